@@ -52,7 +52,12 @@ delete process.env['NODE_EXTRA_CA_CERTS'];
 // tests were started from instead of their temp folders — one `git init --bare` there turns the
 // checkout into a bare repository. The tests' processes go without them.
 for (const name of Object.keys(process.env)) {
-  if (/^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|CEILING_DIRECTORIES|PREFIX|QUARANTINE_PATH)$/.test(name)) delete process.env[name];
+  if (
+    /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|CEILING_DIRECTORIES|PREFIX|QUARANTINE_PATH)$/.test(
+      name,
+    )
+  )
+    delete process.env[name];
 }
 
 export default defineConfig({

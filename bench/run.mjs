@@ -30,7 +30,17 @@
  * It measures; it is not a test: without --check it exits 0 whatever the numbers are.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -59,7 +69,8 @@ const KEEP = args.has('--keep');
 const RUNS = Number(process.env.BENCH_RUNS ?? 21);
 const SIZES = (process.env.BENCH_SIZES ?? '100,1000,10000').split(',').map(Number);
 if (!Number.isInteger(RUNS) || RUNS < 1) fail(`BENCH_RUNS must be a positive integer, got '${process.env.BENCH_RUNS}'`);
-if (SIZES.some((n) => !Number.isInteger(n) || n < 3 || n > 20000)) fail(`BENCH_SIZES must be integers from 3 to 20000, got '${process.env.BENCH_SIZES}'`);
+if (SIZES.some((n) => !Number.isInteger(n) || n < 3 || n > 20000))
+  fail(`BENCH_SIZES must be integers from 3 to 20000, got '${process.env.BENCH_SIZES}'`);
 
 /**
  * The budgets, by project size: a ratio to the floor (`{ratio}`), or milliseconds over it
@@ -119,7 +130,11 @@ function run(cmd, argv, cwd) {
 }
 
 function git(cwd, ...argv) {
-  const r = run('git', ['-c', 'user.name=sow bench', '-c', 'user.email=bench@sow.invalid', '-c', 'commit.gpgsign=false', ...argv], cwd);
+  const r = run(
+    'git',
+    ['-c', 'user.name=sow bench', '-c', 'user.email=bench@sow.invalid', '-c', 'commit.gpgsign=false', ...argv],
+    cwd,
+  );
   if (r.status !== 0) throw new Error(`git ${argv.join(' ')} failed (${r.status}): ${r.stderr || r.error}`);
   return r.stdout;
 }
@@ -127,10 +142,19 @@ function git(cwd, ...argv) {
 /** Runs sow and insists on an exit code; returns the parsed --json document when asked. */
 function sow(cwd, argv, { expect = [0], json = false, env } = {}) {
   const full = json ? ['--json', ...argv] : argv;
-  const r = env ? spawnSync(process.execPath, [SOW, ...full], { cwd, env: { ...CHILD_ENV, ...env }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 }) : run(process.execPath, [SOW, ...full], cwd);
+  const r = env
+    ? spawnSync(process.execPath, [SOW, ...full], {
+        cwd,
+        env: { ...CHILD_ENV, ...env },
+        encoding: 'utf8',
+        maxBuffer: 64 * 1024 * 1024,
+      })
+    : run(process.execPath, [SOW, ...full], cwd);
   if (expect === null) return { ...safeJson(r.stdout), status: r.status };
   if (!expect.includes(r.status)) {
-    throw new Error(`'sow ${full.join(' ')}' exited ${r.status ?? r.signal} (expected ${expect.join(' or ')})\n${r.stdout}${r.stderr}`);
+    throw new Error(
+      `'sow ${full.join(' ')}' exited ${r.status ?? r.signal} (expected ${expect.join(' or ')})\n${r.stdout}${r.stderr}`,
+    );
   }
   return json ? JSON.parse(r.stdout) : r;
 }
@@ -178,12 +202,31 @@ function taskIds(n) {
   return Array.from({ length: n }, (_, i) => String((i + 1) * 10).padStart(3, '0'));
 }
 
-const AREAS = ['auth', 'billing', 'search', 'reports', 'notifications', 'accounts', 'export', 'settings', 'audit', 'api'];
+const AREAS = [
+  'auth',
+  'billing',
+  'search',
+  'reports',
+  'notifications',
+  'accounts',
+  'export',
+  'settings',
+  'audit',
+  'api',
+];
 const VERBS = ['Implement', 'Refactor', 'Test', 'Document', 'Harden', 'Add metrics to', 'Migrate', 'Fix edge cases in'];
 
 function generatedTask(id, i, ids, template, allPending = false) {
   const area = AREAS[i % AREAS.length];
-  const status = allPending ? 'pending' : READY ? 'completed' : i % 10 < 6 ? 'completed' : i % 10 < 7 ? 'in_progress' : 'pending';
+  const status = allPending
+    ? 'pending'
+    : READY
+      ? 'completed'
+      : i % 10 < 6
+        ? 'completed'
+        : i % 10 < 7
+          ? 'in_progress'
+          : 'pending';
   const at = (minutes) => new Date(Date.parse(template.created_at) + minutes * 60_000).toISOString();
   const task = {
     id,
@@ -200,7 +243,16 @@ function generatedTask(id, i, ids, template, allPending = false) {
     ...(status === 'completed' ? { completed_at: at(i + 2) } : {}),
     inputs: [
       { type: 'reference', path: `knowledge/${area}-design.md`, created_at: at(i) },
-      ...(i % 5 === 0 ? [{ type: 'feedback', path: `phases/implementation/tasks/${id}/feedback/001.md`, created_at: at(i + 1), metadata: { status: 'addressed' } }] : []),
+      ...(i % 5 === 0
+        ? [
+            {
+              type: 'feedback',
+              path: `phases/implementation/tasks/${id}/feedback/001.md`,
+              created_at: at(i + 1),
+              metadata: { status: 'addressed' },
+            },
+          ]
+        : []),
     ],
     outputs:
       status === 'pending'
@@ -219,7 +271,9 @@ function bigLog(id, name) {
   const entries = [`# Task log: ${id} ${name}\n`];
   for (let i = 0; i < 10_000; i++) {
     const at = new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString();
-    entries.push(`\n---\ntimestamp: "${at}"\nagent: implementer-1\naction: modified_file\nresult: success\n---\n\nStep ${i + 1}: changed the parser and ran the tests.\n`);
+    entries.push(
+      `\n---\ntimestamp: "${at}"\nagent: implementer-1\naction: modified_file\nresult: success\n---\n\nStep ${i + 1}: changed the parser and ran the tests.\n`,
+    );
   }
   return entries.join('');
 }
@@ -252,7 +306,9 @@ function setUpProject(n, { allPending = false } = {}) {
   // be "the format sow writes".
   const realTask = sow(repo, ['task', 'get', '--id', '010'], { json: true }).data;
   if (readFileSync(join(repo, `${taskDir('010')}/state.yaml`), 'utf8') !== emitYaml(realTask)) {
-    log("warning: bench's YAML emitter differs from sow's for the task state file; the generated files may not look like sow's (they are still checked to load)");
+    log(
+      "warning: bench's YAML emitter differs from sow's for the task state file; the generated files may not look like sow's (they are still checked to load)",
+    );
   }
 
   // Generate n tasks in place of the three, one folder per task (the project file lists none).
@@ -265,7 +321,10 @@ function setUpProject(n, { allPending = false } = {}) {
     mkdirSync(join(dir, 'feedback'), { recursive: true });
     writeFileSync(join(dir, 'feedback', '.gitkeep'), '');
     writeFileSync(join(dir, 'state.yaml'), text);
-    writeFileSync(join(dir, 'description.md'), `# ${task.name}\n\n${task.name} so that the ${AREAS[i % AREAS.length]} module does what the plan says.\n`);
+    writeFileSync(
+      join(dir, 'description.md'),
+      `# ${task.name}\n\n${task.name} so that the ${AREAS[i % AREAS.length]} module does what the plan says.\n`,
+    );
     writeFileSync(join(dir, 'log.md'), id === '030' ? bigLog(id, task.name) : `# Task log: ${id} ${task.name}\n\n`);
     if (i % 5 === 0) writeFileSync(join(dir, 'feedback', '001.md'), '# Feedback\n\nPlease handle the empty case.\n');
   });
@@ -275,7 +334,8 @@ function setUpProject(n, { allPending = false } = {}) {
 
   // The generated state must load, whole and per task.
   const listed = sow(repo, ['task', 'list'], { json: true }).data;
-  if (listed.length !== n || listed.some((t, i) => t.id !== ids[i])) throw new Error(`generated project lists ${listed.length} tasks, expected ${n}`);
+  if (listed.length !== n || listed.some((t, i) => t.id !== ids[i]))
+    throw new Error(`generated project lists ${listed.length} tasks, expected ${n}`);
   for (const id of ['010', ids[ids.length - 1]]) {
     const got = sow(repo, ['task', 'get', '--id', id], { json: true }).data;
     if (got.id !== id) throw new Error(`'sow task get --id ${id}' returned task ${got.id}`);
@@ -298,23 +358,51 @@ const COMMANDS = [
   { label: 'task get --id 010', kind: 'read', args: () => ['task', 'get', '--id', '010'] },
   { label: 'project status', kind: 'read', args: () => ['project', 'status'] },
   { label: 'advance --dry-run', kind: 'read', args: () => ['advance', '--dry-run'], expect: READY ? [0] : [3] },
-  { label: 'task set --id 010 iteration N', kind: 'write', args: (i) => ['task', 'set', '--id', '010', 'iteration', String(2 + (i % 2))] },
+  {
+    label: 'task set --id 010 iteration N',
+    kind: 'write',
+    args: (i) => ['task', 'set', '--id', '010', 'iteration', String(2 + (i % 2))],
+  },
   // Each run adds one input; ~20 extra lines next to 1,000 task summaries do not move the figure.
-  { label: 'input add --type context', kind: 'write', args: () => ['input', 'add', '--type', 'context', '--path', 'ctx/bench.md'] },
+  {
+    label: 'input add --type context',
+    kind: 'write',
+    args: () => ['input', 'add', '--type', 'context', '--path', 'ctx/bench.md'],
+  },
   // An append to a task's log ("log append < 100 ms, append-only writes"): on 020, whose log is short,
   // and on 030, whose log the set-up filled with 10,000 entries.
-  { label: 'log --task 020 (a short log)', kind: 'write', args: (i) => ['log', '--task', '020', '--agent', 'bench', '--action', 'note', '--result', 'success', `run ${i}`] },
-  { label: 'log --task 030 (10,000 entries)', kind: 'write', args: (i) => ['log', '--task', '030', '--agent', 'bench', '--action', 'note', '--result', 'success', `run ${i}`], bigLog: true },
+  {
+    label: 'log --task 020 (a short log)',
+    kind: 'write',
+    args: (i) => ['log', '--task', '020', '--agent', 'bench', '--action', 'note', '--result', 'success', `run ${i}`],
+  },
+  {
+    label: 'log --task 030 (10,000 entries)',
+    kind: 'write',
+    args: (i) => ['log', '--task', '030', '--agent', 'bench', '--action', 'note', '--result', 'success', `run ${i}`],
+    bigLog: true,
+  },
   // The first read after a clone or a checkout has no task index: it reads every task file.
   { label: 'task list (cold index)', kind: 'read', args: () => ['task', 'list'], cold: true, info: true },
   // The first command after installing or upgrading sow (and every command on Node < 20.15) runs
   // without the compile cache; shown for information, since it happens once.
-  { label: 'task list (no compile cache)', kind: 'read', args: () => ['task', 'list'], env: { SOW_NO_COMPILE_CACHE: '1' }, info: true },
+  {
+    label: 'task list (no compile cache)',
+    kind: 'read',
+    args: () => ['task', 'list'],
+    env: { SOW_NO_COMPILE_CACHE: '1' },
+    info: true,
+  },
 ];
 
 function timeOnce(cmd, argv, cwd, env) {
   const t0 = process.hrtime.bigint();
-  const r = spawnSync(cmd, argv, { cwd, env: env ? { ...CHILD_ENV, ...env } : CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(cmd, argv, {
+    cwd,
+    env: env ? { ...CHILD_ENV, ...env } : CHILD_ENV,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const ms = Number(process.hrtime.bigint() - t0) / 1e6;
   return { ms, status: r.status, stdout: r.stdout, stderr: r.stderr, signal: r.signal };
 }
@@ -336,7 +424,9 @@ function withColdIndex(repo, fn) {
 function measure(row, repo, i) {
   if (row.error) return undefined;
   const argv = [SOW, ...row.args(i)];
-  const r = row.cold ? withColdIndex(repo, () => timeOnce(process.execPath, argv, repo, row.env)) : timeOnce(process.execPath, argv, repo, row.env);
+  const r = row.cold
+    ? withColdIndex(repo, () => timeOnce(process.execPath, argv, repo, row.env))
+    : timeOnce(process.execPath, argv, repo, row.env);
   const expect = row.expect ?? [0];
   row.exit.add(r.status ?? r.signal);
   if (!expect.includes(r.status)) {
@@ -362,7 +452,12 @@ const stats = (samples) => {
 /** Peak resident memory of a child, in MB, and its exit status. */
 function peakMemoryMb(argv, cwd) {
   if (existsSync('/usr/bin/time')) {
-    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...argv], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+    const r = spawnSync('/usr/bin/time', ['-f', '%M', process.execPath, ...argv], {
+      cwd,
+      env: CHILD_ENV,
+      encoding: 'utf8',
+      maxBuffer: 64 * 1024 * 1024,
+    });
     const kb = Number(r.stderr.trim().split('\n').pop());
     if (Number.isFinite(kb) && kb > 0) return { mb: kb / 1024, status: r.status, via: '/usr/bin/time -f %M' };
   }
@@ -372,7 +467,12 @@ function peakMemoryMb(argv, cwd) {
     argv[0] === '-e'
       ? `${report}${argv[1]}`
       : `${report}process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await import(${JSON.stringify(pathToFileURL(argv[0]).href)});`;
-  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], { cwd, env: CHILD_ENV, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], {
+    cwd,
+    env: CHILD_ENV,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const m = /RSS (\d+)\s*$/.exec(r.stderr);
   if (!m) throw new Error(`could not measure the memory of ${argv.join(' ')}: ${r.stderr}`);
   return { mb: Number(m[1]) / 1024, status: r.status, via: 'process.resourceUsage().maxRSS of an in-process wrapper' };
@@ -399,14 +499,24 @@ async function measureMcp(repo, size, runs, mix = 'mixed statuses') {
   const { request } = lineClient(child);
   const rows = [];
   try {
-    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sow-bench', version: '1' } });
+    await request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'sow-bench', version: '1' },
+    });
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     for (const c of MCP_CALLS) {
-      const row = { command: `mcp ${c.tool}${Object.keys(c.args).length ? ` ${JSON.stringify(c.args)}` : ''} (${mix})`, tasks: size, samples: [], error: undefined };
+      const row = {
+        command: `mcp ${c.tool}${Object.keys(c.args).length ? ` ${JSON.stringify(c.args)}` : ''} (${mix})`,
+        tasks: size,
+        samples: [],
+        error: undefined,
+      };
       const first = await request('tools/call', { name: c.tool, arguments: c.args });
       const text = first.result?.content?.[0]?.text ?? '';
       // advance --dry-run is refused by its guard here (the project is not ready): that is an answer too.
-      if (first.error || (first.result?.isError && !(c.tool === 'advance' && /GUARD_BLOCKED|"ok":false/.test(text)))) row.error = (first.error?.message ?? text).slice(0, 200);
+      if (first.error || (first.result?.isError && !(c.tool === 'advance' && /GUARD_BLOCKED|"ok":false/.test(text))))
+        row.error = (first.error?.message ?? text).slice(0, 200);
       for (let i = 0; i < runs && !row.error; i++) {
         const t0 = performance.now();
         await request('tools/call', { name: c.tool, arguments: c.args });
@@ -419,7 +529,18 @@ async function measureMcp(repo, size, runs, mix = 'mixed statuses') {
     await ended;
   }
   return rows.map((row) => {
-    if (row.error) return { command: row.command, tasks: row.tasks, p50_ms: null, p90_ms: null, min_ms: null, budget_ms: MCP_BUDGET_MS, verdict: 'ERROR', error: row.error, calls: 0 };
+    if (row.error)
+      return {
+        command: row.command,
+        tasks: row.tasks,
+        p50_ms: null,
+        p90_ms: null,
+        min_ms: null,
+        budget_ms: MCP_BUDGET_MS,
+        verdict: 'ERROR',
+        error: row.error,
+        calls: 0,
+      };
     const st = stats(row.samples);
     return {
       command: row.command,
@@ -441,7 +562,11 @@ async function measureMcp(repo, size, runs, mix = 'mixed statuses') {
  */
 const UI_BUDGETS = { pageAndDataOverFloorMs: 100, changeVisibleMs: 1000, idleCpuPercent: 1 };
 async function measureUi(repo, floorMs, runs) {
-  const child = spawn(process.execPath, [SOW, 'ui', '--json', '--no-open'], { cwd: repo, env: CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SOW, 'ui', '--json', '--no-open'], {
+    cwd: repo,
+    env: CHILD_ENV,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const rows = [];
   try {
     const first = await new Promise((resolve, reject) => {
@@ -532,7 +657,15 @@ async function measureUi(repo, floorMs, runs) {
     await reader.cancel().catch(() => undefined);
     await pump.catch(() => undefined);
   } catch (err) {
-    rows.push({ command: 'sow ui', median_ms: null, p90_ms: null, over_floor_ms: null, budget: '', verdict: 'ERROR', error: String(err?.message ?? err).slice(0, 200) });
+    rows.push({
+      command: 'sow ui',
+      median_ms: null,
+      p90_ms: null,
+      over_floor_ms: null,
+      budget: '',
+      verdict: 'ERROR',
+      error: String(err?.message ?? err).slice(0, 200),
+    });
   } finally {
     child.kill('SIGINT');
   }
@@ -556,7 +689,12 @@ function measureWorkers(runs) {
   writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec "${process.execPath}" "${fake}" claude "$@"\n`, { mode: 0o755 });
   writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`, { mode: 0o755 });
   const go = join(bin, 'go');
-  const env = { PATH: `${bin}:${CHILD_ENV.PATH ?? ''}`, FAKE_AGENT_HOME: join(bin, 'home'), FAKE_AGENT_LOG: join(bin, 'calls.log'), FAKE_AGENT_SCRIPT: JSON.stringify([{ wait: go }]) };
+  const env = {
+    PATH: `${bin}:${CHILD_ENV.PATH ?? ''}`,
+    FAKE_AGENT_HOME: join(bin, 'home'),
+    FAKE_AGENT_LOG: join(bin, 'calls.log'),
+    FAKE_AGENT_SCRIPT: JSON.stringify([{ wait: go }]),
+  };
   const ids = taskIds(WORKERS + 2).slice(0, WORKERS);
   const out = [];
   const row = (command, budget, fn) => {
@@ -566,21 +704,37 @@ function measureWorkers(runs) {
       const floor = timeOnce(process.execPath, FLOOR_ARGV).ms;
       const r = fn();
       if (r.status !== 0)
-        return out.push({ command, median_ms: null, over_floor_ms: null, budget_ms: budget, verdict: 'ERROR', error: `exit ${r.status}: ${(r.stderr || r.stdout).trim().split('\n')[0]}` });
+        return out.push({
+          command,
+          median_ms: null,
+          over_floor_ms: null,
+          budget_ms: budget,
+          verdict: 'ERROR',
+          error: `exit ${r.status}: ${(r.stderr || r.stdout).trim().split('\n')[0]}`,
+        });
       if (i === 0) continue; // warm-up
       samples.push(r.ms);
       over.push(r.ms - floor);
     }
     const s = stats(samples);
     const o = stats(over).median;
-    out.push({ command, median_ms: round1(s.median), p90_ms: round1(s.p90), over_floor_ms: round1(o), budget_ms: budget, verdict: o <= budget ? 'PASS' : 'OVER' });
+    out.push({
+      command,
+      median_ms: round1(s.median),
+      p90_ms: round1(s.p90),
+      over_floor_ms: round1(o),
+      budget_ms: budget,
+      verdict: o <= budget ? 'PASS' : 'OVER',
+    });
   };
   try {
     // --force: the generated tasks are in every state; the bench wants ten workers, not the guards.
     for (const id of ids) sow(repo, ['agent', 'spawn', 'implementer', id, '--detach', '--force'], { env });
     const live = sow(repo, ['agent', 'ps'], { json: true, env }).data.filter((w) => w.state === 'running').length;
     if (live !== WORKERS) throw new Error(`${live} of ${WORKERS} workers running`);
-    row(`sow agent ps (${WORKERS} workers running)`, WORKER_BUDGETS.ps, () => timeOnce(process.execPath, [SOW, 'agent', 'ps'], repo, env));
+    row(`sow agent ps (${WORKERS} workers running)`, WORKER_BUDGETS.ps, () =>
+      timeOnce(process.execPath, [SOW, 'agent', 'ps'], repo, env),
+    );
   } finally {
     writeFileSync(go, '');
     timeOnce(process.execPath, [SOW, 'agent', 'wait', '--timeout', '60s'], repo, env);
@@ -593,16 +747,30 @@ function measureWorkers(runs) {
   for (let i = 0; i < EVENTS; i++) {
     const at = new Date(Date.UTC(2026, 10, 26, 10, 0, 0) + i * 100).toISOString();
     if (i % 2 === 0) {
-      raw.push(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: `npm test -- --grep case-${i}` } }] } }));
+      raw.push(
+        JSON.stringify({
+          type: 'assistant',
+          message: {
+            content: [{ type: 'tool_use', name: 'Bash', input: { command: `npm test -- --grep case-${i}` } }],
+          },
+        }),
+      );
       events.push(JSON.stringify({ at, kind: 'tool_call', text: `Bash: npm test -- --grep case-${i}`, tool: 'Bash' }));
     } else {
-      raw.push(JSON.stringify({ type: 'assistant', message: { content: [{ type: 'text', text: `Case ${i} passes; on to the next one.` }] } }));
+      raw.push(
+        JSON.stringify({
+          type: 'assistant',
+          message: { content: [{ type: 'text', text: `Case ${i} passes; on to the next one.` }] },
+        }),
+      );
       events.push(JSON.stringify({ at, kind: 'message', text: `Case ${i} passes; on to the next one.` }));
     }
   }
   writeFileSync(join(dir, `${stamp}.jsonl`), `${raw.join('\n')}\n`);
   writeFileSync(join(dir, `${stamp}.events.jsonl`), `${events.join('\n')}\n`);
-  row(`sow agent events (${EVENTS.toLocaleString('en-US')} events)`, WORKER_BUDGETS.events, () => timeOnce(process.execPath, [SOW, 'agent', 'events', ids[0]], repo, env));
+  row(`sow agent events (${EVENTS.toLocaleString('en-US')} events)`, WORKER_BUDGETS.events, () =>
+    timeOnce(process.execPath, [SOW, 'agent', 'events', ids[0]], repo, env),
+  );
   return out;
 }
 
@@ -624,7 +792,15 @@ async function main() {
       if (c.cold && n < LARGE && SIZES.includes(LARGE)) continue; // the cold figure is asked for from 1,000 tasks
       if ((c.startup || c.info) && n !== SIZES[0]) continue;
       // A cold index at 10,000 tasks reads every file: shown, but the budget is for warm reads.
-      rows.push({ ...c, size: n, samples: [], overFloor: [], ratios: [], exit: new Set(), ...(c.cold && n >= HUGE ? { info: true } : {}) });
+      rows.push({
+        ...c,
+        size: n,
+        samples: [],
+        overFloor: [],
+        ratios: [],
+        exit: new Set(),
+        ...(c.cold && n >= HUGE ? { info: true } : {}),
+      });
     }
   }
   const floor = [];
@@ -659,8 +835,18 @@ async function main() {
 
   const floorStats = stats(floor);
   const results = rows.map((row) => {
-    const budget = row.info ? null : row.size >= HUGE && row.label === 'task list' ? { overMs: HUGE_LIST_OVER_MS } : budgetFor(row.kind, row.size, row.startup);
-    const base = { command: `sow ${row.label}`, tasks: row.startup ? null : row.size, kind: row.kind, index: row.cold ? 'cold' : 'warm', exit: [...row.exit].sort((a, b) => a - b) };
+    const budget = row.info
+      ? null
+      : row.size >= HUGE && row.label === 'task list'
+        ? { overMs: HUGE_LIST_OVER_MS }
+        : budgetFor(row.kind, row.size, row.startup);
+    const base = {
+      command: `sow ${row.label}`,
+      tasks: row.startup ? null : row.size,
+      kind: row.kind,
+      index: row.cold ? 'cold' : 'warm',
+      exit: [...row.exit].sort((a, b) => a - b),
+    };
     if (row.error)
       return {
         ...base,
@@ -687,7 +873,12 @@ async function main() {
       min_over_floor_min_ms: round1(s.min - floorStats.min),
       ratio_to_floor: medianRatio(row.ratios),
       budget,
-      verdict: budget === null ? 'info' : (budget.ratio !== undefined ? medianRatio(row.ratios) <= budget.ratio : overFloor <= budget.overMs) ? 'PASS' : 'OVER',
+      verdict:
+        budget === null
+          ? 'info'
+          : (budget.ratio !== undefined ? medianRatio(row.ratios) <= budget.ratio : overFloor <= budget.overMs)
+            ? 'PASS'
+            : 'OVER',
       runs: s.n,
     };
   });
@@ -698,7 +889,9 @@ async function main() {
   const bigRepo = repos.get(largest);
   const memRow = (label, argv, size, cold, budget) => {
     const cwd = repos.get(size) ?? bigRepo;
-    const samples = Array.from({ length: 3 }, () => (cold ? withColdIndex(cwd, () => peakMemoryMb(argv, cwd)) : peakMemoryMb(argv, cwd)));
+    const samples = Array.from({ length: 3 }, () =>
+      cold ? withColdIndex(cwd, () => peakMemoryMb(argv, cwd)) : peakMemoryMb(argv, cwd),
+    );
     const peak = Math.max(...samples.map((s) => s.mb));
     const failed = samples.find((s) => s.status !== 0);
     const verdict = failed ? 'ERROR' : budget === null ? '' : peak <= budget ? 'PASS' : 'OVER';
@@ -729,12 +922,16 @@ async function main() {
     // agree to about 1 M. `argvFor(k)` may differ per run (a write that writes each time).
     const out = join(tmpdir(), `sow-bench-callgrind-${process.pid}.out`);
     const countOnce = (argv, cwd) => {
-      const r = spawnSync('valgrind', ['--tool=callgrind', '--log-file=/dev/null', `--callgrind-out-file=${out}`, process.execPath, ...argv], {
-        cwd,
-        env: CHILD_ENV,
-        encoding: 'utf8',
-        maxBuffer: 64 * 1024 * 1024,
-      });
+      const r = spawnSync(
+        'valgrind',
+        ['--tool=callgrind', '--log-file=/dev/null', `--callgrind-out-file=${out}`, process.execPath, ...argv],
+        {
+          cwd,
+          env: CHILD_ENV,
+          encoding: 'utf8',
+          maxBuffer: 64 * 1024 * 1024,
+        },
+      );
       if (r.error || !existsSync(out)) return null;
       const total = /^summary: (\d+)$/m.exec(readFileSync(out, 'utf8'));
       const annotated = spawnSync('callgrind_annotate', [out], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
@@ -752,7 +949,13 @@ async function main() {
     else {
       // Convert to milliseconds at the floor's own pace: its median time over its instructions.
       const msPerInstruction = floorStats.median / floorCount;
-      instructions.push({ command: 'node -e 0 (floor)', tasks: null, instructions: floorCount, over_floor: 0, est_ms_over_floor: 0 });
+      instructions.push({
+        command: 'node -e 0 (floor)',
+        tasks: null,
+        instructions: floorCount,
+        over_floor: 0,
+        est_ms_over_floor: 0,
+      });
       for (const row of rows) {
         if (row.error || row.cold || row.info) continue;
         const n = count((k) => [SOW, ...row.args(RUNS + 2 + k)], repos.get(row.size));
@@ -784,15 +987,27 @@ async function main() {
   log('  timing sow ui at 1000 tasks…');
   const ui = repos.has(LARGE) ? await measureUi(repos.get(LARGE), floorStats.median, Math.min(RUNS, 11)) : [];
 
-  const over = [...results, ...memory, ...mcp, ...workers, ...ui].filter((r) => r.verdict === 'OVER' || r.verdict === 'ERROR').length;
+  const over = [...results, ...memory, ...mcp, ...workers, ...ui].filter(
+    (r) => r.verdict === 'OVER' || r.verdict === 'ERROR',
+  ).length;
   const report = {
     node: process.version,
     platform: `${process.platform}-${process.arch}`,
     cpus: cpus().length,
     cpu: cpus()[0]?.model ?? 'unknown',
     runs: RUNS,
-    load_average: { start: round1(loadStart), end: round1(loadavg()[0]), max: round1(Math.max(loadStart, loadavg()[0], loadPeak)) },
-    floor: { command: `node ${FLOOR_ARGV.join(' ')}`, median_ms: round1(floorStats.median), p90_ms: round1(floorStats.p90), min_ms: round1(floorStats.min), runs: floorStats.n },
+    load_average: {
+      start: round1(loadStart),
+      end: round1(loadavg()[0]),
+      max: round1(Math.max(loadStart, loadavg()[0], loadPeak)),
+    },
+    floor: {
+      command: `node ${FLOOR_ARGV.join(' ')}`,
+      median_ms: round1(floorStats.median),
+      p90_ms: round1(floorStats.p90),
+      min_ms: round1(floorStats.min),
+      runs: floorStats.n,
+    },
     budgets: {
       version: budgetFor('read', 0, true),
       at_100_tasks: { read: budgetFor('read', 100), write: budgetFor('write', 100) },
@@ -824,8 +1039,12 @@ const budgetText = (b) => (b === null ? '—' : b.ratio !== undefined ? `≤ ${b
 function renderTable(report) {
   const f = (x) => x.toFixed(1);
   const lines = [];
-  lines.push(`sow bench — node ${report.node}, ${report.platform}, ${report.cpus}× ${report.cpu}, ${report.runs} runs per row (interleaved rounds)`);
-  lines.push(`floor: node -e 0  median ${f(report.floor.median_ms)} ms, p90 ${f(report.floor.p90_ms)} ms, min ${f(report.floor.min_ms)} ms (${report.floor.runs} runs)`);
+  lines.push(
+    `sow bench — node ${report.node}, ${report.platform}, ${report.cpus}× ${report.cpu}, ${report.runs} runs per row (interleaved rounds)`,
+  );
+  lines.push(
+    `floor: node -e 0  median ${f(report.floor.median_ms)} ms, p90 ${f(report.floor.p90_ms)} ms, min ${f(report.floor.min_ms)} ms (${report.floor.runs} runs)`,
+  );
   if (report.load_average.max > report.cpus) {
     lines.push(
       `note: load average up to ${report.load_average.max.toFixed(1)} on ${report.cpus} CPUs during the run; other work on the machine inflates every figure (compare ratios, or rerun when it is quiet)`,
@@ -849,7 +1068,9 @@ function renderTable(report) {
     ms(r.p90_ms),
     r.over_floor_ms === null ? '—' : `${r.over_floor_ms >= 0 ? '+' : ''}${f(r.over_floor_ms)} ms`,
     r.ratio_to_floor === null ? '—' : `${r.ratio_to_floor.toFixed(2)}×`,
-    r.min_over_floor_min_ms === null ? '—' : `${r.min_over_floor_min_ms >= 0 ? '+' : ''}${f(r.min_over_floor_min_ms)} ms`,
+    r.min_over_floor_min_ms === null
+      ? '—'
+      : `${r.min_over_floor_min_ms >= 0 ? '+' : ''}${f(r.min_over_floor_min_ms)} ms`,
     budgetText(r.budget),
     r.verdict,
   ]);
@@ -866,13 +1087,44 @@ function renderTable(report) {
   lines.push(...table(['command', 'tasks', 'peak', 'budget', ''], memBody, [false, true, true, true, false]));
   lines.push(`  (measured with ${report.memory[0]?.via})`);
   lines.push('');
-  lines.push(`sow mcp tool calls (one server per size; each call timed from request to answer; budget p50 ≤ ${MCP_BUDGET_MS} ms at ${LARGE} tasks):`);
-  const mcpBody = report.mcp.map((m) => [m.command, String(m.tasks), ms(m.min_ms), ms(m.p50_ms), ms(m.p90_ms), String(m.calls), m.budget_ms === null ? '' : `≤ ${m.budget_ms} ms`, m.verdict]);
-  lines.push(...table(['tool', 'tasks', 'min', 'p50', 'p90', 'calls', 'budget', ''], mcpBody, [false, true, true, true, true, true, true, false]));
+  lines.push(
+    `sow mcp tool calls (one server per size; each call timed from request to answer; budget p50 ≤ ${MCP_BUDGET_MS} ms at ${LARGE} tasks):`,
+  );
+  const mcpBody = report.mcp.map((m) => [
+    m.command,
+    String(m.tasks),
+    ms(m.min_ms),
+    ms(m.p50_ms),
+    ms(m.p90_ms),
+    String(m.calls),
+    m.budget_ms === null ? '' : `≤ ${m.budget_ms} ms`,
+    m.verdict,
+  ]);
+  lines.push(
+    ...table(['tool', 'tasks', 'min', 'p50', 'p90', 'calls', 'budget', ''], mcpBody, [
+      false,
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]),
+  );
   lines.push('');
   lines.push('workers at work (each run paired with a floor run just before it):');
-  const workerBody = report.workers.map((w) => [w.command, ms(w.median_ms), ms(w.p90_ms), w.over_floor_ms === null ? '' : `+${f(w.over_floor_ms)} ms`, `+${w.budget_ms} ms`, w.verdict]);
-  lines.push(...table(['command', 'median', 'p90', '+floor', 'budget', ''], workerBody, [false, true, true, true, true, false]));
+  const workerBody = report.workers.map((w) => [
+    w.command,
+    ms(w.median_ms),
+    ms(w.p90_ms),
+    w.over_floor_ms === null ? '' : `+${f(w.over_floor_ms)} ms`,
+    `+${w.budget_ms} ms`,
+    w.verdict,
+  ]);
+  lines.push(
+    ...table(['command', 'median', 'p90', '+floor', 'budget', ''], workerBody, [false, true, true, true, true, false]),
+  );
   if (report.ui.length) {
     lines.push('');
     lines.push('sow ui (1000 tasks):');
@@ -884,7 +1136,16 @@ function renderTable(report) {
       u.budget,
       u.verdict,
     ]);
-    lines.push(...table(['what', 'median', 'p90 / worst', '+floor', 'budget', ''], uiBody, [false, true, true, true, true, false]));
+    lines.push(
+      ...table(['what', 'median', 'p90 / worst', '+floor', 'budget', ''], uiBody, [
+        false,
+        true,
+        true,
+        true,
+        true,
+        false,
+      ]),
+    );
   }
   if (report.instructions.length) {
     lines.push('');
@@ -898,16 +1159,22 @@ function renderTable(report) {
       `+${(r.over_floor / 1e6).toFixed(1)} M`,
       `+${r.est_ms_over_floor.toFixed(1)} ms`,
     ]);
-    lines.push(...table(['command', 'tasks', 'instructions', 'over floor', '≈ ms'], body, [false, true, true, true, true]));
+    lines.push(
+      ...table(['command', 'tasks', 'instructions', 'over floor', '≈ ms'], body, [false, true, true, true, true]),
+    );
   }
-  const errors = [...report.rows, ...report.memory, ...report.mcp, ...report.workers, ...report.ui].filter((r) => r.error);
+  const errors = [...report.rows, ...report.memory, ...report.mcp, ...report.workers, ...report.ui].filter(
+    (r) => r.error,
+  );
   if (errors.length) {
     lines.push('');
     lines.push('errors:');
     for (const r of errors) lines.push(`  - ${r.command}${r.tasks ? ` (${r.tasks} tasks)` : ''}: ${r.error}`);
   }
   lines.push('');
-  lines.push(report.over_budget === 0 ? 'all rows within budget' : `${report.over_budget} row(s) over budget or failing`);
+  lines.push(
+    report.over_budget === 0 ? 'all rows within budget' : `${report.over_budget} row(s) over budget or failing`,
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -24,9 +24,14 @@ const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url
 const lazyChildProcessForCommander = {
   name: 'lazy-child-process-for-commander',
   setup(b) {
-    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) => (/[\\/]node_modules[\\/]commander[\\/]/.test(args.importer) ? { path: 'child_process', namespace: 'sow-lazy' } : undefined));
+    b.onResolve({ filter: /^(node:)?child_process$/ }, (args) =>
+      /[\\/]node_modules[\\/]commander[\\/]/.test(args.importer)
+        ? { path: 'child_process', namespace: 'sow-lazy' }
+        : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'sow-lazy' }, () => ({
-      contents: "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
+      contents:
+        "let real; module.exports = new Proxy({}, { get: (_, key) => (real ??= require('node:child_process'))[key] });",
       loader: 'js',
     }));
   },
@@ -53,7 +58,9 @@ const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
     b.onResolve({ filter: /^(node:)?(child_process|crypto|os|module)$/ }, (args) =>
-      /[\\/]src[\\/]/.test(args.importer) && !/[\\/]node_modules[\\/]/.test(args.importer) ? { path: args.path.replace(/^node:/, ''), namespace: 'sow-lazy-builtin' } : undefined,
+      /[\\/]src[\\/]/.test(args.importer) && !/[\\/]node_modules[\\/]/.test(args.importer)
+        ? { path: args.path.replace(/^node:/, ''), namespace: 'sow-lazy-builtin' }
+        : undefined,
     );
     b.onLoad({ filter: /.*/, namespace: 'sow-lazy-builtin' }, (args) => ({
       contents: [
@@ -73,7 +80,9 @@ const lazyBuiltins = {
 const mcpSdkApart = {
   name: 'mcp-sdk-apart',
   setup(b) {
-    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) => (/[\\/]src[\\/]mcp[\\/][^\\/]+\.ts$/.test(args.importer) ? { path: './mcp-sdk.cjs', external: true } : undefined));
+    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
+      /[\\/]src[\\/]mcp[\\/][^\\/]+\.ts$/.test(args.importer) ? { path: './mcp-sdk.cjs', external: true } : undefined,
+    );
   },
 };
 
@@ -81,7 +90,11 @@ const mcpSdkApart = {
 const acpSdkApart = {
   name: 'acp-sdk-apart',
   setup(b) {
-    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) => (/[\\/]src[\\/]adapters[\\/]acp[\\/][^\\/]+\.ts$/.test(args.importer) ? { path: './acp-sdk.cjs', external: true } : undefined));
+    b.onResolve({ filter: /^\.\/sdk\.js$/ }, (args) =>
+      /[\\/]src[\\/]adapters[\\/]acp[\\/][^\\/]+\.ts$/.test(args.importer)
+        ? { path: './acp-sdk.cjs', external: true }
+        : undefined,
+    );
   },
 };
 
@@ -129,8 +142,10 @@ function onlyGroup(pack) {
           if (pack.also?.includes(args.path)) return undefined;
           return leftOut(args.path);
         }
-        if (/[\\/]src[\\/]main\.ts$/.test(args.importer) && args.path === './commands/types.js') return leftOut(args.path);
-        if (/[\\/]src[\\/]cli[\\/]completion\.ts$/.test(args.importer) && args.path === './complete.js') return leftOut(args.path);
+        if (/[\\/]src[\\/]main\.ts$/.test(args.importer) && args.path === './commands/types.js')
+          return leftOut(args.path);
+        if (/[\\/]src[\\/]cli[\\/]completion\.ts$/.test(args.importer) && args.path === './complete.js')
+          return leftOut(args.path);
         return undefined;
       });
       b.onLoad({ filter: /.*/, namespace: 'sow-left-out' }, (args) => ({
@@ -165,7 +180,9 @@ const cli = {
   entryPoints: ['src/main.ts'],
   // import.meta.url, worked out when first asked for (finding the templates, a prompt): making a
   // file URL costs every command about 0.5 M instructions otherwise (docs/decisions/0044).
-  banner: { js: "const __sowImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };" },
+  banner: {
+    js: "const __sowImportMeta = { get url() { return require('node:url').pathToFileURL(__filename).href; } };",
+  },
   define: {
     'import.meta.url': '__sowImportMeta.url',
     SOW_VERSION: JSON.stringify(pkg.version),
@@ -173,9 +190,20 @@ const cli = {
 };
 const cliPlugins = [lazyChildProcessForCommander, lazyBuiltins, mcpSdkApart, acpSdkApart];
 await Promise.all([
-  build({ ...cli, outfile: fileURLToPath(new URL('core.cjs', `${next.href}/`)), sourcemap: 'linked', plugins: cliPlugins }),
+  build({
+    ...cli,
+    outfile: fileURLToPath(new URL('core.cjs', `${next.href}/`)),
+    sourcemap: 'linked',
+    plugins: cliPlugins,
+  }),
   // No source map: with source maps on, the executable runs core.cjs.
-  ...PACKS.map((pack) => build({ ...cli, outfile: fileURLToPath(new URL(`pack-${pack.name}.cjs`, `${next.href}/`)), plugins: [onlyGroup(pack), ...cliPlugins] })),
+  ...PACKS.map((pack) =>
+    build({
+      ...cli,
+      outfile: fileURLToPath(new URL(`pack-${pack.name}.cjs`, `${next.href}/`)),
+      plugins: [onlyGroup(pack), ...cliPlugins],
+    }),
+  ),
 ]);
 await build({
   ...common,
@@ -194,7 +222,9 @@ await build({
   plugins: [lazyBuiltins],
   define: {
     SOW_VERSION: JSON.stringify(pkg.version),
-    SOW_PACKS: JSON.stringify(Object.fromEntries(PACKS.flatMap((pack) => pack.words.map((word) => [word, `pack-${pack.name}.cjs`])))),
+    SOW_PACKS: JSON.stringify(
+      Object.fromEntries(PACKS.flatMap((pack) => pack.words.map((word) => [word, `pack-${pack.name}.cjs`]))),
+    ),
   },
   outfile: fileURLToPath(new URL('sow.cjs', `${next.href}/`)),
   banner: { js: '#!/usr/bin/env node' },

@@ -130,7 +130,16 @@ function sow(args, opts) {
   return sh(`sow ${args.map(quote).join(' ')}`, process.execPath, [SOW, ...args], opts);
 }
 
-const GIT_IDENTITY = ['-c', 'user.name=Demo Person', '-c', 'user.email=demo@example.invalid', '-c', 'commit.gpgsign=false', '-c', 'init.defaultBranch=main'];
+const GIT_IDENTITY = [
+  '-c',
+  'user.name=Demo Person',
+  '-c',
+  'user.email=demo@example.invalid',
+  '-c',
+  'commit.gpgsign=false',
+  '-c',
+  'init.defaultBranch=main',
+];
 function git(args, opts) {
   stats.git += 1;
   return sh(`git ${args.map(quote).join(' ')}`, 'git', [...GIT_IDENTITY, ...args], opts);
@@ -164,9 +173,11 @@ const writeArtifact = (rel, text, who) => write(`.sow/project/${rel}`, text, who
 const FILES = {
   'discovery/jwt-research.md':
     '# JWT research\n\n- HS256 with a 32-byte secret from the environment (AUTH_SECRET).\n- Tokens carry `sub`, `iat`, `exp`; 15 minute lifetime.\n- Verification must check the signature in constant time and reject expired tokens.\n',
-  'sinks/auth-patterns.md': '# Auth patterns in this codebase\n\n- Middleware lives in src/auth/, one export per file.\n- Errors are `AuthError` with an HTTP status.\n',
+  'sinks/auth-patterns.md':
+    '# Auth patterns in this codebase\n\n- Middleware lives in src/auth/, one export per file.\n- Errors are `AuthError` with an HTTP status.\n',
   'sinks/style-guide.md': '# Style guide\n\n- Named exports only.\n- No third-party crypto; use node:crypto.\n',
-  'planning/tasks.md': '# add-auth: task list\n\n1. Implement JWT signing (src/auth/jwt.ts)\n2. Implement JWT verification (src/auth/verify.ts)\n3. Add auth middleware (src/auth/middleware.ts)\n',
+  'planning/tasks.md':
+    '# add-auth: task list\n\n1. Implement JWT signing (src/auth/jwt.ts)\n2. Implement JWT verification (src/auth/verify.ts)\n3. Add auth middleware (src/auth/middleware.ts)\n',
 };
 
 const JWT_TS_V1 = `import { createHmac } from 'node:crypto';
@@ -214,7 +225,10 @@ export function verify(token: string, secret: string): Record<string, unknown> {
 const VERIFY_TS_V2 = VERIFY_TS.replace(
   "  return JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));\n",
   "  const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));\n  if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now) throw new AuthError('token expired');\n  return claims;\n",
-).replace('export function verify(token: string, secret: string)', 'export function verify(token: string, secret: string, now = Date.now())');
+).replace(
+  'export function verify(token: string, secret: string)',
+  'export function verify(token: string, secret: string, now = Date.now())',
+);
 const MIDDLEWARE_TS = `import { AuthError, verify } from './verify.js';
 
 type Req = { headers: Record<string, string | undefined>; user?: unknown };
@@ -254,8 +268,14 @@ function demo() {
 
   heading('Initialize sow and start the project');
   sow(['init']);
-  note("the person declares the repository's checks: sow runs them itself before a task is completed and before finalizing");
-  write('.sow/config.yaml', 'checks:\n  - name: no-todo\n    run: "! grep -rn TODO src"\n    when: [task_complete, finalize]\n', 'person');
+  note(
+    "the person declares the repository's checks: sow runs them itself before a task is completed and before finalizing",
+  );
+  write(
+    '.sow/config.yaml',
+    'checks:\n  - name: no-todo\n    run: "! grep -rn TODO src"\n    when: [task_complete, finalize]\n',
+    'person',
+  );
   sow(['check', 'list']);
   note('a check is a shell command: sow runs it only once the person has read it and allowed it on this machine');
   sow(['check', 'allow', '--yes']);
@@ -282,9 +302,35 @@ function demo() {
   advance('ImplementationPlanning');
 
   heading('Implementation planning (ImplementationPlanning)');
-  sow(['task', 'add', 'Implement JWT signing', '--agent', 'implementer', '--description', 'sign(payload, secret) in src/auth/jwt.ts, HS256 via node:crypto.']);
-  sow(['task', 'add', 'Implement JWT verification', '--agent', 'implementer', '--description', 'verify(token, secret) in src/auth/verify.ts; constant-time signature check.']);
-  sow(['task', 'add', 'Add auth middleware', '--agent', 'implementer', '--depends-on', '020', '--description', 'requireAuth(secret) in src/auth/middleware.ts, reading a Bearer token.']);
+  sow([
+    'task',
+    'add',
+    'Implement JWT signing',
+    '--agent',
+    'implementer',
+    '--description',
+    'sign(payload, secret) in src/auth/jwt.ts, HS256 via node:crypto.',
+  ]);
+  sow([
+    'task',
+    'add',
+    'Implement JWT verification',
+    '--agent',
+    'implementer',
+    '--description',
+    'verify(token, secret) in src/auth/verify.ts; constant-time signature check.',
+  ]);
+  sow([
+    'task',
+    'add',
+    'Add auth middleware',
+    '--agent',
+    'implementer',
+    '--depends-on',
+    '020',
+    '--description',
+    'requireAuth(secret) in src/auth/middleware.ts, reading a Bearer token.',
+  ]);
   sow(['task', 'list']);
   sow(['phase', 'set', 'tasks_approved', 'true']);
   advance('ImplementationExecuting');
@@ -301,8 +347,22 @@ function demo() {
   write('src/auth/jwt.ts', JWT_TS_V1);
   sow(['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/jwt.ts']);
   note('the person reviews the code and leaves feedback');
-  writeArtifact('phases/implementation/tasks/010/feedback/001.md', '# Feedback 001\n\nTokens never expire: add `iat` and `exp` (15 minutes) when signing.\n', 'person');
-  sow(['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md']);
+  writeArtifact(
+    'phases/implementation/tasks/010/feedback/001.md',
+    '# Feedback 001\n\nTokens never expire: add `iat` and `exp` (15 minutes) when signing.\n',
+    'person',
+  );
+  sow([
+    'task',
+    'input',
+    'add',
+    '--id',
+    '010',
+    '--type',
+    'feedback',
+    '--path',
+    'phases/implementation/tasks/010/feedback/001.md',
+  ]);
   sow(['task', 'input', 'list', '--id', '010']);
   note('pending feedback keeps the task from being completed');
   sow(['task', 'set', '--id', '010', 'status', 'completed'], { expect: 3 });
@@ -315,7 +375,20 @@ function demo() {
   note("task 020 — the agent logs its work; the files it names become the task's outputs");
   sow(['task', 'set', '--id', '020', 'status', 'in_progress']);
   write('src/auth/verify.ts', VERIFY_TS);
-  sow(['log', '--agent', 'implementer-1', '--task', '020', '--action', 'created_file', '--result', 'success', '--file', 'src/auth/verify.ts', 'verify() with a constant-time signature check']);
+  sow([
+    'log',
+    '--agent',
+    'implementer-1',
+    '--task',
+    '020',
+    '--action',
+    'created_file',
+    '--result',
+    'success',
+    '--file',
+    'src/auth/verify.ts',
+    'verify() with a constant-time signature check',
+  ]);
   sow(['task', 'output', 'list', '--id', '020']);
   sow(['task', 'set', '--id', '020', 'status', 'completed']);
 
@@ -336,7 +409,11 @@ function demo() {
   git(['log', '--oneline']);
 
   heading('Review, first round (ReviewActive) — it fails');
-  writeArtifact('review/report.md', '# Review 1\n\nAssessment: **fail**\n\n- verify() accepts expired tokens: it never checks `exp`.\n', 'reviewer agent');
+  writeArtifact(
+    'review/report.md',
+    '# Review 1\n\nAssessment: **fail**\n\n- verify() accepts expired tokens: it never checks `exp`.\n',
+    'reviewer agent',
+  );
   sow(['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'fail']);
   sow(['output', 'list']);
   sow(['output', 'set', '--index', '0', 'approved', 'true']);
@@ -348,7 +425,15 @@ function demo() {
   sow(['project', 'status'], { soft: true });
 
   heading('Rework (ImplementationPlanning → ImplementationExecuting)');
-  sow(['task', 'add', 'Reject expired tokens', '--agent', 'implementer', '--description', 'verify() must reject tokens whose exp has passed (see review/report.md).']);
+  sow([
+    'task',
+    'add',
+    'Reject expired tokens',
+    '--agent',
+    'implementer',
+    '--description',
+    'verify() must reject tokens whose exp has passed (see review/report.md).',
+  ]);
   sow(['phase', 'set', 'tasks_approved', 'true']);
   advance('ImplementationExecuting');
   sow(['task', 'set', '--id', '040', 'status', 'in_progress']);
@@ -361,7 +446,11 @@ function demo() {
   heading('Review, second round (ReviewActive) — it passes');
   note("the first round's review stays as history; it no longer decides");
   sow(['output', 'list']);
-  writeArtifact('review/report-2.md', '# Review 2\n\nAssessment: **pass**\n\n- Expired tokens are rejected; signing adds iat/exp.\n', 'reviewer agent');
+  writeArtifact(
+    'review/report-2.md',
+    '# Review 2\n\nAssessment: **pass**\n\n- Expired tokens are rejected; signing adds iat/exp.\n',
+    'reviewer agent',
+  );
   sow(['output', 'add', '--type', 'review', '--path', 'review/report-2.md', '--assessment', 'pass']);
   sow(['output', 'set', '--index', '1', 'approved', 'true']);
   sow(['output', 'list']);
@@ -371,7 +460,10 @@ function demo() {
 
   heading('Finalize (FinalizeDocumentation → FinalizeChecks → FinalizeDelete)');
   sow(['project', 'status'], { soft: true });
-  write('docs/auth.md', '# Authentication\n\nSend `Authorization: Bearer <token>`; tokens are HS256 JWTs valid for 15 minutes.\n');
+  write(
+    'docs/auth.md',
+    '# Authentication\n\nSend `Authorization: Bearer <token>`; tokens are HS256 JWTs valid for 15 minutes.\n',
+  );
   advance('FinalizeChecks');
   note('leaving FinalizeChecks needs passing evidence of every finalize check for the code as it is now');
   sow(['advance'], { expect: 3 });
@@ -420,14 +512,22 @@ function demoExploration() {
   sow(['task', 'add', 'jsonwebtoken', '--description', 'Same questions']);
   sow(['advance'], { expect: 3 });
   sow(['task', 'set', '--id', '010', 'status', 'in_progress']);
-  writeArtifact('findings/jose.md', '# jose\n\n- Maintained, ESM, zero dependencies.\n- HS256, EdDSA, JWE.\n', 'researcher agent');
+  writeArtifact(
+    'findings/jose.md',
+    '# jose\n\n- Maintained, ESM, zero dependencies.\n- HS256, EdDSA, JWE.\n',
+    'researcher agent',
+  );
   sow(['task', 'output', 'add', '--id', '010', '--type', 'findings', '--path', 'findings/jose.md']);
   sow(['task', 'set', '--id', '010', 'status', 'completed']);
   note('the person drops the second topic: jose answers the question');
   sow(['task', 'abandon', '--id', '020']);
   advance('Summarizing');
   heading('Summarize (Summarizing → Finalizing)');
-  writeArtifact('summary.md', '# Which JWT library?\n\nUse **jose**: maintained, ESM, no dependencies.\n', 'researcher agent');
+  writeArtifact(
+    'summary.md',
+    '# Which JWT library?\n\nUse **jose**: maintained, ESM, no dependencies.\n',
+    'researcher agent',
+  );
   sow(['output', 'add', '--type', 'summary', '--path', 'summary.md']);
   sow(['advance'], { expect: 3 });
   note('the person reads the summary and approves it');
@@ -455,7 +555,11 @@ function demoDesign() {
   sow(['task', 'output', 'add', '--id', '010', '--type', 'adr', '--path', 'adrs/0001-jwt.md']);
   sow(['task', 'set', '--id', '010', 'status', 'completed']);
   sow(['task', 'set', '--id', '020', 'status', 'in_progress']);
-  writeArtifact('designs/middleware.md', '# Auth middleware\n\n`requireAuth(secret)` reads a Bearer token and sets `req.user`.\n', 'architect agent');
+  writeArtifact(
+    'designs/middleware.md',
+    '# Auth middleware\n\n`requireAuth(secret)` reads a Bearer token and sets `req.user`.\n',
+    'architect agent',
+  );
   sow(['task', 'output', 'add', '--id', '020', '--type', 'design', '--path', 'designs/middleware.md']);
   sow(['task', 'set', '--id', '020', 'status', 'completed']);
   note('the documents are written, but the person has not approved them:');
@@ -507,17 +611,36 @@ function demoBreakdown() {
 }
 
 function demoIterative() {
-  setUpRepo('sow demo — iterative work (spec 002): brief, phases, zero-context iterations with confirm and verify gates');
+  setUpRepo(
+    'sow demo — iterative work (spec 002): brief, phases, zero-context iterations with confirm and verify gates',
+  );
   heading('Discover (DiscoverActive)');
   startProject(['jwt-survey', '--type', 'iterative', '--description', 'Survey JWT libraries']);
   note('the brief is still the template: approving it is refused, naming each placeholder left');
   sow(['output', 'set', '--index', '0', 'approved', 'true'], { expect: 1 });
-  write('.sow/project/brief.md', '# Survey JWT libraries\n\n**Domain:** research\n\n## Outcome Needed\nA recommendation.\n\n## Done When\n- Three libraries compared\n- One recommended\n', 'person');
+  write(
+    '.sow/project/brief.md',
+    '# Survey JWT libraries\n\n**Domain:** research\n\n## Outcome Needed\nA recommendation.\n\n## Done When\n- Three libraries compared\n- One recommended\n',
+    'person',
+  );
   sow(['advance'], { expect: 3 });
   sow(['output', 'set', '--index', '0', 'approved', 'true']);
   advance('PlanActive');
   heading('Plan (PlanActive): sow renders plan.md from the phases');
-  sow(['iter', 'phase', 'add', 'R1', '--title', 'Compare three libraries', '--criteria', 'a table of 3 libraries: maintenance, ESM, algorithms', '--output', 'outputs/compare.md', '--max', '3']);
+  sow([
+    'iter',
+    'phase',
+    'add',
+    'R1',
+    '--title',
+    'Compare three libraries',
+    '--criteria',
+    'a table of 3 libraries: maintenance, ESM, algorithms',
+    '--output',
+    'outputs/compare.md',
+    '--max',
+    '3',
+  ]);
   sow(['iter', 'phase', 'add', 'R2', '--title', 'Recommend one', '--after', 'R1']);
   sow(['advance'], { expect: 3 });
   sow(['iter', 'phase', 'set', 'R2', 'criteria', 'one library named, with two reasons']);
@@ -529,10 +652,30 @@ function demoIterative() {
   heading('Execute (ExecuteActive): each iteration by a fresh worker');
   note('the prompt a zero-context worker gets for the next iteration (first 12 lines):');
   sow(['iter', 'next'], { maxLines: 12 });
-  write('.sow/project/outputs/compare.md', '| lib | maintained | ESM |\n|---|---|---|\n| jose | yes | yes |\n', 'worker 1');
+  write(
+    '.sow/project/outputs/compare.md',
+    '| lib | maintained | ESM |\n|---|---|---|\n| jose | yes | yes |\n',
+    'worker 1',
+  );
   sow(['iter', 'log', 'R1', '--did', 'compared jose', '--remaining', 'jsonwebtoken, fast-jwt']);
-  sow(['iter', 'guardrail', 'add', '--pattern', 'npm stats lie', '--context', 'judging maintenance', '--problem', 'downloads reflect old installs', '--solution', 'look at the last release date']);
-  write('.sow/project/outputs/compare.md', '| lib | maintained | ESM |\n|---|---|---|\n| jose | yes | yes |\n| jsonwebtoken | slow | no |\n| fast-jwt | yes | yes |\n', 'worker 2');
+  sow([
+    'iter',
+    'guardrail',
+    'add',
+    '--pattern',
+    'npm stats lie',
+    '--context',
+    'judging maintenance',
+    '--problem',
+    'downloads reflect old installs',
+    '--solution',
+    'look at the last release date',
+  ]);
+  write(
+    '.sow/project/outputs/compare.md',
+    '| lib | maintained | ESM |\n|---|---|---|\n| jose | yes | yes |\n| jsonwebtoken | slow | no |\n| fast-jwt | yes | yes |\n',
+    'worker 2',
+  );
   sow(['iter', 'log', 'R1', '--did', 'compared the other two', '--remaining', 'None', '--signal']);
   sow(['iter', 'log', 'R1', '--did', 'checked the table against the criteria', '--remaining', 'None']);
   sow(['iter', 'verify', 'R1', '--pass']);
@@ -553,7 +696,13 @@ function demoIterative() {
   git(['commit', '-q', '-m', 'Iterative: JWT survey']);
 }
 
-const WALKS = { standard: demo, exploration: demoExploration, design: demoDesign, breakdown: demoBreakdown, iterative: demoIterative };
+const WALKS = {
+  standard: demo,
+  exploration: demoExploration,
+  design: demoDesign,
+  breakdown: demoBreakdown,
+  iterative: demoIterative,
+};
 
 function summary() {
   const seconds = ((performance.now() - started) / 1000).toFixed(1);

@@ -53,7 +53,9 @@ try {
 // npm's hidden lockfile lists the same packages as package-lock.json, minus the root entry.
 delete wanted[''];
 // Optional packages (esbuild's binaries for other platforms) are not installed here: only the rest must be.
-const upToDate = packagesOf(installed) !== undefined && Object.entries(wanted).every(([name, pkg]) => pkg.optional === true || existsSync(`${root}${name}/package.json`));
+const upToDate =
+  packagesOf(installed) !== undefined &&
+  Object.entries(wanted).every(([name, pkg]) => pkg.optional === true || existsSync(`${root}${name}/package.json`));
 
 if (!upToDate) {
   process.stderr.write('Installing the dependencies package-lock.json pins (npm ci) …\n');
@@ -65,7 +67,9 @@ if (!upToDate) {
   const r = spawnSync(command, args, { cwd: root, stdio: 'inherit' });
   if (r.error) {
     stop(
-      r.error.code === 'ENOENT' ? 'npm is not on PATH, so the dependencies cannot be installed.' : `npm could not be started (${r.error.message}).`,
+      r.error.code === 'ENOENT'
+        ? 'npm is not on PATH, so the dependencies cannot be installed.'
+        : `npm could not be started (${r.error.message}).`,
       `Install Node.js ${NODE_MAJOR} or newer with its npm (https://nodejs.org), then run 'npm ci' in ${root} and the command again.`,
     );
   }

@@ -122,7 +122,21 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { request as httpRequestRaw } from 'node:http';
 import { hostname, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
@@ -165,7 +179,8 @@ export function parseArgs(argv) {
     return Number(v);
   };
   for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i], undefined];
+    const [flag, inline] =
+      argv[i].startsWith('--') && argv[i].includes('=') ? argv[i].split(/=(.*)/s) : [argv[i], undefined];
     const value = () => inline ?? argv[++i];
     switch (flag) {
       case '--seed':
@@ -207,7 +222,10 @@ export function parseArgs(argv) {
       case '--mutation': {
         const names = (value() ?? '').split(',');
         const unknown = names.filter((n) => !MUTATION_BY_NAME.has(n));
-        if (unknown.length) throw new UsageError(`no mutation named ${unknown.join(', ')} (mutations: ${[...MUTATION_BY_NAME.keys()].join(', ')})`);
+        if (unknown.length)
+          throw new UsageError(
+            `no mutation named ${unknown.join(', ')} (mutations: ${[...MUTATION_BY_NAME.keys()].join(', ')})`,
+          );
         o.mutations = MUTATIONS.filter((m) => names.includes(m.name));
         o.mutationArg = names.join(',');
         break;
@@ -229,7 +247,8 @@ export function parseArgs(argv) {
     throw new UsageError('--alone and --mutation choose mutations of a tree; the ACP and page corpora have none');
   o.named = o.corpora.length > 0;
   // What names a tree's run or its mutations is about the trees alone.
-  if (!o.named) o.corpora = o.only !== undefined || o.alone !== undefined || o.mutationArg !== undefined ? ['trees'] : [...CORPORA];
+  if (!o.named)
+    o.corpora = o.only !== undefined || o.alone !== undefined || o.mutationArg !== undefined ? ['trees'] : [...CORPORA];
   o.corpora.sort((a, b) => CORPORA.indexOf(a) - CORPORA.indexOf(b));
   return o;
 }
@@ -350,7 +369,8 @@ function git(cwd, args, env) {
 /** The environment of every process of a run: its home, config, cache, state and temp folders. */
 function runEnv(home, marker) {
   const env = {};
-  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('SOW_') && !k.startsWith('GIT_') && !k.startsWith('XDG_')) env[k] = v;
+  for (const [k, v] of Object.entries(process.env))
+    if (!k.startsWith('SOW_') && !k.startsWith('GIT_') && !k.startsWith('XDG_')) env[k] = v;
   delete env.FORCE_COLOR;
   delete env.NODE_OPTIONS;
   return {
@@ -374,7 +394,8 @@ function runEnv(home, marker) {
 }
 
 function makeHome(home) {
-  for (const d of ['.config', '.cache', join('.local', 'state'), join('.local', 'share'), 'tmp']) mkdirSync(join(home, d), { recursive: true });
+  for (const d of ['.config', '.cache', join('.local', 'state'), join('.local', 'share'), 'tmp'])
+    mkdirSync(join(home, d), { recursive: true });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -407,7 +428,14 @@ function startSentinelProcess() {
 /** Why the sentinel process is not the live process it was (it ended, was killed, is a zombie, or its pid is another's); undefined while it lives. */
 function sentinelProcessGone(p) {
   const now = procStat(p.pid);
-  if (p.child.exitCode !== null || p.child.signalCode !== null || !now || now.state === 'Z' || now.state === 'X' || now.pstart !== p.pstart)
+  if (
+    p.child.exitCode !== null ||
+    p.child.signalCode !== null ||
+    !now ||
+    now.state === 'Z' ||
+    now.state === 'X' ||
+    now.pstart !== p.pstart
+  )
     return `the sentinel process (pid ${p.pid}, sleep 600 in a process group of its own, never started by sow) was ended${p.child.signalCode ? ` by ${p.child.signalCode}` : ''}`;
   return undefined;
 }
@@ -462,7 +490,10 @@ async function makeBases(root, bin, needed) {
 
   const sow = async (dir, args, input) => {
     const r = await run(process.execPath, [bin, ...args], { cwd: dir, env, input });
-    if (r.code !== 0) throw new Error(`making the base trees: sow ${args.join(' ')} exited ${r.code} (in ${dir})\n${r.stdout}${r.stderr}`);
+    if (r.code !== 0)
+      throw new Error(
+        `making the base trees: sow ${args.join(' ')} exited ${r.code} (in ${dir})\n${r.stdout}${r.stderr}`,
+      );
     return r.stdout;
   };
   const write = (dir, rel, text) => {
@@ -485,7 +516,11 @@ async function makeBases(root, bin, needed) {
     await sow(dir, ['install', 'codex']);
     await sow(dir, ['install', 'claude']);
     write(dir, '.sow/knowledge/notes.md', '# Notes\n\nWhat we learnt.\n');
-    write(dir, '.sow/refs/index.json', `${JSON.stringify({ version: 1, refs: [{ link: 'style', source: pathToFileURL(srcRepo).href, semantic: 'knowledge', tags: ['style'] }] }, null, 2)}\n`);
+    write(
+      dir,
+      '.sow/refs/index.json',
+      `${JSON.stringify({ version: 1, refs: [{ link: 'style', source: pathToFileURL(srcRepo).href, semantic: 'knowledge', tags: ['style'] }] }, null, 2)}\n`,
+    );
   };
   /** Commits everything as the attacker's clone would carry it, and leaves no runtime files. */
   const seal = (dir) => {
@@ -540,11 +575,43 @@ async function makeBases(root, bin, needed) {
     await sow(dir, ['init']);
     await sow(dir, ['project', 'new', 'lit', '--type', 'iterative', '--description', 'Literature review']);
     // The brief as a person fills it in: a template's placeholders cannot be approved.
-    write(dir, '.sow/project/brief.md', '# Literature review\n\n**Domain:** research\n\n## Outcome Needed\nA review of the field.\n\n## Done When\n- 10 sources\n');
+    write(
+      dir,
+      '.sow/project/brief.md',
+      '# Literature review\n\n**Domain:** research\n\n## Outcome Needed\nA review of the field.\n\n## Done When\n- 10 sources\n',
+    );
     await sow(dir, ['output', 'set', '--index', '0', 'approved', 'true']);
     await sow(dir, ['advance']);
-    await sow(dir, ['iter', 'phase', 'add', 'R1', '--title', 'Collect sources', '--criteria', '10 sources', '--output', 'outputs/sources.md', '--max', '3']);
-    await sow(dir, ['iter', 'phase', 'add', 'R2', '--title', 'Write the review', '--criteria', '2000 words', '--output', 'outputs/review.md', '--max', '4', '--after', 'R1']);
+    await sow(dir, [
+      'iter',
+      'phase',
+      'add',
+      'R1',
+      '--title',
+      'Collect sources',
+      '--criteria',
+      '10 sources',
+      '--output',
+      'outputs/sources.md',
+      '--max',
+      '3',
+    ]);
+    await sow(dir, [
+      'iter',
+      'phase',
+      'add',
+      'R2',
+      '--title',
+      'Write the review',
+      '--criteria',
+      '2000 words',
+      '--output',
+      'outputs/review.md',
+      '--max',
+      '4',
+      '--after',
+      'R1',
+    ]);
     await sow(dir, ['output', 'set', '--index', '0', 'approved', 'true']);
     await sow(dir, ['advance']);
     await sow(dir, ['iter', 'log', 'R1', '--did', 'found 4 sources', '--remaining', '6 more']);
@@ -596,7 +663,8 @@ async function makeBases(root, bin, needed) {
   ]);
   const failed = made.find((m) => m.status === 'rejected');
   if (failed) throw failed.reason;
-  if (existsSync(join(root, 'base-marker'))) throw new Error('making the base trees ran a hostile command (the marker exists)');
+  if (existsSync(join(root, 'base-marker')))
+    throw new Error('making the base trees ran a hostile command (the marker exists)');
   return { bases, homeTemplate: home, srcRepo, evilRepo };
 }
 
@@ -727,7 +795,11 @@ function legacyManifest(ctx) {
     else if (st.isDirectory()) {
       out.set(key, `dir ${mode}`);
       for (const name of readdirSync(abs).sort()) walk(join(abs, name), `${key}/${name}`);
-    } else if (st.isFile()) out.set(key, `file ${mode} size=${st.size} ${st.size <= 1024 * 1024 ? `sha256=${sha256(readFileSync(abs))}` : `mtime=${st.mtimeMs} ino=${st.ino}`}`);
+    } else if (st.isFile())
+      out.set(
+        key,
+        `file ${mode} size=${st.size} ${st.size <= 1024 * 1024 ? `sha256=${sha256(readFileSync(abs))}` : `mtime=${st.mtimeMs} ino=${st.ino}`}`,
+      );
     else out.set(key, `other ${mode}`);
   };
   for (const rel of ['.sow/.runtime', '.sow/.backup']) walk(join(ctx.repo, rel), rel);
@@ -737,7 +809,8 @@ function legacyManifest(ctx) {
 /** How the legacy folders changed since `before`, but for a real `.sow/.backup` moved away whole (into git's folder). */
 function legacyChanges(before, after) {
   const adopted = before.get('.sow/.backup')?.startsWith('dir ') && !after.has('.sow/.backup');
-  const keep = (m) => new Map([...m].filter(([k]) => !(adopted && (k === '.sow/.backup' || k.startsWith('.sow/.backup/')))));
+  const keep = (m) =>
+    new Map([...m].filter(([k]) => !(adopted && (k === '.sow/.backup' || k.startsWith('.sow/.backup/')))));
   return diffManifest(keep(before), keep(after));
 }
 
@@ -944,7 +1017,8 @@ function entries(ctx, roots = ['.sow', '.claude', '.agents'], { files = true, di
   return out;
 }
 
-const yamlFiles = (ctx) => entries(ctx, ['.sow'], { dirs: false }).filter((r) => /\.ya?ml$/.test(r) && !isLink(join(ctx.repo, r)));
+const yamlFiles = (ctx) =>
+  entries(ctx, ['.sow'], { dirs: false }).filter((r) => /\.ya?ml$/.test(r) && !isLink(join(ctx.repo, r)));
 
 const WELL_KNOWN = [
   '.sow',
@@ -1030,7 +1104,8 @@ function linkTarget(rng, ctx, rel) {
         cpSync(abs, decoy, { recursive: true, verbatimSymlinks: true });
         // What a read through the link would find names the token: printing it is a leak.
         for (const f of statSync(decoy).isDirectory() ? entriesAbs(decoy) : [decoy]) {
-          if (/\.ya?ml$/.test(f) && statSync(f).isFile()) writeFileSync(f, readFileSync(f, 'utf8').replace(/^name: .*$/m, `name: ${ctx.token}`));
+          if (/\.ya?ml$/.test(f) && statSync(f).isFile())
+            writeFileSync(f, readFileSync(f, 'utf8').replace(/^name: .*$/m, `name: ${ctx.token}`));
         }
       } else {
         mkdirSync(decoy);
@@ -1156,7 +1231,11 @@ function taskFolders(ctx) {
 function stagedJournal(rng, ctx, staging, removalChoices) {
   const renames = [];
   const folders = [];
-  const replayable = [`.sow/knowledge/${staging.name}.md`, `.sow/project/${staging.name}.md`, `${TASKS_DIR}/010/log.md`];
+  const replayable = [
+    `.sow/knowledge/${staging.name}.md`,
+    `.sow/project/${staging.name}.md`,
+    `${TASKS_DIR}/010/log.md`,
+  ];
   const targets = () =>
     staging.token && rng.chance(0.6)
       ? rng.pick(replayable)
@@ -1188,21 +1267,33 @@ function stagedJournal(rng, ctx, staging, removalChoices) {
           `.sow/${'x/'.repeat(200)}y`,
         ]);
   const staged = () => {
-    if (staging.token && rng.chance(0.6)) return { text: `# ${staging.token}\n\nA note a journal would put in place.\n` };
+    if (staging.token && rng.chance(0.6))
+      return { text: `# ${staging.token}\n\nA note a journal would put in place.\n` };
     const existing = entries(ctx, ['.sow/project'], { dirs: false }).filter((r) => /state\.yaml$/.test(r));
     return rng.pick([
       () => ({ text: fx.read(ctx, rng.pick(existing.length ? existing : ['.sow/.version'])) ?? 'x' }),
       () => ({ text: `name: ${JSON.stringify(hostileString(rng, ctx))}\n` }),
       () => ({ text: '\u0000\u0001binary' }),
-      () => ({ link: rng.pick([join(ctx.sentinel, 'precious.txt'), join(ctx.sentinel, 'state.yaml'), ctx.sentinel, '/dev/zero']) }),
-      () => ({ files: { 'state.yaml': SENTINEL_STATE(staging.token ?? 'crafted'), 'log.md': `# log ${staging.token ?? ''}\n` } }),
+      () => ({
+        link: rng.pick([
+          join(ctx.sentinel, 'precious.txt'),
+          join(ctx.sentinel, 'state.yaml'),
+          ctx.sentinel,
+          '/dev/zero',
+        ]),
+      }),
+      () => ({
+        files: { 'state.yaml': SENTINEL_STATE(staging.token ?? 'crafted'), 'log.md': `# log ${staging.token ?? ''}\n` },
+      }),
     ])();
   };
   const n = rng.range(1, 4);
   for (let i = 0; i < n; i++) {
     const s = staged();
     const odd = rng.chance(0.15);
-    const name = odd ? rng.pick(['../../../sentinel/precious.txt', '.hidden', 'a/b', '..', '']) : `${staging.name}-${i}.tmp`;
+    const name = odd
+      ? rng.pick(['../../../sentinel/precious.txt', '.hidden', 'a/b', '..', ''])
+      : `${staging.name}-${i}.tmp`;
     const from = `${staging.prefix}/${name}`;
     const at = `${staging.dir}/${name}`;
     // A source with an odd name is only named: the journal points at something that is not staged.
@@ -1226,25 +1317,46 @@ function journalText(body, valid) {
 }
 
 const journalSteps = (body) =>
-  truncate([...body.renames.map((r) => `${r.from.split('/').pop()}→${r.to}`), ...body.folders.map((f) => `folder→${f.to}`), ...body.removals.map((r) => `rm ${r}`)].join(', '), 200);
+  truncate(
+    [
+      ...body.renames.map((r) => `${r.from.split('/').pop()}→${r.to}`),
+      ...body.folders.map((f) => `folder→${f.to}`),
+      ...body.removals.map((r) => `rm ${r}`),
+    ].join(', '),
+    200,
+  );
 
 /** This machine, as sow's records and owners name it. */
 const HOST = hostname();
 const BOOT = bootId();
 const PIDNS = pidNamespace();
 
-const LOCK_KINDS = ['garbage', 'pid-1-other-host', 'pid-1-other-namespace', 'live-sentinel', 'live-pid', 'huge-pid', 'dir', 'link-to-sentinel', 'empty', 'json-array'];
+const LOCK_KINDS = [
+  'garbage',
+  'pid-1-other-host',
+  'pid-1-other-namespace',
+  'live-sentinel',
+  'live-pid',
+  'huge-pid',
+  'dir',
+  'link-to-sentinel',
+  'empty',
+  'json-array',
+];
 
 /** A lock file at `rel` of one kind: garbage, a holder that is gone or elsewhere, a live holder (the sentinel process, or this fuzzer), a folder, a link. */
 function craftLock(rng, ctx, rel, kind, command) {
-  const holder = (pid, host, more = {}) => JSON.stringify({ pid, host, started: Date.now(), command, boot: 'not-this-boot', pstart: 1, ...more });
+  const holder = (pid, host, more = {}) =>
+    JSON.stringify({ pid, host, started: Date.now(), command, boot: 'not-this-boot', pstart: 1, ...more });
   return {
     garbage: () => fx.write(ctx, rel, '\u0000\u00ff garbage {{{'),
     'pid-1-other-host': () => fx.write(ctx, rel, holder(1, 'elsewhere.invalid')),
     // A holder in a sandbox (another pid namespace) on this host: pid 1 there is not init here.
-    'pid-1-other-namespace': () => fx.write(ctx, rel, holder(1, HOST, { boot: BOOT, pstart: 999_999_999, pidns: 'pid:[4026500001]' })),
+    'pid-1-other-namespace': () =>
+      fx.write(ctx, rel, holder(1, HOST, { boot: BOOT, pstart: 999_999_999, pidns: 'pid:[4026500001]' })),
     // Alive, here, exactly as a holder would record itself: a command that read this file would wait for it (and name its command).
-    'live-sentinel': () => fx.write(ctx, rel, holder(ctx.proc.pid, HOST, { boot: BOOT, pstart: ctx.proc.pstart, pidns: PIDNS })),
+    'live-sentinel': () =>
+      fx.write(ctx, rel, holder(ctx.proc.pid, HOST, { boot: BOOT, pstart: ctx.proc.pstart, pidns: PIDNS })),
     'live-pid': () => fx.write(ctx, rel, holder(process.pid, '')),
     'huge-pid': () => fx.write(ctx, rel, holder(2 ** 53, 'x')),
     dir: () => fx.mkdir(ctx, `${rel}/inside`),
@@ -1272,7 +1384,9 @@ function taskIndexRows(ctx, name) {
     } catch {
       return [];
     }
-    return st.isFile() ? [[rel.split('/').pop(), st.ino, st.size, us(st.mtimeMs), us(st.ctimeMs), name, 'pending', 0, 0, 0, 0]] : [];
+    return st.isFile()
+      ? [[rel.split('/').pop(), st.ino, st.size, us(st.mtimeMs), us(st.ctimeMs), name, 'pending', 0, 0, 0, 0]]
+      : [];
   });
 }
 
@@ -1281,21 +1395,47 @@ function setOwner(ctx, id, owner) {
   const rel = `${TASKS_DIR}/${id}/state.yaml`;
   const text = fx.read(ctx, rel);
   if (text === undefined) return false;
-  const lines = ['owner:', ...Object.entries(owner).flatMap(([k, v]) => (v === undefined ? [] : [`  ${k}: ${typeof v === 'string' ? JSON.stringify(v) : v}`]))];
+  const lines = [
+    'owner:',
+    ...Object.entries(owner).flatMap(([k, v]) =>
+      v === undefined ? [] : [`  ${k}: ${typeof v === 'string' ? JSON.stringify(v) : v}`],
+    ),
+  ];
   // An owner already there (another mutation's) is replaced.
   const without = text.replace(/^owner:\n(?: {2}.*(?:\n|$))*/m, '');
-  return fx.write(ctx, rel, `${without.trimEnd()}\n${lines.join('\n')}\n`.replace(/^status: \w+$/m, 'status: in_progress'));
+  return fx.write(
+    ctx,
+    rel,
+    `${without.trimEnd()}\n${lines.join('\n')}\n`.replace(/^status: \w+$/m, 'status: in_progress'),
+  );
 }
 
 /** What a clone may carry where an older sow kept its runtime files (`.sow/.runtime/`) and backups (`.sow/.backup/`); each returns what it made, or null. */
 const LEGACY_CRAFTS = {
   owners(rng, ctx) {
     const p = ctx.proc;
-    const record = { pid: p.pid, pstart: p.pstart, boot: BOOT, pidns: PIDNS, host: HOST, pgrp: p.pid, task: '010', agent_id: 'implementer-7', nonce: 'e'.repeat(32) };
-    return fx.write(ctx, `.sow/.runtime/owners/${p.pid}-${p.pstart}.json`, `${JSON.stringify(record)}\n`) ? 'owners/ holds a record of the sentinel process for task 010' : null;
+    const record = {
+      pid: p.pid,
+      pstart: p.pstart,
+      boot: BOOT,
+      pidns: PIDNS,
+      host: HOST,
+      pgrp: p.pid,
+      task: '010',
+      agent_id: 'implementer-7',
+      nonce: 'e'.repeat(32),
+    };
+    return fx.write(ctx, `.sow/.runtime/owners/${p.pid}-${p.pstart}.json`, `${JSON.stringify(record)}\n`)
+      ? 'owners/ holds a record of the sentinel process for task 010'
+      : null;
   },
   supervisors(rng, ctx) {
-    const ready = { task: '010', agent_id: ctx.legacyToken, pid: rng.pick([ctx.proc.pid, 1]), events_file: join(ctx.sentinel, 'precious.txt') };
+    const ready = {
+      task: '010',
+      agent_id: ctx.legacyToken,
+      pid: rng.pick([ctx.proc.pid, 1]),
+      events_file: join(ctx.sentinel, 'precious.txt'),
+    };
     return fx.write(ctx, '.sow/.runtime/supervisors/2026-01-01T00-00-00-000Z-legacy/ready.json', JSON.stringify(ready))
       ? `supervisors/ holds a ready.json naming pid ${ready.pid === 1 ? 1 : 'of the sentinel process'}`
       : null;
@@ -1308,7 +1448,8 @@ const LEGACY_CRAFTS = {
       'link-sentinel': () => fx.link(ctx, rel, rng.chance(0.5) ? ctx.sentinel : '../../../sentinel'),
       'link-dangling': () => fx.link(ctx, rel, join(ctx.sentinel, 'no-such-folder')),
       'link-src': () => fx.link(ctx, rel, '../../src'),
-      'folder-with-link': () => fx.link(ctx, `${rel}/010/2026-01-01T00-00-00-000Z-spawn.jsonl`, join(ctx.sentinel, 'precious.txt')),
+      'folder-with-link': () =>
+        fx.link(ctx, `${rel}/010/2026-01-01T00-00-00-000Z-spawn.jsonl`, join(ctx.sentinel, 'precious.txt')),
     }[how]();
     return ok ? `agent-outputs: ${how}` : null;
   },
@@ -1320,12 +1461,21 @@ const LEGACY_CRAFTS = {
       'link-sentinel': () => fx.link(ctx, rel, rng.chance(0.5) ? ctx.sentinel : '../../sentinel'),
       'link-dangling': () => fx.link(ctx, rel, join(ctx.sentinel, 'no-such-folder')),
       'link-git': () => fx.link(ctx, rel, '../.git'),
-      'folder-with-links': () => fx.link(ctx, `${rel}/1/.gitignore`, join(ctx.sentinel, 'precious.txt')) && fx.link(ctx, `${rel}/removed`, ctx.sentinel),
+      'folder-with-links': () =>
+        fx.link(ctx, `${rel}/1/.gitignore`, join(ctx.sentinel, 'precious.txt')) &&
+        fx.link(ctx, `${rel}/removed`, ctx.sentinel),
     }[how]();
     return ok ? `.sow/.backup: ${how}` : null;
   },
   'runtime-link'(rng, ctx) {
-    const target = rng.pick([ctx.sentinel, '../../sentinel', join(ctx.sentinel, 'no-such-folder'), '../.git/sow', '../src', '.']);
+    const target = rng.pick([
+      ctx.sentinel,
+      '../../sentinel',
+      join(ctx.sentinel, 'no-such-folder'),
+      '../.git/sow',
+      '../src',
+      '.',
+    ]);
     return fx.link(ctx, '.sow/.runtime', target) ? `.sow/.runtime -> ${target}` : null;
   },
   'tmp-and-trash'(rng, ctx) {
@@ -1343,7 +1493,9 @@ const LEGACY_CRAFTS = {
  */
 const GIT_RUNTIME_CRAFTS = {
   journal(rng, ctx) {
-    const staging = rng.chance(0.8) ? { dir: '.git/sow/tmp', prefix: 'tmp' } : { dir: '.sow/.tmp', prefix: '.sow/.tmp' };
+    const staging = rng.chance(0.8)
+      ? { dir: '.git/sow/tmp', prefix: 'tmp' }
+      : { dir: '.sow/.tmp', prefix: '.sow/.tmp' };
     const removals = [
       '.sow/project',
       'runtime:agent-outputs',
@@ -1363,17 +1515,25 @@ const GIT_RUNTIME_CRAFTS = {
     ];
     const body = { version: 3, ...stagedJournal(rng, ctx, { ...staging, name: 'crafted' }, removals) };
     const valid = rng.chance(0.9);
-    return fx.write(ctx, '.git/sow/journal.json', journalText(body, valid)) ? `journal.json (${valid ? 'valid checksum' : 'bad checksum'}, staged in ${staging.dir}): ${journalSteps(body)}` : null;
+    return fx.write(ctx, '.git/sow/journal.json', journalText(body, valid))
+      ? `journal.json (${valid ? 'valid checksum' : 'bad checksum'}, staged in ${staging.dir}): ${journalSteps(body)}`
+      : null;
   },
   'odd-journal'(rng, ctx) {
     const rel = '.git/sow/journal.json';
     const kind = rng.pick(['5mb', 'deep', 'folder', 'link-to-sentinel', 'format-2']);
     const ok = {
-      '5mb': () => fx.write(ctx, rel, `{"version":3,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * 1024 * 1024)}"}`),
+      '5mb': () =>
+        fx.write(
+          ctx,
+          rel,
+          `{"version":3,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * 1024 * 1024)}"}`,
+        ),
       deep: () => fx.write(ctx, rel, `{"version": 3, "renames": ${deep(100_000, '[', ']')}}`),
       folder: () => fx.mkdir(ctx, `${rel}/inside`),
       'link-to-sentinel': () => fx.link(ctx, rel, join(ctx.sentinel, 'state.yaml')),
-      'format-2': () => fx.write(ctx, rel, journalText({ version: 2, renames: [], folders: [], removals: ['.sow/project'] }, true)),
+      'format-2': () =>
+        fx.write(ctx, rel, journalText({ version: 2, renames: [], folders: [], removals: ['.sow/project'] }, true)),
     }[kind]();
     return ok ? `journal.json: ${kind}` : null;
   },
@@ -1389,19 +1549,48 @@ const GIT_RUNTIME_CRAFTS = {
       return fx.write(ctx, rel, v) ? `tasks.json = ${truncate(v)}` : null;
     }
     // Entries sow would believe (their stamps match), with names a list must still print safely.
-    const rows = taskIndexRows(ctx, rng.pick(['red \u001b[31mRED\u001b[0m', 'name\nFORGED line from an index', 'x'.repeat(100_000)]));
-    return fx.write(ctx, rel, JSON.stringify({ format: 5, tasks: rows })) ? `tasks.json: ${rows.length} entries whose stamps match, with odd names` : null;
+    const rows = taskIndexRows(
+      ctx,
+      rng.pick(['red \u001b[31mRED\u001b[0m', 'name\nFORGED line from an index', 'x'.repeat(100_000)]),
+    );
+    return fx.write(ctx, rel, JSON.stringify({ format: 5, tasks: rows }))
+      ? `tasks.json: ${rows.length} entries whose stamps match, with odd names`
+      : null;
   },
   owners(rng, ctx) {
     const p = ctx.proc;
-    const truth = { pid: p.pid, pstart: p.pstart, boot: BOOT, pidns: PIDNS, host: HOST, pgrp: p.pid, task: '010', agent_id: 'implementer-7', nonce: 'd'.repeat(32) };
+    const truth = {
+      pid: p.pid,
+      pstart: p.pstart,
+      boot: BOOT,
+      pidns: PIDNS,
+      host: HOST,
+      pgrp: p.pid,
+      task: '010',
+      agent_id: 'implementer-7',
+      nonce: 'd'.repeat(32),
+    };
     const name = `${p.pid}-${p.pstart}.json`;
     const dir = '.git/sow/owners';
     const write = (record, file = name) => fx.write(ctx, `${dir}/${file}`, `${JSON.stringify(record)}\n`);
     // What differs from a record sow would write for the sentinel process as task 010's worker.
-    const off = rng.pick(['pid-1', 'pstart', 'boot', 'pidns', 'host', 'task', 'worker', 'no-nonce', 'link', 'folder-link', 'oversize']);
+    const off = rng.pick([
+      'pid-1',
+      'pstart',
+      'boot',
+      'pidns',
+      'host',
+      'task',
+      'worker',
+      'no-nonce',
+      'link',
+      'folder-link',
+      'oversize',
+    ]);
     const ok = {
-      'pid-1': () => write({ ...truth, pid: 1, pgrp: 1, pstart: 0 }, '1-0.json') && write({ ...truth, pid: 1, pgrp: 1, pstart: 1 }, '1-1.json'),
+      'pid-1': () =>
+        write({ ...truth, pid: 1, pgrp: 1, pstart: 0 }, '1-0.json') &&
+        write({ ...truth, pid: 1, pgrp: 1, pstart: 1 }, '1-1.json'),
       pstart: () => write({ ...truth, pstart: p.pstart + 1 }),
       boot: () => write({ ...truth, boot: 'not-this-boot' }),
       pidns: () => write({ ...truth, pidns: 'pid:[4026500001]' }),
@@ -1419,17 +1608,32 @@ const GIT_RUNTIME_CRAFTS = {
     const dir = '.git/sow/supervisors';
     const how = rng.pick(['ready-pid-1', 'ready-sentinel', 'ready-link', 'folder-link']);
     const ready = (pid) =>
-      JSON.stringify({ task: '010', agent_id: rng.pick(['implementer-7', 'red \u001b[31mRED', 'a\nFORGED line from a record']), pid, events_file: join(ctx.sentinel, 'precious.txt') });
+      JSON.stringify({
+        task: '010',
+        agent_id: rng.pick(['implementer-7', 'red \u001b[31mRED', 'a\nFORGED line from a record']),
+        pid,
+        events_file: join(ctx.sentinel, 'precious.txt'),
+      });
     const ok = {
       'ready-pid-1': () => fx.write(ctx, `${dir}/2026-01-01T00-00-00-000Z-a/ready.json`, ready(1)),
       'ready-sentinel': () => fx.write(ctx, `${dir}/2026-01-01T00-00-00-000Z-b/ready.json`, ready(ctx.proc.pid)),
-      'ready-link': () => fx.link(ctx, `${dir}/2026-01-01T00-00-00-000Z-c/ready.json`, join(ctx.sentinel, 'precious.txt')),
+      'ready-link': () =>
+        fx.link(ctx, `${dir}/2026-01-01T00-00-00-000Z-c/ready.json`, join(ctx.sentinel, 'precious.txt')),
       'folder-link': () => fx.link(ctx, dir, ctx.sentinel),
     }[how]();
     return ok ? `supervisors/: ${how}` : null;
   },
   links(rng, ctx) {
-    const part = rng.pick(['tmp', 'trash', 'agent-outputs', 'agent-outputs/010', 'owners', 'supervisors', 'backup', 'backup/removed']);
+    const part = rng.pick([
+      'tmp',
+      'trash',
+      'agent-outputs',
+      'agent-outputs/010',
+      'owners',
+      'supervisors',
+      'backup',
+      'backup/removed',
+    ]);
     const target = rng.pick([ctx.sentinel, join(ctx.sentinel, 'no-such-folder'), '/']);
     return fx.link(ctx, `.git/sow/${part}`, target) ? `${part} -> ${target}` : null;
   },
@@ -1475,7 +1679,16 @@ const MUTATIONS = [
       const m = rng.pick(lists);
       const ind = m[1];
       const path = JSON.stringify(hostileString(rng, ctx));
-      const type = rng.pick(['reference', 'modified', 'task_list', 'review', 'work_unit_spec', 'discovery', 'evidence', 'source']);
+      const type = rng.pick([
+        'reference',
+        'modified',
+        'task_list',
+        'review',
+        'work_unit_spec',
+        'discovery',
+        'evidence',
+        'source',
+      ]);
       const item = `${ind}  - type: ${type}\n${ind}    path: ${path}\n${ind}    created_at: "2026-01-01T00:00:00.000Z"\n${ind}    approved: ${rng.chance(0.5)}${type === 'review' ? `\n${ind}    metadata:\n${ind}      assessment: pass` : ''}`;
       const next = `${text.slice(0, m.index)}${ind}${m[2]}:\n${item}${text.slice(m.index + m[0].length)}`;
       if (!fx.write(ctx, rel, next)) return null;
@@ -1532,7 +1745,11 @@ const MUTATIONS = [
       const padState = (rel, bytes) => {
         const text = fx.read(ctx, rel);
         if (text === undefined) return false;
-        return fx.write(ctx, rel, `${text.replace(/^metadata: \{\}$/m, '').trimEnd()}\n${text.includes('\nmetadata: {}') ? 'metadata:\n' : ''}  pad: "${'x'.repeat(bytes)}"\n`);
+        return fx.write(
+          ctx,
+          rel,
+          `${text.replace(/^metadata: \{\}$/m, '').trimEnd()}\n${text.includes('\nmetadata: {}') ? 'metadata:\n' : ''}  pad: "${'x'.repeat(bytes)}"\n`,
+        );
       };
       const done = {
         'state-2mb': () => padState(rng.pick(['.sow/project/state.yaml', `${task}/state.yaml`]), 2 * MB),
@@ -1540,12 +1757,19 @@ const MUTATIONS = [
         'config-60mb': () => fx.write(ctx, '.sow/config.yaml', `checks: []\n${bigText(60 * MB)}`),
         'integrations-60mb': () => fx.write(ctx, '.sow/integrations.yaml', `files: []\n${bigText(60 * MB)}`),
         'settings-60mb': () => fx.write(ctx, '.claude/settings.json', `{"pad": "${'x'.repeat(60 * MB)}"}`),
-        'index-60mb': () => fx.write(ctx, '.sow/refs/index.json', `{"version": 1, "refs": [], "pad": "${'x'.repeat(60 * MB)}"}`),
+        'index-60mb': () =>
+          fx.write(ctx, '.sow/refs/index.json', `{"version": 1, "refs": [], "pad": "${'x'.repeat(60 * MB)}"}`),
         'log-20mb': () => fx.write(ctx, `${task}/log.md`, bigText(20 * MB, 'a log line a log line a log line\n')),
         'tasks-md-20mb': () => fx.write(ctx, '.sow/project/planning/tasks.md', bigText(20 * MB, '- a task\n')),
-        'journal-5mb': () => fx.write(ctx, '.sow/.runtime/journal.json', `{"version":3,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * MB)}"}`),
+        'journal-5mb': () =>
+          fx.write(
+            ctx,
+            '.sow/.runtime/journal.json',
+            `{"version":3,"renames":[],"folders":[],"removals":[],"pad":"${'x'.repeat(5 * MB)}"}`,
+          ),
         'lock-20mb': () => fx.write(ctx, '.sow/.runtime/lock', bigText(20 * MB)),
-        'description-20mb': () => fx.write(ctx, `${task}/description.md`, bigText(20 * MB, 'describe describe describe\n')),
+        'description-20mb': () =>
+          fx.write(ctx, `${task}/description.md`, bigText(20 * MB, 'describe describe describe\n')),
       }[kind]();
       return done ? `big file: ${kind}` : null;
     },
@@ -1555,9 +1779,21 @@ const MUTATIONS = [
     weight: 1,
     apply(rng, ctx) {
       const n = 100_000;
-      const where = rng.pick(['project-state', 'task-state', 'config', 'integrations', 'settings', 'refs-index', 'journal', 'task-index', 'lock']);
+      const where = rng.pick([
+        'project-state',
+        'task-state',
+        'config',
+        'integrations',
+        'settings',
+        'refs-index',
+        'journal',
+        'task-index',
+        'lock',
+      ]);
       const task = taskFolders(ctx)[0] ?? `${TASKS_DIR}/010`;
-      const yamlDeep = rng.chance(0.5) ? `metadata: ${deep(n, '[', ']')}\n` : `metadata: ${deep(n, '{a: ', '}', '1')}\n`;
+      const yamlDeep = rng.chance(0.5)
+        ? `metadata: ${deep(n, '[', ']')}\n`
+        : `metadata: ${deep(n, '{a: ', '}', '1')}\n`;
       const json = deep(n, '[', ']');
       const rel = {
         'project-state': '.sow/project/state.yaml',
@@ -1570,7 +1806,11 @@ const MUTATIONS = [
         'task-index': '.sow/.runtime/tasks.json',
         lock: '.sow/.runtime/lock',
       }[where];
-      const text = rel.endsWith('.yaml') ? yamlDeep : rel.endsWith('lock') ? json : `{"version": ${where === 'journal' ? 3 : 1}, "refs": ${json}, "renames": ${json}}`;
+      const text = rel.endsWith('.yaml')
+        ? yamlDeep
+        : rel.endsWith('lock')
+          ? json
+          : `{"version": ${where === 'journal' ? 3 : 1}, "refs": ${json}, "renames": ${json}}`;
       return fx.write(ctx, rel, text) ? `deep: ${rel} nested ${n} levels` : null;
     },
   },
@@ -1581,7 +1821,9 @@ const MUTATIONS = [
       const files = yamlFiles(ctx);
       if (!files.length) return null;
       const rel = rng.pick(files);
-      const text = rng.chance(0.5) ? aliasBomb() : `${(fx.read(ctx, rel) ?? '').replace(/^metadata: \{\}$/m, '')}\n${aliasBomb().replace(/^/gm, '').replace(/^a:/m, 'bomb_a:')}`;
+      const text = rng.chance(0.5)
+        ? aliasBomb()
+        : `${(fx.read(ctx, rel) ?? '').replace(/^metadata: \{\}$/m, '')}\n${aliasBomb().replace(/^/gm, '').replace(/^a:/m, 'bomb_a:')}`;
       return fx.write(ctx, rel, text) ? `alias bomb in ${rel}` : null;
     },
   },
@@ -1593,9 +1835,26 @@ const MUTATIONS = [
       // none (its journal is in git's folder); one that did would put the legacy token in place.
       const format = rng.pick([2, 3]);
       const staging =
-        format === 2 ? { dir: '.sow/.runtime/tmp', prefix: '.sow/.runtime/tmp' } : rng.chance(0.5) ? { dir: '.sow/.tmp', prefix: '.sow/.tmp' } : { dir: '.sow/.runtime/tmp', prefix: 'tmp' };
-      const removals = ['.sow/project', format === 2 ? '.sow/.runtime/agent-outputs' : 'runtime:agent-outputs', '.sow/knowledge', 'src', '.git', '../sentinel', ctx.sentinel, '.sow', '.sow/.backup'];
-      const body = { version: format, ...stagedJournal(rng, ctx, { ...staging, name: 'legacy', token: ctx.legacyToken }, removals) };
+        format === 2
+          ? { dir: '.sow/.runtime/tmp', prefix: '.sow/.runtime/tmp' }
+          : rng.chance(0.5)
+            ? { dir: '.sow/.tmp', prefix: '.sow/.tmp' }
+            : { dir: '.sow/.runtime/tmp', prefix: 'tmp' };
+      const removals = [
+        '.sow/project',
+        format === 2 ? '.sow/.runtime/agent-outputs' : 'runtime:agent-outputs',
+        '.sow/knowledge',
+        'src',
+        '.git',
+        '../sentinel',
+        ctx.sentinel,
+        '.sow',
+        '.sow/.backup',
+      ];
+      const body = {
+        version: format,
+        ...stagedJournal(rng, ctx, { ...staging, name: 'legacy', token: ctx.legacyToken }, removals),
+      };
       const valid = rng.chance(0.9);
       if (!fx.write(ctx, '.sow/.runtime/journal.json', journalText(body, valid))) return null;
       return `.sow/.runtime/journal.json (format ${format}, ${valid ? 'valid checksum' : 'bad checksum'}, staged in ${staging.dir}): ${journalSteps(body)}`;
@@ -1606,7 +1865,14 @@ const MUTATIONS = [
     weight: 1,
     apply(rng, ctx) {
       const writes = Array.from({ length: rng.range(1, 3) }, () => ({
-        path: rng.pick(['.sow/project/state.yaml', '../sentinel/precious.txt', `${ctx.sentinel}/x`, '.git/config', '.sow/knowledge/a.md', 'src/main.c']),
+        path: rng.pick([
+          '.sow/project/state.yaml',
+          '../sentinel/precious.txt',
+          `${ctx.sentinel}/x`,
+          '.git/config',
+          '.sow/knowledge/a.md',
+          'src/main.c',
+        ]),
         text: rng.chance(0.5) ? SENTINEL_STATE('legacy') : 'x',
       }));
       const removals = rng.sample(['.sow/project', '.sow/knowledge', 'src', '../sentinel', '.git'], rng.range(0, 2));
@@ -1636,17 +1902,31 @@ const MUTATIONS = [
           '.agents/skills/sow/../../../src/main.c',
           '.claude/../src/main.c',
         ]);
-        if (path.startsWith('.agents/evil/') && !fx.link(ctx, '.agents/evil', rng.chance(0.5) ? ctx.sentinel : '../../sentinel')) path = 'src/main.c';
+        if (
+          path.startsWith('.agents/evil/') &&
+          !fx.link(ctx, '.agents/evil', rng.chance(0.5) ? ctx.sentinel : '../../sentinel')
+        )
+          path = 'src/main.c';
         const real = path.startsWith('/') ? path : resolve(ctx.repo, path);
         const hashKind = rng.pick(['current', 'wrong', 'none']);
-        const hash = hashKind === 'current' && existsSync(real) && statSync(real).isFile() ? sha256(readFileSync(real)) : hashKind === 'wrong' ? 'ab'.repeat(32) : undefined;
+        const hash =
+          hashKind === 'current' && existsSync(real) && statSync(real).isFile()
+            ? sha256(readFileSync(real))
+            : hashKind === 'wrong'
+              ? 'ab'.repeat(32)
+              : undefined;
         const kind = rng.pick(['file', 'file', 'section', 'json']);
         const target = rng.pick(['codex', 'codex', 'claude', 'gemini']);
-        items.push(`  - path: ${JSON.stringify(path)}\n    kind: ${kind}\n${hash ? `    sha256: "${hash}"\n` : ''}    created: true\n    targets:\n      - ${target}\n`);
-        if (path === 'src/main.c' && hash && hashKind === 'current') ctx.notes.push('a record names src/main.c with its current hash');
+        items.push(
+          `  - path: ${JSON.stringify(path)}\n    kind: ${kind}\n${hash ? `    sha256: "${hash}"\n` : ''}    created: true\n    targets:\n      - ${target}\n`,
+        );
+        if (path === 'src/main.c' && hash && hashKind === 'current')
+          ctx.notes.push('a record names src/main.c with its current hash');
       }
       const text = fx.read(ctx, '.sow/integrations.yaml') ?? 'files:\n';
-      const next = text.includes('files:\n') ? text.replace('files:\n', `files:\n${items.join('')}`) : `files:\n${items.join('')}`;
+      const next = text.includes('files:\n')
+        ? text.replace('files:\n', `files:\n${items.join('')}`)
+        : `files:\n${items.join('')}`;
       return fx.write(ctx, '.sow/integrations.yaml', next)
         ? `integrations.yaml records: ${items.map((s) => s.split('\n')[0].replace('  - path: ', '') + (s.includes('sha256') ? (s.includes('abab') ? ' (wrong hash)' : ' (hash)') : ' (no hash)')).join(', ')}`
         : null;
@@ -1659,7 +1939,9 @@ const MUTATIONS = [
       const file = rng.chance(0.7) ? '.sow/refs/index.json' : '.sow/refs/index.local.json';
       const refs = Array.from({ length: rng.range(1, 3) }, (_, i) => {
         const r = {
-          link: rng.chance(0.7) ? `r${i}` : rng.pick(['../x', '.git', 'index.json', '..', 'a/b', '-rf', 'x'.repeat(70)]),
+          link: rng.chance(0.7)
+            ? `r${i}`
+            : rng.pick(['../x', '.git', 'index.json', '..', 'a/b', '-rf', 'x'.repeat(70)]),
           source: rng.pick([
             ctx.sentinel,
             '../sentinel',
@@ -1676,8 +1958,10 @@ const MUTATIONS = [
           semantic: 'knowledge',
           tags: [],
         };
-        if (rng.chance(0.4)) r.branch = rng.pick(['--upload-pack=touch${IFS}$SOW_FUZZ_MARKER;git-upload-pack', '-c', '../../x', 'main']);
-        if (rng.chance(0.4)) r.path = rng.pick(['../../sentinel', '..', '/etc', '../../../../../../../../etc/passwd', 'a/../..']);
+        if (rng.chance(0.4))
+          r.branch = rng.pick(['--upload-pack=touch${IFS}$SOW_FUZZ_MARKER;git-upload-pack', '-c', '../../x', 'main']);
+        if (rng.chance(0.4))
+          r.path = rng.pick(['../../sentinel', '..', '/etc', '../../../../../../../../etc/passwd', 'a/../..']);
         return r;
       });
       return fx.write(ctx, file, JSON.stringify({ version: 1, refs }, null, 2))
@@ -1699,17 +1983,28 @@ const MUTATIONS = [
       }
       if (!Array.isArray(index.refs)) index.refs = [];
       index.refs.push({ link: 'evil', source: pathToFileURL(ctx.evilRepo).href, semantic: 'knowledge', tags: [] });
-      return fx.write(ctx, '.sow/refs/index.json', JSON.stringify(index, null, 2)) ? 'refs index: a source whose default branch is --upload-pack=…' : null;
+      return fx.write(ctx, '.sow/refs/index.json', JSON.stringify(index, null, 2))
+        ? 'refs index: a source whose default branch is --upload-pack=…'
+        : null;
     },
   },
   {
     name: 'checks',
     weight: 2,
     apply(rng, ctx) {
-      const run = rng.pick([`touch ${ctx.marker}`, 'touch "$SOW_FUZZ_MARKER"', `echo pwned > ${ctx.marker}`, `sh -c 'touch "$SOW_FUZZ_MARKER"'`]);
+      const run = rng.pick([
+        `touch ${ctx.marker}`,
+        'touch "$SOW_FUZZ_MARKER"',
+        `echo pwned > ${ctx.marker}`,
+        `sh -c 'touch "$SOW_FUZZ_MARKER"'`,
+      ]);
       const when = rng.pick(['[task_complete]', '[finalize]', '[task_complete, finalize]', '[]']);
       const name = rng.chance(0.8) ? 'unit' : rng.pick(['-rf', '../x', 'a\nb']);
-      return fx.write(ctx, '.sow/config.yaml', `checks:\n  - name: ${JSON.stringify(name)}\n    run: ${JSON.stringify(run)}\n    when: ${when}\n`)
+      return fx.write(
+        ctx,
+        '.sow/config.yaml',
+        `checks:\n  - name: ${JSON.stringify(name)}\n    run: ${JSON.stringify(run)}\n    when: ${when}\n`,
+      )
         ? `config.yaml check ${truncate(name)} runs ${truncate(run)} when ${when}`
         : null;
     },
@@ -1729,14 +2024,20 @@ const MUTATIONS = [
     name: 'garbage',
     weight: 2,
     apply(rng, ctx) {
-      const files = entries(ctx, ['.sow', '.claude', '.agents'], { dirs: false }).filter((r) => !isLink(join(ctx.repo, r)));
+      const files = entries(ctx, ['.sow', '.claude', '.agents'], { dirs: false }).filter(
+        (r) => !isLink(join(ctx.repo, r)),
+      );
       if (!files.length) return null;
       const rel = rng.pick(files);
       const text = fx.read(ctx, rel) ?? '';
       const kind = rng.pick(['binary', 'invalid-utf8', 'empty', 'bom-crlf', 'half', 'tabs']);
       const data = {
         binary: Buffer.from(Array.from({ length: 512 }, () => rng.int(256))),
-        'invalid-utf8': Buffer.concat([Buffer.from(text.slice(0, 40)), Buffer.from([0xc3, 0x28, 0xff, 0xfe]), Buffer.from(text.slice(40))]),
+        'invalid-utf8': Buffer.concat([
+          Buffer.from(text.slice(0, 40)),
+          Buffer.from([0xc3, 0x28, 0xff, 0xfe]),
+          Buffer.from(text.slice(40)),
+        ]),
         empty: '',
         'bom-crlf': `\ufeff${text.replace(/\n/g, '\r\n')}`,
         half: text.slice(0, Math.floor(text.length / 2)),
@@ -1787,7 +2088,10 @@ const MUTATIONS = [
       const name = rng.chance(0.6) ? 'feat-x' : rng.pick(ODD_NAMES);
       const rel = `.sow/worktrees/${name}`;
       const how = rng.pick(['gitfile-sentinel', 'link-sentinel', 'gitfile-dotdot']);
-      const ok = how === 'link-sentinel' ? fx.link(ctx, rel, ctx.sentinel) : fx.write(ctx, `${rel}/.git`, `gitdir: ${how === 'gitfile-sentinel' ? ctx.sentinel : '../../../..'}\n`);
+      const ok =
+        how === 'link-sentinel'
+          ? fx.link(ctx, rel, ctx.sentinel)
+          : fx.write(ctx, `${rel}/.git`, `gitdir: ${how === 'gitfile-sentinel' ? ctx.sentinel : '../../../..'}\n`);
       return ok ? `worktree ${truncate(name)}: ${how}` : null;
     },
   },
@@ -1811,7 +2115,9 @@ const MUTATIONS = [
         return fx.write(ctx, rel, v) ? `${rel} = ${truncate(v)}` : null;
       }
       const rows = taskIndexRows(ctx, ctx.legacyToken);
-      return fx.write(ctx, rel, JSON.stringify({ format: 5, tasks: rows })) ? `${rel}: ${rows.length} entries whose stamps match, named by the legacy token` : null;
+      return fx.write(ctx, rel, JSON.stringify({ format: 5, tasks: rows }))
+        ? `${rel}: ${rows.length} entries whose stamps match, named by the legacy token`
+        : null;
     },
   },
   {
@@ -1837,7 +2143,8 @@ const MUTATIONS = [
         const pstart = who === 'sentinel' && rng.chance(0.75) ? p.pstart : rng.pick([1, undefined, p.pstart + 1]);
         const by = rng.pick(['implementer-7', 'implementer-1', '-rf']);
         const kind = rng.chance(0.9) ? 'worker' : 'claim';
-        if (!setOwner(ctx, id, { kind, by, pid, host, boot, pstart, pidns, since: '2026-11-26T00:00:00.000Z' })) continue;
+        if (!setOwner(ctx, id, { kind, by, pid, host, boot, pstart, pidns, since: '2026-11-26T00:00:00.000Z' }))
+          continue;
         const said = [
           host === HOST ? 'this host' : `host ${JSON.stringify(host)}`,
           boot === BOOT ? 'this boot' : 'another boot',
@@ -1849,7 +2156,8 @@ const MUTATIONS = [
         if (pid > 1 && rng.chance(0.4)) {
           // The record the owning sow would write, committed where an older sow kept it: it proves nothing.
           const record = { pid, pstart, boot, pidns, host, pgrp: pid, task: id, agent_id: by, nonce: 'f'.repeat(32) };
-          if (fx.write(ctx, `.sow/.runtime/owners/${pid}-${pstart ?? 0}.json`, `${JSON.stringify(record)}\n`)) what += ', its record committed in .sow/.runtime/owners/';
+          if (fx.write(ctx, `.sow/.runtime/owners/${pid}-${pstart ?? 0}.json`, `${JSON.stringify(record)}\n`))
+            what += ', its record committed in .sow/.runtime/owners/';
         }
         made.push(what);
       }
@@ -1930,7 +2238,9 @@ const READS = [
 
 /** The commands of a run: every read in a shuffled order (half with --json), MCP, a stop of task 010's worker, then the writes that run on their own. */
 function commandPlan(rng) {
-  const reads = rng.shuffle(READS).map((args) => ({ kind: 'cli', args: args.includes('--json') || rng.chance(0.5) ? args : [...args, '--json'] }));
+  const reads = rng
+    .shuffle(READS)
+    .map((args) => ({ kind: 'cli', args: args.includes('--json') || rng.chance(0.5) ? args : [...args, '--json'] }));
   reads.splice(rng.int(reads.length + 1), 0, { kind: 'mcp', args: ['mcp'] });
   return [
     ...reads,
@@ -1938,7 +2248,12 @@ function commandPlan(rng) {
     { kind: 'cli', args: ['agent', 'stop', '010'] },
     { kind: 'cli', args: ['agent', 'stop', '010', '--json'] },
     // Claude Code's Stop hook, as it runs in a worker sow spawned on task 010.
-    { kind: 'cli', args: ['hook', 'stop'], input: '{"session_id":"fuzz","stop_hook_active":false}', env: { SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' } },
+    {
+      kind: 'cli',
+      args: ['hook', 'stop'],
+      input: '{"session_id":"fuzz","stop_hook_active":false}',
+      env: { SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' },
+    },
     { kind: 'cli', args: ['task', 'set', '--id', '010', 'status', 'completed'] },
     { kind: 'cli', args: ['uninstall', 'codex'] },
   ];
@@ -1956,7 +2271,12 @@ async function runMcp(bin, cwd, env) {
   let buffer = '';
   const talk = {
     start(child) {
-      send(child, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } } });
+      send(child, {
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'fuzz', version: '1' } },
+      });
     },
     onStdout(child, chunk) {
       buffer += chunk.toString('utf8');
@@ -2008,17 +2328,34 @@ const problem = (family, kind, text = kind) => ({ family, kind, text });
 function outputProblems(cmd, r, ctx) {
   const problems = [];
   if (r.stdout.includes(ctx.token) || r.stderr.includes(ctx.token))
-    problems.push(problem(WORLD, 'printed a file from outside the repository', 'printed the content of a file outside the repository (the sentinel token)'));
+    problems.push(
+      problem(
+        WORLD,
+        'printed a file from outside the repository',
+        'printed the content of a file outside the repository (the sentinel token)',
+      ),
+    );
   if (r.stdout.includes(ctx.legacyToken) || r.stderr.includes(ctx.legacyToken))
-    problems.push(problem(WORLD, 'used a runtime file a clone carries', 'printed what a file in .sow/.runtime or .sow/.backup holds (the legacy token)'));
+    problems.push(
+      problem(
+        WORLD,
+        'used a runtime file a clone carries',
+        'printed what a file in .sow/.runtime or .sow/.backup holds (the legacy token)',
+      ),
+    );
   if (r.timedOut) problems.push(problem(CRASH, 'hang', `hang: no exit within ${COMMAND_TIMEOUT_MS / 1000} s (killed)`));
   else if (r.signal) problems.push(problem(CRASH, 'killed by a signal', `killed by ${r.signal}`));
   else if (r.code === 70) problems.push(problem(CRASH, 'exit 70'));
-  else if (cmd.kind === 'mcp' ? r.code !== 0 : !SOW_EXIT_CODES.has(r.code)) problems.push(problem(CRASH, 'an exit code sow does not have', `exit ${r.code}`));
-  if (/internal error/i.test(r.stderr) || /internal error|"code":"INTERNAL"/i.test(r.stdout)) problems.push(problem(CRASH, 'internal error', 'says "internal error"'));
+  else if (cmd.kind === 'mcp' ? r.code !== 0 : !SOW_EXIT_CODES.has(r.code))
+    problems.push(problem(CRASH, 'an exit code sow does not have', `exit ${r.code}`));
+  if (/internal error/i.test(r.stderr) || /internal error|"code":"INTERNAL"/i.test(r.stdout))
+    problems.push(problem(CRASH, 'internal error', 'says "internal error"'));
   if (STACK.test(r.stderr) || STACK.test(r.stdout)) problems.push(problem(CRASH, 'stack trace'));
   if (cmd.kind === 'mcp') {
-    if (!r.timedOut) for (const id of [1, 2, 3]) if (!r.replies.has(id)) problems.push(problem(CRASH, 'mcp: a request without a reply', `mcp: no reply to request ${id}`));
+    if (!r.timedOut)
+      for (const id of [1, 2, 3])
+        if (!r.replies.has(id))
+          problems.push(problem(CRASH, 'mcp: a request without a reply', `mcp: no reply to request ${id}`));
   } else if (cmd.args.includes('--json')) {
     if (!r.timedOut && !r.signal) {
       let doc;
@@ -2027,12 +2364,20 @@ function outputProblems(cmd, r, ctx) {
       } catch {
         doc = undefined;
       }
-      if (!doc || typeof doc.ok !== 'boolean' || r.stdout.trim().includes('\n')) problems.push(problem(CRASH, '--json: stdout is not one JSON document'));
+      if (!doc || typeof doc.ok !== 'boolean' || r.stdout.trim().includes('\n'))
+        problems.push(problem(CRASH, '--json: stdout is not one JSON document'));
     }
   } else {
     const raw = `${r.stdout}${r.stderr}`;
     const c = raw.match(CONTROL);
-    if (c) problems.push(problem(DISPLAY, 'raw control character in human output', `raw control character ${JSON.stringify(c[0])} in human output`));
+    if (c)
+      problems.push(
+        problem(
+          DISPLAY,
+          'raw control character in human output',
+          `raw control character ${JSON.stringify(c[0])} in human output`,
+        ),
+      );
     if (/^FORGED/m.test(raw)) problems.push(problem(DISPLAY, 'a value forged a line of human output'));
   }
   return problems;
@@ -2047,18 +2392,31 @@ function worldProblems(ctx) {
   }
   const now = manifest(ctx.sentinel);
   const diff = diffManifest(ctx.sentinelManifest, now);
-  if (diff.length) problems.push(problem(WORLD, 'changed a folder outside the repository', `outside the repository: ${diff.slice(0, 4).join('; ')}${diff.length > 4 ? ` (+${diff.length - 4})` : ''}`));
+  if (diff.length)
+    problems.push(
+      problem(
+        WORLD,
+        'changed a folder outside the repository',
+        `outside the repository: ${diff.slice(0, 4).join('; ')}${diff.length > 4 ? ` (+${diff.length - 4})` : ''}`,
+      ),
+    );
   ctx.sentinelManifest = now;
   const beside = readdirSync(ctx.runDir).sort().join(',');
   if (beside !== ctx.beside) {
-    problems.push(problem(WORLD, 'wrote beside the repository', `beside the repository: [${ctx.beside}] became [${beside}]`));
+    problems.push(
+      problem(WORLD, 'wrote beside the repository', `beside the repository: [${ctx.beside}] became [${beside}]`),
+    );
     ctx.beside = beside;
   }
   const guarded = guardedManifest(ctx);
   const g = diffManifest(ctx.guardedManifest, guarded);
   if (g.length)
     problems.push(
-      problem(WORLD, "changed the repository's own files (src/, README.md, .git/)", `the repository's own files: ${g.slice(0, 4).join('; ')}${ctx.notes.length ? ` [${ctx.notes.join('; ')}]` : ''}`),
+      problem(
+        WORLD,
+        "changed the repository's own files (src/, README.md, .git/)",
+        `the repository's own files: ${g.slice(0, 4).join('; ')}${ctx.notes.length ? ` [${ctx.notes.join('; ')}]` : ''}`,
+      ),
     );
   ctx.guardedManifest = guarded;
   const gone = sentinelProcessGone(ctx.proc);
@@ -2120,7 +2478,8 @@ const GUARDED = ['src', 'README.md', '.git/config', '.git/HEAD', '.git/hooks'];
 
 function guardedManifest(ctx) {
   const out = new Map();
-  for (const rel of GUARDED) for (const [k, v] of manifest(join(ctx.repo, rel))) out.set(`${rel}${k ? `/${k}` : ''}`, v);
+  for (const rel of GUARDED)
+    for (const [k, v] of manifest(join(ctx.repo, rel))) out.set(`${rel}${k ? `/${k}` : ''}`, v);
   return out;
 }
 
@@ -2180,7 +2539,9 @@ function planRun(seed, index, mutations = MUTATIONS) {
   const baseName = rng.pick(BASE_NAMES);
   const count = rng.range(1, 5);
   // Links last, so other mutations still find the files they change.
-  const picks = Array.from({ length: count }, () => rng.weighted(mutations).name).sort((a, b) => (a === 'link') - (b === 'link'));
+  const picks = Array.from({ length: count }, () => rng.weighted(mutations).name).sort(
+    (a, b) => (a === 'link') - (b === 'link'),
+  );
   return { baseName, picks, commands: commandPlan(new Rng(seed, index, 'commands')) };
 }
 
@@ -2206,7 +2567,10 @@ function applyMutations(ctx, seed, index, picks, keep) {
 async function runCommand(bin, ctx, cmd) {
   const env = { ...runEnv(ctx.home, ctx.marker), ...cmd.env };
   const t0 = Date.now();
-  const r = cmd.kind === 'mcp' ? await runMcp(bin, ctx.repo, env) : await run(process.execPath, [bin, ...cmd.args], { cwd: ctx.repo, env, input: cmd.input ?? '' });
+  const r =
+    cmd.kind === 'mcp'
+      ? await runMcp(bin, ctx.repo, env)
+      : await run(process.execPath, [bin, ...cmd.args], { cwd: ctx.repo, env, input: cmd.input ?? '' });
   if (process.env.FUZZ_TRACE) process.stderr.write(`trace: ${Date.now() - t0} ms exit ${r.code} ${label(cmd)}\n`);
   const problems = [...worldProblems(ctx), ...outputProblems(cmd, r, ctx)];
   return { problems, excerpt: excerpt(cmd, r) };
@@ -2237,7 +2601,8 @@ async function fuzzRun(opts, world, index, report) {
   const ctx = prepareRun(world, dir, baseName);
   const applied = applyMutations(ctx, opts.seed, index, picks, opts.alone);
   settle(ctx);
-  if (opts.verbose) opts.out(`run ${index} (${baseName}): ${applied.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation applied'}`);
+  if (opts.verbose)
+    opts.out(`run ${index} (${baseName}): ${applied.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation applied'}`);
   for (const name of picks) opts.stats.picked[name] = (opts.stats.picked[name] ?? 0) + 1;
   for (const m of applied) opts.stats.applied[m.name] = (opts.stats.applied[m.name] ?? 0) + 1;
   return runCommands(opts, ctx, { run: index, base: baseName, mutations: applied }, commands, report);
@@ -2247,7 +2612,13 @@ async function fuzzRun(opts, world, index, report) {
 async function controlRun(opts, world, baseName, report) {
   const ctx = prepareRun(world, join(world.root, `control-${baseName}`), baseName);
   settle(ctx);
-  return runCommands(opts, ctx, { run: `control-${baseName}`, base: baseName, mutations: [] }, commandPlan(new Rng(opts.seed, baseName, 'control')), report);
+  return runCommands(
+    opts,
+    ctx,
+    { run: `control-${baseName}`, base: baseName, mutations: [] },
+    commandPlan(new Rng(opts.seed, baseName, 'control')),
+    report,
+  );
 }
 
 async function runCommands(opts, ctx, about, commands, report) {
@@ -2272,13 +2643,24 @@ async function runCommands(opts, ctx, about, commands, report) {
 async function causesOf(opts, world, f, kind) {
   const { picks } = planRun(opts.seed, f.run, opts.mutations);
   const attempt = async (keep) => {
-    const ctx = prepareRun(world, join(world.root, `min-${f.run}-${keep.join('-')}-${process.hrtime.bigint()}`), f.base);
+    const ctx = prepareRun(
+      world,
+      join(world.root, `min-${f.run}-${keep.join('-')}-${process.hrtime.bigint()}`),
+      f.base,
+    );
     const applied = applyMutations(ctx, opts.seed, f.run, picks, keep);
     settle(ctx);
     const again = await runCommand(opts.bin, ctx, f.cmd);
     finishRun(ctx);
     rmSync(ctx.runDir, { recursive: true, force: true });
-    return again.problems.some((p) => p.kind === kind) ? { names: applied.map((m) => m.name), j: keep, what: applied.map((m) => m.what).join(' + '), excerpt: again.excerpt } : undefined;
+    return again.problems.some((p) => p.kind === kind)
+      ? {
+          names: applied.map((m) => m.name),
+          j: keep,
+          what: applied.map((m) => m.what).join(' + '),
+          excerpt: again.excerpt,
+        }
+      : undefined;
   };
   const causes = [];
   for (const m of f.mutations) {
@@ -2361,7 +2743,11 @@ const CHECK_POOL = [
 ];
 
 /** A check declared but not allowed (committed after the person allowed the others): it must be refused. */
-const withheldCheck = (ctx) => [`/usr/bin/touch ${ctx.marker}`, 'sow status; /usr/bin/touch "$SOW_FUZZ_MARKER"', `sow status && /usr/bin/touch ${ctx.marker}`];
+const withheldCheck = (ctx) => [
+  `/usr/bin/touch ${ctx.marker}`,
+  'sow status; /usr/bin/touch "$SOW_FUZZ_MARKER"',
+  `sow status && /usr/bin/touch ${ctx.marker}`,
+];
 
 /** A shell Codex's `[shell, "-lc", script]` may name for the script to be what runs: sh, bash or dash, by name or at a system place. */
 const SYSTEM_SHELL = /^(?:(?:\/usr(?:\/local)?)?\/bin\/|\/opt\/homebrew\/bin\/)?(?:sh|bash|dash)$/;
@@ -2537,12 +2923,39 @@ const ACP_PIECES = (ctx) => [
 ];
 
 /** Words that are plain in any quoting, to build commands sow should allow. */
-const PLAIN_BITS = ['status', 'task', 'list', '--json', '--id', '010', 'a b', "it's", 'x"y', 'back\\slash', '$HOME', '`id`', ';', '|', '*', '~', '#x', 'a\tb', 'ü', '--', '-c', '/bin/sh', '../x', ''];
+const PLAIN_BITS = [
+  'status',
+  'task',
+  'list',
+  '--json',
+  '--id',
+  '010',
+  'a b',
+  "it's",
+  'x"y',
+  'back\\slash',
+  '$HOME',
+  '`id`',
+  ';',
+  '|',
+  '*',
+  '~',
+  '#x',
+  'a\tb',
+  'ü',
+  '--',
+  '-c',
+  '/bin/sh',
+  '../x',
+  '',
+];
 
 /** A word written so that the shell reads it as `w`: bare when it can be, else quoted or escaped (chosen by `rng`). */
 function quoteWord(rng, w) {
   const bare = /^[A-Za-z0-9_\-.,/:+@%=]+$/.test(w);
-  const how = bare ? rng.pick(['bare', 'bare', 'single', 'double', 'escape']) : rng.pick(['single', 'double', 'escape']);
+  const how = bare
+    ? rng.pick(['bare', 'bare', 'single', 'double', 'escape'])
+    : rng.pick(['single', 'double', 'escape']);
   if (how === 'bare') return w;
   if (how === 'single' && !w.includes("'")) return `'${w}'`;
   if (how === 'double' || how === 'single') return `"${w.replace(/["\\$`]/g, (c) => `\\${c}`)}"`;
@@ -2564,7 +2977,9 @@ function acpCommand(rng, ctx) {
     case 'sow-then-pieces':
       return `sow ${some(rng.range(1, 6))}`;
     case 'quoted':
-      return ['sow', ...Array.from({ length: rng.range(0, 4) }, () => quoteWord(rng, rng.pick(PLAIN_BITS)))].join(rng.pick([' ', ' ', '\t', '  ']));
+      return ['sow', ...Array.from({ length: rng.range(0, 4) }, () => quoteWord(rng, rng.pick(PLAIN_BITS)))].join(
+        rng.pick([' ', ' ', '\t', '  ']),
+      );
     case 'pieces':
       return some(rng.range(1, 7));
     default:
@@ -2633,10 +3048,17 @@ function fixedAsks(ctx, checks) {
   );
   // Every declared check as written, in each shape; the allowed ones must be allowed.
   for (const c of checks) {
-    asks.push({ form: 'string', script: c.run, check: c }, { form: 'codex', shell: '/bin/bash', script: c.run, check: c }, { form: 'title', script: c.run, check: c });
+    asks.push(
+      { form: 'string', script: c.run, check: c },
+      { form: 'codex', shell: '/bin/bash', script: c.run, check: c },
+      { form: 'title', script: c.run, check: c },
+    );
     const p = plainReading(c.run);
     if (p.plain) asks.push({ form: 'argv', argv: p.words, check: c });
-    asks.push({ form: 'string', script: `${c.run.trim()}; /usr/bin/touch ${m}` }, { form: 'string', script: `${c.run.trim()}x` });
+    asks.push(
+      { form: 'string', script: `${c.run.trim()}; /usr/bin/touch ${m}` },
+      { form: 'string', script: `${c.run.trim()}x` },
+    );
   }
   return asks;
 }
@@ -2645,7 +3067,11 @@ function fixedAsks(ctx, checks) {
 function toolCallOf(a) {
   switch (a.form) {
     case 'codex':
-      return { kind: 'execute', title: a.script, rawInput: { command: [a.shell, '-lc', a.script], ...(a.cwd !== undefined ? { cwd: a.cwd } : {}) } };
+      return {
+        kind: 'execute',
+        title: a.script,
+        rawInput: { command: [a.shell, '-lc', a.script], ...(a.cwd !== undefined ? { cwd: a.cwd } : {}) },
+      };
     case 'title':
       return { kind: 'execute', title: a.script };
     case 'argv':
@@ -2655,7 +3081,8 @@ function toolCallOf(a) {
   }
 }
 
-const askLabel = (a, n) => `ask ${n} (${a.form}${a.shell ? ` ${a.shell}` : ''}${a.cwd !== undefined ? ` in ${a.cwd}` : ''}): ${a.argv ? JSON.stringify(a.argv) : JSON.stringify(a.script)}`;
+const askLabel = (a, n) =>
+  `ask ${n} (${a.form}${a.shell ? ` ${a.shell}` : ''}${a.cwd !== undefined ? ` in ${a.cwd}` : ''}): ${a.argv ? JSON.stringify(a.argv) : JSON.stringify(a.script)}`;
 
 /** Whether strace can follow a program here (ptrace may be denied in a container); its path, or undefined. */
 let straceAt;
@@ -2663,7 +3090,10 @@ function strace() {
   if (straceAt === undefined) {
     const which = spawnSync('sh', ['-c', 'command -v strace'], { encoding: 'utf8' });
     const path = which.status === 0 ? which.stdout.trim() : '';
-    straceAt = path && spawnSync(path, ['-f', '-qq', '-e', 'trace=execve', '-o', '/dev/null', '--', '/bin/true']).status === 0 ? path : '';
+    straceAt =
+      path && spawnSync(path, ['-f', '-qq', '-e', 'trace=execve', '-o', '/dev/null', '--', '/bin/true']).status === 0
+        ? path
+        : '';
   }
   return straceAt || undefined;
 }
@@ -2701,7 +3131,15 @@ function makeSandbox(dir, ctx) {
   const log = join(dir, 'sow-calls');
   // Builtins only: the count of arguments, then each, NUL-terminated.
   writeFileSync(join(bin, 'sow'), `#!/bin/sh\nprintf '%s\\0' "$#" "$@" >> '${log}'\n`, { mode: 0o755 });
-  return { dir, bin, home, log, fake: join(bin, 'sow'), trace: join(dir, 'trace'), env: { PATH: bin, HOME: home, SOW_FUZZ_MARKER: ctx.marker } };
+  return {
+    dir,
+    bin,
+    home,
+    log,
+    fake: join(bin, 'sow'),
+    trace: join(dir, 'trace'),
+    env: { PATH: bin, HOME: home, SOW_FUZZ_MARKER: ctx.marker },
+  };
 }
 
 /** The calls the fake sow recorded: each its arguments. */
@@ -2749,13 +3187,17 @@ function stamps(dir) {
  */
 async function sandboxRun(sb, ctx, a, words) {
   const problems = [];
-  const ways = a.argv ? [{ how: 'as an argv', argv: a.argv }] : ['/bin/bash', '/bin/sh'].map((sh) => ({ how: `by ${sh} -c`, argv: [sh, '-c', a.script] }));
+  const ways = a.argv
+    ? [{ how: 'as an argv', argv: a.argv }]
+    : ['/bin/bash', '/bin/sh'].map((sh) => ({ how: `by ${sh} -c`, argv: [sh, '-c', a.script] }));
   for (const way of ways) {
     writeFileSync(sb.log, '');
     rmSync(sb.trace, { force: true });
     const before = stamps(ctx.runDir);
     const st = strace();
-    const [file, ...args] = st ? [st, '-f', '-qq', '-e', 'trace=execve,execveat', '-o', sb.trace, '--', ...way.argv] : way.argv;
+    const [file, ...args] = st
+      ? [st, '-f', '-qq', '-e', 'trace=execve,execveat', '-o', sb.trace, '--', ...way.argv]
+      : way.argv;
     // An argv's program is found on the sandbox's PATH, as execvp finds it.
     const program = !st && !file.includes('/') ? join(sb.bin, file) : file;
     const r = await run(program, args, { cwd: ctx.repo, env: sb.env, timeoutMs: 20_000 });
@@ -2773,7 +3215,8 @@ async function sandboxRun(sb, ctx, a, words) {
         );
     }
     if (calls.length !== 1) said.push(`the fake sow ran ${calls.length} times`);
-    else if (words && JSON.stringify(calls[0]) !== JSON.stringify(words.slice(1))) said.push(`sow got ${JSON.stringify(calls[0])}, a plain reading gives ${JSON.stringify(words.slice(1))}`);
+    else if (words && JSON.stringify(calls[0]) !== JSON.stringify(words.slice(1)))
+      said.push(`sow got ${JSON.stringify(calls[0])}, a plain reading gives ${JSON.stringify(words.slice(1))}`);
     if (r.timedOut) said.push('it did not end (killed)');
     else if (r.code !== 0) said.push(`exit ${r.code ?? r.signal}`);
     const out = `${r.stdout}${r.stderr}`.replace(/^strace: .*\n?/gm, '');
@@ -2788,13 +3231,21 @@ async function sandboxRun(sb, ctx, a, words) {
       stopSentinelProcess(ctx.proc);
       ctx.proc = startSentinelProcess();
     }
-    if (said.length) problems.push(problem(WORLD, 'ACP: an allowed command does more than run sow', `allowed, and run ${way.how}: ${said.join('; ')}`));
+    if (said.length)
+      problems.push(
+        problem(
+          WORLD,
+          'ACP: an allowed command does more than run sow',
+          `allowed, and run ${way.how}: ${said.join('; ')}`,
+        ),
+      );
   }
   return problems;
 }
 
 /** The user's configuration of an ACP run: one executor over ACP (claude-agent-acp, the fake), bound to the implementer. */
-const ACP_CONFIG = 'agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n';
+const ACP_CONFIG =
+  'agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n';
 
 /**
  * One run of the ACP corpus: the standard project with declared checks (all but one allowed), a
@@ -2818,12 +3269,19 @@ async function acpRun(opts, world, index, report) {
   try {
     const env = runEnv(ctx.home, ctx.marker);
     // The folders a look-alike of sow names (`sow\v/..` is a path the shell follows).
-    for (const name of ['sow\v', 'sow\u3000', 'sow\u00a0', 'sow\ufeff', 'x']) mkdirSync(join(ctx.repo, name, 'x'), { recursive: true });
-    const allowed = rng.sample(CHECK_POOL, rng.range(2, 4)).map((run, i) => ({ name: `check-${i + 1}`, run, allowed: true }));
+    for (const name of ['sow\v', 'sow\u3000', 'sow\u00a0', 'sow\ufeff', 'x'])
+      mkdirSync(join(ctx.repo, name, 'x'), { recursive: true });
+    const allowed = rng
+      .sample(CHECK_POOL, rng.range(2, 4))
+      .map((run, i) => ({ name: `check-${i + 1}`, run, allowed: true }));
     const withheld = { name: 'late', run: rng.pick(withheldCheck(ctx)), allowed: false };
-    const yamlChecks = (list) => `checks:\n${list.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n    when: [task_complete]\n`).join('')}`;
+    const yamlChecks = (list) =>
+      `checks:\n${list.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n    when: [task_complete]\n`).join('')}`;
     writeFileSync(join(ctx.repo, '.sow', 'config.yaml'), yamlChecks(allowed));
-    const allow = await run(process.execPath, [opts.bin, 'check', 'allow', ...allowed.map((c) => c.name), '--yes'], { cwd: ctx.repo, env });
+    const allow = await run(process.execPath, [opts.bin, 'check', 'allow', ...allowed.map((c) => c.name), '--yes'], {
+      cwd: ctx.repo,
+      env,
+    });
     if (allow.code !== 0) throw new Error(`sow check allow exited ${allow.code}: ${allow.stderr}`);
     // Declared after the person allowed the others: sow must not hand it to a worker.
     writeFileSync(join(ctx.repo, '.sow', 'config.yaml'), yamlChecks([...allowed, withheld]));
@@ -2832,7 +3290,11 @@ async function acpRun(opts, world, index, report) {
     writeFileSync(join(ctx.home, '.config', 'sow', 'config.yaml'), ACP_CONFIG);
     const agentBin = join(sb.dir, 'agents');
     mkdirSync(agentBin);
-    writeFileSync(join(agentBin, 'claude-agent-acp'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_ACP_AGENT}" claude-agent-acp "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      join(agentBin, 'claude-agent-acp'),
+      `#!/bin/sh\nexec "${process.execPath}" "${FAKE_ACP_AGENT}" claude-agent-acp "$@"\n`,
+      { mode: 0o755 },
+    );
     settle(ctx);
 
     const asks = fixedAsks(ctx, checks);
@@ -2844,8 +3306,14 @@ async function acpRun(opts, world, index, report) {
         { v: 'title', weight: 2 },
         { v: 'argv', weight: 1 },
       ]).v;
-      if (form === 'argv') asks.push({ form, argv: ['sow', ...Array.from({ length: rng.range(0, 3) }, () => rng.pick(ACP_PIECES(ctx)))] });
-      else if (form === 'codex') asks.push({ form, shell: rng.pick(['/bin/bash', '/bin/bash', 'bash', '/bin/sh', 'sh', '/usr/bin/dash']), script });
+      if (form === 'argv')
+        asks.push({ form, argv: ['sow', ...Array.from({ length: rng.range(0, 3) }, () => rng.pick(ACP_PIECES(ctx)))] });
+      else if (form === 'codex')
+        asks.push({
+          form,
+          shell: rng.pick(['/bin/bash', '/bin/bash', 'bash', '/bin/sh', 'sh', '/usr/bin/dash']),
+          script,
+        });
       else asks.push({ form, script });
     }
     counts.asks = asks.length;
@@ -2872,14 +3340,23 @@ async function acpRun(opts, world, index, report) {
     // The agent must be gone with the spawn: sow ends its worker's process group.
     const isAgent = (pid) => {
       try {
-        return pid > 1 && procStat(pid)?.state !== 'Z' && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(FAKE_ACP_AGENT);
+        return (
+          pid > 1 &&
+          procStat(pid)?.state !== 'Z' &&
+          readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(FAKE_ACP_AGENT)
+        );
       } catch {
         return false;
       }
     };
     const left = events.filter((e) => e.event === 'start' && isAgent(e.pid)).map((e) => e.pid);
     if (left.length) {
-      add(label(spawnCmd), [problem(WORLD, 'ACP: left the agent running', `the agent (pid ${left.join(', ')}) outlived sow agent spawn`)], '', spawnCmd);
+      add(
+        label(spawnCmd),
+        [problem(WORLD, 'ACP: left the agent running', `the agent (pid ${left.join(', ')}) outlived sow agent spawn`)],
+        '',
+        spawnCmd,
+      );
       for (const pid of left) process.kill(pid, 'SIGKILL');
     }
     const answers = new Map();
@@ -2895,7 +3372,15 @@ async function acpRun(opts, world, index, report) {
         // A turn cut short leaves every later ask unanswered: one finding says so.
         add(
           what,
-          [problem(CRASH, 'ACP: an ask without an answer', e?.error ? `the permission request failed: ${JSON.stringify(e.error)}` : 'the agent got no answer (the turn ended before it)')],
+          [
+            problem(
+              CRASH,
+              'ACP: an ask without an answer',
+              e?.error
+                ? `the permission request failed: ${JSON.stringify(e.error)}`
+                : 'the agent got no answer (the turn ended before it)',
+            ),
+          ],
           spawned.excerpt,
           spawnCmd,
         );
@@ -2905,28 +3390,72 @@ async function acpRun(opts, world, index, report) {
       const ok = e.outcome.outcome === 'selected' && e.outcome.optionId === 'allow-once';
       // An argv matches a check only when sow reads the check as one simple command (not `sh -c …`): no expectation there.
       if (a.check?.allowed && !ok && !a.argv) {
-        add(what, [problem(RULE, 'ACP: an allowed check refused', 'a check the person allowed, asked as written, was refused')], '', spawnCmd);
+        add(
+          what,
+          [problem(RULE, 'ACP: an allowed check refused', 'a check the person allowed, asked as written, was refused')],
+          '',
+          spawnCmd,
+        );
         continue;
       }
       if (!ok) continue;
       counts.allowed += 1;
       if (a.check && !a.check.allowed) {
-        add(what, [problem(RULE, 'ACP: allowed a check the person did not allow', 'a check declared after the person allowed the others was allowed')], '', spawnCmd);
+        add(
+          what,
+          [
+            problem(
+              RULE,
+              'ACP: allowed a check the person did not allow',
+              'a check declared after the person allowed the others was allowed',
+            ),
+          ],
+          '',
+          spawnCmd,
+        );
       }
-      if (a.cwd !== undefined && !insideRepo(ctx, a.cwd)) add(what, [problem(RULE, 'ACP: allowed a command in a folder outside the repository', `it runs in ${a.cwd}`)], '', spawnCmd);
+      if (a.cwd !== undefined && !insideRepo(ctx, a.cwd))
+        add(
+          what,
+          [problem(RULE, 'ACP: allowed a command in a folder outside the repository', `it runs in ${a.cwd}`)],
+          '',
+          spawnCmd,
+        );
       // The person's own command, as written: not ours to run.
       if (checks.some((c) => c.allowed && isCheck(c, a))) continue;
       const problems = [];
       // Codex's shape names a shell that carries a script only when it is a system's sh, bash or dash; else it is an argv like any other.
-      const argv = a.argv ?? (a.form === 'codex' && !SYSTEM_SHELL.test(a.shell) ? [a.shell, '-lc', a.script] : undefined);
+      const argv =
+        a.argv ?? (a.form === 'codex' && !SYSTEM_SHELL.test(a.shell) ? [a.shell, '-lc', a.script] : undefined);
       if (argv) a = { ...a, argv };
       let words = a.argv;
       if (!a.argv) {
         const reading = plainReading(a.script);
-        if (!reading.plain) problems.push(problem(RULE, 'ACP: allowed a command that is not plain', `allowed, but a plain reading finds ${reading.why}`));
-        else if (reading.raw[0] !== 'sow') problems.push(problem(RULE, 'ACP: allowed a command that is not sow', `allowed, but its first word is written ${JSON.stringify(reading.raw[0])}`));
+        if (!reading.plain)
+          problems.push(
+            problem(
+              RULE,
+              'ACP: allowed a command that is not plain',
+              `allowed, but a plain reading finds ${reading.why}`,
+            ),
+          );
+        else if (reading.raw[0] !== 'sow')
+          problems.push(
+            problem(
+              RULE,
+              'ACP: allowed a command that is not sow',
+              `allowed, but its first word is written ${JSON.stringify(reading.raw[0])}`,
+            ),
+          );
         words = reading.plain ? reading.words : undefined;
-      } else if (a.argv[0] !== 'sow') problems.push(problem(RULE, 'ACP: allowed a command that is not sow', `allowed, but its program is ${JSON.stringify(a.argv[0])}`));
+      } else if (a.argv[0] !== 'sow')
+        problems.push(
+          problem(
+            RULE,
+            'ACP: allowed a command that is not sow',
+            `allowed, but its program is ${JSON.stringify(a.argv[0])}`,
+          ),
+        );
       // The same command asked in another shape runs the same way: once is enough.
       const key = JSON.stringify(a.argv ?? a.script);
       if (ran.has(key)) {
@@ -2958,12 +3487,21 @@ const UI_REQUESTS = 150;
 /** One HTTP request to the server, with exactly these headers; resolves with status, content type and body (never rejects). */
 function httpRequest(port, path, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((done) => {
-    const req = httpRequestRaw({ host: '127.0.0.1', port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false }, (res) => {
-      const chunks = [];
-      res.on('data', (d) => chunks.push(d));
-      res.on('end', () => done({ status: res.statusCode ?? 0, type: String(res.headers['content-type'] ?? ''), body: Buffer.concat(chunks).toString('utf8') }));
-      res.on('error', (err) => done({ status: 0, type: '', body: '', error: err.message }));
-    });
+    const req = httpRequestRaw(
+      { host: '127.0.0.1', port, path, method, headers: { host: `127.0.0.1:${port}`, ...headers }, agent: false },
+      (res) => {
+        const chunks = [];
+        res.on('data', (d) => chunks.push(d));
+        res.on('end', () =>
+          done({
+            status: res.statusCode ?? 0,
+            type: String(res.headers['content-type'] ?? ''),
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+        res.on('error', (err) => done({ status: 0, type: '', body: '', error: err.message }));
+      },
+    );
     req.setTimeout(COMMAND_TIMEOUT_MS, () => req.destroy(new Error('no answer within the time')));
     req.on('error', (err) => done({ status: 0, type: '', body: '', error: err.message }));
     req.end(body);
@@ -3020,23 +3558,52 @@ const UI_ACTIONS = {
  */
 function uiRequests(rng) {
   const reqs = [];
-  const post = (body, expect, why, headers = { 'content-type': 'application/json' }) => reqs.push({ method: 'POST', path: '/api/action', body, headers, expect, why });
+  const post = (body, expect, why, headers = { 'content-type': 'application/json' }) =>
+    reqs.push({ method: 'POST', path: '/api/action', body, headers, expect, why });
   const json = (v) => JSON.stringify(v);
   // Every name of Object.prototype as an action (with what it would have run through the prototype) and as a view.
   for (const name of new Set([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype'])) {
     post(`{"action":${json(name)},"name":"check allow","args":[],"opts":{"yes":true}}`, [400], `action ${name}`);
-    reqs.push({ method: 'GET', path: `/api/view?name=${encodeURIComponent(name)}`, expect: [404], why: `view ${name}` });
+    reqs.push({
+      method: 'GET',
+      path: `/api/view?name=${encodeURIComponent(name)}`,
+      expect: [404],
+      why: `view ${name}`,
+    });
   }
   post(`{"__proto__":{"action":"advance"}}`, [400], 'an action only on the prototype');
   post(`{"action":"advance","action":"nosuch"}`, [400], 'a repeated key, the last unknown');
   // A body that is not one JSON object.
-  for (const body of ['', '[]', '"advance"', 'null', '1', 'true', '{', '{"action":"advance"', 'garbage', '\u0000', '[{"action":"advance"}]']) post(body, [400], `body ${truncate(body, 30)}`);
+  for (const body of [
+    '',
+    '[]',
+    '"advance"',
+    'null',
+    '1',
+    'true',
+    '{',
+    '{"action":"advance"',
+    'garbage',
+    '\u0000',
+    '[{"action":"advance"}]',
+  ])
+    post(body, [400], `body ${truncate(body, 30)}`);
   // Too large, declared or not.
   post(json({ action: 'feedback', task: '010', text: 'x'.repeat(70 * 1024) }), [413], 'a body over 64 KiB');
   const big = json({ action: 'feedback', task: '010', text: 'x'.repeat(70 * 1024) });
-  post(big, [413], 'a body over 64 KiB, its length declared', { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(big)) });
+  post(big, [413], 'a body over 64 KiB, its length declared', {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(big)),
+  });
   // No or another content type: refused before the body is read.
-  for (const type of [undefined, 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data', 'application/jsonp', 'text/json'])
+  for (const type of [
+    undefined,
+    'text/plain',
+    'application/x-www-form-urlencoded',
+    'multipart/form-data',
+    'application/jsonp',
+    'text/json',
+  ])
     post(json({ action: 'advance' }), [403], `content type ${type ?? 'none'}`, type ? { 'content-type': type } : {});
   // Other methods and paths.
   for (const [method, path] of [
@@ -3063,8 +3630,24 @@ function uiRequests(rng) {
     });
   // Views of no such name, and the real views with hostile values (their commands refuse them, inside the view's data).
   for (const name of ['', 'Project', 'project ', 'tasks', '../project', 'project\u0000', 'x'.repeat(5000)])
-    reqs.push({ method: 'GET', path: `/api/view?name=${encodeURIComponent(name)}`, expect: [404], why: `view ${truncate(name, 20)}` });
-  const hostileParams = ['../../../etc/passwd', '-x', '--all', '010\n', '$(touch x)', '0'.repeat(30), '', '%00', '\u202e', 'x'.repeat(5000)];
+    reqs.push({
+      method: 'GET',
+      path: `/api/view?name=${encodeURIComponent(name)}`,
+      expect: [404],
+      why: `view ${truncate(name, 20)}`,
+    });
+  const hostileParams = [
+    '../../../etc/passwd',
+    '-x',
+    '--all',
+    '010\n',
+    '$(touch x)',
+    '0'.repeat(30),
+    '',
+    '%00',
+    '\u202e',
+    'x'.repeat(5000),
+  ];
   // The page's own Stop of task 010: refused, for sow never started the owner the state names.
   const stop = {
     method: 'POST',
@@ -3085,8 +3668,16 @@ function uiRequests(rng) {
     ]).v;
     if (kind === 'view') {
       const v = rng.pick(hostileParams);
-      const q = rng.chance(0.5) ? `name=task&id=${encodeURIComponent(v)}` : `name=${rng.pick(['project', 'task'])}&id=010&checkout=${encodeURIComponent(v)}`;
-      reqs.push({ method: 'GET', path: `/api/view?${q}`, expect: [200], view: true, why: `view ${truncate(decodeURIComponent(q), 40)}` });
+      const q = rng.chance(0.5)
+        ? `name=task&id=${encodeURIComponent(v)}`
+        : `name=${rng.pick(['project', 'task'])}&id=010&checkout=${encodeURIComponent(v)}`;
+      reqs.push({
+        method: 'GET',
+        path: `/api/view?${q}`,
+        expect: [200],
+        view: true,
+        why: `view ${truncate(decodeURIComponent(q), 40)}`,
+      });
       continue;
     }
     if (kind === 'random-name') {
@@ -3115,7 +3706,13 @@ function uiRequests(rng) {
     const body = { action, ...fields };
     const names = Object.keys(fields);
     if (kind === 'unknown-key' || !names.length) {
-      body[rng.pick(['name', 'opts', 'args', 'yes', 'force', 'id', 'constructor', 'Task', 'task '])] = rng.pick(['check allow', { yes: true }, ['--yes'], true, '010']);
+      body[rng.pick(['name', 'opts', 'args', 'yes', 'force', 'id', 'constructor', 'Task', 'task '])] = rng.pick([
+        'check allow',
+        { yes: true },
+        ['--yes'],
+        true,
+        '010',
+      ]);
       if (rng.chance(0.3)) body.checkout = rng.pick([7, {}, [], 'x'.repeat(5000), '../..']);
     } else {
       for (const f of rng.sample(names, rng.range(1, names.length))) body[f] = wrongValue(rng, f);
@@ -3153,7 +3750,14 @@ function answerProblems(r, req) {
   const problems = [];
   if (r.error) return [problem(CRASH, 'page: no answer', `no answer: ${r.error}`)];
   if (r.status >= 500) problems.push(problem(CRASH, 'page: a 5xx answer', `answered ${r.status}`));
-  else if (!req.expect.includes(r.status)) problems.push(problem(WORLD, 'page: a request not refused as it should be', `answered ${r.status}, not ${req.expect.join(' or ')}`));
+  else if (!req.expect.includes(r.status))
+    problems.push(
+      problem(
+        WORLD,
+        'page: a request not refused as it should be',
+        `answered ${r.status}, not ${req.expect.join(' or ')}`,
+      ),
+    );
   if (r.status === 403) {
     if (r.body) problems.push(problem(DISPLAY, 'page: a 403 with a body', `a 403 said ${truncate(r.body, 60)}`));
     return problems;
@@ -3165,11 +3769,28 @@ function answerProblems(r, req) {
     doc = undefined;
   }
   if (!doc || typeof doc.ok !== 'boolean' || !/^application\/json/.test(r.type))
-    problems.push(problem(CRASH, 'page: the answer is not a JSON document', `answered ${truncate(r.body, 60)} (${r.type || 'no content type'})`));
-  else if (!req.view && (doc.ok !== false || typeof doc.error?.code !== 'string' || typeof doc.error?.message !== 'string'))
+    problems.push(
+      problem(
+        CRASH,
+        'page: the answer is not a JSON document',
+        `answered ${truncate(r.body, 60)} (${r.type || 'no content type'})`,
+      ),
+    );
+  else if (
+    !req.view &&
+    (doc.ok !== false || typeof doc.error?.code !== 'string' || typeof doc.error?.message !== 'string')
+  )
     problems.push(problem(WORLD, 'page: a request not refused as it should be', `answered ${truncate(r.body, 80)}`));
-  else if (req.refusal && doc.error.code !== req.refusal) problems.push(problem(WORLD, 'page: the Stop of a worker sow never started not refused', `answered ${doc.error.code}, not ${req.refusal}`));
-  if (/"code":"INTERNAL"|internal error/i.test(r.body)) problems.push(problem(CRASH, 'internal error', 'says "internal error"'));
+  else if (req.refusal && doc.error.code !== req.refusal)
+    problems.push(
+      problem(
+        WORLD,
+        'page: the Stop of a worker sow never started not refused',
+        `answered ${doc.error.code}, not ${req.refusal}`,
+      ),
+    );
+  if (/"code":"INTERNAL"|internal error/i.test(r.body))
+    problems.push(problem(CRASH, 'internal error', 'says "internal error"'));
   if (STACK.test(r.body.replace(/\\n/g, '\n'))) problems.push(problem(CRASH, 'stack trace'));
   return problems;
 }
@@ -3193,13 +3814,32 @@ async function uiRun(opts, world, index, report) {
   };
   let child;
   try {
-    writeFileSync(join(ctx.repo, '.sow', 'config.yaml'), 'checks:\n  - name: unit\n    run: "touch \\"$SOW_FUZZ_MARKER\\""\n    when: [task_complete, finalize]\n');
+    writeFileSync(
+      join(ctx.repo, '.sow', 'config.yaml'),
+      'checks:\n  - name: unit\n    run: "touch \\"$SOW_FUZZ_MARKER\\""\n    when: [task_complete, finalize]\n',
+    );
     const p = ctx.proc;
-    if (!setOwner(ctx, '010', { kind: 'worker', by: 'implementer-7', pid: p.pid, host: HOST, boot: BOOT, pstart: p.pstart, pidns: PIDNS, since: '2026-11-26T00:00:00.000Z' }))
+    if (
+      !setOwner(ctx, '010', {
+        kind: 'worker',
+        by: 'implementer-7',
+        pid: p.pid,
+        host: HOST,
+        boot: BOOT,
+        pstart: p.pstart,
+        pidns: PIDNS,
+        since: '2026-11-26T00:00:00.000Z',
+      })
+    )
       throw new Error('no task 010 to give an owner');
     settle(ctx);
     const state = stateManifest(ctx);
-    child = spawn(process.execPath, [opts.bin, 'ui', '--json', '--no-open'], { cwd: ctx.repo, env: runEnv(ctx.home, ctx.marker), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    child = spawn(process.execPath, [opts.bin, 'ui', '--json', '--no-open'], {
+      cwd: ctx.repo,
+      env: runEnv(ctx.home, ctx.marker),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -3222,20 +3862,34 @@ async function uiRun(opts, world, index, report) {
       served = undefined;
     }
     if (!served?.token || !served?.port) {
-      add('sow ui --json --no-open', [problem(CRASH, 'page: the server did not start', `sow ui printed ${truncate(out, 80)}`)], firstLines(err));
+      add(
+        'sow ui --json --no-open',
+        [problem(CRASH, 'page: the server did not start', `sow ui printed ${truncate(out, 80)}`)],
+        firstLines(err),
+      );
       return { commands: 1, findings, counts };
     }
     for (const req of uiRequests(rng)) {
       const headers = { ...(req.headers ?? {}), ...(req.method === 'POST' ? { 'x-sow-token': served.token } : {}) };
-      const path = req.method === 'POST' ? req.path : `${req.path}${req.path.includes('?') ? '&' : '?'}token=${served.token}`;
+      const path =
+        req.method === 'POST' ? req.path : `${req.path}${req.path.includes('?') ? '&' : '?'}token=${served.token}`;
       const r = await httpRequest(served.port, path, { method: req.method, headers, body: req.body });
       counts.requests += 1;
-      if (process.env.FUZZ_TRACE) process.stderr.write(`trace: ${r.status} ${oneLine(req.method)} ${oneLine(req.why)} → ${oneLine(truncate(r.body, 120))}\n`);
+      if (process.env.FUZZ_TRACE)
+        process.stderr.write(
+          `trace: ${r.status} ${oneLine(req.method)} ${oneLine(req.why)} → ${oneLine(truncate(r.body, 120))}\n`,
+        );
       const problems = answerProblems(r, req);
       const now = stateManifest(ctx);
       const changed = diffManifest(state, now);
       if (changed.length) {
-        problems.push(problem(WORLD, 'page: a refused request changed the state files', `the state files: ${changed.slice(0, 3).join('; ')}`));
+        problems.push(
+          problem(
+            WORLD,
+            'page: a refused request changed the state files',
+            `the state files: ${changed.slice(0, 3).join('; ')}`,
+          ),
+        );
         state.clear();
         for (const [k, v] of now) state.set(k, v);
       }
@@ -3245,15 +3899,37 @@ async function uiRun(opts, world, index, report) {
     // The server is still serving, stops on Ctrl-C, and leaves nothing behind.
     const end = [];
     if (child.exitCode !== null || child.signalCode !== null)
-      end.push(problem(CRASH, 'page: the server ended', `the server ended (${child.exitCode ?? child.signalCode}) while it was being sent requests`));
+      end.push(
+        problem(
+          CRASH,
+          'page: the server ended',
+          `the server ended (${child.exitCode ?? child.signalCode}) while it was being sent requests`,
+        ),
+      );
     else {
       child.kill('SIGINT');
       const stopped = await timeLimit(exited);
-      if (!stopped) end.push(problem(CRASH, 'page: the server did not stop on SIGINT', `no exit within ${COMMAND_TIMEOUT_MS / 1000} s of SIGINT`));
-      else if (stopped.signal || !SOW_EXIT_CODES.has(stopped.code)) end.push(problem(CRASH, 'page: the server did not stop on SIGINT', `it ended ${stopped.signal ?? `with exit ${stopped.code}`}`));
+      if (!stopped)
+        end.push(
+          problem(
+            CRASH,
+            'page: the server did not stop on SIGINT',
+            `no exit within ${COMMAND_TIMEOUT_MS / 1000} s of SIGINT`,
+          ),
+        );
+      else if (stopped.signal || !SOW_EXIT_CODES.has(stopped.code))
+        end.push(
+          problem(
+            CRASH,
+            'page: the server did not stop on SIGINT',
+            `it ended ${stopped.signal ?? `with exit ${stopped.code}`}`,
+          ),
+        );
     }
-    if (STACK.test(err) || /internal error/i.test(err)) end.push(problem(CRASH, 'stack trace', `the server said ${truncate(err, 100)}`));
-    if (groupAlive(child.pid)) end.push(problem(WORLD, 'page: left a process', 'a process of the server’s group is left after it stopped'));
+    if (STACK.test(err) || /internal error/i.test(err))
+      end.push(problem(CRASH, 'stack trace', `the server said ${truncate(err, 100)}`));
+    if (groupAlive(child.pid))
+      end.push(problem(WORLD, 'page: left a process', 'a process of the server’s group is left after it stopped'));
     add('sow ui --json --no-open', [...end, ...worldProblems(ctx)], firstLines(err));
   } finally {
     if (child?.pid && groupAlive(child.pid)) process.kill(-child.pid, 'SIGKILL');
@@ -3310,7 +3986,13 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         ? []
         : opts.only !== undefined
           ? [opts.only]
-          : Array.from({ length: opts.named || corpus === 'trees' || !opts.runs ? opts.runs : Math.max(1, Math.round(opts.runs / 10)) }, (_, i) => i + 1);
+          : Array.from(
+              {
+                length:
+                  opts.named || corpus === 'trees' || !opts.runs ? opts.runs : Math.max(1, Math.round(opts.runs / 10)),
+              },
+              (_, i) => i + 1,
+            );
     const indexes = runsOf('trees');
     const needed = new Set([
       ...indexes.map((i) => planRun(opts.seed, i, opts.mutations).baseName),
@@ -3329,7 +4011,8 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
     const jobs = [];
     if (opts.control) for (const base of BASE_NAMES) jobs.push({ control: base, name: `control-${base}` });
     for (const i of indexes) jobs.push({ corpus: 'trees', index: i, name: String(i) });
-    for (const corpus of ['acp', 'ui']) for (const i of runsOf(corpus)) jobs.push({ corpus, index: i, name: `${corpus} ${i}` });
+    for (const corpus of ['acp', 'ui'])
+      for (const i of runsOf(corpus)) jobs.push({ corpus, index: i, name: `${corpus} ${i}` });
     const perCorpus = { trees: 0, acp: 0, ui: 0 };
     let next = 0;
     const worker = async () => {
@@ -3355,10 +4038,14 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         runsDone += 1;
         perCorpus[job.corpus ?? 'trees'] += 1;
         commands += result.commands;
-        for (const [k, v] of Object.entries(result.counts ?? {})) opts.stats.counts[k] = (opts.stats.counts[k] ?? 0) + v;
+        for (const [k, v] of Object.entries(result.counts ?? {}))
+          opts.stats.counts[k] = (opts.stats.counts[k] ?? 0) + v;
         findings.push(...result.findings);
         if (result.kept) kept.push(result.kept);
-        if (!opts.quiet && runsDone % 10 === 0) out(`fuzz: ${runsDone}/${jobs.length} runs, ${commands} commands, ${findings.length} findings, ${Math.round((Date.now() - started) / 1000)} s`);
+        if (!opts.quiet && runsDone % 10 === 0)
+          out(
+            `fuzz: ${runsDone}/${jobs.length} runs, ${commands} commands, ${findings.length} findings, ${Math.round((Date.now() - started) / 1000)} s`,
+          );
       }
     };
     await Promise.all(Array.from({ length: Math.min(opts.jobs, jobs.length) }, worker));
@@ -3396,16 +4083,23 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
       `findings ${findings.length} (seed ${opts.seed}, ${Math.round((Date.now() - started) / 1000)} s)`,
     ];
     out(summary.join(', '));
-    if (harnessErrors.length) out(`fuzz: the fuzzer itself failed in ${harnessErrors.length} run(s) (see above); those runs are not counted`);
+    if (harnessErrors.length)
+      out(`fuzz: the fuzzer itself failed in ${harnessErrors.length} run(s) (see above); those runs are not counted`);
     return { runs: runsDone, commands, findings, harnessErrors };
   } finally {
     if (!kept.length) rmSync(root, { recursive: true, force: true });
     // A kept tree needs the refs sources it names; the rest goes.
-    else for (const name of readdirSync(root)) if (!kept.includes(join(root, name)) && !/-repo$/.test(name)) rmSync(join(root, name), { recursive: true, force: true });
+    else
+      for (const name of readdirSync(root))
+        if (!kept.includes(join(root, name)) && !/-repo$/.test(name))
+          rmSync(join(root, name), { recursive: true, force: true });
   }
 }
 
-const oneLine = (s) => String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => (c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`));
+const oneLine = (s) =>
+  String(s).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) =>
+    c === '\n' ? '\\n' : `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 
 // ---------------------------------------------------------------------------------------------
 

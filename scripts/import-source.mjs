@@ -10,7 +10,15 @@ export async function importSource(repoRoot, relPath) {
   const dir = mkdtempSync(join(tmpdir(), 'sow-source-'));
   const outfile = join(dir, 'module.mjs');
   try {
-    await build({ entryPoints: [resolve(repoRoot, relPath)], outfile, bundle: true, format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+    await build({
+      entryPoints: [resolve(repoRoot, relPath)],
+      outfile,
+      bundle: true,
+      format: 'esm',
+      platform: 'node',
+      target: 'node20',
+      logLevel: 'warning',
+    });
     return await import(pathToFileURL(outfile).href);
   } finally {
     rmSync(dir, { recursive: true, force: true });

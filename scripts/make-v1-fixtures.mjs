@@ -19,7 +19,17 @@
  * (kept, and their path printed, when something fails or SOW_FIXTURES_KEEP_TMP=1 is set).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -37,7 +47,10 @@ function run(cmd, args, { cwd, env, input } = {}) {
   const r = spawnSync(cmd, args, { cwd, env, input, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
   if (r.error || r.status !== 0) {
     const why = r.error ? String(r.error) : r.signal ? `killed by ${r.signal}` : `exit ${r.status}`;
-    throw new StepError(`command failed (${why}) in ${cwd ?? process.cwd()}:\n  ${[cmd, ...args].join(' ')}\n` + `--- stderr ---\n${r.stderr ?? ''}--- stdout ---\n${r.stdout ?? ''}`);
+    throw new StepError(
+      `command failed (${why}) in ${cwd ?? process.cwd()}:\n  ${[cmd, ...args].join(' ')}\n` +
+        `--- stderr ---\n${r.stderr ?? ''}--- stdout ---\n${r.stdout ?? ''}`,
+    );
   }
   return r.stdout;
 }
@@ -57,7 +70,12 @@ function extractCommit(commit, dir) {
       codes.set(name, code);
       if (codes.size < 2) return;
       if (codes.get('git') === 0 && codes.get('tar') === 0) done();
-      else fail(new StepError(`extracting ${commit} failed: git archive exit ${codes.get('git')}, tar exit ${codes.get('tar')}\n${gitErr}${tarErr}`));
+      else
+        fail(
+          new StepError(
+            `extracting ${commit} failed: git archive exit ${codes.get('git')}, tar exit ${codes.get('tar')}\n${gitErr}${tarErr}`,
+          ),
+        );
     };
     git.on('error', fail);
     tar.on('error', fail);
@@ -128,7 +146,13 @@ function isRuntimeFile(rel) {
   if (!rel.startsWith('.sow/')) return false;
   const inSow = rel.slice('.sow/'.length);
   const top = inSow.split('/')[0];
-  return top.startsWith('.lock') || top === '.journal.json' || top === '.cache' || top.startsWith('.trash-') || inSow.startsWith('project/agent-outputs/');
+  return (
+    top.startsWith('.lock') ||
+    top === '.journal.json' ||
+    top === '.cache' ||
+    top.startsWith('.trash-') ||
+    inSow.startsWith('project/agent-outputs/')
+  );
 }
 
 /** Every file of the work tree except .git/ and runtime files, as '/'-separated relative paths. */
@@ -180,14 +204,37 @@ function toExecuting(r) {
 
 function logJwt(r) {
   // sow 0.1.0 stores the file relative to the project dir (.sow/project/): ../../src/auth/jwt.ts
-  r.sow('log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--file', 'src/auth/jwt.ts', '--task', '010', 'signing done');
+  r.sow(
+    'log',
+    '--agent',
+    'implementer-1',
+    '--action',
+    'modified_file',
+    '--result',
+    'success',
+    '--file',
+    'src/auth/jwt.ts',
+    '--task',
+    '010',
+    'signing done',
+  );
 }
 
 function executing(r) {
   toExecuting(r);
   r.sow('task', 'set', '--id', '010', 'status', 'in_progress');
   r.sow('task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'sinks/style-guide.md');
-  r.sow('task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md');
+  r.sow(
+    'task',
+    'input',
+    'add',
+    '--id',
+    '010',
+    '--type',
+    'feedback',
+    '--path',
+    'phases/implementation/tasks/010/feedback/001.md',
+  );
   r.write('src/auth/jwt.ts', line('export const sign = () => "signed";'));
   r.write('src/auth/verify.ts', line('export const verify = () => true;'));
   logJwt(r);
@@ -321,7 +368,10 @@ async function main() {
       const files = workTreeFiles(dir);
       const committed = r.git('ls-files', '-z').split('\0').filter(Boolean).sort();
       if (files.join('\n') !== committed.join('\n')) {
-        throw new StepError(`${scenario}: the files to copy differ from the committed files\n` + `to copy:   ${files.join(' ')}\ncommitted: ${committed.join(' ')}`);
+        throw new StepError(
+          `${scenario}: the files to copy differ from the committed files\n` +
+            `to copy:   ${files.join(' ')}\ncommitted: ${committed.join(' ')}`,
+        );
       }
       const dest = join(OUT, scenario, 'tree');
       for (const rel of files) {
@@ -343,7 +393,10 @@ async function main() {
       };
       // One step a line, so a diff of two runs reads step by step.
       const stepLines = meta.steps.map((s) => `    ${JSON.stringify(s)}`).join(',\n');
-      const json = JSON.stringify({ ...meta, steps: [] }, null, 2).replace('"steps": []', `"steps": [\n${stepLines}\n  ]`);
+      const json = JSON.stringify({ ...meta, steps: [] }, null, 2).replace(
+        '"steps": []',
+        `"steps": [\n${stepLines}\n  ]`,
+      );
       writeFileSync(join(OUT, scenario, 'meta.json'), `${json}\n`);
     }
 

@@ -21,7 +21,10 @@ export function lineClient(child) {
   const request = (method, params) =>
     new Promise((resolve, reject) => {
       const mine = ++id;
-      const timer = setTimeout(() => reject(new Error(`sow mcp did not answer ${method} within 60 s: ${stderr}`)), 60_000);
+      const timer = setTimeout(
+        () => reject(new Error(`sow mcp did not answer ${method} within 60 s: ${stderr}`)),
+        60_000,
+      );
       waiting.set(mine, (m) => {
         clearTimeout(timer);
         resolve(m);

@@ -34,7 +34,8 @@ const ENV = {
 };
 for (const name of ['SOW_AGENT_ID', 'SOW_SESSION_ID', 'SOW_TASK_ID', 'SOW_OWNER', 'SOW_ALLOW_CHECKS']) delete ENV[name];
 
-const sow = (dir, args, env = {}) => spawnSync(process.execPath, [SOW, ...args], { cwd: dir, env: { ...ENV, ...env }, encoding: 'utf8', input: '' });
+const sow = (dir, args, env = {}) =>
+  spawnSync(process.execPath, [SOW, ...args], { cwd: dir, env: { ...ENV, ...env }, encoding: 'utf8', input: '' });
 
 function step(dir, [kind, ...rest]) {
   if (kind === 'sow') {

@@ -66,7 +66,9 @@ const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
 const TRANSPORTS = ['cli', 'acp'];
 for (const a of words)
   if (!CLIS.includes(a) && a !== 'orchestra' && a !== 'settings' && !TRANSPORTS.includes(a)) {
-    process.stderr.write(`real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')}, or orchestra, settings, cli, acp)\n`);
+    process.stderr.write(
+      `real-agents: unknown CLI '${a}' (one of ${CLIS.join(', ')}, or orchestra, settings, cli, acp)\n`,
+    );
     process.exit(2);
   }
 // `settings`: section 7 only (with CLIs named, only theirs).
@@ -77,7 +79,9 @@ const transportsNamed = words.filter((a) => TRANSPORTS.includes(a));
 const clisNamed = settingsOnly ? [] : only.length ? only : transportsNamed.length || !words.length ? CLIS : [];
 // Section 7 runs with everything, with `settings`, or for the CLIs named alone (claude: both transports).
 const selectedSettings = Object.keys(SETTINGS_RUNS).filter(
-  (n) => (settingsOnly || !words.length || (only.length && !transportsNamed.length)) && (!only.length || only.includes(n.replace(/-acp$/, ''))),
+  (n) =>
+    (settingsOnly || !words.length || (only.length && !transportsNamed.length)) &&
+    (!only.length || only.includes(n.replace(/-acp$/, ''))),
 );
 const selectedCli = !transportsNamed.length || transportsNamed.includes('cli') ? clisNamed : [];
 const selectedAcp = !transportsNamed.length || transportsNamed.includes('acp') ? clisNamed : [];
@@ -106,7 +110,13 @@ const heading = (s) => out(`\n== ${s} ${'='.repeat(Math.max(3, 70 - s.length))}`
 function cleanEnv() {
   const env = { ...process.env };
   for (const k of Object.keys(env)) {
-    if (/^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_|OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(k) || k === 'FORCE_COLOR') delete env[k];
+    if (
+      /^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_|OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(
+        k,
+      ) ||
+      k === 'FORCE_COLOR'
+    )
+      delete env[k];
   }
   env.NO_COLOR = '1';
   return env;
@@ -127,10 +137,20 @@ function isolatedEnv(base, home, pathDirs) {
 
 const flagsResult = Object.fromEntries(CLIS.map((c) => [c, 'not run']));
 /** One row per CLI and yolo mode: { cli, yolo, spawn, resume, safe }. */
-const runs = CLIS.flatMap((cli) => MODES.map((yolo) => ({ cli, yolo, spawn: 'not run', resume: 'not run', safe: yolo ? 'n/a (yolo)' : 'not run' })));
+const runs = CLIS.flatMap((cli) =>
+  MODES.map((yolo) => ({ cli, yolo, spawn: 'not run', resume: 'not run', safe: yolo ? 'n/a (yolo)' : 'not run' })),
+);
 const rowName = (r) => `${r.cli} ${PINNED[r.cli].version}${r.yolo ? '' : ' (no yolo)'}`;
 /** Section 6: one row per agent over ACP ({ spawn, granted, refused, mcp, resume }: each an outcome's text). */
-const acpRuns = CLIS.map((cli) => ({ cli, spawn: 'not run', granted: 'not run', refused: 'not run', mcp: 'not run', resume: 'not run', notes: [] }));
+const acpRuns = CLIS.map((cli) => ({
+  cli,
+  spawn: 'not run',
+  granted: 'not run',
+  refused: 'not run',
+  mcp: 'not run',
+  resume: 'not run',
+  notes: [],
+}));
 const ACP_KEYS = ['spawn', 'granted', 'refused', 'mcp', 'resume'];
 const acpName = (cli) =>
   cli === 'claude'
@@ -209,7 +229,10 @@ try {
       row.spawn = r.spawn.ok ? 'ok' : `FAILED: ${r.spawn.why.join('; ')}`;
       row.resume = r.resume.ok ? 'ok' : r.spawn.ok ? `FAILED: ${r.resume.why.join('; ')}` : 'not run (spawn failed)';
       if (r.safe) row.safeWhy = r.safe.why;
-      if (r.safe) row.safe = r.safe.ok ? `ok${r.safe.notes.length ? ` (${r.safe.notes.join('; ')})` : ''}` : `FAILED: ${r.safe.why.join('; ')}`;
+      if (r.safe)
+        row.safe = r.safe.ok
+          ? `ok${r.safe.notes.length ? ` (${r.safe.notes.join('; ')})` : ''}`
+          : `FAILED: ${r.safe.why.join('; ')}`;
       if (setup.notes) for (const n of setup.notes) out(`  note: ${n}`);
     } catch (err) {
       out(`  FAILED: ${err.message}`);
@@ -225,11 +248,19 @@ try {
     heading('4. integrations with the real Claude Code (plugin, hooks, /sow:status, sow mcp)');
     const env = isolatedEnv(base, join(work, 'integrations-home'), [sowBin, binDir]);
     try {
-      const r = await runIntegrations({ claude: join(binDir, PINNED.claude.bin), sowJs: SOW_JS, sowBin, work, env, log: out });
+      const r = await runIntegrations({
+        claude: join(binDir, PINNED.claude.bin),
+        sowJs: SOW_JS,
+        sowBin,
+        work,
+        env,
+        log: out,
+      });
       for (const [k, v] of Object.entries(r)) integrations[k] = v.ok ? 'ok' : `FAILED: ${v.why.join('; ')}`;
     } catch (err) {
       out(`  FAILED: ${err.message}`);
-      for (const k of Object.keys(integrations)) if (integrations[k] === 'not run') integrations[k] = `FAILED: ${err.message.split('\n')[0]}`;
+      for (const k of Object.keys(integrations))
+        if (integrations[k] === 'not run') integrations[k] = `FAILED: ${err.message.split('\n')[0]}`;
     }
     for (const [k, v] of Object.entries(integrations)) out(`  ${k}: ${v}`);
   }
@@ -239,7 +270,13 @@ try {
     const odir = join(work, 'orchestra');
     const env = isolatedEnv(base, join(odir, 'home'), [sowBin, binDir]);
     try {
-      const r = await runOrchestra({ claude: join(binDir, PINNED.claude.bin), dir: odir, env, log: out, timeoutMs: 15 * 60_000 });
+      const r = await runOrchestra({
+        claude: join(binDir, PINNED.claude.bin),
+        dir: odir,
+        env,
+        log: out,
+        timeoutMs: 15 * 60_000,
+      });
       for (const d of r.details) out(`  ${d}`);
       orchestra = r.ok ? 'ok' : `FAILED: ${r.why.join('; ')}`;
     } catch (err) {
@@ -294,7 +331,10 @@ try {
       try {
         server = await SETUPS[cli].startServer({ logFile: join(dir, 'requests.jsonl') });
         const prepared = await SETUPS[cli].prepare({ env, server, dir, yolo: false });
-        const executor = how.transport === 'acp' ? ACP_RUNS[cli].executor(prepared) : { ...prepared.executor, settings: { permissions: 'safe', model: prepared.executor.settings.model } };
+        const executor =
+          how.transport === 'acp'
+            ? ACP_RUNS[cli].executor(prepared)
+            : { ...prepared.executor, settings: { permissions: 'safe', model: prepared.executor.settings.model } };
         const r = await runSettingsScenario({
           name: row.name,
           dir,
@@ -324,7 +364,10 @@ try {
   flagFailure = true;
 } finally {
   heading('summary');
-  const rows = [['CLI', 'flags vs --help', 'spawn via sow', 'resume via sow', 'safe profile'], ...runs.map((r) => [rowName(r), flagsResult[r.cli], r.spawn, r.resume, r.safe])];
+  const rows = [
+    ['CLI', 'flags vs --help', 'spawn via sow', 'resume via sow', 'safe profile'],
+    ...runs.map((r) => [rowName(r), flagsResult[r.cli], r.spawn, r.resume, r.safe]),
+  ];
   const short = (s) => (s.length > 60 ? `${s.slice(0, 57)}...` : s);
   const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => short(r[i]).length)));
   for (const [i, r] of rows.entries()) {
@@ -333,7 +376,9 @@ try {
   }
   const longOnes = [
     ...CLIS.filter((c) => flagsResult[c].length > 60).map((c) => `  ${c} flags: ${flagsResult[c]}`),
-    ...runs.flatMap((r) => ['spawn', 'resume', 'safe'].filter((k) => r[k].length > 60).map((k) => `  ${rowName(r)} ${k}: ${r[k]}`)),
+    ...runs.flatMap((r) =>
+      ['spawn', 'resume', 'safe'].filter((k) => r[k].length > 60).map((k) => `  ${rowName(r)} ${k}: ${r[k]}`),
+    ),
   ];
   if (longOnes.length) out(`\n${longOnes.join('\n')}`);
   out(
@@ -351,14 +396,24 @@ try {
         return why.length ? `FAILED: ${why.join('; ')}` : ok;
       };
       // The notes (Codex names no command) are about the refusal.
-      return [part(/^\((a|b|d)\)/, 'ok (edit, check, report)'), part(/^\(c\)/, c.safe.startsWith('ok') ? c.safe : 'ok')];
+      return [
+        part(/^\((a|b|d)\)/, 'ok (edit, check, report)'),
+        part(/^\(c\)/, c.safe.startsWith('ok') ? c.safe : 'ok'),
+      ];
     };
     const cliRow = (cli) => runs.find((r) => r.cli === cli && !r.yolo) ?? runs.find((r) => r.cli === cli);
     const t = [['agent', 'transport', 'spawn', 'permission granted', 'permission refused', 'via sow mcp', 'resume']];
     for (const cli of CLIS) {
       const c = cliRow(cli);
       if (selected.includes(cli))
-        t.push([`${cli} ${PINNED[cli].version}`, c.yolo ? 'cli (yolo)' : 'cli', c.spawn, ...(c.yolo ? ['n/a (yolo)', 'n/a (yolo)'] : safeColumns(c)), 'n/a (not handed over)', c.resume]);
+        t.push([
+          `${cli} ${PINNED[cli].version}`,
+          c.yolo ? 'cli (yolo)' : 'cli',
+          c.spawn,
+          ...(c.yolo ? ['n/a (yolo)', 'n/a (yolo)'] : safeColumns(c)),
+          'n/a (not handed over)',
+          c.resume,
+        ]);
       const a = acpRuns.find((r) => r.cli === cli);
       if (selectedAcp.includes(cli)) t.push([acpName(cli), 'acp', a.spawn, a.granted, a.refused, a.mcp, a.resume]);
     }
@@ -367,12 +422,17 @@ try {
       out(`| ${r.map((c, j) => short(c).padEnd(w[j])).join(' | ')} |`);
       if (i === 0) out(`|${w.map((x) => '-'.repeat(x + 2)).join('|')}|`);
     }
-    const longAcp = acpRuns.filter((r) => selectedAcp.includes(r.cli)).flatMap((r) => ACP_KEYS.filter((k) => r[k].length > 60).map((k) => `  ${acpName(r.cli)} acp ${k}: ${r[k]}`));
+    const longAcp = acpRuns
+      .filter((r) => selectedAcp.includes(r.cli))
+      .flatMap((r) => ACP_KEYS.filter((k) => r[k].length > 60).map((k) => `  ${acpName(r.cli)} acp ${k}: ${r[k]}`));
     if (longAcp.length) out(`\n${longAcp.join('\n')}`);
   }
   if (selectedSettings.length) {
-    out("\nan agent CLI's own settings (section 7): control = the real CLI as sow started it before; sow = a safe worker now");
-    for (const r of settingsRuns.filter((x) => selectedSettings.includes(x.name))) out(`  ${r.name}: control ${r.control}; sow ${r.sow}`);
+    out(
+      "\nan agent CLI's own settings (section 7): control = the real CLI as sow started it before; sow = a safe worker now",
+    );
+    for (const r of settingsRuns.filter((x) => selectedSettings.includes(x.name)))
+      out(`  ${r.name}: control ${r.control}; sow ${r.sow}`);
   }
   if (KEEP) out(`\nkept ${work}${existsSync(outsideDir) ? ` and ${outsideDir}` : ''}`);
   else {
@@ -388,7 +448,9 @@ const claudeOk = claudeRuns.every((r) => r.spawn === 'ok' && r.resume === 'ok' &
 const integrationsOk = !selected.includes('claude') || Object.values(integrations).every((v) => v === 'ok');
 const orchestraOk = !orchestraSelected || orchestra === 'ok';
 // Section 7 gates on Claude Code's rows (both transports), as sections 3 and 6 do.
-const settingsOk = settingsRuns.filter((r) => selectedSettings.includes(r.name) && r.name.startsWith('claude')).every((r) => r.sow.startsWith('refused') || r.sow.startsWith('not started'));
+const settingsOk = settingsRuns
+  .filter((r) => selectedSettings.includes(r.name) && r.name.startsWith('claude'))
+  .every((r) => r.sow.startsWith('refused') || r.sow.startsWith('not started'));
 const failed = !settingsOk || flagFailure || !claudeOk || !claudeAcpOk || !integrationsOk || !orchestraOk;
 out(
   `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'}; orchestrator ${orchestraSelected ? (orchestraOk ? 'ok' : 'FAILED') : 'not selected'}; claude over ACP ${selectedAcp.includes('claude') ? (claudeAcpOk ? 'ok' : 'FAILED') : 'not selected'}; claude's own settings ${selectedSettings.some((n) => n.startsWith('claude')) ? (settingsOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`,

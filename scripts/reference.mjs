@@ -18,7 +18,13 @@ const OUT = join(ROOT, 'docs', 'reference');
 const SOW = process.env.SOW_BIN ?? join(ROOT, 'dist', 'sow.cjs');
 const check = process.argv.includes('--check');
 
-const sow = (...args) => JSON.parse(execFileSync(process.execPath, [SOW, ...args, '--json'], { encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } })).data;
+const sow = (...args) =>
+  JSON.parse(
+    execFileSync(process.execPath, [SOW, ...args, '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    }),
+  ).data;
 const commands = sow('help', 'reference');
 const exitCodes = sow('exit-codes');
 
@@ -47,7 +53,9 @@ function page(entry) {
     lines.push('## Arguments', '', '| argument | |', '|---|---|');
     for (const a of entry.arguments) {
       const name = `${a.optional ? '[' : '<'}${a.name}${a.variadic ? '...' : ''}${a.optional ? ']' : '>'}`;
-      lines.push(`| \`${name}\` | ${cell(a.description ?? '')}${a.choices ? ` (one of: ${a.choices.join(', ')})` : ''} |`);
+      lines.push(
+        `| \`${name}\` | ${cell(a.description ?? '')}${a.choices ? ` (one of: ${a.choices.join(', ')})` : ''} |`,
+      );
     }
     lines.push('');
   }
@@ -56,7 +64,9 @@ function page(entry) {
     const extra = [
       o.required ? 'required' : '',
       o.choices ? `one of: ${o.choices.join(', ')}` : '',
-      o.default !== undefined && !(Array.isArray(o.default) && o.default.length === 0) ? `default: ${JSON.stringify(o.default)}` : '',
+      o.default !== undefined && !(Array.isArray(o.default) && o.default.length === 0)
+        ? `default: ${JSON.stringify(o.default)}`
+        : '',
     ]
       .filter(Boolean)
       .join('; ');
@@ -70,7 +80,14 @@ function page(entry) {
   );
   if (entry.notes) lines.push('## Notes', '', entry.notes, '');
   if (entry.examples) lines.push('## Examples', '', '```bash', ...entry.examples, '```', '');
-  lines.push('## Exit codes', '', '| code | |', '|---|---|', ...exitsOf(entry).map((c) => `| ${c} | ${cell(meaning.get(c))} |`), '');
+  lines.push(
+    '## Exit codes',
+    '',
+    '| code | |',
+    '|---|---|',
+    ...exitsOf(entry).map((c) => `| ${c} | ${cell(meaning.get(c))} |`),
+    '',
+  );
   lines.push(
     `${entry.writes ? 'Changes the state under `.sow/` (under the lock, all or nothing).' : 'Reads only: changes nothing.'}${entry.mcp_tool ? ` Offered to MCP clients as the \`${entry.mcp_tool}\` tool of \`sow mcp\`.` : ''}`,
     '',

@@ -50,8 +50,18 @@ const started = performance.now();
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const USAGE = 'usage: node scripts/stress.mjs [--quick] [--kills N] [--writers N] [--rounds N] [--max-delay MS] [--seed S] [--keep] [--json]\n';
-const opts = { quick: false, json: false, keep: false, kills: undefined, writers: 64, rounds: undefined, maxDelay: undefined, seed: undefined };
+const USAGE =
+  'usage: node scripts/stress.mjs [--quick] [--kills N] [--writers N] [--rounds N] [--max-delay MS] [--seed S] [--keep] [--json]\n';
+const opts = {
+  quick: false,
+  json: false,
+  keep: false,
+  kills: undefined,
+  writers: 64,
+  rounds: undefined,
+  maxDelay: undefined,
+  seed: undefined,
+};
 {
   const argv = process.argv.slice(2);
   const num = (name, v) => {
@@ -306,7 +316,23 @@ const WRITES = {
   'task set': { args: (i) => ['task', 'set', '--id', '010', `metadata.w${i}`, String(i), '--json'] },
   'project set': { args: (i) => ['project', 'set', `metadata.w${i}`, String(i), '--json'] },
   'phase set': { args: (i) => ['phase', 'set', `w${i}`, String(i), '--json'] },
-  log: { args: (i) => ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/x.ts', `entry ${i}`, '--json'] },
+  log: {
+    args: (i) => [
+      'log',
+      '--agent',
+      'implementer-1',
+      '--action',
+      'modified_file',
+      '--result',
+      'success',
+      '--task',
+      '010',
+      '--file',
+      'src/x.ts',
+      `entry ${i}`,
+      '--json',
+    ],
+  },
 };
 
 async function concurrency() {
@@ -333,7 +359,14 @@ async function concurrency() {
           fail(
             'concurrency',
             'failures',
-            { what: `${kind} writer ${i} (round ${round + 1})`, command: show(WRITES[kind].args(i)), code: r.code, signal: r.signal, stderr: r.stderr, stdout: r.stdout.slice(0, 500) },
+            {
+              what: `${kind} writer ${i} (round ${round + 1})`,
+              command: show(WRITES[kind].args(i)),
+              code: r.code,
+              signal: r.signal,
+              stderr: r.stderr,
+              stdout: r.stdout.slice(0, 500),
+            },
             repo,
           );
           return;
@@ -347,7 +380,8 @@ async function concurrency() {
         k.lostUpdates += 1;
         fail('concurrency', 'lostUpdates', { what: `${kind} round ${round + 1}: ${what}` }, repo);
       };
-      const inconsistent = (what) => fail('concurrency', 'inconsistencies', { what: `${kind} round ${round + 1}: ${what}` }, repo);
+      const inconsistent = (what) =>
+        fail('concurrency', 'inconsistencies', { what: `${kind} round ${round + 1}: ${what}` }, repo);
 
       // Nothing left behind by completed commands, every task folder whole.
       const left = leftovers(repo);
@@ -355,16 +389,36 @@ async function concurrency() {
       for (const bad of incompleteTaskFolders(repo)) inconsistent(`task folder ${bad}`);
 
       // The reads every round must pass.
-      const [list, status] = await Promise.all([runSow(repo, ['task', 'list', '--json']), runSow(repo, ['project', 'status', '--json'])]);
+      const [list, status] = await Promise.all([
+        runSow(repo, ['task', 'list', '--json']),
+        runSow(repo, ['project', 'status', '--json']),
+      ]);
       const listData = okData(list);
       if (!listData || !Array.isArray(listData.data)) {
-        fail('concurrency', 'failures', { what: `${kind} round ${round + 1}: read after the round`, command: 'sow task list --json', code: list.code, signal: list.signal, stderr: list.stderr }, repo);
+        fail(
+          'concurrency',
+          'failures',
+          {
+            what: `${kind} round ${round + 1}: read after the round`,
+            command: 'sow task list --json',
+            code: list.code,
+            signal: list.signal,
+            stderr: list.stderr,
+          },
+          repo,
+        );
       }
       if (!okData(status)) {
         fail(
           'concurrency',
           'failures',
-          { what: `${kind} round ${round + 1}: read after the round`, command: 'sow project status --json', code: status.code, signal: status.signal, stderr: status.stderr },
+          {
+            what: `${kind} round ${round + 1}: read after the round`,
+            command: 'sow project status --json',
+            code: status.code,
+            signal: status.signal,
+            stderr: status.stderr,
+          },
           repo,
         );
       }
@@ -375,27 +429,49 @@ async function concurrency() {
         seenIds.set(t.id, (seenIds.get(t.id) ?? 0) + 1);
         seenNames.set(t.name, (seenNames.get(t.name) ?? 0) + 1);
       }
-      for (const [id, n] of seenIds) if (n > 1) fail('concurrency', 'duplicateIds', { what: `${kind} round ${round + 1}: task id ${id} listed ${n} times` }, repo);
-      for (const [name, n] of seenNames) if (n > 1) fail('concurrency', 'duplicateNames', { what: `${kind} round ${round + 1}: ${n} tasks named '${name}'` }, repo);
+      for (const [id, n] of seenIds)
+        if (n > 1)
+          fail(
+            'concurrency',
+            'duplicateIds',
+            { what: `${kind} round ${round + 1}: task id ${id} listed ${n} times` },
+            repo,
+          );
+      for (const [name, n] of seenNames)
+        if (n > 1)
+          fail(
+            'concurrency',
+            'duplicateNames',
+            { what: `${kind} round ${round + 1}: ${n} tasks named '${name}'` },
+            repo,
+          );
       if (listData) {
         const folders = taskFolders(repo);
         const listed = [...seenIds.keys()].sort();
-        if (folders.join(',') !== listed.join(',')) inconsistent(`task list (${listed.length}) ≠ task folders (${folders.length})`);
+        if (folders.join(',') !== listed.join(','))
+          inconsistent(`task list (${listed.length}) ≠ task folders (${folders.length})`);
       }
 
       // Every acknowledged write is there.
       if (kind === 'task add') {
         for (const { i, data } of acked) {
           if (ackedAdds.has(data.id)) {
-            fail('concurrency', 'duplicateIds', { what: `task add: id ${data.id} acknowledged to writer ${ackedAdds.get(data.id)} and to writer ${i}` }, repo);
+            fail(
+              'concurrency',
+              'duplicateIds',
+              { what: `task add: id ${data.id} acknowledged to writer ${ackedAdds.get(data.id)} and to writer ${i}` },
+              repo,
+            );
           }
           ackedAdds.set(data.id, i);
           if (data.name !== `c${i}`) lost(`writer ${i} was answered with task ${data.id} named '${data.name}'`);
           const t = tasks.find((x) => x.id === data.id);
           if (listData && !t) lost(`task ${data.id} (c${i}) acknowledged but not listed`);
           else if (t && t.name !== `c${i}`) lost(`task ${data.id} acknowledged as 'c${i}' but listed as '${t.name}'`);
-          if (!existsSync(join(tasksDir(repo), data.id, 'state.yaml'))) lost(`task ${data.id} (c${i}) acknowledged but has no state.yaml`);
-          else if (readYaml(join(tasksDir(repo), data.id, 'state.yaml'))?.name !== `c${i}`) lost(`task ${data.id}'s state.yaml does not name 'c${i}'`);
+          if (!existsSync(join(tasksDir(repo), data.id, 'state.yaml')))
+            lost(`task ${data.id} (c${i}) acknowledged but has no state.yaml`);
+          else if (readYaml(join(tasksDir(repo), data.id, 'state.yaml'))?.name !== `c${i}`)
+            lost(`task ${data.id}'s state.yaml does not name 'c${i}'`);
         }
       } else if (kind === 'task set') {
         const got = okData(await runSow(repo, ['task', 'get', '--id', '010', '--json']));
@@ -403,30 +479,43 @@ async function concurrency() {
         const meta = got?.data?.task?.metadata ?? got?.data?.metadata ?? {};
         const onDisk = taskMetadata(repo, '010');
         for (const { i } of acked) {
-          if (meta[`w${i}`] !== i) lost(`task 010 metadata.w${i} is ${JSON.stringify(meta[`w${i}`])} (sow task get), expected ${i}`);
-          else if (onDisk[`w${i}`] !== i) lost(`task 010 metadata.w${i} is ${JSON.stringify(onDisk[`w${i}`])} in state.yaml, expected ${i}`);
+          if (meta[`w${i}`] !== i)
+            lost(`task 010 metadata.w${i} is ${JSON.stringify(meta[`w${i}`])} (sow task get), expected ${i}`);
+          else if (onDisk[`w${i}`] !== i)
+            lost(`task 010 metadata.w${i} is ${JSON.stringify(onDisk[`w${i}`])} in state.yaml, expected ${i}`);
         }
       } else if (kind === 'project set') {
         const meta = projectMetadata(repo);
-        for (const { i } of acked) if (meta[`w${i}`] !== i) lost(`project metadata.w${i} is ${JSON.stringify(meta[`w${i}`])}, expected ${i}`);
+        for (const { i } of acked)
+          if (meta[`w${i}`] !== i) lost(`project metadata.w${i} is ${JSON.stringify(meta[`w${i}`])}, expected ${i}`);
       } else if (kind === 'phase set') {
         const got = okData(await runSow(repo, ['phase', 'get', 'metadata', '--json']));
         if (!got) inconsistent('sow phase get metadata --json failed');
         const meta = got?.data?.value ?? {};
         const onDisk = readYaml(join(repo.path, '.sow/project/state.yaml'))?.phases?.implementation?.metadata ?? {};
         for (const { i } of acked) {
-          if (meta[`w${i}`] !== i) lost(`implementation metadata.w${i} is ${JSON.stringify(meta[`w${i}`])} (sow phase get), expected ${i}`);
-          else if (onDisk[`w${i}`] !== i) lost(`implementation metadata.w${i} is ${JSON.stringify(onDisk[`w${i}`])} in state.yaml, expected ${i}`);
+          if (meta[`w${i}`] !== i)
+            lost(`implementation metadata.w${i} is ${JSON.stringify(meta[`w${i}`])} (sow phase get), expected ${i}`);
+          else if (onDisk[`w${i}`] !== i)
+            lost(`implementation metadata.w${i} is ${JSON.stringify(onDisk[`w${i}`])} in state.yaml, expected ${i}`);
         }
       } else if (kind === 'log') {
         const text = task010Log(repo);
         for (const { i } of acked) {
           const n = linesEqual(text, `entry ${i}`);
           if (n === 0) lost(`'entry ${i}' acknowledged but not in tasks/010/log.md`);
-          else if (n > 1) fail('concurrency', 'duplicateEntries', { what: `log round ${round + 1}: 'entry ${i}' is in tasks/010/log.md ${n} times` }, repo);
+          else if (n > 1)
+            fail(
+              'concurrency',
+              'duplicateEntries',
+              { what: `log round ${round + 1}: 'entry ${i}' is in tasks/010/log.md ${n} times` },
+              repo,
+            );
         }
       }
-      progress(`concurrency: ${kind.padEnd(11)} round ${round + 1}/${opts.rounds}: ${acked.length}/${results.length} acknowledged in ${seconds.toFixed(1)} s  [${elapsed().toFixed(0)} s]`);
+      progress(
+        `concurrency: ${kind.padEnd(11)} round ${round + 1}/${opts.rounds}: ${acked.length}/${results.length} acknowledged in ${seconds.toFixed(1)} s  [${elapsed().toFixed(0)} s]`,
+      );
     }
     if (!opts.keep && !badRepos.has(repo.dir)) rmSync(repo.dir, { recursive: true, force: true });
   }
@@ -438,7 +527,21 @@ async function concurrency() {
 const KILL_WRITES = {
   'task add': (n) => ['task', 'add', `kill ${n}`, '--agent', 'implementer', '--json'],
   'task set': (n) => ['task', 'set', '--id', '010', `metadata.k${n}`, String(n), '--json'],
-  log: (n) => ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/x.ts', `kill entry ${n}`, '--json'],
+  log: (n) => [
+    'log',
+    '--agent',
+    'implementer-1',
+    '--action',
+    'modified_file',
+    '--result',
+    'success',
+    '--task',
+    '010',
+    '--file',
+    'src/x.ts',
+    `kill entry ${n}`,
+    '--json',
+  ],
   'project set': (n) => ['project', 'set', `metadata.k${n}`, String(n), '--json'],
 };
 const KILL_KINDS = Object.keys(KILL_WRITES);
@@ -476,7 +579,14 @@ async function kills() {
     const t0 = performance.now();
     const kind = KILL_KINDS[Math.floor(random() * KILL_KINDS.length)];
     const delay = random() * K.maxDelayMs;
-    const k = (K.byKind[kind] ??= { iterations: 0, killed: 0, exitedBeforeKill: 0, killedHoldingLock: 0, killedMidTransaction: 0, happened: 0 });
+    const k = (K.byKind[kind] ??= {
+      iterations: 0,
+      killed: 0,
+      exitedBeforeKill: 0,
+      killedHoldingLock: 0,
+      killedMidTransaction: 0,
+      happened: 0,
+    });
     k.iterations += 1;
     K.iterations += 1;
     const where = `kill #${n} (${kind}, ${delay.toFixed(1)} ms)`;
@@ -505,23 +615,68 @@ async function kills() {
     } else if (finished) {
       K.exitedBeforeKill += 1;
       k.exitedBeforeKill += 1;
-      if (!okData(vr)) fail('kills', 'failures', { what: `${where}: finished before the kill without {"ok":true}`, command: show(args), code: vr.code, stderr: vr.stderr }, repo);
+      if (!okData(vr))
+        fail(
+          'kills',
+          'failures',
+          {
+            what: `${where}: finished before the kill without {"ok":true}`,
+            command: show(args),
+            code: vr.code,
+            stderr: vr.stderr,
+          },
+          repo,
+        );
       const left = leftovers(repo);
       if (left.length > 0) inconsistent(`left behind by a write that finished: ${left.join(', ')}`);
     } else {
-      fail('kills', 'failures', { what: `${where}: the write exited by itself, not 0`, command: show(args), code: exit.code, signal: exit.signal, stderr: vr.stderr }, repo);
+      fail(
+        'kills',
+        'failures',
+        {
+          what: `${where}: the write exited by itself, not 0`,
+          command: show(args),
+          code: exit.code,
+          signal: exit.signal,
+          stderr: vr.stderr,
+        },
+        repo,
+      );
     }
 
     // A read, then a write: both must succeed.
     const read = await runSow(repo, ['task', 'list', '--json']);
     const readData = okData(read);
     if (!readData || !Array.isArray(readData.data))
-      fail('kills', 'failures', { what: `${where}: the read after the kill`, command: 'sow task list --json', code: read.code, signal: read.signal, stderr: read.stderr }, repo);
+      fail(
+        'kills',
+        'failures',
+        {
+          what: `${where}: the read after the kill`,
+          command: 'sow task list --json',
+          code: read.code,
+          signal: read.signal,
+          stderr: read.stderr,
+        },
+        repo,
+      );
     if (journalAfterKill && !existsSync(runtime(repo, 'journal.json'))) K.journalReplayedByRead += 1;
     const writeArgs = ['task', 'set', '--id', '010', 'metadata.after', String(n), '--json'];
     const write = await runSow(repo, writeArgs);
     const wrote = okData(write);
-    if (!wrote) fail('kills', 'failures', { what: `${where}: the write after the kill`, command: show(writeArgs), code: write.code, signal: write.signal, stderr: write.stderr }, repo);
+    if (!wrote)
+      fail(
+        'kills',
+        'failures',
+        {
+          what: `${where}: the write after the kill`,
+          command: show(writeArgs),
+          code: write.code,
+          signal: write.signal,
+          stderr: write.stderr,
+        },
+        repo,
+      );
 
     // After that write: nothing left, every folder whole, status reads.
     const statusRun = runSow(repo, ['project', 'status', '--json']);
@@ -534,10 +689,13 @@ async function kills() {
     if (readData) {
       const listed = readData.data.map((t) => t.id).sort();
       if (listed.join(',') !== folders.join(',')) {
-        inconsistent(`the read listed ${listed.length} tasks (${listed.slice(-3).join(',')}…), the folders after the next write are ${folders.length} (${folders.slice(-3).join(',')}…)`);
+        inconsistent(
+          `the read listed ${listed.length} tasks (${listed.slice(-3).join(',')}…), the folders after the next write are ${folders.length} (${folders.slice(-3).join(',')}…)`,
+        );
       }
       const ids = new Set(listed);
-      if (ids.size !== listed.length) fail('kills', 'duplicates', { what: `${where}: duplicate task ids in sow task list` }, repo);
+      if (ids.size !== listed.length)
+        fail('kills', 'duplicates', { what: `${where}: duplicate task ids in sow task list` }, repo);
     }
     let meta010;
     try {
@@ -546,7 +704,14 @@ async function kills() {
       inconsistent(`tasks/010/state.yaml unreadable: ${err.message}`);
     }
     if (wrote && meta010 && meta010.after !== n) {
-      fail('kills', 'lostUpdates', { what: `${where}: metadata.after is ${JSON.stringify(meta010.after)} after '${show(writeArgs)}' was acknowledged` }, repo);
+      fail(
+        'kills',
+        'lostUpdates',
+        {
+          what: `${where}: metadata.after is ${JSON.stringify(meta010.after)} after '${show(writeArgs)}' was acknowledged`,
+        },
+        repo,
+      );
     }
 
     // The killed write happened zero times or once (exactly once if it finished).
@@ -560,7 +725,8 @@ async function kills() {
         }
       }
       const listedTimes = readData ? readData.data.filter((t) => t.name === `kill ${n}`).length : times;
-      if (listedTimes !== times) inconsistent(`'kill ${n}' listed ${listedTimes} times by the read, ${times} task folders have it`);
+      if (listedTimes !== times)
+        inconsistent(`'kill ${n}' listed ${listedTimes} times by the read, ${times} task folders have it`);
       if (times > 0 && exit.signal === 'SIGKILL') K.killedTaskAddsThatMadeATask += 1;
     } else if (kind === 'log') {
       times = linesEqual(task010Log(repo), `kill entry ${n}`);
@@ -572,17 +738,30 @@ async function kills() {
       } catch (err) {
         inconsistent(`state.yaml unreadable: ${err.message}`);
       }
-      if (value !== undefined && value !== n) inconsistent(`metadata.k${n} is ${JSON.stringify(value)}, expected ${n} or absent`);
+      if (value !== undefined && value !== n)
+        inconsistent(`metadata.k${n} is ${JSON.stringify(value)}, expected ${n} or absent`);
       times = value === n ? 1 : 0;
       if (times > 0 && exit.signal === 'SIGKILL') K.killedWritesThatHappened += 1;
     }
     if (times > 0) k.happened += 1;
     if (times > 1) fail('kills', 'duplicates', { what: `${where}: the write happened ${times} times` }, repo);
-    if (finished && times === 0) fail('kills', 'lostUpdates', { what: `${where}: finished (exit 0) before the kill, yet it is not there` }, repo);
+    if (finished && times === 0)
+      fail('kills', 'lostUpdates', { what: `${where}: finished (exit 0) before the kill, yet it is not there` }, repo);
 
     const status = await statusRun;
     if (!okData(status))
-      fail('kills', 'failures', { what: `${where}: status after the kill`, command: 'sow project status --json', code: status.code, signal: status.signal, stderr: status.stderr }, repo);
+      fail(
+        'kills',
+        'failures',
+        {
+          what: `${where}: status after the kill`,
+          command: 'sow project status --json',
+          code: status.code,
+          signal: status.signal,
+          stderr: status.stderr,
+        },
+        repo,
+      );
 
     if (performance.now() - t0 > 3000) K.slowIterations += 1;
     if (n % 50 === 0 || n === opts.kills) {
@@ -599,7 +778,9 @@ async function kills() {
 
 let setupError;
 try {
-  progress(`stress: ${opts.writers} writers × ${opts.rounds} round(s) × ${Object.keys(WRITES).length} kinds, ${opts.kills} kills, seed ${opts.seed}; temp ${ROOT}`);
+  progress(
+    `stress: ${opts.writers} writers × ${opts.rounds} round(s) × ${Object.keys(WRITES).length} kinds, ${opts.kills} kills, seed ${opts.seed}; temp ${ROOT}`,
+  );
   await concurrency();
   await kills();
 } catch (err) {
@@ -610,7 +791,17 @@ try {
 
 const C = counts.concurrency;
 const K = counts.kills;
-const invariantsFailed = C.lostUpdates + C.duplicateIds + C.duplicateNames + C.duplicateEntries + C.failures + C.inconsistencies + K.failures + K.lostUpdates + K.duplicates + K.inconsistencies;
+const invariantsFailed =
+  C.lostUpdates +
+  C.duplicateIds +
+  C.duplicateNames +
+  C.duplicateEntries +
+  C.failures +
+  C.inconsistencies +
+  K.failures +
+  K.lostUpdates +
+  K.duplicates +
+  K.inconsistencies;
 const ok = invariantsFailed === 0 && !setupError;
 const seconds = Number(elapsed().toFixed(1));
 
@@ -624,16 +815,27 @@ if (opts.json) {
 } else {
   const out = (s = '') => process.stdout.write(`${s}\n`);
   out();
-  out(`Concurrency: ${C.writers} concurrent writers × ${C.rounds} round(s) × ${Object.keys(WRITES).length} kinds = ${C.processes} processes`);
-  for (const [kind, k] of Object.entries(C.byKind)) out(`  ${kind.padEnd(12)} ${k.acknowledged} acknowledged, ${k.lostUpdates} lost, ${k.failures} failed, slowest round ${k.roundSecondsMax} s`);
+  out(
+    `Concurrency: ${C.writers} concurrent writers × ${C.rounds} round(s) × ${Object.keys(WRITES).length} kinds = ${C.processes} processes`,
+  );
+  for (const [kind, k] of Object.entries(C.byKind))
+    out(
+      `  ${kind.padEnd(12)} ${k.acknowledged} acknowledged, ${k.lostUpdates} lost, ${k.failures} failed, slowest round ${k.roundSecondsMax} s`,
+    );
   out(`  writes acknowledged: ${C.writesAcknowledged}`);
   out(`  lost updates:        ${C.lostUpdates}`);
-  out(`  duplicate ids:       ${C.duplicateIds}  (duplicate names: ${C.duplicateNames}, duplicate log entries: ${C.duplicateEntries})`);
+  out(
+    `  duplicate ids:       ${C.duplicateIds}  (duplicate names: ${C.duplicateNames}, duplicate log entries: ${C.duplicateEntries})`,
+  );
   out(`  failures:            ${C.failures}  (non-zero exits of commands that should succeed)`);
-  out(`  inconsistencies:     ${C.inconsistencies}  (leftover journal/lock/tmp, incomplete task folder, list ≠ folders)`);
+  out(
+    `  inconsistencies:     ${C.inconsistencies}  (leftover journal/lock/tmp, incomplete task folder, list ≠ folders)`,
+  );
   out(`  said "waiting for the lock": ${C.waitedForLock} processes`);
   out();
-  out(`SIGKILL: ${K.iterations} iterations in ${K.repositories} repositories; kill delay uniform in 0..${K.maxDelayMs} ms (a write takes ~${K.writeMsMedian} ms here)`);
+  out(
+    `SIGKILL: ${K.iterations} iterations in ${K.repositories} repositories; kill delay uniform in 0..${K.maxDelayMs} ms (a write takes ~${K.writeMsMedian} ms here)`,
+  );
   for (const [kind, k] of Object.entries(K.byKind))
     out(
       `  ${kind.padEnd(12)} ${k.iterations}: ${k.killed} killed (${k.killedHoldingLock} holding the lock, ${k.killedMidTransaction} mid-transaction), ${k.exitedBeforeKill} finished first; the write is there in ${k.happened}`,
@@ -641,9 +843,13 @@ if (opts.json) {
   out(`  killed:                        ${K.killed}`);
   out(`  already exited before the kill: ${K.exitedBeforeKill}`);
   out(`  killed holding the lock:       ${K.killedHoldingLock}`);
-  out(`  killed mid-transaction:        ${K.killedMidTransaction}  (journal.json right after the kill; ${K.journalReplayedByRead} of them gone after the read)`);
+  out(
+    `  killed mid-transaction:        ${K.killedMidTransaction}  (journal.json right after the kill; ${K.journalReplayedByRead} of them gone after the read)`,
+  );
   out(`  temp files left by the kill:   ${K.tmpLeftAfterKill}`);
-  out(`  killed task adds with a task:  ${K.killedTaskAddsThatMadeATask}; other killed writes that happened: ${K.killedWritesThatHappened}`);
+  out(
+    `  killed task adds with a task:  ${K.killedTaskAddsThatMadeATask}; other killed writes that happened: ${K.killedWritesThatHappened}`,
+  );
   out(`  failures:                      ${K.failures}`);
   out(`  lost updates:                  ${K.lostUpdates}`);
   out(`  duplicates:                    ${K.duplicates}`);
@@ -660,6 +866,8 @@ if (opts.json) {
     }
   }
   if (kept.length > 0) out(`Kept for inspection: ${kept.join(' ')}`);
-  out(`${ok ? 'OK: every invariant held' : `FAILED: ${invariantsFailed} invariant violation(s)${setupError ? ' and a setup failure' : ''}`} — seed ${opts.seed}, elapsed ${seconds} s`);
+  out(
+    `${ok ? 'OK: every invariant held' : `FAILED: ${invariantsFailed} invariant violation(s)${setupError ? ' and a setup failure' : ''}`} — seed ${opts.seed}, elapsed ${seconds} s`,
+  );
 }
 process.exit(ok ? 0 : 1);

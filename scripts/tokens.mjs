@@ -30,7 +30,17 @@
  * It measures; it is not a test: without --check it exits 0 whatever the numbers are.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -69,13 +79,18 @@ const work = realpathSync(mkdtempSync(join(tmpdir(), 'sow-tokens-')));
 const repo = join(work, 'repo');
 const bin = join(work, 'bin');
 const fakeLog = join(work, 'fake-agent.log');
-for (const d of [repo, bin, join(work, 'home'), join(work, 'config'), join(work, 'state'), join(work, 'fake-home')]) mkdirSync(d, { recursive: true });
+for (const d of [repo, bin, join(work, 'home'), join(work, 'config'), join(work, 'state'), join(work, 'fake-home')])
+  mkdirSync(d, { recursive: true });
 // The hook runs `sow …` through a shell, and a worker's CLI is found on PATH: both are ours.
 writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`);
 writeFileSync(join(bin, 'claude'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_AGENT}" claude "$@"\n`);
 for (const f of ['sow', 'claude']) chmodSync(join(bin, f), 0o755);
 
-const ENV = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(SOW_|FAKE_AGENT_)/.test(k) && !['FORCE_COLOR', 'CI', 'IS_SANDBOX'].includes(k)));
+const ENV = Object.fromEntries(
+  Object.entries(process.env).filter(
+    ([k]) => !/^(SOW_|FAKE_AGENT_)/.test(k) && !['FORCE_COLOR', 'CI', 'IS_SANDBOX'].includes(k),
+  ),
+);
 Object.assign(ENV, {
   NO_COLOR: '1',
   GIT_CONFIG_NOSYSTEM: '1',
@@ -92,9 +107,18 @@ Object.assign(ENV, {
 });
 
 function run(file, argv, { expect = [0], env, input = '' } = {}) {
-  const r = spawnSync(file, argv, { cwd: repo, env: env ? { ...ENV, ...env } : ENV, encoding: 'utf8', input, maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(file, argv, {
+    cwd: repo,
+    env: env ? { ...ENV, ...env } : ENV,
+    encoding: 'utf8',
+    input,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   const shown = file === process.execPath ? ['sow', ...argv.slice(1)] : [file, ...argv];
-  if (expect && !expect.includes(r.status)) throw new Error(`'${shown.join(' ')}' exited ${r.status ?? r.signal} (expected ${expect.join(' or ')})\n${r.stdout}${r.stderr}`);
+  if (expect && !expect.includes(r.status))
+    throw new Error(
+      `'${shown.join(' ')}' exited ${r.status ?? r.signal} (expected ${expect.join(' or ')})\n${r.stdout}${r.stderr}`,
+    );
   return r;
 }
 const sow = (argv, opts) => run(process.execPath, [SOW, ...argv], opts);
@@ -185,7 +209,8 @@ function toldToRead(text) {
       const cmd = line.trim().replace(/\s+#.*$/, '');
       const m = /^sow prompt ([\w/.-]+)$/.exec(cmd);
       if (m) told.push({ kind: 'prompt', path: m[1] });
-      else if (/^sow project continue( --full)?$/.test(cmd)) told.push({ kind: 'continue', full: cmd.endsWith('--full') });
+      else if (/^sow project continue( --full)?$/.test(cmd))
+        told.push({ kind: 'continue', full: cmd.endsWith('--full') });
       continue;
     }
     const refs = [...line.matchAll(PROMPT_REF)].map((m) => m[1]);
@@ -204,15 +229,24 @@ function withReads(label, text, seen = new Set()) {
     const key = ref.kind === 'continue' ? `sow project continue${ref.full ? ' --full' : ''}` : `sow prompt ${ref.path}`;
     if (seen.has(key)) return [];
     seen.add(key);
-    const out = ref.kind === 'continue' ? sow(['project', 'continue', ...(ref.full ? ['--full'] : [])]).stdout : sow(['prompt', ref.path]).stdout;
+    const out =
+      ref.kind === 'continue'
+        ? sow(['project', 'continue', ...(ref.full ? ['--full'] : [])]).stdout
+        : sow(['prompt', ref.path]).stdout;
     return withReads(key, out, seen);
   };
   for (const ref of told) parts.push(...read(ref));
   for (const group of alternatives) {
-    const options = group.flat().map((path) => ({ path, parts: withReads(`sow prompt ${path}`, sow(['prompt', path]).stdout, new Set(seen)) }));
+    const options = group
+      .flat()
+      .map((path) => ({ path, parts: withReads(`sow prompt ${path}`, sow(['prompt', path]).stdout, new Set(seen)) }));
     const largest = options.sort((a, b) => sum(b.parts) - sum(a.parts))[0];
     seen.add(`sow prompt ${largest.path}`);
-    parts.push(...largest.parts.map((p, i) => (i === 0 ? { ...p, what: `${p.what} (largest of ${options.length} to choose from)` } : p)));
+    parts.push(
+      ...largest.parts.map((p, i) =>
+        i === 0 ? { ...p, what: `${p.what} (largest of ${options.length} to choose from)` } : p,
+      ),
+    );
   }
   return parts;
 }
@@ -221,8 +255,12 @@ const sum = (parts) => parts.reduce((n, p) => n + p.tokens, 0);
 /** The prompt sow sends a worker of `role`: a fake CLI records it and reports back at once. */
 function workerPrompt(role, target, report) {
   rmSync(fakeLog, { force: true });
-  const r = sow(['agent', 'spawn', role, ...target], { expect: null, env: { FAKE_AGENT_SCRIPT: JSON.stringify(report) } });
-  if (!existsSync(fakeLog)) throw new Error(`'sow agent spawn ${role}' started no agent CLI (exit ${r.status}):\n${printed(r)}`);
+  const r = sow(['agent', 'spawn', role, ...target], {
+    expect: null,
+    env: { FAKE_AGENT_SCRIPT: JSON.stringify(report) },
+  });
+  if (!existsSync(fakeLog))
+    throw new Error(`'sow agent spawn ${role}' started no agent CLI (exit ${r.status}):\n${printed(r)}`);
   const calls = readFileSync(fakeLog, 'utf8')
     .trim()
     .split('\n')
@@ -240,7 +278,11 @@ async function mcpTools() {
   const child = spawn(process.execPath, [SOW, 'mcp'], { cwd: repo, env: ENV, stdio: ['pipe', 'pipe', 'pipe'] });
   const { request } = lineClient(child);
   try {
-    await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'sow-tokens', version: '1' } });
+    await request('initialize', {
+      protocolVersion: '2025-06-18',
+      capabilities: {},
+      clientInfo: { name: 'sow-tokens', version: '1' },
+    });
     child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
     const listed = await request('tools/list', {});
     if (!listed.result) throw new Error(`tools/list failed: ${JSON.stringify(listed.error)}`);
@@ -256,9 +298,11 @@ async function mcpTools() {
 
 const AREAS = ['auth', 'billing', 'search', 'reports', 'notifications', 'accounts', 'export', 'settings'];
 const VERBS = ['Add', 'Validate input in', 'Test', 'Paginate', 'Cache'];
-const taskName = (i) => `${VERBS[i % VERBS.length]} the ${AREAS[i % AREAS.length]} endpoint, part ${Math.floor(i / AREAS.length) + 1}`;
+const taskName = (i) =>
+  `${VERBS[i % VERBS.length]} the ${AREAS[i % AREAS.length]} endpoint, part ${Math.floor(i / AREAS.length) + 1}`;
 /** What only a task's description says (its name is printed everywhere). */
-const acceptance = (i) => `Acceptance: the ${AREAS[i % AREAS.length]} handler returns 400 on a malformed body, and the new tests pass.`;
+const acceptance = (i) =>
+  `Acceptance: the ${AREAS[i % AREAS.length]} handler returns 400 on a malformed body, and the new tests pass.`;
 const taskDescription = (i) => `${taskName(i)}. ${acceptance(i)}`;
 
 const rows = [];
@@ -289,7 +333,13 @@ async function main() {
   };
   hook('NoProject');
 
-  sow(['project', 'new', 'api-validation', '--description', 'Validate every request body of the API and answer 400 with the reason']);
+  sow([
+    'project',
+    'new',
+    'api-validation',
+    '--description',
+    'Validate every request body of the API and answer 400 with the reason',
+  ]);
   hook('PlanningActive');
   write('.sow/project/planning/tasks.md', '# Tasks\n\nForty small tasks, one per endpoint and concern.\n');
   sow(['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
@@ -301,7 +351,18 @@ async function main() {
   const ids = [];
   for (let i = 0; i < TASKS; i++) {
     const deps = i % 5 === 4 ? ['--depends-on', ids[i - 1]] : [];
-    ids.push(sow(['task', 'add', taskName(i), '--agent', 'implementer', '--description', taskDescription(i), ...deps]).stdout.trim());
+    ids.push(
+      sow([
+        'task',
+        'add',
+        taskName(i),
+        '--agent',
+        'implementer',
+        '--description',
+        taskDescription(i),
+        ...deps,
+      ]).stdout.trim(),
+    );
   }
   sow(['phase', 'set', 'tasks_approved', 'true']);
   advanceTo('ImplementationExecuting');
@@ -326,7 +387,10 @@ async function main() {
       sow(['log', '--task', id, '--action', 'completed_task', '--result', 'success', 'Validated the body; tests pass']),
       sow(['task', 'set', '--id', id, 'status', 'completed']),
     ];
-    row('loop: task next, set in_progress, log, set completed', calls.map(printed).join(''), null, { calls: calls.length, note: 'the description is not in it' });
+    row('loop: task next, set in_progress, log, set completed', calls.map(printed).join(''), null, {
+      calls: calls.length,
+      note: 'the description is not in it',
+    });
   }
   // The loop in three calls: the claim must carry the description, or the worker needs another call.
   {
@@ -338,7 +402,10 @@ async function main() {
     const described = printed(claim).includes(acceptance(ids.indexOf(id)));
     const calls = [
       claim,
-      sow(['log', '--task', id, '--action', 'completed_task', '--result', 'success', 'Validated the body; tests pass'], as),
+      sow(
+        ['log', '--task', id, '--action', 'completed_task', '--result', 'success', 'Validated the body; tests pass'],
+        as,
+      ),
       sow(['task', 'set', '--id', id, 'status', 'completed'], as),
     ];
     row('loop: task next --claim, log, set completed', calls.map(printed).join(''), BUDGET.loop, {
@@ -350,7 +417,9 @@ async function main() {
   }
 
   const tools = await mcpTools();
-  const defs = tools.map((t) => JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  const defs = tools.map((t) =>
+    JSON.stringify({ name: t.name, description: t.description, inputSchema: t.inputSchema }),
+  );
   row(`MCP tool definitions (${tools.length} tools)`, defs.join('\n'), BUDGET.mcp, {
     tools: tools.length,
     per_tool: Object.fromEntries(tools.map((t, i) => [t.name, tokens(defs[i])])),
@@ -394,10 +463,17 @@ async function main() {
   for (const h of hooks) row(`SessionStart hook, ${h.state}`, h.tokens, BUDGET.hook, { state: h.state });
   const largest = hooks.reduce((a, b) => (b.tokens > a.tokens ? b : a));
   const listed = tokens(listing);
-  row(`always loaded in Claude Code (listings ${listed} + hook in ${largest.state})`, listed + largest.tokens, BUDGET.alwaysLoaded, { listings: listed, hook: largest.tokens, state: largest.state });
+  row(
+    `always loaded in Claude Code (listings ${listed} + hook in ${largest.state})`,
+    listed + largest.tokens,
+    BUDGET.alwaysLoaded,
+    { listings: listed, hook: largest.tokens, state: largest.state },
+  );
 
   for (const r of rows) {
-    const over = r.budget !== null && (r.tokens > r.budget || (r.calls_budget !== undefined && r.calls > r.calls_budget) || r.described === false);
+    const over =
+      r.budget !== null &&
+      (r.tokens > r.budget || (r.calls_budget !== undefined && r.calls > r.calls_budget) || r.described === false);
     r.verdict = r.budget === null ? 'info' : over ? 'OVER' : 'ok';
   }
   const order = (r) =>
@@ -438,9 +514,15 @@ function report(over) {
       .join('  ')
       .trimEnd()}`;
   lines.push(fmt(header), `  ${widths.map((w) => '-'.repeat(w)).join('  ')}`, ...body.map(fmt), '');
-  for (const r of rows.filter((x) => x.parts)) lines.push(`${r.row}:`, ...r.parts.map((p) => `  ${String(p.tokens).padStart(5)}  ${p.what}`), '');
+  for (const r of rows.filter((x) => x.parts))
+    lines.push(`${r.row}:`, ...r.parts.map((p) => `  ${String(p.tokens).padStart(5)}  ${p.what}`), '');
   const mcp = rows.find((r) => r.per_tool);
-  if (mcp) lines.push('MCP tools:', ...Object.entries(mcp.per_tool).map(([name, n]) => `  ${String(n).padStart(5)}  ${name}`), '');
+  if (mcp)
+    lines.push(
+      'MCP tools:',
+      ...Object.entries(mcp.per_tool).map(([name, n]) => `  ${String(n).padStart(5)}  ${name}`),
+      '',
+    );
   lines.push(over === 0 ? 'all rows within budget' : `${over} row(s) over budget`);
   return `${lines.join('\n')}\n`;
 }

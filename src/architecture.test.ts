@@ -19,7 +19,9 @@ function sources(): { file: string; imports: string[] }[] {
       if (e.isDirectory()) walk(p);
       else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) {
         const text = readFileSync(p, 'utf8');
-        const imports = [...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'";]*?from\s+'([^']+)'|import\('([^']+)'\)/g)].map((m) => m[1] ?? m[2]!);
+        const imports = [
+          ...text.matchAll(/(?:^|\n)\s*(?:import|export)[^'";]*?from\s+'([^']+)'|import\('([^']+)'\)/g),
+        ].map((m) => m[1] ?? m[2]!);
         out.push({ file: relative(SRC, p).split('\\').join('/'), imports });
       }
     }
@@ -44,17 +46,35 @@ describe('the layers', () => {
   it('domain/ is pure: no node:fs, node:child_process, and nothing of app/, adapters/ or cli/', () => {
     const bad = all
       .filter((s) => s.file.startsWith('domain/'))
-      .flatMap((s) => s.imports.filter((i) => /^node:(fs|child_process|os|process)/.test(i) || ['app', 'adapters', 'cli'].includes(layerOf(s.file, i) ?? '')).map((i) => `${s.file} → ${i}`));
+      .flatMap((s) =>
+        s.imports
+          .filter(
+            (i) =>
+              /^node:(fs|child_process|os|process)/.test(i) ||
+              ['app', 'adapters', 'cli'].includes(layerOf(s.file, i) ?? ''),
+          )
+          .map((i) => `${s.file} → ${i}`),
+      );
     expect(bad).toEqual([]);
   });
 
   it('app/ touches disk and processes only through adapters/: no node:fs or node:child_process, nothing of cli/', () => {
-    const bad = all.filter((s) => s.file.startsWith('app/')).flatMap((s) => s.imports.filter((i) => /^node:(fs|child_process)/.test(i) || layerOf(s.file, i) === 'cli').map((i) => `${s.file} → ${i}`));
+    const bad = all
+      .filter((s) => s.file.startsWith('app/'))
+      .flatMap((s) =>
+        s.imports
+          .filter((i) => /^node:(fs|child_process)/.test(i) || layerOf(s.file, i) === 'cli')
+          .map((i) => `${s.file} → ${i}`),
+      );
     expect(bad).toEqual([]);
   });
 
   it('adapters/ never reach up into app/ or cli/', () => {
-    const bad = all.filter((s) => s.file.startsWith('adapters/')).flatMap((s) => s.imports.filter((i) => ['app', 'cli'].includes(layerOf(s.file, i) ?? '')).map((i) => `${s.file} → ${i}`));
+    const bad = all
+      .filter((s) => s.file.startsWith('adapters/'))
+      .flatMap((s) =>
+        s.imports.filter((i) => ['app', 'cli'].includes(layerOf(s.file, i) ?? '')).map((i) => `${s.file} → ${i}`),
+      );
     expect(bad).toEqual([]);
   });
 
@@ -64,18 +84,31 @@ describe('the layers', () => {
       .flatMap((s) =>
         readFileSync(join(SRC, s.file), 'utf8')
           .split('\n')
-          .flatMap((line, i) => (/process\.env\b|Date\.now\(\)|new Date\(\)/.test(line.replace(/\/\/.*$/, '').replace(/^\s*\*.*$/, '')) ? [`${s.file}:${i + 1}: ${line.trim()}`] : [])),
+          .flatMap((line, i) =>
+            /process\.env\b|Date\.now\(\)|new Date\(\)/.test(line.replace(/\/\/.*$/, '').replace(/^\s*\*.*$/, ''))
+              ? [`${s.file}:${i + 1}: ${line.trim()}`]
+              : [],
+          ),
       );
     expect(bad).toEqual([]);
   });
 
   it('what was taken out stays out: no XState, no parse cache', () => {
-    const pkg = JSON.parse(readFileSync(join(SRC, '..', 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; devDependencies?: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(SRC, '..', 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     expect(Object.keys({ ...pkg.dependencies, ...pkg.devDependencies })).not.toContain('xstate');
     const mentions = all.flatMap((s) => s.imports.filter((i) => i === 'xstate').map(() => s.file));
     expect(mentions).toEqual([]);
     // The old parse cache was `.sow/.cache/` (join(root, '.sow', '.cache', …)); ~/.cache is the code cache's home.
-    const cache = all.filter((s) => /\.sow\/\.cache|'\.sow',\s*'\.cache'/.test(readFileSync(join(SRC, s.file), 'utf8')) && !s.file.endsWith('migrate.ts')).map((s) => s.file);
+    const cache = all
+      .filter(
+        (s) =>
+          /\.sow\/\.cache|'\.sow',\s*'\.cache'/.test(readFileSync(join(SRC, s.file), 'utf8')) &&
+          !s.file.endsWith('migrate.ts'),
+      )
+      .map((s) => s.file);
     expect(cache, 'only migrate knows the old parse cache, to remove it').toEqual([]);
   });
 });

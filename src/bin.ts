@@ -50,7 +50,8 @@ function compiled(file: string, sdk?: string): ModuleWrapper | undefined | 'abse
     return compileWithCache(file, process.argv.slice(2), crc32, build, sdk);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && file !== CORE) return 'absent';
-    if (process.env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: not used: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (process.env['SOW_DEBUG'])
+      process.stderr.write(`sow: compile cache: not used: ${err instanceof Error ? err.message : String(err)}\n`);
     return undefined;
   }
 }
@@ -109,11 +110,16 @@ function runCli(): void {
  * the line, and the CLI answers as before.
  */
 function versionAsked(words: readonly string[]): boolean {
-  return words.some((w) => w === '--version' || w === '-V') && words.every((w) => w === '--version' || w === '-V' || w === '--json' || w === '--no-color');
+  return (
+    words.some((w) => w === '--version' || w === '-V') &&
+    words.every((w) => w === '--version' || w === '-V' || w === '--json' || w === '--no-color')
+  );
 }
 
 if (typeof SOW_VERSION === 'string' && versionAsked(process.argv.slice(2))) {
-  const text = process.argv.includes('--json') ? `${JSON.stringify({ ok: true, data: { version: SOW_VERSION } })}\n` : `${SOW_VERSION}\n`;
+  const text = process.argv.includes('--json')
+    ? `${JSON.stringify({ ok: true, data: { version: SOW_VERSION } })}\n`
+    : `${SOW_VERSION}\n`;
   try {
     writeSync(1, text);
   } catch {

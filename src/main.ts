@@ -40,18 +40,30 @@ async function renderError(err: SowError): Promise<number> {
     const paint = paintFor(stderr);
     // Values from files in the message are quoted on one line where they are put in (q()); the
     // message may list things on lines of its own (the commands of checks not allowed).
-    writeText(stderr, `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`);
+    writeText(
+      stderr,
+      `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`,
+    );
   }
   return exitCodeFor(err.kind);
 }
 
-const registry: Registry = { groups: GROUPS, topics: TOPICS, typeGroups: async (name) => (await import('./commands/types.js')).typeGroups(name) };
+const registry: Registry = {
+  groups: GROUPS,
+  topics: TOPICS,
+  typeGroups: async (name) => (await import('./commands/types.js')).typeGroups(name),
+};
 
 async function build(): Promise<Command> {
   const program = new Command('sow')
-    .description('System of work: steer AI coding agents through plan → implement → review → finalize, with all state in .sow/')
+    .description(
+      'System of work: steer AI coding agents through plan → implement → review → finalize, with all state in .sow/',
+    )
     .version(typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', '-V, --version')
-    .option('--json', 'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…} (.inf and .nan as strings, big integers digit for digit)')
+    .option(
+      '--json',
+      'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…} (.inf and .nan as strings, big integers digit for digit)',
+    )
     .option('--no-color', 'no colour, even on a terminal (as NO_COLOR=1 does); there is none when output is piped')
     .showSuggestionAfterError(true)
     .exitOverride()
@@ -130,7 +142,8 @@ function optionsOf(cmd: Command): Option[] {
   return out;
 }
 
-const visible = (cmd: Command) => cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
+const visible = (cmd: Command) =>
+  cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
 
 /**
  * Commander's refusals, said as sow says its own: the word it stumbled on (with its near miss),
@@ -154,10 +167,14 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
   }
   if (err.code === 'commander.unknownCommand' && next !== undefined) {
     const names = visible(cmd).map((c) => c.name());
-    return new UsageError(`unknown command ${quoted(next)}${didYouMean(next, names)}`, `${path === 'sow' ? 'commands' : `'${path}' has`}: ${names.join(', ')}`);
+    return new UsageError(
+      `unknown command ${quoted(next)}${didYouMean(next, names)}`,
+      `${path === 'sow' ? 'commands' : `'${path}' has`}: ${names.join(', ')}`,
+    );
   }
   const options = optionsOf(cmd);
-  const known = (flag: string) => options.some((o) => o.long === flag || o.short === flag) || flag === '--help' || flag === '-h';
+  const known = (flag: string) =>
+    options.some((o) => o.long === flag || o.short === flag) || flag === '--help' || flag === '-h';
   if (err.code === 'commander.unknownOption') {
     const flag = argv
       .slice(2)
@@ -197,7 +214,13 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
 /** `sow help <topic>`: the topic's page, run in this process like a command (its data with --json). */
 async function helpTopic(name: string): Promise<number> {
   const extra = process.argv.slice(4).find((w) => w !== '--json' && w !== '--no-color');
-  if (extra !== undefined) return renderError(new UsageError(`unexpected argument ${quoted(extra)}: 'sow help ${name}' takes only --json`, `run 'sow help ${name}'`));
+  if (extra !== undefined)
+    return renderError(
+      new UsageError(
+        `unexpected argument ${quoted(extra)}: 'sow help ${name}' takes only --json`,
+        `run 'sow help ${name}'`,
+      ),
+    );
   const def = await TOPICS.find((t) => t.name === name)!.load();
   const { processContext } = await import('./app/context.js');
   const r = await def.run({ app: processContext(), json, commands: allCommands }, { args: [], opts: {} });
@@ -218,9 +241,15 @@ async function main(): Promise<number> {
   const argv = process.argv;
   const topic = topicName;
   if (topic !== undefined && !topic.startsWith('-') && !program.commands.some((c) => c.name() === topic)) {
-    const topics = [...program.commands.filter((c) => c.name() !== 'help').map((c) => c.name()), ...TOPICS.map((t) => t.name)];
+    const topics = [
+      ...program.commands.filter((c) => c.name() !== 'help').map((c) => c.name()),
+      ...TOPICS.map((t) => t.name),
+    ];
     return renderError(
-      new UsageError(`unknown help topic ${quoted(topic)}${didYouMean(topic, topics)}`, `the topics are the commands ('sow --help' lists them) and ${TOPICS.map((t) => t.name).join(', ')}`),
+      new UsageError(
+        `unknown help topic ${quoted(topic)}${didYouMean(topic, topics)}`,
+        `the topics are the commands ('sow --help' lists them) and ${TOPICS.map((t) => t.name).join(', ')}`,
+      ),
     );
   }
   try {
@@ -229,7 +258,8 @@ async function main(): Promise<number> {
     if (err instanceof CommanderError) {
       const usage = fromCommander(err, program, argv);
       if (usage) return renderError(usage);
-      if (json && err.code === 'commander.version') write(stdout, JSON.stringify({ ok: true, data: { version: program.version() } }));
+      if (json && err.code === 'commander.version')
+        write(stdout, JSON.stringify({ ok: true, data: { version: program.version() } }));
       return 0;
     }
     if (err instanceof SowError) return renderError(err);

@@ -12,14 +12,22 @@ import { claudeSettings } from '../src/adapters/executors/claude.js';
 import { agentSettingsFiles } from '../src/adapters/executors/registry.js';
 
 /** What a safe Claude Code worker is started with so that the repository's own settings widen nothing (before its permission mode). */
-export const CLAUDE_OWN_SETTINGS = ['--setting-sources', 'user', '--strict-mcp-config', '--settings', claudeSettings(agentSettingsFiles())];
+export const CLAUDE_OWN_SETTINGS = [
+  '--setting-sources',
+  'user',
+  '--strict-mcp-config',
+  '--settings',
+  claudeSettings(agentSettingsFiles()),
+];
 /** The --verbose note that says so. */
 export const CLAUDE_SETTINGS_NOTE =
   "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml";
 /** Codex's note on its execpolicy rules and project config. */
-export const CODEX_RULES_NOTE = 'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while .codex/config.toml widens nothing';
+export const CODEX_RULES_NOTE =
+  'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while .codex/config.toml widens nothing';
 /** opencode's note on the project's configuration. */
-export const OPENCODE_PROJECT_NOTE = 'permissions=safe: opencode loads no configuration of the repository (OPENCODE_DISABLE_PROJECT_CONFIG: not opencode.json, .opencode/ or AGENTS.md)';
+export const OPENCODE_PROJECT_NOTE =
+  'permissions=safe: opencode loads no configuration of the repository (OPENCODE_DISABLE_PROJECT_CONFIG: not opencode.json, .opencode/ or AGENTS.md)';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -63,7 +71,19 @@ export const CASES: ExecutorCase[] = [
       '--allowedTools',
       'Bash(sow *)',
     ],
-    resumeArgv: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--resume', sid, ...CLAUDE_OWN_SETTINGS, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash(sow *)'],
+    resumeArgv: ({ sid }) => [
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--resume',
+      sid,
+      ...CLAUDE_OWN_SETTINGS,
+      '--permission-mode',
+      'acceptEdits',
+      '--allowedTools',
+      'Bash(sow *)',
+    ],
     via: 'stdin',
   },
   {
@@ -82,8 +102,26 @@ export const CASES: ExecutorCase[] = [
     definition: 'type: codex',
     ids: 'reported',
     idPattern: /^thread-[0-9a-f-]{36}$/,
-    spawnArgv: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', '-'],
-    resumeArgv: ({ sid }) => ['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', sid, '-'],
+    spawnArgv: ({ root }) => [
+      'exec',
+      '--json',
+      '-C',
+      root,
+      '-c',
+      'sandbox_mode="workspace-write"',
+      '--ignore-rules',
+      '-',
+    ],
+    resumeArgv: ({ sid }) => [
+      'exec',
+      'resume',
+      '--json',
+      '-c',
+      'sandbox_mode="workspace-write"',
+      '--ignore-rules',
+      sid,
+      '-',
+    ],
     via: 'stdin',
   },
   {
@@ -92,8 +130,26 @@ export const CASES: ExecutorCase[] = [
     definition: 'type: gemini',
     ids: 'caller',
     idPattern: UUID,
-    spawnArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--session-id', sid, '--approval-mode', 'auto_edit', '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
-    resumeArgv: ({ sid, promptFile }) => ['--output-format', 'stream-json', '--resume', sid, '--approval-mode', 'auto_edit', '--policy', join(dirname(promptFile), 'gemini-sow-policy.toml')],
+    spawnArgv: ({ sid, promptFile }) => [
+      '--output-format',
+      'stream-json',
+      '--session-id',
+      sid,
+      '--approval-mode',
+      'auto_edit',
+      '--policy',
+      join(dirname(promptFile), 'gemini-sow-policy.toml'),
+    ],
+    resumeArgv: ({ sid, promptFile }) => [
+      '--output-format',
+      'stream-json',
+      '--resume',
+      sid,
+      '--approval-mode',
+      'auto_edit',
+      '--policy',
+      join(dirname(promptFile), 'gemini-sow-policy.toml'),
+    ],
     via: 'stdin',
   },
   {
@@ -102,8 +158,31 @@ export const CASES: ExecutorCase[] = [
     definition: 'type: copilot',
     ids: 'caller',
     idPattern: UUID,
-    spawnArgv: ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir'],
-    resumeArgv: ({ sid, root }) => [`--resume=${sid}`, '--output-format', 'json', '-C', root, '--allow-tool', 'write', '--allow-tool', 'shell(sow)', '--disallow-temp-dir'],
+    spawnArgv: ({ sid, root }) => [
+      '--session-id',
+      sid,
+      '--output-format',
+      'json',
+      '-C',
+      root,
+      '--allow-tool',
+      'write',
+      '--allow-tool',
+      'shell(sow)',
+      '--disallow-temp-dir',
+    ],
+    resumeArgv: ({ sid, root }) => [
+      `--resume=${sid}`,
+      '--output-format',
+      'json',
+      '-C',
+      root,
+      '--allow-tool',
+      'write',
+      '--allow-tool',
+      'shell(sow)',
+      '--disallow-temp-dir',
+    ],
     via: 'stdin',
   },
   {
@@ -133,7 +212,8 @@ export const CASES: ExecutorCase[] = [
 ];
 
 /** A user configuration with one executor, `impl`, of the case's type, bound to the implementer. */
-export const configFor = (c: ExecutorCase): string => `agents:\n  executors:\n    impl:\n      ${c.definition}\n  bindings:\n    implementer: impl\n`;
+export const configFor = (c: ExecutorCase): string =>
+  `agents:\n  executors:\n    impl:\n      ${c.definition}\n  bindings:\n    implementer: impl\n`;
 
 /** The first run of implementer-1 on task 010 (`note` its orchestrator's prompt): the whole prompt reached the CLI, and the worker's environment. */
 export function expectSpawnCall(c: ExecutorCase, call: FakeCall, promptFile: string, note: string, sid: string): void {
@@ -154,7 +234,11 @@ export function expectSpawnCall(c: ExecutorCase, call: FakeCall, promptFile: str
 }
 
 /** Its resume with `feedback`: the same session, in the recorded cwd, with the resume argv, the feedback as the whole prompt, and the worker's environment. */
-export function expectResumeCall(c: ExecutorCase, call: FakeCall, run: { sid: string; root: string; cwd: string; promptFile: string; feedback: string }): void {
+export function expectResumeCall(
+  c: ExecutorCase,
+  call: FakeCall,
+  run: { sid: string; root: string; cwd: string; promptFile: string; feedback: string },
+): void {
   expect(call.cli).toBe(c.cli);
   expect(call.resuming, 'the fake continued an existing session').toBe(true);
   expect(call.session, 'the same session').toBe(run.sid);

@@ -12,7 +12,18 @@ import { acpEvents, logLines, type AcpEvent } from './fakes/acp-log.js';
 
 const FAKE_AGENT = fileURLToPath(new URL('./fakes/fake-agent.mjs', import.meta.url));
 const FAKE_GH = fileURLToPath(new URL('./fakes/fake-gh.mjs', import.meta.url));
-export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent', 'claude-agent-acp', 'codex-acp'] as const;
+export const FAKE_CLIS = [
+  'claude',
+  'cursor-agent',
+  'codex',
+  'gemini',
+  'copilot',
+  'opencode',
+  'windsurf',
+  'my-agent',
+  'claude-agent-acp',
+  'codex-acp',
+] as const;
 
 /** What a fake agent CLI was given (test/fakes/fake-agent.mjs logs one line per run). */
 export interface FakeCall {

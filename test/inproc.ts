@@ -37,7 +37,12 @@ function fixedClock(at = T0): Clock {
 /** What every context's environment holds: a state folder of this test file's own (check allowances), no colour. */
 // Beside the worlds of the test file (under its root, removed with it): the file's own, also when
 // test files share a process (`test:fast` runs them without isolation).
-const baseEnv = (stateHome: string): Readonly<Record<string, string>> => ({ NO_COLOR: '1', HOME: join(stateHome, 'home'), XDG_STATE_HOME: stateHome, XDG_CONFIG_HOME: join(stateHome, 'config') });
+const baseEnv = (stateHome: string): Readonly<Record<string, string>> => ({
+  NO_COLOR: '1',
+  HOME: join(stateHome, 'home'),
+  XDG_STATE_HOME: stateHome,
+  XDG_CONFIG_HOME: join(stateHome, 'config'),
+});
 
 /** The environment of a worker sow spawned: its agent id and, when it works on one, its task. */
 export const workerEnv = (agentId: string, task?: string): Record<string, string> => ({
@@ -69,12 +74,17 @@ const GIT_ENV = {
   GIT_COMMITTER_NAME: 'sow test',
   GIT_COMMITTER_EMAIL: 'test@example.invalid',
 };
-const git = (dir: string, args: string[]) => execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8' }).trim();
+const git = (dir: string, args: string[]) =>
+  execFileSync('git', args, { cwd: dir, env: GIT_ENV, encoding: 'utf8' }).trim();
 
 function world(dir: string): World {
   const clock = fixedClock();
   const base = baseEnv(join(dirname(dir), 'state'));
-  const ctx = (env: Record<string, string> = {}, cwd?: string): AppContext => ({ cwd: cwd ? join(dir, cwd) : dir, env: { ...base, ...env }, now: clock.now });
+  const ctx = (env: Record<string, string> = {}, cwd?: string): AppContext => ({
+    cwd: cwd ? join(dir, cwd) : dir,
+    env: { ...base, ...env },
+    now: clock.now,
+  });
   return {
     dir,
     clock,
@@ -98,7 +108,9 @@ function world(dir: string): World {
  * built once per test file from a fresh `init` world and copied for each test. Worlds are removed
  * after each test.
  */
-export function worlds<K extends string>(setups: Record<K, (w: World) => Promise<void>> = {} as Record<K, never>): (from?: 'bare' | 'init' | K) => Promise<World> {
+export function worlds<K extends string>(
+  setups: Record<K, (w: World) => Promise<void>> = {} as Record<K, never>,
+): (from?: 'bare' | 'init' | K) => Promise<World> {
   const root = mkdtempSync(join(tmpdir(), 'sow-inproc-'));
   const made = new Map<string, Promise<string>>();
   let n = 0;
@@ -144,7 +156,12 @@ export function worlds<K extends string>(setups: Record<K, (w: World) => Promise
  * Expects `run` to be refused with this error code and exit code, with a hint, and to leave every
  * state file as it was. Returns the error.
  */
-export async function refused(w: World, run: () => Promise<unknown>, code: string, exitCode?: number): Promise<SowError> {
+export async function refused(
+  w: World,
+  run: () => Promise<unknown>,
+  code: string,
+  exitCode?: number,
+): Promise<SowError> {
   const before = w.snapshot();
   let error: unknown;
   try {
@@ -173,7 +190,12 @@ export async function toImplementationPlanning(w: World): Promise<void> {
   const ctx = w.ctx();
   await newProject(ctx, { name: 'demo', description: 'A demo project', planning: true });
   w.write(TASK_LIST, '# Tasks\n');
-  await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
+  await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+    type: 'task_list',
+    path: 'planning/tasks.md',
+    approved: 'true',
+    extra: {},
+  });
   await advanceProject(ctx, undefined, false);
 }
 
@@ -203,12 +225,17 @@ export async function toExecuting(w: World, tasks: readonly string[] = ['First t
  * (`['iter', 'log', 'R1', '--did', 'x']`): the group, the command's words, its arguments, and
  * `--name value` options (a switch when its flags take no value), as commander would hand them over.
  */
-export async function typeCommand(where: AppContext, argv: readonly string[]): Promise<import('../src/domain/type-commands.js').CommandResult> {
+export async function typeCommand(
+  where: AppContext,
+  argv: readonly string[],
+): Promise<import('../src/domain/type-commands.js').CommandResult> {
   const { runTypeCommand } = await import('../src/app/type-commands.js');
   const { allProjectTypes } = await import('../src/domain/project-types/index.js');
   const type = (await allProjectTypes()).find((t) => t.commands?.name === argv[0]);
   if (!type?.commands) throw new Error(`no type has the command group ${argv[0]}`);
-  const def = [...type.commands.commands].sort((a, b) => b.name.split(' ').length - a.name.split(' ').length).find((c) => c.name.split(' ').every((word, i) => argv[i + 1] === word));
+  const def = [...type.commands.commands]
+    .sort((a, b) => b.name.split(' ').length - a.name.split(' ').length)
+    .find((c) => c.name.split(' ').every((word, i) => argv[i + 1] === word));
   if (!def) throw new Error(`${argv[0]} has no command ${argv.slice(1, 3).join(' ')}`);
   const rest = argv.slice(1 + def.name.split(' ').length);
   const args: string[] = [];

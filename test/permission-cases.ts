@@ -8,7 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect } from 'vitest';
-import { CLAUDE_OWN_SETTINGS, CLAUDE_SETTINGS_NOTE, CODEX_RULES_NOTE, OPENCODE_PROJECT_NOTE } from './executor-cases.js';
+import {
+  CLAUDE_OWN_SETTINGS,
+  CLAUDE_SETTINGS_NOTE,
+  CODEX_RULES_NOTE,
+  OPENCODE_PROJECT_NOTE,
+} from './executor-cases.js';
 
 /** The checks the repository declares: a plain one, and one with quotes, dots and a '*'. */
 export const UNIT = 'npm test';
@@ -56,7 +61,15 @@ export const CLIS: Cli[] = [
       '--allowedTools',
       'Bash(node scripts/lint.mjs "src/*.ts")',
     ],
-    yolo: ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--dangerously-skip-permissions'],
+    yolo: ({ sid }) => [
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      sid,
+      '--dangerously-skip-permissions',
+    ],
     notes: () => [
       `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${LISTED}; it refuses anything else`,
       CLAUDE_SETTINGS_NOTE,
@@ -79,15 +92,29 @@ export const CLIS: Cli[] = [
     title: 'Codex CLI',
     safe: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', '-'],
     yolo: ({ root }) => ['exec', '--json', '-C', root, '--dangerously-bypass-approvals-and-sandbox', '-'],
-    notes: () => ['permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too', CODEX_RULES_NOTE],
+    notes: () => [
+      'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too',
+      CODEX_RULES_NOTE,
+    ],
   },
   {
     type: 'gemini',
     cli: 'gemini',
     title: 'Gemini CLI',
-    safe: ({ sid, dir }) => ['--output-format', 'stream-json', '--session-id', sid, '--approval-mode', 'auto_edit', '--policy', join(dir, 'gemini-sow-policy.toml')],
+    safe: ({ sid, dir }) => [
+      '--output-format',
+      'stream-json',
+      '--session-id',
+      sid,
+      '--approval-mode',
+      'auto_edit',
+      '--policy',
+      join(dir, 'gemini-sow-policy.toml'),
+    ],
     yolo: ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid, '--yolo'],
-    notes: ({ dir }) => [`permissions=safe: Gemini CLI may edit files (auto_edit) and run ${LISTED} (policy ${join(dir, 'gemini-sow-policy.toml')}); it refuses anything else`],
+    notes: ({ dir }) => [
+      `permissions=safe: Gemini CLI may edit files (auto_edit) and run ${LISTED} (policy ${join(dir, 'gemini-sow-policy.toml')}); it refuses anything else`,
+    ],
   },
   {
     type: 'copilot',
@@ -162,11 +189,18 @@ export const GEMINI_POLICY = [
 ].join('\n');
 
 /** The config file opencode gets through OPENCODE_CONFIG: go on after a refusal. */
-export const OPENCODE_CONFIG = '{\n  "$schema": "https://opencode.ai/config.json",\n  "experimental": {\n    "continue_loop_on_deny": true\n  }\n}\n';
+export const OPENCODE_CONFIG =
+  '{\n  "$schema": "https://opencode.ai/config.json",\n  "experimental": {\n    "continue_loop_on_deny": true\n  }\n}\n';
 
 export const OPENCODE_PERMISSION = {
   edit: 'allow',
-  bash: { '*': 'ask', sow: 'allow', 'sow *': 'allow', 'npm test': 'allow', 'node scripts/lint.mjs "src/*.ts"': 'allow' },
+  bash: {
+    '*': 'ask',
+    sow: 'allow',
+    'sow *': 'allow',
+    'npm test': 'allow',
+    'node scripts/lint.mjs "src/*.ts"': 'allow',
+  },
   webfetch: 'ask',
   external_directory: 'ask',
 };
@@ -183,21 +217,37 @@ export function expectExactCheckRules(policy: string): void {
   const allowed = (command: string) => regexes.some((re) => re.test(seen(command)));
   expect(allowed(UNIT)).toBe(true);
   expect(allowed(LINT)).toBe(true);
-  for (const other of ['npm testx', 'npm test; rm -rf /', 'npm test && curl example.com', 'node scripts/lint.mjs "src/x.ts"', 'node scripts/lintXmjs "src/*.ts"', `${LINT} && rm -rf /`, 'npm']) {
+  for (const other of [
+    'npm testx',
+    'npm test; rm -rf /',
+    'npm test && curl example.com',
+    'node scripts/lint.mjs "src/x.ts"',
+    'node scripts/lintXmjs "src/*.ts"',
+    `${LINT} && rm -rf /`,
+    'npm',
+  ]) {
     expect(allowed(other), other).toBe(false);
   }
 }
 
 /** The settings a run gives opencode through its environment. */
-export const openCodeEnv = (call: { env: Record<string, string> }): string[] => Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'));
+export const openCodeEnv = (call: { env: Record<string, string> }): string[] =>
+  Object.keys(call.env).filter((k) => k.startsWith('OPENCODE_'));
 
 /**
  * The permission files of a run of `type` — `files`, the names written beside its prompt in `dir`
  * — are those of the CLI that reads them, with the content it is given, and opencode's settings
  * reach opencode alone.
  */
-export function expectPermissionFiles(type: string, files: readonly string[], dir: string, call: { env: Record<string, string> }): void {
-  expect(files).toEqual(type === 'gemini' ? ['gemini-sow-policy.toml'] : type === 'opencode' ? ['opencode-sow.json'] : []);
+export function expectPermissionFiles(
+  type: string,
+  files: readonly string[],
+  dir: string,
+  call: { env: Record<string, string> },
+): void {
+  expect(files).toEqual(
+    type === 'gemini' ? ['gemini-sow-policy.toml'] : type === 'opencode' ? ['opencode-sow.json'] : [],
+  );
   if (type === 'gemini') expect(readFileSync(join(dir, 'gemini-sow-policy.toml'), 'utf8')).toBe(GEMINI_POLICY);
   if (type === 'opencode') {
     expect(readFileSync(join(dir, 'opencode-sow.json'), 'utf8')).toBe(OPENCODE_CONFIG);
@@ -206,7 +256,11 @@ export function expectPermissionFiles(type: string, files: readonly string[], di
     expect(permission).toEqual(OPENCODE_PERMISSION);
     // opencode takes the last matching pattern: the catch-all must come first.
     expect(Object.keys(permission.bash)[0]).toBe('*');
-    expect(openCodeEnv(call).sort()).toEqual(['OPENCODE_CONFIG', 'OPENCODE_DISABLE_PROJECT_CONFIG', 'OPENCODE_PERMISSION']);
+    expect(openCodeEnv(call).sort()).toEqual([
+      'OPENCODE_CONFIG',
+      'OPENCODE_DISABLE_PROJECT_CONFIG',
+      'OPENCODE_PERMISSION',
+    ]);
     expect(call.env['OPENCODE_DISABLE_PROJECT_CONFIG']).toBe('true');
   } else {
     expect(openCodeEnv(call), 'opencode settings only for opencode').toEqual([]);
@@ -230,7 +284,8 @@ export const declareTouch = [
   '      run: "touch /x"',
   "then allow it on this machine: 'sow check allow'.",
 ];
-export const CODEX_REASON = 'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never';
+export const CODEX_REASON =
+  'approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never';
 
 /** A CLI refusing two calls (permissions: safe): what it reports, and the advice sow says for them. */
 export interface DenialCase {
@@ -300,8 +355,18 @@ export const DENIALS: DenialCase[] = [
     type: 'copilot',
     deny: ['touch /x', LINT],
     denials: [
-      { tool: 'bash', input: 'touch /x', kind: 'command', reason: 'Permission denied because no interactive user response was available.' },
-      { tool: 'bash', input: LINT, kind: 'command', reason: 'Permission denied because no interactive user response was available.' },
+      {
+        tool: 'bash',
+        input: 'touch /x',
+        kind: 'command',
+        reason: 'Permission denied because no interactive user response was available.',
+      },
+      {
+        tool: 'bash',
+        input: LINT,
+        kind: 'command',
+        reason: 'Permission denied because no interactive user response was available.',
+      },
     ],
     advice: [
       'GitHub Copilot CLI refused 2 tool calls (permissions: safe):',
@@ -315,8 +380,18 @@ export const DENIALS: DenialCase[] = [
     type: 'opencode',
     deny: ['touch /x', UNIT],
     denials: [
-      { tool: 'bash', input: 'touch /x', kind: 'command', reason: 'The user rejected permission to use this specific tool call.' },
-      { tool: 'bash', input: UNIT, kind: 'command', reason: 'The user rejected permission to use this specific tool call.' },
+      {
+        tool: 'bash',
+        input: 'touch /x',
+        kind: 'command',
+        reason: 'The user rejected permission to use this specific tool call.',
+      },
+      {
+        tool: 'bash',
+        input: UNIT,
+        kind: 'command',
+        reason: 'The user rejected permission to use this specific tool call.',
+      },
     ],
     advice: [
       'opencode refused 2 tool calls (permissions: safe):',

@@ -80,10 +80,25 @@ export function withTimesOf(text: string, like: string): string {
 export const EXHAUSTING: { name: string; yaml: string; message: RegExp }[] = [
   {
     name: 'an alias bomb (billion laughs)',
-    yaml: ['a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]', ...Array.from({ length: 9 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`)].join('\n'),
+    yaml: [
+      'a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]',
+      ...Array.from({ length: 9 }, (_, i) => `a${i + 1}: &a${i + 1} [${Array(10).fill(`*a${i}`).join(', ')}]`),
+    ].join('\n'),
     message: /aliases \(\*name\) that would repeat their anchors' values more than 100 times/,
   },
-  { name: 'a flow collection 100,000 levels deep', yaml: `deep: ${'['.repeat(100_000)}${']'.repeat(100_000)}`, message: /nests collections more than 100 levels deep/ },
-  { name: 'a list 20,000 levels deep', yaml: `deep:\n  ${'- '.repeat(20_000)}x`, message: /nests collections more than 100 levels deep/ },
-  { name: 'an alias inside its own anchor', yaml: 'loop: &l [1, *l]', message: /alias \*l \(line \d+, column \d+\) inside the value its anchor names/ },
+  {
+    name: 'a flow collection 100,000 levels deep',
+    yaml: `deep: ${'['.repeat(100_000)}${']'.repeat(100_000)}`,
+    message: /nests collections more than 100 levels deep/,
+  },
+  {
+    name: 'a list 20,000 levels deep',
+    yaml: `deep:\n  ${'- '.repeat(20_000)}x`,
+    message: /nests collections more than 100 levels deep/,
+  },
+  {
+    name: 'an alias inside its own anchor',
+    yaml: 'loop: &l [1, *l]',
+    message: /alias \*l \(line \d+, column \d+\) inside the value its anchor names/,
+  },
 ];

@@ -23,7 +23,8 @@ function filesOf(folder: string, pattern: string): string[] {
     // The folder is confined first: a link out of the repository is refused, never listed.
     names = readdirSync(dir ? confine(repoArea(folder), dir) : folder);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
+      return [];
     throw err;
   }
   const re = new RegExp(`^${name.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
@@ -34,7 +35,11 @@ function filesOf(folder: string, pattern: string): string[] {
 }
 
 /** What in the CLI's own settings files of `folders` (the repository first) widens a safe worker on `transport`: each file with its widening settings. */
-export function wideningSettings(spec: ExecutorModule, transport: 'cli' | 'acp', folders: readonly string[]): { file: string; settings: string[] }[] {
+export function wideningSettings(
+  spec: ExecutorModule,
+  transport: 'cli' | 'acp',
+  folders: readonly string[],
+): { file: string; settings: string[] }[] {
   const check = spec.widening?.check?.(transport);
   if (!check) return [];
   const found: { file: string; settings: string[] }[] = [];

@@ -18,7 +18,9 @@ const temp = () => {
 describe('where the records are', () => {
   it('$XDG_STATE_HOME/sow/allowed-checks when absolute, else ~/.local/state; %LOCALAPPDATA% on Windows', () => {
     expect(allowedChecksDir({ XDG_STATE_HOME: '/s', HOME: '/h' }, 'linux')).toBe('/s/sow/allowed-checks');
-    expect(allowedChecksDir({ XDG_STATE_HOME: 'relative', HOME: '/h' }, 'linux')).toBe('/h/.local/state/sow/allowed-checks');
+    expect(allowedChecksDir({ XDG_STATE_HOME: 'relative', HOME: '/h' }, 'linux')).toBe(
+      '/h/.local/state/sow/allowed-checks',
+    );
     expect(allowedChecksDir({ HOME: '/h' }, 'darwin')).toBe('/h/.local/state/sow/allowed-checks');
     expect(allowedChecksDir({ LOCALAPPDATA: 'C:\\L' }, 'win32')).toBe('C:\\L\\sow\\allowed-checks');
     expect(allowedChecksDir({ USERPROFILE: 'C:\\U' }, 'win32')).toBe('C:\\U\\AppData\\Local\\sow\\allowed-checks');
@@ -32,7 +34,9 @@ describe('where the records are', () => {
 
 describe('the hash of a check', () => {
   it('is the sha256 of the JSON of [name, run]: a changed command or name is another check', () => {
-    expect(checkHash({ name: 'unit', run: 'npm test' })).toBe(createHash('sha256').update('["unit","npm test"]').digest('hex'));
+    expect(checkHash({ name: 'unit', run: 'npm test' })).toBe(
+      createHash('sha256').update('["unit","npm test"]').digest('hex'),
+    );
     expect(checkHash({ name: 'unit', run: 'npm test ' })).not.toBe(checkHash({ name: 'unit', run: 'npm test' }));
     // No separator games: the name and command cannot be shifted into each other.
     expect(checkHash({ name: 'a', run: 'b c' })).not.toBe(checkHash({ name: 'a b', run: 'c' }));
@@ -43,7 +47,12 @@ describe('reading and writing a record', () => {
   it('none yet: an empty record; written, read back; emptied: the file is removed', () => {
     const file = join(temp(), 'sow', 'allowed-checks', 'r.json');
     expect(readAllowRecord(file, '/r')).toEqual({ repository: '/r', checks: [] });
-    const entry = { name: 'unit', run: 'npm test', sha256: checkHash({ name: 'unit', run: 'npm test' }), allowed_at: '2026-11-26T00:00:00.000Z' };
+    const entry = {
+      name: 'unit',
+      run: 'npm test',
+      sha256: checkHash({ name: 'unit', run: 'npm test' }),
+      allowed_at: '2026-11-26T00:00:00.000Z',
+    };
     writeAllowRecord(file, { repository: '/r', checks: [entry] });
     expect(readAllowRecord(file, '/r')).toEqual({ repository: '/r', checks: [entry] });
     writeAllowRecord(file, { repository: '/r', checks: [] });
@@ -53,12 +62,22 @@ describe('reading and writing a record', () => {
   it.each([
     ['an unknown key', { version: 1, repository: '/r', checks: [], all: true }, 'not a record sow wrote'],
     ['another version', { version: 2, repository: '/r', checks: [] }, 'its version is 2'],
-    ['an entry of another shape', { version: 1, repository: '/r', checks: [{ name: 'unit', run: 'x' }] }, 'checks[0] is not {name, run, sha256, allowed_at}'],
+    [
+      'an entry of another shape',
+      { version: 1, repository: '/r', checks: [{ name: 'unit', run: 'x' }] },
+      'checks[0] is not {name, run, sha256, allowed_at}',
+    ],
     ['checks not a list', { version: 1, repository: '/r', checks: {} }, "'checks' is not a list"],
     ['a list', [], 'not a record sow wrote'],
   ])('%s: refused (exit 4), never read as allowed', (_label, data, problem) => {
     const file = join(temp(), 'r.json');
     writeFileSync(file, JSON.stringify(data));
-    expect(() => readAllowRecord(file, '/r')).toThrow(expect.objectContaining({ code: 'CHECKS_RECORD_INVALID', kind: 'state', message: expect.stringContaining(problem) }));
+    expect(() => readAllowRecord(file, '/r')).toThrow(
+      expect.objectContaining({
+        code: 'CHECKS_RECORD_INVALID',
+        kind: 'state',
+        message: expect.stringContaining(problem),
+      }),
+    );
   });
 });

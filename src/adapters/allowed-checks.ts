@@ -42,7 +42,10 @@ export const checkHash = (check: { name: string; run: string }): string =>
     .digest('hex');
 
 /** The folder of the records: the user's state folder. */
-export function allowedChecksDir(env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string {
+export function allowedChecksDir(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  platform: string = process.platform,
+): string {
   if (platform === 'win32') {
     const local = env['LOCALAPPDATA'] || win32.join(env['USERPROFILE'] || homedir(), 'AppData', 'Local');
     return win32.join(local, 'sow', 'allowed-checks');
@@ -53,7 +56,11 @@ export function allowedChecksDir(env: Readonly<Record<string, string | undefined
 }
 
 /** The record of the repository whose real path is `repository`. */
-export function allowRecordPath(repository: string, env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string {
+export function allowRecordPath(
+  repository: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  platform: string = process.platform,
+): string {
   const name = createHash('sha256').update(repository).digest('hex');
   return (platform === 'win32' ? win32.join : join)(allowedChecksDir(env, platform), `${name}.json`);
 }
@@ -84,10 +91,12 @@ function readLimited(file: string): string | undefined {
   try {
     const stat = fstatSync(fd);
     if (!stat.isFile()) throw new AllowRecordError(file, 'it is not a file');
-    if (stat.size > RECORD_LIMIT) throw new AllowRecordError(file, `it is ${stat.size} bytes, more than the ${RECORD_LIMIT} such a record can be`);
+    if (stat.size > RECORD_LIMIT)
+      throw new AllowRecordError(file, `it is ${stat.size} bytes, more than the ${RECORD_LIMIT} such a record can be`);
     const buffer = Buffer.alloc(RECORD_LIMIT + 1);
     let length = 0;
-    for (let n; length <= RECORD_LIMIT && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0;) length += n;
+    for (let n; length <= RECORD_LIMIT && (n = readSync(fd, buffer, length, buffer.length - length, null)) > 0;)
+      length += n;
     if (length > RECORD_LIMIT) throw new AllowRecordError(file, `it grew past ${RECORD_LIMIT} bytes while being read`);
     return buffer.subarray(0, length).toString('utf8');
   } finally {
@@ -105,18 +114,33 @@ export function readAllowRecord(file: string, repository: string): AllowRecord {
   } catch (err) {
     throw new AllowRecordError(file, `it is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
   }
-  if (!isObject(data) || !onlyKeys(data, ['version', 'repository', 'checks'])) throw new AllowRecordError(file, 'it is not a record sow wrote (expected version, repository and checks)');
-  if (data['version'] !== VERSION) throw new AllowRecordError(file, `its version is ${JSON.stringify(data['version'])}, and this sow reads version ${VERSION}`);
-  if (data['repository'] !== repository) throw new AllowRecordError(file, `it names the repository ${JSON.stringify(data['repository'])}, not ${JSON.stringify(repository)}`);
+  if (!isObject(data) || !onlyKeys(data, ['version', 'repository', 'checks']))
+    throw new AllowRecordError(file, 'it is not a record sow wrote (expected version, repository and checks)');
+  if (data['version'] !== VERSION)
+    throw new AllowRecordError(
+      file,
+      `its version is ${JSON.stringify(data['version'])}, and this sow reads version ${VERSION}`,
+    );
+  if (data['repository'] !== repository)
+    throw new AllowRecordError(
+      file,
+      `it names the repository ${JSON.stringify(data['repository'])}, not ${JSON.stringify(repository)}`,
+    );
   const checks = data['checks'];
-  if (!Array.isArray(checks) || checks.length > MAX_ENTRIES) throw new AllowRecordError(file, `'checks' is not a list of at most ${MAX_ENTRIES} entries`);
+  if (!Array.isArray(checks) || checks.length > MAX_ENTRIES)
+    throw new AllowRecordError(file, `'checks' is not a list of at most ${MAX_ENTRIES} entries`);
   return {
     repository,
     checks: checks.map((c: unknown, i): AllowedCheck => {
       const fields = ['name', 'run', 'sha256', 'allowed_at'] as const;
-      if (!isObject(c) || !onlyKeys(c, fields) || !fields.every((k) => typeof c[k] === 'string')) throw new AllowRecordError(file, `checks[${i}] is not {name, run, sha256, allowed_at}`);
+      if (!isObject(c) || !onlyKeys(c, fields) || !fields.every((k) => typeof c[k] === 'string'))
+        throw new AllowRecordError(file, `checks[${i}] is not {name, run, sha256, allowed_at}`);
       const entry = c as unknown as AllowedCheck;
-      if (entry.sha256 !== checkHash(entry)) throw new AllowRecordError(file, `checks[${i}] ('${entry.name}'): its sha256 is not the hash of its name and command`);
+      if (entry.sha256 !== checkHash(entry))
+        throw new AllowRecordError(
+          file,
+          `checks[${i}] ('${entry.name}'): its sha256 is not the hash of its name and command`,
+        );
       return { name: entry.name, run: entry.run, sha256: entry.sha256, allowed_at: entry.allowed_at };
     }),
   };
@@ -128,5 +152,8 @@ export function writeAllowRecord(file: string, record: AllowRecord): void {
     unlinkIfExists(file);
     return;
   }
-  writeFileAtomic(file, `${JSON.stringify({ version: VERSION, repository: record.repository, checks: record.checks }, null, 2)}\n`);
+  writeFileAtomic(
+    file,
+    `${JSON.stringify({ version: VERSION, repository: record.repository, checks: record.checks }, null, 2)}\n`,
+  );
 }

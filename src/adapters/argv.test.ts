@@ -15,7 +15,16 @@ import { GH_ARGS } from './gh.js';
 const SRC = fileURLToPath(new URL('..', import.meta.url));
 
 /** The functions that run git or gh, and which of their arguments is the argv. */
-const RUNNERS: Record<string, number> = { run: 1, git: 1, gitSucceeds: 1, gitRun: 1, gitRunAsync: 1, gitIn: 1, gh: 1, ghJson: 1 };
+const RUNNERS: Record<string, number> = {
+  run: 1,
+  git: 1,
+  gitSucceeds: 1,
+  gitRun: 1,
+  gitRunAsync: 1,
+  gitIn: 1,
+  gh: 1,
+  ghJson: 1,
+};
 /** The helpers that make an element of an argv from a value. */
 const MAKERS = new Set(['val', 'opt', 'num']);
 /** The only files that start git or gh themselves (through argvOf). */
@@ -31,7 +40,11 @@ function at(sf: ts.SourceFile, node: ts.Node): string {
 function enclosingFunction(node: ts.Node): { name?: string; params: string[] } | undefined {
   for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
     if (ts.isFunctionDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) {
-      const name = ts.isFunctionDeclaration(n) ? n.name?.text : ts.isVariableDeclaration(n.parent) && ts.isIdentifier(n.parent.name) ? n.parent.name.text : undefined;
+      const name = ts.isFunctionDeclaration(n)
+        ? n.name?.text
+        : ts.isVariableDeclaration(n.parent) && ts.isIdentifier(n.parent.name)
+          ? n.parent.name.text
+          : undefined;
       return { ...(name ? { name } : {}), params: n.parameters.map((p) => p.name.getText()) };
     }
   }
@@ -43,7 +56,8 @@ function argvProblems(file: string, text: string): { problems: string[]; calls: 
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const problems: string[] = [];
   let calls = 0;
-  const unwrap = (e: ts.Expression): ts.Expression => (ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) ? unwrap(e.expression) : e);
+  const unwrap = (e: ts.Expression): ts.Expression =>
+    ts.isParenthesizedExpression(e) || ts.isAsExpression(e) || ts.isSatisfiesExpression(e) ? unwrap(e.expression) : e;
 
   const checkArgv = (raw: ts.Expression, call: ts.Node): void => {
     const e = unwrap(raw);
@@ -52,12 +66,17 @@ function argvProblems(file: string, text: string): { problems: string[]; calls: 
     } else if (ts.isConditionalExpression(e)) {
       checkArgv(e.whenTrue, call);
       checkArgv(e.whenFalse, call);
-    } else if (ts.isCallExpression(e) && ts.isPropertyAccessExpression(e.expression) && e.expression.expression.getText(sf) === 'GH_ARGS') {
+    } else if (
+      ts.isCallExpression(e) &&
+      ts.isPropertyAccessExpression(e.expression) &&
+      e.expression.expression.getText(sf) === 'GH_ARGS'
+    ) {
       // built by GH_ARGS, whose builders are checked below
     } else if (ts.isIdentifier(e)) {
       // A runner handing its own argv parameter on (git → run, ghJson → gh).
       const fn = enclosingFunction(call);
-      if (!(fn?.name && fn.name in RUNNERS && fn.params.includes(e.text))) problems.push(`${at(sf, call)} — the argv '${e.text}' is not an array sow builds here`);
+      if (!(fn?.name && fn.name in RUNNERS && fn.params.includes(e.text)))
+        problems.push(`${at(sf, call)} — the argv '${e.text}' is not an array sow builds here`);
     } else {
       problems.push(`${at(sf, call)} — the argv is not an array of literal words and val()/opt()`);
     }
@@ -74,7 +93,9 @@ function argvProblems(file: string, text: string): { problems: string[]; calls: 
     } else if (ts.isCallExpression(e) && ts.isIdentifier(e.expression) && MAKERS.has(e.expression.text)) {
       // a value (val, num) or a value joined to its option (opt, whose name is checked where it is called)
     } else {
-      problems.push(`${at(sf, call)} — '${e.getText(sf)}' is a string sow did not write: pass it as val(…) (after '--' where git has one) or opt('--name', …)`);
+      problems.push(
+        `${at(sf, call)} — '${e.getText(sf)}' is a string sow did not write: pass it as val(…) (after '--' where git has one) or opt('--name', …)`,
+      );
     }
   };
 
@@ -185,15 +206,28 @@ describe('argvOf: a value lands after --, joined to its option, or not beginning
       }
       expect(err, origin).toBeInstanceOf(OptionLikeValueError);
       expect(exitCodeFor((err as SowError).kind), origin).toBe(code);
-      expect((err as SowError).message).toBe(`the ref's branch '${hostile}' begins with '-', so git would read it as an option; sow did not run git`);
+      expect((err as SowError).message).toBe(
+        `the ref's branch '${hostile}' begins with '-', so git would read it as an option; sow did not run git`,
+      );
     }
     // A value that is `--` ends nothing: only sow's own `--` does.
     expect(() => argvOf('git', ['fetch', val('--', 'x'), val('-x', 'y')])).toThrow(OptionLikeValueError);
   });
 
   it("after --, any value goes; joined by opt, it is the option's value; plain ones pass as they are", () => {
-    expect(argvOf('git', ['fetch', '--quiet', '--', 'origin', val(hostile, 'b')])).toEqual(['fetch', '--quiet', '--', 'origin', hostile]);
-    expect(argvOf('git', ['clone', opt('--branch', hostile), '--', val('https://x/y.git', 's')])).toEqual(['clone', `--branch=${hostile}`, '--', 'https://x/y.git']);
+    expect(argvOf('git', ['fetch', '--quiet', '--', 'origin', val(hostile, 'b')])).toEqual([
+      'fetch',
+      '--quiet',
+      '--',
+      'origin',
+      hostile,
+    ]);
+    expect(argvOf('git', ['clone', opt('--branch', hostile), '--', val('https://x/y.git', 's')])).toEqual([
+      'clone',
+      `--branch=${hostile}`,
+      '--',
+      'https://x/y.git',
+    ]);
     expect(argvOf('git', ['checkout', val('feat/x', 'b'), '--'])).toEqual(['checkout', 'feat/x', '--']);
   });
 
@@ -205,7 +239,8 @@ describe('argvOf: a value lands after --, joined to its option, or not beginning
       issueLinkedBranches: () => GH_ARGS.issueLinkedBranches(R, 7),
       issueLinkBranch: () => GH_ARGS.issueLinkBranch(R, 7, hostile, hostile),
       prForBranch: () => GH_ARGS.prForBranch(R, hostile),
-      prCreate: () => GH_ARGS.prCreate(R, { head: hostile, base: hostile, title: hostile, bodyFile: hostile, draft: false }),
+      prCreate: () =>
+        GH_ARGS.prCreate(R, { head: hostile, base: hostile, title: hostile, bodyFile: hostile, draft: false }),
       prReady: () => GH_ARGS.prReady(R, 12),
       issueCreate: () => GH_ARGS.issueCreate(R, { title: hostile }),
     };

@@ -36,7 +36,8 @@ export class ArgValue {
 export type Arg = string | ArgValue;
 
 /** A value for an argv; `what` names it in a refusal. */
-export const val = (text: string, what: string, origin: ValueOrigin = 'file'): ArgValue => new ArgValue(text, what, origin);
+export const val = (text: string, what: string, origin: ValueOrigin = 'file'): ArgValue =>
+  new ArgValue(text, what, origin);
 
 /** `--name=value`: the value joined to its option, so it is that option's value whatever it starts with. */
 export const opt = (name: `--${string}`, value: string): string => `${name}=${value}`;
@@ -48,7 +49,9 @@ export class OptionLikeValueError extends SowError {
       'VALUE_LOOKS_LIKE_OPTION',
       KIND[v.origin],
       `${v.what} '${v.text}' begins with '-', so ${tool} would read it as an option; sow did not run ${tool}`,
-      v.origin === 'file' ? 'correct the value where it is written; if it came with the repository, whoever wrote it may have meant it to run a command' : "use a name that does not begin with '-'",
+      v.origin === 'file'
+        ? 'correct the value where it is written; if it came with the repository, whoever wrote it may have meant it to run a command'
+        : "use a name that does not begin with '-'",
       { value: v.text, what: v.what },
     );
   }

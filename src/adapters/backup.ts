@@ -10,7 +10,11 @@ import { readRegular, sowArea, sowPath } from './confine.js';
 import { ensureRuntimeDir, runtimePath, shownRuntime } from './runtime.js';
 
 /** A copy reads documents as sow reads them: up to 8 MB a file. */
-const COPY_LIMITS = { max: 8 * 1024 * 1024, what: 'files of .sow/', why: 'the largest file sow keeps there is a document of a few MB' };
+const COPY_LIMITS = {
+  max: 8 * 1024 * 1024,
+  what: 'files of .sow/',
+  why: 'the largest file sow keeps there is a document of a few MB',
+};
 
 const realDir = (abs: string) => lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() === true;
 
@@ -19,7 +23,11 @@ const realDir = (abs: string) => lstatSync(abs, { throwIfNoEntry: false })?.isDi
  * a new folder `backup/<name>` of the runtime folder (`<name>-2`, … when taken), and returns where
  * (as messages show it) and the relative paths copied. Links are neither followed nor copied.
  */
-export function backupSow(root: string, name: string, keep: (rel: string) => boolean): { backup: string; copied: string[] } {
+export function backupSow(
+  root: string,
+  name: string,
+  keep: (rel: string) => boolean,
+): { backup: string; copied: string[] } {
   const parent = ensureRuntimeDir(root, 'backup');
   let free = name;
   for (let n = 2; lstatSync(join(parent, free), { throwIfNoEntry: false }) !== undefined; n++) free = `${name}-${n}`;

@@ -21,7 +21,12 @@ export function headOf(cwd: string): string | null {
  * The changes against `base` (null: HEAD) of the working tree — or of `tip`, a commit — outside
  * `.sow/`, or of the one file `file`: git's `--name-status -z` list and its patch, in the same order.
  */
-export function diffAgainst(cwd: string, base: string | null, tip: string | null, file: string | null): { names: string; patch: string } {
+export function diffAgainst(
+  cwd: string,
+  base: string | null,
+  tip: string | null,
+  file: string | null,
+): { names: string; patch: string } {
   const names = git(cwd, [
     'diff',
     '--name-status',
@@ -49,7 +54,13 @@ export function diffAgainst(cwd: string, base: string | null, tip: string | null
 
 /** The files git does not know yet (untracked, not ignored) outside `.sow/`, or `file` alone when it is one. */
 export function untrackedFiles(cwd: string, file: string | null): string[] {
-  return git(cwd, ['ls-files', '--others', '--exclude-standard', '-z', ...(file ? ['--', val(file, 'a modified file')] : ['--', '.', ':(exclude).sow'])])
+  return git(cwd, [
+    'ls-files',
+    '--others',
+    '--exclude-standard',
+    '-z',
+    ...(file ? ['--', val(file, 'a modified file')] : ['--', '.', ':(exclude).sow']),
+  ])
     .split('\0')
     .filter(Boolean);
 }
@@ -57,7 +68,18 @@ export function untrackedFiles(cwd: string, file: string | null): string[] {
 /** A new file whole, as git shows a file added (a link as a link, never followed). */
 export function newFilePatch(cwd: string, path: string): string {
   // Exit 1 is "they differ": the patch of a whole new file.
-  return gitRun(cwd, ['diff', '--no-index', '--no-color', '--no-ext-diff', '--no-textconv', '--src-prefix=a/', '--dst-prefix=b/', '--', '/dev/null', val(path, 'a new file')]).out;
+  return gitRun(cwd, [
+    'diff',
+    '--no-index',
+    '--no-color',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--src-prefix=a/',
+    '--dst-prefix=b/',
+    '--',
+    '/dev/null',
+    val(path, 'a new file'),
+  ]).out;
 }
 
 /** Whether `abs` is a folder (not a link to one). */

@@ -49,10 +49,18 @@ export function isRunnerFile(root: string, path: string): boolean {
 }
 
 /** Written by the runner, whole (a rename, which replaces a link rather than writing through it). */
-export function writeRunnerRecord(path: string, what: { checks: string[]; task?: string; phase?: string; started_at: string }): RunnerRecord {
+export function writeRunnerRecord(
+  path: string,
+  what: { checks: string[]; task?: string; phase?: string; started_at: string },
+): RunnerRecord {
   const me = thisProcess();
   const pgrp = processStat(me.pid)?.pgrp;
-  const record: RunnerRecord = { ...me, ...(pgrp !== undefined ? { pgrp } : {}), ...what, nonce: randomBytes(16).toString('hex') };
+  const record: RunnerRecord = {
+    ...me,
+    ...(pgrp !== undefined ? { pgrp } : {}),
+    ...what,
+    nonce: randomBytes(16).toString('hex'),
+  };
   writeFileAtomic(path, `${JSON.stringify(record)}\n`, { durable: false });
   return record;
 }
@@ -87,16 +95,34 @@ export function readRunnerRecord(path: string): RunnerRecord | undefined {
   if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
   const r = v as Record<string, unknown>;
   const int = (k: string) => typeof r[k] === 'number' && Number.isSafeInteger(r[k]);
-  const optional = (k: string, t: 'string' | 'number') => r[k] === undefined || (t === 'number' ? int(k) : typeof r[k] === 'string');
-  if (!int('pid') || typeof r['host'] !== 'string' || typeof r['started_at'] !== 'string' || typeof r['nonce'] !== 'string') return undefined;
+  const optional = (k: string, t: 'string' | 'number') =>
+    r[k] === undefined || (t === 'number' ? int(k) : typeof r[k] === 'string');
+  if (
+    !int('pid') ||
+    typeof r['host'] !== 'string' ||
+    typeof r['started_at'] !== 'string' ||
+    typeof r['nonce'] !== 'string'
+  )
+    return undefined;
   if (!Array.isArray(r['checks']) || !r['checks'].every((c) => typeof c === 'string')) return undefined;
-  if (!optional('pstart', 'number') || !optional('pgrp', 'number') || !optional('boot', 'string') || !optional('pidns', 'string') || !optional('task', 'string') || !optional('phase', 'string'))
+  if (
+    !optional('pstart', 'number') ||
+    !optional('pgrp', 'number') ||
+    !optional('boot', 'string') ||
+    !optional('pidns', 'string') ||
+    !optional('task', 'string') ||
+    !optional('phase', 'string')
+  )
     return undefined;
   return r as unknown as RunnerRecord;
 }
 
 /** The runner's `--json` envelope, once it wrote a whole one. */
-export function readRunResult(path: string): { ok?: boolean; data?: unknown; error?: { code: string; message: string; hint?: string; details?: unknown } } | undefined {
+export function readRunResult(
+  path: string,
+):
+  | { ok?: boolean; data?: unknown; error?: { code: string; message: string; hint?: string; details?: unknown } }
+  | undefined {
   const text = readOwn(path, RESULT_MAX);
   if (!text) return undefined;
   try {
@@ -123,11 +149,18 @@ export function checkRuns(root: string): CheckRunFolder[] {
   const base = runtimeFolder(root, FOLDER);
   if (!base) return [];
   const out: CheckRunFolder[] = [];
-  for (const entry of readdirSync(base, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const entry of readdirSync(base, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  )) {
     // Only real folders: a link here leads somewhere sow did not make.
     if (!entry.isDirectory()) continue;
     const dir = join(base, entry.name);
-    const files = { dir, ready: join(dir, 'runner.json'), result: join(dir, 'result.json'), log: join(dir, 'runner.log') };
+    const files = {
+      dir,
+      ready: join(dir, 'runner.json'),
+      result: join(dir, 'result.json'),
+      log: join(dir, 'runner.log'),
+    };
     const record = readRunnerRecord(files.ready);
     if (record) out.push({ id: entry.name, files, record });
   }
@@ -143,11 +176,14 @@ export function pruneCheckRuns(root: string, now: number): void {
   const base = runtimeFolder(root, FOLDER);
   if (!base) return;
   const finished: string[] = [];
-  for (const entry of readdirSync(base, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0))) {
+  for (const entry of readdirSync(base, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? 1 : a.name > b.name ? -1 : 0,
+  )) {
     if (!entry.isDirectory()) continue;
     const dir = join(base, entry.name);
     const record = readRunnerRecord(join(dir, 'runner.json'));
-    if (record ? !runnerRunning(record) : now - (lstatSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? now) > 3_600_000) finished.push(dir);
+    if (record ? !runnerRunning(record) : now - (lstatSync(dir, { throwIfNoEntry: false })?.mtimeMs ?? now) > 3_600_000)
+      finished.push(dir);
   }
   for (const dir of finished.slice(KEEP_FINISHED)) {
     if (runtimeFolder(root, FOLDER) !== base || !lstatSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;

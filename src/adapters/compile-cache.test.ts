@@ -6,7 +6,9 @@ describe('cacheDir', () => {
     expect(cacheDir({ XDG_CACHE_HOME: '/x/cache', HOME: '/home/u' }, 'linux')).toBe('/x/cache/sow');
     expect(cacheDir({ HOME: '/home/u' }, 'linux')).toBe('/home/u/.cache/sow');
     expect(cacheDir({ XDG_CACHE_HOME: 'relative', HOME: '/Users/u' }, 'darwin')).toBe('/Users/u/.cache/sow');
-    expect(cacheDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32')).toBe('C:\\Users\\u\\AppData\\Local\\sow\\cache');
+    expect(cacheDir({ LOCALAPPDATA: 'C:\\Users\\u\\AppData\\Local' }, 'win32')).toBe(
+      'C:\\Users\\u\\AppData\\Local\\sow\\cache',
+    );
     expect(cacheDir({ USERPROFILE: 'C:\\Users\\u' }, 'win32')).toBe('C:\\Users\\u\\AppData\\Local\\sow\\cache');
   });
 });
@@ -34,9 +36,19 @@ describe('staleCaches', () => {
 
   it('keeps the caches of the four builds written to last (this one among them), and drops the rest', () => {
     // Six builds of sow on one machine, a day apart; b6 is being written now.
-    const files = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'].flatMap((b, i) => ['task', 'agent', 'merge-driver'].map((g) => ({ name: build(`0000000${i + 1}`)(g), mtimeMs: now - (6 - i) * DAY })));
+    const files = ['b1', 'b2', 'b3', 'b4', 'b5', 'b6'].flatMap((b, i) =>
+      ['task', 'agent', 'merge-driver'].map((g) => ({
+        name: build(`0000000${i + 1}`)(g),
+        mtimeMs: now - (6 - i) * DAY,
+      })),
+    );
     const stale = staleCaches(files, build('00000006')('task'), now);
-    expect(stale.sort()).toEqual([...['task', 'agent', 'merge-driver'].map(build('00000001')), ...['task', 'agent', 'merge-driver'].map(build('00000002'))].sort());
+    expect(stale.sort()).toEqual(
+      [
+        ...['task', 'agent', 'merge-driver'].map(build('00000001')),
+        ...['task', 'agent', 'merge-driver'].map(build('00000002')),
+      ].sort(),
+    );
   });
 
   it('keeps a build being written even when others were written later, and counts each Node version as a build', () => {
@@ -59,6 +71,8 @@ describe('staleCaches', () => {
       { name: 'notes.txt', mtimeMs: now - DAY },
       { name: build('bbbbbbbb')('task'), mtimeMs: now },
     ];
-    expect(staleCaches(files, build('bbbbbbbb')('task'), now).sort()).toEqual([build('aaaaaaaa')('task'), `${build('bbbbbbbb')('task')}.1234.tmp`].sort());
+    expect(staleCaches(files, build('bbbbbbbb')('task'), now).sort()).toEqual(
+      [build('aaaaaaaa')('task'), `${build('bbbbbbbb')('task')}.1234.tmp`].sort(),
+    );
   });
 });

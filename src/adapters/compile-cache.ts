@@ -11,7 +11,19 @@
  * Used only by src/bin.ts, so it imports nothing of sow's.
  */
 import { isAscii } from 'node:buffer';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, win32 } from 'node:path';
 import { Script } from 'node:vm';
@@ -27,7 +39,13 @@ const KEEP_BUILDS = 4;
 type Env = Readonly<Record<string, string | undefined>>;
 export type Crc32 = (data: Uint8Array) => number;
 /** What compiling a CommonJS file yields: the function that runs it, given its module scope. */
-export type ModuleWrapper = (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void;
+export type ModuleWrapper = (
+  exports: object,
+  require: NodeJS.Require,
+  module: object,
+  filename: string,
+  dirname: string,
+) => void;
 
 /** $XDG_CACHE_HOME/sow, else ~/.cache/sow (macOS too, like the config file), %LOCALAPPDATA%\sow\cache on Windows. */
 export function cacheDir(env: Env = process.env, platform: string = process.platform): string {
@@ -59,7 +77,13 @@ type CacheFile = { status: 'missing' | 'damaged' | 'stale' } | { status: 'intact
  * build, which swaps dist/ whole) is a new inode. Hashing the 0.7 MB bundle at every start cost
  * about 3 M instructions.
  */
-export function sourceIdentity(stat: { dev: number; ino: number; size: number; mtimeMs: number; ctimeMs: number }): number {
+export function sourceIdentity(stat: {
+  dev: number;
+  ino: number;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}): number {
   const text = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
@@ -80,7 +104,12 @@ function readCache(path: string, sourceId: number, crc32: Crc32): CacheFile {
   if (bytes.length < HEADER_BYTES) return { status: 'damaged' };
   const dataLength = bytes.readUInt32LE(16);
   const seenLength = bytes.readUInt32LE(20);
-  if (bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== FORMAT || bytes.length !== HEADER_BYTES + seenLength + dataLength) return { status: 'damaged' };
+  if (
+    bytes.readUInt32LE(0) !== MAGIC ||
+    bytes.readUInt32LE(4) !== FORMAT ||
+    bytes.length !== HEADER_BYTES + seenLength + dataLength
+  )
+    return { status: 'damaged' };
   // Made for other bytes (the file was rebuilt or edited in place, or it is another install's).
   if (bytes.readUInt32LE(8) !== sourceId) return { status: 'stale' };
   const data = bytes.subarray(HEADER_BYTES + seenLength);
@@ -95,7 +124,14 @@ function readCache(path: string, sourceId: number, crc32: Crc32): CacheFile {
   return { status: 'intact', seen, data };
 }
 
-function writeCache(dir: string, path: string, sourceId: number, seen: readonly string[], data: Buffer, crc32: Crc32): void {
+function writeCache(
+  dir: string,
+  path: string,
+  sourceId: number,
+  seen: readonly string[],
+  data: Buffer,
+  crc32: Crc32,
+): void {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const list = Buffer.from(JSON.stringify(seen), 'utf8');
   const header = Buffer.alloc(HEADER_BYTES);
@@ -143,7 +179,8 @@ function writeCache(dir: string, path: string, sourceId: number, seen: readonly 
  * executable's identity; see compileWithCache). After the group, a file other than the CLI (an
  * SDK bundled apart) adds its name: `…-mcp.mcp-sdk.bin`.
  */
-const buildOf = (name: string): string | undefined => /^([0-9a-f]{8}-v[0-9.]+-[a-z0-9_]+)-[a-z][a-z-]*(?:\.[a-z][a-z-]*)?\.bin$/.exec(name)?.[1];
+const buildOf = (name: string): string | undefined =>
+  /^([0-9a-f]{8}-v[0-9.]+-[a-z0-9_]+)-[a-z][a-z-]*(?:\.[a-z][a-z-]*)?\.bin$/.exec(name)?.[1];
 
 /**
  * The files of the cache folder to remove once `current` is written: those of any build but the
@@ -153,7 +190,11 @@ const buildOf = (name: string): string | undefined => /^([0-9a-f]{8}-v[0-9.]+-[a
  * build's own caches stay, however old. Two installs used side by side (a global sow and a
  * project's own, two Node versions) keep theirs.
  */
-export function staleCaches(files: readonly { name: string; mtimeMs: number }[], current: string, now: number): string[] {
+export function staleCaches(
+  files: readonly { name: string; mtimeMs: number }[],
+  current: string,
+  now: number,
+): string[] {
   const newest = new Map<string, number>();
   for (const f of files) {
     const build = buildOf(f.name);
@@ -191,7 +232,14 @@ export function staleCaches(files: readonly { name: string; mtimeMs: number }[],
  * Returns the module wrapper to call; throws when anything about the cache goes wrong, before
  * any of the file's code has run (ENOENT: there is no such file).
  */
-export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, build: number, sdk?: string, env: Env = process.env): ModuleWrapper {
+export function compileWithCache(
+  file: string,
+  argv: readonly string[],
+  crc32: Crc32,
+  build: number,
+  sdk?: string,
+  env: Env = process.env,
+): ModuleWrapper {
   // The stat of the very file descriptor the bytes are read from, so the identity is of these bytes.
   const fd = openSync(file, 'r');
   let bytes: Buffer;
@@ -208,7 +256,10 @@ export function compileWithCache(file: string, argv: readonly string[], crc32: C
   const key = commandKey(argv);
   const dir = join(cacheDir(env), 'code-cache');
   const group = key.split(' ')[0] || 'sow';
-  const path = join(dir, `${build.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}${sdk === undefined ? '' : `.${sdk}`}.bin`);
+  const path = join(
+    dir,
+    `${build.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}${sdk === undefined ? '' : `.${sdk}`}.bin`,
+  );
   const debug = (message: string) => {
     if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path} (${basename(file)})\n`);
   };

@@ -23,7 +23,9 @@ export function readVerdicts(root: string): Map<string, Verdict> {
   try {
     const data = JSON.parse(readFileSync(runtimePath(root, FILE), 'utf8')) as unknown;
     if (typeof data !== 'object' || data === null || Array.isArray(data)) return new Map();
-    return new Map(Object.entries(data as Record<string, Verdict>).filter(([, v]) => typeof v === 'object' && v !== null));
+    return new Map(
+      Object.entries(data as Record<string, Verdict>).filter(([, v]) => typeof v === 'object' && v !== null),
+    );
   } catch {
     return new Map();
   }
@@ -31,7 +33,9 @@ export function readVerdicts(root: string): Map<string, Verdict> {
 
 export function writeVerdicts(root: string, verdicts: ReadonlyMap<string, Verdict>): void {
   try {
-    writeFileAtomic(join(ensureRuntimeDir(root), FILE), JSON.stringify(Object.fromEntries(verdicts)), { durable: false });
+    writeFileAtomic(join(ensureRuntimeDir(root), FILE), JSON.stringify(Object.fromEntries(verdicts)), {
+      durable: false,
+    });
   } catch {
     // only a cache: the next command judges again
   }

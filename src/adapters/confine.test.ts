@@ -42,7 +42,8 @@ describe('normalRelative', () => {
     expect(normalRelative('a/./b/../c')).toBe('a/c');
     expect(normalRelative('.sow/project/../../src/x')).toBe('src/x');
     expect(normalRelative('a/')).toBe('a');
-    for (const bad of ['', '.', '..', '../x', 'a/../../x', '/etc/passwd', 'C:/x', 'a\0b']) expect(normalRelative(bad), bad).toBeUndefined();
+    for (const bad of ['', '.', '..', '../x', 'a/../../x', '/etc/passwd', 'C:/x', 'a\0b'])
+      expect(normalRelative(bad), bad).toBeUndefined();
   });
 });
 

@@ -15,7 +15,17 @@
  * directories: a link there is refused even when it leads somewhere harmless, and such a folder
  * is never emptied through a link.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, readSync, realpathSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+} from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';
@@ -74,7 +84,8 @@ function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-const inside = (base: string, real: string) => real === base || real.startsWith(base.endsWith(sep) ? base : `${base}${sep}`);
+const inside = (base: string, real: string) =>
+  real === base || real.startsWith(base.endsWith(sep) ? base : `${base}${sep}`);
 
 /** The first component of `real` below `base`, or '' for `base` itself. */
 function firstComponent(base: string, real: string): string {
@@ -199,7 +210,11 @@ export function confine(area: Area, rel: string, opts: ConfineOptions = {}): str
   }
   const parts = clean.split('/');
   if (area.excluded?.includes(parts[0]!)) {
-    throw new PathEscapeError(`'${shownRel}'${from} lies in ${parts[0]}/, which sow never reads or writes`, `name a file of ${area.name} outside ${parts[0]}/`, { path: shownRel, area: area.name });
+    throw new PathEscapeError(
+      `'${shownRel}'${from} lies in ${parts[0]}/, which sow never reads or writes`,
+      `name a file of ${area.name} outside ${parts[0]}/`,
+      { path: shownRel, area: area.name },
+    );
   }
   let abs = area.base;
   for (let i = 0; i < parts.length; i++) {
@@ -250,9 +265,13 @@ export function existingRealFolder(area: Area, rel: string, code?: string): stri
 
 function walkFolders(area: Area, rel: string, create: boolean, code?: string): string | undefined {
   if (rel !== '' && normalRelative(rel) !== rel) {
-    throw new PathEscapeError(`'${rel}' is not a plain folder name inside ${area.name}`, "this is a bug in sow if you did not type the name yourself; use a name without '..', '.' or empty parts", {
-      path: rel,
-    });
+    throw new PathEscapeError(
+      `'${rel}' is not a plain folder name inside ${area.name}`,
+      "this is a bug in sow if you did not type the name yourself; use a name without '..', '.' or empty parts",
+      {
+        path: rel,
+      },
+    );
   }
   const parts = rel === '' ? [] : rel.split('/');
   let abs = area.base;
@@ -308,7 +327,12 @@ export interface ReadLimits {
  * after the check is not followed), a regular file, at most `limits.max` bytes. Undefined when it
  * does not exist. `display` names it in messages (repository-relative).
  */
-export function readConfined(area: Area, rel: string, limits: ReadLimits, opts: ConfineOptions & { display?: string } = {}): string | undefined {
+export function readConfined(
+  area: Area,
+  rel: string,
+  limits: ReadLimits,
+  opts: ConfineOptions & { display?: string } = {},
+): string | undefined {
   return readRegular(confineReal(area, rel, opts), opts.display ?? `${area.shown ?? ''}${rel}`, limits);
 }
 
@@ -319,7 +343,12 @@ function openNoFollow(real: string, shown: string): number | undefined {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
-    if (code === 'ELOOP') throw new PathEscapeError(`${shown} became a link while sow read it`, "sow changed nothing; look at it ('ls -l'), then retry", { path: shown });
+    if (code === 'ELOOP')
+      throw new PathEscapeError(
+        `${shown} became a link while sow read it`,
+        "sow changed nothing; look at it ('ls -l'), then retry",
+        { path: shown },
+      );
     throw err;
   }
 }
@@ -334,11 +363,23 @@ export function readRegular(real: string, shown: string, limits: ReadLimits): st
   try {
     const st = fstatSync(fd);
     if (st.isDirectory())
-      throw new SowError('NOT_A_FILE', 'state', `${shown} is a folder, not a file`, `sow expects a file there; move the folder away ('mv ${shown} ${shown}.bak') and retry`, { path: shown });
+      throw new SowError(
+        'NOT_A_FILE',
+        'state',
+        `${shown} is a folder, not a file`,
+        `sow expects a file there; move the folder away ('mv ${shown} ${shown}.bak') and retry`,
+        { path: shown },
+      );
     if (!st.isFile())
-      throw new SowError('NOT_A_FILE', 'state', `${shown} is not a regular file (a device, a pipe or a socket)`, `sow reads only regular files there; remove it ('rm ${shown}') and retry`, {
-        path: shown,
-      });
+      throw new SowError(
+        'NOT_A_FILE',
+        'state',
+        `${shown} is not a regular file (a device, a pipe or a socket)`,
+        `sow reads only regular files there; remove it ('rm ${shown}') and retry`,
+        {
+          path: shown,
+        },
+      );
     if (st.size > limits.max) throw new FileTooLargeError(shown, st.size, limits);
     // What the file held when it was opened: one that grows meanwhile is read up to that size.
     const buf = Buffer.allocUnsafe(st.size);
@@ -366,7 +407,13 @@ export function tailConfined(area: Area, rel: string, n: number): { size: number
   try {
     const st = fstatSync(fd);
     if (!st.isFile())
-      throw new SowError('NOT_A_FILE', 'state', `${shown} is not a regular file`, `sow appends only to regular files; move it away ('mv ${shown} ${shown}.bak') and retry`, { path: shown });
+      throw new SowError(
+        'NOT_A_FILE',
+        'state',
+        `${shown} is not a regular file`,
+        `sow appends only to regular files; move it away ('mv ${shown} ${shown}.bak') and retry`,
+        { path: shown },
+      );
     const buf = Buffer.alloc(Math.min(n, st.size));
     const got = buf.length ? readSync(fd, buf, 0, buf.length, st.size - buf.length) : 0;
     return { size: st.size, tail: buf.toString('latin1', 0, got) };
@@ -402,10 +449,14 @@ export function sowArea(root: string): Area {
 export function inSow(rel: string): string {
   const clean = normalRelative(rel);
   if (clean === undefined || !clean.startsWith('.sow/')) {
-    throw new PathEscapeError(`'${rel}' is not inside .sow/`, 'sow keeps its state only inside .sow/', { path: rel, area: '.sow/' });
+    throw new PathEscapeError(`'${rel}' is not inside .sow/`, 'sow keeps its state only inside .sow/', {
+      path: rel,
+      area: '.sow/',
+    });
   }
   return clean.slice(5);
 }
 
 /** The absolute path of a file of `.sow/` named from the repository root, confined to `.sow/`. */
-export const sowPath = (root: string, rel: string, opts?: ConfineOptions): string => confine(sowArea(root), inSow(rel), opts);
+export const sowPath = (root: string, rel: string, opts?: ConfineOptions): string =>
+  confine(sowArea(root), inSow(rel), opts);

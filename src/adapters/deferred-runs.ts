@@ -67,15 +67,25 @@ export function deferredRuns(root: string): { file: string; run: DeferredRun }[]
     .sort()) {
     let data: unknown;
     try {
-      data = JSON.parse(readConfined({ base: runtimeBase(root), name: "sow's runtime folder" }, `${FOLDER}/${name}`, LIMITS) ?? '');
+      data = JSON.parse(
+        readConfined({ base: runtimeBase(root), name: "sow's runtime folder" }, `${FOLDER}/${name}`, LIMITS) ?? '',
+      );
     } catch {
       continue;
     }
     const r = data as Partial<DeferredRun> | null;
     if (!r || r.version !== 1 || typeof r.project !== 'object' || r.project === null) continue;
-    if (!isText(r.project.name) || !isText(r.project.created_at) || !isText(r.project.branch) || !isText(r.agent_id) || !Number.isInteger(r.pid)) continue;
+    if (
+      !isText(r.project.name) ||
+      !isText(r.project.created_at) ||
+      !isText(r.project.branch) ||
+      !isText(r.agent_id) ||
+      !Number.isInteger(r.pid)
+    )
+      continue;
     if (r.task !== undefined && !isText(r.task)) continue;
-    if (typeof r.entry !== 'object' || r.entry === null || !isText(r.entry.at) || r.entry.agent_id !== r.agent_id) continue;
+    if (typeof r.entry !== 'object' || r.entry === null || !isText(r.entry.at) || r.entry.agent_id !== r.agent_id)
+      continue;
     out.push({ file: join(dir, name), run: r as DeferredRun });
   }
   return out;

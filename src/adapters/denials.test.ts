@@ -30,14 +30,21 @@ describe('denials in the events the real CLIs printed (test/fixtures/denials)', 
     ['opencode', 'bash', 'The user rejected permission to use this specific tool call.'],
   ])('%s: exactly the refused touch, not the allowed sow and npm test calls', (type, tool, reason) => {
     const denials = collect(type, fixture(`${type}-safe-spawn.jsonl`));
-    expect(denials).toEqual([{ tool, input: expect.stringMatching(OUTSIDE), kind: 'command', ...(reason ? { reason } : {}) }]);
+    expect(denials).toEqual([
+      { tool, input: expect.stringMatching(OUTSIDE), kind: 'command', ...(reason ? { reason } : {}) },
+    ]);
     expect(denials[0]!.input).toContain(`outside-${type}`);
   });
 
   it('codex: nothing in its events; its stderr names the refusal but not the command', () => {
     expect(collect('codex', fixture('codex-safe-spawn.jsonl'))).toEqual([]);
     expect(collect('codex', '', fixture('codex-safe-stderr.txt'))).toEqual([
-      { tool: 'shell', input: null, kind: 'command', reason: expect.stringMatching(/^approval policy is Never; reject command/) },
+      {
+        tool: 'shell',
+        input: null,
+        kind: 'command',
+        reason: expect.stringMatching(/^approval policy is Never; reject command/),
+      },
     ]);
   });
 
@@ -88,7 +95,12 @@ describe('denialAdvice', () => {
   });
 
   it('a declared check refused: why this CLI refuses it, and no advice to declare it', () => {
-    const lines = denialAdvice([command('node check.mjs', 'bash')], { ...CTX, type: 'copilot', title: 'Copilot CLI', checks: ['node check.mjs'] });
+    const lines = denialAdvice([command('node check.mjs', 'bash')], {
+      ...CTX,
+      type: 'copilot',
+      title: 'Copilot CLI',
+      checks: ['node check.mjs'],
+    });
     expect(lines[2]).toBe(
       '`node check.mjs` is declared as a check, but Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).',
     );
@@ -97,16 +109,24 @@ describe('denialAdvice', () => {
 
   it('a declared check the person has not allowed here: allow it, not declare it', () => {
     const lines = denialAdvice([command('npm test')], { ...CTX, checks: [], notAllowed: ['npm test'] });
-    expect(lines[2]).toBe("`npm test` is declared as a check, but you have not allowed it on this machine: review it ('sow check list') and run 'sow check allow'.");
+    expect(lines[2]).toBe(
+      "`npm test` is declared as a check, but you have not allowed it on this machine: review it ('sow check list') and run 'sow check allow'.",
+    );
     expect(lines.join('\n')).not.toContain('declare it as a check');
   });
 
   it('an edit outside the repository: said so', () => {
-    expect(denialAdvice([{ tool: 'Write', input: '/etc/x', kind: 'edit' }], CTX)).toContain('A safe worker edits files only inside the repository.');
+    expect(denialAdvice([{ tool: 'Write', input: '/etc/x', kind: 'edit' }], CTX)).toContain(
+      'A safe worker edits files only inside the repository.',
+    );
   });
 
   it('refusals that name no command are counted each, not merged', () => {
-    const lines = denialAdvice([command(null, 'shell'), command(null, 'shell')], { ...CTX, type: 'codex', title: 'Codex CLI' });
+    const lines = denialAdvice([command(null, 'shell'), command(null, 'shell')], {
+      ...CTX,
+      type: 'codex',
+      title: 'Codex CLI',
+    });
     expect(lines[0]).toBe('Codex CLI refused 2 tool calls (permissions: safe):');
   });
 

@@ -67,7 +67,9 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
     const key = d.input === null ? `#${i}` : `${d.tool}\0${d.input}`;
     return seen.has(key) ? false : (seen.add(key), true);
   });
-  const lines = [`${ctx.decidedBySow ? `sow refused ${ctx.title}` : `${ctx.title} refused`} ${unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`} (permissions: ${ctx.profile}):`];
+  const lines = [
+    `${ctx.decidedBySow ? `sow refused ${ctx.title}` : `${ctx.title} refused`} ${unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`} (permissions: ${ctx.profile}):`,
+  ];
   for (const d of unique) {
     const what = d.input ?? (d.kind === 'command' ? '(a command; codex does not say which)' : '(not named)');
     lines.push(`  ${d.tool}: ${what}${d.reason && (d.input === null || ctx.decidedBySow) ? ` — ${d.reason}` : ''}`);
@@ -83,19 +85,43 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
     lines.push(`${cli.sandbox}; declaring a check does not widen it.`);
   } else if (ctx.profile === 'safe') {
     if (undeclared.length) {
-      lines.push(`To let a worker run ${undeclared.length === 1 ? 'that command' : 'those commands'}, declare ${undeclared.length === 1 ? 'it as a check' : 'each as a check'} in ${ctx.repoConfig}:`);
+      lines.push(
+        `To let a worker run ${undeclared.length === 1 ? 'that command' : 'those commands'}, declare ${undeclared.length === 1 ? 'it as a check' : 'each as a check'} in ${ctx.repoConfig}:`,
+      );
       lines.push('  checks:');
-      undeclared.forEach((d, i) => lines.push(`    - name: ${undeclared.length === 1 ? 'allowed' : `allowed-${i + 1}`}`, `      run: ${quoted(d.input!.trim())}`));
+      undeclared.forEach((d, i) =>
+        lines.push(
+          `    - name: ${undeclared.length === 1 ? 'allowed' : `allowed-${i + 1}`}`,
+          `      run: ${quoted(d.input!.trim())}`,
+        ),
+      );
       lines.push(`then allow ${undeclared.length === 1 ? 'it' : 'them'} on this machine: 'sow check allow'.`);
     }
-    for (const d of notAllowed) lines.push(`\`${d.input!.trim()}\` is declared as a check, but you have not allowed it on this machine: review it ('sow check list') and run 'sow check allow'.`);
-    for (const d of declared) lines.push(`\`${d.input!.trim()}\` is declared as a check, but ${ctx.title} refused it: ${cli?.checkRefusedBecause ?? 'its own settings deny it'}.`);
+    for (const d of notAllowed)
+      lines.push(
+        `\`${d.input!.trim()}\` is declared as a check, but you have not allowed it on this machine: review it ('sow check list') and run 'sow check allow'.`,
+      );
+    for (const d of declared)
+      lines.push(
+        `\`${d.input!.trim()}\` is declared as a check, but ${ctx.title} refused it: ${cli?.checkRefusedBecause ?? 'its own settings deny it'}.`,
+      );
     if (unique.some((d) => d.kind === 'edit')) lines.push('A safe worker edits files only inside the repository.');
   } else {
-    lines.push(`${ctx.title} refused ${unique.length === 1 ? 'it' : 'them'} even with permissions: yolo: its own configuration denies ${unique.length === 1 ? 'it' : 'them'}.`);
+    lines.push(
+      `${ctx.title} refused ${unique.length === 1 ? 'it' : 'them'} even with permissions: yolo: its own configuration denies ${unique.length === 1 ? 'it' : 'them'}.`,
+    );
     return lines;
   }
-  lines.push(`To let executor ${quoted(ctx.executor)} do anything unasked, set permissions: yolo in ${ctx.configPath}:`);
-  lines.push('  agents:', '    executors:', `      ${ctx.executor}:`, `        type: ${ctx.type}`, '        settings:', '          permissions: yolo');
+  lines.push(
+    `To let executor ${quoted(ctx.executor)} do anything unasked, set permissions: yolo in ${ctx.configPath}:`,
+  );
+  lines.push(
+    '  agents:',
+    '    executors:',
+    `      ${ctx.executor}:`,
+    `        type: ${ctx.type}`,
+    '        settings:',
+    '          permissions: yolo',
+  );
   return lines;
 }

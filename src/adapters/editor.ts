@@ -14,8 +14,15 @@ export function splitCommand(command: string): string[] {
 /** Runs the editor with the caller's environment: its PATH finds the editor, and the editor inherits the rest. */
 export function runEditor(command: string, file: string, env: Readonly<Record<string, string | undefined>>): void {
   const [binary, ...args] = splitCommand(command);
-  if (!binary) throw new ExternalToolError('editor', 'the editor command is empty', 'set EDITOR, e.g. export EDITOR="code -w"');
+  if (!binary)
+    throw new ExternalToolError('editor', 'the editor command is empty', 'set EDITOR, e.g. export EDITOR="code -w"');
   const result = spawnBlocking(binary, [...args, file], { stdio: 'inherit', env: { ...env } });
-  if (result.error) throw new ExternalToolError(binary, (result.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : result.error.message, 'check the EDITOR variable');
-  if (result.status !== 0) throw new ExternalToolError(binary, `exited with code ${result.status}`, `the file is at ${file}`);
+  if (result.error)
+    throw new ExternalToolError(
+      binary,
+      (result.error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : result.error.message,
+      'check the EDITOR variable',
+    );
+  if (result.status !== 0)
+    throw new ExternalToolError(binary, `exited with code ${result.status}`, `the file is at ${file}`);
 }

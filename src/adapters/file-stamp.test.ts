@@ -38,7 +38,8 @@ function stampsOfAKind(): void {
   mkdirSync(join(dir, 'folder'));
   symlinkSync(file, join(dir, 'link'));
   symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling'));
-  for (const name of ['state.yaml', 'folder', 'link', 'dangling', 'old']) expect(fileStamp(join(dir, name)), name).toEqual(expected(join(dir, name)));
+  for (const name of ['state.yaml', 'folder', 'link', 'dangling', 'old'])
+    expect(fileStamp(join(dir, name)), name).toEqual(expected(join(dir, name)));
   expect(fileStamp(join(dir, 'link'))!.isFile).toBe(false);
   expect(fileStamp(join(dir, 'missing'))).toBeUndefined();
   // Below a file: ENOTDIR, thrown as fs.lstatSync throws it.
@@ -82,7 +83,26 @@ describe('fileStamp', () => {
     // Fields in another order than Node's: the first answer is checked, and the binding is never used.
     const shuffled: RawLstat = (path) => {
       const st = lstatSync(path, { throwIfNoEntry: false });
-      return st && [st.dev, st.mode, st.nlink, st.uid, st.gid, st.rdev, st.blksize, st.size, st.ino, st.blocks, 0, 0, 0, 0, 0, 0];
+      return (
+        st && [
+          st.dev,
+          st.mode,
+          st.nlink,
+          st.uid,
+          st.gid,
+          st.rdev,
+          st.blksize,
+          st.size,
+          st.ino,
+          st.blocks,
+          0,
+          0,
+          0,
+          0,
+          0,
+          0,
+        ]
+      );
     };
     resetFileStamp(() => shuffled);
     stampsOfAKind();
@@ -96,7 +116,27 @@ describe('fileStamp', () => {
       if (path.endsWith('unreadable')) throw new Error('EACCES from the binding');
       const st = lstatSync(path, { throwIfNoEntry: false });
       const e = st && expected(path);
-      return st && e && [st.dev, st.mode, st.nlink, st.uid, st.gid, st.rdev, st.blksize, st.ino, st.size, st.blocks, 0, 0, e.mtimeS, e.mtimeNs, e.ctimeS, e.ctimeNs];
+      return (
+        st &&
+        e && [
+          st.dev,
+          st.mode,
+          st.nlink,
+          st.uid,
+          st.gid,
+          st.rdev,
+          st.blksize,
+          st.ino,
+          st.size,
+          st.blocks,
+          0,
+          0,
+          e.mtimeS,
+          e.mtimeNs,
+          e.ctimeS,
+          e.ctimeNs,
+        ]
+      );
     };
     writeFileSync(join(dir, 'a'), 'x');
     resetFileStamp(() => faithful);

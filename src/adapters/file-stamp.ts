@@ -31,7 +31,12 @@ export interface FileStamp {
 /** A stamp's time in milliseconds (as fs.Stats has it), for comparisons with the clock. */
 export const stampMs = (s: number, ns: number): number => s * 1e3 + ns / 1e6;
 
-export type RawLstat = (path: string, bigint: false, req: undefined, throwIfNoEntry: boolean) => ArrayLike<number> | undefined;
+export type RawLstat = (
+  path: string,
+  bigint: false,
+  req: undefined,
+  throwIfNoEntry: boolean,
+) => ArrayLike<number> | undefined;
 
 const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
@@ -64,18 +69,37 @@ function fromStats(st: BigIntStats): FileStamp {
 }
 
 function fromRaw(a: ArrayLike<number>): FileStamp {
-  return { isFile: (a[MODE]! & S_IFMT) === S_IFREG, ino: a[INO]!, size: a[SIZE]!, mtimeS: a[MTIME_S]!, mtimeNs: a[MTIME_NS]!, ctimeS: a[CTIME_S]!, ctimeNs: a[CTIME_NS]! };
+  return {
+    isFile: (a[MODE]! & S_IFMT) === S_IFREG,
+    ino: a[INO]!,
+    size: a[SIZE]!,
+    mtimeS: a[MTIME_S]!,
+    mtimeNs: a[MTIME_NS]!,
+    ctimeS: a[CTIME_S]!,
+    ctimeNs: a[CTIME_NS]!,
+  };
 }
 
 /** The binding's lstat, when it may be used at all (see above); whether it answers right is proved on first use. */
 function candidate(): RawLstat | undefined {
-  if (process.platform === 'win32' || (process as { permission?: unknown }).permission !== undefined || process.env['SOW_NO_RAW_STAT']) return undefined;
+  if (
+    process.platform === 'win32' ||
+    (process as { permission?: unknown }).permission !== undefined ||
+    process.env['SOW_NO_RAW_STAT']
+  )
+    return undefined;
   const lstat = nodeBinding<{ lstat: unknown }>('fs')?.lstat;
   return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
 }
 
 const same = (a: FileStamp, b: FileStamp) =>
-  a.isFile === b.isFile && a.ino === b.ino && a.size === b.size && a.mtimeS === b.mtimeS && a.mtimeNs === b.mtimeNs && a.ctimeS === b.ctimeS && a.ctimeNs === b.ctimeNs;
+  a.isFile === b.isFile &&
+  a.ino === b.ino &&
+  a.size === b.size &&
+  a.mtimeS === b.mtimeS &&
+  a.mtimeNs === b.mtimeNs &&
+  a.ctimeS === b.ctimeS &&
+  a.ctimeNs === b.ctimeNs;
 
 /** undefined: not decided yet; false: fs.lstatSync for good; a function: proved. */
 let raw: RawLstat | false | undefined;

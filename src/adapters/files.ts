@@ -38,7 +38,11 @@ export function fileExists(root: string, rel: string): boolean {
  * 8 MiB: the most sow reads of one document (a plan, a review, a log). Documents are written by
  * people and agents for people and agents; one a thousand times a long plan is not a document.
  */
-export const DOCUMENT_LIMITS: ReadLimits = { max: 8 * 1024 * 1024, what: 'documents', why: 'a document of a project is at most a few hundred KB' };
+export const DOCUMENT_LIMITS: ReadLimits = {
+  max: 8 * 1024 * 1024,
+  what: 'documents',
+  why: 'a document of a project is at most a few hundred KB',
+};
 
 /** The text of `rel`, or undefined when there is no such file; confined to the repository and size-limited. */
 export function readFileIfExists(root: string, rel: string, limits: ReadLimits = DOCUMENT_LIMITS): string | undefined {

@@ -1,4 +1,14 @@
-import { closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { Buffer } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
 import { asWriteError } from './io-errors.js';
@@ -6,7 +16,8 @@ import { asWriteError } from './io-errors.js';
 let counter = 0;
 
 /** A name no other write of this or another sow process uses. */
-export const uniqueName = (prefix: string): string => `${prefix}-${process.pid}-${counter++}-${Math.random().toString(36).slice(2, 10)}`;
+export const uniqueName = (prefix: string): string =>
+  `${prefix}-${process.pid}-${counter++}-${Math.random().toString(36).slice(2, 10)}`;
 
 /** Writes all of `text` at the file's position: one write(2) may write only part of it (a disk filling up). */
 export function writeAll(fd: number, text: string): void {

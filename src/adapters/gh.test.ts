@@ -8,8 +8,10 @@ const HELP = join(import.meta.dirname, '../../test/fixtures/gh-help');
 const help = (name: string) => readFileSync(join(HELP, `gh@2.23.0__${name}.txt`), 'utf8');
 
 /** Every flag of argv (`--repo`, `-R`), without values (`-` is a value: stdin). */
-const flagsOf = (argv: readonly string[]) => argv.filter((a) => a.startsWith('-') && a !== '-').map((a) => a.split('=')[0]!);
-const documented = (text: string, flag: string) => new RegExp(`(^|[\\s,])${flag.replace(/-/g, '\\-')}(?=[\\s,=]|$)`, 'm').test(text);
+const flagsOf = (argv: readonly string[]) =>
+  argv.filter((a) => a.startsWith('-') && a !== '-').map((a) => a.split('=')[0]!);
+const documented = (text: string, flag: string) =>
+  new RegExp(`(^|[\\s,])${flag.replace(/-/g, '\\-')}(?=[\\s,=]|$)`, 'm').test(text);
 
 describe('every gh call sow makes is one the pinned gh 2.23.0 knows (test/fixtures/gh-help)', () => {
   const R = 'acme/api';
@@ -20,7 +22,10 @@ describe('every gh call sow makes is one the pinned gh 2.23.0 knows (test/fixtur
       ['issue_develop', GH_ARGS.issueLinkedBranches(R, 7)],
       ['issue_develop', GH_ARGS.issueLinkBranch(R, 7, 'feat/7-x', 'main')],
       ['pr_list', GH_ARGS.prForBranch(R, 'feat/7-x')],
-      ['pr_create', GH_ARGS.prCreate(R, { head: 'feat/7-x', base: 'main', title: 't', bodyFile: '/tmp/b.md', draft: true })],
+      [
+        'pr_create',
+        GH_ARGS.prCreate(R, { head: 'feat/7-x', base: 'main', title: 't', bodyFile: '/tmp/b.md', draft: true }),
+      ],
       ['pr_ready', GH_ARGS.prReady(R, 12)],
       ['issue_create', GH_ARGS.issueCreate(R, { title: 'Add the parser' })],
     ] as const
@@ -28,7 +33,8 @@ describe('every gh call sow makes is one the pinned gh 2.23.0 knows (test/fixtur
   it.each(calls)('gh %s: the subcommand and each flag are in its help', (name, argv) => {
     const text = help(name);
     expect(text).toContain(`gh ${argv[0]} ${argv[1]}`);
-    for (const flag of flagsOf(argv)) expect(documented(text, flag), `${flag} in gh ${name.replace('_', ' ')} --help`).toBe(true);
+    for (const flag of flagsOf(argv))
+      expect(documented(text, flag), `${flag} in gh ${name.replace('_', ' ')} --help`).toBe(true);
     expect(flagsOf(argv), 'every call names the repository').toContain('--repo');
   });
 
@@ -65,7 +71,10 @@ describe('repoOfUrl', () => {
     expect(repoOfUrl(url)).toBe(repo);
   });
 
-  it.each(['/srv/git/api.git', 'file:///srv/git/api.git', 'https://github.com/acme', ''])('%j is no GitHub repository', (url) => {
-    expect(repoOfUrl(url)).toBeUndefined();
-  });
+  it.each(['/srv/git/api.git', 'file:///srv/git/api.git', 'https://github.com/acme', ''])(
+    '%j is no GitHub repository',
+    (url) => {
+      expect(repoOfUrl(url)).toBeUndefined();
+    },
+  );
 });

@@ -23,13 +23,23 @@ export class GhNotFoundError extends SowError {
 
 export class GhAuthError extends SowError {
   constructor(repo: string) {
-    super('GH_NOT_AUTHENTICATED', 'external', `gh is not logged in to GitHub, so it cannot reach ${repo}`, "run 'gh auth login' (or set GH_TOKEN), then try again");
+    super(
+      'GH_NOT_AUTHENTICATED',
+      'external',
+      `gh is not logged in to GitHub, so it cannot reach ${repo}`,
+      "run 'gh auth login' (or set GH_TOKEN), then try again",
+    );
   }
 }
 
 export class GhFailedError extends SowError {
   constructor(args: readonly string[], message: string) {
-    super('GH_FAILED', 'external', `'gh ${args.slice(0, 2).join(' ')}' failed: ${message}`, "see what gh said above; 'gh auth status' shows the login it uses");
+    super(
+      'GH_FAILED',
+      'external',
+      `'gh ${args.slice(0, 2).join(' ')}' failed: ${message}`,
+      "see what gh said above; 'gh auth status' shows the login it uses",
+    );
   }
 }
 
@@ -58,10 +68,36 @@ export const GH_ARGS = {
     opt('--limit', String(o.limit)),
     opt('--json', ISSUE_FIELDS.join(',')),
   ],
-  issueView: (repo: string, n: number) => ['issue', 'view', num(n, 'the issue number'), opt('--repo', repo), opt('--json', ISSUE_VIEW_FIELDS.join(','))],
-  issueLinkedBranches: (repo: string, n: number) => ['issue', 'develop', '--list', num(n, 'the issue number'), opt('--repo', repo)],
-  issueLinkBranch: (repo: string, n: number, branch: string, base: string) => ['issue', 'develop', num(n, 'the issue number'), opt('--repo', repo), opt('--name', branch), opt('--base', base)],
-  prForBranch: (repo: string, branch: string) => ['pr', 'list', opt('--repo', repo), opt('--head', branch), '--state=open', opt('--json', PR_FIELDS.join(','))],
+  issueView: (repo: string, n: number) => [
+    'issue',
+    'view',
+    num(n, 'the issue number'),
+    opt('--repo', repo),
+    opt('--json', ISSUE_VIEW_FIELDS.join(',')),
+  ],
+  issueLinkedBranches: (repo: string, n: number) => [
+    'issue',
+    'develop',
+    '--list',
+    num(n, 'the issue number'),
+    opt('--repo', repo),
+  ],
+  issueLinkBranch: (repo: string, n: number, branch: string, base: string) => [
+    'issue',
+    'develop',
+    num(n, 'the issue number'),
+    opt('--repo', repo),
+    opt('--name', branch),
+    opt('--base', base),
+  ],
+  prForBranch: (repo: string, branch: string) => [
+    'pr',
+    'list',
+    opt('--repo', repo),
+    opt('--head', branch),
+    '--state=open',
+    opt('--json', PR_FIELDS.join(',')),
+  ],
   prCreate: (repo: string, o: { head: string; base: string; title: string; bodyFile: string; draft: boolean }) => [
     'pr',
     'create',
@@ -74,7 +110,13 @@ export const GH_ARGS = {
   ],
   prReady: (repo: string, n: number) => ['pr', 'ready', num(n, 'the pull request number'), opt('--repo', repo)],
   /** The body comes on stdin (`--body-file -`). */
-  issueCreate: (repo: string, o: { title: string }) => ['issue', 'create', opt('--repo', repo), opt('--title', o.title), '--body-file=-'],
+  issueCreate: (repo: string, o: { title: string }) => [
+    'issue',
+    'create',
+    opt('--repo', repo),
+    opt('--title', o.title),
+    '--body-file=-',
+  ],
 } as const satisfies Record<string, (...a: never[]) => readonly Arg[]>;
 
 /** A positional number for gh: a negative one, which gh would read as a flag, is refused by argvOf. */
@@ -102,7 +144,11 @@ export function gh(run: GhRun, args: readonly Arg[], repo: string, input?: strin
   }
   // gh exits 4 when it needs a login.
   if (r.status === 4 || /gh auth login/.test(r.stderr ?? '')) throw new GhAuthError(repo);
-  if (r.status !== 0) throw new GhFailedError(argv, (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').filter(Boolean).at(-1) ?? `exit ${r.status}`);
+  if (r.status !== 0)
+    throw new GhFailedError(
+      argv,
+      (r.stderr || r.stdout || `exit ${r.status}`).trim().split('\n').filter(Boolean).at(-1) ?? `exit ${r.status}`,
+    );
   return r.stdout;
 }
 
@@ -138,7 +184,10 @@ export function ghJson(run: GhRun, args: readonly Arg[], repo: string): unknown 
  * (`git@host:owner/name.git`, `ssh://git@host/owner/name`); undefined for anything else.
  */
 export function repoOfUrl(url: string): string | undefined {
-  const m = /^(?:https?:\/\/(?:[^@/]+@)?|ssh:\/\/(?:[^@/]+@)?|[^@/]+@)([^/:]+)(?::\d+)?[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(url.trim());
+  const m =
+    /^(?:https?:\/\/(?:[^@/]+@)?|ssh:\/\/(?:[^@/]+@)?|[^@/]+@)([^/:]+)(?::\d+)?[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(
+      url.trim(),
+    );
   if (!m) return undefined;
   const [, host, owner, name] = m;
   return host === 'github.com' ? `${owner}/${name}` : `${host}/${owner}/${name}`;

@@ -13,7 +13,11 @@ afterEach(() => {
 function repo() {
   const dir = mkdtempSync(join(tmpdir(), 'sow-git-'));
   dirs.push(dir);
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], { cwd: dir, encoding: 'utf8' }).trim();
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    }).trim();
   const write = (rel: string, text: string) => {
     mkdirSync(dirname(join(dir, rel)), { recursive: true });
     writeFileSync(join(dir, rel), text);

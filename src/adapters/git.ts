@@ -5,7 +5,17 @@
  */
 import { spawn } from 'node:child_process';
 import { spawnBlocking } from './heartbeat.js';
-import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
@@ -20,7 +30,12 @@ interface RunOptions {
   inheritStderr?: boolean;
 }
 
-const notFound = (err: Error) => new ExternalToolError('git', (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : err.message, 'install git and make sure it is on PATH');
+const notFound = (err: Error) =>
+  new ExternalToolError(
+    'git',
+    (err as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found on PATH' : err.message,
+    'install git and make sure it is on PATH',
+  );
 
 /**
  * The git commands that may run a hook of the repository (post-checkout, pre-commit, post-merge,
@@ -30,7 +45,19 @@ const notFound = (err: Error) => new ExternalToolError('git', (err as NodeJS.Err
  * which nobody waits for (decision 0059 does the same for workers' output). A word in the list
  * that is a value elsewhere (`check-attr merge`) only takes the same careful way.
  */
-const HOOKED = new Set(['am', 'checkout', 'cherry-pick', 'commit', 'merge', 'pull', 'push', 'rebase', 'revert', 'switch', 'worktree']);
+const HOOKED = new Set([
+  'am',
+  'checkout',
+  'cherry-pick',
+  'commit',
+  'merge',
+  'pull',
+  'push',
+  'rebase',
+  'revert',
+  'switch',
+  'worktree',
+]);
 
 function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
   const argv = argvOf('git', args);
@@ -74,7 +101,10 @@ function runThroughFiles(root: string, argv: string[], opts: RunOptions) {
 export function git(root: string, args: readonly Arg[], opts: RunOptions = {}): string {
   const result = run(root, args, opts);
   if (result.status !== 0) {
-    throw new ExternalToolError('git', `'git ${result.argv.join(' ')}' failed: ${(result.stderr || result.stdout).trim().split('\n').at(-1) ?? ''}`);
+    throw new ExternalToolError(
+      'git',
+      `'git ${result.argv.join(' ')}' failed: ${(result.stderr || result.stdout).trim().split('\n').at(-1) ?? ''}`,
+    );
   }
   return result.stdout.trim();
 }
@@ -120,7 +150,11 @@ export function gitObjects(root: string, ids: readonly string[]): Map<string, { 
   // Only object ids: a line of anything else would be one more request, and the answers would no longer line up.
   ids = ids.filter((id) => /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(id));
   if (ids.length === 0) return found;
-  const result = spawnBlocking('git', ['cat-file', '--batch'], { cwd: root, input: ids.map((id) => `${id}\n`).join(''), maxBuffer: 256 * 1024 * 1024 });
+  const result = spawnBlocking('git', ['cat-file', '--batch'], {
+    cwd: root,
+    input: ids.map((id) => `${id}\n`).join(''),
+    maxBuffer: 256 * 1024 * 1024,
+  });
   if (result.error) throw notFound(result.error);
   const out = result.stdout ?? Buffer.alloc(0);
   let at = 0;
@@ -156,7 +190,9 @@ export function branchesWithFile(root: string, path: string): string[] {
     .map((r) => r.slice('refs/heads/'.length));
   if (branches.length === 0) return [];
   // stdin, not argv: nothing here can be read as an option.
-  const found = run(root, ['cat-file', '--batch-check'], { input: branches.map((b) => `refs/heads/${b}:${path}\n`).join('') });
+  const found = run(root, ['cat-file', '--batch-check'], {
+    input: branches.map((b) => `refs/heads/${b}:${path}\n`).join(''),
+  });
   if (found.status !== 0) return [];
   const answers = found.stdout.split('\n');
   return branches.filter((_, i) => / blob \d+$/.test(answers[i] ?? ''));
@@ -224,7 +260,11 @@ export function worktreeTree(root: string, exclude: string): string {
       // No index yet (a repository without commits): start from an empty one.
     }
     const build = () => {
-      git(root, ['rm', '-r', '--cached', '--quiet', '--force', '--ignore-unmatch', '--', val(exclude, 'the folder left out')], { env });
+      git(
+        root,
+        ['rm', '-r', '--cached', '--quiet', '--force', '--ignore-unmatch', '--', val(exclude, 'the folder left out')],
+        { env },
+      );
       git(root, ['add', '--all', '--', '.', val(`:(exclude)${exclude}`, 'the folder left out')], { env });
       return git(root, ['write-tree'], { env });
     };

@@ -97,7 +97,12 @@ function beforeBlocking(): void {
   if (beating.size === 0 || thread) return;
   // Loaded here, not at start-up: node:worker_threads brings node:stream and twenty modules more.
   const { Worker } = createRequire(import.meta.url)('node:worker_threads') as typeof import('node:worker_threads');
-  const started = new Worker(THREAD, { eval: true, workerData: { locks: [...beating], ms: HEARTBEAT_MS }, stdout: true, stderr: true });
+  const started = new Worker(THREAD, {
+    eval: true,
+    workerData: { locks: [...beating], ms: HEARTBEAT_MS },
+    stdout: true,
+    stderr: true,
+  });
   // A thread that fails leaves the timer to beat when it can; it must not end the command.
   started.on('error', () => undefined);
   started.unref();

@@ -20,7 +20,9 @@ describe('how this sow was installed, from where its script is', () => {
     const bin = script(root);
     mkdirSync(join(root, '.git'));
     expect(installationOf(bin)).toEqual({ kind: 'checkout', root });
-    expect(upgradeHint(installationOf(bin))).toBe(`upgrade sow: it runs from the git checkout ${root}, so update that ('git pull', then 'npm run build' there)`);
+    expect(upgradeHint(installationOf(bin))).toBe(
+      `upgrade sow: it runs from the git checkout ${root}, so update that ('git pull', then 'npm run build' there)`,
+    );
   });
 
   it("an npm install, reached through npm's bin link: install a newer build the same way, never a registry name", () => {

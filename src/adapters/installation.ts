@@ -8,7 +8,8 @@ import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import { SowTooOldError } from '../domain/errors.js';
 
-export type Installation = { kind: 'checkout'; root: string } | { kind: 'npm'; root: string } | { kind: 'unknown'; root?: string };
+export type Installation =
+  { kind: 'checkout'; root: string } | { kind: 'npm'; root: string } | { kind: 'unknown'; root?: string };
 
 /** The folder holding sow's package.json (the parent of dist/), from the script that runs. */
 export function installationOf(script: string | undefined = process.argv[1]): Installation {
@@ -39,4 +40,5 @@ export function upgradeHint(install: Installation = installationOf()): string {
 }
 
 /** The refusal of a layout newer than this sow, with the upgrade that fits how it was installed. */
-export const sowTooOld = (found: number, current: number): SowTooOldError => new SowTooOldError(found, current, upgradeHint());
+export const sowTooOld = (found: number, current: number): SowTooOldError =>
+  new SowTooOldError(found, current, upgradeHint());

@@ -17,7 +17,11 @@ import { unlinkIfExists, writeFileAtomic } from './fs-atomic.js';
  * AGENTS.md of a megabyte would not fit any model's context); a larger one did not come from a
  * person or from sow, and reading it would cost seconds and memory.
  */
-export const INSTALL_FILE_LIMITS: ReadLimits = { max: 1024 * 1024, what: 'agent settings and instruction files', why: 'they are a few KB' };
+export const INSTALL_FILE_LIMITS: ReadLimits = {
+  max: 1024 * 1024,
+  what: 'agent settings and instruction files',
+  why: 'they are a few KB',
+};
 
 /** What is at a path of the area: its text (undefined: nothing there), and whether the path itself is a link. */
 export interface Found {
@@ -53,7 +57,13 @@ export function inspect(area: Area, rel: string, limits: ReadLimits = INSTALL_FI
 export function checkWritable(area: Area, rel: string): void {
   const abs = confine(area, rel);
   const refuse = (at: string, what: string, hint: string) => {
-    throw new SowError(what === 'a folder' ? 'NOT_A_FILE' : 'NOT_A_FOLDER', 'state', `${at} is ${what}, not a ${what === 'a folder' ? 'file' : 'folder'}`, hint, { path: at });
+    throw new SowError(
+      what === 'a folder' ? 'NOT_A_FILE' : 'NOT_A_FOLDER',
+      'state',
+      `${at} is ${what}, not a ${what === 'a folder' ? 'file' : 'folder'}`,
+      hint,
+      { path: at },
+    );
   };
   const parts = rel.split('/');
   for (let i = 1; i < parts.length; i++) {
@@ -64,7 +74,12 @@ export function checkWritable(area: Area, rel: string): void {
     } catch {
       break;
     }
-    if (!st.isDirectory()) refuse(where(area, at), 'a file', `sow writes ${where(area, rel)} under it; move it away ('mv ${where(area, at)} ${where(area, at)}.bak') and retry`);
+    if (!st.isDirectory())
+      refuse(
+        where(area, at),
+        'a file',
+        `sow writes ${where(area, rel)} under it; move it away ('mv ${where(area, at)} ${where(area, at)}.bak') and retry`,
+      );
   }
   let st;
   try {
@@ -72,7 +87,12 @@ export function checkWritable(area: Area, rel: string): void {
   } catch {
     return;
   }
-  if (st.isDirectory()) refuse(where(area, rel), 'a folder', `sow writes a file there; move the folder away ('mv ${where(area, rel)} ${where(area, rel)}.bak') and retry`);
+  if (st.isDirectory())
+    refuse(
+      where(area, rel),
+      'a folder',
+      `sow writes a file there; move the folder away ('mv ${where(area, rel)} ${where(area, rel)}.bak') and retry`,
+    );
 }
 
 /**

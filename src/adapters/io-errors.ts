@@ -5,13 +5,33 @@
 import { SowError } from '../domain/errors.js';
 
 const KINDS: Readonly<Record<string, { code: string; what: string; fix: string }>> = {
-  EACCES: { code: 'PERMISSION_DENIED', what: 'permission denied', fix: 'give your user access to it (see its owner and mode with `ls -l`)' },
-  EPERM: { code: 'PERMISSION_DENIED', what: 'operation not permitted', fix: 'give your user access to it (see its owner and mode with `ls -l`)' },
+  EACCES: {
+    code: 'PERMISSION_DENIED',
+    what: 'permission denied',
+    fix: 'give your user access to it (see its owner and mode with `ls -l`)',
+  },
+  EPERM: {
+    code: 'PERMISSION_DENIED',
+    what: 'operation not permitted',
+    fix: 'give your user access to it (see its owner and mode with `ls -l`)',
+  },
   ENOSPC: { code: 'DISK_FULL', what: 'the disk is full', fix: 'free some space (`df -h` shows how much is left)' },
   EDQUOT: { code: 'DISK_FULL', what: 'the disk quota is used up', fix: 'free some space within your quota' },
-  EROFS: { code: 'READ_ONLY_FILE_SYSTEM', what: 'the file system is read-only', fix: 'work in a checkout on a writable file system' },
-  EMFILE: { code: 'TOO_MANY_OPEN_FILES', what: 'too many open files', fix: 'raise the limit (`ulimit -n`) or close other programs' },
-  ENFILE: { code: 'TOO_MANY_OPEN_FILES', what: 'too many open files on this system', fix: 'close other programs, then retry' },
+  EROFS: {
+    code: 'READ_ONLY_FILE_SYSTEM',
+    what: 'the file system is read-only',
+    fix: 'work in a checkout on a writable file system',
+  },
+  EMFILE: {
+    code: 'TOO_MANY_OPEN_FILES',
+    what: 'too many open files',
+    fix: 'raise the limit (`ulimit -n`) or close other programs',
+  },
+  ENFILE: {
+    code: 'TOO_MANY_OPEN_FILES',
+    what: 'too many open files on this system',
+    fix: 'close other programs, then retry',
+  },
   EFBIG: {
     code: 'FILE_SIZE_LIMIT',
     what: 'the file would exceed the largest file this system or your limits allow',
@@ -31,7 +51,8 @@ const SHAPES: Readonly<Record<string, { code: string; what: string }>> = {
   EISDIR: { code: 'NOT_A_FILE', what: 'it is a folder, not a file' },
 };
 
-const WRITES = /^(open|write|mkdir|rename|unlink|rmdir|rm|utime|futime|fsync|copyfile|symlink|chmod|link|ftruncate|close)/;
+const WRITES =
+  /^(open|write|mkdir|rename|unlink|rmdir|rm|utime|futime|fsync|copyfile|symlink|chmod|link|ftruncate|close)/;
 
 export class EnvironmentError extends SowError {}
 
@@ -78,6 +99,11 @@ export function environmentError(err: unknown, committed = false): SowError | un
   if (!kind) return undefined;
   const verb = verbOf(e);
   const where = e.path ? ` '${e.path}'` : '';
-  const outcome = committed ? 'the change is recorded and the next sow command finishes it once this is fixed' : 'nothing was changed; retry once this is fixed';
-  return new EnvironmentError(kind.code, 'failed', `cannot ${verb}${where}: ${kind.what}`, `${kind.fix}; ${outcome}`, { ...(e.path ? { path: e.path } : {}), errno: e.code });
+  const outcome = committed
+    ? 'the change is recorded and the next sow command finishes it once this is fixed'
+    : 'nothing was changed; retry once this is fixed';
+  return new EnvironmentError(kind.code, 'failed', `cannot ${verb}${where}: ${kind.what}`, `${kind.fix}; ${outcome}`, {
+    ...(e.path ? { path: e.path } : {}),
+    errno: e.code,
+  });
 }

@@ -54,7 +54,8 @@ describe('lock', () => {
         }),
       ),
     );
-    for (let i = 0; i < order.length; i += 2) expect(order[i]!.replace('in', '')).toBe(order[i + 1]!.replace('out', ''));
+    for (let i = 0; i < order.length; i += 2)
+      expect(order[i]!.replace('in', '')).toBe(order[i + 1]!.replace('out', ''));
     expect(existsSync(path)).toBe(false);
   });
 
@@ -69,7 +70,10 @@ describe('lock', () => {
 
   it('never takes a lock from a live holder because of its age, or because its start lies in the future', async () => {
     writeLock({ pid: process.ppid, started: Date.now() - 3_600_000 }, past(3_600_000));
-    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT', message: expect.stringContaining(`pid ${process.ppid}`) });
+    await expect(acquireLock(path, 300)).rejects.toMatchObject({
+      code: 'LOCK_TIMEOUT',
+      message: expect.stringContaining(`pid ${process.ppid}`),
+    });
     writeLock({ pid: process.ppid, started: Date.now() + 3_600_000 }, future(3_600_000));
     await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
   });
@@ -103,7 +107,10 @@ describe('lock', () => {
 
   it('a holder it cannot look at (another host, or our own pid from another pid namespace) keeps the lock while its heartbeat goes on', async () => {
     writeLock({ pid: 1, host: 'elsewhere' }, past(1_000));
-    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT', message: expect.stringContaining('on elsewhere') });
+    await expect(acquireLock(path, 300)).rejects.toMatchObject({
+      code: 'LOCK_TIMEOUT',
+      message: expect.stringContaining('on elsewhere'),
+    });
     writeLock({ pid: 1, host: 'elsewhere' }, past(60_000));
     (await acquireLock(path, 1_000))();
     writeLock({ pid: process.pid }, past(1_000));
@@ -120,7 +127,10 @@ describe('lock', () => {
     // read as "the holder died and its pid was reused".
     const sandboxed = { pid: 1, boot: BOOT, pstart: procStart(1) + 1, pidns: other };
     expect(processGone({ ...sandboxed, host: hostname() }), 'not looked up').toBeUndefined();
-    expect(processGone({ pid: 1, host: hostname(), boot: BOOT!, pstart: procStart(1) + 1 }), 'without the namespace it would be').toBe(true);
+    expect(
+      processGone({ pid: 1, host: hostname(), boot: BOOT!, pstart: procStart(1) + 1 }),
+      'without the namespace it would be',
+    ).toBe(true);
     writeLock(sandboxed, past(1_000));
     await expect(acquireLock(path, 0)).rejects.toMatchObject({
       code: 'LOCK_TIMEOUT',
@@ -184,6 +194,10 @@ describe('lock', () => {
 
   it('a lock that is a folder is an error naming it, not a crash or a wait', async () => {
     mkdirSync(path);
-    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_FILE_INVALID', kind: 'state', message: expect.stringContaining('is a folder') });
+    await expect(acquireLock(path, 300)).rejects.toMatchObject({
+      code: 'LOCK_FILE_INVALID',
+      kind: 'state',
+      message: expect.stringContaining('is a folder'),
+    });
   });
 });

@@ -60,7 +60,13 @@ interface Holder {
 /** A lock or takeover file that is not what sow writes (a folder, a link): exit 4, never a crash. */
 export class LockFileError extends SowError {
   constructor(path: string, what: string) {
-    super('LOCK_FILE_INVALID', 'state', `${path} ${what}, not the lock file sow writes`, `if no sow command is running, remove it ('rm -r ${path}') and retry`, { file: path });
+    super(
+      'LOCK_FILE_INVALID',
+      'state',
+      `${path} ${what}, not the lock file sow writes`,
+      `if no sow command is running, remove it ('rm -r ${path}') and retry`,
+      { file: path },
+    );
   }
 }
 
@@ -100,7 +106,8 @@ function removeIfOurs(path: string, content: string): void {
 function holderGone(holder: Holder, path: string): boolean | undefined {
   // This process holds it (another wait of ours): not gone. Our own pid otherwise may be a
   // process of another pid namespace: only its heartbeat can tell (processGone says undefined).
-  if (holder.pid === process.pid && holder.host === hostName() && samePidNamespace(holder) && held.has(path)) return false;
+  if (holder.pid === process.pid && holder.host === hostName() && samePidNamespace(holder) && held.has(path))
+    return false;
   return processGone(holder);
 }
 
@@ -150,7 +157,13 @@ function readLock(path: string): LockInfo | undefined {
   let holder: Holder | undefined;
   try {
     const p = JSON.parse(raw) as Partial<Holder>;
-    if (typeof p.pid === 'number' && Number.isInteger(p.pid) && p.pid > 0 && typeof p.host === 'string' && typeof p.started === 'number') {
+    if (
+      typeof p.pid === 'number' &&
+      Number.isInteger(p.pid) &&
+      p.pid > 0 &&
+      typeof p.host === 'string' &&
+      typeof p.started === 'number'
+    ) {
       holder = {
         pid: p.pid,
         host: p.host,
@@ -179,7 +192,8 @@ function isStale(path: string, info: LockInfo, now: number): boolean {
 
 function describeHolder(holder: Holder | undefined): string {
   if (!holder) return 'an unknown process';
-  const where = holder.host !== hostName() ? ` on ${holder.host}` : samePidNamespace(holder) ? '' : ' in another pid namespace';
+  const where =
+    holder.host !== hostName() ? ` on ${holder.host}` : samePidNamespace(holder) ? '' : ' in another pid namespace';
   return `pid ${holder.pid}${where}${holder.command ? ` (${holder.command})` : ''}`;
 }
 
@@ -218,7 +232,11 @@ function takeOver(path: string, staleRaw: string): void {
   const takeoverPath = `${path}.takeover`;
   if (!tryCreate(takeoverPath, JSON.stringify({ ...thisProcess(), started: Date.now() }))) {
     const other = readLock(takeoverPath);
-    if (other && (heartbeatStopped(other.mtimeMs, Date.now(), TAKEOVER_STALE_MS) || (other.holder && holderGone(other.holder, takeoverPath) === true))) {
+    if (
+      other &&
+      (heartbeatStopped(other.mtimeMs, Date.now(), TAKEOVER_STALE_MS) ||
+        (other.holder && holderGone(other.holder, takeoverPath) === true))
+    ) {
       unlinkIfExists(takeoverPath);
     }
     return;

@@ -18,15 +18,28 @@ import { ensureRuntimeDir, runtimeFolder, shownRuntime } from './runtime.js';
 export function gitTempFile(cwd: string, given: string, what: string): string {
   const abs = isAbsolute(given) ? given : resolve(cwd, given);
   const st = lstatSync(abs, { throwIfNoEntry: false });
-  if (st?.isSymbolicLink()) throw new PathEscapeError(`${what} ${quoted(given)} is a link; git hands the driver files it wrote`, 'sow changed nothing; run the merge again', { path: given });
-  if (!st?.isFile()) throw new UsageError(`${what} ${quoted(given)} is not a file`, "git calls 'sow merge-driver %O %A %B %P' itself during a merge, with the temp files it wrote");
+  if (st?.isSymbolicLink())
+    throw new PathEscapeError(
+      `${what} ${quoted(given)} is a link; git hands the driver files it wrote`,
+      'sow changed nothing; run the merge again',
+      { path: given },
+    );
+  if (!st?.isFile())
+    throw new UsageError(
+      `${what} ${quoted(given)} is not a file`,
+      "git calls 'sow merge-driver %O %A %B %P' itself during a merge, with the temp files it wrote",
+    );
   const top = realpathSync.native(cwd);
   const real = join(realpathSync.native(dirname(abs)), basename(abs));
   const rel = relative(top, real);
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
-    throw new PathEscapeError(`${what} ${quoted(given)} is not inside the folder git merges in (${quoted(top)})`, 'sow changed nothing; git writes its temp files there: run the merge again', {
-      path: given,
-    });
+    throw new PathEscapeError(
+      `${what} ${quoted(given)} is not inside the folder git merges in (${quoted(top)})`,
+      'sow changed nothing; git writes its temp files there: run the merge again',
+      {
+        path: given,
+      },
+    );
   return real;
 }
 
@@ -78,7 +91,8 @@ function bestEffort(fn: () => void): void {
 /** Records the conflicts of `path` in `<runtime>/<folder>/` (one file per path, replaced by each merge of it). */
 export function writeConflictRecord(cwd: string, folder: string, path: string, text: string): void {
   const root = workTree(cwd);
-  if (root) bestEffort(() => writeFileAtomic(join(ensureRuntimeDir(root, folder), recordName(path)), text, { durable: false }));
+  if (root)
+    bestEffort(() => writeFileAtomic(join(ensureRuntimeDir(root, folder), recordName(path)), text, { durable: false }));
 }
 
 /** Removes the record of `path`: it merged now. */
@@ -100,7 +114,13 @@ export function readConflictRecords(root: string, folder: string): unknown[] {
     if (!name.endsWith('.json')) continue;
     let data: unknown;
     try {
-      data = JSON.parse(readRegular(join(dir, name), shownRuntime(root, folder, name), { max: MAX_RECORD_BYTES, what: 'conflict records', why: 'a record names a few fields' }) ?? 'null');
+      data = JSON.parse(
+        readRegular(join(dir, name), shownRuntime(root, folder, name), {
+          max: MAX_RECORD_BYTES,
+          what: 'conflict records',
+          why: 'a record names a few fields',
+        }) ?? 'null',
+      );
     } catch (err) {
       if (err instanceof SowError || err instanceof SyntaxError) continue;
       throw err;

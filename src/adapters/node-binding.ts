@@ -10,10 +10,17 @@ const PENDING_DEPRECATION = /(^|\s)--pending-deprecation(?=\s|$)/;
 
 /** Whether Node warns about what is deprecated in its documentation only (process.binding, process.umask()). */
 export function pendingDeprecation(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
-  return process.execArgv.includes('--pending-deprecation') || PENDING_DEPRECATION.test(env['NODE_OPTIONS'] ?? '') || env['NODE_PENDING_DEPRECATION'] === '1';
+  return (
+    process.execArgv.includes('--pending-deprecation') ||
+    PENDING_DEPRECATION.test(env['NODE_OPTIONS'] ?? '') ||
+    env['NODE_PENDING_DEPRECATION'] === '1'
+  );
 }
 
-export function nodeBinding<T extends object>(name: string, env: Readonly<Record<string, string | undefined>> = process.env): Partial<T> | undefined {
+export function nodeBinding<T extends object>(
+  name: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Partial<T> | undefined {
   if (pendingDeprecation(env)) return undefined;
   try {
     return (process as unknown as { binding(name: string): Partial<T> }).binding(name);

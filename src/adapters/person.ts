@@ -11,7 +11,10 @@ export const atTerminal = (): boolean => Boolean(process.stdin.isTTY && process.
  * git's `user.name` in `cwd`, else $USER; undefined when neither says. git (and node:child_process
  * with it) is loaded only now: most commands never ask.
  */
-export async function personName(cwd: string, env: Readonly<Record<string, string | undefined>> = process.env): Promise<string | undefined> {
+export async function personName(
+  cwd: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<string | undefined> {
   const { gitRun } = await import('./git.js');
   const r = gitRun(cwd, ['config', '--get', 'user.name']);
   const name = r.ok ? r.out.trim() : '';

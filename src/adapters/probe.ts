@@ -21,7 +21,12 @@ const MAX_OUTPUT = 1024 * 1024;
 export function probe(
   binary: string,
   args: readonly string[],
-  opts: { env: Readonly<Record<string, string | undefined>>; extraEnv?: Readonly<Record<string, string>>; cwd?: string; timeoutMs?: number },
+  opts: {
+    env: Readonly<Record<string, string | undefined>>;
+    extraEnv?: Readonly<Record<string, string>>;
+    cwd?: string;
+    timeoutMs?: number;
+  },
 ): Promise<ProbeResult> {
   return new Promise((resolve) => {
     let stdout = '';
@@ -35,7 +40,13 @@ export function probe(
         stdio: ['ignore', 'pipe', 'pipe'],
       });
     } catch (err) {
-      resolve({ missing: (err as NodeJS.ErrnoException).code === 'ENOENT', timedOut: false, code: null, stdout: '', stderr: String(err) });
+      resolve({
+        missing: (err as NodeJS.ErrnoException).code === 'ENOENT',
+        timedOut: false,
+        code: null,
+        stdout: '',
+        stderr: String(err),
+      });
       return;
     }
     const timer = setTimeout(() => {
@@ -48,7 +59,13 @@ export function probe(
     child.stderr.on('data', (d: string) => (stderr = (stderr + d).slice(0, MAX_OUTPUT)));
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve({ missing: err.code === 'ENOENT' || err.code === 'EACCES', timedOut: false, code: null, stdout, stderr: stderr || err.message });
+      resolve({
+        missing: err.code === 'ENOENT' || err.code === 'EACCES',
+        timedOut: false,
+        code: null,
+        stdout,
+        stderr: stderr || err.message,
+      });
     });
     child.on('close', (code) => {
       clearTimeout(timer);

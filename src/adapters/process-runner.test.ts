@@ -48,7 +48,14 @@ describe('runProcess', () => {
       "console.log('done');",
     ].join('\n');
     const lines: string[] = [];
-    const r = await runProcess({ binary: process.execPath, args: ['-e', child], cwd: process.cwd(), env: process.env, onLine: (l) => lines.push(l), outputGraceMs: 50 });
+    const r = await runProcess({
+      binary: process.execPath,
+      args: ['-e', child],
+      cwd: process.cwd(),
+      env: process.env,
+      onLine: (l) => lines.push(l),
+      outputGraceMs: 50,
+    });
     const grandchild = Number(lines[0]);
     left.push(grandchild);
     expect(r).toMatchObject({ code: 0, signal: null, leftRunning: true });

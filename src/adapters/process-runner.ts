@@ -10,7 +10,10 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
-export function findOnPath(binary: string, env: Readonly<Record<string, string | undefined>> = process.env): string | undefined {
+export function findOnPath(
+  binary: string,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): string | undefined {
   if (!binary) return undefined;
   const candidates =
     isAbsolute(binary) || binary.includes('/')
@@ -89,7 +92,10 @@ export function lineSplitter(onLine: (line: string) => void): { push(chunk: stri
 }
 
 /** A child's stderr: its last few thousand characters kept for errors, each line to `onLine`. */
-export function followStderr(stream: NodeJS.ReadableStream, onLine?: (line: string) => void): { tail(): string; end(): void } {
+export function followStderr(
+  stream: NodeJS.ReadableStream,
+  onLine?: (line: string) => void,
+): { tail(): string; end(): void } {
   let tail = '';
   const lines = lineSplitter((line) => onLine?.(line));
   stream.setEncoding('utf8');
@@ -139,7 +145,13 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
       cleanup();
       out.end();
       stderr.end();
-      resolve({ code, signal, stderrTail: stderr.tail(), ...(interrupted ? { interrupted } : {}), ...(leftRunning ? { leftRunning: true as const } : {}) });
+      resolve({
+        code,
+        signal,
+        stderrTail: stderr.tail(),
+        ...(interrupted ? { interrupted } : {}),
+        ...(leftRunning ? { leftRunning: true as const } : {}),
+      });
     };
     child.on('error', (err) => {
       if (settled) return;

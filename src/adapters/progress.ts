@@ -15,9 +15,14 @@ export function describeEvent(event: unknown): string[] {
     if (lines) return lines;
   }
   // Generic: a message with text, or a tool call.
-  const said = text(event['text']) ?? text(event['content']) ?? (isObj(event['part']) ? text(event['part']['text']) : undefined);
+  const said =
+    text(event['text']) ?? text(event['content']) ?? (isObj(event['part']) ? text(event['part']['text']) : undefined);
   if (said && (event['role'] === undefined || event['role'] === 'assistant')) return [`› ${oneLine(said)}`];
-  const tool = text(event['tool_name']) ?? text(event['tool']) ?? (isObj(event['part']) ? text(event['part']['tool']) : undefined);
-  if (tool) return [`● ${tool}${toolDetail(event['parameters'] ?? event['input'] ?? (isObj(event['part']) ? event['part']['state'] : undefined))}`];
+  const tool =
+    text(event['tool_name']) ?? text(event['tool']) ?? (isObj(event['part']) ? text(event['part']['tool']) : undefined);
+  if (tool)
+    return [
+      `● ${tool}${toolDetail(event['parameters'] ?? event['input'] ?? (isObj(event['part']) ? event['part']['state'] : undefined))}`,
+    ];
   return [];
 }

@@ -46,6 +46,11 @@ export function readProjectFile(root: string, rel: string): string | 'missing' |
   if (!st) return 'missing';
   if (!st.isFile()) return 'not-a-file';
   return (
-    readConfined(sowArea(root), `project/${rel}`, { max: MAX_BYTES, what: 'project files', why: 'a resource is a state file or a document, a few KB' }, { display: `.sow/project/${rel}` }) ?? 'missing'
+    readConfined(
+      sowArea(root),
+      `project/${rel}`,
+      { max: MAX_BYTES, what: 'project files', why: 'a resource is a state file or a document, a few KB' },
+      { display: `.sow/project/${rel}` },
+    ) ?? 'missing'
   );
 }

@@ -5,7 +5,19 @@
  * repositories use it). The links in a repository's `.sow/refs/` point in here.
  */
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, lstatSync, mkdirSync, readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, unlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readlinkSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+} from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
 import { cacheDir } from './compile-cache.js';
@@ -36,7 +48,11 @@ interface CacheIndex {
 const indexFile = (env: CacheEnv) => join(refsCacheDir(env), 'index.json');
 
 /** 16 MiB: an entry is a few hundred bytes, and there is one per source and branch. */
-const CACHE_INDEX_LIMITS: ReadLimits = { max: 16 * 1024 * 1024, what: "sow's cache index", why: 'it holds a few hundred bytes per checkout' };
+const CACHE_INDEX_LIMITS: ReadLimits = {
+  max: 16 * 1024 * 1024,
+  what: "sow's cache index",
+  why: 'it holds a few hundred bytes per checkout',
+};
 const KEY = /^[A-Za-z0-9._-]{1,64}-[0-9a-f]{10}$/;
 const isStr = (x: unknown): x is string => typeof x === 'string';
 
@@ -44,10 +60,23 @@ const isStr = (x: unknown): x is string => typeof x === 'string';
 function entryOf(raw: unknown): CacheEntry | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const e = raw as Record<string, unknown>;
-  if (!isStr(e['source']) || !(e['branch'] === null || isStr(e['branch'])) || (e['kind'] !== 'git' && e['kind'] !== 'copy') || !(e['sha'] === null || isStr(e['sha'])) || !isStr(e['fetched_at']))
+  if (
+    !isStr(e['source']) ||
+    !(e['branch'] === null || isStr(e['branch'])) ||
+    (e['kind'] !== 'git' && e['kind'] !== 'copy') ||
+    !(e['sha'] === null || isStr(e['sha'])) ||
+    !isStr(e['fetched_at'])
+  )
     return undefined;
   const users = Array.isArray(e['users']) ? e['users'].filter(isStr) : [];
-  return { source: e['source'], branch: e['branch'] as string | null, kind: e['kind'], sha: e['sha'] as string | null, fetched_at: e['fetched_at'], users };
+  return {
+    source: e['source'],
+    branch: e['branch'] as string | null,
+    kind: e['kind'],
+    sha: e['sha'] as string | null,
+    fetched_at: e['fetched_at'],
+    users,
+  };
 }
 
 /**
@@ -58,7 +87,10 @@ function entryOf(raw: unknown): CacheEntry | undefined {
 export function readCacheIndex(env: CacheEnv): CacheIndex {
   const entries: Record<string, CacheEntry> = {};
   try {
-    const data = JSON.parse(readRegular(indexFile(env), indexFile(env), CACHE_INDEX_LIMITS) ?? '') as { format?: unknown; entries?: unknown };
+    const data = JSON.parse(readRegular(indexFile(env), indexFile(env), CACHE_INDEX_LIMITS) ?? '') as {
+      format?: unknown;
+      entries?: unknown;
+    };
     if (data.format === 1 && typeof data.entries === 'object' && data.entries !== null) {
       for (const [key, raw] of Object.entries(data.entries)) {
         const entry = KEY.test(key) ? entryOf(raw) : undefined;
@@ -119,7 +151,8 @@ export function checkoutArea(dir: string): Area {
 }
 
 const NO_PROMPT = { GIT_TERMINAL_PROMPT: '0' };
-const gitIn = (cwd: string, args: readonly Arg[], opts: { progress?: boolean } = {}) => gitRun(cwd, args, { env: NO_PROMPT, ...(opts.progress ? { inheritStderr: true } : {}) });
+const gitIn = (cwd: string, args: readonly Arg[], opts: { progress?: boolean } = {}) =>
+  gitRun(cwd, args, { env: NO_PROMPT, ...(opts.progress ? { inheritStderr: true } : {}) });
 
 const lastLine = (t: string) => t.split('\n').filter(Boolean).at(-1) ?? '';
 
@@ -132,7 +165,13 @@ export function isGitFolder(path: string): boolean {
  * Clones `source` (its `branch`, else its default) into the cache, unless it is there. Git's own
  * progress shows on a terminal. Returns the checkout folder and its commit.
  */
-export function ensureClone(key: string, source: string, branch: string | null, progress: boolean, env: CacheEnv): { dir: string; sha: string; cloned: boolean } {
+export function ensureClone(
+  key: string,
+  source: string,
+  branch: string | null,
+  progress: boolean,
+  env: CacheEnv,
+): { dir: string; sha: string; cloned: boolean } {
   const dir = checkoutDir(key, env);
   if (existsSync(join(dir, '.git'))) return { dir, sha: headOf(dir), cloned: false };
   rmSync(dir, { recursive: true, force: true });
@@ -144,7 +183,15 @@ export function ensureClone(key: string, source: string, branch: string | null, 
   // text, never as a link agents would follow out of the cache (to ~/.ssh, say).
   const r = gitIn(
     refsCacheDir(env),
-    ['clone', progress ? '--progress' : '--quiet', '--config=core.symlinks=false', ...(branch ? [opt('--branch', branch)] : []), '--', val(source, "the ref's source"), val(tmp, 'the folder')],
+    [
+      'clone',
+      progress ? '--progress' : '--quiet',
+      '--config=core.symlinks=false',
+      ...(branch ? [opt('--branch', branch)] : []),
+      '--',
+      val(source, "the ref's source"),
+      val(tmp, 'the folder'),
+    ],
     { progress },
   );
   if (!r.ok) {
@@ -176,15 +223,29 @@ export function headOf(dir: string): string {
   return r.ok ? r.out : '';
 }
 
-export type Freshness = { state: 'current' | 'behind' | 'ahead' | 'diverged'; behind: number; ahead: number; remote: string } | { state: 'offline'; reason: string };
+export type Freshness =
+  | { state: 'current' | 'behind' | 'ahead' | 'diverged'; behind: number; ahead: number; remote: string }
+  | { state: 'offline'; reason: string };
 
 /** Fetches the checkout's branch and compares: current, behind, ahead, diverged; offline when the source cannot be reached. */
 export async function fetchAndCompare(dir: string, branch: string | null): Promise<Freshness> {
   // Without a branch named, the one the clone checked out (the source's default then).
   const name = branch ?? (gitIn(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).out || 'HEAD');
   // The name may be the source's own default branch (a remote's choice) or the index's: after `--`.
-  const fetched = await gitRunAsync(dir, ['fetch', '--quiet', '--', 'origin', val(name, "the ref's branch", 'remote')], { env: NO_PROMPT });
-  if (!fetched.ok) return { state: 'offline', reason: (fetched.err.split('\n').find((l) => l.startsWith('fatal:')) ?? lastLine(fetched.err)).replace(/^fatal:\s*/, '') || 'git fetch failed' };
+  const fetched = await gitRunAsync(
+    dir,
+    ['fetch', '--quiet', '--', 'origin', val(name, "the ref's branch", 'remote')],
+    { env: NO_PROMPT },
+  );
+  if (!fetched.ok)
+    return {
+      state: 'offline',
+      reason:
+        (fetched.err.split('\n').find((l) => l.startsWith('fatal:')) ?? lastLine(fetched.err)).replace(
+          /^fatal:\s*/,
+          '',
+        ) || 'git fetch failed',
+    };
   const counts = gitIn(dir, ['rev-list', '--left-right', '--count', 'HEAD...FETCH_HEAD']);
   const remote = gitIn(dir, ['rev-parse', 'FETCH_HEAD']).out;
   const [ahead, behind] = counts.out.split(/\s+/).map(Number) as [number, number];

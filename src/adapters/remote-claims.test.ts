@@ -11,7 +11,13 @@ afterEach(() => {
 });
 
 const REF = 'refs/sow/claims/main/010';
-const record = (owner: string) => ({ task: '010', owner, machine: 'here', since: '2026-01-01T10:00:00.000Z', lease_until: '2026-01-01T10:30:00.000Z' });
+const record = (owner: string) => ({
+  task: '010',
+  owner,
+  machine: 'here',
+  since: '2026-01-01T10:00:00.000Z',
+  lease_until: '2026-01-01T10:30:00.000Z',
+});
 
 /** A bare repository as the remote, and a checkout whose `origin` it is. */
 function world() {
@@ -57,11 +63,17 @@ describe('pushClaim: a compare-and-swap of a claim ref on the remote', () => {
     writeFileSync(join(w.remote, 'hooks', 'pre-receive'), '#!/bin/sh\necho "no claims here" >&2\nexit 1\n');
     chmodSync(join(w.remote, 'hooks', 'pre-receive'), 0o755);
     const sha = makeClaimCommit(w.clone, record('ann'));
-    expect(await pushClaim(w.clone, 'origin', REF, sha, null)).toEqual({ kind: 'failed', why: 'refused the push (no claims here)' });
+    expect(await pushClaim(w.clone, 'origin', REF, sha, null)).toEqual({
+      kind: 'failed',
+      why: 'refused the push (no claims here)',
+    });
     execFileSync('git', ['remote', 'set-url', 'origin', join(w.remote, 'missing.git')], { cwd: w.clone });
     const offline = await pushClaim(w.clone, 'origin', REF, sha, null);
     expect(offline).toMatchObject({ kind: 'failed', why: expect.stringMatching(/^was not reached \(.*missing\.git/) });
-    expect(await listClaimRefs(w.clone, 'origin', 'main')).toMatchObject({ ok: false, why: expect.stringContaining('missing.git') });
+    expect(await listClaimRefs(w.clone, 'origin', 'main')).toMatchObject({
+      ok: false,
+      why: expect.stringContaining('missing.git'),
+    });
   });
 
   it('lists the claims of the branch and reads what their commits record, fetching those not here', async () => {
@@ -74,7 +86,16 @@ describe('pushClaim: a compare-and-swap of a claim ref on the remote', () => {
     expect(listed).toEqual({ ok: true, refs: new Map([['010', sha]]) });
     expect(await listClaimRefs(w.clone, 'origin', 'other-branch')).toEqual({ ok: true, refs: new Map() });
     const claims = await claimsOf(w.clone, 'origin', 'main', (listed as { refs: Map<string, string> }).refs);
-    expect(claims).toEqual([{ task: '010', sha, owner: 'ann', machine: 'here', since: '2026-01-01T10:00:00.000Z', lease_until: '2026-01-01T10:30:00.000Z' }]);
+    expect(claims).toEqual([
+      {
+        task: '010',
+        sha,
+        owner: 'ann',
+        machine: 'here',
+        since: '2026-01-01T10:00:00.000Z',
+        lease_until: '2026-01-01T10:30:00.000Z',
+      },
+    ]);
   });
 });
 
@@ -95,7 +116,12 @@ describe('the claims cache', () => {
     const file = join(w.clone, '.git', 'sow', 'remote-claims.json');
     mkdirSync(join(w.clone, '.git', 'sow'), { recursive: true });
     const at = '2026-01-01T10:00:00.000Z';
-    for (const text of ['not json', '[]', JSON.stringify({ remote: 'origin', branch: 'main', at, claims: [{ task: 1 }] }), JSON.stringify({ remote: 'origin', branch: 'main', at, claims: 'x' })]) {
+    for (const text of [
+      'not json',
+      '[]',
+      JSON.stringify({ remote: 'origin', branch: 'main', at, claims: [{ task: 1 }] }),
+      JSON.stringify({ remote: 'origin', branch: 'main', at, claims: 'x' }),
+    ]) {
       writeFileSync(file, text);
       expect(cachedClaims(w.clone, 'origin', 'main', at), text).toBeUndefined();
     }

@@ -8,7 +8,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { CLAIMS_PREFIX, claimMessage, parseClaimCommit, type ClaimRecord, type RemoteClaim, type RemoteClaims } from '../domain/claims.js';
+import {
+  CLAIMS_PREFIX,
+  claimMessage,
+  parseClaimCommit,
+  type ClaimRecord,
+  type RemoteClaim,
+  type RemoteClaims,
+} from '../domain/claims.js';
 import { readRegular } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { gitObjects, gitRun, gitRunAsync, opt, val } from './git.js';
@@ -18,7 +25,12 @@ import { rmSync } from 'node:fs';
 /** Never a prompt for a password: sow captures git's terminal, so a prompt would wait unseen. */
 const REMOTE_ENV = { GIT_TERMINAL_PROMPT: '0' };
 /** The claim commits' author: sow, not the person (who may have no git identity on this machine). */
-const COMMIT_ENV = { GIT_AUTHOR_NAME: 'sow', GIT_AUTHOR_EMAIL: 'sow@localhost', GIT_COMMITTER_NAME: 'sow', GIT_COMMITTER_EMAIL: 'sow@localhost' };
+const COMMIT_ENV = {
+  GIT_AUTHOR_NAME: 'sow',
+  GIT_AUTHOR_EMAIL: 'sow@localhost',
+  GIT_COMMITTER_NAME: 'sow',
+  GIT_COMMITTER_EMAIL: 'sow@localhost',
+};
 
 export const thisMachine = (): string => hostname();
 
@@ -40,9 +52,17 @@ function gitReason(text: string): string {
 }
 
 /** The claim refs of `branch` on the remote: task id → commit; or why not, said of the remote ("was not reached (…)"). */
-export async function listClaimRefs(root: string, remote: string, branch: string): Promise<{ ok: true; refs: Map<string, string> } | { ok: false; why: string }> {
+export async function listClaimRefs(
+  root: string,
+  remote: string,
+  branch: string,
+): Promise<{ ok: true; refs: Map<string, string> } | { ok: false; why: string }> {
   const prefix = `${CLAIMS_PREFIX}/${branch}/`;
-  const r = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(`${prefix}*`, 'the claims refs')], { env: REMOTE_ENV });
+  const r = await gitRunAsync(
+    root,
+    ['ls-remote', '--refs', val(remote, 'the claims remote'), val(`${prefix}*`, 'the claims refs')],
+    { env: REMOTE_ENV },
+  );
   if (!r.ok) return { ok: false, why: `was not reached (${gitReason(r.err)})` };
   const refs = new Map<string, string>();
   for (const line of r.out.split('\n')) {
@@ -60,7 +80,12 @@ export async function listClaimRefs(root: string, remote: string, branch: string
  * no local ref, no FETCH_HEAD. A commit that did not come (its ref moved meanwhile) is a claim sow
  * cannot read, which counts as holding.
  */
-export async function claimsOf(root: string, remote: string, branch: string, refs: ReadonlyMap<string, string>): Promise<RemoteClaim[]> {
+export async function claimsOf(
+  root: string,
+  remote: string,
+  branch: string,
+  refs: ReadonlyMap<string, string>,
+): Promise<RemoteClaim[]> {
   if (refs.size === 0) return [];
   const entries = [...refs.entries()];
   // One `cat-file --batch` for every claim commit; a fetch of those the checkout lacks, then one more.
@@ -71,10 +96,22 @@ export async function claimsOf(root: string, remote: string, branch: string, ref
   const missing = entries.filter(([, sha]) => present.get(sha)?.type !== 'commit');
   if (missing.length) {
     // The refs on stdin: nothing there can be read as an option.
-    gitRun(root, ['fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-auto-gc', '--stdin', val(remote, 'the claims remote')], {
-      input: missing.map(([task]) => `${CLAIMS_PREFIX}/${branch}/${task}\n`).join(''),
-      env: REMOTE_ENV,
-    });
+    gitRun(
+      root,
+      [
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        '--no-auto-gc',
+        '--stdin',
+        val(remote, 'the claims remote'),
+      ],
+      {
+        input: missing.map(([task]) => `${CLAIMS_PREFIX}/${branch}/${task}\n`).join(''),
+        env: REMOTE_ENV,
+      },
+    );
     present = new Map([
       ...present,
       ...gitObjects(
@@ -95,10 +132,19 @@ export async function claimsOf(root: string, remote: string, branch: string, ref
  * The claim of one task on the remote, asked now (no cache): what a change of the task must know.
  * `claim` is absent when the remote holds none.
  */
-export async function readTaskClaim(root: string, remote: string, branch: string, task: string): Promise<{ reached: true; claim?: RemoteClaim } | { reached: false; why: string }> {
+export async function readTaskClaim(
+  root: string,
+  remote: string,
+  branch: string,
+  task: string,
+): Promise<{ reached: true; claim?: RemoteClaim } | { reached: false; why: string }> {
   if (!hasRemote(root, remote)) return { reached: false, why: NOT_A_REMOTE };
   const ref = `${CLAIMS_PREFIX}/${branch}/${task}`;
-  const r = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(ref, 'the claim ref')], { env: REMOTE_ENV });
+  const r = await gitRunAsync(
+    root,
+    ['ls-remote', '--refs', val(remote, 'the claims remote'), val(ref, 'the claim ref')],
+    { env: REMOTE_ENV },
+  );
   if (!r.ok) return { reached: false, why: `was not reached (${gitReason(r.err)})` };
   const sha = r.out
     .split('\n')
@@ -113,7 +159,10 @@ export async function readTaskClaim(root: string, remote: string, branch: string
 export function makeClaimCommit(root: string, record: ClaimRecord): string {
   const tree = gitRun(root, ['mktree'], { input: '' });
   if (!tree.ok) throw new Error(`git mktree failed: ${tree.err}`);
-  const commit = gitRun(root, ['commit-tree', val(tree.out, 'the empty tree')], { input: claimMessage(record, randomBytes(8).toString('hex')), env: COMMIT_ENV });
+  const commit = gitRun(root, ['commit-tree', val(tree.out, 'the empty tree')], {
+    input: claimMessage(record, randomBytes(8).toString('hex')),
+    env: COMMIT_ENV,
+  });
   if (!commit.ok) throw new Error(`git commit-tree failed: ${commit.err}`);
   return commit.out;
 }
@@ -129,10 +178,23 @@ export type PushOutcome = { kind: 'done' } | { kind: 'lost' } | { kind: 'failed'
  * Sets the remote's `ref` to `sha` (or deletes it: `sha` null) only if it is now `expected` (null:
  * it must not exist). The remote checks the expected value itself, under its lock on the ref.
  */
-export async function pushClaim(root: string, remote: string, ref: string, sha: string | null, expected: string | null): Promise<PushOutcome> {
+export async function pushClaim(
+  root: string,
+  remote: string,
+  ref: string,
+  sha: string | null,
+  expected: string | null,
+): Promise<PushOutcome> {
   const r = await gitRunAsync(
     root,
-    ['push', '--porcelain', '--no-verify', opt('--force-with-lease', `${ref}:${expected ?? ''}`), val(remote, 'the claims remote'), val(`${sha ?? ''}:${ref}`, 'the claim refspec')],
+    [
+      'push',
+      '--porcelain',
+      '--no-verify',
+      opt('--force-with-lease', `${ref}:${expected ?? ''}`),
+      val(remote, 'the claims remote'),
+      val(`${sha ?? ''}:${ref}`, 'the claim refspec'),
+    ],
     { env: REMOTE_ENV },
   );
   if (r.ok) return { kind: 'done' };
@@ -142,7 +204,11 @@ export async function pushClaim(root: string, remote: string, ref: string, sha: 
   if (status.includes('[rejected]')) return { kind: 'lost' };
   // Refused by the remote: its ref moved under the push (a racer's landed first), or it refuses
   // pushes there (a hook, rules, rights). Only its ref's value now tells them apart.
-  const now = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(ref, 'the claim ref')], { env: REMOTE_ENV });
+  const now = await gitRunAsync(
+    root,
+    ['ls-remote', '--refs', val(remote, 'the claims remote'), val(ref, 'the claim ref')],
+    { env: REMOTE_ENV },
+  );
   if (!now.ok) return { kind: 'failed', why: `was not reached (${gitReason(now.err)})` };
   const current = /^([0-9a-f]{40,64})\t/.exec(now.out)?.[1] ?? null;
   if (current !== expected) return { kind: 'lost' };
@@ -179,7 +245,8 @@ export function cachedClaims(root: string, remote: string, branch: string, now: 
   try {
     const path = runtimePath(root, CACHE_FILE);
     const data = JSON.parse(readRegular(path, path, CACHE_LIMITS) ?? '') as Partial<CacheShape>;
-    if (data.remote !== remote || data.branch !== branch || !str(data.at) || !Array.isArray(data.claims)) return undefined;
+    if (data.remote !== remote || data.branch !== branch || !str(data.at) || !Array.isArray(data.claims))
+      return undefined;
     const age = Date.parse(now) - Date.parse(data.at);
     if (!(age >= 0 && age < CLAIMS_CACHE_SECONDS * 1000)) return undefined;
     const claims: RemoteClaim[] = [];
@@ -196,10 +263,18 @@ export function cachedClaims(root: string, remote: string, branch: string, now: 
   }
 }
 
-export function cacheClaims(root: string, remote: string, branch: string, now: string, claims: readonly RemoteClaim[]): void {
+export function cacheClaims(
+  root: string,
+  remote: string,
+  branch: string,
+  now: string,
+  claims: readonly RemoteClaim[],
+): void {
   try {
     ensureRuntimeDir(root);
-    writeFileAtomic(runtimePath(root, CACHE_FILE), `${JSON.stringify({ remote, branch, at: now, claims })}\n`, { durable: false });
+    writeFileAtomic(runtimePath(root, CACHE_FILE), `${JSON.stringify({ remote, branch, at: now, claims })}\n`, {
+      durable: false,
+    });
   } catch {
     // a cache: the next read asks the remote again
   }
@@ -211,7 +286,12 @@ export function forgetCachedClaims(root: string): void {
 }
 
 /** The remote's claims of the branch, read as the lists need them: from the cache, else from the remote. */
-export async function readRemoteClaims(root: string, remote: string, branch: string, now: string): Promise<RemoteClaims> {
+export async function readRemoteClaims(
+  root: string,
+  remote: string,
+  branch: string,
+  now: string,
+): Promise<RemoteClaims> {
   const cached = cachedClaims(root, remote, branch, now);
   if (cached) return { remote, reached: true, claims: cached };
   // A name that is no remote would reach git as a path: a folder of the repository, say.

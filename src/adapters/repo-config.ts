@@ -14,10 +14,16 @@ export { REPO_CONFIG };
 
 export class RepoConfigError extends SowError {
   constructor(problem: string, field?: string) {
-    super('CONFIG_INVALID', 'state', `${REPO_CONFIG}: ${field ? `${field}: ` : ''}${problem}`, `fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`, {
-      file: REPO_CONFIG,
-      ...(field ? { field } : {}),
-    });
+    super(
+      'CONFIG_INVALID',
+      'state',
+      `${REPO_CONFIG}: ${field ? `${field}: ` : ''}${problem}`,
+      `fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`,
+      {
+        file: REPO_CONFIG,
+        ...(field ? { field } : {}),
+      },
+    );
   }
 }
 
@@ -27,7 +33,11 @@ export interface LoadedRepoConfig {
 }
 
 /** 1 MiB: a configuration of a hundred checks takes a few KB; a larger file is not one a person keeps. */
-const CONFIG_LIMITS = { max: 1024 * 1024, what: 'configuration files', why: 'a repository configuration takes a few KB' };
+const CONFIG_LIMITS = {
+  max: 1024 * 1024,
+  what: 'configuration files',
+  why: 'a repository configuration takes a few KB',
+};
 
 export async function readRepoConfig(root: string): Promise<LoadedRepoConfig> {
   const text = readFileIfExists(root, REPO_CONFIG, CONFIG_LIMITS);
@@ -46,7 +56,8 @@ export async function readRepoConfig(root: string): Promise<LoadedRepoConfig> {
   if (!valid.ok) throw new RepoConfigError(valid.issue.message, valid.issue.path);
   const seen = new Set<string>();
   for (const [i, c] of (valid.value.checks ?? []).entries()) {
-    if (seen.has(c.name)) throw new RepoConfigError(`the check name ${quoted(c.name)} is used twice`, `checks.${i}.name`);
+    if (seen.has(c.name))
+      throw new RepoConfigError(`the check name ${quoted(c.name)} is used twice`, `checks.${i}.name`);
     seen.add(c.name);
   }
   return { exists: true, config: valid.value };

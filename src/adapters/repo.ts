@@ -68,7 +68,8 @@ export function findWorkspaceRoot(cwd: string): string {
     throw new NotInitializedError(root, false, used ? branchesWithFile(root, '.sow/project/state.yaml') : []);
   }
   // Left behind by sow on another branch: say which branches have a project (looked up only now).
-  if (!exists(join(root, '.sow', '.version'))) throw new NotInitializedError(root, true, branchesWithFile(root, '.sow/project/state.yaml'));
+  if (!exists(join(root, '.sow', '.version')))
+    throw new NotInitializedError(root, true, branchesWithFile(root, '.sow/project/state.yaml'));
   return root;
 }
 
@@ -119,7 +120,8 @@ export function ownGitDir(root: string): string {
   const realRoot = realOrSelf(root);
   const rel = relative(realRoot, real);
   const inTree = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-  if (inTree && rel !== '.git') throw new GitDirInvalidError(root, `leads to '${real}', a folder of the checkout itself rather than git's own`);
+  if (inTree && rel !== '.git')
+    throw new GitDirInvalidError(root, `leads to '${real}', a folder of the checkout itself rather than git's own`);
   if (!inTree) {
     // A linked worktree's record names the checkout it belongs to.
     let back: string | undefined;
@@ -131,7 +133,8 @@ export function ownGitDir(root: string): string {
     if (back !== undefined && realOrSelf(isAbsolute(back) ? back : resolve(real, back)) !== realOrSelf(dotGit)) {
       throw new GitDirInvalidError(root, `leads to '${real}', whose record names another checkout`);
     }
-    if (!exists(join(real, 'HEAD'))) throw new GitDirInvalidError(root, `leads to '${real}', which is not a git folder`);
+    if (!exists(join(real, 'HEAD')))
+      throw new GitDirInvalidError(root, `leads to '${real}', which is not a git folder`);
   }
   resolvedGitDirs.set(root, real);
   return real;
@@ -207,11 +210,13 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
   try {
     const here = findRepoRoot(cwd);
     const project = realpathSync.native(projectRoot);
-    if (here === project || !isDir(join(project, '.sow')) || !exists(join(project, '.sow', '.version'))) return undefined;
+    if (here === project || !isDir(join(project, '.sow')) || !exists(join(project, '.sow', '.version')))
+      return undefined;
     const own = gitDir(here);
     const common = realOrSelf(commonDir(project));
     // Its record is <common>/worktrees/<name>, and that record's gitdir names this checkout's .git.
-    if (realOrSelf(dirname(own)) !== join(common, 'worktrees') || realOrSelf(commonDir(here)) !== common) return undefined;
+    if (realOrSelf(dirname(own)) !== join(common, 'worktrees') || realOrSelf(commonDir(here)) !== common)
+      return undefined;
     const back = readFileSync(join(own, 'gitdir'), 'utf8').trim();
     if (realOrSelf(dirname(isAbsolute(back) ? back : resolve(own, back))) !== here) return undefined;
     const rel = relative(here, realOrSelf(cwd));
@@ -255,7 +260,8 @@ export function linkedCheckoutProblem(root: string, checkout: string): string | 
     if (dirname(own) !== join(common, 'worktrees') || !lstatSync(own).isDirectory())
       return `names '${named}', which is not this repository's record of a worktree (${join(common, 'worktrees')}/<name>)`;
     const back = readFileSync(join(own, 'gitdir'), 'utf8').trim();
-    if (realOrSelf(isAbsolute(back) ? back : resolve(own, back)) !== join(realpathSync.native(checkout), '.git')) return `names '${named}', whose record names another checkout`;
+    if (realOrSelf(isAbsolute(back) ? back : resolve(own, back)) !== join(realpathSync.native(checkout), '.git'))
+      return `names '${named}', whose record names another checkout`;
   } catch {
     return `names '${named}', which is not this repository's record of a worktree`;
   }

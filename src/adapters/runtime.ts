@@ -32,7 +32,11 @@ export function legacyRuntimeFolders(root: string): string[] {
 function gitArea(root: string): Area {
   const base = ownGitDir(root);
   const rel = relative(root, base);
-  return { base, name: "git's folder", shown: `${rel.startsWith('..') || isAbsolute(rel) ? base : rel.split(sep).join('/')}/` };
+  return {
+    base,
+    name: "git's folder",
+    shown: `${rel.startsWith('..') || isAbsolute(rel) ? base : rel.split(sep).join('/')}/`,
+  };
 }
 
 /** The runtime folder of the checkout at `root` (it may not exist yet). */

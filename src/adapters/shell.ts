@@ -95,7 +95,11 @@ export function runShell(req: ShellRequest): Promise<ShellOutcome> {
       return;
     }
     const started = performance.now();
-    const child = spawn(SHELL, ['-c', req.command], { cwd: req.cwd, stdio: ['ignore', req.log.fd, req.log.fd], detached: true });
+    const child = spawn(SHELL, ['-c', req.command], {
+      cwd: req.cwd,
+      stdio: ['ignore', req.log.fd, req.log.fd],
+      detached: true,
+    });
     const pid = child.pid;
     let timedOut = false;
     let aborted = false;
@@ -134,13 +138,25 @@ export function runShell(req: ShellRequest): Promise<ShellOutcome> {
 
     child.on('error', (err) => {
       cleanup();
-      reject(new ExternalToolError(SHELL, `cannot run a check: ${err.message}`, `checks run through ${SHELL}; make sure it exists`));
+      reject(
+        new ExternalToolError(
+          SHELL,
+          `cannot run a check: ${err.message}`,
+          `checks run through ${SHELL}; make sure it exists`,
+        ),
+      );
     });
     child.on('exit', (code, signal) => {
       cleanup();
       // What the command started and left behind goes with it.
       if (pid !== undefined) killGroup(pid, 'SIGKILL');
-      resolve({ code: timedOut || aborted ? null : code, signal, timedOut, aborted, durationMs: Math.round(performance.now() - started) });
+      resolve({
+        code: timedOut || aborted ? null : code,
+        signal,
+        timedOut,
+        aborted,
+        durationMs: Math.round(performance.now() - started),
+      });
     });
   });
 }

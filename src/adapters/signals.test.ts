@@ -7,7 +7,14 @@ import type { Owner } from '../domain/schemas.js';
 import type { OwnerRecord } from '../domain/signal-proof.js';
 import { BOOT, PIDNS, processStat, thisProcess } from './liveness.js';
 import { ensureRuntimeDir } from './runtime.js';
-import { groupAlive, proveOwnerNow, readOwnerRecord, removeOwnerRecord, signalOwner, writeOwnerRecord } from './signals.js';
+import {
+  groupAlive,
+  proveOwnerNow,
+  readOwnerRecord,
+  removeOwnerRecord,
+  signalOwner,
+  writeOwnerRecord,
+} from './signals.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
 let root: string;
@@ -41,25 +48,53 @@ function sleeper(detached: boolean): { child: ChildProcess; record: OwnerRecord 
   children.push(child);
   const pid = child.pid!;
   const stat = processStat(pid)!;
-  const record: OwnerRecord = { pid, pstart: stat.start, boot: BOOT!, pidns: PIDNS!, host: hostname(), pgrp: stat.pgrp, task: '010', agent_id: 'implementer-1', nonce: 'n' };
+  const record: OwnerRecord = {
+    pid,
+    pstart: stat.start,
+    boot: BOOT!,
+    pidns: PIDNS!,
+    host: hostname(),
+    pgrp: stat.pgrp,
+    task: '010',
+    agent_id: 'implementer-1',
+    nonce: 'n',
+  };
   writeFileSync(join(owners(), `${pid}-${stat.start}.json`), JSON.stringify(record));
   return { child, record };
 }
 
 const exited = (child: ChildProcess) =>
-  new Promise<NodeJS.Signals | null>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(child.signalCode) : child.once('exit', (_c, s) => resolve(s))));
+  new Promise<NodeJS.Signals | null>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null
+      ? resolve(child.signalCode)
+      : child.once('exit', (_c, s) => resolve(s)),
+  );
 
 describe('the owner record', () => {
   it('is written by the owning process into the runtime folder, read back whole, and proves that process; removed only while it is its own', () => {
     const record = writeOwnerRecord(root, { task: '010', agent_id: 'implementer-1' });
-    expect(record).toMatchObject({ pid: process.pid, host: hostname(), task: '010', agent_id: 'implementer-1', nonce: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    expect(record).toMatchObject({
+      pid: process.pid,
+      host: hostname(),
+      task: '010',
+      agent_id: 'implementer-1',
+      nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+    });
     expect(record.pgrp).toBe(processStat(process.pid)?.pgrp);
     expect(readOwnerRecord(root, process.pid, me.pstart)).toEqual(record);
     // Proven, and not signalled here: this is the test's own process.
     const proof = proveOwnerNow(root, '010', ownerOf(me));
-    expect(proof).toMatchObject({ ok: true, pid: process.pid, target: record.pgrp === process.pid ? 'group' : 'process' });
+    expect(proof).toMatchObject({
+      ok: true,
+      pid: process.pid,
+      target: record.pgrp === process.pid ? 'group' : 'process',
+    });
     expect(proveOwnerNow(root, '020', ownerOf(me))).toMatchObject({ ok: false, gone: false, why: 'other_task' });
-    expect(proveOwnerNow(root, '010', ownerOf(me, 'implementer-2'))).toMatchObject({ ok: false, gone: false, why: 'other_task' });
+    expect(proveOwnerNow(root, '010', ownerOf(me, 'implementer-2'))).toMatchObject({
+      ok: false,
+      gone: false,
+      why: 'other_task',
+    });
     // A newer record of this process (it owns the task again, under a new run) is not removed by the older run's end.
     const newer = writeOwnerRecord(root, { task: '010', agent_id: 'implementer-2' });
     removeOwnerRecord(root, record);
@@ -71,7 +106,16 @@ describe('the owner record', () => {
 
   it('what is not a record sow wrote proves nothing: a link, a FIFO, an oversize file, another form, pid 1', () => {
     const name = join(owners(), `${process.pid}-${me.pstart ?? 0}.json`);
-    const real = { pid: process.pid, pstart: me.pstart, boot: BOOT, pidns: PIDNS, host: me.host, task: '010', agent_id: 'implementer-1', nonce: 'n' };
+    const real = {
+      pid: process.pid,
+      pstart: me.pstart,
+      boot: BOOT,
+      pidns: PIDNS,
+      host: me.host,
+      task: '010',
+      agent_id: 'implementer-1',
+      nonce: 'n',
+    };
     const target = join(root, 'elsewhere.json');
     writeFileSync(target, JSON.stringify(real));
     symlinkSync(target, name);
@@ -82,13 +126,20 @@ describe('the owner record', () => {
     rmSync(name);
     writeFileSync(name, JSON.stringify({ ...real, pad: 'x'.repeat(5000) }));
     expect(readOwnerRecord(root, process.pid, me.pstart), 'oversize').toBeUndefined();
-    for (const bad of [{ ...real, pid: String(process.pid) }, { ...real, nonce: undefined }, { ...real, pstart: 'x' }, [real], null]) {
+    for (const bad of [
+      { ...real, pid: String(process.pid) },
+      { ...real, nonce: undefined },
+      { ...real, pstart: 'x' },
+      [real],
+      null,
+    ]) {
       writeFileSync(name, JSON.stringify(bad));
       expect(readOwnerRecord(root, process.pid, me.pstart), JSON.stringify(bad)).toBeUndefined();
     }
     writeFileSync(name, JSON.stringify(real));
     expect(readOwnerRecord(root, process.pid, me.pstart)).toMatchObject({ pid: process.pid });
-    for (const pid of [1, 0, -1, -process.pid]) expect(readOwnerRecord(root, pid, undefined), `pid ${pid}`).toBeUndefined();
+    for (const pid of [1, 0, -1, -process.pid])
+      expect(readOwnerRecord(root, pid, undefined), `pid ${pid}`).toBeUndefined();
   });
 
   it('a runtime folder that is a link is no place for records', () => {
@@ -98,7 +149,16 @@ describe('the owner record', () => {
       symlinkSync(outside, join(root, '.git', 'sow', 'owners'));
       writeFileSync(
         join(outside, `${process.pid}-${me.pstart ?? 0}.json`),
-        JSON.stringify({ pid: process.pid, pstart: me.pstart, boot: BOOT, pidns: PIDNS, host: me.host, task: '010', agent_id: 'implementer-1', nonce: 'n' }),
+        JSON.stringify({
+          pid: process.pid,
+          pstart: me.pstart,
+          boot: BOOT,
+          pidns: PIDNS,
+          host: me.host,
+          task: '010',
+          agent_id: 'implementer-1',
+          nonce: 'n',
+        }),
       );
       expect(readOwnerRecord(root, process.pid, me.pstart)).toBeUndefined();
     } finally {
@@ -135,12 +195,21 @@ describe.runIf(process.platform === 'linux')('signalOwner (Linux)', () => {
 
   it('only a proof proveOwnerNow made, and only a positive one, is signalled; nothing else is sent', async () => {
     const { child, record } = sleeper(true);
-    const forged = { ok: true as const, pid: record.pid, target: 'group' as const, pstart: record.pstart!, here: { host: hostname(), linux: true } };
+    const forged = {
+      ok: true as const,
+      pid: record.pid,
+      target: 'group' as const,
+      pstart: record.pstart!,
+      here: { host: hostname(), linux: true },
+    };
     expect(() => signalOwner(forged, 'SIGTERM')).toThrow(/only a proof/);
     const refused = proveOwnerNow(root, '010', { ...ownerOf(record), host: 'other-host' });
     expect(refused).toMatchObject({ ok: false, why: 'other_host' });
     expect(() => signalOwner(refused, 'SIGTERM')).toThrow(/only a proof/);
-    expect(Object.isFrozen(proveOwnerNow(root, '010', ownerOf(record))), 'a proof cannot be changed after it was made').toBe(true);
+    expect(
+      Object.isFrozen(proveOwnerNow(root, '010', ownerOf(record))),
+      'a proof cannot be changed after it was made',
+    ).toBe(true);
     expect(child.exitCode === null && child.signalCode === null).toBe(true);
   });
 
@@ -148,7 +217,11 @@ describe.runIf(process.platform === 'linux')('signalOwner (Linux)', () => {
     for (const pid of [1, 0, -1]) {
       expect(processStat(pid)).toBeUndefined();
       expect(groupAlive(pid)).toBe(false);
-      expect(proveOwnerNow(root, '010', { ...ownerOf({ pid, pstart: 1 }) })).toMatchObject({ ok: false, gone: false, why: 'bad_pid' });
+      expect(proveOwnerNow(root, '010', { ...ownerOf({ pid, pstart: 1 }) })).toMatchObject({
+        ok: false,
+        gone: false,
+        why: 'bad_pid',
+      });
     }
   });
 });

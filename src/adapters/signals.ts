@@ -46,7 +46,9 @@ export function writeOwnerRecord(root: string, run: { task: string; agent_id: st
     nonce: randomBytes(16).toString('hex'),
   };
   // A rename replaces a link planted at that name; it never writes through it.
-  writeFileAtomic(join(ensureRuntimeDir(root, FOLDER), recordName(me.pid, me.pstart)), `${JSON.stringify(record)}\n`, { durable: false });
+  writeFileAtomic(join(ensureRuntimeDir(root, FOLDER), recordName(me.pid, me.pstart)), `${JSON.stringify(record)}\n`, {
+    durable: false,
+  });
   return record;
 }
 
@@ -99,7 +101,14 @@ function asRecord(v: unknown): OwnerRecord | undefined {
   const r = v as Record<string, unknown>;
   const optNum = (k: string) => r[k] === undefined || (typeof r[k] === 'number' && Number.isSafeInteger(r[k]));
   const optStr = (k: string) => r[k] === undefined || typeof r[k] === 'string';
-  if (!signallablePid(r['pid']) || typeof r['host'] !== 'string' || typeof r['task'] !== 'string' || typeof r['agent_id'] !== 'string' || typeof r['nonce'] !== 'string') return undefined;
+  if (
+    !signallablePid(r['pid']) ||
+    typeof r['host'] !== 'string' ||
+    typeof r['task'] !== 'string' ||
+    typeof r['agent_id'] !== 'string' ||
+    typeof r['nonce'] !== 'string'
+  )
+    return undefined;
   if (!optNum('pstart') || !optNum('pgrp') || !optStr('boot') || !optStr('pidns')) return undefined;
   return {
     pid: r['pid'],
@@ -116,7 +125,12 @@ function asRecord(v: unknown): OwnerRecord | undefined {
 
 /** This machine and process, as a proof compares them. */
 export function here(): Here {
-  return { host: hostname(), ...(BOOT !== undefined ? { boot: BOOT } : {}), ...(PIDNS !== undefined ? { pidns: PIDNS } : {}), linux: process.platform === 'linux' };
+  return {
+    host: hostname(),
+    ...(BOOT !== undefined ? { boot: BOOT } : {}),
+    ...(PIDNS !== undefined ? { pidns: PIDNS } : {}),
+    linux: process.platform === 'linux',
+  };
 }
 
 /** Proofs this module made: signalOwner takes no other (a pid read from anywhere is not one). */
@@ -155,7 +169,11 @@ export function proveOwnerNow(root: string, task: string, owner: Owner | undefin
  * the leader alone gets the signal (over ACP it asks its agent to stop; the KILL later reaches the
  * group). What it did: 'gone' when nothing of it was there (or the pid is someone else's now).
  */
-export function signalOwner(proof: OwnerProof, signal: NodeJS.Signals, opts: { leaderFirst?: boolean } = {}): 'group' | 'process' | 'gone' {
+export function signalOwner(
+  proof: OwnerProof,
+  signal: NodeJS.Signals,
+  opts: { leaderFirst?: boolean } = {},
+): 'group' | 'process' | 'gone' {
   if (!issued.has(proof) || !proof.ok) throw new Error('signalOwner: only a proof from proveOwnerNow');
   const pid = proof.pid;
   // The last line, whatever the proof says: never 0, never -1, never a negative number.

@@ -3,10 +3,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import { forgetParsedStateFiles, keepParsedStateFiles, parsedStateFilesKept, readStateFile, rememberedStateFile, renderStateFile } from './state-files.js';
+import {
+  forgetParsedStateFiles,
+  keepParsedStateFiles,
+  parsedStateFilesKept,
+  readStateFile,
+  rememberedStateFile,
+  renderStateFile,
+} from './state-files.js';
 import { StateFileError } from '../domain/errors.js';
 
-const Schema = v.looseObject({ name: v.string(), count: v.number(), items: v.array(v.looseObject({ id: v.string() })) });
+const Schema = v.looseObject({
+  name: v.string(),
+  count: v.number(),
+  items: v.array(v.looseObject({ id: v.string() })),
+});
 let root: string;
 const REL = '.sow/state.yaml';
 
@@ -35,7 +46,11 @@ describe('readStateFile', () => {
 
   it('names the file and the field path of an invalid value', async () => {
     write('name: a\ncount: many\nitems: []\n');
-    await expect(readStateFile(root, REL, Schema)).rejects.toMatchObject({ code: 'STATE_FILE_INVALID', kind: 'state', message: expect.stringMatching(/^\.sow\/state\.yaml: count: /) });
+    await expect(readStateFile(root, REL, Schema)).rejects.toMatchObject({
+      code: 'STATE_FILE_INVALID',
+      kind: 'state',
+      message: expect.stringMatching(/^\.sow\/state\.yaml: count: /),
+    });
     write('name: a\ncount: 1\nitems:\n  - id: 5\n');
     await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/items\.0\.id/);
   });
@@ -44,7 +59,9 @@ describe('readStateFile', () => {
     write('name: a\ncount: [1\n');
     await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/not valid YAML at line \d+, column \d+/);
     write('name: a\n  bad: indent\ncount: 1\n');
-    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(/^\.sow\/state\.yaml: not valid YAML at line 1, column 7: Nested mappings/);
+    await expect(readStateFile(root, REL, Schema)).rejects.toThrow(
+      /^\.sow\/state\.yaml: not valid YAML at line 1, column 7: Nested mappings/,
+    );
     write('name: a\nname: b\ncount: 1\nitems: []\n');
     await expect(readStateFile(root, REL, Schema)).rejects.toThrow(StateFileError);
   });
@@ -55,8 +72,14 @@ describe('renderStateFile', () => {
     write('# my notes\ncount: 1 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n');
     const file = await readStateFile(root, REL, Schema);
     expect(file.handWritten).toBe(true);
-    const text = await renderStateFile(file, REL, Schema, { ...file.data, count: 2, items: [...file.data.items, { id: 'z' }] });
-    expect(text).toBe('# my notes\ncount: 2 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n  - id: z\n');
+    const text = await renderStateFile(file, REL, Schema, {
+      ...file.data,
+      count: 2,
+      items: [...file.data.items, { id: 'z' }],
+    });
+    expect(text).toBe(
+      '# my notes\ncount: 2 # how many\nname: a\nextra: kept\nitems:\n  # the list\n  - id: x\n  - id: z\n',
+    );
   });
 
   it('keeps the spelling of every value a write did not change, in a file that looks like sow wrote it', async () => {
@@ -84,7 +107,9 @@ describe('renderStateFile', () => {
   });
 
   it('refuses to render data its schema rejects', async () => {
-    await expect(renderStateFile(undefined, REL, Schema, { name: 'a', count: 'x' } as never)).rejects.toThrow(/refusing to write/);
+    await expect(renderStateFile(undefined, REL, Schema, { name: 'a', count: 'x' } as never)).rejects.toThrow(
+      /refusing to write/,
+    );
   });
 });
 

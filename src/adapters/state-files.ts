@@ -38,10 +38,12 @@ export async function parseStateText(rel: string, text: string): Promise<{ data:
   try {
     return await parseYaml(text);
   } catch (err) {
-    if (err instanceof ReservedKeyError) throw new StateFileError(rel, `${err.message}; rename it (e.g. '${err.key}_')`, err.path);
+    if (err instanceof ReservedKeyError)
+      throw new StateFileError(rel, `${err.message}; rename it (e.g. '${err.key}_')`, err.path);
     if (err instanceof YamlRefusedError) throw new StateFileError(rel, err.message);
     if (!(err instanceof YamlSyntaxError)) throw err;
-    const where = err.line !== undefined ? ` at line ${err.line}${err.column !== undefined ? `, column ${err.column}` : ''}` : '';
+    const where =
+      err.line !== undefined ? ` at line ${err.line}${err.column !== undefined ? `, column ${err.column}` : ''}` : '';
     throw new StateFileError(rel, `not valid YAML${where}: ${err.message}`);
   }
 }
@@ -57,13 +59,25 @@ export function readText(root: string, rel: string): string {
     text = readConfined(
       sowArea(root),
       inSow(rel),
-      { max: MAX_STATE_BYTES, what: 'state files', why: 'a project or a task takes a few KB: move what made it grow, long texts, into a document beside it' },
+      {
+        max: MAX_STATE_BYTES,
+        what: 'state files',
+        why: 'a project or a task takes a few KB: move what made it grow, long texts, into a document beside it',
+      },
       { display: rel },
     );
   } catch (err) {
     // A folder, a device, a file too large: the state file is not what sow wrote (exit 4, naming it).
-    if (err instanceof SowError && err.kind === 'state' && err.code !== 'PATH_ESCAPES' && err.code !== 'NOT_A_REAL_FOLDER')
-      throw new StateFileError(rel, err.message.startsWith(`${rel} `) ? err.message.slice(rel.length + 1) : err.message);
+    if (
+      err instanceof SowError &&
+      err.kind === 'state' &&
+      err.code !== 'PATH_ESCAPES' &&
+      err.code !== 'NOT_A_REAL_FOLDER'
+    )
+      throw new StateFileError(
+        rel,
+        err.message.startsWith(`${rel} `) ? err.message.slice(rel.length + 1) : err.message,
+      );
     throw err;
   }
   if (text === undefined) throw new StateFileError(rel, 'file is missing');
@@ -76,7 +90,10 @@ export function validateState<S extends GenericSchema>(rel: string, schema: S, d
   if (!valid.ok) {
     const wrapper = wrapperOf(data);
     if (wrapper)
-      throw new StateFileError(rel, `its fields are under '${wrapper}:', as one drawing of the specification shows them; sow keeps them at the top level of the file (move them out of '${wrapper}:')`);
+      throw new StateFileError(
+        rel,
+        `its fields are under '${wrapper}:', as one drawing of the specification shows them; sow keeps them at the top level of the file (move them out of '${wrapper}:')`,
+      );
     throw new StateFileError(rel, valid.issue.message, valid.issue.path);
   }
   return valid.value;
@@ -96,7 +113,12 @@ function wrapperOf(data: unknown): string | undefined {
   return typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? only : undefined;
 }
 
-export async function readStateFile<S extends GenericSchema>(root: string, rel: string, schema: S, given?: string): Promise<StateFile<InferOutput<S>>> {
+export async function readStateFile<S extends GenericSchema>(
+  root: string,
+  rel: string,
+  schema: S,
+  given?: string,
+): Promise<StateFile<InferOutput<S>>> {
   if (given === undefined && memory) return readRemembered(memory, root, rel, schema);
   const text = given ?? readText(root, rel);
   const parsed = await parseStateText(rel, text);
@@ -144,17 +166,27 @@ export function forgetParsedStateFiles(): void {
 /** The task index's settling time: a file younger than this may still change without its stat showing it. */
 export const STATE_SETTLE_MS = 2_000;
 
-const sameStat = (r: Remembered, st: Stats) => r.ino === st.ino && r.size === st.size && r.mtimeMs === st.mtimeMs && r.ctimeMs === st.ctimeMs;
+const sameStat = (r: Remembered, st: Stats) =>
+  r.ino === st.ino && r.size === st.size && r.mtimeMs === st.mtimeMs && r.ctimeMs === st.ctimeMs;
 
 /**
  * The state file as this process last parsed it, when it is unchanged since (validated again);
  * undefined when nothing is kept, or the file changed, or is gone: then read it.
  */
-export function rememberedStateFile<S extends GenericSchema>(root: string, rel: string, schema: S): StateFile<InferOutput<S>> | undefined {
+export function rememberedStateFile<S extends GenericSchema>(
+  root: string,
+  rel: string,
+  schema: S,
+): StateFile<InferOutput<S>> | undefined {
   return memory ? recall(memory, root, rel, schema).file : undefined;
 }
 
-function recall<S extends GenericSchema>(mem: NonNullable<typeof memory>, root: string, rel: string, schema: S): { abs: string; before: Stats | undefined; file?: StateFile<InferOutput<S>> } {
+function recall<S extends GenericSchema>(
+  mem: NonNullable<typeof memory>,
+  root: string,
+  rel: string,
+  schema: S,
+): { abs: string; before: Stats | undefined; file?: StateFile<InferOutput<S>> } {
   const abs = sep === '/' ? `${root}/${rel}` : join(root, rel);
   // lstat: a link is never taken from memory (reading it checks where it leads). A parse was made
   // by a confined read of this very inode, so a matching stat says it is still that file.
@@ -163,14 +195,20 @@ function recall<S extends GenericSchema>(mem: NonNullable<typeof memory>, root: 
   if (known && sameStat(known, before!)) {
     // Validation is a pure function of the data and the schema, and returns its input: data this
     // schema passed once passes again, and a copy is all a caller needs.
-    const data = known.validatedBy === schema ? plainCopy(known.data) : validateState(rel, schema, plainCopy(known.data));
+    const data =
+      known.validatedBy === schema ? plainCopy(known.data) : validateState(rel, schema, plainCopy(known.data));
     known.validatedBy = schema;
     return { abs, before, file: { rel, text: known.text, data, handWritten: false } };
   }
   return { abs, before };
 }
 
-async function readRemembered<S extends GenericSchema>(mem: NonNullable<typeof memory>, root: string, rel: string, schema: S): Promise<StateFile<InferOutput<S>>> {
+async function readRemembered<S extends GenericSchema>(
+  mem: NonNullable<typeof memory>,
+  root: string,
+  rel: string,
+  schema: S,
+): Promise<StateFile<InferOutput<S>>> {
   const { abs, before, file } = recall(mem, root, rel, schema);
   if (file) return file;
   mem.files.delete(abs);
@@ -178,9 +216,21 @@ async function readRemembered<S extends GenericSchema>(mem: NonNullable<typeof m
   const parsed = await parseStateText(rel, text);
   // Only the form sow writes (plain objects, arrays and scalars, copied cheaply); a hand-written
   // file is rare, and its parse carries what a write needs to keep its spelling.
-  const kept = !parsed.handWritten && before?.isFile() && mem.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem.settleMs ? plainCopy(parsed.data) : undefined;
+  const kept =
+    !parsed.handWritten && before?.isFile() && mem.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem.settleMs
+      ? plainCopy(parsed.data)
+      : undefined;
   const data = validateState(rel, schema, parsed.data);
-  if (kept !== undefined) mem.files.set(abs, { ino: before!.ino, size: before!.size, mtimeMs: before!.mtimeMs, ctimeMs: before!.ctimeMs, text, data: kept, validatedBy: schema });
+  if (kept !== undefined)
+    mem.files.set(abs, {
+      ino: before!.ino,
+      size: before!.size,
+      mtimeMs: before!.mtimeMs,
+      ctimeMs: before!.ctimeMs,
+      text,
+      data: kept,
+      validatedBy: schema,
+    });
   return { rel, text, data, handWritten: parsed.handWritten };
 }
 
@@ -194,7 +244,12 @@ function plainCopy(value: unknown): unknown {
 }
 
 /** Validates `data` and renders the new text of the file, in the form a person gave it if they did. */
-export async function renderStateFile<S extends GenericSchema>(previous: Pick<StateFile<unknown>, 'text' | 'handWritten'> | undefined, rel: string, schema: S, data: InferOutput<S>): Promise<string> {
+export async function renderStateFile<S extends GenericSchema>(
+  previous: Pick<StateFile<unknown>, 'text' | 'handWritten'> | undefined,
+  rel: string,
+  schema: S,
+  data: InferOutput<S>,
+): Promise<string> {
   const valid = check(schema, data);
   if (!valid.ok) {
     // A bug, not a user mistake: a command produced data its own schema refuses.

@@ -15,7 +15,11 @@ describe('readBounded', () => {
     const read = readBounded(1024 * 1024, "the hook's input on stdin", 'h', input);
     input.write(Buffer.alloc(1024 * 1024, 'a'));
     input.write('a');
-    await expect(read).rejects.toMatchObject({ code: 'INPUT_TOO_LARGE', kind: 'failed', message: "the hook's input on stdin is larger than 1 MiB" });
+    await expect(read).rejects.toMatchObject({
+      code: 'INPUT_TOO_LARGE',
+      kind: 'failed',
+      message: "the hook's input on stdin is larger than 1 MiB",
+    });
     expect(input.destroyed).toBe(true);
   });
 

@@ -14,7 +14,12 @@ export const MAX_HOOK_INPUT_BYTES = 1024 * 1024;
  * that it stops reading and rejects with INPUT_TOO_LARGE; an input that fails to read counts as
  * ended there.
  */
-export function readBounded(limit: number, what: string, hint: string, input: Readable = process.stdin): Promise<string> {
+export function readBounded(
+  limit: number,
+  what: string,
+  hint: string,
+  input: Readable = process.stdin,
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -31,7 +36,13 @@ export function readBounded(limit: number, what: string, hint: string, input: Re
       chunks.length = 0;
       // Nothing more is read: the writer gets EPIPE, not a reader that keeps swallowing.
       input.destroy();
-      reject(new InputTooLargeError(what, limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MiB` : `${limit} bytes`, hint));
+      reject(
+        new InputTooLargeError(
+          what,
+          limit % (1024 * 1024) === 0 ? `${limit / (1024 * 1024)} MiB` : `${limit} bytes`,
+          hint,
+        ),
+      );
     };
     const onEnd = () => {
       done();

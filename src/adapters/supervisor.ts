@@ -8,13 +8,29 @@
  * file, once the session is recorded.
  */
 import { spawn } from 'node:child_process';
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { join, relative } from 'node:path';
 import { readConfined } from './confine.js';
 import { ensureRuntimeDir, runtimeBase, runtimeFolder, runtimePath } from './runtime.js';
 
 /** A worker's events: a long run writes tens of MB. */
-const EVENTS_LIMITS = { max: 256 * 1024 * 1024, what: 'event files', why: 'a worker run writes at most some tens of MB of events' };
+const EVENTS_LIMITS = {
+  max: 256 * 1024 * 1024,
+  what: 'event files',
+  why: 'a worker run writes at most some tens of MB of events',
+};
 
 /** The variable that tells a supervised `sow agent spawn` where to say it has started. */
 export const READY_VARIABLE = 'SOW_SUPERVISOR_READY';
@@ -68,7 +84,12 @@ export function startDetached(
   const out = openSync(files.result, 'w');
   const err = openSync(files.log, 'w');
   try {
-    const child = spawn(process.execPath, [script, ...args], { cwd, env: { ...env, [variable]: files.ready }, detached: true, stdio: ['ignore', out, err] });
+    const child = spawn(process.execPath, [script, ...args], {
+      cwd,
+      env: { ...env, [variable]: files.ready },
+      detached: true,
+      stdio: ['ignore', out, err],
+    });
     const exited = new Promise<number | null>((resolve) => {
       child.once('exit', (code) => resolve(code));
       child.once('error', () => resolve(-1));
@@ -100,9 +121,14 @@ export function readReady(path: string): unknown {
 }
 
 /** The supervisor's `--json` envelope, when it wrote a whole one. */
-export function readEnvelope(path: string): { ok?: boolean; error?: { code: string; message: string; hint?: string } } | undefined {
+export function readEnvelope(
+  path: string,
+): { ok?: boolean; error?: { code: string; message: string; hint?: string } } | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as { ok?: boolean; error?: { code: string; message: string; hint?: string } };
+    return JSON.parse(readFileSync(path, 'utf8')) as {
+      ok?: boolean;
+      error?: { code: string; message: string; hint?: string };
+    };
   } catch {
     return undefined;
   }
@@ -120,7 +146,9 @@ export function supervisedRuns(root: string): SupervisedRun[] {
   const base = runtimeFolder(root, 'supervisors');
   if (!base) return [];
   const out: SupervisedRun[] = [];
-  for (const entry of readdirSync(base, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  for (const entry of readdirSync(base, { withFileTypes: true }).sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  )) {
     // Only real folders: a link here (committed with the repository) leads somewhere sow did not make.
     if (!entry.isDirectory()) continue;
     const dir = join(base, entry.name);
@@ -178,7 +206,8 @@ export function pruneSupervisedRuns(root: string, now: number): number {
   let removed = 0;
   for (const [i, run] of reported.entries()) {
     if (i < KEEP_REPORTED && now - run.at <= KEEP_REPORTED_MS) continue;
-    if (runtimeFolder(root, 'supervisors') !== base || !lstatSync(run.dir, { throwIfNoEntry: false })?.isDirectory()) continue;
+    if (runtimeFolder(root, 'supervisors') !== base || !lstatSync(run.dir, { throwIfNoEntry: false })?.isDirectory())
+      continue;
     rmSync(run.dir, { recursive: true, force: true });
     removed++;
   }

@@ -98,7 +98,8 @@ describe('the index is only a shortcut, never believed over the task file', () =
   const INDEX = '.git/sow/tasks.json';
   const file = () => join(root, DIR, '010', 'state.yaml');
   const readIndex = () => JSON.parse(readFileSync(join(root, INDEX), 'utf8')) as { entries: unknown[][] };
-  const writeIndex = (data: unknown) => writeFileSync(join(root, INDEX), typeof data === 'string' ? data : JSON.stringify(data));
+  const writeIndex = (data: unknown) =>
+    writeFileSync(join(root, INDEX), typeof data === 'string' ? data : JSON.stringify(data));
   /** The task file, written with an mtime a minute back, so that any later write changes it. */
   const settledFile = (text: string) => {
     writeFileSync(file(), text);

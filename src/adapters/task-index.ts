@@ -17,7 +17,14 @@
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import * as v from 'valibot';
-import { OwnerSchema, TASK_ID_PATTERN, TASK_STATUSES, type Owner, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
+import {
+  OwnerSchema,
+  TASK_ID_PATTERN,
+  TASK_STATUSES,
+  type Owner,
+  type TaskStatus,
+  type TaskSummary,
+} from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
 import { fileStamp, stampMs, type FileStamp } from './file-stamp.js';
@@ -37,16 +44,38 @@ const MAX_INDEX_BYTES = 64 * 1024 * 1024;
  */
 type Entry = (string | number | Owner)[];
 
-const same = (e: Entry, st: FileStamp) => e[1] === st.ino && e[2] === st.size && e[3] === st.mtimeS && e[4] === st.mtimeNs && e[5] === st.ctimeS && e[6] === st.ctimeNs;
+const same = (e: Entry, st: FileStamp) =>
+  e[1] === st.ino &&
+  e[2] === st.size &&
+  e[3] === st.mtimeS &&
+  e[4] === st.mtimeNs &&
+  e[5] === st.ctimeS &&
+  e[6] === st.ctimeNs;
 const settled = (mtimeMs: number, ctimeMs: number, now: number) => now - Math.max(mtimeMs, ctimeMs) > SETTLE_MS;
-const stampSettled = (st: FileStamp, now: number) => settled(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs), now);
+const stampSettled = (st: FileStamp, now: number) =>
+  settled(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs), now);
 const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
 /** Where an entry's summary begins. */
 const NAME = 7;
 const DEPENDENCIES = NAME + 6;
 
 function encode(st: FileStamp, s: TaskSummary): Entry {
-  return [s.id, st.ino, st.size, st.mtimeS, st.mtimeNs, st.ctimeS, st.ctimeNs, s.name, s.status, s.parallel ? 1 : 0, s.assigned_agent ?? 0, s.owner ?? 0, s.session_agent ?? 0, ...s.dependencies];
+  return [
+    s.id,
+    st.ino,
+    st.size,
+    st.mtimeS,
+    st.mtimeNs,
+    st.ctimeS,
+    st.ctimeNs,
+    s.name,
+    s.status,
+    s.parallel ? 1 : 0,
+    s.assigned_agent ?? 0,
+    s.owner ?? 0,
+    s.session_agent ?? 0,
+    ...s.dependencies,
+  ];
 }
 
 /** The summary an entry holds, or undefined when the entry is not one this sow wrote. */
@@ -57,8 +86,15 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
   const agent = e[NAME + 3];
   const owner = e[NAME + 4];
   const sessionAgent = e[NAME + 5];
-  if (typeof name !== 'string' || !STATUSES.has(status) || (parallel !== 0 && parallel !== 1) || (agent !== 0 && typeof agent !== 'string')) return undefined;
-  if ((owner !== 0 && !v.is(OwnerSchema, owner)) || (sessionAgent !== 0 && typeof sessionAgent !== 'string')) return undefined;
+  if (
+    typeof name !== 'string' ||
+    !STATUSES.has(status) ||
+    (parallel !== 0 && parallel !== 1) ||
+    (agent !== 0 && typeof agent !== 'string')
+  )
+    return undefined;
+  if ((owner !== 0 && !v.is(OwnerSchema, owner)) || (sessionAgent !== 0 && typeof sessionAgent !== 'string'))
+    return undefined;
   const dependencies: string[] = [];
   for (let i = DEPENDENCIES; i < e.length; i++) {
     const d = e[i];
@@ -84,7 +120,8 @@ export function listNames(root: string, rel: string, now = Date.now()): string[]
   // renaming an entry changes the folder's mtime and ctime (and settling rules out the same tick).
   const st = listings ? lstatSync(abs, { throwIfNoEntry: false }) : undefined;
   const kept = st?.isDirectory() ? listings!.get(abs) : undefined;
-  if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs) return [...kept.names];
+  if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs)
+    return [...kept.names];
   let entries;
   try {
     entries = readdirSync(abs, { withFileTypes: true });
@@ -99,7 +136,8 @@ export function listNames(root: string, rel: string, now = Date.now()): string[]
     if (e.isSymbolicLink()) sowPath(root, `${rel}/${e.name}`);
     names.push(e.name);
   }
-  if (st?.isDirectory() && settled(st.mtimeMs, st.ctimeMs, now)) listings!.set(abs, { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, names: [...names] });
+  if (st?.isDirectory() && settled(st.mtimeMs, st.ctimeMs, now))
+    listings!.set(abs, { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, names: [...names] });
   return names;
 }
 
@@ -164,14 +202,20 @@ export class TaskIndex {
    * unchanged, else from `load`, which reads, validates and summarises the file's text (and
    * throws when it is invalid). `now` decides which files have settled (tests move it).
    */
-  async summaries(dir: string, ids: readonly string[], load: (id: string, rel: string, text: string | undefined) => Promise<TaskSummary>, now = Date.now()): Promise<TaskSummary[]> {
+  async summaries(
+    dir: string,
+    ids: readonly string[],
+    load: (id: string, rel: string, text: string | undefined) => Promise<TaskSummary>,
+    now = Date.now(),
+  ): Promise<TaskSummary[]> {
     const out: TaskSummary[] = [];
     const next: Entry[] = [];
     const old = this.entries;
     let k = 0;
     for (const id of ids) {
       // The old entries are in id order too: skip those of tasks that are gone.
-      while (k < old.length && Array.isArray(old[k]) && old[k]![0] !== id && compareIds(String(old[k]![0]), id) < 0) k++;
+      while (k < old.length && Array.isArray(old[k]) && old[k]![0] !== id && compareIds(String(old[k]![0]), id) < 0)
+        k++;
       const candidate = Array.isArray(old[k]) && old[k]![0] === id ? old[k++] : undefined;
       const rel = `${dir}/${id}/state.yaml`;
       // Plain concatenation: path.join costs a noticeable part of the stat at 10,000 tasks.
@@ -186,7 +230,11 @@ export class TaskIndex {
         continue;
       }
       // Anything but a regular file of a readable size is left to `load`, which says what is wrong.
-      const summary = await load(id, rel, isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined);
+      const summary = await load(
+        id,
+        rel,
+        isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined,
+      );
       out.push(summary);
       if (isFile && stampSettled(before!, now)) {
         next.push(encode(before!, summary));
@@ -206,7 +254,9 @@ export class TaskIndex {
     if (!this.dirty) return;
     try {
       const dir = ensureRuntimeDir(this.root);
-      writeFileAtomic(join(dir, 'tasks.json'), JSON.stringify({ format: FORMAT, entries: this.entries }), { durable: false });
+      writeFileAtomic(join(dir, 'tasks.json'), JSON.stringify({ format: FORMAT, entries: this.entries }), {
+        durable: false,
+      });
       this.dirty = false;
     } catch {
       // a read-only checkout, a full disk: the index is only a shortcut

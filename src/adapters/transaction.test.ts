@@ -1,4 +1,14 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
@@ -14,9 +24,18 @@ beforeEach(() => {
 afterEach(() => rmSync(root, { recursive: true, force: true }));
 
 const anything = async () => undefined;
-const body = (extra: Partial<Record<string, unknown>>) => ({ version: 3, renames: [], folders: [], removals: [], ...extra });
+const body = (extra: Partial<Record<string, unknown>>) => ({
+  version: 3,
+  renames: [],
+  folders: [],
+  removals: [],
+  ...extra,
+});
 function writeJournal(b: Record<string, unknown>, sum?: string): void {
-  writeFileSync(journalPath(root), JSON.stringify({ ...b, checksum: sum ?? createHash('sha256').update(JSON.stringify(b)).digest('hex') }));
+  writeFileSync(
+    journalPath(root),
+    JSON.stringify({ ...b, checksum: sum ?? createHash('sha256').update(JSON.stringify(b)).digest('hex') }),
+  );
 }
 
 describe('Transaction', () => {
@@ -114,20 +133,26 @@ describe('Transaction', () => {
     expect(existsSync(join(root, '.sow/project'))).toBe(false);
     const kept = readdirSync(join(root, '.git/sow/backup/removed'));
     expect(kept).toHaveLength(1);
-    expect(readFileSync(join(root, '.git/sow/backup/removed', kept[0]!, 'phases/work.md'), 'utf8')).toBe('uncommitted work');
+    expect(readFileSync(join(root, '.git/sow/backup/removed', kept[0]!, 'phases/work.md'), 'utf8')).toBe(
+      'uncommitted work',
+    );
   });
 
   it('a transaction refuses to write or remove through a link out of .sow/, and changes nothing', () => {
     const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
     writeFileSync(join(outside, 'keep'), 'k');
     symlinkSync(outside, join(root, '.sow/knowledge'));
-    expect(() => new Transaction(root).write('.sow/knowledge/x.md', 'X').write('.sow/.gitignore', 'G').commit()).toThrow(/is a link to .*outside \.sow/);
+    expect(() =>
+      new Transaction(root).write('.sow/knowledge/x.md', 'X').write('.sow/.gitignore', 'G').commit(),
+    ).toThrow(/is a link to .*outside \.sow/);
     expect(readdirSync(outside)).toEqual(['keep']);
     expect(existsSync(join(root, '.sow/.gitignore'))).toBe(false);
     rmSync(join(root, '.sow/knowledge'));
     mkdirSync(join(root, '.git/sow/x'), { recursive: true });
     symlinkSync(outside, join(root, '.git/sow/agent-outputs'));
-    expect(() => new Transaction(root).removeRuntimeTree('agent-outputs').commit()).toThrow(/\.git\/sow\/agent-outputs is a link/);
+    expect(() => new Transaction(root).removeRuntimeTree('agent-outputs').commit()).toThrow(
+      /\.git\/sow\/agent-outputs is a link/,
+    );
     expect(readdirSync(outside)).toEqual(['keep']);
     rmSync(outside, { recursive: true, force: true });
   });
@@ -156,7 +181,11 @@ describe('appending to a log', () => {
 
   it('with other files: through the journal, still in place; two appends to one log in one change go together', () => {
     const before = ino();
-    new Transaction(root).write('.sow/project/t/010/state.yaml', 'S').append(LOG, 'a\n\n').append(LOG, 'b\n\n').commit();
+    new Transaction(root)
+      .write('.sow/project/t/010/state.yaml', 'S')
+      .append(LOG, 'a\n\n')
+      .append(LOG, 'b\n\n')
+      .commit();
     expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\na\n\nb\n\n');
     expect(ino()).toBe(before);
     expect(existsSync(journalPath(root))).toBe(false);
@@ -188,7 +217,9 @@ describe('appending to a log', () => {
     writeFileSync(join(root, LOG), '# Task log: 010\n\nfirst\n\nentry one\n\nhand\n\n');
     writeJournal(body({ appends: [{ from: 'tmp/a2', to: LOG, at }] }));
     expect(await replayJournal(root, anything)).toBe(true);
-    expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\nentry one\n\nhand\n\nentry two\n\n');
+    expect(readFileSync(join(root, LOG), 'utf8')).toBe(
+      '# Task log: 010\n\nfirst\n\nentry one\n\nhand\n\nentry two\n\n',
+    );
   });
 
   it('refuses a journal that appends to anything but a log, or at no size, applying nothing', async () => {

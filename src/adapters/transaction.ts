@@ -52,7 +52,15 @@ import {
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
 import { confine, confineReal, existingRealFolder, inSow, realFolder, sowArea, PathEscapeError } from './confine.js';
-import { clearDir, fsyncDir, removeTreeAtomic, uniqueName, unlinkIfExists, writeFileAtomic, writeNewFile } from './fs-atomic.js';
+import {
+  clearDir,
+  fsyncDir,
+  removeTreeAtomic,
+  uniqueName,
+  unlinkIfExists,
+  writeFileAtomic,
+  writeNewFile,
+} from './fs-atomic.js';
 import { asWriteError, environmentError } from './io-errors.js';
 import { inform } from './notices.js';
 import { ensureRuntimeDir, runtimeFolder, runtimePath, shownRuntime } from './runtime.js';
@@ -188,7 +196,9 @@ export class Transaction {
     }
     const path = journalPath(this.root);
     try {
-      writeFileAtomic(path, JSON.stringify({ ...body, checksum: checksum(body) }), { tmpDir: ensureRuntimeDir(this.root, 'tmp') });
+      writeFileAtomic(path, JSON.stringify({ ...body, checksum: checksum(body) }), {
+        tmpDir: ensureRuntimeDir(this.root, 'tmp'),
+      });
     } catch (err) {
       discard(this.root, body);
       throw environmentError(err) ?? err;
@@ -238,7 +248,8 @@ export class Transaction {
         (body.appends ??= []).push({ from: `${staged.prefix}/${name}`, to, at });
       }
       for (const removal of this.removals) {
-        if (!REMOVABLE.has(removal)) throw new Error(`bug: a transaction removes only ${[...REMOVABLE].join(', ')}, not ${removal}`);
+        if (!REMOVABLE.has(removal))
+          throw new Error(`bug: a transaction removes only ${[...REMOVABLE].join(', ')}, not ${removal}`);
         const target = removalPath(this.root, removal);
         body.removals.push(removal);
         if (target !== undefined) ensureWritableDir(dirname(target));
@@ -279,7 +290,8 @@ function staging(root: string): { dir: string; prefix: string } {
 }
 
 /** The absolute path of a temp file a journal names (`tmp/<name>` of the runtime folder, or `.sow/.tmp/<name>`). */
-const stagedPath = (root: string, from: string): string => (from.startsWith(`${TMP}/`) ? runtimePath(root, from) : sowPathOf(root, from));
+const stagedPath = (root: string, from: string): string =>
+  from.startsWith(`${TMP}/`) ? runtimePath(root, from) : sowPathOf(root, from);
 
 /** The absolute path of a removal (undefined when a runtime folder is not there, or not a real folder). */
 function removalPath(root: string, removal: string): string | undefined {
@@ -290,21 +302,24 @@ function removalPath(root: string, removal: string): string | undefined {
 /** The trash a removed tree is renamed into before it is deleted: on the tree's own file system. */
 function trashFor(root: string, target: string): { dir: string; real: () => boolean } {
   const runtimeTrash = ensureRuntimeDir(root, 'trash');
-  if (deviceOf(runtimeTrash) === deviceOf(dirname(target))) return { dir: runtimeTrash, real: () => runtimeFolder(root, 'trash') !== undefined };
+  if (deviceOf(runtimeTrash) === deviceOf(dirname(target)))
+    return { dir: runtimeTrash, real: () => runtimeFolder(root, 'trash') !== undefined };
   const area = sowArea(root);
   const dir = realFolder(area, '.tmp/trash');
   return { dir, real: () => existingRealFolder(area, '.tmp/trash') === dir };
 }
 
 /** The confined absolute path of `rel` (repository-relative, inside `.sow/`). */
-const sowPathOf = (root: string, rel: string, source?: string) => confine(sowArea(root), inSow(rel), source ? { source } : {});
+const sowPathOf = (root: string, rel: string, source?: string) =>
+  confine(sowArea(root), inSow(rel), source ? { source } : {});
 
 /**
  * Where a write of `rel` lands, repository-relative: `rel` itself, or, when a link inside `.sow/`
  * leads there, the file it leads to. A link out of `.sow/` is refused (PathEscapeError, exit 4).
  */
 function writeTarget(root: string, rel: string): string {
-  if (!WRITABLE.test(rel)) throw new Error(`bug: transactions write only the project, knowledge, refs and .sow/ files, not ${rel}`);
+  if (!WRITABLE.test(rel))
+    throw new Error(`bug: transactions write only the project, knowledge, refs and .sow/ files, not ${rel}`);
   const real = confineReal(sowArea(root), inSow(rel));
   const to = relative(root, real).split(sep).join('/');
   if (!WRITABLE.test(to)) {
@@ -339,7 +354,8 @@ function ensureWritableDir(dir: string): void {
 
 /** Removes the temp files of a change that was not committed. */
 function discard(root: string, body: JournalBody): void {
-  for (const { from } of [...body.renames, ...body.folders, ...(body.appends ?? [])]) rmSync(stagedPath(root, from), { recursive: true, force: true });
+  for (const { from } of [...body.renames, ...body.folders, ...(body.appends ?? [])])
+    rmSync(stagedPath(root, from), { recursive: true, force: true });
 }
 
 /**
@@ -431,11 +447,15 @@ function keepRemoved(root: string, abs: string): void {
     const near = realFolder(sowArea(root), '.tmp/removed');
     renameSync(abs, join(near, name));
     fsyncDir(dirname(abs));
-    inform(`finished an interrupted change that removes ${relative(root, abs)}; it is kept in .sow/.tmp/removed/${name} — remove that folder once you are sure`);
+    inform(
+      `finished an interrupted change that removes ${relative(root, abs)}; it is kept in .sow/.tmp/removed/${name} — remove that folder once you are sure`,
+    );
     return;
   }
   fsyncDir(dirname(abs));
-  inform(`finished an interrupted change that removes ${relative(root, abs)}; it is kept in ${shownRuntime(root, REMOVED_BACKUP, name)} — remove that folder once you are sure`);
+  inform(
+    `finished an interrupted change that removes ${relative(root, abs)}; it is kept in ${shownRuntime(root, REMOVED_BACKUP, name)} — remove that folder once you are sure`,
+  );
 }
 
 export function hasJournal(root: string): boolean {
@@ -443,7 +463,13 @@ export function hasJournal(root: string): boolean {
 }
 
 const plainPath = (rel: unknown): rel is string =>
-  typeof rel === 'string' && rel !== '' && !rel.includes('\\') && !rel.includes('\0') && posix.normalize(rel) === rel && !rel.endsWith('/') && !rel.startsWith('/');
+  typeof rel === 'string' &&
+  rel !== '' &&
+  !rel.includes('\\') &&
+  !rel.includes('\0') &&
+  posix.normalize(rel) === rel &&
+  !rel.endsWith('/') &&
+  !rel.startsWith('/');
 
 /** A path a journal names: a plain repository-relative path (no `..`, `.`, empty parts), confined to `.sow/`. */
 function journalPathOk(root: string, rel: unknown): rel is string {
@@ -470,35 +496,67 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
   const rel = shownRuntime(root, 'journal.json');
   const path = journalPath(root);
   const info = lstatSync(path);
-  if (!info.isFile()) throw new JournalRefusedError(rel, info.isDirectory() ? 'is a folder, not a journal' : 'is not a regular file');
-  if (info.size > MAX_JOURNAL_BYTES) throw new JournalRefusedError(rel, `is ${info.size} bytes; a journal sow writes names a few paths`);
+  if (!info.isFile())
+    throw new JournalRefusedError(rel, info.isDirectory() ? 'is a folder, not a journal' : 'is not a regular file');
+  if (info.size > MAX_JOURNAL_BYTES)
+    throw new JournalRefusedError(rel, `is ${info.size} bytes; a journal sow writes names a few paths`);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
-    throw new JournalRefusedError(rel, 'is not valid JSON (sow writes its journal whole, so this one was not written by sow)');
+    throw new JournalRefusedError(
+      rel,
+      'is not valid JSON (sow writes its journal whole, so this one was not written by sow)',
+    );
   }
   const j = data as Partial<JournalBody> & { checksum?: unknown };
-  if (typeof j !== 'object' || j === null || j.version !== JOURNAL_FORMAT || !Array.isArray(j.renames) || !Array.isArray(j.folders) || !Array.isArray(j.removals)) {
+  if (
+    typeof j !== 'object' ||
+    j === null ||
+    j.version !== JOURNAL_FORMAT ||
+    !Array.isArray(j.renames) ||
+    !Array.isArray(j.folders) ||
+    !Array.isArray(j.removals)
+  ) {
     throw new JournalRefusedError(rel, `is not a journal of this sow (format ${JOURNAL_FORMAT})`);
   }
-  if (j.appends !== undefined && !Array.isArray(j.appends)) throw new JournalRefusedError(rel, `is not a journal of this sow (format ${JOURNAL_FORMAT})`);
-  const body: JournalBody = { version: JOURNAL_FORMAT, renames: j.renames, folders: j.folders, removals: j.removals, ...(j.appends ? { appends: j.appends } : {}) };
-  if (j.checksum !== checksum(body)) throw new JournalRefusedError(rel, 'its checksum does not match its content (it is not whole)');
+  if (j.appends !== undefined && !Array.isArray(j.appends))
+    throw new JournalRefusedError(rel, `is not a journal of this sow (format ${JOURNAL_FORMAT})`);
+  const body: JournalBody = {
+    version: JOURNAL_FORMAT,
+    renames: j.renames,
+    folders: j.folders,
+    removals: j.removals,
+    ...(j.appends ? { appends: j.appends } : {}),
+  };
+  if (j.checksum !== checksum(body))
+    throw new JournalRefusedError(rel, 'its checksum does not match its content (it is not whole)');
   for (const step of [...body.renames, ...body.folders]) {
     const { from, to } = (step ?? {}) as { from?: unknown; to?: unknown };
-    if (!stagedOk(root, from)) throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
-    if (!journalPathOk(root, to) || !WRITABLE.test(to)) throw new JournalRefusedError(rel, `names a target sow does not write through a journal: ${JSON.stringify(to)}`);
+    if (!stagedOk(root, from))
+      throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
+    if (!journalPathOk(root, to) || !WRITABLE.test(to))
+      throw new JournalRefusedError(rel, `names a target sow does not write through a journal: ${JSON.stringify(to)}`);
   }
   for (const removal of body.removals) {
-    if (typeof removal !== 'string' || !REMOVABLE.has(removal) || (!removal.startsWith(RUNTIME_PREFIX) && !journalPathOk(root, removal)))
-      throw new JournalRefusedError(rel, `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes only ${[...REMOVABLE].join(' and ')})`);
+    if (
+      typeof removal !== 'string' ||
+      !REMOVABLE.has(removal) ||
+      (!removal.startsWith(RUNTIME_PREFIX) && !journalPathOk(root, removal))
+    )
+      throw new JournalRefusedError(
+        rel,
+        `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes only ${[...REMOVABLE].join(' and ')})`,
+      );
   }
   for (const step of body.appends ?? []) {
     const { from, to, at } = (step ?? {}) as { from?: unknown; to?: unknown; at?: unknown };
-    if (!stagedOk(root, from)) throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
-    if (!journalPathOk(root, to) || !APPENDABLE.test(to)) throw new JournalRefusedError(rel, `names an append to something that is not a log: ${JSON.stringify(to)}`);
-    if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0) throw new JournalRefusedError(rel, `names an append at ${JSON.stringify(at)}, not a size`);
+    if (!stagedOk(root, from))
+      throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
+    if (!journalPathOk(root, to) || !APPENDABLE.test(to))
+      throw new JournalRefusedError(rel, `names an append to something that is not a log: ${JSON.stringify(to)}`);
+    if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0)
+      throw new JournalRefusedError(rel, `names an append at ${JSON.stringify(at)}, not a size`);
   }
   // The texts it would write must be what sow writes: state files validate.
   for (const { from, to } of body.renames) {
@@ -508,7 +566,8 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
   for (const { from, to } of body.folders) {
     const source = stagedPath(root, from);
     if (!existsSync(source)) continue;
-    for (const file of listFiles(source)) await checked(check, `${to}/${file}`, readFileSync(join(source, file), 'utf8'), rel);
+    for (const file of listFiles(source))
+      await checked(check, `${to}/${file}`, readFileSync(join(source, file), 'utf8'), rel);
   }
   return body;
 }
@@ -517,12 +576,17 @@ async function checked(check: JournalCheck, to: string, text: string, journal: s
   try {
     await check(to, text);
   } catch (err) {
-    throw new JournalRefusedError(journal, `would write ${to}, which would not be valid (${err instanceof Error ? err.message : String(err)})`);
+    throw new JournalRefusedError(
+      journal,
+      `would write ${to}, which would not be valid (${err instanceof Error ? err.message : String(err)})`,
+    );
   }
 }
 
 function listFiles(dir: string, prefix = ''): string[] {
-  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? listFiles(dir, `${prefix}${e.name}/`) : [`${prefix}${e.name}`]));
+  return readdirSync(join(dir, prefix), { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? listFiles(dir, `${prefix}${e.name}/`) : [`${prefix}${e.name}`],
+  );
 }
 
 /**
@@ -567,12 +631,17 @@ export async function legacyJournal(root: string, check: JournalCheck): Promise<
   const tx = new Transaction(root);
   for (const w of Array.isArray(data.writes) ? data.writes : []) {
     const { path: to, text } = (w ?? {}) as { path?: unknown; text?: unknown };
-    if (!journalPathOk(root, to) || !WRITABLE.test(to) || typeof text !== 'string') throw new JournalRefusedError(rel, `names a write sow does not make: ${JSON.stringify(to)}`);
+    if (!journalPathOk(root, to) || !WRITABLE.test(to) || typeof text !== 'string')
+      throw new JournalRefusedError(rel, `names a write sow does not make: ${JSON.stringify(to)}`);
     await checked(check, to, text, rel);
     tx.write(to, text);
   }
   for (const removal of Array.isArray(data.removals) ? data.removals : []) {
-    if (typeof removal !== 'string' || !REMOVABLE.has(removal) || (!removal.startsWith(RUNTIME_PREFIX) && !journalPathOk(root, removal)))
+    if (
+      typeof removal !== 'string' ||
+      !REMOVABLE.has(removal) ||
+      (!removal.startsWith(RUNTIME_PREFIX) && !journalPathOk(root, removal))
+    )
       throw new JournalRefusedError(rel, `names a removal sow never journals: ${JSON.stringify(removal)}`);
     tx.removeTree(removal);
   }
@@ -597,5 +666,7 @@ export function clearLeftovers(root: string): void {
   }
   const near = existingRealFolder(area, '.tmp');
   if (near !== undefined)
-    for (const name of readdirSync(near)) if (/^(write|folder)-/.test(name) && existingRealFolder(area, '.tmp') === near) rmSync(join(near, name), { recursive: true, force: true });
+    for (const name of readdirSync(near))
+      if (/^(write|folder)-/.test(name) && existingRealFolder(area, '.tmp') === near)
+        rmSync(join(near, name), { recursive: true, force: true });
 }

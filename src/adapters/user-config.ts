@@ -11,7 +11,10 @@ import type { ConfigIssue } from '../domain/config.js';
 import type { UserConfig } from '../domain/schemas.js';
 
 /** $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml (macOS too), %APPDATA%\sow on Windows. */
-export function userConfigPath(env: Readonly<Record<string, string | undefined>> = process.env, platform: string = process.platform): string {
+export function userConfigPath(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  platform: string = process.platform,
+): string {
   if (platform === 'win32') {
     const appData = env['APPDATA'] || win32.join(env['USERPROFILE'] || homedir(), 'AppData', 'Roaming');
     return win32.join(appData, 'sow', 'config.yaml');
@@ -23,10 +26,16 @@ export function userConfigPath(env: Readonly<Record<string, string | undefined>>
 
 export class ConfigFileError extends SowError {
   constructor(path: string, problem: string, field?: string) {
-    super('CONFIG_INVALID', 'state', `${path}: ${field ? `${field}: ` : ''}${problem}`, "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'", {
-      file: path,
-      ...(field ? { field } : {}),
-    });
+    super(
+      'CONFIG_INVALID',
+      'state',
+      `${path}: ${field ? `${field}: ` : ''}${problem}`,
+      "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'",
+      {
+        file: path,
+        ...(field ? { field } : {}),
+      },
+    );
   }
 }
 
@@ -48,18 +57,29 @@ export interface InspectedConfig {
 export async function inspectUserConfig(path: string): Promise<InspectedConfig> {
   if (!existsSync(path)) return { path, exists: false, typos: [] };
   const text = readFileSync(path, 'utf8');
-  const [{ parseStateText }, { check, UserConfigSchema }, { typosIn }] = await Promise.all([import('./state-files.js'), import('../domain/schemas.js'), import('../domain/config.js')]);
+  const [{ parseStateText }, { check, UserConfigSchema }, { typosIn }] = await Promise.all([
+    import('./state-files.js'),
+    import('../domain/schemas.js'),
+    import('../domain/config.js'),
+  ]);
   let data: unknown;
   try {
     data = (await parseStateText(path, text)).data;
   } catch (err) {
-    return { path, exists: true, text, syntax: err instanceof Error ? err.message.replace(`${path}: `, '') : String(err), typos: [] };
+    return {
+      path,
+      exists: true,
+      text,
+      syntax: err instanceof Error ? err.message.replace(`${path}: `, '') : String(err),
+      typos: [],
+    };
   }
   // A section whose entries are all commented out, or an empty file, is "no configuration".
   if (data === null || data === undefined) return { path, exists: true, text, typos: [], config: {} };
   const typos = typosIn(data);
   const valid = check(UserConfigSchema, data);
-  if (!valid.ok) return { path, exists: true, text, typos, schema: { field: valid.issue.path, problem: valid.issue.message } };
+  if (!valid.ok)
+    return { path, exists: true, text, typos, schema: { field: valid.issue.path, problem: valid.issue.message } };
   return { path, exists: true, text, typos, config: valid.value };
 }
 
@@ -81,7 +101,12 @@ export async function readUserConfig(path = userConfigPath()): Promise<LoadedCon
   if (inspected.syntax !== undefined) throw new ConfigFileError(path, inspected.syntax);
   const problem = inspected.typos[0] ?? inspected.schema;
   if (problem) throw new ConfigFileError(path, problem.problem, problem.field);
-  return { path, exists: true, ...(inspected.text !== undefined ? { text: inspected.text } : {}), config: inspected.config ?? {} };
+  return {
+    path,
+    exists: true,
+    ...(inspected.text !== undefined ? { text: inspected.text } : {}),
+    config: inspected.config ?? {},
+  };
 }
 
 export const userConfigExists = (path: string): boolean => existsSync(path);

@@ -6,13 +6,32 @@ import { isShownChange, isShownRuntimeChange, watchSow } from './watch.js';
 
 describe('isShownChange, isShownRuntimeChange', () => {
   it('state, documents and a worker’s events are news; what sow writes to read is not', () => {
-    for (const p of ['project/state.yaml', 'project/phases/implementation/tasks/010/state.yaml', 'project/phases/implementation/tasks/010/log.md', 'knowledge/x.md', 'config.yaml'])
+    for (const p of [
+      'project/state.yaml',
+      'project/phases/implementation/tasks/010/state.yaml',
+      'project/phases/implementation/tasks/010/log.md',
+      'knowledge/x.md',
+      'config.yaml',
+    ])
       expect([p, isShownChange(p)]).toEqual([p, true]);
-    for (const p of ['project/state.yaml.4242.tmp', 'project/.state.yaml.tmp-1']) expect([p, isShownChange(p)]).toEqual([p, false]);
+    for (const p of ['project/state.yaml.4242.tmp', 'project/.state.yaml.tmp-1'])
+      expect([p, isShownChange(p)]).toEqual([p, false]);
     // The runtime folder (in git's folder): only a worker's events and its supervisor's record.
-    for (const p of ['agent-outputs/010/2026-11-27T00-00-00-000Z-spawn.events.jsonl', 'supervisors/2026-11-27-ab/ready.json', 'supervisors/2026-11-27-ab/result.json'])
+    for (const p of [
+      'agent-outputs/010/2026-11-27T00-00-00-000Z-spawn.events.jsonl',
+      'supervisors/2026-11-27-ab/ready.json',
+      'supervisors/2026-11-27-ab/result.json',
+    ])
       expect([p, isShownRuntimeChange(p)]).toEqual([p, true]);
-    for (const p of ['lock', 'tasks.json', 'journal.json', 'tmp/x', 'agent-outputs/010/2026-spawn.jsonl', 'backup/1/.version']) expect([p, isShownRuntimeChange(p)]).toEqual([p, false]);
+    for (const p of [
+      'lock',
+      'tasks.json',
+      'journal.json',
+      'tmp/x',
+      'agent-outputs/010/2026-spawn.jsonl',
+      'backup/1/.version',
+    ])
+      expect([p, isShownRuntimeChange(p)]).toEqual([p, false]);
   });
 });
 

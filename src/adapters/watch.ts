@@ -22,7 +22,9 @@ export function isShownChange(rel: string): boolean {
 /** Whether a path of the runtime folder (relative, with `/`) is news: only a worker's events and its supervisor's record. */
 export function isShownRuntimeChange(rel: string): boolean {
   const path = rel.split(sep).join('/');
-  return /^agent-outputs\/[^/]+\/[^/]+\.events\.jsonl$/.test(path) || /^supervisors\/[^/]+\/(ready|result)\.json$/.test(path);
+  return (
+    /^agent-outputs\/[^/]+\/[^/]+\.events\.jsonl$/.test(path) || /^supervisors\/[^/]+\/(ready|result)\.json$/.test(path)
+  );
 }
 
 /**
@@ -37,7 +39,11 @@ const RUNTIME_UNWATCHED = /^(?!agent-outputs(\/|$)|supervisors(\/|$))[^/]+/;
  * Calls `onChange` after each burst of changes under `<root>/.sow/` and the workers' folders of
  * its runtime folder (`runtime`, in git's folder), until `close()`.
  */
-export function watchSow(root: string, onChange: () => void, opts: { settleMs?: number; pollMs?: number; poll?: boolean; runtime?: string } = {}): Feed {
+export function watchSow(
+  root: string,
+  onChange: () => void,
+  opts: { settleMs?: number; pollMs?: number; poll?: boolean; runtime?: string } = {},
+): Feed {
   const settle = opts.settleMs ?? 100;
   let timer: NodeJS.Timeout | undefined;
   let closed = false;
@@ -49,7 +55,8 @@ export function watchSow(root: string, onChange: () => void, opts: { settleMs?: 
     }, settle);
   };
   const trees = [watchTree(join(root, '.sow'), isShownChange, UNWATCHED, changed, opts)];
-  if (opts.runtime !== undefined) trees.push(watchTree(opts.runtime, isShownRuntimeChange, RUNTIME_UNWATCHED, changed, opts));
+  if (opts.runtime !== undefined)
+    trees.push(watchTree(opts.runtime, isShownRuntimeChange, RUNTIME_UNWATCHED, changed, opts));
   return {
     close() {
       closed = true;
@@ -65,7 +72,13 @@ export function watchSow(root: string, onChange: () => void, opts: { settleMs?: 
  * on watching the replaced one (Node 20's recursive watching on Linux does just that, and misses
  * every write after the first).
  */
-function watchTree(dir: string, shown: (rel: string) => boolean, unwatched: RegExp, changed: () => void, opts: { pollMs?: number; poll?: boolean }): Feed {
+function watchTree(
+  dir: string,
+  shown: (rel: string) => boolean,
+  unwatched: RegExp,
+  changed: () => void,
+  opts: { pollMs?: number; poll?: boolean },
+): Feed {
   let closed = false;
   const watchers = new Map<string, FSWatcher>();
   /** Watches the folder `rel` of `dir` and every folder in it; false when the platform cannot. */

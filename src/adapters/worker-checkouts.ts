@@ -14,7 +14,8 @@ import { branchExists, linkedCheckoutProblem } from './repo.js';
 export const WORKER_CHECKOUTS_DIR = '.sow/worktrees/.workers';
 
 /** Whether `path` is a worker's checkout (no branch name has a part starting with '.', so no project worktree is). */
-export const isWorkerCheckoutPath = (path: string): boolean => path.split(sep).join('/').includes(`/${WORKER_CHECKOUTS_DIR}/`);
+export const isWorkerCheckoutPath = (path: string): boolean =>
+  path.split(sep).join('/').includes(`/${WORKER_CHECKOUTS_DIR}/`);
 
 const TASK_ID = /^[0-9]{1,9}$/;
 
@@ -83,7 +84,17 @@ export function filesMergeTouches(root: string, branch: string): string[] {
 /** The files outside `.sow/` HEAD changed since `branch` left its history: what a merge of `branch` combines with its code. */
 export function filesChangedBeside(root: string, branch: string): string[] {
   const base = git(root, ['merge-base', 'HEAD', val(`refs/heads/${branch}`, "the worker's branch")]);
-  return git(root, ['diff', '--name-only', '--no-renames', '-z', val(base, 'the merge base'), 'HEAD', '--', '.', ':(exclude).sow'])
+  return git(root, [
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '-z',
+    val(base, 'the merge base'),
+    'HEAD',
+    '--',
+    '.',
+    ':(exclude).sow',
+  ])
     .split('\0')
     .filter(Boolean);
 }
@@ -96,8 +107,21 @@ export function isMergedInto(root: string, branch: string): boolean {
 /** The paths with uncommitted changes in the checkout at `root` (all, all but `.sow/`, or `.sow/` alone): changed against HEAD, staged or not, and untracked ones. */
 export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' = 'all'): string[] {
   const split = (out: string) => out.split('\0').filter(Boolean);
-  const changed = git(root, ['diff', '--name-only', '--no-renames', '-z', 'HEAD', ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : [])]);
-  const untracked = git(root, ['ls-files', '--others', '--exclude-standard', '-z', ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : [])]);
+  const changed = git(root, [
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '-z',
+    'HEAD',
+    ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
+  ]);
+  const untracked = git(root, [
+    'ls-files',
+    '--others',
+    '--exclude-standard',
+    '-z',
+    ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
+  ]);
   return [...split(changed), ...split(untracked)];
 }
 
@@ -109,12 +133,26 @@ export type MergeOutcome = { merged: true; commit: string } | { merged: false; c
  * (before 2.38), the merge is run and aborted. Either way nothing of it is left in the checkout.
  */
 export function mergeBranch(root: string, branch: string, message: string): MergeOutcome {
-  const probe = gitRun(root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', val(`refs/heads/${branch}`, "the worker's branch")]);
+  const probe = gitRun(root, [
+    'merge-tree',
+    '--write-tree',
+    '--name-only',
+    '--no-messages',
+    'HEAD',
+    val(`refs/heads/${branch}`, "the worker's branch"),
+  ]);
   // Exit 1 with a tree on the first line: conflicts, the files on the lines after it.
   if (!probe.ok && /^[0-9a-f]{40,64}\n/.test(`${probe.out}\n`) && probe.out.includes('\n')) {
     return { merged: false, conflicts: unique(probe.out.split('\n').slice(1)) };
   }
-  const merge = gitRun(root, ['merge', '--no-ff', '--no-edit', '--quiet', opt('--message', message), val(`refs/heads/${branch}`, "the worker's branch")]);
+  const merge = gitRun(root, [
+    'merge',
+    '--no-ff',
+    '--no-edit',
+    '--quiet',
+    opt('--message', message),
+    val(`refs/heads/${branch}`, "the worker's branch"),
+  ]);
   if (merge.ok) return { merged: true, commit: git(root, ['rev-parse', 'HEAD']) };
   const conflicts = git(root, ['diff', '--name-only', '-z', '--diff-filter=U']).split('\0').filter(Boolean);
   if (gitRun(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']).ok) git(root, ['merge', '--abort']);

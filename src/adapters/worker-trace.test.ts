@@ -26,7 +26,10 @@ describe('traceWorker', () => {
     expect(traceWorker({ SOW_AGENT_ID: 'implementer-1' }, undefined, self)).toEqual({
       nearest: { pid: 100, command: 'sow', variable: 'SOW_AGENT_ID', allowChecks: undefined },
     });
-    expect(traceWorker({ SOW_SESSION_ID: 's', SOW_ALLOW_CHECKS: '1' }, undefined, self)?.nearest).toMatchObject({ variable: 'SOW_SESSION_ID', allowChecks: '1' });
+    expect(traceWorker({ SOW_SESSION_ID: 's', SOW_ALLOW_CHECKS: '1' }, undefined, self)?.nearest).toMatchObject({
+      variable: 'SOW_SESSION_ID',
+      allowChecks: '1',
+    });
     expect(traceWorker({ SOW_AGENT_ID: '' }, undefined, self), 'an empty value is no marker').toBeUndefined();
   });
 

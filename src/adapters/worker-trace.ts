@@ -95,7 +95,11 @@ export function traceWorker(
   let nearestAncestor: MarkedProcess | undefined;
   if (table) {
     const seen = new Set<number>([self.pid]);
-    for (let pid: number | undefined = self.ppid, depth = 0; pid !== undefined && pid > 0 && !seen.has(pid) && depth < MAX_DEPTH; depth++) {
+    for (
+      let pid: number | undefined = self.ppid, depth = 0;
+      pid !== undefined && pid > 0 && !seen.has(pid) && depth < MAX_DEPTH;
+      depth++
+    ) {
       seen.add(pid);
       const environ = table.environ(pid);
       const found = environ && marked(pid, table.name(pid) ?? '?', (k) => environ.get(k));

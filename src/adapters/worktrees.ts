@@ -57,7 +57,8 @@ export function defaultBranch(root: string): { name: string; ref: string } | und
   if (origin.ok && origin.out.startsWith(prefix) && origin.out.length > prefix.length) {
     const name = origin.out.slice(prefix.length);
     if (branchExists(root, name)) return { name, ref: `refs/heads/${name}` };
-    if (gitSucceeds(root, ['rev-parse', '--verify', '--quiet', val(`${origin.out}^{commit}`, 'the default branch')])) return { name: `origin/${name}`, ref: origin.out };
+    if (gitSucceeds(root, ['rev-parse', '--verify', '--quiet', val(`${origin.out}^{commit}`, 'the default branch')]))
+      return { name: `origin/${name}`, ref: origin.out };
   }
   const local = ['main', 'master'].find((b) => branchExists(root, b));
   return local ? { name: local, ref: `refs/heads/${local}` } : undefined;
@@ -69,7 +70,15 @@ export function addWorktree(root: string, path: string, branch: string, create: 
   git(
     root,
     create
-      ? ['worktree', 'add', '-b', val(branch, 'the branch', 'user'), '--', val(path, 'the folder'), val(create.base, 'the base', 'user')]
+      ? [
+          'worktree',
+          'add',
+          '-b',
+          val(branch, 'the branch', 'user'),
+          '--',
+          val(path, 'the folder'),
+          val(create.base, 'the base', 'user'),
+        ]
       : ['worktree', 'add', '--', val(path, 'the folder'), val(branch, 'the branch', 'user')],
   );
 }

@@ -17,7 +17,8 @@ beforeEach(() => {
   top = realpathSync(mkdtempSync(join(tmpdir(), 'sow-acp-policy-')));
   root = join(top, 'repo');
   outside = join(top, 'outside');
-  for (const d of ['.git/hooks', 'src/deep', '.claude/sub', '.sow/worktrees/.workers/main--task-010', 'outside']) mkdirSync(join(d === 'outside' ? top : root, d), { recursive: true });
+  for (const d of ['.git/hooks', 'src/deep', '.claude/sub', '.sow/worktrees/.workers/main--task-010', 'outside'])
+    mkdirSync(join(d === 'outside' ? top : root, d), { recursive: true });
   mkdirSync(join(outside, 'a/b'), { recursive: true });
   writeFileSync(join(root, '.git/config'), '[core]\n');
   writeFileSync(join(root, '.sow/worktrees/.workers/main--task-010/.git'), 'gitdir: x\n');
@@ -25,8 +26,13 @@ beforeEach(() => {
 });
 afterEach(() => rmSync(top, { recursive: true, force: true }));
 
-const edit = (path: string, cwd = root, from = root) => decidePermission({ kind: 'edit', title: 'Write', rawInput: { file_path: path } }, workerPolicy('safe', [], from, cwd));
-const read = (path: string) => decidePermission({ kind: 'read', title: 'Read', rawInput: { path } }, workerPolicy('safe', [], root, root));
+const edit = (path: string, cwd = root, from = root) =>
+  decidePermission(
+    { kind: 'edit', title: 'Write', rawInput: { file_path: path } },
+    workerPolicy('safe', [], from, cwd),
+  );
+const read = (path: string) =>
+  decidePermission({ kind: 'read', title: 'Read', rawInput: { path } }, workerPolicy('safe', [], root, root));
 
 describe('workerPolicy (safe, on the real file system)', () => {
   it('a link inside the repository to a protected file is that file', () => {
@@ -35,9 +41,18 @@ describe('workerPolicy (safe, on the real file system)', () => {
     symlinkSync('.claude/settings.json', join(root, 'dangling'));
     symlinkSync('.sow/worktrees/.workers/main--task-010/.git', join(root, 'gitfile'));
     expect(edit('cfg')).toMatchObject({ allow: false, reason: expect.stringMatching(/^\.git\/config is git's own/) });
-    expect(edit(join(root, 'hooks/post-commit'))).toMatchObject({ allow: false, reason: expect.stringMatching(/^\.git\/hooks\/post-commit is git's own/) });
-    expect(edit('dangling')).toMatchObject({ allow: false, reason: expect.stringMatching(/^\.claude\/settings\.json is protected/) });
-    expect(edit('gitfile')).toMatchObject({ allow: false, reason: expect.stringMatching(/^\.sow\/worktrees\/\.workers\/main--task-010\/\.git is git's own/) });
+    expect(edit(join(root, 'hooks/post-commit'))).toMatchObject({
+      allow: false,
+      reason: expect.stringMatching(/^\.git\/hooks\/post-commit is git's own/),
+    });
+    expect(edit('dangling')).toMatchObject({
+      allow: false,
+      reason: expect.stringMatching(/^\.claude\/settings\.json is protected/),
+    });
+    expect(edit('gitfile')).toMatchObject({
+      allow: false,
+      reason: expect.stringMatching(/^\.sow\/worktrees\/\.workers\/main--task-010\/\.git is git's own/),
+    });
     expect(read('cfg')).toMatchObject({ allow: false, reason: expect.stringContaining('.git/config') });
     expect(edit('src/deep/a.ts').allow).toBe(true);
   });
@@ -47,22 +62,37 @@ describe('workerPolicy (safe, on the real file system)', () => {
     symlinkSync('.claude/sub', join(root, 'cl'));
     symlinkSync('src/deep', join(root, 'in'));
     // The text says "secret in the repository"; the system reads the secret outside.
-    expect(read('out/../secret')).toMatchObject({ allow: false, reason: expect.stringMatching(/^it reads outside the repository/) });
+    expect(read('out/../secret')).toMatchObject({
+      allow: false,
+      reason: expect.stringMatching(/^it reads outside the repository/),
+    });
     expect(edit('out/../secret').allow).toBe(false);
     // The text says settings.json at the top; the system writes .claude/settings.json.
-    expect(edit('cl/../settings.json')).toMatchObject({ allow: false, reason: expect.stringMatching(/^\.claude\/settings\.json is protected/) });
+    expect(edit('cl/../settings.json')).toMatchObject({
+      allow: false,
+      reason: expect.stringMatching(/^\.claude\/settings\.json is protected/),
+    });
     expect(edit('in/../x.ts').allow).toBe(true); // src/x.ts for the system, x.ts tidied: both inside
     // x.ts for the system, but tidied it climbs out of the repository: a tool that tidies first writes there.
-    expect(edit('in/../../x.ts')).toMatchObject({ allow: false, reason: expect.stringMatching(/outside the repository/) });
+    expect(edit('in/../../x.ts')).toMatchObject({
+      allow: false,
+      reason: expect.stringMatching(/outside the repository/),
+    });
     symlinkSync('loop', join(root, 'loop'));
     expect(edit('loop/x').allow).toBe(false);
   });
 
   it("in a worker's own checkout, paths are relative to it and its .git is protected", () => {
     const checkout = join(root, '.sow/worktrees/.workers/main--task-010');
-    expect(edit('.git', checkout, checkout)).toMatchObject({ allow: false, reason: expect.stringMatching(/^\.git is git's own/) });
+    expect(edit('.git', checkout, checkout)).toMatchObject({
+      allow: false,
+      reason: expect.stringMatching(/^\.git is git's own/),
+    });
     expect(edit('src/a.ts', checkout, checkout).allow).toBe(true);
     // The project checkout's files are outside the worker's checkout.
-    expect(edit(join(root, 'src/a.ts'), checkout, checkout)).toMatchObject({ allow: false, reason: expect.stringMatching(/outside the repository/) });
+    expect(edit(join(root, 'src/a.ts'), checkout, checkout)).toMatchObject({
+      allow: false,
+      reason: expect.stringMatching(/outside the repository/),
+    });
   });
 });

@@ -48,7 +48,9 @@ export interface AcpWorkerRun {
 }
 
 /** sow's own tools for the worker: `sow mcp`, run by this very sow, as the worker (its environment has who the worker is). */
-export function sowMcpServer(workerEnv: Record<string, string>): { name: string; command: string; args: string[] } | undefined {
+export function sowMcpServer(
+  workerEnv: Record<string, string>,
+): { name: string; command: string; args: string[] } | undefined {
   const sow = workerEnv['SOW_BIN'];
   return sow ? { name: 'sow', command: process.execPath, args: [sow, 'mcp'] } : undefined;
 }
@@ -58,7 +60,12 @@ export function sowMcpServer(workerEnv: Record<string, string>): { name: string;
  * followed) in the repository `root` — `.git/` included, so that changing it is refused as
  * protected rather than as outside — relative ones from `cwd`.
  */
-export function workerPolicy(profile: PermissionProfile, checks: readonly string[], root: string, cwd: string): PermissionPolicy {
+export function workerPolicy(
+  profile: PermissionProfile,
+  checks: readonly string[],
+  root: string,
+  cwd: string,
+): PermissionPolicy {
   const base = repoArea(root).base;
   const area = { base, name: 'the repository' };
   return {
@@ -93,7 +100,16 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   const emit = (e: WorkerEvent) => {
     run.files.appendWorkerEvents([e]);
     if (run.quiet) return;
-    const mark = e.kind === 'message' ? '›' : e.kind === 'tool_call' ? '●' : e.kind === 'error' ? '✗' : e.kind === 'agent_plan' ? '☐' : '◦';
+    const mark =
+      e.kind === 'message'
+        ? '›'
+        : e.kind === 'tool_call'
+          ? '●'
+          : e.kind === 'error'
+            ? '✗'
+            : e.kind === 'agent_plan'
+              ? '☐'
+              : '◦';
     run.say(`  ${mark} ${e.text}`);
   };
   let persisting: Promise<void> = Promise.resolve();
@@ -115,7 +131,11 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
     clientVersion: run.version,
     onRaw: (line) => run.files.appendEvent(line),
     onSession: (id) => {
-      emit({ at: run.now(), kind: 'session', text: `session ${id} ${run.load !== undefined ? 'continued' : 'started'} (Agent Client Protocol)` });
+      emit({
+        at: run.now(),
+        kind: 'session',
+        text: `session ${id} ${run.load !== undefined ? 'continued' : 'started'} (Agent Client Protocol)`,
+      });
       persisting = persisting.then(() => run.onSession(id));
     },
     onUpdate: (update) => {
@@ -136,11 +156,25 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
       flush();
       if (kind === 'tool_call') {
         const title = typeof update['title'] === 'string' ? update['title'] : 'a tool';
-        emit({ at: run.now(), kind: 'tool_call', text: title.slice(0, 500), tool: typeof update['kind'] === 'string' ? update['kind'] : 'other' });
+        emit({
+          at: run.now(),
+          kind: 'tool_call',
+          text: title.slice(0, 500),
+          tool: typeof update['kind'] === 'string' ? update['kind'] : 'other',
+        });
       } else if (kind === 'tool_call_update' && update['status'] === 'failed') {
-        emit({ at: run.now(), kind: 'error', text: `${typeof update['title'] === 'string' ? update['title'] : String(update['toolCallId'] ?? 'a tool call')} failed`.slice(0, 500) });
+        emit({
+          at: run.now(),
+          kind: 'error',
+          text: `${typeof update['title'] === 'string' ? update['title'] : String(update['toolCallId'] ?? 'a tool call')} failed`.slice(
+            0,
+            500,
+          ),
+        });
       } else if (kind === 'plan' && Array.isArray(update['entries'])) {
-        const entries = (update['entries'] as { content?: unknown; status?: unknown }[]).filter((e) => typeof e?.content === 'string');
+        const entries = (update['entries'] as { content?: unknown; status?: unknown }[]).filter(
+          (e) => typeof e?.content === 'string',
+        );
         emit({
           at: run.now(),
           kind: 'agent_plan',
@@ -175,6 +209,13 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
     emit({ at: run.now(), kind: 'usage', text: parts.filter(Boolean).join(', '), ...usage });
   }
   const end = outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`;
-  run.files.appendWorkerEvents([{ at: run.now(), kind: 'exit', text: outcome.stopReason ? `${end} (the turn ended: ${outcome.stopReason})` : end, code: outcome.code }]);
+  run.files.appendWorkerEvents([
+    {
+      at: run.now(),
+      kind: 'exit',
+      text: outcome.stopReason ? `${end} (the turn ended: ${outcome.stopReason})` : end,
+      code: outcome.code,
+    },
+  ]);
   return { ...outcome, denials, usage };
 }

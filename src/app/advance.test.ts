@@ -14,7 +14,8 @@ const world = worlds({
   implementationPlanning: toImplementationPlanning,
 });
 
-const blocked = async (w: World) => said(await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
+const blocked = async (w: World) =>
+  said(await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
 
 describe('advance', () => {
   it('each guard blocks with exit 3 and a hint, leaving the state files byte-identical', async () => {
@@ -36,7 +37,11 @@ describe('advance', () => {
     await setTaskField(ctx, '020', 'status', 'completed');
     expect((await advanceProject(ctx, undefined, false)).to).toBe('ReviewActive');
     // An unapproved review does not count.
-    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report.md', extra: { assessment: 'pass' } });
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+      type: 'review',
+      path: 'review/report.md',
+      extra: { assessment: 'pass' },
+    });
     await blocked(w);
   });
 });

@@ -39,7 +39,10 @@ async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | un
     tx.write(to, f.text);
   }
   const current = readFileIfExists(root, KNOWLEDGE_INDEX);
-  const data = current === undefined ? { entries: [] } : (((await parseStateText(KNOWLEDGE_INDEX, current)).data as { entries?: unknown[] } | null) ?? { entries: [] });
+  const data =
+    current === undefined
+      ? { entries: [] }
+      : (((await parseStateText(KNOWLEDGE_INDEX, current)).data as { entries?: unknown[] } | null) ?? { entries: [] });
   const entries = Array.isArray(data.entries) ? data.entries : [];
   tx.write(KNOWLEDGE_INDEX, emitYaml({ ...data, entries: [...entries, { ...plan.entry, files: [...placed] }] }));
 }
@@ -54,7 +57,11 @@ export interface AdvanceOutcome {
   notes?: string[];
 }
 
-export async function advanceProject(where: Where, event: string | undefined, dryRun: boolean): Promise<AdvanceOutcome> {
+export async function advanceProject(
+  where: Where,
+  event: string | undefined,
+  dryRun: boolean,
+): Promise<AdvanceOutcome> {
   if (dryRun) {
     return Reader.read(where, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
@@ -82,7 +89,14 @@ export async function advanceProject(where: Where, event: string | undefined, dr
     if (removed) uow.tx.removeTree(PROJECT_DIR).removeRuntimeTree(AGENT_OUTPUTS);
     else uow.setProject(result.project);
     const notes = removed ? [] : [...(type.advanceNotes?.(result.event, result.project) ?? [])];
-    return { from: result.from, to: result.to, event: result.event, dryRun: false, projectRemoved: removed, ...(notes.length ? { notes } : {}) };
+    return {
+      from: result.from,
+      to: result.to,
+      event: result.event,
+      dryRun: false,
+      projectRemoved: removed,
+      ...(notes.length ? { notes } : {}),
+    };
   });
 }
 

@@ -2,15 +2,25 @@
 import { SowError } from '../domain/errors.js';
 
 /** Where the name of an unknown executor came from: the file, the environment, or a recorded session. */
-export type ExecutorNameSource = { kind: 'file'; field: string; configPath: string } | { kind: 'environment'; variable: string; configPath: string } | { kind: 'session' };
+export type ExecutorNameSource =
+  | { kind: 'file'; field: string; configPath: string }
+  | { kind: 'environment'; variable: string; configPath: string }
+  | { kind: 'session' };
 
 /**
  * A configuration mistake (exit 4, like every configuration error): a binding names an executor
  * that is neither defined nor a built-in type, or a session records a type this sow lacks.
  */
 export class UnknownExecutorError extends SowError {
-  constructor(name: string, choices: { defined: readonly string[]; types: readonly string[]; suggestion?: string }, source: ExecutorNameSource) {
-    const list = [...choices.defined.map((e) => `  - ${e}`), ...choices.types.map((t) => `  - ${t} (built-in type)`)].join('\n');
+  constructor(
+    name: string,
+    choices: { defined: readonly string[]; types: readonly string[]; suggestion?: string },
+    source: ExecutorNameSource,
+  ) {
+    const list = [
+      ...choices.defined.map((e) => `  - ${e}`),
+      ...choices.types.map((t) => `  - ${t} (built-in type)`),
+    ].join('\n');
     const mean = choices.suggestion ? `; did you mean '${choices.suggestion}'?` : '';
     const message =
       source.kind === 'environment'
@@ -24,11 +34,17 @@ export class UnknownExecutorError extends SowError {
         : source.kind === 'session'
           ? "This sow cannot run that executor type; start a new session with --force on 'sow agent spawn'."
           : `${source.field} names it.\nCheck your configuration at ${source.configPath}\nRun 'sow config path' to see the full path.\nRun 'sow config init' to create a default configuration.`;
-    super('UNKNOWN_EXECUTOR', 'state', message, `${source.kind === 'session' ? 'Executor types' : 'Available executors'}:\n${list}\n\n${next}`, {
-      executor: name,
-      ...(source.kind === 'environment' ? { variable: source.variable } : {}),
-      ...(source.kind === 'file' ? { file: source.configPath, field: source.field } : {}),
-    });
+    super(
+      'UNKNOWN_EXECUTOR',
+      'state',
+      message,
+      `${source.kind === 'session' ? 'Executor types' : 'Available executors'}:\n${list}\n\n${next}`,
+      {
+        executor: name,
+        ...(source.kind === 'environment' ? { variable: source.variable } : {}),
+        ...(source.kind === 'file' ? { file: source.configPath, field: source.field } : {}),
+      },
+    );
   }
 }
 
@@ -67,7 +83,12 @@ export class NoSessionError extends SowError {
 
 export class SessionExistsError extends SowError {
   constructor(target: string, resumeCommand: string) {
-    super('SESSION_EXISTS', 'failed', `${target} already has a session`, `continue it with \`${resumeCommand}\`, or pass --force to start a new session (the old one is forgotten)`);
+    super(
+      'SESSION_EXISTS',
+      'failed',
+      `${target} already has a session`,
+      `continue it with \`${resumeCommand}\`, or pass --force to start a new session (the old one is forgotten)`,
+    );
   }
 }
 
@@ -95,7 +116,12 @@ export class WorkerStoppedError extends SowError {
     target: string,
     resume: string,
   ) {
-    super('WORKER_STOPPED', 'failed', `the worker on ${target} was stopped: sow received ${signal} and passed it on`, `its session is kept; go on with ${resume}`);
+    super(
+      'WORKER_STOPPED',
+      'failed',
+      `the worker on ${target} was stopped: sow received ${signal} and passed it on`,
+      `its session is kept; go on with ${resume}`,
+    );
   }
 }
 
@@ -128,7 +154,12 @@ export class WorkerFailedError extends SowError {
  * in the CLI's own settings, and the CLI cannot be told to leave them out: the worker is not started.
  */
 export class AgentSettingsWidenError extends SowError {
-  constructor(title: string, executor: string, configPath: string, findings: readonly { file: string; settings: readonly string[] }[]) {
+  constructor(
+    title: string,
+    executor: string,
+    configPath: string,
+    findings: readonly { file: string; settings: readonly string[] }[],
+  ) {
     const said = findings.map((f) => `${f.file} (${f.settings.join('; ')})`).join(', ');
     const files = findings.map((f) => f.file).join(' ');
     super(

@@ -77,7 +77,15 @@ describe('every executor type: spawn → needs_review → resume (a correction r
     const sid: string = afterSpawn.session_id;
     expect(sid, 'session_id in the task state').toMatch(c.idPattern);
     expect(afterSpawn).toMatchObject({ status: 'in_progress', iteration: 1 });
-    expect(afterSpawn.session).toEqual({ executor: 'impl', type: c.type, agent: 'implementer', agent_id: 'implementer-1', cwd: s.w.dir, branch: 'feat/demo', started_at: T0 });
+    expect(afterSpawn.session).toEqual({
+      executor: 'impl',
+      type: c.type,
+      agent: 'implementer',
+      agent_id: 'implementer-1',
+      cwd: s.w.dir,
+      branch: 'feat/demo',
+      started_at: T0,
+    });
 
     const spawnCall = only(s.f.calls(), 'one fake CLI run after spawn');
     expect(spawnCall.cli).toBe(c.cli);
@@ -101,7 +109,9 @@ describe('every executor type: spawn → needs_review → resume (a correction r
     } else if (c.ids === 'precreated') {
       // The fake accepts --resume only for ids `cursor-agent create-chat` printed, and reports
       // resuming:false only for a chat created but never used: so sid is create-chat's id.
-      const chats = readdirSync(join(s.f.env['FAKE_AGENT_HOME']!, 'cursor-agent-sessions')).map((n) => decodeURIComponent(n.replace(/\.json$/, '')));
+      const chats = readdirSync(join(s.f.env['FAKE_AGENT_HOME']!, 'cursor-agent-sessions')).map((n) =>
+        decodeURIComponent(n.replace(/\.json$/, '')),
+      );
       expect(chats).toEqual([sid]);
     } else if (c.type === 'codex') {
       expect(firstEvent).toEqual({ type: 'thread.started', thread_id: sid });
@@ -122,7 +132,13 @@ describe('every executor type: spawn → needs_review → resume (a correction r
       s.outputs().filter((p) => p.endsWith('-resume.prompt.md')),
       'resume prompt file',
     );
-    expectResumeCall(c, calls[1]!, { sid, root: s.w.dir, cwd: afterSpawn.session.cwd, promptFile: resumePromptFile, feedback });
+    expectResumeCall(c, calls[1]!, {
+      sid,
+      root: s.w.dir,
+      cwd: afterSpawn.session.cwd,
+      promptFile: resumePromptFile,
+      feedback,
+    });
 
     const afterResume = task(s.w);
     expect(afterResume.iteration, 'a resume after needs_review is a correction round').toBe(2);
@@ -133,15 +149,53 @@ describe('every executor type: spawn → needs_review → resume (a correction r
 
 describe("yolo_mode and model map to each CLI's own flags", () => {
   const cases: [string, string, (c: ArgvContext) => string[]][] = [
-    ['claude', 'claude', ({ sid }) => ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', sid, '--model', 'm1', '--dangerously-skip-permissions']],
-    ['cursor', 'cursor-agent', ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--model', 'm1', '--force']],
-    ['codex', 'codex', ({ root }) => ['exec', '--json', '-C', root, '-m', 'm1', '--dangerously-bypass-approvals-and-sandbox', '-']],
+    [
+      'claude',
+      'claude',
+      ({ sid }) => [
+        '--print',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--session-id',
+        sid,
+        '--model',
+        'm1',
+        '--dangerously-skip-permissions',
+      ],
+    ],
+    [
+      'cursor',
+      'cursor-agent',
+      ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--model', 'm1', '--force'],
+    ],
+    [
+      'codex',
+      'codex',
+      ({ root }) => ['exec', '--json', '-C', root, '-m', 'm1', '--dangerously-bypass-approvals-and-sandbox', '-'],
+    ],
     ['gemini', 'gemini', ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid, '-m', 'm1', '--yolo']],
-    ['copilot', 'copilot', ({ sid, root }) => ['--session-id', sid, '--output-format', 'json', '-C', root, '--model', 'm1', '--allow-all-tools']],
+    [
+      'copilot',
+      'copilot',
+      ({ sid, root }) => [
+        '--session-id',
+        sid,
+        '--output-format',
+        'json',
+        '-C',
+        root,
+        '--model',
+        'm1',
+        '--allow-all-tools',
+      ],
+    ],
     ['opencode', 'opencode', ({ root }) => ['run', '--format', 'json', '--dir', root, '-m', 'm1', '--auto']],
   ];
   it.each(cases)('%s', async (type, cli, argv) => {
-    const s = await setup(`agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: true\n        model: m1\n  bindings:\n    implementer: impl\n`);
+    const s = await setup(
+      `agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: true\n        model: m1\n  bindings:\n    implementer: impl\n`,
+    );
     const r = await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
     expect(r.status).toBe('in_progress');
     const call = only(s.f.calls(), 'one run');
@@ -170,16 +224,30 @@ describe('resume: which round it is, and where it may run', () => {
     const s = await setup();
     await spawnAgent(s.ctx(), 'implementer', '020', s.opts);
     s.w.git(['checkout', '-q', '-b', 'other']);
-    const e = await refused(s.w, () => resumeAgent(s.ctx(), { kind: 'task', id: '020' }, 'more', s.opts), 'WRONG_BRANCH', 1);
+    const e = await refused(
+      s.w,
+      () => resumeAgent(s.ctx(), { kind: 'task', id: '020' }, 'more', s.opts),
+      'WRONG_BRANCH',
+      1,
+    );
     expect(e.message).toBe("this project belongs to 'feat/demo', but 'other' is checked out");
     expect(s.f.calls(), 'only the spawn on the project branch ran').toHaveLength(1);
   });
 
   it('when no executor defined can resume, the refusal names the types that can, usable by name (not claude-code, which is windsurf here)', async () => {
-    const s = await setup('agents:\n  executors:\n    claude-code:\n      type: windsurf\n    windsurf:\n      type: windsurf\n  bindings:\n    implementer: windsurf\n');
+    const s = await setup(
+      'agents:\n  executors:\n    claude-code:\n      type: windsurf\n    windsurf:\n      type: windsurf\n  bindings:\n    implementer: windsurf\n',
+    );
     await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
-    const e = await refused(s.w, () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'Use RS256', s.opts), 'RESUME_NOT_SUPPORTED', 1);
-    expect(e.hint).toContain('Switching to an executor with session support (claude, cursor, codex, gemini, copilot, opencode)');
+    const e = await refused(
+      s.w,
+      () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'Use RS256', s.opts),
+      'RESUME_NOT_SUPPORTED',
+      1,
+    );
+    expect(e.hint).toContain(
+      'Switching to an executor with session support (claude, cursor, codex, gemini, copilot, opencode)',
+    );
     expect(s.f.calls()).toHaveLength(1);
   });
 });

@@ -21,7 +21,16 @@ import { resumeAgent } from './workers/resume.js';
 import type { AgentRunOptions } from './workers/types.js';
 import { agentReport } from './report.js';
 import { CLAUDE_OWN_SETTINGS, CLAUDE_SETTINGS_NOTE } from '../../test/executor-cases.js';
-import { CLIS, CODEX_REASON, DENIALS, expectPermissionFiles, GEMINI_POLICY, openCodeEnv, REPO_CONFIG, yoloAdvice } from '../../test/permission-cases.js';
+import {
+  CLIS,
+  CODEX_REASON,
+  DENIALS,
+  expectPermissionFiles,
+  GEMINI_POLICY,
+  openCodeEnv,
+  REPO_CONFIG,
+  yoloAdvice,
+} from '../../test/permission-cases.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
@@ -67,7 +76,10 @@ async function setup(config?: string): Promise<Setup> {
     ctx: (env = {}) => w.ctx({ ...f.env, SOW_ALLOW_CHECKS: '1', ...env }),
     opts: (more = {}) => ({ verbose: false, quiet: false, say: (l) => lines.push(l), ...more }),
     dir,
-    permissionFiles: () => (existsSync(dir) ? readdirSync(dir).sort() : []).filter((n) => !/-(spawn|resume)\.(prompt\.md|jsonl|events\.jsonl)$/.test(n)),
+    permissionFiles: () =>
+      (existsSync(dir) ? readdirSync(dir).sort() : []).filter(
+        (n) => !/-(spawn|resume)\.(prompt\.md|jsonl|events\.jsonl)$/.test(n),
+      ),
     call() {
       const calls = f.calls();
       expect(calls, 'one run of the fake CLI').toHaveLength(1);
@@ -81,7 +93,8 @@ async function setup(config?: string): Promise<Setup> {
 // What each CLI gets.
 // ---------------------------------------------------------------------------------------------
 
-const notesOf = (lines: string[]) => lines.filter((l) => l.startsWith('  Note: ')).map((l) => l.slice('  Note: '.length));
+const notesOf = (lines: string[]) =>
+  lines.filter((l) => l.startsWith('  Note: ')).map((l) => l.slice('  Note: '.length));
 /** How --verbose shows a command line: a word with anything but [\w@%+=:,./-] is JSON-quoted. */
 const shown = (argv: string[]) => argv.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ');
 
@@ -115,15 +128,29 @@ describe('the default is safe: each CLI gets its own flags, granting sow and the
     rmSync(join(s.w.dir, '.sow/config.yaml'));
     await spawnAgent(s.ctx(), 'implementer', '010', s.opts({ quiet: true }));
     const policy = join(s.dir, 'gemini-sow-policy.toml');
-    const sowOnly = GEMINI_POLICY.slice(0, GEMINI_POLICY.indexOf('[[rule]]\ntoolName = "run_shell_command"\n# npm test'));
+    const sowOnly = GEMINI_POLICY.slice(
+      0,
+      GEMINI_POLICY.indexOf('[[rule]]\ntoolName = "run_shell_command"\n# npm test'),
+    );
     expect(readFileSync(policy, 'utf8')).toBe(sowOnly.slice(0, -1));
     await agentReport(s.w.as('implementer-1', '010'), 'needs_review', undefined);
     s.w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n');
     await resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'Run the tests.', s.opts({ quiet: true }));
     const calls = s.f.calls();
     expect(calls).toHaveLength(2);
-    expect(calls[1]!.argv).toEqual(['--output-format', 'stream-json', '--resume', s.sid(), '--approval-mode', 'auto_edit', '--policy', policy]);
-    expect(readFileSync(policy, 'utf8')).toBe(GEMINI_POLICY.slice(0, GEMINI_POLICY.indexOf('[[rule]]\ntoolName = "run_shell_command"\n# node')).slice(0, -1));
+    expect(calls[1]!.argv).toEqual([
+      '--output-format',
+      'stream-json',
+      '--resume',
+      s.sid(),
+      '--approval-mode',
+      'auto_edit',
+      '--policy',
+      policy,
+    ]);
+    expect(readFileSync(policy, 'utf8')).toBe(
+      GEMINI_POLICY.slice(0, GEMINI_POLICY.indexOf('[[rule]]\ntoolName = "run_shell_command"\n# node')).slice(0, -1),
+    );
 
     const g = await setup(configFor('claude'));
     rmSync(join(g.w.dir, '.sow/config.yaml'));
@@ -141,7 +168,10 @@ describe('the default is safe: each CLI gets its own flags, granting sow and the
       '--allowedTools',
       'Bash(sow *)',
     ]);
-    expect(notesOf(g.lines)).toEqual(['permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`; it refuses anything else', CLAUDE_SETTINGS_NOTE]);
+    expect(notesOf(g.lines)).toEqual([
+      'permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`; it refuses anything else',
+      CLAUDE_SETTINGS_NOTE,
+    ]);
   });
 });
 
@@ -159,7 +189,11 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
     // Claude Code refuses its skip-all flag as root unless IS_SANDBOX=1: sow sets it then, and says so.
     const root = c.type === 'claude' && IS_ROOT;
     expect(call.env['IS_SANDBOX']).toBe(root ? '1' : undefined);
-    expect(notesOf(s.lines)).toEqual(root ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] : []);
+    expect(notesOf(s.lines)).toEqual(
+      root
+        ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it']
+        : [],
+    );
   });
 
   it('permissions and yolo_mode that agree are accepted; yolo_mode: false is safe', async () => {
@@ -173,21 +207,37 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
   });
 
   it.each([
-    [['permissions: safe', 'yolo_mode: true'], 'permissions: safe and yolo_mode: true disagree; keep one (yolo_mode: true is permissions: yolo)', 'safe'],
-    [['permissions: yolo', 'yolo_mode: false'], 'permissions: yolo and yolo_mode: false disagree; keep one (yolo_mode: true is permissions: yolo)', 'yolo'],
-  ])('%j disagree: CONFIG_INVALID (exit 4) naming the field, nothing started; config show says so', async (settings, problem, shownProfile) => {
-    const s = await setup(configFor('claude', settings));
-    const e = await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts()), 'CONFIG_INVALID', 4);
-    expect(e.message).toBe(`${s.f.configPath}: agents.executors.impl.settings: ${problem}`);
-    expect(e.hint).toBe("fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'");
-    expect(e.details).toEqual({ file: s.f.configPath, field: 'agents.executors.impl.settings' });
-    expect(s.f.calls(), 'no CLI started').toEqual([]);
-    expect(existsSync(join(s.w.dir, OUTPUTS)), 'no worker files').toBe(false);
-    // config show does not pick one silently.
-    expect((await showConfig(s.ctx())).text).toMatch(
-      new RegExp(`^ {8}permissions: ${shownProfile} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`, 'm'),
-    );
-  });
+    [
+      ['permissions: safe', 'yolo_mode: true'],
+      'permissions: safe and yolo_mode: true disagree; keep one (yolo_mode: true is permissions: yolo)',
+      'safe',
+    ],
+    [
+      ['permissions: yolo', 'yolo_mode: false'],
+      'permissions: yolo and yolo_mode: false disagree; keep one (yolo_mode: true is permissions: yolo)',
+      'yolo',
+    ],
+  ])(
+    '%j disagree: CONFIG_INVALID (exit 4) naming the field, nothing started; config show says so',
+    async (settings, problem, shownProfile) => {
+      const s = await setup(configFor('claude', settings));
+      const e = await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts()), 'CONFIG_INVALID', 4);
+      expect(e.message).toBe(`${s.f.configPath}: agents.executors.impl.settings: ${problem}`);
+      expect(e.hint).toBe(
+        "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'",
+      );
+      expect(e.details).toEqual({ file: s.f.configPath, field: 'agents.executors.impl.settings' });
+      expect(s.f.calls(), 'no CLI started').toEqual([]);
+      expect(existsSync(join(s.w.dir, OUTPUTS)), 'no worker files').toBe(false);
+      // config show does not pick one silently.
+      expect((await showConfig(s.ctx())).text).toMatch(
+        new RegExp(
+          `^ {8}permissions: ${shownProfile} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`,
+          'm',
+        ),
+      );
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -211,7 +261,12 @@ describe('refused tool calls, read from what each CLI printed, with how to allow
 
   it('codex with permissions: yolo: its own configuration denies it (no advice to declare or to set yolo)', async () => {
     const s = await setup(configFor('codex', ['permissions: yolo']));
-    const r = await spawnAgent(s.ctx({ FAKE_AGENT_DENY: JSON.stringify(['touch /x']) }), 'implementer', '010', s.opts({ quiet: true }));
+    const r = await spawnAgent(
+      s.ctx({ FAKE_AGENT_DENY: JSON.stringify(['touch /x']) }),
+      'implementer',
+      '010',
+      s.opts({ quiet: true }),
+    );
     expect(r.denials).toEqual([{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }]);
     expect(s.lines.filter((l) => !l.startsWith('Warning: '))).toEqual([
       'Codex CLI refused a tool call (permissions: yolo):',

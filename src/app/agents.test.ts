@@ -60,7 +60,13 @@ async function setup(opts: { omit?: string[]; config?: string; from?: 'executing
   const f = fakes(opts.omit ? { omit: opts.omit } : {});
   if (opts.config !== undefined) f.writeConfig(opts.config);
   const lines: string[] = [];
-  return { w, f, lines, opts: { verbose: false, quiet: false, say: (l) => lines.push(l) }, ctx: (env = {}) => w.ctx({ ...f.env, ...env }) };
+  return {
+    w,
+    f,
+    lines,
+    opts: { verbose: false, quiet: false, say: (l) => lines.push(l) },
+    ctx: (env = {}) => w.ctx({ ...f.env, ...env }),
+  };
 }
 
 const task = (w: World, id = '010') => w.yaml(taskFile(id));
@@ -89,10 +95,26 @@ describe('agent spawn on a task', () => {
     expect(call!.stdin).toContain('Task 010: First task (iteration 1).');
     // Recorded at the context's time; the owner is gone once the worker exited.
     expect(t).toMatchObject({ status: 'in_progress', started_at: T0, assigned_agent: 'implementer' });
-    expect(t.session).toMatchObject({ executor: 'claude-code', type: 'claude', agent: 'implementer', agent_id: 'implementer-1', cwd: s.w.dir, branch: 'feat/demo', started_at: T0 });
+    expect(t.session).toMatchObject({
+      executor: 'claude-code',
+      type: 'claude',
+      agent: 'implementer',
+      agent_id: 'implementer-1',
+      cwd: s.w.dir,
+      branch: 'feat/demo',
+      started_at: T0,
+    });
     expect(t.owner).toBeUndefined();
     expect(s.w.yaml(PROJECT).spawn_counts).toEqual({ implementer: 1 });
-    expect(r).toMatchObject({ agent: 'implementer', agent_id: 'implementer-1', task: '010', executor: 'claude-code', session_id: t.session_id, status: 'in_progress', denials: [] });
+    expect(r).toMatchObject({
+      agent: 'implementer',
+      agent_id: 'implementer-1',
+      task: '010',
+      executor: 'claude-code',
+      session_id: t.session_id,
+      status: 'in_progress',
+      denials: [],
+    });
     expect(existsSync(r.events_file)).toBe(true);
     expect(s.lines).toContain('Spawning implementer-1 with claude-code (task 010)…');
     expect(s.lines).toContain('Task 010 is now in_progress');
@@ -118,7 +140,9 @@ describe('agent spawn on a task', () => {
   });
 
   it('the executor bound in the user configuration of the context, and SOW_AGENTS_<ROLE> of its environment over it', async () => {
-    const s = await setup({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n' });
+    const s = await setup({
+      config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n',
+    });
     await spawnAgent(s.ctx(), 'implementer', '010', { ...s.opts, verbose: true });
     expect(s.f.calls().map((c) => c.cli)).toEqual(['cursor-agent']);
     expect(s.lines).toContain(`  Config file: ${s.f.configPath} (found)`);
@@ -127,7 +151,9 @@ describe('agent spawn on a task', () => {
 
     await spawnAgent(s.ctx({ SOW_AGENTS_IMPLEMENTER: 'codex' }), 'implementer', '020', { ...s.opts, verbose: true });
     expect(s.f.calls().map((c) => c.cli)).toEqual(['cursor-agent', 'codex']);
-    expect(s.lines.some((l) => /^\s*Executor: codex \(.*from environment: SOW_AGENTS_IMPLEMENTER\)$/.test(l))).toBe(true);
+    expect(s.lines.some((l) => /^\s*Executor: codex \(.*from environment: SOW_AGENTS_IMPLEMENTER\)$/.test(l))).toBe(
+      true,
+    );
     expect(task(s.w, '020').session).toMatchObject({ executor: 'codex', type: 'codex' });
   });
 
@@ -138,12 +164,21 @@ describe('agent spawn on a task', () => {
     // 010 has reported (no longer to be picked up), and 020 waits for it.
     await agentReport(s.w.as('implementer-1', '010'), 'needs_review', undefined);
     await setTaskField(s.w.ctx(), '020', 'dependencies', '010');
-    await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }), 'NO_READY_TASK', 1);
+    await refused(
+      s.w,
+      () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }),
+      'NO_READY_TASK',
+      1,
+    );
   });
 
   it('a worker that exits non-zero: WORKER_FAILED (exit 5) with the tail of its stderr and its events file; the session stays recorded', async () => {
     const s = await setup();
-    const e = await refusedLoosely(() => spawnAgent(s.ctx({ FAKE_AGENT_FAIL: '1' }), 'implementer', '010', s.opts), 'WORKER_FAILED', 5);
+    const e = await refusedLoosely(
+      () => spawnAgent(s.ctx({ FAKE_AGENT_FAIL: '1' }), 'implementer', '010', s.opts),
+      'WORKER_FAILED',
+      5,
+    );
     expect(e.message).toBe('claude exited with code 1');
     expect(said(e)).toContain('claude: API Error: 529 overloaded (fake)');
     const t = task(s.w);
@@ -156,18 +191,28 @@ describe('agent spawn on a task', () => {
 
 describe('agent spawn: refusals before any CLI starts, state untouched', () => {
   it("the CLI is not on the context's PATH: EXECUTOR_NOT_FOUND (exit 5) with how to install it", async () => {
-    const s = await setup({ omit: ['cursor-agent'], config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n' });
+    const s = await setup({
+      omit: ['cursor-agent'],
+      config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n',
+    });
     const e = await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts), 'EXECUTOR_NOT_FOUND', 5);
     expect(e.message).toBe('executor binary not found: cursor-agent');
     expect(e.hint).toMatch(/Install cursor-agent: \S/);
     // Nothing else on the context's PATH: the process's PATH is not looked at either.
     const bare = await setup();
-    await refused(bare.w, () => spawnAgent(bare.w.ctx({ ...bare.f.env, PATH: '/nonexistent' }), 'implementer', '010', bare.opts), 'EXECUTOR_NOT_FOUND', 5);
+    await refused(
+      bare.w,
+      () => spawnAgent(bare.w.ctx({ ...bare.f.env, PATH: '/nonexistent' }), 'implementer', '010', bare.opts),
+      'EXECUTOR_NOT_FOUND',
+      5,
+    );
     expect(bare.f.calls()).toEqual([]);
   });
 
   it('an unknown executor in the configuration: UNKNOWN_EXECUTOR (exit 4), naming the file of the context', async () => {
-    const s = await setup({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: copilot-pro\n' });
+    const s = await setup({
+      config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: copilot-pro\n',
+    });
     const e = await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts), 'UNKNOWN_EXECUTOR', 4);
     expect(e.message).toBe('unknown executor: copilot-pro');
     expect(e.hint).toContain('Available executors:\n  - claude-code\n  - cur\n');
@@ -177,12 +222,30 @@ describe('agent spawn: refusals before any CLI starts, state untouched', () => {
 
   it("an unknown executor named by SOW_AGENTS_<ROLE> in the context's environment: UNKNOWN_EXECUTOR naming the variable; a session recorded with a type this sow lacks", async () => {
     const s = await setup();
-    const e = await refused(s.w, () => spawnAgent(s.ctx({ SOW_AGENTS_IMPLEMENTER: 'codx' }), 'implementer', '010', s.opts), 'UNKNOWN_EXECUTOR', 4);
-    expect(e.message).toBe("unknown executor: codx (from the environment variable SOW_AGENTS_IMPLEMENTER); did you mean 'codex'?");
+    const e = await refused(
+      s.w,
+      () => spawnAgent(s.ctx({ SOW_AGENTS_IMPLEMENTER: 'codx' }), 'implementer', '010', s.opts),
+      'UNKNOWN_EXECUTOR',
+      4,
+    );
+    expect(e.message).toBe(
+      "unknown executor: codx (from the environment variable SOW_AGENTS_IMPLEMENTER); did you mean 'codex'?",
+    );
     expect(e.hint).toContain('unset SOW_AGENTS_IMPLEMENTER');
     await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
-    s.w.write(taskFile('010'), s.w.read(taskFile('010')).replace('executor: claude-code', 'executor: mind').replace('type: claude', 'type: telepathy'));
-    const session = await refused(s.w, () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'go on', s.opts), 'UNKNOWN_EXECUTOR', 4);
+    s.w.write(
+      taskFile('010'),
+      s.w
+        .read(taskFile('010'))
+        .replace('executor: claude-code', 'executor: mind')
+        .replace('type: claude', 'type: telepathy'),
+    );
+    const session = await refused(
+      s.w,
+      () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'go on', s.opts),
+      'UNKNOWN_EXECUTOR',
+      4,
+    );
     expect(session.message).toBe('unknown executor type: telepathy (recorded with the session)');
     expect(session.hint).toContain("start a new session with --force on 'sow agent spawn'");
   });
@@ -215,12 +278,19 @@ describe('agent spawn: refusals before any CLI starts, state untouched', () => {
   it('a finished task: TASK_BLOCKED; a task of another branch: WRONG_BRANCH; an unknown task or agent', async () => {
     const s = await setup();
     await setTaskField(s.w.ctx(), '010', 'status', 'abandoned');
-    expect(said(await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts), 'TASK_BLOCKED', 3))).toContain('a worker would reopen it');
+    expect(
+      said(await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts), 'TASK_BLOCKED', 3)),
+    ).toContain('a worker would reopen it');
     await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', '999', s.opts), 'TASK_NOT_FOUND', 1);
     // (The command line refuses an unknown agent name before the use case: exit 2 there.)
     await refused(s.w, () => spawnAgent(s.ctx(), 'nobody', '020', s.opts), 'UNKNOWN_AGENT');
     s.w.git(['checkout', '-q', '-b', 'other']);
-    const e = await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', '020', { ...s.opts, force: true }), 'WRONG_BRANCH', 1);
+    const e = await refused(
+      s.w,
+      () => spawnAgent(s.ctx(), 'implementer', '020', { ...s.opts, force: true }),
+      'WRONG_BRANCH',
+      1,
+    );
     expect(e.message).toBe("this project belongs to 'feat/demo', but 'other' is checked out");
     await refused(s.w, () => spawnAgent(s.ctx(), 'planner', undefined, s.opts), 'WRONG_BRANCH', 1);
     expect(s.f.calls()).toEqual([]);
@@ -228,7 +298,12 @@ describe('agent spawn: refusals before any CLI starts, state untouched', () => {
 
   it('--iteration on a project that does not run in iterations: NOT_ITERATIVE', async () => {
     const s = await setup();
-    await refused(s.w, () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, iteration: true }), 'NOT_ITERATIVE', 1);
+    await refused(
+      s.w,
+      () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, iteration: true }),
+      'NOT_ITERATIVE',
+      1,
+    );
   });
 });
 
@@ -253,17 +328,35 @@ describe('agent resume', () => {
 
   it('refusals: no session (NO_SESSION), the CLI gone from PATH (EXECUTOR_NOT_FOUND), a CLI that cannot resume (RESUME_NOT_SUPPORTED)', async () => {
     const s = await setup();
-    const none = await refused(s.w, () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'go on', s.opts), 'NO_SESSION', 1);
+    const none = await refused(
+      s.w,
+      () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'go on', s.opts),
+      'NO_SESSION',
+      1,
+    );
     expect(none.message).toBe('no session found for task 010');
     expect(none.hint).toContain('`sow agent spawn implementer 010`');
     expect(s.f.calls(), 'no CLI started').toEqual([]);
     await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
-    await refused(s.w, () => resumeAgent(s.ctx({ PATH: '/nonexistent' }), { kind: 'task', id: '010' }, 'go on', s.opts), 'EXECUTOR_NOT_FOUND', 5);
+    await refused(
+      s.w,
+      () => resumeAgent(s.ctx({ PATH: '/nonexistent' }), { kind: 'task', id: '010' }, 'go on', s.opts),
+      'EXECUTOR_NOT_FOUND',
+      5,
+    );
 
-    const ws = await setup({ config: 'agents:\n  executors:\n    windsurf:\n      type: windsurf\n      custom_args: [--cascade]\n  bindings:\n    implementer: windsurf\n' });
+    const ws = await setup({
+      config:
+        'agents:\n  executors:\n    windsurf:\n      type: windsurf\n      custom_args: [--cascade]\n  bindings:\n    implementer: windsurf\n',
+    });
     await spawnAgent(ws.ctx(), 'implementer', '010', ws.opts);
     expect(ws.f.calls()[0]!.argv).toEqual(['--cascade']);
-    const e = await refused(ws.w, () => resumeAgent(ws.ctx(), { kind: 'task', id: '010' }, 'Use RS256', ws.opts), 'RESUME_NOT_SUPPORTED', 1);
+    const e = await refused(
+      ws.w,
+      () => resumeAgent(ws.ctx(), { kind: 'task', id: '010' }, 'Use RS256', ws.opts),
+      'RESUME_NOT_SUPPORTED',
+      1,
+    );
     expect(e.message).toBe('executor "windsurf" does not support session resumption');
     expect(e.hint).toContain('Cannot resume task 010. Consider:');
     expect(ws.f.calls()).toHaveLength(1);
@@ -297,10 +390,23 @@ describe('a worker without a task (sessions.<agent> on the project)', () => {
     expect(again.hint).toContain('sow agent resume --agent planner');
 
     await resumeAgent(s.ctx(), { kind: 'project', agent: 'planner' }, 'Split task 3 in two.', s.opts);
-    expect(s.f.calls()[1]).toMatchObject({ resuming: true, session: session.session_id, stdin: 'Split task 3 in two.' });
-    expect(s.w.yaml(PROJECT).sessions.planner).toMatchObject({ session_id: session.session_id, resumes: 1, resumed_at: T0 });
+    expect(s.f.calls()[1]).toMatchObject({
+      resuming: true,
+      session: session.session_id,
+      stdin: 'Split task 3 in two.',
+    });
+    expect(s.w.yaml(PROJECT).sessions.planner).toMatchObject({
+      session_id: session.session_id,
+      resumes: 1,
+      resumed_at: T0,
+    });
 
-    const none = await refused(s.w, () => resumeAgent(s.ctx(), { kind: 'project', agent: 'architect' }, 'Go on.', s.opts), 'NO_SESSION', 1);
+    const none = await refused(
+      s.w,
+      () => resumeAgent(s.ctx(), { kind: 'project', agent: 'architect' }, 'Go on.', s.opts),
+      'NO_SESSION',
+      1,
+    );
     expect(none.message).toBe('no session found for agent architect');
     expect(none.hint).toContain('sow agent spawn architect');
     expect(s.f.calls(), 'the spawn and the resume only').toHaveLength(2);
@@ -310,7 +416,12 @@ describe('a worker without a task (sessions.<agent> on the project)', () => {
     const s = await setup();
     const started = join(s.f.dir, 'started');
     const go = join(s.f.dir, 'go');
-    const running = spawnAgent(s.ctx({ FAKE_AGENT_SCRIPT: JSON.stringify([{ touch: started }, { wait: go }]) }), 'planner', undefined, s.opts);
+    const running = spawnAgent(
+      s.ctx({ FAKE_AGENT_SCRIPT: JSON.stringify([{ touch: started }, { wait: go }]) }),
+      'planner',
+      undefined,
+      s.opts,
+    );
     await until(() => existsSync(started), 'the worker to start');
     await agentReport(s.w.as('planner-1'), 'done', 'Tasks drafted');
     writeFileSync(go, '');

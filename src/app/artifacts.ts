@@ -4,7 +4,16 @@
  * needs its file.
  */
 import type { Where } from './context.js';
-import { artifactAt, createArtifact, placeholdersIn, repositoryPathOf, setArtifactField, type ArtifactSlot, type ArtifactTypeDef, type NewArtifact } from '../domain/artifacts.js';
+import {
+  artifactAt,
+  createArtifact,
+  placeholdersIn,
+  repositoryPathOf,
+  setArtifactField,
+  type ArtifactSlot,
+  type ArtifactTypeDef,
+  type NewArtifact,
+} from '../domain/artifacts.js';
 import { ArtifactFileMissingError, ArtifactUnfinishedError, PhaseNotActiveError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { placeArtifact } from '../domain/project-types/evidence.js';
@@ -21,11 +30,21 @@ export type ArtifactHolder = { kind: 'phase'; phase?: string } | { kind: 'task';
 const singular = (d: Direction) => (d === 'inputs' ? 'input' : 'output');
 
 function phaseSlot(type: ProjectType, phase: string, direction: Direction): ArtifactSlot {
-  return { label: `the ${phase} phase ${direction}`, types: phaseDef(type, phase)[direction], command: `sow ${singular(direction)}`, owner: `--phase ${phase}` };
+  return {
+    label: `the ${phase} phase ${direction}`,
+    types: phaseDef(type, phase)[direction],
+    command: `sow ${singular(direction)}`,
+    owner: `--phase ${phase}`,
+  };
 }
 
 function taskSlot(type: ProjectType, id: string, direction: Direction): ArtifactSlot {
-  return { label: `task ${id} ${direction}`, types: direction === 'inputs' ? type.taskInputs : type.taskOutputs, command: `sow task ${singular(direction)}`, owner: `--id ${id}` };
+  return {
+    label: `task ${id} ${direction}`,
+    types: direction === 'inputs' ? type.taskInputs : type.taskOutputs,
+    command: `sow task ${singular(direction)}`,
+    owner: `--id ${id}`,
+  };
 }
 
 function checkPhaseEnabled(project: ProjectState, phase: string): void {
@@ -34,10 +53,12 @@ function checkPhaseEnabled(project: ProjectState, phase: string): void {
   }
 }
 
-const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undefined => slot.types.find((t) => t.name === artifact.type);
+const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undefined =>
+  slot.types.find((t) => t.name === artifact.type);
 
 /** Where the artifact's file is, relative to the repository root. */
-const fileOf = (slot: ArtifactSlot, artifact: Artifact) => repositoryPathOf(artifact.path, typeOf(slot, artifact)?.root ?? 'project');
+const fileOf = (slot: ArtifactSlot, artifact: Artifact) =>
+  repositoryPathOf(artifact.path, typeOf(slot, artifact)?.root ?? 'project');
 
 /**
  * Warns about a file that does not exist yet; refuses to approve one, or one that still holds
@@ -57,7 +78,12 @@ function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): voi
 }
 
 /** The type's own checks (ArtifactTypeDef.check) of the artifacts `change` added or changed. */
-function checkChanged(project: ProjectState, slot: ArtifactSlot, before: readonly Artifact[], after: readonly Artifact[]): void {
+function checkChanged(
+  project: ProjectState,
+  slot: ArtifactSlot,
+  before: readonly Artifact[],
+  after: readonly Artifact[],
+): void {
   for (const artifact of after) if (!before.includes(artifact)) typeOf(slot, artifact)?.check?.(artifact, project);
 }
 
@@ -66,9 +92,16 @@ function checkChanged(project: ProjectState, slot: ArtifactSlot, before: readonl
  * renders from the project, iterative's plan.md, as rendered); without a stamp when it is not
  * approved. An approval counts only while the file keeps that content.
  */
-function stamped(uow: UnitOfWork, type: ProjectType, project: ProjectState, slot: ArtifactSlot, artifact: Artifact): Artifact {
+function stamped(
+  uow: UnitOfWork,
+  type: ProjectType,
+  project: ProjectState,
+  slot: ArtifactSlot,
+  artifact: Artifact,
+): Artifact {
   // Only documents are approved: a file of the code base has no approval to hold.
-  if (artifact.approved !== true || (typeOf(slot, artifact)?.root ?? 'project') !== 'project') return stampApproval(artifact, undefined);
+  if (artifact.approved !== true || (typeOf(slot, artifact)?.root ?? 'project') !== 'project')
+    return stampApproval(artifact, undefined);
   const file = fileOf(slot, artifact);
   const rendered = type.renders?.(project, (rel) => uow.readDoc(rel)) ?? {};
   const under = file.slice(PROJECT_DIR.length + 1);
@@ -106,7 +139,12 @@ async function modify<R>(
   });
 }
 
-export async function addArtifact(where: Where, owner: ArtifactHolder, direction: Direction, input: NewArtifact): Promise<{ index: number; artifact: Artifact }> {
+export async function addArtifact(
+  where: Where,
+  owner: ArtifactHolder,
+  direction: Direction,
+  input: NewArtifact,
+): Promise<{ index: number; artifact: Artifact }> {
   return modify(where, owner, direction, (list, slot, uow, stamp) => {
     const created = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root).artifact;
     checkFile(uow, slot, created);
@@ -121,7 +159,11 @@ export async function addArtifact(where: Where, owner: ArtifactHolder, direction
  * and registered as a pending feedback input, in one transaction (what the prompts describe as
  * writing the file and `sow task input add --type feedback`).
  */
-export async function addFeedback(where: Where, taskId: string, text: string): Promise<{ index: number; artifact: Artifact }> {
+export async function addFeedback(
+  where: Where,
+  taskId: string,
+  text: string,
+): Promise<{ index: number; artifact: Artifact }> {
   return update(where, async (uow) => {
     const type = await uow.type();
     const task = await uow.task(taskId);
@@ -141,9 +183,23 @@ export async function addFeedback(where: Where, taskId: string, text: string): P
   });
 }
 
-export async function setArtifact(where: Where, owner: ArtifactHolder, direction: Direction, index: number, field: string, raw: string): Promise<{ index: number; artifact: Artifact }> {
+export async function setArtifact(
+  where: Where,
+  owner: ArtifactHolder,
+  direction: Direction,
+  index: number,
+  field: string,
+  raw: string,
+): Promise<{ index: number; artifact: Artifact }> {
   return modify(where, owner, direction, (list, slot, uow, stamp) => {
-    const changed = setArtifactField(artifactAt(list, index, slot), slot, index, field, field === 'path' ? realPath(raw) : raw, uow.root);
+    const changed = setArtifactField(
+      artifactAt(list, index, slot),
+      slot,
+      index,
+      field,
+      field === 'path' ? realPath(raw) : raw,
+      uow.root,
+    );
     if (field === 'approved' || field === 'path') checkFile(uow, slot, changed);
     // Approving (again) approves the content as it is now; withdrawing drops the stamp.
     const artifact = field === 'approved' ? stamp(changed) : changed;
@@ -151,14 +207,23 @@ export async function setArtifact(where: Where, owner: ArtifactHolder, direction
   });
 }
 
-export async function removeArtifact(where: Where, owner: ArtifactHolder, direction: Direction, index: number): Promise<{ index: number; artifact: Artifact }> {
+export async function removeArtifact(
+  where: Where,
+  owner: ArtifactHolder,
+  direction: Direction,
+  index: number,
+): Promise<{ index: number; artifact: Artifact }> {
   return modify(where, owner, direction, (list, slot) => {
     const artifact = artifactAt(list, index, slot);
     return { list: list.filter((_, i) => i !== index), result: { index, artifact } };
   });
 }
 
-export async function listArtifacts(where: Where, owner: ArtifactHolder, direction: Direction): Promise<{ owner: string; artifacts: Artifact[] }> {
+export async function listArtifacts(
+  where: Where,
+  owner: ArtifactHolder,
+  direction: Direction,
+): Promise<{ owner: string; artifacts: Artifact[] }> {
   return Reader.read(where, async (reader) => {
     if (owner.kind === 'phase') {
       const phase = selectPhase(reader.type, reader.project, owner.phase);

@@ -26,14 +26,19 @@ const commitAll = (w: World, message: string) => {
   w.git(['commit', '-qm', message]);
 };
 const branchNow = (w: World) => w.git(['branch', '--show-current']);
-const start = (w: World, name: string, branch?: string) => newProject(w.ctx(), { name, description: 'd', planning: true, ...(branch ? { branch } : {}) });
+const start = (w: World, name: string, branch?: string) =>
+  newProject(w.ctx(), { name, description: 'd', planning: true, ...(branch ? { branch } : {}) });
 
 /** Each of the writes is refused with WRONG_BRANCH (changing nothing), this message and a hint holding each of `hints`. */
 async function writesRefused(w: World, message: string | RegExp, hints: string[]): Promise<void> {
   const writes: [string, () => Promise<unknown>][] = [
     ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
     ['project set', () => setProjectField(w.ctx(), 'description', 'x')],
-    ['output add', () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', extra: {} })],
+    [
+      'output add',
+      () =>
+        addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', extra: {} }),
+    ],
     ['advance', () => advanceProject(w.ctx(), undefined, false)],
   ];
   for (const [what, run] of writes) {
@@ -94,7 +99,10 @@ describe('a branch made from the project branch, with the project committed', ()
   it('refuses writes until the project is moved with project set branch, and only to the branch checked out', async () => {
     const w = await world('committed');
     w.git(['checkout', '-q', '-b', 'copy']);
-    await writesRefused(w, "this project belongs to 'feat/demo', but 'copy' is checked out", ['git checkout feat/demo', 'sow project set branch copy']);
+    await writesRefused(w, "this project belongs to 'feat/demo', but 'copy' is checked out", [
+      'git checkout feat/demo',
+      'sow project set branch copy',
+    ]);
 
     const elsewhere = await refused(w, () => setProjectField(w.ctx(), 'branch', 'elsewhere'), 'INVALID_VALUE', 1);
     expect(elsewhere.message).toContain("'elsewhere'");

@@ -12,7 +12,14 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { AbortedError, ConfirmationRequiredError, SowError, UsageError } from '../domain/errors.js';
 import { printable } from '../domain/display.js';
 import type { Check } from '../domain/schemas.js';
-import { allowedChecksDir, allowRecordPath, checkHash, readAllowRecord, writeAllowRecord, type AllowedCheck } from '../adapters/allowed-checks.js';
+import {
+  allowedChecksDir,
+  allowRecordPath,
+  checkHash,
+  readAllowRecord,
+  writeAllowRecord,
+  type AllowedCheck,
+} from '../adapters/allowed-checks.js';
 import { realPath } from '../adapters/files.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { traceWorker, type WorkerTrace } from '../adapters/worker-trace.js';
@@ -31,7 +38,10 @@ export function envAllowance(env: Env, trace: () => WorkerTrace | undefined = ()
   const raw = env[ALLOW_VARIABLE];
   if (raw === undefined || raw === '' || raw === '0') return { kind: 'unset' };
   if (raw !== '1') {
-    throw new UsageError(`${ALLOW_VARIABLE}='${raw.slice(0, 20)}' is neither 1 nor 0`, `set ${ALLOW_VARIABLE}=1 to let every declared check run without 'sow check allow' (for CI), or unset it`);
+    throw new UsageError(
+      `${ALLOW_VARIABLE}='${raw.slice(0, 20)}' is neither 1 nor 0`,
+      `set ${ALLOW_VARIABLE}=1 to let every declared check run without 'sow check allow' (for CI), or unset it`,
+    );
   }
   const worker = trace();
   if (!worker) return { kind: 'allowed' };
@@ -43,8 +53,13 @@ export function envAllowance(env: Env, trace: () => WorkerTrace | undefined = ()
 }
 
 /** Where a worker was seen, for messages: `SOW_AGENT_ID in process 4242 (claude)`. */
-const whereWorker = (w: WorkerTrace) => `${w.nearest.variable} ${w.nearest.pid === process.pid ? 'in its own environment' : `in process ${w.nearest.pid} (${printable(w.nearest.command)})`}`;
-const workerDetails = (w: WorkerTrace) => ({ pid: w.nearest.pid, command: w.nearest.command, variable: w.nearest.variable });
+const whereWorker = (w: WorkerTrace) =>
+  `${w.nearest.variable} ${w.nearest.pid === process.pid ? 'in its own environment' : `in process ${w.nearest.pid} (${printable(w.nearest.command)})`}`;
+const workerDetails = (w: WorkerTrace) => ({
+  pid: w.nearest.pid,
+  command: w.nearest.command,
+  variable: w.nearest.variable,
+});
 
 /** A check that may not run yet, as the refusal shows it. */
 export interface UnallowedCheck {
@@ -55,17 +70,28 @@ export interface UnallowedCheck {
 }
 
 function listing(checks: readonly UnallowedCheck[]): string {
-  return checks.map((c) => `  ${c.name}: ${printable(c.run)}${c.previously !== undefined ? `\n    (changed; you allowed: ${printable(c.previously)})` : ''}`).join('\n');
+  return checks
+    .map(
+      (c) =>
+        `  ${c.name}: ${printable(c.run)}${c.previously !== undefined ? `\n    (changed; you allowed: ${printable(c.previously)})` : ''}`,
+    )
+    .join('\n');
 }
 
 export class ChecksNotAllowedError extends SowError {
-  constructor(what: string, checks: readonly UnallowedCheck[], ctx: { repository: string; record: string; worker?: WorkerTrace; envIgnored?: boolean }) {
+  constructor(
+    what: string,
+    checks: readonly UnallowedCheck[],
+    ctx: { repository: string; record: string; worker?: WorkerTrace; envIgnored?: boolean },
+  ) {
     const these = checks.length === 1 ? 'this command has' : `these ${checks.length} commands have`;
     super(
       'CHECKS_NOT_ALLOWED',
       'failed',
       `${what}; ${these} not been allowed to run on this machine:\n${listing(checks)}` +
-        (ctx.envIgnored ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was started with it)` : ''),
+        (ctx.envIgnored
+          ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was started with it)`
+          : ''),
       ctx.worker
         ? `a worker cannot allow checks (this sow runs under one: ${whereWorker(ctx.worker)}); ask the person to review ${REPO_CONFIG} and run 'sow check allow'`
         : `read what ${checks.length === 1 ? 'it' : 'they'} would run; if you trust ${checks.length === 1 ? 'it' : 'them'}, run 'sow check allow' (an agent shows this to the person and lets them decide; CI can set ${ALLOW_VARIABLE}=1 instead)`,
@@ -98,7 +124,9 @@ export class NothingAllowedError extends SowError {
       'CHECK_NOT_ALLOWED_HERE',
       'failed',
       `nothing is allowed under the name${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')} in this repository`,
-      known.length ? `allowed here: ${known.join(', ')} ('sow check list' shows them)` : "nothing is allowed here; 'sow check list' shows the declared checks",
+      known.length
+        ? `allowed here: ${known.join(', ')} ('sow check list' shows them)`
+        : "nothing is allowed here; 'sow check list' shows the declared checks",
       { names: [...names], allowed: [...known] },
     );
   }
@@ -132,7 +160,8 @@ function recordFor(root: string, env: Env): { repository: string; file: string }
 }
 
 /** The latest command allowed under a name. */
-const lastNamed = (recorded: readonly AllowedCheck[], name: string) => [...recorded].reverse().find((r) => r.name === name);
+const lastNamed = (recorded: readonly AllowedCheck[], name: string) =>
+  [...recorded].reverse().find((r) => r.name === name);
 
 export interface CheckStanding {
   check: Check;
@@ -159,7 +188,13 @@ export function standingsOf(root: string, checks: readonly Check[], env: Env): S
   const fromEnv = envAllowance(env);
   if (fromEnv.kind === 'allowed') {
     const repository = repositoryOf(root);
-    return { checks: checks.map((check) => ({ check, allowed: true })), via: 'environment', repository, record: allowRecordPath(repository, env), env: fromEnv };
+    return {
+      checks: checks.map((check) => ({ check, allowed: true })),
+      via: 'environment',
+      repository,
+      record: allowRecordPath(repository, env),
+      env: fromEnv,
+    };
   }
   const { repository, file } = recordFor(root, env);
   const recorded = readAllowRecord(file, repository).checks;
@@ -178,7 +213,13 @@ export function standingsOf(root: string, checks: readonly Check[], env: Env): S
 }
 
 const unallowed = (s: Standings): UnallowedCheck[] =>
-  s.checks.filter((c) => !c.allowed).map((c) => ({ name: c.check.name, run: c.check.run, ...(c.previously !== undefined ? { previously: c.previously } : {}) }));
+  s.checks
+    .filter((c) => !c.allowed)
+    .map((c) => ({
+      name: c.check.name,
+      run: c.check.run,
+      ...(c.previously !== undefined ? { previously: c.previously } : {}),
+    }));
 
 /**
  * Refuses (CHECKS_NOT_ALLOWED, exit 1) unless every one of `checks` may run here; `what` starts
@@ -241,7 +282,12 @@ export async function allowChecks(where: Where, names: readonly string[], opts: 
   const record = readAllowRecord(file, repository);
   const hashes = new Set(record.checks.map((c) => c.sha256));
   const toAllow = chosen.filter((c) => !hashes.has(checkHash(c)));
-  const result: AllowResult = { repository, record: file, allowed: [], already: chosen.filter((c) => hashes.has(checkHash(c))).map((c) => c.name) };
+  const result: AllowResult = {
+    repository,
+    record: file,
+    allowed: [],
+    already: chosen.filter((c) => hashes.has(checkHash(c))).map((c) => c.name),
+  };
   if (toAllow.length === 0) return result;
   opts.show(
     allowListing(
@@ -253,14 +299,21 @@ export async function allowChecks(where: Where, names: readonly string[], opts: 
     ),
   );
   if (!opts.yes) {
-    if (!opts.interactive) throw new ConfirmationRequiredError(`allowing ${toAllow.length === 1 ? 'this check' : 'these checks'} to run`, '--yes');
-    if (!(await opts.confirm(`Allow ${toAllow.length === 1 ? 'it' : 'them'} to run here?`))) throw new AbortedError('check allow');
+    if (!opts.interactive)
+      throw new ConfirmationRequiredError(
+        `allowing ${toAllow.length === 1 ? 'this check' : 'these checks'} to run`,
+        '--yes',
+      );
+    if (!(await opts.confirm(`Allow ${toAllow.length === 1 ? 'it' : 'them'} to run here?`)))
+      throw new AbortedError('check allow');
   }
   // Exactly what was shown is recorded, read again so that a record written meanwhile is kept.
   const at = ctx.now();
   const current = readAllowRecord(file, repository);
   const have = new Set(current.checks.map((c) => c.sha256));
-  const added: AllowedCheck[] = toAllow.filter((c) => !have.has(checkHash(c))).map((c) => ({ name: c.name, run: c.run, sha256: checkHash(c), allowed_at: at }));
+  const added: AllowedCheck[] = toAllow
+    .filter((c) => !have.has(checkHash(c)))
+    .map((c) => ({ name: c.name, run: c.run, sha256: checkHash(c), allowed_at: at }));
   writeAllowRecord(file, { repository, checks: [...current.checks, ...added] });
   result.allowed = toAllow.map((c) => ({ name: c.name, run: c.run }));
   return result;

@@ -63,7 +63,9 @@ export class NoCheckRunError extends SowError {
     super(
       'NO_CHECK_RUN',
       'failed',
-      names.length ? `no check run in the background here has run ${names.map((n) => `'${shown(n)}'`).join(', ')}` : 'no check run in the background here to wait for',
+      names.length
+        ? `no check run in the background here has run ${names.map((n) => `'${shown(n)}'`).join(', ')}`
+        : 'no check run in the background here to wait for',
       `start one: sow check run${names.length ? ` ${names.join(' ')}` : ''} --detach`,
     );
   }
@@ -96,7 +98,11 @@ export class CheckRunLostError extends SowError {
 }
 
 /** `check run --detach`: refuses as a run would, starts the runner, and returns once it has recorded itself. */
-export async function startChecksDetached(where: Where, names: readonly string[], opts: { task?: string; script?: string } = {}): Promise<DetachedChecks | null> {
+export async function startChecksDetached(
+  where: Where,
+  names: readonly string[],
+  opts: { task?: string; script?: string } = {},
+): Promise<DetachedChecks | null> {
   const ctx = contextOf(where);
   const { root, target } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
   const { config } = await readRepoConfig(root);
@@ -106,8 +112,13 @@ export async function startChecksDetached(where: Where, names: readonly string[]
   const { requireAllowed } = await import('./check-allowance.js');
   requireAllowed(root, selectChecks(declared, checks), 'no check was run', ctx.env);
   // The same checks on the same code at once would only race each other (and their evidence).
-  const busy = checkRuns(root).filter((r) => runnerRunning(r.record) && r.record.task === target.task && r.record.checks.some((c) => checks.includes(c)));
-  if (busy.length) throw new ChecksRunningError(busy.map(runningOf), [...new Set(busy.flatMap((r) => r.record.checks.filter((c) => checks.includes(c))))]);
+  const busy = checkRuns(root).filter(
+    (r) => runnerRunning(r.record) && r.record.task === target.task && r.record.checks.some((c) => checks.includes(c)),
+  );
+  if (busy.length)
+    throw new ChecksRunningError(busy.map(runningOf), [
+      ...new Set(busy.flatMap((r) => r.record.checks.filter((c) => checks.includes(c)))),
+    ]);
   try {
     pruneCheckRuns(root, Date.parse(ctx.now()));
   } catch {
@@ -123,15 +134,34 @@ export async function startChecksDetached(where: Where, names: readonly string[]
   const log = shownRuntime(root, 'check-runs', id, 'runner.log');
   for (;;) {
     const record = readRunnerRecord(files.ready);
-    if (record) return { detached: true, run: id, checks: record.checks, ...(record.task !== undefined ? { task: record.task } : {}), pid: record.pid, log };
+    if (record)
+      return {
+        detached: true,
+        run: id,
+        checks: record.checks,
+        ...(record.task !== undefined ? { task: record.task } : {}),
+        pid: record.pid,
+        log,
+      };
     if (exit !== undefined) {
       // It refused after all (the state changed meanwhile): its own refusal, as a foreground run would give it.
       const envelope = readRunResult(files.result);
-      if (envelope?.error) throw new SowError(envelope.error.code, 'failed', envelope.error.message, envelope.error.hint ?? `see ${log}`);
-      throw new SowError('CHECK_RUNNER_FAILED', 'external', `the checks' runner exited (${exit === null ? 'killed by a signal' : `code ${exit}`}) before it ran them`, `see what it says in ${log}`);
+      if (envelope?.error)
+        throw new SowError(envelope.error.code, 'failed', envelope.error.message, envelope.error.hint ?? `see ${log}`);
+      throw new SowError(
+        'CHECK_RUNNER_FAILED',
+        'external',
+        `the checks' runner exited (${exit === null ? 'killed by a signal' : `code ${exit}`}) before it ran them`,
+        `see what it says in ${log}`,
+      );
     }
     if (performance.now() > deadline) {
-      throw new SowError('CHECK_RUNNER_SILENT', 'external', `the checks' runner (pid ${started.pid}) has not started them after ${READY_WITHIN_MS / 1000} s`, `see what it says in ${log}`);
+      throw new SowError(
+        'CHECK_RUNNER_SILENT',
+        'external',
+        `the checks' runner (pid ${started.pid}) has not started them after ${READY_WITHIN_MS / 1000} s`,
+        `see what it says in ${log}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -141,7 +171,11 @@ export async function startChecksDetached(where: Where, names: readonly string[]
  * In the runner (`check run` started by `check run --detach`): its record, once it is past every
  * refusal, at the path the starter named — only a run folder of this checkout's.
  */
-export function announceRunner(root: string, path: string | undefined, what: { checks: string[]; task?: string; phase?: string; started_at: string }): void {
+export function announceRunner(
+  root: string,
+  path: string | undefined,
+  what: { checks: string[]; task?: string; phase?: string; started_at: string },
+): void {
   if (path !== undefined && isRunnerFile(root, path)) writeRunnerRecord(path, what);
 }
 
@@ -161,7 +195,11 @@ export interface CheckWaitResult {
   timedOut: boolean;
 }
 
-const runningOf = (r: CheckRunFolder): RunningChecks => ({ run: r.id, checks: [...r.record.checks], pid: r.record.pid });
+const runningOf = (r: CheckRunFolder): RunningChecks => ({
+  run: r.id,
+  checks: [...r.record.checks],
+  pid: r.record.pid,
+});
 
 /** Which runs a wait is for: with names, the newest run of each; without, every run going on now, or else the newest. */
 function targets(runs: readonly CheckRunFolder[], names: readonly string[]): CheckRunFolder[] {
@@ -186,7 +224,11 @@ function targets(runs: readonly CheckRunFolder[], names: readonly string[]): Che
  * where the evidence went; throws ChecksFailedError when one failed. With `timeoutMs` it returns
  * early (timedOut) naming what still runs.
  */
-export async function waitForChecks(where: Where, names: readonly string[], opts: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {}): Promise<CheckWaitResult> {
+export async function waitForChecks(
+  where: Where,
+  names: readonly string[],
+  opts: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {},
+): Promise<CheckWaitResult> {
   const ctx = contextOf(where);
   const { openRoot } = await import('./workspace.js');
   const root = await openRoot(ctx);
@@ -201,7 +243,8 @@ export async function waitForChecks(where: Where, names: readonly string[], opts
   for (;;) {
     const going = chosen.filter((r) => runnerRunning(r.record) && readRunResult(r.files.result) === undefined);
     if (going.length === 0) break;
-    if ((opts.timeoutMs !== undefined && performance.now() - started >= opts.timeoutMs) || opts.signal?.aborted) return { runs: [], recorded: [], running: going.map(runningOf), timedOut: true };
+    if ((opts.timeoutMs !== undefined && performance.now() - started >= opts.timeoutMs) || opts.signal?.aborted)
+      return { runs: [], recorded: [], running: going.map(runningOf), timedOut: true };
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 200));
   }
   const wanted = (run: CheckRun) => names.length === 0 || names.includes(run.name);
@@ -212,7 +255,9 @@ export async function waitForChecks(where: Where, names: readonly string[], opts
     const log = shownRuntime(root, 'check-runs', r.id, 'runner.log');
     // Killed, or stopped by a signal it answered (it stops its check and records nothing): lost either way.
     if (!envelope || envelope.error?.code === 'INTERRUPTED') throw new CheckRunLostError(r, log);
-    const body = (envelope.ok ? envelope.data : envelope.error?.code === 'CHECKS_FAILED' ? envelope.error.details : undefined) as { runs?: CheckRun[]; recorded?: EvidenceRecord | null } | undefined;
+    const body = (
+      envelope.ok ? envelope.data : envelope.error?.code === 'CHECKS_FAILED' ? envelope.error.details : undefined
+    ) as { runs?: CheckRun[]; recorded?: EvidenceRecord | null } | undefined;
     if (!body?.runs) {
       const e = envelope.error;
       throw new SowError(

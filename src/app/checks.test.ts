@@ -13,7 +13,15 @@ import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../
 import { advanceProject, listAdvanceOptions } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { allowChecks } from './check-allowance.js';
-import { checkRun, evidenceOutputs, evidenceTarget, listChecks, recordEvidence, setTaskFieldChecked, type CheckRun } from './checks.js';
+import {
+  checkRun,
+  evidenceOutputs,
+  evidenceTarget,
+  listChecks,
+  recordEvidence,
+  setTaskFieldChecked,
+  type CheckRun,
+} from './checks.js';
 import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
 import { continueProject, projectStatus } from './status.js';
@@ -27,7 +35,10 @@ interface CheckDecl {
 
 /** Declares the checks in .sow/config.yaml and allows them, as the person would after reading them. */
 async function declare(w: World, checks: CheckDecl[]): Promise<void> {
-  w.write('.sow/config.yaml', `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}`).join('')}`);
+  w.write(
+    '.sow/config.yaml',
+    `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}`).join('')}`,
+  );
   await allowChecks(w.ctx(), [], { yes: true, interactive: false, confirm: async () => true, show: () => undefined });
 }
 
@@ -48,7 +59,12 @@ const world = worlds({
     await setTaskField(ctx, '010', 'status', 'completed');
     await advanceProject(ctx, undefined, false);
     w.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
-    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report.md', approved: 'true', extra: { assessment: 'pass' } });
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+      type: 'review',
+      path: 'review/report.md',
+      approved: 'true',
+      extra: { assessment: 'pass' },
+    });
     await advanceProject(ctx, undefined, false);
     await advanceProject(ctx, undefined, false);
     expect(w.yaml(PROJECT).statechart.current_state).toBe('FinalizeChecks');
@@ -108,9 +124,15 @@ describe('check run', () => {
     w.clock.set('2026-12-24T18:30:05.123Z');
     const { runs, recorded } = await checkRun(w.ctx(), ['unit']);
     expect(runs[0]?.started_at).toBe('2026-12-24T18:30:05.123Z');
-    expect(recorded?.outputs[0]?.artifact).toMatchObject({ type: 'evidence', path: 'evidence/20261224T183005.123Z-unit.log', created_at: '2026-12-24T18:30:05.123Z' });
+    expect(recorded?.outputs[0]?.artifact).toMatchObject({
+      type: 'evidence',
+      path: 'evidence/20261224T183005.123Z-unit.log',
+      created_at: '2026-12-24T18:30:05.123Z',
+    });
     // The same moment again: a log of its own.
-    expect((await checkRun(w.ctx(), ['unit'])).recorded?.outputs[0]?.artifact.path).toBe('evidence/20261224T183005.123Z-unit.2.log');
+    expect((await checkRun(w.ctx(), ['unit'])).recorded?.outputs[0]?.artifact.path).toBe(
+      'evidence/20261224T183005.123Z-unit.2.log',
+    );
   });
 
   it('evidence cannot be added or changed by hand', async () => {
@@ -118,15 +140,35 @@ describe('check run', () => {
     await declare(w, [{ name: 'lint', run: 'exit 1' }]);
     await expect(checkRun(w.ctx(), [])).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
     expect(w.yaml(PROJECT).phases.implementation.outputs).toHaveLength(1);
-    const e = await refused(w, () => setArtifact(w.ctx(), { kind: 'phase' }, 'outputs', 0, 'exit_code', '0'), 'ARTIFACT_RECORDED_BY_SOW', 1);
-    expect(`${e.message}\n${e.hint}`).toContain("run 'sow check run' to record a new one");
-    await refused(
+    const e = await refused(
       w,
-      () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'evidence', path: 'evidence/fake.log', extra: { check: 'lint', exit_code: '0' } }),
+      () => setArtifact(w.ctx(), { kind: 'phase' }, 'outputs', 0, 'exit_code', '0'),
       'ARTIFACT_RECORDED_BY_SOW',
       1,
     );
-    await refused(w, () => addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'evidence', path: 'evidence/fake.log', extra: {} }), 'ARTIFACT_RECORDED_BY_SOW', 1);
+    expect(`${e.message}\n${e.hint}`).toContain("run 'sow check run' to record a new one");
+    await refused(
+      w,
+      () =>
+        addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', {
+          type: 'evidence',
+          path: 'evidence/fake.log',
+          extra: { check: 'lint', exit_code: '0' },
+        }),
+      'ARTIFACT_RECORDED_BY_SOW',
+      1,
+    );
+    await refused(
+      w,
+      () =>
+        addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', {
+          type: 'evidence',
+          path: 'evidence/fake.log',
+          extra: {},
+        }),
+      'ARTIFACT_RECORDED_BY_SOW',
+      1,
+    );
   });
 });
 
@@ -140,8 +182,12 @@ describe('check run: which checks run', () => {
       { name: 'lint', run: `echo lint >> ${marks}/ran` },
       { name: 'types', run: `echo types >> ${marks}/ran` },
     ]);
-    expect(said(await refused(w, () => checkRun(w.ctx(), ['unit', 'lnt']), 'CHECK_NOT_FOUND', 1))).toBe("no check named 'lnt'; did you mean 'lint'?\nthe declared checks: unit, lint, types");
-    expect(said(await refused(w, () => checkRun(w.ctx(), ['e2e']), 'CHECK_NOT_FOUND', 1))).toBe("no check named 'e2e'\nthe declared checks: unit, lint, types");
+    expect(said(await refused(w, () => checkRun(w.ctx(), ['unit', 'lnt']), 'CHECK_NOT_FOUND', 1))).toBe(
+      "no check named 'lnt'; did you mean 'lint'?\nthe declared checks: unit, lint, types",
+    );
+    expect(said(await refused(w, () => checkRun(w.ctx(), ['e2e']), 'CHECK_NOT_FOUND', 1))).toBe(
+      "no check named 'e2e'\nthe declared checks: unit, lint, types",
+    );
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     expect(logs(w)).toEqual([]);
     expect((await checkRun(w.ctx(), ['types', 'unit', 'types'])).runs.map((r) => r.name)).toEqual(['types', 'unit']);
@@ -161,7 +207,11 @@ describe('check run: which checks run', () => {
 describe('where evidence goes', () => {
   it('resolved before any check runs: a task, the phase in progress, or the phase named; a task or phase that is not there is refused', async () => {
     const w = await world('code');
-    expect(await evidenceTarget(w.ctx(), { task: '10' })).toMatchObject({ root: w.dir, target: { task: '010' }, task: { id: '010' } });
+    expect(await evidenceTarget(w.ctx(), { task: '10' })).toMatchObject({
+      root: w.dir,
+      target: { task: '010' },
+      task: { id: '010' },
+    });
     expect(await evidenceTarget(w.ctx(), {})).toEqual({ root: w.dir, target: { phase: 'implementation' } });
     expect((await evidenceTarget(w.ctx(), { phase: 'finalize' })).target).toEqual({ phase: 'finalize' });
     await refused(w, () => evidenceTarget(w.ctx(), { task: '090' }), 'TASK_NOT_FOUND', 1);
@@ -173,24 +223,52 @@ describe('where evidence goes', () => {
 
   it('recorded on a task or a phase, at the context’s time, with what the run was and the code it ran on', async () => {
     const w = await world('code');
-    const run = { name: 'unit', run: 'npm test', passed: true, exit_code: 0, duration_ms: 12, commit: 'abc', dirty: false, tree: 'def', log: 'evidence/x-unit.log' } as unknown as CheckRun;
+    const run = {
+      name: 'unit',
+      run: 'npm test',
+      passed: true,
+      exit_code: 0,
+      duration_ms: 12,
+      commit: 'abc',
+      dirty: false,
+      tree: 'def',
+      log: 'evidence/x-unit.log',
+    } as unknown as CheckRun;
     w.clock.advance(7);
     const at = '2026-11-26T10:00:07.000Z';
     const artifact = {
       type: 'evidence',
       path: 'evidence/x-unit.log',
       created_at: at,
-      metadata: { check: 'unit', run: 'npm test', exit_code: 0, duration_ms: 12, commit: 'abc', dirty: false, tree: 'def' },
+      metadata: {
+        check: 'unit',
+        run: 'npm test',
+        exit_code: 0,
+        duration_ms: 12,
+        commit: 'abc',
+        dirty: false,
+        tree: 'def',
+      },
     };
     expect(evidenceOutputs([run], at)).toEqual([artifact]);
     // Run in a task's own checkout: the evidence names it.
     expect(evidenceOutputs([{ ...run, checkout: '.sow/worktrees/.workers/b--task-010' }], at)).toEqual([
       { ...artifact, metadata: { ...artifact.metadata, checkout: '.sow/worktrees/.workers/b--task-010' } },
     ]);
-    expect(await recordEvidence(w.ctx(), [run], { task: '010' })).toEqual({ owner: 'task 010', task: '010', phase: null, outputs: [{ index: 0, artifact }] });
+    expect(await recordEvidence(w.ctx(), [run], { task: '010' })).toEqual({
+      owner: 'task 010',
+      task: '010',
+      phase: null,
+      outputs: [{ index: 0, artifact }],
+    });
     expect(w.yaml(taskFile('010')).outputs).toEqual([artifact]);
     const onPhase = await recordEvidence(w.ctx(), [run, { ...run, skipped: true } as CheckRun], {});
-    expect(onPhase).toMatchObject({ owner: 'the implementation phase', task: null, phase: 'implementation', outputs: [{ index: 0 }, { index: 1, artifact: { metadata: { skipped: true } } }] });
+    expect(onPhase).toMatchObject({
+      owner: 'the implementation phase',
+      task: null,
+      phase: 'implementation',
+      outputs: [{ index: 0 }, { index: 1, artifact: { metadata: { skipped: true } } }],
+    });
   });
 });
 
@@ -202,20 +280,33 @@ describe('check list: each check’s evidence per phase, fresh or stale now', ()
       { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
       { name: 'lint', run: 'exit 1' },
     ]);
-    const evidenceOf = async () => Object.fromEntries((await listChecks(w.ctx())).checks.map((c) => [c.name, c.evidence]));
+    const evidenceOf = async () =>
+      Object.fromEntries((await listChecks(w.ctx())).checks.map((c) => [c.name, c.evidence]));
     expect(await evidenceOf()).toEqual({ unit: undefined, lint: undefined });
 
     await checkRun(w.ctx(), ['unit']);
     await checkRun(w.ctx(), ['unit'], { task: '010' });
     await expect(checkRun(w.ctx(), ['lint'])).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
     expect(await evidenceOf()).toEqual({
-      unit: [{ phase: 'implementation', name: 'unit', state: 'fresh-pass', evidence: expect.stringMatching(LOG), exit_code: 0 }],
-      lint: [{ phase: 'implementation', name: 'lint', state: 'failed', evidence: expect.stringMatching(LOG), exit_code: 1 }],
+      unit: [
+        {
+          phase: 'implementation',
+          name: 'unit',
+          state: 'fresh-pass',
+          evidence: expect.stringMatching(LOG),
+          exit_code: 0,
+        },
+      ],
+      lint: [
+        { phase: 'implementation', name: 'lint', state: 'failed', evidence: expect.stringMatching(LOG), exit_code: 1 },
+      ],
     });
 
     // The code changed since it passed: stale, until the code is back as it was.
     w.write('src/app.js', 'console.log("app, changed")\n');
-    expect((await evidenceOf())['unit']).toEqual([expect.objectContaining({ phase: 'implementation', state: 'stale', changed: 'code' })]);
+    expect((await evidenceOf())['unit']).toEqual([
+      expect.objectContaining({ phase: 'implementation', state: 'stale', changed: 'code' }),
+    ]);
     w.write('src/app.js', 'console.log("app")\n');
     expect((await evidenceOf())['unit']).toEqual([expect.objectContaining({ state: 'fresh-pass' })]);
   });
@@ -229,13 +320,27 @@ describe('evidence never moves the documents people approve by index', () => {
     await declare(w, [{ name: 'unit', run: 'true' }]);
     await checkRun(ctx, []);
     w.write('.sow/project/planning/tasks.md', '# Tasks\n');
-    const added = await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', extra: {} });
-    expect(added).toMatchObject({ index: 0, artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false } });
+    const added = await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+      type: 'task_list',
+      path: 'planning/tasks.md',
+      extra: {},
+    });
+    expect(added).toMatchObject({
+      index: 0,
+      artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false },
+    });
     // What the README and the planning prompt tell people to run.
     await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
-    expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual(['task_list', 'evidence']);
+    expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual([
+      'task_list',
+      'evidence',
+    ]);
     await checkRun(ctx, []);
-    expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual(['task_list', 'evidence', 'evidence']);
+    expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual([
+      'task_list',
+      'evidence',
+      'evidence',
+    ]);
     expect(await advanceProject(ctx, undefined, false)).toMatchObject({ to: 'ImplementationPlanning' });
   });
 
@@ -244,7 +349,13 @@ describe('evidence never moves the documents people approve by index', () => {
     await declare(w, [{ name: 'unit', run: 'true' }]);
     await setTaskField(w.ctx(), '010', 'status', 'in_progress');
     await checkRun(w.ctx(), [], { task: '010' });
-    expect(await addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'modified', path: 'src/app.js', extra: {} })).toMatchObject({ index: 0, artifact: { type: 'modified' } });
+    expect(
+      await addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', {
+        type: 'modified',
+        path: 'src/app.js',
+        extra: {},
+      }),
+    ).toMatchObject({ index: 0, artifact: { type: 'modified' } });
     expect(w.yaml(taskFile('010')).outputs.map((a: { type: string }) => a.type)).toEqual(['modified', 'evidence']);
   });
 });
@@ -268,7 +379,9 @@ describe('completing a task runs the task_complete checks', () => {
     w.clock.set('2026-12-01T09:00:00.000Z');
     const r = await setTaskFieldChecked(w.as('implementer-1', '010'), '010', 'status', 'completed', { force: true });
     expect(existsSync(join(marks, 'ran'))).toBe(false);
-    expect(r.checks).toEqual([expect.objectContaining({ name: 'unit', skipped: true, passed: false, started_at: '2026-12-01T09:00:00.000Z' })]);
+    expect(r.checks).toEqual([
+      expect.objectContaining({ name: 'unit', skipped: true, passed: false, started_at: '2026-12-01T09:00:00.000Z' }),
+    ]);
     const task = w.yaml(taskFile('010'));
     expect(task).toMatchObject({ status: 'completed', completed_at: '2026-12-01T09:00:00.000Z' });
     expect(task.outputs).toEqual([
@@ -279,7 +392,9 @@ describe('completing a task runs the task_complete checks', () => {
         metadata: expect.objectContaining({ check: 'unit', exit_code: null, skipped: true, duration_ms: 0 }),
       },
     ]);
-    expect(w.read(`.sow/project/${task.outputs[0].path}`)).toContain('# sow: skipped 2026-12-01T09:00:00.000Z: the task was completed with --force by implementer-1');
+    expect(w.read(`.sow/project/${task.outputs[0].path}`)).toContain(
+      '# sow: skipped 2026-12-01T09:00:00.000Z: the task was completed with --force by implementer-1',
+    );
   });
 });
 
@@ -288,7 +403,8 @@ describe('a task status other than completed', () => {
     const w = await world('code');
     const marks = scratch();
     await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }]);
-    for (const status of ['in_progress', 'needs_review']) expect((await setTaskFieldChecked(w.ctx(), '010', 'status', status)).checks).toEqual([]);
+    for (const status of ['in_progress', 'needs_review'])
+      expect((await setTaskFieldChecked(w.ctx(), '010', 'status', status)).checks).toEqual([]);
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     await declare(w, [
       { name: 'unit', run: `touch ${marks}/ran`, when: ['finalize'] },
@@ -309,12 +425,16 @@ describe('FinalizeChecks: checked, not trusted', () => {
       { name: 'slow', run: 'exit 1' },
       { name: 'perf', run: 'exit 1', when: ['task_complete'] },
     ]);
-    const blocked = async (dryRun = false) => said(await refused(w, () => advanceProject(w.ctx(), undefined, dryRun), 'TRANSITION_BLOCKED', 3));
-    const checksDone = async () => (await listAdvanceOptions(w.ctx())).transitions.find((t) => t.event === 'checks_done')!;
+    const blocked = async (dryRun = false) =>
+      said(await refused(w, () => advanceProject(w.ctx(), undefined, dryRun), 'TRANSITION_BLOCKED', 3));
+    const checksDone = async () =>
+      (await listAdvanceOptions(w.ctx())).transitions.find((t) => t.event === 'checks_done')!;
 
     // Missing: named, with what to run.
     let text = await blocked();
-    expect(text).toContain('cannot advance from FinalizeChecks: blocked until every check declared for finalize in .sow/config.yaml has passed on the current code');
+    expect(text).toContain(
+      'cannot advance from FinalizeChecks: blocked until every check declared for finalize in .sow/config.yaml has passed on the current code',
+    );
     expect(text).toContain("unit: never run; lint: never run; run 'sow check run unit lint'");
     expect(text).not.toMatch(/slow|perf/);
     await blocked(true);
@@ -328,7 +448,12 @@ describe('FinalizeChecks: checked, not trusted', () => {
     // Fixed and run again: fresh, so the guard holds (the dry run, the list and the status agree).
     w.write('src/app.js', 'console.log("app")\n');
     await checkRun(w.ctx(), ['unit', 'lint']);
-    expect(await advanceProject(w.ctx(), undefined, true)).toMatchObject({ from: 'FinalizeChecks', to: 'FinalizeDelete', event: 'checks_done', dryRun: true });
+    expect(await advanceProject(w.ctx(), undefined, true)).toMatchObject({
+      from: 'FinalizeChecks',
+      to: 'FinalizeDelete',
+      event: 'checks_done',
+      dryRun: true,
+    });
     expect(await checksDone()).toMatchObject({ to: 'FinalizeDelete', blocked: false });
     const status = await projectStatus(w.ctx());
     expect(status.checks).toEqual([
@@ -339,7 +464,9 @@ describe('FinalizeChecks: checked, not trusted', () => {
 
     // Stale: the code changed since the checks passed (not even committed).
     w.write('src/app.js', 'console.log("app, changed")\n');
-    expect(await blocked()).toContain("unit: stale (the code changed since it passed); lint: stale (the code changed since it passed); run 'sow check run unit lint'");
+    expect(await blocked()).toContain(
+      "unit: stale (the code changed since it passed); lint: stale (the code changed since it passed); run 'sow check run unit lint'",
+    );
     const continued = (await continueProject(w.ctx())).prompt;
     expect(continued).toContain('sow check run');
     expect(continued).toContain(
@@ -366,7 +493,9 @@ describe('FinalizeChecks: checked, not trusted', () => {
     await advanceProject(w.ctx(), undefined, true);
     await declare(w, [{ name: 'unit', run: 'true # stricter now', when: ['finalize'] }]);
     const e = await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3);
-    expect(`${e.message}\n${e.hint}`).toContain('unit: stale (its command in .sow/config.yaml changed since it passed)');
+    expect(`${e.message}\n${e.hint}`).toContain(
+      'unit: stale (its command in .sow/config.yaml changed since it passed)',
+    );
   });
 
   it('only evidence of the finalize phase counts: a pass recorded on a task or while implementing does not', async () => {
@@ -379,7 +508,12 @@ describe('FinalizeChecks: checked, not trusted', () => {
     await setTaskFieldChecked(ctx, '010', 'status', 'completed');
     await advanceProject(ctx, undefined, false);
     w.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
-    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report.md', approved: 'true', extra: { assessment: 'pass' } });
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+      type: 'review',
+      path: 'review/report.md',
+      approved: 'true',
+      extra: { assessment: 'pass' },
+    });
     await advanceProject(ctx, undefined, false);
     await advanceProject(ctx, undefined, false);
     expect(w.yaml(PROJECT).statechart.current_state).toBe('FinalizeChecks');
@@ -395,7 +529,10 @@ describe('FinalizeChecks: checked, not trusted', () => {
       { name: 'lint', run: `touch ${marks}/ran` },
     ]);
     expect((await projectStatus(w.ctx())).checks).toEqual([]);
-    expect(await advanceProject(w.ctx(), undefined, false)).toMatchObject({ from: 'FinalizeChecks', to: 'FinalizeDelete' });
+    expect(await advanceProject(w.ctx(), undefined, false)).toMatchObject({
+      from: 'FinalizeChecks',
+      to: 'FinalizeDelete',
+    });
     expect(existsSync(join(marks, 'ran'))).toBe(false);
   });
 

@@ -70,13 +70,27 @@ export interface StoppedCheck {
  */
 export class ChecksInterruptedError extends SowError {
   constructor(runs: readonly CheckRun[], stopped?: StoppedCheck) {
-    const before = runs.length ? ` (${runs.map((r) => `${r.name} had ${r.passed ? 'passed' : 'failed'}`).join(', ')})` : '';
-    const what = stopped ? `the check ${stopped.name} was stopped after ${(stopped.duration_ms / 1000).toFixed(1)} s${before}` : `the checks were stopped${before}`;
-    const tail = stopped ? (stopped.tail.length ? `; its last lines:\n${stopped.tail.map((l) => `  | ${l}`).join('\n')}` : '; it had printed nothing') : '';
-    super('INTERRUPTED', 'interrupted', `interrupted: ${what}; nothing was recorded, and this run's logs were removed${tail}`, 'run the command again when you are ready: the checks start over', {
-      runs: [...runs],
-      ...(stopped ? { stopped } : {}),
-    });
+    const before = runs.length
+      ? ` (${runs.map((r) => `${r.name} had ${r.passed ? 'passed' : 'failed'}`).join(', ')})`
+      : '';
+    const what = stopped
+      ? `the check ${stopped.name} was stopped after ${(stopped.duration_ms / 1000).toFixed(1)} s${before}`
+      : `the checks were stopped${before}`;
+    const tail = stopped
+      ? stopped.tail.length
+        ? `; its last lines:\n${stopped.tail.map((l) => `  | ${l}`).join('\n')}`
+        : '; it had printed nothing'
+      : '';
+    super(
+      'INTERRUPTED',
+      'interrupted',
+      `interrupted: ${what}; nothing was recorded, and this run's logs were removed${tail}`,
+      'run the command again when you are ready: the checks start over',
+      {
+        runs: [...runs],
+        ...(stopped ? { stopped } : {}),
+      },
+    );
   }
 }
 
@@ -101,7 +115,9 @@ export interface DeclaredCheckInfo {
 /** A check's newest evidence in one phase, judged now. */
 export type PhaseEvidence = CheckStatus & { phase: string };
 
-export async function listChecks(where: Where): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
+export async function listChecks(
+  where: Where,
+): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
   const ctx = contextOf(where);
   const root = await openRoot(ctx);
   const { exists, config } = await readRepoConfig(root);
@@ -132,7 +148,9 @@ async function evidenceByPhase(ctx: AppContext, root: string, declared: readonly
     (reader) =>
       reader.type.phases.map((p) => ({
         phase: p.name,
-        outputs: (reader.project.phases[p.name]?.outputs ?? []).filter((a) => a.type === EVIDENCE && names.has(String(a.metadata?.['check']))),
+        outputs: (reader.project.phases[p.name]?.outputs ?? []).filter(
+          (a) => a.type === EVIDENCE && names.has(String(a.metadata?.['check'])),
+        ),
       })),
     { otherBranch: 'quiet' },
   );
@@ -197,7 +215,9 @@ export interface CheckPlace {
 }
 
 /** A check starts or ends; `all` is every check of this run, in order. */
-export type CheckProgress = { kind: 'start'; check: Check; index: number; all: readonly Check[] } | { kind: 'end'; run: CheckRun; index: number; all: readonly Check[] };
+export type CheckProgress =
+  | { kind: 'start'; check: Check; index: number; all: readonly Check[] }
+  | { kind: 'end'; run: CheckRun; index: number; all: readonly Check[] };
 
 export interface RunChecksOptions {
   onProgress?: (event: CheckProgress) => void;
@@ -215,7 +235,12 @@ export function verdictOf(r: Pick<CheckRun, 'passed' | 'exit_code' | 'signal' | 
 /** What the code is when a check starts: HEAD, whether the code differs from it, and its tree (of the checkout it runs in). */
 function codeSnapshot(place: CheckPlace): Pick<CheckRun, 'commit' | 'dirty' | 'tree' | 'checkout'> {
   const tree = worktreeTree(place.path, SOW_DIR);
-  return { commit: headCommit(place.path), dirty: tree !== headTreeWithout(place.path, SOW_DIR), tree, ...(place.checkout !== undefined ? { checkout: place.checkout } : {}) };
+  return {
+    commit: headCommit(place.path),
+    dirty: tree !== headTreeWithout(place.path, SOW_DIR),
+    tree,
+    ...(place.checkout !== undefined ? { checkout: place.checkout } : {}),
+  };
 }
 
 /**
@@ -238,7 +263,13 @@ const stamp = (iso: string) => iso.replace(/[-:]/g, '');
  * timeout, its output in a new log under .sow/project/evidence/ of `root`. Writes no state: record
  * the runs with recordEvidence. Every check runs, whatever the ones before it did.
  */
-export async function runChecks(root: string, checks: readonly Check[], now: () => string, opts: RunChecksOptions = {}, place: CheckPlace = { path: root }): Promise<CheckRun[]> {
+export async function runChecks(
+  root: string,
+  checks: readonly Check[],
+  now: () => string,
+  opts: RunChecksOptions = {},
+  place: CheckPlace = { path: root },
+): Promise<CheckRun[]> {
   const runs: CheckRun[] = [];
   // The logs of this run: evidence is recorded whole or not at all, so an interrupted run takes
   // them with it — also when sow is made to exit at once (a second Ctrl-C).
@@ -265,7 +296,13 @@ export async function runChecks(root: string, checks: readonly Check[], now: () 
           log,
           `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} in ${place.path}${place.checkout !== undefined ? ` (the task's own checkout, at ${code.commit ?? 'no commit'}${code.dirty ? ' with uncommitted changes' : ''})` : ''} (timeout ${timeout} s)`,
         );
-        outcome = await runShell({ command: check.run, cwd: place.path, timeoutMs: timeout * 1000, log, ...(opts.signal ? { signal: opts.signal } : {}) });
+        outcome = await runShell({
+          command: check.run,
+          cwd: place.path,
+          timeoutMs: timeout * 1000,
+          log,
+          ...(opts.signal ? { signal: opts.signal } : {}),
+        });
         noteInLog(
           log,
           `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} after ${(outcome.durationMs / 1000).toFixed(1)} s`,
@@ -274,7 +311,11 @@ export async function runChecks(root: string, checks: readonly Check[], now: () 
         closeLog(log);
       }
       if (outcome.aborted) {
-        const stopped = { name: check.name, duration_ms: outcome.durationMs, tail: logTail(log.path, INTERRUPTED_TAIL_LINES) };
+        const stopped = {
+          name: check.name,
+          duration_ms: outcome.durationMs,
+          tail: logTail(log.path, INTERRUPTED_TAIL_LINES),
+        };
         removeLogs();
         throw new ChecksInterruptedError(runs, stopped);
       }
@@ -345,7 +386,10 @@ export interface EvidenceRecord {
  * progress, and the project belongs to the branch checked out. A run of minutes is not spent on a
  * result that cannot be recorded.
  */
-export async function evidenceTarget(where: Where, target: EvidenceTarget): Promise<{ root: string; target: EvidenceTarget; task?: TaskState }> {
+export async function evidenceTarget(
+  where: Where,
+  target: EvidenceTarget,
+): Promise<{ root: string; target: EvidenceTarget; task?: TaskState }> {
   return Reader.read(
     where,
     async (reader): Promise<{ root: string; target: EvidenceTarget; task?: TaskState }> => {
@@ -372,7 +416,11 @@ function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: string): 
 }
 
 /** Appends the runs' evidence to the target's outputs, in one locked update. */
-export async function recordEvidence(where: Where, runs: readonly CheckRun[], target: EvidenceTarget): Promise<EvidenceRecord> {
+export async function recordEvidence(
+  where: Where,
+  runs: readonly CheckRun[],
+  target: EvidenceTarget,
+): Promise<EvidenceRecord> {
   return update(where, async (uow) => {
     const type = await uow.type();
     const artifacts = evidenceOutputs(runs, uow.now);
@@ -380,14 +428,24 @@ export async function recordEvidence(where: Where, runs: readonly CheckRun[], ta
       const task = await uow.task(target.task);
       requireEvidenceSlot(type.taskOutputs, `task ${task.id} outputs`);
       uow.setTask({ ...task, outputs: [...task.outputs, ...artifacts] });
-      return { owner: `task ${task.id}`, task: task.id, phase: null, outputs: artifacts.map((artifact, i) => ({ index: task.outputs.length + i, artifact })) };
+      return {
+        owner: `task ${task.id}`,
+        task: task.id,
+        phase: null,
+        outputs: artifacts.map((artifact, i) => ({ index: task.outputs.length + i, artifact })),
+      };
     }
     const project = await uow.project();
     const phase = selectPhase(type, project, target.phase);
     requireEvidenceSlot(phaseDef(type, phase).outputs, `the ${phase} phase outputs`);
     const current = phaseOf(project, phase);
     uow.setProject(withPhase(project, phase, { ...current, outputs: [...current.outputs, ...artifacts] }));
-    return { owner: `the ${phase} phase`, task: null, phase, outputs: artifacts.map((artifact, i) => ({ index: current.outputs.length + i, artifact })) };
+    return {
+      owner: `the ${phase} phase`,
+      task: null,
+      phase,
+      outputs: artifacts.map((artifact, i) => ({ index: current.outputs.length + i, artifact })),
+    };
   });
 }
 
@@ -401,7 +459,11 @@ export interface CheckRunOptions extends RunChecksOptions {
  * `sow check run`: the named checks (default: all declared), run without the lock, then recorded
  * as evidence in one update. Throws ChecksFailedError, after recording, when any failed.
  */
-export async function checkRun(where: Where, names: readonly string[], opts: CheckRunOptions = {}): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
+export async function checkRun(
+  where: Where,
+  names: readonly string[],
+  opts: CheckRunOptions = {},
+): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
   const ctx = contextOf(where);
   const { root, target, task } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
   const { config } = await readRepoConfig(root);
@@ -417,9 +479,19 @@ export async function checkRun(where: Where, names: readonly string[], opts: Che
   const place = task ? await placeForTask(root, task, ctx.now()) : { path: root };
   if (opts.announce !== undefined) {
     const { announceRunner } = await import('./check-detach.js');
-    announceRunner(root, opts.announce, { checks: checks.map((c) => c.name), ...(target.task !== undefined ? { task: target.task } : { phase: target.phase! }), started_at: ctx.now() });
+    announceRunner(root, opts.announce, {
+      checks: checks.map((c) => c.name),
+      ...(target.task !== undefined ? { task: target.task } : { phase: target.phase! }),
+      started_at: ctx.now(),
+    });
   }
-  const runs = await runChecks(root, checks, ctx.now, { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) }, place);
+  const runs = await runChecks(
+    root,
+    checks,
+    ctx.now,
+    { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) },
+    place,
+  );
   const recorded = await recordEvidence(ctx, runs, target);
   if (runs.some((r) => !r.passed)) throw new ChecksFailedError(runs, recorded);
   return { runs, recorded };
@@ -446,17 +518,27 @@ export class CompletionChecksFailedError extends SowError {
   constructor(task: string, runs: readonly CheckRun[], tails: ReadonlyMap<string, readonly string[]>) {
     const failed = runs.filter((r) => !r.passed);
     const checkout = runs.find((r) => r.checkout !== undefined);
-    const where = checkout ? ` in its checkout ${checkout.checkout} (at ${checkout.commit?.slice(0, 12) ?? 'no commit'}${checkout.dirty ? ' with uncommitted changes' : ''})` : '';
+    const where = checkout
+      ? ` in its checkout ${checkout.checkout} (at ${checkout.commit?.slice(0, 12) ?? 'no commit'}${checkout.dirty ? ' with uncommitted changes' : ''})`
+      : '';
     const shown = failed.map((r) => {
       const tail = tails.get(r.name) ?? [];
-      return [`${r.name} (${verdictOf(r)}), log ${PROJECT_DIR}/${r.log}${tail.length ? `; its last lines:` : '; it printed nothing'}`, ...tail.map((l) => `  | ${l}`)].join('\n');
+      return [
+        `${r.name} (${verdictOf(r)}), log ${PROJECT_DIR}/${r.log}${tail.length ? `; its last lines:` : '; it printed nothing'}`,
+        ...tail.map((l) => `  | ${l}`),
+      ].join('\n');
     });
     super(
       'TASK_CHECKS_FAILED',
       'blocked',
       `task ${task} was not completed: ${runs.length === 1 ? 'the check' : `${failed.length} of ${runs.length} checks`} declared for task_complete failed${where}: ${shown.join('\n')}`,
       `fix the cause${checkout ? ` in ${checkout.checkout}` : ''} and complete it again (the checks run again); 'sow task set --id ${task} status completed --force' completes it without them, recording that they were skipped`,
-      { task, runs: [...runs], failed: failed.map((r) => r.name), ...(checkout ? { checkout: checkout.checkout } : {}) },
+      {
+        task,
+        runs: [...runs],
+        failed: failed.map((r) => r.name),
+        ...(checkout ? { checkout: checkout.checkout } : {}),
+      },
     );
   }
 }
@@ -481,7 +563,13 @@ export interface CompletionResult {
  * its log. With --force the checks are skipped, and evidence saying so is recorded. Any other
  * change is setTaskField as it is.
  */
-export async function setTaskFieldChecked(where: Where, rawId: string, field: string, raw: string, opts: SetTaskOptions & RunChecksOptions = {}): Promise<CompletionResult> {
+export async function setTaskFieldChecked(
+  where: Where,
+  rawId: string,
+  field: string,
+  raw: string,
+  opts: SetTaskOptions & RunChecksOptions = {},
+): Promise<CompletionResult> {
   const { onProgress, signal, ...setOpts } = opts;
   const ctx = contextOf(where);
   if (!asksCompletion(field, raw)) return { ...(await setTaskField(ctx, rawId, field, raw, setOpts)), checks: [] };
@@ -495,10 +583,24 @@ export async function setTaskFieldChecked(where: Where, rawId: string, field: st
   if (dry.unchanged) return { ...dry, checks: [] };
   const { id } = dry;
   // Allowed for the project checkout, whose .sow/config.yaml they were read from, wherever they run.
-  if (!setOpts.force) (await import('./check-allowance.js')).requireAllowed(root, declared, `task ${id} was not completed (its task_complete checks run first)`, ctx.env);
+  if (!setOpts.force)
+    (await import('./check-allowance.js')).requireAllowed(
+      root,
+      declared,
+      `task ${id} was not completed (its task_complete checks run first)`,
+      ctx.env,
+    );
   // Whoever completes it (the worker, the person, MCP), the checks run where the task's code is.
   const place = await placeForTask(root, dry.task, ctx.now());
-  const runs = setOpts.force ? skippedRuns(root, declared, ctx, place) : await runChecks(root, declared, ctx.now, { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) }, place);
+  const runs = setOpts.force
+    ? skippedRuns(root, declared, ctx, place)
+    : await runChecks(
+        root,
+        declared,
+        ctx.now,
+        { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) },
+        place,
+      );
   const now = ctx.now();
   if (runs.every((r) => r.passed || r.skipped)) {
     try {
@@ -513,7 +615,11 @@ export async function setTaskFieldChecked(where: Where, rawId: string, field: st
     }
   }
   await recordEvidence(ctx, runs, { task: id });
-  throw new CompletionChecksFailedError(id, runs, new Map(runs.filter((r) => !r.passed).map((r) => [r.name, logTail(join(root, PROJECT_DIR, r.log), TAIL_LINES)])));
+  throw new CompletionChecksFailedError(
+    id,
+    runs,
+    new Map(runs.filter((r) => !r.passed).map((r) => [r.name, logTail(join(root, PROJECT_DIR, r.log), TAIL_LINES)])),
+  );
 }
 
 /** Evidence that the checks did not run: a completion forced past them. */
@@ -524,7 +630,10 @@ function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext, pl
     const code = codeSnapshot(place);
     const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}-skipped`);
     try {
-      noteInLog(log, `# sow check ${check.name}: ${check.run}\n# sow: skipped ${startedAt}: the task was completed with --force by ${who.by}${who.session ? ` (session ${who.session})` : ''}`);
+      noteInLog(
+        log,
+        `# sow check ${check.name}: ${check.run}\n# sow: skipped ${startedAt}: the task was completed with --force by ${who.by}${who.session ? ` (session ${who.session})` : ''}`,
+      );
     } finally {
       closeLog(log);
     }

@@ -6,7 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, toExecuting, worlds } from '../../test/inproc.js';
 import { addRef } from './refs.js';
-import { artifactTypeCandidates, checkCandidates, eventCandidates, phaseCandidates, refCandidates, taskIdCandidates } from './completion.js';
+import {
+  artifactTypeCandidates,
+  checkCandidates,
+  eventCandidates,
+  phaseCandidates,
+  refCandidates,
+  taskIdCandidates,
+} from './completion.js';
 import { newProject } from './project.js';
 import { addTask } from './task.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,7 +22,8 @@ import { join } from 'node:path';
 
 const world = worlds({
   executing: (w) => toExecuting(w, ['First task', 'Second task']),
-  planning: async (w) => void (await newProject(w.ctx(), { name: 'demo', description: 'A demo project', planning: true })),
+  planning: async (w) =>
+    void (await newProject(w.ctx(), { name: 'demo', description: 'A demo project', planning: true })),
 });
 
 describe('completion candidates', () => {
@@ -33,7 +41,9 @@ describe('completion candidates', () => {
 
   it('the events out of the current state, each with where it leads and, when blocked, what it waits for', async () => {
     const w = await world('executing');
-    expect(await eventCandidates(w.dir)).toEqual([{ value: 'all_tasks_complete', description: expect.stringMatching(/^→ ReviewActive \(.+\)$/) }]);
+    expect(await eventCandidates(w.dir)).toEqual([
+      { value: 'all_tasks_complete', description: expect.stringMatching(/^→ ReviewActive \(.+\)$/) },
+    ]);
     const p = await world('planning');
     expect((await eventCandidates(p.dir)).map((c) => c.value)).toEqual(['complete_planning']);
   });
@@ -43,9 +53,14 @@ describe('completion candidates', () => {
     expect((await artifactTypeCandidates(p.dir, 'phase', 'outputs')).map((c) => c.value)).toEqual(['task_list']);
     expect((await artifactTypeCandidates(p.dir, 'phase', 'inputs')).map((c) => c.value)).toEqual(['context']);
     const w = await world('executing');
-    expect((await artifactTypeCandidates(w.dir, 'phase', 'outputs', 'planning')).map((c) => c.value)).toEqual(['task_list']);
+    expect((await artifactTypeCandidates(w.dir, 'phase', 'outputs', 'planning')).map((c) => c.value)).toEqual([
+      'task_list',
+    ]);
     // A phase that does not exist falls back to the current state's.
-    expect((await artifactTypeCandidates(w.dir, 'phase', 'inputs', 'nosuch')).map((c) => c.value)).toEqual(['context', 'review']);
+    expect((await artifactTypeCandidates(w.dir, 'phase', 'inputs', 'nosuch')).map((c) => c.value)).toEqual([
+      'context',
+      'review',
+    ]);
     expect((await artifactTypeCandidates(w.dir, 'task', 'outputs')).map((c) => c.value)).toEqual(['modified']);
     expect(await phaseCandidates(w.dir)).toEqual([
       { value: 'planning', description: 'completed' },
@@ -64,7 +79,13 @@ describe('completion candidates', () => {
     const source = mkdtempSync(join(tmpdir(), 'sow-inproc-completion-'));
     try {
       writeFileSync(join(source, 'a.md'), 'a\n');
-      await addRef(w.ctx(), source, { link: 'notes', semantic: 'knowledge', local: true, progress: false, description: 'Team notes' });
+      await addRef(w.ctx(), source, {
+        link: 'notes',
+        semantic: 'knowledge',
+        local: true,
+        progress: false,
+        description: 'Team notes',
+      });
       expect(refCandidates(w.dir)).toEqual([{ value: 'notes', description: 'Team notes' }]);
     } finally {
       rmSync(source, { recursive: true, force: true });

@@ -18,10 +18,13 @@ export interface Candidate {
   description?: string;
 }
 
-const quietly = <T>(cwd: string, fn: (reader: Reader) => Promise<T> | T): Promise<T> => Reader.read(cwd, fn, { otherBranch: 'quiet' });
+const quietly = <T>(cwd: string, fn: (reader: Reader) => Promise<T> | T): Promise<T> =>
+  Reader.read(cwd, fn, { otherBranch: 'quiet' });
 
 export function taskIdCandidates(cwd: string): Promise<Candidate[]> {
-  return quietly(cwd, async (r) => (await r.tasks()).map((t) => ({ value: t.id, description: `${t.name} (${t.status})` })));
+  return quietly(cwd, async (r) =>
+    (await r.tasks()).map((t) => ({ value: t.id, description: `${t.name} (${t.status})` })),
+  );
 }
 
 /** Every event out of the current state (what `sow advance --list` shows), blocked or not. */
@@ -32,7 +35,10 @@ export function eventCandidates(cwd: string): Promise<Candidate[]> {
     for (const t of listTransitions(r.type, await r.view())) {
       if (seen.has(t.event)) continue;
       seen.add(t.event);
-      out.push({ value: t.event, description: `→ ${t.to}${t.blocked && t.guardDescription ? ` (${guardSentence.blockedUntil([t.guardDescription])})` : ''}` });
+      out.push({
+        value: t.event,
+        description: `→ ${t.to}${t.blocked && t.guardDescription ? ` (${guardSentence.blockedUntil([t.guardDescription])})` : ''}`,
+      });
     }
     return out;
   });
@@ -48,7 +54,12 @@ function phaseFor(type: ProjectType, project: ProjectState, requested: string | 
 }
 
 /** The artifact types `input|output add` takes for a phase (the current one) or a task; not those only sow records. */
-export function artifactTypeCandidates(cwd: string, owner: 'phase' | 'task', direction: 'inputs' | 'outputs', phase?: string): Promise<Candidate[]> {
+export function artifactTypeCandidates(
+  cwd: string,
+  owner: 'phase' | 'task',
+  direction: 'inputs' | 'outputs',
+  phase?: string,
+): Promise<Candidate[]> {
   return quietly(cwd, (r) => {
     let defs;
     if (owner === 'task') defs = direction === 'inputs' ? r.type.taskInputs : r.type.taskOutputs;
@@ -61,7 +72,9 @@ export function artifactTypeCandidates(cwd: string, owner: 'phase' | 'task', dir
 }
 
 export function phaseCandidates(cwd: string): Promise<Candidate[]> {
-  return quietly(cwd, (r) => r.type.phases.map((p) => ({ value: p.name, description: r.project.phases[p.name]?.status ?? '' })));
+  return quietly(cwd, (r) =>
+    r.type.phases.map((p) => ({ value: p.name, description: r.project.phases[p.name]?.status ?? '' })),
+  );
 }
 
 export async function checkCandidates(cwd: string): Promise<Candidate[]> {
@@ -70,5 +83,8 @@ export async function checkCandidates(cwd: string): Promise<Candidate[]> {
 }
 
 export function refCandidates(cwd: string): Candidate[] {
-  return refInfos(findWorkspaceRoot(cwd)).map((r) => ({ value: r.link, ...(r.description ? { description: r.description } : {}) }));
+  return refInfos(findWorkspaceRoot(cwd)).map((r) => ({
+    value: r.link,
+    ...(r.description ? { description: r.description } : {}),
+  }));
 }

@@ -23,7 +23,12 @@ describe('configProblems', () => {
     const w = await world('init');
     w.write('.sow/config.yaml', 'bugdet:\n  usd: 5\n');
     const [p] = await configProblems(w.ctx(), LATER);
-    expect(p).toEqual({ file: '.sow/config.yaml', warning: expect.stringMatching(/^\.sow\/config\.yaml: bugdet: unknown key 'bugdet'; did you mean 'budget'\?; .*\(no budget limits the workers\)/) });
+    expect(p).toEqual({
+      file: '.sow/config.yaml',
+      warning: expect.stringMatching(
+        /^\.sow\/config\.yaml: bugdet: unknown key 'bugdet'; did you mean 'budget'\?; .*\(no budget limits the workers\)/,
+      ),
+    });
     const kept = JSON.parse(readFileSync(cacheOf(w.dir), 'utf8'));
     const id = Object.keys(kept)[0]!;
     expect(kept[id]).toMatchObject({ problem: { budget: true } });
@@ -44,7 +49,9 @@ describe('configProblems', () => {
     expect(await configProblems(w.ctx(), Date.now())).toHaveLength(1);
     expect(() => readFileSync(cacheOf(w.dir), 'utf8')).toThrow();
     writeFileSync(cacheOf(w.dir), '{not json');
-    expect(await configProblems(w.ctx(), LATER)).toEqual([{ file: '.sow/config.yaml', warning: expect.stringContaining('budget: ') }]);
+    expect(await configProblems(w.ctx(), LATER)).toEqual([
+      { file: '.sow/config.yaml', warning: expect.stringContaining('budget: ') },
+    ]);
   });
 
   it('the user configuration, where the environment puts it', async () => {
@@ -56,7 +63,12 @@ describe('configProblems', () => {
     mkdirSync(join(ctx.env['XDG_CONFIG_HOME']!, 'sow'), { recursive: true });
     writeFileSync(path, 'agents:\n  bindings:\n    implementer: 3\n');
     expect(await configProblems(ctx, LATER)).toEqual([
-      { file: path, warning: expect.stringMatching(/agents\.bindings\.implementer: .*; until it is fixed workers refuse to start; fix it with 'sow config edit'/) },
+      {
+        file: path,
+        warning: expect.stringMatching(
+          /agents\.bindings\.implementer: .*; until it is fixed workers refuse to start; fix it with 'sow config edit'/,
+        ),
+      },
     ]);
   });
 });

@@ -32,11 +32,18 @@ declare const SOW_VERSION: string;
 const VERSION = typeof SOW_VERSION === 'string' ? SOW_VERSION : 'dev';
 
 const sameStamp = (a: FileStamp, b: FileStamp) =>
-  a.isFile === b.isFile && a.ino === b.ino && a.size === b.size && a.mtimeS === b.mtimeS && a.mtimeNs === b.mtimeNs && a.ctimeS === b.ctimeS && a.ctimeNs === b.ctimeNs;
+  a.isFile === b.isFile &&
+  a.ino === b.ino &&
+  a.size === b.size &&
+  a.mtimeS === b.mtimeS &&
+  a.mtimeNs === b.mtimeNs &&
+  a.ctimeS === b.ctimeS &&
+  a.ctimeNs === b.ctimeNs;
 
 /** Whether a stamp may be believed: its timestamps had settled when it was taken (the task index's rule). */
 const SETTLE_MS = 2000;
-const settled = (s: FileStamp, now: number) => now - Math.max(stampMs(s.mtimeS, s.mtimeNs), stampMs(s.ctimeS, s.ctimeNs)) > SETTLE_MS;
+const settled = (s: FileStamp, now: number) =>
+  now - Math.max(stampMs(s.mtimeS, s.mtimeNs), stampMs(s.ctimeS, s.ctimeNs)) > SETTLE_MS;
 
 /** The verdict on the repository configuration (strict, as `agent spawn` and `check run` read it). */
 async function judgeRepo(root: string): Promise<Verdict['problem']> {
@@ -73,7 +80,8 @@ async function judgeUser(path: string): Promise<Verdict['problem']> {
 const repoWarning = (p: NonNullable<Verdict['problem']>) =>
   `${p.message}; until it is fixed none of its settings is in force${p.budget ? ' (no budget limits the workers)' : ''} and workers and checks refuse to start; fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`;
 
-const userWarning = (p: NonNullable<Verdict['problem']>) => `${p.message}; until it is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow config validate'`;
+const userWarning = (p: NonNullable<Verdict['problem']>) =>
+  `${p.message}; until it is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow config validate'`;
 
 /**
  * The configuration files that are not valid, each with its warning; none outside a workspace or
@@ -88,8 +96,20 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
   }
   try {
     const files = [
-      { key: 'repo', abs: join(root, REPO_CONFIG), file: REPO_CONFIG, judge: () => judgeRepo(root), warning: repoWarning },
-      { key: 'user', abs: userConfigPath(ctx.env), file: userConfigPath(ctx.env), judge: () => judgeUser(userConfigPath(ctx.env)), warning: userWarning },
+      {
+        key: 'repo',
+        abs: join(root, REPO_CONFIG),
+        file: REPO_CONFIG,
+        judge: () => judgeRepo(root),
+        warning: repoWarning,
+      },
+      {
+        key: 'user',
+        abs: userConfigPath(ctx.env),
+        file: userConfigPath(ctx.env),
+        judge: () => judgeUser(userConfigPath(ctx.env)),
+        warning: userWarning,
+      },
     ];
     const present = files.map((f) => ({ ...f, stamp: fileStamp(f.abs) })).filter((f) => f.stamp !== undefined);
     if (present.length === 0) return [];
@@ -102,7 +122,13 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
       const id = `${f.key}:${f.abs}`;
       const verdict = kept.get(id);
       let problem: Verdict['problem'];
-      if (verdict && typeof verdict === 'object' && verdict.version === VERSION && verdict.stamp && sameStamp(verdict.stamp, f.stamp!)) {
+      if (
+        verdict &&
+        typeof verdict === 'object' &&
+        verdict.version === VERSION &&
+        verdict.stamp &&
+        sameStamp(verdict.stamp, f.stamp!)
+      ) {
         problem = verdict.problem;
         cache.set(id, verdict);
       } else {

@@ -10,7 +10,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ROLES } from '../domain/agents.js';
 import { exitCodeFor, SowError } from '../domain/errors.js';
 import { refused, said, worlds, type World } from '../../test/inproc.js';
-import { ConfigInvalidError, configPath, configTemplate, editConfig, initConfig, resetConfig, showConfig, validateConfig, validateRepoConfig, validateUserConfig } from './config.js';
+import {
+  ConfigInvalidError,
+  configPath,
+  configTemplate,
+  editConfig,
+  initConfig,
+  resetConfig,
+  showConfig,
+  validateConfig,
+  validateRepoConfig,
+  validateUserConfig,
+} from './config.js';
 import type { AppContext } from './context.js';
 
 const world = worlds();
@@ -90,9 +101,13 @@ describe('config path', () => {
     expect(configPath(p.ctx)).toEqual({ path: p.path, exists: false });
     p.write(VALID);
     expect(configPath(p.ctx)).toEqual({ path: p.path, exists: true });
-    expect(configPath(p.with({ XDG_CONFIG_HOME: '' })).path).toBe(join(p.base, 'home', '.config', 'sow', 'config.yaml'));
+    expect(configPath(p.with({ XDG_CONFIG_HOME: '' })).path).toBe(
+      join(p.base, 'home', '.config', 'sow', 'config.yaml'),
+    );
     // A relative XDG_CONFIG_HOME is ignored, as the XDG rules say.
-    expect(configPath(p.with({ XDG_CONFIG_HOME: 'relative' })).path).toBe(join(p.base, 'home', '.config', 'sow', 'config.yaml'));
+    expect(configPath(p.with({ XDG_CONFIG_HOME: 'relative' })).path).toBe(
+      join(p.base, 'home', '.config', 'sow', 'config.yaml'),
+    );
   });
 });
 
@@ -138,7 +153,12 @@ describe('config validate', () => {
     const r = await validateConfig(p.ctx);
     expect(r).toMatchObject({ path: p.path, exists: true, valid: true });
     expect(r.repository).toBeUndefined();
-    expect(texts(r)).toEqual(['ok: YAML syntax valid', 'ok: schema valid', 'ok: executor types valid (claude, cursor)', 'ok: all bindings reference defined executors']);
+    expect(texts(r)).toEqual([
+      'ok: YAML syntax valid',
+      'ok: schema valid',
+      'ok: executor types valid (claude, cursor)',
+      'ok: all bindings reference defined executors',
+    ]);
   });
 
   it('an agent CLI missing from the context’s PATH: a warning with how to install it, still valid', async () => {
@@ -150,21 +170,35 @@ describe('config validate', () => {
     expect(r.valid).toBe(true);
     const warnings = r.lines.filter((l) => l.level === 'warning');
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]!.text).toMatch(/^cursor-agent not found on PATH\n {2}The 'cur' executor requires it\. Install: /);
-    expect(texts(await validateUserConfig(p.ctx, { binaries: false }))).not.toContainEqual(expect.stringContaining('not found on PATH'));
+    expect(warnings[0]!.text).toMatch(
+      /^cursor-agent not found on PATH\n {2}The 'cur' executor requires it\. Install: /,
+    );
+    expect(texts(await validateUserConfig(p.ctx, { binaries: false }))).not.toContainEqual(
+      expect.stringContaining('not found on PATH'),
+    );
   });
 
   it('over ACP the program looked for is the agent’s ACP server (an adapter for Claude Code); a type without one is an error naming the field', async () => {
     const w = await world('bare');
     const p = person(w);
-    p.write('agents:\n  executors:\n    cc:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: cc\n');
+    p.write(
+      'agents:\n  executors:\n    cc:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: cc\n',
+    );
     p.command('claude');
     const warnings = (await validateUserConfig(p.ctx)).lines.filter((l) => l.level === 'warning');
-    expect(warnings.map((l) => l.text)).toEqual([expect.stringMatching(/^claude-agent-acp not found on PATH\n.*Install: npm install -g @zed-industries\/claude-agent-acp/s)]);
-    p.write('agents:\n  executors:\n    cur:\n      type: cursor\n      transport: acp\n  bindings:\n    implementer: cur\n');
+    expect(warnings.map((l) => l.text)).toEqual([
+      expect.stringMatching(
+        /^claude-agent-acp not found on PATH\n.*Install: npm install -g @zed-industries\/claude-agent-acp/s,
+      ),
+    ]);
+    p.write(
+      'agents:\n  executors:\n    cur:\n      type: cursor\n      transport: acp\n  bindings:\n    implementer: cur\n',
+    );
     const bad = await validateUserConfig(p.ctx, { binaries: false });
     expect(bad.valid).toBe(false);
-    expect(bad.lines.find((l) => l.level === 'error')!.text).toMatch(/agents\.executors\.cur\.transport.*Agent Client Protocol/);
+    expect(bad.lines.find((l) => l.level === 'error')!.text).toMatch(
+      /agents\.executors\.cur\.transport.*Agent Client Protocol/,
+    );
   });
 
   it('no file: the defaults, and the environment’s overrides are still checked', async () => {
@@ -175,7 +209,10 @@ describe('config validate', () => {
     expect(texts(r)).toEqual(['ok: no configuration file; the built-in defaults are used (every role: claude-code)']);
     const bad = await validateUserConfig(p.with({ SOW_AGENTS_IMPLEMENTER: 'nosuch' }), { binaries: false });
     expect(bad.valid).toBe(false);
-    expect(bad.lines.find((l) => l.level === 'error')).toMatchObject({ source: 'environment', text: expect.stringMatching(/SOW_AGENTS_IMPLEMENTER.*'nosuch'/) });
+    expect(bad.lines.find((l) => l.level === 'error')).toMatchObject({
+      source: 'environment',
+      text: expect.stringMatching(/SOW_AGENTS_IMPLEMENTER.*'nosuch'/),
+    });
   });
 
   it('the refusal after a report with errors: CONFIG_INVALID, exit 4, naming the file and the field, with the fix for each place', async () => {
@@ -193,7 +230,9 @@ describe('config validate', () => {
     );
     expect(e.message).toContain(`${p.path}: agents.bindings.implementer: executor 'nosuch' is not defined`);
     expect(e.message).toContain('SOW_AGENTS_REVIEWER');
-    expect(e.hint).toBe(`fix ${p.path} with 'sow config edit'; change or unset the environment variable named; then run 'sow config validate' again`);
+    expect(e.hint).toBe(
+      `fix ${p.path} with 'sow config edit'; change or unset the environment variable named; then run 'sow config validate' again`,
+    );
     expect(e.details).toMatchObject({ file: p.path });
   });
 
@@ -230,9 +269,20 @@ describe('config validate', () => {
     const bad = await validateConfig(p.ctx);
     expect(bad.valid).toBe(false);
     expect(bad.repository).toMatchObject({ exists: true, valid: false });
-    expect(bad.lines.at(-1)).toEqual({ level: 'error', text: ".sow/config.yaml: checks.0.timout: unknown key 'timout'; did you mean 'timeout'?", source: 'repository' });
-    const e = await refused(w, () => Promise.reject(new ConfigInvalidError(bad, 'sow config validate')), 'CONFIG_INVALID', 4);
-    expect(e.hint).toBe("fix .sow/config.yaml (its fields: 'sow schema repo-config'); then run 'sow config validate' again");
+    expect(bad.lines.at(-1)).toEqual({
+      level: 'error',
+      text: ".sow/config.yaml: checks.0.timout: unknown key 'timout'; did you mean 'timeout'?",
+      source: 'repository',
+    });
+    const e = await refused(
+      w,
+      () => Promise.reject(new ConfigInvalidError(bad, 'sow config validate')),
+      'CONFIG_INVALID',
+      4,
+    );
+    expect(e.hint).toBe(
+      "fix .sow/config.yaml (its fields: 'sow schema repo-config'); then run 'sow config validate' again",
+    );
 
     const bare = await world('bare');
     expect(await validateRepoConfig(person(bare).ctx)).toBeUndefined();
@@ -253,7 +303,8 @@ describe('config show', () => {
     expect(lines).toContain('# Environment overrides: SOW_AGENTS_IMPLEMENTER=codex');
     expect(lines).toContain('    implementer: codex  # (from environment: SOW_AGENTS_IMPLEMENTER)');
     expect(lines).toContain('    reviewer: claude-code  # (from config file)');
-    for (const role of ['orchestrator', 'architect', 'planner', 'researcher', 'decomposer']) expect(lines, role).toContain(`    ${role}: claude-code  # (default)`);
+    for (const role of ['orchestrator', 'architect', 'planner', 'researcher', 'decomposer'])
+      expect(lines, role).toContain(`    ${role}: claude-code  # (default)`);
     expect(lines).toContain('        model: sonnet  # (from config file)');
     expect(lines).toContain('        permissions: yolo  # (from config file: yolo_mode: true)');
   });
@@ -277,7 +328,10 @@ describe('config edit', () => {
   /** An editor on the person's PATH that records its arguments and appends EDITOR_APPEND to the file. */
   function editor(p: ReturnType<typeof person>) {
     const record = join(p.base, 'editor-argv');
-    p.command('fake-editor', `printf '%s\\n' "$@" > "${record}"\nfor last; do :; done\nprintf '%s' "$EDITOR_APPEND" >> "$last"`);
+    p.command(
+      'fake-editor',
+      `printf '%s\\n' "$@" > "${record}"\nfor last; do :; done\nprintf '%s' "$EDITOR_APPEND" >> "$last"`,
+    );
     return { argv: () => (existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n') : []) };
   }
 
@@ -313,7 +367,9 @@ describe('config edit', () => {
     editor(p);
     const r = await editConfig(p.with({ EDITOR: 'fake-editor', EDITOR_APPEND: '    planner: nosuch\n' }));
     expect(r.report.valid).toBe(false);
-    expect(r.report.lines.filter((l) => l.level === 'error').map((l) => l.text)).toEqual([expect.stringContaining("'nosuch'")]);
+    expect(r.report.lines.filter((l) => l.level === 'error').map((l) => l.text)).toEqual([
+      expect.stringContaining("'nosuch'"),
+    ]);
   });
 
   it('no editor set: NO_EDITOR naming EDITOR and the file; an editor not on the PATH or that fails: exit 5; the file is left as it was', async () => {
@@ -342,7 +398,11 @@ describe('config reset', () => {
     await fails(() => resetConfig(p.ctx, false, true, no), 'ABORTED', 1);
     expect(p.read()).toBe(VALID);
     expect(existsSync(`${p.path}.backup`)).toBe(false);
-    expect(await resetConfig(p.ctx, false, true, yes)).toEqual({ path: p.path, backup: `${p.path}.backup`, removed: true });
+    expect(await resetConfig(p.ctx, false, true, yes)).toEqual({
+      path: p.path,
+      backup: `${p.path}.backup`,
+      removed: true,
+    });
     expect(existsSync(p.path)).toBe(false);
     expect(readFileSync(`${p.path}.backup`, 'utf8')).toBe(VALID);
     const mine = '# mine\n';

@@ -1,6 +1,15 @@
 /** `sow config …`: the user configuration file, its validation and its effective value. */
 import { ROLES } from '../domain/agents.js';
-import { checkConfig, DEFAULT_EXECUTOR, issueText, permissionProfile, resolveConfig, type ConfigIssue, type EffectiveConfig, type ResolvedExecutor } from '../domain/config.js';
+import {
+  checkConfig,
+  DEFAULT_EXECUTOR,
+  issueText,
+  permissionProfile,
+  resolveConfig,
+  type ConfigIssue,
+  type EffectiveConfig,
+  type ResolvedExecutor,
+} from '../domain/config.js';
 import { AbortedError, ConfirmationRequiredError, SowError } from '../domain/errors.js';
 import { EXECUTOR_TYPES, type ExecutorConfig } from '../domain/schemas.js';
 import type { ExecutorModule } from '../adapters/executors/types.js';
@@ -11,7 +20,14 @@ import { findWorkspaceRoot } from '../adapters/repo.js';
 import { contextOf, type AppContext, type Where } from './context.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { emitString } from '../adapters/yaml/emit.js';
-import { backupAndRemoveUserConfig, inspectUserConfig, readUserConfig, userConfigExists, userConfigPath, writeUserConfig } from '../adapters/user-config.js';
+import {
+  backupAndRemoveUserConfig,
+  inspectUserConfig,
+  readUserConfig,
+  userConfigExists,
+  userConfigPath,
+  writeUserConfig,
+} from '../adapters/user-config.js';
 
 export function configTemplate(path: string): string {
   return `# sow agent configuration
@@ -65,7 +81,12 @@ export function configPath(where: Where): { path: string; exists: boolean } {
 }
 
 /** Writes the template; over an existing file only when the person says yes (a question, or --yes). */
-export async function initConfig(where: Where, yes: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; overwritten: boolean }> {
+export async function initConfig(
+  where: Where,
+  yes: boolean,
+  interactive: boolean,
+  confirm: (q: string) => Promise<boolean>,
+): Promise<{ path: string; overwritten: boolean }> {
   const path = pathOf(contextOf(where));
   const exists = userConfigExists(path);
   if (exists && !yes) {
@@ -100,7 +121,11 @@ export interface ValidationReport {
 
 const isEnvironmentIssue = (i: ConfigIssue) => i.field.startsWith('SOW_');
 const issueLines = (level: 'error' | 'warning', issues: ConfigIssue[]): ValidationLine[] =>
-  issues.map((i) => ({ level, text: issueText(i), ...(level === 'error' ? { source: isEnvironmentIssue(i) ? ('environment' as const) : ('file' as const) } : {}) }));
+  issues.map((i) => ({
+    level,
+    text: issueText(i),
+    ...(level === 'error' ? { source: isEnvironmentIssue(i) ? ('environment' as const) : ('file' as const) } : {}),
+  }));
 
 /**
  * The user configuration (and the environment's overrides), then, when the context's folder is in
@@ -112,7 +137,12 @@ export async function validateConfig(where: Where, opts: { repository?: boolean 
   const user = await validateUserConfig(ctx);
   const repository = opts.repository === false ? undefined : await validateRepoConfig(ctx);
   if (!repository) return user;
-  return { ...user, valid: user.valid && repository.report.valid, lines: [...user.lines, ...repository.lines], repository: repository.report };
+  return {
+    ...user,
+    valid: user.valid && repository.report.valid,
+    lines: [...user.lines, ...repository.lines],
+    repository: repository.report,
+  };
 }
 
 /** The user configuration and the environment's overrides; `binaries: false` leaves out looking for the executors' CLIs on PATH. */
@@ -123,7 +153,10 @@ export async function validateUserConfig(where: Where, opts: { binaries?: boolea
   const lines: ValidationLine[] = [];
   const done = () => ({ path, exists: inspected.exists, valid: !lines.some((l) => l.level === 'error'), lines });
   if (!inspected.exists) {
-    lines.push({ level: 'ok', text: `no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})` });
+    lines.push({
+      level: 'ok',
+      text: `no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})`,
+    });
     // Environment overrides still apply, and can still be wrong.
     const report = checkConfig(resolveConfig(undefined, ctx.env), IGNORED_SETTINGS);
     lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
@@ -151,7 +184,11 @@ export async function validateUserConfig(where: Where, opts: { binaries?: boolea
   lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
   if (opts.binaries !== false) {
     for (const cli of agentClis(effective, ctx.env)) {
-      if (!cli.found) lines.push({ level: MISSING_CLI_LEVEL, text: `${cli.binary || '(no binary)'} not found on PATH\n  The '${cli.executor}' executor requires it. Install: ${cli.install}` });
+      if (!cli.found)
+        lines.push({
+          level: MISSING_CLI_LEVEL,
+          text: `${cli.binary || '(no binary)'} not found on PATH\n  The '${cli.executor}' executor requires it. Install: ${cli.install}`,
+        });
     }
   }
   return done();
@@ -182,7 +219,15 @@ export function agentClis(effective: EffectiveConfig, env: AppContext['env']): A
     const acp = executor.config.transport === 'acp' ? spec.acp : undefined;
     const binary = acp ? acp.binary(executor.config) : spec.binary(executor.config);
     const found = binary ? findOnPath(binary, env) : undefined;
-    out.push({ executor: name, roles: bound, config: executor.config, spec, binary, install: acp ? acp.install : spec.install, ...(found ? { found } : {}) });
+    out.push({
+      executor: name,
+      roles: bound,
+      config: executor.config,
+      spec,
+      binary,
+      install: acp ? acp.install : spec.install,
+      ...(found ? { found } : {}),
+    });
   }
   return out;
 }
@@ -195,7 +240,9 @@ export function agentClis(effective: EffectiveConfig, env: AppContext['env']): A
 export const MISSING_CLI_LEVEL = 'warning' as const;
 
 /** The repository configuration, when the folder is inside a sow workspace; undefined outside one. */
-export async function validateRepoConfig(where: Where): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
+export async function validateRepoConfig(
+  where: Where,
+): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
   let root: string;
   try {
     root = findWorkspaceRoot(contextOf(where).cwd);
@@ -204,12 +251,29 @@ export async function validateRepoConfig(where: Where): Promise<{ report: Reposi
     if (err instanceof SowError && err.kind === 'failed') return undefined;
     throw err;
   }
-  const report = (exists: boolean, valid: boolean): RepositoryValidation => ({ root, path: REPO_CONFIG, exists, valid });
+  const report = (exists: boolean, valid: boolean): RepositoryValidation => ({
+    root,
+    path: REPO_CONFIG,
+    exists,
+    valid,
+  });
   try {
     const { exists, config } = await readRepoConfig(root);
-    if (!exists) return { report: report(false, true), lines: [{ level: 'ok', text: `${REPO_CONFIG}: none in this repository (it declares no checks)` }] };
+    if (!exists)
+      return {
+        report: report(false, true),
+        lines: [{ level: 'ok', text: `${REPO_CONFIG}: none in this repository (it declares no checks)` }],
+      };
     const checks = (config.checks ?? []).map((c) => c.name);
-    return { report: report(true, true), lines: [{ level: 'ok', text: `${REPO_CONFIG} valid (${checks.length ? `checks: ${checks.join(', ')}` : 'no checks declared'})` }] };
+    return {
+      report: report(true, true),
+      lines: [
+        {
+          level: 'ok',
+          text: `${REPO_CONFIG} valid (${checks.length ? `checks: ${checks.join(', ')}` : 'no checks declared'})`,
+        },
+      ],
+    };
   } catch (err) {
     if (!(err instanceof SowError) || err.code !== 'CONFIG_INVALID') throw err;
     return { report: report(true, false), lines: [{ level: 'error', text: err.message, source: 'repository' }] };
@@ -229,16 +293,28 @@ export class ConfigInvalidError extends SowError {
       ...(where.has('environment') ? ['change or unset the environment variable named'] : []),
       ...(where.has('repository') ? [`fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`] : []),
     ];
-    super('CONFIG_INVALID', 'state', errors.map((l) => ((l.source ?? 'file') === 'file' ? `${report.path}: ${l.text}` : l.text)).join('; '), `${fixes.join('; ')}; then run '${again}' again`, {
-      file: report.path,
-      lines: report.lines,
-      ...(report.repository ? { repository: report.repository } : {}),
-    });
+    super(
+      'CONFIG_INVALID',
+      'state',
+      errors.map((l) => ((l.source ?? 'file') === 'file' ? `${report.path}: ${l.text}` : l.text)).join('; '),
+      `${fixes.join('; ')}; then run '${again}' again`,
+      {
+        file: report.path,
+        lines: report.lines,
+        ...(report.repository ? { repository: report.repository } : {}),
+      },
+    );
   }
 }
 
 const note = (source: string, variable?: string) =>
-  source === 'environment' ? `(from environment: ${variable})` : source === 'file' ? '(from config file)' : source === 'implicit' ? '(implied by a binding)' : '(default)';
+  source === 'environment'
+    ? `(from environment: ${variable})`
+    : source === 'file'
+      ? '(from config file)'
+      : source === 'implicit'
+        ? '(implied by a binding)'
+        : '(default)';
 
 /** The settings lines of `config show`: the permission profile first, each with its source. */
 function settingsLines(e: ResolvedExecutor): string[] {
@@ -250,18 +326,31 @@ function settingsLines(e: ResolvedExecutor): string[] {
   if (typeRefuses(type, 'permissions')) {
     if (s?.permissions !== undefined) out.push(`        permissions: ${s.permissions}  # ${src}, ${ignored}`);
     if (s?.yolo_mode !== undefined) out.push(`        yolo_mode: ${s.yolo_mode}  # ${src}, ${ignored}`);
-    out.push(`        # permissions do not apply: ${type === 'command' ? 'your own spawn/resume argv decides' : 'its custom_args decide'} what the agent may do`);
+    out.push(
+      `        # permissions do not apply: ${type === 'command' ? 'your own spawn/resume argv decides' : 'its custom_args decide'} what the agent may do`,
+    );
   } else {
-    const how = s?.permissions !== undefined ? src : s?.yolo_mode !== undefined ? `${src.replace(/\)$/, '')}: yolo_mode: ${s.yolo_mode})` : '(default)';
+    const how =
+      s?.permissions !== undefined
+        ? src
+        : s?.yolo_mode !== undefined
+          ? `${src.replace(/\)$/, '')}: yolo_mode: ${s.yolo_mode})`
+          : '(default)';
     // Both set and disagreeing: spawn refuses it (exit 4); say so here rather than pick one silently.
-    const conflict = s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode;
-    out.push(`        permissions: ${permissionProfile(e.config)}  # ${how}${conflict ? `; but yolo_mode: ${s.yolo_mode} disagrees, so workers will not start: run 'sow config validate'` : ''}`);
+    const conflict =
+      s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode;
+    out.push(
+      `        permissions: ${permissionProfile(e.config)}  # ${how}${conflict ? `; but yolo_mode: ${s.yolo_mode} disagrees, so workers will not start: run 'sow config validate'` : ''}`,
+    );
   }
-  if (s?.model) out.push(`        model: ${emitString(s.model)}  # ${src}${typeRefuses(type, 'model') ? `, ${ignored}` : ''}`);
+  if (s?.model)
+    out.push(`        model: ${emitString(s.model)}  # ${src}${typeRefuses(type, 'model') ? `, ${ignored}` : ''}`);
   return out;
 }
 
-export async function showConfig(where: Where): Promise<{ path: string; exists: boolean; effective: EffectiveConfig; text: string }> {
+export async function showConfig(
+  where: Where,
+): Promise<{ path: string; exists: boolean; effective: EffectiveConfig; text: string }> {
   const ctx = contextOf(where);
   const loaded = await readUserConfig(pathOf(ctx));
   const effective = resolveConfig(loaded.config, ctx.env);
@@ -278,14 +367,23 @@ export async function showConfig(where: Where): Promise<{ path: string; exists: 
   ];
   for (const e of Object.values(effective.executors)) {
     const src = note(e.source);
-    out.push(`    ${emitString(e.name)}:  # ${src}`, `      type: ${e.config.type}`, '      settings:', ...settingsLines(e));
+    out.push(
+      `    ${emitString(e.name)}:  # ${src}`,
+      `      type: ${e.config.type}`,
+      '      settings:',
+      ...settingsLines(e),
+    );
     if (e.config.custom_args?.length) out.push(`      custom_args: ${JSON.stringify(e.config.custom_args)}  # ${src}`);
-    const argvIgnored = e.config.type === 'command' ? '' : `, the ${e.config.type} executor type does not take it: run 'sow config validate'`;
+    const argvIgnored =
+      e.config.type === 'command'
+        ? ''
+        : `, the ${e.config.type} executor type does not take it: run 'sow config validate'`;
     if (e.config.spawn) out.push(`      spawn: ${JSON.stringify(e.config.spawn)}  # ${src}${argvIgnored}`);
     if (e.config.resume) out.push(`      resume: ${JSON.stringify(e.config.resume)}  # ${src}${argvIgnored}`);
   }
   out.push('  bindings:');
-  for (const b of Object.values(effective.bindings)) out.push(`    ${emitString(b.role)}: ${emitString(b.executor)}  # ${note(b.source, b.variable)}`);
+  for (const b of Object.values(effective.bindings))
+    out.push(`    ${emitString(b.role)}: ${emitString(b.executor)}  # ${note(b.source, b.variable)}`);
   return { path: loaded.path, exists: loaded.exists, effective, text: out.join('\n') };
 }
 
@@ -293,19 +391,31 @@ export async function editConfig(where: Where): Promise<{ path: string; created:
   const ctx = contextOf(where);
   const path = pathOf(ctx);
   const editor = ctx.env['VISUAL'] || ctx.env['EDITOR'];
-  if (!editor) throw new SowError('NO_EDITOR', 'failed', 'no editor is set', `set EDITOR (e.g. export EDITOR="code -w"), or edit ${path} directly`);
+  if (!editor)
+    throw new SowError(
+      'NO_EDITOR',
+      'failed',
+      'no editor is set',
+      `set EDITOR (e.g. export EDITOR="code -w"), or edit ${path} directly`,
+    );
   const created = !userConfigExists(path);
   if (created) writeUserConfig(path, configTemplate(path));
   runEditor(editor, path, ctx.env);
   return { path, created, report: await validateConfig(ctx, { repository: false }) };
 }
 
-export async function resetConfig(where: Where, yes: boolean, interactive: boolean, confirm: (q: string) => Promise<boolean>): Promise<{ path: string; backup?: string; removed: boolean }> {
+export async function resetConfig(
+  where: Where,
+  yes: boolean,
+  interactive: boolean,
+  confirm: (q: string) => Promise<boolean>,
+): Promise<{ path: string; backup?: string; removed: boolean }> {
   const path = pathOf(contextOf(where));
   if (!userConfigExists(path)) return { path, removed: false };
   if (!yes) {
     if (!interactive) throw new ConfirmationRequiredError(`removing ${path}`, '--yes');
-    if (!(await confirm(`Remove ${path} and go back to the defaults? A backup is kept.`))) throw new AbortedError('config reset');
+    if (!(await confirm(`Remove ${path} and go back to the defaults? A backup is kept.`)))
+      throw new AbortedError('config reset');
   }
   return { path, backup: backupAndRemoveUserConfig(path), removed: true };
 }

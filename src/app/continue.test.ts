@@ -48,7 +48,12 @@ describe('project continue', () => {
     const advance = () => advanceProject(ctx, undefined, false);
     await newProject(ctx, { name: NAME, description: DESCRIPTION, planning: true });
 
-    await expectPrompt(w, 'PlanningActive', ['sow input add --type context', 'sow output add --type task_list --path planning/tasks.md', 'sow output set --index <n> approved true', 'Human-led']);
+    await expectPrompt(w, 'PlanningActive', [
+      'sow input add --type context',
+      'sow output add --type task_list --path planning/tasks.md',
+      'sow output set --index <n> approved true',
+      'Human-led',
+    ]);
     await addArtifact(ctx, phase, 'inputs', { type: 'context', path: 'context/auth.md', extra: {} });
     await addArtifact(ctx, phase, 'outputs', { type: 'task_list', path: 'planning/tasks.md', extra: {} });
     w.write('.sow/project/planning/tasks.md', '# Tasks\n');
@@ -56,7 +61,13 @@ describe('project continue', () => {
     await advance();
 
     // Implementation planning is AI-led; the human approves the tasks.
-    await expectPrompt(w, 'ImplementationPlanning', ['sow task add "<name>" --agent implementer', 'sow phase set tasks_approved true', 'iteration 1 ', 'AI-led', 'the human approves the list']);
+    await expectPrompt(w, 'ImplementationPlanning', [
+      'sow task add "<name>" --agent implementer',
+      'sow phase set tasks_approved true',
+      'iteration 1 ',
+      'AI-led',
+      'the human approves the list',
+    ]);
     await addTask(ctx, { name: 'Sign tokens', agent: 'implementer', description: 'HS256' });
     await addTask(ctx, { name: 'Verify tokens', agent: 'implementer', parallel: true });
     await addTask(ctx, { name: 'Middleware', agent: 'implementer', dependsOn: '010,020' });
@@ -74,7 +85,11 @@ describe('project continue', () => {
       'sub-agent',
     ]);
     await setTaskField(ctx, '010', 'status', 'in_progress');
-    await addArtifact(ctx, task('010'), 'inputs', { type: 'feedback', path: 'phases/implementation/tasks/010/feedback/001.md', extra: {} });
+    await addArtifact(ctx, task('010'), 'inputs', {
+      type: 'feedback',
+      path: 'phases/implementation/tasks/010/feedback/001.md',
+      extra: {},
+    });
     await setArtifact(ctx, task('010'), 'inputs', 0, 'status', 'addressed');
     await addArtifact(ctx, task('010'), 'outputs', { type: 'modified', path: 'src/jwt.ts', extra: {} });
     await setTaskField(ctx, '010', 'status', 'needs_review');
@@ -91,15 +106,25 @@ describe('project continue', () => {
       'git diff main...feat/add-auth',
       'sow agent spawn reviewer',
     ]);
-    await addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/report-1.md', extra: { assessment: 'fail' } });
+    await addArtifact(ctx, phase, 'outputs', {
+      type: 'review',
+      path: 'review/report-1.md',
+      extra: { assessment: 'fail' },
+    });
     w.write('.sow/project/review/report-1.md', '# Review 1\n');
     await setArtifact(ctx, phase, 'outputs', 0, 'approved', 'true');
     await advance();
 
     // The fail loop: back to planning the rework, in the implementation phase's second iteration.
-    const rework = await expectPrompt(w, 'ImplementationPlanning', ['sow phase set tasks_approved true', 'iteration 2 ', 'sow input list']);
+    const rework = await expectPrompt(w, 'ImplementationPlanning', [
+      'sow phase set tasks_approved true',
+      'iteration 2 ',
+      'sow input list',
+    ]);
     expect(rework).toContain('3 task(s) exist');
-    expect((await listArtifacts(ctx, phase, 'inputs')).artifacts.map((a) => a.path).join('\n')).toContain('review/report-1.md');
+    expect((await listArtifacts(ctx, phase, 'inputs')).artifacts.map((a) => a.path).join('\n')).toContain(
+      'review/report-1.md',
+    );
     await addTask(ctx, { name: 'Fix review findings', agent: 'implementer' });
     await setPhaseField(ctx, 'tasks_approved', 'true');
     await advance();
@@ -109,12 +134,20 @@ describe('project continue', () => {
     await advance();
 
     await expectPrompt(w, 'ReviewActive', ['sow output add --type review --path review/report-2.md']);
-    await addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/report-2.md', extra: { assessment: 'pass' } });
+    await addArtifact(ctx, phase, 'outputs', {
+      type: 'review',
+      path: 'review/report-2.md',
+      extra: { assessment: 'pass' },
+    });
     w.write('.sow/project/review/report-2.md', '# Review 2\n');
     await setArtifact(ctx, phase, 'outputs', 1, 'approved', 'true');
     await advance();
 
-    await expectPrompt(w, 'FinalizeDocumentation', ['sow output add --type documentation', '.sow/knowledge/', 'git diff --stat main...feat/add-auth']);
+    await expectPrompt(w, 'FinalizeDocumentation', [
+      'sow output add --type documentation',
+      '.sow/knowledge/',
+      'git diff --stat main...feat/add-auth',
+    ]);
     // An absolute path inside the repository is stored relative to .sow/project/.
     await addArtifact(ctx, phase, 'outputs', { type: 'documentation', path: join(w.dir, 'README.md'), extra: {} });
     expect(w.yaml(PROJECT).phases.finalize.outputs[0].path).toBe('../../README.md');
@@ -123,7 +156,10 @@ describe('project continue', () => {
     await expectPrompt(w, 'FinalizeChecks', ['full test suite', 'linters', 'on `main`, the branch']);
     await advance();
 
-    const last = await expectPrompt(w, 'FinalizeDelete', ['sow phase set project_deleted true', 'removes `.sow/project/`']);
+    const last = await expectPrompt(w, 'FinalizeDelete', [
+      'sow phase set project_deleted true',
+      'removes `.sow/project/`',
+    ]);
     expect(last).toContain('project_deleted');
     await setPhaseField(ctx, 'project_deleted', 'true');
     await advance();

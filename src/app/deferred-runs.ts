@@ -12,9 +12,11 @@ import { writeLogEntry } from './log.js';
 import { giveBackRemoteClaim } from './remote-claims.js';
 import { branchProblem, type UnitOfWork } from './workspace.js';
 
-const sameRun = (a: UsageEntry, b: UsageEntry) => a.at === b.at && a.agent_id === b.agent_id && a.task === b.task && a.run === b.run;
+const sameRun = (a: UsageEntry, b: UsageEntry) =>
+  a.at === b.at && a.agent_id === b.agent_id && a.task === b.task && a.run === b.run;
 
-export const isProject = (p: { name: string; created_at: string }, id: ProjectIdentity) => p.name === id.name && p.created_at === id.created_at;
+export const isProject = (p: { name: string; created_at: string }, id: ProjectIdentity) =>
+  p.name === id.name && p.created_at === id.created_at;
 
 /**
  * Puts into `uow` what the waiting records of this project say, when its branch is checked out;
@@ -36,14 +38,22 @@ export async function recordDeferredRuns(uow: UnitOfWork): Promise<string[]> {
     const valid = check(UsageEntrySchema, run.entry);
     const current = await uow.project();
     // Idempotent: a record whose removal was lost after its write is not counted twice.
-    if (valid.ok && !(current.usage ?? []).some((e) => sameRun(e, valid.value))) uow.setProject({ ...current, usage: [...(current.usage ?? []), valid.value] });
+    if (valid.ok && !(current.usage ?? []).some((e) => sameRun(e, valid.value)))
+      uow.setProject({ ...current, usage: [...(current.usage ?? []), valid.value] });
     if (run.task !== undefined) await letGo(uow, run.task, run.agent_id, run.pid, run.checked_out, current.branch);
     done.push(file);
   }
   return done;
 }
 
-async function letGo(uow: UnitOfWork, id: string, agentId: string, pid: number, checkedOut: string | undefined, branch: string): Promise<void> {
+async function letGo(
+  uow: UnitOfWork,
+  id: string,
+  agentId: string,
+  pid: number,
+  checkedOut: string | undefined,
+  branch: string,
+): Promise<void> {
   let task;
   try {
     task = await uow.task(id);

@@ -11,7 +11,12 @@ const world = worlds({ four: (w) => toExecuting(w, ['A', 'B', 'C', 'D']) });
 
 /** Writes a task file's dependencies by hand, as a person editing it would. */
 function depend(w: Awaited<ReturnType<typeof world>>, id: string, deps: string[]): void {
-  const text = w.read(taskFile(id)).replace(/^dependencies:.*(\n {2}- .*)*$/m, deps.length ? `dependencies:\n${deps.map((d) => `  - "${d}"`).join('\n')}` : 'dependencies: []');
+  const text = w
+    .read(taskFile(id))
+    .replace(
+      /^dependencies:.*(\n {2}- .*)*$/m,
+      deps.length ? `dependencies:\n${deps.map((d) => `  - "${d}"`).join('\n')}` : 'dependencies: []',
+    );
   w.write(taskFile(id), text);
 }
 

@@ -6,7 +6,18 @@
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
-import { latestEventsFile, latestRun, markWaited, pruneSupervisedRuns, readEvents, readEnvelope, readReady, startDetached, supervisedRuns, supervisorFiles } from '../adapters/supervisor.js';
+import {
+  latestEventsFile,
+  latestRun,
+  markWaited,
+  pruneSupervisedRuns,
+  readEvents,
+  readEnvelope,
+  readReady,
+  startDetached,
+  supervisedRuns,
+  supervisorFiles,
+} from '../adapters/supervisor.js';
 import type { WorkerEvent } from '../adapters/agent-outputs.js';
 import { activityOf, activityOfEvents } from './workers/events.js';
 import { resumePreconditions, spawnPreconditions } from './workers/preconditions.js';
@@ -51,7 +62,12 @@ const KIND_OF_EXIT = new Map(Object.entries(EXIT_CODES).map(([kind, code]) => [c
 /** How long a supervisor may take to record its session: it waits for the lock like any command, then some. */
 const READY_WITHIN_MS = 120_000;
 
-export async function spawnDetached(where: Where, agentName: string, taskId: string | undefined, opts: DetachOptions): Promise<DetachedStart> {
+export async function spawnDetached(
+  where: Where,
+  agentName: string,
+  taskId: string | undefined,
+  opts: DetachOptions,
+): Promise<DetachedStart> {
   const ctx = contextOf(where);
   // Refused here, with its own code, what the supervisor would refuse: nothing starts for a request that cannot run.
   const { root } = await spawnPreconditions(ctx, agentName, taskId, opts);
@@ -80,7 +96,12 @@ export interface ResumeDetachOptions {
 }
 
 /** `agent resume --detach`: the same session continued under a supervisor, as `agent spawn --detach` starts one. */
-export async function resumeDetached(where: Where, target: { kind: 'task'; id: string } | { kind: 'project'; agent: string }, prompt: string, opts: ResumeDetachOptions): Promise<DetachedStart> {
+export async function resumeDetached(
+  where: Where,
+  target: { kind: 'task'; id: string } | { kind: 'project'; agent: string },
+  prompt: string,
+  opts: ResumeDetachOptions,
+): Promise<DetachedStart> {
   const ctx = contextOf(where);
   const { root } = await resumePreconditions(ctx, target, opts);
   return supervise(ctx, root, opts.script, [
@@ -99,7 +120,12 @@ export async function resumeDetached(where: Where, target: { kind: 'task'; id: s
 }
 
 /** Starts `sow <args>` under a supervisor of its own and returns once it has recorded the session (or refused). */
-async function supervise(ctx: ReturnType<typeof contextOf>, root: string, script: string | undefined, args: string[]): Promise<DetachedStart> {
+async function supervise(
+  ctx: ReturnType<typeof contextOf>,
+  root: string,
+  script: string | undefined,
+  args: string[],
+): Promise<DetachedStart> {
   try {
     pruneSupervisedRuns(root, Date.parse(ctx.now()));
   } catch {
@@ -130,7 +156,8 @@ async function supervise(ctx: ReturnType<typeof contextOf>, root: string, script
 function supervisorRefusal(resultFile: string, logFile: string, code: number | null): SowError {
   const envelope = readEnvelope(resultFile);
   const kind = (code !== null && KIND_OF_EXIT.get(code)) || 'external';
-  if (envelope?.error) return new SowError(envelope.error.code, kind, envelope.error.message, envelope.error.hint ?? `see ${logFile}`);
+  if (envelope?.error)
+    return new SowError(envelope.error.code, kind, envelope.error.message, envelope.error.hint ?? `see ${logFile}`);
   return new SowError(
     'SUPERVISOR_FAILED',
     'external',
@@ -158,7 +185,12 @@ export interface WaitResult {
   timedOut: boolean;
 }
 
-const stoppedOf = (t: TaskState): WaitedTask => ({ task: t.id, name: t.name, status: t.status, unreported: t.status === 'in_progress' });
+const stoppedOf = (t: TaskState): WaitedTask => ({
+  task: t.id,
+  name: t.name,
+  status: t.status,
+  unreported: t.status === 'in_progress',
+});
 
 /**
  * Waits until the workers on `tasks` have stopped — or the first of them, with `any` — polling
@@ -167,10 +199,15 @@ const stoppedOf = (t: TaskState): WaitedTask => ({ task: t.id, name: t.name, sta
  * finished before the wait began is still reported, once. A task no worker runs on counts as
  * stopped at once.
  */
-export async function waitForWorkers(where: Where, tasks: readonly string[], opts: { any?: boolean; timeoutMs?: number; pollMs?: number; signal?: AbortSignal }): Promise<WaitResult> {
+export async function waitForWorkers(
+  where: Where,
+  tasks: readonly string[],
+  opts: { any?: boolean; timeoutMs?: number; pollMs?: number; signal?: AbortSignal },
+): Promise<WaitResult> {
   const ctx = contextOf(where);
   const { root, watched } = await Reader.read(ctx, async (reader) => {
-    if (tasks.length) return { root: reader.root, watched: await Promise.all(tasks.map(async (id) => (await reader.task(id)).id)) };
+    if (tasks.length)
+      return { root: reader.root, watched: await Promise.all(tasks.map(async (id) => (await reader.task(id)).id)) };
     const runs = supervisedRuns(reader.root).filter((r) => !r.waited && r.ready.task !== undefined);
     return { root: reader.root, watched: [...new Set(runs.map((r) => r.ready.task!))] };
   });
@@ -180,13 +217,18 @@ export async function waitForWorkers(where: Where, tasks: readonly string[], opt
     const now = ctx.now();
     const live = states.filter((t) => t.owner?.kind === 'worker' && liveOwner(t, now));
     const stopped = states.filter((t) => !live.includes(t)).map(stoppedOf);
-    const running = live.map((t) => ({ task: t.id, by: t.owner!.by, ...(t.owner!.pid !== undefined ? { pid: t.owner!.pid } : {}) }));
+    const running = live.map((t) => ({
+      task: t.id,
+      by: t.owner!.by,
+      ...(t.owner!.pid !== undefined ? { pid: t.owner!.pid } : {}),
+    }));
     const done = live.length === 0 || (opts.any && stopped.length > 0);
     const out = opts.timeoutMs !== undefined && performance.now() - started >= opts.timeoutMs;
     if (done || out || opts.signal?.aborted) {
       // Reported: the detached runs of the stopped tasks are not reported again.
       const reported = new Set(stopped.map((t) => t.task));
-      for (const run of supervisedRuns(root)) if (!run.waited && run.ready.task !== undefined && reported.has(run.ready.task)) markWaited(run.dir);
+      for (const run of supervisedRuns(root))
+        if (!run.waited && run.ready.task !== undefined && reported.has(run.ready.task)) markWaited(run.dir);
       return { stopped, running, timedOut: !done };
     }
     await new Promise((r) => setTimeout(r, opts.pollMs ?? 200));
@@ -216,7 +258,10 @@ const GRACE_MS = 10_000;
  */
 export async function stopWorker(where: Where, taskId: string, opts: { graceMs?: number } = {}): Promise<StopResult> {
   const ctx = contextOf(where);
-  const { root, task } = await Reader.read(ctx, async (reader) => ({ root: reader.root, task: await reader.task(taskId) }));
+  const { root, task } = await Reader.read(ctx, async (reader) => ({
+    root: reader.root,
+    task: await reader.task(taskId),
+  }));
   const owner = task.owner;
   if (!owner || owner.kind !== 'worker' || owner.pid === undefined || !liveOwner(task, ctx.now())) {
     if (owner?.kind === 'claim')
@@ -226,7 +271,12 @@ export async function stopWorker(where: Where, taskId: string, opts: { graceMs?:
         `task ${task.id} is claimed by ${owner.by}, not worked on by a worker sow started: there is no process to stop`,
         `the claim ends with its lease; to take the task over now, 'sow task next --claim' after it ends, or 'sow task set --id ${task.id} status paused --force'`,
       );
-    throw new SowError('NO_WORKER', 'failed', `no worker runs on task ${task.id}`, `'sow agent wait' lists the workers that stopped; 'sow task list' shows who works on what`);
+    throw new SowError(
+      'NO_WORKER',
+      'failed',
+      `no worker runs on task ${task.id}`,
+      `'sow agent wait' lists the workers that stopped; 'sow task list' shows who works on what`,
+    );
   }
   const pid = owner.pid;
   const proof = proveOwnerNow(root, task.id, owner);
@@ -370,7 +420,12 @@ export async function taskEvents(where: Where, taskId: string): Promise<TaskEven
         // a line cut short while it was written: the next read has it whole
       }
     }
-    return { task: task.id, raw: run?.raw ?? null, events, live: task.owner?.kind === 'worker' && liveOwner(task, reader.ctx.now()) !== undefined };
+    return {
+      task: task.id,
+      raw: run?.raw ?? null,
+      events,
+      live: task.owner?.kind === 'worker' && liveOwner(task, reader.ctx.now()) !== undefined,
+    };
   });
 }
 
@@ -378,7 +433,12 @@ export async function taskEvents(where: Where, taskId: string): Promise<TaskEven
  * `--follow`: hands each event of the newest run to `onEvent` as it arrives, until the worker has
  * stopped and nothing new came (or `signal` aborts), polling the events file.
  */
-export async function followEvents(where: Where, taskId: string, onEvent: (e: WorkerEvent) => void, opts: { pollMs?: number; signal?: AbortSignal } = {}): Promise<number> {
+export async function followEvents(
+  where: Where,
+  taskId: string,
+  onEvent: (e: WorkerEvent) => void,
+  opts: { pollMs?: number; signal?: AbortSignal } = {},
+): Promise<number> {
   let seen = 0;
   for (;;) {
     const r = await taskEvents(where, taskId);
@@ -393,7 +453,10 @@ export async function followEvents(where: Where, taskId: string, onEvent: (e: Wo
 }
 
 /** The newest run's raw stream (the CLI's own lines), read confined; null before any run. */
-export async function rawEvents(where: Where, taskId: string): Promise<{ task: string; raw: string | null; lines: string[] }> {
+export async function rawEvents(
+  where: Where,
+  taskId: string,
+): Promise<{ task: string; raw: string | null; lines: string[] }> {
   return Reader.read(contextOf(where), async (reader) => {
     const task = await reader.task(taskId);
     const run = latestRun(reader.root, task.id);
@@ -409,6 +472,8 @@ export async function projectRemoteClaims(where: Where): Promise<RemoteClaims | 
   const ctx = contextOf(where);
   const { claimsRemote, remoteClaimsForReads } = await import('./remote-claims.js');
   if (!(await claimsRemote(findWorkspaceRoot(ctx.cwd)))) return undefined;
-  const { root, branch } = await Reader.read(ctx, (reader) => ({ root: reader.root, branch: reader.project.branch }), { otherBranch: 'quiet' });
+  const { root, branch } = await Reader.read(ctx, (reader) => ({ root: reader.root, branch: reader.project.branch }), {
+    otherBranch: 'quiet',
+  });
   return remoteClaimsForReads(root, branch, ctx.now());
 }

@@ -15,7 +15,15 @@ import { writeJournal } from '../../test/e2e/harness.js';
 import { PROJECT, refused, said, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { EXECUTORS } from '../adapters/executors/registry.js';
 import type { ExecutorConfig, ExecutorType } from '../domain/schemas.js';
-import { doctor, DoctorFoundProblemsError, helpChecks, helpListsFlag, invocationShape, type DoctorCheck, type DoctorReport } from './doctor.js';
+import {
+  doctor,
+  DoctorFoundProblemsError,
+  helpChecks,
+  helpListsFlag,
+  invocationShape,
+  type DoctorCheck,
+  type DoctorReport,
+} from './doctor.js';
 import { validateUserConfig } from './config.js';
 import { addRef } from './refs.js';
 import { addWorktreeFor } from './worktree.js';
@@ -34,14 +42,24 @@ const help = (file: string) => readFileSync(new URL(file, FIXTURES), 'utf8');
 
 describe('the flags doctor looks for', () => {
   it('the subcommand path and the flags of an argv', () => {
-    expect(invocationShape(['exec', 'resume', '--json', '-m', 'M', 'SID', '-'])).toEqual({ path: ['exec', 'resume'], flags: ['--json', '-m'] });
-    expect(invocationShape(['--resume=SID', '--output-format', 'json'])).toEqual({ path: [], flags: ['--resume', '--output-format'] });
+    expect(invocationShape(['exec', 'resume', '--json', '-m', 'M', 'SID', '-'])).toEqual({
+      path: ['exec', 'resume'],
+      flags: ['--json', '-m'],
+    });
+    expect(invocationShape(['--resume=SID', '--output-format', 'json'])).toEqual({
+      path: [],
+      flags: ['--resume', '--output-format'],
+    });
   });
 
   const configs: Record<string, ExecutorConfig> = {};
   for (const type of Object.keys(HELP) as ExecutorType[]) {
     configs[`${type} safe`] = { type };
-    configs[`${type} yolo, model`] = { type, settings: { permissions: 'yolo', model: 'M' }, custom_args: ['--not-checked'] };
+    configs[`${type} yolo, model`] = {
+      type,
+      settings: { permissions: 'yolo', model: 'M' },
+      custom_args: ['--not-checked'],
+    };
   }
   for (const [name, config] of Object.entries(configs)) {
     it(`${name}: every flag is in the pinned help of the command it goes to`, () => {
@@ -51,7 +69,8 @@ describe('the flags doctor looks for', () => {
         const file = HELP[config.type]![path.join(' ')];
         expect(file, `a pinned help for '${config.type} ${path.join(' ')}'`).toBeDefined();
         expect(flags).not.toContain('--not-checked');
-        for (const flag of flags) expect(helpListsFlag(help(file!), flag), `${config.type} ${path.join(' ')} ${flag}`).toBe(true);
+        for (const flag of flags)
+          expect(helpListsFlag(help(file!), flag), `${config.type} ${path.join(' ')} ${flag}`).toBe(true);
       }
     });
   }
@@ -98,7 +117,8 @@ function machine(w: World, opts: { omit?: string[]; config?: string } = {}) {
   mkdirSync(bin);
   symlinkSync(GIT, join(bin, 'git'));
   const add = (name: string, body: string) => writeFileSync(join(bin, name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
-  for (const cli of ['claude', 'codex']) if (!opts.omit?.includes(cli)) add(cli, `exec "${process.execPath}" "${FAKE_AGENT}" ${cli} "$@"`);
+  for (const cli of ['claude', 'codex'])
+    if (!opts.omit?.includes(cli)) add(cli, `exec "${process.execPath}" "${FAKE_AGENT}" ${cli} "$@"`);
   if (!opts.omit?.includes('gh')) add('gh', `exec "${process.execPath}" "${FAKE_GH}" "$@"`);
   // git finds the merge driver by this name (doctor only looks whether it is there).
   if (!opts.omit?.includes('sow')) add('sow', 'exit 0');
@@ -167,7 +187,9 @@ describe('doctor', () => {
     expect(find(r, 'state').message).toBe(
       'the project is in ReviewActive, but its guard does not hold: every task is completed or abandoned, with at least one completed (allTasksComplete, the way in from ImplementationExecuting)',
     );
-    expect(find(r, 'state').fix).toContain("set it back to ImplementationExecuting, where its guard holds: in .sow/project/state.yaml, 'statechart.current_state: ImplementationExecuting'");
+    expect(find(r, 'state').fix).toContain(
+      "set it back to ImplementationExecuting, where its guard holds: in .sow/project/state.yaml, 'statechart.current_state: ImplementationExecuting'",
+    );
     expect(w.snapshot()).toEqual(before);
   });
 
@@ -178,7 +200,10 @@ describe('doctor', () => {
     const before = w.snapshot();
     const r = await doctor(m.ctx(), { fix: true });
     expect(failing(r)).toEqual(['project']);
-    expect(find(r, 'project')).toMatchObject({ message: expect.stringContaining(`${PROJECT}: statechart.current_state`), fix: expect.stringContaining(`git checkout -- ${PROJECT}`) });
+    expect(find(r, 'project')).toMatchObject({
+      message: expect.stringContaining(`${PROJECT}: statechart.current_state`),
+      fix: expect.stringContaining(`git checkout -- ${PROJECT}`),
+    });
     expect(r.checks.map((c) => c.id)).not.toContain('branch');
     expect(r.checks.map((c) => c.id)).not.toContain('tasks');
     expect(w.snapshot()).toEqual(before);
@@ -194,10 +219,14 @@ describe('doctor', () => {
     expect(failing(unbound)).toEqual([]);
     expect(find(unbound, 'agent.claude-code')).toMatchObject({
       status: 'warn',
-      message: "claude is not on PATH; the 'claude-code' executor (orchestrator, implementer, architect, reviewer, planner, researcher, decomposer) needs it to spawn workers ('sow agent spawn')",
+      message:
+        "claude is not on PATH; the 'claude-code' executor (orchestrator, implementer, architect, reviewer, planner, researcher, decomposer) needs it to spawn workers ('sow agent spawn')",
       fix: 'npm install -g @anthropic-ai/claude-code',
     });
-    const bound = await doctor(machine(w, { omit: ['codex'], config: 'agents:\n  bindings:\n    implementer: codex\n' }).ctx(), { fix: false });
+    const bound = await doctor(
+      machine(w, { omit: ['codex'], config: 'agents:\n  bindings:\n    implementer: codex\n' }).ctx(),
+      { fix: false },
+    );
     expect(find(bound, 'agent.codex')).toEqual({
       id: 'agent.codex',
       status: 'warn',
@@ -209,13 +238,24 @@ describe('doctor', () => {
     const boundCtx = machine(w, { omit: ['codex'], config: 'agents:\n  bindings:\n    implementer: codex\n' }).ctx();
     const validate = await validateUserConfig(boundCtx);
     expect(validate.valid).toBe(true);
-    expect(validate.lines).toContainEqual({ level: 'warning', text: expect.stringMatching(/^codex not found on PATH/) });
-    // The environment's binding counts as the person's choice too, and a CLI that lacks a flag sow passes then fails.
-    const lacking = await doctor(machine(w, { config: 'agents:\n  bindings:\n    implementer: claude-code\n' }).ctx({ SOW_AGENTS_REVIEWER: 'codex', FAKE_AGENT_HELP_WITHOUT: '--allowedTools,-C' }), {
-      fix: false,
+    expect(validate.lines).toContainEqual({
+      level: 'warning',
+      text: expect.stringMatching(/^codex not found on PATH/),
     });
+    // The environment's binding counts as the person's choice too, and a CLI that lacks a flag sow passes then fails.
+    const lacking = await doctor(
+      machine(w, { config: 'agents:\n  bindings:\n    implementer: claude-code\n' }).ctx({
+        SOW_AGENTS_REVIEWER: 'codex',
+        FAKE_AGENT_HELP_WITHOUT: '--allowedTools,-C',
+      }),
+      {
+        fix: false,
+      },
+    );
     expect(failing(lacking)).toEqual(['agent.claude-code', 'agent.codex']);
-    expect(find(lacking, 'agent.claude-code').message).toMatch(/^claude \(claude 0\.0\.0 \(fake\)\) does not list --allowedTools \(claude\) in its --help/);
+    expect(find(lacking, 'agent.claude-code').message).toMatch(
+      /^claude \(claude 0\.0\.0 \(fake\)\) does not list --allowedTools \(claude\) in its --help/,
+    );
     // codex runs as `codex exec …`: its flags are looked up in `codex exec --help`.
     expect(find(lacking, 'agent.codex').message).toContain('does not list -C (codex exec)');
   });
@@ -225,8 +265,15 @@ describe('doctor', () => {
     const m = machine(w, { omit: ['gh'] });
     rmSync(join(m.bin, 'git'));
     const r = await doctor(m.ctx(), { fix: false });
-    expect(find(r, 'git')).toMatchObject({ status: 'fail', message: expect.stringContaining('git is not on PATH'), fix: expect.stringContaining('install git') });
-    expect(find(r, 'gh')).toMatchObject({ status: 'warn', message: expect.stringContaining('gh (the GitHub CLI) is not on PATH') });
+    expect(find(r, 'git')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('git is not on PATH'),
+      fix: expect.stringContaining('install git'),
+    });
+    expect(find(r, 'gh')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('gh (the GitHub CLI) is not on PATH'),
+    });
   });
 
   it('an invalid user configuration (of the context’s folder) and an invalid .sow/config.yaml: FAIL each, with how to fix them, --fix leaves them; the agents not checked; a bad SOW_AGENTS_* names the variable', async () => {
@@ -236,14 +283,29 @@ describe('doctor', () => {
     const m = machine(w, { config: 'agents:\n  executors:\n    mine:\n      typ: claude\n' });
     const r = await doctor(m.ctx(), { fix: true });
     expect(failing(r)).toEqual(['repo-config', 'config']);
-    expect(find(r, 'config')).toMatchObject({ message: expect.stringContaining("did you mean 'type'"), fix: 'sow config edit' });
-    expect(find(r, 'repo-config')).toMatchObject({ message: expect.stringContaining("did you mean 'checks'"), fix: expect.stringContaining('sow schema repo-config') });
-    expect(readFileSync(join(m.ctx().env['XDG_CONFIG_HOME']!, 'sow', 'config.yaml'), 'utf8')).toBe('agents:\n  executors:\n    mine:\n      typ: claude\n');
+    expect(find(r, 'config')).toMatchObject({
+      message: expect.stringContaining("did you mean 'type'"),
+      fix: 'sow config edit',
+    });
+    expect(find(r, 'repo-config')).toMatchObject({
+      message: expect.stringContaining("did you mean 'checks'"),
+      fix: expect.stringContaining('sow schema repo-config'),
+    });
+    expect(readFileSync(join(m.ctx().env['XDG_CONFIG_HOME']!, 'sow', 'config.yaml'), 'utf8')).toBe(
+      'agents:\n  executors:\n    mine:\n      typ: claude\n',
+    );
     expect(w.snapshot()).toEqual(before);
     w.write('.sow/config.yaml', '');
-    expect(find(r, 'agents')).toMatchObject({ status: 'warn', message: expect.stringContaining('the configuration is invalid') });
+    expect(find(r, 'agents')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('the configuration is invalid'),
+    });
     const env = await doctor(machine(w).ctx({ SOW_AGENTS_IMPLEMENTER: 'nosuch' }), { fix: false });
-    expect(find(env, 'config')).toMatchObject({ status: 'fail', message: expect.stringContaining('SOW_AGENTS_IMPLEMENTER'), fix: 'change or unset the environment variable named' });
+    expect(find(env, 'config')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('SOW_AGENTS_IMPLEMENTER'),
+      fix: 'change or unset the environment variable named',
+    });
   });
 
   it('declared checks: a warning until allowed; SOW_ALLOW_CHECKS=1 in the context’s environment allows them', async () => {
@@ -251,8 +313,15 @@ describe('doctor', () => {
     const m = machine(w, REPO_ONLY);
     w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n');
     const r = await doctor(m.ctx(), { fix: false });
-    expect(find(r, 'checks')).toMatchObject({ status: 'warn', message: expect.stringContaining('1 of 1 declared check is not allowed to run on this machine: unit') });
-    expect(find(await doctor(m.ctx({ SOW_ALLOW_CHECKS: '1' }), { fix: false }), 'checks')).toEqual({ id: 'checks', status: 'ok', message: 'SOW_ALLOW_CHECKS=1 lets the declared check run' });
+    expect(find(r, 'checks')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('1 of 1 declared check is not allowed to run on this machine: unit'),
+    });
+    expect(find(await doctor(m.ctx({ SOW_ALLOW_CHECKS: '1' }), { fix: false }), 'checks')).toEqual({
+      id: 'checks',
+      status: 'ok',
+      message: 'SOW_ALLOW_CHECKS=1 lets the declared check run',
+    });
   });
 
   it('refs are judged stale by the context’s clock: ok for 30 days after they were fetched, then a warning with their age', async () => {
@@ -263,9 +332,16 @@ describe('doctor', () => {
     writeFileSync(join(source, 'guide.md'), 'Use tabs.\n');
     await addRef(m.ctx(), source, { link: 'notes', semantic: 'knowledge', local: true, progress: false });
     w.clock.advance(30 * 86_400);
-    expect(find(await doctor(m.ctx(), { fix: false }), 'refs')).toEqual({ id: 'refs', status: 'ok', message: '1 ref(s), every link works' });
+    expect(find(await doctor(m.ctx(), { fix: false }), 'refs')).toEqual({
+      id: 'refs',
+      status: 'ok',
+      message: '1 ref(s), every link works',
+    });
     w.clock.advance(2 * 86_400);
-    expect(find(await doctor(m.ctx(), { fix: false }), 'refs')).toMatchObject({ status: 'warn', message: '1 ref(s) linked; not fetched for over 30 days: notes (32 days)' });
+    expect(find(await doctor(m.ctx(), { fix: false }), 'refs')).toMatchObject({
+      status: 'warn',
+      message: '1 ref(s) linked; not fetched for over 30 days: notes (32 days)',
+    });
   });
 
   it('a missing line of .sow/.gitignore: FAIL, nothing written; --fix adds it and nothing else', async () => {
@@ -276,14 +352,24 @@ describe('doctor', () => {
     const r = await doctor(m.ctx(), { fix: false });
     expect(failing(r)).toEqual(['gitignore']);
     expect(r.fixable).toEqual(['gitignore']);
-    expect(find(r, 'gitignore')).toMatchObject({ status: 'fail', message: expect.stringContaining('lacks worktrees/'), fix: expect.stringContaining('sow doctor --fix') });
+    expect(find(r, 'gitignore')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('lacks worktrees/'),
+      fix: expect.stringContaining('sow doctor --fix'),
+    });
     const e = new DoctorFoundProblemsError(r);
-    expect(said(e)).toBe("1 check(s) failed: gitignore\nrun 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it");
+    expect(said(e)).toBe(
+      "1 check(s) failed: gitignore\nrun 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it",
+    );
     expect(w.snapshot()).toEqual(before);
 
     const fixed = await doctor(m.ctx(), { fix: true });
     expect(failing(fixed)).toEqual([]);
-    expect(find(fixed, 'gitignore')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: added worktrees/ to .sow/.gitignore' });
+    expect(find(fixed, 'gitignore')).toMatchObject({
+      status: 'ok',
+      fixed: true,
+      message: 'fixed: added worktrees/ to .sow/.gitignore',
+    });
     expect(w.read('.sow/.gitignore')).toBe('# mine\n.runtime/\n.backup/\nworktrees/\n');
     expect(w.git(['check-ignore', '.sow/worktrees/feat/x/a'])).toBe('.sow/worktrees/feat/x/a');
     before.set('.sow/.gitignore', '# mine\n.runtime/\n.backup/\nworktrees/\n');
@@ -301,15 +387,23 @@ describe('doctor', () => {
     expect(failing(r)).toEqual(['merge-driver']);
     expect(r.fixable).toEqual(['merge-driver']);
     expect(find(r, 'merge-driver')).toMatchObject({
-      message: expect.stringMatching(/^\.sow\/\.gitattributes lacks '\* merge=sow'; git config has no merge\.sow\.driver: git merges \.sow\/ files as text/),
+      message: expect.stringMatching(
+        /^\.sow\/\.gitattributes lacks '\* merge=sow'; git config has no merge\.sow\.driver: git merges \.sow\/ files as text/,
+      ),
       fix: "sow doctor --fix (or 'sow init') registers it",
     });
     expect(w.snapshot()).toEqual(before);
 
     const fixed = await doctor(m.ctx(), { fix: true });
     expect(failing(fixed)).toEqual([]);
-    expect(find(fixed, 'merge-driver')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: wrote .sow/.gitattributes; set git config merge.sow.driver, merge.sow.name' });
-    expect(w.git(['check-attr', 'merge', '--', '.sow/project/phases/implementation/tasks/010/state.yaml'])).toMatch(/: merge: sow$/);
+    expect(find(fixed, 'merge-driver')).toMatchObject({
+      status: 'ok',
+      fixed: true,
+      message: 'fixed: wrote .sow/.gitattributes; set git config merge.sow.driver, merge.sow.name',
+    });
+    expect(w.git(['check-attr', 'merge', '--', '.sow/project/phases/implementation/tasks/010/state.yaml'])).toMatch(
+      /: merge: sow$/,
+    );
     expect(w.git(['config', '--get', 'merge.sow.driver'])).toBe(MERGE_DRIVER);
   });
 
@@ -331,23 +425,40 @@ describe('doctor', () => {
     w.git(['config', 'merge.sow.driver', MERGE_DRIVER]);
     expect(find(await doctor(machine(w, REPO_ONLY).ctx(), { fix: false }), 'merge-driver').status).toBe('ok');
     const noSow = await doctor(machine(w, { omit: [...REPO_ONLY.omit, 'sow'] }).ctx(), { fix: false });
-    expect(find(noSow, 'merge-driver')).toMatchObject({ status: 'warn', message: expect.stringContaining('no sow is on PATH'), fix: expect.stringContaining('npm install -g') });
+    expect(find(noSow, 'merge-driver')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('no sow is on PATH'),
+      fix: expect.stringContaining('npm install -g'),
+    });
   });
 
   it('a merge left a file of .sow/ unmerged: FAIL naming the fields and both values the driver recorded, or the text merge’s markers; ok once git add', async () => {
     const w = await world('executing');
     const file = taskFile('010');
-    const blob = (text: string) => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: w.dir, input: text, encoding: 'utf8' }).trim();
+    const blob = (text: string) =>
+      execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd: w.dir, input: text, encoding: 'utf8' }).trim();
     const text = w.read(file);
     // The index as git leaves it after a stopped merge: stages 1, 2 and 3 of the file.
-    const stages = [1, 2, 3].map((n) => `100644 ${blob(text.replace('First task', `First task ${n}`))} ${n}\t${file}`).join('\n');
-    execFileSync('git', ['update-index', '--index-info'], { cwd: w.dir, input: `0 ${'0'.repeat(40)}\t${file}\n${stages}\n` });
+    const stages = [1, 2, 3]
+      .map((n) => `100644 ${blob(text.replace('First task', `First task ${n}`))} ${n}\t${file}`)
+      .join('\n');
+    execFileSync('git', ['update-index', '--index-info'], {
+      cwd: w.dir,
+      input: `0 ${'0'.repeat(40)}\t${file}\n${stages}\n`,
+    });
     const m = machine(w, REPO_ONLY);
     const plain = await doctor(m.ctx(), { fix: false });
-    expect(find(plain, 'merge-conflicts')).toMatchObject({ status: 'fail', message: `a merge stopped at 1 file(s) under .sow/: ${file}: git's text merge left conflict markers in it` });
+    expect(find(plain, 'merge-conflicts')).toMatchObject({
+      status: 'fail',
+      message: `a merge stopped at 1 file(s) under .sow/: ${file}: git's text merge left conflict markers in it`,
+    });
     w.write(
       `.git/sow/merge-conflicts/${createHash('sha256').update(file).digest('hex').slice(0, 32)}.json`,
-      JSON.stringify({ path: file, at: 'x', fields: [{ field: 'name', ours: 'First task 2', theirs: 'First task 3' }] }),
+      JSON.stringify({
+        path: file,
+        at: 'x',
+        fields: [{ field: 'name', ours: 'First task 2', theirs: 'First task 3' }],
+      }),
     );
     const recorded = await doctor(m.ctx(), { fix: true });
     expect(find(recorded, 'merge-conflicts')).toMatchObject({
@@ -365,16 +476,29 @@ describe('doctor', () => {
     w.write('.sow/.backup/1/.version', '1\n');
     w.git(['add', '--force', '.sow/.backup/1/.version']);
     const r = await doctor(machine(w, REPO_ONLY).ctx(), { fix: true });
-    expect(find(r, 'gitignore')).toMatchObject({ status: 'fail', message: expect.stringContaining('.sow/.backup/1/.version'), fix: expect.stringContaining('git rm -r --cached') });
+    expect(find(r, 'gitignore')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('.sow/.backup/1/.version'),
+      fix: expect.stringContaining('git rm -r --cached'),
+    });
     // And the folder itself, which sow no longer reads.
-    expect(find(r, 'legacy-runtime')).toMatchObject({ status: 'warn', message: expect.stringContaining('.sow/.backup is in the work tree'), fix: "look, then remove: 'rm -r .sow/.backup'" });
+    expect(find(r, 'legacy-runtime')).toMatchObject({
+      status: 'warn',
+      message: expect.stringContaining('.sow/.backup is in the work tree'),
+      fix: "look, then remove: 'rm -r .sow/.backup'",
+    });
     expect(find(r, 'gitignore').fixed).toBeUndefined();
   });
 
   it('a stale lock left by a process that is gone: FAIL, the lock kept; --fix removes it. A live holder is ok', async () => {
     const w = await world('executing');
     const m = machine(w, REPO_ONLY);
-    const stale = JSON.stringify({ pid: deadPid(), host: hostname(), started: Date.now() - 60_000, command: 'sow task set' });
+    const stale = JSON.stringify({
+      pid: deadPid(),
+      host: hostname(),
+      started: Date.now() - 60_000,
+      command: 'sow task set',
+    });
     w.write(LOCK, stale);
     const before = w.snapshot();
     const r = await doctor(m.ctx(), { fix: false });
@@ -383,13 +507,20 @@ describe('doctor', () => {
     expect(w.read(LOCK), 'doctor without --fix leaves the lock').toBe(stale);
     expect(w.snapshot()).toEqual(before);
     const fixed = await doctor(m.ctx(), { fix: true });
-    expect(find(fixed, 'lock')).toMatchObject({ status: 'ok', fixed: true, message: expect.stringMatching(/^fixed: removed the stale lock of pid \d+ \(sow task set\)$/) });
+    expect(find(fixed, 'lock')).toMatchObject({
+      status: 'ok',
+      fixed: true,
+      message: expect.stringMatching(/^fixed: removed the stale lock of pid \d+ \(sow task set\)$/),
+    });
     expect(w.exists(LOCK)).toBe(false);
     expect(w.snapshot()).toEqual(before);
     // Held by a process that runs (this test): a command is writing, which is fine, and never removed.
     const live = JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now(), command: 'sow task add' });
     w.write(LOCK, live);
-    expect(find(await doctor(m.ctx(), { fix: true }), 'lock')).toMatchObject({ status: 'ok', message: expect.stringMatching(/^held by pid \d+ \(sow task add\) since .*: a sow command is writing$/) });
+    expect(find(await doctor(m.ctx(), { fix: true }), 'lock')).toMatchObject({
+      status: 'ok',
+      message: expect.stringMatching(/^held by pid \d+ \(sow task add\) since .*: a sow command is writing$/),
+    });
     expect(w.read(LOCK)).toBe(live);
   });
 
@@ -403,21 +534,29 @@ describe('doctor', () => {
     const before = w.snapshot();
     const r = await doctor(m.ctx(), { fix: false });
     expect(failing(r)).toEqual(['journal']);
-    expect(find(r, 'journal').message).toContain('a write was cut short after its commit point (.git/sow/journal.json, 1 step(s) left)');
+    expect(find(r, 'journal').message).toContain(
+      'a write was cut short after its commit point (.git/sow/journal.json, 1 step(s) left)',
+    );
     expect(w.read(PROJECT), 'doctor without --fix does not replay it').toBe(project);
     expect(w.exists('.git/sow/journal.json')).toBe(true);
     expect(w.snapshot()).toEqual(before);
 
     const fixed = await doctor(m.ctx(), { fix: true });
     expect(failing(fixed)).toEqual([]);
-    expect(find(fixed, 'journal')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: finished the interrupted write (1 step(s))' });
+    expect(find(fixed, 'journal')).toMatchObject({
+      status: 'ok',
+      fixed: true,
+      message: 'fixed: finished the interrupted write (1 step(s))',
+    });
     expect(w.read(PROJECT)).toBe(finished);
     expect(w.exists('.git/sow/journal.json')).toBe(false);
     before.set(PROJECT, finished);
     expect(w.snapshot()).toEqual(before);
 
     // Whole, but naming a file outside .sow/: refused, with or without --fix.
-    writeJournal({ dir: w.dir } as never, [{ to: PROJECT, text: project }], { edit: (body) => body.renames.push({ from: body.renames[0].from, to: 'README.md' }) });
+    writeJournal({ dir: w.dir } as never, [{ to: PROJECT, text: project }], {
+      edit: (body) => body.renames.push({ from: body.renames[0].from, to: 'README.md' }),
+    });
     const refusedJournal = await doctor(m.ctx(), { fix: true });
     expect(find(refusedJournal, 'journal')).toMatchObject({
       status: 'fail',
@@ -439,9 +578,16 @@ describe('doctor', () => {
     unlinkSync(join(w.dir, '.sow/refs/notes'));
     const r = await doctor(m.ctx(), { fix: false });
     expect(failing(r)).toEqual(['refs']);
-    expect(find(r, 'refs')).toMatchObject({ message: '1 ref link(s) do not work: .sow/refs/notes (missing)', fix: expect.stringContaining('sow refs init') });
+    expect(find(r, 'refs')).toMatchObject({
+      message: '1 ref link(s) do not work: .sow/refs/notes (missing)',
+      fix: expect.stringContaining('sow refs init'),
+    });
     const fixed = await doctor(m.ctx(), { fix: true });
-    expect(find(fixed, 'refs')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: made the links again: notes' });
+    expect(find(fixed, 'refs')).toMatchObject({
+      status: 'ok',
+      fixed: true,
+      message: 'fixed: made the links again: notes',
+    });
     expect(w.read('.sow/refs/notes/guide.md')).toBe('Use tabs.\n');
   });
 
@@ -452,7 +598,11 @@ describe('doctor', () => {
     rmSync(join(w.dir, '.sow/worktrees/feat/other'), { recursive: true, force: true });
     const r = await doctor(m.ctx(), { fix: false });
     expect(failing(r)).toEqual([]);
-    expect(find(r, 'worktrees')).toMatchObject({ status: 'warn', message: 'git still records 1 worktree(s) whose folder is gone: feat/other', fix: expect.stringContaining('sow worktree prune') });
+    expect(find(r, 'worktrees')).toMatchObject({
+      status: 'warn',
+      message: 'git still records 1 worktree(s) whose folder is gone: feat/other',
+      fix: expect.stringContaining('sow worktree prune'),
+    });
     const fixed = await doctor(m.ctx(), { fix: true });
     expect(find(fixed, 'worktrees')).toMatchObject({ status: 'ok', fixed: true, message: 'fixed: forgot feat/other' });
     expect(w.git(['worktree', 'list']).split('\n')).toHaveLength(1);
@@ -471,7 +621,11 @@ describe('doctor', () => {
     expect(failing(r)).toEqual(['gh']);
     expect(find(r, 'gh').message).toContain("sow needs it for acme/api ('sow issue list', 'sow pr create', …)");
     writeFileSync(join(m.bin, 'gh'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_GH}" "$@"\n`, { mode: 0o755 });
-    expect(find(await doctor(m.ctx(), { fix: false }), 'gh')).toEqual({ id: 'gh', status: 'ok', message: 'gh version 2.23.0 (fake), logged in; the repository is acme/api' });
+    expect(find(await doctor(m.ctx(), { fix: false }), 'gh')).toEqual({
+      id: 'gh',
+      status: 'ok',
+      message: 'gh version 2.23.0 (fake), logged in; the repository is acme/api',
+    });
     expect(find(await doctor(m.ctx({ FAKE_GH_FAIL: 'auth' }), { fix: false }), 'gh')).toMatchObject({
       status: 'fail',
       message: expect.stringContaining('not logged in to GitHub'),
@@ -486,7 +640,8 @@ describe('doctor', () => {
     const r = await doctor(machine(w, REPO_ONLY).ctx(), { fix: true });
     expect(failing(r)).toEqual(['branch']);
     expect(find(r, 'branch')).toMatchObject({
-      message: "this project belongs to 'feat/demo', but 'other' is checked out; sow refuses to change the project from here",
+      message:
+        "this project belongs to 'feat/demo', but 'other' is checked out; sow refuses to change the project from here",
       fix: expect.stringContaining('git checkout feat/demo'),
     });
     expect(w.git(['branch', '--show-current'])).toBe('other');
@@ -512,13 +667,28 @@ describe('doctor', () => {
     const w = await world('bare');
     const m = machine(w, REPO_ONLY);
     const r = await doctor(m.ctx(), { fix: true });
-    expect(find(r, 'workspace')).toMatchObject({ status: 'fail', message: expect.stringContaining('sow is not initialised'), fix: 'sow init' });
-    expect(r.checks.map((c) => c.id)).toEqual(['node', 'git', 'workspace', 'worktrees', 'config', 'agent.claude-code', 'gh']);
+    expect(find(r, 'workspace')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('sow is not initialised'),
+      fix: 'sow init',
+    });
+    expect(r.checks.map((c) => c.id)).toEqual([
+      'node',
+      'git',
+      'workspace',
+      'worktrees',
+      'config',
+      'agent.claude-code',
+      'gh',
+    ]);
     expect(w.exists('.sow')).toBe(false);
     const nowhere = mkdtempSync(join(tmpdir(), 'sow-inproc-doctor-nowhere-'));
     temps.push(nowhere);
     const outside = await doctor({ ...m.ctx(), cwd: nowhere }, { fix: false });
     expect(outside.checks.map((c) => c.id)).toEqual(['node', 'git', 'workspace', 'config', 'agent.claude-code', 'gh']);
-    expect(find(outside, 'workspace')).toMatchObject({ status: 'fail', message: expect.stringContaining('is not inside a git repository') });
+    expect(find(outside, 'workspace')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('is not inside a git repository'),
+    });
   });
 });

@@ -31,9 +31,31 @@ import { agentClis, MISSING_CLI_LEVEL, validateRepoConfig, validateUserConfig, t
 import { githubRepo } from './github.js';
 import { GITIGNORE_LINES, missingIgnoreLines, repairIgnoreFile } from './init.js';
 import { refInfos, refsInit } from './refs.js';
-import { AGENT_OUTPUTS, branchProblem, checkJournalText, hasProject, layoutVersion, loadProject, lockPath, openRoot, taskFileProblems, VERSION_FILE, type LoadedProject } from './workspace.js';
+import {
+  AGENT_OUTPUTS,
+  branchProblem,
+  checkJournalText,
+  hasProject,
+  layoutVersion,
+  loadProject,
+  lockPath,
+  openRoot,
+  taskFileProblems,
+  VERSION_FILE,
+  type LoadedProject,
+} from './workspace.js';
 import { pruneWorktreesFor } from './worktree.js';
-import { ATTRIBUTES_FILE, ATTRIBUTES_LINE, attributesMissing, configureDriver, configuredDriver, findsSowOnPath, isSowDriver, MERGE_DRIVER, repairAttributesFile } from './merge-setup.js';
+import {
+  ATTRIBUTES_FILE,
+  ATTRIBUTES_LINE,
+  attributesMissing,
+  configureDriver,
+  configuredDriver,
+  findsSowOnPath,
+  isSowDriver,
+  MERGE_DRIVER,
+  repairAttributesFile,
+} from './merge-setup.js';
 import { conflictRecords, describeConflicts } from './merge-driver.js';
 import { findOnPath } from '../adapters/process-runner.js';
 import { contextOf, type AppContext, type Where } from './context.js';
@@ -101,23 +123,58 @@ async function context(app: AppContext): Promise<{ ctx: Context; workspace: Find
     root = findRepoRoot(cwd);
   } catch (err) {
     if (!(err instanceof NotAGitRepositoryError)) throw err;
-    return { ctx, workspace: { id: 'workspace', status: 'fail', message: err.message, fix: 'run sow inside a git repository (git init makes one)' } };
+    return {
+      ctx,
+      workspace: {
+        id: 'workspace',
+        status: 'fail',
+        message: err.message,
+        fix: 'run sow inside a git repository (git init makes one)',
+      },
+    };
   }
   ctx.root = root;
   if (!fileExists(root, VERSION_FILE)) {
-    return { ctx, workspace: { id: 'workspace', status: 'fail', message: `sow is not initialised in ${root} (no ${VERSION_FILE})`, fix: 'sow init' } };
+    return {
+      ctx,
+      workspace: {
+        id: 'workspace',
+        status: 'fail',
+        message: `sow is not initialised in ${root} (no ${VERSION_FILE})`,
+        fix: 'sow init',
+      },
+    };
   }
   let version: number;
   try {
     version = layoutVersion(root);
   } catch (err) {
     if (!(err instanceof SowError)) throw err;
-    return { ctx, workspace: { id: 'workspace', status: 'fail', message: err.message, ...(err.hint ? { fix: err.hint } : {}) } };
+    return {
+      ctx,
+      workspace: { id: 'workspace', status: 'fail', message: err.message, ...(err.hint ? { fix: err.hint } : {}) },
+    };
   }
   if (version < LAYOUT_VERSION)
-    return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by an older sow; this sow reads layout ${LAYOUT_VERSION}`, fix: 'sow migrate' } };
+    return {
+      ctx,
+      workspace: {
+        id: 'workspace',
+        status: 'fail',
+        message: `.sow/ has layout ${version}, written by an older sow; this sow reads layout ${LAYOUT_VERSION}`,
+        fix: 'sow migrate',
+      },
+    };
   if (version > LAYOUT_VERSION)
-    return { ctx, workspace: { id: 'workspace', status: 'fail', message: `.sow/ has layout ${version}, written by a newer sow; this sow reads layout ${LAYOUT_VERSION}`, fix: upgradeHint() } };
+    return {
+      ctx,
+      workspace: {
+        id: 'workspace',
+        status: 'fail',
+        message: `.sow/ has layout ${version}, written by a newer sow; this sow reads layout ${LAYOUT_VERSION}`,
+        fix: upgradeHint(),
+      },
+    };
   ctx.layoutOk = true;
   if (hasProject(root)) {
     try {
@@ -133,7 +190,12 @@ async function context(app: AppContext): Promise<{ ctx: Context; workspace: Find
 function nodeCheck(): Finding {
   const version = process.versions.node;
   if (Number(version.split('.')[0]) >= NODE_MAJOR) return ok('node', `Node.js v${version}`);
-  return { id: 'node', status: 'fail', message: `Node.js v${version}; sow needs ${NODE_MAJOR} or newer`, fix: `install Node.js ${NODE_MAJOR} or newer (https://nodejs.org)` };
+  return {
+    id: 'node',
+    status: 'fail',
+    message: `Node.js v${version}; sow needs ${NODE_MAJOR} or newer`,
+    fix: `install Node.js ${NODE_MAJOR} or newer (https://nodejs.org)`,
+  };
 }
 
 async function gitCheck(app: AppContext): Promise<Finding> {
@@ -146,12 +208,23 @@ async function gitCheck(app: AppContext): Promise<Finding> {
       fix: 'install git (Debian and Ubuntu: apt install git; macOS: xcode-select --install)',
     };
   if (r.code !== 0)
-    return { id: 'git', status: 'fail', message: `'git --version' ${r.timedOut ? 'did not answer' : `exited ${r.code}`}: ${firstLine(r.stderr)}`, fix: 'check that git is installed and works' };
+    return {
+      id: 'git',
+      status: 'fail',
+      message: `'git --version' ${r.timedOut ? 'did not answer' : `exited ${r.code}`}: ${firstLine(r.stderr)}`,
+      fix: 'check that git is installed and works',
+    };
   return ok('git', firstLine(r.stdout));
 }
 
 function projectCheck(ctx: Context): Finding {
-  if (ctx.projectError) return { id: 'project', status: 'fail', message: ctx.projectError.message, ...(ctx.projectError.hint ? { fix: ctx.projectError.hint } : {}) };
+  if (ctx.projectError)
+    return {
+      id: 'project',
+      status: 'fail',
+      message: ctx.projectError.message,
+      ...(ctx.projectError.hint ? { fix: ctx.projectError.hint } : {}),
+    };
   if (!ctx.project) return ok('project', "no project on this branch ('sow project new' starts one)");
   const p = ctx.project.file.data;
   return ok('project', `project '${p.name}' (${p.type}), in ${p.statechart.current_state}`);
@@ -163,7 +236,12 @@ function branchCheck(ctx: Context): Finding | undefined {
   if (!ctx.project) return ok('branch', 'no project, so no branch to match');
   const problem = branchProblem(ctx.root!, ctx.project.file.data);
   if (!problem) return ok('branch', `the project belongs to '${ctx.project.file.data.branch}', which is checked out`);
-  return { id: 'branch', status: 'fail', message: `${problem.message}; sow refuses to change the project from here`, fix: problem.hint };
+  return {
+    id: 'branch',
+    status: 'fail',
+    message: `${problem.message}; sow refuses to change the project from here`,
+    fix: problem.hint,
+  };
 }
 
 async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
@@ -173,7 +251,10 @@ async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
   const problems = await taskFileProblems(ctx.root!, ctx.project.type, (t) => read.push(t));
   if (problems.length === 0) {
     ctx.taskStates = read;
-    return ok('tasks', 'every task folder holds a valid state file of its task; the dependencies exist and form no cycle');
+    return ok(
+      'tasks',
+      'every task folder holds a valid state file of its task; the dependencies exist and form no cycle',
+    );
   }
   const shown = problems
     .slice(0, 3)
@@ -192,7 +273,11 @@ function stateCheck(ctx: Context): Finding | undefined {
   // Judged only on files sow could read: an unreadable project or task is its own check's finding.
   if (!ctx.project || !ctx.taskStates) return undefined;
   const project = ctx.project.file.data;
-  const problem = stateProblem(ctx.project.type, { project, tasks: ctx.taskStates.map(summaryOf), taskStates: ctx.taskStates });
+  const problem = stateProblem(ctx.project.type, {
+    project,
+    tasks: ctx.taskStates.map(summaryOf),
+    taskStates: ctx.taskStates,
+  });
   if (!problem) return ok('state', `the guard of ${project.statechart.current_state} holds`);
   return { id: 'state', status: 'fail', message: stateProblemText(problem), fix: stateProblemHint(problem) };
 }
@@ -209,11 +294,15 @@ function gitignoreCheck(root: string): Finding {
         const tx = new Transaction(root);
         const r = repairIgnoreFile(root, tx);
         tx.commit();
-        return r.created ? `wrote .sow/.gitignore (${GITIGNORE_LINES.join(', ')})` : `added ${r.added.join(', ')} to .sow/.gitignore`;
+        return r.created
+          ? `wrote .sow/.gitignore (${GITIGNORE_LINES.join(', ')})`
+          : `added ${r.added.join(', ')} to .sow/.gitignore`;
       },
     };
   }
-  const tracked = git(root, ['ls-files', '--', '.sow/.runtime', '.sow/.backup', '.sow/worktrees']).split('\n').filter(Boolean);
+  const tracked = git(root, ['ls-files', '--', '.sow/.runtime', '.sow/.backup', '.sow/worktrees'])
+    .split('\n')
+    .filter(Boolean);
   if (tracked.length) {
     return {
       id: 'gitignore',
@@ -222,7 +311,9 @@ function gitignoreCheck(root: string): Finding {
       fix: 'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
     };
   }
-  const seen = RUNTIME_SAMPLES.filter((p) => !gitSucceeds(root, ['check-ignore', '-q', '--no-index', '--', val(p, 'a runtime path')]));
+  const seen = RUNTIME_SAMPLES.filter(
+    (p) => !gitSucceeds(root, ['check-ignore', '-q', '--no-index', '--', val(p, 'a runtime path')]),
+  );
   if (seen.length) {
     return {
       id: 'gitignore',
@@ -249,7 +340,8 @@ function mergeDriverCheck(app: AppContext, root: string): Finding {
         : `another attributes rule takes .sow/ files from the merge driver (git says merge: ${attribute ?? 'unspecified'}; 'git check-attr -a -- .sow/project/state.yaml' shows them)`,
     );
   if (command === undefined) problems.push('git config has no merge.sow.driver');
-  else if (!isSowDriver(command)) problems.push(`git config merge.sow.driver is ${quoted(command)}, not '${MERGE_DRIVER}'`);
+  else if (!isSowDriver(command))
+    problems.push(`git config merge.sow.driver is ${quoted(command)}, not '${MERGE_DRIVER}'`);
   if (problems.length) {
     const fixable = (attribute !== 'sow' && attributesMissing(root)) || command === undefined;
     return {
@@ -264,7 +356,8 @@ function mergeDriverCheck(app: AppContext, root: string): Finding {
               const tx = new Transaction(root);
               const attributes = repairAttributesFile(root, tx);
               tx.commit();
-              if (attributes) did.push(`${attributes === 'created' ? 'wrote' : 'added the line to'} ${ATTRIBUTES_FILE}`);
+              if (attributes)
+                did.push(`${attributes === 'created' ? 'wrote' : 'added the line to'} ${ATTRIBUTES_FILE}`);
               const set = configureDriver(root);
               if (set.set.length) did.push(`set git config ${set.set.join(', ')}`);
               if (set.failed) throw new SowError('GIT_CONFIG_FAILED', 'external', `'git config' failed: ${set.failed}`);
@@ -278,7 +371,8 @@ function mergeDriverCheck(app: AppContext, root: string): Finding {
     return {
       id: 'merge-driver',
       status: 'warn',
-      message: 'git runs the merge driver for .sow/ files as sow from PATH, and no sow is on PATH: git merges them as text, and two branches that changed the same project conflict in them',
+      message:
+        'git runs the merge driver for .sow/ files as sow from PATH, and no sow is on PATH: git merges them as text, and two branches that changed the same project conflict in them',
       fix: "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow merge-driver %O %A %B %P'",
     };
   return ok('merge-driver', `git merges .sow/ files with ${quoted(command!)}`);
@@ -298,7 +392,9 @@ function mergeConflictsCheck(root: string): Finding {
   const records = new Map(conflictRecords(root).map((r) => [r.path, r]));
   const said = unmerged.slice(0, 3).map((path) => {
     const record = records.get(path);
-    return record ? `${shown(path)}: ${describeConflicts(record.fields)}; it holds this branch's values` : `${shown(path)}: git's text merge left conflict markers in it`;
+    return record
+      ? `${shown(path)}: ${describeConflicts(record.fields)}; it holds this branch's values`
+      : `${shown(path)}: git's text merge left conflict markers in it`;
   });
   const first = unmerged[0]!;
   const firstShown = shown(first);
@@ -323,7 +419,8 @@ function lockCheck(root: string): Finding {
     status: 'fail',
     message: `a stale lock: ${lock.holder} took it${since} and is gone`,
     fix: `${FIX} removes it (the next sow command that writes would also take it over)`,
-    repair: () => (removeStaleLock(path) ? `removed the stale lock of ${lock.holder}` : 'the lock was no longer stale; left it'),
+    repair: () =>
+      removeStaleLock(path) ? `removed the stale lock of ${lock.holder}` : 'the lock was no longer stale; left it',
   };
 }
 
@@ -333,7 +430,8 @@ function lockCheck(root: string): Finding {
  */
 function legacyRuntimeCheck(root: string): Finding {
   const found = legacyRuntimeFolders(root);
-  if (!found.length) return ok('legacy-runtime', `sow's runtime files are in ${shownRuntime(root)}, where no commit can put any`);
+  if (!found.length)
+    return ok('legacy-runtime', `sow's runtime files are in ${shownRuntime(root)}, where no commit can put any`);
   return {
     id: 'legacy-runtime',
     status: 'warn',
@@ -373,9 +471,20 @@ async function userConfigCheck(app: AppContext): Promise<Finding> {
   const warnings = r.lines.filter((l) => l.level === 'warning');
   if (errors.length) {
     const environment = errors.some((l) => l.source === 'environment');
-    return { id: 'config', status: 'fail', message: `${r.path}: ${errors.map((l) => l.text).join('; ')}`, fix: environment ? 'change or unset the environment variable named' : 'sow config edit' };
+    return {
+      id: 'config',
+      status: 'fail',
+      message: `${r.path}: ${errors.map((l) => l.text).join('; ')}`,
+      fix: environment ? 'change or unset the environment variable named' : 'sow config edit',
+    };
   }
-  if (warnings.length) return { id: 'config', status: 'warn', message: `${r.path}: ${warnings.map((l) => l.text.replace(/\n\s*/g, ' ')).join('; ')}`, fix: 'sow config edit' };
+  if (warnings.length)
+    return {
+      id: 'config',
+      status: 'warn',
+      message: `${r.path}: ${warnings.map((l) => l.text.replace(/\n\s*/g, ' ')).join('; ')}`,
+      fix: 'sow config edit',
+    };
   return ok('config', r.exists ? `${r.path} is valid` : `no ${r.path}: every role uses ${DEFAULT_EXECUTOR}`);
 }
 
@@ -383,7 +492,13 @@ async function repoConfigCheck(app: AppContext): Promise<Finding | undefined> {
   const r = await validateRepoConfig(app);
   if (!r) return undefined;
   const errors = r.lines.filter((l) => l.level === 'error');
-  if (errors.length) return { id: 'repo-config', status: 'fail', message: errors.map((l) => l.text).join('; '), fix: `fix ${r.report.path} (its fields: 'sow schema repo-config')` };
+  if (errors.length)
+    return {
+      id: 'repo-config',
+      status: 'fail',
+      message: errors.map((l) => l.text).join('; '),
+      fix: `fix ${r.report.path} (its fields: 'sow schema repo-config')`,
+    };
   return ok('repo-config', r.lines.map((l) => l.text).join('; '));
 }
 
@@ -439,7 +554,11 @@ export function invocationShape(args: readonly string[]): { path: string[]; flag
  * What to look up in a CLI's help: for each subcommand path sow runs (spawn, resume), the flags it
  * passes there with this configuration (the user's custom_args left out: they are the user's).
  */
-export function helpChecks(executor: ExecutorModule, config: ExecutorConfig, root: string): { path: string[]; flags: string[] }[] {
+export function helpChecks(
+  executor: ExecutorModule,
+  config: ExecutorConfig,
+  root: string,
+): { path: string[]; flags: string[] }[] {
   const plain: ExecutorConfig = { ...config, custom_args: [] };
   const ctx = {
     config: plain,
@@ -470,7 +589,14 @@ async function agentChecks(app: AppContext, root: string | undefined): Promise<F
     config = (await readUserConfig(userConfigPath(app.env))).config;
   } catch (err) {
     if (!(err instanceof SowError)) throw err;
-    return [{ id: 'agents', status: 'warn', message: 'the agent CLIs were not checked: the configuration is invalid (see the config check)', fix: 'sow config edit' }];
+    return [
+      {
+        id: 'agents',
+        status: 'warn',
+        message: 'the agent CLIs were not checked: the configuration is invalid (see the config check)',
+        fix: 'sow config edit',
+      },
+    ];
   }
   const effective = resolveConfig(config, app.env);
   const clis = new Map(agentClis(effective, app.env).map((c) => [c.executor, c]));
@@ -480,7 +606,13 @@ async function agentChecks(app: AppContext, root: string | undefined): Promise<F
     [...used].map(async ([name, bindings]) => {
       const id = `agent.${name}`;
       const cli = clis.get(name);
-      if (!cli) return { id, status: 'fail' as const, message: `the executor '${name}' is not defined`, fix: 'sow config validate' };
+      if (!cli)
+        return {
+          id,
+          status: 'fail' as const,
+          message: `the executor '${name}' is not defined`,
+          fix: 'sow config validate',
+        };
       const { spec: executor, binary } = cli;
       // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to spawn workers.
       const chosen = bindings.some((b) => b.source !== 'default');
@@ -488,21 +620,33 @@ async function agentChecks(app: AppContext, root: string | undefined): Promise<F
       const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;
       // Missing from PATH: the verdict 'sow config validate' gives too.
       if (!cli.found) {
-        return { id, status: STATUS_OF[MISSING_CLI_LEVEL], message: `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`, fix: executor.install };
+        return {
+          id,
+          status: STATUS_OF[MISSING_CLI_LEVEL],
+          message: `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`,
+          fix: executor.install,
+        };
       }
       // A command of the user's own is not run: sow cannot know what --version would make it do.
-      if (executor.doctor === 'on-path') return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
+      if (executor.doctor === 'on-path')
+        return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
       const version = await probe(binary, ['--version'], { env: app.env, cwd: root ?? app.cwd, timeoutMs: PROBE_MS });
       const versionText = version.code === 0 ? firstLine(version.stdout || version.stderr) : 'version unknown';
       const missing: string[] = [];
       const unread: string[] = [];
       for (const shape of helpChecks(executor, cli.config, root ?? app.cwd)) {
         if (shape.flags.length === 0) continue;
-        const help = await probe(binary, [...shape.path, '--help'], { env: app.env, cwd: root ?? app.cwd, timeoutMs: PROBE_MS });
+        const help = await probe(binary, [...shape.path, '--help'], {
+          env: app.env,
+          cwd: root ?? app.cwd,
+          timeoutMs: PROBE_MS,
+        });
         const text = `${help.stdout}\n${help.stderr}`;
         const command = [binary, ...shape.path].join(' ');
         if (help.timedOut || !text.trim()) {
-          unread.push(`'${command} --help' ${help.timedOut ? `did not answer within ${PROBE_MS / 1000} s` : 'printed nothing'}`);
+          unread.push(
+            `'${command} --help' ${help.timedOut ? `did not answer within ${PROBE_MS / 1000} s` : 'printed nothing'}`,
+          );
           continue;
         }
         for (const flag of shape.flags) if (!helpListsFlag(text, flag)) missing.push(`${flag} (${command})`);
@@ -541,15 +685,33 @@ async function ghCheck(app: AppContext, root: string | undefined): Promise<Findi
   const needs = repo
     ? `sow needs it for ${repo} ('sow issue list', 'sow pr create', …)`
     : "sow needs it only for GitHub ('sow issue list', 'sow pr create', …), and this repository names no GitHub repository";
-  if (!ghInstalled(app.env)) return { id: 'gh', status: severity, message: `gh (the GitHub CLI) is not on PATH; ${needs}`, fix: new GhNotFoundError().hint! };
+  if (!ghInstalled(app.env))
+    return {
+      id: 'gh',
+      status: severity,
+      message: `gh (the GitHub CLI) is not on PATH; ${needs}`,
+      fix: new GhNotFoundError().hint!,
+    };
   const extraEnv = { GH_PROMPT_DISABLED: '1' };
   const [version, auth] = await Promise.all([
     probe('gh', ['--version'], { env: app.env, extraEnv, timeoutMs: PROBE_MS }),
     probe('gh', ['auth', 'status'], { env: app.env, extraEnv, timeoutMs: GH_AUTH_MS, ...(root ? { cwd: root } : {}) }),
   ]);
   const versionText = version.code === 0 ? firstLine(version.stdout) : 'gh, version unknown';
-  if (auth.timedOut) return { id: 'gh', status: 'warn', message: `${versionText}; 'gh auth status' did not answer within ${GH_AUTH_MS / 1000} s`, fix: 'gh auth status' };
-  if (auth.code !== 0) return { id: 'gh', status: severity, message: `${versionText}, but it is not logged in to GitHub; ${needs}`, fix: 'gh auth login (or set GH_TOKEN)' };
+  if (auth.timedOut)
+    return {
+      id: 'gh',
+      status: 'warn',
+      message: `${versionText}; 'gh auth status' did not answer within ${GH_AUTH_MS / 1000} s`,
+      fix: 'gh auth status',
+    };
+  if (auth.code !== 0)
+    return {
+      id: 'gh',
+      status: severity,
+      message: `${versionText}, but it is not logged in to GitHub; ${needs}`,
+      fix: 'gh auth login (or set GH_TOKEN)',
+    };
   return ok('gh', `${versionText}, logged in${repo ? `; the repository is ${repo}` : ''}`);
 }
 
@@ -560,9 +722,16 @@ function refsCheck(ctx: Context): Finding {
   const broken = refs.filter((r) => r.link_state !== 'ok');
   // Judged at the command's time, as everything else it reads.
   const now = Date.parse(ctx.app.now());
-  const stale = refs.filter((r) => r.link_state === 'ok' && r.cache?.fetched_at && now - Date.parse(r.cache.fetched_at) > REFS_STALE_DAYS * 86_400_000);
+  const stale = refs.filter(
+    (r) =>
+      r.link_state === 'ok' &&
+      r.cache?.fetched_at &&
+      now - Date.parse(r.cache.fetched_at) > REFS_STALE_DAYS * 86_400_000,
+  );
   const age = (fetched: string) => Math.floor((now - Date.parse(fetched)) / 86_400_000);
-  const staleText = stale.length ? `not fetched for over ${REFS_STALE_DAYS} days: ${stale.map((r) => `${r.link} (${age(r.cache!.fetched_at)} days)`).join(', ')}` : '';
+  const staleText = stale.length
+    ? `not fetched for over ${REFS_STALE_DAYS} days: ${stale.map((r) => `${r.link} (${age(r.cache!.fetched_at)} days)`).join(', ')}`
+    : '';
   if (broken.length) {
     return {
       id: 'refs',
@@ -573,25 +742,39 @@ function refsCheck(ctx: Context): Finding {
     };
   }
   if (stale.length)
-    return { id: 'refs', status: 'warn', message: `${refs.length} ref(s) linked; ${staleText}`, fix: "'sow refs status' shows how far behind they are; 'sow refs update' fast-forwards them" };
+    return {
+      id: 'refs',
+      status: 'warn',
+      message: `${refs.length} ref(s) linked; ${staleText}`,
+      fix: "'sow refs status' shows how far behind they are; 'sow refs update' fast-forwards them",
+    };
   return ok('refs', `${refs.length} ref(s), every link works`);
 }
 
 function worktreesCheck(ctx: Context): Finding {
   const trees = listWorktrees(ctx.root!);
   const gone = trees.filter((t) => t.prunable);
-  if (gone.length === 0) return ok('worktrees', `${trees.length - 1} worktree(s) besides the main checkout; none to prune`);
+  if (gone.length === 0)
+    return ok('worktrees', `${trees.length - 1} worktree(s) besides the main checkout; none to prune`);
   return {
     id: 'worktrees',
     status: 'warn',
     message: `git still records ${gone.length} worktree(s) whose folder is gone: ${gone.map((t) => t.branch ?? t.path).join(', ')}`,
     fix: `${FIX} (or 'sow worktree prune') forgets them`,
-    ...(ctx.layoutOk ? { repair: async () => `forgot ${(await pruneWorktreesFor(ctx.cwd)).pruned.map((t) => t.branch ?? t.rel).join(', ')}` } : {}),
+    ...(ctx.layoutOk
+      ? {
+          repair: async () =>
+            `forgot ${(await pruneWorktreesFor(ctx.cwd)).pruned.map((t) => t.branch ?? t.rel).join(', ')}`,
+        }
+      : {}),
   };
 }
 
 /** A check that meets a failure sow knows (git missing, a file it cannot read) reports it as its finding. */
-async function guarded(id: string, check: () => Finding | undefined | Promise<Finding | undefined>): Promise<Finding | undefined> {
+async function guarded(
+  id: string,
+  check: () => Finding | undefined | Promise<Finding | undefined>,
+): Promise<Finding | undefined> {
   try {
     return await check();
   } catch (err) {
@@ -606,7 +789,12 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
   const root = ctx.root;
   const initialised = root !== undefined && fileExists(root, VERSION_FILE);
   // The slow ones (subprocesses) start at once and run side by side.
-  const [gitFinding, ghFinding, agents, userConfig] = await Promise.all([gitCheck(app), ghCheck(app, root), agentChecks(app, root), userConfigCheck(app)]);
+  const [gitFinding, ghFinding, agents, userConfig] = await Promise.all([
+    gitCheck(app),
+    ghCheck(app, root),
+    agentChecks(app, root),
+    userConfigCheck(app),
+  ]);
   const repo: (Finding | undefined)[] = [];
   if (initialised) {
     repo.push(
@@ -619,11 +807,28 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
     );
   }
   if (ctx.layoutOk) {
-    repo.push(projectCheck(ctx), await guarded('branch', () => branchCheck(ctx)), await guarded('tasks', () => tasksCheck(ctx)), await guarded('state', () => stateCheck(ctx)));
-    repo.push(await guarded('repo-config', () => repoConfigCheck(app)), await guarded('checks', () => checksAllowedCheck(root!, app.env)), await guarded('refs', () => refsCheck(ctx)));
+    repo.push(
+      projectCheck(ctx),
+      await guarded('branch', () => branchCheck(ctx)),
+      await guarded('tasks', () => tasksCheck(ctx)),
+      await guarded('state', () => stateCheck(ctx)),
+    );
+    repo.push(
+      await guarded('repo-config', () => repoConfigCheck(app)),
+      await guarded('checks', () => checksAllowedCheck(root!, app.env)),
+      await guarded('refs', () => refsCheck(ctx)),
+    );
   }
   if (root) repo.push(await guarded('worktrees', () => worktreesCheck(ctx)));
-  return [nodeCheck(), gitFinding, workspace, ...repo.filter((f): f is Finding => f !== undefined), userConfig, ...agents, ghFinding];
+  return [
+    nodeCheck(),
+    gitFinding,
+    workspace,
+    ...repo.filter((f): f is Finding => f !== undefined),
+    userConfig,
+    ...agents,
+    ghFinding,
+  ];
 }
 
 const strip = ({ repair: _repair, ...check }: Finding): DoctorCheck => check;
@@ -632,7 +837,12 @@ const strip = ({ repair: _repair, ...check }: Finding): DoctorCheck => check;
 export async function doctor(where: Where, opts: { fix: boolean }): Promise<DoctorReport> {
   const app = contextOf(where);
   const first = await runChecks(app);
-  if (!opts.fix) return { checks: first.map(strip), fix: false, fixable: first.filter((f) => f.status === 'fail' && f.repair).map((f) => f.id) };
+  if (!opts.fix)
+    return {
+      checks: first.map(strip),
+      fix: false,
+      fixable: first.filter((f) => f.status === 'fail' && f.repair).map((f) => f.id),
+    };
   const done = new Map<string, string>();
   const failed = new Map<string, string>();
   for (const f of first) {
@@ -653,7 +863,12 @@ export async function doctor(where: Where, opts: { fix: boolean }): Promise<Doct
     checks: after.map((f) => {
       const check = strip(f);
       const did = done.get(f.id);
-      if (did !== undefined) return { ...check, fixed: true, message: check.status === 'ok' ? `fixed: ${did}` : `fixed in part: ${did}; ${check.message}` };
+      if (did !== undefined)
+        return {
+          ...check,
+          fixed: true,
+          message: check.status === 'ok' ? `fixed: ${did}` : `fixed in part: ${did}; ${check.message}`,
+        };
       const why = failed.get(f.id);
       return why !== undefined ? { ...check, message: `${check.message} (--fix could not fix it: ${why})` } : check;
     }),
@@ -669,7 +884,9 @@ export class DoctorFoundProblemsError extends SowError {
       'DOCTOR_FOUND_PROBLEMS',
       'failed',
       `${failed.length} check(s) failed: ${failed.join(', ')}`,
-      fixable.length && !report.fix ? `run 'sow doctor --fix' to fix ${fixable.join(', ')}; each other FAIL line says how to fix it` : 'each FAIL line says how to fix it',
+      fixable.length && !report.fix
+        ? `run 'sow doctor --fix' to fix ${fixable.join(', ')}; each other FAIL line says how to fix it`
+        : 'each FAIL line says how to fix it',
       { checks: report.checks },
     );
   }

@@ -21,7 +21,12 @@ export interface ShownArtifact {
   text: string | null;
 }
 
-export async function showArtifact(where: Where, owner: ArtifactHolder, direction: Direction, index: number): Promise<ShownArtifact> {
+export async function showArtifact(
+  where: Where,
+  owner: ArtifactHolder,
+  direction: Direction,
+  index: number,
+): Promise<ShownArtifact> {
   return Reader.read(
     where,
     async (reader) => {
@@ -29,14 +34,29 @@ export async function showArtifact(where: Where, owner: ArtifactHolder, directio
         owner.kind === 'phase'
           ? (() => {
               const phase = selectPhase(reader.type, reader.project, owner.phase);
-              return { list: phaseOf(reader.project, phase)[direction], types: phaseDef(reader.type, phase)[direction], label: `the ${phase} phase ${direction}`, owner: `--phase ${phase}` };
+              return {
+                list: phaseOf(reader.project, phase)[direction],
+                types: phaseDef(reader.type, phase)[direction],
+                label: `the ${phase} phase ${direction}`,
+                owner: `--phase ${phase}`,
+              };
             })()
           : await (async () => {
               const task = await reader.task(owner.id);
-              return { list: task[direction], types: direction === 'inputs' ? reader.type.taskInputs : reader.type.taskOutputs, label: `task ${task.id} ${direction}`, owner: `--id ${task.id}` };
+              return {
+                list: task[direction],
+                types: direction === 'inputs' ? reader.type.taskInputs : reader.type.taskOutputs,
+                label: `task ${task.id} ${direction}`,
+                owner: `--id ${task.id}`,
+              };
             })();
       const word = direction === 'inputs' ? 'input' : 'output';
-      const artifact = artifactAt(slot.list, index, { label: slot.label, types: slot.types, command: owner.kind === 'phase' ? `sow ${word}` : `sow task ${word}`, owner: slot.owner });
+      const artifact = artifactAt(slot.list, index, {
+        label: slot.label,
+        types: slot.types,
+        command: owner.kind === 'phase' ? `sow ${word}` : `sow task ${word}`,
+        owner: slot.owner,
+      });
       const file = repositoryPathOf(artifact.path, slot.types.find((t) => t.name === artifact.type)?.root ?? 'project');
       return { index, artifact, file, text: reader.readDoc(file) ?? null };
     },

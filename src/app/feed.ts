@@ -14,10 +14,18 @@ import { listWorktrees } from '../adapters/worktrees.js';
 import { contextOf, type Where } from './context.js';
 import { checkoutsWithProject } from './worktree.js';
 
-export function followWorkspace(where: Where, onChange: () => void, opts: { all?: boolean; settleMs?: number } = {}): Feed {
+export function followWorkspace(
+  where: Where,
+  onChange: () => void,
+  opts: { all?: boolean; settleMs?: number } = {},
+): Feed {
   const ctx = contextOf(where);
   // The runtime folder (in git's folder) is made first: a fresh clone has none, and a folder that is not there cannot be watched.
-  const follow = (root: string) => watchSow(root, onChange, { runtime: ensureRuntimeDir(root), ...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}) });
+  const follow = (root: string) =>
+    watchSow(root, onChange, {
+      runtime: ensureRuntimeDir(root),
+      ...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}),
+    });
   if (!opts.all) return follow(findWorkspaceRoot(ctx.cwd));
   const feeds = new Map<string, Feed>();
   let shape: Feed | undefined;
@@ -48,9 +56,12 @@ export function followWorkspace(where: Where, onChange: () => void, opts: { all?
     const common = trees[0] ? ownGitDir(trees[0].path) : undefined;
     const bare = trees.filter((t) => !t.prunable && !roots.has(t.path) && !isWorkerCheckoutPath(t.path));
     shape?.close();
-    shape = watchFolders([...(common ? [common, join(common, 'worktrees')] : []), ...bare.flatMap((t) => [t.path, join(t.path, '.sow')])], () => {
-      if (!closed && sync()) onChange();
-    });
+    shape = watchFolders(
+      [...(common ? [common, join(common, 'worktrees')] : []), ...bare.flatMap((t) => [t.path, join(t.path, '.sow')])],
+      () => {
+        if (!closed && sync()) onChange();
+      },
+    );
     return moved;
   };
   sync();

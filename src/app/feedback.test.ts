@@ -15,14 +15,28 @@ describe('task feedback', () => {
     const w = await world('two');
     const ctx = w.ctx();
     const first = await addFeedback(ctx, '010', '  The form needs a label.\n\n');
-    expect(first).toMatchObject({ index: 0, artifact: { type: 'feedback', path: 'phases/implementation/tasks/010/feedback/001.md', metadata: { status: 'pending' } } });
+    expect(first).toMatchObject({
+      index: 0,
+      artifact: {
+        type: 'feedback',
+        path: 'phases/implementation/tasks/010/feedback/001.md',
+        metadata: { status: 'pending' },
+      },
+    });
     expect(w.read(`${dir}/feedback/001.md`)).toBe('The form needs a label.\n');
     // A file already there (written by hand) is not overwritten: the next number is taken.
     w.write(`${dir}/feedback/002.md`, 'by hand\n');
     const second = await addFeedback(ctx, '10', 'And a test.');
     expect(second.artifact.path).toBe('phases/implementation/tasks/010/feedback/003.md');
     expect(w.read(`${dir}/feedback/002.md`)).toBe('by hand\n');
-    expect(w.yaml(taskFile('010')).inputs.map((a: { path: string; metadata?: { status?: string } }) => [a.path.split('/').at(-1), a.metadata?.status])).toEqual([
+    expect(
+      w
+        .yaml(taskFile('010'))
+        .inputs.map((a: { path: string; metadata?: { status?: string } }) => [
+          a.path.split('/').at(-1),
+          a.metadata?.status,
+        ]),
+    ).toEqual([
       ['001.md', 'pending'],
       ['003.md', 'pending'],
     ]);
@@ -39,7 +53,10 @@ describe('task get log', () => {
     const w = await world('two');
     expect((await getTask(w.ctx(), '010', 'log')).value).toBe(w.read(`${dir}/log.md`));
     w.write(`${dir}/log.md`, '---\naction: started_task\n---\n\nbegun\n');
-    expect(await getTask(w.ctx(), '010', 'log')).toMatchObject({ field: 'log', value: '---\naction: started_task\n---\n\nbegun\n' });
+    expect(await getTask(w.ctx(), '010', 'log')).toMatchObject({
+      field: 'log',
+      value: '---\naction: started_task\n---\n\nbegun\n',
+    });
   });
 });
 
@@ -48,7 +65,15 @@ describe('task diff', () => {
     const w = await world('two');
     expect(await taskDiff(w.ctx(), '010')).toEqual({ task: '010', files: [], diff: '' });
     w.write('src/hello.ts', 'export const hello = 1;\n');
-    await addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'modified', path: 'src/hello.ts', extra: {} });
-    expect(await taskDiff(w.ctx(), '010')).toEqual({ task: '010', files: ['src/hello.ts'], diff: 'new file src/hello.ts\n+export const hello = 1;\n+' });
+    await addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', {
+      type: 'modified',
+      path: 'src/hello.ts',
+      extra: {},
+    });
+    expect(await taskDiff(w.ctx(), '010')).toEqual({
+      task: '010',
+      files: ['src/hello.ts'],
+      diff: 'new file src/hello.ts\n+export const hello = 1;\n+',
+    });
   });
 });

@@ -15,7 +15,11 @@ const world = worlds({
   executing: async (w) => {
     await toExecuting(w);
     w.write('.sow/project/implementation/notes.md', '# notes\n');
-    await addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'implementation/notes.md', extra: {} });
+    await addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', {
+      type: 'context',
+      path: 'implementation/notes.md',
+      extra: {},
+    });
   },
 });
 
@@ -32,7 +36,15 @@ describe('odd names', () => {
         [`project set metadata.${name}`, () => setProjectField(ctx, `metadata.${name}`, 'x')],
         [`input set metadata.${name}`, () => setArtifact(ctx, { kind: 'phase' }, 'inputs', 0, `metadata.${name}`, 'x')],
         // An own property of that name, as the command line's --<name> x makes it.
-        [`input add --${name}`, () => addArtifact(ctx, { kind: 'phase' }, 'inputs', { type: 'context', path: 'implementation/notes.md', extra: Object.fromEntries([[name, 'x']]) })],
+        [
+          `input add --${name}`,
+          () =>
+            addArtifact(ctx, { kind: 'phase' }, 'inputs', {
+              type: 'context',
+              path: 'implementation/notes.md',
+              extra: Object.fromEntries([[name, 'x']]),
+            }),
+        ],
       ];
       for (const [what, attempt] of attempts) {
         expect(said(await refused(w, attempt, 'INVALID_VALUE', 1)), what).toContain(`a name other than '${name}'`);
@@ -78,7 +90,9 @@ describe('odd names', () => {
         ['task list', () => listTasks(ctx)],
       ];
       for (const [what, attempt] of attempts) {
-        expect(said(await refused(w, attempt, 'STATE_FILE_INVALID', 4)), what).toContain(`metadata.${key}: '${key}' names a part of every JavaScript object`);
+        expect(said(await refused(w, attempt, 'STATE_FILE_INVALID', 4)), what).toContain(
+          `metadata.${key}: '${key}' names a part of every JavaScript object`,
+        );
       }
       w.write(taskFile('010'), original);
     }

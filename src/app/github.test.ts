@@ -11,7 +11,18 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROJECT, refused, said, T0, TASK_LIST, worlds, type World } from '../../test/inproc.js';
 import { fakes, type Fakes } from '../../test/inproc-fakes.js';
-import { githubRepo, issueCheck, issueList, issueShow, newProjectFromIssue, parseIssueNumber, prCreate, prReady, pullRequestBody, slugOf } from './github.js';
+import {
+  githubRepo,
+  issueCheck,
+  issueList,
+  issueShow,
+  newProjectFromIssue,
+  parseIssueNumber,
+  prCreate,
+  prReady,
+  pullRequestBody,
+  slugOf,
+} from './github.js';
 import { newProject } from './project.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { advanceProject } from './advance.js';
@@ -28,7 +39,14 @@ const ISSUES = [
     url: 'https://github.com/acme/api/issues/42',
     body: 'Tokens signed with HS256.\nExpire after 15 minutes.',
   },
-  { number: 7, title: 'Crash on empty body', state: 'OPEN', labels: [{ name: 'bug' }], url: 'https://github.com/acme/api/issues/7', body: 'Steps…' },
+  {
+    number: 7,
+    title: 'Crash on empty body',
+    state: 'OPEN',
+    labels: [{ name: 'bug' }],
+    url: 'https://github.com/acme/api/issues/7',
+    body: 'Steps…',
+  },
   { number: 3, title: 'Old thing', state: 'CLOSED', labels: [], url: 'https://github.com/acme/api/issues/3', body: '' },
 ];
 
@@ -60,15 +78,35 @@ describe('issue list | show | check', () => {
     const r = await issueList(ctx(), { state: 'open', limit: 30 });
     expect(r.repo).toBe('acme/api');
     expect(r.issues.map((i) => i.number)).toEqual([42, 7]);
-    expect(r.issues[0]).toEqual({ number: 42, title: 'Add JWT authentication!', state: 'OPEN', labels: ['feature'], url: 'https://github.com/acme/api/issues/42' });
+    expect(r.issues[0]).toEqual({
+      number: 42,
+      title: 'Add JWT authentication!',
+      state: 'OPEN',
+      labels: ['feature'],
+      url: 'https://github.com/acme/api/issues/42',
+    });
     await issueList(ctx(), { state: 'all', label: 'bug', limit: 5 });
     expect(f.ghCalls().map((c) => c.argv)).toEqual([
       ['issue', 'list', '--repo=acme/api', '--state=open', '--limit=30', '--json=number,title,state,labels,url'],
-      ['issue', 'list', '--repo=acme/api', '--state=all', '--label=bug', '--limit=5', '--json=number,title,state,labels,url'],
+      [
+        'issue',
+        'list',
+        '--repo=acme/api',
+        '--state=all',
+        '--label=bug',
+        '--limit=5',
+        '--json=number,title,state,labels,url',
+      ],
     ]);
     const shown = await issueShow(ctx(), parseIssueNumber('#42'));
     expect(shown.issue.body).toBe('Tokens signed with HS256.\nExpire after 15 minutes.');
-    expect(f.ghCalls().at(-1)!.argv).toEqual(['issue', 'view', '42', '--repo=acme/api', '--json=number,title,state,labels,url,body']);
+    expect(f.ghCalls().at(-1)!.argv).toEqual([
+      'issue',
+      'view',
+      '42',
+      '--repo=acme/api',
+      '--json=number,title,state,labels,url,body',
+    ]);
     const missing = await refused((await setup()).w, () => issueShow(ctx(), 99), 'GH_FAILED', 5);
     expect(missing.message).toContain('Could not resolve to an issue or pull request with the number of 99');
   });
@@ -79,7 +117,9 @@ describe('issue list | show | check', () => {
     expect(none).toContain('there is no origin remote');
     expect(none).toContain('github:\n    repo: owner/name');
     w.git(['remote', 'add', 'origin', '/srv/not-github.git']);
-    expect(said(await refused(w, () => issueList(ctx(), { state: 'open', limit: 30 }), 'NO_GITHUB_REPO', 1))).toContain('origin (/srv/not-github.git) is not a GitHub URL');
+    expect(said(await refused(w, () => issueList(ctx(), { state: 'open', limit: 30 }), 'NO_GITHUB_REPO', 1))).toContain(
+      'origin (/srv/not-github.git) is not a GitHub URL',
+    );
     w.write('.sow/config.yaml', 'github:\n  repo: acme/other\n');
     expect(await githubRepo(w.dir)).toBe('acme/other');
     await issueList(ctx(), { state: 'open', limit: 30 });
@@ -91,10 +131,29 @@ describe('issue list | show | check', () => {
   it("gh not on the context's PATH: GH_NOT_FOUND; not logged in: GH_NOT_AUTHENTICATED; a gh error: GH_FAILED with its words (all exit 5)", async () => {
     const { w, ctx } = await setup();
     const list = () => issueList(ctx(), { state: 'open', limit: 30 });
-    expect((await refused(w, () => issueList(ctx({ PATH: '/nonexistent' }), { state: 'open', limit: 30 }), 'GH_NOT_FOUND', 5)).hint).toContain('https://cli.github.com');
-    const auth = await refused(w, () => issueList(ctx({ FAKE_GH_FAIL: 'auth' }), { state: 'open', limit: 30 }), 'GH_NOT_AUTHENTICATED', 5);
+    expect(
+      (
+        await refused(
+          w,
+          () => issueList(ctx({ PATH: '/nonexistent' }), { state: 'open', limit: 30 }),
+          'GH_NOT_FOUND',
+          5,
+        )
+      ).hint,
+    ).toContain('https://cli.github.com');
+    const auth = await refused(
+      w,
+      () => issueList(ctx({ FAKE_GH_FAIL: 'auth' }), { state: 'open', limit: 30 }),
+      'GH_NOT_AUTHENTICATED',
+      5,
+    );
     expect(auth.message).toBe('gh is not logged in to GitHub, so it cannot reach acme/api');
-    const failed = await refused(w, () => issueList(ctx({ FAKE_GH_FAIL: 'error' }), { state: 'open', limit: 30 }), 'GH_FAILED', 5);
+    const failed = await refused(
+      w,
+      () => issueList(ctx({ FAKE_GH_FAIL: 'error' }), { state: 'open', limit: 30 }),
+      'GH_FAILED',
+      5,
+    );
     expect(failed.message).toBe("'gh issue list' failed: HTTP 502: Bad Gateway (https://api.github.com/graphql)");
     await list();
   });
@@ -103,7 +162,10 @@ describe('issue list | show | check', () => {
     const { w, ctx } = await setup();
     const replies: [() => Promise<unknown>, string][] = [
       [() => issueList(ctx({ FAKE_GH_REPLY: '{"not":"a list"}' }), { state: 'open', limit: 30 }), 'list'],
-      [() => issueList(ctx({ FAKE_GH_REPLY: '[{"number":"7","title":"x"}]' }), { state: 'open', limit: 30 }), 'number as a string'],
+      [
+        () => issueList(ctx({ FAKE_GH_REPLY: '[{"number":"7","title":"x"}]' }), { state: 'open', limit: 30 }),
+        'number as a string',
+      ],
       [() => issueShow(ctx({ FAKE_GH_REPLY: '[]' }), 42), 'a list'],
       [() => issueShow(ctx({ FAKE_GH_REPLY: '{"number":1e308,"title":"x"}' }), 42), 'a huge number'],
       [() => issueShow(ctx({ FAKE_GH_REPLY: '{"number":-1,"title":"x"}' }), 42), 'a negative number'],
@@ -131,12 +193,29 @@ describe('project new --issue', () => {
     expect(r).toMatchObject({ repo: 'acme/api', linked: true, branch: 'feat/42-add-jwt-authentication' });
     expect(r.link_problem).toBeUndefined();
     const project = w.yaml(PROJECT);
-    expect(project).toMatchObject({ name: 'add-jwt-authentication', description: 'Add JWT authentication!', branch: 'feat/42-add-jwt-authentication', base_branch: 'main' });
+    expect(project).toMatchObject({
+      name: 'add-jwt-authentication',
+      description: 'Add JWT authentication!',
+      branch: 'feat/42-add-jwt-authentication',
+      base_branch: 'main',
+    });
     expect(project.phases.planning.inputs).toEqual([
-      { type: 'github_issue', path: 'context/issue-42.md', created_at: T0, metadata: { number: 42, url: 'https://github.com/acme/api/issues/42', title: 'Add JWT authentication!' } },
+      {
+        type: 'github_issue',
+        path: 'context/issue-42.md',
+        created_at: T0,
+        metadata: { number: 42, url: 'https://github.com/acme/api/issues/42', title: 'Add JWT authentication!' },
+      },
     ]);
-    expect(w.read('.sow/project/context/issue-42.md')).toBe('# #42: Add JWT authentication!\n\nhttps://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n');
-    expect(f.ghCalls().map((c) => c.argv.slice(0, 3).join(' '))).toEqual(['issue view 42', 'issue develop --list', 'issue develop --list', 'issue develop 42']);
+    expect(w.read('.sow/project/context/issue-42.md')).toBe(
+      '# #42: Add JWT authentication!\n\nhttps://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n',
+    );
+    expect(f.ghCalls().map((c) => c.argv.slice(0, 3).join(' '))).toEqual([
+      'issue view 42',
+      'issue develop --list',
+      'issue develop --list',
+      'issue develop 42',
+    ]);
     expect(f.ghState().linked).toEqual({ 42: ['feat/42-add-jwt-authentication'] });
     const check = await issueCheck(ctx(), 42);
     expect(check).toEqual({
@@ -159,7 +238,11 @@ describe('project new --issue', () => {
   });
 
   it('refused when GitHub links the issue to another branch, creating nothing; --branch that branch works without a second link', async () => {
-    const { w, f, ctx } = await setup('github', { repo: 'acme/api', issues: ISSUES, linked: { 7: ['fix/empty-body'] } });
+    const { w, f, ctx } = await setup('github', {
+      repo: 'acme/api',
+      issues: ISSUES,
+      linked: { 7: ['fix/empty-body'] },
+    });
     const e = await refused(w, () => newProjectFromIssue(ctx(), 7, { planning: true }), 'ISSUE_LINKED', 1);
     expect(e.message).toBe("issue #7 is already linked to branch 'fix/empty-body'");
     expect(e.hint).toContain('--branch fix/empty-body');
@@ -175,10 +258,17 @@ describe('project new --issue', () => {
     const { w, ctx } = await setup();
     const r = await newProjectFromIssue(ctx({ FAKE_GH_FAIL: 'develop' }), 7, { branch: 'fix/7', planning: false });
     expect(r.linked).toBe(false);
-    expect(r.link_problem).toBe("'gh issue develop' failed: GraphQL: Resource not accessible by integration (createLinkedBranch)");
+    expect(r.link_problem).toBe(
+      "'gh issue develop' failed: GraphQL: Resource not accessible by integration (createLinkedBranch)",
+    );
     expect(w.yaml(PROJECT).phases.implementation.inputs.map((i: any) => i.type)).toEqual(['github_issue']);
     const other = await setup();
-    const e = await refused(other.w, () => newProjectFromIssue(other.ctx(), 7, { planning: true, type: 'iterative' }), 'USAGE', 2);
+    const e = await refused(
+      other.w,
+      () => newProjectFromIssue(other.ctx(), 7, { planning: true, type: 'iterative' }),
+      'USAGE',
+      2,
+    );
     expect(e.message).toBe('a iterative project does not start from an issue');
   });
 
@@ -191,7 +281,9 @@ describe('project new --issue', () => {
     const r = await newProjectFromIssue(w.ctx(ctxEnv(ctx), wt), 42, { branch: 'feat/42-jwt', planning: true });
     expect(r).toMatchObject({ branch: 'feat/42-jwt', createdBranch: false });
     expect(w.read(`${wt}/.sow/project/context/issue-42.md`)).toContain('Tokens signed with HS256.');
-    expect((await issueCheck(ctx(), 42)).projects).toEqual([{ branch: 'feat/42-jwt', rel: '.sow/worktrees/feat/42-jwt', name: 'add-jwt-authentication' }]);
+    expect((await issueCheck(ctx(), 42)).projects).toEqual([
+      { branch: 'feat/42-jwt', rel: '.sow/worktrees/feat/42-jwt', name: 'add-jwt-authentication' },
+    ]);
     const e = await refused(w, () => newProjectFromIssue(ctx(), 42, { planning: true }), 'ISSUE_LINKED', 1);
     expect(e.message).toBe("issue #42 is already linked to branch 'feat/42-jwt'");
     expect(w.exists(PROJECT)).toBe(false);
@@ -217,8 +309,19 @@ describe('pr create | ready', () => {
 
     w.clock.advance(60);
     const r = await prCreate(ctx(), { draft: true, force: true });
-    expect(r).toEqual({ repo: 'acme/api', number: 101, url: 'https://github.com/acme/api/pull/101', draft: true, created: true, pushed: true });
-    expect(execFileSync('git', ['--git-dir', origin, 'branch', '--list', 'feat/42-add-jwt-authentication'], { encoding: 'utf8' })).toContain('feat/42-add-jwt-authentication');
+    expect(r).toEqual({
+      repo: 'acme/api',
+      number: 101,
+      url: 'https://github.com/acme/api/pull/101',
+      draft: true,
+      created: true,
+      pushed: true,
+    });
+    expect(
+      execFileSync('git', ['--git-dir', origin, 'branch', '--list', 'feat/42-add-jwt-authentication'], {
+        encoding: 'utf8',
+      }),
+    ).toContain('feat/42-add-jwt-authentication');
     const create = f.ghCalls().find((c) => c.argv[1] === 'create')!;
     expect(create.argv).toEqual([
       'pr',
@@ -236,15 +339,28 @@ describe('pr create | ready', () => {
     expect(body).toContain('Closes #42\n');
     const output = () => w.yaml(PROJECT).phases.finalize.outputs.filter((o: any) => o.type === 'pull_request');
     expect(output()).toEqual([
-      { type: 'pull_request', path: 'finalize/pull-request.md', created_at: '2026-11-26T10:01:00.000Z', metadata: { number: 101, url: 'https://github.com/acme/api/pull/101', draft: true } },
+      {
+        type: 'pull_request',
+        path: 'finalize/pull-request.md',
+        created_at: '2026-11-26T10:01:00.000Z',
+        metadata: { number: 101, url: 'https://github.com/acme/api/pull/101', draft: true },
+      },
     ]);
 
     // Again: found, not opened twice.
-    expect(await prCreate(ctx(), { draft: false, force: true })).toMatchObject({ number: 101, created: false, pushed: false });
+    expect(await prCreate(ctx(), { draft: false, force: true })).toMatchObject({
+      number: 101,
+      created: false,
+      pushed: false,
+    });
     expect(f.ghCalls().filter((c) => c.argv[1] === 'create')).toHaveLength(1);
     expect(output()).toHaveLength(1);
 
-    expect(await prReady(ctx())).toEqual({ repo: 'acme/api', number: 101, url: 'https://github.com/acme/api/pull/101' });
+    expect(await prReady(ctx())).toEqual({
+      repo: 'acme/api',
+      number: 101,
+      url: 'https://github.com/acme/api/pull/101',
+    });
     expect(f.ghCalls().at(-1)!.argv).toEqual(['pr', 'ready', '101', '--repo=acme/api']);
     expect(f.ghState().prs[0].isDraft).toBe(false);
     expect(output()[0].metadata.draft).toBe(false);
@@ -274,7 +390,11 @@ describe('pr create | ready', () => {
     await abandonTask(c, '020');
     await advanceProject(c, undefined, false);
     w.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
-    await addArtifact(c, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report.md', extra: { assessment: 'pass' } });
+    await addArtifact(c, { kind: 'phase' }, 'outputs', {
+      type: 'review',
+      path: 'review/report.md',
+      extra: { assessment: 'pass' },
+    });
     await setArtifact(c, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
     await advanceProject(c, undefined, false);
     expect(w.yaml(PROJECT).statechart.current_state).toBe('FinalizeDocumentation');

@@ -26,7 +26,9 @@ export class NoGithubRepoError extends SowError {
     super(
       'NO_GITHUB_REPO',
       'failed',
-      origin === undefined ? 'sow cannot tell which GitHub repository this is: there is no origin remote' : `sow cannot tell which GitHub repository this is: origin (${origin}) is not a GitHub URL`,
+      origin === undefined
+        ? 'sow cannot tell which GitHub repository this is: there is no origin remote'
+        : `sow cannot tell which GitHub repository this is: origin (${origin}) is not a GitHub URL`,
       `name it in ${REPO_CONFIG}:\n  github:\n    repo: owner/name`,
     );
   }
@@ -48,7 +50,9 @@ export class IssueLinkedError extends SowError {
 export async function githubRepo(root: string): Promise<string> {
   const { config } = await readRepoConfig(root);
   if (config.github?.repo) return config.github.repo;
-  const origin = gitSucceeds(root, ['remote', 'get-url', 'origin']) ? git(root, ['remote', 'get-url', 'origin']) : undefined;
+  const origin = gitSucceeds(root, ['remote', 'get-url', 'origin'])
+    ? git(root, ['remote', 'get-url', 'origin'])
+    : undefined;
   const repo = origin === undefined ? undefined : repoOfUrl(origin);
   if (!repo) throw new NoGithubRepoError(origin);
   return repo;
@@ -80,8 +84,16 @@ export class GhReplyError extends SowError {
 }
 
 function issueOf(raw: unknown): Issue {
-  if (!isObj(raw) || !Number.isSafeInteger(raw['number']) || (raw['number'] as number) < 1 || typeof raw['title'] !== 'string') throw new GhReplyError('an issue (a number and a title)', raw);
-  const labels = Array.isArray(raw['labels']) ? raw['labels'].map((l) => (isObj(l) && typeof l['name'] === 'string' ? l['name'] : String(l))) : [];
+  if (
+    !isObj(raw) ||
+    !Number.isSafeInteger(raw['number']) ||
+    (raw['number'] as number) < 1 ||
+    typeof raw['title'] !== 'string'
+  )
+    throw new GhReplyError('an issue (a number and a title)', raw);
+  const labels = Array.isArray(raw['labels'])
+    ? raw['labels'].map((l) => (isObj(l) && typeof l['name'] === 'string' ? l['name'] : String(l)))
+    : [];
   return {
     number: raw['number'] as number,
     title: raw['title'],
@@ -94,14 +106,18 @@ function issueOf(raw: unknown): Issue {
 
 export function parseIssueNumber(raw: string): number {
   const m = /^#?(\d+)$/.exec(raw.trim());
-  if (!m || Number(m[1]) < 1) throw new UsageError(`'${raw}' is not an issue number`, 'give the number, e.g. 42 or #42');
+  if (!m || Number(m[1]) < 1)
+    throw new UsageError(`'${raw}' is not an issue number`, 'give the number, e.g. 42 or #42');
   return Number(m[1]);
 }
 
 /** gh runs at the root, in the context's environment. */
 const ghAt = (ctx: AppContext, root: string): GhRun => ({ cwd: root, env: ctx.env });
 
-export async function issueList(where: Where, opts: { state: 'open' | 'closed' | 'all'; label?: string; limit: number }): Promise<{ repo: string; issues: Issue[] }> {
+export async function issueList(
+  where: Where,
+  opts: { state: 'open' | 'closed' | 'all'; label?: string; limit: number },
+): Promise<{ repo: string; issues: Issue[] }> {
   const ctx = contextOf(where);
   const root = await openRoot(ctx);
   const repo = await githubRepo(root);
@@ -134,8 +150,11 @@ async function localProjectsOf(ctx: AppContext, n: number): Promise<{ branch: st
   const found: { branch: string; rel: string; name: string }[] = [];
   // Only each project file: who works on the tasks does not matter here.
   for (const tree of checkoutsWithProject(ctx.cwd)) {
-    const project = await Reader.read({ ...ctx, cwd: tree.path }, (r) => r.project, { otherBranch: 'quiet' }).catch(() => undefined);
-    if (project && issueInputOf(project)?.metadata?.['number'] === n) found.push({ branch: project.branch, rel: tree.rel, name: project.name });
+    const project = await Reader.read({ ...ctx, cwd: tree.path }, (r) => r.project, { otherBranch: 'quiet' }).catch(
+      () => undefined,
+    );
+    if (project && issueInputOf(project)?.metadata?.['number'] === n)
+      found.push({ branch: project.branch, rel: tree.rel, name: project.name });
   }
   return found;
 }
@@ -153,7 +172,12 @@ export async function issueCheck(where: Where, n: number): Promise<IssueCheck> {
   const ctx = contextOf(where);
   const root = await openRoot(ctx);
   const repo = await githubRepo(root);
-  return { repo, issue: n, branches: linkedBranches(ghAt(ctx, root), repo, n), projects: await localProjectsOf(ctx, n) };
+  return {
+    repo,
+    issue: n,
+    branches: linkedBranches(ghAt(ctx, root), repo, n),
+    projects: await localProjectsOf(ctx, n),
+  };
 }
 
 /** `Add JWT auth!` → `add-jwt-auth`: lower-case letters, digits and dashes, at most 40 characters. */
@@ -186,7 +210,11 @@ export interface IssueProjectResult extends NewProjectResult {
  * GitHub (`gh issue develop`, where gh and the repository allow it). Refused when GitHub already
  * links the issue to another branch, or a project here started from it on another branch.
  */
-export async function newProjectFromIssue(where: Where, n: number, opts: { name?: string; branch?: string; planning: boolean; type?: string }): Promise<IssueProjectResult> {
+export async function newProjectFromIssue(
+  where: Where,
+  n: number,
+  opts: { name?: string; branch?: string; planning: boolean; type?: string },
+): Promise<IssueProjectResult> {
   const ctx = contextOf(where);
   const cwd = ctx.cwd;
   // Without .sow/ yet, newProject initialises it once GitHub has answered.
@@ -201,7 +229,10 @@ export async function newProjectFromIssue(where: Where, n: number, opts: { name?
   const issue = await viewIssue(run, repo, n);
   const slug = slugOf(issue.title) || `issue-${n}`;
   const branch = opts.branch ?? `feat/${n}-${slug}`;
-  const type = opts.type !== undefined ? await projectType(opts.type) : ((await typeOfBranch(branch)) ?? (await projectType(DEFAULT_TYPE)));
+  const type =
+    opts.type !== undefined
+      ? await projectType(opts.type)
+      : ((await typeOfBranch(branch)) ?? (await projectType(DEFAULT_TYPE)));
   if (!type.phases.some((p) => p.inputs.some((t) => t.name === 'github_issue')))
     throw new UsageError(
       `a ${type.name} project does not start from an issue`,
@@ -212,9 +243,17 @@ export async function newProjectFromIssue(where: Where, n: number, opts: { name?
     );
   // Without .sow/ here, no project of this checkout can have started from the issue.
   const local = initialised ? await localProjectsOf(ctx, n) : [];
-  const elsewhere = [...new Set([...linkedBranches(run, repo, n), ...local.map((p) => p.branch)])].filter((b) => b !== branch);
+  const elsewhere = [...new Set([...linkedBranches(run, repo, n), ...local.map((p) => p.branch)])].filter(
+    (b) => b !== branch,
+  );
   if (elsewhere.length) throw new IssueLinkedError(n, elsewhere);
-  const created = await newProject(ctx, { name: opts.name ?? slug, description: issue.title, branch, planning: opts.planning, ...(opts.type !== undefined ? { type: opts.type } : {}) });
+  const created = await newProject(ctx, {
+    name: opts.name ?? slug,
+    description: issue.title,
+    branch,
+    planning: opts.planning,
+    ...(opts.type !== undefined ? { type: opts.type } : {}),
+  });
   const input: Artifact = {
     type: 'github_issue',
     path: issueFile(n),
@@ -224,8 +263,13 @@ export async function newProjectFromIssue(where: Where, n: number, opts: { name?
   await update(ctx, async (uow) => {
     const project = await uow.project();
     // The first enabled phase that takes the issue (planning, or implementation without it).
-    const phase = type.phases.find((p) => project.phases[p.name]?.enabled && p.inputs.some((t) => t.name === 'github_issue'))!.name;
-    uow.tx.write(`${PROJECT_DIR}/${issueFile(n)}`, `# #${n}: ${issue.title}\n\n${issue.url}\n\n${(issue.body ?? '').trim()}\n`);
+    const phase = type.phases.find(
+      (p) => project.phases[p.name]?.enabled && p.inputs.some((t) => t.name === 'github_issue'),
+    )!.name;
+    uow.tx.write(
+      `${PROJECT_DIR}/${issueFile(n)}`,
+      `# #${n}: ${issue.title}\n\n${issue.url}\n\n${(issue.body ?? '').trim()}\n`,
+    );
     const current = phaseOf(project, phase);
     uow.setProject(withPhase(project, phase, { ...current, inputs: [...current.inputs, input] }));
   });
@@ -263,7 +307,11 @@ async function requireFinalize(project: ProjectState, force: boolean): Promise<v
   const { states } = await pullRequestOf(project);
   const state = project.statechart.current_state;
   if (!force && !states.includes(state)) {
-    throw new TaskBlockedError(`the pull request is opened while finalizing; the project is in ${state}`, `run 'sow advance' until ${states[0]}, or pass --force to open it now`, { state });
+    throw new TaskBlockedError(
+      `the pull request is opened while finalizing; the project is in ${state}`,
+      `run 'sow advance' until ${states[0]}, or pass --force to open it now`,
+      { state },
+    );
   }
 }
 
@@ -284,13 +332,22 @@ export async function pullRequestBody(project: ProjectState, tasks: readonly Tas
     if (files.length) lines.push(`  - ${files.join(', ')}`);
   }
   lines.push('', '## Review', '');
-  lines.push(review ? `Assessment: **${String(review.metadata?.['assessment'] ?? 'unknown')}** (${review.path}, approved)` : 'No approved review was recorded.');
+  lines.push(
+    review
+      ? `Assessment: **${String(review.metadata?.['assessment'] ?? 'unknown')}** (${review.path}, approved)`
+      : 'No approved review was recorded.',
+  );
   lines.push('', '## Checks', '');
   if (evidence.length === 0) lines.push('No checks were run while finalizing.');
   for (const e of evidence) {
     const m = e.metadata ?? {};
-    const commit = typeof m['commit'] === 'string' ? ` on ${m['commit'].slice(0, 7)}${m['dirty'] ? ' (with uncommitted changes)' : ''}` : '';
-    lines.push(`- ${m['exit_code'] === 0 ? '✓' : '✗'} ${String(m['check'])}: \`${String(m['run'])}\` ${m['exit_code'] === 0 ? 'passed' : `failed (exit ${String(m['exit_code'])})`}${commit}`);
+    const commit =
+      typeof m['commit'] === 'string'
+        ? ` on ${m['commit'].slice(0, 7)}${m['dirty'] ? ' (with uncommitted changes)' : ''}`
+        : '';
+    lines.push(
+      `- ${m['exit_code'] === 0 ? '✓' : '✗'} ${String(m['check'])}: \`${String(m['run'])}\` ${m['exit_code'] === 0 ? 'passed' : `failed (exit ${String(m['exit_code'])})`}${commit}`,
+    );
   }
   lines.push('', `_Opened by sow from the project '${project.name}' (branch \`${project.branch}\`)._`);
   return `${lines.join('\n')}\n`;
@@ -319,19 +376,33 @@ function openPrOf(run: GhRun, repo: string, branch: string): GhPr | undefined {
   const raw = ghJson(run, GH_ARGS.prForBranch(repo, branch), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of pull requests', raw);
   const first = raw.find((p) => isObj(p) && Number.isSafeInteger(p['number']) && (p['number'] as number) > 0);
-  return first ? { number: first['number'] as number, url: String(first['url'] ?? ''), isDraft: first['isDraft'] === true } : undefined;
+  return first
+    ? { number: first['number'] as number, url: String(first['url'] ?? ''), isDraft: first['isDraft'] === true }
+    : undefined;
 }
 
 /** Records (or updates) the project's pull_request output. */
-async function recordPullRequest(ctx: AppContext, pr: { number: number; url: string; draft: boolean }, body?: string): Promise<void> {
+async function recordPullRequest(
+  ctx: AppContext,
+  pr: { number: number; url: string; draft: boolean },
+  body?: string,
+): Promise<void> {
   await update(ctx, async (uow) => {
     const project = await uow.project();
     const { recordPhase } = await pullRequestOf(project);
     const finalize = phaseOf(project, recordPhase);
     if (body !== undefined) uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body);
     const at = finalize.outputs.findIndex((a) => a.type === 'pull_request' && a.metadata?.['number'] === pr.number);
-    const artifact: Artifact = { type: 'pull_request', path: PR_BODY, created_at: at >= 0 ? finalize.outputs[at]!.created_at : uow.now, metadata: { number: pr.number, url: pr.url, draft: pr.draft } };
-    const outputs = at >= 0 ? finalize.outputs.map((a, i) => (i === at ? artifact : a)) : placeArtifact(finalize.outputs, artifact).list;
+    const artifact: Artifact = {
+      type: 'pull_request',
+      path: PR_BODY,
+      created_at: at >= 0 ? finalize.outputs[at]!.created_at : uow.now,
+      metadata: { number: pr.number, url: pr.url, draft: pr.draft },
+    };
+    const outputs =
+      at >= 0
+        ? finalize.outputs.map((a, i) => (i === at ? artifact : a))
+        : placeArtifact(finalize.outputs, artifact).list;
     uow.setProject(withPhase(project, recordPhase, { ...finalize, outputs }));
   });
 }
@@ -362,7 +433,13 @@ export async function prCreate(where: Where, opts: { draft: boolean; force: bool
     return { repo, ...found, created: false, pushed: false };
   }
   const base = project.base_branch;
-  if (!base) throw new SowError('NO_BASE_BRANCH', 'failed', 'the project has no base branch to open the pull request into', "set it: 'sow project set base_branch main'");
+  if (!base)
+    throw new SowError(
+      'NO_BASE_BRANCH',
+      'failed',
+      'the project has no base branch to open the pull request into',
+      "set it: 'sow project set base_branch main'",
+    );
   let pushed = false;
   // The branch comes from the project's state file: after `--`, where git never reads an option.
   if (upstreamOf(root, project.branch) === undefined) {
@@ -405,9 +482,19 @@ export async function prReady(where: Where): Promise<{ repo: string; number: num
   const project = await Reader.read(ctx, (r) => r.project, { otherBranch: 'refuse' });
   const repo = await githubRepo(root);
   const run = ghAt(ctx, root);
-  const recorded = [...phaseOf(project, (await pullRequestOf(project)).recordPhase).outputs].reverse().find((a) => a.type === 'pull_request');
-  const pr = recorded ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') } : openPrOf(run, repo, project.branch);
-  if (!pr || !Number.isInteger(pr.number)) throw new SowError('NO_PULL_REQUEST', 'failed', `branch ${quoted(project.branch)} has no pull request yet`, "open one with 'sow pr create --draft'");
+  const recorded = [...phaseOf(project, (await pullRequestOf(project)).recordPhase).outputs]
+    .reverse()
+    .find((a) => a.type === 'pull_request');
+  const pr = recorded
+    ? { number: Number(recorded.metadata?.['number']), url: String(recorded.metadata?.['url'] ?? '') }
+    : openPrOf(run, repo, project.branch);
+  if (!pr || !Number.isInteger(pr.number))
+    throw new SowError(
+      'NO_PULL_REQUEST',
+      'failed',
+      `branch ${quoted(project.branch)} has no pull request yet`,
+      "open one with 'sow pr create --draft'",
+    );
   gh(run, GH_ARGS.prReady(repo, pr.number), repo);
   await recordPullRequest(ctx, { number: pr.number, url: pr.url, draft: false });
   return { repo, number: pr.number, url: pr.url };

@@ -13,11 +13,14 @@ describe('graph lifecycle', () => {
     const w = await world('executing');
     const g = await lifecycleOf(w.dir);
     expect(g).toMatchObject({ type: 'standard', current: 'ImplementationExecuting' });
-    const out = () => g.transitions.find((t) => t.from === 'ImplementationExecuting' && t.event === 'all_tasks_complete');
+    const out = () =>
+      g.transitions.find((t) => t.from === 'ImplementationExecuting' && t.event === 'all_tasks_complete');
     expect(out()).toMatchObject({ to: 'ReviewActive', guard: 'allTasksComplete', automatic: true, blocked: true });
     for (const id of ['010', '020']) await setTaskField(w.ctx(), id, 'status', 'completed', {});
     const after = await lifecycleOf(w.dir);
-    expect(after.transitions.find((t) => t.from === 'ImplementationExecuting' && t.event === 'all_tasks_complete')).toMatchObject({ blocked: false });
+    expect(
+      after.transitions.find((t) => t.from === 'ImplementationExecuting' && t.event === 'all_tasks_complete'),
+    ).toMatchObject({ blocked: false });
   });
 
   it('a type named: its machine, nothing marked; no project, no workspace: the default type’s', async () => {
@@ -68,10 +71,16 @@ describe('schema', () => {
   it('each file’s JSON Schema with its title; the fields a file takes are the schema’s', () => {
     const project = jsonSchemaOf('project');
     expect(project['title']).toBe('sow project state (.sow/project/state.yaml)');
-    expect(Object.keys(project['properties'] as object)).toEqual(expect.arrayContaining(['name', 'type', 'branch', 'statechart', 'phases']));
-    expect(jsonSchemaOf('task')['title']).toBe('sow task state (.sow/project/phases/implementation/tasks/<id>/state.yaml)');
+    expect(Object.keys(project['properties'] as object)).toEqual(
+      expect.arrayContaining(['name', 'type', 'branch', 'statechart', 'phases']),
+    );
+    expect(jsonSchemaOf('task')['title']).toBe(
+      'sow task state (.sow/project/phases/implementation/tasks/<id>/state.yaml)',
+    );
     expect(Object.keys(jsonSchemaOf('config')['properties'] as object)).toEqual(['agents']);
-    expect(Object.keys(jsonSchemaOf('repo-config')['properties'] as object)).toEqual(expect.arrayContaining(['checks', 'github']));
+    expect(Object.keys(jsonSchemaOf('repo-config')['properties'] as object)).toEqual(
+      expect.arrayContaining(['checks', 'github']),
+    );
   });
 });
 
@@ -81,9 +90,24 @@ describe('results', () => {
     const owner = { agent: 'implementer-1' } as never;
     expect(Object.keys(claimData({ task, owner }))).toEqual(['id', 'task', 'owner']);
     expect(claimData({ task, owner }).id).toBe('010');
-    expect(taskSetData({ id: '010', field: 'status', value: 'completed' })).toEqual({ id: '010', field: 'status', value: 'completed' });
-    expect(taskSetData({ id: '010', field: 'status', value: 'completed', checks: [], unchanged: true })).toEqual({ id: '010', field: 'status', value: 'completed', checks: [], unchanged: true });
-    expect(artifactListData([{ type: 'context', path: 'a.md', approved: false } as never, { type: 'review', path: 'b.md' } as never])).toEqual([
+    expect(taskSetData({ id: '010', field: 'status', value: 'completed' })).toEqual({
+      id: '010',
+      field: 'status',
+      value: 'completed',
+    });
+    expect(taskSetData({ id: '010', field: 'status', value: 'completed', checks: [], unchanged: true })).toEqual({
+      id: '010',
+      field: 'status',
+      value: 'completed',
+      checks: [],
+      unchanged: true,
+    });
+    expect(
+      artifactListData([
+        { type: 'context', path: 'a.md', approved: false } as never,
+        { type: 'review', path: 'b.md' } as never,
+      ]),
+    ).toEqual([
       { index: 0, type: 'context', path: 'a.md', approved: false },
       { index: 1, type: 'review', path: 'b.md' },
     ]);

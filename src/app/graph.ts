@@ -16,10 +16,14 @@ export async function lifecycleOf(cwd: string, typeName?: string): Promise<Lifec
   try {
     return await Reader.read(cwd, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
-      return lifecycleGraph(reader.type, { current: reader.project.statechart.current_state, options: listTransitions(reader.type, view) });
+      return lifecycleGraph(reader.type, {
+        current: reader.project.statechart.current_state,
+        options: listTransitions(reader.type, view),
+      });
     });
   } catch (err) {
-    if (err instanceof NoProjectError || err instanceof NotInitializedError || err instanceof NotAGitRepositoryError) return lifecycleGraph(await projectType(DEFAULT_TYPE));
+    if (err instanceof NoProjectError || err instanceof NotInitializedError || err instanceof NotAGitRepositoryError)
+      return lifecycleGraph(await projectType(DEFAULT_TYPE));
     throw err;
   }
 }

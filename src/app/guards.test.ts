@@ -54,7 +54,9 @@ describe('work on a task starts and ends only after its dependencies', () => {
     const ctx = w.ctx();
     await setTaskField(ctx, '020', 'status', 'in_progress', { force: true });
     await setTaskField(ctx, '020', 'status', 'paused');
-    expect(said(await refused(w, () => setTaskField(ctx, '020', 'status', 'needs_review'), 'TASK_BLOCKED', 3))).toContain('task 020 cannot go to review: it depends on 010 (pending)');
+    expect(
+      said(await refused(w, () => setTaskField(ctx, '020', 'status', 'needs_review'), 'TASK_BLOCKED', 3)),
+    ).toContain('task 020 cannot go to review: it depends on 010 (pending)');
     await setTaskField(ctx, '010', 'status', 'completed');
     await setTaskField(ctx, '020', 'status', 'in_progress');
     await setTaskField(ctx, '020', 'status', 'needs_review');
@@ -101,13 +103,22 @@ describe('claims only where tasks are worked on', () => {
     const ctx = w.ctx();
     const claim = () => claimNext(ctx, { owner: 'w1' });
     await newProject(ctx, { name: 'demo', description: 'd', planning: true });
-    expect(said(await refused(w, claim, 'NOT_EXECUTING', 3))).toContain('the project is in PlanningActive, and tasks are worked on in ImplementationExecuting');
+    expect(said(await refused(w, claim, 'NOT_EXECUTING', 3))).toContain(
+      'the project is in PlanningActive, and tasks are worked on in ImplementationExecuting',
+    );
     w.write(TASK_LIST, '# Tasks\n');
-    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+      type: 'task_list',
+      path: 'planning/tasks.md',
+      approved: 'true',
+      extra: {},
+    });
     await advanceProject(ctx, undefined, false);
     await addTask(ctx, { name: 'A' });
     const text = said(await refused(w, claim, 'NOT_EXECUTING', 3));
-    expect(text).toContain('no task can be claimed now: the project is in ImplementationPlanning, and tasks are worked on in ImplementationExecuting');
+    expect(text).toContain(
+      'no task can be claimed now: the project is in ImplementationPlanning, and tasks are worked on in ImplementationExecuting',
+    );
     expect(text).toContain("run 'sow advance' (ImplementationPlanning → ImplementationExecuting); first:");
     expect(text).toContain('tasks_approved true');
     expect(text, 'a claim has no --force').not.toContain('--force');
@@ -149,10 +160,17 @@ describe('claims only where tasks are worked on', () => {
     await newProject(ctx, { name: 'store', type: 'design', description: 'd', planning: true });
     await addTask(ctx, { name: 'Decide' });
     w.write('.sow/project/adr.md', '# ADR\n');
-    await addArtifact(ctx, { kind: 'task', id: '010' }, 'outputs', { type: 'adr', path: 'adr.md', approved: 'true', extra: {} });
+    await addArtifact(ctx, { kind: 'task', id: '010' }, 'outputs', {
+      type: 'adr',
+      path: 'adr.md',
+      approved: 'true',
+      extra: {},
+    });
     await setTaskField(ctx, '010', 'status', 'completed');
     expect((await advanceProject(ctx, undefined, false)).to).toBe('Finalizing');
-    expect(said(await refused(w, claim, 'NOT_EXECUTING', 3))).toContain('the project is in Finalizing, and tasks are worked on in Active');
+    expect(said(await refused(w, claim, 'NOT_EXECUTING', 3))).toContain(
+      'the project is in Finalizing, and tasks are worked on in Active',
+    );
   });
 });
 
@@ -164,7 +182,12 @@ describe('who claims', () => {
     expect(r.owner).toMatchObject({ kind: 'claim', by: 'sess-42', session: 'sess-42' });
     // Someone else may not finish it; the session may.
     await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'completed'), 'TASK_HELD', 3);
-    await refused(w, () => setTaskField(w.ctx({ SOW_SESSION_ID: 'sess-7' }), '010', 'status', 'completed'), 'TASK_HELD', 3);
+    await refused(
+      w,
+      () => setTaskField(w.ctx({ SOW_SESSION_ID: 'sess-7' }), '010', 'status', 'completed'),
+      'TASK_HELD',
+      3,
+    );
     await setTaskField(session, '010', 'status', 'completed');
     expect(w.yaml(taskFile('010')).status).toBe('completed');
   });
@@ -190,7 +213,13 @@ describe("a finished task's history is a fact", () => {
     expect(task.updated_at).toBe('2026-11-26T11:00:00.000Z');
     const log = w.read(`${TASKS_DIR}/010/log.md`);
     expect(log).toContain('timestamp: "2026-11-26T11:00:00.000Z"\nagent: user\naction: note\nresult: success\n');
-    expect(log.trimEnd().endsWith(`Reopened with --force (set pending): the task had been completed since ${T0}; its status is now pending.`)).toBe(true);
+    expect(
+      log
+        .trimEnd()
+        .endsWith(
+          `Reopened with --force (set pending): the task had been completed since ${T0}; its status is now pending.`,
+        ),
+    ).toBe(true);
   });
 });
 
@@ -226,12 +255,18 @@ describe('a task in progress that nobody works on any more', () => {
 
   it("its worker's sow process is gone: the row says so, and status and continue carry the advice", async () => {
     const w = await world('two');
-    forgeOwner(w, '010', `kind: worker\nby: implementer-7\npid: ${exitedPid()}\nhost: ${hostname()}\nsince: "2026-11-26T00:00:00.000Z"`);
+    forgeOwner(
+      w,
+      '010',
+      `kind: worker\nby: implementer-7\npid: ${exitedPid()}\nhost: ${hostname()}\nsince: "2026-11-26T00:00:00.000Z"`,
+    );
     const rows = await listTasks(w.ctx());
     expect(rows[0]!.worker).toEqual({ state: 'gone', kind: 'worker', by: 'implementer-7', why: 'process_gone' });
     expect(rows[1]!.worker, 'nobody known: no field').toBeUndefined();
     const advice = `Nobody works on task 010 any more: its worker implementer-7 is gone (the sow process that ran it ended). To go on, resume its session ('sow agent resume 010 "<prompt>"'), or let the next claim take it ('sow task next --claim').`;
-    expect((await projectStatus(w.ctx())).tasks.unattended).toEqual([{ id: '010', name: 'A', worker: rows[0]!.worker, advice }]);
+    expect((await projectStatus(w.ctx())).tasks.unattended).toEqual([
+      { id: '010', name: 'A', worker: rows[0]!.worker, advice },
+    ]);
     expect((await continueProject(w.ctx())).prompt).toContain(`- ${advice}\n`);
     expect(
       (await nextTasks(w.ctx())).map((t) => t.id),
@@ -244,7 +279,12 @@ describe('a task in progress that nobody works on any more', () => {
     await claimNext(w.ctx(), { owner: 'ci-7' });
     expect((await listTasks(w.ctx()))[0]!.worker).toEqual({ state: 'live', kind: 'claim', by: 'ci-7' });
     w.clock.advance(1801);
-    expect((await listTasks(w.ctx()))[0]!.worker).toEqual({ state: 'gone', kind: 'claim', by: 'ci-7', why: 'lease_expired' });
+    expect((await listTasks(w.ctx()))[0]!.worker).toEqual({
+      state: 'gone',
+      kind: 'claim',
+      by: 'ci-7',
+      why: 'lease_expired',
+    });
     expect((await projectStatus(w.ctx())).tasks.unattended?.map((u) => u.advice)).toEqual([
       "Nobody works on task 010 any more: the claim of ci-7 ran out. To go on, let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent spawn implementer 010').",
     ]);
@@ -259,7 +299,11 @@ describe('a task in progress that nobody works on any more', () => {
     // A live worker: this test's own child process, as the owner's pid.
     const child = spawn('sleep', ['60']);
     children.push(child);
-    forgeOwner(w, '020', `kind: worker\nby: implementer-2\npid: ${child.pid}\nhost: ${hostname()}\nsince: "2026-11-26T00:00:00.000Z"`);
+    forgeOwner(
+      w,
+      '020',
+      `kind: worker\nby: implementer-2\npid: ${child.pid}\nhost: ${hostname()}\nsince: "2026-11-26T00:00:00.000Z"`,
+    );
     const rows = await listTasks(w.ctx());
     expect(rows[0]!.worker).toBeUndefined();
     expect(rows[1]!.worker).toEqual({ state: 'live', kind: 'worker', by: 'implementer-2' });
@@ -283,7 +327,9 @@ describe('a deleted task folder', () => {
     ];
     for (const [what, run] of uses) {
       const e = await refused(w, run, 'TASK_FOLDER_MISSING', 4);
-      expect(e.message, what).toBe(`task 010 is missing: its folder ${folder} does not exist, and task 020 depends on it`);
+      expect(e.message, what).toBe(
+        `task 010 is missing: its folder ${folder} does not exist, and task 020 depends on it`,
+      );
       expect(e.details, what).toMatchObject({ folder, task: '010', needed_by: '020' });
       expect(e.hint, what).toContain(`restore it with 'git checkout -- ${folder}'`);
       expect(e.hint, `${what}: does not blame the file of 020`).not.toContain(`git checkout -- ${taskFile('020')}`);

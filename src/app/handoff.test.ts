@@ -26,11 +26,27 @@ async function setup() {
   const ctx = () => w.ctx(f.env);
   await spawnAgent(ctx(), 'implementer', '010', opts);
   // Where the task stands: a description, a log entry, a changed file, feedback.
-  w.write('.sow/project/phases/implementation/tasks/010/description.md', '# Parse the config\n\nRead config.yaml strictly.\n');
+  w.write(
+    '.sow/project/phases/implementation/tasks/010/description.md',
+    '# Parse the config\n\nRead config.yaml strictly.\n',
+  );
   w.write('src/config.ts', 'export const strict = true;\n');
-  await appendLog(w.as('implementer-1', '010'), { action: 'modified_file', result: 'success', files: [join(w.dir, 'src/config.ts')], notes: 'Added the strict flag', project: false });
-  w.write('.sow/project/phases/implementation/tasks/010/feedback/001.md', 'Unknown keys must be refused, not ignored.\n');
-  await addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'inputs', { type: 'feedback', path: 'phases/implementation/tasks/010/feedback/001.md', extra: {} });
+  await appendLog(w.as('implementer-1', '010'), {
+    action: 'modified_file',
+    result: 'success',
+    files: [join(w.dir, 'src/config.ts')],
+    notes: 'Added the strict flag',
+    project: false,
+  });
+  w.write(
+    '.sow/project/phases/implementation/tasks/010/feedback/001.md',
+    'Unknown keys must be refused, not ignored.\n',
+  );
+  await addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'inputs', {
+    type: 'feedback',
+    path: 'phases/implementation/tasks/010/feedback/001.md',
+    extra: {},
+  });
   return { w, f, lines, opts, ctx };
 }
 
@@ -48,9 +64,15 @@ describe('a session the agent CLI cannot resume', () => {
       [false, false],
     ]);
     const brief = calls[1]!.stdin;
-    expect(brief).toContain('You take over task 010 from implementer-1, whose session could not be resumed (the agent CLI said: claude: No conversation found with session ID: ' + old + ')');
+    expect(brief).toContain(
+      'You take over task 010 from implementer-1, whose session could not be resumed (the agent CLI said: claude: No conversation found with session ID: ' +
+        old +
+        ')',
+    );
     expect(brief).toContain('## The task\n\n# Parse the config\n\nRead config.yaml strictly.');
-    expect(brief).toContain('## Feedback on its work\n\n### phases/implementation/tasks/010/feedback/001.md\n\nUnknown keys must be refused, not ignored.');
+    expect(brief).toContain(
+      '## Feedback on its work\n\n### phases/implementation/tasks/010/feedback/001.md\n\nUnknown keys must be refused, not ignored.',
+    );
     expect(brief).toContain('Added the strict flag');
     expect(brief).toContain('## Files it changed\n\n- src/config.ts');
     expect(brief).toContain('+export const strict = true;');
@@ -82,12 +104,16 @@ describe('a session the agent CLI cannot resume', () => {
     expect(calls[1]!.resuming).toBe(false);
     expect(calls[1]!.stdin).toContain('whose session is not to be continued');
     const t = s.w.yaml(taskFile('010'));
-    expect(t.handoffs).toEqual([expect.objectContaining({ reason: 'asked', from_session: old, to_agent_id: 'implementer-2' })]);
+    expect(t.handoffs).toEqual([
+      expect.objectContaining({ reason: 'asked', from_session: old, to_agent_id: 'implementer-2' }),
+    ]);
     // A correction round, as a resume after needs_review.
     expect(t.iteration).toBe(2);
     expect(t.status).toBe('in_progress');
     // A failure that is not a lost session stays a failure.
-    await expect(resumeAgent(s.w.ctx({ ...s.f.env, FAKE_AGENT_FAIL: '1' }), { kind: 'task', id: '010' }, 'go on', s.opts)).rejects.toMatchObject({ code: 'WORKER_FAILED' });
+    await expect(
+      resumeAgent(s.w.ctx({ ...s.f.env, FAKE_AGENT_FAIL: '1' }), { kind: 'task', id: '010' }, 'go on', s.opts),
+    ).rejects.toMatchObject({ code: 'WORKER_FAILED' });
     expect(s.w.yaml(taskFile('010')).handoffs).toHaveLength(1);
   });
 });

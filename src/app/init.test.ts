@@ -16,7 +16,13 @@ describe('init', () => {
     const r = initWorkspace(`${w.dir}/src/deep`);
     expect(r).toEqual({
       root: w.dir,
-      created: ['.sow/.gitignore', '.sow/.gitattributes', '.sow/knowledge/.gitkeep', '.sow/refs/.gitkeep', '.sow/.version'],
+      created: [
+        '.sow/.gitignore',
+        '.sow/.gitattributes',
+        '.sow/knowledge/.gitkeep',
+        '.sow/refs/.gitkeep',
+        '.sow/.version',
+      ],
       repaired: [],
       alreadyInitialised: false,
       configured: ['merge.sow.driver', 'merge.sow.name'],
@@ -33,17 +39,35 @@ describe('init', () => {
   it('again: nothing to do; with files gone or ignore lines missing, it fills in only those, keeping the person’s own lines', async () => {
     const w = await world('init');
     const before = w.snapshot();
-    expect(initWorkspace(w.dir)).toEqual({ root: w.dir, created: [], repaired: [], alreadyInitialised: true, configured: [] });
+    expect(initWorkspace(w.dir)).toEqual({
+      root: w.dir,
+      created: [],
+      repaired: [],
+      alreadyInitialised: true,
+      configured: [],
+    });
     expect(w.snapshot()).toEqual(before);
     w.write('.sow/.gitignore', '# mine\n.runtime/\nnotes/');
     w.git(['rm', '-q', '--cached', '--ignore-unmatch', '.sow/refs/.gitkeep']);
     rmSync(`${w.dir}/.sow/refs/.gitkeep`);
     const r = initWorkspace(w.dir);
-    expect(r).toEqual({ root: w.dir, created: ['.sow/refs/.gitkeep'], repaired: ['.sow/.gitignore: .backup/', '.sow/.gitignore: worktrees/'], alreadyInitialised: true, configured: [] });
+    expect(r).toEqual({
+      root: w.dir,
+      created: ['.sow/refs/.gitkeep'],
+      repaired: ['.sow/.gitignore: .backup/', '.sow/.gitignore: worktrees/'],
+      alreadyInitialised: true,
+      configured: [],
+    });
     // A repository initialised before the merge driver: init again registers it, keeping the person's attributes.
     w.write('.sow/.gitattributes', '*.md text\n');
     w.git(['config', '--unset', 'merge.sow.driver']);
-    expect(initWorkspace(w.dir)).toEqual({ root: w.dir, created: [], repaired: ['.sow/.gitattributes: * merge=sow'], alreadyInitialised: true, configured: ['merge.sow.driver'] });
+    expect(initWorkspace(w.dir)).toEqual({
+      root: w.dir,
+      created: [],
+      repaired: ['.sow/.gitattributes: * merge=sow'],
+      alreadyInitialised: true,
+      configured: ['merge.sow.driver'],
+    });
     expect(w.read('.sow/.gitattributes')).toBe('*.md text\n* merge=sow\n');
     expect(w.read('.sow/.gitignore')).toBe('# mine\n.runtime/\nnotes/\n.backup/\nworktrees/\n');
   });
@@ -63,7 +87,9 @@ describe('init', () => {
     expect(e.hint).toContain("'sow migrate --dry-run'");
     const newer = await world('init');
     newer.write('.sow/.version', '3\n');
-    expect((await refused(newer, async () => initWorkspace(newer.dir), 'SOW_TOO_OLD', 4)).hint).toMatch(/^upgrade sow.*; nothing was changed$/);
+    expect((await refused(newer, async () => initWorkspace(newer.dir), 'SOW_TOO_OLD', 4)).hint).toMatch(
+      /^upgrade sow.*; nothing was changed$/,
+    );
     const garbled = await world('init');
     garbled.write('.sow/.version', 'two\n');
     await refused(garbled, async () => initWorkspace(garbled.dir), 'STATE_FILE_INVALID', 4);

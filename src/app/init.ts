@@ -34,7 +34,8 @@ export function repairIgnoreFile(root: string, tx: Transaction): { created: bool
     return { created: true, added: [...GITIGNORE_LINES] };
   }
   const missing = missingIgnoreLines(root);
-  if (missing.length) tx.write(IGNORE_FILE, `${text}${text.endsWith('\n') || text === '' ? '' : '\n'}${missing.join('\n')}\n`);
+  if (missing.length)
+    tx.write(IGNORE_FILE, `${text}${text.endsWith('\n') || text === '' ? '' : '\n'}${missing.join('\n')}\n`);
   return { created: false, added: missing };
 }
 
@@ -85,6 +86,12 @@ export function initWorkspace(cwd: string): InitResult {
     repaired,
     alreadyInitialised,
     configured: driver.set,
-    ...(driver.failed ? { warnings: [`git merges .sow/ files as text until the merge driver is set in git config, which failed: ${driver.failed}; 'sow doctor --fix' sets it`] } : {}),
+    ...(driver.failed
+      ? {
+          warnings: [
+            `git merges .sow/ files as text until the merge driver is set in git config, which failed: ${driver.failed}; 'sow doctor --fix' sets it`,
+          ],
+        }
+      : {}),
   };
 }

@@ -39,7 +39,13 @@ import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';
 import { NotAGitRepositoryError, SowError, UsageError } from '../domain/errors.js';
 import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
 import { realPath } from '../adapters/files.js';
-import { checkWritable, inspect, removeFolderIfEmpty, removeWithEmptyFolders, writeWhole } from '../adapters/integration-files.js';
+import {
+  checkWritable,
+  inspect,
+  removeFolderIfEmpty,
+  removeWithEmptyFolders,
+  writeWhole,
+} from '../adapters/integration-files.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { parseStateText } from '../adapters/state-files.js';
 import { readTemplate } from '../adapters/templates.js';
@@ -53,7 +59,11 @@ export const PLUGIN_RECORD = '.sow-install.yaml';
  * 1 MiB: the record lists the few dozen files sow installs, a few KB; anything much larger was
  * not written by sow.
  */
-const RECORD_LIMITS: ReadLimits = { max: 1024 * 1024, what: 'install records', why: 'a record lists a few dozen files in a few KB' };
+const RECORD_LIMITS: ReadLimits = {
+  max: 1024 * 1024,
+  what: 'install records',
+  why: 'a record lists a few dozen files in a few KB',
+};
 
 interface RecordEntry {
   path: string;
@@ -79,7 +89,13 @@ export interface FileResult {
 
 export class RecordUnreadableError extends SowError {
   constructor(file: string, problem: string) {
-    super('INSTALL_RECORD_INVALID', 'state', `${file}: ${problem}`, `fix or remove ${file} (sow then treats every file as not its own, and writes new versions beside edited ones)`, { file });
+    super(
+      'INSTALL_RECORD_INVALID',
+      'state',
+      `${file}: ${problem}`,
+      `fix or remove ${file} (sow then treats every file as not its own, and writes new versions beside edited ones)`,
+      { file },
+    );
   }
 }
 
@@ -97,8 +113,16 @@ export class JsonTooDeepError extends SowError {
 }
 
 function sources(version: string): IntegrationSources {
-  const commands = Object.fromEntries(COMMANDS.map((c) => [c, readTemplate(`integrations/commands/${c}.md`)])) as Record<CommandName, string>;
-  return { skill: readTemplate('integrations/skill.md'), agentsSection: readTemplate('integrations/agents-section.md'), agent: readTemplate('integrations/agent.md'), commands, version };
+  const commands = Object.fromEntries(
+    COMMANDS.map((c) => [c, readTemplate(`integrations/commands/${c}.md`)]),
+  ) as Record<CommandName, string>;
+  return {
+    skill: readTemplate('integrations/skill.md'),
+    agentsSection: readTemplate('integrations/agents-section.md'),
+    agent: readTemplate('integrations/agent.md'),
+    commands,
+    version,
+  };
 }
 
 /** Where an install writes (the repository, or a plugin folder) and where its record lives. */
@@ -127,7 +151,8 @@ function pluginArea(cwd: string, dir: string): Area {
     if (!(err instanceof NotAGitRepositoryError)) throw err;
   }
   const rel = root === undefined ? undefined : relative(root, lexical);
-  if (rel === undefined || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) return { base: realPath(lexical), name, shown };
+  if (rel === undefined || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    return { base: realPath(lexical), name, shown };
   if (rel === '') return { ...repoArea(root!), name, shown };
   return { base: confineReal(repoArea(root!), rel.split(sep).join('/')), name, shown };
 }
@@ -135,10 +160,22 @@ function pluginArea(cwd: string, dir: string): Area {
 async function placeOf(cwd: string, plugin: string | undefined): Promise<Place> {
   if (plugin !== undefined) {
     const area = pluginArea(cwd, plugin);
-    return { area, plugin: true, recordArea: area, recordRel: PLUGIN_RECORD, recordShown: `${area.shown}${PLUGIN_RECORD}` };
+    return {
+      area,
+      plugin: true,
+      recordArea: area,
+      recordRel: PLUGIN_RECORD,
+      recordShown: `${area.shown}${PLUGIN_RECORD}`,
+    };
   }
   const root = await openRoot(cwd);
-  return { area: repoArea(root), plugin: false, recordArea: sowArea(root), recordRel: 'integrations.yaml', recordShown: RECORD };
+  return {
+    area: repoArea(root),
+    plugin: false,
+    recordArea: sowArea(root),
+    recordRel: 'integrations.yaml',
+    recordShown: RECORD,
+  };
 }
 
 const KINDS: readonly string[] = ['file', 'json', 'section'];
@@ -151,14 +188,23 @@ async function readRecord(place: Place): Promise<{ text: string | undefined; ent
   const files = data?.files ?? [];
   const valid = (f: unknown): f is RecordEntry => {
     const e = f as Partial<RecordEntry> | null;
-    return typeof e === 'object' && e !== null && typeof e.path === 'string' && KINDS.includes(e.kind as string) && Array.isArray(e.targets) && e.targets.every((t) => typeof t === 'string');
+    return (
+      typeof e === 'object' &&
+      e !== null &&
+      typeof e.path === 'string' &&
+      KINDS.includes(e.kind as string) &&
+      Array.isArray(e.targets) &&
+      e.targets.every((t) => typeof t === 'string')
+    );
   };
-  if (!Array.isArray(files) || !files.every(valid)) throw new RecordUnreadableError(place.recordShown, "'files' must be a list of {path, kind, targets, …}");
+  if (!Array.isArray(files) || !files.every(valid))
+    throw new RecordUnreadableError(place.recordShown, "'files' must be a list of {path, kind, targets, …}");
   return { text, entries: files };
 }
 
 function recordText(entries: readonly RecordEntry[]): string {
-  const header = '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n# `sow uninstall` removes only that. Commit it with the files.\n';
+  const header =
+    '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n# `sow uninstall` removes only that. Commit it with the files.\n';
   return `${header}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`;
 }
 
@@ -186,7 +232,9 @@ function jsonObject(shown: string, text: string): Record<string, unknown> | unde
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeepError(shown);
   try {
     const data: unknown = JSON.parse(text);
-    return typeof data === 'object' && data !== null && !Array.isArray(data) ? (data as Record<string, unknown>) : undefined;
+    return typeof data === 'object' && data !== null && !Array.isArray(data)
+      ? (data as Record<string, unknown>)
+      : undefined;
   } catch {
     return undefined;
   }
@@ -194,14 +242,21 @@ function jsonObject(shown: string, text: string): Record<string, unknown> | unde
 
 function unionAddition(a: JsonAddition, b: JsonAddition): JsonAddition {
   const hooks: Record<string, string[]> = {};
-  for (const add of [a, b]) for (const [event, commands] of Object.entries(add.hooks ?? {})) hooks[event] = [...new Set([...(hooks[event] ?? []), ...commands])];
+  for (const add of [a, b])
+    for (const [event, commands] of Object.entries(add.hooks ?? {}))
+      hooks[event] = [...new Set([...(hooks[event] ?? []), ...commands])];
   const servers = { ...a.mcpServers, ...b.mcpServers };
-  return { ...(Object.keys(hooks).length ? { hooks } : {}), ...(Object.keys(servers).length ? { mcpServers: servers } : {}) };
+  return {
+    ...(Object.keys(hooks).length ? { hooks } : {}),
+    ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
+  };
 }
 
 /** The keys a record says sow made, as far as sow's plan can make them. */
 const claimedMade = (rec: RecordEntry | undefined, add: JsonAddition): string[] =>
-  Array.isArray(rec?.made) ? rec.made.filter((k): k is string => typeof k === 'string' && makeableKeys(add).includes(k)) : [];
+  Array.isArray(rec?.made)
+    ? rec.made.filter((k): k is string => typeof k === 'string' && makeableKeys(add).includes(k))
+    : [];
 
 /** Plans one change: reads what is there (checking its path), adds the writes to `steps`, updates `entries`. */
 function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntry[], steps: Step[]): FileResult {
@@ -212,7 +267,8 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
   const remember = (fields: Partial<RecordEntry>) => {
     if (found) {
       const targets = found.targets.includes(target) ? found.targets : [...found.targets, target];
-      if (found !== rec) for (const key of Object.keys(found)) delete (found as unknown as Record<string, unknown>)[key];
+      if (found !== rec)
+        for (const key of Object.keys(found)) delete (found as unknown as Record<string, unknown>)[key];
       Object.assign(found, { path: p.path, kind: p.kind }, fields, { targets });
     } else entries.push({ path: p.path, kind: p.kind, ...fields, targets: [target] });
   };
@@ -232,7 +288,11 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
     if (prior) Object.assign(prior, entry);
     else entries.push(entry);
     if (found && !found.targets.includes(target)) found.targets.push(target);
-    return { path: p.path, outcome: 'kept', note: `${why}; the new ${p.kind === 'section' ? 'section' : 'version'} is in ${area.shown ?? ''}${rel}` };
+    return {
+      path: p.path,
+      outcome: 'kept',
+      note: `${why}; the new ${p.kind === 'section' ? 'section' : 'version'} is in ${area.shown ?? ''}${rel}`,
+    };
   };
   switch (p.kind) {
     case 'file': {
@@ -259,7 +319,11 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
     case 'json': {
       const { text: current } = inspect(area, p.path);
       if (current !== undefined && jsonObject(shown, current) === undefined)
-        return { path: p.path, outcome: 'skipped', note: 'it is not a JSON object sow can read, so it was left as it is; fix it and install again' };
+        return {
+          path: p.path,
+          outcome: 'skipped',
+          note: 'it is not a JSON object sow can read, so it was left as it is; fix it and install again',
+        };
       let edit;
       try {
         edit = addToJson(current, p.add, p.path);
@@ -310,15 +374,30 @@ function planUninstall(area: Area, rec: RecordEntry, planned: Planned, steps: St
   const write = (text: string) => steps.push({ op: 'write', rel: rec.path, text, follow: true });
   const remove = () => steps.push({ op: 'remove', rel: rec.path });
   if (planned.kind === 'file') {
-    if (link) return { path: rec.path, outcome: 'left', note: 'it is a link, which sow never makes; remove it yourself if you no longer want it' };
-    if (sha256(current!) !== rec.sha256) return { path: rec.path, outcome: 'left', note: 'it is not what sow wrote (you edited it); remove it yourself if you no longer want it' };
+    if (link)
+      return {
+        path: rec.path,
+        outcome: 'left',
+        note: 'it is a link, which sow never makes; remove it yourself if you no longer want it',
+      };
+    if (sha256(current!) !== rec.sha256)
+      return {
+        path: rec.path,
+        outcome: 'left',
+        note: 'it is not what sow wrote (you edited it); remove it yourself if you no longer want it',
+      };
     if (rec.created === false) return { path: rec.path, outcome: 'left', note: 'it was there before sow installed' };
     remove();
     return { path: rec.path, outcome: 'removed' };
   }
   if (current === undefined) return { path: rec.path, outcome: 'removed', note: 'it was already gone' };
   if (planned.kind === 'json') {
-    if (jsonObject(shown, current) === undefined) return { path: rec.path, outcome: 'left', note: 'it is not a JSON object sow can read; remove its sow entries yourself' };
+    if (jsonObject(shown, current) === undefined)
+      return {
+        path: rec.path,
+        outcome: 'left',
+        note: 'it is not a JSON object sow can read; remove its sow entries yourself',
+      };
     // Created by sow and not changed since: the whole file is sow's.
     if (rec.created === true && !link && isHash(rec.sha256) && sha256(current) === rec.sha256) {
       remove();
@@ -331,7 +410,8 @@ function planUninstall(area: Area, rec: RecordEntry, planned: Planned, steps: St
   }
   const existing = sectionOf(current);
   if (existing === undefined) return { path: rec.path, outcome: 'removed', note: 'its section was already gone' };
-  if (sha256(existing) !== rec.sha256) return { path: rec.path, outcome: 'left', note: "you edited sow's section; remove it yourself" };
+  if (sha256(existing) !== rec.sha256)
+    return { path: rec.path, outcome: 'left', note: "you edited sow's section; remove it yourself" };
   const rest = withoutSection(current);
   if (rest === '' && rec.created === true && !link) remove();
   else write(rest);
@@ -371,11 +451,14 @@ export async function install(cwd: string, rawTarget: string, opts: InstallOptio
   const files: FileResult[] = [];
   const steps: Step[] = [];
   for (const target of targets) {
-    const plan = place.plugin ? planPlugin(src, { withMcp: opts.withMcp === true }) : planRepository(target, src, { withMcp: opts.withMcp === true });
+    const plan = place.plugin
+      ? planPlugin(src, { withMcp: opts.withMcp === true })
+      : planRepository(target, src, { withMcp: opts.withMcp === true });
     for (const p of plan) {
       if (files.some((f) => f.path === p.path)) {
         // A file two targets share (.agents/skills/sow/SKILL.md, AGENTS.md): written once, used by both.
-        for (const e of entries) if ((e.path === p.path || e.path === besides(p.path)) && !e.targets.includes(target)) e.targets.push(target);
+        for (const e of entries)
+          if ((e.path === p.path || e.path === besides(p.path)) && !e.targets.includes(target)) e.targets.push(target);
         continue;
       }
       files.push(planInstall(place.area, p, target, entries, steps));
@@ -387,7 +470,11 @@ export async function install(cwd: string, rawTarget: string, opts: InstallOptio
 }
 
 /** Every change sow's install makes for `target`, with every option, by path; and the `.sow-new` file beside each. */
-function installable(src: IntegrationSources, target: Target, plugin: boolean): Map<string, { planned: Planned; beside: boolean }> {
+function installable(
+  src: IntegrationSources,
+  target: Target,
+  plugin: boolean,
+): Map<string, { planned: Planned; beside: boolean }> {
   const out = new Map<string, { planned: Planned; beside: boolean }>();
   for (const p of plugin ? planPlugin(src, { withMcp: true }) : planRepository(target, src, { withMcp: true })) {
     out.set(p.path, { planned: p, beside: false });
@@ -396,7 +483,11 @@ function installable(src: IntegrationSources, target: Target, plugin: boolean): 
   return out;
 }
 
-export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?: string; version?: string }): Promise<InstallResult> {
+export async function uninstall(
+  cwd: string,
+  rawTarget: string,
+  opts: { plugin?: string; version?: string },
+): Promise<InstallResult> {
   const targets = targetsFor(rawTarget, opts.plugin, 'uninstall');
   const src = sources(opts.version ?? '0.0.0');
   const place = await placeOf(cwd, opts.plugin);
@@ -417,7 +508,9 @@ export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?:
       kept.push(rec);
       continue;
     }
-    const remaining = rec.targets.filter((t) => (TARGETS as readonly string[]).includes(t) && !(targets as string[]).includes(t));
+    const remaining = rec.targets.filter(
+      (t) => (TARGETS as readonly string[]).includes(t) && !(targets as string[]).includes(t),
+    );
     if (remaining.length > 0) {
       kept.push({ ...rec, targets: remaining });
       files.push({ path: rec.path, outcome: 'left', note: `still used by ${remaining.join(', ')}` });
@@ -428,17 +521,32 @@ export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?:
     const kind = planned ? (planned.beside ? 'file' : planned.planned.kind) : undefined;
     if (!planned || kind !== rec.kind) {
       const what = rec.kind === 'file' ? 'a file' : rec.kind === 'json' ? 'JSON settings' : 'a section';
-      ignore(rec.path, `sow does not install it for ${mine.join(', ')}`, `as ${what} of sow's, but sow's install for ${mine.join(', ')} writes no ${what.replace(/^a /, '')} there`);
+      ignore(
+        rec.path,
+        `sow does not install it for ${mine.join(', ')}`,
+        `as ${what} of sow's, but sow's install for ${mine.join(', ')} writes no ${what.replace(/^a /, '')} there`,
+      );
       continue;
     }
     // Files and sections are sow's only by their hash. Entries in a JSON file are sow's by their
     // content (only groups and servers exactly as sow writes them come out), so an entry an older
     // sow recorded without a hash still takes them out; its hash only decides whether the file goes.
     if (!isHash(rec.sha256) && rec.kind !== 'json') {
-      ignore(rec.path, 'the record has no content hash for it', 'without a content hash, so sow cannot tell that what is there is what it wrote (remove it yourself if you no longer want it)');
+      ignore(
+        rec.path,
+        'the record has no content hash for it',
+        'without a content hash, so sow cannot tell that what is there is what it wrote (remove it yourself if you no longer want it)',
+      );
       continue;
     }
-    files.push(planUninstall(place.area, rec, planned.beside ? { kind: 'file', path: rec.path, content: '' } : planned.planned, steps));
+    files.push(
+      planUninstall(
+        place.area,
+        rec,
+        planned.beside ? { kind: 'file', path: rec.path, content: '' } : planned.planned,
+        steps,
+      ),
+    );
   }
   // `.sow-new` files the record does not name (an older sow left them): sow's when they hold what sow writes there.
   const named = new Set(entries.map((e) => e.path));

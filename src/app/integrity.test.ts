@@ -22,7 +22,8 @@ import { abandonTask, addTask, getTask, listTasks, setTaskField } from './task.j
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
 
 const world = worlds({
-  planning: async (w) => void (await newProject(w.ctx(), { name: 'demo', description: 'A demo project', planning: true })),
+  planning: async (w) =>
+    void (await newProject(w.ctx(), { name: 'demo', description: 'A demo project', planning: true })),
   executing: (w) => toExecuting(w),
 });
 
@@ -80,7 +81,8 @@ describe('a project file that is not a project of its lifecycle', () => {
     );
     for (const m of messages) {
       expect(m).toContain("'Bogus'");
-      for (const state of ['PlanningActive', 'ImplementationPlanning', 'ImplementationExecuting', 'ReviewActive']) expect(m).toContain(state);
+      for (const state of ['PlanningActive', 'ImplementationPlanning', 'ImplementationExecuting', 'ReviewActive'])
+        expect(m).toContain(state);
     }
   });
 
@@ -197,8 +199,15 @@ describe('task files that disagree with their folder or with each other', () => 
         ['advance --list', () => listAdvanceOptions(w.ctx())],
       ] as Use[]) {
         const e = await refused(w, run, 'TASK_FOLDER_MISSING', 4);
-        expect(e.details, what).toMatchObject({ folder: `${TASKS_DIR}/999`, needed_by: '020', file: taskFile('020'), field: 'dependencies.0' });
-        expect(e.message, what).toBe(`task 999 is missing: its folder ${TASKS_DIR}/999 does not exist, and task 020 depends on it`);
+        expect(e.details, what).toMatchObject({
+          folder: `${TASKS_DIR}/999`,
+          needed_by: '020',
+          file: taskFile('020'),
+          field: 'dependencies.0',
+        });
+        expect(e.message, what).toBe(
+          `task 999 is missing: its folder ${TASKS_DIR}/999 does not exist, and task 020 depends on it`,
+        );
         expect(e.hint, what).toContain(`remove 999 from the dependencies in ${taskFile('020')}`);
       }
     });
@@ -252,7 +261,15 @@ describe('state files are validated on every read and never overwritten when inv
         ['task get', () => getTask(w.ctx(), '010')],
         ['task set', () => setTaskField(w.ctx(), '010', 'name', 'Renamed')],
         ['task abandon', () => abandonTask(w.ctx(), '010')],
-        ['task input add', () => addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'inputs', { type: 'reference', path: 'refs/a.md', extra: {} })],
+        [
+          'task input add',
+          () =>
+            addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'inputs', {
+              type: 'reference',
+              path: 'refs/a.md',
+              extra: {},
+            }),
+        ],
       ],
       file,
       'status',
@@ -285,7 +302,15 @@ describe('state files are validated on every read and never overwritten when inv
         ['task list', () => listTasks(w.ctx())],
         ['phase set', () => setPhaseField(w.ctx(), 'iteration', '2')],
         ['task add', () => addTask(w.ctx(), { name: 'Another' })],
-        ['output add --phase review', () => addArtifact(w.ctx(), { kind: 'phase', phase: 'review' }, 'outputs', { type: 'review', path: 'review/r.md', extra: {} })],
+        [
+          'output add --phase review',
+          () =>
+            addArtifact(w.ctx(), { kind: 'phase', phase: 'review' }, 'outputs', {
+              type: 'review',
+              path: 'review/r.md',
+              extra: {},
+            }),
+        ],
       ],
       PROJECT,
       'phases.implementation.iteration',
@@ -318,7 +343,8 @@ describe('YAML syntax errors', () => {
           PROJECT,
           undefined,
         );
-        for (const m of messages) expect(m, JSON.stringify(text)).toMatch(new RegExp(`not valid YAML at line ${line}, column \\d+`));
+        for (const m of messages)
+          expect(m, JSON.stringify(text)).toMatch(new RegExp(`not valid YAML at line ${line}, column \\d+`));
       });
     }
   });
@@ -338,7 +364,18 @@ describe('initialised means initialised', () => {
       ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
       ['advance', () => advanceProject(w.ctx(), undefined, false)],
       ['advance --list', () => listAdvanceOptions(w.ctx())],
-      ['log --project', () => appendLog(w.ctx(), { agent: 'a', action: 'research', result: 'success', files: [], project: true, notes: 'note' })],
+      [
+        'log --project',
+        () =>
+          appendLog(w.ctx(), {
+            agent: 'a',
+            action: 'research',
+            result: 'success',
+            files: [],
+            project: true,
+            notes: 'note',
+          }),
+      ],
     ];
     for (const [what, run] of uses) {
       const e = await refused(w, run, 'NOT_INITIALIZED', 1);

@@ -56,10 +56,17 @@ describe('the review-fail loop', () => {
     await setTaskField(ctx, '020', 'status', 'completed');
     await advanceTo(ctx, 'ReviewActive');
 
-    await addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/report.md', extra: { assessment: 'pass' } });
+    await addArtifact(ctx, phase, 'outputs', {
+      type: 'review',
+      path: 'review/report.md',
+      extra: { assessment: 'pass' },
+    });
     w.write('.sow/project/review/report.md', '# Review\n');
     // The spec's "if review failed" path: change the assessment, then approve.
-    expect((await setArtifact(ctx, phase, 'outputs', 0, 'assessment', 'fail')).artifact).toMatchObject({ approved: false, metadata: { assessment: 'fail' } });
+    expect((await setArtifact(ctx, phase, 'outputs', 0, 'assessment', 'fail')).artifact).toMatchObject({
+      approved: false,
+      metadata: { assessment: 'fail' },
+    });
     await setArtifact(ctx, phase, 'outputs', 0, 'approved', 'true');
 
     const list = await listAdvanceOptions(ctx);
@@ -69,7 +76,11 @@ describe('the review-fail loop', () => {
       ['review_fail', 'ImplementationPlanning', false],
     ]);
 
-    expect(await advanceProject(ctx, undefined, false)).toMatchObject({ from: 'ReviewActive', to: 'ImplementationPlanning', event: 'review_fail' });
+    expect(await advanceProject(ctx, undefined, false)).toMatchObject({
+      from: 'ReviewActive',
+      to: 'ImplementationPlanning',
+      event: 'review_fail',
+    });
     let s = state();
     expect(s.statechart.current_state).toBe('ImplementationPlanning');
     expect(s.phases.implementation.status).toBe('in_progress');
@@ -112,10 +123,19 @@ describe('the review-fail loop', () => {
 
     // The old failed review is still there, approved, but it belongs to the last round and no
     // longer decides: advancing before this round's review exists is blocked, not looped back…
-    expect(await listArtifacts(ctx, phase, 'outputs')).toMatchObject({ owner: 'review', artifacts: [{ type: 'review', path: 'review/report.md', approved: true, metadata: { assessment: 'fail' } }] });
+    expect(await listArtifacts(ctx, phase, 'outputs')).toMatchObject({
+      owner: 'review',
+      artifacts: [{ type: 'review', path: 'review/report.md', approved: true, metadata: { assessment: 'fail' } }],
+    });
     expect(await blocked(w, ctx)).toContain("add this round's review");
     // …the new review is appended (index 1), and while it is unapproved it blocks too…
-    expect(await addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/report-2.md', extra: { assessment: 'pass' } })).toMatchObject({
+    expect(
+      await addArtifact(ctx, phase, 'outputs', {
+        type: 'review',
+        path: 'review/report-2.md',
+        extra: { assessment: 'pass' },
+      }),
+    ).toMatchObject({
       index: 1,
       artifact: { approved: false, metadata: { assessment: 'pass' } },
     });
@@ -123,12 +143,19 @@ describe('the review-fail loop', () => {
     await blocked(w, ctx);
     // …and once approved, it decides.
     await setArtifact(ctx, phase, 'outputs', 1, 'approved', 'true');
-    expect(await advanceProject(ctx, undefined, false)).toMatchObject({ to: 'FinalizeDocumentation', event: 'review_pass' });
+    expect(await advanceProject(ctx, undefined, false)).toMatchObject({
+      to: 'FinalizeDocumentation',
+      event: 'review_pass',
+    });
     s = state();
     expect(s.phases.review.status).toBe('completed');
     expect(s.phases.finalize.status).toBe('in_progress');
     expect(s.phases.implementation.iteration).toBe(2);
-    expect(s.phases.review.outputs.map((a: { path: string; metadata: { assessment: string } }) => `${a.path}:${a.metadata.assessment}`)).toEqual(['review/report.md:fail', 'review/report-2.md:pass']);
+    expect(
+      s.phases.review.outputs.map(
+        (a: { path: string; metadata: { assessment: string } }) => `${a.path}:${a.metadata.assessment}`,
+      ),
+    ).toEqual(['review/report.md:fail', 'review/report-2.md:pass']);
     expect((await projectHistory(ctx)).map((h) => h.event)).toEqual([
       'project_init',
       'complete_planning',
@@ -148,13 +175,22 @@ describe('the review-fail loop', () => {
     await advanceTo(ctx, 'ReviewActive');
     for (const round of [2, 3]) {
       w.write(`.sow/project/review/round-${round}.md`, '# Review\n');
-      await addArtifact(ctx, phase, 'outputs', { type: 'review', path: `review/round-${round}.md`, approved: 'true', extra: { assessment: 'fail' } });
+      await addArtifact(ctx, phase, 'outputs', {
+        type: 'review',
+        path: `review/round-${round}.md`,
+        approved: 'true',
+        extra: { assessment: 'fail' },
+      });
       await advanceTo(ctx, 'ImplementationPlanning');
       const s = w.yaml(PROJECT);
       expect(s.phases.implementation.iteration).toBe(round);
       expect(s.phases.implementation.metadata.tasks_approved).toBe(false);
-      expect(s.phases.implementation.inputs.map((a: { path: string }) => a.path)).toEqual(Array.from({ length: round - 1 }, (_, i) => `review/round-${i + 2}.md`));
-      expect(s.phases.review.outputs.map((a: { path: string }) => a.path)).toEqual(s.phases.implementation.inputs.map((a: { path: string }) => a.path));
+      expect(s.phases.implementation.inputs.map((a: { path: string }) => a.path)).toEqual(
+        Array.from({ length: round - 1 }, (_, i) => `review/round-${i + 2}.md`),
+      );
+      expect(s.phases.review.outputs.map((a: { path: string }) => a.path)).toEqual(
+        s.phases.implementation.inputs.map((a: { path: string }) => a.path),
+      );
       await setPhaseField(ctx, 'metadata.tasks_approved', 'true');
       await advanceTo(ctx, 'ImplementationExecuting');
       // Every task is already completed, so review can start again at once.
@@ -169,7 +205,17 @@ describe('without planning', () => {
     const ctx = ticking(w);
     await newProject(ctx, { name: 'quick-fix', description: 'Small fix', planning: false });
     expect((await getPhaseField(ctx, 'enabled', 'planning')).value).toBe(false);
-    const e = await refused(w, () => addArtifact(ctx, { kind: 'phase', phase: 'planning' }, 'outputs', { type: 'task_list', path: 'planning/tasks.md', extra: {} }), 'PHASE_NOT_ACTIVE', 3);
+    const e = await refused(
+      w,
+      () =>
+        addArtifact(ctx, { kind: 'phase', phase: 'planning' }, 'outputs', {
+          type: 'task_list',
+          path: 'planning/tasks.md',
+          extra: {},
+        }),
+      'PHASE_NOT_ACTIVE',
+      3,
+    );
     expect(e.message).toContain('planning');
     expect((await addTask(ctx, { name: 'Fix it', agent: 'implementer' })).id).toBe('010');
     await setPhaseField(ctx, 'tasks_approved', 'true');
@@ -177,14 +223,22 @@ describe('without planning', () => {
     await setTaskField(ctx, '010', 'status', 'completed');
     await advanceTo(ctx, 'ReviewActive');
     w.write('.sow/project/review/report.md', '# Review\n');
-    await addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/report.md', approved: 'true', extra: { assessment: 'pass' } });
+    await addArtifact(ctx, phase, 'outputs', {
+      type: 'review',
+      path: 'review/report.md',
+      approved: 'true',
+      extra: { assessment: 'pass' },
+    });
     await advanceTo(ctx, 'FinalizeDocumentation');
     const s = w.yaml(PROJECT);
     expect(s.phases.planning).toMatchObject({ enabled: false, status: 'pending' });
     expect(s.phases.planning.started_at).toBeUndefined();
     expect(s.phases.implementation.status).toBe('completed');
     expect(s.phases.review.status).toBe('completed');
-    expect((await projectStatus(ctx)).phases.find((p) => p.name === 'planning')).toMatchObject({ enabled: false, status: 'pending' });
+    expect((await projectStatus(ctx)).phases.find((p) => p.name === 'planning')).toMatchObject({
+      enabled: false,
+      status: 'pending',
+    });
   });
 });
 
@@ -195,7 +249,9 @@ describe('which phases run is settled when the project starts', () => {
     await newProject(ctx, { name: 'quick-fix', description: 'Small fix', planning: false });
     const enable = (phaseName: string, value: string) => () => setPhaseField(ctx, 'enabled', value, phaseName);
     const revived = await refused(w, enable('planning', 'true'), 'READ_ONLY_FIELD', 1);
-    expect(revived.message).toContain('which phases run is settled when the project starts, and the lifecycle has already passed the planning phase');
+    expect(revived.message).toContain(
+      'which phases run is settled when the project starts, and the lifecycle has already passed the planning phase',
+    );
     expect(revived.hint).toContain("'sow project new <name> --no-planning'");
     for (const [name, why] of [
       ['implementation', 'the implementation phase always runs: its tasks are the change the project makes'],
@@ -204,13 +260,22 @@ describe('which phases run is settled when the project starts', () => {
     ] as const) {
       expect(`${(await refused(w, enable(name, 'false'), 'READ_ONLY_FIELD', 1)).message}`, name).toContain(why);
     }
-    expect(await setPhaseField(ctx, 'enabled', 'false', 'planning')).toMatchObject({ phase: 'planning', field: 'enabled', value: false });
+    expect(await setPhaseField(ctx, 'enabled', 'false', 'planning')).toMatchObject({
+      phase: 'planning',
+      field: 'enabled',
+      value: false,
+    });
     expect(w.yaml(PROJECT).phases.planning).toMatchObject({ enabled: false, status: 'pending' });
 
     // A project that plans cannot drop planning once it has started.
     const other = await world('init');
     await newProject(other.ctx(), { name: 'planned', description: 'Planned', planning: true });
-    const dropped = await refused(other, () => setPhaseField(other.ctx(), 'enabled', 'false', 'planning'), 'READ_ONLY_FIELD', 1);
+    const dropped = await refused(
+      other,
+      () => setPhaseField(other.ctx(), 'enabled', 'false', 'planning'),
+      'READ_ONLY_FIELD',
+      1,
+    );
     expect(`${dropped.message}\n${dropped.hint}`).toContain('the planning phase has already started');
   });
 });

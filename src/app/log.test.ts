@@ -23,18 +23,36 @@ function entries(text: string): { front: any; body: string }[] {
   while ((m = re.exec(text))) out.push({ front: parse(m[1]!), body: m[2]!.trim() });
   return out;
 }
-const req = (r: Partial<LogRequest>): LogRequest => ({ action: 'research', result: 'success', files: [], project: false, notes: '', ...r });
+const req = (r: Partial<LogRequest>): LogRequest => ({
+  action: 'research',
+  result: 'success',
+  files: [],
+  project: false,
+  notes: '',
+  ...r,
+});
 
 describe('log', () => {
   it('--project appends to the project log, headed with the project’s name, and touches no task', async () => {
     const w = await world('executing');
     const task = w.read(taskFile('010'));
     w.clock.advance(3);
-    const r = await appendLog(w.ctx(), req({ agent: 'orchestrator', action: 'started_phase', project: true, notes: 'Began implementation' }));
+    const r = await appendLog(
+      w.ctx(),
+      req({ agent: 'orchestrator', action: 'started_phase', project: true, notes: 'Began implementation' }),
+    );
     expect(r).toEqual({ file: PROJECT_LOG, agent: 'orchestrator', files: [], tracked: [] });
     expect(w.read(PROJECT_LOG)).toMatch(/^# Project log: demo\n\n---\n/);
     expect(entries(w.read(PROJECT_LOG))).toEqual([
-      { front: { timestamp: '2026-11-26T10:00:03.000Z', agent: 'orchestrator', action: 'started_phase', result: 'success' }, body: 'Began implementation' },
+      {
+        front: {
+          timestamp: '2026-11-26T10:00:03.000Z',
+          agent: 'orchestrator',
+          action: 'started_phase',
+          result: 'success',
+        },
+        body: 'Began implementation',
+      },
     ]);
     expect(w.read(taskFile('010'))).toBe(task);
   });
@@ -42,7 +60,8 @@ describe('log', () => {
   it('entries appended one after another all parse back, in order; the project’s and each task’s logs stay separate', async () => {
     const w = await world('executing');
     const project = w.read(PROJECT);
-    for (const action of ['started_task', 'implementation_attempt', 'completed_task']) await appendLog(w.ctx(), req({ agent: 'implementer-1', action, task: '010', notes: `Did ${action}` }));
+    for (const action of ['started_task', 'implementation_attempt', 'completed_task'])
+      await appendLog(w.ctx(), req({ agent: 'implementer-1', action, task: '010', notes: `Did ${action}` }));
     expect(w.read(TASK_LOG)).toMatch(/^# Task log: 010 First task\n\n---\n/);
     expect(entries(w.read(TASK_LOG)).map((e) => [e.front.action, e.body])).toEqual([
       ['started_task', 'Did started_task'],
@@ -59,11 +78,22 @@ describe('log', () => {
 
   it('--file and --files name files alike (comma lists, ./ and repeats folded); each becomes a modified output once', async () => {
     const w = await world('executing');
-    const r = await appendLog(w.ctx(), req({ action: 'modified_file', task: '010', files: ['src/a.ts', 'src/b.ts', 'src/b.ts,lib/c.ts'] }));
+    const r = await appendLog(
+      w.ctx(),
+      req({ action: 'modified_file', task: '010', files: ['src/a.ts', 'src/b.ts', 'src/b.ts,lib/c.ts'] }),
+    );
     expect(r.files).toEqual(['src/a.ts', 'src/b.ts', 'lib/c.ts']);
-    const again = await appendLog(w.ctx(), req({ action: 'refactor', result: 'partial', task: '010', files: ['lib/c.ts, src/d.ts', './src/a.ts'] }));
+    const again = await appendLog(
+      w.ctx(),
+      req({ action: 'refactor', result: 'partial', task: '010', files: ['lib/c.ts, src/d.ts', './src/a.ts'] }),
+    );
     expect(again).toMatchObject({ files: ['lib/c.ts', 'src/d.ts', 'src/a.ts'], tracked: ['src/d.ts'] });
-    expect(w.yaml(taskFile('010')).outputs.map((o: { path: string }) => o.path)).toEqual(['src/a.ts', 'src/b.ts', 'lib/c.ts', 'src/d.ts']);
+    expect(w.yaml(taskFile('010')).outputs.map((o: { path: string }) => o.path)).toEqual([
+      'src/a.ts',
+      'src/b.ts',
+      'lib/c.ts',
+      'src/d.ts',
+    ]);
     expect(w.yaml(taskFile('020')).outputs).toEqual([]);
   });
 
@@ -80,11 +110,19 @@ describe('log', () => {
     expect(nowhere).toMatch(/--project/);
     await refused(w, () => appendLog(w.ctx(), req({ task: '010', project: true })), 'USAGE', 2);
     for (const file of ['/etc/passwd', '../outside.ts', 'src/../../outside.ts']) {
-      const e = await refused(w, () => appendLog(w.ctx(), req({ action: 'modified_file', task: '010', files: ['src/ok.ts', file] })), 'PATH_OUTSIDE_REPOSITORY', 1);
+      const e = await refused(
+        w,
+        () => appendLog(w.ctx(), req({ action: 'modified_file', task: '010', files: ['src/ok.ts', file] })),
+        'PATH_OUTSIDE_REPOSITORY',
+        1,
+      );
       expect(e.message).toContain(file);
       expect(e.message).toContain('outside the repository');
     }
-    expect((await refused(w, () => appendLog(w.ctx(), req({ task: '999', files: ['src/a.ts'] })), 'TASK_NOT_FOUND', 1)).message).toContain("'999'");
+    expect(
+      (await refused(w, () => appendLog(w.ctx(), req({ task: '999', files: ['src/a.ts'] })), 'TASK_NOT_FOUND', 1))
+        .message,
+    ).toContain("'999'");
     expect(w.exists('.sow/project/phases/implementation/tasks/999')).toBe(false);
   });
 
@@ -93,13 +131,18 @@ describe('log', () => {
     expect(repositoryPath(w.dir, `${w.dir}/pkg`, 'index.ts')).toBe('pkg/index.ts');
     expect(repositoryPath(w.dir, `${w.dir}/pkg`, '../src/x.ts')).toBe('src/x.ts');
     expect(repositoryPath(w.dir, w.dir, `${w.dir}/src/y.ts`)).toBe('src/y.ts');
-    for (const file of ['.', '..', '/tmp']) expect(() => repositoryPath(w.dir, w.dir, file), file).toThrow(expect.objectContaining({ code: 'PATH_OUTSIDE_REPOSITORY' }));
+    for (const file of ['.', '..', '/tmp'])
+      expect(() => repositoryPath(w.dir, w.dir, file), file).toThrow(
+        expect.objectContaining({ code: 'PATH_OUTSIDE_REPOSITORY' }),
+      );
   });
 
   it('a completed task reopened with --force: its log says since when it had been completed, by whom and how', async () => {
     const w = await world('executing');
     w.clock.advance(9);
-    await update(w.ctx(), (uow) => logLeftCompleted(uow, { id: '010', completed_at: '2026-11-25T08:00:00.000Z' }, 'in_progress', 'implementer-2'));
+    await update(w.ctx(), (uow) =>
+      logLeftCompleted(uow, { id: '010', completed_at: '2026-11-25T08:00:00.000Z' }, 'in_progress', 'implementer-2'),
+    );
     await update(w.ctx(), (uow) => logLeftCompleted(uow, { id: '010' }, 'pending', 'user', 'task next --claim'));
     expect(entries(w.read(TASK_LOG))).toEqual([
       {

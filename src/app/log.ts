@@ -36,20 +36,33 @@ export function repositoryPath(root: string, cwd: string, file: string): string 
   const abs = realPath(isAbsolute(file) ? file : resolve(cwd, file));
   const rel = relative(root, abs);
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
-    throw new PathOutsideRepositoryError(file, 'files are named relative to where you run sow (or absolute) and must be inside the repository');
+    throw new PathOutsideRepositoryError(
+      file,
+      'files are named relative to where you run sow (or absolute) and must be inside the repository',
+    );
   return rel.split(sep).join('/');
 }
 
 export async function appendLog(where: Where, req: LogRequest): Promise<LogResult> {
   const ctx = contextOf(where);
   const env = ctx.env;
-  if (!(LOG_ACTIONS as readonly string[]).includes(req.action)) throw notOneOf('log action', req.action, LOG_ACTIONS, 'actions');
-  if (!(LOG_RESULTS as readonly string[]).includes(req.result)) throw notOneOf('log result', req.result, LOG_RESULTS, 'results');
+  if (!(LOG_ACTIONS as readonly string[]).includes(req.action))
+    throw notOneOf('log action', req.action, LOG_ACTIONS, 'actions');
+  if (!(LOG_RESULTS as readonly string[]).includes(req.result))
+    throw notOneOf('log result', req.result, LOG_RESULTS, 'results');
   // A spawned worker logs as itself; anyone else as `user` unless they say who.
   const agent = req.agent ?? (env['SOW_AGENT_ID'] || 'user');
-  if (req.project && req.task) throw new UsageError('--task and --project exclude each other', 'log to one place: the task (--task) or the whole project (--project)');
+  if (req.project && req.task)
+    throw new UsageError(
+      '--task and --project exclude each other',
+      'log to one place: the task (--task) or the whole project (--project)',
+    );
   const taskId = req.project ? undefined : (req.task ?? env['SOW_TASK_ID']);
-  if (!req.project && !taskId) throw new UsageError('say where to log: --task <id> or --project', 'spawned workers have their task in SOW_TASK_ID');
+  if (!req.project && !taskId)
+    throw new UsageError(
+      'say where to log: --task <id> or --project',
+      'spawned workers have their task in SOW_TASK_ID',
+    );
   const root = findWorkspaceRoot(ctx.cwd);
   const files = [
     ...new Set(
@@ -84,9 +97,20 @@ export async function appendLog(where: Where, req: LogRequest): Promise<LogResul
  * Appends an entry to the log of task `id` (or the project's), in the command's transaction; its
  * front matter is stamped with the command's time. Returns the log's path.
  */
-export async function writeLogEntry(uow: UnitOfWork, id: string | undefined, front: { agent: string; action: string; result: string; files?: readonly string[] }, notes: string): Promise<string> {
+export async function writeLogEntry(
+  uow: UnitOfWork,
+  id: string | undefined,
+  front: { agent: string; action: string; result: string; files?: readonly string[] },
+  notes: string,
+): Promise<string> {
   const logRel = id ? `${taskDir(await uow.taskPhase(), id)}/log.md` : `${PROJECT_DIR}/log.md`;
-  const matter: Record<string, unknown> = { timestamp: uow.now, agent: front.agent, action: front.action, result: front.result, ...(front.files?.length ? { files: [...front.files] } : {}) };
+  const matter: Record<string, unknown> = {
+    timestamp: uow.now,
+    agent: front.agent,
+    action: front.action,
+    result: front.result,
+    ...(front.files?.length ? { files: [...front.files] } : {}),
+  };
   const entry = `---\n${emitYaml(matter)}---\n\n${notes.trim() ? `${notes.trim()}\n\n` : ''}`;
   uow.appendLog(logRel, id ? `# Task log: ${id}\n\n` : `# Project log: ${(await uow.project()).name}\n\n`, entry);
   return logRel;
@@ -96,7 +120,13 @@ export async function writeLogEntry(uow: UnitOfWork, id: string | undefined, fro
  * A completed task that was set to another status with --force: said in its log, with when it had
  * been completed (the task file no longer says so), by whom and how it was moved.
  */
-export async function logLeftCompleted(uow: UnitOfWork, before: { id: string; completed_at?: string }, status: string, who: string, how = `set ${status}`): Promise<void> {
+export async function logLeftCompleted(
+  uow: UnitOfWork,
+  before: { id: string; completed_at?: string },
+  status: string,
+  who: string,
+  how = `set ${status}`,
+): Promise<void> {
   await writeLogEntry(
     uow,
     before.id,

@@ -19,7 +19,8 @@ function merge(w: World, path: string, base: string, ours: string, theirs: strin
   writeFileSync(join(w.dir, '.merge_file_A'), ours);
   writeFileSync(join(w.dir, '.merge_file_B'), theirs);
   return {
-    run: () => runMergeDriver(w.dir, { base: '.merge_file_O', ours: '.merge_file_A', theirs: '.merge_file_B', path }, NOW),
+    run: () =>
+      runMergeDriver(w.dir, { base: '.merge_file_O', ours: '.merge_file_A', theirs: '.merge_file_B', path }, NOW),
     result: () => readFileSync(join(w.dir, '.merge_file_A'), 'utf8'),
   };
 }
@@ -28,7 +29,13 @@ describe('sow merge-driver', () => {
   it('merges a task file by meaning into %A: both sides’ outputs, the later updated_at', async () => {
     const w = await world('init');
     const out = (path: string, at: number) => ({ type: 'modified', path, created_at: T(at) });
-    const m = merge(w, TASK, task(), task({ status: 'completed', updated_at: T(5), outputs: [out('a.ts', 4)] }), task({ updated_at: T(3), outputs: [out('b.ts', 2)] }));
+    const m = merge(
+      w,
+      TASK,
+      task(),
+      task({ status: 'completed', updated_at: T(5), outputs: [out('a.ts', 4)] }),
+      task({ updated_at: T(3), outputs: [out('b.ts', 2)] }),
+    );
     expect(await m.run()).toEqual({ path: TASK, how: 'by-meaning' });
     expect(m.result()).toBe(task({ status: 'completed', updated_at: T(5), outputs: [out('b.ts', 2), out('a.ts', 4)] }));
   });
@@ -43,19 +50,30 @@ describe('sow merge-driver', () => {
 
   it('a conflict: exit 1 naming the field and both values; %A is valid YAML with ours; the record is kept for doctor, and dropped when the file merges', async () => {
     const w = await world('init');
-    const m = merge(w, TASK, task(), task({ status: 'completed', name: 'mine' }), task({ status: 'abandoned', assigned_agent: 'x' }));
+    const m = merge(
+      w,
+      TASK,
+      task(),
+      task({ status: 'completed', name: 'mine' }),
+      task({ status: 'abandoned', assigned_agent: 'x' }),
+    );
     const e = await refused(w, m.run, 'MERGE_CONFLICT', 1);
-    expect(e.message).toBe(`'${TASK}': a field both branches changed to different values: 'status' is 'completed' here and 'abandoned' on the other branch; the file keeps this branch's values`);
+    expect(e.message).toBe(
+      `'${TASK}': a field both branches changed to different values: 'status' is 'completed' here and 'abandoned' on the other branch; the file keeps this branch's values`,
+    );
     expect(e.hint).toContain(`'git add ${TASK}'`);
     expect(m.result()).toBe(task({ status: 'completed', name: 'mine', assigned_agent: 'x' }));
-    expect(conflictRecords(w.dir)).toEqual([{ path: TASK, at: NOW(), fields: [{ field: 'status', base: 'pending', ours: 'completed', theirs: 'abandoned' }] }]);
+    expect(conflictRecords(w.dir)).toEqual([
+      { path: TASK, at: NOW(), fields: [{ field: 'status', base: 'pending', ours: 'completed', theirs: 'abandoned' }] },
+    ]);
     await merge(w, TASK, task(), task({ name: 'mine' }), task()).run();
     expect(conflictRecords(w.dir)).toEqual([]);
   });
 
   it('logs keep what both sides appended', async () => {
     const w = await world('init');
-    const entry = (s: number) => `---\ntimestamp: "${T(s)}"\nagent: user\naction: note\nresult: success\n---\n\nn${s}\n\n`;
+    const entry = (s: number) =>
+      `---\ntimestamp: "${T(s)}"\nagent: user\naction: note\nresult: success\n---\n\nn${s}\n\n`;
     const head = '# Project log: demo\n\n';
     const m = merge(w, '.sow/project/log.md', head, head + entry(3), head + entry(2));
     await m.run();
@@ -88,9 +106,34 @@ describe('sow merge-driver', () => {
     try {
       const m = merge(w, TASK, task(), task(), task({ status: 'completed' }));
       symlinkSync(outside, join(w.dir, '.merge_file_L'));
-      await refused(w, () => runMergeDriver(w.dir, { base: '.merge_file_O', ours: '.merge_file_L', theirs: '.merge_file_B', path: TASK }, NOW), 'PATH_ESCAPES', 4);
-      await refused(w, () => runMergeDriver(w.dir, { base: '.merge_file_O', ours: outside, theirs: '.merge_file_B', path: TASK }, NOW), 'PATH_ESCAPES', 4);
-      await refused(w, () => runMergeDriver(w.dir, { base: '.merge_file_O', ours: '.merge_file_none', theirs: '.merge_file_B', path: TASK }, NOW), 'USAGE', 2);
+      await refused(
+        w,
+        () =>
+          runMergeDriver(
+            w.dir,
+            { base: '.merge_file_O', ours: '.merge_file_L', theirs: '.merge_file_B', path: TASK },
+            NOW,
+          ),
+        'PATH_ESCAPES',
+        4,
+      );
+      await refused(
+        w,
+        () => runMergeDriver(w.dir, { base: '.merge_file_O', ours: outside, theirs: '.merge_file_B', path: TASK }, NOW),
+        'PATH_ESCAPES',
+        4,
+      );
+      await refused(
+        w,
+        () =>
+          runMergeDriver(
+            w.dir,
+            { base: '.merge_file_O', ours: '.merge_file_none', theirs: '.merge_file_B', path: TASK },
+            NOW,
+          ),
+        'USAGE',
+        2,
+      );
       expect(readFileSync(outside, 'utf8')).toBe('keep me\n');
       expect(m.result()).toBe(task());
     } finally {

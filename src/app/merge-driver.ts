@@ -19,7 +19,15 @@ import { ProjectStateSchema, TaskStateSchema, check } from '../domain/schemas.js
 import type { ReadLimits } from '../adapters/confine.js';
 import { DOCUMENT_LIMITS } from '../adapters/files.js';
 import { gitRun, val } from '../adapters/git.js';
-import { forgetConflictRecord, gitTempFile, readConflictRecords, readGitTempFile, TempFileTooLarge, writeConflictRecord, writeGitTempFile } from '../adapters/merge-files.js';
+import {
+  forgetConflictRecord,
+  gitTempFile,
+  readConflictRecords,
+  readGitTempFile,
+  TempFileTooLarge,
+  writeConflictRecord,
+  writeGitTempFile,
+} from '../adapters/merge-files.js';
 import { MAX_STATE_BYTES, parseStateText } from '../adapters/state-files.js';
 import { editYaml } from '../adapters/yaml/document.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
@@ -86,13 +94,31 @@ export function showValue(v: unknown): string {
 }
 
 export function describeConflicts(fields: readonly FieldConflict[], max = 3): string {
-  const shown = fields.slice(0, max).map((f) => `${quoted(f.field)} is ${showValue(f.ours)} here and ${showValue(f.theirs)} on the other branch`);
+  const shown = fields
+    .slice(0, max)
+    .map((f) => `${quoted(f.field)} is ${showValue(f.ours)} here and ${showValue(f.theirs)} on the other branch`);
   return `${shown.join('; ')}${fields.length > max ? `; and ${fields.length - max} more` : ''}`;
 }
 
 /** git's own text merge, in place in %A (what git would have done without the driver). */
-function textMerge(cwd: string, files: { base: string; ours: string; theirs: string }, path: string): MergeDriverResult {
-  const r = gitRun(cwd, ['merge-file', '-L', 'ours', '-L', 'base', '-L', 'theirs', '--', val(files.ours, 'a temp file'), val(files.base, 'a temp file'), val(files.theirs, 'a temp file')]);
+function textMerge(
+  cwd: string,
+  files: { base: string; ours: string; theirs: string },
+  path: string,
+): MergeDriverResult {
+  const r = gitRun(cwd, [
+    'merge-file',
+    '-L',
+    'ours',
+    '-L',
+    'base',
+    '-L',
+    'theirs',
+    '--',
+    val(files.ours, 'a temp file'),
+    val(files.base, 'a temp file'),
+    val(files.theirs, 'a temp file'),
+  ]);
   forgetConflictRecord(cwd, CONFLICTS_FOLDER, path);
   if (!r.ok) {
     // A count of conflicts (markers written) says nothing; a failure (a binary file) says why, and wrote nothing.
@@ -111,7 +137,12 @@ function textMerge(cwd: string, files: { base: string; ours: string; theirs: str
 const SCHEMAS = { project: ProjectStateSchema, task: TaskStateSchema } as const;
 
 /** Parsed data of one version, or undefined for an empty base (both branches added the file); 'unreadable' for what sow does not read. */
-async function parsed(kind: MergeKind, path: string, text: string, isBase: boolean): Promise<{ data: unknown; handWritten: boolean } | 'unreadable'> {
+async function parsed(
+  kind: MergeKind,
+  path: string,
+  text: string,
+  isBase: boolean,
+): Promise<{ data: unknown; handWritten: boolean } | 'unreadable'> {
   if (isBase && text.trim() === '') return { data: undefined, handWritten: false };
   try {
     const p = await parseStateText(path, text);
@@ -125,20 +156,41 @@ async function parsed(kind: MergeKind, path: string, text: string, isBase: boole
 
 function validFor(kind: MergeKind, data: unknown): boolean {
   if (kind === 'project' || kind === 'task') return check(SCHEMAS[kind], data).ok;
-  if (kind === 'knowledge') return typeof data === 'object' && data !== null && !Array.isArray(data) && Array.isArray((data as { entries?: unknown }).entries);
+  if (kind === 'knowledge')
+    return (
+      typeof data === 'object' &&
+      data !== null &&
+      !Array.isArray(data) &&
+      Array.isArray((data as { entries?: unknown }).entries)
+    );
   return false;
 }
 
 /** Runs the driver: the merge in %A, or a conflict error (git stops), or git's text merge for what sow does not understand. */
-export async function runMergeDriver(cwd: string, req: MergeDriverRequest, now: () => string): Promise<MergeDriverResult> {
-  const files = { base: gitTempFile(cwd, req.base, 'the base version'), ours: gitTempFile(cwd, req.ours, 'this branch’s version'), theirs: gitTempFile(cwd, req.theirs, 'the other branch’s version') };
+export async function runMergeDriver(
+  cwd: string,
+  req: MergeDriverRequest,
+  now: () => string,
+): Promise<MergeDriverResult> {
+  const files = {
+    base: gitTempFile(cwd, req.base, 'the base version'),
+    ours: gitTempFile(cwd, req.ours, 'this branch’s version'),
+    theirs: gitTempFile(cwd, req.theirs, 'the other branch’s version'),
+  };
   const path = req.path;
   const kind = mergeKindOf(path);
   if (!kind) return textMerge(cwd, files, path);
-  const limits: ReadLimits = kind === 'log' ? DOCUMENT_LIMITS : { max: MAX_STATE_BYTES, what: 'state files', why: 'a project or a task takes a few KB' };
+  const limits: ReadLimits =
+    kind === 'log'
+      ? DOCUMENT_LIMITS
+      : { max: MAX_STATE_BYTES, what: 'state files', why: 'a project or a task takes a few KB' };
   let texts: { base: string; ours: string; theirs: string };
   try {
-    texts = { base: readGitTempFile(files.base, path, limits), ours: readGitTempFile(files.ours, path, limits), theirs: readGitTempFile(files.theirs, path, limits) };
+    texts = {
+      base: readGitTempFile(files.base, path, limits),
+      ours: readGitTempFile(files.ours, path, limits),
+      theirs: readGitTempFile(files.theirs, path, limits),
+    };
   } catch (err) {
     if (err instanceof TempFileTooLarge) return textMerge(cwd, files, path);
     throw err;
@@ -163,7 +215,11 @@ export async function runMergeDriver(cwd: string, req: MergeDriverRequest, now: 
       const valid = kind === 'knowledge' ? undefined : check(SCHEMAS[kind], value);
       value = ours.data;
       conflicts = [
-        { field: valid && !valid.ok ? valid.issue.path : '(the whole file)', ours: '(this branch’s file)', theirs: '(the other branch’s file, merged with this one: it would not be valid)' },
+        {
+          field: valid && !valid.ok ? valid.issue.path : '(the whole file)',
+          ours: '(this branch’s file)',
+          theirs: '(the other branch’s file, merged with this one: it would not be valid)',
+        },
       ];
     }
     merged = ours.handWritten ? await editYaml(texts.ours, value) : emitYaml(value as Record<string, unknown>);

@@ -16,7 +16,8 @@ import type { Transaction } from '../adapters/transaction.js';
  * with another PATH, a machine without sow), git's own text merge, as without the driver. git puts
  * each placeholder in single quotes itself.
  */
-export const MERGE_DRIVER = 'if command -v sow >/dev/null; then sow merge-driver %O %A %B %P; else git merge-file -L ours -L base -L theirs %A %O %B; fi';
+export const MERGE_DRIVER =
+  'if command -v sow >/dev/null; then sow merge-driver %O %A %B %P; else git merge-file -L ours -L base -L theirs %A %O %B; fi';
 export const MERGE_DRIVER_NAME = "sow's files under .sow/, merged by what they mean";
 export const ATTRIBUTES_FILE = '.sow/.gitattributes';
 export const ATTRIBUTES_LINE = '* merge=sow';
@@ -55,7 +56,8 @@ export function isSowDriver(command: string): boolean {
 }
 
 /** Whether `command` finds sow on PATH (rather than naming it in full). */
-export const findsSowOnPath = (command: string): boolean => /(^|[\s;])(command -v sow|sow merge-driver)\b/.test(command.trim());
+export const findsSowOnPath = (command: string): boolean =>
+  /(^|[\s;])(command -v sow|sow merge-driver)\b/.test(command.trim());
 
 /**
  * Sets `merge.sow.driver` and `merge.sow.name` in the repository's git config where they are

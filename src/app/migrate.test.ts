@@ -10,7 +10,14 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { filesUnder, FIXTURES_V1, loadFixture, SCENARIOS, type Fixture, type Scenario } from '../../test/e2e/fixtures.js';
+import {
+  filesUnder,
+  FIXTURES_V1,
+  loadFixture,
+  SCENARIOS,
+  type Fixture,
+  type Scenario,
+} from '../../test/e2e/fixtures.js';
 import { PROJECT, refused, T0, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { advanceProject } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
@@ -52,10 +59,17 @@ function workspaceUses(w: World): [string, () => Promise<unknown>][] {
     ['project status', () => projectStatus(w.ctx())],
     ['project continue', () => continueProject(w.ctx())],
     ['advance', () => advanceProject(w.ctx(), undefined, false)],
-    ...(w.exists('.sow/project/phases/implementation/tasks/010/state.yaml') || w.exists('.sow/project/phases/implementation/tasks/010')
-      ? ([['task set', () => setTaskField(w.ctx(), '010', 'status', 'completed')]] as [string, () => Promise<unknown>][])
+    ...(w.exists('.sow/project/phases/implementation/tasks/010/state.yaml') ||
+    w.exists('.sow/project/phases/implementation/tasks/010')
+      ? ([['task set', () => setTaskField(w.ctx(), '010', 'status', 'completed')]] as [
+          string,
+          () => Promise<unknown>,
+        ][])
       : []),
-    ['input add', () => addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'x.md', extra: {} })],
+    [
+      'input add',
+      () => addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'x.md', extra: {} }),
+    ],
     ['init', async () => initWorkspace(w.dir)],
     ['phase get', () => getPhaseField(w.ctx(), 'status')],
     ['project new', () => newProject(w.ctx(), { name: 'other', description: 'x', planning: true })],
@@ -65,20 +79,23 @@ function workspaceUses(w: World): [string, () => Promise<unknown>][] {
 // Moved from test/e2e/migrate.test.ts, which keeps every command through the command line on one
 // fixture (and a few on each of the others).
 describe('a layout it does not read', () => {
-  it.each(SCENARIOS)('layout 1 (%s, as sow 0.1.0 left it): every use case that reads or writes the workspace is refused with MIGRATION_NEEDED (exit 4), changing nothing', async (scenario) => {
-    const w = await v1World(scenario);
-    const head = w.git(['rev-parse', 'HEAD']);
-    const branches = w.git(['branch', '--list']);
-    for (const [what, run] of workspaceUses(w)) {
-      const e = await refused(w, run, 'MIGRATION_NEEDED', 4);
-      expect(e.message, what).toMatch(/layout version 1\b/);
-      expect(e.hint, what).toMatch(/sow migrate/);
-    }
-    expect(w.read('.sow/.version')).toBe(loadFixture(scenario).files.get('.sow/.version'));
-    expect(w.git(['branch', '--list'])).toBe(branches);
-    expect(w.git(['rev-parse', 'HEAD'])).toBe(head);
-    expect(w.git(['status', '--porcelain', '--untracked-files=all'])).toBe('');
-  });
+  it.each(SCENARIOS)(
+    'layout 1 (%s, as sow 0.1.0 left it): every use case that reads or writes the workspace is refused with MIGRATION_NEEDED (exit 4), changing nothing',
+    async (scenario) => {
+      const w = await v1World(scenario);
+      const head = w.git(['rev-parse', 'HEAD']);
+      const branches = w.git(['branch', '--list']);
+      for (const [what, run] of workspaceUses(w)) {
+        const e = await refused(w, run, 'MIGRATION_NEEDED', 4);
+        expect(e.message, what).toMatch(/layout version 1\b/);
+        expect(e.hint, what).toMatch(/sow migrate/);
+      }
+      expect(w.read('.sow/.version')).toBe(loadFixture(scenario).files.get('.sow/.version'));
+      expect(w.git(['branch', '--list'])).toBe(branches);
+      expect(w.git(['rev-parse', 'HEAD'])).toBe(head);
+      expect(w.git(['status', '--porcelain', '--untracked-files=all'])).toBe('');
+    },
+  );
 
   it('a layout newer than this sow: every use case that reads or writes the workspace is refused with SOW_TOO_OLD (exit 4), changing nothing', async () => {
     const w = await world('init');
@@ -115,11 +132,21 @@ describe('migrate', () => {
     const r = await migrate(w.ctx(), false);
     expect(r.changes).toEqual(dry.changes);
     expect(r.backup).toBe('.git/sow/backup/1');
-    for (const [rel, text] of before) if (!rel.startsWith('.git/sow/backup/')) expect(w.read(rel.replace(/^\.sow\//, '.git/sow/backup/1/')), rel).toBe(text);
+    for (const [rel, text] of before)
+      if (!rel.startsWith('.git/sow/backup/'))
+        expect(w.read(rel.replace(/^\.sow\//, '.git/sow/backup/1/')), rel).toBe(text);
     expect(w.read('.sow/.version')).toBe('2\n');
     const history = w.yaml(PROJECT).statechart.history;
-    expect(history.at(-1)).toMatchObject({ event: 'migrate', by: 'sow migrate', at: new Date(Date.parse(T0) + 60_000).toISOString() });
-    expect(await projectStatus(w.ctx())).toMatchObject({ name: 'add-auth', state: 'ImplementationExecuting', tasks: { total: 3 } });
+    expect(history.at(-1)).toMatchObject({
+      event: 'migrate',
+      by: 'sow migrate',
+      at: new Date(Date.parse(T0) + 60_000).toISOString(),
+    });
+    expect(await projectStatus(w.ctx())).toMatchObject({
+      name: 'add-auth',
+      state: 'ImplementationExecuting',
+      tasks: { total: 3 },
+    });
     const after = w.snapshot();
     expect(await migrate(w.ctx(), false)).toEqual({ from: 2, to: 2, dryRun: false, changes: [] });
     expect(w.snapshot()).toEqual(after);
@@ -172,7 +199,11 @@ const JWT: [string, string, string] = ['010', '../../src/auth/jwt.ts', 'src/auth
 const EXPECTED: Record<Scenario, Expected> = {
   initialised: { modified: [] },
   planning: { tasks: 0, first: 'PlanningActive', modified: [] },
-  executing: { tasks: 3, first: 'PlanningActive', modified: [JWT, ['010', '../../src/auth/verify.ts', 'src/auth/verify.ts']] },
+  executing: {
+    tasks: 3,
+    first: 'PlanningActive',
+    modified: [JWT, ['010', '../../src/auth/verify.ts', 'src/auth/verify.ts']],
+  },
   'review-failed': { tasks: 3, first: 'PlanningActive', reviewCopied: 'review/report-1.md', modified: [JWT] },
   finalize: { tasks: 4, first: 'PlanningActive', reviewCopied: 'review/report-1.md', modified: [JWT] },
   commented: { tasks: 0, first: 'PlanningActive', modified: [] },
@@ -187,16 +218,26 @@ function expectedLines(old: Fixture, exp: Expected): (string | RegExp)[] {
     expect(project.phases.implementation.tasks).toHaveLength(exp.tasks!);
     want.push(`${PROJECT}: base_branch: 'main' (from git's reflog)`);
     want.push(new RegExp(`^${esc(PROJECT)}: phases\\.implementation\\.tasks: removed \\(${exp.tasks} task summar`));
-    if (exp.reviewCopied) want.push(new RegExp(`^${esc(PROJECT)}: phases\\.review\\.outputs: 1 failed review.*copied back.*\\(${esc(exp.reviewCopied)}\\)$`));
-    want.push(new RegExp(`^${esc(PROJECT)}: statechart\\.history: started \\(project_init at ${esc(project.created_at)}`));
+    if (exp.reviewCopied)
+      want.push(
+        new RegExp(
+          `^${esc(PROJECT)}: phases\\.review\\.outputs: 1 failed review.*copied back.*\\(${esc(exp.reviewCopied)}\\)$`,
+        ),
+      );
+    want.push(
+      new RegExp(`^${esc(PROJECT)}: statechart\\.history: started \\(project_init at ${esc(project.created_at)}`),
+    );
   }
-  for (const [id, from, to] of exp.modified) want.push(new RegExp(`^${esc(taskFile(id))}: modified output '${esc(from)}' → '${esc(to)}'`));
+  for (const [id, from, to] of exp.modified)
+    want.push(new RegExp(`^${esc(taskFile(id))}: modified output '${esc(from)}' → '${esc(to)}'`));
   want.push('.sow/.version: layout 1 → 2');
   return want;
 }
 
 /** The fixture migrated in-process, after the dry run listed exactly what the run then did. */
-async function migrated(scenario: Scenario): Promise<{ w: World; old: Fixture; dry: MigrationReport; run: MigrationReport }> {
+async function migrated(
+  scenario: Scenario,
+): Promise<{ w: World; old: Fixture; dry: MigrationReport; run: MigrationReport }> {
   const w = await v1World(scenario);
   const old = loadFixture(scenario);
   const dry = await migrate(w.ctx(), true);
@@ -245,7 +286,12 @@ describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
     expect(w.read(GITIGNORE)).toBe(`${old.files.get(GITIGNORE)}.runtime/\n.backup/\nworktrees/\n`);
 
     // What changed, as git sees it: the converted files only — no backup, no runtime files.
-    const changed = new Set([GITIGNORE, VERSION, ...(hasProject ? [PROJECT] : []), ...exp.modified.map(([id]) => taskFile(id))]);
+    const changed = new Set([
+      GITIGNORE,
+      VERSION,
+      ...(hasProject ? [PROJECT] : []),
+      ...exp.modified.map(([id]) => taskFile(id)),
+    ]);
     const status = gitStatus(w);
     expect([...status.keys()].sort()).toEqual([...changed].sort());
     for (const s of status.values()) expect(s).toBe(' M');
@@ -259,7 +305,13 @@ describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
       expect(after.statechart.current_state).toBe(old.meta.state);
       expect(after.statechart.history).toEqual([
         { from: 'NoProject', to: exp.first, event: 'project_init', at: before.created_at, by: 'user' },
-        expect.objectContaining({ from: old.meta.state, to: old.meta.state, event: 'migrate', at: T0, by: 'sow migrate' }),
+        expect.objectContaining({
+          from: old.meta.state,
+          to: old.meta.state,
+          event: 'migrate',
+          at: T0,
+          by: 'sow migrate',
+        }),
       ]);
       // Nothing else of the project changed.
       const strip = (p: any) => {
@@ -288,7 +340,9 @@ describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
 
       // sow reads it: the same tasks as the old summaries, in the same state.
       // (A list leaves out what is empty: no dependencies, no key.)
-      expect((await listTasks(w.ctx())).map((t) => ({ dependencies: [], ...t }))).toEqual(before.phases.implementation.tasks);
+      expect((await listTasks(w.ctx())).map((t) => ({ dependencies: [], ...t }))).toEqual(
+        before.phases.implementation.tasks,
+      );
       expect((await projectStatus(w.ctx())).state).toBe(old.meta.state);
     } else {
       // An initialised workspace: a project can be started.
@@ -307,7 +361,13 @@ describe.each(SCENARIOS)('layout-1 fixture %s', (scenario) => {
 });
 
 describe('layout-1 fixtures carry on with the new sow', () => {
-  const review = (path: string, assessment: string) => ({ type: 'review', path, created_at: ISO, approved: true, metadata: { assessment } });
+  const review = (path: string, assessment: string) => ({
+    type: 'review',
+    path,
+    created_at: ISO,
+    approved: true,
+    metadata: { assessment },
+  });
 
   it('review-failed: the failed review is back in the review outputs and still an implementation input; a new round is decided by its own review', async () => {
     const { w } = await migrated('review-failed');
@@ -329,7 +389,11 @@ describe('layout-1 fixtures carry on with the new sow', () => {
     expect(w.yaml(PROJECT).statechart.current_state).toBe('ReviewActive');
     // This round's review decides.
     w.write('.sow/project/review/report-2.md', '# Review 2\n\nFixed.\n');
-    const added = await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'review', path: 'review/report-2.md', extra: { assessment: 'pass' } });
+    const added = await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+      type: 'review',
+      path: 'review/report-2.md',
+      extra: { assessment: 'pass' },
+    });
     expect(added.index).toBe(1);
     await setArtifact(ctx, { kind: 'phase' }, 'outputs', added.index, 'approved', 'true');
     expect((await advanceProject(ctx, undefined, false)).to).toBe('FinalizeDocumentation');
@@ -341,7 +405,10 @@ describe('layout-1 fixtures carry on with the new sow', () => {
 
   it('finalize: the review outputs are both rounds, failed then passed; the checks step advances', async () => {
     const { w } = await migrated('finalize');
-    expect(w.yaml(PROJECT).phases.review.outputs).toEqual([review('review/report-1.md', 'fail'), review('review/report-2.md', 'pass')]);
+    expect(w.yaml(PROJECT).phases.review.outputs).toEqual([
+      review('review/report-1.md', 'fail'),
+      review('review/report-2.md', 'pass'),
+    ]);
     expect((await advanceProject(w.ctx(), undefined, false)).to).toBe('FinalizeDelete');
   });
 
@@ -355,14 +422,22 @@ describe('layout-1 fixtures carry on with the new sow', () => {
     text = w.read(PROJECT);
     expect(text.startsWith('# note from a person\n')).toBe(true);
     expect(text).toContain('# reviewed by hand');
-    expect(w.yaml(PROJECT).phases.planning.inputs.map((i: { path: string }) => i.path)).toEqual(['context/jwt-research.md', 'context/more.md', 'context/third.md']);
+    expect(w.yaml(PROJECT).phases.planning.inputs.map((i: { path: string }) => i.path)).toEqual([
+      'context/jwt-research.md',
+      'context/more.md',
+      'context/third.md',
+    ]);
   });
 
   it('planning: approving the task list and advancing works', async () => {
     const { w } = await migrated('planning');
     await setArtifact(w.ctx(), { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
     expect((await advanceProject(w.ctx(), undefined, false)).to).toBe('ImplementationPlanning');
-    expect((await projectHistory(w.ctx())).at(-1)).toMatchObject({ from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning' });
+    expect((await projectHistory(w.ctx())).at(-1)).toMatchObject({
+      from: 'PlanningActive',
+      to: 'ImplementationPlanning',
+      event: 'complete_planning',
+    });
   });
 
   it('no-planning: approving the tasks and advancing works', async () => {
@@ -376,7 +451,14 @@ describe('layout-1 fixtures carry on with the new sow', () => {
 describe('a journal the old sow left behind', () => {
   it('is finished by migrate (and listed first by the dry run)', async () => {
     const w = await v1World('planning');
-    w.write('.sow/.journal.json', JSON.stringify({ version: 1, writes: [{ path: '.sow/project/log.md', text: 'finished by migrate\n' }], removals: [] }));
+    w.write(
+      '.sow/.journal.json',
+      JSON.stringify({
+        version: 1,
+        writes: [{ path: '.sow/project/log.md', text: 'finished by migrate\n' }],
+        removals: [],
+      }),
+    );
     const oldLog = w.read('.sow/project/log.md');
     expect(oldLog).not.toBe('finished by migrate\n');
     const before = w.snapshot();
@@ -401,7 +483,11 @@ describe('a .version that is not a number', () => {
     const w = await world('init');
     await newProject(w.ctx(), { name: 'demo', description: 'A demo project', planning: true });
     w.write(VERSION, 'abc\n');
-    for (const [what, run] of [...workspaceUses(w), ['migrate', () => migrate(w.ctx(), false)] as const, ['migrate --dry-run', () => migrate(w.ctx(), true)] as const]) {
+    for (const [what, run] of [
+      ...workspaceUses(w),
+      ['migrate', () => migrate(w.ctx(), false)] as const,
+      ['migrate --dry-run', () => migrate(w.ctx(), true)] as const,
+    ]) {
       const e = await refused(w, run, 'STATE_FILE_INVALID', 4);
       expect(e.message, what).toContain('.sow/.version');
     }

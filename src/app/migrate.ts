@@ -18,7 +18,17 @@ import { isFolder, listNames } from '../adapters/task-index.js';
 import { legacyJournal, Transaction } from '../adapters/transaction.js';
 import { shownRuntime } from '../adapters/runtime.js';
 import { GITIGNORE_LINES } from './init.js';
-import { AGENT_OUTPUTS, checkJournalText, layoutVersion, withRootLock, PROJECT_DIR, PROJECT_FILE, taskFile, tasksDir, VERSION_FILE } from './workspace.js';
+import {
+  AGENT_OUTPUTS,
+  checkJournalText,
+  layoutVersion,
+  withRootLock,
+  PROJECT_DIR,
+  PROJECT_FILE,
+  taskFile,
+  tasksDir,
+  VERSION_FILE,
+} from './workspace.js';
 import { quoted } from '../domain/display.js';
 import { contextOf, type Where } from './context.js';
 
@@ -49,7 +59,14 @@ const LEGACY_AGENT_OUTPUTS = `${PROJECT_DIR}/agent-outputs`;
 /** What the backup keeps: the state, not runtime files. */
 const keepInBackup = (rel: string) => {
   const first = rel.split('/')[0]!;
-  return first !== '.runtime' && first !== '.backup' && first !== '.tmp' && !LEGACY_RUNTIME.includes(first) && !first.startsWith('.trash-') && !rel.startsWith('project/agent-outputs');
+  return (
+    first !== '.runtime' &&
+    first !== '.backup' &&
+    first !== '.tmp' &&
+    !LEGACY_RUNTIME.includes(first) &&
+    !first.startsWith('.trash-') &&
+    !rel.startsWith('project/agent-outputs')
+  );
 };
 
 function baseBranchOf(root: string, branch: string): { name: string; source: string } | undefined {
@@ -60,7 +77,8 @@ function baseBranchOf(root: string, branch: string): { name: string; source: str
 }
 
 const asObject = (rel: string, data: unknown): Record<string, unknown> => {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) throw new StateFileError(rel, 'is not a map of fields');
+  if (typeof data !== 'object' || data === null || Array.isArray(data))
+    throw new StateFileError(rel, 'is not a map of fields');
   return data as Record<string, unknown>;
 };
 
@@ -84,8 +102,14 @@ async function planV1(root: string, at: string): Promise<Plan> {
         .includes(l),
   );
   if (missing.length) {
-    tx.write('.sow/.gitignore', `${gitignore}${gitignore === '' || gitignore.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`);
-    changes.push({ file: '.sow/.gitignore', change: `added ${missing.join(', ')} (runtime files, backups and worktrees stay out of git)` });
+    tx.write(
+      '.sow/.gitignore',
+      `${gitignore}${gitignore === '' || gitignore.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`,
+    );
+    changes.push({
+      file: '.sow/.gitignore',
+      change: `added ${missing.join(', ')} (runtime files, backups and worktrees stay out of git)`,
+    });
   }
 
   if (readFileIfExists(root, PROJECT_FILE) !== undefined) {
@@ -102,7 +126,10 @@ async function planV1(root: string, at: string): Promise<Plan> {
     if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type ${quoted(valid.type)}`, 'type');
     const problem = projectProblem(type, valid);
     if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
-    tx.write(PROJECT_FILE, await renderStateFile({ text, handWritten: parsed.handWritten }, PROJECT_FILE, ProjectStateSchema, valid));
+    tx.write(
+      PROJECT_FILE,
+      await renderStateFile({ text, handWritten: parsed.handWritten }, PROJECT_FILE, ProjectStateSchema, valid),
+    );
     for (const change of project.changes) changes.push({ file: PROJECT_FILE, change });
 
     for (const id of folders) {
@@ -111,20 +138,40 @@ async function planV1(root: string, at: string): Promise<Plan> {
       const taskParsed = await parseStateText(rel, taskText);
       const task = migrateTaskV1(asObject(rel, taskParsed.data));
       const validTask = validateState(rel, TaskStateSchema, task.data);
-      if (validTask.id !== id) throw new StateFileError(rel, `says id ${quoted(validTask.id)}, but it is the file of task ${id} (its folder)`, 'id');
-      if (task.changes.length) tx.write(rel, await renderStateFile({ text: taskText, handWritten: taskParsed.handWritten }, rel, TaskStateSchema, validTask));
+      if (validTask.id !== id)
+        throw new StateFileError(
+          rel,
+          `says id ${quoted(validTask.id)}, but it is the file of task ${id} (its folder)`,
+          'id',
+        );
+      if (task.changes.length)
+        tx.write(
+          rel,
+          await renderStateFile(
+            { text: taskText, handWritten: taskParsed.handWritten },
+            rel,
+            TaskStateSchema,
+            validTask,
+          ),
+        );
       for (const change of task.changes) changes.push({ file: rel, change });
     }
   }
 
   for (const name of namesInSow(root)) {
     if (LEGACY_RUNTIME.includes(name) || name.startsWith('.trash-')) {
-      changes.push({ file: `.sow/${name}`, change: "removed (a runtime file of sow 0.1.0; runtime files now live in git's folder)" });
+      changes.push({
+        file: `.sow/${name}`,
+        change: "removed (a runtime file of sow 0.1.0; runtime files now live in git's folder)",
+      });
       after.push(() => removePath(root, `.sow/${name}`));
     }
   }
   if (pathExists(root, LEGACY_AGENT_OUTPUTS)) {
-    changes.push({ file: LEGACY_AGENT_OUTPUTS, change: `moved to ${shownRuntime(root, AGENT_OUTPUTS)} (worker events are runtime files)` });
+    changes.push({
+      file: LEGACY_AGENT_OUTPUTS,
+      change: `moved to ${shownRuntime(root, AGENT_OUTPUTS)} (worker events are runtime files)`,
+    });
     after.push(() => moveToRuntime(root, LEGACY_AGENT_OUTPUTS, AGENT_OUTPUTS));
   }
   // Last, so that a crash before it leaves a layout the next `sow migrate` converts again.
@@ -145,7 +192,10 @@ export async function migrate(where: Where, dryRun: boolean): Promise<MigrationR
     // A write sow 0.1.0 left half done is finished first (checked like any journal).
     const unfinished = await legacyJournal(root, checkLegacyText);
     if (unfinished) {
-      changes.push({ file: '.sow/.journal.json', change: 'finished the write sow 0.1.0 left half done (before converting)' });
+      changes.push({
+        file: '.sow/.journal.json',
+        change: 'finished the write sow 0.1.0 left half done (before converting)',
+      });
       if (!dryRun) {
         unfinished.commit();
         removePath(root, '.sow/.journal.json');

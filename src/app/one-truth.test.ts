@@ -47,7 +47,10 @@ describe('a hand edit of a task file is seen everywhere, at once', () => {
 
   it('a task added by hand (a new folder) is listed; one removed by hand is gone', async () => {
     const w = await world('one');
-    w.write(taskFile('020'), w.read(taskFile('010')).replace('id: "010"', 'id: "020"').replace('name: One', 'name: Copied by hand'));
+    w.write(
+      taskFile('020'),
+      w.read(taskFile('010')).replace('id: "010"', 'id: "020"').replace('name: One', 'name: Copied by hand'),
+    );
     expect((await listTasks(w.ctx())).map((t) => `${t.id} ${t.name}`)).toEqual(['010 One', '020 Copied by hand']);
     await setTaskField(w.ctx(), '020', 'status', 'in_progress');
     rmSync(join(w.dir, '.sow/project/phases/implementation/tasks/020'), { recursive: true });
@@ -59,7 +62,10 @@ describe('files sow did not write', () => {
   it('reads a file laid out by another tool (the yaml package takes what the canonical reader declines) and writes it back', async () => {
     const w = await world('one');
     // Four-space indentation, single quotes and a flow list: valid YAML, not the form sow writes.
-    const text = stringify({ ...w.yaml(taskFile('010')), name: 'Renamed by hand', dependencies: [] }, { indent: 4, defaultStringType: 'QUOTE_SINGLE', flowCollectionPadding: true });
+    const text = stringify(
+      { ...w.yaml(taskFile('010')), name: 'Renamed by hand', dependencies: [] },
+      { indent: 4, defaultStringType: 'QUOTE_SINGLE', flowCollectionPadding: true },
+    );
     expect(text).toContain("'name': 'Renamed by hand'");
     writeFileSync(join(w.dir, taskFile('010')), text);
     expect((await getTask(w.ctx(), '010', 'name')).value).toBe('Renamed by hand');
@@ -70,7 +76,10 @@ describe('files sow did not write', () => {
 
   it('keeps comments a person wrote through writes', async () => {
     const w = await world('one');
-    writeFileSync(join(w.dir, PROJECT), `# Reviewed by Ada on Monday\n${w.read(PROJECT).replace('description: A demo project', 'description: A demo project # keep this short')}`);
+    writeFileSync(
+      join(w.dir, PROJECT),
+      `# Reviewed by Ada on Monday\n${w.read(PROJECT).replace('description: A demo project', 'description: A demo project # keep this short')}`,
+    );
     w.write('.sow/project/notes.md', '# Notes\n');
     await addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'notes.md', extra: {} });
     await setProjectField(w.ctx(), 'description', 'Changed');

@@ -34,7 +34,16 @@ describe('a worker owner is judged by its pid only in its own pid namespace', ()
   });
 
   it.skipIf(!linux)('pid 1 of a sandbox (another namespace) is alive, though pid 1 out here is another process', () => {
-    const sandboxed: Owner = { kind: 'worker', by: 'implementer-1', pid: 1, host: hostname(), boot: BOOT!, pstart: startOf(1) + 1, pidns: 'pid:[4026530000]', since: '2026-11-28T00:00:00.000Z' };
+    const sandboxed: Owner = {
+      kind: 'worker',
+      by: 'implementer-1',
+      pid: 1,
+      host: hostname(),
+      boot: BOOT!,
+      pstart: startOf(1) + 1,
+      pidns: 'pid:[4026530000]',
+      since: '2026-11-28T00:00:00.000Z',
+    };
     expect(ownerLive(sandboxed, NOW), 'never looked up: alive until --force').toBe(true);
     const { pidns: _, ...withoutNamespace } = sandboxed;
     expect(ownerLive(withoutNamespace, NOW), 'looked up, pid 1 out here is another process: gone').toBe(false);
@@ -57,7 +66,9 @@ describe('a worker owner is judged by its pid only in its own pid namespace', ()
       (await nextTasks(w.ctx())).map((t) => t.id),
       'owned, not ready',
     ).toEqual(['020']);
-    expect(said(await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'completed'), 'TASK_HELD', 3))).toContain('implementer-7: a worker run by pid 1');
+    expect(said(await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'completed'), 'TASK_HELD', 3))).toContain(
+      'implementer-7: a worker run by pid 1',
+    );
     await setTaskField(w.ctx(), '010', 'status', 'completed', { force: true });
     expect(w.yaml(taskFile('010')).retired_owners).toEqual(['implementer-7']);
   });
@@ -94,10 +105,17 @@ describe('the tasks a worker may be spawned on', () => {
     await newProject(w.ctx(), { name: 'demo', description: 'd', planning: false });
     await addTask(w.ctx(), { name: 'A', agent: 'implementer' });
     const e = await refused(w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts), 'NOT_EXECUTING', 3);
-    expect(e.message).toBe('task 010 cannot get a worker now: the project is in ImplementationPlanning, and workers run tasks in ImplementationExecuting');
+    expect(e.message).toBe(
+      'task 010 cannot get a worker now: the project is in ImplementationPlanning, and workers run tasks in ImplementationExecuting',
+    );
     expect(e.hint).toContain("run 'sow advance' (ImplementationPlanning → ImplementationExecuting); first:");
     expect(e.hint).toContain('tasks_approved true');
-    await refused(w, () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }), 'NOT_EXECUTING', 3);
+    await refused(
+      w,
+      () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }),
+      'NOT_EXECUTING',
+      3,
+    );
     expect(s.f.calls()).toEqual([]);
     await spawnAgent(s.ctx(), 'implementer', '010', { ...s.opts, force: true });
     expect(s.f.calls()).toHaveLength(1);
@@ -112,14 +130,25 @@ describe('the tasks a worker may be spawned on', () => {
     expect(s.f.calls()[0]!.env['SOW_TASK_ID']).toBe('020');
     // What the fake worker of the command line does when it is done (here it cannot call sow).
     await agentReport(w.as('implementer-1', '020'), 'needs_review', undefined);
-    await refused(w, () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }), 'NO_READY_TASK', 1);
+    await refused(
+      w,
+      () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }),
+      'NO_READY_TASK',
+      1,
+    );
   });
 });
 
 describe('who holds a task, if not the one acting: one rule for every change of it', () => {
   const LATER = '2026-11-28T01:00:00.000Z';
   const EARLIER = '2026-11-27T23:00:00.000Z';
-  const claim = (by: string, extra: Partial<Owner> = {}): Owner => ({ kind: 'claim', by, since: EARLIER, lease_until: LATER, ...extra });
+  const claim = (by: string, extra: Partial<Owner> = {}): Owner => ({
+    kind: 'claim',
+    by,
+    since: EARLIER,
+    lease_until: LATER,
+    ...extra,
+  });
   const task = (owner?: Owner): TaskState =>
     ({
       id: '010',
@@ -136,7 +165,10 @@ describe('who holds a task, if not the one acting: one rule for every change of 
       metadata: {},
       ...(owner ? { owner } : {}),
     }) as TaskState;
-  const remote = (sha: string, lease_until = LATER) => ({ remote: 'origin', claim: { task: '010', sha, owner: 'ann', machine: 'laptop-3', since: EARLIER, lease_until } });
+  const remote = (sha: string, lease_until = LATER) => ({
+    remote: 'origin',
+    claim: { task: '010', sha, owner: 'ann', machine: 'laptop-3', since: EARLIER, lease_until },
+  });
   const user = { by: 'user' };
 
   it('a live owner here that is someone else holds it; its owner does not; a lease that ran out holds nothing', () => {
@@ -147,7 +179,11 @@ describe('who holds a task, if not the one acting: one rule for every change of 
   });
 
   it("a live claim on the remote holds it unless this checkout's state records that claim; a claim there that ran out does not", () => {
-    expect(heldBy(task(), user, NOW, remote('a1'))).toMatchObject({ where: 'remote', remote: 'origin', claim: { owner: 'ann' } });
+    expect(heldBy(task(), user, NOW, remote('a1'))).toMatchObject({
+      where: 'remote',
+      remote: 'origin',
+      claim: { owner: 'ann' },
+    });
     expect(heldBy(task(), user, NOW, remote('a1', EARLIER))).toBeUndefined();
     expect(heldBy(task(), user, NOW, { remote: 'origin' })).toBeUndefined();
     // This checkout's own claim: the owner here decides, live or gone (a worker whose process ended here).
@@ -157,6 +193,8 @@ describe('who holds a task, if not the one acting: one rule for every change of 
     // Taken over there since: someone else's, even for the owner here.
     expect(heldBy(task(ours), { by: 'user', owner: 'w1' }, NOW, remote('b2'))).toMatchObject({ where: 'remote' });
     // A claim recorded for another remote is not the claim on this one.
-    expect(heldBy(task({ ...ours, remote: 'upstream' }), { by: 'user', owner: 'w1' }, NOW, remote('a1'))).toMatchObject({ where: 'remote' });
+    expect(heldBy(task({ ...ours, remote: 'upstream' }), { by: 'user', owner: 'w1' }, NOW, remote('a1'))).toMatchObject(
+      { where: 'remote' },
+    );
   });
 });

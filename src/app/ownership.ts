@@ -33,10 +33,14 @@ export function ownerLive(owner: Owner, now: string): boolean {
 }
 
 /** The task's owner when it still lives. */
-export const liveOwner = (task: TaskState, now: string): Owner | undefined => (task.owner && ownerLive(task.owner, now) ? task.owner : undefined);
+export const liveOwner = (task: TaskState, now: string): Owner | undefined =>
+  task.owner && ownerLive(task.owner, now) ? task.owner : undefined;
 
 /** Who works on the task now: a live owner, one that is gone, or nobody known (undefined). */
-export const workerNow = (task: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>, now: string): Worker | undefined => workerOf(task, (owner) => ownerLive(owner, now));
+export const workerNow = (
+  task: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>,
+  now: string,
+): Worker | undefined => workerOf(task, (owner) => ownerLive(owner, now));
 
 /** A task as lists show it: its summary, and who works on it when sow knows of someone. */
 export interface TaskRow {
@@ -70,7 +74,11 @@ export function taskRow(t: TaskSummary, now: string): TaskRow {
  * NotExecutingError (exit 3) with the `sow advance` route there; `task` names the task a worker
  * was to start on (undefined for a claim).
  */
-export async function requireExecuting(type: ProjectType, view: () => Promise<ProjectView>, task: string | undefined): Promise<void> {
+export async function requireExecuting(
+  type: ProjectType,
+  view: () => Promise<ProjectView>,
+  task: string | undefined,
+): Promise<void> {
   const v = await view();
   const state = v.project.statechart.current_state;
   if (type.states[state]?.executesTasks) return;
@@ -96,11 +104,21 @@ export async function requireExecuting(type: ProjectType, view: () => Promise<Pr
  * record as its own (`seen`: the task's claim there, read before the change). The one rule for
  * every change of a task — `task set`, `task abandon`, `agent report`, the `task_update` tool.
  */
-export function heldBy(task: TaskState, actor: Actor, now: string, seen?: { remote: string; claim?: RemoteClaim }): Holder | undefined {
+export function heldBy(
+  task: TaskState,
+  actor: Actor,
+  now: string,
+  seen?: { remote: string; claim?: RemoteClaim },
+): Holder | undefined {
   const owner = liveOwner(task, now);
   if (owner && !isOwnedBy(owner, actor)) return { where: 'here', owner };
   const claim = seen?.claim;
-  if (seen && claim && remoteClaimLive(claim, now) && claim.sha !== (task.owner?.remote === seen.remote ? task.owner.remote_claim : undefined)) {
+  if (
+    seen &&
+    claim &&
+    remoteClaimLive(claim, now) &&
+    claim.sha !== (task.owner?.remote === seen.remote ? task.owner.remote_claim : undefined)
+  ) {
     return { where: 'remote', remote: seen.remote, claim };
   }
   return undefined;
@@ -133,7 +151,13 @@ export function workerOwner(agentId: string, session: string | undefined, now: s
  */
 export function candidateIds(tasks: readonly TaskSummary[]): string[] {
   const status = new Map(tasks.map((t) => [t.id, t.status]));
-  return tasks.filter((t) => (t.status === 'pending' || t.status === 'in_progress') && t.dependencies.every((d) => isFinished(status.get(d) ?? 'pending'))).map((t) => t.id);
+  return tasks
+    .filter(
+      (t) =>
+        (t.status === 'pending' || t.status === 'in_progress') &&
+        t.dependencies.every((d) => isFinished(status.get(d) ?? 'pending')),
+    )
+    .map((t) => t.id);
 }
 
 /**

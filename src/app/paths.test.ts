@@ -16,7 +16,8 @@ import { newProject } from './project.js';
 import type { AppContext } from './context.js';
 
 const world = worlds({
-  planning: async (w) => void (await newProject(w.ctx(), { name: 'demo', description: 'A demo project', planning: true })),
+  planning: async (w) =>
+    void (await newProject(w.ctx(), { name: 'demo', description: 'A demo project', planning: true })),
   executing: (w) => toExecuting(w),
 });
 const links: string[] = [];
@@ -31,11 +32,25 @@ afterEach(() => {
 
 const task = (id: string) => ({ kind: 'task', id }) as const;
 const phase = { kind: 'phase' } as const;
-const outputsOf = (w: World, id: string) => w.yaml(taskFile(id)).outputs.map((o: { type: string; path: string }) => `${o.type}:${o.path}`);
+const outputsOf = (w: World, id: string) =>
+  w.yaml(taskFile(id)).outputs.map((o: { type: string; path: string }) => `${o.type}:${o.path}`);
 const log = (ctx: AppContext, taskId: string, files: string[]) =>
-  appendLog(ctx, { agent: 'implementer-1', action: 'modified_file', result: 'success', files, task: taskId, project: false, notes: '' });
+  appendLog(ctx, {
+    agent: 'implementer-1',
+    action: 'modified_file',
+    result: 'success',
+    files,
+    task: taskId,
+    project: false,
+    notes: '',
+  });
 const modified = (ctx: AppContext, id: string, path: string, approved?: string) =>
-  addArtifact(ctx, task(id), 'outputs', { type: 'modified', path, ...(approved !== undefined ? { approved } : {}), extra: {} });
+  addArtifact(ctx, task(id), 'outputs', {
+    type: 'modified',
+    path,
+    ...(approved !== undefined ? { approved } : {}),
+    extra: {},
+  });
 const OUTSIDE = 'PATH_OUTSIDE_REPOSITORY';
 const MISSING = 'ARTIFACT_FILE_MISSING';
 
@@ -58,7 +73,12 @@ describe('modified files are named from the repository root', () => {
     // ... while --path of an artifact is always relative to its type's root.
     await modified(w.ctx({}, 'src'), '020', 'src/x.ts');
     await modified(w.ctx({}, 'src/auth'), '020', './src//y/../z.ts');
-    expect(outputsOf(w, '020')).toEqual(['modified:src/auth/jwt.ts', 'modified:src/auth/other.ts', 'modified:src/x.ts', 'modified:src/z.ts']);
+    expect(outputsOf(w, '020')).toEqual([
+      'modified:src/auth/jwt.ts',
+      'modified:src/auth/other.ts',
+      'modified:src/x.ts',
+      'modified:src/z.ts',
+    ]);
 
     // A file outside the repository is refused, relative or absolute.
     await refused(w, () => log(w.ctx({}, 'src'), '010', ['../../outside.ts']), OUTSIDE, 1);
@@ -69,16 +89,43 @@ describe('modified files are named from the repository root', () => {
 describe('absolute and outside paths', () => {
   it('absolute paths inside the repository are converted to the type root; outside ones are refused', async () => {
     const w = await world('planning');
-    await addArtifact(w.ctx(), phase, 'outputs', { type: 'task_list', path: `${w.dir}/.sow/project/planning/tasks.md`, extra: {} });
+    await addArtifact(w.ctx(), phase, 'outputs', {
+      type: 'task_list',
+      path: `${w.dir}/.sow/project/planning/tasks.md`,
+      extra: {},
+    });
     await addArtifact(w.ctx(), phase, 'inputs', { type: 'context', path: `${w.dir}/docs/notes.md`, extra: {} });
     await addArtifact(w.ctx(), phase, 'inputs', { type: 'context', path: '../../docs/rel.md', extra: {} });
     const planning = w.yaml(PROJECT).phases.planning;
     expect(planning.outputs.map((a: { path: string }) => a.path)).toEqual(['planning/tasks.md']);
     expect(planning.inputs.map((a: { path: string }) => a.path)).toEqual(['../../docs/notes.md', '../../docs/rel.md']);
 
-    expect(said(await refused(w, () => addArtifact(w.ctx(), phase, 'inputs', { type: 'context', path: '/etc/passwd', extra: {} }), OUTSIDE, 1))).toContain("'/etc/passwd'");
-    expect(said(await refused(w, () => addArtifact(w.ctx(), phase, 'inputs', { type: 'context', path: '../../../x', extra: {} }), OUTSIDE, 1))).toContain('.sow/project/');
-    await refused(w, () => addArtifact(w.ctx(), phase, 'outputs', { type: 'task_list', path: `${w.dir}/../x.md`, extra: {} }), OUTSIDE, 1);
+    expect(
+      said(
+        await refused(
+          w,
+          () => addArtifact(w.ctx(), phase, 'inputs', { type: 'context', path: '/etc/passwd', extra: {} }),
+          OUTSIDE,
+          1,
+        ),
+      ),
+    ).toContain("'/etc/passwd'");
+    expect(
+      said(
+        await refused(
+          w,
+          () => addArtifact(w.ctx(), phase, 'inputs', { type: 'context', path: '../../../x', extra: {} }),
+          OUTSIDE,
+          1,
+        ),
+      ),
+    ).toContain('.sow/project/');
+    await refused(
+      w,
+      () => addArtifact(w.ctx(), phase, 'outputs', { type: 'task_list', path: `${w.dir}/../x.md`, extra: {} }),
+      OUTSIDE,
+      1,
+    );
   });
 
   it('modified paths: absolute inside converted, ../ refused; a task’s document inputs are rooted at .sow/project/', async () => {
@@ -88,7 +135,11 @@ describe('absolute and outside paths', () => {
     expect(said(await refused(w, () => modified(w.ctx(), '010', '../x'), OUTSIDE, 1))).toContain('repository root');
     await refused(w, () => modified(w.ctx(), '010', '/etc/passwd'), OUTSIDE, 1);
     await refused(w, () => modified(w.ctx(), '010', 'src/../../x'), OUTSIDE, 1);
-    await addArtifact(w.ctx(), task('010'), 'inputs', { type: 'reference', path: `${w.dir}/.sow/project/sinks/style.md`, extra: {} });
+    await addArtifact(w.ctx(), task('010'), 'inputs', {
+      type: 'reference',
+      path: `${w.dir}/.sow/project/sinks/style.md`,
+      extra: {},
+    });
     expect(w.yaml(taskFile('010')).inputs[0].path).toBe('sinks/style.md');
   });
 
@@ -108,13 +159,31 @@ describe('approving needs the file', () => {
   it('a document: refused until it exists under .sow/project/ (not at the repository root)', async () => {
     const w = await world('planning');
     await addArtifact(w.ctx(), phase, 'outputs', { type: 'task_list', path: 'planning/tasks.md', extra: {} });
-    expect(said(await refused(w, () => setArtifact(w.ctx(), phase, 'outputs', 0, 'approved', 'true'), MISSING, 1))).toContain('.sow/project/planning/tasks.md');
-    await refused(w, () => addArtifact(w.ctx(), phase, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} }), MISSING, 1);
+    expect(
+      said(await refused(w, () => setArtifact(w.ctx(), phase, 'outputs', 0, 'approved', 'true'), MISSING, 1)),
+    ).toContain('.sow/project/planning/tasks.md');
+    await refused(
+      w,
+      () =>
+        addArtifact(w.ctx(), phase, 'outputs', {
+          type: 'task_list',
+          path: 'planning/tasks.md',
+          approved: 'true',
+          extra: {},
+        }),
+      MISSING,
+      1,
+    );
     w.write('planning/tasks.md', '# wrong place\n');
     await refused(w, () => setArtifact(w.ctx(), phase, 'outputs', 0, 'approved', 'true'), MISSING, 1);
     w.write(TASK_LIST, '# Tasks\n');
     await setArtifact(w.ctx(), phase, 'outputs', 0, 'approved', 'true');
-    await addArtifact(w.ctx(), phase, 'outputs', { type: 'task_list', path: 'planning/tasks.md', approved: 'true', extra: {} });
+    await addArtifact(w.ctx(), phase, 'outputs', {
+      type: 'task_list',
+      path: 'planning/tasks.md',
+      approved: 'true',
+      extra: {},
+    });
     expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { approved: boolean }) => a.approved)).toEqual([true, true]);
   });
 

@@ -28,7 +28,10 @@ describe('phase set / get', () => {
     await setPhaseField(w.ctx(), 'tasks_approved', 'true', 'implementation');
     await setPhaseField(w.ctx(), 'project_deleted', 'false', 'finalize');
     const s = w.yaml(PROJECT);
-    expect(s.phases.implementation.metadata).toMatchObject({ tasks_approved: true, review: { round: 3, owner: 'carol' } });
+    expect(s.phases.implementation.metadata).toMatchObject({
+      tasks_approved: true,
+      review: { round: 3, owner: 'carol' },
+    });
     expect(s.phases.finalize.metadata).toEqual({ project_deleted: false });
     expect(await get(w, 'metadata.review.round')).toBe(3);
     expect(await get(w, 'review.owner')).toBe('carol');
@@ -41,6 +44,8 @@ describe('phase set / get', () => {
     await refused(w, () => setPhaseField(w.ctx(), 'tasks_approved', 'maybe'), 'INVALID_VALUE', 1);
     await refused(w, () => setPhaseField(w.ctx(), 'iteration', '0'), 'INVALID_VALUE', 1);
     await refused(w, () => setPhaseField(w.ctx(), 'enabled', 'false', 'review'), 'READ_ONLY_FIELD', 1);
-    expect(said(await refused(w, () => getPhaseField(w.ctx(), 'status', 'testing'), 'PHASE_NOT_FOUND', 1))).toContain('planning, implementation, review, finalize');
+    expect(said(await refused(w, () => getPhaseField(w.ctx(), 'status', 'testing'), 'PHASE_NOT_FOUND', 1))).toContain(
+      'planning, implementation, review, finalize',
+    );
   });
 });

@@ -1,7 +1,16 @@
 /** `sow phase set|get`: fields and metadata of a phase (default: the one in progress). */
 import type { Where } from './context.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
-import { checkEnabledChange, checkMetadataOwner, PHASE_FIELDS, phaseDef, phaseMetadataOwners, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
+import {
+  checkEnabledChange,
+  checkMetadataOwner,
+  PHASE_FIELDS,
+  phaseDef,
+  phaseMetadataOwners,
+  phaseOf,
+  selectPhase,
+  withPhase,
+} from '../domain/phases.js';
 import type { Phase } from '../domain/schemas.js';
 import { Reader, update, type UnitOfWork } from './workspace.js';
 import { approvalNotHere, nothingToApprove, taskApprovalRecord } from '../domain/approvals.js';
@@ -9,7 +18,12 @@ import type { ProjectType } from '../domain/project-type.js';
 import type { ProjectState } from '../domain/schemas.js';
 import { taskRow } from './ownership.js';
 
-export async function setPhaseField(where: Where, field: string, raw: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
+export async function setPhaseField(
+  where: Where,
+  field: string,
+  raw: string,
+  requested?: string,
+): Promise<{ phase: string; field: string; value: unknown }> {
   return update(where, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
@@ -53,7 +67,13 @@ export async function setPhaseField(where: Where, field: string, raw: string, re
  * without tasks; true records what it covers (each task's name, description and dependencies),
  * false drops that record.
  */
-async function approveTasks(uow: UnitOfWork, type: ProjectType, project: ProjectState, phase: string, raw: string): Promise<{ value: boolean; metadata: Record<string, unknown> }> {
+async function approveTasks(
+  uow: UnitOfWork,
+  type: ProjectType,
+  project: ProjectState,
+  phase: string,
+  raw: string,
+): Promise<{ value: boolean; metadata: Record<string, unknown> }> {
   const def = type.taskApproval!;
   // A mistake of the command line (wrong phase, not a boolean) before one of the moment.
   checkMetadataOwner(type, phase, def.key);
@@ -69,20 +89,39 @@ async function approveTasks(uow: UnitOfWork, type: ProjectType, project: Project
   if (!value) return { value, metadata: { ...metadata, [def.key]: false } };
   const tasks = await uow.tasks();
   if (tasks.length === 0) throw nothingToApprove(def);
-  return { value, metadata: { ...metadata, [def.key]: true, [def.record]: taskApprovalRecord(tasks, def.phase, (rel) => uow.readDoc(rel)) } };
+  return {
+    value,
+    metadata: {
+      ...metadata,
+      [def.key]: true,
+      [def.record]: taskApprovalRecord(tasks, def.phase, (rel) => uow.readDoc(rel)),
+    },
+  };
 }
 
-export async function getPhaseField(where: Where, field: string, requested?: string): Promise<{ phase: string; field: string; value: unknown }> {
+export async function getPhaseField(
+  where: Where,
+  field: string,
+  requested?: string,
+): Promise<{ phase: string; field: string; value: unknown }> {
   return Reader.read(where, async (reader) => {
     const name = selectPhase(reader.type, reader.project, requested);
     const phase = phaseOf(reader.project, name);
     const def = phaseDef(reader.type, name);
-    if (field === 'tasks' && def.hasTasks) return { phase: name, field: 'tasks', value: (await reader.tasks()).map((t) => taskRow(t, reader.ctx.now())) };
+    if (field === 'tasks' && def.hasTasks)
+      return { phase: name, field: 'tasks', value: (await reader.tasks()).map((t) => taskRow(t, reader.ctx.now())) };
     // A phase written before sow recorded its name still has one: its key.
     if (field === 'name') return { phase: name, field: 'name', value: name };
     const key = field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;
     if (!Object.hasOwn(PHASE_FIELDS, key)) checkMetadataOwner(reader.type, name, key);
-    const { field: label, value } = lookupField(phase, field, PHASE_FIELDS, def.metadata ?? {}, `the ${name} phase`, phaseMetadataOwners(reader.type).keys());
+    const { field: label, value } = lookupField(
+      phase,
+      field,
+      PHASE_FIELDS,
+      def.metadata ?? {},
+      `the ${name} phase`,
+      phaseMetadataOwners(reader.type).keys(),
+    );
     return { phase: name, field: label, value };
   });
 }

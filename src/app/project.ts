@@ -14,7 +14,14 @@ import {
 } from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { advance } from '../domain/lifecycle.js';
-import { checkPlanning, checkProjectName, initialProject, isProjectName, PROJECT_FIELDS, PROJECT_NAME_RULE } from '../domain/project.js';
+import {
+  checkPlanning,
+  checkProjectName,
+  initialProject,
+  isProjectName,
+  PROJECT_FIELDS,
+  PROJECT_NAME_RULE,
+} from '../domain/project.js';
 import { DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
 import type { ProjectType } from '../domain/project-type.js';
 import { initWorkspace } from './init.js';
@@ -67,11 +74,20 @@ async function existingProjectError(root: string, here: string | undefined): Pro
     project = (await loadProject(root)).file.data;
   } catch (err) {
     if (!(err instanceof StateFileError)) throw err;
-    return new ProjectExistsError(`.sow/project/ holds a project sow cannot read (${err.message})`, "fix the file, or remove the project with 'sow project delete --yes --force'");
+    return new ProjectExistsError(
+      `.sow/project/ holds a project sow cannot read (${err.message})`,
+      "fix the file, or remove the project with 'sow project delete --yes --force'",
+    );
   }
   const name = quoted(project.name);
   const uncommitted = hasUncommitted(root, PROJECT_DIR);
-  const details = { name: project.name, project_branch: project.branch, current_branch: here ?? null, state: project.statechart.current_state, uncommitted };
+  const details = {
+    name: project.name,
+    project_branch: project.branch,
+    current_branch: here ?? null,
+    state: project.statechart.current_state,
+    uncommitted,
+  };
   if (here !== undefined && project.branch === here) {
     return new ProjectExistsError(
       `branch '${here}' already has project ${name} (in ${shown(project.statechart.current_state)}); a branch holds one project`,
@@ -110,7 +126,9 @@ interface NewProjectPlan {
 
 /** --type, else what the branch's prefix says (explore/…), else standard. */
 const typeFor = async (opts: NewProjectOptions, here: string | undefined): Promise<ProjectType> =>
-  opts.type !== undefined ? projectType(opts.type) : ((await typeOfBranch(opts.branch ?? here)) ?? projectType(DEFAULT_TYPE));
+  opts.type !== undefined
+    ? projectType(opts.type)
+    : ((await typeOfBranch(opts.branch ?? here)) ?? projectType(DEFAULT_TYPE));
 
 /** What `project new` decides before it changes anything, and the refusals that need no .sow/. */
 async function planNewProject(root: string, opts: NewProjectOptions): Promise<NewProjectPlan> {
@@ -124,9 +142,12 @@ async function planNewProject(root: string, opts: NewProjectOptions): Promise<Ne
       "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here",
     );
   }
-  const target = opts.branch ?? (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
+  const target =
+    opts.branch ??
+    (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
   if (target !== undefined && target !== here) {
-    if (!isValidBranchName(root, target)) throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name', `feat/${opts.name}`);
+    if (!isValidBranchName(root, target))
+      throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name', `feat/${opts.name}`);
     if (branchHasFile(root, target, PROJECT_FILE)) {
       throw new ProjectExistsError(
         `branch '${target}' already has a project, committed there`,
@@ -159,7 +180,13 @@ export async function newProject(where: Where, opts: NewProjectOptions): Promise
   // The command line first: its mistakes come before anything the repository could refuse.
   checkProjectName(opts.name);
   if (opts.type !== undefined) checkPlanning(await projectType(opts.type), opts.planning);
-  if (opts.branch !== undefined && !isValidBranchName(ctx.cwd, opts.branch)) throw new InvalidNameError('branch name', opts.branch, 'git does not accept it as a branch name', `feat/${opts.name}`);
+  if (opts.branch !== undefined && !isValidBranchName(ctx.cwd, opts.branch))
+    throw new InvalidNameError(
+      'branch name',
+      opts.branch,
+      'git does not accept it as a branch name',
+      `feat/${opts.name}`,
+    );
   const initialised = await initialiseFor(ctx.cwd, opts);
   return withWorkspaceLock(ctx, async (root) => {
     await typeFor(opts, head(root).branch);
@@ -188,7 +215,17 @@ export async function newProject(where: Where, opts: NewProjectOptions): Promise
       base = baseOf(root, branch);
     }
     const at = ctx.now();
-    const initial = initialProject(type, { name: opts.name, description: opts.description, branch, ...(base !== undefined ? { baseBranch: base } : {}), planning: opts.planning }, at);
+    const initial = initialProject(
+      type,
+      {
+        name: opts.name,
+        description: opts.description,
+        branch,
+        ...(base !== undefined ? { baseBranch: base } : {}),
+        planning: opts.planning,
+      },
+      at,
+    );
     const started = advance(type, { project: initial, tasks: [] }, at, actor(ctx.env), 'project_init').project;
     // What the type starts with (a brief to fill in), written with the project.
     const { project, files } = type.scaffold?.(started, at) ?? { project: started, files: {} };
@@ -201,7 +238,11 @@ export async function newProject(where: Where, opts: NewProjectOptions): Promise
   });
 }
 
-export async function setProjectField(where: Where, field: string, raw: string): Promise<{ field: string; value: unknown }> {
+export async function setProjectField(
+  where: Where,
+  field: string,
+  raw: string,
+): Promise<{ field: string; value: unknown }> {
   // Moving the project to the checked-out branch is the one write allowed from another branch.
   const moving = field === 'branch';
   return update(
@@ -211,7 +252,13 @@ export async function setProjectField(where: Where, field: string, raw: string):
       const resolved = resolveField(field, PROJECT_FIELDS, 'the project');
       if (resolved.where === 'field') {
         const value = coerceField(resolved.name, raw, resolved.spec);
-        if (resolved.name === 'name' && !isProjectName(String(value))) throw new InvalidValueError('name', String(value), PROJECT_NAME_RULE, "for example 'sow project set name add-auth'");
+        if (resolved.name === 'name' && !isProjectName(String(value)))
+          throw new InvalidValueError(
+            'name',
+            String(value),
+            PROJECT_NAME_RULE,
+            "for example 'sow project set name add-auth'",
+          );
         if (resolved.name === 'branch') {
           const here = head(uow.root).branch;
           if (value !== here) {
@@ -224,7 +271,12 @@ export async function setProjectField(where: Where, field: string, raw: string):
           }
         }
         if (resolved.name === 'base_branch' && !isValidBranchName(uow.root, String(value)))
-          throw new InvalidValueError('base_branch', String(value), 'a branch name git accepts', "name the branch the project started from, e.g. 'main'");
+          throw new InvalidValueError(
+            'base_branch',
+            String(value),
+            'a branch name git accepts',
+            "name the branch the project started from, e.g. 'main'",
+          );
         uow.setProject({ ...project, [resolved.name]: value });
         return { field: resolved.name, value };
       }
@@ -237,7 +289,13 @@ export async function setProjectField(where: Where, field: string, raw: string):
 }
 
 /** Removes .sow/project/. `confirm` asks on a terminal; `yes` answers for it; `force` overrides a refusal. */
-export async function deleteProject(where: Where, confirm: (name: string) => Promise<boolean>, interactive: boolean, yes: boolean, force: boolean): Promise<{ name: string }> {
+export async function deleteProject(
+  where: Where,
+  confirm: (name: string) => Promise<boolean>,
+  interactive: boolean,
+  yes: boolean,
+  force: boolean,
+): Promise<{ name: string }> {
   return withWorkspaceLock(where, async (root) => {
     // Files without a project file (a deleted state.yaml, another branch's leftovers) can be removed too.
     if (!hasProject(root) && projectLeftovers(root).length === 0) throw noProjectHere(root);
@@ -247,7 +305,12 @@ export async function deleteProject(where: Where, confirm: (name: string) => Pro
       const { file } = await loadProject(root);
       name = file.data.name;
       const problem = branchProblem(root, file.data);
-      if (problem && !force) throw new WrongBranchError(problem.message, `${problem.hint}; or pass --force to delete it from here anyway`, problem.details);
+      if (problem && !force)
+        throw new WrongBranchError(
+          problem.message,
+          `${problem.hint}; or pass --force to delete it from here anyway`,
+          problem.details,
+        );
     } catch (err) {
       // Files another branch left, or a project whose file was deleted: only with --force (they may be someone's uncommitted work).
       if (err instanceof ProjectFileMissingError) {

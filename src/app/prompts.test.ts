@@ -38,7 +38,11 @@ describe('prompts', () => {
   it('in a project: its variables filled from it (the tasks and the round of the work)', async () => {
     const w = await world('executing');
     const r = await readPrompt(w.dir, 'orchestrator/standard/ImplementationExecuting');
-    expect(r).toMatchObject({ path: 'orchestrator/standard/ImplementationExecuting', unfilled: [], filled_from: 'project' });
+    expect(r).toMatchObject({
+      path: 'orchestrator/standard/ImplementationExecuting',
+      unfilled: [],
+      filled_from: 'project',
+    });
     expect(r.text).toContain('Carry out the 3 task(s) of implementation iteration 1 until');
     // A .md suffix and leading slashes name the same prompt.
     expect((await readPrompt(w.dir, '/orchestrator/standard/ImplementationExecuting.md')).text).toBe(r.text);
@@ -64,7 +68,9 @@ describe('prompts', () => {
   it('an unknown prompt is a usage error (exit 2) with did-you-mean and the list command', async () => {
     const w = await world('init');
     const e = await refused(w, () => readPrompt(w.dir, 'guidance/implementer/tddd'), 'PROMPT_NOT_FOUND', 2);
-    expect(said(e)).toBe("no prompt 'guidance/implementer/tddd'; did you mean 'guidance/implementer/tdd'?\nrun 'sow prompt --list' to see them");
+    expect(said(e)).toBe(
+      "no prompt 'guidance/implementer/tddd'; did you mean 'guidance/implementer/tdd'?\nrun 'sow prompt --list' to see them",
+    );
     expect(new PromptNotFoundError('x').hint).toBe(e.hint);
   });
 
@@ -84,12 +90,23 @@ describe('resources', () => {
     expect(uris).toContain(`${RESOURCE_SCHEME}state.yaml`);
     expect(uris).toContain(`${RESOURCE_SCHEME}planning/tasks.md`);
     expect(uris).toContain(`${RESOURCE_SCHEME}phases/implementation/tasks/010/state.yaml`);
-    expect(resources.find((r) => r.uri === `${RESOURCE_SCHEME}state.yaml`)).toEqual({ uri: `${RESOURCE_SCHEME}state.yaml`, name: '.sow/project/state.yaml', mimeType: 'application/yaml' });
+    expect(resources.find((r) => r.uri === `${RESOURCE_SCHEME}state.yaml`)).toEqual({
+      uri: `${RESOURCE_SCHEME}state.yaml`,
+      name: '.sow/project/state.yaml',
+      mimeType: 'application/yaml',
+    });
     expect(resources.find((r) => r.uri.endsWith('tasks.md'))?.mimeType).toBe('text/markdown');
-    expect(await readResource(w.ctx(), `${RESOURCE_SCHEME}state.yaml`)).toEqual({ uri: `${RESOURCE_SCHEME}state.yaml`, mimeType: 'application/yaml', text: w.read(PROJECT) });
+    expect(await readResource(w.ctx(), `${RESOURCE_SCHEME}state.yaml`)).toEqual({
+      uri: `${RESOURCE_SCHEME}state.yaml`,
+      mimeType: 'application/yaml',
+      text: w.read(PROJECT),
+    });
     // Percent-encoding is decoded.
     w.write('.sow/project/notes/a b.txt', 'hello\n');
-    expect(await readResource(w.ctx(), `${RESOURCE_SCHEME}notes/a%20b.txt`)).toMatchObject({ mimeType: 'text/plain', text: 'hello\n' });
+    expect(await readResource(w.ctx(), `${RESOURCE_SCHEME}notes/a%20b.txt`)).toMatchObject({
+      mimeType: 'text/plain',
+      text: 'hello\n',
+    });
   });
 
   it('without a project there are none', async () => {
@@ -101,7 +118,10 @@ describe('resources', () => {
     const w = await world('executing');
     symlinkSync(join(w.dir, 'outside.txt'), join(w.dir, '.sow/project/link.txt'));
     w.write('outside.txt', 'secret\n');
-    const refuse = async (uri: string, why: string) => expect((await refused(w, () => readResource(w.ctx(), uri), 'RESOURCE_NOT_FOUND', 1)).message).toBe(`no resource '${uri}': ${why}`);
+    const refuse = async (uri: string, why: string) =>
+      expect((await refused(w, () => readResource(w.ctx(), uri), 'RESOURCE_NOT_FOUND', 1)).message).toBe(
+        `no resource '${uri}': ${why}`,
+      );
     await refuse('file:///etc/passwd', "sow's resources start with sow://project/");
     await refuse(`${RESOURCE_SCHEME}%E0%A4%A`, 'its path is not valid percent-encoding');
     const plain = 'a resource is a file under .sow/project/, named by its plain relative path';

@@ -5,7 +5,12 @@ import { fillTemplate, listTemplates, readTemplate, templateVariables } from '..
 export class PromptNotFoundError extends SowError {
   constructor(path: string) {
     // The prompts are sow's own, the same everywhere: a name outside them is a command line mistake.
-    super('PROMPT_NOT_FOUND', 'usage', `no prompt '${path}'${didYouMean(path, listPrompts())}`, "run 'sow prompt --list' to see them");
+    super(
+      'PROMPT_NOT_FOUND',
+      'usage',
+      `no prompt '${path}'${didYouMean(path, listPrompts())}`,
+      "run 'sow prompt --list' to see them",
+    );
   }
 }
 
@@ -42,17 +47,31 @@ export async function readPrompt(cwd: string, path: string): Promise<PromptText>
   const used = templateVariables(template);
   if (used.length === 0) return { path, text: template, unfilled: [], filled_from: null };
   const { vars, from } = await variablesHere(cwd, name === 'orchestrator/NoProject');
-  return { path, text: fillTemplate(template, vars), unfilled: used.filter((k) => !Object.hasOwn(vars, k)), filled_from: from };
+  return {
+    path,
+    text: fillTemplate(template, vars),
+    unfilled: used.filter((k) => !Object.hasOwn(vars, k)),
+    filled_from: from,
+  };
 }
 
-async function variablesHere(cwd: string, noProjectPrompt: boolean): Promise<{ vars: Record<string, string>; from: PromptText['filled_from'] }> {
+async function variablesHere(
+  cwd: string,
+  noProjectPrompt: boolean,
+): Promise<{ vars: Record<string, string>; from: PromptText['filled_from'] }> {
   const { openRoot, Reader } = await import('./workspace.js');
   const { noProjectVariables, promptVariables } = await import('./status.js');
   try {
-    return { vars: await Reader.read(cwd, async (reader) => promptVariables(reader.type, await reader.view())), from: 'project' };
+    return {
+      vars: await Reader.read(cwd, async (reader) => promptVariables(reader.type, await reader.view())),
+      from: 'project',
+    };
   } catch (err) {
     // Nothing to fill from is no error: the template is printed as it is, and the caller says what stayed.
-    if (err instanceof NoProjectError) return noProjectPrompt ? { vars: noProjectVariables(await openRoot(cwd), err.elsewhere), from: 'branch' } : { vars: {}, from: null };
+    if (err instanceof NoProjectError)
+      return noProjectPrompt
+        ? { vars: noProjectVariables(await openRoot(cwd), err.elsewhere), from: 'branch' }
+        : { vars: {}, from: null };
     if (err instanceof NotAGitRepositoryError || err instanceof NotInitializedError) return { vars: {}, from: null };
     throw err;
   }

@@ -5,13 +5,32 @@
  * time a reference was fetched is the context's clock, not the process's.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { refused, said, T0, worlds, type World } from '../../test/inproc.js';
 import { GIT_ID, refSource } from '../../test/ref-source.js';
-import { addRef, listRefs, refInfos, refsForPrompt, refsInit, refsStatus, refsUpdate, removeRef, withRefs } from './refs.js';
+import {
+  addRef,
+  listRefs,
+  refInfos,
+  refsForPrompt,
+  refsInit,
+  refsStatus,
+  refsUpdate,
+  removeRef,
+  withRefs,
+} from './refs.js';
 
 const world = worlds();
 const sources = mkdtempSync(join(tmpdir(), 'sow-refs-src-'));
@@ -60,7 +79,13 @@ describe('refs add | list', () => {
       link: '.sow/refs/origin',
       via: 'link',
       forcedLocal: true,
-      ref: { link: 'origin', source: src.url, semantic: 'knowledge', tags: ['style', 'lint'], description: 'House style' },
+      ref: {
+        link: 'origin',
+        source: src.url,
+        semantic: 'knowledge',
+        tags: ['style', 'lint'],
+        description: 'House style',
+      },
     });
     expect(r.why_local).toMatch(/\S/);
     expect(r.sha).toMatch(/^[0-9a-f]{40}$/);
@@ -70,11 +95,21 @@ describe('refs add | list', () => {
     expect(JSON.parse(w.read('.sow/refs/index.local.json')).refs.map((x: any) => x.link)).toEqual(['origin']);
     expect(w.exists('.sow/refs/index.json')).toBe(false);
     // The link and the local index are ignored by git.
-    expect(w.git(['status', '--porcelain', '-uall', '--', '.sow/refs']).split('\n')).toEqual(['?? .sow/refs/.gitignore', '?? .sow/refs/.gitkeep']);
+    expect(w.git(['status', '--porcelain', '-uall', '--', '.sow/refs']).split('\n')).toEqual([
+      '?? .sow/refs/.gitignore',
+      '?? .sow/refs/.gitkeep',
+    ]);
     const [info] = await listRefs(ctx());
-    expect(info).toMatchObject({ link: 'origin', local: true, link_state: 'ok', cache: { kind: 'git', sha: r.sha, fetched_at: T0 } });
+    expect(info).toMatchObject({
+      link: 'origin',
+      local: true,
+      link_state: 'ok',
+      cache: { kind: 'git', sha: r.sha, fetched_at: T0 },
+    });
     expect(refInfos({ ...ctx(), cwd: w.dir })).toEqual([info]);
-    expect(Object.values(cacheIndex(cache).entries)).toEqual([expect.objectContaining({ source: src.url, users: [w.dir] })]);
+    expect(Object.values(cacheIndex(cache).entries)).toEqual([
+      expect.objectContaining({ source: src.url, users: [w.dir] }),
+    ]);
     const listed = refsForPrompt(w.dir);
     expect(listed).toContain('- `.sow/refs/origin` (knowledge; style, lint): House style');
     expect(withRefs('# Prompt\n', listed)).toBe(`# Prompt\n\n${listed}`);
@@ -110,7 +145,9 @@ describe('refs add | list', () => {
     const { w, ctx } = await setup();
     const src = source();
     await addRef(ctx(), src.url, { ...ADD, link: 'style' });
-    expect((await refused(w, () => addRef(ctx(), src.url, { ...ADD, link: 'style' }), 'REF_EXISTS', 1)).message).toBe("a ref named 'style' exists already (a local one)");
+    expect((await refused(w, () => addRef(ctx(), src.url, { ...ADD, link: 'style' }), 'REF_EXISTS', 1)).message).toBe(
+      "a ref named 'style' exists already (a local one)",
+    );
     await refused(w, () => addRef(ctx(), src.url, { ...ADD, link: 'Bad Name' }), 'USAGE', 2);
     await refused(w, () => addRef(ctx(), src.url, { ...ADD, link: 'x', semantic: 'docs' }), 'USAGE', 2);
     await refused(w, () => addRef(ctx(), src.url, { ...ADD, link: 'x', path: '../up' }), 'USAGE', 2);
@@ -118,7 +155,12 @@ describe('refs add | list', () => {
     await refused(w, () => addRef(ctx(), '/no/such/folder', { ...ADD, link: 'x' }), 'INVALID_VALUE', 1);
     w.write('docs/a.md', 'a\n');
     await refused(w, () => addRef(ctx(), join(w.dir, 'docs'), { ...ADD, link: 'x' }), 'REF_INSIDE_REPOSITORY', 1);
-    const bad = await refused(w, () => addRef(ctx(), 'file:///no/such/repo.git', { ...ADD, link: 'x' }), 'EXTERNAL_TOOL_FAILED', 5);
+    const bad = await refused(
+      w,
+      () => addRef(ctx(), 'file:///no/such/repo.git', { ...ADD, link: 'x' }),
+      'EXTERNAL_TOOL_FAILED',
+      5,
+    );
     expect(bad.message).toContain('cannot clone file:///no/such/repo.git');
     expect(existsSync(join(w.dir, '.sow/refs/x'))).toBe(false);
   });
@@ -126,8 +168,13 @@ describe('refs add | list', () => {
   it('an index sow cannot read, or a committed one that names a folder of this machine, is refused (exit 4) and left as it is', async () => {
     const { w, ctx } = await setup();
     w.write('.sow/refs/index.json', '{"version": 1, "refs": [{"link": "x"}]}');
-    expect(said(await refused(w, () => listRefs(ctx()), 'STATE_FILE_INVALID', 4))).toContain('.sow/refs/index.json: refs.0.source');
-    w.write('.sow/refs/index.json', JSON.stringify({ version: 1, refs: [{ link: 'home', source: '/home/me', semantic: 'knowledge', tags: [] }] }));
+    expect(said(await refused(w, () => listRefs(ctx()), 'STATE_FILE_INVALID', 4))).toContain(
+      '.sow/refs/index.json: refs.0.source',
+    );
+    w.write(
+      '.sow/refs/index.json',
+      JSON.stringify({ version: 1, refs: [{ link: 'home', source: '/home/me', semantic: 'knowledge', tags: [] }] }),
+    );
     const e = await refused(w, () => refsInit(ctx(), false), 'REF_SOURCE_NOT_SHARED', 4);
     expect(e.hint).toContain('sow refs add /home/me --link home --local');
     expect(w.exists('.sow/refs/home')).toBe(false);
@@ -141,22 +188,55 @@ describe('refs status | update', () => {
     const { w, cache, ctx } = await setup();
     const src = source();
     const first = (await addRef(ctx(), src.url, { ...ADD, link: 'style' })).sha;
-    expect(await refsStatus(ctx())).toEqual([{ link: 'style', kind: 'git', sha: first, fetched_at: T0, state: 'current', behind: 0, ahead: 0, remote: expect.any(String) }]);
+    expect(await refsStatus(ctx())).toEqual([
+      {
+        link: 'style',
+        kind: 'git',
+        sha: first,
+        fetched_at: T0,
+        state: 'current',
+        behind: 0,
+        ahead: 0,
+        remote: expect.any(String),
+      },
+    ]);
     const next = src.push('README.md', '# Style guide, v2\n');
     w.clock.advance(60);
     // It says when it was fetched before; the cache records this fetch.
-    expect((await refsStatus(ctx(), 'style'))[0]).toMatchObject({ state: 'behind', behind: 1, sha: first, fetched_at: T0 });
-    expect(Object.values(cacheIndex(cache).entries)[0]).toMatchObject({ sha: first, fetched_at: '2026-11-26T10:01:00.000Z' });
-    expect(readFileSync(join(w.dir, '.sow/refs/style/README.md'), 'utf8'), 'status changes nothing').toBe('# Style guide\n');
+    expect((await refsStatus(ctx(), 'style'))[0]).toMatchObject({
+      state: 'behind',
+      behind: 1,
+      sha: first,
+      fetched_at: T0,
+    });
+    expect(Object.values(cacheIndex(cache).entries)[0]).toMatchObject({
+      sha: first,
+      fetched_at: '2026-11-26T10:01:00.000Z',
+    });
+    expect(readFileSync(join(w.dir, '.sow/refs/style/README.md'), 'utf8'), 'status changes nothing').toBe(
+      '# Style guide\n',
+    );
     w.clock.advance(60);
-    expect(await refsUpdate(ctx(), undefined, false)).toEqual([{ link: 'style', result: 'updated', from: first, to: next }]);
+    expect(await refsUpdate(ctx(), undefined, false)).toEqual([
+      { link: 'style', result: 'updated', from: first, to: next },
+    ]);
     expect(readFileSync(join(w.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# Style guide, v2\n');
-    expect(Object.values(cacheIndex(cache).entries)[0]).toMatchObject({ sha: next, fetched_at: '2026-11-26T10:02:00.000Z' });
-    expect(await refsUpdate(ctx(), undefined, false)).toEqual([{ link: 'style', result: 'current', from: next, to: next }]);
+    expect(Object.values(cacheIndex(cache).entries)[0]).toMatchObject({
+      sha: next,
+      fetched_at: '2026-11-26T10:02:00.000Z',
+    });
+    expect(await refsUpdate(ctx(), undefined, false)).toEqual([
+      { link: 'style', result: 'current', from: next, to: next },
+    ]);
     renameSync(src.bare, `${src.bare}.gone`);
     w.clock.advance(60);
     const [offline] = await refsStatus(ctx());
-    expect(offline).toMatchObject({ link: 'style', state: 'offline', sha: next, fetched_at: '2026-11-26T10:02:00.000Z' });
+    expect(offline).toMatchObject({
+      link: 'style',
+      state: 'offline',
+      sha: next,
+      fetched_at: '2026-11-26T10:02:00.000Z',
+    });
     expect((await refsUpdate(ctx(), undefined, false))[0]).toMatchObject({ result: 'offline', from: next });
     expect(readFileSync(join(w.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# Style guide, v2\n');
   });
@@ -170,12 +250,21 @@ describe('refs status | update', () => {
     execFileSync('git', [...GIT_ID, 'add', 'LOCAL.md'], { cwd: checkout });
     execFileSync('git', [...GIT_ID, 'commit', '-q', '-m', 'local'], { cwd: checkout });
     expect((await refsStatus(ctx()))[0]).toMatchObject({ state: 'ahead', ahead: 1, behind: 0 });
-    expect((await refsUpdate(ctx(), undefined, false))[0]).toMatchObject({ result: 'ahead', why: '1 commit(s) made in the cache that the source does not have; kept' });
+    expect((await refsUpdate(ctx(), undefined, false))[0]).toMatchObject({
+      result: 'ahead',
+      why: '1 commit(s) made in the cache that the source does not have; kept',
+    });
     src.push('README.md', '# upstream\n');
     expect((await refsStatus(ctx()))[0]).toMatchObject({ state: 'diverged', ahead: 1, behind: 1 });
-    expect((await refsUpdate(ctx(), undefined, false))[0]).toMatchObject({ result: 'refused', why: 'its checkout and the source have diverged (1 ahead, 1 behind); sow does not rewrite it' });
+    expect((await refsUpdate(ctx(), undefined, false))[0]).toMatchObject({
+      result: 'refused',
+      why: 'its checkout and the source have diverged (1 ahead, 1 behind); sow does not rewrite it',
+    });
     writeFileSync(join(checkout, 'README.md'), '# my local edit\n');
-    expect((await refsUpdate(ctx(), 'style', false))[0]).toMatchObject({ result: 'refused', why: expect.stringContaining('1 uncommitted change(s), which sow does not discard') });
+    expect((await refsUpdate(ctx(), 'style', false))[0]).toMatchObject({
+      result: 'refused',
+      why: expect.stringContaining('1 uncommitted change(s), which sow does not discard'),
+    });
     expect(readFileSync(join(checkout, 'README.md'), 'utf8')).toBe('# my local edit\n');
     const e = await refused(w, () => refsStatus(ctx(), 'styel'), 'REF_NOT_FOUND', 1);
     expect(e.message).toBe("no ref named 'styel'; did you mean 'style'?");
@@ -199,18 +288,33 @@ describe('one cache for every repository; refs init; remove', () => {
     expect(readlinkSync(join(b.dir, '.sow/refs/style')), 'the same checkout').toBe(target);
     expect((Object.values(cacheIndex(cache).entries)[0] as any).users).toEqual([a.dir, b.dir]);
 
-    expect(await removeRef(at(a), 'style', true)).toEqual({ link: 'style', local: true, pruned: false, still_used_by: 1 });
+    expect(await removeRef(at(a), 'style', true)).toEqual({
+      link: 'style',
+      local: true,
+      pruned: false,
+      still_used_by: 1,
+    });
     expect(existsSync(target)).toBe(true);
     expect(JSON.parse(a.read('.sow/refs/index.local.json')).refs).toEqual([]);
     expect(a.exists('.sow/refs/style')).toBe(false);
-    expect(await removeRef(at(b), 'style', true)).toEqual({ link: 'style', local: true, pruned: true, still_used_by: 0 });
+    expect(await removeRef(at(b), 'style', true)).toEqual({
+      link: 'style',
+      local: true,
+      pruned: true,
+      still_used_by: 0,
+    });
     expect(existsSync(target)).toBe(false);
     await refused(b, () => removeRef(at(b), 'style', false), 'REF_NOT_FOUND', 1);
 
     // A fresh cache: init clones.
     const c = await world('init');
-    c.write('.sow/refs/index.local.json', JSON.stringify({ version: 1, refs: [{ link: 'style', source: src.url, semantic: 'knowledge', tags: [] }] }));
-    expect(await refsInit(at(c, temp('sow-ref-cache-')), false)).toEqual([{ link: 'style', cloned: true, via: 'link' }]);
+    c.write(
+      '.sow/refs/index.local.json',
+      JSON.stringify({ version: 1, refs: [{ link: 'style', source: src.url, semantic: 'knowledge', tags: [] }] }),
+    );
+    expect(await refsInit(at(c, temp('sow-ref-cache-')), false)).toEqual([
+      { link: 'style', cloned: true, via: 'link' },
+    ]);
     expect(readFileSync(join(c.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# Style guide\n');
   });
 });

@@ -16,7 +16,14 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import { InvalidValueError, notOneOf, SowError, StateFileError, UsageError } from '../domain/errors.js';
 import { defaultLink, linkProblem, sourceKind, unsharedReason, urlProblem } from '../domain/refs.js';
 import { nearMiss } from '../domain/suggest.js';
-import { confine, existingRealFolder, normalRelative, PathEscapeError, realFolder, repoArea } from '../adapters/confine.js';
+import {
+  confine,
+  existingRealFolder,
+  normalRelative,
+  PathEscapeError,
+  realFolder,
+  repoArea,
+} from '../adapters/confine.js';
 import { pathExists, readFileIfExists } from '../adapters/files.js';
 import { isTracked } from '../adapters/git.js';
 import {
@@ -70,7 +77,13 @@ export interface RefEntry {
 
 export class RefExistsError extends SowError {
   constructor(link: string, local: boolean) {
-    super('REF_EXISTS', 'failed', `a ref named '${link}' exists already${local ? ' (a local one)' : ''}`, `pick another --link, or 'sow refs remove ${link}' first`, { link });
+    super(
+      'REF_EXISTS',
+      'failed',
+      `a ref named '${link}' exists already${local ? ' (a local one)' : ''}`,
+      `pick another --link, or 'sow refs remove ${link}' first`,
+      { link },
+    );
   }
 }
 
@@ -152,22 +165,37 @@ function readIndex(root: string, rel: string): RefEntry[] {
     throw new StateFileError(rel, `not valid JSON: ${(err as Error).message}`);
   }
   const refs = (data as { refs?: unknown })?.refs;
-  if (typeof data !== 'object' || data === null || (data as { version?: unknown }).version !== 1 || !Array.isArray(refs)) throw new StateFileError(rel, 'expected {"version": 1, "refs": [...]}');
+  if (
+    typeof data !== 'object' ||
+    data === null ||
+    (data as { version?: unknown }).version !== 1 ||
+    !Array.isArray(refs)
+  )
+    throw new StateFileError(rel, 'expected {"version": 1, "refs": [...]}');
   return refs.map((r, i) => {
     const e = r as Record<string, unknown>;
     const str = (k: string, required = false) => {
       if (e[k] === undefined && !required) return undefined;
-      if (typeof e[k] !== 'string' || e[k] === '') throw new StateFileError(rel, 'expected a non-empty string', `refs.${i}.${k}`);
+      if (typeof e[k] !== 'string' || e[k] === '')
+        throw new StateFileError(rel, 'expected a non-empty string', `refs.${i}.${k}`);
       return e[k] as string;
     };
     const link = str('link', true)!;
     const badLink = linkProblem(link);
-    if (badLink) throw new StateFileError(rel, `${quoted(link)} is not a link name: expected ${badLink}`, `refs.${i}.link`);
+    if (badLink)
+      throw new StateFileError(rel, `${quoted(link)} is not a link name: expected ${badLink}`, `refs.${i}.link`);
     const semantic = e['semantic'] ?? 'knowledge';
-    if (!SEMANTICS.includes(semantic as Semantic)) throw new StateFileError(rel, `expected ${SEMANTICS.join(' or ')}`, `refs.${i}.semantic`);
+    if (!SEMANTICS.includes(semantic as Semantic))
+      throw new StateFileError(rel, `expected ${SEMANTICS.join(' or ')}`, `refs.${i}.semantic`);
     const tags = e['tags'] ?? [];
-    if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string')) throw new StateFileError(rel, 'expected a list of strings', `refs.${i}.tags`);
-    const entry: RefEntry = { link, source: str('source', true)!, semantic: semantic as Semantic, tags: tags as string[] };
+    if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string'))
+      throw new StateFileError(rel, 'expected a list of strings', `refs.${i}.tags`);
+    const entry: RefEntry = {
+      link,
+      source: str('source', true)!,
+      semantic: semantic as Semantic,
+      tags: tags as string[],
+    };
     for (const k of ['branch', 'path', 'description'] as const) {
       const v = str(k);
       if (v !== undefined) entry[k] = v;
@@ -178,9 +206,14 @@ function readIndex(root: string, rel: string): RefEntry[] {
     }
     // Either index: a URL is judged as git will read it before any command hands it to git.
     const unsafe = sourceKind(entry.source) === 'git' ? urlProblem(entry.source) : undefined;
-    if (unsafe !== undefined) throw new StateFileError(rel, `sow will not hand it to git: ${unsafe}`, `refs.${i}.source`);
+    if (unsafe !== undefined)
+      throw new StateFileError(rel, `sow will not hand it to git: ${unsafe}`, `refs.${i}.source`);
     if (entry.path !== undefined && normalRelative(entry.path) === undefined)
-      throw new StateFileError(rel, `${quoted(entry.path)} is not a path inside the source (relative, without '..')`, `refs.${i}.path`);
+      throw new StateFileError(
+        rel,
+        `${quoted(entry.path)} is not a path inside the source (relative, without '..')`,
+        `refs.${i}.path`,
+      );
     return entry;
   });
 }
@@ -203,7 +236,10 @@ function readIndexes(root: string): Indexes {
   if (existingRefsFolder(root) === undefined) return { committed: [], local: [] };
   return { committed: readIndex(root, COMMITTED), local: readIndex(root, LOCAL) };
 }
-const allRefs = (ix: Indexes) => [...ix.committed.map((r) => ({ ...r, local: false })), ...ix.local.map((r) => ({ ...r, local: true }))];
+const allRefs = (ix: Indexes) => [
+  ...ix.committed.map((r) => ({ ...r, local: false })),
+  ...ix.local.map((r) => ({ ...r, local: true })),
+];
 
 /** Where a ref's files are in the cache: the checkout, or the folder `path` inside it. */
 interface Place {
@@ -243,7 +279,12 @@ const existingRefsFolder = (root: string) => existingRealFolder(repoArea(root), 
 const linkPath = (root: string, link: string) => join(refsFolder(root), link);
 
 /** Fills the cache for a ref (clone or copy) and records it; returns where its files are. */
-function materialize(ctx: AppContext, root: string, ref: RefEntry, progress: boolean): { target: string; sha: string | null; cloned: boolean } {
+function materialize(
+  ctx: AppContext,
+  root: string,
+  ref: RefEntry,
+  progress: boolean,
+): { target: string; sha: string | null; cloned: boolean } {
   const place = placeOf(ref, ctx.env);
   let sha: string | null = null;
   let cloned = false;
@@ -257,17 +298,30 @@ function materialize(ctx: AppContext, root: string, ref: RefEntry, progress: boo
   }
   // Again now that the checkout is there: its links are what the path may go through.
   const target = targetOf(ref, place.dir);
-  if (!pathExists(target)) throw new InvalidValueError('--path', ref.path ?? '', `a folder or file of ${ref.source}; it has none at that path`);
+  if (!pathExists(target))
+    throw new InvalidValueError(
+      '--path',
+      ref.path ?? '',
+      `a folder or file of ${ref.source}; it has none at that path`,
+    );
   const index = readCacheIndex(ctx.env);
   const before = index.entries[place.key];
   const users = [...new Set([...(before?.users ?? []), root])];
-  index.entries[place.key] = { source: ref.source, branch: ref.branch ?? null, kind: place.kind, sha, fetched_at: cloned || !before ? ctx.now() : before.fetched_at, users };
+  index.entries[place.key] = {
+    source: ref.source,
+    branch: ref.branch ?? null,
+    kind: place.kind,
+    sha,
+    fetched_at: cloned || !before ? ctx.now() : before.fetched_at,
+    users,
+  };
   writeCacheIndex(index, ctx.env);
   return { target, sha, cloned };
 }
 
 function ensureGitignore(tx: Transaction, root: string): void {
-  if (readFileIfExists(root, `${REFS_DIR}/.gitignore`) !== REFS_GITIGNORE) tx.write(`${REFS_DIR}/.gitignore`, REFS_GITIGNORE);
+  if (readFileIfExists(root, `${REFS_DIR}/.gitignore`) !== REFS_GITIGNORE)
+    tx.write(`${REFS_DIR}/.gitignore`, REFS_GITIGNORE);
 }
 
 export interface AddRefOptions {
@@ -286,19 +340,38 @@ export async function addRef(
   where: Where,
   rawSource: string,
   o: AddRefOptions,
-): Promise<{ ref: RefEntry; local: boolean; link: string; target: string; via: 'link' | 'copy'; forcedLocal: boolean; why_local?: string; sha: string | null }> {
+): Promise<{
+  ref: RefEntry;
+  local: boolean;
+  link: string;
+  target: string;
+  via: 'link' | 'copy';
+  forcedLocal: boolean;
+  why_local?: string;
+  sha: string | null;
+}> {
   const ctx = contextOf(where);
   const cwd = ctx.cwd;
   // A folder is named by where it is (`.` too), a URL by its last part.
   const link = o.link ?? defaultLink(sourceKind(rawSource) === 'folder' ? resolve(cwd, rawSource) : rawSource);
-  if (link === undefined) throw new UsageError(`sow cannot make a link name from ${quoted(rawSource)}`, "name it with --link <name> (lower-case letters, digits, '.', '-' and '_')");
+  if (link === undefined)
+    throw new UsageError(
+      `sow cannot make a link name from ${quoted(rawSource)}`,
+      "name it with --link <name> (lower-case letters, digits, '.', '-' and '_')",
+    );
   const badLink = linkProblem(link);
   // The flags first (exit 2): their form is the command line's business.
   if (badLink) throw new UsageError(`invalid --link '${link}': expected ${badLink}`, 'for example --link auth-service');
   const semantic = o.semantic ?? 'knowledge';
   if (!SEMANTICS.includes(semantic as Semantic)) throw notOneOf('--semantic value', semantic, SEMANTICS, 'values');
-  if (o.path !== undefined && (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined))
-    throw new UsageError(`invalid --path '${o.path}': expected a path inside the source, relative to its top`, 'for example --path docs/api');
+  if (
+    o.path !== undefined &&
+    (isAbsolute(o.path) || o.path.split(/[\\/]/).includes('..') || normalRelative(o.path) === undefined)
+  )
+    throw new UsageError(
+      `invalid --path '${o.path}': expected a path inside the source, relative to its top`,
+      'for example --path docs/api',
+    );
   const unsafe = sourceKind(rawSource) === 'git' ? urlProblem(rawSource) : undefined;
   if (unsafe !== undefined) throw new RefSourceUnsafeError(rawSource, unsafe);
   return withWorkspaceLock(ctx, async (root) => {
@@ -307,9 +380,19 @@ export async function addRef(
     if (existing) throw new RefExistsError(link, existing.local);
     const folder = sourceKind(rawSource) === 'folder';
     const source = folder ? resolve(cwd, rawSource) : rawSource;
-    if (folder && !pathExists(source)) throw new InvalidValueError('source', rawSource, 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder');
+    if (folder && !pathExists(source))
+      throw new InvalidValueError(
+        'source',
+        rawSource,
+        'a git URL (https://, ssh://, git@host:…, file://) or an existing folder',
+      );
     if (folder && isInside(root, source))
-      throw new SowError('REF_INSIDE_REPOSITORY', 'failed', `${rawSource} is inside this repository already`, 'agents can read it where it is; refs are for what lives elsewhere');
+      throw new SowError(
+        'REF_INSIDE_REPOSITORY',
+        'failed',
+        `${rawSource} is inside this repository already`,
+        'agents can read it where it is; refs are for what lives elsewhere',
+      );
     // Only a shared remote (https, ssh) goes into the committed index; a folder of this machine,
     // a file:// or an unencrypted URL stays in the local one.
     const whyLocal = unsharedReason(source);
@@ -335,7 +418,16 @@ export async function addRef(
     else tx.write(COMMITTED, renderIndex([...ix.committed, ref]));
     tx.commit();
     const forcedLocal = whyLocal !== undefined && o.local !== true;
-    return { ref, local, link: `${REFS_DIR}/${link}`, target: m.target, via, forcedLocal, ...(forcedLocal ? { why_local: whyLocal } : {}), sha: m.sha };
+    return {
+      ref,
+      local,
+      link: `${REFS_DIR}/${link}`,
+      target: m.target,
+      via,
+      forcedLocal,
+      ...(forcedLocal ? { why_local: whyLocal } : {}),
+      sha: m.sha,
+    };
   });
 }
 
@@ -360,7 +452,11 @@ export function refInfos(where: Where): RefInfo[] {
   return refs.map((r) => {
     const place = placeOf(r, env);
     const c = cache.entries[place.key];
-    return { ...r, link_state: folder === undefined ? 'missing' : linkState(join(folder, r.link), place.target), cache: c ? { sha: c.sha, fetched_at: c.fetched_at, kind: c.kind } : null };
+    return {
+      ...r,
+      link_state: folder === undefined ? 'missing' : linkState(join(folder, r.link), place.target),
+      cache: c ? { sha: c.sha, fetched_at: c.fetched_at, kind: c.kind } : null,
+    };
   });
 }
 
@@ -375,7 +471,9 @@ function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
   return [ref];
 }
 
-export type RefStatus = { link: string; kind: 'git' | 'copy'; sha: string | null; fetched_at: string | null } & (Freshness | { state: 'not-cloned' } | { state: 'snapshot' });
+export type RefStatus = { link: string; kind: 'git' | 'copy'; sha: string | null; fetched_at: string | null } & (
+  Freshness | { state: 'not-cloned' } | { state: 'snapshot' }
+);
 
 /** `sow refs status [<link>]`: fetches each git ref and says how its checkout stands; offline when it cannot. */
 /** Told before each fetch starts and after it ends (a spinner with the link's name, on a terminal). */
@@ -394,7 +492,11 @@ async function fetching<T>(progress: FetchProgress, link: string, fn: () => Prom
   }
 }
 
-export async function refsStatus(where: Where, link?: string, progress: FetchProgress = noProgress): Promise<RefStatus[]> {
+export async function refsStatus(
+  where: Where,
+  link?: string,
+  progress: FetchProgress = noProgress,
+): Promise<RefStatus[]> {
   const ctx = contextOf(where);
   const root = await openRoot(ctx);
   const out: RefStatus[] = [];
@@ -430,7 +532,12 @@ export interface RefUpdate {
 }
 
 /** `sow refs update [<link>]`: fast-forwards each checkout; never discards local changes in the cache. */
-export async function refsUpdate(where: Where, link: string | undefined, progress: boolean, fetchProgress: FetchProgress = noProgress): Promise<RefUpdate[]> {
+export async function refsUpdate(
+  where: Where,
+  link: string | undefined,
+  progress: boolean,
+  fetchProgress: FetchProgress = noProgress,
+): Promise<RefUpdate[]> {
   const ctx = contextOf(where);
   return withWorkspaceLock(ctx, async (root) => {
     const out: RefUpdate[] = [];
@@ -451,13 +558,25 @@ export async function refsUpdate(where: Where, link: string | undefined, progres
       const changes = localChanges(place.dir);
       const from = headOf(place.dir);
       if (changes.length) {
-        out.push({ link: r.link, result: 'refused', from, why: `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does not discard` });
+        out.push({
+          link: r.link,
+          result: 'refused',
+          from,
+          why: `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does not discard`,
+        });
         continue;
       }
       const f = await fetching(fetchProgress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
       if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
       else if (f.state === 'current') out.push({ link: r.link, result: 'current', from, to: from });
-      else if (f.state === 'ahead') out.push({ link: r.link, result: 'ahead', from, to: from, why: `${f.ahead} commit(s) made in the cache that the source does not have; kept` });
+      else if (f.state === 'ahead')
+        out.push({
+          link: r.link,
+          result: 'ahead',
+          from,
+          to: from,
+          why: `${f.ahead} commit(s) made in the cache that the source does not have; kept`,
+        });
       else if (f.state === 'diverged' || !fastForward(place.dir))
         out.push({
           link: r.link,
@@ -478,7 +597,11 @@ export async function refsUpdate(where: Where, link: string | undefined, progres
   });
 }
 
-export async function removeRef(where: Where, link: string, pruneCache: boolean): Promise<{ link: string; local: boolean; pruned: boolean; still_used_by: number }> {
+export async function removeRef(
+  where: Where,
+  link: string,
+  pruneCache: boolean,
+): Promise<{ link: string; local: boolean; pruned: boolean; still_used_by: number }> {
   const { env } = contextOf(where);
   return withWorkspaceLock(where, async (root) => {
     const ix = readIndexes(root);
@@ -511,7 +634,10 @@ export async function removeRef(where: Where, link: string, pruneCache: boolean)
 }
 
 /** `sow refs init`: every link of both indexes made again (cloning what the cache lacks), as on a fresh clone. */
-export async function refsInit(where: Where, progress: boolean): Promise<{ link: string; cloned: boolean; via: 'link' | 'copy' }[]> {
+export async function refsInit(
+  where: Where,
+  progress: boolean,
+): Promise<{ link: string; cloned: boolean; via: 'link' | 'copy' }[]> {
   const ctx = contextOf(where);
   return withWorkspaceLock(ctx, async (root) => {
     const out: { link: string; cloned: boolean; via: 'link' | 'copy' }[] = [];
@@ -551,7 +677,10 @@ export function refsForPrompt(root: string): string {
     '',
     'Read these before you decide how to do something; they are what this team follows and reuses (`sow refs list` shows them, `sow refs init` makes a missing link again):',
     '',
-    ...refs.map((r) => `- \`${REFS_DIR}/${r.link}\` (${r.semantic}${r.tags.length ? `; ${r.tags.join(', ')}` : ''})${r.description ? `: ${r.description}` : ''}`),
+    ...refs.map(
+      (r) =>
+        `- \`${REFS_DIR}/${r.link}\` (${r.semantic}${r.tags.length ? `; ${r.tags.join(', ')}` : ''})${r.description ? `: ${r.description}` : ''}`,
+    ),
     '',
   ].join('\n');
 }

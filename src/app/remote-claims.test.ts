@@ -35,11 +35,26 @@ async function workerHoldingClaim(w: World): Promise<{ remote: string; ref: stri
   const ref = claimRef(w.yaml(PROJECT).branch, '010');
   const now = w.clock.now();
   const leaseUntil = remoteLeaseFrom(now);
-  const sha = makeClaimCommit(w.dir, { task: '010', owner: 'implementer-1', machine: thisMachine(), since: now, lease_until: leaseUntil });
+  const sha = makeClaimCommit(w.dir, {
+    task: '010',
+    owner: 'implementer-1',
+    machine: thisMachine(),
+    since: now,
+    lease_until: leaseUntil,
+  });
   expect(await pushClaim(w.dir, 'origin', ref, sha, null)).toEqual({ kind: 'done' });
   await update(w.ctx(), async (uow) => {
     const task = await uow.task('010');
-    uow.setTask({ ...task, status: 'in_progress', owner: { ...workerOwner('implementer-1', undefined, now), remote: 'origin', remote_claim: sha, remote_lease_until: leaseUntil } });
+    uow.setTask({
+      ...task,
+      status: 'in_progress',
+      owner: {
+        ...workerOwner('implementer-1', undefined, now),
+        remote: 'origin',
+        remote_claim: sha,
+        remote_lease_until: leaseUntil,
+      },
+    });
   });
   return { remote, ref, sha };
 }
@@ -60,7 +75,13 @@ describe("a worker's claim on the remote, renewed by the process that waits for 
     expect(await renewWorkerClaim(w.ctx(), '010', 'implementer-1')).toBe(true);
     const owner = w.yaml(taskFile('010')).owner;
     const lease = new Date(Date.parse(T0) + 46 * 60_000).toISOString();
-    expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1', pid: process.pid, remote: 'origin', remote_lease_until: lease });
+    expect(owner).toMatchObject({
+      kind: 'worker',
+      by: 'implementer-1',
+      pid: process.pid,
+      remote: 'origin',
+      remote_lease_until: lease,
+    });
     expect(owner.remote_claim).not.toBe(sha);
     expect(at()).toBe(owner.remote_claim);
     expect(gitAt(remote, ['cat-file', 'commit', owner.remote_claim])).toContain(`lease-until: ${lease}\n`);

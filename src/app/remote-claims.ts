@@ -4,7 +4,16 @@
  * when the task is finished, and what the lists show of the remote's claims. Without a claims
  * remote none of this runs git, or even parses the configuration.
  */
-import { claimRef, isRefBranch, NoSuchRemoteError, RemoteClaimError, remoteClaimLive, type ClaimRecord, type RemoteClaim, type RemoteClaims } from '../domain/claims.js';
+import {
+  claimRef,
+  isRefBranch,
+  NoSuchRemoteError,
+  RemoteClaimError,
+  remoteClaimLive,
+  type ClaimRecord,
+  type RemoteClaim,
+  type RemoteClaims,
+} from '../domain/claims.js';
 export { remoteClaimRows } from '../domain/claims.js';
 import { shown } from '../domain/display.js';
 import type { Owner } from '../domain/schemas.js';
@@ -58,9 +67,17 @@ export function requireRemote(root: string, remote: ClaimsRemote): string {
  * `pushClaim` for a claim a task's state names: its remote (from the state file) only if the
  * repository defines it, its branch only if it can stand in a ref — else a failure that says why.
  */
-async function pushTo(root: string, remote: string, branch: string, task: string, sha: string | null, expected: string): Promise<PushOutcome> {
+async function pushTo(
+  root: string,
+  remote: string,
+  branch: string,
+  task: string,
+  sha: string | null,
+  expected: string,
+): Promise<PushOutcome> {
   if (!hasRemote(root, remote)) return { kind: 'failed', why: NOT_A_REMOTE };
-  if (!isRefBranch(branch)) return { kind: 'failed', why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref` };
+  if (!isRefBranch(branch))
+    return { kind: 'failed', why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref` };
   return pushClaim(root, remote, claimRef(branch, task), sha, expected);
 }
 
@@ -70,14 +87,22 @@ async function pushTo(root: string, remote: string, branch: string, task: string
  * give back); a remote that refuses or cannot be reached stops the change (exit 5) unless `force`,
  * which finishes the task here and leaves the claim to run out with its lease.
  */
-export async function releaseRemoteClaim(root: string, task: string, branch: string, owner: Owner, force: boolean | undefined): Promise<void> {
+export async function releaseRemoteClaim(
+  root: string,
+  task: string,
+  branch: string,
+  owner: Owner,
+  force: boolean | undefined,
+): Promise<void> {
   const remote = owner['remote'];
   const sha = owner['remote_claim'];
   if (typeof remote !== 'string' || typeof sha !== 'string') return;
   const outcome = await pushTo(root, remote, branch, task, null, sha);
   if (outcome.kind === 'failed') {
     if (force) {
-      warn(`the claim of task ${task} was not given back: the remote '${shown(remote)}' ${outcome.why}; it runs out with its lease`);
+      warn(
+        `the claim of task ${task} was not given back: the remote '${shown(remote)}' ${outcome.why}; it runs out with its lease`,
+      );
       return;
     }
     throw new RemoteClaimError(
@@ -91,13 +116,24 @@ export async function releaseRemoteClaim(root: string, task: string, branch: str
 }
 
 /** What the lists know of the remote's claims; undefined without a claims remote. A remote not reached is said on stderr. */
-export async function remoteClaimsForReads(root: string, branch: string, now: string): Promise<RemoteClaims | undefined> {
+export async function remoteClaimsForReads(
+  root: string,
+  branch: string,
+  now: string,
+): Promise<RemoteClaims | undefined> {
   const remote = await claimsRemote(root);
   if (!remote) return undefined;
   const read: RemoteClaims = isRefBranch(branch)
     ? await readRemoteClaims(root, remote.name, branch, now)
-    : { remote: remote.name, reached: false, why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref` };
-  if (!read.reached) warn(`the claims on the remote '${shown(remote.name)}' were not read: it ${read.why}; only this checkout's claims are shown`);
+    : {
+        remote: remote.name,
+        reached: false,
+        why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`,
+      };
+  if (!read.reached)
+    warn(
+      `the claims on the remote '${shown(remote.name)}' were not read: it ${read.why}; only this checkout's claims are shown`,
+    );
   return read;
 }
 
@@ -113,13 +149,26 @@ export function remoteLeaseDue(owner: Owner, now: string): boolean {
  * here, pushed over the old one (compare-and-swap). The write goes on whatever happens there — a
  * remote not reached, or the claim taken over there after its lease ran out — and says so.
  */
-export async function renewRemoteClaim(root: string, task: string, branch: string, owner: Owner, now: string, retry = 'the next write tries again'): Promise<Owner> {
+export async function renewRemoteClaim(
+  root: string,
+  task: string,
+  branch: string,
+  owner: Owner,
+  now: string,
+  retry = 'the next write tries again',
+): Promise<Owner> {
   const remote = owner['remote'];
   const sha = owner['remote_claim'];
   // A claim's lease here was just renewed by this write; a worker has none here, so its lease on the remote runs from now.
   const leaseUntil = owner.kind === 'claim' ? owner.lease_until : remoteLeaseFrom(now, owner.lease_seconds);
   if (typeof remote !== 'string' || typeof sha !== 'string' || leaseUntil === undefined) return owner;
-  const commit = makeClaimCommit(root, { task, owner: owner.by, machine: thisMachine(), since: owner.since, lease_until: leaseUntil });
+  const commit = makeClaimCommit(root, {
+    task,
+    owner: owner.by,
+    machine: thisMachine(),
+    since: owner.since,
+    lease_until: leaseUntil,
+  });
   const outcome = await pushTo(root, remote, branch, task, commit, sha);
   if (outcome.kind === 'done') {
     forgetCachedClaims(root);
@@ -134,7 +183,8 @@ export async function renewRemoteClaim(root: string, task: string, branch: strin
 }
 
 /** The end of a lease of `seconds` (default 30 minutes) that starts at `now`. */
-export const remoteLeaseFrom = (now: string, seconds = DEFAULT_LEASE_SECONDS): string => new Date(Date.parse(now) + seconds * 1000).toISOString();
+export const remoteLeaseFrom = (now: string, seconds = DEFAULT_LEASE_SECONDS): string =>
+  new Date(Date.parse(now) + seconds * 1000).toISOString();
 
 /**
  * Gives back the claim on the remote of an owner that lets its task go without finishing it (its
@@ -148,7 +198,8 @@ export async function giveBackRemoteClaim(root: string, task: string, branch: st
 }
 
 /** The commit of the task's claim on `remote` that this checkout's state records (its owner's, live or gone). */
-export const ourClaim = (task: { owner?: Owner | undefined }, remote: string): string | undefined => (task.owner?.remote === remote ? task.owner.remote_claim : undefined);
+export const ourClaim = (task: { owner?: Owner | undefined }, remote: string): string | undefined =>
+  task.owner?.remote === remote ? task.owner.remote_claim : undefined;
 
 /** What one claimer (`task next --claim`, `agent spawn`) does on the remote: see `remoteClaimer`. */
 export type RemoteClaimer = Awaited<ReturnType<typeof remoteClaimer>>;
@@ -163,7 +214,12 @@ export type RemoteClaimer = Awaited<ReturnType<typeof remoteClaimer>>;
  */
 export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
   const name = requireRemote(root, remote);
-  if (!isRefBranch(branch)) throw new RemoteClaimError(name, 'could not claim a task', `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`);
+  if (!isRefBranch(branch))
+    throw new RemoteClaimError(
+      name,
+      'could not claim a task',
+      `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`,
+    );
   const listed = await listClaimRefs(root, name, branch);
   if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', listed.why);
   const held = new Map((await claimsOf(root, name, branch, listed.refs)).map((c) => [c.task, c]));
@@ -173,7 +229,12 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
     remote: name,
     machine: thisMachine(),
     ref: (task: string) => claimRef(branch, task),
-    async claim(task: string, record: ClaimRecord, now: string, opts: { ours?: string | undefined; force?: boolean | undefined } = {}): Promise<string | undefined> {
+    async claim(
+      task: string,
+      record: ClaimRecord,
+      now: string,
+      opts: { ours?: string | undefined; force?: boolean | undefined } = {},
+    ): Promise<string | undefined> {
       const current = held.get(task);
       if (current && remoteClaimLive(current, now) && current.sha !== opts.ours && !opts.force) return undefined;
       const sha = makeClaimCommit(root, record);
@@ -230,9 +291,14 @@ export async function claimSeenForChange(where: Where, rawId: string): Promise<C
   if (seen.ours) return undefined;
   const read = isRefBranch(seen.branch)
     ? await readTaskClaim(seen.root, remote.name, seen.branch, seen.task)
-    : ({ reached: false, why: `was not asked: the project's branch '${shown(seen.branch)}' cannot be part of a ref` } as const);
+    : ({
+        reached: false,
+        why: `was not asked: the project's branch '${shown(seen.branch)}' cannot be part of a ref`,
+      } as const);
   if (!read.reached) {
-    warn(`the claim of task ${seen.task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the change goes on as far as this checkout knows who holds the task`);
+    warn(
+      `the claim of task ${seen.task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the change goes on as far as this checkout knows who holds the task`,
+    );
     return undefined;
   }
   return { remote: remote.name, branch: seen.branch, task: seen.task, ...(read.claim ? { claim: read.claim } : {}) };
@@ -251,7 +317,9 @@ export async function dropOverriddenClaim(root: string, seen: ClaimSeen & { clai
     return;
   }
   if (outcome.kind === 'lost') {
-    warn(`the claim of task ${task} on the remote '${shown(remote)}' changed since it was read (given back, or claimed again), so it was left as it is; 'sow task list' shows who holds the task now`);
+    warn(
+      `the claim of task ${task} on the remote '${shown(remote)}' changed since it was read (given back, or claimed again), so it was left as it is; 'sow task list' shows who holds the task now`,
+    );
     return;
   }
   const ref = claimRef(branch, task);

@@ -49,7 +49,12 @@ describe('agent log', () => {
     expect(said(e)).toContain('SOW_AGENT_ID');
     expect(e.hint).toContain('sow log --action');
     await refused(w, () => agentLog(w.as('implementer-1', '010'), { message: '  ', files: [] }), 'USAGE', 2);
-    await refused(w, () => agentLog(w.as('implementer-1', '010'), { message: 'x', action: 'danced', files: [] }), 'USAGE', 2);
+    await refused(
+      w,
+      () => agentLog(w.as('implementer-1', '010'), { message: 'x', action: 'danced', files: [] }),
+      'USAGE',
+      2,
+    );
   });
 });
 
@@ -78,7 +83,12 @@ describe('agent report', () => {
     // A worker started on 020 anyway (spawn --force), and 020 depends on 010.
     await setTaskField(w.ctx(), '020', 'status', 'in_progress');
     await setTaskField(w.ctx(), '020', 'dependencies', '010');
-    const blocked = await refused(w, () => agentReport(w.as('implementer-2', '020'), 'needs_review', undefined), 'TASK_BLOCKED', 3);
+    const blocked = await refused(
+      w,
+      () => agentReport(w.as('implementer-2', '020'), 'needs_review', undefined),
+      'TASK_BLOCKED',
+      3,
+    );
     expect(said(blocked)).toContain("report 'paused'");
     await agentReport(w.as('implementer-2', '020'), 'paused', 'waiting for 010');
     expect(task(w, '020').status).toBe('paused');
@@ -87,8 +97,16 @@ describe('agent report', () => {
   it('a worker without a task records its report on its session and in the project log', async () => {
     const w = await world('planner');
     w.clock.advance(5);
-    expect(await agentReport(w.as('planner-1'), 'blocked', 'Which database?')).toEqual({ agent_id: 'planner-1', status: 'blocked', message: 'Which database?' });
-    expect(w.yaml(PROJECT).sessions.planner.report).toEqual({ status: 'blocked', message: 'Which database?', at: '2026-11-26T10:00:05.000Z' });
+    expect(await agentReport(w.as('planner-1'), 'blocked', 'Which database?')).toEqual({
+      agent_id: 'planner-1',
+      status: 'blocked',
+      message: 'Which database?',
+    });
+    expect(w.yaml(PROJECT).sessions.planner.report).toEqual({
+      status: 'blocked',
+      message: 'Which database?',
+      at: '2026-11-26T10:00:05.000Z',
+    });
     expect(w.read(PROJECT_LOG)).toContain('Status blocked: Which database?');
   });
 
@@ -97,7 +115,9 @@ describe('agent report', () => {
     const e = await refused(w, () => agentReport(w.as('planner-1'), 'needs_review', undefined), 'USAGE', 2);
     expect(e.hint).toMatch(/^a worker without a task reports one of: /);
     const other = await refused(w, () => agentReport(w.as('planner-7'), 'done', undefined), 'NO_SESSION', 1);
-    expect(other.message).toBe('planner-7 has no session of its own in this project (the planner session is planner-1)');
+    expect(other.message).toBe(
+      'planner-7 has no session of its own in this project (the planner session is planner-1)',
+    );
     const none = await refused(w, () => agentReport(w.as('architect-1'), 'done', undefined), 'NO_SESSION', 1);
     expect(none.message).toContain('the architect session is not recorded');
     const user = await refused(w, () => agentReport(w.ctx(), 'done', undefined), 'USAGE', 2);

@@ -18,7 +18,9 @@ function worker(env: Env, command: string): { agentId: string; agent: string; ta
   if (!agentId) {
     throw new UsageError(
       `'sow agent ${command}' is for spawned workers: it reads who they are from SOW_AGENT_ID`,
-      command === 'log' ? 'to log as yourself, run \'sow log --action <a> --result <r> [--task <id>] "<notes>"\'' : "to change a task, run 'sow task set --id <id> status <status>'",
+      command === 'log'
+        ? 'to log as yourself, run \'sow log --action <a> --result <r> [--task <id>] "<notes>"\''
+        : "to change a task, run 'sow task set --id <id> status <status>'",
     );
   }
   const agent = env['SOW_AGENT'] || agentId.replace(/-\d+$/, '');
@@ -64,9 +66,13 @@ export async function agentReport(where: Where, status: string, message: string 
   const w = worker(ctx.env, 'report');
   const text = message?.trim() || undefined;
   if (w.task) {
-    if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, TASK_REPORT_STATUSES, `a worker on a task reports one of`);
+    if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status))
+      throw notOneOf('status', status, TASK_REPORT_STATUSES, `a worker on a task reports one of`);
     // A worker cannot pass --force: blocked, it says it paused (which is never blocked) and why.
-    await setTaskField(ctx, w.task, 'status', status, { override: "report 'paused' with the reason until then", worker: true });
+    await setTaskField(ctx, w.task, 'status', status, {
+      override: "report 'paused' with the reason until then",
+      worker: true,
+    });
     if (text)
       await appendLog(ctx, {
         agent: w.agentId,
@@ -79,7 +85,8 @@ export async function agentReport(where: Where, status: string, message: string 
       });
     return { agent_id: w.agentId, task: w.task, status, ...(text ? { message: text } : {}) };
   }
-  if (!(PROJECT_REPORT_STATUSES as readonly string[]).includes(status)) throw notOneOf('status', status, PROJECT_REPORT_STATUSES, 'a worker without a task reports one of');
+  if (!(PROJECT_REPORT_STATUSES as readonly string[]).includes(status))
+    throw notOneOf('status', status, PROJECT_REPORT_STATUSES, 'a worker without a task reports one of');
   await update(ctx, async (uow) => {
     const project = await uow.project();
     const session = project.sessions?.[w.agent];
@@ -91,7 +98,16 @@ export async function agentReport(where: Where, status: string, message: string 
         'a worker reports on the session sow spawned it with',
       );
     }
-    uow.setProject({ ...project, sessions: { ...project.sessions, [w.agent]: { ...session, report: { status: status as ProjectReportStatus, ...(text ? { message: text } : {}), at: uow.now } } } });
+    uow.setProject({
+      ...project,
+      sessions: {
+        ...project.sessions,
+        [w.agent]: {
+          ...session,
+          report: { status: status as ProjectReportStatus, ...(text ? { message: text } : {}), at: uow.now },
+        },
+      },
+    });
   });
   await appendLog(ctx, {
     agent: w.agentId,

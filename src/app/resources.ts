@@ -19,11 +19,22 @@ export interface ProjectResource {
 }
 
 const mimeOf = (path: string): string =>
-  path.endsWith('.yaml') || path.endsWith('.yml') ? 'application/yaml' : path.endsWith('.md') ? 'text/markdown' : path.endsWith('.json') ? 'application/json' : 'text/plain';
+  path.endsWith('.yaml') || path.endsWith('.yml')
+    ? 'application/yaml'
+    : path.endsWith('.md')
+      ? 'text/markdown'
+      : path.endsWith('.json')
+        ? 'application/json'
+        : 'text/plain';
 
 export class ResourceNotFoundError extends SowError {
   constructor(uri: string, why: string) {
-    super('RESOURCE_NOT_FOUND', 'failed', `no resource '${uri}': ${why}`, `resources are the files under .sow/project/, named ${RESOURCE_SCHEME}<path> (resources/list names them)`);
+    super(
+      'RESOURCE_NOT_FOUND',
+      'failed',
+      `no resource '${uri}': ${why}`,
+      `resources are the files under .sow/project/, named ${RESOURCE_SCHEME}<path> (resources/list names them)`,
+    );
   }
 }
 
@@ -31,12 +42,23 @@ export class ResourceNotFoundError extends SowError {
 export async function listResources(where: Where): Promise<{ resources: ProjectResource[]; truncated: boolean }> {
   const root = await openRoot(contextOf(where).cwd);
   const files = listProjectFiles(root);
-  return { resources: files.map((path) => ({ uri: `${RESOURCE_SCHEME}${path}`, name: `.sow/project/${path}`, mimeType: mimeOf(path) })), truncated: files.length >= MAX_LISTED };
+  return {
+    resources: files.map((path) => ({
+      uri: `${RESOURCE_SCHEME}${path}`,
+      name: `.sow/project/${path}`,
+      mimeType: mimeOf(path),
+    })),
+    truncated: files.length >= MAX_LISTED,
+  };
 }
 
 /** The text of the file a `sow://project/<path>` URI names. */
-export async function readResource(where: Where, uri: string): Promise<{ uri: string; mimeType: string; text: string }> {
-  if (!uri.startsWith(RESOURCE_SCHEME)) throw new ResourceNotFoundError(uri, `sow's resources start with ${RESOURCE_SCHEME}`);
+export async function readResource(
+  where: Where,
+  uri: string,
+): Promise<{ uri: string; mimeType: string; text: string }> {
+  if (!uri.startsWith(RESOURCE_SCHEME))
+    throw new ResourceNotFoundError(uri, `sow's resources start with ${RESOURCE_SCHEME}`);
   let path: string;
   try {
     path = decodeURIComponent(uri.slice(RESOURCE_SCHEME.length));
@@ -44,10 +66,15 @@ export async function readResource(where: Where, uri: string): Promise<{ uri: st
     throw new ResourceNotFoundError(uri, 'its path is not valid percent-encoding');
   }
   const clean = normalRelative(path);
-  if (clean === undefined || clean !== path || path.split('/').includes('..')) throw new ResourceNotFoundError(uri, 'a resource is a file under .sow/project/, named by its plain relative path');
+  if (clean === undefined || clean !== path || path.split('/').includes('..'))
+    throw new ResourceNotFoundError(uri, 'a resource is a file under .sow/project/, named by its plain relative path');
   const root = await openRoot(contextOf(where).cwd);
   const text = readProjectFile(root, clean);
   if (text === 'missing') throw new ResourceNotFoundError(uri, 'there is no such file');
-  if (text === 'not-a-file') throw new ResourceNotFoundError(uri, 'it is a link or a folder, not a file (sow never follows a link in the repository)');
+  if (text === 'not-a-file')
+    throw new ResourceNotFoundError(
+      uri,
+      'it is a link or a folder, not a file (sow never follows a link in the repository)',
+    );
   return { uri, mimeType: mimeOf(clean), text };
 }

@@ -13,7 +13,9 @@ import type { TaskNeeds } from './task.js';
  */
 export function taskData(task: TaskState, description: string | undefined): TaskState & { description?: string } {
   const { id, name, ...rest } = task;
-  return withoutEmpty({ id, name, ...(description !== undefined ? { description } : {}), ...rest }) as TaskState & { description?: string };
+  return withoutEmpty({ id, name, ...(description !== undefined ? { description } : {}), ...rest }) as TaskState & {
+    description?: string;
+  };
 }
 
 /** `task next --claim`: the claimed task's id first, for scripts; the task with its description; what it needs (its dependencies' outcomes, pending feedback). */
@@ -22,7 +24,12 @@ export function claimData(
   brief: { description?: string; needs?: TaskNeeds } = {},
 ): { id: string; task: TaskState & { description?: string }; owner: Owner; needs?: TaskNeeds } {
   const needs = brief.needs && Object.keys(brief.needs).length ? brief.needs : undefined;
-  return { id: r.task.id, task: taskData(r.task, brief.description), owner: withoutEmpty(r.owner), ...(needs ? { needs } : {}) };
+  return {
+    id: r.task.id,
+    task: taskData(r.task, brief.description),
+    owner: withoutEmpty(r.owner),
+    ...(needs ? { needs } : {}),
+  };
 }
 
 /**
@@ -36,7 +43,13 @@ export function taskSetData(r: { id: string; field: string; value: unknown; chec
   checks?: CheckRun[];
   unchanged?: true;
 } {
-  return { id: r.id, field: r.field, value: r.value, ...(r.checks ? { checks: r.checks } : {}), ...(r.unchanged ? { unchanged: true as const } : {}) };
+  return {
+    id: r.id,
+    field: r.field,
+    value: r.value,
+    ...(r.checks ? { checks: r.checks } : {}),
+    ...(r.unchanged ? { unchanged: true as const } : {}),
+  };
 }
 
 /** `input|output list`: each artifact with its index, which set and remove take. */

@@ -1,7 +1,12 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
 import { ProjectStateSchema, RepoConfigSchema, TaskStateSchema, UserConfigSchema } from '../domain/schemas.js';
 
-const SCHEMAS = { project: ProjectStateSchema, task: TaskStateSchema, config: UserConfigSchema, 'repo-config': RepoConfigSchema } as const;
+const SCHEMAS = {
+  project: ProjectStateSchema,
+  task: TaskStateSchema,
+  config: UserConfigSchema,
+  'repo-config': RepoConfigSchema,
+} as const;
 const TITLES = {
   project: 'sow project state (.sow/project/state.yaml)',
   task: 'sow task state (.sow/project/phases/implementation/tasks/<id>/state.yaml)',

@@ -12,7 +12,12 @@ import { Reader } from './workspace.js';
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task', 'Third task']) });
 
 /** The project's type and view as `status` and `continue` read them. */
-const viewOf = (w: Awaited<ReturnType<typeof world>>) => Reader.read(w.ctx(), async (r) => ({ type: r.type, view: await withCheckStatuses(r.root, r.type, await r.view()), now: r.ctx.now() }));
+const viewOf = (w: Awaited<ReturnType<typeof world>>) =>
+  Reader.read(w.ctx(), async (r) => ({
+    type: r.type,
+    view: await withCheckStatuses(r.root, r.type, await r.view()),
+    now: r.ctx.now(),
+  }));
 
 describe('status', () => {
   it('counts the tasks by status; the counts read `N (n status, …)`, or none yet', async () => {
@@ -25,7 +30,14 @@ describe('status', () => {
     expect(taskCounts(r)).toBe('3 (1 completed, 2 pending)');
     expect(taskCounts(r, (s) => `<${s}>`)).toBe('3 (1 <completed>, 2 <pending>)');
     expect(taskCounts({ tasks: { total: 0, by_status: {} } })).toBe('none yet');
-    expect(r.phases.find((p) => p.name === 'implementation')).toEqual({ name: 'implementation', status: 'in_progress', enabled: true, iteration: 1, inputs: 0, outputs: 0 });
+    expect(r.phases.find((p) => p.name === 'implementation')).toEqual({
+      name: 'implementation',
+      status: 'in_progress',
+      enabled: true,
+      iteration: 1,
+      inputs: 0,
+      outputs: 0,
+    });
   });
 
   it('a lease is judged at the time given: alive a millisecond before it ends, gone at the instant it does', async () => {
@@ -33,7 +45,9 @@ describe('status', () => {
     await claimNext(w.ctx(), { owner: 'ci-7', leaseSeconds: 60 });
     const { type, view } = await viewOf(w);
     expect(statusOf(type, view, '2026-11-26T10:00:59.999Z').tasks.unattended).toBeUndefined();
-    expect(statusOf(type, view, '2026-11-26T10:01:00.000Z').tasks.unattended).toEqual([expect.objectContaining({ id: '010', name: 'First task' })]);
+    expect(statusOf(type, view, '2026-11-26T10:01:00.000Z').tasks.unattended).toEqual([
+      expect.objectContaining({ id: '010', name: 'First task' }),
+    ]);
   });
 
   it('the prompts’ variables: the project’s name, branch, state, the number of tasks, the round of the work, and what the type adds (the review round)', async () => {
@@ -71,7 +85,9 @@ describe('status', () => {
       await setTaskField(w.ctx(), id, 'status', 'completed');
     }
     const done = await viewOf(w);
-    expect(renderContinue(done.type, done.view, done.now)).toMatch(/^- `all_tasks_complete` → ReviewActive: .+ — met$/m);
+    expect(renderContinue(done.type, done.view, done.now)).toMatch(
+      /^- `all_tasks_complete` → ReviewActive: .+ — met$/m,
+    );
   });
 
   it('the state card of every state: its name, the one next command, and the way to the how-to, in a few lines', async () => {
@@ -79,7 +95,10 @@ describe('status', () => {
     const { type, view, now } = await viewOf(w);
     for (const [state, def] of Object.entries(type.states)) {
       if (def.final) continue;
-      const at = { ...view, project: { ...view.project, statechart: { ...view.project.statechart, current_state: state } } };
+      const at = {
+        ...view,
+        project: { ...view.project, statechart: { ...view.project.statechart, current_state: state } },
+      };
       const card = renderCard(type, at, now).trimEnd().split('\n');
       expect(card[0], state).toBe(`# sow: demo — ${state}`);
       expect(
@@ -107,7 +126,10 @@ describe('status', () => {
   it('the NoProject variables: the branch checked out, and the branches that have a project', async () => {
     const w = await world('init');
     expect(noProjectVariables(w.dir)).toEqual({ branch: 'main', elsewhere: "'git branch' lists the branches" });
-    expect(noProjectVariables(w.dir, ['feat/a', 'feat/b'])).toEqual({ branch: 'main', elsewhere: 'these branches have one: `feat/a`, `feat/b`' });
+    expect(noProjectVariables(w.dir, ['feat/a', 'feat/b'])).toEqual({
+      branch: 'main',
+      elsewhere: 'these branches have one: `feat/a`, `feat/b`',
+    });
     w.git(['checkout', '-q', '--detach']);
     expect(noProjectVariables(w.dir).branch).toBe('(detached HEAD)');
   });

@@ -6,7 +6,14 @@ import { remoteClaimsForReads } from './remote-claims.js';
 import { shown } from '../domain/display.js';
 import { NoProjectError } from '../domain/errors.js';
 import { withdrawalSentence } from '../domain/approvals.js';
-import { listTransitions, stateProblem, stateProblemHint, stateProblemText, type TransitionOption, type UnmetEntry } from '../domain/lifecycle.js';
+import {
+  listTransitions,
+  stateProblem,
+  stateProblemHint,
+  stateProblemText,
+  type TransitionOption,
+  type UnmetEntry,
+} from '../domain/lifecycle.js';
 import { lifecycleMap, type LifecycleMap } from '../domain/graph.js';
 import { taskPhase } from '../domain/phases.js';
 import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-type.js';
@@ -43,7 +50,8 @@ export interface StatusReport {
   /** What its workers used, summed over every run (only once a worker has run). */
   usage?: Omit<CostRow, 'key'>;
   /** With a claims remote: its claims of the project's tasks, or that it was not reached. */
-  remote_claims?: { remote: string; reached: true; claims: RemoteClaimRow[] } | { remote: string; reached: false; why: string };
+  remote_claims?:
+    { remote: string; reached: true; claims: RemoteClaimRow[] } | { remote: string; reached: false; why: string };
 }
 
 /** A task in progress whose worker or claimant is gone, and what to do about it. */
@@ -66,7 +74,8 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
     // Only tasks in progress can have been left: their owners are judged, the rest are not looked at.
     if (t.status !== 'in_progress') continue;
     const worker = workerNow(t, now);
-    if (worker?.state === 'gone') unattended.push({ id: t.id, name: t.name, worker, advice: unattendedText(t, worker) });
+    if (worker?.state === 'gone')
+      unattended.push({ id: t.id, name: t.name, worker, advice: unattendedText(t, worker) });
   }
   const problem = stateProblem(type, view);
   return {
@@ -80,7 +89,14 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
     lead: def?.lead ?? null,
     phases: type.phases.map((p) => {
       const phase = project.phases[p.name]!;
-      return { name: p.name, status: phase.status, enabled: phase.enabled, iteration: phase.iteration, inputs: phase.inputs.length, outputs: phase.outputs.length };
+      return {
+        name: p.name,
+        status: phase.status,
+        enabled: phase.enabled,
+        iteration: phase.iteration,
+        inputs: phase.inputs.length,
+        outputs: phase.outputs.length,
+      };
     }),
     tasks: { total: tasks.length, by_status: byStatus, ...(unattended.length ? { unattended } : {}) },
     next: listTransitions(type, view),
@@ -101,15 +117,29 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
 
 export async function projectStatus(where: Where, opts: { map?: boolean } = {}): Promise<StatusReport> {
   const { report, root } = await Reader.read(where, async (reader) => {
-    const r = statusOf(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view()), reader.ctx.now());
+    const r = statusOf(
+      reader.type,
+      await withCheckStatuses(reader.root, reader.type, await reader.view()),
+      reader.ctx.now(),
+    );
     const { statechart } = reader.project;
-    return { report: opts.map ? { ...r, map: lifecycleMap(reader.type, statechart.current_state, statechart.history ?? []) } : r, root: reader.root };
+    return {
+      report: opts.map
+        ? { ...r, map: lifecycleMap(reader.type, statechart.current_state, statechart.history ?? []) }
+        : r,
+      root: reader.root,
+    };
   });
   // After the lock is let go: the remote may take a moment to answer.
   const now = contextOf(where).now();
   const read = await remoteClaimsForReads(root, report.branch, now);
   if (!read) return report;
-  return { ...report, remote_claims: read.reached ? { remote: read.remote, reached: true, claims: [...remoteClaimRows(read, now).values()] } : read };
+  return {
+    ...report,
+    remote_claims: read.reached
+      ? { remote: read.remote, reached: true, claims: [...remoteClaimRows(read, now).values()] }
+      : read,
+  };
 }
 
 /** `3 (1 completed, 2 pending)`; `paint` may colour each status (a terminal's status view). */
@@ -146,7 +176,12 @@ const LEAD_TEXT = {
   ai: '**AI-led.** Work on your own; ask the human only for decisions that change the approved scope, and leave the approvals at the gates to them.',
 } as const;
 
-export function renderContinue(type: ProjectType, view: ProjectView, now: string, readDoc: (rel: string) => string | undefined = () => undefined): string {
+export function renderContinue(
+  type: ProjectType,
+  view: ProjectView,
+  now: string,
+  readDoc: (rel: string) => string | undefined = () => undefined,
+): string {
   const r = statusOf(type, view, now);
   const body = readTemplate(`prompts/${type.name}/${r.state}.md`);
   const automatic = r.next.filter((t) => t.automatic);
@@ -159,7 +194,9 @@ export function renderContinue(type: ProjectType, view: ProjectView, now: string
     `- Phases: ${r.phases.map((p) => `${p.name} ${p.enabled ? p.status : 'disabled'}`).join(', ')}`,
     `- Tasks: ${taskCounts(r)}`,
     ...(r.tasks.unattended ?? []).map((u) => `- ${u.advice}`),
-    ...(r.state_problem ? [`- **Warning**: ${r.state_problem.message}. \`sow advance\` refuses until then: ${r.state_problem.hint}`] : []),
+    ...(r.state_problem
+      ? [`- **Warning**: ${r.state_problem.message}. \`sow advance\` refuses until then: ${r.state_problem.hint}`]
+      : []),
     '',
     '## What this state is for',
     '',
@@ -211,9 +248,11 @@ function taskStep(r: StatusReport, view: ProjectView): string | undefined {
       .map((t) => shown(t.id))
       .join(', ');
   const needsReview = some('needs_review');
-  if (needsReview) return `check the work of ${needsReview} (needs_review), then \`sow task set --id <id> status completed\` or \`sow task feedback --id <id> "<what to change>"\``;
+  if (needsReview)
+    return `check the work of ${needsReview} (needs_review), then \`sow task set --id <id> status completed\` or \`sow task feedback --id <id> "<what to change>"\``;
   const stopped = some('paused') || some('failed');
-  if (stopped) return `${stopped} stopped (paused or failed): read the end of its log.md, then \`sow agent resume <id> "<answer or fix>" --detach\``;
+  if (stopped)
+    return `${stopped} stopped (paused or failed): read the end of its log.md, then \`sow agent resume <id> "<answer or fix>" --detach\``;
   if (r.tasks.by_status['pending']) {
     // The role most of the pending tasks are assigned to; a human-led state works on them with the human.
     const agents = view.tasks.filter((t) => t.status === 'pending' && t.assigned_agent).map((t) => t.assigned_agent!);
@@ -222,7 +261,8 @@ function taskStep(r: StatusReport, view: ProjectView): string | undefined {
       ? '`sow task next` (the tasks ready to start), then work on one'
       : `\`sow agent spawn ${shown(agent)} --next --detach\` (a worker takes the next ready task; again for each task marked parallel), then \`sow agent wait --timeout 90s\``;
   }
-  if (r.tasks.by_status['in_progress']) return '`sow agent wait --timeout 90s` (workers are on the tasks in progress; `sow agent ps` shows them)';
+  if (r.tasks.by_status['in_progress'])
+    return '`sow agent wait --timeout 90s` (workers are on the tasks in progress; `sow agent ps` shows them)';
   return undefined;
 }
 
@@ -239,19 +279,33 @@ export function renderCard(type: ProjectType, view: ProjectView, now: string, re
   const hint = automatic.find((t) => t.blocked && t.hint)?.hint;
   // The state's own work first; else what the guard still needs; else advancing.
   const work = def?.next ?? (def?.executesTasks ? taskStep(r, view) : undefined);
-  const next = work ?? (ready ? `\`sow advance\` (→ ${ready.to}) once this state's work is done` : hint ? `${clip(shown(hint), 240)}; then \`sow advance\`` : undefined);
+  const next =
+    work ??
+    (ready
+      ? `\`sow advance\` (→ ${ready.to}) once this state's work is done`
+      : hint
+        ? `${clip(shown(hint), 240)}; then \`sow advance\``
+        : undefined);
   const unattended = r.tasks.unattended ?? [];
   const lines = [
     `# sow: ${clip(shown(r.name), 80)} — ${shown(r.state)}`,
     `${shown(r.type)} project on \`${clip(shown(r.branch), 80)}\`: ${clip(shown(r.description), 160) || '(no description)'}`,
     `Tasks: ${taskCounts(r)}`,
     // A state its guards do not hold (set by hand) comes first: nothing else on the card is true until it is fixed.
-    ...(r.state_problem ? [`Warning: ${clip(shown(r.state_problem.message), 300)}; \`sow advance\` refuses until then: ${clip(shown(r.state_problem.hint), 300)}`] : []),
+    ...(r.state_problem
+      ? [
+          `Warning: ${clip(shown(r.state_problem.message), 300)}; \`sow advance\` refuses until then: ${clip(shown(r.state_problem.hint), 300)}`,
+        ]
+      : []),
     ...unattended.slice(0, 3).map((u) => `- ${clip(u.advice, 400)}`),
     ...(unattended.length > 3 ? [`- and ${unattended.length - 3} more that nobody works on (\`sow task list\`)`] : []),
     `Now: ${r.purpose}${r.lead ? ` ${LEAD_LINE[r.lead]}` : ''}`,
     ...(next ? [`Next: ${next}`] : []),
-    ...(work && automatic.length ? [`Advance: \`sow advance\` ${ready ? `(→ ${ready.to}) is ready` : `once ${automatic[0]!.guardDescription ?? "this state's work is done"}`}`] : []),
+    ...(work && automatic.length
+      ? [
+          `Advance: \`sow advance\` ${ready ? `(→ ${ready.to}) is ready` : `once ${automatic[0]!.guardDescription ?? "this state's work is done"}`}`,
+        ]
+      : []),
     ...(refs ? [`References: ${refs} (\`sow refs list\`): read them before you decide how to do something.`] : []),
     'How to work in this state: `sow project continue --full`',
   ];
@@ -260,7 +314,9 @@ export function renderCard(type: ProjectType, view: ProjectView, now: string, re
 
 /** What the NoProject prompt's variables are on a branch without a project (`elsewhere`: the branches that have one). */
 export function noProjectVariables(root: string, elsewhere: readonly string[] = []): Record<string, string> {
-  const others = elsewhere.length ? `these branches have one: ${elsewhere.map((b) => `\`${b}\``).join(', ')}` : "'git branch' lists the branches";
+  const others = elsewhere.length
+    ? `these branches have one: ${elsewhere.map((b) => `\`${b}\``).join(', ')}`
+    : "'git branch' lists the branches";
   return { branch: head(root).branch ?? '(detached HEAD)', elsewhere: others };
 }
 
@@ -285,7 +341,10 @@ function noProjectCard(root: string, elsewhere: readonly string[]): string {
  * What to do now: the state card (`card`, the SessionStart hook's and `sow project continue`'s),
  * or the state's whole prompt, its how-to (`sow project continue --full`, an orchestrator's).
  */
-export async function continueProject(where: Where, opts: { card?: boolean } = {}): Promise<{ state: string; prompt: string }> {
+export async function continueProject(
+  where: Where,
+  opts: { card?: boolean } = {},
+): Promise<{ state: string; prompt: string }> {
   try {
     return await Reader.read(where, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
@@ -302,6 +361,9 @@ export async function continueProject(where: Where, opts: { card?: boolean } = {
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
     const root = await openRoot(where);
-    return { state: 'NoProject', prompt: opts.card ? noProjectCard(root, err.elsewhere) : noProjectPrompt(root, err.elsewhere) };
+    return {
+      state: 'NoProject',
+      prompt: opts.card ? noProjectCard(root, err.elsewhere) : noProjectPrompt(root, err.elsewhere),
+    };
   }
 }

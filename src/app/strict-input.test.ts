@@ -9,7 +9,17 @@
  */
 import { stringify } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { PROJECT, refused, said, T0, taskFile, toImplementationPlanning, toExecuting, worlds, type World } from '../../test/inproc.js';
+import {
+  PROJECT,
+  refused,
+  said,
+  T0,
+  taskFile,
+  toImplementationPlanning,
+  toExecuting,
+  worlds,
+  type World,
+} from '../../test/inproc.js';
 import { advanceProject } from './advance.js';
 import { addArtifact, listArtifacts, setArtifact } from './artifacts.js';
 import { getPhaseField, setPhaseField } from './phase.js';
@@ -35,7 +45,8 @@ const world = worlds({
 });
 
 /** Refused with this code and exit code (a hint, nothing changed): "message\nhint". */
-const refusal = async (w: World, run: () => Promise<unknown>, code: string, exit: number) => said(await refused(w, run, code, exit));
+const refusal = async (w: World, run: () => Promise<unknown>, code: string, exit: number) =>
+  said(await refused(w, run, code, exit));
 
 describe('did you mean', () => {
   it('task set/get: unknown names go to metadata, near misses of a field are refused, metadata.<name> stores exactly that name', async () => {
@@ -47,10 +58,16 @@ describe('did you mean', () => {
     const swapped = await refusal(w, () => setTaskField(ctx, '010', 'stauts', 'completed'), 'DID_YOU_MEAN', 1);
     expect(swapped).toContain("did you mean 'status'?");
     expect(swapped).toContain("'metadata.stauts'");
-    expect(await refusal(w, () => setTaskField(ctx, '010', 'Status', 'completed'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'status'?");
-    expect(await refusal(w, () => setTaskField(ctx, '010', 'dependancies', '020'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'dependencies'?");
+    expect(await refusal(w, () => setTaskField(ctx, '010', 'Status', 'completed'), 'DID_YOU_MEAN', 1)).toContain(
+      "did you mean 'status'?",
+    );
+    expect(await refusal(w, () => setTaskField(ctx, '010', 'dependancies', '020'), 'DID_YOU_MEAN', 1)).toContain(
+      "did you mean 'dependencies'?",
+    );
     // get: a typo is not mistaken for "unset".
-    expect(await refusal(w, () => getTask(ctx, '010', 'stauts'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'status'?");
+    expect(await refusal(w, () => getTask(ctx, '010', 'stauts'), 'DID_YOU_MEAN', 1)).toContain(
+      "did you mean 'status'?",
+    );
 
     // metadata.<name> always means that key, typo-like or not.
     await setTaskField(ctx, '010', 'metadata.stauts', 'x');
@@ -67,8 +84,12 @@ describe('did you mean', () => {
   it('phase set/get: a near miss of a metadata key the project type uses is refused', async () => {
     const w = await world('implementationPlanning');
     const ctx = w.ctx();
-    expect(await refusal(w, () => setPhaseField(ctx, 'task_approved', 'true'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'tasks_approved'?");
-    expect(await refusal(w, () => getPhaseField(ctx, 'tasks_aproved'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'tasks_approved'?");
+    expect(await refusal(w, () => setPhaseField(ctx, 'task_approved', 'true'), 'DID_YOU_MEAN', 1)).toContain(
+      "did you mean 'tasks_approved'?",
+    );
+    expect(await refusal(w, () => getPhaseField(ctx, 'tasks_aproved'), 'DID_YOU_MEAN', 1)).toContain(
+      "did you mean 'tasks_approved'?",
+    );
     expect(w.yaml(PROJECT).phases.implementation.metadata).toEqual({});
     // The exact name works (for tasks that exist); metadata.<typo> stores the typo as asked.
     await addTask(ctx, { name: 'A' });
@@ -80,13 +101,20 @@ describe('did you mean', () => {
   it('artifacts: a near miss in output set and in an extra --flag of output add is refused', async () => {
     const w = await world('reviewActive');
     const ctx = w.ctx();
-    const flag = await refusal(w, () => addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/r.md', extra: { asessment: 'pass' } }), 'DID_YOU_MEAN', 1);
+    const flag = await refusal(
+      w,
+      () => addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/r.md', extra: { asessment: 'pass' } }),
+      'DID_YOU_MEAN',
+      1,
+    );
     expect(flag).toContain("did you mean 'assessment'?");
     expect(w.yaml(PROJECT).phases.review.outputs).toEqual([]);
 
     await addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/r.md', extra: { assessment: 'pass' } });
     w.write('.sow/project/review/r.md', '# Review\n');
-    expect(await refusal(w, () => setArtifact(ctx, phase, 'outputs', 0, 'aproved', 'true'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'approved'?");
+    expect(
+      await refusal(w, () => setArtifact(ctx, phase, 'outputs', 0, 'aproved', 'true'), 'DID_YOU_MEAN', 1),
+    ).toContain("did you mean 'approved'?");
     expect(w.yaml(PROJECT).phases.review.outputs[0].approved).toBe(false);
     await setArtifact(ctx, phase, 'outputs', 0, 'approved', 'true');
     expect(w.yaml(PROJECT).phases.review.outputs[0].approved).toBe(true);
@@ -95,7 +123,9 @@ describe('did you mean', () => {
   it('a near miss of the alias `agent` (`agnet`) is refused too, not stored in metadata', async () => {
     const w = await world('implementationPlanning');
     await addTask(w.ctx(), { name: 'A' });
-    expect(await refusal(w, () => setTaskField(w.ctx(), '010', 'agnet', 'reviewer'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'agent'?");
+    expect(await refusal(w, () => setTaskField(w.ctx(), '010', 'agnet', 'reviewer'), 'DID_YOU_MEAN', 1)).toContain(
+      "did you mean 'agent'?",
+    );
   });
 });
 
@@ -106,13 +136,23 @@ describe('phase-owned metadata', () => {
     const wrong = await refusal(w, () => setPhaseField(ctx, 'tasks_approved', 'true'), 'WRONG_PHASE', 1);
     expect(wrong).toContain("'tasks_approved' belongs to the implementation phase, not planning");
     expect(wrong).toContain('pass --phase implementation');
-    expect(await refusal(w, () => setPhaseField(ctx, 'metadata.tasks_approved', 'true'), 'WRONG_PHASE', 1)).toContain('pass --phase implementation');
-    expect(await refusal(w, () => setPhaseField(ctx, 'project_deleted', 'true', 'review'), 'WRONG_PHASE', 1)).toContain('pass --phase finalize');
-    expect(await refusal(w, () => getPhaseField(ctx, 'tasks_approved'), 'WRONG_PHASE', 1)).toContain('pass --phase implementation');
-    expect(await refusal(w, () => getPhaseField(ctx, 'metadata.tasks_approved'), 'WRONG_PHASE', 1)).toContain('pass --phase implementation');
+    expect(await refusal(w, () => setPhaseField(ctx, 'metadata.tasks_approved', 'true'), 'WRONG_PHASE', 1)).toContain(
+      'pass --phase implementation',
+    );
+    expect(await refusal(w, () => setPhaseField(ctx, 'project_deleted', 'true', 'review'), 'WRONG_PHASE', 1)).toContain(
+      'pass --phase finalize',
+    );
+    expect(await refusal(w, () => getPhaseField(ctx, 'tasks_approved'), 'WRONG_PHASE', 1)).toContain(
+      'pass --phase implementation',
+    );
+    expect(await refusal(w, () => getPhaseField(ctx, 'metadata.tasks_approved'), 'WRONG_PHASE', 1)).toContain(
+      'pass --phase implementation',
+    );
 
     // The right phase, but not the moment: the tasks are approved in ImplementationPlanning, once they exist.
-    expect(await refusal(w, () => setPhaseField(ctx, 'tasks_approved', 'true', 'implementation'), 'APPROVAL_NOT_HERE', 3)).toContain('and the project is in PlanningActive');
+    expect(
+      await refusal(w, () => setPhaseField(ctx, 'tasks_approved', 'true', 'implementation'), 'APPROVAL_NOT_HERE', 3),
+    ).toContain('and the project is in PlanningActive');
     await setPhaseField(ctx, 'project_deleted', 'false', 'finalize');
     const s = w.yaml(PROJECT);
     expect(s.phases.planning.metadata).toEqual({});
@@ -123,8 +163,12 @@ describe('phase-owned metadata', () => {
 
   it('phase get suggests a metadata key of another phase as phase set does (tasks_aproved in PlanningActive)', async () => {
     const w = await world('planning');
-    expect(await refusal(w, () => setPhaseField(w.ctx(), 'tasks_aproved', 'true'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'tasks_approved'?");
-    expect(await refusal(w, () => getPhaseField(w.ctx(), 'tasks_aproved'), 'DID_YOU_MEAN', 1)).toContain("did you mean 'tasks_approved'?");
+    expect(await refusal(w, () => setPhaseField(w.ctx(), 'tasks_aproved', 'true'), 'DID_YOU_MEAN', 1)).toContain(
+      "did you mean 'tasks_approved'?",
+    );
+    expect(await refusal(w, () => getPhaseField(w.ctx(), 'tasks_aproved'), 'DID_YOU_MEAN', 1)).toContain(
+      "did you mean 'tasks_approved'?",
+    );
   });
 });
 
@@ -133,9 +177,15 @@ describe('agents', () => {
     const w = await world('implementationPlanning');
     const ctx = w.ctx();
     await addTask(ctx, { name: 'X', agent: 'architect' });
-    expect(await refusal(w, () => setTaskField(ctx, '010', 'agent', 'implementr'), 'UNKNOWN_AGENT', 1)).toContain("did you mean 'implementer'?");
-    expect(await refusal(w, () => setTaskField(ctx, '010', 'assigned_agent', 'revewer'), 'UNKNOWN_AGENT', 1)).toContain("did you mean 'reviewer'?");
-    expect(await refusal(w, () => setTaskField(ctx, '010', 'assigned_agent', 'bob'), 'UNKNOWN_AGENT', 1)).toContain('decomposer');
+    expect(await refusal(w, () => setTaskField(ctx, '010', 'agent', 'implementr'), 'UNKNOWN_AGENT', 1)).toContain(
+      "did you mean 'implementer'?",
+    );
+    expect(await refusal(w, () => setTaskField(ctx, '010', 'assigned_agent', 'revewer'), 'UNKNOWN_AGENT', 1)).toContain(
+      "did you mean 'reviewer'?",
+    );
+    expect(await refusal(w, () => setTaskField(ctx, '010', 'assigned_agent', 'bob'), 'UNKNOWN_AGENT', 1)).toContain(
+      'decomposer',
+    );
     expect(w.yaml(taskFile('010')).assigned_agent).toBe('architect');
     await setTaskField(ctx, '010', 'agent', 'reviewer');
     expect(w.yaml(taskFile('010')).assigned_agent).toBe('reviewer');
@@ -148,7 +198,12 @@ describe('review assessment', () => {
   it('a review output needs an assessment when added and when approved, even one written in by hand', async () => {
     const w = await world('reviewActive');
     const ctx = w.ctx();
-    const add = await refusal(w, () => addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/r.md', extra: {} }), 'METADATA_REQUIRED', 1);
+    const add = await refusal(
+      w,
+      () => addArtifact(ctx, phase, 'outputs', { type: 'review', path: 'review/r.md', extra: {} }),
+      'METADATA_REQUIRED',
+      1,
+    );
     expect(add).toContain('--assessment');
     expect(add).toContain('sow output add --phase review --type review --path review/r.md --assessment pass');
 
@@ -157,16 +212,26 @@ describe('review assessment', () => {
     s.phases.review.outputs.push({ type: 'review', path: 'review/manual.md', approved: false, created_at: T0 });
     w.write(PROJECT, stringify(s));
     w.write('.sow/project/review/manual.md', '# Review\nLooks good.\n');
-    expect((await listArtifacts(ctx, phase, 'outputs')).artifacts).toEqual([{ type: 'review', path: 'review/manual.md', approved: false, created_at: T0 }]);
+    expect((await listArtifacts(ctx, phase, 'outputs')).artifacts).toEqual([
+      { type: 'review', path: 'review/manual.md', approved: false, created_at: T0 },
+    ]);
 
-    const approve = await refusal(w, () => setArtifact(ctx, phase, 'outputs', 0, 'approved', 'true'), 'METADATA_REQUIRED', 1);
+    const approve = await refusal(
+      w,
+      () => setArtifact(ctx, phase, 'outputs', 0, 'approved', 'true'),
+      'METADATA_REQUIRED',
+      1,
+    );
     expect(approve).toContain('assessment');
     expect(approve).toContain('sow output set --phase review --index 0 assessment pass');
     await refused(w, () => advanceProject(ctx, undefined, false), 'TRANSITION_BLOCKED', 3);
 
     await setArtifact(ctx, phase, 'outputs', 0, 'assessment', 'pass');
     await setArtifact(ctx, phase, 'outputs', 0, 'approved', 'true');
-    expect(w.yaml(PROJECT).phases.review.outputs[0]).toMatchObject({ approved: true, metadata: { assessment: 'pass' } });
+    expect(w.yaml(PROJECT).phases.review.outputs[0]).toMatchObject({
+      approved: true,
+      metadata: { assessment: 'pass' },
+    });
     expect((await advanceProject(ctx, undefined, false)).to).toBe('FinalizeDocumentation');
   });
 });
@@ -175,7 +240,8 @@ describe('task ids', () => {
   it('numbering continues past 990, lists order by number, --id 10 names 010 everywhere', async () => {
     const w = await world('implementationPlanning');
     const ctx = w.ctx();
-    const add = async (name: string, id?: string) => (await addTask(ctx, { name, ...(id !== undefined ? { id } : {}) })).id;
+    const add = async (name: string, id?: string) =>
+      (await addTask(ctx, { name, ...(id !== undefined ? { id } : {}) })).id;
     expect(await add('Ten')).toBe('010');
     expect(await add('Twenty')).toBe('020');
     expect(await add('Late', '980')).toBe('980');
@@ -192,7 +258,9 @@ describe('task ids', () => {
     await setTaskField(ctx, '10', 'status', 'in_progress');
     expect(w.yaml(taskFile('010')).status).toBe('in_progress');
     await addArtifact(ctx, { kind: 'task', id: '10' }, 'inputs', { type: 'reference', path: 'notes.md', extra: {} });
-    expect((await listArtifacts(ctx, { kind: 'task', id: '10' }, 'inputs')).artifacts).toMatchObject([{ type: 'reference', path: 'notes.md' }]);
+    expect((await listArtifacts(ctx, { kind: 'task', id: '10' }, 'inputs')).artifacts).toMatchObject([
+      { type: 'reference', path: 'notes.md' },
+    ]);
     expect(w.yaml(taskFile('010')).inputs).toHaveLength(1);
     expect((await getTask(ctx, '0010', 'status')).value).toBe('in_progress');
     expect((await getTask(ctx, '1000', 'name')).value).toBe('Thousand');
@@ -212,7 +280,9 @@ describe('dependencies and status gates', () => {
 
     await setTaskField(ctx, '020', 'dependencies', '010');
     expect(w.yaml(taskFile('020')).dependencies).toEqual(['010']);
-    expect(await refusal(w, () => setTaskField(ctx, '010', 'dependencies', '020'), 'DEPENDENCY_CYCLE', 1)).toContain('010 → 020 → 010');
+    expect(await refusal(w, () => setTaskField(ctx, '010', 'dependencies', '020'), 'DEPENDENCY_CYCLE', 1)).toContain(
+      '010 → 020 → 010',
+    );
     expect(w.yaml(taskFile('010')).dependencies).toEqual([]);
 
     // Starting 020 while 010 is pending.
@@ -231,7 +301,9 @@ describe('dependencies and status gates', () => {
     // An abandoned dependency does not block either.
     await setTaskField(ctx, '020', 'status', 'pending');
     await setTaskField(ctx, '020', 'dependencies', '010,030');
-    expect(await refusal(w, () => setTaskField(ctx, '020', 'status', 'in_progress'), 'TASK_BLOCKED', 3)).toContain('depends on 030 (pending)');
+    expect(await refusal(w, () => setTaskField(ctx, '020', 'status', 'in_progress'), 'TASK_BLOCKED', 3)).toContain(
+      'depends on 030 (pending)',
+    );
     await abandonTask(ctx, '030');
     await setTaskField(ctx, '020', 'status', 'in_progress');
 
@@ -246,7 +318,11 @@ describe('dependencies and status gates', () => {
     const ctx = w.ctx();
     const task = { kind: 'task', id: '010' } as const;
     await addArtifact(ctx, task, 'inputs', { type: 'reference', path: 'sinks/style.md', extra: {} });
-    await addArtifact(ctx, task, 'inputs', { type: 'feedback', path: 'phases/implementation/tasks/010/feedback/001.md', extra: {} });
+    await addArtifact(ctx, task, 'inputs', {
+      type: 'feedback',
+      path: 'phases/implementation/tasks/010/feedback/001.md',
+      extra: {},
+    });
     await setTaskField(ctx, '010', 'status', 'in_progress');
 
     const blocked = await refusal(w, () => setTaskField(ctx, '010', 'status', 'completed'), 'TASK_BLOCKED', 3);
@@ -261,6 +337,9 @@ describe('dependencies and status gates', () => {
 
     await setArtifact(ctx, task, 'inputs', 1, 'status', 'addressed');
     await setTaskField(ctx, '010', 'status', 'completed');
-    expect(w.yaml(taskFile('010'))).toMatchObject({ status: 'completed', inputs: [{ type: 'reference' }, { type: 'feedback', metadata: { status: 'addressed' } }] });
+    expect(w.yaml(taskFile('010'))).toMatchObject({
+      status: 'completed',
+      inputs: [{ type: 'reference' }, { type: 'feedback', metadata: { status: 'addressed' } }],
+    });
   });
 });

@@ -53,21 +53,48 @@ const MAX_PATCHES = 4 * 1024 * 1024;
 /** The most new (untracked) files shown. */
 const MAX_UNTRACKED = 500;
 
-const STATUS: Readonly<Record<string, FileChange['status']>> = { A: 'added', M: 'modified', D: 'deleted', R: 'renamed', C: 'copied', T: 'type changed' };
+const STATUS: Readonly<Record<string, FileChange['status']>> = {
+  A: 'added',
+  M: 'modified',
+  D: 'deleted',
+  R: 'renamed',
+  C: 'copied',
+  T: 'type changed',
+};
 
 export async function taskChanges(where: Where, rawId: string): Promise<TaskChanges> {
-  const { task, root, project } = await Reader.read(where, async (reader) => ({ task: await reader.task(rawId), root: reader.root, project: reader.project }), { otherBranch: 'quiet' });
+  const { task, root, project } = await Reader.read(
+    where,
+    async (reader) => ({ task: await reader.task(rawId), root: reader.root, project: reader.project }),
+    { otherBranch: 'quiet' },
+  );
   const recorded = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
   const own = task.worktree ? workerPlace(root, task) : undefined;
   if (own?.folder) {
     requireGenuineCheckout(root, own.folder);
     const base = mergeBaseOf(own.folder, `refs/heads/${own.from}`, 'HEAD');
-    return finish(task, 'worker-checkout', own.rel, own.branch, { branch: own.from, commit: base }, recorded, changesIn(own.folder, base, [], true));
+    return finish(
+      task,
+      'worker-checkout',
+      own.rel,
+      own.branch,
+      { branch: own.from, commit: base },
+      recorded,
+      changesIn(own.folder, base, [], true),
+    );
   }
   if (own) {
     // The checkout's folder went (removed by hand): its branch still holds what it committed.
     const base = mergeBaseOf(root, `refs/heads/${own.from}`, `refs/heads/${own.branch}`);
-    return finish(task, 'worker-branch', '.', own.branch, { branch: own.from, commit: base }, recorded, changesIn(root, base, [], false, `refs/heads/${own.branch}`));
+    return finish(
+      task,
+      'worker-branch',
+      '.',
+      own.branch,
+      { branch: own.from, commit: base },
+      recorded,
+      changesIn(root, base, [], false, `refs/heads/${own.branch}`),
+    );
   }
   const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
   const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headOf(root);
@@ -87,7 +114,16 @@ function finish(
   recorded: string[],
   found: { files: FileChange[]; truncated: boolean },
 ): TaskChanges {
-  return { task: task.id, source, checkout, branch, base, recorded, files: found.files, ...(found.truncated ? { truncated: true as const } : {}) };
+  return {
+    task: task.id,
+    source,
+    checkout,
+    branch,
+    base,
+    recorded,
+    files: found.files,
+    ...(found.truncated ? { truncated: true as const } : {}),
+  };
 }
 
 /** The task's checkout as recorded (checked as sow writes it before git hears of it); `folder` when it is there. */
@@ -103,7 +139,13 @@ function workerPlace(root: string, task: TaskState): { rel: string; branch: stri
  * outside `.sow/`, of the files `only` when it names some (one git run each); with `untracked`,
  * new files git does not know yet too, each whole.
  */
-function changesIn(cwd: string, base: string | undefined, only: readonly string[], untracked: boolean, tip?: string): { files: FileChange[]; truncated: boolean } {
+function changesIn(
+  cwd: string,
+  base: string | undefined,
+  only: readonly string[],
+  untracked: boolean,
+  tip?: string,
+): { files: FileChange[]; truncated: boolean } {
   const files: FileChange[] = [];
   let more = false;
   for (const file of only.length ? only : [null]) {
@@ -113,7 +155,11 @@ function changesIn(cwd: string, base: string | undefined, only: readonly string[
     for (let i = 0, n = 0; i < list.length && list[i]; n++) {
       const code = list[i]!;
       const two = code.startsWith('R') || code.startsWith('C');
-      const change: FileChange = { path: list[two ? i + 2 : i + 1]!, status: STATUS[code[0]!] ?? 'modified', patch: patches[n] ?? '' };
+      const change: FileChange = {
+        path: list[two ? i + 2 : i + 1]!,
+        status: STATUS[code[0]!] ?? 'modified',
+        patch: patches[n] ?? '',
+      };
       if (two) change.old_path = list[i + 1]!;
       files.push(change);
       i += two ? 3 : 2;
@@ -121,7 +167,8 @@ function changesIn(cwd: string, base: string | undefined, only: readonly string[
     if (!untracked || tip) continue;
     const added = untrackedFiles(cwd, file);
     const room = Math.max(0, MAX_UNTRACKED - files.length);
-    for (const path of added.slice(0, room)) files.push({ path, status: 'added', untracked: true, patch: newFilePatch(cwd, path) });
+    for (const path of added.slice(0, room))
+      files.push({ path, status: 'added', untracked: true, patch: newFilePatch(cwd, path) });
     if (added.length > room) more = true;
   }
   return bounded(files, more);

@@ -18,14 +18,22 @@ describe('task set/get', () => {
     w.clock.set('2026-11-26T11:00:00.000Z');
     await setTaskField(ctx, '010', 'status', 'in_progress');
     let t = w.yaml(taskFile('010'));
-    expect(t).toMatchObject({ status: 'in_progress', started_at: '2026-11-26T11:00:00.000Z', updated_at: '2026-11-26T11:00:00.000Z' });
+    expect(t).toMatchObject({
+      status: 'in_progress',
+      started_at: '2026-11-26T11:00:00.000Z',
+      updated_at: '2026-11-26T11:00:00.000Z',
+    });
     expect(t.updated_at).not.toBe(created.updated_at);
     expect(t.completed_at).toBeUndefined();
 
     w.clock.set('2026-11-26T12:00:00.000Z');
     await setTaskField(ctx, '010', 'status', 'completed');
     t = w.yaml(taskFile('010'));
-    expect(t).toMatchObject({ status: 'completed', started_at: '2026-11-26T11:00:00.000Z', completed_at: '2026-11-26T12:00:00.000Z' });
+    expect(t).toMatchObject({
+      status: 'completed',
+      started_at: '2026-11-26T11:00:00.000Z',
+      completed_at: '2026-11-26T12:00:00.000Z',
+    });
     expect((await listTasks(ctx))[0]).toMatchObject({ id: '010', status: 'completed' });
 
     // Reopened (a completed task stays completed unless forced): no longer completed.
@@ -54,7 +62,12 @@ describe('task set/get', () => {
     expect(await get('010', 'metadata.review.round')).toBe(2);
     expect(await get('010', 'review.blocking')).toBe(false);
     expect(await get('020', 'name')).toBe('Second task');
-    expect((await getTask(ctx, '020')).task).toMatchObject({ id: '020', name: 'Second task', status: 'pending', iteration: 1 });
+    expect((await getTask(ctx, '020')).task).toMatchObject({
+      id: '020',
+      name: 'Second task',
+      status: 'pending',
+      iteration: 1,
+    });
 
     await refused(w, () => setTaskField(ctx, '010', 'status', 'done'), 'INVALID_VALUE', 1);
     await refused(w, () => setTaskField(ctx, '010', 'iteration', '0'), 'INVALID_VALUE', 1);

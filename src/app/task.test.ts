@@ -22,7 +22,9 @@ describe('task add and set', () => {
   it('gap-numbered ids, --id, --parallel, --depends-on, --description; each task in its own file, listed in id order; a taken id or an unknown dependency refused', async () => {
     const w = await world('implementationPlanning');
     const add = async (opts: Parameters<typeof addTask>[1]) => (await addTask(w.ctx(), opts)).id;
-    expect(await add({ name: 'Design the API', agent: 'architect', description: 'Write the OpenAPI spec' })).toBe('010');
+    expect(await add({ name: 'Design the API', agent: 'architect', description: 'Write the OpenAPI spec' })).toBe(
+      '010',
+    );
     expect(await add({ name: 'Build it' })).toBe('020');
     expect(await add({ name: 'Squeeze in', id: '015', parallel: true })).toBe('015');
     expect(await add({ name: 'Test it', dependsOn: '010,015' })).toBe('030');
@@ -34,13 +36,23 @@ describe('task add and set', () => {
       { id: '030', name: 'Test it', status: 'pending', parallel: false, dependencies: ['010', '015'] },
     ]);
     expect(w.yaml(PROJECT).phases.implementation.tasks).toBeUndefined();
-    expect(w.yaml(taskFile('030'))).toMatchObject({ id: '030', name: 'Test it', phase: 'implementation', status: 'pending', iteration: 1, parallel: false, dependencies: ['010', '015'] });
+    expect(w.yaml(taskFile('030'))).toMatchObject({
+      id: '030',
+      name: 'Test it',
+      phase: 'implementation',
+      status: 'pending',
+      iteration: 1,
+      parallel: false,
+      dependencies: ['010', '015'],
+    });
     expect(w.yaml(taskFile('015')).parallel).toBe(true);
     const dir = '.sow/project/phases/implementation/tasks/010';
     expect(w.read(`${dir}/description.md`)).toContain('Write the OpenAPI spec');
     expect(w.exists(`${dir}/log.md`)).toBe(true);
     expect(w.exists(`${dir}/feedback`)).toBe(true);
-    expect((await refused(w, () => addTask(w.ctx(), { name: 'Clash', id: '010' }), 'TASK_ID_TAKEN', 1)).message).toContain("'010'");
+    expect(
+      (await refused(w, () => addTask(w.ctx(), { name: 'Clash', id: '010' }), 'TASK_ID_TAKEN', 1)).message,
+    ).toContain("'010'");
     // --id 10 means 010: taken.
     await refused(w, () => addTask(w.ctx(), { name: 'Clash', id: '10' }), 'TASK_ID_TAKEN', 1);
     await refused(w, () => addTask(w.ctx(), { name: 'Bad dep', dependsOn: '010,999' }), 'TASK_NOT_FOUND', 1);
@@ -50,11 +62,21 @@ describe('task add and set', () => {
     const w = await world('two');
     w.clock.set('2026-12-01T08:00:00.000Z');
     const t = await addTask(w.ctx(), { name: 'Third', dependsOn: '010,020', description: 'Do the third thing' });
-    expect(t).toMatchObject({ id: '030', status: 'pending', dependencies: ['010', '020'], created_at: '2026-12-01T08:00:00.000Z' });
-    expect(w.read('.sow/project/phases/implementation/tasks/030/description.md')).toBe('# Third\n\nDo the third thing\n');
+    expect(t).toMatchObject({
+      id: '030',
+      status: 'pending',
+      dependencies: ['010', '020'],
+      created_at: '2026-12-01T08:00:00.000Z',
+    });
+    expect(w.read('.sow/project/phases/implementation/tasks/030/description.md')).toBe(
+      '# Third\n\nDo the third thing\n',
+    );
     w.clock.advance(60);
     await setTaskField(w.ctx(), '30', 'metadata.note', 'looked at it');
-    expect(w.yaml(taskFile('030'))).toMatchObject({ metadata: { note: 'looked at it' }, updated_at: '2026-12-01T08:01:00.000Z' });
+    expect(w.yaml(taskFile('030'))).toMatchObject({
+      metadata: { note: 'looked at it' },
+      updated_at: '2026-12-01T08:01:00.000Z',
+    });
     expect((await getTask(w.ctx(), '030', 'description')).value).toBe('# Third\n\nDo the third thing\n');
   });
 
@@ -111,7 +133,10 @@ describe('task next', () => {
     await setTaskField(ctx, '040', 'dependencies', '020');
     await abandonTask(ctx, '020');
     await setTaskField(ctx, '050', 'status', 'in_progress');
-    expect(ids(await nextTasks(ctx)), '030 waits for 010; 040 waited for 020 (abandoned); 050 is in progress').toEqual(['010', '040']);
+    expect(ids(await nextTasks(ctx)), '030 waits for 010; 040 waited for 020 (abandoned); 050 is in progress').toEqual([
+      '010',
+      '040',
+    ]);
     await setTaskField(ctx, '010', 'status', 'completed');
     expect(ids(await nextTasks(ctx))).toEqual(['030', '040']);
     expect(ids(await listTasks(ctx, 'pending'))).toEqual(['030', '040']);
@@ -123,7 +148,13 @@ describe('task next --claim', () => {
     const w = await world('two');
     const r = await claimNext(w.ctx(), { owner: 'w1', agent: 'implementer' });
     expect(r.task).toMatchObject({ id: '010', status: 'in_progress', assigned_agent: 'implementer' });
-    expect(w.yaml(taskFile('010')).owner).toEqual({ kind: 'claim', by: 'w1', since: T0, lease_until: '2026-11-26T10:30:00.000Z', lease_seconds: 1800 });
+    expect(w.yaml(taskFile('010')).owner).toEqual({
+      kind: 'claim',
+      by: 'w1',
+      since: T0,
+      lease_until: '2026-11-26T10:30:00.000Z',
+      lease_seconds: 1800,
+    });
     expect((await claimNext(w.ctx(), { owner: 'w2' })).task.id).toBe('020');
     const none = await refused(w, () => claimNext(w.ctx(), { owner: 'w3' }), 'NO_READY_TASK', 1);
     expect(none.message).toContain('2 in progress');
@@ -153,7 +184,12 @@ describe('task next --claim', () => {
     const task = w.yaml(taskFile('010'));
     expect(task.owner.by).toBe('fast');
     expect(task.retired_owners).toContain('slow');
-    const e = await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'needs_review', { owner: 'slow' }), 'NOT_OWNER', 1);
+    const e = await refused(
+      w,
+      () => setTaskField(w.ctx(), '010', 'status', 'needs_review', { owner: 'slow' }),
+      'NOT_OWNER',
+      1,
+    );
     expect(e.message).toContain('session slow no longer owns task 010');
     await setTaskField(w.ctx(), '010', 'status', 'needs_review', { owner: 'fast' });
   });
@@ -170,7 +206,9 @@ describe('task next --claim', () => {
     ];
     for (const change of changes) {
       const e = await refused(w, change, 'TASK_HELD', 3);
-      expect(e.message).toMatch(/^task 010 is held by w1: claimed in this checkout since \S+, lease until \S+; only its holder changes it$/);
+      expect(e.message).toMatch(
+        /^task 010 is held by w1: claimed in this checkout since \S+, lease until \S+; only its holder changes it$/,
+      );
       expect(e.hint).toContain('--force');
     }
     // Its owner may.

@@ -2,7 +2,14 @@
 import { contextOf, type Where } from './context.js';
 import { findAgent } from '../domain/agents.js';
 import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
-import { claimantOf, DEFAULT_LEASE_SECONDS, describeHolder, isOwnedBy, retiredIdentity, TaskHeldError } from '../domain/ownership.js';
+import {
+  claimantOf,
+  DEFAULT_LEASE_SECONDS,
+  describeHolder,
+  isOwnedBy,
+  retiredIdentity,
+  TaskHeldError,
+} from '../domain/ownership.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
 import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
@@ -19,10 +26,29 @@ import {
   withStatus,
   type StatusChangeOptions,
 } from '../domain/tasks.js';
-import { candidateIds, heldBy, isReady, readyNow, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
+import {
+  candidateIds,
+  heldBy,
+  isReady,
+  readyNow,
+  requireExecuting,
+  takeOver,
+  taskRow,
+  type TaskRow,
+} from './ownership.js';
 import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
-import { claimSeenForChange, claimsRemote, dropOverriddenClaim, giveBackRemoteClaim, ourClaim, remoteClaimer, remoteClaimRows, remoteClaimsForReads, type ClaimSeen } from './remote-claims.js';
+import {
+  claimSeenForChange,
+  claimsRemote,
+  dropOverriddenClaim,
+  giveBackRemoteClaim,
+  ourClaim,
+  remoteClaimer,
+  remoteClaimRows,
+  remoteClaimsForReads,
+  type ClaimSeen,
+} from './remote-claims.js';
 import { thisMachine } from '../adapters/remote-claims.js';
 import type { RemoteClaims } from '../domain/claims.js';
 
@@ -104,10 +130,19 @@ export interface SetTaskResult {
  * (never under it); then `change` runs under the lock, and what a forced change took over is given
  * back on the remote once the change is written.
  */
-async function changeTask<R>(where: Where, rawId: string, opts: SetTaskOptions, change: (uow: UnitOfWork, guard: Guard) => Promise<R>): Promise<R> {
+async function changeTask<R>(
+  where: Where,
+  rawId: string,
+  opts: SetTaskOptions,
+  change: (uow: UnitOfWork, guard: Guard) => Promise<R>,
+): Promise<R> {
   const seen = await claimSeenForChange(where, rawId);
   const after: (() => Promise<void>)[] = [];
-  const result = await update(where, (uow) => change(uow, { seen, after }), opts.owner !== undefined ? { owner: opts.owner } : {});
+  const result = await update(
+    where,
+    (uow) => change(uow, { seen, after }),
+    opts.owner !== undefined ? { owner: opts.owner } : {},
+  );
   for (const step of after) await step();
   return result;
 }
@@ -125,7 +160,13 @@ interface Guard {
  * a holder here is retired (its later writes are refused), and once the change is written the
  * claim held on the remote is deleted. `what` says the change ("set status completed").
  */
-async function guardHeld(uow: UnitOfWork, task: TaskState, guard: Guard, opts: SetTaskOptions, what: string): Promise<TaskState> {
+async function guardHeld(
+  uow: UnitOfWork,
+  task: TaskState,
+  guard: Guard,
+  opts: SetTaskOptions,
+  what: string,
+): Promise<TaskState> {
   // Who no longer owns the task hears that first: it is told to stop, not to wait.
   uow.checkWriter(task);
   const holder = heldBy(task, uow.actor, uow.now, guard.seen);
@@ -175,7 +216,10 @@ async function changeStatus(
   if (!opts.force) checkStatusChange(before, status, await uow.dependenciesOf(before), opts);
   let next = withStatus(before, status, uow.now);
   // Its claimant setting it back to pending or paused lets it go: here, and on the remote below.
-  const lets = (status === 'pending' || status === 'paused') && before.owner?.kind === 'claim' && isOwnedBy(before.owner, uow.actor);
+  const lets =
+    (status === 'pending' || status === 'paused') &&
+    before.owner?.kind === 'claim' &&
+    isOwnedBy(before.owner, uow.actor);
   if (lets) {
     next = { ...next };
     delete next.owner;
@@ -193,11 +237,22 @@ async function changeStatus(
   return { task: next };
 }
 
-export async function setTaskField(where: Where, rawId: string, field: string, raw: string, opts: SetTaskOptions & StatusChangeOptions = {}): Promise<SetTaskResult> {
+export async function setTaskField(
+  where: Where,
+  rawId: string,
+  field: string,
+  raw: string,
+  opts: SetTaskOptions & StatusChangeOptions = {},
+): Promise<SetTaskResult> {
   return changeTask(where, rawId, opts, async (uow, guard) => {
     let task = await uow.task(rawId);
     const id = task.id;
-    const resolved = resolveField(own(TASK_FIELD_ALIASES, field) ?? field, TASK_FIELDS, `task ${id}`, Object.keys(TASK_FIELD_ALIASES));
+    const resolved = resolveField(
+      own(TASK_FIELD_ALIASES, field) ?? field,
+      TASK_FIELDS,
+      `task ${id}`,
+      Object.keys(TASK_FIELD_ALIASES),
+    );
     let label: string;
     let value: unknown;
     if (resolved.where === 'field' && resolved.name === 'status') {
@@ -208,7 +263,13 @@ export async function setTaskField(where: Where, rawId: string, field: string, r
       task = changed.task;
     } else {
       // Checked before the value: whoever may not change the task hears that first.
-      const guarded = await guardHeld(uow, task, guard, opts, `set ${resolved.where === 'field' ? resolved.name : `metadata.${resolved.path.join('.')}`}`);
+      const guarded = await guardHeld(
+        uow,
+        task,
+        guard,
+        opts,
+        `set ${resolved.where === 'field' ? resolved.name : `metadata.${resolved.path.join('.')}`}`,
+      );
       const tookOver = guarded !== task;
       task = guarded;
       if (resolved.where === 'field') {
@@ -249,7 +310,11 @@ export async function setTaskField(where: Where, rawId: string, field: string, r
   });
 }
 
-export async function abandonTask(where: Where, rawId: string, opts: SetTaskOptions = {}): Promise<{ task: TaskState; unchanged?: true }> {
+export async function abandonTask(
+  where: Where,
+  rawId: string,
+  opts: SetTaskOptions = {},
+): Promise<{ task: TaskState; unchanged?: true }> {
   return changeTask(where, rawId, opts, async (uow, guard) => {
     const r = await changeStatus(uow, guard, await uow.task(rawId), 'abandoned', opts, 'abandoned');
     if (!r.unchanged) uow.setTask(r.task);
@@ -321,7 +386,12 @@ export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<
           if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
           let claimed: { remote: string; remote_claim: string; remote_lease_until: string } | undefined;
           if (onRemote) {
-            const sha = await onRemote.claim(id, { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil }, uow.now, { ours: ourClaim(task, onRemote.remote) });
+            const sha = await onRemote.claim(
+              id,
+              { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil },
+              uow.now,
+              { ours: ourClaim(task, onRemote.remote) },
+            );
             if (sha === undefined) continue;
             pushed = { root: uow.root, remote: onRemote.remote, ref: onRemote.ref(id), sha };
             claimed = { remote: onRemote.remote, remote_claim: sha, remote_lease_until: leaseUntil };
@@ -354,22 +424,41 @@ export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<
   }
 }
 
-export async function getTask(where: Where, rawId: string, field?: string): Promise<{ task: TaskState; field?: string; value?: unknown; description?: string }> {
+export async function getTask(
+  where: Where,
+  rawId: string,
+  field?: string,
+): Promise<{ task: TaskState; field?: string; value?: unknown; description?: string }> {
   return Reader.read(where, async (reader) => {
     const task = await reader.task(rawId);
     // A dependency whose folder is gone is said here too, not first when the task is changed.
     await reader.dependenciesOf(task);
     if (field === undefined) {
-      const description = descriptionBody(reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`), task.name);
+      const description = descriptionBody(
+        reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`),
+        task.name,
+      );
       return { task, ...(description !== undefined ? { description } : {}) };
     }
     const name = own(TASK_FIELD_ALIASES, field) ?? field;
     if (name === 'description') {
-      return { task, field: 'description', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`) ?? '' };
+      return {
+        task,
+        field: 'description',
+        value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`) ?? '',
+      };
     }
     // Its log, as the worker and sow wrote it (log.md): read, not a field of the state.
-    if (name === 'log') return { task, field: 'log', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/log.md`) ?? '' };
-    const { field: label, value } = lookupField(task, name, TASK_FIELDS, {}, `task ${task.id}`, Object.keys(TASK_FIELD_ALIASES));
+    if (name === 'log')
+      return { task, field: 'log', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/log.md`) ?? '' };
+    const { field: label, value } = lookupField(
+      task,
+      name,
+      TASK_FIELDS,
+      {},
+      `task ${task.id}`,
+      Object.keys(TASK_FIELD_ALIASES),
+    );
     return { task, field: label, value };
   });
 }
@@ -378,7 +467,11 @@ export async function getTask(where: Where, rawId: string, field?: string): Prom
 export async function taskDiff(where: Where, rawId: string): Promise<{ task: string; files: string[]; diff: string }> {
   return Reader.read(where, async (reader) => {
     const task = await reader.task(rawId);
-    return { task: task.id, files: task.outputs.filter((a) => a.type === 'modified').map((a) => a.path), diff: diffOfTask(reader, task) ?? '' };
+    return {
+      task: task.id,
+      files: task.outputs.filter((a) => a.type === 'modified').map((a) => a.path),
+      diff: diffOfTask(reader, task) ?? '',
+    };
   });
 }
 
@@ -387,7 +480,11 @@ export async function listTasks(where: Where, status?: string): Promise<TaskRow[
     throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
   }
   const ctx = contextOf(where);
-  const { tasks, root, branch } = await Reader.read(ctx, async (reader) => ({ tasks: await reader.tasks(), root: reader.root, branch: reader.project.branch }));
+  const { tasks, root, branch } = await Reader.read(ctx, async (reader) => ({
+    tasks: await reader.tasks(),
+    root: reader.root,
+    branch: reader.project.branch,
+  }));
   const now = ctx.now();
   const rows = (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map((t) => taskRow(t, now));
   return withRemoteClaims(rows, await remoteClaimsForReads(root, branch, now), now);
@@ -433,7 +530,11 @@ export function diffOfTask(reader: Reader, task: TaskState): string | undefined 
 
 /** The working tree's changes to `files` against the base branch. */
 function diffOf(root: string, base: string, files: readonly string[]): string | undefined {
-  const diffs = files.map((f) => gitRun(root, ['diff', '--no-color', val(base, "the project's base branch"), '--', val(f, 'a modified file')])).filter((r) => r.ok && r.out);
+  const diffs = files
+    .map((f) =>
+      gitRun(root, ['diff', '--no-color', val(base, "the project's base branch"), '--', val(f, 'a modified file')]),
+    )
+    .filter((r) => r.ok && r.out);
   return diffs.length ? diffs.map((r) => r.out).join('\n') : undefined;
 }
 
@@ -477,7 +578,9 @@ export async function taskNeeds(where: Where, id: string): Promise<TaskNeeds> {
     const dependencies: NonNullable<TaskNeeds['dependencies']> = [];
     for (const d of await reader.dependenciesOf(task)) {
       const dep = await reader.task(d.id);
-      const outputs = dep.outputs.filter((a) => a.type !== 'evidence').map((a) => (rootOf(a.type) === 'project' ? `.sow/project/${a.path}` : a.path));
+      const outputs = dep.outputs
+        .filter((a) => a.type !== 'evidence')
+        .map((a) => (rootOf(a.type) === 'project' ? `.sow/project/${a.path}` : a.path));
       dependencies.push({
         id: dep.id,
         name: dep.name,

@@ -26,7 +26,11 @@ const SPECS: Record<string, string> = {
 async function specify(w: World, id: string): Promise<void> {
   const ctx = w.ctx();
   w.write(`.sow/project/units/${id}.md`, SPECS[id]!);
-  await addArtifact(ctx, { kind: 'task', id }, 'outputs', { type: 'work_unit_spec', path: `units/${id}.md`, extra: {} });
+  await addArtifact(ctx, { kind: 'task', id }, 'outputs', {
+    type: 'work_unit_spec',
+    path: `units/${id}.md`,
+    extra: {},
+  });
   await setArtifact(ctx, { kind: 'task', id }, 'outputs', 0, 'approved', 'true');
   await setTaskField(ctx, id, 'status', 'completed');
 }
@@ -36,7 +40,12 @@ async function toActive(w: World): Promise<void> {
   const ctx = w.ctx();
   await newProject(ctx, { name: 'auth', type: 'breakdown', description: 'JWT authentication', planning: true });
   w.write('.sow/project/discovery.md', '# JWT authentication\n\nStateless tokens for the API.\n');
-  await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'discovery', path: 'discovery.md', approved: 'true', extra: {} });
+  await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+    type: 'discovery',
+    path: 'discovery.md',
+    approved: 'true',
+    extra: {},
+  });
   expect((await advanceProject(ctx, undefined, false)).to).toBe('Active');
   await addTask(ctx, { name: 'Refresh tokens' });
   await addTask(ctx, { name: 'Token format' });
@@ -71,9 +80,15 @@ describe('the way to Publishing', () => {
     expect(await blocked()).toContain('finish or abandon 010, 020, 030 and 040');
     await setTaskField(ctx, '020', 'status', 'completed');
     await abandonTask(ctx, '040');
-    expect(await blocked()).toContain("unit 020 has no spec: write it and add it: 'sow task output add --id 020 --type work_unit_spec --path units/020.md'");
+    expect(await blocked()).toContain(
+      "unit 020 has no spec: write it and add it: 'sow task output add --id 020 --type work_unit_spec --path units/020.md'",
+    );
     w.write('.sow/project/units/020.md', SPECS['020']!);
-    await addArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', { type: 'work_unit_spec', path: 'units/020.md', extra: {} });
+    await addArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', {
+      type: 'work_unit_spec',
+      path: 'units/020.md',
+      extra: {},
+    });
     await setTaskField(ctx, '010', 'status', 'abandoned');
     await setTaskField(ctx, '030', 'status', 'abandoned');
     expect(await blocked()).toBe(
@@ -87,7 +102,9 @@ describe('the way to Publishing', () => {
     expect(await blocked()).toContain('unit 020 is completed but depends on 040, which was abandoned');
     await setTaskField(ctx, '020', 'dependencies', '');
     expect((await advanceProject(ctx, undefined, true)).to).toBe('Publishing');
-    const early = said(await refused(w, () => typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']), 'NOT_PUBLISHING', 3));
+    const early = said(
+      await refused(w, () => typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']), 'NOT_PUBLISHING', 3),
+    );
     expect(early).toContain("run 'sow advance' (Active → Publishing)");
   });
 
@@ -100,7 +117,8 @@ describe('the way to Publishing', () => {
     const before = w.yaml(taskState('020'));
     w.write(
       taskState('020'),
-      w.read(taskState('020')).replace(/^metadata:.*$/m, '') + 'metadata:\n  published:\n    issue: 8\n    url: https://github.com/acme/api/issues/8\n    at: 2026-11-26T10:00:00.000Z\n',
+      w.read(taskState('020')).replace(/^metadata:.*$/m, '') +
+        'metadata:\n  published:\n    issue: 8\n    url: https://github.com/acme/api/issues/8\n    at: 2026-11-26T10:00:00.000Z\n',
     );
     expect(w.yaml(taskState('020')).metadata.published.issue).toBe(8);
     expect(before.metadata?.published).toBeUndefined();
@@ -130,19 +148,33 @@ describe('breakdown publish --to files', () => {
     const ctx = w.ctx();
     const before = w.snapshot();
     const dry = await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files', '--dry-run']);
-    expect(dry.text).toBe(`020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md (depends on 020)\n010 → ${KNOWLEDGE}/010-refresh-tokens.md (depends on 030)`);
+    expect(dry.text).toBe(
+      `020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md (depends on 020)\n010 → ${KNOWLEDGE}/010-refresh-tokens.md (depends on 030)`,
+    );
     expect(w.snapshot()).toEqual(before);
     w.clock.set('2026-12-02T12:00:00.000Z');
     const r = await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']);
-    expect(r.text).toBe(`020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 → ${KNOWLEDGE}/010-refresh-tokens.md`);
+    expect(r.text).toBe(
+      `020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 → ${KNOWLEDGE}/010-refresh-tokens.md`,
+    );
     expect(w.read(`${KNOWLEDGE}/020-token-format.md`)).toBe(SPECS['020']);
-    expect(w.read(`${KNOWLEDGE}/030-verify-tokens.md`)).toBe('# Verify tokens\n\nMiddleware that rejects bad tokens.\n\nDepends on [020 Token format](020-token-format.md)\n');
-    expect(w.yaml(taskState('010')).metadata.published).toEqual({ file: `${KNOWLEDGE}/010-refresh-tokens.md`, at: '2026-12-02T12:00:00.000Z' });
+    expect(w.read(`${KNOWLEDGE}/030-verify-tokens.md`)).toBe(
+      '# Verify tokens\n\nMiddleware that rejects bad tokens.\n\nDepends on [020 Token format](020-token-format.md)\n',
+    );
+    expect(w.yaml(taskState('010')).metadata.published).toEqual({
+      file: `${KNOWLEDGE}/010-refresh-tokens.md`,
+      at: '2026-12-02T12:00:00.000Z',
+    });
     expect((await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files'])).message).toContain('nothing to publish');
     expect(await advanceProject(ctx, undefined, false)).toMatchObject({ to: 'Completed', projectRemoved: true });
     const entry = parse(w.read('.sow/knowledge/index.yaml')).entries[0];
     expect(entry).toMatchObject({ type: 'breakdown', name: 'auth', date: '2026-12-02' });
-    expect(entry.units[1]).toEqual({ id: '020', title: 'Token format', file: `${KNOWLEDGE}/020-token-format.md`, depends_on: [] });
+    expect(entry.units[1]).toEqual({
+      id: '020',
+      title: 'Token format',
+      file: `${KNOWLEDGE}/020-token-format.md`,
+      depends_on: [],
+    });
   });
 
   it('a spec changed since the human approved it is not published (exit 3, nothing written); approved again, it is', async () => {
@@ -155,7 +187,9 @@ describe('breakdown publish --to files', () => {
     );
     await setArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', 0, 'approved', 'true');
     await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']);
-    expect(w.read(`${KNOWLEDGE}/020-token-format.md`)).toBe('# Token format\n\nHS256, 15 minutes, and no expiry for admins.\n');
+    expect(w.read(`${KNOWLEDGE}/020-token-format.md`)).toBe(
+      '# Token format\n\nHS256, 15 minutes, and no expiry for admins.\n',
+    );
   });
 
   it('a spec that leads out of the repository (a link, .git/, ..) is never published, as an issue body or a file', async () => {
@@ -183,7 +217,10 @@ describe('breakdown publish --to files', () => {
       [
         'a spec path out of the repository',
         (w) => {
-          w.write(taskState('020'), w.read(taskState('020')).replace('path: units/020.md', 'path: ../../../../../../../../etc/passwd'));
+          w.write(
+            taskState('020'),
+            w.read(taskState('020')).replace('path: units/020.md', 'path: ../../../../../../../../etc/passwd'),
+          );
         },
         'STATE_FILE_INVALID',
         /must be a path inside the repository/,

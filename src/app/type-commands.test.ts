@@ -11,7 +11,12 @@ describe('type commands', () => {
     expect(said(e)).toBe(
       "'sow iter status' belongs to iterative projects, and this project is standard\nrun 'sow project types' to see what each type does; 'sow project status' shows this project's next step",
     );
-    await refused(w, () => typeCommand(w.ctx(), ['iter', 'phase', 'add', 'R1', '--title', 'x', '--criteria', 'y', '--output', 'o.md']), 'WRONG_PROJECT_TYPE', 1);
+    await refused(
+      w,
+      () => typeCommand(w.ctx(), ['iter', 'phase', 'add', 'R1', '--title', 'x', '--criteria', 'y', '--output', 'o.md']),
+      'WRONG_PROJECT_TYPE',
+      1,
+    );
     await refused(w, () => typeCommand(w.ctx(), ['breakdown', 'publish', '--to', 'files']), 'WRONG_PROJECT_TYPE', 1);
     const none = await world('init');
     await refused(none, () => typeCommand(none.ctx(), ['iter', 'status']), 'NO_PROJECT', 1);

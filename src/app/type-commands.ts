@@ -4,7 +4,15 @@
  * branch checked. A command of one type refuses a project of another before it reads anything else.
  */
 import { contextOf, type Where } from './context.js';
-import type { GitHubPort, Knowledge, TypeCommandContext, TypeCommandDef, CommandResult, TypeOptions, TypeSession } from '../domain/type-commands.js';
+import type {
+  GitHubPort,
+  Knowledge,
+  TypeCommandContext,
+  TypeCommandDef,
+  CommandResult,
+  TypeOptions,
+  TypeSession,
+} from '../domain/type-commands.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { currentBranch } from '../adapters/repo.js';
 import { parseStateText } from '../adapters/state-files.js';
@@ -67,13 +75,24 @@ async function readKnowledge(where: Where): Promise<Knowledge> {
   return withRootLock(root, async () => {
     const text = readFileIfExists(root, KNOWLEDGE_INDEX);
     const data = text === undefined ? undefined : (await parseStateText(KNOWLEDGE_INDEX, text)).data;
-    const listed = typeof data === 'object' && data !== null && Array.isArray((data as { entries?: unknown }).entries) ? (data as { entries: unknown[] }).entries : [];
-    const entries = listed.filter((e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e));
+    const listed =
+      typeof data === 'object' && data !== null && Array.isArray((data as { entries?: unknown }).entries)
+        ? (data as { entries: unknown[] }).entries
+        : [];
+    const entries = listed.filter(
+      (e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e),
+    );
     return { branch: currentBranch(root), entries, readFile: (rel) => readFileIfExists(root, rel) };
   });
 }
 
-export async function runTypeCommand(where: Where, type: ProjectType, command: TypeCommandDef, args: readonly string[], opts: TypeOptions): Promise<CommandResult> {
+export async function runTypeCommand(
+  where: Where,
+  type: ProjectType,
+  command: TypeCommandDef,
+  args: readonly string[],
+  opts: TypeOptions,
+): Promise<CommandResult> {
   const group = type.commands!.name;
   const checkType = (actual: string) => {
     if (actual !== type.name) throw new WrongProjectTypeError(`${group} ${command.name}`, type.name, actual);
@@ -88,7 +107,12 @@ export async function runTypeCommand(where: Where, type: ProjectType, command: T
       const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
       const number = Number(/\/issues\/(\d+)/.exec(url)?.[1]);
       if (!Number.isInteger(number) || number < 1) {
-        throw new SowError('GH_FAILED', 'external', `gh created an issue but sow could not read its number from '${url}'`, "look for it with 'gh issue list', then record it on the task");
+        throw new SowError(
+          'GH_FAILED',
+          'external',
+          `gh created an issue but sow could not read its number from '${url}'`,
+          "look for it with 'gh issue list', then record it on the task",
+        );
       }
       return { number, url };
     },

@@ -18,12 +18,19 @@ const taskState = (id: string) => `.sow/project/phases/design/tasks/${id}/state.
 const taskOutput = (id: string) => ({ kind: 'task' as const, id });
 
 /** The advance, refused by the guard out of Active: "message\nhint". */
-const blocked = async (w: World) => said(await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
+const blocked = async (w: World) =>
+  said(await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
 
 /** A design project named `name` with one completed task whose ADR (at `adr`) is written and approved, taken to Completed. */
 async function approvedAdr(w: World, name: string, adr: string, text: string): Promise<void> {
   const ctx = w.ctx();
-  await newProject(ctx, { name, type: 'design', branch: `design/${name}`, description: `About ${name}`, planning: true });
+  await newProject(ctx, {
+    name,
+    type: 'design',
+    branch: `design/${name}`,
+    description: `About ${name}`,
+    planning: true,
+  });
   await addTask(ctx, { name: `Decide ${name}` });
   w.write(`.sow/project/${adr}`, text);
   await addArtifact(ctx, taskOutput('010'), 'outputs', { type: 'adr', path: adr, approved: 'true', extra: {} });
@@ -36,7 +43,12 @@ describe('the way out of Active', () => {
   it('no task, open tasks, a document not written, a task without a document, one not approved (by its real index), a phase document not approved: each named with its command', async () => {
     const w = await world();
     const ctx = w.ctx();
-    await newProject(ctx, { name: 'storage', type: 'design', description: 'Where do we store events?', planning: true });
+    await newProject(ctx, {
+      name: 'storage',
+      type: 'design',
+      description: 'Where do we store events?',
+      planning: true,
+    });
     expect(await blocked(w)).toContain("'sow task add <document>'");
     for (const name of ['Use Postgres', 'Event store design', 'Caching layer']) await addTask(ctx, { name });
     expect(await blocked(w)).toContain('finish or abandon 010, 020, 030');
@@ -44,22 +56,43 @@ describe('the way out of Active', () => {
     // 010: an ADR, approved only once its file exists.
     await setTaskField(ctx, '010', 'status', 'in_progress');
     await addArtifact(ctx, taskOutput('010'), 'outputs', { type: 'adr', path: 'adrs/0001-use-postgres.md', extra: {} });
-    expect(said(await refused(w, () => setArtifact(ctx, taskOutput('010'), 'outputs', 0, 'approved', 'true'), 'ARTIFACT_FILE_MISSING', 1))).toContain('does not exist');
+    expect(
+      said(
+        await refused(
+          w,
+          () => setArtifact(ctx, taskOutput('010'), 'outputs', 0, 'approved', 'true'),
+          'ARTIFACT_FILE_MISSING',
+          1,
+        ),
+      ),
+    ).toContain('does not exist');
     expect(w.yaml(taskState('010')).outputs[0].approved).toBe(false);
     w.write('.sow/project/adrs/0001-use-postgres.md', '# Use Postgres\n');
     await setArtifact(ctx, taskOutput('010'), 'outputs', 0, 'approved', 'true');
     await setTaskField(ctx, '010', 'status', 'completed');
     expect(await blocked(w)).toContain('finish or abandon 020, 030');
     w.write('.sow/project/designs/caching.md', '# Caching\n');
-    await addArtifact(ctx, taskOutput('030'), 'outputs', { type: 'design', path: 'designs/caching.md', approved: 'true', extra: {} });
+    await addArtifact(ctx, taskOutput('030'), 'outputs', {
+      type: 'design',
+      path: 'designs/caching.md',
+      approved: 'true',
+      extra: {},
+    });
     await abandonTask(ctx, '030');
     expect(await blocked(w)).toMatch(/finish or abandon 020 \(/);
 
     await setTaskField(ctx, '020', 'status', 'completed');
-    expect(await blocked(w)).toMatch(/\ntask 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' \(type: design, adr, architecture, diagram or spec\)$/);
+    expect(await blocked(w)).toMatch(
+      /\ntask 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' \(type: design, adr, architecture, diagram or spec\)$/,
+    );
     w.write('.sow/project/designs/event-store.md', '# Event store\n');
     w.write('.sow/project/specs/events.md', '# Events\n');
-    await addArtifact(ctx, taskOutput('020'), 'outputs', { type: 'design', path: 'designs/event-store.md', approved: 'true', extra: {} });
+    await addArtifact(ctx, taskOutput('020'), 'outputs', {
+      type: 'design',
+      path: 'designs/event-store.md',
+      approved: 'true',
+      extra: {},
+    });
     await addArtifact(ctx, taskOutput('020'), 'outputs', { type: 'spec', path: 'specs/events.md', extra: {} });
     const unapproved = await blocked(w);
     expect(unapproved).toContain("approve task 020's spec: 'sow task output set --id 020 --index 1 approved true'");
@@ -71,7 +104,11 @@ describe('the way out of Active', () => {
     await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'diagram', path: 'diagrams/flow.mmd', extra: {} });
     expect(await blocked(w)).toContain("'sow output set --index 0 approved true'");
     await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
-    expect(await advanceProject(ctx, undefined, false)).toMatchObject({ from: 'Active', to: 'Finalizing', event: 'documents_approved' });
+    expect(await advanceProject(ctx, undefined, false)).toMatchObject({
+      from: 'Active',
+      to: 'Finalizing',
+      event: 'documents_approved',
+    });
   });
 
   it('only abandoned tasks: one document must be completed', async () => {
@@ -89,7 +126,12 @@ describe('where Completed keeps the documents', () => {
   it('ADRs in adrs/, the rest in designs/, an abandoned task’s document not kept; indexed with the tags', async () => {
     const w = await world();
     const ctx = w.ctx();
-    await newProject(ctx, { name: 'storage', type: 'design', description: 'Where do we store events?', planning: true });
+    await newProject(ctx, {
+      name: 'storage',
+      type: 'design',
+      description: 'Where do we store events?',
+      planning: true,
+    });
     await setPhaseField(ctx, 'metadata.tags', 'storage,postgres');
     for (const name of ['Use Postgres', 'Event store design', 'Caching layer']) await addTask(ctx, { name });
     const docs: [string, string, string, string][] = [
@@ -106,10 +148,20 @@ describe('where Completed keeps the documents', () => {
     await setTaskField(ctx, '020', 'status', 'completed');
     await abandonTask(ctx, '030');
     w.write('.sow/project/diagrams/flow.mmd', 'graph LR; app-->db\n');
-    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'diagram', path: 'diagrams/flow.mmd', approved: 'true', extra: {} });
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+      type: 'diagram',
+      path: 'diagrams/flow.mmd',
+      approved: 'true',
+      extra: {},
+    });
     expect((await advanceProject(ctx, undefined, false)).to).toBe('Finalizing');
     w.clock.set('2026-12-02T12:00:00.000Z');
-    expect(await advanceProject(ctx, undefined, false)).toMatchObject({ from: 'Finalizing', to: 'Completed', event: 'design_complete', projectRemoved: true });
+    expect(await advanceProject(ctx, undefined, false)).toMatchObject({
+      from: 'Finalizing',
+      to: 'Completed',
+      event: 'design_complete',
+      projectRemoved: true,
+    });
     expect(w.exists('.sow/project')).toBe(false);
     expect(w.read('.sow/knowledge/adrs/0001-use-postgres.md')).toBe('# Use Postgres\n');
     expect(w.read('.sow/knowledge/designs/event-store.md')).toBe('# Event store\n');
@@ -131,7 +183,12 @@ describe('where Completed keeps the documents', () => {
             { task: '020', type: 'spec', title: 'Event store design' },
             { type: 'diagram', title: 'flow.mmd' },
           ],
-          files: ['.sow/knowledge/adrs/0001-use-postgres.md', '.sow/knowledge/designs/event-store.md', '.sow/knowledge/designs/events.md', '.sow/knowledge/designs/flow.mmd'],
+          files: [
+            '.sow/knowledge/adrs/0001-use-postgres.md',
+            '.sow/knowledge/designs/event-store.md',
+            '.sow/knowledge/designs/events.md',
+            '.sow/knowledge/designs/flow.mmd',
+          ],
         },
       ],
     });
@@ -158,7 +215,12 @@ describe('where Completed keeps the documents', () => {
     await addTask(ctx, { name: 'API spec' });
     w.write('.sow/project/0002-versioning.md', '# Versioning\n');
     w.write('.sow/project/api.md', '# API\n');
-    await addArtifact(ctx, taskOutput('010'), 'outputs', { type: 'adr', path: '0002-versioning.md', approved: 'true', extra: {} });
+    await addArtifact(ctx, taskOutput('010'), 'outputs', {
+      type: 'adr',
+      path: '0002-versioning.md',
+      approved: 'true',
+      extra: {},
+    });
     await addArtifact(ctx, taskOutput('020'), 'outputs', { type: 'spec', path: 'api.md', approved: 'true', extra: {} });
     await setTaskField(ctx, '010', 'status', 'completed');
     await setTaskField(ctx, '020', 'status', 'completed');
@@ -167,6 +229,9 @@ describe('where Completed keeps the documents', () => {
     expect(w.read('.sow/knowledge/decisions/0002-versioning.md')).toBe('# Versioning\n');
     expect(w.exists('.sow/knowledge/adrs')).toBe(false);
     expect(w.read('.sow/knowledge/designs/api.md')).toBe('# API\n');
-    expect(parse(w.read('.sow/knowledge/index.yaml')).entries[0].files).toEqual(['.sow/knowledge/decisions/0002-versioning.md', '.sow/knowledge/designs/api.md']);
+    expect(parse(w.read('.sow/knowledge/index.yaml')).entries[0].files).toEqual([
+      '.sow/knowledge/decisions/0002-versioning.md',
+      '.sow/knowledge/designs/api.md',
+    ]);
   });
 });

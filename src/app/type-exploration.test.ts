@@ -13,14 +13,19 @@ import { newProject } from './project.js';
 import { abandonTask, addTask, setTaskField } from './task.js';
 
 const world = worlds();
-const blocked = async (w: World) => said(await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
+const blocked = async (w: World) =>
+  said(await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
 
 describe('the type a branch implies', () => {
   it("a branch with a type's prefix implies that type; --type says otherwise", async () => {
     const w = await world();
     w.git(['checkout', '-q', '-b', 'explore/caching']);
     await newProject(w.ctx(), { name: 'caching', description: 'Cache or not', planning: true });
-    expect(w.yaml(PROJECT)).toMatchObject({ type: 'exploration', branch: 'explore/caching', statechart: { current_state: 'Active' } });
+    expect(w.yaml(PROJECT)).toMatchObject({
+      type: 'exploration',
+      branch: 'explore/caching',
+      statechart: { current_state: 'Active' },
+    });
     const other = await world();
     other.git(['checkout', '-q', '-b', 'explore/caching']);
     await newProject(other.ctx(), { name: 'caching', description: 'Cache or not', type: 'standard', planning: true });
@@ -38,7 +43,11 @@ describe('exploration', () => {
     await addTask(ctx, { name: 'jsonwebtoken' });
     await setTaskField(ctx, '010', 'status', 'in_progress');
     w.write('.sow/project/findings/jose.md', '# jose\n');
-    await addArtifact(ctx, { kind: 'task', id: '010' }, 'outputs', { type: 'findings', path: 'findings/jose.md', extra: {} });
+    await addArtifact(ctx, { kind: 'task', id: '010' }, 'outputs', {
+      type: 'findings',
+      path: 'findings/jose.md',
+      extra: {},
+    });
     await setTaskField(ctx, '010', 'status', 'completed');
     expect(await blocked(w)).toContain('020');
     await abandonTask(ctx, '020');
@@ -69,12 +78,23 @@ describe('exploration', () => {
     });
 
     // The next one is added to the same index.
-    await newProject(ctx, { name: 'caching', type: 'exploration', branch: 'explore/caching', description: 'Cache or not', planning: true });
+    await newProject(ctx, {
+      name: 'caching',
+      type: 'exploration',
+      branch: 'explore/caching',
+      description: 'Cache or not',
+      planning: true,
+    });
     await addTask(ctx, { name: 'redis' });
     await setTaskField(ctx, '010', 'status', 'completed');
     await advanceProject(ctx, undefined, false);
     w.write('.sow/project/summary.md', '# Cache\n');
-    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'summary', path: 'summary.md', approved: 'true', extra: {} });
+    await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+      type: 'summary',
+      path: 'summary.md',
+      approved: 'true',
+      extra: {},
+    });
     await advanceProject(ctx, undefined, false);
     await advanceProject(ctx, undefined, false);
     expect(parse(w.read('.sow/knowledge/index.yaml')).entries.map((e: any) => e.name)).toEqual(['jwt-libs', 'caching']);

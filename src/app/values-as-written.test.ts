@@ -25,7 +25,9 @@ describe('a write leaves every value it did not change as written', () => {
     await setTaskField(w.ctx(), '010', 'metadata.reviewer', 'alice');
     let after = w.read(taskFile('010'));
     expect(after).not.toBe(before); // updated_at moved on
-    expect(after).toBe(withTimesOf(before, after).replace("  single: 'it''s'\n", "  single: 'it''s'\n  reviewer: alice\n"));
+    expect(after).toBe(
+      withTimesOf(before, after).replace("  single: 'it''s'\n", "  single: 'it''s'\n  reviewer: alice\n"),
+    );
 
     const second = after;
     w.clock.advance(60);
@@ -73,39 +75,47 @@ describe('a write leaves every value it did not change as written', () => {
     await setPhaseField(w.ctx(), 'metadata.reviewer', 'alice');
     const after = w.read(PROJECT);
     // The new key goes after the last one of the map (the record of what the approval covered).
-    expect(after).toBe(withTimesOf(edited, after).replace(/( {6}approved_tasks:\n(?: {8}.*\n)+)/, '$1      reviewer: alice\n'));
+    expect(after).toBe(
+      withTimesOf(edited, after).replace(/( {6}approved_tasks:\n(?: {8}.*\n)+)/, '$1      reviewer: alice\n'),
+    );
     expect(after).toContain('tasks_approved: yes_they_are  # see the call notes\n');
     expect((await projectStatus(w.ctx())).state).toBe('ImplementationExecuting');
   });
 
   it('an integer beyond 2^53 where a number is wanted reads as before and stays as written', async () => {
     const w = await world('executing');
-    w.write(taskFile('010'), w.read(taskFile('010')).replace(/^iteration: 1$/m, 'iteration: 12345678901234567890 # huge'));
+    w.write(
+      taskFile('010'),
+      w.read(taskFile('010')).replace(/^iteration: 1$/m, 'iteration: 12345678901234567890 # huge'),
+    );
     await setTaskField(w.ctx(), '010', 'metadata.x', '1');
     expect(w.read(taskFile('010'))).toContain('iteration: 12345678901234567890 # huge\n');
   });
 });
 
 describe('YAML built to exhaust sow is refused, exit 4', () => {
-  it.each(EXHAUSTING)('$name in a task file: every use case that reads it refuses it, naming the file, changing nothing', async ({ yaml, message }) => {
-    const w = await world('executing');
-    const indented = yaml
-      .split('\n')
-      .map((l) => `  ${l}`)
-      .join('\n');
-    w.write(taskFile('010'), w.read(taskFile('010')).replace(/^metadata: \{\}$/m, `metadata:\n${indented}`));
-    for (const [what, run] of [
-      ['task list', () => listTasks(w.ctx())],
-      ['status', () => projectStatus(w.ctx())],
-      ['project continue', () => continueProject(w.ctx())],
-      ['task get', () => getTask(w.ctx(), '010')],
-      ['task set', () => setTaskField(w.ctx(), '010', 'status', 'in_progress')],
-    ] as const) {
-      const e = await refused(w, run, 'STATE_FILE_INVALID', 4);
-      expect(e.message, what).toMatch(message);
-      expect(e.message, what).toContain(taskFile('010'));
-    }
-  });
+  it.each(EXHAUSTING)(
+    '$name in a task file: every use case that reads it refuses it, naming the file, changing nothing',
+    async ({ yaml, message }) => {
+      const w = await world('executing');
+      const indented = yaml
+        .split('\n')
+        .map((l) => `  ${l}`)
+        .join('\n');
+      w.write(taskFile('010'), w.read(taskFile('010')).replace(/^metadata: \{\}$/m, `metadata:\n${indented}`));
+      for (const [what, run] of [
+        ['task list', () => listTasks(w.ctx())],
+        ['status', () => projectStatus(w.ctx())],
+        ['project continue', () => continueProject(w.ctx())],
+        ['task get', () => getTask(w.ctx(), '010')],
+        ['task set', () => setTaskField(w.ctx(), '010', 'status', 'in_progress')],
+      ] as const) {
+        const e = await refused(w, run, 'STATE_FILE_INVALID', 4);
+        expect(e.message, what).toMatch(message);
+        expect(e.message, what).toContain(taskFile('010'));
+      }
+    },
+  );
 
   it.each(EXHAUSTING)('$name in .sow/config.yaml: refused, naming the file', async ({ yaml, message }) => {
     const w = await world('executing');

@@ -23,12 +23,19 @@ describe('a worker checkout', () => {
     w.git(['commit', '--quiet', '-m', 'the project']);
     const made = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
     expect(made.created).toBe(true);
-    expect(made.checkout).toMatchObject({ branch: `${branch}--task-010`, path: `.sow/worktrees/.workers/${branch}--task-010`, from: branch });
+    expect(made.checkout).toMatchObject({
+      branch: `${branch}--task-010`,
+      path: `.sow/worktrees/.workers/${branch}--task-010`,
+      from: branch,
+    });
     expect(made.path).toBe(join(w.dir, made.checkout.path));
     expect(w.git(['-C', made.path, 'branch', '--show-current'])).toBe(`${branch}--task-010`);
     expect(w.git(['rev-parse', `${branch}--task-010`])).toBe(w.git(['rev-parse', branch]));
     // Again with its record: the same checkout.
-    expect(openWorkerCheckout(w.dir, branch, '010', made.checkout, w.clock.now())).toMatchObject({ created: false, path: made.path });
+    expect(openWorkerCheckout(w.dir, branch, '010', made.checkout, w.clock.now())).toMatchObject({
+      created: false,
+      path: made.path,
+    });
     // Not a project checkout: status --all and agent ps --all do not read its copy of .sow/.
     expect(checkoutsWithProject(w.dir).map((c) => c.rel)).toEqual(['.']);
     expect((await listWorktreesFor(w.ctx())).find((t) => t.path === made.path)).toMatchObject({ project: null });
@@ -64,9 +71,25 @@ describe('a worker checkout', () => {
     w.write(taskFile('010'), stringify({ ...task, worktree: checkout }));
     await refused(w, () => mergeTask(w.ctx(), '010'), 'TASK_NOT_COMPLETED', 1);
     // A record whose branch would reach git as an option, or whose path leads elsewhere: state trouble (exit 4).
-    w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: { ...checkout, branch: '--upload-pack=touch x--task-010' } }));
+    w.write(
+      taskFile('010'),
+      stringify({
+        ...task,
+        status: 'completed',
+        completed_at: task.updated_at,
+        worktree: { ...checkout, branch: '--upload-pack=touch x--task-010' },
+      }),
+    );
     await refused(w, () => mergeTask(w.ctx(), '010'), 'WORKER_CHECKOUT_INVALID', 4);
-    w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: { ...checkout, path: '.sow/worktrees/../../elsewhere' } }));
+    w.write(
+      taskFile('010'),
+      stringify({
+        ...task,
+        status: 'completed',
+        completed_at: task.updated_at,
+        worktree: { ...checkout, path: '.sow/worktrees/../../elsewhere' },
+      }),
+    );
     await refused(w, () => mergeTask(w.ctx(), '010'), 'WORKER_CHECKOUT_INVALID', 4);
   });
 
@@ -77,19 +100,33 @@ describe('a worker checkout', () => {
     const branch = w.git(['branch', '--show-current']);
     const { checkout, path } = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
     const task = w.yaml(taskFile('010'));
-    w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: checkout }));
+    w.write(
+      taskFile('010'),
+      stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: checkout }),
+    );
     writeFileSync(join(path, 'new.txt'), 'made by the worker\n');
     mkdirSync(join(path, '.sow'), { recursive: true });
     writeFileSync(join(path, '.sow', 'stray.txt'), 'not the truth\n');
     const r = await mergeTask(w.ctx(), '010');
-    expect(r).toMatchObject({ task: '010', branch: `${branch}--task-010`, into: branch, committed: true, files: ['new.txt'], dropped: ['.sow/stray.txt'] });
+    expect(r).toMatchObject({
+      task: '010',
+      branch: `${branch}--task-010`,
+      into: branch,
+      committed: true,
+      files: ['new.txt'],
+      dropped: ['.sow/stray.txt'],
+    });
     expect(w.read('new.txt')).toBe('made by the worker\n');
     expect(w.git(['log', '-1', '--format=%s%n%P'])).toMatch(new RegExp(`^Merge task 010: First task\\n\\S+ \\S+$`));
-    expect(w.git(['log', '-1', '--format=%B', 'HEAD^2'])).toMatch(/^Task 010: First task\n\nWhat its worker left uncommitted .* committed by 'sow task merge'/);
+    expect(w.git(['log', '-1', '--format=%B', 'HEAD^2'])).toMatch(
+      /^Task 010: First task\n\nWhat its worker left uncommitted .* committed by 'sow task merge'/,
+    );
     expect(existsSync(path)).toBe(false);
     expect(w.git(['branch', '--list', `${branch}--task-010`])).toBe('');
     expect(w.yaml(taskFile('010')).worktree).toBeUndefined();
-    expect(w.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(`Merged its branch '${branch}--task-010' into '${branch}'`);
+    expect(w.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(
+      `Merged its branch '${branch}--task-010' into '${branch}'`,
+    );
   });
 
   it('task merge merges only code whose task_complete checks passed on it in the checkout: none, stale or forced past is said, refused exit 3 with nothing changed', async () => {
@@ -97,7 +134,10 @@ describe('a worker checkout', () => {
     w.git(['config', 'user.name', 'Ada']);
     w.git(['config', 'user.email', 'ada@example.invalid']);
     const branch = w.git(['branch', '--show-current']);
-    w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: "! grep -q broken work.txt"\n    when: [task_complete]\n');
+    w.write(
+      '.sow/config.yaml',
+      'checks:\n  - name: unit\n    run: "! grep -q broken work.txt"\n    when: [task_complete]\n',
+    );
     await allowChecks(w.ctx(), [], { yes: true, interactive: false, confirm: async () => true, show: () => undefined });
     const { checkout, path } = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
     w.write(taskFile('010'), stringify({ ...w.yaml(taskFile('010')), status: 'in_progress', worktree: checkout }));
@@ -105,8 +145,14 @@ describe('a worker checkout', () => {
     // Completed by the person in the project checkout: checked in the worker's checkout, on its code.
     const done = await setTaskFieldChecked(w.ctx(), '010', 'status', 'completed');
     const head = w.git(['-C', path, 'rev-parse', 'HEAD']);
-    expect(done.checks).toMatchObject([{ name: 'unit', passed: true, checkout: checkout.path, commit: head, dirty: true }]);
-    expect(w.yaml(taskFile('010')).outputs[0].metadata).toMatchObject({ checkout: checkout.path, commit: head, dirty: true });
+    expect(done.checks).toMatchObject([
+      { name: 'unit', passed: true, checkout: checkout.path, commit: head, dirty: true },
+    ]);
+    expect(w.yaml(taskFile('010')).outputs[0].metadata).toMatchObject({
+      checkout: checkout.path,
+      commit: head,
+      dirty: true,
+    });
 
     // The worker's code changes after the evidence: refused as stale, before its leftovers are committed.
     writeFileSync(join(path, 'work.txt'), 'done\nbroken\n');
@@ -118,10 +164,19 @@ describe('a worker checkout', () => {
 
     // Checked again there (failing), still refused; forced, merged and said.
     await expect(checkRun(w.ctx(), [], { task: '010' })).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
-    expect((await refused(w, () => mergeTask(w.ctx(), '010'), 'TASK_MERGE_UNCHECKED', 3)).message).toContain('unit: failed (exit 1;');
+    expect((await refused(w, () => mergeTask(w.ctx(), '010'), 'TASK_MERGE_UNCHECKED', 3)).message).toContain(
+      'unit: failed (exit 1;',
+    );
     const forced = await mergeTask(w.ctx(), '010', { force: true });
-    expect(forced.checked).toMatchObject({ commit: head, dirty: true, forced: true, checks: [{ name: 'unit', state: 'failed', dirty: true, commit: head }] });
-    expect(mergeChecksSentence(forced.checked)).toMatch(/^Merged with --force although [0-9a-f]{12} with what the worker left uncommitted had no fresh passing evidence: unit: failed \(exit 1; log/);
+    expect(forced.checked).toMatchObject({
+      commit: head,
+      dirty: true,
+      forced: true,
+      checks: [{ name: 'unit', state: 'failed', dirty: true, commit: head }],
+    });
+    expect(mergeChecksSentence(forced.checked)).toMatch(
+      /^Merged with --force although [0-9a-f]{12} with what the worker left uncommitted had no fresh passing evidence: unit: failed \(exit 1; log/,
+    );
     expect(w.read('work.txt')).toBe('done\nbroken\n');
     expect(w.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Merged with --force although');
   });
@@ -133,11 +188,16 @@ describe('a worker checkout', () => {
     const branch = w.git(['branch', '--show-current']);
     const { checkout, path } = openWorkerCheckout(w.dir, branch, '010', undefined, w.clock.now());
     const task = w.yaml(taskFile('010'));
-    w.write(taskFile('010'), stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: checkout }));
+    w.write(
+      taskFile('010'),
+      stringify({ ...task, status: 'completed', completed_at: task.updated_at, worktree: checkout }),
+    );
     writeFileSync(join(path, 'new.txt'), 'x\n');
     const r = await mergeTask(w.ctx(), '010');
     expect(r.checked).toMatchObject({ checks: [], forced: false, dirty: true });
-    expect(mergeChecksSentence(r.checked)).toMatch(/^No check is declared for task_complete, so none was required of [0-9a-f]{12} with what the worker left uncommitted\.$/);
+    expect(mergeChecksSentence(r.checked)).toMatch(
+      /^No check is declared for task_complete, so none was required of [0-9a-f]{12} with what the worker left uncommitted\.$/,
+    );
   });
 
   it("is used only while its .git is what git wrote for it: a regular file naming the repository's record, which names it back", async () => {
@@ -166,10 +226,26 @@ describe('a worker checkout', () => {
     mkdirSync(join(elsewhere, 'worktrees', 'x'), { recursive: true });
     writeFileSync(join(elsewhere, 'worktrees', 'x', 'gitdir'), `${dotGit}\n`);
     const cases: [string, () => void, RegExp][] = [
-      ['a git dir of its own', () => writeFileSync(dotGit, `gitdir: ${elsewhere}\n`), /names '.*elsewhere', which is not this repository's record of a worktree/],
-      ['a record-like folder elsewhere', () => writeFileSync(dotGit, `gitdir: ${join(elsewhere, 'worktrees', 'x')}\n`), /not this repository's record/],
-      ['the record of the main checkout', () => writeFileSync(dotGit, `gitdir: ${join(w.dir, '.git')}\n`), /not this repository's record/],
-      ['two lines', () => writeFileSync(dotGit, `${genuine}gitdir: ${elsewhere}\n`), /is not one line 'gitdir: <path>'/],
+      [
+        'a git dir of its own',
+        () => writeFileSync(dotGit, `gitdir: ${elsewhere}\n`),
+        /names '.*elsewhere', which is not this repository's record of a worktree/,
+      ],
+      [
+        'a record-like folder elsewhere',
+        () => writeFileSync(dotGit, `gitdir: ${join(elsewhere, 'worktrees', 'x')}\n`),
+        /not this repository's record/,
+      ],
+      [
+        'the record of the main checkout',
+        () => writeFileSync(dotGit, `gitdir: ${join(w.dir, '.git')}\n`),
+        /not this repository's record/,
+      ],
+      [
+        'two lines',
+        () => writeFileSync(dotGit, `${genuine}gitdir: ${elsewhere}\n`),
+        /is not one line 'gitdir: <path>'/,
+      ],
       ['a link', () => (rmSync(dotGit), symlinkSync(record, dotGit)), /\.git is a link/],
       ['a folder', () => (rmSync(dotGit), mkdirSync(dotGit)), /\.git is not a file/],
     ];
@@ -197,8 +273,14 @@ describe('a worker checkout', () => {
     w.write('.sow/config.yaml', 'workers:\n  worktree: true\n');
     expect((await readRepoConfig(w.dir)).config.workers?.worktree).toBe(true);
     w.write('.sow/config.yaml', 'workers:\n  worktree: yes please\n');
-    await expect(readRepoConfig(w.dir)).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('workers.worktree') });
+    await expect(readRepoConfig(w.dir)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('workers.worktree'),
+    });
     w.write('.sow/config.yaml', 'workers:\n  worktre: true\n');
-    await expect(readRepoConfig(w.dir)).rejects.toMatchObject({ code: 'CONFIG_INVALID', message: expect.stringContaining('worktree') });
+    await expect(readRepoConfig(w.dir)).rejects.toMatchObject({
+      code: 'CONFIG_INVALID',
+      message: expect.stringContaining('worktree'),
+    });
   });
 });

@@ -15,7 +15,13 @@ import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
-import { addWorktree, listWorktrees, pruneWorktrees, removeEmptyFolders, type Worktree } from '../adapters/worktrees.js';
+import {
+  addWorktree,
+  listWorktrees,
+  pruneWorktrees,
+  removeEmptyFolders,
+  type Worktree,
+} from '../adapters/worktrees.js';
 import {
   branchExists,
   changesInSow,
@@ -66,7 +72,13 @@ export function openWorkerCheckout(
 ): { checkout: WorkerCheckout; path: string; created: boolean } {
   const branch = recorded?.branch ?? workerBranch(projectBranch, taskId);
   if (recorded) checkRecorded(root, taskId, recorded);
-  else if (!isUsableBranch(root, branch)) throw new InvalidValueError('branch', branch, 'a name git takes for a branch', 'rename the project branch to a plain name (letters, digits, /, -)');
+  else if (!isUsableBranch(root, branch))
+    throw new InvalidValueError(
+      'branch',
+      branch,
+      'a name git takes for a branch',
+      'rename the project branch to a plain name (letters, digits, /, -)',
+    );
   const rel = recorded?.path ?? workerCheckoutRel(branch);
   const path = placeOf(root, rel);
   let trees = listWorktrees(root);
@@ -77,7 +89,11 @@ export function openWorkerCheckout(
   }
   const there = trees.find((t) => t.path === path && !t.prunable);
   if (there) {
-    if (there.branch !== branch) throw recordedProblem(taskId, `names ${rel}, which git has checked out on another branch (${there.branch ?? 'detached'})`);
+    if (there.branch !== branch)
+      throw recordedProblem(
+        taskId,
+        `names ${rel}, which git has checked out on another branch (${there.branch ?? 'detached'})`,
+      );
     // A worker (and the git its agent runs) starts there: never in a checkout whose .git leads elsewhere.
     requireGenuineCheckout(root, path);
     return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: false };
@@ -95,7 +111,13 @@ export function openWorkerCheckout(
       },
     );
   if (fileExists(root, rel))
-    throw new SowError('WORKTREE_PATH_TAKEN', 'failed', `${rel} exists already, but git does not know it as a worktree`, `move it away, or run 'git worktree prune'`, { path: rel });
+    throw new SowError(
+      'WORKTREE_PATH_TAKEN',
+      'failed',
+      `${rel} exists already, but git does not know it as a worktree`,
+      `move it away, or run 'git worktree prune'`,
+      { path: rel },
+    );
   const exists = branchExists(root, branch);
   if (exists && !recorded)
     throw new SowError(
@@ -118,8 +140,10 @@ function placeOf(root: string, rel: string): string {
 
 /** What the task's state says of its checkout must be what sow writes: a file's value never reaches git unchecked. */
 export function checkRecorded(root: string, taskId: string, recorded: WorkerCheckout): void {
-  if (!recorded.branch.endsWith(`--task-${taskId}`) || !isUsableBranch(root, recorded.branch)) throw recordedProblem(taskId, `has the branch '${recorded.branch}'`);
-  if (recorded.path !== workerCheckoutRel(recorded.branch)) throw recordedProblem(taskId, `has the path '${recorded.path}'`);
+  if (!recorded.branch.endsWith(`--task-${taskId}`) || !isUsableBranch(root, recorded.branch))
+    throw recordedProblem(taskId, `has the branch '${recorded.branch}'`);
+  if (recorded.path !== workerCheckoutRel(recorded.branch))
+    throw recordedProblem(taskId, `has the path '${recorded.path}'`);
   if (!isUsableBranch(root, recorded.from)) throw recordedProblem(taskId, `has the project branch '${recorded.from}'`);
 }
 
@@ -162,7 +186,13 @@ export interface MergeChecks {
 }
 
 export class TaskMergeUncheckedError extends SowError {
-  constructor(taskId: string, branch: string, checkout: string, code: Pick<MergeChecks, 'commit' | 'dirty'>, open: readonly MergeCheck[]) {
+  constructor(
+    taskId: string,
+    branch: string,
+    checkout: string,
+    code: Pick<MergeChecks, 'commit' | 'dirty'>,
+    open: readonly MergeCheck[],
+  ) {
     super(
       'TASK_MERGE_UNCHECKED',
       'blocked',
@@ -220,7 +250,12 @@ export class TaskMergeDirtyError extends SowError {
  * evidence of each task_complete check recorded in that checkout: by its tree, as every freshness
  * in sow is. The checks are the project checkout's (`root`): never the worker's copy of them.
  */
-async function judgeForMerge(root: string, task: TaskState, checkout: WorkerCheckout, path: string): Promise<Omit<MergeChecks, 'forced' | 'beside'> & { open: MergeCheck[] }> {
+async function judgeForMerge(
+  root: string,
+  task: TaskState,
+  checkout: WorkerCheckout,
+  path: string,
+): Promise<Omit<MergeChecks, 'forced' | 'beside'> & { open: MergeCheck[] }> {
   const { config } = await readRepoConfig(root);
   const declared = (config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
   const tree = worktreeTree(path, '.sow');
@@ -234,8 +269,15 @@ async function judgeForMerge(root: string, task: TaskState, checkout: WorkerChec
       name: s.name,
       state: s.state,
       ...(s.evidence !== undefined ? { evidence: s.evidence } : {}),
-      ...(found ? { commit: typeof meta['commit'] === 'string' ? meta['commit'] : null, dirty: meta['dirty'] === true } : {}),
-      said: s.state === 'missing' ? `${s.name}: never run in its checkout` : meta['skipped'] === true ? `${s.name}: skipped (the task was completed with --force)` : describeCheckStatus(s),
+      ...(found
+        ? { commit: typeof meta['commit'] === 'string' ? meta['commit'] : null, dirty: meta['dirty'] === true }
+        : {}),
+      said:
+        s.state === 'missing'
+          ? `${s.name}: never run in its checkout`
+          : meta['skipped'] === true
+            ? `${s.name}: skipped (the task was completed with --force)`
+            : describeCheckStatus(s),
     };
   });
   return { ...code, checks, open: checks.filter((c) => c.state !== 'fresh-pass') };
@@ -273,23 +315,38 @@ export async function mergeTask(where: Where, taskId: string, opts: { force?: bo
       );
     const owner = liveOwner(task, uow.now);
     if (owner)
-      throw new SowError('TASK_OWNED', 'failed', `task ${task.id} is still worked on by ${owner.by}; its branch is merged once its worker has stopped`, "wait for it ('sow agent wait'), then merge", {
-        task: task.id,
-        owner: owner.by,
-      });
+      throw new SowError(
+        'TASK_OWNED',
+        'failed',
+        `task ${task.id} is still worked on by ${owner.by}; its branch is merged once its worker has stopped`,
+        "wait for it ('sow agent wait'), then merge",
+        {
+          task: task.id,
+          owner: owner.by,
+        },
+      );
     const root = uow.root;
     const project = await uow.project();
     checkRecorded(root, task.id, checkout);
-    if (checkout.from !== project.branch) throw recordedProblem(task.id, `was made from '${checkout.from}', but the project's branch is '${project.branch}'`);
+    if (checkout.from !== project.branch)
+      throw recordedProblem(
+        task.id,
+        `was made from '${checkout.from}', but the project's branch is '${project.branch}'`,
+      );
     const path = placeOf(root, checkout.path);
     const tree: Worktree | undefined = listWorktrees(root).find((t) => t.path === resolve(path) && !t.prunable);
-    if (!tree || tree.branch !== checkout.branch) throw recordedProblem(task.id, `names ${checkout.path}, but git has no checkout of '${checkout.branch}' there ('git worktree list')`);
+    if (!tree || tree.branch !== checkout.branch)
+      throw recordedProblem(
+        task.id,
+        `names ${checkout.path}, but git has no checkout of '${checkout.branch}' there ('git worktree list')`,
+      );
 
     // git runs in the worker's checkout next: only where its .git is what git wrote for it.
     requireGenuineCheckout(root, path);
     // Checked, not trusted: only code whose checks passed on it moves the project branch.
     const { open, ...judged } = await judgeForMerge(root, task, checkout, path);
-    if (open.length && !opts.force) throw new TaskMergeUncheckedError(task.id, checkout.branch, checkout.path, judged, open);
+    if (open.length && !opts.force)
+      throw new TaskMergeUncheckedError(task.id, checkout.branch, checkout.path, judged, open);
     const checked: MergeChecks = { ...judged, forced: open.length > 0, beside: [] };
     // What the worker left: committed on its branch, honestly labelled, before anything is compared.
     const left = changesOutsideSow(path);
@@ -321,12 +378,28 @@ export async function mergeTask(where: Where, taskId: string, opts: { force?: bo
       if (clash.length) throw new TaskMergeDirtyError(task.id, clash);
       let outcome;
       try {
-        outcome = mergeBranch(root, checkout.branch, `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on '${checkout.branch}'.`);
+        outcome = mergeBranch(
+          root,
+          checkout.branch,
+          `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on '${checkout.branch}'.`,
+        );
       } catch (err) {
-        if (err instanceof GitRefused) throw new ExternalToolError('git', `did not merge '${checkout.branch}': ${err.said}`, `see 'git status' in ${root}`);
+        if (err instanceof GitRefused)
+          throw new ExternalToolError(
+            'git',
+            `did not merge '${checkout.branch}': ${err.said}`,
+            `see 'git status' in ${root}`,
+          );
         throw err;
       }
-      if (!outcome.merged) throw new TaskMergeConflictError(task.id, checkout.branch, project.branch, relative(ctx.cwd, path) || '.', outcome.conflicts);
+      if (!outcome.merged)
+        throw new TaskMergeConflictError(
+          task.id,
+          checkout.branch,
+          project.branch,
+          relative(ctx.cwd, path) || '.',
+          outcome.conflicts,
+        );
       merge = outcome.commit;
     }
     requireGenuineCheckout(root, path);
@@ -355,7 +428,8 @@ export function mergeChecksSentence(checked: MergeChecks): string {
   const beside = checked.beside.length
     ? ` The project branch changed ${checked.beside.length} file${checked.beside.length === 1 ? '' : 's'} since the checkout was made; the merge result combines both and was not checked as a whole ('sow check run' checks it).`
     : '';
-  if (checked.checks.length === 0) return `No check is declared for task_complete, so none was required of ${code}.${beside}`;
+  if (checked.checks.length === 0)
+    return `No check is declared for task_complete, so none was required of ${code}.${beside}`;
   if (checked.forced)
     return `Merged with --force although ${code} had no fresh passing evidence: ${checked.checks
       .filter((c) => c.state !== 'fresh-pass')

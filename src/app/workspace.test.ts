@@ -3,7 +3,16 @@
  * file and what stands in for a missing one, the problems of the task files doctor lists, the
  * branch a project belongs to, what a journal may write, and the lock.
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -16,7 +25,18 @@ import { setPhaseField } from './phase.js';
 import { setProjectField } from './project.js';
 import { continueProject, projectStatus } from './status.js';
 import { abandonTask, addTask, listTasks, setTaskField } from './task.js';
-import { branchProblem, checkJournalText, loadProject, lockPath, openRoot, projectLeftovers, taskFileProblems, update, withRootLock, withWorkspaceLock } from './workspace.js';
+import {
+  branchProblem,
+  checkJournalText,
+  loadProject,
+  lockPath,
+  openRoot,
+  projectLeftovers,
+  taskFileProblems,
+  update,
+  withRootLock,
+  withWorkspaceLock,
+} from './workspace.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
 const temps: string[] = [];
@@ -63,7 +83,9 @@ describe('opening the workspace', () => {
 
     const bad = await world('executing');
     writeJournal({ dir: bad.dir } as never, [{ to: PROJECT, text: 'name: [\n' }]);
-    expect((await refused(bad, () => openRoot(bad.ctx()), 'JOURNAL_REFUSED', 4)).message).toContain('nothing of it was applied');
+    expect((await refused(bad, () => openRoot(bad.ctx()), 'JOURNAL_REFUSED', 4)).message).toContain(
+      'nothing of it was applied',
+    );
   });
 });
 
@@ -86,10 +108,14 @@ describe('the project file', () => {
   it('an unknown type, or a state its type does not have: STATE_FILE_INVALID naming the field', async () => {
     const w = await world('executing');
     w.write(PROJECT, w.read(PROJECT).replace('type: standard', 'type: nosuch'));
-    expect((await refused(w, () => loadProject(w.dir), 'STATE_FILE_INVALID', 4)).message).toContain("unknown project type 'nosuch'");
+    expect((await refused(w, () => loadProject(w.dir), 'STATE_FILE_INVALID', 4)).message).toContain(
+      "unknown project type 'nosuch'",
+    );
     const s = await world('executing');
     s.write(PROJECT, s.read(PROJECT).replace('current_state: ImplementationExecuting', 'current_state: Nowhere'));
-    expect((await refused(s, () => loadProject(s.dir), 'STATE_FILE_INVALID', 4)).message).toContain(`${PROJECT}: statechart.current_state`);
+    expect((await refused(s, () => loadProject(s.dir), 'STATE_FILE_INVALID', 4)).message).toContain(
+      `${PROJECT}: statechart.current_state`,
+    );
   });
 });
 
@@ -107,7 +133,9 @@ describe('task file problems (doctor)', () => {
       ".sow/project/phases/implementation/tasks/020/state.yaml: id: says id '010', but it is the file of task 020 (its folder)",
       '.sow/project/phases/implementation/tasks/030/state.yaml: is missing: the task folder has no state file',
       '.sow/project/phases/implementation/tasks/notes: is not a task folder: task folders are named by task id (010, 020, …, 1000)',
-      expect.stringContaining('.sow/project/phases/review/tasks: holds 1 folder(s) (010), but the tasks of a standard project live in .sow/project/phases/implementation/tasks'),
+      expect.stringContaining(
+        '.sow/project/phases/review/tasks: holds 1 folder(s) (010), but the tasks of a standard project live in .sow/project/phases/implementation/tasks',
+      ),
     ]);
   });
 
@@ -116,8 +144,14 @@ describe('task file problems (doctor)', () => {
     const { type } = await loadProject(w.dir);
     w.write(taskFile('020'), w.read(taskFile('020')).replace('dependencies: []', 'dependencies:\n  - "070"'));
     const [problem] = await taskFileProblems(w.dir, type);
-    expect(problem).toMatchObject({ code: 'TASK_FOLDER_MISSING', message: 'task 070 is missing: its folder .sow/project/phases/implementation/tasks/070 does not exist, and task 020 depends on it' });
-    expect(problem!.hint).toContain('remove 070 from the dependencies in .sow/project/phases/implementation/tasks/020/state.yaml');
+    expect(problem).toMatchObject({
+      code: 'TASK_FOLDER_MISSING',
+      message:
+        'task 070 is missing: its folder .sow/project/phases/implementation/tasks/070 does not exist, and task 020 depends on it',
+    });
+    expect(problem!.hint).toContain(
+      'remove 070 from the dependencies in .sow/project/phases/implementation/tasks/020/state.yaml',
+    );
   });
 });
 
@@ -144,15 +178,37 @@ describe('the branch of a project', () => {
     const writes: [string, () => Promise<unknown>][] = [
       ['task add', () => addTask(w.ctx(), { name: 'Another' })],
       ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
-      ['input add', () => addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'notes.md', extra: {} })],
-      ['output add', () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'task_list', path: 'planning/more.md', extra: {} })],
+      [
+        'input add',
+        () => addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'notes.md', extra: {} }),
+      ],
+      [
+        'output add',
+        () =>
+          addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', {
+            type: 'task_list',
+            path: 'planning/more.md',
+            extra: {},
+          }),
+      ],
       ['advance', () => advanceProject(w.ctx(), undefined, false)],
       ['project set', () => setProjectField(w.ctx(), 'description', 'x')],
       ['log --project', () => appendLog(w.ctx(), log())],
       ['task set', () => setTaskField(w.ctx(), '010', 'name', 'Renamed')],
       ['task abandon', () => abandonTask(w.ctx(), '020')],
-      ['task output add', () => addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', { type: 'modified', path: 'src/a.ts', extra: {} })],
-      ['output set --phase planning', () => setArtifact(w.ctx(), { kind: 'phase', phase: 'planning' }, 'outputs', 0, 'approved', 'false')],
+      [
+        'task output add',
+        () =>
+          addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', {
+            type: 'modified',
+            path: 'src/a.ts',
+            extra: {},
+          }),
+      ],
+      [
+        'output set --phase planning',
+        () => setArtifact(w.ctx(), { kind: 'phase', phase: 'planning' }, 'outputs', 0, 'approved', 'false'),
+      ],
       ['log --task', () => appendLog(w.ctx(), log('010'))],
     ];
     for (const [what, run] of writes) {
@@ -177,7 +233,9 @@ describe('the branch of a project', () => {
       details: { project_branch: 'feat/demo', current_branch: 'other' },
     });
     w.git(['branch', '-D', 'feat/demo']);
-    expect(branchProblem(w.dir, p)?.message).toBe("this project belongs to 'feat/demo', which no longer exists, and 'other' is checked out");
+    expect(branchProblem(w.dir, p)?.message).toBe(
+      "this project belongs to 'feat/demo', which no longer exists, and 'other' is checked out",
+    );
     w.git(['checkout', '-q', '--detach']);
     expect(branchProblem(w.dir, p)).toMatchObject({
       message: expect.stringMatching(/^HEAD is detached at [0-9a-f]{7}, and this project belongs to 'feat\/demo'$/),
@@ -202,7 +260,8 @@ describe('a journal is runtime data, never trusted input: every use case refuses
     writeFileSync(join(outside, 'precious.txt'), 'keep me\n');
     return { w, outside };
   }
-  const journal = (w: World, steps: JournalStep[], opts?: Parameters<typeof writeJournal>[2]) => writeJournal({ dir: w.dir } as never, steps, opts);
+  const journal = (w: World, steps: JournalStep[], opts?: Parameters<typeof writeJournal>[2]) =>
+    writeJournal({ dir: w.dir } as never, steps, opts);
 
   /** A read, a write, the status and a dry run each refuse the journal (exit 4), applying nothing of it and leaving it for the user to look at. */
   async function refusedEverywhere(w: World, outside: string, problem: RegExp): Promise<void> {
@@ -229,7 +288,13 @@ describe('a journal is runtime data, never trusted input: every use case refuses
     const { w, outside } = await target();
     const text = 'pwned\n';
     const name = outside.split('/').pop();
-    for (const to of [`../${name}/pwned.txt`, `.sow/../../${name}/pwned.txt`, `${outside}/pwned.txt`, 'README.md', '.git/sow/lock']) {
+    for (const to of [
+      `../${name}/pwned.txt`,
+      `.sow/../../${name}/pwned.txt`,
+      `${outside}/pwned.txt`,
+      'README.md',
+      '.git/sow/lock',
+    ]) {
       journal(w, [
         { to, text },
         { to: '.sow/project/notes.md', text },
@@ -248,7 +313,17 @@ describe('a journal is runtime data, never trusted input: every use case refuses
 
   it('a journal that removes a tree outside .sow/, or reads from outside its temp folder, is refused', async () => {
     const { w, outside } = await target();
-    for (const removal of [outside, `../${outside.split('/').pop()}`, '.sow', '.git', '.sow/knowledge', '.sow/worktrees/feat/x', '.sow/.backup', '.sow/refs', '.sow/project/phases']) {
+    for (const removal of [
+      outside,
+      `../${outside.split('/').pop()}`,
+      '.sow',
+      '.git',
+      '.sow/knowledge',
+      '.sow/worktrees/feat/x',
+      '.sow/.backup',
+      '.sow/refs',
+      '.sow/project/phases',
+    ]) {
       journal(w, [{ to: '.sow/project/notes.md', text: 'x\n' }], { removals: [removal] });
       await refusedEverywhere(w, outside, /names a removal sow never journals/);
     }
@@ -360,7 +435,11 @@ describe('the lock', () => {
     await expect(withRootLock(w.dir, () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     expect(existsSync(lockPath(w.dir))).toBe(false);
 
-    expect(await withWorkspaceLock(w.ctx(), (root) => Promise.resolve(`${root}: ${existsSync(lockPath(root)) ? 'held' : 'free'}`))).toBe(`${w.dir}: held`);
+    expect(
+      await withWorkspaceLock(w.ctx(), (root) =>
+        Promise.resolve(`${root}: ${existsSync(lockPath(root)) ? 'held' : 'free'}`),
+      ),
+    ).toBe(`${w.dir}: held`);
     expect(existsSync(lockPath(w.dir))).toBe(false);
   });
 });

@@ -8,7 +8,14 @@
  * every task is read from those files (through the stat-checked task index), never from a copy.
  */
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError, WrongBranchError } from '../domain/errors.js';
+import {
+  NoProjectError,
+  MigrationNeededError,
+  SowError,
+  StateFileError,
+  TaskNotFoundError,
+  WrongBranchError,
+} from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
 import { readsTaskStates, type Actor } from '../domain/lifecycle.js';
 import { loadProjectType, PROJECT_TYPE_NAMES } from '../domain/project-types/index.js';
@@ -16,7 +23,15 @@ import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { projectProblem } from '../domain/project.js';
 import { isOwnedBy, NotOwnerError, renewLease, retiredIdentity } from '../domain/ownership.js';
 import { taskPhase } from '../domain/phases.js';
-import { LAYOUT_VERSION, ProjectStateSchema, TASK_ID_PATTERN, TaskStateSchema, type ProjectState, type TaskState, type TaskSummary } from '../domain/schemas.js';
+import {
+  LAYOUT_VERSION,
+  ProjectStateSchema,
+  TASK_ID_PATTERN,
+  TaskStateSchema,
+  type ProjectState,
+  type TaskState,
+  type TaskSummary,
+} from '../domain/schemas.js';
 import { byId, compareIds, findCycle, normalizeTaskId, sortIds, summaryOf } from '../domain/tasks.js';
 import { fileExists, fileTail, listFiles, readFileIfExists } from '../adapters/files.js';
 import { acquireLock, withLock } from '../adapters/lock.js';
@@ -24,7 +39,16 @@ import { warn } from '../adapters/notices.js';
 import { branchExists, findWorkspaceRoot, head } from '../adapters/repo.js';
 import { branchesWithFile } from '../adapters/git.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
-import { parseStateText, readStateFile, readText, rememberedStateFile, renderStateFile, stateFileExists, validateState, type StateFile } from '../adapters/state-files.js';
+import {
+  parseStateText,
+  readStateFile,
+  readText,
+  rememberedStateFile,
+  renderStateFile,
+  stateFileExists,
+  validateState,
+  type StateFile,
+} from '../adapters/state-files.js';
 import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { atTerminal, personName } from '../adapters/person.js';
 import { clearLeftovers, hasJournal, replayJournal, Transaction } from '../adapters/transaction.js';
@@ -67,7 +91,11 @@ export function actor(env: AppContext['env'], owner?: string): Actor {
 /** The layout version `.sow/.version` records. */
 export function layoutVersion(root: string): number {
   const text = readFileIfExists(root, VERSION_FILE)?.trim() ?? '';
-  if (!/^\d{1,4}$/.test(text)) throw new StateFileError(VERSION_FILE, `'${text.slice(0, 20)}' is not a layout version (a whole number such as ${LAYOUT_VERSION})`);
+  if (!/^\d{1,4}$/.test(text))
+    throw new StateFileError(
+      VERSION_FILE,
+      `'${text.slice(0, 20)}' is not a layout version (a whole number such as ${LAYOUT_VERSION})`,
+    );
   return Number(text);
 }
 
@@ -154,7 +182,12 @@ export async function loadProject(root: string): Promise<LoadedProject> {
   if (!hasProject(root)) throw noProject(root);
   const file = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
   const type = await loadProjectType(file.data.type);
-  if (!type) throw new StateFileError(PROJECT_FILE, `unknown project type ${quoted(file.data.type)} (types: ${PROJECT_TYPE_NAMES.join(', ')})`, 'type');
+  if (!type)
+    throw new StateFileError(
+      PROJECT_FILE,
+      `unknown project type ${quoted(file.data.type)} (types: ${PROJECT_TYPE_NAMES.join(', ')})`,
+      'type',
+    );
   const problem = projectProblem(type, file.data);
   if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
   return { file, type };
@@ -167,8 +200,10 @@ function validateTask(rel: string, data: unknown, id: string, phase: string): Ta
 
 /** That a task file the schema passed is the task its folder says it is. */
 function checkTaskIdentity(rel: string, task: TaskState, id: string, phase: string): TaskState {
-  if (task.id !== id) throw new StateFileError(rel, `says id ${quoted(task.id)}, but it is the file of task ${id} (its folder)`, 'id');
-  if (task.phase !== phase) throw new StateFileError(rel, `says phase ${quoted(task.phase)}, but tasks live in the ${phase} phase`, 'phase');
+  if (task.id !== id)
+    throw new StateFileError(rel, `says id ${quoted(task.id)}, but it is the file of task ${id} (its folder)`, 'id');
+  if (task.phase !== phase)
+    throw new StateFileError(rel, `says phase ${quoted(task.phase)}, but tasks live in the ${phase} phase`, 'phase');
   return task;
 }
 
@@ -184,7 +219,9 @@ async function loadTaskFile(root: string, type: ProjectType, id: string, raw = i
 }
 
 /** Every name a task id, joined by '/' (which no file name holds): one test for a folder of them. */
-const ALL_IDS = new RegExp(`^(?:${TASK_ID_PATTERN.source.slice(1, -1)})(?:/(?:${TASK_ID_PATTERN.source.slice(1, -1)}))*$`);
+const ALL_IDS = new RegExp(
+  `^(?:${TASK_ID_PATTERN.source.slice(1, -1)})(?:/(?:${TASK_ID_PATTERN.source.slice(1, -1)}))*$`,
+);
 
 /** The ids of the task folders, in id order; a folder that is not named by an id is an error. */
 function taskIds(root: string, phase: string): string[] {
@@ -196,7 +233,11 @@ function taskIds(root: string, phase: string): string[] {
   for (const name of names) {
     if (TASK_ID_PATTERN.test(name)) ids.push(name);
     // A file beside the task folders (a README) is left alone; a folder is a task folder or a mistake.
-    else if (isFolder(root, `${dir}/${name}`)) throw new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
+    else if (isFolder(root, `${dir}/${name}`))
+      throw new StateFileError(
+        `${dir}/${name}`,
+        'is not a task folder: task folders are named by task id (010, 020, …, 1000)',
+      );
   }
   return sortIds(ids);
 }
@@ -205,11 +246,17 @@ function taskIds(root: string, phase: string): string[] {
  * Every task's summary, read from the task files (through the stat-checked index), with the
  * unsaved changes of this command on top. Dependencies must name existing tasks and form no cycle.
  */
-async function loadSummaries(root: string, type: ProjectType, pending: ReadonlyMap<string, TaskState>): Promise<TaskSummary[]> {
+async function loadSummaries(
+  root: string,
+  type: ProjectType,
+  pending: ReadonlyMap<string, TaskState>,
+): Promise<TaskSummary[]> {
   const phase = taskPhase(type);
   const ids = taskIds(root, phase);
   const index = TaskIndex.open(root);
-  const summaries = await index.summaries(tasksDir(phase), ids, async (id, rel, text) => summaryOf(validateTask(rel, (await parseStateText(rel, text ?? readText(root, rel))).data, id, phase)));
+  const summaries = await index.summaries(tasksDir(phase), ids, async (id, rel, text) =>
+    summaryOf(validateTask(rel, (await parseStateText(rel, text ?? readText(root, rel))).data, id, phase)),
+  );
   index.save();
   let all = summaries;
   if (pending.size > 0) {
@@ -261,7 +308,12 @@ function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
   // Only tasks with dependencies can lie on a cycle.
   for (const t of all) if (t.dependencies.length > 0) graph.set(t.id, t.dependencies);
   const cycle = findCycle(graph);
-  if (cycle) throw new StateFileError(taskFile(phase, cycle[0]!), `the dependencies form a cycle: ${cycle.join(' → ')}`, 'dependencies');
+  if (cycle)
+    throw new StateFileError(
+      taskFile(phase, cycle[0]!),
+      `the dependencies form a cycle: ${cycle.join(' → ')}`,
+      'dependencies',
+    );
 }
 
 /**
@@ -270,14 +322,24 @@ function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
  * read without the lock, without finishing a journal and without writing the task index. `read`
  * receives each task read (in id order), for a check that goes on to judge them.
  */
-export async function taskFileProblems(root: string, type: ProjectType, read?: (task: TaskState) => void): Promise<SowError[]> {
+export async function taskFileProblems(
+  root: string,
+  type: ProjectType,
+  read?: (task: TaskState) => void,
+): Promise<SowError[]> {
   const phase = taskPhase(type);
   const dir = tasksDir(phase);
   const problems: SowError[] = [];
   const summaries: TaskSummary[] = [];
   for (const name of listNames(root, dir).sort(compareIds)) {
     if (!TASK_ID_PATTERN.test(name)) {
-      if (isFolder(root, `${dir}/${name}`)) problems.push(new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)'));
+      if (isFolder(root, `${dir}/${name}`))
+        problems.push(
+          new StateFileError(
+            `${dir}/${name}`,
+            'is not a task folder: task folders are named by task id (010, 020, …, 1000)',
+          ),
+        );
       continue;
     }
     try {
@@ -285,7 +347,8 @@ export async function taskFileProblems(root: string, type: ProjectType, read?: (
       summaries.push(summaryOf(task));
       read?.(task);
     } catch (err) {
-      if (err instanceof TaskNotFoundError) problems.push(new StateFileError(taskFile(phase, name), 'is missing: the task folder has no state file'));
+      if (err instanceof TaskNotFoundError)
+        problems.push(new StateFileError(taskFile(phase, name), 'is missing: the task folder has no state file'));
       else if (err instanceof SowError) problems.push(err);
       else throw err;
     }
@@ -294,7 +357,12 @@ export async function taskFileProblems(root: string, type: ProjectType, read?: (
   for (const other of type.phases.filter((p) => p.name !== phase)) {
     const stray = listNames(root, tasksDir(other.name)).filter((n) => isFolder(root, `${tasksDir(other.name)}/${n}`));
     if (stray.length)
-      problems.push(new StateFileError(tasksDir(other.name), `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} project live in ${dir}`));
+      problems.push(
+        new StateFileError(
+          tasksDir(other.name),
+          `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} project live in ${dir}`,
+        ),
+      );
   }
   if (problems.length === 0) {
     try {
@@ -311,7 +379,11 @@ export async function taskFileProblems(root: string, type: ProjectType, read?: (
  * The summaries of a task's dependencies, read from their own files. A dependency without a task
  * is an error (TaskFolderMissingError): left out, it would stop blocking the task.
  */
-async function dependenciesOf(task: TaskState, phase: string, load: (id: string) => Promise<TaskState>): Promise<TaskSummary[]> {
+async function dependenciesOf(
+  task: TaskState,
+  phase: string,
+  load: (id: string) => Promise<TaskState>,
+): Promise<TaskSummary[]> {
   const out: TaskSummary[] = [];
   for (const [i, id] of task.dependencies.entries()) {
     try {
@@ -325,7 +397,10 @@ async function dependenciesOf(task: TaskState, phase: string, load: (id: string)
 }
 
 /** Why the checked-out branch may not change this project, or undefined when it may. */
-export function branchProblem(root: string, project: ProjectState): { message: string; hint: string; details: Record<string, unknown> } | undefined {
+export function branchProblem(
+  root: string,
+  project: ProjectState,
+): { message: string; hint: string; details: Record<string, unknown> } | undefined {
   const here = head(root);
   if (here.branch === project.branch) return undefined;
   const details = { project_branch: project.branch, current_branch: here.branch ?? null };
@@ -427,8 +502,10 @@ export class Reader {
       if (locked) await recordDeferred(root, ctx);
       const { file, type } = await loadProject(root);
       const problem = branchProblem(root, file.data);
-      if (problem && opts.otherBranch === 'refuse') throw new WrongBranchError(problem.message, problem.hint, problem.details);
-      if (problem && opts.otherBranch !== 'quiet') warn(`${problem.message}; changes are refused until then (${problem.hint})`);
+      if (problem && opts.otherBranch === 'refuse')
+        throw new WrongBranchError(problem.message, problem.hint, problem.details);
+      if (problem && opts.otherBranch !== 'quiet')
+        warn(`${problem.message}; changes are refused until then (${problem.hint})`);
       return fn(new Reader(root, file, type, ctx));
     });
   }
@@ -457,8 +534,15 @@ export class Reader {
   }
 
   async view(): Promise<ProjectView> {
-    const view = { project: this.project, tasks: await this.tasks(), docExists: (rel: string) => fileExists(this.root, rel), readDoc: (rel: string) => this.readDoc(rel) };
-    return readsTaskStates(this.type, this.project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
+    const view = {
+      project: this.project,
+      tasks: await this.tasks(),
+      docExists: (rel: string) => fileExists(this.root, rel),
+      readDoc: (rel: string) => this.readDoc(rel),
+    };
+    return readsTaskStates(this.type, this.project.statechart.current_state)
+      ? { ...view, taskStates: await this.taskStates() }
+      : view;
   }
 
   /** The summaries of the task's dependencies (TaskFolderMissingError for one that has no task). */
@@ -569,8 +653,15 @@ export class UnitOfWork {
 
   async view(): Promise<ProjectView> {
     const project = await this.project();
-    const view = { project, tasks: await this.tasks(), docExists: (rel: string) => this.docExists(rel), readDoc: (rel: string) => this.readDoc(rel) };
-    return readsTaskStates(await this.type(), project.statechart.current_state) ? { ...view, taskStates: await this.taskStates() } : view;
+    const view = {
+      project,
+      tasks: await this.tasks(),
+      docExists: (rel: string) => this.docExists(rel),
+      readDoc: (rel: string) => this.readDoc(rel),
+    };
+    return readsTaskStates(await this.type(), project.statechart.current_state)
+      ? { ...view, taskStates: await this.taskStates() }
+      : view;
   }
 
   /**
@@ -595,7 +686,10 @@ export class UnitOfWork {
       if (owner?.remote === undefined || !isOwnedBy(owner, this.actor)) continue;
       const { remoteLeaseDue, renewRemoteClaim } = await import('./remote-claims.js');
       if (!remoteLeaseDue(owner, this.now)) continue;
-      this.tasksNext.set(id, { ...task, owner: await renewRemoteClaim(this.root, id, (await this.project()).branch, owner, this.now) });
+      this.tasksNext.set(id, {
+        ...task,
+        owner: await renewRemoteClaim(this.root, id, (await this.project()).branch, owner, this.now),
+      });
     }
   }
 
@@ -680,7 +774,11 @@ export interface UpdateOptions {
  * A write: under the lock, finish any interrupted transaction, clear leftovers of killed
  * writers, refuse a project that belongs to another branch, run `fn`, then commit what it changed.
  */
-export async function update<R>(where: Where, fn: (uow: UnitOfWork) => Promise<R>, opts: UpdateOptions = {}): Promise<R> {
+export async function update<R>(
+  where: Where,
+  fn: (uow: UnitOfWork) => Promise<R>,
+  opts: UpdateOptions = {},
+): Promise<R> {
   const ctx = contextOf(where);
   const root = findWorkspaceRoot(ctx.cwd);
   checkLayout(root);

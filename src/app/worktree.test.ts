@@ -13,7 +13,13 @@ import { advanceProject } from './advance.js';
 import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
 import { addTask, claimNext } from './task.js';
-import { addWorktreeFor, checkoutsWithProject, listWorktreesFor, pruneWorktreesFor, removeWorktreeFor } from './worktree.js';
+import {
+  addWorktreeFor,
+  checkoutsWithProject,
+  listWorktreesFor,
+  pruneWorktreesFor,
+  removeWorktreeFor,
+} from './worktree.js';
 
 /** sow initialised and committed on main. */
 const world = worlds({
@@ -42,7 +48,14 @@ describe('worktree add', () => {
     const w = await world('withSow');
     const r = await addWorktreeFor(w.ctx(), 'feat/a');
     const path = realpathSync(join(w.dir, WT('feat/a')));
-    expect(r).toEqual({ branch: 'feat/a', path, rel: WT('feat/a'), created_from: 'main', base_kind: 'default', initialised: false });
+    expect(r).toEqual({
+      branch: 'feat/a',
+      path,
+      rel: WT('feat/a'),
+      created_from: 'main',
+      base_kind: 'default',
+      initialised: false,
+    });
     expect(w.git(['-C', path, 'branch', '--show-current'])).toBe('feat/a');
     expect(w.git(['rev-parse', 'feat/a'])).toBe(w.git(['rev-parse', 'main']));
     expect(w.git(['status', '--porcelain'])).toBe('');
@@ -80,7 +93,10 @@ describe('worktree add', () => {
     const nested = await addWorktreeFor(w.ctx({}, WT('feat/second')), 'feat/third');
     expect(nested.rel).toBe(WT('feat/third'));
     // --from still picks the base.
-    expect(await addWorktreeFor(w.ctx(), 'feat/fourth', 'feat/first')).toMatchObject({ created_from: 'feat/first', base_kind: 'from' });
+    expect(await addWorktreeFor(w.ctx(), 'feat/fourth', 'feat/first')).toMatchObject({
+      created_from: 'feat/first',
+      base_kind: 'from',
+    });
     expect(w.git(['rev-parse', 'feat/fourth'])).toBe(w.git(['rev-parse', 'feat/first']));
   });
 
@@ -97,21 +113,31 @@ describe('worktree add', () => {
     expect(w.git(['rev-parse', 'feat/x'])).toBe(w.git(['rev-parse', 'trunk']));
     // Only the remote branch: it is the base.
     w.git(['branch', '-q', '-D', 'trunk']);
-    expect(await addWorktreeFor(w.ctx(), 'feat/y')).toMatchObject({ created_from: 'origin/trunk', base_kind: 'default' });
+    expect(await addWorktreeFor(w.ctx(), 'feat/y')).toMatchObject({
+      created_from: 'origin/trunk',
+      base_kind: 'default',
+    });
     expect(w.git(['rev-parse', 'feat/y'])).toBe(w.git(['rev-parse', 'refs/remotes/origin/trunk']));
 
     // No origin/HEAD, no main or master: the branch checked out.
     const other = await world('withSow');
     other.git(['checkout', '-q', '-b', 'dev']);
     other.git(['branch', '-q', '-D', 'main']);
-    expect(await addWorktreeFor(other.ctx(), 'feat/z')).toMatchObject({ created_from: 'dev', base_kind: 'checked-out' });
+    expect(await addWorktreeFor(other.ctx(), 'feat/z')).toMatchObject({
+      created_from: 'dev',
+      base_kind: 'checked-out',
+    });
   });
 
   it('refusals: a branch checked out already, a bad name, --from with an existing branch, an unknown base, no sow', async () => {
     const w = await world('withSow');
     await addWorktreeFor(w.ctx(), 'feat/a');
-    expect((await refused(w, () => addWorktreeFor(w.ctx(), 'feat/a'), 'WORKTREE_EXISTS', 1)).message).toBe(`branch 'feat/a' is already checked out at ${WT('feat/a')}`);
-    expect((await refused(w, () => addWorktreeFor(w.ctx(), 'main'), 'WORKTREE_EXISTS', 1)).message).toBe("branch 'main' is already checked out at .");
+    expect((await refused(w, () => addWorktreeFor(w.ctx(), 'feat/a'), 'WORKTREE_EXISTS', 1)).message).toBe(
+      `branch 'feat/a' is already checked out at ${WT('feat/a')}`,
+    );
+    expect((await refused(w, () => addWorktreeFor(w.ctx(), 'main'), 'WORKTREE_EXISTS', 1)).message).toBe(
+      "branch 'main' is already checked out at .",
+    );
     await refused(w, () => addWorktreeFor(w.ctx(), 'bad..name'), 'INVALID_NAME', 2);
     w.git(['branch', 'other']);
     await refused(w, () => addWorktreeFor(w.ctx(), 'other', 'main'), 'BRANCH_EXISTS', 1);
@@ -162,7 +188,13 @@ describe('worktree list, and who works where', () => {
       ['feat/a', WT('feat/a'), false, true, false, 'alpha'],
       ['feat/b', WT('feat/b'), false, true, false, null],
     ]);
-    expect(list[1]!.project).toEqual({ name: 'alpha', state: 'ImplementationExecuting', branch: 'feat/a', tasks: { done: 0, total: 2 }, sessions: [{ task: '010', by: 'me', kind: 'claim' }] });
+    expect(list[1]!.project).toEqual({
+      name: 'alpha',
+      state: 'ImplementationExecuting',
+      branch: 'feat/a',
+      tasks: { done: 0, total: 2 },
+      sessions: [{ task: '010', by: 'me', kind: 'claim' }],
+    });
     expect(checkoutsWithProject(w.dir).map((c) => c.rel)).toEqual([WT('feat/a')]);
 
     // While the lease runs, the worktree is busy; once it ended, it is not.
@@ -210,8 +242,12 @@ describe('worktree remove and prune', () => {
     const none = await refused(w, () => removeWorktreeFor(w.ctx(), 'feat/x', false), 'WORKTREE_NOT_FOUND', 1);
     expect(none.hint).toContain("'sow worktree add <branch>' makes one");
     await addWorktreeFor(w.ctx(), 'feat/a');
-    expect((await refused(w, () => removeWorktreeFor(w.ctx(), 'feat/x', false), 'WORKTREE_NOT_FOUND', 1)).hint).toContain('the worktrees: feat/a');
-    expect((await refused(w, () => removeWorktreeFor(w.ctx(), 'main', false), 'WORKTREE_NOT_FOUND', 1)).message).toBe("'main' is checked out in the main checkout, which is not a worktree");
+    expect(
+      (await refused(w, () => removeWorktreeFor(w.ctx(), 'feat/x', false), 'WORKTREE_NOT_FOUND', 1)).hint,
+    ).toContain('the worktrees: feat/a');
+    expect((await refused(w, () => removeWorktreeFor(w.ctx(), 'main', false), 'WORKTREE_NOT_FOUND', 1)).message).toBe(
+      "'main' is checked out in the main checkout, which is not a worktree",
+    );
   });
 
   it('a worktree deleted by hand is listed as missing until prune forgets it; then its branch can be checked out again', async () => {

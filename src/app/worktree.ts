@@ -12,7 +12,16 @@ import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } fr
 import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
 import { isWorkerCheckoutPath, requireGenuineCheckout } from '../adapters/worker-checkouts.js';
-import { addWorktree, defaultBranch, listWorktrees, pruneWorktrees, removeEmptyFolders, removeWorktree, uncommittedIn, type Worktree } from '../adapters/worktrees.js';
+import {
+  addWorktree,
+  defaultBranch,
+  listWorktrees,
+  pruneWorktrees,
+  removeEmptyFolders,
+  removeWorktree,
+  uncommittedIn,
+  type Worktree,
+} from '../adapters/worktrees.js';
 import { initWorkspace } from './init.js';
 import { liveOwner } from './ownership.js';
 import { Reader } from './workspace.js';
@@ -23,7 +32,13 @@ export const WORKTREES_DIR = '.sow/worktrees';
 
 export class WorktreeExistsError extends SowError {
   constructor(branch: string, path: string) {
-    super('WORKTREE_EXISTS', 'failed', `branch '${branch}' is already checked out at ${path}`, `work there (cd ${path}), or pick another branch`, { branch, path });
+    super(
+      'WORKTREE_EXISTS',
+      'failed',
+      `branch '${branch}' is already checked out at ${path}`,
+      `work there (cd ${path}), or pick another branch`,
+      { branch, path },
+    );
   }
 }
 
@@ -33,7 +48,9 @@ export class WorktreeNotFoundError extends SowError {
       'WORKTREE_NOT_FOUND',
       'failed',
       `no worktree of branch '${branch}'`,
-      known.length ? `the worktrees: ${known.join(', ')} ('sow worktree list')` : "there are none besides the main checkout; 'sow worktree add <branch>' makes one",
+      known.length
+        ? `the worktrees: ${known.join(', ')} ('sow worktree list')`
+        : "there are none besides the main checkout; 'sow worktree add <branch>' makes one",
       { branch, known: [...known] },
     );
   }
@@ -122,38 +139,72 @@ export interface AddedWorktree {
 /** `sow worktree add <branch> [--from <base>]`. */
 export async function addWorktreeFor(where: Where, branch: string, from?: string): Promise<AddedWorktree> {
   const { main, here, trees } = mainCheckout(contextOf(where).cwd);
-  if (!isValidBranchName(main, branch)) throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', 'feat/add-auth');
+  if (!isValidBranchName(main, branch))
+    throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', 'feat/add-auth');
   const taken = trees.find((t) => t.branch === branch);
   if (taken) throw new WorktreeExistsError(branch, relPath(main, taken.path));
   const exists = branchExists(main, branch);
   if (exists && from !== undefined)
-    throw new SowError('BRANCH_EXISTS', 'failed', `branch '${branch}' exists already; --from applies only to a new branch`, `drop --from to check out '${branch}' as it is`, { branch });
+    throw new SowError(
+      'BRANCH_EXISTS',
+      'failed',
+      `branch '${branch}' exists already; --from applies only to a new branch`,
+      `drop --from to check out '${branch}' as it is`,
+      { branch },
+    );
   // A new line of work starts from the repository's default branch, not from whatever is checked
   // out (a second project's branch would otherwise start on the first one's work).
   const fallback = from === undefined && !exists ? defaultBranch(main) : undefined;
   const current = currentBranch(here);
   const base = from ?? fallback?.name ?? current ?? head(here).commit;
-  const baseKind: AddedWorktree['base_kind'] = from !== undefined ? 'from' : fallback ? 'default' : current !== undefined ? 'checked-out' : 'commit';
+  const baseKind: AddedWorktree['base_kind'] =
+    from !== undefined ? 'from' : fallback ? 'default' : current !== undefined ? 'checked-out' : 'commit';
   // A branch is named to git by its full ref: a clone may bring one named '-…', which as it is
   // would be an option. What --from names may be any commit, so it is refused then.
   const baseRef = fallback?.ref ?? (from === undefined && current !== undefined ? `refs/heads/${current}` : base);
   if (!exists) {
-    if (!base || !baseRef) throw new SowError('NO_COMMIT', 'failed', 'there is no commit to start the branch from', 'commit something first, or pass --from <branch>');
-    if (baseRef.startsWith('-') || !gitSucceeds(main, ['rev-parse', '--verify', '--quiet', val(`${baseRef}^{commit}`, 'the base', 'user')]))
-      throw new InvalidValueError('--from', base, 'a branch or commit of this repository', "run 'git branch' to see the branches");
+    if (!base || !baseRef)
+      throw new SowError(
+        'NO_COMMIT',
+        'failed',
+        'there is no commit to start the branch from',
+        'commit something first, or pass --from <branch>',
+      );
+    if (
+      baseRef.startsWith('-') ||
+      !gitSucceeds(main, ['rev-parse', '--verify', '--quiet', val(`${baseRef}^{commit}`, 'the base', 'user')])
+    )
+      throw new InvalidValueError(
+        '--from',
+        base,
+        'a branch or commit of this repository',
+        "run 'git branch' to see the branches",
+      );
   }
   const path = worktreePlace(main, branch);
   if (fileExists(main, relative(main, path)))
-    throw new SowError('WORKTREE_PATH_TAKEN', 'failed', `${relPath(main, path)} exists already, but git does not know it as a worktree`, `move it away, or run 'sow worktree prune'`, {
-      path: relPath(main, path),
-    });
+    throw new SowError(
+      'WORKTREE_PATH_TAKEN',
+      'failed',
+      `${relPath(main, path)} exists already, but git does not know it as a worktree`,
+      `move it away, or run 'sow worktree prune'`,
+      {
+        path: relPath(main, path),
+      },
+    );
   // .sow/worktrees/ stays out of the main checkout's history (sow init repairs the line too).
   initWorkspace(main);
   addWorktree(main, path, branch, exists ? undefined : { base: baseRef! });
   // A branch without sow committed gets a workspace of its own, as 'sow init' would make it.
   const initialised = !fileExists(path, '.sow/.version');
   if (initialised) initWorkspace(path);
-  return { branch, path, rel: relPath(main, path), ...(exists ? {} : { created_from: base!, base_kind: baseKind }), initialised };
+  return {
+    branch,
+    path,
+    rel: relPath(main, path),
+    ...(exists ? {} : { created_from: base!, base_kind: baseKind }),
+    initialised,
+  };
 }
 
 /**
@@ -169,7 +220,11 @@ function worktreePlace(main: string, branch: string): string {
 }
 
 // A worker's own checkout holds a copy of .sow/ from its branch's start: its project is the project checkout's.
-const hasProjectIn = (tree: Worktree) => !tree.prunable && !isWorkerCheckoutPath(tree.path) && fileExists(tree.path, '.sow/.version') && fileExists(tree.path, '.sow/project/state.yaml');
+const hasProjectIn = (tree: Worktree) =>
+  !tree.prunable &&
+  !isWorkerCheckoutPath(tree.path) &&
+  fileExists(tree.path, '.sow/.version') &&
+  fileExists(tree.path, '.sow/project/state.yaml');
 
 /** The main checkout and each worktree that holds a project: where they are, nothing read yet. */
 export function checkoutsWithProject(cwd: string): { path: string; rel: string }[] {
@@ -229,17 +284,27 @@ export async function listWorktreesFor(where: Where): Promise<WorktreeInfo[]> {
 }
 
 /** `sow worktree remove <branch> [--force]`: the checkout goes, the branch stays. */
-export async function removeWorktreeFor(where: Where, branch: string, force: boolean): Promise<{ branch: string; path: string; rel: string }> {
+export async function removeWorktreeFor(
+  where: Where,
+  branch: string,
+  force: boolean,
+): Promise<{ branch: string; path: string; rel: string }> {
   const ctx = contextOf(where);
   const { main, trees } = mainCheckout(ctx.cwd);
   const others = trees.filter((t) => !t.main);
   const tree = others.find((t) => t.branch === branch);
   if (!tree) {
     if (trees[0]?.branch === branch)
-      throw new SowError('WORKTREE_NOT_FOUND', 'failed', `'${branch}' is checked out in the main checkout, which is not a worktree`, "'sow worktree list' shows the worktrees", {
-        branch,
-        known: others.map((t) => t.branch ?? relPath(main, t.path)),
-      });
+      throw new SowError(
+        'WORKTREE_NOT_FOUND',
+        'failed',
+        `'${branch}' is checked out in the main checkout, which is not a worktree`,
+        "'sow worktree list' shows the worktrees",
+        {
+          branch,
+          known: others.map((t) => t.branch ?? relPath(main, t.path)),
+        },
+      );
     throw new WorktreeNotFoundError(
       branch,
       others.map((t) => t.branch ?? relPath(main, t.path)),
@@ -255,14 +320,17 @@ export async function removeWorktreeFor(where: Where, branch: string, force: boo
     if (uncommitted.length || sessions.length) throw new WorktreeBusyError(branch, rel, uncommitted, sessions);
   }
   // A worktree of sow's folder is removed only where it really is (a link on the way is refused).
-  if (tree.path.startsWith(join(main, WORKTREES_DIR) + sep)) worktreePlace(main, relative(join(main, WORKTREES_DIR), tree.path).split(sep).join('/'));
+  if (tree.path.startsWith(join(main, WORKTREES_DIR) + sep))
+    worktreePlace(main, relative(join(main, WORKTREES_DIR), tree.path).split(sep).join('/'));
   removeWorktree(main, tree.path, force);
   removeEmptyFolders(tree.path, join(main, WORKTREES_DIR));
   return { branch, path: tree.path, rel };
 }
 
 /** `sow worktree prune`: forget the worktrees whose folders were deleted by hand. */
-export async function pruneWorktreesFor(where: Where): Promise<{ pruned: { branch: string | null; path: string; rel: string }[] }> {
+export async function pruneWorktreesFor(
+  where: Where,
+): Promise<{ pruned: { branch: string | null; path: string; rel: string }[] }> {
   const { main, trees } = mainCheckout(contextOf(where).cwd);
   pruneWorktrees(main);
   // Git names what it pruned by its own record's name; say which branch and folder instead.

@@ -21,7 +21,11 @@ export const choiceOf =
 
 /** A task id as typed (`10`, `010`): digits. Whether the task exists is the repository's business. */
 export function taskIdArg(raw: string, flag = '--id'): string {
-  if (!isTaskId(raw)) throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected a task id, digits such as 010`, "'sow task list' shows the ids");
+  if (!isTaskId(raw))
+    throw new UsageError(
+      `invalid ${flag} ${quoted(raw)}: expected a task id, digits such as 010`,
+      "'sow task list' shows the ids",
+    );
   return raw;
 }
 
@@ -34,14 +38,19 @@ export function taskIdsArg(raw: string, flag: string): string {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)) {
-    if (!isTaskId(word)) throw new UsageError(`invalid ${flag} ${quoted(raw)}: ${quoted(word)} is not a task id`, `give task ids separated by commas, e.g. ${flag} 010,020`);
+    if (!isTaskId(word))
+      throw new UsageError(
+        `invalid ${flag} ${quoted(raw)}: ${quoted(word)} is not a task id`,
+        `give task ids separated by commas, e.g. ${flag} 010,020`,
+      );
   }
   return raw;
 }
 
 /** `true` or `false`, as typed. */
 export function booleanArg(raw: string, flag: string): string {
-  if (raw !== 'true' && raw !== 'false') throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected true or false`, `for example ${flag} true`);
+  if (raw !== 'true' && raw !== 'false')
+    throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected true or false`, `for example ${flag} true`);
   return raw;
 }
 
@@ -60,6 +69,10 @@ export async function agentArg(raw: string, what = 'agent'): Promise<string> {
 /** A duration as typed: 90s, 5m, 1h, or a bare number of seconds; returns seconds. */
 export function durationArg(raw: string, flag: string): number {
   const seconds = durationSeconds(raw, 's');
-  if (!Number.isFinite(seconds) || seconds <= 0) throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected a duration such as 90s, 5m or 1h`, `for example ${flag} 5m`);
+  if (!Number.isFinite(seconds) || seconds <= 0)
+    throw new UsageError(
+      `invalid ${flag} ${quoted(raw)}: expected a duration such as 90s, 5m or 1h`,
+      `for example ${flag} 5m`,
+    );
   return seconds;
 }

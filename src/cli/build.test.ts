@@ -70,7 +70,9 @@ describe('the commander tree from command definitions', () => {
   it('refuses a missing required option as commander does', async () => {
     const p = program();
     await addGroup(p, group);
-    await expect(p.parseAsync(['node', 'sow', 'grp', 'go', 'a'])).rejects.toMatchObject({ code: 'commander.missingMandatoryOptionValue' });
+    await expect(p.parseAsync(['node', 'sow', 'grp', 'go', 'a'])).rejects.toMatchObject({
+      code: 'commander.missingMandatoryOptionValue',
+    });
   });
 
   it('a group of one command named as the group is that command', async () => {

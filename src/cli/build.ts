@@ -47,26 +47,42 @@ async function warnOfConfig(def: CommandDef, app: AppContext, err?: unknown): Pr
   const { configProblems } = await import('../app/config-health.js');
   const problems = await configProblems(app);
   if (problems.length === 0) return;
-  const told = err instanceof SowError && err.code === 'CONFIG_INVALID' ? (err.details as { file?: unknown } | undefined)?.file : undefined;
+  const told =
+    err instanceof SowError && err.code === 'CONFIG_INVALID'
+      ? (err.details as { file?: unknown } | undefined)?.file
+      : undefined;
   const { warn } = await import('../adapters/notices.js');
   for (const p of problems) if (p.file !== told) warn(p.warning);
 }
 
 /** Adds `def` under `parent`, as the last of its words. */
-export function addCommand(parent: Command, def: CommandDef, word: string, commands?: () => Promise<readonly CommandDef[]>): Command {
+export function addCommand(
+  parent: Command,
+  def: CommandDef,
+  word: string,
+  commands?: () => Promise<readonly CommandDef[]>,
+): Command {
   const cmd = parent.command(word, def.hidden ? { hidden: true } : {}).description(def.description);
   DEFINITIONS.set(cmd, def);
   for (const a of def.args ?? []) cmd.addArgument(argumentOf(a));
   for (const o of def.options ?? []) cmd.addOption(optionOf(o));
   const examples = def.examples?.length ? `Examples:\n${def.examples.map((e) => `  ${e}`).join('\n')}` : undefined;
   const help = def.help;
-  if (help !== undefined || examples) cmd.addHelpText('after', () => `\n${[typeof help === 'function' ? help() : help, examples].filter(Boolean).join('\n\n')}`);
+  if (help !== undefined || examples)
+    cmd.addHelpText(
+      'after',
+      () => `\n${[typeof help === 'function' ? help() : help, examples].filter(Boolean).join('\n\n')}`,
+    );
   if (def.passThrough) cmd.allowUnknownOption().allowExcessArguments();
   const count = (def.args ?? []).length;
   cmd.action(async (...received: unknown[]) => {
     const self = received.at(-1) as Command;
     const { processContext } = await import('../app/context.js');
-    const input = { args: received.slice(0, count), opts: self.opts(), ...(def.passThrough ? { rest: self.args } : {}) };
+    const input = {
+      args: received.slice(0, count),
+      opts: self.opts(),
+      ...(def.passThrough ? { rest: self.args } : {}),
+    };
     const app = processContext(cwd());
     // An invalid configuration is said by every command; a server says it as it starts, the rest when done.
     const serves = SERVERS.has(def.name);
@@ -84,7 +100,11 @@ export function addCommand(parent: Command, def: CommandDef, word: string, comma
       const { warn } = await import('../adapters/notices.js');
       for (const w of r.warnings) warn(w);
     }
-    respond({ data: r.data, ...(r.text !== undefined ? { text: r.text } : {}), ...(r.message !== undefined ? { message: r.message } : {}) });
+    respond({
+      data: r.data,
+      ...(r.text !== undefined ? { text: r.text } : {}),
+      ...(r.message !== undefined ? { message: r.message } : {}),
+    });
   });
   return cmd;
 }
@@ -97,7 +117,12 @@ export function addCommand(parent: Command, def: CommandDef, word: string, comma
  * large group (`task` has over a dozen) cost a read about 4 M instructions. A word no command
  * begins with, or none, adds them all, for "did you mean"; main passes none when help is asked.
  */
-export async function addGroup(program: Command, group: GroupDef, commands?: () => Promise<readonly CommandDef[]>, only?: string): Promise<void> {
+export async function addGroup(
+  program: Command,
+  group: GroupDef,
+  commands?: () => Promise<readonly CommandDef[]>,
+  only?: string,
+): Promise<void> {
   const defs = await group.load();
   if (defs.length === 1 && defs[0]!.name === group.name) {
     addCommand(program, defs[0]!, group.name, commands);

@@ -41,14 +41,41 @@ describe('painting', () => {
     expect(painter(false)('blocked')).toBe('blocked');
     expect(plain('met', '✓')).toBe('✓');
     // Whatever the colour, the words are all there: strip the codes and the text is the same.
-    for (const word of ['completed', 'in_progress', 'needs_review', 'paused', 'failed', 'abandoned', 'pending', 'met', 'blocked', 'ready', 'current', 'hint']) {
+    for (const word of [
+      'completed',
+      'in_progress',
+      'needs_review',
+      'paused',
+      'failed',
+      'abandoned',
+      'pending',
+      'met',
+      'blocked',
+      'ready',
+      'current',
+      'hint',
+    ]) {
       expect(paint(word).replace(/\x1b\[[\d;]*m/g, '')).toBe(word);
     }
   });
 
   it('writes only the escape sequences a terminal filter keeps as its own; any other passes escaped', () => {
     const paint = painter(true);
-    for (const word of ['completed', 'in_progress', 'needs_review', 'paused', 'failed', 'abandoned', 'disabled', 'met', 'blocked', 'ready', 'current', 'error', 'hint']) {
+    for (const word of [
+      'completed',
+      'in_progress',
+      'needs_review',
+      'paused',
+      'failed',
+      'abandoned',
+      'disabled',
+      'met',
+      'blocked',
+      'ready',
+      'current',
+      'error',
+      'hint',
+    ]) {
       expect(forTerminal(paint(word), OWN_SEQUENCES)).toBe(paint(word));
     }
     expect(forTerminal('\x1b[8mhidden\x1b]52;c;eA==\x07', OWN_SEQUENCES)).toBe('\\x1b[8mhidden\\x1b]52;c;eA==\\x07');

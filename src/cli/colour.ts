@@ -9,7 +9,11 @@ import { stdout } from './stdio.js';
 type Env = Readonly<Record<string, string | undefined>>;
 
 /** Whether output to `stream` may be coloured. */
-export function colourEnabled(stream: { isTTY?: boolean }, env: Env = process.env, argv: readonly string[] = process.argv): boolean {
+export function colourEnabled(
+  stream: { isTTY?: boolean },
+  env: Env = process.env,
+  argv: readonly string[] = process.argv,
+): boolean {
   return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb' && !argv.includes('--no-color');
 }
 

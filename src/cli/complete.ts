@@ -26,7 +26,8 @@ async function commandTree(first: string | undefined, root: Command, registry: R
     return program;
   }
   const typed = first === undefined ? [] : await registry.typeGroups(first);
-  for (const group of typed.length ? typed : [...registry.groups, ...(await registry.typeGroups())]) await addGroup(program, group);
+  for (const group of typed.length ? typed : [...registry.groups, ...(await registry.typeGroups())])
+    await addGroup(program, group);
   return program;
 }
 
@@ -82,7 +83,10 @@ function walk(program: Command, previous: readonly string[]): Position {
       else if (eq > 0) at.given.set(name, word.slice(eq + 1));
       else at.pending = option;
     } else {
-      const sub = at.positionals.length === 0 ? subcommandsOf(at.cmd).find((c) => c.name() === word || c.aliases().includes(word)) : undefined;
+      const sub =
+        at.positionals.length === 0
+          ? subcommandsOf(at.cmd).find((c) => c.name() === word || c.aliases().includes(word))
+          : undefined;
       if (sub) {
         at.cmd = sub;
         at.path.push(sub.name());
@@ -102,7 +106,9 @@ function short(text: string): string {
 const fromList = (values: readonly string[]): Candidate[] => values.map((value) => ({ value }));
 
 /** Values from the project; none when there is no project, or anything goes wrong. */
-async function live(get: (app: typeof import('../app/completion.js')) => Promise<Candidate[]> | Candidate[]): Promise<Candidate[]> {
+async function live(
+  get: (app: typeof import('../app/completion.js')) => Promise<Candidate[]> | Candidate[],
+): Promise<Candidate[]> {
   try {
     return await get(await import('../app/completion.js'));
   } catch {
@@ -138,7 +144,9 @@ async function fromSource(source: CandidateSource | undefined, at: Position, cwd
       const word = at.path.at(-2);
       if (word !== 'input' && word !== 'output') return [];
       const owner = at.path[0] === 'task' ? 'task' : 'phase';
-      return live((app) => app.artifactTypeCandidates(cwd, owner, word === 'input' ? 'inputs' : 'outputs', at.given.get('--phase')));
+      return live((app) =>
+        app.artifactTypeCandidates(cwd, owner, word === 'input' ? 'inputs' : 'outputs', at.given.get('--phase')),
+      );
     }
     default:
       return [];
@@ -165,7 +173,8 @@ function flagsOf(at: Position): Candidate[] {
   const help = at.cmd.createHelp();
   const own = help.visibleOptions(at.cmd);
   const inherited: Option[] = [];
-  for (let c = at.cmd.parent; c; c = c.parent) inherited.push(...c.options.filter((o) => !o.hidden && o.long !== '--version'));
+  for (let c = at.cmd.parent; c; c = c.parent)
+    inherited.push(...c.options.filter((o) => !o.hidden && o.long !== '--version'));
   for (const o of [...own, ...inherited]) {
     const flag = o.long ?? o.short;
     if (!flag) continue;
@@ -192,7 +201,10 @@ async function candidatesAt(at: Position, current: string, cwd: string, registry
   }
   // `sow help <command>` and `sow help <topic>`.
   if (at.path.length === 0 && at.positionals.length === 1 && at.positionals[0] === 'help')
-    return [...subs.map((c) => ({ value: c.name(), description: short(c.description()) })), ...registry.topics.map((t) => ({ value: t.name, description: t.description }))];
+    return [
+      ...subs.map((c) => ({ value: c.name(), description: short(c.description()) })),
+      ...registry.topics.map((t) => ({ value: t.name, description: t.description })),
+    ];
   const args = at.cmd.registeredArguments;
   const last = args.at(-1);
   const arg = args[at.positionals.length] ?? (last?.variadic ? last : undefined);
@@ -203,7 +215,12 @@ async function candidatesAt(at: Position, current: string, cwd: string, registry
  * The candidates for the last of `words` (the word under the cursor, possibly empty); the words
  * before it are the line so far, `sow` first. Only candidates that start with that word.
  */
-export async function complete(words: readonly string[], cwd: string, root: Command, registry: Registry): Promise<Candidate[]> {
+export async function complete(
+  words: readonly string[],
+  cwd: string,
+  root: Command,
+  registry: Registry,
+): Promise<Candidate[]> {
   const previous = words.slice(1, -1);
   const current = words.at(-1) === '=' ? '' : (words.at(-1) ?? '');
   const first = previous.find((w) => !w.startsWith('-') && w !== '=');
@@ -219,9 +236,18 @@ export async function complete(words: readonly string[], cwd: string, root: Comm
 /** One line per candidate, as each shell's script reads them: bash the value; zsh `value:description`; fish `value<TAB>description`. */
 export function formatCandidates(candidates: readonly Candidate[], shell: string | undefined): string[] {
   // Values and descriptions come from state files (task names): control characters escaped.
-  candidates = candidates.map((c) => ({ ...c, value: shown(c.value), ...(c.description !== undefined ? { description: shown(c.description) } : {}) }));
+  candidates = candidates.map((c) => ({
+    ...c,
+    value: shown(c.value),
+    ...(c.description !== undefined ? { description: shown(c.description) } : {}),
+  }));
   const describe = (c: Candidate) => (c.description ?? '').replace(/\s+/g, ' ').trim();
-  if (shell === 'zsh') return candidates.map((c) => (describe(c) ? `${c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')}:${describe(c)}` : c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')));
+  if (shell === 'zsh')
+    return candidates.map((c) =>
+      describe(c)
+        ? `${c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')}:${describe(c)}`
+        : c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:'),
+    );
   if (shell === 'fish') return candidates.map((c) => (describe(c) ? `${c.value}\t${describe(c)}` : c.value));
   return candidates.map((c) => c.value);
 }

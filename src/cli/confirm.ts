@@ -5,7 +5,9 @@ export const interactive = (): boolean => Boolean(process.stdin.isTTY && process
 
 export async function askYesNo(question: string): Promise<boolean> {
   // require, not import(): the bundle runs as a classic script (src/bin.ts), which has no import().
-  const { createInterface } = createRequire(import.meta.url)('node:readline/promises') as typeof import('node:readline/promises');
+  const { createInterface } = createRequire(import.meta.url)(
+    'node:readline/promises',
+  ) as typeof import('node:readline/promises');
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   try {
     return /^y(es)?$/i.test((await rl.question(`${question} [y/N] `)).trim());

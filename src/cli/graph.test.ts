@@ -25,10 +25,26 @@ const TYPES = Object.values(PROJECT_TYPES);
 
 /** The transitions out of `state`, every guarded one judged blocked. */
 const judged = (type: ProjectType, state: string): TransitionOption[] =>
-  type.transitions.filter((t) => t.from === state).map((t) => ({ event: t.event, to: t.to, ...(t.guard ? { guard: t.guard } : {}), blocked: t.guard !== undefined, automatic: t.automatic }));
+  type.transitions
+    .filter((t) => t.from === state)
+    .map((t) => ({
+      event: t.event,
+      to: t.to,
+      ...(t.guard ? { guard: t.guard } : {}),
+      blocked: t.guard !== undefined,
+      automatic: t.automatic,
+    }));
 
 function standardProject(state: string, history: HistoryEntry[] = []): ProjectState {
-  const phase = () => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {}, inputs: [] as Artifact[], outputs: [] as Artifact[] });
+  const phase = () => ({
+    status: 'pending' as const,
+    enabled: true,
+    iteration: 1,
+    created_at: T0,
+    metadata: {},
+    inputs: [] as Artifact[],
+    outputs: [] as Artifact[],
+  });
   return {
     name: 'demo',
     type: 'standard',
@@ -41,7 +57,12 @@ function standardProject(state: string, history: HistoryEntry[] = []): ProjectSt
   };
 }
 const step = (from: string, to: string): HistoryEntry => ({ from, to, event: 'e', at: T0, by: 'user' });
-const task = (id: string, status: TaskSummary['status'], dependencies: string[] = [], name = `task ${id}`): TaskSummary => ({ id, name, status, parallel: false, dependencies });
+const task = (
+  id: string,
+  status: TaskSummary['status'],
+  dependencies: string[] = [],
+  name = `task ${id}`,
+): TaskSummary => ({ id, name, status, parallel: false, dependencies });
 
 describe('the lifecycle as data', () => {
   it('is the type table: every state and transition, with guard descriptions, nothing marked without a project', () => {
@@ -65,13 +86,24 @@ describe('the lifecycle as data', () => {
   it('judges the guards out of the current state (and only those) as listTransitions does', () => {
     const project = standardProject('ImplementationExecuting');
     const tasks = [task('010', 'completed'), task('020', 'pending')];
-    const g = lifecycleGraph(standard, { current: 'ImplementationExecuting', options: listTransitions(standard, { project, tasks }) });
+    const g = lifecycleGraph(standard, {
+      current: 'ImplementationExecuting',
+      options: listTransitions(standard, { project, tasks }),
+    });
     expect(g.current).toBe('ImplementationExecuting');
-    expect(g.transitions.filter((t) => t.blocked !== undefined)).toEqual([expect.objectContaining({ event: 'all_tasks_complete', blocked: true })]);
-    const done = lifecycleGraph(standard, { current: 'ImplementationExecuting', options: listTransitions(standard, { project, tasks: [task('010', 'completed')] }) });
+    expect(g.transitions.filter((t) => t.blocked !== undefined)).toEqual([
+      expect.objectContaining({ event: 'all_tasks_complete', blocked: true }),
+    ]);
+    const done = lifecycleGraph(standard, {
+      current: 'ImplementationExecuting',
+      options: listTransitions(standard, { project, tasks: [task('010', 'completed')] }),
+    });
     expect(done.transitions.find((t) => t.event === 'all_tasks_complete')!.blocked).toBe(false);
     // A transition without a guard has nothing to judge.
-    const finalizing = lifecycleGraph(standard, { current: 'FinalizeDocumentation', options: judged(standard, 'FinalizeDocumentation') });
+    const finalizing = lifecycleGraph(standard, {
+      current: 'FinalizeDocumentation',
+      options: judged(standard, 'FinalizeDocumentation'),
+    });
     expect(finalizing.transitions.find((t) => t.event === 'documentation_done')!.blocked).toBeUndefined();
   });
 });
@@ -99,7 +131,8 @@ describe('every registered type renders in every format', () => {
       expect(lines).toContain(`    class ${current} current`);
       expect(lines.some((l) => l.startsWith('    classDef current '))).toBe(true);
       // Ids are bare state names, which mermaid accepts as they are; labels hold no colon after the first.
-      for (const l of lines.slice(1)) expect(l).toMatch(/^ {4}(\[\*\]|[A-Za-z]\w*) --> (\[\*\]|[A-Za-z]\w*)( : [^:]+)?$|^ {4}class(Def)? /);
+      for (const l of lines.slice(1))
+        expect(l).toMatch(/^ {4}(\[\*\]|[A-Za-z]\w*) --> (\[\*\]|[A-Za-z]\w*)( : [^:]+)?$|^ {4}class(Def)? /);
       expect(renderLifecycleMermaid(bare)).not.toContain('current');
     });
 
@@ -122,7 +155,8 @@ describe('every registered type renders in every format', () => {
       const here = arrows.filter((l) => l.startsWith('▶'));
       expect(here).toHaveLength(type.transitions.filter((t) => t.from === current).length);
       for (const l of here) expect(l).toMatch(new RegExp(`^▶ ${current} +--`));
-      for (const t of type.transitions.filter((x) => x.from === current && x.guard)) expect(text).toContain(`[${t.guard}: blocked]-->`);
+      for (const t of type.transitions.filter((x) => x.from === current && x.guard))
+        expect(text).toContain(`[${t.guard}: blocked]-->`);
       expect(text).toContain(`current state, ${current}`);
       expect(renderLifecycleText(bare)).not.toMatch(/▶|: blocked|: met/);
     });
@@ -136,9 +170,14 @@ describe('every registered type renders in every format', () => {
   }
 
   it('the text reads as the issue shows it, and paint only wraps the words it is given', () => {
-    const g = lifecycleGraph(standard, { current: 'ImplementationExecuting', options: judged(standard, 'ImplementationExecuting') });
+    const g = lifecycleGraph(standard, {
+      current: 'ImplementationExecuting',
+      options: judged(standard, 'ImplementationExecuting'),
+    });
     const text = renderLifecycleText(g);
-    expect(text).toMatch(/^▶ ImplementationExecuting +--all_tasks_complete \[allTasksComplete: blocked\]--> ReviewActive$/m);
+    expect(text).toMatch(
+      /^▶ ImplementationExecuting +--all_tasks_complete \[allTasksComplete: blocked\]--> ReviewActive$/m,
+    );
     expect(text).toMatch(/^ {2}allTasksComplete +every task is completed or abandoned/m);
     const painted = renderLifecycleText(g, (word, t) => `<${word}>${t}</>`);
     expect(painted).toContain('[allTasksComplete: <blocked>blocked</>]');
@@ -149,7 +188,15 @@ describe('every registered type renders in every format', () => {
 describe('the main path', () => {
   it('of every registered type: from the state project creation enters, along automatic transitions, to before a final state', () => {
     const expected: Record<string, string[]> = {
-      standard: ['PlanningActive', 'ImplementationPlanning', 'ImplementationExecuting', 'ReviewActive', 'FinalizeDocumentation', 'FinalizeChecks', 'FinalizeDelete'],
+      standard: [
+        'PlanningActive',
+        'ImplementationPlanning',
+        'ImplementationExecuting',
+        'ReviewActive',
+        'FinalizeDocumentation',
+        'FinalizeChecks',
+        'FinalizeDelete',
+      ],
       exploration: ['Active', 'Summarizing', 'Finalizing'],
       design: ['Active', 'Finalizing'],
       breakdown: ['Discovery', 'Active', 'Publishing'],
@@ -180,17 +227,29 @@ describe('the main path', () => {
   });
 
   it('marks what the history says: done, current, ahead; a state never entered before the current one is skipped', () => {
-    const history = [step('NoProject', 'PlanningActive'), step('PlanningActive', 'ImplementationPlanning'), step('ImplementationPlanning', 'ImplementationExecuting')];
+    const history = [
+      step('NoProject', 'PlanningActive'),
+      step('PlanningActive', 'ImplementationPlanning'),
+      step('ImplementationPlanning', 'ImplementationExecuting'),
+    ];
     const map = lifecycleMap(standard, 'ImplementationExecuting', history);
     expect(map.steps.map((s) => s.mark)).toEqual(['done', 'done', 'current', 'ahead', 'ahead', 'ahead', 'ahead']);
     expect(map.offPath).toBeUndefined();
-    expect(renderLifecycleMap(map)).toBe('PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → FinalizeDocumentation → FinalizeChecks → FinalizeDelete');
+    expect(renderLifecycleMap(map)).toBe(
+      'PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → FinalizeDocumentation → FinalizeChecks → FinalizeDelete',
+    );
 
     const noPlanning = lifecycleMap(standard, 'ImplementationPlanning', [step('NoProject', 'ImplementationPlanning')]);
-    expect(renderLifecycleMap(noPlanning)).toMatch(/^PlanningActive \(skipped\) → \[ImplementationPlanning\] → ImplementationExecuting/);
+    expect(renderLifecycleMap(noPlanning)).toMatch(
+      /^PlanningActive \(skipped\) → \[ImplementationPlanning\] → ImplementationExecuting/,
+    );
 
     // After a failed review the project is back in ImplementationPlanning; the review was done once.
-    const rework = lifecycleMap(standard, 'ImplementationPlanning', [...history, step('ImplementationExecuting', 'ReviewActive'), step('ReviewActive', 'ImplementationPlanning')]);
+    const rework = lifecycleMap(standard, 'ImplementationPlanning', [
+      ...history,
+      step('ImplementationExecuting', 'ReviewActive'),
+      step('ReviewActive', 'ImplementationPlanning'),
+    ]);
     expect(rework.steps.map((s) => s.mark)).toEqual(['done', 'current', 'done', 'done', 'ahead', 'ahead', 'ahead']);
 
     const off = lifecycleMap(standard, 'Elsewhere', history);
@@ -203,7 +262,13 @@ describe('the main path', () => {
 });
 
 describe('the task graph', () => {
-  const tasks = [task('010', 'completed'), task('020', 'in_progress', ['010']), task('030', 'pending', ['010', '020']), task('040', 'abandoned'), task('005', 'pending', ['040'])];
+  const tasks = [
+    task('010', 'completed'),
+    task('020', 'in_progress', ['010']),
+    task('030', 'pending', ['010', '020']),
+    task('040', 'abandoned'),
+    task('005', 'pending', ['040']),
+  ];
   // Summaries come in id order; 005 sorts first.
   const g = taskGraph([...tasks].sort((a, b) => Number(a.id) - Number(b.id)));
 
@@ -226,17 +291,29 @@ describe('the task graph', () => {
       { id: '005', depth: 1 },
     ]);
     // Were there a cycle (the workspace refuses one), its tasks are still listed.
-    expect(topologicalOrder(taskGraph([task('010', 'pending', ['020']), task('020', 'pending', ['010'])])).map((o) => o.id)).toEqual(['010', '020']);
+    expect(
+      topologicalOrder(taskGraph([task('010', 'pending', ['020']), task('020', 'pending', ['010'])])).map((o) => o.id),
+    ).toEqual(['010', '020']);
   });
 
   it('text: indented by depth, the status in words, ← the dependencies', () => {
     expect(renderTasksText(g)).toBe(
-      ['010 [completed] task 010', '  020 [in_progress] task 020 ← 010', '    030 [pending] task 030 ← 010, 020', '040 [abandoned] task 040', '  005 [pending] task 005 ← 040'].join('\n'),
+      [
+        '010 [completed] task 010',
+        '  020 [in_progress] task 020 ← 010',
+        '    030 [pending] task 030 ← 010, 020',
+        '040 [abandoned] task 040',
+        '  005 [pending] task 005 ← 040',
+      ].join('\n'),
     );
     const painted = renderTasksText(g, (word, t) => `<${word}>${t}</>`);
     expect(painted).toContain('<in_progress>[in_progress]</>');
     // A long chain is indented no deeper than a few levels.
-    const chain = taskGraph(Array.from({ length: 30 }, (_, i) => task(String((i + 1) * 10).padStart(3, '0'), 'pending', i ? [String(i * 10).padStart(3, '0')] : [])));
+    const chain = taskGraph(
+      Array.from({ length: 30 }, (_, i) =>
+        task(String((i + 1) * 10).padStart(3, '0'), 'pending', i ? [String(i * 10).padStart(3, '0')] : []),
+      ),
+    );
     expect(
       Math.max(
         ...renderTasksText(chain)

@@ -6,7 +6,13 @@
  * status are words or symbols; the text renderers take an optional `paint` that may add colour
  * on top, chosen by the word.
  */
-import { topologicalOrder, type LifecycleGraph, type LifecycleMap, type LifecycleTransition, type TaskGraph } from '../domain/graph.js';
+import {
+  topologicalOrder,
+  type LifecycleGraph,
+  type LifecycleMap,
+  type LifecycleTransition,
+  type TaskGraph,
+} from '../domain/graph.js';
 import { shown } from '../domain/display.js';
 
 export const GRAPH_FORMATS = ['text', 'mermaid', 'dot'] as const;
@@ -16,7 +22,8 @@ export type GraphFormat = (typeof GRAPH_FORMATS)[number];
 export type Paint = (word: string, text: string) => string;
 const PLAIN: Paint = (_word, text) => text;
 
-const guardWord = (t: LifecycleTransition): string | undefined => (t.blocked === undefined ? undefined : t.blocked ? 'blocked' : 'met');
+const guardWord = (t: LifecycleTransition): string | undefined =>
+  t.blocked === undefined ? undefined : t.blocked ? 'blocked' : 'met';
 
 /** Final states a transition enters: where a project ends (a final state nothing enters is only a start). */
 function endStates(g: LifecycleGraph): string[] {
@@ -42,7 +49,9 @@ export function renderLifecycleText(g: LifecycleGraph, paint: Paint = PLAIN): st
     const word = guardWord(t);
     const guard = t.guard ? ` [${t.guard}${word ? `: ${paint(word, word)}` : ''}]` : '';
     const from = t.from.padEnd(width);
-    lines.push(`${here ? paint('current', '▶') : ' '} ${here ? paint('current', from) : from} --${t.event}${guard}--> ${t.to === g.current ? paint('current', t.to) : t.to}`);
+    lines.push(
+      `${here ? paint('current', '▶') : ' '} ${here ? paint('current', from) : from} --${t.event}${guard}--> ${t.to === g.current ? paint('current', t.to) : t.to}`,
+    );
   }
   const ends = endStates(g);
   if (ends.length) lines.push('', `Ends in: ${ends.join(', ')}`);
@@ -91,7 +100,13 @@ export function renderLifecycleDot(g: LifecycleGraph): string {
   for (const s of g.states) {
     const attrs: string[] = [];
     if (s.final) attrs.push('peripheries=2');
-    if (s.name === g.current) attrs.push(`label=${dotString(`${s.name}\n(current)`)}`, 'style="rounded,bold,filled"', 'fillcolor="#fff3b0"', 'penwidth=2');
+    if (s.name === g.current)
+      attrs.push(
+        `label=${dotString(`${s.name}\n(current)`)}`,
+        'style="rounded,bold,filled"',
+        'fillcolor="#fff3b0"',
+        'penwidth=2',
+      );
     lines.push(`  ${dotString(s.name)}${attrs.length ? ` [${attrs.join(', ')}]` : ''};`);
   }
   for (const t of g.transitions) {
@@ -104,13 +119,23 @@ export function renderLifecycleDot(g: LifecycleGraph): string {
 }
 
 export function renderLifecycle(g: LifecycleGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  return format === 'text' ? renderLifecycleText(g, paint) : format === 'mermaid' ? renderLifecycleMermaid(g) : renderLifecycleDot(g);
+  return format === 'text'
+    ? renderLifecycleText(g, paint)
+    : format === 'mermaid'
+      ? renderLifecycleMermaid(g)
+      : renderLifecycleDot(g);
 }
 
 /** `PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → …` */
 export function renderLifecycleMap(map: LifecycleMap, paint: Paint = PLAIN): string {
   const parts = map.steps.map(({ state, mark }) =>
-    mark === 'current' ? paint('current', `[${state}]`) : mark === 'done' ? `${state} ${paint('done', '✓')}` : mark === 'skipped' ? paint('skipped', `${state} (skipped)`) : state,
+    mark === 'current'
+      ? paint('current', `[${state}]`)
+      : mark === 'done'
+        ? `${state} ${paint('done', '✓')}`
+        : mark === 'skipped'
+          ? paint('skipped', `${state} (skipped)`)
+          : state,
   );
   return `${parts.join(' → ')}${map.offPath ? `  (now in ${paint('current', `[${map.offPath}]`)}, off this path)` : ''}`;
 }
@@ -133,7 +158,8 @@ export function renderTasksText(g: TaskGraph, paint: Paint = PLAIN): string {
 }
 
 /** A mermaid label: quotes, angle brackets and `#` as entities, so a task's name cannot break the diagram. */
-const mermaidText = (s: string): string => s.replace(/#/g, '#35;').replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;').replace(/\s+/g, ' ');
+const mermaidText = (s: string): string =>
+  s.replace(/#/g, '#35;').replace(/"/g, '#quot;').replace(/</g, '#lt;').replace(/>/g, '#gt;').replace(/\s+/g, ' ');
 
 const STATUS_STYLE: Readonly<Record<string, string>> = {
   completed: 'fill:#d4edda,stroke:#2e7d32',
@@ -174,5 +200,9 @@ export function renderTasksDot(g: TaskGraph): string {
 }
 
 export function renderTasks(g: TaskGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  return format === 'text' ? renderTasksText(g, paint) : format === 'mermaid' ? renderTasksMermaid(g) : renderTasksDot(g);
+  return format === 'text'
+    ? renderTasksText(g, paint)
+    : format === 'mermaid'
+      ? renderTasksMermaid(g)
+      : renderTasksDot(g);
 }

@@ -67,11 +67,21 @@ export class ExtraArgumentError extends UsageError {
 /** `--id`, or inside a spawned worker the task it was spawned for (SOW_TASK_ID). */
 export function taskIdOf(opts: { id?: string }): string {
   const id = opts.id ?? process.env['SOW_TASK_ID'];
-  if (id === undefined || id === '') throw new UsageError("required option '--id <id>' not specified", "pass --id <task id> ('sow task list' shows them); spawned workers default to SOW_TASK_ID");
+  if (id === undefined || id === '')
+    throw new UsageError(
+      "required option '--id <id>' not specified",
+      "pass --id <task id> ('sow task list' shows them); spawned workers default to SOW_TASK_ID",
+    );
   if (!/^\s*\d{1,9}\s*$/.test(id) || Number(id) === 0) {
-    throw new UsageError(`invalid ${opts.id === undefined ? 'SOW_TASK_ID' : '--id'} ${quoted(id)}: expected a task id, digits such as 010`, "'sow task list' shows the ids");
+    throw new UsageError(
+      `invalid ${opts.id === undefined ? 'SOW_TASK_ID' : '--id'} ${quoted(id)}: expected a task id, digits such as 010`,
+      "'sow task list' shows the ids",
+    );
   }
   return id;
 }
 
-export const TASK_ID_OPTION = ['--id <id>', "task id ('sow task list' shows them; default: $SOW_TASK_ID, set for spawned workers)"] as const;
+export const TASK_ID_OPTION = [
+  '--id <id>',
+  "task id ('sow task list' shows them; default: $SOW_TASK_ID, set for spawned workers)",
+] as const;

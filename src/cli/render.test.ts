@@ -30,7 +30,12 @@ describe('columns line up, long names included', () => {
     expect(lines.find((l) => l.startsWith('breakdown'))).toMatch(/^breakdown +breakdown\/ {2}Split/);
   });
 
-  const tree = (branch: string, name: string | null, state = 'ImplementationExecuting', extra: Partial<WorktreeInfo> = {}): WorktreeInfo => ({
+  const tree = (
+    branch: string,
+    name: string | null,
+    state = 'ImplementationExecuting',
+    extra: Partial<WorktreeInfo> = {},
+  ): WorktreeInfo => ({
     branch,
     path: `/r/.sow/worktrees/${branch}`,
     rel: `.sow/worktrees/${branch}`,
@@ -46,7 +51,13 @@ describe('columns line up, long names included', () => {
       { ...tree('main', 'demo', 'PlanningActive'), main: true, rel: '.', path: '/r' },
       tree('feat/a', 'a-project-with-a-rather-long-name-for-a-column'),
       tree('feat/b', 'b', 'ReviewActive', {
-        project: { name: 'b', state: 'ReviewActive', branch: 'feat/b', tasks: { done: 3, total: 3 }, sessions: [{ by: 'implementer-1', task: '010', kind: 'worker' } as never] },
+        project: {
+          name: 'b',
+          state: 'ReviewActive',
+          branch: 'feat/b',
+          tasks: { done: 3, total: 3 },
+          sessions: [{ by: 'implementer-1', task: '010', kind: 'worker' } as never],
+        },
       }),
       tree('feat/c', null),
     ];
@@ -87,7 +98,9 @@ describe('guards in the status and advance --list views', () => {
       next: [option],
     };
     const view = renderStatus(status);
-    expect(view).toContain('complete_planning → ImplementationPlanning — when a task_list output of planning is approved');
+    expect(view).toContain(
+      'complete_planning → ImplementationPlanning — when a task_list output of planning is approved',
+    );
     for (const text of [list, view]) expect(text).not.toMatch(/needs a task_list/);
   });
 });

@@ -38,7 +38,8 @@ export function formatArtifact(index: number, a: Artifact): string {
  */
 export function formatTaskLine(t: TaskRowShown, paint: Paint = plain, compact = false): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
-  let extras = t.assigned_agent && !(compact && t.assigned_agent === DEFAULT_ROLE) ? `agent: ${shown(t.assigned_agent)}` : '';
+  let extras =
+    t.assigned_agent && !(compact && t.assigned_agent === DEFAULT_ROLE) ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
   if (t.dependencies?.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
   const line = compact
@@ -46,14 +47,25 @@ export function formatTaskLine(t: TaskRowShown, paint: Paint = plain, compact = 
     : `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
   const sep = compact ? ' ' : '  ';
   if (t.remote_claim) return `${line}${sep}— ${remoteClaimText(t.remote_claim)}`;
-  return t.worker?.state === 'gone' && t.status === 'in_progress' ? `${line}${sep}— ${paint('blocked', 'nobody works on it')}` : line;
+  return t.worker?.state === 'gone' && t.status === 'in_progress'
+    ? `${line}${sep}— ${paint('blocked', 'nobody works on it')}`
+    : line;
 }
 
 /** The role a task is worked by when it names none: a list need not say it on every line. */
 export const DEFAULT_ROLE = 'implementer';
 
 /** The fields `task list --fields` may name, as its JSON names them (`agent` is `assigned_agent`). */
-export const TASK_LIST_FIELDS = ['id', 'name', 'status', 'assigned_agent', 'parallel', 'dependencies', 'worker', 'remote_claim'] as const;
+export const TASK_LIST_FIELDS = [
+  'id',
+  'name',
+  'status',
+  'assigned_agent',
+  'parallel',
+  'dependencies',
+  'worker',
+  'remote_claim',
+] as const;
 export type TaskListField = (typeof TASK_LIST_FIELDS)[number];
 
 /** A task's line of only the fields asked for, in their order; a field the task does not have is left out. */
@@ -66,13 +78,18 @@ export function formatTaskFields(t: TaskRowShown, fields: readonly TaskListField
     else if (f === 'assigned_agent' && t.assigned_agent) parts.push(`agent: ${shown(t.assigned_agent)}`);
     else if (f === 'parallel' && t.parallel) parts.push('parallel');
     else if (f === 'dependencies' && t.dependencies?.length) parts.push(`after ${t.dependencies.join(',')}`);
-    else if (f === 'worker' && t.worker) parts.push(`${t.worker.kind === 'claim' ? 'claimed by' : 'worker'} ${shown(t.worker.by)} (${t.worker.state})`);
+    else if (f === 'worker' && t.worker)
+      parts.push(`${t.worker.kind === 'claim' ? 'claimed by' : 'worker'} ${shown(t.worker.by)} (${t.worker.state})`);
     else if (f === 'remote_claim' && t.remote_claim) parts.push(remoteClaimText(t.remote_claim));
   }
   return parts.join(' ');
 }
 
-type TaskRowShown = Omit<TaskSummary, 'owner' | 'session_agent' | 'dependencies'> & { dependencies?: string[]; worker?: Worker; remote_claim?: RemoteClaimRow };
+type TaskRowShown = Omit<TaskSummary, 'owner' | 'session_agent' | 'dependencies'> & {
+  dependencies?: string[];
+  worker?: Worker;
+  remote_claim?: RemoteClaimRow;
+};
 
 /**
  * `task get`: the task's fields as YAML, without the bookkeeping timestamps (created, updated:
@@ -98,17 +115,27 @@ export function renderClaim(r: { id: string; task: { description?: string }; nee
   const lines = [r.id];
   if (r.task.description !== undefined) lines.push('', r.task.description);
   for (const d of r.needs?.dependencies ?? []) {
-    lines.push('', `After ${d.id} ${shown(d.name)} (${d.status}): ${d.outputs?.length ? `its outputs ${d.outputs.map(shown).join(', ')}` : 'no outputs recorded'}; its folder ${shown(d.folder)}`);
+    lines.push(
+      '',
+      `After ${d.id} ${shown(d.name)} (${d.status}): ${d.outputs?.length ? `its outputs ${d.outputs.map(shown).join(', ')}` : 'no outputs recorded'}; its folder ${shown(d.folder)}`,
+    );
   }
   for (const f of r.needs?.feedback ?? []) {
-    lines.push('', `Feedback to address (input ${f.index}, pending): ${shown(f.path)}${f.text !== undefined ? `\n${f.text}` : ''}`);
+    lines.push(
+      '',
+      `Feedback to address (input ${f.index}, pending): ${shown(f.path)}${f.text !== undefined ? `\n${f.text}` : ''}`,
+    );
   }
   return lines.join('\n');
 }
 
 /** What to do about each task in progress that nobody works on any more (for stderr, below a list). */
-export function unattendedLines(tasks: readonly { id: string; status: string; assigned_agent?: string; worker?: Worker }[]): string[] {
-  return tasks.flatMap((t) => (t.status === 'in_progress' && t.worker?.state === 'gone' ? [unattendedText(t, t.worker)] : []));
+export function unattendedLines(
+  tasks: readonly { id: string; status: string; assigned_agent?: string; worker?: Worker }[],
+): string[] {
+  return tasks.flatMap((t) =>
+    t.status === 'in_progress' && t.worker?.state === 'gone' ? [unattendedText(t, t.worker)] : [],
+  );
 }
 
 const MARK: Record<string, string> = { completed: '✓', in_progress: '▶', failed: '✗', pending: '·' };
@@ -120,7 +147,10 @@ function nextLines(next: TransitionOption[], paint: Paint): string[] {
     const word = t.blocked ? 'blocked' : 'ready';
     const line = `  ${paint(word, t.blocked ? '✗' : '✓')} ${t.event} → ${t.to}${guard} (${paint(word)})`;
     // An approval that was given and no longer counts says what changed since.
-    return [line, ...(t.withdrawn ?? []).map((w) => `    ${paint('blocked', '!')} ${shown(withdrawalSentence(w))}`)].join('\n');
+    return [
+      line,
+      ...(t.withdrawn ?? []).map((w) => `    ${paint('blocked', '!')} ${shown(withdrawalSentence(w))}`),
+    ].join('\n');
   });
 }
 
@@ -154,7 +184,10 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
 function remoteClaimLines(c: StatusReport['remote_claims']): string[] {
   if (!c) return [];
   if (!c.reached) return [`Claims   not read: the remote '${shown(c.remote)}' ${shown(c.why)}`];
-  return [`Claims   ${c.claims.length} on ${shown(c.remote)}`, ...c.claims.map((claim) => `  [${claim.task}] ${remoteClaimText(claim)}`)];
+  return [
+    `Claims   ${c.claims.length} on ${shown(c.remote)}`,
+    ...c.claims.map((claim) => `  [${claim.task}] ${remoteClaimText(claim)}`),
+  ];
 }
 
 /** What agent ps says below its table about the claims on the remote. */
@@ -172,15 +205,28 @@ export function renderTransitions(state: string, transitions: TransitionOption[]
 }
 
 export function renderHistory(entries: readonly HistoryEntry[]): string {
-  return entries.map((e) => `${shown(e.at)}  ${shown(e.event).padEnd(20)} ${shown(e.from)} → ${shown(e.to)}  by ${shown(e.by)}${e.session ? ` (session ${shown(e.session)})` : ''}`).join('\n');
+  return entries
+    .map(
+      (e) =>
+        `${shown(e.at)}  ${shown(e.event).padEnd(20)} ${shown(e.from)} → ${shown(e.to)}  by ${shown(e.by)}${e.session ? ` (session ${shown(e.session)})` : ''}`,
+    )
+    .join('\n');
 }
 
 export function renderValidation(r: ValidationReport): string {
   const mark = { ok: '✓', warning: '⚠', error: '✗' } as const;
   const warnings = r.lines.filter((l) => l.level === 'warning').length;
   const errors = r.lines.filter((l) => l.level === 'error').length;
-  const verdict = errors ? `Configuration is invalid: ${errors} error(s)${warnings ? `, ${warnings} warning(s)` : ''}.` : `Configuration is valid${warnings ? ` with ${warnings} warning(s)` : ''}.`;
-  return [`Validating configuration at ${r.path}...`, '', ...r.lines.map((l) => `${mark[l.level]} ${l.level === 'warning' ? 'Warning: ' : ''}${l.text}`), '', verdict].join('\n');
+  const verdict = errors
+    ? `Configuration is invalid: ${errors} error(s)${warnings ? `, ${warnings} warning(s)` : ''}.`
+    : `Configuration is valid${warnings ? ` with ${warnings} warning(s)` : ''}.`;
+  return [
+    `Validating configuration at ${r.path}...`,
+    '',
+    ...r.lines.map((l) => `${mark[l.level]} ${l.level === 'warning' ? 'Warning: ' : ''}${l.text}`),
+    '',
+    verdict,
+  ].join('\n');
 }
 
 type WorktreeInfo = import('../app/worktree.js').WorktreeInfo;
@@ -195,9 +241,19 @@ export function renderWorktrees(trees: readonly WorktreeInfo[], opts: { projects
     .map((t) => {
       const p = t.project;
       const where = [`${t.main ? '*' : ' '} ${shown(t.branch ?? '(detached)')}`, shown(t.rel)];
-      if (!p) return [...where, t.missing ? 'missing (sow worktree prune)' : t.problem ? `unreadable: ${shown(t.problem)}` : 'no project'];
+      if (!p)
+        return [
+          ...where,
+          t.missing ? 'missing (sow worktree prune)' : t.problem ? `unreadable: ${shown(t.problem)}` : 'no project',
+        ];
       const sessions = p.sessions.map((s) => `${shown(s.by)} on ${shown(s.task)}`).join(', ');
-      return [...where, shown(p.name), shown(p.state), `tasks ${p.tasks.done}/${p.tasks.total}`, ...(sessions ? [sessions] : [])];
+      return [
+        ...where,
+        shown(p.name),
+        shown(p.state),
+        `tasks ${p.tasks.done}/${p.tasks.total}`,
+        ...(sessions ? [sessions] : []),
+      ];
     });
   if (rows.length === 0) return 'No projects in the main checkout or its worktrees';
   return columns(rows);
@@ -210,7 +266,9 @@ export function renderWorktrees(trees: readonly WorktreeInfo[], opts: { projects
 export function columns(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
-  return rows.map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join('  ')).join('\n');
+  return rows
+    .map((row) => row.map((cell, i) => (i < row.length - 1 ? cell.padEnd(widths[i]!) : cell)).join('  '))
+    .join('\n');
 }
 
 /** Tokens with thousands separated, a cost in dollars to the cent (to a tenth of a cent below a dollar). */
@@ -223,10 +281,22 @@ const dollars = (n?: number) => (n === undefined ? '-' : `$${n < 1 ? n.toFixed(3
  */
 export function renderCost(report: CostReport & { budget?: BudgetStanding }): string {
   const budget = report.budget ? `\n${budgetLine(report.budget)}` : '';
-  if (report.total.runs === 0) return `No worker has run in this project yet (sow agent spawn); what each run uses is counted when it stops.${budget}`;
-  const row = (key: string, r: Omit<CostRow, 'key'>) => [key, String(r.runs), tokens(r.input_tokens), tokens(r.output_tokens), dollars(r.cost_usd), r.unreported ? `${r.unreported} unreported` : ''];
+  if (report.total.runs === 0)
+    return `No worker has run in this project yet (sow agent spawn); what each run uses is counted when it stops.${budget}`;
+  const row = (key: string, r: Omit<CostRow, 'key'>) => [
+    key,
+    String(r.runs),
+    tokens(r.input_tokens),
+    tokens(r.output_tokens),
+    dollars(r.cost_usd),
+    r.unreported ? `${r.unreported} unreported` : '',
+  ];
   const table = columns(
-    [[report.by, 'runs', 'input', 'output', 'cost', ''], ...report.rows.map((r) => row(shown(r.key), r)), ['total', ...row('', report.total).slice(1)]].map((cells) => trimTail(cells)),
+    [
+      [report.by, 'runs', 'input', 'output', 'cost', ''],
+      ...report.rows.map((r) => row(shown(r.key), r)),
+      ['total', ...row('', report.total).slice(1)],
+    ].map((cells) => trimTail(cells)),
   );
   return `${table}${budget}`;
 }
@@ -238,10 +308,13 @@ function budgetLine(b: BudgetStanding): string {
       ? 'Budget   none set (to set one: budget: {usd: 20} in .sow/config.yaml)'
       : `Budget   not in force: .sow/config.yaml is not valid (${shown(b.problem.replace(/^\.sow\/config\.yaml: /, ''))})`;
   }
-  const part = (used: string, limit: string, left: number, leftText: string) => `${used} of ${limit} used, ${left > 0 ? `${leftText} left` : 'none left: no worker starts or resumes'}`;
+  const part = (used: string, limit: string, left: number, leftText: string) =>
+    `${used} of ${limit} used, ${left > 0 ? `${leftText} left` : 'none left: no worker starts or resumes'}`;
   const parts = [
     ...(b.usd ? [part(dollars(b.usd.used), dollars(b.usd.limit), b.usd.left, dollars(b.usd.left))] : []),
-    ...(b.tokens ? [part(`${tokens(b.tokens.used)} tokens`, tokens(b.tokens.limit), b.tokens.left, tokens(b.tokens.left))] : []),
+    ...(b.tokens
+      ? [part(`${tokens(b.tokens.used)} tokens`, tokens(b.tokens.limit), b.tokens.left, tokens(b.tokens.left))]
+      : []),
   ];
   return `Budget   ${parts.join(' · ')}`;
 }
@@ -255,7 +328,8 @@ const trimTail = (cells: string[]) => {
 /** `3 runs · 2,050 in / 405 out tokens · $0.054`, leaving out what no run reported. */
 function usageLine(u: Omit<CostRow, 'key'>): string {
   const parts = [`${u.runs} ${u.runs === 1 ? 'run' : 'runs'}`];
-  if (u.input_tokens !== undefined || u.output_tokens !== undefined) parts.push(`${tokens(u.input_tokens)} in / ${tokens(u.output_tokens)} out tokens`);
+  if (u.input_tokens !== undefined || u.output_tokens !== undefined)
+    parts.push(`${tokens(u.input_tokens)} in / ${tokens(u.output_tokens)} out tokens`);
   if (u.cost_usd !== undefined) parts.push(dollars(u.cost_usd));
   if (u.unreported) parts.push(`${u.unreported} unreported`);
   return parts.join(' · ');
@@ -277,10 +351,27 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
   const t = Date.parse(now);
   // Where each works, when any works in a checkout of its own ('.': the project checkout).
   const own = rows.some((w) => w.worktree !== '.');
-  const header = [...(all ? ['checkout'] : []), 'task', 'worker', ...(own ? ['worktree'] : []), 'cli', 'pid', 'running', 'last', 'tokens', 'cost', 'doing'];
+  const header = [
+    ...(all ? ['checkout'] : []),
+    'task',
+    'worker',
+    ...(own ? ['worktree'] : []),
+    'cli',
+    'pid',
+    'running',
+    'last',
+    'tokens',
+    'cost',
+    'doing',
+  ];
   const body = rows.map((w) => {
-    const tokensUsed = w.input_tokens !== undefined || w.output_tokens !== undefined ? tokens((w.input_tokens ?? 0) + (w.output_tokens ?? 0)) : '-';
-    const last = w.last_activity_at ? `${ago(Math.max(0, Math.round((t - Date.parse(w.last_activity_at)) / 1000)))} ago` : '-';
+    const tokensUsed =
+      w.input_tokens !== undefined || w.output_tokens !== undefined
+        ? tokens((w.input_tokens ?? 0) + (w.output_tokens ?? 0))
+        : '-';
+    const last = w.last_activity_at
+      ? `${ago(Math.max(0, Math.round((t - Date.parse(w.last_activity_at)) / 1000)))} ago`
+      : '-';
     const doing = shown(w.last_activity ?? '').slice(0, 60);
     return [
       ...(all ? [shown(w.checkout)] : []),
@@ -299,7 +390,17 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
   return [columns([header, ...body]), ...notes].join('\n');
 }
 
-const EVENT_MARK: Readonly<Record<WorkerEvent['kind'], string>> = { session: '◦', message: '›', tool_call: '●', finished: '■', error: '✗', usage: '$', text: ' ', exit: '■', agent_plan: '☐' };
+const EVENT_MARK: Readonly<Record<WorkerEvent['kind'], string>> = {
+  session: '◦',
+  message: '›',
+  tool_call: '●',
+  finished: '■',
+  error: '✗',
+  usage: '$',
+  text: ' ',
+  exit: '■',
+  agent_plan: '☐',
+};
 
 /** `10:01:02 ● Bash: npm test`: the time (UTC) an event came, its kind as a mark, what it says. */
 export function eventLine(e: WorkerEvent): string {

@@ -27,7 +27,8 @@ export interface SpinnerOptions {
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 
-const set = (value: string | undefined) => value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
+const set = (value: string | undefined) =>
+  value !== undefined && value !== '' && value !== '0' && value.toLowerCase() !== 'false';
 
 /** Whether a progress view may be drawn on `stream`: a terminal, not CI, not TERM=dumb. */
 export function progressAllowed(stream: SpinnerStream, env: Env = process.env): boolean {
@@ -73,7 +74,12 @@ export function startSpinner(raw: string, opts: SpinnerOptions = {}): Spinner {
     const plain = `${FRAMES[frame++ % FRAMES.length]} ${label}  ${time}`;
     // A terminal that reports no size (0 columns, as a bare pseudo-terminal does) gets 80.
     const width = (stream.columns || 80) - 1;
-    const text = plain.length > width ? `${plain.slice(0, Math.max(0, width - 1))}…` : colour ? plain.replace(time, `\x1b[2m${time}\x1b[22m`) : plain;
+    const text =
+      plain.length > width
+        ? `${plain.slice(0, Math.max(0, width - 1))}…`
+        : colour
+          ? plain.replace(time, `\x1b[2m${time}\x1b[22m`)
+          : plain;
     stream.write(`\r${text}\x1b[K`);
     shown = true;
   };

@@ -11,7 +11,12 @@ import type { CommandContext, CommandResult } from './def.js';
 import { writeText } from './output.js';
 import { stdout } from './stdio.js';
 
-export async function watchView(ctx: CommandContext, what: string, view: () => Promise<CommandResult>, opts: { all?: boolean } = {}): Promise<undefined> {
+export async function watchView(
+  ctx: CommandContext,
+  what: string,
+  view: () => Promise<CommandResult>,
+  opts: { all?: boolean } = {},
+): Promise<undefined> {
   const { followWorkspace } = await import('../app/feed.js');
   const tty = stdout.isTTY === true && !ctx.json;
   let last: string | undefined;

@@ -3,9 +3,19 @@ import type { CommandDef } from '../cli/def.js';
 
 export const advance: CommandDef = {
   name: 'advance',
-  examples: ['sow advance --dry-run   # what the next transition needs, nothing written', 'sow advance             # move on when the guard holds (exit 3 names what is missing)'],
+  examples: [
+    'sow advance --dry-run   # what the next transition needs, nothing written',
+    'sow advance             # move on when the guard holds (exit 3 names what is missing)',
+  ],
   description: 'Move the project to its next state, if the guard holds (the only command that does)',
-  args: [{ name: 'event', description: 'fire this event instead of the automatic one (see --list)', optional: true, complete: 'event' }],
+  args: [
+    {
+      name: 'event',
+      description: 'fire this event instead of the automatic one (see --list)',
+      optional: true,
+      complete: 'event',
+    },
+  ],
   options: [
     { flags: '-l, --list', description: 'list every transition out of the current state, with its guard' },
     { flags: '-n, --dry-run', description: 'check the guard and show the transition without writing' },

@@ -28,7 +28,14 @@ export const commands: readonly CommandDef[] = [
       const { AGENTS, ORCHESTRATOR } = await import('../domain/agents.js');
       const all = [...AGENTS, ORCHESTRATOR];
       return {
-        data: all.map((a) => ({ name: a.name, description: a.description, capabilities: a.capabilities, prompt: a.template, guidance: a.guidance, scope: a.scope })),
+        data: all.map((a) => ({
+          name: a.name,
+          description: a.description,
+          capabilities: a.capabilities,
+          prompt: a.template,
+          guidance: a.guidance,
+          scope: a.scope,
+        })),
         text: all
           .map(
             (a) =>
@@ -47,33 +54,69 @@ export const commands: readonly CommandDef[] = [
       'sow agent wait --timeout 30m                 # until a detached worker reports back',
     ],
     args: [
-      { name: 'agent', description: 'implementer, architect, reviewer, planner, researcher, decomposer or orchestrator', complete: 'agent' },
+      {
+        name: 'agent',
+        description: 'implementer, architect, reviewer, planner, researcher, decomposer or orchestrator',
+        complete: 'agent',
+      },
       { name: 'task-id', description: 'the task to work on', optional: true, complete: 'task-id' },
     ],
     options: [
-      { flags: '--next', description: 'work on the next ready task (the one `sow task next --claim` would take), chosen atomically' },
-      { flags: '--iteration', description: 'a fresh worker for the next iteration of the current work phase (projects that work in iterations; never a resume)' },
+      {
+        flags: '--next',
+        description: 'work on the next ready task (the one `sow task next --claim` would take), chosen atomically',
+      },
+      {
+        flags: '--iteration',
+        description:
+          'a fresh worker for the next iteration of the current work phase (projects that work in iterations; never a resume)',
+      },
       { flags: '--prompt <text>', description: 'extra instructions added to the worker prompt' },
-      { flags: '-d, --detach', description: 'run the worker in the background and return once its session is recorded; it outlives this command (see sow agent wait)' },
+      {
+        flags: '-d, --detach',
+        description:
+          'run the worker in the background and return once its session is recorded; it outlives this command (see sow agent wait)',
+      },
       {
         flags: '--worktree',
-        description: "work on the task in a checkout of its own (a git worktree under .sow/worktrees/.workers/, on a branch of the project branch); 'sow task merge' brings it back",
+        description:
+          "work on the task in a checkout of its own (a git worktree under .sow/worktrees/.workers/, on a branch of the project branch); 'sow task merge' brings it back",
       },
       VERBOSE,
       QUIET,
-      { flags: '--force', description: 'start anyway: on a finished task, outside the executing state, over a live worker or a recorded session (those lose the task)' },
+      {
+        flags: '--force',
+        description:
+          'start anyway: on a finished task, outside the executing state, over a live worker or a recorded session (those lose the task)',
+      },
     ],
     help: () =>
       `${configHelp()}\n\nWith --detach the worker runs under a sow supervisor in its own session: the command returns at once with the task, the worker, its pid and where its events go, and the supervisor does what a waiting spawn does when the worker stops (the task's status, letting it go, counting what it used). 'sow agent wait' waits for detached workers.`,
     writes: true,
     async run(ctx, { args, opts: o }) {
       const [agentName, taskId] = args as [string, string | undefined];
-      const opts = o as { next?: boolean; iteration?: boolean; prompt?: string; verbose?: boolean; quiet?: boolean; force?: boolean; detach?: boolean; worktree?: boolean };
-      if (opts.next && taskId !== undefined) throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
+      const opts = o as {
+        next?: boolean;
+        iteration?: boolean;
+        prompt?: string;
+        verbose?: boolean;
+        quiet?: boolean;
+        force?: boolean;
+        detach?: boolean;
+        worktree?: boolean;
+      };
+      if (opts.next && taskId !== undefined)
+        throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
       if (opts.iteration && (taskId !== undefined || opts.next))
-        throw new UsageError("--iteration spawns a worker for the project's next iteration, not for a task", `sow agent spawn ${agentName} --iteration`);
+        throw new UsageError(
+          "--iteration spawns a worker for the project's next iteration, not for a task",
+          `sow agent spawn ${agentName} --iteration`,
+        );
       if (opts.worktree && taskId === undefined && !opts.next)
-        throw new UsageError('--worktree gives a worker on a task a checkout of its own; name the task (or --next)', `sow agent spawn ${agentName} <task-id> --worktree`);
+        throw new UsageError(
+          '--worktree gives a worker on a task a checkout of its own; name the task (or --next)',
+          `sow agent spawn ${agentName} <task-id> --worktree`,
+        );
       await agentArg(agentName);
       if (taskId !== undefined) taskIdArg(taskId, 'task id');
       // What the worker is to do, the same whether this command waits for it or not.
@@ -99,62 +142,114 @@ export const commands: readonly CommandDef[] = [
     name: 'agent resume',
     description: 'Continue a worker session with a new prompt (feedback, an answer, corrections)',
     args: [
-      { name: 'task-id', description: 'the task whose session to resume (omit with --agent)', optional: true, complete: 'task-id' },
+      {
+        name: 'task-id',
+        description: 'the task whose session to resume (omit with --agent)',
+        optional: true,
+        complete: 'task-id',
+      },
       { name: 'prompt', description: 'what to tell the worker', optional: true },
     ],
     options: [
-      { flags: '-a, --agent <agent>', description: 'resume the project-level session of this agent instead of a task', complete: 'agent' },
+      {
+        flags: '-a, --agent <agent>',
+        description: 'resume the project-level session of this agent instead of a task',
+        complete: 'agent',
+      },
       VERBOSE,
       QUIET,
       { flags: '--force', description: 'resume even though another worker still owns the task (it loses the task)' },
       {
         flags: '--fresh',
-        description: "don't continue the session: a fresh one of the same role takes the task over, with a brief of where it stands (its description, feedback, log, changed files, the last message)",
+        description:
+          "don't continue the session: a fresh one of the same role takes the task over, with a brief of where it stands (its description, feedback, log, changed files, the last message)",
       },
-      { flags: '-d, --detach', description: 'continue the worker in the background and return once it has started; it outlives this command (see sow agent wait)' },
+      {
+        flags: '-d, --detach',
+        description:
+          'continue the worker in the background and return once it has started; it outlives this command (see sow agent wait)',
+      },
     ],
     help: configHelp,
     writes: true,
     async run(ctx, { args, opts: o }) {
       const [first, second] = args as [string | undefined, string | undefined];
-      const opts = o as { agent?: string; verbose?: boolean; quiet?: boolean; force?: boolean; fresh?: boolean; detach?: boolean };
+      const opts = o as {
+        agent?: string;
+        verbose?: boolean;
+        quiet?: boolean;
+        force?: boolean;
+        fresh?: boolean;
+        detach?: boolean;
+      };
       const { resumeAgent } = await import('../app/workers/resume.js');
       // `resume <task-id> <prompt>` or `resume --agent <agent> <prompt>`.
       let target: { kind: 'task'; id: string } | { kind: 'project'; agent: string };
       let prompt: string | undefined;
       if (opts.agent !== undefined) {
-        if (second !== undefined) throw new UsageError('give either a task id or --agent, not both', 'sow agent resume --agent planner "<prompt>"');
+        if (second !== undefined)
+          throw new UsageError(
+            'give either a task id or --agent, not both',
+            'sow agent resume --agent planner "<prompt>"',
+          );
         await agentArg(opts.agent);
         target = { kind: 'project', agent: opts.agent };
         prompt = first;
       } else {
-        if (first === undefined || second === undefined) throw new UsageError('missing task id or prompt', 'sow agent resume <task-id> "<prompt>", or sow agent resume --agent <agent> "<prompt>"');
+        if (first === undefined || second === undefined)
+          throw new UsageError(
+            'missing task id or prompt',
+            'sow agent resume <task-id> "<prompt>", or sow agent resume --agent <agent> "<prompt>"',
+          );
         target = { kind: 'task', id: taskIdArg(first, 'task id') };
         prompt = second;
       }
       if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');
       if (opts.detach) {
         const { resumeDetached } = await import('../app/detach.js');
-        const r = await resumeDetached(ctx.app, target, prompt, { verbose: opts.verbose === true, force: opts.force === true, fresh: opts.fresh === true });
+        const r = await resumeDetached(ctx.app, target, prompt, {
+          verbose: opts.verbose === true,
+          force: opts.force === true,
+          fresh: opts.fresh === true,
+        });
         return { data: r, text: detachedText(opts.fresh ? 'Started' : 'Resumed', r) };
       }
-      const r = await resumeAgent(ctx.app, target, prompt, { verbose: opts.verbose === true, quiet: opts.quiet === true, force: opts.force === true, fresh: opts.fresh === true, say });
+      const r = await resumeAgent(ctx.app, target, prompt, {
+        verbose: opts.verbose === true,
+        quiet: opts.quiet === true,
+        force: opts.force === true,
+        fresh: opts.fresh === true,
+        say,
+      });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
   },
   {
     name: 'agent wait',
     description: 'Wait until workers have stopped (default: every worker running now) and say how each task stands',
-    args: [{ name: 'task-id', description: 'the tasks whose workers to wait for', optional: true, variadic: true, complete: 'task-id' }],
+    args: [
+      {
+        name: 'task-id',
+        description: 'the tasks whose workers to wait for',
+        optional: true,
+        variadic: true,
+        complete: 'task-id',
+      },
+    ],
     options: [
       { flags: '--any', description: 'return as soon as one of them has stopped' },
-      { flags: '--timeout <duration>', description: 'give up after this long (90s, 5m, 1h; a bare number is seconds): exit 124, saying who still runs', parse: (raw) => durationArg(raw, '--timeout') },
+      {
+        flags: '--timeout <duration>',
+        description: 'give up after this long (90s, 5m, 1h; a bare number is seconds): exit 124, saying who still runs',
+        parse: (raw) => durationArg(raw, '--timeout'),
+      },
     ],
     help: 'A task no worker runs on counts as stopped at once. With a timeout an orchestrator whose tool calls are limited waits in slices: exit 0 when they stopped, 124 when the time ran out (like timeout(1)).',
     writes: false,
     mcp: {
       tool: 'agent_wait',
-      description: "Wait for workers to stop; gives each task's status, or after timeout_seconds who still runs (call again).",
+      description:
+        "Wait for workers to stop; gives each task's status, or after timeout_seconds who still runs (call again).",
       input: (z) =>
         z.strictObject({
           tasks: z.array(z.string()).optional().describe("default: detached workers' tasks not yet reported"),
@@ -165,8 +260,12 @@ export const commands: readonly CommandDef[] = [
         z.looseObject({
           stopped: z
             .array(z.looseObject({ task: z.string(), status: z.string(), unreported: z.boolean() }))
-            .describe('the tasks whose workers stopped, with their status; unreported: the worker exited without saying'),
-          running: z.array(z.looseObject({ task: z.string(), by: z.string() })).describe('the tasks whose workers still run'),
+            .describe(
+              'the tasks whose workers stopped, with their status; unreported: the worker exited without saying',
+            ),
+          running: z
+            .array(z.looseObject({ task: z.string(), by: z.string() }))
+            .describe('the tasks whose workers still run'),
           timedOut: z.boolean().describe('the time ran out before they stopped: call again to wait more'),
         }),
       async call(ctx, args) {
@@ -174,26 +273,38 @@ export const commands: readonly CommandDef[] = [
         const { waitForWorkers } = await import('../app/detach.js');
         const seconds = (args['timeout_seconds'] as number | undefined) ?? 30;
         // A tool call answers: the time running out is an answer (timedOut), not an error; the client's cancel ends the wait.
-        return waitForWorkers(ctx.app, ids, { any: args['any'] === true, timeoutMs: seconds * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+        return waitForWorkers(ctx.app, ids, {
+          any: args['any'] === true,
+          timeoutMs: seconds * 1000,
+          ...(ctx.signal ? { signal: ctx.signal } : {}),
+        });
       },
     },
     async run(ctx, { args, opts }) {
       const ids = ((args[0] as string[] | undefined) ?? []).map((id) => taskIdArg(id, 'task id'));
       const { waitForWorkers } = await import('../app/detach.js');
       const timeout = opts['timeout'] as number | undefined;
-      const r = await waitForWorkers(ctx.app, ids, { any: opts['any'] === true, ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}) });
-      const lines = r.stopped.map((t) => `${t.task}  ${t.unreported ? 'in_progress: its worker exited without reporting' : t.status}`);
+      const r = await waitForWorkers(ctx.app, ids, {
+        any: opts['any'] === true,
+        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+      });
+      const lines = r.stopped.map(
+        (t) => `${t.task}  ${t.unreported ? 'in_progress: its worker exited without reporting' : t.status}`,
+      );
       if (r.timedOut) {
         const { WaitTimeoutError } = await import('../domain/errors.js');
         throw new WaitTimeoutError(timeout ?? 0, r.running, r.stopped);
       }
-      const running = r.running.map((w) => `${w.task}  still running (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`);
+      const running = r.running.map(
+        (w) => `${w.task}  still running (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`,
+      );
       return { data: r, text: [...lines, ...running].join('\n') || 'No worker is running.' };
     },
   },
   {
     name: 'agent ps',
-    description: 'The workers running now: task, worker, CLI, pid, running for, what it did last, tokens and cost so far',
+    description:
+      'The workers running now: task, worker, CLI, pid, running for, what it did last, tokens and cost so far',
     options: [{ flags: '--all', description: 'also the workers of every worktree (sow worktree list)' }],
     writes: false,
     mcp: {
@@ -227,7 +338,8 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'agent events',
-    description: 'What the worker on a task did, as it happens: its messages, tool calls, usage, errors and exit, the same for every CLI (the newest run)',
+    description:
+      'What the worker on a task did, as it happens: its messages, tool calls, usage, errors and exit, the same for every CLI (the newest run)',
     args: [{ name: 'task-id', description: 'the task whose worker to show', complete: 'task-id' }],
     options: [
       { flags: '-f, --follow', description: 'keep printing events as they come, until the worker stops' },
@@ -238,7 +350,10 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts }) {
       const id = taskIdArg(args[0] as string, 'task id');
       if (opts['follow'] && ctx.json)
-        throw new UsageError('--follow prints events as they come, and --json one document at the end: give one of them', `sow agent events ${id} --follow, or sow agent events ${id} --json`);
+        throw new UsageError(
+          '--follow prints events as they come, and --json one document at the end: give one of them',
+          `sow agent events ${id} --follow, or sow agent events ${id} --json`,
+        );
       const { taskEvents, followEvents, rawEvents } = await import('../app/detach.js');
       const { eventLine } = await import('../cli/render.js');
       if (opts['raw']) {
@@ -250,12 +365,16 @@ export const commands: readonly CommandDef[] = [
         return undefined;
       }
       const r = await taskEvents(ctx.app, id);
-      return { data: r, text: r.events.length ? r.events.map(eventLine).join('\n') : `No events of a worker on task ${r.task} yet.` };
+      return {
+        data: r,
+        text: r.events.length ? r.events.map(eventLine).join('\n') : `No events of a worker on task ${r.task} yet.`,
+      };
     },
   },
   {
     name: 'agent stop',
-    description: 'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a note in its log',
+    description:
+      'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a note in its log',
     args: [{ name: 'task-id', description: 'the task whose worker to stop', complete: 'task-id' }],
     writes: true,
     async run(ctx, { args }) {
@@ -270,12 +389,18 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'agent log',
-    description: "For workers: add a note to your task's log (your task and agent id come from the environment sow gave you)",
+    description:
+      "For workers: add a note to your task's log (your task and agent id come from the environment sow gave you)",
     args: [{ name: 'message', description: 'what you did, found or decided', variadic: true }],
     options: [
       { flags: '--action <action>', description: 'the kind of entry (default note; see sow log --help)' },
       { flags: '--result <result>', description: 'success, error or partial (default success)' },
-      { flags: '--file <path>', description: 'a file the note is about (repeatable; becomes a task output)', parse: (v, prev) => [...(prev as string[]), v], default: [] },
+      {
+        flags: '--file <path>',
+        description: 'a file the note is about (repeatable; becomes a task output)',
+        parse: (v, prev) => [...(prev as string[]), v],
+        default: [],
+      },
     ],
     writes: true,
     async run(ctx, { args, opts }) {
@@ -291,7 +416,8 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'agent report',
-    description: 'For workers: say how your work stands. On a task: in_progress, needs_review, paused or failed (sets its status); without a task: working, done, blocked or failed',
+    description:
+      'For workers: say how your work stands. On a task: in_progress, needs_review, paused or failed (sets its status); without a task: working, done, blocked or failed',
     args: [{ name: 'message', description: 'why, in a sentence (goes to the log)', optional: true, variadic: true }],
     options: [{ flags: '--status <status>', description: 'how the work stands', required: true }],
     writes: true,

@@ -27,7 +27,8 @@ const word = (v: unknown): string => String(v);
 const artifactTool: McpExposure = {
   tool: 'artifact',
   listKey: 'artifacts',
-  description: "Add, set or list a phase's or task's inputs or outputs (documents from .sow/project/, modified files from the root).",
+  description:
+    "Add, set or list a phase's or task's inputs or outputs (documents from .sow/project/, modified files from the root).",
   input: (z) => {
     const scalar = z.union([z.string(), z.number(), z.boolean()]);
     return z.strictObject({
@@ -59,23 +60,39 @@ const artifactTool: McpExposure = {
     const action = args['action'] as keyof typeof ARTIFACT_ARGS;
     const wanted = ARTIFACT_ARGS[action];
     const missing = wanted.needs.filter((k) => args[k] === undefined);
-    if (missing.length) throw new UsageError(`artifact ${action} needs ${missing.join(' and ')}`, `pass ${missing.join(', ')} (see the artifact tool's input schema)`);
-    const extra = ARTIFACT_OWN_ARGS.filter((k) => args[k] !== undefined && !(wanted.needs as readonly string[]).includes(k) && !(wanted.takes as readonly string[]).includes(k));
+    if (missing.length)
+      throw new UsageError(
+        `artifact ${action} needs ${missing.join(' and ')}`,
+        `pass ${missing.join(', ')} (see the artifact tool's input schema)`,
+      );
+    const extra = ARTIFACT_OWN_ARGS.filter(
+      (k) =>
+        args[k] !== undefined &&
+        !(wanted.needs as readonly string[]).includes(k) &&
+        !(wanted.takes as readonly string[]).includes(k),
+    );
     if (extra.length)
       throw new UsageError(
         `artifact ${action} does not take ${extra.join(', ')}`,
         `leave ${extra.join(', ')} out, or use the action they go with (add: type, path, approved, metadata; set: index, field, value)`,
       );
-    if (args['task'] !== undefined && args['phase'] !== undefined) throw new UsageError('task and phase exclude each other', "name the task for a task's artifacts, or the phase for a phase's");
+    if (args['task'] !== undefined && args['phase'] !== undefined)
+      throw new UsageError(
+        'task and phase exclude each other',
+        "name the task for a task's artifacts, or the phase for a phase's",
+      );
     const owner: ArtifactHolder =
-      args['task'] !== undefined ? { kind: 'task', id: args['task'] as string } : { kind: 'phase', ...(args['phase'] !== undefined ? { phase: args['phase'] as string } : {}) };
+      args['task'] !== undefined
+        ? { kind: 'task', id: args['task'] as string }
+        : { kind: 'phase', ...(args['phase'] !== undefined ? { phase: args['phase'] as string } : {}) };
     const direction: Direction = args['direction'] === 'input' ? 'inputs' : 'outputs';
     const app = await import('../app/artifacts.js');
     switch (action) {
       case 'add': {
         // As the command line's extra --name value flags: no prototype, so '__proto__' arrives as a name.
         const flags = Object.create(null) as Record<string, string>;
-        for (const [k, v] of Object.entries((args['metadata'] as Record<string, unknown> | undefined) ?? {})) flags[k] = word(v);
+        for (const [k, v] of Object.entries((args['metadata'] as Record<string, unknown> | undefined) ?? {}))
+          flags[k] = word(v);
         return app.addArtifact(ctx.app, owner, direction, {
           type: args['type'] as string,
           path: args['path'] as string,
@@ -85,7 +102,14 @@ const artifactTool: McpExposure = {
       }
       case 'set': {
         const { parseIndex } = await import('../domain/artifacts.js');
-        return app.setArtifact(ctx.app, owner, direction, parseIndex(word(args['index'])), args['field'] as string, word(args['value']));
+        return app.setArtifact(
+          ctx.app,
+          owner,
+          direction,
+          parseIndex(word(args['index'])),
+          args['field'] as string,
+          word(args['value']),
+        );
       }
       case 'list': {
         const { artifactListData } = await import('../app/results.js');
@@ -96,7 +120,10 @@ const artifactTool: McpExposure = {
 };
 
 /** The commands of `<prefix> input|output`: `input` for a phase's, `task input` for a task's. */
-export function artifactCommands(direction: Direction, kind: OwnerKind): { name: string; description: string; commands: CommandDef[] } {
+export function artifactCommands(
+  direction: Direction,
+  kind: OwnerKind,
+): { name: string; description: string; commands: CommandDef[] } {
   const word = direction === 'inputs' ? 'input' : 'output';
   const prefix = kind === 'phase' ? word : `task ${word}`;
   const what = kind === 'phase' ? `phase ${direction}` : `task ${direction}`;
@@ -104,7 +131,10 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
     kind === 'phase'
       ? { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' }
       : { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
-  const ownerOf = (opts: OwnerOpts): ArtifactHolder => (kind === 'phase' ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) } : { kind: 'task', id: taskIdOf(opts) });
+  const ownerOf = (opts: OwnerOpts): ArtifactHolder =>
+    kind === 'phase'
+      ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) }
+      : { kind: 'task', id: taskIdOf(opts) };
   const index = async (raw: string) => (await import('../domain/artifacts.js')).parseIndex(raw);
   const formatArtifact = async () => (await import('../cli/render.js')).formatArtifact;
   const INDEX: OptionDef = { flags: '-i, --index <n>', description: 'artifact index (see list)', required: true };
@@ -117,7 +147,8 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
         { flags: '-t, --type <type>', description: 'artifact type', required: true, complete: 'artifact-type' },
         {
           flags: '--path <path>',
-          description: 'documents: relative to .sow/project/; files of the code base (modified): relative to the repository root; absolute paths inside the repository are converted',
+          description:
+            'documents: relative to .sow/project/; files of the code base (modified): relative to the repository root; absolute paths inside the repository are converted',
           required: true,
         },
         { flags: '--approved <bool>', description: 'true or false' },
@@ -129,7 +160,11 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
       async run(ctx: CommandContext, { opts: o, rest }) {
         const opts = o as unknown as OwnerOpts & { type: string; path: string; approved?: string };
         if (opts.approved !== undefined) booleanArg(opts.approved, '--approved');
-        textArg(opts.path, '--path', `name the file: --path <path relative to ${kind === 'task' ? 'the repository root (modified) or .sow/project/' : '.sow/project/'}>`);
+        textArg(
+          opts.path,
+          '--path',
+          `name the file: --path <path relative to ${kind === 'task' ? 'the repository root (modified) or .sow/project/' : '.sow/project/'}>`,
+        );
         const extra = extraFlags(rest ?? []);
         const own = ownerOf(opts);
         const { addArtifact } = await import('../app/artifacts.js');
@@ -152,7 +187,14 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): { name:
       async run(ctx, { args, opts }) {
         const { setArtifact } = await import('../app/artifacts.js');
         const format = await formatArtifact();
-        const r = await setArtifact(ctx.app, ownerOf(opts), direction, await index(opts['index'] as string), args[0] as string, args[1] as string);
+        const r = await setArtifact(
+          ctx.app,
+          ownerOf(opts),
+          direction,
+          await index(opts['index'] as string),
+          args[0] as string,
+          args[1] as string,
+        );
         return { data: r, text: format(r.index, r.artifact) };
       },
     },

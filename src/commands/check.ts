@@ -6,7 +6,8 @@ import type { CommandDef } from '../cli/def.js';
 export const commands: readonly CommandDef[] = [
   {
     name: 'check list',
-    description: 'List the checks .sow/config.yaml declares: name, command, when they are needed, timeout, whether you allowed them here',
+    description:
+      'List the checks .sow/config.yaml declares: name, command, when they are needed, timeout, whether you allowed them here',
     writes: false,
     async run(ctx) {
       const { listChecks, NO_CHECKS_HELP } = await import('../app/checks.js');
@@ -14,12 +15,21 @@ export const commands: readonly CommandDef[] = [
       const r = await listChecks(ctx.app);
       const width = Math.max(0, ...r.checks.map((c) => c.name.length));
       const standing = (c: (typeof r.checks)[number]) =>
-        c.allowed ? (r.allowed_by === 'environment' ? 'allowed by SOW_ALLOW_CHECKS=1' : 'allowed') : c.previously !== undefined ? 'changed since you allowed it' : 'not allowed yet';
+        c.allowed
+          ? r.allowed_by === 'environment'
+            ? 'allowed by SOW_ALLOW_CHECKS=1'
+            : 'allowed'
+          : c.previously !== undefined
+            ? 'changed since you allowed it'
+            : 'not allowed yet';
       const refused = r.checks.filter((c) => !c.allowed);
       return {
         data: r.checks,
         text: r.checks
-          .map((c) => `${c.name.padEnd(width)}  ${printable(c.run)}  (${c.when.length ? `needed for ${c.when.join(', ')}` : 'run by hand'}; timeout ${c.timeout} s; ${standing(c)})`)
+          .map(
+            (c) =>
+              `${c.name.padEnd(width)}  ${printable(c.run)}  (${c.when.length ? `needed for ${c.when.join(', ')}` : 'run by hand'}; timeout ${c.timeout} s; ${standing(c)})`,
+          )
           .join('\n'),
         ...(r.checks.length === 0
           ? { message: NO_CHECKS_HELP }
@@ -33,7 +43,8 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'check allow',
-    description: 'Allow the declared checks (default: all) to run on this machine: shows each command and asks; recorded outside the repository',
+    description:
+      'Allow the declared checks (default: all) to run on this machine: shows each command and asks; recorded outside the repository',
     args: [{ name: 'names', description: 'the checks to allow (see sow check list)', optional: true, variadic: true }],
     options: [{ flags: '-y, --yes', description: 'allow without asking (the commands are still shown)' }],
     help: [
@@ -83,21 +94,36 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'check run',
-    description: "Run checks (default: all declared) in the repository root (with --task, in the task's own checkout if it has one); each run is recorded as an evidence output, with its log",
-    args: [{ name: 'names', description: 'the checks to run (see sow check list)', optional: true, variadic: true, complete: 'check' }],
+    description:
+      "Run checks (default: all declared) in the repository root (with --task, in the task's own checkout if it has one); each run is recorded as an evidence output, with its log",
+    args: [
+      {
+        name: 'names',
+        description: 'the checks to run (see sow check list)',
+        optional: true,
+        variadic: true,
+        complete: 'check',
+      },
+    ],
     options: [
       {
         flags: '--task <id>',
-        description: 'record the evidence on this task (default: the outputs of the phase in progress); a task worked in its own checkout is checked there',
+        description:
+          'record the evidence on this task (default: the outputs of the phase in progress); a task worked in its own checkout is checked there',
         complete: 'task-id',
       },
-      { flags: '-d, --detach', description: 'run them in the background and return at once; they record their evidence as they would here (see sow check wait)' },
+      {
+        flags: '-d, --detach',
+        description:
+          'run them in the background and return at once; they record their evidence as they would here (see sow check wait)',
+      },
     ],
     help: "Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check and says which it was; nothing of that run is recorded and its logs are removed (exit 130).\nWith --detach the checks run under a sow of their own, which ends when they end: 'sow check wait --timeout 90s' waits for them in slices (exit 124 while they still run) and then reports them as this command would.",
     writes: true,
     mcp: {
       tool: 'check_run',
-      description: 'Run the declared checks and record evidence; detach returns at once, wait waits for that run (timedOut: call again).',
+      description:
+        'Run the declared checks and record evidence; detach returns at once, wait waits for that run (timedOut: call again).',
       input: (z) =>
         z.strictObject({
           names: z.array(z.string()).optional().describe('default: all'),
@@ -119,15 +145,29 @@ export const commands: readonly CommandDef[] = [
       async call(ctx, args) {
         const names = (args['names'] as string[] | undefined) ?? [];
         if (args['detach'] === true && args['wait'] === true)
-          throw new UsageError('detach starts the checks and wait waits for them: one at a time', 'call check_run with detach: true, then with wait: true');
+          throw new UsageError(
+            'detach starts the checks and wait waits for them: one at a time',
+            'call check_run with detach: true, then with wait: true',
+          );
         if (args['wait'] === true) {
-          if (args['task'] !== undefined) throw new UsageError('wait takes the checks by name, not task', 'leave task out: the run waited for is the last one of those checks');
+          if (args['task'] !== undefined)
+            throw new UsageError(
+              'wait takes the checks by name, not task',
+              'leave task out: the run waited for is the last one of those checks',
+            );
           const { waitForChecks } = await import('../app/check-detach.js');
           const seconds = (args['timeout_seconds'] as number | undefined) ?? 30;
           // A tool call answers: the time running out is an answer (timedOut), not an error.
-          return waitForChecks(ctx.app, names, { timeoutMs: seconds * 1000, ...(ctx.signal ? { signal: ctx.signal } : {}) });
+          return waitForChecks(ctx.app, names, {
+            timeoutMs: seconds * 1000,
+            ...(ctx.signal ? { signal: ctx.signal } : {}),
+          });
         }
-        if (args['timeout_seconds'] !== undefined) throw new UsageError('timeout_seconds goes with wait', 'call check_run with wait: true to wait for the checks');
+        if (args['timeout_seconds'] !== undefined)
+          throw new UsageError(
+            'timeout_seconds goes with wait',
+            'call check_run with wait: true to wait for the checks',
+          );
         const task = args['task'] !== undefined ? { task: args['task'] as string } : {};
         if (args['detach'] === true) {
           const { startChecksDetached } = await import('../app/check-detach.js');
@@ -137,7 +177,12 @@ export const commands: readonly CommandDef[] = [
         return checkRun(ctx.app, names, {
           ...task,
           onProgress: (event) => {
-            if (event.kind === 'end') ctx.progress?.(event.index + 1, event.all.length, `${event.run.name} ${event.run.passed ? 'passed' : 'failed'}`);
+            if (event.kind === 'end')
+              ctx.progress?.(
+                event.index + 1,
+                event.all.length,
+                `${event.run.name} ${event.run.passed ? 'passed' : 'failed'}`,
+              );
           },
           ...(ctx.signal ? { signal: ctx.signal } : {}),
         });
@@ -177,12 +222,22 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'check wait',
-    description: "Wait for the checks running in the background (sow check run --detach; default: every run going on, else the last one) and report them as 'sow check run' would",
-    args: [{ name: 'names', description: 'the checks whose last background run to wait for', optional: true, variadic: true, complete: 'check' }],
+    description:
+      "Wait for the checks running in the background (sow check run --detach; default: every run going on, else the last one) and report them as 'sow check run' would",
+    args: [
+      {
+        name: 'names',
+        description: 'the checks whose last background run to wait for',
+        optional: true,
+        variadic: true,
+        complete: 'check',
+      },
+    ],
     options: [
       {
         flags: '--timeout <duration>',
-        description: 'give up after this long (90s, 5m, 1h; a bare number is seconds): exit 124, saying which checks still run',
+        description:
+          'give up after this long (90s, 5m, 1h; a bare number is seconds): exit 124, saying which checks still run',
         parse: (raw) => durationArg(raw, '--timeout'),
       },
     ],
@@ -205,6 +260,9 @@ export const commands: readonly CommandDef[] = [
 ];
 
 /** What a run whose checks all passed says: how many, where, and where the evidence went. */
-function passedMessage(r: { runs: import('../app/checks.js').CheckRun[]; recorded: import('../app/checks.js').EvidenceRecord | null }): string {
+function passedMessage(r: {
+  runs: import('../app/checks.js').CheckRun[];
+  recorded: import('../app/checks.js').EvidenceRecord | null;
+}): string {
   return `${r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`}${r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : ''}; evidence recorded on ${r.recorded?.owner ?? 'nothing'} ('sow ${r.recorded?.task ? `task output list --id ${r.recorded.task}` : 'output list'}')`;
 }

@@ -11,7 +11,11 @@ export const commands: readonly CommandDef[] = [
       const { initConfig } = await import('../app/config.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
       const r = await initConfig(ctx.app, opts['yes'] === true, interactive(), askYesNo);
-      return { data: r, text: r.path, message: `${r.overwritten ? 'Replaced' : 'Created'} ${r.path}\nNext: sow config edit, then sow config validate` };
+      return {
+        data: r,
+        text: r.path,
+        message: `${r.overwritten ? 'Replaced' : 'Created'} ${r.path}\nNext: sow config edit, then sow config validate`,
+      };
     },
   },
   {
@@ -27,7 +31,8 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'config validate',
-    description: 'Check YAML, unknown keys, schema, executor types, bindings and settings (and .sow/config.yaml inside a sow workspace); warn about CLIs missing from PATH',
+    description:
+      'Check YAML, unknown keys, schema, executor types, bindings and settings (and .sow/config.yaml inside a sow workspace); warn about CLIs missing from PATH',
     writes: false,
     async run(ctx) {
       const { validateConfig, ConfigInvalidError } = await import('../app/config.js');
@@ -48,7 +53,16 @@ export const commands: readonly CommandDef[] = [
     async run(ctx) {
       const { showConfig } = await import('../app/config.js');
       const r = await showConfig(ctx.app);
-      return { data: { path: r.path, exists: r.exists, executors: r.effective.executors, bindings: r.effective.bindings, overrides: r.effective.overrides }, text: r.text };
+      return {
+        data: {
+          path: r.path,
+          exists: r.exists,
+          executors: r.effective.executors,
+          bindings: r.effective.bindings,
+          overrides: r.effective.overrides,
+        },
+        text: r.text,
+      };
     },
   },
   {
@@ -75,7 +89,12 @@ export const commands: readonly CommandDef[] = [
       const { resetConfig } = await import('../app/config.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
       const r = await resetConfig(ctx.app, opts['yes'] === true, interactive(), askYesNo);
-      return { data: r, message: r.removed ? `Removed ${r.path} (backup: ${r.backup})` : `No configuration file at ${r.path}; the defaults are in use` };
+      return {
+        data: r,
+        message: r.removed
+          ? `Removed ${r.path} (backup: ${r.backup})`
+          : `No configuration file at ${r.path}; the defaults are in use`,
+      };
     },
   },
 ];

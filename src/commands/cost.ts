@@ -5,8 +5,16 @@ import { COST_GROUPS as GROUPS, type CostGroup } from '../domain/usage.js';
 
 export const cost: CommandDef = {
   name: 'cost',
-  description: "What the project's workers used: tokens and cost (as each agent CLI reports them), summed by task, role, session or executor",
-  options: [{ flags: '--by <group>', description: 'task (default), role, session or executor', choices: GROUPS, parse: choiceOf('grouping', GROUPS) }],
+  description:
+    "What the project's workers used: tokens and cost (as each agent CLI reports them), summed by task, role, session or executor",
+  options: [
+    {
+      flags: '--by <group>',
+      description: 'task (default), role, session or executor',
+      choices: GROUPS,
+      parse: choiceOf('grouping', GROUPS),
+    },
+  ],
   help: 'Every spawn and resume is counted when its worker stops. Claude Code and OpenCode report a cost in USD; Codex and Gemini CLI only tokens; the others nothing (their runs are counted as unreported).',
   writes: false,
   mcp: {
@@ -21,7 +29,11 @@ export const cost: CommandDef = {
         output_tokens: z.number().optional(),
         cost_usd: z.number().optional(),
       };
-      return z.looseObject({ by: z.enum(GROUPS), rows: z.array(z.looseObject({ key: z.string(), ...figures })), total: z.looseObject(figures) });
+      return z.looseObject({
+        by: z.enum(GROUPS),
+        rows: z.array(z.looseObject({ key: z.string(), ...figures })),
+        total: z.looseObject(figures),
+      });
     },
   },
   async run(ctx, { opts }) {

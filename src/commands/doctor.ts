@@ -8,7 +8,12 @@ const WORD = { ok: 'ok', warn: 'warn', fail: 'FAIL' } as const;
 /** One line per check: `FAIL  lock       a stale lock: … — fix: sow doctor --fix`. */
 function renderChecks(checks: readonly Check[]): string {
   const width = Math.max(...checks.map((c) => c.id.length));
-  return checks.map((c) => `${WORD[c.status].padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}${c.status !== 'ok' && c.fix ? ` — fix: ${c.fix}` : ''}`).join('\n');
+  return checks
+    .map(
+      (c) =>
+        `${WORD[c.status].padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}${c.status !== 'ok' && c.fix ? ` — fix: ${c.fix}` : ''}`,
+    )
+    .join('\n');
 }
 
 export const doctor: CommandDef = {
@@ -18,7 +23,8 @@ export const doctor: CommandDef = {
   options: [
     {
       flags: '--fix',
-      description: 'also fix what is safe to fix (missing ignore lines, the merge driver (its registration), a stale lock, an unfinished write, ref links, worktrees to prune) and say what was done',
+      description:
+        'also fix what is safe to fix (missing ignore lines, the merge driver (its registration), a stale lock, an unfinished write, ref links, worktrees to prune) and say what was done',
     },
   ],
   help: [

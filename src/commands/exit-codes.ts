@@ -8,7 +8,14 @@ export const exitCodes: CommandDef = {
   description: 'Explain the exit codes (also: sow help exit-codes)',
   writes: false,
   async run() {
-    const rows = (Object.keys(EXIT_CODES) as (keyof typeof EXIT_CODES)[]).map((k) => ({ code: EXIT_CODES[k], kind: k, meaning: EXIT_MEANINGS[k] }));
-    return { data: rows, text: `${rows.map((r) => `${String(r.code).padStart(3)}  ${r.meaning}`).join('\n')}\n${EXIT_RULE}` };
+    const rows = (Object.keys(EXIT_CODES) as (keyof typeof EXIT_CODES)[]).map((k) => ({
+      code: EXIT_CODES[k],
+      kind: k,
+      meaning: EXIT_MEANINGS[k],
+    }));
+    return {
+      data: rows,
+      text: `${rows.map((r) => `${String(r.code).padStart(3)}  ${r.meaning}`).join('\n')}\n${EXIT_RULE}`,
+    };
   },
 };

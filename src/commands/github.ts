@@ -15,15 +15,28 @@ export const issue: readonly CommandDef[] = [
     async run(ctx, { opts: o }) {
       const opts = o as { state: string; label?: string; limit: string };
       const { notOneOf, UsageError } = await import('../domain/errors.js');
-      if (!['open', 'closed', 'all'].includes(opts.state)) throw notOneOf('issue state', opts.state, ['open', 'closed', 'all'], 'states');
+      if (!['open', 'closed', 'all'].includes(opts.state))
+        throw notOneOf('issue state', opts.state, ['open', 'closed', 'all'], 'states');
       const limit = Number(opts.limit);
-      if (!/^\d+$/.test(opts.limit) || !Number.isSafeInteger(limit) || limit < 1) throw new UsageError(`invalid --limit '${opts.limit}': expected a whole number ≥ 1`, 'for example --limit 100');
+      if (!/^\d+$/.test(opts.limit) || !Number.isSafeInteger(limit) || limit < 1)
+        throw new UsageError(`invalid --limit '${opts.limit}': expected a whole number ≥ 1`, 'for example --limit 100');
       const gh = await import('../app/github.js');
-      const r = await gh.issueList(ctx.app, { state: opts.state as 'open' | 'closed' | 'all', limit, ...(opts.label ? { label: opts.label } : {}) });
+      const r = await gh.issueList(ctx.app, {
+        state: opts.state as 'open' | 'closed' | 'all',
+        limit,
+        ...(opts.label ? { label: opts.label } : {}),
+      });
       return {
         data: r.issues,
-        text: r.issues.map((i) => `#${i.number}  ${i.title}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}${opts.state === 'all' ? `  (${i.state.toLowerCase()})` : ''}`).join('\n'),
-        ...(r.issues.length ? {} : { message: `No ${opts.state === 'all' ? '' : `${opts.state} `}issues in ${r.repo}` }),
+        text: r.issues
+          .map(
+            (i) =>
+              `#${i.number}  ${i.title}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}${opts.state === 'all' ? `  (${i.state.toLowerCase()})` : ''}`,
+          )
+          .join('\n'),
+        ...(r.issues.length
+          ? {}
+          : { message: `No ${opts.state === 'all' ? '' : `${opts.state} `}issues in ${r.repo}` }),
       };
     },
   },
@@ -37,7 +50,14 @@ export const issue: readonly CommandDef[] = [
       const { issue: i } = await gh.issueShow(ctx.app, gh.parseIssueNumber(args[0] as string));
       return {
         data: i,
-        text: [`#${i.number}  ${i.title}`, `${i.state.toLowerCase()}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}  ${i.url}`, '', (i.body ?? '').trim()].join('\n').trimEnd(),
+        text: [
+          `#${i.number}  ${i.title}`,
+          `${i.state.toLowerCase()}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}  ${i.url}`,
+          '',
+          (i.body ?? '').trim(),
+        ]
+          .join('\n')
+          .trimEnd(),
       };
     },
   },
@@ -49,11 +69,16 @@ export const issue: readonly CommandDef[] = [
     async run(ctx, { args }) {
       const gh = await import('../app/github.js');
       const r = await gh.issueCheck(ctx.app, gh.parseIssueNumber(args[0] as string));
-      const lines = [...r.branches.map((b) => `branch ${b} (linked on GitHub)`), ...r.projects.map((p) => `project ${shown(p.name)} on branch ${shown(p.branch)} (${shown(p.rel)})`)];
+      const lines = [
+        ...r.branches.map((b) => `branch ${b} (linked on GitHub)`),
+        ...r.projects.map((p) => `project ${shown(p.name)} on branch ${shown(p.branch)} (${shown(p.rel)})`),
+      ];
       return {
         data: r,
         text: lines.join('\n'),
-        message: lines.length ? `Issue #${r.issue} is taken: continue its work there` : `Issue #${r.issue} is free: 'sow project new --issue ${r.issue}' starts a project from it`,
+        message: lines.length
+          ? `Issue #${r.issue} is taken: continue its work there`
+          : `Issue #${r.issue} is free: 'sow project new --issue ${r.issue}' starts a project from it`,
       };
     },
   },
@@ -62,7 +87,8 @@ export const issue: readonly CommandDef[] = [
 export const pr: readonly CommandDef[] = [
   {
     name: 'pr create',
-    description: "Open the pull request of the project's branch into its base branch, with a body built from the project (while finalizing)",
+    description:
+      "Open the pull request of the project's branch into its base branch, with a body built from the project (while finalizing)",
     options: [
       { flags: '--draft', description: 'open it as a draft' },
       { flags: '--force', description: 'open it before the project is finalizing' },

@@ -6,15 +6,29 @@ import { GRAPH_FORMATS, type GraphFormat } from '../cli/graph.js';
 /** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */
 const FORMAT_HELP = 'text, mermaid or dot (graphviz); default: text on a terminal, mermaid when piped or redirected';
 
-const FORMAT: OptionDef = { flags: '-f, --format <format>', description: FORMAT_HELP, choices: GRAPH_FORMATS, parse: choiceOf('graph format', GRAPH_FORMATS) };
+const FORMAT: OptionDef = {
+  flags: '-f, --format <format>',
+  description: FORMAT_HELP,
+  choices: GRAPH_FORMATS,
+  parse: choiceOf('graph format', GRAPH_FORMATS),
+};
 
-const formatOf = (opts: { format?: unknown }): GraphFormat => (opts.format as GraphFormat | undefined) ?? (process.stdout.isTTY ? 'text' : 'mermaid');
+const formatOf = (opts: { format?: unknown }): GraphFormat =>
+  (opts.format as GraphFormat | undefined) ?? (process.stdout.isTTY ? 'text' : 'mermaid');
 
 export const commands: readonly CommandDef[] = [
   {
     name: 'graph lifecycle',
-    description: "The project type's states and transitions, each labelled with its event and guard; in a project, its current state marked and each guard out of it met or blocked",
-    options: [FORMAT, { flags: '-t, --type <type>', description: "draw this project type's lifecycle, nothing marked ('sow project types' lists them); default: the project's type" }],
+    description:
+      "The project type's states and transitions, each labelled with its event and guard; in a project, its current state marked and each guard out of it met or blocked",
+    options: [
+      FORMAT,
+      {
+        flags: '-t, --type <type>',
+        description:
+          "draw this project type's lifecycle, nothing marked ('sow project types' lists them); default: the project's type",
+      },
+    ],
     writes: false,
     async run(ctx, { opts }) {
       const type = opts['type'] as string | undefined;
@@ -22,7 +36,10 @@ export const commands: readonly CommandDef[] = [
       const { renderLifecycle } = await import('../cli/graph.js');
       const { paintFor } = await import('../cli/colour.js');
       const g = await lifecycleOf(ctx.app.cwd, type);
-      const note = g.current === null && type === undefined ? `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)` : undefined;
+      const note =
+        g.current === null && type === undefined
+          ? `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)`
+          : undefined;
       return { data: g, text: renderLifecycle(g, formatOf(opts), paintFor()), ...(note ? { message: note } : {}) };
     },
   },
@@ -36,7 +53,11 @@ export const commands: readonly CommandDef[] = [
       const { renderTasks } = await import('../cli/graph.js');
       const { paintFor } = await import('../cli/colour.js');
       const g = await tasksGraphOf(ctx.app.cwd);
-      if (g.nodes.length === 0) return { data: g, message: 'No tasks yet, so there is nothing to draw; add one with \'sow task add "<name>"\'' };
+      if (g.nodes.length === 0)
+        return {
+          data: g,
+          message: 'No tasks yet, so there is nothing to draw; add one with \'sow task add "<name>"\'',
+        };
       return { data: g, text: renderTasks(g, formatOf(opts), paintFor()) };
     },
   },

@@ -5,7 +5,12 @@
  */
 import type { CommandDef, GroupDef, TopicDef } from '../cli/def.js';
 
-const group = (name: string, description: string, load: () => Promise<readonly CommandDef[]>, subgroups?: Readonly<Record<string, string>>): GroupDef => ({
+const group = (
+  name: string,
+  description: string,
+  load: () => Promise<readonly CommandDef[]>,
+  subgroups?: Readonly<Record<string, string>>,
+): GroupDef => ({
   name,
   description,
   load,
@@ -19,14 +24,26 @@ const artifacts = (direction: 'inputs' | 'outputs'): GroupDef => {
     load: async () => (await import('./artifacts.js')).artifactCommands(direction, 'phase').commands,
   };
 };
-const single = (name: string, load: () => Promise<CommandDef>): GroupDef => ({ name, description: '', load: async () => [await load()] });
+const single = (name: string, load: () => Promise<CommandDef>): GroupDef => ({
+  name,
+  description: '',
+  load: async () => [await load()],
+});
 
 // In the order `sow --help` lists them.
 export const GROUPS: readonly GroupDef[] = [
   single('init', async () => (await import('./init.js')).init),
-  group('project', 'Create, inspect and remove the project on this branch', async () => (await import('./project.js')).commands),
+  group(
+    'project',
+    'Create, inspect and remove the project on this branch',
+    async () => (await import('./project.js')).commands,
+  ),
   single('status', async () => (await import('./project.js')).status),
-  group('phase', 'Read and set fields of a phase (default: the phase in progress)', async () => (await import('./phase.js')).commands),
+  group(
+    'phase',
+    'Read and set fields of a phase (default: the phase in progress)',
+    async () => (await import('./phase.js')).commands,
+  ),
   group(
     'task',
     "Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)",
@@ -39,21 +56,49 @@ export const GROUPS: readonly GroupDef[] = [
   artifacts('inputs'),
   artifacts('outputs'),
   single('advance', async () => (await import('./advance.js')).advance),
-  group('agent', 'Spawn and resume agent workers, and list the agents', async () => (await import('./agent.js')).commands),
+  group(
+    'agent',
+    'Spawn and resume agent workers, and list the agents',
+    async () => (await import('./agent.js')).commands,
+  ),
   single('log', async () => (await import('./log.js')).log),
   single('cost', async () => (await import('./cost.js')).cost),
   single('prompt', async () => (await import('./prompt.js')).prompt),
-  group('config', 'Your agent configuration (which agent CLI runs which role)', async () => (await import('./config.js')).commands),
+  group(
+    'config',
+    'Your agent configuration (which agent CLI runs which role)',
+    async () => (await import('./config.js')).commands,
+  ),
   single('schema', async () => (await import('./schema.js')).schema),
   single('migrate', async () => (await import('./migrate.js')).migrate),
-  group('check', "Run the repository's declared checks (.sow/config.yaml) and record what they showed as evidence", async () => (await import('./check.js')).commands),
-  group('worktree', 'Run another project beside this one: a git worktree of its branch under .sow/worktrees/', async () => (await import('./worktree.js')).commands),
-  group('issue', 'GitHub issues of this repository (through gh), to start projects from', async () => (await import('./github.js')).issue),
+  group(
+    'check',
+    "Run the repository's declared checks (.sow/config.yaml) and record what they showed as evidence",
+    async () => (await import('./check.js')).commands,
+  ),
+  group(
+    'worktree',
+    'Run another project beside this one: a git worktree of its branch under .sow/worktrees/',
+    async () => (await import('./worktree.js')).commands,
+  ),
+  group(
+    'issue',
+    'GitHub issues of this repository (through gh), to start projects from',
+    async () => (await import('./github.js')).issue,
+  ),
   group('pr', "The project's pull request on GitHub (through gh)", async () => (await import('./github.js')).pr),
-  group('refs', 'Shared references for agents: repositories and folders cloned once into your cache, linked as .sow/refs/<link>', async () => (await import('./refs.js')).commands),
+  group(
+    'refs',
+    'Shared references for agents: repositories and folders cloned once into your cache, linked as .sow/refs/<link>',
+    async () => (await import('./refs.js')).commands,
+  ),
   single('mcp', async () => (await import('./mcp.js')).mcp),
   single('ui', async () => (await import('./ui.js')).ui),
-  group('graph', 'Draw the lifecycle or the task dependencies: text, mermaid (renders on GitHub) or graphviz dot', async () => (await import('./graph.js')).commands),
+  group(
+    'graph',
+    'Draw the lifecycle or the task dependencies: text, mermaid (renders on GitHub) or graphviz dot',
+    async () => (await import('./graph.js')).commands,
+  ),
   single('install', async () => (await import('./install.js')).install),
   single('uninstall', async () => (await import('./install.js')).uninstall),
   group('hook', 'Hooks the agent CLIs run (installed by sow install)', async () => (await import('./install.js')).hook),
@@ -65,10 +110,22 @@ export const GROUPS: readonly GroupDef[] = [
 
 /** The help topics that are not commands, in the order `sow --help` lists them. */
 export const TOPICS: readonly TopicDef[] = [
-  { name: 'environment', description: 'the environment variables sow reads', load: async () => (await import('./topics.js')).environment },
-  { name: 'exit-codes', description: 'what each exit code means, and which of 1, 2 and 3 a refusal is', load: async () => (await import('./exit-codes.js')).exitCodes },
+  {
+    name: 'environment',
+    description: 'the environment variables sow reads',
+    load: async () => (await import('./topics.js')).environment,
+  },
+  {
+    name: 'exit-codes',
+    description: 'what each exit code means, and which of 1, 2 and 3 a refusal is',
+    load: async () => (await import('./exit-codes.js')).exitCodes,
+  },
   { name: 'json', description: 'what --json prints', load: async () => (await import('./topics.js')).json },
-  { name: 'reference', description: 'every command, with its arguments and options', load: async () => (await import('./topics.js')).reference },
+  {
+    name: 'reference',
+    description: 'every command, with its arguments and options',
+    load: async () => (await import('./topics.js')).reference,
+  },
 ];
 
 /** Every command of sow's own groups and the project types' (help, completion and `sow mcp` need them all). */

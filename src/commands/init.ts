@@ -10,7 +10,11 @@ export const init: CommandDef = {
     const { initWorkspace } = await import('../app/init.js');
     const result = initWorkspace(ctx.app.cwd);
     const { warnings, ...data } = result;
-    const done = [...result.created.map((c) => `added ${c}`), ...result.repaired.map((r) => `added ${r}`), ...result.configured.map((k) => `set git config ${k}`)];
+    const done = [
+      ...result.created.map((c) => `added ${c}`),
+      ...result.repaired.map((r) => `added ${r}`),
+      ...result.configured.map((k) => `set git config ${k}`),
+    ];
     return {
       data,
       ...(warnings ? { warnings } : {}),

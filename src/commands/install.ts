@@ -9,15 +9,21 @@ const TARGET_HELP = 'claude, codex, gemini, copilot, opencode, cursor, or all';
 
 function render(r: { base: string; files: { path: string; outcome: string; note?: string }[] }): string {
   const width = Math.max(...r.files.map((f) => f.outcome.length), 7);
-  return r.files.map((f) => `${f.outcome.padEnd(width)}  ${shown(f.path)}${f.note ? `  (${shown(f.note)})` : ''}`).join('\n');
+  return r.files
+    .map((f) => `${f.outcome.padEnd(width)}  ${shown(f.path)}${f.note ? `  (${shown(f.note)})` : ''}`)
+    .join('\n');
 }
 
 export const install: CommandDef = {
   name: 'install',
-  description: 'Teach an agent CLI about sow: sub-agents, slash commands and hooks (claude), an Agent Skill, AGENTS.md, Gemini commands, a Cursor rule',
+  description:
+    'Teach an agent CLI about sow: sub-agents, slash commands and hooks (claude), an Agent Skill, AGENTS.md, Gemini commands, a Cursor rule',
   args: [{ name: 'target', description: TARGET_HELP }],
   options: [
-    { flags: '--plugin <dir>', description: 'claude: write a Claude Code plugin (with a marketplace manifest) into <dir> instead of .claude/' },
+    {
+      flags: '--plugin <dir>',
+      description: 'claude: write a Claude Code plugin (with a marketplace manifest) into <dir> instead of .claude/',
+    },
     { flags: '--with-mcp', description: "claude: also register sow's MCP server (.mcp.json, or the plugin's)" },
   ],
   help: [
@@ -35,7 +41,11 @@ export const install: CommandDef = {
   async run(ctx, { args, opts }) {
     const { install } = await import('../app/install.js');
     const plugin = opts['plugin'] as string | undefined;
-    const r = await install(ctx.app.cwd, args[0] as string, { ...(plugin !== undefined ? { plugin } : {}), withMcp: opts['withMcp'] === true, version: version() });
+    const r = await install(ctx.app.cwd, args[0] as string, {
+      ...(plugin !== undefined ? { plugin } : {}),
+      withMcp: opts['withMcp'] === true,
+      version: version(),
+    });
     const kept = r.files.filter((f) => f.outcome === 'kept' || f.outcome === 'skipped').length;
     const next = r.plugin
       ? `try it: claude --plugin-dir ${r.base}; share it: /plugin marketplace add <its git URL or path>`
@@ -59,8 +69,13 @@ export const uninstall: CommandDef = {
   async run(ctx, { args, opts }) {
     const { uninstall } = await import('../app/install.js');
     const plugin = opts['plugin'] as string | undefined;
-    const r = await uninstall(ctx.app.cwd, args[0] as string, { ...(plugin !== undefined ? { plugin } : {}), version: version() });
-    const summary = r.files.length ? `Uninstalled sow for ${r.targets.join(', ')}` : `Nothing of sow was installed for ${r.targets.join(', ')}`;
+    const r = await uninstall(ctx.app.cwd, args[0] as string, {
+      ...(plugin !== undefined ? { plugin } : {}),
+      version: version(),
+    });
+    const summary = r.files.length
+      ? `Uninstalled sow for ${r.targets.join(', ')}`
+      : `Nothing of sow was installed for ${r.targets.join(', ')}`;
     return { data: r, text: render(r), message: [...r.warnings.map((w) => `warning: ${w}`), summary].join('\n') };
   },
 };
@@ -68,14 +83,19 @@ export const uninstall: CommandDef = {
 export const hook: readonly CommandDef[] = [
   {
     name: 'hook stop',
-    description: "Claude Code's Stop hook: reminds a worker sow spawned to report back before it stops (reads the hook's JSON on stdin)",
+    description:
+      "Claude Code's Stop hook: reminds a worker sow spawned to report back before it stops (reads the hook's JSON on stdin)",
     writes: false,
     async run(ctx) {
       const { stopHook } = await import('../app/hook.js');
       const { readBounded, MAX_HOOK_INPUT_BYTES } = await import('../adapters/stdin.js');
       const input = process.stdin.isTTY
         ? ''
-        : await readBounded(MAX_HOOK_INPUT_BYTES, "the hook's input on stdin", "Claude Code gives its Stop hook a small JSON object; check what pipes into 'sow hook stop'");
+        : await readBounded(
+            MAX_HOOK_INPUT_BYTES,
+            "the hook's input on stdin",
+            "Claude Code gives its Stop hook a small JSON object; check what pipes into 'sow hook stop'",
+          );
       const decision = await stopHook(ctx.app, input);
       return { data: decision, ...(decision.decision ? { text: JSON.stringify(decision) } : {}) };
     },

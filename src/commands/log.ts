@@ -7,11 +7,18 @@ const collect = (value: string, previous: unknown) => [...(previous as string[])
 
 export const log: CommandDef = {
   name: 'log',
-  examples: ["sow log --action modified_file --result success --file src/auth.ts 'Added the login route'", "sow log --project --action research --result success 'Chose JWT over sessions'"],
+  examples: [
+    "sow log --action modified_file --result success --file src/auth.ts 'Added the login route'",
+    "sow log --project --action research --result success 'Chose JWT over sessions'",
+  ],
   description: "Append an entry to the task's log (or the project's): front matter + notes; files become task outputs",
   args: [{ name: 'notes', description: 'markdown notes for the entry body', optional: true, variadic: true }],
   options: [
-    { flags: '--agent <id>', description: 'who is logging, e.g. implementer-1 (default: $SOW_AGENT_ID, else user)', complete: 'agent' },
+    {
+      flags: '--agent <id>',
+      description: 'who is logging, e.g. implementer-1 (default: $SOW_AGENT_ID, else user)',
+      complete: 'agent',
+    },
     {
       flags: '--action <action>',
       description:
@@ -65,7 +72,15 @@ export const log: CommandDef = {
   },
   async run(ctx, { args, opts }) {
     const notes = (args[0] as string[] | undefined) ?? [];
-    const o = opts as { agent?: string; action: string; result: string; file: string[]; files?: string; task?: string; project?: boolean };
+    const o = opts as {
+      agent?: string;
+      action: string;
+      result: string;
+      file: string[];
+      files?: string;
+      task?: string;
+      project?: boolean;
+    };
     if (o.task !== undefined) taskIdArg(o.task, '--task');
     const { appendLog } = await import('../app/log.js');
     const r = await appendLog(ctx.app, {
@@ -77,6 +92,9 @@ export const log: CommandDef = {
       project: o.project === true,
       notes: notes.join(' '),
     });
-    return { data: r, message: `Logged ${o.action} (${o.result}) to ${r.file}${r.tracked.length ? `; new outputs: ${r.tracked.join(', ')}` : ''}` };
+    return {
+      data: r,
+      message: `Logged ${o.action} (${o.result}) to ${r.file}${r.tracked.length ? `; new outputs: ${r.tracked.join(', ')}` : ''}`,
+    };
   },
 };

@@ -5,8 +5,11 @@ declare const SOW_VERSION: string;
 
 export const mcp: CommandDef = {
   name: 'mcp',
-  description: 'Serve sow to an agent as an MCP server over stdio: its state, tasks, artifacts, advance, log, checks, workers and cost (twelve tools)',
-  options: [{ flags: '-C, --cwd <dir>', description: 'the repository to serve (default: the folder sow mcp starts in)' }],
+  description:
+    'Serve sow to an agent as an MCP server over stdio: its state, tasks, artifacts, advance, log, checks, workers and cost (twelve tools)',
+  options: [
+    { flags: '-C, --cwd <dir>', description: 'the repository to serve (default: the folder sow mcp starts in)' },
+  ],
   help: 'For Claude Code: claude mcp add sow -- sow mcp\nEach tool returns what the matching command prints under "data" with --json; a refusal is that command\'s error envelope, with its code and hint.',
   writes: true,
   async run(ctx, { opts }) {
@@ -14,7 +17,11 @@ export const mcp: CommandDef = {
     // The SDK loads here, and only here: no other command pays for it.
     const { serveMcp } = await import('../mcp/server.js');
     const cwd = opts['cwd'] as string | undefined;
-    await serveMcp({ ...(cwd !== undefined ? { cwd } : {}), version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', commands: ctx.commands });
+    await serveMcp({
+      ...(cwd !== undefined ? { cwd } : {}),
+      version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
+      commands: ctx.commands,
+    });
     return undefined;
   },
 };

@@ -3,7 +3,8 @@ import type { CommandDef } from '../cli/def.js';
 
 export const mergeDriver: CommandDef = {
   name: 'merge-driver',
-  description: "Merge two branches' versions of a file under .sow/ by what it means (git runs it during merges; sow init registers it)",
+  description:
+    "Merge two branches' versions of a file under .sow/ by what it means (git runs it during merges; sow init registers it)",
   args: [
     { name: 'base', description: "%O: the common ancestor's version (a temp file git wrote)" },
     { name: 'ours', description: "%A: this branch's version; the merge is written into it" },
@@ -24,7 +25,9 @@ export const mergeDriver: CommandDef = {
   async run(ctx, { args }) {
     const { runMergeDriver } = await import('../app/merge-driver.js');
     const [base, ours, theirs, path] = args as string[];
-    const r = await runMergeDriver(ctx.app.cwd, { base: base!, ours: ours!, theirs: theirs!, path: path! }, () => ctx.app.now());
+    const r = await runMergeDriver(ctx.app.cwd, { base: base!, ours: ours!, theirs: theirs!, path: path! }, () =>
+      ctx.app.now(),
+    );
     return { data: r };
   },
 };

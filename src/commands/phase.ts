@@ -3,7 +3,11 @@ import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
 import type { CommandDef, OptionDef } from '../cli/def.js';
 
-const PHASE: OptionDef = { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' };
+const PHASE: OptionDef = {
+  flags: '-p, --phase <name>',
+  description: 'the phase (default: the one in progress)',
+  complete: 'phase',
+};
 
 export const commands: readonly CommandDef[] = [
   {

@@ -3,10 +3,18 @@ import { shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
 import type { CommandContext, CommandDef, CommandResult } from '../cli/def.js';
 
-async function showStatus(ctx: CommandContext, opts: { all?: boolean; watch?: boolean }): Promise<CommandResult | undefined> {
+async function showStatus(
+  ctx: CommandContext,
+  opts: { all?: boolean; watch?: boolean },
+): Promise<CommandResult | undefined> {
   if (opts.watch) {
     const { watchView } = await import('../cli/watch.js');
-    return watchView(ctx, opts.all ? 'sow status --all' : 'sow status', async () => (await showStatus(ctx, { ...opts, watch: false }))!, opts.all ? { all: true } : {});
+    return watchView(
+      ctx,
+      opts.all ? 'sow status --all' : 'sow status',
+      async () => (await showStatus(ctx, { ...opts, watch: false }))!,
+      opts.all ? { all: true } : {},
+    );
   }
   if (opts.all) {
     // Every project: the main checkout's and each worktree's.
@@ -25,8 +33,14 @@ async function showStatus(ctx: CommandContext, opts: { all?: boolean; watch?: bo
   return { data: r, text: renderStatus(r, paintFor()), ...(warnings.length ? { warnings } : {}) };
 }
 
-const ALL_OPTION = { flags: '--all', description: 'every project: the main checkout and each worktree (branch, state, tasks done, live agent sessions)' };
-const WATCH_OPTION = { flags: '-w, --watch', description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)' };
+const ALL_OPTION = {
+  flags: '--all',
+  description: 'every project: the main checkout and each worktree (branch, state, tasks done, live agent sessions)',
+};
+const WATCH_OPTION = {
+  flags: '-w, --watch',
+  description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
+};
 
 const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
 
@@ -47,9 +61,16 @@ export const status: CommandDef = {
         state: z.string().describe('the current state of the lifecycle'),
         phases: z.array(z.looseObject({ name: z.string(), status: z.string() })),
         tasks: z.looseObject({ total: z.number(), by_status: z.record(z.string(), z.number()) }),
-        next: z.array(z.looseObject({ event: z.string(), to: z.string() })).describe('the transitions out of this state, and what blocks each'),
+        next: z
+          .array(z.looseObject({ event: z.string(), to: z.string() }))
+          .describe('the transitions out of this state, and what blocks each'),
         usage: z
-          .looseObject({ runs: z.number(), input_tokens: z.number().optional(), output_tokens: z.number().optional(), cost_usd: z.number().optional() })
+          .looseObject({
+            runs: z.number(),
+            input_tokens: z.number().optional(),
+            output_tokens: z.number().optional(),
+            cost_usd: z.number().optional(),
+          })
           .optional()
           .describe('what the workers used so far, over every spawn and resume (once one has run)'),
       }),
@@ -61,31 +82,57 @@ export const status: CommandDef = {
 export const commands: readonly CommandDef[] = [
   {
     name: 'project new',
-    description: 'Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a GitHub issue',
+    description:
+      'Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a GitHub issue',
     examples: [
       "sow project new add-auth -d 'Add authentication'   # on main: creates feat/add-auth",
       'sow project new --type exploration db-choice',
       'sow project new --issue 42                           # from a GitHub issue, through gh',
     ],
-    args: [{ name: 'name', description: "project name: lower-case letters, digits and dashes (from the issue's title with --issue)", optional: true }],
+    args: [
+      {
+        name: 'name',
+        description: "project name: lower-case letters, digits and dashes (from the issue's title with --issue)",
+        optional: true,
+      },
+    ],
     options: [
       { flags: '-d, --description <text>', description: 'what the project is for', default: '' },
-      { flags: '-b, --branch <branch>', description: 'create or check out this branch for the project (with --issue, default feat/<n>-<title>)' },
-      { flags: '--issue <n>', description: "start from GitHub issue <n> (through gh): name, branch, description and the issue's text as an input; the branch is linked to the issue" },
-      { flags: '-t, --type <type>', description: "the project type ('sow project types'); default: the one the branch's prefix names (explore/…), else standard", complete: 'project-type' },
+      {
+        flags: '-b, --branch <branch>',
+        description: 'create or check out this branch for the project (with --issue, default feat/<n>-<title>)',
+      },
+      {
+        flags: '--issue <n>',
+        description:
+          "start from GitHub issue <n> (through gh): name, branch, description and the issue's text as an input; the branch is linked to the issue",
+      },
+      {
+        flags: '-t, --type <type>',
+        description:
+          "the project type ('sow project types'); default: the one the branch's prefix names (explore/…), else standard",
+        complete: 'project-type',
+      },
       { flags: '--no-planning', description: 'skip the planning phase and start at ImplementationPlanning' },
     ],
     writes: true,
     async run(ctx, { args, opts: o }) {
       const name = args[0] as string | undefined;
       const opts = o as { description: string; branch?: string; planning: boolean; issue?: string; type?: string };
-      const branchOpt = { ...(opts.branch !== undefined ? { branch: opts.branch } : {}), ...(opts.type !== undefined ? { type: opts.type } : {}) };
+      const branchOpt = {
+        ...(opts.branch !== undefined ? { branch: opts.branch } : {}),
+        ...(opts.type !== undefined ? { type: opts.type } : {}),
+      };
       let issueNote = '';
       let fromIssue: { issue: unknown; linked: boolean } | undefined;
       let r: import('../app/project.js').NewProjectResult;
       if (opts.issue !== undefined) {
         const gh = await import('../app/github.js');
-        const got = await gh.newProjectFromIssue(ctx.app, gh.parseIssueNumber(opts.issue), { planning: opts.planning, ...branchOpt, ...(name !== undefined ? { name } : {}) });
+        const got = await gh.newProjectFromIssue(ctx.app, gh.parseIssueNumber(opts.issue), {
+          planning: opts.planning,
+          ...branchOpt,
+          ...(name !== undefined ? { name } : {}),
+        });
         r = got;
         fromIssue = { issue: got.issue, linked: got.linked };
         issueNote =
@@ -94,12 +141,19 @@ export const commands: readonly CommandDef[] = [
       } else {
         if (name === undefined) {
           const { UsageError } = await import('../domain/errors.js');
-          throw new UsageError('a project needs a name', "pass one ('sow project new add-auth'), or start from an issue with --issue <n>");
+          throw new UsageError(
+            'a project needs a name',
+            "pass one ('sow project new add-auth'), or start from an issue with --issue <n>",
+          );
         }
         const { newProject } = await import('../app/project.js');
         r = await newProject(ctx.app, { name, description: opts.description, planning: opts.planning, ...branchOpt });
       }
-      const moved = r.createdBranch ? `created and checked out branch '${r.branch}'` : r.switchedBranch ? `checked out branch '${r.branch}'` : `on branch '${r.branch}'`;
+      const moved = r.createdBranch
+        ? `created and checked out branch '${r.branch}'`
+        : r.switchedBranch
+          ? `checked out branch '${r.branch}'`
+          : `on branch '${r.branch}'`;
       const base = r.project.base_branch ? `, started from '${r.project.base_branch}'` : '';
       const initialised = r.initialised !== undefined ? `Initialised .sow/ in ${r.initialised} (there was none)\n` : '';
       return {
@@ -119,14 +173,24 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'project continue',
-    description: "Where the project stands and the next command (the state card); --full prints the state's whole orchestrator prompt",
-    options: [{ flags: '--full', description: "the current state's whole prompt: what it is for, how to do its work, what advancing checks" }],
+    description:
+      "Where the project stands and the next command (the state card); --full prints the state's whole orchestrator prompt",
+    options: [
+      {
+        flags: '--full',
+        description: "the current state's whole prompt: what it is for, how to do its work, what advancing checks",
+      },
+    ],
     writes: false,
     mcp: {
       tool: 'continue',
       description: 'The state card: where the project stands and the next command.',
       input: (z) => z.strictObject({ full: z.boolean().optional().describe("the state's how-to instead") }),
-      output: (z) => z.looseObject({ state: z.string().describe('the current state'), prompt: z.string().describe('what to do now, in markdown') }),
+      output: (z) =>
+        z.looseObject({
+          state: z.string().describe('the current state'),
+          prompt: z.string().describe('what to do now, in markdown'),
+        }),
     },
     async run(ctx, { opts }) {
       const { continueProject } = await import('../app/status.js');
@@ -140,12 +204,22 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     async run() {
       const { allProjectTypes } = await import('../domain/project-types/index.js');
-      const types = (await allProjectTypes()).map((t) => ({ name: t.name, branch_prefix: t.branchPrefix, description: t.description }));
+      const types = (await allProjectTypes()).map((t) => ({
+        name: t.name,
+        branch_prefix: t.branchPrefix,
+        description: t.description,
+      }));
       const { columns } = await import('../cli/render.js');
       return { data: types, text: columns(types.map((t) => [t.name, t.branch_prefix, t.description])) };
     },
   },
-  { name: 'project status', description: STATUS_DESCRIPTION, options: [ALL_OPTION, WATCH_OPTION], writes: false, run: (ctx, { opts }) => showStatus(ctx, opts) },
+  {
+    name: 'project status',
+    description: STATUS_DESCRIPTION,
+    options: [ALL_OPTION, WATCH_OPTION],
+    writes: false,
+    run: (ctx, { opts }) => showStatus(ctx, opts),
+  },
   {
     name: 'project history',
     description: 'List every transition of the lifecycle: when, which event, and who fired it',
@@ -154,12 +228,17 @@ export const commands: readonly CommandDef[] = [
       const { projectHistory } = await import('../app/project.js');
       const { renderHistory } = await import('../cli/render.js');
       const entries = await projectHistory(ctx.app);
-      return { data: entries, text: renderHistory(entries), ...(entries.length ? {} : { message: 'No transitions recorded' }) };
+      return {
+        data: entries,
+        text: renderHistory(entries),
+        ...(entries.length ? {} : { message: 'No transitions recorded' }),
+      };
     },
   },
   {
     name: 'project set',
-    description: 'Set a project field (name, description, base_branch; branch moves the project to the branch checked out) or metadata',
+    description:
+      'Set a project field (name, description, base_branch; branch moves the project to the branch checked out) or metadata',
     args: [{ name: 'field' }, { name: 'value' }],
     writes: true,
     async run(ctx, { args }) {
@@ -179,7 +258,13 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const { deleteProject } = await import('../app/project.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
-      const r = await deleteProject(ctx.app, (name) => askYesNo(`Delete project '${shown(name)}' and everything in .sow/project/?`), interactive(), opts['yes'] === true, opts['force'] === true);
+      const r = await deleteProject(
+        ctx.app,
+        (name) => askYesNo(`Delete project '${shown(name)}' and everything in .sow/project/?`),
+        interactive(),
+        opts['yes'] === true,
+        opts['force'] === true,
+      );
       return { data: r, message: `Deleted project '${shown(r.name)}'` };
     },
   },

@@ -16,22 +16,40 @@ const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 7) : '-');
 const age = (iso: string | null | undefined) => {
   if (!iso) return 'never fetched';
   const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
-  return s < 90 ? `${s} s ago` : s < 5400 ? `${Math.round(s / 60)} min ago` : s < 172800 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} days ago`;
+  return s < 90
+    ? `${s} s ago`
+    : s < 5400
+      ? `${Math.round(s / 60)} min ago`
+      : s < 172800
+        ? `${Math.round(s / 3600)} h ago`
+        : `${Math.round(s / 86400)} days ago`;
 };
 
 export const commands: readonly CommandDef[] = [
   {
     name: 'refs add',
-    description: 'Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https and ssh sources are shared in the committed index',
+    description:
+      'Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https and ssh sources are shared in the committed index',
     args: [{ name: 'source' }],
     options: [
-      { flags: '--link <name>', description: "its name under .sow/refs/ (default: the source's name: the repository without .git, or the folder)" },
+      {
+        flags: '--link <name>',
+        description:
+          "its name under .sow/refs/ (default: the source's name: the repository without .git, or the folder)",
+      },
       { flags: '--path <subdir>', description: 'link only this folder (or file) of the source' },
       { flags: '--branch <b>', description: 'this branch of a git source (default: its default branch)' },
       { flags: '--description <text>', description: 'what it is, for agents' },
-      { flags: '--semantic <kind>', description: 'knowledge (documents to follow) or code (examples to reuse)', default: 'knowledge' },
+      {
+        flags: '--semantic <kind>',
+        description: 'knowledge (documents to follow) or code (examples to reuse)',
+        default: 'knowledge',
+      },
       { flags: '--tags <a,b>', description: 'comma-separated tags' },
-      { flags: '--local', description: "this machine's own: kept out of the committed index (always so for a local folder)" },
+      {
+        flags: '--local',
+        description: "this machine's own: kept out of the committed index (always so for a local folder)",
+      },
     ],
     writes: true,
     async run(ctx, { args, opts }) {
@@ -136,7 +154,12 @@ export const commands: readonly CommandDef[] = [
     name: 'refs remove',
     description: 'Remove a reference and its link',
     args: [{ name: 'link', complete: 'ref' }],
-    options: [{ flags: '--prune-cache', description: 'also delete its checkout from the cache when no other repository uses it' }],
+    options: [
+      {
+        flags: '--prune-cache',
+        description: 'also delete its checkout from the cache when no other repository uses it',
+      },
+    ],
     writes: true,
     async run(ctx, { args, opts }) {
       const { removeRef } = await import('../app/refs.js');
@@ -157,7 +180,9 @@ export const commands: readonly CommandDef[] = [
       const list = await refsInit(ctx.app, progress());
       return {
         data: list,
-        text: list.map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`).join('\n'),
+        text: list
+          .map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`)
+          .join('\n'),
         ...(list.length ? {} : { message: 'No refs in the indexes' }),
       };
     },

@@ -12,7 +12,8 @@ const SOURCE: Readonly<Record<string, string>> = {
   'worker-checkout': "in its own checkout: its branch's commits and what is left uncommitted",
   'worker-branch': "on its branch (its checkout's folder is gone)",
   recorded: 'among the files it records as modified, in the project checkout',
-  'project-checkout': 'in the project checkout, where it records no file of its own: changes of other tasks there are in it too',
+  'project-checkout':
+    'in the project checkout, where it records no file of its own: changes of other tasks there are in it too',
 };
 
 /** A card's line: "010 needs_review · iteration 2 · 1 pending feedback · $0.12". */
@@ -38,8 +39,15 @@ async function cardLine(c: import('../app/task-board.js').BoardCard): Promise<st
 export const commands: CommandDef[] = [
   {
     name: 'task board',
-    description: 'The tasks as cards of a board: ready or waiting (for which tasks), who works on them, pending feedback, iteration, what their workers used, when they last changed',
-    options: [{ flags: TASK_ID_OPTION[0], description: "only this task's card, with each run of its workers (tokens and cost of every spawn and resume)", complete: 'task-id' }],
+    description:
+      'The tasks as cards of a board: ready or waiting (for which tasks), who works on them, pending feedback, iteration, what their workers used, when they last changed',
+    options: [
+      {
+        flags: TASK_ID_OPTION[0],
+        description: "only this task's card, with each run of its workers (tokens and cost of every spawn and resume)",
+        complete: 'task-id',
+      },
+    ],
     writes: false,
     help: "What 'sow ui' draws its board from. 'sow task list' stays the short list (for agents); this reads every task's file.",
     async run(ctx, { opts }) {
@@ -51,7 +59,8 @@ export const commands: CommandDef[] = [
   },
   {
     name: 'task changes',
-    description: "What a task's work changed, file by file, from git: its own checkout against where its branch began, else the project checkout against its base branch",
+    description:
+      "What a task's work changed, file by file, from git: its own checkout against where its branch began, else the project checkout against its base branch",
     options: [ID],
     writes: false,
     help: "Whether or not the worker recorded the files ('sow task diff' shows the recorded ones only). New files are shown whole; .sow/ is left out. With --json: each file's status and git's patch.",
@@ -59,7 +68,9 @@ export const commands: CommandDef[] = [
       const { taskChanges } = await import('../app/task-changes.js');
       const { shown } = await import('../domain/display.js');
       const r = await taskChanges(ctx.app, taskIdOf(opts));
-      const against = r.base ? `against ${r.base.branch ? `'${shown(r.base.branch)}' at ` : ''}${r.base.commit.slice(0, 12)}` : 'against its last commit';
+      const against = r.base
+        ? `against ${r.base.branch ? `'${shown(r.base.branch)}' at ` : ''}${r.base.commit.slice(0, 12)}`
+        : 'against its last commit';
       return {
         data: r,
         text: r.files.map((f) => f.patch || `${f.status} ${shown(f.path)}${f.binary ? ' (binary)' : ''}`).join('\n'),

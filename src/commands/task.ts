@@ -17,7 +17,17 @@ function unchangedText(t: { id: string; status: string; completed_at?: string; u
 }
 
 /** The fields `task list --fields` takes: its JSON's names, and `agent` for assigned_agent. */
-const LIST_FIELDS = ['id', 'name', 'status', 'agent', 'assigned_agent', 'parallel', 'dependencies', 'worker', 'remote_claim'] as const;
+const LIST_FIELDS = [
+  'id',
+  'name',
+  'status',
+  'agent',
+  'assigned_agent',
+  'parallel',
+  'dependencies',
+  'worker',
+  'remote_claim',
+] as const;
 const LIST_FIELDS_HELP = 'id, name, status, agent, parallel, dependencies, worker, remote_claim';
 type TaskListField = import('../cli/render.js').TaskListField;
 
@@ -26,14 +36,18 @@ function fieldsArg(raw: string): TaskListField[] {
     .split(',')
     .map((n) => n.trim())
     .filter(Boolean);
-  if (names.length === 0) throw new UsageError('--fields names no field', `for example --fields id,name,status (${LIST_FIELDS_HELP})`);
+  if (names.length === 0)
+    throw new UsageError('--fields names no field', `for example --fields id,name,status (${LIST_FIELDS_HELP})`);
   return [
     ...new Set(
       names.map((n) => {
         const known = (LIST_FIELDS as readonly string[]).includes(n);
         if (!known) {
           const guess = nearMiss(n, LIST_FIELDS);
-          throw new UsageError(`--fields: no field '${shown(n)}'${guess ? `; did you mean '${guess}'?` : ''}`, `the fields: ${LIST_FIELDS_HELP}`);
+          throw new UsageError(
+            `--fields: no field '${shown(n)}'${guess ? `; did you mean '${guess}'?` : ''}`,
+            `the fields: ${LIST_FIELDS_HELP}`,
+          );
         }
         return (n === 'agent' ? 'assigned_agent' : n) as TaskListField;
       }),
@@ -43,7 +57,8 @@ function fieldsArg(raw: string): TaskListField[] {
 
 function limitArg(raw: string): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`invalid --limit '${shown(raw)}': expected a whole number from 1`, 'for example --limit 10');
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`invalid --limit '${shown(raw)}': expected a whole number from 1`, 'for example --limit 10');
   return n;
 }
 
@@ -61,7 +76,8 @@ const ID: OptionDef = { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1]
 
 /** Progress of checks for an MCP client: "2 of 3: unit passed". */
 const toolProgress = (ctx: CommandContext) => (event: import('../app/checks.js').CheckProgress) => {
-  if (event.kind === 'end') ctx.progress?.(event.index + 1, event.all.length, `${event.run.name} ${event.run.passed ? 'passed' : 'failed'}`);
+  if (event.kind === 'end')
+    ctx.progress?.(event.index + 1, event.all.length, `${event.run.name} ${event.run.passed ? 'passed' : 'failed'}`);
 };
 
 const taskShape = (z: ZodApi) => z.looseObject({ id: z.string(), name: z.string(), status: z.string() });
@@ -78,7 +94,11 @@ interface AddOpts {
 async function checkedAdd(ctx: CommandContext, name: string, opts: AddOpts) {
   textArg(name, 'the task name', 'say what the task does: sow task add "Add the login form"');
   const { TASK_NAME_MAX } = await import('../domain/tasks.js');
-  if (name.trim().length > TASK_NAME_MAX) throw new UsageError(`the task name has ${name.trim().length} characters, and a name has at most ${TASK_NAME_MAX}`, 'put the details in --description');
+  if (name.trim().length > TASK_NAME_MAX)
+    throw new UsageError(
+      `the task name has ${name.trim().length} characters, and a name has at most ${TASK_NAME_MAX}`,
+      'put the details in --description',
+    );
   if (opts.id !== undefined) taskIdArg(opts.id);
   if (opts.dependsOn !== undefined) taskIdsArg(opts.dependsOn, '--depends-on');
   if (opts.agent !== undefined) await agentArg(opts.agent.trim());
@@ -104,7 +124,9 @@ const taskTool: McpExposure = {
   description: 'List tasks, get one whole (id), or add one.',
   input: (z) =>
     z.strictObject({
-      action: z.enum(['list', 'get', 'add']).describe('list: status; get: id; add: name, description, agent, parallel, depends_on'),
+      action: z
+        .enum(['list', 'get', 'add'])
+        .describe('list: status; get: id; add: name, description, agent, parallel, depends_on'),
       status: z.string().optional().describe('list: e.g. pending'),
       id: z.string().optional().describe('get: e.g. 010'),
       name: z.string().optional().describe('add: what it does'),
@@ -125,23 +147,34 @@ const taskTool: McpExposure = {
     }),
   async call(ctx, args) {
     const action = args['action'] as keyof typeof TASK_TOOL_ARGS;
-    const extra = Object.keys(args).filter((k) => k !== 'action' && args[k] !== undefined && !(TASK_TOOL_ARGS[action] as readonly string[]).includes(k));
+    const extra = Object.keys(args).filter(
+      (k) => k !== 'action' && args[k] !== undefined && !(TASK_TOOL_ARGS[action] as readonly string[]).includes(k),
+    );
     if (extra.length)
-      throw new UsageError(`task ${action} does not take ${extra.join(', ')}`, `leave ${extra.join(', ')} out (list: status; get: id; add: name, description, agent, parallel, depends_on)`);
+      throw new UsageError(
+        `task ${action} does not take ${extra.join(', ')}`,
+        `leave ${extra.join(', ')} out (list: status; get: id; add: name, description, agent, parallel, depends_on)`,
+      );
     const app = await import('../app/task.js');
     switch (action) {
       case 'list': {
         const status = args['status'] as string | undefined;
-        if (status !== undefined) oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
+        if (status !== undefined)
+          oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
         return app.listTasks(ctx.app, status);
       }
       case 'get': {
-        if (args['id'] === undefined) throw new UsageError('task get needs id', 'pass the task id, e.g. {"action": "get", "id": "010"}');
+        if (args['id'] === undefined)
+          throw new UsageError('task get needs id', 'pass the task id, e.g. {"action": "get", "id": "010"}');
         const r = await app.getTask(ctx.app, taskIdArg(args['id'] as string, 'task id'));
         return taskData(r.task, r.description);
       }
       case 'add': {
-        if (args['name'] === undefined) throw new UsageError('task add needs name', 'say what the task does, e.g. {"action": "add", "name": "Add the login form"}');
+        if (args['name'] === undefined)
+          throw new UsageError(
+            'task add needs name',
+            'say what the task does, e.g. {"action": "add", "name": "Add the login form"}',
+          );
         const opts: AddOpts = {
           ...(args['description'] !== undefined ? { description: args['description'] as string } : {}),
           ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
@@ -163,11 +196,26 @@ export const commands: readonly CommandDef[] = [
     description: 'Add a task (ids are gap-numbered: 010, 020, …)',
     args: [{ name: 'name', description: 'what the task does' }],
     options: [
-      { flags: '-a, --agent <agent>', description: 'the agent role that will do it, e.g. implementer', complete: 'agent' },
-      { flags: '-d, --description <text>', description: 'requirements and acceptance criteria (written to description.md)' },
-      { flags: '--id <id>', description: 'use this id (three or more digits; 10 means 010) instead of the next free one', complete: 'task-id' },
+      {
+        flags: '-a, --agent <agent>',
+        description: 'the agent role that will do it, e.g. implementer',
+        complete: 'agent',
+      },
+      {
+        flags: '-d, --description <text>',
+        description: 'requirements and acceptance criteria (written to description.md)',
+      },
+      {
+        flags: '--id <id>',
+        description: 'use this id (three or more digits; 10 means 010) instead of the next free one',
+        complete: 'task-id',
+      },
       { flags: '--parallel', description: 'the task may run in parallel with others' },
-      { flags: '--depends-on <ids>', description: 'ids of tasks that must finish first, e.g. 010,020', complete: 'task-id' },
+      {
+        flags: '--depends-on <ids>',
+        description: 'ids of tasks that must finish first, e.g. 010,020',
+        complete: 'task-id',
+      },
     ],
     writes: true,
     mcp: taskTool,
@@ -178,7 +226,8 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'task set',
-    description: 'Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata',
+    description:
+      'Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata',
     args: [{ name: 'field' }, { name: 'value' }],
     options: [
       ID,
@@ -193,7 +242,8 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     mcp: {
       tool: 'task_update',
-      description: "Set a task's field or metadata (status, name, description, dependencies, assigned_agent, parallel, iteration); completing runs its checks.",
+      description:
+        "Set a task's field or metadata (status, name, description, dependencies, assigned_agent, parallel, iteration); completing runs its checks.",
       input: (z) =>
         z.strictObject({
           id: z.string().describe('e.g. 010'),
@@ -218,10 +268,19 @@ export const commands: readonly CommandDef[] = [
         const value = String(args['value']);
         const id = args['id'] as string;
         const field = args['field'] as string;
-        const opts = { force: args['force'] === true, ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}) };
+        const opts = {
+          force: args['force'] === true,
+          ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
+        };
         if (!asksCompletion(field, value)) return taskSetData(await setTaskField(ctx.app, id, field, value, opts));
         const { setTaskFieldChecked } = await import('../app/checks.js');
-        return taskSetData(await setTaskFieldChecked(ctx.app, id, field, value, { ...opts, onProgress: toolProgress(ctx), ...(ctx.signal ? { signal: ctx.signal } : {}) }));
+        return taskSetData(
+          await setTaskFieldChecked(ctx.app, id, field, value, {
+            ...opts,
+            onProgress: toolProgress(ctx),
+            ...(ctx.signal ? { signal: ctx.signal } : {}),
+          }),
+        );
       },
     },
     async run(ctx, { args, opts: o }) {
@@ -231,15 +290,20 @@ export const commands: readonly CommandDef[] = [
       const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
       if (!asksCompletion(field, value)) {
         const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, setOpts);
-        return { data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}` };
+        return {
+          data: taskSetData(r),
+          message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}`,
+        };
       }
       // Completing runs the checks declared for task_complete first (sow check list).
       const { setTaskFieldChecked } = await import('../app/checks.js');
       const { abortOnSignal, checkProgress } = await import('../cli/check.js');
       const interrupt = abortOnSignal();
-      const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, { ...setOpts, onProgress: await checkProgress(process.stderr, interrupt.signal), signal: interrupt.signal }).finally(
-        () => interrupt.release(),
-      );
+      const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, {
+        ...setOpts,
+        onProgress: await checkProgress(process.stderr, interrupt.signal),
+        signal: interrupt.signal,
+      }).finally(() => interrupt.release());
       const ran = r.checks.filter((c) => !c.skipped);
       const checks =
         r.checks.length === 0
@@ -247,7 +311,10 @@ export const commands: readonly CommandDef[] = [
           : ran.length
             ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`}${ran[0]!.checkout !== undefined ? ` in its checkout ${ran[0]!.checkout} at ${ran[0]!.commit?.slice(0, 12) ?? 'no commit'}${ran[0]!.dirty ? ' with uncommitted changes' : ''}` : ''})`
             : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
-      return { data: taskSetData(r), message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}` };
+      return {
+        data: taskSetData(r),
+        message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}`,
+      };
     },
   },
   {
@@ -273,14 +340,24 @@ export const commands: readonly CommandDef[] = [
     description: 'Abandon a task (it no longer blocks review)',
     options: [
       ID,
-      { flags: '--force', description: 'abandon it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over), or it is completed (noted in its log)' },
+      {
+        flags: '--force',
+        description:
+          'abandon it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over), or it is completed (noted in its log)',
+      },
       { flags: '--owner <name>', description: 'act as this owner; default: SOW_OWNER' },
     ],
     writes: true,
     async run(ctx, { opts }) {
       const { abandonTask } = await import('../app/task.js');
-      const r = await abandonTask(ctx.app, taskIdOf(opts), { force: opts['force'] === true, ...(opts['owner'] !== undefined ? { owner: opts['owner'] as string } : {}) });
-      return { data: r.task, message: r.unchanged ? unchangedText(r.task) : `Abandoned task ${r.task.id} '${shown(r.task.name)}'` };
+      const r = await abandonTask(ctx.app, taskIdOf(opts), {
+        force: opts['force'] === true,
+        ...(opts['owner'] !== undefined ? { owner: opts['owner'] as string } : {}),
+      });
+      return {
+        data: r.task,
+        message: r.unchanged ? unchangedText(r.task) : `Abandoned task ${r.task.id} '${shown(r.task.name)}'`,
+      };
     },
   },
   {
@@ -288,10 +365,21 @@ export const commands: readonly CommandDef[] = [
     description: 'List the tasks',
     options: [
       { flags: '-s, --status <status>', description: 'only tasks with this status', complete: 'task-status' },
-      { flags: '-r, --ready', description: 'only tasks that can start now: pending, dependencies finished, no pending feedback, nobody on them' },
+      {
+        flags: '-r, --ready',
+        description:
+          'only tasks that can start now: pending, dependencies finished, no pending feedback, nobody on them',
+      },
       { flags: '-n, --limit <n>', description: 'at most this many tasks', parse: (raw) => limitArg(raw) },
-      { flags: '-f, --fields <names>', description: `only these fields, in this order, for the text and --json (${LIST_FIELDS_HELP})`, parse: (raw) => fieldsArg(raw) },
-      { flags: '-w, --watch', description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)' },
+      {
+        flags: '-f, --fields <names>',
+        description: `only these fields, in this order, for the text and --json (${LIST_FIELDS_HELP})`,
+        parse: (raw) => fieldsArg(raw),
+      },
+      {
+        flags: '-w, --watch',
+        description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
+      },
     ],
     help: 'Not on a terminal (an agent, a script) each line is compact: no padding, and the default role (implementer) is not said. --json leaves out what is empty (no dependencies: no key).',
     writes: false,
@@ -300,39 +388,73 @@ export const commands: readonly CommandDef[] = [
       const ready = opts['ready'] === true;
       const limit = opts['limit'] as number | undefined;
       const fields = opts['fields'] as TaskListField[] | undefined;
-      if (status !== undefined) oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
-      if (ready && status !== undefined) throw new UsageError('--ready lists the tasks that can start now, whatever their status; give --ready or --status, not both', 'sow task list --ready');
+      if (status !== undefined)
+        oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
+      if (ready && status !== undefined)
+        throw new UsageError(
+          '--ready lists the tasks that can start now, whatever their status; give --ready or --status, not both',
+          'sow task list --ready',
+        );
       const view = async () => {
         const { listTasks, nextTasks } = await import('../app/task.js');
         const { formatTaskFields, formatTaskLine, unattendedLines } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
         const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
-        const all = ready ? await nextTasks(ctx.app, { withoutPendingFeedback: true }) : await listTasks(ctx.app, status);
+        const all = ready
+          ? await nextTasks(ctx.app, { withoutPendingFeedback: true })
+          : await listTasks(ctx.app, status);
         const tasks = limit !== undefined ? all.slice(0, limit) : all;
         const unattended = unattendedLines(tasks);
         const more = all.length - tasks.length;
         const notes = [...(more > 0 ? [`${more} more not shown (--limit ${limit})`] : []), ...unattended];
         return {
           data: fields ? tasks.map((t) => pick(t, fields)) : tasks,
-          text: tasks.map((t) => (fields ? formatTaskFields(t, fields, paint) : formatTaskLine(t, paint, compact))).join('\n'),
-          ...(all.length === 0 ? { message: ready ? 'No task can start now' : status ? `No ${status} tasks` : 'No tasks yet' } : notes.length ? { message: notes.join('\n') } : {}),
+          text: tasks
+            .map((t) => (fields ? formatTaskFields(t, fields, paint) : formatTaskLine(t, paint, compact)))
+            .join('\n'),
+          ...(all.length === 0
+            ? { message: ready ? 'No task can start now' : status ? `No ${status} tasks` : 'No tasks yet' }
+            : notes.length
+              ? { message: notes.join('\n') }
+              : {}),
         };
       };
       if (!opts['watch']) return view();
       const { watchView } = await import('../cli/watch.js');
       // (The view's title: the command as typed.)
-      return watchView(ctx, ['sow task list', ...(status ? ['--status', status] : []), ...(ready ? ['--ready'] : [])].join(' '), view);
+      return watchView(
+        ctx,
+        ['sow task list', ...(status ? ['--status', status] : []), ...(ready ? ['--ready'] : [])].join(' '),
+        view,
+      );
     },
   },
   {
     name: 'task next',
-    description: 'List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first',
+    description:
+      'List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first',
     options: [
-      { flags: '--claim', description: 'claim the first ready task: in_progress, owned by you; print its id, then its description and what it needs (its dependencies, pending feedback)' },
+      {
+        flags: '--claim',
+        description:
+          'claim the first ready task: in_progress, owned by you; print its id, then its description and what it needs (its dependencies, pending feedback)',
+      },
       { flags: '-a, --agent <agent>', description: 'with --claim: the agent role that works on it', complete: 'agent' },
-      { flags: '--owner <name>', description: "with --claim: who claims it (default: SOW_OWNER, a worker's or session's own name, at a terminal your git user.name)" },
-      { flags: '--lease <duration>', description: 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)', default: '30m' },
-      { flags: '--remote <name>', description: 'with --claim: claim it on this git remote too, so no other machine takes it (default: claims.remote of .sow/config.yaml)' },
+      {
+        flags: '--owner <name>',
+        description:
+          "with --claim: who claims it (default: SOW_OWNER, a worker's or session's own name, at a terminal your git user.name)",
+      },
+      {
+        flags: '--lease <duration>',
+        description: 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)',
+        default: '30m',
+      },
+      {
+        flags: '--remote <name>',
+        description:
+          'with --claim: claim it on this git remote too, so no other machine takes it (default: claims.remote of .sow/config.yaml)',
+      },
     ],
     writes: true,
     mcp: {
@@ -358,8 +480,16 @@ export const commands: readonly CommandDef[] = [
       async call(ctx, args) {
         const app = await import('../app/task.js');
         if (!args['claim']) {
-          if (args['owner'] !== undefined || args['agent'] !== undefined || args['lease'] !== undefined || args['remote'] !== undefined) {
-            throw new UsageError('owner, agent, lease and remote go with claim', 'call task_next with claim: true to claim a task');
+          if (
+            args['owner'] !== undefined ||
+            args['agent'] !== undefined ||
+            args['lease'] !== undefined ||
+            args['remote'] !== undefined
+          ) {
+            throw new UsageError(
+              'owner, agent, lease and remote go with claim',
+              'call task_next with claim: true to claim a task',
+            );
           }
           return app.nextTasks(ctx.app);
         }
@@ -371,7 +501,10 @@ export const commands: readonly CommandDef[] = [
           ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
           ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
         });
-        return claimData(r, { ...(await app.getTask(ctx.app, r.task.id)), needs: await app.taskNeeds(ctx.app, r.task.id) });
+        return claimData(r, {
+          ...(await app.getTask(ctx.app, r.task.id)),
+          needs: await app.taskNeeds(ctx.app, r.task.id),
+        });
       },
     },
     async run(ctx, { opts: o }) {
@@ -387,11 +520,16 @@ export const commands: readonly CommandDef[] = [
         const paint = (await import('../cli/colour.js')).paintFor();
         const tasks = await app.nextTasks(ctx.app);
         const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
-        return { data: tasks, text: tasks.map((t) => formatTaskLine(t, paint, compact)).join('\n'), ...(tasks.length ? {} : { message: 'No task is ready to start' }) };
+        return {
+          data: tasks,
+          text: tasks.map((t) => formatTaskLine(t, paint, compact)).join('\n'),
+          ...(tasks.length ? {} : { message: 'No task is ready to start' }),
+        };
       }
       const { parseLease } = await import('../domain/ownership.js');
       if (opts.agent !== undefined) await agentArg(opts.agent.trim());
-      const remote = opts.remote !== undefined ? (await import('../domain/claims.js')).remoteArg(opts.remote) : undefined;
+      const remote =
+        opts.remote !== undefined ? (await import('../domain/claims.js')).remoteArg(opts.remote) : undefined;
       const r = await app.claimNext(ctx.app, {
         leaseSeconds: parseLease(opts.lease),
         ...(remote !== undefined ? { remote } : {}),
@@ -399,14 +537,22 @@ export const commands: readonly CommandDef[] = [
         ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
       });
       const where = typeof r.owner.remote === 'string' ? ` on ${shown(r.owner.remote)} and here` : '';
-      const data = claimData(r, { ...(await app.getTask(ctx.app, r.task.id)), needs: await app.taskNeeds(ctx.app, r.task.id) });
+      const data = claimData(r, {
+        ...(await app.getTask(ctx.app, r.task.id)),
+        needs: await app.taskNeeds(ctx.app, r.task.id),
+      });
       const { renderClaim } = await import('../cli/render.js');
-      return { data, text: renderClaim(data), message: `Claimed task ${r.task.id} '${shown(r.task.name)}'${where} for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})` };
+      return {
+        data,
+        text: renderClaim(data),
+        message: `Claimed task ${r.task.id} '${shown(r.task.name)}'${where} for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})`,
+      };
     },
   },
   {
     name: 'task feedback',
-    description: 'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending feedback input',
+    description:
+      'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending feedback input',
     args: [{ name: 'text', description: 'the findings: what to change, and why' }],
     options: [ID],
     writes: true,
@@ -416,12 +562,17 @@ export const commands: readonly CommandDef[] = [
       textArg(text, 'the feedback', 'say what to change: sow task feedback --id 010 "The form needs a label"');
       const { addFeedback } = await import('../app/artifacts.js');
       const r = await addFeedback(ctx.app, taskIdOf(opts), text);
-      return { data: r, text: r.artifact.path, message: `Added feedback ${r.artifact.path} (input ${r.index}, pending)` };
+      return {
+        data: r,
+        text: r.artifact.path,
+        message: `Added feedback ${r.artifact.path} (input ${r.index}, pending)`,
+      };
     },
   },
   {
     name: 'task diff',
-    description: "What a task changed: its modified files as a diff against the project's base branch (new files whole)",
+    description:
+      "What a task changed: its modified files as a diff against the project's base branch (new files whole)",
     options: [ID],
     writes: false,
     async run(ctx, { opts }) {
@@ -430,26 +581,38 @@ export const commands: readonly CommandDef[] = [
       return {
         data: r,
         text: r.diff,
-        ...(r.diff ? {} : { message: r.files.length ? `Task ${r.task}'s files show no change against the base branch` : `Task ${r.task} records no modified file yet` }),
+        ...(r.diff
+          ? {}
+          : {
+              message: r.files.length
+                ? `Task ${r.task}'s files show no change against the base branch`
+                : `Task ${r.task} records no modified file yet`,
+            }),
       };
     },
   },
   {
     name: 'task merge',
-    description: "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the checkout and its branch",
+    description:
+      "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the checkout and its branch",
     args: [{ name: 'task-id', description: 'the task (or --id)', optional: true, complete: 'task-id' }],
     options: [
       ID,
       {
         flags: '--force',
-        description: "merge although the task_complete checks have no fresh passing evidence for the code merged (noted in the task's log)",
+        description:
+          "merge although the task_complete checks have no fresh passing evidence for the code merged (noted in the task's log)",
       },
     ],
     help: "Only code the checks passed on is merged: each check declared for task_complete needs passing evidence, recorded in the task's checkout, for exactly the code merged (else exit 3; 'sow check run --task <id>' runs them there); the output names the evidence it relied on. What its worker left uncommitted (outside .sow/) is committed on its branch first. A conflict stops the merge before the project checkout is touched: the files are named, and the worker's checkout is kept to resolve it there.",
     writes: true,
     async run(ctx, { args, opts }) {
       const given = args[0] as string | undefined;
-      if (given !== undefined && opts['id'] !== undefined && taskIdArg(given, 'task id') !== taskIdArg(opts['id'] as string, '--id'))
+      if (
+        given !== undefined &&
+        opts['id'] !== undefined &&
+        taskIdArg(given, 'task id') !== taskIdArg(opts['id'] as string, '--id')
+      )
         throw new UsageError('give the task id once: as an argument or with --id', `sow task merge ${given}`);
       const id = given !== undefined ? taskIdArg(given, 'task id') : taskIdOf(opts);
       const { mergeTask, mergeChecksSentence } = await import('../app/worker-checkout.js');

@@ -15,7 +15,11 @@ import { ENVIRONMENT, environment, reference, usageOf } from './topics.js';
 import { typeGroups } from './types.js';
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));
-const run = (def: CommandDef) => def.run({ app: { cwd: SRC, env: {}, now: () => '2026-11-26T10:00:00.000Z' }, commands: allCommands }, { args: [], opts: {} });
+const run = (def: CommandDef) =>
+  def.run(
+    { app: { cwd: SRC, env: {}, now: () => '2026-11-26T10:00:00.000Z' }, commands: allCommands },
+    { args: [], opts: {} },
+  );
 
 /** Every command of the commander tree the CLI builds, by its words. */
 async function tree(): Promise<Map<string, Command>> {
@@ -38,7 +42,9 @@ describe('sow help reference', () => {
     const r = (await run(reference))!;
     const entries = r.data as { command: string; usage: string; options: { flags: string }[] }[];
     const cli = await tree();
-    const visible = [...cli].filter(([, c]) => !(c as unknown as { _hidden?: boolean })._hidden).map(([name]) => `sow ${name}`);
+    const visible = [...cli]
+      .filter(([, c]) => !(c as unknown as { _hidden?: boolean })._hidden)
+      .map(([name]) => `sow ${name}`);
     expect(entries.map((e) => e.command).sort()).toEqual(visible.sort());
     for (const e of entries) {
       const cmd = cli.get(e.command.slice(4))!;
@@ -70,7 +76,10 @@ describe('sow help environment', () => {
         const p = join(dir, e.name);
         if (e.isDirectory()) walk(p);
         else if (p.endsWith('.ts') && !p.endsWith('.test.ts')) {
-          for (const m of readFileSync(p, 'utf8').matchAll(/\b(?:env|ENV)(?:\[['"]([A-Z_]+)['"]\]|\.([A-Z_]{2,})\b)|\bget\('([A-Z_]+)'\)/g)) out.add(m[1] ?? m[2] ?? m[3]!);
+          for (const m of readFileSync(p, 'utf8').matchAll(
+            /\b(?:env|ENV)(?:\[['"]([A-Z_]+)['"]\]|\.([A-Z_]{2,})\b)|\bget\('([A-Z_]+)'\)/g,
+          ))
+            out.add(m[1] ?? m[2] ?? m[3]!);
         }
       }
     };
@@ -79,7 +88,17 @@ describe('sow help environment', () => {
   }
   /** The operating system's own, which the page does not explain (it says where ~ is). */
   // Node's own NODE_OPTIONS and NODE_PENDING_DEPRECATION are read by the executable only to know whether Node would warn (src/bin.ts).
-  const SYSTEM = new Set(['HOME', 'PATH', 'USER', 'USERPROFILE', 'APPDATA', 'LOCALAPPDATA', 'TERM', 'NODE_OPTIONS', 'NODE_PENDING_DEPRECATION']);
+  const SYSTEM = new Set([
+    'HOME',
+    'PATH',
+    'USER',
+    'USERPROFILE',
+    'APPDATA',
+    'LOCALAPPDATA',
+    'TERM',
+    'NODE_OPTIONS',
+    'NODE_PENDING_DEPRECATION',
+  ]);
 
   it('names every variable the source reads, and none it does not', async () => {
     const named = new Set(ENVIRONMENT.flatMap((v) => v.name.split(', ')));
@@ -87,7 +106,9 @@ describe('sow help environment', () => {
     expect(read.length, 'the walk finds the variables').toBeGreaterThan(10);
     expect(read.filter((v) => !named.has(v))).toEqual([]);
     // SOW_AGENTS_<ROLE> is built from a prefix; SOW_PROJECT_ROOT is set for workers, not read.
-    expect([...named].filter((v) => !read.includes(v) && v !== 'SOW_AGENTS_<ROLE>' && v !== 'SOW_PROJECT_ROOT')).toEqual([]);
+    expect(
+      [...named].filter((v) => !read.includes(v) && v !== 'SOW_AGENTS_<ROLE>' && v !== 'SOW_PROJECT_ROOT'),
+    ).toEqual([]);
     const r = (await run(environment))!;
     for (const v of ENVIRONMENT) expect(r.text).toContain(v.name);
   });

@@ -12,7 +12,8 @@ const usageOfArg = (a: ArgDef) => {
 };
 
 /** `sow task add [options] <name>`, as `--help` writes the usage line (every command takes -h, so [options] always). */
-export const usageOf = (def: CommandDef): string => ['sow', def.name, '[options]', ...(def.args ?? []).map(usageOfArg)].join(' ');
+export const usageOf = (def: CommandDef): string =>
+  ['sow', def.name, '[options]', ...(def.args ?? []).map(usageOfArg)].join(' ');
 
 const optionRow = (o: OptionDef) => ({
   flags: o.flags,
@@ -53,7 +54,12 @@ export const reference: CommandDef = {
     const text = entries.map((e) => {
       const lines = [e.usage, `  ${e.description}`];
       const rows = [
-        ...e.arguments.filter((a) => a.description).map((a) => [`${a.optional ? '[' : '<'}${a.name}${a.variadic ? '...' : ''}${a.optional ? ']' : '>'}`, a.description!]),
+        ...e.arguments
+          .filter((a) => a.description)
+          .map((a) => [
+            `${a.optional ? '[' : '<'}${a.name}${a.variadic ? '...' : ''}${a.optional ? ']' : '>'}`,
+            a.description!,
+          ]),
         ...e.options.map((o) => [o.flags, o.description + (o.required ? ' (required)' : '')]),
       ];
       if (rows.length)
@@ -74,24 +80,59 @@ export const reference: CommandDef = {
 
 /** The variables sow reads, and what each does. */
 export const ENVIRONMENT: readonly { readonly name: string; readonly meaning: string }[] = [
-  { name: 'SOW_AGENTS_<ROLE>', meaning: 'which agent CLI runs a role (SOW_AGENTS_IMPLEMENTER=codex), over your configuration file' },
-  { name: 'SOW_OWNER', meaning: 'the name a claim is recorded under (task next --claim); without it, on a terminal, git config user.name' },
-  { name: 'SOW_LOCK_TIMEOUT', meaning: 'seconds a command waits for another sow command to finish with the project (default 15, at most 86400)' },
-  { name: 'SOW_ALLOW_CHECKS', meaning: "1: run the repository's declared checks without 'sow check allow' (for CI, where the repository is trusted)" },
+  {
+    name: 'SOW_AGENTS_<ROLE>',
+    meaning: 'which agent CLI runs a role (SOW_AGENTS_IMPLEMENTER=codex), over your configuration file',
+  },
+  {
+    name: 'SOW_OWNER',
+    meaning: 'the name a claim is recorded under (task next --claim); without it, on a terminal, git config user.name',
+  },
+  {
+    name: 'SOW_LOCK_TIMEOUT',
+    meaning: 'seconds a command waits for another sow command to finish with the project (default 15, at most 86400)',
+  },
+  {
+    name: 'SOW_ALLOW_CHECKS',
+    meaning:
+      "1: run the repository's declared checks without 'sow check allow' (for CI, where the repository is trusted)",
+  },
   { name: 'SOW_DEBUG', meaning: '1: print the stack trace of an internal error' },
   { name: 'SOW_NO_COMPILE_CACHE', meaning: "1: do not keep sow's compiled code in the cache folder" },
   { name: 'SOW_NO_RAW_STAT', meaning: "1: check task files with Node's fs.lstatSync only, not its faster fs binding" },
-  { name: 'SOW_AGENT_ID', meaning: 'set by sow for a worker it spawns: who acts (implementer-1); its claims and log lines carry it' },
+  {
+    name: 'SOW_AGENT_ID',
+    meaning: 'set by sow for a worker it spawns: who acts (implementer-1); its claims and log lines carry it',
+  },
   { name: 'SOW_AGENT', meaning: 'set with SOW_AGENT_ID: the agent role (implementer)' },
-  { name: 'SOW_TASK_ID', meaning: 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)' },
-  { name: 'SOW_SESSION_ID', meaning: 'an agent session; alone, it is an identity for claims (agent CLIs outside sow can set it)' },
-  { name: 'SOW_PROJECT_ROOT', meaning: "set for a worker: the project checkout; a worker in a checkout of its own (agent spawn --worktree) acts on the project's state there" },
+  {
+    name: 'SOW_TASK_ID',
+    meaning: 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)',
+  },
+  {
+    name: 'SOW_SESSION_ID',
+    meaning: 'an agent session; alone, it is an identity for claims (agent CLIs outside sow can set it)',
+  },
+  {
+    name: 'SOW_PROJECT_ROOT',
+    meaning:
+      "set for a worker: the project checkout; a worker in a checkout of its own (agent spawn --worktree) acts on the project's state there",
+  },
   { name: 'CI', meaning: 'set (as CI services do): no progress spinner, even on a terminal' },
   { name: 'NO_COLOR', meaning: 'no colour, even on a terminal (as --no-color); TERM=dumb does the same' },
   { name: 'VISUAL, EDITOR', meaning: "the editor of 'sow config edit'" },
-  { name: 'XDG_CONFIG_HOME', meaning: 'where your configuration is: $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml' },
-  { name: 'XDG_CACHE_HOME', meaning: 'where the reference cache and compiled code are: $XDG_CACHE_HOME/sow, else ~/.cache/sow' },
-  { name: 'XDG_STATE_HOME', meaning: 'where the checks you allowed are recorded: $XDG_STATE_HOME/sow, else ~/.local/state/sow' },
+  {
+    name: 'XDG_CONFIG_HOME',
+    meaning: 'where your configuration is: $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml',
+  },
+  {
+    name: 'XDG_CACHE_HOME',
+    meaning: 'where the reference cache and compiled code are: $XDG_CACHE_HOME/sow, else ~/.cache/sow',
+  },
+  {
+    name: 'XDG_STATE_HOME',
+    meaning: 'where the checks you allowed are recorded: $XDG_STATE_HOME/sow, else ~/.local/state/sow',
+  },
 ];
 
 export const environment: CommandDef = {

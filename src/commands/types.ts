@@ -40,5 +40,7 @@ function groupOf(type: ProjectType): GroupDef {
 /** Every project type's command group, or the one named `name` (none when no type has it). */
 export async function typeGroups(name?: string): Promise<GroupDef[]> {
   const { allProjectTypes } = await import('../domain/project-types/index.js');
-  return (await allProjectTypes()).filter((t) => t.commands && (name === undefined || t.commands.name === name)).map(groupOf);
+  return (await allProjectTypes())
+    .filter((t) => t.commands && (name === undefined || t.commands.name === name))
+    .map(groupOf);
 }

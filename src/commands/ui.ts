@@ -6,14 +6,19 @@ declare const SOW_VERSION: string;
 
 export const ui: CommandDef = {
   name: 'ui',
-  description: 'Show the projects, their tasks and workers live in a browser (a local server on 127.0.0.1, with a token)',
+  description:
+    'Show the projects, their tasks and workers live in a browser (a local server on 127.0.0.1, with a token)',
   options: [
     {
       flags: '--port <n>',
       description: 'the port to listen on (default: a free one)',
       parse: (raw) => {
         const n = Number(raw);
-        if (!/^\d+$/.test(raw) || n > 65535) throw new UsageError(`invalid --port '${raw}': expected a port number (1–65535), or 0 for a free one`, 'sow ui --port 8787');
+        if (!/^\d+$/.test(raw) || n > 65535)
+          throw new UsageError(
+            `invalid --port '${raw}': expected a port number (1–65535), or 0 for a free one`,
+            'sow ui --port 8787',
+          );
         return n;
       },
     },
@@ -27,9 +32,18 @@ export const ui: CommandDef = {
     const { stdout } = await import('../cli/stdio.js');
     const { writeText } = await import('../cli/output.js');
     const { toJson } = await import('../domain/json.js');
-    const server = await startUi(ctx, { port: (opts['port'] as number | undefined) ?? 0, version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', commands: ctx.commands });
-    if (ctx.json) stdout.write(`${toJson({ ok: true, data: { url: server.url, token: server.token, port: server.port } })}\n`);
-    else writeText(stdout, `sow ui is serving ${server.url}\n(keep the link to yourself: its token lets anyone with it act on this repository; Ctrl-C stops the server)`);
+    const server = await startUi(ctx, {
+      port: (opts['port'] as number | undefined) ?? 0,
+      version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
+      commands: ctx.commands,
+    });
+    if (ctx.json)
+      stdout.write(`${toJson({ ok: true, data: { url: server.url, token: server.token, port: server.port } })}\n`);
+    else
+      writeText(
+        stdout,
+        `sow ui is serving ${server.url}\n(keep the link to yourself: its token lets anyone with it act on this repository; Ctrl-C stops the server)`,
+      );
     if (opts['open'] !== false && !ctx.json && stdout.isTTY) {
       const { openBrowser } = await import('../ui/open.js');
       openBrowser(server.url, ctx.app.env);

@@ -4,7 +4,8 @@ import type { CommandDef } from '../cli/def.js';
 export const commands: readonly CommandDef[] = [
   {
     name: 'worktree add',
-    description: "Check out <branch> in .sow/worktrees/<branch> (created when it does not exist, from --from, else the repository's default branch: origin/HEAD, main or master)",
+    description:
+      "Check out <branch> in .sow/worktrees/<branch> (created when it does not exist, from --from, else the repository's default branch: origin/HEAD, main or master)",
     args: [{ name: 'branch' }],
     options: [{ flags: '--from <base>', description: 'the branch or commit a new branch starts from' }],
     writes: true,
@@ -17,7 +18,9 @@ export const commands: readonly CommandDef[] = [
         'checked-out': ', the branch checked out (no default branch found); --from picks another',
         commit: ', the commit checked out; --from picks another',
       };
-      const how = r.created_from ? `a new branch from '${r.created_from}'${why[r.base_kind ?? 'from']}` : 'the existing branch';
+      const how = r.created_from
+        ? `a new branch from '${r.created_from}'${why[r.base_kind ?? 'from']}`
+        : 'the existing branch';
       return {
         data: r,
         text: r.path,
@@ -38,7 +41,8 @@ export const commands: readonly CommandDef[] = [
   },
   {
     name: 'worktree remove',
-    description: 'Remove the worktree of <branch> (the branch itself stays); refused with uncommitted work or a live agent session',
+    description:
+      'Remove the worktree of <branch> (the branch itself stays); refused with uncommitted work or a live agent session',
     args: [{ name: 'branch' }],
     options: [{ flags: '--force', description: 'remove it even with uncommitted work or a live agent session' }],
     writes: true,
@@ -58,7 +62,9 @@ export const commands: readonly CommandDef[] = [
       return {
         data: r,
         text: r.pruned.map((t) => `${t.branch ?? '(detached)'}  ${t.rel}`).join('\n'),
-        message: r.pruned.length ? `Forgot ${r.pruned.length} worktree(s) whose folder was gone` : 'Nothing to prune: every worktree folder is there',
+        message: r.pruned.length
+          ? `Forgot ${r.pruned.length} worktree(s) whose folder was gone`
+          : 'Nothing to prune: every worktree folder is there',
       };
     },
   },

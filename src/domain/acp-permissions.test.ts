@@ -8,7 +8,12 @@ const locate = (p: string) => {
   const abs = posix.resolve('/repo', p);
   return abs === '/repo' ? [''] : abs.startsWith('/repo/') ? [abs.slice('/repo/'.length)] : undefined;
 };
-const safe: PermissionPolicy = { profile: 'safe', checks: ['npm test', 'make check ARGS="-j 2"'], locate, protected: agentSettingsFiles() };
+const safe: PermissionPolicy = {
+  profile: 'safe',
+  checks: ['npm test', 'make check ARGS="-j 2"'],
+  locate,
+  protected: agentSettingsFiles(),
+};
 const run = (command: unknown) => decidePermission({ kind: 'execute', rawInput: { command } }, safe);
 
 describe('decidePermission (safe)', () => {
@@ -36,13 +41,21 @@ describe('decidePermission (safe)', () => {
       expect([c, d.allow]).toEqual([c, false]);
       if (!d.allow) expect(d.kind).toBe('command');
     }
-    expect(decidePermission({ kind: 'execute', title: 'Run something' }, safe)).toMatchObject({ allow: false, reason: 'the safe profile runs only sow and the declared checks you allowed' });
-    expect(decidePermission({ kind: 'execute', rawInput: {} }, safe)).toMatchObject({ allow: false, reason: 'it does not say which command it runs' });
+    expect(decidePermission({ kind: 'execute', title: 'Run something' }, safe)).toMatchObject({
+      allow: false,
+      reason: 'the safe profile runs only sow and the declared checks you allowed',
+    });
+    expect(decidePermission({ kind: 'execute', rawInput: {} }, safe)).toMatchObject({
+      allow: false,
+      reason: 'it does not say which command it runs',
+    });
   });
 
   it('edits, deletes and moves only inside the repository, never in .git', () => {
     expect(decidePermission({ kind: 'edit', locations: [{ path: '/repo/src/a.ts' }] }, safe).allow).toBe(true);
-    expect(decidePermission({ kind: 'edit', locations: [{ path: '/repo/a' }, { path: '/etc/passwd' }] }, safe)).toMatchObject({ allow: false, kind: 'edit' });
+    expect(
+      decidePermission({ kind: 'edit', locations: [{ path: '/repo/a' }, { path: '/etc/passwd' }] }, safe),
+    ).toMatchObject({ allow: false, kind: 'edit' });
     expect(decidePermission({ kind: 'delete', locations: [{ path: '/repo/.git/config' }] }, safe).allow).toBe(false);
     expect(decidePermission({ kind: 'move', locations: [] }, safe).allow).toBe(false);
   });
@@ -51,27 +64,45 @@ describe('decidePermission (safe)', () => {
     expect(decidePermission({ kind: 'read', locations: [{ path: '/repo/README.md' }] }, safe).allow).toBe(true);
     expect(decidePermission({ kind: 'read', locations: [{ path: '/home/me/.ssh/id_rsa' }] }, safe).allow).toBe(false);
     expect(decidePermission({ kind: 'think' }, safe).allow).toBe(true);
-    for (const kind of ['fetch', 'switch_mode', 'other', 'teleport', undefined]) expect(decidePermission({ kind }, safe).allow).toBe(false);
+    for (const kind of ['fetch', 'switch_mode', 'other', 'teleport', undefined])
+      expect(decidePermission({ kind }, safe).allow).toBe(false);
   });
 
   it("allows sow's own tools through the sow mcp server it handed over, as each agent that asks names them; no other MCP server's", () => {
     // As Claude Code's adapter and Gemini CLI ask (measured with the pinned ones).
-    expect(decidePermission({ kind: 'other', title: 'mcp__sow__status', rawInput: {}, content: [] }, safe).allow).toBe(true);
+    expect(decidePermission({ kind: 'other', title: 'mcp__sow__status', rawInput: {}, content: [] }, safe).allow).toBe(
+      true,
+    );
     expect(decidePermission({ kind: 'other', title: 'task_update (sow MCP Server)' }, safe).allow).toBe(true);
-    for (const title of ['mcp__github__create_issue', 'mcp__sow__status; rm', 'status (github MCP Server)', 'mcp__sowx__status', 'sow status'])
+    for (const title of [
+      'mcp__github__create_issue',
+      'mcp__sow__status; rm',
+      'status (github MCP Server)',
+      'mcp__sowx__status',
+      'sow status',
+    ])
       expect([title, decidePermission({ kind: 'other', title }, safe).allow]).toEqual([title, false]);
     // Only as a tool of its own: never a fetch or a command that borrows the name.
     expect(decidePermission({ kind: 'fetch', title: 'mcp__sow__status' }, safe).allow).toBe(false);
   });
 
   it('yolo allows everything', () => {
-    expect(decidePermission({ kind: 'execute', rawInput: { command: 'rm -rf /tmp/x' } }, { ...safe, profile: 'yolo' }).allow).toBe(true);
+    expect(
+      decidePermission({ kind: 'execute', rawInput: { command: 'rm -rf /tmp/x' } }, { ...safe, profile: 'yolo' }).allow,
+    ).toBe(true);
   });
 });
 
 describe('commands, judged as the shell parses them (safe)', () => {
   it('refuses every look-alike of sow: Unicode spaces, shell syntax, another first word', () => {
-    const spaces = ['\v', '\f', '\u00a0', ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)), '\u3000', '\ufeff'];
+    const spaces = [
+      '\v',
+      '\f',
+      '\u00a0',
+      ...Array.from({ length: 11 }, (_, i) => String.fromCharCode(0x2000 + i)),
+      '\u3000',
+      '\ufeff',
+    ];
     const lookAlikes = [
       ...spaces.map((s) => `sow${s}status`),
       ...spaces.map((s) => `sow${s}/../../../../bin/sh -c 'id; touch ../../pwned | cat'`),
@@ -115,10 +146,17 @@ describe('commands, judged as the shell parses them (safe)', () => {
     }
     // Also as the script of a shell's argv (Codex), and as the title (Gemini CLI).
     for (const c of lookAlikes) expect([c, run(['/bin/bash', '-lc', c]).allow]).toEqual([c, false]);
-    for (const c of lookAlikes) expect([c, decidePermission({ kind: 'execute', title: c }, safe).allow]).toEqual([c, false]);
-    expect(run('sow\vstatus')).toMatchObject({ reason: 'it is not one plain command: the shell would see a control character (U+000B)' });
-    expect(run('sow status; id')).toMatchObject({ reason: 'it is not one plain command: the shell would see the operator ;' });
-    expect(run("'sow' status")).toMatchObject({ reason: 'the safe profile runs only sow and the declared checks you allowed' });
+    for (const c of lookAlikes)
+      expect([c, decidePermission({ kind: 'execute', title: c }, safe).allow]).toEqual([c, false]);
+    expect(run('sow\vstatus')).toMatchObject({
+      reason: 'it is not one plain command: the shell would see a control character (U+000B)',
+    });
+    expect(run('sow status; id')).toMatchObject({
+      reason: 'it is not one plain command: the shell would see the operator ;',
+    });
+    expect(run("'sow' status")).toMatchObject({
+      reason: 'the safe profile runs only sow and the declared checks you allowed',
+    });
   });
 
   it('allows sow with literal words, operators inside quotes being data', () => {
@@ -138,7 +176,8 @@ describe('commands, judged as the shell parses them (safe)', () => {
     expect(run('npm test').allow).toBe(true);
     expect(run(' npm test \n').allow).toBe(true);
     expect(run('make check ARGS="-j 2"').allow).toBe(true);
-    for (const c of ['npm test; id', 'npm  test', '\vnpm test', 'npm test\u00a0', 'npm test --watch']) expect([c, run(c).allow]).toEqual([c, false]);
+    for (const c of ['npm test; id', 'npm  test', '\vnpm test', 'npm test\u00a0', 'npm test --watch'])
+      expect([c, run(c).allow]).toEqual([c, false]);
   });
 
   it('judges an argv that no shell runs as words: the first exactly sow, no word with a control character; a check by its words', () => {
@@ -146,7 +185,15 @@ describe('commands, judged as the shell parses them (safe)', () => {
     expect(run(['sow', 'log', 'a; b | c']).allow).toBe(true);
     expect(run(['npm', 'test']).allow).toBe(true);
     expect(run(['make', 'check', 'ARGS=-j 2']).allow).toBe(true);
-    for (const argv of [['./sow', 'status'], ['/usr/bin/sow'], ['sow\v', 'x'], ['sow', 'log', 'a\nb'], ['sow', 'log', '\u00a0'], ['env', 'sow'], ['npm', 'test', '--watch']])
+    for (const argv of [
+      ['./sow', 'status'],
+      ['/usr/bin/sow'],
+      ['sow\v', 'x'],
+      ['sow', 'log', 'a\nb'],
+      ['sow', 'log', '\u00a0'],
+      ['env', 'sow'],
+      ['npm', 'test', '--watch'],
+    ])
       expect([argv, run(argv).allow]).toEqual([argv, false]);
     // Only a POSIX shell's script is read as a script: zsh and fish read other syntax, a shell elsewhere is the worker's own.
     for (const argv of [
@@ -156,13 +203,32 @@ describe('commands, judged as the shell parses them (safe)', () => {
       ['bash', '-xc', 'sow status'],
     ])
       expect([argv, run(argv).allow]).toEqual([argv, false]);
-    for (const sh of ['sh', 'bash', 'dash', '/bin/sh', '/bin/bash', '/usr/bin/bash', '/usr/local/bin/bash', '/opt/homebrew/bin/bash'])
+    for (const sh of [
+      'sh',
+      'bash',
+      'dash',
+      '/bin/sh',
+      '/bin/bash',
+      '/usr/bin/bash',
+      '/usr/local/bin/bash',
+      '/opt/homebrew/bin/bash',
+    ])
       expect([sh, run([sh, '-c', 'sow status']).allow]).toEqual([sh, true]);
   });
 
   it('refuses a command that runs in a folder outside the repository', () => {
-    expect(decidePermission({ kind: 'execute', rawInput: { command: ['/bin/bash', '-lc', 'sow status'], cwd: '/repo/src' } }, safe).allow).toBe(true);
-    expect(decidePermission({ kind: 'execute', rawInput: { command: ['/bin/bash', '-lc', 'sow status'], cwd: '/home/me/other' } }, safe)).toMatchObject({ allow: false, kind: 'command' });
+    expect(
+      decidePermission(
+        { kind: 'execute', rawInput: { command: ['/bin/bash', '-lc', 'sow status'], cwd: '/repo/src' } },
+        safe,
+      ).allow,
+    ).toBe(true);
+    expect(
+      decidePermission(
+        { kind: 'execute', rawInput: { command: ['/bin/bash', '-lc', 'sow status'], cwd: '/home/me/other' } },
+        safe,
+      ),
+    ).toMatchObject({ allow: false, kind: 'command' });
   });
 });
 
@@ -199,7 +265,14 @@ describe('paths: every value that may name a file is judged (safe)', () => {
       { path: 'a\0b' },
     ];
     for (const rawInput of outside) {
-      expect([rawInput, read(rawInput)]).toEqual([rawInput, expect.objectContaining({ allow: false, kind: 'other', reason: expect.stringMatching(/^it reads outside the repository/) })]);
+      expect([rawInput, read(rawInput)]).toEqual([
+        rawInput,
+        expect.objectContaining({
+          allow: false,
+          kind: 'other',
+          reason: expect.stringMatching(/^it reads outside the repository/),
+        }),
+      ]);
       expect([rawInput, search(rawInput).allow]).toEqual([rawInput, false]);
     }
   });
@@ -223,25 +296,36 @@ describe('paths: every value that may name a file is judged (safe)', () => {
   });
 
   it('refuses reads of git’s own files, and input too deep to judge', () => {
-    expect(read({ path: '.git/config' })).toMatchObject({ allow: false, reason: expect.stringContaining('.git/config') });
+    expect(read({ path: '.git/config' })).toMatchObject({
+      allow: false,
+      reason: expect.stringContaining('.git/config'),
+    });
     let deep: unknown = { path: '/etc/passwd' };
     for (let i = 0; i < 100; i++) deep = { a: deep };
     expect(read(deep)).toMatchObject({ allow: false, reason: 'its input is too large or too deeply nested to judge' });
   });
 
   it('judges every path of an edit, a delete or a move, in every field', () => {
-    const edit = (rawInput: unknown, kind = 'edit') => decidePermission({ kind, title: 'x', rawInput, locations: [{ path: '/repo/src/a.ts' }] }, safe);
+    const edit = (rawInput: unknown, kind = 'edit') =>
+      decidePermission({ kind, title: 'x', rawInput, locations: [{ path: '/repo/src/a.ts' }] }, safe);
     expect(edit({ file_path: 'src/a.ts', new_string: '/* a comment */', old_string: '// x' }).allow).toBe(true);
     expect(edit({ file_path: 'src/a.ts', content: '../../etc' }).allow).toBe(true);
-    expect(edit({ file_path: 'src/a.ts', extra: { destination: '/etc/cron.d/x' } })).toMatchObject({ allow: false, kind: 'edit' });
+    expect(edit({ file_path: 'src/a.ts', extra: { destination: '/etc/cron.d/x' } })).toMatchObject({
+      allow: false,
+      kind: 'edit',
+    });
     expect(edit({ source: 'src/a.ts', destination: '../x' }, 'move')).toMatchObject({ allow: false, kind: 'edit' });
     expect(edit({ old_path: 'a', new_path: 'b' }, 'move').allow).toBe(true);
-    expect(decidePermission({ kind: 'edit', title: 'x', rawInput: { content: 'x' } }, safe)).toMatchObject({ allow: false, reason: 'it does not say which file it changes' });
+    expect(decidePermission({ kind: 'edit', title: 'x', rawInput: { content: 'x' } }, safe)).toMatchObject({
+      allow: false,
+      reason: 'it does not say which file it changes',
+    });
   });
 });
 
 describe('protected files (safe)', () => {
-  const edit = (path: string, kind = 'edit'): ReturnType<typeof decidePermission> => decidePermission({ kind, title: 'Write', rawInput: { file_path: path } }, safe);
+  const edit = (path: string, kind = 'edit'): ReturnType<typeof decidePermission> =>
+    decidePermission({ kind, title: 'Write', rawInput: { file_path: path } }, safe);
   it('refuses changes to .git anywhere, .sow/config.yaml and the agent CLIs’ settings, naming the file and why', () => {
     const cases: [string, RegExp][] = [
       ['.git/config', /^\.git\/config is git's own/],
@@ -252,7 +336,10 @@ describe('protected files (safe)', () => {
       ['sub/.GIT/config', /is git's own/],
       ['src/../.git/config', /^\.git\/config is git's own/],
       ['.sow/config.yaml', /^\.sow\/config\.yaml is protected: it holds the checks sow runs/],
-      ['.claude/settings.local.json', /^\.claude\/settings\.local\.json is protected: it is an agent CLI's own settings/],
+      [
+        '.claude/settings.local.json',
+        /^\.claude\/settings\.local\.json is protected: it is an agent CLI's own settings/,
+      ],
       ['.claude/settings.json', /agent CLI's own settings/],
       ['.claude/hooks/x.sh', /agent CLI's own settings/],
       ['.mcp.json', /agent CLI's own settings/],
@@ -272,12 +359,20 @@ describe('protected files (safe)', () => {
     ];
     for (const [path, why] of cases)
       for (const kind of ['edit', 'delete', 'move'])
-        expect([path, kind, edit(path, kind)]).toEqual([path, kind, expect.objectContaining({ allow: false, kind: 'edit', reason: expect.stringMatching(why) })]);
+        expect([path, kind, edit(path, kind)]).toEqual([
+          path,
+          kind,
+          expect.objectContaining({ allow: false, kind: 'edit', reason: expect.stringMatching(why) }),
+        ]);
   });
 
   it('refuses a delete or a move of a folder that holds one; instructions stay editable', () => {
-    for (const path of ['.claude', '.sow', '.vscode', '.github', '.', '/repo']) expect([path, edit(path, 'delete').allow, edit(path, 'move').allow]).toEqual([path, false, false]);
-    expect(edit('.sow', 'delete')).toMatchObject({ reason: '.sow holds .sow/config.yaml, which is protected: it holds the checks sow runs and the settings of the repository' });
+    for (const path of ['.claude', '.sow', '.vscode', '.github', '.', '/repo'])
+      expect([path, edit(path, 'delete').allow, edit(path, 'move').allow]).toEqual([path, false, false]);
+    expect(edit('.sow', 'delete')).toMatchObject({
+      reason:
+        '.sow holds .sow/config.yaml, which is protected: it holds the checks sow runs and the settings of the repository',
+    });
     for (const path of [
       'AGENTS.md',
       'CLAUDE.md',
@@ -297,7 +392,13 @@ describe('protected files (safe)', () => {
   it('takes the patterns from the policy: the list can be replaced', () => {
     const policy = { ...safe, protected: ['.mine/**', 'x.json'] };
     const d = (path: string) => decidePermission({ kind: 'edit', rawInput: { path } } as AskedToolCall, policy).allow;
-    expect([d('.mine/a'), d('x.json'), d('.claude/settings.json'), d('.git/config'), d('.sow/config.yaml')]).toEqual([false, false, true, false, false]);
+    expect([d('.mine/a'), d('x.json'), d('.claude/settings.json'), d('.git/config'), d('.sow/config.yaml')]).toEqual([
+      false,
+      false,
+      true,
+      false,
+      false,
+    ]);
   });
 });
 
@@ -316,26 +417,48 @@ describe('optionFor', () => {
 describe('the shapes of the real agents (the pinned versions)', () => {
   it('finds the command where each puts it: rawInput.command, an argv of a shell, or (Gemini) the title', () => {
     const cases: [string, object][] = [
-      ['claude-agent-acp', { kind: 'execute', title: 'sow status', rawInput: { command: 'sow status', description: 'Run a command' } }],
-      ['copilot', { kind: 'execute', title: 'Run a command', rawInput: { command: 'sow status', commands: ['sow status'] } }],
-      ['codex-acp', { kind: 'execute', title: 'sow status', rawInput: { command: ['/bin/bash', '-lc', 'sow status'], cwd: '/repo' } }],
+      [
+        'claude-agent-acp',
+        { kind: 'execute', title: 'sow status', rawInput: { command: 'sow status', description: 'Run a command' } },
+      ],
+      [
+        'copilot',
+        { kind: 'execute', title: 'Run a command', rawInput: { command: 'sow status', commands: ['sow status'] } },
+      ],
+      [
+        'codex-acp',
+        {
+          kind: 'execute',
+          title: 'sow status',
+          rawInput: { command: ['/bin/bash', '-lc', 'sow status'], cwd: '/repo' },
+        },
+      ],
       ['gemini', { kind: 'execute', title: 'sow status', content: [] }],
       ['opencode', { kind: 'execute', title: 'sow status', rawInput: { command: 'sow status' } }],
     ];
-    for (const [who, call] of cases) expect([who, decidePermission(call, safe)]).toEqual([who, { allow: true, what: 'sow status' }]);
+    for (const [who, call] of cases)
+      expect([who, decidePermission(call, safe)]).toEqual([who, { allow: true, what: 'sow status' }]);
     // A title is the command only when there is no input at all: Copilot's title is a description.
-    expect(decidePermission({ kind: 'execute', title: 'sow status', rawInput: { description: 'x' } }, safe).allow).toBe(false);
+    expect(decidePermission({ kind: 'execute', title: 'sow status', rawInput: { description: 'x' } }, safe).allow).toBe(
+      false,
+    );
   });
 
   it('finds the files each names: locations, a diff, file_path / fileName / filepath, Codex changes', () => {
     const outside = [
       { kind: 'edit', title: 'Write x', rawInput: { file_path: '/etc/x', content: 'a' } },
       { kind: 'edit', title: 'Create file', rawInput: { fileName: '/etc/x', diff: '' } },
-      { kind: 'edit', title: '/etc/x', content: [{ type: 'diff', path: '/etc/x', oldText: '', newText: 'a' }], rawInput: { filepath: '/etc/x' } },
+      {
+        kind: 'edit',
+        title: '/etc/x',
+        content: [{ type: 'diff', path: '/etc/x', oldText: '', newText: 'a' }],
+        rawInput: { filepath: '/etc/x' },
+      },
       { kind: 'edit', title: 'Edit', rawInput: { changes: { '/etc/x': { type: 'add', content: 'a' } } } },
       { kind: 'edit', title: 'Writing to x', content: [{ type: 'diff', path: '/etc/x', oldText: '', newText: 'a' }] },
     ];
     for (const call of outside) expect(decidePermission(call, safe)).toMatchObject({ allow: false, kind: 'edit' });
-    for (const call of outside) expect(decidePermission(JSON.parse(JSON.stringify(call).replaceAll('/etc/x', '/repo/x')), safe).allow).toBe(true);
+    for (const call of outside)
+      expect(decidePermission(JSON.parse(JSON.stringify(call).replaceAll('/etc/x', '/repo/x')), safe).allow).toBe(true);
   });
 });

@@ -47,9 +47,11 @@ export interface PermissionPolicy {
   protected: readonly string[];
 }
 
-export type PermissionDecision = { allow: true; what: string } | { allow: false; what: string; kind: 'command' | 'edit' | 'other'; reason: string };
+export type PermissionDecision =
+  { allow: true; what: string } | { allow: false; what: string; kind: 'command' | 'edit' | 'other'; reason: string };
 
-const record = (x: unknown): Record<string, unknown> | undefined => (x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined);
+const record = (x: unknown): Record<string, unknown> | undefined =>
+  x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
 
 /** Trimmed as the shell trims a line: its own blanks only (never `\v` or a no-break space, which are part of a word to it). */
 const trimBlanks = (s: string) => s.replace(/^[ \t\n]+|[ \t\n]+$/g, '');
@@ -73,12 +75,15 @@ export function askedCommand(call: AskedToolCall): AskedCommand | undefined {
     if (typeof c === 'string') return { shown: trimBlanks(c), script: c };
     if (Array.isArray(c) && c.length && c.every((x) => typeof x === 'string')) {
       const argv = c as string[];
-      if (argv.length === 3 && SCRIPT_SHELL.test(argv[0]!) && (argv[1] === '-c' || argv[1] === '-lc')) return { shown: trimBlanks(argv[2]!), script: argv[2]! };
+      if (argv.length === 3 && SCRIPT_SHELL.test(argv[0]!) && (argv[1] === '-c' || argv[1] === '-lc'))
+        return { shown: trimBlanks(argv[2]!), script: argv[2]! };
       return { shown: argv.join(' '), argv };
     }
     return undefined;
   }
-  return typeof call.title === 'string' && trimBlanks(call.title) ? { shown: trimBlanks(call.title), script: call.title } : undefined;
+  return typeof call.title === 'string' && trimBlanks(call.title)
+    ? { shown: trimBlanks(call.title), script: call.title }
+    : undefined;
 }
 
 /** The command a tool call is about, as shown. */
@@ -133,7 +138,8 @@ const PATH_KEYS = new Set([
   'location',
   'locations',
 ]);
-const PATH_KEY_ENDS = /(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|folder|folders|glob|globs|pattern|patterns)$/;
+const PATH_KEY_ENDS =
+  /(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|folder|folders|glob|globs|pattern|patterns)$/;
 /** Keys whose values are text to write or show, where a string that starts with `/` is not a path (a comment, a diff). */
 const TEXT_KEYS = new Set([
   'content',
@@ -193,7 +199,8 @@ export function pathsOf(call: AskedToolCall): string[] | undefined {
     for (const [key, v] of Object.entries(obj)) {
       const name = keyName(key);
       if (name === 'changes' && record(v)) for (const file of Object.keys(record(v)!)) add(file);
-      if (!walk(v, depth + 1, named || PATH_KEYS.has(name) || PATH_KEY_ENDS.test(name), TEXT_KEYS.has(name))) return false;
+      if (!walk(v, depth + 1, named || PATH_KEYS.has(name) || PATH_KEY_ENDS.test(name), TEXT_KEYS.has(name)))
+        return false;
     }
     return true;
   };
@@ -266,15 +273,20 @@ const isGitName = (name: string) => name.toLowerCase().replace(/[. ]+$/, '') ===
  */
 export function protectedWhy(rel: string, patterns: readonly string[], whole: boolean): string | undefined {
   const shown = rel || '.';
-  if (rel.split('/').some(isGitName)) return `${shown} is git's own: a setting, a hook or a gitdir pointer there makes git run commands as you`;
+  if (rel.split('/').some(isGitName))
+    return `${shown} is git's own: a setting, a hook or a gitdir pointer there makes git run commands as you`;
   const rules: [pattern: string, why: string][] = [
     ['.sow/config.yaml', 'it holds the checks sow runs and the settings of the repository'],
-    ...patterns.map((p): [string, string] => [p, "it is an agent CLI's own settings, which can give an agent rights or run commands"]),
+    ...patterns.map((p): [string, string] => [
+      p,
+      "it is an agent CLI's own settings, which can give an agent rights or run commands",
+    ]),
   ];
   for (const [pattern, why] of rules) {
     if (patternTest(pattern).test(rel)) return `${shown} is protected: ${why}`;
     const folder = literalFolder(pattern).toLowerCase();
-    if (whole && (rel === '' || folder.startsWith(`${rel.toLowerCase()}/`))) return `${shown} holds ${literalFolder(pattern)}, which is protected: ${why}`;
+    if (whole && (rel === '' || folder.startsWith(`${rel.toLowerCase()}/`)))
+      return `${shown} holds ${literalFolder(pattern)}, which is protected: ${why}`;
   }
   return undefined;
 }
@@ -297,9 +309,17 @@ export function decidePermission(call: AskedToolCall, policy: PermissionPolicy):
   const paths = pathsOf(call);
   const what = command?.shown ?? (paths?.length ? paths.join(', ') : (call.title ?? kind));
   if (policy.profile === 'yolo') return { allow: true, what };
-  const refuse = (k: 'command' | 'edit' | 'other', reason: string): PermissionDecision => ({ allow: false, what, kind: k, reason });
+  const refuse = (k: 'command' | 'edit' | 'other', reason: string): PermissionDecision => ({
+    allow: false,
+    what,
+    kind: k,
+    reason,
+  });
   if (paths === undefined)
-    return refuse(kind === 'edit' || kind === 'delete' || kind === 'move' ? 'edit' : kind === 'execute' ? 'command' : 'other', 'its input is too large or too deeply nested to judge');
+    return refuse(
+      kind === 'edit' || kind === 'delete' || kind === 'move' ? 'edit' : kind === 'execute' ? 'command' : 'other',
+      'its input is too large or too deeply nested to judge',
+    );
   const landing = paths.map((p) => ({ path: p, places: placesOf(p, policy.locate) }));
   const outside = landing.filter((l) => l.places === undefined).map((l) => l.path);
   switch (kind) {
@@ -310,7 +330,9 @@ export function decidePermission(call: AskedToolCall, policy: PermissionPolicy):
       // With no path at all, a read or search is of the worker's own folder.
       if (outside.length) return refuse('other', `it reads outside the repository (${outside.join(', ')})`);
       const git = landing.flatMap((l) => l.places!).find((rel) => rel.split('/').some(isGitName));
-      return git !== undefined ? refuse('other', `it reads ${git}, git's own files (they may hold credentials)`) : { allow: true, what };
+      return git !== undefined
+        ? refuse('other', `it reads ${git}, git's own files (they may hold credentials)`)
+        : { allow: true, what };
     }
     case 'edit':
     case 'delete':
@@ -326,7 +348,8 @@ export function decidePermission(call: AskedToolCall, policy: PermissionPolicy):
     case 'execute': {
       if (command === undefined) return refuse('command', 'it does not say which command it runs');
       // The folder it runs in, when it names one (Codex's `cwd`): sow acts on the project of that folder.
-      if (outside.length) return refuse('command', `it runs in or names a folder outside the repository (${outside.join(', ')})`);
+      if (outside.length)
+        return refuse('command', `it runs in or names a folder outside the repository (${outside.join(', ')})`);
       const why = commandRefusal(command, policy.checks);
       return why ? refuse('command', why) : { allow: true, what };
     }

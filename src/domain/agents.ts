@@ -27,12 +27,42 @@ const agent = (name: string, description: string, capabilities: string, scope: A
 });
 
 export const AGENTS: readonly AgentDef[] = [
-  agent('implementer', 'Implements one task with test-driven development', 'read and write files, run shell commands, search the codebase', 'task'),
-  agent('architect', 'Makes and records design and architecture decisions', 'read and write files, search the codebase', 'either'),
-  agent('reviewer', 'Reviews the change against the plan and records a pass or fail assessment', 'read files, search the codebase, run shell commands', 'either'),
-  agent('planner', 'Turns an approved scope into a task list with the human', 'read and write files, search the codebase', 'project'),
-  agent('researcher', 'Investigates a question and writes up findings with sources', 'read files, search the codebase, browse documentation', 'either'),
-  agent('decomposer', 'Splits large work into small, independently verifiable tasks', 'read and write files, search the codebase', 'either'),
+  agent(
+    'implementer',
+    'Implements one task with test-driven development',
+    'read and write files, run shell commands, search the codebase',
+    'task',
+  ),
+  agent(
+    'architect',
+    'Makes and records design and architecture decisions',
+    'read and write files, search the codebase',
+    'either',
+  ),
+  agent(
+    'reviewer',
+    'Reviews the change against the plan and records a pass or fail assessment',
+    'read files, search the codebase, run shell commands',
+    'either',
+  ),
+  agent(
+    'planner',
+    'Turns an approved scope into a task list with the human',
+    'read and write files, search the codebase',
+    'project',
+  ),
+  agent(
+    'researcher',
+    'Investigates a question and writes up findings with sources',
+    'read files, search the codebase, browse documentation',
+    'either',
+  ),
+  agent(
+    'decomposer',
+    'Splits large work into small, independently verifiable tasks',
+    'read and write files, search the codebase',
+    'either',
+  ),
 ];
 
 /** The orchestrator role: the session that drives the lifecycle. It can be spawned like a worker. */
@@ -51,7 +81,12 @@ export const ROLES: readonly string[] = [ORCHESTRATOR.name, ...AGENTS.map((a) =>
 export class UnknownAgentError extends SowError {
   constructor(name: string) {
     const suggestion = nearMiss(name, ROLES);
-    super('UNKNOWN_AGENT', 'failed', `unknown agent '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`, `agents: ${ROLES.join(', ')} (run 'sow agent list')`);
+    super(
+      'UNKNOWN_AGENT',
+      'failed',
+      `unknown agent '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+      `agents: ${ROLES.join(', ')} (run 'sow agent list')`,
+    );
   }
 }
 

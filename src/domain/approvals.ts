@@ -85,7 +85,13 @@ function judge(view: ProjectView, read: (a: Artifact, w: Withdrawal) => void): P
         if (verdict === undefined) {
           const text = readDoc(repositoryPathOf(a.path, 'project'));
           verdict =
-            text !== undefined && contentDigest(text) === a.approved_sha256 ? null : { what: a.path, changed: [text === undefined ? 'the file is gone' : 'its content changed'], again: place.command };
+            text !== undefined && contentDigest(text) === a.approved_sha256
+              ? null
+              : {
+                  what: a.path,
+                  changed: [text === undefined ? 'the file is gone' : 'its content changed'],
+                  again: place.command,
+                };
         }
         if (verdict) read(copy, verdict);
         return verdict === null;
@@ -93,7 +99,8 @@ function judge(view: ProjectView, read: (a: Artifact, w: Withdrawal) => void): P
     });
     return copy;
   };
-  const list = (items: Artifact[], command: (i: number) => string): Artifact[] => (items.some(stamped) ? items.map((a, i) => lazy(a, { command: command(i) })) : items);
+  const list = (items: Artifact[], command: (i: number) => string): Artifact[] =>
+    items.some(stamped) ? items.map((a, i) => lazy(a, { command: command(i) })) : items;
   let project: ProjectState = view.project;
   if (anyPhase) {
     const phases: Record<string, Phase> = {};
@@ -139,7 +146,8 @@ export interface TaskApprovalDef {
   readonly state: string;
 }
 
-export const taskDescriptionFile = (phase: string, id: string) => `${PROJECT_DIR}/phases/${phase}/tasks/${id}/description.md`;
+export const taskDescriptionFile = (phase: string, id: string) =>
+  `${PROJECT_DIR}/phases/${phase}/tasks/${id}/description.md`;
 
 const short = (text: string) => contentDigest(text).slice(0, 12);
 /** A description file that did not exist when the tasks were approved. */
@@ -151,7 +159,11 @@ function taskDigest(task: Pick<TaskSummary, 'name' | 'dependencies'>, descriptio
 }
 
 /** The record an approval of these tasks keeps (task id → digest), read with `readDoc`. */
-export function taskApprovalRecord(tasks: readonly TaskSummary[], phase: string, readDoc: (rel: string) => string | undefined): Record<string, string> {
+export function taskApprovalRecord(
+  tasks: readonly TaskSummary[],
+  phase: string,
+  readDoc: (rel: string) => string | undefined,
+): Record<string, string> {
   const record: Record<string, string> = {};
   for (const t of tasks) record[t.id] = taskDigest(t, readDoc(taskDescriptionFile(phase, t.id)));
   return record;
@@ -190,7 +202,9 @@ export function taskApprovalChanges(def: TaskApprovalDef, view: ProjectView): st
 export function taskApprovalWithdrawal(def: TaskApprovalDef, view: ProjectView): Withdrawal | undefined {
   if (view.project.phases[def.phase]?.metadata[def.key] !== true) return undefined;
   const changed = taskApprovalChanges(def, view);
-  return changed.length ? { what: 'the tasks', changed: shortList(changed), again: `sow phase set ${def.key} true` } : undefined;
+  return changed.length
+    ? { what: 'the tasks', changed: shortList(changed), again: `sow phase set ${def.key} true` }
+    : undefined;
 }
 
 /** At most eight changes are named; the rest are counted. */

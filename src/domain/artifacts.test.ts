@@ -1,6 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import { artifactAt, artifactPath, createArtifact, parseIndex, RecordedArtifactError, repositoryPathOf, setArtifactField, type ArtifactSlot } from './artifacts.js';
-import { DidYouMeanError, IndexOutOfRangeError, InvalidValueError, MissingMetadataError, PathOutsideRepositoryError, ReadOnlyFieldError, UnknownArtifactTypeError, UsageError } from './errors.js';
+import {
+  artifactAt,
+  artifactPath,
+  createArtifact,
+  parseIndex,
+  RecordedArtifactError,
+  repositoryPathOf,
+  setArtifactField,
+  type ArtifactSlot,
+} from './artifacts.js';
+import {
+  DidYouMeanError,
+  IndexOutOfRangeError,
+  InvalidValueError,
+  MissingMetadataError,
+  PathOutsideRepositoryError,
+  ReadOnlyFieldError,
+  UnknownArtifactTypeError,
+  UsageError,
+} from './errors.js';
 import { standard } from './project-types/standard/index.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -11,14 +29,30 @@ const outputs = (phase: string): ArtifactSlot => ({
   command: 'sow output',
   owner: `--phase ${phase}`,
 });
-const taskInputs: ArtifactSlot = { label: 'task 010 inputs', types: standard.taskInputs, command: 'sow task input', owner: '--id 010' };
-const taskOutputs: ArtifactSlot = { label: 'task 010 outputs', types: standard.taskOutputs, command: 'sow task output', owner: '--id 010' };
+const taskInputs: ArtifactSlot = {
+  label: 'task 010 inputs',
+  types: standard.taskInputs,
+  command: 'sow task input',
+  owner: '--id 010',
+};
+const taskOutputs: ArtifactSlot = {
+  label: 'task 010 outputs',
+  types: standard.taskOutputs,
+  command: 'sow task output',
+  owner: '--id 010',
+};
 const add = (slot: ArtifactSlot, type: string, path: string, extra: Record<string, string> = {}, approved?: string) =>
   createArtifact(slot, { type, path, extra, ...(approved !== undefined ? { approved } : {}) }, NOW, REPO).artifact;
 
 describe('createArtifact', () => {
   it('starts approvable types unapproved and puts extra flags in typed metadata', () => {
-    expect(add(outputs('review'), 'review', 'review/report.md', { assessment: 'pass', 'metadata.score': '7', source: 'human' })).toEqual({
+    expect(
+      add(outputs('review'), 'review', 'review/report.md', {
+        assessment: 'pass',
+        'metadata.score': '7',
+        source: 'human',
+      }),
+    ).toEqual({
       type: 'review',
       path: 'review/report.md',
       created_at: NOW,
@@ -27,27 +61,42 @@ describe('createArtifact', () => {
     });
   });
   it('gives feedback a pending status and references no approval flag', () => {
-    expect(add(taskInputs, 'feedback', 'f/001.md')).toEqual({ type: 'feedback', path: 'f/001.md', created_at: NOW, metadata: { status: 'pending' } });
+    expect(add(taskInputs, 'feedback', 'f/001.md')).toEqual({
+      type: 'feedback',
+      path: 'f/001.md',
+      created_at: NOW,
+      metadata: { status: 'pending' },
+    });
     expect(add(taskInputs, 'reference', 'r.md')).toEqual({ type: 'reference', path: 'r.md', created_at: NOW });
   });
   it('refuses unknown types with the valid ones (and the near miss), and bad metadata values', () => {
     expect(() => add(outputs('planning'), 'design', 'x')).toThrow(UnknownArtifactTypeError);
-    expect(() => add(outputs('planning'), 'design', 'x')).toThrow(expect.objectContaining({ hint: 'valid types: task_list' }));
+    expect(() => add(outputs('planning'), 'design', 'x')).toThrow(
+      expect.objectContaining({ hint: 'valid types: task_list' }),
+    );
     expect(() => add(outputs('planning'), 'task-list', 'x')).toThrow(/did you mean 'task_list'/);
-    expect(() => add(outputs('review'), 'review', 'x', { assessment: 'maybe' })).toThrow(expect.objectContaining({ hint: expect.stringContaining('pass, fail') }));
+    expect(() => add(outputs('review'), 'review', 'x', { assessment: 'maybe' })).toThrow(
+      expect.objectContaining({ hint: expect.stringContaining('pass, fail') }),
+    );
     expect(() => add(outputs('review'), 'review', 'x', { assessment: 'pass' }, 'yes')).toThrow(InvalidValueError);
   });
   it('a review needs its assessment when it is added', () => {
     expect(() => add(outputs('review'), 'review', 'review/r.md')).toThrow(MissingMetadataError);
     expect(() => add(outputs('review'), 'review', 'review/r.md')).toThrow(
-      expect.objectContaining({ hint: expect.stringContaining("'sow output add --phase review --type review --path review/r.md --assessment pass'") }),
+      expect.objectContaining({
+        hint: expect.stringContaining(
+          "'sow output add --phase review --type review --path review/r.md --assessment pass'",
+        ),
+      }),
     );
   });
   it('refuses a flag a typo away from a metadata key the type uses', () => {
     expect(() => add(outputs('review'), 'review', 'r.md', { asessment: 'pass' })).toThrow(DidYouMeanError);
     expect(() => add(outputs('review'), 'review', 'r.md', { asessment: 'pass' })).toThrow(/did you mean 'assessment'/);
     // metadata.<name> stores exactly that name.
-    expect(add(outputs('review'), 'review', 'r.md', { assessment: 'pass', 'metadata.asessment': 'x' }).metadata).toEqual({ assessment: 'pass', asessment: 'x' });
+    expect(
+      add(outputs('review'), 'review', 'r.md', { assessment: 'pass', 'metadata.asessment': 'x' }).metadata,
+    ).toEqual({ assessment: 'pass', asessment: 'x' });
   });
 });
 
@@ -100,7 +149,11 @@ describe('setArtifactField', () => {
   it('refuses to approve a review without an assessment', () => {
     const bare = { type: 'review', path: 'r.md', created_at: NOW, approved: false };
     expect(() => set('approved', 'true', bare)).toThrow(MissingMetadataError);
-    expect(() => set('approved', 'true', bare)).toThrow(expect.objectContaining({ hint: expect.stringContaining("'sow output set --phase review --index 0 assessment pass'") }));
+    expect(() => set('approved', 'true', bare)).toThrow(
+      expect.objectContaining({
+        hint: expect.stringContaining("'sow output set --phase review --index 0 assessment pass'"),
+      }),
+    );
   });
 });
 
@@ -115,10 +168,19 @@ describe('indexes', () => {
 });
 
 describe('evidence: recorded by sow check run, never by hand', () => {
-  const recorded = { type: 'evidence', path: 'evidence/x-unit.log', created_at: NOW, metadata: { check: 'unit', exit_code: 1, tree: 'abc' } };
+  const recorded = {
+    type: 'evidence',
+    path: 'evidence/x-unit.log',
+    created_at: NOW,
+    metadata: { check: 'unit', exit_code: 1, tree: 'abc' },
+  };
   it('cannot be added to a phase or a task by hand', () => {
-    expect(() => add(outputs('finalize'), 'evidence', 'evidence/x.log', { check: 'unit', exit_code: '0' })).toThrow(RecordedArtifactError);
-    expect(() => add(taskOutputs, 'evidence', 'evidence/x.log')).toThrow(expect.objectContaining({ code: 'ARTIFACT_RECORDED_BY_SOW', hint: "run 'sow check run' to record a new one" }));
+    expect(() => add(outputs('finalize'), 'evidence', 'evidence/x.log', { check: 'unit', exit_code: '0' })).toThrow(
+      RecordedArtifactError,
+    );
+    expect(() => add(taskOutputs, 'evidence', 'evidence/x.log')).toThrow(
+      expect.objectContaining({ code: 'ARTIFACT_RECORDED_BY_SOW', hint: "run 'sow check run' to record a new one" }),
+    );
   });
   it('cannot be changed by hand (a failure cannot be turned into a pass)', () => {
     for (const [field, value] of [
@@ -127,11 +189,15 @@ describe('evidence: recorded by sow check run, never by hand', () => {
       ['path', 'evidence/y.log'],
       ['approved', 'true'],
     ] as const) {
-      expect(() => setArtifactField(recorded, outputs('finalize'), 0, field, value, REPO), field).toThrow(RecordedArtifactError);
+      expect(() => setArtifactField(recorded, outputs('finalize'), 0, field, value, REPO), field).toThrow(
+        RecordedArtifactError,
+      );
     }
   });
   it('is not offered as a type to add', () => {
-    expect(() => add(outputs('finalize'), 'design', 'x')).toThrow(expect.objectContaining({ hint: 'valid types: documentation' }));
+    expect(() => add(outputs('finalize'), 'design', 'x')).toThrow(
+      expect.objectContaining({ hint: 'valid types: documentation' }),
+    );
     expect(() => add(outputs('finalize'), 'evidenc', 'x')).toThrow(UnknownArtifactTypeError);
   });
 });

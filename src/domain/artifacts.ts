@@ -4,7 +4,15 @@
  * are rooted and which metadata values a type allows, come from the project type.
  */
 import * as posix from 'node:path/posix';
-import { IndexOutOfRangeError, InvalidValueError, MissingMetadataError, PathOutsideRepositoryError, SowError, UnknownArtifactTypeError, UsageError } from './errors.js';
+import {
+  IndexOutOfRangeError,
+  InvalidValueError,
+  MissingMetadataError,
+  PathOutsideRepositoryError,
+  SowError,
+  UnknownArtifactTypeError,
+  UsageError,
+} from './errors.js';
 import { coerceField, own, parseValue, resolveField, setAtPath, type FieldSpec, type Scalar } from './fields.js';
 import { nearMiss } from './suggest.js';
 import type { Artifact, ProjectState } from './schemas.js';
@@ -48,15 +56,22 @@ export interface ArtifactTypeDef {
 }
 
 /** The template placeholders `text` still holds, in the order the type lists them. */
-export const placeholdersIn = (def: ArtifactTypeDef, text: string): string[] => (def.placeholders ?? []).filter((p) => text.includes(p));
+export const placeholdersIn = (def: ArtifactTypeDef, text: string): string[] =>
+  (def.placeholders ?? []).filter((p) => text.includes(p));
 
 /** An artifact sow records itself (evidence of a check's run), added or changed by hand. */
 export class RecordedArtifactError extends SowError {
   constructor(type: string, recordedBy: string, change: 'added' | 'changed') {
-    super('ARTIFACT_RECORDED_BY_SOW', 'failed', `a ${type} artifact cannot be ${change} by hand: '${recordedBy}' records it from what it observed`, `run '${recordedBy}' to record a new one`, {
-      type,
-      recorded_by: recordedBy,
-    });
+    super(
+      'ARTIFACT_RECORDED_BY_SOW',
+      'failed',
+      `a ${type} artifact cannot be ${change} by hand: '${recordedBy}' records it from what it observed`,
+      `run '${recordedBy}' to record a new one`,
+      {
+        type,
+        recorded_by: recordedBy,
+      },
+    );
   }
 }
 
@@ -70,7 +85,8 @@ export interface ArtifactSlot {
   readonly owner: string;
 }
 
-export const slotCommand = (slot: ArtifactSlot, verb: 'add' | 'set' | 'list' | 'remove', extra = '') => `${slot.command} ${verb} ${slot.owner}${extra ? ` ${extra}` : ''}`;
+export const slotCommand = (slot: ArtifactSlot, verb: 'add' | 'set' | 'list' | 'remove', extra = '') =>
+  `${slot.command} ${verb} ${slot.owner}${extra ? ` ${extra}` : ''}`;
 
 export function findArtifactType(slot: ArtifactSlot, type: string): ArtifactTypeDef {
   const def = slot.types.find((t) => t.name === type);
@@ -91,7 +107,11 @@ const outside = (rel: string) => rel === '..' || rel.startsWith('../') || posix.
  * outside the repository is refused. Pure string logic on posix paths.
  */
 export function artifactPath(raw: string, root: PathRoot, repoRoot: string): string {
-  if (raw.trim() === '') throw new UsageError('an artifact path cannot be empty', `pass --path <path relative to ${root === 'project' ? '.sow/project/' : 'the repository root'}>`);
+  if (raw.trim() === '')
+    throw new UsageError(
+      'an artifact path cannot be empty',
+      `pass --path <path relative to ${root === 'project' ? '.sow/project/' : 'the repository root'}>`,
+    );
   const path = raw.replaceAll('\\', '/');
   let fromRepo: string;
   if (posix.isAbsolute(path) || /^[A-Za-z]:\//.test(path)) {
@@ -105,7 +125,8 @@ export function artifactPath(raw: string, root: PathRoot, repoRoot: string): str
         `${root === 'project' ? 'paths of this type are relative to .sow/project/' : 'paths of this type are relative to the repository root'} and must stay inside the repository`,
       );
   }
-  if (fromRepo === '' || fromRepo === '.') throw new InvalidValueError('path', raw, 'a file inside the repository, not the repository itself');
+  if (fromRepo === '' || fromRepo === '.')
+    throw new InvalidValueError('path', raw, 'a file inside the repository, not the repository itself');
   return root === 'project' ? posix.relative(PROJECT_DIR, fromRepo) : fromRepo;
 }
 
@@ -118,7 +139,11 @@ const ARTIFACT_FIELDS: Record<string, FieldSpec> = {
   type: { kind: 'readonly', why: 'an artifact keeps its type', hint: 'remove it and add a new one' },
   path: { kind: 'string', nonEmpty: true },
   approved: { kind: 'boolean' },
-  approved_sha256: { kind: 'readonly', why: 'sow records the content an approval was given for', hint: "set 'approved true' again to approve the file as it is now" },
+  approved_sha256: {
+    kind: 'readonly',
+    why: 'sow records the content an approval was given for',
+    hint: "set 'approved true' again to approve the file as it is now",
+  },
   created_at: { kind: 'readonly', why: 'it records when the artifact was added' },
   metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.source'" },
 };
@@ -137,7 +162,13 @@ function metadataKeys(slot: ArtifactSlot): string[] {
 function checkMetadataValue(def: ArtifactTypeDef, key: string, value: Scalar): void {
   const allowed = own(def.metadataValues, key);
   if (allowed && !allowed.includes(String(value))) {
-    throw new InvalidValueError(key, String(value), `one of ${allowed.join(', ')} for a ${def.name} artifact`, undefined, nearMiss(String(value), allowed));
+    throw new InvalidValueError(
+      key,
+      String(value),
+      `one of ${allowed.join(', ')} for a ${def.name} artifact`,
+      undefined,
+      nearMiss(String(value), allowed),
+    );
   }
 }
 
@@ -155,16 +186,26 @@ export interface NewArtifact {
   extra: Readonly<Record<string, string>>;
 }
 
-export function createArtifact(slot: ArtifactSlot, input: NewArtifact, now: string, repoRoot: string): { artifact: Artifact; def: ArtifactTypeDef } {
+export function createArtifact(
+  slot: ArtifactSlot,
+  input: NewArtifact,
+  now: string,
+  repoRoot: string,
+): { artifact: Artifact; def: ArtifactTypeDef } {
   const def = findArtifactType(slot, input.type);
   if (def.recordedBy) throw new RecordedArtifactError(def.name, def.recordedBy, 'added');
   const artifact: Artifact = { type: def.name, path: artifactPath(input.path, def.root, repoRoot), created_at: now };
-  if (input.approved !== undefined) artifact.approved = coerceField('approved', input.approved, { kind: 'boolean' }) as boolean;
+  if (input.approved !== undefined)
+    artifact.approved = coerceField('approved', input.approved, { kind: 'boolean' }) as boolean;
   else if (def.approvable) artifact.approved = false;
   let meta: Record<string, unknown> = { ...def.defaultMetadata };
   for (const [key, raw] of Object.entries(input.extra)) {
     const field = resolveField(key, ARTIFACT_FIELDS, `a ${def.name} artifact`, metadataKeys(slot));
-    if (field.where === 'field') throw new UsageError(`--${key} is not a metadata field`, `'${key}' is set with its own flag, e.g. --${key === 'approved' ? 'approved true' : 'path <path>'}`);
+    if (field.where === 'field')
+      throw new UsageError(
+        `--${key} is not a metadata field`,
+        `'${key}' is set with its own flag, e.g. --${key === 'approved' ? 'approved true' : 'path <path>'}`,
+      );
     const value = parseValue(raw);
     if (field.path.length === 1) checkMetadataValue(def, field.path[0]!, value);
     meta = setAtPath(meta, field.path, value);
@@ -186,7 +227,14 @@ export function artifactAt(list: readonly Artifact[], index: number, slot: Artif
   return artifact;
 }
 
-export function setArtifactField(artifact: Artifact, slot: ArtifactSlot, index: number, field: string, raw: string, repoRoot: string): Artifact {
+export function setArtifactField(
+  artifact: Artifact,
+  slot: ArtifactSlot,
+  index: number,
+  field: string,
+  raw: string,
+  repoRoot: string,
+): Artifact {
   const def = slot.types.find((t) => t.name === artifact.type);
   if (def?.recordedBy) throw new RecordedArtifactError(def.name, def.recordedBy, 'changed');
   const resolved = resolveField(field, ARTIFACT_FIELDS, `a ${artifact.type} artifact`, metadataKeys(slot));
@@ -211,7 +259,11 @@ export function setArtifactField(artifact: Artifact, slot: ArtifactSlot, index: 
 }
 
 export function parseIndex(raw: string): number {
-  if (!/^\d+$/.test(raw)) throw new UsageError(`--index must be a number ≥ 0, got '${raw}'`, "the list command shows each artifact's index, e.g. 'sow output list'");
+  if (!/^\d+$/.test(raw))
+    throw new UsageError(
+      `--index must be a number ≥ 0, got '${raw}'`,
+      "the list command shows each artifact's index, e.g. 'sow output list'",
+    );
   return Number(raw);
 }
 

@@ -9,8 +9,12 @@ export class UnknownCheckError extends SowError {
     super(
       'CHECK_NOT_FOUND',
       'failed',
-      known.length === 0 ? `no check named '${name}': ${REPO_CONFIG} declares no checks` : `no check named '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
-      known.length === 0 ? `declare it in ${REPO_CONFIG} ('sow check list' shows an example)` : `the declared checks: ${known.join(', ')}`,
+      known.length === 0
+        ? `no check named '${name}': ${REPO_CONFIG} declares no checks`
+        : `no check named '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+      known.length === 0
+        ? `declare it in ${REPO_CONFIG} ('sow check list' shows an example)`
+        : `the declared checks: ${known.join(', ')}`,
       { check: name, known: [...known], ...(suggestion ? { suggestion } : {}) },
     );
   }

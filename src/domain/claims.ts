@@ -16,7 +16,10 @@ export const CLAIMS_PREFIX = 'refs/sow/claims';
 /** The remote named with `--remote`, checked; UsageError (exit 2) for what is no remote name. */
 export function remoteArg(name: string): string {
   if (!isRemoteName(name))
-    throw new UsageError(`invalid --remote '${shown(name)}': not the name of a git remote`, "name a remote of this repository, as 'git remote' lists them, e.g. --remote origin");
+    throw new UsageError(
+      `invalid --remote '${shown(name)}': not the name of a git remote`,
+      "name a remote of this repository, as 'git remote' lists them, e.g. --remote origin",
+    );
   return name;
 }
 
@@ -79,7 +82,8 @@ export function parseClaimCommit(task: string, sha: string, commit: string): Rem
  * Whether the claim holds at `now`. A claim sow cannot read (its commit did not come, or records
  * no lease) holds: taking a task over needs to know its lease ran out.
  */
-export const remoteClaimLive = (c: RemoteClaim, now: string): boolean => c.lease_until === undefined || Date.parse(c.lease_until) > Date.parse(now);
+export const remoteClaimLive = (c: RemoteClaim, now: string): boolean =>
+  c.lease_until === undefined || Date.parse(c.lease_until) > Date.parse(now);
 
 /** "ann on laptop-3, lease until …" */
 export function describeRemoteClaim(c: RemoteClaim): string {
@@ -88,7 +92,8 @@ export function describeRemoteClaim(c: RemoteClaim): string {
 }
 
 /** What the reads (task list, task next, status, agent ps) know of the remote's claims; `why` is said of the remote ("was not reached (…)"). */
-export type RemoteClaims = { remote: string; reached: true; claims: RemoteClaim[] } | { remote: string; reached: false; why: string };
+export type RemoteClaims =
+  { remote: string; reached: true; claims: RemoteClaim[] } | { remote: string; reached: false; why: string };
 
 /** A task's claim on the remote, as a list shows it: who, where, until when, and whether it holds now. */
 export type RemoteClaimRow = RemoteClaim & { remote: string; live: boolean };
@@ -103,7 +108,9 @@ export function remoteClaimRows(read: RemoteClaims | undefined, now: string): Ma
 
 /** "claimed on origin by ann on laptop-3, lease until …" / "its claim on origin (…) ran out". */
 export function remoteClaimText(c: RemoteClaimRow): string {
-  return c.live ? `claimed on ${shown(c.remote)} by ${describeRemoteClaim(c)}` : `its claim on ${shown(c.remote)} (${describeRemoteClaim(c)}) ran out`;
+  return c.live
+    ? `claimed on ${shown(c.remote)} by ${describeRemoteClaim(c)}`
+    : `its claim on ${shown(c.remote)} (${describeRemoteClaim(c)}) ran out`;
 }
 
 /** A claim through the remote that the remote refused, or a remote sow could not reach: exit 5, nothing changed here. */
@@ -113,7 +120,8 @@ export class RemoteClaimError extends SowError {
       'REMOTE_CLAIM_FAILED',
       'external',
       `${what}: the remote '${shown(remote)}' ${why}`,
-      hint ?? `nothing was changed here; check that 'git push ${shown(remote)}' works from this checkout (network, rights to push refs under ${CLAIMS_PREFIX}/), then run the command again`,
+      hint ??
+        `nothing was changed here; check that 'git push ${shown(remote)}' works from this checkout (network, rights to push refs under ${CLAIMS_PREFIX}/), then run the command again`,
       { remote },
     );
   }

@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { checkConfig, executorChoices, executorIssues, issueText, permissionProfile, resolveConfig, typosIn, type ResolvedExecutor } from './config.js';
+import {
+  checkConfig,
+  executorChoices,
+  executorIssues,
+  issueText,
+  permissionProfile,
+  resolveConfig,
+  typosIn,
+  type ResolvedExecutor,
+} from './config.js';
 import { userConfigPath } from '../adapters/user-config.js';
 import { IGNORED_SETTINGS } from '../adapters/executors/registry.js';
 import type { ExecutorConfig } from './schemas.js';
@@ -10,7 +19,9 @@ describe('userConfigPath', () => {
     expect(userConfigPath({ HOME: '/h' }, 'linux')).toBe('/h/.config/sow/config.yaml');
     expect(userConfigPath({ HOME: '/Users/ada' }, 'darwin')).toBe('/Users/ada/.config/sow/config.yaml');
     expect(userConfigPath({ XDG_CONFIG_HOME: 'relative', HOME: '/h' }, 'linux')).toBe('/h/.config/sow/config.yaml');
-    expect(userConfigPath({ APPDATA: 'C:\\Users\\ada\\AppData\\Roaming' }, 'win32')).toBe('C:\\Users\\ada\\AppData\\Roaming\\sow\\config.yaml');
+    expect(userConfigPath({ APPDATA: 'C:\\Users\\ada\\AppData\\Roaming' }, 'win32')).toBe(
+      'C:\\Users\\ada\\AppData\\Roaming\\sow\\config.yaml',
+    );
   });
 });
 
@@ -20,16 +31,28 @@ describe('resolveConfig', () => {
   it('defaults every role to Claude Code, permissions safe', () => {
     const e = resolveConfig(undefined, {});
     expect(e.bindings['implementer']).toEqual({ role: 'implementer', executor: 'claude-code', source: 'default' });
-    expect(e.executors['claude-code']).toMatchObject({ source: 'default', config: { type: 'claude', settings: { permissions: 'safe' } } });
+    expect(e.executors['claude-code']).toMatchObject({
+      source: 'default',
+      config: { type: 'claude', settings: { permissions: 'safe' } },
+    });
     expect(permissionProfile(e.executors['claude-code']!.config)).toBe('safe');
     expect(checkConfig(e, IGNORED_SETTINGS)).toEqual({ errors: [], warnings: [] });
   });
 
   it('takes the environment over the file over the defaults, and remembers where each came from', () => {
-    const file = { agents: { executors: { fast: { type: 'claude' as const, settings: { model: 'haiku' } } }, bindings: { implementer: 'fast', reviewer: 'fast' } } };
+    const file = {
+      agents: {
+        executors: { fast: { type: 'claude' as const, settings: { model: 'haiku' } } },
+        bindings: { implementer: 'fast', reviewer: 'fast' },
+      },
+    };
     const e = resolveConfig(file, { SOW_AGENTS_REVIEWER: 'codex' });
     expect(e.bindings['implementer']).toMatchObject({ executor: 'fast', source: 'file' });
-    expect(e.bindings['reviewer']).toMatchObject({ executor: 'codex', source: 'environment', variable: 'SOW_AGENTS_REVIEWER' });
+    expect(e.bindings['reviewer']).toMatchObject({
+      executor: 'codex',
+      source: 'environment',
+      variable: 'SOW_AGENTS_REVIEWER',
+    });
     expect(e.bindings['planner']).toMatchObject({ executor: 'claude-code', source: 'default' });
     expect(e.executors['codex']).toMatchObject({ source: 'implicit', config: { type: 'codex' } });
     expect(e.overrides).toEqual({ SOW_AGENTS_REVIEWER: 'codex' });
@@ -45,31 +68,52 @@ describe('resolveConfig', () => {
   });
 
   it('reports bindings to undefined executors (with the built-in types and a did-you-mean), unknown roles and a command without argv', () => {
-    const e = resolveConfig({ agents: { executors: { mine: { type: 'command' } }, bindings: { implementer: 'nope', wizard: 'claude-code', reviewer: 'cusor' } } }, {});
+    const e = resolveConfig(
+      {
+        agents: {
+          executors: { mine: { type: 'command' } },
+          bindings: { implementer: 'nope', wizard: 'claude-code', reviewer: 'cusor' },
+        },
+      },
+      {},
+    );
     const report = checkConfig(e, IGNORED_SETTINGS);
     expect(texts(report.errors)).toEqual([
       "agents.bindings.implementer: executor 'nope' is not defined (defined: claude-code, mine; built-in types, usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode)",
       "agents.bindings.reviewer: executor 'cusor' is not defined (defined: claude-code, mine; built-in types, usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode); did you mean 'cursor'?",
       "agents.executors.mine: a 'command' executor needs a 'spawn' argv list",
     ]);
-    expect(texts(report.warnings)).toEqual([expect.stringMatching(/^agents\.bindings\.wizard: 'wizard' is not an agent role/)]);
+    expect(texts(report.warnings)).toEqual([
+      expect.stringMatching(/^agents\.bindings\.wizard: 'wizard' is not an agent role/),
+    ]);
   });
 
   it('names the environment variable when the environment names an undefined executor', () => {
     const report = checkConfig(resolveConfig(undefined, { SOW_AGENTS_IMPLEMENTER: 'nope' }), IGNORED_SETTINGS);
-    expect(report.errors).toEqual([expect.objectContaining({ field: 'SOW_AGENTS_IMPLEMENTER (environment variable)' })]);
+    expect(report.errors).toEqual([
+      expect.objectContaining({ field: 'SOW_AGENTS_IMPLEMENTER (environment variable)' }),
+    ]);
     expect(report.errors[0]!.problem).toMatch(/^executor 'nope' is not defined/);
   });
 
   it('warns about SOW_AGENTS_ variables that name no role (nothing reads them), with did-you-mean', () => {
-    const e = resolveConfig(undefined, { SOW_AGENTS_IMPLEMENTR: 'codex', SOW_AGENTS_ZZZ: 'codex', SOW_AGENTS_: 'x', SOW_AGENTS_EMPTY: '' });
+    const e = resolveConfig(undefined, {
+      SOW_AGENTS_IMPLEMENTR: 'codex',
+      SOW_AGENTS_ZZZ: 'codex',
+      SOW_AGENTS_: 'x',
+      SOW_AGENTS_EMPTY: '',
+    });
     expect(e.strayVariables).toEqual(['SOW_AGENTS_IMPLEMENTR', 'SOW_AGENTS_ZZZ']);
     expect(texts(checkConfig(e, IGNORED_SETTINGS).warnings)).toEqual([
       "SOW_AGENTS_IMPLEMENTR (environment variable): 'implementr' is not an agent role, so nothing reads it; did you mean SOW_AGENTS_IMPLEMENTER?",
-      expect.stringMatching(/^SOW_AGENTS_ZZZ \(environment variable\): 'zzz' is not an agent role, so nothing reads it \(roles: orchestrator, implementer/),
+      expect.stringMatching(
+        /^SOW_AGENTS_ZZZ \(environment variable\): 'zzz' is not an agent role, so nothing reads it \(roles: orchestrator, implementer/,
+      ),
     ]);
     // A role the file binds is read, so its variable is not stray.
-    expect(resolveConfig({ agents: { bindings: { wizard: 'codex' } } }, { SOW_AGENTS_WIZARD: 'codex' }).strayVariables).toEqual([]);
+    expect(
+      resolveConfig({ agents: { bindings: { wizard: 'codex' } } }, { SOW_AGENTS_WIZARD: 'codex' }).strayVariables,
+    ).toEqual([]);
   });
 
   it('treats sections whose entries are all commented out (null) as empty', () => {
@@ -80,14 +124,22 @@ describe('resolveConfig', () => {
 
 describe('executorChoices', () => {
   it('lists the executors defined, then the types usable by name (not twice, not command), and a near miss', () => {
-    const e = resolveConfig({ agents: { executors: { codex: { type: 'codex' }, cur: { type: 'cursor' } }, bindings: { planner: 'gemini' } } }, {});
-    expect(executorChoices(e, 'curr')).toEqual({ defined: ['claude-code', 'codex', 'cur'], types: ['claude', 'cursor', 'windsurf', 'gemini', 'copilot', 'opencode'], suggestion: 'cur' });
+    const e = resolveConfig(
+      { agents: { executors: { codex: { type: 'codex' }, cur: { type: 'cursor' } }, bindings: { planner: 'gemini' } } },
+      {},
+    );
+    expect(executorChoices(e, 'curr')).toEqual({
+      defined: ['claude-code', 'codex', 'cur'],
+      types: ['claude', 'cursor', 'windsurf', 'gemini', 'copilot', 'opencode'],
+      suggestion: 'cur',
+    });
     expect(executorChoices(e, 'zzz').suggestion).toBeUndefined();
   });
 });
 
 describe('executorIssues: a setting the executor type does not take is an error naming the type', () => {
-  const issues = (config: ExecutorConfig) => texts(executorIssues({ name: 'mine', config, source: 'file' } satisfies ResolvedExecutor, IGNORED_SETTINGS));
+  const issues = (config: ExecutorConfig) =>
+    texts(executorIssues({ name: 'mine', config, source: 'file' } satisfies ResolvedExecutor, IGNORED_SETTINGS));
 
   it('model on windsurf', () => {
     expect(issues({ type: 'windsurf', settings: { model: 'x' } })).toEqual([
@@ -100,10 +152,22 @@ describe('executorIssues: a setting the executor type does not take is an error 
 
   it('permissions and yolo_mode on windsurf and command (the argv decides); not on the CLIs sow maps them for', () => {
     for (const type of ['windsurf', 'command'] as const) {
-      const e = issues({ type, ...(type === 'command' ? { spawn: ['a'] } : {}), settings: { permissions: 'yolo', yolo_mode: true } });
+      const e = issues({
+        type,
+        ...(type === 'command' ? { spawn: ['a'] } : {}),
+        settings: { permissions: 'yolo', yolo_mode: true },
+      });
       expect(e, type).toEqual([
-        expect.stringMatching(new RegExp(`^agents\\.executors\\.mine\\.settings\\.permissions: the ${type} executor type does not take 'permissions' \\(`)),
-        expect.stringMatching(new RegExp(`^agents\\.executors\\.mine\\.settings\\.yolo_mode: the ${type} executor type does not take 'yolo_mode' \\(`)),
+        expect.stringMatching(
+          new RegExp(
+            `^agents\\.executors\\.mine\\.settings\\.permissions: the ${type} executor type does not take 'permissions' \\(`,
+          ),
+        ),
+        expect.stringMatching(
+          new RegExp(
+            `^agents\\.executors\\.mine\\.settings\\.yolo_mode: the ${type} executor type does not take 'yolo_mode' \\(`,
+          ),
+        ),
       ]);
     }
     for (const type of ['claude', 'cursor', 'codex', 'gemini', 'copilot', 'opencode'] as const) {
@@ -120,8 +184,15 @@ describe('executorIssues: a setting the executor type does not take is an error 
   });
 
   it('checkConfig reports them among its errors, never as warnings', () => {
-    const e = resolveConfig({ agents: { executors: { ws: { type: 'windsurf', settings: { model: 'm' } } }, bindings: { implementer: 'ws' } } }, {});
-    expect(texts(checkConfig(e, IGNORED_SETTINGS).errors)).toEqual([expect.stringContaining("agents.executors.ws.settings.model: the windsurf executor type does not take 'model'")]);
+    const e = resolveConfig(
+      {
+        agents: { executors: { ws: { type: 'windsurf', settings: { model: 'm' } } }, bindings: { implementer: 'ws' } },
+      },
+      {},
+    );
+    expect(texts(checkConfig(e, IGNORED_SETTINGS).errors)).toEqual([
+      expect.stringContaining("agents.executors.ws.settings.model: the windsurf executor type does not take 'model'"),
+    ]);
     expect(checkConfig(e, IGNORED_SETTINGS).warnings).toEqual([]);
   });
 
@@ -137,20 +208,31 @@ describe('executorIssues: a setting the executor type does not take is an error 
 
 describe('typosIn', () => {
   it('an unknown key anywhere, with did-you-mean, and a binding for a mistyped role', () => {
-    expect(texts(typosIn({ agents: { bindngs: {} } }))).toEqual(["agents.bindngs: unknown key 'bindngs'; did you mean 'bindings'?"]);
+    expect(texts(typosIn({ agents: { bindngs: {} } }))).toEqual([
+      "agents.bindngs: unknown key 'bindngs'; did you mean 'bindings'?",
+    ]);
     expect(texts(typosIn({ agents: { executors: { mine: { type: 'claude', settings: { yolo: true } } } } }))).toEqual([
       "agents.executors.mine.settings.yolo: unknown key 'yolo' (known here: permissions, yolo_mode, model)",
     ]);
     expect(texts(typosIn({ agent: {} }))).toEqual(["agent: unknown key 'agent'; did you mean 'agents'?"]);
-    expect(texts(typosIn({ agents: { bindings: { implementr: 'codex', reviewer: 'codex', wizard: 'codex' } } }))).toEqual([
-      "agents.bindings.implementr: 'implementr' is not an agent role; did you mean 'implementer'?",
-    ]);
+    expect(
+      texts(typosIn({ agents: { bindings: { implementr: 'codex', reviewer: 'codex', wizard: 'codex' } } })),
+    ).toEqual(["agents.bindings.implementr: 'implementr' is not an agent role; did you mean 'implementer'?"]);
     // Found even where the schema fails: `typ` is why `type` is missing.
-    expect(texts(typosIn({ agents: { executors: { mine: { typ: 'claude' } } } }))).toEqual(["agents.executors.mine.typ: unknown key 'typ'; did you mean 'type'?"]);
+    expect(texts(typosIn({ agents: { executors: { mine: { typ: 'claude' } } } }))).toEqual([
+      "agents.executors.mine.typ: unknown key 'typ'; did you mean 'type'?",
+    ]);
   });
 
   it('nothing for a valid file, an empty one, or values of another shape', () => {
-    expect(typosIn({ agents: { executors: { x: { type: 'codex', settings: { permissions: 'safe', model: 'm' }, custom_args: [] } }, bindings: { implementer: 'x' } } })).toEqual([]);
+    expect(
+      typosIn({
+        agents: {
+          executors: { x: { type: 'codex', settings: { permissions: 'safe', model: 'm' }, custom_args: [] } },
+          bindings: { implementer: 'x' },
+        },
+      }),
+    ).toEqual([]);
     expect(typosIn(null)).toEqual([]);
     expect(typosIn('text')).toEqual([]);
     expect(typosIn({ agents: { bindings: ['implementr'] } })).toEqual([]);

@@ -4,7 +4,14 @@
  * role). Every resolved value remembers where it came from, for `config show` and `--verbose`.
  */
 import { ROLES } from './agents.js';
-import { EXECUTOR_TYPES, UserConfigSchema, type ExecutorConfig, type ExecutorType, type PermissionProfile, type UserConfig } from './schemas.js';
+import {
+  EXECUTOR_TYPES,
+  UserConfigSchema,
+  type ExecutorConfig,
+  type ExecutorType,
+  type PermissionProfile,
+  type UserConfig,
+} from './schemas.js';
 import { describeUnknownKey, findUnknownKey } from './strict-keys.js';
 import { nearMiss } from './suggest.js';
 
@@ -52,11 +59,15 @@ export const envVariableFor = (role: string) => `${ENV_PREFIX}${role.toUpperCase
 export const TYPES_BY_NAME: readonly ExecutorType[] = EXECUTOR_TYPES.filter((t) => t !== 'command');
 const isTypeByName = (name: string): name is ExecutorType => (TYPES_BY_NAME as readonly string[]).includes(name);
 
-export function resolveConfig(file: UserConfig | undefined, env: Readonly<Record<string, string | undefined>>): EffectiveConfig {
+export function resolveConfig(
+  file: UserConfig | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): EffectiveConfig {
   // Null-prototype tables: a name the user chose (`toString`) finds only what the user defined.
   const executors: Record<string, ResolvedExecutor> = Object.create(null) as Record<string, ResolvedExecutor>;
   for (const [name, config] of Object.entries(DEFAULT_EXECUTORS)) executors[name] = { name, config, source: 'default' };
-  for (const [name, config] of Object.entries(file?.agents?.executors ?? {})) executors[name] = { name, config, source: 'file' };
+  for (const [name, config] of Object.entries(file?.agents?.executors ?? {}))
+    executors[name] = { name, config, source: 'file' };
 
   const bindings: Record<string, ResolvedBinding> = Object.create(null) as Record<string, ResolvedBinding>;
   const roles = new Set([...ROLES, ...Object.keys(file?.agents?.bindings ?? {})]);
@@ -66,7 +77,8 @@ export function resolveConfig(file: UserConfig | undefined, env: Readonly<Record
     const variable = envVariableFor(role);
     read.add(variable);
     const fromEnv = env[variable];
-    const fromFile = file?.agents?.bindings && Object.hasOwn(file.agents.bindings, role) ? file.agents.bindings[role] : undefined;
+    const fromFile =
+      file?.agents?.bindings && Object.hasOwn(file.agents.bindings, role) ? file.agents.bindings[role] : undefined;
     if (fromEnv) {
       bindings[role] = { role, executor: fromEnv, source: 'environment', variable };
       overrides[variable] = fromEnv;
@@ -76,7 +88,8 @@ export function resolveConfig(file: UserConfig | undefined, env: Readonly<Record
   // A binding may name an executor type directly (SOW_AGENTS_IMPLEMENTER=cursor): that executor
   // exists implicitly, with default settings.
   for (const b of Object.values(bindings)) {
-    if (!executors[b.executor] && isTypeByName(b.executor)) executors[b.executor] = { name: b.executor, config: { type: b.executor }, source: 'implicit' };
+    if (!executors[b.executor] && isTypeByName(b.executor))
+      executors[b.executor] = { name: b.executor, config: { type: b.executor }, source: 'implicit' };
   }
   const strayVariables = Object.keys(env)
     .filter((k) => k.startsWith(ENV_PREFIX) && k.length > ENV_PREFIX.length && env[k] && !read.has(k))
@@ -103,7 +116,10 @@ export interface ConfigReport {
  * What a binding may name: the executors defined (or defaulted), then the types usable by name;
  * and the one of them `name` is a near miss of.
  */
-export function executorChoices(effective: EffectiveConfig, name: string): { defined: string[]; types: string[]; suggestion?: string } {
+export function executorChoices(
+  effective: EffectiveConfig,
+  name: string,
+): { defined: string[]; types: string[]; suggestion?: string } {
   const defined = Object.values(effective.executors)
     .filter((e) => e.source !== 'implicit')
     .map((e) => e.name);
@@ -136,7 +152,11 @@ export function typosIn(data: unknown): ConfigIssue[] {
   if (bindings && typeof bindings === 'object' && !Array.isArray(bindings)) {
     for (const role of Object.keys(bindings)) {
       const suggestion = mistypedRole(role);
-      if (suggestion) found.push({ field: `agents.bindings.${role}`, problem: `'${role}' is not an agent role; did you mean '${suggestion}'?` });
+      if (suggestion)
+        found.push({
+          field: `agents.bindings.${role}`,
+          problem: `'${role}' is not an agent role; did you mean '${suggestion}'?`,
+        });
     }
   }
   return found;
@@ -160,9 +180,14 @@ export function executorIssues(e: ResolvedExecutor, ignored: IgnoredSettings): C
   const c = e.config;
   const s = c.settings;
   if (s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode) {
-    errors.push({ field: `${base}.settings`, problem: `permissions: ${s.permissions} and yolo_mode: ${s.yolo_mode} disagree; keep one (yolo_mode: true is permissions: yolo)`, executor: e.name });
+    errors.push({
+      field: `${base}.settings`,
+      problem: `permissions: ${s.permissions} and yolo_mode: ${s.yolo_mode} disagree; keep one (yolo_mode: true is permissions: yolo)`,
+      executor: e.name,
+    });
   }
-  if (c.type === 'command' && !c.spawn?.length) errors.push({ field: base, problem: "a 'command' executor needs a 'spawn' argv list", executor: e.name });
+  if (c.type === 'command' && !c.spawn?.length)
+    errors.push({ field: base, problem: "a 'command' executor needs a 'spawn' argv list", executor: e.name });
   const present: [ExecutorSetting, string, boolean][] = [
     ['permissions', `${base}.settings.permissions`, s?.permissions !== undefined],
     ['yolo_mode', `${base}.settings.yolo_mode`, s?.yolo_mode !== undefined],
@@ -174,7 +199,12 @@ export function executorIssues(e: ResolvedExecutor, ignored: IgnoredSettings): C
   ];
   for (const [setting, field, set] of present) {
     const why = set ? ignored[c.type]?.[setting] : undefined;
-    if (why) errors.push({ field, problem: `the ${c.type} executor type does not take '${setting}' (${why}); remove it, or pick a type that does`, executor: e.name });
+    if (why)
+      errors.push({
+        field,
+        problem: `the ${c.type} executor type does not take '${setting}' (${why}); remove it, or pick a type that does`,
+        executor: e.name,
+      });
   }
   return errors;
 }
@@ -190,7 +220,10 @@ export function checkConfig(effective: EffectiveConfig, ignored: IgnoredSettings
     }
     // A near miss of a role is a typo, reported (and refused) with the other typos of the file.
     if (!ROLES.includes(b.role) && !mistypedRole(b.role)) {
-      warnings.push({ field: `agents.bindings.${b.role}`, problem: `'${b.role}' is not an agent role, so this binding is never used (roles: ${ROLES.join(', ')})` });
+      warnings.push({
+        field: `agents.bindings.${b.role}`,
+        problem: `'${b.role}' is not an agent role, so this binding is never used (roles: ${ROLES.join(', ')})`,
+      });
     }
   }
   for (const variable of effective.strayVariables) {

@@ -10,7 +10,9 @@ describe('shown: a value from a file on one line', () => {
     expect(shown('x\n010  completed  forged')).toBe('x\\n010  completed  forged');
     expect(shown('a\r\tb')).toBe('a\\r\\tb');
     expect(shown('\u001b]52;c;ZXZpbA==\u0007')).toBe('\\x1b]52;c;ZXZpbA==\\x07');
-    expect(shown('\u001b]8;;https://evil\u001b\\\\link\u001b]8;;\u001b\\\\')).toBe('\\x1b]8;;https://evil\\x1b\\\\link\\x1b]8;;\\x1b\\\\');
+    expect(shown('\u001b]8;;https://evil\u001b\\\\link\u001b]8;;\u001b\\\\')).toBe(
+      '\\x1b]8;;https://evil\\x1b\\\\link\\x1b]8;;\\x1b\\\\',
+    );
     expect(shown('\u009b31m\u0085\u007f')).toBe('\\x9b31m\\x85\\x7f');
     expect(shown('abc\u202edef\u2066\u2028\ufeff')).toBe('abc\\u202edef\\u2066\\u2028\\ufeff');
   });
@@ -24,6 +26,8 @@ describe('forTerminal: text on its way to a terminal', () => {
 
   it('spares only the sequences it is told to keep', () => {
     const keep = /\x1b\[(?:32|39)m/g;
-    expect(forTerminal('\u001b[32mok\u001b[39m \u001b[31mred\u001b[39m\u001b]0;title\u0007', keep)).toBe('\u001b[32mok\u001b[39m \\x1b[31mred\u001b[39m\\x1b]0;title\\x07');
+    expect(forTerminal('\u001b[32mok\u001b[39m \u001b[31mred\u001b[39m\u001b]0;title\u0007', keep)).toBe(
+      '\u001b[32mok\u001b[39m \\x1b[31mred\u001b[39m\\x1b]0;title\\x07',
+    );
   });
 });

@@ -18,7 +18,8 @@ function refusals(): { code: string; kind: string; file: string }[] {
       const p = join(dir, e.name);
       if (e.isDirectory()) walk(p);
       else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) {
-        for (const m of readFileSync(p, 'utf8').matchAll(/(?:super|new SowError)\(\s*'([A-Z_]+)',\s*'([a-z]+)'/g)) out.push({ code: m[1]!, kind: m[2]!, file: relative(SRC, p) });
+        for (const m of readFileSync(p, 'utf8').matchAll(/(?:super|new SowError)\(\s*'([A-Z_]+)',\s*'([a-z]+)'/g))
+          out.push({ code: m[1]!, kind: m[2]!, file: relative(SRC, p) });
       }
     }
   };
@@ -37,7 +38,9 @@ describe('error codes and exit codes', () => {
   it('gives each error code one exit code', () => {
     const kinds = new Map<string, Set<string>>();
     for (const r of all) kinds.set(r.code, (kinds.get(r.code) ?? new Set()).add(`${r.kind} (${r.file})`));
-    const split = [...kinds].filter(([, k]) => new Set([...k].map((x) => x.split(' ')[0])).size > 1).map(([code, k]) => `${code}: ${[...k].join(', ')}`);
+    const split = [...kinds]
+      .filter(([, k]) => new Set([...k].map((x) => x.split(' ')[0])).size > 1)
+      .map(([code, k]) => `${code}: ${[...k].join(', ')}`);
     expect(split).toEqual([]);
   });
 
@@ -45,7 +48,9 @@ describe('error codes and exit codes', () => {
     expect(exitCodeFor(notOneOf('project type', 'standrd', ['standard', 'design']).kind)).toBe(2);
     expect(exitCodeFor(new UsageError('x').kind)).toBe(2);
     expect(exitCodeFor(new InvalidValueError('status', 'done', 'one of pending, completed').kind)).toBe(1);
-    expect(exitCodeFor(new PhaseNotActiveError('adding a task needs the implementation phase in progress').kind)).toBe(3);
+    expect(exitCodeFor(new PhaseNotActiveError('adding a task needs the implementation phase in progress').kind)).toBe(
+      3,
+    );
   });
 });
 
@@ -62,7 +67,12 @@ describe('refusals of a word outside a fixed list', () => {
     expect(err.message).toBe("invalid value 'complete' for 'status'; did you mean 'completed'?");
     expect(err.hint).toBe("'status' takes one of pending, completed");
     // With a next step of its own, the message says what was expected and the hint gives the step.
-    const moved = new InvalidValueError('branch', 'x', "'feat/a', the branch that is checked out", "run 'git checkout <branch>' first");
+    const moved = new InvalidValueError(
+      'branch',
+      'x',
+      "'feat/a', the branch that is checked out",
+      "run 'git checkout <branch>' first",
+    );
     expect(moved.message).toBe("invalid value 'x' for 'branch': expected 'feat/a', the branch that is checked out");
     expect(moved.hint).toBe("run 'git checkout <branch>' first");
   });

@@ -25,8 +25,19 @@ export function exitCodeFor(kind: ErrorKind): number {
 }
 
 /** The error half of the `--json` envelope (also what an MCP tool returns for a refusal). */
-export function errorEnvelope(err: SowError): { ok: false; error: { code: string; message: string; hint?: string; details?: Record<string, unknown> } } {
-  return { ok: false, error: { code: err.code, message: err.message, ...(err.hint ? { hint: err.hint } : {}), ...(err.details ? { details: err.details } : {}) } };
+export function errorEnvelope(err: SowError): {
+  ok: false;
+  error: { code: string; message: string; hint?: string; details?: Record<string, unknown> };
+} {
+  return {
+    ok: false,
+    error: {
+      code: err.code,
+      message: err.message,
+      ...(err.hint ? { hint: err.hint } : {}),
+      ...(err.details ? { details: err.details } : {}),
+    },
+  };
 }
 
 export class SowError extends Error {
@@ -48,7 +59,12 @@ const q = quoted;
 
 export class NotAGitRepositoryError extends SowError {
   constructor(cwd: string) {
-    super('NOT_A_GIT_REPOSITORY', 'failed', `${q(cwd)} is not inside a git repository`, "sow keeps its state beside your code in git; run 'git init' first, or cd into a repository");
+    super(
+      'NOT_A_GIT_REPOSITORY',
+      'failed',
+      `${q(cwd)} is not inside a git repository`,
+      "sow keeps its state beside your code in git; run 'git init' first, or cd into a repository",
+    );
   }
 }
 
@@ -66,7 +82,9 @@ export class NotInitializedError extends SowError {
       leftover
         ? `sow is not initialised in ${q(root)}: .sow/ holds no .sow/.version (only files sow leaves behind while it runs, e.g. after a checkout of a branch without sow)`
         : `sow is not initialised in ${q(root)} (no .sow/ folder)`,
-      elsewhere.length ? `run 'sow init' to use sow on this branch; or check out a branch that has a project (${shown}: 'git checkout ${elsewhere[0]}')` : "run 'sow init'",
+      elsewhere.length
+        ? `run 'sow init' to use sow on this branch; or check out a branch that has a project (${shown}: 'git checkout ${elsewhere[0]}')`
+        : "run 'sow init'",
     );
   }
 }
@@ -85,7 +103,12 @@ export class MigrationNeededError extends SowError {
 export class SowTooOldError extends SowError {
   /** `upgrade`: how to upgrade this sow, which depends on how it was installed (adapters/installation.ts). */
   constructor(found: number, current: number, upgrade = 'upgrade sow') {
-    super('SOW_TOO_OLD', 'state', `.sow/ has layout version ${found}, made by a newer sow; this sow reads up to version ${current}`, `${upgrade}; nothing was changed`);
+    super(
+      'SOW_TOO_OLD',
+      'state',
+      `.sow/ has layout version ${found}, made by a newer sow; this sow reads up to version ${current}`,
+      `${upgrade}; nothing was changed`,
+    );
   }
 }
 
@@ -161,7 +184,9 @@ export class InvalidValueError extends SowError {
     super(
       'INVALID_VALUE',
       'failed',
-      hint === undefined ? `invalid value ${q(value)} for ${q(field)}${near}` : `invalid value ${q(value)} for ${q(field)}: expected ${expected}${near}`,
+      hint === undefined
+        ? `invalid value ${q(value)} for ${q(field)}${near}`
+        : `invalid value ${q(value)} for ${q(field)}: expected ${expected}${near}`,
       hint ?? `${q(field)} takes ${expected}`,
     );
   }
@@ -175,17 +200,27 @@ export class InvalidFieldError extends SowError {
 }
 
 export class ReadOnlyFieldError extends SowError {
-  constructor(field: string, why: string, hint = "sow keeps it itself; other names are stored in metadata (e.g. 'metadata.note')") {
+  constructor(
+    field: string,
+    why: string,
+    hint = "sow keeps it itself; other names are stored in metadata (e.g. 'metadata.note')",
+  ) {
     super('READ_ONLY_FIELD', 'failed', `${q(field)} cannot be set: ${why}`, hint);
   }
 }
 
 export class DidYouMeanError extends SowError {
   constructor(name: string, where: string, suggestion: string) {
-    super('DID_YOU_MEAN', 'failed', `${where} has no field ${q(name)}; did you mean ${q(suggestion)}?`, `use ${q(suggestion)}; to mean a metadata key of that very name, write 'metadata.${name}'`, {
-      field: name,
-      suggestion,
-    });
+    super(
+      'DID_YOU_MEAN',
+      'failed',
+      `${where} has no field ${q(name)}; did you mean ${q(suggestion)}?`,
+      `use ${q(suggestion)}; to mean a metadata key of that very name, write 'metadata.${name}'`,
+      {
+        field: name,
+        suggestion,
+      },
+    );
   }
 }
 
@@ -209,7 +244,11 @@ export class TaskBlockedError extends SowError {
 
 /** `agent wait --timeout` ran out while workers still run (exit 124, as timeout(1)). */
 export class WaitTimeoutError extends SowError {
-  constructor(seconds: number, running: readonly { task: string; by: string; pid?: number }[], stopped: readonly { task: string; status: string }[]) {
+  constructor(
+    seconds: number,
+    running: readonly { task: string; by: string; pid?: number }[],
+    stopped: readonly { task: string; status: string }[],
+  ) {
     super(
       'WAIT_TIMEOUT',
       'timeout',
@@ -241,19 +280,32 @@ export class DependencyCycleError extends SowError {
 
 export class TaskIdTakenError extends SowError {
   constructor(id: string) {
-    super('TASK_ID_TAKEN', 'failed', `task id ${q(id)} is already used`, "omit --id to take the next free id, or run 'sow task list'");
+    super(
+      'TASK_ID_TAKEN',
+      'failed',
+      `task id ${q(id)} is already used`,
+      "omit --id to take the next free id, or run 'sow task list'",
+    );
   }
 }
 
 export class PhaseNotFoundError extends SowError {
   constructor(phase: string, valid: readonly string[]) {
-    super('PHASE_NOT_FOUND', 'failed', `no phase ${q(phase)} in this project${didYouMean(phase, valid)}`, `its phases: ${valid.join(', ')}`);
+    super(
+      'PHASE_NOT_FOUND',
+      'failed',
+      `no phase ${q(phase)} in this project${didYouMean(phase, valid)}`,
+      `its phases: ${valid.join(', ')}`,
+    );
   }
 }
 
 export class WrongPhaseError extends SowError {
   constructor(key: string, owner: string, phase: string) {
-    super('WRONG_PHASE', 'failed', `${q(key)} belongs to the ${owner} phase, not ${phase}`, `pass --phase ${owner}`, { field: key, phase: owner });
+    super('WRONG_PHASE', 'failed', `${q(key)} belongs to the ${owner} phase, not ${phase}`, `pass --phase ${owner}`, {
+      field: key,
+      phase: owner,
+    });
   }
 }
 
@@ -280,7 +332,9 @@ export class IndexOutOfRangeError extends SowError {
     super(
       'INDEX_OUT_OF_RANGE',
       'failed',
-      count === 0 ? `${where} are empty (index ${index})` : `index ${index} is out of range for ${where}: valid indexes are 0–${count - 1}`,
+      count === 0
+        ? `${where} are empty (index ${index})`
+        : `index ${index} is out of range for ${where}: valid indexes are 0–${count - 1}`,
       `run '${listCommand}' to see the indexes`,
     );
   }
@@ -288,7 +342,12 @@ export class IndexOutOfRangeError extends SowError {
 
 export class ArtifactFileMissingError extends SowError {
   constructor(path: string, file: string) {
-    super('ARTIFACT_FILE_MISSING', 'failed', `cannot approve ${q(path)}: ${q(file)} does not exist`, 'write the file first; an approval vouches for what is in it');
+    super(
+      'ARTIFACT_FILE_MISSING',
+      'failed',
+      `cannot approve ${q(path)}: ${q(file)} does not exist`,
+      'write the file first; an approval vouches for what is in it',
+    );
   }
 }
 
@@ -325,13 +384,21 @@ export class TransitionBlockedError extends SowError {
 
 export class InvalidEventError extends SowError {
   /** `valid`: the events out of `state`; `elsewhere`: the state another event of that name leaves, if any; `all`: every event of the type. */
-  constructor(event: string, state: string, valid: readonly string[], elsewhere?: string, all: readonly string[] = valid) {
+  constructor(
+    event: string,
+    state: string,
+    valid: readonly string[],
+    elsewhere?: string,
+    all: readonly string[] = valid,
+  ) {
     const why = elsewhere !== undefined ? `: it leaves ${elsewhere}` : didYouMean(event, all);
     super(
       'INVALID_EVENT',
       'failed',
       `no event ${q(event)} in ${state}${why}`,
-      valid.length ? `events here: ${valid.join(', ')} ('sow advance --list' shows their guards)` : `${state} has no way out: the project is complete`,
+      valid.length
+        ? `events here: ${valid.join(', ')} ('sow advance --list' shows their guards)`
+        : `${state} has no way out: the project is complete`,
       { event, state, events: [...valid] },
     );
   }
@@ -344,7 +411,9 @@ export class NoAutomaticEventError extends SowError {
       'INVALID_EVENT',
       'failed',
       `no event fires by itself in ${state}`,
-      valid.length ? `name one: ${valid.map((e) => `'sow advance ${e}'`).join(', ')}` : `${state} has no way out: the project is complete`,
+      valid.length
+        ? `name one: ${valid.map((e) => `'sow advance ${e}'`).join(', ')}`
+        : `${state} has no way out: the project is complete`,
       { state, events: [...valid] },
     );
   }
@@ -365,7 +434,12 @@ export class StateFileError extends SowError {
 /** A worker spawned on a task, or a task claimed, in a state where tasks are not worked on. */
 export class NotExecutingError extends SowError {
   /** `task`: the task a worker was to start on; undefined for a claim (which has no --force). */
-  constructor(task: string | undefined, state: string, executing: readonly string[], route?: { steps: readonly string[]; next: string; blockedBy?: string }) {
+  constructor(
+    task: string | undefined,
+    state: string,
+    executing: readonly string[],
+    route?: { steps: readonly string[]; next: string; blockedBy?: string },
+  ) {
     const force = task === undefined ? '' : ' to spawn anyway';
     const how = route
       ? `run 'sow advance' (${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}${force && `; or pass --force${force}`}`
@@ -387,7 +461,12 @@ export class NoReadyTaskError extends SowError {
   constructor(tasks: readonly TaskSummary[]) {
     const count = (s: string) => tasks.filter((t) => t.status === s).length;
     const pending = count('pending');
-    const why = tasks.length === 0 ? 'there are no tasks' : pending === 0 ? 'no task is pending' : `the ${pending} pending task(s) wait for dependencies or are being worked on`;
+    const why =
+      tasks.length === 0
+        ? 'there are no tasks'
+        : pending === 0
+          ? 'no task is pending'
+          : `the ${pending} pending task(s) wait for dependencies or are being worked on`;
     super(
       'NO_READY_TASK',
       'failed',
@@ -417,7 +496,12 @@ export class ExternalToolError extends SowError {
 
 export class ConfirmationRequiredError extends SowError {
   constructor(action: string, flag: string) {
-    super('CONFIRMATION_REQUIRED', 'usage', `${action} needs confirmation, and there is no terminal to ask on`, `pass ${flag} to confirm`);
+    super(
+      'CONFIRMATION_REQUIRED',
+      'usage',
+      `${action} needs confirmation, and there is no terminal to ask on`,
+      `pass ${flag} to confirm`,
+    );
   }
 }
 

@@ -47,11 +47,16 @@ describe('coerceField', () => {
     expect(() => coerceField('approved', 'yes', { kind: 'boolean' })).toThrow(InvalidValueError);
     expect(coerceField('iteration', '2', { kind: 'integer', min: 1 })).toBe(2);
     expect(() => coerceField('iteration', '0', { kind: 'integer', min: 1 })).toThrow(
-      expect.objectContaining({ message: "invalid value '0' for 'iteration'", hint: "'iteration' takes an integer ≥ 1" }),
+      expect.objectContaining({
+        message: "invalid value '0' for 'iteration'",
+        hint: "'iteration' takes an integer ≥ 1",
+      }),
     );
     expect(() => coerceField('iteration', 'two', { kind: 'integer' })).toThrow(InvalidValueError);
     expect(coerceField('status', 'done', { kind: 'enum', values: ['done'] })).toBe('done');
-    expect(() => coerceField('status', 'bogus', { kind: 'enum', values: ['done', 'open'] })).toThrow(expect.objectContaining({ hint: "'status' takes one of done, open" }));
+    expect(() => coerceField('status', 'bogus', { kind: 'enum', values: ['done', 'open'] })).toThrow(
+      expect.objectContaining({ hint: "'status' takes one of done, open" }),
+    );
     expect(() => coerceField('name', ' ', { kind: 'string', nonEmpty: true })).toThrow(InvalidValueError);
     expect(() => coerceField('id', '1', { kind: 'readonly', why: 'fixed' })).toThrow(ReadOnlyFieldError);
   });
@@ -60,12 +65,20 @@ describe('coerceField', () => {
 describe('lookupField', async () => {
   const { lookupField } = await import('./fields.js');
   const { UnknownFieldError } = await import('./errors.js');
-  const container = { status: 'pending', started_at: undefined, inputs: [{ path: 'a.md' }], metadata: { owner: { name: 'ada' }, tasks_approved: true } };
+  const container = {
+    status: 'pending',
+    started_at: undefined,
+    inputs: [{ path: 'a.md' }],
+    metadata: { owner: { name: 'ada' }, tasks_approved: true },
+  };
   const known = { status: {}, started_at: {}, inputs: {} };
   it('reads fields, nested paths and metadata', () => {
     expect(lookupField(container, 'status', known, {}, 'x')).toEqual({ field: 'status', value: 'pending' });
     expect(lookupField(container, 'inputs.0.path', known, {}, 'x').value).toBe('a.md');
-    expect(lookupField(container, 'tasks_approved', known, {}, 'x')).toEqual({ field: 'metadata.tasks_approved', value: true });
+    expect(lookupField(container, 'tasks_approved', known, {}, 'x')).toEqual({
+      field: 'metadata.tasks_approved',
+      value: true,
+    });
     expect(lookupField(container, 'metadata.owner.name', known, {}, 'x').value).toBe('ada');
   });
   it('reads unset known fields and declared metadata as undefined', () => {
@@ -75,6 +88,8 @@ describe('lookupField', async () => {
   it('refuses names that are nowhere, so typos are not read as unset, and suggests the near miss', () => {
     expect(() => lookupField(container, 'statu', known, {}, 'task 010')).toThrow(/did you mean 'status'/);
     expect(() => lookupField(container, 'colour', known, {}, 'task 010')).toThrow(UnknownFieldError);
-    expect(() => lookupField(container, 'metadata.nope', known, {}, 'task 010')).toThrow(/task 010 has no field 'metadata.nope'/);
+    expect(() => lookupField(container, 'metadata.nope', known, {}, 'task 010')).toThrow(
+      /task 010 has no field 'metadata.nope'/,
+    );
   });
 });

@@ -3,7 +3,13 @@
  * the container (checked against its spec) or, like every unknown name and every `metadata.…`
  * path, a key in the container's metadata map.
  */
-import { DidYouMeanError, InvalidFieldError, InvalidValueError, ReadOnlyFieldError, UnknownFieldError } from './errors.js';
+import {
+  DidYouMeanError,
+  InvalidFieldError,
+  InvalidValueError,
+  ReadOnlyFieldError,
+  UnknownFieldError,
+} from './errors.js';
 import { nearMiss } from './suggest.js';
 import { nonFiniteText, toJson } from './json.js';
 
@@ -29,7 +35,11 @@ export const RESERVED_NAMES: ReadonlySet<string> = new Set(['__proto__', 'constr
 
 export function splitPath(field: string): string[] {
   const parts = field.split('.');
-  if (field === '' || parts.some((p) => p === '')) throw new InvalidFieldError(`invalid field path '${field}': it has an empty name`, "use names separated by single dots, e.g. 'metadata.owner.name'");
+  if (field === '' || parts.some((p) => p === ''))
+    throw new InvalidFieldError(
+      `invalid field path '${field}': it has an empty name`,
+      "use names separated by single dots, e.g. 'metadata.owner.name'",
+    );
   const reserved = parts.find((p) => RESERVED_NAMES.has(p));
   if (reserved) throw reservedNameError(field, reserved);
   return parts;
@@ -50,7 +60,8 @@ export function own<T>(record: Readonly<Record<string, T>> | undefined, key: str
   return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
 
 export function getAtPath(target: unknown, path: readonly string[]): unknown {
   let cur: unknown = target;
@@ -75,7 +86,11 @@ export function setAtPath<T extends Record<string, unknown>>(target: T, path: re
 }
 
 export type FieldSpec =
-  { kind: 'string'; nonEmpty?: boolean } | { kind: 'boolean' } | { kind: 'integer'; min?: number } | { kind: 'enum'; values: readonly string[] } | { kind: 'readonly'; why: string; hint?: string };
+  | { kind: 'string'; nonEmpty?: boolean }
+  | { kind: 'boolean' }
+  | { kind: 'integer'; min?: number }
+  | { kind: 'enum'; values: readonly string[] }
+  | { kind: 'readonly'; why: string; hint?: string };
 
 export type ResolvedField = { where: 'field'; name: string; spec: FieldSpec } | { where: 'metadata'; path: string[] };
 
@@ -85,10 +100,19 @@ export type ResolvedField = { where: 'field'; name: string; spec: FieldSpec } | 
  * refused with "did you mean", so `stauts` never lands silently in metadata; `metadata.<name>`
  * always stores exactly that name.
  */
-export function resolveField(field: string, known: Readonly<Record<string, FieldSpec>>, where = 'this container', metadataKeys: Iterable<string> = []): ResolvedField {
+export function resolveField(
+  field: string,
+  known: Readonly<Record<string, FieldSpec>>,
+  where = 'this container',
+  metadataKeys: Iterable<string> = [],
+): ResolvedField {
   const path = splitPath(field);
   if (path[0] === 'metadata') {
-    if (path.length === 1) throw new InvalidFieldError("'metadata' is a map, and cannot be set whole", "set one key of it, e.g. 'metadata.owner'");
+    if (path.length === 1)
+      throw new InvalidFieldError(
+        "'metadata' is a map, and cannot be set whole",
+        "set one key of it, e.g. 'metadata.owner'",
+      );
     return { where: 'metadata', path: path.slice(1) };
   }
   const spec = path.length === 1 ? own(known, field) : undefined;
@@ -97,7 +121,10 @@ export function resolveField(field: string, known: Readonly<Record<string, Field
   if (head) {
     // `statechart.current_state`: a path into a known field is that field's business, never metadata.
     if (head.kind === 'readonly') throw new ReadOnlyFieldError(field, head.why, head.hint);
-    throw new InvalidFieldError(`'${path[0]}' holds a single value, so '${field}' names nothing inside it`, `set it whole: '${path[0]} <value>'`);
+    throw new InvalidFieldError(
+      `'${path[0]}' holds a single value, so '${field}' names nothing inside it`,
+      `set it whole: '${path[0]} <value>'`,
+    );
   }
   if (path.length === 1) {
     const suggestion = nearMiss(field, [...Object.keys(known), ...metadataKeys]);
@@ -127,7 +154,14 @@ export function coerceField(name: string, raw: string, spec: FieldSpec): Scalar 
       return value;
     }
     case 'enum':
-      if (!spec.values.includes(raw)) throw new InvalidValueError(name, raw, `one of ${spec.values.join(', ')}`, undefined, nearMiss(raw, spec.values));
+      if (!spec.values.includes(raw))
+        throw new InvalidValueError(
+          name,
+          raw,
+          `one of ${spec.values.join(', ')}`,
+          undefined,
+          nearMiss(raw, spec.values),
+        );
       return raw;
   }
 }
@@ -149,10 +183,17 @@ export function lookupField(
   const path = splitPath(field);
   const metadataKeys = Object.keys((container['metadata'] as object | undefined) ?? {});
   const missing = () => {
-    const suggestion = path.length === 1 ? nearMiss(field, [...Object.keys(known), ...metadataKeys, ...Object.keys(declaredMetadata), ...nearTo]) : undefined;
+    const suggestion =
+      path.length === 1
+        ? nearMiss(field, [...Object.keys(known), ...metadataKeys, ...Object.keys(declaredMetadata), ...nearTo])
+        : undefined;
     return suggestion
       ? new DidYouMeanError(field, where, suggestion)
-      : new UnknownFieldError(field, where, `fields: ${Object.keys(known).join(', ')}; metadata keys: ${metadataKeys.join(', ') || '(none set)'}`);
+      : new UnknownFieldError(
+          field,
+          where,
+          `fields: ${Object.keys(known).join(', ')}; metadata keys: ${metadataKeys.join(', ') || '(none set)'}`,
+        );
   };
   if (path[0] === 'metadata') {
     if (path.length === 1) return { field, value: container['metadata'] };

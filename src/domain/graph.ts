@@ -39,7 +39,10 @@ export interface LifecycleGraph {
  * The machine of `type` as data; with a project, its current state and the transitions out of
  * it as `listTransitions` judged them (blocked or not).
  */
-export function lifecycleGraph(type: ProjectType, project?: { current: string; options: readonly TransitionOption[] }): LifecycleGraph {
+export function lifecycleGraph(
+  type: ProjectType,
+  project?: { current: string; options: readonly TransitionOption[] },
+): LifecycleGraph {
   const current = project?.current ?? null;
   return {
     type: type.name,
@@ -47,7 +50,8 @@ export function lifecycleGraph(type: ProjectType, project?: { current: string; o
     current,
     states: Object.entries(type.states).map(([name, def]) => ({ name, phase: def.phase, final: def.final === true })),
     transitions: type.transitions.map((t) => {
-      const judged = t.from === current ? project?.options.find((o) => o.event === t.event && o.to === t.to) : undefined;
+      const judged =
+        t.from === current ? project?.options.find((o) => o.event === t.event && o.to === t.to) : undefined;
       const description = t.guard ? type.guards[t.guard]?.description : undefined;
       return {
         from: t.from,
@@ -99,7 +103,13 @@ export function lifecycleMap(type: ProjectType, current: string, history: readon
   const at = path.indexOf(current);
   const steps = path.map((state, i) => ({
     state,
-    mark: (state === current ? 'current' : left.has(state) ? 'done' : at >= 0 && i < at && !entered.has(state) ? 'skipped' : 'ahead') as MapMark,
+    mark: (state === current
+      ? 'current'
+      : left.has(state)
+        ? 'done'
+        : at >= 0 && i < at && !entered.has(state)
+          ? 'skipped'
+          : 'ahead') as MapMark,
   }));
   return at >= 0 ? { steps } : { steps, offPath: current };
 }
@@ -154,6 +164,7 @@ export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] 
     if (added) ready.push(...ready.splice(head).sort(compareIds));
   }
   const placed = new Set(out.map((o) => o.id));
-  for (const n of [...g.nodes].sort((a, b) => compareIds(a.id, b.id))) if (!placed.has(n.id)) out.push({ id: n.id, depth: 0 });
+  for (const n of [...g.nodes].sort((a, b) => compareIds(a.id, b.id)))
+    if (!placed.has(n.id)) out.push({ id: n.id, depth: 0 });
   return out;
 }

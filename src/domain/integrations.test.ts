@@ -1,7 +1,20 @@
 import { describe, expect, it } from 'vitest';
-import { addToJson, claimedAddition, parseTarget, removeFromJson, SECTION_END, sectionOf, TARGETS, withoutSection, withSection } from './integrations.js';
+import {
+  addToJson,
+  claimedAddition,
+  parseTarget,
+  removeFromJson,
+  SECTION_END,
+  sectionOf,
+  TARGETS,
+  withoutSection,
+  withSection,
+} from './integrations.js';
 
-const ADD = { hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'] }, mcpServers: { sow: { command: 'sow', args: ['mcp'] } } };
+const ADD = {
+  hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'] },
+  mcpServers: { sow: { command: 'sow', args: ['mcp'] } },
+};
 
 describe('JSON merging, as text', () => {
   const roundTrip = (text: string) => {
@@ -10,7 +23,11 @@ describe('JSON merging, as text', () => {
   };
 
   it("adds sow's hooks and server once, and takes out exactly them, every other byte kept", () => {
-    const user = { model: 'x', hooks: { SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'echo hi' }] }] }, mcpServers: { db: { command: 'db' } } };
+    const user = {
+      model: 'x',
+      hooks: { SessionStart: [{ matcher: 'startup', hooks: [{ type: 'command', command: 'echo hi' }] }] },
+      mcpServers: { db: { command: 'db' } },
+    };
     const text = `${JSON.stringify(user, null, 4)}`;
     const { edit, back } = roundTrip(text);
     const merged = JSON.parse(edit.text);
@@ -27,13 +44,21 @@ describe('JSON merging, as text', () => {
     ['empty object over lines', '{\n}\n'],
     ['one line, no spaces', '{"model":"x","hooks":{"Stop":[]}}'],
     ['one line, spaced', '{ "model": "x", "hooks": { "Stop": [ ] } }\n'],
-    ['tabs and CRLF', '{\r\n\t"hooks": {\r\n\t\t"PreToolUse": [\r\n\t\t\t{"hooks": [{"type": "command", "command": "lint"}]}\r\n\t\t]\r\n\t},\r\n\t"z": 1\r\n}'],
-    ['keys out of order, duplicates', '{"z":1,"hooks":{},"a":2,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}'],
+    [
+      'tabs and CRLF',
+      '{\r\n\t"hooks": {\r\n\t\t"PreToolUse": [\r\n\t\t\t{"hooks": [{"type": "command", "command": "lint"}]}\r\n\t\t]\r\n\t},\r\n\t"z": 1\r\n}',
+    ],
+    [
+      'keys out of order, duplicates',
+      '{"z":1,"hooks":{},"a":2,"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"}]}]}}',
+    ],
   ] as const) {
     it(`gives back the person's bytes: ${name}`, () => {
       const { edit, back } = roundTrip(text);
       const merged = JSON.parse(edit.text);
-      expect(merged.hooks.SessionStart[merged.hooks.SessionStart.length - 1]).toEqual({ hooks: [{ type: 'command', command: 'sow project continue' }] });
+      expect(merged.hooks.SessionStart[merged.hooks.SessionStart.length - 1]).toEqual({
+        hooks: [{ type: 'command', command: 'sow project continue' }],
+      });
       expect(merged.mcpServers.sow).toEqual({ command: 'sow', args: ['mcp'] });
       expect(back).toBe(text);
     });
@@ -50,13 +75,19 @@ describe('JSON merging, as text', () => {
   it('takes out only groups exactly as sow writes them, and only keys it made', () => {
     const mine = { hooks: [{ type: 'command', command: 'sow hook stop' }] };
     const theirs = { matcher: 'x', hooks: [{ type: 'command', command: 'sow hook stop' }] };
-    const text = JSON.stringify({ hooks: { Stop: [theirs, mine], SessionStart: [] }, mcpServers: { sow: { command: 'sow', args: ['mcp', '--x'] } } });
+    const text = JSON.stringify({
+      hooks: { Stop: [theirs, mine], SessionStart: [] },
+      mcpServers: { sow: { command: 'sow', args: ['mcp', '--x'] } },
+    });
     const out = JSON.parse(
-      removeFromJson(text, { hooks: { Stop: ['sow hook stop'], SessionStart: ['sow project continue'] }, mcpServers: { sow: { command: 'sow', args: ['mcp'] } } }, [
-        'hooks',
-        'hooks.SessionStart',
-        'mcpServers',
-      ]),
+      removeFromJson(
+        text,
+        {
+          hooks: { Stop: ['sow hook stop'], SessionStart: ['sow project continue'] },
+          mcpServers: { sow: { command: 'sow', args: ['mcp'] } },
+        },
+        ['hooks', 'hooks.SessionStart', 'mcpServers'],
+      ),
     );
     expect(out).toEqual({ hooks: { Stop: [theirs] }, mcpServers: { sow: { command: 'sow', args: ['mcp', '--x'] } } });
   });
@@ -70,8 +101,14 @@ describe('JSON merging, as text', () => {
   });
 
   it('a record claims only what the plan adds', () => {
-    const claim = { hooks: { Stop: ['sow hook stop', 'rm -rf /'], PreToolUse: ['echo checked'] }, mcpServers: { db: {}, sow: { command: 'evil' } } };
-    expect(claimedAddition(claim, ADD)).toEqual({ hooks: { Stop: ['sow hook stop'] }, mcpServers: { sow: { command: 'sow', args: ['mcp'] } } });
+    const claim = {
+      hooks: { Stop: ['sow hook stop', 'rm -rf /'], PreToolUse: ['echo checked'] },
+      mcpServers: { db: {}, sow: { command: 'evil' } },
+    };
+    expect(claimedAddition(claim, ADD)).toEqual({
+      hooks: { Stop: ['sow hook stop'] },
+      mcpServers: { sow: { command: 'sow', args: ['mcp'] } },
+    });
     expect(claimedAddition('nonsense', ADD)).toEqual({});
   });
 });
@@ -89,7 +126,8 @@ describe('managed sections', () => {
     expect(withoutSection(once)).toBe(text);
     expect(withoutSection(withSection('', 'A'))).toBe('');
     expect(sectionOf(text)).toBeUndefined();
-    for (const t of ['no newline at the end', 'two newlines\n\n', '\n', ' ', 'crlf\r\n']) expect(withoutSection(withSection(t, 'A')), JSON.stringify(t)).toBe(t);
+    for (const t of ['no newline at the end', 'two newlines\n\n', '\n', ' ', 'crlf\r\n'])
+      expect(withoutSection(withSection(t, 'A')), JSON.stringify(t)).toBe(t);
   });
 });
 

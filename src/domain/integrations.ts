@@ -70,7 +70,8 @@ export const STOP_COMMAND = 'sow hook stop';
 const HOOKS: JsonAddition = { hooks: { SessionStart: [SESSION_START_COMMAND], Stop: [STOP_COMMAND] } };
 const MCP: JsonAddition = { mcpServers: { sow: { command: 'sow', args: ['mcp'] } } };
 
-export const SKILL_DESCRIPTION = 'How to work through sow here. Use when the user mentions sow, a project, a task id (010) or advancing.';
+export const SKILL_DESCRIPTION =
+  'How to work through sow here. Use when the user mentions sow, a project, a task id (010) or advancing.';
 
 /** When to use each role's agent: one short line, listed in every Claude Code session. */
 const ROLE_USE: Readonly<Record<string, string>> = {
@@ -90,7 +91,8 @@ const frontmatter = (fields: Record<string, string | undefined>) =>
     .map(([k, v]) => `${k}: ${v}`)
     .join('\n')}\n---\n\n`;
 
-const skillFile = (s: IntegrationSources) => `${frontmatter({ name: 'sow', description: yamlString(SKILL_DESCRIPTION) })}${s.skill.trim()}\n`;
+const skillFile = (s: IntegrationSources) =>
+  `${frontmatter({ name: 'sow', description: yamlString(SKILL_DESCRIPTION) })}${s.skill.trim()}\n`;
 
 function render(template: string, vars: Readonly<Record<string, string>>): string {
   return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (_m, key: string) => vars[key] ?? `{{${key}}}`);
@@ -99,7 +101,11 @@ function render(template: string, vars: Readonly<Record<string, string>>): strin
 function agentFile(s: IntegrationSources, a: AgentDef): string {
   // The orchestrator's guidance is the prompt of the project's current state.
   const first = a.name === ORCHESTRATOR.name ? 'sow project continue --full' : `sow prompt ${a.guidance}`;
-  const body = render(s.agent, { role: a.name, description: a.description.charAt(0).toLowerCase() + a.description.slice(1), first });
+  const body = render(s.agent, {
+    role: a.name,
+    description: a.description.charAt(0).toLowerCase() + a.description.slice(1),
+    first,
+  });
   return `${frontmatter({ name: `sow-${a.name}`, description: yamlString(ROLE_USE[a.name] ?? `Use for sow ${a.name} work.`) })}${body.trim()}\n`;
 }
 
@@ -119,21 +125,38 @@ const geminiCommand = (s: IntegrationSources, name: CommandName) => {
   return `description = ${JSON.stringify(COMMAND_META[name].description)}\nprompt = """\n${body.replace(/"""/g, '\\"\\"\\"')}\n"""\n`;
 };
 
-const cursorRule = (s: IntegrationSources) => `${frontmatter({ description: yamlString(SKILL_DESCRIPTION), alwaysApply: 'true' })}${s.skill.trim()}\n`;
+const cursorRule = (s: IntegrationSources) =>
+  `${frontmatter({ description: yamlString(SKILL_DESCRIPTION), alwaysApply: 'true' })}${s.skill.trim()}\n`;
 
 const ROLES: readonly AgentDef[] = [ORCHESTRATOR, ...AGENTS];
 
 /** The Claude Code execution layer, under `base` (`.claude` in a repository, or a plugin's root). */
 function claudeLayer(s: IntegrationSources, base: string, commandsDir: string): OwnedFile[] {
   return [
-    ...ROLES.map((a): OwnedFile => ({ kind: 'file', path: `${base}agents/sow-${a.name}.md`, content: agentFile(s, a) })),
-    ...COMMANDS.map((c): OwnedFile => ({ kind: 'file', path: `${base}${commandsDir}${c}.md`, content: claudeCommand(s, c) })),
+    ...ROLES.map((a): OwnedFile => ({
+      kind: 'file',
+      path: `${base}agents/sow-${a.name}.md`,
+      content: agentFile(s, a),
+    })),
+    ...COMMANDS.map((c): OwnedFile => ({
+      kind: 'file',
+      path: `${base}${commandsDir}${c}.md`,
+      content: claudeCommand(s, c),
+    })),
     { kind: 'file', path: `${base}skills/sow/SKILL.md`, content: skillFile(s) },
   ];
 }
 
-const sharedSkill = (s: IntegrationSources): OwnedFile => ({ kind: 'file', path: '.agents/skills/sow/SKILL.md', content: skillFile(s) });
-const agentsMd = (s: IntegrationSources, path = 'AGENTS.md'): ManagedSection => ({ kind: 'section', path, content: s.agentsSection.trim() });
+const sharedSkill = (s: IntegrationSources): OwnedFile => ({
+  kind: 'file',
+  path: '.agents/skills/sow/SKILL.md',
+  content: skillFile(s),
+});
+const agentsMd = (s: IntegrationSources, path = 'AGENTS.md'): ManagedSection => ({
+  kind: 'section',
+  path,
+  content: s.agentsSection.trim(),
+});
 
 /** What `sow install <target>` writes into a repository. */
 export function planRepository(target: Target, s: IntegrationSources, opts: { withMcp?: boolean } = {}): Planned[] {
@@ -151,7 +174,11 @@ export function planRepository(target: Target, s: IntegrationSources, opts: { wi
     case 'gemini':
       return [
         { kind: 'file', path: '.gemini/skills/sow/SKILL.md', content: skillFile(s) },
-        ...COMMANDS.map((c): OwnedFile => ({ kind: 'file', path: `.gemini/commands/sow/${c}.toml`, content: geminiCommand(s, c) })),
+        ...COMMANDS.map((c): OwnedFile => ({
+          kind: 'file',
+          path: `.gemini/commands/sow/${c}.toml`,
+          content: geminiCommand(s, c),
+        })),
         agentsMd(s, 'GEMINI.md'),
       ];
     case 'cursor':
@@ -161,16 +188,43 @@ export function planRepository(target: Target, s: IntegrationSources, opts: { wi
 
 /** What `sow install claude --plugin <dir>` writes: a Claude Code plugin, and a marketplace of one. */
 export function planPlugin(s: IntegrationSources, opts: { withMcp?: boolean } = {}): Planned[] {
-  const description = 'sow: steer AI coding agents through a guarded plan → implement → review → finalize lifecycle, with all state in .sow/';
-  const manifest = { name: 'sow', version: s.version, description, author: { name: 'sow' }, keywords: ['workflow', 'agents', 'tasks'] };
-  const marketplace = { name: 'sow', owner: { name: 'sow' }, metadata: { description }, plugins: [{ name: 'sow', source: './', description, version: s.version }] };
-  const hooks = { hooks: Object.fromEntries(Object.entries(HOOKS.hooks!).map(([event, cmds]) => [event, [{ hooks: cmds.map((command) => ({ type: 'command', command })) }]])) };
+  const description =
+    'sow: steer AI coding agents through a guarded plan → implement → review → finalize lifecycle, with all state in .sow/';
+  const manifest = {
+    name: 'sow',
+    version: s.version,
+    description,
+    author: { name: 'sow' },
+    keywords: ['workflow', 'agents', 'tasks'],
+  };
+  const marketplace = {
+    name: 'sow',
+    owner: { name: 'sow' },
+    metadata: { description },
+    plugins: [{ name: 'sow', source: './', description, version: s.version }],
+  };
+  const hooks = {
+    hooks: Object.fromEntries(
+      Object.entries(HOOKS.hooks!).map(([event, cmds]) => [
+        event,
+        [{ hooks: cmds.map((command) => ({ type: 'command', command })) }],
+      ]),
+    ),
+  };
   return [
     { kind: 'file', path: '.claude-plugin/plugin.json', content: `${JSON.stringify(manifest, null, 2)}\n` },
     { kind: 'file', path: '.claude-plugin/marketplace.json', content: `${JSON.stringify(marketplace, null, 2)}\n` },
     ...claudeLayer(s, '', 'commands/'),
     { kind: 'file', path: 'hooks/hooks.json', content: `${JSON.stringify(hooks, null, 2)}\n` },
-    ...(opts.withMcp ? [{ kind: 'file' as const, path: '.mcp.json', content: `${JSON.stringify({ mcpServers: MCP.mcpServers }, null, 2)}\n` }] : []),
+    ...(opts.withMcp
+      ? [
+          {
+            kind: 'file' as const,
+            path: '.mcp.json',
+            content: `${JSON.stringify({ mcpServers: MCP.mcpServers }, null, 2)}\n`,
+          },
+        ]
+      : []),
   ];
 }
 
@@ -195,13 +249,23 @@ interface HookGroup {
   hooks?: { type?: string; command?: string }[];
 }
 
-const hasHook = (groups: unknown, command: string) => Array.isArray(groups) && groups.some((g: HookGroup) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.command === command));
-const hookGroup = (commands: readonly string[]) => ({ hooks: commands.map((command) => ({ type: 'command', command })) });
+const hasHook = (groups: unknown, command: string) =>
+  Array.isArray(groups) &&
+  groups.some((g: HookGroup) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.command === command));
+const hookGroup = (commands: readonly string[]) => ({
+  hooks: commands.map((command) => ({ type: 'command', command })),
+});
 
 /** A group sow wrote: only `hooks`, each a command hook running one of `commands`. */
 function isSowGroup(g: unknown, commands: readonly string[]): boolean {
   if (!isObj(g) || Object.keys(g).length !== 1 || !Array.isArray(g['hooks']) || g['hooks'].length === 0) return false;
-  return g['hooks'].every((h: unknown) => isObj(h) && typeof h['command'] === 'string' && commands.includes(h['command']) && sameJson(h, { type: 'command', command: h['command'] }));
+  return g['hooks'].every(
+    (h: unknown) =>
+      isObj(h) &&
+      typeof h['command'] === 'string' &&
+      commands.includes(h['command']) &&
+      sameJson(h, { type: 'command', command: h['command'] }),
+  );
 }
 
 /** What sow changed in a JSON file: its new text, the entries it added, and the keys it made (`hooks`, `hooks.Stop`, `mcpServers`). */
@@ -220,9 +284,15 @@ export interface JsonEdit {
 export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
   if (text === undefined) {
     const data: Json = {};
-    if (add.hooks) data['hooks'] = Object.fromEntries(Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]]));
+    if (add.hooks)
+      data['hooks'] = Object.fromEntries(
+        Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]]),
+      );
     if (add.mcpServers) data['mcpServers'] = { ...add.mcpServers };
-    const made = [...(add.hooks ? ['hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`)] : []), ...(add.mcpServers ? ['mcpServers'] : [])];
+    const made = [
+      ...(add.hooks ? ['hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`)] : []),
+      ...(add.mcpServers ? ['mcpServers'] : []),
+    ];
     return { text: `${JSON.stringify(data, null, 2)}\n`, added: add, made };
   }
   let t = text;
@@ -231,11 +301,21 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
   const made: string[] = [];
   // A settings file of the agent CLI that sow must read and cannot use: like a state file, exit 4.
   const notA = (key: string, what: string, why: string) =>
-    new SowError('INTEGRATION_FILE_INVALID', 'state', `${path}: '${key}' is not a ${what}, so sow cannot add its ${why}`, `fix ${path}, then run the install again`);
+    new SowError(
+      'INTEGRATION_FILE_INVALID',
+      'state',
+      `${path}: '${key}' is not a ${what}, so sow cannot add its ${why}`,
+      `fix ${path}, then run the install again`,
+    );
   if (add.hooks) {
     const hooks = memberOf(scanJson(t), 'hooks');
     if (!hooks) {
-      t = appendEntry(t, scanJson(t), Object.fromEntries(Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]])), 'hooks');
+      t = appendEntry(
+        t,
+        scanJson(t),
+        Object.fromEntries(Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]])),
+        'hooks',
+      );
       made.push('hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`));
       Object.assign(hooksAdded, add.hooks);
     } else {
@@ -275,7 +355,10 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
   }
   return {
     text: t,
-    added: { ...(Object.keys(hooksAdded).length ? { hooks: hooksAdded } : {}), ...(Object.keys(serversAdded).length ? { mcpServers: serversAdded } : {}) },
+    added: {
+      ...(Object.keys(hooksAdded).length ? { hooks: hooksAdded } : {}),
+      ...(Object.keys(serversAdded).length ? { mcpServers: serversAdded } : {}),
+    },
     made,
   };
 }
@@ -302,18 +385,21 @@ export function removeFromJson(text: string, added: JsonAddition, made: readonly
     }
     const map = hooksMap();
     const member = map && memberOf(map, event);
-    if (map && member?.value.type === 'array' && member.value.items.length === 0 && made.includes(`hooks.${event}`)) t = removeEntry(t, map, map.members.indexOf(member));
+    if (map && member?.value.type === 'array' && member.value.items.length === 0 && made.includes(`hooks.${event}`))
+      t = removeEntry(t, map, map.members.indexOf(member));
   }
   const emptyMade = (key: string) => {
     const root = scanJson(t);
     const m = memberOf(root, key);
-    if (root.type === 'object' && m?.value.type === 'object' && m.value.members.length === 0 && made.includes(key)) t = removeEntry(t, root, root.members.indexOf(m));
+    if (root.type === 'object' && m?.value.type === 'object' && m.value.members.length === 0 && made.includes(key))
+      t = removeEntry(t, root, root.members.indexOf(m));
   };
   if (added.hooks) emptyMade('hooks');
   for (const [name, server] of Object.entries(added.mcpServers ?? {})) {
     const map = memberOf(scanJson(t), 'mcpServers')?.value;
     const m = map && memberOf(map, name);
-    if (map?.type === 'object' && m && sameJson(valueOf(t, m.value), server)) t = removeEntry(t, map, map.members.indexOf(m));
+    if (map?.type === 'object' && m && sameJson(valueOf(t, m.value), server))
+      t = removeEntry(t, map, map.members.indexOf(m));
   }
   if (added.mcpServers) emptyMade('mcpServers');
   return t;
@@ -333,12 +419,20 @@ export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAdditio
     if (ours.length) hooks[event] = ours;
   }
   const claimedServers = isObj(c['mcpServers']) ? c['mcpServers'] : {};
-  const servers = Object.fromEntries(Object.entries(plan.mcpServers ?? {}).filter(([name]) => Object.hasOwn(claimedServers, name)));
-  return { ...(Object.keys(hooks).length ? { hooks } : {}), ...(Object.keys(servers).length ? { mcpServers: servers } : {}) };
+  const servers = Object.fromEntries(
+    Object.entries(plan.mcpServers ?? {}).filter(([name]) => Object.hasOwn(claimedServers, name)),
+  );
+  return {
+    ...(Object.keys(hooks).length ? { hooks } : {}),
+    ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
+  };
 }
 
 /** The keys a record may say sow made in a file it merges `plan` into. */
-export const makeableKeys = (plan: JsonAddition): string[] => [...(plan.hooks ? ['hooks', ...Object.keys(plan.hooks).map((e) => `hooks.${e}`)] : []), ...(plan.mcpServers ? ['mcpServers'] : [])];
+export const makeableKeys = (plan: JsonAddition): string[] => [
+  ...(plan.hooks ? ['hooks', ...Object.keys(plan.hooks).map((e) => `hooks.${e}`)] : []),
+  ...(plan.mcpServers ? ['mcpServers'] : []),
+];
 
 // ---- managed sections ----
 

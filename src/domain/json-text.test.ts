@@ -17,7 +17,10 @@ describe('scanJson', () => {
     const a = memberOf(root, 'a')!;
     expect(text.slice(a.start, a.end)).toBe('"a": null');
     const first = root.type === 'object' ? root.members[0]! : undefined;
-    expect(first?.value.type === 'array' && first.value.items.map((i) => text.slice(i.start, i.end))).toEqual(['1', '"x,]"']);
+    expect(first?.value.type === 'array' && first.value.items.map((i) => text.slice(i.start, i.end))).toEqual([
+      '1',
+      '"x,]"',
+    ]);
   });
 });
 

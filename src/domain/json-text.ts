@@ -37,7 +37,9 @@ export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
 }
 
 export type JsonNode =
-  { type: 'object'; start: number; end: number; members: JsonMember[] } | { type: 'array'; start: number; end: number; items: JsonNode[] } | { type: 'scalar'; start: number; end: number };
+  | { type: 'object'; start: number; end: number; members: JsonMember[] }
+  | { type: 'array'; start: number; end: number; items: JsonNode[] }
+  | { type: 'scalar'; start: number; end: number };
 /** A member of a map: from its key's opening quote to the end of its value. */
 export interface JsonMember {
   key: string;
@@ -141,7 +143,8 @@ function block(value: unknown, indent: string, unit: string, nl: string): string
   return JSON.stringify(value, null, unit).split('\n').join(`${nl}${indent}`);
 }
 
-const entriesOf = (node: JsonNode): { start: number; end: number }[] => (node.type === 'object' ? node.members : node.type === 'array' ? node.items : []);
+const entriesOf = (node: JsonNode): { start: number; end: number }[] =>
+  node.type === 'object' ? node.members : node.type === 'array' ? node.items : [];
 
 /**
  * `text` with an entry appended to the map or list `container`: for a map, `key` with `value`;
@@ -155,7 +158,9 @@ export function appendEntry(text: string, container: JsonNode, value: unknown, k
   const render = (ws: string) => {
     const multiline = ws.includes('\n');
     const spaced = multiline || ws !== '' || /": /.test(text);
-    const body = multiline ? block(value, ws.slice(ws.lastIndexOf('\n') + 1), indentUnit(text), nl) : inline(value, spaced);
+    const body = multiline
+      ? block(value, ws.slice(ws.lastIndexOf('\n') + 1), indentUnit(text), nl)
+      : inline(value, spaced);
     return key === undefined ? body : `${JSON.stringify(key)}:${spaced ? ' ' : ''}${body}`;
   };
   const last = entries[entries.length - 1];
@@ -194,8 +199,14 @@ export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
+  if (Array.isArray(a))
+    return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
   const ka = Object.keys(a);
   const kb = Object.keys(b);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
+  return (
+    ka.length === kb.length &&
+    ka.every(
+      (k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
+    )
+  );
 }

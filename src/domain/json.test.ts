@@ -9,11 +9,15 @@ describe('toJson', () => {
   });
 
   it('writes .inf, -.inf and .nan as those strings, not null', () => {
-    expect(toJson({ a: Infinity, b: -Infinity, c: NaN, d: [NaN] })).toBe('{"a":".inf","b":"-.inf","c":".nan","d":[".nan"]}');
+    expect(toJson({ a: Infinity, b: -Infinity, c: NaN, d: [NaN] })).toBe(
+      '{"a":".inf","b":"-.inf","c":".nan","d":[".nan"]}',
+    );
   });
 
   it('writes an integer beyond 2^53 as a JSON number with its exact digits', () => {
-    expect(toJson({ a: 12345678901234567890n, b: [-99999999999999999999n], c: 1 }, 2)).toBe('{\n  "a": 12345678901234567890,\n  "b": [\n    -99999999999999999999\n  ],\n  "c": 1\n}');
+    expect(toJson({ a: 12345678901234567890n, b: [-99999999999999999999n], c: 1 }, 2)).toBe(
+      '{\n  "a": 12345678901234567890,\n  "b": [\n    -99999999999999999999\n  ],\n  "c": 1\n}',
+    );
     expect(toJson(9999999999999999n)).toBe('9999999999999999');
   });
 

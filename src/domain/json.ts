@@ -35,7 +35,8 @@ const MARKED = new RegExp(`"\\\\u0000${NONCE}:(-?\\d+)"`, 'g');
  * where `\uXXXX` is the same value, so `--json` printed to a terminal is as safe as human output.
  */
 const INVISIBLE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
-const escapeInvisible = (text: string) => text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+const escapeInvisible = (text: string) =>
+  text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 
 /** Like JSON.stringify(value, null, indent), with non-finite numbers and bigints written faithfully. */
 export function toJson(value: unknown, indent?: number): string {

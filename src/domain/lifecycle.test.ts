@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { advance, guardSentence, listTransitions, stateProblem, StateGuardUnmetError, type Actor } from './lifecycle.js';
+import {
+  advance,
+  guardSentence,
+  listTransitions,
+  stateProblem,
+  StateGuardUnmetError,
+  type Actor,
+} from './lifecycle.js';
 import { taskApprovalRecord } from './approvals.js';
 import { standard, latestApprovedReview } from './project-types/standard/index.js';
 import { allProjectTypes } from './project-types/index.js';
@@ -15,7 +22,15 @@ const T2 = '2026-01-03T00:00:00.000Z';
 const USER: Actor = { by: 'user' };
 
 function project(state: string, patch: (p: ProjectState) => void = () => {}): ProjectState {
-  const phase = () => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {}, inputs: [] as Artifact[], outputs: [] as Artifact[] });
+  const phase = () => ({
+    status: 'pending' as const,
+    enabled: true,
+    iteration: 1,
+    created_at: T0,
+    metadata: {},
+    inputs: [] as Artifact[],
+    outputs: [] as Artifact[],
+  });
   const p: ProjectState = {
     name: 'demo',
     type: 'standard',
@@ -31,14 +46,33 @@ function project(state: string, patch: (p: ProjectState) => void = () => {}): Pr
 }
 const view = (p: ProjectState, tasks: TaskSummary[] = []): ProjectView => ({ project: p, tasks });
 
-const task = (id: string, status: TaskSummary['status']): TaskSummary => ({ id, name: `task ${id}`, status, parallel: false, dependencies: [] });
-const art = (type: string, extra: Partial<Artifact> = {}): Artifact => ({ type, path: `${type}.md`, created_at: T0, ...extra });
+const task = (id: string, status: TaskSummary['status']): TaskSummary => ({
+  id,
+  name: `task ${id}`,
+  status,
+  parallel: false,
+  dependencies: [],
+});
+const art = (type: string, extra: Partial<Artifact> = {}): Artifact => ({
+  type,
+  path: `${type}.md`,
+  created_at: T0,
+  ...extra,
+});
 
 describe('standard guards (each passes and fails)', () => {
   const g = standard.guards;
   it('planningComplete needs an approved task_list', () => {
-    expect(g.planningComplete!.check(view(project('PlanningActive', (p) => (p.phases.planning!.outputs = [art('task_list', { approved: true })]))))).toBe(true);
-    expect(g.planningComplete!.check(view(project('PlanningActive', (p) => (p.phases.planning!.outputs = [art('task_list', { approved: false })]))))).toBe(false);
+    expect(
+      g.planningComplete!.check(
+        view(project('PlanningActive', (p) => (p.phases.planning!.outputs = [art('task_list', { approved: true })]))),
+      ),
+    ).toBe(true);
+    expect(
+      g.planningComplete!.check(
+        view(project('PlanningActive', (p) => (p.phases.planning!.outputs = [art('task_list', { approved: false })]))),
+      ),
+    ).toBe(false);
     expect(g.planningComplete!.check(view(project('PlanningActive')))).toBe(false);
   });
   it('tasksApproved needs the flag, at least one task, and a record of the approval that covers the tasks as they are', () => {
@@ -46,7 +80,11 @@ describe('standard guards (each passes and fails)', () => {
     const readDoc = (rel: string) => docs.get(rel);
     const ten = [task('010', 'pending')];
     const record = taskApprovalRecord(ten, 'implementation', readDoc);
-    const approved = (value: unknown, covered: unknown = record) => project('ImplementationPlanning', (p) => (p.phases.implementation!.metadata = { tasks_approved: value, approved_tasks: covered }));
+    const approved = (value: unknown, covered: unknown = record) =>
+      project(
+        'ImplementationPlanning',
+        (p) => (p.phases.implementation!.metadata = { tasks_approved: value, approved_tasks: covered }),
+      );
     const at = (p: ProjectState, tasks: TaskSummary[]): ProjectView => ({ project: p, tasks, readDoc });
     expect(g.tasksApproved!.check(at(approved(true), ten))).toBe(true);
     expect(g.tasksApproved!.check(at(approved(true), []))).toBe(false);
@@ -59,7 +97,9 @@ describe('standard guards (each passes and fails)', () => {
     // A task added, a description or the dependencies changed since: each named.
     const added = at(approved(true), [...ten, task('020', 'pending')]);
     expect(g.tasksApproved!.check(added)).toBe(false);
-    expect(g.tasksApproved!.withdrawals!(added)).toEqual([{ what: 'the tasks', changed: ['task 020 added'], again: 'sow phase set tasks_approved true' }]);
+    expect(g.tasksApproved!.withdrawals!(added)).toEqual([
+      { what: 'the tasks', changed: ['task 020 added'], again: 'sow phase set tasks_approved true' },
+    ]);
     docs.set('.sow/project/phases/implementation/tasks/010/description.md', 'Do A and B\n');
     const changed = at(approved(true), [{ ...ten[0]!, dependencies: ['005'] }]);
     expect(g.tasksApproved!.check(changed)).toBe(false);
@@ -75,10 +115,18 @@ describe('standard guards (each passes and fails)', () => {
     expect(g.allTasksComplete!.check(view(p, [task('010', 'completed'), task('020', 'needs_review')]))).toBe(false);
     expect(g.allTasksComplete!.check(view(p, [task('010', 'abandoned')]))).toBe(false);
     expect(g.allTasksComplete!.check(view(p, []))).toBe(false);
-    expect(g.allTasksComplete!.hint(view(p, [task('010', 'completed'), task('020', 'paused')]))).toContain('020 (paused)');
+    expect(g.allTasksComplete!.hint(view(p, [task('010', 'completed'), task('020', 'paused')]))).toContain(
+      '020 (paused)',
+    );
   });
   it('reviewPassed and reviewFailed read the latest approved review of this round', () => {
-    const reviews = (...outputs: Artifact[]) => view(project('ReviewActive', (p) => (p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T0, outputs })));
+    const reviews = (...outputs: Artifact[]) =>
+      view(
+        project(
+          'ReviewActive',
+          (p) => (p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T0, outputs }),
+        ),
+      );
     const pass = art('review', { approved: true, metadata: { assessment: 'pass' } });
     const fail = art('review', { approved: true, metadata: { assessment: 'fail' } });
     const draftPass = art('review', { approved: false, metadata: { assessment: 'pass' } });
@@ -90,16 +138,27 @@ describe('standard guards (each passes and fails)', () => {
     expect(g.reviewFailed!.check(reviews())).toBe(false);
     expect(latestApprovedReview(reviews(pass, fail, draftPass).project)).toBe(fail);
     // A review of an earlier round (added before the review phase last started) cannot decide again.
-    const earlier = view(project('ReviewActive', (p) => (p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T1, outputs: [fail] })));
+    const earlier = view(
+      project(
+        'ReviewActive',
+        (p) => (p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T1, outputs: [fail] }),
+      ),
+    );
     expect(g.reviewFailed!.check(earlier)).toBe(false);
     expect(g.reviewFailed!.hint(earlier)).toContain("add this round's review");
   });
   it('projectDeleted needs the flag', () => {
-    expect(g.projectDeleted!.check(view(project('FinalizeDelete', (p) => (p.phases.finalize!.metadata = { project_deleted: true }))))).toBe(true);
+    expect(
+      g.projectDeleted!.check(
+        view(project('FinalizeDelete', (p) => (p.phases.finalize!.metadata = { project_deleted: true }))),
+      ),
+    ).toBe(true);
     expect(g.projectDeleted!.check(view(project('FinalizeDelete')))).toBe(false);
   });
   it('planningDisabled follows the planning phase', () => {
-    expect(g.planningDisabled!.check(view(project('NoProject', (p) => (p.phases.planning!.enabled = false))))).toBe(true);
+    expect(g.planningDisabled!.check(view(project('NoProject', (p) => (p.phases.planning!.enabled = false))))).toBe(
+      true,
+    );
     expect(g.planningDisabled!.check(view(project('NoProject')))).toBe(false);
   });
 });
@@ -139,12 +198,26 @@ describe('machines of every project type', () => {
 describe('advance', () => {
   it('fires the automatic event whose guard holds, runs its actions and records the transition', () => {
     const p = project('PlanningActive', (p) => {
-      p.phases.planning = { ...p.phases.planning!, status: 'in_progress', started_at: T0, outputs: [art('task_list', { approved: true })] };
+      p.phases.planning = {
+        ...p.phases.planning!,
+        status: 'in_progress',
+        started_at: T0,
+        outputs: [art('task_list', { approved: true })],
+      };
     });
     const r = advance(standard, view(p), T1, { by: 'implementer-1', session: 's-1' });
     expect(r).toMatchObject({ from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning' });
     expect(r.project.statechart.current_state).toBe('ImplementationPlanning');
-    expect(r.project.statechart.history).toEqual([{ from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning', at: T1, by: 'implementer-1', session: 's-1' }]);
+    expect(r.project.statechart.history).toEqual([
+      {
+        from: 'PlanningActive',
+        to: 'ImplementationPlanning',
+        event: 'complete_planning',
+        at: T1,
+        by: 'implementer-1',
+        session: 's-1',
+      },
+    ]);
     expect(r.project.phases.planning).toMatchObject({ status: 'completed', completed_at: T1 });
     expect(r.project.phases.implementation).toMatchObject({ status: 'in_progress', started_at: T1, iteration: 1 });
     expect(p.statechart.current_state).toBe('PlanningActive'); // pure: the input is untouched
@@ -161,7 +234,13 @@ describe('advance', () => {
   it('review_fail reopens implementation, counts the iteration, copies the review (keeping it as history) and resets approval', () => {
     const failed = art('review', { approved: true, created_at: T1, metadata: { assessment: 'fail' } });
     const p = project('ReviewActive', (p) => {
-      p.phases.implementation = { ...p.phases.implementation!, status: 'completed', started_at: T0, completed_at: T0, metadata: { tasks_approved: true } };
+      p.phases.implementation = {
+        ...p.phases.implementation!,
+        status: 'completed',
+        started_at: T0,
+        completed_at: T0,
+        metadata: { tasks_approved: true },
+      };
       p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T0, outputs: [failed] };
     });
     const r = advance(standard, view(p, [task('010', 'completed')]), T1, USER);
@@ -179,7 +258,11 @@ describe('advance', () => {
     // The next round (the rework approved, so its guard holds): review starts again with iteration 2; the old review stays and cannot decide.
     const done = [task('010', 'completed'), task('020', 'completed')];
     const reapproved = { ...r.project.phases.implementation!, metadata: { tasks_approved: true } };
-    const executing = { ...r.project, phases: { ...r.project.phases, implementation: reapproved }, statechart: { ...r.project.statechart, current_state: 'ImplementationExecuting' } };
+    const executing = {
+      ...r.project,
+      phases: { ...r.project.phases, implementation: reapproved },
+      statechart: { ...r.project.statechart, current_state: 'ImplementationExecuting' },
+    };
     const again = advance(standard, view(executing, done), T2, USER);
     expect(again.to).toBe('ReviewActive');
     expect(again.project.phases.review).toMatchObject({ status: 'in_progress', iteration: 2, started_at: T2 });
@@ -187,27 +270,49 @@ describe('advance', () => {
     expect(() => advance(standard, view(again.project, done), T2, USER)).toThrow(TransitionBlockedError);
     // The new round's approved review decides.
     const passed = art('review', { approved: true, created_at: T2, metadata: { assessment: 'pass' } });
-    const decided = { ...again.project, phases: { ...again.project.phases, review: { ...again.project.phases.review!, outputs: [failed, passed] } } };
+    const decided = {
+      ...again.project,
+      phases: { ...again.project.phases, review: { ...again.project.phases.review!, outputs: [failed, passed] } },
+    };
     expect(advance(standard, view(decided, done), T2, USER).event).toBe('review_pass');
     expect(again.project.statechart.history!.map((h) => h.event)).toEqual(['review_fail', 'all_tasks_complete']);
   });
 
   it('project_init starts planning, or implementation when planning is disabled', () => {
     expect(advance(standard, view(project('NoProject')), T1, USER, 'project_init').to).toBe('PlanningActive');
-    const noPlanning = advance(standard, view(project('NoProject', (p) => (p.phases.planning!.enabled = false))), T1, USER, 'project_init');
+    const noPlanning = advance(
+      standard,
+      view(project('NoProject', (p) => (p.phases.planning!.enabled = false))),
+      T1,
+      USER,
+      'project_init',
+    );
     expect(noPlanning.to).toBe('ImplementationPlanning');
     expect(noPlanning.project.phases.implementation!.status).toBe('in_progress');
     expect(noPlanning.project.phases.planning!.status).toBe('pending');
-    expect(noPlanning.project.statechart.history).toEqual([{ from: 'NoProject', to: 'ImplementationPlanning', event: 'project_init', at: T1, by: 'user' }]);
+    expect(noPlanning.project.statechart.history).toEqual([
+      { from: 'NoProject', to: 'ImplementationPlanning', event: 'project_init', at: T1, by: 'user' },
+    ]);
   });
 
   it('lists every transition with its guard and whether it is blocked', () => {
     const p = project(
       'ReviewActive',
-      (p) => (p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T0, outputs: [art('review', { approved: true, metadata: { assessment: 'pass' } })] }),
+      (p) =>
+        (p.phases.review = {
+          ...p.phases.review!,
+          status: 'in_progress',
+          started_at: T0,
+          outputs: [art('review', { approved: true, metadata: { assessment: 'pass' } })],
+        }),
     );
     expect(listTransitions(standard, view(p))).toEqual([
-      expect.objectContaining({ event: 'review_pass', to: 'FinalizeDocumentation', blocked: false, guardDescription: expect.stringContaining('pass') }),
+      expect.objectContaining({
+        event: 'review_pass',
+        to: 'FinalizeDocumentation',
+        blocked: false,
+        guardDescription: expect.stringContaining('pass'),
+      }),
       expect.objectContaining({ event: 'review_fail', to: 'ImplementationPlanning', blocked: true }),
     ]);
   });
@@ -218,20 +323,25 @@ describe('guard descriptions, in the sentences they are put in', () => {
   // "needs a task_list output of planning is approved" and "blocked until at least one summary
   // output, and every summary approved" were what descriptions and sentences that disagreed made.
   const FINITE = /\b(is|are|has|have|exists|exist|holds|hold|names|name|forms|form)\b/;
-  const guards = Object.values(PROJECT_TYPES).flatMap((type) => Object.entries(type.guards).map(([name, g]) => ({ where: `${type.name}.${name}`, description: g.description })));
+  const guards = Object.values(PROJECT_TYPES).flatMap((type) =>
+    Object.entries(type.guards).map(([name, g]) => ({ where: `${type.name}.${name}`, description: g.description })),
+  );
 
   it('covers the guards of every project type', () => {
     expect(guards.length).toBeGreaterThanOrEqual(Object.keys(PROJECT_TYPES).length);
   });
 
-  it.each(guards)('$where is a clause: lower case, no full stop, a verb in it and in its last part', ({ description }) => {
-    expect(description).toMatch(/^[a-z'(]/);
-    expect(description).not.toMatch(/[.;:]$/);
-    expect(description).toMatch(FINITE);
-    // The last of a list of conditions ("…, and every summary is approved") has its own verb.
-    const last = description.split(/, and /).at(-1)!;
-    expect(last, `the last part of '${description}'`).toMatch(FINITE);
-  });
+  it.each(guards)(
+    '$where is a clause: lower case, no full stop, a verb in it and in its last part',
+    ({ description }) => {
+      expect(description).toMatch(/^[a-z'(]/);
+      expect(description).not.toMatch(/[.;:]$/);
+      expect(description).toMatch(FINITE);
+      // The last of a list of conditions ("…, and every summary is approved") has its own verb.
+      const last = description.split(/, and /).at(-1)!;
+      expect(last, `the last part of '${description}'`).toMatch(FINITE);
+    },
+  );
 
   it.each(guards)('$where reads in every sentence it is put in', ({ description }) => {
     const sentences = [
@@ -256,7 +366,9 @@ describe('guard descriptions, in the sentences they are put in', () => {
       }
       throw new Error('advance was not blocked');
     })();
-    expect(err.message).toBe(`cannot advance from PlanningActive: ${guardSentence.blockedUntil([standard.guards['planningComplete']!.description])}`);
+    expect(err.message).toBe(
+      `cannot advance from PlanningActive: ${guardSentence.blockedUntil([standard.guards['planningComplete']!.description])}`,
+    );
   });
 });
 
@@ -299,11 +411,18 @@ describe('stateProblem: the guard of the current state, from the transitions int
 
   it('a state with one way in that holds is fine; so are the initial, a final and a guard-less way in', () => {
     // ImplementationPlanning: from PlanningActive (task list approved) or from NoProject (planning disabled).
-    const withPlan = project('ImplementationPlanning', (p) => (p.phases.planning!.outputs = [art('task_list', { approved: true })]));
+    const withPlan = project(
+      'ImplementationPlanning',
+      (p) => (p.phases.planning!.outputs = [art('task_list', { approved: true })]),
+    );
     expect(stateProblem(standard, view(withPlan))).toBeUndefined();
     const noPlanning = project('ImplementationPlanning', (p) => (p.phases.planning!.enabled = false));
     expect(stateProblem(standard, view(noPlanning))).toBeUndefined();
-    expect(stateProblem(standard, view(project('ImplementationPlanning')))?.unmet.map((u) => u.guard)).toEqual(['planningDisabled', 'planningComplete', 'reviewFailed']);
+    expect(stateProblem(standard, view(project('ImplementationPlanning')))?.unmet.map((u) => u.guard)).toEqual([
+      'planningDisabled',
+      'planningComplete',
+      'reviewFailed',
+    ]);
     expect(stateProblem(standard, view(project('NoProject')))).toBeUndefined();
     expect(stateProblem(standard, view(project('PlanningActive')))).toBeUndefined();
     expect(stateProblem(standard, view(project('FinalizeChecks')))).toBeUndefined();

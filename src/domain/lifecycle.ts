@@ -66,7 +66,9 @@ function describe(type: ProjectType, t: TransitionDef, judged: JudgedView): Tran
 
 /** Whether a guard of a transition out of `state` reads the tasks' whole states (view.taskStates). */
 export function readsTaskStates(type: ProjectType, state: string): boolean {
-  return type.transitions.some((t) => t.from === state && t.guard !== undefined && type.guards[t.guard]?.readsTasks === true);
+  return type.transitions.some(
+    (t) => t.from === state && t.guard !== undefined && type.guards[t.guard]?.readsTasks === true,
+  );
 }
 
 /** Every transition out of the current state, with its guard and whether it is blocked now. */
@@ -81,7 +83,11 @@ export function listTransitions(type: ProjectType, view: ProjectView): Transitio
  * the first step with its guard (blocked now or not), and how many steps there are. Undefined when
  * no such state can be reached.
  */
-export function routeTo(type: ProjectType, view: ProjectView, wanted: (state: string) => boolean): { steps: string[]; first: TransitionOption } | undefined {
+export function routeTo(
+  type: ProjectType,
+  view: ProjectView,
+  wanted: (state: string) => boolean,
+): { steps: string[]; first: TransitionOption } | undefined {
   const judged = new JudgedView(view);
   const start = view.project.statechart.current_state;
   const seen = new Map<string, TransitionDef[]>([[start, []]]);
@@ -113,7 +119,13 @@ export interface AdvanceResult {
  * appends the transition to `statechart.history`. Throws TransitionBlockedError (nothing changes)
  * when no guard holds, InvalidEventError for an event the state does not have.
  */
-export function advance(type: ProjectType, view: ProjectView, now: string, actor: Actor, event?: string): AdvanceResult {
+export function advance(
+  type: ProjectType,
+  view: ProjectView,
+  now: string,
+  actor: Actor,
+  event?: string,
+): AdvanceResult {
   const from = view.project.statechart.current_state;
   const options = type.transitions.filter((t) => t.from === from);
   let candidates: readonly TransitionDef[];
@@ -151,10 +163,22 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
     if (!impl) throw new Error(`project type ${type.name} has no action '${action.type}'`);
     project = impl(project, action.params ?? {}, now);
   }
-  const entry: HistoryEntry = { from, to: chosen.to, event: chosen.event, at: now, by: actor.by, ...(actor.session ? { session: actor.session } : {}) };
+  const entry: HistoryEntry = {
+    from,
+    to: chosen.to,
+    event: chosen.event,
+    at: now,
+    by: actor.by,
+    ...(actor.session ? { session: actor.session } : {}),
+  };
   project = {
     ...project,
-    statechart: { ...project.statechart, current_state: chosen.to, updated_at: now, history: [...(project.statechart.history ?? []), entry] },
+    statechart: {
+      ...project.statechart,
+      current_state: chosen.to,
+      updated_at: now,
+      history: [...(project.statechart.history ?? []), entry],
+    },
   };
   return { from, to: chosen.to, event: chosen.event, project };
 }
@@ -162,13 +186,19 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
 function blockedError(from: string, options: TransitionOption[]): TransitionBlockedError {
   const needs = options.map((o) => o.guardDescription ?? o.event);
   const hints = [...new Set(options.map((o) => o.hint).filter((h): h is string => Boolean(h)))];
-  const withdrawn = [...new Map(options.flatMap((o) => o.withdrawn ?? []).map((w) => [withdrawalSentence(w), w])).entries()];
+  const withdrawn = [
+    ...new Map(options.flatMap((o) => o.withdrawn ?? []).map((w) => [withdrawalSentence(w), w])).entries(),
+  ];
   const why = withdrawn.length ? `; ${withdrawn.map(([sentence]) => sentence).join('; ')}` : '';
-  return new TransitionBlockedError(`cannot advance from ${from}: ${guardSentence.blockedUntil(needs)}${why}`, hints.join('; or '), {
-    state: from,
-    blocked: options.map((o) => ({ event: o.event, to: o.to, guard: o.guard, description: o.guardDescription })),
-    ...(withdrawn.length ? { withdrawn: withdrawn.map(([, w]) => w) } : {}),
-  });
+  return new TransitionBlockedError(
+    `cannot advance from ${from}: ${guardSentence.blockedUntil(needs)}${why}`,
+    hints.join('; or '),
+    {
+      state: from,
+      blocked: options.map((o) => ({ event: o.event, to: o.to, guard: o.guard, description: o.guardDescription })),
+      ...(withdrawn.length ? { withdrawn: withdrawn.map(([, w]) => w) } : {}),
+    },
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,7 +242,13 @@ function unmetEntries(type: ProjectType, view: ProjectView, state: string): Unme
   for (const t of ways) {
     const guard = t.guard ? type.guards[t.guard] : undefined;
     if (!guard || stands(guard, view) !== false) return undefined;
-    unmet.push({ from: t.from, event: t.event, guard: t.guard!, description: guard.description, hint: guard.hint(view) });
+    unmet.push({
+      from: t.from,
+      event: t.event,
+      guard: t.guard!,
+      description: guard.description,
+      hint: guard.hint(view),
+    });
   }
   return unmet;
 }
@@ -232,7 +268,13 @@ export function stateProblem(type: ProjectType, view: ProjectView): StateProblem
   let back: string | undefined;
   for (const entry of [...(view.project.statechart.history ?? [])].reverse()) {
     for (const candidate of [entry.to, entry.from]) {
-      if (seen.has(candidate) || !type.states[candidate] || candidate === type.initialState || type.states[candidate]!.final) continue;
+      if (
+        seen.has(candidate) ||
+        !type.states[candidate] ||
+        candidate === type.initialState ||
+        type.states[candidate]!.final
+      )
+        continue;
       seen.add(candidate);
       if (unmetEntries(type, view, candidate) === undefined) {
         back = candidate;

@@ -124,12 +124,30 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
   return { value, conflicts };
 }
 
-function conflict(conflicts: FieldConflict[], path: readonly string[], base: unknown, ours: unknown, theirs: unknown): unknown {
-  conflicts.push({ field: path.join('.') || '(the whole file)', ...(base !== undefined ? { base } : {}), ...(ours !== undefined ? { ours } : {}), ...(theirs !== undefined ? { theirs } : {}) });
+function conflict(
+  conflicts: FieldConflict[],
+  path: readonly string[],
+  base: unknown,
+  ours: unknown,
+  theirs: unknown,
+): unknown {
+  conflicts.push({
+    field: path.join('.') || '(the whole file)',
+    ...(base !== undefined ? { base } : {}),
+    ...(ours !== undefined ? { ours } : {}),
+    ...(theirs !== undefined ? { theirs } : {}),
+  });
   return ours;
 }
 
-function mergeValue(kind: MergeKind, path: readonly string[], base: unknown, ours: unknown, theirs: unknown, conflicts: FieldConflict[]): unknown {
+function mergeValue(
+  kind: MergeKind,
+  path: readonly string[],
+  base: unknown,
+  ours: unknown,
+  theirs: unknown,
+  conflicts: FieldConflict[],
+): unknown {
   if (same(ours, theirs)) return ours;
   if (same(base, ours)) return theirs;
   if (same(base, theirs)) return ours;
@@ -151,22 +169,32 @@ function mergeValue(kind: MergeKind, path: readonly string[], base: unknown, our
       if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs)) return mergeSet(base ?? [], ours, theirs);
       break;
     case 'grows':
-      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs)) return mergeGrowing(base ?? [], ours, theirs, (item) => (isObject(item) ? timeOf(item[rule.time]) : undefined));
+      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs))
+        return mergeGrowing(base ?? [], ours, theirs, (item) => (isObject(item) ? timeOf(item[rule.time]) : undefined));
       break;
     case 'artifacts':
-      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs)) return mergeArtifacts(kind, path, base ?? [], ours, theirs, conflicts);
+      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs))
+        return mergeArtifacts(kind, path, base ?? [], ours, theirs, conflicts);
       break;
     case 'atomic':
       break;
     case undefined:
-      if (isObject(ours) && isObject(theirs) && (base === undefined || isObject(base))) return mergeObject(kind, path, base ?? {}, ours, theirs, conflicts);
+      if (isObject(ours) && isObject(theirs) && (base === undefined || isObject(base)))
+        return mergeObject(kind, path, base ?? {}, ours, theirs, conflicts);
   }
   return conflict(conflicts, path, base, ours, theirs);
 }
 
 const listOrNone = (v: unknown): v is unknown[] | undefined => v === undefined || Array.isArray(v);
 
-function mergeObject(kind: MergeKind, path: readonly string[], base: Record<string, unknown>, ours: Record<string, unknown>, theirs: Record<string, unknown>, conflicts: FieldConflict[]) {
+function mergeObject(
+  kind: MergeKind,
+  path: readonly string[],
+  base: Record<string, unknown>,
+  ours: Record<string, unknown>,
+  theirs: Record<string, unknown>,
+  conflicts: FieldConflict[],
+) {
   const out: Record<string, unknown> = {};
   // This side's key order, then the keys only the other side has.
   const keys = [...Object.keys(ours), ...Object.keys(theirs).filter((k) => !Object.hasOwn(ours, k))];
@@ -182,8 +210,20 @@ function mergeObject(kind: MergeKind, path: readonly string[], base: Record<stri
  * Who works on a task: one claim or worker, never a mix of two. The same owner on both sides (a
  * lease renewed on one) takes the later lease; two different owners are a conflict.
  */
-function mergeOwner(path: readonly string[], base: unknown, ours: unknown, theirs: unknown, conflicts: FieldConflict[]): unknown {
-  if (isObject(ours) && isObject(theirs) && ours['kind'] === theirs['kind'] && ours['by'] === theirs['by'] && ours['session'] === theirs['session']) {
+function mergeOwner(
+  path: readonly string[],
+  base: unknown,
+  ours: unknown,
+  theirs: unknown,
+  conflicts: FieldConflict[],
+): unknown {
+  if (
+    isObject(ours) &&
+    isObject(theirs) &&
+    ours['kind'] === theirs['kind'] &&
+    ours['by'] === theirs['by'] &&
+    ours['session'] === theirs['session']
+  ) {
     const o = timeOf(ours['lease_until']) ?? timeOf(ours['since']) ?? 0;
     const t = timeOf(theirs['lease_until']) ?? timeOf(theirs['since']) ?? 0;
     return t > o ? theirs : ours;
@@ -235,7 +275,12 @@ export function interleave<T>(ours: readonly T[], theirs: readonly T[], time: (i
  * A list that only grows: this side's items but those the other side removed (and this side left
  * as they were), then what the other side added, woven in by time. An item both sides hold is kept once.
  */
-function mergeGrowing(base: readonly unknown[], ours: readonly unknown[], theirs: readonly unknown[], time: (item: unknown) => number | undefined): unknown[] {
+function mergeGrowing(
+  base: readonly unknown[],
+  ours: readonly unknown[],
+  theirs: readonly unknown[],
+  time: (item: unknown) => number | undefined,
+): unknown[] {
   const b = new Set(base.map(dataKey));
   const t = new Set(theirs.map(dataKey));
   const kept = ours.filter((x) => !(b.has(dataKey(x)) && !t.has(dataKey(x))));
@@ -261,7 +306,14 @@ function identities(list: readonly unknown[]): string[] {
   });
 }
 
-function mergeArtifacts(kind: MergeKind, path: readonly string[], base: readonly unknown[], ours: readonly unknown[], theirs: readonly unknown[], conflicts: FieldConflict[]): unknown[] {
+function mergeArtifacts(
+  kind: MergeKind,
+  path: readonly string[],
+  base: readonly unknown[],
+  ours: readonly unknown[],
+  theirs: readonly unknown[],
+  conflicts: FieldConflict[],
+): unknown[] {
   const index = (list: readonly unknown[]) => {
     const ids = identities(list);
     return new Map(ids.map((id, i) => [id, list[i]]));
@@ -285,7 +337,8 @@ function mergeArtifacts(kind: MergeKind, path: readonly string[], base: readonly
     if (o.has(id)) continue;
     if (b.has(id)) {
       // Removed by this side: gone, unless the other side changed it meanwhile (a conflict, kept removed).
-      if (!same(t.get(id), b.get(id))) conflict(conflicts, [...path, `(${describeArtifact(t.get(id))})`], b.get(id), undefined, t.get(id));
+      if (!same(t.get(id), b.get(id)))
+        conflict(conflicts, [...path, `(${describeArtifact(t.get(id))})`], b.get(id), undefined, t.get(id));
       continue;
     }
     addedTheirs.push({ id, at: 'theirs' });
@@ -347,7 +400,9 @@ export function mergeLog(base: string, ours: string, theirs: string): string | u
   if (o.head === t.head || t.head === b.head) head = o.head;
   else if (o.head === b.head) head = t.head;
   else return undefined;
-  const merged = mergeGrowing(b.entries.map(entryText), o.entries.map(entryText), t.entries.map(entryText), (e) => entryTime(e as string)) as string[];
+  const merged = mergeGrowing(b.entries.map(entryText), o.entries.map(entryText), t.entries.map(entryText), (e) =>
+    entryTime(e as string),
+  ) as string[];
   const body = merged.join('');
   if (head !== '' && body !== '' && !head.endsWith('\n\n')) head = head.endsWith('\n') ? `${head}\n` : `${head}\n\n`;
   return `${head}${body}`;

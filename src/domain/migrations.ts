@@ -30,7 +30,8 @@ export interface ProjectContext {
   now: string;
 }
 
-const sameArtifact = (a: Obj, b: Obj) => a['path'] === b['path'] && a['created_at'] === b['created_at'] && a['type'] === b['type'];
+const sameArtifact = (a: Obj, b: Obj) =>
+  a['path'] === b['path'] && a['created_at'] === b['created_at'] && a['type'] === b['type'];
 const time = (a: Obj) => Date.parse(String(a['created_at'] ?? '')) || 0;
 
 export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
@@ -44,7 +45,9 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     data['base_branch'] = ctx.baseBranch.name;
     changes.push(`base_branch: '${ctx.baseBranch.name}' (${ctx.baseBranch.source})`);
   } else if (data['base_branch'] === undefined) {
-    changes.push("base_branch: not recorded (git kept no record of where the branch started; set it with 'sow project set base_branch <branch>')");
+    changes.push(
+      "base_branch: not recorded (git kept no record of where the branch started; set it with 'sow project set base_branch <branch>')",
+    );
   }
 
   if (implementation && Array.isArray(implementation['tasks'])) {
@@ -75,10 +78,19 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     const current = String(statechart['current_state']);
     const history: (HistoryEntry & { note?: string })[] = [
       { from: 'NoProject', to: first, event: 'project_init', at: String(data['created_at']), by: 'user' },
-      { from: current, to: current, event: 'migrate', at: ctx.now, by: 'sow migrate', note: 'layout 1 → 2; sow 0.1.0 did not record the transitions between project_init and this' },
+      {
+        from: current,
+        to: current,
+        event: 'migrate',
+        at: ctx.now,
+        by: 'sow migrate',
+        note: 'layout 1 → 2; sow 0.1.0 did not record the transitions between project_init and this',
+      },
     ];
     statechart['history'] = history;
-    changes.push(`statechart.history: started (project_init at ${String(data['created_at'])}; the transitions sow 0.1.0 made after it were not recorded)`);
+    changes.push(
+      `statechart.history: started (project_init at ${String(data['created_at'])}; the transitions sow 0.1.0 made after it were not recorded)`,
+    );
   }
   return { data, changes };
 }

@@ -4,7 +4,13 @@ import { claimantOf, isOwnedBy, retiredIdentity, unattendedText, workerOf } from
 import type { Owner, TaskState } from './schemas.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
-const claim = (by: string, extra: Partial<Owner> = {}): Owner => ({ kind: 'claim', by, since: T0, lease_until: T0, ...extra });
+const claim = (by: string, extra: Partial<Owner> = {}): Owner => ({
+  kind: 'claim',
+  by,
+  since: T0,
+  lease_until: T0,
+  ...extra,
+});
 const worker: Owner = { kind: 'worker', by: 'implementer-1', session: 's-1', pid: 42, host: 'h', since: T0 };
 const alive = () => true;
 const dead = () => false;
@@ -41,15 +47,38 @@ describe('owning a task', () => {
 
 describe('who works on a task', () => {
   it('a live owner works on it, whatever the status', () => {
-    expect(workerOf({ status: 'in_progress', owner: worker }, alive)).toEqual({ state: 'live', kind: 'worker', by: 'implementer-1' });
-    expect(workerOf({ status: 'needs_review', owner: claim('ci-7') }, alive)).toEqual({ state: 'live', kind: 'claim', by: 'ci-7' });
+    expect(workerOf({ status: 'in_progress', owner: worker }, alive)).toEqual({
+      state: 'live',
+      kind: 'worker',
+      by: 'implementer-1',
+    });
+    expect(workerOf({ status: 'needs_review', owner: claim('ci-7') }, alive)).toEqual({
+      state: 'live',
+      kind: 'claim',
+      by: 'ci-7',
+    });
   });
   it('a task in progress whose owner is gone: the process ended, or the lease ran out', () => {
-    expect(workerOf({ status: 'in_progress', owner: worker }, dead)).toEqual({ state: 'gone', kind: 'worker', by: 'implementer-1', why: 'process_gone' });
-    expect(workerOf({ status: 'in_progress', owner: claim('ci-7') }, dead)).toEqual({ state: 'gone', kind: 'claim', by: 'ci-7', why: 'lease_expired' });
+    expect(workerOf({ status: 'in_progress', owner: worker }, dead)).toEqual({
+      state: 'gone',
+      kind: 'worker',
+      by: 'implementer-1',
+      why: 'process_gone',
+    });
+    expect(workerOf({ status: 'in_progress', owner: claim('ci-7') }, dead)).toEqual({
+      state: 'gone',
+      kind: 'claim',
+      by: 'ci-7',
+      why: 'lease_expired',
+    });
   });
   it("a task in progress without an owner whose worker's session is recorded: that run ended without a report", () => {
-    expect(workerOf({ status: 'in_progress', session_agent: 'implementer-3' }, alive)).toEqual({ state: 'gone', kind: 'worker', by: 'implementer-3', why: 'run_ended' });
+    expect(workerOf({ status: 'in_progress', session_agent: 'implementer-3' }, alive)).toEqual({
+      state: 'gone',
+      kind: 'worker',
+      by: 'implementer-3',
+      why: 'run_ended',
+    });
   });
   it('nobody known: set in progress by hand, or a stale owner of a task nobody is meant to work on', () => {
     expect(workerOf({ status: 'in_progress' }, alive)).toBeUndefined();
@@ -57,11 +86,17 @@ describe('who works on a task', () => {
     expect(workerOf({ status: 'pending', owner: worker }, dead)).toBeUndefined();
   });
   it("says what to do: resume a worker's session, or claim; a claim without a session: claim or spawn", () => {
-    const byWorker = unattendedText({ id: '020' }, { state: 'gone', kind: 'worker', by: 'implementer-1', why: 'process_gone' });
+    const byWorker = unattendedText(
+      { id: '020' },
+      { state: 'gone', kind: 'worker', by: 'implementer-1', why: 'process_gone' },
+    );
     expect(byWorker).toContain('Nobody works on task 020 any more: its worker implementer-1 is gone');
     expect(byWorker).toContain(`'sow agent resume 020 "<prompt>"'`);
     expect(byWorker).toContain("'sow task next --claim'");
-    const byClaim = unattendedText({ id: '020', assigned_agent: 'architect' }, { state: 'gone', kind: 'claim', by: 'ci-7', why: 'lease_expired' });
+    const byClaim = unattendedText(
+      { id: '020', assigned_agent: 'architect' },
+      { state: 'gone', kind: 'claim', by: 'ci-7', why: 'lease_expired' },
+    );
     expect(byClaim).toContain('the claim of ci-7 ran out');
     expect(byClaim).not.toContain('resume');
     expect(byClaim).toContain("'sow agent spawn architect 020'");

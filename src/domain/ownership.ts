@@ -16,7 +16,9 @@ const RETIRED_KEPT = 20;
 
 /** The names an actor goes by: its session, its agent id (a worker), its owner name. */
 export function identities(actor: Actor): string[] {
-  return [actor.session, actor.by === 'user' ? undefined : actor.by, actor.owner].filter((x): x is string => Boolean(x));
+  return [actor.session, actor.by === 'user' ? undefined : actor.by, actor.owner].filter((x): x is string =>
+    Boolean(x),
+  );
 }
 
 const ownerIdentities = (owner: Owner): string[] => [owner.session, owner.by].filter((x): x is string => Boolean(x));
@@ -29,7 +31,9 @@ export function isOwnedBy(owner: Owner, actor: Actor): boolean {
   const mine = identities(actor);
   const theirs = ownerIdentities(owner);
   if (theirs.some((id) => mine.includes(id))) return true;
-  return owner.kind === 'claim' && actor.owner === undefined && actor.person !== undefined && theirs.includes(actor.person);
+  return (
+    owner.kind === 'claim' && actor.owner === undefined && actor.person !== undefined && theirs.includes(actor.person)
+  );
 }
 
 /**
@@ -56,7 +60,9 @@ export function retiredIdentity(task: TaskState, actor: Actor): string | undefin
  */
 export function retireOwner(task: TaskState, opts: { keepSession?: boolean } = {}): TaskState {
   const session = opts.keepSession ? [] : [task.session_id, task.session?.agent_id];
-  const ids = [...(task.owner ? ownerIdentities(task.owner) : []), ...session].filter((x): x is string => Boolean(x) && !(opts.keepSession && (x === task.session_id || x === task.session?.agent_id)));
+  const ids = [...(task.owner ? ownerIdentities(task.owner) : []), ...session].filter(
+    (x): x is string => Boolean(x) && !(opts.keepSession && (x === task.session_id || x === task.session?.agent_id)),
+  );
   const next = { ...task };
   delete next.owner;
   if (ids.length === 0) return next;
@@ -74,12 +80,15 @@ export function renewLease(task: TaskState, actor: Actor, now: string): TaskStat
 }
 
 export function describeOwner(owner: Owner): string {
-  if (owner.kind === 'claim') return `${owner.by} (claimed ${owner.since}${owner.lease_until ? `, lease until ${owner.lease_until}` : ''})`;
+  if (owner.kind === 'claim')
+    return `${owner.by} (claimed ${owner.since}${owner.lease_until ? `, lease until ${owner.lease_until}` : ''})`;
   return `${owner.by} (a worker run by pid ${owner.pid ?? '?'}${owner.host ? ` on ${owner.host}` : ''}, since ${owner.since})`;
 }
 
 /** Who works on a task, as lists show it: nobody known (undefined), a live owner, or one that is gone. */
-export type Worker = { state: 'live'; kind: Owner['kind']; by: string } | { state: 'gone'; kind: Owner['kind']; by: string; why: WorkerGone };
+export type Worker =
+  | { state: 'live'; kind: Owner['kind']; by: string }
+  | { state: 'gone'; kind: Owner['kind']; by: string; why: WorkerGone };
 
 /**
  * Why nobody works on a task in progress any more: the `sow agent` process that ran its worker is
@@ -93,15 +102,24 @@ export type WorkerGone = 'process_gone' | 'lease_expired' | 'run_ended';
  * worker's session is recorded, that worker, gone (its run ended: the owner is removed when it
  * does). `live` says whether an owner still lives (app/ownership.ts knows how to look).
  */
-export function workerOf(task: { status: TaskState['status']; owner?: Owner; session_agent?: string }, live: (owner: Owner) => boolean): Worker | undefined {
+export function workerOf(
+  task: { status: TaskState['status']; owner?: Owner; session_agent?: string },
+  live: (owner: Owner) => boolean,
+): Worker | undefined {
   const owner = task.owner;
   if (owner) {
     if (live(owner)) return { state: 'live', kind: owner.kind, by: owner.by };
     // A stale owner of a task nobody works on any more (pending, finished) says nothing.
     if (task.status !== 'in_progress') return undefined;
-    return { state: 'gone', kind: owner.kind, by: owner.by, why: owner.kind === 'claim' ? 'lease_expired' : 'process_gone' };
+    return {
+      state: 'gone',
+      kind: owner.kind,
+      by: owner.by,
+      why: owner.kind === 'claim' ? 'lease_expired' : 'process_gone',
+    };
   }
-  if (task.status === 'in_progress' && task.session_agent !== undefined) return { state: 'gone', kind: 'worker', by: task.session_agent, why: 'run_ended' };
+  if (task.status === 'in_progress' && task.session_agent !== undefined)
+    return { state: 'gone', kind: 'worker', by: task.session_agent, why: 'run_ended' };
   return undefined;
 }
 
@@ -121,7 +139,10 @@ export function goneText(w: Extract<Worker, { state: 'gone' }>): string {
  * A task in progress that nobody works on any more, in a sentence: why, and what to do — resume
  * its worker's session (a spawned worker has one), or let the next claim or worker take it.
  */
-export function unattendedText(task: { id: string; assigned_agent?: string }, w: Extract<Worker, { state: 'gone' }>): string {
+export function unattendedText(
+  task: { id: string; assigned_agent?: string },
+  w: Extract<Worker, { state: 'gone' }>,
+): string {
   const next =
     w.kind === 'worker'
       ? `resume its session ('sow agent resume ${task.id} "<prompt>"'), or let the next claim take it ('sow task next --claim')`
@@ -140,7 +161,10 @@ export function durationSeconds(raw: string, bare: 's' | 'm'): number {
 export function parseLease(raw: string): number {
   const seconds = Math.round(durationSeconds(raw, 'm'));
   if (!Number.isFinite(seconds) || seconds < 1 || seconds > 7 * 86_400) {
-    throw new UsageError(`invalid --lease '${raw}': expected a duration such as 30m, 2h or 90s (at most 7 days)`, 'for example --lease 45m');
+    throw new UsageError(
+      `invalid --lease '${raw}': expected a duration such as 30m, 2h or 90s (at most 7 days)`,
+      'for example --lease 45m',
+    );
   }
   return seconds;
 }
@@ -185,7 +209,8 @@ export function describeHolder(h: Holder): string {
     return `${shown(holderName(h))}: claimed on the remote '${shown(h.remote)}'${c.machine !== undefined ? ` from ${shown(c.machine)}` : ''}${c.since !== undefined ? ` since ${c.since}` : ''}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`;
   }
   const o = h.owner;
-  if (o.kind === 'claim') return `${shown(o.by)}: claimed in this checkout since ${o.since}${o.lease_until ? `, lease until ${o.lease_until}` : ''}`;
+  if (o.kind === 'claim')
+    return `${shown(o.by)}: claimed in this checkout since ${o.since}${o.lease_until ? `, lease until ${o.lease_until}` : ''}`;
   return `${shown(o.by)}: a worker run by pid ${o.pid ?? '?'}${o.host ? ` on ${shown(o.host)}` : ''} since ${o.since}`;
 }
 
@@ -203,7 +228,14 @@ function holderDetails(h: Holder): Record<string, unknown> {
     };
   }
   const o = h.owner;
-  return { holder: o.by, where: 'here', kind: o.kind, ...(o.host !== undefined ? { machine: o.host } : {}), since: o.since, ...(o.lease_until !== undefined ? { lease_until: o.lease_until } : {}) };
+  return {
+    holder: o.by,
+    where: 'here',
+    kind: o.kind,
+    ...(o.host !== undefined ? { machine: o.host } : {}),
+    since: o.since,
+    ...(o.lease_until !== undefined ? { lease_until: o.lease_until } : {}),
+  };
 }
 
 /**
@@ -213,7 +245,10 @@ function holderDetails(h: Holder): Record<string, unknown> {
 export class TaskHeldError extends SowError {
   constructor(task: string, holder: Holder, worker = false) {
     const name = shown(holderName(holder));
-    const wait = holder.where === 'remote' || holder.owner.kind === 'claim' ? `until its lease runs out` : 'until its worker is done';
+    const wait =
+      holder.where === 'remote' || holder.owner.kind === 'claim'
+        ? `until its lease runs out`
+        : 'until its worker is done';
     super(
       'TASK_HELD',
       'blocked',

@@ -4,7 +4,8 @@ import { normalRelative, relativeInside, storedPathInside } from './paths.js';
 describe('paths as text', () => {
   it('normalRelative keeps what stays inside and refuses the rest', () => {
     expect(normalRelative('a/./b/../c/')).toBe('a/c');
-    for (const bad of ['', '.', '..', '../x', 'a/../../x', '/etc/passwd', 'C:/x', 'C:\\x', 'a\0b']) expect(normalRelative(bad), bad).toBeUndefined();
+    for (const bad of ['', '.', '..', '../x', 'a/../../x', '/etc/passwd', 'C:/x', 'C:\\x', 'a\0b'])
+      expect(normalRelative(bad), bad).toBeUndefined();
   });
 
   it('relativeInside: a path relative to a folder that stays in it', () => {
@@ -14,7 +15,9 @@ describe('paths as text', () => {
   });
 
   it('storedPathInside: artifact paths from either root, never out of the repository', () => {
-    for (const good of ['planning/tasks.md', '../../src/a.ts', 'src/a.ts']) expect(storedPathInside(good), good).toBe(true);
-    for (const bad of ['../../../etc/x', '../../../../etc/passwd', '/etc/passwd', 'a\0b', 'C:/x']) expect(storedPathInside(bad), bad).toBe(false);
+    for (const good of ['planning/tasks.md', '../../src/a.ts', 'src/a.ts'])
+      expect(storedPathInside(good), good).toBe(true);
+    for (const bad of ['../../../etc/x', '../../../../etc/passwd', '/etc/passwd', 'a\0b', 'C:/x'])
+      expect(storedPathInside(bad), bad).toBe(false);
   });
 });

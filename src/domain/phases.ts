@@ -6,7 +6,11 @@ import type { Phase, ProjectState } from './schemas.js';
 
 export const PHASE_FIELDS: Record<string, FieldSpec> = {
   name: { kind: 'readonly', why: 'a phase keeps its name (its key under phases)' },
-  status: { kind: 'readonly', why: "phase statuses follow the lifecycle; only 'sow advance' changes them", hint: "run 'sow advance'" },
+  status: {
+    kind: 'readonly',
+    why: "phase statuses follow the lifecycle; only 'sow advance' changes them",
+    hint: "run 'sow advance'",
+  },
   enabled: { kind: 'boolean' },
   iteration: { kind: 'integer', min: 1 },
   created_at: { kind: 'readonly', why: 'it records when the phase was created' },
@@ -82,7 +86,10 @@ export function selectPhase(type: ProjectType, project: ProjectState, requested?
   }
   const current = names.find((n) => project.phases[n]?.status === 'in_progress');
   if (!current) {
-    throw new PhaseNotActiveError(`no phase is in progress (state ${project.statechart.current_state})`, `name one with --phase (${names.join(', ')})`);
+    throw new PhaseNotActiveError(
+      `no phase is in progress (state ${project.statechart.current_state})`,
+      `name one with --phase (${names.join(', ')})`,
+    );
   }
   return current;
 }
@@ -120,8 +127,14 @@ export function checkEnabledChange(type: ProjectType, project: ProjectState, nam
     ? "only planning can be skipped, and only when the project starts: 'sow project new <name> --no-planning'"
     : `every ${type.name} project runs all of its phases (${type.phases.map((p) => p.name).join(', ')})`;
   if (!value && !def.canDisable) {
-    throw new ReadOnlyFieldError('enabled', `the ${name} phase always runs: ${def.whyRequired ?? `a ${type.name} project runs every one of its phases`}`, skip);
+    throw new ReadOnlyFieldError(
+      'enabled',
+      `the ${name} phase always runs: ${def.whyRequired ?? `a ${type.name} project runs every one of its phases`}`,
+      skip,
+    );
   }
-  const where = value ? `the lifecycle has already passed the ${name} phase, which was skipped` : `the ${name} phase has already started`;
+  const where = value
+    ? `the lifecycle has already passed the ${name} phase, which was skipped`
+    : `the ${name} phase has already started`;
   throw new ReadOnlyFieldError('enabled', `which phases run is settled when the project starts, and ${where}`, skip);
 }

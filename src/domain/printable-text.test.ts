@@ -3,7 +3,12 @@ import { needsEscaping, printable } from './display.js';
 
 describe('printable', () => {
   it('plain text (quotes, backslashes, unicode letters included) is shown as it is', () => {
-    for (const text of ['npm test', 'node scripts/lint.mjs "src/*.ts"', String.raw`grep -E 'a\.b' x`, 'echo héllo wörld ✓']) {
+    for (const text of [
+      'npm test',
+      'node scripts/lint.mjs "src/*.ts"',
+      String.raw`grep -E 'a\.b' x`,
+      'echo héllo wörld ✓',
+    ]) {
       expect(printable(text)).toBe(text);
       expect(needsEscaping(text)).toBe(false);
     }

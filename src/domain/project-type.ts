@@ -176,14 +176,20 @@ export interface ProjectType {
    * Run once by `project new`, after project_init: the documents the type starts with (relative to
    * .sow/project/) and the project recording them.
    */
-  readonly scaffold?: (project: ProjectState, now: string) => { project: ProjectState; files: Readonly<Record<string, string>> };
+  readonly scaffold?: (
+    project: ProjectState,
+    now: string,
+  ) => { project: ProjectState; files: Readonly<Record<string, string>> };
   /**
    * Documents sow renders from the project (relative to .sow/project/), rewritten in the same
    * transaction whenever a command changes the project, so they never fall behind it (iterative's
    * plan.md follows its work phases and its domain). `readDoc` reads a file (relative to the
    * repository root).
    */
-  readonly renders?: (project: ProjectState, readDoc: (rel: string) => string | undefined) => Readonly<Record<string, string>>;
+  readonly renders?: (
+    project: ProjectState,
+    readDoc: (rel: string) => string | undefined,
+  ) => Readonly<Record<string, string>>;
   /** What `sow advance` adds after moving by `event` (a reopened phase that needs more iterations first). */
   readonly advanceNotes?: (event: string, project: ProjectState) => readonly string[];
   /** Checks of the project file the schema cannot make (the type's own metadata); a problem is exit 4. */

@@ -27,7 +27,11 @@ export const PROJECT_FIELDS: Record<string, FieldSpec> = {
   created_at: { kind: 'readonly', why: 'it records when the project was created' },
   updated_at: { kind: 'readonly', why: 'sow keeps it current' },
   statechart: { kind: 'readonly', why: "only 'sow advance' moves the state machine", hint: "run 'sow advance'" },
-  phases: { kind: 'readonly', why: 'phases are set one field at a time', hint: "use 'sow phase set <field> <value> --phase <name>'" },
+  phases: {
+    kind: 'readonly',
+    why: 'phases are set one field at a time',
+    hint: "use 'sow phase set <field> <value> --phase <name>'",
+  },
   metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
 };
 
@@ -79,19 +83,36 @@ export function initialProject(type: ProjectType, spec: NewProjectSpec, now: str
  * What the schema alone cannot see: a state that is not a state of the type's lifecycle, a phase
  * the type has that the file lacks. Returns the first problem with its field path.
  */
-export function projectProblem(type: ProjectType, project: ProjectState): { path: string; message: string } | undefined {
+export function projectProblem(
+  type: ProjectType,
+  project: ProjectState,
+): { path: string; message: string } | undefined {
   const state = project.statechart.current_state;
   if (!Object.hasOwn(type.states, state) || type.states[state]!.final) {
     const valid = Object.keys(type.states).filter((s) => !type.states[s]!.final);
-    return { path: 'statechart.current_state', message: `'${state}' is not a state of the ${type.name} lifecycle (states: ${valid.join(', ')})` };
+    return {
+      path: 'statechart.current_state',
+      message: `'${state}' is not a state of the ${type.name} lifecycle (states: ${valid.join(', ')})`,
+    };
   }
   for (const phase of type.phases) {
-    if (!Object.hasOwn(project.phases, phase.name)) return { path: `phases.${phase.name}`, message: `the ${type.name} project type has a ${phase.name} phase, and the file lacks it` };
+    if (!Object.hasOwn(project.phases, phase.name))
+      return {
+        path: `phases.${phase.name}`,
+        message: `the ${type.name} project type has a ${phase.name} phase, and the file lacks it`,
+      };
   }
   for (const [name, phase] of Object.entries(project.phases)) {
     if (!type.phases.some((p) => p.name === name))
-      return { path: `phases.${name}`, message: `the ${type.name} project type has no ${name} phase (phases: ${type.phases.map((p) => p.name).join(', ')})` };
-    if (phase.name !== undefined && phase.name !== name) return { path: `phases.${name}.name`, message: `the ${name} phase is named ${quoted(phase.name)}; a phase's name is its key under phases` };
+      return {
+        path: `phases.${name}`,
+        message: `the ${type.name} project type has no ${name} phase (phases: ${type.phases.map((p) => p.name).join(', ')})`,
+      };
+    if (phase.name !== undefined && phase.name !== name)
+      return {
+        path: `phases.${name}.name`,
+        message: `the ${name} phase is named ${quoted(phase.name)}; a phase's name is its key under phases`,
+      };
   }
   return type.validate?.(project);
 }

@@ -2,7 +2,12 @@ import { describe, expect, it } from 'vitest';
 import { defaultLink, linkProblem, sourceKind, unsharedReason, urlProblem } from './refs.js';
 
 describe('which sources the committed index may name', () => {
-  it.each(['https://github.com/acme/style.git', 'ssh://git@github.com/acme/style.git', 'ssh://git@example.com:2222/srv/style.git', 'git@github.com:acme/style.git'])('%s: shared', (source) => {
+  it.each([
+    'https://github.com/acme/style.git',
+    'ssh://git@github.com/acme/style.git',
+    'ssh://git@example.com:2222/srv/style.git',
+    'git@github.com:acme/style.git',
+  ])('%s: shared', (source) => {
     expect(unsharedReason(source)).toBeUndefined();
     expect(sourceKind(source)).toBe('git');
   });
@@ -21,7 +26,10 @@ describe('which sources the committed index may name', () => {
     ['ssh://-oProxyCommand=x@host/y', /begins with '-'/],
     ['-oProxyCommand=x@host:y', /begins with '-'/],
     ['git@-host:y', /begins with '-'/],
-    ['ssh://%2doProxyCommand=touch${IFS}x/r', /begins with '-' \('-oProxyCommand=touch\$\{IFS\}x' once its %-escapes are decoded/],
+    [
+      'ssh://%2doProxyCommand=touch${IFS}x/r',
+      /begins with '-' \('-oProxyCommand=touch\$\{IFS\}x' once its %-escapes are decoded/,
+    ],
     ['ssh://git@%2Dhost/r', /begins with '-'/],
     ['https://github.com/acme/a%0a.git', /control character once its %-escapes are decoded/],
     ['ssh://host/%zz', /does not decode/],
@@ -51,7 +59,10 @@ describe('urlProblem: a git URL judged as git and ssh see it (decoded whole firs
 
   it.each([
     ['ssh://-oProxyCommand=touch%20x/y', /its host or user begins with '-'.*, which ssh would read as an option/],
-    ['ssh://%2doProxyCommand=touch${IFS}x/r', /begins with '-' \('-oProxyCommand=touch\$\{IFS\}x' once its %-escapes are decoded, as git decodes them\)/],
+    [
+      'ssh://%2doProxyCommand=touch${IFS}x/r',
+      /begins with '-' \('-oProxyCommand=touch\$\{IFS\}x' once its %-escapes are decoded, as git decodes them\)/,
+    ],
     ['ssh://%2DoProxyCommand=x/r', /begins with '-'/],
     ['ssh://git@%2doProxyCommand=x/r', /begins with '-'/],
     ['ssh://%2doProxyCommand=x@host/r', /begins with '-'/],
@@ -79,7 +90,20 @@ describe('link names', () => {
     expect(linkProblem(link)).toBeUndefined();
   });
 
-  it.each(['', '..', 'a..b', '.hidden', '-x', 'a/b', '../x', 'Style', 'index.json', 'index.local.json', 'x'.repeat(65), 'a b'])('%j is refused', (link) => {
+  it.each([
+    '',
+    '..',
+    'a..b',
+    '.hidden',
+    '-x',
+    'a/b',
+    '../x',
+    'Style',
+    'index.json',
+    'index.local.json',
+    'x'.repeat(65),
+    'a b',
+  ])('%j is refused', (link) => {
     expect(linkProblem(link)).toBeDefined();
   });
 });

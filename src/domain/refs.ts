@@ -34,7 +34,8 @@ export function urlProblem(source: string): string | undefined {
   if (!scheme) {
     const scp = SCP_LIKE.exec(source);
     if (CONTROL.test(source)) return 'it holds a control character';
-    if (scp && (scp[1]!.startsWith('-') || scp[2]!.startsWith('-'))) return "its host or user begins with '-', which ssh would read as an option";
+    if (scp && (scp[1]!.startsWith('-') || scp[2]!.startsWith('-')))
+      return "its host or user begins with '-', which ssh would read as an option";
     return undefined;
   }
   let decoded: string;
@@ -43,7 +44,8 @@ export function urlProblem(source: string): string | undefined {
   } catch {
     return 'it has a %-escape that does not decode';
   }
-  if (CONTROL.test(decoded)) return `it holds a control character${decoded === source ? '' : ' once its %-escapes are decoded'}`;
+  if (CONTROL.test(decoded))
+    return `it holds a control character${decoded === source ? '' : ' once its %-escapes are decoded'}`;
   const rest = decoded.slice(scheme[0].length);
   const authority = rest.slice(0, rest.search(/\/|$/));
   const once = decoded === source ? '' : ` (${quoted(authority)} once its %-escapes are decoded, as git decodes them)`;
@@ -78,12 +80,18 @@ export function unsharedReason(source: string): string | undefined {
     return `${scheme === 'http' ? 'an' : 'a'} ${scheme}:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead`;
   if (scheme !== undefined) return `sow shares only https:// and ssh:// sources, not ${scheme}://`;
   if (SCP_LIKE.test(source)) return urlProblem(source);
-  if (/^[a-z][a-z0-9+.-]*::/i.test(source)) return `${quoted(source)} names a git remote helper, which sow never shares`;
+  if (/^[a-z][a-z0-9+.-]*::/i.test(source))
+    return `${quoted(source)} names a git remote helper, which sow never shares`;
   return 'a local folder is a path on this machine, so it is never shared';
 }
 
 /** Names sow keeps in `.sow/refs/` for itself. */
-export const RESERVED_LINKS: ReadonlySet<string> = new Set(['index.json', 'index.local.json', '.gitignore', '.gitkeep']);
+export const RESERVED_LINKS: ReadonlySet<string> = new Set([
+  'index.json',
+  'index.local.json',
+  '.gitignore',
+  '.gitkeep',
+]);
 
 /**
  * Why `link` is not a plain name for `.sow/refs/<link>`, or undefined when it is: lower-case
@@ -104,7 +112,13 @@ export function linkProblem(link: string): string | undefined {
  */
 export function defaultLink(source: string): string | undefined {
   const path = source.replace(/[?#].*$/, '').replace(/[\\/]+$/, '');
-  const last = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'), SCP_LIKE.test(path) && !path.includes('/') ? path.indexOf(':') : -1) + 1);
+  const last = path.slice(
+    Math.max(
+      path.lastIndexOf('/'),
+      path.lastIndexOf('\\'),
+      SCP_LIKE.test(path) && !path.includes('/') ? path.indexOf(':') : -1,
+    ) + 1,
+  );
   const name = last
     .replace(/\.git$/i, '')
     .toLowerCase()

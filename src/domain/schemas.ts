@@ -9,7 +9,15 @@ import { nearMiss } from './suggest.js';
 import { storedPathInside } from './paths.js';
 import { isRemoteName } from './git-names.js';
 
-export const TASK_STATUSES = ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'completed', 'abandoned'] as const;
+export const TASK_STATUSES = [
+  'pending',
+  'in_progress',
+  'needs_review',
+  'paused',
+  'failed',
+  'completed',
+  'abandoned',
+] as const;
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 export type PhaseStatus = (typeof PHASE_STATUSES)[number];
@@ -57,8 +65,27 @@ const twoDigits = (s: string, i: number, min: number, max: number): boolean => {
  */
 export function isIsoTimestamp(s: string): boolean {
   const n = s.length;
-  if (n < 20 || !digit(s, 0) || !digit(s, 1) || !digit(s, 2) || !digit(s, 3) || s[4] !== '-' || !twoDigits(s, 5, 1, 12) || s[7] !== '-' || !twoDigits(s, 8, 1, 31)) return false;
-  if ((s[10] !== 'T' && s[10] !== ' ') || !twoDigits(s, 11, 0, 23) || s[13] !== ':' || !twoDigits(s, 14, 0, 59) || s[16] !== ':' || !twoDigits(s, 17, 0, 59)) return false;
+  if (
+    n < 20 ||
+    !digit(s, 0) ||
+    !digit(s, 1) ||
+    !digit(s, 2) ||
+    !digit(s, 3) ||
+    s[4] !== '-' ||
+    !twoDigits(s, 5, 1, 12) ||
+    s[7] !== '-' ||
+    !twoDigits(s, 8, 1, 31)
+  )
+    return false;
+  if (
+    (s[10] !== 'T' && s[10] !== ' ') ||
+    !twoDigits(s, 11, 0, 23) ||
+    s[13] !== ':' ||
+    !twoDigits(s, 14, 0, 59) ||
+    s[16] !== ':' ||
+    !twoDigits(s, 17, 0, 59)
+  )
+    return false;
   let i = 19;
   if (s[i] === '.') {
     let k = i + 1;
@@ -76,18 +103,32 @@ export function isIsoTimestamp(s: string): boolean {
 }
 
 // valibot's isoTimestamp action (so the JSON Schema still says `format: date-time`), checking with isIsoTimestamp.
-const isoTimestamp = { ...v.isoTimestamp('must be an ISO 8601 timestamp'), requirement: { test: isIsoTimestamp } as unknown as RegExp };
+const isoTimestamp = {
+  ...v.isoTimestamp('must be an ISO 8601 timestamp'),
+  requirement: { test: isIsoTimestamp } as unknown as RegExp,
+};
 const timestamp = v.pipe(v.string(), isoTimestamp, d('ISO 8601 timestamp (UTC)'));
 const metadata = v.pipe(v.record(v.string(), v.unknown()), d('Free-form, type-specific fields'));
 /** Three or more digits, without a leading zero past three: 010, 990, 1000. */
 export const TASK_ID_PATTERN = /^(?:\d{3}|[1-9]\d{3,8})$/;
-const taskId = v.pipe(v.string(), v.regex(TASK_ID_PATTERN, 'must be a task id of three or more digits, e.g. "010" or "1000"'), d('Gap-numbered task id: 010, 020, …, 990, 1000, …'));
+const taskId = v.pipe(
+  v.string(),
+  v.regex(TASK_ID_PATTERN, 'must be a task id of three or more digits, e.g. "010" or "1000"'),
+  d('Gap-numbered task id: 010, 020, …, 990, 1000, …'),
+);
 
 /** A session id goes to an agent CLI as an argv word: one a committed file begins with '-' would be read as an option (say, skip every permission). */
-const notAnOption = v.check((s: string) => !s.startsWith('-'), "must not begin with '-' (an agent CLI would read it as an option)");
+const notAnOption = v.check(
+  (s: string) => !s.startsWith('-'),
+  "must not begin with '-' (an agent CLI would read it as an option)",
+);
 
 export const ArtifactSchema = v.looseObject({
-  type: v.pipe(v.string(), v.minLength(1), d('Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)')),
+  type: v.pipe(
+    v.string(),
+    v.minLength(1),
+    d('Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)'),
+  ),
   path: v.pipe(
     v.string(),
     v.minLength(1),
@@ -97,7 +138,13 @@ export const ArtifactSchema = v.looseObject({
   ),
   approved: v.optional(v.pipe(v.boolean(), d('Approval flag (task lists and reviews)'))),
   approved_sha256: v.optional(
-    v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'a sha256 hash in hex'), d("The hash of the file's content when it was approved: the approval counts only while the file still has that content")),
+    v.pipe(
+      v.string(),
+      v.regex(/^[0-9a-f]{64}$/, 'a sha256 hash in hex'),
+      d(
+        "The hash of the file's content when it was approved: the approval counts only while the file still has that content",
+      ),
+    ),
   ),
   created_at: timestamp,
   metadata: v.optional(metadata),
@@ -129,7 +176,9 @@ export const SessionSchema = v.looseObject({
   agent: v.string(),
   agent_id: v.pipe(v.string(), d('e.g. implementer-2; workers see it as SOW_AGENT_ID')),
   cwd: v.pipe(v.string(), d('Where the session runs; resumes run there too')),
-  transport: v.optional(v.pipe(v.literal('acp'), d('The session was opened over the Agent Client Protocol: it is continued over it too'))),
+  transport: v.optional(
+    v.pipe(v.literal('acp'), d('The session was opened over the Agent Client Protocol: it is continued over it too')),
+  ),
   branch: v.optional(v.string()),
   started_at: timestamp,
   resumed_at: v.optional(timestamp),
@@ -184,7 +233,9 @@ export type Owner = v.InferOutput<typeof OwnerSchema>;
 
 export const PhaseSchema = v.looseObject({
   // Optional: projects started before sow wrote it have none, and the key under phases says it.
-  name: v.optional(v.pipe(v.string(), d('The phase name, the same as its key under phases (planning, implementation, …)'))),
+  name: v.optional(
+    v.pipe(v.string(), d('The phase name, the same as its key under phases (planning, implementation, …)')),
+  ),
   status: v.picklist(PHASE_STATUSES),
   enabled: v.boolean(),
   iteration: v.pipe(v.number(), v.integer(), v.minValue(1)),
@@ -203,7 +254,9 @@ export const UsageEntrySchema = v.looseObject({
   agent_id: v.pipe(v.string(), d('The worker, e.g. implementer-2')),
   agent: v.pipe(v.string(), d('Its role, e.g. implementer')),
   executor: v.pipe(v.string(), d('The executor from the user configuration that ran it')),
-  task: v.optional(v.pipe(taskId, d('The task it worked on; absent for a worker of the project (planner, orchestrator)'))),
+  task: v.optional(
+    v.pipe(taskId, d('The task it worked on; absent for a worker of the project (planner, orchestrator)')),
+  ),
   session: v.optional(v.pipe(v.string(), d("The agent CLI's session"))),
   run: v.picklist(['spawn', 'resume']),
   input_tokens: v.optional(v.pipe(v.number(), v.minValue(0))),
@@ -229,24 +282,42 @@ export const ProjectStateSchema = v.pipe(
     type: v.pipe(v.string(), d("Project type: one of 'sow project types'")),
     description: v.string(),
     branch: v.pipe(v.string(), v.minLength(1), d('The git branch this project lives on (one project per branch)')),
-    base_branch: v.optional(v.pipe(v.string(), v.minLength(1), d('The branch the project was started from; reviews diff against it'))),
+    base_branch: v.optional(
+      v.pipe(v.string(), v.minLength(1), d('The branch the project was started from; reviews diff against it')),
+    ),
     created_at: timestamp,
     updated_at: timestamp,
     metadata: v.optional(metadata),
     statechart: v.looseObject({
-      current_state: v.pipe(v.string(), d('Current state of the lifecycle state machine; only `sow advance` changes it')),
+      current_state: v.pipe(
+        v.string(),
+        d('Current state of the lifecycle state machine; only `sow advance` changes it'),
+      ),
       updated_at: timestamp,
       history: v.optional(v.pipe(v.array(HistoryEntrySchema), d('Every transition, oldest first'))),
     }),
     phases: v.record(v.string(), PhaseSchema),
     sessions: v.optional(
       v.pipe(
-        v.record(v.string(), v.looseObject({ session_id: v.optional(v.pipe(v.string(), notAnOption)), ...SessionSchema.entries })),
+        v.record(
+          v.string(),
+          v.looseObject({ session_id: v.optional(v.pipe(v.string(), notAnOption)), ...SessionSchema.entries }),
+        ),
         d('Sessions of agents spawned without a task (planner, architect, orchestrator), by agent'),
       ),
     ),
-    spawn_counts: v.optional(v.pipe(v.record(v.string(), v.pipe(v.number(), v.integer())), d('Workers spawned per agent; numbers the agent ids'))),
-    usage: v.optional(v.pipe(v.array(UsageEntrySchema), d('What each worker run used (tokens, cost), one entry per spawn or resume, oldest first: sow cost sums them'))),
+    spawn_counts: v.optional(
+      v.pipe(
+        v.record(v.string(), v.pipe(v.number(), v.integer())),
+        d('Workers spawned per agent; numbers the agent ids'),
+      ),
+    ),
+    usage: v.optional(
+      v.pipe(
+        v.array(UsageEntrySchema),
+        d('What each worker run used (tokens, cost), one entry per spawn or resume, oldest first: sow cost sums them'),
+      ),
+    ),
   }),
   d('.sow/project/state.yaml'),
 );
@@ -311,7 +382,16 @@ export const PERMISSION_PROFILES = ['safe', 'yolo'] as const;
 export type PermissionProfile = (typeof PERMISSION_PROFILES)[number];
 
 /** User configuration (~/.config/sow/config.yaml), spec 003. Read by the agent commands. */
-export const EXECUTOR_TYPES = ['claude', 'cursor', 'windsurf', 'codex', 'gemini', 'copilot', 'opencode', 'command'] as const;
+export const EXECUTOR_TYPES = [
+  'claude',
+  'cursor',
+  'windsurf',
+  'codex',
+  'gemini',
+  'copilot',
+  'opencode',
+  'command',
+] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
 // Made when first used (builtWhenUsed); the body is as it was.
 // prettier-ignore
@@ -442,7 +522,10 @@ export type RepoConfig = v.InferOutput<typeof RepoConfigSchema>;
 export type SchemaIssue = { path: string; message: string };
 
 /** Validates and returns either the value or the first issue with a dotted field path. */
-export function check<T extends v.GenericSchema>(schema: T, value: unknown): { ok: true; value: v.InferOutput<T> } | { ok: false; issue: SchemaIssue } {
+export function check<T extends v.GenericSchema>(
+  schema: T,
+  value: unknown,
+): { ok: true; value: v.InferOutput<T> } | { ok: false; issue: SchemaIssue } {
   let result = v.safeParse(schema, value);
   if (!result.success && bigintsToNumbers(result.issues)) result = v.safeParse(schema, value);
   // Return the input, not valibot's output: the output rebuilds objects in schema key order, and
@@ -454,7 +537,10 @@ export function check<T extends v.GenericSchema>(schema: T, value: unknown): { o
   // valibot's messages quote the value they received, which comes from a file: on one line, escaped.
   return {
     ok: false,
-    issue: { path: shown((issue && v.getDotPath(issue)) || '(root)'), message: missing ? 'required, but missing' : shown(issue ? (picklistMessage(issue) ?? issue.message) : 'invalid') },
+    issue: {
+      path: shown((issue && v.getDotPath(issue)) || '(root)'),
+      message: missing ? 'required, but missing' : shown(issue ? (picklistMessage(issue) ?? issue.message) : 'invalid'),
+    },
   };
 }
 
@@ -482,7 +568,8 @@ function bigintsToNumbers(issues: readonly v.BaseIssue<unknown>[]): boolean {
     const at = issue.path?.at(-1) as { input?: unknown; key?: unknown } | undefined;
     if (issue.kind !== 'schema' || issue.type !== 'number' || typeof issue.input !== 'bigint' || !at) continue;
     const parent = at.input;
-    if (typeof parent !== 'object' || parent === null || (typeof at.key !== 'string' && typeof at.key !== 'number')) continue;
+    if (typeof parent !== 'object' || parent === null || (typeof at.key !== 'string' && typeof at.key !== 'number'))
+      continue;
     (parent as Record<string | number, unknown>)[at.key] = Number(issue.input);
     changed = true;
   }

@@ -83,14 +83,42 @@ describe('shellWords', () => {
       ['', /no command/],
       ['   ', /no command/],
     ];
-    for (const [command, found] of cases) expect([command, words(command)]).toEqual([command, expect.stringMatching(found)]);
+    for (const [command, found] of cases)
+      expect([command, words(command)]).toEqual([command, expect.stringMatching(found)]);
   });
 
   it('refuses control characters and invisible or Unicode spaces anywhere, even inside quotes', () => {
-    const odd = ['\v', '\f', '\r', '\0', '\x1b', '\x7f', '\x85', '\u00a0', '\u1680', '\u2000', '\u2005', '\u200a', '\u200b', '\u2028', '\u202f', '\u205f', '\u3000', '\ufeff', '\u202e', '\ud800'];
+    const odd = [
+      '\v',
+      '\f',
+      '\r',
+      '\0',
+      '\x1b',
+      '\x7f',
+      '\x85',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u2005',
+      '\u200a',
+      '\u200b',
+      '\u2028',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+      '\u202e',
+      '\ud800',
+    ];
     for (const ch of odd) {
-      expect([ch, words(`sow${ch}status`)]).toEqual([ch, expect.stringMatching(/control character|invisible or Unicode space/)]);
-      expect([ch, words(`sow log '${ch}'`)]).toEqual([ch, expect.stringMatching(/control character|invisible or Unicode space/)]);
+      expect([ch, words(`sow${ch}status`)]).toEqual([
+        ch,
+        expect.stringMatching(/control character|invisible or Unicode space/),
+      ]);
+      expect([ch, words(`sow log '${ch}'`)]).toEqual([
+        ch,
+        expect.stringMatching(/control character|invisible or Unicode space/),
+      ]);
     }
   });
 });

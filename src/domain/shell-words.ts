@@ -21,7 +21,30 @@ export interface ShellWord {
 export type ShellParse = { simple: true; words: ShellWord[] } | { simple: false; found: string };
 
 /** Words of the shell's own grammar when they begin a command (bash's too, and `[[`). */
-const RESERVED = new Set(['!', '{', '}', '[[', ']]', 'case', 'coproc', 'do', 'done', 'elif', 'else', 'esac', 'fi', 'for', 'function', 'if', 'in', 'select', 'then', 'time', 'until', 'while']);
+const RESERVED = new Set([
+  '!',
+  '{',
+  '}',
+  '[[',
+  ']]',
+  'case',
+  'coproc',
+  'do',
+  'done',
+  'elif',
+  'else',
+  'esac',
+  'fi',
+  'for',
+  'function',
+  'if',
+  'in',
+  'select',
+  'then',
+  'time',
+  'until',
+  'while',
+]);
 
 /** Builtins and programs whose arguments are another command: the first word of such a line is not what runs. */
 const RUNNERS = new Set([
@@ -65,7 +88,8 @@ const hex = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().p
 function unseen(ch: string): string | undefined {
   if (ch === '\t' || ch === '\n' || ch === ' ') return undefined;
   if (/\p{Cc}/u.test(ch)) return `a control character (${hex(ch)})`;
-  if (/[\p{Z}\p{Cf}\p{Cs}]/u.test(ch)) return `an invisible or Unicode space character (${hex(ch)}), which the shell does not split words on`;
+  if (/[\p{Z}\p{Cf}\p{Cs}]/u.test(ch))
+    return `an invisible or Unicode space character (${hex(ch)}), which the shell does not split words on`;
   return undefined;
 }
 
@@ -90,7 +114,29 @@ function dollar(s: string, i: number): string {
   return 'a $, which the shell may expand';
 }
 
-const OPERATORS = ['<<-', '&&', '||', ';;', '>>', '<<', '<&', '>&', '<>', '>|', '&>', '|&', '<(', '>(', ';', '&', '|', '<', '>', '(', ')'];
+const OPERATORS = [
+  '<<-',
+  '&&',
+  '||',
+  ';;',
+  '>>',
+  '<<',
+  '<&',
+  '>&',
+  '<>',
+  '>|',
+  '&>',
+  '|&',
+  '<(',
+  '>(',
+  ';',
+  '&',
+  '|',
+  '<',
+  '>',
+  '(',
+  ')',
+];
 
 function operator(s: string, i: number): string {
   const op = OPERATORS.find((o) => s.startsWith(o, i))!;
@@ -198,7 +244,8 @@ export function shellWords(command: string): ShellParse {
   end(command.length);
   if (!words.length) return bad('no command');
   const first = words[0]!;
-  if (/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(first.raw)) return bad(`an assignment (${first.raw.slice(0, first.raw.indexOf('=') + 1)}…) before the command`);
+  if (/^[A-Za-z_][A-Za-z0-9_]*\+?=/.test(first.raw))
+    return bad(`an assignment (${first.raw.slice(0, first.raw.indexOf('=') + 1)}…) before the command`);
   if (RESERVED.has(first.raw)) return bad(`the shell's own word '${first.raw}'`);
   const name = first.value.slice(first.value.lastIndexOf('/') + 1);
   if (RUNNERS.has(name)) return bad(`'${first.value}', which runs another command`);

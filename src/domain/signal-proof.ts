@@ -43,7 +43,16 @@ export interface ProcNow {
 }
 
 /** Why sow will not signal a task's owner (stable: tests and the error's details use it). */
-export type NotMine = 'not_a_worker' | 'bad_pid' | 'other_host' | 'other_boot' | 'other_pidns' | 'no_start_time' | 'no_record' | 'record_mismatch' | 'other_task';
+export type NotMine =
+  | 'not_a_worker'
+  | 'bad_pid'
+  | 'other_host'
+  | 'other_boot'
+  | 'other_pidns'
+  | 'no_start_time'
+  | 'no_record'
+  | 'record_mismatch'
+  | 'other_task';
 
 export type Proof =
   /** sow started this process and it is still that one: signal its group (it leads one) or it alone. */
@@ -53,7 +62,8 @@ export type Proof =
   | { ok: false; gone: false; why: NotMine };
 
 /** A pid sow may ever name in a signal: a whole number above 1 (never 0, -1 or a group by a negative number). */
-export const signallablePid = (pid: unknown): pid is number => typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 1;
+export const signallablePid = (pid: unknown): pid is number =>
+  typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 1;
 
 const refuse = (why: NotMine): Proof => ({ ok: false, gone: false, why });
 
@@ -65,7 +75,14 @@ const refuse = (why: NotMine): Proof => ({ ok: false, gone: false, why });
  * signalled only when it leads it now and did when it wrote the record. Off Linux nothing tells a
  * reused pid: the pid must be alive, and only the process itself is signalled.
  */
-export function proveOwner(input: { task: string; owner: Owner | undefined; here: Here; record: OwnerRecord | undefined; now: ProcNow | undefined; alive: boolean }): Proof {
+export function proveOwner(input: {
+  task: string;
+  owner: Owner | undefined;
+  here: Here;
+  record: OwnerRecord | undefined;
+  now: ProcNow | undefined;
+  alive: boolean;
+}): Proof {
   const { task, owner, here, record, now } = input;
   if (owner?.kind !== 'worker') return refuse('not_a_worker');
   if (owner.host !== here.host) return refuse('other_host');
@@ -74,11 +91,19 @@ export function proveOwner(input: { task: string; owner: Owner | undefined; here
   if (here.linux) {
     if (here.boot === undefined || owner.boot !== here.boot) return refuse('other_boot');
     // `unknown`: a sow without /proc, whose pid may be another namespace's.
-    if (here.pidns === undefined || here.pidns === 'unknown' || owner.pidns !== here.pidns) return refuse('other_pidns');
+    if (here.pidns === undefined || here.pidns === 'unknown' || owner.pidns !== here.pidns)
+      return refuse('other_pidns');
     if (owner.pstart === undefined) return refuse('no_start_time');
   }
   if (!record) return refuse('no_record');
-  if (record.pid !== pid || record.host !== here.host || record.pstart !== owner.pstart || record.boot !== owner.boot || record.pidns !== owner.pidns) return refuse('record_mismatch');
+  if (
+    record.pid !== pid ||
+    record.host !== here.host ||
+    record.pstart !== owner.pstart ||
+    record.boot !== owner.boot ||
+    record.pidns !== owner.pidns
+  )
+    return refuse('record_mismatch');
   if (record.task !== task || record.agent_id !== owner.by) return refuse('other_task');
   if (!here.linux) return input.alive ? { ok: true, pid, target: 'process' } : { ok: false, gone: true };
   if (!now || now.zombie || now.start !== record.pstart) return { ok: false, gone: true };
@@ -113,13 +138,20 @@ export function notMineText(why: NotMine, owner: Owner | undefined, here: Here):
 /** `sow agent stop` on a task whose owner sow cannot prove it started: nothing is signalled, nothing changes. */
 export class NotSowsProcessError extends SowError {
   constructor(task: string, owner: Owner | undefined, why: NotMine, here: Here) {
-    const who = owner ? `${shown(owner.by)} (pid ${String(owner.pid ?? '?')}${owner.host !== undefined ? ` on ${shown(owner.host)}` : ''})` : 'nobody';
+    const who = owner
+      ? `${shown(owner.by)} (pid ${String(owner.pid ?? '?')}${owner.host !== undefined ? ` on ${shown(owner.host)}` : ''})`
+      : 'nobody';
     super(
       'NOT_SOWS_PROCESS',
       'failed',
       `task ${task} names ${who} as its worker, but sow will not signal it: ${notMineText(why, owner, here)}. sow signals only processes it can prove it started`,
       `nothing was signalled. To take the task over without signalling anything, run 'sow task set --id ${task} status paused --force'; or stop that worker where it runs, or wait until it ends`,
-      { task, why, ...(owner?.pid !== undefined ? { pid: owner.pid } : {}), ...(owner?.host !== undefined ? { host: owner.host } : {}) },
+      {
+        task,
+        why,
+        ...(owner?.pid !== undefined ? { pid: owner.pid } : {}),
+        ...(owner?.host !== undefined ? { host: owner.host } : {}),
+      },
     );
   }
 }

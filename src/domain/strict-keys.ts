@@ -70,5 +70,7 @@ function walk(node: Node | undefined, data: unknown, path: string[]): UnknownKey
 
 /** "unknown key 'bindngs'; did you mean 'bindings'?" or "… (known: a, b)". */
 export function describeUnknownKey(u: UnknownKey): string {
-  return u.suggestion ? `unknown key '${u.key}'; did you mean '${u.suggestion}'?` : `unknown key '${u.key}' (known here: ${u.known.join(', ') || 'none'})`;
+  return u.suggestion
+    ? `unknown key '${u.key}'; did you mean '${u.suggestion}'?`
+    : `unknown key '${u.key}' (known here: ${u.known.join(', ') || 'none'})`;
 }

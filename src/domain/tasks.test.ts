@@ -13,10 +13,22 @@ import {
   summaryOf,
   withStatus,
 } from './tasks.js';
-import { DependencyCycleError, InvalidValueError, TaskBlockedError, TaskIdTakenError, TaskNotFoundError } from './errors.js';
+import {
+  DependencyCycleError,
+  InvalidValueError,
+  TaskBlockedError,
+  TaskIdTakenError,
+  TaskNotFoundError,
+} from './errors.js';
 import type { TaskState, TaskSummary } from './schemas.js';
 
-const s = (id: string, status: TaskSummary['status'] = 'pending', dependencies: string[] = []): TaskSummary => ({ id, name: id, status, parallel: false, dependencies });
+const s = (id: string, status: TaskSummary['status'] = 'pending', dependencies: string[] = []): TaskSummary => ({
+  id,
+  name: id,
+  status,
+  parallel: false,
+  dependencies,
+});
 const T0 = '2026-01-01T00:00:00.000Z';
 const T1 = '2026-01-02T00:00:00.000Z';
 const task: TaskState = {
@@ -64,7 +76,9 @@ describe('dependencies', () => {
   it('must name other existing tasks', () => {
     expect(parseDependencies('010, 20,010', [s('010'), s('020')], '030')).toEqual(['010', '020']);
     expect(() => parseDependencies('030', [s('010')], '040')).toThrow(TaskNotFoundError);
-    expect(() => parseDependencies('010', [s('010')], '010')).toThrow(expect.objectContaining({ hint: expect.stringContaining('itself') }));
+    expect(() => parseDependencies('010', [s('010')], '010')).toThrow(
+      expect.objectContaining({ hint: expect.stringContaining('itself') }),
+    );
     expect(() => parseDependencies('x', [s('010')], '020')).toThrow(InvalidValueError);
   });
   it('may not form a cycle, and the error names it', () => {
@@ -85,8 +99,12 @@ describe('dependencies', () => {
 describe('what blocks a status', () => {
   it('a task starts only when its dependencies are completed or abandoned', () => {
     const t = { ...task, id: '030', dependencies: ['010', '020'] };
-    expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'pending')])).toThrow(TaskBlockedError);
-    expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'pending')])).toThrow('task 030 cannot start: it depends on 020 (pending)');
+    expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'pending')])).toThrow(
+      TaskBlockedError,
+    );
+    expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'pending')])).toThrow(
+      'task 030 cannot start: it depends on 020 (pending)',
+    );
     expect(() => checkStatusChange(t, 'in_progress', [s('010', 'completed'), s('020', 'abandoned')])).not.toThrow();
   });
   it('every status that says work started or is done needs the dependencies finished; stopping work does not', () => {
@@ -94,10 +112,17 @@ describe('what blocks a status', () => {
     const open = [s('010', 'completed'), s('020', 'pending')];
     for (const status of ['in_progress', 'needs_review', 'completed', 'paused', 'failed'] as const) {
       expect(() => checkStatusChange(t, status, open), `pending → ${status}`).toThrow(TaskBlockedError);
-      expect(() => checkStatusChange(t, status, [s('010', 'completed'), s('020', 'abandoned')]), `pending → ${status}, dependencies finished`).not.toThrow();
+      expect(
+        () => checkStatusChange(t, status, [s('010', 'completed'), s('020', 'abandoned')]),
+        `pending → ${status}, dependencies finished`,
+      ).not.toThrow();
     }
-    expect(() => checkStatusChange(t, 'completed', open)).toThrow('task 030 cannot be completed: it depends on 020 (pending)');
-    expect(() => checkStatusChange(t, 'needs_review', open)).toThrow('task 030 cannot go to review: it depends on 020 (pending)');
+    expect(() => checkStatusChange(t, 'completed', open)).toThrow(
+      'task 030 cannot be completed: it depends on 020 (pending)',
+    );
+    expect(() => checkStatusChange(t, 'needs_review', open)).toThrow(
+      'task 030 cannot go to review: it depends on 020 (pending)',
+    );
     const started = { ...t, status: 'in_progress' as const };
     expect(() => checkStatusChange(started, 'paused', open), 'a worker may always say it stopped').not.toThrow();
     expect(() => checkStatusChange(started, 'failed', open)).not.toThrow();
@@ -111,22 +136,30 @@ describe('what blocks a status', () => {
   });
   it('says how the caller goes on past a dependency: --force, or what it passes instead', () => {
     const t = { ...task, id: '030', dependencies: ['010'] };
-    expect(() => checkStatusChange(t, 'in_progress', [s('010')])).toThrow(expect.objectContaining({ hint: 'finish or abandon 010 first, or pass --force to start it anyway' }));
-    expect(() => checkStatusChange(t, 'needs_review', [s('010')], { override: "report 'paused'" })).toThrow(expect.objectContaining({ hint: "finish or abandon 010 first, or report 'paused'" }));
+    expect(() => checkStatusChange(t, 'in_progress', [s('010')])).toThrow(
+      expect.objectContaining({ hint: 'finish or abandon 010 first, or pass --force to start it anyway' }),
+    );
+    expect(() => checkStatusChange(t, 'needs_review', [s('010')], { override: "report 'paused'" })).toThrow(
+      expect.objectContaining({ hint: "finish or abandon 010 first, or report 'paused'" }),
+    );
   });
   it('a completed task stays completed: leaving it is refused (exit 3), for every other status', () => {
     const done = { ...task, status: 'completed' as const, completed_at: T1 };
     for (const status of ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'abandoned'] as const) {
       expect(() => checkStatusChange(done, status, []), status).toThrow(TaskBlockedError);
     }
-    expect(() => checkStatusChange(done, 'pending', [])).toThrow(`task 010 is completed (since ${T1}), and a completed task stays completed`);
+    expect(() => checkStatusChange(done, 'pending', [])).toThrow(
+      `task 010 is completed (since ${T1}), and a completed task stays completed`,
+    );
     expect(() => checkStatusChange(done, 'completed', []), 'completing it again is no change').not.toThrow();
     // An abandoned task did no work to keep: it may be taken up again.
     expect(() => checkStatusChange({ ...task, status: 'abandoned' }, 'pending', [])).not.toThrow();
   });
   it('a task is completed only without pending feedback', () => {
     const fb = (status: string) => ({ type: 'feedback', path: 'f.md', created_at: T0, metadata: { status } });
-    expect(() => checkStatusChange({ ...task, inputs: [fb('addressed'), fb('pending')] }, 'completed', [])).toThrow(/pending feedback \[1\] f.md/);
+    expect(() => checkStatusChange({ ...task, inputs: [fb('addressed'), fb('pending')] }, 'completed', [])).toThrow(
+      /pending feedback \[1\] f.md/,
+    );
     expect(() => checkStatusChange({ ...task, inputs: [fb('addressed')] }, 'completed', [])).not.toThrow();
   });
 });
@@ -142,14 +175,39 @@ describe('task status', () => {
     expect(withStatus(withStatus(task, 'in_progress', T0), 'needs_review', T1).started_at).toBe(T0);
   });
   it('summarises a task with the fields lists need', () => {
-    expect(summaryOf(task)).toEqual({ id: '010', name: 'x', status: 'pending', parallel: false, dependencies: [], assigned_agent: 'implementer' });
+    expect(summaryOf(task)).toEqual({
+      id: '010',
+      name: 'x',
+      status: 'pending',
+      parallel: false,
+      dependencies: [],
+      assigned_agent: 'implementer',
+    });
     // Who works on it, so a list can say when nobody does any more.
     const owner = { kind: 'claim' as const, by: 'ci-7', since: T0, lease_until: T1 };
-    const session = { executor: 'claude-code', type: 'claude', agent: 'implementer', agent_id: 'implementer-1', cwd: '/r', started_at: T0 };
+    const session = {
+      executor: 'claude-code',
+      type: 'claude',
+      agent: 'implementer',
+      agent_id: 'implementer-1',
+      cwd: '/r',
+      started_at: T0,
+    };
     expect(summaryOf({ ...task, owner, session })).toMatchObject({ owner, session_agent: 'implementer-1' });
   });
   it('clears the session when the task is completed or abandoned, keeps it otherwise', () => {
-    const withSession: TaskState = { ...task, session_id: 'abc', session: { executor: 'claude-code', type: 'claude', agent: 'implementer', agent_id: 'implementer-1', cwd: '/r', started_at: T0 } };
+    const withSession: TaskState = {
+      ...task,
+      session_id: 'abc',
+      session: {
+        executor: 'claude-code',
+        type: 'claude',
+        agent: 'implementer',
+        agent_id: 'implementer-1',
+        cwd: '/r',
+        started_at: T0,
+      },
+    };
     expect(withStatus(withSession, 'needs_review', T1).session_id).toBe('abc');
     expect(withStatus(withSession, 'paused', T1).session).toBeDefined();
     for (const status of ['completed', 'abandoned'] as const) {

@@ -2,8 +2,21 @@
  * Task rules: gap-numbered ids, dependencies that exist and never form a cycle, statuses and their
  * timestamps, and what may block a status change.
  */
-import { DependencyCycleError, InvalidValueError, TaskBlockedError, TaskIdTakenError, TaskNotFoundError } from './errors.js';
-import { TASK_ID_PATTERN, TASK_STATUSES, type Artifact, type TaskState, type TaskStatus, type TaskSummary } from './schemas.js';
+import {
+  DependencyCycleError,
+  InvalidValueError,
+  TaskBlockedError,
+  TaskIdTakenError,
+  TaskNotFoundError,
+} from './errors.js';
+import {
+  TASK_ID_PATTERN,
+  TASK_STATUSES,
+  type Artifact,
+  type TaskState,
+  type TaskStatus,
+  type TaskSummary,
+} from './schemas.js';
 import type { FieldSpec } from './fields.js';
 import { retireOwner } from './ownership.js';
 
@@ -46,7 +59,8 @@ export function nextTaskId(tasks: readonly { id: string }[]): string {
 
 export function checkNewTaskId(raw: string, tasks: readonly { id: string }[]): string {
   const id = normalizeTaskId(raw);
-  if (!TASK_ID_PATTERN.test(id) || id === '000') throw new InvalidValueError('id', raw, 'a task id from 001 on, e.g. 010');
+  if (!TASK_ID_PATTERN.test(id) || id === '000')
+    throw new InvalidValueError('id', raw, 'a task id from 001 on, e.g. 010');
   if (tasks.some((t) => t.id === id)) throw new TaskIdTakenError(id);
   return id;
 }
@@ -99,7 +113,8 @@ export function parseDependencies(raw: string, tasks: readonly TaskSummary[], se
     } catch {
       throw new InvalidValueError('dependencies', raw, 'task ids separated by commas, e.g. 010,020');
     }
-    if (id === self) throw new InvalidValueError('dependencies', raw, 'ids of other tasks (a task cannot depend on itself)');
+    if (id === self)
+      throw new InvalidValueError('dependencies', raw, 'ids of other tasks (a task cannot depend on itself)');
     findTask(tasks, id);
     if (!ids.includes(id)) ids.push(id);
   }
@@ -115,7 +130,9 @@ export const isFinished = (status: TaskStatus) => TERMINAL_STATUSES.includes(sta
 
 /** The feedback inputs of a task that are still pending, with their indexes. */
 export function pendingFeedback(task: TaskState): { index: number; artifact: Artifact }[] {
-  return task.inputs.flatMap((artifact, index) => (artifact.type === 'feedback' && artifact.metadata?.['status'] === 'pending' ? [{ index, artifact }] : []));
+  return task.inputs.flatMap((artifact, index) =>
+    artifact.type === 'feedback' && artifact.metadata?.['status'] === 'pending' ? [{ index, artifact }] : [],
+  );
 }
 
 /** Statuses that say the task's work is going on or done. */
@@ -157,17 +174,29 @@ export interface StatusChangeOptions {
  * feedback. Throws TaskBlockedError (exit 3); `--force` skips the call. `dependencies` are the
  * summaries of the task's dependencies.
  */
-export function checkStatusChange(task: TaskState, status: TaskStatus, dependencies: readonly TaskSummary[], opts: StatusChangeOptions = {}): void {
+export function checkStatusChange(
+  task: TaskState,
+  status: TaskStatus,
+  dependencies: readonly TaskSummary[],
+  opts: StatusChangeOptions = {},
+): void {
   const action = opts.action ?? `task ${task.id}`;
   if (task.status === 'completed' && status !== 'completed') {
     throw new TaskBlockedError(
       `${action} is completed${task.completed_at ? ` (since ${task.completed_at})` : ''}, and a completed task stays completed`,
       `add a task for the further work ('sow task add'), or pass --force to set it ${status} anyway (recorded in the task's log)`,
-      { task: task.id, status: task.status, to: status, ...(task.completed_at ? { completed_at: task.completed_at } : {}) },
+      {
+        task: task.id,
+        status: task.status,
+        to: status,
+        ...(task.completed_at ? { completed_at: task.completed_at } : {}),
+      },
     );
   }
   if (needsDependenciesFinished(task.status, status)) {
-    const open = task.dependencies.map((id) => dependencies.find((t) => t.id === id)).filter((t): t is TaskSummary => t !== undefined && !isFinished(t.status));
+    const open = task.dependencies
+      .map((id) => dependencies.find((t) => t.id === id))
+      .filter((t): t is TaskSummary => t !== undefined && !isFinished(t.status));
     if (open.length > 0) {
       const ids = open.map((t) => t.id).join(', ');
       throw new TaskBlockedError(
@@ -239,9 +268,16 @@ export const TASK_FIELDS: Record<string, FieldSpec> = {
   completed_at: { kind: 'readonly', why: "it follows the status (set 'status')" },
   session_id: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
   session: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
-  worktree: { kind: 'readonly', why: "a worker's checkout is made by 'sow agent spawn --worktree' and removed by 'sow task merge'" },
+  worktree: {
+    kind: 'readonly',
+    why: "a worker's checkout is made by 'sow agent spawn --worktree' and removed by 'sow task merge'",
+  },
   inputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task input add|set|remove --id <id>'" },
-  outputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task output add|set|remove --id <id>'" },
+  outputs: {
+    kind: 'readonly',
+    why: 'it is a list of artifacts',
+    hint: "use 'sow task output add|set|remove --id <id>'",
+  },
   metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
 };
 
@@ -252,6 +288,7 @@ export const TASK_NAME_MAX = 200;
 export function checkTaskName(name: string): string {
   const trimmed = name.trim();
   if (!trimmed) throw new InvalidValueError('name', name, 'a non-empty task name');
-  if (trimmed.length > TASK_NAME_MAX) throw new InvalidValueError('name', `${trimmed.slice(0, 20)}…`, `at most ${TASK_NAME_MAX} characters`);
+  if (trimmed.length > TASK_NAME_MAX)
+    throw new InvalidValueError('name', `${trimmed.slice(0, 20)}…`, `at most ${TASK_NAME_MAX} characters`);
   return trimmed;
 }

@@ -7,7 +7,8 @@
 import type { ProjectState, TaskState } from './schemas.js';
 
 /** Where completion finds the values of an argument or option that has no fixed list (sow's commands and the types' alike). */
-export type CandidateSource = 'task-id' | 'agent' | 'phase' | 'event' | 'ref' | 'check' | 'task-status' | 'project-type' | 'artifact-type';
+export type CandidateSource =
+  'task-id' | 'agent' | 'phase' | 'event' | 'ref' | 'check' | 'task-status' | 'project-type' | 'artifact-type';
 
 export interface TypeArgDef {
   readonly name: string;

@@ -13,7 +13,14 @@ const entry = (task: string, usage: { input_tokens?: number; output_tokens?: num
 
 describe('costOf', () => {
   it('sums tokens exactly and dollars to the billionth, without the noise of binary fractions', () => {
-    const r = costOf([entry('010', { input_tokens: 10, output_tokens: 1, cost_usd: 0.1 }), entry('020', { input_tokens: 5, cost_usd: 0.2 }), entry('010', { cost_usd: 0.3 })], 'task');
+    const r = costOf(
+      [
+        entry('010', { input_tokens: 10, output_tokens: 1, cost_usd: 0.1 }),
+        entry('020', { input_tokens: 5, cost_usd: 0.2 }),
+        entry('010', { cost_usd: 0.3 }),
+      ],
+      'task',
+    );
     expect(r.total).toEqual({ runs: 3, unreported: 0, input_tokens: 15, output_tokens: 1, cost_usd: 0.6 });
     expect(r.rows.map((row) => [row.key, row.cost_usd])).toEqual([
       ['010', 0.4],
@@ -27,6 +34,10 @@ describe('costOf', () => {
   });
 
   it('adds a missing figure as nothing', () => {
-    expect([addFigure('cost_usd', undefined, 0.1), addFigure('input_tokens', 3, undefined), addFigure('output_tokens', undefined, undefined)]).toEqual([0.1, 3, undefined]);
+    expect([
+      addFigure('cost_usd', undefined, 0.1),
+      addFigure('input_tokens', 3, undefined),
+      addFigure('output_tokens', undefined, undefined),
+    ]).toEqual([0.1, 3, undefined]);
   });
 });

@@ -25,7 +25,13 @@ export interface CostReport {
 }
 
 const keyOf = (e: UsageEntry, by: CostGroup): string =>
-  by === 'task' ? (e.task ?? '(project)') : by === 'role' ? e.agent : by === 'session' ? (e.session ?? `(${e.agent_id}, no session id)`) : e.executor;
+  by === 'task'
+    ? (e.task ?? '(project)')
+    : by === 'role'
+      ? e.agent
+      : by === 'session'
+        ? (e.session ?? `(${e.agent_id}, no session id)`)
+        : e.executor;
 
 const FIGURES = ['input_tokens', 'output_tokens', 'cost_usd'] as const;
 
@@ -33,7 +39,11 @@ const FIGURES = ['input_tokens', 'output_tokens', 'cost_usd'] as const;
  * Two figures of usage added: dollars rounded to a billionth, so that a sum of the CLIs' own
  * binary fractions (0.001234 + …) says 0.007095, not 0.007095000000000001.
  */
-export function addFigure(figure: (typeof FIGURES)[number], a: number | undefined, b: number | undefined): number | undefined {
+export function addFigure(
+  figure: (typeof FIGURES)[number],
+  a: number | undefined,
+  b: number | undefined,
+): number | undefined {
   if (a === undefined) return b;
   if (b === undefined) return a;
   return figure === 'cost_usd' ? Math.round((a + b) * 1e9) / 1e9 : a + b;
@@ -69,13 +79,21 @@ export interface Budget {
 }
 
 /** What is spent against the budget, when a limit is reached: the figure, the limit, and its unit. */
-export function budgetReached(budget: Budget | null | undefined, total: Omit<CostRow, 'key'>): { spent: string; limit: string; field: string } | undefined {
+export function budgetReached(
+  budget: Budget | null | undefined,
+  total: Omit<CostRow, 'key'>,
+): { spent: string; limit: string; field: string } | undefined {
   if (!budget) return undefined;
   const usd = total.cost_usd ?? 0;
-  if (budget.usd !== undefined && budget.usd !== null && usd >= budget.usd) return { spent: `$${usd.toFixed(2)}`, limit: `$${budget.usd.toFixed(2)}`, field: 'budget.usd' };
+  if (budget.usd !== undefined && budget.usd !== null && usd >= budget.usd)
+    return { spent: `$${usd.toFixed(2)}`, limit: `$${budget.usd.toFixed(2)}`, field: 'budget.usd' };
   const tokens = (total.input_tokens ?? 0) + (total.output_tokens ?? 0);
   if (budget.tokens !== undefined && budget.tokens !== null && tokens >= budget.tokens)
-    return { spent: `${tokens.toLocaleString('en-US')} tokens`, limit: `${budget.tokens.toLocaleString('en-US')} tokens`, field: 'budget.tokens' };
+    return {
+      spent: `${tokens.toLocaleString('en-US')} tokens`,
+      limit: `${budget.tokens.toLocaleString('en-US')} tokens`,
+      field: 'budget.tokens',
+    };
   return undefined;
 }
 
@@ -83,7 +101,13 @@ export function budgetReached(budget: Budget | null | undefined, total: Omit<Cos
  * The budget as `sow cost` shows it: each limit, what is used of it and what is left (0 once it is
  * reached); `in_force: false` with no limits set, or with the problem that keeps the file's out.
  */
-export type BudgetStanding = { in_force: true; usd?: { limit: number; used: number; left: number }; tokens?: { limit: number; used: number; left: number } } | { in_force: false; problem?: string };
+export type BudgetStanding =
+  | {
+      in_force: true;
+      usd?: { limit: number; used: number; left: number };
+      tokens?: { limit: number; used: number; left: number };
+    }
+  | { in_force: false; problem?: string };
 
 export function budgetLeft(budget: Budget | null | undefined, total: Omit<CostRow, 'key'>): BudgetStanding {
   const usdLimit = budget?.usd ?? undefined;
@@ -93,7 +117,11 @@ export function budgetLeft(budget: Budget | null | undefined, total: Omit<CostRo
   const tokens = (total.input_tokens ?? 0) + (total.output_tokens ?? 0);
   return {
     in_force: true,
-    ...(usdLimit !== undefined ? { usd: { limit: usdLimit, used: usd, left: Math.max(0, Math.round((usdLimit - usd) * 1e9) / 1e9) } } : {}),
-    ...(tokenLimit !== undefined ? { tokens: { limit: tokenLimit, used: tokens, left: Math.max(0, tokenLimit - tokens) } } : {}),
+    ...(usdLimit !== undefined
+      ? { usd: { limit: usdLimit, used: usd, left: Math.max(0, Math.round((usdLimit - usd) * 1e9) / 1e9) } }
+      : {}),
+    ...(tokenLimit !== undefined
+      ? { tokens: { limit: tokenLimit, used: tokens, left: Math.max(0, tokenLimit - tokens) } }
+      : {}),
   };
 }

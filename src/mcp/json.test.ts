@@ -48,7 +48,9 @@ describe('MessageScanner', () => {
   });
 
   it('reads ids wherever the member is, with any spacing, and a key written with escapes', () => {
-    expect(one('{ "method" : "ping" , "params" : { "id" : 9, "x": [1, {"id": 8}] } ,\t"id"\t:\t 7 \r\n}')?.id).toBe('7');
+    expect(one('{ "method" : "ping" , "params" : { "id" : 9, "x": [1, {"id": 8}] } ,\t"id"\t:\t 7 \r\n}')?.id).toBe(
+      '7',
+    );
     expect(one('{"\\u0069d":3,"method":"x"}')?.id).toBe('3');
     expect(one('{"params":{"id":9}}')).toBeUndefined();
   });
@@ -66,8 +68,17 @@ describe('MessageScanner', () => {
   });
 
   it('tells requests, notifications and responses apart', () => {
-    expect(one('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toEqual({ hasId: false, hasMethod: true, hasReply: false });
-    expect(one('{"jsonrpc":"2.0","id":4,"result":{}}')).toEqual({ id: '4', hasId: true, hasMethod: false, hasReply: true });
+    expect(one('{"jsonrpc":"2.0","method":"notifications/initialized"}')).toEqual({
+      hasId: false,
+      hasMethod: true,
+      hasReply: false,
+    });
+    expect(one('{"jsonrpc":"2.0","id":4,"result":{}}')).toEqual({
+      id: '4',
+      hasId: true,
+      hasMethod: false,
+      hasReply: true,
+    });
     expect(one('{"jsonrpc":"2.0","id":4,"error":{"code":1}}')?.hasReply).toBe(true);
   });
 
@@ -97,7 +108,12 @@ describe('MessageScanner', () => {
 
 describe('findKey', () => {
   it('finds an own member by name, anywhere, and says where', () => {
-    expect(findKey(JSON.parse('{"a":{"b":[{"c":1},{"__proto__":2}]}}'), '__proto__')).toEqual(['a', 'b', '1', '__proto__']);
+    expect(findKey(JSON.parse('{"a":{"b":[{"c":1},{"__proto__":2}]}}'), '__proto__')).toEqual([
+      'a',
+      'b',
+      '1',
+      '__proto__',
+    ]);
     expect(findKey(JSON.parse('{"__proto__":1}'), '__proto__')).toEqual(['__proto__']);
     expect(findKey({ a: { constructor: 1 } }, '__proto__')).toBeUndefined();
     expect(findKey('text', '__proto__')).toBeUndefined();

@@ -42,7 +42,13 @@ function keyOf(text: string): Key {
       return 'other';
     }
   }
-  return name === 'id' ? 'id' : name === 'method' ? 'method' : name === 'result' || name === 'error' ? 'reply' : 'other';
+  return name === 'id'
+    ? 'id'
+    : name === 'method'
+      ? 'method'
+      : name === 'result' || name === 'error'
+        ? 'reply'
+        : 'other';
 }
 
 /**
@@ -235,7 +241,8 @@ export function idText(scanned: Scanned | undefined): string | undefined {
   }
 }
 
-export const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
+export const isObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /**
  * The path to the first own member called `name` anywhere in `value` (arrays by index), not
@@ -257,7 +264,8 @@ export function findKey(value: unknown, name: string, skip?: unknown): string[] 
       return path.reverse();
     }
     const entries = Array.isArray(v) ? v.map((item, i) => [String(i), item] as const) : Object.entries(v);
-    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], key: entries[i]![0], parent: node });
+    for (let i = entries.length - 1; i >= 0; i--)
+      stack.push({ value: entries[i]![1], key: entries[i]![0], parent: node });
   }
   return undefined;
 }

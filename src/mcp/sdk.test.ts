@@ -24,14 +24,22 @@ function valueImports(file: string): string[] {
   const found = [...text.matchAll(/(?:^|\n)\s*(import|export)(\s+type)?[^'";]*?from\s+'([^']+)'|import\('([^']+)'\)/g)]
     .filter((m) => m[2] === undefined)
     .map((m) => m[3] ?? m[4]!)
-    .filter((spec) => spec === 'zod' || spec.startsWith('zod/') || spec.startsWith('@modelcontextprotocol/') || spec.startsWith('@agentclientprotocol/'));
+    .filter(
+      (spec) =>
+        spec === 'zod' ||
+        spec.startsWith('zod/') ||
+        spec.startsWith('@modelcontextprotocol/') ||
+        spec.startsWith('@agentclientprotocol/'),
+    );
   return found.map((spec) => `${relative(SRC, file).split('\\').join('/')} → ${spec}`);
 }
 
 describe('the MCP SDK stays apart', () => {
   it('only src/mcp/sdk.ts imports the SDK or zod (and src/adapters/acp/sdk.ts the ACP SDK)', () => {
     const all = sources(SRC).flatMap(valueImports);
-    expect(all.filter((i) => !i.startsWith('mcp/sdk.ts → ') && !/^adapters\/acp\/sdk\.ts → @agentclientprotocol\//.test(i))).toEqual([]);
+    expect(
+      all.filter((i) => !i.startsWith('mcp/sdk.ts → ') && !/^adapters\/acp\/sdk\.ts → @agentclientprotocol\//.test(i)),
+    ).toEqual([]);
     expect(
       all.some((i) => i.startsWith('adapters/acp/sdk.ts → ')),
       'the ACP SDK is seen too',
@@ -40,7 +48,11 @@ describe('the MCP SDK stays apart', () => {
   });
 
   it('src/mcp/sdk.ts is imported, with that exact specifier, only from src/mcp/ (the build maps it there)', () => {
-    const importers = sources(SRC).filter((f) => /from\s+'[./]*\/?(mcp\/)?sdk\.js'/.test(readFileSync(f, 'utf8')) && !relative(SRC, f).startsWith(join('adapters', 'acp')));
+    const importers = sources(SRC).filter(
+      (f) =>
+        /from\s+'[./]*\/?(mcp\/)?sdk\.js'/.test(readFileSync(f, 'utf8')) &&
+        !relative(SRC, f).startsWith(join('adapters', 'acp')),
+    );
     const rel = importers.map((f) => relative(SRC, f).split('\\').join('/'));
     expect(rel.length).toBeGreaterThan(0);
     for (const f of rel) {
@@ -52,7 +64,9 @@ describe('the MCP SDK stays apart', () => {
 
 describe('the ACP SDK stays apart', () => {
   it('src/adapters/acp/sdk.ts is imported, with that exact specifier, only from src/adapters/acp/ (the build maps it there)', () => {
-    const importers = sources(SRC).filter((f) => /from\s+'[./]*\/?(acp\/)?sdk\.js'/.test(readFileSync(f, 'utf8')) && !relative(SRC, f).startsWith('mcp'));
+    const importers = sources(SRC).filter(
+      (f) => /from\s+'[./]*\/?(acp\/)?sdk\.js'/.test(readFileSync(f, 'utf8')) && !relative(SRC, f).startsWith('mcp'),
+    );
     const rel = importers.map((f) => relative(SRC, f).split('\\').join('/'));
     expect(rel).toEqual(['adapters/acp/client.ts']);
     expect(readFileSync(join(SRC, rel[0]!), 'utf8')).toMatch(/from '\.\/sdk\.js'/);

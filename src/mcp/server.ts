@@ -80,7 +80,9 @@ function argumentsError(tool: Tool, error: z.ZodError): UsageError {
   });
   return new UsageError(
     `invalid arguments for ${tool.name}: ${problems.join('; ')}`,
-    known.length ? `${tool.name} takes ${known.join(', ')} (its input schema says which and of what type)` : `${tool.name} takes no arguments`,
+    known.length
+      ? `${tool.name} takes ${known.join(', ')} (its input schema says which and of what type)`
+      : `${tool.name} takes no arguments`,
   );
 }
 
@@ -100,10 +102,19 @@ function lean(node: unknown): unknown {
   const out: Record<string, unknown> = {};
   const o = node as Record<string, unknown>;
   for (const [key, value] of Object.entries(o)) {
-    if (key === 'type' && value === 'string' && Array.isArray(o['enum']) && o['enum'].every((e) => typeof e === 'string')) continue;
+    if (
+      key === 'type' &&
+      value === 'string' &&
+      Array.isArray(o['enum']) &&
+      o['enum'].every((e) => typeof e === 'string')
+    )
+      continue;
     if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
     // Property names are the schema's own keys, never a keyword: recurse into each property's schema.
-    out[key] = key === 'properties' && typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lean(v)])) : lean(value);
+    out[key] =
+      key === 'properties' && typeof value === 'object' && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lean(v)]))
+        : lean(value);
   }
   return out;
 }
@@ -129,13 +140,21 @@ function resultOf(tool: Tool, data: unknown): CallToolResult {
   const text = toJson(data ?? null);
   const value: unknown = JSON.parse(text);
   const structured =
-    typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : { [Array.isArray(value) ? (tool.listKey ?? 'items') : 'value']: value };
+    typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { [Array.isArray(value) ? (tool.listKey ?? 'items') : 'value']: value };
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
-export async function callTool(tools: readonly Tool[], name: string, args: unknown, ctx: ToolContext): Promise<CallToolResult> {
+export async function callTool(
+  tools: readonly Tool[],
+  name: string,
+  args: unknown,
+  ctx: ToolContext,
+): Promise<CallToolResult> {
   const tool = tools.find((t) => t.name === name);
-  if (!tool) return errorResult(new UsageError(`unknown tool '${name}'`, `the tools: ${tools.map((t) => t.name).join(', ')}`));
+  if (!tool)
+    return errorResult(new UsageError(`unknown tool '${name}'`, `the tools: ${tools.map((t) => t.name).join(', ')}`));
   // zod drops a member called __proto__ from a map (metadata) without a word; the command line
   // refuses `--__proto__ x`, and so does this, in the same words. (At the top the strict schema
   // refuses it as an unknown argument.)
@@ -160,7 +179,9 @@ function isFolder(path: string): boolean {
 
 /** Each method's schema by its name, from one of the SDK's unions (ClientRequestSchema, …). */
 function byMethod(options: readonly z.ZodType[]): ReadonlyMap<string, z.ZodType> {
-  return new Map(options.map((schema) => [((schema as z.ZodObject).shape['method'] as z.ZodLiteral<string>).value, schema]));
+  return new Map(
+    options.map((schema) => [((schema as z.ZodObject).shape['method'] as z.ZodLiteral<string>).value, schema]),
+  );
 }
 
 const REQUESTS = byMethod(ClientRequestSchema.options);
@@ -187,7 +208,9 @@ export const checkMessage: MessageCheck = (message) => {
   const checked = schema?.safeParse(message);
   if (!checked || checked.success) return undefined;
   const issues = checked.error.issues;
-  const said = issues.slice(0, 3).map((issue) => `${issue.path.length ? shownPath(issue.path) : 'the message'}: ${issue.message}`);
+  const said = issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.length ? shownPath(issue.path) : 'the message'}: ${issue.message}`);
   return `invalid params for ${message.method}: ${said.join('; ')}${issues.length > 3 ? `; and ${issues.length - 3} more` : ''}`;
 };
 
@@ -202,11 +225,20 @@ export interface ServeOptions {
 /** Serves until the client closes stdin (or the connection), then resolves once every call has been answered. */
 export async function serveMcp(opts: ServeOptions): Promise<void> {
   const cwd = resolve(opts.cwd ?? process.cwd());
-  if (!isFolder(cwd)) throw new SowError('NOT_A_FOLDER', 'failed', `--cwd '${opts.cwd ?? cwd}' is not a folder`, 'pass the folder of the repository to serve, or start sow mcp in it');
+  if (!isFolder(cwd))
+    throw new SowError(
+      'NOT_A_FOLDER',
+      'failed',
+      `--cwd '${opts.cwd ?? cwd}' is not a folder`,
+      'pass the folder of the repository to serve, or start sow mcp in it',
+    );
   // A server lives for many calls: each rereads only the state files that changed since the last.
   keepParsedStateFiles();
   keepTaskIndex();
-  const server = new Server({ name: 'sow', version: opts.version }, { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS });
+  const server = new Server(
+    { name: 'sow', version: opts.version },
+    { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
+  );
   server.onerror = (err) => void process.stderr.write(`sow mcp: ${err.message}\n`);
   const tools = await loadTools(opts.commands);
   const listed = tools.map(listing);
@@ -223,7 +255,12 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
       signal: extra.signal,
       progress(progress, total, message) {
         if (token === undefined) return;
-        extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message } }).catch(() => undefined);
+        extra
+          .sendNotification({
+            method: 'notifications/progress',
+            params: { progressToken: token, progress, total, message },
+          })
+          .catch(() => undefined);
       },
     });
   });
@@ -256,16 +293,29 @@ function servePromptsAndResources(server: Server, cwd: string): void {
     const { listPrompts } = await import('../app/prompts.js');
     return {
       prompts: [
-        { name: 'continue', description: "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project continue --full')" },
-        ...listPrompts().map((name) => ({ name, description: `sow's ${name.replace('/', ' prompt ')}, filled with what the project knows (as 'sow prompt ${name}')` })),
+        {
+          name: 'continue',
+          description:
+            "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project continue --full')",
+        },
+        ...listPrompts().map((name) => ({
+          name,
+          description: `sow's ${name.replace('/', ' prompt ')}, filled with what the project knows (as 'sow prompt ${name}')`,
+        })),
       ],
     };
   });
   server.setRequestHandler(GetPromptRequestSchema, async (request) => {
     const name = request.params.name;
     try {
-      const text = name === 'continue' ? (await (await import('../app/status.js')).continueProject(cwd)).prompt : (await (await import('../app/prompts.js')).readPrompt(cwd, name)).text;
-      return { description: name === 'continue' ? 'What to do now' : name, messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }] };
+      const text =
+        name === 'continue'
+          ? (await (await import('../app/status.js')).continueProject(cwd)).prompt
+          : (await (await import('../app/prompts.js')).readPrompt(cwd, name)).text;
+      return {
+        description: name === 'continue' ? 'What to do now' : name,
+        messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],
+      };
     } catch (err) {
       throw requestError(err, ErrorCode.InvalidParams);
     }
@@ -284,7 +334,11 @@ function servePromptsAndResources(server: Server, cwd: string): void {
     const { RESOURCE_SCHEME } = await import('../app/resources.js');
     return {
       resourceTemplates: [
-        { uriTemplate: `${RESOURCE_SCHEME}{+path}`, name: 'A file under .sow/project/', description: "state.yaml, log.md, a task's phases/<phase>/tasks/<id>/state.yaml, a document" },
+        {
+          uriTemplate: `${RESOURCE_SCHEME}{+path}`,
+          name: 'A file under .sow/project/',
+          description: "state.yaml, log.md, a task's phases/<phase>/tasks/<id>/state.yaml, a document",
+        },
       ],
     };
   });
@@ -293,7 +347,10 @@ function servePromptsAndResources(server: Server, cwd: string): void {
       const { readResource } = await import('../app/resources.js');
       return { contents: [await readResource(cwd, request.params.uri)] };
     } catch (err) {
-      throw requestError(err, asSowError(err).code === 'RESOURCE_NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams);
+      throw requestError(
+        err,
+        asSowError(err).code === 'RESOURCE_NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams,
+      );
     }
   });
 }

@@ -24,7 +24,13 @@ const tool = (name: string, data: unknown, listKey?: string): Tool => ({
 const ctx = { cwd: '.', progress: () => undefined };
 
 describe('callTool', () => {
-  const tools = [tool('obj', { a: 1, n: Infinity }), tool('list', [{ id: '010' }], 'tasks'), tool('bare', [1]), tool('text', 'hi'), tool('no', new UsageError('not so', 'do this'))];
+  const tools = [
+    tool('obj', { a: 1, n: Infinity }),
+    tool('list', [{ id: '010' }], 'tasks'),
+    tool('bare', [1]),
+    tool('text', 'hi'),
+    tool('no', new UsageError('not so', 'do this')),
+  ];
 
   it('an object is the structured content itself, the same values as the text (.inf as the text has it)', async () => {
     const r = await callTool(tools, 'obj', {}, ctx);
@@ -43,12 +49,28 @@ describe('callTool', () => {
     const r = await callTool(tools, 'no', {}, ctx);
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
-    expect(JSON.parse((r.content as { text: string }[])[0]!.text)).toEqual({ ok: false, error: { code: 'USAGE', message: 'not so', hint: 'do this' } });
+    expect(JSON.parse((r.content as { text: string }[])[0]!.text)).toEqual({
+      ok: false,
+      error: { code: 'USAGE', message: 'not so', hint: 'do this' },
+    });
   });
 
   it('the tools of the registry: twelve, the most a person reads through, each with an input and an output schema', async () => {
     const all = await loadTools(allCommands);
-    expect(all.map((t) => t.name).sort()).toEqual(['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task', 'task_next', 'task_update']);
+    expect(all.map((t) => t.name).sort()).toEqual([
+      'advance',
+      'agent_ps',
+      'agent_wait',
+      'artifact',
+      'check_run',
+      'continue',
+      'cost',
+      'log',
+      'status',
+      'task',
+      'task_next',
+      'task_update',
+    ]);
     for (const t of all) expect(z.toJSONSchema(t.output, { io: 'output' }), t.name).toMatchObject({ type: 'object' });
   });
 });

@@ -35,10 +35,17 @@ function toolOf(def: CommandDef): Tool {
     input: exposure.input(z),
     output: exposure.output(z),
     // A command that changes nothing is a read for the client too: said once, by `writes`.
-    ...(!def.writes || exposure.annotations ? { annotations: { ...(def.writes ? {} : { readOnlyHint: true }), ...exposure.annotations } } : {}),
+    ...(!def.writes || exposure.annotations
+      ? { annotations: { ...(def.writes ? {} : { readOnlyHint: true }), ...exposure.annotations } }
+      : {}),
     ...(exposure.listKey ? { listKey: exposure.listKey } : {}),
     async run(args, ctx) {
-      const context: CommandContext = { app: processContext(ctx.cwd), json: true, progress: ctx.progress, ...(ctx.signal ? { signal: ctx.signal } : {}) };
+      const context: CommandContext = {
+        app: processContext(ctx.cwd),
+        json: true,
+        progress: ctx.progress,
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      };
       if (exposure.call) return exposure.call(context, args);
       return (await def.run(context, exposure.toInput ? exposure.toInput(args) : { args: [], opts: args }))?.data;
     },

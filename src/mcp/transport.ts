@@ -237,7 +237,11 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      this.reply('null', PARSE_ERROR, `parse error: the line is not JSON (${err instanceof Error ? err.message : String(err)}); send each message as one JSON object on a line of its own`);
+      this.reply(
+        'null',
+        PARSE_ERROR,
+        `parse error: the line is not JSON (${err instanceof Error ? err.message : String(err)}); send each message as one JSON object on a line of its own`,
+      );
       return;
     }
     const scanner = new MessageScanner(this.max);
@@ -265,7 +269,8 @@ export class LineTransport implements Transport {
   /** What is wrong with a request or notification's members, if anything: [code, message]. */
   private problem(m: Record<string, unknown>, members: readonly string[]): [number, string] | undefined {
     if (m['jsonrpc'] !== '2.0') return [INVALID_REQUEST, `invalid request: 'jsonrpc' must be "2.0"`];
-    if (typeof m['method'] !== 'string') return [INVALID_REQUEST, `invalid request: 'method' must be a string, not ${describe(m['method'])}`];
+    if (typeof m['method'] !== 'string')
+      return [INVALID_REQUEST, `invalid request: 'method' must be a string, not ${describe(m['method'])}`];
     const unknown = Object.keys(m).find((k) => !members.includes(k));
     if (unknown !== undefined) {
       const suggestion = unknown.length <= 40 ? nearMiss(unknown, members) : undefined;
@@ -276,8 +281,10 @@ export class LineTransport implements Transport {
     }
     if (Object.hasOwn(m, 'params')) {
       const params = m['params'];
-      if (Array.isArray(params)) return [INVALID_PARAMS, "invalid params: MCP's params are an object of named members, not an array"];
-      if (!isObject(params)) return [INVALID_REQUEST, `invalid request: 'params' must be an object, not ${describe(params)}`];
+      if (Array.isArray(params))
+        return [INVALID_PARAMS, "invalid params: MCP's params are an object of named members, not an array"];
+      if (!isObject(params))
+        return [INVALID_REQUEST, `invalid request: 'params' must be an object, not ${describe(params)}`];
     }
     return undefined;
   }
@@ -299,7 +306,11 @@ export class LineTransport implements Transport {
     this.byKey.set(key, internal);
     if (!this.deliver({ ...m, id: internal })) {
       this.forget(internal);
-      this.reply(id, INTERNAL_ERROR, 'internal error: the request could not be handled; this is a bug in sow, please report it');
+      this.reply(
+        id,
+        INTERNAL_ERROR,
+        'internal error: the request could not be handled; this is a bug in sow, please report it',
+      );
     }
   }
 
@@ -323,9 +334,15 @@ export class LineTransport implements Transport {
   private notification(m: Record<string, unknown>): void {
     let problem = this.problem(m, NOTIFICATION_MEMBERS);
     let message = m;
-    if (!problem && m['method'] === 'notifications/cancelled' && isObject(m['params']) && Object.hasOwn(m['params'], 'requestId')) {
+    if (
+      !problem &&
+      m['method'] === 'notifications/cancelled' &&
+      isObject(m['params']) &&
+      Object.hasOwn(m['params'], 'requestId')
+    ) {
       const requestId = m['params']['requestId'];
-      const internal = typeof requestId === 'string' || typeof requestId === 'number' ? this.byKey.get(keyOf(requestId)) : undefined;
+      const internal =
+        typeof requestId === 'string' || typeof requestId === 'number' ? this.byKey.get(keyOf(requestId)) : undefined;
       // A request already answered, or never made: nothing to cancel (the SDK would look the
       // client's id up among its own).
       if (internal === undefined) return;
@@ -342,7 +359,11 @@ export class LineTransport implements Transport {
 
   /** An answer to a request of the server's (it sends none today): passed on when it has the shape of one, never answered. */
   private response(m: Record<string, unknown>): void {
-    if (m['jsonrpc'] !== '2.0' || !Number.isSafeInteger(m['id']) || Object.keys(m).some((k) => !RESPONSE_MEMBERS.has(k))) {
+    if (
+      m['jsonrpc'] !== '2.0' ||
+      !Number.isSafeInteger(m['id']) ||
+      Object.keys(m).some((k) => !RESPONSE_MEMBERS.has(k))
+    ) {
       this.onerror?.(new Error('ignored a response that is not one of JSON-RPC 2.0'));
       return;
     }

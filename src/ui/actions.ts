@@ -44,7 +44,8 @@ interface Action {
 }
 
 /** What a worker is told when changes are requested from the page: the feedback itself (it is also its newest pending feedback). */
-export const changesPrompt = (task: string, feedback: string): string => `Changes were requested on task ${task} (also recorded as its newest pending feedback):\n\n${feedback.trim()}`;
+export const changesPrompt = (task: string, feedback: string): string =>
+  `Changes were requested on task ${task} (also recorded as its newest pending feedback):\n\n${feedback.trim()}`;
 
 const one = (call: (v: Readonly<Record<string, string>>) => Call) => (v: Readonly<Record<string, string>>) => [call(v)];
 
@@ -54,13 +55,40 @@ const one = (call: (v: Readonly<Record<string, string>>) => Call) => (v: Readonl
  */
 export const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
   ['advance', { fields: {}, calls: one(() => ({ name: 'advance', args: [], opts: {} })) }],
-  ['approve_output', { fields: { index }, calls: one((v) => ({ name: 'output set', args: ['approved', 'true'], opts: { index: v['index'] } })) }],
-  ['approve_tasks', { fields: {}, calls: one(() => ({ name: 'phase set', args: ['metadata.tasks_approved', 'true'], opts: {} })) }],
-  ['resume', { fields: { task: taskId, prompt: text }, calls: one((v) => ({ name: 'agent resume', args: [v['task']!, v['prompt']!], opts: { detach: true } })) }],
+  [
+    'approve_output',
+    {
+      fields: { index },
+      calls: one((v) => ({ name: 'output set', args: ['approved', 'true'], opts: { index: v['index'] } })),
+    },
+  ],
+  [
+    'approve_tasks',
+    { fields: {}, calls: one(() => ({ name: 'phase set', args: ['metadata.tasks_approved', 'true'], opts: {} })) },
+  ],
+  [
+    'resume',
+    {
+      fields: { task: taskId, prompt: text },
+      calls: one((v) => ({ name: 'agent resume', args: [v['task']!, v['prompt']!], opts: { detach: true } })),
+    },
+  ],
   ['stop', { fields: { task: taskId }, calls: one((v) => ({ name: 'agent stop', args: [v['task']!], opts: {} })) }],
-  ['feedback', { fields: { task: taskId, text }, calls: one((v) => ({ name: 'task feedback', args: [v['text']!], opts: { id: v['task'] } })) }],
+  [
+    'feedback',
+    {
+      fields: { task: taskId, text },
+      calls: one((v) => ({ name: 'task feedback', args: [v['text']!], opts: { id: v['task'] } })),
+    },
+  ],
   // Review: accept completes the task through the same checks as `sow task set … status completed`.
-  ['accept', { fields: { task: taskId }, calls: one((v) => ({ name: 'task set', args: ['status', 'completed'], opts: { id: v['task'] } })) }],
+  [
+    'accept',
+    {
+      fields: { task: taskId },
+      calls: one((v) => ({ name: 'task set', args: ['status', 'completed'], opts: { id: v['task'] } })),
+    },
+  ],
   // Request changes: the feedback written, then the worker resumed with it, as the orchestrator does in two commands.
   [
     'request_changes',
@@ -73,8 +101,20 @@ export const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
     },
   ],
   // The board: a card dragged to another column, a worker started on a ready card.
-  ['set_status', { fields: { task: taskId, status }, calls: one((v) => ({ name: 'task set', args: ['status', v['status']!], opts: { id: v['task'] } })) }],
-  ['spawn', { fields: { agent, task: taskId }, calls: one((v) => ({ name: 'agent spawn', args: [v['agent']!, v['task']!], opts: { detach: true } })) }],
+  [
+    'set_status',
+    {
+      fields: { task: taskId, status },
+      calls: one((v) => ({ name: 'task set', args: ['status', v['status']!], opts: { id: v['task'] } })),
+    },
+  ],
+  [
+    'spawn',
+    {
+      fields: { agent, task: taskId },
+      calls: one((v) => ({ name: 'agent spawn', args: [v['agent']!, v['task']!], opts: { detach: true } })),
+    },
+  ],
 ]);
 
 /** A name from the page, shown in an error: short (the answer is JSON, which escapes the rest). */
@@ -105,24 +145,38 @@ export function parseJson(raw: string | undefined): unknown {
 
 /** The page's body read as one action: its commands and the checkout it is for; ActionRefused for anything else. */
 export function parseAction(body: unknown): { name: string; calls: Call[]; checkout: string | null } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
   const given = body as Record<string, unknown>;
   const own = (key: string): unknown => (Object.hasOwn(given, key) ? given[key] : undefined);
   const name = own('action');
   const action = typeof name === 'string' ? ACTIONS.get(name) : undefined;
-  if (!action) throw new ActionRefused('UI_NO_SUCH_ACTION', `no action '${shown(name)}' (actions: ${[...ACTIONS.keys()].join(', ')})`);
+  if (!action)
+    throw new ActionRefused(
+      'UI_NO_SUCH_ACTION',
+      `no action '${shown(name)}' (actions: ${[...ACTIONS.keys()].join(', ')})`,
+    );
   const values: Record<string, string> = {};
   for (const key of Object.keys(given)) {
     if (key === 'action' || key === 'checkout') continue;
-    if (!Object.hasOwn(action.fields, key)) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' takes no '${shown(key)}'`);
+    if (!Object.hasOwn(action.fields, key))
+      throw new ActionRefused('UI_BAD_ACTION', `action '${name}' takes no '${shown(key)}'`);
   }
   for (const [key, field] of Object.entries(action.fields)) {
     const value = field(own(key));
-    if (value === undefined) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' needs '${key}': ${FIELD_RULES.get(field)}`);
+    if (value === undefined)
+      throw new ActionRefused('UI_BAD_ACTION', `action '${name}' needs '${key}': ${FIELD_RULES.get(field)}`);
     values[key] = value;
   }
   const checkout = own('checkout');
   if (checkout !== undefined && checkout !== null && !(typeof checkout === 'string' && checkout.length <= MAX_CHECKOUT))
-    throw new ActionRefused('UI_BAD_ACTION', "'checkout' is a checkout's path relative to the main one (a text), or left out");
-  return { name: name as string, calls: action.calls(values), checkout: typeof checkout === 'string' ? checkout : null };
+    throw new ActionRefused(
+      'UI_BAD_ACTION',
+      "'checkout' is a checkout's path relative to the main one (a text), or left out",
+    );
+  return {
+    name: name as string,
+    calls: action.calls(values),
+    checkout: typeof checkout === 'string' ? checkout : null,
+  };
 }

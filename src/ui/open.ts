@@ -2,7 +2,12 @@
 import { spawn } from 'node:child_process';
 
 export function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>): void {
-  const [cmd, args] = process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  const [cmd, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '', url]]
+        : ['xdg-open', [url]];
   try {
     const child = spawn(cmd, args as string[], { env: { ...env }, stdio: 'ignore', detached: true });
     child.on('error', () => undefined);

@@ -46,12 +46,17 @@ describe("the page's actions: a closed list, each one command with values of its
       { name: 'task feedback', args: ['Name the file.\n'], opts: { id: '010' } },
       { name: 'agent resume', args: ['010', changesPrompt('010', 'Name the file.')], opts: { detach: true } },
     ]);
-    expect(changesPrompt('010', 'Name the file.\n')).toBe('Changes were requested on task 010 (also recorded as its newest pending feedback):\n\nName the file.');
+    expect(changesPrompt('010', 'Name the file.\n')).toBe(
+      'Changes were requested on task 010 (also recorded as its newest pending feedback):\n\nName the file.',
+    );
   });
 
-  it.each([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype', '', 'ADVANCE', 'advance '])('%j is no action', (name) => {
-    expect(() => parseAction(JSON.parse(`{"action":${JSON.stringify(name)}}`))).toThrow(/^no action/);
-  });
+  it.each([...Object.getOwnPropertyNames(Object.prototype), '__proto__', 'prototype', '', 'ADVANCE', 'advance '])(
+    '%j is no action',
+    (name) => {
+      expect(() => parseAction(JSON.parse(`{"action":${JSON.stringify(name)}}`))).toThrow(/^no action/);
+    },
+  );
 
   it.each([
     [null, /not a JSON object/],

@@ -58,12 +58,23 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     const all = checkoutsWithProject(ctx.app.cwd);
     if (rel === null || rel === '') return all.find((c) => c.rel === '.')?.path ?? all[0]?.path ?? ctx.app.cwd;
     const found = all.find((c) => c.rel === rel);
-    if (!found) throw new SowError('NO_SUCH_CHECKOUT', 'failed', `no checkout '${rel}' with a project`, 'the page lists the checkouts that have one');
+    if (!found)
+      throw new SowError(
+        'NO_SUCH_CHECKOUT',
+        'failed',
+        `no checkout '${rel}' with a project`,
+        'the page lists the checkouts that have one',
+      );
     return found.path;
   };
 
   /** Runs a command as commander would after parsing its line: each argument and option read by its own parser. */
-  const runCommand = async (name: string, args: string[], options: Record<string, unknown>, cwd: string): Promise<unknown> => {
+  const runCommand = async (
+    name: string,
+    args: string[],
+    options: Record<string, unknown>,
+    cwd: string,
+  ): Promise<unknown> => {
     const def = defs.get(name);
     if (!def) throw new Error(`sow ui: no command ${name}`);
     const parsedArgs = args.map((a, i) => def.args?.[i]?.parse?.(a) ?? a);
@@ -157,7 +168,13 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     if (method === 'GET' && url.pathname === '/api/view') {
       const name = url.searchParams.get('name') ?? '';
       const view = VIEWS.get(name);
-      if (!view) return send(res, 404, 'application/json', JSON.stringify({ ok: false, error: { code: 'NO_SUCH_VIEW', message: 'no such view' } }));
+      if (!view)
+        return send(
+          res,
+          404,
+          'application/json',
+          JSON.stringify({ ok: false, error: { code: 'NO_SUCH_VIEW', message: 'no such view' } }),
+        );
       try {
         const cwd = view.where === 'main' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));
         // One after the other: each takes the workspace's lock, as the command would.
@@ -173,7 +190,9 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
         for (const c of view.then?.(parts, url.searchParams) ?? []) await runPart(c);
         // The list of projects: each project's type and what its workers used, from its own status.
         if (name === 'projects') {
-          const rows = ((parts.get('status') as { data?: { path: string; rel: string; project?: unknown }[] }).data ?? []).filter((r) => r.project);
+          const rows = (
+            (parts.get('status') as { data?: { path: string; rel: string; project?: unknown }[] }).data ?? []
+          ).filter((r) => r.project);
           const details: Record<string, unknown> = {};
           for (const row of rows) {
             try {
@@ -191,7 +210,11 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
       }
     }
     if (method === 'GET' && url.pathname === '/api/changes') {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
       // Reconnect within a second when the server comes back (a restart).
       res.write(': sow\nretry: 1000\n\n');
       listeners.add(res);
@@ -201,9 +224,18 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     if (method === 'POST' && url.pathname === '/api/action') {
       if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return refuse(res);
       const raw = await readBody(req);
-      const refused = (r: ActionRefused) => send(res, r.status, 'application/json', JSON.stringify({ ok: false, error: { code: r.code, message: r.message } }));
+      const refused = (r: ActionRefused) =>
+        send(
+          res,
+          r.status,
+          'application/json',
+          JSON.stringify({ ok: false, error: { code: r.code, message: r.message } }),
+        );
       // Said at once; the rest of the body is read and dropped, never kept.
-      if (raw === 'too large') return refused(new ActionRefused('UI_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES / 1024} KiB`, 413));
+      if (raw === 'too large')
+        return refused(
+          new ActionRefused('UI_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES / 1024} KiB`, 413),
+        );
       let action: ReturnType<typeof parseAction>;
       try {
         action = parseAction(parseJson(raw));
@@ -215,14 +247,30 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
       const steps: { command: string; data: unknown }[] = [];
       try {
         const cwd = checkout(action.checkout);
-        for (const c of action.calls) steps.push({ command: c.name, data: await runCommand(c.name, c.args, c.opts, cwd) });
-        return send(res, 200, 'application/json', JSON.stringify({ ok: true, data: steps.at(-1)?.data ?? null, ...(steps.length > 1 ? { steps } : {}) }));
+        for (const c of action.calls)
+          steps.push({ command: c.name, data: await runCommand(c.name, c.args, c.opts, cwd) });
+        return send(
+          res,
+          200,
+          'application/json',
+          JSON.stringify({ ok: true, data: steps.at(-1)?.data ?? null, ...(steps.length > 1 ? { steps } : {}) }),
+        );
       } catch (err) {
         const failed = action.calls[steps.length]?.name;
-        return send(res, 200, 'application/json', JSON.stringify({ ...envelope(err), ...(action.calls.length > 1 ? { steps, failed } : {}) }));
+        return send(
+          res,
+          200,
+          'application/json',
+          JSON.stringify({ ...envelope(err), ...(action.calls.length > 1 ? { steps, failed } : {}) }),
+        );
       }
     }
-    return send(res, 404, 'application/json', JSON.stringify({ ok: false, error: { code: 'NOT_FOUND', message: 'no such page' } }));
+    return send(
+      res,
+      404,
+      'application/json',
+      JSON.stringify({ ok: false, error: { code: 'NOT_FOUND', message: 'no such page' } }),
+    );
   });
 
   const listen = (at: number) =>
@@ -244,7 +292,10 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
   const address = server.address();
   port = typeof address === 'object' && address ? address.port : opts.port;
   const now = new Date().toISOString();
-  const kept = record && record.port === port ? record.tokens.filter((t) => Date.parse(now) - Date.parse(t.at) < KEEP_TOKENS_MS) : [];
+  const kept =
+    record && record.port === port
+      ? record.tokens.filter((t) => Date.parse(now) - Date.parse(t.at) < KEEP_TOKENS_MS)
+      : [];
   earlier = kept.map((t) => Buffer.from(t.sha256, 'hex'));
   try {
     writeUiRecord(here, { port, tokens: [{ sha256: sha(token).toString('hex'), at: now }, ...kept].slice(0, 8) });

@@ -18,7 +18,10 @@ export interface View {
   then?: (parts: ReadonlyMap<string, unknown>, q: URLSearchParams) => Call[];
 }
 
-const dataOf = (part: unknown): unknown => (part && typeof part === 'object' && (part as { ok?: unknown }).ok === true ? (part as { data?: unknown }).data : undefined);
+const dataOf = (part: unknown): unknown =>
+  part && typeof part === 'object' && (part as { ok?: unknown }).ok === true
+    ? (part as { data?: unknown }).data
+    : undefined;
 
 /** The task view's reads: the task, its documents, what it changed, its worker's events, its artifacts. */
 const taskCalls = (q: URLSearchParams): Call[] => {
@@ -67,11 +70,18 @@ export const VIEWS: ReadonlyMap<string, View> = new Map<string, View>([
         const outputs = dataOf(parts.get('output list'));
         if (Array.isArray(outputs))
           for (const o of outputs as { index: number; type: string }[])
-            if (o.type !== 'evidence' && Number.isSafeInteger(o.index)) calls.push({ name: 'output show', label: `document ${o.index}`, args: [], opts: { index: String(o.index) } });
+            if (o.type !== 'evidence' && Number.isSafeInteger(o.index))
+              calls.push({
+                name: 'output show',
+                label: `document ${o.index}`,
+                args: [],
+                opts: { index: String(o.index) },
+              });
         // The outputs of every phase: where the evidence of each check's runs is, to open its log.
         const status = dataOf(parts.get('status')) as { phases?: { name: string; enabled?: boolean }[] } | undefined;
         for (const p of status?.phases ?? [])
-          if (p.enabled !== false && typeof p.name === 'string') calls.push({ name: 'output list', label: `outputs of ${p.name}`, args: [], opts: { phase: p.name } });
+          if (p.enabled !== false && typeof p.name === 'string')
+            calls.push({ name: 'output list', label: `outputs of ${p.name}`, args: [], opts: { phase: p.name } });
         return calls;
       },
     },

@@ -7,7 +7,17 @@
  * hostile agent sends.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -18,7 +28,8 @@ import { agentFixtures, cleanEnv, FAKE, until } from './agent-world.js';
 const base = agentFixtures({ tasks: ['First task', 'Second task'] });
 
 /** An executor of `type` over ACP, bound to the implementer. */
-const config = (type: string, extra = '') => `agents:\n  executors:\n    w:\n      type: ${type}\n      transport: acp\n${extra}  bindings:\n    implementer: w\n`;
+const config = (type: string, extra = '') =>
+  `agents:\n  executors:\n    w:\n      type: ${type}\n      transport: acp\n${extra}  bindings:\n    implementer: w\n`;
 
 /** A folder outside every test repository, for what the safe profile must refuse. */
 const outside = realpathSync(mkdtempSync(join(tmpdir(), 'sow-acp-outside-')));
@@ -40,7 +51,10 @@ describe('agent spawn over ACP', () => {
       const f = base(config(type));
       const marker = join(outside, `${type}-touched`);
       const script = [{ say: 'Working on it.' }, { run: 'sow status' }, { run: `touch ${marker}` }, REPORT];
-      const r = f.ok(['agent', 'spawn', 'implementer', '010', '--json'], { FAKE_ACP_SCRIPT: JSON.stringify(script), CODEX_API_KEY: 'test' });
+      const r = f.ok(['agent', 'spawn', 'implementer', '010', '--json'], {
+        FAKE_ACP_SCRIPT: JSON.stringify(script),
+        CODEX_API_KEY: 'test',
+      });
       expect(existsSync(marker), 'the refused command did not run').toBe(false);
       const t = f.task();
       // Codex's adapter has no "no" but "abort": a refusal ends its whole turn, so it never reports.
@@ -59,15 +73,27 @@ describe('agent spawn over ACP', () => {
       // Copilot takes sow mcp on its command line, as it refuses a stdio server in session/new.
       if (type === 'copilot') {
         const mcp = JSON.parse(argv[2]!).mcpServers.sow;
-        expect(mcp).toMatchObject({ type: 'local', command: process.execPath, args: [SOW, 'mcp'], env: { SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' }, tools: ['*'] });
+        expect(mcp).toMatchObject({
+          type: 'local',
+          command: process.execPath,
+          args: [SOW, 'mcp'],
+          env: { SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' },
+          tools: ['*'],
+        });
       }
       const opened = log.find((e) => e.event === 'session/new' && e.session);
       expect(t.session_id).toBe(opened!.session);
       // sow chose, by kind, the option of this agent's own wording that allows once, then the one that refuses.
       const asked = log.filter((e) => e.event === 'permission' && e.cli === cli);
-      expect(asked.map((e) => [e.toolCall?.kind, e.outcome?.outcome])).toEqual([['execute', 'selected'], ['execute', 'selected'], ...(type === 'codex' ? [] : [['execute', 'selected']])]);
+      expect(asked.map((e) => [e.toolCall?.kind, e.outcome?.outcome])).toEqual([
+        ['execute', 'selected'],
+        ['execute', 'selected'],
+        ...(type === 'codex' ? [] : [['execute', 'selected']]),
+      ]);
       const steps = log.filter((e) => e.event === 'step' && e.step?.run);
-      expect(steps.map((e) => (e.result === 'refused' ? 'refused' : e.result?.allowed ? 'ran' : JSON.stringify(e.result)))).toEqual(['ran', 'refused', ...(type === 'codex' ? [] : ['ran'])]);
+      expect(
+        steps.map((e) => (e.result === 'refused' ? 'refused' : e.result?.allowed ? 'ran' : JSON.stringify(e.result))),
+      ).toEqual(['ran', 'refused', ...(type === 'codex' ? [] : ['ran'])]);
       expect(r.json!.data.denials).toEqual([expect.objectContaining({ kind: 'command', input: `touch ${marker}` })]);
       expect(r.stderr).toContain(`sow refused`);
     });
@@ -75,10 +101,15 @@ describe('agent spawn over ACP', () => {
 
   it('hands the agent no file or terminal capability, opens the session in the repository, and hands it sow mcp as the worker', () => {
     const f = base(config('claude'));
-    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status', arguments: {} } }, REPORT]) });
+    f.ok(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status', arguments: {} } }, REPORT]),
+    });
     const log = acpEvents(f.world.log);
     const init = log.find((e) => e.event === 'initialize')!;
-    expect(init.params.clientCapabilities).toMatchObject({ fs: { readTextFile: false, writeTextFile: false }, terminal: false });
+    expect(init.params.clientCapabilities).toMatchObject({
+      fs: { readTextFile: false, writeTextFile: false },
+      terminal: false,
+    });
     const opened = log.find((e) => e.event === 'session/new')!;
     expect(opened.params.cwd).toBe(f.root);
     const server = opened.params.mcpServers[0];
@@ -121,32 +152,50 @@ describe('agent spawn over ACP', () => {
 
   it('the configured model is chosen through the session’s model option; one the agent does not offer is said, and the run goes on', () => {
     const f = base(config('opencode', '      settings:\n        model: anthropic/claude-sonnet-4-5\n'));
-    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]), FAKE_ACP_MODELS: 'opencode/big-pickle,anthropic/claude-sonnet-4-5' });
+    f.ok(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_ACP_SCRIPT: JSON.stringify([REPORT]),
+      FAKE_ACP_MODELS: 'opencode/big-pickle,anthropic/claude-sonnet-4-5',
+    });
     const set = acpEvents(f.world.log).find((e) => (e.event as string) === 'session/set_config_option')!;
     expect(set.params).toMatchObject({ configId: 'model', value: 'anthropic/claude-sonnet-4-5' });
     const g = base(config('opencode', '      settings:\n        model: nosuch\n'));
-    const r = g.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]), FAKE_ACP_MODELS: 'opencode/big-pickle' });
-    expect(r.stderr).toContain("warning: the agent offers no model 'nosuch' (it offers opencode/big-pickle); it keeps opencode/big-pickle");
+    const r = g.ok(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_ACP_SCRIPT: JSON.stringify([REPORT]),
+      FAKE_ACP_MODELS: 'opencode/big-pickle',
+    });
+    expect(r.stderr).toContain(
+      "warning: the agent offers no model 'nosuch' (it offers opencode/big-pickle); it keeps opencode/big-pickle",
+    );
     expect(g.task().status).toBe('needs_review');
   });
 
   it('yolo allows what safe refuses', () => {
     const f = base(config('gemini', '      settings:\n        permissions: yolo\n'));
     const marker = join(outside, 'yolo-touched');
-    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([{ run: `touch ${marker}` }, REPORT]) });
+    f.ok(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_ACP_SCRIPT: JSON.stringify([{ run: `touch ${marker}` }, REPORT]),
+    });
     expect(existsSync(marker)).toBe(true);
   });
 
   it('counts what the agent says it used: the turn tokens and the session cost', () => {
     const f = base(config('claude'));
-    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([{ usage: { input: 1200, output: 300, cost: 0.25 } }, REPORT]) });
+    f.ok(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_ACP_SCRIPT: JSON.stringify([{ usage: { input: 1200, output: 300, cost: 0.25 } }, REPORT]),
+    });
     const cost = f.ok(['cost', '--json']).json!.data.total;
     expect(cost).toMatchObject({ runs: 1, input_tokens: 1200, output_tokens: 300, cost_usd: 0.25 });
   });
 
   it('a broken or hostile agent does no harm: garbage lines, unknown methods, a file read it was not offered, a flood of updates', () => {
     const f = base(config('copilot'));
-    const script = [{ garbage: 'this is not JSON-RPC {' }, { unknown: 'sow/take_over' }, { fsRead: '/etc/passwd' }, { flood: 3000 }, REPORT];
+    const script = [
+      { garbage: 'this is not JSON-RPC {' },
+      { unknown: 'sow/take_over' },
+      { fsRead: '/etc/passwd' },
+      { flood: 3000 },
+      REPORT,
+    ];
     f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
     expect(f.task().status).toBe('needs_review');
     const steps = acpEvents(f.world.log).filter((e) => e.event === 'step');
@@ -155,7 +204,9 @@ describe('agent spawn over ACP', () => {
     // The raw stream keeps what came; sow's own events have the flood as one message, not 3000 lines.
     const raw = f.ok(['agent', 'events', '010', '--raw']).stdout;
     expect(raw).toContain('this is not JSON-RPC {');
-    const kinds = (f.ok(['agent', 'events', '010', '--json']).json!.data.events as { kind: string }[]).map((e) => e.kind);
+    const kinds = (f.ok(['agent', 'events', '010', '--json']).json!.data.events as { kind: string }[]).map(
+      (e) => e.kind,
+    );
     expect(kinds.filter((k) => k === 'message').length).toBeLessThan(5);
   });
 
@@ -181,7 +232,10 @@ describe('what a safe worker cannot do over ACP, however it words it', () => {
   /** What the agent was answered for each step, and whether the step's effect happened. */
   const answers = (log: string) =>
     acpEvents(log)
-      .filter((e) => e.event === 'step' && (e.step?.run !== undefined || e.step?.ask !== undefined || e.step?.edit !== undefined))
+      .filter(
+        (e) =>
+          e.event === 'step' && (e.step?.run !== undefined || e.step?.ask !== undefined || e.step?.edit !== undefined),
+      )
       .map((e) => (e.result === 'refused' ? 'refused' : 'allowed'));
 
   it('a command is judged as the shell parses it: sow behind a Unicode space, a path or a look-alike shell runs nothing', () => {
@@ -195,9 +249,19 @@ describe('what a safe worker cannot do over ACP, however it words it', () => {
       { run: `sow\u3000${up}/bin/sh -c 'touch ${marker(2)}'` },
       { run: `sow\u00a0${up}/bin/sh -c 'touch ${marker(3)}'` },
       // An argv no shell reads: its first word is the program.
-      { ask: { kind: 'execute', title: 'Run', rawInput: { command: [`sow\v${up}/bin/sh`, '-c', `touch ${marker(4)}`] } }, then: `touch ${marker(4)}` },
+      {
+        ask: {
+          kind: 'execute',
+          title: 'Run',
+          rawInput: { command: [`sow\v${up}/bin/sh`, '-c', `touch ${marker(4)}`] },
+        },
+        then: `touch ${marker(4)}`,
+      },
       // A "shell" of the worker's own making, handed a script that is sow.
-      { ask: { kind: 'execute', title: 'Run', rawInput: { command: [join(f.root, 'x/bash'), '-lc', 'sow status'] } }, then: `touch ${marker(5)}` },
+      {
+        ask: { kind: 'execute', title: 'Run', rawInput: { command: [join(f.root, 'x/bash'), '-lc', 'sow status'] } },
+        then: `touch ${marker(5)}`,
+      },
       { run: 'sow status' },
       REPORT,
     ];
@@ -207,7 +271,9 @@ describe('what a safe worker cannot do over ACP, however it words it', () => {
     const reasons = (r.json!.data.denials as { reason: string }[]).map((d) => d.reason);
     expect(reasons.slice(0, 3)).toEqual([
       'it is not one plain command: the shell would see a control character (U+000B)',
-      expect.stringMatching(/^it is not one plain command: the shell would see an invisible or Unicode space character \(U\+3000\)/),
+      expect.stringMatching(
+        /^it is not one plain command: the shell would see an invisible or Unicode space character \(U\+3000\)/,
+      ),
       expect.stringMatching(/U\+00A0/),
     ]);
     expect(f.task().status).toBe('needs_review');
@@ -227,7 +293,10 @@ describe('what a safe worker cannot do over ACP, however it words it', () => {
     ];
     const marker = (n: number) => join(outside, `read-${n}`);
     const script = [
-      ...reads.map((rawInput, n) => ({ ask: { kind: n % 2 ? 'search' : 'read', title: 'Look', rawInput }, then: `touch ${marker(n)}` })),
+      ...reads.map((rawInput, n) => ({
+        ask: { kind: n % 2 ? 'search' : 'read', title: 'Look', rawInput },
+        then: `touch ${marker(n)}`,
+      })),
       { ask: { kind: 'search', title: 'Find', rawInput: { pattern: 'src/**/*.ts' } }, then: `touch ${marker(99)}` },
       REPORT,
     ];
@@ -252,7 +321,10 @@ describe('what a safe worker cannot do over ACP, however it words it', () => {
       { edit: '.claude/settings.local.json', text: '{"permissions":{"allow":["Bash"]}}\n' },
       { edit: 'sub/.git/hooks/post-checkout', text: '#!/bin/sh\n' },
       { edit: 'cfg', text: '[core]\n\tfsmonitor = id\n' },
-      { ask: { kind: 'edit', title: 'Write', rawInput: { file_path: `${f.root}/lnk/../escaped.txt` } }, then: `echo x > '${f.root}/lnk/../escaped.txt'` },
+      {
+        ask: { kind: 'edit', title: 'Write', rawInput: { file_path: `${f.root}/lnk/../escaped.txt` } },
+        then: `echo x > '${f.root}/lnk/../escaped.txt'`,
+      },
       { edit: 'AGENTS.md', text: 'instructions stay editable\n' },
       REPORT,
     ];
@@ -291,7 +363,9 @@ describe('agent resume over ACP', () => {
     const f = base(config('gemini'));
     f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]) });
     const first = f.task().session_id;
-    const r = f.ok(['agent', 'resume', '010', 'Please also log your work'], { FAKE_ACP_SCRIPT: JSON.stringify([REPORT]) });
+    const r = f.ok(['agent', 'resume', '010', 'Please also log your work'], {
+      FAKE_ACP_SCRIPT: JSON.stringify([REPORT]),
+    });
     expect(r.stderr).toMatch(/could not resume session|could not continue session/);
     const t = f.task();
     expect(t.session_id).not.toBe(first);
@@ -306,8 +380,13 @@ describe('agent stop over ACP', () => {
   it('asks the agent to stop (session/cancel) before it is ended; the task is paused', async () => {
     const f = base(config('claude'));
     const go = join(f.world.root, 'go');
-    f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_ACP_SCRIPT: JSON.stringify([{ say: 'waiting' }, { wait: go }, REPORT]) });
-    await until(() => acpEvents(f.world.log).some((e) => e.event === 'step' && e.step?.say), 'the agent is in its turn');
+    f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], {
+      FAKE_ACP_SCRIPT: JSON.stringify([{ say: 'waiting' }, { wait: go }, REPORT]),
+    });
+    await until(
+      () => acpEvents(f.world.log).some((e) => e.event === 'step' && e.step?.say),
+      'the agent is in its turn',
+    );
     const r = f.ok(['agent', 'stop', '010']);
     expect(r.stdout).toMatch(/task 010 is paused/);
     const log = acpEvents(f.world.log);
@@ -341,8 +420,17 @@ describe('ending an agent over ACP', () => {
       `#!${process.execPath}\nconst { spawnSync } = require('node:child_process');\nconst r = spawnSync(${JSON.stringify(process.execPath)}, [${JSON.stringify(FAKE)}, 'codex-acp', ...process.argv.slice(2)], { stdio: 'inherit' });\nprocess.exit(r.status ?? 1);\n`,
     );
     chmodSync(wrapper, 0o755);
-    const env = cleanEnv({ ...f.world.env, FAKE_ACP_SCRIPT: JSON.stringify([REPORT]), FAKE_ACP_LINGER: '1', CODEX_API_KEY: 'test' });
-    const child = spawn(process.execPath, [SOW, 'agent', 'spawn', 'implementer', '010', '--json'], { cwd: f.root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = cleanEnv({
+      ...f.world.env,
+      FAKE_ACP_SCRIPT: JSON.stringify([REPORT]),
+      FAKE_ACP_LINGER: '1',
+      CODEX_API_KEY: 'test',
+    });
+    const child = spawn(process.execPath, [SOW, 'agent', 'spawn', 'implementer', '010', '--json'], {
+      cwd: f.root,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     let code: number | null | undefined;

@@ -3,7 +3,17 @@
  * wrapper, an isolated HOME and XDG_CONFIG_HOME, and a log of every fake call.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,7 +23,18 @@ import { acpEvents, logLines, type AcpEvent } from '../fakes/acp-log.js';
 import { makeRepo, SOW, taskFile, TEST_ENV, toExecuting, type Repo } from './harness.js';
 
 export const FAKE = fileURLToPath(new URL('../fakes/fake-agent.mjs', import.meta.url));
-export const FAKE_CLIS = ['claude', 'cursor-agent', 'codex', 'gemini', 'copilot', 'opencode', 'windsurf', 'my-agent', 'claude-agent-acp', 'codex-acp'] as const;
+export const FAKE_CLIS = [
+  'claude',
+  'cursor-agent',
+  'codex',
+  'gemini',
+  'copilot',
+  'opencode',
+  'windsurf',
+  'my-agent',
+  'claude-agent-acp',
+  'codex-acp',
+] as const;
 
 export interface FakeCall {
   cli: string;
@@ -78,7 +99,13 @@ export function makeWorld(opts: { omit?: string[]; prefix?: string } = {}): Worl
     fakeHome,
     log,
     configPath,
-    env: { PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`, XDG_CONFIG_HOME: xdg, HOME: home, FAKE_AGENT_HOME: fakeHome, FAKE_AGENT_LOG: log },
+    env: {
+      PATH: `${bin}${delimiter}${process.env['PATH'] ?? ''}`,
+      XDG_CONFIG_HOME: xdg,
+      HOME: home,
+      FAKE_AGENT_HOME: fakeHome,
+      FAKE_AGENT_LOG: log,
+    },
     writeConfig(yaml) {
       mkdirSync(join(xdg, 'sow'), { recursive: true });
       writeFileSync(configPath, yaml);
@@ -102,8 +129,19 @@ export function cleanEnv(extra: Record<string, string>, unset: string[] = []): N
   return out;
 }
 
-export function runSow(cwd: string, world: World, args: string[], env: Record<string, string> = {}, unset: string[] = []): Run {
-  const r = spawnSync(process.execPath, [SOW, ...args], { cwd, env: cleanEnv({ ...world.env, ...env }, unset), encoding: 'utf8', input: '' });
+export function runSow(
+  cwd: string,
+  world: World,
+  args: string[],
+  env: Record<string, string> = {},
+  unset: string[] = [],
+): Run {
+  const r = spawnSync(process.execPath, [SOW, ...args], {
+    cwd,
+    env: cleanEnv({ ...world.env, ...env }, unset),
+    encoding: 'utf8',
+    input: '',
+  });
   const out: Run = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   try {
     out.json = JSON.parse(r.stdout);
@@ -142,7 +180,11 @@ export interface AgentFixture {
  * `tasks` (made once; `setup` finishes it), and returns a factory of per-test copies, each with
  * its own world (and `config` as its user configuration), removed after each test.
  */
-export function agentFixtures(opts: { tasks: string[]; prefix?: string; setup?: (template: Repo) => void }): (config?: string, world?: { omit?: string[] }) => AgentFixture {
+export function agentFixtures(opts: {
+  tasks: string[];
+  prefix?: string;
+  setup?: (template: Repo) => void;
+}): (config?: string, world?: { omit?: string[] }) => AgentFixture {
   let template: Repo;
   beforeAll(() => {
     template = makeRepo();

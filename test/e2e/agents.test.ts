@@ -20,7 +20,15 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, taskFile } from './harness.js';
 import { agentFixtures, show, type AgentFixture, parseLog } from './agent-world.js';
-import { CASES, CLAUDE_OWN_SETTINGS, configFor, expectResumeCall, expectSpawnCall, UUID, type ArgvContext } from '../executor-cases.js';
+import {
+  CASES,
+  CLAUDE_OWN_SETTINGS,
+  configFor,
+  expectResumeCall,
+  expectSpawnCall,
+  UUID,
+  type ArgvContext,
+} from '../executor-cases.js';
 
 const TEMPLATES = fileURLToPath(new URL('../../templates/', import.meta.url));
 const IS_ROOT = process.getuid?.() === 0;
@@ -90,7 +98,18 @@ const SILENT = { FAKE_AGENT_SCRIPT: '[]' };
 
 /** The fake logs the feature file at spawn; this resume logs it again plus a new one. */
 const RESUME_SCRIPT = JSON.stringify([
-  ['log', '--action', 'modified_file', '--result', 'success', '--file', 'src/feature.ts', '--file', 'src/fix.ts', 'Addressed the feedback'],
+  [
+    'log',
+    '--action',
+    'modified_file',
+    '--result',
+    'success',
+    '--file',
+    'src/feature.ts',
+    '--file',
+    'src/fix.ts',
+    'Addressed the feedback',
+  ],
   ['task', 'set', 'status', 'needs_review'],
 ]);
 
@@ -152,13 +171,23 @@ describe('an executor type: spawn → needs_review → resume (correction round)
       f.outputs().filter((p) => p.endsWith('-resume.prompt.md')),
       'resume prompt file',
     );
-    expectResumeCall(c, calls[1]!, { sid, root: f.root, cwd: afterSpawn.session.cwd, promptFile: resumePromptFile, feedback });
+    expectResumeCall(c, calls[1]!, {
+      sid,
+      root: f.root,
+      cwd: afterSpawn.session.cwd,
+      promptFile: resumePromptFile,
+      feedback,
+    });
 
     const afterResume = f.task();
     expect(afterResume.status).toBe('needs_review');
     expect(afterResume.iteration, 'a resume after needs_review is a correction round').toBe(2);
     expect(afterResume.session_id).toBe(sid);
-    expect(afterResume.session).toMatchObject({ ...afterSpawn.session, resumes: 1, resumed_at: expect.stringMatching(ISO) });
+    expect(afterResume.session).toMatchObject({
+      ...afterSpawn.session,
+      resumes: 1,
+      resumed_at: expect.stringMatching(ISO),
+    });
     expect(
       afterResume.outputs.map((o: any) => [o.type, o.path]),
       'modified outputs, once each',
@@ -193,9 +222,17 @@ describe('an executor type: spawn → needs_review → resume (correction round)
 
 describe("yolo_mode and model map to the CLI's own flags", () => {
   // Codex's (every CLI's: src/app/agent-executors.test.ts).
-  const cases: [string, string, (c: ArgvContext) => string[]][] = [['codex', 'codex', ({ root }) => ['exec', '--json', '-C', root, '-m', 'm1', '--dangerously-bypass-approvals-and-sandbox', '-']]];
+  const cases: [string, string, (c: ArgvContext) => string[]][] = [
+    [
+      'codex',
+      'codex',
+      ({ root }) => ['exec', '--json', '-C', root, '-m', 'm1', '--dangerously-bypass-approvals-and-sandbox', '-'],
+    ],
+  ];
   it.each(cases)('%s', (type, cli, argv) => {
-    const f = fixture({ config: `agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: true\n        model: m1\n  bindings:\n    implementer: impl\n` });
+    const f = fixture({
+      config: `agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: true\n        model: m1\n  bindings:\n    implementer: impl\n`,
+    });
     // The worker runs no sow command: the task stays in_progress.
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], { FAKE_AGENT_SCRIPT: '[]' });
     expect(r.stdout).toBe('in_progress\n');
@@ -263,7 +300,9 @@ describe('sessions without a task (sessions.<agent> in the project state)', () =
     expect(call.env['SOW_AGENT_ID']).toBe('planner-1');
     expect(call.env['SOW_SESSION_ID']).toBe(s.session_id);
     expect(call.stdin).toContain('# You are planner-1');
-    expect(call.stdin.endsWith('## Instructions from the orchestrator\n\nDraft the task list for the auth work.\n')).toBe(true);
+    expect(
+      call.stdin.endsWith('## Instructions from the orchestrator\n\nDraft the task list for the auth work.\n'),
+    ).toBe(true);
     // The worker logged to the project log (it has no task).
     const entries = parseLog(f.repo.read('.sow/project/log.md'));
     expect(entries.at(-1)!.front).toMatchObject({ agent: 'planner-1', action: 'research', result: 'success' });
@@ -316,7 +355,9 @@ describe('--verbose shows how the executor was chosen', () => {
   });
 
   it('SOW_AGENTS_IMPLEMENTER beats the file binding', () => {
-    const f = fixture({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n' });
+    const f = fixture({
+      config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n',
+    });
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], { SOW_AGENTS_IMPLEMENTER: 'codex' });
     expect(r.stdout).toBe('needs_review\n');
     expect(r.stderr).toMatch(/^\s*Executor: codex \(.*from environment: SOW_AGENTS_IMPLEMENTER\)$/m);
@@ -328,34 +369,49 @@ describe('--verbose shows how the executor was chosen', () => {
 });
 
 describe('Claude Code yolo mode', () => {
-  const config = 'agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        yolo_mode: true\n  bindings:\n    implementer: claude-code\n';
+  const config =
+    'agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        yolo_mode: true\n  bindings:\n    implementer: claude-code\n';
 
   it('passes --dangerously-skip-permissions and says so with --verbose', () => {
     const f = fixture({ config });
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose']);
     const call = only(f.world.calls(), 'one run');
-    expect(call.argv).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', f.task().session_id, '--dangerously-skip-permissions']);
+    expect(call.argv).toEqual([
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      f.task().session_id,
+      '--dangerously-skip-permissions',
+    ]);
     expect(r.stderr).toMatch(/^\s*Settings: permissions=yolo \(from config file\)$/m);
     if (!IS_ROOT) expect(call.env['IS_SANDBOX'], 'IS_SANDBOX only as root').toBeUndefined();
   });
 
-  it.skipIf(!IS_ROOT)('as root it passes IS_SANDBOX=1, which Claude Code needs (root only: skipped when the tests do not run as root)', () => {
-    const f = fixture({ config });
-    // The fake, like claude, refuses --dangerously-skip-permissions as root unless IS_SANDBOX=1.
-    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], { IS_SANDBOX: '' });
-    expect(r.stdout).toBe('needs_review\n');
-    expect(only(f.world.calls(), 'one run').env['IS_SANDBOX']).toBe('1');
-    expect(r.stderr).toMatch(/root.*IS_SANDBOX=1/);
-    // Resume too.
-    f.ok(['agent', 'resume', '010', 'again'], { IS_SANDBOX: '' });
-    expect(f.world.calls()[1]!.env['IS_SANDBOX']).toBe('1');
-    expect(f.world.calls()[1]!.argv).toContain('--dangerously-skip-permissions');
-  });
+  it.skipIf(!IS_ROOT)(
+    'as root it passes IS_SANDBOX=1, which Claude Code needs (root only: skipped when the tests do not run as root)',
+    () => {
+      const f = fixture({ config });
+      // The fake, like claude, refuses --dangerously-skip-permissions as root unless IS_SANDBOX=1.
+      const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], { IS_SANDBOX: '' });
+      expect(r.stdout).toBe('needs_review\n');
+      expect(only(f.world.calls(), 'one run').env['IS_SANDBOX']).toBe('1');
+      expect(r.stderr).toMatch(/root.*IS_SANDBOX=1/);
+      // Resume too.
+      f.ok(['agent', 'resume', '010', 'again'], { IS_SANDBOX: '' });
+      expect(f.world.calls()[1]!.env['IS_SANDBOX']).toBe('1');
+      expect(f.world.calls()[1]!.argv).toContain('--dangerously-skip-permissions');
+    },
+  );
 });
 
 describe('windsurf (no session resumption)', () => {
   it("spawn works; resume is refused with the spec's error", () => {
-    const f = fixture({ config: 'agents:\n  executors:\n    windsurf:\n      type: windsurf\n      custom_args: [--cascade]\n  bindings:\n    implementer: windsurf\n' });
+    const f = fixture({
+      config:
+        'agents:\n  executors:\n    windsurf:\n      type: windsurf\n      custom_args: [--cascade]\n  bindings:\n    implementer: windsurf\n',
+    });
     const r = f.ok(['agent', 'spawn', 'implementer', '010']);
     expect(r.stdout).toBe('needs_review\n');
     const call = only(f.world.calls(), 'one run');
@@ -381,7 +437,9 @@ describe('windsurf (no session resumption)', () => {
 
 describe('errors (spec 003, "Error Handling"): exact texts, state untouched', () => {
   it('unknown executor', () => {
-    const f = fixture({ config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: copilot-pro\n' });
+    const f = fixture({
+      config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: copilot-pro\n',
+    });
     const before = f.repo.snapshot();
     const r = f.sow(['agent', 'spawn', 'implementer', '010']);
     // A configuration mistake: exit 4, like every configuration error.
@@ -401,7 +459,10 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
   });
 
   it('executor binary not on PATH (spawn and resume): exit 5 with how to install it', () => {
-    const f = fixture({ omit: ['cursor-agent'], config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n' });
+    const f = fixture({
+      omit: ['cursor-agent'],
+      config: 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: cur\n',
+    });
     const before = f.repo.snapshot();
     const r = f.sow(['agent', 'spawn', 'implementer', '010']);
     expect(r.code, show(r)).toBe(5);
@@ -516,7 +577,9 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(task.outputs).toEqual([]);
     const after = f.repo.snapshot();
     const changed = [...after.keys()].filter((k) => after.get(k) !== before.get(k));
-    expect(changed.sort(), 'worker files are runtime files, not state').toEqual([PROJECT, taskFile('010'), taskFile('020')].sort());
+    expect(changed.sort(), 'worker files are runtime files, not state').toEqual(
+      [PROJECT, taskFile('010'), taskFile('020')].sort(),
+    );
   });
 
   it('a task with an unfinished dependency is not spawned (exit 3, TASK_BLOCKED, blockers named); --force starts it anyway', () => {
@@ -537,7 +600,9 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(f.task('020').status).toBe('pending');
 
     // Started anyway, the worker still cannot say it is done while 010 is pending: it says it paused.
-    const forced = f.ok(['agent', 'spawn', 'implementer', '020', '--force', '-q'], { FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'waiting for 010']]) });
+    const forced = f.ok(['agent', 'spawn', 'implementer', '020', '--force', '-q'], {
+      FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'waiting for 010']]),
+    });
     expect(forced.stdout).toBe('paused\n');
     const call = only(f.world.calls(), 'one run');
     expect(call.env['SOW_TASK_ID']).toBe('020');
@@ -597,7 +662,8 @@ describe('prompts are data, never shell', () => {
     g.ok(['agent', 'spawn', 'implementer', '010', '--prompt', P, '-q'], SILENT);
     g.ok(['agent', 'resume', '010', P, '-q'], SILENT);
     expect(g.world.calls()[1]!.prompt).toBe(P);
-    for (const dir of [f.root, g.root, f.world.root, g.world.root, process.cwd()]) expect(findNamed(dir, /^pwned/), dir).toEqual([]);
+    for (const dir of [f.root, g.root, f.world.root, g.world.root, process.cwd()])
+      expect(findNamed(dir, /^pwned/), dir).toEqual([]);
     expect(existsSync(f.world.fakeHome)).toBe(true);
   });
 });
@@ -615,7 +681,9 @@ describe('raw events and the progress view', () => {
       f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl')),
       'one raw events file',
     );
-    expect(f.outputs().filter((p) => p.endsWith('.events.jsonl'))).toEqual([events.replace(/\.jsonl$/, '.events.jsonl')]);
+    expect(f.outputs().filter((p) => p.endsWith('.events.jsonl'))).toEqual([
+      events.replace(/\.jsonl$/, '.events.jsonl'),
+    ]);
     const lines = readFileSync(events, 'utf8')
       .trim()
       .split('\n')
@@ -666,25 +734,37 @@ describe('raw events and the progress view', () => {
   it('a worker that leaves a process running in the background (holding its output) does not keep sow waiting', () => {
     const f = fixture();
     const pidFile = join(f.world.root, 'left.pid');
-    const r = f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_SCRIPT: JSON.stringify([{ leave: pidFile }, ['task', 'set', 'status', 'needs_review']]) });
+    const r = f.ok(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_AGENT_SCRIPT: JSON.stringify([{ leave: pidFile }, ['task', 'set', 'status', 'needs_review']]),
+    });
     const pid = Number(readFileSync(pidFile, 'utf8'));
     try {
       // sow came back while the process the worker left still runs (not a zombie): it did not wait for it.
       expect(() => process.kill(pid, 0)).not.toThrow();
-      if (process.platform === 'linux') expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0]).not.toBe('Z');
+      if (process.platform === 'linux')
+        expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0]).not.toBe('Z');
       expect(f.task().status).toBe('needs_review');
-      expect(r.stderr).toContain('Note: implementer-1 left processes running that still held its output (a server started in the background?); sow went on without them');
+      expect(r.stderr).toContain(
+        'Note: implementer-1 left processes running that still held its output (a server started in the background?); sow went on without them',
+      );
       expect(r.stderr).toContain('Task 010 is now needs_review');
       // The worker's own events were all read (its result is the last thing it printed), and its end says what happened.
       const raw = only(
         f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl')),
         'one raw events file',
       );
-      expect(JSON.parse(readFileSync(raw, 'utf8').trim().split('\n').at(-1)!)).toMatchObject({ type: 'result', is_error: false });
+      expect(JSON.parse(readFileSync(raw, 'utf8').trim().split('\n').at(-1)!)).toMatchObject({
+        type: 'result',
+        is_error: false,
+      });
       const events = readFileSync(raw.replace(/\.jsonl$/, '.events.jsonl'), 'utf8')
         .trim()
         .split('\n');
-      expect(JSON.parse(events.at(-1)!)).toMatchObject({ kind: 'exit', code: 0, text: 'exited with code 0; something it left running still held its output, which sow no longer reads' });
+      expect(JSON.parse(events.at(-1)!)).toMatchObject({
+        kind: 'exit',
+        code: 0,
+        text: 'exited with code 0; something it left running still held its output, which sow no longer reads',
+      });
     } finally {
       try {
         process.kill(pid, 'SIGKILL');

@@ -7,7 +7,18 @@
  * is said by status, failed by doctor and refused by advance with the way back.
  */
 import { describe, expect, it } from 'vitest';
-import { expectEnvelope, expectFails, inImplementationPlanning, inPlanning, ok, PROJECT, TASK_LIST, toExecuting, useRepos, type Repo } from './harness.js';
+import {
+  expectEnvelope,
+  expectFails,
+  inImplementationPlanning,
+  inPlanning,
+  ok,
+  PROJECT,
+  TASK_LIST,
+  toExecuting,
+  useRepos,
+  type Repo,
+} from './harness.js';
 
 const fresh = useRepos();
 const description = (id: string) => `.sow/project/phases/implementation/tasks/${id}/description.md`;
@@ -24,10 +35,25 @@ function approvedTwo(): Repo {
 describe('tasks_approved is given in the state that asks for it, for tasks that exist', () => {
   it('in PlanningActive it is refused (exit 3), with or without --phase implementation, and nothing changes', () => {
     const repo = inPlanning(fresh);
-    const said = expectFails(repo, ['phase', 'set', 'tasks_approved', 'true', '--phase', 'implementation'], 3, 'APPROVAL_NOT_HERE', { human: true });
-    expect(said).toContain('tasks_approved is given in ImplementationPlanning, for the tasks as they are then, and the project is in PlanningActive');
-    expect(said).toContain('advance to ImplementationPlanning; add the tasks there, show them to the human, then approve them');
-    expectFails(repo, ['phase', 'set', 'metadata.tasks_approved', 'true', '--phase', 'implementation'], 3, 'APPROVAL_NOT_HERE');
+    const said = expectFails(
+      repo,
+      ['phase', 'set', 'tasks_approved', 'true', '--phase', 'implementation'],
+      3,
+      'APPROVAL_NOT_HERE',
+      { human: true },
+    );
+    expect(said).toContain(
+      'tasks_approved is given in ImplementationPlanning, for the tasks as they are then, and the project is in PlanningActive',
+    );
+    expect(said).toContain(
+      'advance to ImplementationPlanning; add the tasks there, show them to the human, then approve them',
+    );
+    expectFails(
+      repo,
+      ['phase', 'set', 'metadata.tasks_approved', 'true', '--phase', 'implementation'],
+      3,
+      'APPROVAL_NOT_HERE',
+    );
     // The hole it closes: approved ahead, then tasks added after the plan went straight to work.
     repo.write(TASK_LIST, '# Tasks\n');
     ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
@@ -39,7 +65,9 @@ describe('tasks_approved is given in the state that asks for it, for tasks that 
 
   it('with no task it is refused (exit 3): an approval of nothing', () => {
     const repo = inImplementationPlanning(fresh);
-    const said = expectFails(repo, ['phase', 'set', 'tasks_approved', 'true'], 3, 'NO_TASKS_TO_APPROVE', { human: true });
+    const said = expectFails(repo, ['phase', 'set', 'tasks_approved', 'true'], 3, 'NO_TASKS_TO_APPROVE', {
+      human: true,
+    });
     expect(said).toContain('there are no tasks to approve');
     expect(said).toContain('sow task add');
   });
@@ -47,7 +75,9 @@ describe('tasks_approved is given in the state that asks for it, for tasks that 
   it('once executing it cannot be given or taken again (the approval was given where it was asked for)', () => {
     const repo = fresh();
     toExecuting(repo);
-    expect(expectFails(repo, ['phase', 'set', 'tasks_approved', 'false'], 3, 'APPROVAL_NOT_HERE')).toContain('the tasks were approved when the project left ImplementationPlanning');
+    expect(expectFails(repo, ['phase', 'set', 'tasks_approved', 'false'], 3, 'APPROVAL_NOT_HERE')).toContain(
+      'the tasks were approved when the project left ImplementationPlanning',
+    );
   });
 });
 
@@ -56,10 +86,18 @@ describe('the approval covers the tasks as they were when it was given', () => {
     const repo = approvedTwo();
     ok(repo, ['task', 'add', 'Sneaked in', '--agent', 'implementer']);
     const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true });
-    expect(said).toContain("the approval of the tasks was withdrawn: task 030 added since it was given; once the human has seen them, approve again with 'sow phase set tasks_approved true'");
-    expect(expectEnvelope(repo.sow(['advance', '--json'])).error.details.withdrawn).toEqual([{ what: 'the tasks', changed: ['task 030 added'], again: 'sow phase set tasks_approved true' }]);
-    expect(ok(repo, ['status']).stdout).toContain('! the approval of the tasks was withdrawn: task 030 added since it was given');
-    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain('the approval of the tasks was withdrawn: task 030 added since it was given');
+    expect(said).toContain(
+      "the approval of the tasks was withdrawn: task 030 added since it was given; once the human has seen them, approve again with 'sow phase set tasks_approved true'",
+    );
+    expect(expectEnvelope(repo.sow(['advance', '--json'])).error.details.withdrawn).toEqual([
+      { what: 'the tasks', changed: ['task 030 added'], again: 'sow phase set tasks_approved true' },
+    ]);
+    expect(ok(repo, ['status']).stdout).toContain(
+      '! the approval of the tasks was withdrawn: task 030 added since it was given',
+    );
+    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain(
+      'the approval of the tasks was withdrawn: task 030 added since it was given',
+    );
     ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
     expect(ok(repo, ['advance']).stderr).toContain('ImplementationPlanning → ImplementationExecuting');
   });
@@ -69,7 +107,9 @@ describe('the approval covers the tasks as they were when it was given', () => {
     repo.write(description('010'), `${repo.read(description('010'))}Also read the user's config.\n`);
     ok(repo, ['task', 'set', '--id', '020', 'dependencies', '010']);
     const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(said).toContain("the approval of the tasks was withdrawn: 010's description changed; 020's dependencies changed since it was given");
+    expect(said).toContain(
+      "the approval of the tasks was withdrawn: 010's description changed; 020's dependencies changed since it was given",
+    );
     ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
     ok(repo, ['task', 'set', '--id', '010', 'name', 'Parse every config']);
     expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("010's name changed since it was given");
@@ -81,7 +121,12 @@ describe('the approval covers the tasks as they were when it was given', () => {
   it('a flag set by hand in the project file, without the record of what it covered, covers nothing', () => {
     const repo = inImplementationPlanning(fresh);
     ok(repo, ['task', 'add', 'a']);
-    repo.write(PROJECT, repo.read(PROJECT).replace(/(\n {2}implementation:\n(?: {4}.*\n)*? {4}metadata:) \{\}/, '$1\n      tasks_approved: true'));
+    repo.write(
+      PROJECT,
+      repo
+        .read(PROJECT)
+        .replace(/(\n {2}implementation:\n(?: {4}.*\n)*? {4}metadata:) \{\}/, '$1\n      tasks_approved: true'),
+    );
     expect(repo.yaml(PROJECT).phases.implementation.metadata).toEqual({ tasks_approved: true });
     expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('no record of which tasks it covered');
   });
@@ -99,7 +144,9 @@ describe("a document's approval covers the content approved", () => {
     expect(said).toContain(
       "the approval of planning/tasks.md was withdrawn: its content changed since it was given; once the human has seen it, approve again with 'sow output set --phase planning --index 0 approved true'",
     );
-    expect(ok(repo, ['status']).stdout).toContain('! the approval of planning/tasks.md was withdrawn: its content changed');
+    expect(ok(repo, ['status']).stdout).toContain(
+      '! the approval of planning/tasks.md was withdrawn: its content changed',
+    );
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     ok(repo, ['advance']);
     expect(repo.yaml(PROJECT).statechart.current_state).toBe('ImplementationPlanning');
@@ -118,12 +165,16 @@ describe('a state set by hand whose guard does not hold', () => {
   function handSetReview(): Repo {
     const repo = fresh();
     toExecuting(repo);
-    repo.write(PROJECT, repo.read(PROJECT).replace('current_state: ImplementationExecuting', 'current_state: ReviewActive'));
+    repo.write(
+      PROJECT,
+      repo.read(PROJECT).replace('current_state: ImplementationExecuting', 'current_state: ReviewActive'),
+    );
     return repo;
   }
   const UNMET =
     'the project is in ReviewActive, but its guard does not hold: every task is completed or abandoned, with at least one completed (allTasksComplete, the way in from ImplementationExecuting)';
-  const BACK = "set it back to ImplementationExecuting, where its guard holds: in .sow/project/state.yaml, 'statechart.current_state: ImplementationExecuting'";
+  const BACK =
+    "set it back to ImplementationExecuting, where its guard holds: in .sow/project/state.yaml, 'statechart.current_state: ImplementationExecuting'";
 
   it('status warns in one line on stderr and says it in --json (state_problem); continue says it', () => {
     const repo = handSetReview();
@@ -137,7 +188,14 @@ describe('a state set by hand whose guard does not hold', () => {
     expect(expectEnvelope(json).data.state_problem).toEqual({
       message: UNMET,
       hint: expect.stringContaining(BACK),
-      unmet: [{ from: 'ImplementationExecuting', event: 'all_tasks_complete', guard: 'allTasksComplete', description: 'every task is completed or abandoned, with at least one completed' }],
+      unmet: [
+        {
+          from: 'ImplementationExecuting',
+          event: 'all_tasks_complete',
+          guard: 'allTasksComplete',
+          description: 'every task is completed or abandoned, with at least one completed',
+        },
+      ],
       back: 'ImplementationExecuting',
     });
     expect(json.stderr).toContain(`warning: ${UNMET}`);
@@ -156,12 +214,28 @@ describe('a state set by hand whose guard does not hold', () => {
   it('advance refuses (exit 3) with the way back, even when the guard out of the state holds; set back, all is well again', () => {
     const repo = handSetReview();
     repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
-    ok(repo, ['output', 'add', '--phase', 'review', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass', '--approved', 'true']);
+    ok(repo, [
+      'output',
+      'add',
+      '--phase',
+      'review',
+      '--type',
+      'review',
+      '--path',
+      'review/report.md',
+      '--assessment',
+      'pass',
+      '--approved',
+      'true',
+    ]);
     const said = expectFails(repo, ['advance'], 3, 'STATE_GUARD_UNMET', { human: true });
     expect(said).toBe(
       `cannot advance: ${UNMET}\n${BACK}; or make the guard hold (unfinished: 010 (pending), 020 (pending); finish them with 'sow task set --id <id> status completed' or drop them with 'sow task abandon --id <id>')`,
     );
-    repo.write(PROJECT, repo.read(PROJECT).replace('current_state: ReviewActive', 'current_state: ImplementationExecuting'));
+    repo.write(
+      PROJECT,
+      repo.read(PROJECT).replace('current_state: ReviewActive', 'current_state: ImplementationExecuting'),
+    );
     const status = ok(repo, ['status']);
     expect(status.stderr).not.toContain('warning:');
     expect(repo.sow(['doctor', '--json']).stdout).toContain('"id":"state","status":"ok"');

@@ -112,14 +112,22 @@ describe('a project carried to another branch uncommitted', () => {
 
     const reads = expectReadsWarn(
       repo,
-      [{ args: ['task', 'list'] }, { args: ['project', 'status'] }, { args: ['phase', 'get', 'status'] }, { args: ['advance', '--list'] }, { args: ['advance', '--dry-run'] }],
+      [
+        { args: ['task', 'list'] },
+        { args: ['project', 'status'] },
+        { args: ['phase', 'get', 'status'] },
+        { args: ['advance', '--list'] },
+        { args: ['advance', '--dry-run'] },
+      ],
       ['feat/demo', 'main'],
     );
     expect(reads[0]!.stdout).toContain('First task');
     expect(reads[2]!.stdout.trim()).toBe('in_progress');
 
     // `project new` explains what is in .sow/project/ and how to get it home.
-    const found = expectFails(repo, ['project', 'new', 'other', '--description', 'x'], 1, 'PROJECT_EXISTS', { human: true });
+    const found = expectFails(repo, ['project', 'new', 'other', '--description', 'x'], 1, 'PROJECT_EXISTS', {
+      human: true,
+    });
     expect(found.message).toContain("'feat/demo'");
     expect(found.message).toContain('uncommitted');
     expect(found.hint).toContain('git checkout feat/demo');
@@ -145,7 +153,12 @@ describe('a branch made from the project branch, with the project committed', ()
     repo.git(['checkout', '-q', '-b', 'copy']);
 
     // Every write, and a move to a branch not checked out: in-process.
-    expectWritesRefused(repo, [['phase', 'set', 'metadata.a', 'b']], "this project belongs to 'feat/demo', but 'copy' is checked out", ['git checkout feat/demo', 'sow project set branch copy']);
+    expectWritesRefused(
+      repo,
+      [['phase', 'set', 'metadata.a', 'b']],
+      "this project belongs to 'feat/demo', but 'copy' is checked out",
+      ['git checkout feat/demo', 'sow project set branch copy'],
+    );
 
     const moved = ok(repo, ['project', 'set', 'branch', 'copy', '--json']);
     expect(moved.json!.data).toEqual({ field: 'branch', value: 'copy' });
@@ -167,7 +180,9 @@ describe('a detached HEAD', () => {
     const commit = repo.git(['rev-parse', '--short=7', 'HEAD']);
 
     // Every write, and moving the project to a detached HEAD: in-process.
-    expectWritesRefused(repo, [['advance']], new RegExp(`^HEAD is detached at ${commit}\\b.*'feat/demo'`), ['git checkout feat/demo']);
+    expectWritesRefused(repo, [['advance']], new RegExp(`^HEAD is detached at ${commit}\\b.*'feat/demo'`), [
+      'git checkout feat/demo',
+    ]);
     const [warned] = expectReadsWarn(repo, [{ args: ['phase', 'get', 'status'] }], ['feat/demo']);
     expect(warned!.stderr).toMatch(/^warning: HEAD is detached/m);
   });

@@ -42,7 +42,11 @@ describe('a branch without a project says which branches have one', () => {
     repo.git(['add', '-A']);
     repo.git(['commit', '-qm', 'sow init']);
     const alone = repo.sow(['task', 'list', '--json']);
-    expect(alone.json?.error).toEqual({ code: 'NO_PROJECT', message: 'there is no project on this branch', hint: 'run \'sow project new <name> --description "..."\' to start one' });
+    expect(alone.json?.error).toEqual({
+      code: 'NO_PROJECT',
+      message: 'there is no project on this branch',
+      hint: 'run \'sow project new <name> --description "..."\' to start one',
+    });
     committed(repo, 'one');
     committed(repo, 'two');
     repo.git(['branch', 'plain']);

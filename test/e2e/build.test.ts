@@ -33,7 +33,10 @@ describe('the build', () => {
     for (const file of ['core.cjs', 'sow.cjs', 'mcp-sdk.cjs', 'core.cjs.map', ...packs]) {
       expect(digest(join(out, 'a', file)), file).toBe(digest(join(out, 'b', file)));
       // (The source map names the sources relative to where it lies, so only the code is compared with dist/.)
-      if (!file.endsWith('.map')) expect(digest(join(out, 'a', file)), `dist/${file} was built from this source`).toBe(digest(join(ROOT, 'dist', file)));
+      if (!file.endsWith('.map'))
+        expect(digest(join(out, 'a', file)), `dist/${file} was built from this source`).toBe(
+          digest(join(ROOT, 'dist', file)),
+        );
     }
     // No time stamp of any kind in the bundle.
     expect(readFileSync(join(out, 'a', 'core.cjs'), 'utf8')).not.toMatch(/SOW_BUILD|Date\.now\(\)\.toString\(36\)/);
@@ -42,7 +45,10 @@ describe('the build', () => {
 
 describe('the installed package', () => {
   it('needs no node_modules at run time: dist/ and templates/ alone run every kind of command (the libraries are bundled, so package.json lists them as devDependencies)', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies?: Record<string, string>; files: string[] };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      dependencies?: Record<string, string>;
+      files: string[];
+    };
     expect(Object.keys(pkg.dependencies ?? {})).toEqual([]);
     // What npm would install: the package's files, in a folder with no node_modules above it.
     const alone = mkdtempSync(join(tmpdir(), 'sow-alone-'));
@@ -76,10 +82,18 @@ describe('the installed package', () => {
 describe('the test environment', () => {
   it("is hermetic: tests and the sow they run use the tests' own home, config and cache folders", () => {
     const invoking = process.env['SOW_TESTS_INVOKING_HOME'];
-    for (const [name, value] of Object.entries({ HOME: process.env['HOME'], XDG_CONFIG_HOME: process.env['XDG_CONFIG_HOME'], XDG_CACHE_HOME: process.env['XDG_CACHE_HOME'] })) {
+    for (const [name, value] of Object.entries({
+      HOME: process.env['HOME'],
+      XDG_CONFIG_HOME: process.env['XDG_CONFIG_HOME'],
+      XDG_CACHE_HOME: process.env['XDG_CACHE_HOME'],
+    })) {
       expect(value, name).toBeTruthy();
       expect(value!.startsWith(tmpdir()), `${name}=${value}`).toBe(true);
-      if (invoking) expect(value!.startsWith(invoking) && !invoking.startsWith(tmpdir()), `${name} is not under the invoking user's home`).toBe(false);
+      if (invoking)
+        expect(
+          value!.startsWith(invoking) && !invoking.startsWith(tmpdir()),
+          `${name} is not under the invoking user's home`,
+        ).toBe(false);
     }
     expect(TEST_ENV.HOME!.startsWith(tmpdir())).toBe(true);
     expect(TEST_ENV.XDG_CONFIG_HOME!.startsWith(tmpdir())).toBe(true);

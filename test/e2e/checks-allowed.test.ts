@@ -74,7 +74,8 @@ function recordOf(state: string, repo: Repo): any {
   const file = join(dir, `${createHash('sha256').update(realpathSync(repo.dir)).digest('hex')}.json`);
   return existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : undefined;
 }
-const recordFile = (state: string, repo: Repo) => join(state, 'sow', 'allowed-checks', `${createHash('sha256').update(realpathSync(repo.dir)).digest('hex')}.json`);
+const recordFile = (state: string, repo: Repo) =>
+  join(state, 'sow', 'allowed-checks', `${createHash('sha256').update(realpathSync(repo.dir)).digest('hex')}.json`);
 /** The hash of a check as the record holds it, computed here independently: sha256 of the JSON of [name, run]. */
 const hashOf = (name: string, run: string) =>
   createHash('sha256')
@@ -91,17 +92,29 @@ describe('a cloned repository whose committed check runs anything', () => {
     const run = pwn(o);
     const repo = cloned(o, checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]));
 
-    const completion = expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'CHECKS_NOT_ALLOWED', { human: true, env });
+    const completion = expectFails(
+      repo,
+      ['task', 'set', '--id', '010', 'status', 'completed'],
+      1,
+      'CHECKS_NOT_ALLOWED',
+      { human: true, env },
+    );
     expect(completion).toBe(
       `task 010 was not completed (its task_complete checks run first); this command has not been allowed to run on this machine:\n  pwn: ${run}\n` +
         "read what it would run; if you trust it, run 'sow check allow' (an agent shows this to the person and lets them decide; CI can set SOW_ALLOW_CHECKS=1 instead)",
     );
     const checkRun = expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { human: true, env });
-    expect(checkRun).toContain(`no check was run; this command has not been allowed to run on this machine:\n  pwn: ${run}\n`);
+    expect(checkRun).toContain(
+      `no check was run; this command has not been allowed to run on this machine:\n  pwn: ${run}\n`,
+    );
 
     // --json: the commands, exact, in the details.
     const doc = expectEnvelope(repo.sow(['check', 'run', 'pwn', '--json'], { env }));
-    expect(doc.error.details).toEqual({ checks: [{ name: 'pwn', run }], repository: realpathSync(repo.dir), record: recordFile(state, repo) });
+    expect(doc.error.details).toEqual({
+      checks: [{ name: 'pwn', run }],
+      repository: realpathSync(repo.dir),
+      record: recordFile(state, repo),
+    });
     expect(repo.yaml(taskFile('010')).status).toBe('in_progress');
     o.untouched();
     expect(readdirSync(state), 'nothing recorded').toEqual([]);
@@ -109,14 +122,19 @@ describe('a cloned repository whose committed check runs anything', () => {
     // check list says so; doctor warns.
     const list = ok(repo, ['check', 'list'], { env });
     expect(list.stdout).toBe(`pwn  ${run}  (needed for task_complete; timeout 600 s; not allowed yet)\n`);
-    expect(list.stderr).toContain("A check is not allowed to run on this machine: read what it runs, then 'sow check allow' if you trust it");
-    expect(expectEnvelope(ok(repo, ['check', 'list', '--json'], { env })).data).toEqual([{ name: 'pwn', run, when: ['task_complete'], timeout: 600, allowed: false }]);
+    expect(list.stderr).toContain(
+      "A check is not allowed to run on this machine: read what it runs, then 'sow check allow' if you trust it",
+    );
+    expect(expectEnvelope(ok(repo, ['check', 'list', '--json'], { env })).data).toEqual([
+      { name: 'pwn', run, when: ['task_complete'], timeout: 600, allowed: false },
+    ]);
     const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
     const finding = (doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks');
     expect(finding).toEqual({
       id: 'checks',
       status: 'warn',
-      message: "1 of 1 declared check is not allowed to run on this machine: pwn; until then 'sow check run' and completing a task refuse it, and workers may not run it",
+      message:
+        "1 of 1 declared check is not allowed to run on this machine: pwn; until then 'sow check run' and completing a task refuse it, and workers may not run it",
       fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them",
     });
     o.untouched();
@@ -133,7 +151,9 @@ describe('a cloned repository whose committed check runs anything', () => {
     expect(r.stderr).not.toMatch(/[\x1b\r\u202e]/);
     const allow = repo.sow(['check', 'allow'], { env });
     expect(allow.stderr).not.toMatch(/[\x1b\r\u202e]/);
-    expect(expectEnvelope(repo.sow(['check', 'run', '--json'], { env })).error.details.checks).toEqual([{ name: 'pwn', run }]);
+    expect(expectEnvelope(repo.sow(['check', 'run', '--json'], { env })).error.details.checks).toEqual([
+      { name: 'pwn', run },
+    ]);
     o.untouched();
   });
 });
@@ -165,7 +185,9 @@ describe('sow check allow', () => {
 
     const allowed = ok(repo, ['check', 'allow', '--yes'], { env });
     expect(allowed.stderr).toContain(`  unit: ${run}\n  lint: true\n`);
-    expect(allowed.stderr).toContain(`Allowed 2 checks (unit, lint) to run in ${root}; recorded in ${recordFile(state, repo)} ('sow check forget' withdraws it)`);
+    expect(allowed.stderr).toContain(
+      `Allowed 2 checks (unit, lint) to run in ${root}; recorded in ${recordFile(state, repo)} ('sow check forget' withdraws it)`,
+    );
     // The record: outside the repository, exactly the commands shown, each with its hash.
     expect(recordOf(state, repo)).toEqual({
       version: 1,
@@ -176,7 +198,9 @@ describe('sow check allow', () => {
       ],
     });
     expect(repo.git(['status', '--porcelain']), 'nothing in the repository').toBe('');
-    expect(ok(repo, ['check', 'list'], { env }).stdout).toBe(`unit  ${run}  (needed for task_complete; timeout 600 s; allowed)\nlint  true  (run by hand; timeout 600 s; allowed)\n`);
+    expect(ok(repo, ['check', 'list'], { env }).stdout).toBe(
+      `unit  ${run}  (needed for task_complete; timeout 600 s; allowed)\nlint  true  (run by hand; timeout 600 s; allowed)\n`,
+    );
     const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
     expect((doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks')).toEqual({
       id: 'checks',
@@ -189,13 +213,20 @@ describe('sow check allow', () => {
     expect(existsSync(o.marker)).toBe(true);
     expect(repo.yaml(taskFile('010')).status).toBe('completed');
     rmSync(o.marker);
-    expect(ok(repo, ['check', 'run'], { env }).stdout).toMatch(/^✓ unit {2}passed in \d+\.\d s\n✓ lint {2}passed in \d+\.\d s\n$/);
+    expect(ok(repo, ['check', 'run'], { env }).stdout).toMatch(
+      /^✓ unit {2}passed in \d+\.\d s\n✓ lint {2}passed in \d+\.\d s\n$/,
+    );
     expect(existsSync(o.marker)).toBe(true);
 
     // Again: nothing to ask.
     const again = ok(repo, ['check', 'allow'], { env });
     expect(again.stderr).toBe('All 2 checks are allowed already\n');
-    expect(expectEnvelope(ok(repo, ['check', 'allow', '--json'], { env })).data).toEqual({ repository: root, record: recordFile(state, repo), allowed: [], already: ['unit', 'lint'] });
+    expect(expectEnvelope(ok(repo, ['check', 'allow', '--json'], { env })).data).toEqual({
+      repository: root,
+      record: recordFile(state, repo),
+      allowed: [],
+      already: ['unit', 'lint'],
+    });
   });
 
   const hasScript = process.platform === 'linux' && spawnSync('script', ['--version']).status === 0;
@@ -205,7 +236,12 @@ describe('sow check allow', () => {
     const repo = cloned(o, checksYaml([{ name: 'unit', run: `touch ${o.marker}` }]));
     const onTty = (answer: string) => {
       const cmd = [process.execPath, SOW, 'check', 'allow'].map((a) => `'${a}'`).join(' ');
-      return spawnSync('script', ['-qec', cmd, '/dev/null'], { cwd: repo.dir, input: answer, encoding: 'utf8', env: { ...process.env, ...TEST_ENV, XDG_STATE_HOME: state } });
+      return spawnSync('script', ['-qec', cmd, '/dev/null'], {
+        cwd: repo.dir,
+        input: answer,
+        encoding: 'utf8',
+        env: { ...process.env, ...TEST_ENV, XDG_STATE_HOME: state },
+      });
     };
     const no = onTty('n\n');
     expect(no.stdout).toContain(`  unit: touch ${o.marker}`);
@@ -229,10 +265,16 @@ describe('sow check allow', () => {
     // A pull (or a worker's edit) changes the command: refused, both shown.
     const changed = `true; ${pwn(o)}`;
     repo.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: changed, when: ['task_complete'] }]));
-    const refused = expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'CHECKS_NOT_ALLOWED', { env });
+    const refused = expectFails(repo, ['task', 'set', '--id', '010', 'status', 'completed'], 1, 'CHECKS_NOT_ALLOWED', {
+      env,
+    });
     expect(refused).toContain(`  unit: ${changed}\n    (changed; you allowed: true)\n`);
-    expect(expectEnvelope(repo.sow(['check', 'run', '--json'], { env })).error.details.checks).toEqual([{ name: 'unit', run: changed, previously: 'true' }]);
-    expect(ok(repo, ['check', 'list'], { env }).stdout).toContain('(needed for task_complete; timeout 600 s; changed since you allowed it)');
+    expect(expectEnvelope(repo.sow(['check', 'run', '--json'], { env })).error.details.checks).toEqual([
+      { name: 'unit', run: changed, previously: 'true' },
+    ]);
+    expect(ok(repo, ['check', 'list'], { env }).stdout).toContain(
+      '(needed for task_complete; timeout 600 s; changed since you allowed it)',
+    );
     o.untouched();
   });
 
@@ -249,7 +291,9 @@ describe('sow check allow', () => {
     ok(repo, ['check', 'allow', '--yes'], { env });
     const forgot = ok(repo, ['check', 'forget', 'pwn'], { env });
     expect(forgot.stderr).toBe("Withdrawn: pwn; it runs again only after 'sow check allow'\n");
-    expect(expectEnvelope(ok(repo, ['check', 'forget', '--json'], { env })).data.forgotten).toEqual([{ name: 'unit', run: 'true' }]);
+    expect(expectEnvelope(ok(repo, ['check', 'forget', '--json'], { env })).data.forgotten).toEqual([
+      { name: 'unit', run: 'true' },
+    ]);
     expect(ok(repo, ['check', 'forget'], { env }).stderr).toBe('Nothing was allowed in this repository\n');
     o.untouched();
   });
@@ -258,12 +302,18 @@ describe('sow check allow', () => {
     const o = hostile({ start: EXECUTING });
     const state = scratch();
     const repo = cloned(o, checksYaml([{ name: 'pwn', run: pwn(o), when: ['task_complete'] }]));
-    expect(expectFails(repo, ['check', 'run'], 2, 'USAGE', { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: 'yes' } })).toBe(
+    expect(
+      expectFails(repo, ['check', 'run'], 2, 'USAGE', { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: 'yes' } }),
+    ).toBe(
       "SOW_ALLOW_CHECKS='yes' is neither 1 nor 0\nset SOW_ALLOW_CHECKS=1 to let every declared check run without 'sow check allow' (for CI), or unset it",
     );
     o.untouched();
-    expect(ok(repo, ['check', 'list'], { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '1' } }).stdout).toContain('; allowed by SOW_ALLOW_CHECKS=1)');
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed'], { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '1' } });
+    expect(ok(repo, ['check', 'list'], { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '1' } }).stdout).toContain(
+      '; allowed by SOW_ALLOW_CHECKS=1)',
+    );
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed'], {
+      env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '1' },
+    });
     expect(existsSync(o.marker)).toBe(true);
     expect(readdirSync(state), 'nothing recorded').toEqual([]);
   });
@@ -282,38 +332,46 @@ describe("the record is the person's: read strictly, kept outside the repository
       "checks[0] ('unit'): its sha256 is not the hash of its name and command",
     ],
   ];
-  it.each(cases)('%s: exit 4 (CHECKS_RECORD_INVALID), never read as allowed; nothing ran; allow will not overwrite it', (_label, damage, problem) => {
-    const o = hostile({ start: EXECUTING });
-    const state = scratch();
-    const env = { XDG_STATE_HOME: state };
-    const repo = cloned(o, checksYaml([{ name: 'unit', run: pwn(o), when: ['task_complete'] }]));
-    ok(repo, ['check', 'allow', '--yes'], { env });
-    const file = recordFile(state, repo);
-    damage(file, repo);
-    for (const args of [
-      ['check', 'run'],
-      ['task', 'set', '--id', '010', 'status', 'completed'],
-      ['check', 'allow', '--yes'],
-      ['check', 'list'],
-    ]) {
-      const message = expectFails(repo, args, 4, 'CHECKS_RECORD_INVALID', { human: true, env });
-      expect(message.startsWith(`${file}: ${problem}`), message).toBe(true);
-      expect(
-        message.endsWith(
-          `; it records which checks you allowed to run, and sow will not guess\n` + `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`,
-        ),
-        message,
-      ).toBe(true);
-    }
-    o.untouched();
-  });
+  it.each(cases)(
+    '%s: exit 4 (CHECKS_RECORD_INVALID), never read as allowed; nothing ran; allow will not overwrite it',
+    (_label, damage, problem) => {
+      const o = hostile({ start: EXECUTING });
+      const state = scratch();
+      const env = { XDG_STATE_HOME: state };
+      const repo = cloned(o, checksYaml([{ name: 'unit', run: pwn(o), when: ['task_complete'] }]));
+      ok(repo, ['check', 'allow', '--yes'], { env });
+      const file = recordFile(state, repo);
+      damage(file, repo);
+      for (const args of [
+        ['check', 'run'],
+        ['task', 'set', '--id', '010', 'status', 'completed'],
+        ['check', 'allow', '--yes'],
+        ['check', 'list'],
+      ]) {
+        const message = expectFails(repo, args, 4, 'CHECKS_RECORD_INVALID', { human: true, env });
+        expect(message.startsWith(`${file}: ${problem}`), message).toBe(true);
+        expect(
+          message.endsWith(
+            `; it records which checks you allowed to run, and sow will not guess\n` +
+              `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`,
+          ),
+          message,
+        ).toBe(true);
+      }
+      o.untouched();
+    },
+  );
 
   it('a state folder inside the repository is refused (exit 1): a commit or a worker could write it', () => {
     const o = hostile({ start: EXECUTING });
     const repo = cloned(o, checksYaml([{ name: 'pwn', run: pwn(o) }]));
     const state = join(realpathSync(repo.dir), 'state');
-    const message = expectFails(repo, ['check', 'allow', '--yes'], 1, 'CHECKS_RECORD_IN_REPOSITORY', { env: { XDG_STATE_HOME: state } });
-    expect(message).toContain(`sow keeps which checks you allowed in ${state}/sow/allowed-checks, which lies inside this repository`);
+    const message = expectFails(repo, ['check', 'allow', '--yes'], 1, 'CHECKS_RECORD_IN_REPOSITORY', {
+      env: { XDG_STATE_HOME: state },
+    });
+    expect(message).toContain(
+      `sow keeps which checks you allowed in ${state}/sow/allowed-checks, which lies inside this repository`,
+    );
     expect(existsSync(state)).toBe(false);
     o.untouched();
   });
@@ -327,7 +385,13 @@ describe('the MCP tools refuse the same way (there is no terminal to ask on)', (
     const repo = cloned(o, checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]));
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SOW_')) env[k] = v;
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: repo.dir, env: { ...env, ...TEST_ENV, XDG_STATE_HOME: state }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SOW, 'mcp'],
+      cwd: repo.dir,
+      env: { ...env, ...TEST_ENV, XDG_STATE_HOME: state },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'sow-test', version: '1.0.0' });
     clients.push(client);
     await client.connect(transport);
@@ -381,20 +445,26 @@ describe('a worker never widens its own rights', () => {
     expect(r.stderr).toContain(
       "warning: the check lint in .sow/config.yaml is not allowed to run on this machine, so the worker may not run it; review it ('sow check list') and run 'sow check allow'\n",
     );
-    expect(r.stderr).toContain(`  Note: permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run \`sow\`, \`${UNIT}\`; it refuses anything else\n`);
+    expect(r.stderr).toContain(
+      `  Note: permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run \`sow\`, \`${UNIT}\`; it refuses anything else\n`,
+    );
 
     // Nothing allowed: only sow; everything allowed: both, no warning.
     f.ok(['check', 'forget'], env);
     const none = f.ok(['agent', 'spawn', 'implementer', '020', '-q'], env);
     expect(allowedTools(f.world.calls()[1]!.argv)).toEqual(['Bash(sow *)']);
-    expect(none.stderr).toContain('warning: the checks unit, lint in .sow/config.yaml are not allowed to run on this machine');
+    expect(none.stderr).toContain(
+      'warning: the checks unit, lint in .sow/config.yaml are not allowed to run on this machine',
+    );
     f.ok(['check', 'allow', '--yes'], env);
     const all = f.ok(['agent', 'resume', '010', 'Go on.', '-q'], env);
     expect(allowedTools(f.world.calls()[2]!.argv)).toEqual(['Bash(sow *)', `Bash(${UNIT})`, `Bash(${LINT})`]);
     expect(all.stderr).not.toContain('warning');
     // permissions: yolo grants everything anyway: no warning.
     const g = workers(`${CLAUDE.replace('type: claude', 'type: claude\n      settings:\n        permissions: yolo')}`);
-    expect(g.ok(['agent', 'spawn', 'implementer', '010', '-q'], { XDG_STATE_HOME: scratch(), ...SILENT }).stderr).not.toContain('warning');
+    expect(
+      g.ok(['agent', 'spawn', 'implementer', '010', '-q'], { XDG_STATE_HOME: scratch(), ...SILENT }).stderr,
+    ).not.toContain('warning');
   });
 
   it('a worker that adds a check cannot allow it, nor run it with SOW_ALLOW_CHECKS=1, nor forget — also with its markers unset', () => {
@@ -408,23 +478,45 @@ describe('a worker never widens its own rights', () => {
     const linux = process.platform === 'linux';
     const attempts: { name: string; step: Record<string, unknown>; code: string }[] = [
       { name: 'allow', step: { try: ['check', 'allow', '--yes', '--json'] }, code: 'WORKER_CANNOT_ALLOW' },
-      { name: 'env', step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' } }, code: 'CHECKS_NOT_ALLOWED' },
-      { name: 'complete', step: { try: ['task', 'set', 'status', 'completed', '--json'], env: { SOW_ALLOW_CHECKS: '1' } }, code: 'CHECKS_NOT_ALLOWED' },
+      {
+        name: 'env',
+        step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' } },
+        code: 'CHECKS_NOT_ALLOWED',
+      },
+      {
+        name: 'complete',
+        step: { try: ['task', 'set', 'status', 'completed', '--json'], env: { SOW_ALLOW_CHECKS: '1' } },
+        code: 'CHECKS_NOT_ALLOWED',
+      },
       { name: 'forget', step: { try: ['check', 'forget', '--json'] }, code: 'WORKER_CANNOT_ALLOW' },
       // Its own markers removed: its agent CLI, as sow started it, still carries them (Linux).
       ...(linux
         ? [
-            { name: 'allow-unset', step: { try: ['check', 'allow', '--yes', '--json'], unset: markers }, code: 'WORKER_CANNOT_ALLOW' },
-            { name: 'env-unset', step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' }, unset: markers }, code: 'CHECKS_NOT_ALLOWED' },
+            {
+              name: 'allow-unset',
+              step: { try: ['check', 'allow', '--yes', '--json'], unset: markers },
+              code: 'WORKER_CANNOT_ALLOW',
+            },
+            {
+              name: 'env-unset',
+              step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' }, unset: markers },
+              code: 'CHECKS_NOT_ALLOWED',
+            },
           ]
         : []),
     ];
     const script = [
-      { append: '.sow/config.yaml', text: `  - name: pwn\n    run: ${JSON.stringify(pwn(o))}\n    when: [task_complete]\n` },
+      {
+        append: '.sow/config.yaml',
+        text: `  - name: pwn\n    run: ${JSON.stringify(pwn(o))}\n    when: [task_complete]\n`,
+      },
       ...attempts.map((a) => ({ ...a.step, out: join(out, `${a.name}.json`) })),
       ['task', 'set', 'status', 'needs_review'],
     ];
-    const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], { XDG_STATE_HOME: state, FAKE_AGENT_SCRIPT: JSON.stringify(script) });
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], {
+      XDG_STATE_HOME: state,
+      FAKE_AGENT_SCRIPT: JSON.stringify(script),
+    });
     expect(r.stdout).toBe('needs_review\n');
     const agentCli = f.world.calls()[0]!;
     for (const a of attempts) {
@@ -434,12 +526,19 @@ describe('a worker never widens its own rights', () => {
       expect(doc.error.code, a.name).toBe(a.code);
       if (a.name.endsWith('-unset')) {
         // Found through its parent: the fake agent CLI, in the environment sow started it with.
-        expect(doc.error.details.worker, a.name).toEqual({ pid: agentCli.pid, command: expect.any(String), variable: 'SOW_AGENT_ID' });
+        expect(doc.error.details.worker, a.name).toEqual({
+          pid: agentCli.pid,
+          command: expect.any(String),
+          variable: 'SOW_AGENT_ID',
+        });
       }
-      if (a.code === 'WORKER_CANNOT_ALLOW') expect(doc.error.message, a.name).toContain('a worker cannot widen its own rights');
+      if (a.code === 'WORKER_CANNOT_ALLOW')
+        expect(doc.error.message, a.name).toContain('a worker cannot widen its own rights');
       if (a.code === 'CHECKS_NOT_ALLOWED') {
         expect(doc.error.details.environment_ignored, a.name).toBe(true);
-        expect(doc.error.hint, a.name).toContain('a worker cannot allow checks (this sow runs under one: SOW_AGENT_ID in ');
+        expect(doc.error.hint, a.name).toContain(
+          'a worker cannot allow checks (this sow runs under one: SOW_AGENT_ID in ',
+        );
         expect(
           doc.error.details.checks.map((c: any) => c.name),
           a.name,
@@ -455,14 +554,21 @@ describe('a worker never widens its own rights', () => {
     const f = workers(CLAUDE);
     const state = scratch();
     const script = JSON.stringify([['task', 'set', 'status', 'completed']]);
-    const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '1', FAKE_AGENT_SCRIPT: script });
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], {
+      XDG_STATE_HOME: state,
+      SOW_ALLOW_CHECKS: '1',
+      FAKE_AGENT_SCRIPT: script,
+    });
     expect(r.stdout).toBe('completed\n');
     expect(existsSync(join(f.root, 'unit-ran'))).toBe(true);
     expect(allowedTools(f.world.calls()[0]!.argv)).toEqual(['Bash(sow *)', `Bash(${UNIT})`, `Bash(${LINT})`]);
     // Without it (and nothing allowed), the worker's completion is refused and nothing runs.
     const g = workers(CLAUDE);
     const out = join(scratch(), 'complete.json');
-    g.ok(['agent', 'spawn', 'implementer', '010', '-q'], { XDG_STATE_HOME: state, FAKE_AGENT_SCRIPT: JSON.stringify([{ try: ['task', 'set', 'status', 'completed', '--json'], out }]) });
+    g.ok(['agent', 'spawn', 'implementer', '010', '-q'], {
+      XDG_STATE_HOME: state,
+      FAKE_AGENT_SCRIPT: JSON.stringify([{ try: ['task', 'set', 'status', 'completed', '--json'], out }]),
+    });
     expect(JSON.parse(JSON.parse(readFileSync(out, 'utf8')).stdout).error.code).toBe('CHECKS_NOT_ALLOWED');
     expect(existsSync(join(g.root, 'unit-ran'))).toBe(false);
   });

@@ -36,7 +36,10 @@ async function until(what: () => boolean, ms = 120_000): Promise<boolean> {
 }
 
 function declare(repo: Repo, checks: { name: string; run: string }[], allow = true): void {
-  repo.write('.sow/config.yaml', `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n`).join('')}`);
+  repo.write(
+    '.sow/config.yaml',
+    `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n`).join('')}`,
+  );
   if (allow) ok(repo, ['check', 'allow', '--yes']);
 }
 
@@ -50,7 +53,8 @@ function withProject(): Repo {
   return repo;
 }
 
-const runFolders = (repo: Repo) => (repo.exists('.git/sow/check-runs') ? readdirSync(join(repo.dir, '.git/sow/check-runs')) : []);
+const runFolders = (repo: Repo) =>
+  repo.exists('.git/sow/check-runs') ? readdirSync(join(repo.dir, '.git/sow/check-runs')) : [];
 const evidence = (repo: Repo) => repo.yaml(PROJECT).phases.implementation.outputs as any[];
 
 describe('sow check run --detach, sow check wait', () => {
@@ -60,7 +64,12 @@ describe('sow check run --detach, sow check wait', () => {
     declare(repo, [{ name: 'unit', run: gated(marks, 'unit') }]);
     const r = ok(repo, ['check', 'run', '--detach', '--json']);
     const started = r.json!.data;
-    expect(started).toMatchObject({ detached: true, checks: ['unit'], pid: expect.any(Number), log: expect.stringMatching(/^\.git\/sow\/check-runs\/[\w-]+\/runner\.log$/) });
+    expect(started).toMatchObject({
+      detached: true,
+      checks: ['unit'],
+      pid: expect.any(Number),
+      log: expect.stringMatching(/^\.git\/sow\/check-runs\/[\w-]+\/runner\.log$/),
+    });
     // The command has returned; the check runs under the runner.
     expect(await until(() => existsSync(join(marks, 'unit.started')))).toBe(true);
     expect(running(started.pid)).toBe(true);
@@ -70,16 +79,25 @@ describe('sow check run --detach, sow check wait', () => {
     expect(slice).toContain(`the check unit still runs (pid ${started.pid})`);
     expect(slice).toContain('sow check wait --timeout 1s');
     // The same checks again, while they run: refused, nothing started.
-    expect(expectFails(repo, ['check', 'run', 'unit', '--detach'], 1, 'CHECKS_RUNNING')).toContain('sow check wait unit');
+    expect(expectFails(repo, ['check', 'run', 'unit', '--detach'], 1, 'CHECKS_RUNNING')).toContain(
+      'sow check wait unit',
+    );
     expect(runFolders(repo)).toHaveLength(1);
     writeFileSync(join(marks, 'go'), '');
     const waited = repo.sow(['check', 'wait']);
     expect(waited.code, waited.stderr).toBe(0);
     expect(waited.stdout).toBe('unit  passed\n');
-    expect(waited.stderr).toContain("The check passed; evidence recorded on the implementation phase ('sow output list')");
+    expect(waited.stderr).toContain(
+      "The check passed; evidence recorded on the implementation phase ('sow output list')",
+    );
     // Waiting again reports the same run again.
     const again = expectEnvelope(repo.sow(['check', 'wait', 'unit', '--json']));
-    expect(again.data).toMatchObject({ runs: [{ name: 'unit', passed: true, exit_code: 0 }], recorded: [{ owner: 'the implementation phase' }], running: [], timedOut: false });
+    expect(again.data).toMatchObject({
+      runs: [{ name: 'unit', passed: true, exit_code: 0 }],
+      recorded: [{ owner: 'the implementation phase' }],
+      running: [],
+      timedOut: false,
+    });
     // No process is left: the runner, and what the check left in the background.
     expect(await until(() => !running(started.pid)), 'the runner outlived its checks').toBe(true);
     const bg = Number(readFileSync(join(marks, 'unit.bg'), 'utf8'));
@@ -91,8 +109,13 @@ describe('sow check run --detach, sow check wait', () => {
     const [, foreground] = evidence(repo);
     expect(Object.keys(detached[0]).sort()).toEqual(Object.keys(foreground).sort());
     expect(Object.keys(detached[0].metadata).sort()).toEqual(Object.keys(foreground.metadata).sort());
-    expect(detached[0]).toMatchObject({ type: 'evidence', metadata: { check: 'unit', exit_code: 0, tree: foreground.metadata.tree, commit: foreground.metadata.commit } });
-    expect(repo.read(`.sow/project/${detached[0].path}`)).toMatch(/^# sow check unit: [\s\S]*unit done\n# sow: exit 0 after /);
+    expect(detached[0]).toMatchObject({
+      type: 'evidence',
+      metadata: { check: 'unit', exit_code: 0, tree: foreground.metadata.tree, commit: foreground.metadata.commit },
+    });
+    expect(repo.read(`.sow/project/${detached[0].path}`)).toMatch(
+      /^# sow check unit: [\s\S]*unit done\n# sow: exit 0 after /,
+    );
   });
 
   it('a failed check: wait exits 1 with CHECKS_FAILED and the runs, as check run does; with names, only those', async () => {
@@ -127,12 +150,16 @@ describe('sow check run --detach, sow check wait', () => {
   it('refusals start nothing: checks not allowed, an unknown check, no run to wait for, a task that does not exist', () => {
     const repo = withProject();
     declare(repo, [{ name: 'unit', run: 'true' }], false);
-    expect(expectFails(repo, ['check', 'run', '--detach'], 1, 'CHECKS_NOT_ALLOWED', { human: true })).toContain('sow check allow');
+    expect(expectFails(repo, ['check', 'run', '--detach'], 1, 'CHECKS_NOT_ALLOWED', { human: true })).toContain(
+      'sow check allow',
+    );
     ok(repo, ['check', 'allow', '--yes']);
     expectFails(repo, ['check', 'run', 'unti', '--detach'], 1, 'CHECK_NOT_FOUND');
     expectFails(repo, ['check', 'run', '--detach', '--task', '990'], 1, 'TASK_NOT_FOUND');
     expect(runFolders(repo)).toEqual([]);
-    expect(expectFails(repo, ['check', 'wait'], 1, 'NO_CHECK_RUN', { human: true })).toContain('sow check run --detach');
+    expect(expectFails(repo, ['check', 'wait'], 1, 'NO_CHECK_RUN', { human: true })).toContain(
+      'sow check run --detach',
+    );
     expectFails(repo, ['check', 'wait', 'unti'], 1, 'CHECK_NOT_FOUND');
     expectFails(repo, ['check', 'wait', '--timeout', 'soon'], 2, 'USAGE');
   });
@@ -142,7 +169,11 @@ describe('sow check run --detach, sow check wait', () => {
     const marks = scratch();
     declare(repo, [{ name: 'unit', run: gated(marks, 'unit') }]);
     const started = ok(repo, ['check', 'run', '--detach', '--json']).json!.data;
-    expect(await until(() => existsSync(join(marks, 'unit.bg')) && readFileSync(join(marks, 'unit.bg'), 'utf8').trim() !== '')).toBe(true);
+    expect(
+      await until(
+        () => existsSync(join(marks, 'unit.bg')) && readFileSync(join(marks, 'unit.bg'), 'utf8').trim() !== '',
+      ),
+    ).toBe(true);
     process.kill(started.pid, 'SIGTERM');
     expect(await until(() => !running(started.pid))).toBe(true);
     expect(expectFails(repo, ['check', 'wait'], 1, 'CHECK_RUN_LOST')).toContain('sow check run unit --detach');
@@ -155,7 +186,12 @@ describe('sow check run --detach, sow check wait', () => {
     const repo = withProject();
     const marks = scratch();
     declare(repo, [{ name: 'unit', run: gated(marks, 'unit') }]);
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: repo.dir, env: { ...process.env, ...TEST_ENV } as Record<string, string> });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SOW, 'mcp'],
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV } as Record<string, string>,
+    });
     const client = new Client({ name: 'sow-test', version: '1.0.0' });
     await client.connect(transport);
     try {

@@ -10,7 +10,18 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectEnvelope, expectFails, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
+import {
+  expectEnvelope,
+  expectFails,
+  ok,
+  PROJECT,
+  SOW,
+  taskFile,
+  TEST_ENV,
+  toExecuting,
+  useRepos,
+  type Repo,
+} from './harness.js';
 import { processRunning as running } from '../../src/adapters/liveness.js';
 
 const fresh = useRepos();
@@ -45,7 +56,10 @@ function declare(repo: Repo, checks: CheckDecl[]): void {
   repo.write(
     '.sow/config.yaml',
     `checks:\n${checks
-      .map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`)
+      .map(
+        (c) =>
+          `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`,
+      )
       .join('')}`,
   );
   ok(repo, ['check', 'allow', '--yes']);
@@ -78,7 +92,18 @@ function toFinalizeChecks(repo: Repo): void {
   ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
   ok(repo, ['advance']);
   repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
-  ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass', '--approved', 'true']);
+  ok(repo, [
+    'output',
+    'add',
+    '--type',
+    'review',
+    '--path',
+    'review/report.md',
+    '--assessment',
+    'pass',
+    '--approved',
+    'true',
+  ]);
   ok(repo, ['advance']);
   ok(repo, ['advance']);
   expect(repo.yaml(PROJECT).statechart.current_state).toBe('FinalizeChecks');
@@ -118,7 +143,10 @@ describe('sow check list', () => {
       { name: 'unit', run: 'npm test', when: ['task_complete', 'finalize'] },
       { name: 'lint', run: 'npm run lint', timeout: 30 },
     ]);
-    expect(ok(repo, ['check', 'list']).stdout).toBe('unit  npm test  (needed for task_complete, finalize; timeout 600 s; allowed)\n' + 'lint  npm run lint  (run by hand; timeout 30 s; allowed)\n');
+    expect(ok(repo, ['check', 'list']).stdout).toBe(
+      'unit  npm test  (needed for task_complete, finalize; timeout 600 s; allowed)\n' +
+        'lint  npm run lint  (run by hand; timeout 30 s; allowed)\n',
+    );
     expect(expectEnvelope(ok(repo, ['check', 'list', '--json'])).data).toEqual([
       { name: 'unit', run: 'npm test', when: ['task_complete', 'finalize'], timeout: 600, allowed: true },
       { name: 'lint', run: 'npm run lint', when: [], timeout: 30, allowed: true },
@@ -148,9 +176,13 @@ describe('sow check run', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toMatch(/^✓ unit {2}passed in \d+\.\d s$/);
-    expect(lines[1]).toMatch(/^✗ lint {2}failed \(exit 2\) in \d+\.\d s — \.sow\/project\/evidence\/\d{8}T\d{6}\.\d{3}Z-lint\.log$/);
+    expect(lines[1]).toMatch(
+      /^✗ lint {2}failed \(exit 2\) in \d+\.\d s — \.sow\/project\/evidence\/\d{8}T\d{6}\.\d{3}Z-lint\.log$/,
+    );
     expect(r.stderr).toContain('error: 1 of 2 checks failed: lint (exit 2)');
-    expect(r.stderr).toMatch(/hint: read the log \(\.sow\/project\/evidence\/\S+-lint\.log\), fix the cause, then run 'sow check run lint'/);
+    expect(r.stderr).toMatch(
+      /hint: read the log \(\.sow\/project\/evidence\/\S+-lint\.log\), fix the cause, then run 'sow check run lint'/,
+    );
 
     // Recorded on the phase in progress, in order, each with its log and what the code was.
     const outputs = repo.yaml(PROJECT).phases.implementation.outputs;
@@ -159,13 +191,29 @@ describe('sow check run', () => {
         type: 'evidence',
         path: expect.stringMatching(LOG),
         created_at: ISO,
-        metadata: { check: 'unit', run: 'echo "unit says hi"; echo "to stderr" >&2; pwd', exit_code: 0, duration_ms: expect.any(Number), commit: head, dirty: false, tree },
+        metadata: {
+          check: 'unit',
+          run: 'echo "unit says hi"; echo "to stderr" >&2; pwd',
+          exit_code: 0,
+          duration_ms: expect.any(Number),
+          commit: head,
+          dirty: false,
+          tree,
+        },
       },
       {
         type: 'evidence',
         path: expect.stringMatching(LOG),
         created_at: ISO,
-        metadata: { check: 'lint', run: 'echo "lint found 3 problems"; exit 2', exit_code: 2, duration_ms: expect.any(Number), commit: head, dirty: false, tree },
+        metadata: {
+          check: 'lint',
+          run: 'echo "lint found 3 problems"; exit 2',
+          exit_code: 2,
+          duration_ms: expect.any(Number),
+          commit: head,
+          dirty: false,
+          tree,
+        },
       },
     ]);
     expect(lines[1]).toContain(outputs[1].path);
@@ -188,8 +236,13 @@ describe('sow check run', () => {
     ]);
     const r = ok(repo, ['check', 'run', 'types', 'unit', 'types']);
     expect(r.stdout).toMatch(/^✓ types {2}passed in \d+\.\d s\n✓ unit {3}passed in \d+\.\d s\n$/);
-    expect(r.stderr).toContain("All 2 checks passed; evidence recorded on the implementation phase ('sow output list')");
-    expect(repo.yaml(PROJECT).phases.implementation.outputs.map((a: any) => a.metadata.check)).toEqual(['types', 'unit']);
+    expect(r.stderr).toContain(
+      "All 2 checks passed; evidence recorded on the implementation phase ('sow output list')",
+    );
+    expect(repo.yaml(PROJECT).phases.implementation.outputs.map((a: any) => a.metadata.check)).toEqual([
+      'types',
+      'unit',
+    ]);
   });
 
   it('--json: exactly one document; the runs and where they were recorded, or the failure with them', async () => {
@@ -222,14 +275,31 @@ describe('sow check run', () => {
           owner: 'the implementation phase',
           task: null,
           phase: 'implementation',
-          outputs: [{ index: 0, artifact: { type: 'evidence', path: pass.data.runs[0].log, created_at: ISO, metadata: expect.objectContaining({ check: 'unit', exit_code: 0 }) } }],
+          outputs: [
+            {
+              index: 0,
+              artifact: {
+                type: 'evidence',
+                path: pass.data.runs[0].log,
+                created_at: ISO,
+                metadata: expect.objectContaining({ check: 'unit', exit_code: 0 }),
+              },
+            },
+          ],
         },
       },
     });
     const failed = repo.sow(['check', 'run', '--json']);
     expect(failed.code).toBe(1);
     const doc = expectEnvelope(failed);
-    expect(doc).toMatchObject({ ok: false, error: { code: 'CHECKS_FAILED', message: '1 of 2 checks failed: lint (exit 3)', hint: expect.stringContaining("'sow check run lint'") } });
+    expect(doc).toMatchObject({
+      ok: false,
+      error: {
+        code: 'CHECKS_FAILED',
+        message: '1 of 2 checks failed: lint (exit 3)',
+        hint: expect.stringContaining("'sow check run lint'"),
+      },
+    });
     expect(doc.error.details.runs.map((r: any) => [r.name, r.passed, r.exit_code])).toEqual([
       ['unit', true, 0],
       ['lint', false, 3],
@@ -241,7 +311,9 @@ describe('sow check run', () => {
   it('a timeout stops the whole process group: the check fails with "timed out", exit_code null, no process left', async () => {
     const repo = withCode();
     const pids = scratch();
-    declare(repo, [{ name: 'slow', run: `echo $$ > ${pids}/shell; sleep 60 & echo $! > ${pids}/grandchild; wait`, timeout: 1 }]);
+    declare(repo, [
+      { name: 'slow', run: `echo $$ > ${pids}/shell; sleep 60 & echo $! > ${pids}/grandchild; wait`, timeout: 1 },
+    ]);
     const r = repo.sow(['check', 'run', 'slow']);
     expect(r.code).toBe(1);
     expect(r.stdout).toMatch(/^✗ slow {2}timed out after 1 s — \.sow\/project\/evidence\/\S+-slow\.log\n$/);
@@ -249,7 +321,9 @@ describe('sow check run', () => {
     const [evidence] = repo.yaml(PROJECT).phases.implementation.outputs;
     expect(evidence.metadata).toMatchObject({ check: 'slow', exit_code: null });
     expect(evidence.metadata.duration_ms).toBeGreaterThanOrEqual(1000);
-    expect(repo.read(`.sow/project/${evidence.path}`)).toContain('# sow: timed out after 1 s; its processes were stopped');
+    expect(repo.read(`.sow/project/${evidence.path}`)).toContain(
+      '# sow: timed out after 1 s; its processes were stopped',
+    );
     for (const who of ['shell', 'grandchild']) {
       const pid = Number(readFileSync(join(pids, who), 'utf8'));
       expect(await until(() => !running(pid)), `${who} ${pid} still runs`).toBe(true);
@@ -264,13 +338,21 @@ describe('sow check run', () => {
       { name: 'slow', run: `echo compiling; sleep 60 & echo $! > ${pids}/grandchild; wait` },
     ]);
     const before = repo.snapshot();
-    const child = spawn(process.execPath, [SOW, 'check', 'run'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SOW, 'check', 'run'], {
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.stderr.on('data', (d) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    expect(await until(() => existsSync(join(pids, 'grandchild')) && readFileSync(join(pids, 'grandchild'), 'utf8').trim() !== '')).toBe(true);
+    expect(
+      await until(
+        () => existsSync(join(pids, 'grandchild')) && readFileSync(join(pids, 'grandchild'), 'utf8').trim() !== '',
+      ),
+    ).toBe(true);
     const grandchild = Number(readFileSync(join(pids, 'grandchild'), 'utf8'));
     expect(running(grandchild)).toBe(true);
     child.kill('SIGINT');
@@ -331,10 +413,17 @@ describe('sow check run', () => {
     const r = ok(repo, ['check', 'run', '--task', '10']);
     expect(r.stderr).toContain("evidence recorded on task 010 ('sow task output list --id 010')");
     expect(repo.yaml(taskFile('010')).outputs).toEqual([
-      { type: 'evidence', path: expect.stringMatching(LOG), created_at: ISO, metadata: expect.objectContaining({ check: 'unit', exit_code: 0, tree: codeTree(repo) }) },
+      {
+        type: 'evidence',
+        path: expect.stringMatching(LOG),
+        created_at: ISO,
+        metadata: expect.objectContaining({ check: 'unit', exit_code: 0, tree: codeTree(repo) }),
+      },
     ]);
     expect(repo.yaml(PROJECT).phases.implementation.outputs).toEqual([]);
-    expect(ok(repo, ['task', 'output', 'list', '--id', '010']).stdout).toMatch(/^\[0\] evidence: evidence\/\S+-unit\.log \(check: unit, run: touch \S+, exit_code: 0, /);
+    expect(ok(repo, ['task', 'output', 'list', '--id', '010']).stdout).toMatch(
+      /^\[0\] evidence: evidence\/\S+-unit\.log \(check: unit, run: touch \S+, exit_code: 0, /,
+    );
     rmSync(join(marks, 'ran'));
     expectFails(repo, ['check', 'run', '--task', '990'], 1, 'TASK_NOT_FOUND');
     expect(existsSync(join(marks, 'ran'))).toBe(false);
@@ -357,7 +446,12 @@ describe('task set … status completed runs the task_complete checks', () => {
     const task = repo.yaml(taskFile('010'));
     expect(task.status).toBe('completed');
     expect(task.outputs).toEqual([
-      { type: 'evidence', path: expect.stringMatching(LOG), created_at: ISO, metadata: expect.objectContaining({ check: 'unit', exit_code: 0, commit: SHA, tree: codeTree(repo) }) },
+      {
+        type: 'evidence',
+        path: expect.stringMatching(LOG),
+        created_at: ISO,
+        metadata: expect.objectContaining({ check: 'unit', exit_code: 0, commit: SHA, tree: codeTree(repo) }),
+      },
     ]);
     expect(repo.read(`.sow/project/${task.outputs[0].path}`)).toContain('unit');
   });
@@ -365,7 +459,11 @@ describe('task set … status completed runs the task_complete checks', () => {
   it('failing: exit 3 naming the check, its log and its last lines; the status stays, the failed run is recorded', async () => {
     const repo = withCode();
     declare(repo, [
-      { name: 'unit', run: 'echo "ok so far"; echo "AssertionError: expected 2 to be 3" >&2; exit 2', when: ['task_complete'] },
+      {
+        name: 'unit',
+        run: 'echo "ok so far"; echo "AssertionError: expected 2 to be 3" >&2; exit 2',
+        when: ['task_complete'],
+      },
       { name: 'lint', run: 'true', when: ['task_complete'] },
     ]);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
@@ -374,13 +472,19 @@ describe('task set … status completed runs the task_complete checks', () => {
     expect(r.stdout).toBe('');
     expect(r.stderr).toMatch(/^✗ unit {2}failed \(exit 2\) in /m);
     expect(r.stderr).toMatch(/^✓ lint {2}passed in /m);
-    expect(r.stderr).toContain('error: task 010 was not completed: 1 of 2 checks declared for task_complete failed: unit (exit 2), log .sow/project/evidence/');
+    expect(r.stderr).toContain(
+      'error: task 010 was not completed: 1 of 2 checks declared for task_complete failed: unit (exit 2), log .sow/project/evidence/',
+    );
     expect(r.stderr).toContain('  | ok so far\n  | AssertionError: expected 2 to be 3');
-    expect(r.stderr).toContain("hint: fix the cause and complete it again (the checks run again); 'sow task set --id 010 status completed --force'");
+    expect(r.stderr).toContain(
+      "hint: fix the cause and complete it again (the checks run again); 'sow task set --id 010 status completed --force'",
+    );
     expect(r.stderr).not.toMatch(/^\s+at /m);
     const task = repo.yaml(taskFile('010'));
     expect(task.status).toBe('in_progress');
-    expect(task.outputs.map((o: { metadata: Record<string, unknown> }) => [o.metadata['check'], o.metadata['exit_code']])).toEqual([
+    expect(
+      task.outputs.map((o: { metadata: Record<string, unknown> }) => [o.metadata['check'], o.metadata['exit_code']]),
+    ).toEqual([
       ['unit', 2],
       ['lint', 0],
     ]);
@@ -397,15 +501,24 @@ describe('task set … status completed runs the task_complete checks', () => {
     const marks = scratch();
     declare(repo, [{ name: 'unit', run: `touch ${marks}/ran; exit 1`, when: ['task_complete'] }]);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-    const r = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--force'], { env: { SOW_AGENT_ID: 'implementer-1' } });
+    const r = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--force'], {
+      env: { SOW_AGENT_ID: 'implementer-1' },
+    });
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     expect(r.stderr).toContain('(its checks skipped with --force: unit)');
     const task = repo.yaml(taskFile('010'));
     expect(task.status).toBe('completed');
     expect(task.outputs).toEqual([
-      { type: 'evidence', path: expect.stringMatching(/-unit-skipped\.log$/), created_at: ISO, metadata: expect.objectContaining({ check: 'unit', exit_code: null, skipped: true, duration_ms: 0 }) },
+      {
+        type: 'evidence',
+        path: expect.stringMatching(/-unit-skipped\.log$/),
+        created_at: ISO,
+        metadata: expect.objectContaining({ check: 'unit', exit_code: null, skipped: true, duration_ms: 0 }),
+      },
     ]);
-    expect(repo.read(`.sow/project/${task.outputs[0].path}`)).toMatch(/# sow: skipped .*: the task was completed with --force by implementer-1/);
+    expect(repo.read(`.sow/project/${task.outputs[0].path}`)).toMatch(
+      /# sow: skipped .*: the task was completed with --force by implementer-1/,
+    );
   });
 
   it('a completion with no task_complete check declared runs nothing and says so plainly', async () => {
@@ -435,8 +548,13 @@ describe('progress', () => {
     declare(repo, [{ name: 'slow', run: 'sleep 1.6' }]);
     const command = [process.execPath, SOW, 'check', 'run'].map((a) => `'${a}'`).join(' ');
     // script(1) gives sow a pseudo-terminal (util-linux and BSD spell it differently).
-    const args = process.platform === 'darwin' ? ['-q', '/dev/null', 'sh', '-c', command] : ['-qefc', command, '/dev/null'];
-    const r = spawnSync('script', args, { cwd: repo.dir, env: { ...process.env, ...TEST_ENV, CI: '', TERM: 'xterm' }, encoding: 'utf8' });
+    const args =
+      process.platform === 'darwin' ? ['-q', '/dev/null', 'sh', '-c', command] : ['-qefc', command, '/dev/null'];
+    const r = spawnSync('script', args, {
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV, CI: '', TERM: 'xterm' },
+      encoding: 'utf8',
+    });
     expect(r.error, 'script(1) is needed to give sow a terminal').toBeUndefined();
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\r[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] slow {2}1 s\x1b\[K/);
@@ -456,7 +574,9 @@ describe('FinalizeChecks: checked, not trusted', () => {
       { name: 'slow', run: 'exit 1' },
     ]);
     const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true });
-    expect(said).toContain('cannot advance from FinalizeChecks: blocked until every check declared for finalize in .sow/config.yaml has passed on the current code');
+    expect(said).toContain(
+      'cannot advance from FinalizeChecks: blocked until every check declared for finalize in .sow/config.yaml has passed on the current code',
+    );
     expect(said).toContain("unit: never run; run 'sow check run unit'");
     ok(repo, ['check', 'run', 'unit']);
     expect(ok(repo, ['advance']).stdout).toBe('FinalizeDelete\n');

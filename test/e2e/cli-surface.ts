@@ -71,7 +71,10 @@ function loadHelpCache(): Map<string, { code: number; text: string }> {
   helpCacheFile = join(HELP_CACHE_DIR, `${hash.digest('hex').slice(0, 32)}.json`);
   helpCache = new Map();
   try {
-    for (const [key, value] of Object.entries(JSON.parse(readFileSync(helpCacheFile, 'utf8')) as Record<string, { code: number; text: string }>)) helpCache.set(key, value);
+    for (const [key, value] of Object.entries(
+      JSON.parse(readFileSync(helpCacheFile, 'utf8')) as Record<string, { code: number; text: string }>,
+    ))
+      helpCache.set(key, value);
   } catch {
     // None yet: the files of earlier builds go (an hour old: a run side by side keeps its own).
     for (const name of safeList(HELP_CACHE_DIR)) {
@@ -102,7 +105,11 @@ export function help(path: string[]): { code: number; text: string } {
   const key = path.join(' ');
   let cached = cache.get(key);
   if (!cached) {
-    const r = spawnSync(process.execPath, [SOW, ...path, '--help'], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+    const r = spawnSync(process.execPath, [SOW, ...path, '--help'], {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1' },
+    });
     cached = { code: r.status ?? -1, text: r.stdout + r.stderr };
     cache.set(key, cached);
     saveHelpCache();
@@ -162,12 +169,14 @@ export function checkCommand(file: string, command: string, statuses: readonly s
     const flag = arg.split('=')[0]!;
     const documented = new RegExp(`(^|[\\s,])${flag}(?=[\\s,=]|$)`, 'm').test(h.text);
     const metadata = METADATA_FLAGS.has(flag) && h.text.replace(/\s+/g, ' ').includes(METADATA_PASSTHROUGH);
-    if (!documented && !metadata) problems.push({ file, command, problem: `'sow ${path.join(' ')}' has no ${flag} flag` });
+    if (!documented && !metadata)
+      problems.push({ file, command, problem: `'sow ${path.join(' ')}' has no ${flag} flag` });
   }
   // A prompt an agent is told to load must exist.
   if (path.join(' ') === 'prompt' && args[1] && !args[1].startsWith('-')) {
     const r = spawnSync(process.execPath, [SOW, 'prompt', args[1]], { cwd: tmpdir(), encoding: 'utf8' });
-    if (r.status !== 0) problems.push({ file, command, problem: `'sow prompt ${args[1]}' exited ${r.status}: ${r.stderr.trim()}` });
+    if (r.status !== 0)
+      problems.push({ file, command, problem: `'sow prompt ${args[1]}' exited ${r.status}: ${r.stderr.trim()}` });
   }
   // A status a task is set to, or listed by, must be one the task schema allows.
   const rest = args.slice(path.length);

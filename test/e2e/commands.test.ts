@@ -7,7 +7,21 @@ import { mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { useRepos, ok, expectEnvelope, expectFails, inImplementationPlanning, inPlanning, PROJECT, SOW, TASK_LIST, taskFile, toExecuting, type Repo, type RunResult } from './harness.js';
+import {
+  useRepos,
+  ok,
+  expectEnvelope,
+  expectFails,
+  inImplementationPlanning,
+  inPlanning,
+  PROJECT,
+  SOW,
+  TASK_LIST,
+  taskFile,
+  toExecuting,
+  type Repo,
+  type RunResult,
+} from './harness.js';
 
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/);
 
@@ -21,7 +35,11 @@ afterEach(() => {
 
 /** Runs sow in a directory that is not a prepared repo. */
 function sowIn(cwd: string, args: string[]): RunResult {
-  const r = spawnSync(process.execPath, [SOW, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [SOW, ...args], {
+    cwd,
+    env: { ...process.env, NO_COLOR: '1' },
+    encoding: 'utf8',
+  });
   const result: RunResult = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
   try {
     result.json = JSON.parse(r.stdout);
@@ -46,8 +64,21 @@ describe('sow init', () => {
     expect(repo.exists('.sow/knowledge')).toBe(true);
     expect(repo.exists('.sow/refs')).toBe(true);
     // Runtime files live in git's folder, where git never looks; the folders an older sow kept them in are ignored; state files are not.
-    const ignored = repo.git(['check-ignore', '.sow/.runtime/lock', '.sow/.runtime/journal.json', '.sow/.backup/1/.version', '.sow/worktrees/x/a']).split('\n');
-    expect(ignored).toEqual(['.sow/.runtime/lock', '.sow/.runtime/journal.json', '.sow/.backup/1/.version', '.sow/worktrees/x/a']);
+    const ignored = repo
+      .git([
+        'check-ignore',
+        '.sow/.runtime/lock',
+        '.sow/.runtime/journal.json',
+        '.sow/.backup/1/.version',
+        '.sow/worktrees/x/a',
+      ])
+      .split('\n');
+    expect(ignored).toEqual([
+      '.sow/.runtime/lock',
+      '.sow/.runtime/journal.json',
+      '.sow/.backup/1/.version',
+      '.sow/worktrees/x/a',
+    ]);
     for (const path of ['.sow/project/state.yaml', '.sow/.version', '.sow/knowledge/adr-001.md']) {
       expect(spawnSync('git', ['check-ignore', '-q', path], { cwd: repo.dir }).status, path).toBe(1);
     }
@@ -69,7 +100,9 @@ describe('sow init', () => {
 
     expect(out(repo, ['project', 'new', 'from-sub', '--description', 'x'], { cwd: 'src/deep' })).toBe('PlanningActive');
     expect(repo.yaml(PROJECT).name).toBe('from-sub');
-    expect(out(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md'], { cwd: 'src' })).toBe('[0] task_list: planning/tasks.md (not approved)');
+    expect(out(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md'], { cwd: 'src' })).toBe(
+      '[0] task_list: planning/tasks.md (not approved)',
+    );
     expect(out(repo, ['phase', 'get', 'status'], { cwd: 'src/deep' })).toBe('in_progress');
     expect(readdirSync(join(repo.dir, 'src'))).toEqual(['deep']);
   });
@@ -85,7 +118,10 @@ describe('sow init', () => {
     expect(readdirSync(dir)).toEqual([]);
     const json = sowIn(dir, ['init', '--json']);
     expect(json.code).toBe(1);
-    expect(expectEnvelope(json)).toMatchObject({ ok: false, error: { code: 'NOT_A_GIT_REPOSITORY', hint: expect.stringContaining('git init') } });
+    expect(expectEnvelope(json)).toMatchObject({
+      ok: false,
+      error: { code: 'NOT_A_GIT_REPOSITORY', hint: expect.stringContaining('git init') },
+    });
   });
 
   it('other commands say to run sow init first', () => {
@@ -104,13 +140,17 @@ describe('sow init', () => {
     expect(r.stderr).toContain("Created project 'early'");
     // What 'sow init' makes, and the project.
     expect(repo.read('.sow/.version').trim()).toMatch(/^\d+$/);
-    for (const rel of ['.sow/.gitignore', '.sow/knowledge/.gitkeep', '.sow/refs/.gitkeep', PROJECT]) expect(repo.exists(rel), rel).toBe(true);
+    for (const rel of ['.sow/.gitignore', '.sow/knowledge/.gitkeep', '.sow/refs/.gitkeep', PROJECT])
+      expect(repo.exists(rel), rel).toBe(true);
     expect(repo.git(['branch', '--show-current'])).toBe('feat/early');
     expect(ok(repo, ['init']).stderr).toContain('already initialised');
 
     // --json says so in the data (false where .sow/ was there: see the next describe).
     const other = fresh({ init: false });
-    expect(expectEnvelope(ok(other, ['project', 'new', 'second', '--json'])).data).toMatchObject({ initialised: true, state: 'PlanningActive' });
+    expect(expectEnvelope(ok(other, ['project', 'new', 'second', '--json'])).data).toMatchObject({
+      initialised: true,
+      state: 'PlanningActive',
+    });
   });
 
   it('a project new refused before it starts leaves no .sow/ behind', () => {
@@ -135,9 +175,24 @@ describe('sow project new', () => {
   it('on main creates and checks out feat/<name> and records the branch', () => {
     const repo = fresh();
     const r = ok(repo, ['project', 'new', 'add-auth', '--description', 'Add JWT', '--json']);
-    expect(expectEnvelope(r)).toEqual({ ok: true, data: { name: 'add-auth', branch: 'feat/add-auth', base_branch: 'main', created_branch: true, initialised: false, state: 'PlanningActive' } });
+    expect(expectEnvelope(r)).toEqual({
+      ok: true,
+      data: {
+        name: 'add-auth',
+        branch: 'feat/add-auth',
+        base_branch: 'main',
+        created_branch: true,
+        initialised: false,
+        state: 'PlanningActive',
+      },
+    });
     expect(repo.git(['branch', '--show-current'])).toBe('feat/add-auth');
-    expect(repo.yaml(PROJECT)).toMatchObject({ name: 'add-auth', description: 'Add JWT', branch: 'feat/add-auth', base_branch: 'main' });
+    expect(repo.yaml(PROJECT)).toMatchObject({
+      name: 'add-auth',
+      description: 'Add JWT',
+      branch: 'feat/add-auth',
+      base_branch: 'main',
+    });
   });
 
   it('treats master like main', () => {
@@ -183,7 +238,9 @@ describe('sow project new', () => {
     expect(r).toContain("'git checkout main'");
     expect(r).not.toContain('--branch');
     // Asking for another branch does not help either: the same explanation, and no branch switch.
-    expect(expectFails(repo, ['project', 'new', 'second', '--branch', 'feat/second'], 1, 'PROJECT_EXISTS')).toContain("already has project 'demo'");
+    expect(expectFails(repo, ['project', 'new', 'second', '--branch', 'feat/second'], 1, 'PROJECT_EXISTS')).toContain(
+      "already has project 'demo'",
+    );
     expect(repo.git(['branch', '--show-current'])).toBe('feat/demo');
     expect(repo.yaml(PROJECT).name).toBe('demo');
   });
@@ -216,7 +273,9 @@ describe('sow project set / status / continue / delete', () => {
 
     expectFails(repo, ['project', 'set', 'statechart.current_state', 'ReviewActive'], 1, 'READ_ONLY_FIELD');
     // A project moves only to the branch that is checked out.
-    expect(expectFails(repo, ['project', 'set', 'branch', 'elsewhere'], 1, 'INVALID_VALUE')).toContain("'feat/demo', the branch that is checked out");
+    expect(expectFails(repo, ['project', 'set', 'branch', 'elsewhere'], 1, 'INVALID_VALUE')).toContain(
+      "'feat/demo', the branch that is checked out",
+    );
     expect(repo.yaml(PROJECT).statechart.current_state).toBe('PlanningActive');
   });
 
@@ -228,9 +287,21 @@ describe('sow project set / status / continue / delete', () => {
     expect(r.stdout).toContain('PlanningActive');
     expect(r.stdout).toContain('complete_planning');
     const data = expectEnvelope(ok(repo, ['project', 'status', '--json'])).data;
-    expect(data).toMatchObject({ name: 'demo', description: 'A demo project', branch: 'feat/demo', state: 'PlanningActive' });
-    expect(data.phases.map((p: { name: string; status: string }) => `${p.name}:${p.status}`)).toEqual(['planning:in_progress', 'implementation:pending', 'review:pending', 'finalize:pending']);
-    expect(data.next).toEqual([expect.objectContaining({ event: 'complete_planning', to: 'ImplementationPlanning', blocked: true })]);
+    expect(data).toMatchObject({
+      name: 'demo',
+      description: 'A demo project',
+      branch: 'feat/demo',
+      state: 'PlanningActive',
+    });
+    expect(data.phases.map((p: { name: string; status: string }) => `${p.name}:${p.status}`)).toEqual([
+      'planning:in_progress',
+      'implementation:pending',
+      'review:pending',
+      'finalize:pending',
+    ]);
+    expect(data.next).toEqual([
+      expect.objectContaining({ event: 'complete_planning', to: 'ImplementationPlanning', blocked: true }),
+    ]);
   });
 
   it('continue prints the state card; --full the orchestrator prompt for the current state', () => {
@@ -247,7 +318,10 @@ describe('sow project set / status / continue / delete', () => {
     const json = repo.sow(['project', 'continue', '--json']);
     expect(json.code).toBe(0);
     expect(expectEnvelope(json)).toMatchObject({ ok: true, data: { state: 'PlanningActive', prompt: r.stdout } });
-    expect(expectEnvelope(repo.sow(['project', 'continue', '--full', '--json']))).toMatchObject({ ok: true, data: { state: 'PlanningActive', prompt: full.stdout } });
+    expect(expectEnvelope(repo.sow(['project', 'continue', '--full', '--json']))).toMatchObject({
+      ok: true,
+      data: { state: 'PlanningActive', prompt: full.stdout },
+    });
   });
 
   it('delete without a terminal refuses unless --yes, naming --yes', () => {
@@ -272,7 +346,12 @@ describe('sow project set / status / continue / delete', () => {
     const repo = planning();
     const onTty = (answer: string) => {
       const cmd = [process.execPath, SOW, 'project', 'delete'].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(' ');
-      return spawnSync('script', ['-qec', cmd, '/dev/null'], { cwd: repo.dir, input: answer, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+      return spawnSync('script', ['-qec', cmd, '/dev/null'], {
+        cwd: repo.dir,
+        input: answer,
+        encoding: 'utf8',
+        env: { ...process.env, NO_COLOR: '1' },
+      });
     };
     const no = onTty('n\n');
     expect(no.stdout).toContain("Delete project 'demo'");
@@ -291,7 +370,9 @@ describe('sow phase get / set', () => {
     for (const name of ['planning', 'implementation', 'review', 'finalize']) expect(phases[name].name, name).toBe(name);
     expect(Object.keys(phases.planning)[0], 'first, as a person reads it').toBe('name');
     expect(out(repo, ['phase', 'get', 'name', '--phase', 'review'])).toBe('review');
-    expect(expectFails(repo, ['phase', 'set', 'name', 'other'], 1, 'READ_ONLY_FIELD')).toContain('a phase keeps its name');
+    expect(expectFails(repo, ['phase', 'set', 'name', 'other'], 1, 'READ_ONLY_FIELD')).toContain(
+      'a phase keeps its name',
+    );
 
     // Projects started before sow wrote the name: the key says it.
     const text = repo.read(PROJECT);
@@ -313,7 +394,10 @@ describe('sow phase get / set', () => {
     expect(out(repo, ['phase', 'get', 'iteration'])).toBe('1');
     expect(out(repo, ['phase', 'get', 'enabled'])).toBe('true');
     expect(out(repo, ['phase', 'get', 'status', '--phase', 'review'])).toBe('pending');
-    expect(expectEnvelope(ok(repo, ['phase', 'get', 'status', '--json'])).data).toMatchObject({ phase: 'planning', value: 'in_progress' });
+    expect(expectEnvelope(ok(repo, ['phase', 'get', 'status', '--json'])).data).toMatchObject({
+      phase: 'planning',
+      value: 'in_progress',
+    });
 
     ok(repo, ['phase', 'set', 'note', 'hello']);
     expect(repo.yaml(PROJECT).phases.planning.metadata).toEqual({ note: 'hello' });
@@ -339,7 +423,9 @@ describe('sow task', () => {
   // taken id and an unknown dependency: in-process (src/app/task.test.ts).
   it('add prints the new id (--json: the task); --id that is no id is a usage error; a taken one is refused on stderr', () => {
     const repo = implementationPlanning();
-    expect(out(repo, ['task', 'add', 'Design the API', '--agent', 'architect', '--description', 'Write the OpenAPI spec'])).toBe('010');
+    expect(
+      out(repo, ['task', 'add', 'Design the API', '--agent', 'architect', '--description', 'Write the OpenAPI spec']),
+    ).toBe('010');
     expect(out(repo, ['task', 'add', 'Squeeze in', '--id', '015', '--parallel'])).toBe('015');
     const json = expectEnvelope(ok(repo, ['task', 'add', 'Document it', '--json']));
     expect(json).toMatchObject({ ok: true, data: { id: '020', name: 'Document it', status: 'pending', iteration: 1 } });
@@ -363,7 +449,10 @@ describe('sow task', () => {
     ok(repo, ['task', 'set', '--id', '010', 'iteration', '2']);
     ok(repo, ['task', 'set', '--id', '010', 'metadata.review.round', '2']);
     ok(repo, ['task', 'set', '--id', '10', 'review.blocking', 'false']);
-    expect(repo.yaml(taskFile('010'))).toMatchObject({ iteration: 2, metadata: { review: { round: 2, blocking: false } } });
+    expect(repo.yaml(taskFile('010'))).toMatchObject({
+      iteration: 2,
+      metadata: { review: { round: 2, blocking: false } },
+    });
 
     expect(out(repo, ['task', 'get', '--id', '010', 'status'])).toBe('pending');
     expect(out(repo, ['task', 'get', '--id', '10', 'iteration'])).toBe('2');
@@ -375,7 +464,9 @@ describe('sow task', () => {
     expect(whole).toMatchObject({ id: '020', name: 'Second task', status: 'pending', iteration: 1 });
 
     expectFails(repo, ['task', 'set', '--id', '010', 'status', 'done'], 1, 'INVALID_VALUE');
-    const missing = expectFails(repo, ['task', 'set', '--id', '999', 'status', 'completed'], 1, 'TASK_NOT_FOUND', { human: true });
+    const missing = expectFails(repo, ['task', 'set', '--id', '999', 'status', 'completed'], 1, 'TASK_NOT_FOUND', {
+      human: true,
+    });
     expect(missing).toContain("'999'");
     expect(missing).toContain('sow task list');
   });
@@ -392,7 +483,10 @@ describe('sow task', () => {
     ok(repo, ['task', 'abandon', '--id', '020']);
     const dropped = repo.yaml(taskFile('020'));
     expect(dropped).toMatchObject({ status: 'abandoned', completed_at: ISO });
-    expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data[1]).toMatchObject({ id: '020', status: 'abandoned' });
+    expect(expectEnvelope(ok(repo, ['task', 'list', '--json'])).data[1]).toMatchObject({
+      id: '020',
+      status: 'abandoned',
+    });
 
     const all = out(repo, ['task', 'list']).split('\n');
     expect(all).toHaveLength(2);
@@ -404,7 +498,9 @@ describe('sow task', () => {
     expect(none.code).toBe(0);
     expect(none.stdout).toBe('');
     const listed = expectEnvelope(ok(repo, ['task', 'list', '--status', 'pending', '--json'])).data;
-    expect(listed).toEqual([{ id: '010', name: 'Keep', status: 'pending', parallel: false, assigned_agent: 'implementer' }]);
+    expect(listed).toEqual([
+      { id: '010', name: 'Keep', status: 'pending', parallel: false, assigned_agent: 'implementer' },
+    ]);
     expectFails(repo, ['task', 'list', '--status', 'finished'], 2, 'USAGE');
     expectFails(repo, ['task', 'abandon', '--id', '030'], 1, 'TASK_NOT_FOUND');
   });
@@ -413,8 +509,23 @@ describe('sow task', () => {
 describe('artifacts: input/output add|set|remove|list', () => {
   it('phase artifacts: extra flags go to typed metadata, set reaches fields and dotted metadata, remove shifts indexes', () => {
     const repo = planning();
-    expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'notes/a.md', '--source', 'human'])).toBe('[0] context: notes/a.md (source: human)');
-    ok(repo, ['input', 'add', '--type', 'context', '--path', 'notes/b.md', '--pages', '12', '--draft', 'true', '--ticket', '007']);
+    expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'notes/a.md', '--source', 'human'])).toBe(
+      '[0] context: notes/a.md (source: human)',
+    );
+    ok(repo, [
+      'input',
+      'add',
+      '--type',
+      'context',
+      '--path',
+      'notes/b.md',
+      '--pages',
+      '12',
+      '--draft',
+      'true',
+      '--ticket',
+      '007',
+    ]);
     ok(repo, ['input', 'add', '--type', 'context', '--path', '../knowledge/adr-001.md']);
     let inputs = repo.yaml(PROJECT).phases.planning.inputs;
     expect(inputs[0]).toEqual({ type: 'context', path: 'notes/a.md', created_at: ISO, metadata: { source: 'human' } });
@@ -425,7 +536,12 @@ describe('artifacts: input/output add|set|remove|list', () => {
     ok(repo, ['input', 'set', '--index', '0', 'source', 'generated']);
     ok(repo, ['input', 'set', '--index', '0', 'path', 'notes/a2.md']);
     inputs = repo.yaml(PROJECT).phases.planning.inputs;
-    expect(inputs[0]).toEqual({ type: 'context', path: 'notes/a2.md', created_at: ISO, metadata: { source: 'generated', review: { by: 'dana' } } });
+    expect(inputs[0]).toEqual({
+      type: 'context',
+      path: 'notes/a2.md',
+      created_at: ISO,
+      metadata: { source: 'generated', review: { by: 'dana' } },
+    });
 
     expect(out(repo, ['input', 'list']).split('\n')).toEqual([
       '[0] context: notes/a2.md (source: generated, review: {"by":"dana"})',
@@ -435,11 +551,20 @@ describe('artifacts: input/output add|set|remove|list', () => {
 
     const removed = ok(repo, ['input', 'remove', '--index', '0']);
     expect(removed.stderr).toContain('notes/a2.md');
-    expect(out(repo, ['input', 'list']).split('\n')).toEqual(['[0] context: notes/b.md (pages: 12, draft: true, ticket: 007)', '[1] context: ../knowledge/adr-001.md']);
+    expect(out(repo, ['input', 'list']).split('\n')).toEqual([
+      '[0] context: notes/b.md (pages: 12, draft: true, ticket: 007)',
+      '[1] context: ../knowledge/adr-001.md',
+    ]);
 
     const listed = expectEnvelope(ok(repo, ['input', 'list', '--json'])).data;
     expect(listed).toEqual([
-      { index: 0, type: 'context', path: 'notes/b.md', created_at: ISO, metadata: { pages: 12, draft: true, ticket: '007' } },
+      {
+        index: 0,
+        type: 'context',
+        path: 'notes/b.md',
+        created_at: ISO,
+        metadata: { pages: 12, draft: true, ticket: '007' },
+      },
       { index: 1, type: 'context', path: '../knowledge/adr-001.md', created_at: ISO },
     ]);
 
@@ -455,16 +580,32 @@ describe('artifacts: input/output add|set|remove|list', () => {
   it('refuses unknown types (listing the valid ones), bad indexes, bad values and paths outside the repository', () => {
     const repo = planning();
     ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
-    const badOutput = expectFails(repo, ['output', 'add', '--type', 'design_doc', '--path', 'planning/design.md'], 1, 'UNKNOWN_ARTIFACT_TYPE', { human: true });
+    const badOutput = expectFails(
+      repo,
+      ['output', 'add', '--type', 'design_doc', '--path', 'planning/design.md'],
+      1,
+      'UNKNOWN_ARTIFACT_TYPE',
+      { human: true },
+    );
     expect(badOutput).toContain('task_list');
-    const badInput = expectFails(repo, ['input', 'add', '--type', 'reference', '--path', 'x.md'], 1, 'UNKNOWN_ARTIFACT_TYPE');
+    const badInput = expectFails(
+      repo,
+      ['input', 'add', '--type', 'reference', '--path', 'x.md'],
+      1,
+      'UNKNOWN_ARTIFACT_TYPE',
+    );
     expect(badInput).toContain('context');
     const range = expectFails(repo, ['output', 'set', '--index', '3', 'approved', 'true'], 1, 'INDEX_OUT_OF_RANGE');
     expect(range).toContain('sow output list');
     expectFails(repo, ['output', 'remove', '--index', '1'], 1, 'INDEX_OUT_OF_RANGE');
     expectFails(repo, ['output', 'set', '--index', '0', 'approved', 'yes'], 1, 'INVALID_VALUE');
     expectFails(repo, ['output', 'set', '--index', '0', 'type', 'review'], 1, 'READ_ONLY_FIELD');
-    expectFails(repo, ['input', 'add', '--type', 'context', '--path', '../../../etc/passwd'], 1, 'PATH_OUTSIDE_REPOSITORY');
+    expectFails(
+      repo,
+      ['input', 'add', '--type', 'context', '--path', '../../../etc/passwd'],
+      1,
+      'PATH_OUTSIDE_REPOSITORY',
+    );
     expectFails(repo, ['input', 'add', '--type', 'context', '--path', 'a.md', 'stray'], 2, 'USAGE');
     expectFails(repo, ['input', 'add', '--path', 'a.md'], 2, 'USAGE');
   });
@@ -474,39 +615,90 @@ describe('artifacts: input/output add|set|remove|list', () => {
     toExecuting(repo, ['Only task']);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     ok(repo, ['advance']);
-    expectFails(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'maybe'], 1, 'INVALID_VALUE');
+    expectFails(
+      repo,
+      ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'maybe'],
+      1,
+      'INVALID_VALUE',
+    );
     ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass']);
     expect(out(repo, ['output', 'list'])).toBe('[0] review: review/report.md (assessment: pass, not approved)');
     expectFails(repo, ['output', 'set', '--index', '0', 'assessment', 'meh'], 1, 'INVALID_VALUE');
-    expect(out(repo, ['output', 'set', '--index', '0', 'metadata.assessment', 'fail'])).toBe('[0] review: review/report.md (assessment: fail, not approved)');
+    expect(out(repo, ['output', 'set', '--index', '0', 'metadata.assessment', 'fail'])).toBe(
+      '[0] review: review/report.md (assessment: fail, not approved)',
+    );
     expect(repo.yaml(PROJECT).phases.review.outputs[0].metadata).toEqual({ assessment: 'fail' });
   });
 
   it('task artifacts: feedback starts pending, set status, outputs, the spec list format', () => {
     const repo = fresh();
     toExecuting(repo, ['Only task']);
-    expect(out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'sinks/style-guide.md', '--source', 'human'])).toBe(
-      '[0] reference: sinks/style-guide.md (source: human)',
-    );
-    expect(out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md'])).toBe(
-      '[1] feedback: phases/implementation/tasks/010/feedback/001.md (status: pending)',
-    );
-    expect(repo.yaml(taskFile('010')).inputs[1]).toEqual({ type: 'feedback', path: 'phases/implementation/tasks/010/feedback/001.md', created_at: ISO, metadata: { status: 'pending' } });
+    expect(
+      out(repo, [
+        'task',
+        'input',
+        'add',
+        '--id',
+        '010',
+        '--type',
+        'reference',
+        '--path',
+        'sinks/style-guide.md',
+        '--source',
+        'human',
+      ]),
+    ).toBe('[0] reference: sinks/style-guide.md (source: human)');
+    expect(
+      out(repo, [
+        'task',
+        'input',
+        'add',
+        '--id',
+        '010',
+        '--type',
+        'feedback',
+        '--path',
+        'phases/implementation/tasks/010/feedback/001.md',
+      ]),
+    ).toBe('[1] feedback: phases/implementation/tasks/010/feedback/001.md (status: pending)');
+    expect(repo.yaml(taskFile('010')).inputs[1]).toEqual({
+      type: 'feedback',
+      path: 'phases/implementation/tasks/010/feedback/001.md',
+      created_at: ISO,
+      metadata: { status: 'pending' },
+    });
     ok(repo, ['task', 'input', 'set', '--id', '010', '--index', '1', 'status', 'addressed']);
     expect(repo.yaml(taskFile('010')).inputs[1].metadata).toEqual({ status: 'addressed' });
     expectFails(repo, ['task', 'input', 'set', '--id', '010', '--index', '1', 'status', 'ignored'], 1, 'INVALID_VALUE');
 
     ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/a.ts']);
     ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/b.ts', '--lines', '40']);
-    expect(out(repo, ['task', 'output', 'list', '--id', '010']).split('\n')).toEqual(['[0] modified: src/a.ts', '[1] modified: src/b.ts (lines: 40)']);
+    expect(out(repo, ['task', 'output', 'list', '--id', '010']).split('\n')).toEqual([
+      '[0] modified: src/a.ts',
+      '[1] modified: src/b.ts (lines: 40)',
+    ]);
     ok(repo, ['task', 'output', 'set', '--id', '010', '--index', '1', 'metadata.lines', '41']);
     ok(repo, ['task', 'output', 'remove', '--id', '010', '--index', '0']);
-    expect(repo.yaml(taskFile('010')).outputs).toEqual([{ type: 'modified', path: 'src/b.ts', created_at: ISO, metadata: { lines: 41 } }]);
-    expect(expectEnvelope(ok(repo, ['task', 'output', 'list', '--id', '010', '--json'])).data).toEqual([{ index: 0, type: 'modified', path: 'src/b.ts', created_at: ISO, metadata: { lines: 41 } }]);
+    expect(repo.yaml(taskFile('010')).outputs).toEqual([
+      { type: 'modified', path: 'src/b.ts', created_at: ISO, metadata: { lines: 41 } },
+    ]);
+    expect(expectEnvelope(ok(repo, ['task', 'output', 'list', '--id', '010', '--json'])).data).toEqual([
+      { index: 0, type: 'modified', path: 'src/b.ts', created_at: ISO, metadata: { lines: 41 } },
+    ]);
 
-    const wrongType = expectFails(repo, ['task', 'output', 'add', '--id', '010', '--type', 'reference', '--path', 'x.md'], 1, 'UNKNOWN_ARTIFACT_TYPE');
+    const wrongType = expectFails(
+      repo,
+      ['task', 'output', 'add', '--id', '010', '--type', 'reference', '--path', 'x.md'],
+      1,
+      'UNKNOWN_ARTIFACT_TYPE',
+    );
     expect(wrongType).toContain('modified');
-    expectFails(repo, ['task', 'input', 'add', '--id', '090', '--type', 'reference', '--path', 'x.md'], 1, 'TASK_NOT_FOUND');
+    expectFails(
+      repo,
+      ['task', 'input', 'add', '--id', '090', '--type', 'reference', '--path', 'x.md'],
+      1,
+      'TASK_NOT_FOUND',
+    );
     expectFails(repo, ['task', 'input', 'list'], 2, 'USAGE');
   });
 });
@@ -546,7 +738,10 @@ describe('--json', () => {
       expect(r.code, label).toBe(c.code);
       const doc = expectEnvelope(r);
       if (c.error) {
-        expect(doc, label).toEqual({ ok: false, error: expect.objectContaining({ code: c.error, message: expect.any(String) }) });
+        expect(doc, label).toEqual({
+          ok: false,
+          error: expect.objectContaining({ code: c.error, message: expect.any(String) }),
+        });
         expect(doc.error.message.length, label).toBeGreaterThan(0);
       } else {
         expect(doc.ok, label).toBe(true);
@@ -569,8 +764,13 @@ describe('--json', () => {
 
     const before = expectEnvelope(ok(repo, ['--json', 'phase', 'get', 'status']));
     expect(before).toMatchObject({ ok: true, data: { value: 'in_progress' } });
-    const added = expectEnvelope(ok(repo, ['output', 'add', '--json', '--type', 'task_list', '--path', 'planning/tasks.md']));
-    expect(added.data).toMatchObject({ index: 0, artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false } });
+    const added = expectEnvelope(
+      ok(repo, ['output', 'add', '--json', '--type', 'task_list', '--path', 'planning/tasks.md']),
+    );
+    expect(added.data).toMatchObject({
+      index: 0,
+      artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false },
+    });
     // --json was not taken for an artifact metadata flag.
     expect(repo.yaml(PROJECT).phases.planning.outputs[0].metadata).toBeUndefined();
   });
@@ -602,7 +802,12 @@ describe('sow advance', () => {
     const ready = expectEnvelope(ok(repo, ['advance', '--list', '--json'])).data;
     expect(ready.state).toBe('PlanningActive');
     expect(ready.transitions).toEqual([
-      expect.objectContaining({ event: 'complete_planning', to: 'ImplementationPlanning', blocked: false, guardDescription: 'a task_list output of planning is approved' }),
+      expect.objectContaining({
+        event: 'complete_planning',
+        to: 'ImplementationPlanning',
+        blocked: false,
+        guardDescription: 'a task_list output of planning is approved',
+      }),
     ]);
     expect(out(repo, ['advance', '--list'])).not.toMatch(/blocked/);
   });
@@ -623,13 +828,23 @@ describe('sow advance', () => {
     expect(dry.stderr).toContain('PlanningActive → ImplementationPlanning');
     expect(repo.snapshot()).toEqual(before);
     const dryJson = expectEnvelope(ok(repo, ['advance', '--dry-run', '--json'])).data;
-    expect(dryJson).toMatchObject({ from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning', dryRun: true });
+    expect(dryJson).toMatchObject({
+      from: 'PlanningActive',
+      to: 'ImplementationPlanning',
+      event: 'complete_planning',
+      dryRun: true,
+    });
     ok(repo, ['advance', 'complete_planning', '--dry-run']);
     expect(repo.snapshot()).toEqual(before);
     expect(repo.yaml(PROJECT).statechart.current_state).toBe('PlanningActive');
 
     const real = expectEnvelope(ok(repo, ['advance', '--json'])).data;
-    expect(real).toMatchObject({ from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning', dryRun: false });
+    expect(real).toMatchObject({
+      from: 'PlanningActive',
+      to: 'ImplementationPlanning',
+      event: 'complete_planning',
+      dryRun: false,
+    });
     expect(repo.yaml(PROJECT).statechart.current_state).toBe('ImplementationPlanning');
   });
 
@@ -639,7 +854,18 @@ describe('sow advance', () => {
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     expect(out(repo, ['advance', 'all_tasks_complete'])).toBe('ReviewActive');
     repo.write('.sow/project/review/report.md', '# Review\n');
-    ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass', '--approved', 'true']);
+    ok(repo, [
+      'output',
+      'add',
+      '--type',
+      'review',
+      '--path',
+      'review/report.md',
+      '--assessment',
+      'pass',
+      '--approved',
+      'true',
+    ]);
 
     // Guards are checked on explicit events too.
     const blocked = expectFails(repo, ['advance', 'review_fail'], 3, 'TRANSITION_BLOCKED', { human: true });
@@ -663,7 +889,9 @@ describe('sow schema', () => {
     const repo = planning();
     const project = JSON.parse(out(repo, ['schema']));
     expect(project.type).toBe('object');
-    expect(Object.keys(project.properties)).toEqual(expect.arrayContaining(['name', 'description', 'branch', 'statechart', 'phases']));
+    expect(Object.keys(project.properties)).toEqual(
+      expect.arrayContaining(['name', 'description', 'branch', 'statechart', 'phases']),
+    );
     expect(project.required).toEqual(expect.arrayContaining(['name', 'branch', 'statechart', 'phases']));
     expect(JSON.parse(out(repo, ['schema', 'project']))).toEqual(project);
     // The real state file has every required key.
@@ -672,8 +900,12 @@ describe('sow schema', () => {
 
     const task = JSON.parse(out(repo, ['schema', 'task']));
     expect(task.type).toBe('object');
-    expect(Object.keys(task.properties)).toEqual(expect.arrayContaining(['id', 'name', 'status', 'iteration', 'inputs', 'outputs']));
-    expect(task.properties.status.enum).toEqual(expect.arrayContaining(['pending', 'in_progress', 'completed', 'abandoned']));
+    expect(Object.keys(task.properties)).toEqual(
+      expect.arrayContaining(['id', 'name', 'status', 'iteration', 'inputs', 'outputs']),
+    );
+    expect(task.properties.status.enum).toEqual(
+      expect.arrayContaining(['pending', 'in_progress', 'completed', 'abandoned']),
+    );
 
     const config = JSON.parse(out(repo, ['schema', 'config']));
     expect(config.type).toBe('object');
@@ -699,7 +931,8 @@ describe('sow help exit-codes', () => {
     const repo = fresh({ init: false });
     const r = repo.sow(['help', 'exit-codes']);
     expect(r.code).toBe(0);
-    for (const code of ['0', '1', '2', '3', '4', '5', '70', '130']) expect(r.stdout).toMatch(new RegExp(`^\\s*${code}\\s+\\S`, 'm'));
+    for (const code of ['0', '1', '2', '3', '4', '5', '70', '130'])
+      expect(r.stdout).toMatch(new RegExp(`^\\s*${code}\\s+\\S`, 'm'));
     expect(r.stdout).toMatch(/^\s*3\s+.*blocked/m);
   });
 });

@@ -5,7 +5,18 @@
  * cache folder of its own; SOW_DEBUG makes the loader say what it did.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -54,7 +65,11 @@ function onlyCacheFile(home: string): string {
 function parts(file: string) {
   const bytes = readFileSync(file);
   const seenLength = bytes.readUInt32LE(20);
-  return { bytes, seen: JSON.parse(bytes.toString('utf8', 24, 24 + seenLength)) as string[], dataStart: 24 + seenLength };
+  return {
+    bytes,
+    seen: JSON.parse(bytes.toString('utf8', 24, 24 + seenLength)) as string[],
+    dataStart: 24 + seenLength,
+  };
 }
 
 describe('compile cache', () => {
@@ -67,7 +82,9 @@ describe('compile cache', () => {
     expect(first.code).toBe(0);
     expect(events(first)).toEqual(['missing', 'wrote']);
     const file = onlyCacheFile(home);
-    expect(file).toMatch(new RegExp(`[0-9a-f]{8}-${process.version.replaceAll('.', '\\.')}-${process.arch}-task\\.bin$`));
+    expect(file).toMatch(
+      new RegExp(`[0-9a-f]{8}-${process.version.replaceAll('.', '\\.')}-${process.arch}-task\\.bin$`),
+    );
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(home, 'sow')).mode & 0o777).toBe(0o700);
     expect(statSync(join(home, 'sow', 'code-cache')).mode & 0o777).toBe(0o700);
@@ -113,13 +130,16 @@ describe('compile cache', () => {
     const repo = newRepo();
     toExecuting(repo);
     const home = cacheHome();
-    const source = (r: RunResult) => [...new Set([...r.stderr.matchAll(/^sow: compile cache: .* \((\S+)\)$/gm)].map((m) => m[1]))];
+    const source = (r: RunResult) => [
+      ...new Set([...r.stderr.matchAll(/^sow: compile cache: .* \((\S+)\)$/gm)].map((m) => m[1])),
+    ];
     const list = sowIn(repo, home, ['task', 'list']);
     expect(source(list)).toEqual(['pack-task.cjs']);
     expect(source(sowIn(repo, home, ['--json', 'status']))).toEqual(['pack-project.cjs']);
     expect(source(sowIn(repo, home, ['input', 'list']))).toEqual(['pack-artifacts.cjs']);
     // Help of all commands, a mistyped group, completion: the whole CLI.
-    for (const args of [['--help'], ['tsk', 'list'], ['help', 'task'], ['__complete', 'sow', 'ta']]) expect(source(sowIn(repo, home, args)), args.join(' ')).toEqual(['core.cjs']);
+    for (const args of [['--help'], ['tsk', 'list'], ['help', 'task'], ['__complete', 'sow', 'ta']])
+      expect(source(sowIn(repo, home, args)), args.join(' ')).toEqual(['core.cjs']);
     // A group's help and a mistyped command of the group are the pack's, and read as the CLI's.
     expect(source(sowIn(repo, home, ['task', '--help']))).toEqual(['pack-task.cjs']);
     const typo = sowIn(repo, home, ['task', 'lst']);
@@ -131,11 +151,23 @@ describe('compile cache', () => {
     mkdirSync(bin);
     for (const file of ['sow.cjs', 'core.cjs']) copyFileSync(join(dirname(SOW), file), join(bin, file));
     const alone = (env: Record<string, string> = {}) =>
-      spawnSync(process.execPath, [join(bin, 'sow.cjs'), 'task', 'list'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env }, encoding: 'utf8' });
+      spawnSync(process.execPath, [join(bin, 'sow.cjs'), 'task', 'list'], {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env },
+        encoding: 'utf8',
+      });
     const fallback = alone();
-    expect({ code: fallback.status, stdout: fallback.stdout, source: source({ code: 0, stdout: '', stderr: fallback.stderr }) }).toEqual({ code: 0, stdout: list.stdout, source: ['core.cjs'] });
+    expect({
+      code: fallback.status,
+      stdout: fallback.stdout,
+      source: source({ code: 0, stdout: '', stderr: fallback.stderr }),
+    }).toEqual({ code: 0, stdout: list.stdout, source: ['core.cjs'] });
     const uncached = alone({ SOW_NO_COMPILE_CACHE: '1' });
-    expect({ code: uncached.status, stdout: uncached.stdout, stderr: uncached.stderr }).toEqual({ code: 0, stdout: list.stdout, stderr: '' });
+    expect({ code: uncached.status, stdout: uncached.stdout, stderr: uncached.stderr }).toEqual({
+      code: 0,
+      stdout: list.stdout,
+      stderr: '',
+    });
   });
 
   it('sow mcp compiles the MCP SDK, bundled apart, through a cache of its own as well', () => {
@@ -143,7 +175,10 @@ describe('compile cache', () => {
     toExecuting(repo);
     const home = cacheHome();
     // The input ends at once: the server starts, loads the SDK, and ends.
-    const loaded = (r: RunResult) => [...r.stderr.matchAll(/^sow: compile cache: (\S+) .*\/([^/\n]+) \((\S+)\)$/gm)].map((m) => `${m[1]} ${m[2]!.replace(/^[0-9a-f]{8}-/, '')} ${m[3]}`);
+    const loaded = (r: RunResult) =>
+      [...r.stderr.matchAll(/^sow: compile cache: (\S+) .*\/([^/\n]+) \((\S+)\)$/gm)].map(
+        (m) => `${m[1]} ${m[2]!.replace(/^[0-9a-f]{8}-/, '')} ${m[3]}`,
+      );
     const first = repo.sow(['mcp'], { env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1' }, input: '' });
     expect(first.code).toBe(0);
     const cli = `${process.version}-${process.arch}-mcp.bin core.cjs`;
@@ -155,7 +190,10 @@ describe('compile cache', () => {
     expect(again.code).toBe(0);
     expect(loaded(again)).toEqual([`hit ${cli}`, `hit ${sdk}`]);
     // Without the cache, the SDK is required the ordinary way.
-    const without = repo.sow(['mcp'], { env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1', SOW_NO_COMPILE_CACHE: '1' }, input: '' });
+    const without = repo.sow(['mcp'], {
+      env: { XDG_CACHE_HOME: home, SOW_DEBUG: '1', SOW_NO_COMPILE_CACHE: '1' },
+      input: '',
+    });
     expect(without.code).toBe(0);
     expect(loaded(without)).toEqual([]);
   });
@@ -231,7 +269,10 @@ describe('compile cache', () => {
     const r = sowIn(repo, blocked, ['task', 'list'], { SOW_DEBUG: '' });
     expect(r).toEqual({ ...plain, stderr: '' });
     const told = sowIn(repo, blocked, ['task', 'list']);
-    expect(events(told)).toEqual(['missing', "not written (ENOTDIR: not a directory, mkdir '" + join(blocked, 'sow', 'code-cache') + "'):"]);
+    expect(events(told)).toEqual([
+      'missing',
+      "not written (ENOTDIR: not a directory, mkdir '" + join(blocked, 'sow', 'code-cache') + "'):",
+    ]);
 
     // A read-only cache folder: nothing written, nothing said.
     if (process.getuid?.() !== 0) {
@@ -255,7 +296,10 @@ describe('compile cache', () => {
     copyFileSync(SOW, join(bin, 'sow.cjs'));
     const home = cacheHome();
     const run = () => {
-      const r = spawnSync(process.execPath, [join(bin, 'sow.cjs'), 'task', 'list'], { env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1' }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [join(bin, 'sow.cjs'), 'task', 'list'], {
+        env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1' },
+        encoding: 'utf8',
+      });
       return { stdout: r.stdout, events: events({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }) };
     };
     for (const [text, first] of [
@@ -263,7 +307,10 @@ describe('compile cache', () => {
       // The same executable: its cache was made for the other bundle.
       ['caf\u00e9 \u2014 \u20ac5 \u{1F331}', 'stale'],
     ] as const) {
-      writeFileSync(join(bin, 'core.cjs'), `process.stdout.write(${JSON.stringify(`${text}\n`)} + ${JSON.stringify(text)}.length + '\\n');\n// ${text}\n`);
+      writeFileSync(
+        join(bin, 'core.cjs'),
+        `process.stdout.write(${JSON.stringify(`${text}\n`)} + ${JSON.stringify(text)}.length + '\\n');\n// ${text}\n`,
+      );
       const expected = `${text}\n${text.length}\n`;
       expect(run()).toEqual({ stdout: expected, events: [first, 'wrote'] });
       expect(run()).toEqual({ stdout: expected, events: ['hit'] });
@@ -276,8 +323,15 @@ describe('compile cache', () => {
     copyFileSync(SOW, join(bin, 'sow.cjs'));
     const home = cacheHome();
     const run = (env: Record<string, string> = {}) => {
-      const r = spawnSync(process.execPath, [join(bin, 'sow.cjs')], { env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env }, encoding: 'utf8' });
-      return { stdout: r.stdout, events: events({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }), stderr: r.stderr.replace(/^sow: compile cache: .*\n/gm, '') };
+      const r = spawnSync(process.execPath, [join(bin, 'sow.cjs')], {
+        env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env },
+        encoding: 'utf8',
+      });
+      return {
+        stdout: r.stdout,
+        events: events({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }),
+        stderr: r.stderr.replace(/^sow: compile cache: .*\n/gm, ''),
+      };
     };
     const core = join(bin, 'core.cjs');
     writeFileSync(core, "process.stdout.write('one\\n');\n");
@@ -286,7 +340,10 @@ describe('compile cache', () => {
     writeFileSync(core, "process.stdout.write('two\\n');\n");
     expect(run()).toEqual({ stdout: 'two\n', events: ['stale', 'wrote'], stderr: '' });
     // process.binding warns with --pending-deprecation: then node:zlib's CRC-32 checks the same file.
-    for (const env of [{ NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }] as Record<string, string>[]) {
+    for (const env of [{ NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }] as Record<
+      string,
+      string
+    >[]) {
       expect(run(env)).toEqual({ stdout: 'two\n', events: ['hit'], stderr: '' });
     }
   });
@@ -311,7 +368,9 @@ describe('compile cache', () => {
     expect(events(sowIn(repo, home, LOADS_CLI))).toEqual(['missing', 'wrote']);
     const builds = [...new Set(readdirSync(dir).map((n) => n.split('-').slice(0, 3).join('-')))].sort();
     expect(builds).toHaveLength(4);
-    expect(builds.filter((b) => others.some((id) => b.startsWith(id)))).toEqual(['00000004', '00000005', '00000006'].map((id) => `${id}-${process.version}-${process.arch}`));
+    expect(builds.filter((b) => others.some((id) => b.startsWith(id)))).toEqual(
+      ['00000004', '00000005', '00000006'].map((id) => `${id}-${process.version}-${process.arch}`),
+    );
     expect(readdirSync(dir)).toHaveLength(3 * 2 + 1);
   });
 

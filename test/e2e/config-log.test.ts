@@ -25,7 +25,8 @@ function configWorld(opts: { omit?: string[] } = {}) {
   const cwd = join(world.root, 'home');
   return {
     world,
-    sow: (args: string[], env: Record<string, string> = {}, unset: string[] = []) => runSow(cwd, world, ['config', ...args], env, unset),
+    sow: (args: string[], env: Record<string, string> = {}, unset: string[] = []) =>
+      runSow(cwd, world, ['config', ...args], env, unset),
   };
 }
 
@@ -147,7 +148,12 @@ describe('sow config validate', () => {
     expect(r.code, show(r)).toBe(4);
     expect(r.stdout).toMatch(/^✗ .*implementer.*'nosuch'/m);
     // The refusal names the file and the field, like every command that reads the file, and says how to fix it.
-    expect(r.stderr.split('\n')[0]!.startsWith(`error: ${world.configPath}: agents.bindings.implementer: executor 'nosuch' is not defined`), r.stderr).toBe(true);
+    expect(
+      r.stderr
+        .split('\n')[0]!
+        .startsWith(`error: ${world.configPath}: agents.bindings.implementer: executor 'nosuch' is not defined`),
+      r.stderr,
+    ).toBe(true);
     expect(r.stderr).toMatch(/^hint: fix .* with 'sow config edit'; then run 'sow config validate' again$/m);
     const j = sow(['validate', '--json']);
     expect(j.code).toBe(4);
@@ -309,7 +315,8 @@ function logRepo() {
     repo,
     root,
     world,
-    sow: (args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) => runSow(opts.cwd ? join(root, opts.cwd) : root, world, ['log', ...args], opts.env ?? {}),
+    sow: (args: string[], opts: { cwd?: string; env?: Record<string, string> } = {}) =>
+      runSow(opts.cwd ? join(root, opts.cwd) : root, world, ['log', ...args], opts.env ?? {}),
     entries: (rel: string) => (repo.exists(rel) ? parseLog(repo.read(rel)) : []),
     outputs: (id = '010') => repo.yaml(taskFile(id)).outputs.map((o: any) => [o.type, o.path]),
   };
@@ -356,9 +363,26 @@ describe('sow log', () => {
     ]);
 
     // Again with an overlap: only the new file is added; the entry still lists what it names.
-    const again = t.sow(['--agent', 'implementer-1', '--action', 'refactor', '--result', 'partial', '--files', 'lib/c.ts,src/d.ts', '--file', './src/a.ts', '--task', '010']);
+    const again = t.sow([
+      '--agent',
+      'implementer-1',
+      '--action',
+      'refactor',
+      '--result',
+      'partial',
+      '--files',
+      'lib/c.ts,src/d.ts',
+      '--file',
+      './src/a.ts',
+      '--task',
+      '010',
+    ]);
     expect(again.code, show(again)).toBe(0);
-    expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({ action: 'refactor', result: 'partial', files: ['src/a.ts', 'lib/c.ts', 'src/d.ts'] });
+    expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({
+      action: 'refactor',
+      result: 'partial',
+      files: ['src/a.ts', 'lib/c.ts', 'src/d.ts'],
+    });
     expect(t.outputs()).toEqual([
       ['modified', 'src/a.ts'],
       ['modified', 'src/b.ts'],
@@ -385,7 +409,17 @@ describe('sow log', () => {
     expect(after.subarray(0, before.length).equals(before)).toBe(true);
     expect(after.subarray(before.length).toString()).toMatch(/^---\ntimestamp: .*\n(?:.*\n)*---\n\ntwo\n\n$/);
     // With a file (the task's outputs change too: two files, through the journal), still appended.
-    const r2 = t.sow(['--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/z.ts', 'three']);
+    const r2 = t.sow([
+      '--action',
+      'modified_file',
+      '--result',
+      'success',
+      '--task',
+      '010',
+      '--file',
+      'src/z.ts',
+      'three',
+    ]);
     expect(r2.code, show(r2)).toBe(0);
     expect(statSync(file).ino).toBe(ino);
     expect(readFileSync(file).toString().endsWith('three\n\n')).toBe(true);
@@ -395,7 +429,20 @@ describe('sow log', () => {
   it('modified outputs are repository paths: log and `task output add` name a file alike; approving one needs that file', () => {
     const t = logRepo();
     const task = (args: string[], cwd?: string) => runSow(cwd ? join(t.root, cwd) : t.root, t.world, ['task', ...args]);
-    expect(t.sow(['--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/a.ts']).code).toBe(0);
+    expect(
+      t.sow([
+        '--agent',
+        'implementer-1',
+        '--action',
+        'modified_file',
+        '--result',
+        'success',
+        '--task',
+        '010',
+        '--file',
+        'src/a.ts',
+      ]).code,
+    ).toBe(0);
 
     // Added by hand: a path from the repository root, stored as given; a missing file is allowed, with a warning.
     const added = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/e.ts']);
@@ -406,7 +453,22 @@ describe('sow log', () => {
     const fromPkg = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/f.ts'], 'pkg');
     expect(fromPkg.code, show(fromPkg)).toBe(0);
     // Logging a file already there adds nothing: both commands name it the same way.
-    expect(t.sow(['--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/e.ts', '--file', 'src/f.ts']).code).toBe(0);
+    expect(
+      t.sow([
+        '--agent',
+        'implementer-1',
+        '--action',
+        'modified_file',
+        '--result',
+        'success',
+        '--task',
+        '010',
+        '--file',
+        'src/e.ts',
+        '--file',
+        'src/f.ts',
+      ]).code,
+    ).toBe(0);
     expect(t.outputs()).toEqual([
       ['modified', 'src/a.ts'],
       ['modified', 'src/e.ts'],
@@ -428,18 +490,30 @@ describe('sow log', () => {
     t.repo.write('src/a.ts', 'export const a = 1;\n');
     const approved = task(['output', 'set', '--id', '010', '--index', '0', 'approved', 'true']);
     expect(approved.code, show(approved)).toBe(0);
-    expect(t.repo.yaml(taskFile('010')).outputs[0]).toMatchObject({ type: 'modified', path: 'src/a.ts', approved: true });
+    expect(t.repo.yaml(taskFile('010')).outputs[0]).toMatchObject({
+      type: 'modified',
+      path: 'src/a.ts',
+      approved: true,
+    });
   });
 
   it('defaults to SOW_TASK_ID and SOW_AGENT_ID (as a spawned worker has them); paths are relative to where it runs', () => {
     const t = logRepo();
     mkdirSync(join(t.root, 'pkg'), { recursive: true });
-    const r = t.sow(['--action', 'test_run', '--result', 'error', '--file', 'index.ts', '--file', '../src/x.ts', 'Tests fail'], {
-      cwd: 'pkg',
-      env: { SOW_TASK_ID: '010', SOW_AGENT_ID: 'implementer-7' },
-    });
+    const r = t.sow(
+      ['--action', 'test_run', '--result', 'error', '--file', 'index.ts', '--file', '../src/x.ts', 'Tests fail'],
+      {
+        cwd: 'pkg',
+        env: { SOW_TASK_ID: '010', SOW_AGENT_ID: 'implementer-7' },
+      },
+    );
     expect(r.code, show(r)).toBe(0);
-    expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({ agent: 'implementer-7', action: 'test_run', result: 'error', files: ['pkg/index.ts', 'src/x.ts'] });
+    expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({
+      agent: 'implementer-7',
+      action: 'test_run',
+      result: 'error',
+      files: ['pkg/index.ts', 'src/x.ts'],
+    });
     expect(t.outputs()).toEqual([
       ['modified', 'pkg/index.ts'],
       ['modified', 'src/x.ts'],

@@ -31,7 +31,11 @@ function outside(config?: string) {
   if (config !== undefined) world.writeConfig(config);
   cleanups.push(() => world.cleanup());
   const cwd = join(world.root, 'home');
-  return { world, sow: (args: string[], env: Record<string, string> = {}, unset: string[] = []) => runSow(cwd, world, args, env, unset) };
+  return {
+    world,
+    sow: (args: string[], env: Record<string, string> = {}, unset: string[] = []) =>
+      runSow(cwd, world, args, env, unset),
+  };
 }
 
 const lines = (r: Run) => r.stdout.split('\n');
@@ -39,7 +43,8 @@ const lines = (r: Run) => r.stdout.split('\n');
 const stderrLines = (r: Run, needle: string) => r.stderr.split('\n').filter((l) => l.includes(needle));
 
 const TYPO_BINDINGS = 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindngs:\n    implementer: cur\n';
-const TYPO_SETTINGS = 'agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        yolo: true\n';
+const TYPO_SETTINGS =
+  'agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        yolo: true\n';
 const TYPO_TOP = 'agent:\n  bindings:\n    implementer: claude-code\n';
 const TYPO_ROLE = 'agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementr: cur\n';
 
@@ -51,7 +56,10 @@ describe('an unknown key in the user configuration', () => {
   it('config validate: a ✗ line with did-you-mean for agents.bindngs, settings.yolo, a top-level key and a mistyped role; exit 4 naming the file and the field', () => {
     const cases: [string, string][] = [
       [TYPO_BINDINGS, "✗ agents.bindngs: unknown key 'bindngs'; did you mean 'bindings'?"],
-      [TYPO_SETTINGS, "✗ agents.executors.claude-code.settings.yolo: unknown key 'yolo' (known here: permissions, yolo_mode, model)"],
+      [
+        TYPO_SETTINGS,
+        "✗ agents.executors.claude-code.settings.yolo: unknown key 'yolo' (known here: permissions, yolo_mode, model)",
+      ],
       [TYPO_TOP, "✗ agent: unknown key 'agent'; did you mean 'agents'?"],
       [TYPO_ROLE, "✗ agents.bindings.implementr: 'implementr' is not an agent role; did you mean 'implementer'?"],
     ];
@@ -76,12 +84,16 @@ describe('an unknown key in the user configuration', () => {
   });
 
   it('config validate reports every problem at once: a typo, then the other checks (an undefined executor, a setting the type does not take)', () => {
-    const { sow } = outside('agents:\n  executors:\n    ws:\n      type: windsurf\n      settings:\n        model: m\n  bindngs: {}\n  bindings:\n    implementer: nosuch\n');
+    const { sow } = outside(
+      'agents:\n  executors:\n    ws:\n      type: windsurf\n      settings:\n        model: m\n  bindngs: {}\n  bindings:\n    implementer: nosuch\n',
+    );
     const r = sow(['config', 'validate']);
     expect(r.code, show(r)).toBe(4);
     expect(r.stdout).toContain("✗ agents.bindngs: unknown key 'bindngs'; did you mean 'bindings'?");
     expect(r.stdout).toMatch(/^✗ agents\.bindings\.implementer: executor 'nosuch' is not defined/m);
-    expect(r.stdout).toMatch(/^✗ agents\.executors\.ws\.settings\.model: the windsurf executor type does not take 'model'/m);
+    expect(r.stdout).toMatch(
+      /^✗ agents\.executors\.ws\.settings\.model: the windsurf executor type does not take 'model'/m,
+    );
     expect(r.stdout).toMatch(/^Configuration is invalid: 3 error\(s\)/m);
   });
 
@@ -161,7 +173,10 @@ describe('config validate inside a sow workspace also checks .sow/config.yaml', 
     const nj = f.ok(['config', 'validate', '--json']);
     expect(nj.json?.data?.repository).toEqual({ root: f.root, path: '.sow/config.yaml', exists: false, valid: true });
 
-    f.repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n  - name: lint\n    run: npm run lint\n    when: [finalize]\n');
+    f.repo.write(
+      '.sow/config.yaml',
+      'checks:\n  - name: unit\n    run: npm test\n  - name: lint\n    run: npm run lint\n    when: [finalize]\n',
+    );
     const valid = f.ok(['config', 'validate']);
     expect(lines(valid)).toContain('✓ .sow/config.yaml valid (checks: unit, lint)');
     mkdirSync(join(f.root, 'src', 'deep'), { recursive: true });
@@ -178,7 +193,9 @@ describe('config validate inside a sow workspace also checks .sow/config.yaml', 
     expect(r.code, show(r)).toBe(4);
     expect(lines(r)).toContain('✓ schema valid');
     expect(lines(r)).toContain("✗ .sow/config.yaml: checks.0.timout: unknown key 'timout'; did you mean 'timeout'?");
-    expect(r.stderr.split('\n')[0]).toBe("error: .sow/config.yaml: checks.0.timout: unknown key 'timout'; did you mean 'timeout'?");
+    expect(r.stderr.split('\n')[0]).toBe(
+      "error: .sow/config.yaml: checks.0.timout: unknown key 'timout'; did you mean 'timeout'?",
+    );
     expect(r.stderr).toMatch(/^hint: fix \.sow\/config\.yaml \(its fields: 'sow schema repo-config'\)/m);
     expect(r.stderr, 'the user configuration is not blamed').not.toContain("'sow config edit'");
     const j = f.sow(['config', 'validate', '--json']);
@@ -245,7 +262,9 @@ describe('a setting the executor type does not take is a configuration error nam
       `✗ agents.executors.cx.spawn: the codex executor type does not take 'spawn' (only type 'command' runs an argv of your own)${remove}`,
     ]);
     expect(r.stdout).toMatch(/^Configuration is invalid: 4 error\(s\)/m);
-    expect(r.stderr.split('\n')[0]).toContain(`error: ${world.configPath}: agents.executors.ws.settings.permissions: the windsurf executor type does not take 'permissions'`);
+    expect(r.stderr.split('\n')[0]).toContain(
+      `error: ${world.configPath}: agents.executors.ws.settings.permissions: the windsurf executor type does not take 'permissions'`,
+    );
     // doctor gives the same verdict.
     const doctor = sow(['doctor', '--json']);
     expect(doctor.code).toBe(1);
@@ -260,8 +279,13 @@ describe('a setting the executor type does not take is a configuration error nam
     const before = f.repo.snapshot();
     const refused = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
     expect(refused.code, show(refused)).toBe(4);
-    expect(refused.json?.error).toMatchObject({ code: 'CONFIG_INVALID', details: { file: f.world.configPath, field: 'agents.executors.ws.settings.permissions' } });
-    expect((f.sow(['agent', 'spawn', 'reviewer', '020', '--json']).json?.error as any)?.details?.field).toBe('agents.executors.mine.settings.yolo_mode');
+    expect(refused.json?.error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      details: { file: f.world.configPath, field: 'agents.executors.ws.settings.permissions' },
+    });
+    expect((f.sow(['agent', 'spawn', 'reviewer', '020', '--json']).json?.error as any)?.details?.field).toBe(
+      'agents.executors.mine.settings.yolo_mode',
+    );
     expect(f.world.calls()).toEqual([]);
     expect(f.repo.snapshot()).toEqual(before);
 
@@ -274,11 +298,16 @@ describe('a setting the executor type does not take is a configuration error nam
 
 describe('errors of the executor in use refuse the run with exit 4 (they are configuration errors)', () => {
   it('permissions and yolo_mode that disagree: CONFIG_INVALID naming the file and the field', () => {
-    const f = fixture('agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        permissions: safe\n        yolo_mode: true\n');
+    const f = fixture(
+      'agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        permissions: safe\n        yolo_mode: true\n',
+    );
     const before = f.repo.snapshot();
     const r = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
     expect(r.code, show(r)).toBe(4);
-    expect(r.json?.error).toMatchObject({ code: 'CONFIG_INVALID', details: { file: f.world.configPath, field: 'agents.executors.claude-code.settings' } });
+    expect(r.json?.error).toMatchObject({
+      code: 'CONFIG_INVALID',
+      details: { file: f.world.configPath, field: 'agents.executors.claude-code.settings' },
+    });
     expect(r.json?.error?.message).toContain('permissions: safe and yolo_mode: true disagree');
     expect(f.world.calls()).toEqual([]);
     expect(f.repo.snapshot()).toEqual(before);
@@ -304,11 +333,18 @@ describe('an unknown executor', () => {
     const r = f.sow(['agent', 'spawn', 'implementer', '010'], { SOW_AGENTS_IMPLEMENTER: 'nope' });
     expect(r.code, show(r)).toBe(4);
     expect(r.stdout).toBe('');
-    expect(r.stderr.split('\n')[0]).toBe('error: unknown executor: nope (from the environment variable SOW_AGENTS_IMPLEMENTER)');
-    expect(r.stderr).toContain('hint: Available executors:\n  - claude-code\n  - cur\n  - claude (built-in type)\n  - cursor (built-in type)\n');
-    for (const type of ['windsurf', 'codex', 'gemini', 'copilot', 'opencode']) expect(r.stderr).toContain(`  - ${type} (built-in type)\n`);
+    expect(r.stderr.split('\n')[0]).toBe(
+      'error: unknown executor: nope (from the environment variable SOW_AGENTS_IMPLEMENTER)',
+    );
+    expect(r.stderr).toContain(
+      'hint: Available executors:\n  - claude-code\n  - cur\n  - claude (built-in type)\n  - cursor (built-in type)\n',
+    );
+    for (const type of ['windsurf', 'codex', 'gemini', 'copilot', 'opencode'])
+      expect(r.stderr).toContain(`  - ${type} (built-in type)\n`);
     expect(r.stderr, "'command' cannot be named without a definition").not.toContain('  - command');
-    expect(r.stderr).toContain('SOW_AGENTS_IMPLEMENTER=nope is set in your environment, and the environment overrides the configuration file.');
+    expect(r.stderr).toContain(
+      'SOW_AGENTS_IMPLEMENTER=nope is set in your environment, and the environment overrides the configuration file.',
+    );
     expect(r.stderr).toContain('unset SOW_AGENTS_IMPLEMENTER');
     expect(r.stderr, 'the file is not blamed').not.toContain('Check your configuration at');
     expect(f.world.calls()).toEqual([]);
@@ -316,7 +352,10 @@ describe('an unknown executor', () => {
 
     const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json'], { SOW_AGENTS_IMPLEMENTER: 'nope' });
     expect(j.code).toBe(4);
-    expect(j.json?.error).toMatchObject({ code: 'UNKNOWN_EXECUTOR', details: { executor: 'nope', variable: 'SOW_AGENTS_IMPLEMENTER' } });
+    expect(j.json?.error).toMatchObject({
+      code: 'UNKNOWN_EXECUTOR',
+      details: { executor: 'nope', variable: 'SOW_AGENTS_IMPLEMENTER' },
+    });
     expect((j.json?.error as { details?: object } | undefined)?.details).not.toHaveProperty('file');
   });
 
@@ -326,9 +365,14 @@ describe('an unknown executor', () => {
     expect(r.code, show(r)).toBe(4);
     expect(r.stderr.split('\n')[0]).toBe("error: unknown executor: codx; did you mean 'codex'?");
     expect(r.stderr).toContain('  - codex (built-in type)\n');
-    expect(r.stderr).toContain(`agents.bindings.implementer names it.\nCheck your configuration at ${f.world.configPath}`);
+    expect(r.stderr).toContain(
+      `agents.bindings.implementer names it.\nCheck your configuration at ${f.world.configPath}`,
+    );
     const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
-    expect(j.json?.error).toMatchObject({ code: 'UNKNOWN_EXECUTOR', details: { executor: 'codx', file: f.world.configPath, field: 'agents.bindings.implementer' } });
+    expect(j.json?.error).toMatchObject({
+      code: 'UNKNOWN_EXECUTOR',
+      details: { executor: 'codx', file: f.world.configPath, field: 'agents.bindings.implementer' },
+    });
     expect(f.world.calls()).toEqual([]);
   });
 
@@ -342,8 +386,12 @@ describe('an unknown executor', () => {
     const { sow } = outside();
     const r = sow(['config', 'validate'], { SOW_AGENTS_IMPLEMENTER: 'nope' });
     expect(r.code, show(r)).toBe(4);
-    expect(r.stdout).toMatch(/^✗ SOW_AGENTS_IMPLEMENTER \(environment variable\): executor 'nope' is not defined \(defined: claude-code; built-in types, usable by name: claude, cursor, /m);
-    expect(r.stderr).toMatch(/^hint: change or unset the environment variable named; then run 'sow config validate' again$/m);
+    expect(r.stdout).toMatch(
+      /^✗ SOW_AGENTS_IMPLEMENTER \(environment variable\): executor 'nope' is not defined \(defined: claude-code; built-in types, usable by name: claude, cursor, /m,
+    );
+    expect(r.stderr).toMatch(
+      /^hint: change or unset the environment variable named; then run 'sow config validate' again$/m,
+    );
   });
 
   it('a SOW_AGENTS_ variable that names no role: a warning with did-you-mean at spawn (once) and in validate', () => {
@@ -354,7 +402,9 @@ describe('an unknown executor', () => {
     ]);
     expect(f.world.calls()[0]!.cli, 'the default ran: the variable was not read').toBe('claude');
     const v = f.ok(['config', 'validate'], { SOW_AGENTS_IMPLEMENTR: 'codex' });
-    expect(v.stdout).toContain("⚠ Warning: SOW_AGENTS_IMPLEMENTR (environment variable): 'implementr' is not an agent role, so nothing reads it; did you mean SOW_AGENTS_IMPLEMENTER?");
+    expect(v.stdout).toContain(
+      "⚠ Warning: SOW_AGENTS_IMPLEMENTR (environment variable): 'implementr' is not an agent role, so nothing reads it; did you mean SOW_AGENTS_IMPLEMENTER?",
+    );
   });
 
   it('sow help exit-codes says that 4 covers the configuration', () => {
@@ -375,12 +425,18 @@ describe('agent spawn --help and agent resume --help', () => {
     for (const command of ['spawn', 'resume']) {
       const r = sow(['agent', command, '--help']);
       expect(r.code, show(r)).toBe(0);
-      expect(lines(r)).toContain(`Agent selection uses configuration from ${world.configPath} (not found: the built-in defaults are used)`);
+      expect(lines(r)).toContain(
+        `Agent selection uses configuration from ${world.configPath} (not found: the built-in defaults are used)`,
+      );
       const home = sow(['agent', command, '--help'], {}, ['XDG_CONFIG_HOME']);
-      expect(lines(home)).toContain(`Agent selection uses configuration from ${world.home}/.config/sow/config.yaml (not found: the built-in defaults are used)`);
+      expect(lines(home)).toContain(
+        `Agent selection uses configuration from ${world.home}/.config/sow/config.yaml (not found: the built-in defaults are used)`,
+      );
     }
     world.writeConfig('agents:\n  bindings:\n    implementer: claude-code\n');
-    expect(lines(sow(['agent', 'spawn', '--help']))).toContain(`Agent selection uses configuration from ${world.configPath}`);
+    expect(lines(sow(['agent', 'spawn', '--help']))).toContain(
+      `Agent selection uses configuration from ${world.configPath}`,
+    );
   });
 
   it('never parse it: an invalid or unreadable file still gives the help, exit 0', () => {
@@ -423,7 +479,9 @@ describe('permissions: safe | yolo is the knob the template and config show pres
     const to = at.findIndex((l, i) => i > from && /^ *# +custom_args: \[\]/.test(l));
     expect(from).toBeGreaterThan(0);
     expect(to).toBeGreaterThan(from);
-    const uncommented = at.map((l, i) => (i >= from && i <= to ? l.replace(/^( *)# /, '$1').replace(/ +#.*$/, '') : l)).join('\n');
+    const uncommented = at
+      .map((l, i) => (i >= from && i <= to ? l.replace(/^( *)# /, '$1').replace(/ +#.*$/, '') : l))
+      .join('\n');
     world.writeConfig(uncommented);
     const v = sow(['config', 'validate']);
     expect(v.code, `${show(v)}\n${uncommented}`).toBe(0);
@@ -463,8 +521,12 @@ describe('permissions: safe | yolo is the knob the template and config show pres
     expect(block('a')).toContain('        permissions: yolo  # (from config file)');
     expect(block('b')).toContain('        permissions: yolo  # (from config file: yolo_mode: true)');
     expect(block('c')).toContain('        permissions: safe  # (default)');
-    expect(block('d')).toContain("        permissions: yolo  # (from config file), the command executor type does not take it: run 'sow config validate'");
-    expect(block('d')).toContain('        # permissions do not apply: your own spawn/resume argv decides what the agent may do');
+    expect(block('d')).toContain(
+      "        permissions: yolo  # (from config file), the command executor type does not take it: run 'sow config validate'",
+    );
+    expect(block('d')).toContain(
+      '        # permissions do not apply: your own spawn/resume argv decides what the agent may do',
+    );
     expect(r.stdout).toMatch(/^# permissions: safe \(the default\) reads and edits files in the repository/m);
     expect(r.stdout, 'yolo_mode is no longer printed as the knob').not.toMatch(/^ {8}yolo_mode:/m);
   });
@@ -473,7 +535,9 @@ describe('permissions: safe | yolo is the knob the template and config show pres
 describe('yolo_mode: true stays accepted as permissions: yolo', () => {
   it('validate accepts it; spawn passes the yolo flag, as with permissions: yolo', () => {
     for (const settings of ['yolo_mode: true', 'permissions: yolo']) {
-      const f = fixture(`agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        ${settings}\n`);
+      const f = fixture(
+        `agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        ${settings}\n`,
+      );
       f.ok(['config', 'validate']);
       f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
       expect(f.world.calls()[0]!.argv, settings).toContain('--dangerously-skip-permissions');

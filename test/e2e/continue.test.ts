@@ -27,7 +27,15 @@ function allTemplates(): string[] {
   walk('');
   return out.sort();
 }
-const STATES = ['PlanningActive', 'ImplementationPlanning', 'ImplementationExecuting', 'ReviewActive', 'FinalizeDocumentation', 'FinalizeChecks', 'FinalizeDelete'] as const;
+const STATES = [
+  'PlanningActive',
+  'ImplementationPlanning',
+  'ImplementationExecuting',
+  'ReviewActive',
+  'FinalizeDocumentation',
+  'FinalizeChecks',
+  'FinalizeDelete',
+] as const;
 
 const NAME = 'add-auth';
 const DESCRIPTION = 'Add JWT authentication to the API';
@@ -89,7 +97,11 @@ describe('sow project continue', () => {
   it('starts at ImplementationPlanning when the project skips planning', () => {
     const r = repo();
     ok(r, ['project', 'new', NAME, '--description', DESCRIPTION, '--no-planning']);
-    expectPrompt(r, 'ImplementationPlanning', ['sow task add "<name>" --agent implementer', 'sow phase set tasks_approved true', 'skipped planning']);
+    expectPrompt(r, 'ImplementationPlanning', [
+      'sow task add "<name>" --agent implementer',
+      'sow phase set tasks_approved true',
+      'skipped planning',
+    ]);
     expectCard(r, 'ImplementationPlanning', `sow task add "<name>" --agent implementer`);
   });
 
@@ -217,7 +229,9 @@ describe('the commands in the standard prompt templates', () => {
     expect(checkCommand('t', 'sow task add "<name>" --agentt implementer', statuses)).toHaveLength(1);
     expect(checkCommand('t', 'sow phase set tasks_approved true --assessment pass', statuses)).toHaveLength(1);
     expect(checkCommand('t', 'sow task set --id <id> status done', statuses)).toHaveLength(1);
-    expect(checkCommand('t', 'sow task add "<name>" --agent implementer --depends-on 010,020 --parallel', statuses)).toEqual([]);
+    expect(
+      checkCommand('t', 'sow task add "<name>" --agent implementer --depends-on 010,020 --parallel', statuses),
+    ).toEqual([]);
   });
 
   it('uses only sow commands and flags the CLI accepts, in every template sow ships', () => {
@@ -230,7 +244,8 @@ describe('the commands in the standard prompt templates', () => {
     const seen = new Set<string>();
     for (const file of files) {
       const commands = extractCommands(renderVars(readFileSync(join(ALL_TEMPLATES, file), 'utf8')));
-      if (!file.startsWith('guidance/implementer/') || file.endsWith('base.md')) expect(commands.length, `${file} names no sow command`).toBeGreaterThan(0);
+      if (!file.startsWith('guidance/implementer/') || file.endsWith('base.md'))
+        expect(commands.length, `${file} names no sow command`).toBeGreaterThan(0);
       for (const command of commands) {
         seen.add(command);
         problems.push(...checkCommand(file, command, statuses));
@@ -238,7 +253,12 @@ describe('the commands in the standard prompt templates', () => {
     }
     expect(problems).toEqual([]);
     // The extraction found the commands the lifecycle depends on.
-    for (const needed of ['sow output add --type task_list --path planning/tasks.md', 'sow phase set tasks_approved true', 'sow phase set project_deleted true', 'sow advance']) {
+    for (const needed of [
+      'sow output add --type task_list --path planning/tasks.md',
+      'sow phase set tasks_approved true',
+      'sow phase set project_deleted true',
+      'sow advance',
+    ]) {
       expect(seen.has(needed), needed).toBe(true);
     }
   });

@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { agentFixtures } from './agent-world.js';
 
 const base = agentFixtures({ tasks: ['First task', 'Second task'] });
-const usage = (input: number, output: number, cost: number) => ({ FAKE_AGENT_USAGE: JSON.stringify({ input, output, cost }) });
+const usage = (input: number, output: number, cost: number) => ({
+  FAKE_AGENT_USAGE: JSON.stringify({ input, output, cost }),
+});
 
 describe('sow cost', () => {
   it('sums every run by task (and by role), in a table and as --json; status says what was used', () => {
@@ -35,10 +37,23 @@ describe('sow cost', () => {
       data: {
         by: 'task',
         rows: [
-          { key: '010', runs: 2, unreported: 0, input_tokens: 20000, output_tokens: 4000, cost_usd: expect.closeTo(0.1734, 10) },
+          {
+            key: '010',
+            runs: 2,
+            unreported: 0,
+            input_tokens: 20000,
+            output_tokens: 4000,
+            cost_usd: expect.closeTo(0.1734, 10),
+          },
           { key: '020', runs: 1, unreported: 0, input_tokens: 100, output_tokens: 10, cost_usd: 0.002 },
         ],
-        total: { runs: 3, unreported: 0, input_tokens: 20100, output_tokens: 4010, cost_usd: expect.closeTo(0.1754, 10) },
+        total: {
+          runs: 3,
+          unreported: 0,
+          input_tokens: 20100,
+          output_tokens: 4010,
+          cost_usd: expect.closeTo(0.1754, 10),
+        },
         budget: { in_force: false },
       },
     });
@@ -50,7 +65,9 @@ describe('sow cost', () => {
     const f = base();
     const r = f.sow(['cost', '--by', 'tasks']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe("error: unknown grouping 'tasks'; did you mean 'task'?\nhint: groupings: task, role, session, executor\n");
+    expect(r.stderr).toBe(
+      "error: unknown grouping 'tasks'; did you mean 'task'?\nhint: groupings: task, role, session, executor\n",
+    );
   });
 
   it('a budget in .sow/config.yaml stops the next spawn at the limit (exit 3) and leaves the state as it was', () => {
@@ -75,7 +92,9 @@ describe('sow cost', () => {
     f.repo.write('.sow/config.yaml', 'budget:\n  usd: 1\n  tokens: 100000\n');
     f.ok(['agent', 'spawn', 'implementer', '010', '--quiet'], usage(1000, 100, 0.25));
     const r = f.ok(['cost']);
-    expect(r.stdout.split('\n').at(-2)).toBe('Budget   $0.250 of $1.00 used, $0.750 left · 1,100 tokens of 100,000 used, 98,900 left');
+    expect(r.stdout.split('\n').at(-2)).toBe(
+      'Budget   $0.250 of $1.00 used, $0.750 left · 1,100 tokens of 100,000 used, 98,900 left',
+    );
     expect(r.stderr).toBe('');
     expect(JSON.parse(f.ok(['cost', '--json']).stdout).data.budget).toEqual({
       in_force: true,
@@ -83,7 +102,9 @@ describe('sow cost', () => {
       tokens: { limit: 100000, used: 1100, left: 98900 },
     });
     f.repo.write('.sow/config.yaml', 'budget:\n  usd: 0.2\n');
-    expect(f.ok(['cost']).stdout).toContain('\nBudget   $0.250 of $0.200 used, none left: no worker starts or resumes\n');
+    expect(f.ok(['cost']).stdout).toContain(
+      '\nBudget   $0.250 of $0.200 used, none left: no worker starts or resumes\n',
+    );
   });
 });
 
@@ -112,12 +133,19 @@ describe('a configuration that is not valid is never silent', () => {
     expect(JSON.parse(json.stdout).ok).toBe(true);
     expect(warnings(json.stderr)).toHaveLength(1);
     const cost = f.ok(['cost']);
-    expect(cost.stdout).toContain("\nBudget   not in force: .sow/config.yaml is not valid (bugdet: unknown key 'bugdet'; did you mean 'budget'?)\n");
+    expect(cost.stdout).toContain(
+      "\nBudget   not in force: .sow/config.yaml is not valid (bugdet: unknown key 'bugdet'; did you mean 'budget'?)\n",
+    );
     expect(warnings(cost.stderr)).toHaveLength(1);
-    expect(JSON.parse(f.ok(['cost', '--json']).stdout).data.budget).toEqual({ in_force: false, problem: expect.stringContaining('bugdet') });
+    expect(JSON.parse(f.ok(['cost', '--json']).stdout).data.budget).toEqual({
+      in_force: false,
+      problem: expect.stringContaining('bugdet'),
+    });
     // A budget of the wrong shape is named as such.
     f.repo.write('.sow/config.yaml', 'budget: 20\n');
-    expect(warnings(f.ok(['task', 'list']).stderr)).toEqual([expect.stringMatching(/^warning: \.sow\/config\.yaml: budget: .*\(no budget limits the workers\)/)]);
+    expect(warnings(f.ok(['task', 'list']).stderr)).toEqual([
+      expect.stringMatching(/^warning: \.sow\/config\.yaml: budget: .*\(no budget limits the workers\)/),
+    ]);
     // A command that needs the file refuses with the same words, and is not warned of it again.
     const spawn = f.sow(['agent', 'spawn', 'implementer', '010']);
     expect(spawn.code).toBe(4);

@@ -11,7 +11,11 @@ import { SOW } from './harness.js';
 const DEMO = fileURLToPath(new URL('../../scripts/demo.mjs', import.meta.url));
 
 function demo(args: string[]) {
-  return spawnSync(process.execPath, [DEMO, ...args], { encoding: 'utf8', env: { ...process.env, SOW_DEMO_BIN: SOW, NO_COLOR: '1' }, timeout: 120_000 });
+  return spawnSync(process.execPath, [DEMO, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, SOW_DEMO_BIN: SOW, NO_COLOR: '1' },
+    timeout: 120_000,
+  });
 }
 
 describe('npm run demo', () => {

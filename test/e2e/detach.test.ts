@@ -5,7 +5,16 @@
  * --timeout with exit 124). The fake claude's script waits on files the test creates, so what
  * runs at once is shown by files, never by a clock.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -18,7 +27,11 @@ const base = agentFixtures({ tasks: ['First task', 'Second task', 'Third task'] 
 
 /** A worker that says it started, waits for `go`, then reports `status` on its task. */
 const script = (dir: string, name: string, status = 'needs_review') =>
-  JSON.stringify([{ touch: join(dir, `${name}.started`) }, { wait: join(dir, 'go') }, ['agent', 'report', '--status', status, `${name} done`]]);
+  JSON.stringify([
+    { touch: join(dir, `${name}.started`) },
+    { wait: join(dir, 'go') },
+    ['agent', 'report', '--status', status, `${name} done`],
+  ]);
 
 /** The processes of a process group, from /proc (Linux). */
 const groupMembers = (pgid: number): number[] =>
@@ -48,9 +61,17 @@ describe('agent spawn --detach', () => {
   it('returns at once with the worker, its pid and its files; the worker outlives the command, reports, and is let go', async () => {
     const f = base();
     const dir = f.world.root;
-    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') });
+    const r = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
+      FAKE_AGENT_SCRIPT: script(dir, 'a'),
+    });
     const started = r.json!.data;
-    expect(started).toMatchObject({ detached: true, agent: 'implementer', agent_id: 'implementer-1', task: '010', session_id: expect.any(String) });
+    expect(started).toMatchObject({
+      detached: true,
+      agent: 'implementer',
+      agent_id: 'implementer-1',
+      task: '010',
+      session_id: expect.any(String),
+    });
     expect(started.log).toContain('/.git/sow/supervisors/');
     // The command has exited; its supervisor owns the task and the worker runs.
     expect(alive(started.pid)).toBe(true);
@@ -60,12 +81,21 @@ describe('agent spawn --detach', () => {
     expect(f.ok(['task', 'list']).stdout).toMatch(/^\[010\] in_progress/m);
     writeFileSync(join(dir, 'go'), '');
     const waited = f.ok(['agent', 'wait', '010', '--json']).json!.data;
-    expect(waited).toMatchObject({ stopped: [{ task: '010', status: 'needs_review', unreported: false }], running: [], timedOut: false });
+    expect(waited).toMatchObject({
+      stopped: [{ task: '010', status: 'needs_review', unreported: false }],
+      running: [],
+      timedOut: false,
+    });
     expect(f.task().owner).toBeUndefined();
     // The supervisor did what a waiting spawn does: the ledger has the run.
-    expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' })]);
+    expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([
+      expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' }),
+    ]);
     await until(() => !alive(started.pid), 'the supervisor exited');
-    expect(JSON.parse(readFileSync(join(started.log, '..', 'result.json'), 'utf8'))).toMatchObject({ ok: true, data: { task: '010', status: 'needs_review' } });
+    expect(JSON.parse(readFileSync(join(started.log, '..', 'result.json'), 'utf8'))).toMatchObject({
+      ok: true,
+      data: { task: '010', status: 'needs_review' },
+    });
     // The record that proved the supervisor the owner (for agent stop) went with it.
     expect(readdirSync(join(started.log, '..', '..', '..', 'owners'))).toEqual([]);
   });
@@ -76,7 +106,10 @@ describe('agent spawn --detach', () => {
     // The caller: a shell in a process group of its own that spawns the worker and then lingers, as a tool call would.
     const caller = spawn(
       'sh',
-      ['-c', `"${process.execPath}" "${SOW}" agent spawn implementer 010 --detach --json > "${join(dir, 'spawned.json')}"; touch "${join(dir, 'returned')}"; exec sleep 600`],
+      [
+        '-c',
+        `"${process.execPath}" "${SOW}" agent spawn implementer 010 --detach --json > "${join(dir, 'spawned.json')}"; touch "${join(dir, 'returned')}"; exec sleep 600`,
+      ],
       {
         cwd: f.root,
         env: cleanEnv({ ...f.world.env, FAKE_AGENT_SCRIPT: script(dir, 'a') }),
@@ -84,7 +117,10 @@ describe('agent spawn --detach', () => {
         stdio: 'ignore',
       },
     );
-    await until(() => existsSync(join(dir, 'returned')) && existsSync(join(dir, 'a.started')), 'the spawn returned and the worker started');
+    await until(
+      () => existsSync(join(dir, 'returned')) && existsSync(join(dir, 'a.started')),
+      'the spawn returned and the worker started',
+    );
     process.kill(-caller.pid!, 'SIGKILL');
     await until(() => groupMembers(caller.pid!).length === 0, "the caller's group is gone");
     const supervisor = JSON.parse(readFileSync(join(dir, 'spawned.json'), 'utf8')).data.pid as number;
@@ -103,7 +139,10 @@ describe('agent spawn --detach', () => {
     ] as const) {
       f.ok(['agent', 'spawn', 'implementer', id, '--detach'], { FAKE_AGENT_SCRIPT: script(dir, name) });
     }
-    await until(() => ['a', 'b', 'c'].every((n) => existsSync(join(dir, `${n}.started`))), 'all three workers started before any finished');
+    await until(
+      () => ['a', 'b', 'c'].every((n) => existsSync(join(dir, `${n}.started`))),
+      'all three workers started before any finished',
+    );
     const still = f.sow(['agent', 'wait', '--timeout', '1s']);
     expect(still.code).toBe(124);
     expect(still.stderr).toMatch(
@@ -120,7 +159,9 @@ describe('agent spawn --detach', () => {
     f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_AGENT_SCRIPT: '[]' });
     f.ok(['agent', 'spawn', 'implementer', '020', '--detach'], { FAKE_AGENT_SCRIPT: script(dir, 'b') });
     const first = f.ok(['agent', 'wait', '010', '020', '--any']);
-    expect(first.stdout).toMatch(/^010  in_progress: its worker exited without reporting\n020  still running \(implementer-2, pid \d+\)\n$/);
+    expect(first.stdout).toMatch(
+      /^010  in_progress: its worker exited without reporting\n020  still running \(implementer-2, pid \d+\)\n$/,
+    );
     writeFileSync(join(dir, 'go'), '');
     expect(f.ok(['agent', 'wait', '020']).stdout).toBe('020  needs_review\n');
     expect(f.ok(['agent', 'wait']).stdout).toBe('No worker is running.\n');
@@ -137,16 +178,22 @@ describe('agent spawn --detach', () => {
     const pgid = started.pid as number;
     expect(groupMembers(pgid).length, 'the supervisor, the agent CLI and its sleep').toBeGreaterThanOrEqual(2);
     const r = f.ok(['agent', 'stop', '010']);
-    expect(r.stdout).toMatch(/^Stopped implementer-1 \(pid \d+ and its process group\); task 010 is paused\.\nResume it with: sow agent resume 010 "<prompt>"\n$/);
+    expect(r.stdout).toMatch(
+      /^Stopped implementer-1 \(pid \d+ and its process group\); task 010 is paused\.\nResume it with: sow agent resume 010 "<prompt>"\n$/,
+    );
     expect(groupMembers(pgid)).toEqual([]);
     const t = f.task();
     expect(t.status).toBe('paused');
     expect(t.owner).toBeUndefined();
     // The supervisor passed the TERM on to its worker and settled the task itself: one note, from it.
     const log = f.repo.read('.sow/project/phases/implementation/tasks/010/log.md');
-    expect(log).toMatch(/Stopped: SIGTERM reached sow \(pid \d+\) while its worker implementer-1 ran, and ended the worker\./);
+    expect(log).toMatch(
+      /Stopped: SIGTERM reached sow \(pid \d+\) while its worker implementer-1 ran, and ended the worker\./,
+    );
     expect(log.match(/Stopped/g)).toHaveLength(1);
-    expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' })]);
+    expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([
+      expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' }),
+    ]);
     const again = f.sow(['agent', 'stop', '010']);
     expect([again.code, again.stderr.split('\n')[0]]).toEqual([1, 'error: no worker runs on task 010']);
     // A reported stop is not reported again by a wait.
@@ -168,7 +215,9 @@ describe('agent spawn --detach', () => {
     await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
     expect(f.task().owner).toMatchObject({ kind: 'worker', by: 'implementer-1', pid: child.pid });
     const r = f.ok(['agent', 'stop', '010']);
-    expect(r.stdout).toBe(`Stopped implementer-1 (pid ${child.pid}); task 010 is paused.\nResume it with: sow agent resume 010 "<prompt>"\n`);
+    expect(r.stdout).toBe(
+      `Stopped implementer-1 (pid ${child.pid}); task 010 is paused.\nResume it with: sow agent resume 010 "<prompt>"\n`,
+    );
     expect(await exited).toBe(143);
     expect(stderr).toContain('error: the worker on task 010 was stopped: sow received SIGTERM and passed it on');
     const t = f.task();
@@ -195,9 +244,16 @@ describe('agent spawn --detach', () => {
     await until(() => groupMembers(pgid).length === 0, 'the supervisor and its worker are gone');
     const t = f.task();
     expect([t.status, t.owner]).toEqual(['paused', undefined]);
-    expect(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(/Stopped: SIGTERM reached sow \(pid \d+\) while its worker implementer-1 ran/);
-    expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' })]);
-    expect(JSON.parse(readFileSync(join(started.log, '..', 'result.json'), 'utf8'))).toMatchObject({ ok: false, error: { code: 'WORKER_STOPPED' } });
+    expect(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(
+      /Stopped: SIGTERM reached sow \(pid \d+\) while its worker implementer-1 ran/,
+    );
+    expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([
+      expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn' }),
+    ]);
+    expect(JSON.parse(readFileSync(join(started.log, '..', 'result.json'), 'utf8'))).toMatchObject({
+      ok: false,
+      error: { code: 'WORKER_STOPPED' },
+    });
     expect(f.ok(['agent', 'wait', '010']).stdout).toBe('010  paused\n');
   });
 
@@ -226,7 +282,9 @@ describe('agent spawn --detach', () => {
   it('agent resume --detach continues the same session in the background; wait returns when it reports, and the ledger counts the resume', async () => {
     const f = base();
     const dir = f.world.root;
-    const first = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') }).json!.data;
+    const first = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
+      FAKE_AGENT_SCRIPT: script(dir, 'a'),
+    }).json!.data;
     writeFileSync(join(dir, 'go'), '');
     expect(f.ok(['agent', 'wait', '010']).stdout).toBe('010  needs_review\n');
     rmSync(join(dir, 'go'));
@@ -235,11 +293,19 @@ describe('agent spawn --detach', () => {
     const firstRun = dirname(first.log);
     const weekAgo = Date.now() / 1000 - 8 * 24 * 60 * 60;
     utimesSync(join(firstRun, 'waited'), weekAgo, weekAgo);
-    const r = f.ok(['agent', 'resume', '010', '--detach', '--json', '--', '-x: a prompt with a dash'], { FAKE_AGENT_SCRIPT: script(dir, 'b') });
+    const r = f.ok(['agent', 'resume', '010', '--detach', '--json', '--', '-x: a prompt with a dash'], {
+      FAKE_AGENT_SCRIPT: script(dir, 'b'),
+    });
     const resumed = r.json!.data;
     expect(existsSync(firstRun)).toBe(false);
     expect(existsSync(dirname(resumed.log))).toBe(true);
-    expect(resumed).toMatchObject({ detached: true, agent: 'implementer', agent_id: 'implementer-1', task: '010', session_id: first.session_id });
+    expect(resumed).toMatchObject({
+      detached: true,
+      agent: 'implementer',
+      agent_id: 'implementer-1',
+      task: '010',
+      session_id: first.session_id,
+    });
     expect(resumed.pid).not.toBe(first.pid);
     await until(() => existsSync(join(dir, 'b.started')), 'the resumed worker started');
     const t = f.task();
@@ -247,21 +313,40 @@ describe('agent spawn --detach', () => {
     const call = f.world.calls().at(-1)!;
     expect([call.resuming, call.session, call.prompt]).toEqual([true, first.session_id, '-x: a prompt with a dash']);
     const text = f.sow(['agent', 'resume', '010', 'again', '--detach']);
-    expect([text.code, text.stderr.split('\n')[0]]).toEqual([1, expect.stringMatching(/^error: task 010 is being worked on by implementer-1/)]);
+    expect([text.code, text.stderr.split('\n')[0]]).toEqual([
+      1,
+      expect.stringMatching(/^error: task 010 is being worked on by implementer-1/),
+    ]);
     writeFileSync(join(dir, 'go'), '');
     expect(f.ok(['agent', 'wait']).stdout).toBe('010  needs_review\n');
-    expect(f.repo.yaml('.sow/project/state.yaml').usage.map((e: { run: string }) => e.run)).toEqual(['spawn', 'resume']);
+    expect(f.repo.yaml('.sow/project/state.yaml').usage.map((e: { run: string }) => e.run)).toEqual([
+      'spawn',
+      'resume',
+    ]);
   });
 
   it('agent ps: every worker running now, with its pid, what it did last and what it used so far; none once they stopped', async () => {
     const f = base();
     const dir = f.world.root;
-    const a = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') }).json!.data;
-    const b = f.ok(['agent', 'spawn', 'implementer', '020', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'b') }).json!.data;
+    const a = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
+      FAKE_AGENT_SCRIPT: script(dir, 'a'),
+    }).json!.data;
+    const b = f.ok(['agent', 'spawn', 'implementer', '020', '--detach', '--json'], {
+      FAKE_AGENT_SCRIPT: script(dir, 'b'),
+    }).json!.data;
     await until(() => existsSync(join(dir, 'a.started')) && existsSync(join(dir, 'b.started')), 'both workers started');
     const rows = f.ok(['agent', 'ps', '--json']).json!.data as any[];
     expect(rows).toEqual([
-      expect.objectContaining({ checkout: '.', task: '010', agent_id: 'implementer-1', role: 'implementer', executor: 'claude-code', pid: a.pid, detached: true, running_seconds: expect.any(Number) }),
+      expect.objectContaining({
+        checkout: '.',
+        task: '010',
+        agent_id: 'implementer-1',
+        role: 'implementer',
+        executor: 'claude-code',
+        pid: a.pid,
+        detached: true,
+        running_seconds: expect.any(Number),
+      }),
       expect.objectContaining({ task: '020', agent_id: 'implementer-2', pid: b.pid, detached: true }),
     ]);
     const text = f.ok(['agent', 'ps']).stdout.split('\n');
@@ -276,11 +361,14 @@ describe('agent spawn --detach', () => {
   it('a supervisor killed with its worker (SIGKILL to the group) leaves a task every view calls orphaned, with the way on', async () => {
     const f = base();
     const dir = f.world.root;
-    const started = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { FAKE_AGENT_SCRIPT: script(dir, 'a') }).json!.data;
+    const started = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
+      FAKE_AGENT_SCRIPT: script(dir, 'a'),
+    }).json!.data;
     await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
     process.kill(-started.pid, 'SIGKILL');
     await until(() => groupMembers(started.pid).length === 0, 'the group is gone');
-    const says = /Nobody works on task 010 any more: .*To go on, resume its session \('sow agent resume 010 "<prompt>"'\)/;
+    const says =
+      /Nobody works on task 010 any more: .*To go on, resume its session \('sow agent resume 010 "<prompt>"'\)/;
     const list = f.ok(['task', 'list']);
     expect(list.stdout).toMatch(/^\[010\] in_progress First task — nobody works on it$/m);
     expect(list.stdout + list.stderr).toMatch(says);
@@ -288,7 +376,9 @@ describe('agent spawn --detach', () => {
     expect(f.ok(['project', 'continue']).stdout).toMatch(says);
     const ps = f.ok(['agent', 'ps']);
     expect(ps.stdout).toMatch(/^No worker is running\.\n! Nobody works on task 010 any more/);
-    expect(f.ok(['agent', 'ps', '--json']).json!.data).toEqual([expect.objectContaining({ state: 'gone', task: '010', pid: started.pid, advice: expect.stringMatching(says) })]);
+    expect(f.ok(['agent', 'ps', '--json']).json!.data).toEqual([
+      expect.objectContaining({ state: 'gone', task: '010', pid: started.pid, advice: expect.stringMatching(says) }),
+    ]);
     // Waiting for it returns at once: it has stopped, without reporting.
     expect(f.ok(['agent', 'wait', '010']).stdout).toBe('010  in_progress: its worker exited without reporting\n');
   });
@@ -296,9 +386,16 @@ describe('agent spawn --detach', () => {
   it("agent events: the worker's messages, tool calls, usage and exit in one form; --follow prints them as they come and ends when the worker stops", async () => {
     const f = base();
     const dir = f.world.root;
-    f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_AGENT_SCRIPT: script(dir, 'a'), FAKE_AGENT_USAGE: JSON.stringify({ input: 1200, output: 300, cost: 0.05 }) });
+    f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], {
+      FAKE_AGENT_SCRIPT: script(dir, 'a'),
+      FAKE_AGENT_USAGE: JSON.stringify({ input: 1200, output: 300, cost: 0.05 }),
+    });
     await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
-    const follower = spawn(process.execPath, [SOW, 'agent', 'events', '010', '--follow'], { cwd: f.root, env: cleanEnv(f.world.env), stdio: ['ignore', 'pipe', 'pipe'] });
+    const follower = spawn(process.execPath, [SOW, 'agent', 'events', '010', '--follow'], {
+      cwd: f.root,
+      env: cleanEnv(f.world.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     follower.stdout!.on('data', (d) => (out += d));
     const ended = new Promise<number | null>((res) => follower.on('exit', (code) => res(code)));
@@ -312,9 +409,14 @@ describe('agent spawn --detach', () => {
     expect(lines.at(-1)).toMatch(/■ exited with code 0$/);
     // The same, at once and as data; the raw stream is the CLI's own.
     const json = f.ok(['agent', 'events', '010', '--json']).json!.data;
-    expect(json.events.map((e: { kind: string }) => e.kind)).toEqual(expect.arrayContaining(['session', 'tool_call', 'usage', 'exit']));
+    expect(json.events.map((e: { kind: string }) => e.kind)).toEqual(
+      expect.arrayContaining(['session', 'tool_call', 'usage', 'exit']),
+    );
     expect(json.live).toBe(false);
-    expect(JSON.parse(f.ok(['agent', 'events', '010', '--raw']).stdout.split('\n')[0]!)).toMatchObject({ type: 'system', subtype: 'init' });
+    expect(JSON.parse(f.ok(['agent', 'events', '010', '--raw']).stdout.split('\n')[0]!)).toMatchObject({
+      type: 'system',
+      subtype: 'init',
+    });
     const both = f.sow(['agent', 'events', '010', '--follow', '--json']);
     expect(both.code).toBe(2);
     expect(f.ok(['agent', 'events', '020']).stdout).toBe('No events of a worker on task 020 yet.\n');
@@ -325,16 +427,29 @@ describe('agent spawn --detach', () => {
     const dir = f.world.root;
     f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_AGENT_SCRIPT: script(dir, 'a') });
     await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: f.root, env: cleanEnv(f.world.env) as Record<string, string> });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SOW, 'mcp'],
+      cwd: f.root,
+      env: cleanEnv(f.world.env) as Record<string, string>,
+    });
     const client = new Client({ name: 'sow-test', version: '1.0.0' });
     await client.connect(transport);
     try {
       const slice = await client.callTool({ name: 'agent_wait', arguments: { tasks: ['010'], timeout_seconds: 1 } });
       expect(slice.isError).toBeFalsy();
-      expect(slice.structuredContent).toMatchObject({ stopped: [], running: [{ task: '010', by: 'implementer-1' }], timedOut: true });
+      expect(slice.structuredContent).toMatchObject({
+        stopped: [],
+        running: [{ task: '010', by: 'implementer-1' }],
+        timedOut: true,
+      });
       writeFileSync(join(dir, 'go'), '');
       const done = await client.callTool({ name: 'agent_wait', arguments: { tasks: ['010'] } });
-      expect(done.structuredContent).toMatchObject({ stopped: [{ task: '010', status: 'needs_review', unreported: false }], running: [], timedOut: false });
+      expect(done.structuredContent).toMatchObject({
+        stopped: [{ task: '010', status: 'needs_review', unreported: false }],
+        running: [],
+        timedOut: false,
+      });
     } finally {
       await client.close();
     }
@@ -348,7 +463,10 @@ describe('agent spawn --detach', () => {
     writeFileSync(join(outside, 'ready.json'), JSON.stringify({ agent_id: 'implementer-9', pid: 1, task: '020' }));
     const runs = join(f.root, '.git/sow/supervisors');
     mkdirSync(join(runs, '2020-01-01-evil'), { recursive: true });
-    writeFileSync(join(runs, '2020-01-01-evil/ready.json'), JSON.stringify({ agent_id: 'implementer-8', pid: 1, task: '010' }));
+    writeFileSync(
+      join(runs, '2020-01-01-evil/ready.json'),
+      JSON.stringify({ agent_id: 'implementer-8', pid: 1, task: '010' }),
+    );
     symlinkSync(join(outside, 'precious.txt'), join(runs, '2020-01-01-evil/waited'));
     symlinkSync(outside, join(runs, '2020-01-02-linked'));
     symlinkSync(join(outside, 'ready.json'), join(runs, '2020-01-01-evil/result.json'));
@@ -376,7 +494,10 @@ describe('agent spawn --detach', () => {
     expect(gone.stderr).toMatch(/^error: .*claude.*\nhint: /);
     expect(none.task().session).toBeUndefined();
     const bad = f.sow(['agent', 'wait', '--timeout', 'soon']);
-    expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([2, "error: invalid --timeout 'soon': expected a duration such as 90s, 5m or 1h"]);
+    expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([
+      2,
+      "error: invalid --timeout 'soon': expected a duration such as 90s, 5m or 1h",
+    ]);
   });
 });
 
@@ -385,7 +506,11 @@ describe('a detached worker whose project branch was switched away while it ran'
   async function switchedAway(make: 'new' | 'main') {
     const f = base();
     const dir = f.world.root;
-    const steps = [{ touch: join(dir, 'a.started') }, { wait: join(dir, 'go') }, { try: ['task', 'set', 'status', 'needs_review'], out: join(dir, 'report.json') }];
+    const steps = [
+      { touch: join(dir, 'a.started') },
+      { wait: join(dir, 'go') },
+      { try: ['task', 'set', 'status', 'needs_review'], out: join(dir, 'report.json') },
+    ];
     const started = f.ok(['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
       FAKE_AGENT_SCRIPT: JSON.stringify(steps),
       FAKE_AGENT_USAGE: JSON.stringify({ input: 100, output: 10, cost: 0.5 }),
@@ -427,7 +552,14 @@ describe('a detached worker whose project branch was switched away while it ran'
         `Stopped unrecorded: its worker implementer-1 ended while '${make === 'main' ? 'main' : 'copy'}' was checked out, not this project's branch '${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent resume 010 "<prompt>"'.`,
       );
       expect(f.repo.yaml('.sow/project/state.yaml').usage).toEqual([
-        expect.objectContaining({ agent_id: 'implementer-1', task: '010', run: 'spawn', input_tokens: 100, output_tokens: 10, cost_usd: 0.5 }),
+        expect.objectContaining({
+          agent_id: 'implementer-1',
+          task: '010',
+          run: 'spawn',
+          input_tokens: 100,
+          output_tokens: 10,
+          cost_usd: 0.5,
+        }),
       ]);
       // Once: the record is gone, and the next command finds nothing left to record.
       expect(readdirSync(join(f.root, '.git', 'sow', 'deferred-runs'))).toEqual([]);

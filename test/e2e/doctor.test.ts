@@ -44,7 +44,10 @@ function setup(config?: string, opts: { omit?: string[]; gh?: boolean } = {}): D
   const f = fixture(config, { omit: opts.omit ?? [] });
   symlinkSync(process.execPath, join(f.world.bin, 'node'));
   symlinkSync(GIT, join(f.world.bin, 'git'));
-  if (opts.gh !== false) writeFileSync(join(f.world.bin, 'gh'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_GH}" "$@"\n`, { mode: 0o755 });
+  if (opts.gh !== false)
+    writeFileSync(join(f.world.bin, 'gh'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_GH}" "$@"\n`, {
+      mode: 0o755,
+    });
   // git runs the merge driver as 'sow', found on PATH.
   writeFileSync(join(f.world.bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`, { mode: 0o755 });
   return {
@@ -151,11 +154,15 @@ describe('sow doctor: each problem is found, and --fix fixes the safe ones', () 
     const r = d.sow(['doctor'], { PATH: d.world.bin });
     expect(r.code, show(r)).toBe(1);
     const lines = r.stdout.trim().split('\n');
-    expect(lines.find((l) => l.startsWith('FAIL  gitignore'))).toMatch(/lacks \.backup\/, worktrees\/.* — fix: sow doctor --fix/);
+    expect(lines.find((l) => l.startsWith('FAIL  gitignore'))).toMatch(
+      /lacks \.backup\/, worktrees\/.* — fix: sow doctor --fix/,
+    );
     expect(lines.find((l) => l.startsWith('FAIL  branch'))).toMatch(/ — fix: run 'git checkout feat\/demo'/);
     expect(lines.filter((l) => /^(ok  |warn|FAIL)  \S/.test(l))).toHaveLength(lines.length);
     expect(r.stderr).toContain('error: 2 check(s) failed: gitignore, branch');
-    expect(r.stderr).toContain("hint: run 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it");
+    expect(r.stderr).toContain(
+      "hint: run 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it",
+    );
     expectUnchanged(d, before);
 
     const fixed = d.sow(['doctor', '--fix'], { PATH: d.world.bin });
@@ -178,8 +185,20 @@ describe('sow doctor outside a workspace', () => {
     const inBare = spawnDoctor(d, bare);
     expect(inBare.code).toBe(1);
     const checks: Check[] = inBare.json.error.details.checks;
-    expect(checks.find((c) => c.id === 'workspace')).toMatchObject({ status: 'fail', message: expect.stringContaining('sow is not initialised'), fix: 'sow init' });
-    expect(checks.map((c) => c.id)).toEqual(['node', 'git', 'workspace', 'worktrees', 'config', 'agent.claude-code', 'gh']);
+    expect(checks.find((c) => c.id === 'workspace')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('sow is not initialised'),
+      fix: 'sow init',
+    });
+    expect(checks.map((c) => c.id)).toEqual([
+      'node',
+      'git',
+      'workspace',
+      'worktrees',
+      'config',
+      'agent.claude-code',
+      'gh',
+    ]);
     expect(existsSync(join(bare, '.sow')), 'doctor initialises nothing, even with --fix').toBe(false);
     expect(spawnDoctor(d, bare, ['--fix']).code).toBe(1);
     expect(existsSync(join(bare, '.sow'))).toBe(false);
@@ -189,8 +208,18 @@ describe('sow doctor outside a workspace', () => {
     mkdirSync(join(nowhere, 'sub'));
     const outside = spawnDoctor(d, join(nowhere, 'sub'));
     expect(outside.code).toBe(1);
-    expect(outside.json.error.details.checks.map((c: Check) => c.id)).toEqual(['node', 'git', 'workspace', 'config', 'agent.claude-code', 'gh']);
-    expect(outside.json.error.details.checks.find((c: Check) => c.id === 'workspace')).toMatchObject({ status: 'fail', message: expect.stringContaining('is not inside a git repository') });
+    expect(outside.json.error.details.checks.map((c: Check) => c.id)).toEqual([
+      'node',
+      'git',
+      'workspace',
+      'config',
+      'agent.claude-code',
+      'gh',
+    ]);
+    expect(outside.json.error.details.checks.find((c: Check) => c.id === 'workspace')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('is not inside a git repository'),
+    });
   });
 });
 

@@ -22,7 +22,11 @@ interface Clone {
   dir: string;
   /** A folder for PATH holding only `node`, and what the test adds. */
   bin: string;
-  run(opts?: { env?: Record<string, string>; nodeArgs?: string[] }): { code: number | null; stderr: string; stdout: string };
+  run(opts?: { env?: Record<string, string>; nodeArgs?: string[] }): {
+    code: number | null;
+    stderr: string;
+    stdout: string;
+  };
 }
 
 /** The top of a fresh clone: nothing installed. */
@@ -40,7 +44,11 @@ function freshClone(): Clone {
     run(opts = {}) {
       // Only what the test gives: no npm of this machine, no npm_* variables of the npm running the tests.
       const env: Record<string, string> = { PATH: bin, HOME: dir, ...opts.env };
-      const r = spawnSync(process.execPath, [...(opts.nodeArgs ?? []), join(dir, 'scripts', 'ensure-deps.mjs')], { cwd: dir, env, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, [...(opts.nodeArgs ?? []), join(dir, 'scripts', 'ensure-deps.mjs')], {
+        cwd: dir,
+        env,
+        encoding: 'utf8',
+      });
       return { code: r.status, stderr: r.stderr, stdout: r.stdout };
     },
   };
@@ -89,14 +97,21 @@ describe('ensure-deps on a fresh clone', () => {
     const clone = freshClone();
     fake(clone, 'npm', 'echo "npm error network request failed" >&2; exit 3');
     const r = clone.run();
-    expectSentence(r, 'npm error network request failed', "sow: 'npm ci' failed (exit 3); npm said why above.", "then run 'npm ci' in");
+    expectSentence(
+      r,
+      'npm error network request failed',
+      "sow: 'npm ci' failed (exit 3); npm said why above.",
+      "then run 'npm ci' in",
+    );
   });
 
   it('on a Node.js older than 20: a sentence naming the version and how to get a newer one, before anything runs', () => {
     const clone = freshClone();
     const log = join(clone.dir, 'npm-args');
     fake(clone, 'npm', `echo ran > "${log}"`);
-    const r = clone.run({ nodeArgs: ['--import', 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"18.19.0"})'] });
+    const r = clone.run({
+      nodeArgs: ['--import', 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"18.19.0"})'],
+    });
     expectSentence(r, 'sow: sow needs Node.js 20 or newer, and this is Node.js 18.19.0.', "'nvm install 20'");
     expect(() => readFileSync(log)).toThrow();
   });

@@ -47,7 +47,9 @@ function expectJsonError(r: RunResult, exp: Expected, human: RunResult, label: s
   expect(err.code, `${label} --json: error code`).toBe(exp.code);
   expect(typeof err.message).toBe('string');
   expect(err.message.length).toBeGreaterThan(0);
-  expect.soft(typeof err.hint === 'string' && err.hint.length > 0, `${label} --json: error.hint is missing\n${r.stdout}`).toBe(true);
+  expect
+    .soft(typeof err.hint === 'string' && err.hint.length > 0, `${label} --json: error.hint is missing\n${r.stdout}`)
+    .toBe(true);
   for (const s of exp.message ?? []) expect(err.message, `${label} --json: message names ${s}`).toContain(s);
   for (const s of exp.hint ?? []) expect.soft(err.hint ?? '', `${label} --json: hint mentions ${s}`).toContain(s);
   // The same error, whichever way it is rendered.
@@ -104,25 +106,66 @@ afterEach(() => {
 
 type Case = [title: string, args: string[], exp: Expected];
 
-const TASK_NOT_FOUND = (id: string): Expected => ({ exit: 1, code: 'TASK_NOT_FOUND', message: [`'${id}'`], hint: ['sow task list'] });
+const TASK_NOT_FOUND = (id: string): Expected => ({
+  exit: 1,
+  code: 'TASK_NOT_FOUND',
+  message: [`'${id}'`],
+  hint: ['sow task list'],
+});
 
 const executingCases: Case[] = [
   // unknown ids
   ['task get with an unknown id', ['task', 'get', '--id', '999'], TASK_NOT_FOUND('999')],
   ['task set with an unknown id', ['task', 'set', '--id', '999', 'status', 'completed'], TASK_NOT_FOUND('999')],
   ['task abandon with an unknown id', ['task', 'abandon', '--id', '555'], TASK_NOT_FOUND('555')],
-  ['task input add with an unknown id', ['task', 'input', 'add', '--id', '990', '--type', 'reference', '--path', 'refs/a.md'], TASK_NOT_FOUND('990')],
+  [
+    'task input add with an unknown id',
+    ['task', 'input', 'add', '--id', '990', '--type', 'reference', '--path', 'refs/a.md'],
+    TASK_NOT_FOUND('990'),
+  ],
   ['task output list with an unknown id', ['task', 'output', 'list', '--id', '030'], TASK_NOT_FOUND('030')],
   ['task add depending on an unknown id', ['task', 'add', 'Third', '--depends-on', '970'], TASK_NOT_FOUND('970')],
-  ['phase set with an unknown phase', ['phase', 'set', 'metadata.a', 'b', '--phase', 'nosuchphase'], { exit: 1, code: 'PHASE_NOT_FOUND', message: ["'nosuchphase'"], hint: ['review'] }],
+  [
+    'phase set with an unknown phase',
+    ['phase', 'set', 'metadata.a', 'b', '--phase', 'nosuchphase'],
+    { exit: 1, code: 'PHASE_NOT_FOUND', message: ["'nosuchphase'"], hint: ['review'] },
+  ],
   // wrong values
-  ['task set status to a value that is no status', ['task', 'set', '--id', '010', 'status', 'bogus'], { exit: 1, code: 'INVALID_VALUE', message: ["'bogus'", 'status'] }],
-  ['task set iteration to text', ['task', 'set', '--id', '010', 'iteration', 'x'], { exit: 1, code: 'INVALID_VALUE', message: ["'x'", 'iteration'] }],
-  ['task set iteration to 0', ['task', 'set', '--id', '010', 'iteration', '0'], { exit: 1, code: 'INVALID_VALUE', message: ["'0'", 'iteration'] }],
-  ['task set parallel to a non-boolean', ['task', 'set', '--id', '020', 'parallel', 'maybe'], { exit: 1, code: 'INVALID_VALUE', message: ["'maybe'", 'parallel'] }],
-  ['task list --status with no such status (a flag outside its list: exit 2)', ['task', 'list', '--status', 'bogus'], { exit: 2, code: 'USAGE', message: ["'bogus'"], hint: ['completed'] }],
-  ['phase set iteration to text', ['phase', 'set', 'iteration', 'x'], { exit: 1, code: 'INVALID_VALUE', message: ["'x'", 'iteration'] }],
-  ['phase set tasks_approved to a non-boolean', ['phase', 'set', 'tasks_approved', 'maybe'], { exit: 1, code: 'INVALID_VALUE', message: ["'maybe'", 'tasks_approved'] }],
+  [
+    'task set status to a value that is no status',
+    ['task', 'set', '--id', '010', 'status', 'bogus'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'bogus'", 'status'] },
+  ],
+  [
+    'task set iteration to text',
+    ['task', 'set', '--id', '010', 'iteration', 'x'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'x'", 'iteration'] },
+  ],
+  [
+    'task set iteration to 0',
+    ['task', 'set', '--id', '010', 'iteration', '0'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'0'", 'iteration'] },
+  ],
+  [
+    'task set parallel to a non-boolean',
+    ['task', 'set', '--id', '020', 'parallel', 'maybe'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'maybe'", 'parallel'] },
+  ],
+  [
+    'task list --status with no such status (a flag outside its list: exit 2)',
+    ['task', 'list', '--status', 'bogus'],
+    { exit: 2, code: 'USAGE', message: ["'bogus'"], hint: ['completed'] },
+  ],
+  [
+    'phase set iteration to text',
+    ['phase', 'set', 'iteration', 'x'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'x'", 'iteration'] },
+  ],
+  [
+    'phase set tasks_approved to a non-boolean',
+    ['phase', 'set', 'tasks_approved', 'maybe'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'maybe'", 'tasks_approved'] },
+  ],
   [
     'a review with an assessment that is neither pass nor fail',
     ['input', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'meh'],
@@ -130,47 +173,131 @@ const executingCases: Case[] = [
   ],
   // bad flags, unknown commands, missing required flags and arguments
   ['an unknown flag', ['task', 'add', 'Third', '--bogus'], { exit: 2, code: 'USAGE', message: ['--bogus'] }],
-  ['an unknown flag on a read command', ['task', 'list', '--frobnicate'], { exit: 2, code: 'USAGE', message: ['--frobnicate'] }],
+  [
+    'an unknown flag on a read command',
+    ['task', 'list', '--frobnicate'],
+    { exit: 2, code: 'USAGE', message: ['--frobnicate'] },
+  ],
   ['an unknown command', ['bogus'], { exit: 2, code: 'USAGE', message: ["'bogus'"] }],
   ['an unknown subcommand', ['task', 'frob'], { exit: 2, code: 'USAGE', message: ["'frob'"] }],
   ['a missing required --id', ['task', 'get'], { exit: 2, code: 'USAGE', message: ['--id'] }],
   ['a missing required --path', ['input', 'add', '--type', 'context'], { exit: 2, code: 'USAGE', message: ['--path'] }],
-  ['a missing required --index', ['output', 'set', 'approved', 'true'], { exit: 2, code: 'USAGE', message: ['--index'] }],
-  ['a missing required argument', ['task', 'set', '--id', '010', 'status'], { exit: 2, code: 'USAGE', message: ['value'] }],
-  ['a stray argument to artifact add', ['input', 'add', '--type', 'context', '--path', 'a.md', 'stray'], { exit: 2, code: 'USAGE', message: ["'stray'"] }],
+  [
+    'a missing required --index',
+    ['output', 'set', 'approved', 'true'],
+    { exit: 2, code: 'USAGE', message: ['--index'] },
+  ],
+  [
+    'a missing required argument',
+    ['task', 'set', '--id', '010', 'status'],
+    { exit: 2, code: 'USAGE', message: ['value'] },
+  ],
+  [
+    'a stray argument to artifact add',
+    ['input', 'add', '--type', 'context', '--path', 'a.md', 'stray'],
+    { exit: 2, code: 'USAGE', message: ["'stray'"] },
+  ],
   // indexes
   [
     'an out-of-range task input index',
     ['task', 'input', 'set', '--id', '010', '--index', '3', 'approved', 'true'],
     { exit: 1, code: 'INDEX_OUT_OF_RANGE', message: ['3'], hint: ['sow task input list --id 010'] },
   ],
-  ['a negative index', ['output', 'set', '--index', '-1', 'approved', 'true', '--phase', 'planning'], { exit: 2, code: 'USAGE', message: ["'-1'"] }],
-  ['an index that is not a number', ['output', 'set', '--index', 'abc', 'approved', 'true', '--phase', 'planning'], { exit: 2, code: 'USAGE', message: ["'abc'"] }],
+  [
+    'a negative index',
+    ['output', 'set', '--index', '-1', 'approved', 'true', '--phase', 'planning'],
+    { exit: 2, code: 'USAGE', message: ["'-1'"] },
+  ],
+  [
+    'an index that is not a number',
+    ['output', 'set', '--index', 'abc', 'approved', 'true', '--phase', 'planning'],
+    { exit: 2, code: 'USAGE', message: ["'abc'"] },
+  ],
   // artifact types
-  ['an unknown phase artifact type', ['input', 'add', '--type', 'nope', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['context', 'review'] }],
-  ['an unknown task artifact type', ['task', 'output', 'add', '--id', '010', '--type', 'nope', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['modified'] }],
+  [
+    'an unknown phase artifact type',
+    ['input', 'add', '--type', 'nope', '--path', 'x.md'],
+    { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['context', 'review'] },
+  ],
+  [
+    'an unknown task artifact type',
+    ['task', 'output', 'add', '--id', '010', '--type', 'nope', '--path', 'x.md'],
+    { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['modified'] },
+  ],
   [
     'an artifact type of another phase',
     ['output', 'add', '--phase', 'planning', '--type', 'review', '--path', 'x.md'],
     { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'review'"], hint: ['task_list'] },
   ],
   // task ids
-  ['a two-digit task id that names a taken one (10 is 010)', ['task', 'add', 'Third', '--id', '10'], { exit: 1, code: 'TASK_ID_TAKEN', message: ["'010'"] }],
-  ['a task id that is no number', ['task', 'add', 'Third', '--id', '1a'], { exit: 2, code: 'USAGE', message: ["'1a'", '--id'] }],
-  ['a task id that is not digits', ['task', 'add', 'Third', '--id', 'abc'], { exit: 2, code: 'USAGE', message: ["'abc'"] }],
-  ['a task id already used', ['task', 'add', 'Third', '--id', '010'], { exit: 1, code: 'TASK_ID_TAKEN', message: ["'010'"] }],
+  [
+    'a two-digit task id that names a taken one (10 is 010)',
+    ['task', 'add', 'Third', '--id', '10'],
+    { exit: 1, code: 'TASK_ID_TAKEN', message: ["'010'"] },
+  ],
+  [
+    'a task id that is no number',
+    ['task', 'add', 'Third', '--id', '1a'],
+    { exit: 2, code: 'USAGE', message: ["'1a'", '--id'] },
+  ],
+  [
+    'a task id that is not digits',
+    ['task', 'add', 'Third', '--id', 'abc'],
+    { exit: 2, code: 'USAGE', message: ["'abc'"] },
+  ],
+  [
+    'a task id already used',
+    ['task', 'add', 'Third', '--id', '010'],
+    { exit: 1, code: 'TASK_ID_TAKEN', message: ["'010'"] },
+  ],
   // names
   ['an empty task name', ['task', 'add', '   '], { exit: 2, code: 'USAGE', message: ['name'] }],
-  ['renaming a task to nothing', ['task', 'set', '--id', '010', 'name', ''], { exit: 1, code: 'INVALID_VALUE', message: ['name'] }],
-  ['renaming the project to a bad name (a field value: exit 1)', ['project', 'set', 'name', 'Bad_Name'], { exit: 1, code: 'INVALID_VALUE', message: ["'Bad_Name'"] }],
+  [
+    'renaming a task to nothing',
+    ['task', 'set', '--id', '010', 'name', ''],
+    { exit: 1, code: 'INVALID_VALUE', message: ['name'] },
+  ],
+  [
+    'renaming the project to a bad name (a field value: exit 1)',
+    ['project', 'set', 'name', 'Bad_Name'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'Bad_Name'"] },
+  ],
   // read-only fields
-  ['setting the phase status', ['phase', 'set', 'status', 'completed'], { exit: 1, code: 'READ_ONLY_FIELD', message: ["'status'"], hint: ['sow advance'] }],
-  ['setting a task id', ['task', 'set', '--id', '010', 'id', '020'], { exit: 1, code: 'READ_ONLY_FIELD', message: ["'id'"] }],
-  ['setting a task timestamp', ['task', 'set', '--id', '010', 'started_at', '2020-01-01T00:00:00Z'], { exit: 1, code: 'READ_ONLY_FIELD', message: ["'started_at'"] }],
-  ['setting the statechart state', ['project', 'set', 'statechart.current_state', 'ReviewActive'], { exit: 1, code: 'READ_ONLY_FIELD', message: ['statechart'], hint: ['sow advance'] }],
-  ['setting the statechart', ['project', 'set', 'statechart', 'ReviewActive'], { exit: 1, code: 'READ_ONLY_FIELD', message: ['statechart'], hint: ['sow advance'] }],
-  ['moving the project to a branch that is not checked out', ['project', 'set', 'branch', 'other'], { exit: 1, code: 'INVALID_VALUE', message: ["'other'", "'branch'"], hint: ['git checkout'] }],
-  ['disabling review', ['phase', 'set', 'enabled', 'false', '--phase', 'review'], { exit: 1, code: 'READ_ONLY_FIELD', message: ['review'] }],
+  [
+    'setting the phase status',
+    ['phase', 'set', 'status', 'completed'],
+    { exit: 1, code: 'READ_ONLY_FIELD', message: ["'status'"], hint: ['sow advance'] },
+  ],
+  [
+    'setting a task id',
+    ['task', 'set', '--id', '010', 'id', '020'],
+    { exit: 1, code: 'READ_ONLY_FIELD', message: ["'id'"] },
+  ],
+  [
+    'setting a task timestamp',
+    ['task', 'set', '--id', '010', 'started_at', '2020-01-01T00:00:00Z'],
+    { exit: 1, code: 'READ_ONLY_FIELD', message: ["'started_at'"] },
+  ],
+  [
+    'setting the statechart state',
+    ['project', 'set', 'statechart.current_state', 'ReviewActive'],
+    { exit: 1, code: 'READ_ONLY_FIELD', message: ['statechart'], hint: ['sow advance'] },
+  ],
+  [
+    'setting the statechart',
+    ['project', 'set', 'statechart', 'ReviewActive'],
+    { exit: 1, code: 'READ_ONLY_FIELD', message: ['statechart'], hint: ['sow advance'] },
+  ],
+  [
+    'moving the project to a branch that is not checked out',
+    ['project', 'set', 'branch', 'other'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'other'", "'branch'"], hint: ['git checkout'] },
+  ],
+  [
+    'disabling review',
+    ['phase', 'set', 'enabled', 'false', '--phase', 'review'],
+    { exit: 1, code: 'READ_ONLY_FIELD', message: ['review'] },
+  ],
   // paths
   [
     'a phase input path that escapes the repository',
@@ -187,14 +314,47 @@ const executingCases: Case[] = [
     ['input', 'add', '--type', 'context', '--path', 'notes/../../../../x.md'],
     { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'notes/../../../../x.md'"] },
   ],
-  ['an absolute artifact path outside the repository', ['input', 'add', '--type', 'context', '--path', '/etc/passwd'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'/etc/passwd'"] }],
+  [
+    'an absolute artifact path outside the repository',
+    ['input', 'add', '--type', 'context', '--path', '/etc/passwd'],
+    { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'/etc/passwd'"] },
+  ],
   // the lifecycle
-  ['a blocked advance', ['advance'], { exit: 3, code: 'TRANSITION_BLOCKED', message: ['ImplementationExecuting'], hint: ['010', '020'] }],
-  ['a blocked advance, dry run', ['advance', '--dry-run'], { exit: 3, code: 'TRANSITION_BLOCKED', message: ['ImplementationExecuting'] }],
-  ['an explicit event the state does not have', ['advance', 'review_pass'], { exit: 1, code: 'INVALID_EVENT', message: ["'review_pass'", 'ImplementationExecuting'], hint: ['all_tasks_complete'] }],
-  ['an explicit event that is no event at all', ['advance', 'frobnicate'], { exit: 1, code: 'INVALID_EVENT', message: ["'frobnicate'"] }],
-  ['a second project on the branch', ['project', 'new', 'other', '--description', 'x'], { exit: 1, code: 'PROJECT_EXISTS', message: ["'demo'"] }],
-  ['project delete without a terminal and without --yes', ['project', 'delete'], { exit: 2, code: 'CONFIRMATION_REQUIRED', message: ["'demo'"], hint: ['--yes'] }],
+  [
+    'a blocked advance',
+    ['advance'],
+    { exit: 3, code: 'TRANSITION_BLOCKED', message: ['ImplementationExecuting'], hint: ['010', '020'] },
+  ],
+  [
+    'a blocked advance, dry run',
+    ['advance', '--dry-run'],
+    { exit: 3, code: 'TRANSITION_BLOCKED', message: ['ImplementationExecuting'] },
+  ],
+  [
+    'an explicit event the state does not have',
+    ['advance', 'review_pass'],
+    {
+      exit: 1,
+      code: 'INVALID_EVENT',
+      message: ["'review_pass'", 'ImplementationExecuting'],
+      hint: ['all_tasks_complete'],
+    },
+  ],
+  [
+    'an explicit event that is no event at all',
+    ['advance', 'frobnicate'],
+    { exit: 1, code: 'INVALID_EVENT', message: ["'frobnicate'"] },
+  ],
+  [
+    'a second project on the branch',
+    ['project', 'new', 'other', '--description', 'x'],
+    { exit: 1, code: 'PROJECT_EXISTS', message: ["'demo'"] },
+  ],
+  [
+    'project delete without a terminal and without --yes',
+    ['project', 'delete'],
+    { exit: 2, code: 'CONFIRMATION_REQUIRED', message: ["'demo'"], hint: ['--yes'] },
+  ],
 ];
 
 describe('bad input in a project that is executing tasks', () => {
@@ -207,12 +367,18 @@ describe('bad input in a project that is executing tasks', () => {
     repo = cloneOf(executing);
     const r = ok(repo, ['input', 'add', '--type', 'context', '--path', '../knowledge/adr-001.md']);
     expect(r.stdout).toContain('../knowledge/adr-001.md');
-    expect(repo.yaml(PROJECT).phases.implementation.inputs.map((a: any) => a.path)).toEqual(['../knowledge/adr-001.md']);
+    expect(repo.yaml(PROJECT).phases.implementation.inputs.map((a: any) => a.path)).toEqual([
+      '../knowledge/adr-001.md',
+    ]);
   });
 
   it('a blocked explicit event exits 3 and names the guard', () => {
     repo = cloneOf(executing);
-    expectError(repo, ['advance', 'all_tasks_complete'], { exit: 3, code: 'TRANSITION_BLOCKED', message: ['completed or abandoned'] });
+    expectError(repo, ['advance', 'all_tasks_complete'], {
+      exit: 3,
+      code: 'TRANSITION_BLOCKED',
+      message: ['completed or abandoned'],
+    });
   });
 });
 
@@ -222,13 +388,46 @@ const planningCases: Case[] = [
     ['output', 'set', '--index', '3', 'approved', 'true'],
     { exit: 1, code: 'INDEX_OUT_OF_RANGE', message: ['index 3'], hint: ['sow output list --phase planning'] },
   ],
-  ['removing an out-of-range output', ['output', 'remove', '--index', '1'], { exit: 1, code: 'INDEX_OUT_OF_RANGE', message: ['index 1'] }],
-  ['moving an artifact path outside the repository', ['output', 'set', '--index', '0', 'path', '../../../x'], { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'../../../x'"] }],
-  ['approving with a non-boolean', ['output', 'set', '--index', '0', 'approved', 'yes please'], { exit: 1, code: 'INVALID_VALUE', message: ["'yes please'", 'approved'] }],
-  ['changing an artifact type', ['output', 'set', '--index', '0', 'type', 'review'], { exit: 1, code: 'READ_ONLY_FIELD', message: ["'type'"] }],
-  ['a blocked advance out of planning', ['advance'], { exit: 3, code: 'TRANSITION_BLOCKED', message: ['PlanningActive', 'task_list'], hint: ['sow output set --index 0 approved true'] }],
-  ['adding a task while planning', ['task', 'add', 'Too early'], { exit: 3, code: 'PHASE_NOT_ACTIVE', message: ['PlanningActive'] }],
-  ['an unknown artifact type in planning', ['output', 'add', '--type', 'nope', '--path', 'x.md'], { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['task_list'] }],
+  [
+    'removing an out-of-range output',
+    ['output', 'remove', '--index', '1'],
+    { exit: 1, code: 'INDEX_OUT_OF_RANGE', message: ['index 1'] },
+  ],
+  [
+    'moving an artifact path outside the repository',
+    ['output', 'set', '--index', '0', 'path', '../../../x'],
+    { exit: 1, code: 'PATH_OUTSIDE_REPOSITORY', message: ["'../../../x'"] },
+  ],
+  [
+    'approving with a non-boolean',
+    ['output', 'set', '--index', '0', 'approved', 'yes please'],
+    { exit: 1, code: 'INVALID_VALUE', message: ["'yes please'", 'approved'] },
+  ],
+  [
+    'changing an artifact type',
+    ['output', 'set', '--index', '0', 'type', 'review'],
+    { exit: 1, code: 'READ_ONLY_FIELD', message: ["'type'"] },
+  ],
+  [
+    'a blocked advance out of planning',
+    ['advance'],
+    {
+      exit: 3,
+      code: 'TRANSITION_BLOCKED',
+      message: ['PlanningActive', 'task_list'],
+      hint: ['sow output set --index 0 approved true'],
+    },
+  ],
+  [
+    'adding a task while planning',
+    ['task', 'add', 'Too early'],
+    { exit: 3, code: 'PHASE_NOT_ACTIVE', message: ['PlanningActive'] },
+  ],
+  [
+    'an unknown artifact type in planning',
+    ['output', 'add', '--type', 'nope', '--path', 'x.md'],
+    { exit: 1, code: 'UNKNOWN_ARTIFACT_TYPE', message: ["'nope'"], hint: ['task_list'] },
+  ],
 ];
 
 describe('bad input while planning', () => {
@@ -249,9 +448,21 @@ const noProjectCases: Case[] = [
   ['project status', ['project', 'status'], NO_PROJECT],
   ['project set', ['project', 'set', 'description', 'x'], NO_PROJECT],
   ['project delete --yes', ['project', 'delete', '--yes'], NO_PROJECT],
-  ['a bad project name', ['project', 'new', 'Bad_Name', '--description', 'x'], { exit: 2, code: 'INVALID_NAME', message: ["'Bad_Name'"] }],
-  ['a project name with a double dash', ['project', 'new', 'a--b', '--description', 'x'], { exit: 2, code: 'INVALID_NAME', message: ["'a--b'"] }],
-  ['a bad branch name', ['project', 'new', 'good', '--branch', 'bad..branch', '--description', 'x'], { exit: 2, code: 'INVALID_NAME', message: ["'bad..branch'"] }],
+  [
+    'a bad project name',
+    ['project', 'new', 'Bad_Name', '--description', 'x'],
+    { exit: 2, code: 'INVALID_NAME', message: ["'Bad_Name'"] },
+  ],
+  [
+    'a project name with a double dash',
+    ['project', 'new', 'a--b', '--description', 'x'],
+    { exit: 2, code: 'INVALID_NAME', message: ["'a--b'"] },
+  ],
+  [
+    'a bad branch name',
+    ['project', 'new', 'good', '--branch', 'bad..branch', '--description', 'x'],
+    { exit: 2, code: 'INVALID_NAME', message: ["'bad..branch'"] },
+  ],
 ];
 
 describe('commands with no project', () => {
@@ -265,7 +476,12 @@ describe('commands with no project', () => {
 });
 
 describe('commands before sow init', () => {
-  const NOT_INITIALIZED: Expected = { exit: 1, code: 'NOT_INITIALIZED', message: ['not initialised'], hint: ['sow init'] };
+  const NOT_INITIALIZED: Expected = {
+    exit: 1,
+    code: 'NOT_INITIALIZED',
+    message: ['not initialised'],
+    hint: ['sow init'],
+  };
   it.each<Case>([
     ['task list', ['task', 'list'], NOT_INITIALIZED],
     ['advance', ['advance'], NOT_INITIALIZED],
@@ -286,7 +502,11 @@ describe('commands outside a git repository', () => {
   });
 
   const runIn = (cwd: string, args: string[]): RunResult => {
-    const r = spawnSync(process.execPath, [SOW, ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1', GIT_CEILING_DIRECTORIES: tmpdir() } });
+    const r = spawnSync(process.execPath, [SOW, ...args], {
+      cwd,
+      encoding: 'utf8',
+      env: { ...process.env, NO_COLOR: '1', GIT_CEILING_DIRECTORIES: tmpdir() },
+    });
     const result: RunResult = { code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
     try {
       result.json = JSON.parse(r.stdout);
@@ -308,7 +528,12 @@ describe('commands outside a git repository', () => {
       expect(existsSync(join(p, '.git')), `${p} must not be a repository`).toBe(false);
       if (dirname(p) === p) break;
     }
-    const exp: Expected = { exit: 1, code: 'NOT_A_GIT_REPOSITORY', message: [dir, 'not inside a git repository'], hint: ['git init'] };
+    const exp: Expected = {
+      exit: 1,
+      code: 'NOT_A_GIT_REPOSITORY',
+      message: [dir, 'not inside a git repository'],
+      hint: ['git init'],
+    };
     const human = runIn(dir, args);
     expectHumanError(human, exp, `sow ${args.join(' ')}`);
     const json = runIn(dir, [...args, '--json']);

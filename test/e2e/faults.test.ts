@@ -29,7 +29,20 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectFails, makeRepo, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecuting, useRepos, writeJournal, type Repo, type RunResult } from './harness.js';
+import {
+  expectFails,
+  makeRepo,
+  ok,
+  PROJECT,
+  SOW,
+  taskFile,
+  TEST_ENV,
+  toExecuting,
+  useRepos,
+  writeJournal,
+  type Repo,
+  type RunResult,
+} from './harness.js';
 
 const fresh = useRepos();
 const TASKS = '.sow/project/phases/implementation/tasks';
@@ -54,7 +67,8 @@ const canMount = (() => {
 const NO_MOUNT = 'needs root and mount(8) for a tmpfs or bind mount';
 
 /** Whether this machine lets the tests run a process in a pid namespace of its own (root, unshare(1)). */
-const canUnshare = process.platform === 'linux' && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
+const canUnshare =
+  process.platform === 'linux' && spawnSync('unshare', ['--pid', '--fork', '--mount-proc', 'true']).status === 0;
 const NO_UNSHARE = 'needs root (or user namespaces) and unshare(1) for a pid namespace';
 
 const temps: string[] = [];
@@ -82,7 +96,8 @@ function expectRuntimeClean(repo: Repo, label: string): void {
   expect(existsSync(tmp) ? readdirSync(tmp) : [], `${label}: temp files left behind`).toEqual([]);
 }
 
-const taskNames = (repo: Repo): string[] => (ok(repo, ['task', 'list', '--json']).json!.data as { name: string }[]).map((t) => t.name);
+const taskNames = (repo: Repo): string[] =>
+  (ok(repo, ['task', 'list', '--json']).json!.data as { name: string }[]).map((t) => t.name);
 
 /** The JSON envelope's error of a failed run. */
 function errorOf(r: RunResult, label: string): { code: string; message: string; hint?: string } {
@@ -162,7 +177,10 @@ describe('the journal is runtime data, never trusted input', () => {
   it("0.1.0's journal (.sow/.journal.json) arriving through git is never replayed by everyday commands", () => {
     const { repo, outside, cleanup } = target();
     try {
-      repo.write('.sow/.journal.json', JSON.stringify({ version: 1, writes: [{ path: `${outside}/pwned.txt`, text: 'x' }], removals: [outside] }));
+      repo.write(
+        '.sow/.journal.json',
+        JSON.stringify({ version: 1, writes: [{ path: `${outside}/pwned.txt`, text: 'x' }], removals: [outside] }),
+      );
       ok(repo, ['task', 'list']);
       ok(repo, ['task', 'set', '--id', '010', 'metadata.x', '1']);
       expect(readdirSync(outside)).toEqual(['precious.txt']);
@@ -178,7 +196,12 @@ describe('the journal is runtime data, never trusted input', () => {
       [JOURNAL, () => mkdirSync(join(repo.dir, JOURNAL)), 'JOURNAL_REFUSED', /is a folder/],
       [LOCK, () => mkdirSync(join(repo.dir, LOCK)), 'LOCK_FILE_INVALID', /is a folder/],
       [LOCK, () => symlinkSync('/dev/null', join(repo.dir, LOCK)), 'LOCK_FILE_INVALID', /not a regular file/],
-      [RUNTIME, () => writeFileSync(join(repo.dir, RUNTIME), 'not a folder\n'), 'RUNTIME_FOLDER_INVALID', /is a file, not a folder/],
+      [
+        RUNTIME,
+        () => writeFileSync(join(repo.dir, RUNTIME), 'not a folder\n'),
+        'RUNTIME_FOLDER_INVALID',
+        /is a file, not a folder/,
+      ],
     ];
     for (const [path, make, code, problem] of cases) {
       rmSync(join(repo.dir, RUNTIME), { recursive: true, force: true });
@@ -224,7 +247,11 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
    * with exit 1 DISK_FULL, naming the path, and leaves .sow/ as it was — nothing of it is applied
    * later, and the retry once there is room applies it once.
    */
-  function ladder(args: (step: number) => string[], applied: (repo: Repo, step: number) => number, opts: { staleLocks?: boolean } = {}): void {
+  function ladder(
+    args: (step: number) => string[],
+    applied: (repo: Repo, step: number) => number,
+    opts: { staleLocks?: boolean } = {},
+  ): void {
     const mnt = mkdtempSync(join(tmpdir(), 'sow-full-'));
     mount(['-t', 'tmpfs', '-o', 'size=6m', 'tmpfs'], mnt);
     const repo = makeRepo({ dir: mnt });
@@ -280,30 +307,56 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
   /** A lock left by a writer that was killed: its pid has exited. */
   function deadLock(repo: Repo): string {
     const gone = spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim();
-    const text = JSON.stringify({ pid: Number(gone), host: hostname(), started: Date.now() - 1_000, command: 'sow task add' });
+    const text = JSON.stringify({
+      pid: Number(gone),
+      host: hostname(),
+      started: Date.now() - 1_000,
+      command: 'sow task add',
+    });
     repo.write(LOCK, text);
     return text;
   }
 
-  it.skipIf(!canMount)('task add on a disk with no room, then a little: all or nothing, exit 1 "disk full", one task after the retry', () => {
-    ladder(
-      (step) => ['task', 'add', `Full ${step}`, '--description', 'x'.repeat(6000), '--agent', 'implementer'],
-      (repo, step) => taskNames(repo).filter((n) => n === `Full ${step}`).length,
-      { staleLocks: true },
-    );
-  });
+  it.skipIf(!canMount)(
+    'task add on a disk with no room, then a little: all or nothing, exit 1 "disk full", one task after the retry',
+    () => {
+      ladder(
+        (step) => ['task', 'add', `Full ${step}`, '--description', 'x'.repeat(6000), '--agent', 'implementer'],
+        (repo, step) => taskNames(repo).filter((n) => n === `Full ${step}`).length,
+        { staleLocks: true },
+      );
+    },
+  );
 
-  it.skipIf(!canMount)('a change of two files (a log entry with a file: task state and log) on a full disk: all or nothing', () => {
-    ladder(
-      (step) => ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', `src/f${step}.ts`, `entry ${step} ${'y'.repeat(300)}`],
-      (repo, step) => {
-        const log = repo.read(`${TASKS}/010/log.md`).split(`entry ${step} `).length - 1;
-        const outputs = (repo.yaml(taskFile('010')).outputs as { path: string }[]).filter((o) => o.path === `src/f${step}.ts`).length;
-        expect(log, 'the log entry and the output go together').toBe(outputs);
-        return log;
-      },
-    );
-  });
+  it.skipIf(!canMount)(
+    'a change of two files (a log entry with a file: task state and log) on a full disk: all or nothing',
+    () => {
+      ladder(
+        (step) => [
+          'log',
+          '--agent',
+          'implementer-1',
+          '--action',
+          'modified_file',
+          '--result',
+          'success',
+          '--task',
+          '010',
+          '--file',
+          `src/f${step}.ts`,
+          `entry ${step} ${'y'.repeat(300)}`,
+        ],
+        (repo, step) => {
+          const log = repo.read(`${TASKS}/010/log.md`).split(`entry ${step} `).length - 1;
+          const outputs = (repo.yaml(taskFile('010')).outputs as { path: string }[]).filter(
+            (o) => o.path === `src/f${step}.ts`,
+          ).length;
+          expect(log, 'the log entry and the output go together').toBe(outputs);
+          return log;
+        },
+      );
+    },
+  );
 
   it.skipIf(!canMount)('on a read-only file system: reads work, writes exit 1 naming the path, nothing changes', () => {
     const repo = fresh();
@@ -330,77 +383,134 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
     }
   });
 
-  it.skipIf(!canMount)("a linked worktree on another file system than git's folder: writes stage their temp files in .sow/.tmp/ (a rename cannot cross), which git ignores and sow empties", () => {
-    const repo = fresh();
-    repo.git(['add', '-A']);
-    repo.git(['commit', '-qm', 'sow init']);
-    const other = mkdtempSync(join(tmpdir(), 'sow-otherfs-'));
-    try {
-      mount(['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs'], other);
-      repo.git(['worktree', 'add', '-q', '-b', 'feat/elsewhere', join(other, 'wt')]);
-      const at = relativeTo(repo.dir, join(other, 'wt'));
-      ok(repo, ['project', 'new', 'elsewhere', '--description', 'on another disk'], { cwd: at });
-      ok(repo, ['input', 'add', '--type', 'context', '--path', 'notes.md'], { cwd: at });
-      ok(repo, ['log', '--project', '--agent', 'me', '--action', 'modified_file', '--result', 'success', 'two files at once'], { cwd: at });
-      const wt = join(other, 'wt');
-      expect(readdirSync(join(wt, '.sow', '.tmp')).sort(), 'only its .gitignore: every temp file was renamed into place').toEqual(['.gitignore']);
-      expect(execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', '.sow/.tmp'], { cwd: wt, encoding: 'utf8' })).toBe('');
-      // Its runtime folder is its own, in git's folder (on the other disk than the checkout).
-      expect(existsSync(join(repo.dir, '.git', 'worktrees', 'wt', 'sow'))).toBe(true);
-      expect(readdirSync(join(repo.dir, '.git', 'worktrees', 'wt', 'sow', 'tmp'))).toEqual([]);
-    } finally {
-      spawnSync('umount', ['-l', other]);
-      mounts.length = 0;
-      rmSync(other, { recursive: true, force: true });
-      repo.git(['worktree', 'prune']);
-    }
-  });
+  it.skipIf(!canMount)(
+    "a linked worktree on another file system than git's folder: writes stage their temp files in .sow/.tmp/ (a rename cannot cross), which git ignores and sow empties",
+    () => {
+      const repo = fresh();
+      repo.git(['add', '-A']);
+      repo.git(['commit', '-qm', 'sow init']);
+      const other = mkdtempSync(join(tmpdir(), 'sow-otherfs-'));
+      try {
+        mount(['-t', 'tmpfs', '-o', 'size=16m', 'tmpfs'], other);
+        repo.git(['worktree', 'add', '-q', '-b', 'feat/elsewhere', join(other, 'wt')]);
+        const at = relativeTo(repo.dir, join(other, 'wt'));
+        ok(repo, ['project', 'new', 'elsewhere', '--description', 'on another disk'], { cwd: at });
+        ok(repo, ['input', 'add', '--type', 'context', '--path', 'notes.md'], { cwd: at });
+        ok(
+          repo,
+          [
+            'log',
+            '--project',
+            '--agent',
+            'me',
+            '--action',
+            'modified_file',
+            '--result',
+            'success',
+            'two files at once',
+          ],
+          { cwd: at },
+        );
+        const wt = join(other, 'wt');
+        expect(
+          readdirSync(join(wt, '.sow', '.tmp')).sort(),
+          'only its .gitignore: every temp file was renamed into place',
+        ).toEqual(['.gitignore']);
+        expect(
+          execFileSync('git', ['status', '--porcelain', '--untracked-files=all', '--', '.sow/.tmp'], {
+            cwd: wt,
+            encoding: 'utf8',
+          }),
+        ).toBe('');
+        // Its runtime folder is its own, in git's folder (on the other disk than the checkout).
+        expect(existsSync(join(repo.dir, '.git', 'worktrees', 'wt', 'sow'))).toBe(true);
+        expect(readdirSync(join(repo.dir, '.git', 'worktrees', 'wt', 'sow', 'tmp'))).toEqual([]);
+      } finally {
+        spawnSync('umount', ['-l', other]);
+        mounts.length = 0;
+        rmSync(other, { recursive: true, force: true });
+        repo.git(['worktree', 'prune']);
+      }
+    },
+  );
 
   const hasStrace = spawnSync('strace', ['-V']).status === 0;
-  it.skipIf(!hasStrace || process.platform !== 'linux')('an acknowledged write is durable: the new text is fsynced before its rename, and the folder after it', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const trace = join(repo.dir, '..', `${repo.dir.split('/').pop()}.strace`);
-    try {
-      for (const args of [
-        ['task', 'set', '--id', '010', 'metadata.x', '1'],
-        ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/a.ts', 'two files'],
-      ]) {
-        const r = spawnSync('strace', ['-f', '-qq', '-o', trace, '-e', 'trace=openat,rename,renameat,renameat2,fsync,fdatasync,close', process.execPath, SOW, ...args], {
-          cwd: repo.dir,
-          env: { ...process.env, ...TEST_ENV },
-          encoding: 'utf8',
-        });
-        expect(r.status, r.stderr).toBe(0);
-        const lines = readFileSync(trace, 'utf8')
-          .split('\n')
-          .map((l) => l.replace(/^\d+\s+/, ''));
-        const target = join(repo.dir, taskFile('010'));
-        const renameAt = lines.findIndex((l) => /^rename(at2?)?\(/.test(l) && l.includes(`"${target}"`));
-        expect(renameAt, `${args[0]}: the task file is replaced by a rename`).toBeGreaterThan(-1);
-        const temp = /^rename(?:at2?)?\((?:AT_FDCWD, )?"([^"]+)"/.exec(lines[renameAt]!)![1]!;
-        // Before the rename: the temp file was opened, written and fsynced.
-        const openAt = lines.findIndex((l, i) => i < renameAt && l.startsWith(`openat(AT_FDCWD, "${temp}", `));
-        expect(openAt, `${args[0]}: the temp file was written`).toBeGreaterThan(-1);
-        const fd = / = (\d+)$/.exec(lines[openAt]!)![1];
-        expect(
-          lines.slice(openAt, renameAt).some((l) => l.startsWith(`fsync(${fd})`) || l.startsWith(`fdatasync(${fd})`)),
-          `${args[0]}: the new text was fsynced before the rename`,
-        ).toBe(true);
-        // After it: the folder was opened and fsynced.
-        const dir = join(repo.dir, TASKS, '010');
-        const after = lines.slice(renameAt);
-        const dirFd = after.map((l) => (l.startsWith(`openat(AT_FDCWD, "${dir}", `) ? / = (\d+)$/.exec(l) : null)).find(Boolean)?.[1];
-        expect(dirFd, `${args[0]}: the folder was opened after the rename`).toBeTruthy();
-        expect(
-          after.some((l) => l.startsWith(`fsync(${dirFd})`)),
-          `${args[0]}: and fsynced`,
-        ).toBe(true);
+  it.skipIf(!hasStrace || process.platform !== 'linux')(
+    'an acknowledged write is durable: the new text is fsynced before its rename, and the folder after it',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const trace = join(repo.dir, '..', `${repo.dir.split('/').pop()}.strace`);
+      try {
+        for (const args of [
+          ['task', 'set', '--id', '010', 'metadata.x', '1'],
+          [
+            'log',
+            '--agent',
+            'implementer-1',
+            '--action',
+            'modified_file',
+            '--result',
+            'success',
+            '--task',
+            '010',
+            '--file',
+            'src/a.ts',
+            'two files',
+          ],
+        ]) {
+          const r = spawnSync(
+            'strace',
+            [
+              '-f',
+              '-qq',
+              '-o',
+              trace,
+              '-e',
+              'trace=openat,rename,renameat,renameat2,fsync,fdatasync,close',
+              process.execPath,
+              SOW,
+              ...args,
+            ],
+            {
+              cwd: repo.dir,
+              env: { ...process.env, ...TEST_ENV },
+              encoding: 'utf8',
+            },
+          );
+          expect(r.status, r.stderr).toBe(0);
+          const lines = readFileSync(trace, 'utf8')
+            .split('\n')
+            .map((l) => l.replace(/^\d+\s+/, ''));
+          const target = join(repo.dir, taskFile('010'));
+          const renameAt = lines.findIndex((l) => /^rename(at2?)?\(/.test(l) && l.includes(`"${target}"`));
+          expect(renameAt, `${args[0]}: the task file is replaced by a rename`).toBeGreaterThan(-1);
+          const temp = /^rename(?:at2?)?\((?:AT_FDCWD, )?"([^"]+)"/.exec(lines[renameAt]!)![1]!;
+          // Before the rename: the temp file was opened, written and fsynced.
+          const openAt = lines.findIndex((l, i) => i < renameAt && l.startsWith(`openat(AT_FDCWD, "${temp}", `));
+          expect(openAt, `${args[0]}: the temp file was written`).toBeGreaterThan(-1);
+          const fd = / = (\d+)$/.exec(lines[openAt]!)![1];
+          expect(
+            lines.slice(openAt, renameAt).some((l) => l.startsWith(`fsync(${fd})`) || l.startsWith(`fdatasync(${fd})`)),
+            `${args[0]}: the new text was fsynced before the rename`,
+          ).toBe(true);
+          // After it: the folder was opened and fsynced.
+          const dir = join(repo.dir, TASKS, '010');
+          const after = lines.slice(renameAt);
+          const dirFd = after
+            .map((l) => (l.startsWith(`openat(AT_FDCWD, "${dir}", `) ? / = (\d+)$/.exec(l) : null))
+            .find(Boolean)?.[1];
+          expect(dirFd, `${args[0]}: the folder was opened after the rename`).toBeTruthy();
+          expect(
+            after.some((l) => l.startsWith(`fsync(${dirFd})`)),
+            `${args[0]}: and fsynced`,
+          ).toBe(true);
+        }
+      } finally {
+        rmSync(trace, { force: true });
       }
-    } finally {
-      rmSync(trace, { force: true });
-    }
-  });
+    },
+  );
 
   it('a folder the user may not write: exit 1 "permission denied" naming it, nothing changed, nothing left behind', () => {
     const repo = fresh();
@@ -411,7 +521,8 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
     let via: string[] | undefined;
     if (isRoot) {
       const bin = mkdtempSync(join(tmpdir(), 'sow-bin-'));
-      for (const file of readdirSync(dirname(SOW))) writeFileSync(join(bin, file), readFileSync(join(dirname(SOW), file)));
+      for (const file of readdirSync(dirname(SOW)))
+        writeFileSync(join(bin, file), readFileSync(join(dirname(SOW), file)));
       spawnSync('chmod', ['-R', 'a+rX', bin]);
       binCopies.push(bin);
       via = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, join(bin, 'sow.cjs')];
@@ -440,7 +551,9 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
         expect(repo.sow(['task', 'list'], as).code).toBe(0);
         const w = repo.sow(['task', 'set', '--id', '020', 'metadata.ok', '2', '--json'], as);
         expect(w.code).toBe(1);
-        expect(errorOf(w, 'runtime folder not writable').message).toMatch(/^cannot write '.*\.git\/sow\/lock': permission denied$/);
+        expect(errorOf(w, 'runtime folder not writable').message).toMatch(
+          /^cannot write '.*\.git\/sow\/lock': permission denied$/,
+        );
       }
     } finally {
       spawnSync('chmod', ['-R', 'u+w', repo.dir]);
@@ -471,13 +584,32 @@ describe('a file larger than the limits allow', () => {
     toExecuting(repo);
     const before = repo.snapshot();
     // SIGXFSZ ignored (as a shell may leave it), so the write fails with EFBIG instead of killing sow.
-    const r = spawnSync('sh', ['-c', 'trap "" XFSZ; ulimit -f 1; exec "$0" "$@"', process.execPath, SOW, 'task', 'set', '--id', '010', 'description', 'x'.repeat(4000), '--json'], {
-      cwd: repo.dir,
-      env: { ...process.env, ...TEST_ENV },
-      encoding: 'utf8',
-    });
+    const r = spawnSync(
+      'sh',
+      [
+        '-c',
+        'trap "" XFSZ; ulimit -f 1; exec "$0" "$@"',
+        process.execPath,
+        SOW,
+        'task',
+        'set',
+        '--id',
+        '010',
+        'description',
+        'x'.repeat(4000),
+        '--json',
+      ],
+      {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV },
+        encoding: 'utf8',
+      },
+    );
     expect(r.status, r.stdout + r.stderr).toBe(1);
-    expect(JSON.parse(r.stdout).error).toMatchObject({ code: 'FILE_SIZE_LIMIT', hint: expect.stringContaining('ulimit -f') });
+    expect(JSON.parse(r.stdout).error).toMatchObject({
+      code: 'FILE_SIZE_LIMIT',
+      hint: expect.stringContaining('ulimit -f'),
+    });
     expect(repo.snapshot()).toEqual(before);
   });
 });
@@ -496,7 +628,15 @@ describe('the lock never changes hands while its holder lives', () => {
 
   /** A lock as a live process holds it: this host, this boot, its start time; started long ago. */
   function holdLock(repo: Repo, pid: number, extra: Record<string, unknown> = {}): string {
-    const text = JSON.stringify({ pid, host: hostname(), started: Date.now() - 600_000, command: 'sow task set', boot: BOOT, pstart: startOf(pid), ...extra });
+    const text = JSON.stringify({
+      pid,
+      host: hostname(),
+      started: Date.now() - 600_000,
+      command: 'sow task set',
+      boot: BOOT,
+      pstart: startOf(pid),
+      ...extra,
+    });
     mkdirSync(join(repo.dir, RUNTIME), { recursive: true });
     writeFileSync(join(repo.dir, LOCK), text);
     const old = new Date(Date.now() - 600_000);
@@ -515,13 +655,19 @@ describe('the lock never changes hands while its holder lives', () => {
    * limit); `says` waits until its stderr holds `text` (it says whom it waits for after a second).
    */
   function waiter(repo: Repo, args: string[], env: Record<string, string> = {}) {
-    const child = spawn(process.execPath, [SOW, ...args], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV, SOW_LOCK_TIMEOUT: '120', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SOW, ...args], {
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV, SOW_LOCK_TIMEOUT: '120', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     let stdout = '';
     let stderr = '';
     child.stdout!.on('data', (d) => (stdout += d));
     child.stderr!.on('data', (d) => (stderr += d));
-    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+    const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+      child.on('close', (code) => resolve({ code, stdout, stderr })),
+    );
     let exited = false;
     void done.then(() => (exited = true));
     const says = async (text: string, limitMs = 120_000): Promise<boolean> => {
@@ -550,7 +696,9 @@ describe('the lock never changes hands while its holder lives', () => {
     expect(repo.read(LOCK), 'the lock is still its holder’s').toBe(lock);
     expect(repo.snapshot()).toEqual(before);
     // Reads wait for it too (they read under the lock), with the same clear error.
-    expect(repo.sow(['task', 'list', '--json'], { env: { SOW_LOCK_TIMEOUT: '0.5' } }).json?.error?.code).toBe('LOCK_TIMEOUT');
+    expect(repo.sow(['task', 'list', '--json'], { env: { SOW_LOCK_TIMEOUT: '0.5' } }).json?.error?.code).toBe(
+      'LOCK_TIMEOUT',
+    );
     const gone = new Promise((resolve) => holder.on('exit', resolve));
     holder.kill('SIGKILL');
     await gone;
@@ -564,9 +712,16 @@ describe('the lock never changes hands while its holder lives', () => {
     toExecuting(repo);
     // A slow write: task 020 hand-written with 30,000 commented keys takes a while to rewrite.
     const keys = Array.from({ length: 30_000 }, (_, i) => `  k${i}: value ${i} # note`).join('\n');
-    repo.write(taskFile('020'), `# by hand\n${repo.read(taskFile('020')).replace('metadata: {}', `metadata:\n${keys}`)}`);
+    repo.write(
+      taskFile('020'),
+      `# by hand\n${repo.read(taskFile('020')).replace('metadata: {}', `metadata:\n${keys}`)}`,
+    );
     const lockPath = join(repo.dir, LOCK);
-    const slow = spawn(process.execPath, [SOW, 'task', 'set', '--id', '020', 'metadata.slow', 'done'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: 'ignore' });
+    const slow = spawn(process.execPath, [SOW, 'task', 'set', '--id', '020', 'metadata.slow', 'done'], {
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV },
+      stdio: 'ignore',
+    });
     children.push(slow);
     const deadline = Date.now() + 120_000;
     // Until the lock holds the writer's record (it is created first, then written).
@@ -604,7 +759,9 @@ describe('the lock never changes hands while its holder lives', () => {
     // (A child that ended before the exec could be reaped by the shell itself on a loaded machine.)
     const parent = spawn('sh', ['-c', 'sleep 2 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
     children.push(parent);
-    const pid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))));
+    const pid = Number(
+      await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))),
+    );
     expect(pid).toBeGreaterThan(0);
     const deadline = Date.now() + 120_000;
     const stat = () => {
@@ -625,7 +782,9 @@ describe('the lock never changes hands while its holder lives', () => {
     for (const [label, make] of cases) {
       make();
       // Taken over at once: with no time to wait at all.
-      const r = repo.sow(['task', 'set', '--id', '010', `metadata.${label.replace(/ /g, '_')}`, '1'], { env: { SOW_LOCK_TIMEOUT: '0' } });
+      const r = repo.sow(['task', 'set', '--id', '010', `metadata.${label.replace(/ /g, '_')}`, '1'], {
+        env: { SOW_LOCK_TIMEOUT: '0' },
+      });
       expect(r.code, `${label}: ${r.stderr}`).toBe(0);
       expectRuntimeClean(repo, label);
     }
@@ -644,7 +803,9 @@ describe('the lock never changes hands while its holder lives', () => {
     const heartbeat = setInterval(beat, 200);
     try {
       const before = repo.snapshot();
-      const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', 'taken', '--json'], { env: { SOW_LOCK_TIMEOUT: '0' } });
+      const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', 'taken', '--json'], {
+        env: { SOW_LOCK_TIMEOUT: '0' },
+      });
       expect(r.code, r.stdout + r.stderr).toBe(1);
       const error = errorOf(r, 'lock held in another namespace');
       expect(error.code).toBe('LOCK_TIMEOUT');
@@ -680,7 +841,18 @@ describe('the lock never changes hands while its holder lives', () => {
       spawnSync('git', ['init', '-q', '-b', 'main', source]);
       writeFileSync(join(source, 'README.md'), '# refs\n');
       spawnSync('git', ['-C', source, 'add', '-A']);
-      spawnSync('git', ['-C', source, '-c', 'user.email=t@example.invalid', '-c', 'user.name=t', 'commit', '-q', '-m', 'first']);
+      spawnSync('git', [
+        '-C',
+        source,
+        '-c',
+        'user.email=t@example.invalid',
+        '-c',
+        'user.name=t',
+        'commit',
+        '-q',
+        '-m',
+        'first',
+      ]);
       const env = { XDG_CACHE_HOME: join(top, 'cache') };
       ok(repo, ['refs', 'add', `file://${source}`, '--link', 'style'], { env });
       const gate = join(top, 'gate');
@@ -688,19 +860,28 @@ describe('the lock never changes hands while its holder lives', () => {
       const bin = join(top, 'bin');
       mkdirSync(bin);
       const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
-      writeFileSync(join(bin, 'git'), `#!/bin/sh\nif [ "$1" = fetch ]; then touch "${gate}.fetching"; while [ -e "${gate}" ]; do sleep 0.05; done; fi\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
-      const holder = spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SOW, 'refs', 'update'], {
-        cwd: repo.dir,
-        env: { ...process.env, ...TEST_ENV, ...env, PATH: `${bin}:${process.env['PATH']}` },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      writeFileSync(
+        join(bin, 'git'),
+        `#!/bin/sh\nif [ "$1" = fetch ]; then touch "${gate}.fetching"; while [ -e "${gate}" ]; do sleep 0.05; done; fi\nexec "${realGit}" "$@"\n`,
+        { mode: 0o755 },
+      );
+      const holder = spawn(
+        'unshare',
+        ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SOW, 'refs', 'update'],
+        {
+          cwd: repo.dir,
+          env: { ...process.env, ...TEST_ENV, ...env, PATH: `${bin}:${process.env['PATH']}` },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       children.push(holder);
       let holderOut = '';
       holder.stdout!.on('data', (d) => (holderOut += d));
       holder.stderr!.on('data', (d) => (holderOut += d));
       const holderDone = new Promise<number | null>((resolve) => holder.on('close', resolve));
       const end = Date.now() + 30_000;
-      while (!existsSync(`${gate}.fetching`) && holder.exitCode === null && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      while (!existsSync(`${gate}.fetching`) && holder.exitCode === null && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 20));
       expect(existsSync(`${gate}.fetching`), `the holder is fetching, under the lock: ${holderOut}`).toBe(true);
       const lock = repo.read(LOCK);
       const held = JSON.parse(lock);
@@ -708,9 +889,13 @@ describe('the lock never changes hands while its holder lives', () => {
       expect(held.pidns).toMatch(/^pid:\[\d+\]$/);
       expect(held.pidns).not.toBe(readlinkSync('/proc/self/ns/pid'));
       // Not taken: with no time to wait, LOCK_TIMEOUT naming the holder.
-      const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', 'taken', '--json'], { env: { SOW_LOCK_TIMEOUT: '0' } });
+      const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', 'taken', '--json'], {
+        env: { SOW_LOCK_TIMEOUT: '0' },
+      });
       expect(r.code, r.stdout + r.stderr).toBe(1);
-      expect(errorOf(r, 'lock held by a sandboxed sow').message).toContain('held by pid 1 in another pid namespace (sow refs update)');
+      expect(errorOf(r, 'lock held by a sandboxed sow').message).toContain(
+        'held by pid 1 in another pid namespace (sow refs update)',
+      );
       // A waiter waits for it, attempt after attempt, and goes once it is done.
       const w = waiter(repo, ['task', 'set', '--id', '010', 'metadata.x', 'waited']);
       expect(await w.says('waiting for pid 1 in another pid namespace (sow refs update)'), w.stderr()).toBe(true);
@@ -735,20 +920,44 @@ describe('the lock never changes hands while its holder lives', () => {
       const gate = join(top, 'gate');
       writeFileSync(gate, '');
       mkdirSync(join(repo.dir, '.git', 'hooks'), { recursive: true });
-      writeFileSync(join(repo.dir, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\ntouch "${gate}.started"\nwhile [ -e "${gate}" ]; do sleep 0.1; done\n`, { mode: 0o755 });
-      const holder = spawn('unshare', ['--pid', '--fork', '--kill-child', '--mount-proc', process.execPath, SOW, 'project', 'new', 'nsproj', '--description', 'd', '--no-planning'], {
-        cwd: repo.dir,
-        env: { ...process.env, ...TEST_ENV },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      writeFileSync(
+        join(repo.dir, '.git', 'hooks', 'post-checkout'),
+        `#!/bin/sh\ntouch "${gate}.started"\nwhile [ -e "${gate}" ]; do sleep 0.1; done\n`,
+        { mode: 0o755 },
+      );
+      const holder = spawn(
+        'unshare',
+        [
+          '--pid',
+          '--fork',
+          '--kill-child',
+          '--mount-proc',
+          process.execPath,
+          SOW,
+          'project',
+          'new',
+          'nsproj',
+          '--description',
+          'd',
+          '--no-planning',
+        ],
+        {
+          cwd: repo.dir,
+          env: { ...process.env, ...TEST_ENV },
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
       children.push(holder);
       let holderOut = '';
       holder.stdout!.on('data', (d) => (holderOut += d));
       holder.stderr!.on('data', (d) => (holderOut += d));
       const holderDone = new Promise<number | null>((resolve) => holder.on('close', resolve));
       const end = Date.now() + 60_000;
-      while (!existsSync(`${gate}.started`) && holder.exitCode === null && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
-      expect(existsSync(`${gate}.started`), `the holder is in its checkout's hook, under the lock: ${holderOut}`).toBe(true);
+      while (!existsSync(`${gate}.started`) && holder.exitCode === null && Date.now() < end)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(existsSync(`${gate}.started`), `the holder is in its checkout's hook, under the lock: ${holderOut}`).toBe(
+        true,
+      );
       const lock = repo.read(LOCK);
       const held = JSON.parse(lock);
       expect(held, 'pid 1 of its own namespace').toMatchObject({ pid: 1, command: 'sow project new' });
@@ -787,7 +996,10 @@ describe('the lock never changes hands while its holder lives', () => {
     const repo = fresh();
     toExecuting(repo);
     mkdirSync(join(repo.dir, RUNTIME), { recursive: true });
-    writeFileSync(join(repo.dir, LOCK), JSON.stringify({ pid: 1234567, host: 'elsewhere', started: Date.now() + 86_400_000 }));
+    writeFileSync(
+      join(repo.dir, LOCK),
+      JSON.stringify({ pid: 1234567, host: 'elsewhere', started: Date.now() + 86_400_000 }),
+    );
     writeFileSync(join(repo.dir, `${LOCK}.takeover`), 'left by a crash\n');
     const future = new Date(Date.now() + 86_400_000);
     utimesSync(join(repo.dir, LOCK), future, future);
@@ -841,7 +1053,10 @@ describe('readers get a consistent view', () => {
     const template = repo.read(taskFile('020'));
     const ids = Array.from({ length: 200 }, (_, i) => String(30 + i * 10).padStart(3, '0'));
     for (const id of ids) {
-      repo.write(taskFile(id), `# written by hand\n${template.replace('id: "020"', `id: "${id}"`).replace('name: Second task', `name: Task ${id}`)}`);
+      repo.write(
+        taskFile(id),
+        `# written by hand\n${template.replace('id: "020"', `id: "${id}"`).replace('name: Second task', `name: Task ${id}`)}`,
+      );
       repo.write(`${TASKS}/${id}/description.md`, `Task ${id}\n`);
       repo.write(`${TASKS}/${id}/log.md`, '');
     }
@@ -853,7 +1068,11 @@ describe('readers get a consistent view', () => {
       // makes the last task depend on it. Without the lock a reader paused between listing the
       // folders and reading the last task met a dependency on a task that "does not exist".
       rmSync(join(r.dir, RUNTIME, 'tasks.json'), { force: true }); // cold: every file is read
-      const reader = spawn(process.execPath, [SOW, 'task', 'list', '--json'], { cwd: r.dir, env: { ...process.env, ...TEST_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const reader = spawn(process.execPath, [SOW, 'task', 'list', '--json'], {
+        cwd: r.dir,
+        env: { ...process.env, ...TEST_ENV },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       children.push(reader);
       let out = '';
       reader.stdout!.on('data', (d) => (out += d));
@@ -863,9 +1082,13 @@ describe('readers get a consistent view', () => {
       reader.kill('SIGSTOP');
       let written = false;
       const writer = (async () => {
-        const added = await r.sowAsync(['task', 'add', `Dependency ${i}`, '--agent', 'implementer', '--json'], { env: { SOW_LOCK_TIMEOUT: '60' } });
+        const added = await r.sowAsync(['task', 'add', `Dependency ${i}`, '--agent', 'implementer', '--json'], {
+          env: { SOW_LOCK_TIMEOUT: '60' },
+        });
         if (added.code !== 0) failures.push(`task add: ${added.stdout}${added.stderr}`);
-        const set = await r.sowAsync(['task', 'set', '--id', last, 'dependencies', added.json?.data?.id as string], { env: { SOW_LOCK_TIMEOUT: '60' } });
+        const set = await r.sowAsync(['task', 'set', '--id', last, 'dependencies', added.json?.data?.id as string], {
+          env: { SOW_LOCK_TIMEOUT: '60' },
+        });
         if (set.code !== 0) failures.push(`task set: ${set.stdout}${set.stderr}`);
         written = true;
       })();
@@ -899,7 +1122,12 @@ describe('odd names and values', () => {
     repo.write('.sow/project/implementation/notes.md', '# notes\n');
     ok(repo, ['input', 'add', '--type', 'context', '--path', 'implementation/notes.md']);
     for (const name of ['constructor', '__proto__', 'prototype']) {
-      const text = expectFails(repo, ['input', 'add', '--type', 'context', '--path', 'implementation/notes.md', `--${name}`, 'x'], 1, 'INVALID_VALUE');
+      const text = expectFails(
+        repo,
+        ['input', 'add', '--type', 'context', '--path', 'implementation/notes.md', `--${name}`, 'x'],
+        1,
+        'INVALID_VALUE',
+      );
       expect(text, name).toContain(`a name other than '${name}'`);
     }
   });
@@ -928,7 +1156,9 @@ describe('odd names and values', () => {
     ];
     for (const [i, [raw]] of values.entries()) ok(repo, ['task', 'set', '--id', '010', `metadata.n${i}`, raw]);
     for (const [i, [raw, expected]] of values.entries()) {
-      expect(ok(repo, ['task', 'get', '--id', '010', `metadata.n${i}`, '--json']).json!.data.value, raw).toEqual(expected);
+      expect(ok(repo, ['task', 'get', '--id', '010', `metadata.n${i}`, '--json']).json!.data.value, raw).toEqual(
+        expected,
+      );
       expect(ok(repo, ['task', 'get', '--id', '010', `metadata.n${i}`]).stdout.trim(), raw).toBe(raw);
     }
   });
@@ -936,7 +1166,14 @@ describe('odd names and values', () => {
   it('values only YAML can express (.inf, a tagged !!str 5, a YAML 1.1 date) survive a read and a write unchanged', () => {
     const repo = fresh();
     toExecuting(repo);
-    const lines = ['  infinite: .inf', '  date: 2001-12-14', '  nan: .nan', "  single: 'quoted'", '  block: |\n    line one\n    line two', '  when: !!timestamp 2001-12-14'];
+    const lines = [
+      '  infinite: .inf',
+      '  date: 2001-12-14',
+      '  nan: .nan',
+      "  single: 'quoted'",
+      '  block: |\n    line one\n    line two',
+      '  when: !!timestamp 2001-12-14',
+    ];
     const original = repo.read(taskFile('010'));
     repo.write(taskFile('010'), original.replace('metadata: {}', `metadata:\n${lines.join('\n')}\n  tagged: !!str 5`));
     ok(repo, ['task', 'get', '--id', '010']);
@@ -1019,7 +1256,11 @@ describe('files that are not what they seem', () => {
       ['task', 'set', '--id', '010', 'metadata.k5', 'changed'],
       ['task', 'list'],
     ]) {
-      const r = spawnSync(process.execPath, ['--max-old-space-size=300', SOW, ...args], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' });
+      const r = spawnSync(process.execPath, ['--max-old-space-size=300', SOW, ...args], {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV },
+        encoding: 'utf8',
+      });
       expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
     }
     const text = repo.read(taskFile('010'));

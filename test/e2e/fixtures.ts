@@ -12,7 +12,15 @@ import { makeRepo, type Repo } from './harness.js';
 
 export const FIXTURES_V1 = fileURLToPath(new URL('../fixtures/v1/', import.meta.url));
 
-export const SCENARIOS = ['initialised', 'planning', 'executing', 'review-failed', 'finalize', 'commented', 'no-planning'] as const;
+export const SCENARIOS = [
+  'initialised',
+  'planning',
+  'executing',
+  'review-failed',
+  'finalize',
+  'commented',
+  'no-planning',
+] as const;
 export type Scenario = (typeof SCENARIOS)[number];
 
 export interface FixtureMeta {

@@ -46,7 +46,9 @@ describe('fuzz run of hostile .sow/ trees', () => {
     const r = await fuzz(['--seed', '1173312', '--runs', '1', '--bin', SOW, '--quiet']);
     expect(r.stderr).toBe('');
     expect(r.code, `the fuzz run found something:\n${r.stdout}`).toBe(0);
-    expect(r.stdout).toMatch(/^runs 3 \(trees 1, acp 1, page 1\), commands 33, asks 150 \(\d+ allowed, \d+ run\), requests 150, findings 0 \(seed 1173312, /m);
+    expect(r.stdout).toMatch(
+      /^runs 3 \(trees 1, acp 1, page 1\), commands 33, asks 150 \(\d+ allowed, \d+ run\), requests 150, findings 0 \(seed 1173312, /m,
+    );
   }, 300_000);
 
   it("makes every base tree: the fuzzer's own set-up still passes sow's guards (the runs above need only some of them)", async () => {
@@ -101,7 +103,18 @@ if (!process.env.SOW_ALLOW_CHECKS) {
 require(${JSON.stringify(SOW)});
 `,
     );
-    const r = await fuzz(['--seed', '1173312', '--trees', '--acp', '--only', '1', '--bin', fake, '--quiet', '--no-minimize']);
+    const r = await fuzz([
+      '--seed',
+      '1173312',
+      '--trees',
+      '--acp',
+      '--only',
+      '1',
+      '--bin',
+      fake,
+      '--quiet',
+      '--no-minimize',
+    ]);
     expect(r.code, r.stdout + r.stderr).toBe(1);
     const kinds = [...r.stdout.matchAll(/^KIND (.+?) ← /gm)].map((m) => m[1]);
     for (const kind of [
@@ -118,15 +131,23 @@ require(${JSON.stringify(SOW)});
     ])
       expect(kinds, r.stdout).toContain(kind);
     // worktree list ran with --json or without (the seed decides): broken JSON, or a raw escape.
-    expect(kinds.filter((k) => k === '--json: stdout is not one JSON document' || k === 'raw control character in human output')).toHaveLength(1);
+    expect(
+      kinds.filter(
+        (k) => k === '--json: stdout is not one JSON document' || k === 'raw control character in human output',
+      ),
+    ).toHaveLength(1);
     expect(kinds, r.stdout).toHaveLength(11);
-    expect(r.stdout).toMatch(/^FINDING seed=1173312 run=1 base=executing cmd='sow status( --json)?' .*what: outside the repository: changed precious\.txt/m);
+    expect(r.stdout).toMatch(
+      /^FINDING seed=1173312 run=1 base=executing cmd='sow status( --json)?' .*what: outside the repository: changed precious\.txt/m,
+    );
     expect(r.stdout).toMatch(
       /^FINDING seed=1173312 run=1 base=executing cmd='sow agent stop 010' .*what: the sentinel process \(pid \d+, sleep 600 in a process group of its own, never started by sow\) was ended by SIGKILL/m,
     );
     expect(r.stdout).toMatch(
       /^FINDING seed=1173312 corpus=acp run=1 base=executing cmd='ask 5 \(string\): "sow;\/usr\/bin\/touch .*what: allowed, but a plain reading finds ";", which the shell acts on; allowed, and run by \/bin\/bash -c: it executed "\/usr\/bin\/touch"/m,
     );
-    expect(r.stdout).toMatch(/^runs 2 \(trees 1, acp 1, page 0\), commands 32, asks 150 \(\d+ allowed, \d+ run\), findings \d+ \(seed 1173312, /m);
+    expect(r.stdout).toMatch(
+      /^runs 2 \(trees 1, acp 1, page 0\), commands 32, asks 150 \(\d+ allowed, \d+ run\), findings \d+ \(seed 1173312, /m,
+    );
   }, 300_000);
 });

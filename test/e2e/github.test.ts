@@ -28,7 +28,14 @@ const ISSUES = [
     url: 'https://github.com/acme/api/issues/42',
     body: 'Tokens signed with HS256.\nExpire after 15 minutes.',
   },
-  { number: 7, title: 'Crash on empty body', state: 'OPEN', labels: [{ name: 'bug' }], url: 'https://github.com/acme/api/issues/7', body: 'Steps…' },
+  {
+    number: 7,
+    title: 'Crash on empty body',
+    state: 'OPEN',
+    labels: [{ name: 'bug' }],
+    url: 'https://github.com/acme/api/issues/7',
+    body: 'Steps…',
+  },
   { number: 3, title: 'Old thing', state: 'CLOSED', labels: [], url: 'https://github.com/acme/api/issues/3', body: '' },
 ];
 
@@ -79,11 +86,30 @@ describe('sow issue list | show | check', () => {
     const gh = fakeGh();
     const r = ok(repo, ['issue', 'list'], { env: gh.env });
     expect(r.stdout).toBe('#42  Add JWT authentication!  [feature]\n#7  Crash on empty body  [bug]\n');
-    expect(gh.calls()[0]!.argv).toEqual(['issue', 'list', '--repo=acme/api', '--state=open', '--limit=30', '--json=number,title,state,labels,url']);
-    expect(ok(repo, ['issue', 'list', '--state', 'all', '--label', 'bug', '--limit', '5'], { env: gh.env }).stdout).toBe('#7  Crash on empty body  [bug]  (open)\n');
-    expect(gh.calls()[1]!.argv).toEqual(['issue', 'list', '--repo=acme/api', '--state=all', '--label=bug', '--limit=5', '--json=number,title,state,labels,url']);
+    expect(gh.calls()[0]!.argv).toEqual([
+      'issue',
+      'list',
+      '--repo=acme/api',
+      '--state=open',
+      '--limit=30',
+      '--json=number,title,state,labels,url',
+    ]);
+    expect(
+      ok(repo, ['issue', 'list', '--state', 'all', '--label', 'bug', '--limit', '5'], { env: gh.env }).stdout,
+    ).toBe('#7  Crash on empty body  [bug]  (open)\n');
+    expect(gh.calls()[1]!.argv).toEqual([
+      'issue',
+      'list',
+      '--repo=acme/api',
+      '--state=all',
+      '--label=bug',
+      '--limit=5',
+      '--json=number,title,state,labels,url',
+    ]);
     const j = expectEnvelope(ok(repo, ['issue', 'list', '--state', 'closed', '--json'], { env: gh.env }));
-    expect(j.data).toEqual([{ number: 3, title: 'Old thing', state: 'CLOSED', labels: [], url: 'https://github.com/acme/api/issues/3' }]);
+    expect(j.data).toEqual([
+      { number: 3, title: 'Old thing', state: 'CLOSED', labels: [], url: 'https://github.com/acme/api/issues/3' },
+    ]);
     expectFails(repo, ['issue', 'list', '--state', 'shut'], 2, 'USAGE');
     expectFails(repo, ['issue', 'list', '--limit', '0'], 2, 'USAGE');
   });
@@ -92,11 +118,22 @@ describe('sow issue list | show | check', () => {
     const repo = onGithub();
     const gh = fakeGh();
     const r = ok(repo, ['issue', 'show', '#42'], { env: gh.env });
-    expect(r.stdout).toBe('#42  Add JWT authentication!\nopen  [feature]  https://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n');
-    expect(gh.calls()[0]!.argv).toEqual(['issue', 'view', '42', '--repo=acme/api', '--json=number,title,state,labels,url,body']);
+    expect(r.stdout).toBe(
+      '#42  Add JWT authentication!\nopen  [feature]  https://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n',
+    );
+    expect(gh.calls()[0]!.argv).toEqual([
+      'issue',
+      'view',
+      '42',
+      '--repo=acme/api',
+      '--json=number,title,state,labels,url,body',
+    ]);
     const missing = repo.sow(['issue', 'show', '99', '--json'], { env: gh.env });
     expect(missing.code).toBe(5);
-    expect(missing.json?.error).toMatchObject({ code: 'GH_FAILED', message: expect.stringContaining('Could not resolve to an issue or pull request with the number of 99') });
+    expect(missing.json?.error).toMatchObject({
+      code: 'GH_FAILED',
+      message: expect.stringContaining('Could not resolve to an issue or pull request with the number of 99'),
+    });
     expectFails(repo, ['issue', 'show', 'forty-two'], 2, 'USAGE');
   });
 
@@ -109,7 +146,10 @@ describe('sow issue list | show | check', () => {
     symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
     const noGh = repo.sow(['issue', 'list', '--json'], { env: { PATH: bin } });
     expect(noGh.code).toBe(5);
-    expect(noGh.json?.error).toMatchObject({ code: 'GH_NOT_FOUND', hint: expect.stringContaining('https://cli.github.com') });
+    expect(noGh.json?.error).toMatchObject({
+      code: 'GH_NOT_FOUND',
+      hint: expect.stringContaining('https://cli.github.com'),
+    });
     const gh = fakeGh();
     const auth = repo.sow(['issue', 'list'], { env: { ...gh.env, FAKE_GH_FAIL: 'auth' } });
     expect(auth.code).toBe(5);
@@ -118,7 +158,9 @@ describe('sow issue list | show | check', () => {
     expect(auth.stderr).not.toMatch(/^\s+at /m);
     const failed = repo.sow(['issue', 'list', '--json'], { env: { ...gh.env, FAKE_GH_FAIL: 'error' } });
     expect(failed.code).toBe(5);
-    expect(failed.json?.error?.message).toBe("'gh issue list' failed: HTTP 502: Bad Gateway (https://api.github.com/graphql)");
+    expect(failed.json?.error?.message).toBe(
+      "'gh issue list' failed: HTTP 502: Bad Gateway (https://api.github.com/graphql)",
+    );
   });
 });
 
@@ -128,32 +170,73 @@ describe('sow project new --issue', () => {
     const gh = fakeGh();
     const r = ok(repo, ['project', 'new', '--issue', '42'], { env: gh.env });
     expect(r.stdout).toBe('PlanningActive\n');
-    expect(r.stderr).toContain("Created project 'add-jwt-authentication' (created and checked out branch 'feat/42-add-jwt-authentication', started from 'main')");
-    expect(r.stderr).toContain("From issue #42 (acme/api): 'Add JWT authentication!'; its text is the input context/issue-42.md");
+    expect(r.stderr).toContain(
+      "Created project 'add-jwt-authentication' (created and checked out branch 'feat/42-add-jwt-authentication', started from 'main')",
+    );
+    expect(r.stderr).toContain(
+      "From issue #42 (acme/api): 'Add JWT authentication!'; its text is the input context/issue-42.md",
+    );
     expect(r.stderr).toContain('The branch is linked to the issue on GitHub');
     const project = repo.yaml(PROJECT);
-    expect(project).toMatchObject({ name: 'add-jwt-authentication', description: 'Add JWT authentication!', branch: 'feat/42-add-jwt-authentication', base_branch: 'main' });
+    expect(project).toMatchObject({
+      name: 'add-jwt-authentication',
+      description: 'Add JWT authentication!',
+      branch: 'feat/42-add-jwt-authentication',
+      base_branch: 'main',
+    });
     expect(project.phases.planning.inputs).toEqual([
-      { type: 'github_issue', path: 'context/issue-42.md', created_at: expect.any(String), metadata: { number: 42, url: 'https://github.com/acme/api/issues/42', title: 'Add JWT authentication!' } },
+      {
+        type: 'github_issue',
+        path: 'context/issue-42.md',
+        created_at: expect.any(String),
+        metadata: { number: 42, url: 'https://github.com/acme/api/issues/42', title: 'Add JWT authentication!' },
+      },
     ]);
-    expect(repo.read('.sow/project/context/issue-42.md')).toBe('# #42: Add JWT authentication!\n\nhttps://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n');
-    expect(gh.calls().map((c) => c.argv.slice(0, 3).join(' '))).toEqual(['issue view 42', 'issue develop --list', 'issue develop --list', 'issue develop 42']);
-    expect(gh.calls().at(-1)!.argv).toEqual(['issue', 'develop', '42', '--repo=acme/api', '--name=feat/42-add-jwt-authentication', '--base=main']);
+    expect(repo.read('.sow/project/context/issue-42.md')).toBe(
+      '# #42: Add JWT authentication!\n\nhttps://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n',
+    );
+    expect(gh.calls().map((c) => c.argv.slice(0, 3).join(' '))).toEqual([
+      'issue view 42',
+      'issue develop --list',
+      'issue develop --list',
+      'issue develop 42',
+    ]);
+    expect(gh.calls().at(-1)!.argv).toEqual([
+      'issue',
+      'develop',
+      '42',
+      '--repo=acme/api',
+      '--name=feat/42-add-jwt-authentication',
+      '--base=main',
+    ]);
     expect(gh.state().linked).toEqual({ 42: ['feat/42-add-jwt-authentication'] });
     // The input is sow's record, not a hand-made one.
-    expectFails(repo, ['input', 'add', '--type', 'github_issue', '--path', 'context/x.md'], 1, 'ARTIFACT_RECORDED_BY_SOW');
+    expectFails(
+      repo,
+      ['input', 'add', '--type', 'github_issue', '--path', 'context/x.md'],
+      1,
+      'ARTIFACT_RECORDED_BY_SOW',
+    );
     // issue check finds it, on GitHub and here.
     const check = ok(repo, ['issue', 'check', '42'], { env: gh.env });
-    expect(check.stdout).toBe('branch feat/42-add-jwt-authentication (linked on GitHub)\nproject add-jwt-authentication on branch feat/42-add-jwt-authentication (.)\n');
+    expect(check.stdout).toBe(
+      'branch feat/42-add-jwt-authentication (linked on GitHub)\nproject add-jwt-authentication on branch feat/42-add-jwt-authentication (.)\n',
+    );
     expect(check.stderr).toContain('Issue #42 is taken');
-    expect(ok(repo, ['issue', 'check', '7'], { env: gh.env }).stderr).toContain("Issue #7 is free: 'sow project new --issue 7' starts a project from it");
+    expect(ok(repo, ['issue', 'check', '7'], { env: gh.env }).stderr).toContain(
+      "Issue #7 is free: 'sow project new --issue 7' starts a project from it",
+    );
   });
 
   it('a link gh cannot make is a warning, not a failure; without a name or --issue it is a usage error', () => {
     const repo = onGithub();
     const gh = fakeGh();
-    const r = ok(repo, ['project', 'new', '--issue', '7', '--branch', 'fix/7', '--no-planning'], { env: { ...gh.env, FAKE_GH_FAIL: 'develop' } });
-    expect(r.stderr).toContain("Warning: the branch is not linked to the issue on GitHub: 'gh issue develop' failed: GraphQL: Resource not accessible by integration (createLinkedBranch)");
+    const r = ok(repo, ['project', 'new', '--issue', '7', '--branch', 'fix/7', '--no-planning'], {
+      env: { ...gh.env, FAKE_GH_FAIL: 'develop' },
+    });
+    expect(r.stderr).toContain(
+      "Warning: the branch is not linked to the issue on GitHub: 'gh issue develop' failed: GraphQL: Resource not accessible by integration (createLinkedBranch)",
+    );
     // Without planning, the issue is an input of implementation.
     expect(repo.yaml(PROJECT).phases.implementation.inputs.map((i: any) => i.type)).toEqual(['github_issue']);
     ok(repo, ['project', 'delete', '--yes']);
@@ -177,7 +260,18 @@ function toFinalize(repo: Repo, env: Record<string, string>): void {
   ok(repo, ['task', 'abandon', '--id', '020']);
   ok(repo, ['advance']);
   repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
-  ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass', '--approved', 'true']);
+  ok(repo, [
+    'output',
+    'add',
+    '--type',
+    'review',
+    '--path',
+    'review/report.md',
+    '--assessment',
+    'pass',
+    '--approved',
+    'true',
+  ]);
   ok(repo, ['advance'], { env });
   expect(repo.yaml(PROJECT).statechart.current_state).toBe('FinalizeDocumentation');
   repo.git(['add', '-A']);
@@ -202,8 +296,14 @@ describe('sow pr create | ready', () => {
 
     const r = ok(repo, ['pr', 'create', '--draft'], { env: gh.env });
     expect(r.stdout).toBe('https://github.com/acme/api/pull/101\n');
-    expect(r.stderr).toContain('Opened pull request #101 (draft) in acme/api; the branch was pushed to origin first; recorded as the pull_request output');
-    expect(execFileSync('git', ['--git-dir', origin, 'branch', '--list', 'feat/42-add-jwt-authentication'], { encoding: 'utf8' })).toContain('feat/42-add-jwt-authentication');
+    expect(r.stderr).toContain(
+      'Opened pull request #101 (draft) in acme/api; the branch was pushed to origin first; recorded as the pull_request output',
+    );
+    expect(
+      execFileSync('git', ['--git-dir', origin, 'branch', '--list', 'feat/42-add-jwt-authentication'], {
+        encoding: 'utf8',
+      }),
+    ).toContain('feat/42-add-jwt-authentication');
     const create = gh.calls().find((c) => c.argv[1] === 'create')!;
     const bodyFile = join(repo.dir, '.sow/project/finalize/pull-request.md');
     expect(create.argv).toEqual([
@@ -224,7 +324,12 @@ describe('sow pr create | ready', () => {
     expect(body).toContain('## Checks\n\nNo checks were run while finalizing.');
     const output = () => repo.yaml(PROJECT).phases.finalize.outputs.filter((o: any) => o.type === 'pull_request');
     expect(output()).toEqual([
-      { type: 'pull_request', path: 'finalize/pull-request.md', created_at: expect.any(String), metadata: { number: 101, url: 'https://github.com/acme/api/pull/101', draft: true } },
+      {
+        type: 'pull_request',
+        path: 'finalize/pull-request.md',
+        created_at: expect.any(String),
+        metadata: { number: 101, url: 'https://github.com/acme/api/pull/101', draft: true },
+      },
     ]);
 
     // Again: found, not opened twice.

@@ -44,7 +44,9 @@ describe('sow graph lifecycle', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('stateDiagram-v2');
     expect(lines).toContain('    [*] --> NoProject');
-    expect(lines).toContain('    ImplementationExecuting --> ReviewActive : all_tasks_complete [allTasksComplete] (blocked)');
+    expect(lines).toContain(
+      '    ImplementationExecuting --> ReviewActive : all_tasks_complete [allTasksComplete] (blocked)',
+    );
     expect(lines).toContain('    ReviewActive --> FinalizeDocumentation : review_pass [reviewPassed]');
     expect(lines).toContain('    FinalizeDelete --> NoProject : project_delete [projectDeleted]');
     expect(lines).toContain('    NoProject --> [*]');
@@ -57,7 +59,9 @@ describe('sow graph lifecycle', () => {
   it('--format text: a line per transition, the current state marked ▶, blocked in words', () => {
     const repo = withTasks();
     const text = ok(repo, ['graph', 'lifecycle', '--format', 'text']).stdout;
-    expect(text).toMatch(/^▶ ImplementationExecuting --all_tasks_complete \[allTasksComplete: blocked\]--> ReviewActive$/m);
+    expect(text).toMatch(
+      /^▶ ImplementationExecuting --all_tasks_complete \[allTasksComplete: blocked\]--> ReviewActive$/m,
+    );
     expect(text).toMatch(/^ {2}PlanningActive +--complete_planning \[planningComplete\]--> ImplementationPlanning$/m);
     expect(text).toContain('current state, ImplementationExecuting');
     expect(text).toMatch(/^ {2}allTasksComplete +every task is completed or abandoned/m);
@@ -70,7 +74,9 @@ describe('sow graph lifecycle', () => {
     expect(dot).toMatch(/^digraph "standard" \{\n/);
     expect(dot.trimEnd().endsWith('}')).toBe(true);
     expect(dot).toContain('"ImplementationExecuting" [label="ImplementationExecuting\\n(current)"');
-    expect(dot).toContain('"ImplementationExecuting" -> "ReviewActive" [label="all_tasks_complete [allTasksComplete] (blocked)", style=dashed];');
+    expect(dot).toContain(
+      '"ImplementationExecuting" -> "ReviewActive" [label="all_tasks_complete [allTasksComplete] (blocked)", style=dashed];',
+    );
   });
 
   it('--type draws a type without a project, nothing marked; outside any project the default type, with a note', () => {
@@ -100,7 +106,14 @@ describe('sow graph lifecycle', () => {
     expect(data.current).toBe('ImplementationExecuting');
     expect(data.states).toContainEqual({ name: 'ReviewActive', phase: 'review', final: false });
     expect(data.transitions).toContainEqual(
-      expect.objectContaining({ from: 'ImplementationExecuting', event: 'all_tasks_complete', to: 'ReviewActive', guard: 'allTasksComplete', automatic: true, blocked: true }),
+      expect.objectContaining({
+        from: 'ImplementationExecuting',
+        event: 'all_tasks_complete',
+        to: 'ReviewActive',
+        guard: 'allTasksComplete',
+        automatic: true,
+        blocked: true,
+      }),
     );
     expect(data.transitions.filter((t: { blocked?: boolean }) => t.blocked !== undefined)).toHaveLength(1);
     // A type named: nothing marked (current null) is src/app/graph.test.ts.
@@ -124,7 +137,9 @@ describe('sow graph lifecycle', () => {
 describe('sow graph tasks', () => {
   it('text, mermaid and dot: each task with its status, an edge per dependency', () => {
     const repo = withTasks();
-    expect(ok(repo, ['graph', 'tasks', '--format', 'text']).stdout.trimEnd()).toBe(['010 [completed] Schema', '  020 [in_progress] Parser ← 010', '    030 [pending] CLI ← 010, 020'].join('\n'));
+    expect(ok(repo, ['graph', 'tasks', '--format', 'text']).stdout.trimEnd()).toBe(
+      ['010 [completed] Schema', '  020 [in_progress] Parser ← 010', '    030 [pending] CLI ← 010, 020'].join('\n'),
+    );
     const mermaid = ok(repo, ['graph', 'tasks']).stdout.trimEnd().split('\n');
     expect(mermaid[0]).toBe('flowchart TD');
     expect(mermaid).toContain('    t020["020 Parser [in_progress]"]');
@@ -171,7 +186,14 @@ describe('colour and the lifecycle map', () => {
   it('piped output has no escape codes, with NO_COLOR unset too; piped status has no map', () => {
     const repo = withTasks();
     const env = { NO_COLOR: '', TERM: 'xterm-256color' };
-    for (const args of [['task', 'list'], ['status'], ['advance', '--list'], ['graph', 'lifecycle', '--format', 'text'], ['graph', 'tasks', '--format', 'text'], ['task', 'next']]) {
+    for (const args of [
+      ['task', 'list'],
+      ['status'],
+      ['advance', '--list'],
+      ['graph', 'lifecycle', '--format', 'text'],
+      ['graph', 'tasks', '--format', 'text'],
+      ['task', 'next'],
+    ]) {
       const r = ok(repo, args, { env });
       expect(r.stdout + r.stderr, args.join(' ')).not.toContain(ESC);
     }
@@ -208,7 +230,8 @@ describe('colour and the lifecycle map', () => {
 
   it('on a terminal, NO_COLOR, TERM=dumb and --no-color (anywhere on the line) turn colour off; the map stays', () => {
     const repo = withTasks();
-    const map = 'Lifecycle\n  PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → FinalizeDocumentation → FinalizeChecks → FinalizeDelete\n';
+    const map =
+      'Lifecycle\n  PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → FinalizeDocumentation → FinalizeChecks → FinalizeDelete\n';
     const runs = [
       onTerminal(repo, ['status'], { NO_COLOR: '1' }),
       onTerminal(repo, ['status'], { TERM: 'dumb' }),

@@ -4,7 +4,18 @@
  */
 import { createHash } from 'node:crypto';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -184,13 +195,15 @@ const copyTemplate = (from: string, dir: string) => cpSync(from, dir, { recursiv
 
 export function makeRepo(opts: RepoOptions = {}): Repo {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'sow-e2e-'));
-  const run = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: dir, env: baseEnv(), encoding: 'utf8' }).trim();
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(cmd, args, { cwd: dir, env: baseEnv(), encoding: 'utf8' }).trim();
   if (!opts.existing) {
     const init = opts.init !== false;
     const branch = opts.branch ?? 'main';
     copyTemplate(
       template(`repo:${branch}:${init}`, (t) => {
-        const at = (cmd: string, args: string[]) => execFileSync(cmd, args, { cwd: t, env: baseEnv(), encoding: 'utf8' });
+        const at = (cmd: string, args: string[]) =>
+          execFileSync(cmd, args, { cwd: t, env: baseEnv(), encoding: 'utf8' });
         // No template: git's sample hooks and description are a dozen inert files that every copy of
         // the repository would copy again and every test would remove.
         at('git', ['init', '-q', '--template=', '-b', branch]);
@@ -228,7 +241,11 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
       touched();
       countRun();
       return new Promise((resolve) => {
-        const child = spawn(process.execPath, [SOW, ...args], { cwd: dir, env: baseEnv(o.env), stdio: ['ignore', 'pipe', 'pipe'] });
+        const child = spawn(process.execPath, [SOW, ...args], {
+          cwd: dir,
+          env: baseEnv(o.env),
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
         let stdout = '';
         let stderr = '';
         child.stdout.on('data', (d) => (stdout += d));
@@ -334,13 +351,22 @@ export function expectEnvelope(r: RunResult): any {
  * step), and no change to .sow/. Runs the --json form (and, with `human`, the plain form too);
  * returns "message\nhint".
  */
-export function expectFails(repo: Repo, args: string[], code: number, errorCode: string, opts: { human?: boolean; cwd?: string; env?: Record<string, string> } = {}): string {
+export function expectFails(
+  repo: Repo,
+  args: string[],
+  code: number,
+  errorCode: string,
+  opts: { human?: boolean; cwd?: string; env?: Record<string, string> } = {},
+): string {
   const before = repo.snapshot();
   const at = { ...(opts.cwd ? { cwd: opts.cwd } : {}), ...(opts.env ? { env: opts.env } : {}) };
   const r = repo.sow([...args, '--json'], at);
   expect(r.code, `sow ${args.join(' ')} --json\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(code);
   const doc = expectEnvelope(r);
-  expect(doc, `sow ${args.join(' ')} --json`).toMatchObject({ ok: false, error: { code: errorCode, message: expect.any(String) } });
+  expect(doc, `sow ${args.join(' ')} --json`).toMatchObject({
+    ok: false,
+    error: { code: errorCode, message: expect.any(String) },
+  });
   expect(doc.error.hint, `sow ${args.join(' ')}: a refusal names the next step`).toEqual(expect.stringMatching(/\S/));
   if (opts.human) {
     const human = repo.sow(args, at);
@@ -366,7 +392,11 @@ export interface JournalStep {
  * its checksum (sha256 of the body's JSON). `edit` changes the body before the checksum is taken
  * (a journal that is whole but names what it should not), `tamper` after (one that is not whole).
  */
-export function writeJournal(repo: Repo, steps: JournalStep[], opts: { removals?: string[]; edit?: (body: any) => void; tamper?: (body: any) => void } = {}): Record<string, unknown> {
+export function writeJournal(
+  repo: Repo,
+  steps: JournalStep[],
+  opts: { removals?: string[]; edit?: (body: any) => void; tamper?: (body: any) => void } = {},
+): Record<string, unknown> {
   const tmp = '.git/sow/tmp';
   mkdirSync(join(repo.dir, tmp), { recursive: true });
   const renames: { from: string; to: string }[] = [];

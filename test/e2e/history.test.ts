@@ -16,7 +16,9 @@ describe('sow project history', () => {
     repo.write(TASK_LIST, '# Tasks\n');
     ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
     // A worker advances: sow spawned it with SOW_AGENT_ID and SOW_SESSION_ID.
-    ok(repo, ['advance'], { env: { SOW_AGENT_ID: 'planner-1', SOW_SESSION_ID: '5f0c7d1e-0000-4000-8000-000000000001' } });
+    ok(repo, ['advance'], {
+      env: { SOW_AGENT_ID: 'planner-1', SOW_SESSION_ID: '5f0c7d1e-0000-4000-8000-000000000001' },
+    });
     ok(repo, ['task', 'add', 'One', '--agent', 'implementer']);
     ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
     // A dry run records nothing.
@@ -26,7 +28,14 @@ describe('sow project history', () => {
     const history = repo.yaml(PROJECT).statechart.history;
     expect(history).toEqual([
       { from: 'NoProject', to: 'PlanningActive', event: 'project_init', at: ISO, by: 'user' },
-      { from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning', at: ISO, by: 'planner-1', session: '5f0c7d1e-0000-4000-8000-000000000001' },
+      {
+        from: 'PlanningActive',
+        to: 'ImplementationPlanning',
+        event: 'complete_planning',
+        at: ISO,
+        by: 'planner-1',
+        session: '5f0c7d1e-0000-4000-8000-000000000001',
+      },
       { from: 'ImplementationPlanning', to: 'ImplementationExecuting', event: 'tasks_approved', at: ISO, by: 'user' },
     ]);
     expect(history.map((h: { at: string }) => h.at)).toEqual([...history.map((h: { at: string }) => h.at)].sort());

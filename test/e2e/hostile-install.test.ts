@@ -14,7 +14,8 @@ import { expectEnvelope, ok, useRepos, type Repo } from './harness.js';
 import { expectRefused as refusedWith, useHostile, type Hostile } from './hostile.js';
 
 /** Refused with exit 4 and this code, in both forms, nothing changed (hostile.ts). */
-const expectRefused = (repo: Repo, args: string[], pattern: RegExp, code?: string) => void refusedWith(repo, args, pattern, code ? { code } : {});
+const expectRefused = (repo: Repo, args: string[], pattern: RegExp, code?: string) =>
+  void refusedWith(repo, args, pattern, code ? { code } : {});
 
 const hostile = useHostile();
 const fresh = useRepos();
@@ -22,7 +23,8 @@ const fresh = useRepos();
 const sha = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** The record as an attacker writes it. */
-const record = (files: Record<string, unknown>[]) => `files:\n${files.map((f) => `  - ${JSON.stringify(f)}`).join('\n')}\n`;
+const record = (files: Record<string, unknown>[]) =>
+  `files:\n${files.map((f) => `  - ${JSON.stringify(f)}`).join('\n')}\n`;
 
 /** A folder beside the sentinel, holding a file at `rel` (what a linked agent folder would reach). */
 function outsideFile(h: Hostile, rel: string, text: string): string {
@@ -52,7 +54,9 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     const gitConfig = clone.read('.git/config');
     clone.write('.sow/integrations.yaml', clone.read('.sow/integrations.yaml').replace('0'.repeat(64), sha(gitConfig)));
     const r = ok(clone, ['uninstall', 'codex']);
-    expect(r.stderr).toMatch(/warning: \.sow\/integrations\.yaml names src\/main\.c as a file of sow's, but sow's install for codex writes no file there; sow left it as it is/);
+    expect(r.stderr).toMatch(
+      /warning: \.sow\/integrations\.yaml names src\/main\.c as a file of sow's, but sow's install for codex writes no file there; sow left it as it is/,
+    );
     expect(r.stderr).toMatch(/warning: \.sow\/integrations\.yaml names \.git\/config /);
     expect(r.stderr).toContain('names "x\\nwarning: all is well\\x1b[2J" as a file');
     expect(r.stderr).not.toMatch(/^warning: all is well/m);
@@ -67,7 +71,10 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     const mine = '# Our agents\n\nRun the tests.\n';
     h.write('AGENTS.md', mine);
     // AGENTS.md holds a section of sow's; a record calling it a whole file of sow's would delete it.
-    h.write('.sow/integrations.yaml', record([{ path: 'AGENTS.md', kind: 'file', sha256: sha(mine), created: true, targets: ['codex'] }]));
+    h.write(
+      '.sow/integrations.yaml',
+      record([{ path: 'AGENTS.md', kind: 'file', sha256: sha(mine), created: true, targets: ['codex'] }]),
+    );
     h.commit();
     const clone = h.clone();
     const r = expectEnvelope(ok(clone, ['uninstall', 'codex', '--json']));
@@ -91,7 +98,9 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     h.commit();
     const clone = h.clone();
     const r = ok(clone, ['uninstall', 'codex']);
-    expect(r.stderr).toMatch(/warning: \.sow\/integrations\.yaml names \.agents\/skills\/sow\/SKILL\.md without a content hash/);
+    expect(r.stderr).toMatch(
+      /warning: \.sow\/integrations\.yaml names \.agents\/skills\/sow\/SKILL\.md without a content hash/,
+    );
     expect(r.stderr).toMatch(/warning: \.sow\/integrations\.yaml names AGENTS\.md without a content hash/);
     expect(clone.read('.agents/skills/sow/SKILL.md')).toBe(theirs);
     expect(clone.read('AGENTS.md')).toContain('something');
@@ -101,7 +110,10 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
   it("JSON settings recorded without a hash (as an older sow did): only sow's own hook groups come out, the file stays", () => {
     const h = hostile();
     const theirs = { hooks: { Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'sow hook stop' }] }] } };
-    h.write('.claude/settings.json', `${JSON.stringify({ ...theirs, hooks: { ...theirs.hooks, SessionStart: [{ hooks: [{ type: 'command', command: 'sow project continue' }] }] } }, null, 2)}\n`);
+    h.write(
+      '.claude/settings.json',
+      `${JSON.stringify({ ...theirs, hooks: { ...theirs.hooks, SessionStart: [{ hooks: [{ type: 'command', command: 'sow project continue' }] }] } }, null, 2)}\n`,
+    );
     h.write(
       '.sow/integrations.yaml',
       record([
@@ -127,10 +139,17 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     const precious = "the user's own skill, outside the repository\n";
     const outside = outsideFile(h, 'skills/sow/SKILL.md', precious);
     h.link('.agents', dirname(dirname(dirname(outside))));
-    h.write('.sow/integrations.yaml', record([{ path: '.agents/skills/sow/SKILL.md', kind: 'file', sha256: sha(precious), created: true, targets: ['codex'] }]));
+    h.write(
+      '.sow/integrations.yaml',
+      record([
+        { path: '.agents/skills/sow/SKILL.md', kind: 'file', sha256: sha(precious), created: true, targets: ['codex'] },
+      ]),
+    );
     h.commit();
     const clone = h.clone();
-    const leads = new RegExp(`'\\.agents' is a link to '${dirname(dirname(dirname(outside)))}', outside the repository`);
+    const leads = new RegExp(
+      `'\\.agents' is a link to '${dirname(dirname(dirname(outside)))}', outside the repository`,
+    );
     expectRefused(clone, ['uninstall', 'codex'], leads, 'PATH_ESCAPES');
     expectRefused(clone, ['install', 'codex'], leads, 'PATH_ESCAPES');
     expect(readFileSync(outside, 'utf8')).toBe(precious);
@@ -142,15 +161,31 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     const source = 'int main() { return 0; }\n';
     h.write('src/main.c', source);
     h.link('.claude/agents/sow-planner.md', '../../src/main.c');
-    h.write('.sow/integrations.yaml', record([{ path: '.claude/agents/sow-planner.md', kind: 'file', sha256: sha(source), created: true, targets: ['claude'] }]));
+    h.write(
+      '.sow/integrations.yaml',
+      record([
+        {
+          path: '.claude/agents/sow-planner.md',
+          kind: 'file',
+          sha256: sha(source),
+          created: true,
+          targets: ['claude'],
+        },
+      ]),
+    );
     h.commit();
     const clone = h.clone();
     const r = expectEnvelope(ok(clone, ['install', 'claude', '--json']));
-    expect(r.data.files.find((f: any) => f.path === '.claude/agents/sow-planner.md')).toMatchObject({ outcome: 'kept', note: expect.stringContaining('it is a link') });
+    expect(r.data.files.find((f: any) => f.path === '.claude/agents/sow-planner.md')).toMatchObject({
+      outcome: 'kept',
+      note: expect.stringContaining('it is a link'),
+    });
     expect(clone.read('src/main.c')).toBe(source);
     expect(clone.read('.claude/agents/sow-planner.md.sow-new')).toContain('name: sow-planner');
     const u = expectEnvelope(ok(clone, ['uninstall', 'claude', '--json']));
-    expect(u.data.files.find((f: any) => f.path === '.claude/agents/sow-planner.md')).toMatchObject({ outcome: 'left' });
+    expect(u.data.files.find((f: any) => f.path === '.claude/agents/sow-planner.md')).toMatchObject({
+      outcome: 'left',
+    });
     expect(clone.read('src/main.c')).toBe(source);
     expect(lstatSync(join(clone.dir, '.claude/agents/sow-planner.md')).isSymbolicLink()).toBe(true);
     expect(clone.exists('.claude/agents/sow-planner.md.sow-new')).toBe(false);
@@ -196,7 +231,12 @@ describe('agent folders that lead out of the repository are refused, before anyt
     h.link('.claude/settings.json', join(h.sentinel, 'precious.txt'));
     h.commit();
     const clone = h.clone();
-    expectRefused(clone, ['install', 'claude'], /'\.claude\/settings\.json' is a link to '.*precious\.txt', outside the repository/, 'PATH_ESCAPES');
+    expectRefused(
+      clone,
+      ['install', 'claude'],
+      /'\.claude\/settings\.json' is a link to '.*precious\.txt', outside the repository/,
+      'PATH_ESCAPES',
+    );
     h.untouched();
   });
 
@@ -205,7 +245,13 @@ describe('agent folders that lead out of the repository are refused, before anyt
     h.link('plugin', h.sentinel);
     h.commit();
     const clone = h.clone();
-    for (const verb of ['install', 'uninstall']) expectRefused(clone, [verb, 'claude', '--plugin', 'plugin'], /'plugin' is a link to '.*', outside the repository/, 'PATH_ESCAPES');
+    for (const verb of ['install', 'uninstall'])
+      expectRefused(
+        clone,
+        [verb, 'claude', '--plugin', 'plugin'],
+        /'plugin' is a link to '.*', outside the repository/,
+        'PATH_ESCAPES',
+      );
     h.untouched();
   });
 
@@ -240,7 +286,13 @@ describe('size and depth: refused at once (exit 4), never an internal error', ()
     h.write('.sow/integrations.yaml', `files:\n${big('  - {path: AGENTS.md, kind: section, targets: [codex]}\n')}`);
     h.commit();
     const clone = h.clone();
-    for (const verb of ['install', 'uninstall']) expectRefused(clone, [verb, 'codex'], /\.sow\/integrations\.yaml is 50(\.\d)? MB; sow reads install records of up to 1 MB/, 'FILE_TOO_LARGE');
+    for (const verb of ['install', 'uninstall'])
+      expectRefused(
+        clone,
+        [verb, 'codex'],
+        /\.sow\/integrations\.yaml is 50(\.\d)? MB; sow reads install records of up to 1 MB/,
+        'FILE_TOO_LARGE',
+      );
     h.untouched();
   });
 
@@ -249,7 +301,12 @@ describe('size and depth: refused at once (exit 4), never an internal error', ()
     h.write('.claude/settings.json', `{"permissions": {"allow": [${big('"Bash(npm test)", ')}"x"]}}\n`);
     h.commit();
     const clone = h.clone();
-    expectRefused(clone, ['install', 'claude'], /\.claude\/settings\.json is 50(\.\d)? MB; sow reads agent settings and instruction files of up to 1 MB/, 'FILE_TOO_LARGE');
+    expectRefused(
+      clone,
+      ['install', 'claude'],
+      /\.claude\/settings\.json is 50(\.\d)? MB; sow reads agent settings and instruction files of up to 1 MB/,
+      'FILE_TOO_LARGE',
+    );
     h.untouched();
   });
 
@@ -263,9 +320,19 @@ describe('size and depth: refused at once (exit 4), never an internal error', ()
       h.write('.mcp.json', text);
       h.commit();
       const clone = h.clone();
-      expectRefused(clone, ['install', 'claude'], /\.claude\/settings\.json nests maps and lists more than 64 levels deep/, 'JSON_TOO_DEEP');
+      expectRefused(
+        clone,
+        ['install', 'claude'],
+        /\.claude\/settings\.json nests maps and lists more than 64 levels deep/,
+        'JSON_TOO_DEEP',
+      );
       clone.write('.claude/settings.json', '{}\n');
-      expectRefused(clone, ['install', 'claude', '--with-mcp'], /\.mcp\.json nests maps and lists more than 64 levels deep/, 'JSON_TOO_DEEP');
+      expectRefused(
+        clone,
+        ['install', 'claude', '--with-mcp'],
+        /\.mcp\.json nests maps and lists more than 64 levels deep/,
+        'JSON_TOO_DEEP',
+      );
       h.untouched();
     });
   }
@@ -294,7 +361,10 @@ describe("install then uninstall gives back the person's bytes", () => {
       '{\r\n\t"permissions": {\r\n\t\t"allow": ["Bash(npm test)"]\r\n\t},\r\n\t"hooks": {\r\n\t\t"PreToolUse": [\r\n\t\t\t{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo checked"}]}\r\n\t\t]\r\n\t}\r\n}',
     ],
     ['one line, no spaces', '{"model":"opus","hooks":{"Stop":[]},"env":{"A":"1"}}'],
-    ['four spaces, keys out of order, blank lines at the end', '{\n    "zeta": true,\n    "hooks": {},\n    "alpha": [1,   2]\n}\n\n\n'],
+    [
+      'four spaces, keys out of order, blank lines at the end',
+      '{\n    "zeta": true,\n    "hooks": {},\n    "alpha": [1,   2]\n}\n\n\n',
+    ],
     ['empty', '{}'],
   ];
   for (const [name, text] of settings) {
@@ -304,7 +374,9 @@ describe("install then uninstall gives back the person's bytes", () => {
       repo.write('.mcp.json', text);
       ok(repo, ['install', 'claude', '--with-mcp']);
       const installed = JSON.parse(repo.read('.claude/settings.json'));
-      expect(installed.hooks.SessionStart.at(-1)).toEqual({ hooks: [{ type: 'command', command: 'sow project continue' }] });
+      expect(installed.hooks.SessionStart.at(-1)).toEqual({
+        hooks: [{ type: 'command', command: 'sow project continue' }],
+      });
       expect(installed.hooks.Stop.at(-1)).toEqual({ hooks: [{ type: 'command', command: 'sow hook stop' }] });
       expect(JSON.parse(repo.read('.mcp.json')).mcpServers.sow).toEqual({ command: 'sow', args: ['mcp'] });
       ok(repo, ['uninstall', 'claude']);
@@ -331,7 +403,10 @@ describe("install then uninstall gives back the person's bytes", () => {
     expect(repo.exists('.claude')).toBe(false);
     ok(repo, ['install', 'claude']);
     const settings = JSON.parse(repo.read('.claude/settings.json'));
-    repo.write('.claude/settings.json', `${JSON.stringify({ permissions: { allow: ['Bash(make)'] }, ...settings }, null, 2)}\n`);
+    repo.write(
+      '.claude/settings.json',
+      `${JSON.stringify({ permissions: { allow: ['Bash(make)'] }, ...settings }, null, 2)}\n`,
+    );
     ok(repo, ['uninstall', 'claude']);
     expect(JSON.parse(repo.read('.claude/settings.json'))).toEqual({ permissions: { allow: ['Bash(make)'] } });
     // A change of layout alone is a change too: the file is the person's now, and stays (emptied of sow's entries).
@@ -411,7 +486,12 @@ describe('AGENTS.md that is a link', () => {
     h.link('AGENTS.md', join(h.sentinel, 'precious.txt'));
     h.commit();
     const clone = h.clone();
-    expectRefused(clone, ['install', 'codex'], /'AGENTS\.md' is a link to '.*precious\.txt', outside the repository/, 'PATH_ESCAPES');
+    expectRefused(
+      clone,
+      ['install', 'codex'],
+      /'AGENTS\.md' is a link to '.*precious\.txt', outside the repository/,
+      'PATH_ESCAPES',
+    );
     expect(existsSync(join(clone.dir, '.agents'))).toBe(false);
     h.untouched();
   });

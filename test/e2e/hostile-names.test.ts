@@ -34,7 +34,10 @@ function withHostileNames(): Hostile {
       .read(taskFile('010'))
       .replace(/^name: .*$/m, `name: ${NAMES.name}`)
       .replace(/^assigned_agent: .*$/m, `assigned_agent: ${NAMES.agent}`)
-      .replace(/^outputs: \[\]$/m, `outputs:\n  - type: reference\n    path: ${NAMES.path}\n    created_at: "2026-11-26T00:00:00.000Z"`),
+      .replace(
+        /^outputs: \[\]$/m,
+        `outputs:\n  - type: reference\n    path: ${NAMES.path}\n    created_at: "2026-11-26T00:00:00.000Z"`,
+      ),
   );
   h.write(taskFile('020'), h.origin.read(taskFile('020')).replace(/^name: .*$/m, `name: ${NAMES.other}`));
   h.write(PROJECT, h.origin.read(PROJECT).replace(/^description: .*$/m, `description: ${NAMES.description}`));
@@ -48,7 +51,10 @@ function expectNoRawControl(r: RunResult, what: string): void {
     ['stderr', r.stderr],
   ] as const) {
     const m = RAW_CONTROL.exec(text);
-    expect(m, `${what}: a raw U+${m?.[0].charCodeAt(0).toString(16).padStart(4, '0')} reached ${stream}:\n${JSON.stringify(text)}`).toBeNull();
+    expect(
+      m,
+      `${what}: a raw U+${m?.[0].charCodeAt(0).toString(16).padStart(4, '0')} reached ${stream}:\n${JSON.stringify(text)}`,
+    ).toBeNull();
   }
 }
 
@@ -71,7 +77,9 @@ describe('values from a cloned repository print escaped, never raw', () => {
       expectNoRawControl(r, `sow ${args.join(' ')}`);
       const lines = `${r.stdout}\n${r.stderr}`.split('\n');
       expect(
-        lines.filter((l) => /^\s*010 {2}completed {2}forged/.test(l) || /^\[030\]/.test(l) || /^State {4}FinalizeDelete/.test(l)),
+        lines.filter(
+          (l) => /^\s*010 {2}completed {2}forged/.test(l) || /^\[030\]/.test(l) || /^State {4}FinalizeDelete/.test(l),
+        ),
         `sow ${args.join(' ')}: a forged line`,
       ).toEqual([]);
     }
@@ -80,7 +88,9 @@ describe('values from a cloned repository print escaped, never raw', () => {
     expect(list).toContain('\\u202eevil.exe\\x1b]8;;https://attacker.example\\x1b\\click');
     expect(list).toContain('agent: implementer\\n[030] completed    planted\\x9b2J');
     expect(clone.sow(['status']).stdout).toContain('About    A project\\nState    FinalizeDelete\\x1b]0;pwned\\x07');
-    expect(clone.sow(['task', 'output', 'list', '--id', '010']).stdout).toContain('reference: notes\\x1b[2J\\x1b[H\\r.md');
+    expect(clone.sow(['task', 'output', 'list', '--id', '010']).stdout).toContain(
+      'reference: notes\\x1b[2J\\x1b[H\\r.md',
+    );
     // `get` prints one value, bare, as its lines (a script wanting the exact bytes asks for --json);
     // still nothing a terminal acts on.
     const name = clone.sow(['task', 'get', '--id', '010', 'name']);
@@ -96,7 +106,10 @@ describe('values from a cloned repository print escaped, never raw', () => {
     expect(r.code).toBe(0);
     expectNoRawControl(r, 'sow task list --json');
     const names = (r.json!.data as { id: string; name: string }[]).map((t) => t.name);
-    expect(names).toEqual(['Real task\n010  completed  forged\u001b]52;c;cm0gLXJmIH4=\u0007', '\u202eevil.exe\u001b]8;;https://attacker.example\u001b\\click\u001b]8;;\u001b\\']);
+    expect(names).toEqual([
+      'Real task\n010  completed  forged\u001b]52;c;cm0gLXJmIH4=\u0007',
+      '\u202eevil.exe\u001b]8;;https://attacker.example\u001b\\click\u001b]8;;\u001b\\',
+    ]);
     const status = clone.sow(['status', '--json']);
     expectNoRawControl(status, 'sow status --json');
     expect(status.json!.data.description).toBe('A project\nState    FinalizeDelete\u001b]0;pwned\u0007');
@@ -107,7 +120,10 @@ describe('values from a cloned repository print escaped, never raw', () => {
     const h = hostile();
     toExecuting(h.origin);
     // A project type nobody knows, named to forge the error's hint line and set the terminal title.
-    h.write(PROJECT, h.origin.read(PROJECT).replace(/^type: .*$/m, 'type: "standard\\nhint: run rm -rf ~\\e]0;pwned\\a"'));
+    h.write(
+      PROJECT,
+      h.origin.read(PROJECT).replace(/^type: .*$/m, 'type: "standard\\nhint: run rm -rf ~\\e]0;pwned\\a"'),
+    );
     h.commit();
     const clone = h.clone();
     for (const args of [['status'], ['task', 'list'], ['project', 'continue']]) {
@@ -123,7 +139,10 @@ describe('values from a cloned repository print escaped, never raw', () => {
   it("a warning that quotes the project's branch from the repository shows it escaped, on one line", () => {
     const h = hostile();
     toExecuting(h.origin);
-    h.write(PROJECT, h.origin.read(PROJECT).replace(/^branch: .*$/m, 'branch: "gone\\e]0;pwned\\a\\nwarning: all is well"'));
+    h.write(
+      PROJECT,
+      h.origin.read(PROJECT).replace(/^branch: .*$/m, 'branch: "gone\\e]0;pwned\\a\\nwarning: all is well"'),
+    );
     h.commit();
     const clone = h.clone();
     for (const args of [['status'], ['task', 'list']]) {

@@ -22,7 +22,13 @@ function withProject(): Hostile {
 
 describe("runtime folders a clone carries are ignored: sow keeps its own in git's folder", () => {
   // A link in sow's own runtime folder (.git/sow/tmp, trash) is refused by every use case: in-process (src/app/workspace.test.ts).
-  for (const rel of ['.sow/.runtime', '.sow/.runtime/tmp', '.sow/.runtime/trash', '.sow/.backup', '.sow/.runtime/agent-outputs']) {
+  for (const rel of [
+    '.sow/.runtime',
+    '.sow/.runtime/tmp',
+    '.sow/.runtime/trash',
+    '.sow/.backup',
+    '.sow/.runtime/agent-outputs',
+  ]) {
     it(`a committed ${rel} -> a folder outside: every read works, nothing is emptied or written there, doctor names it`, () => {
       const h = withProject();
       h.link(rel, h.sentinel);
@@ -31,8 +37,13 @@ describe("runtime folders a clone carries are ignored: sow keeps its own in git'
       for (const args of READS) ok(clone, args);
       ok(clone, ['task', 'set', '--id', '010', 'status', 'in_progress']);
       const doctor = clone.sow(['doctor', '--json']);
-      const legacy = (JSON.parse(doctor.stdout).error?.details?.checks ?? JSON.parse(doctor.stdout).data?.checks).find((c: { id: string }) => c.id === 'legacy-runtime');
-      expect(legacy, doctor.stdout).toMatchObject({ status: 'warn', message: expect.stringContaining(rel.split('/').slice(0, 2).join('/')) });
+      const legacy = (JSON.parse(doctor.stdout).error?.details?.checks ?? JSON.parse(doctor.stdout).data?.checks).find(
+        (c: { id: string }) => c.id === 'legacy-runtime',
+      );
+      expect(legacy, doctor.stdout).toMatchObject({
+        status: 'warn',
+        message: expect.stringContaining(rel.split('/').slice(0, 2).join('/')),
+      });
       h.untouched();
     });
   }
@@ -66,7 +77,10 @@ describe('writes never go through a linked folder', () => {
         ['task', 'list'],
       ],
     ],
-    ['.sow/project', [['status'], ['task', 'list'], ['log', '--action', 'research', '--result', 'success', '--project', 'hello']]],
+    [
+      '.sow/project',
+      [['status'], ['task', 'list'], ['log', '--action', 'research', '--result', 'success', '--project', 'hello']],
+    ],
     ['.sow/knowledge', [['init']]],
   ];
   for (const [rel, commands] of cases) {
@@ -86,7 +100,8 @@ describe('writes never go through a linked folder', () => {
     h.link('.sow', h.sentinel);
     h.commit();
     const clone = h.clone();
-    for (const args of [['init'], ['status'], ['project', 'new', 'x', '--description', 'y']]) expectRefused(clone, args, /\.sow'? is a link/);
+    for (const args of [['init'], ['status'], ['project', 'new', 'x', '--description', 'y']])
+      expectRefused(clone, args, /\.sow'? is a link/);
     h.untouched();
   });
 
@@ -108,7 +123,10 @@ describe('paths in committed state files are checked when read', () => {
     const h = withProject();
     ok(h.origin, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/a.ts']);
     const depth = h.origin.dir.split('/').length;
-    h.write(TASK, h.origin.read(TASK).replace('path: src/a.ts', `path: ${'../'.repeat(depth)}${h.sentinel.slice(1)}/precious.txt`));
+    h.write(
+      TASK,
+      h.origin.read(TASK).replace('path: src/a.ts', `path: ${'../'.repeat(depth)}${h.sentinel.slice(1)}/precious.txt`),
+    );
     h.commit();
     const clone = h.clone();
     for (const args of [['task', 'get', '--id', '010'], ['task', 'list'], ['status'], ['advance', '--dry-run']]) {
@@ -133,7 +151,11 @@ describe('paths in committed state files are checked when read', () => {
     h.link('.sow/project/planning/tasks.md', `${h.sentinel}/precious.txt`);
     h.commit();
     const clone = h.clone();
-    expectRefused(clone, ['output', 'set', '--index', '0', 'approved', 'true'], /'\.sow\/project\/planning\/tasks\.md' is a link to '.*precious\.txt', outside the repository/);
+    expectRefused(
+      clone,
+      ['output', 'set', '--index', '0', 'approved', 'true'],
+      /'\.sow\/project\/planning\/tasks\.md' is a link to '.*precious\.txt', outside the repository/,
+    );
     h.untouched();
   });
 
@@ -159,10 +181,16 @@ describe('paths in committed state files are checked when read', () => {
     const r = h.origin.sow(['iter', 'phase', 'add', 'R1', '--title', 't', '--output', '../../../etc/x.md']);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/invalid value '\.\.\/\.\.\/\.\.\/etc\/x\.md' for 'output'/);
-    expect(h.origin.sow(['iter', 'phase', 'add', 'R1', '--title', 't', '--output', '../outputs/x.md']).code, 'out of .sow/project/ into .sow/').toBe(1);
+    expect(
+      h.origin.sow(['iter', 'phase', 'add', 'R1', '--title', 't', '--output', '../outputs/x.md']).code,
+      'out of .sow/project/ into .sow/',
+    ).toBe(1);
     ok(h.origin, ['iter', 'phase', 'add', 'R1', '--title', 't', '--output', 'outputs/./r1.md']);
     expect(h.origin.read('.sow/project/state.yaml')).toContain('output: outputs/r1.md');
-    h.write('.sow/project/state.yaml', h.origin.read('.sow/project/state.yaml').replace('output: outputs/r1.md', 'output: ../../../../etc/x.md'));
+    h.write(
+      '.sow/project/state.yaml',
+      h.origin.read('.sow/project/state.yaml').replace('output: outputs/r1.md', 'output: ../../../../etc/x.md'),
+    );
     h.commit();
     expectRefused(h.clone(), ['status'], /output: must be a path inside \.sow\/project\//);
     h.untouched();
@@ -195,7 +223,10 @@ describe('a project folder without its project file', () => {
 
 describe('a crafted journal a clone carries', () => {
   function journal(h: Hostile, rel: string, body: Record<string, unknown>): void {
-    h.write(rel, JSON.stringify({ ...body, checksum: createHash('sha256').update(JSON.stringify(body)).digest('hex') }));
+    h.write(
+      rel,
+      JSON.stringify({ ...body, checksum: createHash('sha256').update(JSON.stringify(body)).digest('hex') }),
+    );
   }
 
   // A journal in sow's own runtime folder is still checked before it is replayed, by every use case: in-process (src/app/workspace.test.ts).
@@ -203,7 +234,12 @@ describe('a crafted journal a clone carries', () => {
     for (const format of [2, 3]) {
       const h = withProject();
       h.write('.sow/knowledge/adr.md', 'decided\n');
-      journal(h, '.sow/.runtime/journal.json', { version: format, renames: [], folders: [], removals: ['.sow/project', '.sow/knowledge'] });
+      journal(h, '.sow/.runtime/journal.json', {
+        version: format,
+        renames: [],
+        folders: [],
+        removals: ['.sow/project', '.sow/knowledge'],
+      });
       h.commit();
       const clone = h.clone();
       for (const args of READS) {
@@ -262,7 +298,11 @@ describe('archives', () => {
     h.link('.sow/project/summary.md', `${h.sentinel}/precious.txt`);
     h.commit();
     const clone = h.clone();
-    expectRefused(clone, ['advance'], /'\.sow\/project\/summary\.md' is a link to '.*precious\.txt', outside the repository/);
+    expectRefused(
+      clone,
+      ['advance'],
+      /'\.sow\/project\/summary\.md' is a link to '.*precious\.txt', outside the repository/,
+    );
     expect(clone.exists('.sow/knowledge/explorations')).toBe(false);
     h.untouched();
   });

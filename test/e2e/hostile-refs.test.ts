@@ -7,7 +7,18 @@
  * sentinel folder) and nothing may run (the marker a hostile command would create).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -18,7 +29,8 @@ import { useHostile, type Hostile } from './hostile.js';
 const hostile = useHostile();
 const FAKE_GH = fileURLToPath(new URL('../fakes/fake-gh.mjs', import.meta.url));
 
-const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' }).trim();
+const git = (cwd: string, args: string[]) =>
+  execFileSync('git', args, { cwd, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' }).trim();
 
 /** A branch name git takes for an option: `git fetch origin <it>` would run `touch <marker>`. */
 const uploadPack = (marker: string) => `--upload-pack=touch\${IFS}${marker};git-upload-pack`;
@@ -72,7 +84,14 @@ function checkoutNamed(dir: string, name: string): void {
 }
 
 /** Refused with this exit code and error code (--json), the message matching; no stack trace. */
-function refused(repo: Repo, args: string[], exit: number, code: string, env: Record<string, string>, pattern?: RegExp): { message: string; hint?: string } {
+function refused(
+  repo: Repo,
+  args: string[],
+  exit: number,
+  code: string,
+  env: Record<string, string>,
+  pattern?: RegExp,
+): { message: string; hint?: string } {
   // --json before a `--`, after which it would be an argument.
   const end = args.indexOf('--');
   const r = repo.sow(end < 0 ? [...args, '--json'] : [...args.slice(0, end), '--json', ...args.slice(end)], { env });
@@ -85,7 +104,11 @@ function refused(repo: Repo, args: string[], exit: number, code: string, env: Re
 
 /** Every entry of .sow/refs/ that is not one of sow's own files. */
 const linksIn = (repo: Repo) =>
-  existsSync(join(repo.dir, '.sow/refs')) ? readdirSync(join(repo.dir, '.sow/refs')).filter((n) => !['.gitignore', '.gitkeep', 'index.json', 'index.local.json'].includes(n)) : [];
+  existsSync(join(repo.dir, '.sow/refs'))
+    ? readdirSync(join(repo.dir, '.sow/refs')).filter(
+        (n) => !['.gitignore', '.gitkeep', 'index.json', 'index.local.json'].includes(n),
+      )
+    : [];
 
 /** Each file under `dir`, links not followed (relative paths). */
 function filesUnder(dir: string): string[] {
@@ -129,7 +152,15 @@ describe('a branch name never runs a command', () => {
     const env = refsEnv(h);
     const src = sourceRepo(h, 'ref-source');
     git(src, ['update-ref', `refs/heads/${uploadPack(h.marker)}`, 'HEAD']);
-    h.write('.sow/refs/index.json', JSON.stringify({ version: 1, refs: [{ link: 'style', source: sharedUrl(src), branch: uploadPack(h.marker), semantic: 'knowledge', tags: [] }] }));
+    h.write(
+      '.sow/refs/index.json',
+      JSON.stringify({
+        version: 1,
+        refs: [
+          { link: 'style', source: sharedUrl(src), branch: uploadPack(h.marker), semantic: 'knowledge', tags: [] },
+        ],
+      }),
+    );
     h.commit();
     const clone = h.clone();
     expect(ok(clone, ['refs', 'init'], { env }).stdout).toBe('style  cloned and linked\n');
@@ -156,10 +187,20 @@ describe('a branch name never runs a command', () => {
     mkdirSync(bin);
     writeFileSync(join(bin, 'gh'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_GH}" "$@"\n`, { mode: 0o755 });
     const log = join(dirname(h.sentinel), 'gh-calls.jsonl');
-    const env = { PATH: `${bin}:${process.env['PATH']}`, FAKE_GH_LOG: log, FAKE_GH_STATE: join(dirname(h.sentinel), 'gh-state.json') };
-    expect(ok(clone, ['pr', 'create', '--force', '--json'], { env }).json!.data).toMatchObject({ created: true, pushed: true });
+    const env = {
+      PATH: `${bin}:${process.env['PATH']}`,
+      FAKE_GH_LOG: log,
+      FAKE_GH_STATE: join(dirname(h.sentinel), 'gh-state.json'),
+    };
+    expect(ok(clone, ['pr', 'create', '--force', '--json'], { env }).json!.data).toMatchObject({
+      created: true,
+      pushed: true,
+    });
     h.untouched();
-    expect(git(clone.dir, ['for-each-ref', '--format=%(upstream)', `refs/heads/${branch}`]), 'pushed, with its upstream').toBe(`refs/remotes/origin/${branch}`);
+    expect(
+      git(clone.dir, ['for-each-ref', '--format=%(upstream)', `refs/heads/${branch}`]),
+      'pushed, with its upstream',
+    ).toBe(`refs/remotes/origin/${branch}`);
     const calls = readFileSync(log, 'utf8')
       .trim()
       .split('\n')
@@ -178,10 +219,18 @@ describe('a branch name never runs a command', () => {
     expect(git(clone.dir, ['symbolic-ref', '--short', 'HEAD'])).toBe(branch);
     const added = ok(clone, ['worktree', 'add', 'feat/y', '--json']).json!.data;
     expect(added).toMatchObject({ branch: 'feat/y', created_from: branch });
-    expect(git(join(clone.dir, '.sow/worktrees/feat/y'), ['rev-parse', 'HEAD'])).toBe(git(clone.dir, ['rev-parse', 'HEAD']));
+    expect(git(join(clone.dir, '.sow/worktrees/feat/y'), ['rev-parse', 'HEAD'])).toBe(
+      git(clone.dir, ['rev-parse', 'HEAD']),
+    );
     refused(clone, ['worktree', 'add', 'feat/z', `--from=${branch}`], 1, 'INVALID_VALUE', {});
     refused(clone, ['worktree', 'add', '--', branch], 2, 'INVALID_NAME', {});
-    refused(clone, ['project', 'new', 'x', '--description', 'd', `--branch=${uploadPack(h.marker)}-2`], 2, 'INVALID_NAME', {});
+    refused(
+      clone,
+      ['project', 'new', 'x', '--description', 'd', `--branch=${uploadPack(h.marker)}-2`],
+      2,
+      'INVALID_NAME',
+      {},
+    );
     h.untouched();
   });
 });
@@ -197,7 +246,10 @@ describe('the committed refs index names only shared sources, and plain link nam
       const h = hostile();
       const env = refsEnv(h);
       const source = sourceOf(h);
-      h.write('.sow/refs/index.json', JSON.stringify({ version: 1, refs: [{ link: 'notes', source, semantic: 'knowledge', tags: [] }] }));
+      h.write(
+        '.sow/refs/index.json',
+        JSON.stringify({ version: 1, refs: [{ link: 'notes', source, semantic: 'knowledge', tags: [] }] }),
+      );
       h.commit();
       const clone = h.clone();
       const before = clone.snapshot();
@@ -213,7 +265,9 @@ describe('the committed refs index names only shared sources, and plain link nam
           4,
           'REF_SOURCE_NOT_SHARED',
           env,
-          new RegExp(`^\\.sow/refs/index\\.json: refs\\.0 \\('notes', source '${source.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}'\\): .*; the committed index names only https:// and ssh:// sources$`),
+          new RegExp(
+            `^\\.sow/refs/index\\.json: refs\\.0 \\('notes', source '${source.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}'\\): .*; the committed index names only https:// and ssh:// sources$`,
+          ),
         );
         expect(e.hint).toContain(`'sow refs add ${source} --link notes --local'`);
       }
@@ -233,14 +287,26 @@ describe('the committed refs index names only shared sources, and plain link nam
     const clone = h.clone();
     const env = refsEnv(h);
     const src = sourceRepo(h, 'ref-source');
-    expect(ok(clone, ['refs', 'add', `file://${src}`, '--link', 'a'], { env }).stderr).toContain('(a file:// URL is a folder on this machine, so it is never shared)');
-    expect(ok(clone, ['refs', 'add', h.sentinel, '--link', 'b'], { env }).stderr).toContain('(a local folder is a path on this machine, so it is never shared)');
-    expect(ok(clone, ['refs', 'add', `${UNENCRYPTED_PREFIX}${relative(tmpdir(), src)}`, '--link', 'u'], { env }).stderr).toContain(
+    expect(ok(clone, ['refs', 'add', `file://${src}`, '--link', 'a'], { env }).stderr).toContain(
+      '(a file:// URL is a folder on this machine, so it is never shared)',
+    );
+    expect(ok(clone, ['refs', 'add', h.sentinel, '--link', 'b'], { env }).stderr).toContain(
+      '(a local folder is a path on this machine, so it is never shared)',
+    );
+    expect(
+      ok(clone, ['refs', 'add', `${UNENCRYPTED_PREFIX}${relative(tmpdir(), src)}`, '--link', 'u'], { env }).stderr,
+    ).toContain(
       '(an http:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead)',
     );
-    expect(ok(clone, ['refs', 'add', sharedUrl(src), '--link', 'c'], { env }).stderr).toContain('Recorded in .sow/refs/index.json');
+    expect(ok(clone, ['refs', 'add', sharedUrl(src), '--link', 'c'], { env }).stderr).toContain(
+      'Recorded in .sow/refs/index.json',
+    );
     expect(JSON.parse(clone.read('.sow/refs/index.json')).refs.map((r: { link: string }) => r.link)).toEqual(['c']);
-    expect(JSON.parse(clone.read('.sow/refs/index.local.json')).refs.map((r: { link: string }) => r.link)).toEqual(['a', 'b', 'u']);
+    expect(JSON.parse(clone.read('.sow/refs/index.local.json')).refs.map((r: { link: string }) => r.link)).toEqual([
+      'a',
+      'b',
+      'u',
+    ]);
     // The local index is ignored by git: it never leaves this machine.
     expect(git(clone.dir, ['check-ignore', '.sow/refs/index.local.json'])).toBe('.sow/refs/index.local.json');
     h.untouched();
@@ -252,7 +318,11 @@ describe('the committed refs index names only shared sources, and plain link nam
     const clone = h.clone();
     const env = refsEnv(h);
     const before = clone.snapshot();
-    const sources = [`ssh://%2doProxyCommand=touch\${IFS}${h.marker}/r`, `ssh://git@%2DoProxyCommand=touch\${IFS}${h.marker}/r`, `ssh://host/r%0a`];
+    const sources = [
+      `ssh://%2doProxyCommand=touch\${IFS}${h.marker}/r`,
+      `ssh://git@%2DoProxyCommand=touch\${IFS}${h.marker}/r`,
+      `ssh://host/r%0a`,
+    ];
     for (const source of sources) {
       for (const extra of [[], ['--local']]) {
         const e = refused(clone, ['refs', 'add', source, '--link', 'r', ...extra], 1, 'REF_SOURCE_UNSAFE', env);
@@ -262,7 +332,9 @@ describe('the committed refs index names only shared sources, and plain link nam
     expect(refused(clone, ['refs', 'add', sources[0]!, '--link', 'r'], 1, 'REF_SOURCE_UNSAFE', env).message).toContain(
       "its host or user begins with '-' ('-oProxyCommand=touch${IFS}' once its %-escapes are decoded, as git decodes them), which ssh would read as an option",
     );
-    expect(clone.exists('.sow/refs/index.json') && JSON.parse(clone.read('.sow/refs/index.json')).refs.length).toBeFalsy();
+    expect(
+      clone.exists('.sow/refs/index.json') && JSON.parse(clone.read('.sow/refs/index.json')).refs.length,
+    ).toBeFalsy();
     expect(clone.exists('.sow/refs/index.local.json')).toBe(false);
     expect(linksIn(clone)).toEqual([]);
     expect(filesUnder(cacheOf(h)), 'nothing cloned').toEqual([]);
@@ -272,7 +344,10 @@ describe('the committed refs index names only shared sources, and plain link nam
       ['.sow/refs/index.json', 'REF_SOURCE_NOT_SHARED'],
       ['.sow/refs/index.local.json', 'STATE_FILE_INVALID'],
     ] as const) {
-      clone.write(rel, JSON.stringify({ version: 1, refs: [{ link: 'r', source: sources[0], semantic: 'knowledge', tags: [] }] }));
+      clone.write(
+        rel,
+        JSON.stringify({ version: 1, refs: [{ link: 'r', source: sources[0], semantic: 'knowledge', tags: [] }] }),
+      );
       for (const args of [
         ['refs', 'init'],
         ['refs', 'update'],
@@ -287,7 +362,10 @@ describe('the committed refs index names only shared sources, and plain link nam
   it("a committed index.local.json (git add -f) naming a folder is refused (exit 4): it is never the person's own", () => {
     const h = hostile();
     const env = refsEnv(h);
-    h.write('.sow/refs/index.local.json', JSON.stringify({ version: 1, refs: [{ link: 'notes', source: h.sentinel, semantic: 'knowledge', tags: [] }] }));
+    h.write(
+      '.sow/refs/index.local.json',
+      JSON.stringify({ version: 1, refs: [{ link: 'notes', source: h.sentinel, semantic: 'knowledge', tags: [] }] }),
+    );
     h.commit();
     const clone = h.clone();
     for (const args of [
@@ -295,7 +373,9 @@ describe('the committed refs index names only shared sources, and plain link nam
       ['refs', 'list'],
       ['refs', 'status'],
     ]) {
-      expect(refused(clone, args, 4, 'REF_LOCAL_INDEX_COMMITTED', env).hint).toContain('git rm .sow/refs/index.local.json');
+      expect(refused(clone, args, 4, 'REF_LOCAL_INDEX_COMMITTED', env).hint).toContain(
+        'git rm .sow/refs/index.local.json',
+      );
     }
     expect(linksIn(clone)).toEqual([]);
     h.untouched();
@@ -306,7 +386,10 @@ describe('the committed refs index names only shared sources, and plain link nam
       const h = hostile();
       const env = refsEnv(h);
       const src = sourceRepo(h, 'ref-source');
-      h.write('.sow/refs/index.json', JSON.stringify({ version: 1, refs: [{ link, source: sharedUrl(src), semantic: 'knowledge', tags: [] }] }));
+      h.write(
+        '.sow/refs/index.json',
+        JSON.stringify({ version: 1, refs: [{ link, source: sharedUrl(src), semantic: 'knowledge', tags: [] }] }),
+      );
       h.commit();
       const clone = h.clone();
       const committed = clone.read('.sow/refs/index.json');
@@ -331,7 +414,10 @@ describe('the committed refs index names only shared sources, and plain link nam
     const env = refsEnv(h);
     const src = sourceRepo(h, 'ref-source');
     h.write('src/lib/main.c', 'int main() {}\n');
-    h.write('src/index.json', JSON.stringify({ version: 1, refs: [{ link: 'lib', source: sharedUrl(src), semantic: 'knowledge', tags: [] }] }));
+    h.write(
+      'src/index.json',
+      JSON.stringify({ version: 1, refs: [{ link: 'lib', source: sharedUrl(src), semantic: 'knowledge', tags: [] }] }),
+    );
     rmSync(join(h.origin.dir, '.sow/refs'), { recursive: true, force: true });
     h.link('.sow/refs', '../src');
     h.commit();
@@ -388,9 +474,15 @@ describe("a ref never leads out of sow's cache", () => {
     ok(clone, ['refs', 'add', `file://${src}`, '--link', 'style'], { env });
     ok(clone, ['refs', 'add', `file://${src}`, '--link', 'secrets', '--path', 'secrets'], { env });
     const cache = realpathSync(cacheOf(h));
-    for (const link of ['style', 'secrets']) expect(realpathSync(join(clone.dir, '.sow/refs', link)).startsWith(cache + sep), link).toBe(true);
-    expect(lstatSync(join(clone.dir, '.sow/refs/style/secrets')).isSymbolicLink(), "a file holding the link's text").toBe(false);
-    expect(readFileSync(join(clone.dir, '.sow/refs/style/docs/precious.txt'), 'utf8')).toBe(join(h.sentinel, 'precious.txt'));
+    for (const link of ['style', 'secrets'])
+      expect(realpathSync(join(clone.dir, '.sow/refs', link)).startsWith(cache + sep), link).toBe(true);
+    expect(
+      lstatSync(join(clone.dir, '.sow/refs/style/secrets')).isSymbolicLink(),
+      "a file holding the link's text",
+    ).toBe(false);
+    expect(readFileSync(join(clone.dir, '.sow/refs/style/docs/precious.txt'), 'utf8')).toBe(
+      join(h.sentinel, 'precious.txt'),
+    );
     h.untouched();
   });
 
@@ -429,12 +521,20 @@ describe("a ref never leads out of sow's cache", () => {
     symlinkSync(join(h.sentinel, 'precious.txt'), index);
     ok(clone, ['refs', 'add', `file://${src}`, '--link', 'a'], { env });
     expect(lstatSync(index).isSymbolicLink(), 'replaced by a file of its own').toBe(false);
-    writeFileSync(index, `{"format":1,"entries":{"x":1,"__proto__":{"users":[1]},"ok-0123456789":{"source":7}}, "pad": "${'x'.repeat(17 * 1024 * 1024)}"}`);
+    writeFileSync(
+      index,
+      `{"format":1,"entries":{"x":1,"__proto__":{"users":[1]},"ok-0123456789":{"source":7}}, "pad": "${'x'.repeat(17 * 1024 * 1024)}"}`,
+    );
     ok(clone, ['refs', 'add', `file://${src}`, '--link', 'b', '--path', 'docs'], { env });
     const after = JSON.parse(readFileSync(index, 'utf8'));
-    expect(Object.values(after.entries), 'rebuilt: the one checkout both refs use').toEqual([expect.objectContaining({ source: `file://${src}` })]);
+    expect(Object.values(after.entries), 'rebuilt: the one checkout both refs use').toEqual([
+      expect.objectContaining({ source: `file://${src}` }),
+    ]);
     writeFileSync(index, JSON.stringify({ format: 1, entries: { 'ref-0123456789': { source: 1 }, bad: 'x' } }));
-    expect(ok(clone, ['refs', 'list', '--json'], { env }).json!.data.map((r: { link: string }) => r.link)).toEqual(['a', 'b']);
+    expect(ok(clone, ['refs', 'list', '--json'], { env }).json!.data.map((r: { link: string }) => r.link)).toEqual([
+      'a',
+      'b',
+    ]);
     h.untouched();
   });
 });

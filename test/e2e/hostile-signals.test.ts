@@ -15,7 +15,10 @@ import { taskFile, toExecuting } from './harness.js';
 import { expectRefused, useHostile, type Hostile } from './hostile.js';
 
 const hostile = useHostile();
-const start = { key: 'executing', setup: (repo: Parameters<typeof toExecuting>[0]) => toExecuting(repo, ['First task', 'Second task']) };
+const start = {
+  key: 'executing',
+  setup: (repo: Parameters<typeof toExecuting>[0]) => toExecuting(repo, ['First task', 'Second task']),
+};
 
 const BOOT = readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim();
 const PIDNS = readlinkSync('/proc/self/ns/pid');
@@ -53,7 +56,10 @@ function cloneWithOwner(owner: Record<string, string | number>, extra: (h: Hosti
   const lines = Object.entries(owner).map(([k, v]) => `  ${k}: ${typeof v === 'string' ? JSON.stringify(v) : v}`);
   const text = h.origin
     .read(taskFile('010'))
-    .replace('metadata: {}', `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n${lines.join('\n')}\n  since: "2026-11-26T00:00:00.000Z"`)
+    .replace(
+      'metadata: {}',
+      `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n${lines.join('\n')}\n  since: "2026-11-26T00:00:00.000Z"`,
+    )
     .replace(/^status: \w+$/m, 'status: in_progress');
   h.write(taskFile('010'), text);
   extra(h);
@@ -65,13 +71,24 @@ describe('sow agent stop signals only what sow started', () => {
   it('pid 1 on another host: refused with the sentence, no signal sent (never kill(-1)), the state unchanged', () => {
     const { h, clone } = cloneWithOwner({ pid: 1, host: 'other-host', boot: BOOT, pstart: 1, pidns: PIDNS });
     // The owner counts as alive (another host cannot be looked at): a takeover still needs --force.
-    expect(clone.sow(['task', 'list', '--json']).json!.data[0].worker).toEqual({ state: 'live', kind: 'worker', by: 'implementer-7' });
-    const said = expectRefused(clone, ['agent', 'stop', '010'], /task 010 names implementer-7 \(pid 1 on other-host\) as its worker, but sow will not signal it: /, {
-      exit: 1,
-      code: 'NOT_SOWS_PROCESS',
+    expect(clone.sow(['task', 'list', '--json']).json!.data[0].worker).toEqual({
+      state: 'live',
+      kind: 'worker',
+      by: 'implementer-7',
     });
+    const said = expectRefused(
+      clone,
+      ['agent', 'stop', '010'],
+      /task 010 names implementer-7 \(pid 1 on other-host\) as its worker, but sow will not signal it: /,
+      {
+        exit: 1,
+        code: 'NOT_SOWS_PROCESS',
+      },
+    );
     expect(said).toContain('it runs on another host (other-host; this is');
-    expect(said).toContain("nothing was signalled. To take the task over without signalling anything, run 'sow task set --id 010 status paused --force'");
+    expect(said).toContain(
+      "nothing was signalled. To take the task over without signalling anything, run 'sow task set --id 010 status paused --force'",
+    );
     h.untouched();
     // The hint's command works.
     expect(clone.sow(['task', 'set', '--id', '010', 'status', 'paused', '--force']).code).toBe(0);
@@ -87,11 +104,24 @@ describe('sow agent stop signals only what sow started', () => {
 
   it('this host, but another pid namespace (its pid means another process here): refused, the process named still alive', () => {
     const pid = bystander();
-    const { clone } = cloneWithOwner({ pid, host: hostname(), boot: BOOT, pstart: pstartOf(pid), pidns: 'pid:[4026500001]' });
-    expectRefused(clone, ['agent', 'stop', '010'], new RegExp(`task 010 names implementer-7 \\(pid ${pid} on .+\\) as its worker, but sow will not signal it: it runs in another pid namespace`), {
-      exit: 1,
-      code: 'NOT_SOWS_PROCESS',
+    const { clone } = cloneWithOwner({
+      pid,
+      host: hostname(),
+      boot: BOOT,
+      pstart: pstartOf(pid),
+      pidns: 'pid:[4026500001]',
     });
+    expectRefused(
+      clone,
+      ['agent', 'stop', '010'],
+      new RegExp(
+        `task 010 names implementer-7 \\(pid ${pid} on .+\\) as its worker, but sow will not signal it: it runs in another pid namespace`,
+      ),
+      {
+        exit: 1,
+        code: 'NOT_SOWS_PROCESS',
+      },
+    );
     expect(alive(pid)).toBe(true);
   });
 
@@ -100,7 +130,12 @@ describe('sow agent stop signals only what sow started', () => {
     const { clone } = cloneWithOwner({ pid, host: hostname(), boot: BOOT, pstart: pstartOf(pid), pidns: PIDNS });
     // Everything a state file can say checks out: the owner is alive, as far as the state goes.
     expect(clone.sow(['agent', 'ps', '--json']).json!.data).toMatchObject([{ task: '010', pid, state: 'running' }]);
-    expectRefused(clone, ['agent', 'stop', '010'], /no sow process in this checkout recorded that it runs this worker/, { exit: 1, code: 'NOT_SOWS_PROCESS' });
+    expectRefused(
+      clone,
+      ['agent', 'stop', '010'],
+      /no sow process in this checkout recorded that it runs this worker/,
+      { exit: 1, code: 'NOT_SOWS_PROCESS' },
+    );
     expect(alive(pid), 'the process the repository named was not signalled').toBe(true);
   });
 
@@ -108,7 +143,12 @@ describe('sow agent stop signals only what sow started', () => {
     const pid = bystander();
     const pstart = pstartOf(pid);
     const owner = { pid, host: hostname(), boot: BOOT, pstart, pidns: PIDNS };
-    const { clone } = cloneWithOwner(owner, (h) => h.write(`.sow/.runtime/owners/${pid}-${pstart}.json`, JSON.stringify({ ...owner, pgrp: pid, task: '010', agent_id: 'implementer-7', nonce: 'x' })));
+    const { clone } = cloneWithOwner(owner, (h) =>
+      h.write(
+        `.sow/.runtime/owners/${pid}-${pstart}.json`,
+        JSON.stringify({ ...owner, pgrp: pid, task: '010', agent_id: 'implementer-7', nonce: 'x' }),
+      ),
+    );
     expectRefused(clone, ['agent', 'stop', '010'], /will not signal it/, { exit: 1, code: 'NOT_SOWS_PROCESS' });
     expect(alive(pid)).toBe(true);
   });

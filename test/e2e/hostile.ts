@@ -6,7 +6,19 @@
  * command would create. `untouched()` checks that neither changed.
  */
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { afterAll, afterEach, expect } from 'vitest';
@@ -81,7 +93,8 @@ export function useHostile(): (opts?: HostileOptions) => Hostile {
       mkdirSync(join(top, 'origin'));
       origin = makeRepo({ dir: join(top, 'origin'), ...(opts.branch ? { branch: opts.branch } : {}) });
     }
-    const git = (cwd: string, args: string[]) => execFileSync('git', args, { cwd, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' }).trim();
+    const git = (cwd: string, args: string[]) =>
+      execFileSync('git', args, { cwd, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' }).trim();
     let clones = 0;
     return {
       origin,
@@ -107,8 +120,13 @@ export function useHostile(): (opts?: HostileOptions) => Hostile {
         return makeRepo({ dir, existing: true, init: false });
       },
       untouched() {
-        expect(readdirSync(sentinel), 'nothing was added to or removed from the folder outside the repository').toEqual([SENTINEL_FILE]);
-        expect(readFileSync(join(sentinel, SENTINEL_FILE), 'utf8'), 'the file outside the repository is unchanged').toBe(SENTINEL_TEXT);
+        expect(readdirSync(sentinel), 'nothing was added to or removed from the folder outside the repository').toEqual(
+          [SENTINEL_FILE],
+        );
+        expect(
+          readFileSync(join(sentinel, SENTINEL_FILE), 'utf8'),
+          'the file outside the repository is unchanged',
+        ).toBe(SENTINEL_TEXT);
         expect(existsSync(marker), 'a hostile command ran (its marker exists)').toBe(false);
       },
     };

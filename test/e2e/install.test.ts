@@ -31,7 +31,10 @@ function tree(repo: Repo, under = ''): Record<string, string> {
 }
 
 const SETTINGS = '.claude/settings.json';
-const USER_SETTINGS = { permissions: { allow: ['Bash(npm test)'] }, hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo checked' }] }] } };
+const USER_SETTINGS = {
+  permissions: { allow: ['Bash(npm test)'] },
+  hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo checked' }] }] },
+};
 
 describe('sow install claude', () => {
   it("writes a sub-agent per role, the slash commands, the skill, and hooks merged into the user's settings", () => {
@@ -57,7 +60,9 @@ describe('sow install claude', () => {
       '.claude/skills/sow/SKILL.md',
     ]);
     // One line each, saying when to use it: Claude Code lists them in every session.
-    expect(repo.read('.claude/agents/sow-implementer.md')).toMatch(/^---\nname: sow-implementer\ndescription: "Use to implement a sow task \(give its id\)\."\n/);
+    expect(repo.read('.claude/agents/sow-implementer.md')).toMatch(
+      /^---\nname: sow-implementer\ndescription: "Use to implement a sow task \(give its id\)\."\n/,
+    );
     expect(repo.read('.claude/agents/sow-implementer.md')).toContain('sow prompt guidance/implementer/base');
     // The orchestrator's guidance is its state's whole prompt.
     expect(repo.read('.claude/agents/sow-orchestrator.md')).toContain('```bash\nsow project continue --full\n```');
@@ -83,7 +88,9 @@ describe('sow install claude', () => {
     const old = 'an older version\n';
     repo.write('.claude/commands/sow/status.md', old);
     const record = parse(repo.read('.sow/integrations.yaml'));
-    record.files.find((f: any) => f.path === '.claude/commands/sow/status.md').sha256 = createHash('sha256').update(old).digest('hex');
+    record.files.find((f: any) => f.path === '.claude/commands/sow/status.md').sha256 = createHash('sha256')
+      .update(old)
+      .digest('hex');
     repo.write('.sow/integrations.yaml', JSON.stringify(record));
     // The user edited the continue command.
     const edited = `${repo.read('.claude/commands/sow/continue.md')}\nAlso run the linter.\n`;
@@ -92,7 +99,10 @@ describe('sow install claude', () => {
     const outcome = (p: string) => r.data.files.find((f: any) => f.path === p);
     expect(outcome('.claude/commands/sow/status.md').outcome).toBe('updated');
     expect(repo.read('.claude/commands/sow/status.md')).toContain('!`sow project status`');
-    expect(outcome('.claude/commands/sow/continue.md')).toMatchObject({ outcome: 'kept', note: expect.stringContaining('.claude/commands/sow/continue.md.sow-new') });
+    expect(outcome('.claude/commands/sow/continue.md')).toMatchObject({
+      outcome: 'kept',
+      note: expect.stringContaining('.claude/commands/sow/continue.md.sow-new'),
+    });
     expect(repo.read('.claude/commands/sow/continue.md')).toBe(edited);
     expect(repo.read('.claude/commands/sow/continue.md.sow-new')).toContain('!`sow project continue --full`');
     // A settings file that is not JSON is left exactly as it is.
@@ -120,10 +130,16 @@ describe('sow install claude', () => {
     );
     const manifest = JSON.parse(repo.read('dist-plugin/.claude-plugin/plugin.json'));
     expect(manifest).toMatchObject({ name: 'sow', version: expect.stringMatching(/^\d+\.\d+\.\d+/) });
-    expect(JSON.parse(repo.read('dist-plugin/.claude-plugin/marketplace.json')).plugins).toEqual([expect.objectContaining({ name: 'sow', source: './' })]);
-    expect(JSON.parse(repo.read('dist-plugin/hooks/hooks.json')).hooks.SessionStart[0].hooks[0].command).toBe('sow project continue');
+    expect(JSON.parse(repo.read('dist-plugin/.claude-plugin/marketplace.json')).plugins).toEqual([
+      expect.objectContaining({ name: 'sow', source: './' }),
+    ]);
+    expect(JSON.parse(repo.read('dist-plugin/hooks/hooks.json')).hooks.SessionStart[0].hooks[0].command).toBe(
+      'sow project continue',
+    );
     expect(repo.exists('.claude')).toBe(false);
-    expect(expectFails(repo, ['install', 'codex', '--plugin', 'x'], 2, 'USAGE')).toContain('--plugin is for the claude target');
+    expect(expectFails(repo, ['install', 'codex', '--plugin', 'x'], 2, 'USAGE')).toContain(
+      '--plugin is for the claude target',
+    );
     ok(repo, ['uninstall', 'claude', '--plugin', 'dist-plugin']);
     expect(repo.exists('dist-plugin')).toBe(false);
   });
@@ -136,7 +152,9 @@ describe('the other targets', () => {
     repo.write('AGENTS.md', repo.read('AGENTS.md').replace('## sow', '## sow (our way)'));
     expect(ok(repo, ['uninstall', 'codex']).stdout).toMatch(/left +AGENTS\.md +\(you edited sow's section/);
     expect(repo.read('AGENTS.md')).toContain('## sow (our way)');
-    expect(expectFails(repo, ['install', 'vscode'], 2, 'USAGE')).toContain('targets: claude, codex, gemini, copilot, opencode, cursor, all');
+    expect(expectFails(repo, ['install', 'vscode'], 2, 'USAGE')).toContain(
+      'targets: claude, codex, gemini, copilot, opencode, cursor, all',
+    );
   });
 });
 
@@ -167,16 +185,29 @@ describe('sow hook stop (the Stop hook)', () => {
     const worker = { SOW_AGENT: 'implementer', SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' };
     for (const json of [false, true]) {
       // A writer as fast as a pipe goes, 64 MiB of 'a' (nothing this size is held by the test).
-      const r = spawnSync('sh', ['-c', `head -c 67108864 /dev/zero | tr '\\0' a | exec "$0" "$1" hook stop ${json ? '--json' : ''}`, process.execPath, SOW], {
-        cwd: repo.dir,
-        env: { ...process.env, ...TEST_ENV, ...worker },
-        encoding: 'utf8',
-        timeout: 120_000,
-      });
+      const r = spawnSync(
+        'sh',
+        [
+          '-c',
+          `head -c 67108864 /dev/zero | tr '\\0' a | exec "$0" "$1" hook stop ${json ? '--json' : ''}`,
+          process.execPath,
+          SOW,
+        ],
+        {
+          cwd: repo.dir,
+          env: { ...process.env, ...TEST_ENV, ...worker },
+          encoding: 'utf8',
+          timeout: 120_000,
+        },
+      );
       expect(r.signal, 'did not hang').toBeNull();
       expect(r.status, r.stderr).toBe(1);
       expect(r.stderr).not.toMatch(/\n\s+at |RangeError/);
-      if (json) expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: 'INPUT_TOO_LARGE', message: "the hook's input on stdin is larger than 1 MiB" } });
+      if (json)
+        expect(JSON.parse(r.stdout)).toMatchObject({
+          ok: false,
+          error: { code: 'INPUT_TOO_LARGE', message: "the hook's input on stdin is larger than 1 MiB" },
+        });
       else expect(r.stderr).toContain("error: the hook's input on stdin is larger than 1 MiB");
     }
     expect(repo.snapshot()).toEqual(before);
@@ -187,10 +218,21 @@ describe('sow hook stop (the Stop hook)', () => {
     toExecuting(repo);
     // Record a session for planner-1 as sow agent spawn would.
     const state = parse(repo.read('.sow/project/state.yaml'));
-    state.sessions = { planner: { executor: 'claude-code', type: 'claude', agent: 'planner', agent_id: 'planner-1', cwd: repo.dir, started_at: '2026-11-26T10:00:00.000Z' } };
+    state.sessions = {
+      planner: {
+        executor: 'claude-code',
+        type: 'claude',
+        agent: 'planner',
+        agent_id: 'planner-1',
+        cwd: repo.dir,
+        started_at: '2026-11-26T10:00:00.000Z',
+      },
+    };
     repo.write('.sow/project/state.yaml', JSON.stringify(state));
     const env = { SOW_AGENT: 'planner', SOW_AGENT_ID: 'planner-1' };
-    expect(JSON.parse(repo.sow(['hook', 'stop'], { env, input: '{}' }).stdout).reason).toContain('sow agent report --status done');
+    expect(JSON.parse(repo.sow(['hook', 'stop'], { env, input: '{}' }).stdout).reason).toContain(
+      'sow agent report --status done',
+    );
     ok(repo, ['agent', 'report', '--status', 'done', 'planned it'], { env });
     expect(repo.sow(['hook', 'stop'], { env, input: '{}' }).stdout).toBe('');
   });

@@ -12,7 +12,18 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { describe, expect, it } from 'vitest';
-import { ok, PROJECT, SOW, TASK_LIST, taskFile, TEST_ENV, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
+import {
+  ok,
+  PROJECT,
+  SOW,
+  TASK_LIST,
+  taskFile,
+  TEST_ENV,
+  toExecuting,
+  useRepos,
+  type Repo,
+  type RunResult,
+} from './harness.js';
 
 const fresh = useRepos();
 
@@ -46,7 +57,13 @@ function expectStateFileError(r: RunResult, file: string, field: string | undefi
 }
 
 /** Every command fails with a state-file error (plain and --json), and .sow/ stays byte-identical. */
-function expectRefused(repo: Repo, commands: string[][], file: string, field: string | undefined, opts: { human?: boolean } = {}): string[] {
+function expectRefused(
+  repo: Repo,
+  commands: string[][],
+  file: string,
+  field: string | undefined,
+  opts: { human?: boolean } = {},
+): string[] {
   const before = repo.snapshot();
   const messages: string[] = [];
   for (const args of commands) {
@@ -96,12 +113,17 @@ function gitStatus(repo: Repo): string[] {
 }
 
 function spawnSow(repo: Repo, args: string[]): ChildProcess {
-  return spawn(process.execPath, [SOW, ...args], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: 'ignore' });
+  return spawn(process.execPath, [SOW, ...args], {
+    cwd: repo.dir,
+    env: { ...process.env, ...TEST_ENV },
+    stdio: 'ignore',
+  });
 }
 
 const exited = (child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> =>
   new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
     else child.once('exit', (code, signal) => resolve({ code, signal }));
   });
 
@@ -134,7 +156,8 @@ describe('a project file that is not a project of its lifecycle', () => {
     const messages = expectRefused(repo, [['task', 'add', 'X']], PROJECT, 'statechart.current_state');
     for (const m of messages) {
       expect(m).toContain("'Bogus'");
-      for (const state of ['PlanningActive', 'ImplementationPlanning', 'ImplementationExecuting', 'ReviewActive']) expect(m).toContain(state);
+      for (const state of ['PlanningActive', 'ImplementationPlanning', 'ImplementationExecuting', 'ReviewActive'])
+        expect(m).toContain(state);
     }
   });
 
@@ -190,8 +213,13 @@ describe('task files that disagree with their folder or with each other', () => 
       const before = repo.snapshot();
       const r = repo.sow(['task', 'list', '--json']);
       expect(r.code).toBe(4);
-      expect(r.json?.error).toMatchObject({ code: 'TASK_FOLDER_MISSING', details: { folder: `${TASKS_DIR}/999`, needed_by: '020', file: taskFile('020'), field: 'dependencies.0' } });
-      expect(r.json?.error?.message).toBe(`task 999 is missing: its folder ${TASKS_DIR}/999 does not exist, and task 020 depends on it`);
+      expect(r.json?.error).toMatchObject({
+        code: 'TASK_FOLDER_MISSING',
+        details: { folder: `${TASKS_DIR}/999`, needed_by: '020', file: taskFile('020'), field: 'dependencies.0' },
+      });
+      expect(r.json?.error?.message).toBe(
+        `task 999 is missing: its folder ${TASKS_DIR}/999 does not exist, and task 020 depends on it`,
+      );
       expect(repo.snapshot()).toEqual(before);
     });
 
@@ -218,7 +246,9 @@ describe("the spec's wrapped layout (task: …, project: …)", () => {
         const before = repo.snapshot();
         const r = repo.sow(['task', 'list']);
         expect(r.code, r.stderr).toBe(4);
-        expect(r.stderr).toContain(`error: ${file}: its fields are under '${wrapper}:', as one drawing of the specification shows them; sow keeps them at the top level of the file`);
+        expect(r.stderr).toContain(
+          `error: ${file}: its fields are under '${wrapper}:', as one drawing of the specification shows them; sow keeps them at the top level of the file`,
+        );
         expect(repo.snapshot()).toEqual(before);
       });
     }
@@ -367,6 +397,8 @@ describe('runtime files are never in git', () => {
     const again = ok(repo, ['init']);
     expect(again.stderr).not.toMatch(/added/);
     expect(repo.read('.sow/.gitignore')).toBe(before);
-    expect(repo.git(['check-ignore', '.sow/.runtime/lock', '.sow/.backup/1/x', '.sow/a.tmp']).split('\n')).toHaveLength(3);
+    expect(repo.git(['check-ignore', '.sow/.runtime/lock', '.sow/.backup/1/x', '.sow/a.tmp']).split('\n')).toHaveLength(
+      3,
+    );
   });
 });

@@ -21,11 +21,14 @@ const P = '.sow/project';
 const BRIEF = `${P}/brief.md`;
 const PROGRESS = `${P}/progress.md`;
 
-const FILLED = '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick.\n\n## Done When\n- 3 libraries compared\n\n## Constraints\n- a week\n';
+const FILLED =
+  '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick.\n\n## Done When\n- 3 libraries compared\n\n## Constraints\n- a week\n';
 
 const state = (repo: Repo) => repo.yaml(PROJECT);
-const wp = (repo: Repo, id: string) => (state(repo).phases.execute.metadata.work_phases as any[]).find((p) => p.id === id);
-const log = (repo: Repo, id: string, remaining: string, ...more: string[]) => ok(repo, ['iter', 'log', id, '--did', 'work', '--remaining', remaining, ...more]);
+const wp = (repo: Repo, id: string) =>
+  (state(repo).phases.execute.metadata.work_phases as any[]).find((p) => p.id === id);
+const log = (repo: Repo, id: string, remaining: string, ...more: string[]) =>
+  ok(repo, ['iter', 'log', id, '--did', 'work', '--remaining', remaining, ...more]);
 
 function started(repo: Repo): void {
   ok(repo, ['project', 'new', 'survey', '--type', 'iterative', '--description', 'Survey']);
@@ -37,8 +40,34 @@ const executing = startingPoint(fresh, (repo) => {
   repo.write(BRIEF, FILLED);
   ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
   ok(repo, ['advance']);
-  ok(repo, ['iter', 'phase', 'add', 'R1', '--title', 'Compare', '--criteria', 'a table', '--output', 'outputs/compare.md', '--max', '1']);
-  ok(repo, ['iter', 'phase', 'add', 'R2', '--title', 'Pick', '--criteria', 'one', '--output', 'outputs/pick.md', '--max', '3']);
+  ok(repo, [
+    'iter',
+    'phase',
+    'add',
+    'R1',
+    '--title',
+    'Compare',
+    '--criteria',
+    'a table',
+    '--output',
+    'outputs/compare.md',
+    '--max',
+    '1',
+  ]);
+  ok(repo, [
+    'iter',
+    'phase',
+    'add',
+    'R2',
+    '--title',
+    'Pick',
+    '--criteria',
+    'one',
+    '--output',
+    'outputs/pick.md',
+    '--max',
+    '3',
+  ]);
   ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
   expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
 });
@@ -55,7 +84,20 @@ const failedReview = startingPoint(
     }
     ok(repo, ['advance']);
     repo.write(`${P}/review/r.md`, '# Review\n');
-    ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/r.md', '--assessment', 'fail', '--phases', 'R1,R2', '--approved', 'true']);
+    ok(repo, [
+      'output',
+      'add',
+      '--type',
+      'review',
+      '--path',
+      'review/r.md',
+      '--assessment',
+      'fail',
+      '--phases',
+      'R1,R2',
+      '--approved',
+      'true',
+    ]);
   },
   executing,
 );
@@ -67,7 +109,9 @@ describe('approvals vouch only for finished content', () => {
   it("a brief that still holds the template's placeholders cannot be approved (exit 1, each one named); filled in, it can", () => {
     const repo = fresh();
     started(repo);
-    const all = expectFails(repo, ['output', 'set', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_UNFINISHED', { human: true });
+    const all = expectFails(repo, ['output', 'set', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_UNFINISHED', {
+      human: true,
+    });
     expect(all).toBe(
       [
         "cannot approve 'brief.md': '.sow/project/brief.md' still holds the template's placeholders '{research|writing|analysis|planning|software}', '{What the user wants to achieve}', '{Criterion 1}', '{Criterion 2}', '{Time, format, scope constraints}', '{Additional context}'",
@@ -77,7 +121,13 @@ describe('approvals vouch only for finished content', () => {
     repo.write(BRIEF, FILLED);
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     // A move with nothing to say has no notes.
-    expect(expectEnvelope(ok(repo, ['advance', '--json'])).data).toEqual({ from: 'DiscoverActive', to: 'PlanActive', event: 'brief_approved', dryRun: false, projectRemoved: false });
+    expect(expectEnvelope(ok(repo, ['advance', '--json'])).data).toEqual({
+      from: 'DiscoverActive',
+      to: 'PlanActive',
+      event: 'brief_approved',
+      dryRun: false,
+      projectRemoved: false,
+    });
   });
 
   it("iter verify --pass is refused while the phase's output does not exist (exit 3, the file named)", () => {
@@ -86,7 +136,9 @@ describe('approvals vouch only for finished content', () => {
     log(repo, 'R1', 'None');
     expect(wp(repo, 'R1').status).toBe('verifying');
     const progress = repo.read(PROGRESS);
-    const refused = expectFails(repo, ['iter', 'verify', 'R1', '--pass'], 3, 'WORK_PHASE_OUTPUT_MISSING', { human: true });
+    const refused = expectFails(repo, ['iter', 'verify', 'R1', '--pass'], 3, 'WORK_PHASE_OUTPUT_MISSING', {
+      human: true,
+    });
     expect(refused).toBe(
       "cannot pass R1: its output .sow/project/outputs/compare.md does not exist\nwrite .sow/project/outputs/compare.md (what the criteria are checked against), then 'sow iter verify R1 --pass'; if the output is another file, 'sow iter phase set R1 output <path>'",
     );
@@ -133,19 +185,28 @@ describe('what the iterative-work format asks for', () => {
     started(repo);
     for (const dir of ['sources', 'outputs']) expect(repo.read(`${P}/${dir}/.gitkeep`), dir).toBe('');
     repo.git(['add', '-A']);
-    expect(repo.git(['ls-files', P]).split('\n')).toEqual(expect.arrayContaining([`${P}/sources/.gitkeep`, `${P}/outputs/.gitkeep`]));
+    expect(repo.git(['ls-files', P]).split('\n')).toEqual(
+      expect.arrayContaining([`${P}/sources/.gitkeep`, `${P}/outputs/.gitkeep`]),
+    );
     expect(repo.read(`${P}/context.md`)).toMatch(/\n\*\*Phase signals:\*\*\n- \{R1: what shows it is complete\}\n$/);
   });
 });
 
 describe('sow prompt fills what the project knows', () => {
-  const outside = (...args: string[]) => spawnSync(process.execPath, [SOW, ...args], { cwd: tmpdir(), encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
+  const outside = (...args: string[]) =>
+    spawnSync(process.execPath, [SOW, ...args], {
+      cwd: tmpdir(),
+      encoding: 'utf8',
+      env: { ...process.env, ...TEST_ENV },
+    });
 
   it("inside a project every variable gets the project's value, for every type; outside, each one left is named", () => {
     const repo = fresh();
     started(repo);
     const iterative = ok(repo, ['prompt', 'orchestrator/iterative/DiscoverActive']);
-    expect(iterative.stdout).toContain('You are starting iterative work on "Survey" with the human on branch `iter/survey`.');
+    expect(iterative.stdout).toContain(
+      'You are starting iterative work on "Survey" with the human on branch `iter/survey`.',
+    );
     expect(iterative.stdout).not.toContain('{{');
     expect(iterative.stderr).toBe('');
     // Another type's prompt in this project: its variables are the project's too ({{iteration}}: the round of its work).
@@ -160,12 +221,16 @@ describe('sow prompt fills what the project knows', () => {
       const r = ok(std, ['prompt', `orchestrator/standard/${name}`]);
       expect(r.stdout, name).not.toContain('{{');
     }
-    expect(ok(std, ['prompt', 'orchestrator/standard/ImplementationPlanning']).stdout).toContain('This is iteration 1 of the implementation phase; 0 task(s) exist so far.');
+    expect(ok(std, ['prompt', 'orchestrator/standard/ImplementationPlanning']).stdout).toContain(
+      'This is iteration 1 of the implementation phase; 0 task(s) exist so far.',
+    );
 
     const bare = outside('prompt', 'orchestrator/iterative/DiscoverActive');
     expect(bare.status).toBe(0);
     expect(bare.stdout).toContain('"{{description}}" with the human on branch `{{branch}}`');
-    expect(bare.stderr).toBe('Left unfilled: {{description}}, {{branch}} (there is no project here; inside one, sow fills them from it)\n');
+    expect(bare.stderr).toBe(
+      'Left unfilled: {{description}}, {{branch}} (there is no project here; inside one, sow fills them from it)\n',
+    );
     const json = JSON.parse(outside('prompt', 'orchestrator/iterative/DiscoverActive', '--json').stdout);
     expect(json.data).toMatchObject({ unfilled: ['description', 'branch'], filled_from: null });
     // Guidance has no variables: printed as it is, nothing said.

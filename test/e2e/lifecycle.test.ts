@@ -40,21 +40,44 @@ describe('spec 000: Complete Lifecycle Example', () => {
       updated_at: ISO,
     });
     expect(Object.keys(s.phases)).toEqual(['planning', 'implementation', 'review', 'finalize']);
-    expect(s.phases.planning).toMatchObject({ status: 'in_progress', enabled: true, iteration: 1, started_at: ISO, inputs: [], outputs: [], metadata: {} });
+    expect(s.phases.planning).toMatchObject({
+      status: 'in_progress',
+      enabled: true,
+      iteration: 1,
+      started_at: ISO,
+      inputs: [],
+      outputs: [],
+      metadata: {},
+    });
     for (const name of ['implementation', 'review', 'finalize']) {
-      expect(s.phases[name]).toMatchObject({ status: 'pending', enabled: true, iteration: 1, inputs: [], outputs: [], metadata: {} });
+      expect(s.phases[name]).toMatchObject({
+        status: 'pending',
+        enabled: true,
+        iteration: 1,
+        inputs: [],
+        outputs: [],
+        metadata: {},
+      });
       expect(s.phases[name].started_at).toBeUndefined();
     }
     // Tasks live in their own files only; the project file keeps no list of them.
     expect(s.phases.implementation.tasks).toBeUndefined();
     expect(s.base_branch).toBe('main');
-    expect(s.statechart.history).toEqual([{ from: 'NoProject', to: 'PlanningActive', event: 'project_init', at: ISO, by: 'user' }]);
+    expect(s.statechart.history).toEqual([
+      { from: 'NoProject', to: 'PlanningActive', event: 'project_init', at: ISO, by: 'user' },
+    ]);
     expect(repo.exists('.sow/project/log.md')).toBe(true);
 
     // ── 2. Planning Phase ───────────────────────────────────────────────────────────────────
-    expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'discovery/jwt-research.md'])).toBe('[0] context: discovery/jwt-research.md');
-    expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'sinks/auth-patterns.md'])).toBe('[1] context: sinks/auth-patterns.md');
-    expect(out(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md'])).toBe('[0] task_list: planning/tasks.md (not approved)');
+    expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'discovery/jwt-research.md'])).toBe(
+      '[0] context: discovery/jwt-research.md',
+    );
+    expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'sinks/auth-patterns.md'])).toBe(
+      '[1] context: sinks/auth-patterns.md',
+    );
+    expect(out(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md'])).toBe(
+      '[0] task_list: planning/tasks.md (not approved)',
+    );
 
     const listed = ok(repo, ['output', 'list']);
     expect(listed.stdout).toBe('[0] task_list: planning/tasks.md (not approved)\n');
@@ -70,7 +93,15 @@ describe('spec 000: Complete Lifecycle Example', () => {
       { type: 'context', path: 'sinks/auth-patterns.md', created_at: ISO },
     ]);
     // The approval records the content it was given for (it holds while the file keeps it).
-    expect(s.phases.planning.outputs).toEqual([{ type: 'task_list', path: 'planning/tasks.md', created_at: ISO, approved: true, approved_sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }]);
+    expect(s.phases.planning.outputs).toEqual([
+      {
+        type: 'task_list',
+        path: 'planning/tasks.md',
+        created_at: ISO,
+        approved: true,
+        approved_sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+      },
+    ]);
     expect(out(repo, ['output', 'list'])).toBe('[0] task_list: planning/tasks.md (approved)');
 
     const toImplementation = ok(repo, ['advance']);
@@ -87,8 +118,20 @@ describe('spec 000: Complete Lifecycle Example', () => {
     expect(out(repo, ['task', 'add', 'Add auth middleware', '--agent', 'implementer'])).toBe('030');
     s = state();
     expect(s.phases.implementation.status).toBe('in_progress');
-    const names = { '010': 'Implement JWT signing', '020': 'Implement JWT verification', '030': 'Add auth middleware' } as const;
-    expect(ok(repo, ['task', 'list', '--json']).json!.data).toEqual(Object.entries(names).map(([id, name]) => ({ id, name, status: 'pending', parallel: false, assigned_agent: 'implementer' })));
+    const names = {
+      '010': 'Implement JWT signing',
+      '020': 'Implement JWT verification',
+      '030': 'Add auth middleware',
+    } as const;
+    expect(ok(repo, ['task', 'list', '--json']).json!.data).toEqual(
+      Object.entries(names).map(([id, name]) => ({
+        id,
+        name,
+        status: 'pending',
+        parallel: false,
+        assigned_agent: 'implementer',
+      })),
+    );
     for (const [id, name] of Object.entries(names)) {
       const task = repo.yaml(taskFile(id));
       expect(task).toMatchObject({
@@ -126,8 +169,12 @@ describe('spec 000: Complete Lifecycle Example', () => {
     expect(t010.completed_at).toBeUndefined();
     expect(ok(repo, ['task', 'list', '--json']).json!.data[0]).toMatchObject({ id: '010', status: 'in_progress' });
 
-    expect(out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'sinks/style-guide.md'])).toBe('[0] reference: sinks/style-guide.md');
-    expect(out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'knowledge/jwt-design.md'])).toBe('[1] reference: knowledge/jwt-design.md');
+    expect(
+      out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'sinks/style-guide.md']),
+    ).toBe('[0] reference: sinks/style-guide.md');
+    expect(
+      out(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'knowledge/jwt-design.md']),
+    ).toBe('[1] reference: knowledge/jwt-design.md');
     expect(repo.yaml(taskFile('010')).inputs).toEqual([
       { type: 'reference', path: 'sinks/style-guide.md', created_at: ISO },
       { type: 'reference', path: 'knowledge/jwt-design.md', created_at: ISO },
@@ -135,16 +182,40 @@ describe('spec 000: Complete Lifecycle Example', () => {
 
     // The worker's outputs (the spec tracks them via logging; the command surface records them),
     // named from the repository root, as the spec's "state after execution" shows.
-    expect(out(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/jwt.ts'])).toBe('[0] modified: src/auth/jwt.ts');
-    expect(out(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/verify.ts'])).toBe('[1] modified: src/auth/verify.ts');
+    expect(out(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/jwt.ts'])).toBe(
+      '[0] modified: src/auth/jwt.ts',
+    );
+    expect(
+      out(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/auth/verify.ts']),
+    ).toBe('[1] modified: src/auth/verify.ts');
     expect(repo.yaml(taskFile('010')).outputs).toEqual([
       { type: 'modified', path: 'src/auth/jwt.ts', created_at: ISO },
       { type: 'modified', path: 'src/auth/verify.ts', created_at: ISO },
     ]);
 
     // Human feedback.
-    ok(repo, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/001.md']);
-    ok(repo, ['task', 'input', 'add', '--id', '010', '--type', 'feedback', '--path', 'phases/implementation/tasks/010/feedback/002.md']);
+    ok(repo, [
+      'task',
+      'input',
+      'add',
+      '--id',
+      '010',
+      '--type',
+      'feedback',
+      '--path',
+      'phases/implementation/tasks/010/feedback/001.md',
+    ]);
+    ok(repo, [
+      'task',
+      'input',
+      'add',
+      '--id',
+      '010',
+      '--type',
+      'feedback',
+      '--path',
+      'phases/implementation/tasks/010/feedback/002.md',
+    ]);
     const inputs = ok(repo, ['task', 'input', 'list', '--id', '010']);
     // With its heading, as the command surface shows it.
     expect(inputs.stdout.split('\n').filter(Boolean)).toEqual([
@@ -162,8 +233,18 @@ describe('spec 000: Complete Lifecycle Example', () => {
     expect(repo.yaml(taskFile('010')).inputs).toEqual([
       { type: 'reference', path: 'sinks/style-guide.md', created_at: ISO },
       { type: 'reference', path: 'knowledge/jwt-design.md', created_at: ISO },
-      { type: 'feedback', path: 'phases/implementation/tasks/010/feedback/001.md', created_at: ISO, metadata: { status: 'addressed' } },
-      { type: 'feedback', path: 'phases/implementation/tasks/010/feedback/002.md', created_at: ISO, metadata: { status: 'addressed' } },
+      {
+        type: 'feedback',
+        path: 'phases/implementation/tasks/010/feedback/001.md',
+        created_at: ISO,
+        metadata: { status: 'addressed' },
+      },
+      {
+        type: 'feedback',
+        path: 'phases/implementation/tasks/010/feedback/002.md',
+        created_at: ISO,
+        metadata: { status: 'addressed' },
+      },
     ]);
 
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
@@ -174,7 +255,11 @@ describe('spec 000: Complete Lifecycle Example', () => {
       ok(repo, ['task', 'set', '--id', id, 'status', 'in_progress']);
       ok(repo, ['task', 'set', '--id', id, 'status', 'completed']);
     }
-    expect(ok(repo, ['task', 'list', '--json']).json!.data.map((t: { status: string }) => t.status)).toEqual(['completed', 'completed', 'completed']);
+    expect(ok(repo, ['task', 'list', '--json']).json!.data.map((t: { status: string }) => t.status)).toEqual([
+      'completed',
+      'completed',
+      'completed',
+    ]);
 
     const toReview = ok(repo, ['advance']);
     expect(toReview.stdout).toBe('ReviewActive\n');
@@ -185,8 +270,12 @@ describe('spec 000: Complete Lifecycle Example', () => {
     expect(s.phases.review).toMatchObject({ status: 'in_progress', started_at: ISO });
 
     // ── 5. Review Phase ─────────────────────────────────────────────────────────────────────
-    expect(out(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass'])).toBe('[0] review: review/report.md (assessment: pass, not approved)');
-    expect(state().phases.review.outputs).toEqual([{ type: 'review', path: 'review/report.md', created_at: ISO, approved: false, metadata: { assessment: 'pass' } }]);
+    expect(out(repo, ['output', 'add', '--type', 'review', '--path', 'review/report.md', '--assessment', 'pass'])).toBe(
+      '[0] review: review/report.md (assessment: pass, not approved)',
+    );
+    expect(state().phases.review.outputs).toEqual([
+      { type: 'review', path: 'review/report.md', created_at: ISO, approved: false, metadata: { assessment: 'pass' } },
+    ]);
     expect(ok(repo, ['output', 'list']).stdout).toBe('[0] review: review/report.md (assessment: pass, not approved)\n');
     repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
@@ -209,7 +298,13 @@ describe('spec 000: Complete Lifecycle Example', () => {
     expect(state().phases.finalize.metadata.project_deleted).toBe(true);
 
     // Every transition so far, in order, by the user.
-    const history = ok(repo, ['project', 'history', '--json']).json!.data as { from: string; to: string; event: string; at: string; by: string }[];
+    const history = ok(repo, ['project', 'history', '--json']).json!.data as {
+      from: string;
+      to: string;
+      event: string;
+      at: string;
+      by: string;
+    }[];
     expect(history.map((h) => `${h.from} -${h.event}-> ${h.to}`)).toEqual([
       'NoProject -project_init-> PlanningActive',
       'PlanningActive -complete_planning-> ImplementationPlanning',
@@ -236,7 +331,11 @@ describe('spec 000: Complete Lifecycle Example', () => {
 
     // A new project can start; off main, it stays on the branch it is on.
     expect(out(repo, ['project', 'new', 'add-refresh-tokens', '--description', 'Next'])).toBe('PlanningActive');
-    expect(state()).toMatchObject({ name: 'add-refresh-tokens', branch: 'feat/add-auth', statechart: { current_state: 'PlanningActive' } });
+    expect(state()).toMatchObject({
+      name: 'add-refresh-tokens',
+      branch: 'feat/add-auth',
+      statechart: { current_state: 'PlanningActive' },
+    });
     expect(repo.git(['branch', '--show-current'])).toBe('feat/add-auth');
   });
 });
@@ -248,15 +347,35 @@ describe('--no-planning', () => {
     expect(created.stdout).toBe('ImplementationPlanning\n');
     expect(repo.git(['branch', '--show-current'])).toBe('feat/quick-fix');
     const s = repo.yaml(PROJECT);
-    expect(s).toMatchObject({ name: 'quick-fix', description: 'Small fix', branch: 'feat/quick-fix', statechart: { current_state: 'ImplementationPlanning' } });
+    expect(s).toMatchObject({
+      name: 'quick-fix',
+      description: 'Small fix',
+      branch: 'feat/quick-fix',
+      statechart: { current_state: 'ImplementationPlanning' },
+    });
     expect(s.phases.planning).toMatchObject({ enabled: false, status: 'pending' });
     expect(s.phases.planning.started_at).toBeUndefined();
-    expect(s.phases.implementation).toMatchObject({ enabled: true, status: 'in_progress', started_at: ISO, iteration: 1 });
+    expect(s.phases.implementation).toMatchObject({
+      enabled: true,
+      status: 'in_progress',
+      started_at: ISO,
+      iteration: 1,
+    });
     expect(out(repo, ['phase', 'get', 'enabled', '--phase', 'planning'])).toBe('false');
 
     // The disabled phase takes no artifacts.
     const before = repo.snapshot();
-    const refused = repo.sow(['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--phase', 'planning', '--json']);
+    const refused = repo.sow([
+      'output',
+      'add',
+      '--type',
+      'task_list',
+      '--path',
+      'planning/tasks.md',
+      '--phase',
+      'planning',
+      '--json',
+    ]);
     expect(refused.code).toBe(3);
     expect(refused.json?.ok).toBe(false);
     expect(refused.json?.error?.message).toContain('planning');
@@ -265,8 +384,16 @@ describe('--no-planning', () => {
     // Which phases run is settled when the project starts: enabling planning now would show a
     // phase the lifecycle never enters. The phases that always run, setting the value a phase has,
     // and dropping planning once it started: in-process.
-    const revived = expectFails(repo, ['phase', 'set', 'enabled', 'true', '--phase', 'planning'], 1, 'READ_ONLY_FIELD', { human: true });
-    expect(revived).toContain('which phases run is settled when the project starts, and the lifecycle has already passed the planning phase');
+    const revived = expectFails(
+      repo,
+      ['phase', 'set', 'enabled', 'true', '--phase', 'planning'],
+      1,
+      'READ_ONLY_FIELD',
+      { human: true },
+    );
+    expect(revived).toContain(
+      'which phases run is settled when the project starts, and the lifecycle has already passed the planning phase',
+    );
     expect(revived).toContain("'sow project new <name> --no-planning'");
     // The rest of the lifecycle without planning: in-process.
   });

@@ -42,15 +42,24 @@ describe('task list for an agent', () => {
       ].join('\n'),
     );
     const rows = ok(repo, ['task', 'list', '--json']).json!.data;
-    expect(rows[1]).toEqual({ id: '020', name: 'Build the parser', status: 'pending', parallel: false, assigned_agent: 'implementer' });
+    expect(rows[1]).toEqual({
+      id: '020',
+      name: 'Build the parser',
+      status: 'pending',
+      parallel: false,
+      assigned_agent: 'implementer',
+    });
     expect(rows[3]).toMatchObject({ id: '040', dependencies: ['020'] });
     expect(rows[0]).toMatchObject({ id: '010', worker: { state: 'live', kind: 'claim', by: 'someone' } });
-    for (const row of rows) for (const v of Object.values(row)) expect(v === null || (Array.isArray(v) && v.length === 0)).toBe(false);
+    for (const row of rows)
+      for (const v of Object.values(row)) expect(v === null || (Array.isArray(v) && v.length === 0)).toBe(false);
   });
 
   it('--ready: only what can start now (not waiting on a dependency, not sent back with feedback, not held by anyone)', () => {
     const repo = fiveTasks();
-    expect(ok(repo, ['task', 'list', '--ready']).stdout).toBe('[020] pending Build the parser\n[030] pending Design the API (agent: architect, parallel)\n');
+    expect(ok(repo, ['task', 'list', '--ready']).stdout).toBe(
+      '[020] pending Build the parser\n[030] pending Design the API (agent: architect, parallel)\n',
+    );
     expect(ok(repo, ['task', 'list', '--ready', '--json']).json!.data.map((t: any) => t.id)).toEqual(['020', '030']);
     expectFails(repo, ['task', 'list', '--ready', '--status', 'pending'], 2, 'USAGE');
     ok(repo, ['task', 'set', '--id', '020', 'status', 'completed', '--force']);
@@ -63,12 +72,18 @@ describe('task list for an agent', () => {
     expect(limited.stdout).toBe('[010] in_progress Held elsewhere\n[020] pending Build the parser\n');
     expect(limited.stderr).toContain('3 more not shown (--limit 2)');
     expect(ok(repo, ['task', 'list', '--limit', '2', '--json']).json!.data).toHaveLength(2);
-    expect(ok(repo, ['task', 'list', '--fields', 'id,name', '--limit', '3']).stdout).toBe('[010] Held elsewhere\n[020] Build the parser\n[030] Design the API\n');
-    expect(ok(repo, ['task', 'list', '--fields', 'status,id,dependencies,agent', '--json']).json!.data.slice(2, 4)).toEqual([
+    expect(ok(repo, ['task', 'list', '--fields', 'id,name', '--limit', '3']).stdout).toBe(
+      '[010] Held elsewhere\n[020] Build the parser\n[030] Design the API\n',
+    );
+    expect(
+      ok(repo, ['task', 'list', '--fields', 'status,id,dependencies,agent', '--json']).json!.data.slice(2, 4),
+    ).toEqual([
       { status: 'pending', id: '030', assigned_agent: 'architect' },
       { status: 'pending', id: '040', dependencies: ['020'], assigned_agent: 'implementer' },
     ]);
-    expect(expectFails(repo, ['task', 'list', '--fields', 'id,nmae'], 2, 'USAGE', { human: true })).toContain("did you mean 'name'");
+    expect(expectFails(repo, ['task', 'list', '--fields', 'id,nmae'], 2, 'USAGE', { human: true })).toContain(
+      "did you mean 'name'",
+    );
     expectFails(repo, ['task', 'list', '--limit', '0'], 2, 'USAGE');
     expectFails(repo, ['task', 'list', '--limit', 'many'], 2, 'USAGE');
   });
@@ -87,7 +102,14 @@ function withDependency(): Repo {
   const repo = fresh();
   toExecuting(repo, ['Design the API', 'Build it']);
   ok(repo, ['task', 'set', '--id', '020', 'dependencies', '010']);
-  ok(repo, ['task', 'set', '--id', '020', 'description', 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.']);
+  ok(repo, [
+    'task',
+    'set',
+    '--id',
+    '020',
+    'description',
+    'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.',
+  ]);
   repo.write('docs/api.md', '# API\n');
   ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', 'docs/api.md']);
   ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--force']);
@@ -125,10 +147,24 @@ describe('one call per step of the loop', () => {
     const data = ok(repo, ['task', 'next', '--claim', '--owner', 'w1', '--json']).json!.data;
     expect(data).toMatchObject({
       id: '020',
-      task: { id: '020', name: 'Build it', description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.', status: 'in_progress', dependencies: ['010'] },
+      task: {
+        id: '020',
+        name: 'Build it',
+        description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.',
+        status: 'in_progress',
+        dependencies: ['010'],
+      },
       owner: { kind: 'claim', by: 'w1' },
       needs: {
-        dependencies: [{ id: '010', name: 'Design the API', status: 'completed', outputs: ['docs/api.md'], folder: `${FOLDER}/010/` }],
+        dependencies: [
+          {
+            id: '010',
+            name: 'Design the API',
+            status: 'completed',
+            outputs: ['docs/api.md'],
+            folder: `${FOLDER}/010/`,
+          },
+        ],
         feedback: [{ index: 0, path: `${FOLDER}/020/feedback/001.md`, text: 'Use snake_case for the fields.' }],
       },
     });
@@ -145,7 +181,8 @@ describe('one call per step of the loop', () => {
     const repo = withDependency();
     const text = ok(repo, ['task', 'get', '--id', '020']).stdout;
     expect(text).toContain('description: |\n  Implement the API in src/api.ts.\n\n  Acceptance: the tests pass.\n');
-    for (const empty of ['outputs: []', 'metadata: {}', '\ncreated_at:', '\nupdated_at:']) expect(text).not.toContain(empty);
+    for (const empty of ['outputs: []', 'metadata: {}', '\ncreated_at:', '\nupdated_at:'])
+      expect(text).not.toContain(empty);
     const data = ok(repo, ['task', 'get', '--id', '020', '--json']).json!.data;
     expect(data).toMatchObject({
       id: '020',
@@ -154,14 +191,24 @@ describe('one call per step of the loop', () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
-    for (const v of Object.values(data)) expect(v === null || (Array.isArray(v) && v.length === 0) || (typeof v === 'object' && Object.keys(v as object).length === 0)).toBe(false);
+    for (const v of Object.values(data))
+      expect(
+        v === null ||
+          (Array.isArray(v) && v.length === 0) ||
+          (typeof v === 'object' && Object.keys(v as object).length === 0),
+      ).toBe(false);
     // One field, bare, as before.
     expect(ok(repo, ['task', 'get', '--id', '020', 'status']).stdout).toBe('pending\n');
   });
 
   it('over MCP, task_next with claim gives what the command line gives: the description and what the task needs', async () => {
     const repo = withDependency();
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: repo.dir, env: { ...process.env, ...TEST_ENV } as Record<string, string> });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SOW, 'mcp'],
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV } as Record<string, string>,
+    });
     const client = new Client({ name: 'sow-test', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -170,10 +217,16 @@ describe('one call per step of the loop', () => {
       expect(r.structuredContent).toMatchObject({
         id: '020',
         task: { description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.' },
-        needs: { dependencies: [{ id: '010', status: 'completed' }], feedback: [{ text: 'Use snake_case for the fields.' }] },
+        needs: {
+          dependencies: [{ id: '010', status: 'completed' }],
+          feedback: [{ text: 'Use snake_case for the fields.' }],
+        },
       });
       const got = await client.callTool({ name: 'task', arguments: { action: 'get', id: '020' } });
-      expect(got.structuredContent).toMatchObject({ id: '020', description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.' });
+      expect(got.structuredContent).toMatchObject({
+        id: '020',
+        description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.',
+      });
     } finally {
       await client.close();
     }

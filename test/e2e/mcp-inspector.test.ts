@@ -14,7 +14,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ok, SOW, TASK_LIST, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
 
 const fresh = useRepos();
-const INSPECTOR = join(dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')), 'build', 'index.js');
+const INSPECTOR = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/inspector-cli/package.json')),
+  'build',
+  'index.js',
+);
 
 const env = (): Record<string, string> => {
   const out: Record<string, string> = {};
@@ -25,7 +29,12 @@ const env = (): Record<string, string> => {
 
 /** The Inspector's CLI against `sow mcp` started in the repository; its answer, parsed. */
 function inspector(repo: Repo, args: string[]): any {
-  const r = spawnSync(process.execPath, [INSPECTOR, process.execPath, SOW, 'mcp', ...args], { cwd: repo.dir, env: env(), encoding: 'utf8', timeout: 120_000 });
+  const r = spawnSync(process.execPath, [INSPECTOR, process.execPath, SOW, 'mcp', ...args], {
+    cwd: repo.dir,
+    env: env(),
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
   expect(r.status, `inspector ${args.join(' ')}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`).toBe(0);
   return JSON.parse(r.stdout);
 }
@@ -36,7 +45,20 @@ describe('sow mcp, through the MCP Inspector CLI', () => {
   it('tools/list: each tool with its input and output schema (objects, as the spec asks)', () => {
     const repo = fresh();
     const { tools } = inspector(repo, ['--method', 'tools/list']);
-    expect(tools.map((t: any) => t.name).sort()).toEqual(['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task', 'task_next', 'task_update']);
+    expect(tools.map((t: any) => t.name).sort()).toEqual([
+      'advance',
+      'agent_ps',
+      'agent_wait',
+      'artifact',
+      'check_run',
+      'continue',
+      'cost',
+      'log',
+      'status',
+      'task',
+      'task_next',
+      'task_update',
+    ]);
     for (const tool of tools) {
       expect(tool.inputSchema, tool.name).toMatchObject({ type: 'object', additionalProperties: false });
       expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', properties: expect.any(Object) });
@@ -57,14 +79,32 @@ describe('sow mcp, through the MCP Inspector CLI', () => {
     expect(JSON.parse(next.content[0].text)).toEqual(cliData(repo, ['task', 'next']));
     expect(next.structuredContent).toEqual({ tasks: cliData(repo, ['task', 'next']) });
 
-    const renamed = inspector(repo, ['--method', 'tools/call', '--tool-name', 'task_update', '--tool-arg', 'id=010', 'field=name', 'value=Renamed']);
+    const renamed = inspector(repo, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'task_update',
+      '--tool-arg',
+      'id=010',
+      'field=name',
+      'value=Renamed',
+    ]);
     expect(renamed.structuredContent).toEqual({ id: '010', field: 'name', value: 'Renamed' });
     expect(cliData(repo, ['task', 'get', 'name', '--id', '010'])).toMatchObject({ value: 'Renamed' });
   });
 
   it('a refusal: isError, the envelope as text, no structuredContent', () => {
     const repo = fresh();
-    const r = inspector(repo, ['--method', 'tools/call', '--tool-name', 'task_update', '--tool-arg', 'id=010', 'field=name', 'value=x']);
+    const r = inspector(repo, [
+      '--method',
+      'tools/call',
+      '--tool-name',
+      'task_update',
+      '--tool-arg',
+      'id=010',
+      'field=name',
+      'value=x',
+    ]);
     expect(r.isError).toBe(true);
     expect(r.structuredContent).toBeUndefined();
     expect(JSON.parse(r.content[0].text)).toMatchObject({ ok: false, error: { code: 'NO_PROJECT' } });
@@ -82,7 +122,15 @@ describe('every result matches its output schema (the SDK client checks it)', ()
     ok(repo, ['project', 'new', 'demo']);
     const client = new Client({ name: 'sow-test', version: '1.0.0' });
     clients.push(client);
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: repo.dir, env: env(), stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [SOW, 'mcp'],
+        cwd: repo.dir,
+        env: env(),
+        stderr: 'pipe',
+      }),
+    );
     // Listing makes the client check each later result against the tool's output schema.
     await client.listTools();
     const call = async (name: string, args: Record<string, unknown> = {}) => {
@@ -94,18 +142,38 @@ describe('every result matches its output schema (the SDK client checks it)', ()
     expect(await call('status')).toMatchObject({ state: 'PlanningActive' });
     expect(await call('continue')).toMatchObject({ state: 'PlanningActive', prompt: expect.any(String) });
     repo.write(TASK_LIST, '# Tasks\n');
-    expect(await call('artifact', { action: 'add', direction: 'output', type: 'task_list', path: 'planning/tasks.md', approved: true })).toMatchObject({ index: 0 });
-    expect(await call('artifact', { action: 'list', direction: 'output' })).toMatchObject({ artifacts: [{ index: 0, type: 'task_list' }] });
-    expect(await call('artifact', { action: 'set', direction: 'output', index: 0, field: 'approved', value: true })).toMatchObject({ index: 0 });
+    expect(
+      await call('artifact', {
+        action: 'add',
+        direction: 'output',
+        type: 'task_list',
+        path: 'planning/tasks.md',
+        approved: true,
+      }),
+    ).toMatchObject({ index: 0 });
+    expect(await call('artifact', { action: 'list', direction: 'output' })).toMatchObject({
+      artifacts: [{ index: 0, type: 'task_list' }],
+    });
+    expect(
+      await call('artifact', { action: 'set', direction: 'output', index: 0, field: 'approved', value: true }),
+    ).toMatchObject({ index: 0 });
     expect(await call('advance', { dry_run: true })).toMatchObject({ to: 'ImplementationPlanning', dryRun: true });
     expect(await call('advance')).toMatchObject({ from: 'PlanningActive', to: 'ImplementationPlanning' });
     ok(repo, ['task', 'add', 'First task', '--agent', 'implementer']);
     ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
     await call('advance');
     expect(await call('task_next')).toMatchObject({ tasks: [{ id: '010' }] });
-    expect(await call('task_next', { claim: true, owner: 'worker-1' })).toMatchObject({ id: '010', owner: { by: 'worker-1' } });
-    expect(await call('log', { action: 'started_task', result: 'success', task: '010', notes: 'begun' })).toMatchObject({ task: '010' });
-    expect(await call('task_update', { id: '010', field: 'name', value: 'Renamed', owner: 'worker-1' })).toMatchObject({ id: '010', value: 'Renamed' });
+    expect(await call('task_next', { claim: true, owner: 'worker-1' })).toMatchObject({
+      id: '010',
+      owner: { by: 'worker-1' },
+    });
+    expect(await call('log', { action: 'started_task', result: 'success', task: '010', notes: 'begun' })).toMatchObject(
+      { task: '010' },
+    );
+    expect(await call('task_update', { id: '010', field: 'name', value: 'Renamed', owner: 'worker-1' })).toMatchObject({
+      id: '010',
+      value: 'Renamed',
+    });
     expect(await call('check_run')).toMatchObject({ runs: [], recorded: null });
   });
 });

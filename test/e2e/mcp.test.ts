@@ -12,12 +12,36 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectEnvelope, inPlanning, ok, PROJECT, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
+import {
+  expectEnvelope,
+  inPlanning,
+  ok,
+  PROJECT,
+  SOW,
+  taskFile,
+  TEST_ENV,
+  toExecuting,
+  useRepos,
+  type Repo,
+} from './harness.js';
 import { stringify } from 'yaml';
 
 const fresh = useRepos();
 
-const TOOL_NAMES = ['advance', 'agent_ps', 'agent_wait', 'artifact', 'check_run', 'continue', 'cost', 'log', 'status', 'task', 'task_next', 'task_update'];
+const TOOL_NAMES = [
+  'advance',
+  'agent_ps',
+  'agent_wait',
+  'artifact',
+  'check_run',
+  'continue',
+  'cost',
+  'log',
+  'status',
+  'task',
+  'task_next',
+  'task_update',
+];
 
 const clients: Client[] = [];
 afterEach(async () => {
@@ -33,7 +57,10 @@ const testEnv = (extra: Record<string, string> = {}): Record<string, string> => 
 };
 
 /** The SDK client, connected to `sow mcp` started in the repository (or in `cwd`, with `args`). */
-async function connect(repo: Repo, opts: { args?: string[]; cwd?: string; env?: Record<string, string> } = {}): Promise<{ client: Client; stderr: () => string }> {
+async function connect(
+  repo: Repo,
+  opts: { args?: string[]; cwd?: string; env?: Record<string, string> } = {},
+): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [SOW, 'mcp', ...(opts.args ?? [])],
@@ -86,13 +113,20 @@ function cliRefusal(repo: Repo, args: string[]): any {
 /** What changes from run to run in a check run: times, durations, log names. */
 function steady(value: any): any {
   return JSON.parse(JSON.stringify(value), (key, v) =>
-    (['started_at', 'created_at', 'updated_at', 'duration_ms', 'log', 'path'].includes(key) && typeof v === 'string') || key === 'duration_ms' ? '<varies>' : v,
+    (['started_at', 'created_at', 'updated_at', 'duration_ms', 'log', 'path'].includes(key) && typeof v === 'string') ||
+    key === 'duration_ms'
+      ? '<varies>'
+      : v,
   );
 }
 
 /** Starts `sow mcp` by hand, to speak raw JSON-RPC lines to it and see its raw stdout and how it ends. */
 function spawnServer(repo: Repo, args: string[] = [], cwd = repo.dir) {
-  const child = spawn(process.execPath, [SOW, 'mcp', ...args], { cwd, env: testEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SOW, 'mcp', ...args], {
+    cwd,
+    env: testEnv(),
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   const listeners = new Set<() => void>();
@@ -101,9 +135,12 @@ function spawnServer(repo: Repo, args: string[] = [], cwd = repo.dir) {
     for (const listener of [...listeners]) listener();
   });
   child.stderr.on('data', (d) => (stderr += d));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   /** Writes a message: an object as JSON, a string exactly as given (it may be anything); a newline after it. */
-  const send = (message: object | string) => child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+  const send = (message: object | string) =>
+    child.stdin.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
   const lines = () => stdout.split('\n').filter(Boolean);
   /** The line answering the request whose id the client wrote as `id` (the text, exactly), once it comes. */
   const answer = (id: string): Promise<string> =>
@@ -133,7 +170,12 @@ function spawnServer(repo: Repo, args: string[] = [], cwd = repo.dir) {
   return { child, send, exited, answer, lines, out: () => stdout, err: () => stderr };
 }
 
-const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+const INIT = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+};
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe('sow mcp: the tools', () => {
@@ -146,14 +188,23 @@ describe('sow mcp: the tools', () => {
       expect(tool.description, tool.name).toMatch(/\S/);
       expect(tool.description!.length, `${tool.name}: descriptions cost every user context`).toBeLessThanOrEqual(200);
       const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
-      for (const [name, schema] of Object.entries(properties)) expect(schema.description, `${tool.name}.${name}`).toMatch(/\S/);
+      for (const [name, schema] of Object.entries(properties))
+        expect(schema.description, `${tool.name}.${name}`).toMatch(/\S/);
       // Nothing that says nothing: no `type` beside an enum of strings, no `propertyNames` that are strings.
-      expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/"propertyNames"|"type":"string","enum"|"enum":\[[^\]]*\],"type":"string"/);
+      expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(
+        /"propertyNames"|"type":"string","enum"|"enum":\[[^\]]*\],"type":"string"/,
+      );
     }
     // The enums and the maps are still there, and the server still refuses what they do not allow.
-    const artifact = tools.find((t) => t.name === 'artifact')!.inputSchema.properties as Record<string, Record<string, unknown>>;
+    const artifact = tools.find((t) => t.name === 'artifact')!.inputSchema.properties as Record<
+      string,
+      Record<string, unknown>
+    >;
     expect(artifact['direction']).toMatchObject({ enum: ['input', 'output'] });
-    expect(artifact['metadata']).toMatchObject({ type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } });
+    expect(artifact['metadata']).toMatchObject({
+      type: 'object',
+      additionalProperties: { type: ['string', 'number', 'boolean'] },
+    });
     const wrong = await call(client, 'artifact', { action: 'list', direction: 'sideways' });
     expect(wrong.isError).toBe(true);
     expect(client.getServerVersion()).toMatchObject({ name: 'sow', version: cliData(repo, ['--version']).version });
@@ -164,14 +215,29 @@ describe('sow mcp: the tools', () => {
     toExecuting(repo);
     const { client } = await connect(repo);
     const call = (args: Record<string, unknown>) => client.callTool({ name: 'task', arguments: args });
-    const added = await call({ action: 'add', name: 'Write the docs', description: 'The README section', parallel: true, depends_on: '010' });
+    const added = await call({
+      action: 'add',
+      name: 'Write the docs',
+      description: 'The README section',
+      parallel: true,
+      depends_on: '010',
+    });
     expect(added.isError).toBeFalsy();
-    expect(added.structuredContent).toMatchObject({ id: '030', name: 'Write the docs', parallel: true, dependencies: ['010'] });
+    expect(added.structuredContent).toMatchObject({
+      id: '030',
+      name: 'Write the docs',
+      parallel: true,
+      dependencies: ['010'],
+    });
     expect(repo.read('.sow/project/phases/implementation/tasks/030/description.md')).toContain('The README section');
     const list = await call({ action: 'list' });
     expect((list.structuredContent as { tasks: unknown[] }).tasks).toEqual(cliData(repo, ['task', 'list']));
-    expect((await call({ action: 'list', status: 'pending' })).structuredContent).toEqual({ tasks: cliData(repo, ['task', 'list', '--status', 'pending']) });
-    expect((await call({ action: 'get', id: '30' })).structuredContent).toEqual(cliData(repo, ['task', 'get', '--id', '030']));
+    expect((await call({ action: 'list', status: 'pending' })).structuredContent).toEqual({
+      tasks: cliData(repo, ['task', 'list', '--status', 'pending']),
+    });
+    expect((await call({ action: 'get', id: '30' })).structuredContent).toEqual(
+      cliData(repo, ['task', 'get', '--id', '030']),
+    );
     const before = repo.snapshot();
     for (const [args, code] of [
       [{ action: 'add' }, 'USAGE'],
@@ -221,8 +287,28 @@ describe('sow mcp: the tools', () => {
     const project = repo.yaml(PROJECT);
     // A ledger as workers leave it: two runs on 010, one of the project's own.
     project.usage = [
-      { at: '2026-11-26T10:00:00.000Z', agent_id: 'implementer-1', agent: 'implementer', executor: 'claude-code', task: '010', run: 'spawn', input_tokens: 100, output_tokens: 10, cost_usd: 0.5 },
-      { at: '2026-11-26T10:05:00.000Z', agent_id: 'implementer-1', agent: 'implementer', executor: 'claude-code', task: '010', run: 'resume', input_tokens: 50, output_tokens: 5, cost_usd: 0.25 },
+      {
+        at: '2026-11-26T10:00:00.000Z',
+        agent_id: 'implementer-1',
+        agent: 'implementer',
+        executor: 'claude-code',
+        task: '010',
+        run: 'spawn',
+        input_tokens: 100,
+        output_tokens: 10,
+        cost_usd: 0.5,
+      },
+      {
+        at: '2026-11-26T10:05:00.000Z',
+        agent_id: 'implementer-1',
+        agent: 'implementer',
+        executor: 'claude-code',
+        task: '010',
+        run: 'resume',
+        input_tokens: 50,
+        output_tokens: 5,
+        cost_usd: 0.25,
+      },
       { at: '2026-11-26T10:06:00.000Z', agent_id: 'planner-1', agent: 'planner', executor: 'codex', run: 'spawn' },
     ];
     repo.write(PROJECT, stringify(project));
@@ -243,10 +329,24 @@ describe('sow mcp: the tools', () => {
     expect(await data(client, 'task_next')).toEqual(cliData(repo, ['task', 'next']));
 
     const claimed = await data(client, 'task_next', { claim: true, owner: 'ada', agent: 'implementer', lease: '2h' });
-    expect(claimed).toMatchObject({ id: '010', task: { id: '010', status: 'in_progress' }, owner: { kind: 'claim', by: 'ada', lease_seconds: 7200 } });
+    expect(claimed).toMatchObject({
+      id: '010',
+      task: { id: '010', status: 'in_progress' },
+      owner: { kind: 'claim', by: 'ada', lease_seconds: 7200 },
+    });
     // What the CLI says the task now is, and how it answers the next claim: the same shape.
     expect(claimed.task).toEqual(cliData(repo, ['task', 'get', '--id', '010']));
-    const cliClaim = cliData(repo, ['task', 'next', '--claim', '--owner', 'bob', '--agent', 'implementer', '--lease', '2h']);
+    const cliClaim = cliData(repo, [
+      'task',
+      'next',
+      '--claim',
+      '--owner',
+      'bob',
+      '--agent',
+      'implementer',
+      '--lease',
+      '2h',
+    ]);
     expect(Object.keys(cliClaim)).toEqual(Object.keys(claimed));
     expect(cliClaim.id).toBe('020');
     // remote goes with claim, and names a remote of the repository (this one has none): refused, nothing claimed.
@@ -258,31 +358,67 @@ describe('sow mcp: the tools', () => {
     const renamed = await data(client, 'task_update', { id: '30', field: 'name', value: 'Third, renamed' });
     expect(renamed).toEqual({ id: '030', field: 'name', value: 'Third, renamed' });
     expect(renamed).toEqual(cliData(repo, ['task', 'set', '--id', '030', 'name', 'Third, renamed']));
-    expect(await data(client, 'task_update', { id: '030', field: 'iteration', value: 2 })).toEqual(cliData(repo, ['task', 'set', '--id', '030', 'iteration', '2']));
-    expect(await data(client, 'task_update', { id: '030', field: 'note', value: 'see the RFC' })).toEqual({ id: '030', field: 'metadata.note', value: 'see the RFC' });
-    expect(repo.yaml(taskFile('030'))).toMatchObject({ name: 'Third, renamed', iteration: 2, metadata: { note: 'see the RFC' } });
+    expect(await data(client, 'task_update', { id: '030', field: 'iteration', value: 2 })).toEqual(
+      cliData(repo, ['task', 'set', '--id', '030', 'iteration', '2']),
+    );
+    expect(await data(client, 'task_update', { id: '030', field: 'note', value: 'see the RFC' })).toEqual({
+      id: '030',
+      field: 'metadata.note',
+      value: 'see the RFC',
+    });
+    expect(repo.yaml(taskFile('030'))).toMatchObject({
+      name: 'Third, renamed',
+      iteration: 2,
+      metadata: { note: 'see the RFC' },
+    });
 
     // Completing: the path with the task_complete checks, its data with what they did.
     repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: "true"\n    when: [task_complete]\n');
     ok(repo, ['check', 'allow', '--yes']);
-    const completed = await data(client, 'task_update', { id: '010', field: 'status', value: 'completed', owner: 'ada' });
-    expect(completed).toMatchObject({ id: '010', field: 'status', value: 'completed', checks: [{ name: 'unit', passed: true, exit_code: 0 }] });
+    const completed = await data(client, 'task_update', {
+      id: '010',
+      field: 'status',
+      value: 'completed',
+      owner: 'ada',
+    });
+    expect(completed).toMatchObject({
+      id: '010',
+      field: 'status',
+      value: 'completed',
+      checks: [{ name: 'unit', passed: true, exit_code: 0 }],
+    });
     const cliCompleted = cliData(repo, ['task', 'set', '--id', '020', 'status', 'completed', '--owner', 'bob']);
     expect(steady(cliCompleted)).toEqual(steady({ ...completed, id: '020' }));
-    expect(repo.yaml(taskFile('010')).outputs).toEqual([expect.objectContaining({ type: 'evidence', metadata: expect.objectContaining({ check: 'unit', exit_code: 0 }) })]);
+    expect(repo.yaml(taskFile('010')).outputs).toEqual([
+      expect.objectContaining({ type: 'evidence', metadata: expect.objectContaining({ check: 'unit', exit_code: 0 }) }),
+    ]);
   });
 
   it('artifact: add, set and list phase and task artifacts as sow input/output and task input/output do', async () => {
     const repo = inPlanning(fresh);
     const { client } = await connect(repo);
     repo.write('.sow/project/planning/tasks.md', '# Tasks\n');
-    const added = await data(client, 'artifact', { action: 'add', direction: 'output', type: 'task_list', path: 'planning/tasks.md' });
-    expect(added).toMatchObject({ index: 0, artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false } });
+    const added = await data(client, 'artifact', {
+      action: 'add',
+      direction: 'output',
+      type: 'task_list',
+      path: 'planning/tasks.md',
+    });
+    expect(added).toMatchObject({
+      index: 0,
+      artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false },
+    });
     const listed = await data(client, 'artifact', { action: 'list', direction: 'output' });
     expect(listed).toEqual(cliData(repo, ['output', 'list']));
     expect(listed).toEqual([{ index: 0, ...added.artifact }]);
 
-    const approved = await data(client, 'artifact', { action: 'set', direction: 'output', index: 0, field: 'approved', value: true });
+    const approved = await data(client, 'artifact', {
+      action: 'set',
+      direction: 'output',
+      index: 0,
+      field: 'approved',
+      value: true,
+    });
     expect(approved.artifact.approved).toBe(true);
     expect(approved).toEqual(cliData(repo, ['output', 'set', '--index', '0', 'approved', 'true']));
 
@@ -298,15 +434,25 @@ describe('sow mcp: the tools', () => {
       metadata: { source: 'human', pages: 3 },
     });
     expect(input.artifact).toMatchObject({ type: 'context', approved: true, metadata: { source: 'human', pages: 3 } });
-    expect(await data(client, 'artifact', { action: 'list', direction: 'input', phase: 'planning' })).toEqual(cliData(repo, ['input', 'list', '--phase', 'planning']));
+    expect(await data(client, 'artifact', { action: 'list', direction: 'input', phase: 'planning' })).toEqual(
+      cliData(repo, ['input', 'list', '--phase', 'planning']),
+    );
 
     // A task's artifacts.
     ok(repo, ['advance']);
     ok(repo, ['task', 'add', 'Only task']);
     repo.write('src/a.ts', 'export {}\n');
-    const out = await data(client, 'artifact', { action: 'add', direction: 'output', task: '10', type: 'modified', path: 'src/a.ts' });
+    const out = await data(client, 'artifact', {
+      action: 'add',
+      direction: 'output',
+      task: '10',
+      type: 'modified',
+      path: 'src/a.ts',
+    });
     expect(out).toMatchObject({ index: 0, artifact: { type: 'modified', path: 'src/a.ts' } });
-    expect(await data(client, 'artifact', { action: 'list', direction: 'output', task: '010' })).toEqual(cliData(repo, ['task', 'output', 'list', '--id', '010']));
+    expect(await data(client, 'artifact', { action: 'list', direction: 'output', task: '010' })).toEqual(
+      cliData(repo, ['task', 'output', 'list', '--id', '010']),
+    );
   });
 
   it('artifact: arguments that do not fit the action are refused as usage errors, changing nothing', async () => {
@@ -321,7 +467,10 @@ describe('sow mcp: the tools', () => {
     ] as const) {
       const r = await call(client, 'artifact', args);
       expect(r.isError, JSON.stringify(args)).toBe(true);
-      expect(r.json).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining(says), hint: expect.stringMatching(/\S/) } });
+      expect(r.json).toMatchObject({
+        ok: false,
+        error: { code: 'USAGE', message: expect.stringContaining(says), hint: expect.stringMatching(/\S/) },
+      });
     }
     expect(repo.snapshot()).toEqual(before);
   });
@@ -333,7 +482,13 @@ describe('sow mcp: the tools', () => {
     const { client } = await connect(repo);
     const before = repo.read(PROJECT);
     const dry = await data(client, 'advance', { dry_run: true });
-    expect(dry).toEqual({ from: 'PlanningActive', to: 'ImplementationPlanning', event: 'complete_planning', dryRun: true, projectRemoved: false });
+    expect(dry).toEqual({
+      from: 'PlanningActive',
+      to: 'ImplementationPlanning',
+      event: 'complete_planning',
+      dryRun: true,
+      projectRemoved: false,
+    });
     expect(dry).toEqual(cliData(repo, ['advance', '--dry-run']));
     expect(repo.read(PROJECT)).toBe(before);
     const moved = await data(client, 'advance');
@@ -346,18 +501,40 @@ describe('sow mcp: the tools', () => {
     toExecuting(repo, ['Only task']);
     repo.write('src/a.ts', 'export {}\n');
     const { client } = await connect(repo);
-    const logged = await data(client, 'log', { action: 'modified_file', result: 'success', task: '010', files: ['src/a.ts'], notes: 'Wrote a', agent: 'implementer-1' });
+    const logged = await data(client, 'log', {
+      action: 'modified_file',
+      result: 'success',
+      task: '010',
+      files: ['src/a.ts'],
+      notes: 'Wrote a',
+      agent: 'implementer-1',
+    });
     expect(logged).toMatchObject({ task: '010', agent: 'implementer-1', files: ['src/a.ts'], tracked: ['src/a.ts'] });
     // The CLI's entry for the same file: the same data, but the output is already tracked.
-    const cli = cliData(repo, ['log', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', 'src/a.ts', '--agent', 'implementer-1', 'Wrote a']);
+    const cli = cliData(repo, [
+      'log',
+      '--action',
+      'modified_file',
+      '--result',
+      'success',
+      '--task',
+      '010',
+      '--file',
+      'src/a.ts',
+      '--agent',
+      'implementer-1',
+      'Wrote a',
+    ]);
     expect(cli).toEqual({ ...logged, tracked: [] });
     expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Wrote a');
-    expect(await data(client, 'log', { action: 'research', result: 'success', project: true, notes: 'project note' })).toEqual(
-      cliData(repo, ['log', '--action', 'research', '--result', 'success', '--project', 'project note']),
-    );
+    expect(
+      await data(client, 'log', { action: 'research', result: 'success', project: true, notes: 'project note' }),
+    ).toEqual(cliData(repo, ['log', '--action', 'research', '--result', 'success', '--project', 'project note']));
     // Without action and result: a note that went well, as `sow agent log` writes one; a wrong action is refused with the list.
     await data(client, 'log', { task: '010', notes: 'just a note' });
-    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(/action: note\nresult: success\n---\n\njust a note\n+$/);
+    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(
+      /action: note\nresult: success\n---\n\njust a note\n+$/,
+    );
     const wrong = await call(client, 'log', { task: '010', action: 'noted' });
     expect(wrong.isError).toBe(true);
     expect(JSON.stringify(wrong.json)).toContain('started_task');
@@ -366,13 +543,24 @@ describe('sow mcp: the tools', () => {
   it('check_run: runs the declared checks and records evidence, as sow check run; a failed check is CHECKS_FAILED', async () => {
     const repo = fresh();
     toExecuting(repo, ['Only task']);
-    repo.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: "echo unit-ran"\n  - name: lint\n    run: "exit 3"\n');
+    repo.write(
+      '.sow/config.yaml',
+      'checks:\n  - name: unit\n    run: "echo unit-ran"\n  - name: lint\n    run: "exit 3"\n',
+    );
     ok(repo, ['check', 'allow', '--yes']);
     const { client } = await connect(repo);
     const mcp = await data(client, 'check_run', { names: ['unit'], task: '010' });
-    expect(mcp).toMatchObject({ runs: [{ name: 'unit', passed: true, exit_code: 0 }], recorded: { owner: 'task 010', task: '010' } });
+    expect(mcp).toMatchObject({
+      runs: [{ name: 'unit', passed: true, exit_code: 0 }],
+      recorded: { owner: 'task 010', task: '010' },
+    });
     const cli = cliData(repo, ['check', 'run', 'unit', '--task', '010']);
-    expect(steady(cli)).toEqual(steady({ ...mcp, recorded: { ...mcp.recorded, outputs: mcp.recorded.outputs.map((o: any) => ({ ...o, index: o.index + 1 })) } }));
+    expect(steady(cli)).toEqual(
+      steady({
+        ...mcp,
+        recorded: { ...mcp.recorded, outputs: mcp.recorded.outputs.map((o: any) => ({ ...o, index: o.index + 1 })) },
+      }),
+    );
     expect(readFileSync(join(repo.dir, '.sow/project', mcp.runs[0].log), 'utf8')).toContain('unit-ran');
 
     // A client that asks for progress hears of each check as it ends, before the answer. Read from
@@ -383,7 +571,12 @@ describe('sow mcp: the tools', () => {
     server.send(INIT);
     await server.answer('1');
     server.send(INITIALIZED);
-    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'check_run', arguments: { names: ['unit', 'lint'] }, _meta: { progressToken: 'p' } } });
+    server.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'check_run', arguments: { names: ['unit', 'lint'] }, _meta: { progressToken: 'p' } },
+    });
     const answer = await server.answer('2');
     const after = server.lines().map((l) => JSON.parse(l));
     const answerAt = server.lines().indexOf(answer);
@@ -398,7 +591,14 @@ describe('sow mcp: the tools', () => {
 
     const failed = await call(client, 'check_run', { names: ['lint'] });
     expect(failed.isError).toBe(true);
-    expect(failed.json).toMatchObject({ ok: false, error: { code: 'CHECKS_FAILED', hint: expect.stringContaining('sow check run lint'), details: { runs: [{ name: 'lint', exit_code: 3 }] } } });
+    expect(failed.json).toMatchObject({
+      ok: false,
+      error: {
+        code: 'CHECKS_FAILED',
+        hint: expect.stringContaining('sow check run lint'),
+        details: { runs: [{ name: 'lint', exit_code: 3 }] },
+      },
+    });
     const cliFailed = cliRefusal(repo, ['check', 'run', 'lint']);
     expect(steady(cliFailed.error.details.runs)).toEqual(steady(failed.json.error.details.runs));
   });
@@ -416,7 +616,9 @@ describe('sow mcp: prompts and resources', () => {
     expect(names.slice(1)).toEqual(listed);
     const cont = await client.getPrompt({ name: 'continue' });
     // The prompt a person picks is the state's whole prompt, not the card.
-    expect(cont.messages).toEqual([{ role: 'user', content: { type: 'text', text: cliData(repo, ['project', 'continue', '--full']).prompt } }]);
+    expect(cont.messages).toEqual([
+      { role: 'user', content: { type: 'text', text: cliData(repo, ['project', 'continue', '--full']).prompt } },
+    ]);
     const one = names.find((n) => n.startsWith('orchestrator/standard/'))!;
     const viaCli = expectEnvelope(ok(repo, ['prompt', one, '--json'])).data;
     expect((await client.getPrompt({ name: one })).messages[0]!.content).toEqual({ type: 'text', text: viaCli.text });
@@ -437,15 +639,32 @@ describe('sow mcp: prompts and resources', () => {
     expect(uris).toContain('sow://project/log.md');
     expect(uris).toContain('sow://project/phases/implementation/tasks/010/state.yaml');
     expect(uris).not.toContain('sow://project/leak.yaml');
-    expect(resources.find((r) => r.uri === 'sow://project/state.yaml')).toMatchObject({ name: '.sow/project/state.yaml', mimeType: 'application/yaml' });
+    expect(resources.find((r) => r.uri === 'sow://project/state.yaml')).toMatchObject({
+      name: '.sow/project/state.yaml',
+      mimeType: 'application/yaml',
+    });
     const read = await client.readResource({ uri: 'sow://project/phases/implementation/tasks/010/state.yaml' });
-    expect(read.contents).toEqual([{ uri: 'sow://project/phases/implementation/tasks/010/state.yaml', mimeType: 'application/yaml', text: repo.read(taskFile('010')) }]);
+    expect(read.contents).toEqual([
+      {
+        uri: 'sow://project/phases/implementation/tasks/010/state.yaml',
+        mimeType: 'application/yaml',
+        text: repo.read(taskFile('010')),
+      },
+    ]);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['sow://project/{+path}']);
-    for (const uri of ['sow://project/../config.yaml', 'sow://project/phases/../../config.yaml', 'sow://project/%2e%2e/config.yaml', 'file:///etc/passwd', 'sow://project/nothing.md']) {
+    for (const uri of [
+      'sow://project/../config.yaml',
+      'sow://project/phases/../../config.yaml',
+      'sow://project/%2e%2e/config.yaml',
+      'file:///etc/passwd',
+      'sow://project/nothing.md',
+    ]) {
       await expect(client.readResource({ uri }), uri).rejects.toThrow(/no resource/);
     }
-    await expect(client.readResource({ uri: 'sow://project/leak.yaml' })).rejects.toThrow(/no resource 'sow:\/\/project\/leak.yaml': it is a link or a folder/);
+    await expect(client.readResource({ uri: 'sow://project/leak.yaml' })).rejects.toThrow(
+      /no resource 'sow:\/\/project\/leak.yaml': it is a link or a folder/,
+    );
     await expect(client.readResource({ uri: 'sow://project/phases' })).rejects.toThrow(/it is a link or a folder/);
   });
 
@@ -465,7 +684,10 @@ describe('sow mcp: refusals', () => {
     const stateBefore = readFileSync(join(repo.dir, PROJECT));
     const r = await call(client, 'task_update', { id: '999', field: 'status', value: 'in_progress' });
     expect(r.isError).toBe(true);
-    expect(r.json).toEqual({ ok: false, error: { code: 'TASK_NOT_FOUND', message: "no task with id '999'", hint: "run 'sow task list' to see task ids" } });
+    expect(r.json).toEqual({
+      ok: false,
+      error: { code: 'TASK_NOT_FOUND', message: "no task with id '999'", hint: "run 'sow task list' to see task ids" },
+    });
     expect(r.json).toEqual(cliRefusal(repo, ['task', 'set', '--id', '999', 'status', 'in_progress']));
     expect(readFileSync(join(repo.dir, PROJECT)).equals(stateBefore)).toBe(true);
     expect(repo.snapshot()).toEqual(before);
@@ -496,14 +718,30 @@ describe('sow mcp: refusals', () => {
     const typo = await call(client, 'advance', { dryrun: true });
     expect(typo).toEqual({
       isError: true,
-      json: { ok: false, error: { code: 'USAGE', message: "invalid arguments for advance: unknown argument 'dryrun'; did you mean 'dry_run'?", hint: expect.stringContaining('event, dry_run') } },
+      json: {
+        ok: false,
+        error: {
+          code: 'USAGE',
+          message: "invalid arguments for advance: unknown argument 'dryrun'; did you mean 'dry_run'?",
+          hint: expect.stringContaining('event, dry_run'),
+        },
+      },
     });
     const wrongType = await call(client, 'task_next', { claim: 'yes' });
-    expect(wrongType.json).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringContaining("'claim'") } });
+    expect(wrongType.json).toMatchObject({
+      ok: false,
+      error: { code: 'USAGE', message: expect.stringContaining("'claim'") },
+    });
     const missing = await call(client, 'task_update', { id: '010' });
-    expect(missing.json).toMatchObject({ ok: false, error: { code: 'USAGE', message: expect.stringMatching(/'field'.*'value'/) } });
+    expect(missing.json).toMatchObject({
+      ok: false,
+      error: { code: 'USAGE', message: expect.stringMatching(/'field'.*'value'/) },
+    });
     const unknown = await call(client, 'project_new');
-    expect(unknown.json).toMatchObject({ ok: false, error: { code: 'USAGE', message: "unknown tool 'project_new'", hint: expect.stringContaining('task_update') } });
+    expect(unknown.json).toMatchObject({
+      ok: false,
+      error: { code: 'USAGE', message: "unknown tool 'project_new'", hint: expect.stringContaining('task_update') },
+    });
     expect(repo.snapshot()).toEqual(before);
   });
 });
@@ -537,10 +775,21 @@ describe('sow mcp: the process', () => {
     server.send(INIT);
     server.send(INITIALIZED);
     // A file that does not exist yet: the CLI warns about it on stderr.
-    server.send({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'artifact', arguments: { action: 'add', direction: 'output', type: 'task_list', path: 'planning/tasks.md' } } });
+    server.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: {
+        name: 'artifact',
+        arguments: { action: 'add', direction: 'output', type: 'task_list', path: 'planning/tasks.md' },
+      },
+    });
     server.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'status', arguments: {} } });
     server.child.stdin.end();
-    const exit = await Promise.race([server.exited, new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000))]);
+    const exit = await Promise.race([
+      server.exited,
+      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
+    ]);
     expect(exit, `stderr: ${server.err()}`).toEqual({ code: 0, signal: null });
     const lines = server.out().split('\n').filter(Boolean);
     const messages = lines.map((line) => JSON.parse(line));
@@ -558,7 +807,11 @@ describe('sow mcp: the process', () => {
     const { client } = await connect(repo);
     await data(client, 'task_update', { id: '010', field: 'status', value: 'in_progress' });
     rmSync(join(repo.dir, '.git/sow'), { recursive: true, force: true });
-    expect(await data(client, 'task_update', { id: '020', field: 'status', value: 'in_progress' })).toEqual({ id: '020', field: 'status', value: 'in_progress' });
+    expect(await data(client, 'task_update', { id: '020', field: 'status', value: 'in_progress' })).toEqual({
+      id: '020',
+      field: 'status',
+      value: 'in_progress',
+    });
     expect(repo.exists('.git/sow')).toBe(true);
   });
 
@@ -610,9 +863,11 @@ describe('sow mcp: hostile or careless messages', () => {
   const LIMIT = 10 * 1024 * 1024;
 
   /** A request of exactly `bytes` bytes: `line`, padded with spaces before its last brace. */
-  const sized = (line: string, bytes: number): string => `${line.slice(0, -1)}${' '.repeat(bytes - Buffer.byteLength(line))}}`;
+  const sized = (line: string, bytes: number): string =>
+    `${line.slice(0, -1)}${' '.repeat(bytes - Buffer.byteLength(line))}}`;
 
-  const status = (id: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"status","arguments":{}}}`;
+  const status = (id: string) =>
+    `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"status","arguments":{}}}`;
 
   /** A started server in a repository with tasks, and the repository's state before anything hostile. */
   async function started() {
@@ -640,7 +895,20 @@ describe('sow mcp: hostile or careless messages', () => {
 
   it('answers a request whatever number or string its id is, with the id exactly as the client wrote it', async () => {
     const ctx = await started();
-    const ids = ['1.5', '1e308', '1E+308', '-0.25', '-1.5e-3', '1e400', '9007199254740993', '0', '-0', '"caf\\u00e9 ☕ 𝄞 日本"', '"with \\"quotes\\" and \\\\"', '""'];
+    const ids = [
+      '1.5',
+      '1e308',
+      '1E+308',
+      '-0.25',
+      '-1.5e-3',
+      '1e400',
+      '9007199254740993',
+      '0',
+      '-0',
+      '"caf\\u00e9 ☕ 𝄞 日本"',
+      '"with \\"quotes\\" and \\\\"',
+      '""',
+    ];
     for (const id of ids) ctx.server.send(status(id));
     const expected = cliData(ctx.repo, ['project', 'status']);
     for (const id of ids) {
@@ -664,17 +932,32 @@ describe('sow mcp: hostile or careless messages', () => {
         '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status"},"unknown":true}',
         '{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"invalid request: unknown member \'unknown\'',
       ],
-      ['{"jsonrpc":"2.0","id":{"n":3},"method":"ping"}', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not an object"'],
-      ['{"jsonrpc":"2.0","id":null,"method":"ping"}', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not null"'],
+      [
+        '{"jsonrpc":"2.0","id":{"n":3},"method":"ping"}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not an object"',
+      ],
+      [
+        '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not null"',
+      ],
       ['{"jsonrpc":"1.0","id":4,"method":"ping"}', '{"jsonrpc":"2.0","id":4,"error":{"code":-32600,'],
       [
         '[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"advance"}},{"jsonrpc":"2.0","method":"notifications/initialized"},7]',
         '[{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: batches are not supported',
       ],
       ['[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an empty batch"'],
-      ['{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}', '{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"invalid params for tools/call: params.name: '],
-      ['{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["status"]}', '{"jsonrpc":"2.0","id":7,"error":{"code":-32602,'],
-      ['{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":5}}', '{"jsonrpc":"2.0","id":8,"error":{"code":-32602,'],
+      [
+        '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}',
+        '{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"invalid params for tools/call: params.name: ',
+      ],
+      [
+        '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["status"]}',
+        '{"jsonrpc":"2.0","id":7,"error":{"code":-32602,',
+      ],
+      [
+        '{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":5}}',
+        '{"jsonrpc":"2.0","id":8,"error":{"code":-32602,',
+      ],
       ['{"jsonrpc":"2.0","id":9,"method":"no/such/method"}', '{"jsonrpc":"2.0","id":9,"error":{"code":-32601,'],
       ['{"jsonrpc":"2.0","method":"notifications/initialized","unknown":1}', undefined],
       ['{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never-sent"}}', undefined],
@@ -687,7 +970,9 @@ describe('sow mcp: hostile or careless messages', () => {
     const answers = server.lines().slice(1);
     const expected = lines.flatMap(([, answer]) => (answer === undefined ? [] : [answer]));
     expect(answers, server.err()).toHaveLength(expected.length + 1);
-    expected.forEach((start, i) => expect(answers[i]!.startsWith(start), `${answers[i]} starts with ${start}`).toBe(true));
+    expected.forEach((start, i) =>
+      expect(answers[i]!.startsWith(start), `${answers[i]} starts with ${start}`).toBe(true),
+    );
     expect(answers[expected.length]!.startsWith('{"jsonrpc":"2.0","id":"next","result":')).toBe(true);
     // Nothing in the batch ran: the project did not advance (stillServing compares the state).
     await stillServing(ctx);
@@ -699,14 +984,20 @@ describe('sow mcp: hostile or careless messages', () => {
     server.send(sized('{"jsonrpc":"2.0","id":"at-the-limit","method":"ping"}', LIMIT));
     // A log entry that would change the state, were it read.
     server.send(
-      sized(`{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"log","arguments":{"action":"research","result":"success","project":true,"notes":"${'x'.repeat(100)}"}}}`, LIMIT + 1),
+      sized(
+        `{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"log","arguments":{"action":"research","result":"success","project":true,"notes":"${'x'.repeat(100)}"}}}`,
+        LIMIT + 1,
+      ),
     );
     server.send(status('"after"'));
     expect(await server.answer('"at-the-limit"')).toBe('{"jsonrpc":"2.0","id":"at-the-limit","result":{}}');
     expect(JSON.parse(await server.answer('"over"'))).toEqual({
       jsonrpc: '2.0',
       id: 'over',
-      error: { code: -32600, message: `message too large: a message may have at most ${LIMIT} bytes (10 MiB) on one line; this one was not read` },
+      error: {
+        code: -32600,
+        message: `message too large: a message may have at most ${LIMIT} bytes (10 MiB) on one line; this one was not read`,
+      },
     });
     expect(JSON.parse(await server.answer('"after"')).result).toBeDefined();
     await stillServing(ctx);
@@ -715,10 +1006,14 @@ describe('sow mcp: hostile or careless messages', () => {
   it('reads past a line of 256 MiB without holding it: the server grows by less than half of it (about 40 MiB here)', async () => {
     const ctx = await started();
     const { server } = ctx;
-    const peak = () => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) * 1024;
+    const peak = () =>
+      Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) * 1024;
     const before = peak();
     const chunk = 'x'.repeat(1024 * 1024);
-    const write = (text: string) => new Promise<void>((resolve) => (server.child.stdin.write(text) ? resolve() : server.child.stdin.once('drain', resolve)));
+    const write = (text: string) =>
+      new Promise<void>((resolve) =>
+        server.child.stdin.write(text) ? resolve() : server.child.stdin.once('drain', resolve),
+      );
     // The id comes last, after the 256 MiB: it is still found, as the line goes by.
     await write('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"log","arguments":{"notes":"');
     for (let i = 0; i < 256; i++) await write(chunk);
@@ -738,7 +1033,9 @@ describe('sow mcp: hostile or careless messages', () => {
     const server = spawnServer(repo);
     server.send(INIT);
     await server.answer('1');
-    server.send('{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"check_run","arguments":{"names":["slow"]}}}');
+    server.send(
+      '{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"check_run","arguments":{"names":["slow"]}}}',
+    );
     const pidFile = join(repo.dir, 'check.pid');
     const alive = (pid: number) => {
       try {
@@ -757,7 +1054,9 @@ describe('sow mcp: hostile or careless messages', () => {
     const pid = Number(readFileSync(pidFile, 'utf8'));
     expect(alive(pid)).toBe(true);
     // The same value, written differently.
-    server.send('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":15e-1,"reason":"the user pressed stop"}}');
+    server.send(
+      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":15e-1,"reason":"the user pressed stop"}}',
+    );
     await until(() => !alive(pid), 'the check was stopped');
     server.send('{"jsonrpc":"2.0","id":2,"method":"ping"}');
     await server.answer('2');
@@ -773,13 +1072,15 @@ describe('sow mcp: hostile or careless messages', () => {
     server.send(INIT);
     await server.answer('1');
     const before = repo.snapshot();
-    const tool = (id: number, name: string, args: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+    const tool = (id: number, name: string, args: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
     const envelope = async (id: number) => {
       const answer = JSON.parse(await server.answer(String(id)));
       expect(answer.result.isError, JSON.stringify(answer)).toBe(true);
       return JSON.parse(answer.result.content[0].text);
     };
-    const add = (metadata: string) => `{"action":"add","direction":"input","phase":"planning","type":"context","path":"notes.md","metadata":${metadata}}`;
+    const add = (metadata: string) =>
+      `{"action":"add","direction":"input","phase":"planning","type":"context","path":"notes.md","metadata":${metadata}}`;
     const cliAdd = ['input', 'add', '--phase', 'planning', '--type', 'context', '--path', 'notes.md'];
 
     server.send(tool(2, 'artifact', add('{"__proto__":"x"}')));
@@ -791,18 +1092,39 @@ describe('sow mcp: hostile or careless messages', () => {
     expect(await envelope(4)).toEqual(cliRefusal(repo, [...cliAdd, '--constructor', 'x']));
     server.send(tool(5, 'artifact', add('{"a.prototype":"x"}')));
     expect(await envelope(5)).toEqual(cliRefusal(repo, [...cliAdd, '--a.prototype', 'x']));
-    server.send(tool(6, 'artifact', '{"action":"set","direction":"output","phase":"planning","index":0,"field":"metadata.__proto__","value":"x"}'));
-    const cliSet = cliRefusal(repo, ['output', 'set', '--phase', 'planning', '--index', '0', 'metadata.__proto__', 'x']);
+    server.send(
+      tool(
+        6,
+        'artifact',
+        '{"action":"set","direction":"output","phase":"planning","index":0,"field":"metadata.__proto__","value":"x"}',
+      ),
+    );
+    const cliSet = cliRefusal(repo, [
+      'output',
+      'set',
+      '--phase',
+      'planning',
+      '--index',
+      '0',
+      'metadata.__proto__',
+      'x',
+    ]);
     expect(await envelope(6)).toEqual(cliSet);
     expect(cliSet.error.code).toBe('INVALID_VALUE');
     // At the top of a tool's arguments: an unknown argument, like any other.
     server.send(tool(7, 'status', '{"__proto__":{}}'));
-    expect(await envelope(7)).toMatchObject({ ok: false, error: { code: 'USAGE', message: "invalid arguments for status: unknown argument '__proto__'" } });
+    expect(await envelope(7)).toMatchObject({
+      ok: false,
+      error: { code: 'USAGE', message: "invalid arguments for status: unknown argument '__proto__'" },
+    });
     // Anywhere else in the params: invalid params.
-    server.send('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"status","__proto__":{"name":"advance"}}}');
+    server.send(
+      '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"status","__proto__":{"name":"advance"}}}',
+    );
     expect(JSON.parse(await server.answer('8')).error).toEqual({
       code: -32602,
-      message: "invalid params: 'params.__proto__': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it",
+      message:
+        "invalid params: 'params.__proto__': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it",
     });
 
     expect(repo.snapshot()).toEqual(before);

@@ -39,33 +39,59 @@ function twoClones(): { a: Repo; b: Repo; branch: string } {
   toExecuting(a, ['First task', 'Second task', 'Third task']);
   commit(a, 'the project');
   const branch = a.git(['branch', '--show-current']);
-  execFileSync('git', ['clone', '-q', '--branch', branch, a.dir, join(dir, 'b')], { env: { ...process.env, ...TEST_ENV } });
+  execFileSync('git', ['clone', '-q', '--branch', branch, a.dir, join(dir, 'b')], {
+    env: { ...process.env, ...TEST_ENV },
+  });
   const b = makeRepo({ dir: join(dir, 'b'), existing: true });
   return { a, b, branch };
 }
 
 const sow = (repo: Repo, args: string[]) => ok(repo, args, { env });
 /** `sow doctor --json [args]`: its finding `id` (in the data, or in the error's details when a check failed). */
-function doctorSays(repo: Repo, id: string, args: string[] = []): { status: string; message: string; fix?: string; fixed?: boolean } {
+function doctorSays(
+  repo: Repo,
+  id: string,
+  args: string[] = [],
+): { status: string; message: string; fix?: string; fixed?: boolean } {
   const r = repo.sow(['doctor', '--json', ...args], { env });
-  const checks = (r.json!.ok ? r.json!.data.checks : (r.json!.error as any).details.checks) as { id: string; status: string; message: string }[];
+  const checks = (r.json!.ok ? r.json!.data.checks : (r.json!.error as any).details.checks) as {
+    id: string;
+    status: string;
+    message: string;
+  }[];
   expect(r.code).toBe(checks.some((c) => c.status === 'fail') ? 1 : 0);
   return checks.find((c) => c.id === id)!;
 }
-const knowledge = (name: string, date: string) => `entries:\n  - type: exploration\n    name: ${name}\n    date: "${date}"\n    files: []\n`;
+const knowledge = (name: string, date: string) =>
+  `entries:\n  - type: exploration\n    name: ${name}\n    date: "${date}"\n    files: []\n`;
 
 describe('sow merge-driver, run by git merge', () => {
   it('two clones change the same project: the merge finishes without a conflict, every change of both sides is there, and sow reads the result', () => {
     const { a, b, branch } = twoClones();
     // A clone has the attribute (committed) but not the command (git config is not): doctor says so, --fix sets it.
-    expect(doctorSays(b, 'merge-driver')).toMatchObject({ status: 'fail', message: expect.stringContaining('git config has no merge.sow.driver'), fix: expect.stringContaining('sow doctor --fix') });
+    expect(doctorSays(b, 'merge-driver')).toMatchObject({
+      status: 'fail',
+      message: expect.stringContaining('git config has no merge.sow.driver'),
+      fix: expect.stringContaining('sow doctor --fix'),
+    });
     expect(doctorSays(b, 'merge-driver', ['--fix'])).toMatchObject({ status: 'ok', fixed: true });
     expect(b.git(['config', '--get', 'merge.sow.driver'])).toContain('sow merge-driver %O %A %B %P');
 
     const side = (repo: Repo, id: string, file: string, note: string, entry: string) => {
       sow(repo, ['task', 'set', '--id', id, 'status', 'in_progress']);
       repo.write(file, `${note}\n`);
-      sow(repo, ['log', '--task', id, '--action', 'modified_file', '--result', 'success', '--files', file, `${note}: task`]);
+      sow(repo, [
+        'log',
+        '--task',
+        id,
+        '--action',
+        'modified_file',
+        '--result',
+        'success',
+        '--files',
+        file,
+        `${note}: task`,
+      ]);
       sow(repo, ['task', 'set', '--id', id, 'status', 'completed']);
       sow(repo, ['task', 'output', 'add', '--id', '030', '--type', 'modified', '--path', file]);
       repo.write(`.sow/project/${file}.md`, `# ${note}\n`);
@@ -106,10 +132,17 @@ describe('sow merge-driver, run by git merge', () => {
     expect(log.match(/^timestamp:/gm)).toHaveLength(2);
     expect(b.read(`${taskFile('010').replace('state.yaml', 'log.md')}`)).toContain('from a: task');
     // The knowledge index: both entries, by date.
-    expect(b.yaml('.sow/knowledge/index.yaml').entries.map((e: { name: string }) => e.name)).toEqual(['from-b', 'from-a']);
+    expect(b.yaml('.sow/knowledge/index.yaml').entries.map((e: { name: string }) => e.name)).toEqual([
+      'from-b',
+      'from-a',
+    ]);
     expect(b.sow(['status', '--json']).json!.ok).toBe(true);
     const doctor = b.sow(['doctor', '--json'], { env });
-    expect((doctor.json!.data?.checks ?? (doctor.json!.error as any).details.checks).filter((c: { status: string }) => c.status === 'fail')).toEqual([]);
+    expect(
+      (doctor.json!.data?.checks ?? (doctor.json!.error as any).details.checks).filter(
+        (c: { status: string }) => c.status === 'fail',
+      ),
+    ).toEqual([]);
     expect(doctorSays(b, 'merge-conflicts').status).toBe('ok');
   });
 
@@ -135,7 +168,9 @@ describe('sow merge-driver, run by git merge', () => {
 
     const finding = doctorSays(b, 'merge-conflicts');
     expect(finding.status).toBe('fail');
-    expect(finding.message).toContain(`${taskFile('020')}: 'name' is 'Named in b' here and 'Named in a' on the other branch`);
+    expect(finding.message).toContain(
+      `${taskFile('020')}: 'name' is 'Named in b' here and 'Named in a' on the other branch`,
+    );
     expect(finding.fix).toContain(`git add ${taskFile('020')}`);
 
     // The person decides, adds and commits: doctor is content again.
@@ -156,11 +191,17 @@ describe('sow merge-driver, run by git merge', () => {
     const merge = gitIn(b, ['pull', '--no-rebase', '--no-edit', a.dir, branch]);
     expect(merge.code, merge.out).not.toBe(0);
     expect(b.read(description)).toMatch(/^<<<<<<< ours\nfrom b\n=======\nfrom a\n>>>>>>> theirs\n$/);
-    expect(doctorSays(b, 'merge-conflicts').message).toContain(`${description}: git's text merge left conflict markers in it`);
+    expect(doctorSays(b, 'merge-conflicts').message).toContain(
+      `${description}: git's text merge left conflict markers in it`,
+    );
 
     // Where git finds no sow on PATH, the registered command falls back to git's text merge: the same markers.
     b.git(['merge', '--abort']);
-    const noSow = spawnSync('git', ['pull', '--no-rebase', '--no-edit', a.dir, branch], { cwd: b.dir, env: { ...process.env, ...TEST_ENV }, encoding: 'utf8' });
+    const noSow = spawnSync('git', ['pull', '--no-rebase', '--no-edit', a.dir, branch], {
+      cwd: b.dir,
+      env: { ...process.env, ...TEST_ENV },
+      encoding: 'utf8',
+    });
     expect(noSow.status, noSow.stderr).toBe(1);
     expect(noSow.stderr).not.toContain('not found');
     expect(b.read(description)).toMatch(/^<<<<<<< ours\nfrom b\n=======\nfrom a\n>>>>>>> theirs\n$/);

@@ -34,7 +34,14 @@ const diag = (r: RunResult) => `exit ${r.code}\nstdout: ${r.stdout}\nstderr: ${r
 
 /** A read, a write, a transition, init and project new: every use case is refused in-process. */
 function workspaceCommands(): string[][] {
-  return [['task', 'list'], ['status'], ['advance'], ['task', 'set', '--id', '010', 'status', 'completed'], ['init'], ['project', 'new', 'other']];
+  return [
+    ['task', 'list'],
+    ['status'],
+    ['advance'],
+    ['task', 'set', '--id', '010', 'status', 'completed'],
+    ['init'],
+    ['project', 'new', 'other'],
+  ];
 }
 
 /** The command exits 4 with this error code, in JSON, and in text names the layout and what to do. */
@@ -63,7 +70,10 @@ const MIGRATE_HINT = /sow migrate/;
 /** `git status --porcelain` as path → status (untracked files listed one by one). */
 function gitStatus(repo: Repo): Map<string, string> {
   // Not repo.git: it trims the output, and with it the first line's leading status column.
-  const out = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], { cwd: repo.dir, encoding: 'utf8' });
+  const out = execFileSync('git', ['status', '--porcelain', '--untracked-files=all'], {
+    cwd: repo.dir,
+    encoding: 'utf8',
+  });
   return new Map(lines(out).map((l) => [l.slice(3), l.slice(0, 2)]));
 }
 
@@ -79,7 +89,8 @@ describe('a layout-1 workspace (the executing fixture)', () => {
   afterAll(() => repo?.cleanup());
 
   /** Later tests need the migrated repository: say so plainly when the migration failed. */
-  const needMigrated = () => expect(migrated, `sow migrate failed in ${scenario}; see the 'sow migrate' test`).toBe(true);
+  const needMigrated = () =>
+    expect(migrated, `sow migrate failed in ${scenario}; see the 'sow migrate' test`).toBe(true);
   const old = () => repo.fixture;
 
   it('refuses the workspace commands with MIGRATION_NEEDED (exit 4), in text and --json, and changes nothing', () => {
@@ -88,7 +99,8 @@ describe('a layout-1 workspace (the executing fixture)', () => {
     // A read, a write, a transition, init and project new on the command line; every use case on
     // every fixture is refused in-process (src/app/migrate.test.ts).
     for (const args of workspaceCommands()) expectRefusedJson(repo, args, 'MIGRATION_NEEDED', LAYOUT_1, MIGRATE_HINT);
-    for (const args of [['task', 'list'], ['advance'], ['project', 'new', 'other']]) expectRefusedText(repo, args, LAYOUT_1, MIGRATE_HINT);
+    for (const args of [['task', 'list'], ['advance'], ['project', 'new', 'other']])
+      expectRefusedText(repo, args, LAYOUT_1, MIGRATE_HINT);
     expect(repo.snapshot()).toEqual(before);
     expect(repo.read(VERSION)).toBe(old().files.get(VERSION));
     // No branch was made (project new), the branch is the same, and the work tree is clean.
@@ -120,9 +132,13 @@ describe('a layout-1 workspace (the executing fixture)', () => {
     const want: (string | RegExp)[] = [
       /^\.sow\/\.gitignore: added \.runtime\/, \.backup\/, worktrees\/ /,
       `${PROJECT}: base_branch: 'main' (from git's reflog)`,
-      new RegExp(`^${esc(PROJECT)}: phases\\.implementation\\.tasks: removed \\(3 task summaries; each task's own state\\.yaml is the one truth\\)$`),
+      new RegExp(
+        `^${esc(PROJECT)}: phases\\.implementation\\.tasks: removed \\(3 task summaries; each task's own state\\.yaml is the one truth\\)$`,
+      ),
       new RegExp(`^${esc(PROJECT)}: statechart\\.history: started \\(project_init at ${esc(project.created_at)}`),
-      ...MODIFIED.map(([id, from, to]) => `${taskFile(id)}: modified output '${from}' → '${to}' (named from the repository root)`),
+      ...MODIFIED.map(
+        ([id, from, to]) => `${taskFile(id)}: modified output '${from}' → '${to}' (named from the repository root)`,
+      ),
       '.sow/.version: layout 1 → 2',
     ];
     for (const w of want) {
@@ -139,7 +155,9 @@ describe('a layout-1 workspace (the executing fixture)', () => {
     expect(j.json?.ok).toBe(true);
     expect(j.json?.data).toMatchObject({ from: 1, to: 2, dryRun: true });
     expect(j.json?.data.backup).toBeUndefined();
-    expect(j.json?.data.changes.map((c: { file: string; change: string }) => `${c.file}: ${c.change}`)).toEqual(dryRunLines);
+    expect(j.json?.data.changes.map((c: { file: string; change: string }) => `${c.file}: ${c.change}`)).toEqual(
+      dryRunLines,
+    );
 
     expect(repo.snapshot()).toEqual(before);
     expect(repo.exists('.sow/.backup')).toBe(false);
@@ -190,7 +208,9 @@ describe('a layout-1 workspace (the executing fixture)', () => {
     const list = ok(repo, ['task', 'list', '--json']);
     // The same tasks; the list leaves out what is empty (no dependencies: no key).
     const withoutEmptyDeps = (t: Record<string, unknown>) =>
-      Array.isArray(t['dependencies']) && t['dependencies'].length === 0 ? Object.fromEntries(Object.entries(t).filter(([k]) => k !== 'dependencies')) : t;
+      Array.isArray(t['dependencies']) && t['dependencies'].length === 0
+        ? Object.fromEntries(Object.entries(t).filter(([k]) => k !== 'dependencies'))
+        : t;
     expect(list.json?.data).toEqual(old().yaml(PROJECT).phases.implementation.tasks.map(withoutEmptyDeps));
     // Task 010 has pending feedback: completing it is blocked until the feedback is addressed.
     const blocked = repo.sow(['task', 'set', '--id', '010', 'status', 'completed']);
@@ -207,13 +227,26 @@ describe('a layout-1 workspace (the executing fixture)', () => {
 
     const history = ok(repo, ['project', 'history', '--json']).json?.data;
     expect(history).toEqual([
-      { from: 'NoProject', to: 'PlanningActive', event: 'project_init', at: old().yaml(PROJECT).created_at, by: 'user' },
-      expect.objectContaining({ from: 'ImplementationExecuting', to: 'ImplementationExecuting', event: 'migrate', by: 'sow migrate' }),
+      {
+        from: 'NoProject',
+        to: 'PlanningActive',
+        event: 'project_init',
+        at: old().yaml(PROJECT).created_at,
+        by: 'user',
+      },
+      expect.objectContaining({
+        from: 'ImplementationExecuting',
+        to: 'ImplementationExecuting',
+        event: 'migrate',
+        by: 'sow migrate',
+      }),
       { from: 'ImplementationExecuting', to: 'ReviewActive', event: 'all_tasks_complete', at: ISO, by: 'user' },
       { from: 'ReviewActive', to: 'FinalizeDocumentation', event: 'review_pass', at: ISO, by: 'user' },
     ]);
     // The migrated task kept its repository-relative outputs through the new writes.
-    expect(repo.yaml(taskFile('010')).outputs.map((o: { path: string }) => o.path)).toEqual(MODIFIED.map(([, , to]) => to));
+    expect(repo.yaml(taskFile('010')).outputs.map((o: { path: string }) => o.path)).toEqual(
+      MODIFIED.map(([, , to]) => to),
+    );
   });
 });
 
@@ -281,7 +314,9 @@ describe('after migrating', () => {
     const set = clone.sow(['task', 'set', '--id', '010', 'status', 'needs_review'], { cwd: 'c' });
     expect(set.code, diag(set)).toBe(0);
     expect(clone.yaml('c/' + taskFile('010')).status).toBe('needs_review');
-    expect(clone.git(['-C', 'c', 'status', '--porcelain'])).toBe('M .sow/project/phases/implementation/tasks/010/state.yaml');
+    expect(clone.git(['-C', 'c', 'status', '--porcelain'])).toBe(
+      'M .sow/project/phases/implementation/tasks/010/state.yaml',
+    );
   });
 });
 

@@ -29,7 +29,8 @@ beforeAll(() => {
     if (!def) throw new Error(`no fixture '${name}'`);
     const dir = join(work, `fixture-${fixtures.size}`);
     mkdirSync(dir);
-    const repo = def.git === false ? makeRepo({ dir, existing: true, init: false }) : makeRepo({ dir, init: def.init !== false });
+    const repo =
+      def.git === false ? makeRepo({ dir, existing: true, init: false }) : makeRepo({ dir, init: def.init !== false });
     for (const step of def.steps) run(repo, step);
     fixtures.set(name, dir);
   }
@@ -103,7 +104,13 @@ describe('the table', () => {
       expect(groups, `no mistake with 'sow ${group}'`).toContain(group);
     }
     const types = new Set(
-      MISTAKES.flatMap((m) => FIXTURES[m.at]!.steps.flatMap((s) => (s[0] === 'sow' && s[1] === 'project' && s[2] === 'new' ? [s.includes('--type') ? s[s.indexOf('--type') + 1]! : 'standard'] : []))),
+      MISTAKES.flatMap((m) =>
+        FIXTURES[m.at]!.steps.flatMap((s) =>
+          s[0] === 'sow' && s[1] === 'project' && s[2] === 'new'
+            ? [s.includes('--type') ? s[s.indexOf('--type') + 1]! : 'standard']
+            : [],
+        ),
+      ),
     );
     expect([...types].sort()).toEqual(['breakdown', 'design', 'exploration', 'iterative', 'standard']);
     for (const exit of [1, 2, 3, 4])

@@ -22,7 +22,8 @@ function editInPlace(repo: Repo, rel: string, from: string, to: string): void {
   writeFileSync(join(repo.dir, rel), text.replace(from, to));
 }
 
-const listed = (repo: Repo) => ok(repo, ['task', 'list', '--json']).json!.data as { id: string; status: string; name: string }[];
+const listed = (repo: Repo) =>
+  ok(repo, ['task', 'list', '--json']).json!.data as { id: string; status: string; name: string }[];
 
 describe('the task index is only a shortcut', () => {
   it('learnt once the files settle; a forged entry and an in-place edit that keeps the size are both seen through', async () => {

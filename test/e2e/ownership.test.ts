@@ -40,7 +40,10 @@ function executingMany(n: number): Repo {
   const state = repo.read(`${dir}/010/state.yaml`);
   for (let i = 2; i <= n; i++) {
     const id = String(i * 10).padStart(3, '0');
-    repo.write(`${dir}/${id}/state.yaml`, state.replace('id: "010"', `id: "${id}"`).replace(/^name: A$/m, `name: Task ${i}`));
+    repo.write(
+      `${dir}/${id}/state.yaml`,
+      state.replace('id: "010"', `id: "${id}"`).replace(/^name: A$/m, `name: Task ${i}`),
+    );
     repo.write(`${dir}/${id}/description.md`, `# Task ${i}\n`);
     repo.write(`${dir}/${id}/log.md`, `# Task log: ${id} Task ${i}\n`);
     repo.write(`${dir}/${id}/feedback/.gitkeep`, '');
@@ -100,23 +103,34 @@ describe('sow task next --claim', () => {
   it('16 processes claiming at once: no task claimed twice, none skipped', async () => {
     const repo = executingMany(20);
     expect(ids(ok(repo, ['task', 'next', '--json'])), 'the tasks written as files are read as tasks').toHaveLength(20);
-    const results = await Promise.all(Array.from({ length: 16 }, (_, i) => sowAsync(repo, ['task', 'next', '--claim', '--owner', `w${i}`, '--json'])));
+    const results = await Promise.all(
+      Array.from({ length: 16 }, (_, i) => sowAsync(repo, ['task', 'next', '--claim', '--owner', `w${i}`, '--json'])),
+    );
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const claimed = results.map((r) => r.json!.data.id as string).sort();
     expect(new Set(claimed).size, 'no task claimed twice').toBe(16);
-    expect(claimed, 'the first 16 ready tasks, none skipped').toEqual(Array.from({ length: 16 }, (_, i) => String((i + 1) * 10).padStart(3, '0')));
+    expect(claimed, 'the first 16 ready tasks, none skipped').toEqual(
+      Array.from({ length: 16 }, (_, i) => String((i + 1) * 10).padStart(3, '0')),
+    );
     const owners = claimed.map((id) => repo.yaml(taskFile(id)).owner.by as string);
     expect(new Set(owners).size, 'each task has the owner that claimed it').toBe(16);
     for (const r of results) expect(repo.yaml(taskFile(r.json!.data.id)).owner.by).toBe(r.json!.data.owner.by);
     // Fewer tasks than claimers: the rest are told there is nothing to claim.
-    const more = await Promise.all(Array.from({ length: 8 }, (_, i) => sowAsync(repo, ['task', 'next', '--claim', '--owner', `v${i}`, '--json'])));
+    const more = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => sowAsync(repo, ['task', 'next', '--claim', '--owner', `v${i}`, '--json'])),
+    );
     expect(
       more
         .filter((r) => r.code === 0)
         .map((r) => r.json!.data.id)
         .sort(),
     ).toEqual(['170', '180', '190', '200']);
-    expect(more.filter((r) => r.code !== 0).map((r) => r.json?.error?.code)).toEqual(['NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK', 'NO_READY_TASK']);
+    expect(more.filter((r) => r.code !== 0).map((r) => r.json?.error?.code)).toEqual([
+      'NO_READY_TASK',
+      'NO_READY_TASK',
+      'NO_READY_TASK',
+      'NO_READY_TASK',
+    ]);
   });
   // The lease running out, finishing a claimed task and the owner's own finish: src/app/task.test.ts.
 });
@@ -138,9 +152,17 @@ function agents(repo: Repo): Spawned {
 }
 
 /** Starts `sow agent spawn …` in the background with a fake worker script. */
-function spawnInBackground(s: Spawned, args: string[], script: unknown[]): Promise<{ code: number | null; stdout: string; stderr: string; pid: number }> {
+function spawnInBackground(
+  s: Spawned,
+  args: string[],
+  script: unknown[],
+): Promise<{ code: number | null; stdout: string; stderr: string; pid: number }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [SOW, ...args], { cwd: s.root, env: cleanEnv({ ...s.world.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) }), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SOW, ...args], {
+      cwd: s.root,
+      env: cleanEnv({ ...s.world.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));
@@ -155,7 +177,11 @@ describe('spawned workers own their task', () => {
     const s = agents(repo);
     const go = join(s.world.root, 'go');
     const started = join(s.world.root, 'started');
-    const run = spawnInBackground(s, ['agent', 'spawn', 'implementer', '010'], [{ touch: started }, { wait: go }, ['task', 'set', 'status', 'needs_review']]);
+    const run = spawnInBackground(
+      s,
+      ['agent', 'spawn', 'implementer', '010'],
+      [{ touch: started }, { wait: go }, ['task', 'set', 'status', 'needs_review']],
+    );
     await until(() => existsSync(started), 'the worker to start');
     const owner = repo.yaml(taskFile('010')).owner;
     expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1' });
@@ -188,7 +214,12 @@ describe('spawned workers own their task', () => {
     const run = spawnInBackground(
       s,
       ['agent', 'spawn', 'implementer', '010'],
-      [{ touch: started }, { wait: go }, { try: ['task', 'set', 'status', 'needs_review'], out: late }, { try: ['agent', 'log', 'still here'], out: `${late}.log` }],
+      [
+        { touch: started },
+        { wait: go },
+        { try: ['task', 'set', 'status', 'needs_review'], out: late },
+        { try: ['agent', 'log', 'still here'], out: `${late}.log` },
+      ],
     );
     await until(() => existsSync(started), 'the worker to start');
     const forced = s.sow(['task', 'set', '--id', '010', 'status', 'completed', '--force']);
@@ -215,7 +246,10 @@ describe('spawned workers own their task', () => {
     const gone = Number(spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());
     const text = repo
       .read(taskFile('010'))
-      .replace('metadata: {}', `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: ${gone}\n  host: ${hostname()}\n  since: "2026-11-26T00:00:00.000Z"`);
+      .replace(
+        'metadata: {}',
+        `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: ${gone}\n  host: ${hostname()}\n  since: "2026-11-26T00:00:00.000Z"`,
+      );
     repo.write(taskFile('010'), text.replace('status: pending', 'status: in_progress'));
     expect(
       ok(repo, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id),
@@ -252,7 +286,9 @@ describe('agent spawn refuses what a worker cannot do well', () => {
     const r = s.sow(['agent', 'spawn', 'implementer', '010', '--json']);
     expect(r.code, show(r)).toBe(3);
     expect(r.json?.error).toMatchObject({ code: 'NOT_EXECUTING' });
-    expect(r.json?.error?.hint).toContain("run 'sow advance' (ImplementationPlanning → ImplementationExecuting); first:");
+    expect(r.json?.error?.hint).toContain(
+      "run 'sow advance' (ImplementationPlanning → ImplementationExecuting); first:",
+    );
     expect(s.world.calls()).toEqual([]);
   });
 
@@ -298,11 +334,17 @@ describe('workers report back', () => {
   it('sow agent report: a task worker sets its status; a worker without a task records its report on its session', () => {
     const repo = executing(['A']);
     const s = agents(repo);
-    const onTask = s.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'Which', 'algorithm?']]) });
+    const onTask = s.sow(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'Which', 'algorithm?']]),
+    });
     expect(onTask.code, show(onTask)).toBe(0);
     expect(repo.yaml(taskFile('010')).status).toBe('paused');
-    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Status paused: Which algorithm?');
-    const planner = s.sow(['agent', 'spawn', 'planner', '--json'], { FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'done', 'Plan', 'drafted']]) });
+    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(
+      'Status paused: Which algorithm?',
+    );
+    const planner = s.sow(['agent', 'spawn', 'planner', '--json'], {
+      FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'done', 'Plan', 'drafted']]),
+    });
     expect(planner.code, show(planner)).toBe(0);
     const session = repo.yaml('.sow/project/state.yaml').sessions.planner;
     expect(session.report).toMatchObject({ status: 'done', message: 'Plan drafted' });
@@ -310,7 +352,11 @@ describe('workers report back', () => {
     // agent spawn says what the worker reported, and --json has it.
     expect(planner.stderr).toMatch(/^planner-1 finished and reported done: Plan drafted$/m);
     expect(JSON.parse(planner.stdout).data.report).toEqual({ status: 'done', message: 'Plan drafted' });
-    const bad = s.sow(['agent', 'spawn', 'planner', '--force'], { FAKE_AGENT_SCRIPT: JSON.stringify([{ try: ['agent', 'report', '--status', 'needs_review'], out: join(s.world.root, 'bad.json') }]) });
+    const bad = s.sow(['agent', 'spawn', 'planner', '--force'], {
+      FAKE_AGENT_SCRIPT: JSON.stringify([
+        { try: ['agent', 'report', '--status', 'needs_review'], out: join(s.world.root, 'bad.json') },
+      ]),
+    });
     expect(bad.code, show(bad)).toBe(0);
     // The earlier run's report is not this run's.
     expect(bad.stderr).toMatch(/^planner-\d finished$/m);

@@ -6,7 +6,17 @@
  * lives.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,14 +34,24 @@ function npm(cwd: string, args: string[]): { code: number | null; stdout: string
   const r = spawnSync('npm', [...args, '--offline', '--no-audit', '--no-fund', '--loglevel=error'], {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, ...TEST_ENV, npm_config_cache: join(work, 'npm-cache'), npm_config_update_notifier: 'false' },
+    env: {
+      ...process.env,
+      ...TEST_ENV,
+      npm_config_cache: join(work, 'npm-cache'),
+      npm_config_update_notifier: 'false',
+    },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
 /** The files git would check out (tracked, and new ones not ignored), as they are now, without dist/ or node_modules/. */
 function cleanCopy(to: string): void {
-  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' }).split('\0').filter(Boolean);
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  })
+    .split('\0')
+    .filter(Boolean);
   for (const rel of files) {
     if (!existsSync(join(ROOT, rel))) continue; // deleted in the working tree
     mkdirSync(dirname(join(to, rel)), { recursive: true });
@@ -72,7 +92,8 @@ describe('npm pack', () => {
     const installed = npm(work, ['install', '--global', '--prefix', prefix, tgz]);
     expect(installed.code, installed.stderr).toBe(0);
     const bin = join(prefix, 'bin', 'sow');
-    const sow = (args: string[], cwd: string) => spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
+    const sow = (args: string[], cwd: string) =>
+      spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
     const version = sow(['--version'], work);
     expect(version.status, version.stderr).toBe(0);
     expect(version.stdout.trim()).toBe(PKG.version);

@@ -7,7 +7,18 @@
  * `set path` and where a missing file is looked for: in-process (src/app/paths.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { useRepos, ok, expectEnvelope, expectFails, inPlanning, PROJECT, TASK_LIST, taskFile, toExecuting, type Repo } from './harness.js';
+import {
+  useRepos,
+  ok,
+  expectEnvelope,
+  expectFails,
+  inPlanning,
+  PROJECT,
+  TASK_LIST,
+  taskFile,
+  toExecuting,
+  type Repo,
+} from './harness.js';
 
 const fresh = useRepos();
 const planning = () => inPlanning(fresh);
@@ -18,7 +29,8 @@ function executing(): Repo {
   return repo;
 }
 
-const outputsOf = (repo: Repo, id: string) => repo.yaml(taskFile(id)).outputs.map((o: { type: string; path: string }) => `${o.type}:${o.path}`);
+const outputsOf = (repo: Repo, id: string) =>
+  repo.yaml(taskFile(id)).outputs.map((o: { type: string; path: string }) => `${o.type}:${o.path}`);
 
 const LOG = ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success'];
 
@@ -33,13 +45,30 @@ describe('modified files are named from the repository root', () => {
     const again = ok(repo, [...LOG, '--task', '010', '--file', 'src/auth/jwt.ts', '--json']);
     expect(expectEnvelope(again).data).toMatchObject({ files: ['src/auth/jwt.ts'], tracked: [] });
     // ... while --path of an artifact is always relative to its type's root.
-    const added = ok(repo, ['task', 'output', 'add', '--id', '020', '--type', 'modified', '--path', 'src/a.ts'], { cwd: 'src' });
+    const added = ok(repo, ['task', 'output', 'add', '--id', '020', '--type', 'modified', '--path', 'src/a.ts'], {
+      cwd: 'src',
+    });
     expect(added.stderr).toContain('warning: src/a.ts does not exist yet; ');
     expect(outputsOf(repo, '020')).toEqual(['modified:src/a.ts']);
-    expectFails(repo, [...LOG, '--task', '010', '--file', '../../outside.ts'], 1, 'PATH_OUTSIDE_REPOSITORY', { cwd: 'src' });
-    const up = expectFails(repo, ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', '../x'], 1, 'PATH_OUTSIDE_REPOSITORY', { human: true });
+    expectFails(repo, [...LOG, '--task', '010', '--file', '../../outside.ts'], 1, 'PATH_OUTSIDE_REPOSITORY', {
+      cwd: 'src',
+    });
+    const up = expectFails(
+      repo,
+      ['task', 'output', 'add', '--id', '010', '--type', 'modified', '--path', '../x'],
+      1,
+      'PATH_OUTSIDE_REPOSITORY',
+      { human: true },
+    );
     expect(up).toContain('repository root');
-    expect(expectFails(repo, ['task', 'output', 'set', '--id', '020', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_FILE_MISSING')).toContain("'src/a.ts'");
+    expect(
+      expectFails(
+        repo,
+        ['task', 'output', 'set', '--id', '020', '--index', '0', 'approved', 'true'],
+        1,
+        'ARTIFACT_FILE_MISSING',
+      ),
+    ).toContain("'src/a.ts'");
     // set path converts like add, and warns alike.
     const moved = ok(repo, ['task', 'output', 'set', '--id', '020', '--index', '0', 'path', `${repo.dir}/src/b.ts`]);
     expect(moved.stderr).toContain('warning: src/b.ts does not exist yet');
@@ -51,8 +80,16 @@ describe('documents are named from .sow/project/', () => {
   it('absolute paths inside the repository are converted; outside ones are refused', () => {
     const repo = planning();
     ok(repo, ['input', 'add', '--type', 'context', '--path', `${repo.dir}/docs/notes.md`]);
-    expect(repo.yaml(PROJECT).phases.planning.inputs.map((a: { path: string }) => a.path)).toEqual(['../../docs/notes.md']);
-    const etc = expectFails(repo, ['input', 'add', '--type', 'context', '--path', '/etc/passwd'], 1, 'PATH_OUTSIDE_REPOSITORY', { human: true });
+    expect(repo.yaml(PROJECT).phases.planning.inputs.map((a: { path: string }) => a.path)).toEqual([
+      '../../docs/notes.md',
+    ]);
+    const etc = expectFails(
+      repo,
+      ['input', 'add', '--type', 'context', '--path', '/etc/passwd'],
+      1,
+      'PATH_OUTSIDE_REPOSITORY',
+      { human: true },
+    );
     expect(etc).toContain("'/etc/passwd'");
   });
 
@@ -62,10 +99,19 @@ describe('documents are named from .sow/project/', () => {
     expect(added.stdout).toBe('[0] task_list: planning/tasks.md (not approved)\n');
     expect(added.stderr).toContain('warning: .sow/project/planning/tasks.md does not exist yet; ');
     const json = ok(repo, ['input', 'add', '--type', 'context', '--path', 'notes/a.md', '--json']);
-    expect(expectEnvelope(json)).toMatchObject({ ok: true, data: { index: 0, artifact: { type: 'context', path: 'notes/a.md' } } });
+    expect(expectEnvelope(json)).toMatchObject({
+      ok: true,
+      data: { index: 0, artifact: { type: 'context', path: 'notes/a.md' } },
+    });
     expect(json.stderr).toContain('warning: .sow/project/notes/a.md does not exist yet; ');
 
-    const missing = expectFails(repo, ['output', 'set', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_FILE_MISSING', { human: true });
+    const missing = expectFails(
+      repo,
+      ['output', 'set', '--index', '0', 'approved', 'true'],
+      1,
+      'ARTIFACT_FILE_MISSING',
+      { human: true },
+    );
     expect(missing).toContain('.sow/project/planning/tasks.md');
     repo.write(TASK_LIST, '# Tasks\n');
     const approved = ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);

@@ -22,7 +22,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROJECT, taskFile } from './harness.js';
 import { agentFixtures, show, type AgentFixture, type FakeCall } from './agent-world.js';
-import { CLIS, CODEX_REASON, cliOf, DENIALS, declareTouch, expectExactCheckRules, expectPermissionFiles, openCodeEnv, REPO_CONFIG, yoloAdvice } from '../permission-cases.js';
+import {
+  CLIS,
+  CODEX_REASON,
+  cliOf,
+  DENIALS,
+  declareTouch,
+  expectExactCheckRules,
+  expectPermissionFiles,
+  openCodeEnv,
+  REPO_CONFIG,
+  yoloAdvice,
+} from '../permission-cases.js';
 
 const IS_ROOT = process.getuid?.() === 0;
 /** Where a worker's events, prompts and permission files go: sow's runtime folder, never state. */
@@ -33,7 +44,11 @@ const OUTPUTS = '.git/sow/agent-outputs';
 // cloned per test, and a world of fake CLIs with the executor `impl` bound to the implementer.
 // ---------------------------------------------------------------------------------------------
 
-const base = agentFixtures({ tasks: ['First task', 'Second task'], prefix: 'sow-perm-', setup: (t) => t.write('.sow/config.yaml', REPO_CONFIG) });
+const base = agentFixtures({
+  tasks: ['First task', 'Second task'],
+  prefix: 'sow-perm-',
+  setup: (t) => t.write('.sow/config.yaml', REPO_CONFIG),
+});
 
 interface Fixture extends AgentFixture {
   /** The files in the task's runtime folder (names only). */
@@ -98,7 +113,9 @@ describe('the default is safe: each CLI gets its own flags, granting sow and the
     expectPermissionFiles(c.type, files, ctx.dir, call);
     if (c.type === 'gemini') expectExactCheckRules(readFileSync(join(ctx.dir, 'gemini-sow-policy.toml'), 'utf8'));
     // Runtime files: neither state nor anything for git.
-    expect(f.repo.git(['status', '--porcelain', '--untracked-files=all'])).not.toMatch(/gemini-sow-policy|opencode-sow|\.runtime/);
+    expect(f.repo.git(['status', '--porcelain', '--untracked-files=all'])).not.toMatch(
+      /gemini-sow-policy|opencode-sow|\.runtime/,
+    );
   });
 
   it('without a config file: the built-in claude-code executor, safe, with the checks', () => {
@@ -131,37 +148,52 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
     // Claude Code refuses its skip-all flag as root unless IS_SANDBOX=1: sow sets it then, and says so.
     const root = c.type === 'claude' && IS_ROOT;
     expect(call.env['IS_SANDBOX']).toBe(root ? '1' : undefined);
-    expect(notesOf(r.stderr)).toEqual(root ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] : []);
+    expect(notesOf(r.stderr)).toEqual(
+      root
+        ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it']
+        : [],
+    );
   });
 
   // The other way round (permissions: yolo, yolo_mode: false): src/app/agent-permissions.test.ts.
-  it.each([[['permissions: safe', 'yolo_mode: true'], 'permissions: safe and yolo_mode: true disagree; keep one (yolo_mode: true is permissions: yolo)']])(
-    '%j disagree: a configuration error (exit 4), nothing started, state untouched',
-    (settings, problem) => {
-      const f = fixture(configFor('claude', settings));
-      const before = f.repo.snapshot();
-      const message = `${f.world.configPath}: agents.executors.impl.settings: ${problem}`;
-      const hint = "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'";
-      const r = f.sow(['agent', 'spawn', 'implementer', '010']);
-      expect(r.code, show(r)).toBe(4);
-      expect(r.stdout).toBe('');
-      expect(r.stderr).toBe(`error: ${message}\nhint: ${hint}\n`);
-      const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
-      expect(j.code, show(j)).toBe(4);
-      expect(j.json).toEqual({ ok: false, error: { code: 'CONFIG_INVALID', message, hint, details: { file: f.world.configPath, field: 'agents.executors.impl.settings' } } });
-      expect(f.world.calls(), 'no CLI started').toEqual([]);
-      expect(f.repo.snapshot(), 'state byte-identical').toEqual(before);
-      expect(existsSync(join(f.root, OUTPUTS)), 'no worker files').toBe(false);
-      // config show does not pick one silently.
-      const shown = f.ok(['config', 'show']);
-      expect(shown.stdout).toMatch(
-        new RegExp(
-          `^ {8}permissions: ${settings[0]!.includes('yolo') ? 'yolo' : 'safe'} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`,
-          'm',
-        ),
-      );
-    },
-  );
+  it.each([
+    [
+      ['permissions: safe', 'yolo_mode: true'],
+      'permissions: safe and yolo_mode: true disagree; keep one (yolo_mode: true is permissions: yolo)',
+    ],
+  ])('%j disagree: a configuration error (exit 4), nothing started, state untouched', (settings, problem) => {
+    const f = fixture(configFor('claude', settings));
+    const before = f.repo.snapshot();
+    const message = `${f.world.configPath}: agents.executors.impl.settings: ${problem}`;
+    const hint =
+      "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'";
+    const r = f.sow(['agent', 'spawn', 'implementer', '010']);
+    expect(r.code, show(r)).toBe(4);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toBe(`error: ${message}\nhint: ${hint}\n`);
+    const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json']);
+    expect(j.code, show(j)).toBe(4);
+    expect(j.json).toEqual({
+      ok: false,
+      error: {
+        code: 'CONFIG_INVALID',
+        message,
+        hint,
+        details: { file: f.world.configPath, field: 'agents.executors.impl.settings' },
+      },
+    });
+    expect(f.world.calls(), 'no CLI started').toEqual([]);
+    expect(f.repo.snapshot(), 'state byte-identical').toEqual(before);
+    expect(existsSync(join(f.root, OUTPUTS)), 'no worker files').toBe(false);
+    // config show does not pick one silently.
+    const shown = f.ok(['config', 'show']);
+    expect(shown.stdout).toMatch(
+      new RegExp(
+        `^ {8}permissions: ${settings[0]!.includes('yolo') ? 'yolo' : 'safe'} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`,
+        'm',
+      ),
+    );
+  });
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -192,7 +224,9 @@ describe('refused tool calls are reported with how to allow them', () => {
   it('several refused commands, one refused twice, on a resume with --quiet: said once each, and said even with --quiet', () => {
     const f = fixture(configFor('claude'));
     f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
-    const r = f.ok(['agent', 'resume', '010', 'Go on.', '--quiet'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'curl https://example.com', 'touch /x']) });
+    const r = f.ok(['agent', 'resume', '010', 'Go on.', '--quiet'], {
+      FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'curl https://example.com', 'touch /x']),
+    });
     expect(r.stdout).toBe('needs_review\n');
     expect(r.stderr).toBe(
       block([
@@ -211,21 +245,39 @@ describe('refused tool calls are reported with how to allow them', () => {
     );
     expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 2 });
     // --json keeps every refusal the CLI reported, repeats too.
-    const j = f.ok(['agent', 'resume', '010', 'Again.', '--json', '-q'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'touch /x']) });
+    const j = f.ok(['agent', 'resume', '010', 'Again.', '--json', '-q'], {
+      FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'touch /x']),
+    });
     expect(j.json?.data.denials).toEqual([
       { tool: 'Bash', input: 'touch /x', kind: 'command' },
       { tool: 'Bash', input: 'touch /x', kind: 'command' },
     ]);
-    expect(j.stderr).toBe(block(['Claude Code refused a tool call (permissions: safe):', '  Bash: touch /x', ...declareTouch, ...yoloAdvice('claude', f.world.configPath)]));
+    expect(j.stderr).toBe(
+      block([
+        'Claude Code refused a tool call (permissions: safe):',
+        '  Bash: touch /x',
+        ...declareTouch,
+        ...yoloAdvice('claude', f.world.configPath),
+      ]),
+    );
   });
 
   // (codex the same: src/app/agent-permissions.test.ts)
-  it.each([['claude', 'Claude Code', '  Bash: touch /x']])('%s with permissions: yolo: its own configuration denies it (no advice to declare or to set yolo)', (type, title, line) => {
-    const f = fixture(configFor(type, ['permissions: yolo']));
-    const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
-    expect(r.stdout).toBe('needs_review\n');
-    expect(r.stderr).toBe(block([`${title} refused a tool call (permissions: yolo):`, line, `${title} refused it even with permissions: yolo: its own configuration denies it.`]));
-  });
+  it.each([['claude', 'Claude Code', '  Bash: touch /x']])(
+    '%s with permissions: yolo: its own configuration denies it (no advice to declare or to set yolo)',
+    (type, title, line) => {
+      const f = fixture(configFor(type, ['permissions: yolo']));
+      const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], { FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
+      expect(r.stdout).toBe('needs_review\n');
+      expect(r.stderr).toBe(
+        block([
+          `${title} refused a tool call (permissions: yolo):`,
+          line,
+          `${title} refused it even with permissions: yolo: its own configuration denies it.`,
+        ]),
+      );
+    },
+  );
 
   it('nothing refused: no denial text at all, and data.denials is empty', () => {
     const f = fixture(configFor('copilot'));
@@ -243,14 +295,22 @@ describe('a worker that fails after a refusal: the error carries the refused cal
   it('claude: exit 5, the hint names the refused call and how to allow it; --json details.denials; only the session recorded', () => {
     const f = fixture(configFor('claude'));
     const before = f.repo.snapshot();
-    const r = f.sow(['agent', 'spawn', 'implementer', '010'], { FAKE_AGENT_FAIL: '1', FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
+    const r = f.sow(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_AGENT_FAIL: '1',
+      FAKE_AGENT_DENY: JSON.stringify(['touch /x']),
+    });
     expect(r.code, show(r)).toBe(5);
     expect(r.stdout).toBe('');
     const events = join(
       f.dir(),
       f.outputs().find((n) => n.endsWith('-spawn.jsonl'))!,
     );
-    const advice = ['Claude Code refused a tool call (permissions: safe):', '  Bash: touch /x', ...declareTouch, ...yoloAdvice('claude', f.world.configPath)];
+    const advice = [
+      'Claude Code refused a tool call (permissions: safe):',
+      '  Bash: touch /x',
+      ...declareTouch,
+      ...yoloAdvice('claude', f.world.configPath),
+    ];
     const error = r.stderr.slice(r.stderr.indexOf('error: '));
     expect(error).toBe(
       `error: claude exited with code 1\nhint: its last error output:\nclaude: API Error: 529 overloaded (fake)\n${block(advice)}its events are in ${events}; the session is kept, so you can resume it\n`,
@@ -259,9 +319,14 @@ describe('a worker that fails after a refusal: the error carries the refused cal
     // The session was recorded before the worker started; nothing else changed.
     expect(f.task()).toMatchObject({ status: 'in_progress', outputs: [] });
     const after = f.repo.snapshot();
-    expect([...after.keys()].filter((k) => after.get(k) !== before.get(k)).sort()).toEqual([PROJECT, taskFile('010')].sort());
+    expect([...after.keys()].filter((k) => after.get(k) !== before.get(k)).sort()).toEqual(
+      [PROJECT, taskFile('010')].sort(),
+    );
 
-    const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json', '-q'], { FAKE_AGENT_FAIL: '1', FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
+    const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json', '-q'], {
+      FAKE_AGENT_FAIL: '1',
+      FAKE_AGENT_DENY: JSON.stringify(['touch /x']),
+    });
     expect(j.code, show(j)).toBe(5);
     expect(j.json?.ok).toBe(false);
     expect(j.json?.error).toMatchObject({ code: 'WORKER_FAILED', message: 'claude exited with code 1' });
@@ -272,10 +337,15 @@ describe('a worker that fails after a refusal: the error carries the refused cal
 
   it('codex (refusal read from its stderr) fails the same way; a failure without a refusal has no denials', () => {
     const f = fixture(configFor('codex'));
-    const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json', '-q'], { FAKE_AGENT_FAIL: '2', FAKE_AGENT_DENY: JSON.stringify(['touch /x']) });
+    const j = f.sow(['agent', 'spawn', 'implementer', '010', '--json', '-q'], {
+      FAKE_AGENT_FAIL: '2',
+      FAKE_AGENT_DENY: JSON.stringify(['touch /x']),
+    });
     expect(j.code, show(j)).toBe(5);
     expect(j.json?.error).toMatchObject({ code: 'WORKER_FAILED', message: 'codex exited with code 2' });
-    expect((j.json?.error as any).details).toEqual({ denials: [{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }] });
+    expect((j.json?.error as any).details).toEqual({
+      denials: [{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }],
+    });
     expect(j.json?.error?.hint).toContain('Codex CLI refused a tool call (permissions: safe):\n');
     expect(j.json?.error?.hint).toContain('Codex runs every command in its workspace-write sandbox');
 

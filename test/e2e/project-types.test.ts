@@ -44,7 +44,9 @@ describe('the registry through the CLI', () => {
     // A branch prefix implying the type, and --type over it: src/app/type-exploration.test.ts (and
     // the design and iterative e2e files, through the command line).
     ok(repo, ['project', 'delete', '--yes']);
-    expect(expectFails(repo, ['project', 'new', 'x', '--type', 'explorer'], 2, 'USAGE')).toContain('project types: standard, exploration, design, breakdown, iterative');
+    expect(expectFails(repo, ['project', 'new', 'x', '--type', 'explorer'], 2, 'USAGE')).toContain(
+      'project types: standard, exploration, design, breakdown, iterative',
+    );
   });
 });
 
@@ -70,14 +72,18 @@ describe('exploration, start to finish through the CLI', () => {
     ok(repo, ['phase', 'set', 'metadata.tags', 'auth,jwt']);
     repo.write('.sow/project/summary.md', '# Which JWT library?\n\njose.\n');
     ok(repo, ['output', 'add', '--type', 'summary', '--path', 'summary.md']);
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("'sow output set --index 0 approved true'");
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+      "'sow output set --index 0 approved true'",
+    );
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     expect(ok(repo, ['advance']).stdout).toBe('Finalizing\n');
     const status = ok(repo, ['project', 'status']).stdout;
     expect(status).toContain('State    Finalizing — human-led');
     expect(status).toMatch(/exploration +completed/);
     expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain('.sow/knowledge/explorations/jwt-libs/');
-    expect(expectFails(repo, ['pr', 'create'], 1, 'NO_PULL_REQUEST')).toContain('this exploration project has no pull request');
+    expect(expectFails(repo, ['pr', 'create'], 1, 'NO_PULL_REQUEST')).toContain(
+      'this exploration project has no pull request',
+    );
     const history = ok(repo, ['project', 'history']).stdout;
     expect(
       history
@@ -87,7 +93,9 @@ describe('exploration, start to finish through the CLI', () => {
     ).toEqual(['project_init', 'topics_done', 'summaries_approved']);
     expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
     expect(repo.exists('.sow/project')).toBe(false);
-    expect(readFileSync(join(repo.dir, '.sow/knowledge/explorations/jwt-libs/summary.md'), 'utf8')).toBe('# Which JWT library?\n\njose.\n');
+    expect(readFileSync(join(repo.dir, '.sow/knowledge/explorations/jwt-libs/summary.md'), 'utf8')).toBe(
+      '# Which JWT library?\n\njose.\n',
+    );
     const index = parse(repo.read('.sow/knowledge/index.yaml'));
     expect(index).toEqual({
       entries: [

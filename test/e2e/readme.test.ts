@@ -40,7 +40,9 @@ printf '# %s\\n\\nWritten in the README test, as a person would write it.\\n' "$
 `,
   { mode: 0o755 },
 );
-const tools = ['git', 'sh', 'mkdir', 'dirname', 'basename', 'printf'].map((t) => dirname(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim()));
+const tools = ['git', 'sh', 'mkdir', 'dirname', 'basename', 'printf'].map((t) =>
+  dirname(execFileSync('sh', ['-c', `command -v ${t}`], { encoding: 'utf8' }).trim()),
+);
 const PATH = [bin, dirname(process.execPath), ...new Set(tools)].join(':');
 
 export interface Step {
@@ -91,7 +93,13 @@ export function stepsOf(block: { line: number; text: string[] }): Step[] {
     const comment = m ? m[2]! : '';
     const exit = /^exit (\d+)\b/.exec(comment);
     const state = /^→ ([A-Z][A-Za-z]+)\b/.exec(comment);
-    steps.push({ command, exit: exit ? Number(exit[1]) : 0, ...(state ? { state: state[1]! } : {}), output: [], line: block.line + i });
+    steps.push({
+      command,
+      exit: exit ? Number(exit[1]) : 0,
+      ...(state ? { state: state[1]! } : {}),
+      output: [],
+      line: block.line + i,
+    });
   });
   return steps;
 }
@@ -101,10 +109,14 @@ function runSteps(steps: Step[], startIn: string): void {
   let cwd = startIn;
   const where = join(top, 'cwd');
   for (const step of steps) {
-    const r = spawnSync('sh', ['-c', 'cd "$1" || exit 99; eval "$2"; rc=$?; pwd > "$3"; exit $rc', 'sh', cwd, step.command, where], {
-      encoding: 'utf8',
-      env: { ...TEST_ENV, PATH, EDITOR: 'editor', LANG: 'C.UTF-8' },
-    });
+    const r = spawnSync(
+      'sh',
+      ['-c', 'cd "$1" || exit 99; eval "$2"; rc=$?; pwd > "$3"; exit $rc', 'sh', cwd, step.command, where],
+      {
+        encoding: 'utf8',
+        env: { ...TEST_ENV, PATH, EDITOR: 'editor', LANG: 'C.UTF-8' },
+      },
+    );
     const said = `README line ${step.line}: ${step.command}\nexit ${r.status}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
     expect(r.status, said).toBe(step.exit);
     if (step.exit !== 0) expect(r.stderr, `${said}\na refusal says why`).toMatch(/^error: /m);
@@ -139,13 +151,14 @@ describe('the README runs as written', () => {
   });
 
   const types = bashBlocks(TYPES, 'Every type');
-  it.each(types.map((b) => [b.text.find((l) => l.startsWith('sow project new'))?.match(/--type (\w+)/)?.[1] ?? '?', b] as const))(
-    'the %s project type: its block in a repository of its own',
-    (_type, block) => {
-      const { repo } = yourRepo();
-      runSteps(stepsOf(block), repo);
-    },
-  );
+  it.each(
+    types.map(
+      (b) => [b.text.find((l) => l.startsWith('sow project new'))?.match(/--type (\w+)/)?.[1] ?? '?', b] as const,
+    ),
+  )('the %s project type: its block in a repository of its own', (_type, block) => {
+    const { repo } = yourRepo();
+    runSteps(stepsOf(block), repo);
+  });
 });
 
 describe('reading the README', () => {

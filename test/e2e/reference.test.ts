@@ -12,7 +12,11 @@ import { describe, expect, it } from 'vitest';
 import { SOW } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const run = (root: string) => spawnSync(process.execPath, [join(root, 'scripts/reference.mjs'), '--check'], { encoding: 'utf8', env: { ...process.env, SOW_BIN: SOW } });
+const run = (root: string) =>
+  spawnSync(process.execPath, [join(root, 'scripts/reference.mjs'), '--check'], {
+    encoding: 'utf8',
+    env: { ...process.env, SOW_BIN: SOW },
+  });
 
 describe('the command reference', () => {
   it('docs/reference/ is what the command model says, a page per command', () => {

@@ -5,11 +5,32 @@
  * the refs for agents.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { expectEnvelope, expectFails, makeRepo, ok, SOW, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
+import {
+  expectEnvelope,
+  expectFails,
+  makeRepo,
+  ok,
+  SOW,
+  TEST_ENV,
+  toExecuting,
+  useRepos,
+  type Repo,
+} from './harness.js';
 import { makeWorld, runSow, show } from './agent-world.js';
 import { GIT_ID, refSource, type RefSource } from '../ref-source.js';
 
@@ -43,7 +64,12 @@ const SHARED_PREFIX = 'https://refs.example.invalid/';
  * and git told that `https://refs.example.invalid/<x>` is `file://<tmpdir>/<x>`.
  */
 function cacheEnv(): Record<string, string> {
-  return { XDG_CACHE_HOME: temp('sow-ref-cache-'), GIT_CONFIG_COUNT: '1', GIT_CONFIG_KEY_0: `url.file://${tmpdir()}/.insteadOf`, GIT_CONFIG_VALUE_0: SHARED_PREFIX };
+  return {
+    XDG_CACHE_HOME: temp('sow-ref-cache-'),
+    GIT_CONFIG_COUNT: '1',
+    GIT_CONFIG_KEY_0: `url.file://${tmpdir()}/.insteadOf`,
+    GIT_CONFIG_VALUE_0: SHARED_PREFIX,
+  };
 }
 
 describe('sow refs add | list', () => {
@@ -51,16 +77,45 @@ describe('sow refs add | list', () => {
     const repo = fresh();
     const src = source();
     const env = cacheEnv();
-    const r = ok(repo, ['refs', 'add', src.shared, '--link', 'style', '--description', 'House style', '--tags', 'style, docs', '--semantic', 'knowledge'], { env });
+    const r = ok(
+      repo,
+      [
+        'refs',
+        'add',
+        src.shared,
+        '--link',
+        'style',
+        '--description',
+        'House style',
+        '--tags',
+        'style, docs',
+        '--semantic',
+        'knowledge',
+      ],
+      { env },
+    );
     expect(r.stdout).toBe('.sow/refs/style\n');
-    expect(r.stderr).toMatch(/Added ref 'style' \(knowledge\) from https:\/\/refs\.example\.invalid\/\S+ at [0-9a-f]{7}: \.sow\/refs\/style → /);
+    expect(r.stderr).toMatch(
+      /Added ref 'style' \(knowledge\) from https:\/\/refs\.example\.invalid\/\S+ at [0-9a-f]{7}: \.sow\/refs\/style → /,
+    );
     const link = join(repo.dir, '.sow/refs/style');
     expect(lstatSync(link).isSymbolicLink()).toBe(true);
     const target = readlinkSync(link);
     expect(target.startsWith(join(env['XDG_CACHE_HOME']!, 'sow', 'refs', 'repos')), target).toBe(true);
     expect(readFileSync(join(link, 'README.md'), 'utf8')).toBe('# Style guide\n');
     const index = JSON.parse(repo.read('.sow/refs/index.json'));
-    expect(index).toEqual({ version: 1, refs: [{ link: 'style', source: src.shared, semantic: 'knowledge', tags: ['style', 'docs'], description: 'House style' }] });
+    expect(index).toEqual({
+      version: 1,
+      refs: [
+        {
+          link: 'style',
+          source: src.shared,
+          semantic: 'knowledge',
+          tags: ['style', 'docs'],
+          description: 'House style',
+        },
+      ],
+    });
     expect(repo.read('.sow/refs/index.json')).not.toContain(env['XDG_CACHE_HOME']!);
     repo.git(['add', '-A']);
     expect(
@@ -73,9 +128,21 @@ describe('sow refs add | list', () => {
     // The cache index knows the commit and who uses it.
     const cache = JSON.parse(readFileSync(join(env['XDG_CACHE_HOME']!, 'sow/refs/index.json'), 'utf8'));
     const entry = Object.values(cache.entries)[0] as any;
-    expect(entry).toMatchObject({ source: src.shared, kind: 'git', sha: expect.stringMatching(/^[0-9a-f]{40}$/), users: [expect.stringContaining('sow-e2e-')] });
+    expect(entry).toMatchObject({
+      source: src.shared,
+      kind: 'git',
+      sha: expect.stringMatching(/^[0-9a-f]{40}$/),
+      users: [expect.stringContaining('sow-e2e-')],
+    });
     const list = expectEnvelope(ok(repo, ['refs', 'list', '--json'], { env }));
-    expect(list.data).toEqual([expect.objectContaining({ link: 'style', local: false, link_state: 'ok', cache: expect.objectContaining({ kind: 'git' }) })]);
+    expect(list.data).toEqual([
+      expect.objectContaining({
+        link: 'style',
+        local: false,
+        link_state: 'ok',
+        cache: expect.objectContaining({ kind: 'git' }),
+      }),
+    ]);
     expect(ok(repo, ['refs', 'list'], { env }).stdout).toBe(`style  knowledge  ${src.shared}\n    House style\n`);
   });
 
@@ -93,7 +160,10 @@ describe('sow refs add | list', () => {
     const r = ok(repo, ['refs', 'add', folder, '--link', 'notes'], { env });
     expect(r.stderr).toContain('a local folder is a path on this machine, so it is never shared');
     expect(readFileSync(join(repo.dir, '.sow/refs/notes/notes.md'), 'utf8')).toBe('local notes\n');
-    expect(readlinkSync(join(repo.dir, '.sow/refs/notes')).startsWith(env['XDG_CACHE_HOME']!), 'a copy in the cache, not the folder itself').toBe(true);
+    expect(
+      readlinkSync(join(repo.dir, '.sow/refs/notes')).startsWith(env['XDG_CACHE_HOME']!),
+      'a copy in the cache, not the folder itself',
+    ).toBe(true);
     expect(JSON.parse(repo.read('.sow/refs/index.json')).refs.map((x: any) => x.link)).toEqual(['guide']);
     expect(JSON.parse(repo.read('.sow/refs/index.local.json')).refs.map((x: any) => x.link)).toEqual(['mine', 'notes']);
     expect(
@@ -116,8 +186,12 @@ describe('sow refs add | list', () => {
     // src.url is file://…/origin.git: a folder of this machine, never shared, --local or not.
     const fromFile = ok(repo, ['refs', 'add', src.url], { env });
     expect(fromFile.stdout).toBe('.sow/refs/origin\n');
-    expect(fromFile.stderr).toContain("Recorded in .sow/refs/index.local.json, this machine's own (a file:// URL is a folder on this machine, so it is never shared)");
-    expect(JSON.parse(repo.read('.sow/refs/index.local.json')).refs.map((x: any) => [x.link, x.source])).toEqual([['origin', src.url]]);
+    expect(fromFile.stderr).toContain(
+      "Recorded in .sow/refs/index.local.json, this machine's own (a file:// URL is a folder on this machine, so it is never shared)",
+    );
+    expect(JSON.parse(repo.read('.sow/refs/index.local.json')).refs.map((x: any) => [x.link, x.source])).toEqual([
+      ['origin', src.url],
+    ]);
     expect(repo.exists('.sow/refs/index.json'), 'nothing in the committed index').toBe(false);
     expect(readFileSync(join(repo.dir, '.sow/refs/origin/README.md'), 'utf8')).toBe('# Style guide\n');
 
@@ -127,7 +201,9 @@ describe('sow refs add | list', () => {
     writeFileSync(join(folder, 'notes.md'), 'notes\n');
     expect(ok(repo, ['refs', 'add', folder], { env }).stdout).toBe('.sow/refs/team-notes\n');
     // A name taken: the same refusal as with --link, which says how to pick another.
-    expect(expectFails(repo, ['refs', 'add', src.url], 1, 'REF_EXISTS', { env })).toContain("a ref named 'origin' exists already (a local one)\npick another --link");
+    expect(expectFails(repo, ['refs', 'add', src.url], 1, 'REF_EXISTS', { env })).toContain(
+      "a ref named 'origin' exists already (a local one)\npick another --link",
+    );
     expect(JSON.parse(repo.read('.sow/refs/index.json')).refs.map((x: any) => x.link)).toEqual(['style']);
     // A source without a usable name: say to give one.
     expect(expectFails(repo, ['refs', 'add', '/'], 2, 'USAGE', { env })).toContain('name it with --link <name>');
@@ -143,8 +219,12 @@ describe('sow refs status | update', () => {
     expect(ok(repo, ['refs', 'status'], { env }).stdout).toMatch(/^style {2}current \([0-9a-f]{7}\)\n$/);
     const next = src.push('README.md', '# Style guide, v2\n');
     const behind = ok(repo, ['refs', 'status', 'style'], { env });
-    expect(behind.stdout).toMatch(new RegExp(`^style {2}behind by 1: [0-9a-f]{7} → ${next.slice(0, 7)} \\('sow refs update style'\\)\\n$`));
-    expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8'), 'status changes nothing').toBe('# Style guide\n');
+    expect(behind.stdout).toMatch(
+      new RegExp(`^style {2}behind by 1: [0-9a-f]{7} → ${next.slice(0, 7)} \\('sow refs update style'\\)\\n$`),
+    );
+    expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8'), 'status changes nothing').toBe(
+      '# Style guide\n',
+    );
     const up = ok(repo, ['refs', 'update'], { env });
     expect(up.stdout).toMatch(new RegExp(`^style {2}updated [0-9a-f]{7} → ${next.slice(0, 7)}\\n$`));
     expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# Style guide, v2\n');
@@ -152,8 +232,14 @@ describe('sow refs status | update', () => {
     // The source goes away: offline, and everything still reads from the cache.
     renameSync(src.bare, `${src.bare}.gone`);
     const offline = ok(repo, ['refs', 'status', '--json'], { env });
-    expect(expectEnvelope(offline).data).toEqual([expect.objectContaining({ link: 'style', state: 'offline', sha: next, fetched_at: expect.any(String) })]);
-    expect(ok(repo, ['refs', 'status'], { env }).stdout).toMatch(new RegExp(`^style {2}offline: ${next.slice(0, 7)}, fetched \\d+ s ago \\(.*does not appear to be a git repository\\)\\n$`));
+    expect(expectEnvelope(offline).data).toEqual([
+      expect.objectContaining({ link: 'style', state: 'offline', sha: next, fetched_at: expect.any(String) }),
+    ]);
+    expect(ok(repo, ['refs', 'status'], { env }).stdout).toMatch(
+      new RegExp(
+        `^style {2}offline: ${next.slice(0, 7)}, fetched \\d+ s ago \\(.*does not appear to be a git repository\\)\\n$`,
+      ),
+    );
     expect(ok(repo, ['refs', 'update'], { env }).stdout).toMatch(/^style {2}offline, kept at/);
     expect(readFileSync(join(repo.dir, '.sow/refs/style/README.md'), 'utf8')).toBe('# Style guide, v2\n');
   });
@@ -166,11 +252,18 @@ describe('sow refs status | update', () => {
     // A git whose fetch takes 1.5 s.
     const bin = temp('sow-slow-git-');
     const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
-    writeFileSync(join(bin, 'git'), `#!/bin/sh\nif [ "$1" = fetch ]; then sleep 1.5; fi\nexec "${realGit}" "$@"\n`, { mode: 0o755 });
+    writeFileSync(join(bin, 'git'), `#!/bin/sh\nif [ "$1" = fetch ]; then sleep 1.5; fi\nexec "${realGit}" "$@"\n`, {
+      mode: 0o755,
+    });
     const slowEnv = { ...env, PATH: `${bin}:${process.env['PATH']}` };
     const command = [process.execPath, SOW, 'refs', 'status'].map((a) => `'${a}'`).join(' ');
-    const args = process.platform === 'darwin' ? ['-q', '/dev/null', 'sh', '-c', command] : ['-qefc', command, '/dev/null'];
-    const r = spawnSync('script', args, { cwd: repo.dir, env: { ...process.env, ...TEST_ENV, ...slowEnv, CI: '', TERM: 'xterm' }, encoding: 'utf8' });
+    const args =
+      process.platform === 'darwin' ? ['-q', '/dev/null', 'sh', '-c', command] : ['-qefc', command, '/dev/null'];
+    const r = spawnSync('script', args, {
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV, ...slowEnv, CI: '', TERM: 'xterm' },
+      encoding: 'utf8',
+    });
     expect(r.error, 'script(1) gives sow a terminal').toBeUndefined();
     expect(r.status, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/\r[⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] fetching style {2}1 s\x1b\[K/);
@@ -197,7 +290,9 @@ describe('sow refs status | update', () => {
     expect(ok(repo, ['refs', 'status'], { env }).stdout).toBe('style  diverged: 1 ahead, 1 behind\n');
     const r = repo.sow(['refs', 'update'], { env });
     expect(r.code).toBe(1);
-    expect(r.stdout).toBe('style  not updated: its checkout and the source have diverged (1 ahead, 1 behind); sow does not rewrite it\n');
+    expect(r.stdout).toBe(
+      'style  not updated: its checkout and the source have diverged (1 ahead, 1 behind); sow does not rewrite it\n',
+    );
     expect(readFileSync(join(checkout, 'LOCAL.md'), 'utf8')).toBe('mine\n');
   });
 
@@ -248,7 +343,10 @@ describe('one cache for every repository; a fresh clone; remove', () => {
     expect(existsSync(target)).toBe(false);
     // A fresh cache: init clones.
     const b2 = fresh();
-    b2.write('.sow/refs/index.json', JSON.stringify({ version: 1, refs: [{ link: 'style', source: src.shared, semantic: 'knowledge', tags: [] }] }));
+    b2.write(
+      '.sow/refs/index.json',
+      JSON.stringify({ version: 1, refs: [{ link: 'style', source: src.shared, semantic: 'knowledge', tags: [] }] }),
+    );
     expect(ok(b2, ['refs', 'init'], { env: cacheEnv() }).stdout).toBe('style  cloned and linked\n');
   });
 });
@@ -274,7 +372,11 @@ describe('agents find the refs', () => {
     const src = source();
     const env = cacheEnv();
     toExecuting(repo, ['Only task']);
-    ok(repo, ['refs', 'add', src.url, '--link', 'examples', '--semantic', 'code', '--description', 'Reusable handlers'], { env });
+    ok(
+      repo,
+      ['refs', 'add', src.url, '--link', 'examples', '--semantic', 'code', '--description', 'Reusable handlers'],
+      { env },
+    );
     const world = makeWorld();
     temps.push(world.root);
     const r = runSow(repo.dir, world, ['agent', 'spawn', 'implementer', '010', '-q'], env);

@@ -10,7 +10,18 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { expectFails, makeRepo, ok, SOW, taskFile, TEST_ENV, toExecuting, useRepos, type Repo, type RunResult } from './harness.js';
+import {
+  expectFails,
+  makeRepo,
+  ok,
+  SOW,
+  taskFile,
+  TEST_ENV,
+  toExecuting,
+  useRepos,
+  type Repo,
+  type RunResult,
+} from './harness.js';
 import { makeWorld, until, type World } from './agent-world.js';
 
 const fresh = useRepos();
@@ -27,7 +38,12 @@ afterEach(() => {
 });
 
 const git = (cwd: string, args: string[], input?: string): string =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, ...TEST_ENV }, ...(input !== undefined ? { input } : {}) }).trim();
+  execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, ...TEST_ENV },
+    ...(input !== undefined ? { input } : {}),
+  }).trim();
 
 let origin: string | undefined;
 
@@ -74,7 +90,8 @@ function remoteClaims(remote: string): Map<string, string> {
   );
 }
 
-const ownerOf = (remote: string, sha: string): string | undefined => /^owner: (.*)$/m.exec(git(remote, ['cat-file', 'commit', sha]))?.[1];
+const ownerOf = (remote: string, sha: string): string | undefined =>
+  /^owner: (.*)$/m.exec(git(remote, ['cat-file', 'commit', sha]))?.[1];
 
 /** Pushes a claim made by plumbing (as another machine's sow would have) from `clone` to the remote. */
 function plantClaim(clone: Repo, id: string, owner: string, leaseUntil: string): string {
@@ -94,7 +111,9 @@ describe('claims through the remote', () => {
   it('16 claimers on 4 clones race for 8 ready tasks: each task claimed exactly once, none skipped', async () => {
     const { remote, clones } = world(4);
     const racers = Array.from({ length: 16 }, (_, i) => ({ owner: `w${i + 1}`, clone: clones[i % 4]! }));
-    const results = await Promise.all(racers.map((r) => r.clone.sowAsync(['task', 'next', '--claim', '--owner', r.owner, '--json'], { env: RACE_ENV })));
+    const results = await Promise.all(
+      racers.map((r) => r.clone.sowAsync(['task', 'next', '--claim', '--owner', r.owner, '--json'], { env: RACE_ENV })),
+    );
     const won = results.flatMap((r, i) => (r.code === 0 ? [{ id: claimed(r), ...racers[i]! }] : []));
     const lost = results.filter((r) => r.code !== 0);
     for (const r of lost) {
@@ -108,7 +127,10 @@ describe('claims through the remote', () => {
     for (const w of won) {
       expect(ownerOf(remote, refs.get(w.id)!)).toBe(w.owner);
       const task = w.clone.yaml(taskFile(w.id));
-      expect(task).toMatchObject({ status: 'in_progress', owner: { kind: 'claim', by: w.owner, remote: 'origin', remote_claim: refs.get(w.id) } });
+      expect(task).toMatchObject({
+        status: 'in_progress',
+        owner: { kind: 'claim', by: w.owner, remote: 'origin', remote_claim: refs.get(w.id) },
+      });
     }
   });
 
@@ -118,7 +140,9 @@ describe('claims through the remote', () => {
     const stale = plantClaim(clones[0]!, '010', 'ghost', '2000-01-01T00:30:00.000Z');
     for (const id of IDS.slice(1)) plantClaim(clones[0]!, id, `holder-${id}`, '2999-01-01T00:00:00.000Z');
     const racers = Array.from({ length: 8 }, (_, i) => ({ owner: `r${i + 1}`, clone: clones[i % 4]! }));
-    const results = await Promise.all(racers.map((r) => r.clone.sowAsync(['task', 'next', '--claim', '--owner', r.owner, '--json'], { env: RACE_ENV })));
+    const results = await Promise.all(
+      racers.map((r) => r.clone.sowAsync(['task', 'next', '--claim', '--owner', r.owner, '--json'], { env: RACE_ENV })),
+    );
     const winners = results.flatMap((r, i) => (r.code === 0 ? [{ id: claimed(r), ...racers[i]! }] : []));
     expect(winners).toHaveLength(1);
     expect(winners[0]!.id).toBe('010');
@@ -136,7 +160,12 @@ describe('claims through the remote', () => {
     // b's checkout knows nothing of 010 but what the remote says.
     const list = ok(b, ['task', 'list']).stdout.split('\n');
     expect(list[0]).toMatch(/^\[010\] pending\s+Task 1\s+.*— claimed on origin by ann on \S+, lease until \d{4}-/);
-    expect(ok(b, ['task', 'list', '--json']).json!.data[0].remote_claim).toMatchObject({ task: '010', owner: 'ann', remote: 'origin', live: true });
+    expect(ok(b, ['task', 'list', '--json']).json!.data[0].remote_claim).toMatchObject({
+      task: '010',
+      owner: 'ann',
+      remote: 'origin',
+      live: true,
+    });
     expect(ok(b, ['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id)).toEqual(IDS.slice(2));
     ok(a, ['task', 'set', '--id', '010', 'status', 'completed', '--owner', 'ann']);
     expect([...remoteClaims(remote).keys()]).toEqual(['020']);
@@ -168,14 +197,23 @@ describe('claims through the remote', () => {
     const { clones } = world(1);
     const a = clones[0]!;
     ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
-    expect(ok(a, ['status']).stdout).toMatch(/^Claims {3}1 on origin\n {2}\[010\] claimed on origin by ann on \S+, lease until \d{4}-/m);
-    expect(ok(a, ['status', '--json']).json!.data.remote_claims).toMatchObject({ remote: 'origin', reached: true, claims: [{ task: '010', owner: 'ann', live: true }] });
+    expect(ok(a, ['status']).stdout).toMatch(
+      /^Claims {3}1 on origin\n {2}\[010\] claimed on origin by ann on \S+, lease until \d{4}-/m,
+    );
+    expect(ok(a, ['status', '--json']).json!.data.remote_claims).toMatchObject({
+      remote: 'origin',
+      reached: true,
+      claims: [{ task: '010', owner: 'ann', live: true }],
+    });
     expect(ok(a, ['agent', 'ps']).stdout).toMatch(/^\[010\] claimed on origin by ann on /m);
     // A git that writes down each run: the reads of a project without claims.remote run none.
     const bin = mkdtempSync(join(tmpdir(), 'sow-git-log-'));
     dirs.push(bin);
     const log = join(bin, 'log');
-    writeFileSync(join(bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()}' "$@"\n`);
+    writeFileSync(
+      join(bin, 'git'),
+      `#!/bin/sh\necho "$*" >> '${log}'\nexec '${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()}' "$@"\n`,
+    );
     chmodSync(join(bin, 'git'), 0o755);
     const env = { PATH: `${bin}:${process.env['PATH']}` };
     const reads = [['task', 'list'], ['task', 'next'], ['status'], ['agent', 'ps']];
@@ -200,7 +238,9 @@ describe('claims through the remote', () => {
     const a = clones[0]!;
     a.git(['remote', 'set-url', 'origin', join(tmpdir(), 'sow-no-such-remote', 'r.git')]);
     const before = a.snapshot();
-    const text = expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 5, 'REMOTE_CLAIM_FAILED', { human: true });
+    const text = expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 5, 'REMOTE_CLAIM_FAILED', {
+      human: true,
+    });
     expect(text).toContain("the remote 'origin' was not reached");
     expect(a.snapshot()).toEqual(before);
     const list = ok(a, ['task', 'list']);
@@ -212,10 +252,15 @@ describe('claims through the remote', () => {
   it('a remote that refuses the push (a pre-receive hook): exit 5, nothing changed here or there', () => {
     const { remote, clones } = world(1);
     const a = clones[0]!;
-    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\necho "pushes to refs/sow/ are not allowed here" >&2\nexit 1\n');
+    writeFileSync(
+      join(remote, 'hooks', 'pre-receive'),
+      '#!/bin/sh\necho "pushes to refs/sow/ are not allowed here" >&2\nexit 1\n',
+    );
     chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
     const before = a.snapshot();
-    const text = expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 5, 'REMOTE_CLAIM_FAILED', { human: true });
+    const text = expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 5, 'REMOTE_CLAIM_FAILED', {
+      human: true,
+    });
     expect(text).toContain("the remote 'origin' refused the push (pushes to refs/sow/ are not allowed here)");
     expect(a.snapshot()).toEqual(before);
     expect(remoteClaims(remote).size).toBe(0);
@@ -249,7 +294,9 @@ describe('claims through the remote', () => {
     a.git(['init', '-q', '--bare', 'folder']);
     a.write('.sow/config.yaml', 'claims:\n  remote: folder\n');
     const list = ok(a, ['task', 'list']);
-    expect(list.stderr).toContain("the claims on the remote 'folder' were not read: it is not a remote of this repository");
+    expect(list.stderr).toContain(
+      "the claims on the remote 'folder' were not read: it is not a remote of this repository",
+    );
     expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 1, 'REMOTE_NOT_FOUND');
     a.write('.sow/config.yaml', "claims:\n  remote: '--upload-pack=touch pwned'\n");
     expectFails(a, ['task', 'next', '--claim', '--owner', 'ann'], 4, 'CONFIG_INVALID');
@@ -266,7 +313,11 @@ describe('workers claim through the remote', () => {
   };
   /** A worker that says it started, waits for `go`, then reports needs_review. */
   const waiting = (world: World, name: string, status = 'needs_review') =>
-    JSON.stringify([{ touch: join(world.root, `${name}.started`) }, { wait: join(world.root, 'go') }, ['agent', 'report', '--status', status, `${name} done`]]);
+    JSON.stringify([
+      { touch: join(world.root, `${name}.started`) },
+      { wait: join(world.root, 'go') },
+      ['agent', 'report', '--status', status, `${name} done`],
+    ]);
   /** The tasks a clone's state says its workers own: task id → owner. */
   const workersOf = (clone: Repo): Map<string, Record<string, unknown>> =>
     new Map(
@@ -281,7 +332,11 @@ describe('workers claim through the remote', () => {
     const world2 = agents();
     const spawns = Array.from({ length: 6 }, (_, i) => ({ clone: clones[i % 2]!, name: `w${i + 1}` }));
     const results = await Promise.all(
-      spawns.map((s) => s.clone.sowAsync(['agent', 'spawn', 'implementer', '--next', '--detach', '--json'], { env: { ...world2.env, ...RACE_ENV, FAKE_AGENT_SCRIPT: waiting(world2, s.name) } })),
+      spawns.map((s) =>
+        s.clone.sowAsync(['agent', 'spawn', 'implementer', '--next', '--detach', '--json'], {
+          env: { ...world2.env, ...RACE_ENV, FAKE_AGENT_SCRIPT: waiting(world2, s.name) },
+        }),
+      ),
     );
     for (const r of results) expect(r.code, r.stderr).toBe(0);
     const taken = results.map((r) => r.json!.data.task as string);
@@ -294,11 +349,16 @@ describe('workers claim through the remote', () => {
     const refs = remoteClaims(remote);
     expect([...refs.keys()].sort()).toEqual([...taken].sort());
     for (const [id, owner] of owned) {
-      expect(owner).toMatchObject({ remote: 'origin', remote_claim: refs.get(id), remote_lease_until: expect.any(String) });
+      expect(owner).toMatchObject({
+        remote: 'origin',
+        remote_claim: refs.get(id),
+        remote_lease_until: expect.any(String),
+      });
       expect(ownerOf(remote, refs.get(id)!)).toBe(owner['by']);
     }
     writeFileSync(join(world2.root, 'go'), '');
-    for (const c of clones) expect(ok(c, ['agent', 'wait'], { env: world2.env }).stdout).toMatch(/^(\d{3} {2}needs_review\n){3}$/);
+    for (const c of clones)
+      expect(ok(c, ['agent', 'wait'], { env: world2.env }).stdout).toMatch(/^(\d{3} {2}needs_review\n){3}$/);
     // The runs ended with the tasks for review: nobody holds them on the remote any more.
     expect(remoteClaims(remote).size).toBe(0);
   });
@@ -308,7 +368,10 @@ describe('workers claim through the remote', () => {
     const [a, b] = clones as [Repo, Repo];
     const w = agents();
     expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe('010');
-    const text = expectFails(b, ['agent', 'spawn', 'implementer', '010'], 1, 'TASK_CLAIMED_ELSEWHERE', { env: w.env, human: true });
+    const text = expectFails(b, ['agent', 'spawn', 'implementer', '010'], 1, 'TASK_CLAIMED_ELSEWHERE', {
+      env: w.env,
+      human: true,
+    });
     expect(text).toMatch(
       /^task 010 is claimed on the remote 'origin' by ann on \S+, lease until \d{4}-\S+; a worker here would work beside theirs\nnothing was changed; start one on the next task nobody holds \('sow agent spawn implementer --next'\)/,
     );
@@ -321,12 +384,19 @@ describe('workers claim through the remote', () => {
     expect(w.calls()).toHaveLength(1);
     expect([...remoteClaims(remote).keys()]).toEqual(['010']);
     // --force with --next takes nothing another holds.
-    expect(ok(b, ['agent', 'spawn', 'implementer', '--next', '--force', '--json'], { env: w.env }).json!.data.task).toBe('030');
+    expect(
+      ok(b, ['agent', 'spawn', 'implementer', '--next', '--force', '--json'], { env: w.env }).json!.data.task,
+    ).toBe('030');
     expect([...remoteClaims(remote).keys()]).toEqual(['010']);
     // --force takes the claim over there (compare-and-swap on the claim it saw); the run's end gives it back.
     const seen = join(w.root, 'owner.json');
-    const script = [{ try: ['task', 'get', '--id', '010', 'owner', '--json'], out: seen }, ['task', 'set', 'status', 'needs_review']];
-    ok(b, ['agent', 'spawn', 'implementer', '010', '--force'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
+    const script = [
+      { try: ['task', 'get', '--id', '010', 'owner', '--json'], out: seen },
+      ['task', 'set', 'status', 'needs_review'],
+    ];
+    ok(b, ['agent', 'spawn', 'implementer', '010', '--force'], {
+      env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) },
+    });
     const owner = JSON.parse(JSON.parse(readFileSync(seen, 'utf8')).stdout).data.value;
     expect(ownerOf(remote, owner.remote_claim)).toBe('implementer-3');
     expect(remoteClaims(remote).size).toBe(0);
@@ -354,12 +424,16 @@ describe('workers claim through the remote', () => {
     const { remote, clones } = world(2);
     const [a, b] = clones as [Repo, Repo];
     const w = agents();
-    ok(a, ['agent', 'spawn', 'implementer', '010'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify([['task', 'set', 'status', 'paused']]) } });
+    ok(a, ['agent', 'spawn', 'implementer', '010'], {
+      env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify([['task', 'set', 'status', 'paused']]) },
+    });
     expect(a.yaml(taskFile('010'))).toMatchObject({ status: 'paused' });
     expect(a.yaml(taskFile('010')).owner).toBeUndefined();
     expect(remoteClaims(remote).size).toBe(0);
 
-    ok(a, ['agent', 'spawn', 'implementer', '020', '--detach'], { env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a') } });
+    ok(a, ['agent', 'spawn', 'implementer', '020', '--detach'], {
+      env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a') },
+    });
     await until(() => existsSync(join(w.root, 'a.started')), 'the worker started');
     expect([...remoteClaims(remote).keys()]).toEqual(['020']);
     ok(a, ['agent', 'stop', '020'], { env: w.env });
@@ -380,13 +454,17 @@ describe('workers claim through the remote', () => {
     const { remote, clones } = world(1);
     const a = clones[0]!;
     const w = agents();
-    const started = ok(a, ['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a', 'paused') } }).json!.data;
+    const started = ok(a, ['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
+      env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a', 'paused') },
+    }).json!.data;
     await until(() => existsSync(join(w.root, 'a.started')), 'the worker started');
     ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
     writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\nexit 1\n');
     chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
     const r = ok(a, ['task', 'set', '--id', '020', 'status', 'pending', '--owner', 'ann']);
-    expect(r.stderr).toContain("warning: the claim of task 020 was not given back: the remote 'origin' refused the push");
+    expect(r.stderr).toContain(
+      "warning: the claim of task 020 was not given back: the remote 'origin' refused the push",
+    );
     expect(a.yaml(taskFile('020'))).toMatchObject({ status: 'pending' });
     expect(a.yaml(taskFile('020')).owner).toBeUndefined();
     writeFileSync(join(w.root, 'go'), '');
@@ -394,7 +472,9 @@ describe('workers claim through the remote', () => {
     expect(a.yaml(taskFile('010')).owner).toBeUndefined();
     // The supervisor said it where it reports.
     await until(() => existsSync(join(started.log, '..', 'result.json')), 'the supervisor finished');
-    expect(readFileSync(started.log, 'utf8')).toContain("warning: the claim of task 010 was not given back: the remote 'origin' refused the push");
+    expect(readFileSync(started.log, 'utf8')).toContain(
+      "warning: the claim of task 010 was not given back: the remote 'origin' refused the push",
+    );
     expect([...remoteClaims(remote).keys()].sort()).toEqual(['010', '020']);
   });
 
@@ -402,7 +482,9 @@ describe('workers claim through the remote', () => {
     const { remote, clones } = world(1);
     const a = clones[0]!;
     const w = agents();
-    const started = ok(a, ['agent', 'spawn', 'implementer', '010', '--detach', '--json'], { env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a') } }).json!.data;
+    const started = ok(a, ['agent', 'spawn', 'implementer', '010', '--detach', '--json'], {
+      env: { ...w.env, FAKE_AGENT_SCRIPT: waiting(w, 'a') },
+    }).json!.data;
     await until(() => existsSync(join(w.root, 'a.started')), 'the worker started');
     const held = remoteClaims(remote).get('010')!;
     // The supervisor and its worker killed at once: nothing lets the task go, and its claim on the remote holds for its lease.
@@ -426,19 +508,29 @@ describe('workers claim through the remote', () => {
     const { remote, clones } = world(2);
     const [a, b] = clones as [Repo, Repo];
     const w = agents();
-    ok(a, ['agent', 'spawn', 'implementer', '010'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify([['task', 'set', 'status', 'paused']]) } });
+    ok(a, ['agent', 'spawn', 'implementer', '010'], {
+      env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify([['task', 'set', 'status', 'paused']]) },
+    });
     expect(ok(b, ['task', 'next', '--claim', '--owner', 'bob']).stdout.trim()).toBe('010');
     const text = expectFails(a, ['agent', 'resume', '010', 'go on'], 1, 'TASK_CLAIMED_ELSEWHERE', { env: w.env });
     expect(text).toMatch(/^task 010 is claimed on the remote 'origin' by bob on /);
     expect(w.calls()).toHaveLength(1);
     ok(b, ['task', 'set', '--id', '010', 'status', 'pending', '--owner', 'bob']);
     const seen = join(w.root, 'owner.json');
-    const script = [{ try: ['task', 'get', '--id', '010', 'owner', '--json'], out: seen }, ['task', 'set', 'status', 'needs_review']];
+    const script = [
+      { try: ['task', 'get', '--id', '010', 'owner', '--json'], out: seen },
+      ['task', 'set', 'status', 'needs_review'],
+    ];
     ok(a, ['agent', 'resume', '010', 'go on'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
     expect(w.calls()).toHaveLength(2);
     // While it ran, the worker held the task on the remote, with a claim of its own.
     const owner = JSON.parse(JSON.parse(readFileSync(seen, 'utf8')).stdout).data.value;
-    expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1', remote: 'origin', remote_claim: expect.stringMatching(/^[0-9a-f]{40}$/) });
+    expect(owner).toMatchObject({
+      kind: 'worker',
+      by: 'implementer-1',
+      remote: 'origin',
+      remote_claim: expect.stringMatching(/^[0-9a-f]{40}$/),
+    });
     expect(ownerOf(remote, owner.remote_claim)).toBe('implementer-1');
     expect(a.yaml(taskFile('010')).status).toBe('needs_review');
     expect(remoteClaims(remote).size).toBe(0);
@@ -457,7 +549,9 @@ describe('workers claim through the remote', () => {
       { wait: step('done') },
       ['agent', 'report', '--status', 'needs_review', 'done'],
     ];
-    ok(a, ['agent', 'spawn', 'implementer', '010', '--detach'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
+    ok(a, ['agent', 'spawn', 'implementer', '010', '--detach'], {
+      env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) },
+    });
     await until(() => existsSync(step('started')), 'the worker started');
     const first = remoteClaims(remote).get('010')!;
     expect(a.yaml(taskFile('010')).owner.remote_claim).toBe(first);
@@ -484,7 +578,10 @@ describe('workers claim through the remote', () => {
     const w = agents();
     a.write('.sow/config.yaml', '# no claims through the remote\n');
     const log = join(w.root, 'git.log');
-    writeFileSync(join(w.bin, 'git'), `#!/bin/sh\necho "$*" >> '${log}'\nexec '${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()}' "$@"\n`);
+    writeFileSync(
+      join(w.bin, 'git'),
+      `#!/bin/sh\necho "$*" >> '${log}'\nexec '${execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim()}' "$@"\n`,
+    );
     chmodSync(join(w.bin, 'git'), 0o755);
     ok(a, ['agent', 'spawn', 'implementer', '--next'], { env: w.env });
     expect(a.yaml(taskFile('010')).status).toBe('needs_review');
@@ -501,12 +598,17 @@ describe('workers claim through the remote', () => {
     const release = join(w.root, 'release');
     // The remote takes its time over every push until the test lets it go (bounded, so nothing hangs for good).
     const hook = join(remote, 'hooks', 'pre-receive');
-    writeFileSync(hook, `#!/bin/sh\ntouch '${held}'\ni=0\nwhile [ ! -e '${release}' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); done\nexit 0\n`);
+    writeFileSync(
+      hook,
+      `#!/bin/sh\ntouch '${held}'\ni=0\nwhile [ ! -e '${release}' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); done\nexit 0\n`,
+    );
     chmodSync(hook, 0o755);
     const spawn = a.sowAsync(['agent', 'spawn', 'implementer', '--next', '--json'], { env: w.env });
     await until(() => existsSync(held), 'the claim push reached the remote');
     // While the push waits, another write here takes the lock at once (it would wait, and give up, if the push held it).
-    const other = a.sowAsync(['task', 'set', '--id', '080', 'status', 'in_progress'], { env: { SOW_LOCK_TIMEOUT: '5' } });
+    const other = a.sowAsync(['task', 'set', '--id', '080', 'status', 'in_progress'], {
+      env: { SOW_LOCK_TIMEOUT: '5' },
+    });
     const written = await other;
     writeFileSync(release, '');
     const spawned = await spawn;
@@ -530,7 +632,13 @@ describe('a claim guards every change of its task', () => {
   async function taskUpdate(clone: Repo, args: Record<string, unknown>): Promise<{ isError: boolean; body: any }> {
     const env: Record<string, string> = {};
     for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('SOW_')) env[k] = v;
-    const transport = new StdioClientTransport({ command: process.execPath, args: [SOW, 'mcp'], cwd: clone.dir, env: { ...env, ...TEST_ENV }, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [SOW, 'mcp'],
+      cwd: clone.dir,
+      env: { ...env, ...TEST_ENV },
+      stderr: 'pipe',
+    });
     const client = new Client({ name: 'claims-test', version: '1.0.0' });
     await client.connect(transport);
     try {
@@ -548,30 +656,55 @@ describe('a claim guards every change of its task', () => {
   it("another clone's claim: task set, task abandon, agent report and task_update are refused (exit 3, naming it); --force takes it over, says so in the log and deletes the claim on the remote", async () => {
     const { remote, clones } = world(2);
     const [a, b] = clones as [Repo, Repo];
-    for (const id of ['010', '020', '030', '040']) expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe(id);
+    for (const id of ['010', '020', '030', '040'])
+      expect(ok(a, ['task', 'next', '--claim', '--owner', 'ann']).stdout.trim()).toBe(id);
     const held = remoteClaims(remote).get('010')!;
     const before = b.snapshot();
     // Each change on a task of its own, so that each is seen whatever the others do.
     const tried = {
       set: outcome(b.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json'])),
       abandon: outcome(b.sow(['task', 'abandon', '--id', '020', '--json'])),
-      report: outcome(b.sow(['agent', 'report', '--status', 'needs_review', 'done', '--json'], { env: asWorker('implementer-1', '030') })),
+      report: outcome(
+        b.sow(['agent', 'report', '--status', 'needs_review', 'done', '--json'], {
+          env: asWorker('implementer-1', '030'),
+        }),
+      ),
       task_update: (await taskUpdate(b, { id: '040', field: 'status', value: 'completed' })).body.error?.code ?? 'ok',
     };
-    expect(tried).toEqual({ set: '3 TASK_HELD', abandon: '3 TASK_HELD', report: '3 TASK_HELD', task_update: 'TASK_HELD' });
+    expect(tried).toEqual({
+      set: '3 TASK_HELD',
+      abandon: '3 TASK_HELD',
+      report: '3 TASK_HELD',
+      task_update: 'TASK_HELD',
+    });
     const text = expectFails(b, ['task', 'set', '--id', '010', 'status', 'completed'], 3, 'TASK_HELD', { human: true });
     expect(text).toMatch(
       /^task 010 is held by ann: claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+; only its holder changes it\nnothing was changed; ask ann to let it go/,
     );
-    expect(text).toContain("pass --force to take it over (noted in the task's log, and the claim on 'origin' is deleted)");
-    const refused = b.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']).json?.error as { details?: object } | undefined;
-    expect(refused?.details).toMatchObject({ task: '010', holder: 'ann', where: 'remote', remote: 'origin', machine: expect.any(String), since: expect.any(String), lease_until: expect.any(String) });
+    expect(text).toContain(
+      "pass --force to take it over (noted in the task's log, and the claim on 'origin' is deleted)",
+    );
+    const refused = b.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']).json?.error as
+      { details?: object } | undefined;
+    expect(refused?.details).toMatchObject({
+      task: '010',
+      holder: 'ann',
+      where: 'remote',
+      remote: 'origin',
+      machine: expect.any(String),
+      since: expect.any(String),
+      lease_until: expect.any(String),
+    });
     // Every change of the task, not only finishing it.
     expectFails(b, ['task', 'set', '--id', '010', 'name', 'Another name'], 3, 'TASK_HELD');
     expectFails(b, ['task', 'set', '--id', '010', 'status', 'in_progress'], 3, 'TASK_HELD');
     expectFails(b, ['task', 'abandon', '--id', '010'], 3, 'TASK_HELD', { human: true });
-    const report = expectFails(b, ['agent', 'report', '--status', 'needs_review', 'done'], 3, 'TASK_HELD', { env: asWorker('implementer-1') });
-    expect(report).toContain('nothing was changed; task 010 is not yours to change: stop working on it and tell whoever runs you');
+    const report = expectFails(b, ['agent', 'report', '--status', 'needs_review', 'done'], 3, 'TASK_HELD', {
+      env: asWorker('implementer-1'),
+    });
+    expect(report).toContain(
+      'nothing was changed; task 010 is not yours to change: stop working on it and tell whoever runs you',
+    );
     const tool = await taskUpdate(b, { id: '010', field: 'status', value: 'completed' });
     expect(tool.isError).toBe(true);
     expect(tool.body.error).toMatchObject({ code: 'TASK_HELD', details: { holder: 'ann', where: 'remote' } });
@@ -597,7 +730,9 @@ describe('a claim guards every change of its task', () => {
     const tool = await taskUpdate(b, { id: '010', field: 'status', value: 'needs_review', force: true, owner: 'bob' });
     expect(tool.isError, JSON.stringify(tool.body)).toBe(false);
     expect(b.yaml(taskFile('010')).status).toBe('needs_review');
-    expect(b.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Taken over with --force (set status needs_review) by bob on ');
+    expect(b.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(
+      'Taken over with --force (set status needs_review) by bob on ',
+    );
     expect([...remoteClaims(remote).keys()]).toEqual(['020']);
     // The remote refuses the deletion: abandoned here all the same, with the command that deletes the claim.
     const held = remoteClaims(remote).get('020')!;
@@ -605,8 +740,12 @@ describe('a claim guards every change of its task', () => {
     chmodSync(join(remote, 'hooks', 'pre-receive'), 0o755);
     const r = ok(b, ['task', 'abandon', '--id', '020', '--force']);
     expect(b.yaml(taskFile('020')).status).toBe('abandoned');
-    expect(r.stderr).toContain(`warning: the claim of task 020 on the remote 'origin' was not deleted: the remote refused the push (`);
-    expect(r.stderr).toContain(`To delete the claim, run: git push --force-with-lease=${ref('020')}:${held} origin :${ref('020')}`);
+    expect(r.stderr).toContain(
+      `warning: the claim of task 020 on the remote 'origin' was not deleted: the remote refused the push (`,
+    );
+    expect(r.stderr).toContain(
+      `To delete the claim, run: git push --force-with-lease=${ref('020')}:${held} origin :${ref('020')}`,
+    );
     expect(remoteClaims(remote).get('020')).toBe(held);
     rmSync(join(remote, 'hooks', 'pre-receive'));
     git(b.dir, ['push', '-q', `--force-with-lease=${ref('020')}:${held}`, 'origin', `:${ref('020')}`]);
@@ -618,8 +757,14 @@ describe('a claim guards every change of its task', () => {
     const a = clones[0]!;
     const w = agents();
     const late = join(w.root, 'late.json');
-    const script = [{ touch: join(w.root, 'started') }, { wait: join(w.root, 'go') }, { try: ['agent', 'report', '--status', 'needs_review', 'done'], out: late }];
-    ok(a, ['agent', 'spawn', 'implementer', '010', '--detach'], { env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) } });
+    const script = [
+      { touch: join(w.root, 'started') },
+      { wait: join(w.root, 'go') },
+      { try: ['agent', 'report', '--status', 'needs_review', 'done'], out: late },
+    ];
+    ok(a, ['agent', 'spawn', 'implementer', '010', '--detach'], {
+      env: { ...w.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) },
+    });
     await until(() => existsSync(join(w.root, 'started')), 'the worker started');
     expect([...remoteClaims(remote).keys()]).toEqual(['010']);
     // Each change seen before any is judged; none of them may change the task.
@@ -627,19 +772,33 @@ describe('a claim guards every change of its task', () => {
       set: outcome(a.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json'])),
       metadata: outcome(a.sow(['task', 'set', '--id', '010', 'metadata.note', 'x', '--json'])),
       abandon: outcome(a.sow(['task', 'abandon', '--id', '010', '--json'])),
-      report: outcome(a.sow(['agent', 'report', '--status', 'paused', 'mine now', '--json'], { env: asWorker('implementer-9') })),
-      task_update: (await taskUpdate(a, { id: '010', field: 'status', value: 'needs_review' })).body.error?.code ?? 'ok',
+      report: outcome(
+        a.sow(['agent', 'report', '--status', 'paused', 'mine now', '--json'], { env: asWorker('implementer-9') }),
+      ),
+      task_update:
+        (await taskUpdate(a, { id: '010', field: 'status', value: 'needs_review' })).body.error?.code ?? 'ok',
     };
-    expect(tried).toEqual({ set: '3 TASK_HELD', metadata: '3 TASK_HELD', abandon: '3 TASK_HELD', report: '3 TASK_HELD', task_update: 'TASK_HELD' });
+    expect(tried).toEqual({
+      set: '3 TASK_HELD',
+      metadata: '3 TASK_HELD',
+      abandon: '3 TASK_HELD',
+      report: '3 TASK_HELD',
+      task_update: 'TASK_HELD',
+    });
     const text = expectFails(a, ['task', 'set', '--id', '010', 'status', 'completed'], 3, 'TASK_HELD', { human: true });
     expect(text).toMatch(
       /^task 010 is held by implementer-1: a worker run by pid \d+ on \S+ since \d{4}-\S+; only its holder changes it\nnothing was changed; ask implementer-1 to let it go, wait until its worker is done/,
     );
     expectFails(a, ['task', 'set', '--id', '010', 'metadata.note', 'x'], 3, 'TASK_HELD');
     expectFails(a, ['task', 'abandon', '--id', '010'], 3, 'TASK_HELD');
-    expectFails(a, ['agent', 'report', '--status', 'paused', 'mine now'], 3, 'TASK_HELD', { env: asWorker('implementer-9') });
+    expectFails(a, ['agent', 'report', '--status', 'paused', 'mine now'], 3, 'TASK_HELD', {
+      env: asWorker('implementer-9'),
+    });
     const tool = await taskUpdate(a, { id: '010', field: 'status', value: 'needs_review' });
-    expect(tool.body.error).toMatchObject({ code: 'TASK_HELD', details: { holder: 'implementer-1', where: 'here', kind: 'worker' } });
+    expect(tool.body.error).toMatchObject({
+      code: 'TASK_HELD',
+      details: { holder: 'implementer-1', where: 'here', kind: 'worker' },
+    });
 
     ok(a, ['task', 'abandon', '--id', '010', '--force', '--owner', 'bob']);
     const task = a.yaml(taskFile('010'));
@@ -653,7 +812,9 @@ describe('a claim guards every change of its task', () => {
     writeFileSync(join(w.root, 'go'), '');
     ok(a, ['agent', 'wait', '010'], { env: w.env });
     await until(() => existsSync(late), 'the worker reported');
-    expect(JSON.parse(readFileSync(late, 'utf8')).stdout + JSON.parse(readFileSync(late, 'utf8')).stderr).toContain('no longer owns task 010');
+    expect(JSON.parse(readFileSync(late, 'utf8')).stdout + JSON.parse(readFileSync(late, 'utf8')).stderr).toContain(
+      'no longer owns task 010',
+    );
     expect(a.yaml(taskFile('010')).status).toBe('abandoned');
   });
 });

@@ -10,7 +10,17 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { makeRepo, ok, PROJECT, SOW, taskFile, toExecuting, writeJournal, type Repo, type RunResult } from './harness.js';
+import {
+  makeRepo,
+  ok,
+  PROJECT,
+  SOW,
+  taskFile,
+  toExecuting,
+  writeJournal,
+  type Repo,
+  type RunResult,
+} from './harness.js';
 
 let repo: Repo | undefined;
 afterEach(() => {
@@ -86,9 +96,14 @@ function expectConsistent(r: Repo): Summary[] {
   for (const t of tasks) {
     const got = r.sow(['task', 'get', '--id', t.id, '--json']);
     expect(got.code, `task get --id ${t.id}: ${got.stderr}${got.stdout}`).toBe(0);
-    expect({ id: got.json!.data.id, name: got.json!.data.name, status: got.json!.data.status }, `task ${t.id}: list and get agree`).toEqual({ id: t.id, name: t.name, status: t.status });
+    expect(
+      { id: got.json!.data.id, name: got.json!.data.name, status: got.json!.data.status },
+      `task ${t.id}: list and get agree`,
+    ).toEqual({ id: t.id, name: t.name, status: t.status });
   }
-  const dirs = existsSync(join(r.dir, TASKS_DIR)) ? readdirSync(join(r.dir, TASKS_DIR)).filter((n) => !n.startsWith('.')) : [];
+  const dirs = existsSync(join(r.dir, TASKS_DIR))
+    ? readdirSync(join(r.dir, TASKS_DIR)).filter((n) => !n.startsWith('.'))
+    : [];
   expect([...dirs].sort(), 'every task folder has a summary and every summary a folder').toEqual([...ids].sort());
   for (const id of ids) {
     for (const f of ['state.yaml', 'description.md', 'log.md']) {
@@ -99,12 +114,17 @@ function expectConsistent(r: Repo): Summary[] {
 }
 
 function spawnSow(r: Repo, args: string[]): ChildProcess {
-  return spawn(process.execPath, [SOW, ...args], { cwd: r.dir, env: { ...process.env, NO_COLOR: '1' }, stdio: 'ignore' });
+  return spawn(process.execPath, [SOW, ...args], {
+    cwd: r.dir,
+    env: { ...process.env, NO_COLOR: '1' },
+    stdio: 'ignore',
+  });
 }
 
 const exited = (child: ChildProcess): Promise<{ code: number | null; signal: NodeJS.Signals | null }> =>
   new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve({ code: child.exitCode, signal: child.signalCode });
+    if (child.exitCode !== null || child.signalCode !== null)
+      resolve({ code: child.exitCode, signal: child.signalCode });
     else child.once('exit', (code, signal) => resolve({ code, signal }));
   });
 
@@ -358,7 +378,9 @@ describe('concurrent writers lose nothing', () => {
     toExecuting(repo, ['Target task', 'Other task']);
     const r = repo;
     const jobs = Array.from({ length: 16 }, (_, i) =>
-      i % 2 === 0 ? r.sowAsync(['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', `refs/r${i}.md`]) : r.sowAsync(['task', 'set', '--id', '010', `metadata.k${i}`, `v${i}`]),
+      i % 2 === 0
+        ? r.sowAsync(['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', `refs/r${i}.md`])
+        : r.sowAsync(['task', 'set', '--id', '010', `metadata.k${i}`, `v${i}`]),
     );
     assertAllOk(await Promise.all(jobs), 'task write');
     const task = ok(r, ['task', 'get', '--id', '010', '--json']).json!.data;
@@ -375,11 +397,15 @@ describe('concurrent writers lose nothing', () => {
     ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
     const r = repo;
     const jobs = Array.from({ length: 16 }, (_, i) =>
-      i % 2 === 0 ? r.sowAsync(['output', 'add', '--type', 'task_list', '--path', `planning/t${i}.md`]) : r.sowAsync(['phase', 'set', `metadata.k${i}`, `v${i}`]),
+      i % 2 === 0
+        ? r.sowAsync(['output', 'add', '--type', 'task_list', '--path', `planning/t${i}.md`])
+        : r.sowAsync(['phase', 'set', `metadata.k${i}`, `v${i}`]),
     );
     assertAllOk(await Promise.all(jobs), 'project write');
     const outputs = ok(r, ['output', 'list', '--json']).json!.data as { index: number; path: string }[];
-    expect(outputs.map((a) => a.path).sort()).toEqual([0, 2, 4, 6, 8, 10, 12, 14].map((i) => `planning/t${i}.md`).sort());
+    expect(outputs.map((a) => a.path).sort()).toEqual(
+      [0, 2, 4, 6, 8, 10, 12, 14].map((i) => `planning/t${i}.md`).sort(),
+    );
     expect(outputs.map((a) => a.index)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
     const metadata = r.yaml(PROJECT).phases.planning.metadata;
     for (const i of [1, 3, 5, 7, 9, 11, 13, 15]) expect(metadata[`k${i}`], `metadata.k${i}`).toBe(`v${i}`);
@@ -394,7 +420,10 @@ describe('concurrent writers lose nothing', () => {
       ids.map((id) => `Task ${id}`),
     );
     const r = repo;
-    const jobs = ids.flatMap((id) => [r.sowAsync(['task', 'set', '--id', id, 'status', 'in_progress']), r.sowAsync(['task', 'set', '--id', id, 'name', `Renamed ${id}`])]);
+    const jobs = ids.flatMap((id) => [
+      r.sowAsync(['task', 'set', '--id', id, 'status', 'in_progress']),
+      r.sowAsync(['task', 'set', '--id', id, 'name', `Renamed ${id}`]),
+    ]);
     assertAllOk(await Promise.all(jobs), 'task set');
     const tasks = expectConsistent(r);
     expect(tasks.map((t) => [t.id, t.status, t.name])).toEqual(ids.map((id) => [id, 'in_progress', `Renamed ${id}`]));
@@ -439,7 +468,8 @@ describe('the lock', () => {
     child.stderr!.on('data', (d) => (stderr += d));
     // It says whom it waits for after a second of finding the holder alive.
     const deadline = Date.now() + 120_000;
-    while (!stderr.includes(`waiting for pid ${process.pid}`) && child.exitCode === null && Date.now() < deadline) await sleep(20);
+    while (!stderr.includes(`waiting for pid ${process.pid}`) && child.exitCode === null && Date.now() < deadline)
+      await sleep(20);
     expect(stderr, 'the writer waits while the lock is held').toContain(`waiting for pid ${process.pid}`);
     expect(r.snapshot(), 'nothing written while the lock is held').toEqual(before);
     rmSync(join(r.dir, LOCK));
@@ -465,7 +495,9 @@ describe('the lock', () => {
       caught++;
       // A dead holder is taken over at once, or after the empty-lock grace when it died before
       // writing the lock: well within the wait allowed, so LOCK_TIMEOUT would mean a wrong wait.
-      const next = r.sow(['task', 'set', '--id', '010', 'metadata.attempt', String(attempt)], { env: { SOW_LOCK_TIMEOUT: '60' } });
+      const next = r.sow(['task', 'set', '--id', '010', 'metadata.attempt', String(attempt)], {
+        env: { SOW_LOCK_TIMEOUT: '60' },
+      });
       expect(next.code, next.stderr).toBe(0);
       expect(r.exists(LOCK)).toBe(false);
       expect(r.yaml(taskFile('010')).metadata.attempt).toBe(attempt);
@@ -489,7 +521,9 @@ describe('SIGKILL during writes', () => {
       ok(copy, ['task', 'add', 'From the journal', '--agent', 'implementer']);
       ok(copy, ['project', 'set', 'description', 'Changed with the task']);
       const folder = `${TASKS_DIR}/030`;
-      const files = Object.fromEntries(['state.yaml', 'description.md', 'log.md', 'feedback/.gitkeep'].map((f) => [f, copy.read(`${folder}/${f}`)]));
+      const files = Object.fromEntries(
+        ['state.yaml', 'description.md', 'log.md', 'feedback/.gitkeep'].map((f) => [f, copy.read(`${folder}/${f}`)]),
+      );
       // Killed after the commit point, with the folder moved into place and the project not yet.
       writeJournal(repo, [
         { to: folder, files },
@@ -518,7 +552,20 @@ describe('SIGKILL during writes', () => {
     for (let attempt = 0; attempt < 60 && caught < 2; attempt++) {
       // `sow log` with a file writes two files in one transaction: the task (a new output) and its log.
       const file = `src/mid-${attempt}.ts`;
-      const child = spawnSow(r, ['log', '--agent', 'implementer-1', '--action', 'modified_file', '--result', 'success', '--task', '010', '--file', file, `entry ${attempt}`]);
+      const child = spawnSow(r, [
+        'log',
+        '--agent',
+        'implementer-1',
+        '--action',
+        'modified_file',
+        '--result',
+        'success',
+        '--task',
+        '010',
+        '--file',
+        file,
+        `entry ${attempt}`,
+      ]);
       const mid = spinUntil(() => existsSync(join(r.dir, JOURNAL)), child);
       if (mid) child.kill('SIGKILL');
       const { signal } = await exited(child);
@@ -554,7 +601,9 @@ describe('SIGKILL during writes', () => {
       const known = ['010', '020'];
       const commands = [
         ['task', 'add', `Kill loop ${i}`, '--agent', 'implementer'],
-        Math.random() < 0.6 ? ['task', 'set', '--id', pick(known), 'status', pick(statuses)] : ['task', 'set', '--id', pick(known), 'name', `Renamed in loop ${i}`],
+        Math.random() < 0.6
+          ? ['task', 'set', '--id', pick(known), 'status', pick(statuses)]
+          : ['task', 'set', '--id', pick(known), 'name', `Renamed in loop ${i}`],
       ];
       const children = commands.map((args) => spawnSow(r, args));
       const outcomes = await Promise.all(
@@ -593,10 +642,21 @@ describe("the repository's git hooks", () => {
     // post-checkout runs when project new checks out the project's branch; its background
     // process keeps git's stdout and stderr, as `make watch &` in a hook would, and marks its end.
     mkdirSync(join(repo.dir, '.git', 'hooks'), { recursive: true });
-    writeFileSync(join(repo.dir, '.git', 'hooks', 'post-checkout'), `#!/bin/sh\n(sleep 60; touch '${doneFile}') &\necho $! > '${pidFile}'\necho 'hook ran'\n`, { mode: 0o755 });
+    writeFileSync(
+      join(repo.dir, '.git', 'hooks', 'post-checkout'),
+      `#!/bin/sh\n(sleep 60; touch '${doneFile}') &\necho $! > '${pidFile}'\necho 'hook ran'\n`,
+      { mode: 0o755 },
+    );
     let pid: number | undefined;
     try {
-      const r = repo.sow(['project', 'new', 'hooked', '--description', 'A project whose checkout runs a hook', '--json']);
+      const r = repo.sow([
+        'project',
+        'new',
+        'hooked',
+        '--description',
+        'A project whose checkout runs a hook',
+        '--json',
+      ]);
       expect(r.code, r.stderr).toBe(0);
       expect(r.json?.ok).toBe(true);
       pid = Number(readFileSync(pidFile, 'utf8').trim());

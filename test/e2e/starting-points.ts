@@ -31,7 +31,11 @@ function copyOf(from: string, fresh: (opts?: RepoOptions) => Repo = makeRepo): R
  * starting point `from`); each copy is registered with `fresh` (e.g. `useRepos()`) so it goes
  * after its test.
  */
-export function startingPoint(fresh: (opts?: RepoOptions) => Repo, build: (repo: Repo) => void, from?: StartingPoint): StartingPoint {
+export function startingPoint(
+  fresh: (opts?: RepoOptions) => Repo,
+  build: (repo: Repo) => void,
+  from?: StartingPoint,
+): StartingPoint {
   let made: Repo | undefined;
   afterAll(() => made?.cleanup());
   const ensure = (): string => {

@@ -4,7 +4,19 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { isAscii } from 'node:buffer';
-import { closeSync, copyFileSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -16,19 +28,31 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 // Preloaded into the sow process: says at exit which of Node's own modules it loaded.
 const preload = join(dir, 'loaded.cjs');
 // (Written with fs.writeSync: process.stderr would load modules of its own first.)
-writeFileSync(preload, "process.on('exit', () => require('fs').writeSync(2, `\\nLOADED ${JSON.stringify(process.moduleLoadList)}\\n`));\n");
+writeFileSync(
+  preload,
+  "process.on('exit', () => require('fs').writeSync(2, `\\nLOADED ${JSON.stringify(process.moduleLoadList)}\\n`));\n",
+);
 
 function loaded(stderr: string): string[] {
   const line = stderr.split('\n').find((l) => l.startsWith('LOADED '));
   if (!line) throw new Error(`no module list in: ${stderr}`);
-  return (JSON.parse(line.slice('LOADED '.length)) as string[]).filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+  return (JSON.parse(line.slice('LOADED '.length)) as string[])
+    .filter((m) => m.startsWith('NativeModule '))
+    .map((m) => m.slice('NativeModule '.length));
 }
 
 describe('start-up', () => {
   it('reads load neither child_process nor crypto (only spawning git or agents, and hashing a journal, need them), nor net for their output', () => {
     const repo = fresh();
     toExecuting(repo);
-    for (const args of [['--version'], ['task', 'list'], ['status'], ['phase', 'get', 'status'], ['task', 'get', '--id', '010'], ['advance', '--dry-run']]) {
+    for (const args of [
+      ['--version'],
+      ['task', 'list'],
+      ['status'],
+      ['phase', 'get', 'status'],
+      ['task', 'get', '--id', '010'],
+      ['advance', '--dry-run'],
+    ]) {
       const r = repo.sow(args, { via: [process.execPath, '-r', preload, SOW] });
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBeLessThan(4);
       const modules = loaded(r.stderr);
@@ -51,7 +75,10 @@ describe('start-up', () => {
     // The module list goes to a file: stdout and stderr are /dev/null.
     const listed = join(dir, 'devnull-modules.json');
     const preloadToFile = join(dir, 'loaded-to-file.cjs');
-    writeFileSync(preloadToFile, `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(listed)}, JSON.stringify(process.moduleLoadList)));\n`);
+    writeFileSync(
+      preloadToFile,
+      `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(listed)}, JSON.stringify(process.moduleLoadList)));\n`,
+    );
     const devNull = openSync('/dev/null', 'w');
     try {
       for (const [args, code] of [
@@ -59,9 +86,15 @@ describe('start-up', () => {
         [['advance', '--dry-run'], 3],
         [['task', 'get', '--id', '999'], 1],
       ] as const) {
-        const r = spawnSync(process.execPath, ['-r', preloadToFile, SOW, ...args], { cwd: repo.dir, env: TEST_ENV, stdio: ['ignore', devNull, devNull] });
+        const r = spawnSync(process.execPath, ['-r', preloadToFile, SOW, ...args], {
+          cwd: repo.dir,
+          env: TEST_ENV,
+          stdio: ['ignore', devNull, devNull],
+        });
         expect(r.status, args.join(' ')).toBe(code);
-        const modules = (JSON.parse(readFileSync(listed, 'utf8')) as string[]).filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+        const modules = (JSON.parse(readFileSync(listed, 'utf8')) as string[])
+          .filter((m) => m.startsWith('NativeModule '))
+          .map((m) => m.slice('NativeModule '.length));
         expect(
           modules.filter((m) => /^(net|tty|stream|internal\/streams\/(writable|readable|duplex))$/.test(m)),
           args.join(' '),
@@ -79,7 +112,10 @@ describe('start-up', () => {
       const bytes = readFileSync(join(dirname(SOW), file));
       const text = bytes.toString('utf8');
       const at = [...text].findIndex((c) => c.charCodeAt(0) > 0x7f);
-      expect(at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`, file).toBe('');
+      expect(
+        at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`,
+        file,
+      ).toBe('');
       expect(isAscii(bytes), file).toBe(true);
     }
   });
@@ -112,19 +148,34 @@ describe('start-up', () => {
     const alone = join(dir, 'alone');
     mkdirSync(alone, { recursive: true });
     copyFileSync(SOW, join(alone, 'sow.cjs'));
-    const run = (file: string, args: string[]) => spawnSync(process.execPath, [file, ...args], { cwd: dir, env: TEST_ENV, encoding: 'utf8' });
+    const run = (file: string, args: string[]) =>
+      spawnSync(process.execPath, [file, ...args], { cwd: dir, env: TEST_ENV, encoding: 'utf8' });
     // The CLI itself (core.cjs run directly, as the executable runs it when the cache is off) for the same words.
     const cli = (args: string[]) =>
-      spawnSync(process.execPath, ['-e', 'process.argv = [process.argv[0], "sow", ...JSON.parse(process.env.ARGS)]; require(process.env.CORE)'], {
-        cwd: dir,
-        env: { ...TEST_ENV, ARGS: JSON.stringify(args), CORE: join(dirname(SOW), 'core.cjs') },
-        encoding: 'utf8',
-      });
-    for (const args of [['--version'], ['-V'], ['--json', '--version'], ['-V', '--no-color', '--json'], ['--version', '--no-color']]) {
+      spawnSync(
+        process.execPath,
+        ['-e', 'process.argv = [process.argv[0], "sow", ...JSON.parse(process.env.ARGS)]; require(process.env.CORE)'],
+        {
+          cwd: dir,
+          env: { ...TEST_ENV, ARGS: JSON.stringify(args), CORE: join(dirname(SOW), 'core.cjs') },
+          encoding: 'utf8',
+        },
+      );
+    for (const args of [
+      ['--version'],
+      ['-V'],
+      ['--json', '--version'],
+      ['-V', '--no-color', '--json'],
+      ['--version', '--no-color'],
+    ]) {
       const fast = run(join(alone, 'sow.cjs'), args);
       const slow = cli(args);
       expect(slow.status, args.join(' ')).toBe(0);
-      expect({ status: fast.status, stdout: fast.stdout, stderr: fast.stderr }, args.join(' ')).toEqual({ status: slow.status, stdout: slow.stdout, stderr: slow.stderr });
+      expect({ status: fast.status, stdout: fast.stdout, stderr: fast.stderr }, args.join(' ')).toEqual({
+        status: slow.status,
+        stdout: slow.stdout,
+        stderr: slow.stderr,
+      });
     }
     expect(run(join(alone, 'sow.cjs'), ['--json', '--version']).stdout).toBe(
       `${JSON.stringify({ ok: true, data: { version: JSON.parse(readFileSync(join(dirname(SOW), '..', 'package.json'), 'utf8')).version } })}\n`,
@@ -165,12 +216,21 @@ describe('output', () => {
     const first = repo.read(taskFile('010'));
     for (let i = 2; i <= 400; i++) {
       const id = String(i * 10).padStart(3, '0');
-      repo.write(taskFile(id), first.replace('id: "010"', `id: "${id}"`).replace(/^name: .*$/m, `name: "Task ${i} ${'with a long name '.repeat(11)}"`));
+      repo.write(
+        taskFile(id),
+        first
+          .replace('id: "010"', `id: "${id}"`)
+          .replace(/^name: .*$/m, `name: "Task ${i} ${'with a long name '.repeat(11)}"`),
+      );
     }
     const expected = repo.sow(['task', 'list']);
     expect(expected.code, expected.stderr).toBe(0);
     expect(expected.stdout.length).toBeGreaterThan(80_000);
-    const child = spawn(process.execPath, [SOW, 'task', 'list'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [SOW, 'task', 'list'], {
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stderr.on('data', (d) => (err += d));
@@ -193,7 +253,11 @@ describe('output', () => {
       [['--json', 'advance', '--dry-run'], 3],
     ];
     for (const [args, exit] of runs) {
-      const child = spawn(process.execPath, [SOW, ...args], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [SOW, ...args], {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       // The reader goes before sow has started, let alone written.
       child.stdout.destroy();
       let err = '';
@@ -211,7 +275,8 @@ describe('no process left behind', () => {
     for (const pid of readdirSync('/proc').filter((n) => /^\d+$/.test(n))) {
       try {
         const cwd = readlinkSync(`/proc/${pid}/cwd`);
-        if (cwd === dir || cwd.startsWith(`${dir}/`)) found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')}`);
+        if (cwd === dir || cwd.startsWith(`${dir}/`))
+          found.push(`${pid}: ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ')}`);
       } catch {
         // gone meanwhile, or not ours to look at
       }
@@ -219,22 +284,36 @@ describe('no process left behind', () => {
     return found;
   }
 
-  it.runIf(process.platform === 'linux')('a hundred piped reads, each with an environment of its own, leave no process of sow running', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const reads = [['task', 'list'], ['task', 'get', '--id', '010'], ['task', 'next'], ['phase', 'get', 'status'], ['status'], ['advance', '--dry-run']];
-    for (let i = 0; i < 100; i++) {
-      const args = reads[i % reads.length]!;
-      // Output to a pipe, as a script's or an agent's; one variable differs each time.
-      // As a user's machine runs it: not CI, nothing switched off.
-      const env: Record<string, string | undefined> = { ...process.env, ...TEST_ENV, SOW_VARIES: String(i) };
-      for (const name of ['CI', 'SOW_NO_READ_SERVER']) delete env[name];
-      const child = spawn(process.execPath, [SOW, ...args], { cwd: repo.dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
-      child.stdout!.resume();
-      child.stderr!.resume();
-      const code = await new Promise<number | null>((r) => child.on('close', r));
-      expect(code, args.join(' ')).toBeLessThan(4);
-    }
-    expect(processesIn(realpathSync(repo.dir))).toEqual([]);
-  });
+  it.runIf(process.platform === 'linux')(
+    'a hundred piped reads, each with an environment of its own, leave no process of sow running',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const reads = [
+        ['task', 'list'],
+        ['task', 'get', '--id', '010'],
+        ['task', 'next'],
+        ['phase', 'get', 'status'],
+        ['status'],
+        ['advance', '--dry-run'],
+      ];
+      for (let i = 0; i < 100; i++) {
+        const args = reads[i % reads.length]!;
+        // Output to a pipe, as a script's or an agent's; one variable differs each time.
+        // As a user's machine runs it: not CI, nothing switched off.
+        const env: Record<string, string | undefined> = { ...process.env, ...TEST_ENV, SOW_VARIES: String(i) };
+        for (const name of ['CI', 'SOW_NO_READ_SERVER']) delete env[name];
+        const child = spawn(process.execPath, [SOW, ...args], {
+          cwd: repo.dir,
+          env,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        });
+        child.stdout!.resume();
+        child.stderr!.resume();
+        const code = await new Promise<number | null>((r) => child.on('close', r));
+        expect(code, args.join(' ')).toBeLessThan(4);
+      }
+      expect(processesIn(realpathSync(repo.dir))).toEqual([]);
+    },
+  );
 });

@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { ok, taskFile, toExecuting, useRepos } from './harness.js';
 
 const fresh = useRepos();
-const json = (r: { stdout: string }) => JSON.parse(r.stdout) as { ok: boolean; data?: any; error?: { code: string; message: string } };
+const json = (r: { stdout: string }) =>
+  JSON.parse(r.stdout) as { ok: boolean; data?: any; error?: { code: string; message: string } };
 
 describe('sow task changes', () => {
   it('what the project checkout changed against the base branch: the recorded files when there are some, else every change (new files whole, .sow/ never)', () => {
@@ -33,7 +34,11 @@ describe('sow task changes', () => {
     expect(all.files[1].patch).toMatch(/^diff --git a\/src\/new\.ts b\/src\/new\.ts\n[\s\S]*\n\+export const x = 1;$/);
     ok(repo, ['task', 'output', 'add', '--id', '020', '--type', 'modified', '--path', 'src/new.ts']);
     const recorded = json(ok(repo, ['task', 'changes', '--id', '020', '--json'])).data;
-    expect(recorded).toMatchObject({ source: 'recorded', recorded: ['src/new.ts'], files: [{ path: 'src/new.ts', status: 'added', untracked: true }] });
+    expect(recorded).toMatchObject({
+      source: 'recorded',
+      recorded: ['src/new.ts'],
+      files: [{ path: 'src/new.ts', status: 'added', untracked: true }],
+    });
     const text = ok(repo, ['task', 'changes', '--id', '020']);
     expect(text.stdout).toContain('+export const x = 1;');
     expect(text.stderr).toMatch(/^Task 020: 1 file changed among the files it records as modified/);
@@ -44,13 +49,25 @@ describe('sow task changes', () => {
     toExecuting(repo, ['First']);
     const file = taskFile('010');
     const state = repo.read(file);
-    repo.write(file, state.replace('metadata: {}', 'metadata: {}\nworktree:\n  branch: evil\n  path: ../../../tmp\n  from: main\n  created_at: "2026-12-01T00:00:00.000Z"'));
+    repo.write(
+      file,
+      state.replace(
+        'metadata: {}',
+        'metadata: {}\nworktree:\n  branch: evil\n  path: ../../../tmp\n  from: main\n  created_at: "2026-12-01T00:00:00.000Z"',
+      ),
+    );
     const before = repo.snapshot();
     const r = repo.sow(['task', 'changes', '--id', '010', '--json']);
     expect(r.code).toBe(4);
     expect(json(r).error).toMatchObject({ code: 'WORKER_CHECKOUT_INVALID' });
     expect(repo.snapshot()).toEqual(before);
-    repo.write(file, state.replace(/outputs: \[\]/, 'outputs:\n  - type: modified\n    path: ../outside.txt\n    created_at: "2026-12-01T00:00:00.000Z"'));
+    repo.write(
+      file,
+      state.replace(
+        /outputs: \[\]/,
+        'outputs:\n  - type: modified\n    path: ../outside.txt\n    created_at: "2026-12-01T00:00:00.000Z"',
+      ),
+    );
     const out = json(ok(repo, ['task', 'changes', '--id', '010', '--json'])).data;
     expect(out).toMatchObject({ source: 'project-checkout', recorded: ['../outside.txt'] });
     expect(out.files.map((f: { path: string }) => f.path)).not.toContain('../outside.txt');
@@ -85,7 +102,10 @@ describe('sow output show, sow task input show', () => {
     const repo = fresh();
     toExecuting(repo, ['First']);
     ok(repo, ['task', 'feedback', '--id', '010', 'Name the file.']);
-    expect(json(ok(repo, ['task', 'input', 'show', '--id', '010', '--index', '0', '--json'])).data).toMatchObject({ text: 'Name the file.\n', artifact: { type: 'feedback' } });
+    expect(json(ok(repo, ['task', 'input', 'show', '--id', '010', '--index', '0', '--json'])).data).toMatchObject({
+      text: 'Name the file.\n',
+      artifact: { type: 'feedback' },
+    });
   });
 });
 
@@ -98,13 +118,21 @@ describe('sow task board', () => {
     const cards = json(ok(repo, ['task', 'board', '--json'])).data.cards;
     expect(cards).toMatchObject([
       { id: '010', status: 'pending', ready: true, blocked_by: [], iteration: 1, feedback_pending: 0 },
-      { id: '020', status: 'pending', ready: false, blocked_by: [{ id: '010', status: 'pending' }], feedback_pending: 1 },
+      {
+        id: '020',
+        status: 'pending',
+        ready: false,
+        blocked_by: [{ id: '010', status: 'pending' }],
+        feedback_pending: 1,
+      },
     ]);
     expect(cards[0]).not.toHaveProperty('usage');
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     const one = json(ok(repo, ['task', 'board', '--id', '10', '--json'])).data;
     expect(one).toMatchObject({ cards: [{ id: '010', status: 'in_progress', ready: false }], runs: [] });
-    expect(ok(repo, ['task', 'board']).stdout).toBe('010 in_progress · First · nobody works on it\n020 pending · Second · waits for 010 (in_progress) · 1 pending feedback\n');
+    expect(ok(repo, ['task', 'board']).stdout).toBe(
+      '010 in_progress · First · nobody works on it\n020 pending · Second · waits for 010 (in_progress) · 1 pending feedback\n',
+    );
     const none = repo.sow(['task', 'board', '--id', '090', '--json']);
     expect([none.code, json(none).error?.code]).toEqual([1, 'TASK_NOT_FOUND']);
   });

@@ -20,20 +20,44 @@ interface Row {
 
 describe('npm run tokens', () => {
   it('--json reports every row of the budget table, each a positive count', () => {
-    const r = spawnSync(process.execPath, [TOKENS, '--json'], { encoding: 'utf8', env: { ...process.env, SOW_TOKENS_BIN: SOW }, timeout: 240_000 });
+    const r = spawnSync(process.execPath, [TOKENS, '--json'], {
+      encoding: 'utf8',
+      env: { ...process.env, SOW_TOKENS_BIN: SOW },
+      timeout: 240_000,
+    });
     expect(r.status, r.stderr.slice(-3000)).toBe(0);
-    const report = JSON.parse(r.stdout) as { tokenizer: string; project: { tasks: number; done: number }; rows: Row[]; over_budget: number };
+    const report = JSON.parse(r.stdout) as {
+      tokenizer: string;
+      project: { tasks: number; done: number };
+      rows: Row[];
+      over_budget: number;
+    };
     expect(report.tokenizer).toBe('o200k_base');
     expect(report.project).toEqual({ tasks: 40, done: 15 });
     const names = report.rows.map((x) => x.row);
-    for (const prefix of ['always loaded in Claude Code', 'loop: task next --claim', 'worker prompt + guidance', 'MCP tool definitions (', '`task list`, 40 tasks']) {
+    for (const prefix of [
+      'always loaded in Claude Code',
+      'loop: task next --claim',
+      'worker prompt + guidance',
+      'MCP tool definitions (',
+      '`task list`, 40 tasks',
+    ]) {
       expect(
         names.some((n) => n.startsWith(prefix)),
         `${prefix} in ${names.join(' | ')}`,
       ).toBe(true);
     }
     // The hook in every state of the standard lifecycle, with no project before and after.
-    for (const state of ['NoProject', 'PlanningActive', 'ImplementationPlanning', 'ImplementationExecuting', 'ReviewActive', 'FinalizeDocumentation', 'FinalizeChecks', 'FinalizeDelete']) {
+    for (const state of [
+      'NoProject',
+      'PlanningActive',
+      'ImplementationPlanning',
+      'ImplementationExecuting',
+      'ReviewActive',
+      'FinalizeDocumentation',
+      'FinalizeChecks',
+      'FinalizeDelete',
+    ]) {
       expect(names).toContain(`SessionStart hook, ${state}`);
     }
     for (const row of report.rows) {

@@ -46,7 +46,15 @@ function fakeGh(): Gh {
   writeFileSync(join(dir, 'bin', 'gh'), `#!/bin/sh\nexec "${process.execPath}" "${FAKE_GH}" "$@"\n`, { mode: 0o755 });
   const log = join(dir, 'calls.jsonl');
   const state = join(dir, 'state.json');
-  writeFileSync(state, JSON.stringify({ repo: 'acme/api', issues: [{ number: 7, title: 'Old', state: 'OPEN', labels: [], url: 'https://github.com/acme/api/issues/7', body: '' }] }));
+  writeFileSync(
+    state,
+    JSON.stringify({
+      repo: 'acme/api',
+      issues: [
+        { number: 7, title: 'Old', state: 'OPEN', labels: [], url: 'https://github.com/acme/api/issues/7', body: '' },
+      ],
+    }),
+  );
   const calls = () => {
     try {
       return readFileSync(log, 'utf8')
@@ -89,7 +97,9 @@ const SPECS: Record<string, string> = {
 function inDiscovery(): Repo {
   const repo = fresh();
   repo.git(['remote', 'add', 'origin', 'https://github.com/acme/api.git']);
-  expect(ok(repo, ['project', 'new', 'auth', '--type', 'breakdown', '--description', 'JWT authentication']).stdout).toBe('Discovery\n');
+  expect(
+    ok(repo, ['project', 'new', 'auth', '--type', 'breakdown', '--description', 'JWT authentication']).stdout,
+  ).toBe('Discovery\n');
   return repo;
 }
 
@@ -111,7 +121,19 @@ function addUnits(repo: Repo): void {
 
 function specify(repo: Repo, id: string): void {
   repo.write(`.sow/project/units/${id}.md`, SPECS[id]!);
-  ok(repo, ['task', 'output', 'add', '--id', id, '--type', 'work_unit_spec', '--path', `units/${id}.md`, '--approved', 'true']);
+  ok(repo, [
+    'task',
+    'output',
+    'add',
+    '--id',
+    id,
+    '--type',
+    'work_unit_spec',
+    '--path',
+    `units/${id}.md`,
+    '--approved',
+    'true',
+  ]);
   ok(repo, ['task', 'set', '--id', id, 'status', 'completed']);
 }
 
@@ -133,22 +155,32 @@ describe('breakdown, start to finish through the CLI', () => {
     const cont = ok(repo, ['project', 'continue', '--full']).stdout;
     expect(cont).toContain('**Human-led.**');
     expect(cont).toContain('sow output add --type discovery --path discovery.md');
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("'sow output add --type discovery --path discovery.md'");
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+      "'sow output add --type discovery --path discovery.md'",
+    );
     repo.write('.sow/project/discovery.md', '# JWT authentication\n\nStateless tokens for the API.\n');
     ok(repo, ['output', 'add', '--type', 'discovery', '--path', 'discovery.md']);
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("'sow output set --index 0 approved true'");
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+      "'sow output set --index 0 approved true'",
+    );
     // Publishing is for later: the refusal gives the way there and what blocks its first step.
     const early = expectFails(repo, ['breakdown', 'publish'], 3, 'NOT_PUBLISHING', { human: true, env: gh.env });
     expect(early).toContain('the units are published in Publishing, and the project is in Discovery');
-    expect(early).toContain("run 'sow advance' (Discovery → Active → Publishing); first: the human approves the discovery document");
+    expect(early).toContain(
+      "run 'sow advance' (Discovery → Active → Publishing); first: the human approves the discovery document",
+    );
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     expect(ok(repo, ['advance']).stdout).toBe('Active\n');
-    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain('sow task output add --id <id> --type work_unit_spec --path units/<id>.md');
+    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain(
+      'sow task output add --id <id> --type work_unit_spec --path units/<id>.md',
+    );
 
     addUnits(repo);
     // Each unfinished, unspecified or unapproved unit named with the command that fixes it, and the
     // advance out of Publishing until every unit is published: src/app/type-breakdown.test.ts.
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('finish or abandon 010, 020, 030 and 040');
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+      'finish or abandon 010, 020, 030 and 040',
+    );
     ok(repo, ['task', 'abandon', '--id', '040']);
     for (const id of ['020', '030', '010']) specify(repo, id);
     expect(ok(repo, ['advance', '--dry-run']).stdout).toBe('Publishing\n');
@@ -158,16 +190,30 @@ describe('breakdown, start to finish through the CLI', () => {
     // Dry run: the plan in dependency order, no gh call, nothing changed.
     const before = repo.snapshot();
     const dry = ok(repo, ['breakdown', 'publish', '--dry-run'], { env: gh.env });
-    expect(dry.stdout).toBe('020 → new issue "Token format"\n030 → new issue "Verify tokens" (depends on 020)\n010 → new issue "Refresh tokens" (depends on 030)\n');
+    expect(dry.stdout).toBe(
+      '020 → new issue "Token format"\n030 → new issue "Verify tokens" (depends on 020)\n010 → new issue "Refresh tokens" (depends on 030)\n',
+    );
     expect(dry.stderr).toContain('dry run: would publish 3 units as issues of acme/api; nothing was changed');
     expect(gh.calls()).toEqual([]);
     expect(repo.snapshot()).toEqual(before);
 
     // Publish: an issue per unit, each after the one it depends on, recorded on its task.
     const pub = ok(repo, ['breakdown', 'publish'], { env: gh.env });
-    expect(pub.stdout).toBe('020 → #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n');
-    expect(pub.stderr).toContain("published 3 units as issues of acme/api; every completed unit is published: run 'sow advance'");
-    expect(gh.creates()).toEqual(['Token format', 'Verify tokens', 'Refresh tokens'].map((title) => ['issue', 'create', '--repo=acme/api', `--title=${title}`, '--body-file=-']));
+    expect(pub.stdout).toBe(
+      '020 → #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n',
+    );
+    expect(pub.stderr).toContain(
+      "published 3 units as issues of acme/api; every completed unit is published: run 'sow advance'",
+    );
+    expect(gh.creates()).toEqual(
+      ['Token format', 'Verify tokens', 'Refresh tokens'].map((title) => [
+        'issue',
+        'create',
+        '--repo=acme/api',
+        `--title=${title}`,
+        '--body-file=-',
+      ]),
+    );
     const issues = gh
       .state()
       .issues.filter((i: any) => i.number > 7)
@@ -177,7 +223,11 @@ describe('breakdown, start to finish through the CLI', () => {
       [9, 'Verify tokens', '# Verify tokens\n\nMiddleware that rejects bad tokens.\n\nDepends on #8\n'],
       [10, 'Refresh tokens', '# Refresh tokens\n\nRotate refresh tokens on use.\n\nDepends on #9\n'],
     ]);
-    expect(repo.yaml(taskState('030')).metadata.published).toEqual({ issue: 9, url: 'https://github.com/acme/api/issues/9', at: expect.stringMatching(/^\d{4}-/) });
+    expect(repo.yaml(taskState('030')).metadata.published).toEqual({
+      issue: 9,
+      url: 'https://github.com/acme/api/issues/9',
+      at: expect.stringMatching(/^\d{4}-/),
+    });
     expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.published.issue']).stdout).toBe('10\n');
     expect(repo.yaml(taskState('040')).metadata.published).toBeUndefined();
 
@@ -220,11 +270,28 @@ describe('breakdown, start to finish through the CLI', () => {
           date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
           path: KNOWLEDGE,
           units: [
-            { id: '010', title: 'Refresh tokens', issue: 10, url: 'https://github.com/acme/api/issues/10', depends_on: ['030'] },
+            {
+              id: '010',
+              title: 'Refresh tokens',
+              issue: 10,
+              url: 'https://github.com/acme/api/issues/10',
+              depends_on: ['030'],
+            },
             { id: '020', title: 'Token format', issue: 8, url: 'https://github.com/acme/api/issues/8', depends_on: [] },
-            { id: '030', title: 'Verify tokens', issue: 9, url: 'https://github.com/acme/api/issues/9', depends_on: ['020'] },
+            {
+              id: '030',
+              title: 'Verify tokens',
+              issue: 9,
+              url: 'https://github.com/acme/api/issues/9',
+              depends_on: ['020'],
+            },
           ],
-          files: [`${KNOWLEDGE}/discovery.md`, `${KNOWLEDGE}/specs/010.md`, `${KNOWLEDGE}/specs/020.md`, `${KNOWLEDGE}/specs/030.md`],
+          files: [
+            `${KNOWLEDGE}/discovery.md`,
+            `${KNOWLEDGE}/specs/010.md`,
+            `${KNOWLEDGE}/specs/020.md`,
+            `${KNOWLEDGE}/specs/030.md`,
+          ],
         },
       ],
     });
@@ -238,7 +305,9 @@ describe('breakdown, start to finish through the CLI', () => {
     expect(failed.json?.error).toMatchObject({
       code: 'GH_FAILED',
       message: "'gh issue create' failed: HTTP 502: Bad Gateway (https://api.github.com/graphql)",
-      hint: expect.stringContaining("published and recorded before it failed: 020 (#8); run 'sow breakdown publish' again to publish the rest"),
+      hint: expect.stringContaining(
+        "published and recorded before it failed: 020 (#8); run 'sow breakdown publish' again to publish the rest",
+      ),
     });
     expect(repo.yaml(taskState('020')).metadata.published).toMatchObject({ issue: 8 });
     expect(repo.yaml(taskState('030')).metadata.published).toBeUndefined();
@@ -247,7 +316,9 @@ describe('breakdown, start to finish through the CLI', () => {
     expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('publish units 010 and 030');
 
     const rest = ok(repo, ['breakdown', 'publish'], { env: gh.env });
-    expect(rest.stdout).toBe('020 already published: #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n');
+    expect(rest.stdout).toBe(
+      '020 already published: #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n',
+    );
     expect(rest.stderr).toContain('published 2 units as issues of acme/api (1 unit already published)');
     expect(
       gh
@@ -266,18 +337,29 @@ describe('breakdown, start to finish through the CLI', () => {
     const PATH = noGhPath();
     expectFails(repo, ['breakdown', 'publish', '--to', 'jira'], 2, 'USAGE', { env: gh.env });
     // --to github needs gh (exit 5).
-    expect(expectFails(repo, ['breakdown', 'publish', '--to', 'github'], 5, 'GH_NOT_FOUND', { env: { PATH } })).toContain('https://cli.github.com');
+    expect(
+      expectFails(repo, ['breakdown', 'publish', '--to', 'github'], 5, 'GH_NOT_FOUND', { env: { PATH } }),
+    ).toContain('https://cli.github.com');
     // gh, but no GitHub repository to publish to: refused before anything is published, files offered.
     repo.git(['remote', 'remove', 'origin']);
-    expect(expectFails(repo, ['breakdown', 'publish'], 1, 'NO_GITHUB_REPO', { env: gh.env })).toContain("or publish the units as files: 'sow breakdown publish --to files'");
+    expect(expectFails(repo, ['breakdown', 'publish'], 1, 'NO_GITHUB_REPO', { env: gh.env })).toContain(
+      "or publish the units as files: 'sow breakdown publish --to files'",
+    );
     // Without gh, files are the default, and the message says why. (The dry run of --to files, the
     // files' links, what is recorded on each task and the index entry: src/app/type-breakdown.test.ts.)
     const files = ok(repo, ['breakdown', 'publish'], { env: { PATH } });
-    expect(files.stdout).toBe(`020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 → ${KNOWLEDGE}/010-refresh-tokens.md\n`);
+    expect(files.stdout).toBe(
+      `020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 → ${KNOWLEDGE}/010-refresh-tokens.md\n`,
+    );
     expect(files.stderr).toContain('gh (the GitHub CLI) is not on PATH, so the units become markdown files');
     expect(files.stderr).toContain(`published 3 units as files under ${KNOWLEDGE}/`);
-    expect(repo.read(`${KNOWLEDGE}/010-refresh-tokens.md`)).toBe('# Refresh tokens\n\nRotate refresh tokens on use.\n\nDepends on [030 Verify tokens](030-verify-tokens.md)\n');
-    expect(repo.yaml(taskState('010')).metadata.published).toEqual({ file: `${KNOWLEDGE}/010-refresh-tokens.md`, at: expect.any(String) });
+    expect(repo.read(`${KNOWLEDGE}/010-refresh-tokens.md`)).toBe(
+      '# Refresh tokens\n\nRotate refresh tokens on use.\n\nDepends on [030 Verify tokens](030-verify-tokens.md)\n',
+    );
+    expect(repo.yaml(taskState('010')).metadata.published).toEqual({
+      file: `${KNOWLEDGE}/010-refresh-tokens.md`,
+      at: expect.any(String),
+    });
     // With gh and --to files: files still, and nothing new to publish.
     expect(ok(repo, ['breakdown', 'publish', '--to', 'files'], { env: gh.env }).stderr).toContain('nothing to publish');
     expect(gh.calls()).toEqual([]);
@@ -288,9 +370,9 @@ describe('breakdown, start to finish through the CLI', () => {
     const gh = fakeGh();
     const repo = fresh();
     ok(repo, ['project', 'new', 'demo', '--description', 'A demo project']);
-    expect(expectFails(repo, ['breakdown', 'publish'], 1, 'WRONG_PROJECT_TYPE', { human: true, env: gh.env })).toContain(
-      "'sow breakdown publish' belongs to breakdown projects, and this project is standard",
-    );
+    expect(
+      expectFails(repo, ['breakdown', 'publish'], 1, 'WRONG_PROJECT_TYPE', { human: true, env: gh.env }),
+    ).toContain("'sow breakdown publish' belongs to breakdown projects, and this project is standard");
     expect(gh.calls()).toEqual([]);
   });
   // A spec that leads out of the repository is never published: src/app/type-breakdown.test.ts.

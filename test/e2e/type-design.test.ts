@@ -22,7 +22,11 @@ describe('design projects: creation', () => {
     expect(r.stdout).toBe('Active\n');
     expect(r.stderr).toContain("created and checked out branch 'design/storage'");
     expect(repo.git(['branch', '--show-current'])).toBe('design/storage');
-    expect(repo.yaml(PROJECT)).toMatchObject({ type: 'design', branch: 'design/storage', phases: { design: { status: 'in_progress' }, finalization: { status: 'pending' } } });
+    expect(repo.yaml(PROJECT)).toMatchObject({
+      type: 'design',
+      branch: 'design/storage',
+      phases: { design: { status: 'in_progress' }, finalization: { status: 'pending' } },
+    });
     ok(repo, ['project', 'delete', '--yes']);
     repo.git(['checkout', '-q', '-b', 'design/x']);
     expect(ok(repo, ['project', 'new', 'x']).stdout).toBe('Active\n');
@@ -40,7 +44,9 @@ describe('design, start to finish through the CLI', () => {
     expect(cont).toContain('Each task is one document to write (0 so far)');
     expect(cont).toContain('sow task output add --id <id> --type adr');
     expect(ok(repo, ['advance', '--list']).stdout).toContain('blocked  documents_approved → Finalizing');
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true })).toContain("'sow task add <document>'");
+    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true })).toContain(
+      "'sow task add <document>'",
+    );
 
     ok(repo, ['task', 'add', 'Use Postgres']);
     ok(repo, ['task', 'add', 'Event store design']);
@@ -52,14 +58,33 @@ describe('design, start to finish through the CLI', () => {
     // 010: an ADR, approved only once its file exists.
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     ok(repo, ['task', 'output', 'add', '--id', '010', '--type', 'adr', '--path', 'adrs/0001-use-postgres.md']);
-    expect(expectFails(repo, ['task', 'output', 'set', '--id', '010', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_FILE_MISSING')).toContain('does not exist');
+    expect(
+      expectFails(
+        repo,
+        ['task', 'output', 'set', '--id', '010', '--index', '0', 'approved', 'true'],
+        1,
+        'ARTIFACT_FILE_MISSING',
+      ),
+    ).toContain('does not exist');
     expect(repo.yaml(taskState('010')).outputs[0].approved).toBe(false);
     repo.write('.sow/project/adrs/0001-use-postgres.md', '# Use Postgres\n\nWe store events in Postgres.\n');
     ok(repo, ['task', 'output', 'set', '--id', '010', '--index', '0', 'approved', 'true']);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
     // The human drops 030, though its draft had been approved: an abandoned task's document is not kept.
     repo.write('.sow/project/designs/caching.md', '# Caching\n');
-    ok(repo, ['task', 'output', 'add', '--id', '030', '--type', 'design', '--path', 'designs/caching.md', '--approved', 'true']);
+    ok(repo, [
+      'task',
+      'output',
+      'add',
+      '--id',
+      '030',
+      '--type',
+      'design',
+      '--path',
+      'designs/caching.md',
+      '--approved',
+      'true',
+    ]);
     ok(repo, ['task', 'abandon', '--id', '030']);
 
     // 020 completed without its document.
@@ -75,7 +100,19 @@ describe('design, start to finish through the CLI', () => {
     // one of the design phase itself: src/app/type-design.test.ts.)
     repo.write('.sow/project/designs/event-store.md', '# Event store\n\nAppend-only table.\n');
     repo.write('.sow/project/specs/events.md', '# Events\n');
-    ok(repo, ['task', 'output', 'add', '--id', '020', '--type', 'design', '--path', 'designs/event-store.md', '--approved', 'true']);
+    ok(repo, [
+      'task',
+      'output',
+      'add',
+      '--id',
+      '020',
+      '--type',
+      'design',
+      '--path',
+      'designs/event-store.md',
+      '--approved',
+      'true',
+    ]);
     ok(repo, ['task', 'output', 'add', '--id', '020', '--type', 'spec', '--path', 'specs/events.md']);
     ok(repo, ['task', 'output', 'set', '--id', '020', '--index', '1', 'approved', 'true']);
 
@@ -86,7 +123,10 @@ describe('design, start to finish through the CLI', () => {
     expect(ok(repo, ['advance', '--dry-run']).stdout).toBe('Finalizing\n');
     expect(repo.yaml(PROJECT).statechart.current_state).toBe('Active');
     const moved = expectEnvelope(ok(repo, ['advance', '--json']));
-    expect(moved).toEqual({ ok: true, data: { from: 'Active', to: 'Finalizing', event: 'documents_approved', dryRun: false, projectRemoved: false } });
+    expect(moved).toEqual({
+      ok: true,
+      data: { from: 'Active', to: 'Finalizing', event: 'documents_approved', dryRun: false, projectRemoved: false },
+    });
 
     const status = ok(repo, ['project', 'status']).stdout;
     expect(status).toContain('State    Finalizing — human-led');
@@ -105,12 +145,21 @@ describe('design, start to finish through the CLI', () => {
     const finalizing = ok(repo, ['project', 'continue', '--full']).stdout;
     expect(finalizing).toContain('# sow: storage — Finalizing');
     expect(finalizing).toContain('.sow/knowledge/adrs/');
-    expect(expectFails(repo, ['pr', 'create'], 1, 'NO_PULL_REQUEST')).toContain('this design project has no pull request');
+    expect(expectFails(repo, ['pr', 'create'], 1, 'NO_PULL_REQUEST')).toContain(
+      'this design project has no pull request',
+    );
 
     const done = expectEnvelope(ok(repo, ['advance', '--json']));
-    expect(done.data).toMatchObject({ from: 'Finalizing', to: 'Completed', event: 'design_complete', projectRemoved: true });
+    expect(done.data).toMatchObject({
+      from: 'Finalizing',
+      to: 'Completed',
+      event: 'design_complete',
+      projectRemoved: true,
+    });
     expect(repo.exists('.sow/project')).toBe(false);
-    expect(repo.read('.sow/knowledge/adrs/0001-use-postgres.md')).toBe('# Use Postgres\n\nWe store events in Postgres.\n');
+    expect(repo.read('.sow/knowledge/adrs/0001-use-postgres.md')).toBe(
+      '# Use Postgres\n\nWe store events in Postgres.\n',
+    );
     expect(repo.read('.sow/knowledge/designs/event-store.md')).toBe('# Event store\n\nAppend-only table.\n');
     expect(repo.read('.sow/knowledge/designs/events.md')).toBe('# Events\n');
     expect(repo.read('.sow/knowledge/designs/flow.mmd')).toBe('graph LR; app-->db\n');
@@ -130,7 +179,12 @@ describe('design, start to finish through the CLI', () => {
             { task: '020', type: 'spec', title: 'Event store design' },
             { type: 'diagram', title: 'flow.mmd' },
           ],
-          files: ['.sow/knowledge/adrs/0001-use-postgres.md', '.sow/knowledge/designs/event-store.md', '.sow/knowledge/designs/events.md', '.sow/knowledge/designs/flow.mmd'],
+          files: [
+            '.sow/knowledge/adrs/0001-use-postgres.md',
+            '.sow/knowledge/designs/event-store.md',
+            '.sow/knowledge/designs/events.md',
+            '.sow/knowledge/designs/flow.mmd',
+          ],
         },
       ],
     });

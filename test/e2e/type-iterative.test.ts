@@ -44,7 +44,9 @@ function refused(repo: Repo, args: string[], exit: number, code: string, human =
   const progress = repo.exists(PROGRESS) ? repo.read(PROGRESS) : undefined;
   const text = expectFails(repo, args, exit, code, { human });
   expect(repo.read(PROJECT), `sow ${args.join(' ')} changed state.yaml`).toBe(state);
-  expect(repo.exists(PROGRESS) ? repo.read(PROGRESS) : undefined, `sow ${args.join(' ')} changed progress.md`).toBe(progress);
+  expect(repo.exists(PROGRESS) ? repo.read(PROGRESS) : undefined, `sow ${args.join(' ')} changed progress.md`).toBe(
+    progress,
+  );
   return text;
 }
 
@@ -52,13 +54,18 @@ const state = (repo: Repo) => repo.yaml(PROJECT);
 const workPhases = (repo: Repo): any[] => state(repo).phases.execute.metadata.work_phases ?? [];
 const wp = (repo: Repo, id: string) => workPhases(repo).find((p) => p.id === id);
 /** The headings of progress.md's entries, without their timestamps ("R1 - Iteration 2"). */
-const headings = (repo: Repo) => (repo.read(PROGRESS).match(/^## .*$/gm) ?? []).map((h) => h.slice(3).replace(new RegExp(` - ${ISO}$`), ''));
+const headings = (repo: Repo) =>
+  (repo.read(PROGRESS).match(/^## .*$/gm) ?? []).map((h) => h.slice(3).replace(new RegExp(` - ${ISO}$`), ''));
 
-const log = (repo: Repo, id: string, did: string, remaining: string, ...more: string[]) => ok(repo, ['iter', 'log', id, '--did', did, '--remaining', remaining, ...more]);
+const log = (repo: Repo, id: string, did: string, remaining: string, ...more: string[]) =>
+  ok(repo, ['iter', 'log', id, '--did', did, '--remaining', remaining, ...more]);
 
 /** brief.md as the human fills it in: every placeholder of the template replaced. */
 const fillBrief = (repo: Repo, domain = 'research') =>
-  repo.write(`${P}/brief.md`, `# Literature review\n\n**Domain:** ${domain}\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n\n## Constraints\n- two weeks\n`);
+  repo.write(
+    `${P}/brief.md`,
+    `# Literature review\n\n**Domain:** ${domain}\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n\n## Constraints\n- two weeks\n`,
+  );
 
 /** A new iterative project, its brief filled in and approved: PlanActive. */
 function planning(repo: Repo, name = 'lit', description = 'Literature review'): void {
@@ -81,7 +88,21 @@ interface Def {
 function executing(repo: Repo, defs: Def[], name?: string, description?: string): void {
   planning(repo, name, description);
   for (const d of defs) {
-    ok(repo, ['iter', 'phase', 'add', d.id, '--title', d.title, '--criteria', d.criteria, '--output', d.output, '--max', String(d.max), ...(d.after ? ['--after', d.after] : [])]);
+    ok(repo, [
+      'iter',
+      'phase',
+      'add',
+      d.id,
+      '--title',
+      d.title,
+      '--criteria',
+      d.criteria,
+      '--output',
+      d.output,
+      '--max',
+      String(d.max),
+      ...(d.after ? ['--after', d.after] : []),
+    ]);
   }
   ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
   expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
@@ -101,7 +122,14 @@ function finish(repo: Repo, id: string): void {
 
 const THREE: Def[] = [
   { id: 'R1', title: 'Collect sources', criteria: '10 sources, each summarised', output: 'outputs/sources.md', max: 3 },
-  { id: 'R2', title: 'Write the review', criteria: '2000 words citing every source', output: 'outputs/review.md', max: 4, after: 'R1' },
+  {
+    id: 'R2',
+    title: 'Write the review',
+    criteria: '2000 words citing every source',
+    output: 'outputs/review.md',
+    max: 4,
+    after: 'R1',
+  },
   { id: 'R3', title: 'Executive summary', criteria: 'one page', output: 'outputs/summary.md', max: 2 },
 ];
 
@@ -115,12 +143,15 @@ const executingThree = startingPoint(fresh, (repo) => executing(repo, THREE));
 describe('iterative, start to finish through the CLI', () => {
   it('is listed; --type iterative makes iter/<name> with its documents', () => {
     const repo = fresh();
-    expect(ok(repo, ['project', 'types']).stdout).toMatch(/^iterative +iter\/ +Iterative work: a brief, a plan of phases R1…Rn/m);
+    expect(ok(repo, ['project', 'types']).stdout).toMatch(
+      /^iterative +iter\/ +Iterative work: a brief, a plan of phases R1…Rn/m,
+    );
     const r = ok(repo, ['project', 'new', 'lit', '--type', 'iterative', '--description', 'Literature review']);
     expect(r.stdout).toBe('DiscoverActive\n');
     expect(r.stderr).toContain("created and checked out branch 'iter/lit'");
     expect(repo.git(['branch', '--show-current'])).toBe('iter/lit');
-    for (const f of ['brief.md', 'context.md', 'progress.md', 'guardrails.md']) expect(repo.exists(`${P}/${f}`), f).toBe(true);
+    for (const f of ['brief.md', 'context.md', 'progress.md', 'guardrails.md'])
+      expect(repo.exists(`${P}/${f}`), f).toBe(true);
     expect(repo.exists(PLAN)).toBe(false);
     // An iter/ branch implies the type: src/app/type-iterative.test.ts.
   });
@@ -131,7 +162,12 @@ describe('iterative, start to finish through the CLI', () => {
 
     // ---- DiscoverActive: the brief, written from the template and recorded as the output ----
     const s0 = state(repo);
-    expect(s0).toMatchObject({ name: 'lit-review', type: 'iterative', branch: 'iter/lit-review', statechart: { current_state: 'DiscoverActive' } });
+    expect(s0).toMatchObject({
+      name: 'lit-review',
+      type: 'iterative',
+      branch: 'iter/lit-review',
+      statechart: { current_state: 'DiscoverActive' },
+    });
     expect(Object.fromEntries(Object.entries(s0.phases).map(([k, v]: [string, any]) => [k, v.status]))).toEqual({
       discover: 'in_progress',
       plan: 'pending',
@@ -139,13 +175,19 @@ describe('iterative, start to finish through the CLI', () => {
       verify: 'pending',
       deliver: 'pending',
     });
-    expect(s0.phases.discover.outputs).toEqual([{ type: 'brief', path: 'brief.md', approved: false, created_at: AN_ISO }]);
+    expect(s0.phases.discover.outputs).toEqual([
+      { type: 'brief', path: 'brief.md', approved: false, created_at: AN_ISO },
+    ]);
     const brief = repo.read(`${P}/brief.md`);
     expect(brief).toMatch(
-      new RegExp(`^# Literature review\\n\\n\\*\\*Created:\\*\\* ${ISO}\\n\\*\\*Domain:\\*\\* \\{research\\|writing\\|analysis\\|planning\\|software\\}\\n\\n## Outcome Needed\\n`),
+      new RegExp(
+        `^# Literature review\\n\\n\\*\\*Created:\\*\\* ${ISO}\\n\\*\\*Domain:\\*\\* \\{research\\|writing\\|analysis\\|planning\\|software\\}\\n\\n## Outcome Needed\\n`,
+      ),
     );
     for (const h of ['## Done When', '## Constraints', '## Notes']) expect(brief).toContain(h);
-    expect(repo.read(CONTEXT)).toMatch(/^# Literature review Context\n\n<!-- Keep it under 200 words: every iteration reads it. -->\n\n\*\*Goal:\*\*/);
+    expect(repo.read(CONTEXT)).toMatch(
+      /^# Literature review Context\n\n<!-- Keep it under 200 words: every iteration reads it. -->\n\n\*\*Goal:\*\*/,
+    );
     expect(repo.read(PROGRESS)).toBe('# Progress Log\n');
     expect(repo.read(GUARDRAILS)).toBe(GUARDRAILS_HEADER);
 
@@ -157,7 +199,10 @@ describe('iterative, start to finish through the CLI', () => {
     expect(noBrief).toContain('blocked until the brief (brief.md) is approved');
     expect(noBrief).toContain("approve it: 'sow output set --phase discover --index 0 approved true'");
 
-    repo.write(`${P}/brief.md`, '# Literature review\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n');
+    repo.write(
+      `${P}/brief.md`,
+      '# Literature review\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n',
+    );
     repo.write(`${P}/context.md`, '# Context\n\n**Goal:** review X.\n');
     repo.write(`${P}/sources/seed.md`, '# Seed paper\n');
     ok(repo, ['input', 'add', '--type', 'source', '--path', 'sources/seed.md']);
@@ -168,22 +213,62 @@ describe('iterative, start to finish through the CLI', () => {
     // ---- PlanActive: phases by command; plan.md rendered from them; the gaps named ----
     const added = ok(repo, ['iter', 'phase', 'add', 'R1', '--title', 'Collect sources']);
     expect(added.stdout).toBe('R1: Collect sources\n');
-    expect(added.stderr).toContain("Still to set before the plan can be approved: criteria, output, max ('sow iter phase set R1 <field> <value>')");
+    expect(added.stderr).toContain(
+      "Still to set before the plan can be approved: criteria, output, max ('sow iter phase set R1 <field> <value>')",
+    );
     const gaps = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
     expect(gaps).toContain(
       `R1 has no criteria ('sow iter phase set R1 criteria "<measurable>"'); R1 has no output ('sow iter phase set R1 output outputs/<file>.md'); R1 has no maximum of iterations ('sow iter phase set R1 max 5')`,
     );
-    expect(ok(repo, ['iter', 'phase', 'set', 'R1', 'criteria', '10 sources, each summarised']).stdout).toBe('R1.criteria = 10 sources, each summarised\n');
+    expect(ok(repo, ['iter', 'phase', 'set', 'R1', 'criteria', '10 sources, each summarised']).stdout).toBe(
+      'R1.criteria = 10 sources, each summarised\n',
+    );
     ok(repo, ['iter', 'phase', 'set', 'R1', 'output', 'outputs/sources.md']);
-    expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'max', '0'], 1, 'INVALID_VALUE')).toContain('a whole number ≥ 1');
+    expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'max', '0'], 1, 'INVALID_VALUE')).toContain(
+      'a whole number ≥ 1',
+    );
     ok(repo, ['iter', 'phase', 'set', 'R1', 'max', '3']);
-    ok(repo, ['iter', 'phase', 'add', 'R2', '--title', 'Write the review', '--criteria', '2000 words citing every source', '--output', 'outputs/review.md', '--max', '4', '--after', 'R1']);
-    ok(repo, ['iter', 'phase', 'add', 'R3', '--title', 'Executive summary', '--criteria', 'one page', '--output', 'outputs/summary.md', '--max', '2', '--after', 'R1']);
-    expect(repo.read(PLAN)).toContain('- [ ] **R2**: Write the review\n  - Criteria: 2000 words citing every source\n  - Output: `outputs/review.md`\n  - Max iterations: 4\n  - After: R1\n');
+    ok(repo, [
+      'iter',
+      'phase',
+      'add',
+      'R2',
+      '--title',
+      'Write the review',
+      '--criteria',
+      '2000 words citing every source',
+      '--output',
+      'outputs/review.md',
+      '--max',
+      '4',
+      '--after',
+      'R1',
+    ]);
+    ok(repo, [
+      'iter',
+      'phase',
+      'add',
+      'R3',
+      '--title',
+      'Executive summary',
+      '--criteria',
+      'one page',
+      '--output',
+      'outputs/summary.md',
+      '--max',
+      '2',
+      '--after',
+      'R1',
+    ]);
+    expect(repo.read(PLAN)).toContain(
+      '- [ ] **R2**: Write the review\n  - Criteria: 2000 words citing every source\n  - Output: `outputs/review.md`\n  - Max iterations: 4\n  - After: R1\n',
+    );
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     // Changing a phase after the approval withdraws it, and says so.
     const changed = ok(repo, ['iter', 'phase', 'set', 'R3', 'criteria', 'one page, no jargon']);
-    expect(changed.stderr).toContain("plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index 0 approved true')");
+    expect(changed.stderr).toContain(
+      "plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index 0 approved true')",
+    );
     expect(state(repo).phases.plan.outputs[0].approved).toBe(false);
     ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
     expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
@@ -194,10 +279,23 @@ describe('iterative, start to finish through the CLI', () => {
     ]);
 
     // ---- ExecuteActive: every phase to done ----
-    expect(log(repo, 'R1', 'found 4 sources', '6 more sources').stdout).toBe('R1: iteration 1 of 3 logged; in progress.\n');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'in_progress', iterations: 1, confirmations: 0, started_at: AN_ISO });
+    expect(log(repo, 'R1', 'found 4 sources', '6 more sources').stdout).toBe(
+      'R1: iteration 1 of 3 logged; in progress.\n',
+    );
+    expect(wp(repo, 'R1')).toMatchObject({
+      status: 'in_progress',
+      iterations: 1,
+      confirmations: 0,
+      started_at: AN_ISO,
+    });
     finish(repo, 'R1');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'done', iterations: 2, confirmations: 1, verification: 'passed', completed_at: AN_ISO });
+    expect(wp(repo, 'R1')).toMatchObject({
+      status: 'done',
+      iterations: 2,
+      confirmations: 1,
+      verification: 'passed',
+      completed_at: AN_ISO,
+    });
     finish(repo, 'R2');
     finish(repo, 'R3');
     // A confirmation is numbered apart: only work iterations take an iteration's number.
@@ -217,10 +315,27 @@ describe('iterative, start to finish through the CLI', () => {
 
     // ---- VerifyActive: a fail that names R2 reopens R2 only ----
     repo.write(`${P}/review/round1.md`, '# Review\n\nR2 cites only 8 sources.\n');
-    ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/round1.md', '--assessment', 'fail', '--phases', 'R2', '--approved', 'true']);
+    ok(repo, [
+      'output',
+      'add',
+      '--type',
+      'review',
+      '--path',
+      'review/round1.md',
+      '--assessment',
+      'fail',
+      '--phases',
+      'R2',
+      '--approved',
+      'true',
+    ]);
     expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
     expect(wp(repo, 'R1')).toMatchObject({ status: 'done', verification: 'passed' });
-    expect(wp(repo, 'R2')).toMatchObject({ status: 'in_progress', verification: 'failed', note: 'reopened by a failed review' });
+    expect(wp(repo, 'R2')).toMatchObject({
+      status: 'in_progress',
+      verification: 'failed',
+      note: 'reopened by a failed review',
+    });
     log(repo, 'R2', 'added the 2 missing sources', 'None', '--signal');
     log(repo, 'R2', 're-checked R2', 'None');
     expect(headings(repo).slice(-2)).toEqual(['R2 - Iteration 2', 'R2 - Confirmation 2']);
@@ -229,24 +344,55 @@ describe('iterative, start to finish through the CLI', () => {
 
     // ---- the pass ----
     repo.write(`${P}/review/round2.md`, '# Review\n\nAll criteria met.\n');
-    const pass = expectEnvelope(ok(repo, ['output', 'add', '--type', 'review', '--path', 'review/round2.md', '--assessment', 'pass', '--approved', 'true', '--json']));
+    const pass = expectEnvelope(
+      ok(repo, [
+        'output',
+        'add',
+        '--type',
+        'review',
+        '--path',
+        'review/round2.md',
+        '--assessment',
+        'pass',
+        '--approved',
+        'true',
+        '--json',
+      ]),
+    );
     expect(pass.data.artifact).toMatchObject({ type: 'review', approved: true, metadata: { assessment: 'pass' } });
     expect(ok(repo, ['advance']).stdout).toBe('DeliverActive\n');
 
     // ---- DeliverActive: blocked until every output exists (each was there when it passed; these were deleted since) ----
     for (const f of ['sources', 'review', 'summary']) rmSync(join(repo.dir, `${P}/outputs/${f}.md`));
-    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain('write .sow/project/outputs/sources.md (R1), .sow/project/outputs/review.md (R2), .sow/project/outputs/summary.md (R3)');
+    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+      'write .sow/project/outputs/sources.md (R1), .sow/project/outputs/review.md (R2), .sow/project/outputs/summary.md (R3)',
+    );
     repo.write(`${P}/outputs/sources.md`, '# Sources\n\n1. Seed paper\n');
     repo.write(`${P}/outputs/review.md`, '# Review of X\n');
     repo.write(`${P}/outputs/summary.md`, '# Summary\n');
     repo.write(`${P}/scratch.txt`, 'not kept\n');
     const kept = Object.fromEntries(
-      ['brief.md', 'plan.md', 'context.md', 'progress.md', 'guardrails.md', 'sources/seed.md', 'outputs/sources.md', 'outputs/review.md', 'outputs/summary.md'].map((f) => [f, repo.read(`${P}/${f}`)]),
+      [
+        'brief.md',
+        'plan.md',
+        'context.md',
+        'progress.md',
+        'guardrails.md',
+        'sources/seed.md',
+        'outputs/sources.md',
+        'outputs/review.md',
+        'outputs/summary.md',
+      ].map((f) => [f, repo.read(`${P}/${f}`)]),
     );
 
     // ---- Complete: archived, indexed, .sow/project/ gone ----
     const done = expectEnvelope(ok(repo, ['advance', '--json']));
-    expect(done.data).toMatchObject({ from: 'DeliverActive', to: 'Complete', event: 'delivered', projectRemoved: true });
+    expect(done.data).toMatchObject({
+      from: 'DeliverActive',
+      to: 'Complete',
+      event: 'delivered',
+      projectRemoved: true,
+    });
     expect(repo.exists(P)).toBe(false);
     const dir = '.sow/knowledge/iterative/lit-review';
     for (const [f, text] of Object.entries(kept)) expect(repo.read(`${dir}/${f}`), f).toBe(text);
@@ -263,9 +409,39 @@ describe('iterative, start to finish through the CLI', () => {
           path: dir,
           phase: 'complete',
           phases: [
-            { id: 'R1', title: 'Collect sources', status: 'done', iterations: 2, confirmations: 1, verification: 'passed', max: 3, output: 'outputs/sources.md', completed_at: AN_ISO },
-            { id: 'R2', title: 'Write the review', status: 'done', iterations: 2, confirmations: 2, verification: 'passed', max: 4, output: 'outputs/review.md', completed_at: AN_ISO },
-            { id: 'R3', title: 'Executive summary', status: 'done', iterations: 1, confirmations: 1, verification: 'passed', max: 2, output: 'outputs/summary.md', completed_at: AN_ISO },
+            {
+              id: 'R1',
+              title: 'Collect sources',
+              status: 'done',
+              iterations: 2,
+              confirmations: 1,
+              verification: 'passed',
+              max: 3,
+              output: 'outputs/sources.md',
+              completed_at: AN_ISO,
+            },
+            {
+              id: 'R2',
+              title: 'Write the review',
+              status: 'done',
+              iterations: 2,
+              confirmations: 2,
+              verification: 'passed',
+              max: 4,
+              output: 'outputs/review.md',
+              completed_at: AN_ISO,
+            },
+            {
+              id: 'R3',
+              title: 'Executive summary',
+              status: 'done',
+              iterations: 1,
+              confirmations: 1,
+              verification: 'passed',
+              max: 2,
+              output: 'outputs/summary.md',
+              completed_at: AN_ISO,
+            },
           ],
           files: [...Object.keys(kept), 'state.json'].sort().map((f) => `${dir}/${f}`),
         },
@@ -299,8 +475,12 @@ describe('iterative, start to finish through the CLI', () => {
     // From another branch: by its name; without one, a refusal that lists the archived projects.
     repo.git(['checkout', '-q', 'main']);
     expect(JSON.parse(ok(repo, ['iter', 'export', '--name', 'lit-review']).stdout)).toEqual(archived);
-    expect(expectFails(repo, ['iter', 'export'], 1, 'NO_PROJECT', { human: true })).toContain("the archived ones: 'lit-review' ('sow iter export --name <name>')");
-    expect(expectFails(repo, ['iter', 'export', '--name', 'nope'], 1, 'ARCHIVE_NOT_FOUND', { human: true })).toContain("no completed iterative project named 'nope' is archived here");
+    expect(expectFails(repo, ['iter', 'export'], 1, 'NO_PROJECT', { human: true })).toContain(
+      "the archived ones: 'lit-review' ('sow iter export --name <name>')",
+    );
+    expect(expectFails(repo, ['iter', 'export', '--name', 'nope'], 1, 'ARCHIVE_NOT_FOUND', { human: true })).toContain(
+      "no completed iterative project named 'nope' is archived here",
+    );
   });
 });
 
@@ -314,11 +494,23 @@ describe('iterative, start to finish through the CLI', () => {
 describe('the work-phase lifecycle on the command line', () => {
   it('a refusal on stderr (error and hint, exit 3); a missing required option is a usage error (exit 2)', () => {
     const repo = executingThree();
-    const waiting = refused(repo, ['iter', 'log', 'R2', '--did', 'x', '--remaining', 'y'], 3, 'WORK_PHASE_BLOCKED', true);
-    expect(waiting).toBe("cannot start R2: it comes after R1, which is not done\nwork on R1 first ('sow iter next' names the phase to work on)");
-    expect(refused(repo, ['iter', 'log', 'R1', '--remaining', 'y'], 2, 'USAGE')).toContain("required option '--did <text>'");
+    const waiting = refused(
+      repo,
+      ['iter', 'log', 'R2', '--did', 'x', '--remaining', 'y'],
+      3,
+      'WORK_PHASE_BLOCKED',
+      true,
+    );
+    expect(waiting).toBe(
+      "cannot start R2: it comes after R1, which is not done\nwork on R1 first ('sow iter next' names the phase to work on)",
+    );
+    expect(refused(repo, ['iter', 'log', 'R1', '--remaining', 'y'], 2, 'USAGE')).toContain(
+      "required option '--did <text>'",
+    );
     expect(refused(repo, ['iter', 'block', 'R1'], 2, 'USAGE')).toContain("required option '--note <text>'");
-    expect(refused(repo, ['iter', 'guardrail', 'add', '--pattern', 'x', '--context', 'x', '--problem', 'x'], 2, 'USAGE')).toContain("required option '--solution <text>'");
+    expect(
+      refused(repo, ['iter', 'guardrail', 'add', '--pattern', 'x', '--context', 'x', '--problem', 'x'], 2, 'USAGE'),
+    ).toContain("required option '--solution <text>'");
     expect(log(repo, 'R1', 'summarised all 10', 'None', '--signal').stdout).toBe(
       'R1 says it is done after iteration 1 of 3: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n',
     );
@@ -328,7 +520,9 @@ describe('the work-phase lifecycle on the command line', () => {
     const repo = executingThree();
     repo.write(CONTEXT, `# Context\n\n${Array.from({ length: 199 }, (_, i) => `w${i}`).join(' ')}\n`);
     const r = ok(repo, ['iter', 'status', '--json']);
-    expect(r.stderr).toContain('warning: .sow/project/context.md has 201 words; keep it under 200: every iteration reads it\n');
+    expect(r.stderr).toContain(
+      'warning: .sow/project/context.md has 201 words; keep it under 200: every iteration reads it\n',
+    );
     expect(expectEnvelope(r).data.context_words).toBe(201);
     const plain = ok(repo, ['iter', 'next']);
     expect(plain.stderr).toContain('warning: .sow/project/context.md has 201 words');
@@ -420,7 +614,10 @@ describe('agent spawn <agent> --iteration', () => {
     const stdBefore = std.snapshot();
     const r = runSow(std.dir, w, ['agent', 'spawn', 'implementer', '--iteration', '--json']);
     expect(r.code, show(r)).toBe(1);
-    expect(r.json?.error).toMatchObject({ code: 'NOT_ITERATIVE', message: '--iteration is for projects whose work runs in iterations, and this project is standard' });
+    expect(r.json?.error).toMatchObject({
+      code: 'NOT_ITERATIVE',
+      message: '--iteration is for projects whose work runs in iterations, and this project is standard',
+    });
     expect(std.snapshot()).toEqual(stdBefore);
     expect(w.calls()).toEqual([]);
   });
@@ -437,7 +634,9 @@ describe("the type's guards", () => {
   it('sow iter in a standard project: exit 1 WRONG_PROJECT_TYPE, on stderr', () => {
     const repo = fresh();
     ok(repo, ['project', 'new', 'demo', '--description', 'A standard project']);
-    expect(refused(repo, ['iter', 'status'], 1, 'WRONG_PROJECT_TYPE', true)).toContain("'sow iter status' belongs to iterative projects, and this project is standard");
+    expect(refused(repo, ['iter', 'status'], 1, 'WRONG_PROJECT_TYPE', true)).toContain(
+      "'sow iter status' belongs to iterative projects, and this project is standard",
+    );
   });
 
   it('a hand-edited state.yaml with an invalid work phase: exit 4 on any command, nothing overwritten', () => {
@@ -451,7 +650,9 @@ describe("the type's guards", () => {
       ['iter', 'status'],
       ['project', 'status'],
     ]) {
-      expect(refused(repo, args, 4, 'STATE_FILE_INVALID', true), args.join(' ')).toContain('.sow/project/state.yaml: phases.execute.metadata.work_phases.0.status:');
+      expect(refused(repo, args, 4, 'STATE_FILE_INVALID', true), args.join(' ')).toContain(
+        '.sow/project/state.yaml: phases.execute.metadata.work_phases.0.status:',
+      );
     }
     repo.write(PROJECT, good);
     expect(ok(repo, ['iter', 'status']).stdout).toContain('R1  in_progress  1/3');

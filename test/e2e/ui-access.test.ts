@@ -34,9 +34,11 @@ describe.skipIf(!CHROMIUM)('sow ui for everyone', () => {
       // Tab reaches every control and every box that scrolls, in the order of the page.
       const focusable = await page.evaluate(
         () =>
-          [...document.querySelectorAll('#view a[href], #view button, #view textarea, #view input, #view select, #view summary, #view [tabindex="0"]')].filter(
-            (e) => (e as HTMLElement).offsetParent !== null,
-          ).length,
+          [
+            ...document.querySelectorAll(
+              '#view a[href], #view button, #view textarea, #view input, #view select, #view summary, #view [tabindex="0"]',
+            ),
+          ].filter((e) => (e as HTMLElement).offsetParent !== null).length,
       );
       const reached = new Set<string>();
       await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
@@ -76,7 +78,9 @@ describe.skipIf(!CHROMIUM)('sow ui for everyone', () => {
       expect(await page.getAttribute('#error', 'role')).toBe('alert');
       expect(await page.textContent('#res-request-changes')).toBe(error);
       await page.waitForFunction((e) => document.querySelector('#announce')?.textContent === e, error);
-      expect(repo.read('.sow/project/phases/implementation/tasks/010/feedback/001.md')).toBe('src/a.js, line 2:\n> export const b = 2;\nCall it two.\n');
+      expect(repo.read('.sow/project/phases/implementation/tasks/010/feedback/001.md')).toBe(
+        'src/a.js, line 2:\n> export const b = 2;\nCall it two.\n',
+      );
       await inspectView(page, 'task-refused');
 
       // The refusal belongs to its view: another view does not show it, nor does this one when it is opened again.

@@ -42,7 +42,13 @@ describe.skipIf(!CHROMIUM)('sow ui: the board', () => {
       cli(['task', 'set', '--id', '030', 'status', 'in_progress']);
       cli(['task', 'feedback', '--id', '040', 'Mind the edge case.']);
       cli(['task', 'set', '--id', '040', 'iteration', '2']);
-      const s = await serve(repo.dir, cleanEnv({ ...world.env, FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'a question']]) }));
+      const s = await serve(
+        repo.dir,
+        cleanEnv({
+          ...world.env,
+          FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'a question']]),
+        }),
+      );
       const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
       await page.goto(`${s.url}#/p/.`);
       await page.waitForSelector('#board .card[data-task="040"]');
@@ -56,7 +62,9 @@ describe.skipIf(!CHROMIUM)('sow ui: the board', () => {
               status: c.closest('.col')?.getAttribute('data-status'),
               ready: c.querySelector('[data-ready]') !== null,
               blocked: c.querySelector('[data-blocked-by]')?.getAttribute('data-blocked-by') ?? '',
-              nobody: c.querySelector('[data-nobody]') !== null || /nobody is working on it/.test(c.querySelector('[data-ready]')?.textContent ?? ''),
+              nobody:
+                c.querySelector('[data-nobody]') !== null ||
+                /nobody is working on it/.test(c.querySelector('[data-ready]')?.textContent ?? ''),
               feedback: Number(c.querySelector('[data-feedback]')?.getAttribute('data-feedback') ?? 0),
               iteration: Number(c.querySelector('[data-iteration]')?.getAttribute('data-iteration') ?? 1),
             }))
@@ -67,7 +75,8 @@ describe.skipIf(!CHROMIUM)('sow ui: the board', () => {
           id: c.id,
           status: c.status,
           ready: c.ready,
-          blocked: ['pending', 'in_progress'].includes(c.status) && !c.ready ? c.blocked_by.map((b) => b.id).join(',') : '',
+          blocked:
+            ['pending', 'in_progress'].includes(c.status) && !c.ready ? c.blocked_by.map((b) => b.id).join(',') : '',
           nobody: c.status === 'in_progress' && c.worker?.state !== 'live',
           feedback: c.feedback_pending,
           iteration: c.iteration,
@@ -77,8 +86,11 @@ describe.skipIf(!CHROMIUM)('sow ui: the board', () => {
         await page
           .waitForFunction(
             (w) =>
-              JSON.stringify([...document.querySelectorAll('#board .card')].map((c) => [c.getAttribute('data-task'), c.closest('.col')?.getAttribute('data-status')]).sort()) ===
-              JSON.stringify(w.map((c) => [c.id, c.status])),
+              JSON.stringify(
+                [...document.querySelectorAll('#board .card')]
+                  .map((c) => [c.getAttribute('data-task'), c.closest('.col')?.getAttribute('data-status')])
+                  .sort(),
+              ) === JSON.stringify(w.map((c) => [c.id, c.status])),
             want,
           )
           .catch(() => undefined);
@@ -92,8 +104,12 @@ describe.skipIf(!CHROMIUM)('sow ui: the board', () => {
         { id: '040', ready: true, feedback: 1, iteration: 2 },
       ]);
       // Empty columns are folded into one line.
-      expect(await page.locator('#board .col').evaluateAll((cs) => cs.map((c) => c.getAttribute('data-status')))).toEqual(['pending', 'in_progress']);
-      expect(await page.locator('#folded .col').evaluateAll((cs) => cs.map((c) => c.getAttribute('data-status')))).toEqual(['needs_review', 'paused', 'failed', 'completed', 'abandoned']);
+      expect(
+        await page.locator('#board .col').evaluateAll((cs) => cs.map((c) => c.getAttribute('data-status'))),
+      ).toEqual(['pending', 'in_progress']);
+      expect(
+        await page.locator('#folded .col').evaluateAll((cs) => cs.map((c) => c.getAttribute('data-status'))),
+      ).toEqual(['needs_review', 'paused', 'failed', 'completed', 'abandoned']);
       await inspectView(page, 'project-board');
 
       // Search by id or words; filters by status, agent, ready.
@@ -120,7 +136,9 @@ describe.skipIf(!CHROMIUM)('sow ui: the board', () => {
       const before = repo.snapshot();
       await page.dragAndDrop('#board .card[data-task="020"]', '#board .col[data-status="in_progress"]');
       await page.waitForSelector('#board .card[data-task="020"] .refused');
-      expect(await page.textContent('#board .card[data-task="020"] .refused')).toMatch(/^task 020 cannot start: it depends on 010 \(pending\)/);
+      expect(await page.textContent('#board .card[data-task="020"] .refused')).toMatch(
+        /^task 020 cannot start: it depends on 010 \(pending\)/,
+      );
       expect(repo.snapshot()).toEqual(before);
       // Dragged where it may: the same change as sow task set.
       await page.dragAndDrop('#board .card[data-task="010"]', '#board .col[data-status="in_progress"]');
@@ -152,7 +170,18 @@ describe.skipIf(!CHROMIUM)('sow ui: the board', () => {
     try {
       toExecuting(repo, ['First']);
       const template = repo.read(taskFile('010'));
-      const statuses = ['completed', 'completed', 'completed', 'in_progress', 'pending', 'pending', 'needs_review', 'paused', 'failed', 'abandoned'];
+      const statuses = [
+        'completed',
+        'completed',
+        'completed',
+        'in_progress',
+        'pending',
+        'pending',
+        'needs_review',
+        'paused',
+        'failed',
+        'abandoned',
+      ];
       for (let i = 2; i <= 1000; i++) {
         const id = String(i * 10).padStart(3, '0');
         repo.write(
@@ -161,21 +190,28 @@ describe.skipIf(!CHROMIUM)('sow ui: the board', () => {
             .replace('id: "010"', `id: "${id}"`)
             .replace(/^name: .*$/m, `name: Task number ${i} of the thousand`)
             .replace(/^status: .*$/m, `status: ${statuses[i % 10]}`)
-            .replace('dependencies: []', i % 4 === 1 ? `dependencies: ["${String((i - 1) * 10).padStart(3, '0')}"]` : 'dependencies: []'),
+            .replace(
+              'dependencies: []',
+              i % 4 === 1 ? `dependencies: ["${String((i - 1) * 10).padStart(3, '0')}"]` : 'dependencies: []',
+            ),
         );
       }
       expect((JSON.parse(ok(repo, ['task', 'list', '--json']).stdout).data as unknown[]).length).toBe(1000);
       const s = await serve(repo.dir);
       const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
       await page.goto(`${s.url}#/p/.`);
-      await page.waitForFunction(() => document.querySelectorAll('#board .card').length === 1000, undefined, { timeout: 120_000 });
+      await page.waitForFunction(() => document.querySelectorAll('#board .card').length === 1000, undefined, {
+        timeout: 120_000,
+      });
       const first = Number(await page.getAttribute('body', 'data-draw-ms'));
       // A redraw after a change: the page patched, not rebuilt.
       const drawn = Number(await page.getAttribute('body', 'data-drawn'));
       ok(repo, ['task', 'set', '--id', '010', 'metadata.note', 'x']);
       await page.waitForFunction((n) => Number(document.body.dataset.drawn) > n, drawn);
       const again = Number(await page.getAttribute('body', 'data-draw-ms'));
-      console.log(`sow ui, 1,000 tasks: the project page drawn in ${first} ms, patched after a change in ${again} ms (Chromium, this machine as loaded as it is)`);
+      console.log(
+        `sow ui, 1,000 tasks: the project page drawn in ${first} ms, patched after a change in ${again} ms (Chromium, this machine as loaded as it is)`,
+      );
     } finally {
       await browser.close();
     }

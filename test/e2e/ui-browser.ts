@@ -29,8 +29,16 @@ export interface Served {
 }
 
 /** Starts `sow ui --json --no-open` in `dir`; resolves with its url, token and port once it serves. */
-export async function serve(dir: string, env: NodeJS.ProcessEnv = { ...process.env, ...TEST_ENV }, args: string[] = []): Promise<Served> {
-  const child = spawn(process.execPath, [SOW, 'ui', '--json', '--no-open', ...args], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function serve(
+  dir: string,
+  env: NodeJS.ProcessEnv = { ...process.env, ...TEST_ENV },
+  args: string[] = [],
+): Promise<Served> {
+  const child = spawn(process.execPath, [SOW, 'ui', '--json', '--no-open', ...args], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   servers.push(child);
   let out = '';
   let err = '';
@@ -65,9 +73,20 @@ const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.mi
 export async function axeViolations(page: Page): Promise<string[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ content: AXE });
   const found = await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (ctx: unknown, opts: unknown) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }> } }).axe;
+    const axe = (
+      window as unknown as {
+        axe: {
+          run: (
+            ctx: unknown,
+            opts: unknown,
+          ) => Promise<{ violations: { id: string; impact: string; nodes: { target: string[] }[] }[] }>;
+        };
+      }
+    ).axe;
     const r = await axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
   });
   return found;
 }
@@ -89,7 +108,12 @@ export async function inspectView(page: Page, name: string, opts: { full?: boole
   const wide = await page.evaluate(() => ({
     page: document.documentElement.scrollWidth,
     wider: [...document.querySelectorAll('body *')]
-      .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && getComputedStyle(e).position !== 'absolute' && !e.closest('.sr-only'))
+      .filter(
+        (e) =>
+          e.getBoundingClientRect().right > window.innerWidth + 1 &&
+          getComputedStyle(e).position !== 'absolute' &&
+          !e.closest('.sr-only'),
+      )
       .slice(0, 5)
       .map((e) => e.tagName + '.' + e.className),
   }));

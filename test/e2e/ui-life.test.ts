@@ -27,17 +27,26 @@ describe.skipIf(!CHROMIUM)('sow ui survives its own life', () => {
       const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
       await page.goto(s.url);
       await page.waitForSelector('#projects tr[data-checkout="."]');
-      const rows = () => page.locator('#projects tr[data-checkout]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-checkout')));
+      const rows = () =>
+        page.locator('#projects tr[data-checkout]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-checkout')));
       expect(await rows()).toEqual(['.']);
       ok(repo, ['worktree', 'add', 'feat/other']);
-      ok(repo, ['project', 'new', 'other', '--description', 'Another line of work'], { cwd: '.sow/worktrees/feat/other' });
+      ok(repo, ['project', 'new', 'other', '--description', 'Another line of work'], {
+        cwd: '.sow/worktrees/feat/other',
+      });
       await page.waitForSelector('#projects tr[data-checkout=".sow/worktrees/feat/other"]');
-      const all = (JSON.parse(ok(repo, ['status', '--all', '--json']).stdout).data as { rel: string; project: unknown }[]).filter((w) => w.project).map((w) => w.rel);
+      const all = (
+        JSON.parse(ok(repo, ['status', '--all', '--json']).stdout).data as { rel: string; project: unknown }[]
+      )
+        .filter((w) => w.project)
+        .map((w) => w.rel);
       expect(await rows()).toEqual(all);
       // And it is followed: a change there reaches the page.
       await page.click('#projects a[href="#/p/.sow%2Fworktrees%2Ffeat%2Fother"]');
       await page.waitForSelector('#state');
-      ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md'], { cwd: '.sow/worktrees/feat/other' });
+      ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md'], {
+        cwd: '.sow/worktrees/feat/other',
+      });
       await page.waitForSelector('#outputs article[data-type="task_list"]');
     } finally {
       await browser.close();
@@ -56,7 +65,10 @@ describe.skipIf(!CHROMIUM)('sow ui survives its own life', () => {
       await page.waitForFunction(() => document.querySelector('#live')?.textContent === 'live');
       // Remembered in git's folder: the port and the token's hash, never the token.
       const record = readFileSync(join(repo.dir, '.git/sow/ui.json'), 'utf8');
-      expect(JSON.parse(record)).toMatchObject({ port: first.port, tokens: [{ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }] });
+      expect(JSON.parse(record)).toMatchObject({
+        port: first.port,
+        tokens: [{ sha256: expect.stringMatching(/^[0-9a-f]{64}$/) }],
+      });
       expect(record).not.toContain(first.token);
 
       await stop(first);
@@ -64,11 +76,15 @@ describe.skipIf(!CHROMIUM)('sow ui survives its own life', () => {
       expect(await page.textContent('#lost')).toContain('start it again in this repository (sow ui)');
       // A button while nobody answers: its failure on it.
       await page.click('#advance');
-      await page.waitForFunction(() => /sow ui does not answer/.test(document.querySelector('#res-advance')?.textContent ?? ''));
+      await page.waitForFunction(() =>
+        /sow ui does not answer/.test(document.querySelector('#res-advance')?.textContent ?? ''),
+      );
       const second = await serve(repo.dir);
       expect(second.port).toBe(first.port);
       expect(second.token).not.toBe(first.token);
-      await page.waitForFunction(() => document.querySelector('#live')?.textContent === 'live' && !document.querySelector('#lost'));
+      await page.waitForFunction(
+        () => document.querySelector('#live')?.textContent === 'live' && !document.querySelector('#lost'),
+      );
       // The old page acts, and reloads, with its old address.
       ok(repo, ['task', 'add', 'Second']);
       await page.waitForSelector('#board .card[data-task="020"]');
@@ -91,7 +107,9 @@ describe.skipIf(!CHROMIUM)('sow ui survives its own life', () => {
       const third = await serve(repo.dir);
       expect(third.port).not.toBe(first.port);
       await page.waitForSelector('#gone');
-      expect(await page.textContent('#gone')).toBe('This page lost its server: sow ui was stopped or started again with a new address. Run sow ui in the repository and open the address it prints.');
+      expect(await page.textContent('#gone')).toBe(
+        'This page lost its server: sow ui was stopped or started again with a new address. Run sow ui in the repository and open the address it prints.',
+      );
       await inspectView(page, 'project-lost', { full: false });
       // The new address works, and the old tokens are not accepted there.
       const other = await browser.newPage();

@@ -32,7 +32,8 @@ describe.skipIf(!CHROMIUM)('sow ui keeps still', () => {
         return r.json!.data;
       };
       cli(['task', 'feedback', '--id', '010', 'Mind the **edge** case.']);
-      const logs = (n: number, from: number) => Array.from({ length: n }, (_, i) => ['log', '--action', 'note', '--result', 'success', `step ${from + i}`]);
+      const logs = (n: number, from: number) =>
+        Array.from({ length: n }, (_, i) => ['log', '--action', 'note', '--result', 'success', `step ${from + i}`]);
       const script = [
         ...logs(24, 1),
         { touch: mark('first') },
@@ -56,7 +57,11 @@ describe.skipIf(!CHROMIUM)('sow ui keeps still', () => {
           const e = document.querySelector('#events')!;
           return e.scrollHeight - e.scrollTop - e.clientHeight < 8;
         });
-      expect(await page.evaluate(() => document.querySelector('#events')!.scrollHeight > document.querySelector('#events')!.clientHeight)).toBe(true);
+      expect(
+        await page.evaluate(
+          () => document.querySelector('#events')!.scrollHeight > document.querySelector('#events')!.clientHeight,
+        ),
+      ).toBe(true);
       expect(await atBottom()).toBe(true);
 
       // What the person has: the events box scrolled up, the feedback opened, words selected, a field focused with words in it, the window scrolled.
@@ -66,7 +71,8 @@ describe.skipIf(!CHROMIUM)('sow ui keeps still', () => {
       const before = await page.evaluate(() => {
         const ev = document.querySelector('#events')!;
         ev.scrollTop = 0;
-        for (const id of ['events', 'description', 'feedback-text', 'inputs']) (document.getElementById(id) as unknown as { kept: boolean }).kept = true;
+        for (const id of ['events', 'description', 'feedback-text', 'inputs'])
+          (document.getElementById(id) as unknown as { kept: boolean }).kept = true;
         const heading = document.querySelector('#description h3')!.firstChild!;
         const range = document.createRange();
         range.setStart(heading, 0);
@@ -75,7 +81,12 @@ describe.skipIf(!CHROMIUM)('sow ui keeps still', () => {
         getSelection()!.addRange(range);
         (document.getElementById('feedback-text') as HTMLTextAreaElement).focus({ preventScroll: true });
         window.scrollTo(0, 200);
-        return { drawn: Number(document.body.dataset.drawn), events: document.querySelectorAll('#events .event').length, selected: String(getSelection()), y: window.scrollY };
+        return {
+          drawn: Number(document.body.dataset.drawn),
+          events: document.querySelectorAll('#events .event').length,
+          selected: String(getSelection()),
+          y: window.scrollY,
+        };
       });
       expect(before.selected).toBe('First');
       writeFileSync(mark('go-1'), '');
@@ -83,7 +94,9 @@ describe.skipIf(!CHROMIUM)('sow ui keeps still', () => {
       await page.waitForFunction(() => /step 30/.test(document.querySelector('#events')?.textContent ?? ''));
       const after = await page.evaluate(() => ({
         drawn: Number(document.body.dataset.drawn),
-        kept: ['events', 'description', 'feedback-text', 'inputs'].filter((id) => (document.getElementById(id) as unknown as { kept?: boolean })?.kept),
+        kept: ['events', 'description', 'feedback-text', 'inputs'].filter(
+          (id) => (document.getElementById(id) as unknown as { kept?: boolean })?.kept,
+        ),
         eventsTop: document.querySelector('#events')!.scrollTop,
         selected: String(getSelection()),
         focused: document.activeElement?.id,
@@ -117,7 +130,8 @@ describe.skipIf(!CHROMIUM)('sow ui keeps still', () => {
       // Idle: nothing changes for five seconds; the server's CPU (from /proc) and the page's (Chromium's own count of its tasks).
       const cdp = await page.context().newCDPSession(page);
       await cdp.send('Performance.enable');
-      const taskSeconds = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
+      const taskSeconds = async () =>
+        (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')?.value ?? 0;
       const ticks = () => {
         const f = readFileSync(`/proc/${s.child.pid}/stat`, 'utf8');
         const p = f.slice(f.lastIndexOf(')') + 2).split(' ');
@@ -128,7 +142,9 @@ describe.skipIf(!CHROMIUM)('sow ui keeps still', () => {
       const wall = (Date.now() - w0) / 1000;
       const server = ((ticks() - t0) / 100 / wall) * 100;
       const pageCpu = (((await taskSeconds()) - p0) / wall) * 100;
-      console.log(`sow ui idle, a task page open: server ${server.toFixed(2)} % CPU, page ${pageCpu.toFixed(2)} % CPU (over ${wall.toFixed(1)} s)`);
+      console.log(
+        `sow ui idle, a task page open: server ${server.toFixed(2)} % CPU, page ${pageCpu.toFixed(2)} % CPU (over ${wall.toFixed(1)} s)`,
+      );
     } finally {
       for (const f of ['go-1', 'go-2']) writeFileSync(mark(f), '');
       await browser.close();

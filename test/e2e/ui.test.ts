@@ -18,14 +18,27 @@ afterEach(() => {
 });
 
 /** A raw request, with exactly the headers given (fetch would add an Origin of its own on POST). */
-function request(port: number, path: string, opts: { method?: string; headers?: Record<string, string>; body?: string } = {}) {
+function request(
+  port: number,
+  path: string,
+  opts: { method?: string; headers?: Record<string, string>; body?: string } = {},
+) {
   return new Promise<{ status: number; body: string }>((resolve, reject) => {
     import('node:http').then(({ request: req }) => {
-      const r = req({ host: '127.0.0.1', port, path, method: opts.method ?? 'GET', headers: { host: `127.0.0.1:${port}`, ...opts.headers } }, (res) => {
-        let body = '';
-        res.on('data', (d) => (body += d));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-      });
+      const r = req(
+        {
+          host: '127.0.0.1',
+          port,
+          path,
+          method: opts.method ?? 'GET',
+          headers: { host: `127.0.0.1:${port}`, ...opts.headers },
+        },
+        (res) => {
+          let body = '';
+          res.on('data', (d) => (body += d));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        },
+      );
       r.on('error', reject);
       r.end(opts.body);
     }, reject);
@@ -55,9 +68,19 @@ describe('sow ui: safe by default', () => {
         [`/api/view?name=project&token=${t}`, { headers: { origin: `http://127.0.0.1:${s.port + 1}` } }],
         [`/api/changes`, {}],
         [`/api/action?token=${t}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: action }],
-        [`/api/action`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sow-token': 'nope' }, body: action }],
+        [
+          `/api/action`,
+          { method: 'POST', headers: { 'content-type': 'application/json', 'x-sow-token': 'nope' }, body: action },
+        ],
         [`/api/action`, { method: 'POST', headers: { 'content-type': 'text/plain', 'x-sow-token': t }, body: action }],
-        [`/api/action`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-sow-token': t, origin: 'http://evil.example' }, body: action }],
+        [
+          `/api/action`,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'x-sow-token': t, origin: 'http://evil.example' },
+            body: action,
+          },
+        ],
         ['/../../../etc/passwd', {}],
       ];
       for (const [path, opts] of refused) {
@@ -65,19 +88,34 @@ describe('sow ui: safe by default', () => {
         expect([path, opts?.headers, r.status, r.body]).toEqual([path, opts?.headers, 403, '']);
       }
       // With the token: traversal in each route reaches no file.
-      for (const path of [`/../../../etc/passwd?token=${t}`, `/%2e%2e/%2e%2e/etc/passwd?token=${t}`, `/api/../../etc/passwd?token=${t}`, `/api/view?name=../../etc/passwd&token=${t}`]) {
+      for (const path of [
+        `/../../../etc/passwd?token=${t}`,
+        `/%2e%2e/%2e%2e/etc/passwd?token=${t}`,
+        `/api/../../etc/passwd?token=${t}`,
+        `/api/view?name=../../etc/passwd&token=${t}`,
+      ]) {
         const r = await request(s.port, path);
         expect([path, r.status]).toEqual([path, 404]);
         expect(r.body).not.toMatch(/root:/);
       }
-      const outside = await request(s.port, `/api/view?name=project&checkout=${encodeURIComponent('../../..')}&token=${t}`);
+      const outside = await request(
+        s.port,
+        `/api/view?name=project&checkout=${encodeURIComponent('../../..')}&token=${t}`,
+      );
       expect(JSON.parse(outside.body)).toMatchObject({ ok: false, error: { code: 'NO_SUCH_CHECKOUT' } });
-      const task = await request(s.port, `/api/view?name=task&id=${encodeURIComponent('../../../etc/passwd')}&token=${t}`);
+      const task = await request(
+        s.port,
+        `/api/view?name=task&id=${encodeURIComponent('../../../etc/passwd')}&token=${t}`,
+      );
       expect(task.body).not.toMatch(/root:/);
       expect(JSON.parse(task.body).data['task get']).toMatchObject({ ok: false });
       expect(repo.snapshot()).toEqual(before);
       // And the right request does what the command does.
-      const ok = await request(s.port, '/api/action', { method: 'POST', headers: { 'content-type': 'application/json', 'x-sow-token': t, origin: s.base }, body: action });
+      const ok = await request(s.port, '/api/action', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-sow-token': t, origin: s.base },
+        body: action,
+      });
       expect(JSON.parse(ok.body)).toMatchObject({ ok: true });
     } finally {
       repo.cleanup();
@@ -94,7 +132,12 @@ describe('sow ui: safe by default', () => {
       repo.write('.sow/config.yaml', `checks:\n  - name: pwn\n    run: ${JSON.stringify(`touch ${marker}`)}\n`);
       const s = await serve(repo.dir, { ...process.env, ...TEST_ENV, XDG_STATE_HOME: state });
       const before = repo.snapshot();
-      const post = (body: unknown) => request(s.port, '/api/action', { method: 'POST', headers: { 'content-type': 'application/json', 'x-sow-token': s.token }, body: JSON.stringify(body) });
+      const post = (body: unknown) =>
+        request(s.port, '/api/action', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'x-sow-token': s.token },
+          body: JSON.stringify(body),
+        });
       // What each name would have been made to run through the prototype chain (`Object(body)` is the body itself).
       const payloads = [
         { name: 'check allow', args: [], opts: { yes: true } },
@@ -144,7 +187,9 @@ describe('sow ui: safe by default', () => {
       expect(existsSync(marker), 'no check ran').toBe(false);
       expect(existsSync(join(state, 'sow')), 'no check was allowed').toBe(false);
       // The actions the page sends still work.
-      expect(JSON.parse((await post({ action: 'feedback', task: '010', text: 'more tests' })).body)).toMatchObject({ ok: true });
+      expect(JSON.parse((await post({ action: 'feedback', task: '010', text: 'more tests' })).body)).toMatchObject({
+        ok: true,
+      });
       expect(JSON.parse((await post({ action: 'approve_tasks', checkout: '.' })).body)).toMatchObject({ ok: true });
     } finally {
       rmSync(state, { recursive: true, force: true });
@@ -171,7 +216,12 @@ describe('sow ui: safe by default', () => {
                 port: s.port,
                 path: '/api/action',
                 method: 'POST',
-                headers: { host: `127.0.0.1:${s.port}`, 'content-type': 'application/json', 'x-sow-token': s.token, ...(declared ? { 'content-length': String(total) } : {}) },
+                headers: {
+                  host: `127.0.0.1:${s.port}`,
+                  'content-type': 'application/json',
+                  'x-sow-token': s.token,
+                  ...(declared ? { 'content-length': String(total) } : {}),
+                },
               },
               (res) => {
                 let body = '';
@@ -197,10 +247,17 @@ describe('sow ui: safe by default', () => {
       for (const declared of [false, true]) {
         const r = await flood(declared);
         expect([declared, r.status]).toEqual([declared, 413]);
-        expect(JSON.parse(r.body)).toEqual({ ok: false, error: { code: 'UI_BODY_TOO_LARGE', message: 'the body is larger than 64 KiB' } });
+        expect(JSON.parse(r.body)).toEqual({
+          ok: false,
+          error: { code: 'UI_BODY_TOO_LARGE', message: 'the body is larger than 64 KiB' },
+        });
       }
       expect(repo.snapshot()).toEqual(before);
-      const ok = await request(s.port, '/api/action', { method: 'POST', headers: { 'content-type': 'application/json', 'x-sow-token': s.token }, body: JSON.stringify({ action: 'approve_tasks' }) });
+      const ok = await request(s.port, '/api/action', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-sow-token': s.token },
+        body: JSON.stringify({ action: 'approve_tasks' }),
+      });
       expect(JSON.parse(ok.body)).toMatchObject({ ok: true });
     } finally {
       repo.cleanup();
@@ -280,29 +337,34 @@ describe('sow ui: safe by default', () => {
   });
 });
 
-describe.skipIf(!CHROMIUM)(`sow ui in a browser${CHROMIUM ? '' : ' (skipped: no Chromium at /usr/bin/chromium; apt-get install chromium)'}`, () => {
-  it('the board shows who holds each task: a claim here and its claim on the remote (claims.remote)', async () => {
-    const repo = makeRepo();
-    const remote = makeRepo();
-    const browser = await launch();
-    try {
-      toExecuting(repo);
-      remote.git(['init', '--bare', '-q', 'origin.git']);
-      repo.git(['remote', 'add', 'origin', join(remote.dir, 'origin.git')]);
-      repo.write('.sow/config.yaml', 'claims:\n  remote: origin\n');
-      expect(repo.sow(['task', 'next', '--claim', '--owner', 'ann']).code).toBe(0);
-      const s = await serve(repo.dir);
-      const page = await browser.newPage();
-      await page.goto(s.url + '#/p/.');
-      await page.waitForSelector('#board .card[data-task="010"] .remote-claim');
-      expect(await page.getAttribute('#board .card[data-task="010"]', 'data-owner')).toBe('ann');
-      expect(await page.textContent('#board .card[data-task="010"] .owner')).toBe('claimed by ann (live)');
-      expect(await page.textContent('#board .card[data-task="010"] .remote-claim')).toMatch(/^claimed on origin by ann on \S+$/);
-      expect(await page.locator('#board .card[data-task="020"] .remote-claim').count()).toBe(0);
-    } finally {
-      await browser.close();
-      repo.cleanup();
-      remote.cleanup();
-    }
-  });
-});
+describe.skipIf(!CHROMIUM)(
+  `sow ui in a browser${CHROMIUM ? '' : ' (skipped: no Chromium at /usr/bin/chromium; apt-get install chromium)'}`,
+  () => {
+    it('the board shows who holds each task: a claim here and its claim on the remote (claims.remote)', async () => {
+      const repo = makeRepo();
+      const remote = makeRepo();
+      const browser = await launch();
+      try {
+        toExecuting(repo);
+        remote.git(['init', '--bare', '-q', 'origin.git']);
+        repo.git(['remote', 'add', 'origin', join(remote.dir, 'origin.git')]);
+        repo.write('.sow/config.yaml', 'claims:\n  remote: origin\n');
+        expect(repo.sow(['task', 'next', '--claim', '--owner', 'ann']).code).toBe(0);
+        const s = await serve(repo.dir);
+        const page = await browser.newPage();
+        await page.goto(s.url + '#/p/.');
+        await page.waitForSelector('#board .card[data-task="010"] .remote-claim');
+        expect(await page.getAttribute('#board .card[data-task="010"]', 'data-owner')).toBe('ann');
+        expect(await page.textContent('#board .card[data-task="010"] .owner')).toBe('claimed by ann (live)');
+        expect(await page.textContent('#board .card[data-task="010"] .remote-claim')).toMatch(
+          /^claimed on origin by ann on \S+$/,
+        );
+        expect(await page.locator('#board .card[data-task="020"] .remote-claim').count()).toBe(0);
+      } finally {
+        await browser.close();
+        repo.cleanup();
+        remote.cleanup();
+      }
+    });
+  },
+);

@@ -24,7 +24,9 @@ describe('a write leaves every value it did not change as written', () => {
     ok(repo, ['task', 'set', '--id', '010', 'metadata.reviewer', 'alice']);
     const after = repo.read(taskFile('010'));
     expect(after).not.toBe(before); // updated_at moved on
-    expect(after).toBe(withTimesOf(before, after).replace("  single: 'it''s'\n", "  single: 'it''s'\n  reviewer: alice\n"));
+    expect(after).toBe(
+      withTimesOf(before, after).replace("  single: 'it''s'\n", "  single: 'it''s'\n  reviewer: alice\n"),
+    );
 
     const meta = ok(repo, ['task', 'get', '--id', '010', 'metadata', '--json']);
     expect(meta.stdout).toContain('"big":9999999999999999,"bigger":12345678901234567890,');
@@ -38,14 +40,24 @@ describe('--json prints the values a file holds', () => {
   it('.inf, -.inf and .nan as strings; an integer beyond 2^53 digit for digit, in every --json', () => {
     const repo = fresh();
     toExecuting(repo);
-    repo.write(taskFile('010'), repo.read(taskFile('010')).replace(/^metadata: \{\}$/m, 'metadata:\n  inf: .inf\n  ninf: -.inf\n  nan: .nan\n  big: 12345678901234567890'));
+    repo.write(
+      taskFile('010'),
+      repo
+        .read(taskFile('010'))
+        .replace(
+          /^metadata: \{\}$/m,
+          'metadata:\n  inf: .inf\n  ninf: -.inf\n  nan: .nan\n  big: 12345678901234567890',
+        ),
+    );
     const get = ok(repo, ['task', 'get', '--id', '010', '--json']);
     expect(get.stdout).toContain('"metadata":{"inf":".inf","ninf":"-.inf","nan":".nan","big":12345678901234567890}');
     const field = ok(repo, ['task', 'get', '--id', '010', 'metadata', '--json']);
     expect(field.json!.data.value).toEqual({ inf: '.inf', ninf: '-.inf', nan: '.nan', big: 12345678901234567000 });
     // Human output spells them as the file does.
     expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.inf']).stdout).toBe('.inf\n');
-    expect(ok(repo, ['task', 'get', '--id', '010']).stdout).toContain('  inf: .inf\n  ninf: -.inf\n  nan: .nan\n  big: 12345678901234567890\n');
+    expect(ok(repo, ['task', 'get', '--id', '010']).stdout).toContain(
+      '  inf: .inf\n  ninf: -.inf\n  nan: .nan\n  big: 12345678901234567890\n',
+    );
   });
 });
 

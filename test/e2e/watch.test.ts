@@ -8,7 +8,11 @@ import { makeRepo, SOW, TEST_ENV, toExecuting } from './harness.js';
 
 /** Starts `sow <args>` in the repo and collects its output as it comes. */
 function follow(dir: string, args: string[]) {
-  const child = spawn(process.execPath, [SOW, ...args], { cwd: dir, env: { ...process.env, ...TEST_ENV }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SOW, ...args], {
+    cwd: dir,
+    env: { ...process.env, ...TEST_ENV },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout!.on('data', (d) => (out += d));

@@ -11,7 +11,16 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { allFlags, checkCommand, fillPlaceholders, help, subcommands, taskStatuses, tokenize, type CommandProblem } from './cli-surface.js';
+import {
+  allFlags,
+  checkCommand,
+  fillPlaceholders,
+  help,
+  subcommands,
+  taskStatuses,
+  tokenize,
+  type CommandProblem,
+} from './cli-surface.js';
 import { ok, SOW, TEST_ENV, toExecuting, useRepos } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -36,12 +45,19 @@ function files(dir: string, keep: (rel: string) => boolean): string[] {
  */
 function sourceStrings(): { file: string; text: string }[] {
   const out: { file: string; text: string }[] = [];
-  for (const file of files('src', (rel) => rel.endsWith('.ts') && !rel.endsWith('.test.ts') && !rel.includes('adapters/executors/'))) {
+  for (const file of files(
+    'src',
+    (rel) => rel.endsWith('.ts') && !rel.endsWith('.test.ts') && !rel.includes('adapters/executors/'),
+  )) {
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.ES2022, true);
     const visit = (node: ts.Node) => {
-      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node)) out.push({ file: relative(ROOT, file), text: node.text });
+      if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node))
+        out.push({ file: relative(ROOT, file), text: node.text });
       else if (ts.isTemplateExpression(node)) {
-        out.push({ file: relative(ROOT, file), text: node.head.text + node.templateSpans.map((s) => `<x>${s.literal.text}`).join('') });
+        out.push({
+          file: relative(ROOT, file),
+          text: node.head.text + node.templateSpans.map((s) => `<x>${s.literal.text}`).join(''),
+        });
       }
       ts.forEachChild(node, visit);
     };
@@ -115,7 +131,9 @@ describe('no text cites documents users do not have', () => {
 
   it('the built CLI (what users see: messages, hints, help, schema descriptions)', () => {
     const bundle = readFileSync(join(ROOT, 'dist/core.cjs'), 'utf8');
-    const hits = [...bundle.matchAll(new RegExp(CITATION.source, 'g'))].map((m) => bundle.slice(Math.max(0, m.index! - 60), m.index! + 40));
+    const hits = [...bundle.matchAll(new RegExp(CITATION.source, 'g'))].map((m) =>
+      bundle.slice(Math.max(0, m.index! - 60), m.index! + 40),
+    );
     expect(hits).toEqual([]);
   });
 
@@ -190,11 +208,18 @@ describe('small things a well-made CLI does', () => {
     expect(ref.find((e) => e.command === 'sow task add')?.usage).toBe('sow task add [options] <name>');
     expect(ok(repo, ['task', 'add', '--help']).stdout).toContain('Usage: sow task add [options] <name>');
     const extra = repo.sow(['help', 'environment', 'more']);
-    expect([extra.code, extra.stderr]).toEqual([2, "error: unexpected argument 'more': 'sow help environment' takes only --json\nhint: run 'sow help environment'\n"]);
+    expect([extra.code, extra.stderr]).toEqual([
+      2,
+      "error: unexpected argument 'more': 'sow help environment' takes only --json\nhint: run 'sow help environment'\n",
+    ]);
     const typo = repo.sow(['help', 'enviroment']);
     expect(typo.code).toBe(2);
     expect(typo.stderr).toContain("unknown help topic 'enviroment'; did you mean 'environment'?");
-    const r = spawnSync(process.execPath, [SOW, '__complete', '--', 'sow', 'help', 'e'], { cwd: repo.dir, encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
+    const r = spawnSync(process.execPath, [SOW, '__complete', '--', 'sow', 'help', 'e'], {
+      cwd: repo.dir,
+      encoding: 'utf8',
+      env: { ...process.env, ...TEST_ENV },
+    });
     expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['environment', 'exit-codes']);
   });
 
@@ -215,12 +240,19 @@ describe('small things a well-made CLI does', () => {
     const repo = fresh();
     toExecuting(repo);
     // A live process (this test) holds the lock, as a long write of another sow would.
-    writeFileSync(join(repo.dir, '.git/sow/lock'), JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now(), command: 'sow task set' }));
-    const child = spawn(process.execPath, [SOW, 'phase', 'set', 'metadata.x', 'y'], { cwd: repo.dir, env: { ...process.env, ...TEST_ENV } });
+    writeFileSync(
+      join(repo.dir, '.git/sow/lock'),
+      JSON.stringify({ pid: process.pid, host: hostname(), started: Date.now(), command: 'sow task set' }),
+    );
+    const child = spawn(process.execPath, [SOW, 'phase', 'set', 'metadata.x', 'y'], {
+      cwd: repo.dir,
+      env: { ...process.env, ...TEST_ENV },
+    });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     // Waits on what it says (no clock: how soon it speaks depends on the machine's load).
-    for (let waited = 0; !stderr.includes('waiting for') && waited < 120_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
+    for (let waited = 0; !stderr.includes('waiting for') && waited < 120_000; waited += 50)
+      await new Promise((r) => setTimeout(r, 50));
     expect(stderr).toContain(`waiting for pid ${process.pid} (sow task set)`);
     readFileSync(join(repo.dir, '.git/sow/lock'));
     const { rmSync } = await import('node:fs');

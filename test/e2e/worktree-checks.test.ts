@@ -26,14 +26,19 @@ const base = agentFixtures({
  */
 const UNIT = 'echo "ran in $(pwd)"; grep -q fixed app.txt && ! grep -q broken app.txt';
 
-function setUp(opts: { fixedInProject?: boolean } = {}): AgentFixture & { branch: string; rel: string; checkout: string } {
+function setUp(
+  opts: { fixedInProject?: boolean } = {},
+): AgentFixture & { branch: string; rel: string; checkout: string } {
   const f = base();
   if (opts.fixedInProject) {
     // The project branch passes the check already, so a worker's checkout starts passing it.
     f.repo.write('app.txt', 'ok\nfixed\n');
     f.repo.git(['commit', '--quiet', '-m', 'fixed', '--', 'app.txt']);
   }
-  f.repo.write('.sow/config.yaml', `checks:\n  - name: unit\n    run: ${JSON.stringify(UNIT)}\n    when: [task_complete]\n`);
+  f.repo.write(
+    '.sow/config.yaml',
+    `checks:\n  - name: unit\n    run: ${JSON.stringify(UNIT)}\n    when: [task_complete]\n`,
+  );
   f.ok(['check', 'allow', '--yes']);
   const branch = f.repo.git(['branch', '--show-current']);
   const rel = `.sow/worktrees/.workers/${branch}--task-010`;
@@ -42,12 +47,17 @@ function setUp(opts: { fixedInProject?: boolean } = {}): AgentFixture & { branch
 
 /** Spawns task 010's worker in its own checkout, running `script` (test/fakes/fake-agent.mjs steps). */
 function spawnWorker(f: AgentFixture, script: unknown[]): void {
-  const r = f.sow(['agent', 'spawn', 'implementer', '010', '--worktree', '--json'], { FAKE_AGENT_SCRIPT: JSON.stringify(script) });
+  const r = f.sow(['agent', 'spawn', 'implementer', '010', '--worktree', '--json'], {
+    FAKE_AGENT_SCRIPT: JSON.stringify(script),
+  });
   expect(r.code, show(r)).toBe(0);
 }
 
 const git = (f: AgentFixture, cwd: string, args: string[]) => f.repo.git(['-C', cwd, ...args]);
-const evidenceOf = (f: AgentFixture) => (f.task('010').outputs as { type: string; path: string; metadata: Record<string, unknown> }[]).filter((o) => o.type === 'evidence');
+const evidenceOf = (f: AgentFixture) =>
+  (f.task('010').outputs as { type: string; path: string; metadata: Record<string, unknown> }[]).filter(
+    (o) => o.type === 'evidence',
+  );
 
 describe('a task worked in its own checkout is checked there', () => {
   it('a worker whose change fails the check is not completed — by itself or by the person — and the evidence names its checkout and commit', () => {
@@ -65,12 +75,22 @@ describe('a task worked in its own checkout is checked there', () => {
     const own = JSON.parse(readFileSync(tried, 'utf8')) as { code: number; stdout: string };
     expect(own.code, JSON.stringify(own)).toBe(3);
     const error = JSON.parse(own.stdout).error;
-    expect(error).toMatchObject({ code: 'TASK_CHECKS_FAILED', details: { task: '010', failed: ['unit'], checkout: f.rel } });
+    expect(error).toMatchObject({
+      code: 'TASK_CHECKS_FAILED',
+      details: { task: '010', failed: ['unit'], checkout: f.rel },
+    });
     expect(error.message).toContain(`declared for task_complete failed in its checkout ${f.rel} (at `);
     expect(error.hint).toContain(`fix the cause in ${f.rel}`);
     const head = git(f, f.checkout, ['rev-parse', 'HEAD']);
     const [first] = evidenceOf(f);
-    expect(first!.metadata).toMatchObject({ check: 'unit', run: UNIT, exit_code: 1, commit: head, dirty: true, checkout: f.rel });
+    expect(first!.metadata).toMatchObject({
+      check: 'unit',
+      run: UNIT,
+      exit_code: 1,
+      commit: head,
+      dirty: true,
+      checkout: f.rel,
+    });
     expect(f.repo.read(`.sow/project/${first!.path}`)).toContain(`ran in ${f.checkout}\n`);
 
     // The person, in the project checkout (whose code passes), gets the same verdict: the task's code is the worker's.
@@ -96,7 +116,13 @@ describe('a task worked in its own checkout is checked there', () => {
     expect(task.status).toBe('completed');
     const head = git(f, f.checkout, ['rev-parse', 'HEAD']);
     const [evidence] = evidenceOf(f);
-    expect(evidence!.metadata).toMatchObject({ check: 'unit', exit_code: 0, commit: head, dirty: true, checkout: f.rel });
+    expect(evidence!.metadata).toMatchObject({
+      check: 'unit',
+      exit_code: 0,
+      commit: head,
+      dirty: true,
+      checkout: f.rel,
+    });
     expect(f.repo.read(`.sow/project/${evidence!.path}`)).toContain(`ran in ${f.checkout}\n`);
 
     // Meanwhile the project branch moved on: the merge says its result was not checked as a whole.
@@ -147,7 +173,13 @@ describe('a task worked in its own checkout is checked there', () => {
       task: '010',
       committed: false,
       files: ['app.txt'],
-      checked: { commit: head, dirty: false, forced: false, beside: [], checks: [{ name: 'unit', state: 'fresh-pass', evidence: fresh.path, commit: head, dirty: false }] },
+      checked: {
+        commit: head,
+        dirty: false,
+        forced: false,
+        beside: [],
+        checks: [{ name: 'unit', state: 'fresh-pass', evidence: fresh.path, commit: head, dirty: false }],
+      },
     });
     expect(f.repo.read('app.txt')).toBe('ok\nfixed\nmore\nand more\n');
   });
@@ -165,12 +197,17 @@ describe('a task worked in its own checkout is checked there', () => {
     expect(failed.metadata).toMatchObject({ exit_code: 1, commit: head, dirty: false, checkout: f.rel });
     const refused = f.sow(['task', 'merge', '010', '--json']);
     expect(refused.code, show(refused)).toBe(3);
-    expect(refused.json!.error).toMatchObject({ code: 'TASK_MERGE_UNCHECKED', message: expect.stringContaining(`unit: failed (exit 1; log .sow/project/${failed.path})`) });
+    expect(refused.json!.error).toMatchObject({
+      code: 'TASK_MERGE_UNCHECKED',
+      message: expect.stringContaining(`unit: failed (exit 1; log .sow/project/${failed.path})`),
+    });
     expect(f.repo.read('app.txt')).toBe('ok\nfixed\n');
 
     const forced = f.sow(['task', 'merge', '010', '--force']);
     expect(forced.code, show(forced)).toBe(0);
-    expect(forced.stderr).toContain(`Merged with --force although ${head.slice(0, 12)} had no fresh passing evidence: unit: failed (exit 1; log .sow/project/${failed.path}).`);
+    expect(forced.stderr).toContain(
+      `Merged with --force although ${head.slice(0, 12)} had no fresh passing evidence: unit: failed (exit 1; log .sow/project/${failed.path}).`,
+    );
     expect(f.repo.read('app.txt')).toBe('ok\nfixed\nmore\nbroken\n');
     const log = parseLog(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md'));
     expect(log.at(-1)!.body).toContain('Merged with --force although');
@@ -183,7 +220,10 @@ describe('a task worked in its own checkout is checked there', () => {
     spawnWorker(f, [{ append: 'app.txt', text: 'broken\n' }, ['task', 'set', 'status', 'needs_review']]);
     // The worker's copy says a check that always passes: not what runs.
     mkdirSync(join(f.checkout, '.sow'), { recursive: true });
-    writeFileSync(join(f.checkout, '.sow/config.yaml'), `checks:\n  - name: unit\n    run: "touch ${marker}"\n    when: [task_complete]\n`);
+    writeFileSync(
+      join(f.checkout, '.sow/config.yaml'),
+      `checks:\n  - name: unit\n    run: "touch ${marker}"\n    when: [task_complete]\n`,
+    );
     const r = f.sow(['task', 'set', '--id', '010', 'status', 'completed']);
     expect(r.code, show(r)).toBe(3);
     expect(() => readFileSync(marker)).toThrow();

@@ -5,7 +5,16 @@
  * `sow task merge` brings the different edits back and stops at the same-file conflict, naming it.
  * The fake workers wait on files the test creates, so what runs at once is shown by files.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { join, relative } from 'node:path';
@@ -38,7 +47,11 @@ function checkoutState(root: string, git: (args: string[]) => string): string {
     }
   };
   walk(root);
-  return [...files, `status: ${git(['status', '--porcelain', '--untracked-files=all', '--', '.', ':(exclude).sow'])}`, `HEAD: ${git(['rev-parse', 'HEAD'])}`].join('\n');
+  return [
+    ...files,
+    `status: ${git(['status', '--porcelain', '--untracked-files=all', '--', '.', ':(exclude).sow'])}`,
+    `HEAD: ${git(['rev-parse', 'HEAD'])}`,
+  ].join('\n');
 }
 
 /** A worker that says it started, waits for `go`, edits `edits` in its own folder, and reports needs_review. */
@@ -47,7 +60,15 @@ const worker = (dir: string, name: string, edits: Record<string, string>) =>
     { touch: join(dir, `${name}.started`) },
     { wait: join(dir, 'go') },
     ...Object.entries(edits).map(([file, text]) => ({ append: file, text })),
-    ['log', '--action', 'modified_file', '--result', 'success', ...Object.keys(edits).flatMap((f) => ['--file', f]), `${name} edited its files`],
+    [
+      'log',
+      '--action',
+      'modified_file',
+      '--result',
+      'success',
+      ...Object.keys(edits).flatMap((f) => ['--file', f]),
+      `${name} edited its files`,
+    ],
     ['task', 'set', 'status', 'needs_review'],
   ]);
 
@@ -66,12 +87,19 @@ describe('a checkout per parallel worker', () => {
     expect(projectLevel.json!.error!.code).toBe('USAGE');
 
     const spawned = [
-      f.ok(['agent', 'spawn', 'implementer', '010', '--worktree', '--detach', '--json'], { FAKE_AGENT_SCRIPT: worker(dir, 'w1', { 'a.txt': 'from 010\n' }) }),
-      f.ok(['agent', 'spawn', 'implementer', '020', '--worktree', '--detach', '--json'], { FAKE_AGENT_SCRIPT: worker(dir, 'w2', { 'b.txt': 'from 020\n', 'shared.txt': 'from 020\n' }) }),
-      f.ok(['agent', 'spawn', 'implementer', '030', '--detach', '--json'], { FAKE_AGENT_SCRIPT: worker(dir, 'w3', { 'shared.txt': 'from 030\n' }) }),
+      f.ok(['agent', 'spawn', 'implementer', '010', '--worktree', '--detach', '--json'], {
+        FAKE_AGENT_SCRIPT: worker(dir, 'w1', { 'a.txt': 'from 010\n' }),
+      }),
+      f.ok(['agent', 'spawn', 'implementer', '020', '--worktree', '--detach', '--json'], {
+        FAKE_AGENT_SCRIPT: worker(dir, 'w2', { 'b.txt': 'from 020\n', 'shared.txt': 'from 020\n' }),
+      }),
+      f.ok(['agent', 'spawn', 'implementer', '030', '--detach', '--json'], {
+        FAKE_AGENT_SCRIPT: worker(dir, 'w3', { 'shared.txt': 'from 030\n' }),
+      }),
     ];
     expect(spawned.map((r) => r.json!.data.task)).toEqual(['010', '020', '030']);
-    for (const name of ['w1', 'w2', 'w3']) await until(() => existsSync(join(dir, `${name}.started`)), `${name} started`);
+    for (const name of ['w1', 'w2', 'w3'])
+      await until(() => existsSync(join(dir, `${name}.started`)), `${name} started`);
 
     // agent ps says where each works, as data and as a column.
     const checkoutOf = (id: string) => `.sow/worktrees/.workers/${branch}--task-${id}`;
@@ -81,7 +109,9 @@ describe('a checkout per parallel worker', () => {
       ['020', checkoutOf('020')],
       ['030', checkoutOf('030')],
     ]);
-    expect(f.ok(['agent', 'ps']).stdout).toMatch(new RegExp(`worktree[\\s\\S]*${checkoutOf('010').replace(/[.]/g, '\\.')}`));
+    expect(f.ok(['agent', 'ps']).stdout).toMatch(
+      new RegExp(`worktree[\\s\\S]*${checkoutOf('010').replace(/[.]/g, '\\.')}`),
+    );
     // Each fake ran in its own checkout, on a branch of the project branch, told where the project is.
     const calls = f.world.calls();
     for (const id of ['010', '020', '030']) {
@@ -89,7 +119,11 @@ describe('a checkout per parallel worker', () => {
       expect(call.cwd).toBe(join(f.root, checkoutOf(id)));
       expect(call.env['SOW_PROJECT_ROOT']).toBe(f.root);
       expect(f.repo.git(['-C', call.cwd, 'branch', '--show-current'])).toBe(`${branch}--task-${id}`);
-      expect(f.task(id).worktree).toMatchObject({ branch: `${branch}--task-${id}`, path: checkoutOf(id), from: branch });
+      expect(f.task(id).worktree).toMatchObject({
+        branch: `${branch}--task-${id}`,
+        path: checkoutOf(id),
+        from: branch,
+      });
     }
 
     writeFileSync(join(dir, 'go'), '');
@@ -100,13 +134,19 @@ describe('a checkout per parallel worker', () => {
       ['030', 'needs_review'],
     ]);
     // One truth: what the workers said through sow is in the project checkout's task state and logs.
-    for (const id of ['010', '020', '030']) expect(f.repo.read(`.sow/project/phases/implementation/tasks/${id}/log.md`)).toMatch(/edited its files/);
+    for (const id of ['010', '020', '030'])
+      expect(f.repo.read(`.sow/project/phases/implementation/tasks/${id}/log.md`)).toMatch(/edited its files/);
     // Their edits are in their checkouts only: the project checkout was never touched.
     expect(checkoutState(f.root, f.repo.git)).toBe(before);
     expect(readFileSync(join(f.root, checkoutOf('020'), 'shared.txt'), 'utf8')).toBe('shared\nfrom 020\n');
 
     // A resume continues in the same checkout.
-    f.ok(['agent', 'resume', '020', 'One more line', '--quiet'], { FAKE_AGENT_SCRIPT: JSON.stringify([{ append: 'b.txt', text: 'again 020\n' }, ['task', 'set', 'status', 'needs_review']]) });
+    f.ok(['agent', 'resume', '020', 'One more line', '--quiet'], {
+      FAKE_AGENT_SCRIPT: JSON.stringify([
+        { append: 'b.txt', text: 'again 020\n' },
+        ['task', 'set', 'status', 'needs_review'],
+      ]),
+    });
     const resumed = f.world.calls().at(-1)!;
     expect(resumed).toMatchObject({ resuming: true, cwd: join(f.root, checkoutOf('020')) });
     expect(readFileSync(join(f.root, checkoutOf('020'), 'b.txt'), 'utf8')).toBe('b\nfrom 020\nagain 020\n');
@@ -120,7 +160,13 @@ describe('a checkout per parallel worker', () => {
 
     // Different files: merged cleanly, what the worker left uncommitted committed on its branch first; checkout and branch gone.
     const first = f.ok(['task', 'merge', '010', '--json']).json!.data;
-    expect(first).toMatchObject({ task: '010', branch: `${branch}--task-010`, into: branch, committed: true, files: ['a.txt'] });
+    expect(first).toMatchObject({
+      task: '010',
+      branch: `${branch}--task-010`,
+      into: branch,
+      committed: true,
+      files: ['a.txt'],
+    });
     expect(f.repo.read('a.txt')).toBe('a\nfrom 010\n');
     expect(existsSync(join(f.root, checkoutOf('010')))).toBe(false);
     expect(f.repo.git(['branch', '--list', `${branch}--task-010`])).toBe('');
@@ -136,7 +182,10 @@ describe('a checkout per parallel worker', () => {
     expect(dirty.json!.error).toMatchObject({ code: 'TASK_MERGE_DIRTY', message: expect.stringContaining('b.txt') });
     expect(f.repo.read('b.txt')).toBe('b\nmine\n');
     f.repo.git(['checkout', '--', 'b.txt']);
-    expect(f.ok(['task', 'merge', '020', '--json']).json!.data).toMatchObject({ task: '020', files: ['b.txt', 'shared.txt'] });
+    expect(f.ok(['task', 'merge', '020', '--json']).json!.data).toMatchObject({
+      task: '020',
+      files: ['b.txt', 'shared.txt'],
+    });
     expect(f.repo.read('shared.txt')).toBe('shared\nfrom 020\n');
 
     // The same file: the merge stops, names it, leaves the project checkout as it was and keeps the worker's checkout.
@@ -144,7 +193,11 @@ describe('a checkout per parallel worker', () => {
     const status = f.repo.git(['status', '--porcelain', '--', '.', ':(exclude).sow']);
     const conflict = f.sow(['task', 'merge', '030', '--json']);
     expect(conflict.code, show(conflict)).toBe(1);
-    expect(conflict.json!.error).toMatchObject({ code: 'TASK_MERGE_CONFLICT', message: expect.stringContaining('shared.txt'), hint: expect.stringContaining(checkoutOf('030')) });
+    expect(conflict.json!.error).toMatchObject({
+      code: 'TASK_MERGE_CONFLICT',
+      message: expect.stringContaining('shared.txt'),
+      hint: expect.stringContaining(checkoutOf('030')),
+    });
     expect(f.repo.git(['rev-parse', 'HEAD'])).toBe(head);
     expect(f.repo.git(['status', '--porcelain', '--', '.', ':(exclude).sow'])).toBe(status);
     expect(existsSync(join(f.root, '.git', 'MERGE_HEAD'))).toBe(false);
@@ -154,17 +207,26 @@ describe('a checkout per parallel worker', () => {
 
     // Resolved where the hint says, the merge goes through.
     const wt = join(f.root, checkoutOf('030'));
-    const merged = spawnSync('git', ['-C', wt, 'merge', '--quiet', branch], { encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
+    const merged = spawnSync('git', ['-C', wt, 'merge', '--quiet', branch], {
+      encoding: 'utf8',
+      env: { ...process.env, ...TEST_ENV },
+    });
     expect(merged.status).toBe(1);
     writeFileSync(join(wt, 'shared.txt'), 'shared\nfrom 020\nfrom 030\n');
     f.repo.git(['-C', wt, 'commit', '--quiet', '--all', '--no-edit']);
-    expect(f.ok(['task', 'merge', '030', '--json']).json!.data).toMatchObject({ task: '030', committed: false, files: ['shared.txt'] });
+    expect(f.ok(['task', 'merge', '030', '--json']).json!.data).toMatchObject({
+      task: '030',
+      committed: false,
+      files: ['shared.txt'],
+    });
     expect(f.repo.read('shared.txt')).toBe('shared\nfrom 020\nfrom 030\n');
     expect(existsSync(wt)).toBe(false);
   });
 
   it('over the Agent Client Protocol: the session opens in the worker’s checkout, its edits land there, its sow calls (a command, sow mcp) act on the project checkout', () => {
-    const f = base('agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n');
+    const f = base(
+      'agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n',
+    );
     const branch = f.repo.git(['branch', '--show-current']);
     const checkout = join(f.root, `.sow/worktrees/.workers/${branch}--task-010`);
     // The last edit is of the project checkout's file: outside the worker's own checkout, refused under the safe profile.
@@ -177,21 +239,37 @@ describe('a checkout per parallel worker', () => {
     f.ok(['agent', 'spawn', 'implementer', '010', '--worktree'], { FAKE_ACP_SCRIPT: JSON.stringify(script) });
     const log = acpEvents(f.world.log);
     expect(log.find((e) => e.event === 'session/new')!.params.cwd).toBe(checkout);
-    expect(log.filter((e) => e.event === 'step').map((e) => (e.result === 'refused' ? 'refused' : 'allowed'))).toEqual(['allowed', 'allowed', 'allowed', 'refused']);
+    expect(log.filter((e) => e.event === 'step').map((e) => (e.result === 'refused' ? 'refused' : 'allowed'))).toEqual([
+      'allowed',
+      'allowed',
+      'allowed',
+      'refused',
+    ]);
     const mcp = log.find((e) => e.event === 'step' && e.step?.mcp)!.result;
     expect(JSON.stringify(mcp.structuredContent), JSON.stringify(mcp)).toContain('ImplementationExecuting');
     expect(readFileSync(join(checkout, 'a.txt'), 'utf8')).toBe('over acp\n');
     expect(f.repo.read('a.txt')).toBe('a\n');
     expect(f.repo.read('b.txt')).toBe('b\n');
-    expect(f.task('010')).toMatchObject({ status: 'needs_review', worktree: { branch: `${branch}--task-010` }, session: { cwd: checkout, transport: 'acp' } });
+    expect(f.task('010')).toMatchObject({
+      status: 'needs_review',
+      worktree: { branch: `${branch}--task-010` },
+      session: { cwd: checkout, transport: 'acp' },
+    });
   });
 
   it("a checkout's .git is git's own: a safe worker cannot point it elsewhere, and sow runs no git in a checkout whose .git leads elsewhere (exit 4)", () => {
-    const f = base('agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n');
+    const f = base(
+      'agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n',
+    );
     const branch = f.repo.git(['branch', '--show-current']);
     const rel = `.sow/worktrees/.workers/${branch}--task-020`;
     const checkout = join(f.root, rel);
-    f.ok(['agent', 'spawn', 'implementer', '020', '--worktree'], { FAKE_ACP_SCRIPT: JSON.stringify([{ edit: 'b.txt', text: 'from 020\n' }, { run: 'sow task set --id 020 status needs_review' }]) });
+    f.ok(['agent', 'spawn', 'implementer', '020', '--worktree'], {
+      FAKE_ACP_SCRIPT: JSON.stringify([
+        { edit: 'b.txt', text: 'from 020\n' },
+        { run: 'sow task set --id 020 status needs_review' },
+      ]),
+    });
     const genuine = readFileSync(join(checkout, '.git'), 'utf8');
     // A git dir of the attacker's making, whose configuration runs a command whenever git looks at the files.
     const marker = join(outside, 'fsmonitor-ran');
@@ -205,7 +283,9 @@ describe('a checkout per parallel worker', () => {
     const hostile = `gitdir: ${evil}\n`;
 
     // A worker of another task, in the project checkout, may not change that checkout's .git.
-    f.ok(['agent', 'spawn', 'implementer', '010'], { FAKE_ACP_SCRIPT: JSON.stringify([{ edit: `${rel}/.git`, text: hostile }]) });
+    f.ok(['agent', 'spawn', 'implementer', '010'], {
+      FAKE_ACP_SCRIPT: JSON.stringify([{ edit: `${rel}/.git`, text: hostile }]),
+    });
     const asked = acpEvents(f.world.log).filter((e) => e.event === 'step' && e.step?.edit);
     expect(asked.at(-1)!.result).toBe('refused');
     expect(readFileSync(join(checkout, '.git'), 'utf8')).toBe(genuine);
@@ -227,7 +307,10 @@ describe('a checkout per parallel worker', () => {
     expect(existsSync(marker), 'git ran the command of the git dir the .git named').toBe(false);
     expect(f.repo.snapshot()).toEqual(state);
     // As the hint says: git writes it again, and the merge goes through.
-    const repaired = spawnSync('git', ['-C', f.root, 'worktree', 'repair', checkout], { encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
+    const repaired = spawnSync('git', ['-C', f.root, 'worktree', 'repair', checkout], {
+      encoding: 'utf8',
+      env: { ...process.env, ...TEST_ENV },
+    });
     expect(repaired.status, repaired.stderr).toBe(0);
     expect(f.ok(['task', 'merge', '020', '--json']).json!.data).toMatchObject({ task: '020', files: ['b.txt'] });
     expect(existsSync(marker)).toBe(false);

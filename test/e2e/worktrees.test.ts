@@ -51,7 +51,9 @@ describe('sow worktree add', () => {
     const r = ok(repo, ['worktree', 'add', 'feat/a']);
     const path = realpathSync(join(repo.dir, WT('feat/a')));
     expect(r.stdout).toBe(`${path}\n`);
-    expect(r.stderr).toContain("Created the worktree of 'feat/a' (a new branch from 'main', the repository's default branch; --from picks another) at .sow/worktrees/feat/a");
+    expect(r.stderr).toContain(
+      "Created the worktree of 'feat/a' (a new branch from 'main', the repository's default branch; --from picks another) at .sow/worktrees/feat/a",
+    );
     expect(r.stderr).toContain('Next: cd .sow/worktrees/feat/a && sow project new <name>');
     expect(repo.git(['-C', path, 'branch', '--show-current'])).toBe('feat/a');
     expect(repo.git(['rev-parse', 'feat/a'])).toBe(repo.git(['rev-parse', 'main']));
@@ -70,7 +72,9 @@ describe('sow worktree add', () => {
     other.git(['commit', '-q', '-m', 'sow']);
     const o = ok(other, ['worktree', 'add', 'feat/z', '--json']);
     expect(expectEnvelope(o).data).toMatchObject({ branch: 'feat/z', created_from: 'dev', base_kind: 'checked-out' });
-    expect(ok(other, ['worktree', 'add', 'feat/w']).stderr).toContain("(a new branch from 'dev', the branch checked out (no default branch found); --from picks another)");
+    expect(ok(other, ['worktree', 'add', 'feat/w']).stderr).toContain(
+      "(a new branch from 'dev', the branch checked out (no default branch found); --from picks another)",
+    );
   });
 
   it('a branch without sow committed gets .sow/ initialised, and says so', () => {
@@ -79,7 +83,9 @@ describe('sow worktree add', () => {
     repo.git(['branch', 'ancient', first]);
     const r = ok(repo, ['worktree', 'add', 'ancient']);
     expect(r.stderr).toContain('sow was not committed on it, so .sow/ was initialised there');
-    expect(ok(repo, ['project', 'new', 'anc', '--description', 'x'], { cwd: WT('ancient') }).stdout).toBe('PlanningActive\n');
+    expect(ok(repo, ['project', 'new', 'anc', '--description', 'x'], { cwd: WT('ancient') }).stdout).toBe(
+      'PlanningActive\n',
+    );
   });
 });
 
@@ -89,7 +95,11 @@ interface Background {
 
 /** `sow agent spawn …` started in `cwd`, in the background, with a fake worker script. */
 function spawnIn(world: World, cwd: string, args: string[], script: unknown[]): Background {
-  const child = spawn(process.execPath, [SOW, ...args], { cwd, env: cleanEnv({ ...world.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) }), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [SOW, ...args], {
+    cwd,
+    env: cleanEnv({ ...world.env, FAKE_AGENT_SCRIPT: JSON.stringify(script) }),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d) => (stdout += d));
@@ -126,14 +136,31 @@ describe('two projects side by side, with workers in each', () => {
     ]);
     const all = runSow(a, world, ['status', '--all', '--json']);
     expect(all.code, show(all)).toBe(0);
-    expect(all.json!.data.map((t: any) => [t.branch, t.project.name, t.project.state, t.project.tasks, t.project.sessions])).toEqual([
-      ['feat/a', 'alpha', 'ImplementationExecuting', { done: 0, total: 2 }, [{ task: '010', by: 'implementer-1', kind: 'worker' }]],
-      ['feat/b', 'beta', 'ImplementationExecuting', { done: 0, total: 1 }, [{ task: '010', by: 'implementer-1', kind: 'worker' }]],
+    expect(
+      all.json!.data.map((t: any) => [t.branch, t.project.name, t.project.state, t.project.tasks, t.project.sessions]),
+    ).toEqual([
+      [
+        'feat/a',
+        'alpha',
+        'ImplementationExecuting',
+        { done: 0, total: 2 },
+        [{ task: '010', by: 'implementer-1', kind: 'worker' }],
+      ],
+      [
+        'feat/b',
+        'beta',
+        'ImplementationExecuting',
+        { done: 0, total: 1 },
+        [{ task: '010', by: 'implementer-1', kind: 'worker' }],
+      ],
     ]);
     // A live worker keeps its worktree.
     const busy = runSow(repo.dir, world, ['worktree', 'remove', 'feat/b', '--json']);
     expect(busy.code, show(busy)).toBe(1);
-    expect(busy.json!.error).toMatchObject({ code: 'WORKTREE_BUSY', details: { sessions: [{ task: '010', by: 'implementer-1', kind: 'worker' }] } });
+    expect(busy.json!.error).toMatchObject({
+      code: 'WORKTREE_BUSY',
+      details: { sessions: [{ task: '010', by: 'implementer-1', kind: 'worker' }] },
+    });
     expect(busy.json!.error!.message).toContain('a live agent session (implementer-1 on task 010)');
 
     const { writeFileSync } = await import('node:fs');
@@ -144,7 +171,8 @@ describe('two projects side by side, with workers in each', () => {
     // Each worker ran in its worktree and reported to its own project.
     const calls = world.calls();
     expect(calls.map((c) => c.cwd).sort()).toEqual([a, b].sort());
-    const taskOf = (root: string) => JSON.parse(runSow(root, world, ['task', 'get', '--id', '010', '--json']).stdout).data;
+    const taskOf = (root: string) =>
+      JSON.parse(runSow(root, world, ['task', 'get', '--id', '010', '--json']).stdout).data;
     expect(taskOf(a)).toMatchObject({ status: 'needs_review', session: { cwd: a } });
     expect(taskOf(b)).toMatchObject({ status: 'needs_review', session: { cwd: b } });
     expect(JSON.parse(runSow(a, world, ['task', 'get', '--id', '020', '--json']).stdout).data.status).toBe('pending');
@@ -156,7 +184,9 @@ describe('two projects side by side, with workers in each', () => {
     expect(repo.git(['status', '--porcelain'])).toBe('');
     expect(existsSync(join(repo.dir, '.sow/project'))).toBe(false);
     const statusAll = runSow(repo.dir, world, ['status', '--all']);
-    expect(statusAll.stdout).toMatch(/^ {2}feat\/a +\.sow\/worktrees\/feat\/a +alpha {2}ImplementationExecuting {2}tasks 0\/2$/m);
+    expect(statusAll.stdout).toMatch(
+      /^ {2}feat\/a +\.sow\/worktrees\/feat\/a +alpha {2}ImplementationExecuting {2}tasks 0\/2$/m,
+    );
   });
 });
 
@@ -182,7 +212,9 @@ describe('sow worktree remove and prune', () => {
     const repo = withSow();
     ok(repo, ['worktree', 'add', 'feat/a']);
     rmSync(join(repo.dir, WT('feat/a')), { recursive: true, force: true });
-    expect(ok(repo, ['worktree', 'list']).stdout).toMatch(/feat\/a +\.sow\/worktrees\/feat\/a +missing \(sow worktree prune\)/);
+    expect(ok(repo, ['worktree', 'list']).stdout).toMatch(
+      /feat\/a +\.sow\/worktrees\/feat\/a +missing \(sow worktree prune\)/,
+    );
     const pruned = ok(repo, ['worktree', 'prune']);
     expect(pruned.stdout).toBe('feat/a  .sow/worktrees/feat/a\n');
     expect(pruned.stderr).toContain('Forgot 1 worktree(s) whose folder was gone');

@@ -148,7 +148,11 @@ const SHAPES = {
       ['reject-always', 'Always reject', 'reject_always'],
     ],
     execute: (command) => ({ title: `Run ${command}`, rawInput: { command } }),
-    edit: (path, oldText, newText) => ({ title: `Edit ${path}`, content: [{ type: 'diff', path, oldText, newText }], rawInput: { path, text: newText } }),
+    edit: (path, oldText, newText) => ({
+      title: `Edit ${path}`,
+      content: [{ type: 'diff', path, oldText, newText }],
+      rawInput: { path, text: newText },
+    }),
   },
   // No rawInput: the command is the title, the folder is in the text.
   gemini: {
@@ -157,8 +161,15 @@ const SHAPES = {
       ['proceed_once', 'Allow', 'allow_once'],
       ['cancel', 'Reject', 'reject_once'],
     ],
-    execute: (command, cwd) => ({ title: command, content: say(`[current working directory ${cwd}] (Run a command)`), locations: [] }),
-    edit: (path, oldText, newText, cwd) => ({ title: `Writing to ${relative(cwd, path)}`, content: [{ type: 'diff', path, oldText: oldText ?? '', newText }] }),
+    execute: (command, cwd) => ({
+      title: command,
+      content: say(`[current working directory ${cwd}] (Run a command)`),
+      locations: [],
+    }),
+    edit: (path, oldText, newText, cwd) => ({
+      title: `Writing to ${relative(cwd, path)}`,
+      content: [{ type: 'diff', path, oldText: oldText ?? '', newText }],
+    }),
   },
   // The title is the model's description of the command, not the command.
   copilot: {
@@ -168,7 +179,10 @@ const SHAPES = {
       ['reject_once', 'Deny', 'reject_once'],
     ],
     execute: (command) => ({ title: 'Run a command', rawInput: { command, commands: [command] } }),
-    edit: (path, oldText, newText) => ({ title: oldText === null ? 'Create file' : 'Edit file', rawInput: { fileName: path, diff: diffText(path, oldText, newText) } }),
+    edit: (path, oldText, newText) => ({
+      title: oldText === null ? 'Create file' : 'Edit file',
+      rawInput: { fileName: path, diff: diffText(path, oldText, newText) },
+    }),
   },
   opencode: {
     options: [
@@ -177,7 +191,11 @@ const SHAPES = {
       ['reject', 'Reject', 'reject_once'],
     ],
     execute: (command) => ({ title: command, locations: [], rawInput: { command } }),
-    edit: (path, oldText, newText) => ({ title: path, content: [{ type: 'diff', path, oldText: oldText ?? '', newText }], rawInput: { filepath: path, diff: diffText(path, oldText, newText) } }),
+    edit: (path, oldText, newText) => ({
+      title: path,
+      content: [{ type: 'diff', path, oldText: oldText ?? '', newText }],
+      rawInput: { filepath: path, diff: diffText(path, oldText, newText) },
+    }),
   },
   'claude-agent-acp': {
     options: [
@@ -185,7 +203,11 @@ const SHAPES = {
       ['allow', 'Allow', 'allow_once'],
       ['reject', 'Reject', 'reject_once'],
     ],
-    execute: (command) => ({ title: command, content: say('Run a command'), rawInput: { command, description: 'Run a command' } }),
+    execute: (command) => ({
+      title: command,
+      content: say('Run a command'),
+      rawInput: { command, description: 'Run a command' },
+    }),
     edit: (path, oldText, newText, cwd) => ({
       title: `Write ${relative(cwd, path)}`,
       content: [{ type: 'diff', path, oldText, newText }],
@@ -199,11 +221,21 @@ const SHAPES = {
       ['approved-execpolicy-amendment', "Yes, and don't ask again for commands that start with this", 'allow_always'],
       ['abort', 'No, and tell Codex what to do differently', 'reject_once'],
     ],
-    execute: (command, cwd) => ({ title: command, rawInput: { command: ['/bin/bash', '-lc', command], cwd, parsed_cmd: [{ type: 'unknown', cmd: command }] } }),
+    execute: (command, cwd) => ({
+      title: command,
+      rawInput: { command: ['/bin/bash', '-lc', command], cwd, parsed_cmd: [{ type: 'unknown', cmd: command }] },
+    }),
     edit: (path, oldText, newText) => ({
       title: `Edit ${path}`,
       content: [{ type: 'diff', path, newText }],
-      rawInput: { changes: { [path]: oldText === null ? { type: 'add', content: newText } : { type: 'update', unified_diff: diffText(path, oldText, newText) } } },
+      rawInput: {
+        changes: {
+          [path]:
+            oldText === null
+              ? { type: 'add', content: newText }
+              : { type: 'update', unified_diff: diffText(path, oldText, newText) },
+        },
+      },
     }),
     rejectEndsTurn: true,
   },
@@ -227,16 +259,24 @@ function readJson(path) {
   }
 }
 /** Claude Code's project and local settings in `cwd` (local first), each as parsed. */
-const claudeProjectSettings = (cwd) => ['.claude/settings.local.json', '.claude/settings.json'].map((f) => readJson(join(cwd, f))).filter(Boolean);
+const claudeProjectSettings = (cwd) =>
+  ['.claude/settings.local.json', '.claude/settings.json'].map((f) => readJson(join(cwd, f))).filter(Boolean);
 
 /** Serves ACP on stdin/stdout as `cli`; resolves with the exit code once stdin closes. */
 export function main(cli, argv) {
   const log = (event, fields = {}) => {
     if (!process.env.FAKE_AGENT_LOG) return;
-    appendFileSync(process.env.FAKE_AGENT_LOG, `${JSON.stringify({ cli, pid: process.pid, acp: true, argv, cwd: process.cwd(), event, ...fields })}\n`);
+    appendFileSync(
+      process.env.FAKE_AGENT_LOG,
+      `${JSON.stringify({ cli, pid: process.pid, acp: true, argv, cwd: process.cwd(), event, ...fields })}\n`,
+    );
   };
   log('start', {
-    env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX' || k.startsWith('OPENCODE_'))),
+    env: Object.fromEntries(
+      Object.entries(process.env).filter(
+        ([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX' || k.startsWith('OPENCODE_'),
+      ),
+    ),
   });
   const linger = process.env.FAKE_ACP_LINGER === '1';
   process.on('SIGTERM', () => {
@@ -285,7 +325,12 @@ export function main(cli, argv) {
           quirk === 'codex-acp'
             ? [
                 { type: 'env_var', id: 'codex-api-key', name: 'Use CODEX_API_KEY', vars: [{ name: 'CODEX_API_KEY' }] },
-                { type: 'env_var', id: 'openai-api-key', name: 'Use OPENAI_API_KEY', vars: [{ name: 'OPENAI_API_KEY' }] },
+                {
+                  type: 'env_var',
+                  id: 'openai-api-key',
+                  name: 'Use OPENAI_API_KEY',
+                  vars: [{ name: 'OPENAI_API_KEY' }],
+                },
               ]
             : [],
       };
@@ -305,25 +350,50 @@ export function main(cli, argv) {
       }
       // Any IS_SANDBOX makes the adapter offer Claude Code's bypass mode; run as root, Claude Code then
       // refuses to start unless it is exactly "1", and the adapter says only this.
-      if (quirk === 'claude-agent-acp' && process.getuid?.() === 0 && process.env.IS_SANDBOX && process.env.IS_SANDBOX !== '1') {
+      if (
+        quirk === 'claude-agent-acp' &&
+        process.getuid?.() === 0 &&
+        process.env.IS_SANDBOX &&
+        process.env.IS_SANDBOX !== '1'
+      ) {
         log('session/new', { session: null, params, error: { code: -32603, message: 'Internal error' } });
         throw new RequestError(-32603, 'Internal error', { details: 'Query closed before response received' });
       }
       const id = randomUUID();
-      sessions.set(id, { cwd: params.cwd, mcpServers: params.mcpServers ?? [], history: [], cancelled: false, ...opening(params) });
+      sessions.set(id, {
+        cwd: params.cwd,
+        mcpServers: params.mcpServers ?? [],
+        history: [],
+        cancelled: false,
+        ...opening(params),
+      });
       save(id);
       log('session/new', { session: id, params, mode: sessions.get(id).mode ?? null });
       const modes = modesOf(sessions.get(id));
       // FAKE_ACP_MODELS="a,b": a model option (the first is current), as opencode and the adapters offer one.
       const models = (process.env.FAKE_ACP_MODELS ?? '').split(',').filter(Boolean);
       if (!models.length) return { sessionId: id, ...modes };
-      const configOptions = [{ id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: models[0], options: models.map((m) => ({ value: m, name: m })) }];
+      const configOptions = [
+        {
+          id: 'model',
+          name: 'Model',
+          category: 'model',
+          type: 'select',
+          currentValue: models[0],
+          options: models.map((m) => ({ value: m, name: m })),
+        },
+      ];
       return { sessionId: id, configOptions, ...modes };
     })
     .onRequest(methods.agent.session.setMode, ({ params }) => {
       const s = session(params.sessionId);
       const refused = process.env.FAKE_ACP_SET_MODE === 'refuse' || !offered(s).includes(params.modeId);
-      log('session/set_mode', { session: params.sessionId, params, from: s.mode ?? null, result: refused ? 'refused' : 'ok' });
+      log('session/set_mode', {
+        session: params.sessionId,
+        params,
+        from: s.mode ?? null,
+        result: refused ? 'refused' : 'ok',
+      });
       if (refused) throw new RequestError(-32603, 'Internal error', { details: 'Invalid Mode' });
       s.mode = params.modeId;
       return {};
@@ -353,7 +423,12 @@ export function main(cli, argv) {
         if (s.cancelled) return stop('cancelled');
         const result = await runStep(client, id, s, i, step);
         log('step', { session: id, step, result });
-        if (step.usage) usage = { inputTokens: step.usage.input, outputTokens: step.usage.output, totalTokens: step.usage.input + step.usage.output };
+        if (step.usage)
+          usage = {
+            inputTokens: step.usage.input,
+            outputTokens: step.usage.output,
+            totalTokens: step.usage.input + step.usage.output,
+          };
         if (result === 'cancelled' || s.cancelled || s.endTurn) return stop('cancelled');
       }
       return stop('end_turn', usage ? { usage } : {});
@@ -373,17 +448,27 @@ export function main(cli, argv) {
       log('session/load', { session: id, params, known });
       // gemini 0.61.0 advertises loadSession but, in a new process, rewrites the session's file
       // before reading it, and then finds nothing to load.
-      if (quirk === 'gemini') throw new RequestError(-32603, 'Internal error', { details: 'No previous sessions found for this project.' });
+      if (quirk === 'gemini')
+        throw new RequestError(-32603, 'Internal error', { details: 'No previous sessions found for this project.' });
       if (!known) throw RequestError.sessionNotFound(id);
       const stored = JSON.parse(readFileSync(sessionFile(id), 'utf8'));
-      sessions.set(id, { cwd: params.cwd, mcpServers: params.mcpServers ?? [], history: stored.history, cancelled: false, ...opening(params) });
+      sessions.set(id, {
+        cwd: params.cwd,
+        mcpServers: params.mcpServers ?? [],
+        history: stored.history,
+        cancelled: false,
+        ...opening(params),
+      });
       save(id);
       log('session/opened', { session: id, mode: sessions.get(id).mode ?? null });
       // As the protocol asks: the conversation so far is replayed before the answer.
       for (const turn of stored.history)
         await client.notify(methods.client.session.update, {
           sessionId: id,
-          update: { sessionUpdate: turn.role === 'user' ? 'user_message_chunk' : 'agent_message_chunk', content: { type: 'text', text: turn.text } },
+          update: {
+            sessionUpdate: turn.role === 'user' ? 'user_message_chunk' : 'agent_message_chunk',
+            content: { type: 'text', text: turn.text },
+          },
         });
       return modesOf(sessions.get(id));
     });
@@ -402,7 +487,9 @@ export function main(cli, argv) {
     const projectMode = project.map((p) => p?.permissions?.defaultMode).find((m) => typeof m === 'string');
     const mode = process.env.FAKE_ACP_MODE ?? (claudeQuirk ? (projectMode ?? 'default') : undefined);
     const loaded = project.filter((_, i) => sources.includes(i === 0 ? 'local' : 'project'));
-    const allowsAllBash = loaded.some((p) => (p?.permissions?.allow ?? []).some((r) => r === 'Bash' || r === 'Bash(*)'));
+    const allowsAllBash = loaded.some((p) =>
+      (p?.permissions?.allow ?? []).some((r) => r === 'Bash' || r === 'Bash(*)'),
+    );
     return { ...(mode ? { mode } : {}), allowsAllBash };
   }
   /** The modes a session offers. */
@@ -428,7 +515,11 @@ export function main(cli, argv) {
   async function ask(client, sessionId, step, toolCall) {
     let answer;
     try {
-      answer = await client.request(methods.client.session.requestPermission, { sessionId, toolCall, options: shape.options });
+      answer = await client.request(methods.client.session.requestPermission, {
+        sessionId,
+        toolCall,
+        options: shape.options,
+      });
     } catch (e) {
       log('permission', { session: sessionId, step, toolCall, error: errorOf(e) });
       return { allowed: false, cancelled: false, endsTurn: !!shape.rejectEndsTurn };
@@ -467,7 +558,12 @@ export function main(cli, argv) {
       return { allowed: true, cancelled: false, endsTurn: false };
     }
     if (quirk === 'opencode' && !opencodeAsks(tool)) {
-      log('permission', { session: sessionId, step, toolCall, notAsked: `its configuration does not say "ask" for ${tool}` });
+      log('permission', {
+        session: sessionId,
+        step,
+        toolCall,
+        notAsked: `its configuration does not say "ask" for ${tool}`,
+      });
       return { allowed: true, cancelled: false, endsTurn: false };
     }
     return ask(client, sessionId, step, toolCall);
@@ -479,12 +575,19 @@ export function main(cli, argv) {
     if (step.say !== undefined) {
       const t = String(step.say);
       const third = Math.ceil(t.length / 3) || 1;
-      for (let k = 0; k < t.length || k === 0; k += third) await update(client, sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: t.slice(k, k + third) } });
+      for (let k = 0; k < t.length || k === 0; k += third)
+        await update(client, sessionId, {
+          sessionUpdate: 'agent_message_chunk',
+          content: { type: 'text', text: t.slice(k, k + third) },
+        });
       s.history.push({ role: 'agent', text: t });
       return 'said';
     }
     if (step.plan) {
-      await update(client, sessionId, { sessionUpdate: 'plan', entries: step.plan.map((content) => ({ content, priority: 'medium', status: 'pending' })) });
+      await update(client, sessionId, {
+        sessionUpdate: 'plan',
+        entries: step.plan.map((content) => ({ content, priority: 'medium', status: 'pending' })),
+      });
       return 'planned';
     }
     if (step.run !== undefined) {
@@ -492,7 +595,12 @@ export function main(cli, argv) {
       await update(client, sessionId, { sessionUpdate: 'tool_call', ...toolCall });
       const { allowed, cancelled, endsTurn } = await permit(client, sessionId, step, toolCall, 'bash');
       if (!allowed) {
-        await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text('The user refused to run this command.') });
+        await update(client, sessionId, {
+          sessionUpdate: 'tool_call_update',
+          toolCallId,
+          status: 'failed',
+          content: text('The user refused to run this command.'),
+        });
         s.endTurn = endsTurn;
         return cancelled ? 'cancelled' : 'refused';
       }
@@ -510,18 +618,34 @@ export function main(cli, argv) {
     if (step.edit !== undefined) {
       const path = isAbsolute(step.edit) ? step.edit : resolve(s.cwd, step.edit);
       const oldText = existsSync(path) ? readFileSync(path, 'utf8') : null;
-      const toolCall = { toolCallId, kind: 'edit', status: 'pending', locations: [{ path }], ...shape.edit(path, oldText, step.text ?? '', s.cwd) };
+      const toolCall = {
+        toolCallId,
+        kind: 'edit',
+        status: 'pending',
+        locations: [{ path }],
+        ...shape.edit(path, oldText, step.text ?? '', s.cwd),
+      };
       await update(client, sessionId, { sessionUpdate: 'tool_call', ...toolCall });
       const { allowed, cancelled, endsTurn } = await permit(client, sessionId, step, toolCall, 'edit');
       if (!allowed) {
-        await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text('The user refused this edit.') });
+        await update(client, sessionId, {
+          sessionUpdate: 'tool_call_update',
+          toolCallId,
+          status: 'failed',
+          content: text('The user refused this edit.'),
+        });
         s.endTurn = endsTurn;
         return cancelled ? 'cancelled' : 'refused';
       }
       try {
         writeFileSync(path, step.text ?? '');
       } catch (e) {
-        await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text(String(e.message)) });
+        await update(client, sessionId, {
+          sessionUpdate: 'tool_call_update',
+          toolCallId,
+          status: 'failed',
+          content: text(String(e.message)),
+        });
         return { allowed: true, error: String(e.message) };
       }
       await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed' });
@@ -529,11 +653,23 @@ export function main(cli, argv) {
     }
     if (step.read !== undefined) {
       const path = isAbsolute(step.read) ? step.read : resolve(s.cwd, step.read);
-      const toolCall = { toolCallId, title: `Read ${step.read}`, kind: 'read', status: 'pending', locations: [{ path }], rawInput: { path } };
+      const toolCall = {
+        toolCallId,
+        title: `Read ${step.read}`,
+        kind: 'read',
+        status: 'pending',
+        locations: [{ path }],
+        rawInput: { path },
+      };
       await update(client, sessionId, { sessionUpdate: 'tool_call', ...toolCall });
       const { allowed, cancelled, endsTurn } = await permit(client, sessionId, step, toolCall, 'read');
       if (!allowed) {
-        await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text('The user refused this read.') });
+        await update(client, sessionId, {
+          sessionUpdate: 'tool_call_update',
+          toolCallId,
+          status: 'failed',
+          content: text('The user refused this read.'),
+        });
         s.endTurn = endsTurn;
         return cancelled ? 'cancelled' : 'refused';
       }
@@ -541,18 +677,39 @@ export function main(cli, argv) {
       try {
         content = readFileSync(path, 'utf8');
       } catch (e) {
-        await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text(String(e.message)) });
+        await update(client, sessionId, {
+          sessionUpdate: 'tool_call_update',
+          toolCallId,
+          status: 'failed',
+          content: text(String(e.message)),
+        });
         return { allowed: true, error: String(e.message) };
       }
-      await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'completed', content: text(content) });
+      await update(client, sessionId, {
+        sessionUpdate: 'tool_call_update',
+        toolCallId,
+        status: 'completed',
+        content: text(content),
+      });
       return { allowed: true, bytes: Buffer.byteLength(content) };
     }
     if (step.ask !== undefined) {
       const toolCall = { toolCallId, status: 'pending', ...step.ask };
       await update(client, sessionId, { sessionUpdate: 'tool_call', ...toolCall });
-      const { allowed, cancelled, endsTurn } = await permit(client, sessionId, step, toolCall, toolCall.kind === 'execute' ? 'bash' : toolCall.kind === 'edit' ? 'edit' : 'read');
+      const { allowed, cancelled, endsTurn } = await permit(
+        client,
+        sessionId,
+        step,
+        toolCall,
+        toolCall.kind === 'execute' ? 'bash' : toolCall.kind === 'edit' ? 'edit' : 'read',
+      );
       if (!allowed) {
-        await update(client, sessionId, { sessionUpdate: 'tool_call_update', toolCallId, status: 'failed', content: text('The user refused this.') });
+        await update(client, sessionId, {
+          sessionUpdate: 'tool_call_update',
+          toolCallId,
+          status: 'failed',
+          content: text('The user refused this.'),
+        });
         s.endTurn = endsTurn;
         return cancelled ? 'cancelled' : 'refused';
       }
@@ -563,7 +720,13 @@ export function main(cli, argv) {
     if (step.mcp) return callMcp(s, step.mcp);
     if (step.flood !== undefined) {
       const sends = [];
-      for (let k = 0; k < step.flood; k++) sends.push(update(client, sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `flood ${k} ` } }));
+      for (let k = 0; k < step.flood; k++)
+        sends.push(
+          update(client, sessionId, {
+            sessionUpdate: 'agent_message_chunk',
+            content: { type: 'text', text: `flood ${k} ` },
+          }),
+        );
       await Promise.all(sends);
       return { sent: step.flood };
     }
@@ -603,7 +766,11 @@ export function main(cli, argv) {
       return done;
     }
     if (step.usage) {
-      const u = { sessionUpdate: 'usage_update', used: step.usage.input + step.usage.output, size: step.usage.size ?? 200_000 };
+      const u = {
+        sessionUpdate: 'usage_update',
+        used: step.usage.input + step.usage.output,
+        size: step.usage.size ?? 200_000,
+      };
       if (step.usage.cost !== undefined) u.cost = { amount: step.usage.cost, currency: 'USD' };
       await update(client, sessionId, u);
       return 'sent';
@@ -621,19 +788,29 @@ export function main(cli, argv) {
   }
 
   async function callMcp(s, { tool, arguments: args = {}, server }) {
-    const stdio = s.mcpServers.filter((m) => typeof m.command === 'string' && (server === undefined || m.name === server));
+    const stdio = s.mcpServers.filter(
+      (m) => typeof m.command === 'string' && (server === undefined || m.name === server),
+    );
     if (!stdio.length) return { error: `no stdio MCP server${server ? ` named ${server}` : ''} in session/new` };
     const m = stdio[0];
     // Copilot takes only http/sse servers from a client; gemini starts none in a folder it does not trust.
-    if (quirk === 'copilot') return { server: m.name, error: `Rejecting non-http/sse MCP server "${m.name}" from client` };
-    if (quirk === 'gemini' && !argv.includes('--skip-trust')) return { server: m.name, error: 'the folder is not trusted (no --skip-trust): MCP servers are not started' };
+    if (quirk === 'copilot')
+      return { server: m.name, error: `Rejecting non-http/sse MCP server "${m.name}" from client` };
+    if (quirk === 'gemini' && !argv.includes('--skip-trust'))
+      return { server: m.name, error: 'the folder is not trusted (no --skip-trust): MCP servers are not started' };
     // Loaded here only: most runs never call an MCP tool, and the fake starts faster without it.
-    const [{ Client }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([import('@modelcontextprotocol/sdk/client/index.js'), import('@modelcontextprotocol/sdk/client/stdio.js')]);
+    const [{ Client }, { StdioClientTransport, getDefaultEnvironment }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/client/index.js'),
+      import('@modelcontextprotocol/sdk/client/stdio.js'),
+    ]);
     const transport = new StdioClientTransport({
       command: m.command,
       args: m.args ?? [],
       // codex-acp gives a server only a minimal environment and what the client handed over; the others their own whole one.
-      env: { ...(quirk && quirk !== 'codex-acp' ? process.env : getDefaultEnvironment()), ...Object.fromEntries((m.env ?? []).map((e) => [e.name, e.value])) },
+      env: {
+        ...(quirk && quirk !== 'codex-acp' ? process.env : getDefaultEnvironment()),
+        ...Object.fromEntries((m.env ?? []).map((e) => [e.name, e.value])),
+      },
       cwd: s.cwd,
       stderr: 'pipe',
     });

@@ -27,7 +27,11 @@ const [cli, ...args] = process.argv.slice(2);
 
 // Started in ACP mode, the agent serves the Agent Client Protocol on stdio instead: the fake ACP
 // agent takes over (before stdin is read, as that is where the client speaks).
-const acpMode = ((cli === 'gemini' || cli === 'copilot') && args.includes('--acp')) || (cli === 'opencode' && args[0] === 'acp') || cli === 'claude-agent-acp' || cli === 'codex-acp';
+const acpMode =
+  ((cli === 'gemini' || cli === 'copilot') && args.includes('--acp')) ||
+  (cli === 'opencode' && args[0] === 'acp') ||
+  cli === 'claude-agent-acp' ||
+  cli === 'codex-acp';
 if (acpMode) {
   const { main } = await import('./fake-acp-agent.mjs');
   process.exit(await main(cli, args));
@@ -79,8 +83,23 @@ const SPECS = {
     '--strict-mcp-config': false,
     '--settings': true,
   },
-  'cursor-agent': { '-p': false, '--print': false, '--output-format': true, '--resume': true, '--model': true, '--force': false, '--sandbox': true },
-  codex: { '--json': false, '-C': true, '-m': true, '-c': true, '--dangerously-bypass-approvals-and-sandbox': false, '--ignore-rules': false },
+  'cursor-agent': {
+    '-p': false,
+    '--print': false,
+    '--output-format': true,
+    '--resume': true,
+    '--model': true,
+    '--force': false,
+    '--sandbox': true,
+  },
+  codex: {
+    '--json': false,
+    '-C': true,
+    '-m': true,
+    '-c': true,
+    '--dangerously-bypass-approvals-and-sandbox': false,
+    '--ignore-rules': false,
+  },
   gemini: {
     '-p': true,
     '--prompt': true,
@@ -95,7 +114,16 @@ const SPECS = {
     '--policy': true,
     '--approval-mode': true,
   },
-  copilot: { '-p': true, '--session-id': true, '--output-format': true, '--model': true, '--allow-all-tools': false, '--allow-tool': true, '-C': true, '--disallow-temp-dir': false },
+  copilot: {
+    '-p': true,
+    '--session-id': true,
+    '--output-format': true,
+    '--model': true,
+    '--allow-all-tools': false,
+    '--allow-tool': true,
+    '-C': true,
+    '--disallow-temp-dir': false,
+  },
   opencode: { '--format': true, '--dir': true, '--session': true, '-s': true, '-m': true, '--auto': false },
   windsurf: { '--cascade': false },
   'my-agent': { '--session': true, '--resume': true, '--prompt-file': true },
@@ -109,7 +137,9 @@ if (args.includes('--help')) {
   const lines = Object.entries(SPECS[cli] ?? {})
     .filter(([flag]) => !without.has(flag))
     .map(([flag, value]) => `  ${flag}${value ? ' <value>' : ''}`);
-  process.stdout.write(`Usage: ${cli} [options]\n\nOptions:\n${lines.join('\n')}\n  -h, --help  display help for command\n`);
+  process.stdout.write(
+    `Usage: ${cli} [options]\n\nOptions:\n${lines.join('\n')}\n  -h, --help  display help for command\n`,
+  );
   process.exit(0);
 }
 if (args[0] === '--version') {
@@ -148,12 +178,14 @@ switch (cli) {
   case 'claude': {
     const p = parse(SPECS.claude, args);
     if (!p.flags['--print'] && !p.flags['-p']) fail('interactive mode needs a terminal');
-    if (p.flags['--output-format'] === 'stream-json' && !p.flags['--verbose']) fail('--output-format=stream-json requires --verbose');
+    if (p.flags['--output-format'] === 'stream-json' && !p.flags['--verbose'])
+      fail('--output-format=stream-json requires --verbose');
     if (p.flags['--dangerously-skip-permissions'] && process.getuid?.() === 0 && process.env.IS_SANDBOX !== '1')
       fail('--dangerously-skip-permissions cannot be used with root/sudo privileges for security reasons', 1);
     const resume = p.flags['--resume'] ?? p.flags['-r'];
     if (resume) {
-      if (!sessions[resume] || sessions[resume].cwd !== process.cwd()) fail(`No conversation found with session ID: ${resume}`, 1);
+      if (!sessions[resume] || sessions[resume].cwd !== process.cwd())
+        fail(`No conversation found with session ID: ${resume}`, 1);
       sessionId = resume;
       resuming = true;
     } else {
@@ -161,7 +193,14 @@ switch (cli) {
       if (!/^[0-9a-f-]{36}$/.test(sessionId)) fail('Invalid session ID. Must be a valid UUID.', 1);
       if (sessions[sessionId]) fail(`Session ID ${sessionId} is already in use.`, 1);
     }
-    emit({ type: 'system', subtype: 'init', session_id: sessionId, cwd: process.cwd(), model: p.flags['--model'] ?? 'fake-model', tools: ['Bash'] });
+    emit({
+      type: 'system',
+      subtype: 'init',
+      session_id: sessionId,
+      cwd: process.cwd(),
+      model: p.flags['--model'] ?? 'fake-model',
+      tools: ['Bash'],
+    });
     break;
   }
   case 'cursor-agent': {
@@ -193,7 +232,11 @@ switch (cli) {
     if (resuming) {
       sessionId = p.positional[0];
       // As the real codex says it (test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt).
-      if (!sessions[sessionId]) fail(`Error: thread/resume: thread/resume failed: no rollout found for thread id ${sessionId} (code -32600)`, 1);
+      if (!sessions[sessionId])
+        fail(
+          `Error: thread/resume: thread/resume failed: no rollout found for thread id ${sessionId} (code -32600)`,
+          1,
+        );
       if (p.positional[1] !== '-') fail('expected - to read the prompt from stdin');
     } else {
       if (p.positional[0] !== '-') fail('expected - to read the prompt from stdin');
@@ -211,14 +254,19 @@ switch (cli) {
     const resume = p.flags['--resume'] ?? p.flags['-r'];
     if (resume) {
       sessionId = resume;
-      if (!sessions[sessionId] || sessions[sessionId].cwd !== process.cwd()) fail('Error resuming session: No previous sessions found for this project.', 42);
+      if (!sessions[sessionId] || sessions[sessionId].cwd !== process.cwd())
+        fail('Error resuming session: No previous sessions found for this project.', 42);
       resuming = true;
     } else {
       sessionId = p.flags['--session-id'];
       if (!sessionId) fail('fake gemini needs --session-id');
       if (sessions[sessionId]) fail(`session ${sessionId} exists`, 1);
     }
-    if (!p.flags['--yolo'] && !p.flags['-y'] && !(p.flags['--policy'] && /commandPrefix = "sow"/.test(readFileSync(p.flags['--policy'], 'utf8')))) {
+    if (
+      !p.flags['--yolo'] &&
+      !p.flags['-y'] &&
+      !(p.flags['--policy'] && /commandPrefix = "sow"/.test(readFileSync(p.flags['--policy'], 'utf8')))
+    ) {
       fail('headless without --yolo or a policy allowing run_shell_command(sow): the shell tool is not offered', 4);
     }
     emit({ type: 'init', session_id: sessionId, model: p.flags['-m'] ?? 'gemini-fake' });
@@ -227,7 +275,8 @@ switch (cli) {
   case 'copilot': {
     // --resume takes an optional value: only --resume=<id> names a session.
     const resumeArg = args.find((a) => a.startsWith('--resume'));
-    if (resumeArg && !resumeArg.startsWith('--resume=')) fail('--resume without =<id> opens the session picker, which needs a terminal');
+    if (resumeArg && !resumeArg.startsWith('--resume='))
+      fail('--resume without =<id> opens the session picker, which needs a terminal');
     const p = parse(
       SPECS.copilot,
       args.filter((a) => a !== resumeArg),
@@ -253,7 +302,8 @@ switch (cli) {
     const resume = p.flags['--session'] ?? p.flags['-s'];
     if (resume) {
       if (!sessions[resume]) fail('\x1b[91m\x1b[1mError: \x1b[0mSession not found', 1);
-      if (sessions[resume].cwd !== process.cwd()) fail('resumed from another directory (the real opencode hangs here)', 1);
+      if (sessions[resume].cwd !== process.cwd())
+        fail('resumed from another directory (the real opencode hangs here)', 1);
       sessionId = resume;
       resuming = true;
     } else sessionId = `ses_${randomUUID().replaceAll('-', '')}`;
@@ -290,7 +340,11 @@ if (process.env.FAKE_AGENT_LOG) {
       cwd: process.cwd(),
       resuming,
       session: sessionId ?? null,
-      env: Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX' || k.startsWith('OPENCODE_'))),
+      env: Object.fromEntries(
+        Object.entries(process.env).filter(
+          ([k]) => k.startsWith('SOW_') || k === 'IS_SANDBOX' || k.startsWith('OPENCODE_'),
+        ),
+      ),
     })}\n`,
   );
 }
@@ -299,24 +353,65 @@ const denied = process.env.FAKE_AGENT_DENY ? JSON.parse(process.env.FAKE_AGENT_D
 for (const [i, command] of denied.entries()) {
   const id = `call_denied_${i}`;
   if (cli === 'gemini') {
-    emit({ type: 'tool_use', tool_name: 'run_shell_command', tool_id: id, parameters: { command, description: 'Run a command' } });
-    emit({ type: 'tool_result', tool_id: id, status: 'error', output: 'Tool execution denied by policy.', error: { type: 'policy_violation', message: 'Tool execution denied by policy.' } });
+    emit({
+      type: 'tool_use',
+      tool_name: 'run_shell_command',
+      tool_id: id,
+      parameters: { command, description: 'Run a command' },
+    });
+    emit({
+      type: 'tool_result',
+      tool_id: id,
+      status: 'error',
+      output: 'Tool execution denied by policy.',
+      error: { type: 'policy_violation', message: 'Tool execution denied by policy.' },
+    });
   } else if (cli === 'copilot') {
-    emit({ type: 'tool.execution_start', data: { toolCallId: id, toolName: 'bash', arguments: { command, description: 'Run a command' } } });
-    emit({ type: 'tool.execution_complete', data: { toolCallId: id, success: false, error: { message: 'Permission denied because no interactive user response was available.', code: 'denied' } } });
+    emit({
+      type: 'tool.execution_start',
+      data: { toolCallId: id, toolName: 'bash', arguments: { command, description: 'Run a command' } },
+    });
+    emit({
+      type: 'tool.execution_complete',
+      data: {
+        toolCallId: id,
+        success: false,
+        error: { message: 'Permission denied because no interactive user response was available.', code: 'denied' },
+      },
+    });
   } else if (cli === 'opencode') {
     emit({
       type: 'tool_use',
       sessionID: sessionId,
-      part: { type: 'tool', tool: 'bash', callID: id, state: { status: 'error', input: { command }, error: 'The user rejected permission to use this specific tool call.' } },
+      part: {
+        type: 'tool',
+        tool: 'bash',
+        callID: id,
+        state: {
+          status: 'error',
+          input: { command },
+          error: 'The user rejected permission to use this specific tool call.',
+        },
+      },
     });
   } else if (cli === 'cursor-agent') {
-    emit({ type: 'tool_call', subtype: 'started', call_id: id, tool_call: { shellToolCall: { args: { command } } }, session_id: sessionId });
+    emit({
+      type: 'tool_call',
+      subtype: 'started',
+      call_id: id,
+      tool_call: { shellToolCall: { args: { command } } },
+      session_id: sessionId,
+    });
     emit({
       type: 'tool_call',
       subtype: 'completed',
       call_id: id,
-      tool_call: { shellToolCall: { args: { command }, result: { rejected: { command, workingDirectory: process.cwd(), reason: '', isReadonly: false } } } },
+      tool_call: {
+        shellToolCall: {
+          args: { command },
+          result: { rejected: { command, workingDirectory: process.cwd(), reason: '', isReadonly: false } },
+        },
+      },
       session_id: sessionId,
     });
   } else if (cli === 'codex') {
@@ -328,9 +423,16 @@ for (const [i, command] of denied.entries()) {
 }
 const claudeDenials =
   cli === 'claude' && denied.length
-    ? { permission_denials: denied.map((command, i) => ({ tool_name: 'Bash', tool_use_id: `toolu_denied_${i}`, tool_input: { command, description: 'Run a command' } })) }
+    ? {
+        permission_denials: denied.map((command, i) => ({
+          tool_name: 'Bash',
+          tool_use_id: `toolu_denied_${i}`,
+          tool_input: { command, description: 'Run a command' },
+        })),
+      }
     : {};
-if (process.env.FAKE_AGENT_FAIL && cli === 'claude' && denied.length) emit({ type: 'result', subtype: 'success', is_error: true, ...claudeDenials });
+if (process.env.FAKE_AGENT_FAIL && cli === 'claude' && denied.length)
+  emit({ type: 'result', subtype: 'success', is_error: true, ...claudeDenials });
 
 if (process.env.FAKE_AGENT_FAIL) {
   process.stderr.write(`${cli}: API Error: 529 overloaded (fake)\n`);
@@ -346,7 +448,10 @@ function sow(argv) {
   emit(
     cli === 'codex'
       ? { type: 'item.started', item: { type: 'command_execution', command: `sow ${argv.join(' ')}` } }
-      : { type: 'assistant', message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: `sow ${argv.join(' ')}` } }] } },
+      : {
+          type: 'assistant',
+          message: { content: [{ type: 'tool_use', name: 'Bash', input: { command: `sow ${argv.join(' ')}` } }] },
+        },
   );
   const r = spawnSync('sow', argv, { encoding: 'utf8', env: process.env });
   if (r.status !== 0) fail(`sow ${argv.join(' ')} failed (${r.status}): ${r.stderr}`, 3);
@@ -386,7 +491,9 @@ for (const step of script) {
   } else if (step.touch) writeFileSync(step.touch, '');
   else if (step.append) appendFileSync(step.append, step.text);
   else if (step.leave) {
-    const left = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120_000)'], { stdio: ['ignore', 'inherit', 'inherit'] });
+    const left = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120_000)'], {
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
     left.unref();
     writeFileSync(step.leave, String(left.pid));
   } else if (step.try) {
@@ -401,18 +508,45 @@ const usage = process.env.FAKE_AGENT_USAGE ? JSON.parse(process.env.FAKE_AGENT_U
 const usageFields = !usage
   ? {}
   : cli === 'claude'
-    ? { total_cost_usd: usage.cost, usage: { input_tokens: usage.input, cache_read_input_tokens: 0, output_tokens: usage.output } }
+    ? {
+        total_cost_usd: usage.cost,
+        usage: { input_tokens: usage.input, cache_read_input_tokens: 0, output_tokens: usage.output },
+      }
     : cli === 'codex'
       ? { usage: { input_tokens: usage.input, cached_input_tokens: 0, output_tokens: usage.output } }
       : cli === 'gemini'
-        ? { stats: { total_tokens: usage.input + usage.output, input_tokens: usage.input, output_tokens: usage.output, cached: 0 } }
+        ? {
+            stats: {
+              total_tokens: usage.input + usage.output,
+              input_tokens: usage.input,
+              output_tokens: usage.output,
+              cached: 0,
+            },
+          }
         : {};
 if (usage && cli === 'opencode')
-  emit({ type: 'step_finish', part: { type: 'step-finish', reason: 'stop', tokens: { total: usage.input + usage.output, input: usage.input, output: usage.output }, cost: usage.cost } });
+  emit({
+    type: 'step_finish',
+    part: {
+      type: 'step-finish',
+      reason: 'stop',
+      tokens: { total: usage.input + usage.output, input: usage.input, output: usage.output },
+      cost: usage.cost,
+    },
+  });
 emit(
   cli === 'codex'
     ? { type: 'turn.completed', ...usageFields }
-    : { type: 'result', subtype: 'success', is_error: false, num_turns: script.length, result: 'done', ...(cli === 'copilot' ? { sessionId } : {}), ...claudeDenials, ...usageFields },
+    : {
+        type: 'result',
+        subtype: 'success',
+        is_error: false,
+        num_turns: script.length,
+        result: 'done',
+        ...(cli === 'copilot' ? { sessionId } : {}),
+        ...claudeDenials,
+        ...usageFields,
+      },
 );
 if (process.env.FAKE_AGENT_EXIT_AFTER) {
   process.stderr.write(`${cli}: failed after its result (fake)\n`);

@@ -16,7 +16,8 @@
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const argv = process.argv.slice(2);
-if (process.env.FAKE_GH_LOG) appendFileSync(process.env.FAKE_GH_LOG, `${JSON.stringify({ argv, cwd: process.cwd() })}\n`);
+if (process.env.FAKE_GH_LOG)
+  appendFileSync(process.env.FAKE_GH_LOG, `${JSON.stringify({ argv, cwd: process.cwd() })}\n`);
 
 const die = (code, message) => {
   process.stderr.write(`${message}\n`);
@@ -28,7 +29,10 @@ if (argv[0] === '--version') {
   process.exit(0);
 }
 if (process.env.FAKE_GH_FAIL === 'auth')
-  die(4, 'To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.');
+  die(
+    4,
+    'To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.',
+  );
 if (process.env.FAKE_GH_FAIL === 'error') die(1, 'HTTP 502: Bad Gateway (https://api.github.com/graphql)');
 
 if (process.env.FAKE_GH_REPLY !== undefined && argv.some((a) => a === '--json' || a.startsWith('--json='))) {
@@ -48,7 +52,14 @@ const SPECS = {
   'issue develop': { '--repo': true, '--list': false, '--name': true, '--base': true },
   'issue create': { '--repo': true, '--title': true, '--body-file': true },
   'pr list': { '--repo': true, '--head': true, '--state': true, '--json': true },
-  'pr create': { '--repo': true, '--head': true, '--base': true, '--title': true, '--body-file': true, '--draft': false },
+  'pr create': {
+    '--repo': true,
+    '--head': true,
+    '--base': true,
+    '--title': true,
+    '--body-file': true,
+    '--draft': false,
+  },
   'pr ready': { '--repo': true },
 };
 const command = argv.slice(0, 2).join(' ');
@@ -82,16 +93,22 @@ for (let i = 2; i < argv.length; i++) {
 if (!flags['--repo']) die(1, 'fake gh: every call must name the repository with --repo');
 
 const statePath = process.env.FAKE_GH_STATE;
-const state = statePath && existsSync(statePath) ? JSON.parse(readFileSync(statePath, 'utf8')) : { issues: [], linked: {}, prs: [] };
+const state =
+  statePath && existsSync(statePath)
+    ? JSON.parse(readFileSync(statePath, 'utf8'))
+    : { issues: [], linked: {}, prs: [] };
 state.issues ??= [];
 state.linked ??= {};
 state.prs ??= [];
 const save = () => statePath && writeFileSync(statePath, JSON.stringify(state, null, 2));
-if (state.repo && flags['--repo'] !== state.repo) die(1, `GraphQL: Could not resolve to a Repository with the name '${flags['--repo']}'. (repository)`);
+if (state.repo && flags['--repo'] !== state.repo)
+  die(1, `GraphQL: Could not resolve to a Repository with the name '${flags['--repo']}'. (repository)`);
 
 const pick = (obj, fields) => Object.fromEntries(fields.split(',').map((f) => [f, obj[f] ?? null]));
 const out = (x) => process.stdout.write(typeof x === 'string' ? `${x}\n` : `${JSON.stringify(x)}\n`);
-const issue = (n) => state.issues.find((i) => i.number === Number(n)) ?? die(1, `GraphQL: Could not resolve to an issue or pull request with the number of ${n}. (repository.issue)`);
+const issue = (n) =>
+  state.issues.find((i) => i.number === Number(n)) ??
+  die(1, `GraphQL: Could not resolve to an issue or pull request with the number of ${n}. (repository.issue)`);
 
 switch (command) {
   case 'issue list': {
@@ -109,7 +126,8 @@ switch (command) {
   case 'issue develop': {
     const n = args[0];
     issue(n);
-    if (!flags['--list'] && process.env.FAKE_GH_FAIL === 'develop') die(1, 'GraphQL: Resource not accessible by integration (createLinkedBranch)');
+    if (!flags['--list'] && process.env.FAKE_GH_FAIL === 'develop')
+      die(1, 'GraphQL: Resource not accessible by integration (createLinkedBranch)');
     if (flags['--list']) {
       for (const b of state.linked[n] ?? []) out(`${b}\thttps://github.com/${flags['--repo']}/tree/${b}`);
       break;
@@ -120,14 +138,17 @@ switch (command) {
     break;
   }
   case 'issue create': {
-    if (flags['--title'] === undefined) die(1, 'must provide `--title` and `--body` (or `--body-file`) when not running interactively');
-    if (flags['--body-file'] === undefined) die(1, 'must provide `--title` and `--body` (or `--body-file`) when not running interactively');
+    if (flags['--title'] === undefined)
+      die(1, 'must provide `--title` and `--body` (or `--body-file`) when not running interactively');
+    if (flags['--body-file'] === undefined)
+      die(1, 'must provide `--title` and `--body` (or `--body-file`) when not running interactively');
     const from = flags['--body-file'];
     if (from !== '-' && !existsSync(from)) die(1, `open ${from}: no such file or directory`);
     const body = readFileSync(from === '-' ? 0 : from, 'utf8');
     state.issues_created ??= 0;
     const failAfter = /^create-after:(\d+)$/.exec(process.env.FAKE_GH_FAIL ?? '');
-    if (failAfter && state.issues_created >= Number(failAfter[1])) die(1, 'HTTP 502: Bad Gateway (https://api.github.com/graphql)');
+    if (failAfter && state.issues_created >= Number(failAfter[1]))
+      die(1, 'HTTP 502: Bad Gateway (https://api.github.com/graphql)');
     const number = state.issues.reduce((m, i) => Math.max(m, i.number), 0) + 1;
     const url = `https://github.com/${flags['--repo']}/issues/${number}`;
     state.issues.push({ number, title: flags['--title'], state: 'OPEN', labels: [], url, body });
@@ -138,7 +159,11 @@ switch (command) {
     break;
   }
   case 'pr list':
-    out(state.prs.filter((p) => p.headRefName === flags['--head'] && p.state === 'OPEN').map((p) => pick(p, flags['--json'])));
+    out(
+      state.prs
+        .filter((p) => p.headRefName === flags['--head'] && p.state === 'OPEN')
+        .map((p) => pick(p, flags['--json'])),
+    );
     break;
   case 'pr create': {
     if (!existsSync(flags['--body-file'])) die(1, `open ${flags['--body-file']}: no such file or directory`);
@@ -155,12 +180,16 @@ switch (command) {
       body: readFileSync(flags['--body-file'], 'utf8'),
     });
     save();
-    process.stderr.write(`\nCreating pull request for ${flags['--head']} into ${flags['--base']} in ${flags['--repo']}\n\n`);
+    process.stderr.write(
+      `\nCreating pull request for ${flags['--head']} into ${flags['--base']} in ${flags['--repo']}\n\n`,
+    );
     out(url);
     break;
   }
   case 'pr ready': {
-    const pr = state.prs.find((p) => p.number === Number(args[0])) ?? die(1, `GraphQL: Could not resolve to a PullRequest with the number of ${args[0]}.`);
+    const pr =
+      state.prs.find((p) => p.number === Number(args[0])) ??
+      die(1, `GraphQL: Could not resolve to a PullRequest with the number of ${args[0]}.`);
     pr.isDraft = false;
     save();
     process.stderr.write(`✓ Pull request #${pr.number} is marked as "ready for review"\n`);

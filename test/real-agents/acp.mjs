@@ -22,7 +22,11 @@ import { run, stripAnsi, tail } from './util.mjs';
  */
 export const ACP_RUNS = {
   claude: {
-    executor: (p) => ({ ...p.executor, transport: 'acp', settings: { permissions: 'safe', model: p.executor.settings.model } }),
+    executor: (p) => ({
+      ...p.executor,
+      transport: 'acp',
+      settings: { permissions: 'safe', model: p.executor.settings.model },
+    }),
     // The adapter runs the Claude Code its SDK bundles unless told which one to run: the pinned one.
     env: ({ binDir }) => ({ CLAUDE_CODE_EXECUTABLE: join(binDir, 'claude') }),
     notes: ['Claude Code 2.1.197 (CLAUDE_CODE_EXECUTABLE) through @zed-industries/claude-agent-acp 0.23.1'],
@@ -43,19 +47,36 @@ export const ACP_RUNS = {
   },
   gemini: {
     // --skip-trust (from setups.mjs) also makes it start the MCP servers it is handed in an untrusted folder.
-    executor: (p) => ({ ...p.executor, transport: 'acp', settings: { permissions: 'safe', model: p.executor.settings.model } }),
+    executor: (p) => ({
+      ...p.executor,
+      transport: 'acp',
+      settings: { permissions: 'safe', model: p.executor.settings.model },
+    }),
     notes: ['custom_args --skip-trust: without it a new folder is untrusted and gemini starts no MCP server there'],
   },
   copilot: {
-    executor: (p) => ({ ...p.executor, transport: 'acp', settings: { permissions: 'safe', model: p.executor.settings.model } }),
+    executor: (p) => ({
+      ...p.executor,
+      transport: 'acp',
+      settings: { permissions: 'safe', model: p.executor.settings.model },
+    }),
     // It takes only http/sse MCP servers from a client, and says so in its own log only.
     mcpWhy: (home) => saidInLogs(join(home, 'copilot-home', 'logs'), /Rejecting non-http\/sse MCP server[^\n]*/),
     notes: [],
   },
   opencode: {
     // Its default model is a remote one: the config names the loopback provider's model.
-    executor: (p) => ({ ...p.executor, transport: 'acp', settings: { permissions: 'safe', model: p.executor.settings.model } }),
-    env: ({ prepared }) => ({ OPENCODE_CONFIG_CONTENT: JSON.stringify({ ...JSON.parse(prepared.env.OPENCODE_CONFIG_CONTENT), model: prepared.executor.settings.model }) }),
+    executor: (p) => ({
+      ...p.executor,
+      transport: 'acp',
+      settings: { permissions: 'safe', model: p.executor.settings.model },
+    }),
+    env: ({ prepared }) => ({
+      OPENCODE_CONFIG_CONTENT: JSON.stringify({
+        ...JSON.parse(prepared.env.OPENCODE_CONFIG_CONTENT),
+        model: prepared.executor.settings.model,
+      }),
+    }),
     notes: ['config model anthropic/claude-sonnet-4-5 (over ACP its default model is a remote one)'],
   },
 };
@@ -94,7 +115,11 @@ export async function runAcpScenario(opts) {
   const stateName = state?.state ?? state?.project?.state;
 
   const task = async () => {
-    const r = await run('sow', ['task', 'get', '--id', '010', '--json'], { cwd: repo, env: fullEnv, timeoutMs: 30_000 });
+    const r = await run('sow', ['task', 'get', '--id', '010', '--json'], {
+      cwd: repo,
+      env: fullEnv,
+      timeoutMs: 30_000,
+    });
     try {
       return JSON.parse(r.stdout).data;
     } catch {
@@ -122,7 +147,9 @@ export async function runAcpScenario(opts) {
             : 'final text'
           : '';
         const line = `      #${r.n} ${r.method} ${r.url}${r.upgrade ? ' (upgrade)' : ''}${r.kind ? ` [${r.kind}${what ? `: ${what}` : ''}]` : ''}${r.note ? ` — ${r.note.split('\n')[0]}` : ''}`;
-        const last = r.decision?.results?.length ? r.decision.results.at(-1).replace(/\s+/g, ' ').trim().slice(0, 240) : '';
+        const last = r.decision?.results?.length
+          ? r.decision.results.at(-1).replace(/\s+/g, ' ').trim().slice(0, 240)
+          : '';
         return last ? `${line}\n          previous tool result: ${last}` : line;
       })
       .join('\n');
@@ -138,9 +165,14 @@ export async function runAcpScenario(opts) {
   const forbiddenFile = join(outsideDir, `outside-acp-${cli}`);
   const plan = { forbidden: `touch ${forbiddenFile}` };
   const before = server.requests.length;
-  const spawn = await step('sow agent spawn implementer 010 --json --prompt <ACP script>', 'sow', ['agent', 'spawn', 'implementer', '010', '--json', '--prompt', acpPrompt(plan)], {
-    timeout: timeoutMs,
-  });
+  const spawn = await step(
+    'sow agent spawn implementer 010 --json --prompt <ACP script>',
+    'sow',
+    ['agent', 'spawn', 'implementer', '010', '--json', '--prompt', acpPrompt(plan)],
+    {
+      timeout: timeoutMs,
+    },
+  );
   const afterSpawn = await task();
   const reqs = mainRequests(before);
   const json = parse(spawn.stdout);
@@ -161,7 +193,10 @@ export async function runAcpScenario(opts) {
     `spawn: exit ${spawn.code}; session ${sessionId ?? '(none)'}${sessionId && raw.includes(sessionId) ? ' (in the ACP stream sow kept)' : ''}; ${reqs.length} main-loop request(s), ${server.requests.length - before} in all, ${(spawn.ms / 1000).toFixed(1)} s`,
   );
   const acpReqs = reqs.filter((r) => r.decision?.script === 'acp');
-  if (reqs.length && !acpReqs.length) details.push(`spawn: the model never saw the ACP script's marker (scripts seen: ${[...new Set(reqs.map((r) => r.decision?.script))].join(', ')})`);
+  if (reqs.length && !acpReqs.length)
+    details.push(
+      `spawn: the model never saw the ACP script's marker (scripts seen: ${[...new Set(reqs.map((r) => r.decision?.script))].join(', ')})`,
+    );
   const asked = (kind) => acpReqs.find((r) => r.decision?.kind === 'tool' && r.decision.step.kind === kind);
   const askedCommand = (command) => acpReqs.find((r) => r.decision?.kind === 'tool' && r.decision.command === command);
   const lastReq = acpReqs.at(-1);
@@ -184,26 +219,50 @@ export async function runAcpScenario(opts) {
     const text = after?.decision.results[i] ?? '';
     if (!after) result.mcp = outcome(false, `${mcpReq.mcpTool} called, but no later request carried its result`);
     else if (stateName && text.includes(stateName)) result.mcp = outcome(true, `ok (${mcpReq.mcpTool})`);
-    else result.mcp = outcome(false, `${mcpReq.mcpTool} called; its result lacks the state ${stateName}: ${JSON.stringify(text.slice(0, 200))}`);
-    details.push(`sow mcp: the model called ${mcpReq.mcpTool}; result it got back: ${JSON.stringify(text.replace(/\s+/g, ' ').slice(0, 200))}`);
+    else
+      result.mcp = outcome(
+        false,
+        `${mcpReq.mcpTool} called; its result lacks the state ${stateName}: ${JSON.stringify(text.slice(0, 200))}`,
+      );
+    details.push(
+      `sow mcp: the model called ${mcpReq.mcpTool}; result it got back: ${JSON.stringify(text.replace(/\s+/g, ' ').slice(0, 200))}`,
+    );
   }
 
   // (b) granted: the report through sow, which the safe profile allows.
   const reportReq = askedCommand(SPAWN_COMMANDS[0]);
   if (!reportReq) result.granted = outcome(false, 'the model never got to ask for the report');
-  else if (afterSpawn?.status !== 'needs_review') result.granted = outcome(false, `\`${SPAWN_COMMANDS[0]}\` asked; task status is ${afterSpawn?.status ?? '(unreadable)'}, expected needs_review`);
+  else if (afterSpawn?.status !== 'needs_review')
+    result.granted = outcome(
+      false,
+      `\`${SPAWN_COMMANDS[0]}\` asked; task status is ${afterSpawn?.status ?? '(unreadable)'}, expected needs_review`,
+    );
   else result.granted = outcome(true, `ok (${SPAWN_COMMANDS[0]})`);
 
   // (c) refused: the touch outside the repository.
   const denials = json?.data?.denials ?? [];
   // The denial names the command, or (opencode, which first asks to reach outside its folder) the folder.
-  const named = denials.find((d) => [d.input, d.tool].some((x) => typeof x === 'string' && (x.includes(forbiddenFile) || x.includes(outsideDir))));
-  if (!askedCommand(plan.forbidden)) result.refused = outcome(false, 'the model never got to ask for the refused command');
+  const named = denials.find((d) =>
+    [d.input, d.tool].some((x) => typeof x === 'string' && (x.includes(forbiddenFile) || x.includes(outsideDir))),
+  );
+  if (!askedCommand(plan.forbidden))
+    result.refused = outcome(false, 'the model never got to ask for the refused command');
   else if (existsSync(forbiddenFile)) result.refused = outcome(false, `NOT refused: ${forbiddenFile} exists`);
   else if (!json) result.refused = outcome(false, 'refused (no file), but sow printed no JSON result');
-  else if (!named) result.refused = outcome(false, `refused (no file), but sow reported no denial naming it (denials: ${JSON.stringify(denials)})`);
-  else if (!/refused/.test(stripAnsi(spawn.stderr))) result.refused = outcome(false, 'the JSON result lists the denial but stderr says nothing');
-  else result.refused = outcome(true, named.input.includes(forbiddenFile) ? 'ok (touch outside, reported)' : `ok (reported as ${named.kind} ${named.input})`);
+  else if (!named)
+    result.refused = outcome(
+      false,
+      `refused (no file), but sow reported no denial naming it (denials: ${JSON.stringify(denials)})`,
+    );
+  else if (!/refused/.test(stripAnsi(spawn.stderr)))
+    result.refused = outcome(false, 'the JSON result lists the denial but stderr says nothing');
+  else
+    result.refused = outcome(
+      true,
+      named.input.includes(forbiddenFile)
+        ? 'ok (touch outside, reported)'
+        : `ok (reported as ${named.kind} ${named.input})`,
+    );
   if (named) details.push(`refused: sow reported ${JSON.stringify(named)}`);
   for (const l of stripAnsi(spawn.stderr)
     .split('\n')
@@ -230,18 +289,25 @@ export async function runAcpScenario(opts) {
 
   // ---- resume
   const mid = server.requests.length;
-  const resume = await step(`sow agent resume 010 "${RESUME_MARKER}" --json`, 'sow', ['agent', 'resume', '010', RESUME_MARKER, '--json'], { timeout: timeoutMs });
+  const resume = await step(
+    `sow agent resume 010 "${RESUME_MARKER}" --json`,
+    'sow',
+    ['agent', 'resume', '010', RESUME_MARKER, '--json'],
+    { timeout: timeoutMs },
+  );
   const afterResume = await task();
   const rreqs = mainRequests(mid);
   const rwhy = [];
   const notes = [];
   if (resume.timedOut) rwhy.push(`timed out after ${timeoutMs / 1000} s (killed)`);
   else if (resume.code !== 0) rwhy.push(`exit ${resume.code}`);
-  if (afterResume?.status !== 'needs_review') rwhy.push(`task status ${afterResume?.status ?? '(unreadable)'}, expected needs_review`);
+  if (afterResume?.status !== 'needs_review')
+    rwhy.push(`task status ${afterResume?.status ?? '(unreadable)'}, expected needs_review`);
   if (afterResume?.iteration !== 2) rwhy.push(`iteration ${afterResume?.iteration}, expected 2`);
   const logFile = join(repo, '.sow/project/phases/implementation/tasks/010/log.md');
   const logText = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
-  if (!/completed_task/.test(logText) || !/hello/.test(logText)) rwhy.push('log.md has no completed_task entry with "hello"');
+  if (!/completed_task/.test(logText) || !/hello/.test(logText))
+    rwhy.push('log.md has no completed_task entry with "hello"');
   const commandsRun = rreqs.filter((r) => r.decision?.kind === 'tool').map((r) => r.decision.command);
   for (const c of RESUME_COMMANDS) if (!commandsRun.includes(c)) rwhy.push(`the model never got to ask for \`${c}\``);
   const handoffs = afterResume?.handoffs ?? [];
@@ -258,18 +324,26 @@ export async function runAcpScenario(opts) {
   } else if (afterResume?.session_id === sessionId) {
     // session/load: the first request of the resumed turn carries the earlier conversation.
     const history = rreqs[0]?.messages ?? [];
-    const earlierPrompt = history.some((m) => m.role === 'user' && m.texts.some((t) => t.includes('REAL-AGENTS ACP RUN')));
-    const earlierCall = history.some((m) => m.toolCalls.some((c) => JSON.stringify(c.input ?? '').includes(SPAWN_COMMANDS[0])));
+    const earlierPrompt = history.some(
+      (m) => m.role === 'user' && m.texts.some((t) => t.includes('REAL-AGENTS ACP RUN')),
+    );
+    const earlierCall = history.some((m) =>
+      m.toolCalls.some((c) => JSON.stringify(c.input ?? '').includes(SPAWN_COMMANDS[0])),
+    );
     const earlierFinal = history.some((m) => m.role === 'assistant' && m.texts.some((t) => t.includes(FINAL_TEXT)));
     if (rreqs.length && !(earlierPrompt && earlierCall))
-      rwhy.push(`session ${sessionId} kept, but the first resumed request lacks the earlier conversation (spawn prompt: ${earlierPrompt}, earlier report call: ${earlierCall})`);
+      rwhy.push(
+        `session ${sessionId} kept, but the first resumed request lacks the earlier conversation (spawn prompt: ${earlierPrompt}, earlier report call: ${earlierCall})`,
+      );
     else if (rreqs.length)
       details.push(
         `resume: session/load of ${sessionId}; the first resumed request carries the earlier conversation (${history.length} messages${earlierFinal ? ', the earlier final answer included' : ''})`,
       );
   } else rwhy.push(`session_id is ${afterResume?.session_id ?? '(none)'} after the resume`);
   details.push(`resume: exit ${resume.code}; ${rreqs.length} main-loop request(s), ${(resume.ms / 1000).toFixed(1)} s`);
-  result.resume = rwhy.length ? outcome(false, rwhy.join('; ')) : outcome(true, notes.length ? `ok, ${notes.join('; ')}` : 'ok (session/load)');
+  result.resume = rwhy.length
+    ? outcome(false, rwhy.join('; '))
+    : outcome(true, notes.length ? `ok, ${notes.join('; ')}` : 'ok (session/load)');
   if (!result.resume.ok) {
     details.push(`  sow stderr (tail):\n${tail(resume.stderr, 25)}`);
     details.push(`  requests:\n${requestSummary(mid) || '      (none)'}`);

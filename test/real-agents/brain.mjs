@@ -9,7 +9,10 @@
  */
 export const RESUME_MARKER = 'Please also log your work';
 export const SPAWN_COMMANDS = ['sow task set --id 010 status needs_review'];
-export const RESUME_COMMANDS = ['sow log --action completed_task --result success "hello"', 'sow task set --id 010 status needs_review'];
+export const RESUME_COMMANDS = [
+  'sow log --action completed_task --result success "hello"',
+  'sow task set --id 010 status needs_review',
+];
 export const FINAL_TEXT = 'Done: task 010 is ready for review.';
 export const SAFE_MARKER = 'REAL-AGENTS SAFE PROFILE RUN:';
 export const ACP_MARKER = 'REAL-AGENTS ACP RUN:';
@@ -97,14 +100,30 @@ export function decide(messages, tools = []) {
   const done = results.length;
   if (done < steps.length) {
     const step = steps[done];
-    return { kind: 'tool', step, command: step.kind === 'shell' ? step.command : step.kind === 'mcp' ? `mcp ${step.name}` : `edit ${step.path}`, n: done, script, results };
+    return {
+      kind: 'tool',
+      step,
+      command: step.kind === 'shell' ? step.command : step.kind === 'mcp' ? `mcp ${step.name}` : `edit ${step.path}`,
+      n: done,
+      script,
+      results,
+    };
   }
   return { kind: 'text', text: FINAL_TEXT, script, results, steps };
 }
 
 /** Picks the shell tool among the tools a CLI declares: [{ name, schema }]. */
 export function shellTool(tools) {
-  const order = ['Bash', 'bash', 'shell', 'run_shell_command', 'exec_command', 'shell_command', 'local_shell', 'powershell'];
+  const order = [
+    'Bash',
+    'bash',
+    'shell',
+    'run_shell_command',
+    'exec_command',
+    'shell_command',
+    'local_shell',
+    'powershell',
+  ];
   for (const name of order) {
     const t = tools.find((x) => x.name === name);
     if (t) return t;
@@ -127,7 +146,8 @@ function defaultFor(name, schema) {
   if (Array.isArray(schema.enum) && schema.enum.length) return schema.enum.includes('sync') ? 'sync' : schema.enum[0];
   if ('default' in schema) return schema.default;
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== 'null') : schema.type;
-  if (type === 'string') return /desc|title|summary|reason|justification/i.test(name) ? 'Mark task 010 for review' : 'x';
+  if (type === 'string')
+    return /desc|title|summary|reason|justification/i.test(name) ? 'Mark task 010 for review' : 'x';
   if (type === 'number' || type === 'integer') return /timeout|wait/i.test(name) ? 60 : 1;
   if (type === 'boolean') return false;
   if (type === 'array') return [];
@@ -143,7 +163,9 @@ export function shellInput(tool, command) {
   const input = {};
   const commandKey = ['command', 'cmd', 'commandLine', 'script'].find((k) => k in props) ?? 'command';
   const commandSchema = props[commandKey] ?? { type: 'string' };
-  const commandType = Array.isArray(commandSchema.type) ? commandSchema.type.find((t) => t !== 'null') : commandSchema.type;
+  const commandType = Array.isArray(commandSchema.type)
+    ? commandSchema.type.find((t) => t !== 'null')
+    : commandSchema.type;
   input[commandKey] = commandType === 'array' ? ['bash', '-lc', command] : command;
   for (const key of required) if (!(key in input)) input[key] = defaultFor(key, props[key]);
   if ('description' in props && !('description' in input)) input.description = 'Run a command';
@@ -172,7 +194,8 @@ export const addFilePatch = (step) =>
 /** A request without a shell tool is a side request (a title, a summary): note what was offered. */
 export function recordSide(record, tools) {
   record.kind = 'side';
-  if (tools.length) record.note = `no shell tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
+  if (tools.length)
+    record.note = `no shell tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
 }
 
 /**
@@ -181,7 +204,13 @@ export function recordSide(record, tools) {
  */
 export function planTurn(record, messages, shell, tools = []) {
   const d = decide(messages, tools);
-  Object.assign(record, { kind: 'main', messages, decision: d, shellTool: shell.name, toolNames: tools.map((t) => t.name) });
+  Object.assign(record, {
+    kind: 'main',
+    messages,
+    decision: d,
+    shellTool: shell.name,
+    toolNames: tools.map((t) => t.name),
+  });
   if (d.kind === 'tool' && d.step.kind === 'mcp') {
     d.tool = mcpTool(tools, d.step.name);
     record.mcpTool = d.tool?.name;
@@ -189,7 +218,8 @@ export function planTurn(record, messages, shell, tools = []) {
   if (d.kind === 'tool' && d.step.kind === 'edit') {
     d.tool = writeTool(tools);
     record.editTool = d.tool?.name;
-    if (!d.tool) record.note = `no write tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
+    if (!d.tool)
+      record.note = `no write tool among the ${tools.length} declared: ${tools.map((t) => t.name).join(', ')}`;
   }
   return d;
 }

@@ -20,8 +20,10 @@ export const HELP_COMMANDS = {
   opencode: { spawn: ['run', '--help'], resume: ['run', '--help'] }, // printed on stderr
 };
 
-export const flagsOf = (args) => args.filter((a) => a.startsWith('-') && a !== '-' && a !== '--').map((a) => a.split('=')[0]);
-export const documented = (text, flag) => new RegExp(`(^|[\\s,\\[])${flag.replace(/[-]/g, '\\-')}(?=[\\s,=\\]<]|$)`, 'm').test(text);
+export const flagsOf = (args) =>
+  args.filter((a) => a.startsWith('-') && a !== '-' && a !== '--').map((a) => a.split('=')[0]);
+export const documented = (text, flag) =>
+  new RegExp(`(^|[\\s,\\[])${flag.replace(/[-]/g, '\\-')}(?=[\\s,=\\]<]|$)`, 'm').test(text);
 
 /** The configurations whose argv is checked: yolo with a model, and the defaults (safe) with a declared check. */
 export const CONFIGS = [
@@ -79,11 +81,18 @@ export async function checkFlags(EXECUTORS, type, binary, env, cwd) {
       const bad = flags.filter((f) => !documented(help.text, f));
       for (const flag of bad) missing.push({ kind: label, flag, help: where });
       lines.push(`${label}: ${show([inv[kind].binary, ...args])}`);
-      lines.push(`  ${flags.length - bad.length}/${flags.length} flags in '${where}'${bad.length ? ` — NOT documented: ${bad.join(', ')}` : ''}`);
+      lines.push(
+        `  ${flags.length - bad.length}/${flags.length} flags in '${where}'${bad.length ? ` — NOT documented: ${bad.join(', ')}` : ''}`,
+      );
     }
   }
   // A control: a flag no CLI has must not pass the check (the help text really was read).
   const control = await helpOf(HELP_COMMANDS[type].spawn);
-  if (documented(control.text, '--sow-no-such-flag')) missing.push({ kind: 'control', flag: '--sow-no-such-flag', help: `${type} ${HELP_COMMANDS[type].spawn.join(' ')}` });
+  if (documented(control.text, '--sow-no-such-flag'))
+    missing.push({
+      kind: 'control',
+      flag: '--sow-no-such-flag',
+      help: `${type} ${HELP_COMMANDS[type].spawn.join(' ')}`,
+    });
   return { ok: missing.length === 0, lines, missing };
 }

@@ -35,8 +35,13 @@ export async function ensureClis(dir, env, log) {
   mkdirSync(dir, { recursive: true });
   // The adapters come from ACP_ADAPTERS_DIR when it is set (never installed there), else with the CLIs.
   const adapterDir = process.env.ACP_ADAPTERS_DIR || dir;
-  const wanted = [...Object.values(PINNED).map((p) => [dir, p]), ...Object.values(ACP_ADAPTERS).map((p) => [adapterDir, p])];
-  const missing = wanted.filter(([d, p]) => installedVersion(d, p.pkg) !== p.version || !existsSync(join(d, 'node_modules', '.bin', p.bin)));
+  const wanted = [
+    ...Object.values(PINNED).map((p) => [dir, p]),
+    ...Object.values(ACP_ADAPTERS).map((p) => [adapterDir, p]),
+  ];
+  const missing = wanted.filter(
+    ([d, p]) => installedVersion(d, p.pkg) !== p.version || !existsSync(join(d, 'node_modules', '.bin', p.bin)),
+  );
   let reused = true;
   if (missing.length) {
     if (missing.some(([d]) => d !== dir))
@@ -47,20 +52,38 @@ export async function ensureClis(dir, env, log) {
           .join(', ')}`,
       );
     reused = false;
-    if (!existsSync(join(dir, 'package.json'))) writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ name: 'sow-real-agents-clis', private: true }, null, 2)}\n`);
+    if (!existsSync(join(dir, 'package.json')))
+      writeFileSync(
+        join(dir, 'package.json'),
+        `${JSON.stringify({ name: 'sow-real-agents-clis', private: true }, null, 2)}\n`,
+      );
     const specs = wanted.filter(([d]) => d === dir).map(([, p]) => `${p.pkg}@${p.version}`);
     log(`installing ${specs.join(' ')} into ${dir} (this takes a minute or two)…`);
-    const r = await run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--save-exact', ...specs], { cwd: dir, env, timeoutMs: 600_000 });
-    if (r.code !== 0) throw new Error(`npm install failed (exit ${r.code}${r.timedOut ? ', timed out' : ''}):\n${r.stderr.slice(-3000)}`);
+    const r = await run('npm', ['install', '--prefix', dir, '--no-audit', '--no-fund', '--save-exact', ...specs], {
+      cwd: dir,
+      env,
+      timeoutMs: 600_000,
+    });
+    if (r.code !== 0)
+      throw new Error(
+        `npm install failed (exit ${r.code}${r.timedOut ? ', timed out' : ''}):\n${r.stderr.slice(-3000)}`,
+      );
   }
   const versions = {};
   for (const [cli, p] of Object.entries(PINNED)) {
     versions[cli] = installedVersion(dir, p.pkg);
-    if (versions[cli] !== p.version) throw new Error(`${p.pkg}: installed ${versions[cli] ?? 'nothing'}, pinned ${p.version}`);
+    if (versions[cli] !== p.version)
+      throw new Error(`${p.pkg}: installed ${versions[cli] ?? 'nothing'}, pinned ${p.version}`);
   }
   for (const [name, p] of Object.entries(ACP_ADAPTERS)) {
     versions[name] = installedVersion(adapterDir, p.pkg);
-    if (versions[name] !== p.version) throw new Error(`${p.pkg}: installed ${versions[name] ?? 'nothing'}, pinned ${p.version}`);
+    if (versions[name] !== p.version)
+      throw new Error(`${p.pkg}: installed ${versions[name] ?? 'nothing'}, pinned ${p.version}`);
   }
-  return { binDir: join(dir, 'node_modules', '.bin'), adapterBinDir: join(adapterDir, 'node_modules', '.bin'), versions, reused };
+  return {
+    binDir: join(dir, 'node_modules', '.bin'),
+    adapterBinDir: join(adapterDir, 'node_modules', '.bin'),
+    versions,
+    reused,
+  };
 }

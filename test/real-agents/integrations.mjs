@@ -23,7 +23,17 @@ const textOf = (content) =>
   typeof content === 'string'
     ? content
     : Array.isArray(content)
-      ? content.map((b) => (typeof b === 'string' ? b : b?.type === 'text' ? (b.text ?? '') : b?.type === 'tool_result' ? textOf(b.content) : '')).join('\n')
+      ? content
+          .map((b) =>
+            typeof b === 'string'
+              ? b
+              : b?.type === 'text'
+                ? (b.text ?? '')
+                : b?.type === 'tool_result'
+                  ? textOf(b.content)
+                  : '',
+          )
+          .join('\n')
       : '';
 const allText = (body) => [textOf(body?.system), ...(body?.messages ?? []).map((m) => textOf(m.content))].join('\n');
 
@@ -60,14 +70,17 @@ function scriptedServer(logFile, call) {
           stop = 'tool_use';
         }
       }
-      if (body.output_config?.format) blocks = [{ type: 'text', text: JSON.stringify({ title: 'sow', isNewTopic: true }) }];
+      if (body.output_config?.format)
+        blocks = [{ type: 'text', text: JSON.stringify({ title: 'sow', isNewTopic: true }) }];
       if (body.stream) return sendSse(res, sse(body.model ?? 'claude-fake', blocks, stop));
       return sendJson(res, 200, {
         id: `msg_${record.n}`,
         type: 'message',
         role: 'assistant',
         model: body.model,
-        content: blocks.map((b) => (b.type === 'text' ? b : { type: 'tool_use', id: b.id, name: b.name, input: b.input })),
+        content: blocks.map((b) =>
+          b.type === 'text' ? b : { type: 'tool_use', id: b.id, name: b.name, input: b.input },
+        ),
         stop_reason: stop,
         usage: { input_tokens: 50, output_tokens: 20 },
       });
@@ -118,21 +131,34 @@ function commandCall(tools) {
 }
 
 export async function runIntegrations({ claude, sowJs, sowBin, work, env, log }) {
-  const results = { validate: { ok: false, why: [] }, sessionStart: { ok: false, why: [] }, slashCommand: { ok: false, why: [] }, mcp: { ok: false, why: [] } };
+  const results = {
+    validate: { ok: false, why: [] },
+    sessionStart: { ok: false, why: [] },
+    slashCommand: { ok: false, why: [] },
+    mcp: { ok: false, why: [] },
+  };
   const dir = join(work, 'integrations');
   const repo = join(dir, 'repo');
   const plugin = join(dir, 'plugin');
   mkdirSync(repo, { recursive: true });
   const sow = (args, cwd = repo) => run(process.execPath, [sowJs, ...args], { cwd, env });
-  const git = (args) => run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], { cwd: repo, env });
+  const git = (args) =>
+    run('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'commit.gpgsign=false', ...args], {
+      cwd: repo,
+      env,
+    });
 
   // 1. The plugin, validated by the real CLI.
   const inst = sow(['install', 'claude', '--plugin', plugin, '--with-mcp'], dir);
   if (inst.code !== 0) results.validate.why.push(`sow install --plugin exited ${inst.code}: ${inst.out.slice(0, 300)}`);
   for (const manifest of ['plugin.json', 'marketplace.json']) {
-    const v = run(claude, ['plugin', 'validate', '--strict', join(plugin, '.claude-plugin', manifest)], { cwd: dir, env });
+    const v = run(claude, ['plugin', 'validate', '--strict', join(plugin, '.claude-plugin', manifest)], {
+      cwd: dir,
+      env,
+    });
     log(`  claude plugin validate --strict ${manifest}: exit ${v.code}`);
-    if (v.code !== 0) results.validate.why.push(`${manifest}: exit ${v.code}: ${v.out.trim().split('\n').slice(-3).join(' | ')}`);
+    if (v.code !== 0)
+      results.validate.why.push(`${manifest}: exit ${v.code}: ${v.out.trim().split('\n').slice(-3).join(' | ')}`);
   }
   results.validate.ok = results.validate.why.length === 0;
 
@@ -151,28 +177,51 @@ export async function runIntegrations({ claude, sowJs, sowBin, work, env, log })
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     PATH: `${sowBin}:${env.PATH}`,
   });
-  const claudeArgs = (extra, prompt) => ['-p', prompt, '--output-format', 'stream-json', '--verbose', '--model', 'claude-sonnet-4-5', '--dangerously-skip-permissions', ...extra];
+  const claudeArgs = (extra, prompt) => [
+    '-p',
+    prompt,
+    '--output-format',
+    'stream-json',
+    '--verbose',
+    '--model',
+    'claude-sonnet-4-5',
+    '--dangerously-skip-permissions',
+    ...extra,
+  ];
 
   // 2 and 3. The plugin: its SessionStart hook, then the model calls /sow:status.
   {
     const server = await scriptedServer(join(dir, 'plugin-requests.jsonl'), commandCall);
     try {
-      const r = await runAsync(claude, claudeArgs(['--plugin-dir', plugin], 'What should I do next?'), { cwd: repo, env: { ...claudeEnv(server), IS_SANDBOX: '1' }, timeoutMs: 180_000 });
+      const r = await runAsync(claude, claudeArgs(['--plugin-dir', plugin], 'What should I do next?'), {
+        cwd: repo,
+        env: { ...claudeEnv(server), IS_SANDBOX: '1' },
+        timeoutMs: 180_000,
+      });
       log(`  claude --plugin-dir: exit ${r.code}, ${server.requests.length} requests`);
       const main = server.requests.filter((q) => (q.body?.tools ?? []).length > 0);
-      if (main.length === 0) results.sessionStart.why.push(`no main-loop request reached the model (exit ${r.code}: ${r.out.slice(-300)})`);
+      if (main.length === 0)
+        results.sessionStart.why.push(`no main-loop request reached the model (exit ${r.code}: ${r.out.slice(-300)})`);
       else {
         const first = allText(main[0].body);
         if (first.includes('# sow: plugin-demo — PlanningActive')) results.sessionStart.ok = true;
-        else results.sessionStart.why.push('the first request does not carry the `sow project continue` text (# sow: plugin-demo — PlanningActive)');
+        else
+          results.sessionStart.why.push(
+            'the first request does not carry the `sow project continue` text (# sow: plugin-demo — PlanningActive)',
+          );
         const call = main[0].toolCall;
         if (!call) {
-          results.slashCommand.why.push(`Claude Code offered no SlashCommand or Skill tool (tools: ${main[0].body.tools.map((t) => t.name).join(', ')})`);
+          results.slashCommand.why.push(
+            `Claude Code offered no SlashCommand or Skill tool (tools: ${main[0].body.tools.map((t) => t.name).join(', ')})`,
+          );
         } else {
           // `!`sow project status`` ran when the command was called: its output (only the status
           // view says "Next (sow advance)") is in what followed the call.
           if (afterCall(main).includes('Next (sow advance)')) results.slashCommand.ok = true;
-          else results.slashCommand.why.push(`after the ${call.name} call (${JSON.stringify(call.input)}), no request carried the status text`);
+          else
+            results.slashCommand.why.push(
+              `after the ${call.name} call (${JSON.stringify(call.input)}), no request carried the status text`,
+            );
         }
       }
     } finally {
@@ -189,15 +238,22 @@ export async function runIntegrations({ claude, sowJs, sowBin, work, env, log })
       return t ? { name: t.name, input: {} } : undefined;
     });
     try {
-      const r = await runAsync(claude, claudeArgs(['--mcp-config', config, '--strict-mcp-config'], 'Where does the project stand?'), {
-        cwd: repo,
-        env: { ...claudeEnv(server), IS_SANDBOX: '1' },
-        timeoutMs: 180_000,
-      });
+      const r = await runAsync(
+        claude,
+        claudeArgs(['--mcp-config', config, '--strict-mcp-config'], 'Where does the project stand?'),
+        {
+          cwd: repo,
+          env: { ...claudeEnv(server), IS_SANDBOX: '1' },
+          timeoutMs: 180_000,
+        },
+      );
       log(`  claude --mcp-config: exit ${r.code}, ${server.requests.length} requests`);
       const main = server.requests.filter((q) => (q.body?.tools ?? []).length > 0);
       const offered = main[0]?.body.tools.map((t) => t.name) ?? [];
-      if (!main[0]?.toolCall) results.mcp.why.push(`no mcp__sow__status tool was offered (tools: ${offered.filter((n) => n.startsWith('mcp__')).join(', ') || 'none from MCP'})`);
+      if (!main[0]?.toolCall)
+        results.mcp.why.push(
+          `no mcp__sow__status tool was offered (tools: ${offered.filter((n) => n.startsWith('mcp__')).join(', ') || 'none from MCP'})`,
+        );
       else {
         if (/"state":\s*"PlanningActive"/.test(afterCall(main))) results.mcp.ok = true;
         else results.mcp.why.push('the tool result did not carry the project state');

@@ -9,7 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { addFilePatch, planTurn, recordSide, shellInput, shellTool } from './brain.mjs';
 import { sendJson, sendSse, startServer } from './server.mjs';
 
-const textOf = (content) => (typeof content === 'string' ? content : Array.isArray(content) ? content.map((c) => (typeof c === 'string' ? c : (c?.text ?? ''))).join('\n') : '');
+const textOf = (content) =>
+  typeof content === 'string'
+    ? content
+    : Array.isArray(content)
+      ? content.map((c) => (typeof c === 'string' ? c : (c?.text ?? ''))).join('\n')
+      : '';
 
 /** Responses input items → the brain's shape. */
 export function normaliseResponses(input = []) {
@@ -28,16 +33,31 @@ export function normaliseResponses(input = []) {
         // keep the string
       }
       out.push({ role: 'assistant', texts: [], toolCalls: [{ name: it.name ?? type, input: args }], toolResults: [] });
-    } else if (type === 'function_call_output' || type === 'custom_tool_call_output' || type === 'local_shell_call_output') {
+    } else if (
+      type === 'function_call_output' ||
+      type === 'custom_tool_call_output' ||
+      type === 'local_shell_call_output'
+    ) {
       const o = it.output;
-      const text = typeof o === 'string' ? o : Array.isArray(o) ? o.map((p) => (typeof p === 'string' ? p : (p?.text ?? JSON.stringify(p)))).join('') : JSON.stringify(o);
+      const text =
+        typeof o === 'string'
+          ? o
+          : Array.isArray(o)
+            ? o.map((p) => (typeof p === 'string' ? p : (p?.text ?? JSON.stringify(p)))).join('')
+            : JSON.stringify(o);
       out.push({ role: 'tool', texts: [], toolCalls: [], toolResults: [text] });
     }
   }
   return out;
 }
 
-const usage = { input_tokens: 50, input_tokens_details: { cached_tokens: 0 }, output_tokens: 20, output_tokens_details: { reasoning_tokens: 0 }, total_tokens: 70 };
+const usage = {
+  input_tokens: 50,
+  input_tokens_details: { cached_tokens: 0 },
+  output_tokens: 20,
+  output_tokens_details: { reasoning_tokens: 0 },
+  total_tokens: 70,
+};
 
 /**
  * The tools a request declares: `tools`, and (Codex 0.169's "responses lite") `additional_tools`
@@ -49,7 +69,14 @@ export function declaredTools(body) {
     for (const t of list ?? []) {
       if (!t) continue;
       if (t.type === 'namespace') walk(t.tools, t.name);
-      else if (t.name || t.type === 'local_shell') flat.push({ name: t.name ?? t.type, schema: t.parameters, type: t.type, description: t.description ?? '', ...(namespace ? { namespace } : {}) });
+      else if (t.name || t.type === 'local_shell')
+        flat.push({
+          name: t.name ?? t.type,
+          schema: t.parameters,
+          type: t.type,
+          description: t.description ?? '',
+          ...(namespace ? { namespace } : {}),
+        });
     }
   };
   walk(body.tools);
@@ -71,40 +98,91 @@ const escalatingScript = (command) =>
   `const r = await tools.exec_command({ cmd: ${JSON.stringify(command)}, tty: false, yield_time_ms: 30000 });\ntext(\`exit \${r.exit_code}: \${r.output}\`);\n` +
   `if (r.exit_code !== 0) {\n  const again = await tools.exec_command({ cmd: ${JSON.stringify(command)}, sandbox_permissions: 'require_escalated', justification: 'The sandbox refused it; it must run outside.', tty: false, yield_time_ms: 30000 });\n  text(\`escalated: exit \${again.exit_code}: \${again.output}\`);\n}\n`;
 /** The same mode's file edit: the nested freeform `tools.apply_patch(patch)`. */
-const patchScript = (patch) => `const r = await tools.apply_patch(${JSON.stringify(patch)});\ntext(typeof r === 'string' ? r : JSON.stringify(r));\n`;
+const patchScript = (patch) =>
+  `const r = await tools.apply_patch(${JSON.stringify(patch)});\ntext(typeof r === 'string' ? r : JSON.stringify(r));\n`;
 
 export function answerResponses(body, record) {
   record.model = body.model;
   const tools = declaredTools(body);
-  const codeMode = tools.find((t) => t.type === 'custom' && t.name === 'exec' && /tools\.exec_command|exec_command\(/.test(t.description));
+  const codeMode = tools.find(
+    (t) => t.type === 'custom' && t.name === 'exec' && /tools\.exec_command|exec_command\(/.test(t.description),
+  );
   const shell = codeMode ?? shellTool(tools.filter((t) => t.type !== 'custom'));
   const messages = normaliseResponses(body.input);
   if (!shell) {
     recordSide(record, tools);
-    return [{ type: 'message', id: `msg_${record.n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: 'Say hello', annotations: [] }] }];
+    return [
+      {
+        type: 'message',
+        id: `msg_${record.n}`,
+        role: 'assistant',
+        status: 'completed',
+        content: [{ type: 'output_text', text: 'Say hello', annotations: [] }],
+      },
+    ];
   }
   // Codex edits files with apply_patch: nested in code mode, else a freeform tool of its own.
   const patchTool = tools.find((t) => t.name === 'apply_patch');
-  const d = planTurn(record, messages, shell, [...(codeMode || patchTool ? [{ name: 'apply_patch' }] : []), ...tools.filter((t) => t.name !== 'apply_patch')]);
+  const d = planTurn(record, messages, shell, [
+    ...(codeMode || patchTool ? [{ name: 'apply_patch' }] : []),
+    ...tools.filter((t) => t.name !== 'apply_patch'),
+  ]);
   if (d.kind === 'tool') {
     const callId = `call_${randomUUID().replace(/-/g, '').slice(0, 24)}`;
     if (d.step.kind === 'mcp') {
       // A tool of an MCP server: a plain function call by the name Codex declared it under.
       record.toolInput = {};
-      return [{ type: 'function_call', id: `fc_${record.n}`, call_id: callId, name: d.tool.name, ...(d.tool.namespace ? { namespace: d.tool.namespace } : {}), arguments: '{}', status: 'completed' }];
+      return [
+        {
+          type: 'function_call',
+          id: `fc_${record.n}`,
+          call_id: callId,
+          name: d.tool.name,
+          ...(d.tool.namespace ? { namespace: d.tool.namespace } : {}),
+          arguments: '{}',
+          status: 'completed',
+        },
+      ];
     }
     if (d.step.kind === 'edit') {
       const patch = addFilePatch(d.step);
       if (shell === codeMode) {
         const input = patchScript(patch);
         record.toolInput = input;
-        return [{ type: 'custom_tool_call', id: `ctc_${record.n}`, call_id: callId, name: 'exec', input, status: 'completed' }];
+        return [
+          {
+            type: 'custom_tool_call',
+            id: `ctc_${record.n}`,
+            call_id: callId,
+            name: 'exec',
+            input,
+            status: 'completed',
+          },
+        ];
       }
       if (patchTool) {
         record.toolInput = patch;
         return patchTool.type === 'custom'
-          ? [{ type: 'custom_tool_call', id: `ctc_${record.n}`, call_id: callId, name: 'apply_patch', input: patch, status: 'completed' }]
-          : [{ type: 'function_call', id: `fc_${record.n}`, call_id: callId, name: 'apply_patch', arguments: JSON.stringify({ input: patch }), status: 'completed' }];
+          ? [
+              {
+                type: 'custom_tool_call',
+                id: `ctc_${record.n}`,
+                call_id: callId,
+                name: 'apply_patch',
+                input: patch,
+                status: 'completed',
+              },
+            ]
+          : [
+              {
+                type: 'function_call',
+                id: `fc_${record.n}`,
+                call_id: callId,
+                name: 'apply_patch',
+                arguments: JSON.stringify({ input: patch }),
+                status: 'completed',
+              },
+            ];
       }
       return [
         {
@@ -112,40 +190,110 @@ export function answerResponses(body, record) {
           id: `msg_${record.n}`,
           role: 'assistant',
           status: 'completed',
-          content: [{ type: 'output_text', text: `I cannot write ${d.step.path}: no file-writing tool was offered.`, annotations: [] }],
+          content: [
+            {
+              type: 'output_text',
+              text: `I cannot write ${d.step.path}: no file-writing tool was offered.`,
+              annotations: [],
+            },
+          ],
         },
       ];
     }
     if (shell === codeMode) {
       const input = d.step.escalate ? escalatingScript(d.command) : execScript(d.command);
       record.toolInput = input;
-      return [{ type: 'custom_tool_call', id: `ctc_${record.n}`, call_id: callId, name: 'exec', input, status: 'completed' }];
+      return [
+        { type: 'custom_tool_call', id: `ctc_${record.n}`, call_id: callId, name: 'exec', input, status: 'completed' },
+      ];
     }
     if (shell.type === 'local_shell') {
       record.toolInput = { command: ['bash', '-lc', d.command] };
-      return [{ type: 'local_shell_call', id: `lsh_${record.n}`, call_id: callId, status: 'completed', action: { type: 'exec', command: ['bash', '-lc', d.command], env: {} } }];
+      return [
+        {
+          type: 'local_shell_call',
+          id: `lsh_${record.n}`,
+          call_id: callId,
+          status: 'completed',
+          action: { type: 'exec', command: ['bash', '-lc', d.command], env: {} },
+        },
+      ];
     }
     const input = shellInput(shell, d.command);
     record.toolInput = input;
-    return [{ type: 'function_call', id: `fc_${record.n}`, call_id: callId, name: shell.name, arguments: JSON.stringify(input), status: 'completed' }];
+    return [
+      {
+        type: 'function_call',
+        id: `fc_${record.n}`,
+        call_id: callId,
+        name: shell.name,
+        arguments: JSON.stringify(input),
+        status: 'completed',
+      },
+    ];
   }
-  return [{ type: 'message', id: `msg_${record.n}`, role: 'assistant', status: 'completed', content: [{ type: 'output_text', text: d.text, annotations: [] }] }];
+  return [
+    {
+      type: 'message',
+      id: `msg_${record.n}`,
+      role: 'assistant',
+      status: 'completed',
+      content: [{ type: 'output_text', text: d.text, annotations: [] }],
+    },
+  ];
 }
 
 export function responseEvents(body, items, n) {
   const id = `resp_${n}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
   const model = body.model ?? 'gpt-fake';
-  const events = [{ event: 'response.created', data: { type: 'response.created', sequence_number: 0, response: { id, object: 'response', model, status: 'in_progress', output: [] } } }];
+  const events = [
+    {
+      event: 'response.created',
+      data: {
+        type: 'response.created',
+        sequence_number: 0,
+        response: { id, object: 'response', model, status: 'in_progress', output: [] },
+      },
+    },
+  ];
   let seq = 1;
   items.forEach((item, output_index) => {
-    events.push({ event: 'response.output_item.added', data: { type: 'response.output_item.added', sequence_number: seq++, output_index, item: { ...item, status: 'in_progress' } } });
+    events.push({
+      event: 'response.output_item.added',
+      data: {
+        type: 'response.output_item.added',
+        sequence_number: seq++,
+        output_index,
+        item: { ...item, status: 'in_progress' },
+      },
+    });
     if (item.type === 'message') {
       const text = item.content[0].text;
-      events.push({ event: 'response.output_text.delta', data: { type: 'response.output_text.delta', sequence_number: seq++, item_id: item.id, output_index, content_index: 0, delta: text } });
+      events.push({
+        event: 'response.output_text.delta',
+        data: {
+          type: 'response.output_text.delta',
+          sequence_number: seq++,
+          item_id: item.id,
+          output_index,
+          content_index: 0,
+          delta: text,
+        },
+      });
     }
-    events.push({ event: 'response.output_item.done', data: { type: 'response.output_item.done', sequence_number: seq++, output_index, item } });
+    events.push({
+      event: 'response.output_item.done',
+      data: { type: 'response.output_item.done', sequence_number: seq++, output_index, item },
+    });
   });
-  events.push({ event: 'response.completed', data: { type: 'response.completed', sequence_number: seq++, response: { id, object: 'response', model, status: 'completed', output: items, usage } } });
+  events.push({
+    event: 'response.completed',
+    data: {
+      type: 'response.completed',
+      sequence_number: seq++,
+      response: { id, object: 'response', model, status: 'completed', output: items, usage },
+    },
+  });
   return events;
 }
 
@@ -155,7 +303,8 @@ export function startResponsesServer(opts = {}) {
     ...opts,
     async handle(req, res, record) {
       const path = (req.url ?? '/').split('?')[0];
-      if (req.method === 'GET' && /\/models$/.test(path)) return sendJson(res, 200, { object: 'list', data: [], models: [] });
+      if (req.method === 'GET' && /\/models$/.test(path))
+        return sendJson(res, 200, { object: 'list', data: [], models: [] });
       if (req.method === 'POST' && /\/responses$/.test(path) && record.body) {
         const items = answerResponses(record.body, record);
         const events = responseEvents(record.body, items, record.n);
@@ -163,7 +312,9 @@ export function startResponsesServer(opts = {}) {
         return sendSse(res, events, { 'x-request-id': `req_${record.n}` });
       }
       record.note = 'not handled';
-      return sendJson(res, 404, { error: { type: 'invalid_request_error', code: 'not_found', message: `no route ${req.method} ${path}` } });
+      return sendJson(res, 404, {
+        error: { type: 'invalid_request_error', code: 'not_found', message: `no route ${req.method} ${path}` },
+      });
     },
   });
 }

@@ -41,14 +41,19 @@ const ORCHESTRATOR = [
   ...TASKS.map((id) => ({ command: `sow agent spawn implementer ${id} --detach` })),
   { command: WAIT, until: waited(TASKS) },
   { command: 'sow agent ps' },
-  { command: `mkdir -p .sow/project/${FEEDBACK_FILE.replace(/\/[^/]+$/, '')} && printf '%s\\n' '# Feedback' 'Say which task this is in the file.' > .sow/project/${FEEDBACK_FILE}` },
+  {
+    command: `mkdir -p .sow/project/${FEEDBACK_FILE.replace(/\/[^/]+$/, '')} && printf '%s\\n' '# Feedback' 'Say which task this is in the file.' > .sow/project/${FEEDBACK_FILE}`,
+  },
   { command: `sow task input add --id ${SENT_BACK} --type feedback --path ${FEEDBACK_FILE}` },
   { command: `sow agent resume ${SENT_BACK} "${RESUME_TEXT}" --detach` },
   ...TASKS.filter((id) => id !== SENT_BACK).map((id) => ({ command: `sow task set --id ${id} status completed` })),
   { command: `sow agent wait ${SENT_BACK} --timeout 3s`, until: waited([SENT_BACK]) },
   { command: `sow task set --id ${SENT_BACK} status completed` },
   { command: 'sow advance' },
-  { command: "mkdir -p .sow/project/review && printf '%s\\n' '# Review 1' 'Every task meets its description. Verdict: pass.' > .sow/project/review/report-1.md" },
+  {
+    command:
+      "mkdir -p .sow/project/review && printf '%s\\n' '# Review 1' 'Every task meets its description. Verdict: pass.' > .sow/project/review/report-1.md",
+  },
   { command: 'sow output add --type review --path review/report-1.md --assessment pass' },
   { command: 'sow output set --index 0 approved true' },
   { command: 'sow advance' },
@@ -79,7 +84,8 @@ function orchestratorNext(messages) {
     if (!step) break;
     if (step.until) {
       if (step.until(result)) at++;
-      else if (failedResult(result) && !STILL.test(result)) return { kind: 'text', text: `STOPPED: \`${step.command}\` failed:\n${result}` };
+      else if (failedResult(result) && !STILL.test(result))
+        return { kind: 'text', text: `STOPPED: \`${step.command}\` failed:\n${result}` };
       else slices.push(step.command);
     } else if (failedResult(result)) return { kind: 'text', text: `STOPPED: \`${step.command}\` failed:\n${result}` };
     else at++;
@@ -105,14 +111,19 @@ function workerNext(messages) {
   const file = `work-${task}.txt`;
   const steps =
     script === 'spawn'
-      ? [`printf 'the work of task ${task}\\n' > ${file} && sow log --file ${file} --action completed_task --result success "wrote ${file}"`, `sow task set --id ${task} status needs_review`]
+      ? [
+          `printf 'the work of task ${task}\\n' > ${file} && sow log --file ${file} --action completed_task --result success "wrote ${file}"`,
+          `sow task set --id ${task} status needs_review`,
+        ]
       : [
           `printf 'the work of task ${task}, as the feedback asked\\n' > ${file} && sow log --file ${file} --action completed_task --result success "addressed the feedback"`,
           `sow task input set --id ${task} --index 0 status addressed`,
           `sow task set --id ${task} status needs_review`,
         ];
   const done = messages.slice(start + 1).reduce((n, m) => n + m.toolResults.length, 0);
-  return done < steps.length ? { kind: 'tool', command: steps[done], n: done, task, script } : { kind: 'text', text: `Task ${task} is ready for review.`, task, script };
+  return done < steps.length
+    ? { kind: 'tool', command: steps[done], n: done, task, script }
+    : { kind: 'text', text: `Task ${task} is ready for review.`, task, script };
 }
 
 /**
@@ -151,10 +162,14 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
         res.end(req.method === 'HEAD' ? undefined : 'ok');
         return;
       }
-      if (req.method === 'POST' && /\/messages\/count_tokens$/.test(path)) return sendJson(res, 200, { input_tokens: 100 });
+      if (req.method === 'POST' && /\/messages\/count_tokens$/.test(path))
+        return sendJson(res, 200, { input_tokens: 100 });
       if (!(req.method === 'POST' && /\/messages$/.test(path) && record.body)) {
         record.note = 'not handled';
-        return sendJson(res, 404, { type: 'error', error: { type: 'not_found_error', message: `no route ${req.method} ${path}` } });
+        return sendJson(res, 404, {
+          type: 'error',
+          error: { type: 'not_found_error', message: `no route ${req.method} ${path}` },
+        });
       }
       const body = record.body;
       const session = req.headers['x-claude-code-session-id'];
@@ -163,7 +178,9 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
       // Distinct numbers per request, so that a sum that missed or doubled one would show.
       const usage = { input: 100 + record.n, output: 10 + (record.n % 7) };
       record.usage = usage;
-      const tools = (body.tools ?? []).filter((t) => t && t.name).map((t) => ({ name: t.name, schema: t.input_schema }));
+      const tools = (body.tools ?? [])
+        .filter((t) => t && t.name)
+        .map((t) => ({ name: t.name, schema: t.input_schema }));
       const shell = shellTool(tools);
       let blocks;
       let stop;
@@ -182,14 +199,26 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
           // The worker's first answer of a run takes a while: the model thinks.
           if (d.n === 0 && d.kind === 'tool' && !r.thought) {
             r.thought = true;
-            if (d.script === 'spawn' && [...workers.values()].filter((x) => x.runs.spawn).length === TASKS.length && !psTaken) {
+            if (
+              d.script === 'spawn' &&
+              [...workers.values()].filter((x) => x.runs.spawn).length === TASKS.length &&
+              !psTaken
+            ) {
               // All three are running: what `sow agent ps` shows now.
               psTaken = sow(['agent', 'ps']).then((p) => (psSnapshot = p));
             }
             await sleep(THINK_MS);
           }
         }
-        if (d.kind === 'tool') blocks = [{ type: 'tool_use', id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`, name: shell.name, input: shellInput(shell, d.command) }];
+        if (d.kind === 'tool')
+          blocks = [
+            {
+              type: 'tool_use',
+              id: `toolu_${randomUUID().replace(/-/g, '').slice(0, 24)}`,
+              name: shell.name,
+              input: shellInput(shell, d.command),
+            },
+          ];
         else blocks = [{ type: 'text', text: d.text }];
         stop = d.kind === 'tool' ? 'tool_use' : 'end_turn';
       }
@@ -203,13 +232,18 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
         workers.set(session, { task: undefined, runs: {}, usage: { ...usage } });
       }
       const model = body.model ?? 'claude-fake';
-      if (body.stream) return sendSse(res, messageStream(model, blocks, stop, usage).events, { 'request-id': `req_${record.n}` });
+      if (body.stream)
+        return sendSse(res, messageStream(model, blocks, stop, usage).events, { 'request-id': `req_${record.n}` });
       return sendJson(res, 200, {
         id: `msg_${record.n}`,
         type: 'message',
         role: 'assistant',
         model,
-        content: blocks.map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'tool_use', id: b.id, name: b.name, input: b.input })),
+        content: blocks.map((b) =>
+          b.type === 'text'
+            ? { type: 'text', text: b.text }
+            : { type: 'tool_use', id: b.id, name: b.name, input: b.input },
+        ),
         stop_reason: stop,
         stop_sequence: null,
         usage: { input_tokens: usage.input, output_tokens: usage.output },
@@ -220,23 +254,31 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
   try {
     const must = async (bin, args) => {
       const r = await run(bin, args, { cwd: repo, env: fullEnv, timeoutMs: 60_000 });
-      if (r.code !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.code}):\n${tail(r.stderr + r.stdout)}`);
+      if (r.code !== 0)
+        throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.code}):\n${tail(r.stderr + r.stdout)}`);
       return r;
     };
     // The repository, sow installed for Claude Code, a standard project with three parallel tasks, a check the person allowed.
     await must('git', ['init', '-q', '-b', 'main']);
     writeFileSync(join(repo, 'check.mjs'), `setTimeout(() => console.log('check ok'), ${CHECK_MS});\n`);
-    writeFileSync(join(repo, 'package.json'), `${JSON.stringify({ name: 'orchestra', private: true, scripts: { test: 'node check.mjs' } }, null, 2)}\n`);
+    writeFileSync(
+      join(repo, 'package.json'),
+      `${JSON.stringify({ name: 'orchestra', private: true, scripts: { test: 'node check.mjs' } }, null, 2)}\n`,
+    );
     await must('git', ['add', '.']);
     await must('git', ['commit', '-q', '-m', 'Initial commit']);
     await must('sow', ['init']);
     await must('sow', ['install', 'claude']);
-    writeFileSync(join(repo, '.sow/config.yaml'), `# written by npm run test:real-agents${toYaml({ checks: [{ name: 'unit', run: 'npm test', when: ['finalize'] }] })}\n`);
+    writeFileSync(
+      join(repo, '.sow/config.yaml'),
+      `# written by npm run test:real-agents${toYaml({ checks: [{ name: 'unit', run: 'npm test', when: ['finalize'] }] })}\n`,
+    );
     await must('git', ['add', '.']);
     await must('git', ['commit', '-q', '-m', 'sow, for Claude Code']);
     await must('sow', ['check', 'allow', '--yes']);
     await must('sow', ['project', 'new', 'orchestra', '--description', 'Three parallel tasks', '--no-planning']);
-    for (const name of ['First part', 'Second part', 'Third part']) await must('sow', ['task', 'add', name, '--agent', 'implementer', '--parallel']);
+    for (const name of ['First part', 'Second part', 'Third part'])
+      await must('sow', ['task', 'add', name, '--agent', 'implementer', '--parallel']);
     await must('sow', ['phase', 'set', 'tasks_approved', 'true']);
     await must('sow', ['advance']);
     const configDir = join(env.XDG_CONFIG_HOME, 'sow');
@@ -255,17 +297,35 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
       BASH_DEFAULT_TIMEOUT_MS: String(BASH_LIMIT_MS),
       BASH_MAX_TIMEOUT_MS: String(BASH_LIMIT_MS),
     };
-    const prompt = 'Carry the sow project in this repository through to its end on your own, following what sow says to do.';
+    const prompt =
+      'Carry the sow project in this repository through to its end on your own, following what sow says to do.';
     log(`  $ claude --print (the orchestrator, session ${orchestratorSession}, Bash limit ${BASH_LIMIT_MS / 1000} s)`);
     const started = Date.now();
-    const orchestrator = await run(claude, ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', orchestratorSession, '--model', 'claude-sonnet-4-5', '--allowedTools', 'Bash'], {
-      cwd: repo,
-      env: claudeEnv,
-      input: prompt,
-      timeoutMs,
-    });
+    const orchestrator = await run(
+      claude,
+      [
+        '--print',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--session-id',
+        orchestratorSession,
+        '--model',
+        'claude-sonnet-4-5',
+        '--allowedTools',
+        'Bash',
+      ],
+      {
+        cwd: repo,
+        env: claudeEnv,
+        input: prompt,
+        timeoutMs,
+      },
+    );
     const wall = (Date.now() - started) / 1000;
-    log(`    → exit ${orchestrator.code}${orchestrator.timedOut ? ' (TIMED OUT, killed)' : ''} in ${wall.toFixed(1)} s`);
+    log(
+      `    → exit ${orchestrator.code}${orchestrator.timedOut ? ' (TIMED OUT, killed)' : ''} in ${wall.toFixed(1)} s`,
+    );
     await psTaken;
 
     // What the orchestrator did, as the model saw it.
@@ -275,19 +335,32 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     const firstText = (first?.messages ?? []).flatMap((m) => m.texts).join('\n');
     if (!first) why.push('the model saw no request from the orchestrator');
     else if (!/ImplementationExecuting/.test(firstText) || !/--detach/.test(firstText))
-      why.push("the orchestrator's first request does not carry sow's state and instructions (the SessionStart hook of sow install claude)");
-    else details.push("the orchestrator's first request carried `sow project continue` (ImplementationExecuting, spawn with --detach) from the SessionStart hook installed by `sow install claude`");
+      why.push(
+        "the orchestrator's first request does not carry sow's state and instructions (the SessionStart hook of sow install claude)",
+      );
+    else
+      details.push(
+        "the orchestrator's first request carried `sow project continue` (ImplementationExecuting, spawn with --detach) from the SessionStart hook installed by `sow install claude`",
+      );
     const asked = orch.filter((r) => r.decision?.kind === 'tool').map((r) => r.decision.command);
     const slices = asked.filter((c) => c.startsWith('sow agent wait')).length;
-    details.push(`the orchestrator ran ${asked.length} commands, ${slices} of them \`sow agent wait … --timeout 3s\` slices`);
+    details.push(
+      `the orchestrator ran ${asked.length} commands, ${slices} of them \`sow agent wait … --timeout 3s\` slices`,
+    );
     const last = orch.at(-1)?.decision;
     if (last?.kind !== 'text' || last.text !== FINAL)
-      why.push(`the orchestrator did not finish its script: ${last?.kind === 'text' ? last.text.split('\n').slice(0, 6).join(' | ') : `its last step was \`${last?.command}\``}`);
+      why.push(
+        `the orchestrator did not finish its script: ${last?.kind === 'text' ? last.text.split('\n').slice(0, 6).join(' | ') : `its last step was \`${last?.command}\``}`,
+      );
     if (slices < 2) why.push(`the orchestrator waited in ${slices} slice(s): its Bash limit never made it wait again`);
     const checkSlices = asked.filter((c) => c === CHECK_WAIT).length;
-    details.push(`the checks (${CHECK_MS / 1000} s, over the ${BASH_LIMIT_MS / 1000} s Bash limit) ran detached, waited for in ${checkSlices} \`${CHECK_WAIT}\` slices`);
-    if (checkSlices < 2) why.push(`the orchestrator waited for the checks in ${checkSlices} slice(s): they should outlast its Bash limit`);
-    if (orchestrator.code !== 0) why.push(`claude (the orchestrator) exited ${orchestrator.code}:\n${tail(orchestrator.stderr, 10)}`);
+    details.push(
+      `the checks (${CHECK_MS / 1000} s, over the ${BASH_LIMIT_MS / 1000} s Bash limit) ran detached, waited for in ${checkSlices} \`${CHECK_WAIT}\` slices`,
+    );
+    if (checkSlices < 2)
+      why.push(`the orchestrator waited for the checks in ${checkSlices} slice(s): they should outlast its Bash limit`);
+    if (orchestrator.code !== 0)
+      why.push(`claude (the orchestrator) exited ${orchestrator.code}:\n${tail(orchestrator.stderr, 10)}`);
 
     // Where the project ended.
     const status = await sow(['project', 'status', '--json']);
@@ -298,7 +371,10 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
       state = undefined;
     }
     const current = state?.state ?? state?.project?.state ?? state?.statechart?.current_state;
-    if (current !== 'FinalizeDelete') why.push(`the project is at ${current ?? '(unreadable)'}, expected FinalizeDelete:\n${tail(status.stdout + status.stderr, 6)}`);
+    if (current !== 'FinalizeDelete')
+      why.push(
+        `the project is at ${current ?? '(unreadable)'}, expected FinalizeDelete:\n${tail(status.stdout + status.stderr, 6)}`,
+      );
     else details.push('the project reached FinalizeDelete');
     const tasks = await sow(['task', 'list', '--json']);
     let rows = [];
@@ -319,26 +395,41 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     } catch {
       t2 = undefined;
     }
-    if (t2?.iteration !== 2) why.push(`task ${SENT_BACK} is at iteration ${t2?.iteration}, expected 2 (sent back once)`);
+    if (t2?.iteration !== 2)
+      why.push(`task ${SENT_BACK} is at iteration ${t2?.iteration}, expected 2 (sent back once)`);
     const fb = t2?.inputs?.find((i) => i.type === 'feedback');
-    if (fb?.metadata?.status !== 'addressed') why.push(`the feedback on task ${SENT_BACK} is ${fb ? (fb.metadata?.status ?? 'without a status') : 'missing'}, expected addressed`);
-    else details.push(`task ${SENT_BACK} was sent back with feedback, resumed in the background (iteration 2), and its worker marked the feedback addressed`);
+    if (fb?.metadata?.status !== 'addressed')
+      why.push(
+        `the feedback on task ${SENT_BACK} is ${fb ? (fb.metadata?.status ?? 'without a status') : 'missing'}, expected addressed`,
+      );
+    else
+      details.push(
+        `task ${SENT_BACK} was sent back with feedback, resumed in the background (iteration 2), and its worker marked the feedback addressed`,
+      );
 
     // The workers: did they overlap?
     const spawnRuns = [...workers.values()].filter((w) => w.runs.spawn).map((w) => ({ task: w.task, ...w.runs.spawn }));
-    if (spawnRuns.length !== TASKS.length) why.push(`the model saw ${spawnRuns.length} worker session(s) start, expected ${TASKS.length}`);
+    if (spawnRuns.length !== TASKS.length)
+      why.push(`the model saw ${spawnRuns.length} worker session(s) start, expected ${TASKS.length}`);
     else {
       const t0 = Math.min(...spawnRuns.map((r) => r.first));
       const span = (Math.max(...spawnRuns.map((r) => r.last)) - t0) / 1000;
       const sum = spawnRuns.reduce((n, r) => n + (r.last - r.first) / 1000, 0);
       const overlap = Math.max(...spawnRuns.map((r) => r.first)) < Math.min(...spawnRuns.map((r) => r.last));
       for (const r of spawnRuns.sort((a, b) => a.first - b.first))
-        details.push(`  worker on ${r.task}: ${((r.first - t0) / 1000).toFixed(1)}–${((r.last - t0) / 1000).toFixed(1)} s (from the first worker's first request to its last answer)`);
-      details.push(`the three workers' runs: ${sum.toFixed(1)} s in all, ${span.toFixed(1)} s from the first start to the last end (each thinks ${THINK_MS / 1000} s first)`);
+        details.push(
+          `  worker on ${r.task}: ${((r.first - t0) / 1000).toFixed(1)}–${((r.last - t0) / 1000).toFixed(1)} s (from the first worker's first request to its last answer)`,
+        );
+      details.push(
+        `the three workers' runs: ${sum.toFixed(1)} s in all, ${span.toFixed(1)} s from the first start to the last end (each thinks ${THINK_MS / 1000} s first)`,
+      );
       if (!overlap) why.push('the workers did not all run at once: one ended before another began');
       else details.push('all three ran at once: each began before any had ended');
     }
-    if (psSnapshot) details.push(`sow agent ps while the three ran (exit ${psSnapshot.code}):\n${psSnapshot.stdout.trimEnd().replace(/^/gm, '      ')}`);
+    if (psSnapshot)
+      details.push(
+        `sow agent ps while the three ran (exit ${psSnapshot.code}):\n${psSnapshot.stdout.trimEnd().replace(/^/gm, '      ')}`,
+      );
     else why.push('no `sow agent ps` snapshot was taken while the workers ran');
 
     // What it cost: sow's ledger against the usage the model reported to the workers.
@@ -349,13 +440,18 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     } catch {
       ledger = undefined;
     }
-    const reported = [...workers.values()].reduce((n, w) => ({ input: n.input + (w.usage?.input ?? 0), output: n.output + (w.usage?.output ?? 0) }), { input: 0, output: 0 });
+    const reported = [...workers.values()].reduce(
+      (n, w) => ({ input: n.input + (w.usage?.input ?? 0), output: n.output + (w.usage?.output ?? 0) }),
+      { input: 0, output: 0 },
+    );
     const total = ledger?.total ?? {};
     details.push(
       `sow cost: ${JSON.stringify(total)}; the model reported to the workers ${reported.input} input and ${reported.output} output tokens over ${server.requests.filter((r) => r.role === 'worker').length} requests`,
     );
     if (total.input_tokens !== reported.input || total.output_tokens !== reported.output)
-      why.push(`sow cost says ${total.input_tokens} in / ${total.output_tokens} out, the model reported ${reported.input} / ${reported.output} to the workers`);
+      why.push(
+        `sow cost says ${total.input_tokens} in / ${total.output_tokens} out, the model reported ${reported.input} / ${reported.output} to the workers`,
+      );
     const costText = await sow(['cost', '--by', 'task']);
     details.push(`sow cost --by task:\n${costText.stdout.trimEnd().replace(/^/gm, '      ')}`);
 
@@ -383,7 +479,9 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
         return true;
       }
     });
-    details.push(`${pids.length} detached runs (three spawns and the resume); still alive after the orchestrator exited: ${alive.length}`);
+    details.push(
+      `${pids.length} detached runs (three spawns and the resume); still alive after the orchestrator exited: ${alive.length}`,
+    );
     if (pids.length !== TASKS.length + 1) why.push(`${pids.length} supervisors ran, expected ${TASKS.length + 1}`);
     if (alive.length) {
       // What each still is (a zombie waits for its parent; anything else still runs), and what it is running.

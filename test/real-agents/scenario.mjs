@@ -27,7 +27,14 @@ export const GIT_ENV = {
 
 /** JSON strings are valid YAML double-quoted scalars, so this YAML is exact for any value. */
 export function toYaml(value, indent = '') {
-  if (Array.isArray(value)) return value.length ? value.map((v) => `\n${indent}- ${typeof v === 'object' ? toYaml(v, `${indent}  `).trimStart() : JSON.stringify(v)}`).join('') : ' []';
+  if (Array.isArray(value))
+    return value.length
+      ? value
+          .map(
+            (v) => `\n${indent}- ${typeof v === 'object' ? toYaml(v, `${indent}  `).trimStart() : JSON.stringify(v)}`,
+          )
+          .join('')
+      : ' []';
   if (value && typeof value === 'object') {
     return Object.entries(value)
       .map(([k, v]) => {
@@ -59,7 +66,8 @@ export function stepsIn(repo, env, log) {
   };
   const must = async (bin, args) => {
     const r = await step(`${bin} ${args.join(' ')}`, bin, args);
-    if (r.code !== 0) throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.code}):\n${tail(r.stderr + r.stdout)}`);
+    if (r.code !== 0)
+      throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.code}):\n${tail(r.stderr + r.stdout)}`);
     return r;
   };
   return { step, must };
@@ -80,7 +88,10 @@ export async function executingRepo(must) {
 export function bindImplementer(env, name, executor) {
   const configFile = join(env.XDG_CONFIG_HOME, 'sow', 'config.yaml');
   mkdirSync(join(env.XDG_CONFIG_HOME, 'sow'), { recursive: true });
-  writeFileSync(configFile, `# written by npm run test:real-agents${toYaml({ agents: { executors: { [name]: executor }, bindings: { implementer: name } } })}\n`);
+  writeFileSync(
+    configFile,
+    `# written by npm run test:real-agents${toYaml({ agents: { executors: { [name]: executor }, bindings: { implementer: name } } })}\n`,
+  );
   return configFile;
 }
 
@@ -100,7 +111,12 @@ export async function runScenario(opts) {
   mkdirSync(repo, { recursive: true });
   const fullEnv = { ...env, ...GIT_ENV };
   const details = [];
-  const result = { spawn: { ok: false, why: [] }, resume: { ok: false, why: [] }, ...(safe ? { safe: { ok: false, why: [], notes: [] } } : {}), details };
+  const result = {
+    spawn: { ok: false, why: [] },
+    resume: { ok: false, why: [] },
+    ...(safe ? { safe: { ok: false, why: [], notes: [] } } : {}),
+    details,
+  };
   const { step, must } = stepsIn(repo, fullEnv, log);
   // The repository and the project; the sow configuration.
   await executingRepo(must);
@@ -119,8 +135,14 @@ export async function runScenario(opts) {
   };
   if (plan) {
     writeFileSync(join(repo, 'check.mjs'), CHECK_SCRIPT);
-    writeFileSync(join(repo, 'package.json'), `${JSON.stringify({ name: 'demo', private: true, scripts: { test: 'node check.mjs' } }, null, 2)}\n`);
-    writeFileSync(join(repo, '.sow/config.yaml'), `# written by npm run test:real-agents${toYaml({ checks: [{ name: 'unit', run: plan.check, when: ['task_complete'] }] })}\n`);
+    writeFileSync(
+      join(repo, 'package.json'),
+      `${JSON.stringify({ name: 'demo', private: true, scripts: { test: 'node check.mjs' } }, null, 2)}\n`,
+    );
+    writeFileSync(
+      join(repo, '.sow/config.yaml'),
+      `# written by npm run test:real-agents${toYaml({ checks: [{ name: 'unit', run: plan.check, when: ['task_complete'] }] })}\n`,
+    );
     await must('git', ['add', 'check.mjs', 'package.json', '.sow/config.yaml']);
     await must('git', ['commit', '-q', '-m', 'A check']);
     // The person allows it on this machine; until then sow would neither run it nor grant it to the worker.
@@ -128,7 +150,11 @@ export async function runScenario(opts) {
   }
 
   const task = async () => {
-    const r = await run('sow', ['task', 'get', '--id', '010', '--json'], { cwd: repo, env: fullEnv, timeoutMs: 30_000 });
+    const r = await run('sow', ['task', 'get', '--id', '010', '--json'], {
+      cwd: repo,
+      env: fullEnv,
+      timeoutMs: 30_000,
+    });
     try {
       return JSON.parse(r.stdout).data;
     } catch {
@@ -161,8 +187,20 @@ export async function runScenario(opts) {
 
   // ---- spawn
   const before = server.requests.length;
-  const spawnArgs = ['agent', 'spawn', 'implementer', '010', '--verbose', ...(plan ? ['--json', '--prompt', safePrompt(plan)] : [])];
-  const spawn = await step(`sow agent spawn implementer 010 --verbose${plan ? ' --json --prompt <safe-profile script>' : ''}`, 'sow', spawnArgs, { timeout: timeoutMs });
+  const spawnArgs = [
+    'agent',
+    'spawn',
+    'implementer',
+    '010',
+    '--verbose',
+    ...(plan ? ['--json', '--prompt', safePrompt(plan)] : []),
+  ];
+  const spawn = await step(
+    `sow agent spawn implementer 010 --verbose${plan ? ' --json --prompt <safe-profile script>' : ''}`,
+    'sow',
+    spawnArgs,
+    { timeout: timeoutMs },
+  );
   const verboseLines = (r) =>
     stripAnsi(r.stderr)
       .split('\n')
@@ -174,26 +212,40 @@ export async function runScenario(opts) {
   const why = result.spawn.why;
   if (spawn.timedOut) why.push(`sow agent spawn timed out after ${timeoutMs / 1000} s (killed)`);
   else if (spawn.code !== 0) why.push(`sow agent spawn exited ${spawn.code}`);
-  if (afterSpawn?.status !== 'needs_review') why.push(`task status is ${afterSpawn?.status ?? '(unreadable)'}, expected needs_review`);
+  if (afterSpawn?.status !== 'needs_review')
+    why.push(`task status is ${afterSpawn?.status ?? '(unreadable)'}, expected needs_review`);
   if (!afterSpawn?.session_id) why.push('no session_id recorded on the task');
-  else if (!eventsCarry('spawn', afterSpawn.session_id)) why.push(`the CLI's events never mention the recorded session id ${afterSpawn.session_id}`);
+  else if (!eventsCarry('spawn', afterSpawn.session_id))
+    why.push(`the CLI's events never mention the recorded session id ${afterSpawn.session_id}`);
   const noShell = (from) => server.requests.slice(from).find((r) => r.note?.startsWith('no shell tool'));
-  if (!spawnReqs.length) why.push(noShell(before) ? `the CLI offered the model no shell tool, so the worker cannot run sow (${noShell(before).note})` : 'the endpoint saw no main-loop request');
+  if (!spawnReqs.length)
+    why.push(
+      noShell(before)
+        ? `the CLI offered the model no shell tool, so the worker cannot run sow (${noShell(before).note})`
+        : 'the endpoint saw no main-loop request',
+    );
   else {
     const toolResults = spawnReqs.some((r) => r.messages?.some((m) => m.toolResults.length));
     if (!toolResults) why.push('no request carried a tool result');
     const seen = [...new Set(spawnReqs.map((r) => sessionOf?.(r)).filter(Boolean))];
     if (sessionOf) {
       if (seen.length !== 1) why.push(`requests carried session ids ${JSON.stringify(seen)}, expected exactly one`);
-      else if (seen[0] !== afterSpawn?.session_id) why.push(`endpoint saw session ${seen[0]}, sow recorded ${afterSpawn?.session_id}`);
+      else if (seen[0] !== afterSpawn?.session_id)
+        why.push(`endpoint saw session ${seen[0]}, sow recorded ${afterSpawn?.session_id}`);
       else details.push(`spawn: session id ${seen[0]} recorded by sow = the one the endpoint saw`);
-    } else details.push(`spawn: session id ${afterSpawn?.session_id ?? '(none)'} recorded by sow = the one in the CLI's events (the CLI sends none to the endpoint)`);
+    } else
+      details.push(
+        `spawn: session id ${afterSpawn?.session_id ?? '(none)'} recorded by sow = the one in the CLI's events (the CLI sends none to the endpoint)`,
+      );
   }
   const model = executor.settings?.model?.split('/').at(-1);
   const modelCheck = (reqs, kind, list) => {
     if (!model || !reqs.length) return;
     const models = [...new Set(reqs.map((r) => r.model))];
-    if (models.length !== 1 || models[0] !== model) list.push(`${kind} requests asked for model(s) ${JSON.stringify(models)}, sow was configured with ${executor.settings.model}`);
+    if (models.length !== 1 || models[0] !== model)
+      list.push(
+        `${kind} requests asked for model(s) ${JSON.stringify(models)}, sow was configured with ${executor.settings.model}`,
+      );
     else details.push(`${kind}: the configured model ${executor.settings.model} reached the endpoint`);
   };
   modelCheck(spawnReqs, 'spawn', why);
@@ -206,33 +258,53 @@ export async function runScenario(opts) {
     result.resume.why.push('not run: spawn failed');
     return result;
   }
-  details.push(`spawn: ${spawnReqs.length} main-loop request(s), ${server.requests.length - before} in all; task 010 → needs_review in ${(spawn.ms / 1000).toFixed(1)} s`);
+  details.push(
+    `spawn: ${spawnReqs.length} main-loop request(s), ${server.requests.length - before} in all; task 010 → needs_review in ${(spawn.ms / 1000).toFixed(1)} s`,
+  );
 
   // ---- resume
   const mid = server.requests.length;
-  const resume = await step(`sow agent resume 010 "${RESUME_MARKER}" --verbose`, 'sow', ['agent', 'resume', '010', RESUME_MARKER, '--verbose'], { timeout: timeoutMs });
+  const resume = await step(
+    `sow agent resume 010 "${RESUME_MARKER}" --verbose`,
+    'sow',
+    ['agent', 'resume', '010', RESUME_MARKER, '--verbose'],
+    { timeout: timeoutMs },
+  );
   for (const l of verboseLines(resume)) details.push(`resume ${l}`);
   const afterResume = await task();
   const resumeReqs = mainRequests(mid);
   const rwhy = result.resume.why;
   if (resume.timedOut) rwhy.push(`sow agent resume timed out after ${timeoutMs / 1000} s (killed)`);
   else if (resume.code !== 0) rwhy.push(`sow agent resume exited ${resume.code}`);
-  if (afterResume?.status !== 'needs_review') rwhy.push(`task status is ${afterResume?.status ?? '(unreadable)'}, expected needs_review`);
+  if (afterResume?.status !== 'needs_review')
+    rwhy.push(`task status is ${afterResume?.status ?? '(unreadable)'}, expected needs_review`);
   if (afterResume?.iteration !== 2) rwhy.push(`task iteration is ${afterResume?.iteration}, expected 2`);
-  if (afterResume?.session_id !== afterSpawn.session_id) rwhy.push(`session_id changed from ${afterSpawn.session_id} to ${afterResume?.session_id}`);
-  if (!eventsCarry('resume', afterSpawn.session_id)) rwhy.push(`the resumed CLI's events never mention session ${afterSpawn.session_id}`);
+  if (afterResume?.session_id !== afterSpawn.session_id)
+    rwhy.push(`session_id changed from ${afterSpawn.session_id} to ${afterResume?.session_id}`);
+  if (!eventsCarry('resume', afterSpawn.session_id))
+    rwhy.push(`the resumed CLI's events never mention session ${afterSpawn.session_id}`);
   const logFile = join(repo, '.sow/project/phases/implementation/tasks/010/log.md');
   const logText = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
-  if (!/completed_task/.test(logText) || !/hello/.test(logText)) rwhy.push('log.md has no completed_task entry with "hello"');
-  if (!resumeReqs.length) rwhy.push(noShell(mid) ? `the CLI offered the model no shell tool, so the worker cannot run sow (${noShell(mid).note})` : 'the endpoint saw no main-loop request');
+  if (!/completed_task/.test(logText) || !/hello/.test(logText))
+    rwhy.push('log.md has no completed_task entry with "hello"');
+  if (!resumeReqs.length)
+    rwhy.push(
+      noShell(mid)
+        ? `the CLI offered the model no shell tool, so the worker cannot run sow (${noShell(mid).note})`
+        : 'the endpoint saw no main-loop request',
+    );
   else {
     const first = resumeReqs[0];
     const history = first.messages ?? [];
-    const earlierCall = history.some((m) => m.toolCalls.some((c) => JSON.stringify(c.input ?? '').includes(SPAWN_COMMANDS[0])));
+    const earlierCall = history.some((m) =>
+      m.toolCalls.some((c) => JSON.stringify(c.input ?? '').includes(SPAWN_COMMANDS[0])),
+    );
     const earlierFinal = history.some((m) => m.role === 'assistant' && m.texts.some((t) => t.includes(FINAL_TEXT)));
     const earlierPrompt = history.some((m) => m.role === 'user' && m.texts.some((t) => t.includes('Task 010')));
     if (!(earlierCall && earlierPrompt))
-      rwhy.push(`the first resume request does not carry the earlier conversation (spawn prompt: ${earlierPrompt}, earlier tool call: ${earlierCall}, earlier final text: ${earlierFinal})`);
+      rwhy.push(
+        `the first resume request does not carry the earlier conversation (spawn prompt: ${earlierPrompt}, earlier tool call: ${earlierCall}, earlier final text: ${earlierFinal})`,
+      );
     else
       details.push(
         `resume: the first resumed request carries the earlier conversation (spawn prompt, the earlier \`${SPAWN_COMMANDS[0]}\` call${earlierFinal ? ', the earlier final answer' : ''}; ${history.length} messages)`,
@@ -241,7 +313,8 @@ export async function runScenario(opts) {
     for (const c of RESUME_COMMANDS) if (!commandsRun.includes(c)) rwhy.push(`the model never got to ask for \`${c}\``);
     if (sessionOf) {
       const seen = [...new Set(resumeReqs.map((r) => sessionOf(r)).filter(Boolean))];
-      if (seen.length !== 1 || seen[0] !== afterSpawn.session_id) rwhy.push(`resume requests carried session ids ${JSON.stringify(seen)}, expected [${afterSpawn.session_id}]`);
+      if (seen.length !== 1 || seen[0] !== afterSpawn.session_id)
+        rwhy.push(`resume requests carried session ids ${JSON.stringify(seen)}, expected [${afterSpawn.session_id}]`);
       else details.push(`resume: requests carry the same session id ${seen[0]}`);
     } else details.push(`resume: the CLI's events carry the same session id ${afterSpawn.session_id}`);
   }
@@ -267,7 +340,10 @@ function checkSafe(safe, { plan, repo, spawn, spawnReqs, afterSpawn, cli, detail
   const written = existsSync(plan.file) ? readFileSync(plan.file, 'utf8') : undefined;
   if (!editReq) why.push('(a) the model never got to ask for the edit');
   else if (!editReq.editTool) why.push(`(a) ${editReq.note || 'the CLI offered no file-writing tool'}`);
-  else if (written !== plan.text) why.push(`(a) ${plan.relFile} ${written === undefined ? 'was not written' : `has ${JSON.stringify(written)}`} after the ${editReq.editTool} call`);
+  else if (written !== plan.text)
+    why.push(
+      `(a) ${plan.relFile} ${written === undefined ? 'was not written' : `has ${JSON.stringify(written)}`} after the ${editReq.editTool} call`,
+    );
   else details.push(`safe (a): ${plan.relFile} written by the CLI's own ${editReq.editTool} tool`);
   // (b) the check
   const checkReq = spawnReqs.find((r) => r.decision?.kind === 'tool' && r.decision.command === plan.check);
@@ -285,11 +361,16 @@ function checkSafe(safe, { plan, repo, spawn, spawnReqs, afterSpawn, cli, detail
   const denials = data?.denials ?? [];
   const named = denials.find((d) => d.input?.includes(outside));
   const unnamed = denials.find((d) => d.kind === 'command' && d.input === null);
-  if (!spawnReqs.some((r) => r.decision?.kind === 'tool' && r.decision.command === plan.forbidden)) why.push('(c) the model never got to ask for the refused command');
+  if (!spawnReqs.some((r) => r.decision?.kind === 'tool' && r.decision.command === plan.forbidden))
+    why.push('(c) the model never got to ask for the refused command');
   else if (existsSync(outside)) why.push(`(c) \`${plan.forbidden}\` was NOT refused: ${outside} exists`);
   else if (!data) why.push('(c) sow printed no JSON result');
-  else if (!named && !unnamed) why.push(`(c) the command was refused (no ${outside}) but sow reported no denial (denials: ${JSON.stringify(denials)})`);
-  else if (!/refused/.test(stripAnsi(spawn.stderr))) why.push('(c) the JSON result lists the denial but stderr says nothing');
+  else if (!named && !unnamed)
+    why.push(
+      `(c) the command was refused (no ${outside}) but sow reported no denial (denials: ${JSON.stringify(denials)})`,
+    );
+  else if (!/refused/.test(stripAnsi(spawn.stderr)))
+    why.push('(c) the JSON result lists the denial but stderr says nothing');
   else {
     details.push(`safe (c): refused, and sow reported ${JSON.stringify(named ?? unnamed)}`);
     if (!named) safe.notes.push(`${cli} names no command`);
@@ -299,7 +380,8 @@ function checkSafe(safe, { plan, repo, spawn, spawnReqs, afterSpawn, cli, detail
     for (const l of advice) details.push(`  sow said: ${l.trim()}`);
   }
   // (d) reported back after the refusal
-  if (afterSpawn?.status !== 'needs_review') why.push(`(d) task status is ${afterSpawn?.status ?? '(unreadable)'} after the refusal, expected needs_review`);
+  if (afterSpawn?.status !== 'needs_review')
+    why.push(`(d) task status is ${afterSpawn?.status ?? '(unreadable)'} after the refusal, expected needs_review`);
   else details.push('safe (d): the worker reported back (sow task set --id 010 status needs_review) after the refusal');
   safe.ok = why.length === 0;
 }

@@ -23,7 +23,15 @@ export async function startServer({ name, handle, onUpgrade, maxRequests = 150, 
       } catch {
         body = undefined;
       }
-      const record = { n: requests.length + 1, at: new Date().toISOString(), method: req.method, url: req.url, headers: req.headers, body, note: '' };
+      const record = {
+        n: requests.length + 1,
+        at: new Date().toISOString(),
+        method: req.method,
+        url: req.url,
+        headers: req.headers,
+        body,
+        note: '',
+      };
       requests.push(record);
       const finish = () => {
         if (logFile) {
@@ -34,7 +42,11 @@ export async function startServer({ name, handle, onUpgrade, maxRequests = 150, 
       if (requests.length > maxRequests) {
         record.note = 'over the request limit';
         res.writeHead(503, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ error: { type: 'overloaded_error', message: `${name}: request limit ${maxRequests} reached` } }));
+        res.end(
+          JSON.stringify({
+            error: { type: 'overloaded_error', message: `${name}: request limit ${maxRequests} reached` },
+          }),
+        );
         finish();
         return;
       }
@@ -53,7 +65,15 @@ export async function startServer({ name, handle, onUpgrade, maxRequests = 150, 
     s.on('close', () => sockets.delete(s));
   });
   server.on('upgrade', (req, socket, head) => {
-    const record = { n: requests.length + 1, at: new Date().toISOString(), method: req.method, url: req.url, headers: req.headers, upgrade: true, note: '' };
+    const record = {
+      n: requests.length + 1,
+      at: new Date().toISOString(),
+      method: req.method,
+      url: req.url,
+      headers: req.headers,
+      upgrade: true,
+      note: '',
+    };
     requests.push(record);
     if (logFile) appendFileSync(logFile, `${JSON.stringify(record)}\n`);
     if (onUpgrade && requests.length <= maxRequests) onUpgrade(req, socket, head, record);
@@ -88,7 +108,12 @@ export function sendJson(res, status, obj, headers = {}) {
 
 /** Writes Server-Sent Events: [{ event?, data }] (data objects are JSON-encoded). */
 export function sendSse(res, events, headers = {}) {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', ...headers });
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...headers,
+  });
   for (const e of events) {
     const data = typeof e.data === 'string' ? e.data : JSON.stringify(e.data);
     res.write(`${e.event ? `event: ${e.event}\n` : ''}data: ${data}\n\n`);

@@ -33,7 +33,11 @@ export const SETUPS = {
       return {
         // OPENAI_BASE_URL is not honoured; the base URL goes in as a config override.
         env: { CODEX_API_KEY: 'test' },
-        executor: { type: 'codex', settings: { yolo_mode: yolo, model: 'gpt-6.1-sol' }, custom_args: ['-c', `openai_base_url="${server.url}/v1"`] },
+        executor: {
+          type: 'codex',
+          settings: { yolo_mode: yolo, model: 'gpt-6.1-sol' },
+          custom_args: ['-c', `openai_base_url="${server.url}/v1"`],
+        },
       };
     },
     sessionOf: (r) => r.headers['thread-id'] ?? r.headers['session-id'],
@@ -65,7 +69,11 @@ export const SETUPS = {
     async prepare({ server, yolo }) {
       return {
         env: {
-          OPENCODE_CONFIG_CONTENT: JSON.stringify({ autoupdate: false, share: 'disabled', provider: { anthropic: { options: { baseURL: `${server.url}/v1` } } } }),
+          OPENCODE_CONFIG_CONTENT: JSON.stringify({
+            autoupdate: false,
+            share: 'disabled',
+            provider: { anthropic: { options: { baseURL: `${server.url}/v1` } } },
+          }),
           ANTHROPIC_API_KEY: 'test',
           OPENCODE_DISABLE_MODELS_FETCH: 'true',
         },
@@ -87,7 +95,11 @@ export const SETUPS = {
       return {
         env: { GEMINI_API_KEY: 'test', GOOGLE_GEMINI_BASE_URL: server.url },
         // A new folder is untrusted: without --skip-trust gemini exits 55.
-        executor: { type: 'gemini', settings: { yolo_mode: yolo, model: 'gemini-2.5-flash' }, custom_args: ['--skip-trust'] },
+        executor: {
+          type: 'gemini',
+          settings: { yolo_mode: yolo, model: 'gemini-2.5-flash' },
+          custom_args: ['--skip-trust'],
+        },
       };
     },
   },

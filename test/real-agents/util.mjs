@@ -60,7 +60,15 @@ export function run(binary, args, { cwd, env, input, timeoutMs = 120_000, maxOut
     child.on('error', (err) => {
       clearTimeout(timer);
       process.off('exit', onExit);
-      resolve({ code: null, signal: null, stdout, stderr: `${stderr}${err.message}`, timedOut, ms: Date.now() - started, error: err });
+      resolve({
+        code: null,
+        signal: null,
+        stdout,
+        stderr: `${stderr}${err.message}`,
+        timedOut,
+        ms: Date.now() - started,
+        error: err,
+      });
     });
     child.on('close', (code, signal) => {
       clearTimeout(timer);

@@ -20,11 +20,24 @@
  * ignores TERM (Gemini CLI, relaunched by its own wrapper), and neither exits when its stdin closes.
  */
 import { spawn } from 'node:child_process';
-import type { AnyMessage, LoadSessionResponse, NewSessionRequest, NewSessionResponse, PromptRequest, PromptResponse } from '@agentclientprotocol/sdk';
+import type {
+  AnyMessage,
+  LoadSessionResponse,
+  NewSessionRequest,
+  NewSessionResponse,
+  PromptRequest,
+  PromptResponse,
+} from '@agentclientprotocol/sdk';
 // A static import: the build turns it into a require of dist/acp-sdk.cjs, run when this module is first loaded (only over ACP).
 import { client, methods, PROTOCOL_VERSION } from './sdk.js';
 import { followStderr, lineSplitter } from '../process-runner.js';
-import { decidePermission, optionFor, type AskedToolCall, type PermissionDecision, type PermissionPolicy } from '../../domain/acp-permissions.js';
+import {
+  decidePermission,
+  optionFor,
+  type AskedToolCall,
+  type PermissionDecision,
+  type PermissionPolicy,
+} from '../../domain/acp-permissions.js';
 
 export interface McpServerStdio {
   name: string;
@@ -98,7 +111,12 @@ const MAX_LINE = 16 * 1024 * 1024;
 type Message = AnyMessage;
 
 export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
-  const child = spawn(req.binary, [...req.args], { cwd: req.cwd, env: { ...req.env }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  const child = spawn(req.binary, [...req.args], {
+    cwd: req.cwd,
+    env: { ...req.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
+  });
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once('close', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
@@ -208,7 +226,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       const decision = decidePermission(call, req.policy);
       req.onPermission(call, decision);
       const optionId = optionFor(params.options ?? [], decision.allow);
-      return optionId ? { outcome: { outcome: 'selected' as const, optionId } } : { outcome: { outcome: 'cancelled' as const } };
+      return optionId
+        ? { outcome: { outcome: 'selected' as const, optionId } }
+        : { outcome: { outcome: 'cancelled' as const } };
     })
     .onNotification(methods.client.session.update, ({ params }) => {
       // Only the session sow opened: updates about another are not this worker's.
@@ -233,10 +253,14 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     });
     /** The configured model, through the session's model option; said when the agent offers no such choice. */
     const chooseModel = async (opened: NewSessionResponse, model: string) => {
-      const option = (opened.configOptions ?? []).find((o) => o.type === 'select' && (o.category === 'model' || o.id === 'model'));
+      const option = (opened.configOptions ?? []).find(
+        (o) => o.type === 'select' && (o.category === 'model' || o.id === 'model'),
+      );
       if (!option || option.type !== 'select') return;
       if (option.currentValue === model) return;
-      const flat = (option.options as ({ value: string; name: string } | { options: { value: string; name: string }[] })[]).flatMap((o) => ('options' in o ? o.options : [o]));
+      const flat = (
+        option.options as ({ value: string; name: string } | { options: { value: string; name: string }[] })[]
+      ).flatMap((o) => ('options' in o ? o.options : [o]));
       const match = flat.find((o) => o.value === model || o.name === model || o.value.split('/').at(-1) === model);
       if (!match) {
         req.onNote?.(
@@ -247,34 +271,56 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         );
         return;
       }
-      await agent.request(methods.agent.session.setConfigOption, { sessionId: opened.sessionId, configId: option.id, value: match.value });
+      await agent.request(methods.agent.session.setConfigOption, {
+        sessionId: opened.sessionId,
+        configId: option.id,
+        value: match.value,
+      });
     };
     /**
      * A session sow prompts must ask before it acts: a mode that does not (Claude Code's
      * bypassPermissions or acceptEdits, set by the repository's own settings) is switched to one
      * that does, each config option to the value it must have; what cannot be switched is not prompted.
      */
-    const keepAsking = async (opened: Pick<NewSessionResponse, 'modes' | 'configOptions'>, id: string): Promise<boolean> => {
+    const keepAsking = async (
+      opened: Pick<NewSessionResponse, 'modes' | 'configOptions'>,
+      id: string,
+    ): Promise<boolean> => {
       const want = req.modes;
       if (!want) return true;
       const options = opened.configOptions ?? [];
       const modeOption = options.find((o) => o.type === 'select' && (o.category === 'mode' || o.id === 'mode'));
-      const current = opened.modes?.currentModeId ?? (modeOption && typeof modeOption.currentValue === 'string' ? modeOption.currentValue : undefined);
+      const current =
+        opened.modes?.currentModeId ??
+        (modeOption && typeof modeOption.currentValue === 'string' ? modeOption.currentValue : undefined);
       if (current !== undefined && !want.asks.includes(current)) {
         const offered = opened.modes ? opened.modes.availableModes.map((m) => m.id) : valuesOf(modeOption);
         const target = want.asks.find((m) => offered.includes(m));
         if (target === undefined) {
-          outcome.notAsking = { mode: current, why: `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does (${offered.join(', ') || 'none'})` };
+          outcome.notAsking = {
+            mode: current,
+            why: `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does (${offered.join(', ') || 'none'})`,
+          };
           return false;
         }
         try {
           if (opened.modes) await agent.request(methods.agent.session.setMode, { sessionId: id, modeId: target });
-          else await agent.request(methods.agent.session.setConfigOption, { sessionId: id, configId: modeOption!.id, value: target });
+          else
+            await agent.request(methods.agent.session.setConfigOption, {
+              sessionId: id,
+              configId: modeOption!.id,
+              value: target,
+            });
         } catch (err) {
-          outcome.notAsking = { mode: current, why: `it opened the session in mode '${current}', which does not ask sow, and refused to switch to '${target}': ${errorText(err)}` };
+          outcome.notAsking = {
+            mode: current,
+            why: `it opened the session in mode '${current}', which does not ask sow, and refused to switch to '${target}': ${errorText(err)}`,
+          };
           return false;
         }
-        req.onNote?.(`the agent opened the session in mode '${current}', which does not ask sow before it acts; sow switched it to '${target}'`);
+        req.onNote?.(
+          `the agent opened the session in mode '${current}', which does not ask sow before it acts; sow switched it to '${target}'`,
+        );
       }
       for (const [configId, value] of Object.entries(want.options ?? {})) {
         const option = options.find((o) => o.id === configId);
@@ -288,7 +334,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
           };
           return false;
         }
-        req.onNote?.(`the agent opened the session with ${configId} '${String(option.currentValue)}'; sow set it to '${value}'`);
+        req.onNote?.(
+          `the agent opened the session with ${configId} '${String(option.currentValue)}'; sow set it to '${value}'`,
+        );
       }
       watching = true;
       return true;
@@ -301,14 +349,25 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         return;
       }
       try {
-        opened = (await agent.request<LoadSessionResponse>(methods.agent.session.load, { sessionId: req.load, cwd: req.cwd, mcpServers: req.mcpServers, ...meta })) ?? {};
+        opened =
+          (await agent.request<LoadSessionResponse>(methods.agent.session.load, {
+            sessionId: req.load,
+            cwd: req.cwd,
+            mcpServers: req.mcpServers,
+            ...meta,
+          })) ?? {};
       } catch (err) {
         outcome.loadFailed = errorText(err);
         return;
       }
       sessionId = req.load;
     } else {
-      const open = () => agent.request<NewSessionResponse, NewSessionRequest>(methods.agent.session.new, { cwd: req.cwd, mcpServers: req.mcpServers, ...meta });
+      const open = () =>
+        agent.request<NewSessionResponse, NewSessionRequest>(methods.agent.session.new, {
+          cwd: req.cwd,
+          mcpServers: req.mcpServers,
+          ...meta,
+        });
       let created: NewSessionResponse;
       try {
         created = await open();
@@ -342,7 +401,10 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       setTimeout(end, GRACE_MS).unref();
     };
     if (interrupted) cancel();
-    const answer = await agent.request<PromptResponse, PromptRequest>(methods.agent.session.prompt, { sessionId: id, prompt: [{ type: 'text', text: req.prompt }] });
+    const answer = await agent.request<PromptResponse, PromptRequest>(methods.agent.session.prompt, {
+      sessionId: id,
+      prompt: [{ type: 'text', text: req.prompt }],
+    });
     outcome.stopReason = answer.stopReason;
     // Copilot, opencode and Claude Code's adapter tell the turn's tokens in the answer (a field of the unstable protocol).
     const usage = (answer as { usage?: { inputTokens?: unknown; outputTokens?: unknown } }).usage;
@@ -350,7 +412,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     if (usage && typeof usage === 'object') {
       const input = count(usage.inputTokens);
       const output = count(usage.outputTokens);
-      if (input !== undefined || output !== undefined) outcome.tokens = { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) };
+      if (input !== undefined || output !== undefined)
+        outcome.tokens = { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) };
     }
   });
   // The agent may go away at any point: then the request it did not answer fails.
@@ -361,7 +424,12 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     ),
     exited.then(() => 'the agent exited before it answered'),
   ]);
-  if (done !== undefined && outcome.stopReason === undefined && outcome.loadFailed === undefined && outcome.notAsking === undefined)
+  if (
+    done !== undefined &&
+    outcome.stopReason === undefined &&
+    outcome.loadFailed === undefined &&
+    outcome.notAsking === undefined
+  )
     outcome.failure = tooLong ? `the agent wrote a line of more than ${MAX_LINE} bytes` : done;
   // Finished (or failed): the agent's stdin is closed, and it has a moment to exit on its own.
   try {
@@ -384,18 +452,27 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
 /** The values a select config option offers (grouped or not). */
 function valuesOf(option: { type: string; options?: unknown } | undefined): string[] {
   if (!option || option.type !== 'select' || !Array.isArray(option.options)) return [];
-  return (option.options as ({ value: string } | { options: { value: string }[] })[]).flatMap((o) => ('options' in o ? o.options : [o])).map((o) => o.value);
+  return (option.options as ({ value: string } | { options: { value: string }[] })[])
+    .flatMap((o) => ('options' in o ? o.options : [o]))
+    .map((o) => o.value);
 }
 
 /** Whether an update shows the session left the modes (or option values) that ask: what it went to. */
-function notAsking(want: NonNullable<AcpRunRequest['modes']>, mode: unknown, configOptions: unknown): { mode: string; what: string } | undefined {
+function notAsking(
+  want: NonNullable<AcpRunRequest['modes']>,
+  mode: unknown,
+  configOptions: unknown,
+): { mode: string; what: string } | undefined {
   if (typeof mode === 'string' && !want.asks.includes(mode)) return { mode, what: `mode '${mode}'` };
   if (!Array.isArray(configOptions)) return undefined;
   for (const o of configOptions as { id?: unknown; category?: unknown; type?: unknown; currentValue?: unknown }[]) {
     if (typeof o?.currentValue !== 'string' || o.type !== 'select') continue;
-    if ((o.category === 'mode' || o.id === 'mode') && !want.asks.includes(o.currentValue)) return { mode: o.currentValue, what: `mode '${o.currentValue}'` };
-    const must = typeof o.id === 'string' && want.options && Object.hasOwn(want.options, o.id) ? want.options[o.id] : undefined;
-    if (must !== undefined && o.currentValue !== must) return { mode: `${String(o.id)}: ${o.currentValue}`, what: `${String(o.id)} '${o.currentValue}'` };
+    if ((o.category === 'mode' || o.id === 'mode') && !want.asks.includes(o.currentValue))
+      return { mode: o.currentValue, what: `mode '${o.currentValue}'` };
+    const must =
+      typeof o.id === 'string' && want.options && Object.hasOwn(want.options, o.id) ? want.options[o.id] : undefined;
+    if (must !== undefined && o.currentValue !== must)
+      return { mode: `${String(o.id)}: ${o.currentValue}`, what: `${String(o.id)} '${o.currentValue}'` };
   }
   return undefined;
 }
@@ -404,7 +481,8 @@ function errorText(err: unknown): string {
   if (err && typeof err === 'object') {
     const e = err as { message?: unknown; code?: unknown; data?: unknown };
     const data = e.data !== undefined ? ` (${typeof e.data === 'string' ? e.data : JSON.stringify(e.data)})` : '';
-    if (typeof e.message === 'string') return `${e.message}${typeof e.code === 'number' ? ` [${e.code}]` : ''}${data}`.slice(0, 500);
+    if (typeof e.message === 'string')
+      return `${e.message}${typeof e.code === 'number' ? ` [${e.code}]` : ''}${data}`.slice(0, 500);
   }
   return String(err).slice(0, 500);
 }

@@ -16,7 +16,10 @@ import { permissionProfile } from '../../domain/config.js';
 const FIXTURES = new URL('../../../test/fixtures/agent-help/', import.meta.url);
 const help = (file: string) => readFileSync(new URL(file, FIXTURES), 'utf8');
 
-const ctx = (config: ExecutorConfig, extra: Partial<InvocationContext> = {}): InvocationContext & { sessionId: string } => ({
+const ctx = (
+  config: ExecutorConfig,
+  extra: Partial<InvocationContext> = {},
+): InvocationContext & { sessionId: string } => ({
   config,
   cwd: '/repo',
   prompt: 'the prompt',
@@ -28,7 +31,11 @@ const ctx = (config: ExecutorConfig, extra: Partial<InvocationContext> = {}): In
   protect: ['.gemini/**', 'opencode.json'],
   ...extra,
 });
-const full = (type: ExecutorConfig['type']): ExecutorConfig => ({ type, settings: { yolo_mode: true, model: 'M' }, custom_args: ['--extra'] });
+const full = (type: ExecutorConfig['type']): ExecutorConfig => ({
+  type,
+  settings: { yolo_mode: true, model: 'M' },
+  custom_args: ['--extra'],
+});
 const plain = (type: ExecutorConfig['type']): ExecutorConfig => ({ type });
 /** The checks a repository declares (.sow/config.yaml): a safe worker may run exactly these. */
 const CHECKS = ['npm test', 'node lint.mjs --max "3"'];
@@ -82,9 +89,22 @@ describe('argv tables', () => {
       "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
     ]);
     // A '*' in a check is a wildcard to Claude Code: said, not hidden.
-    expect(EXECUTORS.claude.spawn(ctx(plain('claude'), { checks: ['eslint src/*.ts'] })).notes[2]).toMatch(/wildcard.*`eslint src\/\*\.ts`/);
+    expect(EXECUTORS.claude.spawn(ctx(plain('claude'), { checks: ['eslint src/*.ts'] })).notes[2]).toMatch(
+      /wildcard.*`eslint src\/\*\.ts`/,
+    );
     const yolo = EXECUTORS.claude.spawn(ctx(full('claude')));
-    expect(yolo.args).toEqual(['--print', '--output-format', 'stream-json', '--verbose', '--session-id', 'SID', '--model', 'M', '--dangerously-skip-permissions', '--extra']);
+    expect(yolo.args).toEqual([
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      '--session-id',
+      'SID',
+      '--model',
+      'M',
+      '--dangerously-skip-permissions',
+      '--extra',
+    ]);
     expect(yolo.stdin).toBe('the prompt');
     expect(yolo.env).toEqual({});
     expect(EXECUTORS.claude.spawn(ctx(full('claude'), { runningAsRoot: true })).env).toEqual({ IS_SANDBOX: '1' });
@@ -104,29 +124,125 @@ describe('argv tables', () => {
   });
   it('cursor', () => {
     expect(EXECUTORS.cursor.createSession!(plain('cursor'))).toEqual({ binary: 'cursor-agent', args: ['create-chat'] });
-    expect(EXECUTORS.cursor.spawn(ctx(full('cursor'))).args).toEqual(['-p', '--output-format', 'stream-json', '--resume', 'SID', '--model', 'M', '--force', '--extra']);
+    expect(EXECUTORS.cursor.spawn(ctx(full('cursor'))).args).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--resume',
+      'SID',
+      '--model',
+      'M',
+      '--force',
+      '--extra',
+    ]);
     // Safe: its sandbox (Cursor grants single commands only in its config files).
-    expect(EXECUTORS.cursor.resume(ctx(plain('cursor'), { checks: CHECKS })).args).toEqual(['-p', '--output-format', 'stream-json', '--resume', 'SID', '--sandbox', 'enabled']);
+    expect(EXECUTORS.cursor.resume(ctx(plain('cursor'), { checks: CHECKS })).args).toEqual([
+      '-p',
+      '--output-format',
+      'stream-json',
+      '--resume',
+      'SID',
+      '--sandbox',
+      'enabled',
+    ]);
   });
   it('codex', () => {
-    expect(EXECUTORS.codex.spawn(ctx(full('codex'))).args).toEqual(['exec', '--json', '-C', '/repo', '-m', 'M', '--dangerously-bypass-approvals-and-sandbox', '--extra', '-']);
-    expect(EXECUTORS.codex.resume(ctx(full('codex'))).args).toEqual(['exec', 'resume', '--json', '-m', 'M', '--dangerously-bypass-approvals-and-sandbox', '--extra', 'SID', '-']);
-    expect(EXECUTORS.codex.spawn(ctx(plain('codex'))).args).toEqual(['exec', '--json', '-C', '/repo', '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', '-']);
-    expect(EXECUTORS.codex.resume(ctx(plain('codex'))).args).toEqual(['exec', 'resume', '--json', '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', 'SID', '-']);
+    expect(EXECUTORS.codex.spawn(ctx(full('codex'))).args).toEqual([
+      'exec',
+      '--json',
+      '-C',
+      '/repo',
+      '-m',
+      'M',
+      '--dangerously-bypass-approvals-and-sandbox',
+      '--extra',
+      '-',
+    ]);
+    expect(EXECUTORS.codex.resume(ctx(full('codex'))).args).toEqual([
+      'exec',
+      'resume',
+      '--json',
+      '-m',
+      'M',
+      '--dangerously-bypass-approvals-and-sandbox',
+      '--extra',
+      'SID',
+      '-',
+    ]);
+    expect(EXECUTORS.codex.spawn(ctx(plain('codex'))).args).toEqual([
+      'exec',
+      '--json',
+      '-C',
+      '/repo',
+      '-c',
+      'sandbox_mode="workspace-write"',
+      '--ignore-rules',
+      '-',
+    ]);
+    expect(EXECUTORS.codex.resume(ctx(plain('codex'))).args).toEqual([
+      'exec',
+      'resume',
+      '--json',
+      '-c',
+      'sandbox_mode="workspace-write"',
+      '--ignore-rules',
+      'SID',
+      '-',
+    ]);
     // Checks run in the same sandbox as everything else: they add nothing to the argv.
-    expect(EXECUTORS.codex.spawn(ctx(plain('codex'), { checks: CHECKS })).args).toEqual(['exec', '--json', '-C', '/repo', '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', '-']);
+    expect(EXECUTORS.codex.spawn(ctx(plain('codex'), { checks: CHECKS })).args).toEqual([
+      'exec',
+      '--json',
+      '-C',
+      '/repo',
+      '-c',
+      'sandbox_mode="workspace-write"',
+      '--ignore-rules',
+      '-',
+    ]);
     expect(EXECUTORS.codex.sessionFromEvent!({ type: 'thread.started', thread_id: 'T1' })).toBe('T1');
     expect(EXECUTORS.codex.sessionFromEvent!({ type: 'turn.started' })).toBeUndefined();
   });
   it('gemini', () => {
-    expect(EXECUTORS.gemini.spawn(ctx(full('gemini'))).args).toEqual(['--output-format', 'stream-json', '--session-id', 'SID', '-m', 'M', '--yolo', '--extra']);
+    expect(EXECUTORS.gemini.spawn(ctx(full('gemini'))).args).toEqual([
+      '--output-format',
+      'stream-json',
+      '--session-id',
+      'SID',
+      '-m',
+      'M',
+      '--yolo',
+      '--extra',
+    ]);
     const safe = EXECUTORS.gemini.resume(ctx(plain('gemini'), { checks: CHECKS }));
-    expect(safe.args).toEqual(['--output-format', 'stream-json', '--resume', 'SID', '--approval-mode', 'auto_edit', '--policy', '/repo/.sow/project/agent-outputs/010/gemini-sow-policy.toml']);
-    expect(safe.files).toEqual([{ path: '/repo/.sow/project/agent-outputs/010/gemini-sow-policy.toml', text: geminiPolicy(CHECKS) }]);
+    expect(safe.args).toEqual([
+      '--output-format',
+      'stream-json',
+      '--resume',
+      'SID',
+      '--approval-mode',
+      'auto_edit',
+      '--policy',
+      '/repo/.sow/project/agent-outputs/010/gemini-sow-policy.toml',
+    ]);
+    expect(safe.files).toEqual([
+      { path: '/repo/.sow/project/agent-outputs/010/gemini-sow-policy.toml', text: geminiPolicy(CHECKS) },
+    ]);
     expect(EXECUTORS.gemini.spawn(ctx(full('gemini'))).files).toEqual([]);
   });
   it('copilot', () => {
-    expect(EXECUTORS.copilot.spawn(ctx(full('copilot'))).args).toEqual(['--session-id', 'SID', '--output-format', 'json', '-C', '/repo', '--model', 'M', '--allow-all-tools', '--extra']);
+    expect(EXECUTORS.copilot.spawn(ctx(full('copilot'))).args).toEqual([
+      '--session-id',
+      'SID',
+      '--output-format',
+      'json',
+      '-C',
+      '/repo',
+      '--model',
+      'M',
+      '--allow-all-tools',
+      '--extra',
+    ]);
     expect(EXECUTORS.copilot.resume(ctx(plain('copilot'))).args).toEqual([
       '--resume=SID',
       '--output-format',
@@ -158,7 +274,17 @@ describe('argv tables', () => {
     ]);
   });
   it('opencode', () => {
-    expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).args).toEqual(['run', '--format', 'json', '--dir', '/repo', '-m', 'M', '--auto', '--extra']);
+    expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).args).toEqual([
+      'run',
+      '--format',
+      'json',
+      '--dir',
+      '/repo',
+      '-m',
+      'M',
+      '--auto',
+      '--extra',
+    ]);
     const safe = EXECUTORS.opencode.resume(ctx(plain('opencode'), { checks: CHECKS }));
     expect(safe.args).toEqual(['run', '--format', 'json', '--dir', '/repo', '--session', 'SID']);
     expect(safe.env).toEqual({
@@ -166,7 +292,10 @@ describe('argv tables', () => {
       OPENCODE_CONFIG: '/repo/.sow/project/agent-outputs/010/opencode-sow.json',
       OPENCODE_DISABLE_PROJECT_CONFIG: 'true',
     });
-    expect(JSON.parse(safe.files![0]!.text)).toEqual({ $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } });
+    expect(JSON.parse(safe.files![0]!.text)).toEqual({
+      $schema: 'https://opencode.ai/config.json',
+      experimental: { continue_loop_on_deny: true },
+    });
     expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).env).toEqual({});
     expect(EXECUTORS.opencode.spawn(ctx(full('opencode'))).files).toEqual([]);
     expect(EXECUTORS.opencode.sessionFromEvent!({ type: 'step_start', sessionID: 'ses_1' })).toBe('ses_1');
@@ -184,8 +313,19 @@ describe('argv tables', () => {
       settings: { model: 'M' },
     };
     expect(EXECUTORS.command.binary(config)).toBe('my-agent');
-    expect(EXECUTORS.command.spawn(ctx(config)).args).toEqual(['--session', 'SID', '--prompt-file', '/repo/.sow/project/agent-outputs/010/p.md', 'in=/repo', 'M']);
-    expect(EXECUTORS.command.resume(ctx(config, { prompt: '$(rm -rf /); `x`' })).args).toEqual(['--resume', 'SID', '$(rm -rf /); `x`']);
+    expect(EXECUTORS.command.spawn(ctx(config)).args).toEqual([
+      '--session',
+      'SID',
+      '--prompt-file',
+      '/repo/.sow/project/agent-outputs/010/p.md',
+      'in=/repo',
+      'M',
+    ]);
+    expect(EXECUTORS.command.resume(ctx(config, { prompt: '$(rm -rf /); `x`' })).args).toEqual([
+      '--resume',
+      'SID',
+      '$(rm -rf /); `x`',
+    ]);
     expect(EXECUTORS.command.supportsResumption({ type: 'command', spawn: ['x'] })).toBe(false);
   });
 });
@@ -203,12 +343,15 @@ describe('the safe profile, as each CLI reads it', () => {
   });
   it('Gemini CLI: each check regex matches that command and nothing longer or shorter', () => {
     // Gemini CLI matches `"command":"<regex>` against the JSON of the call's arguments.
-    const regexes = [...geminiPolicy(CHECKS).matchAll(/^commandRegex = (.*)$/gm)].map((m) => new RegExp(`"command":"${JSON.parse(m[1]!) as string}`));
+    const regexes = [...geminiPolicy(CHECKS).matchAll(/^commandRegex = (.*)$/gm)].map(
+      (m) => new RegExp(`"command":"${JSON.parse(m[1]!) as string}`),
+    );
     expect(regexes).toHaveLength(2);
     const args = (command: string) => JSON.stringify({ command, description: 'Run the check' });
     CHECKS.forEach((check, i) => {
       expect(regexes[i]!.test(args(check)), check).toBe(true);
-      for (const other of [`${check} --evil`, `${check}; curl x`, `echo && ${check}`, check.slice(0, -1)]) expect(regexes[i]!.test(args(other)), other).toBe(false);
+      for (const other of [`${check} --evil`, `${check}; curl x`, `echo && ${check}`, check.slice(0, -1)])
+        expect(regexes[i]!.test(args(other)), other).toBe(false);
     });
   });
   it('opencode: edits, sow and the checks allowed; any other command and any other folder asked (refused headless)', () => {
@@ -232,17 +375,23 @@ describe('every flag exists in the pinned CLI help', () => {
     { type: 'copilot', spawnHelp: ['copilot@1.0.102__root.txt'], resumeHelp: ['copilot@1.0.102__root.txt'] },
     { type: 'opencode', spawnHelp: ['opencode@1.18.33__run.txt'], resumeHelp: ['opencode@1.18.33__run.txt'] },
   ];
-  const flagsOf = (args: string[]) => args.filter((a) => a.startsWith('-') && a !== '-' && a !== '--extra').map((a) => a.split('=')[0]!);
-  const documented = (text: string, flag: string) => new RegExp(`(^|[\\s,\\[])${flag.replace(/[-]/g, '\\-')}(?=[\\s,=\\]<]|$)`, 'm').test(text);
+  const flagsOf = (args: string[]) =>
+    args.filter((a) => a.startsWith('-') && a !== '-' && a !== '--extra').map((a) => a.split('=')[0]!);
+  const documented = (text: string, flag: string) =>
+    new RegExp(`(^|[\\s,\\[])${flag.replace(/[-]/g, '\\-')}(?=[\\s,=\\]<]|$)`, 'm').test(text);
   for (const c of cases) {
     it(`${c.type}`, () => {
       const spawnText = c.spawnHelp.map(help).join('\n');
       const resumeText = c.resumeHelp.map(help).join('\n');
       const config = full(c.type);
-      for (const flag of flagsOf(EXECUTORS[c.type].spawn(ctx(config)).args)) expect(documented(spawnText, flag), `${c.type} spawn ${flag}`).toBe(true);
-      for (const flag of flagsOf(EXECUTORS[c.type].resume(ctx(config)).args)) expect(documented(resumeText, flag), `${c.type} resume ${flag}`).toBe(true);
-      for (const flag of flagsOf(EXECUTORS[c.type].spawn(ctx(plain(c.type), { checks: CHECKS })).args)) expect(documented(spawnText, flag), `${c.type} spawn (safe) ${flag}`).toBe(true);
-      for (const flag of flagsOf(EXECUTORS[c.type].resume(ctx(plain(c.type), { checks: CHECKS })).args)) expect(documented(resumeText, flag), `${c.type} resume (safe) ${flag}`).toBe(true);
+      for (const flag of flagsOf(EXECUTORS[c.type].spawn(ctx(config)).args))
+        expect(documented(spawnText, flag), `${c.type} spawn ${flag}`).toBe(true);
+      for (const flag of flagsOf(EXECUTORS[c.type].resume(ctx(config)).args))
+        expect(documented(resumeText, flag), `${c.type} resume ${flag}`).toBe(true);
+      for (const flag of flagsOf(EXECUTORS[c.type].spawn(ctx(plain(c.type), { checks: CHECKS })).args))
+        expect(documented(spawnText, flag), `${c.type} spawn (safe) ${flag}`).toBe(true);
+      for (const flag of flagsOf(EXECUTORS[c.type].resume(ctx(plain(c.type), { checks: CHECKS })).args))
+        expect(documented(resumeText, flag), `${c.type} resume (safe) ${flag}`).toBe(true);
     });
   }
   it('the check can fail', () => {

@@ -3,7 +3,24 @@
  * stream-json starts with `system/init` and ends with `result`, which lists the calls it refused
  * in `permission_denials` [{tool_name, tool_input}].
  */
-import { checksOf, custom, denial, isObj, listed, model, none, oneLine, OWN_ARGV, SOW_PROTECTED, str, text, toolDetail, usageOf, viaStdin, saidLine } from './shared.js';
+import {
+  checksOf,
+  custom,
+  denial,
+  isObj,
+  listed,
+  model,
+  none,
+  oneLine,
+  OWN_ARGV,
+  SOW_PROTECTED,
+  str,
+  text,
+  toolDetail,
+  usageOf,
+  viaStdin,
+  saidLine,
+} from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 
 /**
@@ -11,7 +28,8 @@ import type { ExecutorModule, InvocationContext } from './types.js';
  * worker could widen itself or the next one (`Edit(…)` rules cover every edit tool; a pattern is
  * relative to the working directory, `**` at any depth). Deny rules win over every allow.
  */
-export const claudeSettings = (protect: readonly string[]) => JSON.stringify({ permissions: { deny: [...new Set([...SOW_PROTECTED, ...protect])].map((p) => `Edit(${p})`) } });
+export const claudeSettings = (protect: readonly string[]) =>
+  JSON.stringify({ permissions: { deny: [...new Set([...SOW_PROTECTED, ...protect])].map((p) => `Edit(${p})`) } });
 
 const safe = (ctx: InvocationContext): string[] => [
   // The repository's own settings (.claude/settings.json, .claude/settings.local.json: allow rules,
@@ -28,17 +46,26 @@ const safe = (ctx: InvocationContext): string[] => [
   'Bash(sow *)',
   ...checksOf(ctx).flatMap((c) => ['--allowedTools', `Bash(${c})`]),
 ];
-const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-skip-permissions'] : safe(ctx));
+const permissions = (ctx: InvocationContext) =>
+  ctx.permissions === 'yolo' ? ['--dangerously-skip-permissions'] : safe(ctx);
 const notes = (ctx: InvocationContext): string[] => {
-  if (ctx.permissions === 'yolo') return ctx.runningAsRoot ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it'] : [];
+  if (ctx.permissions === 'yolo')
+    return ctx.runningAsRoot
+      ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it']
+      : [];
   const wild = checksOf(ctx).filter((c) => c.includes('*'));
   return [
     `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it refuses anything else`,
     "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
-    ...(wild.length ? [`Claude Code reads '*' in an allowed command as a wildcard, so the check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`] : []),
+    ...(wild.length
+      ? [
+          `Claude Code reads '*' in an allowed command as a wildcard, so the check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`,
+        ]
+      : []),
   ];
 };
-const env = (ctx: InvocationContext): Record<string, string> => (ctx.permissions === 'yolo' && ctx.runningAsRoot ? { IS_SANDBOX: '1' } : {});
+const env = (ctx: InvocationContext): Record<string, string> =>
+  ctx.permissions === 'yolo' && ctx.runningAsRoot ? { IS_SANDBOX: '1' } : {};
 
 const TOOLS = { command: ['Bash'], edit: ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'] };
 
@@ -57,10 +84,17 @@ export const claude: ExecutorModule = {
     env: ({ runningAsRoot }): Record<string, string> => (runningAsRoot ? { IS_SANDBOX: '1' } : {}),
     // The adapter passes `_meta.claudeCode.options` to Claude Code's SDK: without the repository's
     // settings (their allow rules are granted without asking sow; their hooks and .mcp.json servers run).
-    sessionMeta: (permissions) => (permissions === 'safe' ? { claudeCode: { options: { settingSources: ['user'], extraArgs: { 'strict-mcp-config': null } } } } : undefined),
+    sessionMeta: (permissions) =>
+      permissions === 'safe'
+        ? { claudeCode: { options: { settingSources: ['user'], extraArgs: { 'strict-mcp-config': null } } } }
+        : undefined,
     // The adapter opens a session in the project's permissions.defaultMode (bypassPermissions: nothing
     // is asked); only `default` asks sow for every edit and command (plan runs nothing).
-    modes: { asks: ['default', 'plan'], setBy: 'permissions.defaultMode in .claude/settings.json or .claude/settings.local.json (or your own ~/.claude/settings.json)' },
+    modes: {
+      asks: ['default', 'plan'],
+      setBy:
+        'permissions.defaultMode in .claude/settings.json or .claude/settings.local.json (or your own ~/.claude/settings.json)',
+    },
     install: 'npm install -g @zed-industries/claude-agent-acp',
   },
   supportsResumption: () => true,
@@ -68,7 +102,17 @@ export const claude: ExecutorModule = {
     const c = ctx.config;
     return viaStdin(
       'claude',
-      ['--print', '--output-format', 'stream-json', '--verbose', '--session-id', ctx.sessionId!, ...model(c, '--model'), ...permissions(ctx), ...custom(c)],
+      [
+        '--print',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--session-id',
+        ctx.sessionId!,
+        ...model(c, '--model'),
+        ...permissions(ctx),
+        ...custom(c),
+      ],
       ctx,
       env(ctx),
       notes(ctx),
@@ -78,7 +122,17 @@ export const claude: ExecutorModule = {
     const c = ctx.config;
     return viaStdin(
       'claude',
-      ['--print', '--output-format', 'stream-json', '--verbose', '--resume', ctx.sessionId, ...model(c, '--model'), ...permissions(ctx), ...custom(c)],
+      [
+        '--print',
+        '--output-format',
+        'stream-json',
+        '--verbose',
+        '--resume',
+        ctx.sessionId,
+        ...model(c, '--model'),
+        ...permissions(ctx),
+        ...custom(c),
+      ],
       ctx,
       env(ctx),
       notes(ctx),
@@ -86,7 +140,10 @@ export const claude: ExecutorModule = {
   },
   progress(event) {
     const type = event['type'];
-    if (type === 'system' && event['subtype'] === 'init') return [`session ${String(event['session_id'] ?? '?')} started${text(event['model']) ? ` (${String(event['model'])})` : ''}`];
+    if (type === 'system' && event['subtype'] === 'init')
+      return [
+        `session ${String(event['session_id'] ?? '?')} started${text(event['model']) ? ` (${String(event['model'])})` : ''}`,
+      ];
     if (type === 'assistant' && isObj(event['message']) && Array.isArray(event['message']['content'])) {
       return (event['message']['content'] as unknown[]).flatMap((part) => {
         if (!isObj(part)) return [];
@@ -107,7 +164,10 @@ export const claude: ExecutorModule = {
   // What it says when it has no such session to resume (captured: test/fixtures/agent-help/claude@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /No conversation found with session ID/),
   // The closing `result` has the run's totals; each assistant message's own usage would count twice.
-  usage: (e) => (e['type'] === 'result' && isObj(e['usage']) ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'], e['total_cost_usd']) : undefined),
+  usage: (e) =>
+    e['type'] === 'result' && isObj(e['usage'])
+      ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'], e['total_cost_usd'])
+      : undefined,
   // While it runs, each answer's `assistant` event (one per content block, the same message id)
   // carries the input tokens of that answer; its output count is the stream's first (1), so only
   // the input is told, and the cost not at all, until the `result`.
@@ -120,7 +180,9 @@ export const claude: ExecutorModule = {
   denials: () => ({
     event(e) {
       if (e['type'] !== 'result' || !Array.isArray(e['permission_denials'])) return [];
-      return e['permission_denials'].filter(isObj).map((d) => denial(str(d['tool_name']) ?? 'unknown', d['tool_input'], TOOLS));
+      return e['permission_denials']
+        .filter(isObj)
+        .map((d) => denial(str(d['tool_name']) ?? 'unknown', d['tool_input'], TOOLS));
     },
     stderr: none,
   }),

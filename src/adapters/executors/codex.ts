@@ -4,7 +4,18 @@
  * /tmp, no network). `codex exec` never asks, so whatever the sandbox refuses fails at once. It
  * creates its own session id and reports it in `thread.started`.
  */
-import { custom, isObj, model, oneLine, OWN_ARGV, reportedSession, text, usageOf, viaStdin, saidLine } from './shared.js';
+import {
+  custom,
+  isObj,
+  model,
+  oneLine,
+  OWN_ARGV,
+  reportedSession,
+  text,
+  usageOf,
+  viaStdin,
+  saidLine,
+} from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { tomlWidening } from './settings-files.js';
 
@@ -35,7 +46,10 @@ export const CODEX_WIDENING = [
 ] as const;
 
 // --ignore-rules: the project's execpolicy .rules files (commands allowed outside the sandbox) are not loaded.
-const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--dangerously-bypass-approvals-and-sandbox'] : ['-c', 'sandbox_mode="workspace-write"', '--ignore-rules']);
+const permissions = (ctx: InvocationContext) =>
+  ctx.permissions === 'yolo'
+    ? ['--dangerously-bypass-approvals-and-sandbox']
+    : ['-c', 'sandbox_mode="workspace-write"', '--ignore-rules'];
 const notes = (ctx: InvocationContext) =>
   ctx.permissions === 'yolo'
     ? []
@@ -72,30 +86,48 @@ export const codex: ExecutorModule = {
   sessionFromEvent: (e) => (e['type'] === 'thread.started' ? reportedSession(e['thread_id']) : undefined),
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('codex', ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(ctx), ...custom(c), '-'], ctx, {}, notes(ctx));
+    return viaStdin(
+      'codex',
+      ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(ctx), ...custom(c), '-'],
+      ctx,
+      {},
+      notes(ctx),
+    );
   },
   resume(ctx) {
     const c = ctx.config;
     // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
-    return viaStdin('codex', ['exec', 'resume', '--json', ...model(c, '-m'), ...permissions(ctx), ...custom(c), ctx.sessionId, '-'], ctx, {}, notes(ctx));
+    return viaStdin(
+      'codex',
+      ['exec', 'resume', '--json', ...model(c, '-m'), ...permissions(ctx), ...custom(c), ctx.sessionId, '-'],
+      ctx,
+      {},
+      notes(ctx),
+    );
   },
   progress(event) {
     const type = event['type'];
     if (type === 'thread.started') return [`session ${String(event['thread_id'] ?? '?')} started`];
     if ((type === 'item.completed' || type === 'item.started') && isObj(event['item'])) {
       const item = event['item'];
-      if (item['type'] === 'agent_message' && text(item['text'])) return type === 'item.completed' ? [`› ${oneLine(String(item['text']))}`] : [];
-      if (item['type'] === 'command_execution' && text(item['command'])) return type === 'item.started' ? [`● shell: ${oneLine(String(item['command']), 90)}`] : [];
+      if (item['type'] === 'agent_message' && text(item['text']))
+        return type === 'item.completed' ? [`› ${oneLine(String(item['text']))}`] : [];
+      if (item['type'] === 'command_execution' && text(item['command']))
+        return type === 'item.started' ? [`● shell: ${oneLine(String(item['command']), 90)}`] : [];
       if (item['type'] === 'file_change') return type === 'item.completed' ? ['● file change'] : [];
       return [];
     }
-    if (type === 'turn.failed' || type === 'error') return [`✗ ${oneLine(text(event['message']) ?? JSON.stringify(event['error'] ?? event))}`];
+    if (type === 'turn.failed' || type === 'error')
+      return [`✗ ${oneLine(text(event['message']) ?? JSON.stringify(event['error'] ?? event))}`];
     return undefined;
   },
   // What it says when it has no such session to resume (captured: test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /no rollout found for thread id/),
   // Each `turn.completed` has that turn's tokens; Codex reports no cost.
-  usage: (e) => (e['type'] === 'turn.completed' && isObj(e['usage']) ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens']) : undefined),
+  usage: (e) =>
+    e['type'] === 'turn.completed' && isObj(e['usage'])
+      ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'])
+      : undefined,
   // Nothing in `--json` (a command its sandbox refuses leaves no event at all); only its stderr says.
   denials: () => ({
     event: () => [],
@@ -107,7 +139,8 @@ export const codex: ExecutorModule = {
       return [{ tool: patch ? 'apply_patch' : 'shell', input: null, kind: patch ? 'edit' : 'command', reason }];
     },
   }),
-  sandbox: 'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too',
+  sandbox:
+    'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too',
   ignores: OWN_ARGV,
   widening: {
     files: ['.codex/**'],
@@ -115,7 +148,8 @@ export const codex: ExecutorModule = {
     how: 'a safe worker runs with --ignore-rules and sow refuses to start it while .codex/config.toml sets one of these (Codex has no flag that leaves the project config out); over ACP, the adapter takes no --ignore-rules, so a .rules file there refuses it too',
     check: (transport) => ({
       paths: ['.codex/config.toml', ...(transport === 'acp' ? ['.codex/rules/*'] : [])],
-      found: (path, text) => (path === '.codex/config.toml' ? tomlWidening(text, CODEX_WIDENING) : text.trim() ? ['execpolicy rules'] : []),
+      found: (path, text) =>
+        path === '.codex/config.toml' ? tomlWidening(text, CODEX_WIDENING) : text.trim() ? ['execpolicy rules'] : [],
     }),
   },
   doctor: 'flags',

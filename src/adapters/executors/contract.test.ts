@@ -5,7 +5,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { EXECUTOR_TYPES, type ExecutorConfig, type ExecutorType, type PermissionProfile } from '../../domain/schemas.js';
+import {
+  EXECUTOR_TYPES,
+  type ExecutorConfig,
+  type ExecutorType,
+  type PermissionProfile,
+} from '../../domain/schemas.js';
 import { TYPES_BY_NAME } from '../../domain/config.js';
 import { denialCollector } from '../denials.js';
 import { describeEvent } from '../progress.js';
@@ -23,15 +28,30 @@ const lines = (file: string) =>
  * What each CLI printed when it really ran (test/fixtures): its event samples, and a run in which
  * it refused a call under permissions: safe. A CLI sow could not run here has none, and says why.
  */
-const RECORDED: Record<ExecutorType, { events: string[]; refused?: { events: string; stderr?: string } } | { none: string }> = {
-  claude: { events: ['agent-help/claude__events-sample.jsonl', 'agent-help/claude__events-sample-success.jsonl'], refused: { events: 'denials/claude-safe-spawn.jsonl' } },
+const RECORDED: Record<
+  ExecutorType,
+  { events: string[]; refused?: { events: string; stderr?: string } } | { none: string }
+> = {
+  claude: {
+    events: ['agent-help/claude__events-sample.jsonl', 'agent-help/claude__events-sample-success.jsonl'],
+    refused: { events: 'denials/claude-safe-spawn.jsonl' },
+  },
   codex: {
     events: ['agent-help/codex__events-sample.jsonl', 'agent-help/codex__events-sample-resume.jsonl'],
     refused: { events: 'denials/codex-safe-spawn.jsonl', stderr: 'denials/codex-safe-stderr.txt' },
   },
-  gemini: { events: ['agent-help/gemini__events-sample.jsonl', 'agent-help/gemini__events-sample-success.jsonl'], refused: { events: 'denials/gemini-safe-spawn.jsonl' } },
-  copilot: { events: ['agent-help/copilot__events-sample.jsonl', 'agent-help/copilot__events-sample-success.jsonl'], refused: { events: 'denials/copilot-safe-spawn.jsonl' } },
-  opencode: { events: ['agent-help/opencode__events-sample.jsonl', 'agent-help/opencode__events-sample-success.jsonl'], refused: { events: 'denials/opencode-safe-spawn.jsonl' } },
+  gemini: {
+    events: ['agent-help/gemini__events-sample.jsonl', 'agent-help/gemini__events-sample-success.jsonl'],
+    refused: { events: 'denials/gemini-safe-spawn.jsonl' },
+  },
+  copilot: {
+    events: ['agent-help/copilot__events-sample.jsonl', 'agent-help/copilot__events-sample-success.jsonl'],
+    refused: { events: 'denials/copilot-safe-spawn.jsonl' },
+  },
+  opencode: {
+    events: ['agent-help/opencode__events-sample.jsonl', 'agent-help/opencode__events-sample-success.jsonl'],
+    refused: { events: 'denials/opencode-safe-spawn.jsonl' },
+  },
   cursor: { none: 'cursor-agent is not on npm, so no run of it was recorded' },
   windsurf: { none: 'sow reads no events of windsurf' },
   command: { none: "a command of the user's own prints whatever it prints" },
@@ -42,17 +62,34 @@ const RECORDED: Record<ExecutorType, { events: string[]; refused?: { events: str
  * `result.usage` counts premium requests, not tokens; Cursor's events were not recorded).
  */
 const USAGE: Partial<Record<ExecutorType, { file: string; total: Usage }>> = {
-  claude: { file: 'agent-help/claude__events-sample-success.jsonl', total: { input_tokens: 5, output_tokens: 3, cost_usd: 0.0001 } },
+  claude: {
+    file: 'agent-help/claude__events-sample-success.jsonl',
+    total: { input_tokens: 5, output_tokens: 3, cost_usd: 0.0001 },
+  },
   codex: { file: 'denials/codex-safe-spawn.jsonl', total: { input_tokens: 250, output_tokens: 100 } },
   gemini: { file: 'denials/gemini-safe-spawn.jsonl', total: { input_tokens: 250, output_tokens: 100 } },
-  opencode: { file: 'denials/opencode-safe-spawn.jsonl', total: { input_tokens: 250, output_tokens: 100, cost_usd: 0.00225 } },
+  opencode: {
+    file: 'denials/opencode-safe-spawn.jsonl',
+    total: { input_tokens: 250, output_tokens: 100, cost_usd: 0.00225 },
+  },
 };
 
 /** A configuration each type runs with: a command of the user's own needs its argv. */
 const configOf = (m: ExecutorModule, extra: Partial<ExecutorConfig> = {}): ExecutorConfig =>
-  m.type === 'command' ? { type: 'command', spawn: ['my-agent', '--session', '{session_id}'], resume: ['my-agent', '--resume', '{session_id}'], ...extra } : { type: m.type, ...extra };
+  m.type === 'command'
+    ? {
+        type: 'command',
+        spawn: ['my-agent', '--session', '{session_id}'],
+        resume: ['my-agent', '--resume', '{session_id}'],
+        ...extra,
+      }
+    : { type: m.type, ...extra };
 
-const ctx = (m: ExecutorModule, over: Partial<InvocationContext> = {}, permissions: PermissionProfile = 'safe'): InvocationContext & { sessionId: string } => ({
+const ctx = (
+  m: ExecutorModule,
+  over: Partial<InvocationContext> = {},
+  permissions: PermissionProfile = 'safe',
+): InvocationContext & { sessionId: string } => ({
   config: configOf(m),
   cwd: '/repo',
   prompt: 'the prompt',
@@ -66,7 +103,8 @@ const ctx = (m: ExecutorModule, over: Partial<InvocationContext> = {}, permissio
 });
 
 /** Every word sow gives the CLI: argv, environment values and the files it writes for the run. */
-const everything = (inv: ReturnType<ExecutorModule['spawn']>) => [...inv.args, ...Object.values(inv.env), ...(inv.files ?? []).map((f) => f.text)].join('\n');
+const everything = (inv: ReturnType<ExecutorModule['spawn']>) =>
+  [...inv.args, ...Object.values(inv.env), ...(inv.files ?? []).map((f) => f.text)].join('\n');
 
 const modules = Object.values(EXECUTORS);
 
@@ -157,7 +195,10 @@ describe.each(modules.map((m) => [m.type, m] as const))('the executor contract: 
     const given = everything(m.spawn(ctx(m, { checks: ['make lint-all'] })));
     if (m.sandbox) {
       expect(given).not.toContain('make lint-all');
-      expect(m.checkRefusedBecause, 'a sandbox grants no single check, so it never refuses one it granted').toBeUndefined();
+      expect(
+        m.checkRefusedBecause,
+        'a sandbox grants no single check, so it never refuses one it granted',
+      ).toBeUndefined();
     } else {
       expect(given).toContain('make lint-all');
       expect(everything(m.spawn(ctx(m, { checks: [] })))).not.toContain('make lint-all');
@@ -174,7 +215,12 @@ describe.each(modules.map((m) => [m.type, m] as const))('the executor contract: 
     }
     // A reported session id that reads as an option is not taken: sow would pass it back on resume.
     if (m.sessionFromEvent) {
-      for (const event of [{ type: 'thread.started', thread_id: '--yolo' }, { sessionID: '--yolo' }, { part: { sessionID: '-x' } }, { type: 'thread.started', thread_id: '' }]) {
+      for (const event of [
+        { type: 'thread.started', thread_id: '--yolo' },
+        { sessionID: '--yolo' },
+        { part: { sessionID: '-x' } },
+        { type: 'thread.started', thread_id: '' },
+      ]) {
         expect(m.sessionFromEvent(event), JSON.stringify(event)).toBeUndefined();
       }
     }
@@ -183,7 +229,9 @@ describe.each(modules.map((m) => [m.type, m] as const))('the executor contract: 
   it('takes the settings it does not ignore, and says why it ignores each other one', () => {
     for (const [setting, why] of Object.entries(m.ignores)) expect(why?.trim(), `${type} ${setting}`).not.toBe('');
     if (m.ignores.model === undefined && m.type !== 'command') {
-      expect(m.spawn({ ...ctx(m), config: { type: m.type, settings: { model: 'the-model' } } }).args).toContain('the-model');
+      expect(m.spawn({ ...ctx(m), config: { type: m.type, settings: { model: 'the-model' } } }).args).toContain(
+        'the-model',
+      );
     }
     // Only a command of the user's own takes an argv of its own.
     expect(m.ignores.spawn === undefined, 'spawn').toBe(m.type === 'command');
@@ -231,10 +279,13 @@ describe.each(modules.map((m) => [m.type, m] as const))('the executor contract: 
 describe('usage: the tokens and cost a recorded run adds up to', () => {
   it.each(modules.map((m) => [m.type, m] as const))('%s', (type, m) => {
     const expected = USAGE[type];
-    expect(Boolean(m.usage), `${type}: reads usage exactly when a recorded run says what it adds up to`).toBe(Boolean(expected));
+    expect(Boolean(m.usage), `${type}: reads usage exactly when a recorded run says what it adds up to`).toBe(
+      Boolean(expected),
+    );
     if (!expected || !m.usage) return;
     let total: Usage = {};
-    for (const line of lines(expected.file)) total = addUsage(total, m.usage(JSON.parse(line) as Record<string, unknown>) ?? {});
+    for (const line of lines(expected.file))
+      total = addUsage(total, m.usage(JSON.parse(line) as Record<string, unknown>) ?? {});
     expect(Object.keys(total).sort()).toEqual(Object.keys(expected.total).sort());
     for (const [k, v] of Object.entries(expected.total)) expect(total[k as keyof Usage], k).toBeCloseTo(v, 8);
     // Events of other shapes add nothing.
@@ -243,7 +294,9 @@ describe('usage: the tokens and cost a recorded run adds up to', () => {
 });
 
 describe('the progress dialects do not overlap: each event is read by at most one module', () => {
-  const files = Object.values(RECORDED).flatMap((r) => ('events' in r ? [...r.events, ...(r.refused ? [r.refused.events] : [])] : []));
+  const files = Object.values(RECORDED).flatMap((r) =>
+    'events' in r ? [...r.events, ...(r.refused ? [r.refused.events] : [])] : [],
+  );
   it.each(files)('%s', (file) => {
     for (const line of lines(file)) {
       const event = JSON.parse(line) as Record<string, unknown>;

@@ -13,12 +13,27 @@ import type { Obj } from './shared.js';
 import { jsonWidening } from './settings-files.js';
 
 /** What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config): hooks that run commands, URLs fetched unasked. */
-const COPILOT_SETTINGS = ['hooks', 'allowedUrls', 'trustedFolders', 'defaultPermissionMode', 'disableAllHooks'] as const;
+const COPILOT_SETTINGS = [
+  'hooks',
+  'allowedUrls',
+  'trustedFolders',
+  'defaultPermissionMode',
+  'disableAllHooks',
+] as const;
 /** Copilot's ACP mode ids. */
 const MODE = (name: string) => `https://agentclientprotocol.com/protocol/session-modes#${name}`;
 
 const permissions = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo' ? ['--allow-all-tools'] : ['--allow-tool', 'write', '--allow-tool', 'shell(sow)', ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]), '--disallow-temp-dir'];
+  ctx.permissions === 'yolo'
+    ? ['--allow-all-tools']
+    : [
+        '--allow-tool',
+        'write',
+        '--allow-tool',
+        'shell(sow)',
+        ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]),
+        '--disallow-temp-dir',
+      ];
 /** Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run lint`). */
 const matchable = (check: string) => /^(npm|pnpm|yarn|git)( [\w:.-]+)*$/.test(check);
 const notes = (ctx: InvocationContext) => {
@@ -46,21 +61,63 @@ export const copilot: ExecutorModule = {
     binary: () => 'copilot',
     args: (c) => ['--acp', ...model(c, '--model'), ...custom(c)],
     // Over ACP it refuses a stdio MCP server handed over in session/new; on its command line it takes one.
-    mcpArgs: (server) => ['--additional-mcp-config', JSON.stringify({ mcpServers: { [server.name]: { type: 'local', command: server.command, args: server.args, env: server.env, tools: ['*'] } } })],
+    mcpArgs: (server) => [
+      '--additional-mcp-config',
+      JSON.stringify({
+        mcpServers: {
+          [server.name]: { type: 'local', command: server.command, args: server.args, env: server.env, tools: ['*'] },
+        },
+      }),
+    ],
     // Autopilot turns on allow-all; so does the allow_all option itself.
-    modes: { asks: [MODE('agent'), MODE('plan')], options: { allow_all: 'off' }, setBy: 'your own Copilot configuration (defaultMode, defaultPermissionMode)' },
+    modes: {
+      asks: [MODE('agent'), MODE('plan')],
+      options: { allow_all: 'off' },
+      setBy: 'your own Copilot configuration (defaultMode, defaultPermissionMode)',
+    },
     install: 'npm install -g @github/copilot',
   },
   supportsResumption: () => true,
   // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin).
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('copilot', ['--session-id', ctx.sessionId!, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, {}, notes(ctx));
+    return viaStdin(
+      'copilot',
+      [
+        '--session-id',
+        ctx.sessionId!,
+        '--output-format',
+        'json',
+        '-C',
+        ctx.cwd,
+        ...model(c, '--model'),
+        ...permissions(ctx),
+        ...custom(c),
+      ],
+      ctx,
+      {},
+      notes(ctx),
+    );
   },
   resume(ctx) {
     const c = ctx.config;
     // --resume takes an optional value, so it must be attached with '='.
-    return viaStdin('copilot', [`--resume=${ctx.sessionId}`, '--output-format', 'json', '-C', ctx.cwd, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, {}, notes(ctx));
+    return viaStdin(
+      'copilot',
+      [
+        `--resume=${ctx.sessionId}`,
+        '--output-format',
+        'json',
+        '-C',
+        ctx.cwd,
+        ...model(c, '--model'),
+        ...permissions(ctx),
+        ...custom(c),
+      ],
+      ctx,
+      {},
+      notes(ctx),
+    );
   },
   /** A `tool.execution_complete` with `success: false` and `error.code: "denied"`; the call is the earlier `tool.execution_start` with the same `toolCallId`. */
   denials() {
@@ -72,9 +129,17 @@ export const copilot: ExecutorModule = {
         const id = str(data['toolCallId']);
         if (!id) return [];
         if (e['type'] === 'tool.execution_start') calls.set(id, data);
-        if (e['type'] !== 'tool.execution_complete' || data['success'] !== false || !isObj(data['error']) || data['error']['code'] !== 'denied') return [];
+        if (
+          e['type'] !== 'tool.execution_complete' ||
+          data['success'] !== false ||
+          !isObj(data['error']) ||
+          data['error']['code'] !== 'denied'
+        )
+          return [];
         const call = calls.get(id);
-        return [denial(str(call?.['toolName']) ?? 'unknown', call?.['arguments'], TOOLS, str(data['error']['message']))];
+        return [
+          denial(str(call?.['toolName']) ?? 'unknown', call?.['arguments'], TOOLS, str(data['error']['message'])),
+        ];
       },
       stderr: none,
     };
@@ -85,11 +150,28 @@ export const copilot: ExecutorModule = {
   widening: {
     // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but
     // GitHub Copilot's in the person's own VS Code: no worker may widen that either.
-    files: ['.github/copilot/**', '.github/hooks/**', '.github/mcp.json', '.mcp.json', '.vscode/settings.json', '.vscode/mcp.json'],
-    settings: [...COPILOT_SETTINGS.map((k) => `${k} (.github/copilot/settings.json)`), 'hooks (.github/hooks/*.json)', 'mcpServers (.mcp.json, .github/mcp.json)'],
+    files: [
+      '.github/copilot/**',
+      '.github/hooks/**',
+      '.github/mcp.json',
+      '.mcp.json',
+      '.vscode/settings.json',
+      '.vscode/mcp.json',
+    ],
+    settings: [
+      ...COPILOT_SETTINGS.map((k) => `${k} (.github/copilot/settings.json)`),
+      'hooks (.github/hooks/*.json)',
+      'mcpServers (.mcp.json, .github/mcp.json)',
+    ],
     how: "Copilot CLI loads a folder's hooks, MCP servers and settings once the folder is trusted, and has no flag to leave them out: sow refuses to start a safe worker while the repository has one",
     check: () => ({
-      paths: ['.github/copilot/settings.json', '.github/copilot/settings.local.json', '.github/hooks/*', '.mcp.json', '.github/mcp.json'],
+      paths: [
+        '.github/copilot/settings.json',
+        '.github/copilot/settings.local.json',
+        '.github/hooks/*',
+        '.mcp.json',
+        '.github/mcp.json',
+      ],
       found: (path, text) =>
         path.startsWith('.github/copilot/')
           ? jsonWidening(text, COPILOT_SETTINGS)

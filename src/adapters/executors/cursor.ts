@@ -29,7 +29,22 @@ export const cursor: ExecutorModule = {
   createSession: () => ({ binary: 'cursor-agent', args: ['create-chat'] }),
   spawn(ctx) {
     const c = ctx.config;
-    return viaStdin('cursor-agent', ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!, ...model(c, '--model'), ...permissions(ctx), ...custom(c)], ctx, {}, notes(ctx));
+    return viaStdin(
+      'cursor-agent',
+      [
+        '-p',
+        '--output-format',
+        'stream-json',
+        '--resume',
+        ctx.sessionId!,
+        ...model(c, '--model'),
+        ...permissions(ctx),
+        ...custom(c),
+      ],
+      ctx,
+      {},
+      notes(ctx),
+    );
   },
   resume(ctx) {
     return this.spawn(ctx);
@@ -65,7 +80,15 @@ export const cursor: ExecutorModule = {
     how: 'Cursor CLI has no flag that leaves the project configuration out: sow refuses to start a safe worker while .cursor/ grants, starts or hooks something',
     check: () => ({
       paths: ['.cursor/cli.json', '.cursor/mcp.json', '.cursor/hooks.json'],
-      found: (path, text) => jsonWidening(text, path === '.cursor/cli.json' ? ['permissions.allow'] : path === '.cursor/mcp.json' ? ['mcpServers'] : ['hooks']),
+      found: (path, text) =>
+        jsonWidening(
+          text,
+          path === '.cursor/cli.json'
+            ? ['permissions.allow']
+            : path === '.cursor/mcp.json'
+              ? ['mcpServers']
+              : ['hooks'],
+        ),
     }),
   },
   doctor: 'flags',

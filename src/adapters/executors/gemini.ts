@@ -7,7 +7,20 @@
  * commands needs each part allowed too.
  */
 import { dirname, join } from 'node:path';
-import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, usageOf, viaStdin, saidLine } from './shared.js';
+import {
+  checksOf,
+  custom,
+  denial,
+  isObj,
+  listed,
+  model,
+  none,
+  OWN_ARGV,
+  str,
+  usageOf,
+  viaStdin,
+  saidLine,
+} from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
 import { envWidening, jsonWidening } from './settings-files.js';
@@ -39,12 +52,19 @@ const geminiVariable = (name: string) => /^(GEMINI_CLI_|GEMINI_SANDBOX|GEMINI_YO
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 export function geminiPolicy(checks: readonly string[]): string {
-  const rule = (lines: string[]) => `[[rule]]\ntoolName = "run_shell_command"\n${lines.join('\n')}\ndecision = "allow"\npriority = 999\n`;
+  const rule = (lines: string[]) =>
+    `[[rule]]\ntoolName = "run_shell_command"\n${lines.join('\n')}\ndecision = "allow"\npriority = 999\n`;
   return [
     '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.\n',
     rule(['commandPrefix = "sow"']),
     // The regex is matched after `"command":"` in the JSON of the call's arguments: the command, JSON-escaped, then its closing quote.
-    ...checks.map((c) => rule([`# ${c.replace(/\n/g, ' ')}`, `commandRegex = ${JSON.stringify(`${escapeRegExp(JSON.stringify(c).slice(1, -1))}"`)}`, 'allowRedirection = true'])),
+    ...checks.map((c) =>
+      rule([
+        `# ${c.replace(/\n/g, ' ')}`,
+        `commandRegex = ${JSON.stringify(`${escapeRegExp(JSON.stringify(c).slice(1, -1))}"`)}`,
+        'allowRedirection = true',
+      ]),
+    ),
   ].join('\n');
 }
 const permissions = (ctx: InvocationContext) => {
@@ -53,7 +73,9 @@ const permissions = (ctx: InvocationContext) => {
   return {
     args: ['--approval-mode', 'auto_edit', '--policy', path],
     files: [{ path, text: geminiPolicy(checksOf(ctx)) }],
-    notes: [`permissions=safe: Gemini CLI may edit files (auto_edit) and run ${listed(ctx)} (policy ${path}); it refuses anything else`],
+    notes: [
+      `permissions=safe: Gemini CLI may edit files (auto_edit) and run ${listed(ctx)} (policy ${path}); it refuses anything else`,
+    ],
   };
 };
 
@@ -69,7 +91,10 @@ export const gemini: ExecutorModule = {
     binary: () => 'gemini',
     args: (c) => ['--acp', ...model(c, '-m'), ...custom(c)],
     // A project's general.defaultApprovalMode (auto_edit) opens the session in autoEdit, where edits are not asked.
-    modes: { asks: ['default', 'plan'], setBy: 'general.defaultApprovalMode in .gemini/settings.json (or your own ~/.gemini/settings.json)' },
+    modes: {
+      asks: ['default', 'plan'],
+      setBy: 'general.defaultApprovalMode in .gemini/settings.json (or your own ~/.gemini/settings.json)',
+    },
     install: 'npm install -g @google/gemini-cli',
   },
   supportsResumption: () => true,
@@ -77,17 +102,38 @@ export const gemini: ExecutorModule = {
   spawn(ctx) {
     const c = ctx.config;
     const p = permissions(ctx);
-    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, {}, p.notes), files: p.files };
+    return {
+      ...viaStdin(
+        'gemini',
+        ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...p.args, ...custom(c)],
+        ctx,
+        {},
+        p.notes,
+      ),
+      files: p.files,
+    };
   },
   resume(ctx) {
     const c = ctx.config;
     const p = permissions(ctx);
-    return { ...viaStdin('gemini', ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, {}, p.notes), files: p.files };
+    return {
+      ...viaStdin(
+        'gemini',
+        ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)],
+        ctx,
+        {},
+        p.notes,
+      ),
+      files: p.files,
+    };
   },
   // What it says when it has no such session to resume (captured: test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),
   // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
-  usage: (e) => (e['type'] === 'result' && isObj(e['stats']) ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens']) : undefined),
+  usage: (e) =>
+    e['type'] === 'result' && isObj(e['stats'])
+      ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens'])
+      : undefined,
   // Its events read through the generic fields (tool_name, parameters, content) and Claude Code's `result`.
   /** A `tool_result` with `status: "error"` and `error.type: "policy_violation"`; the call itself is the earlier `tool_use` with the same `tool_id`. */
   denials() {
@@ -97,14 +143,21 @@ export const gemini: ExecutorModule = {
         const id = str(e['tool_id']);
         if (!id) return [];
         if (e['type'] === 'tool_use') calls.set(id, e);
-        if (e['type'] !== 'tool_result' || e['status'] !== 'error' || !isObj(e['error']) || e['error']['type'] !== 'policy_violation') return [];
+        if (
+          e['type'] !== 'tool_result' ||
+          e['status'] !== 'error' ||
+          !isObj(e['error']) ||
+          e['error']['type'] !== 'policy_violation'
+        )
+          return [];
         const call = calls.get(id);
         return [denial(str(call?.['tool_name']) ?? 'unknown', call?.['parameters'], TOOLS, str(e['error']['message']))];
       },
       stderr: none,
     };
   },
-  checkRefusedBecause: 'Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too',
+  checkRefusedBecause:
+    'Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too',
   ignores: OWN_ARGV,
   widening: {
     files: ['.gemini/**'],
@@ -112,7 +165,10 @@ export const gemini: ExecutorModule = {
     how: 'Gemini CLI cannot be told to leave the project settings out: sow refuses to start a safe worker while .gemini/settings.json sets one of them',
     check: () => ({
       paths: ['.gemini/settings.json', '.gemini/.env', '.env'],
-      found: (path, text) => (path === '.gemini/settings.json' ? jsonWidening(text, GEMINI_WIDENING) : envWidening(text, (name) => path === '.gemini/.env' || geminiVariable(name))),
+      found: (path, text) =>
+        path === '.gemini/settings.json'
+          ? jsonWidening(text, GEMINI_WIDENING)
+          : envWidening(text, (name) => path === '.gemini/.env' || geminiVariable(name)),
     }),
   },
   doctor: 'flags',

@@ -13,7 +13,21 @@
  * skips all of it (and the repository's AGENTS.md).
  */
 import { dirname, join } from 'node:path';
-import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, reportedSession, str, usageOf, viaStdin, saidLine } from './shared.js';
+import {
+  checksOf,
+  custom,
+  denial,
+  isObj,
+  listed,
+  model,
+  none,
+  OWN_ARGV,
+  reportedSession,
+  str,
+  usageOf,
+  viaStdin,
+  saidLine,
+} from './shared.js';
 import type { ExecutorModule, Invocation, InvocationContext } from './types.js';
 
 /** What a safe worker runs with: the project's own configuration is not loaded. */
@@ -30,8 +44,17 @@ const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 
   const path = join(dirname(ctx.promptFile), 'opencode-sow.json');
   return {
     args: [],
-    env: { OPENCODE_PERMISSION: JSON.stringify(opencodePermission(checksOf(ctx))), OPENCODE_CONFIG: path, ...NO_PROJECT_CONFIG },
-    files: [{ path, text: `${JSON.stringify({ $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } }, null, 2)}\n` }],
+    env: {
+      OPENCODE_PERMISSION: JSON.stringify(opencodePermission(checksOf(ctx))),
+      OPENCODE_CONFIG: path,
+      ...NO_PROJECT_CONFIG,
+    },
+    files: [
+      {
+        path,
+        text: `${JSON.stringify({ $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } }, null, 2)}\n`,
+      },
+    ],
     notes: [
       `permissions=safe: opencode may edit files in the repository and run ${listed(ctx)} (OPENCODE_PERMISSION); it refuses anything else and goes on (${path})`,
       'permissions=safe: opencode loads no configuration of the repository (OPENCODE_DISABLE_PROJECT_CONFIG: not opencode.json, .opencode/ or AGENTS.md)',
@@ -41,7 +64,8 @@ const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 
 
 const TOOLS = { command: ['bash'], edit: ['write', 'edit', 'patch', 'multiedit'] };
 /** opencode's permission errors (PermissionRejectedError, PermissionCorrectedError, PermissionDeniedError): it has no error code, only these fixed texts. */
-const REFUSED = /^The user (rejected permission to use this specific tool call|has specified a rule which prevents you from using this specific tool call)/;
+const REFUSED =
+  /^The user (rejected permission to use this specific tool call|has specified a rule which prevents you from using this specific tool call)/;
 
 export const opencode: ExecutorModule = {
   type: 'opencode',
@@ -64,13 +88,39 @@ export const opencode: ExecutorModule = {
   spawn(ctx) {
     const c = ctx.config;
     const p = permissions(ctx);
-    return { ...viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, p.env, p.notes), files: p.files ?? [] };
+    return {
+      ...viaStdin(
+        'opencode',
+        ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...p.args, ...custom(c)],
+        ctx,
+        p.env,
+        p.notes,
+      ),
+      files: p.files ?? [],
+    };
   },
   resume(ctx) {
     const c = ctx.config;
     const p = permissions(ctx);
     return {
-      ...viaStdin('opencode', ['run', '--format', 'json', '--dir', ctx.cwd, '--session', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)], ctx, p.env, p.notes),
+      ...viaStdin(
+        'opencode',
+        [
+          'run',
+          '--format',
+          'json',
+          '--dir',
+          ctx.cwd,
+          '--session',
+          ctx.sessionId,
+          ...model(c, '-m'),
+          ...p.args,
+          ...custom(c),
+        ],
+        ctx,
+        p.env,
+        p.notes,
+      ),
       files: p.files ?? [],
     };
   },
@@ -79,7 +129,9 @@ export const opencode: ExecutorModule = {
   // Each `step_finish` has that step's tokens and cost.
   usage: (e) => {
     const part = e['part'];
-    return e['type'] === 'step_finish' && isObj(part) && isObj(part['tokens']) ? usageOf(part['tokens']['input'], part['tokens']['output'], part['cost']) : undefined;
+    return e['type'] === 'step_finish' && isObj(part) && isObj(part['tokens'])
+      ? usageOf(part['tokens']['input'], part['tokens']['output'], part['cost'])
+      : undefined;
   },
   // Its events read through the generic fields (part.text, part.tool, part.state).
   /** A `tool_use` whose `part.state.status` is "error" with one of opencode's permission errors. */

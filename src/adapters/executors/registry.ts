@@ -15,23 +15,38 @@ import { opencode } from './opencode.js';
 import type { ExecutorModule } from './types.js';
 import { windsurf } from './windsurf.js';
 
-export const EXECUTORS: Readonly<Record<ExecutorType, ExecutorModule>> = { claude, cursor, codex, gemini, copilot, opencode, windsurf, command };
+export const EXECUTORS: Readonly<Record<ExecutorType, ExecutorModule>> = {
+  claude,
+  cursor,
+  codex,
+  gemini,
+  copilot,
+  opencode,
+  windsurf,
+  command,
+};
 
 /** The executor of a type named in a file (a session records it): only a type sow has. */
-export const executorOf = (type: string): ExecutorModule | undefined => (Object.hasOwn(EXECUTORS, type) ? EXECUTORS[type as ExecutorType] : undefined);
+export const executorOf = (type: string): ExecutorModule | undefined =>
+  Object.hasOwn(EXECUTORS, type) ? EXECUTORS[type as ExecutorType] : undefined;
 
 /** The settings each type does not take, with why: what config validation reports. */
-export const IGNORED_SETTINGS: IgnoredSettings = Object.fromEntries(Object.values(EXECUTORS).map((e) => [e.type, e.ignores])) as IgnoredSettings;
+export const IGNORED_SETTINGS: IgnoredSettings = Object.fromEntries(
+  Object.values(EXECUTORS).map((e) => [e.type, e.ignores]),
+) as IgnoredSettings;
 
 /** Whether the executor type takes a setting at all (`config show` says so beside it). */
-export const typeRefuses = (type: ExecutorType, setting: ExecutorSetting): boolean => EXECUTORS[type].ignores[setting] !== undefined;
+export const typeRefuses = (type: ExecutorType, setting: ExecutorSetting): boolean =>
+  EXECUTORS[type].ignores[setting] !== undefined;
 
 /**
  * Every agent CLI's own settings files (repository-relative glob patterns), each once: what no
  * safe worker may edit, whichever CLI it runs — a Claude Code worker that writes
  * `.gemini/settings.json` would widen the next Gemini CLI worker.
  */
-export const agentSettingsFiles = (): string[] => [...new Set(Object.values(EXECUTORS).flatMap((e) => e.widening?.files ?? []))];
+export const agentSettingsFiles = (): string[] => [
+  ...new Set(Object.values(EXECUTORS).flatMap((e) => e.widening?.files ?? [])),
+];
 
 /** The types that resume a session as they are, in the registry's order. */
 export const resumableTypes = (): ExecutorType[] =>

@@ -10,28 +10,41 @@ import { GEMINI_WIDENING } from './gemini.js';
 
 describe('JSON settings (with comments and trailing commas)', () => {
   it('reads JSONC, and only own keys', () => {
-    expect(parseJsonc('// c\n{ "a": "// not a comment", /* b */ "b": [1, 2,], }\n')).toEqual({ a: '// not a comment', b: [1, 2] });
+    expect(parseJsonc('// c\n{ "a": "// not a comment", /* b */ "b": [1, 2,], }\n')).toEqual({
+      a: '// not a comment',
+      b: [1, 2],
+    });
     expect(jsonWidening('{"__proto__": {"hooks": 1}}', ['hooks'])).toEqual([]);
     expect(jsonWidening('{"toString": 1}', ['toString.x'])).toEqual([]);
   });
   it('says each widening setting that is set to something, with its value', () => {
-    expect(jsonWidening('{"tools": {"allowed": ["run_shell_command"], "core": ["x"]}, "hooks": {}}', GEMINI_WIDENING)).toEqual(['tools.allowed: ["run_shell_command"]']);
-    expect(jsonWidening('{"mcpServers": {"x": {"command": "sh"}}, "tools": {"allowed": []}}', GEMINI_WIDENING)).toEqual(['mcpServers: {"x":{"command":"sh"}}']);
+    expect(
+      jsonWidening('{"tools": {"allowed": ["run_shell_command"], "core": ["x"]}, "hooks": {}}', GEMINI_WIDENING),
+    ).toEqual(['tools.allowed: ["run_shell_command"]']);
+    expect(jsonWidening('{"mcpServers": {"x": {"command": "sh"}}, "tools": {"allowed": []}}', GEMINI_WIDENING)).toEqual(
+      ['mcpServers: {"x":{"command":"sh"}}'],
+    );
     expect(jsonWidening('{"tools": {"discoveryCommand": "   "}}', GEMINI_WIDENING)).toEqual([]);
-    expect(jsonWidening('{"context": {"includeDirectories": ["/"]}}', GEMINI_WIDENING)).toEqual(['context.includeDirectories: ["/"]']);
+    expect(jsonWidening('{"context": {"includeDirectories": ["/"]}}', GEMINI_WIDENING)).toEqual([
+      'context.includeDirectories: ["/"]',
+    ]);
     expect(jsonWidening('', GEMINI_WIDENING)).toEqual([]);
     // A long value is cut.
     expect(jsonWidening(JSON.stringify({ hooks: { a: 'x'.repeat(200) } }), ['hooks'])[0]!.length).toBeLessThan(100);
   });
   it('a file that is not JSON is a finding, never taken as harmless', () => {
-    expect(jsonWidening('{"tools": {"allowed": ["run_shell_command"]', GEMINI_WIDENING)).toEqual([expect.stringMatching(/^\(sow cannot read it as JSON: /)]);
+    expect(jsonWidening('{"tools": {"allowed": ["run_shell_command"]', GEMINI_WIDENING)).toEqual([
+      expect.stringMatching(/^\(sow cannot read it as JSON: /),
+    ]);
   });
 });
 
 describe('TOML settings (Codex): every key path, however spelled', () => {
   const found = (text: string) => tomlWidening(text, CODEX_WIDENING);
   it('names tables, dotted keys, quoted keys and inline tables', () => {
-    expect(tomlKeyPaths('model = "o3"\n[mcp_servers.evil]\ncommand = "sh"\n[[profiles.x.list]]\nk = 1\n').paths).toEqual([
+    expect(
+      tomlKeyPaths('model = "o3"\n[mcp_servers.evil]\ncommand = "sh"\n[[profiles.x.list]]\nk = 1\n').paths,
+    ).toEqual([
       ['model'],
       ['mcp_servers', 'evil'],
       ['mcp_servers', 'evil', 'command'],
@@ -42,18 +55,25 @@ describe('TOML settings (Codex): every key path, however spelled', () => {
     expect(found('[mcp_servers.evil]\ncommand = "sh"\n')).toEqual(['mcp_servers.evil', 'mcp_servers.evil.command']);
     expect(found('mcp_servers.evil.command = "sh"\n')).toEqual(['mcp_servers.evil.command']);
     expect(found('"mcp_servers" . \'evil\' = { command = "sh" }\n')).toEqual(['mcp_servers.evil']);
-    expect(found('[ "sandbox_workspace_write" ]\nnetwork_access = true\n')).toEqual(['sandbox_workspace_write', 'sandbox_workspace_write.network_access']);
+    expect(found('[ "sandbox_workspace_write" ]\nnetwork_access = true\n')).toEqual([
+      'sandbox_workspace_write',
+      'sandbox_workspace_write.network_access',
+    ]);
     expect(found('x = { y = 1, writable_roots = ["/"] }\n')).toEqual(['writable_roots']);
     expect(found('notify = ["sh", "-c", "touch x"]\n')).toEqual(['notify']);
     expect(found('[profiles.fast]\nmodel = "x"\n')).toEqual(['profiles.fast', 'profiles.fast.model']);
   });
   it('skips what is inside strings and comments, across lines', () => {
     expect(found('# sandbox_mode = "danger-full-access"\nmodel = "o3" # notify = 1\n')).toEqual([]);
-    expect(found('instructions = """\nsandbox_mode = "danger-full-access"\n"""\nmodel = \'\'\'\n[mcp_servers.x]\n\'\'\'\n')).toEqual([]);
+    expect(
+      found('instructions = """\nsandbox_mode = "danger-full-access"\n"""\nmodel = \'\'\'\n[mcp_servers.x]\n\'\'\'\n'),
+    ).toEqual([]);
     expect(found('list = [\n  "a",\n  { name = "b" },\n]\nmodel = "o3"\n')).toEqual([]);
   });
   it('what it cannot read is a finding: a quoted key with an escape, broken syntax', () => {
-    expect(found('"\\u006dcp_servers".x.command = "sh"\n')).toEqual([expect.stringMatching(/^\(sow cannot read it as TOML: a quoted key with an escape/)]);
+    expect(found('"\\u006dcp_servers".x.command = "sh"\n')).toEqual([
+      expect.stringMatching(/^\(sow cannot read it as TOML: a quoted key with an escape/),
+    ]);
     expect(found('[mcp_servers.x\n')).toEqual([expect.stringMatching(/^\(sow cannot read it as TOML: /)]);
     expect(found('x = [1, 2\n')).toEqual([expect.stringMatching(/never closed/)]);
     expect(found('x = "open\n')).toEqual([expect.stringMatching(/unterminated string/)]);
@@ -62,10 +82,12 @@ describe('TOML settings (Codex): every key path, however spelled', () => {
 
 describe('.env files', () => {
   it('names matching variables, never their values', () => {
-    expect(envWidening('A=1\nexport GEMINI_CLI_SYSTEM_SETTINGS_PATH=/tmp/x\n# GEMINI_CLI_HOME=x\n GEMINI_SANDBOX = docker\n', (n) => n.startsWith('GEMINI_'))).toEqual([
-      'GEMINI_CLI_SYSTEM_SETTINGS_PATH=…',
-      'GEMINI_SANDBOX=…',
-    ]);
+    expect(
+      envWidening(
+        'A=1\nexport GEMINI_CLI_SYSTEM_SETTINGS_PATH=/tmp/x\n# GEMINI_CLI_HOME=x\n GEMINI_SANDBOX = docker\n',
+        (n) => n.startsWith('GEMINI_'),
+      ),
+    ).toEqual(['GEMINI_CLI_SYSTEM_SETTINGS_PATH=…', 'GEMINI_SANDBOX=…']);
   });
 });
 

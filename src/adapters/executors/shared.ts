@@ -5,7 +5,13 @@ import type { Denial, ExecutorModule, Invocation, InvocationContext, Usage } fro
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
 export const custom = (c: ExecutorConfig) => c.custom_args ?? [];
-export const viaStdin = (binary: string, args: string[], ctx: InvocationContext, env: Record<string, string> = {}, notes: string[] = []): Invocation => ({
+export const viaStdin = (
+  binary: string,
+  args: string[],
+  ctx: InvocationContext,
+  env: Record<string, string> = {},
+  notes: string[] = [],
+): Invocation => ({
   binary,
   args,
   env,
@@ -32,16 +38,22 @@ export const viaStdin = (binary: string, args: string[], ctx: InvocationContext,
 export const SOW_PROTECTED = ['**/.git', '**/.git/**', '.sow/config.yaml'] as const;
 
 /** The declared checks a safe worker may run, each once. */
-export const checksOf = (ctx: InvocationContext): string[] => [...new Set(ctx.checks.map((c) => c.trim()).filter(Boolean))];
+export const checksOf = (ctx: InvocationContext): string[] => [
+  ...new Set(ctx.checks.map((c) => c.trim()).filter(Boolean)),
+];
 export const listed = (ctx: InvocationContext) => ['sow', ...checksOf(ctx)].map((c) => `\`${c}\``).join(', ');
 
 /** For a CLI without the Agent Client Protocol (or with one sow cannot start): transport stays cli. */
 export const NO_ACP = 'sow has no way to start it over the Agent Client Protocol; leave transport out (cli)';
 /** The settings only a command of the user's own takes. */
-export const OWN_ARGV = { spawn: "only type 'command' runs an argv of your own", resume: "only type 'command' runs an argv of your own" } as const;
+export const OWN_ARGV = {
+  spawn: "only type 'command' runs an argv of your own",
+  resume: "only type 'command' runs an argv of your own",
+} as const;
 
 /** A session id a CLI reported in its events, if it is one sow may pass back as an argv word (never one that reads as an option). */
-export const reportedSession = (x: unknown): string | undefined => (typeof x === 'string' && x !== '' && !x.startsWith('-') ? x : undefined);
+export const reportedSession = (x: unknown): string | undefined =>
+  typeof x === 'string' && x !== '' && !x.startsWith('-') ? x : undefined;
 
 export type Obj = Record<string, unknown>;
 export const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
@@ -54,7 +66,8 @@ export const oneLine = (s: string, max = 110) => {
 };
 
 /** A count or an amount a CLI reported: a finite number, not below zero. */
-const amount = (x: unknown): number | undefined => (typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined);
+const amount = (x: unknown): number | undefined =>
+  typeof x === 'number' && Number.isFinite(x) && x >= 0 ? x : undefined;
 /** Usage from the CLI's own fields, leaving out what it did not report. */
 export function usageOf(input: unknown, output: unknown, cost?: unknown): Usage {
   const u: Usage = {};
@@ -103,7 +116,13 @@ export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>,
 /** What a tool call is about, for a progress line. */
 export function toolDetail(input: unknown): string {
   if (!isObj(input)) return '';
-  const detail = text(input['command']) ?? text(input['file_path']) ?? text(input['path']) ?? text(input['pattern']) ?? text(input['description']) ?? text(input['url']);
+  const detail =
+    text(input['command']) ??
+    text(input['file_path']) ??
+    text(input['path']) ??
+    text(input['pattern']) ??
+    text(input['description']) ??
+    text(input['url']);
   return detail ? `: ${oneLine(detail, 90)}` : '';
 }
 
@@ -121,7 +140,12 @@ function inputText(input: unknown): string | null {
 }
 
 /** A denial of `tool`, its kind read from the CLI's names for its command and edit tools. */
-export function denial(tool: string, input: unknown, kinds: { command: readonly string[]; edit: readonly string[] }, reason?: string): Denial {
+export function denial(
+  tool: string,
+  input: unknown,
+  kinds: { command: readonly string[]; edit: readonly string[] },
+  reason?: string,
+): Denial {
   const kind = kinds.command.includes(tool) ? 'command' : kinds.edit.includes(tool) ? 'edit' : 'other';
   return { tool, input: inputText(input), kind, ...(reason ? { reason } : {}) };
 }

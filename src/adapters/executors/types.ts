@@ -54,7 +54,9 @@ export interface Widening {
    * that folder. `found` returns each widening setting the text holds, said as `key: value`
    * (empty when it holds none).
    */
-  check?(transport: 'cli' | 'acp'): { paths: readonly string[]; found(path: string, text: string): string[] } | undefined;
+  check?(
+    transport: 'cli' | 'acp',
+  ): { paths: readonly string[]; found(path: string, text: string): string[] } | undefined;
 }
 
 /** How sow keeps an ACP session asking: the modes that ask it before acting, and the config options that must keep their value. */

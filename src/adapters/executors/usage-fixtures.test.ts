@@ -19,7 +19,11 @@ const usageOfFixture = (cli: keyof typeof EXECUTORS, file: string): Usage => usa
 
 describe('usage in the real CLIs’ own events', () => {
   it('Claude Code: the closing result’s usage and total_cost_usd, once (not each assistant message too)', () => {
-    expect(usageOfFixture('claude', 'claude__events-sample-success.jsonl')).toEqual({ input_tokens: 5, output_tokens: 3, cost_usd: 0.0001 });
+    expect(usageOfFixture('claude', 'claude__events-sample-success.jsonl')).toEqual({
+      input_tokens: 5,
+      output_tokens: 3,
+      cost_usd: 0.0001,
+    });
   });
   it('Claude Code while it runs: the input tokens of each answer so far, once per answer (its output and cost come with the result)', () => {
     // A real worker's stream (Claude Code 2.1.197 in the orchestrator run of test:real-agents): three answers, then the result.
@@ -30,13 +34,23 @@ describe('usage in the real CLIs’ own events', () => {
     expect(usageOfLines(EXECUTORS.claude, run)).toEqual({ input_tokens: 337, output_tokens: 32, cost_usd: 0.001491 });
   });
   it('Codex: each turn.completed’s usage, tokens only (two model calls of 50 in / 20 out in this run)', () => {
-    expect(usageOfFixture('codex', 'codex__events-sample-success.jsonl')).toEqual({ input_tokens: 100, output_tokens: 40 });
+    expect(usageOfFixture('codex', 'codex__events-sample-success.jsonl')).toEqual({
+      input_tokens: 100,
+      output_tokens: 40,
+    });
   });
   it('Gemini CLI: the result’s stats, tokens only', () => {
-    expect(usageOfFixture('gemini', 'gemini__events-sample-success.jsonl')).toEqual({ input_tokens: 1, output_tokens: 3 });
+    expect(usageOfFixture('gemini', 'gemini__events-sample-success.jsonl')).toEqual({
+      input_tokens: 1,
+      output_tokens: 3,
+    });
   });
   it('OpenCode: each step_finish’s tokens and cost', () => {
-    expect(usageOfFixture('opencode', 'opencode__events-sample-success.jsonl')).toEqual({ input_tokens: 5, output_tokens: 3, cost_usd: 0.00006 });
+    expect(usageOfFixture('opencode', 'opencode__events-sample-success.jsonl')).toEqual({
+      input_tokens: 5,
+      output_tokens: 3,
+      cost_usd: 0.00006,
+    });
   });
   it('Copilot CLI: its result has premium requests and durations, no tokens: nothing to count', () => {
     expect(usageOfFixture('copilot', 'copilot__events-sample-success.jsonl')).toEqual({});

@@ -15,8 +15,18 @@ export const windsurf: ExecutorModule = {
   resume() {
     throw new Error('windsurf cannot resume sessions');
   },
-  ignores: { permissions: NO_PERMISSIONS, yolo_mode: NO_PERMISSIONS, model: 'sow passes windsurf no model flag', ...OWN_ARGV, transport: NO_ACP },
+  ignores: {
+    permissions: NO_PERMISSIONS,
+    yolo_mode: NO_PERMISSIONS,
+    model: 'sow passes windsurf no model flag',
+    ...OWN_ARGV,
+    transport: NO_ACP,
+  },
   // Its permissions are its custom_args' (sow grants nothing); its folder is kept from other workers.
-  widening: { files: ['.windsurf/**'], settings: ['its own configuration'], how: 'sow passes windsurf no permissions at all: its custom_args and its own configuration decide' },
+  widening: {
+    files: ['.windsurf/**'],
+    settings: ['its own configuration'],
+    how: 'sow passes windsurf no permissions at all: its custom_args and its own configuration decide',
+  },
   doctor: 'flags',
 };

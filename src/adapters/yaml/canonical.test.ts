@@ -82,7 +82,22 @@ const STRINGS = [
   '/',
 ];
 const KEYS = STRINGS.filter((s) => s !== 'constructor');
-const NUMBERS = [0, 1, -1, 10, 1.5, -2.25, 1e21, 1e-7, 123456789012, Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, NaN, Infinity, -Infinity];
+const NUMBERS = [
+  0,
+  1,
+  -1,
+  10,
+  1.5,
+  -2.25,
+  1e21,
+  1e-7,
+  123456789012,
+  Number.MAX_SAFE_INTEGER,
+  -Number.MAX_SAFE_INTEGER,
+  NaN,
+  Infinity,
+  -Infinity,
+];
 
 function value(r: () => number, depth: number): unknown {
   const k = r();
@@ -195,7 +210,11 @@ describe('parseCanonicalYaml', () => {
     ].join('\n');
     const fast = parseCanonicalYaml(text);
     expect(fast).toEqual(parse(text));
-    expect(fast).toMatchObject({ phases: { implementation: { tasks: [{ id: '010', dependencies: ['005'], agent: null }, [1, { nested: Infinity }]] } } });
+    expect(fast).toMatchObject({
+      phases: {
+        implementation: { tasks: [{ id: '010', dependencies: ['005'], agent: null }, [1, { nested: Infinity }]] },
+      },
+    });
   });
 
   it('declines what it does not know, rather than guess', () => {
@@ -267,7 +286,8 @@ describe('parseCanonicalYaml', () => {
   });
 
   it(`declines nesting deeper than ${MAX_DEPTH} levels (the yaml package path refuses it)`, () => {
-    const nest = (depth: number) => Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}a:${i === depth - 1 ? ' 1' : ''}`).join('\n') + '\n';
+    const nest = (depth: number) =>
+      Array.from({ length: depth }, (_, i) => `${'  '.repeat(i)}a:${i === depth - 1 ? ' 1' : ''}`).join('\n') + '\n';
     expect(parseCanonicalYaml(nest(MAX_DEPTH))).not.toBeUndefined();
     expect(parseCanonicalYaml(nest(MAX_DEPTH + 1))).toBeUndefined();
   });

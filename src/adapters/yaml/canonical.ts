@@ -42,7 +42,8 @@ function quotedEnd(s: string, from: number): number {
 }
 
 /** Characters the emitter escapes inside quotes (emit.ts NON_PRINTABLE, JSON's lone surrogates): raw, a person wrote them. */
-const ESCAPED_RAW = /[\u0000-\u001f\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const ESCAPED_RAW =
+  /[\u0000-\u001f\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** A quick first look for ESCAPED_RAW (a lone surrogate is rare, a pair is an emoji): most tokens have none. */
 const SUSPECT = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff\ufeff\ufffe\uffff]/;
@@ -126,7 +127,9 @@ class Reader {
     // Each level of nesting indents by two, so the indentation bounds the depth.
     if (this.i >= this.lines.length || this.at[this.i] !== indent || indent >= 2 * MAX_DEPTH) return NO;
     const line = this.lines[this.i]!;
-    return line.charCodeAt(indent) === 45 && (line.length === indent + 1 || line.charCodeAt(indent + 1) === 32) ? this.list(indent) : this.map(indent);
+    return line.charCodeAt(indent) === 45 && (line.length === indent + 1 || line.charCodeAt(indent + 1) === 32)
+      ? this.list(indent)
+      : this.map(indent);
   }
 
   /** `key:` at `from` in `line`: sets k and after, or says it is not one. */

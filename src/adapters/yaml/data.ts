@@ -27,7 +27,8 @@ export function plainData(value: unknown): unknown {
     for (const [key, item] of value) defineKey(out, keyText(key), plainData(item));
     return out;
   }
-  if (value instanceof Uint8Array) return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  if (value instanceof Uint8Array)
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
   const record = value as Record<string, unknown>;
   for (const key of Object.keys(record)) record[key] = plainData(record[key]);
   return record;
@@ -36,7 +37,9 @@ export function plainData(value: unknown): unknown {
 /** A key as the `yaml` package spells it in a JavaScript object (null is ''). */
 function keyText(key: unknown): string {
   if (key === null || key === undefined) return '';
-  return typeof key === 'object' ? JSON.stringify(key, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v)) : String(key);
+  return typeof key === 'object'
+    ? JSON.stringify(key, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))
+    : String(key);
 }
 
 /** Sets an own key, even `__proto__` (which plain assignment would turn into the prototype). */
@@ -44,7 +47,8 @@ function defineKey(record: Record<string, unknown>, key: string, value: unknown)
   Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
+const isRecord = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
 
 /**
  * Whether two values are the same data: NaN is NaN, a bigint is the number nearest to it, key
@@ -62,7 +66,8 @@ export function sameData(a: unknown, b: unknown): boolean {
     for (let i = 0; i < a.length; i++) if (!sameData(a[i], b[i])) return false;
     return true;
   }
-  if (a instanceof Date || b instanceof Date) return a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime());
+  if (a instanceof Date || b instanceof Date)
+    return a instanceof Date && b instanceof Date && Object.is(a.getTime(), b.getTime());
   if (!isRecord(a) || !isRecord(b)) return false;
   let count = 0;
   for (const key of Object.keys(a)) {

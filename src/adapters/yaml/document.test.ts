@@ -151,10 +151,17 @@ describe('parseYaml: what a person wrote, read exactly', () => {
 
   it('refuses an alias inside its own anchor (a value that contains itself)', async () => {
     await expect(parseYaml('a: &x [1, *x]\n')).rejects.toThrow(YamlRefusedError);
-    await expect(parseYaml('a: &x [1, *x]\n')).rejects.toThrow(/alias \*x \(line 1, column 11\) inside the value its anchor names/);
+    await expect(parseYaml('a: &x [1, *x]\n')).rejects.toThrow(
+      /alias \*x \(line 1, column 11\) inside the value its anchor names/,
+    );
     await expect(parseYaml('a: &x {b: {c: *x}}\n')).rejects.toThrow(/contains itself/);
     // An alias after its anchor, and the same name anchored again later, are fine.
-    expect((await parseYaml('a: &x [1]\nb: [*x]\nc: &x [2]\nd: *x\n')).data).toEqual({ a: [1], b: [[1]], c: [2], d: [2] });
+    expect((await parseYaml('a: &x [1]\nb: [*x]\nc: &x [2]\nd: *x\n')).data).toEqual({
+      a: [1],
+      b: [[1]],
+      c: [2],
+      d: [2],
+    });
   });
 
   it('refuses nesting deeper than 100 levels, without overflowing the stack', async () => {
@@ -174,10 +181,14 @@ describe('parseYaml: what a person wrote, read exactly', () => {
     // them; read to the end, 200,000 (and half a second).
     const next = vi.spyOn(Parser.prototype, 'next');
     try {
-      await expect(parseYaml(`a: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)).rejects.toThrow(/more than 100 levels deep \(line 1, column 103\)/);
+      await expect(parseYaml(`a: ${'['.repeat(100_000)}${']'.repeat(100_000)}\n`)).rejects.toThrow(
+        /more than 100 levels deep \(line 1, column 103\)/,
+      );
       expect(next.mock.calls.length).toBeLessThan(500);
       next.mockClear();
-      await expect(parseYaml(`${'- '.repeat(20_000)}x\n`)).rejects.toThrow(/more than 100 levels deep \(line 1, column 201\)/);
+      await expect(parseYaml(`${'- '.repeat(20_000)}x\n`)).rejects.toThrow(
+        /more than 100 levels deep \(line 1, column 201\)/,
+      );
       expect(next.mock.calls.length).toBeLessThan(500);
     } finally {
       next.mockRestore();
@@ -206,10 +217,14 @@ describe('editYaml: a write changes only what changed', () => {
   });
 
   it('rewrites a changed scalar in the quoting it had, where that quoting can hold it', async () => {
-    expect(await edit(TASK, set('updated_at', '2027-01-01T00:00:00.000Z'))).toBe(withLines(TASK, 10, "updated_at: '2027-01-01T00:00:00.000Z'"));
+    expect(await edit(TASK, set('updated_at', '2027-01-01T00:00:00.000Z'))).toBe(
+      withLines(TASK, 10, "updated_at: '2027-01-01T00:00:00.000Z'"),
+    );
     expect(await edit(TASK, set('metadata.quoted', 'new'))).toBe(TASK.replace('"tab\\there \\u00e9 \\x41"', '"new"'));
     expect(await edit(TASK, set('metadata.single', 'a\nb'))).toBe(TASK.replace("'it''s'", '"a\\nb"'));
-    expect(await edit(TASK, set('name', 'Second: task'))).toBe(withLines(TASK, 3, 'name: "Second: task"   # what we agreed'));
+    expect(await edit(TASK, set('name', 'Second: task'))).toBe(
+      withLines(TASK, 3, 'name: "Second: task"   # what we agreed'),
+    );
     expect(await edit(TASK, set('metadata.hex', 32))).toBe(TASK.replace('0x1F', '32'));
   });
 
@@ -235,8 +250,12 @@ describe('editYaml: a write changes only what changed', () => {
   });
 
   it('keeps block scalars block scalars', async () => {
-    expect(await edit(TASK, set('metadata.literal', 'one\ntwo\nthree\n'))).toBe(TASK.replace('    line one\n    line two\n', '    one\n    two\n    three\n'));
-    expect(await edit(TASK, set('metadata.literal', 'one line'))).toBe(TASK.replace('|\n    line one\n    line two\n', 'one line\n'));
+    expect(await edit(TASK, set('metadata.literal', 'one\ntwo\nthree\n'))).toBe(
+      TASK.replace('    line one\n    line two\n', '    one\n    two\n    three\n'),
+    );
+    expect(await edit(TASK, set('metadata.literal', 'one line'))).toBe(
+      TASK.replace('|\n    line one\n    line two\n', 'one line\n'),
+    );
   });
 
   it('adds to and takes from flow collections item by item', async () => {
@@ -244,7 +263,9 @@ describe('editYaml: a write changes only what changed', () => {
     expect(await edit(TASK, set('metadata.seq', [1, 3]))).toBe(TASK.replace('[1, 2, 3]', '[1, 3]'));
     expect(await edit(TASK, set('metadata.seq', [0, 1, 2, 3]))).toBe(TASK.replace('[1, 2, 3]', '[0, 1, 2, 3]'));
     expect(await edit(TASK, set('metadata.seq', [2, 3]))).toBe(TASK.replace('[1, 2, 3]', '[2, 3]'));
-    expect(await edit(TASK, set('metadata.flow.c', 'x y'))).toBe(TASK.replace('{a: 1, b: "two"}', '{a: 1, b: "two", c: x y}'));
+    expect(await edit(TASK, set('metadata.flow.c', 'x y'))).toBe(
+      TASK.replace('{a: 1, b: "two"}', '{a: 1, b: "two", c: x y}'),
+    );
     expect(await edit(TASK, without('metadata.flow.a'))).toBe(TASK.replace('{a: 1, b: "two"}', '{b: "two"}'));
     expect(await edit(TASK, set('metadata.flow', {}))).toBe(TASK.replace('{a: 1, b: "two"}', '{}'));
   });
@@ -259,42 +280,73 @@ describe('editYaml: a write changes only what changed', () => {
       ),
     );
     const first = await edit(TASK, (d) => ({ ...d, outputs: d['outputs'].slice(1) }));
-    expect(first).toBe(TASK.replace('  - type: review\n    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', ''));
+    expect(first).toBe(
+      TASK.replace('  - type: review\n    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', ''),
+    );
     const second = await edit(TASK, (d) => ({ ...d, outputs: d['outputs'].slice(0, 1) }));
-    expect(second).toBe(TASK.replace('  - type: reference\n    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', ''));
+    expect(second).toBe(
+      TASK.replace('  - type: reference\n    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', ''),
+    );
     const inside = await edit(
       TASK,
-      set('outputs', [{ type: 'review', path: 'review/one.md', created_at: '2026-11-26T16:18:51.638Z', approved: true }, ((await parseYaml(TASK)) as any).data.outputs[1]]),
+      set('outputs', [
+        { type: 'review', path: 'review/one.md', created_at: '2026-11-26T16:18:51.638Z', approved: true },
+        ((await parseYaml(TASK)) as any).data.outputs[1],
+      ]),
     );
     expect(inside).toBe(
-      TASK.replace('    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n', '    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n    approved: true\n'),
+      TASK.replace(
+        '    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n',
+        '    path: review/one.md\n    created_at: "2026-11-26T16:18:51.638Z"\n    approved: true\n',
+      ),
     );
   });
 
   it('fills an empty `[]` or `{}` in the block form sow writes', async () => {
     const input = { type: 'context', path: 'c.md', created_at: '2026-11-27T00:00:00.000Z' };
-    expect(await edit(TASK, set('inputs', [input]))).toBe(withLines(TASK, 11, 'inputs:', '  - type: context', '    path: c.md', '    created_at: "2026-11-27T00:00:00.000Z"'));
+    expect(await edit(TASK, set('inputs', [input]))).toBe(
+      withLines(
+        TASK,
+        11,
+        'inputs:',
+        '  - type: context',
+        '    path: c.md',
+        '    created_at: "2026-11-27T00:00:00.000Z"',
+      ),
+    );
   });
 
   it("removes a key's lines and nothing else", async () => {
     expect(await edit(TASK, without('metadata.hex'))).toBe(TASK.replace('  hex: 0x1F\n', ''));
     expect(await edit(TASK, without('name'))).toBe(withLines(TASK, 3));
-    expect(await edit(TASK, without('metadata.literal'))).toBe(TASK.replace('  literal: |\n    line one\n    line two\n', ''));
+    expect(await edit(TASK, without('metadata.literal'))).toBe(
+      TASK.replace('  literal: |\n    line one\n    line two\n', ''),
+    );
   });
 
   it("writes a value that changed kind in sow's form, keeping the comment after it", async () => {
-    expect(await edit(TASK, set('name', { first: 'a', second: 'b' }))).toBe(withLines(TASK, 3, 'name: # what we agreed', '  first: a', '  second: b'));
-    expect(await edit(TASK, set('metadata.tilde', { a: 1 }))).toBe(TASK.replace('  tilde: ~\n', '  tilde:\n    a: 1\n'));
-    expect(await edit(TASK, set('metadata.literal', ['x']))).toBe(TASK.replace('  literal: |\n    line one\n    line two\n', '  literal:\n    - x\n'));
+    expect(await edit(TASK, set('name', { first: 'a', second: 'b' }))).toBe(
+      withLines(TASK, 3, 'name: # what we agreed', '  first: a', '  second: b'),
+    );
+    expect(await edit(TASK, set('metadata.tilde', { a: 1 }))).toBe(
+      TASK.replace('  tilde: ~\n', '  tilde:\n    a: 1\n'),
+    );
+    expect(await edit(TASK, set('metadata.literal', ['x']))).toBe(
+      TASK.replace('  literal: |\n    line one\n    line two\n', '  literal:\n    - x\n'),
+    );
   });
 
   describe('anchors and aliases', () => {
     it('an alias whose value changed is written out; its anchor keeps its value', async () => {
-      expect(await edit(TASK, set('metadata.alias.x', 5))).toBe(TASK.replace('alias: *A', 'alias: {x: 5, "y": [1, 2]}'));
+      expect(await edit(TASK, set('metadata.alias.x', 5))).toBe(
+        TASK.replace('alias: *A', 'alias: {x: 5, "y": [1, 2]}'),
+      );
     });
 
     it('an anchor whose value changed changes; an alias that keeps the old value is written out', async () => {
-      expect(await edit(TASK, set('metadata.anchor.x', 5))).toBe(TASK.replace('&A {x: 1, y: [1, 2]}', '&A {x: 5, y: [1, 2]}').replace('alias: *A', 'alias: {x: 1, "y": [1, 2]}'));
+      expect(await edit(TASK, set('metadata.anchor.x', 5))).toBe(
+        TASK.replace('&A {x: 1, y: [1, 2]}', '&A {x: 5, y: [1, 2]}').replace('alias: *A', 'alias: {x: 1, "y": [1, 2]}'),
+      );
     });
 
     it('an alias that changed with its anchor stays an alias', async () => {
@@ -303,19 +355,25 @@ describe('editYaml: a write changes only what changed', () => {
     });
 
     it('an alias whose anchor is removed is written out', async () => {
-      expect(await edit(TASK, without('metadata.anchor'))).toBe(TASK.replace('  anchor: &A {x: 1, y: [1, 2]}\n', '').replace('alias: *A', 'alias: {x: 1, "y": [1, 2]}'));
+      expect(await edit(TASK, without('metadata.anchor'))).toBe(
+        TASK.replace('  anchor: &A {x: 1, y: [1, 2]}\n', '').replace('alias: *A', 'alias: {x: 1, "y": [1, 2]}'),
+      );
     });
 
     it('a scalar alias in a list, its anchor changed', async () => {
       const text = 'a: &who alice\nlist:\n  - *who\n  - bob\n';
       expect(await edit(text, set('a', 'carol'))).toBe('a: &who carol\nlist:\n  - alice\n  - bob\n');
-      expect(await edit(text, set('list', ['alice', 'bob', 'dan']))).toBe('a: &who alice\nlist:\n  - *who\n  - bob\n  - dan\n');
+      expect(await edit(text, set('list', ['alice', 'bob', 'dan']))).toBe(
+        'a: &who alice\nlist:\n  - *who\n  - bob\n  - dan\n',
+      );
     });
   });
 
   it('keeps the line endings and the missing final newline of the file', async () => {
     const crlf = 'a: 1 # one\r\nb:\r\n  - x\r\n';
-    expect(await edit(crlf, (d) => ({ ...set('a', 2)(d), c: { d: 1 } }))).toBe('a: 2 # one\r\nb:\r\n  - x\r\nc:\r\n  d: 1\r\n');
+    expect(await edit(crlf, (d) => ({ ...set('a', 2)(d), c: { d: 1 } }))).toBe(
+      'a: 2 # one\r\nb:\r\n  - x\r\nc:\r\n  d: 1\r\n',
+    );
     expect(await edit(crlf, set('b', ['x', 'z']))).toBe('a: 1 # one\r\nb:\r\n  - x\r\n  - z\r\n');
     const bare = '# no newline at the end\na: 1\nb: 2';
     expect(await edit(bare, set('c', 3))).toBe('# no newline at the end\na: 1\nb: 2\nc: 3');
@@ -330,7 +388,9 @@ describe('editYaml: a write changes only what changed', () => {
   });
 
   it('writes a list item that became a map as `- key: value`', async () => {
-    expect(await edit('list:\n  - one\n  - two\n', set('list', ['one', { k: 'v', w: 1 }]))).toBe('list:\n  - one\n  - k: v\n    w: 1\n');
+    expect(await edit('list:\n  - one\n  - two\n', set('list', ['one', { k: 'v', w: 1 }]))).toBe(
+      'list:\n  - one\n  - k: v\n    w: 1\n',
+    );
   });
 
   it('still holds the new value when a shape defeats the splice', async () => {

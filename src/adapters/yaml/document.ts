@@ -125,7 +125,9 @@ const OPTIONS = { intAsBigInt: true, uniqueKeys: false, keepSourceTokens: true, 
 /** Parses `text` into a document, refusing what is not a state file; throws YamlSyntaxError and YamlRefusedError. */
 function composeDocument(yaml: YamlModule, text: string): YamlDocument {
   if (roughValueCount(text) > MAX_VALUES) {
-    throw new YamlRefusedError(`holds more than ${MAX_VALUES.toLocaleString('en')} values (lines and commas); a state file has a few hundred, so sow does not read it`);
+    throw new YamlRefusedError(
+      `holds more than ${MAX_VALUES.toLocaleString('en')} values (lines and commas); a state file has a few hundred, so sow does not read it`,
+    );
   }
   const lines = new yaml.LineCounter();
   const at = (offset: number | undefined) => (offset === undefined ? undefined : lines.linePos(offset));
@@ -134,7 +136,9 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
     for (const token of tokens) {
       const deep = tooDeep(token);
       if (deep !== undefined) {
-        throw new YamlRefusedError(`nests collections more than ${MAX_DEPTH} levels deep${where(at(deep))}; sow's files nest a few levels, so sow does not read it`);
+        throw new YamlRefusedError(
+          `nests collections more than ${MAX_DEPTH} levels deep${where(at(deep))}; sow's files nest a few levels, so sow does not read it`,
+        );
       }
       yield token;
     }
@@ -144,7 +148,11 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
   for (const d of composer.compose(checked(parseShallow(yaml, text, lines)), true, text.length)) {
     if (doc) {
       const pos = at(d.range[0]);
-      throw new YamlSyntaxError('holds more than one document (a second one starts after ---); a state file is one', pos?.line, pos?.col);
+      throw new YamlSyntaxError(
+        'holds more than one document (a second one starts after ---); a state file is one',
+        pos?.line,
+        pos?.col,
+      );
     }
     doc = d as YamlDocument;
   }
@@ -177,7 +185,9 @@ function* parseShallow(yaml: YamlModule, text: string, lines: import('yaml').Lin
       let depth = 0;
       for (const t of parser.stack) {
         if ((t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') && ++depth > MAX_DEPTH) {
-          throw new YamlRefusedError(`nests collections more than ${MAX_DEPTH} levels deep${where(lines.linePos(t.offset))}; sow's files nest a few levels, so sow does not read it`);
+          throw new YamlRefusedError(
+            `nests collections more than ${MAX_DEPTH} levels deep${where(lines.linePos(t.offset))}; sow's files nest a few levels, so sow does not read it`,
+          );
         }
       }
     }
@@ -211,7 +221,9 @@ function documentData(doc: YamlDocument): unknown {
   } catch (err) {
     // yaml's guard against alias bombs ("excessive alias count").
     if (err instanceof ReferenceError)
-      throw new YamlRefusedError(`uses aliases (*name) that would repeat their anchors' values more than ${MAX_ALIAS_COUNT} times; sow's files need a few, so sow does not read it`);
+      throw new YamlRefusedError(
+        `uses aliases (*name) that would repeat their anchors' values more than ${MAX_ALIAS_COUNT} times; sow's files need a few, so sow does not read it`,
+      );
     throw err;
   }
   refuseReservedKeys(data);
@@ -289,7 +301,13 @@ function editThroughDocument(yaml: YamlModule, previous: string, value: unknown)
  * Brings the document in line with `value`, touching only what changed, so comments, key order
  * and styles on unchanged nodes survive.
  */
-function syncNode(yaml: YamlModule, doc: YamlDocument, node: YamlNode | unknown, value: unknown, replace: (n: unknown) => void): void {
+function syncNode(
+  yaml: YamlModule,
+  doc: YamlDocument,
+  node: YamlNode | unknown,
+  value: unknown,
+  replace: (n: unknown) => void,
+): void {
   const isObj = typeof value === 'object' && value !== null && !Array.isArray(value);
   if (yaml.isMap(node) && isObj) {
     const record = value as Record<string, unknown>;

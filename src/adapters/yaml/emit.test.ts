@@ -89,17 +89,38 @@ describe('emitYaml', () => {
   });
 
   it('looks like hand-written YAML', () => {
-    expect(emitYaml({ tasks: [{ id: '010', name: 'Implement JWT signing', dependencies: [] }] })).toBe('tasks:\n  - id: "010"\n    name: Implement JWT signing\n    dependencies: []\n');
+    expect(emitYaml({ tasks: [{ id: '010', name: 'Implement JWT signing', dependencies: [] }] })).toBe(
+      'tasks:\n  - id: "010"\n    name: Implement JWT signing\n    dependencies: []\n',
+    );
   });
 });
 
 describe('isPlainString', () => {
   it('is exactly the rule it replaces: /^[A-Za-z_/][\\w ./+()-]*$/, no trailing space, no reserved word', () => {
-    const rule = (s: string) => /^[A-Za-z_/][\w ./+()-]*$/.test(s) && !s.endsWith(' ') && !/^(?:true|false|null|yes|no|on|off|y|n|~)$/i.test(s);
+    const rule = (s: string) =>
+      /^[A-Za-z_/][\w ./+()-]*$/.test(s) && !s.endsWith(' ') && !/^(?:true|false|null|yes|no|on|off|y|n|~)$/i.test(s);
     const alphabet = 'aZ09_/ .+()-:#"\'\\é\t~yYnN';
     let seed = 7;
     const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    const samples = ['', 'a', 'Yes', 'no', 'n', 'off', 'nulls', 'true', 'True ', '/x', '9a', 'a b', 'a ', 'é', 'implementation', 'src/a.ts', 'x(1)+y-z'];
+    const samples = [
+      '',
+      'a',
+      'Yes',
+      'no',
+      'n',
+      'off',
+      'nulls',
+      'true',
+      'True ',
+      '/x',
+      '9a',
+      'a b',
+      'a ',
+      'é',
+      'implementation',
+      'src/a.ts',
+      'x(1)+y-z',
+    ];
     for (let i = 0; i < 20_000; i++) {
       const n = Math.floor(next() * 8);
       let s = '';

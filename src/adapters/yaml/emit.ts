@@ -66,7 +66,8 @@ export function emitScalar(value: unknown): string {
   }
 }
 
-const isMap = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
+const isMap = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
 
 function emitNode(value: unknown, indent: string, out: string[]): void {
   if (isMap(value)) {

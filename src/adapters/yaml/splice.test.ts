@@ -13,7 +13,21 @@ function rng(seed: number) {
   };
 }
 
-const STRINGS = ['a', 'b c', 'yes', '010', 'x: y', '#h', 'multi\nline\n', 'tab\tx', '', 'ünï', '- d', '[q]', 'it\'s "q"'];
+const STRINGS = [
+  'a',
+  'b c',
+  'yes',
+  '010',
+  'x: y',
+  '#h',
+  'multi\nline\n',
+  'tab\tx',
+  '',
+  'ünï',
+  '- d',
+  '[q]',
+  'it\'s "q"',
+];
 
 function value(r: () => number, depth: number): unknown {
   const k = r();
@@ -63,7 +77,11 @@ function change(r: () => number, v: unknown, depth = 0): unknown {
 
 /** Some of the ways people write YAML: flow collections, other indentation, comments, aliases. */
 function written(r: () => number, data: Record<string, unknown>): string {
-  const text = stringify(data, { flowLevel: r() < 0.3 ? Math.floor(r() * 3) : undefined, indent: r() < 0.3 ? 4 : 2, indentSeq: r() < 0.5 } as never);
+  const text = stringify(data, {
+    flowLevel: r() < 0.3 ? Math.floor(r() * 3) : undefined,
+    indent: r() < 0.3 ? 4 : 2,
+    indentSeq: r() < 0.5,
+  } as never);
   if (r() < 0.5) return text;
   return `# a header\n${text
     .split('\n')
@@ -102,7 +120,9 @@ describe('spliceYaml on generated files', () => {
       for (const other of ['root', 'other', 'list'].filter((k) => k !== key)) {
         // An alias of a changed anchor may have to be written out; everything else stays.
         if (shared && other !== 'list') continue;
-        expect(pairText(out!, other), `the text of ${other} changed:\n${text}\n---\n${out}`).toBe(pairText(text, other));
+        expect(pairText(out!, other), `the text of ${other} changed:\n${text}\n---\n${out}`).toBe(
+          pairText(text, other),
+        );
       }
       spliced++;
     }

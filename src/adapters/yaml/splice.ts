@@ -46,13 +46,21 @@ interface Place {
   column: number;
 }
 
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
-const hasEntries = (x: unknown): boolean => (Array.isArray(x) ? x.length > 0 : isRecord(x) && Object.values(x).some((v) => v !== undefined));
+const isRecord = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
+const hasEntries = (x: unknown): boolean =>
+  Array.isArray(x) ? x.length > 0 : isRecord(x) && Object.values(x).some((v) => v !== undefined);
 const YAML_TAG = 'tag:yaml.org,2002:';
 const SINGLE_QUOTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]*$/;
 
 /** `src` changed to hold `next`, or undefined when its shape is one this module does not handle. */
-export function spliceYaml(yaml: YamlModule, doc: Document, src: string, old: unknown, next: unknown): string | undefined {
+export function spliceYaml(
+  yaml: YamlModule,
+  doc: Document,
+  src: string,
+  old: unknown,
+  next: unknown,
+): string | undefined {
   try {
     return new Splicer(yaml, doc, src).run(old, next);
   } catch {
@@ -141,7 +149,9 @@ class Splicer {
   /** Where an item starts: its `-`, its props or its key (not the comments and commas before it). */
   private itemStart(node: Node | Pair): number {
     const slot = this.slotOf(node);
-    const first = slot?.item.start.find((t) => t.type !== 'space' && t.type !== 'newline' && t.type !== 'comment' && t.type !== 'comma');
+    const first = slot?.item.start.find(
+      (t) => t.type !== 'space' && t.type !== 'newline' && t.type !== 'comment' && t.type !== 'comma',
+    );
     if (first) return first.offset;
     const at = this.yaml.isPair(node) ? (node.key as Node | null)?.range?.[0] : node.range?.[0];
     if (at === undefined) throw new Unspliceable();
@@ -204,9 +214,16 @@ class Splicer {
     }
     if (sameData(old, next)) return;
     const tag = node.tag;
-    const plainTag = tag === undefined || tag === `${YAML_TAG}map` || tag === `${YAML_TAG}seq` || !tag.startsWith(YAML_TAG);
+    const plainTag =
+      tag === undefined || tag === `${YAML_TAG}map` || tag === `${YAML_TAG}seq` || !tag.startsWith(YAML_TAG);
     if (yaml.isMap(node) && plainTag && isRecord(old) && isRecord(next)) return this.syncMap(node, old, next, place);
-    if (yaml.isSeq(node) && plainTag && Array.isArray(old) && Array.isArray(next) && node.items.every((i) => yaml.isNode(i))) {
+    if (
+      yaml.isSeq(node) &&
+      plainTag &&
+      Array.isArray(old) &&
+      Array.isArray(next) &&
+      node.items.every((i) => yaml.isNode(i))
+    ) {
       return this.syncSeq(node as Node & { items: Node[]; flow?: boolean }, old, next, place);
     }
     this.replace(node, next, place);
@@ -220,7 +237,12 @@ class Splicer {
     return typeof value === 'object' ? undefined : String(value);
   }
 
-  private syncMap(node: Node & { items: Pair[]; flow?: boolean }, old: Record<string, unknown>, next: Record<string, unknown>, place: Place): void {
+  private syncMap(
+    node: Node & { items: Pair[]; flow?: boolean },
+    old: Record<string, unknown>,
+    next: Record<string, unknown>,
+    place: Place,
+  ): void {
     const keys = node.items.map((p) => this.keyOf(p));
     if (keys.includes(undefined)) return this.replace(node, next, place);
     const kept: boolean[] = keys.map((k) => Object.hasOwn(next, k!) && next[k!] !== undefined);
@@ -234,7 +256,8 @@ class Splicer {
       const value = pair.value as Node | null;
       if (value === null) {
         // `{x, y}`: a key without a value (null); a value now comes after it.
-        if (next[key] !== null) this.edit(this.itemEnd(pair), this.itemEnd(pair), `: ${this.inline(next[key], undefined)}`);
+        if (next[key] !== null)
+          this.edit(this.itemEnd(pair), this.itemEnd(pair), `: ${this.inline(next[key], undefined)}`);
         return;
       }
       this.sync(value, old[key], next[key], this.placeOf(value, pair));
@@ -244,9 +267,16 @@ class Splicer {
       const entries = Object.fromEntries(added.map((k) => [k, next[k]]));
       const last = node.items.length - 1;
       if (flow) {
-        this.edit(this.itemEnd(node.items[last]!), this.itemEnd(node.items[last]!), added.map((k) => `, ${emitString(k)}: ${this.inline(next[k], undefined)}`).join(''));
+        this.edit(
+          this.itemEnd(node.items[last]!),
+          this.itemEnd(node.items[last]!),
+          added.map((k) => `, ${emitString(k)}: ${this.inline(next[k], undefined)}`).join(''),
+        );
       } else {
-        this.insertLines(this.restOfLine(this.itemEnd(node.items[last]!)), emitYaml(entries, ' '.repeat(this.column(this.keyStart(this.slotOf(node.items[0]!)!.item, node.items[0])))));
+        this.insertLines(
+          this.restOfLine(this.itemEnd(node.items[last]!)),
+          emitYaml(entries, ' '.repeat(this.column(this.keyStart(this.slotOf(node.items[0]!)!.item, node.items[0])))),
+        );
       }
     }
   }
@@ -260,7 +290,12 @@ class Splicer {
     let front = 0;
     while (front < n && front < m && this.unchanged(items[front]!, old[front], next[front])) front++;
     let back = 0;
-    while (back < n - front && back < m - front && this.unchanged(items[n - 1 - back]!, old[n - 1 - back], next[m - 1 - back])) back++;
+    while (
+      back < n - front &&
+      back < m - front &&
+      this.unchanged(items[n - 1 - back]!, old[n - 1 - back], next[m - 1 - back])
+    )
+      back++;
     const paired = Math.min(n - front - back, m - front - back);
     const kept = items.map((_, i) => i < front + paired || i >= n - back);
     if (!kept.includes(true)) return this.replace(node, next, place);
@@ -275,15 +310,26 @@ class Splicer {
     if (insert.length === 0) return;
     const after = front + paired - 1; // the item the new ones follow (-1: they come first)
     if (flow) {
-      if (after >= 0) this.edit(this.itemEnd(items[after]!), this.itemEnd(items[after]!), insert.map((v) => `, ${this.inline(v, undefined)}`).join(''));
-      else this.edit(this.itemStart(items[0]!), this.itemStart(items[0]!), insert.map((v) => `${this.inline(v, undefined)}, `).join(''));
+      if (after >= 0)
+        this.edit(
+          this.itemEnd(items[after]!),
+          this.itemEnd(items[after]!),
+          insert.map((v) => `, ${this.inline(v, undefined)}`).join(''),
+        );
+      else
+        this.edit(
+          this.itemStart(items[0]!),
+          this.itemStart(items[0]!),
+          insert.map((v) => `${this.inline(v, undefined)}, `).join(''),
+        );
       return;
     }
     // New items line up under the first `-` (which may stand after another one: `- - a`).
     const dash = this.itemStart(items[0]!);
     const text = emitYaml(insert, ' '.repeat(this.column(dash)));
     if (after >= 0) this.insertLines(this.restOfLine(this.itemEnd(items[after]!)), text);
-    else if (this.firstOnLine(dash)) this.edit(this.lineStart(dash), this.lineStart(dash), text.replaceAll('\n', this.nl));
+    else if (this.firstOnLine(dash))
+      this.edit(this.lineStart(dash), this.lineStart(dash), text.replaceAll('\n', this.nl));
     else this.edit(dash, dash, text.slice(this.column(dash)).replaceAll('\n', this.nl) + ' '.repeat(this.column(dash))); // `- - a`: `- - new` then `  - a`
   }
 
@@ -426,13 +472,17 @@ class Splicer {
       const type = was && this.yaml.isScalar(was) ? (was as Scalar).type : undefined;
       if (type === 'QUOTE_DOUBLE') return quoteString(value);
       if (type === 'QUOTE_SINGLE' && SINGLE_QUOTABLE.test(value)) return `'${value.replaceAll("'", "''")}'`;
-      if ((type === 'BLOCK_LITERAL' || type === 'BLOCK_FOLDED') && value.includes('\n') && place) return this.blockScalar(was as Scalar, value, place);
+      if ((type === 'BLOCK_LITERAL' || type === 'BLOCK_FOLDED') && value.includes('\n') && place)
+        return this.blockScalar(was as Scalar, value, place);
       return emitString(value);
     }
-    if (Array.isArray(value)) return value.length ? `[${value.map((v) => this.inline(v, undefined)).join(', ')}]` : '[]';
+    if (Array.isArray(value))
+      return value.length ? `[${value.map((v) => this.inline(v, undefined)).join(', ')}]` : '[]';
     if (isRecord(value)) {
       const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-      return entries.length ? `{${entries.map(([k, v]) => `${emitString(k)}: ${this.inline(v, undefined)}`).join(', ')}}` : '{}';
+      return entries.length
+        ? `{${entries.map(([k, v]) => `${emitString(k)}: ${this.inline(v, undefined)}`).join(', ')}}`
+        : '{}';
     }
     return emitScalar(value);
   }
@@ -455,7 +505,9 @@ class Splicer {
   /** `node` (a value, or a whole pair) is removed or rewritten: anchors in it are gone, aliases in it with it. */
   private forget(node: Node | Pair): void {
     const yaml = this.yaml;
-    const range = yaml.isPair(node) ? [(node.key as Node | null)?.range?.[0], this.itemEnd(node)] : [node.range?.[0], node.range?.[1]];
+    const range = yaml.isPair(node)
+      ? [(node.key as Node | null)?.range?.[0], this.itemEnd(node)]
+      : [node.range?.[0], node.range?.[1]];
     if (range[0] !== undefined && range[1] !== undefined) this.cleared.push([range[0], range[1]]);
     const gone = (n: unknown) => {
       if (!yaml.isNode(n)) return;

@@ -16,7 +16,8 @@ export function workerEvents(spec: ExecutorModule, event: unknown, at: string): 
   const out: WorkerEvent[] = [];
   for (const line of describeEvent(event)) {
     if (line.startsWith('› ')) out.push({ at, kind: 'message', text: line.slice(2) });
-    else if (line.startsWith('● ')) out.push({ at, kind: 'tool_call', text: line.slice(2), tool: line.slice(2).split(/[: ]/)[0]! });
+    else if (line.startsWith('● '))
+      out.push({ at, kind: 'tool_call', text: line.slice(2), tool: line.slice(2).split(/[: ]/)[0]! });
     else if (line.startsWith('■ ')) out.push({ at, kind: 'finished', text: line.slice(2) });
     else if (line.startsWith('✗ ')) out.push({ at, kind: 'error', text: line.slice(2) });
     else if (/^session .* started/.test(line)) out.push({ at, kind: 'session', text: line });
@@ -51,7 +52,12 @@ export function activityOf(type: string, lines: readonly string[]): { last?: str
 export function activityOfEvents(lines: readonly string[]): { last?: string; usage: Usage } {
   let last: string | undefined;
   let usage: Usage = {};
-  const MARK: Partial<Record<WorkerEvent['kind'], string>> = { message: '›', tool_call: '●', error: '✗', agent_plan: '☐' };
+  const MARK: Partial<Record<WorkerEvent['kind'], string>> = {
+    message: '›',
+    tool_call: '●',
+    error: '✗',
+    agent_plan: '☐',
+  };
   for (const line of lines) {
     let e: WorkerEvent;
     try {

@@ -25,19 +25,38 @@ const input = (over: Partial<SpawnInput> = {}): SpawnInput => ({
 describe('planning a spawn', () => {
   it('numbers workers of a role from the project’s spawn counts', () => {
     expect(nextAgentId(project(), 'implementer')).toEqual({ id: 'implementer-1', counts: { implementer: 1 } });
-    expect(nextAgentId(project({ spawn_counts: { implementer: 4, reviewer: 2 } }), 'implementer')).toEqual({ id: 'implementer-5', counts: { implementer: 5, reviewer: 2 } });
+    expect(nextAgentId(project({ spawn_counts: { implementer: 4, reviewer: 2 } }), 'implementer')).toEqual({
+      id: 'implementer-5',
+      counts: { implementer: 5, reviewer: 2 },
+    });
   });
 
   it('a pending task starts: in progress, owned by the worker, its session and the role recorded', () => {
     const plan = planSpawn(input({ task: task(), sessionId: 'abc' }));
     expect(plan.agentId).toBe('implementer-1');
-    expect(plan.session).toEqual({ executor: 'claude-code', type: 'claude', agent: 'implementer', agent_id: 'implementer-1', cwd: '/repo', branch: 'feat', started_at: T(9) });
-    expect(plan.task).toMatchObject({ status: 'in_progress', started_at: T(9), session_id: 'abc', assigned_agent: 'implementer', owner: owner('implementer-1') });
+    expect(plan.session).toEqual({
+      executor: 'claude-code',
+      type: 'claude',
+      agent: 'implementer',
+      agent_id: 'implementer-1',
+      cwd: '/repo',
+      branch: 'feat',
+      started_at: T(9),
+    });
+    expect(plan.task).toMatchObject({
+      status: 'in_progress',
+      started_at: T(9),
+      session_id: 'abc',
+      assigned_agent: 'implementer',
+      owner: owner('implementer-1'),
+    });
     expect(plan.reopened).toBeUndefined();
   });
 
   it('without a session id before the run (the CLI reports it), none is recorded; over ACP the session says so', () => {
-    const plan = planSpawn(input({ task: task({ session_id: 'old' }), executor: { name: 'gem', type: 'gemini', transport: 'acp' } }));
+    const plan = planSpawn(
+      input({ task: task({ session_id: 'old' }), executor: { name: 'gem', type: 'gemini', transport: 'acp' } }),
+    );
     expect(plan.task).not.toHaveProperty('session_id');
     expect(plan.session.transport).toBe('acp');
   });
@@ -48,9 +67,17 @@ describe('planning a spawn', () => {
     expect(reopened.task!.status).toBe('in_progress');
     const handoff = { from_agent_id: 'implementer-1', reason: 'asked' as const };
     const handed = planSpawn(
-      input({ project: project({ spawn_counts: { implementer: 1 } }), task: task({ status: 'needs_review', iteration: 2, session_id: 's1', owner: owner('implementer-1') }), handoff }),
+      input({
+        project: project({ spawn_counts: { implementer: 1 } }),
+        task: task({ status: 'needs_review', iteration: 2, session_id: 's1', owner: owner('implementer-1') }),
+        handoff,
+      }),
     );
-    expect(handed.task).toMatchObject({ status: 'in_progress', iteration: 3, handoffs: [{ at: T(9), ...handoff, to_agent_id: 'implementer-2' }] });
+    expect(handed.task).toMatchObject({
+      status: 'in_progress',
+      iteration: 3,
+      handoffs: [{ at: T(9), ...handoff, to_agent_id: 'implementer-2' }],
+    });
     // The earlier worker no longer owns it: its id is retired, so its late writes are refused.
     expect(handed.task!.retired_owners).toContain('implementer-1');
     expect(handed.task!.owner).toEqual(owner('implementer-2'));
@@ -79,9 +106,21 @@ describe('planning a spawn', () => {
 
 describe('planning a resume', () => {
   it('in progress again with one more resume; after review a correction round; a finished task keeps its status', () => {
-    const session = { executor: 'claude-code', type: 'claude', agent: 'implementer', agent_id: 'implementer-1', cwd: '/r', started_at: T(1) };
+    const session = {
+      executor: 'claude-code',
+      type: 'claude',
+      agent: 'implementer',
+      agent_id: 'implementer-1',
+      cwd: '/r',
+      started_at: T(1),
+    };
     const resumed = resumedTask(task({ status: 'needs_review', iteration: 1, session }), T(9), owner('implementer-1'));
-    expect(resumed).toMatchObject({ status: 'in_progress', iteration: 2, session: { resumed_at: T(9), resumes: 1 }, owner: owner('implementer-1') });
+    expect(resumed).toMatchObject({
+      status: 'in_progress',
+      iteration: 2,
+      session: { resumed_at: T(9), resumes: 1 },
+      owner: owner('implementer-1'),
+    });
     expect(resumedTask(task({ status: 'completed', session }), T(9), owner('implementer-1')).status).toBe('completed');
   });
 });

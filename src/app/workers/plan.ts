@@ -51,7 +51,8 @@ export interface SpawnInput {
  * Whether the worker works in a checkout of its own: a task with one keeps working there;
  * --worktree (`checkout` true), or .sow/config.yaml's `workers.worktree` for a parallel task, makes one.
  */
-export const wantsCheckout = (task: TaskState, checkout: boolean | 'parallel') => Boolean(task.worktree) || checkout === true || (checkout === 'parallel' && task.parallel === true);
+export const wantsCheckout = (task: TaskState, checkout: boolean | 'parallel') =>
+  Boolean(task.worktree) || checkout === true || (checkout === 'parallel' && task.parallel === true);
 
 export function nextAgentId(project: ProjectState, agent: string): { id: string; counts: Record<string, number> } {
   const n = (project.spawn_counts?.[agent] ?? 0) + 1;
@@ -86,7 +87,12 @@ export function planSpawn(input: SpawnInput): SpawnPlan {
     owner: input.ownerOf(id),
     ...(handoff ? { handoffs: [...(task.handoffs ?? []), { at: now, ...handoff, to_agent_id: id }] } : {}),
     // Taking over is carrying on, as a resume: in progress again, and a correction round after needs_review.
-    ...(handoff && !isFinished(task.status) ? { status: 'in_progress' as const, iteration: task.status === 'needs_review' ? task.iteration + 1 : task.iteration } : {}),
+    ...(handoff && !isFinished(task.status)
+      ? {
+          status: 'in_progress' as const,
+          iteration: task.status === 'needs_review' ? task.iteration + 1 : task.iteration,
+        }
+      : {}),
     ...(task.assigned_agent ? {} : { assigned_agent: agent.name }),
     ...(task.status === 'pending' ? { status: 'in_progress' as const, started_at: task.started_at ?? now } : {}),
   };
@@ -133,7 +139,13 @@ export function projectAssignment(project: ProjectState, iteration: string | und
 }
 
 /** The worker's own variables: who it is, where the project is, its task and session. */
-export const workerEnv = (agent: string, agentId: string, root: string, taskId?: string, sessionId?: string): Record<string, string> => ({
+export const workerEnv = (
+  agent: string,
+  agentId: string,
+  root: string,
+  taskId?: string,
+  sessionId?: string,
+): Record<string, string> => ({
   SOW_BIN: process.argv[1] ?? '',
   SOW_AGENT: agent,
   SOW_AGENT_ID: agentId,
@@ -156,25 +168,43 @@ export interface SpawnCheck {
  * dependencies are finished. --force overrides each. Checked before anything starts, and again
  * under the lock when the session is recorded.
  */
-export async function checkSpawnable(at: SpawnCheck, task: TaskState, force: boolean | undefined, handoff?: boolean): Promise<void> {
+export async function checkSpawnable(
+  at: SpawnCheck,
+  task: TaskState,
+  force: boolean | undefined,
+  handoff?: boolean,
+): Promise<void> {
   if (force) return;
   // A handoff carries on a session, as a resume does: a finished task may be reopened, and its session is replaced.
   if (isFinished(task.status) && !handoff) {
-    throw new TaskBlockedError(`task ${task.id} is ${task.status}; a worker would reopen it`, `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`, {
-      task: task.id,
-      status: task.status,
-    });
+    throw new TaskBlockedError(
+      `task ${task.id} is ${task.status}; a worker would reopen it`,
+      `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`,
+      {
+        task: task.id,
+        status: task.status,
+      },
+    );
   }
   const owner = liveOwner(task, at.now);
   if (owner) throw new TaskOwnedError(task.id, owner, 'a second worker would clobber its work');
   await requireExecuting(at.type, () => at.view(), task.id);
-  if (task.session_id && !handoff) throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
+  if (task.session_id && !handoff)
+    throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
   if (!isFinished(task.status) || !handoff) checkStatusChange(task, 'in_progress', await at.dependenciesOf(task));
 }
 
 /** Whether a resume may go on: nobody else's worker is live on the task, and it may go back in progress (--force overrides both). */
-export async function checkResumable(task: TaskState, now: string, force: boolean | undefined, dependenciesOf: (t: TaskState) => Promise<TaskSummary[]>): Promise<void> {
+export async function checkResumable(
+  task: TaskState,
+  now: string,
+  force: boolean | undefined,
+  dependenciesOf: (t: TaskState) => Promise<TaskSummary[]>,
+): Promise<void> {
   const owner = liveOwner(task, now);
   if (owner && !force) throw new TaskOwnedError(task.id, owner, 'resuming its session now would run two workers on it');
-  if (!force && !isFinished(task.status)) checkStatusChange(task, 'in_progress', await dependenciesOf(task), { override: 'pass --force to resume it anyway' });
+  if (!force && !isFinished(task.status))
+    checkStatusChange(task, 'in_progress', await dependenciesOf(task), {
+      override: 'pass --force to resume it anyway',
+    });
 }

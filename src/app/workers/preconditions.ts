@@ -15,7 +15,8 @@ import { checkResumable, checkSpawnable } from './plan.js';
 import type { Handoff, Target } from './types.js';
 
 /** Workers change the project, so they start only on its branch: refuse before any CLI runs. */
-export const readForWorker = <T>(ctx: AppContext, fn: (reader: Reader) => Promise<T>) => Reader.read(ctx, fn, { otherBranch: 'refuse' });
+export const readForWorker = <T>(ctx: AppContext, fn: (reader: Reader) => Promise<T>) =>
+  Reader.read(ctx, fn, { otherBranch: 'refuse' });
 
 /** Refuses a new run when the project's workers have used what its budget allows. */
 async function requireBudget(reader: Reader): Promise<void> {
@@ -25,9 +26,16 @@ async function requireBudget(reader: Reader): Promise<void> {
   const reached = budgetReached(config.budget, costOf(entries, 'task').total);
   if (!reached) return;
   const biggest = [...costOf(entries, 'task').rows].sort(
-    (a, b) => (b.cost_usd ?? 0) - (a.cost_usd ?? 0) || (b.input_tokens ?? 0) + (b.output_tokens ?? 0) - ((a.input_tokens ?? 0) + (a.output_tokens ?? 0)),
+    (a, b) =>
+      (b.cost_usd ?? 0) - (a.cost_usd ?? 0) ||
+      (b.input_tokens ?? 0) + (b.output_tokens ?? 0) - ((a.input_tokens ?? 0) + (a.output_tokens ?? 0)),
   )[0];
-  throw new BudgetSpentError(reached.spent, reached.limit, reached.field, biggest ? (biggest.key === '(project)' ? 'the project’s own workers' : `task ${biggest.key}`) : undefined);
+  throw new BudgetSpentError(
+    reached.spent,
+    reached.limit,
+    reached.field,
+    biggest ? (biggest.key === '(project)' ? 'the project’s own workers' : `task ${biggest.key}`) : undefined,
+  );
 }
 /**
  * What must hold before a worker starts, checked where nothing has started yet: the task (or the
@@ -43,7 +51,17 @@ export async function spawnPreconditions(
   const found = await readForWorker(ctx, async (reader): Promise<{ root: string; target?: Target }> => {
     if (taskId !== undefined) {
       const task = await reader.task(taskId);
-      await checkSpawnable({ type: reader.type, view: () => reader.view(), dependenciesOf: (t) => reader.dependenciesOf(t), now: reader.ctx.now() }, task, opts.force, opts.handoff !== undefined);
+      await checkSpawnable(
+        {
+          type: reader.type,
+          view: () => reader.view(),
+          dependenciesOf: (t) => reader.dependenciesOf(t),
+          now: reader.ctx.now(),
+        },
+        task,
+        opts.force,
+        opts.handoff !== undefined,
+      );
       return { root: reader.root, target: { kind: 'task', id: task.id } };
     }
     if (opts.next) {
@@ -84,7 +102,13 @@ export async function resumePreconditions(ctx: AppContext, target: Target, opts:
       const agentName = task.session?.agent ?? task.assigned_agent ?? 'implementer';
       if (!task.session) throw new NoSessionError(`task ${task.id}`, `sow agent spawn ${agentName} ${task.id}`);
       await checkResumable(task, reader.ctx.now(), opts.force, (t) => reader.dependenciesOf(t));
-      return { root: reader.root, target: { kind: 'task', id: task.id } as Target, session: task.session, sessionId: task.session_id, agentName };
+      return {
+        root: reader.root,
+        target: { kind: 'task', id: task.id } as Target,
+        session: task.session,
+        sessionId: task.session_id,
+        agentName,
+      };
     }
     findAgent(target.agent);
     const recorded = reader.project.sessions?.[target.agent];
@@ -92,7 +116,10 @@ export async function resumePreconditions(ctx: AppContext, target: Target, opts:
     return { root: reader.root, target, session: recorded, sessionId: recorded.session_id, agentName: target.agent };
   });
   if (opts.fresh && found.target.kind !== 'task')
-    throw new UsageError('--fresh hands a task over to a new session; a worker without a task starts afresh with sow agent spawn', `sow agent spawn ${found.agentName} --force`);
+    throw new UsageError(
+      '--fresh hands a task over to a new session; a worker without a task starts afresh with sow agent spawn',
+      `sow agent spawn ${found.agentName} --force`,
+    );
   await readForWorker(ctx, requireBudget);
   return found;
 }

@@ -17,7 +17,18 @@ import { logLeftCompleted } from '../log.js';
 import { candidateIds, isReady, workerOwner } from '../ownership.js';
 import { update, type UnitOfWork } from '../workspace.js';
 import { claimsRemote, ourClaim, remoteClaimer, remoteLeaseFrom, type ClaimsRemote } from '../remote-claims.js';
-import { checkResumable, checkSpawnable, nextAgentId, planSpawn, projectAssignment, resumedSession, resumedTask, taskAssignment, wantsCheckout, type PlannedExecutor } from './plan.js';
+import {
+  checkResumable,
+  checkSpawnable,
+  nextAgentId,
+  planSpawn,
+  projectAssignment,
+  resumedSession,
+  resumedTask,
+  taskAssignment,
+  wantsCheckout,
+  type PlannedExecutor,
+} from './plan.js';
 import { readForWorker } from './preconditions.js';
 import type { Handoff, PushedClaim, Target } from './types.js';
 
@@ -71,7 +82,12 @@ async function giveBack(root: string, pushed: PushedClaim): Promise<void> {
  * lost to a racer's push, is passed over. The project is read first (a read takes the lock too),
  * and the pushes run after. `skip`: tasks already found taken under the lock.
  */
-async function claimFirst(ctx: AppContext, claims: ClaimsRemote, rec: SpawnRecord, skip: ReadonlySet<string>): Promise<Claimed> {
+async function claimFirst(
+  ctx: AppContext,
+  claims: ClaimsRemote,
+  rec: SpawnRecord,
+  skip: ReadonlySet<string>,
+): Promise<Claimed> {
   const seen = await readForWorker(ctx, async (reader) => {
     const tasks = await reader.tasks();
     const ids = rec.named?.kind === 'task' ? [rec.named.id] : candidateIds(tasks).filter((t) => !skip.has(t));
@@ -88,13 +104,28 @@ async function claimFirst(ctx: AppContext, claims: ClaimsRemote, rec: SpawnRecor
   const onRemote = await remoteClaimer(seen.root, claims, seen.branch);
   const leaseUntil = remoteLeaseFrom(rec.now);
   for (const task of seen.candidates) {
-    const sha = await onRemote.claim(task.id, { task: task.id, owner: seen.owner, machine: onRemote.machine, since: rec.now, lease_until: leaseUntil }, rec.now, {
-      ours: ourClaim(task, onRemote.remote),
-      // --force takes over a claim on a task it names; --next never takes what another holds.
-      force: rec.named !== undefined && rec.force,
-    });
-    if (sha !== undefined) return { remote: onRemote.remote, ref: onRemote.ref(task.id), sha, task: task.id, leaseUntil, owner: seen.owner, branch: seen.branch };
-    if (rec.named) throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), rec.agent.name);
+    const sha = await onRemote.claim(
+      task.id,
+      { task: task.id, owner: seen.owner, machine: onRemote.machine, since: rec.now, lease_until: leaseUntil },
+      rec.now,
+      {
+        ours: ourClaim(task, onRemote.remote),
+        // --force takes over a claim on a task it names; --next never takes what another holds.
+        force: rec.named !== undefined && rec.force,
+      },
+    );
+    if (sha !== undefined)
+      return {
+        remote: onRemote.remote,
+        ref: onRemote.ref(task.id),
+        sha,
+        task: task.id,
+        leaseUntil,
+        owner: seen.owner,
+        branch: seen.branch,
+      };
+    if (rec.named)
+      throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), rec.agent.name);
   }
   throw new NoReadyTaskError(seen.tasks);
 }
@@ -103,7 +134,13 @@ async function claimFirst(ctx: AppContext, claims: ClaimsRemote, rec: SpawnRecor
 async function takenTask(uow: UnitOfWork, rec: SpawnRecord, claimed: Claimed | undefined): Promise<TaskState> {
   if (rec.named?.kind === 'task' || (claimed && rec.named === undefined)) {
     const task = await uow.task(rec.named?.kind === 'task' ? rec.named.id : claimed!.task);
-    if (rec.named) await checkSpawnable({ type: await uow.type(), view: () => uow.view(), dependenciesOf: (t) => uow.dependenciesOf(t), now: uow.now }, task, rec.force, rec.handoff !== undefined);
+    if (rec.named)
+      await checkSpawnable(
+        { type: await uow.type(), view: () => uow.view(), dependenciesOf: (t) => uow.dependenciesOf(t), now: uow.now },
+        task,
+        rec.force,
+        rec.handoff !== undefined,
+      );
     else if (!isReady(task, uow.now)) throw new TakenMeanwhile({ task: task.id });
     return task;
   }
@@ -122,16 +159,33 @@ async function takenTask(uow: UnitOfWork, rec: SpawnRecord, claimed: Claimed | u
  */
 class TakenMeanwhile extends Error {
   constructor(readonly taken: { task: string } | { agentId: string }) {
-    super('task' in taken ? `task ${taken.task} was taken meanwhile` : `the claim names a worker id taken meanwhile (now ${taken.agentId})`);
+    super(
+      'task' in taken
+        ? `task ${taken.task} was taken meanwhile`
+        : `the claim names a worker id taken meanwhile (now ${taken.agentId})`,
+    );
   }
 }
 
 /** The claim made again over our own (compare-and-swap on its commit), naming the worker's id as it now is. */
-async function renamedClaim(root: string, claims: ClaimsRemote, claimed: Claimed, agentId: string, rec: SpawnRecord): Promise<Claimed> {
+async function renamedClaim(
+  root: string,
+  claims: ClaimsRemote,
+  claimed: Claimed,
+  agentId: string,
+  rec: SpawnRecord,
+): Promise<Claimed> {
   const onRemote = await remoteClaimer(root, claims, claimed.branch);
-  const record = { task: claimed.task, owner: agentId, machine: onRemote.machine, since: rec.now, lease_until: claimed.leaseUntil };
+  const record = {
+    task: claimed.task,
+    owner: agentId,
+    machine: onRemote.machine,
+    since: rec.now,
+    lease_until: claimed.leaseUntil,
+  };
   const sha = await onRemote.claim(claimed.task, record, rec.now, { ours: claimed.sha });
-  if (sha === undefined) throw new ClaimedElsewhereError(claimed.task, onRemote.remote, await onRemote.holder(claimed.task), rec.agent.name);
+  if (sha === undefined)
+    throw new ClaimedElsewhereError(claimed.task, onRemote.remote, await onRemote.holder(claimed.task), rec.agent.name);
   return { ...claimed, sha, owner: agentId };
 }
 
@@ -149,16 +203,37 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
         ownerRecord = undefined;
         const project = await uow.project();
         const owned = { name: project.name, created_at: project.created_at, branch: project.branch };
-        const common = { project, agent: rec.agent, executor: rec.executor, root: uow.root, branch: rec.branch, now: rec.now, sessionId: rec.sessionId };
+        const common = {
+          project,
+          agent: rec.agent,
+          executor: rec.executor,
+          root: uow.root,
+          branch: rec.branch,
+          now: rec.now,
+          sessionId: rec.sessionId,
+        };
         if (rec.named?.kind === 'project') {
           const type = await uow.type();
           // The iteration's prompt is everything the worker knows: it starts with no context at all.
-          const iteration = rec.iteration && type.iterationPrompt ? type.iterationPrompt(await uow.view(), (rel) => uow.readDoc(rel)) : undefined;
+          const iteration =
+            rec.iteration && type.iterationPrompt
+              ? type.iterationPrompt(await uow.view(), (rel) => uow.readDoc(rel))
+              : undefined;
           const plan = planSpawn({ ...common, ownerOf: (id) => workerOwner(id, rec.sessionId, rec.now) });
           const current = await uow.project();
           const session: Session = { ...(rec.sessionId ? { session_id: rec.sessionId } : {}), ...plan.session };
-          uow.setProject({ ...current, spawn_counts: plan.counts, sessions: { ...current.sessions, [rec.agent.name]: session } });
-          return { target: rec.named, agentId: plan.agentId, assignment: projectAssignment(project, iteration), workdir: root, owned };
+          uow.setProject({
+            ...current,
+            spawn_counts: plan.counts,
+            sessions: { ...current.sessions, [rec.agent.name]: session },
+          });
+          return {
+            target: rec.named,
+            agentId: plan.agentId,
+            assignment: projectAssignment(project, iteration),
+            workdir: root,
+            owned,
+          };
         }
         const task = await takenTask(uow, rec, claimed);
         // The claim on the remote names the worker: the one recorded here, always.
@@ -166,10 +241,31 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
         if (claimed && claimed.owner !== agentId) throw new TakenMeanwhile({ agentId });
         // The checkout is opened before the plan, which records where the worker works.
         const own = wantsCheckout(task, rec.checkout);
-        const opened = own ? (await import('../worker-checkout.js')).openWorkerCheckout(uow.root, project.branch, task.id, task.worktree, rec.now) : undefined;
-        const plan = planSpawn({ ...common, task, opened, handoff: rec.handoff, ownerOf: (id) => ownerWith(claimed, id, rec.sessionId, rec.now) });
+        const opened = own
+          ? (await import('../worker-checkout.js')).openWorkerCheckout(
+              uow.root,
+              project.branch,
+              task.id,
+              task.worktree,
+              rec.now,
+            )
+          : undefined;
+        const plan = planSpawn({
+          ...common,
+          task,
+          opened,
+          handoff: rec.handoff,
+          ownerOf: (id) => ownerWith(claimed, id, rec.sessionId, rec.now),
+        });
         // Forced onto a completed task, the worker reopens it, and its log says so.
-        if (plan.reopened === 'completed') await logLeftCompleted(uow, task, 'in_progress', uow.actor.by, `a worker was spawned on it: sow agent spawn ${rec.agent.name} ${task.id} --force`);
+        if (plan.reopened === 'completed')
+          await logLeftCompleted(
+            uow,
+            task,
+            'in_progress',
+            uow.actor.by,
+            `a worker was spawned on it: sow agent spawn ${rec.agent.name} ${task.id} --force`,
+          );
         uow.setProject({ ...(await uow.project()), spawn_counts: plan.counts });
         // The proof that this process is the owner, before the owner is committed: 'agent stop' signals nothing else.
         ownerRecord = writeOwnerRecord(uow.root, { task: task.id, agent_id: plan.agentId });
@@ -217,21 +313,51 @@ export interface ResumeRecord {
 }
 
 /** Writes a resume: the session resumed once more, the task owned by its worker again (claimed on the remote first, as a spawn). */
-export async function recordResume(ctx: AppContext, rec: ResumeRecord): Promise<Pick<Recorded, 'owned' | 'ownerRecord' | 'pushed'>> {
+export async function recordResume(
+  ctx: AppContext,
+  rec: ResumeRecord,
+): Promise<Pick<Recorded, 'owned' | 'ownerRecord' | 'pushed'>> {
   const root = ctx.cwd;
   const { target, session, now } = rec;
   // With a claims remote, the resumed worker claims the task there again, as a spawned one does.
   const claims = target.kind === 'task' ? await claimsRemote(root) : undefined;
   let claimed: Claimed | undefined;
   if (claims && target.kind === 'task') {
-    const seen = await readForWorker(ctx, async (reader) => ({ root: reader.root, branch: reader.project.branch, task: await reader.task(target.id) }));
+    const seen = await readForWorker(ctx, async (reader) => ({
+      root: reader.root,
+      branch: reader.project.branch,
+      task: await reader.task(target.id),
+    }));
     // Pushed after the read, which holds the lock while it reads.
     const onRemote = await remoteClaimer(seen.root, claims, seen.branch);
     const leaseUntil = remoteLeaseFrom(now);
-    const record = { task: seen.task.id, owner: session.agent_id, machine: onRemote.machine, since: now, lease_until: leaseUntil };
-    const sha = await onRemote.claim(seen.task.id, record, now, { ours: ourClaim(seen.task, onRemote.remote), force: rec.force });
-    if (sha === undefined) throw new ClaimedElsewhereError(seen.task.id, onRemote.remote, await onRemote.holder(seen.task.id), rec.agentName);
-    claimed = { remote: onRemote.remote, ref: onRemote.ref(seen.task.id), sha, task: seen.task.id, leaseUntil, owner: session.agent_id, branch: seen.branch };
+    const record = {
+      task: seen.task.id,
+      owner: session.agent_id,
+      machine: onRemote.machine,
+      since: now,
+      lease_until: leaseUntil,
+    };
+    const sha = await onRemote.claim(seen.task.id, record, now, {
+      ours: ourClaim(seen.task, onRemote.remote),
+      force: rec.force,
+    });
+    if (sha === undefined)
+      throw new ClaimedElsewhereError(
+        seen.task.id,
+        onRemote.remote,
+        await onRemote.holder(seen.task.id),
+        rec.agentName,
+      );
+    claimed = {
+      remote: onRemote.remote,
+      ref: onRemote.ref(seen.task.id),
+      sha,
+      task: seen.task.id,
+      leaseUntil,
+      owner: session.agent_id,
+      branch: seen.branch,
+    };
   }
   let ownerRecord: OwnerRecord | undefined;
   try {
@@ -261,11 +387,21 @@ export async function recordResume(ctx: AppContext, rec: ResumeRecord): Promise<
 }
 
 /** The session id the CLI reported during the run, written where the worker's session is recorded. */
-export async function recordReportedSession(ctx: AppContext, target: Target, agent: string, agentId: string, id: string): Promise<void> {
+export async function recordReportedSession(
+  ctx: AppContext,
+  target: Target,
+  agent: string,
+  agentId: string,
+  id: string,
+): Promise<void> {
   await update(ctx, async (uow) => {
     if (target.kind === 'task') {
       const task = await uow.task(target.id);
-      uow.setTask({ ...task, session_id: id, ...(task.owner?.by === agentId ? { owner: { ...task.owner, session: id } } : {}) });
+      uow.setTask({
+        ...task,
+        session_id: id,
+        ...(task.owner?.by === agentId ? { owner: { ...task.owner, session: id } } : {}),
+      });
     } else {
       const p = await uow.project();
       const s = p.sessions?.[agent];

@@ -26,7 +26,12 @@ function sourceText(source: string, variable?: string): string {
   return source === 'environment' ? `from environment: ${variable}` : source === 'file' ? 'from config file' : source;
 }
 
-export async function resolveFor(agentName: string, recordedExecutor: Pick<Session, 'executor' | 'type' | 'transport'> | undefined, opts: Speaker, env: AppContext['env']): Promise<Resolution> {
+export async function resolveFor(
+  agentName: string,
+  recordedExecutor: Pick<Session, 'executor' | 'type' | 'transport'> | undefined,
+  opts: Speaker,
+  env: AppContext['env'],
+): Promise<Resolution> {
   // (Loaded already by this module; imported here so that only this function's lines change.)
   const { checkConfig, executorChoices, executorIssues, issueText } = await import('../../domain/config.js');
   const { ConfigFileError } = await import('../../adapters/user-config.js');
@@ -40,10 +45,18 @@ export async function resolveFor(agentName: string, recordedExecutor: Pick<Sessi
   let executor: ResolvedExecutor | undefined;
   if (recordedExecutor) {
     // A session belongs to the CLI that started it: resume with that executor.
-    executor = effective.executors[recordedExecutor.executor] ?? { name: recordedExecutor.executor, config: { type: recordedExecutor.type as never }, source: 'implicit' };
+    executor = effective.executors[recordedExecutor.executor] ?? {
+      name: recordedExecutor.executor,
+      config: { type: recordedExecutor.type as never },
+      source: 'implicit',
+    };
     verbose(`  Executor: ${executor.name} (type ${executor.config.type}; recorded with the session)`);
   } else {
-    const binding = effective.bindings[agentName] ?? { role: agentName, executor: 'claude-code', source: 'default' as const };
+    const binding = effective.bindings[agentName] ?? {
+      role: agentName,
+      executor: 'claude-code',
+      source: 'default' as const,
+    };
     executor = effective.executors[binding.executor];
     if (!executor) {
       throw new UnknownExecutorError(
@@ -54,10 +67,17 @@ export async function resolveFor(agentName: string, recordedExecutor: Pick<Sessi
           : { kind: 'file', field: `agents.bindings.${binding.role}`, configPath: loaded.path },
       );
     }
-    verbose(`  Executor: ${executor.name} (type ${executor.config.type}; ${sourceText(binding.source, binding.variable)})`);
+    verbose(
+      `  Executor: ${executor.name} (type ${executor.config.type}; ${sourceText(binding.source, binding.variable)})`,
+    );
   }
   const spec = executorOf(executor.config.type);
-  if (!spec) throw new UnknownExecutorError(executor.config.type, { defined: [], types: Object.keys(EXECUTORS) }, { kind: 'session' });
+  if (!spec)
+    throw new UnknownExecutorError(
+      executor.config.type,
+      { defined: [], types: Object.keys(EXECUTORS) },
+      { kind: 'session' },
+    );
   // The executor's own mistakes refuse the run (exit 4); overrides nothing reads are said once
   // and the run goes on.
   const error = executor.source === 'file' ? executorIssues(executor, IGNORED_SETTINGS)[0] : undefined;
@@ -65,18 +85,30 @@ export async function resolveFor(agentName: string, recordedExecutor: Pick<Sessi
   const stray = checkConfig(effective, IGNORED_SETTINGS).warnings.filter((w) => w.field.startsWith('SOW_'));
   for (const w of stray) opts.say(`warning: ${issueText(w)}`);
   const settingsSource = executor.source === 'file' ? 'from config file' : 'default';
-  const profileSet = executor.config.settings?.permissions !== undefined || executor.config.settings?.yolo_mode !== undefined;
+  const profileSet =
+    executor.config.settings?.permissions !== undefined || executor.config.settings?.yolo_mode !== undefined;
   verbose(
     `  Settings: permissions=${permissionProfile(executor.config)} (${profileSet ? settingsSource : 'default'})` +
       `${executor.config.settings?.model ? `, model=${executor.config.settings.model} (${settingsSource})` : ''}` +
       `${executor.config.custom_args?.length ? `, custom_args=${JSON.stringify(executor.config.custom_args)}` : ''}`,
   );
-  const transport = (recordedExecutor ? recordedExecutor.transport : executor.config.transport) === 'acp' ? 'acp' : 'cli';
-  if (transport === 'acp' && !spec.acp) throw new ConfigFileError(loaded.path, `sow has no way to start ${spec.title} over the Agent Client Protocol`, `agents.executors.${executor.name}.transport`);
+  const transport =
+    (recordedExecutor ? recordedExecutor.transport : executor.config.transport) === 'acp' ? 'acp' : 'cli';
+  if (transport === 'acp' && !spec.acp)
+    throw new ConfigFileError(
+      loaded.path,
+      `sow has no way to start ${spec.title} over the Agent Client Protocol`,
+      `agents.executors.${executor.name}.transport`,
+    );
   const binary = transport === 'acp' ? spec.acp!.binary(executor.config) : spec.binary(executor.config);
   // Looked up on the context's PATH: the worker runs in the context's environment.
   const binaryPath = findOnPath(binary, env);
-  if (!binaryPath) throw new ExecutorBinaryNotFoundError(binary || '(none configured)', executor.name, transport === 'acp' ? spec.acp!.install : spec.install);
+  if (!binaryPath)
+    throw new ExecutorBinaryNotFoundError(
+      binary || '(none configured)',
+      executor.name,
+      transport === 'acp' ? spec.acp!.install : spec.install,
+    );
   verbose(`  Binary: ${binaryPath}${transport === 'acp' ? ' (Agent Client Protocol)' : ''}`);
   return { loaded, effective, executor, spec, binaryPath, transport };
 }
@@ -101,22 +133,54 @@ export async function workerRights(
       `warning: ${refused.length === 1 ? 'the check' : 'the checks'} ${refused.join(', ')} in ${REPO_CONFIG} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine, so the worker may not run ${refused.length === 1 ? 'it' : 'them'}; review ${refused.length === 1 ? 'it' : 'them'} ('sow check list') and run 'sow check allow'`,
     );
   }
-  return { permissions, checks: standings.checks.filter((s) => s.allowed).map((s) => s.check.run), withheld: standings.checks.filter((s) => !s.allowed).map((s) => s.check.run) };
+  return {
+    permissions,
+    checks: standings.checks.filter((s) => s.allowed).map((s) => s.check.run),
+    withheld: standings.checks.filter((s) => !s.allowed).map((s) => s.check.run),
+  };
 }
 
-export async function createSessionId(spec: ExecutorModule, resolution: Resolution, cwd: string, env: AppContext['env']): Promise<string | undefined> {
+export async function createSessionId(
+  spec: ExecutorModule,
+  resolution: Resolution,
+  cwd: string,
+  env: AppContext['env'],
+): Promise<string | undefined> {
   if (spec.sessionIds === 'caller') return randomUUID();
   if (spec.sessionIds !== 'precreated' || !spec.createSession) return undefined;
   const cmd = spec.createSession(resolution.executor.config);
   const lines: string[] = [];
-  const outcome = await runProcess({ binary: resolution.binaryPath, args: cmd.args, cwd, env, onLine: (l) => l.trim() && lines.push(l.trim()) });
+  const outcome = await runProcess({
+    binary: resolution.binaryPath,
+    args: cmd.args,
+    cwd,
+    env,
+    onLine: (l) => l.trim() && lines.push(l.trim()),
+  });
   const id = lines.at(-1);
   if (outcome.code !== 0 || !id)
-    throw new ExternalToolError(cmd.binary, `'${cmd.binary} ${cmd.args.join(' ')}' did not print a session id (exit ${outcome.code})`, outcome.stderrTail.trim().split('\n').at(-1));
+    throw new ExternalToolError(
+      cmd.binary,
+      `'${cmd.binary} ${cmd.args.join(' ')}' did not print a session id (exit ${outcome.code})`,
+      outcome.stderrTail.trim().split('\n').at(-1),
+    );
   return id;
 }
 
 /** A check of the folders a worker runs in: its CLI's own settings there must not widen a safe worker (AGENT_SETTINGS_WIDEN). */
-export function settingsGuard(resolution: Resolution, permissions: PermissionProfile): (folders: readonly string[]) => void {
-  return (folders) => refuseWideningSettings(resolution.spec, { transport: resolution.transport, permissions, executor: resolution.executor.name, configPath: resolution.loaded.path }, folders);
+export function settingsGuard(
+  resolution: Resolution,
+  permissions: PermissionProfile,
+): (folders: readonly string[]) => void {
+  return (folders) =>
+    refuseWideningSettings(
+      resolution.spec,
+      {
+        transport: resolution.transport,
+        permissions,
+        executor: resolution.executor.name,
+        configPath: resolution.loaded.path,
+      },
+      folders,
+    );
 }

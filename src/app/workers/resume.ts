@@ -9,7 +9,12 @@ import { executorOf, resumableTypes } from '../../adapters/executors/registry.js
 import { latestEventsFile, readEvents, READY_VARIABLE } from '../../adapters/supervisor.js';
 import { diffOfTask } from '../task.js';
 import { PROJECT_DIR, Reader, taskDir } from '../workspace.js';
-import { AcpSessionNotLoadedError, NoSessionError, ResumeNotSupportedError, WorkerFailedError } from '../agent-errors.js';
+import {
+  AcpSessionNotLoadedError,
+  NoSessionError,
+  ResumeNotSupportedError,
+  WorkerFailedError,
+} from '../agent-errors.js';
 import { lastMessageOf } from './events.js';
 import { workerEnv } from './plan.js';
 import { resumePreconditions } from './preconditions.js';
@@ -20,12 +25,21 @@ import { announceStart, finish, settled } from './settle.js';
 import { spawnAgent } from './spawn.js';
 import { label, type AgentRunOptions, type AgentRunResult, type Handoff, type Target } from './types.js';
 
-export async function resumeAgent(where: Where, target: Target, prompt: string, opts: AgentRunOptions): Promise<AgentRunResult> {
+export async function resumeAgent(
+  where: Where,
+  target: Target,
+  prompt: string,
+  opts: AgentRunOptions,
+): Promise<AgentRunResult> {
   const ctx = contextOf(where);
   const found = await resumePreconditions(ctx, target, opts);
   const { root, session, sessionId, agentName } = found;
   if (opts.fresh && found.target.kind === 'task') {
-    return handOff(ctx, found.target.id, agentName, prompt, opts, { from_agent_id: session.agent_id, ...(sessionId ? { from_session: sessionId } : {}), reason: 'asked' });
+    return handOff(ctx, found.target.id, agentName, prompt, opts, {
+      from_agent_id: session.agent_id,
+      ...(sessionId ? { from_session: sessionId } : {}),
+      reason: 'asked',
+    });
   }
   // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
   const inRoot: AppContext = { ...ctx, cwd: root };
@@ -36,27 +50,55 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
     const resumable = Object.values(resolution.effective.executors)
       .filter((e) => executorOf(e.config.type)?.supportsResumption(e.config))
       .map((e) => e.name);
-    throw new ResumeNotSupportedError(resolution.executor.name, label(running), resumable.length ? resumable : resumableTypes());
+    throw new ResumeNotSupportedError(
+      resolution.executor.name,
+      label(running),
+      resumable.length ? resumable : resumableTypes(),
+    );
   }
   // A session whose CLI never reported its id (codex or opencode that failed early) cannot be continued.
-  if (!sessionId) throw new NoSessionError(label(running), running.kind === 'task' ? `sow agent spawn ${agentName} ${running.id} --force` : `sow agent spawn ${agentName} --force`);
+  if (!sessionId)
+    throw new NoSessionError(
+      label(running),
+      running.kind === 'task'
+        ? `sow agent spawn ${agentName} ${running.id} --force`
+        : `sow agent spawn ${agentName} --force`,
+    );
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
   const widening = settingsGuard(resolution, rights.permissions);
   widening([root]);
   const now = ctx.now();
-  const recorded = await recordResume(inRoot, { target: running, session, sessionId, agentName, force: opts.force, now });
+  const recorded = await recordResume(inRoot, {
+    target: running,
+    session,
+    sessionId,
+    agentName,
+    force: opts.force,
+    now,
+  });
   const files = runFiles(root, running, 'resume');
-  announceStart(ctx, root, { agent: agentName, agent_id: session.agent_id, target: running, session_id: sessionId, events_file: files.eventsFile });
+  announceStart(ctx, root, {
+    agent: agentName,
+    agent_id: session.agent_id,
+    target: running,
+    session_id: sessionId,
+    events_file: files.eventsFile,
+  });
   const promptFile = files.writePrompt(prompt);
   // Claude Code resumes only from the directory where the session began: a worker's own checkout
   // is made again there if it went (its branch is kept until the task is merged).
-  const recordedCheckout = running.kind === 'task' ? await Reader.read(inRoot, async (reader) => reader.task(running.id)) : undefined;
+  const recordedCheckout =
+    running.kind === 'task' ? await Reader.read(inRoot, async (reader) => reader.task(running.id)) : undefined;
   let sessionCwd = session.cwd;
   if (recordedCheckout?.worktree) {
     const { workerCheckoutOf } = await import('../worker-checkout.js');
     sessionCwd = workerCheckoutOf(root, recordedCheckout, now) ?? sessionCwd;
   }
-  const invocation = invocationOf(resolution, { permissions: rights.permissions, checks: rights.checks }, { kind: 'resume', cwd: sessionCwd, prompt, promptFile, sessionId });
+  const invocation = invocationOf(
+    resolution,
+    { permissions: rights.permissions, checks: rights.checks },
+    { kind: 'resume', cwd: sessionCwd, prompt, promptFile, sessionId },
+  );
   const env = workerEnv(agentName, session.agent_id, root, running.kind === 'task' ? running.id : undefined, sessionId);
   const startedAt = ctx.now();
   const meter = { usage: {} as Usage, now: ctx.now };
@@ -82,12 +124,21 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
         // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
         const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
         if (sessionCwd !== root) widening([root, sessionCwd]);
-        return await runWorker({ files, target: running, withheld: rights.withheld, resolution, env, base, cwd: sessionCwd, opts, meter }, invocation);
+        return await runWorker(
+          { files, target: running, withheld: rights.withheld, resolution, env, base, cwd: sessionCwd, opts, meter },
+          invocation,
+        );
       } catch (err) {
         // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
         // fresh session takes the task over with a brief of where it stands.
         gone =
-          running.kind !== 'task' ? undefined : err instanceof AcpSessionNotLoadedError ? err.reason : err instanceof WorkerFailedError ? resolution.spec.sessionGone?.(err.stderrTail) : undefined;
+          running.kind !== 'task'
+            ? undefined
+            : err instanceof AcpSessionNotLoadedError
+              ? err.reason
+              : err instanceof WorkerFailedError
+                ? resolution.spec.sessionGone?.(err.stderrTail)
+                : undefined;
         if (!gone) throw err;
         return undefined;
       }
@@ -95,10 +146,28 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
     opts.say,
   );
   if (gone !== undefined && running.kind === 'task') {
-    opts.say(`${resolution.spec.title} could not resume session ${sessionId} (${gone}); a fresh session takes task ${running.id} over with a handoff brief.`);
-    return handOff(ctx, running.id, agentName, prompt, opts, { from_agent_id: session.agent_id, from_session: sessionId, reason: 'session_gone', cli_said: gone });
+    opts.say(
+      `${resolution.spec.title} could not resume session ${sessionId} (${gone}); a fresh session takes task ${running.id} over with a handoff brief.`,
+    );
+    return handOff(ctx, running.id, agentName, prompt, opts, {
+      from_agent_id: session.agent_id,
+      from_session: sessionId,
+      reason: 'session_gone',
+      cli_said: gone,
+    });
   }
-  return finish(inRoot, running, agentName, session.agent_id, resolution.executor.name, sessionId, run!.eventsFile, opts, run!.denials, startedAt);
+  return finish(
+    inRoot,
+    running,
+    agentName,
+    session.agent_id,
+    resolution.executor.name,
+    sessionId,
+    run!.eventsFile,
+    opts,
+    run!.denials,
+    startedAt,
+  );
 }
 
 /**
@@ -106,23 +175,37 @@ export async function resumeAgent(where: Where, target: Target, prompt: string, 
  * stands — what it asks, the feedback on it, its log, the files changed and how, the earlier
  * worker's last message — and what it is asked now. The handoff is recorded in the task.
  */
-async function handOff(ctx: AppContext, taskId: string, agentName: string, prompt: string, opts: AgentRunOptions, handoff: Handoff): Promise<AgentRunResult> {
+async function handOff(
+  ctx: AppContext,
+  taskId: string,
+  agentName: string,
+  prompt: string,
+  opts: AgentRunOptions,
+  handoff: Handoff,
+): Promise<AgentRunResult> {
   const brief = await Reader.read(ctx, async (reader) => {
     const task = await reader.task(taskId);
     const dir = taskDir(task.phase, task.id);
     const description = reader.readDoc(`${dir}/description.md`)?.trim();
-    const feedback = task.inputs.filter((a) => a.type === 'feedback').map((a) => ({ path: a.path, text: reader.readDoc(`${PROJECT_DIR}/${a.path}`)?.trim() }));
+    const feedback = task.inputs
+      .filter((a) => a.type === 'feedback')
+      .map((a) => ({ path: a.path, text: reader.readDoc(`${PROJECT_DIR}/${a.path}`)?.trim() }));
     const log = reader.readDoc(`${dir}/log.md`)?.trim();
     const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
     const base = reader.project.base_branch;
     const diff = diffOfTask(reader, task);
     const events = latestEventsFile(reader.root, task.id);
     const last = events ? lastMessageOf(readEvents(reader.root, events)?.lines ?? []) : undefined;
-    const cap = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}\n… (cut at ${max} characters)` : text);
+    const cap = (text: string, max: number) =>
+      text.length > max ? `${text.slice(0, max)}\n… (cut at ${max} characters)` : text;
     return [
       `You take over task ${task.id} from ${handoff.from_agent_id}, whose session ${handoff.reason === 'asked' ? 'is not to be continued' : `could not be resumed${handoff.cli_said ? ` (the agent CLI said: ${handoff.cli_said})` : ''}`}. You start with no memory of its conversation: this is what it left.`,
       `## The task\n\n${description || task.name}`,
-      ...(feedback.length ? [`## Feedback on its work\n\n${feedback.map((f) => `### ${f.path}\n\n${f.text ?? '(missing)'}`).join('\n\n')}`] : []),
+      ...(feedback.length
+        ? [
+            `## Feedback on its work\n\n${feedback.map((f) => `### ${f.path}\n\n${f.text ?? '(missing)'}`).join('\n\n')}`,
+          ]
+        : []),
       ...(log ? [`## Its log\n\n${cap(log, 20_000)}`] : []),
       ...(files.length ? [`## Files it changed\n\n${files.map((f) => `- ${f}`).join('\n')}`] : []),
       ...(diff ? [`## How (against ${base ?? 'the last commit'})\n\n\`\`\`diff\n${cap(diff, 40_000)}\n\`\`\``] : []),

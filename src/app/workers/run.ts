@@ -18,14 +18,26 @@ import { REPO_CONFIG } from '../../adapters/repo-config.js';
 import { isWorkerCheckoutPath } from '../../adapters/worker-checkouts.js';
 import { readTemplate, renderTemplate } from '../../adapters/templates.js';
 import { withRefs } from '../refs.js';
-import { AcpModeNotAskingError, AcpSessionNotLoadedError, WorkerFailedError, WorkerStoppedError } from '../agent-errors.js';
+import {
+  AcpModeNotAskingError,
+  AcpSessionNotLoadedError,
+  WorkerFailedError,
+  WorkerStoppedError,
+} from '../agent-errors.js';
 import { workerEvents } from './events.js';
 import { label, type AgentRunOptions, type Resolution, type Target } from './types.js';
 
-export const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') => new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
+export const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') =>
+  new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
 
 /** The worker's prompt: its role's template around its assignment, the project's references, and the orchestrator's words. */
-export function agentPrompt(agent: AgentDef, agentId: string, assignment: string, extra: string | undefined, refs = ''): string {
+export function agentPrompt(
+  agent: AgentDef,
+  agentId: string,
+  assignment: string,
+  extra: string | undefined,
+  refs = '',
+): string {
   const template = readTemplate(agent.template);
   const body = withRefs(renderTemplate(template, { agent_id: agentId, assignment, guidance: agent.guidance }), refs);
   return extra?.trim() ? `${body.trimEnd()}\n\n## Instructions from the orchestrator\n\n${extra.trim()}\n` : body;
@@ -43,9 +55,12 @@ export type Granted = { permissions: PermissionProfile; checks: string[] };
 export function invocationOf(
   resolution: Resolution,
   granted: Granted,
-  run: { cwd: string; prompt: string; promptFile: string } & ({ kind: 'spawn'; sessionId?: string | undefined } | { kind: 'resume'; sessionId: string }),
+  run: { cwd: string; prompt: string; promptFile: string } & (
+    { kind: 'spawn'; sessionId?: string | undefined } | { kind: 'resume'; sessionId: string }
+  ),
 ): Invocation {
-  if (resolution.transport === 'acp') return acpInvocation(resolution, run.prompt, granted, run.kind === 'resume' ? run.sessionId : undefined);
+  if (resolution.transport === 'acp')
+    return acpInvocation(resolution, run.prompt, granted, run.kind === 'resume' ? run.sessionId : undefined);
   const common = {
     permissions: granted.permissions,
     checks: granted.checks,
@@ -56,7 +71,9 @@ export function invocationOf(
     runningAsRoot: runningAsRoot(),
     protect: agentSettingsFiles(),
   };
-  return run.kind === 'resume' ? resolution.spec.resume({ ...common, sessionId: run.sessionId }) : resolution.spec.spawn({ ...common, ...(run.sessionId ? { sessionId: run.sessionId } : {}) });
+  return run.kind === 'resume'
+    ? resolution.spec.resume({ ...common, sessionId: run.sessionId })
+    : resolution.spec.spawn({ ...common, ...(run.sessionId ? { sessionId: run.sessionId } : {}) });
 }
 
 /** What a run of a worker needs, however it is driven (a CLI's own output, or ACP). */
@@ -95,7 +112,10 @@ function adviceContext(run: WorkerRun, granted: Invocation['granted']) {
 
 /** A worker stopped by a signal sow passed on, with the command that continues it. */
 function stoppedError(target: Target, signal: ConstructorParameters<typeof WorkerStoppedError>[0]): WorkerStoppedError {
-  const resume = target.kind === 'task' ? `sow agent resume ${target.id} "<prompt>"` : `sow agent resume --agent ${target.agent} "<prompt>"`;
+  const resume =
+    target.kind === 'task'
+      ? `sow agent resume ${target.id} "<prompt>"`
+      : `sow agent resume --agent ${target.agent} "<prompt>"`;
   return new WorkerStoppedError(signal, label(target), `'${resume}'`);
 }
 
@@ -112,8 +132,14 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
   files.startEvents();
   writeRunFiles(invocation.files ?? []);
   for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
-  if (opts.verbose) opts.say(`  Command: ${[invocation.binary, ...invocation.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`);
-  if (!opts.quiet) opts.say(`${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} (${label(target)})…`);
+  if (opts.verbose)
+    opts.say(
+      `  Command: ${[invocation.binary, ...invocation.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`,
+    );
+  if (!opts.quiet)
+    opts.say(
+      `${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} (${label(target)})…`,
+    );
   let reportedSession: string | undefined;
   let persisting: Promise<void> = Promise.resolve();
   const outcome = await runProcess({
@@ -141,7 +167,8 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
         }
       }
       refusals.event(event);
-      const used = typeof event === 'object' && event ? resolution.spec.usage?.(event as Record<string, unknown>) : undefined;
+      const used =
+        typeof event === 'object' && event ? resolution.spec.usage?.(event as Record<string, unknown>) : undefined;
       if (used) meter.usage = addUsage(meter.usage, used);
       if (!opts.quiet) for (const text of describeEvent(event)) opts.say(`  ${text}`);
     },
@@ -150,13 +177,29 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
     throw new ExternalToolError(invocation.binary, `could not start: ${err.code ?? err.message}`);
   });
   await persisting;
-  const leftRunning = outcome.leftRunning ? `; something it left running still held its output, which sow no longer reads` : '';
-  files.appendWorkerEvents([{ at: meter.now(), kind: 'exit', text: `${outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`}${leftRunning}`, code: outcome.code }]);
-  if (outcome.leftRunning && !opts.quiet) opts.say(`  Note: ${env['SOW_AGENT_ID']} left processes running that still held its output (a server started in the background?); sow went on without them`);
+  const leftRunning = outcome.leftRunning
+    ? `; something it left running still held its output, which sow no longer reads`
+    : '';
+  files.appendWorkerEvents([
+    {
+      at: meter.now(),
+      kind: 'exit',
+      text: `${outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`}${leftRunning}`,
+      code: outcome.code,
+    },
+  ]);
+  if (outcome.leftRunning && !opts.quiet)
+    opts.say(
+      `  Note: ${env['SOW_AGENT_ID']} left processes running that still held its output (a server started in the background?); sow went on without them`,
+    );
   const denials = [...refusals.denials];
   const advice = denialAdvice(denials, adviceContext(run, invocation.granted));
   if (outcome.interrupted) throw stoppedError(target, outcome.interrupted);
-  if (outcome.code !== 0) throw new WorkerFailedError(invocation.binary, outcome.code, outcome.signal, outcome.stderrTail, eventsFile, { denials, advice });
+  if (outcome.code !== 0)
+    throw new WorkerFailedError(invocation.binary, outcome.code, outcome.signal, outcome.stderrTail, eventsFile, {
+      denials,
+      advice,
+    });
   // Said even with --quiet: the worker was stopped from doing something, and the user can allow it.
   for (const line of advice) opts.say(line);
   return { eventsFile, ...(reportedSession ? { reportedSession } : {}), denials };
@@ -176,7 +219,9 @@ function acpInvocation(resolution: Resolution, prompt: string, granted: Granted,
     args: acp.args(resolution.executor.config, granted.permissions),
     env: acp.env?.({ runningAsRoot: runningAsRoot(), permissions: granted.permissions }) ?? {},
     stdin: prompt,
-    notes: [`transport: acp — sow answers each permission ${resolution.spec.title} asks by the profile (${granted.permissions}), and hands it \`sow mcp\` as an MCP server`],
+    notes: [
+      `transport: acp — sow answers each permission ${resolution.spec.title} asks by the profile (${granted.permissions}), and hands it \`sow mcp\` as an MCP server`,
+    ],
     granted,
     ...(load !== undefined ? { [ACP_LOAD]: load } : {}),
   };
@@ -188,14 +233,23 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
   const { denialAdvice } = await import('../../adapters/denials.js');
   files.startEvents();
   for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
-  if (opts.verbose) opts.say(`  Command: ${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`);
-  if (!opts.quiet) opts.say(`${files.kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} over ACP (${label(target)})…`);
+  if (opts.verbose)
+    opts.say(`  Command: ${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`);
+  if (!opts.quiet)
+    opts.say(
+      `${files.kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} over ACP (${label(target)})…`,
+    );
   const load = invocation[ACP_LOAD];
   const server = sowMcpServer(env);
   const r = await runAcpWorker({
     binaryPath: resolution.binaryPath,
-    args: [...invocation.args, ...(server && resolution.spec.acp?.mcpArgs ? resolution.spec.acp.mcpArgs({ ...server, env }) : [])],
-    ...(server ? { mcpServers: [{ ...server, env: Object.entries(env).map(([name, value]) => ({ name, value })) }] } : {}),
+    args: [
+      ...invocation.args,
+      ...(server && resolution.spec.acp?.mcpArgs ? resolution.spec.acp.mcpArgs({ ...server, env }) : []),
+    ],
+    ...(server
+      ? { mcpServers: [{ ...server, env: Object.entries(env).map(([name, value]) => ({ name, value })) }] }
+      : {}),
     title: resolution.spec.title,
     files,
     // Where a safe worker may change files: its own checkout, when it has one.
@@ -208,8 +262,12 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
     ...(resolution.executor.config.settings?.model ? { model: resolution.executor.config.settings.model } : {}),
     permissions: invocation.granted.permissions,
     checks: invocation.granted.checks,
-    ...(invocation.granted.permissions === 'safe' && resolution.spec.acp?.modes ? { modes: resolution.spec.acp.modes } : {}),
-    ...(resolution.spec.acp?.sessionMeta?.(invocation.granted.permissions) ? { sessionMeta: resolution.spec.acp.sessionMeta(invocation.granted.permissions)! } : {}),
+    ...(invocation.granted.permissions === 'safe' && resolution.spec.acp?.modes
+      ? { modes: resolution.spec.acp.modes }
+      : {}),
+    ...(resolution.spec.acp?.sessionMeta?.(invocation.granted.permissions)
+      ? { sessionMeta: resolution.spec.acp.sessionMeta(invocation.granted.permissions)! }
+      : {}),
     now: meter.now,
     say: opts.say,
     quiet: opts.quiet === true,
@@ -221,8 +279,15 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
   meter.usage = addUsage(meter.usage, r.usage);
   const advice = denialAdvice(r.denials, { ...adviceContext(run, invocation.granted), decidedBySow: true });
   if (r.interrupted) throw stoppedError(target, r.interrupted);
-  if (r.loadFailed !== undefined) throw new AcpSessionNotLoadedError(resolution.spec.title, load ?? '', r.loadFailed, files.eventsFile);
-  if (r.notAsking !== undefined) throw new AcpModeNotAskingError(resolution.spec.title, r.notAsking, resolution.spec.acp?.modes?.setBy, files.eventsFile);
+  if (r.loadFailed !== undefined)
+    throw new AcpSessionNotLoadedError(resolution.spec.title, load ?? '', r.loadFailed, files.eventsFile);
+  if (r.notAsking !== undefined)
+    throw new AcpModeNotAskingError(
+      resolution.spec.title,
+      r.notAsking,
+      resolution.spec.acp?.modes?.setBy,
+      files.eventsFile,
+    );
   if (r.failure !== undefined)
     throw new WorkerFailedError(
       invocation.binary,
@@ -234,5 +299,9 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
       `${invocation.binary} (Agent Client Protocol) failed: ${r.failure}`,
     );
   for (const line of advice) opts.say(line);
-  return { eventsFile: files.eventsFile, ...(r.sessionId && load === undefined ? { reportedSession: r.sessionId } : {}), denials: r.denials };
+  return {
+    eventsFile: files.eventsFile,
+    ...(r.sessionId && load === undefined ? { reportedSession: r.sessionId } : {}),
+    denials: r.denials,
+  };
 }

@@ -35,7 +35,10 @@ const giveBackAfter = async (released: LetGo | undefined) => {
  * may work for hours and write nothing. Ends with the process; the lease then runs out.
  */
 export function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): () => void {
-  const timer = setInterval(() => void renewWorkerClaim(ctx, taskId, agentId).catch(() => undefined), (DEFAULT_LEASE_SECONDS * 1000) / 4);
+  const timer = setInterval(
+    () => void renewWorkerClaim(ctx, taskId, agentId).catch(() => undefined),
+    (DEFAULT_LEASE_SECONDS * 1000) / 4,
+  );
   timer.unref();
   return () => clearInterval(timer);
 }
@@ -51,8 +54,22 @@ export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId:
     async (uow) => {
       const task = await uow.task(taskId);
       const owner = task.owner;
-      if (owner?.kind !== 'worker' || owner.by !== agentId || owner.pid !== process.pid || owner.remote === undefined || !remoteLeaseDue(owner, uow.now)) return false;
-      const renewed = await renewRemoteClaim(uow.root, task.id, (await uow.project()).branch, owner, uow.now, 'it is tried again in a few minutes');
+      if (
+        owner?.kind !== 'worker' ||
+        owner.by !== agentId ||
+        owner.pid !== process.pid ||
+        owner.remote === undefined ||
+        !remoteLeaseDue(owner, uow.now)
+      )
+        return false;
+      const renewed = await renewRemoteClaim(
+        uow.root,
+        task.id,
+        (await uow.project()).branch,
+        owner,
+        uow.now,
+        'it is tried again in a few minutes',
+      );
       if (renewed === owner) return false;
       uow.setTask({ ...task, owner: renewed });
       return true;
@@ -66,7 +83,13 @@ export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId:
  * reported nothing for too, so every run is counted), and the task is no longer owned by this
  * process's worker (unless someone took it over).
  */
-export async function settleRun(ctx: AppContext, target: Target, entry: UsageEntry, owned: ProjectIdentity, stopped?: unknown): Promise<RunNotRecordedError | undefined> {
+export async function settleRun(
+  ctx: AppContext,
+  target: Target,
+  entry: UsageEntry,
+  owned: ProjectIdentity,
+  stopped?: unknown,
+): Promise<RunNotRecordedError | undefined> {
   try {
     await settleHere(ctx, target, entry, owned, stopped);
     return undefined;
@@ -89,7 +112,13 @@ export async function settleRun(ctx: AppContext, target: Target, entry: UsageEnt
   }
 }
 
-async function settleHere(ctx: AppContext, target: Target, entry: UsageEntry, owned: ProjectIdentity, stopped?: unknown): Promise<void> {
+async function settleHere(
+  ctx: AppContext,
+  target: Target,
+  entry: UsageEntry,
+  owned: ProjectIdentity,
+  stopped?: unknown,
+): Promise<void> {
   let released: LetGo | undefined;
   await update(
     ctx,
@@ -127,7 +156,13 @@ async function settleHere(ctx: AppContext, target: Target, entry: UsageEntry, ow
  * its log, no longer owned by the stopped worker, and the run is counted as far as its events say
  * (unless its supervisor counted it itself, having seen the worker end).
  */
-export async function settleStopped(ctx: AppContext, taskId: string, agentId: string, pid: number, eventsFile: string | undefined): Promise<string> {
+export async function settleStopped(
+  ctx: AppContext,
+  taskId: string,
+  agentId: string,
+  pid: number,
+  eventsFile: string | undefined,
+): Promise<string> {
   let released: LetGo | undefined;
   const status = await update(ctx, async (uow) => {
     let task = await uow.task(taskId);
@@ -171,12 +206,34 @@ export async function settleStopped(ctx: AppContext, taskId: string, agentId: st
 }
 
 /** The ledger entry of a run that ended now. */
-export function usageEntry(at: string, target: Target, agent: string, agentId: string, executor: string, run: UsageEntry['run'], session: string | undefined, usage: Usage): UsageEntry {
-  return { at, agent_id: agentId, agent, executor, ...(target.kind === 'task' ? { task: target.id } : {}), ...(session ? { session } : {}), run, ...usage };
+export function usageEntry(
+  at: string,
+  target: Target,
+  agent: string,
+  agentId: string,
+  executor: string,
+  run: UsageEntry['run'],
+  session: string | undefined,
+  usage: Usage,
+): UsageEntry {
+  return {
+    at,
+    agent_id: agentId,
+    agent,
+    executor,
+    ...(target.kind === 'task' ? { task: target.id } : {}),
+    ...(session ? { session } : {}),
+    run,
+    ...usage,
+  };
 }
 
 /** A detached worker's supervisor tells whoever started it that the session is recorded (a new one, or the one continued). */
-export function announceStart(ctx: AppContext, root: string, run: { agent: string; agent_id: string; target: Target; session_id: string | null; events_file: string }): void {
+export function announceStart(
+  ctx: AppContext,
+  root: string,
+  run: { agent: string; agent_id: string; target: Target; session_id: string | null; events_file: string },
+): void {
   const ready = ctx.env[READY_VARIABLE];
   if (!ready || !isReadyFile(root, ready)) return;
   const { target, ...rest } = run;
@@ -195,21 +252,38 @@ export async function finish(
   denials: AgentRunResult['denials'],
   startedAt: string,
 ): Promise<AgentRunResult> {
-  const result: AgentRunResult = { agent, agent_id: agentId, executor, session_id: sessionId, events_file: eventsFile, denials };
+  const result: AgentRunResult = {
+    agent,
+    agent_id: agentId,
+    executor,
+    session_id: sessionId,
+    events_file: eventsFile,
+    denials,
+  };
   if (target.kind === 'task') {
     const task = await Reader.read(ctx, (reader) => reader.task(target.id));
     result.task = task.id;
     result.status = task.status;
     if (!opts.quiet) opts.say(`Task ${task.id} is now ${task.status}`);
     // The protocol: a worker ends by setting needs_review, paused or failed.
-    if (task.status === 'in_progress') opts.say(`Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, then resume it or set the status`);
+    if (task.status === 'in_progress')
+      opts.say(
+        `Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, then resume it or set the status`,
+      );
   } else {
     // A worker without a task reports how its work stands with 'sow agent report'.
     const report = await Reader.read(ctx, (reader) => reader.project.sessions?.[target.agent]?.report);
-    if (report && report.at >= startedAt) result.report = { status: report.status, ...(report.message ? { message: report.message } : {}) };
-    if (!opts.quiet) opts.say(result.report ? `${agentId} finished and reported ${result.report.status}${result.report.message ? `: ${result.report.message}` : ''}` : `${agentId} finished`);
+    if (report && report.at >= startedAt)
+      result.report = { status: report.status, ...(report.message ? { message: report.message } : {}) };
+    if (!opts.quiet)
+      opts.say(
+        result.report
+          ? `${agentId} finished and reported ${result.report.status}${result.report.message ? `: ${result.report.message}` : ''}`
+          : `${agentId} finished`,
+      );
   }
-  if (sessionId === null && !opts.quiet) opts.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
+  if (sessionId === null && !opts.quiet)
+    opts.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
   return result;
 }
 
@@ -236,7 +310,12 @@ export interface Settlement {
  * the ledger, the task is let go, the owner record removed. A run the project could not record
  * (its branch is not checked out) is kept and refused with RUN_NOT_RECORDED.
  */
-export async function settled<R extends { reportedSession?: string } | undefined>(s: Settlement, meter: { usage: Usage }, work: () => Promise<R>, say: (line: string) => void): Promise<R> {
+export async function settled<R extends { reportedSession?: string } | undefined>(
+  s: Settlement,
+  meter: { usage: Usage },
+  work: () => Promise<R>,
+  say: (line: string) => void,
+): Promise<R> {
   // A worker may run longer than its claim's lease on the remote, and say nothing meanwhile: this process renews it.
   const renewing = s.renew && s.target.kind === 'task' ? renewWhileRunning(s.ctx, s.target.id, s.agentId) : undefined;
   let result: R | undefined;
@@ -251,7 +330,16 @@ export async function settled<R extends { reportedSession?: string } | undefined
     renewing?.();
     // Whatever happened to the worker, this process no longer waits for it, and what it used is
     // counted. (If this fails, the owner is stale as soon as this process exits.)
-    const entry = usageEntry(s.ctx.now(), s.target, s.agent, s.agentId, s.executor, s.run, s.sessionId ?? result?.reportedSession, meter.usage);
+    const entry = usageEntry(
+      s.ctx.now(),
+      s.target,
+      s.agent,
+      s.agentId,
+      s.executor,
+      s.run,
+      s.sessionId ?? result?.reportedSession,
+      meter.usage,
+    );
     unrecorded = await settleRun(s.ctx, s.target, entry, s.owned, failure).catch(() => undefined);
     if (unrecorded) say(`Warning: ${unrecorded.message}`);
     if (s.ownerRecord) removeOwnerRecord(s.ctx.cwd, s.ownerRecord);

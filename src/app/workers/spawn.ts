@@ -20,7 +20,12 @@ import type { AgentRunOptions, AgentRunResult, Handoff } from './types.js';
 
 export type SpawnOptions = AgentRunOptions & { next?: boolean; iteration?: boolean; handoff?: Handoff };
 
-export async function spawnAgent(where: Where, agentName: string, taskId: string | undefined, opts: SpawnOptions): Promise<AgentRunResult> {
+export async function spawnAgent(
+  where: Where,
+  agentName: string,
+  taskId: string | undefined,
+  opts: SpawnOptions,
+): Promise<AgentRunResult> {
   const ctx = contextOf(where);
   const agent = findAgent(agentName);
   const { root, target: named } = await spawnPreconditions(ctx, agentName, taskId, opts);
@@ -32,18 +37,45 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
   // Nor may the CLI's own settings in the repository widen a safe worker (its checkout is checked again once opened).
   const widening = settingsGuard(resolution, rights.permissions);
   widening([root]);
-  const checkout = opts.worktree ?? ((await readRepoConfig(root)).config.workers?.worktree === true ? 'parallel' : false);
+  const checkout =
+    opts.worktree ?? ((await readRepoConfig(root)).config.workers?.worktree === true ? 'parallel' : false);
   // Over ACP the agent opens the session and says its id (session/new).
-  const sessionId = resolution.transport === 'acp' ? undefined : await createSessionId(resolution.spec, resolution, root, ctx.env);
-  const executor = { name: resolution.executor.name, type: resolution.executor.config.type, transport: resolution.transport };
+  const sessionId =
+    resolution.transport === 'acp' ? undefined : await createSessionId(resolution.spec, resolution, root, ctx.env);
+  const executor = {
+    name: resolution.executor.name,
+    type: resolution.executor.config.type,
+    transport: resolution.transport,
+  };
   const now = ctx.now();
-  const recorded = await recordSpawn(inRoot, { agent, named, executor, sessionId, branch: currentBranch(root), checkout, force: opts.force, handoff: opts.handoff, iteration: opts.iteration, now });
+  const recorded = await recordSpawn(inRoot, {
+    agent,
+    named,
+    executor,
+    sessionId,
+    branch: currentBranch(root),
+    checkout,
+    force: opts.force,
+    handoff: opts.handoff,
+    iteration: opts.iteration,
+    now,
+  });
   const { target, agentId, workdir } = recorded;
 
   const prompt = agentPrompt(agent, agentId, recorded.assignment, opts.prompt, refsForPrompt(root));
   const files = runFiles(root, target, 'spawn');
-  announceStart(ctx, root, { agent: agent.name, agent_id: agentId, target, session_id: sessionId ?? null, events_file: files.eventsFile });
-  const invocation = invocationOf(resolution, { permissions: rights.permissions, checks: rights.checks }, { kind: 'spawn', cwd: workdir, prompt, promptFile: files.writePrompt(prompt), sessionId });
+  announceStart(ctx, root, {
+    agent: agent.name,
+    agent_id: agentId,
+    target,
+    session_id: sessionId ?? null,
+    events_file: files.eventsFile,
+  });
+  const invocation = invocationOf(
+    resolution,
+    { permissions: rights.permissions, checks: rights.checks },
+    { kind: 'spawn', cwd: workdir, prompt, promptFile: files.writePrompt(prompt), sessionId },
+  );
   const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const startedAt = ctx.now();
   const meter = { usage: {} as Usage, now: ctx.now };
@@ -69,10 +101,24 @@ export async function spawnAgent(where: Where, agentName: string, taskId: string
       // Its own checkout, which an earlier worker may have changed (the repository was checked above).
       if (workdir !== root) widening([root, workdir]);
       const onSession = (id: string) => recordReportedSession(inRoot, target, agent.name, agentId, id);
-      return runWorker({ files, target, withheld: rights.withheld, resolution, env, base, cwd: workdir, opts, meter, onSession }, invocation);
+      return runWorker(
+        { files, target, withheld: rights.withheld, resolution, env, base, cwd: workdir, opts, meter, onSession },
+        invocation,
+      );
     },
     opts.say,
   );
-  const result = await finish(inRoot, target, agent.name, agentId, executor.name, sessionId ?? run.reportedSession ?? null, run.eventsFile, opts, run.denials, startedAt);
+  const result = await finish(
+    inRoot,
+    target,
+    agent.name,
+    agentId,
+    executor.name,
+    sessionId ?? run.reportedSession ?? null,
+    run.eventsFile,
+    opts,
+    run.denials,
+    startedAt,
+  );
   return recorded.checkoutRel ? { ...result, worktree: recorded.checkoutRel } : result;
 }

@@ -12,7 +12,12 @@ export const start = (phase: string): ActionRef<'startPhase'> => ({ type: 'start
 export const complete = (phase: string): ActionRef<'completePhase'> => ({ type: 'completePhase', params: { phase } });
 
 /** The state of a branch without a project: where every type starts, and where some end. */
-export const NO_PROJECT: StateDef = { phase: null, lead: null, purpose: 'No project is active on this branch.', final: true };
+export const NO_PROJECT: StateDef = {
+  phase: null,
+  lead: null,
+  purpose: 'No project is active on this branch.',
+  final: true,
+};
 
 /** Tags of a project: the phase's metadata `tags` (a list, or words separated by commas). */
 export function tagsOf(project: ProjectState, phase: string): string[] {

@@ -12,7 +12,12 @@ const OTHER = 'b'.repeat(40);
 const UNIT = { name: 'unit', run: 'npm test' };
 const LINT = { name: 'lint', run: 'npm run lint' };
 
-const evidence = (check: string, exit: number | null, tree = TREE, run = check === 'unit' ? UNIT.run : LINT.run): Artifact => ({
+const evidence = (
+  check: string,
+  exit: number | null,
+  tree = TREE,
+  run = check === 'unit' ? UNIT.run : LINT.run,
+): Artifact => ({
   type: 'evidence',
   path: `evidence/20260101T000000.000Z-${check}.log`,
   created_at: T0,
@@ -20,7 +25,15 @@ const evidence = (check: string, exit: number | null, tree = TREE, run = check =
 });
 
 function project(state: string, finalizeOutputs: Artifact[] = []): ProjectState {
-  const phase = () => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {}, inputs: [] as Artifact[], outputs: [] as Artifact[] });
+  const phase = () => ({
+    status: 'pending' as const,
+    enabled: true,
+    iteration: 1,
+    created_at: T0,
+    metadata: {},
+    inputs: [] as Artifact[],
+    outputs: [] as Artifact[],
+  });
   return {
     name: 'demo',
     type: 'standard',
@@ -29,7 +42,12 @@ function project(state: string, finalizeOutputs: Artifact[] = []): ProjectState 
     created_at: T0,
     updated_at: T0,
     statechart: { current_state: state, updated_at: T0, history: [] },
-    phases: { planning: phase(), implementation: phase(), review: phase(), finalize: { ...phase(), status: 'in_progress', outputs: finalizeOutputs } },
+    phases: {
+      planning: phase(),
+      implementation: phase(),
+      review: phase(),
+      finalize: { ...phase(), status: 'in_progress', outputs: finalizeOutputs },
+    },
   };
 }
 
@@ -43,7 +61,9 @@ describe('checkStatuses: a check stands by its newest evidence', () => {
     expect(status([{ ...evidence('unit', 0), type: 'documentation' }])[0]!.state).toBe('missing');
   });
   it('failed: a non-zero exit, or none at all (timed out)', () => {
-    expect(status([evidence('unit', 2)])).toEqual([{ name: 'unit', state: 'failed', exit_code: 2, evidence: evidence('unit', 2).path }]);
+    expect(status([evidence('unit', 2)])).toEqual([
+      { name: 'unit', state: 'failed', exit_code: 2, evidence: evidence('unit', 2).path },
+    ]);
     expect(status([evidence('unit', null)])[0]).toMatchObject({ state: 'failed', exit_code: null });
   });
   it('stale: it passed on another tree, or with another command', () => {
@@ -55,26 +75,45 @@ describe('checkStatuses: a check stands by its newest evidence', () => {
   });
   it('only evidence of the checkout judged counts: a worker checkout’s for it, the project checkout’s for it, whatever the tree', () => {
     const CHECKOUT = '.sow/worktrees/.workers/feat/demo--task-010';
-    const inCheckout = (exit: number, tree = TREE): Artifact => ({ ...evidence('unit', exit, tree), metadata: { ...evidence('unit', exit, tree).metadata, checkout: CHECKOUT } });
+    const inCheckout = (exit: number, tree = TREE): Artifact => ({
+      ...evidence('unit', exit, tree),
+      metadata: { ...evidence('unit', exit, tree).metadata, checkout: CHECKOUT },
+    });
     expect(checkStatuses([UNIT], [inCheckout(0)], TREE, CHECKOUT)[0]!.state).toBe('fresh-pass');
     expect(checkStatuses([UNIT], [inCheckout(0)], TREE)[0]!.state).toBe('missing');
     expect(checkStatuses([UNIT], [evidence('unit', 0)], TREE, CHECKOUT)[0]!.state).toBe('missing');
-    expect(checkStatuses([UNIT], [inCheckout(0)], TREE, '.sow/worktrees/.workers/feat/demo--task-020')[0]!.state).toBe('missing');
+    expect(checkStatuses([UNIT], [inCheckout(0)], TREE, '.sow/worktrees/.workers/feat/demo--task-020')[0]!.state).toBe(
+      'missing',
+    );
     // A newer run elsewhere does not hide the checkout's own newest one.
-    expect(checkStatuses([UNIT], [inCheckout(1), inCheckout(0, OTHER), evidence('unit', 0)], TREE, CHECKOUT)[0]).toMatchObject({ state: 'stale', changed: 'code' });
+    expect(
+      checkStatuses([UNIT], [inCheckout(1), inCheckout(0, OTHER), evidence('unit', 0)], TREE, CHECKOUT)[0],
+    ).toMatchObject({ state: 'stale', changed: 'code' });
     expect(newestEvidence([inCheckout(0), evidence('unit', 1)], CHECKOUT).get('unit')!.metadata!['exit_code']).toBe(0);
   });
   it('the newest evidence of a check wins, either way', () => {
     expect(status([evidence('unit', 0), evidence('unit', 1)])[0]!.state).toBe('failed');
     expect(status([evidence('unit', 1), evidence('unit', 0)])[0]!.state).toBe('fresh-pass');
-    expect(newestEvidence([evidence('unit', 1), evidence('lint', 0), evidence('unit', 0)]).get('unit')!.metadata!['exit_code']).toBe(0);
+    expect(
+      newestEvidence([evidence('unit', 1), evidence('lint', 0), evidence('unit', 0)]).get('unit')!.metadata![
+        'exit_code'
+      ],
+    ).toBe(0);
   });
 });
 
 describe('the finalizeChecksPassed guard (FinalizeChecks → FinalizeDelete)', () => {
   const guard = standard.guards['finalizeChecksPassed']!;
-  const view = (checks: CheckStatus[] | undefined): ProjectView => ({ project: project('FinalizeChecks'), tasks: [], ...(checks ? { checks } : {}) });
-  const c = (name: string, state: CheckStatus['state'], extra: Partial<CheckStatus> = {}): CheckStatus => ({ name, state, ...extra });
+  const view = (checks: CheckStatus[] | undefined): ProjectView => ({
+    project: project('FinalizeChecks'),
+    tasks: [],
+    ...(checks ? { checks } : {}),
+  });
+  const c = (name: string, state: CheckStatus['state'], extra: Partial<CheckStatus> = {}): CheckStatus => ({
+    name,
+    state,
+    ...extra,
+  });
 
   it('is the guard of checks_done, and reads the finalize evidence of the finalize phase', () => {
     expect(standard.transitions.find((t) => t.event === 'checks_done')?.guard).toBe('finalizeChecksPassed');
@@ -110,7 +149,9 @@ describe('the finalizeChecksPassed guard (FinalizeChecks → FinalizeDelete)', (
   it('advance from FinalizeChecks: blocked (with the reasons) or moves on', () => {
     const blocked = () => advance(standard, view([c('unit', 'stale', { changed: 'code' })]), T0, { by: 'user' });
     expect(blocked).toThrow(TransitionBlockedError);
-    expect(blocked).toThrow(expect.objectContaining({ hint: expect.stringContaining('unit: stale (the code changed since it passed)') }));
+    expect(blocked).toThrow(
+      expect.objectContaining({ hint: expect.stringContaining('unit: stale (the code changed since it passed)') }),
+    );
     expect(advance(standard, view([c('unit', 'fresh-pass')]), T0, { by: 'user' }).to).toBe('FinalizeDelete');
   });
 });
@@ -118,7 +159,9 @@ describe('the finalizeChecksPassed guard (FinalizeChecks → FinalizeDelete)', (
 describe('evidenceNeeded: only where a guard reads evidence', () => {
   it('is FinalizeChecks in the standard type', () => {
     for (const state of Object.keys(standard.states)) {
-      expect(evidenceNeeded(standard, { project: project(state) }), state).toEqual(state === 'FinalizeChecks' ? { moment: 'finalize', phase: 'finalize' } : undefined);
+      expect(evidenceNeeded(standard, { project: project(state) }), state).toEqual(
+        state === 'FinalizeChecks' ? { moment: 'finalize', phase: 'finalize' } : undefined,
+      );
     }
   });
   it('every type that declares evidence outputs has a place for the finalize evidence it reads', () => {
@@ -140,7 +183,11 @@ describe('placeArtifact: documents first, evidence last', () => {
     const runs = [evidence('unit', 0), evidence('lint', 1)];
     const placed = placeArtifact(runs, doc('task_list', 'planning/tasks.md'));
     expect(placed.index).toBe(0);
-    expect(types(placed.list)).toEqual(['task_list:planning/tasks.md', `evidence:${runs[0]!.path}`, `evidence:${runs[1]!.path}`]);
+    expect(types(placed.list)).toEqual([
+      'task_list:planning/tasks.md',
+      `evidence:${runs[0]!.path}`,
+      `evidence:${runs[1]!.path}`,
+    ]);
     const second = placeArtifact(placed.list, doc('task_list', 'planning/more.md'));
     expect(second.index).toBe(1);
   });

@@ -68,7 +68,12 @@ export function newestEvidence(artifacts: readonly Artifact[], checkout?: string
  * with this command → fresh-pass; passed, but the tree or the command differ → stale; failed or
  * timed out → failed; no evidence → missing.
  */
-export function checkStatuses(declared: readonly DeclaredCheck[], artifacts: readonly Artifact[], tree: string, checkout?: string): CheckStatus[] {
+export function checkStatuses(
+  declared: readonly DeclaredCheck[],
+  artifacts: readonly Artifact[],
+  tree: string,
+  checkout?: string,
+): CheckStatus[] {
   const newest = newestEvidence(artifacts, checkout);
   return declared.map((check): CheckStatus => {
     const a = newest.get(check.name);
@@ -109,7 +114,8 @@ export function evidenceGuard(moment: 'finalize' | 'task_complete', phase: strin
     check: ({ checks }) => checks !== undefined && checks.every((c) => c.state === 'fresh-pass'),
     hint: ({ checks }) => {
       // Only a caller that built its view without the app's check reading lands here.
-      if (checks === undefined) return "sow did not read the checks' evidence here; run 'sow advance --dry-run' to see what the checks need";
+      if (checks === undefined)
+        return "sow did not read the checks' evidence here; run 'sow advance --dry-run' to see what the checks need";
       const open = checks.filter((c) => c.state !== 'fresh-pass');
       return `${open.map(describeCheckStatus).join('; ')}; run 'sow check run ${open.map((c) => c.name).join(' ')}'`;
     },
@@ -117,7 +123,10 @@ export function evidenceGuard(moment: 'finalize' | 'task_complete', phase: strin
 }
 
 /** The evidence a guard of the current state reads (see GuardDef.evidence), if one does. */
-export function evidenceNeeded(type: ProjectType, view: Pick<ProjectView, 'project'>): NonNullable<GuardDef['evidence']> | undefined {
+export function evidenceNeeded(
+  type: ProjectType,
+  view: Pick<ProjectView, 'project'>,
+): NonNullable<GuardDef['evidence']> | undefined {
   const state = view.project.statechart.current_state;
   for (const t of type.transitions) {
     if (t.from !== state || t.guard === undefined) continue;

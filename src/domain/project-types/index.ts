@@ -34,7 +34,8 @@ export async function projectType(name: string): Promise<ProjectType> {
 }
 
 /** Every project type, in the registry's order (help, completion, what needs them all). */
-export const allProjectTypes = (): Promise<ProjectType[]> => Promise.all(PROJECT_TYPE_NAMES.map((name) => LOADERS[name]!()));
+export const allProjectTypes = (): Promise<ProjectType[]> =>
+  Promise.all(PROJECT_TYPE_NAMES.map((name) => LOADERS[name]!()));
 
 /** The type a branch's prefix implies (`explore/x` → exploration), if one does. */
 export async function typeOfBranch(branch: string | undefined): Promise<ProjectType | undefined> {

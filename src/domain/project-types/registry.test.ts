@@ -19,11 +19,14 @@ describe('the registry', () => {
   it('loads each type alone, under its own name, and no type it does not hold', async () => {
     expect(Object.keys(PROJECT_TYPES)).toEqual(PROJECT_TYPE_NAMES);
     for (const [name, type] of Object.entries(PROJECT_TYPES)) expect(await loadProjectType(name), name).toBe(type);
-    for (const name of ['', 'Standard', 'toString', '__proto__', 'constructor', 'hasOwnProperty']) expect(await loadProjectType(name), name).toBeUndefined();
+    for (const name of ['', 'Standard', 'toString', '__proto__', 'constructor', 'hasOwnProperty'])
+      expect(await loadProjectType(name), name).toBeUndefined();
   });
 
   it('the registry imports no type: each is loaded when asked for, so reading a project loads only its own', () => {
-    expect(readFileSync(join(SRC, 'domain', 'project-types', 'index.ts'), 'utf8')).not.toMatch(/^import (?!type ).*from '\.\/\w+\/index\.js'/m);
+    expect(readFileSync(join(SRC, 'domain', 'project-types', 'index.ts'), 'utf8')).not.toMatch(
+      /^import (?!type ).*from '\.\/\w+\/index\.js'/m,
+    );
   });
 
   it('a project type is named only in its own folder and in the registry (adding one changes nothing else)', () => {
@@ -45,8 +48,17 @@ describe('the registry', () => {
     // migrate.ts converts the layout of sow before project types, which was standard's.
     // acp-worker.ts reads the Agent Client Protocol's own update kinds, one of which is 'plan'.
     // The executor modules name the agent CLIs' own session modes, one of which is 'plan'.
-    const allowed = new Set([join('app', 'migrate.ts'), join('app', 'acp-worker.ts'), ...['claude', 'copilot', 'gemini'].map((cli) => join('adapters', 'executors', `${cli}.ts`))]);
-    const names = new Set(Object.values(PROJECT_TYPES).flatMap((t) => [...t.phases.map((p) => p.name), ...Object.keys(t.states).filter((s) => s !== 'NoProject')]));
+    const allowed = new Set([
+      join('app', 'migrate.ts'),
+      join('app', 'acp-worker.ts'),
+      ...['claude', 'copilot', 'gemini'].map((cli) => join('adapters', 'executors', `${cli}.ts`)),
+    ]);
+    const names = new Set(
+      Object.values(PROJECT_TYPES).flatMap((t) => [
+        ...t.phases.map((p) => p.name),
+        ...Object.keys(t.states).filter((s) => s !== 'NoProject'),
+      ]),
+    );
     const offenders: string[] = [];
     for (const dir of ['app', 'cli', 'mcp', 'adapters']) {
       for (const file of sources(join(SRC, dir))) {
@@ -55,7 +67,10 @@ describe('the registry', () => {
         const text = readFileSync(file, 'utf8');
         for (const name of names) {
           // 'review' is also an artifact type (a.type === 'review'): only a phase lookup counts for it.
-          const needle = name === 'review' ? /phases\[['"`]review['"`]\]|phaseOf\([^,]+, ['"`]review['"`]\)/ : new RegExp(String.raw`['"\`]${name}['"\`]|startsWith\(['"\`]${name.slice(0, 5)}`);
+          const needle =
+            name === 'review'
+              ? /phases\[['"`]review['"`]\]|phaseOf\([^,]+, ['"`]review['"`]\)/
+              : new RegExp(String.raw`['"\`]${name}['"\`]|startsWith\(['"\`]${name.slice(0, 5)}`);
           if (needle.test(text)) offenders.push(`${rel} names '${name}'`);
         }
       }
@@ -70,7 +85,10 @@ describe('the registry', () => {
       expect(type.branchPrefix).toMatch(/^[a-z]+\/$/);
       for (const [state, def] of Object.entries(type.states)) {
         if (def.final) continue;
-        expect(() => readFileSync(join(SRC, '..', 'templates', 'prompts', type.name, `${state}.md`)), `templates/prompts/${type.name}/${state}.md`).not.toThrow();
+        expect(
+          () => readFileSync(join(SRC, '..', 'templates', 'prompts', type.name, `${state}.md`)),
+          `templates/prompts/${type.name}/${state}.md`,
+        ).not.toThrow();
       }
     }
   });

@@ -39,7 +39,8 @@ export function reviewHint(project: ProjectState, phase: string, assessment: 'pa
   const outputs = phaseOf(project, phase).outputs;
   const round = reviewsOfRound(project, phase);
   const unapproved = round.filter((a) => a.approved !== true).at(-1);
-  if (unapproved) return `approve the review of this round with 'sow output set --index ${outputs.indexOf(unapproved)} approved true'`;
+  if (unapproved)
+    return `approve the review of this round with 'sow output set --index ${outputs.indexOf(unapproved)} approved true'`;
   const latest = latestApprovedReview(project, phase);
   if (latest)
     return `the latest approved review says '${String(assessmentOf(latest))}'; add another with 'sow output add --type review --path review/report.md --assessment ${assessment}${extra}' and approve it`;

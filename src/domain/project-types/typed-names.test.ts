@@ -13,13 +13,26 @@ type Names = TransitionDef<'Start' | 'Done', 'ready', 'startPhase'>;
 
 describe('typed names', () => {
   it('a misspelt state, guard or action is a compile error', () => {
-    const fine: Names = { from: 'Start', event: 'go', to: 'Done', guard: 'ready', actions: [{ type: 'startPhase' }], automatic: true };
+    const fine: Names = {
+      from: 'Start',
+      event: 'go',
+      to: 'Done',
+      guard: 'ready',
+      actions: [{ type: 'startPhase' }],
+      automatic: true,
+    };
     // @ts-expect-error a guard the type does not have
     const guard: Names = { from: 'Start', event: 'go', to: 'Done', guard: 'redy', automatic: true };
     // @ts-expect-error a state the type does not have
     const state: Names = { from: 'Start', event: 'go', to: 'Dnoe', automatic: true };
-    // @ts-expect-error an action the type does not have
-    const action: Names = { from: 'Start', event: 'go', to: 'Done', actions: [{ type: 'startPahse' }], automatic: true };
+    const action: Names = {
+      from: 'Start',
+      event: 'go',
+      to: 'Done',
+      // @ts-expect-error an action the type does not have
+      actions: [{ type: 'startPahse' }],
+      automatic: true,
+    };
     expect([fine, guard, state, action].map((t) => t.event)).toEqual(['go', 'go', 'go', 'go']);
   });
 
@@ -29,7 +42,8 @@ describe('typed names', () => {
         expect(Object.keys(type.states), `${type.name}: ${t.event}`).toContain(t.from);
         expect(Object.keys(type.states), `${type.name}: ${t.event}`).toContain(t.to);
         if (t.guard) expect(Object.keys(type.guards), `${type.name}: ${t.event}`).toContain(t.guard);
-        for (const a of t.actions ?? []) expect(Object.keys(type.actions), `${type.name}: ${t.event}`).toContain(a.type);
+        for (const a of t.actions ?? [])
+          expect(Object.keys(type.actions), `${type.name}: ${t.event}`).toContain(a.type);
       }
     }
   });

@@ -9,12 +9,16 @@ const { mdParse, logEntries } = new Function(`${MARKDOWN}\nreturn { mdParse, log
 };
 
 /** The tags a tree holds, depth first. */
-const tags = (nodes: Node[]): string[] => nodes.flatMap((n) => (typeof n === 'string' ? [] : [n[0], ...tags(n.slice(2) as Node[])]));
-const text = (nodes: Node[]): string => nodes.map((n) => (typeof n === 'string' ? n : text(n.slice(2) as Node[]))).join('');
+const tags = (nodes: Node[]): string[] =>
+  nodes.flatMap((n) => (typeof n === 'string' ? [] : [n[0], ...tags(n.slice(2) as Node[])]));
+const text = (nodes: Node[]): string =>
+  nodes.map((n) => (typeof n === 'string' ? n : text(n.slice(2) as Node[]))).join('');
 
 describe("the page's markdown: a closed set of tags, text as text, links only to http(s)", () => {
   it('headings (two levels down), paragraphs, lists with nested items and task boxes, code, quotes, tables', () => {
-    const doc = mdParse('# Title\n\nSome *words* and **more**.\n\n- one\n  - nested\n- [x] done\n\n1. first\n2. second\n\n```js\nconst a = 1;\n```\n\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n');
+    const doc = mdParse(
+      '# Title\n\nSome *words* and **more**.\n\n- one\n  - nested\n- [x] done\n\n1. first\n2. second\n\n```js\nconst a = 1;\n```\n\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n',
+    );
     expect(doc.map((n) => (n as string[])[0])).toEqual(['h3', 'p', 'ul', 'ol', 'pre', 'blockquote', 'table']);
     expect(tags([doc[2]!])).toEqual(['ul', 'li', 'ul', 'li', 'li', 'span']);
     expect(text([doc[4]!])).toBe('const a = 1;');
@@ -41,7 +45,8 @@ describe("the page's markdown: a closed set of tags, text as text, links only to
     if (href === null) {
       expect(links).toEqual([]);
       expect(text(nodes)).toContain(`(${/\(([^)]*\)?)\)$/.exec(md)![1]})`);
-    } else expect(links.map((l) => l[1])).toEqual([{ href, rel: 'noopener noreferrer', target: '_blank', title: href }]);
+    } else
+      expect(links.map((l) => l[1])).toEqual([{ href, rel: 'noopener noreferrer', target: '_blank', title: href }]);
   });
 
   it('a link with words says where it goes; a bare one is its own words', () => {
@@ -59,14 +64,29 @@ describe("the page's markdown: a closed set of tags, text as text, links only to
     );
     expect(log.title).toBe('# Task log: 010 First');
     expect(log.entries).toEqual([
-      { fields: { timestamp: '2026-12-07T11:04:17.734Z', agent: 'user', action: 'started_task', result: 'success', files: ['a.txt', 'b c.txt'] }, body: 'Started' },
-      { fields: { timestamp: '2026-12-07T11:05:00.000Z', agent: 'implementer-1', action: 'note', result: 'success' }, body: 'More *words*' },
+      {
+        fields: {
+          timestamp: '2026-12-07T11:04:17.734Z',
+          agent: 'user',
+          action: 'started_task',
+          result: 'success',
+          files: ['a.txt', 'b c.txt'],
+        },
+        body: 'Started',
+      },
+      {
+        fields: { timestamp: '2026-12-07T11:05:00.000Z', agent: 'implementer-1', action: 'note', result: 'success' },
+        body: 'More *words*',
+      },
     ]);
     expect(logEntries('# Task log: 010 First\n').entries).toEqual([]);
   });
 
   it('a large document parses whole', () => {
-    const big = Array.from({ length: 5000 }, (_, i) => `- item ${i} with \`code\` and a [link](https://example.com/${i})`).join('\n');
+    const big = Array.from(
+      { length: 5000 },
+      (_, i) => `- item ${i} with \`code\` and a [link](https://example.com/${i})`,
+    ).join('\n');
     const doc = mdParse(big);
     expect((doc[0] as Node[]).length - 2).toBe(5000);
   });

@@ -7,7 +7,15 @@ import { breakdown } from './index.js';
 import { publishOrder, unitBody, unitFileName, unitProblems } from './units.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
-const phase = (outputs: Artifact[] = []) => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {} as Record<string, unknown>, inputs: [] as Artifact[], outputs });
+const phase = (outputs: Artifact[] = []) => ({
+  status: 'pending' as const,
+  enabled: true,
+  iteration: 1,
+  created_at: T0,
+  metadata: {} as Record<string, unknown>,
+  inputs: [] as Artifact[],
+  outputs,
+});
 const project = (state: string, discovery: Artifact[] = []): ProjectState => ({
   name: 'auth',
   type: 'breakdown',
@@ -20,7 +28,11 @@ const project = (state: string, discovery: Artifact[] = []): ProjectState => ({
 });
 const doc = (type: string, path: string, approved: boolean): Artifact => ({ type, path, approved, created_at: T0 });
 const spec = (id: string, approved = true) => doc('work_unit_spec', `units/${id}.md`, approved);
-const unit = (id: string, status: TaskStatus, o: { deps?: string[]; outputs?: Artifact[]; name?: string; published?: unknown } = {}): TaskState => ({
+const unit = (
+  id: string,
+  status: TaskStatus,
+  o: { deps?: string[]; outputs?: Artifact[]; name?: string; published?: unknown } = {},
+): TaskState => ({
   id,
   name: o.name ?? `Unit ${id}`,
   phase: 'breakdown',
@@ -34,22 +46,34 @@ const unit = (id: string, status: TaskStatus, o: { deps?: string[]; outputs?: Ar
   outputs: o.outputs ?? (status === 'completed' ? [spec(id)] : []),
   metadata: o.published === undefined ? {} : { published: o.published },
 });
-const view = (state: string, tasks: TaskState[], discovery: Artifact[] = []): ProjectView => ({ project: project(state, discovery), tasks: tasks.map(summaryOf), taskStates: tasks });
+const view = (state: string, tasks: TaskState[], discovery: Artifact[] = []): ProjectView => ({
+  project: project(state, discovery),
+  tasks: tasks.map(summaryOf),
+  taskStates: tasks,
+});
 const g = breakdown.guards;
 
 describe('breakdown guards', () => {
   it('discoveryApproved: a discovery output approved; the hint adds or approves it', () => {
     expect(g['discoveryApproved']!.check(view('Discovery', [], [doc('discovery', 'discovery.md', true)]))).toBe(true);
     expect(g['discoveryApproved']!.check(view('Discovery', []))).toBe(false);
-    expect(g['discoveryApproved']!.hint(view('Discovery', []))).toContain("'sow output add --type discovery --path discovery.md'");
+    expect(g['discoveryApproved']!.hint(view('Discovery', []))).toContain(
+      "'sow output add --type discovery --path discovery.md'",
+    );
     const draft = view('Discovery', [], [doc('context', 'c.md', false), doc('discovery', 'discovery.md', false)]);
     expect(g['discoveryApproved']!.check(draft)).toBe(false);
-    expect(g['discoveryApproved']!.hint(draft)).toBe("the human approves the discovery document: 'sow output set --index 1 approved true'");
+    expect(g['discoveryApproved']!.hint(draft)).toBe(
+      "the human approves the discovery document: 'sow output set --index 1 approved true'",
+    );
   });
 
   it('unitsReady reads the whole task states and holds for finished units with approved specs and a sound graph', () => {
     expect(g['unitsReady']!.readsTasks).toBe(true);
-    const ready = view('Active', [unit('010', 'completed'), unit('020', 'completed', { deps: ['010'] }), unit('030', 'abandoned')]);
+    const ready = view('Active', [
+      unit('010', 'completed'),
+      unit('020', 'completed', { deps: ['010'] }),
+      unit('030', 'abandoned'),
+    ]);
     expect(g['unitsReady']!.check(ready)).toBe(true);
     expect(g['unitsReady']!.check({ ...ready, taskStates: undefined })).toBe(false);
   });
@@ -60,7 +84,9 @@ describe('breakdown guards', () => {
     expect(g['unitsReady']!.hint(none)).toContain("'sow task add");
     const open = view('Active', [unit('010', 'completed'), unit('020', 'in_progress'), unit('030', 'pending')]);
     expect(g['unitsReady']!.check(open)).toBe(false);
-    expect(g['unitsReady']!.hint(open)).toBe("finish or abandon 020 and 030 ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')");
+    expect(g['unitsReady']!.hint(open)).toBe(
+      "finish or abandon 020 and 030 ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')",
+    );
     const abandoned = view('Active', [unit('010', 'abandoned')]);
     expect(g['unitsReady']!.check(abandoned)).toBe(false);
     expect(g['unitsReady']!.hint(abandoned)).toContain('complete at least one unit');
@@ -69,26 +95,42 @@ describe('breakdown guards', () => {
   it('unitsReady: a completed unit without a spec gets the exact command; an unapproved spec its index', () => {
     const missing = view('Active', [unit('010', 'completed', { outputs: [] })]);
     expect(g['unitsReady']!.check(missing)).toBe(false);
-    expect(g['unitsReady']!.hint(missing)).toBe("unit 010 has no spec: write it and add it: 'sow task output add --id 010 --type work_unit_spec --path units/010.md'");
-    const unapproved = view('Active', [unit('010', 'completed', { outputs: [doc('evidence', 'e.log', false), spec('010', false)] })]);
+    expect(g['unitsReady']!.hint(missing)).toBe(
+      "unit 010 has no spec: write it and add it: 'sow task output add --id 010 --type work_unit_spec --path units/010.md'",
+    );
+    const unapproved = view('Active', [
+      unit('010', 'completed', { outputs: [doc('evidence', 'e.log', false), spec('010', false)] }),
+    ]);
     expect(g['unitsReady']!.check(unapproved)).toBe(false);
     expect(g['unitsReady']!.hint(unapproved)).toContain("'sow task output set --id 010 --index 1 approved true'");
     // An abandoned unit needs no spec.
-    expect(g['unitsReady']!.check(view('Active', [unit('010', 'completed'), unit('020', 'abandoned', { outputs: [] })]))).toBe(true);
+    expect(
+      g['unitsReady']!.check(view('Active', [unit('010', 'completed'), unit('020', 'abandoned', { outputs: [] })])),
+    ).toBe(true);
   });
 
   it('unitsReady: a dependency on an abandoned or a missing unit names both ids; a cycle is named', () => {
     const onAbandoned = view('Active', [unit('010', 'abandoned'), unit('020', 'completed', { deps: ['010'] })]);
     expect(g['unitsReady']!.check(onAbandoned)).toBe(false);
-    expect(g['unitsReady']!.hint(onAbandoned)).toMatch(/^unit 020 is completed but depends on 010, which was abandoned: .*'sow task set --id 020 dependencies/);
+    expect(g['unitsReady']!.hint(onAbandoned)).toMatch(
+      /^unit 020 is completed but depends on 010, which was abandoned: .*'sow task set --id 020 dependencies/,
+    );
     const onMissing = view('Active', [unit('010', 'completed', { deps: ['040'] })]);
     expect(g['unitsReady']!.check(onMissing)).toBe(false);
     expect(g['unitsReady']!.hint(onMissing)).toContain('unit 010 depends on 040, which does not exist');
-    const cycle = view('Active', [unit('010', 'completed', { deps: ['020'] }), unit('020', 'completed', { deps: ['010'] })]);
+    const cycle = view('Active', [
+      unit('010', 'completed', { deps: ['020'] }),
+      unit('020', 'completed', { deps: ['010'] }),
+    ]);
     expect(g['unitsReady']!.check(cycle)).toBe(false);
     expect(g['unitsReady']!.hint(cycle)).toContain('the dependencies form a cycle: 010 → 020 → 010');
     // Every problem is named, not only the first.
-    expect(unitProblems([unit('010', 'completed', { deps: ['020'], outputs: [] }), unit('020', 'completed', { deps: ['010'] })])).toHaveLength(2);
+    expect(
+      unitProblems([
+        unit('010', 'completed', { deps: ['020'], outputs: [] }),
+        unit('020', 'completed', { deps: ['010'] }),
+      ]),
+    ).toHaveLength(2);
   });
 
   it('unitsPublished: every completed unit has a readable publication (an issue number or a file)', () => {
@@ -99,11 +141,20 @@ describe('breakdown guards', () => {
       unit('030', 'abandoned'),
     ]);
     expect(g['unitsPublished']!.check(all)).toBe(true);
-    const part = view('Publishing', [unit('010', 'completed', { published: { issue: 12 } }), unit('020', 'completed'), unit('030', 'completed', { published: { issue: 'twelve' } })]);
+    const part = view('Publishing', [
+      unit('010', 'completed', { published: { issue: 12 } }),
+      unit('020', 'completed'),
+      unit('030', 'completed', { published: { issue: 'twelve' } }),
+    ]);
     expect(g['unitsPublished']!.check(part)).toBe(false);
-    expect(g['unitsPublished']!.hint(part)).toBe("publish units 020 and 030: 'sow breakdown publish' ('--dry-run' shows what it would do first)");
+    expect(g['unitsPublished']!.hint(part)).toBe(
+      "publish units 020 and 030: 'sow breakdown publish' ('--dry-run' shows what it would do first)",
+    );
     // A unit reopened after the breakdown was ready keeps the project from completing.
-    const reopened = view('Publishing', [unit('010', 'completed', { published: { issue: 12 } }), unit('020', 'in_progress')]);
+    const reopened = view('Publishing', [
+      unit('010', 'completed', { published: { issue: 12 } }),
+      unit('020', 'in_progress'),
+    ]);
     expect(g['unitsPublished']!.check(reopened)).toBe(false);
     expect(g['unitsPublished']!.hint(reopened)).toContain('020 was reopened after the breakdown was ready');
   });
@@ -128,13 +179,27 @@ describe('publishing', () => {
       { id: '020', title: 'Verify tokens', publication: { issue: 13, url: 'https://github.com/acme/api/issues/13' } },
       { id: '010', title: 'Token format', publication: { issue: 12, url: 'https://github.com/acme/api/issues/12' } },
     ];
-    expect(unitBody('# Refresh\n\nRotate tokens.\n\n\n', deps, { issue: true })).toBe('# Refresh\n\nRotate tokens.\n\nDepends on #12\nDepends on #13\n');
+    expect(unitBody('# Refresh\n\nRotate tokens.\n\n\n', deps, { issue: true })).toBe(
+      '# Refresh\n\nRotate tokens.\n\nDepends on #12\nDepends on #13\n',
+    );
     expect(unitBody('# Token format\n', [], { issue: true })).toBe('# Token format\n');
     const file = '.sow/knowledge/breakdowns/auth/030-refresh.md';
-    expect(unitBody('# Refresh\n', [{ id: '010', title: 'Token format', publication: { file: '.sow/knowledge/breakdowns/auth/010-token-format.md' } }], { file })).toBe(
-      '# Refresh\n\nDepends on [010 Token format](010-token-format.md)\n',
+    expect(
+      unitBody(
+        '# Refresh\n',
+        [
+          {
+            id: '010',
+            title: 'Token format',
+            publication: { file: '.sow/knowledge/breakdowns/auth/010-token-format.md' },
+          },
+        ],
+        { file },
+      ),
+    ).toBe('# Refresh\n\nDepends on [010 Token format](010-token-format.md)\n');
+    expect(unitBody('# Refresh\n', [deps[1]!], { file })).toBe(
+      '# Refresh\n\nDepends on [#12 Token format](https://github.com/acme/api/issues/12)\n',
     );
-    expect(unitBody('# Refresh\n', [deps[1]!], { file })).toBe('# Refresh\n\nDepends on [#12 Token format](https://github.com/acme/api/issues/12)\n');
   });
 
   it('file names: the id and the title as words', () => {
@@ -147,10 +212,21 @@ describe('publishing', () => {
 describe('the breakdown machine', () => {
   it('walks Discovery → Active → Publishing → Completed, moving the phases', () => {
     let p = advance(breakdown, view('Discovery', [], [doc('discovery', 'discovery.md', true)]), T0, { by: 'user' });
-    expect([p.to, p.project.phases['discovery']!.status, p.project.phases['breakdown']!.status]).toEqual(['Active', 'completed', 'in_progress']);
-    const done = [unit('010', 'completed', { published: { issue: 1 } }), unit('020', 'completed', { deps: ['010'], published: { issue: 2 } })];
+    expect([p.to, p.project.phases['discovery']!.status, p.project.phases['breakdown']!.status]).toEqual([
+      'Active',
+      'completed',
+      'in_progress',
+    ]);
+    const done = [
+      unit('010', 'completed', { published: { issue: 1 } }),
+      unit('020', 'completed', { deps: ['010'], published: { issue: 2 } }),
+    ];
     p = advance(breakdown, { ...view('Active', done), project: p.project }, T0, { by: 'user' });
-    expect([p.to, p.project.phases['breakdown']!.status, p.project.phases['publishing']!.status]).toEqual(['Publishing', 'completed', 'in_progress']);
+    expect([p.to, p.project.phases['breakdown']!.status, p.project.phases['publishing']!.status]).toEqual([
+      'Publishing',
+      'completed',
+      'in_progress',
+    ]);
     p = advance(breakdown, { ...view('Publishing', done), project: p.project }, T0, { by: 'user' });
     expect([p.to, p.project.phases['publishing']!.status]).toEqual(['Completed', 'completed']);
     expect(breakdown.states['Active']!.executesTasks).toBe(true);
@@ -159,8 +235,15 @@ describe('the breakdown machine', () => {
   it("completing archives the discovery document and the completed units' specs, and indexes the units", () => {
     const p = project('Publishing', [doc('discovery', 'discovery.md', true), doc('discovery', 'draft.md', false)]);
     const tasks = [
-      unit('010', 'completed', { name: 'Token format', published: { issue: 12, url: 'https://github.com/acme/api/issues/12', at: T0 } }),
-      unit('020', 'completed', { name: 'Verify tokens', deps: ['010'], published: { file: '.sow/knowledge/breakdowns/auth/020-verify-tokens.md', at: T0 } }),
+      unit('010', 'completed', {
+        name: 'Token format',
+        published: { issue: 12, url: 'https://github.com/acme/api/issues/12', at: T0 },
+      }),
+      unit('020', 'completed', {
+        name: 'Verify tokens',
+        deps: ['010'],
+        published: { file: '.sow/knowledge/breakdowns/auth/020-verify-tokens.md', at: T0 },
+      }),
       unit('030', 'abandoned', { outputs: [spec('030', false)] }),
     ];
     expect(breakdown.archive!({ project: p, tasks, config: {} }, '2026-11-26T10:00:00.000Z')).toEqual({
@@ -178,7 +261,12 @@ describe('the breakdown machine', () => {
         path: '.sow/knowledge/breakdowns/auth',
         units: [
           { id: '010', title: 'Token format', issue: 12, url: 'https://github.com/acme/api/issues/12', depends_on: [] },
-          { id: '020', title: 'Verify tokens', file: '.sow/knowledge/breakdowns/auth/020-verify-tokens.md', depends_on: ['010'] },
+          {
+            id: '020',
+            title: 'Verify tokens',
+            file: '.sow/knowledge/breakdowns/auth/020-verify-tokens.md',
+            depends_on: ['010'],
+          },
         ],
       },
     });

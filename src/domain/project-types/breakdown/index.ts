@@ -17,46 +17,65 @@ import { list, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
 
 const NAME = 'breakdown';
 
-const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (the feature request, earlier notes, designs)' };
+const context: ArtifactTypeDef = {
+  name: 'context',
+  root: 'project',
+  description: 'A document that gives context (the feature request, earlier notes, designs)',
+};
 const discovery: ArtifactTypeDef = {
   name: 'discovery',
   root: 'project',
   approvable: true,
-  description: 'What the feature is, what it must do, what is known and what is open: the document the units are split from; approving it starts the breakdown',
+  description:
+    'What the feature is, what it must do, what is known and what is open: the document the units are split from; approving it starts the breakdown',
 };
 const workUnitSpec: ArtifactTypeDef = {
   name: SPEC,
   root: 'project',
   approvable: true,
-  description: "The spec of one work unit: what to build, the acceptance criteria, what is out of scope; published as the issue's body once approved",
+  description:
+    "The spec of one work unit: what to build, the acceptance criteria, what is out of scope; published as the issue's body once approved",
 };
-const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the unit should start from' };
+const reference: ArtifactTypeDef = {
+  name: 'reference',
+  root: 'project',
+  description: 'A document the unit should start from',
+};
 
 const guards = {
   discoveryApproved: {
     description: 'a discovery output is approved',
-    check: ({ project }) => phaseOf(project, 'discovery').outputs.some((a) => a.type === 'discovery' && a.approved === true),
+    check: ({ project }) =>
+      phaseOf(project, 'discovery').outputs.some((a) => a.type === 'discovery' && a.approved === true),
     hint: ({ project }) => {
       const outputs = phaseOf(project, 'discovery').outputs;
       const open = outputs.flatMap((a, i) => (a.type === 'discovery' ? [i] : []));
-      if (open.length === 0) return "write down what the feature is with the human, then add it: 'sow output add --type discovery --path discovery.md'";
+      if (open.length === 0)
+        return "write down what the feature is with the human, then add it: 'sow output add --type discovery --path discovery.md'";
       return `the human approves the discovery document: ${open.map((i) => `'sow output set --index ${i} approved true'`).join(', or ')}`;
     },
   },
   unitsReady: {
-    description: "every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is approved, and the dependencies name existing units and form no cycle",
+    description:
+      "every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is approved, and the dependencies name existing units and form no cycle",
     readsTasks: true,
     check: ({ taskStates }) => taskStates !== undefined && unitProblems(taskStates).length === 0,
     // A unit may be reopened while publishing (its guard says so): what stays is that one was completed.
     standing: ({ tasks }) => tasks.some((t) => t.status === 'completed'),
-    hint: ({ taskStates }) => (taskStates === undefined ? "run 'sow task list' to see the units" : unitProblems(taskStates).join('; ')),
+    hint: ({ taskStates }) =>
+      taskStates === undefined ? "run 'sow task list' to see the units" : unitProblems(taskStates).join('; '),
   },
   unitsPublished: {
-    description: 'every unit is still finished, and every completed unit is published (a GitHub issue or a file, recorded on its task)',
+    description:
+      'every unit is still finished, and every completed unit is published (a GitHub issue or a file, recorded on its task)',
     readsTasks: true,
-    check: ({ taskStates }) => taskStates !== undefined && taskStates.every((t) => (t.status === 'completed' && publicationOf(t) !== undefined) || t.status === 'abandoned'),
+    check: ({ taskStates }) =>
+      taskStates !== undefined &&
+      taskStates.every((t) => (t.status === 'completed' && publicationOf(t) !== undefined) || t.status === 'abandoned'),
     hint: ({ taskStates }) => {
-      const reopened = (taskStates ?? []).filter((t) => t.status !== 'completed' && t.status !== 'abandoned').map((t) => t.id);
+      const reopened = (taskStates ?? [])
+        .filter((t) => t.status !== 'completed' && t.status !== 'abandoned')
+        .map((t) => t.id);
       if (reopened.length)
         return `${list(reopened)} ${reopened.length === 1 ? 'was' : 'were'} reopened after the breakdown was ready: complete or abandon ${reopened.length === 1 ? 'it' : 'them'} ('sow task set --id <id> status completed', 'sow task abandon --id <id>')`;
       const open = (taskStates ?? []).filter((t) => t.status === 'completed' && !publicationOf(t)).map((t) => t.id);
@@ -68,17 +87,57 @@ const guards = {
 /** Checked against the states, guards and actions: a name misspelt here does not compile. */
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'Discovery', actions: [start('discovery')], automatic: false },
-  { from: 'Discovery', event: 'discovery_approved', to: 'Active', guard: 'discoveryApproved', actions: [complete('discovery'), start(NAME)], automatic: true },
-  { from: 'Active', event: 'units_ready', to: PUBLISHING, guard: 'unitsReady', actions: [complete(NAME), start('publishing')], automatic: true },
-  { from: PUBLISHING, event: 'units_published', to: 'Completed', guard: 'unitsPublished', actions: [complete('publishing')], automatic: true },
+  {
+    from: 'Discovery',
+    event: 'discovery_approved',
+    to: 'Active',
+    guard: 'discoveryApproved',
+    actions: [complete('discovery'), start(NAME)],
+    automatic: true,
+  },
+  {
+    from: 'Active',
+    event: 'units_ready',
+    to: PUBLISHING,
+    guard: 'unitsReady',
+    actions: [complete(NAME), start('publishing')],
+    automatic: true,
+  },
+  {
+    from: PUBLISHING,
+    event: 'units_published',
+    to: 'Completed',
+    guard: 'unitsPublished',
+    actions: [complete('publishing')],
+    automatic: true,
+  },
 ];
 
 const states = {
   NoProject: NO_PROJECT,
-  Discovery: { phase: 'discovery', lead: 'human', purpose: 'Understand the feature with the human and write it down; the human approves the discovery document.' },
-  Active: { phase: NAME, lead: 'human', purpose: 'Split the feature into work units (a task each) with a spec and the units each depends on; the human approves each spec.', executesTasks: true },
-  [PUBLISHING]: { phase: 'publishing', lead: 'ai', purpose: 'Publish each completed unit, in dependency order, as a GitHub issue or a markdown file.' },
-  Completed: { phase: null, lead: null, purpose: 'The breakdown is complete; its discovery document and specs are in .sow/knowledge/breakdowns/.', final: true },
+  Discovery: {
+    phase: 'discovery',
+    lead: 'human',
+    purpose: 'Understand the feature with the human and write it down; the human approves the discovery document.',
+  },
+  Active: {
+    phase: NAME,
+    lead: 'human',
+    purpose:
+      'Split the feature into work units (a task each) with a spec and the units each depends on; the human approves each spec.',
+    executesTasks: true,
+  },
+  [PUBLISHING]: {
+    phase: 'publishing',
+    lead: 'ai',
+    purpose: 'Publish each completed unit, in dependency order, as a GitHub issue or a markdown file.',
+  },
+  Completed: {
+    phase: null,
+    lead: null,
+    purpose: 'The breakdown is complete; its discovery document and specs are in .sow/knowledge/breakdowns/.',
+    final: true,
+  },
 } satisfies Record<string, StateDef>;
 
 const actions = {
@@ -89,7 +148,8 @@ const basename = (path: string) => path.split('/').at(-1)!;
 
 export const breakdown: ProjectType = {
   name: NAME,
-  description: 'Split a large feature into work units with specs and dependencies, then publish them as GitHub issues or files',
+  description:
+    'Split a large feature into work units with specs and dependencies, then publish them as GitHub issues or files',
   branchPrefix: 'breakdown/',
   phases: [
     { name: 'discovery', canDisable: false, inputs: [context], outputs: [discovery, evidence] },
@@ -106,12 +166,16 @@ export const breakdown: ProjectType = {
   commands: publishCommands(NAME, () => breakdown),
   archive({ project, tasks }, now) {
     const dir = unitsDir(project.name);
-    const documents = phaseOf(project, 'discovery').outputs.filter((a) => a.type === 'discovery' && a.approved === true);
+    const documents = phaseOf(project, 'discovery').outputs.filter(
+      (a) => a.type === 'discovery' && a.approved === true,
+    );
     const units = tasks.filter((t) => t.status === 'completed').sort(byId);
     return {
       files: [
         ...documents.map((a) => ({ from: a.path, to: `${dir}/${basename(a.path)}` })),
-        ...units.flatMap((t) => specsOf(t).map(({ artifact }) => ({ from: artifact.path, to: `${dir}/specs/${basename(artifact.path)}` }))),
+        ...units.flatMap((t) =>
+          specsOf(t).map(({ artifact }) => ({ from: artifact.path, to: `${dir}/specs/${basename(artifact.path)}` })),
+        ),
       ],
       entry: {
         type: NAME,

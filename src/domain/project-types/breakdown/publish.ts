@@ -11,9 +11,25 @@ import { routeTo } from '../../lifecycle.js';
 import { contentDigest } from '../../approvals.js';
 import type { TaskState } from '../../schemas.js';
 import { compareIds, summaryOf } from '../../tasks.js';
-import type { TypeCommandContext, TypeCommandGroup, CommandResult, TypeOptions, TypeSession } from '../../type-commands.js';
+import type {
+  TypeCommandContext,
+  TypeCommandGroup,
+  CommandResult,
+  TypeOptions,
+  TypeSession,
+} from '../../type-commands.js';
 import type { ProjectType } from '../../project-type.js';
-import { describePublication, publicationOf, publishOrder, specsOf, unitBody, unitFileName, unitProblems, type Publication, type PublishedDependency } from './units.js';
+import {
+  describePublication,
+  publicationOf,
+  publishOrder,
+  specsOf,
+  unitBody,
+  unitFileName,
+  unitProblems,
+  type Publication,
+  type PublishedDependency,
+} from './units.js';
 
 /** The state in which units are published. */
 export const PUBLISHING = 'Publishing';
@@ -51,7 +67,13 @@ async function notPublishing(s: TypeSession, type: ProjectType): Promise<SowErro
   const hint = route
     ? `run 'sow advance' (${route.steps.join(' → ')})${route.first.blocked && route.first.hint ? `; first: ${route.first.hint}` : ''}`
     : `no transition leads from ${state} to ${PUBLISHING}; 'sow project status' shows where the project is`;
-  return new SowError('NOT_PUBLISHING', 'blocked', `the units are published in ${PUBLISHING}, and the project is in ${state}`, hint, { state, publishes_in: PUBLISHING });
+  return new SowError(
+    'NOT_PUBLISHING',
+    'blocked',
+    `the units are published in ${PUBLISHING}, and the project is in ${state}`,
+    hint,
+    { state, publishes_in: PUBLISHING },
+  );
 }
 
 /** The text of a unit's specs (each approved one, in order), or the error naming the missing file. */
@@ -89,7 +111,13 @@ function freeFile(s: TypeSession, dir: string, name: string): string {
 }
 
 /** Publishes one unit and records it, in one write; what it was, if another run got there first. */
-async function publishOne(ctx: TypeCommandContext, id: string, dependsOn: readonly string[], target: Target, dir: string): Promise<{ row: UnitRow; fresh: boolean }> {
+async function publishOne(
+  ctx: TypeCommandContext,
+  id: string,
+  dependsOn: readonly string[],
+  target: Target,
+  dir: string,
+): Promise<{ row: UnitRow; fresh: boolean }> {
   return ctx.update(async (s) => {
     const task = await s.task(id);
     const already = publicationOf(task);
@@ -135,7 +163,8 @@ const count = (n: number) => `${n} unit${n === 1 ? '' : 's'}`;
 
 async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: TypeOptions): Promise<CommandResult> {
   const to = opts['to'];
-  if (to !== undefined && to !== 'github' && to !== 'files') throw notOneOf('destination', String(to), ['github', 'files'], 'destinations (--to)');
+  if (to !== undefined && to !== 'github' && to !== 'files')
+    throw notOneOf('destination', String(to), ['github', 'files'], 'destinations (--to)');
   const dryRun = opts['dryRun'] === true;
   const notes: string[] = [];
   let target: Target;
@@ -143,7 +172,9 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
   else if (ctx.hasGh()) target = 'github';
   else {
     target = 'files';
-    notes.push('gh (the GitHub CLI) is not on PATH, so the units become markdown files; install gh to publish them as issues, or pass --to files to choose files yourself');
+    notes.push(
+      'gh (the GitHub CLI) is not on PATH, so the units become markdown files; install gh to publish them as issues, or pass --to files to choose files yourself',
+    );
   }
 
   // What there is to publish, in order, read once; refused unless the project is in Publishing
@@ -154,7 +185,13 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     const tasks = await s.tasks();
     const problems = unitProblems(tasks);
     if (problems.length) {
-      throw new SowError('UNITS_NOT_READY', 'blocked', 'the units cannot be published as they are', problems.join('; '), { problems });
+      throw new SowError(
+        'UNITS_NOT_READY',
+        'blocked',
+        'the units cannot be published as they are',
+        problems.join('; '),
+        { problems },
+      );
     }
     const order = publishOrder(tasks);
     const ids = new Set(order.map((t) => t.id));
@@ -167,7 +204,10 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
         const dependsOn = t.dependencies.filter((d) => ids.has(d)).sort(compareIds);
         const done = publicationOf(t);
         if (done) return rowOf(t, dependsOn, 'already_published', done);
-        return { ...rowOf(t, dependsOn, 'would_publish'), ...(target === 'files' ? { file: freeFile(s, dir, unitFileName(t)) } : {}) };
+        return {
+          ...rowOf(t, dependsOn, 'would_publish'),
+          ...(target === 'files' ? { file: freeFile(s, dir, unitFileName(t)) } : {}),
+        };
       }),
     };
   });
@@ -179,20 +219,36 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
       repo = await ctx.github.repo();
     } catch (err) {
       if (!(err instanceof SowError)) throw err;
-      throw new SowError(err.code, err.kind, err.message, `${err.hint ? `${err.hint}; ` : ''}or publish the units as files: 'sow breakdown publish --to files'`, err.details);
+      throw new SowError(
+        err.code,
+        err.kind,
+        err.message,
+        `${err.hint ? `${err.hint}; ` : ''}or publish the units as files: 'sow breakdown publish --to files'`,
+        err.details,
+      );
     }
   }
   const where = target === 'github' ? `issues of ${repo ?? 'the GitHub repository'}` : `files under ${plan.dir}/`;
   const skipped = plan.units.length - todo.length;
   const also = skipped ? ` (${count(skipped)} already published)` : '';
-  const data = (units: UnitRow[]) => ({ target, dry_run: dryRun, ...(repo ? { repo } : {}), ...(target === 'files' ? { directory: plan.dir } : {}), units });
+  const data = (units: UnitRow[]) => ({
+    target,
+    dry_run: dryRun,
+    ...(repo ? { repo } : {}),
+    ...(target === 'files' ? { directory: plan.dir } : {}),
+    units,
+  });
 
   if (dryRun || todo.length === 0) {
     const message =
       todo.length === 0
         ? `nothing to publish: every completed unit is already published; run 'sow advance' to complete the breakdown`
         : `dry run: would publish ${count(todo.length)} as ${where}${also}; nothing was changed`;
-    return { data: data(plan.units), text: plan.units.map((u) => line(u, target)).join('\n'), message: [...notes, message].join('\n') };
+    return {
+      data: data(plan.units),
+      text: plan.units.map((u) => line(u, target)).join('\n'),
+      message: [...notes, message].join('\n'),
+    };
   }
 
   const rows: UnitRow[] = [];
@@ -206,17 +262,29 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     } catch (err) {
       const published = rows.filter((r) => r.status === 'published');
       if (!(err instanceof SowError) || published.length === 0) throw err;
-      const so = published.map((r) => `${r.id} (${describePublication(r.issue !== undefined ? { issue: r.issue } : { file: r.file! })})`).join(', ');
-      throw new SowError(err.code, err.kind, err.message, `${err.hint ? `${err.hint}; ` : ''}published and recorded before it failed: ${so}; run 'sow breakdown publish' again to publish the rest`, {
-        ...err.details,
-        published: published.map((r) => r.id),
-        failed_on: unit.id,
-      });
+      const so = published
+        .map((r) => `${r.id} (${describePublication(r.issue !== undefined ? { issue: r.issue } : { file: r.file! })})`)
+        .join(', ');
+      throw new SowError(
+        err.code,
+        err.kind,
+        err.message,
+        `${err.hint ? `${err.hint}; ` : ''}published and recorded before it failed: ${so}; run 'sow breakdown publish' again to publish the rest`,
+        {
+          ...err.details,
+          published: published.map((r) => r.id),
+          failed_on: unit.id,
+        },
+      );
     }
   }
   const fresh = rows.filter((r) => r.status === 'published').length;
   const message = `published ${count(fresh)} as ${where}${rows.length - fresh ? ` (${count(rows.length - fresh)} already published)` : ''}; every completed unit is published: run 'sow advance' to complete the breakdown`;
-  return { data: data(rows), text: rows.map((r) => line(r, target)).join('\n'), message: [...notes, message].join('\n') };
+  return {
+    data: data(rows),
+    text: rows.map((r) => line(r, target)).join('\n'),
+    message: [...notes, message].join('\n'),
+  };
 }
 
 /** The breakdown's command group; `type` gives the type itself (for the way to Publishing). */
@@ -228,10 +296,14 @@ export function publishCommands(name: string, type: () => ProjectType): TypeComm
       {
         name: 'publish',
         writes: true,
-        description: 'Publish each completed unit, in dependency order: a GitHub issue (through gh), or a markdown file under .sow/knowledge/breakdowns/<name>/; units already published are skipped',
+        description:
+          'Publish each completed unit, in dependency order: a GitHub issue (through gh), or a markdown file under .sow/knowledge/breakdowns/<name>/; units already published are skipped',
         options: [
           { flags: '--dry-run', description: 'show what would be published, and change nothing' },
-          { flags: '--to <target>', description: 'github (the default when gh is on PATH) or files (the default without gh)' },
+          {
+            flags: '--to <target>',
+            description: 'github (the default when gh is on PATH) or files (the default without gh)',
+          },
         ],
         help: [
           'Examples:',

@@ -11,7 +11,9 @@ import { compareIds, findCycle } from '../../tasks.js';
 export const SPEC = 'work_unit_spec';
 
 /** Where a unit was published: a GitHub issue, or a markdown file (repository-relative). */
-export type Publication = { readonly issue: number; readonly url?: string; readonly at?: string } | { readonly file: string; readonly at?: string };
+export type Publication =
+  | { readonly issue: number; readonly url?: string; readonly at?: string }
+  | { readonly file: string; readonly at?: string };
 
 const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
@@ -39,7 +41,8 @@ export function specsOf(task: TaskState): { index: number; artifact: Artifact }[
 
 const done = (t: TaskState) => t.status === 'completed';
 const finished = (t: TaskState) => t.status === 'completed' || t.status === 'abandoned';
-export const list = (ids: readonly string[]) => (ids.length <= 2 ? ids.join(' and ') : `${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`);
+export const list = (ids: readonly string[]) =>
+  ids.length <= 2 ? ids.join(' and ') : `${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`;
 
 /**
  * Why the units cannot be published yet, one sentence each with the command that fixes it; empty
@@ -52,23 +55,34 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
   const problems: string[] = [];
   const byId = new Map(tasks.map((t) => [t.id, t]));
   const open = tasks.filter((t) => !finished(t)).map((t) => t.id);
-  if (open.length) problems.push(`finish or abandon ${list(open)} ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')`);
+  if (open.length)
+    problems.push(
+      `finish or abandon ${list(open)} ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')`,
+    );
   const completed = tasks.filter(done);
-  if (completed.length === 0 && open.length === 0) problems.push('complete at least one unit: a breakdown whose units were all abandoned has nothing to publish');
+  if (completed.length === 0 && open.length === 0)
+    problems.push('complete at least one unit: a breakdown whose units were all abandoned has nothing to publish');
   for (const t of completed) {
     const specs = specsOf(t);
     if (specs.length === 0) {
-      problems.push(`unit ${t.id} has no spec: write it and add it: 'sow task output add --id ${t.id} --type ${SPEC} --path units/${t.id}.md'`);
+      problems.push(
+        `unit ${t.id} has no spec: write it and add it: 'sow task output add --id ${t.id} --type ${SPEC} --path units/${t.id}.md'`,
+      );
       continue;
     }
     for (const s of specs.filter((s) => s.artifact.approved !== true)) {
-      problems.push(`the spec of unit ${t.id} (${s.artifact.path}) is not approved: the human approves it with 'sow task output set --id ${t.id} --index ${s.index} approved true'`);
+      problems.push(
+        `the spec of unit ${t.id} (${s.artifact.path}) is not approved: the human approves it with 'sow task output set --id ${t.id} --index ${s.index} approved true'`,
+      );
     }
   }
   for (const t of tasks) {
     for (const dep of t.dependencies) {
       const d = byId.get(dep);
-      if (!d) problems.push(`unit ${t.id} depends on ${dep}, which does not exist: drop it ('sow task set --id ${t.id} dependencies <the other ids>')`);
+      if (!d)
+        problems.push(
+          `unit ${t.id} depends on ${dep}, which does not exist: drop it ('sow task set --id ${t.id} dependencies <the other ids>')`,
+        );
       else if (done(t) && d.status === 'abandoned') {
         problems.push(
           `unit ${t.id} is completed but depends on ${dep}, which was abandoned: drop the dependency ('sow task set --id ${t.id} dependencies <the other ids>'), or reopen ${dep} ('sow task set --id ${dep} status pending')`,
@@ -77,7 +91,10 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
     }
   }
   const cycle = findCycle(new Map(tasks.map((t) => [t.id, t.dependencies])));
-  if (cycle) problems.push(`the dependencies form a cycle: ${cycle.join(' → ')}; drop one of them ('sow task set --id <id> dependencies <the other ids>')`);
+  if (cycle)
+    problems.push(
+      `the dependencies form a cycle: ${cycle.join(' → ')}; drop one of them ('sow task set --id <id> dependencies <the other ids>')`,
+    );
   return problems;
 }
 
@@ -124,13 +141,18 @@ export interface PublishedDependency {
 /** One line per dependency: `Depends on #12` in an issue, a link to the other unit in a file. */
 export function dependencyLine(dep: PublishedDependency, target: { issue: true } | { file: string }): string {
   const p = dep.publication;
-  if ('issue' in target) return 'issue' in p ? `Depends on #${p.issue}` : `Depends on ${dep.id} (${dep.title}): ${p.file}`;
+  if ('issue' in target)
+    return 'issue' in p ? `Depends on #${p.issue}` : `Depends on ${dep.id} (${dep.title}): ${p.file}`;
   if ('issue' in p) return `Depends on [#${p.issue} ${dep.title}](${p.url ?? `#${p.issue}`})`;
   return `Depends on [${dep.id} ${dep.title}](${posix.relative(posix.dirname(target.file), p.file)})`;
 }
 
 /** The text a unit is published with: its spec, then a line per dependency. */
-export function unitBody(spec: string, deps: readonly PublishedDependency[], target: { issue: true } | { file: string }): string {
+export function unitBody(
+  spec: string,
+  deps: readonly PublishedDependency[],
+  target: { issue: true } | { file: string },
+): string {
   const text = spec.replace(/\s+$/, '');
   const lines = [...deps].sort((a, b) => compareIds(a.id, b.id)).map((d) => dependencyLine(d, target));
   return `${text}${lines.length ? `${text ? '\n\n' : ''}${lines.join('\n')}` : ''}\n`;

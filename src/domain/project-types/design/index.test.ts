@@ -6,7 +6,15 @@ import { design } from './index.js';
 import { stampApproval } from '../../approvals.js';
 
 const T0 = '2026-01-01T00:00:00.000Z';
-const phase = () => ({ status: 'pending' as const, enabled: true, iteration: 1, created_at: T0, metadata: {} as Record<string, unknown>, inputs: [] as Artifact[], outputs: [] as Artifact[] });
+const phase = () => ({
+  status: 'pending' as const,
+  enabled: true,
+  iteration: 1,
+  created_at: T0,
+  metadata: {} as Record<string, unknown>,
+  inputs: [] as Artifact[],
+  outputs: [] as Artifact[],
+});
 const project = (state: string, outputs: Artifact[] = [], tags?: unknown): ProjectState => ({
   name: 'storage',
   type: 'design',
@@ -32,14 +40,25 @@ const task = (id: string, name: string, status: TaskState['status'], outputs: Ar
   outputs,
   metadata: {},
 });
-const summary = (t: TaskState): TaskSummary => ({ id: t.id, name: t.name, status: t.status, parallel: t.parallel, dependencies: t.dependencies });
+const summary = (t: TaskState): TaskSummary => ({
+  id: t.id,
+  name: t.name,
+  status: t.status,
+  parallel: t.parallel,
+  dependencies: t.dependencies,
+});
 const view = (tasks: TaskState[], outputs: Artifact[] = [], withStates = true): ProjectView => ({
   project: project('Active', outputs),
   tasks: tasks.map(summary),
   ...(withStates ? { taskStates: tasks } : {}),
 });
 const guard = design.guards['documentsApproved']!;
-const evidence: Artifact = { type: 'evidence', path: 'evidence/tests-1.log', created_at: T0, metadata: { check: 'tests' } };
+const evidence: Artifact = {
+  type: 'evidence',
+  path: 'evidence/tests-1.log',
+  created_at: T0,
+  metadata: { check: 'tests' },
+};
 
 describe('design: the documentsApproved guard', () => {
   it("reads the tasks' whole states, in Active and in Finalizing (completing checks the approvals again)", () => {
@@ -52,11 +71,16 @@ describe('design: the documentsApproved guard', () => {
   it('holds when every task is finished, one completed, and every document of a completed task is approved', () => {
     const v = view([
       task('010', 'Use Postgres', 'completed', [doc('adr', 'adrs/0001-use-postgres.md', true), evidence]),
-      task('020', 'Event schema', 'completed', [doc('spec', 'specs/events.md', true), doc('diagram', 'diagrams/flow.mmd', true)]),
+      task('020', 'Event schema', 'completed', [
+        doc('spec', 'specs/events.md', true),
+        doc('diagram', 'diagrams/flow.mmd', true),
+      ]),
       task('030', 'Dropped idea', 'abandoned', [doc('design', 'designs/dropped.md', false)]),
     ]);
     expect(guard.check(v)).toBe(true);
-    expect(listTransitions(design, v)).toEqual([expect.objectContaining({ event: 'documents_approved', to: 'Finalizing', blocked: false })]);
+    expect(listTransitions(design, v)).toEqual([
+      expect.objectContaining({ event: 'documents_approved', to: 'Finalizing', blocked: false }),
+    ]);
     const next = advance(design, v, T0, { by: 'user' });
     expect(next.to).toBe('Finalizing');
     expect(next.project.phases['design']!.status).toBe('completed');
@@ -70,9 +94,15 @@ describe('design: the documentsApproved guard', () => {
   });
 
   it('open tasks: names each of them', () => {
-    const v = view([task('010', 'a', 'completed', [doc('adr', 'a.md', true)]), task('020', 'b', 'in_progress'), task('030', 'c', 'pending')]);
+    const v = view([
+      task('010', 'a', 'completed', [doc('adr', 'a.md', true)]),
+      task('020', 'b', 'in_progress'),
+      task('030', 'c', 'pending'),
+    ]);
     expect(guard.check(v)).toBe(false);
-    expect(guard.hint(v)).toBe("finish or abandon 020, 030 ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')");
+    expect(guard.hint(v)).toBe(
+      "finish or abandon 020, 030 ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')",
+    );
   });
 
   it('every task abandoned: nothing to keep', () => {
@@ -82,19 +112,29 @@ describe('design: the documentsApproved guard', () => {
   });
 
   it('a completed task without a document (evidence is not one): names the task and the command', () => {
-    const v = view([task('010', 'a', 'completed', [doc('adr', 'a.md', true)]), task('020', 'b', 'completed', [evidence])]);
+    const v = view([
+      task('010', 'a', 'completed', [doc('adr', 'a.md', true)]),
+      task('020', 'b', 'completed', [evidence]),
+    ]);
     expect(guard.check(v)).toBe(false);
-    expect(guard.hint(v)).toBe("task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, architecture, diagram or spec)");
+    expect(guard.hint(v)).toBe(
+      "task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, architecture, diagram or spec)",
+    );
   });
 
   it('an unapproved document: names it with its real index', () => {
     const v = view([task('010', 'a', 'completed', [evidence, doc('design', 'd.md', true), doc('adr', 'a.md', false)])]);
     expect(guard.check(v)).toBe(false);
-    expect(guard.hint(v)).toBe("approve task 010's adr: 'sow task output set --id 010 --index 2 approved true' (the human's decision)");
+    expect(guard.hint(v)).toBe(
+      "approve task 010's adr: 'sow task output set --id 010 --index 2 approved true' (the human's decision)",
+    );
   });
 
   it('several problems at once are all named', () => {
-    const v = view([task('010', 'a', 'completed', [doc('adr', 'a.md', false)]), task('020', 'b', 'completed')], [doc('spec', 'specs/s.md', false)]);
+    const v = view(
+      [task('010', 'a', 'completed', [doc('adr', 'a.md', false)]), task('020', 'b', 'completed')],
+      [doc('spec', 'specs/s.md', false)],
+    );
     expect(guard.hint(v)).toBe(
       "task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, architecture, diagram or spec); " +
         "approve task 010's adr: 'sow task output set --id 010 --index 0 approved true', the design phase's spec specs/s.md: 'sow output set --index 0 approved true' (the human's decision)",
@@ -117,10 +157,18 @@ describe('design: the documentsApproved guard', () => {
 describe('design: the archive', () => {
   const tasks = [
     task('010', 'Use Postgres', 'completed', [doc('adr', 'adrs/0001-use-postgres.md', true), evidence]),
-    task('020', 'Event store design', 'completed', [doc('design', 'designs/event-store.md', true), doc('diagram', 'diagrams/flow.mmd', true), doc('spec', 'draft-spec.md', false)]),
+    task('020', 'Event store design', 'completed', [
+      doc('design', 'designs/event-store.md', true),
+      doc('diagram', 'diagrams/flow.mmd', true),
+      doc('spec', 'draft-spec.md', false),
+    ]),
     task('030', 'Dropped', 'abandoned', [doc('adr', 'adrs/0002-dropped.md', true)]),
   ];
-  const phaseDocs = [doc('architecture', 'overview/architecture.md', true), doc('spec', 'unapproved.md', false), doc('adr', 'adrs/0001-use-postgres.md', true)];
+  const phaseDocs = [
+    doc('architecture', 'overview/architecture.md', true),
+    doc('spec', 'unapproved.md', false),
+    doc('adr', 'adrs/0001-use-postgres.md', true),
+  ];
   const NOW = '2026-11-26T10:00:00.000Z';
   const entry = (documents: unknown[]) => ({
     type: 'design',
@@ -134,8 +182,17 @@ describe('design: the archive', () => {
 
   it('completing leaves the project, only while each document is as the human approved it', () => {
     const files = new Map([['.sow/project/adrs/0001-use-postgres.md', '# Use Postgres\n']]);
-    const approved = [task('010', 'Use Postgres', 'completed', [stampApproval(doc('adr', 'adrs/0001-use-postgres.md', true), '# Use Postgres\n')])];
-    const at: ProjectView = { project: project('Finalizing'), tasks: approved.map(summary), taskStates: approved, readDoc: (rel) => files.get(rel) };
+    const approved = [
+      task('010', 'Use Postgres', 'completed', [
+        stampApproval(doc('adr', 'adrs/0001-use-postgres.md', true), '# Use Postgres\n'),
+      ]),
+    ];
+    const at: ProjectView = {
+      project: project('Finalizing'),
+      tasks: approved.map(summary),
+      taskStates: approved,
+      readDoc: (rel) => files.get(rel),
+    };
     const next = advance(design, at, T0, { by: 'user' });
     expect(next.to).toBe('Completed');
     expect(design.states['Completed']!.final).toBe(true);
@@ -147,7 +204,10 @@ describe('design: the archive', () => {
   });
 
   it('approved documents of completed tasks and of the phase: ADRs to adrs/, the rest to designs/; unapproved, abandoned and repeated ones left out', () => {
-    const plan = design.archive!({ project: project('Finalizing', phaseDocs, 'storage, postgres'), tasks, config: {} }, NOW);
+    const plan = design.archive!(
+      { project: project('Finalizing', phaseDocs, 'storage, postgres'), tasks, config: {} },
+      NOW,
+    );
     expect(plan).toEqual({
       files: [
         { from: 'adrs/0001-use-postgres.md', to: '.sow/knowledge/adrs/0001-use-postgres.md' },
@@ -167,12 +227,23 @@ describe('design: the archive', () => {
   it('the places come from .sow/config.yaml where it names them', () => {
     const config: RepoConfig = { knowledge: { places: { adr: 'decisions', diagram: 'docs/diagrams' } } };
     const plan = design.archive!({ project: project('Finalizing', [], ['storage', 'postgres']), tasks, config }, NOW);
-    expect(plan!.files.map((f) => f.to)).toEqual(['.sow/knowledge/decisions/0001-use-postgres.md', '.sow/knowledge/designs/event-store.md', '.sow/knowledge/docs/diagrams/flow.mmd']);
+    expect(plan!.files.map((f) => f.to)).toEqual([
+      '.sow/knowledge/decisions/0001-use-postgres.md',
+      '.sow/knowledge/designs/event-store.md',
+      '.sow/knowledge/docs/diagrams/flow.mmd',
+    ]);
     expect(plan!.entry['tags']).toEqual(['storage', 'postgres']);
   });
 
   it('a project with no approved document leaves an entry without files', () => {
-    const plan = design.archive!({ project: { ...project('Finalizing'), description: '' }, tasks: [task('010', 'a', 'completed', [doc('adr', 'a.md', false)])], config: {} }, NOW);
+    const plan = design.archive!(
+      {
+        project: { ...project('Finalizing'), description: '' },
+        tasks: [task('010', 'a', 'completed', [doc('adr', 'a.md', false)])],
+        config: {},
+      },
+      NOW,
+    );
     expect(plan).toEqual({ files: [], entry: { ...entry([]), topic: 'storage', tags: [] } });
   });
 });

@@ -10,22 +10,63 @@ import { complete, NO_PROJECT, phaseActions, start, tagsOf } from '../common.js'
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState, RepoConfig, TaskState } from '../../schemas.js';
 import { phaseOf } from '../../phases.js';
-import type { ActionImpl, ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
+import type {
+  ActionImpl,
+  ArchivePlan,
+  GuardDef,
+  ProjectType,
+  ProjectView,
+  StateDef,
+  TransitionDef,
+} from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 
 const PHASE = 'design';
 
-const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context (the problem, constraints, earlier notes)' };
-const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the task starts from (a draft, an earlier design, notes)' };
+const context: ArtifactTypeDef = {
+  name: 'context',
+  root: 'project',
+  description: 'A document that gives context (the problem, constraints, earlier notes)',
+};
+const reference: ArtifactTypeDef = {
+  name: 'reference',
+  root: 'project',
+  description: 'A document the task starts from (a draft, an earlier design, notes)',
+};
 
 const approvedNote = "approved by the human, it is kept in the repository's knowledge when the project completes";
 /** The documents a design project writes, in the order hints list them. */
 const documentTypes: readonly ArtifactTypeDef[] = [
-  { name: 'design', root: 'project', approvable: true, description: `A design document: the problem, the options, the chosen design; ${approvedNote}` },
-  { name: 'adr', root: 'project', approvable: true, description: `An architecture decision record: one decision, its context and consequences; ${approvedNote}` },
-  { name: 'architecture', root: 'project', approvable: true, description: `An architecture description: components, boundaries, data flow; ${approvedNote}` },
-  { name: 'diagram', root: 'project', approvable: true, description: `A diagram, as text (Mermaid, PlantUML, SVG); ${approvedNote}` },
-  { name: 'spec', root: 'project', approvable: true, description: `A specification: an interface, a format, a protocol; ${approvedNote}` },
+  {
+    name: 'design',
+    root: 'project',
+    approvable: true,
+    description: `A design document: the problem, the options, the chosen design; ${approvedNote}`,
+  },
+  {
+    name: 'adr',
+    root: 'project',
+    approvable: true,
+    description: `An architecture decision record: one decision, its context and consequences; ${approvedNote}`,
+  },
+  {
+    name: 'architecture',
+    root: 'project',
+    approvable: true,
+    description: `An architecture description: components, boundaries, data flow; ${approvedNote}`,
+  },
+  {
+    name: 'diagram',
+    root: 'project',
+    approvable: true,
+    description: `A diagram, as text (Mermaid, PlantUML, SVG); ${approvedNote}`,
+  },
+  {
+    name: 'spec',
+    root: 'project',
+    approvable: true,
+    description: `A specification: an interface, a format, a protocol; ${approvedNote}`,
+  },
 ];
 const DOCUMENT_TYPES = new Set(documentTypes.map((t) => t.name));
 const isDocument = (a: Artifact) => DOCUMENT_TYPES.has(a.type);
@@ -37,7 +78,8 @@ const typeChoices = `${documentTypes
 /** Where a document type goes under .sow/knowledge/ unless the repository's configuration says otherwise. */
 const DEFAULT_PLACES: Readonly<Record<string, string>> = { adr: 'adrs' };
 const DEFAULT_PLACE = 'designs';
-const placeOf = (config: RepoConfig, type: string) => config.knowledge?.places?.[type] ?? DEFAULT_PLACES[type] ?? DEFAULT_PLACE;
+const placeOf = (config: RepoConfig, type: string) =>
+  config.knowledge?.places?.[type] ?? DEFAULT_PLACES[type] ?? DEFAULT_PLACE;
 
 const resolved = (s: string) => s === 'completed' || s === 'abandoned';
 
@@ -46,18 +88,28 @@ const resolved = (s: string) => s === 'completed' || s === 'abandoned';
  * without a document, and documents not approved (of the completed tasks, then of the design
  * phase itself). Undefined when the tasks' states were not read.
  */
-function missingDocuments(view: ProjectView): { undocumented: string[]; unapproved: { label: string; command: string }[] } | undefined {
+function missingDocuments(
+  view: ProjectView,
+): { undocumented: string[]; unapproved: { label: string; command: string }[] } | undefined {
   if (!view.taskStates) return undefined;
   const undocumented: string[] = [];
   const unapproved: { label: string; command: string }[] = [];
   for (const task of view.taskStates.filter((t) => t.status === 'completed')) {
     if (!task.outputs.some(isDocument)) undocumented.push(task.id);
     task.outputs.forEach((a, i) => {
-      if (isDocument(a) && a.approved !== true) unapproved.push({ label: `task ${task.id}'s ${a.type}`, command: `sow task output set --id ${task.id} --index ${i} approved true` });
+      if (isDocument(a) && a.approved !== true)
+        unapproved.push({
+          label: `task ${task.id}'s ${a.type}`,
+          command: `sow task output set --id ${task.id} --index ${i} approved true`,
+        });
     });
   }
   phaseOf(view.project, PHASE).outputs.forEach((a, i) => {
-    if (isDocument(a) && a.approved !== true) unapproved.push({ label: `the ${PHASE} phase's ${a.type} ${a.path}`, command: `sow output set --index ${i} approved true` });
+    if (isDocument(a) && a.approved !== true)
+      unapproved.push({
+        label: `the ${PHASE} phase's ${a.type} ${a.path}`,
+        command: `sow output set --index ${i} approved true`,
+      });
   });
   return { undocumented, unapproved };
 }
@@ -67,22 +119,38 @@ const openTasks = (view: ProjectView) => view.tasks.filter((t) => !resolved(t.st
 
 const guards = {
   documentsApproved: {
-    description: 'every document task is completed or abandoned, at least one is completed, each completed task has a document, and every document is approved',
+    description:
+      'every document task is completed or abandoned, at least one is completed, each completed task has a document, and every document is approved',
     readsTasks: true,
     check: (view) => {
       const m = missingDocuments(view);
-      return m !== undefined && view.tasks.length > 0 && openTasks(view).length === 0 && view.tasks.some((t) => t.status === 'completed') && m.undocumented.length === 0 && m.unapproved.length === 0;
+      return (
+        m !== undefined &&
+        view.tasks.length > 0 &&
+        openTasks(view).length === 0 &&
+        view.tasks.some((t) => t.status === 'completed') &&
+        m.undocumented.length === 0 &&
+        m.unapproved.length === 0
+      );
     },
     hint: (view) => {
       if (view.tasks.length === 0) return "add the documents to write, a task each: 'sow task add <document>'";
       const open = openTasks(view);
-      if (open.length) return `finish or abandon ${open.join(', ')} ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')`;
-      if (!view.tasks.some((t) => t.status === 'completed')) return 'complete at least one document: a design project whose every document was abandoned has nothing to keep';
+      if (open.length)
+        return `finish or abandon ${open.join(', ')} ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')`;
+      if (!view.tasks.some((t) => t.status === 'completed'))
+        return 'complete at least one document: a design project whose every document was abandoned has nothing to keep';
       const m = missingDocuments(view);
       if (!m) return "the tasks' documents were not read, so whether they are approved is unknown";
       const parts: string[] = [];
-      for (const id of m.undocumented) parts.push(`task ${id} has no document: 'sow task output add --id ${id} --type <type> --path <file>' (type: ${typeChoices})`);
-      if (m.unapproved.length) parts.push(`approve ${m.unapproved.map((u) => `${u.label}: '${u.command}'`).join(', ')} (the human's decision)`);
+      for (const id of m.undocumented)
+        parts.push(
+          `task ${id} has no document: 'sow task output add --id ${id} --type <type> --path <file>' (type: ${typeChoices})`,
+        );
+      if (m.unapproved.length)
+        parts.push(
+          `approve ${m.unapproved.map((u) => `${u.label}: '${u.command}'`).join(', ')} (the human's decision)`,
+        );
       return parts.join('; ');
     },
   },
@@ -91,16 +159,45 @@ const guards = {
 /** Checked against the states, guards and actions: a name misspelt here does not compile. */
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start(PHASE)], automatic: false },
-  { from: 'Active', event: 'documents_approved', to: 'Finalizing', guard: 'documentsApproved', actions: [complete(PHASE), start('finalization')], automatic: true },
+  {
+    from: 'Active',
+    event: 'documents_approved',
+    to: 'Finalizing',
+    guard: 'documentsApproved',
+    actions: [complete(PHASE), start('finalization')],
+    automatic: true,
+  },
   // Checked again: what is kept is what the human approved, so a document changed since its approval is not kept unseen.
-  { from: 'Finalizing', event: 'design_complete', to: 'Completed', guard: 'documentsApproved', actions: [complete('finalization')], automatic: true },
+  {
+    from: 'Finalizing',
+    event: 'design_complete',
+    to: 'Completed',
+    guard: 'documentsApproved',
+    actions: [complete('finalization')],
+    automatic: true,
+  },
 ];
 
 const states = {
   NoProject: NO_PROJECT,
-  Active: { phase: PHASE, lead: 'human', purpose: 'Write each document (a task each) with the human; the human approves each one.', executesTasks: true },
-  Finalizing: { phase: 'finalization', lead: 'human', purpose: "Check that the approved documents say what should be kept; completing stores them in the repository's knowledge." },
-  Completed: { phase: null, lead: null, purpose: 'The design project is complete; its documents are in .sow/knowledge/.', final: true },
+  Active: {
+    phase: PHASE,
+    lead: 'human',
+    purpose: 'Write each document (a task each) with the human; the human approves each one.',
+    executesTasks: true,
+  },
+  Finalizing: {
+    phase: 'finalization',
+    lead: 'human',
+    purpose:
+      "Check that the approved documents say what should be kept; completing stores them in the repository's knowledge.",
+  },
+  Completed: {
+    phase: null,
+    lead: null,
+    purpose: 'The design project is complete; its documents are in .sow/knowledge/.',
+    final: true,
+  },
 } satisfies Record<string, StateDef>;
 
 const actions = {
@@ -130,13 +227,22 @@ function archivePlan(project: ProjectState, tasks: readonly TaskState[], config:
   for (const a of phaseOf(project, PHASE).outputs) keep(a, { type: a.type, title: baseName(a.path) });
   return {
     files,
-    entry: { type: PHASE, topic: project.description || project.name, name: project.name, branch: project.branch, date: now.slice(0, 10), tags: tagsOf(project, PHASE), documents },
+    entry: {
+      type: PHASE,
+      topic: project.description || project.name,
+      name: project.name,
+      branch: project.branch,
+      date: now.slice(0, 10),
+      tags: tagsOf(project, PHASE),
+      documents,
+    },
   };
 }
 
 export const design: ProjectType = {
   name: 'design',
-  description: "Write design documents (ADRs, designs, specs) with the human; the approved ones become the repository's knowledge",
+  description:
+    "Write design documents (ADRs, designs, specs) with the human; the approved ones become the repository's knowledge",
   branchPrefix: 'design/',
   phases: [
     { name: PHASE, canDisable: false, inputs: [context], outputs: [...documentTypes, evidence], hasTasks: true },

@@ -9,10 +9,27 @@ import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { relativeInside } from '../../paths.js';
 import { findCycle } from '../../tasks.js';
-import type { TypeCommandContext, TypeCommandDef, TypeCommandGroup, TypeOptions, TypeSession } from '../../type-commands.js';
+import type {
+  TypeCommandContext,
+  TypeCommandDef,
+  TypeCommandGroup,
+  TypeOptions,
+  TypeSession,
+} from '../../type-commands.js';
 import { quoted } from '../../display.js';
 import { ARCHIVE_ROOT, exportedState } from './export.js';
-import { appendEntry, CONTEXT, DIR, domainOf, GUARDRAILS, GUARDRAILS_HEADER, guardrailEntry, PLAN, PROGRESS, PROGRESS_HEADER } from './documents.js';
+import {
+  appendEntry,
+  CONTEXT,
+  DIR,
+  domainOf,
+  GUARDRAILS,
+  GUARDRAILS_HEADER,
+  guardrailEntry,
+  PLAN,
+  PROGRESS,
+  PROGRESS_HEADER,
+} from './documents.js';
 import { iterationPrompt } from './prompt.js';
 import {
   blockPhase,
@@ -33,7 +50,8 @@ import {
   type WorkPhase,
 } from './work-phases.js';
 
-const str = (opts: TypeOptions, key: string): string | undefined => (typeof opts[key] === 'string' ? (opts[key] as string) : undefined);
+const str = (opts: TypeOptions, key: string): string | undefined =>
+  typeof opts[key] === 'string' ? (opts[key] as string) : undefined;
 
 /** `--max <n>` (a flag: not a number is exit 2), or the value of the field `max` (exit 1). */
 function parseMax(raw: string, as: 'flag' | 'field' = 'flag'): number {
@@ -48,14 +66,22 @@ function parseMax(raw: string, as: 'flag' | 'field' = 'flag'): number {
 /** A work phase id as typed (R1): its form is the command line's business, checked first. */
 function checkPhaseId(id: string): void {
   if (!WORK_PHASE_ID.test(id))
-    throw new UsageError(`invalid work phase id '${id}': expected an id such as R1 (a capital letter, then letters, digits, - or _)`, 'for example: sow iter phase add R1 --title "…"');
+    throw new UsageError(
+      `invalid work phase id '${id}': expected an id such as R1 (a capital letter, then letters, digits, - or _)`,
+      'for example: sow iter phase add R1 --title "…"',
+    );
 }
 
 function parseAfter(raw: string, list: readonly WorkPhase[], self: string): string[] {
   const ids = raw.split(/[\s,]+/).filter(Boolean);
   for (const id of ids) {
     if (id === self) throw new InvalidValueError('after', raw, `phases other than ${self} itself`);
-    if (!list.some((p) => p.id === id)) throw new InvalidValueError('after', raw, `ids of existing work phases (${list.map((p) => p.id).join(', ') || 'none yet'})`);
+    if (!list.some((p) => p.id === id))
+      throw new InvalidValueError(
+        'after',
+        raw,
+        `ids of existing work phases (${list.map((p) => p.id).join(', ') || 'none yet'})`,
+      );
   }
   return [...new Set(ids)];
 }
@@ -63,13 +89,20 @@ function parseAfter(raw: string, list: readonly WorkPhase[], self: string): stri
 /** The work phases with `after` for `id` must not form a cycle. */
 function checkAcyclic(list: readonly WorkPhase[]): void {
   const cycle = findCycle(new Map(list.filter((p) => p.after.length).map((p) => [p.id, p.after])));
-  if (cycle) throw new DependencyCycleError(cycle, `a work phase cannot come after itself; change what one of them comes after ('sow iter phase set ${cycle[0]} after <ids>')`);
+  if (cycle)
+    throw new DependencyCycleError(
+      cycle,
+      `a work phase cannot come after itself; change what one of them comes after ('sow iter phase set ${cycle[0]} after <ids>')`,
+    );
 }
 
 const STATE_HINTS: Record<string, string> = {
-  DiscoverActive: "first the brief: fill in .sow/project/brief.md with the human, approve it ('sow output set --index 0 approved true') and run 'sow advance'",
-  PlanActive: "approve the plan ('sow output set --index 0 approved true' once plan.md says what the human agreed) and run 'sow advance'",
-  VerifyActive: "the work phases are finished; a failed review ('sow output add --type review --path review.md --assessment fail --phases R2') reopens the ones it names",
+  DiscoverActive:
+    "first the brief: fill in .sow/project/brief.md with the human, approve it ('sow output set --index 0 approved true') and run 'sow advance'",
+  PlanActive:
+    "approve the plan ('sow output set --index 0 approved true' once plan.md says what the human agreed) and run 'sow advance'",
+  VerifyActive:
+    "the work phases are finished; a failed review ('sow output add --type review --path review.md --assessment fail --phases R2') reopens the ones it names",
   DeliverActive: "the work is verified; write the outputs and run 'sow advance' to complete it",
 };
 
@@ -77,10 +110,14 @@ async function requireState(s: TypeSession, allowed: readonly string[], doing: s
   const project = await s.project();
   const state = project.statechart.current_state;
   if (!allowed.includes(state)) {
-    throw new WorkPhaseBlockedError(`cannot ${doing} in ${state}: it belongs to ${allowed.join(' or ')}`, STATE_HINTS[state] ?? "run 'sow project continue' to see the next step", {
-      state,
-      allowed: [...allowed],
-    });
+    throw new WorkPhaseBlockedError(
+      `cannot ${doing} in ${state}: it belongs to ${allowed.join(' or ')}`,
+      STATE_HINTS[state] ?? "run 'sow project continue' to see the next step",
+      {
+        state,
+        allowed: [...allowed],
+      },
+    );
   }
   return project;
 }
@@ -107,8 +144,10 @@ function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPha
   return { reapprove };
 }
 
-const planIndex = (project: ProjectState) => phaseOf(project, 'plan').outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
-const reapproveNote = (project: ProjectState) => ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index ${planIndex(project)} approved true').`;
+const planIndex = (project: ProjectState) =>
+  phaseOf(project, 'plan').outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
+const reapproveNote = (project: ProjectState) =>
+  ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index ${planIndex(project)} approved true').`;
 
 /** Stores the work phases; plan.md follows them as the project is written (its checkboxes follow the statuses). */
 function storePhases(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): ProjectState {
@@ -123,7 +162,9 @@ function appendProgress(s: TypeSession, entry: string): void {
 
 function contextWarning(s: TypeSession): string[] {
   const words = wordCount(s.readFile(`${DIR}/${CONTEXT}`) ?? '');
-  return words > CONTEXT_WORDS ? [`${DIR}/${CONTEXT} has ${words} words; keep it under ${CONTEXT_WORDS}: every iteration reads it`] : [];
+  return words > CONTEXT_WORDS
+    ? [`${DIR}/${CONTEXT} has ${words} words; keep it under ${CONTEXT_WORDS}: every iteration reads it`]
+    : [];
 }
 
 const EDITABLE = ['title', 'criteria', 'output', 'max', 'after'] as const;
@@ -162,7 +203,13 @@ const phaseAdd: TypeCommandDef = {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'add a work phase');
       const list = workPhasesOf(project);
       if (list.some((p) => p.id === id))
-        throw new SowError('WORK_PHASE_EXISTS', 'failed', `work phase ${id} exists already`, `change it with 'sow iter phase set ${id} <field> <value>'`, { phase: id });
+        throw new SowError(
+          'WORK_PHASE_EXISTS',
+          'failed',
+          `work phase ${id} exists already`,
+          `change it with 'sow iter phase set ${id} <field> <value>'`,
+          { phase: id },
+        );
       const phase: WorkPhase = {
         id: id!,
         title: str(opts, 'title')!.trim(),
@@ -202,19 +249,39 @@ const phaseSet: TypeCommandDef = {
       const list = workPhasesOf(project);
       let p = findPhase(list, id!);
       if (!(EDITABLE as readonly string[]).includes(field!)) {
-        throw new InvalidValueError('field', field!, EDITABLE.join(', '), "the status and counts follow the phase's lifecycle ('sow iter log|verify|extend|block|unblock')");
+        throw new InvalidValueError(
+          'field',
+          field!,
+          EDITABLE.join(', '),
+          "the status and counts follow the phase's lifecycle ('sow iter log|verify|extend|block|unblock')",
+        );
       }
-      if (p.status === 'done') throw new WorkPhaseBlockedError(`${p.id} is done; its definition is kept as it was`, "add a phase for more work ('sow iter phase add')", { phase: p.id });
+      if (p.status === 'done')
+        throw new WorkPhaseBlockedError(
+          `${p.id} is done; its definition is kept as it was`,
+          "add a phase for more work ('sow iter phase add')",
+          { phase: p.id },
+        );
       switch (field) {
         case 'max': {
           const max = parseMax(value!, 'field');
           if (p.status !== 'pending' && max <= p.iterations)
-            throw new InvalidValueError('max', value!, `more than the ${p.iterations} iterations ${p.id} has used`, `sow iter extend ${p.id} --max ${p.iterations + 3}`);
+            throw new InvalidValueError(
+              'max',
+              value!,
+              `more than the ${p.iterations} iterations ${p.id} has used`,
+              `sow iter extend ${p.id} --max ${p.iterations + 3}`,
+            );
           p = extendPhase(list, p.id, max).phase;
           break;
         }
         case 'after':
-          if (p.status !== 'pending') throw new WorkPhaseBlockedError(`${p.id} has started; what it comes after cannot change now`, "'sow iter status' shows the phases", { phase: p.id });
+          if (p.status !== 'pending')
+            throw new WorkPhaseBlockedError(
+              `${p.id} has started; what it comes after cannot change now`,
+              "'sow iter status' shows the phases",
+              { phase: p.id },
+            );
           p = { ...p, after: parseAfter(value!, list, p.id) };
           break;
         default:
@@ -224,7 +291,11 @@ const phaseSet: TypeCommandDef = {
       const next = replace(list, p);
       checkAcyclic(next);
       const { reapprove } = storePlan(s, project, next);
-      return { data: p, text: `${p.id}.${field} = ${String(p[field as keyof WorkPhase])}`, ...(reapprove ? { message: reapproveNote(project).trim() } : {}) };
+      return {
+        data: p,
+        text: `${p.id}.${field} = ${String(p[field as keyof WorkPhase])}`,
+        ...(reapprove ? { message: reapproveNote(project).trim() } : {}),
+      };
     });
   },
 };
@@ -272,7 +343,10 @@ const log: TypeCommandDef = {
   help: 'Lifecycle: pending → in_progress → (--remaining None --signal) confirming → (one more iteration finding nothing) verifying → (sow iter verify --pass) done.',
   async run(ctx, [id], opts) {
     if (opts['signal'] === true && !saysNothingLeft(str(opts, 'remaining') ?? '')) {
-      throw new UsageError(`--signal says ${id} is done, but --remaining says '${str(opts, 'remaining')}'`, `log what is left without --signal, or '--remaining None --signal' when nothing is`);
+      throw new UsageError(
+        `--signal says ${id} is done, but --remaining says '${str(opts, 'remaining')}'`,
+        `log what is left without --signal, or '--remaining None --signal' when nothing is`,
+      );
     }
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'log an iteration');
@@ -280,12 +354,24 @@ const log: TypeCommandDef = {
       const r = logIteration(
         workPhasesOf(project),
         id!,
-        { did: str(opts, 'did')!, remaining: str(opts, 'remaining')!, ...(blockers !== undefined ? { blockers } : {}), signal: opts['signal'] === true },
+        {
+          did: str(opts, 'did')!,
+          remaining: str(opts, 'remaining')!,
+          ...(blockers !== undefined ? { blockers } : {}),
+          signal: opts['signal'] === true,
+        },
         s.now,
       );
       storePhases(s, project, r.list);
       appendProgress(s, r.entry);
-      return { data: { phase: r.phase, iteration: r.iteration, ...(r.confirmation !== undefined ? { confirmation: r.confirmation } : {}) }, text: r.outcome };
+      return {
+        data: {
+          phase: r.phase,
+          iteration: r.iteration,
+          ...(r.confirmation !== undefined ? { confirmation: r.confirmation } : {}),
+        },
+        text: r.outcome,
+      };
     });
   },
 };
@@ -302,11 +388,26 @@ const verify: TypeCommandDef = {
   ],
   async run(ctx, [id], opts) {
     const pass = opts['pass'] === true;
-    if (pass === (opts['fail'] === true)) throw new UsageError('say --pass or --fail', `'sow iter verify ${id} --pass', or 'sow iter verify ${id} --fail --note "<what is wrong>"'`);
-    if (!pass && !str(opts, 'note')?.trim()) throw new UsageError('a failed verification says what is wrong', `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`);
+    if (pass === (opts['fail'] === true))
+      throw new UsageError(
+        'say --pass or --fail',
+        `'sow iter verify ${id} --pass', or 'sow iter verify ${id} --fail --note "<what is wrong>"'`,
+      );
+    if (!pass && !str(opts, 'note')?.trim())
+      throw new UsageError(
+        'a failed verification says what is wrong',
+        `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`,
+      );
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'verify a work phase');
-      const r = verifyPhase(workPhasesOf(project), id!, pass, str(opts, 'note'), s.now, (output) => s.readFile(`${DIR}/${output}`) !== undefined);
+      const r = verifyPhase(
+        workPhasesOf(project),
+        id!,
+        pass,
+        str(opts, 'note'),
+        s.now,
+        (output) => s.readFile(`${DIR}/${output}`) !== undefined,
+      );
       storePhases(s, project, r.list);
       appendProgress(s, r.entry);
       return { data: r.phase, text: r.outcome };
@@ -343,7 +444,8 @@ const block: TypeCommandDef = {
   args: [{ name: 'id', description: 'the work phase' }],
   options: [{ flags: '--note <text>', description: 'what is in the way', required: true }],
   async run(ctx, [id], opts) {
-    if (!str(opts, 'note')?.trim()) throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
+    if (!str(opts, 'note')?.trim())
+      throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
     return ctx.update(async (s) => {
       const project = await requireState(s, ['ExecuteActive'], 'block a work phase');
       const r = blockPhase(workPhasesOf(project), id!, str(opts, 'note')!, s.now);
@@ -395,7 +497,11 @@ const status: TypeCommandDef = {
       return {
         data: { state, current: cur?.id ?? null, phases: list, context_words: words },
         text: list.length
-          ? [`${state}${cur ? ` — current: ${cur.id}` : ''}`, `${'ID'.padEnd(width)}  ${'STATUS'.padEnd(11)}  ${'ITER'.padEnd(5)}  TITLE`, ...list.map((p) => statusLine(p, width))].join('\n')
+          ? [
+              `${state}${cur ? ` — current: ${cur.id}` : ''}`,
+              `${'ID'.padEnd(width)}  ${'STATUS'.padEnd(11)}  ${'ITER'.padEnd(5)}  TITLE`,
+              ...list.map((p) => statusLine(p, width)),
+            ].join('\n')
           : `${state} — no work phases yet ('sow iter phase add R1 --title …')`,
         warnings: contextWarning(s),
       };
@@ -422,9 +528,20 @@ const guardrailAdd: TypeCommandDef = {
       const p = named !== undefined ? findPhase(list, named) : currentPhase(list);
       // The phase's latest work iteration (its first, before any): the spec's "R{N} iteration {I}".
       const learned = p ? `${p.id} iteration ${Math.max(1, p.iterations)}` : project.statechart.current_state;
-      const entry = guardrailEntry({ pattern: str(opts, 'pattern')!, context: str(opts, 'context')!, problem: str(opts, 'problem')!, solution: str(opts, 'solution')! }, learned);
+      const entry = guardrailEntry(
+        {
+          pattern: str(opts, 'pattern')!,
+          context: str(opts, 'context')!,
+          problem: str(opts, 'problem')!,
+          solution: str(opts, 'solution')!,
+        },
+        learned,
+      );
       s.writeFile(`${DIR}/${GUARDRAILS}`, appendEntry(s.readFile(`${DIR}/${GUARDRAILS}`), GUARDRAILS_HEADER, entry));
-      return { data: { pattern: str(opts, 'pattern'), learned }, message: `Added to ${DIR}/${GUARDRAILS} (learned: ${learned})` };
+      return {
+        data: { pattern: str(opts, 'pattern'), learned },
+        message: `Added to ${DIR}/${GUARDRAILS} (learned: ${learned})`,
+      };
     });
   },
 };
@@ -432,8 +549,14 @@ const guardrailAdd: TypeCommandDef = {
 const exportState: TypeCommandDef = {
   name: 'export',
   writes: false,
-  description: "The project as the iterative-work format's state.json (task, slug, phase, current_phase, phases…), for other tools; a completed project from its archive",
-  options: [{ flags: '--name <name>', description: 'a completed (archived) project of this name, instead of the project on this branch' }],
+  description:
+    "The project as the iterative-work format's state.json (task, slug, phase, current_phase, phases…), for other tools; a completed project from its archive",
+  options: [
+    {
+      flags: '--name <name>',
+      description: 'a completed (archived) project of this name, instead of the project on this branch',
+    },
+  ],
   help: 'Without --name: the project on this branch, or, when there is none, the one this branch completed (from .sow/knowledge/).',
   async run(ctx, _args, opts) {
     const name = str(opts, 'name');
@@ -460,19 +583,40 @@ const exportState: TypeCommandDef = {
  */
 async function archivedState(ctx: TypeCommandContext, name: string | undefined): Promise<Record<string, unknown>> {
   const k = await ctx.knowledge();
-  const archived = k.entries.filter((e) => e['type'] === 'iterative' && typeof e['name'] === 'string' && typeof e['path'] === 'string');
+  const archived = k.entries.filter(
+    (e) => e['type'] === 'iterative' && typeof e['name'] === 'string' && typeof e['path'] === 'string',
+  );
   // The newest wins: a name (or a branch) used again archived a later project.
-  const entry = [...archived].reverse().find((e) => (name !== undefined ? e['name'] === name : k.branch !== undefined && e['branch'] === k.branch));
+  const entry = [...archived]
+    .reverse()
+    .find((e) => (name !== undefined ? e['name'] === name : k.branch !== undefined && e['branch'] === k.branch));
   const names = [...new Set(archived.map((e) => String(e['name'])))];
   if (!entry) {
-    const listed = names.length ? `the archived ones: ${names.map((n) => quoted(n)).join(', ')} ('sow iter export --name <name>')` : 'none is archived in .sow/knowledge/';
-    if (name !== undefined) throw new SowError('ARCHIVE_NOT_FOUND', 'failed', `no completed iterative project named ${quoted(name)} is archived here`, listed, { name });
-    throw new SowError('NO_PROJECT', 'failed', `there is no project on this branch, and none it completed is archived`, `${listed}; or start one: 'sow project new <name> --type iterative'`);
+    const listed = names.length
+      ? `the archived ones: ${names.map((n) => quoted(n)).join(', ')} ('sow iter export --name <name>')`
+      : 'none is archived in .sow/knowledge/';
+    if (name !== undefined)
+      throw new SowError(
+        'ARCHIVE_NOT_FOUND',
+        'failed',
+        `no completed iterative project named ${quoted(name)} is archived here`,
+        listed,
+        { name },
+      );
+    throw new SowError(
+      'NO_PROJECT',
+      'failed',
+      `there is no project on this branch, and none it completed is archived`,
+      `${listed}; or start one: 'sow project new <name> --type iterative'`,
+    );
   }
   const dir = String(entry['path']);
   const recorded = entry['files'];
   const files = Array.isArray(recorded) ? recorded.filter((f): f is string => typeof f === 'string') : [];
-  const rel = dir.startsWith(`${ARCHIVE_ROOT}/`) && !dir.split('/').includes('..') ? files.find((f) => f.startsWith(`${dir}/`) && /^state(-\d+)?\.json$/.test(f.slice(dir.length + 1))) : undefined;
+  const rel =
+    dir.startsWith(`${ARCHIVE_ROOT}/`) && !dir.split('/').includes('..')
+      ? files.find((f) => f.startsWith(`${dir}/`) && /^state(-\d+)?\.json$/.test(f.slice(dir.length + 1)))
+      : undefined;
   const text = rel === undefined ? undefined : k.readFile(rel);
   if (text === undefined) {
     throw new SowError(
@@ -490,7 +634,13 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
     state = undefined;
   }
   if (typeof state !== 'object' || state === null || Array.isArray(state))
-    throw new SowError('ARCHIVED_STATE_INVALID', 'state', `${rel}: is not a JSON object`, `restore it ('git checkout -- ${rel}')`, { file: rel });
+    throw new SowError(
+      'ARCHIVED_STATE_INVALID',
+      'state',
+      `${rel}: is not a JSON object`,
+      `restore it ('git checkout -- ${rel}')`,
+      { file: rel },
+    );
   return state as Record<string, unknown>;
 }
 
@@ -511,6 +661,22 @@ const next: TypeCommandDef = {
 export const iterCommands: TypeCommandGroup = {
   name: 'iter',
   description: 'Work phases of an iterative project: define, log iterations, confirm, verify, recover',
-  commands: [phaseAdd, phaseSet, phaseRemove, log, verify, extend, block, unblock, status, next, guardrailAdd, exportState],
-  subgroups: { phase: 'Define the work phases (plan.md is rendered from them): add, set, remove', guardrail: 'Lessons every iteration reads (guardrails.md): add' },
+  commands: [
+    phaseAdd,
+    phaseSet,
+    phaseRemove,
+    log,
+    verify,
+    extend,
+    block,
+    unblock,
+    status,
+    next,
+    guardrailAdd,
+    exportState,
+  ],
+  subgroups: {
+    phase: 'Define the work phases (plan.md is rendered from them): add, set, remove',
+    guardrail: 'Lessons every iteration reads (guardrails.md): add',
+  },
 };

@@ -110,7 +110,13 @@ export interface Guardrail {
 /** A guardrails.md entry (spec 002's format), with where it was learned. */
 export function guardrailEntry(g: Guardrail, learned: string): string {
   const line = (s: string) => s.trim().replace(/\s*\n\s*/g, ' ');
-  return [`## ${line(g.pattern)}`, `- **Context:** ${line(g.context)}`, `- **Problem:** ${line(g.problem)}`, `- **Solution:** ${line(g.solution)}`, `- **Learned:** ${learned}`].join('\n');
+  return [
+    `## ${line(g.pattern)}`,
+    `- **Context:** ${line(g.context)}`,
+    `- **Problem:** ${line(g.problem)}`,
+    `- **Solution:** ${line(g.solution)}`,
+    `- **Learned:** ${learned}`,
+  ].join('\n');
 }
 
 /** `text` with `entry` appended after a blank line: earlier entries are never rewritten. */

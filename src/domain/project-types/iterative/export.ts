@@ -8,7 +8,13 @@ import { domainOf } from './documents.js';
 import { currentPhase, workPhasesOf } from './work-phases.js';
 
 /** spec 002's state.json phase names, by state; a completed project is `complete`. */
-const SPEC_PHASE: Record<string, string> = { DiscoverActive: 'discover', PlanActive: 'plan', ExecuteActive: 'execute', VerifyActive: 'verify', DeliverActive: 'deliver' };
+const SPEC_PHASE: Record<string, string> = {
+  DiscoverActive: 'discover',
+  PlanActive: 'plan',
+  ExecuteActive: 'execute',
+  VerifyActive: 'verify',
+  DeliverActive: 'deliver',
+};
 
 /** Where completed projects are archived, each in a folder of its name. */
 export const ARCHIVE_ROOT = '.sow/knowledge/iterative';
@@ -20,7 +26,11 @@ export const ARCHIVED_STATE = 'state.json';
  * `project` in the format's terms; `completedAt` for the project as it completes (its phase is
  * then `complete` and `updated` is that moment).
  */
-export function exportedState(project: ProjectState, readDoc: (rel: string) => string | undefined, completedAt?: string): Record<string, unknown> {
+export function exportedState(
+  project: ProjectState,
+  readDoc: (rel: string) => string | undefined,
+  completedAt?: string,
+): Record<string, unknown> {
   const list = workPhasesOf(project);
   const cur = completedAt === undefined ? currentPhase(list) : undefined;
   return {

@@ -29,7 +29,10 @@ const work = (id: string, over: Partial<WorkPhase> = {}): WorkPhase => ({
   confirmations: 1,
   ...over,
 });
-function project(state: string, opts: { plan?: Artifact[]; verify?: Artifact[]; phases?: WorkPhase[]; domain?: string } = {}): ProjectState {
+function project(
+  state: string,
+  opts: { plan?: Artifact[]; verify?: Artifact[]; phases?: WorkPhase[]; domain?: string } = {},
+): ProjectState {
   return {
     name: 'survey',
     type: 'iterative',
@@ -48,24 +51,43 @@ function project(state: string, opts: { plan?: Artifact[]; verify?: Artifact[]; 
   };
 }
 const planOut = (approved: boolean): Artifact => ({ type: 'plan', path: 'plan.md', approved, created_at: T0 });
-const review = (assessment: string, phases?: string): Artifact => ({ type: 'review', path: 'r.md', approved: true, created_at: T1, metadata: { assessment, ...(phases ? { phases } : {}) } });
+const review = (assessment: string, phases?: string): Artifact => ({
+  type: 'review',
+  path: 'r.md',
+  approved: true,
+  created_at: T1,
+  metadata: { assessment, ...(phases ? { phases } : {}) },
+});
 const g = iterative.guards;
 
 describe('iterative guards', () => {
   it('planReady: the plan approved and complete, naming the first gaps', () => {
-    expect(g['planReady']!.check({ project: project('PlanActive', { plan: [planOut(true)], phases: [work('R1', { status: 'pending' })] }), tasks: [] })).toBe(true);
+    expect(
+      g['planReady']!.check({
+        project: project('PlanActive', { plan: [planOut(true)], phases: [work('R1', { status: 'pending' })] }),
+        tasks: [],
+      }),
+    ).toBe(true);
     const gap = project('PlanActive', { plan: [planOut(true)], phases: [work('R1', { status: 'pending', max: 0 })] });
     expect(g['planReady']!.check({ project: gap, tasks: [] })).toBe(false);
-    expect(g['planReady']!.hint({ project: gap, tasks: [] })).toContain("R1 has no maximum of iterations ('sow iter phase set R1 max 5')");
+    expect(g['planReady']!.hint({ project: gap, tasks: [] })).toContain(
+      "R1 has no maximum of iterations ('sow iter phase set R1 max 5')",
+    );
     const unapproved = project('PlanActive', { plan: [planOut(false)], phases: [work('R1', { status: 'pending' })] });
-    expect(g['planReady']!.hint({ project: unapproved, tasks: [] })).toContain("'sow output set --phase plan --index 0 approved true'");
+    expect(g['planReady']!.hint({ project: unapproved, tasks: [] })).toContain(
+      "'sow output set --phase plan --index 0 approved true'",
+    );
   });
 
   it('a failed review reopens the phases it names and goes back to ExecuteActive; without names it is blocked and says so', () => {
     const phases = [work('R1'), work('R2')];
     const unnamed = project('VerifyActive', { phases, verify: [review('fail')] });
-    expect(() => advance(iterative, { project: unnamed, tasks: [] }, T1, { by: 'user' })).toThrow(/names the work phases/);
-    expect(g['reviewFailed']!.hint({ project: unnamed, tasks: [] })).toContain("'sow output set --index 0 phases R1,R2'");
+    expect(() => advance(iterative, { project: unnamed, tasks: [] }, T1, { by: 'user' })).toThrow(
+      /names the work phases/,
+    );
+    expect(g['reviewFailed']!.hint({ project: unnamed, tasks: [] })).toContain(
+      "'sow output set --index 0 phases R1,R2'",
+    );
     const named = project('VerifyActive', { phases, verify: [review('fail', 'R2, R9')] });
     const r = advance(iterative, { project: named, tasks: [] }, T1, { by: 'user' });
     expect(r.to).toBe('ExecuteActive');
@@ -73,15 +95,29 @@ describe('iterative guards', () => {
     expect((after.metadata['work_phases'] as WorkPhase[]).map((p) => p.status)).toEqual(['done', 'in_progress']);
     expect([after.status, after.iteration, after.inputs.length]).toEqual(['in_progress', 2, 1]);
     expect(r.project.phases['verify']!.status).toBe('failed');
-    expect(advance(iterative, { project: project('VerifyActive', { phases, verify: [review('pass')] }), tasks: [] }, T1, { by: 'user' }).to).toBe('DeliverActive');
+    expect(
+      advance(iterative, { project: project('VerifyActive', { phases, verify: [review('pass')] }), tasks: [] }, T1, {
+        by: 'user',
+      }).to,
+    ).toBe('DeliverActive');
   });
 
   it("outputsWritten: every phase's output exists, the missing ones named", () => {
     const p = project('DeliverActive', { phases: [work('R1'), work('R2')] });
     const exists = (have: string[]) => (rel: string) => have.includes(rel);
-    expect(g['outputsWritten']!.check({ project: p, tasks: [], docExists: exists(['.sow/project/outputs/R1.md', '.sow/project/outputs/R2.md']) })).toBe(true);
-    expect(g['outputsWritten']!.check({ project: p, tasks: [], docExists: exists(['.sow/project/outputs/R1.md']) })).toBe(false);
-    expect(g['outputsWritten']!.hint({ project: p, tasks: [], docExists: exists(['.sow/project/outputs/R1.md']) })).toBe('write .sow/project/outputs/R2.md (R2)');
+    expect(
+      g['outputsWritten']!.check({
+        project: p,
+        tasks: [],
+        docExists: exists(['.sow/project/outputs/R1.md', '.sow/project/outputs/R2.md']),
+      }),
+    ).toBe(true);
+    expect(
+      g['outputsWritten']!.check({ project: p, tasks: [], docExists: exists(['.sow/project/outputs/R1.md']) }),
+    ).toBe(false);
+    expect(
+      g['outputsWritten']!.hint({ project: p, tasks: [], docExists: exists(['.sow/project/outputs/R1.md']) }),
+    ).toBe('write .sow/project/outputs/R2.md (R2)');
     expect(g['outputsWritten']!.check({ project: p, tasks: [] })).toBe(false);
   });
 
@@ -109,19 +145,41 @@ describe('iterative guards', () => {
       },
       T1,
     )!;
-    expect(plan.files.map((f) => f.from)).toEqual(['brief.md', 'plan.md', 'context.md', 'progress.md', 'guardrails.md', 'sources/a.md', 'outputs/x.md', 'deliverables/r1.md']);
+    expect(plan.files.map((f) => f.from)).toEqual([
+      'brief.md',
+      'plan.md',
+      'context.md',
+      'progress.md',
+      'guardrails.md',
+      'sources/a.md',
+      'outputs/x.md',
+      'deliverables/r1.md',
+    ]);
     expect(plan.files[0]!.to).toBe('.sow/knowledge/iterative/survey/brief.md');
-    expect(plan.entry).toMatchObject({ type: 'iterative', name: 'survey', phases: [{ id: 'R1', iterations: 1, output: 'deliverables/r1.md' }] });
+    expect(plan.entry).toMatchObject({
+      type: 'iterative',
+      name: 'survey',
+      phases: [{ id: 'R1', iterations: 1, output: 'deliverables/r1.md' }],
+    });
   });
 
   it("the scaffold writes the spec's documents and folders, and records the brief", () => {
     const started = project('DiscoverActive');
     const { project: p, files } = iterative.scaffold!(started, T0);
-    expect(Object.keys(files)).toEqual(['brief.md', 'context.md', 'progress.md', 'guardrails.md', 'sources/.gitkeep', 'outputs/.gitkeep']);
+    expect(Object.keys(files)).toEqual([
+      'brief.md',
+      'context.md',
+      'progress.md',
+      'guardrails.md',
+      'sources/.gitkeep',
+      'outputs/.gitkeep',
+    ]);
     expect([files['sources/.gitkeep'], files['outputs/.gitkeep']]).toEqual(['', '']);
     expect(files['brief.md']).toContain('## Outcome Needed');
     expect(files['context.md']).toMatch(/\*\*Patterns to follow:\*\*\n- .+\n\n\*\*Phase signals:\*\*\n- \{R1: .+\}\n$/);
-    expect(p.phases['discover']!.outputs).toEqual([{ type: 'brief', path: 'brief.md', approved: false, created_at: T0 }]);
+    expect(p.phases['discover']!.outputs).toEqual([
+      { type: 'brief', path: 'brief.md', approved: false, created_at: T0 },
+    ]);
   });
 
   it("the brief's placeholders are the template's own: each one found while it is left, none in a filled brief or in braces a person writes", () => {
@@ -129,7 +187,8 @@ describe('iterative guards', () => {
     const template = iterative.scaffold!(project('DiscoverActive'), T0).files['brief.md']!;
     expect(placeholdersIn(def, template)).toEqual(def.placeholders);
     expect(def.placeholders).toHaveLength(6);
-    const filled = '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick, e.g. `{"alg": "ES256"}` or ${ALG}.\n\n## Done When\n- {3 libraries} compared\n';
+    const filled =
+      '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick, e.g. `{"alg": "ES256"}` or ${ALG}.\n\n## Done When\n- {3 libraries} compared\n';
     expect(placeholdersIn(def, filled)).toEqual([]);
     expect(placeholdersIn(def, `${filled}- {Criterion 2} and a summary\n`)).toEqual(['{Criterion 2}']);
   });
@@ -139,11 +198,26 @@ describe('iterative guards', () => {
     expect(iterative.renders!(project('PlanActive'), read())).toEqual({});
     const phases = [work('R1', { status: 'pending' })];
     expect(iterative.renders!(project('PlanActive', { phases }), read())['plan.md']).toContain('**Domain:** (not set)');
-    expect(iterative.renders!(project('PlanActive', { phases }), read('# x\n**Domain:** Writing\n'))['plan.md']).toContain('**Domain:** writing');
-    expect(iterative.renders!(project('PlanActive', { phases }), read('**Domain:** {research|writing|analysis|planning|software}\n'))['plan.md']).toContain('**Domain:** (not set)');
-    expect(iterative.renders!(project('PlanActive', { phases, domain: 'research' }), read('**Domain:** writing\n'))['plan.md']).toContain('**Domain:** research');
+    expect(
+      iterative.renders!(project('PlanActive', { phases }), read('# x\n**Domain:** Writing\n'))['plan.md'],
+    ).toContain('**Domain:** writing');
+    expect(
+      iterative.renders!(
+        project('PlanActive', { phases }),
+        read('**Domain:** {research|writing|analysis|planning|software}\n'),
+      )['plan.md'],
+    ).toContain('**Domain:** (not set)');
+    expect(
+      iterative.renders!(project('PlanActive', { phases, domain: 'research' }), read('**Domain:** writing\n'))[
+        'plan.md'
+      ],
+    ).toContain('**Domain:** research');
     // Once written, plan.md stays drawn even when the last phase is removed.
-    expect(iterative.renders!(project('PlanActive'), (rel) => (rel === '.sow/project/plan.md' ? 'old' : undefined))['plan.md']).toContain('(none yet)');
+    expect(
+      iterative.renders!(project('PlanActive'), (rel) => (rel === '.sow/project/plan.md' ? 'old' : undefined))[
+        'plan.md'
+      ],
+    ).toContain('(none yet)');
   });
 
   it("a review's phases are checked when it is recorded: an unknown one is refused", () => {
@@ -155,8 +229,16 @@ describe('iterative guards', () => {
 
   it('advancing on a failed review says which phases are reopened, and that one with no iteration left needs extend', () => {
     const phases = [work('R1', { iterations: 3, max: 3 }), work('R2', { iterations: 1, max: 3 })];
-    const r = advance(iterative, { project: project('VerifyActive', { phases, verify: [review('fail', 'R1,R2')] }), tasks: [] }, T1, { by: 'user' });
-    expect((r.project.phases['execute']!.metadata['work_phases'] as WorkPhase[]).map((x) => x.status)).toEqual(['timeout', 'in_progress']);
+    const r = advance(
+      iterative,
+      { project: project('VerifyActive', { phases, verify: [review('fail', 'R1,R2')] }), tasks: [] },
+      T1,
+      { by: 'user' },
+    );
+    expect((r.project.phases['execute']!.metadata['work_phases'] as WorkPhase[]).map((x) => x.status)).toEqual([
+      'timeout',
+      'in_progress',
+    ]);
     expect(iterative.advanceNotes!(r.event, r.project)).toEqual([
       "R1 was reopened by the failed review, but it has used its 3 of 3 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 6').",
       "R2 is in progress again: iteration 2 of 3 is next ('sow iter next').",

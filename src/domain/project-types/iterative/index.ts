@@ -55,34 +55,57 @@ const brief: ArtifactTypeDef = {
   approvable: true,
   placeholders: Object.values(BRIEF_PLACEHOLDERS),
 };
-const plan: ArtifactTypeDef = { name: 'plan', root: 'project', description: 'The plan (plan.md), rendered by sow from the work phases; approving it starts the work', approvable: true };
+const plan: ArtifactTypeDef = {
+  name: 'plan',
+  root: 'project',
+  description: 'The plan (plan.md), rendered by sow from the work phases; approving it starts the work',
+  approvable: true,
+};
 const source: ArtifactTypeDef = { name: 'source', root: 'project', description: 'A research input (under sources/)' };
 const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context' };
-const deliverable: ArtifactTypeDef = { name: 'deliverable', root: 'project', description: 'A packaged deliverable (under outputs/)' };
+const deliverable: ArtifactTypeDef = {
+  name: 'deliverable',
+  root: 'project',
+  description: 'A packaged deliverable (under outputs/)',
+};
 const review: ArtifactTypeDef = {
   ...reviewType,
-  description: 'The overall review; metadata.assessment pass or fail, and for a fail metadata.phases (R2,R3): the work phases it reopens',
+  description:
+    'The overall review; metadata.assessment pass or fail, and for a fail metadata.phases (R2,R3): the work phases it reopens',
   // Named phases are checked when the review is recorded, not only when the advance needs them.
   check: (artifact, project) => checkPhasesNamed(workPhasesOf(project), artifact.metadata?.['phases']),
 };
-const reference: ArtifactTypeDef = { name: 'reference', root: 'project', description: 'A document the task should follow' };
-const modified: ArtifactTypeDef = { name: 'modified', root: 'repository', description: 'A file of the code base the task changed' };
+const reference: ArtifactTypeDef = {
+  name: 'reference',
+  root: 'project',
+  description: 'A document the task should follow',
+};
+const modified: ArtifactTypeDef = {
+  name: 'modified',
+  root: 'repository',
+  description: 'A file of the code base the task changed',
+};
 
-const approvedOutput = (project: ProjectState, phase: string, type: string) => phaseOf(project, phase).outputs.some((a) => a.type === type && a.approved === true);
+const approvedOutput = (project: ProjectState, phase: string, type: string) =>
+  phaseOf(project, phase).outputs.some((a) => a.type === type && a.approved === true);
 
 function approveHint(project: ProjectState, phase: string, type: string, file: string): string {
   const i = phaseOf(project, phase).outputs.findIndex((a) => a.type === type);
-  return i < 0 ? `record it with 'sow output add --phase ${phase} --type ${type} --path ${file}', then approve it` : `approve it: 'sow output set --phase ${phase} --index ${i} approved true'`;
+  return i < 0
+    ? `record it with 'sow output add --phase ${phase} --type ${type} --path ${file}', then approve it`
+    : `approve it: 'sow output set --phase ${phase} --index ${i} approved true'`;
 }
 
 const guards = {
   briefApproved: {
     description: 'the brief (brief.md) is approved',
     check: ({ project }) => approvedOutput(project, 'discover', 'brief'),
-    hint: ({ project }) => `fill in ${DIR}/${BRIEF} with the human (outcome, done when, constraints); when they agree, ${approveHint(project, 'discover', 'brief', BRIEF)}`,
+    hint: ({ project }) =>
+      `fill in ${DIR}/${BRIEF} with the human (outcome, done when, constraints); when they agree, ${approveHint(project, 'discover', 'brief', BRIEF)}`,
   },
   planReady: {
-    description: 'the plan is approved, every work phase has criteria, an output and a maximum ≥ 1, and their dependencies are known and acyclic',
+    description:
+      'the plan is approved, every work phase has criteria, an output and a maximum ≥ 1, and their dependencies are known and acyclic',
     check: ({ project }) => approvedOutput(project, 'plan', 'plan') && planGaps(workPhasesOf(project)).length === 0,
     // Work phases may be added while executing, unfinished at first: what stays is the approval.
     standing: ({ project }) => approvedOutput(project, 'plan', 'plan'),
@@ -110,13 +133,17 @@ const guards = {
     hint: ({ project }) => reviewHint(project, 'verify', 'pass'),
   },
   reviewFailed: {
-    description: "the latest approved review of this round has assessment 'fail' and names the work phases to reopen (metadata.phases)",
-    check: ({ project }) => assessmentOf(latestApprovedReview(project, 'verify')) === 'fail' && reopenedBy(project).length > 0,
+    description:
+      "the latest approved review of this round has assessment 'fail' and names the work phases to reopen (metadata.phases)",
+    check: ({ project }) =>
+      assessmentOf(latestApprovedReview(project, 'verify')) === 'fail' && reopenedBy(project).length > 0,
     hint: ({ project }) => {
       const latest = latestApprovedReview(project, 'verify');
       if (assessmentOf(latest) === 'fail') {
         const outputs = phaseOf(project, 'verify').outputs;
-        return `name the work phases the failed review reopens: 'sow output set --index ${outputs.indexOf(latest!)} phases R1,R2' (the phases: ${workPhasesOf(project)
+        return `name the work phases the failed review reopens: 'sow output set --index ${outputs.indexOf(latest!)} phases R1,R2' (the phases: ${workPhasesOf(
+          project,
+        )
           .map((p) => p.id)
           .join(', ')})`;
       }
@@ -125,7 +152,8 @@ const guards = {
   },
   outputsWritten: {
     description: "every work phase's output file exists",
-    check: ({ project, docExists }) => docExists !== undefined && workPhasesOf(project).every((p) => docExists(`${DIR}/${p.output}`)),
+    check: ({ project, docExists }) =>
+      docExists !== undefined && workPhasesOf(project).every((p) => docExists(`${DIR}/${p.output}`)),
     hint: ({ project, docExists }) => {
       const missing = workPhasesOf(project).filter((p) => !docExists?.(`${DIR}/${p.output}`));
       return `write ${missing.map((p) => `${DIR}/${p.output} (${p.id})`).join(', ')}`;
@@ -136,28 +164,94 @@ const guards = {
 /** Checked against the states, guards and actions: a name misspelt here does not compile. */
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
   { from: 'NoProject', event: 'project_init', to: 'DiscoverActive', actions: [start('discover')], automatic: false },
-  { from: 'DiscoverActive', event: 'brief_approved', to: 'PlanActive', guard: 'briefApproved', actions: [complete('discover'), start('plan')], automatic: true },
-  { from: 'PlanActive', event: 'plan_approved', to: 'ExecuteActive', guard: 'planReady', actions: [complete('plan'), start(EXECUTE)], automatic: true },
-  { from: 'ExecuteActive', event: 'phases_done', to: 'VerifyActive', guard: 'allPhasesDone', actions: [complete(EXECUTE), start('verify')], automatic: true },
-  { from: 'VerifyActive', event: 'verify_pass', to: 'DeliverActive', guard: 'reviewPassed', actions: [complete('verify'), start('deliver')], automatic: true },
-  { from: 'VerifyActive', event: 'verify_fail', to: 'ExecuteActive', guard: 'reviewFailed', actions: [{ type: 'reopenPhases' }], automatic: true },
-  { from: 'DeliverActive', event: 'delivered', to: 'Complete', guard: 'outputsWritten', actions: [complete('deliver')], automatic: true },
+  {
+    from: 'DiscoverActive',
+    event: 'brief_approved',
+    to: 'PlanActive',
+    guard: 'briefApproved',
+    actions: [complete('discover'), start('plan')],
+    automatic: true,
+  },
+  {
+    from: 'PlanActive',
+    event: 'plan_approved',
+    to: 'ExecuteActive',
+    guard: 'planReady',
+    actions: [complete('plan'), start(EXECUTE)],
+    automatic: true,
+  },
+  {
+    from: 'ExecuteActive',
+    event: 'phases_done',
+    to: 'VerifyActive',
+    guard: 'allPhasesDone',
+    actions: [complete(EXECUTE), start('verify')],
+    automatic: true,
+  },
+  {
+    from: 'VerifyActive',
+    event: 'verify_pass',
+    to: 'DeliverActive',
+    guard: 'reviewPassed',
+    actions: [complete('verify'), start('deliver')],
+    automatic: true,
+  },
+  {
+    from: 'VerifyActive',
+    event: 'verify_fail',
+    to: 'ExecuteActive',
+    guard: 'reviewFailed',
+    actions: [{ type: 'reopenPhases' }],
+    automatic: true,
+  },
+  {
+    from: 'DeliverActive',
+    event: 'delivered',
+    to: 'Complete',
+    guard: 'outputsWritten',
+    actions: [complete('deliver')],
+    automatic: true,
+  },
 ];
 
 const states = {
   NoProject: NO_PROJECT,
-  DiscoverActive: { phase: 'discover', lead: 'human', purpose: 'Gather the requirements with the human into brief.md: the outcome needed, when it is done, the constraints.' },
-  PlanActive: { phase: 'plan', lead: 'human', purpose: 'Split the work into phases R1…Rn, each with measurable criteria, an output and a maximum of iterations; the human approves plan.md.' },
+  DiscoverActive: {
+    phase: 'discover',
+    lead: 'human',
+    purpose:
+      'Gather the requirements with the human into brief.md: the outcome needed, when it is done, the constraints.',
+  },
+  PlanActive: {
+    phase: 'plan',
+    lead: 'human',
+    purpose:
+      'Split the work into phases R1…Rn, each with measurable criteria, an output and a maximum of iterations; the human approves plan.md.',
+  },
   ExecuteActive: {
     phase: EXECUTE,
     lead: 'ai',
-    purpose: 'Run each work phase in iterations by fresh workers: work until nothing remains, confirm once more, verify.',
+    purpose:
+      'Run each work phase in iterations by fresh workers: work until nothing remains, confirm once more, verify.',
     executesTasks: true,
     next: '`sow agent spawn implementer --iteration` (a fresh worker does the next iteration; `sow iter status` shows where the phases stand)',
   },
-  VerifyActive: { phase: 'verify', lead: 'ai', purpose: 'Review the whole work against the brief; a fail reopens the phases it names.' },
-  DeliverActive: { phase: 'deliver', lead: 'ai', purpose: "Package the deliverables: every work phase's output written; completing archives the project." },
-  Complete: { phase: null, lead: null, purpose: 'The work is delivered and archived in .sow/knowledge/iterative/.', final: true },
+  VerifyActive: {
+    phase: 'verify',
+    lead: 'ai',
+    purpose: 'Review the whole work against the brief; a fail reopens the phases it names.',
+  },
+  DeliverActive: {
+    phase: 'deliver',
+    lead: 'ai',
+    purpose: "Package the deliverables: every work phase's output written; completing archives the project.",
+  },
+  Complete: {
+    phase: null,
+    lead: null,
+    purpose: 'The work is delivered and archived in .sow/knowledge/iterative/.',
+    final: true,
+  },
 } satisfies Record<string, StateDef>;
 
 /** verify_fail: the named phases go back to work; the execute phase starts a new round. */
@@ -166,7 +260,12 @@ const reopenAction: ActionImpl = (project, _params, now) => {
   let next = withPhase(project, 'verify', { ...phaseOf(project, 'verify'), status: 'failed', completed_at: now });
   const execute = phaseOf(next, EXECUTE);
   const { completed_at: _done, ...rest } = execute;
-  next = withPhase(next, EXECUTE, { ...rest, status: 'in_progress', iteration: execute.iteration + 1, inputs: [...execute.inputs, ...reviewsOfRound(project, 'verify')] });
+  next = withPhase(next, EXECUTE, {
+    ...rest,
+    status: 'in_progress',
+    iteration: execute.iteration + 1,
+    inputs: [...execute.inputs, ...reviewsOfRound(project, 'verify')],
+  });
   return withWorkPhases(next, reopenPhases(workPhasesOf(next), ids));
 };
 
@@ -177,10 +276,17 @@ const actions = {
 
 export const iterative: ProjectType = {
   name: 'iterative',
-  description: 'Iterative work: a brief, a plan of phases R1…Rn, fresh-context iterations with confirm and verify gates, delivery',
+  description:
+    'Iterative work: a brief, a plan of phases R1…Rn, fresh-context iterations with confirm and verify gates, delivery',
   branchPrefix: 'iter/',
   phases: [
-    { name: 'discover', canDisable: false, inputs: [context, source], outputs: [brief, evidence], metadata: { domain: { kind: 'enum', values: [...DOMAINS] } } },
+    {
+      name: 'discover',
+      canDisable: false,
+      inputs: [context, source],
+      outputs: [brief, evidence],
+      metadata: { domain: { kind: 'enum', values: [...DOMAINS] } },
+    },
     { name: 'plan', canDisable: false, inputs: [context], outputs: [plan, evidence] },
     {
       name: EXECUTE,
@@ -188,7 +294,11 @@ export const iterative: ProjectType = {
       inputs: [context, source, review],
       outputs: [deliverable, evidence],
       metadata: {
-        [WORK_PHASES_KEY]: { kind: 'readonly', why: 'the work phases change only through their commands', hint: "use 'sow iter phase add|set', 'sow iter log|verify|extend|block|unblock'" },
+        [WORK_PHASES_KEY]: {
+          kind: 'readonly',
+          why: 'the work phases change only through their commands',
+          hint: "use 'sow iter phase add|set', 'sow iter log|verify|extend|block|unblock'",
+        },
       },
       hasTasks: true,
     },
@@ -216,12 +326,19 @@ export const iterative: ProjectType = {
     const list = workPhasesOf(project);
     return reopenedBy(project)
       .map((id) => list.find((p) => p.id === id)!)
-      .map((p) => (p.status === 'timeout' ? `${outOfIterations(p)}.` : `${p.id} is in progress again: iteration ${p.iterations + 1} of ${p.max} is next ('sow iter next').`));
+      .map((p) =>
+        p.status === 'timeout'
+          ? `${outOfIterations(p)}.`
+          : `${p.id} is in progress again: iteration ${p.iterations + 1} of ${p.max} is next ('sow iter next').`,
+      );
   },
   validate: (project) => workPhasesProblem(phaseOf(project, EXECUTE).metadata[WORK_PHASES_KEY]),
   scaffold(project, now) {
     const discover = phaseOf(project, 'discover');
-    const recorded = withPhase(project, 'discover', { ...discover, outputs: [...discover.outputs, { type: 'brief', path: BRIEF, approved: false, created_at: now }] });
+    const recorded = withPhase(project, 'discover', {
+      ...discover,
+      outputs: [...discover.outputs, { type: 'brief', path: BRIEF, approved: false, created_at: now }],
+    });
     return {
       project: recorded,
       files: {
@@ -239,11 +356,19 @@ export const iterative: ProjectType = {
     const dir = `${ARCHIVE_ROOT}/${project.name}`;
     const list: WorkPhase[] = workPhasesOf(project);
     const keep = (rel: string) =>
-      !/(^|\/)\.gitkeep$/.test(rel) && ([BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS].includes(rel) || /^(sources|outputs)\//.test(rel) || list.some((p) => p.output === rel));
+      !/(^|\/)\.gitkeep$/.test(rel) &&
+      ([BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS].includes(rel) ||
+        /^(sources|outputs)\//.test(rel) ||
+        list.some((p) => p.output === rel));
     return {
       files: (documents ?? []).filter(keep).map((rel) => ({ from: rel, to: `${dir}/${rel}` })),
       // The project's state as the format keeps it (phase: complete), so `sow iter export` still answers.
-      written: [{ to: `${dir}/${ARCHIVED_STATE}`, text: `${JSON.stringify(exportedState(project, readDoc ?? (() => undefined), now), null, 2)}\n` }],
+      written: [
+        {
+          to: `${dir}/${ARCHIVED_STATE}`,
+          text: `${JSON.stringify(exportedState(project, readDoc ?? (() => undefined), now), null, 2)}\n`,
+        },
+      ],
       entry: {
         type: 'iterative',
         topic: project.description || project.name,

@@ -6,7 +6,19 @@
  */
 import type { ProjectView } from '../../project-type.js';
 import { CONTEXT, DIR, GUARDRAILS, PROGRESS } from './documents.js';
-import { CONTEXT_WORDS, currentPhase, lastIteration, nextStep, outOfIterations, parseProgress, reopenedBy, waitingFor, WorkPhaseBlockedError, wordCount, workPhasesOf } from './work-phases.js';
+import {
+  CONTEXT_WORDS,
+  currentPhase,
+  lastIteration,
+  nextStep,
+  outOfIterations,
+  parseProgress,
+  reopenedBy,
+  waitingFor,
+  WorkPhaseBlockedError,
+  wordCount,
+  workPhasesOf,
+} from './work-phases.js';
 
 /** Where the project stands in its work phases, and what was left: for a worker or a person resuming. */
 export function recovery(view: ProjectView, readDoc: (rel: string) => string | undefined): string | undefined {
@@ -14,7 +26,8 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
   const state = view.project.statechart.current_state;
   const lines: string[] = [];
   const words = wordCount(readDoc(`${DIR}/${CONTEXT}`) ?? '');
-  if (words > CONTEXT_WORDS) lines.push(`- ${DIR}/${CONTEXT} has ${words} words: keep it under ${CONTEXT_WORDS}, every iteration reads it.`);
+  if (words > CONTEXT_WORDS)
+    lines.push(`- ${DIR}/${CONTEXT} has ${words} words: keep it under ${CONTEXT_WORDS}, every iteration reads it.`);
   if (state !== 'ExecuteActive') return lines.length ? ['## Notes', '', ...lines].join('\n') : undefined;
   const entries = parseProgress(readDoc(`${DIR}/${PROGRESS}`) ?? '');
   const cur = currentPhase(list);
@@ -32,7 +45,9 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
   for (const p of list.filter((x) => x.status === 'timeout')) {
     // Reopened by the failed review with nothing left to spend: say so, not that it ran out working.
     if (reopened.includes(p.id) && p.verification === 'failed') {
-      lines.push(`- ${outOfIterations(p)}. Ask the human to raise it, or to simplify its criteria ('sow iter phase set ${p.id} criteria "…"').`);
+      lines.push(
+        `- ${outOfIterations(p)}. Ask the human to raise it, or to simplify its criteria ('sow iter phase set ${p.id} criteria "…"').`,
+      );
       continue;
     }
     lines.push(
@@ -40,7 +55,10 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
     );
   }
   for (const p of list.filter((x) => x.status === 'blocked')) {
-    const other = list.find((x) => x.id !== p.id && (x.status === 'pending' || x.status === 'in_progress') && waitingFor(list, x).length === 0);
+    const other = list.find(
+      (x) =>
+        x.id !== p.id && (x.status === 'pending' || x.status === 'in_progress') && waitingFor(list, x).length === 0,
+    );
     lines.push(
       `- ${p.id} is blocked: ${p.note ?? '(no note)'}. Ask the human for input${other ? `, or go on with the next unblocked phase, ${other.id}` : ''}; 'sow iter unblock ${p.id}' when it is resolved.`,
     );
@@ -54,14 +72,22 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
   const list = workPhasesOf(view.project);
   const state = view.project.statechart.current_state;
   if (state !== 'ExecuteActive') {
-    throw new WorkPhaseBlockedError(`iterations run in ExecuteActive, and the project is in ${state}`, "run 'sow advance' (its hint says what is missing) until ExecuteActive", { state });
+    throw new WorkPhaseBlockedError(
+      `iterations run in ExecuteActive, and the project is in ${state}`,
+      "run 'sow advance' (its hint says what is missing) until ExecuteActive",
+      { state },
+    );
   }
   const cur = currentPhase(list);
   if (!cur) {
     const stuck = list.filter((p) => p.status === 'blocked' || p.status === 'timeout');
     throw new WorkPhaseBlockedError(
-      stuck.length ? `no work phase can go on: ${stuck.map((p) => `${p.id} is ${p.status}`).join(', ')}` : 'every work phase is done',
-      stuck.length ? "'sow project continue' says how to get each going again" : "run 'sow advance' to verify the whole work",
+      stuck.length
+        ? `no work phase can go on: ${stuck.map((p) => `${p.id} is ${p.status}`).join(', ')}`
+        : 'every work phase is done',
+      stuck.length
+        ? "'sow project continue' says how to get each going again"
+        : "run 'sow advance' to verify the whole work",
       { phases: list.map((p) => ({ id: p.id, status: p.status })) },
     );
   }
@@ -82,7 +108,9 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
     '',
     '## Guardrails (.sow/project/guardrails.md): read them before you start',
     '',
-    (guardrails.includes('\n## ') || guardrails.startsWith('## ') ? guardrails.slice(guardrails.search(/(^|\n)## /)).trim() : '') || '(none yet)',
+    (guardrails.includes('\n## ') || guardrails.startsWith('## ')
+      ? guardrails.slice(guardrails.search(/(^|\n)## /)).trim()
+      : '') || '(none yet)',
     '',
     `## The phase: ${cur.id} — ${cur.title}`,
     '',

@@ -43,7 +43,8 @@ const codeOf = (fn: () => unknown) => {
   }
   return 'no error';
 };
-const log = (list: WorkPhase[], id: string, remaining: string, signal = false) => logIteration(list, id, { did: 'work', remaining, signal }, T);
+const log = (list: WorkPhase[], id: string, remaining: string, signal = false) =>
+  logIteration(list, id, { did: 'work', remaining, signal }, T);
 const written = () => true;
 
 describe('the work-phase lifecycle (spec 002)', () => {
@@ -55,13 +56,21 @@ describe('the work-phase lifecycle (spec 002)', () => {
     list = r.list;
     r = log(list, 'R1', 'None', true);
     expect([r.phase.status, r.phase.iterations, r.iteration]).toEqual(['confirming', 2, 2]);
-    expect(r.entry).toBe(`## R1 - Iteration 2 - ${T}\n**Did:** work\n**Remaining:** None\n**Blockers:** None\n**Signal:** R1_DONE`);
+    expect(r.entry).toBe(
+      `## R1 - Iteration 2 - ${T}\n**Did:** work\n**Remaining:** None\n**Blockers:** None\n**Signal:** R1_DONE`,
+    );
     expect(r.outcome).toContain('R1 says it is done after iteration 2 of 3: it is confirming. Run its confirmation');
     expect(nextStep(r.phase)).toBe('its confirmation after iteration 2');
     list = r.list;
     r = log(list, 'R1', 'none');
     // The confirmation is numbered apart: it takes no work iteration's number.
-    expect([r.phase.status, r.phase.iterations, r.phase.confirmations, r.iteration, r.confirmation]).toEqual(['verifying', 2, 1, 2, 1]);
+    expect([r.phase.status, r.phase.iterations, r.phase.confirmations, r.iteration, r.confirmation]).toEqual([
+      'verifying',
+      2,
+      1,
+      2,
+      1,
+    ]);
     expect(r.entry).toMatch(/^## R1 - Confirmation 1 - /);
     expect(nextStep(r.phase)).toBe('its verification after iteration 2');
     list = r.list;
@@ -87,7 +96,11 @@ describe('the work-phase lifecycle (spec 002)', () => {
     const verifying = [phase('R1', { status: 'verifying', iterations: 1, confirmations: 1 })];
     expect(codeOf(() => verifyPhase(verifying, 'R1', false, ' ', T, written))).toBe('USAGE/usage');
     const failed = verifyPhase(verifying, 'R1', false, 'the table lacks a row', T, () => false);
-    expect([failed.phase.status, failed.phase.verification, failed.phase.note]).toEqual(['in_progress', 'failed', 'the table lacks a row']);
+    expect([failed.phase.status, failed.phase.verification, failed.phase.note]).toEqual([
+      'in_progress',
+      'failed',
+      'the table lacks a row',
+    ]);
     expect(failed.entry).toBe(`## R1 - Verification - ${T}\n**Result:** fail\n**Note:** the table lacks a row`);
   });
 
@@ -98,12 +111,20 @@ describe('the work-phase lifecycle (spec 002)', () => {
       asked.push(output);
       return false;
     };
-    expect(codeOf(() => verifyPhase(verifying, 'R1', true, undefined, T, missing))).toBe('WORK_PHASE_OUTPUT_MISSING/blocked');
+    expect(codeOf(() => verifyPhase(verifying, 'R1', true, undefined, T, missing))).toBe(
+      'WORK_PHASE_OUTPUT_MISSING/blocked',
+    );
     expect(asked).toEqual(['outputs/R1.md']);
-    expect(() => verifyPhase(verifying, 'R1', true, undefined, T, missing)).toThrow('cannot pass R1: its output .sow/project/outputs/R1.md does not exist');
-    expect(() => verifyPhase([phase('R1', { status: 'verifying', output: '' })], 'R1', true, undefined, T, written)).toThrow('cannot pass R1: it names no output');
+    expect(() => verifyPhase(verifying, 'R1', true, undefined, T, missing)).toThrow(
+      'cannot pass R1: its output .sow/project/outputs/R1.md does not exist',
+    );
+    expect(() =>
+      verifyPhase([phase('R1', { status: 'verifying', output: '' })], 'R1', true, undefined, T, written),
+    ).toThrow('cannot pass R1: it names no output');
     // The status is checked first: a phase that is not verifying says so, whatever its output.
-    expect(codeOf(() => verifyPhase([phase('R1', { status: 'in_progress' })], 'R1', true, undefined, T, missing))).toBe('WORK_PHASE_BLOCKED/blocked');
+    expect(codeOf(() => verifyPhase([phase('R1', { status: 'in_progress' })], 'R1', true, undefined, T, missing))).toBe(
+      'WORK_PHASE_BLOCKED/blocked',
+    );
     expect(verifyPhase(verifying, 'R1', true, undefined, T, written).phase.status).toBe('done');
   });
 
@@ -136,7 +157,11 @@ describe('the work-phase lifecycle (spec 002)', () => {
   it('block and unblock return to where the phase was; the current phase skips blocked ones', () => {
     const list = [phase('R1', { status: 'in_progress', iterations: 1 }), phase('R2')];
     const b = blockPhase(list, 'R1', 'needs the API key', T);
-    expect([b.phase.status, b.phase.blocked_from, b.phase.note]).toEqual(['blocked', 'in_progress', 'needs the API key']);
+    expect([b.phase.status, b.phase.blocked_from, b.phase.note]).toEqual([
+      'blocked',
+      'in_progress',
+      'needs the API key',
+    ]);
     expect(currentPhase(b.list)?.id).toBe('R2');
     expect(codeOf(() => log(b.list, 'R1', 'x'))).toBe('WORK_PHASE_BLOCKED/blocked');
     const u = unblockPhase(b.list, 'R1', T);
@@ -145,7 +170,13 @@ describe('the work-phase lifecycle (spec 002)', () => {
   });
 
   it('a failed review reopens only the phases it names', () => {
-    const list = reopenPhases([phase('R1', { status: 'done', iterations: 1, confirmations: 1, completed_at: T }), phase('R2', { status: 'done', iterations: 1, completed_at: T })], ['R2']);
+    const list = reopenPhases(
+      [
+        phase('R1', { status: 'done', iterations: 1, confirmations: 1, completed_at: T }),
+        phase('R2', { status: 'done', iterations: 1, completed_at: T }),
+      ],
+      ['R2'],
+    );
     expect(list.map((p) => p.status)).toEqual(['done', 'in_progress']);
     expect(list[1]).toMatchObject({ confirmations: 0, verification: 'failed' });
     expect(list[1]!.completed_at).toBeUndefined();
@@ -180,18 +211,31 @@ describe('the plan', () => {
       expect.stringContaining('R1 has no maximum'),
     ]);
     expect(dependencyProblem([phase('R1', { after: ['R0'] })])).toBe('R1 comes after R0, which is not a work phase');
-    expect(dependencyProblem([phase('R1', { after: ['R2'] }), phase('R2', { after: ['R1'] })])).toMatch(/cycle: R1 → R2 → R1|cycle: R2 → R1 → R2/);
+    expect(dependencyProblem([phase('R1', { after: ['R2'] }), phase('R2', { after: ['R1'] })])).toMatch(
+      /cycle: R1 → R2 → R1|cycle: R2 → R1 → R2/,
+    );
     expect(planGaps([phase('R1'), phase('R2', { after: ['R1'] })])).toEqual([]);
   });
 
   it("plan.md follows spec 002's template, rendered from the phases", () => {
-    const project = { name: 'survey', description: 'Survey JWT libraries', created_at: '2026-11-25T00:00:00.000Z', phases: { plan: { started_at: T } } } as unknown as ProjectState;
+    const project = {
+      name: 'survey',
+      description: 'Survey JWT libraries',
+      created_at: '2026-11-25T00:00:00.000Z',
+      phases: { plan: { started_at: T } },
+    } as unknown as ProjectState;
     const text = renderPlan(project, [phase('R1', { status: 'done' }), phase('R2', { after: ['R1'] })], 'research');
-    expect(text).toContain('# Survey JWT libraries - Phases\n\n**Created:** 2026-11-26T10:00:00.000Z\n**Domain:** research\n**Total:** 2 phases');
-    expect(text).toContain('- [x] **R1**: Phase R1\n  - Criteria: measurable\n  - Output: `outputs/R1.md`\n  - Max iterations: 3');
+    expect(text).toContain(
+      '# Survey JWT libraries - Phases\n\n**Created:** 2026-11-26T10:00:00.000Z\n**Domain:** research\n**Total:** 2 phases',
+    );
+    expect(text).toContain(
+      '- [x] **R1**: Phase R1\n  - Criteria: measurable\n  - Output: `outputs/R1.md`\n  - Max iterations: 3',
+    );
     expect(text).toContain('- [ ] **R2**: Phase R2');
     expect(text).toContain('## Dependencies\n\nR1 → R2 (sequential)');
-    expect(renderPlan(project, [phase('R1'), phase('R2'), phase('R3', { after: ['R1', 'R2'] })], undefined)).toContain('R1 (can start at once)\nR2 (can start at once)\nR1, R2 → R3');
+    expect(renderPlan(project, [phase('R1'), phase('R2'), phase('R3', { after: ['R1', 'R2'] })], undefined)).toContain(
+      'R1 (can start at once)\nR2 (can start at once)\nR1, R2 → R3',
+    );
   });
 });
 
@@ -202,7 +246,9 @@ describe('progress.md and the stored phases', () => {
     expect(entries.map((e) => e.label)).toEqual(['Iteration 1', 'Verification']);
     expect(lastIteration(entries, 'R1')?.fields['Remaining']).toBe('b and c');
     // A confirmation that found more work is what its worker left last.
-    const confirmed = parseProgress(`${text}\n## R1 - Confirmation 1 - ${T}\n**Did:** checked\n**Remaining:** one row\n`);
+    const confirmed = parseProgress(
+      `${text}\n## R1 - Confirmation 1 - ${T}\n**Did:** checked\n**Remaining:** one row\n`,
+    );
     expect(lastIteration(confirmed, 'R1')).toMatchObject({ label: 'Confirmation 1', fields: { Remaining: 'one row' } });
     expect(lastIteration(entries, 'R2')).toBeUndefined();
     expect(['None', 'none.', 'nothing', ' N/A '].every(saysNothingLeft)).toBe(true);
@@ -213,7 +259,10 @@ describe('progress.md and the stored phases', () => {
     expect(workPhasesProblem(undefined)).toBeUndefined();
     expect(workPhasesProblem([phase('R1')])).toBeUndefined();
     expect(workPhasesProblem('R1')?.message).toBe('must be a list of work phases');
-    expect(workPhasesProblem([{ ...phase('R1'), status: 'finished' }])).toEqual({ path: 'phases.execute.metadata.work_phases.0.status', message: expect.stringContaining('must be one of pending') });
+    expect(workPhasesProblem([{ ...phase('R1'), status: 'finished' }])).toEqual({
+      path: 'phases.execute.metadata.work_phases.0.status',
+      message: expect.stringContaining('must be one of pending'),
+    });
     expect(workPhasesProblem([phase('R1'), phase('R1')])?.message).toBe("'R1' is used twice");
     expect(workPhasesProblem([{ ...phase('R1'), max: -1 }])?.path).toBe('phases.execute.metadata.work_phases.0.max');
   });

@@ -19,7 +19,15 @@ import { phaseOf, withPhase } from '../../phases.js';
 import { latestApprovedReview } from '../reviews.js';
 import type { ProjectState } from '../../schemas.js';
 
-export const WORK_STATUSES = ['pending', 'in_progress', 'confirming', 'verifying', 'done', 'blocked', 'timeout'] as const;
+export const WORK_STATUSES = [
+  'pending',
+  'in_progress',
+  'confirming',
+  'verifying',
+  'done',
+  'blocked',
+  'timeout',
+] as const;
 export type WorkStatus = (typeof WORK_STATUSES)[number];
 
 export interface WorkPhase {
@@ -56,7 +64,9 @@ export class WorkPhaseNotFoundError extends SowError {
       'WORK_PHASE_NOT_FOUND',
       'failed',
       `${named ? `${named} '${id}', which is not a work phase` : `no work phase '${id}'`}${near ? `; did you mean '${near}'?` : ''}`,
-      known.length ? `the work phases are ${known.join(', ')} ('sow iter status')` : "define one with 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'",
+      known.length
+        ? `the work phases are ${known.join(', ')} ('sow iter status')`
+        : "define one with 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'",
       { id, known: [...known], ...(near ? { suggestion: near } : {}) },
     );
   }
@@ -97,20 +107,29 @@ export function workPhasesProblem(raw: unknown): { path: string; message: string
   for (const [i, p] of raw.entries()) {
     const at = `${base}.${i}`;
     if (!isObj(p)) return { path: at, message: 'must be a map (id, title, criteria, output, max, after, status, …)' };
-    if (typeof p['id'] !== 'string' || !WORK_PHASE_ID.test(p['id'])) return { path: `${at}.id`, message: 'must be an id such as R1' };
+    if (typeof p['id'] !== 'string' || !WORK_PHASE_ID.test(p['id']))
+      return { path: `${at}.id`, message: 'must be an id such as R1' };
     if (ids.has(p['id'])) return { path: `${at}.id`, message: `'${p['id']}' is used twice` };
     ids.add(p['id']);
-    for (const key of ['title', 'criteria', 'output'] as const) if (typeof p[key] !== 'string') return { path: `${at}.${key}`, message: 'must be text' };
+    for (const key of ['title', 'criteria', 'output'] as const)
+      if (typeof p[key] !== 'string') return { path: `${at}.${key}`, message: 'must be text' };
     if (p['output'] !== '' && relativeInside(PROJECT_DIR, p['output'] as string) === undefined)
-      return { path: `${at}.output`, message: `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out` };
+      return {
+        path: `${at}.output`,
+        message: `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out`,
+      };
     for (const key of ['max', 'iterations', 'confirmations'] as const) {
-      if (!Number.isSafeInteger(p[key]) || (p[key] as number) < 0) return { path: `${at}.${key}`, message: 'must be a whole number ≥ 0' };
+      if (!Number.isSafeInteger(p[key]) || (p[key] as number) < 0)
+        return { path: `${at}.${key}`, message: 'must be a whole number ≥ 0' };
     }
-    if (!Array.isArray(p['after']) || !p['after'].every((x) => typeof x === 'string')) return { path: `${at}.after`, message: 'must be a list of work phase ids' };
-    if (typeof p['status'] !== 'string' || !STATUSES.has(p['status'])) return { path: `${at}.status`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
+    if (!Array.isArray(p['after']) || !p['after'].every((x) => typeof x === 'string'))
+      return { path: `${at}.after`, message: 'must be a list of work phase ids' };
+    if (typeof p['status'] !== 'string' || !STATUSES.has(p['status']))
+      return { path: `${at}.status`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
     if (p['blocked_from'] !== undefined && (typeof p['blocked_from'] !== 'string' || !STATUSES.has(p['blocked_from'])))
       return { path: `${at}.blocked_from`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
-    if (p['verification'] !== undefined && p['verification'] !== 'passed' && p['verification'] !== 'failed') return { path: `${at}.verification`, message: 'must be passed or failed' };
+    if (p['verification'] !== undefined && p['verification'] !== 'passed' && p['verification'] !== 'failed')
+      return { path: `${at}.verification`, message: 'must be passed or failed' };
   }
   return undefined;
 }
@@ -121,7 +140,8 @@ export function workPhasesOf(project: ProjectState): WorkPhase[] {
 }
 
 /** A phase in progress that has used its maximum is timeout. */
-export const settle = (p: WorkPhase): WorkPhase => (p.status === 'in_progress' && p.iterations >= p.max ? { ...p, status: 'timeout' } : p);
+export const settle = (p: WorkPhase): WorkPhase =>
+  p.status === 'in_progress' && p.iterations >= p.max ? { ...p, status: 'timeout' } : p;
 
 /** Stores the list (settled, without empty fields). */
 export function withWorkPhases(project: ProjectState, list: readonly WorkPhase[]): ProjectState {
@@ -160,7 +180,8 @@ export function dependencyProblem(list: readonly WorkPhase[]): string | undefine
 /** What the plan still lacks before it can be approved, per phase; empty when it is complete. */
 export function planGaps(list: readonly WorkPhase[]): string[] {
   const gaps: string[] = [];
-  if (list.length === 0) gaps.push("no work phases yet: 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'");
+  if (list.length === 0)
+    gaps.push("no work phases yet: 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'");
   for (const p of list) {
     if (!p.criteria.trim()) gaps.push(`${p.id} has no criteria ('sow iter phase set ${p.id} criteria "<measurable>"')`);
     if (!p.output.trim()) gaps.push(`${p.id} has no output ('sow iter phase set ${p.id} output outputs/<file>.md')`);
@@ -174,14 +195,18 @@ export function planGaps(list: readonly WorkPhase[]): string[] {
 const ACTIVE: ReadonlySet<WorkStatus> = new Set(['in_progress', 'confirming', 'verifying']);
 
 /** The phases a phase waits for: those it comes after that are not done. */
-export const waitingFor = (list: readonly WorkPhase[], p: WorkPhase) => p.after.filter((a) => list.find((x) => x.id === a)?.status !== 'done');
+export const waitingFor = (list: readonly WorkPhase[], p: WorkPhase) =>
+  p.after.filter((a) => list.find((x) => x.id === a)?.status !== 'done');
 
 /**
  * The phase to work on now: the first one in progress (confirming, verifying), else the first
  * pending one whose phases before it are done. Blocked and timed-out phases are skipped.
  */
 export function currentPhase(list: readonly WorkPhase[]): WorkPhase | undefined {
-  return list.find((p) => ACTIVE.has(p.status)) ?? list.find((p) => p.status === 'pending' && waitingFor(list, p).length === 0);
+  return (
+    list.find((p) => ACTIVE.has(p.status)) ??
+    list.find((p) => p.status === 'pending' && waitingFor(list, p).length === 0)
+  );
 }
 
 /**
@@ -223,11 +248,23 @@ export interface LogResult {
 function refuseFor(p: WorkPhase, doing: string): never {
   const why: Record<WorkStatus, [string, string]> = {
     pending: [`${p.id} has not started`, `log its first iteration: 'sow iter log ${p.id} --did … --remaining …'`],
-    in_progress: [`${p.id} is in progress`, `log iterations until nothing remains: 'sow iter log ${p.id} --did … --remaining None --signal'`],
-    confirming: [`${p.id} is confirming`, `run one more iteration that checks nothing is left: 'sow iter log ${p.id} --did … --remaining None'`],
-    verifying: [`${p.id} is verifying`, `review its output against the criteria: 'sow iter verify ${p.id} --pass' or 'sow iter verify ${p.id} --fail --note "<what is wrong>"'`],
+    in_progress: [
+      `${p.id} is in progress`,
+      `log iterations until nothing remains: 'sow iter log ${p.id} --did … --remaining None --signal'`,
+    ],
+    confirming: [
+      `${p.id} is confirming`,
+      `run one more iteration that checks nothing is left: 'sow iter log ${p.id} --did … --remaining None'`,
+    ],
+    verifying: [
+      `${p.id} is verifying`,
+      `review its output against the criteria: 'sow iter verify ${p.id} --pass' or 'sow iter verify ${p.id} --fail --note "<what is wrong>"'`,
+    ],
     done: [`${p.id} is done`, "more work needs a new phase ('sow iter phase add'), or a failed review that reopens it"],
-    blocked: [`${p.id} is blocked${p.note ? ` (${p.note})` : ''}`, `resolve the blocker, then 'sow iter unblock ${p.id}'`],
+    blocked: [
+      `${p.id} is blocked${p.note ? ` (${p.note})` : ''}`,
+      `resolve the blocker, then 'sow iter unblock ${p.id}'`,
+    ],
     timeout: [
       `${p.id} used its ${p.max} iterations without finishing (timeout)`,
       `raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria …'), or step in yourself`,
@@ -241,7 +278,10 @@ function refuseFor(p: WorkPhase, doing: string): never {
 export function logIteration(list: readonly WorkPhase[], id: string, input: LogInput, now: string): LogResult {
   let p = findPhase(list, id);
   if (input.signal && !saysNothingLeft(input.remaining)) {
-    throw new UsageError(`--signal says ${id} is done, but --remaining says '${input.remaining}'`, `log what is left without --signal, or '--remaining None --signal' when nothing is`);
+    throw new UsageError(
+      `--signal says ${id} is done, but --remaining says '${input.remaining}'`,
+      `log what is left without --signal, or '--remaining None --signal' when nothing is`,
+    );
   }
   if (p.status === 'pending') {
     const waiting = waitingFor(list, p);
@@ -303,7 +343,14 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
     ...lines,
   ].join('\n');
   p = settle(p);
-  return { list: replace(list, p), phase: p, iteration: p.iterations, ...(confirmation !== undefined ? { confirmation } : {}), entry, outcome };
+  return {
+    list: replace(list, p),
+    phase: p,
+    iteration: p.iterations,
+    ...(confirmation !== undefined ? { confirmation } : {}),
+    entry,
+    outcome,
+  };
 }
 
 /** Entries keep to one paragraph each, so the log stays parseable line by line. */
@@ -323,7 +370,11 @@ export function verifyPhase(
 ): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
   let p = findPhase(list, id);
   if (p.status !== 'verifying') refuseFor(p, `verify ${id}`);
-  if (!pass && !note?.trim()) throw new UsageError('a failed verification says what is wrong', `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`);
+  if (!pass && !note?.trim())
+    throw new UsageError(
+      'a failed verification says what is wrong',
+      `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`,
+    );
   if (pass && !(p.output && written(p.output))) throw new WorkPhaseOutputMissingError(p);
   if (pass) {
     p = { ...p, status: 'done', verification: 'passed', completed_at: now };
@@ -333,7 +384,11 @@ export function verifyPhase(
     delete p.completed_at;
   }
   const timedOut = p.status === 'in_progress' && p.iterations >= p.max;
-  const entry = [`## ${id} - Verification - ${now}`, `**Result:** ${pass ? 'pass' : 'fail'}`, ...(note?.trim() ? [`**Note:** ${oneLine(note)}`] : [])].join('\n');
+  const entry = [
+    `## ${id} - Verification - ${now}`,
+    `**Result:** ${pass ? 'pass' : 'fail'}`,
+    ...(note?.trim() ? [`**Note:** ${oneLine(note)}`] : []),
+  ].join('\n');
   const outcome = pass
     ? `${id} passed verification: it is done.`
     : `${id} failed verification: it is in progress again${timedOut ? `, and has used its ${p.max} iterations (timeout: 'sow iter extend ${id} --max ${p.max + 3}')` : ''}.`;
@@ -341,34 +396,67 @@ export function verifyPhase(
   return { list: replace(list, p), phase: p, entry, outcome };
 }
 
-export function extendPhase(list: readonly WorkPhase[], id: string, max: number): { list: WorkPhase[]; phase: WorkPhase } {
+export function extendPhase(
+  list: readonly WorkPhase[],
+  id: string,
+  max: number,
+): { list: WorkPhase[]; phase: WorkPhase } {
   let p = findPhase(list, id);
   if (max <= p.iterations)
-    throw new SowError('MAX_TOO_LOW', 'failed', `${id} has used ${p.iterations} iterations; --max must be more than that`, `sow iter extend ${id} --max ${p.iterations + 3}`, {
-      phase: id,
-      iterations: p.iterations,
-    });
+    throw new SowError(
+      'MAX_TOO_LOW',
+      'failed',
+      `${id} has used ${p.iterations} iterations; --max must be more than that`,
+      `sow iter extend ${id} --max ${p.iterations + 3}`,
+      {
+        phase: id,
+        iterations: p.iterations,
+      },
+    );
   p = settle({ ...p, max, ...(p.status === 'timeout' ? { status: 'in_progress' as const } : {}) });
   return { list: replace(list, p), phase: p };
 }
 
-export function blockPhase(list: readonly WorkPhase[], id: string, note: string, now: string): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
+export function blockPhase(
+  list: readonly WorkPhase[],
+  id: string,
+  note: string,
+  now: string,
+): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
   let p = findPhase(list, id);
   if (p.status === 'done' || p.status === 'blocked') refuseFor(p, `block ${id}`);
-  if (!note.trim()) throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
+  if (!note.trim())
+    throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
   p = { ...p, status: 'blocked', blocked_from: p.status, note: oneLine(note) };
-  return { list: replace(list, p), phase: p, entry: [`## ${id} - Blocked - ${now}`, `**Blockers:** ${oneLine(note)}`].join('\n') };
+  return {
+    list: replace(list, p),
+    phase: p,
+    entry: [`## ${id} - Blocked - ${now}`, `**Blockers:** ${oneLine(note)}`].join('\n'),
+  };
 }
 
-export function unblockPhase(list: readonly WorkPhase[], id: string, now: string): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
+export function unblockPhase(
+  list: readonly WorkPhase[],
+  id: string,
+  now: string,
+): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
   let p = findPhase(list, id);
-  if (p.status !== 'blocked') throw new WorkPhaseBlockedError(`${id} is not blocked (its status is ${p.status})`, "'sow iter status' shows each phase", { phase: id, status: p.status });
+  if (p.status !== 'blocked')
+    throw new WorkPhaseBlockedError(
+      `${id} is not blocked (its status is ${p.status})`,
+      "'sow iter status' shows each phase",
+      { phase: id, status: p.status },
+    );
   const note = p.note;
   p = { ...p, status: p.blocked_from ?? 'pending' };
   delete p.blocked_from;
   delete p.note;
   p = settle(p);
-  return { list: replace(list, p), phase: p, entry: [`## ${id} - Unblocked - ${now}`, `**Was blocked by:** ${note ?? '(no note)'}`].join('\n') };
+  return {
+    list: replace(list, p),
+    phase: p,
+    entry: [`## ${id} - Unblocked - ${now}`, `**Was blocked by:** ${note ?? '(no note)'}`].join('\n'),
+  };
 }
 
 /** Sends the phases a failed review names back to work. */
@@ -395,7 +483,12 @@ export const outOfIterations = (p: WorkPhase) =>
 /** Refuses `phases` metadata (of a review) that names an id that is not a work phase. */
 export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void {
   const known = list.map((p) => p.id);
-  const named = Array.isArray(raw) || typeof raw === 'string' ? phasesNamed(raw) : raw === undefined || raw === null ? [] : [String(raw)];
+  const named =
+    Array.isArray(raw) || typeof raw === 'string'
+      ? phasesNamed(raw)
+      : raw === undefined || raw === null
+        ? []
+        : [String(raw)];
   const unknown = named.find((id) => !known.includes(id));
   if (unknown !== undefined) throw new WorkPhaseNotFoundError(unknown, known, 'the review names');
 }
@@ -444,9 +537,13 @@ export function renderPlan(project: ProjectState, list: readonly WorkPhase[], do
 
 function dependencyLines(list: readonly WorkPhase[]): string {
   if (list.length === 0) return '(none)';
-  const chain = list.every((p, i) => (i === 0 ? p.after.length === 0 : p.after.length === 1 && p.after[0] === list[i - 1]!.id));
+  const chain = list.every((p, i) =>
+    i === 0 ? p.after.length === 0 : p.after.length === 1 && p.after[0] === list[i - 1]!.id,
+  );
   if (chain) return `${list.map((p) => p.id).join(' → ')}${list.length > 1 ? ' (sequential)' : ''}`;
-  return list.map((p) => (p.after.length ? `${p.after.join(', ')} → ${p.id}` : `${p.id} (can start at once)`)).join('\n');
+  return list
+    .map((p) => (p.after.length ? `${p.after.join(', ')} → ${p.id}` : `${p.id} (can start at once)`))
+    .join('\n');
 }
 
 export interface ProgressEntry {
@@ -475,7 +572,8 @@ export function parseProgress(text: string): ProgressEntry[] {
 }
 
 /** The latest entry a worker of the phase left: an iteration or a confirmation. */
-export const lastIteration = (entries: readonly ProgressEntry[], id: string) => [...entries].reverse().find((e) => e.phase === id && /^(Iteration|Confirmation) \d+$/.test(e.label));
+export const lastIteration = (entries: readonly ProgressEntry[], id: string) =>
+  [...entries].reverse().find((e) => e.phase === id && /^(Iteration|Confirmation) \d+$/.test(e.label));
 
 export const wordCount = (text: string) => (text.match(/\S+/g) ?? []).length;
 export const CONTEXT_WORDS = 200;
