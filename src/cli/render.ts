@@ -40,12 +40,19 @@ export function formatArtifact(index: number, a: Artifact): string {
 
 /** `[010] pending      Name  (agent: implementer, parallel, after 005)`: a line on a terminal, for people. */
 export function formatTaskLine(t: TaskRowShown, paint: Paint = plain): string {
-  // Plain concatenation: `task list` prints this 10,000 times in a large project.
-  let extras = t.assigned_agent ? `agent: ${shown(t.assigned_agent)}` : '';
-  if (t.parallel) extras += extras ? ', parallel' : 'parallel';
-  if (t.dependencies?.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
+  const extras = extrasOf(t, true);
   const line = `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
   return `${line}${workerNote(t, paint, '  ')}`;
+}
+
+/** `agent: architect, parallel, after 005`: what a task's line says after its name. */
+function extrasOf(t: TaskRowShown, sayRole: boolean, blocked = false): string {
+  // Plain concatenation: `task list` prints this 10,000 times in a large project.
+  let extras = t.assigned_agent && sayRole ? `agent: ${shown(t.assigned_agent)}` : '';
+  if (t.parallel) extras += extras ? ', parallel' : 'parallel';
+  if (t.dependencies?.length)
+    extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}${blocked ? ', blocked' : ''}`;
+  return extras;
 }
 
 /** What a line says of who holds its task: a claim on the remote, or nobody any more. */
@@ -79,14 +86,10 @@ export function formatTaskGroups(
       continue;
     }
     out.push(heading);
+    const open = (d: string) => !isFinished(opts.statusOf?.get(d) ?? 'pending');
     for (const t of group) {
-      let extras = t.assigned_agent && t.assigned_agent !== DEFAULT_ROLE ? `agent: ${shown(t.assigned_agent)}` : '';
-      if (t.parallel) extras += extras ? ', parallel' : 'parallel';
-      if (t.dependencies?.length) {
-        extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
-        const open = (d: string) => !isFinished(opts.statusOf?.get(d) ?? 'pending');
-        if (opts.statusOf && !isFinished(status) && t.dependencies.some(open)) extras += ', blocked';
-      }
+      const blocked = opts.statusOf !== undefined && !isFinished(status) && t.dependencies?.some(open) === true;
+      const extras = extrasOf(t, t.assigned_agent !== DEFAULT_ROLE, blocked);
       out.push(`${t.id} ${shown(t.name)}${extras ? ` (${extras})` : ''}${workerNote(t, paint, ' ')}`);
     }
   }
@@ -94,7 +97,7 @@ export function formatTaskGroups(
 }
 
 /** The role a task is worked by when it names none: a list need not say it on every line. */
-export const DEFAULT_ROLE = 'implementer';
+const DEFAULT_ROLE = 'implementer';
 
 /** The fields `task list --fields` may name, as its JSON names them (`agent` is `assigned_agent`). */
 export const TASK_LIST_FIELDS = [

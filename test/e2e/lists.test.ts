@@ -30,7 +30,7 @@ function fiveTasks(): Repo {
 }
 
 describe('task list for an agent', () => {
-  it('not on a terminal: a heading per status, no padding, no default role, blocked marked; JSON without empty fields', () => {
+  it('off a terminal: a heading per status, no padding, no default role, blocked marked; JSON without empties', () => {
     const repo = fiveTasks();
     const r = ok(repo, ['task', 'list']);
     expect(r.stdout).toBe(
