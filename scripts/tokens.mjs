@@ -12,8 +12,8 @@
  *   SessionStart hook output ≤ 200, in every state   the hook command as installed, run by a shell
  *   the loop ≤ 200 tokens in ≤ 3 calls               claim (its output must hold the description) +
  *                                                    one log + finish, stdout and stderr of each call
- *   a worker's prompt + what it is told to read      the prompt `sow agent spawn implementer` sends
- *     ≤ 1,500                                        (a fake CLI records it), and every guidance it
+ *   a worker's prompt + what it is told to read      the prompt `sow agent spawn <role>` sends
+ *     ≤ 1,500, for every role but the orchestrator   (a fake CLI records it), and every guidance it
  *                                                    is told to run: `sow prompt …` in a command block
  *                                                    (recursively), the largest of a bulleted list of
  *                                                    alternatives; one named in a sentence is a file
@@ -433,6 +433,16 @@ async function main() {
   const workerParts = withReads('the prompt', implementer);
   row('worker prompt + guidance it is told to read', sum(workerParts), BUDGET.worker, { parts: workerParts });
   sow(['task', 'set', '--id', workerTask, 'status', 'completed']);
+  // The other roles, each spawned on the project with an instruction as the orchestrator gives one.
+  for (const role of ['architect', 'reviewer', 'planner', 'researcher', 'decomposer']) {
+    const prompt = workerPrompt(
+      role,
+      ['--prompt', `Do the ${role}'s part of this project.`],
+      [['agent', 'report', '--status', 'done', 'measured']],
+    );
+    const parts = withReads('the prompt', prompt);
+    row(`${role} prompt + guidance it is told to read`, sum(parts), BUDGET.worker, { parts });
+  }
   const orchestrator = workerPrompt('orchestrator', [], [['agent', 'report', '--status', 'done', 'measured']]);
   const orchestratorParts = withReads('the prompt', orchestrator);
   row('orchestrator prompt + what it is told to read', sum(orchestratorParts), null, { parts: orchestratorParts });
@@ -483,7 +493,7 @@ async function main() {
         ? 1
         : r.row.startsWith('loop')
           ? 2
-          : r.row.startsWith('worker') || r.row.startsWith('orchestrator')
+          : / prompt \+ /.test(r.row)
             ? 3
             : r.row.startsWith('MCP')
               ? 4

@@ -5,7 +5,14 @@
  */
 import { guardSentence, type TransitionOption } from '../domain/lifecycle.js';
 import { withdrawalSentence } from '../domain/approvals.js';
-import type { Artifact, HistoryEntry, TaskSummary } from '../domain/schemas.js';
+import {
+  TASK_STATUSES,
+  type Artifact,
+  type HistoryEntry,
+  type TaskStatus,
+  type TaskSummary,
+} from '../domain/schemas.js';
+import { isFinished } from '../domain/tasks.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
 import { renderLifecycleMap } from './graph.js';
@@ -31,29 +38,66 @@ export function formatArtifact(index: number, a: Artifact): string {
   return `[${index}] ${shown(a.type)}: ${shown(a.path)}${notes.length ? ` (${notes.join(', ')})` : ''}`;
 }
 
-/**
- * `[010] pending      Name  (agent: implementer, parallel, after 005)`. `compact` (not on a
- * terminal: an agent or a script reads it) leaves out the padding and the default role, which
- * would be said on every line.
- */
-export function formatTaskLine(t: TaskRowShown, paint: Paint = plain, compact = false): string {
+/** `[010] pending      Name  (agent: implementer, parallel, after 005)`: a line on a terminal, for people. */
+export function formatTaskLine(t: TaskRowShown, paint: Paint = plain): string {
+  const extras = extrasOf(t, true);
+  const line = `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
+  return `${line}${workerNote(t, paint, '  ')}`;
+}
+
+/** `agent: architect, parallel, after 005`: what a task's line says after its name. */
+function extrasOf(t: TaskRowShown, sayRole: boolean, blocked = false): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
-  let extras =
-    t.assigned_agent && !(compact && t.assigned_agent === DEFAULT_ROLE) ? `agent: ${shown(t.assigned_agent)}` : '';
+  let extras = t.assigned_agent && sayRole ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
-  if (t.dependencies?.length) extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}`;
-  const line = compact
-    ? `[${t.id}] ${paint(t.status, t.status)} ${shown(t.name)}${extras ? ` (${extras})` : ''}`
-    : `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
-  const sep = compact ? ' ' : '  ';
-  if (t.remote_claim) return `${line}${sep}— ${remoteClaimText(t.remote_claim)}`;
+  if (t.dependencies?.length)
+    extras += `${extras ? ', ' : ''}after ${t.dependencies.join(',')}${blocked ? ', blocked' : ''}`;
+  return extras;
+}
+
+/** What a line says of who holds its task: a claim on the remote, or nobody any more. */
+function workerNote(t: TaskRowShown, paint: Paint, sep: string): string {
+  if (t.remote_claim) return `${sep}— ${remoteClaimText(t.remote_claim)}`;
   return t.worker?.state === 'gone' && t.status === 'in_progress'
-    ? `${line}${sep}— ${paint('blocked', 'nobody works on it')}`
-    : line;
+    ? `${sep}— ${paint('blocked', 'nobody works on it')}`
+    : '';
+}
+
+/**
+ * A task list off a terminal, where an agent reads it and pays for every token: one heading per
+ * status, in the order a task goes through them, then `010 Name (parallel, after 005)` per task,
+ * without the default role. A dependency not finished yet adds `blocked`. With `finishedAsIds`
+ * (the whole list) completed and abandoned tasks are their ids on the heading's line: nothing is
+ * left to choose there, and their names are one `--status completed` away.
+ */
+export function formatTaskGroups(
+  tasks: readonly TaskRowShown[],
+  opts: { paint?: Paint; statusOf?: ReadonlyMap<string, TaskStatus>; finishedAsIds?: boolean } = {},
+): string {
+  const paint = opts.paint ?? plain;
+  const groups = new Map<TaskStatus, TaskRowShown[]>(TASK_STATUSES.map((s) => [s, []]));
+  for (const t of tasks) groups.get(t.status)?.push(t);
+  const out: string[] = [];
+  for (const [status, group] of groups) {
+    if (group.length === 0) continue;
+    const heading = `${paint(status, status)} (${group.length}):`;
+    if (opts.finishedAsIds && isFinished(status)) {
+      out.push(`${heading} ${group.map((t) => t.id).join(' ')}`);
+      continue;
+    }
+    out.push(heading);
+    const open = (d: string) => !isFinished(opts.statusOf?.get(d) ?? 'pending');
+    for (const t of group) {
+      const blocked = opts.statusOf !== undefined && !isFinished(status) && t.dependencies?.some(open) === true;
+      const extras = extrasOf(t, t.assigned_agent !== DEFAULT_ROLE, blocked);
+      out.push(`${t.id} ${shown(t.name)}${extras ? ` (${extras})` : ''}${workerNote(t, paint, ' ')}`);
+    }
+  }
+  return out.join('\n');
 }
 
 /** The role a task is worked by when it names none: a list need not say it on every line. */
-export const DEFAULT_ROLE = 'implementer';
+const DEFAULT_ROLE = 'implementer';
 
 /** The fields `task list --fields` may name, as its JSON names them (`agent` is `assigned_agent`). */
 export const TASK_LIST_FIELDS = [

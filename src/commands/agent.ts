@@ -39,7 +39,11 @@ export const commands: readonly CommandDef[] = [
         text: all
           .map(
             (a) =>
-              `${a.name.padEnd(12)} ${a.description}\n${' '.repeat(13)}needs: ${a.capabilities}\n${' '.repeat(13)}prompt: templates/${a.template}, then 'sow ${a.guidance === 'orchestrator' ? 'project continue' : `prompt ${a.guidance}`}'`,
+              `${a.name.padEnd(12)} ${a.description}\n${' '.repeat(13)}needs: ${a.capabilities}\n${' '.repeat(13)}` +
+              // The orchestrator runs its state's prompt first; a worker may read its guidance.
+              (a.guidance === 'orchestrator'
+                ? `prompt: templates/${a.template}, then 'sow project continue --full'`
+                : `prompt: templates/${a.template}; guidance: 'sow prompt ${a.guidance}'`),
           )
           .join('\n'),
       };

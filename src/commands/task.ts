@@ -381,7 +381,10 @@ export const commands: readonly CommandDef[] = [
         description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
       },
     ],
-    help: 'Not on a terminal (an agent, a script) each line is compact: no padding, and the default role (implementer) is not said. --json leaves out what is empty (no dependencies: no key).',
+    help:
+      'Not on a terminal (an agent, a script) the list is compact: the tasks under one heading per status, ' +
+      '"blocked" where a dependency is not finished, the default role (implementer) not said, and completed ' +
+      'and abandoned tasks as ids alone (--status completed names them). --json leaves out what is empty.',
     writes: false,
     async run(ctx, { opts }) {
       const status = opts['status'] as string | undefined;
@@ -397,21 +400,29 @@ export const commands: readonly CommandDef[] = [
         );
       const view = async () => {
         const { listTasks, nextTasks } = await import('../app/task.js');
-        const { formatTaskFields, formatTaskLine, unattendedLines } = await import('../cli/render.js');
+        const { formatTaskFields, formatTaskGroups, formatTaskLine, unattendedLines } =
+          await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
         const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
-        const all = ready
-          ? await nextTasks(ctx.app, { withoutPendingFeedback: true })
-          : await listTasks(ctx.app, status);
+        // Every task, also under --status: whether a dependency is finished says what is blocked.
+        const every = ready ? await nextTasks(ctx.app, { withoutPendingFeedback: true }) : await listTasks(ctx.app);
+        const all = status !== undefined ? every.filter((t) => t.status === status) : every;
         const tasks = limit !== undefined ? all.slice(0, limit) : all;
         const unattended = unattendedLines(tasks);
         const more = all.length - tasks.length;
         const notes = [...(more > 0 ? [`${more} more not shown (--limit ${limit})`] : []), ...unattended];
+        const text = fields
+          ? tasks.map((t) => formatTaskFields(t, fields, paint)).join('\n')
+          : compact
+            ? formatTaskGroups(tasks, {
+                paint,
+                ...(ready ? {} : { statusOf: new Map(every.map((t) => [t.id, t.status])) }),
+                finishedAsIds: status === undefined,
+              })
+            : tasks.map((t) => formatTaskLine(t, paint)).join('\n');
         return {
           data: fields ? tasks.map((t) => pick(t, fields)) : tasks,
-          text: tasks
-            .map((t) => (fields ? formatTaskFields(t, fields, paint) : formatTaskLine(t, paint, compact)))
-            .join('\n'),
+          text,
           ...(all.length === 0
             ? { message: ready ? 'No task can start now' : status ? `No ${status} tasks` : 'No tasks yet' }
             : notes.length
@@ -516,13 +527,13 @@ export const commands: readonly CommandDef[] = [
             `${opts.agent !== undefined ? '--agent' : opts.owner !== undefined ? '--owner' : '--remote'} goes with --claim: without it, 'sow task next' only lists the ready tasks`,
             "run 'sow task next --claim --owner <name>' to claim one",
           );
-        const { formatTaskLine } = await import('../cli/render.js');
+        const { formatTaskGroups, formatTaskLine } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
         const tasks = await app.nextTasks(ctx.app);
         const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
         return {
           data: tasks,
-          text: tasks.map((t) => formatTaskLine(t, paint, compact)).join('\n'),
+          text: compact ? formatTaskGroups(tasks, { paint }) : tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
           ...(tasks.length ? {} : { message: 'No task is ready to start' }),
         };
       }

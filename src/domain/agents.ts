@@ -1,6 +1,6 @@
 /**
  * The agent registry (spec 003): roles are data — a name, what the role does, what its CLI must be
- * able to do, and the embedded prompt that makes a worker load its own guidance.
+ * able to do, the embedded prompt that carries a worker's rules, and the guidance it may read.
  */
 import { SowError } from './errors.js';
 import { nearMiss } from './suggest.js';
@@ -11,7 +11,7 @@ export interface AgentDef {
   readonly capabilities: string;
   /** templates/agents/<name>.md: the spawn prompt of a worker of this role. */
   readonly template: string;
-  /** The guidance the template tells the worker to load first (`sow prompt <guidance>`). */
+  /** The role's guidance in depth (`sow prompt <guidance>`): its prompt names it, to read when wanted. */
   readonly guidance: string;
   /** Whether the role works on one task (spawned with a task id) or on the project. */
   readonly scope: 'task' | 'project' | 'either';

@@ -78,7 +78,7 @@ describe('agent spawn --detach', () => {
     await until(() => existsSync(join(dir, 'a.started')), 'the worker started');
     const owner = f.task().owner;
     expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1', pid: started.pid });
-    expect(f.ok(['task', 'list']).stdout).toMatch(/^\[010\] in_progress/m);
+    expect(f.ok(['task', 'list']).stdout).toMatch(/^in_progress \(1\):\n010 /m);
     writeFileSync(join(dir, 'go'), '');
     const waited = f.ok(['agent', 'wait', '010', '--json']).json!.data;
     expect(waited).toMatchObject({
@@ -370,7 +370,7 @@ describe('agent spawn --detach', () => {
     const says =
       /Nobody works on task 010 any more: .*To go on, resume its session \('sow agent resume 010 "<prompt>"'\)/;
     const list = f.ok(['task', 'list']);
-    expect(list.stdout).toMatch(/^\[010\] in_progress First task — nobody works on it$/m);
+    expect(list.stdout).toMatch(/^in_progress \(1\):\n010 First task — nobody works on it$/m);
     expect(list.stdout + list.stderr).toMatch(says);
     expect(f.ok(['status']).stdout).toMatch(says);
     expect(f.ok(['project', 'continue']).stdout).toMatch(says);
@@ -545,7 +545,7 @@ describe('a detached worker whose project branch was switched away while it ran'
       f.repo.git(['checkout', '-q', branch]);
       // The first command on the project's branch records it: a read too.
       const list = f.ok(['task', 'list']);
-      expect(list.stdout).toMatch(/^\[010\] paused +First task/m);
+      expect(list.stdout).toMatch(/^paused \(1\):\n010 First task$/m);
       const t = f.task();
       expect([t.status, t.owner]).toEqual(['paused', undefined]);
       expect(f.repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(

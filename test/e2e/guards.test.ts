@@ -268,8 +268,7 @@ describe('a task in progress that nobody works on any more', () => {
     const advice = `Nobody works on task 010 any more: its worker implementer-7 is gone (the sow process that ran it ended). To go on, resume its session ('sow agent resume 010 "<prompt>"'), or let the next claim take it ('sow task next --claim').`;
 
     const list = ok(repo, ['task', 'list']);
-    expect(list.stdout.split('\n')[0]).toBe('[010] in_progress A — nobody works on it');
-    expect(list.stdout.split('\n')[1]).toBe('[020] pending B');
+    expect(list.stdout).toBe('pending (1):\n020 B\nin_progress (1):\n010 A — nobody works on it\n');
     expect(list.stderr).toBe(`${advice}\n`);
     expect(ok(repo, ['status']).stdout).toContain(`Tasks    2 (1 in_progress, 1 pending)\n  ! ${advice}\n`);
     expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain(
@@ -289,7 +288,7 @@ describe('a task in progress that nobody works on any more', () => {
     expect(r.code, show(r)).toBe(0);
     expect(repo.yaml(taskFile('010')).status).toBe('in_progress');
     const list = ok(repo, ['task', 'list']);
-    expect(list.stdout).toBe('[010] in_progress A — nobody works on it\n');
+    expect(list.stdout).toBe('in_progress (1):\n010 A — nobody works on it\n');
     expect(list.stderr).toContain('its worker implementer-1 ended without saying how the work stands');
     expect(list.stderr).toContain(`'sow agent resume 010 "<prompt>"'`);
     expect(ok(repo, ['task', 'list', '--json']).json!.data[0].worker).toEqual({

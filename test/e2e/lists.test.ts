@@ -1,6 +1,8 @@
 /**
  * What an agent reads when it lists or picks tasks, end to end (no terminal, as an agent runs sow):
- * `task list` without padding or the default role on every line, `--ready`, `--limit`, `--fields`
+ * `task list` under one heading per status, blocked tasks marked, finished ones as ids, without
+ * padding or the default role on every line, and nothing --json has that it leaves out;
+ * `--ready`, `--limit`, `--fields`
  * for the text and `--json`, JSON without empty fields; `continue` points to `task next`; `task next
  * --claim` gives the claimed task whole — its description, its dependencies' outcomes, its pending
  * feedback — in one call; `task get` includes the description and leaves out what is empty.
@@ -28,16 +30,18 @@ function fiveTasks(): Repo {
 }
 
 describe('task list for an agent', () => {
-  it('not on a terminal: no padding, no default role on every line, other roles and notes said once; JSON without empty fields', () => {
+  it('off a terminal: a heading per status, no padding, no default role, blocked marked; JSON without empties', () => {
     const repo = fiveTasks();
     const r = ok(repo, ['task', 'list']);
     expect(r.stdout).toBe(
       [
-        '[010] in_progress Held elsewhere',
-        '[020] pending Build the parser',
-        '[030] pending Design the API (agent: architect, parallel)',
-        '[040] pending Wire the parser in (after 020)',
-        '[050] pending Polish the docs',
+        'pending (4):',
+        '020 Build the parser',
+        '030 Design the API (agent: architect, parallel)',
+        '040 Wire the parser in (after 020, blocked)',
+        '050 Polish the docs',
+        'in_progress (1):',
+        '010 Held elsewhere',
         '',
       ].join('\n'),
     );
@@ -58,7 +62,7 @@ describe('task list for an agent', () => {
   it('--ready: only what can start now (not waiting on a dependency, not sent back with feedback, not held by anyone)', () => {
     const repo = fiveTasks();
     expect(ok(repo, ['task', 'list', '--ready']).stdout).toBe(
-      '[020] pending Build the parser\n[030] pending Design the API (agent: architect, parallel)\n',
+      'pending (2):\n020 Build the parser\n030 Design the API (agent: architect, parallel)\n',
     );
     expect(ok(repo, ['task', 'list', '--ready', '--json']).json!.data.map((t: any) => t.id)).toEqual(['020', '030']);
     expectFails(repo, ['task', 'list', '--ready', '--status', 'pending'], 2, 'USAGE');
@@ -69,7 +73,7 @@ describe('task list for an agent', () => {
   it('--limit N and --fields a,b: for the text and for --json, in the order asked; a field that is empty is left out', () => {
     const repo = fiveTasks();
     const limited = ok(repo, ['task', 'list', '--limit', '2']);
-    expect(limited.stdout).toBe('[010] in_progress Held elsewhere\n[020] pending Build the parser\n');
+    expect(limited.stdout).toBe('pending (1):\n020 Build the parser\nin_progress (1):\n010 Held elsewhere\n');
     expect(limited.stderr).toContain('3 more not shown (--limit 2)');
     expect(ok(repo, ['task', 'list', '--limit', '2', '--json']).json!.data).toHaveLength(2);
     expect(ok(repo, ['task', 'list', '--fields', 'id,name', '--limit', '3']).stdout).toBe(
@@ -86,6 +90,62 @@ describe('task list for an agent', () => {
     );
     expectFails(repo, ['task', 'list', '--limit', '0'], 2, 'USAGE');
     expectFails(repo, ['task', 'list', '--limit', 'many'], 2, 'USAGE');
+  });
+
+  it('finished tasks are their ids alone (--status names them); a dependency finished lifts blocked', () => {
+    const repo = fiveTasks();
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed', '--force']);
+    ok(repo, ['task', 'abandon', '--id', '050']);
+    expect(ok(repo, ['task', 'list']).stdout).toBe(
+      [
+        'pending (2):',
+        '030 Design the API (agent: architect, parallel)',
+        '040 Wire the parser in (after 020)',
+        'in_progress (1):',
+        '010 Held elsewhere',
+        'completed (1): 020',
+        'abandoned (1): 050',
+        '',
+      ].join('\n'),
+    );
+    expect(ok(repo, ['task', 'list', '--status', 'completed']).stdout).toBe('completed (1):\n020 Build the parser\n');
+    // --status shows one status, yet blocked is judged on every task: 040 waits for 030 here.
+    ok(repo, ['task', 'set', '--id', '040', 'dependencies', '030']);
+    expect(ok(repo, ['task', 'list', '--status', 'pending']).stdout).toContain(
+      '\n040 Wire the parser in (after 030, blocked)\n',
+    );
+  });
+
+  it('the compact list leaves out nothing of --json but the names of finished tasks', () => {
+    const repo = fiveTasks();
+    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed', '--force']);
+    ok(repo, ['task', 'set', '--id', '050', 'dependencies', '030,040']);
+    const text = ok(repo, ['task', 'list']).stdout;
+    const rows = ok(repo, ['task', 'list', '--json']).json!.data as Record<string, any>[];
+    const lines = text.split('\n');
+    for (const t of rows) {
+      const heading = lines.find((l) => l.startsWith(`${t.status} (`));
+      expect(heading, `${t.id}: a heading for ${t.status}`).toBeDefined();
+      if (t.status === 'completed') {
+        expect(heading!.split(': ')[1]!.split(' '), t.id).toContain(t.id);
+        continue;
+      }
+      const line = lines.find((l) => l.startsWith(`${t.id} `));
+      expect(line, t.id).toBeDefined();
+      // Under its status's heading: the nearest heading above it.
+      const above = lines.slice(0, lines.indexOf(line!)).reverse();
+      expect(
+        above.find((l) => /^[a-z_]+ \(\d+\):/.test(l)),
+        t.id,
+      ).toBe(heading);
+      expect(line!.startsWith(`${t.id} ${t.name}`), t.id).toBe(true);
+      if (t.assigned_agent !== 'implementer') expect(line, t.id).toContain(`agent: ${t.assigned_agent}`);
+      if (t.parallel) expect(line, t.id).toContain('parallel');
+      if (t.dependencies) expect(line, t.id).toContain(`after ${t.dependencies.join(',')}`);
+      const blocked = (t.dependencies ?? []).some((d: string) => rows.find((x) => x.id === d)?.status !== 'completed');
+      expect(line!.includes('blocked'), t.id).toBe(blocked);
+    }
+    expect(lines.filter((l) => /^\d{3} /.test(l))).toHaveLength(rows.filter((t) => t.status !== 'completed').length);
   });
 
   it("continue in ImplementationExecuting points to 'sow task next', not the whole list", () => {

@@ -64,7 +64,7 @@ describe('sow task next', () => {
     const repo = executing(['A', 'B']);
     ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
     expect(ids(ok(repo, ['task', 'next', '--json']))).toEqual(['020']);
-    expect(ok(repo, ['task', 'next']).stdout.split('\n')[0]).toMatch(/^\[020\] pending\s+B/);
+    expect(ok(repo, ['task', 'next']).stdout).toBe('pending (1):\n020 B\n');
   });
 
   it('says so when nothing is ready (exit 0), and --agent/--owner without --claim is a usage error', () => {

@@ -39,6 +39,8 @@ describe('npm run tokens', () => {
       'always loaded in Claude Code',
       'loop: task next --claim',
       'worker prompt + guidance',
+      // Every other role's prompt, with what it is told to read.
+      ...['architect', 'reviewer', 'planner', 'researcher', 'decomposer'].map((r) => `${r} prompt + guidance`),
       'MCP tool definitions (',
       '`task list`, 40 tasks',
     ]) {
@@ -65,6 +67,8 @@ describe('npm run tokens', () => {
       expect(['ok', 'OVER', 'info'], row.row).toContain(row.verdict);
     }
     expect(report.rows.find((x) => x.row.startsWith('loop: task next --claim'))?.calls).toBe(3);
+    // Each role's row is judged against the worker's budget.
+    for (const r of report.rows.filter((x) => / prompt \+ guidance/.test(x.row))) expect(r.budget, r.row).toBe(1500);
     expect(report.over_budget).toBe(report.rows.filter((x) => x.verdict === 'OVER').length);
   });
 });
