@@ -154,7 +154,8 @@ export function renderTasksText(g: TaskGraph, paint: Paint = PLAIN): string {
       const n = byId.get(id)!;
       const after = deps.get(id);
       const indent = '  '.repeat(Math.min(depth, MAX_INDENT));
-      return `${indent}${id} ${paint(n.status, `[${n.status}]`)} ${shown(n.name)}${after ? ` ← ${after.join(', ')}` : ''}`;
+      const afterText = after ? ` ← ${after.join(', ')}` : '';
+      return `${indent}${id} ${paint(n.status, `[${n.status}]`)} ${shown(n.name)}${afterText}`;
     })
     .join('\n');
 }
