@@ -137,7 +137,8 @@ export function renderLifecycleMap(map: LifecycleMap, paint: Paint = PLAIN): str
           ? paint('skipped', `${state} (skipped)`)
           : state,
   );
-  return `${parts.join(' → ')}${map.offPath ? `  (now in ${paint('current', `[${map.offPath}]`)}, off this path)` : ''}`;
+  const off = map.offPath ? `  (now in ${paint('current', `[${map.offPath}]`)}, off this path)` : '';
+  return `${parts.join(' → ')}${off}`;
 }
 
 /** Deep chains are indented no further than this, so 10,000 tasks in a row still fit a terminal. */
@@ -152,7 +153,9 @@ export function renderTasksText(g: TaskGraph, paint: Paint = PLAIN): string {
     .map(({ id, depth }) => {
       const n = byId.get(id)!;
       const after = deps.get(id);
-      return `${'  '.repeat(Math.min(depth, MAX_INDENT))}${id} ${paint(n.status, `[${n.status}]`)} ${shown(n.name)}${after ? ` ← ${after.join(', ')}` : ''}`;
+      const indent = '  '.repeat(Math.min(depth, MAX_INDENT));
+      const afterText = after ? ` ← ${after.join(', ')}` : '';
+      return `${indent}${id} ${paint(n.status, `[${n.status}]`)} ${shown(n.name)}${afterText}`;
     })
     .join('\n');
 }

@@ -54,7 +54,8 @@ describe('argv tables', () => {
       'user',
       '--strict-mcp-config',
       '--settings',
-      '{"permissions":{"deny":["Edit(**/.git)","Edit(**/.git/**)","Edit(.sow/config.yaml)","Edit(.gemini/**)","Edit(opencode.json)"]}}',
+      '{"permissions":{"deny":["Edit(**/.git)","Edit(**/.git/**)","Edit(.sow/config.yaml)",' +
+        '"Edit(.gemini/**)","Edit(opencode.json)"]}}',
       '--permission-mode',
       'acceptEdits',
       '--allowedTools',

@@ -39,6 +39,8 @@ export const opencodePermission = (checks: readonly string[]) => ({
   webfetch: 'ask',
   external_directory: 'ask',
 });
+/** The configuration file a safe worker is given: a refused tool call does not end its run. */
+const SAFE_CONFIG = { $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } };
 const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 'notes' | 'files'> => {
   if (ctx.permissions === 'yolo') return { args: ['--auto'], env: {}, notes: [], files: [] };
   const path = join(dirname(ctx.promptFile), 'opencode-sow.json');
@@ -52,7 +54,7 @@ const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 
     files: [
       {
         path,
-        text: `${JSON.stringify({ $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } }, null, 2)}\n`,
+        text: `${JSON.stringify(SAFE_CONFIG, null, 2)}\n`,
       },
     ],
     notes: [
@@ -65,7 +67,7 @@ const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 
 const TOOLS = { command: ['bash'], edit: ['write', 'edit', 'patch', 'multiedit'] };
 /** opencode's permission errors (PermissionRejectedError, PermissionCorrectedError, PermissionDeniedError): it has no error code, only these fixed texts. */
 const REFUSED =
-  /^The user (rejected permission to use this specific tool call|has specified a rule which prevents you from using this specific tool call)/;
+  /^The user (rejected permission to use|has specified a rule which prevents you from using) this specific tool call/;
 
 export const opencode: ExecutorModule = {
   type: 'opencode',

@@ -13,12 +13,18 @@ export const DOM = String.raw`
 "use strict";
 const token = new URLSearchParams(location.search).get('token') || '';
 /** What the page holds between redraws: per view (cleared when the address changes) and for good. */
-const S = { data: null, drawnAt: null, viewError: '', notice: '', stale: '', gone: false, lost: false, btn: new Map(), ui: new Map(), docs: new Map(), cardRefusals: new Map() };
+const S = {
+  data: null, drawnAt: null, viewError: '', notice: '', stale: '', gone: false, lost: false,
+  btn: new Map(), ui: new Map(), docs: new Map(), cardRefusals: new Map() };
 const uiState = (key, init) => { if (!S.ui.has(key)) S.ui.set(key, init()); return S.ui.get(key); };
 
-/** An element: attrs are attributes, except class, key (data-key), value (the first value of a field) and on<event> (a handler). */
+/**
+ * An element: attrs are attributes, except class, key (data-key), value (the first value of a field) and
+ * on<event> (a handler).
+ */
 function el(tag, attrs, ...kids) {
-  const e = tag === 'svg' || tag === 'path' || tag === 'defs' || tag === 'marker' ? document.createElementNS('http://www.w3.org/2000/svg', tag) : document.createElement(tag);
+  const e = tag === 'svg' || tag === 'path' || tag === 'defs' || tag === 'marker'
+    ? document.createElementNS('http://www.w3.org/2000/svg', tag) : document.createElement(tag);
   if (attrs) for (const k of Object.keys(attrs)) {
     const v = attrs[k];
     if (v === undefined || v === null || v === false) continue;
@@ -28,17 +34,24 @@ function el(tag, attrs, ...kids) {
     else if (k === 'value') e.value = v;
     else e.setAttribute(k, v === true ? '' : String(v));
   }
-  for (const kid of kids.flat(Infinity)) if (kid !== undefined && kid !== null && kid !== false) e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
+  for (const kid of kids.flat(Infinity))
+    if (kid !== undefined && kid !== null && kid !== false)
+      e.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
   return e;
 }
 
 // One listener per event type; 'toggle' does not bubble, so it is caught on the way down.
-for (const type of ['click', 'input', 'change', 'keydown', 'dragstart', 'dragend', 'dragover', 'dragleave', 'drop', 'submit']) {
+for (const type of [
+  'click', 'input', 'change', 'keydown', 'dragstart', 'dragend', 'dragover', 'dragleave', 'drop', 'submit']) {
   document.addEventListener(type, (ev) => {
-    for (let n = ev.target; n && n !== document; n = n.parentNode) if (n.__on && n.__on[type]) return n.__on[type](ev, n);
+    for (let n = ev.target; n && n !== document; n = n.parentNode)
+      if (n.__on && n.__on[type]) return n.__on[type](ev, n);
   });
 }
-document.addEventListener('toggle', (ev) => { const n = ev.target; if (n && n.__on && n.__on.toggle) n.__on.toggle(ev, n); }, true);
+document.addEventListener('toggle', (ev) => {
+  const n = ev.target;
+  if (n && n.__on && n.__on.toggle) n.__on.toggle(ev, n);
+}, true);
 
 /** Attributes the person changes and a redraw keeps: whether a details is open. */
 const KEPT = { DETAILS: ['open'] };
@@ -48,8 +61,10 @@ const keyOf = (n) => (n.nodeType === 1 ? n.getAttribute('data-key') || (n.id ? '
 function morph(a, b) {
   if (a.nodeType !== 1) { if (a.nodeValue !== b.nodeValue) a.nodeValue = b.nodeValue; return; }
   const kept = KEPT[a.nodeName] || [];
-  for (const at of [...a.attributes]) if (!b.hasAttribute(at.name) && !kept.includes(at.name)) a.removeAttribute(at.name);
-  for (const at of [...b.attributes]) if (!kept.includes(at.name) && a.getAttribute(at.name) !== at.value) a.setAttribute(at.name, at.value);
+  for (const at of [...a.attributes])
+    if (!b.hasAttribute(at.name) && !kept.includes(at.name)) a.removeAttribute(at.name);
+  for (const at of [...b.attributes])
+    if (!kept.includes(at.name) && a.getAttribute(at.name) !== at.value) a.setAttribute(at.name, at.value);
   a.__on = b.__on; a.layout = b.layout;
   // A field's value is the person's: never overwritten by a redraw.
   if (a.nodeName === 'TEXTAREA' || a.nodeName === 'INPUT') return;
@@ -80,7 +95,8 @@ function morphKids(a, b) {
   while (a.childNodes.length > news.length) a.removeChild(a.lastChild);
 }
 
-const GONE = 'This page lost its server: sow ui was stopped or started again with a new address. Run sow ui in the repository and open the address it prints.';
+const GONE = 'This page lost its server: sow ui was stopped or started again with a new address. ' +
+  'Run sow ui in the repository and open the address it prints.';
 
 async function view(params) {
   const q = new URLSearchParams({ token, ...params });
@@ -108,14 +124,18 @@ async function act(key, body, done) {
   render();
   let r;
   try {
-    const res = await fetch('/api/action', { method: 'POST', headers: { 'content-type': 'application/json', 'x-sow-token': token }, body: JSON.stringify(body) });
+    const res = await fetch('/api/action', { method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-sow-token': token }, body: JSON.stringify(body) });
     if (res.status === 403) { S.gone = true; r = { ok: false, error: { code: 'UI_GONE', message: GONE } }; }
     else r = await res.json();
   } catch (err) {
-    r = { ok: false, error: { code: 'UI_UNREACHABLE', message: 'sow ui does not answer (' + err.message + ')', hint: 'is it still running? start it again with sow ui' } };
+    r = { ok: false, error: { code: 'UI_UNREACHABLE', message: 'sow ui does not answer (' + err.message + ')',
+      hint: 'is it still running? start it again with sow ui' } };
   }
   // An action of several commands that failed part way says what was done before.
-  const before = !r.ok && r.steps && r.steps.length ? 'Done: ' + r.steps.map((x) => 'sow ' + x.command).join(', ') + '. Then sow ' + r.failed + ' failed: ' : '';
+  const before = !r.ok && r.steps && r.steps.length
+    ? 'Done: ' + r.steps.map((x) => 'sow ' + x.command).join(', ') + '. Then sow ' + r.failed + ' failed: '
+    : '';
   const text = r.ok ? (done ? done(r) : 'Done.') : before + errorText(r);
   S.btn.set(key, { state: r.ok ? 'ok' : 'failed', message: text });
   S.viewError = r.ok ? '' : text;
@@ -132,8 +152,13 @@ function actionButton(key, label, body, opts) {
   const st = S.btn.get(key);
   const pending = st && st.state === 'pending';
   return el('span', { class: 'act', key: 'act-' + key },
-    el('button', { type: 'button', id: o.id, key, class: o.class, 'aria-busy': pending ? 'true' : null, 'aria-describedby': st && !pending ? 'res-' + key : null,
-      onclick: () => { const b = typeof body === 'function' ? body() : body; if (b) act(key, b, o.done).then((r) => r && o.after && o.after(r)); } }, pending ? (o.pending || label + '\u2026') : label),
+    el('button', { type: 'button', id: o.id, key, class: o.class, 'aria-busy': pending ? 'true' : null,
+      'aria-describedby': st && !pending ? 'res-' + key : null,
+      onclick: () => {
+        const b = typeof body === 'function' ? body() : body;
+        if (b) act(key, b, o.done).then((r) => r && o.after && o.after(r));
+      } },
+      pending ? (o.pending || label + '\u2026') : label),
     st && !pending ? el('span', { id: 'res-' + key, class: 'result ' + st.state }, st.message) : null);
 }
 
@@ -154,6 +179,8 @@ function ago(iso) {
 function usageText(u) {
   if (!u) return '';
   const tokens = (u.input_tokens || 0) + (u.output_tokens || 0);
-  return [tokens ? tokens.toLocaleString('en') + ' tokens' : '', u.cost_usd !== undefined ? '$' + u.cost_usd.toFixed(2) : ''].filter(Boolean).join(', ') || (u.runs ? u.runs + ' run' + (u.runs === 1 ? '' : 's') + ', nothing reported' : '');
+  return [tokens ? tokens.toLocaleString('en') + ' tokens' : '',
+    u.cost_usd !== undefined ? '$' + u.cost_usd.toFixed(2) : ''].filter(Boolean).join(', ') ||
+    (u.runs ? u.runs + ' run' + (u.runs === 1 ? '' : 's') + ', nothing reported' : '');
 }
 `;

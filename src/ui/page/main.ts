@@ -5,7 +5,8 @@
 export const MAIN = String.raw`
 const $view = document.getElementById('view');
 const route = () => {
-  const parts = location.hash.replace(/^#\/?/, '').split('/').map((p) => { try { return decodeURIComponent(p); } catch (err) { return p; } });
+  const parts = location.hash.replace(/^#\/?/, '').split('/')
+    .map((p) => { try { return decodeURIComponent(p); } catch (err) { return p; } });
   if (parts[0] === 'p') return { name: 'project', checkout: parts[1] || '.' };
   if (parts[0] === 't') return { name: 'task', checkout: parts[1] || '.', id: parts[2] || '' };
   return { name: 'projects' };
@@ -25,9 +26,17 @@ async function draw() {
       if (r.id) params.id = r.id;
       const here = location.hash;
       let res;
-      try { res = await view(params); } catch (err) { res = { ok: false, error: { code: 'UI_UNREACHABLE', message: 'sow ui does not answer: what you see may be out of date', hint: 'it reconnects by itself; if it was stopped, start it again with sow ui' } }; }
+      try {
+        res = await view(params);
+      } catch (err) {
+        res = { ok: false, error: { code: 'UI_UNREACHABLE',
+          message: 'sow ui does not answer: what you see may be out of date',
+          hint: 'it reconnects by itself; if it was stopped, start it again with sow ui' } };
+      }
       if (location.hash !== here) { again = true; continue; }
-      if (res.ok) { S.data = res.data; S.stale = ''; } else if (S.drawnAt === here) S.stale = errorText(res); else { S.data = null; S.stale = errorText(res); }
+      if (res.ok) { S.data = res.data; S.stale = ''; }
+      else if (S.drawnAt === here) S.stale = errorText(res);
+      else { S.data = null; S.stale = errorText(res); }
       S.route = r;
       render();
     } while (again);
@@ -42,9 +51,11 @@ function render() {
   const fresh = S.drawnAt !== here;
   if (fresh) { S.btn.clear(); S.viewError = ''; S.notice = ''; S.cardRefusals.clear(); }
   const d = S.data;
-  const kids = !d ? [] : r.name === 'project' ? drawProject(d, r) : r.name === 'task' ? drawTask(d, r) : drawProjects(d);
+  const kids = !d ? [] : r.name === 'project' ? drawProject(d, r)
+    : r.name === 'task' ? drawTask(d, r) : drawProjects(d);
   const next = el('div', {},
-    S.gone ? el('p', { class: 'banner', id: 'gone', role: 'alert' }, GONE) : S.lost ? el('p', { class: 'banner', id: 'lost', role: 'alert' }, LOST) : null,
+    S.gone ? el('p', { class: 'banner', id: 'gone', role: 'alert' }, GONE)
+      : S.lost ? el('p', { class: 'banner', id: 'lost', role: 'alert' }, LOST) : null,
     S.stale ? el('p', { class: 'banner', id: 'stale', role: 'alert' }, S.stale) : null,
     el('p', { id: 'error', class: 'banner', role: 'alert' }, S.viewError),
     el('p', { id: 'notice', class: 'note', role: 'status' }, S.notice),
@@ -54,7 +65,11 @@ function render() {
   if (fresh) $view.replaceChildren(...next.childNodes); else morphKids($view, next);
   const ev = document.getElementById('events');
   if (ev && follow) ev.scrollTop = ev.scrollHeight;
-  if (fresh) { S.drawnAt = here; const h = $view.querySelector('h1'); if (h && document.activeElement === document.body && d) h.focus({ preventScroll: true }); }
+  if (fresh) {
+    S.drawnAt = here;
+    const h = $view.querySelector('h1');
+    if (h && document.activeElement === document.body && d) h.focus({ preventScroll: true });
+  }
   document.title = titleOf(r, d);
   layout();
   document.body.dataset.drawn = String(Number(document.body.dataset.drawn || 0) + 1);
@@ -78,7 +93,8 @@ window.addEventListener('resize', layout);
 window.addEventListener('hashchange', () => { S.data = null; S.docs.clear(); draw(); });
 
 const $live = document.getElementById('live');
-const LOST = 'sow ui does not answer. If it was stopped, start it again in this repository (sow ui): it takes this address again when it is free, and this page carries on; if it prints another address, open that one.';
+const LOST = 'sow ui does not answer. If it was stopped, start it again in this repository (sow ui): ' +
+  'it takes this address again when it is free, and this page carries on; if it prints another address, open that one.';
 const changes = new EventSource('/api/changes?token=' + encodeURIComponent(token));
 let opened = false, failures = 0;
 changes.addEventListener('open', () => {
@@ -90,7 +106,12 @@ changes.addEventListener('open', () => {
 });
 changes.addEventListener('error', () => {
   // Closed for good: the server answered, but not to this page's token.
-  if (changes.readyState === EventSource.CLOSED) { S.gone = true; $live.textContent = 'disconnected'; render(); return; }
+  if (changes.readyState === EventSource.CLOSED) {
+    S.gone = true;
+    $live.textContent = 'disconnected';
+    render();
+    return;
+  }
   $live.textContent = 'reconnecting\u2026';
   if (++failures >= 2 && !S.lost) { S.lost = true; render(); }
 });
@@ -99,5 +120,7 @@ draw();
 `;
 
 /** The page's markup around the view. */
-export const MARKUP = String.raw`<header><strong>sow</strong><nav aria-label="Views"><a href="#/">All projects</a></nav><span id="live" class="muted" role="status">connecting&#x2026;</span></header>
+export const MARKUP =
+  String.raw`<header><strong>sow</strong><nav aria-label="Views"><a href="#/">All projects</a></nav>` +
+  String.raw`<span id="live" class="muted" role="status">connecting&#x2026;</span></header>
 <main><div id="announce" class="sr-only" aria-live="polite"></div><div id="view" tabindex="-1"></div></main>`;

@@ -46,9 +46,14 @@ function mdBlocks(lines) {
       continue;
     }
     if (MD_LIST.test(line)) { i = mdList(lines, i, out); continue; }
-    if (line.includes('|') && i + 1 < lines.length && MD_TABLE_SEP.test(lines[i + 1]) && lines[i + 1].includes('-')) { i = mdTable(lines, i, out); continue; }
+    if (line.includes('|') && i + 1 < lines.length && MD_TABLE_SEP.test(lines[i + 1]) && lines[i + 1].includes('-')) {
+      i = mdTable(lines, i, out);
+      continue;
+    }
     const para = [];
-    while (i < lines.length && !/^\s*$/.test(lines[i]) && !MD_FENCE.test(lines[i]) && !MD_HEADING.test(lines[i]) && !MD_RULE.test(lines[i]) && !/^ {0,3}>/.test(lines[i]) && !(para.length && MD_LIST.test(lines[i]))) para.push(lines[i++].trim());
+    while (i < lines.length && !/^\s*$/.test(lines[i]) && !MD_FENCE.test(lines[i]) && !MD_HEADING.test(lines[i]) &&
+      !MD_RULE.test(lines[i]) && !/^ {0,3}>/.test(lines[i]) && !(para.length && MD_LIST.test(lines[i])))
+      para.push(lines[i++].trim());
     out.push(['p', {}, ...mdInline(para.join('\n'))]);
   }
   return out;
@@ -68,8 +73,17 @@ function mdList(lines, i, out) {
       continue;
     }
     // A line indented under the item, or a blank line followed by one, belongs to it.
-    if (items.length && /^\s*$/.test(lines[i]) && i + 1 < lines.length && /^\s+\S/.test(lines[i + 1]) && lines[i + 1].search(/\S/) > indent) { items[items.length - 1].push(''); i++; continue; }
-    if (items.length && !/^\s*$/.test(lines[i]) && lines[i].search(/\S/) > indent) { items[items.length - 1].push(lines[i].slice(Math.min(lines[i].search(/\S/), indent + 2))); i++; continue; }
+    if (items.length && /^\s*$/.test(lines[i]) && i + 1 < lines.length && /^\s+\S/.test(lines[i + 1]) &&
+      lines[i + 1].search(/\S/) > indent) {
+      items[items.length - 1].push('');
+      i++;
+      continue;
+    }
+    if (items.length && !/^\s*$/.test(lines[i]) && lines[i].search(/\S/) > indent) {
+      items[items.length - 1].push(lines[i].slice(Math.min(lines[i].search(/\S/), indent + 2)));
+      i++;
+      continue;
+    }
     break;
   }
   const start = ordered ? parseInt(first[2], 10) : 1;
@@ -85,7 +99,11 @@ function mdItem(body) {
   const nested = rest.length ? mdBlocks(rest) : [];
   // A tight item: its first line is text, not a paragraph.
   const kids = [...mdInline(head), ...nested];
-  if (box) return ['li', { class: 'task' }, ['span', { role: 'img', 'aria-label': box[1] === ' ' ? 'to do' : 'done' }, box[1] === ' ' ? '\u2610 ' : '\u2611 '], ...kids];
+  if (box)
+    return ['li', { class: 'task' },
+      ['span', { role: 'img', 'aria-label': box[1] === ' ' ? 'to do' : 'done' },
+        box[1] === ' ' ? '\u2610 ' : '\u2611 '],
+      ...kids];
   return ['li', {}, ...kids];
 }
 
@@ -95,18 +113,22 @@ function mdTable(lines, i, out) {
   i += 2;
   const rows = [];
   while (i < lines.length && lines[i].includes('|') && !/^\s*$/.test(lines[i])) rows.push(cells(lines[i++]));
-  out.push(['table', {}, ['tr', {}, ...head.map((c) => ['th', {}, ...mdInline(c)])], ...rows.map((r) => ['tr', {}, ...head.map((_, k) => ['td', {}, ...mdInline(r[k] || '')])])]);
+  out.push(['table', {}, ['tr', {}, ...head.map((c) => ['th', {}, ...mdInline(c)])],
+    ...rows.map((r) => ['tr', {}, ...head.map((_, k) => ['td', {}, ...mdInline(r[k] || '')])])]);
   return i;
 }
 
 /** Only these open: an address on the web, and it is shown where it goes. */
 const mdSafeUrl = (u) => /^https?:\/\/[^\s]+$/i.test(u);
 function mdLink(label, url) {
-  if (!mdSafeUrl(url)) return ['span', { class: 'link-off', title: 'not opened: only http and https addresses are' }, ...label, ' (' + url + ')'];
+  if (!mdSafeUrl(url))
+    return ['span', { class: 'link-off', title: 'not opened: only http and https addresses are' },
+      ...label, ' (' + url + ')'];
   let host = url;
   try { host = new URL(url).host; } catch (err) { /* shown whole */ }
   const plain = label.length === 1 && label[0] === url;
-  return ['a', { href: url, rel: 'noopener noreferrer', target: '_blank', title: url }, ...label, ...(plain ? [] : [['span', { class: 'muted' }, ' (' + host + ')']])];
+  return ['a', { href: url, rel: 'noopener noreferrer', target: '_blank', title: url }, ...label,
+    ...(plain ? [] : [['span', { class: 'muted' }, ' (' + host + ')']])];
 }
 
 /** Inline text: code, links, emphasis, strike-through; anything else is text. */
@@ -124,26 +146,47 @@ function mdInline(s) {
   for (let i = 0; i < s.length; ) {
     const c = s[i];
     let m;
-    if (c === '\\' && i + 1 < s.length && /[\\\x60*_{}\[\]()#+\-.!~|>]/.test(s[i + 1])) { buf += s[i + 1]; i += 2; continue; }
+    if (c === '\\' && i + 1 < s.length && /[\\\x60*_{}\[\]()#+\-.!~|>]/.test(s[i + 1])) {
+      buf += s[i + 1];
+      i += 2;
+      continue;
+    }
     if (c === '\x60') {
       const run = /\x60+/y; run.lastIndex = i;
       const ticks = run.exec(s)[0];
       const end = s.indexOf(ticks, i + ticks.length);
-      if (end > 0) { flush(); out.push(['code', {}, s.slice(i + ticks.length, end).replace(/^ (.*) $/, '$1')]); i = end + ticks.length; continue; }
+      if (end > 0) {
+        flush();
+        out.push(['code', {}, s.slice(i + ticks.length, end).replace(/^ (.*) $/, '$1')]);
+        i = end + ticks.length;
+        continue;
+      }
       buf += ticks; i += ticks.length; continue;
     }
     if ((c === '[' || c === '!') && (m = at(LINK, i))) {
       flush();
       const label = mdInline(m[2]);
-      out.push(m[1] ? (mdSafeUrl(m[3]) ? mdLink(['image: ' + (m[2] || m[3])], m[3]) : ['span', {}, '[image: ' + (m[2] || m[3]) + ']']) : mdLink(label.length ? label : [m[3]], m[3]));
+      out.push(m[1]
+        ? (mdSafeUrl(m[3])
+          ? mdLink(['image: ' + (m[2] || m[3])], m[3])
+          : ['span', {}, '[image: ' + (m[2] || m[3]) + ']'])
+        : mdLink(label.length ? label : [m[3]], m[3]));
       i += m[0].length;
       continue;
     }
     if (c === '<' && (m = at(AUTO, i))) { flush(); out.push(mdLink([m[1]], m[1])); i += m[0].length; continue; }
-    if (c === 'h' && !/\w/.test(s[i - 1] || '') && (m = at(BARE, i))) { flush(); out.push(mdLink([m[0]], m[0])); i += m[0].length; continue; }
-    if ((c === '*' || c === '_') && (m = at(STRONG, i)) && !(c === '_' && /\w/.test(s[i - 1] || ''))) { flush(); out.push(['strong', {}, ...mdInline(m[2])]); i += m[0].length; continue; }
-    if ((c === '*' || c === '_') && (m = at(EM, i)) && !(c === '_' && /\w/.test(s[i - 1] || ''))) { flush(); out.push(['em', {}, ...mdInline(m[2])]); i += m[0].length; continue; }
-    if (c === '~' && (m = at(DEL, i))) { flush(); out.push(['del', {}, ...mdInline(m[1])]); i += m[0].length; continue; }
+    if (c === 'h' && !/\w/.test(s[i - 1] || '') && (m = at(BARE, i))) {
+      flush(); out.push(mdLink([m[0]], m[0])); i += m[0].length; continue;
+    }
+    if ((c === '*' || c === '_') && (m = at(STRONG, i)) && !(c === '_' && /\w/.test(s[i - 1] || ''))) {
+      flush(); out.push(['strong', {}, ...mdInline(m[2])]); i += m[0].length; continue;
+    }
+    if ((c === '*' || c === '_') && (m = at(EM, i)) && !(c === '_' && /\w/.test(s[i - 1] || ''))) {
+      flush(); out.push(['em', {}, ...mdInline(m[2])]); i += m[0].length; continue;
+    }
+    if (c === '~' && (m = at(DEL, i))) {
+      flush(); out.push(['del', {}, ...mdInline(m[1])]); i += m[0].length; continue;
+    }
     if (c === '\n') { flush(); out.push(['br', {}]); i++; continue; }
     buf += c;
     i++;
@@ -153,7 +196,8 @@ function mdInline(s) {
 }
 
 /** The tree made into elements: the tags above only, text as text. */
-const MD_TAGS = new Set(['p', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'pre', 'code', 'blockquote', 'hr', 'br', 'table', 'tr', 'th', 'td', 'a', 'strong', 'em', 'del', 'span']);
+const MD_TAGS = new Set(['p', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'pre', 'code', 'blockquote', 'hr', 'br',
+  'table', 'tr', 'th', 'td', 'a', 'strong', 'em', 'del', 'span']);
 const MD_ATTRS = new Set(['href', 'rel', 'target', 'title', 'class', 'role', 'aria-label', 'start', 'data-lang']);
 function mdNodes(tree) {
   return tree.map((n) => {

@@ -21,39 +21,50 @@ export const STYLE = String.raw`
 html, body { margin: 0; background: var(--bg); color: var(--fg); }
 body { overflow-wrap: anywhere; }
 a { color: var(--accent); }
-header { background: var(--head); color: var(--head-fg); padding: .5rem 1rem; display: flex; flex-wrap: wrap; gap: .4rem 1rem; align-items: baseline; }
+header { background: var(--head); color: var(--head-fg); padding: .5rem 1rem; display: flex; flex-wrap: wrap;
+  gap: .4rem 1rem; align-items: baseline; }
 header a { color: var(--head-link); }
 header .muted { color: var(--head-fg); opacity: .85; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 main { padding: .8rem 1rem 3rem; max-width: 1240px; }
-h1 { font-size: 1.3rem; margin: .2rem 0 .6rem; } h2 { font-size: 1.08rem; margin: 1.4rem 0 .5rem; } h3 { font-size: 1rem; margin: .8rem 0 .3rem; }
+h1 { font-size: 1.3rem; margin: .2rem 0 .6rem; } h2 { font-size: 1.08rem; margin: 1.4rem 0 .5rem; }
+h3 { font-size: 1rem; margin: .8rem 0 .3rem; }
 h1:focus { outline: none; }
 .muted { color: var(--muted); }
-.banner { border: 1px solid var(--bad); color: var(--bad); background: var(--panel); padding: .5rem .7rem; border-radius: 6px; margin: .4rem 0; white-space: pre-wrap; }
+.banner { border: 1px solid var(--bad); color: var(--bad); background: var(--panel); padding: .5rem .7rem;
+  border-radius: 6px; margin: .4rem 0; white-space: pre-wrap; }
 #error:empty, .banner:empty, .note:empty { display: none; }
 #notice { border-left-color: var(--ok); }
 .note { border-left: 3px solid var(--line); padding: .1rem .6rem; margin: .4rem 0; }
 table { border-collapse: collapse; background: var(--panel); width: 100%; }
 th, td { text-align: left; padding: .3rem .5rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 pre, code, .mono { font-family: ui-monospace, "SFMono-Regular", Menlo, Consolas, monospace; font-size: .86rem; }
-pre { background: var(--panel); padding: .5rem; border: 1px solid var(--line); border-radius: 4px; white-space: pre-wrap; overflow-wrap: anywhere; max-height: 28rem; overflow-y: auto; margin: .3rem 0; }
+pre { background: var(--panel); padding: .5rem; border: 1px solid var(--line); border-radius: 4px;
+  white-space: pre-wrap; overflow-wrap: anywhere; max-height: 28rem; overflow-y: auto; margin: .3rem 0; }
 :not(pre) > code { background: var(--code); padding: 0 .25rem; border-radius: 3px; }
 button, input, textarea, select { font: inherit; color: inherit; }
-button { padding: .3rem .75rem; margin: .15rem .3rem .15rem 0; cursor: pointer; border: 1px solid var(--line); border-radius: 5px; background: var(--panel); min-height: 2.1rem; }
+button { padding: .3rem .75rem; margin: .15rem .3rem .15rem 0; cursor: pointer; border: 1px solid var(--line);
+  border-radius: 5px; background: var(--panel); min-height: 2.1rem; }
 button.primary { background: var(--accent); color: var(--accent-fg); border-color: var(--accent); }
 button.danger { color: var(--bad); border-color: var(--bad); }
 button[aria-busy="true"] { opacity: .7; cursor: progress; }
-input[type="search"], input[type="text"], textarea, select { background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: .3rem .45rem; max-width: 100%; }
+input[type="search"], input[type="text"], textarea, select {
+  background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: .3rem .45rem; max-width: 100%; }
 textarea { width: 100%; min-height: 4.5rem; }
 .panel label, .comment label { display: block; margin: .5rem 0 .2rem; }
 :focus-visible { outline: 2px solid var(--focus); outline-offset: 2px; }
 .act { display: inline-flex; flex-wrap: wrap; align-items: center; gap: .2rem .5rem; }
-.result { font-size: .9rem; white-space: pre-wrap; } .result.ok { color: var(--ok); } .result.failed { color: var(--bad); }
+.result { font-size: .9rem; white-space: pre-wrap; } .result.ok { color: var(--ok); }
+.result.failed { color: var(--bad); }
 .fresh, .met, .pass { color: var(--ok); } .stale { color: var(--warn); } .blocked, .fail { color: var(--bad); }
-.badge { display: inline-block; border: 1px solid var(--line); border-radius: 999px; padding: 0 .45rem; font-size: .8rem; margin: .1rem .2rem .1rem 0; background: var(--panel); color: var(--fg); }
-.badge.ok { border-color: var(--ok); color: var(--ok); } .badge.bad { border-color: var(--bad); color: var(--bad); } .badge.warn { border-color: var(--warn); color: var(--warn); }
-.panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .6rem .8rem; margin: .5rem 0; }
-.doc { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .2rem .9rem; margin: .4rem 0; max-height: 36rem; overflow-y: auto; }
+.badge { display: inline-block; border: 1px solid var(--line); border-radius: 999px; padding: 0 .45rem;
+  font-size: .8rem; margin: .1rem .2rem .1rem 0; background: var(--panel); color: var(--fg); }
+.badge.ok { border-color: var(--ok); color: var(--ok); } .badge.bad { border-color: var(--bad); color: var(--bad); }
+.badge.warn { border-color: var(--warn); color: var(--warn); }
+.panel { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .6rem .8rem;
+  margin: .5rem 0; }
+.doc { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: .2rem .9rem;
+  margin: .4rem 0; max-height: 36rem; overflow-y: auto; }
 .doc table { width: auto; max-width: 100%; display: block; overflow-x: auto; }
 .doc blockquote { border-left: 3px solid var(--line); margin: .4rem 0; padding: 0 .7rem; color: var(--muted); }
 .doc img { display: none; }
@@ -69,8 +80,10 @@ details > summary { cursor: pointer; padding: .15rem 0; }
 .col { background: var(--col); border-radius: 6px; padding: .4rem; min-height: 3rem; }
 .folded-cols .col.folded { display: inline-block; min-height: 0; padding: .05rem .5rem; margin: .1rem .2rem; }
 .col.drop { outline: 2px dashed var(--accent); }
-.col h3 { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted); margin: .1rem .2rem .4rem; }
-.card { background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: .35rem .5rem; margin-bottom: .35rem; }
+.col h3 { font-size: .8rem; text-transform: uppercase; letter-spacing: .03em; color: var(--muted);
+  margin: .1rem .2rem .4rem; }
+.card { background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: .35rem .5rem;
+  margin-bottom: .35rem; }
 .card[draggable="true"] { cursor: grab; }
 .card .title { color: inherit; text-decoration: none; font-weight: 600; }
 .card .line { font-size: .85rem; }
@@ -78,9 +91,11 @@ details > summary { cursor: pointer; padding: .15rem 0; }
 .graph { position: relative; margin: .4rem 0 1rem; }
 .graph svg { position: absolute; left: 0; top: 0; overflow: visible; pointer-events: none; }
 .graph path { fill: none; stroke: var(--muted); stroke-width: 1.5; }
-.graph path.met { stroke: var(--ok); stroke-width: 2; } .graph path.blocked { stroke: var(--bad); stroke-width: 2; stroke-dasharray: 5 3; }
+.graph path.met { stroke: var(--ok); stroke-width: 2; }
+.graph path.blocked { stroke: var(--bad); stroke-width: 2; stroke-dasharray: 5 3; }
 .node { margin-bottom: .7rem; }
-.node .name { display: inline-block; background: var(--panel); border: 1px solid var(--line); border-radius: 5px; padding: .15rem .6rem; font-weight: 600; }
+.node .name { display: inline-block; background: var(--panel); border: 1px solid var(--line); border-radius: 5px;
+  padding: .15rem .6rem; font-weight: 600; }
 .node.visited .name { background: var(--col); }
 .node.current .name { background: var(--accent); border-color: var(--accent); color: var(--accent-fg); }
 .node.current .name .muted { color: var(--accent-fg); }
@@ -93,13 +108,19 @@ details > summary { cursor: pointer; padding: .15rem 0; }
 table.diff { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .82rem; table-layout: fixed; }
 table.diff td { border: 0; padding: 0 .4rem; white-space: pre-wrap; word-break: break-all; }
 table.diff td.n { width: 3.4rem; text-align: right; color: var(--muted); padding: 0; }
-table.diff td.n button { border: 0; background: none; margin: 0; padding: 0 .3rem; min-height: 0; width: 100%; text-align: right; color: inherit; font: inherit; }
+table.diff td.n button { border: 0; background: none; margin: 0; padding: 0 .3rem; min-height: 0; width: 100%;
+  text-align: right; color: inherit; font: inherit; }
 table.diff tr.add td.t { background: var(--add); } table.diff tr.del td.t { background: var(--del); }
-table.diff tr.add td.t::before { content: "+"; color: var(--add-mark); } table.diff tr.del td.t::before { content: "-"; color: var(--del-mark); } table.diff tr.ctx td.t::before { content: " "; }
+table.diff tr.add td.t::before { content: "+"; color: var(--add-mark); }
+table.diff tr.del td.t::before { content: "-"; color: var(--del-mark); }
+table.diff tr.ctx td.t::before { content: " "; }
 table.diff tr.hunk td { background: var(--hunk); color: var(--muted); }
-table.diff tr.comment td { background: var(--bg); font-family: system-ui, sans-serif; white-space: normal; padding: .3rem .5rem; }
-.tk-k { color: var(--k); } .tk-s { color: var(--s); } .tk-c { color: var(--c); font-style: italic; } .tk-n { color: var(--n); }
-.events { max-height: 22rem; overflow-y: auto; background: var(--panel); border: 1px solid var(--line); border-radius: 4px; margin: .3rem 0; padding: .2rem .5rem; list-style: none; }
+table.diff tr.comment td { background: var(--bg); font-family: system-ui, sans-serif; white-space: normal;
+  padding: .3rem .5rem; }
+.tk-k { color: var(--k); } .tk-s { color: var(--s); } .tk-c { color: var(--c); font-style: italic; }
+.tk-n { color: var(--n); }
+.events { max-height: 22rem; overflow-y: auto; background: var(--panel); border: 1px solid var(--line);
+  border-radius: 4px; margin: .3rem 0; padding: .2rem .5rem; list-style: none; }
 .events .event { font-family: ui-monospace, Menlo, Consolas, monospace; font-size: .84rem; white-space: pre-wrap; }
 @media (max-width: 640px) {
   main { padding: .6rem .6rem 3rem; }
