@@ -23,7 +23,7 @@ export function registerComplete(program: Command, registry: Registry): void {
       } catch {
         lines = [];
       }
-      // Written here, not through respond(): a `--json` among the words must not wrap the list.
+      // Written here, not as a result: a `--json` among the words must not wrap the list.
       if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
     });
 }

@@ -2,30 +2,6 @@ import { UsageError } from '../domain/errors.js';
 import { forTerminal, quoted } from '../domain/display.js';
 import { colourEnabled, OWN_SEQUENCES } from './colour.js';
 
-/**
- * What a command hands back to main: data (the `--json` payload), text for stdout and an
- * optional message for stderr. Commands never print; main renders in one place.
- */
-export interface CommandResult {
-  data: unknown;
-  /** Human output on stdout (omitted with --json). */
-  text?: string;
-  /** Human message on stderr (omitted with --json). */
-  message?: string;
-}
-
-let current: CommandResult | undefined;
-
-export function respond(result: CommandResult): void {
-  current = result;
-}
-
-export function takeResult(): CommandResult | undefined {
-  const result = current;
-  current = undefined;
-  return result;
-}
-
 export const cwd = (): string => process.cwd();
 
 /**
