@@ -57,7 +57,4 @@ export function taskIdOf(opts: { id?: string }): string {
   return id;
 }
 
-export const TASK_ID_OPTION = [
-  '--id <id>',
-  "task id ('sow task list' shows them; default: $SOW_TASK_ID, set for spawned workers)",
-] as const;
+export const TASK_ID_OPTION = ['--id <id>', 'task id (default: $SOW_TASK_ID)'] as const;
