@@ -13,7 +13,7 @@ import { allCommands, GROUPS, TOPICS } from './commands/index.js';
 import { registerComplete } from './cli/completion.js';
 import { addGroup } from './cli/build.js';
 import { versionOnly } from './cli/version-only.js';
-import type { CommandResult, Registry } from './cli/def.js';
+import type { CommandResult, Registry } from './model/def.js';
 
 declare const SOW_VERSION: string;
 

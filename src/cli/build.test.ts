@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { CommandDef, CommandInput, GroupDef } from './def.js';
+import type { CommandDef, CommandInput, GroupDef } from '../model/def.js';
 import { GROUPS, allCommands } from '../commands/index.js';
 import { addGroup, definitionOf } from './build.js';
 

@@ -1,10 +1,10 @@
 /**
- * The commander tree, built from command definitions (cli/def.ts): arguments, options and
+ * The commander tree, built from command definitions (model/def.ts): arguments, options and
  * help as the definition gives them; the action runs the definition in this process's context
  * and hands its result to main, which renders it.
  */
 import { Argument, Option, type Command } from 'commander';
-import type { ArgDef, CommandDef, CommandResult, GroupDef, OptionDef } from './def.js';
+import type { ArgDef, CommandDef, CommandResult, GroupDef, OptionDef } from '../model/def.js';
 import { cwd } from './output.js';
 import type { AppContext } from '../app/context.js';
 import { SowError } from '../domain/errors.js';

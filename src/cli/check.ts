@@ -1,5 +1,5 @@
 /** The lines `sow check run` and a checked completion print while checks run. */
-import type { CommandContext } from './def.js';
+import type { CommandContext } from '../model/def.js';
 
 type Run = import('../app/checks.js').CheckRun;
 type Progress = (event: import('../app/checks.js').CheckProgress) => void;

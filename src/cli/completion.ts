@@ -1,6 +1,6 @@
 /** The hidden `sow __complete`, which the scripts `sow completion <shell>` prints call. */
 import type { Command } from 'commander';
-import type { Registry } from './def.js';
+import type { Registry } from '../model/def.js';
 import { cwd } from './output.js';
 
 /** Not a command of the registry: it reads the words of any command line, and answers in the shell's own form. */

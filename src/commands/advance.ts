@@ -1,5 +1,5 @@
 /** `sow advance`: the one command that moves the state machine. */
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const advance: CommandDef = {
   name: 'advance',

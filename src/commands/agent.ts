@@ -1,10 +1,10 @@
 /** `sow agent …`: spawn and resume agent workers, and what workers tell sow. */
-import { agentArg, durationArg, taskIdArg } from '../cli/args.js';
+import { agentArg, durationArg, taskIdArg } from '../model/args.js';
 import { writeText } from '../cli/output.js';
 import { UsageError } from '../domain/errors.js';
 // Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
 import { userConfigExists, userConfigPath } from '../adapters/user-config.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 /** Computed when the help is shown: the path in use (the file is never read for --help). */
 const configHelp = (): string => {

@@ -4,9 +4,8 @@
  * `sow mcp` (its `action`: `input add`, …; `id` names a task, else it is a phase's).
  */
 import type { ArtifactHolder, Direction } from '../app/artifacts.js';
-import { booleanArg, textArg } from '../cli/args.js';
-import { extraFlags, taskIdOf, TASK_ID_OPTION } from '../cli/output.js';
-import type { CommandContext, CommandDef, McpExposure, OptionDef } from '../cli/def.js';
+import { booleanArg, extraFlags, taskIdOf, textArg, TASK_ID_OPTION } from '../model/args.js';
+import type { CommandContext, CommandDef, McpExposure, OptionDef } from '../model/def.js';
 
 type OwnerKind = 'phase' | 'task';
 interface OwnerOpts {

@@ -1,6 +1,6 @@
 /** `sow check …`: the repository's declared checks, allowed per machine, run and recorded as evidence. */
-import { durationArg } from '../cli/args.js';
-import type { CommandDef } from '../cli/def.js';
+import { durationArg } from '../model/args.js';
+import type { CommandDef } from '../model/def.js';
 
 export const commands: readonly CommandDef[] = [
   {

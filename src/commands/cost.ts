@@ -1,6 +1,6 @@
 /** `sow cost`: tokens and cost of the project's workers. */
-import { choiceOf } from '../cli/args.js';
-import type { CommandDef } from '../cli/def.js';
+import { choiceOf } from '../model/args.js';
+import type { CommandDef } from '../model/def.js';
 import { COST_GROUPS as GROUPS, type CostGroup } from '../domain/usage.js';
 
 export const cost: CommandDef = {

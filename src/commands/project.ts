@@ -1,7 +1,7 @@
 /** `sow project …` and `sow status`: create, inspect and remove the project on this branch. */
 import { shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
-import type { CommandContext, CommandDef, CommandResult } from '../cli/def.js';
+import type { CommandContext, CommandDef, CommandResult } from '../model/def.js';
 
 async function showStatus(
   ctx: CommandContext,

@@ -1,6 +1,5 @@
 /** `sow task …`: add, change and inspect the project's tasks, and their inputs and outputs. */
-import { agentArg, oneOf, taskIdArg, taskIdsArg, textArg } from '../cli/args.js';
-import { taskIdOf, TASK_ID_OPTION } from '../cli/output.js';
+import { agentArg, oneOf, taskIdArg, taskIdOf, taskIdsArg, textArg, TASK_ID_OPTION } from '../model/args.js';
 import { shown } from '../domain/display.js';
 import { UsageError } from '../domain/errors.js';
 import { nearMiss } from '../domain/suggest.js';
@@ -8,7 +7,7 @@ import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
-import type { CommandContext, CommandDef, OptionDef } from '../cli/def.js';
+import type { CommandContext, CommandDef, OptionDef } from '../model/def.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {

@@ -36,7 +36,7 @@ import { keepTaskIndex } from '../adapters/task-index.js';
 import { findKey, isObject } from './json.js';
 import { LineTransport, type MessageCheck } from './transport.js';
 import { loadTools, type Tool, type ToolContext } from './tools.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 import { toJson } from '../domain/json.js';
 
 const INSTRUCTIONS =

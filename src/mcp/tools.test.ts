@@ -10,8 +10,8 @@ import { UsageError } from '../domain/errors.js';
 import { callTool } from './server.js';
 import { loadTools, paramsOf, type Tool } from './tools.js';
 import { allCommands } from '../commands/index.js';
-import { choiceOf } from '../cli/args.js';
-import type { CommandDef } from '../cli/def.js';
+import { choiceOf } from '../model/args.js';
+import type { CommandDef } from '../model/def.js';
 
 const fixed = (name: string, data: unknown, listKey?: string): Tool => ({
   name,

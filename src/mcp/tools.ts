@@ -6,7 +6,7 @@
  * --json. A tool may front several commands (`task`: list, get, add): its `action` names the one.
  */
 import { processContext } from '../app/context.js';
-import type { CommandContext, CommandDef, CommandInput } from '../cli/def.js';
+import type { CommandContext, CommandDef, CommandInput } from '../model/def.js';
 import { UsageError } from '../domain/errors.js';
 import { nearMiss } from '../domain/suggest.js';
 
