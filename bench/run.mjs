@@ -490,7 +490,7 @@ const MCP_CALLS = [
   { tool: 'task_next', args: {} },
   { tool: 'continue', args: {} },
   { tool: 'advance', args: { dry_run: true } },
-  { tool: 'artifact', args: { action: 'list', direction: 'output' } },
+  { tool: 'artifact', args: { action: 'output list' } },
 ];
 
 async function measureMcp(repo, size, runs, mix = 'mixed statuses') {

@@ -1,7 +1,7 @@
 /**
  * The house's rules, read from the imports: domain/ is pure (no disk, no processes, nothing of
  * the layers above it); app/ touches disk and processes only through adapters/ and its workspace;
- * adapters/ never reach up into app/ or cli/; nothing reaches into cli/ but main. And what was
+ * adapters/ never reach up into app/ or cli/; model/ (the command model) reaches no front end. And what was
  * taken out stays out: no XState, no parse cache.
  */
 import { readdirSync, readFileSync } from 'node:fs';
@@ -75,6 +75,17 @@ describe('the layers', () => {
       .flatMap((s) =>
         s.imports.filter((i) => ['app', 'cli'].includes(layerOf(s.file, i) ?? '')).map((i) => `${s.file} → ${i}`),
       );
+    expect(bad).toEqual([]);
+  });
+
+  it('model/ (what a command is) reaches nothing of the front ends: cli/, commands/, mcp/, ui/', () => {
+    const fronts = ['cli', 'commands', 'mcp', 'ui'];
+    const bad = all
+      .filter((s) => s.file.startsWith('model/'))
+      .flatMap((s) =>
+        s.imports.filter((i) => fronts.includes(layerOf(s.file, i) ?? '')).map((i) => `${s.file} → ${i}`),
+      );
+    expect(all.some((s) => s.file === 'model/def.ts')).toBe(true);
     expect(bad).toEqual([]);
   });
 

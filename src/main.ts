@@ -5,7 +5,7 @@
 import { Command, CommanderError, type Option } from 'commander';
 import { didYouMean, errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { quoted } from './domain/display.js';
-import { takeResult, writeText, type CommandResult } from './cli/output.js';
+import { writeText } from './cli/output.js';
 import { stderr, stdout, watchStream } from './cli/stdio.js';
 import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
@@ -13,7 +13,7 @@ import { allCommands, GROUPS, TOPICS } from './commands/index.js';
 import { registerComplete } from './cli/completion.js';
 import { addGroup } from './cli/build.js';
 import { versionOnly } from './cli/version-only.js';
-import type { Registry } from './cli/def.js';
+import type { CommandResult, Registry } from './model/def.js';
 
 declare const SOW_VERSION: string;
 
@@ -54,7 +54,8 @@ const registry: Registry = {
   typeGroups: async (name) => (await import('./commands/types.js')).typeGroups(name),
 };
 
-async function build(): Promise<Command> {
+async function build(done: (result: CommandResult) => void): Promise<Command> {
+  const front = { commands: allCommands, done };
   const program = new Command('sow')
     .description(
       'System of work: steer AI coding agents through plan → implement → review → finalize, with all state in .sow/',
@@ -82,18 +83,18 @@ async function build(): Promise<Command> {
   // help: `sow task --help get` shows the group's help, which lists every command.
   const next = wantsHelp ? undefined : words[1];
   const named = GROUPS.find((g) => g.name === first);
-  if (named) await addGroup(program, named, allCommands, next);
+  if (named) await addGroup(program, named, front, next);
   else if (versionOnly(process.argv.slice(2))) return program;
   else if (first === '__complete') registerComplete(program, registry);
   else {
     // A word sow does not know may be the command group of a project type (`sow iter …`); help,
     // no word and a mistake get every group, sow's and the types'.
     const typed = first === undefined ? [] : await registry.typeGroups(first);
-    for (const group of typed) await addGroup(program, group, allCommands, next);
+    for (const group of typed) await addGroup(program, group, front, next);
     if (typed.length === 0) {
-      for (const group of GROUPS) await addGroup(program, group, allCommands);
+      for (const group of GROUPS) await addGroup(program, group, front);
       registerComplete(program, registry);
-      for (const group of await registry.typeGroups()) await addGroup(program, group, allCommands);
+      for (const group of await registry.typeGroups()) await addGroup(program, group, front);
       const { columns } = await import('./cli/render.js');
       program.addHelpText(
         'after',
@@ -233,7 +234,8 @@ async function main(): Promise<number> {
   wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
   const topicName = process.argv[2] === 'help' ? process.argv[3] : undefined;
   if (topicName !== undefined && TOPICS.some((t) => t.name === topicName)) return helpTopic(topicName);
-  const program = await build();
+  let result: CommandResult | undefined;
+  const program = await build((r) => (result = r));
   if (process.argv.length <= 2) {
     write(stdout, program.helpInformation());
     return 0;
@@ -275,7 +277,6 @@ async function main(): Promise<number> {
     if (process.env['SOW_DEBUG']) write(stderr, String(err instanceof Error ? err.stack : err));
     return renderError(internal);
   }
-  const result = takeResult();
   if (result) render(result);
   return 0;
 }

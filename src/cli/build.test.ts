@@ -1,9 +1,8 @@
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import type { CommandDef, CommandInput, GroupDef } from './def.js';
+import type { CommandDef, CommandInput, GroupDef } from '../model/def.js';
 import { GROUPS, allCommands } from '../commands/index.js';
 import { addGroup, definitionOf } from './build.js';
-import { takeResult } from './output.js';
 
 function program(): Command {
   return new Command('sow').exitOverride().configureOutput({ writeOut: () => undefined, writeErr: () => undefined });
@@ -44,10 +43,11 @@ describe('the commander tree from command definitions', () => {
 
   it('passes arguments (parsed) and options (defaults included) to run, and hands the result to main', async () => {
     const p = program();
-    await addGroup(p, group);
+    const results: unknown[] = [];
+    await addGroup(p, group, { done: (r) => results.push(r) });
     await p.parseAsync(['node', 'sow', 'grp', 'go', 'a', '--must', '1']);
     expect(seen.at(-1)).toEqual({ args: ['A', undefined], opts: { lease: '30m', must: '1' } });
-    expect(takeResult()).toEqual({ data: { ran: 'grp go' }, text: 'out', message: 'said' });
+    expect(results).toEqual([{ data: { ran: 'grp go' }, text: 'out', message: 'said' }]);
   });
 
   it('builds the words between group and command, with their descriptions, and help with notes and examples', async () => {

@@ -1,11 +1,11 @@
 /**
- * The commander tree, built from command definitions (cli/def.ts): arguments, options and
+ * The commander tree, built from command definitions (model/def.ts): arguments, options and
  * help as the definition gives them; the action runs the definition in this process's context
  * and hands its result to main, which renders it.
  */
 import { Argument, Option, type Command } from 'commander';
-import type { ArgDef, CommandDef, GroupDef, OptionDef } from './def.js';
-import { cwd, respond } from './output.js';
+import type { ArgDef, CommandDef, CommandResult, GroupDef, OptionDef } from '../model/def.js';
+import { cwd } from './output.js';
 import type { AppContext } from '../app/context.js';
 import { SowError } from '../domain/errors.js';
 
@@ -55,13 +55,18 @@ async function warnOfConfig(def: CommandDef, app: AppContext, err?: unknown): Pr
   for (const p of problems) if (p.file !== told) warn(p.warning);
 }
 
+/**
+ * What the tree's actions hand on: every command (for `sow mcp`), and where a result goes (main
+ * renders it once commander is done; no result is kept in a module).
+ */
+export interface Front {
+  readonly commands?: () => Promise<readonly CommandDef[]>;
+  readonly done?: (result: CommandResult) => void;
+}
+
 /** Adds `def` under `parent`, as the last of its words. */
-export function addCommand(
-  parent: Command,
-  def: CommandDef,
-  word: string,
-  commands?: () => Promise<readonly CommandDef[]>,
-): Command {
+export function addCommand(parent: Command, def: CommandDef, word: string, front: Front = {}): Command {
+  const { commands } = front;
   const cmd = parent.command(word, def.hidden ? { hidden: true } : {}).description(def.description);
   DEFINITIONS.set(cmd, def);
   for (const a of def.args ?? []) cmd.addArgument(argumentOf(a));
@@ -100,11 +105,7 @@ export function addCommand(
       const { warn } = await import('../adapters/notices.js');
       for (const w of r.warnings) warn(w);
     }
-    respond({
-      data: r.data,
-      ...(r.text !== undefined ? { text: r.text } : {}),
-      ...(r.message !== undefined ? { message: r.message } : {}),
-    });
+    front.done?.(r);
   });
   return cmd;
 }
@@ -117,15 +118,10 @@ export function addCommand(
  * large group (`task` has over a dozen) cost a read about 4 M instructions. A word no command
  * begins with, or none, adds them all, for "did you mean"; main passes none when help is asked.
  */
-export async function addGroup(
-  program: Command,
-  group: GroupDef,
-  commands?: () => Promise<readonly CommandDef[]>,
-  only?: string,
-): Promise<void> {
+export async function addGroup(program: Command, group: GroupDef, front: Front = {}, only?: string): Promise<void> {
   const defs = await group.load();
   if (defs.length === 1 && defs[0]!.name === group.name) {
-    addCommand(program, defs[0]!, group.name, commands);
+    addCommand(program, defs[0]!, group.name, front);
     return;
   }
   const top = program.command(group.name).description(group.description);
@@ -142,6 +138,6 @@ export async function addGroup(
       }
       parent = sub;
     }
-    addCommand(parent, def, words.at(-1)!, commands);
+    addCommand(parent, def, words.at(-1)!, front);
   }
 }

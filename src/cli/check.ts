@@ -1,4 +1,6 @@
 /** The lines `sow check run` and a checked completion print while checks run. */
+import type { CommandContext } from '../model/def.js';
+
 type Run = import('../app/checks.js').CheckRun;
 type Progress = (event: import('../app/checks.js').CheckProgress) => void;
 
@@ -51,4 +53,26 @@ export function abortOnSignal(): { signal: AbortSignal; release(): void } {
       process.off('SIGTERM', abort);
     },
   };
+}
+
+/**
+ * How a run of checks reports and is stopped: to an MCP client that called (its progress, "2 of 3:
+ * unit passed", and its cancel), else on the terminal (lines on `lines`, Ctrl-C).
+ */
+export async function checkWatch(
+  ctx: CommandContext,
+  lines: NodeJS.WritableStream | null,
+): Promise<{ onProgress: Progress; signal: AbortSignal; release(): void }> {
+  const { progress, signal } = ctx;
+  if (progress && signal)
+    return {
+      onProgress: (event) => {
+        if (event.kind === 'end')
+          progress(event.index + 1, event.all.length, `${event.run.name} ${event.run.passed ? 'passed' : 'failed'}`);
+      },
+      signal,
+      release: () => undefined,
+    };
+  const interrupt = abortOnSignal();
+  return { onProgress: await checkProgress(lines, interrupt.signal), ...interrupt };
 }

@@ -8,7 +8,7 @@
 import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
 import { shown } from '../domain/display.js';
-import type { CandidateSource, Registry } from './def.js';
+import type { CandidateSource, Registry } from '../model/def.js';
 import { definitionOf } from './build.js';
 
 /**

@@ -1,6 +1,6 @@
 /** The hidden `sow __complete`, which the scripts `sow completion <shell>` prints call. */
 import type { Command } from 'commander';
-import type { Registry } from './def.js';
+import type { Registry } from '../model/def.js';
 import { cwd } from './output.js';
 
 /** Not a command of the registry: it reads the words of any command line, and answers in the shell's own form. */
@@ -23,7 +23,7 @@ export function registerComplete(program: Command, registry: Registry): void {
       } catch {
         lines = [];
       }
-      // Written here, not through respond(): a `--json` among the words must not wrap the list.
+      // Written here, not as a result: a `--json` among the words must not wrap the list.
       if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
     });
 }

@@ -7,7 +7,7 @@
  */
 import { errorEnvelope, SowError } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
-import type { CommandContext, CommandResult } from './def.js';
+import type { CommandContext, CommandResult } from '../model/def.js';
 import { writeText } from './output.js';
 import { stdout } from './stdio.js';
 

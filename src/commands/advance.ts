@@ -1,5 +1,5 @@
 /** `sow advance`: the one command that moves the state machine. */
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const advance: CommandDef = {
   name: 'advance',
@@ -11,32 +11,20 @@ export const advance: CommandDef = {
   args: [
     {
       name: 'event',
-      description: 'fire this event instead of the automatic one (see --list)',
+      description: 'fire this event instead of the automatic one',
       optional: true,
       complete: 'event',
     },
   ],
   options: [
-    { flags: '-l, --list', description: 'list every transition out of the current state, with its guard' },
-    { flags: '-n, --dry-run', description: 'check the guard and show the transition without writing' },
+    { flags: '-l, --list', description: 'list the transitions out of this state, with their guards' },
+    { flags: '-n, --dry-run', description: 'check the guard, write nothing' },
   ],
   writes: true,
   mcp: {
     tool: 'advance',
     description: "Move to the next state if its guard holds; a refusal's hint says what is missing.",
-    input: (z) =>
-      z.strictObject({
-        event: z.string().optional().describe('instead of the automatic one, e.g. review_fail'),
-        dry_run: z.boolean().optional().describe('check only, write nothing'),
-      }),
-    output: (z) =>
-      z.looseObject({
-        from: z.string().describe('the state before'),
-        to: z.string().describe('the state after (or that it would be, with dry_run)'),
-        event: z.string().describe('the event fired'),
-        dryRun: z.boolean().describe('nothing was written'),
-      }),
-    toInput: (args) => ({ args: [args['event']], opts: { dryRun: args['dry_run'] } }),
+    omit: ['list'],
   },
   async run(ctx, { args, opts }) {
     const event = args[0] as string | undefined;

@@ -1,10 +1,10 @@
 /** `sow agent …`: spawn and resume agent workers, and what workers tell sow. */
-import { agentArg, durationArg, taskIdArg } from '../cli/args.js';
+import { agentArg, durationArg, taskIdArg } from '../model/args.js';
 import { writeText } from '../cli/output.js';
 import { UsageError } from '../domain/errors.js';
 // Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
 import { userConfigExists, userConfigPath } from '../adapters/user-config.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 /** Computed when the help is shown: the path in use (the file is never read for --help). */
 const configHelp = (): string => {
@@ -241,10 +241,10 @@ export const commands: readonly CommandDef[] = [
       },
     ],
     options: [
-      { flags: '--any', description: 'return as soon as one of them has stopped' },
+      { flags: '--any', description: 'return when one of them stops' },
       {
         flags: '--timeout <duration>',
-        description: 'give up after this long (90s, 5m, 1h; a bare number is seconds): exit 124, saying who still runs',
+        description: 'give up after this long (90s, 5m): exit 124',
         parse: (raw) => durationArg(raw, '--timeout'),
       },
     ],
@@ -252,45 +252,18 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     mcp: {
       tool: 'agent_wait',
-      description:
-        "Wait for workers to stop; gives each task's status, or after timeout_seconds who still runs (call again).",
-      input: (z) =>
-        z.strictObject({
-          tasks: z.array(z.string()).optional().describe("default: detached workers' tasks not yet reported"),
-          any: z.boolean().optional().describe('return when one stops'),
-          timeout_seconds: z.number().min(1).max(600).optional().describe('default 30'),
-        }),
-      output: (z) =>
-        z.looseObject({
-          stopped: z
-            .array(z.looseObject({ task: z.string(), status: z.string(), unreported: z.boolean() }))
-            .describe(
-              'the tasks whose workers stopped, with their status; unreported: the worker exited without saying',
-            ),
-          running: z
-            .array(z.looseObject({ task: z.string(), by: z.string() }))
-            .describe('the tasks whose workers still run'),
-          timedOut: z.boolean().describe('the time ran out before they stopped: call again to wait more'),
-        }),
-      async call(ctx, args) {
-        const ids = ((args['tasks'] as string[] | undefined) ?? []).map((id) => taskIdArg(id, 'task id'));
-        const { waitForWorkers } = await import('../app/detach.js');
-        const seconds = (args['timeout_seconds'] as number | undefined) ?? 30;
-        // A tool call answers: the time running out is an answer (timedOut), not an error; the client's cancel ends the wait.
-        return waitForWorkers(ctx.app, ids, {
-          any: args['any'] === true,
-          timeoutMs: seconds * 1000,
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        });
-      },
+      description: "Wait for workers to stop: each task's status, or on timeout who still runs.",
+      defaults: { timeout: '30s' },
     },
     async run(ctx, { args, opts }) {
       const ids = ((args[0] as string[] | undefined) ?? []).map((id) => taskIdArg(id, 'task id'));
       const { waitForWorkers } = await import('../app/detach.js');
       const timeout = opts['timeout'] as number | undefined;
+      // An MCP client's cancel ends the wait.
       const r = await waitForWorkers(ctx.app, ids, {
         any: opts['any'] === true,
         ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
       const lines = r.stopped.map(
         (t) => `${t.task}  ${t.unreported ? 'in_progress: its worker exited without reporting' : t.status}`,
@@ -309,27 +282,12 @@ export const commands: readonly CommandDef[] = [
     name: 'agent ps',
     description:
       'The workers running now: task, worker, CLI, pid, running for, what it did last, tokens and cost so far',
-    options: [{ flags: '--all', description: 'also the workers of every worktree (sow worktree list)' }],
+    options: [{ flags: '--all', description: 'also those of every worktree' }],
     writes: false,
     mcp: {
       tool: 'agent_ps',
-      description: 'Workers running now (or gone from a task in progress): task, role, pid, last action, tokens, cost.',
+      description: 'Live workers (or gone ones): task, role, pid, last action, tokens, cost.',
       listKey: 'workers',
-      input: (z) => z.strictObject({ all: z.boolean().optional().describe("every worktree's too") }),
-      output: (z) =>
-        z.looseObject({
-          workers: z.array(
-            z.looseObject({
-              state: z.enum(['running', 'gone']),
-              task: z.string(),
-              agent_id: z.string(),
-              pid: z.number(),
-              running_seconds: z.number(),
-              last_activity: z.string().nullable(),
-              advice: z.string().optional().describe('for a worker that is gone: what happened and how to go on'),
-            }),
-          ),
-        }),
     },
     async run(ctx, { opts }) {
       const { liveWorkers, projectRemoteClaims } = await import('../app/detach.js');

@@ -1,7 +1,6 @@
 /** `sow check …`: the repository's declared checks, allowed per machine, run and recorded as evidence. */
-import { durationArg } from '../cli/args.js';
-import { UsageError } from '../domain/errors.js';
-import type { CommandDef } from '../cli/def.js';
+import { durationArg } from '../model/args.js';
+import type { CommandDef } from '../model/def.js';
 
 export const commands: readonly CommandDef[] = [
   {
@@ -99,7 +98,7 @@ export const commands: readonly CommandDef[] = [
     args: [
       {
         name: 'names',
-        description: 'the checks to run (see sow check list)',
+        description: 'the checks (default: all)',
         optional: true,
         variadic: true,
         complete: 'check',
@@ -108,85 +107,20 @@ export const commands: readonly CommandDef[] = [
     options: [
       {
         flags: '--task <id>',
-        description:
-          'record the evidence on this task (default: the outputs of the phase in progress); a task worked in its own checkout is checked there',
+        description: 'record the evidence on this task',
         complete: 'task-id',
       },
       {
         flags: '-d, --detach',
-        description:
-          'run them in the background and return at once; they record their evidence as they would here (see sow check wait)',
+        description: 'run in the background, return at once',
       },
     ],
     help: "Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check and says which it was; nothing of that run is recorded and its logs are removed (exit 130).\nWith --detach the checks run under a sow of their own, which ends when they end: 'sow check wait --timeout 90s' waits for them in slices (exit 124 while they still run) and then reports them as this command would.",
     writes: true,
     mcp: {
-      tool: 'check_run',
-      description:
-        'Run the declared checks and record evidence; detach returns at once, wait waits for that run (timedOut: call again).',
-      input: (z) =>
-        z.strictObject({
-          names: z.array(z.string()).optional().describe('default: all'),
-          task: z.string().optional().describe('record on this task (default: the phase)'),
-          detach: z.boolean().optional().describe('return at once'),
-          wait: z.boolean().optional().describe('wait for the background run'),
-          timeout_seconds: z.number().min(1).max(600).optional().describe('wait: at most (default 30)'),
-        }),
-      output: (z) =>
-        z.looseObject({
-          runs: z
-            .array(z.looseObject({ name: z.string(), run: z.string(), passed: z.boolean() }))
-            .optional()
-            .describe('each check run'),
-          recorded: z.unknown().optional().describe('where the evidence was recorded'),
-          detached: z.literal(true).optional().describe('detach: started; the checks run'),
-          timedOut: z.boolean().optional().describe('wait: the time ran out and they still run'),
-        }),
-      async call(ctx, args) {
-        const names = (args['names'] as string[] | undefined) ?? [];
-        if (args['detach'] === true && args['wait'] === true)
-          throw new UsageError(
-            'detach starts the checks and wait waits for them: one at a time',
-            'call check_run with detach: true, then with wait: true',
-          );
-        if (args['wait'] === true) {
-          if (args['task'] !== undefined)
-            throw new UsageError(
-              'wait takes the checks by name, not task',
-              'leave task out: the run waited for is the last one of those checks',
-            );
-          const { waitForChecks } = await import('../app/check-detach.js');
-          const seconds = (args['timeout_seconds'] as number | undefined) ?? 30;
-          // A tool call answers: the time running out is an answer (timedOut), not an error.
-          return waitForChecks(ctx.app, names, {
-            timeoutMs: seconds * 1000,
-            ...(ctx.signal ? { signal: ctx.signal } : {}),
-          });
-        }
-        if (args['timeout_seconds'] !== undefined)
-          throw new UsageError(
-            'timeout_seconds goes with wait',
-            'call check_run with wait: true to wait for the checks',
-          );
-        const task = args['task'] !== undefined ? { task: args['task'] as string } : {};
-        if (args['detach'] === true) {
-          const { startChecksDetached } = await import('../app/check-detach.js');
-          return (await startChecksDetached(ctx.app, names, task)) ?? { runs: [], recorded: null };
-        }
-        const { checkRun } = await import('../app/checks.js');
-        return checkRun(ctx.app, names, {
-          ...task,
-          onProgress: (event) => {
-            if (event.kind === 'end')
-              ctx.progress?.(
-                event.index + 1,
-                event.all.length,
-                `${event.run.name} ${event.run.passed ? 'passed' : 'failed'}`,
-              );
-          },
-          ...(ctx.signal ? { signal: ctx.signal } : {}),
-        });
-      },
+      tool: 'check',
+      action: 'run',
+      description: 'Run the declared checks, recording evidence; or wait for a detached run.',
     },
     async run(ctx, { args, opts }) {
       const names = args[0] as string[];
@@ -206,16 +140,15 @@ export const commands: readonly CommandDef[] = [
           text: `Started ${r.checks.length === 1 ? `the check ${r.checks[0]}` : `the checks ${r.checks.join(', ')}`} in the background (pid ${r.pid}).\nIts log: ${r.log}\nWait for ${r.checks.length === 1 ? 'it' : 'them'}: sow check wait${which} --timeout 90s`,
         };
       }
-      const { abortOnSignal, checkProgress } = await import('../cli/check.js');
-      const interrupt = abortOnSignal();
+      const watch = await (await import('../cli/check.js')).checkWatch(ctx, ctx.json ? null : process.stdout);
       const r = await app
         .checkRun(ctx.app, names, {
           ...task,
           ...(announce !== undefined ? { announce } : {}),
-          onProgress: await checkProgress(ctx.json ? null : process.stdout, interrupt.signal),
-          signal: interrupt.signal,
+          onProgress: watch.onProgress,
+          signal: watch.signal,
         })
-        .finally(() => interrupt.release());
+        .finally(() => watch.release());
       if (r.runs.length === 0) return { data: r, message: app.NO_CHECKS_HELP };
       return { data: r, message: passedMessage(r) };
     },
@@ -227,7 +160,7 @@ export const commands: readonly CommandDef[] = [
     args: [
       {
         name: 'names',
-        description: 'the checks whose last background run to wait for',
+        description: 'the checks (default: all)',
         optional: true,
         variadic: true,
         complete: 'check',
@@ -236,18 +169,21 @@ export const commands: readonly CommandDef[] = [
     options: [
       {
         flags: '--timeout <duration>',
-        description:
-          'give up after this long (90s, 5m, 1h; a bare number is seconds): exit 124, saying which checks still run',
+        description: 'give up after this long (90s, 5m): exit 124',
         parse: (raw) => durationArg(raw, '--timeout'),
       },
     ],
     help: 'Exit 0 when every check passed, 1 when one failed; with a timeout an agent whose commands are limited waits in slices: 124 when the time ran out (like timeout(1)) — wait again. Waiting again after the run ended reports it again.',
     writes: false,
+    mcp: { tool: 'check', action: 'wait', defaults: { timeout: '30s' } },
     async run(ctx, { args, opts }) {
       const names = args[0] as string[];
       const { waitForChecks, CheckWaitTimeoutError } = await import('../app/check-detach.js');
       const timeout = opts['timeout'] as number | undefined;
-      const r = await waitForChecks(ctx.app, names, timeout !== undefined ? { timeoutMs: timeout * 1000 } : {});
+      const r = await waitForChecks(ctx.app, names, {
+        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+        ...(ctx.signal ? { signal: ctx.signal } : {}),
+      });
       if (r.timedOut) throw new CheckWaitTimeoutError(timeout ?? 0, r.running, names);
       const { verdictOf } = await import('../app/checks.js');
       return {

@@ -1,6 +1,6 @@
 /** `sow completion bash|zsh|fish`: the script that completes sow's words in a shell. */
-import { choiceOf } from '../cli/args.js';
-import type { CommandDef } from '../cli/def.js';
+import { choiceOf } from '../model/args.js';
+import type { CommandDef } from '../model/def.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 

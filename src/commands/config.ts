@@ -1,5 +1,5 @@
 /** `sow config …`: your agent configuration (which agent CLI runs which role). */
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const commands: readonly CommandDef[] = [
   {

@@ -1,6 +1,6 @@
 /** `sow cost`: tokens and cost of the project's workers. */
-import { choiceOf } from '../cli/args.js';
-import type { CommandDef } from '../cli/def.js';
+import { choiceOf } from '../model/args.js';
+import type { CommandDef } from '../model/def.js';
 import { COST_GROUPS as GROUPS, type CostGroup } from '../domain/usage.js';
 
 export const cost: CommandDef = {
@@ -10,32 +10,14 @@ export const cost: CommandDef = {
   options: [
     {
       flags: '--by <group>',
-      description: 'task (default), role, session or executor',
+      description: 'what to sum by (default: task)',
       choices: GROUPS,
       parse: choiceOf('grouping', GROUPS),
     },
   ],
   help: 'Every spawn and resume is counted when its worker stops. Claude Code and OpenCode report a cost in USD; Codex and Gemini CLI only tokens; the others nothing (their runs are counted as unreported).',
   writes: false,
-  mcp: {
-    tool: 'cost',
-    description: "The tokens and cost the project's workers used, summed by task (default), role, session or executor.",
-    input: (z) => z.strictObject({ by: z.enum(GROUPS).optional().describe('default: task') }),
-    output: (z) => {
-      const figures = {
-        runs: z.number(),
-        unreported: z.number().describe('runs whose CLI reported nothing'),
-        input_tokens: z.number().optional(),
-        output_tokens: z.number().optional(),
-        cost_usd: z.number().optional(),
-      };
-      return z.looseObject({
-        by: z.enum(GROUPS),
-        rows: z.array(z.looseObject({ key: z.string(), ...figures })),
-        total: z.looseObject(figures),
-      });
-    },
-  },
+  mcp: { tool: 'cost', description: "The tokens and cost the project's workers used." },
   async run(ctx, { opts }) {
     const { projectCost } = await import('../app/cost.js');
     const report = await projectCost(ctx.app, (opts['by'] as CostGroup | undefined) ?? 'task');

@@ -1,5 +1,5 @@
 /** `sow doctor`: whether this machine and repository are fit for sow, and what to fix. */
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 type Check = import('../app/doctor.js').DoctorCheck;
 

@@ -1,7 +1,7 @@
 /** `sow exit-codes` (also `sow help exit-codes`): the exit code table and the rule for 1, 2 and 3. */
 import { EXIT_MEANINGS, EXIT_RULE } from '../cli/help-topics.js';
 import { EXIT_CODES } from '../domain/errors.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const exitCodes: CommandDef = {
   name: 'exit-codes',

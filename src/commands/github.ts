@@ -1,6 +1,6 @@
 /** `sow issue …` and `sow pr …`: GitHub through the user's gh. */
 import { shown } from '../domain/display.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const issue: readonly CommandDef[] = [
   {

@@ -1,6 +1,6 @@
 /** `sow graph …`: the lifecycle and the task dependencies, drawn. */
-import { choiceOf } from '../cli/args.js';
-import type { CommandDef, OptionDef } from '../cli/def.js';
+import { choiceOf } from '../model/args.js';
+import type { CommandDef, OptionDef } from '../model/def.js';
 import { GRAPH_FORMATS, type GraphFormat } from '../cli/graph.js';
 
 /** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */

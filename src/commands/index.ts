@@ -3,7 +3,7 @@
  * `sow mcp` asks for it. A new command is a file beside this one and a line here. Project types
  * bring their groups through their own registry (commands/types.ts).
  */
-import type { CommandDef, GroupDef, TopicDef } from '../cli/def.js';
+import type { CommandDef, GroupDef, TopicDef } from '../model/def.js';
 
 const group = (
   name: string,

@@ -1,5 +1,5 @@
 /** `sow init`: .sow/ at the root of the repository. */
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const init: CommandDef = {
   name: 'init',

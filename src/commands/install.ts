@@ -1,6 +1,6 @@
 /** `sow install|uninstall <target>` and `sow hook stop`: sow inside the agent CLIs. */
 import { shown } from '../domain/display.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 declare const SOW_VERSION: string;
 const version = () => (typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev');

@@ -1,5 +1,5 @@
 /** `sow mcp`: sow served to an agent over stdio; its tools are the commands that declare an MCP exposure. */
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 declare const SOW_VERSION: string;
 

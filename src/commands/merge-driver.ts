@@ -1,5 +1,5 @@
 /** `sow merge-driver`: the git merge driver for `.sow/` (git runs it; `sow init` registers it). */
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const mergeDriver: CommandDef = {
   name: 'merge-driver',

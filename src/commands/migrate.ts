@@ -1,5 +1,5 @@
 /** `sow migrate`: .sow/ from an older layout to this one. */
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const migrate: CommandDef = {
   name: 'migrate',

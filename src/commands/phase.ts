@@ -1,7 +1,7 @@
 /** `sow phase …`: fields of a phase (default: the one in progress). */
 import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
-import type { CommandDef, OptionDef } from '../cli/def.js';
+import type { CommandDef, OptionDef } from '../model/def.js';
 
 const PHASE: OptionDef = {
   flags: '-p, --phase <name>',

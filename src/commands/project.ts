@@ -1,7 +1,7 @@
 /** `sow project …` and `sow status`: create, inspect and remove the project on this branch. */
 import { shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
-import type { CommandContext, CommandDef, CommandResult } from '../cli/def.js';
+import type { CommandContext, CommandDef, CommandResult } from '../model/def.js';
 
 async function showStatus(
   ctx: CommandContext,
@@ -35,11 +35,12 @@ async function showStatus(
 
 const ALL_OPTION = {
   flags: '--all',
-  description: 'every project: the main checkout and each worktree (branch, state, tasks done, live agent sessions)',
+  description: "every project: the main checkout's and each worktree's",
 };
 const WATCH_OPTION = {
   flags: '-w, --watch',
   description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
+  terminal: true,
 };
 
 const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
@@ -50,32 +51,7 @@ export const status: CommandDef = {
   description: `${STATUS_DESCRIPTION} (same as 'sow project status')`,
   options: [ALL_OPTION, WATCH_OPTION],
   writes: false,
-  mcp: {
-    tool: 'status',
-    description: "The project's state, phases, tasks and what advancing needs.",
-    input: (z) => z.strictObject({}),
-    output: (z) =>
-      z.looseObject({
-        name: z.string(),
-        type: z.string().describe('the project type'),
-        state: z.string().describe('the current state of the lifecycle'),
-        phases: z.array(z.looseObject({ name: z.string(), status: z.string() })),
-        tasks: z.looseObject({ total: z.number(), by_status: z.record(z.string(), z.number()) }),
-        next: z
-          .array(z.looseObject({ event: z.string(), to: z.string() }))
-          .describe('the transitions out of this state, and what blocks each'),
-        usage: z
-          .looseObject({
-            runs: z.number(),
-            input_tokens: z.number().optional(),
-            output_tokens: z.number().optional(),
-            cost_usd: z.number().optional(),
-          })
-          .optional()
-          .describe('what the workers used so far, over every spawn and resume (once one has run)'),
-      }),
-    call: async (ctx) => (await import('../app/status.js')).projectStatus(ctx.app),
-  },
+  mcp: { tool: 'status', description: "The project's state, phases, tasks and what advancing needs.", omit: ['all'] },
   run: (ctx, { opts }) => showStatus(ctx, opts),
 };
 
@@ -178,20 +154,11 @@ export const commands: readonly CommandDef[] = [
     options: [
       {
         flags: '--full',
-        description: "the current state's whole prompt: what it is for, how to do its work, what advancing checks",
+        description: "the state's whole prompt instead of the card",
       },
     ],
     writes: false,
-    mcp: {
-      tool: 'continue',
-      description: 'The state card: where the project stands and the next command.',
-      input: (z) => z.strictObject({ full: z.boolean().optional().describe("the state's how-to instead") }),
-      output: (z) =>
-        z.looseObject({
-          state: z.string().describe('the current state'),
-          prompt: z.string().describe('what to do now, in markdown'),
-        }),
-    },
+    mcp: { tool: 'continue', description: 'The state card: where the project stands and the next command.' },
     async run(ctx, { opts }) {
       const { continueProject } = await import('../app/status.js');
       const r = await continueProject(ctx.app, { card: opts['full'] !== true });

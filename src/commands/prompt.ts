@@ -1,6 +1,6 @@
 /** `sow prompt`: embedded guidance for agents, and the orchestrator prompts. */
 import { UsageError } from '../domain/errors.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const prompt: CommandDef = {
   name: 'prompt',

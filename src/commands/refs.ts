@@ -2,7 +2,7 @@
 import { writeText } from '../cli/output.js';
 import { progressAllowed } from '../cli/spinner.js';
 import { shown } from '../domain/display.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 /** Git's own progress (clones) where a spinner would show: a terminal, not CI, not TERM=dumb. */
 const progress = () => progressAllowed(process.stderr);

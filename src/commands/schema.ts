@@ -1,6 +1,6 @@
 /** `sow schema`: the JSON Schema of a state or configuration file. */
 import { notOneOf } from '../domain/errors.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 const FILES = ['project', 'task', 'config', 'repo-config'] as const;
 

@@ -3,8 +3,8 @@
  * — the read a person reviews a task with, on the command line and on `sow ui`'s task page. In the
  * `task` group, loaded beside commands/task.ts.
  */
-import { taskIdOf, TASK_ID_OPTION } from '../cli/output.js';
-import type { CommandDef, OptionDef } from '../cli/def.js';
+import { taskIdOf, TASK_ID_OPTION } from '../model/args.js';
+import type { CommandDef, OptionDef } from '../model/def.js';
 
 const ID: OptionDef = { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
 

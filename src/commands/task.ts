@@ -1,6 +1,5 @@
 /** `sow task …`: add, change and inspect the project's tasks, and their inputs and outputs. */
-import { agentArg, oneOf, taskIdArg, taskIdsArg, textArg } from '../cli/args.js';
-import { taskIdOf, TASK_ID_OPTION } from '../cli/output.js';
+import { agentArg, oneOf, taskIdArg, taskIdOf, taskIdsArg, textArg, TASK_ID_OPTION } from '../model/args.js';
 import { shown } from '../domain/display.js';
 import { UsageError } from '../domain/errors.js';
 import { nearMiss } from '../domain/suggest.js';
@@ -8,7 +7,7 @@ import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
-import type { CommandContext, CommandDef, McpExposure, OptionDef, ZodApi } from '../cli/def.js';
+import type { CommandContext, CommandDef, OptionDef } from '../model/def.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
@@ -74,14 +73,6 @@ function pick(row: object, fields: readonly string[]): Record<string, unknown> {
 
 const ID: OptionDef = { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
 
-/** Progress of checks for an MCP client: "2 of 3: unit passed". */
-const toolProgress = (ctx: CommandContext) => (event: import('../app/checks.js').CheckProgress) => {
-  if (event.kind === 'end')
-    ctx.progress?.(event.index + 1, event.all.length, `${event.run.name} ${event.run.passed ? 'passed' : 'failed'}`);
-};
-
-const taskShape = (z: ZodApi) => z.looseObject({ id: z.string(), name: z.string(), status: z.string() });
-
 interface AddOpts {
   agent?: string;
   description?: string;
@@ -106,87 +97,6 @@ async function checkedAdd(ctx: CommandContext, name: string, opts: AddOpts) {
   return addTask(ctx.app, { name, ...opts });
 }
 
-/** Which arguments each action of the task tool takes, besides action. */
-const TASK_TOOL_ARGS = {
-  list: ['status'],
-  get: ['id'],
-  add: ['name', 'description', 'agent', 'parallel', 'depends_on'],
-} as const;
-
-/**
- * The `task` tool of `sow mcp`: list the tasks, show one, add one — what an agent on MCP alone
- * needs to plan (task_update and task_next change and claim them). One tool with an action, as
- * `artifact`, so that the tool list stays short.
- */
-const taskTool: McpExposure = {
-  tool: 'task',
-  listKey: 'tasks',
-  description: 'List tasks, get one whole (id), or add one.',
-  input: (z) =>
-    z.strictObject({
-      action: z
-        .enum(['list', 'get', 'add'])
-        .describe('list: status; get: id; add: name, description, agent, parallel, depends_on'),
-      status: z.string().optional().describe('list: e.g. pending'),
-      id: z.string().optional().describe('get: e.g. 010'),
-      name: z.string().optional().describe('add: what it does'),
-      description: z.string().optional().describe('add: requirements, acceptance criteria'),
-      agent: z.string().optional().describe('add: e.g. implementer'),
-      parallel: z.boolean().optional().describe('add: may run beside others'),
-      depends_on: z.string().optional().describe('add: e.g. 010,020'),
-    }),
-  output: (z) =>
-    z.looseObject({
-      tasks: z
-        .array(z.looseObject({ id: z.string(), name: z.string(), status: z.string() }))
-        .optional()
-        .describe('list: the tasks'),
-      id: z.string().optional().describe('get, add: the task'),
-      name: z.string().optional(),
-      status: z.string().optional(),
-    }),
-  async call(ctx, args) {
-    const action = args['action'] as keyof typeof TASK_TOOL_ARGS;
-    const extra = Object.keys(args).filter(
-      (k) => k !== 'action' && args[k] !== undefined && !(TASK_TOOL_ARGS[action] as readonly string[]).includes(k),
-    );
-    if (extra.length)
-      throw new UsageError(
-        `task ${action} does not take ${extra.join(', ')}`,
-        `leave ${extra.join(', ')} out (list: status; get: id; add: name, description, agent, parallel, depends_on)`,
-      );
-    const app = await import('../app/task.js');
-    switch (action) {
-      case 'list': {
-        const status = args['status'] as string | undefined;
-        if (status !== undefined)
-          oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
-        return app.listTasks(ctx.app, status);
-      }
-      case 'get': {
-        if (args['id'] === undefined)
-          throw new UsageError('task get needs id', 'pass the task id, e.g. {"action": "get", "id": "010"}');
-        const r = await app.getTask(ctx.app, taskIdArg(args['id'] as string, 'task id'));
-        return taskData(r.task, r.description);
-      }
-      case 'add': {
-        if (args['name'] === undefined)
-          throw new UsageError(
-            'task add needs name',
-            'say what the task does, e.g. {"action": "add", "name": "Add the login form"}',
-          );
-        const opts: AddOpts = {
-          ...(args['description'] !== undefined ? { description: args['description'] as string } : {}),
-          ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
-          ...(args['parallel'] !== undefined ? { parallel: args['parallel'] as boolean } : {}),
-          ...(args['depends_on'] !== undefined ? { dependsOn: args['depends_on'] as string } : {}),
-        };
-        return checkedAdd(ctx, args['name'] as string, opts);
-      }
-    }
-  },
-};
-
 const inputs = artifactCommands('inputs', 'task');
 const outputs = artifactCommands('outputs', 'task');
 
@@ -198,27 +108,27 @@ export const commands: readonly CommandDef[] = [
     options: [
       {
         flags: '-a, --agent <agent>',
-        description: 'the agent role that will do it, e.g. implementer',
+        description: 'the agent role, e.g. implementer',
         complete: 'agent',
       },
       {
         flags: '-d, --description <text>',
-        description: 'requirements and acceptance criteria (written to description.md)',
+        description: 'requirements, acceptance criteria (description.md)',
       },
       {
         flags: '--id <id>',
-        description: 'use this id (three or more digits; 10 means 010) instead of the next free one',
+        description: 'this id (10 means 010), not the next free one',
         complete: 'task-id',
       },
-      { flags: '--parallel', description: 'the task may run in parallel with others' },
+      { flags: '--parallel', description: 'may run beside others' },
       {
         flags: '--depends-on <ids>',
-        description: 'ids of tasks that must finish first, e.g. 010,020',
+        description: 'ids that must finish first, e.g. 010,020',
         complete: 'task-id',
       },
     ],
     writes: true,
-    mcp: taskTool,
+    mcp: { tool: 'task', action: 'add', omit: ['id'] },
     async run(ctx, { args, opts: o }) {
       const t = await checkedAdd(ctx, args[0] as string, o as AddOpts);
       return { data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` };
@@ -228,61 +138,27 @@ export const commands: readonly CommandDef[] = [
     name: 'task set',
     description:
       'Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata',
-    args: [{ name: 'field' }, { name: 'value' }],
+    args: [
+      { name: 'field', description: 'a field or a metadata name' },
+      { name: 'value', description: 'its new value' },
+    ],
     options: [
       ID,
       {
         flags: '--force',
-        description:
-          'change it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over, noted in its log), or set the status even though an unfinished dependency, pending feedback or its being completed blocks it; completing, skip the declared task_complete checks (recorded)',
+        description: "override an owner's hold, a block or the checks (recorded)",
       },
-      { flags: '--owner <name>', description: 'act as this owner (renews its claim); default: SOW_OWNER' },
+      { flags: '--owner <name>', description: 'act as this owner (default: SOW_OWNER)' },
     ],
-    help: "Setting status completed first runs the checks .sow/config.yaml declares for task_complete ('sow check list');\nwhen one fails the task is not completed (exit 3). Either way their runs are recorded as evidence on the task.",
+    help:
+      'With --force another owner (a worker or a claim, here or on the claims remote) is taken over, ' +
+      'noted in its log; the status is set although an unfinished dependency, pending feedback or its ' +
+      'being completed blocks it; completing skips the declared task_complete checks (recorded).\n' +
+      'Setting status completed first runs the checks .sow/config.yaml declares for task_complete ' +
+      "('sow check list');\nwhen one fails the task is not completed (exit 3). " +
+      'Either way their runs are recorded as evidence on the task.',
     writes: true,
-    mcp: {
-      tool: 'task_update',
-      description:
-        "Set a task's field or metadata (status, name, description, dependencies, assigned_agent, parallel, iteration); completing runs its checks.",
-      input: (z) =>
-        z.strictObject({
-          id: z.string().describe('e.g. 010'),
-          field: z.string().describe('or a metadata name'),
-          value: z.union([z.string(), z.number(), z.boolean()]).describe('e.g. completed; dependencies: 010,020'),
-          force: z.boolean().optional().describe('override what blocks it (recorded)'),
-          owner: z.string().describe('act under this name (default: SOW_OWNER)').optional(),
-        }),
-      output: (z) =>
-        z.looseObject({
-          id: z.string(),
-          field: z.string(),
-          value: z.unknown().describe('the value as stored'),
-          checks: z
-            .array(z.looseObject({ name: z.string() }))
-            .optional()
-            .describe('completing: what its task_complete checks did'),
-          unchanged: z.literal(true).optional().describe('the task had this status already; nothing was written'),
-        }),
-      async call(ctx, args) {
-        const { asksCompletion, setTaskField } = await import('../app/task.js');
-        const value = String(args['value']);
-        const id = args['id'] as string;
-        const field = args['field'] as string;
-        const opts = {
-          force: args['force'] === true,
-          ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
-        };
-        if (!asksCompletion(field, value)) return taskSetData(await setTaskField(ctx.app, id, field, value, opts));
-        const { setTaskFieldChecked } = await import('../app/checks.js');
-        return taskSetData(
-          await setTaskFieldChecked(ctx.app, id, field, value, {
-            ...opts,
-            onProgress: toolProgress(ctx),
-            ...(ctx.signal ? { signal: ctx.signal } : {}),
-          }),
-        );
-      },
-    },
+    mcp: { tool: 'task_update', description: "Set a task's field or metadata; completing runs its checks." },
     async run(ctx, { args, opts: o }) {
       const [field, value] = args as [string, string];
       const opts = o as { id?: string; force?: boolean; owner?: string };
@@ -297,13 +173,12 @@ export const commands: readonly CommandDef[] = [
       }
       // Completing runs the checks declared for task_complete first (sow check list).
       const { setTaskFieldChecked } = await import('../app/checks.js');
-      const { abortOnSignal, checkProgress } = await import('../cli/check.js');
-      const interrupt = abortOnSignal();
+      const watch = await (await import('../cli/check.js')).checkWatch(ctx, process.stderr);
       const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, {
         ...setOpts,
-        onProgress: await checkProgress(process.stderr, interrupt.signal),
-        signal: interrupt.signal,
-      }).finally(() => interrupt.release());
+        onProgress: watch.onProgress,
+        signal: watch.signal,
+      }).finally(() => watch.release());
       const ran = r.checks.filter((c) => !c.skipped);
       const checks =
         r.checks.length === 0
@@ -320,9 +195,10 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'task get',
     description: 'Print a task, or one field of it (bare, for scripts)',
-    args: [{ name: 'field', optional: true }],
+    args: [{ name: 'field', description: 'only this field', optional: true }],
     options: [ID],
     writes: false,
+    mcp: { tool: 'task', action: 'get', description: 'List tasks, get one whole (id), or add one.', omit: ['field'] },
     async run(ctx, { args, opts }) {
       const field = args[0] as string | undefined;
       const { getTask } = await import('../app/task.js');
@@ -367,25 +243,27 @@ export const commands: readonly CommandDef[] = [
       { flags: '-s, --status <status>', description: 'only tasks with this status', complete: 'task-status' },
       {
         flags: '-r, --ready',
-        description:
-          'only tasks that can start now: pending, dependencies finished, no pending feedback, nobody on them',
+        description: 'only tasks that can start now',
       },
       { flags: '-n, --limit <n>', description: 'at most this many tasks', parse: (raw) => limitArg(raw) },
       {
         flags: '-f, --fields <names>',
-        description: `only these fields, in this order, for the text and --json (${LIST_FIELDS_HELP})`,
+        description: `only these fields, e.g. id,name,status`,
         parse: (raw) => fieldsArg(raw),
       },
       {
         flags: '-w, --watch',
         description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
+        terminal: true,
       },
     ],
     help:
+      `--fields takes ${LIST_FIELDS_HELP}, in the order given.\n` +
       'Not on a terminal (an agent, a script) the list is compact: the tasks under one heading per status, ' +
       '"blocked" where a dependency is not finished, the default role (implementer) not said, and completed ' +
       'and abandoned tasks as ids alone (--status completed names them). --json leaves out what is empty.',
     writes: false,
+    mcp: { tool: 'task', action: 'list', listKey: 'tasks', omit: ['limit', 'fields'] },
     async run(ctx, { opts }) {
       const status = opts['status'] as string | undefined;
       const ready = opts['ready'] === true;
@@ -447,76 +325,34 @@ export const commands: readonly CommandDef[] = [
     options: [
       {
         flags: '--claim',
-        description:
-          'claim the first ready task: in_progress, owned by you; print its id, then its description and what it needs (its dependencies, pending feedback)',
+        description: 'claim the first (in_progress, yours)',
       },
-      { flags: '-a, --agent <agent>', description: 'with --claim: the agent role that works on it', complete: 'agent' },
+      { flags: '-a, --agent <agent>', description: 'the agent role', complete: 'agent' },
       {
         flags: '--owner <name>',
-        description:
-          "with --claim: who claims it (default: SOW_OWNER, a worker's or session's own name, at a terminal your git user.name)",
+        description: 'who claims it (default: SOW_OWNER)',
       },
       {
         flags: '--lease <duration>',
-        description: 'with --claim: how long the claim holds without a write from you (30m, 2h, 90s)',
+        description: 'how long the claim holds (30m, 2h)',
         default: '30m',
       },
       {
         flags: '--remote <name>',
-        description:
-          'with --claim: claim it on this git remote too, so no other machine takes it (default: claims.remote of .sow/config.yaml)',
+        description: 'also claim it on this git remote',
       },
     ],
+    help:
+      '--agent, --owner, --lease and --remote go with --claim. ' +
+      "The owner by default: SOW_OWNER, else a worker's or session's own name, " +
+      'else at a terminal your git user.name. ' +
+      'A claim holds for its lease after your last write. A claim on a remote (default: claims.remote of ' +
+      '.sow/config.yaml) keeps every other machine from taking the task.',
     writes: true,
     mcp: {
       tool: 'task_next',
-      description: 'Tasks ready to start; claim takes the first atomically, with its description and needs.',
+      description: 'Tasks ready to start; claim takes the first, with its description and needs.',
       listKey: 'tasks',
-      input: (z) =>
-        z.strictObject({
-          claim: z.boolean().optional().describe('in_progress, yours with a lease'),
-          owner: z.string().optional().describe('claim: default SOW_OWNER or your worker name'),
-          agent: z.string().optional().describe('claim: the role, e.g. implementer'),
-          lease: z.string().optional().describe('claim: 30m (default), 2h'),
-          remote: z.string().optional().describe('claim on this git remote too'),
-        }),
-      output: (z) =>
-        z.looseObject({
-          tasks: z.array(taskShape(z)).optional().describe('without claim: the tasks ready to start'),
-          id: z.string().optional().describe('with claim: the id of the task claimed'),
-          task: taskShape(z).optional().describe('with claim: the task claimed'),
-          owner: z.looseObject({ by: z.string() }).optional().describe('with claim: who owns it now, and until when'),
-          needs: z.looseObject({}).optional().describe("with claim: its dependencies' outcomes and pending feedback"),
-        }),
-      async call(ctx, args) {
-        const app = await import('../app/task.js');
-        if (!args['claim']) {
-          if (
-            args['owner'] !== undefined ||
-            args['agent'] !== undefined ||
-            args['lease'] !== undefined ||
-            args['remote'] !== undefined
-          ) {
-            throw new UsageError(
-              'owner, agent, lease and remote go with claim',
-              'call task_next with claim: true to claim a task',
-            );
-          }
-          return app.nextTasks(ctx.app);
-        }
-        const { parseLease } = await import('../domain/ownership.js');
-        const { remoteArg } = await import('../domain/claims.js');
-        const r = await app.claimNext(ctx.app, {
-          leaseSeconds: parseLease((args['lease'] as string | undefined) ?? '30m'),
-          ...(args['remote'] !== undefined ? { remote: remoteArg(args['remote'] as string) } : {}),
-          ...(args['agent'] !== undefined ? { agent: args['agent'] as string } : {}),
-          ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
-        });
-        return claimData(r, {
-          ...(await app.getTask(ctx.app, r.task.id)),
-          needs: await app.taskNeeds(ctx.app, r.task.id),
-        });
-      },
     },
     async run(ctx, { opts: o }) {
       const opts = o as { claim?: boolean; agent?: string; owner?: string; lease: string; remote?: string };

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { addGroup } from '../cli/build.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 import { allCommands, GROUPS, TOPICS } from './index.js';
 import { ENVIRONMENT, environment, reference, usageOf } from './topics.js';
 import { typeGroups } from './types.js';

@@ -3,7 +3,7 @@
  * (every command, from the registry's definitions), `sow help environment`, `sow help json`.
  * `sow help exit-codes` is the `exit-codes` command's page.
  */
-import type { ArgDef, CommandDef, OptionDef } from '../cli/def.js';
+import type { ArgDef, CommandDef, OptionDef } from '../model/def.js';
 import { columns } from '../cli/render.js';
 
 const usageOfArg = (a: ArgDef) => {

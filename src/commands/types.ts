@@ -5,7 +5,7 @@
  */
 import type { TypeCommandDef, TypeOptions } from '../domain/type-commands.js';
 import type { ProjectType } from '../domain/project-type.js';
-import type { CommandDef, GroupDef } from '../cli/def.js';
+import type { CommandDef, GroupDef } from '../model/def.js';
 
 function commandOf(type: ProjectType, command: TypeCommandDef): CommandDef {
   const group = type.commands!.name;

@@ -1,6 +1,6 @@
 /** `sow ui`: the work, live, in a browser (src/ui/server.ts). */
 import { UsageError } from '../domain/errors.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 declare const SOW_VERSION: string;
 

@@ -1,5 +1,5 @@
 /** `sow worktree …`: another project beside this one, in a git worktree under .sow/worktrees/. */
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 
 export const commands: readonly CommandDef[] = [
   {

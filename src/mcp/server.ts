@@ -12,7 +12,7 @@
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { CallToolResult, Tool as ToolInfo } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import {
   CallToolRequestSchema,
   ClientNotificationSchema,
@@ -30,14 +30,13 @@ import {
 } from './sdk.js';
 import { errorEnvelope, SowError, UsageError } from '../domain/errors.js';
 import { reservedNameError } from '../domain/fields.js';
-import { nearMiss } from '../domain/suggest.js';
 import { environmentError } from '../adapters/io-errors.js';
 import { keepParsedStateFiles } from '../adapters/state-files.js';
 import { keepTaskIndex } from '../adapters/task-index.js';
 import { findKey, isObject } from './json.js';
 import { LineTransport, type MessageCheck } from './transport.js';
 import { loadTools, type Tool, type ToolContext } from './tools.js';
-import type { CommandDef } from '../cli/def.js';
+import type { CommandDef } from '../model/def.js';
 import { toJson } from '../domain/json.js';
 
 const INSTRUCTIONS =
@@ -63,86 +62,19 @@ export function asSowError(err: unknown): SowError {
   );
 }
 
-/** Arguments the schema refuses, said as the CLI says a usage error. */
-function argumentsError(tool: Tool, error: z.ZodError): UsageError {
-  const known = Object.keys(tool.input.shape);
-  const problems = error.issues.map((issue) => {
-    if (issue.code === 'unrecognized_keys') {
-      return issue.keys
-        .map((key) => {
-          const suggestion = nearMiss(key, known);
-          return `unknown argument '${key}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`;
-        })
-        .join('; ');
-    }
-    const at = issue.path.length ? `'${issue.path.join('.')}'` : 'the arguments';
-    return `${at}: ${issue.message}`;
-  });
-  return new UsageError(
-    `invalid arguments for ${tool.name}: ${problems.join('; ')}`,
-    known.length
-      ? `${tool.name} takes ${known.join(', ')} (its input schema says which and of what type)`
-      : `${tool.name} takes no arguments`,
-  );
-}
-
-/**
- * A schema as tools/list gives it: JSON Schema, without the `$schema` line every client knows, and
- * without what says nothing (every client's context pays for each word): a `type` beside an `enum`
- * of strings, `propertyNames` that are strings (JSON's keys always are).
- */
-function jsonSchema(schema: z.ZodObject, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _, ...rest } = z.toJSONSchema(schema, { io }) as Record<string, unknown>;
-  return lean(rest) as Record<string, unknown>;
-}
-
-function lean(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(lean);
-  if (typeof node !== 'object' || node === null) return node;
-  const out: Record<string, unknown> = {};
-  const o = node as Record<string, unknown>;
-  for (const [key, value] of Object.entries(o)) {
-    if (
-      key === 'type' &&
-      value === 'string' &&
-      Array.isArray(o['enum']) &&
-      o['enum'].every((e) => typeof e === 'string')
-    )
-      continue;
-    if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
-    // Property names are the schema's own keys, never a keyword: recurse into each property's schema.
-    out[key] =
-      key === 'properties' && typeof value === 'object' && value !== null
-        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, lean(v)]))
-        : lean(value);
-  }
-  return out;
-}
-
-/** A tool's entry in tools/list: what it takes and what it answers. */
-function listing(tool: Tool): ToolInfo {
-  return {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: jsonSchema(tool.input, 'input') as ToolInfo['inputSchema'],
-    outputSchema: jsonSchema(tool.output, 'output') as ToolInfo['outputSchema'],
-    ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
-  };
-}
-
 /**
  * A result as the current MCP spec has it: the data as JSON text (what the CLI prints under
  * `data` with --json, as before) and as `structuredContent`, which must be an object: a list goes
  * under the tool's member for it. Read back from the text, so both hold the same values (.inf as
  * the string the text has).
  */
-function resultOf(tool: Tool, data: unknown): CallToolResult {
+function resultOf(data: unknown, listKey?: string): CallToolResult {
   const text = toJson(data ?? null);
   const value: unknown = JSON.parse(text);
   const structured =
     typeof value === 'object' && value !== null && !Array.isArray(value)
       ? (value as Record<string, unknown>)
-      : { [Array.isArray(value) ? (tool.listKey ?? 'items') : 'value']: value };
+      : { [Array.isArray(value) ? (listKey ?? 'items') : 'value']: value };
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
@@ -155,15 +87,17 @@ export async function callTool(
   const tool = tools.find((t) => t.name === name);
   if (!tool)
     return errorResult(new UsageError(`unknown tool '${name}'`, `the tools: ${tools.map((t) => t.name).join(', ')}`));
-  // zod drops a member called __proto__ from a map (metadata) without a word; the command line
-  // refuses `--__proto__ x`, and so does this, in the same words. (At the top the strict schema
-  // refuses it as an unknown argument.)
+  // A member called __proto__ inside a value (metadata) is refused as the command line refuses
+  // `--__proto__ x`, in the same words, whatever its value; at the top it is an unknown argument.
   const reserved = findKey(args, '__proto__');
   if (reserved && reserved.length > 1) return errorResult(reservedNameError(reserved.slice(1).join('.'), '__proto__'));
-  const parsed = tool.input.safeParse(args ?? {});
-  if (!parsed.success) return errorResult(argumentsError(tool, parsed.error));
+  if (!isObject(args ?? {}))
+    return errorResult(
+      new UsageError(`invalid arguments for ${name}: expected an object`, 'pass the arguments by name'),
+    );
   try {
-    return resultOf(tool, await tool.run(parsed.data as Record<string, unknown>, ctx));
+    const r = await tool.run((args ?? {}) as Record<string, unknown>, ctx);
+    return resultOf(r.data, r.listKey);
   } catch (err) {
     return errorResult(asSowError(err));
   }
@@ -241,7 +175,7 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
   );
   server.onerror = (err) => void process.stderr.write(`sow mcp: ${err.message}\n`);
   const tools = await loadTools(opts.commands);
-  const listed = tools.map(listing);
+  const listed = tools.map(({ run: _, ...listing }) => listing);
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
 
   const transport = new LineTransport(process.stdin, process.stdout, { check: checkMessage });

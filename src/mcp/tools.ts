@@ -1,12 +1,14 @@
 /**
- * The tools of `sow mcp`, built from the commands that declare an MCP exposure (commands/*.ts):
- * few on purpose (each costs every user context tokens), each a call of the same definition the
- * CLI runs, returning the data that command prints under `data` with `--json`. Descriptions are
- * short: the input and output schemas say the rest.
+ * The tools of `sow mcp`, derived from the commands that declare an MCP exposure: a tool's
+ * arguments are its command's arguments and options (their names in snake_case, their types,
+ * choices, defaults and descriptions), a call checks each value with the command line's own parser
+ * and runs the command's `run`, and the answer is what the command prints under `data` with
+ * --json. A tool may front several commands (`task`: list, get, add): its `action` names the one.
  */
 import { processContext } from '../app/context.js';
-import type { CommandContext, CommandDef, ToolAnnotations } from '../cli/def.js';
-import { z } from './sdk.js';
+import type { CommandContext, CommandDef, CommandInput } from '../model/def.js';
+import { UsageError } from '../domain/errors.js';
+import { nearMiss } from '../domain/suggest.js';
 
 /** What a call runs with: the workspace, the client's cancellation, and progress for long calls. */
 export interface ToolContext {
@@ -16,43 +18,306 @@ export interface ToolContext {
   progress(done: number, total: number, message: string): void;
 }
 
+/** A tool as `tools/list` shows it (JSON Schema for its input), and how to call it. */
 export interface Tool {
-  name: string;
-  description: string;
-  input: z.ZodObject;
-  output: z.ZodObject;
-  annotations?: ToolAnnotations;
-  /** The member of `structuredContent` a list result goes under. */
-  listKey?: string;
-  run(args: Record<string, unknown>, ctx: ToolContext): Promise<unknown>;
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: {
+    type: 'object';
+    properties: Record<string, object>;
+    required?: string[];
+  };
+  readonly annotations?: { readOnlyHint: true };
+  /** The data of the command called, and the member of `structuredContent` a list goes under. */
+  run(args: Record<string, unknown>, ctx: ToolContext): Promise<{ data: unknown; listKey?: string }>;
 }
 
-function toolOf(def: CommandDef): Tool {
-  const exposure = def.mcp!;
+/** One argument of a tool: an argument or option of its command, under the name MCP gives it. */
+export interface Param {
+  readonly name: string;
+  readonly kind: 'string' | 'boolean' | 'list' | 'map';
+  readonly description: string;
+  readonly required: boolean;
+  readonly choices?: readonly string[];
+  readonly default?: unknown;
+  /** Puts the value, as typed words, into the command's input as commander would. */
+  put(input: Draft, value: unknown): void;
+}
+
+interface Draft {
+  args: unknown[];
+  opts: Record<string, unknown>;
+  rest?: string[];
+}
+
+const snake = (name: string) => name.replace(/-/g, '_');
+const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+const word = (v: unknown) => String(v);
+
+/** The command line's refusal of a word not among fixed choices, as commander says it. */
+function checkChoice(choices: readonly string[] | undefined, what: string, raw: string): void {
+  if (choices && !choices.includes(raw))
+    throw new UsageError(`${what} Allowed choices are ${choices.join(', ')}.`, 'give one of them');
+}
+
+/** The arguments of a tool that runs `def`: its arguments, then its options, then its `--name value` words. */
+export function paramsOf(def: CommandDef): Param[] {
+  const defaults = def.mcp?.defaults ?? {};
+  const omitted = (name: string) => def.mcp?.omit?.includes(snake(name)) === true;
+  const params: Param[] = (def.args ?? []).flatMap((a, i): Param[] =>
+    omitted(a.name)
+      ? []
+      : [
+          {
+            name: snake(a.name),
+            kind: a.variadic ? 'list' : 'string',
+            description: a.description ?? a.name,
+            required: !a.optional && a.default === undefined,
+            ...(a.choices ? { choices: a.choices } : {}),
+            ...(a.default !== undefined ? { default: a.default } : {}),
+            put(input, value) {
+              const one = (raw: string) => {
+                if (a.parse) return a.parse(raw);
+                checkChoice(a.choices, `command-argument value '${raw}' is invalid for argument '${a.name}'.`, raw);
+                return raw;
+              };
+              input.args[i] = a.variadic
+                ? ((value as unknown[] | undefined) ?? []).map((v) => one(word(v)))
+                : value === undefined
+                  ? a.default
+                  : one(word(value));
+            },
+          },
+        ],
+  );
+  for (const o of def.options ?? []) {
+    const [, long, value] = /--([\w-]+)(?:\s+[<[](.+)[>\]])?/.exec(o.flags)!;
+    if (o.terminal || omitted(long!)) continue;
+    const negated = long!.startsWith('no-');
+    const key = camel(negated ? long!.slice(3) : long!);
+    const name = snake(long!);
+    const repeats = Array.isArray(o.default);
+    const given = defaults[name];
+    const parse = (raw: string, previous: unknown) => {
+      // A parser of sow's own refuses as sow does (it replaces commander's check of the choices).
+      if (o.parse) return o.parse(raw, previous);
+      checkChoice(o.choices, `option '${o.flags}' argument '${raw}' is invalid.`, raw);
+      return raw;
+    };
+    params.push({
+      name,
+      kind: value === undefined ? 'boolean' : repeats ? 'list' : 'string',
+      description: o.description,
+      required: o.required === true && given === undefined,
+      ...(o.choices ? { choices: o.choices } : {}),
+      ...(given !== undefined ? { default: given } : o.default !== undefined && !repeats ? { default: o.default } : {}),
+      put(input, v) {
+        if (v === undefined) v = given;
+        if (value === undefined) {
+          if (v === true) input.opts[key] = !negated;
+          else if (negated) input.opts[key] = true;
+        } else if (v === undefined) {
+          if (o.default !== undefined) input.opts[key] = o.default;
+        } else if (repeats) {
+          input.opts[key] = (v as unknown[]).reduce((previous: unknown, w) => parse(word(w), previous), o.default);
+        } else input.opts[key] = parse(word(v), undefined);
+      },
+    });
+  }
+  if (def.passThrough)
+    params.push({
+      name: def.passThrough.name,
+      kind: 'map',
+      description: def.passThrough.description,
+      required: false,
+      put(input, value) {
+        input.rest = Object.entries((value as Record<string, unknown> | undefined) ?? {}).flatMap(([k, v]) => [
+          `--${k}`,
+          word(v),
+        ]);
+      },
+    });
+  return params;
+}
+
+function schemaOf(p: Param): object {
+  const item = p.choices ? { enum: p.choices } : { type: 'string' };
   return {
-    name: exposure.tool,
-    description: exposure.description,
-    input: exposure.input(z),
-    output: exposure.output(z),
-    // A command that changes nothing is a read for the client too: said once, by `writes`.
-    ...(!def.writes || exposure.annotations
-      ? { annotations: { ...(def.writes ? {} : { readOnlyHint: true }), ...exposure.annotations } }
-      : {}),
-    ...(exposure.listKey ? { listKey: exposure.listKey } : {}),
-    async run(args, ctx) {
+    ...(p.kind === 'boolean'
+      ? { type: 'boolean' }
+      : p.kind === 'list'
+        ? { type: 'array', items: item }
+        : p.kind === 'map'
+          ? { type: 'object', additionalProperties: { type: 'string' } }
+          : item),
+    ...(p.default !== undefined ? { default: p.default } : {}),
+    description: p.description,
+  };
+}
+
+const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+
+/**
+ * A value of the type the schema says, as the command line's words: a number or a boolean where a
+ * word is expected is that word (`index: 0`), one word where a list is expected is a list of one.
+ */
+function shaped(p: Param, v: unknown): unknown {
+  switch (p.kind) {
+    case 'boolean':
+      return typeof v === 'boolean' ? v : undefined;
+    case 'string':
+      return scalar(v) ? word(v) : undefined;
+    case 'list':
+      return scalar(v) ? [word(v)] : Array.isArray(v) && v.every(scalar) ? v.map(word) : undefined;
+    case 'map':
+      return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(scalar) ? v : undefined;
+  }
+}
+
+const EXPECTED = { boolean: 'true or false', string: 'a string', list: 'a list of strings', map: 'an object' };
+
+/** A tool built from its commands (one, or several told apart by `action`). */
+function toolOf(name: string, defs: readonly CommandDef[]): Tool {
+  const several = defs.length > 1;
+  const own = new Map(defs.map((d) => [d, paramsOf(d)]));
+  const actions = defs.map((d) => d.mcp!.action!);
+  // Every name once, in the commands' order; a name several commands take says what it is in each.
+  const merged = new Map<string, { param: Param; said: Map<string, string[]> }>();
+  for (const def of defs)
+    for (const p of own.get(def)!) {
+      const seen = merged.get(p.name) ?? { param: p, said: new Map() };
+      if (seen.param.kind !== p.kind) throw new Error(`${name}: '${p.name}' has two types`);
+      seen.said.set(p.description, [...(seen.said.get(p.description) ?? []), def.mcp!.action ?? '']);
+      merged.set(p.name, seen);
+    }
+  const describe = (said: Map<string, string[]>) =>
+    said.size === 1
+      ? [...said.keys()][0]!
+      : [...said].map(([text, in_]) => `${[...new Set(in_)].join(', ')}: ${text}`).join('; ');
+  const every = (p: string) => defs.every((d) => own.get(d)!.some((q) => q.name === p && q.required));
+  const properties: Record<string, object> = {};
+  if (several) {
+    // What each action needs (the schema cannot say it: it differs from one to the next), once for
+    // the actions that need the same.
+    const needs = new Map<string, string[]>();
+    for (const d of defs) {
+      const named = own
+        .get(d)!
+        .filter((p) => p.required && !every(p.name))
+        .map((p) => p.name);
+      if (named.length)
+        needs.set(named.join(', '), [...new Set([...(needs.get(named.join(', ')) ?? []), d.mcp!.action!])]);
+    }
+    properties['action'] = {
+      enum: [...new Set(actions)],
+      description: [...needs].map(([ps, acts]) => `${acts.join(', ')}: ${ps}`).join('; ') || 'what to do',
+    };
+  }
+  for (const [p, { param, said }] of merged) properties[p] = schemaOf({ ...param, description: describe(said) });
+  const required = [...(several ? ['action'] : []), ...[...merged.keys()].filter(every)];
+  const known = Object.keys(properties);
+  const description = defs.map((d) => d.mcp!.description).find(Boolean) ?? defs[0]!.description;
+
+  const refuse = (problems: string[]) =>
+    new UsageError(
+      `invalid arguments for ${name}: ${problems.join('; ')}`,
+      known.length
+        ? `${name} takes ${known.join(', ')} (its input schema says which and of what type)`
+        : `${name} takes no arguments`,
+    );
+
+  return {
+    name,
+    description,
+    inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}) },
+    ...(defs.every((d) => !d.writes) ? { annotations: { readOnlyHint: true } } : {}),
+    async run(given, ctx) {
+      const problems: string[] = [];
+      const args = new Map<string, unknown>();
+      for (const [key, v] of Object.entries(given)) {
+        if (v === null || v === undefined) continue;
+        if (key === 'action' && several) {
+          if (typeof v === 'string' && actions.includes(v)) args.set(key, v);
+          else problems.push(`'action': expected one of ${[...new Set(actions)].join(', ')}`);
+          continue;
+        }
+        const param = merged.get(key)?.param;
+        if (!param) {
+          const guess = nearMiss(key, known);
+          problems.push(`unknown argument '${key}'${guess ? `; did you mean '${guess}'?` : ''}`);
+          continue;
+        }
+        const value = shaped(param, v);
+        if (value === undefined) problems.push(`'${key}': expected ${EXPECTED[param.kind]}`);
+        else args.set(key, value);
+      }
+      for (const p of required) if (given[p] === undefined || given[p] === null) problems.push(`'${p}' is required`);
+      if (problems.length) throw refuse(problems);
+      const def = pick(name, defs, own, args);
+      const params = own.get(def)!;
+      const missing = params.filter((p) => p.required && !args.has(p.name)).map((p) => p.name);
+      const label = several ? `${name} ${def.mcp!.action}` : name;
+      if (missing.length)
+        throw new UsageError(
+          `${label} needs ${missing.join(' and ')}`,
+          params
+            .filter((p) => missing.includes(p.name))
+            .map((p) => `${p.name}: ${p.description}`)
+            .join('; '),
+        );
+      const input: Draft = { args: [], opts: {} };
+      for (const p of params) p.put(input, args.get(p.name));
       const context: CommandContext = {
         app: processContext(ctx.cwd),
         json: true,
         progress: ctx.progress,
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       };
-      if (exposure.call) return exposure.call(context, args);
-      return (await def.run(context, exposure.toInput ? exposure.toInput(args) : { args: [], opts: args }))?.data;
+      const r = await def.run(context, input as CommandInput);
+      return { data: r?.data, ...(def.mcp!.listKey ? { listKey: def.mcp!.listKey } : {}) };
     },
   };
 }
 
-/** Every command's tool, in the registry's order. */
+/** Of the commands for the action, the first that takes every argument given. */
+function pick(
+  name: string,
+  defs: readonly CommandDef[],
+  own: ReadonlyMap<CommandDef, Param[]>,
+  args: ReadonlyMap<string, unknown>,
+): CommandDef {
+  const action = args.get('action');
+  const candidates = defs.filter((d) => defs.length === 1 || d.mcp!.action === action);
+  const untaken = (d: CommandDef) =>
+    [...args.keys()].filter((k) => k !== 'action' && !own.get(d)!.some((p) => p.name === k));
+  const fits = candidates.find((d) => untaken(d).length === 0);
+  if (fits) return fits;
+  const label = defs.length > 1 ? `${name} ${String(action)}` : name;
+  throw new UsageError(
+    `${label} does not take ${untaken(candidates[0]!).join(', ')}`,
+    `${label} takes ${candidates
+      .map(
+        (d) =>
+          own
+            .get(d)!
+            .map((p) => p.name)
+            .join(', ') || 'no arguments',
+      )
+      .join('; or ')}`,
+  );
+}
+
+/** Every tool, in the registry's order: the commands that share a tool name make one. */
 export async function loadTools(commands: () => Promise<readonly CommandDef[]>): Promise<readonly Tool[]> {
-  return (await commands()).filter((def) => def.mcp).map(toolOf);
+  const byTool = new Map<string, CommandDef[]>();
+  for (const def of await commands()) if (def.mcp) byTool.set(def.mcp.tool, [...(byTool.get(def.mcp.tool) ?? []), def]);
+  // The plainest command of an action first (`output add` before `task output add`): what a call
+  // without the task's id runs.
+  const words = (d: CommandDef) => d.name.split(' ').length;
+  return [...byTool].map(([name, defs]) =>
+    toolOf(
+      name,
+      [...defs].sort((a, b) => words(a) - words(b)),
+    ),
+  );
 }

@@ -11,7 +11,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { CommandContext, CommandDef } from '../cli/def.js';
+import type { CommandContext, CommandDef } from '../model/def.js';
 import { errorEnvelope, SowError } from '../domain/errors.js';
 import { ActionRefused, parseAction, parseJson, type Call } from './actions.js';
 import { PAGE } from './page.js';

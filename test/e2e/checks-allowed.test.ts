@@ -378,7 +378,7 @@ describe("the record is the person's: read strictly, kept outside the repository
 });
 
 describe('the MCP tools refuse the same way (there is no terminal to ask on)', () => {
-  it('check_run and task_update to completed: CHECKS_NOT_ALLOWED with the commands, as the CLI; nothing ran', async () => {
+  it('check run and task_update to completed: CHECKS_NOT_ALLOWED with the commands, as the CLI', async () => {
     const o = hostile({ start: EXECUTING });
     const state = scratch();
     const run = pwn(o);
@@ -398,7 +398,7 @@ describe('the MCP tools refuse the same way (there is no terminal to ask on)', (
     const before = repo.snapshot();
     const cli = expectEnvelope(repo.sow(['check', 'run', '--json'], { env: { XDG_STATE_HOME: state } }));
     for (const [name, args] of [
-      ['check_run', {}],
+      ['check', { action: 'run' }],
       ['task_update', { id: '010', field: 'status', value: 'completed' }],
     ] as const) {
       const r = await client.callTool({ name, arguments: args });

@@ -182,7 +182,7 @@ describe('sow check run --detach, sow check wait', () => {
     expect(evidence(repo)).toEqual([]);
   });
 
-  it('over MCP, check_run with detach returns at once, and with wait waits in slices (timedOut), then gives the runs', async () => {
+  it('over MCP, check run detached returns at once; wait waits in slices (WAIT_TIMEOUT), then gives runs', async () => {
     const repo = withProject();
     const marks = scratch();
     declare(repo, [{ name: 'unit', run: gated(marks, 'unit') }]);
@@ -195,17 +195,25 @@ describe('sow check run --detach, sow check wait', () => {
     const client = new Client({ name: 'sow-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const start = await client.callTool({ name: 'check_run', arguments: { detach: true } });
+      const start = await client.callTool({ name: 'check', arguments: { action: 'run', detach: true } });
       expect(start.isError, JSON.stringify(start.content)).toBeFalsy();
       expect(start.structuredContent).toMatchObject({ detached: true, checks: ['unit'] });
-      const slice = await client.callTool({ name: 'check_run', arguments: { wait: true, timeout_seconds: 1 } });
-      expect(slice.isError).toBeFalsy();
-      expect(slice.structuredContent).toMatchObject({ runs: [], running: [{ checks: ['unit'] }], timedOut: true });
+      // The time running out: the command line's refusal (exit 124 there), with what still runs.
+      const slice = await client.callTool({ name: 'check', arguments: { action: 'wait', timeout: '1' } });
+      expect(slice.isError).toBe(true);
+      expect(JSON.parse((slice.content as { text: string }[])[0]!.text).error).toMatchObject({
+        code: 'WAIT_TIMEOUT',
+        details: { running: [{ checks: ['unit'] }] },
+      });
       writeFileSync(join(marks, 'go'), '');
-      const done = await client.callTool({ name: 'check_run', arguments: { wait: true, names: ['unit'] } });
+      const done = await client.callTool({ name: 'check', arguments: { action: 'wait', names: ['unit'] } });
       expect(done.structuredContent).toMatchObject({ runs: [{ name: 'unit', passed: true }], timedOut: false });
-      const both = await client.callTool({ name: 'check_run', arguments: { detach: true, wait: true } });
+      const both = await client.callTool({ name: 'check', arguments: { action: 'wait', detach: true } });
       expect(both.isError).toBe(true);
+      expect(JSON.parse((both.content as { text: string }[])[0]!.text).error).toMatchObject({
+        code: 'USAGE',
+        message: 'check wait does not take detach',
+      });
     } finally {
       await client.close();
     }

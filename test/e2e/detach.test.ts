@@ -422,7 +422,7 @@ describe('agent spawn --detach', () => {
     expect(f.ok(['agent', 'events', '020']).stdout).toBe('No events of a worker on task 020 yet.\n');
   });
 
-  it("over MCP, agent_wait waits in slices: timed out, with who still runs; then each task's status", async () => {
+  it("over MCP, agent_wait waits in slices: WAIT_TIMEOUT, with who still runs; then each task's status", async () => {
     const f = base();
     const dir = f.world.root;
     f.ok(['agent', 'spawn', 'implementer', '010', '--detach'], { FAKE_AGENT_SCRIPT: script(dir, 'a') });
@@ -436,15 +436,15 @@ describe('agent spawn --detach', () => {
     const client = new Client({ name: 'sow-test', version: '1.0.0' });
     await client.connect(transport);
     try {
-      const slice = await client.callTool({ name: 'agent_wait', arguments: { tasks: ['010'], timeout_seconds: 1 } });
-      expect(slice.isError).toBeFalsy();
-      expect(slice.structuredContent).toMatchObject({
-        stopped: [],
-        running: [{ task: '010', by: 'implementer-1' }],
-        timedOut: true,
+      // The time running out: the command line's refusal (exit 124 there), with who still runs.
+      const slice = await client.callTool({ name: 'agent_wait', arguments: { task_id: ['010'], timeout: '1' } });
+      expect(slice.isError).toBe(true);
+      expect(JSON.parse((slice.content as { text: string }[])[0]!.text).error).toMatchObject({
+        code: 'WAIT_TIMEOUT',
+        details: { stopped: [], running: [{ task: '010', by: 'implementer-1' }] },
       });
       writeFileSync(join(dir, 'go'), '');
-      const done = await client.callTool({ name: 'agent_wait', arguments: { tasks: ['010'] } });
+      const done = await client.callTool({ name: 'agent_wait', arguments: { task_id: ['010'] } });
       expect(done.structuredContent).toMatchObject({
         stopped: [{ task: '010', status: 'needs_review', unreported: false }],
         running: [],

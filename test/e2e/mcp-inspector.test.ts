@@ -1,9 +1,9 @@
 /**
  * `sow mcp` as the official MCP Inspector's CLI sees it (`npx @modelcontextprotocol/inspector
  * --cli` runs the same code, from @modelcontextprotocol/inspector-cli): tools/list gives every
- * tool an input and an output schema, and tools/call answers with `structuredContent` beside the
- * text, as the current MCP spec asks. Then the SDK's client, which checks every result against
- * the tool's output schema once it has listed the tools, calls each tool through a lifecycle.
+ * tool an input schema (no output schema: the spec makes it optional, and the data is the
+ * command's, as --json prints it), and tools/call answers with `structuredContent` beside the
+ * text, as the current MCP spec asks. Then the SDK's client calls each tool through a lifecycle.
  */
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -42,7 +42,7 @@ function inspector(repo: Repo, args: string[]): any {
 const cliData = (repo: Repo, args: string[]) => ok(repo, [...args, '--json']).json!.data;
 
 describe('sow mcp, through the MCP Inspector CLI', () => {
-  it('tools/list: each tool with its input and output schema (objects, as the spec asks)', () => {
+  it('tools/list: each tool with its input schema (an object, as the spec asks)', () => {
     const repo = fresh();
     const { tools } = inspector(repo, ['--method', 'tools/list']);
     expect(tools.map((t: any) => t.name).sort()).toEqual([
@@ -50,7 +50,7 @@ describe('sow mcp, through the MCP Inspector CLI', () => {
       'agent_ps',
       'agent_wait',
       'artifact',
-      'check_run',
+      'check',
       'continue',
       'cost',
       'log',
@@ -60,8 +60,8 @@ describe('sow mcp, through the MCP Inspector CLI', () => {
       'task_update',
     ]);
     for (const tool of tools) {
-      expect(tool.inputSchema, tool.name).toMatchObject({ type: 'object', additionalProperties: false });
-      expect(tool.outputSchema, tool.name).toMatchObject({ type: 'object', properties: expect.any(Object) });
+      expect(tool.inputSchema, tool.name).toMatchObject({ type: 'object', properties: expect.any(Object) });
+      expect(tool.outputSchema, tool.name).toBeUndefined();
       expect(tool.description.length, tool.name).toBeGreaterThan(20);
     }
     expect(tools.find((t: any) => t.name === 'status').annotations).toEqual({ readOnlyHint: true });
@@ -111,13 +111,13 @@ describe('sow mcp, through the MCP Inspector CLI', () => {
   });
 });
 
-describe('every result matches its output schema (the SDK client checks it)', () => {
+describe('every call answers with structuredContent (the SDK client reads it)', () => {
   const clients: Client[] = [];
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close().catch(() => undefined)));
   });
 
-  it('through a lifecycle: status, continue, artifact, advance, task_next, task_update, log, check_run', async () => {
+  it('through a lifecycle: status, continue, artifact, advance, task_next, task_update, log, check', async () => {
     const repo = fresh();
     ok(repo, ['project', 'new', 'demo']);
     const client = new Client({ name: 'sow-test', version: '1.0.0' });
@@ -131,7 +131,6 @@ describe('every result matches its output schema (the SDK client checks it)', ()
         stderr: 'pipe',
       }),
     );
-    // Listing makes the client check each later result against the tool's output schema.
     await client.listTools();
     const call = async (name: string, args: Record<string, unknown> = {}) => {
       const r = await client.callTool({ name, arguments: args });
@@ -144,19 +143,18 @@ describe('every result matches its output schema (the SDK client checks it)', ()
     repo.write(TASK_LIST, '# Tasks\n');
     expect(
       await call('artifact', {
-        action: 'add',
-        direction: 'output',
+        action: 'output add',
         type: 'task_list',
         path: 'planning/tasks.md',
         approved: true,
       }),
     ).toMatchObject({ index: 0 });
-    expect(await call('artifact', { action: 'list', direction: 'output' })).toMatchObject({
+    expect(await call('artifact', { action: 'output list' })).toMatchObject({
       artifacts: [{ index: 0, type: 'task_list' }],
     });
-    expect(
-      await call('artifact', { action: 'set', direction: 'output', index: 0, field: 'approved', value: true }),
-    ).toMatchObject({ index: 0 });
+    expect(await call('artifact', { action: 'output set', index: 0, field: 'approved', value: true })).toMatchObject({
+      index: 0,
+    });
     expect(await call('advance', { dry_run: true })).toMatchObject({ to: 'ImplementationPlanning', dryRun: true });
     expect(await call('advance')).toMatchObject({ from: 'PlanningActive', to: 'ImplementationPlanning' });
     ok(repo, ['task', 'add', 'First task', '--agent', 'implementer']);
@@ -174,6 +172,6 @@ describe('every result matches its output schema (the SDK client checks it)', ()
       id: '010',
       value: 'Renamed',
     });
-    expect(await call('check_run')).toMatchObject({ runs: [], recorded: null });
+    expect(await call('check', { action: 'run' })).toMatchObject({ runs: [], recorded: null });
   });
 });

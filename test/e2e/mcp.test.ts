@@ -33,7 +33,7 @@ const TOOL_NAMES = [
   'agent_ps',
   'agent_wait',
   'artifact',
-  'check_run',
+  'check',
   'continue',
   'cost',
   'log',
@@ -200,12 +200,9 @@ describe('sow mcp: the tools', () => {
       string,
       Record<string, unknown>
     >;
-    expect(artifact['direction']).toMatchObject({ enum: ['input', 'output'] });
-    expect(artifact['metadata']).toMatchObject({
-      type: 'object',
-      additionalProperties: { type: ['string', 'number', 'boolean'] },
-    });
-    const wrong = await call(client, 'artifact', { action: 'list', direction: 'sideways' });
+    expect(artifact['action']).toMatchObject({ enum: expect.arrayContaining(['input add', 'output list']) });
+    expect(artifact['metadata']).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
+    const wrong = await call(client, 'artifact', { action: 'sideways list' });
     expect(wrong.isError).toBe(true);
     expect(client.getServerVersion()).toMatchObject({ name: 'sow', version: cliData(repo, ['--version']).version });
   });
@@ -281,7 +278,7 @@ describe('sow mcp: the tools', () => {
     expect(refused.json.error.code).toBe('NOT_INITIALIZED');
   });
 
-  it('cost and agent_ps: the data of sow cost / sow agent ps, checked against their output schemas', async () => {
+  it('cost and agent_ps: the data of sow cost / sow agent ps', async () => {
     const repo = fresh();
     toExecuting(repo);
     const project = repo.yaml(PROJECT);
@@ -399,8 +396,7 @@ describe('sow mcp: the tools', () => {
     const { client } = await connect(repo);
     repo.write('.sow/project/planning/tasks.md', '# Tasks\n');
     const added = await data(client, 'artifact', {
-      action: 'add',
-      direction: 'output',
+      action: 'output add',
       type: 'task_list',
       path: 'planning/tasks.md',
     });
@@ -408,13 +404,12 @@ describe('sow mcp: the tools', () => {
       index: 0,
       artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false },
     });
-    const listed = await data(client, 'artifact', { action: 'list', direction: 'output' });
+    const listed = await data(client, 'artifact', { action: 'output list' });
     expect(listed).toEqual(cliData(repo, ['output', 'list']));
     expect(listed).toEqual([{ index: 0, ...added.artifact }]);
 
     const approved = await data(client, 'artifact', {
-      action: 'set',
-      direction: 'output',
+      action: 'output set',
       index: 0,
       field: 'approved',
       value: true,
@@ -425,8 +420,7 @@ describe('sow mcp: the tools', () => {
     // Metadata as the command line's extra flags; an input with a phase named.
     repo.write('.sow/project/discovery/notes.md', 'notes\n');
     const input = await data(client, 'artifact', {
-      action: 'add',
-      direction: 'input',
+      action: 'input add',
       phase: 'planning',
       type: 'context',
       path: 'discovery/notes.md',
@@ -434,7 +428,7 @@ describe('sow mcp: the tools', () => {
       metadata: { source: 'human', pages: 3 },
     });
     expect(input.artifact).toMatchObject({ type: 'context', approved: true, metadata: { source: 'human', pages: 3 } });
-    expect(await data(client, 'artifact', { action: 'list', direction: 'input', phase: 'planning' })).toEqual(
+    expect(await data(client, 'artifact', { action: 'input list', phase: 'planning' })).toEqual(
       cliData(repo, ['input', 'list', '--phase', 'planning']),
     );
 
@@ -443,14 +437,13 @@ describe('sow mcp: the tools', () => {
     ok(repo, ['task', 'add', 'Only task']);
     repo.write('src/a.ts', 'export {}\n');
     const out = await data(client, 'artifact', {
-      action: 'add',
-      direction: 'output',
-      task: '10',
+      action: 'output add',
+      id: '10',
       type: 'modified',
       path: 'src/a.ts',
     });
     expect(out).toMatchObject({ index: 0, artifact: { type: 'modified', path: 'src/a.ts' } });
-    expect(await data(client, 'artifact', { action: 'list', direction: 'output', task: '010' })).toEqual(
+    expect(await data(client, 'artifact', { action: 'output list', id: '010' })).toEqual(
       cliData(repo, ['task', 'output', 'list', '--id', '010']),
     );
   });
@@ -460,10 +453,10 @@ describe('sow mcp: the tools', () => {
     const { client } = await connect(repo);
     const before = repo.snapshot();
     for (const [args, says] of [
-      [{ action: 'add', direction: 'output', type: 'task_list' }, 'artifact add needs path'],
-      [{ action: 'list', direction: 'output', index: 0 }, 'artifact list does not take index'],
-      [{ action: 'list', direction: 'output', task: '010', phase: 'planning' }, 'task and phase exclude each other'],
-      [{ action: 'remove', direction: 'output' }, "invalid arguments for artifact: 'action'"],
+      [{ action: 'output add', type: 'task_list' }, 'artifact output add needs path'],
+      [{ action: 'output list', index: 0 }, 'artifact output list does not take index'],
+      [{ action: 'output list', id: '010', phase: 'planning' }, 'artifact output list does not take id'],
+      [{ action: 'output remove' }, "invalid arguments for artifact: 'action'"],
     ] as const) {
       const r = await call(client, 'artifact', args);
       expect(r.isError, JSON.stringify(args)).toBe(true);
@@ -505,7 +498,7 @@ describe('sow mcp: the tools', () => {
       action: 'modified_file',
       result: 'success',
       task: '010',
-      files: ['src/a.ts'],
+      file: ['src/a.ts'],
       notes: 'Wrote a',
       agent: 'implementer-1',
     });
@@ -540,7 +533,7 @@ describe('sow mcp: the tools', () => {
     expect(JSON.stringify(wrong.json)).toContain('started_task');
   });
 
-  it('check_run: runs the declared checks and records evidence, as sow check run; a failed check is CHECKS_FAILED', async () => {
+  it('check: runs the declared checks, records evidence as check run does; a failed one is CHECKS_FAILED', async () => {
     const repo = fresh();
     toExecuting(repo, ['Only task']);
     repo.write(
@@ -549,7 +542,7 @@ describe('sow mcp: the tools', () => {
     );
     ok(repo, ['check', 'allow', '--yes']);
     const { client } = await connect(repo);
-    const mcp = await data(client, 'check_run', { names: ['unit'], task: '010' });
+    const mcp = await data(client, 'check', { action: 'run', names: ['unit'], task: '010' });
     expect(mcp).toMatchObject({
       runs: [{ name: 'unit', passed: true, exit_code: 0 }],
       recorded: { owner: 'task 010', task: '010' },
@@ -575,7 +568,7 @@ describe('sow mcp: the tools', () => {
       jsonrpc: '2.0',
       id: 2,
       method: 'tools/call',
-      params: { name: 'check_run', arguments: { names: ['unit', 'lint'] }, _meta: { progressToken: 'p' } },
+      params: { name: 'check', arguments: { action: 'run', names: ['unit', 'lint'] }, _meta: { progressToken: 'p' } },
     });
     const answer = await server.answer('2');
     const after = server.lines().map((l) => JSON.parse(l));
@@ -589,7 +582,7 @@ describe('sow mcp: the tools', () => {
     server.child.stdin.end();
     expect((await server.exited).code).toBe(0);
 
-    const failed = await call(client, 'check_run', { names: ['lint'] });
+    const failed = await call(client, 'check', { action: 'run', names: ['lint'] });
     expect(failed.isError).toBe(true);
     expect(failed.json).toMatchObject({
       ok: false,
@@ -781,7 +774,7 @@ describe('sow mcp: the process', () => {
       method: 'tools/call',
       params: {
         name: 'artifact',
-        arguments: { action: 'add', direction: 'output', type: 'task_list', path: 'planning/tasks.md' },
+        arguments: { action: 'output add', type: 'task_list', path: 'planning/tasks.md' },
       },
     });
     server.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'status', arguments: {} } });
@@ -1034,7 +1027,8 @@ describe('sow mcp: hostile or careless messages', () => {
     server.send(INIT);
     await server.answer('1');
     server.send(
-      '{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"check_run","arguments":{"names":["slow"]}}}',
+      '{"jsonrpc":"2.0","id":1.5,"method":"tools/call",' +
+        '"params":{"name":"check","arguments":{"action":"run","names":["slow"]}}}',
     );
     const pidFile = join(repo.dir, 'check.pid');
     const alive = (pid: number) => {
@@ -1080,7 +1074,7 @@ describe('sow mcp: hostile or careless messages', () => {
       return JSON.parse(answer.result.content[0].text);
     };
     const add = (metadata: string) =>
-      `{"action":"add","direction":"input","phase":"planning","type":"context","path":"notes.md","metadata":${metadata}}`;
+      `{"action":"input add","phase":"planning","type":"context","path":"notes.md","metadata":${metadata}}`;
     const cliAdd = ['input', 'add', '--phase', 'planning', '--type', 'context', '--path', 'notes.md'];
 
     server.send(tool(2, 'artifact', add('{"__proto__":"x"}')));
@@ -1096,7 +1090,7 @@ describe('sow mcp: hostile or careless messages', () => {
       tool(
         6,
         'artifact',
-        '{"action":"set","direction":"output","phase":"planning","index":0,"field":"metadata.__proto__","value":"x"}',
+        '{"action":"output set","phase":"planning","index":0,"field":"metadata.__proto__","value":"x"}',
       ),
     );
     const cliSet = cliRefusal(repo, [

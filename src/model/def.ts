@@ -4,7 +4,6 @@
  * `sow mcp` (mcp/tools.ts) and completion are built from these, so nothing about a command is
  * said twice. Types only: a definition costs nothing to load until its group is asked for.
  */
-import type { z as Zod, ZodObject } from 'zod';
 import type { AppContext } from '../app/context.js';
 import type { CandidateSource, CommandResult } from '../domain/type-commands.js';
 
@@ -34,6 +33,8 @@ export interface OptionDef {
   /** Checks the word as typed; `previous` is the value so far (a repeatable option collects). */
   readonly parse?: (raw: string, previous: unknown) => unknown;
   readonly complete?: CandidateSource;
+  /** For a person at a terminal (`--watch`): not offered to MCP clients. */
+  readonly terminal?: boolean;
 }
 
 /** What a command receives: its arguments in order, its options by camel-cased name. */
@@ -59,39 +60,22 @@ export interface CommandContext {
   readonly commands?: () => Promise<readonly CommandDef[]>;
 }
 
-/** Hints a client may show or act on (the MCP tool annotations). */
-export interface ToolAnnotations {
-  readonly readOnlyHint?: boolean;
-  readonly destructiveHint?: boolean;
-  readonly idempotentHint?: boolean;
-  readonly openWorldHint?: boolean;
-}
-
 /**
- * How a command is offered to an MCP client. Schemas are built from the `z` that `sow mcp` passes
- * in, so defining them loads nothing on the command line's start-up.
+ * How a command is offered to an MCP client. The tool's arguments are the command's own (mcp/tools.ts
+ * derives them), so this says only what the command line does not: the tool's name and words.
  */
-/** zod's `z`, as `sow mcp` hands it to the schema builders. */
-export type ZodApi = typeof Zod;
-
 export interface McpExposure {
   readonly tool: string;
-  readonly description: string;
-  /** Besides readOnlyHint, which a command that does not write gets by itself. */
-  readonly annotations?: ToolAnnotations;
-  /** The arguments, as a strict zod object. */
-  input(z: ZodApi): ZodObject;
-  /**
-   * A result that is a list goes under this member of `structuredContent`, which is an object
-   * (the text content is the list itself, as the command prints it under `data` with --json).
-   */
+  /** The tool's description (for a tool of several commands, on one of them). */
+  readonly description?: string;
+  /** A tool of several commands: the value of its `action` argument that runs this one. */
+  readonly action?: string;
+  /** A result that is a list goes under this member of `structuredContent`, which is an object. */
   readonly listKey?: string;
-  /** The shape of the result (`structuredContent`), as a zod object. */
-  output(z: ZodApi): ZodObject;
-  /** The tool's arguments as the command's input; without it, they are the command's options. */
-  toInput?(args: Record<string, unknown>): CommandInput;
-  /** A tool that does more than one command (artifact: add, set, list) says what it runs itself. */
-  call?(ctx: CommandContext, args: Record<string, unknown>): Promise<unknown>;
+  /** Where a call must not wait without end or a person always says it: the tool's own defaults. */
+  readonly defaults?: Readonly<Record<string, string>>;
+  /** Options (by their MCP name) the tool leaves out: ways to trim a listing that the tool's JSON does not need. */
+  readonly omit?: readonly string[];
 }
 
 export interface CommandDef {
@@ -106,8 +90,8 @@ export interface CommandDef {
   /** Whether it changes state under .sow/ (or the repository). */
   readonly writes: boolean;
   readonly hidden?: boolean;
-  /** Takes `--name value` words it does not declare (they arrive as `rest`). */
-  readonly passThrough?: boolean;
+  /** Takes `--name value` words it does not declare (they arrive as `rest`): what they are, and what MCP calls them. */
+  readonly passThrough?: { readonly name: string; readonly description: string };
   readonly mcp?: McpExposure;
   /** Undefined: nothing to show (`sow mcp`, whose stdout is the protocol's). */
   run(ctx: CommandContext, input: CommandInput): Promise<CommandResult | undefined>;
