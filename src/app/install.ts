@@ -18,13 +18,9 @@ import {
   claimedAddition,
   COMMANDS,
   makeableKeys,
-  parseTarget,
-  planPlugin,
-  planRepository,
   removeFromJson,
   sectionOf,
   sha256,
-  TARGETS,
   addToJson,
   withoutSection,
   withSection,
@@ -32,11 +28,12 @@ import {
   type IntegrationSources,
   type JsonAddition,
   type Planned,
-  type Target,
 } from '../domain/integrations.js';
+import type { ExecutorType as Target } from '../domain/schemas.js';
+import { EXECUTORS, installTargets } from '../adapters/executors/registry.js';
 import { printable } from '../domain/display.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';
-import { NotAGitRepositoryError, SowError, UsageError } from '../domain/errors.js';
+import { NotAGitRepositoryError, notOneOf, SowError, UsageError } from '../domain/errors.js';
 import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
 import { realPath } from '../adapters/files.js';
 import {
@@ -434,12 +431,27 @@ export interface InstallOptions {
   version: string;
 }
 
+/** The agent CLIs a word names: one with an install target, or all of them. */
+export function parseTarget(raw: string): Target[] {
+  const targets = installTargets();
+  if (raw === 'all') return targets;
+  if ((targets as string[]).includes(raw)) return [raw as Target];
+  throw notOneOf('target', raw, [...targets, 'all']);
+}
+
 function targetsFor(rawTarget: string, plugin: string | undefined, verb: 'install' | 'uninstall'): Target[] {
   const targets = parseTarget(rawTarget);
-  if (plugin !== undefined && (targets.length !== 1 || targets[0] !== 'claude')) {
-    throw new UsageError('--plugin is for the claude target', `sow ${verb} claude --plugin ${plugin}`);
+  if (plugin !== undefined && (targets.length !== 1 || !EXECUTORS[targets[0]!].integration?.plugin)) {
+    const able = installTargets().filter((t) => EXECUTORS[t].integration?.plugin);
+    throw new UsageError(`--plugin is for the ${able.join(', ')} target`, `sow ${verb} ${able[0]} --plugin ${plugin}`);
   }
   return targets;
+}
+
+/** What sow writes for `target`: into the repository, or as a plugin. */
+function planOf(target: Target, src: IntegrationSources, plugin: boolean, withMcp: boolean): Planned[] {
+  const integration = EXECUTORS[target].integration!;
+  return plugin ? integration.plugin!(src, { withMcp }) : integration.repository(src, { withMcp });
 }
 
 export async function install(cwd: string, rawTarget: string, opts: InstallOptions): Promise<InstallResult> {
@@ -451,10 +463,7 @@ export async function install(cwd: string, rawTarget: string, opts: InstallOptio
   const files: FileResult[] = [];
   const steps: Step[] = [];
   for (const target of targets) {
-    const plan = place.plugin
-      ? planPlugin(src, { withMcp: opts.withMcp === true })
-      : planRepository(target, src, { withMcp: opts.withMcp === true });
-    for (const p of plan) {
+    for (const p of planOf(target, src, place.plugin, opts.withMcp === true)) {
       if (files.some((f) => f.path === p.path)) {
         // A file two targets share (.agents/skills/sow/SKILL.md, AGENTS.md): written once, used by both.
         for (const e of entries)
@@ -476,7 +485,7 @@ function installable(
   plugin: boolean,
 ): Map<string, { planned: Planned; beside: boolean }> {
   const out = new Map<string, { planned: Planned; beside: boolean }>();
-  for (const p of plugin ? planPlugin(src, { withMcp: true }) : planRepository(target, src, { withMcp: true })) {
+  for (const p of planOf(target, src, plugin, true)) {
     out.set(p.path, { planned: p, beside: false });
     if (besideText(p) !== undefined) out.set(besides(p.path), { planned: p, beside: true });
   }
@@ -509,7 +518,7 @@ export async function uninstall(
       continue;
     }
     const remaining = rec.targets.filter(
-      (t) => (TARGETS as readonly string[]).includes(t) && !(targets as string[]).includes(t),
+      (t) => (installTargets() as string[]).includes(t) && !(targets as string[]).includes(t),
     );
     if (remaining.length > 0) {
       kept.push({ ...rec, targets: remaining });
