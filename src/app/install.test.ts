@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { refused, said, worlds, type World } from '../../test/inproc.js';
 import { EXECUTORS } from '../adapters/executors/registry.js';
 import { EXECUTOR_TYPES } from '../domain/schemas.js';
-import { install, parseTarget, RECORD, uninstall } from './install.js';
+import { install, parseTarget, uninstall } from './install.js';
+import { RECORD } from './install-record.js';
 
 const world = worlds();
 const VERSION = '1.2.3';

@@ -120,6 +120,10 @@ const hookGroup = (commands: readonly string[]) => ({
   hooks: commands.map((command) => ({ type: 'command', command })),
 });
 
+/** Hook commands by event, as the hook groups Claude Code's settings and plugins hold. */
+export const hookMap = (hooks: NonNullable<JsonAddition['hooks']>) =>
+  Object.fromEntries(Object.entries(hooks).map(([event, commands]) => [event, [hookGroup(commands)]]));
+
 /** A group sow wrote: only `hooks`, each a command hook running one of `commands`. */
 function isSowGroup(g: unknown, commands: readonly string[]): boolean {
   if (!isObj(g) || Object.keys(g).length !== 1 || !Array.isArray(g['hooks']) || g['hooks'].length === 0) return false;
@@ -131,6 +135,12 @@ function isSowGroup(g: unknown, commands: readonly string[]): boolean {
       sameJson(h, { type: 'command', command: h['command'] }),
   );
 }
+
+/** The keys sow makes when a file has none of `add`'s: `hooks`, `hooks.<event>`, `mcpServers`. */
+const makeableKeys = (add: JsonAddition): string[] => [
+  ...(add.hooks ? ['hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`)] : []),
+  ...(add.mcpServers ? ['mcpServers'] : []),
+];
 
 /** What sow changed in a JSON file: its new text, the entries it added, and the keys it made (`hooks`, `hooks.Stop`, `mcpServers`). */
 export interface JsonEdit {
@@ -148,16 +158,9 @@ export interface JsonEdit {
 export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
   if (text === undefined) {
     const data: Json = {};
-    if (add.hooks)
-      data['hooks'] = Object.fromEntries(
-        Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]]),
-      );
+    if (add.hooks) data['hooks'] = hookMap(add.hooks);
     if (add.mcpServers) data['mcpServers'] = { ...add.mcpServers };
-    const made = [
-      ...(add.hooks ? ['hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`)] : []),
-      ...(add.mcpServers ? ['mcpServers'] : []),
-    ];
-    return { text: `${JSON.stringify(data, null, 2)}\n`, added: add, made };
+    return { text: `${JSON.stringify(data, null, 2)}\n`, added: add, made: makeableKeys(add) };
   }
   let t = text;
   const hooksAdded: Record<string, string[]> = {};
@@ -174,13 +177,8 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
   if (add.hooks) {
     const hooks = memberOf(scanJson(t), 'hooks');
     if (!hooks) {
-      t = appendEntry(
-        t,
-        scanJson(t),
-        Object.fromEntries(Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]])),
-        'hooks',
-      );
-      made.push('hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`));
+      t = appendEntry(t, scanJson(t), hookMap(add.hooks), 'hooks');
+      made.push(...makeableKeys({ hooks: add.hooks }));
       Object.assign(hooksAdded, add.hooks);
     } else {
       if (hooks.value.type !== 'object') throw notA('hooks', 'map', 'hooks');
@@ -292,11 +290,24 @@ export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAdditio
   };
 }
 
-/** The keys a record may say sow made in a file it merges `plan` into. */
-export const makeableKeys = (plan: JsonAddition): string[] => [
-  ...(plan.hooks ? ['hooks', ...Object.keys(plan.hooks).map((e) => `hooks.${e}`)] : []),
-  ...(plan.mcpServers ? ['mcpServers'] : []),
-];
+/** The keys a record says sow made (`hooks`, `hooks.Stop`, `mcpServers`), as far as sow's `plan` can make them. */
+export function claimedMade(claim: unknown, plan: JsonAddition): string[] {
+  const makeable = makeableKeys(plan);
+  return Array.isArray(claim) ? claim.filter((k): k is string => typeof k === 'string' && makeable.includes(k)) : [];
+}
+
+/** Both additions in one: each hook command and server once. */
+export function unionAddition(a: JsonAddition, b: JsonAddition): JsonAddition {
+  const hooks: Record<string, string[]> = {};
+  for (const add of [a, b])
+    for (const [event, commands] of Object.entries(add.hooks ?? {}))
+      hooks[event] = [...new Set([...(hooks[event] ?? []), ...commands])];
+  const servers = { ...a.mcpServers, ...b.mcpServers };
+  return {
+    ...(Object.keys(hooks).length ? { hooks } : {}),
+    ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
+  };
+}
 
 // ---- managed sections ----
 

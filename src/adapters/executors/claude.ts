@@ -28,6 +28,7 @@ import {
   commandBody,
   COMMANDS,
   frontmatter,
+  hookMap,
   skillFile,
   yamlString,
   type Integration,
@@ -160,15 +161,11 @@ const integration: Integration = {
       metadata: { description },
       plugins: [{ name: 'sow', source: './', description, version: s.version }],
     };
-    const hooks = Object.entries(HOOKS.hooks!).map(([event, cmds]) => [
-      event,
-      [{ hooks: cmds.map((command) => ({ type: 'command', command })) }],
-    ]);
     return [
       { kind: 'file', path: '.claude-plugin/plugin.json', content: json(manifest) },
       { kind: 'file', path: '.claude-plugin/marketplace.json', content: json(marketplace) },
       ...claudeLayer(s, '', 'commands/'),
-      { kind: 'file', path: 'hooks/hooks.json', content: json({ hooks: Object.fromEntries(hooks) }) },
+      { kind: 'file', path: 'hooks/hooks.json', content: json({ hooks: hookMap(HOOKS.hooks!) }) },
       ...(opts.withMcp
         ? [{ kind: 'file' as const, path: '.mcp.json', content: json({ mcpServers: MCP.mcpServers }) }]
         : []),
