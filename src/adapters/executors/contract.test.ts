@@ -4,9 +4,11 @@
  * ship. (The exact argv of each CLI is argv.test.ts; the live flags are `npm run test:real-agents`.)
  */
 import { readFileSync } from 'node:fs';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import {
   EXECUTOR_TYPES,
+  ExecutorConfigSchema,
   type ExecutorConfig,
   type ExecutorType,
   type PermissionProfile,
@@ -126,6 +128,11 @@ describe('the registry', () => {
     }
     // Only Claude Code takes a plugin.
     expect(installTargets().filter((t) => EXECUTORS[t].integration?.plugin)).toEqual(['claude']);
+  });
+  it('the configuration schema names the types that speak ACP: those whose module says how', () => {
+    const said = v.getDescription(ExecutorConfigSchema.entries.transport.wrapped) ?? '';
+    const acp = modules.filter((m) => m.acp).map((m) => m.type);
+    expect(said).toContain(`(${acp.join(', ')})`);
   });
   it("the ignored settings are each module's own", () => {
     for (const m of modules) expect(IGNORED_SETTINGS[m.type], m.type).toBe(m.ignores);
