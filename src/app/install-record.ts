@@ -133,7 +133,8 @@ export async function readRecord(place: Place): Promise<{ text: string | undefin
 
 function recordText(entries: readonly RecordEntry[]): string {
   const header =
-    '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n# `sow uninstall` removes only that. Commit it with the files.\n';
+    '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n' +
+    '# `sow uninstall` removes only that. Commit it with the files.\n';
   return `${header}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`;
 }
 

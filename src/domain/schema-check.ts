@@ -120,7 +120,8 @@ function picklistMessage(issue: v.BaseIssue<unknown>): string | undefined {
   const values = [...(issue.expected?.matchAll(/"((?:[^"\\]|\\.)*)"/g) ?? [])].map((m) => m[1]!);
   if (values.length === 0) return undefined;
   const near = nearMiss(issue.input, values);
-  return `${quoted(issue.input)} is not one of ${values.join(', ')}${near === undefined ? '' : `; did you mean ${quoted(near)}?`}`;
+  const hint = near === undefined ? '' : `; did you mean ${quoted(near)}?`;
+  return `${quoted(issue.input)} is not one of ${values.join(', ')}${hint}`;
 }
 
 /**
