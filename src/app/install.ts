@@ -327,6 +327,7 @@ export async function uninstall(
   const place = await placeOf(cwd, opts.plugin);
   const { text: recordBefore, entries } = await readRecord(place);
   const plans = new Map(targets.map((t) => [t, installable(src, t, place.plugin)]));
+  const known: string[] = installTargets();
   // As for install: every path checked and every file read before the first removal.
   const files: FileResult[] = [];
   const warnings: string[] = [];
@@ -342,9 +343,7 @@ export async function uninstall(
       kept.push(rec);
       continue;
     }
-    const remaining = rec.targets.filter(
-      (t) => (installTargets() as string[]).includes(t) && !(targets as string[]).includes(t),
-    );
+    const remaining = rec.targets.filter((t) => known.includes(t) && !(targets as string[]).includes(t));
     if (remaining.length > 0) {
       kept.push({ ...rec, targets: remaining });
       files.push({ path: rec.path, outcome: 'left', note: `still used by ${remaining.join(', ')}` });
