@@ -53,6 +53,12 @@ export interface FileResult {
   note?: string;
 }
 
+const result = (path: string, outcome: Outcome, note?: string): FileResult => ({
+  path,
+  outcome,
+  ...(note ? { note } : {}),
+});
+
 /** A JSON file nested deeper than any settings file: refused before parsing (which would recurse that deep). */
 export class JsonTooDeepError extends SowError {
   constructor(file: string) {
@@ -89,16 +95,14 @@ function apply(area: Area, steps: readonly Step[]): void {
   }
 }
 
-/** JSON text sow may read: not nested deeper than settings ever are (exit 4 if it is), and an object (else undefined). */
-function jsonObject(shown: string, text: string): Record<string, unknown> | undefined {
+/** Whether JSON text is an object sow can read; one nested deeper than settings ever are is refused (exit 4). */
+function isJsonObject(shown: string, text: string): boolean {
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeepError(shown);
   try {
     const data: unknown = JSON.parse(text);
-    return typeof data === 'object' && data !== null && !Array.isArray(data)
-      ? (data as Record<string, unknown>)
-      : undefined;
+    return typeof data === 'object' && data !== null && !Array.isArray(data);
   } catch {
-    return undefined;
+    return false;
   }
 }
 
@@ -108,6 +112,7 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
   // A record of another kind for this path is no claim of sow's on it.
   const rec = found?.kind === p.kind ? found : undefined;
   const shown = `${area.shown ?? ''}${p.path}`;
+  const said = (outcome: Outcome, note?: string) => result(p.path, outcome, note);
   const withTarget = (targets: string[]) => (targets.includes(target) ? targets : [...targets, target]);
   const remember = (fields: Partial<RecordEntry>) => {
     if (found) {
@@ -138,20 +143,15 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
     if (prior) Object.assign(prior, entry);
     else entries.push(entry);
     if (found) found.targets = withTarget(found.targets);
-    return {
-      path: p.path,
-      outcome: 'kept',
-      note: `${why}; the new ${p.kind === 'section' ? 'section' : 'version'} is in ${area.shown ?? ''}${rel}`,
-    };
+    return said(
+      'kept',
+      `${why}; the new ${p.kind === 'section' ? 'section' : 'version'} is in ${area.shown ?? ''}${rel}`,
+    );
   };
   if (p.kind === 'json') {
     const { text: current } = inspect(area, p.path);
-    if (current !== undefined && jsonObject(shown, current) === undefined)
-      return {
-        path: p.path,
-        outcome: 'skipped',
-        note: 'it is not a JSON object sow can read, so it was left as it is; fix it and install again',
-      };
+    if (current !== undefined && !isJsonObject(shown, current))
+      return said('skipped', 'it is not a JSON object sow can read, so it was left as it is; fix it and install again');
     const edit = addToJson(current, p.add, p.path);
     remember({
       add: unionAddition(claimedAddition(rec?.add, p.add), edit.added),
@@ -159,9 +159,9 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
       sha256: sha256(edit.text),
       created: current === undefined || (rec?.created ?? false),
     });
-    if (edit.text === current) return { path: p.path, outcome: 'unchanged' };
+    if (edit.text === current) return said('unchanged');
     write(edit.text, true);
-    return { path: p.path, outcome: current === undefined ? 'created' : 'updated' };
+    return said(current === undefined ? 'created' : 'updated');
   }
   // A whole file, or a section of the person's file: what sow owns of what is there is `ours`.
   const { text: current, link } = inspect(area, p.path);
@@ -174,16 +174,16 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
   if (ours === undefined) {
     write(next, !file);
     remember({ sha256: hash, created: current === undefined || (rec?.created ?? false) });
-    return { path: p.path, outcome: current === undefined ? 'created' : 'updated' };
+    return said(current === undefined ? 'created' : 'updated');
   }
   if (ours === p.content) {
     remember({ sha256: hash, created: rec?.created ?? false });
-    return { path: p.path, outcome: 'unchanged' };
+    return said('unchanged');
   }
   if (rec?.sha256 !== undefined && sha256(ours) === rec.sha256) {
     write(next, !file);
     remember({ sha256: hash });
-    return { path: p.path, outcome: 'updated' };
+    return said('updated');
   }
   return beside(!file ? "you edited sow's section" : rec ? 'you edited it' : 'sow did not write it');
 }
@@ -191,53 +191,40 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
 /** Plans taking out one recorded change whose path and kind sow's plan confirms (`planned`). */
 function planUninstall(area: Area, rec: RecordEntry, planned: Planned, steps: Step[]): FileResult {
   const shown = `${area.shown ?? ''}${rec.path}`;
+  const said = (outcome: Outcome, note?: string) => result(rec.path, outcome, note);
   const { text: current, link } = inspect(area, rec.path);
-  if (current === undefined && !link) return { path: rec.path, outcome: 'removed', note: 'it was already gone' };
+  if (current === undefined && !link) return said('removed', 'it was already gone');
   const write = (text: string) => steps.push({ op: 'write', rel: rec.path, text, follow: true });
   const remove = () => steps.push({ op: 'remove', rel: rec.path });
   if (planned.kind === 'file') {
-    if (link)
-      return {
-        path: rec.path,
-        outcome: 'left',
-        note: 'it is a link, which sow never makes; remove it yourself if you no longer want it',
-      };
+    if (link) return said('left', 'it is a link, which sow never makes; remove it yourself if you no longer want it');
     if (sha256(current!) !== rec.sha256)
-      return {
-        path: rec.path,
-        outcome: 'left',
-        note: 'it is not what sow wrote (you edited it); remove it yourself if you no longer want it',
-      };
-    if (rec.created === false) return { path: rec.path, outcome: 'left', note: 'it was there before sow installed' };
+      return said('left', 'it is not what sow wrote (you edited it); remove it yourself if you no longer want it');
+    if (rec.created === false) return said('left', 'it was there before sow installed');
     remove();
-    return { path: rec.path, outcome: 'removed' };
+    return said('removed');
   }
-  if (current === undefined) return { path: rec.path, outcome: 'removed', note: 'it was already gone' };
+  if (current === undefined) return said('removed', 'it was already gone');
   if (planned.kind === 'json') {
-    if (jsonObject(shown, current) === undefined)
-      return {
-        path: rec.path,
-        outcome: 'left',
-        note: 'it is not a JSON object sow can read; remove its sow entries yourself',
-      };
+    if (!isJsonObject(shown, current))
+      return said('left', 'it is not a JSON object sow can read; remove its sow entries yourself');
     // Created by sow and not changed since: the whole file is sow's.
     if (rec.created === true && !link && isHash(rec.sha256) && sha256(current) === rec.sha256) {
       remove();
-      return { path: rec.path, outcome: 'removed' };
+      return said('removed');
     }
     const rest = removeFromJson(current, claimedAddition(rec.add, planned.add), claimedMade(rec.made, planned.add));
-    if (rest === current) return { path: rec.path, outcome: 'removed', note: "none of sow's entries were left in it" };
+    if (rest === current) return said('removed', "none of sow's entries were left in it");
     write(rest);
-    return { path: rec.path, outcome: 'removed', note: "sow's entries" };
+    return said('removed', "sow's entries");
   }
   const existing = sectionOf(current);
-  if (existing === undefined) return { path: rec.path, outcome: 'removed', note: 'its section was already gone' };
-  if (sha256(existing) !== rec.sha256)
-    return { path: rec.path, outcome: 'left', note: "you edited sow's section; remove it yourself" };
+  if (existing === undefined) return said('removed', 'its section was already gone');
+  if (sha256(existing) !== rec.sha256) return said('left', "you edited sow's section; remove it yourself");
   const rest = withoutSection(current);
   if (rest === '' && rec.created === true && !link) remove();
   else write(rest);
-  return { path: rec.path, outcome: 'removed', note: "sow's section" };
+  return said('removed', "sow's section");
 }
 
 export interface InstallResult {
