@@ -4,7 +4,8 @@
  * you mean", and so is a check name used twice.
  */
 import { SowError } from '../domain/errors.js';
-import { check, REPO_CONFIG, RepoConfigSchema, type RepoConfig } from '../domain/schemas.js';
+import { check } from '../domain/schema-check.js';
+import { REPO_CONFIG, RepoConfigSchema, type RepoConfig } from '../domain/schemas.js';
 import { describeUnknownKey, findUnknownKey } from '../domain/strict-keys.js';
 import { readFileIfExists } from './files.js';
 import { parseStateText } from './state-files.js';

@@ -15,7 +15,7 @@ import { join, sep } from 'node:path';
 import { inSow, readConfined, sowArea, sowPath } from './confine.js';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { StateFileError } from '../domain/errors.js';
-import { check } from '../domain/schemas.js';
+import { check } from '../domain/schema-check.js';
 import { emitYaml } from './yaml/emit.js';
 import { editYaml, parseYaml, ReservedKeyError, YamlRefusedError, YamlSyntaxError } from './yaml/document.js';
 

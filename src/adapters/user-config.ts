@@ -57,8 +57,9 @@ export interface InspectedConfig {
 export async function inspectUserConfig(path: string): Promise<InspectedConfig> {
   if (!existsSync(path)) return { path, exists: false, typos: [] };
   const text = readFileSync(path, 'utf8');
-  const [{ parseStateText }, { check, UserConfigSchema }, { typosIn }] = await Promise.all([
+  const [{ parseStateText }, { check }, { UserConfigSchema }, { typosIn }] = await Promise.all([
     import('./state-files.js'),
+    import('../domain/schema-check.js'),
     import('../domain/schemas.js'),
     import('../domain/config.js'),
   ]);

@@ -5,7 +5,8 @@
  * supervisor would have: the run goes into the ledger, the task is let go, and, when it was left
  * in progress, paused with a note in its log that says why (docs/decisions/0069).
  */
-import { check, UsageEntrySchema, type UsageEntry } from '../domain/schemas.js';
+import { check } from '../domain/schema-check.js';
+import { UsageEntrySchema, type UsageEntry } from '../domain/schemas.js';
 import { withStatus } from '../domain/tasks.js';
 import { deferredRuns, removeDeferredRun, type ProjectIdentity } from '../adapters/deferred-runs.js';
 import { writeLogEntry } from './log.js';

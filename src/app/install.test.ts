@@ -9,7 +9,10 @@ import { join, relative } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { refused, said, worlds, type World } from '../../test/inproc.js';
-import { install, RECORD, uninstall } from './install.js';
+import { EXECUTORS } from '../adapters/executors/registry.js';
+import { EXECUTOR_TYPES } from '../domain/schemas.js';
+import { install, parseTarget, uninstall } from './install.js';
+import { RECORD } from './install-record.js';
 
 const world = worlds();
 const VERSION = '1.2.3';
@@ -158,7 +161,7 @@ describe('install', () => {
   it('refuses an unknown target, --plugin with another target, a record it cannot read, and outside a workspace, writing nothing', async () => {
     const w = await world('init');
     const e = await refused(w, () => install(w.dir, 'vscode', { version: VERSION }), 'USAGE', 2);
-    expect(said(e)).toContain('claude, codex, gemini, copilot, opencode, cursor, all');
+    expect(said(e)).toContain('claude, cursor, codex, gemini, copilot, opencode, all');
     expect(
       said(await refused(w, () => install(w.dir, 'codex', { version: VERSION, plugin: 'x' }), 'USAGE', 2)),
     ).toContain('--plugin is for the claude target');
@@ -181,5 +184,14 @@ describe('install', () => {
     expect(w.exists('.claude')).toBe(false);
     await uninstall(w.dir, 'claude', { plugin: 'dist-plugin' });
     expect(w.exists('dist-plugin')).toBe(false);
+  });
+
+  it('takes every agent CLI whose module has an install target, all for all of them, and no other word', () => {
+    const targets = EXECUTOR_TYPES.filter((t) => EXECUTORS[t].integration !== null);
+    expect(parseTarget('all')).toEqual(targets);
+    for (const t of EXECUTOR_TYPES)
+      if (targets.includes(t)) expect(parseTarget(t)).toEqual([t]);
+      else expect(() => parseTarget(t), t).toThrow(`unknown target '${t}'`);
+    expect(() => parseTarget('vscode')).toThrow("unknown target 'vscode'");
   });
 });

@@ -11,20 +11,16 @@
  * path of the operation is checked — and every file it reads, read — before the first change.
  * See docs/decisions/0025-integrations.md.
  */
-import { isAbsolute, relative, resolve, sep } from 'node:path';
 import {
   besides,
   besideText,
   claimedAddition,
   COMMANDS,
-  makeableKeys,
-  parseTarget,
-  planPlugin,
-  planRepository,
+  claimedMade,
+  unionAddition,
   removeFromJson,
   sectionOf,
   sha256,
-  TARGETS,
   addToJson,
   withoutSection,
   withSection,
@@ -32,13 +28,13 @@ import {
   type IntegrationSources,
   type JsonAddition,
   type Planned,
-  type Target,
 } from '../domain/integrations.js';
+import type { ExecutorType as Target } from '../domain/schemas.js';
+import { EXECUTORS, installTargets } from '../adapters/executors/registry.js';
 import { printable } from '../domain/display.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';
-import { NotAGitRepositoryError, SowError, UsageError } from '../domain/errors.js';
-import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
-import { realPath } from '../adapters/files.js';
+import { notOneOf, SowError, UsageError } from '../domain/errors.js';
+import type { Area } from '../adapters/confine.js';
 import {
   checkWritable,
   inspect,
@@ -46,38 +42,8 @@ import {
   removeWithEmptyFolders,
   writeWhole,
 } from '../adapters/integration-files.js';
-import { findRepoRoot } from '../adapters/repo.js';
-import { parseStateText } from '../adapters/state-files.js';
 import { readTemplate } from '../adapters/templates.js';
-import { emitYaml } from '../adapters/yaml/emit.js';
-import { openRoot } from './workspace.js';
-
-export const RECORD = '.sow/integrations.yaml';
-export const PLUGIN_RECORD = '.sow-install.yaml';
-
-/**
- * 1 MiB: the record lists the few dozen files sow installs, a few KB; anything much larger was
- * not written by sow.
- */
-const RECORD_LIMITS: ReadLimits = {
-  max: 1024 * 1024,
-  what: 'install records',
-  why: 'a record lists a few dozen files in a few KB',
-};
-
-interface RecordEntry {
-  path: string;
-  kind: Planned['kind'];
-  /** file: of the whole file; section: of the section's content; json: of the whole file as sow last wrote it. */
-  sha256?: string;
-  /** json: what sow added. */
-  add?: JsonAddition;
-  /** json: the keys sow made (`hooks`, `hooks.Stop`, `mcpServers`), taken out again once empty. */
-  made?: string[];
-  /** Whether sow created the file (then removing its last part removes the file). */
-  created?: boolean;
-  targets: string[];
-}
+import { isHash, placeOf, readRecord, saveRecord, type RecordEntry } from './install-record.js';
 
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'kept' | 'removed' | 'left' | 'skipped';
 export interface FileResult {
@@ -87,17 +53,11 @@ export interface FileResult {
   note?: string;
 }
 
-export class RecordUnreadableError extends SowError {
-  constructor(file: string, problem: string) {
-    super(
-      'INSTALL_RECORD_INVALID',
-      'state',
-      `${file}: ${problem}`,
-      `fix or remove ${file} (sow then treats every file as not its own, and writes new versions beside edited ones)`,
-      { file },
-    );
-  }
-}
+const result = (path: string, outcome: Outcome, note?: string): FileResult => ({
+  path,
+  outcome,
+  ...(note ? { note } : {}),
+});
 
 /** A JSON file nested deeper than any settings file: refused before parsing (which would recurse that deep). */
 export class JsonTooDeepError extends SowError {
@@ -125,89 +85,6 @@ function sources(version: string): IntegrationSources {
   };
 }
 
-/** Where an install writes (the repository, or a plugin folder) and where its record lives. */
-interface Place {
-  area: Area;
-  plugin: boolean;
-  recordArea: Area;
-  recordRel: string;
-  /** The record's name in messages. */
-  recordShown: string;
-}
-
-/**
- * The plugin folder the person named. Inside the repository it is a folder of the repository:
- * every link on the way must stay inside it. Outside, it is the person's own choice, taken as
- * named. Either way everything sow does there stays inside that folder.
- */
-function pluginArea(cwd: string, dir: string): Area {
-  const lexical = resolve(cwd, dir);
-  const shown = `${dir.replace(/[\\/]+$/, '') || dir}/`;
-  const name = `the plugin folder ${shown}`;
-  let root: string | undefined;
-  try {
-    root = findRepoRoot(cwd);
-  } catch (err) {
-    if (!(err instanceof NotAGitRepositoryError)) throw err;
-  }
-  const rel = root === undefined ? undefined : relative(root, lexical);
-  if (rel === undefined || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
-    return { base: realPath(lexical), name, shown };
-  if (rel === '') return { ...repoArea(root!), name, shown };
-  return { base: confineReal(repoArea(root!), rel.split(sep).join('/')), name, shown };
-}
-
-async function placeOf(cwd: string, plugin: string | undefined): Promise<Place> {
-  if (plugin !== undefined) {
-    const area = pluginArea(cwd, plugin);
-    return {
-      area,
-      plugin: true,
-      recordArea: area,
-      recordRel: PLUGIN_RECORD,
-      recordShown: `${area.shown}${PLUGIN_RECORD}`,
-    };
-  }
-  const root = await openRoot(cwd);
-  return {
-    area: repoArea(root),
-    plugin: false,
-    recordArea: sowArea(root),
-    recordRel: 'integrations.yaml',
-    recordShown: RECORD,
-  };
-}
-
-const KINDS: readonly string[] = ['file', 'json', 'section'];
-const isHash = (x: unknown): x is string => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);
-
-async function readRecord(place: Place): Promise<{ text: string | undefined; entries: RecordEntry[] }> {
-  const text = readConfined(place.recordArea, place.recordRel, RECORD_LIMITS, { display: place.recordShown });
-  if (text === undefined) return { text, entries: [] };
-  const data = (await parseStateText(place.recordShown, text)).data as { files?: unknown } | null;
-  const files = data?.files ?? [];
-  const valid = (f: unknown): f is RecordEntry => {
-    const e = f as Partial<RecordEntry> | null;
-    return (
-      typeof e === 'object' &&
-      e !== null &&
-      typeof e.path === 'string' &&
-      KINDS.includes(e.kind as string) &&
-      Array.isArray(e.targets) &&
-      e.targets.every((t) => typeof t === 'string')
-    );
-  };
-  if (!Array.isArray(files) || !files.every(valid))
-    throw new RecordUnreadableError(place.recordShown, "'files' must be a list of {path, kind, targets, …}");
-  return { text, entries: files };
-}
-
-function recordText(entries: readonly RecordEntry[]): string {
-  const header =
-    '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n# `sow uninstall` removes only that. Commit it with the files.\n';
-  return `${header}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`;
-}
-
 /** A change to make once every path has been checked. */
 type Step = { op: 'write'; rel: string; text: string; follow: boolean } | { op: 'remove'; rel: string };
 
@@ -218,45 +95,16 @@ function apply(area: Area, steps: readonly Step[]): void {
   }
 }
 
-function saveRecord(place: Place, before: string | undefined, entries: readonly RecordEntry[]): void {
-  if (entries.length === 0) {
-    if (before !== undefined) removeWithEmptyFolders(place.recordArea, place.recordRel);
-    return;
-  }
-  const text = recordText(entries);
-  if (text !== before) writeWhole(place.recordArea, place.recordRel, text, false);
-}
-
-/** JSON text sow may read: not nested deeper than settings ever are (exit 4 if it is), and an object (else undefined). */
-function jsonObject(shown: string, text: string): Record<string, unknown> | undefined {
+/** Whether JSON text is an object sow can read; one nested deeper than settings ever are is refused (exit 4). */
+function isJsonObject(shown: string, text: string): boolean {
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeepError(shown);
   try {
     const data: unknown = JSON.parse(text);
-    return typeof data === 'object' && data !== null && !Array.isArray(data)
-      ? (data as Record<string, unknown>)
-      : undefined;
+    return typeof data === 'object' && data !== null && !Array.isArray(data);
   } catch {
-    return undefined;
+    return false;
   }
 }
-
-function unionAddition(a: JsonAddition, b: JsonAddition): JsonAddition {
-  const hooks: Record<string, string[]> = {};
-  for (const add of [a, b])
-    for (const [event, commands] of Object.entries(add.hooks ?? {}))
-      hooks[event] = [...new Set([...(hooks[event] ?? []), ...commands])];
-  const servers = { ...a.mcpServers, ...b.mcpServers };
-  return {
-    ...(Object.keys(hooks).length ? { hooks } : {}),
-    ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
-  };
-}
-
-/** The keys a record says sow made, as far as sow's plan can make them. */
-const claimedMade = (rec: RecordEntry | undefined, add: JsonAddition): string[] =>
-  Array.isArray(rec?.made)
-    ? rec.made.filter((k): k is string => typeof k === 'string' && makeableKeys(add).includes(k))
-    : [];
 
 /** Plans one change: reads what is there (checking its path), adds the writes to `steps`, updates `entries`. */
 function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntry[], steps: Step[]): FileResult {
@@ -264,9 +112,11 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
   // A record of another kind for this path is no claim of sow's on it.
   const rec = found?.kind === p.kind ? found : undefined;
   const shown = `${area.shown ?? ''}${p.path}`;
+  const said = (outcome: Outcome, note?: string) => result(p.path, outcome, note);
+  const withTarget = (targets: string[]) => (targets.includes(target) ? targets : [...targets, target]);
   const remember = (fields: Partial<RecordEntry>) => {
     if (found) {
-      const targets = found.targets.includes(target) ? found.targets : [...found.targets, target];
+      const targets = withTarget(found.targets);
       if (found !== rec)
         for (const key of Object.keys(found)) delete (found as unknown as Record<string, unknown>)[key];
       Object.assign(found, { path: p.path, kind: p.kind }, fields, { targets });
@@ -283,139 +133,98 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
     const text = besideText(p)!;
     steps.push({ op: 'write', rel, text, follow: false });
     const prior = entries.find((e) => e.path === rel);
-    const targets = prior ? (prior.targets.includes(target) ? prior.targets : [...prior.targets, target]) : [target];
-    const entry: RecordEntry = { path: rel, kind: 'file', sha256: sha256(text), created: true, targets };
+    const entry: RecordEntry = {
+      path: rel,
+      kind: 'file',
+      sha256: sha256(text),
+      created: true,
+      targets: withTarget(prior?.targets ?? []),
+    };
     if (prior) Object.assign(prior, entry);
     else entries.push(entry);
-    if (found && !found.targets.includes(target)) found.targets.push(target);
-    return {
-      path: p.path,
-      outcome: 'kept',
-      note: `${why}; the new ${p.kind === 'section' ? 'section' : 'version'} is in ${area.shown ?? ''}${rel}`,
-    };
+    if (found) found.targets = withTarget(found.targets);
+    return said(
+      'kept',
+      `${why}; the new ${p.kind === 'section' ? 'section' : 'version'} is in ${area.shown ?? ''}${rel}`,
+    );
   };
-  switch (p.kind) {
-    case 'file': {
-      const { text: current, link } = inspect(area, p.path);
-      const hash = sha256(p.content);
-      // sow writes files, never links: a link there was made by someone else.
-      if (link) return beside('it is a link, which sow never makes, so it is left as it is');
-      if (current === undefined) {
-        write(p.content, false);
-        remember({ sha256: hash, created: true });
-        return { path: p.path, outcome: 'created' };
-      }
-      if (current === p.content) {
-        remember({ sha256: hash, created: rec?.created ?? false });
-        return { path: p.path, outcome: 'unchanged' };
-      }
-      if (rec?.sha256 !== undefined && sha256(current) === rec.sha256) {
-        write(p.content, false);
-        remember({ sha256: hash });
-        return { path: p.path, outcome: 'updated' };
-      }
-      return beside(rec ? 'you edited it' : 'sow did not write it');
-    }
-    case 'json': {
-      const { text: current } = inspect(area, p.path);
-      if (current !== undefined && jsonObject(shown, current) === undefined)
-        return {
-          path: p.path,
-          outcome: 'skipped',
-          note: 'it is not a JSON object sow can read, so it was left as it is; fix it and install again',
-        };
-      let edit;
-      try {
-        edit = addToJson(current, p.add, p.path);
-      } catch (err) {
-        if (!(err instanceof UsageError)) throw err;
-        return { path: p.path, outcome: 'skipped', note: err.message };
-      }
-      const fields = {
-        add: unionAddition(claimedAddition(rec?.add, p.add), edit.added),
-        made: [...new Set([...claimedMade(rec, p.add), ...edit.made])],
-        sha256: sha256(edit.text),
-        created: current === undefined || (rec?.created ?? false),
-      };
-      remember(fields);
-      if (edit.text === current) return { path: p.path, outcome: 'unchanged' };
-      write(edit.text, true);
-      return { path: p.path, outcome: current === undefined ? 'created' : 'updated' };
-    }
-    case 'section': {
-      const { text: current } = inspect(area, p.path);
-      const text = current ?? '';
-      const existing = sectionOf(text);
-      const hash = sha256(p.content);
-      if (existing === undefined) {
-        write(withSection(text, p.content), true);
-        remember({ sha256: hash, created: current === undefined || (rec?.created ?? false) });
-        return { path: p.path, outcome: current === undefined ? 'created' : 'updated' };
-      }
-      if (existing === p.content) {
-        remember({ sha256: hash, created: rec?.created ?? false });
-        return { path: p.path, outcome: 'unchanged' };
-      }
-      if (rec?.sha256 !== undefined && sha256(existing) === rec.sha256) {
-        write(withSection(text, p.content), true);
-        remember({ sha256: hash });
-        return { path: p.path, outcome: 'updated' };
-      }
-      return beside("you edited sow's section");
-    }
+  if (p.kind === 'json') {
+    const { text: current } = inspect(area, p.path);
+    if (current !== undefined && !isJsonObject(shown, current))
+      return said('skipped', 'it is not a JSON object sow can read, so it was left as it is; fix it and install again');
+    const edit = addToJson(current, p.add, p.path);
+    remember({
+      add: unionAddition(claimedAddition(rec?.add, p.add), edit.added),
+      made: [...new Set([...claimedMade(rec?.made, p.add), ...edit.made])],
+      sha256: sha256(edit.text),
+      created: current === undefined || (rec?.created ?? false),
+    });
+    if (edit.text === current) return said('unchanged');
+    write(edit.text, true);
+    return said(current === undefined ? 'created' : 'updated');
   }
+  // A whole file, or a section of the person's file: what sow owns of what is there is `ours`.
+  const { text: current, link } = inspect(area, p.path);
+  const file = p.kind === 'file';
+  // sow writes files, never links: a link there was made by someone else.
+  if (file && link) return beside('it is a link, which sow never makes, so it is left as it is');
+  const ours = file ? current : sectionOf(current ?? '');
+  const next = file ? p.content : withSection(current ?? '', p.content);
+  const hash = sha256(p.content);
+  if (ours === undefined) {
+    write(next, !file);
+    remember({ sha256: hash, created: current === undefined || (rec?.created ?? false) });
+    return said(current === undefined ? 'created' : 'updated');
+  }
+  if (ours === p.content) {
+    remember({ sha256: hash, created: rec?.created ?? false });
+    return said('unchanged');
+  }
+  if (rec?.sha256 !== undefined && sha256(ours) === rec.sha256) {
+    write(next, !file);
+    remember({ sha256: hash });
+    return said('updated');
+  }
+  return beside(!file ? "you edited sow's section" : rec ? 'you edited it' : 'sow did not write it');
 }
 
 /** Plans taking out one recorded change whose path and kind sow's plan confirms (`planned`). */
 function planUninstall(area: Area, rec: RecordEntry, planned: Planned, steps: Step[]): FileResult {
   const shown = `${area.shown ?? ''}${rec.path}`;
+  const said = (outcome: Outcome, note?: string) => result(rec.path, outcome, note);
   const { text: current, link } = inspect(area, rec.path);
-  if (current === undefined && !link) return { path: rec.path, outcome: 'removed', note: 'it was already gone' };
+  if (current === undefined && !link) return said('removed', 'it was already gone');
   const write = (text: string) => steps.push({ op: 'write', rel: rec.path, text, follow: true });
   const remove = () => steps.push({ op: 'remove', rel: rec.path });
   if (planned.kind === 'file') {
-    if (link)
-      return {
-        path: rec.path,
-        outcome: 'left',
-        note: 'it is a link, which sow never makes; remove it yourself if you no longer want it',
-      };
+    if (link) return said('left', 'it is a link, which sow never makes; remove it yourself if you no longer want it');
     if (sha256(current!) !== rec.sha256)
-      return {
-        path: rec.path,
-        outcome: 'left',
-        note: 'it is not what sow wrote (you edited it); remove it yourself if you no longer want it',
-      };
-    if (rec.created === false) return { path: rec.path, outcome: 'left', note: 'it was there before sow installed' };
+      return said('left', 'it is not what sow wrote (you edited it); remove it yourself if you no longer want it');
+    if (rec.created === false) return said('left', 'it was there before sow installed');
     remove();
-    return { path: rec.path, outcome: 'removed' };
+    return said('removed');
   }
-  if (current === undefined) return { path: rec.path, outcome: 'removed', note: 'it was already gone' };
+  if (current === undefined) return said('removed', 'it was already gone');
   if (planned.kind === 'json') {
-    if (jsonObject(shown, current) === undefined)
-      return {
-        path: rec.path,
-        outcome: 'left',
-        note: 'it is not a JSON object sow can read; remove its sow entries yourself',
-      };
+    if (!isJsonObject(shown, current))
+      return said('left', 'it is not a JSON object sow can read; remove its sow entries yourself');
     // Created by sow and not changed since: the whole file is sow's.
     if (rec.created === true && !link && isHash(rec.sha256) && sha256(current) === rec.sha256) {
       remove();
-      return { path: rec.path, outcome: 'removed' };
+      return said('removed');
     }
-    const rest = removeFromJson(current, claimedAddition(rec.add, planned.add), claimedMade(rec, planned.add));
-    if (rest === current) return { path: rec.path, outcome: 'removed', note: "none of sow's entries were left in it" };
+    const rest = removeFromJson(current, claimedAddition(rec.add, planned.add), claimedMade(rec.made, planned.add));
+    if (rest === current) return said('removed', "none of sow's entries were left in it");
     write(rest);
-    return { path: rec.path, outcome: 'removed', note: "sow's entries" };
+    return said('removed', "sow's entries");
   }
   const existing = sectionOf(current);
-  if (existing === undefined) return { path: rec.path, outcome: 'removed', note: 'its section was already gone' };
-  if (sha256(existing) !== rec.sha256)
-    return { path: rec.path, outcome: 'left', note: "you edited sow's section; remove it yourself" };
+  if (existing === undefined) return said('removed', 'its section was already gone');
+  if (sha256(existing) !== rec.sha256) return said('left', "you edited sow's section; remove it yourself");
   const rest = withoutSection(current);
   if (rest === '' && rec.created === true && !link) remove();
   else write(rest);
-  return { path: rec.path, outcome: 'removed', note: "sow's section" };
+  return said('removed', "sow's section");
 }
 
 export interface InstallResult {
@@ -434,12 +243,27 @@ export interface InstallOptions {
   version: string;
 }
 
+/** The agent CLIs a word names: one with an install target, or all of them. */
+export function parseTarget(raw: string): Target[] {
+  const targets = installTargets();
+  if (raw === 'all') return targets;
+  if ((targets as string[]).includes(raw)) return [raw as Target];
+  throw notOneOf('target', raw, [...targets, 'all']);
+}
+
 function targetsFor(rawTarget: string, plugin: string | undefined, verb: 'install' | 'uninstall'): Target[] {
   const targets = parseTarget(rawTarget);
-  if (plugin !== undefined && (targets.length !== 1 || targets[0] !== 'claude')) {
-    throw new UsageError('--plugin is for the claude target', `sow ${verb} claude --plugin ${plugin}`);
+  if (plugin !== undefined && (targets.length !== 1 || !EXECUTORS[targets[0]!].integration?.plugin)) {
+    const able = installTargets().filter((t) => EXECUTORS[t].integration?.plugin);
+    throw new UsageError(`--plugin is for the ${able.join(', ')} target`, `sow ${verb} ${able[0]} --plugin ${plugin}`);
   }
   return targets;
+}
+
+/** What sow writes for `target`: into the repository, or as a plugin. */
+function planOf(target: Target, src: IntegrationSources, plugin: boolean, withMcp: boolean): Planned[] {
+  const integration = EXECUTORS[target].integration!;
+  return plugin ? integration.plugin!(src, { withMcp }) : integration.repository(src, { withMcp });
 }
 
 export async function install(cwd: string, rawTarget: string, opts: InstallOptions): Promise<InstallResult> {
@@ -451,10 +275,7 @@ export async function install(cwd: string, rawTarget: string, opts: InstallOptio
   const files: FileResult[] = [];
   const steps: Step[] = [];
   for (const target of targets) {
-    const plan = place.plugin
-      ? planPlugin(src, { withMcp: opts.withMcp === true })
-      : planRepository(target, src, { withMcp: opts.withMcp === true });
-    for (const p of plan) {
+    for (const p of planOf(target, src, place.plugin, opts.withMcp === true)) {
       if (files.some((f) => f.path === p.path)) {
         // A file two targets share (.agents/skills/sow/SKILL.md, AGENTS.md): written once, used by both.
         for (const e of entries)
@@ -476,7 +297,7 @@ function installable(
   plugin: boolean,
 ): Map<string, { planned: Planned; beside: boolean }> {
   const out = new Map<string, { planned: Planned; beside: boolean }>();
-  for (const p of plugin ? planPlugin(src, { withMcp: true }) : planRepository(target, src, { withMcp: true })) {
+  for (const p of planOf(target, src, plugin, true)) {
     out.set(p.path, { planned: p, beside: false });
     if (besideText(p) !== undefined) out.set(besides(p.path), { planned: p, beside: true });
   }
@@ -493,6 +314,7 @@ export async function uninstall(
   const place = await placeOf(cwd, opts.plugin);
   const { text: recordBefore, entries } = await readRecord(place);
   const plans = new Map(targets.map((t) => [t, installable(src, t, place.plugin)]));
+  const known: string[] = installTargets();
   // As for install: every path checked and every file read before the first removal.
   const files: FileResult[] = [];
   const warnings: string[] = [];
@@ -508,9 +330,7 @@ export async function uninstall(
       kept.push(rec);
       continue;
     }
-    const remaining = rec.targets.filter(
-      (t) => (TARGETS as readonly string[]).includes(t) && !(targets as string[]).includes(t),
-    );
+    const remaining = rec.targets.filter((t) => known.includes(t) && !(targets as string[]).includes(t));
     if (remaining.length > 0) {
       kept.push({ ...rec, targets: remaining });
       files.push({ path: rec.path, outcome: 'left', note: `still used by ${remaining.join(', ')}` });

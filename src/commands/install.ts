@@ -1,11 +1,12 @@
 /** `sow install|uninstall <target>` and `sow hook stop`: sow inside the agent CLIs. */
+import { installTargets } from '../adapters/executors/registry.js';
 import { shown } from '../domain/display.js';
 import type { CommandDef } from '../model/def.js';
 
 declare const SOW_VERSION: string;
 const version = () => (typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev');
 
-const TARGET_HELP = 'claude, codex, gemini, copilot, opencode, cursor, or all';
+const TARGET_HELP = `${installTargets().join(', ')}, or all`;
 
 function render(r: { base: string; files: { path: string; outcome: string; note?: string }[] }): string {
   const width = Math.max(...r.files.map((f) => f.outcome.length), 7);

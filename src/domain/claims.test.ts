@@ -10,7 +10,8 @@ import {
   remoteClaimRows,
   remoteClaimText,
 } from './claims.js';
-import { check, OwnerSchema, RepoConfigSchema } from './schemas.js';
+import { check } from './schema-check.js';
+import { OwnerSchema, RepoConfigSchema } from './schemas.js';
 
 const record = {
   task: '010',

@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import {
   addToJson,
   claimedAddition,
-  parseTarget,
   removeFromJson,
   SECTION_END,
   sectionOf,
-  TARGETS,
   withoutSection,
   withSection,
 } from './integrations.js';
@@ -128,12 +126,5 @@ describe('managed sections', () => {
     expect(sectionOf(text)).toBeUndefined();
     for (const t of ['no newline at the end', 'two newlines\n\n', '\n', ' ', 'crlf\r\n'])
       expect(withoutSection(withSection(t, 'A')), JSON.stringify(t)).toBe(t);
-  });
-});
-
-describe('targets', () => {
-  it('all is every target; a mistake is a usage error', () => {
-    expect(parseTarget('all')).toEqual([...TARGETS]);
-    expect(() => parseTarget('vscode')).toThrow("unknown target 'vscode'");
   });
 });

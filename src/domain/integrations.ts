@@ -1,21 +1,12 @@
 /**
  * `sow install <target>`: what sow writes into a repository (or a plugin folder) so that each
- * agent CLI knows sow — generated from the same templates for every target. Pure: the files to
+ * agent CLI knows sow — generated from the same templates for every target. Each executor module
+ * (adapters/executors/<cli>.ts) composes its own target from the parts here. Pure: the files to
  * write, the JSON keys to merge, the managed sections; the app reads the templates and the disk.
  */
 import { createHash } from 'node:crypto';
-import { AGENTS, ORCHESTRATOR, type AgentDef } from './agents.js';
-import { notOneOf, SowError } from './errors.js';
+import { SowError } from './errors.js';
 import { appendEntry, memberOf, removeEntry, sameJson, scanJson, valueOf } from './json-text.js';
-
-export const TARGETS = ['claude', 'codex', 'gemini', 'copilot', 'opencode', 'cursor'] as const;
-export type Target = (typeof TARGETS)[number];
-
-export function parseTarget(raw: string, allowAll = true): Target[] {
-  if (allowAll && raw === 'all') return [...TARGETS];
-  if ((TARGETS as readonly string[]).includes(raw)) return [raw as Target];
-  throw notOneOf('target', raw, allowAll ? [...TARGETS, 'all'] : TARGETS);
-}
 
 /** The texts every target is generated from (templates/integrations/). */
 export interface IntegrationSources {
@@ -31,7 +22,7 @@ export interface IntegrationSources {
 export const COMMANDS = ['start', 'continue', 'status', 'advance', 'spawn'] as const;
 export type CommandName = (typeof COMMANDS)[number];
 /** Each command's description is the one line Claude Code lists always (every session pays for it): when to use it. */
-const COMMAND_META: Record<CommandName, { description: string; args?: string }> = {
+export const COMMAND_META: Record<CommandName, { description: string; args?: string }> = {
   start: { description: 'Start a sow project on this branch', args: '<name> [--type <type>] [--description "…"]' },
   continue: { description: "How to do the sow project's current step" },
   status: { description: 'Show the sow project state and tasks' },
@@ -65,168 +56,41 @@ export interface JsonAddition {
   mcpServers?: Readonly<Record<string, { command: string; args: readonly string[] }>>;
 }
 
-export const SESSION_START_COMMAND = 'sow project continue';
-export const STOP_COMMAND = 'sow hook stop';
-const HOOKS: JsonAddition = { hooks: { SessionStart: [SESSION_START_COMMAND], Stop: [STOP_COMMAND] } };
-const MCP: JsonAddition = { mcpServers: { sow: { command: 'sow', args: ['mcp'] } } };
+/** What `sow install <cli>` writes for one agent CLI: its executor module owns it (adapters/executors/<cli>.ts). */
+export interface Integration {
+  /** What it writes into a repository. */
+  repository(s: IntegrationSources, opts: { withMcp: boolean }): Planned[];
+  /** What `--plugin <dir>` writes instead, for a CLI that takes plugins. */
+  plugin?(s: IntegrationSources, opts: { withMcp: boolean }): Planned[];
+}
 
 export const SKILL_DESCRIPTION =
   'How to work through sow here. Use when the user mentions sow, a project, a task id (010) or advancing.';
 
-/** When to use each role's agent: one short line, listed in every Claude Code session. */
-const ROLE_USE: Readonly<Record<string, string>> = {
-  orchestrator: 'Use to drive a sow project through its states.',
-  implementer: 'Use to implement a sow task (give its id).',
-  architect: 'Use for a design decision in a sow project.',
-  reviewer: "Use to review a sow project's change.",
-  planner: 'Use to plan a sow project into tasks.',
-  researcher: 'Use to research a question for sow.',
-  decomposer: 'Use to split sow work into small tasks.',
-};
-
-const yamlString = (s: string) => JSON.stringify(s);
-const frontmatter = (fields: Record<string, string | undefined>) =>
+export const yamlString = (s: string) => JSON.stringify(s);
+export const frontmatter = (fields: Record<string, string | undefined>) =>
   `---\n${Object.entries(fields)
     .filter(([, v]) => v !== undefined)
     .map(([k, v]) => `${k}: ${v}`)
     .join('\n')}\n---\n\n`;
 
-const skillFile = (s: IntegrationSources) =>
+export const skillFile = (s: IntegrationSources) =>
   `${frontmatter({ name: 'sow', description: yamlString(SKILL_DESCRIPTION) })}${s.skill.trim()}\n`;
 
-function render(template: string, vars: Readonly<Record<string, string>>): string {
-  return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (_m, key: string) => vars[key] ?? `{{${key}}}`);
-}
+/** A slash command's body, with each `{{run:<command>}}` in the CLI's own form of "run this when used". */
+export const commandBody = (s: IntegrationSources, name: CommandName, run: (cmd: string) => string) =>
+  s.commands[name].replace(/\{\{run:([^}]+)\}\}/g, (_m, cmd: string) => run(cmd.trim()));
 
-function agentFile(s: IntegrationSources, a: AgentDef): string {
-  // The orchestrator's guidance is the prompt of the project's current state.
-  const first = a.name === ORCHESTRATOR.name ? 'sow project continue --full' : `sow prompt ${a.guidance}`;
-  const body = render(s.agent, {
-    role: a.name,
-    description: a.description.charAt(0).toLowerCase() + a.description.slice(1),
-    first,
-  });
-  return `${frontmatter({ name: `sow-${a.name}`, description: yamlString(ROLE_USE[a.name] ?? `Use for sow ${a.name} work.`) })}${body.trim()}\n`;
-}
-
-/** Claude Code: `!` + backticks runs a command when the slash command is used. */
-const claudeCommand = (s: IntegrationSources, name: CommandName) => {
-  const meta = COMMAND_META[name];
-  const body = s.commands[name].replace(/\{\{run:([^}]+)\}\}/g, (_m, cmd: string) => `!\`${cmd.trim()}\``);
-  return `${frontmatter({ description: yamlString(meta.description), 'argument-hint': meta.args ? yamlString(meta.args) : undefined, 'allowed-tools': 'Bash(sow:*)' })}${body.trim()}\n`;
-};
-
-/** Gemini CLI: TOML, `!{…}` runs a command, `{{args}}` are the arguments. */
-const geminiCommand = (s: IntegrationSources, name: CommandName) => {
-  const body = s.commands[name]
-    .replace(/\{\{run:([^}]+)\}\}/g, (_m, cmd: string) => `!{${cmd.trim()}}`)
-    .replace(/\$ARGUMENTS/g, '{{args}}')
-    .trim();
-  return `description = ${JSON.stringify(COMMAND_META[name].description)}\nprompt = """\n${body.replace(/"""/g, '\\"\\"\\"')}\n"""\n`;
-};
-
-const cursorRule = (s: IntegrationSources) =>
-  `${frontmatter({ description: yamlString(SKILL_DESCRIPTION), alwaysApply: 'true' })}${s.skill.trim()}\n`;
-
-const ROLES: readonly AgentDef[] = [ORCHESTRATOR, ...AGENTS];
-
-/** The Claude Code execution layer, under `base` (`.claude` in a repository, or a plugin's root). */
-function claudeLayer(s: IntegrationSources, base: string, commandsDir: string): OwnedFile[] {
-  return [
-    ...ROLES.map((a): OwnedFile => ({
-      kind: 'file',
-      path: `${base}agents/sow-${a.name}.md`,
-      content: agentFile(s, a),
-    })),
-    ...COMMANDS.map((c): OwnedFile => ({
-      kind: 'file',
-      path: `${base}${commandsDir}${c}.md`,
-      content: claudeCommand(s, c),
-    })),
-    { kind: 'file', path: `${base}skills/sow/SKILL.md`, content: skillFile(s) },
-  ];
-}
-
-const sharedSkill = (s: IntegrationSources): OwnedFile => ({
-  kind: 'file',
-  path: '.agents/skills/sow/SKILL.md',
-  content: skillFile(s),
-});
-const agentsMd = (s: IntegrationSources, path = 'AGENTS.md'): ManagedSection => ({
+export const agentsMd = (s: IntegrationSources, path = 'AGENTS.md'): ManagedSection => ({
   kind: 'section',
   path,
   content: s.agentsSection.trim(),
 });
 
-/** What `sow install <target>` writes into a repository. */
-export function planRepository(target: Target, s: IntegrationSources, opts: { withMcp?: boolean } = {}): Planned[] {
-  switch (target) {
-    case 'claude':
-      return [
-        ...claudeLayer(s, '.claude/', 'commands/sow/'),
-        { kind: 'json', path: '.claude/settings.json', add: HOOKS },
-        ...(opts.withMcp ? [{ kind: 'json' as const, path: '.mcp.json', add: MCP }] : []),
-      ];
-    case 'codex':
-    case 'copilot':
-    case 'opencode':
-      return [sharedSkill(s), agentsMd(s)];
-    case 'gemini':
-      return [
-        { kind: 'file', path: '.gemini/skills/sow/SKILL.md', content: skillFile(s) },
-        ...COMMANDS.map((c): OwnedFile => ({
-          kind: 'file',
-          path: `.gemini/commands/sow/${c}.toml`,
-          content: geminiCommand(s, c),
-        })),
-        agentsMd(s, 'GEMINI.md'),
-      ];
-    case 'cursor':
-      return [{ kind: 'file', path: '.cursor/rules/sow.mdc', content: cursorRule(s) }, agentsMd(s)];
-  }
-}
-
-/** What `sow install claude --plugin <dir>` writes: a Claude Code plugin, and a marketplace of one. */
-export function planPlugin(s: IntegrationSources, opts: { withMcp?: boolean } = {}): Planned[] {
-  const description =
-    'sow: steer AI coding agents through a guarded plan → implement → review → finalize lifecycle, with all state in .sow/';
-  const manifest = {
-    name: 'sow',
-    version: s.version,
-    description,
-    author: { name: 'sow' },
-    keywords: ['workflow', 'agents', 'tasks'],
-  };
-  const marketplace = {
-    name: 'sow',
-    owner: { name: 'sow' },
-    metadata: { description },
-    plugins: [{ name: 'sow', source: './', description, version: s.version }],
-  };
-  const hooks = {
-    hooks: Object.fromEntries(
-      Object.entries(HOOKS.hooks!).map(([event, cmds]) => [
-        event,
-        [{ hooks: cmds.map((command) => ({ type: 'command', command })) }],
-      ]),
-    ),
-  };
-  return [
-    { kind: 'file', path: '.claude-plugin/plugin.json', content: `${JSON.stringify(manifest, null, 2)}\n` },
-    { kind: 'file', path: '.claude-plugin/marketplace.json', content: `${JSON.stringify(marketplace, null, 2)}\n` },
-    ...claudeLayer(s, '', 'commands/'),
-    { kind: 'file', path: 'hooks/hooks.json', content: `${JSON.stringify(hooks, null, 2)}\n` },
-    ...(opts.withMcp
-      ? [
-          {
-            kind: 'file' as const,
-            path: '.mcp.json',
-            content: `${JSON.stringify({ mcpServers: MCP.mcpServers }, null, 2)}\n`,
-          },
-        ]
-      : []),
-  ];
-}
+/** Codex, Copilot and opencode read the shared Agent Skills folder and AGENTS.md. */
+export const SKILL_AND_AGENTS_MD: Integration = {
+  repository: (s) => [{ kind: 'file', path: '.agents/skills/sow/SKILL.md', content: skillFile(s) }, agentsMd(s)],
+};
 
 /** Where a new version goes when the person changed what sow wrote: beside it. */
 export const besides = (path: string): string => `${path}.sow-new`;
@@ -256,6 +120,10 @@ const hookGroup = (commands: readonly string[]) => ({
   hooks: commands.map((command) => ({ type: 'command', command })),
 });
 
+/** Hook commands by event, as the hook groups Claude Code's settings and plugins hold. */
+export const hookMap = (hooks: NonNullable<JsonAddition['hooks']>) =>
+  Object.fromEntries(Object.entries(hooks).map(([event, commands]) => [event, [hookGroup(commands)]]));
+
 /** A group sow wrote: only `hooks`, each a command hook running one of `commands`. */
 function isSowGroup(g: unknown, commands: readonly string[]): boolean {
   if (!isObj(g) || Object.keys(g).length !== 1 || !Array.isArray(g['hooks']) || g['hooks'].length === 0) return false;
@@ -267,6 +135,12 @@ function isSowGroup(g: unknown, commands: readonly string[]): boolean {
       sameJson(h, { type: 'command', command: h['command'] }),
   );
 }
+
+/** The keys sow makes when a file has none of `add`'s: `hooks`, `hooks.<event>`, `mcpServers`. */
+const makeableKeys = (add: JsonAddition): string[] => [
+  ...(add.hooks ? ['hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`)] : []),
+  ...(add.mcpServers ? ['mcpServers'] : []),
+];
 
 /** What sow changed in a JSON file: its new text, the entries it added, and the keys it made (`hooks`, `hooks.Stop`, `mcpServers`). */
 export interface JsonEdit {
@@ -284,16 +158,9 @@ export interface JsonEdit {
 export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
   if (text === undefined) {
     const data: Json = {};
-    if (add.hooks)
-      data['hooks'] = Object.fromEntries(
-        Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]]),
-      );
+    if (add.hooks) data['hooks'] = hookMap(add.hooks);
     if (add.mcpServers) data['mcpServers'] = { ...add.mcpServers };
-    const made = [
-      ...(add.hooks ? ['hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`)] : []),
-      ...(add.mcpServers ? ['mcpServers'] : []),
-    ];
-    return { text: `${JSON.stringify(data, null, 2)}\n`, added: add, made };
+    return { text: `${JSON.stringify(data, null, 2)}\n`, added: add, made: makeableKeys(add) };
   }
   let t = text;
   const hooksAdded: Record<string, string[]> = {};
@@ -310,13 +177,8 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
   if (add.hooks) {
     const hooks = memberOf(scanJson(t), 'hooks');
     if (!hooks) {
-      t = appendEntry(
-        t,
-        scanJson(t),
-        Object.fromEntries(Object.entries(add.hooks).map(([event, commands]) => [event, [hookGroup(commands)]])),
-        'hooks',
-      );
-      made.push('hooks', ...Object.keys(add.hooks).map((e) => `hooks.${e}`));
+      t = appendEntry(t, scanJson(t), hookMap(add.hooks), 'hooks');
+      made.push(...makeableKeys({ hooks: add.hooks }));
       Object.assign(hooksAdded, add.hooks);
     } else {
       if (hooks.value.type !== 'object') throw notA('hooks', 'map', 'hooks');
@@ -428,11 +290,24 @@ export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAdditio
   };
 }
 
-/** The keys a record may say sow made in a file it merges `plan` into. */
-export const makeableKeys = (plan: JsonAddition): string[] => [
-  ...(plan.hooks ? ['hooks', ...Object.keys(plan.hooks).map((e) => `hooks.${e}`)] : []),
-  ...(plan.mcpServers ? ['mcpServers'] : []),
-];
+/** The keys a record says sow made (`hooks`, `hooks.Stop`, `mcpServers`), as far as sow's `plan` can make them. */
+export function claimedMade(claim: unknown, plan: JsonAddition): string[] {
+  const makeable = makeableKeys(plan);
+  return Array.isArray(claim) ? claim.filter((k): k is string => typeof k === 'string' && makeable.includes(k)) : [];
+}
+
+/** Both additions in one: each hook command and server once. */
+export function unionAddition(a: JsonAddition, b: JsonAddition): JsonAddition {
+  const hooks: Record<string, string[]> = {};
+  for (const add of [a, b])
+    for (const [event, commands] of Object.entries(add.hooks ?? {}))
+      hooks[event] = [...new Set([...(hooks[event] ?? []), ...commands])];
+  const servers = { ...a.mcpServers, ...b.mcpServers };
+  return {
+    ...(Object.keys(hooks).length ? { hooks } : {}),
+    ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
+  };
+}
 
 // ---- managed sections ----
 

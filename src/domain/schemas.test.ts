@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as v from 'valibot';
-import { check, isIsoTimestamp } from './schemas.js';
+import { check, isIsoTimestamp } from './schema-check.js';
 
 describe('check', () => {
   const Schema = v.looseObject({

@@ -153,7 +153,7 @@ describe('the other targets', () => {
     expect(ok(repo, ['uninstall', 'codex']).stdout).toMatch(/left +AGENTS\.md +\(you edited sow's section/);
     expect(repo.read('AGENTS.md')).toContain('## sow (our way)');
     expect(expectFails(repo, ['install', 'vscode'], 2, 'USAGE')).toContain(
-      'targets: claude, codex, gemini, copilot, opencode, cursor, all',
+      'targets: claude, cursor, codex, gemini, copilot, opencode, all',
     );
   });
 });

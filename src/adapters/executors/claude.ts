@@ -22,6 +22,20 @@ import {
   saidLine,
 } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
+import { AGENTS, ORCHESTRATOR, type AgentDef } from '../../domain/agents.js';
+import {
+  COMMAND_META,
+  commandBody,
+  COMMANDS,
+  frontmatter,
+  hookMap,
+  skillFile,
+  yamlString,
+  type Integration,
+  type IntegrationSources,
+  type JsonAddition,
+  type OwnedFile,
+} from '../../domain/integrations.js';
 
 /**
  * sow's own rules for a safe worker, on top of the user's: no edit of a file through which a
@@ -68,6 +82,96 @@ const env = (ctx: InvocationContext): Record<string, string> =>
   ctx.permissions === 'yolo' && ctx.runningAsRoot ? { IS_SANDBOX: '1' } : {};
 
 const TOOLS = { command: ['Bash'], edit: ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'] };
+
+// ---- `sow install claude`: sub-agents, slash commands, the skill and hooks ----
+
+const HOOKS: JsonAddition = { hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'] } };
+const MCP: JsonAddition = { mcpServers: { sow: { command: 'sow', args: ['mcp'] } } };
+
+/** When to use each role's agent: one short line, listed in every Claude Code session. */
+const ROLE_USE: Readonly<Record<string, string>> = {
+  orchestrator: 'Use to drive a sow project through its states.',
+  implementer: 'Use to implement a sow task (give its id).',
+  architect: 'Use for a design decision in a sow project.',
+  reviewer: "Use to review a sow project's change.",
+  planner: 'Use to plan a sow project into tasks.',
+  researcher: 'Use to research a question for sow.',
+  decomposer: 'Use to split sow work into small tasks.',
+};
+
+function agentFile(s: IntegrationSources, a: AgentDef): string {
+  // The orchestrator's guidance is the prompt of the project's current state.
+  const first = a.name === ORCHESTRATOR.name ? 'sow project continue --full' : `sow prompt ${a.guidance}`;
+  const vars: Record<string, string> = {
+    role: a.name,
+    description: a.description.charAt(0).toLowerCase() + a.description.slice(1),
+    first,
+  };
+  const body = s.agent.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (_m, key: string) => vars[key] ?? `{{${key}}}`);
+  const use = ROLE_USE[a.name] ?? `Use for sow ${a.name} work.`;
+  return `${frontmatter({ name: `sow-${a.name}`, description: yamlString(use) })}${body.trim()}\n`;
+}
+
+/** The Claude Code execution layer, under `base` (`.claude/` in a repository, or a plugin's root). */
+function claudeLayer(s: IntegrationSources, base: string, commandsDir: string): OwnedFile[] {
+  // `!` and backticks run a command when the slash command is used.
+  const command = (name: (typeof COMMANDS)[number]) => {
+    const meta = COMMAND_META[name];
+    const head = frontmatter({
+      description: yamlString(meta.description),
+      'argument-hint': meta.args ? yamlString(meta.args) : undefined,
+      'allowed-tools': 'Bash(sow:*)',
+    });
+    return `${head}${commandBody(s, name, (cmd) => `!\`${cmd}\``).trim()}\n`;
+  };
+  return [
+    ...[ORCHESTRATOR, ...AGENTS].map((a): OwnedFile => ({
+      kind: 'file',
+      path: `${base}agents/sow-${a.name}.md`,
+      content: agentFile(s, a),
+    })),
+    ...COMMANDS.map((c): OwnedFile => ({ kind: 'file', path: `${base}${commandsDir}${c}.md`, content: command(c) })),
+    { kind: 'file', path: `${base}skills/sow/SKILL.md`, content: skillFile(s) },
+  ];
+}
+
+const json = (data: unknown) => `${JSON.stringify(data, null, 2)}\n`;
+
+const integration: Integration = {
+  repository: (s, opts) => [
+    ...claudeLayer(s, '.claude/', 'commands/sow/'),
+    { kind: 'json', path: '.claude/settings.json', add: HOOKS },
+    ...(opts.withMcp ? [{ kind: 'json' as const, path: '.mcp.json', add: MCP }] : []),
+  ],
+  /** `--plugin <dir>`: a Claude Code plugin, and a marketplace of one. */
+  plugin(s, opts) {
+    const description =
+      'sow: steer AI coding agents through a guarded plan → implement → review → finalize lifecycle, ' +
+      'with all state in .sow/';
+    const manifest = {
+      name: 'sow',
+      version: s.version,
+      description,
+      author: { name: 'sow' },
+      keywords: ['workflow', 'agents', 'tasks'],
+    };
+    const marketplace = {
+      name: 'sow',
+      owner: { name: 'sow' },
+      metadata: { description },
+      plugins: [{ name: 'sow', source: './', description, version: s.version }],
+    };
+    return [
+      { kind: 'file', path: '.claude-plugin/plugin.json', content: json(manifest) },
+      { kind: 'file', path: '.claude-plugin/marketplace.json', content: json(marketplace) },
+      ...claudeLayer(s, '', 'commands/'),
+      { kind: 'file', path: 'hooks/hooks.json', content: json({ hooks: hookMap(HOOKS.hooks!) }) },
+      ...(opts.withMcp
+        ? [{ kind: 'file' as const, path: '.mcp.json', content: json({ mcpServers: MCP.mcpServers }) }]
+        : []),
+    ];
+  },
+};
 
 export const claude: ExecutorModule = {
   type: 'claude',
@@ -205,4 +309,5 @@ export const claude: ExecutorModule = {
     how: "a safe worker loads only the user's settings (--setting-sources user), no MCP server of the repository (--strict-mcp-config), and sow's deny rules (--settings); over ACP the adapter is told settingSources: user and the session is switched to the mode that asks",
   },
   doctor: 'flags',
+  integration,
 };

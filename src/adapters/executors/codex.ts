@@ -16,6 +16,7 @@ import {
   viaStdin,
   saidLine,
 } from './shared.js';
+import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { tomlWidening } from './settings-files.js';
 
@@ -153,4 +154,5 @@ export const codex: ExecutorModule = {
     }),
   },
   doctor: 'flags',
+  integration: SKILL_AND_AGENTS_MD,
 };

@@ -37,4 +37,6 @@ export const command: ExecutorModule = {
   // Its events, if it prints any, are read in whichever dialect they are; it has no refusals sow can read.
   ignores: { permissions: OWN_PERMISSIONS, yolo_mode: OWN_PERMISSIONS, transport: NO_ACP },
   doctor: 'on-path',
+  // A command of the user's own: sow cannot know what it reads, so there is nothing to install.
+  integration: null,
 };

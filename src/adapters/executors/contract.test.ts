@@ -4,9 +4,11 @@
  * ship. (The exact argv of each CLI is argv.test.ts; the live flags are `npm run test:real-agents`.)
  */
 import { readFileSync } from 'node:fs';
+import * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import {
   EXECUTOR_TYPES,
+  ExecutorConfigSchema,
   type ExecutorConfig,
   type ExecutorType,
   type PermissionProfile,
@@ -14,7 +16,7 @@ import {
 import { TYPES_BY_NAME } from '../../domain/config.js';
 import { denialCollector } from '../denials.js';
 import { describeEvent } from '../progress.js';
-import { agentSettingsFiles, EXECUTORS, IGNORED_SETTINGS, resumableTypes } from './registry.js';
+import { agentSettingsFiles, EXECUTORS, IGNORED_SETTINGS, installTargets, resumableTypes } from './registry.js';
 import { addUsage } from './shared.js';
 import type { ExecutorModule, InvocationContext, Usage } from './types.js';
 
@@ -109,9 +111,28 @@ const everything = (inv: ReturnType<ExecutorModule['spawn']>) =>
 const modules = Object.values(EXECUTORS);
 
 describe('the registry', () => {
-  it('lists each type of the configuration schema once, under its own name', () => {
-    expect(Object.keys(EXECUTORS).sort()).toEqual([...EXECUTOR_TYPES].sort());
+  it("lists each type of the configuration schema once, under its own name, in the schema's order", () => {
+    expect(Object.keys(EXECUTORS)).toEqual([...EXECUTOR_TYPES]);
     for (const [key, m] of Object.entries(EXECUTORS)) expect(m.type, key).toBe(key);
+  });
+  it("each agent CLI owns its install target, but Windsurf and a command of the user's own; each target is one", () => {
+    expect(modules.filter((m) => m.integration === null).map((m) => m.type)).toEqual(['windsurf', 'command']);
+    expect(installTargets()).toEqual(['claude', 'cursor', 'codex', 'gemini', 'copilot', 'opencode']);
+    const commands = { start: 's', continue: 'c', status: 'st', advance: 'a', spawn: 'sp' };
+    const src = { skill: 'skill', agentsSection: 'section', agent: 'agent', commands, version: '1.0.0' };
+    for (const t of installTargets()) {
+      const plan = EXECUTORS[t].integration!.repository(src, { withMcp: true });
+      expect(plan.length, t).toBeGreaterThan(0);
+      expect(new Set(plan.map((p) => p.path)).size, t).toBe(plan.length);
+      for (const p of plan) expect(p.path, t).toMatch(/^(?!\/|\.sow\/|.*\.\.)/);
+    }
+    // Only Claude Code takes a plugin.
+    expect(installTargets().filter((t) => EXECUTORS[t].integration?.plugin)).toEqual(['claude']);
+  });
+  it('the configuration schema names the types that speak ACP: those whose module says how', () => {
+    const said = v.getDescription(ExecutorConfigSchema.entries.transport.wrapped) ?? '';
+    const acp = modules.filter((m) => m.acp).map((m) => m.type);
+    expect(said).toContain(`(${acp.join(', ')})`);
   });
   it("the ignored settings are each module's own", () => {
     for (const m of modules) expect(IGNORED_SETTINGS[m.type], m.type).toBe(m.ignores);

@@ -8,6 +8,7 @@
  * --verbose, that Copilot may refuse it.
  */
 import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, viaStdin } from './shared.js';
+import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
 import { jsonWidening } from './settings-files.js';
@@ -183,4 +184,5 @@ export const copilot: ExecutorModule = {
     }),
   },
   doctor: 'flags',
+  integration: SKILL_AND_AGENTS_MD,
 };

@@ -8,6 +8,7 @@ import { custom, denial, isObj, model, NO_ACP, none, OWN_ARGV, str, viaStdin } f
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
 import { jsonWidening } from './settings-files.js';
+import { agentsMd, frontmatter, SKILL_DESCRIPTION, yamlString, type Integration } from '../../domain/integrations.js';
 
 const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--force'] : ['--sandbox', 'enabled']);
 const notes = (ctx: InvocationContext) =>
@@ -18,6 +19,18 @@ const notes = (ctx: InvocationContext) =>
       ];
 
 const TOOLS = { command: ['shell'], edit: ['edit', 'write', 'delete'] };
+
+/** `sow install cursor`: the skill as a rule it always applies, and the AGENTS.md section. */
+const integration: Integration = {
+  repository: (s) => [
+    {
+      kind: 'file',
+      path: '.cursor/rules/sow.mdc',
+      content: `${frontmatter({ description: yamlString(SKILL_DESCRIPTION), alwaysApply: 'true' })}${s.skill.trim()}\n`,
+    },
+    agentsMd(s),
+  ],
+};
 
 export const cursor: ExecutorModule = {
   type: 'cursor',
@@ -92,4 +105,5 @@ export const cursor: ExecutorModule = {
     }),
   },
   doctor: 'flags',
+  integration,
 };

@@ -24,6 +24,17 @@ import {
 import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
 import { envWidening, jsonWidening } from './settings-files.js';
+import {
+  agentsMd,
+  COMMAND_META,
+  commandBody,
+  COMMANDS,
+  skillFile,
+  type CommandName,
+  type Integration,
+  type IntegrationSources,
+  type OwnedFile,
+} from '../../domain/integrations.js';
 
 /**
  * The settings of a project's .gemini/settings.json that widen a safe worker (read in Gemini CLI
@@ -80,6 +91,29 @@ const permissions = (ctx: InvocationContext) => {
 };
 
 const TOOLS = { command: ['run_shell_command'], edit: ['write_file', 'replace'] };
+
+/**
+ * `sow install gemini`: its skill, the slash commands as TOML (`!{…}` runs a command, `{{args}}`
+ * are the arguments) and GEMINI.md.
+ */
+const command = (s: IntegrationSources, name: CommandName) => {
+  const body = commandBody(s, name, (cmd) => `!{${cmd}}`)
+    .replace(/\$ARGUMENTS/g, '{{args}}')
+    .trim()
+    .replace(/"""/g, '\\"\\"\\"');
+  return `description = ${JSON.stringify(COMMAND_META[name].description)}\nprompt = """\n${body}\n"""\n`;
+};
+const integration: Integration = {
+  repository: (s) => [
+    { kind: 'file', path: '.gemini/skills/sow/SKILL.md', content: skillFile(s) },
+    ...COMMANDS.map((c): OwnedFile => ({
+      kind: 'file',
+      path: `.gemini/commands/sow/${c}.toml`,
+      content: command(s, c),
+    })),
+    agentsMd(s, 'GEMINI.md'),
+  ],
+};
 
 export const gemini: ExecutorModule = {
   type: 'gemini',
@@ -172,4 +206,5 @@ export const gemini: ExecutorModule = {
     }),
   },
   doctor: 'flags',
+  integration,
 };

@@ -28,6 +28,7 @@ import {
   viaStdin,
   saidLine,
 } from './shared.js';
+import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, Invocation, InvocationContext } from './types.js';
 
 /** What a safe worker runs with: the project's own configuration is not loaded. */
@@ -155,4 +156,5 @@ export const opencode: ExecutorModule = {
     how: 'a safe worker runs with OPENCODE_DISABLE_PROJECT_CONFIG=true: opencode loads no configuration of the repository',
   },
   doctor: 'flags',
+  integration: SKILL_AND_AGENTS_MD,
 };

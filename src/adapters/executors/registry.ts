@@ -1,7 +1,8 @@
 /**
- * The agent CLIs sow drives: one module each. Adding a CLI is its module, one line here, its name
- * in domain/schemas.ts's EXECUTOR_TYPES (the user configuration's schema is pure domain and cannot
- * read this file; tsc makes the two lists agree) and a fake in test/fakes/fake-agent.mjs.
+ * The agent CLIs sow drives: one module each, which also says what `sow install <cli>` writes.
+ * Adding a CLI is its module, its name in domain/schemas.ts's EXECUTOR_TYPES (the configuration's
+ * schema is pure domain and cannot read this file), its line here (tsc wants one for every name,
+ * the contract test wants them in that order) and a fake in test/fakes/fake-agent.mjs.
  */
 import type { ExecutorSetting, IgnoredSettings } from '../../domain/config.js';
 import type { ExecutorType } from '../../domain/schemas.js';
@@ -18,11 +19,11 @@ import { windsurf } from './windsurf.js';
 export const EXECUTORS: Readonly<Record<ExecutorType, ExecutorModule>> = {
   claude,
   cursor,
+  windsurf,
   codex,
   gemini,
   copilot,
   opencode,
-  windsurf,
   command,
 };
 
@@ -52,4 +53,10 @@ export const agentSettingsFiles = (): string[] => [
 export const resumableTypes = (): ExecutorType[] =>
   Object.values(EXECUTORS)
     .filter((e) => e.supportsResumption({ type: e.type }))
+    .map((e) => e.type);
+
+/** The agent CLIs `sow install` has a target for, in the registry's order. */
+export const installTargets = (): ExecutorType[] =>
+  Object.values(EXECUTORS)
+    .filter((e) => e.integration !== null)
     .map((e) => e.type);

@@ -1,4 +1,5 @@
 import type { ExecutorSetting } from '../../domain/config.js';
+import type { Integration } from '../../domain/integrations.js';
 import type { ExecutorConfig, ExecutorType, PermissionProfile } from '../../domain/schemas.js';
 
 /** One process to start: argv array (never a shell string), environment additions, stdin. */
@@ -168,4 +169,6 @@ export interface ExecutorModule {
   readonly widening?: Widening;
   /** What `sow doctor` checks: that every flag sow passes is in the CLI's --help, or only that it is on PATH (a command of the user's own is never run). */
   readonly doctor: 'flags' | 'on-path';
+  /** What `sow install <type>` writes for it; null when there is no such target (said why beside it). */
+  readonly integration: Integration | null;
 }

@@ -29,4 +29,6 @@ export const windsurf: ExecutorModule = {
     how: 'sow passes windsurf no permissions at all: its custom_args and its own configuration decide',
   },
   doctor: 'flags',
+  // No `sow install windsurf`: sow has no integration for Windsurf's own rules.
+  integration: null,
 };

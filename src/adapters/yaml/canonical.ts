@@ -70,7 +70,7 @@ function quotedString(token: string): Maybe<string> {
 /**
  * A number spelt as the emitter spells it (`1000`, not `1e3` or `01000`). An integer beyond 2^53
  * goes to the yaml package: it reads it exactly (a bigint), and a write keeps its text even where
- * a schema wants a number (schemas.ts check()).
+ * a schema wants a number (schema-check.ts check()).
  */
 function number(s: string): Maybe<number> {
   const n = Number(s);

@@ -57,7 +57,7 @@ const isRecord = (x: unknown): x is Record<string, unknown> =>
  */
 export function sameData(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
-  // An integer beyond 2^53 where a schema wants a number is held as the nearest number (schemas.ts check()).
+  // An integer beyond 2^53 where a schema wants a number is held as the nearest number (schema-check.ts check()).
   if (typeof a === 'bigint' && typeof b === 'number') return Number(a) === b;
   if (typeof a === 'number' && typeof b === 'bigint') return a === Number(b);
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;

@@ -1,0 +1,148 @@
+/**
+ * The record of `sow install` (`.sow/integrations.yaml`, or `.sow-install.yaml` in a plugin folder):
+ * what sow wrote, where. A repository is untrusted input, its record included: a record is a claim,
+ * never an order (app/install.ts acts only on what sow's own plan names). See
+ * docs/decisions/0025-integrations.md.
+ */
+import { isAbsolute, relative, resolve, sep } from 'node:path';
+import type { JsonAddition, Planned } from '../domain/integrations.js';
+import { NotAGitRepositoryError, SowError } from '../domain/errors.js';
+import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
+import { realPath } from '../adapters/files.js';
+import { removeWithEmptyFolders, writeWhole } from '../adapters/integration-files.js';
+import { findRepoRoot } from '../adapters/repo.js';
+import { parseStateText } from '../adapters/state-files.js';
+import { emitYaml } from '../adapters/yaml/emit.js';
+import { openRoot } from './workspace.js';
+
+export const RECORD = '.sow/integrations.yaml';
+export const PLUGIN_RECORD = '.sow-install.yaml';
+
+/**
+ * 1 MiB: the record lists the few dozen files sow installs, a few KB; anything much larger was
+ * not written by sow.
+ */
+const RECORD_LIMITS: ReadLimits = {
+  max: 1024 * 1024,
+  what: 'install records',
+  why: 'a record lists a few dozen files in a few KB',
+};
+
+export interface RecordEntry {
+  path: string;
+  kind: Planned['kind'];
+  /** file: of the whole file; section: of the section's content; json: of the whole file as sow last wrote it. */
+  sha256?: string;
+  /** json: what sow added. */
+  add?: JsonAddition;
+  /** json: the keys sow made (`hooks`, `hooks.Stop`, `mcpServers`), taken out again once empty. */
+  made?: string[];
+  /** Whether sow created the file (then removing its last part removes the file). */
+  created?: boolean;
+  targets: string[];
+}
+
+export class RecordUnreadableError extends SowError {
+  constructor(file: string, problem: string) {
+    super(
+      'INSTALL_RECORD_INVALID',
+      'state',
+      `${file}: ${problem}`,
+      `fix or remove ${file} (sow then treats every file as not its own, and writes new versions beside edited ones)`,
+      { file },
+    );
+  }
+}
+
+/** Where an install writes (the repository, or a plugin folder) and where its record lives. */
+export interface Place {
+  area: Area;
+  plugin: boolean;
+  recordArea: Area;
+  recordRel: string;
+  /** The record's name in messages. */
+  recordShown: string;
+}
+
+/**
+ * The plugin folder the person named. Inside the repository it is a folder of the repository:
+ * every link on the way must stay inside it. Outside, it is the person's own choice, taken as
+ * named. Either way everything sow does there stays inside that folder.
+ */
+function pluginArea(cwd: string, dir: string): Area {
+  const lexical = resolve(cwd, dir);
+  const shown = `${dir.replace(/[\\/]+$/, '') || dir}/`;
+  const name = `the plugin folder ${shown}`;
+  let root: string | undefined;
+  try {
+    root = findRepoRoot(cwd);
+  } catch (err) {
+    if (!(err instanceof NotAGitRepositoryError)) throw err;
+  }
+  const rel = root === undefined ? undefined : relative(root, lexical);
+  if (rel === undefined || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+    return { base: realPath(lexical), name, shown };
+  if (rel === '') return { ...repoArea(root!), name, shown };
+  return { base: confineReal(repoArea(root!), rel.split(sep).join('/')), name, shown };
+}
+
+export async function placeOf(cwd: string, plugin: string | undefined): Promise<Place> {
+  if (plugin !== undefined) {
+    const area = pluginArea(cwd, plugin);
+    return {
+      area,
+      plugin: true,
+      recordArea: area,
+      recordRel: PLUGIN_RECORD,
+      recordShown: `${area.shown}${PLUGIN_RECORD}`,
+    };
+  }
+  const root = await openRoot(cwd);
+  return {
+    area: repoArea(root),
+    plugin: false,
+    recordArea: sowArea(root),
+    recordRel: 'integrations.yaml',
+    recordShown: RECORD,
+  };
+}
+
+const KINDS: readonly string[] = ['file', 'json', 'section'];
+export const isHash = (x: unknown): x is string => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);
+
+export async function readRecord(place: Place): Promise<{ text: string | undefined; entries: RecordEntry[] }> {
+  const text = readConfined(place.recordArea, place.recordRel, RECORD_LIMITS, { display: place.recordShown });
+  if (text === undefined) return { text, entries: [] };
+  const data = (await parseStateText(place.recordShown, text)).data as { files?: unknown } | null;
+  const files = data?.files ?? [];
+  const valid = (f: unknown): f is RecordEntry => {
+    const e = f as Partial<RecordEntry> | null;
+    return (
+      typeof e === 'object' &&
+      e !== null &&
+      typeof e.path === 'string' &&
+      KINDS.includes(e.kind as string) &&
+      Array.isArray(e.targets) &&
+      e.targets.every((t) => typeof t === 'string')
+    );
+  };
+  if (!Array.isArray(files) || !files.every(valid))
+    throw new RecordUnreadableError(place.recordShown, "'files' must be a list of {path, kind, targets, …}");
+  return { text, entries: files };
+}
+
+function recordText(entries: readonly RecordEntry[]): string {
+  const header =
+    '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n' +
+    '# `sow uninstall` removes only that. Commit it with the files.\n';
+  return `${header}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`;
+}
+
+export function saveRecord(place: Place, before: string | undefined, entries: readonly RecordEntry[]): void {
+  if (entries.length === 0) {
+    if (before !== undefined) removeWithEmptyFolders(place.recordArea, place.recordRel);
+    return;
+  }
+  const text = recordText(entries);
+  if (text !== before) writeWhole(place.recordArea, place.recordRel, text, false);
+}

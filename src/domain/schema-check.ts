@@ -1,0 +1,145 @@
+/**
+ * How sow's valibot schemas (domain/schemas.ts) are made and checked: each made when first used,
+ * timestamps checked without a regular expression, and a value checked into the first issue, said
+ * with its dotted field path.
+ */
+import * as v from 'valibot';
+import { quoted, shown } from './display.js';
+import { nearMiss } from './suggest.js';
+
+/**
+ * A schema made when it is first used, not when this module loads: every command loads this
+ * module, and making every schema (hundreds of small objects) cost each command millions of
+ * instructions, most of them for schemas it never uses (a read of the project uses no task's and
+ * no configuration's). Every use gets the schema itself: valibot, the JSON Schema generator and
+ * `.entries` read it through the proxy, which makes it on the first read.
+ */
+export function builtWhenUsed<T extends object>(make: () => T): T {
+  let made: T | undefined;
+  const real = (): T => (made ??= make());
+  return new Proxy({} as T, {
+    get: (_, key) => Reflect.get(real(), key),
+    has: (_, key) => Reflect.has(real(), key),
+    ownKeys: () => Reflect.ownKeys(real()),
+    getOwnPropertyDescriptor: (_, key) => {
+      const found = Reflect.getOwnPropertyDescriptor(real(), key);
+      return found && { ...found, configurable: true };
+    },
+    getPrototypeOf: () => Reflect.getPrototypeOf(real()),
+  });
+}
+
+const digit = (s: string, i: number, max = 57): boolean => {
+  const c = s.charCodeAt(i);
+  return c >= 48 && c <= max;
+};
+/** Two digits at `i` from 00 to `max` (a number below 100). */
+const twoDigits = (s: string, i: number, min: number, max: number): boolean => {
+  if (!digit(s, i) || !digit(s, i + 1)) return false;
+  const n = (s.charCodeAt(i) - 48) * 10 + s.charCodeAt(i + 1) - 48;
+  return n >= min && n <= max;
+};
+
+/**
+ * Exactly what valibot's isoTimestamp() accepts (its ISO_TIMESTAMP_REGEX, checked against it in
+ * schemas.test.ts): `YYYY-MM-DD`, `T` or a space, `hh:mm:ss`, up to nine digits of fraction, and
+ * `Z` or an offset (`+hh`, `+hhmm`, `+hh:mm`, after an optional space). Without a regular
+ * expression: V8 compiles that one afresh in every process, about 2 M instructions, for the few
+ * timestamps a command reads.
+ */
+export function isIsoTimestamp(s: string): boolean {
+  const n = s.length;
+  if (
+    n < 20 ||
+    !digit(s, 0) ||
+    !digit(s, 1) ||
+    !digit(s, 2) ||
+    !digit(s, 3) ||
+    s[4] !== '-' ||
+    !twoDigits(s, 5, 1, 12) ||
+    s[7] !== '-' ||
+    !twoDigits(s, 8, 1, 31)
+  )
+    return false;
+  if (
+    (s[10] !== 'T' && s[10] !== ' ') ||
+    !twoDigits(s, 11, 0, 23) ||
+    s[13] !== ':' ||
+    !twoDigits(s, 14, 0, 59) ||
+    s[16] !== ':' ||
+    !twoDigits(s, 17, 0, 59)
+  )
+    return false;
+  let i = 19;
+  if (s[i] === '.') {
+    let k = i + 1;
+    while (k < n && k - i <= 9 && digit(s, k)) k++;
+    if (k === i + 1) return false;
+    i = k;
+  }
+  if (s[i] === 'Z') return i + 1 === n;
+  if (s[i] === ' ') i++;
+  if ((s[i] !== '+' && s[i] !== '-') || !twoDigits(s, i + 1, 0, 23)) return false;
+  i += 3;
+  if (i === n) return true;
+  if (s[i] === ':') i++;
+  return i + 2 === n && twoDigits(s, i, 0, 59);
+}
+
+export type SchemaIssue = { path: string; message: string };
+
+/** Validates and returns either the value or the first issue with a dotted field path. */
+export function check<T extends v.GenericSchema>(
+  schema: T,
+  value: unknown,
+): { ok: true; value: v.InferOutput<T> } | { ok: false; issue: SchemaIssue } {
+  let result = v.safeParse(schema, value);
+  if (!result.success && bigintsToNumbers(result.issues)) result = v.safeParse(schema, value);
+  // Return the input, not valibot's output: the output rebuilds objects in schema key order, and
+  // the key order a person wrote must survive a write.
+  if (result.success) return { ok: true, value: value as v.InferOutput<T> };
+  const issue = result.issues[0];
+  // valibot says "Invalid key: Expected "run" but received undefined" for a key that is missing.
+  const missing = issue?.message.startsWith('Invalid key') && issue.received === 'undefined';
+  // valibot's messages quote the value they received, which comes from a file: on one line, escaped.
+  return {
+    ok: false,
+    issue: {
+      path: shown((issue && v.getDotPath(issue)) || '(root)'),
+      message: missing ? 'required, but missing' : shown(issue ? (picklistMessage(issue) ?? issue.message) : 'invalid'),
+    },
+  };
+}
+
+/**
+ * A value outside a fixed list (an executor type, a status), said with its near miss: valibot
+ * states the list as its expectation, `("claude" | "cursor")`.
+ */
+function picklistMessage(issue: v.BaseIssue<unknown>): string | undefined {
+  if (issue.type !== 'picklist' || typeof issue.input !== 'string') return undefined;
+  const values = [...(issue.expected?.matchAll(/"((?:[^"\\]|\\.)*)"/g) ?? [])].map((m) => m[1]!);
+  if (values.length === 0) return undefined;
+  const near = nearMiss(issue.input, values);
+  const hint = near === undefined ? '' : `; did you mean ${quoted(near)}?`;
+  return `${quoted(issue.input)} is not one of ${values.join(', ')}${hint}`;
+}
+
+/**
+ * Files are read with integers beyond 2^53 as exact bigints (free-form metadata keeps them digit
+ * for digit). Where a schema wants a number (`iteration`), such an integer becomes the nearest
+ * number in place, as it always was read; the file keeps its text (a write compares the two as
+ * equal). Says whether it changed anything.
+ */
+function bigintsToNumbers(issues: readonly v.BaseIssue<unknown>[]): boolean {
+  let changed = false;
+  for (const issue of issues) {
+    const at = issue.path?.at(-1) as { input?: unknown; key?: unknown } | undefined;
+    if (issue.kind !== 'schema' || issue.type !== 'number' || typeof issue.input !== 'bigint' || !at) continue;
+    const parent = at.input;
+    if (typeof parent !== 'object' || parent === null || (typeof at.key !== 'string' && typeof at.key !== 'number'))
+      continue;
+    (parent as Record<string | number, unknown>)[at.key] = Number(issue.input);
+    changed = true;
+  }
+  return changed;
+}
