@@ -24,7 +24,7 @@ import { realPath } from '../adapters/files.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { traceWorker, type WorkerTrace } from '../adapters/worker-trace.js';
 import { openRoot } from './workspace.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { selectChecks } from '../domain/checks.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -271,8 +271,7 @@ export function allowListing(root: string, checks: readonly UnallowedCheck[]): s
  * `sow check allow [names…]`: shows the declared checks (all, or those named) not yet allowed,
  * asks (or --yes), and records exactly what it showed. Refused inside a worker.
  */
-export async function allowChecks(where: Where, names: readonly string[], opts: AllowOptions): Promise<AllowResult> {
-  const ctx = contextOf(where);
+export async function allowChecks(ctx: AppContext, names: readonly string[], opts: AllowOptions): Promise<AllowResult> {
   const env = ctx.env;
   const root = await openRoot(ctx);
   refuseWorker("'sow check allow'", env);
@@ -330,8 +329,7 @@ export interface ForgetResult {
  * `sow check forget [names…]`: withdraws what was allowed in this repository (all of it, or the
  * checks named), whatever .sow/config.yaml says now. Refused inside a worker.
  */
-export async function forgetChecks(where: Where, names: readonly string[]): Promise<ForgetResult> {
-  const ctx = contextOf(where);
+export async function forgetChecks(ctx: AppContext, names: readonly string[]): Promise<ForgetResult> {
   const env = ctx.env;
   const root = await openRoot(ctx);
   refuseWorker("'sow check forget'", env);

@@ -26,7 +26,7 @@ import {
   type CheckRunFolder,
 } from '../adapters/check-runs.js';
 import { shownRuntime } from '../adapters/runtime.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { ChecksFailedError, evidenceTarget, type CheckRun, type EvidenceRecord } from './checks.js';
 
 export { RUNNER_VARIABLE };
@@ -99,11 +99,10 @@ export class CheckRunLostError extends SowError {
 
 /** `check run --detach`: refuses as a run would, starts the runner, and returns once it has recorded itself. */
 export async function startChecksDetached(
-  where: Where,
+  ctx: AppContext,
   names: readonly string[],
   opts: { task?: string; script?: string } = {},
 ): Promise<DetachedChecks | null> {
-  const ctx = contextOf(where);
   const { root, target } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
   const { config } = await readRepoConfig(root);
   const declared = config.checks ?? [];
@@ -225,11 +224,10 @@ function targets(runs: readonly CheckRunFolder[], names: readonly string[]): Che
  * early (timedOut) naming what still runs.
  */
 export async function waitForChecks(
-  where: Where,
+  ctx: AppContext,
   names: readonly string[],
   opts: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {},
 ): Promise<CheckWaitResult> {
-  const ctx = contextOf(where);
   const { openRoot } = await import('./workspace.js');
   const root = await openRoot(ctx);
   if (names.length) {

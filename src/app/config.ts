@@ -17,7 +17,7 @@ import { runEditor } from '../adapters/editor.js';
 import { executorOf, IGNORED_SETTINGS, typeRefuses } from '../adapters/executors/registry.js';
 import { findOnPath } from '../adapters/process-runner.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
-import { contextOf, type AppContext, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { emitString } from '../adapters/yaml/emit.js';
 import {
@@ -75,19 +75,19 @@ ${ROLES.map((r) => `    ${r}: ${DEFAULT_EXECUTOR}`).join('\n')}
 /** The user configuration file of whoever runs the command: where their environment (XDG_CONFIG_HOME, HOME) puts it. */
 const pathOf = (ctx: AppContext): string => userConfigPath(ctx.env);
 
-export function configPath(where: Where): { path: string; exists: boolean } {
-  const path = pathOf(contextOf(where));
+export function configPath(ctx: AppContext): { path: string; exists: boolean } {
+  const path = pathOf(ctx);
   return { path, exists: userConfigExists(path) };
 }
 
 /** Writes the template; over an existing file only when the person says yes (a question, or --yes). */
 export async function initConfig(
-  where: Where,
+  ctx: AppContext,
   yes: boolean,
   interactive: boolean,
   confirm: (q: string) => Promise<boolean>,
 ): Promise<{ path: string; overwritten: boolean }> {
-  const path = pathOf(contextOf(where));
+  const path = pathOf(ctx);
   const exists = userConfigExists(path);
   if (exists && !yes) {
     if (!interactive) throw new ConfirmationRequiredError(`replacing ${path} with the template`, '--yes');
@@ -132,8 +132,7 @@ const issueLines = (level: 'error' | 'warning', issues: ConfigIssue[]): Validati
  * a sow workspace, the repository's .sow/config.yaml. Outside a workspace, or with `repository:
  * false`, only the user configuration is checked.
  */
-export async function validateConfig(where: Where, opts: { repository?: boolean } = {}): Promise<ValidationReport> {
-  const ctx = contextOf(where);
+export async function validateConfig(ctx: AppContext, opts: { repository?: boolean } = {}): Promise<ValidationReport> {
   const user = await validateUserConfig(ctx);
   const repository = opts.repository === false ? undefined : await validateRepoConfig(ctx);
   if (!repository) return user;
@@ -146,8 +145,10 @@ export async function validateConfig(where: Where, opts: { repository?: boolean 
 }
 
 /** The user configuration and the environment's overrides; `binaries: false` leaves out looking for the executors' CLIs on PATH. */
-export async function validateUserConfig(where: Where, opts: { binaries?: boolean } = {}): Promise<ValidationReport> {
-  const ctx = contextOf(where);
+export async function validateUserConfig(
+  ctx: AppContext,
+  opts: { binaries?: boolean } = {},
+): Promise<ValidationReport> {
   const inspected = await inspectUserConfig(pathOf(ctx));
   const path = inspected.path;
   const lines: ValidationLine[] = [];
@@ -241,11 +242,11 @@ export const MISSING_CLI_LEVEL = 'warning' as const;
 
 /** The repository configuration, when the folder is inside a sow workspace; undefined outside one. */
 export async function validateRepoConfig(
-  where: Where,
+  ctx: AppContext,
 ): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
   let root: string;
   try {
-    root = findWorkspaceRoot(contextOf(where).cwd);
+    root = findWorkspaceRoot(ctx.cwd);
   } catch (err) {
     // Not in a repository, or sow is not initialised there: there is no repository configuration.
     if (err instanceof SowError && err.kind === 'failed') return undefined;
@@ -349,9 +350,8 @@ function settingsLines(e: ResolvedExecutor): string[] {
 }
 
 export async function showConfig(
-  where: Where,
+  ctx: AppContext,
 ): Promise<{ path: string; exists: boolean; effective: EffectiveConfig; text: string }> {
-  const ctx = contextOf(where);
   const loaded = await readUserConfig(pathOf(ctx));
   const effective = resolveConfig(loaded.config, ctx.env);
   const overrides = Object.entries(effective.overrides).map(([k, v]) => `${k}=${v}`);
@@ -387,8 +387,9 @@ export async function showConfig(
   return { path: loaded.path, exists: loaded.exists, effective, text: out.join('\n') };
 }
 
-export async function editConfig(where: Where): Promise<{ path: string; created: boolean; report: ValidationReport }> {
-  const ctx = contextOf(where);
+export async function editConfig(
+  ctx: AppContext,
+): Promise<{ path: string; created: boolean; report: ValidationReport }> {
   const path = pathOf(ctx);
   const editor = ctx.env['VISUAL'] || ctx.env['EDITOR'];
   if (!editor)
@@ -405,12 +406,12 @@ export async function editConfig(where: Where): Promise<{ path: string; created:
 }
 
 export async function resetConfig(
-  where: Where,
+  ctx: AppContext,
   yes: boolean,
   interactive: boolean,
   confirm: (q: string) => Promise<boolean>,
 ): Promise<{ path: string; backup?: string; removed: boolean }> {
-  const path = pathOf(contextOf(where));
+  const path = pathOf(ctx);
   if (!userConfigExists(path)) return { path, removed: false };
   if (!yes) {
     if (!interactive) throw new ConfirmationRequiredError(`removing ${path}`, '--yes');

@@ -4,8 +4,9 @@
  * fixed clock and the environment of a worker, and the CLI, `sow mcp` and a long-lived server each
  * say where a call runs. The CLI makes one per command (`processContext`); tests make their own.
  *
- * Use cases take `Where` while they move over: a folder (the CLI's call sites as they are, with
- * the process's environment and clock) or a whole context.
+ * Use cases take an `AppContext`, built by their caller. A few still take `Where` (a folder meaning
+ * this process's environment and clock) while they move over; `Where` and `contextOf` go when the
+ * last of them does.
  */
 import { sep } from 'node:path';
 import { projectFolderFor } from '../adapters/repo.js';

@@ -23,7 +23,7 @@ import { activityOf, activityOfEvents } from './workers/events.js';
 import { resumePreconditions, spawnPreconditions } from './workers/preconditions.js';
 import { settleStopped } from './workers/settle.js';
 import { checkoutsWithProject } from './worktree.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { liveOwner, workerNow } from './ownership.js';
 import { groupAlive, proveOwnerNow, signalOwner } from '../adapters/signals.js';
 import { NotSowsProcessError } from '../domain/signal-proof.js';
@@ -63,12 +63,11 @@ const KIND_OF_EXIT = new Map(Object.entries(EXIT_CODES).map(([kind, code]) => [c
 const READY_WITHIN_MS = 120_000;
 
 export async function spawnDetached(
-  where: Where,
+  ctx: AppContext,
   agentName: string,
   taskId: string | undefined,
   opts: DetachOptions,
 ): Promise<DetachedStart> {
-  const ctx = contextOf(where);
   // Refused here, with its own code, what the supervisor would refuse: nothing starts for a request that cannot run.
   const { root } = await spawnPreconditions(ctx, agentName, taskId, opts);
   return supervise(ctx, root, opts.script, [
@@ -97,12 +96,11 @@ export interface ResumeDetachOptions {
 
 /** `agent resume --detach`: the same session continued under a supervisor, as `agent spawn --detach` starts one. */
 export async function resumeDetached(
-  where: Where,
+  ctx: AppContext,
   target: { kind: 'task'; id: string } | { kind: 'project'; agent: string },
   prompt: string,
   opts: ResumeDetachOptions,
 ): Promise<DetachedStart> {
-  const ctx = contextOf(where);
   const { root } = await resumePreconditions(ctx, target, opts);
   return supervise(ctx, root, opts.script, [
     'agent',
@@ -121,7 +119,7 @@ export async function resumeDetached(
 
 /** Starts `sow <args>` under a supervisor of its own and returns once it has recorded the session (or refused). */
 async function supervise(
-  ctx: ReturnType<typeof contextOf>,
+  ctx: AppContext,
   root: string,
   script: string | undefined,
   args: string[],
@@ -200,11 +198,10 @@ const stoppedOf = (t: TaskState): WaitedTask => ({
  * stopped at once.
  */
 export async function waitForWorkers(
-  where: Where,
+  ctx: AppContext,
   tasks: readonly string[],
   opts: { any?: boolean; timeoutMs?: number; pollMs?: number; signal?: AbortSignal },
 ): Promise<WaitResult> {
-  const ctx = contextOf(where);
   const { root, watched } = await Reader.read(ctx, async (reader) => {
     if (tasks.length)
       return { root: reader.root, watched: await Promise.all(tasks.map(async (id) => (await reader.task(id)).id)) };
@@ -256,8 +253,11 @@ const GRACE_MS = 10_000;
  * owner sow cannot prove it started here (another host, another pid namespace, no record of
  * this checkout's, a pid reused): the state names it, and a state file may come from anyone.
  */
-export async function stopWorker(where: Where, taskId: string, opts: { graceMs?: number } = {}): Promise<StopResult> {
-  const ctx = contextOf(where);
+export async function stopWorker(
+  ctx: AppContext,
+  taskId: string,
+  opts: { graceMs?: number } = {},
+): Promise<StopResult> {
   const { root, task } = await Reader.read(ctx, async (reader) => ({
     root: reader.root,
     task: await reader.task(taskId),
@@ -337,8 +337,7 @@ export interface LiveWorker {
 }
 
 /** Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone from a task still in progress, oldest first. */
-export async function liveWorkers(where: Where, opts: { all?: boolean } = {}): Promise<LiveWorker[]> {
-  const ctx = contextOf(where);
+export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {}): Promise<LiveWorker[]> {
   const checkouts = opts.all ? checkoutsWithProject(ctx.cwd) : [{ path: ctx.cwd, rel: '.' }];
   const out: LiveWorker[] = [];
   for (const checkout of checkouts) {
@@ -406,8 +405,7 @@ export interface TaskEvents {
 }
 
 /** The events of the newest run on a task, in sow's kinds (message, tool call, usage, error, exit…). */
-export async function taskEvents(where: Where, taskId: string): Promise<TaskEvents> {
-  const ctx = contextOf(where);
+export async function taskEvents(ctx: AppContext, taskId: string): Promise<TaskEvents> {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(taskId);
     const run = latestRun(reader.root, task.id);
@@ -434,14 +432,14 @@ export async function taskEvents(where: Where, taskId: string): Promise<TaskEven
  * stopped and nothing new came (or `signal` aborts), polling the events file.
  */
 export async function followEvents(
-  where: Where,
+  ctx: AppContext,
   taskId: string,
   onEvent: (e: WorkerEvent) => void,
   opts: { pollMs?: number; signal?: AbortSignal } = {},
 ): Promise<number> {
   let seen = 0;
   for (;;) {
-    const r = await taskEvents(where, taskId);
+    const r = await taskEvents(ctx, taskId);
     // A complete last line only: one being written is taken on the next round.
     const whole = r.events;
     for (const e of whole.slice(seen)) onEvent(e);
@@ -454,10 +452,10 @@ export async function followEvents(
 
 /** The newest run's raw stream (the CLI's own lines), read confined; null before any run. */
 export async function rawEvents(
-  where: Where,
+  ctx: AppContext,
   taskId: string,
 ): Promise<{ task: string; raw: string | null; lines: string[] }> {
-  return Reader.read(contextOf(where), async (reader) => {
+  return Reader.read(ctx, async (reader) => {
     const task = await reader.task(taskId);
     const run = latestRun(reader.root, task.id);
     return { task: task.id, raw: run?.raw ?? null, lines: run ? (readEvents(reader.root, run.raw)?.lines ?? []) : [] };
@@ -468,8 +466,7 @@ export async function rawEvents(
  * The remote's claims of the project here, for a command that does not read the project
  * otherwise (agent ps): undefined without a claims remote, found before the project is read.
  */
-export async function projectRemoteClaims(where: Where): Promise<RemoteClaims | undefined> {
-  const ctx = contextOf(where);
+export async function projectRemoteClaims(ctx: AppContext): Promise<RemoteClaims | undefined> {
   const { claimsRemote, remoteClaimsForReads } = await import('./remote-claims.js');
   if (!(await claimsRemote(findWorkspaceRoot(ctx.cwd)))) return undefined;
   const { root, branch } = await Reader.read(ctx, (reader) => ({ root: reader.root, branch: reader.project.branch }), {

@@ -594,7 +594,7 @@ describe('doctor', () => {
   it('a worktree whose folder was deleted by hand: a warning; --fix prunes it', async () => {
     const w = await world('executing');
     const m = machine(w, REPO_ONLY);
-    await addWorktreeFor(w.dir, 'feat/other');
+    await addWorktreeFor(w.ctx(), 'feat/other');
     rmSync(join(w.dir, '.sow/worktrees/feat/other'), { recursive: true, force: true });
     const r = await doctor(m.ctx(), { fix: false });
     expect(failing(r)).toEqual([]);

@@ -11,15 +11,14 @@ import { ensureRuntimeDir } from '../adapters/runtime.js';
 import { watchFolders, watchSow, type Feed } from '../adapters/watch.js';
 import { isWorkerCheckoutPath } from '../adapters/worker-checkouts.js';
 import { listWorktrees } from '../adapters/worktrees.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { checkoutsWithProject } from './worktree.js';
 
 export function followWorkspace(
-  where: Where,
+  ctx: AppContext,
   onChange: () => void,
   opts: { all?: boolean; settleMs?: number } = {},
 ): Feed {
-  const ctx = contextOf(where);
   // The runtime folder (in git's folder) is made first: a fresh clone has none, and a folder that is not there cannot be watched.
   const follow = (root: string) =>
     watchSow(root, onChange, {

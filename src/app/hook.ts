@@ -4,7 +4,7 @@
  * first; anyone else, and a worker that already reported, stops as usual. It never blocks twice
  * in a row (`stop_hook_active`), and a problem reading the state lets the agent stop.
  */
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 
 export interface StopDecision {
@@ -12,8 +12,8 @@ export interface StopDecision {
   reason?: string;
 }
 
-export async function stopHook(where: Where, input: string): Promise<StopDecision> {
-  const { env } = contextOf(where);
+export async function stopHook(ctx: AppContext, input: string): Promise<StopDecision> {
+  const { env } = ctx;
   const agentId = env['SOW_AGENT_ID'];
   if (!agentId) return {};
   let active = false;
@@ -27,7 +27,7 @@ export async function stopHook(where: Where, input: string): Promise<StopDecisio
   const agent = env['SOW_AGENT'] ?? agentId.replace(/-\d+$/, '');
   try {
     return await Reader.read(
-      where,
+      ctx,
       async (r) => {
         if (taskId) {
           const task = await r.task(taskId);

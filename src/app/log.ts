@@ -4,7 +4,7 @@
  * a `modified` output of that task, once, named from the repository root as git names it:
  * outputs are tracked by logging.
  */
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { notOneOf, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
@@ -43,8 +43,7 @@ export function repositoryPath(root: string, cwd: string, file: string): string 
   return rel.split(sep).join('/');
 }
 
-export async function appendLog(where: Where, req: LogRequest): Promise<LogResult> {
-  const ctx = contextOf(where);
+export async function appendLog(ctx: AppContext, req: LogRequest): Promise<LogResult> {
   const env = ctx.env;
   if (!(LOG_ACTIONS as readonly string[]).includes(req.action))
     throw notOneOf('log action', req.action, LOG_ACTIONS, 'actions');

@@ -30,7 +30,7 @@ import {
   VERSION_FILE,
 } from './workspace.js';
 import { quoted } from '../domain/display.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 
 export interface MigrationChange {
   file: string;
@@ -180,8 +180,7 @@ async function planV1(root: string, at: string): Promise<Plan> {
   return { changes, tx, after };
 }
 
-export async function migrate(where: Where, dryRun: boolean): Promise<MigrationReport> {
-  const ctx = contextOf(where);
+export async function migrate(ctx: AppContext, dryRun: boolean): Promise<MigrationReport> {
   const root = findWorkspaceRoot(ctx.cwd);
   const from = layoutVersion(root);
   if (from > LAYOUT_VERSION) throw sowTooOld(from, LAYOUT_VERSION);

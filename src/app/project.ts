@@ -1,5 +1,5 @@
 /** `sow project new|set|delete|history`: the project container and the branch it belongs to. */
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import {
   AbortedError,
   ConfirmationRequiredError,
@@ -175,8 +175,7 @@ async function initialiseFor(cwd: string, opts: NewProjectOptions): Promise<stri
   return initWorkspace(cwd).root;
 }
 
-export async function newProject(where: Where, opts: NewProjectOptions): Promise<NewProjectResult> {
-  const ctx = contextOf(where);
+export async function newProject(ctx: AppContext, opts: NewProjectOptions): Promise<NewProjectResult> {
   // The command line first: its mistakes come before anything the repository could refuse.
   checkProjectName(opts.name);
   if (opts.type !== undefined) checkPlanning(await projectType(opts.type), opts.planning);
@@ -239,14 +238,14 @@ export async function newProject(where: Where, opts: NewProjectOptions): Promise
 }
 
 export async function setProjectField(
-  where: Where,
+  ctx: AppContext,
   field: string,
   raw: string,
 ): Promise<{ field: string; value: unknown }> {
   // Moving the project to the checked-out branch is the one write allowed from another branch.
   const moving = field === 'branch';
   return update(
-    where,
+    ctx,
     async (uow) => {
       const project = await uow.project();
       const resolved = resolveField(field, PROJECT_FIELDS, 'the project');
@@ -290,13 +289,13 @@ export async function setProjectField(
 
 /** Removes .sow/project/. `confirm` asks on a terminal; `yes` answers for it; `force` overrides a refusal. */
 export async function deleteProject(
-  where: Where,
+  ctx: AppContext,
   confirm: (name: string) => Promise<boolean>,
   interactive: boolean,
   yes: boolean,
   force: boolean,
 ): Promise<{ name: string }> {
-  return withWorkspaceLock(where, async (root) => {
+  return withWorkspaceLock(ctx, async (root) => {
     // Files without a project file (a deleted state.yaml, another branch's leftovers) can be removed too.
     if (!hasProject(root) && projectLeftovers(root).length === 0) throw noProjectHere(root);
     // An invalid project can still be deleted: read its name without trusting the file.
@@ -327,6 +326,6 @@ export async function deleteProject(
   });
 }
 
-export async function projectHistory(where: Where): Promise<HistoryEntry[]> {
-  return Reader.read(where, (reader) => reader.project.statechart.history ?? []);
+export async function projectHistory(ctx: AppContext): Promise<HistoryEntry[]> {
+  return Reader.read(ctx, (reader) => reader.project.statechart.history ?? []);
 }

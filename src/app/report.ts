@@ -4,7 +4,7 @@
  * task (a planner, an orchestrator) a report recorded on its session and in the project log.
  * Both read who the worker is from the environment sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
  */
-import { contextOf, type AppContext, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { notOneOf, SowError, UsageError } from '../domain/errors.js';
 import { PROJECT_REPORT_STATUSES, type ProjectReportStatus, type TaskStatus } from '../domain/schemas.js';
 import { appendLog, type LogResult } from './log.js';
@@ -36,10 +36,10 @@ export interface AgentLogRequest {
 }
 
 /** `sow agent log "<message>"`: a note in the worker's task log (or the project log, without a task). */
-export async function agentLog(where: Where, req: AgentLogRequest): Promise<LogResult> {
-  const w = worker(contextOf(where).env, 'log');
+export async function agentLog(ctx: AppContext, req: AgentLogRequest): Promise<LogResult> {
+  const w = worker(ctx.env, 'log');
   if (!req.message.trim()) throw new UsageError('the message is empty', 'sow agent log "what you did"');
-  return appendLog(where, {
+  return appendLog(ctx, {
     agent: w.agentId,
     action: req.action ?? 'note',
     result: req.result ?? 'success',
@@ -61,8 +61,7 @@ export interface ReportResult {
 }
 
 /** `sow agent report --status <s> [message]`. */
-export async function agentReport(where: Where, status: string, message: string | undefined): Promise<ReportResult> {
-  const ctx = contextOf(where);
+export async function agentReport(ctx: AppContext, status: string, message: string | undefined): Promise<ReportResult> {
   const w = worker(ctx.env, 'report');
   const text = message?.trim() || undefined;
   if (w.task) {

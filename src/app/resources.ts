@@ -7,7 +7,7 @@
 import { SowError } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';
 import { listProjectFiles, MAX_LISTED, readProjectFile } from '../adapters/project-files.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { openRoot } from './workspace.js';
 
 export const RESOURCE_SCHEME = 'sow://project/';
@@ -39,8 +39,8 @@ export class ResourceNotFoundError extends SowError {
 }
 
 /** Every regular file under `.sow/project/`, as a resource (none without a project). */
-export async function listResources(where: Where): Promise<{ resources: ProjectResource[]; truncated: boolean }> {
-  const root = await openRoot(contextOf(where).cwd);
+export async function listResources(ctx: AppContext): Promise<{ resources: ProjectResource[]; truncated: boolean }> {
+  const root = await openRoot(ctx);
   const files = listProjectFiles(root);
   return {
     resources: files.map((path) => ({
@@ -54,7 +54,7 @@ export async function listResources(where: Where): Promise<{ resources: ProjectR
 
 /** The text of the file a `sow://project/<path>` URI names. */
 export async function readResource(
-  where: Where,
+  ctx: AppContext,
   uri: string,
 ): Promise<{ uri: string; mimeType: string; text: string }> {
   if (!uri.startsWith(RESOURCE_SCHEME))
@@ -68,7 +68,7 @@ export async function readResource(
   const clean = normalRelative(path);
   if (clean === undefined || clean !== path || path.split('/').includes('..'))
     throw new ResourceNotFoundError(uri, 'a resource is a file under .sow/project/, named by its plain relative path');
-  const root = await openRoot(contextOf(where).cwd);
+  const root = await openRoot(ctx);
   const text = readProjectFile(root, clean);
   if (text === 'missing') throw new ResourceNotFoundError(uri, 'there is no such file');
   if (text === 'not-a-file')

@@ -1,6 +1,6 @@
 /** `sow project status` and `sow project continue`: what the project is, and what to do next. */
 import { costOf, type CostRow } from '../domain/usage.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { remoteClaimRows, type RemoteClaimRow } from '../domain/claims.js';
 import { remoteClaimsForReads } from './remote-claims.js';
 import { shown } from '../domain/display.js';
@@ -115,8 +115,8 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
   };
 }
 
-export async function projectStatus(where: Where, opts: { map?: boolean } = {}): Promise<StatusReport> {
-  const { report, root } = await Reader.read(where, async (reader) => {
+export async function projectStatus(ctx: AppContext, opts: { map?: boolean } = {}): Promise<StatusReport> {
+  const { report, root } = await Reader.read(ctx, async (reader) => {
     const r = statusOf(
       reader.type,
       await withCheckStatuses(reader.root, reader.type, await reader.view()),
@@ -131,7 +131,7 @@ export async function projectStatus(where: Where, opts: { map?: boolean } = {}):
     };
   });
   // After the lock is let go: the remote may take a moment to answer.
-  const now = contextOf(where).now();
+  const now = ctx.now();
   const read = await remoteClaimsForReads(root, report.branch, now);
   if (!read) return report;
   return {
@@ -342,11 +342,11 @@ function noProjectCard(root: string, elsewhere: readonly string[]): string {
  * or the state's whole prompt, its how-to (`sow project continue --full`, an orchestrator's).
  */
 export async function continueProject(
-  where: Where,
+  ctx: AppContext,
   opts: { card?: boolean } = {},
 ): Promise<{ state: string; prompt: string }> {
   try {
-    return await Reader.read(where, async (reader) => {
+    return await Reader.read(ctx, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
       return {
         state: reader.project.statechart.current_state,
@@ -360,7 +360,7 @@ export async function continueProject(
     });
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
-    const root = await openRoot(where);
+    const root = await openRoot(ctx);
     return {
       state: 'NoProject',
       prompt: opts.card ? noProjectCard(root, err.elsewhere) : noProjectPrompt(root, err.elsewhere),

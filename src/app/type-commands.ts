@@ -3,7 +3,7 @@
  * other command: reads under the lock, writes validated and committed in one transaction, the
  * branch checked. A command of one type refuses a project of another before it reads anything else.
  */
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import type {
   GitHubPort,
   Knowledge,
@@ -70,8 +70,8 @@ function writerSession(uow: UnitOfWork): TypeSession {
 }
 
 /** The knowledge index's entries (none when there is no index), the branch, and a confined reader of the repository's files. */
-async function readKnowledge(where: Where): Promise<Knowledge> {
-  const root = await openRoot(where);
+async function readKnowledge(ctx: AppContext): Promise<Knowledge> {
+  const root = await openRoot(ctx);
   return withRootLock(root, async () => {
     const text = readFileIfExists(root, KNOWLEDGE_INDEX);
     const data = text === undefined ? undefined : (await parseStateText(KNOWLEDGE_INDEX, text)).data;
@@ -87,7 +87,7 @@ async function readKnowledge(where: Where): Promise<Knowledge> {
 }
 
 export async function runTypeCommand(
-  where: Where,
+  ctx: AppContext,
   type: ProjectType,
   command: TypeCommandDef,
   args: readonly string[],
@@ -99,11 +99,11 @@ export async function runTypeCommand(
   };
   let root: string | undefined;
   const github: GitHubPort = {
-    repo: async () => githubRepo((root ??= await openRoot(where))),
+    repo: async () => githubRepo((root ??= await openRoot(ctx))),
     createIssue: async ({ title, body }) => {
-      const dir = (root ??= await openRoot(where));
+      const dir = (root ??= await openRoot(ctx));
       const repo = await githubRepo(dir);
-      const out = gh({ cwd: dir, env: contextOf(where).env }, GH_ARGS.issueCreate(repo, { title }), repo, body);
+      const out = gh({ cwd: dir, env: ctx.env }, GH_ARGS.issueCreate(repo, { title }), repo, body);
       const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
       const number = Number(/\/issues\/(\d+)/.exec(url)?.[1]);
       if (!Number.isInteger(number) || number < 1) {
@@ -117,25 +117,25 @@ export async function runTypeCommand(
       return { number, url };
     },
   };
-  const ctx: TypeCommandContext = {
+  const context: TypeCommandContext = {
     read: (fn) =>
-      Reader.read(where, (r) => {
+      Reader.read(ctx, (r) => {
         checkType(r.project.type);
         return fn(readerSession(r));
       }),
     update: (fn) => {
       if (!command.writes) throw new Error(`bug: ${group} ${command.name} is declared read-only but writes`);
-      return update(where, async (uow) => {
+      return update(ctx, async (uow) => {
         checkType((await uow.project()).type);
         return fn(writerSession(uow));
       });
     },
-    knowledge: () => readKnowledge(where),
+    knowledge: () => readKnowledge(ctx),
     github,
     // On the PATH of whoever runs the command, as every other tool it looks for.
-    hasGh: () => ghInstalled(contextOf(where).env),
+    hasGh: () => ghInstalled(ctx.env),
   };
-  const result = await command.run(ctx, args, opts);
+  const result = await command.run(context, args, opts);
   for (const w of result.warnings ?? []) warn(w);
   return result;
 }

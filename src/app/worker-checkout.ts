@@ -43,7 +43,7 @@ import {
 import { writeLogEntry } from './log.js';
 import { liveOwner } from './ownership.js';
 import { update } from './workspace.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 
 export type WorkerCheckout = NonNullable<TaskState['worktree']>;
 
@@ -290,8 +290,7 @@ async function judgeForMerge(
  * conflict, or uncommitted changes of the project checkout to the files it would change, stop it
  * before the project checkout is touched; the worker's checkout is kept.
  */
-export async function mergeTask(where: Where, taskId: string, opts: { force?: boolean } = {}): Promise<TaskMerge> {
-  const ctx = contextOf(where);
+export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?: boolean } = {}): Promise<TaskMerge> {
   return update(ctx, async (uow) => {
     const task = await uow.task(taskId);
     const checkout = task.worktree;

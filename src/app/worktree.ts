@@ -137,8 +137,8 @@ export interface AddedWorktree {
 }
 
 /** `sow worktree add <branch> [--from <base>]`. */
-export async function addWorktreeFor(where: Where, branch: string, from?: string): Promise<AddedWorktree> {
-  const { main, here, trees } = mainCheckout(contextOf(where).cwd);
+export async function addWorktreeFor(ctx: AppContext, branch: string, from?: string): Promise<AddedWorktree> {
+  const { main, here, trees } = mainCheckout(ctx.cwd);
   if (!isValidBranchName(main, branch))
     throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', 'feat/add-auth');
   const taken = trees.find((t) => t.branch === branch);
@@ -264,8 +264,7 @@ async function projectIn(ctx: AppContext, tree: Worktree): Promise<Pick<Worktree
 }
 
 /** `sow worktree list` and `sow status --all`: the main checkout and every worktree, with their projects. */
-export async function listWorktreesFor(where: Where): Promise<WorktreeInfo[]> {
-  const ctx = contextOf(where);
+export async function listWorktreesFor(ctx: AppContext): Promise<WorktreeInfo[]> {
   const { main, trees } = mainCheckout(ctx.cwd);
   const sowDir = join(main, WORKTREES_DIR) + sep;
   const out: WorktreeInfo[] = [];
@@ -285,11 +284,10 @@ export async function listWorktreesFor(where: Where): Promise<WorktreeInfo[]> {
 
 /** `sow worktree remove <branch> [--force]`: the checkout goes, the branch stays. */
 export async function removeWorktreeFor(
-  where: Where,
+  ctx: AppContext,
   branch: string,
   force: boolean,
 ): Promise<{ branch: string; path: string; rel: string }> {
-  const ctx = contextOf(where);
   const { main, trees } = mainCheckout(ctx.cwd);
   const others = trees.filter((t) => !t.main);
   const tree = others.find((t) => t.branch === branch);
@@ -327,7 +325,10 @@ export async function removeWorktreeFor(
   return { branch, path: tree.path, rel };
 }
 
-/** `sow worktree prune`: forget the worktrees whose folders were deleted by hand. */
+/**
+ * `sow worktree prune`: forget the worktrees whose folders were deleted by hand. It still takes a
+ * folder too (doctor's repair passes one) until doctor gives it its context.
+ */
 export async function pruneWorktreesFor(
   where: Where,
 ): Promise<{ pruned: { branch: string | null; path: string; rel: string }[] }> {

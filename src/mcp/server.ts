@@ -33,6 +33,7 @@ import { reservedNameError } from '../domain/fields.js';
 import { environmentError } from '../adapters/io-errors.js';
 import { keepParsedStateFiles } from '../adapters/state-files.js';
 import { keepTaskIndex } from '../adapters/task-index.js';
+import { processContext } from '../app/context.js';
 import { findKey, isObject } from './json.js';
 import { LineTransport, type MessageCheck } from './transport.js';
 import { loadTools, type Tool, type ToolContext } from './tools.js';
@@ -244,7 +245,7 @@ function servePromptsAndResources(server: Server, cwd: string): void {
     try {
       const text =
         name === 'continue'
-          ? (await (await import('../app/status.js')).continueProject(cwd)).prompt
+          ? (await (await import('../app/status.js')).continueProject(processContext(cwd))).prompt
           : (await (await import('../app/prompts.js')).readPrompt(cwd, name)).text;
       return {
         description: name === 'continue' ? 'What to do now' : name,
@@ -257,7 +258,7 @@ function servePromptsAndResources(server: Server, cwd: string): void {
   server.setRequestHandler(ListResourcesRequestSchema, async () => {
     try {
       const { listResources } = await import('../app/resources.js');
-      return { resources: (await listResources(cwd)).resources };
+      return { resources: (await listResources(processContext(cwd))).resources };
     } catch (err) {
       // Outside a project (or a repository) there is nothing to show: an empty list, not an error.
       if (asSowError(err).kind !== 'internal') return { resources: [] };
@@ -279,7 +280,7 @@ function servePromptsAndResources(server: Server, cwd: string): void {
   server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
     try {
       const { readResource } = await import('../app/resources.js');
-      return { contents: [await readResource(cwd, request.params.uri)] };
+      return { contents: [await readResource(processContext(cwd), request.params.uri)] };
     } catch (err) {
       throw requestError(
         err,
