@@ -8,7 +8,7 @@ import type { AppContext } from '../context.js';
 import type { AgentDef } from '../../domain/agents.js';
 import type { Owner, Session, TaskState } from '../../domain/schemas.js';
 import { NoReadyTaskError } from '../../domain/errors.js';
-import { retireOwner } from '../../domain/ownership.js';
+import { remoteLeaseFrom, retireOwner } from '../../domain/ownership.js';
 import { ClaimedElsewhereError } from '../../domain/claims.js';
 import type { OwnerRecord } from '../../domain/signal-proof.js';
 import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
@@ -16,7 +16,7 @@ import { removeOwnerRecord, writeOwnerRecord } from '../../adapters/signals.js';
 import { logLeftCompleted } from '../log.js';
 import { candidateIds, isReady, workerOwner } from '../ownership.js';
 import { update, type UnitOfWork } from '../workspace.js';
-import { claimsRemote, ourClaim, remoteClaimer, remoteLeaseFrom, type ClaimsRemote } from '../remote-claims.js';
+import { claimsRemote, ourClaim, remoteClaimer, type ClaimsRemote } from '../remote-claims.js';
 import {
   checkResumable,
   checkSpawnable,
