@@ -20,7 +20,7 @@ import { branchProblem, Reader, taskDir, update } from '../workspace.js';
 import { giveBackRemoteClaim } from '../remote-claims.js';
 import { RunNotRecordedError, WorkerStoppedError } from '../agent-errors.js';
 import { usageOfEvents } from './events.js';
-import { label, type AgentRunOptions, type AgentRunResult, type Target } from './types.js';
+import { label, type AgentRunResult, type Speaker, type Target } from './types.js';
 
 /** A task let go under the lock, whose claim on the remote is given back once the write is done (never under the lock). */
 type LetGo = { root: string; task: string; branch: string; owner: Owner };
@@ -234,50 +234,48 @@ export function announceStart(
   writeReady(ready, { ...rest, ...(target.kind === 'task' ? { task: target.id } : {}), pid: process.pid });
 }
 
+/** What the run's caller hears: the worker, its session, and its task's new status (or what it reported). */
 export async function finish(
-  ctx: AppContext,
-  target: Target,
-  agent: string,
-  agentId: string,
-  executor: string,
+  s: Settlement,
   sessionId: string | null,
-  eventsFile: string,
-  opts: AgentRunOptions,
-  denials: AgentRunResult['denials'],
+  run: { eventsFile: string; denials: AgentRunResult['denials'] },
   startedAt: string,
+  speaker: Speaker,
 ): Promise<AgentRunResult> {
+  const { ctx, target, agentId, executor } = s;
   const result: AgentRunResult = {
-    agent,
+    agent: s.agent,
     agent_id: agentId,
     executor,
     session_id: sessionId,
-    events_file: eventsFile,
-    denials,
+    events_file: run.eventsFile,
+    denials: run.denials,
   };
   if (target.kind === 'task') {
     const task = await Reader.read(ctx, (reader) => reader.task(target.id));
     result.task = task.id;
     result.status = task.status;
-    if (!opts.quiet) opts.say(`Task ${task.id} is now ${task.status}`);
+    if (!speaker.quiet) speaker.say(`Task ${task.id} is now ${task.status}`);
     // The protocol: a worker ends by setting needs_review, paused or failed.
     if (task.status === 'in_progress')
-      opts.say(
-        `Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, then resume it or set the status`,
+      speaker.say(
+        `Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, ` +
+          `then resume it or set the status`,
       );
   } else {
     // A worker without a task reports how its work stands with 'sow agent report'.
     const report = await Reader.read(ctx, (reader) => reader.project.sessions?.[target.agent]?.report);
     if (report && report.at >= startedAt)
       result.report = { status: report.status, ...(report.message ? { message: report.message } : {}) };
-    if (!opts.quiet)
-      opts.say(
+    if (!speaker.quiet)
+      speaker.say(
         result.report
           ? `${agentId} finished and reported ${result.report.status}${result.report.message ? `: ${result.report.message}` : ''}`
           : `${agentId} finished`,
       );
   }
-  if (sessionId === null && !opts.quiet)
-    opts.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
+  if (sessionId === null && !speaker.quiet)
+    speaker.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
   return result;
 }
 
