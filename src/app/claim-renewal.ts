@@ -23,7 +23,7 @@ async function pushRenewal(root: string, due: DueRenewal, now: string, retry: st
   const { task, branch, owner } = due;
   const remote = owner['remote'];
   const sha = owner['remote_claim'];
-  // A claim's lease here was just renewed by the write; a worker has none here, so its lease on the remote runs from now.
+  // A claim's lease here was just renewed by the write; a worker has none here: its lease there runs from now.
   const leaseUntil = owner.kind === 'claim' ? owner.lease_until : remoteLeaseFrom(now, owner.lease_seconds);
   if (typeof remote !== 'string' || typeof sha !== 'string' || leaseUntil === undefined) return owner;
   const commit = makeClaimCommit(root, {

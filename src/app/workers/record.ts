@@ -105,7 +105,7 @@ async function unchanged(uow: UnitOfWork, basis: Basis): Promise<void> {
 /** What a spawn plans from, in one read: the project, and the tasks the worker may take, in order. */
 interface SpawnSeen {
   project: ProjectState;
-  /** The task named (checked), or (--next) the ready ones nobody works on — the first only, without a claims remote. */
+  /** The task named (checked), or (--next) the ready ones nobody works on: only the first without a claims remote. */
   candidates: TaskState[];
   deps: Map<string, TaskSummary[]>;
   tasks: TaskSummary[];
