@@ -11,11 +11,14 @@ import { hostname } from 'node:os';
 import {
   CLAIMS_PREFIX,
   claimMessage,
+  claimRef,
+  isRefBranch,
   parseClaimCommit,
   type ClaimRecord,
   type RemoteClaim,
   type RemoteClaims,
 } from '../domain/claims.js';
+import { shown } from '../domain/display.js';
 import { readRegular } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { gitObjects, gitRun, gitRunAsync, opt, val } from './git.js';
@@ -301,4 +304,22 @@ export async function readRemoteClaims(
   const claims = await claimsOf(root, remote, branch, listed.refs);
   cacheClaims(root, remote, branch, now, claims);
   return { remote, reached: true, claims };
+}
+
+/**
+ * `pushClaim` for a claim a task's state names: its remote (from the state file) only if the
+ * repository defines it, its branch only if it can stand in a ref — else a failure that says why.
+ */
+export async function pushTaskClaim(
+  root: string,
+  remote: string,
+  branch: string,
+  task: string,
+  sha: string | null,
+  expected: string,
+): Promise<PushOutcome> {
+  if (!hasRemote(root, remote)) return { kind: 'failed', why: NOT_A_REMOTE };
+  if (!isRefBranch(branch))
+    return { kind: 'failed', why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref` };
+  return pushClaim(root, remote, claimRef(branch, task), sha, expected);
 }

@@ -11,7 +11,8 @@ import { withStatus } from '../domain/tasks.js';
 import { deferredRuns, removeDeferredRun, type ProjectIdentity } from '../adapters/deferred-runs.js';
 import { writeLogEntry } from './log.js';
 import { giveBackRemoteClaim } from './remote-claims.js';
-import { branchProblem, type UnitOfWork } from './workspace.js';
+import { branchProblem } from './project-files.js';
+import type { UnitOfWork } from './unit-of-work.js';
 
 const sameRun = (a: UsageEntry, b: UsageEntry) =>
   a.at === b.at && a.agent_id === b.agent_id && a.task === b.task && a.run === b.run;

@@ -4,7 +4,7 @@
  * here with a clock the test moves. The remote is a bare repository.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -13,7 +13,7 @@ import { claimRef } from '../domain/claims.js';
 import { makeClaimCommit, pushClaim, thisMachine } from '../adapters/remote-claims.js';
 import { renewWorkerClaim } from './workers/settle.js';
 import { workerOwner } from './ownership.js';
-import { remoteLeaseFrom } from './remote-claims.js';
+import { remoteLeaseFrom } from '../domain/ownership.js';
 import { update } from './workspace.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task']) });
@@ -106,5 +106,59 @@ describe("a worker's claim on the remote, renewed by the process that waits for 
     w.git(['remote', 'set-url', 'origin', remote]);
     expect(await renewWorkerClaim(w.ctx(), '010', 'implementer-1')).toBe(true);
     expect(gitAt(remote, ['rev-parse', ref])).not.toBe(sha);
+  });
+
+  it('is pushed with no lock held: a remote slow to answer holds up no write here, and the new commit is recorded after', async () => {
+    const w = await world('executing');
+    const { remote, ref, sha } = await workerHoldingClaim(w);
+    const held = join(remote, 'held');
+    const release = join(remote, 'release');
+    writeFileSync(
+      join(remote, 'hooks', 'pre-receive'),
+      `#!/bin/sh\ntouch '${held}'\ni=0\nwhile [ ! -e '${release}' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); done\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    w.clock.advance(20 * 60);
+    const renewal = renewWorkerClaim(w.ctx(), '010', 'implementer-1');
+    while (!existsSync(held)) await new Promise((r) => setTimeout(r, 20));
+    // Another write while the push waits: it would wait for the lock (and give up) if the push held it.
+    const timeout = process.env['SOW_LOCK_TIMEOUT'];
+    process.env['SOW_LOCK_TIMEOUT'] = '5';
+    try {
+      await update(w.ctx(), async (uow) => uow.setTask({ ...(await uow.task('010')), name: 'Renamed meanwhile' }));
+    } finally {
+      if (timeout === undefined) delete process.env['SOW_LOCK_TIMEOUT'];
+      else process.env['SOW_LOCK_TIMEOUT'] = timeout;
+      writeFileSync(release, '');
+    }
+    expect(await renewal).toBe(true);
+    const task = w.yaml(taskFile('010'));
+    expect(task.name).toBe('Renamed meanwhile');
+    expect(task.owner.remote_claim).not.toBe(sha);
+    expect(gitAt(remote, ['rev-parse', ref])).toBe(task.owner.remote_claim);
+  });
+
+  it('a renewal whose claim the state no longer records (let go meanwhile) is given back, not recorded', async () => {
+    const w = await world('executing');
+    const { remote, ref } = await workerHoldingClaim(w);
+    w.clock.advance(20 * 60);
+    const held = join(remote, 'held');
+    const release = join(remote, 'release');
+    writeFileSync(
+      join(remote, 'hooks', 'pre-receive'),
+      `#!/bin/sh\n[ -e '${held}' ] && exit 0\ntouch '${held}'\ni=0\nwhile [ ! -e '${release}' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); done\nexit 0\n`,
+      { mode: 0o755 },
+    );
+    const renewal = renewWorkerClaim(w.ctx(), '010', 'implementer-1');
+    while (!existsSync(held)) await new Promise((r) => setTimeout(r, 20));
+    await update(w.ctx(), async (uow) => {
+      const task = { ...(await uow.task('010')) };
+      delete task.owner;
+      uow.setTask(task);
+    });
+    writeFileSync(release, '');
+    expect(await renewal).toBe(false);
+    expect(w.yaml(taskFile('010')).owner).toBeUndefined();
+    expect(() => gitAt(remote, ['rev-parse', '--verify', '-q', ref])).toThrow();
   });
 });

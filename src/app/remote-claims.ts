@@ -27,14 +27,12 @@ import {
   hasRemote,
   listClaimRefs,
   makeClaimCommit,
-  NOT_A_REMOTE,
   pushClaim,
+  pushTaskClaim,
   readRemoteClaims,
   readTaskClaim,
   thisMachine,
-  type PushOutcome,
 } from '../adapters/remote-claims.js';
-import { DEFAULT_LEASE_SECONDS } from '../domain/ownership.js';
 import { Reader } from './workspace.js';
 import { liveOwner } from './ownership.js';
 
@@ -64,24 +62,6 @@ export function requireRemote(root: string, remote: ClaimsRemote): string {
 }
 
 /**
- * `pushClaim` for a claim a task's state names: its remote (from the state file) only if the
- * repository defines it, its branch only if it can stand in a ref — else a failure that says why.
- */
-async function pushTo(
-  root: string,
-  remote: string,
-  branch: string,
-  task: string,
-  sha: string | null,
-  expected: string,
-): Promise<PushOutcome> {
-  if (!hasRemote(root, remote)) return { kind: 'failed', why: NOT_A_REMOTE };
-  if (!isRefBranch(branch))
-    return { kind: 'failed', why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref` };
-  return pushClaim(root, remote, claimRef(branch, task), sha, expected);
-}
-
-/**
  * Gives a finished task's claim back on the remote it was made on: deletes its ref if it still
  * points at the claim's commit. Gone or taken over meanwhile is fine (there is nothing of ours to
  * give back); a remote that refuses or cannot be reached stops the change (exit 5) unless `force`,
@@ -97,7 +77,7 @@ export async function releaseRemoteClaim(
   const remote = owner['remote'];
   const sha = owner['remote_claim'];
   if (typeof remote !== 'string' || typeof sha !== 'string') return;
-  const outcome = await pushTo(root, remote, branch, task, null, sha);
+  const outcome = await pushTaskClaim(root, remote, branch, task, null, sha);
   if (outcome.kind === 'failed') {
     if (force) {
       warn(
@@ -136,55 +116,6 @@ export async function remoteClaimsForReads(
     );
   return read;
 }
-
-/** Whether a claim's lease on the remote has less than half of its length left at `now` (or is not known). */
-export function remoteLeaseDue(owner: Owner, now: string): boolean {
-  const until = owner['remote_lease_until'];
-  const seconds = owner.lease_seconds ?? DEFAULT_LEASE_SECONDS;
-  return typeof until !== 'string' || Date.parse(until) - Date.parse(now) < (seconds * 1000) / 2;
-}
-
-/**
- * The owner's claim renewed on the remote: a new claim commit, with the lease this write gave it
- * here, pushed over the old one (compare-and-swap). The write goes on whatever happens there — a
- * remote not reached, or the claim taken over there after its lease ran out — and says so.
- */
-export async function renewRemoteClaim(
-  root: string,
-  task: string,
-  branch: string,
-  owner: Owner,
-  now: string,
-  retry = 'the next write tries again',
-): Promise<Owner> {
-  const remote = owner['remote'];
-  const sha = owner['remote_claim'];
-  // A claim's lease here was just renewed by this write; a worker has none here, so its lease on the remote runs from now.
-  const leaseUntil = owner.kind === 'claim' ? owner.lease_until : remoteLeaseFrom(now, owner.lease_seconds);
-  if (typeof remote !== 'string' || typeof sha !== 'string' || leaseUntil === undefined) return owner;
-  const commit = makeClaimCommit(root, {
-    task,
-    owner: owner.by,
-    machine: thisMachine(),
-    since: owner.since,
-    lease_until: leaseUntil,
-  });
-  const outcome = await pushTo(root, remote, branch, task, commit, sha);
-  if (outcome.kind === 'done') {
-    forgetCachedClaims(root);
-    return { ...owner, remote_claim: commit, remote_lease_until: leaseUntil };
-  }
-  if (outcome.kind === 'lost')
-    warn(
-      `the claim of task ${task} on the remote '${shown(remote)}' is no longer ${shown(owner.by)}'s: its lease there ran out and it was taken over, or it was deleted ('sow task list' shows who holds it)`,
-    );
-  else warn(`the claim of task ${task} was not renewed: the remote '${shown(remote)}' ${outcome.why}; ${retry}`);
-  return owner;
-}
-
-/** The end of a lease of `seconds` (default 30 minutes) that starts at `now`. */
-export const remoteLeaseFrom = (now: string, seconds = DEFAULT_LEASE_SECONDS): string =>
-  new Date(Date.parse(now) + seconds * 1000).toISOString();
 
 /**
  * Gives back the claim on the remote of an owner that lets its task go without finishing it (its
@@ -311,7 +242,7 @@ export async function claimSeenForChange(where: Where, rawId: string): Promise<C
  */
 export async function dropOverriddenClaim(root: string, seen: ClaimSeen & { claim: RemoteClaim }): Promise<void> {
   const { remote, branch, task, claim } = seen;
-  const outcome = await pushTo(root, remote, branch, task, null, claim.sha);
+  const outcome = await pushTaskClaim(root, remote, branch, task, null, claim.sha);
   if (outcome.kind === 'done') {
     forgetCachedClaims(root);
     return;

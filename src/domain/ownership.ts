@@ -79,6 +79,17 @@ export function renewLease(task: TaskState, actor: Actor, now: string): TaskStat
   return { ...task, owner: { ...owner, lease_until: new Date(Date.parse(now) + seconds * 1000).toISOString() } };
 }
 
+/** Whether a claim's lease on the remote has less than half of its length left at `now` (or is not known). */
+export function remoteLeaseDue(owner: Owner, now: string): boolean {
+  const until = owner['remote_lease_until'];
+  const seconds = owner.lease_seconds ?? DEFAULT_LEASE_SECONDS;
+  return typeof until !== 'string' || Date.parse(until) - Date.parse(now) < (seconds * 1000) / 2;
+}
+
+/** The end of a lease of `seconds` (default 30 minutes) that starts at `now`. */
+export const remoteLeaseFrom = (now: string, seconds = DEFAULT_LEASE_SECONDS): string =>
+  new Date(Date.parse(now) + seconds * 1000).toISOString();
+
 export function describeOwner(owner: Owner): string {
   if (owner.kind === 'claim')
     return `${owner.by} (claimed ${owner.since}${owner.lease_until ? `, lease until ${owner.lease_until}` : ''})`;

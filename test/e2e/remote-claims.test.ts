@@ -625,6 +625,41 @@ describe('workers claim through the remote', () => {
     // The run's end gave the claim back.
     expect(remoteClaims(remote).size).toBe(0);
   });
+
+  it("an owner's write renews its claim on the remote after the lock is let go: a remote slow to answer holds up no other write here", async () => {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    const w = agents();
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    const first = remoteClaims(remote).get('010')!;
+    // As if most of the lease had passed since the claim: a minute of it is left on the remote.
+    const file = taskFile('010');
+    const soon = new Date(Date.now() + 60_000).toISOString();
+    a.write(file, a.read(file).replace(/remote_lease_until: .*/, `remote_lease_until: ${soon}`));
+    const held = join(w.root, 'held');
+    const release = join(w.root, 'release');
+    const hook = join(remote, 'hooks', 'pre-receive');
+    writeFileSync(
+      hook,
+      `#!/bin/sh\ntouch '${held}'\ni=0\nwhile [ ! -e '${release}' ] && [ $i -lt 3000 ]; do sleep 0.1; i=$((i+1)); done\nexit 0\n`,
+    );
+    chmodSync(hook, 0o755);
+    const renewing = a.sowAsync(['task', 'set', '--id', '010', 'note', 'two', '--owner', 'ann']);
+    await until(() => existsSync(held), 'the renewal push reached the remote');
+    // The note is written before the push: the push waits, and another write here takes the lock at once.
+    expect(a.yaml(file).metadata.note).toBe('two');
+    const written = await a.sowAsync(['task', 'set', '--id', '080', 'status', 'in_progress'], {
+      env: { SOW_LOCK_TIMEOUT: '5' },
+    });
+    writeFileSync(release, '');
+    const renewed = await renewing;
+    expect(written.code, written.stderr).toBe(0);
+    expect(renewed.code, renewed.stderr).toBe(0);
+    const owner = a.yaml(file).owner;
+    expect(owner.remote_claim).toBe(remoteClaims(remote).get('010'));
+    expect(owner.remote_claim).not.toBe(first);
+    expect(Date.parse(owner.remote_lease_until)).toBeGreaterThan(Date.parse(soon));
+  });
 });
 
 describe('a claim guards every change of its task', () => {

@@ -20,6 +20,8 @@ export type PlannedExecutor = Pick<Resolution, 'transport'> & { name: string; ty
 /** A new worker's identity and session, and what becomes of its task (or of the project's session). */
 export interface SpawnPlan {
   agentId: string;
+  /** The project as the record writes it: the spawn counts, and a worker without a task's session. */
+  project: ProjectState;
   /** The project's spawn counts with this worker counted. */
   counts: Record<string, number>;
   session: Session;
@@ -73,7 +75,11 @@ export function planSpawn(input: SpawnInput): SpawnPlan {
     ...(executor.transport === 'acp' ? { transport: 'acp' as const } : {}),
     started_at: now,
   };
-  if (!input.task) return { agentId: id, counts, session };
+  if (!input.task) {
+    const recorded: Session = { ...(sessionId ? { session_id: sessionId } : {}), ...session };
+    const sessions = { ...input.project.sessions, [agent.name]: recorded };
+    return { agentId: id, project: { ...input.project, spawn_counts: counts, sessions }, counts, session };
+  }
   // A stale owner, or (with --force) a live one or an earlier session, no longer owns the task.
   let task = input.task.owner || input.task.session_id ? takeOver(input.task) : input.task;
   // Forced onto a finished task, the worker reopens it.
@@ -97,7 +103,8 @@ export function planSpawn(input: SpawnInput): SpawnPlan {
     ...(task.status === 'pending' ? { status: 'in_progress' as const, started_at: task.started_at ?? now } : {}),
   };
   if (!sessionId) delete started.session_id;
-  return { agentId: id, counts, session, task: started, ...(reopened ? { reopened } : {}) };
+  const project = { ...input.project, spawn_counts: counts };
+  return { agentId: id, project, counts, session, task: started, ...(reopened ? { reopened } : {}) };
 }
 
 /** A resumed task: in progress again (unless finished), a correction round after needs_review, its session resumed once more, owned by `owner`. */

@@ -1,22 +1,25 @@
 /**
- * The record stage: one state update writes the plan — the worker's session, its task's owner and
- * status — before the worker starts, since when it exits the state is the only message. A claim on
- * the claims remote is pushed BEFORE that update, never under the lock (a network round trip would
- * hold every other writer), and given back if the update then refuses or fails.
+ * The record stage: a spawn's or a resume's plan is made from the project as read (checked as the
+ * preconditions check it), and one state update then only writes it — if the state is still what
+ * the plan was made from (a compare-and-swap: else it is read and planned again). A claim on the
+ * claims remote is pushed between the two, never under the lock (a network round trip would hold
+ * every other writer), and given back if the write then refuses or fails. The worker's own
+ * checkout is opened before the write too, which records where the worker works.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { AppContext } from '../context.js';
 import type { AgentDef } from '../../domain/agents.js';
-import type { Owner, Session, TaskState } from '../../domain/schemas.js';
+import type { Owner, ProjectState, Session, TaskState, TaskSummary } from '../../domain/schemas.js';
 import { NoReadyTaskError } from '../../domain/errors.js';
-import { retireOwner } from '../../domain/ownership.js';
+import { remoteLeaseFrom, retireOwner } from '../../domain/ownership.js';
 import { ClaimedElsewhereError } from '../../domain/claims.js';
 import type { OwnerRecord } from '../../domain/signal-proof.js';
 import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
 import { removeOwnerRecord, writeOwnerRecord } from '../../adapters/signals.js';
 import { logLeftCompleted } from '../log.js';
 import { candidateIds, isReady, workerOwner } from '../ownership.js';
-import { update, type UnitOfWork } from '../workspace.js';
-import { claimsRemote, ourClaim, remoteClaimer, remoteLeaseFrom, type ClaimsRemote } from '../remote-claims.js';
+import { update, type Reader, type UnitOfWork } from '../workspace.js';
+import { claimsRemote, ourClaim, remoteClaimer, type ClaimsRemote } from '../remote-claims.js';
 import {
   checkResumable,
   checkSpawnable,
@@ -28,6 +31,7 @@ import {
   taskAssignment,
   wantsCheckout,
   type PlannedExecutor,
+  type SpawnPlan,
 } from './plan.js';
 import { readForWorker } from './preconditions.js';
 import type { Handoff, PushedClaim, Target } from './types.js';
@@ -51,7 +55,7 @@ export interface Recorded {
 
 export interface SpawnRecord {
   agent: AgentDef;
-  /** The target the command named (checked already); undefined: --next picks the task under the lock. */
+  /** The target the command named (checked already); undefined: --next picks the first ready task. */
   named: Target | undefined;
   executor: PlannedExecutor;
   sessionId?: string | undefined;
@@ -76,44 +80,110 @@ async function giveBack(root: string, pushed: PushedClaim): Promise<void> {
   await pushClaim(root, pushed.remote, pushed.ref, null, pushed.sha);
 }
 
+/** The state a plan was made from: the write goes on only if it is still so. */
+interface Basis {
+  project: ProjectState;
+  task?: TaskState;
+  /** The task's dependencies as read, when they decided whether it may start (not forced). */
+  deps?: TaskSummary[] | undefined;
+}
+
+/** The plan's basis is gone: another write changed what it was made from. */
+class Stale extends Error {}
+
+/** Refuses (Stale) a write whose project, task or task's dependencies are no longer as the plan read them. */
+async function unchanged(uow: UnitOfWork, basis: Basis): Promise<void> {
+  const task = basis.task && (await uow.task(basis.task.id));
+  if (
+    !isDeepStrictEqual(await uow.project(), basis.project) ||
+    (task && !isDeepStrictEqual(task, basis.task)) ||
+    (task && basis.deps && !isDeepStrictEqual(await uow.dependenciesOf(task), basis.deps))
+  )
+    throw new Stale();
+}
+
+/** What a spawn plans from, in one read: the project, and the tasks the worker may take, in order. */
+interface SpawnSeen {
+  project: ProjectState;
+  /** The task named (checked), or (--next) the ready ones nobody works on: only the first without a claims remote. */
+  candidates: TaskState[];
+  deps: Map<string, TaskSummary[]>;
+  tasks: TaskSummary[];
+  /** A worker for the project's next iteration: that iteration's prompt, everything it knows. */
+  iteration?: string | undefined;
+}
+
+async function readSpawn(reader: Reader, rec: SpawnRecord, every: boolean): Promise<SpawnSeen> {
+  const seen: SpawnSeen = { project: reader.project, candidates: [], deps: new Map(), tasks: [] };
+  const now = reader.ctx.now();
+  if (rec.named?.kind === 'project') {
+    const prompt = rec.iteration ? reader.type.iterationPrompt : undefined;
+    return { ...seen, iteration: prompt?.(await reader.view(), (rel) => reader.readDoc(rel)) };
+  }
+  const deps = (task: TaskState) => reader.dependenciesOf(task);
+  if (rec.named?.kind === 'task') {
+    const task = await reader.task(rec.named.id);
+    const check = { type: reader.type, view: () => reader.view(), dependenciesOf: deps, now };
+    await checkSpawnable(check, task, rec.force, rec.handoff !== undefined);
+    if (!rec.force) seen.deps.set(task.id, await deps(task));
+    return { ...seen, candidates: [task] };
+  }
+  seen.tasks = await reader.tasks();
+  for (const id of candidateIds(seen.tasks)) {
+    const task = await reader.task(id);
+    if (!isReady(task, now)) continue;
+    seen.candidates.push(task);
+    seen.deps.set(task.id, await deps(task));
+    if (!every) break;
+  }
+  if (seen.candidates.length === 0) throw new NoReadyTaskError(seen.tasks);
+  return seen;
+}
+
 /**
- * Before the lock, with a claims remote: the named task's claim, or (--next) the first ready task
- * whose claim lands — of two machines spawning on one task, one push lands; a task held there, or
- * lost to a racer's push, is passed over. The project is read first (a read takes the lock too),
- * and the pushes run after. `skip`: tasks already found taken under the lock.
+ * With a claims remote: the claim of the task the worker takes — the one already claimed if it is
+ * still a candidate (made again, compare-and-swap on its commit, if the worker's id changed), else
+ * the first candidate whose claim lands. Of two machines spawning on one task, one push lands; a
+ * task held there, or lost to a racer's push, is passed over (--next) or refused (named).
  */
-async function claimFirst(
-  ctx: AppContext,
+async function claimFor(
+  root: string,
   claims: ClaimsRemote,
   rec: SpawnRecord,
-  skip: ReadonlySet<string>,
+  seen: SpawnSeen,
+  agentId: string,
+  claimed: Claimed | undefined,
 ): Promise<Claimed> {
-  const seen = await readForWorker(ctx, async (reader) => {
-    const tasks = await reader.tasks();
-    const ids = rec.named?.kind === 'task' ? [rec.named.id] : candidateIds(tasks).filter((t) => !skip.has(t));
-    const read = await Promise.all(ids.map((id) => reader.task(id)));
-    return {
-      root: reader.root,
-      branch: reader.project.branch,
-      // The id the worker will most likely get: the claim's owner is a name to show, its commit is what counts.
-      owner: nextAgentId(reader.project, rec.agent.name).id,
-      candidates: rec.named ? read : read.filter((task) => isReady(task, rec.now)),
-      tasks,
-    };
-  });
-  const onRemote = await remoteClaimer(seen.root, claims, seen.branch);
+  const branch = seen.project.branch;
+  const onRemote = await remoteClaimer(root, claims, branch);
+  if (claimed) {
+    const record = { task: claimed.task, owner: agentId, machine: onRemote.machine, since: rec.now };
+    const sha = await onRemote.claim(claimed.task, { ...record, lease_until: claimed.leaseUntil }, rec.now, {
+      ours: claimed.sha,
+    });
+    if (sha === undefined)
+      throw new ClaimedElsewhereError(
+        claimed.task,
+        onRemote.remote,
+        await onRemote.holder(claimed.task),
+        rec.agent.name,
+      );
+    return { ...claimed, sha, owner: agentId };
+  }
   const leaseUntil = remoteLeaseFrom(rec.now);
   for (const task of seen.candidates) {
-    const sha = await onRemote.claim(
-      task.id,
-      { task: task.id, owner: seen.owner, machine: onRemote.machine, since: rec.now, lease_until: leaseUntil },
-      rec.now,
-      {
-        ours: ourClaim(task, onRemote.remote),
-        // --force takes over a claim on a task it names; --next never takes what another holds.
-        force: rec.named !== undefined && rec.force,
-      },
-    );
+    const record = {
+      task: task.id,
+      owner: agentId,
+      machine: onRemote.machine,
+      since: rec.now,
+      lease_until: leaseUntil,
+    };
+    const sha = await onRemote.claim(task.id, record, rec.now, {
+      ours: ourClaim(task, onRemote.remote),
+      // --force takes over a claim on a task it names; --next never takes what another holds.
+      force: rec.named !== undefined && rec.force,
+    });
     if (sha !== undefined)
       return {
         remote: onRemote.remote,
@@ -121,8 +191,8 @@ async function claimFirst(
         sha,
         task: task.id,
         leaseUntil,
-        owner: seen.owner,
-        branch: seen.branch,
+        owner: agentId,
+        branch,
       };
     if (rec.named)
       throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), rec.agent.name);
@@ -130,176 +200,104 @@ async function claimFirst(
   throw new NoReadyTaskError(seen.tasks);
 }
 
-/** The task the worker takes, under the lock: the one named or claimed (checked again), or the first ready one nobody works on. */
-async function takenTask(uow: UnitOfWork, rec: SpawnRecord, claimed: Claimed | undefined): Promise<TaskState> {
-  if (rec.named?.kind === 'task' || (claimed && rec.named === undefined)) {
-    const task = await uow.task(rec.named?.kind === 'task' ? rec.named.id : claimed!.task);
-    if (rec.named)
-      await checkSpawnable(
-        { type: await uow.type(), view: () => uow.view(), dependenciesOf: (t) => uow.dependenciesOf(t), now: uow.now },
-        task,
-        rec.force,
-        rec.handoff !== undefined,
-      );
-    else if (!isReady(task, uow.now)) throw new TakenMeanwhile({ task: task.id });
-    return task;
-  }
-  // --next: chosen under the lock, so two spawns never pick the same one.
-  const tasks = await uow.tasks();
-  for (const id of candidateIds(tasks)) {
-    const task = await uow.task(id);
-    if (isReady(task, uow.now)) return task;
-  }
-  throw new NoReadyTaskError(tasks);
-}
-
-/**
- * What happened here between the claim and the lock: the task --next claimed was taken (the next one
- * is tried), or another spawn took the worker's id (the claim, which names it, is made again).
- */
-class TakenMeanwhile extends Error {
-  constructor(readonly taken: { task: string } | { agentId: string }) {
-    super(
-      'task' in taken
-        ? `task ${taken.task} was taken meanwhile`
-        : `the claim names a worker id taken meanwhile (now ${taken.agentId})`,
-    );
-  }
-}
-
-/** The claim made again over our own (compare-and-swap on its commit), naming the worker's id as it now is. */
-async function renamedClaim(
-  root: string,
-  claims: ClaimsRemote,
-  claimed: Claimed,
-  agentId: string,
+/** The one write of a spawn: its plan, on the state it was made from; the owner record, when it has a task. */
+async function writeSpawn(
+  uow: UnitOfWork,
+  basis: Basis,
+  plan: SpawnPlan,
   rec: SpawnRecord,
-): Promise<Claimed> {
-  const onRemote = await remoteClaimer(root, claims, claimed.branch);
-  const record = {
-    task: claimed.task,
-    owner: agentId,
-    machine: onRemote.machine,
-    since: rec.now,
-    lease_until: claimed.leaseUntil,
-  };
-  const sha = await onRemote.claim(claimed.task, record, rec.now, { ours: claimed.sha });
-  if (sha === undefined)
-    throw new ClaimedElsewhereError(claimed.task, onRemote.remote, await onRemote.holder(claimed.task), rec.agent.name);
-  return { ...claimed, sha, owner: agentId };
+): Promise<OwnerRecord | undefined> {
+  await unchanged(uow, basis);
+  // Forced onto a completed task, the worker reopens it, and its log says so.
+  if (plan.reopened === 'completed')
+    await logLeftCompleted(
+      uow,
+      basis.task!,
+      'in_progress',
+      uow.actor.by,
+      `a worker was spawned on it: sow agent spawn ${rec.agent.name} ${basis.task!.id} --force`,
+    );
+  uow.setProject(plan.project);
+  if (!plan.task) return undefined;
+  uow.setTask(plan.task);
+  // The proof that this process is the owner, before the owner is committed: 'agent stop' signals nothing else.
+  return writeOwnerRecord(uow.root, { task: plan.task.id, agent_id: plan.agentId });
 }
 
-/** Writes a spawn's plan (see the module's comment); with a claims remote, the claim is pushed first. */
+/** Plans a spawn and writes its plan (see the module's comment); with a claims remote, the claim is pushed first. */
 export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Recorded> {
   const root = ctx.cwd;
   const claims = rec.named?.kind === 'project' ? undefined : await claimsRemote(root);
-  const skip = new Set<string>();
   let claimed: Claimed | undefined;
-  for (;;) {
-    if (claims && !claimed) claimed = await claimFirst(ctx, claims, rec, skip);
-    let ownerRecord: OwnerRecord | undefined;
-    try {
-      return await update(ctx, async (uow) => {
-        ownerRecord = undefined;
-        const project = await uow.project();
-        const owned = { name: project.name, created_at: project.created_at, branch: project.branch };
-        const common = {
-          project,
-          agent: rec.agent,
-          executor: rec.executor,
-          root: uow.root,
-          branch: rec.branch,
-          now: rec.now,
-          sessionId: rec.sessionId,
-        };
-        if (rec.named?.kind === 'project') {
-          const type = await uow.type();
-          // The iteration's prompt is everything the worker knows: it starts with no context at all.
-          const iteration =
-            rec.iteration && type.iterationPrompt
-              ? type.iterationPrompt(await uow.view(), (rel) => uow.readDoc(rel))
-              : undefined;
-          const plan = planSpawn({ ...common, ownerOf: (id) => workerOwner(id, rec.sessionId, rec.now) });
-          const current = await uow.project();
-          const session: Session = { ...(rec.sessionId ? { session_id: rec.sessionId } : {}), ...plan.session };
-          uow.setProject({
-            ...current,
-            spawn_counts: plan.counts,
-            sessions: { ...current.sessions, [rec.agent.name]: session },
-          });
-          return {
-            target: rec.named,
-            agentId: plan.agentId,
-            assignment: projectAssignment(project, iteration),
-            workdir: root,
-            owned,
-          };
-        }
-        const task = await takenTask(uow, rec, claimed);
-        // The claim on the remote names the worker: the one recorded here, always.
-        const agentId = nextAgentId(project, rec.agent.name).id;
-        if (claimed && claimed.owner !== agentId) throw new TakenMeanwhile({ agentId });
-        // The checkout is opened before the plan, which records where the worker works.
-        const own = wantsCheckout(task, rec.checkout);
-        const opened = own
+  try {
+    for (;;) {
+      const seen = await readForWorker(ctx, (reader) => readSpawn(reader, rec, claims !== undefined));
+      const agentId = nextAgentId(seen.project, rec.agent.name).id;
+      // A claim whose task is no longer one the worker may take (taken here meanwhile) is given back.
+      if (claimed && !seen.candidates.some((t) => t.id === claimed!.task)) {
+        const left = claimed;
+        claimed = undefined;
+        await giveBack(root, left);
+      }
+      if (claims && (!claimed || claimed.owner !== agentId))
+        claimed = await claimFor(root, claims, rec, seen, agentId, claimed);
+      const task = claimed ? seen.candidates.find((t) => t.id === claimed!.task) : seen.candidates[0];
+      const opened =
+        task && wantsCheckout(task, rec.checkout)
           ? (await import('../worker-checkout.js')).openWorkerCheckout(
-              uow.root,
-              project.branch,
+              root,
+              seen.project.branch,
               task.id,
               task.worktree,
               rec.now,
             )
           : undefined;
-        const plan = planSpawn({
-          ...common,
-          task,
-          opened,
-          handoff: rec.handoff,
-          ownerOf: (id) => ownerWith(claimed, id, rec.sessionId, rec.now),
-        });
-        // Forced onto a completed task, the worker reopens it, and its log says so.
-        if (plan.reopened === 'completed')
-          await logLeftCompleted(
-            uow,
-            task,
-            'in_progress',
-            uow.actor.by,
-            `a worker was spawned on it: sow agent spawn ${rec.agent.name} ${task.id} --force`,
-          );
-        uow.setProject({ ...(await uow.project()), spawn_counts: plan.counts });
-        // The proof that this process is the owner, before the owner is committed: 'agent stop' signals nothing else.
-        ownerRecord = writeOwnerRecord(uow.root, { task: task.id, agent_id: plan.agentId });
-        uow.setTask(plan.task!);
-        return {
-          target: { kind: 'task', id: task.id },
-          agentId: plan.agentId,
-          assignment: taskAssignment(plan.task!),
-          workdir: opened?.path ?? root,
-          ...(opened ? { checkoutRel: opened.checkout.path } : {}),
-          owned,
-          ...(ownerRecord ? { ownerRecord } : {}),
-          ...(claimed ? { pushed: claimed } : {}),
-        } satisfies Recorded;
+      const plan = planSpawn({
+        project: seen.project,
+        agent: rec.agent,
+        executor: rec.executor,
+        root,
+        branch: rec.branch,
+        now: rec.now,
+        sessionId: rec.sessionId,
+        task,
+        opened,
+        handoff: rec.handoff,
+        ownerOf: (id) => ownerWith(claimed, id, rec.sessionId, rec.now),
       });
-    } catch (err) {
-      if (ownerRecord) removeOwnerRecord(root, ownerRecord);
-      // Another spawn here took the id the claim names: the claim is renamed, never given back and made anew (a racer could take it).
-      if (claims && claimed && err instanceof TakenMeanwhile && 'agentId' in err.taken) {
-        claimed = await renamedClaim(root, claims, claimed, err.taken.agentId, rec).catch(async (e: unknown) => {
-          await giveBack(root, claimed!);
-          throw e;
-        });
-        continue;
+      const owned = { name: seen.project.name, created_at: seen.project.created_at, branch: seen.project.branch };
+      const basis = { project: seen.project, task, deps: task && seen.deps.get(task.id) };
+      let ownerRecord: OwnerRecord | undefined;
+      try {
+        await update(ctx, async (uow) => void (ownerRecord = await writeSpawn(uow, basis, plan, rec)));
+      } catch (err) {
+        if (ownerRecord) removeOwnerRecord(root, ownerRecord);
+        if (err instanceof Stale) continue;
+        throw err;
       }
-      // The claim landed on the remote but the worker was not recorded here: give it back (as 'task next --claim' does).
-      if (claimed) await giveBack(root, claimed);
-      claimed = undefined;
-      if (err instanceof TakenMeanwhile && 'task' in err.taken) {
-        skip.add(err.taken.task);
-        continue;
-      }
-      throw err;
+      if (!plan.task)
+        return {
+          target: rec.named!,
+          agentId: plan.agentId,
+          assignment: projectAssignment(seen.project, seen.iteration),
+          workdir: root,
+          owned,
+        };
+      return {
+        target: { kind: 'task', id: plan.task.id },
+        agentId: plan.agentId,
+        assignment: taskAssignment(plan.task),
+        workdir: opened?.path ?? root,
+        ...(opened ? { checkoutRel: opened.checkout.path } : {}),
+        owned,
+        ...(ownerRecord ? { ownerRecord } : {}),
+        ...(claimed ? { pushed: claimed } : {}),
+      };
     }
+  } catch (err) {
+    // The claim landed on the remote but the worker was not recorded here: give it back (as 'task next --claim' does).
+    if (claimed) await giveBack(root, claimed);
+    throw err;
   }
 }
 
@@ -312,78 +310,82 @@ export interface ResumeRecord {
   now: string;
 }
 
-/** Writes a resume: the session resumed once more, the task owned by its worker again (claimed on the remote first, as a spawn). */
+/**
+ * Plans a resume and writes it: the session resumed once more, the task owned by its worker again
+ * (with --force, a live owner of another session retired; claimed on the remote first, as a spawn).
+ */
 export async function recordResume(
   ctx: AppContext,
   rec: ResumeRecord,
 ): Promise<Pick<Recorded, 'owned' | 'ownerRecord' | 'pushed'>> {
   const root = ctx.cwd;
   const { target, session, now } = rec;
-  // With a claims remote, the resumed worker claims the task there again, as a spawned one does.
   const claims = target.kind === 'task' ? await claimsRemote(root) : undefined;
   let claimed: Claimed | undefined;
-  if (claims && target.kind === 'task') {
-    const seen = await readForWorker(ctx, async (reader) => ({
-      root: reader.root,
-      branch: reader.project.branch,
-      task: await reader.task(target.id),
-    }));
-    // Pushed after the read, which holds the lock while it reads.
-    const onRemote = await remoteClaimer(seen.root, claims, seen.branch);
-    const leaseUntil = remoteLeaseFrom(now);
-    const record = {
-      task: seen.task.id,
-      owner: session.agent_id,
-      machine: onRemote.machine,
-      since: now,
-      lease_until: leaseUntil,
-    };
-    const sha = await onRemote.claim(seen.task.id, record, now, {
-      ours: ourClaim(seen.task, onRemote.remote),
-      force: rec.force,
-    });
-    if (sha === undefined)
-      throw new ClaimedElsewhereError(
-        seen.task.id,
-        onRemote.remote,
-        await onRemote.holder(seen.task.id),
-        rec.agentName,
-      );
-    claimed = {
-      remote: onRemote.remote,
-      ref: onRemote.ref(seen.task.id),
-      sha,
-      task: seen.task.id,
-      leaseUntil,
-      owner: session.agent_id,
-      branch: seen.branch,
-    };
-  }
-  let ownerRecord: OwnerRecord | undefined;
   try {
-    const owned = await update(ctx, async (uow) => {
-      const project = await uow.project();
-      if (target.kind === 'task') {
-        let task = await uow.task(target.id);
-        await checkResumable(task, uow.now, rec.force, (t) => uow.dependenciesOf(t));
-        // With --force, a live owner of another session is retired (this session stays).
-        if (task.owner && task.owner.by !== session.agent_id) task = retireOwner(task, { keepSession: true });
-        // The proof that this process is the owner, before the owner is committed: 'agent stop' signals nothing else.
-        ownerRecord = writeOwnerRecord(uow.root, { task: task.id, agent_id: session.agent_id });
-        uow.setTask(resumedTask(task, now, ownerWith(claimed, session.agent_id, rec.sessionId, now)));
-      } else {
-        const s = project.sessions![target.agent]!;
-        uow.setProject({ ...project, sessions: { ...project.sessions, [target.agent]: resumedSession(s, now) } });
+    for (;;) {
+      const basis = await readForWorker(ctx, async (reader): Promise<Basis> => {
+        if (target.kind !== 'task') return { project: reader.project };
+        const task = await reader.task(target.id);
+        const deps = rec.force ? undefined : await reader.dependenciesOf(task);
+        await checkResumable(task, reader.ctx.now(), rec.force, async () => deps!);
+        return { project: reader.project, task, deps };
+      });
+      const { project } = basis;
+      if (claims && basis.task && !claimed) claimed = await claimResumed(root, claims, rec, project.branch, basis.task);
+      const owned = { name: project.name, created_at: project.created_at, branch: project.branch };
+      let ownerRecord: OwnerRecord | undefined;
+      try {
+        await update(ctx, async (uow) => {
+          await unchanged(uow, basis);
+          if (target.kind !== 'task') {
+            const sessions = {
+              ...project.sessions,
+              [target.agent]: resumedSession(project.sessions![target.agent]!, now),
+            };
+            return uow.setProject({ ...project, sessions });
+          }
+          const task = basis.task!;
+          // With --force, a live owner of another session is retired (this session stays).
+          const own =
+            task.owner && task.owner.by !== session.agent_id ? retireOwner(task, { keepSession: true }) : task;
+          // The proof that this process is the owner, before the owner is committed: 'agent stop' signals nothing else.
+          ownerRecord = writeOwnerRecord(uow.root, { task: task.id, agent_id: session.agent_id });
+          uow.setTask(resumedTask(own, now, ownerWith(claimed, session.agent_id, rec.sessionId, now)));
+        });
+      } catch (err) {
+        if (ownerRecord) removeOwnerRecord(root, ownerRecord);
+        if (err instanceof Stale) continue;
+        throw err;
       }
-      return { name: project.name, created_at: project.created_at, branch: project.branch };
-    });
-    return { owned, ...(ownerRecord ? { ownerRecord } : {}), ...(claimed ? { pushed: claimed } : {}) };
+      return { owned, ...(ownerRecord ? { ownerRecord } : {}), ...(claimed ? { pushed: claimed } : {}) };
+    }
   } catch (err) {
-    if (ownerRecord) removeOwnerRecord(root, ownerRecord);
     // The claim landed on the remote but the resume was not recorded here: give it back.
     if (claimed) await giveBack(root, claimed);
     throw err;
   }
+}
+
+/** The resumed worker claims the task on the remote again, as a spawned one does. */
+async function claimResumed(
+  root: string,
+  claims: ClaimsRemote,
+  rec: ResumeRecord,
+  branch: string,
+  task: TaskState,
+): Promise<Claimed> {
+  const onRemote = await remoteClaimer(root, claims, branch);
+  const leaseUntil = remoteLeaseFrom(rec.now);
+  const owner = rec.session.agent_id;
+  const record = { task: task.id, owner, machine: onRemote.machine, since: rec.now, lease_until: leaseUntil };
+  const sha = await onRemote.claim(task.id, record, rec.now, {
+    ours: ourClaim(task, onRemote.remote),
+    force: rec.force,
+  });
+  if (sha === undefined)
+    throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), rec.agentName);
+  return { remote: onRemote.remote, ref: onRemote.ref(task.id), sha, task: task.id, leaseUntil, owner, branch };
 }
 
 /** The session id the CLI reported during the run, written where the worker's session is recorded. */

@@ -14,13 +14,7 @@ import { readUserConfig, userConfigPath } from '../../adapters/user-config.js';
 import { readRepoConfig, REPO_CONFIG } from '../../adapters/repo-config.js';
 import { refuseWideningSettings } from '../agent-settings.js';
 import { ExecutorBinaryNotFoundError, UnknownExecutorError } from '../agent-errors.js';
-import type { Resolution } from './types.js';
-
-/** Where the progress of resolving goes: said always, or only with --verbose. */
-export interface Speaker {
-  verbose: boolean;
-  say: (line: string) => void;
-}
+import type { Resolution, Speaker } from './types.js';
 
 function sourceText(source: string, variable?: string): string {
   return source === 'environment' ? `from environment: ${variable}` : source === 'file' ? 'from config file' : source;
@@ -29,7 +23,7 @@ function sourceText(source: string, variable?: string): string {
 export async function resolveFor(
   agentName: string,
   recordedExecutor: Pick<Session, 'executor' | 'type' | 'transport'> | undefined,
-  opts: Speaker,
+  opts: Pick<Speaker, 'verbose' | 'say'>,
   env: AppContext['env'],
 ): Promise<Resolution> {
   // (Loaded already by this module; imported here so that only this function's lines change.)

@@ -4,9 +4,8 @@
  * with a brief of where it stands.
  */
 import { contextOf, type AppContext, type Where } from '../context.js';
-import type { Usage } from '../../adapters/executors/types.js';
 import { executorOf, resumableTypes } from '../../adapters/executors/registry.js';
-import { latestEventsFile, readEvents, READY_VARIABLE } from '../../adapters/supervisor.js';
+import { latestEventsFile, readEvents } from '../../adapters/supervisor.js';
 import { diffOfTask } from '../task.js';
 import { PROJECT_DIR, Reader, taskDir } from '../workspace.js';
 import {
@@ -16,12 +15,10 @@ import {
   WorkerFailedError,
 } from '../agent-errors.js';
 import { lastMessageOf } from './events.js';
-import { workerEnv } from './plan.js';
 import { resumePreconditions } from './preconditions.js';
 import { recordResume } from './record.js';
 import { resolveFor, settingsGuard, workerRights } from './resolve.js';
-import { invocationOf, runFiles, runWorker } from './run.js';
-import { announceStart, finish, settled } from './settle.js';
+import { launch } from './launch.js';
 import { spawnAgent } from './spawn.js';
 import { label, type AgentRunOptions, type AgentRunResult, type Handoff, type Target } from './types.js';
 
@@ -68,106 +65,56 @@ export async function resumeAgent(
   const widening = settingsGuard(resolution, rights.permissions);
   widening([root]);
   const now = ctx.now();
-  const recorded = await recordResume(inRoot, {
-    target: running,
-    session,
-    sessionId,
-    agentName,
-    force: opts.force,
-    now,
-  });
-  const files = runFiles(root, running, 'resume');
-  announceStart(ctx, root, {
-    agent: agentName,
-    agent_id: session.agent_id,
-    target: running,
-    session_id: sessionId,
-    events_file: files.eventsFile,
-  });
-  const promptFile = files.writePrompt(prompt);
+  const { force } = opts;
+  const recorded = await recordResume(inRoot, { target: running, session, sessionId, agentName, force, now });
   // Claude Code resumes only from the directory where the session began: a worker's own checkout
   // is made again there if it went (its branch is kept until the task is merged).
-  const recordedCheckout =
-    running.kind === 'task' ? await Reader.read(inRoot, async (reader) => reader.task(running.id)) : undefined;
-  let sessionCwd = session.cwd;
-  if (recordedCheckout?.worktree) {
-    const { workerCheckoutOf } = await import('../worker-checkout.js');
-    sessionCwd = workerCheckoutOf(root, recordedCheckout, now) ?? sessionCwd;
-  }
-  const invocation = invocationOf(
-    resolution,
-    { permissions: rights.permissions, checks: rights.checks },
-    { kind: 'resume', cwd: sessionCwd, prompt, promptFile, sessionId },
-  );
-  const env = workerEnv(agentName, session.agent_id, root, running.kind === 'task' ? running.id : undefined, sessionId);
-  const startedAt = ctx.now();
-  const meter = { usage: {} as Usage, now: ctx.now };
+  const task = running.kind === 'task' ? await Reader.read(inRoot, (reader) => reader.task(running.id)) : undefined;
+  let cwd = session.cwd;
+  if (task?.worktree) cwd = (await import('../worker-checkout.js')).workerCheckoutOf(root, task, now) ?? cwd;
   let gone: string | undefined;
-  const settlement = {
-    ctx: inRoot,
-    target: running,
-    owned: recorded.owned,
-    agent: agentName,
-    agentId: session.agent_id,
-    executor: resolution.executor.name,
-    run: 'resume' as const,
-    sessionId,
-    renew: recorded.pushed !== undefined,
-    ownerRecord: recorded.ownerRecord,
-    say: opts.say,
-  };
-  const run = await settled(
-    settlement,
-    meter,
-    async () => {
-      try {
-        // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
-        const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
-        if (sessionCwd !== root) widening([root, sessionCwd]);
-        return await runWorker(
-          { files, target: running, withheld: rights.withheld, resolution, env, base, cwd: sessionCwd, opts, meter },
-          invocation,
-        );
-      } catch (err) {
-        // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
-        // fresh session takes the task over with a brief of where it stands.
-        gone =
-          running.kind !== 'task'
-            ? undefined
-            : err instanceof AcpSessionNotLoadedError
-              ? err.reason
-              : err instanceof WorkerFailedError
-                ? resolution.spec.sessionGone?.(err.stderrTail)
-                : undefined;
-        if (!gone) throw err;
-        return undefined;
-      }
+  const result = await launch(
+    {
+      ctx,
+      root,
+      target: running,
+      kind: 'resume',
+      agent: agentName,
+      agentId: session.agent_id,
+      resolution,
+      rights,
+      widening,
+      cwd,
+      sessionId,
+      recorded,
     },
-    opts.say,
+    prompt,
+    { say: opts.say, verbose: opts.verbose, quiet: opts.quiet },
+    (err: unknown) => {
+      // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
+      // fresh session takes the task over with a brief of where it stands.
+      gone =
+        running.kind !== 'task'
+          ? undefined
+          : err instanceof AcpSessionNotLoadedError
+            ? err.reason
+            : err instanceof WorkerFailedError
+              ? resolution.spec.sessionGone?.(err.stderrTail)
+              : undefined;
+      return gone !== undefined;
+    },
   );
-  if (gone !== undefined && running.kind === 'task') {
-    opts.say(
-      `${resolution.spec.title} could not resume session ${sessionId} (${gone}); a fresh session takes task ${running.id} over with a handoff brief.`,
-    );
-    return handOff(ctx, running.id, agentName, prompt, opts, {
-      from_agent_id: session.agent_id,
-      from_session: sessionId,
-      reason: 'session_gone',
-      cli_said: gone,
-    });
-  }
-  return finish(
-    inRoot,
-    running,
-    agentName,
-    session.agent_id,
-    resolution.executor.name,
-    sessionId,
-    run!.eventsFile,
-    opts,
-    run!.denials,
-    startedAt,
+  if (result !== undefined || running.kind !== 'task') return result!;
+  opts.say(
+    `${resolution.spec.title} could not resume session ${sessionId} (${gone}); ` +
+      `a fresh session takes task ${running.id} over with a handoff brief.`,
   );
+  return handOff(ctx, running.id, agentName, prompt, opts, {
+    from_agent_id: session.agent_id,
+    from_session: sessionId,
+    reason: 'session_gone',
+    cli_said: gone!,
+  });
 }
 
 /**

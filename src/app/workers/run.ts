@@ -25,7 +25,7 @@ import {
   WorkerStoppedError,
 } from '../agent-errors.js';
 import { workerEvents } from './events.js';
-import { label, type AgentRunOptions, type Resolution, type Target } from './types.js';
+import { label, type Resolution, type Speaker, type Target } from './types.js';
 
 export const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') =>
   new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
@@ -87,7 +87,7 @@ export interface WorkerRun {
   /** The environment the worker starts from (the context's), below what the CLI and sow add. */
   base: AppContext['env'];
   cwd: string;
-  opts: AgentRunOptions;
+  speaker: Speaker;
   /** What the run used so far, summed from the CLI's events (the caller records it however the run ends), and the clock its events are stamped with. */
   meter: { usage: Usage; now: () => string };
   onSession?: (id: string) => Promise<void>;
@@ -121,7 +121,7 @@ function stoppedError(target: Target, signal: ConstructorParameters<typeof Worke
 
 /** Runs the worker, streaming its events to a file and a progress view to stderr. */
 export async function runWorker(run: WorkerRun, invocation: Invocation): Promise<WorkerRunResult> {
-  const { files, target, resolution, env, base, cwd, opts, meter, onSession } = run;
+  const { files, target, resolution, env, base, cwd, speaker, meter, onSession } = run;
   // (Imported here so that only this function's lines change.)
   const { denialAdvice, denialCollector } = await import('../../adapters/denials.js');
   const kind = files.kind;
@@ -131,13 +131,13 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
   const refusals = denialCollector(resolution.executor.config.type);
   files.startEvents();
   writeRunFiles(invocation.files ?? []);
-  for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
-  if (opts.verbose)
-    opts.say(
+  for (const note of invocation.notes) speaker.verbose && speaker.say(`  Note: ${note}`);
+  if (speaker.verbose)
+    speaker.say(
       `  Command: ${[invocation.binary, ...invocation.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`,
     );
-  if (!opts.quiet)
-    opts.say(
+  if (!speaker.quiet)
+    speaker.say(
       `${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} (${label(target)})…`,
     );
   let reportedSession: string | undefined;
@@ -155,7 +155,7 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
         event = JSON.parse(line);
       } catch {
         if (line.trim()) files.appendWorkerEvents([{ at: meter.now(), kind: 'text', text: line.trim() }]);
-        if (!opts.quiet && line.trim()) opts.say(`  ${line}`);
+        if (!speaker.quiet && line.trim()) speaker.say(`  ${line}`);
         return;
       }
       files.appendWorkerEvents(workerEvents(resolution.spec, event, meter.now()));
@@ -170,7 +170,7 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
       const used =
         typeof event === 'object' && event ? resolution.spec.usage?.(event as Record<string, unknown>) : undefined;
       if (used) meter.usage = addUsage(meter.usage, used);
-      if (!opts.quiet) for (const text of describeEvent(event)) opts.say(`  ${text}`);
+      if (!speaker.quiet) for (const text of describeEvent(event)) speaker.say(`  ${text}`);
     },
     onStderrLine: (line) => refusals.stderr(line),
   }).catch((err: NodeJS.ErrnoException) => {
@@ -188,8 +188,8 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
       code: outcome.code,
     },
   ]);
-  if (outcome.leftRunning && !opts.quiet)
-    opts.say(
+  if (outcome.leftRunning && !speaker.quiet)
+    speaker.say(
       `  Note: ${env['SOW_AGENT_ID']} left processes running that still held its output (a server started in the background?); sow went on without them`,
     );
   const denials = [...refusals.denials];
@@ -201,7 +201,7 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
       advice,
     });
   // Said even with --quiet: the worker was stopped from doing something, and the user can allow it.
-  for (const line of advice) opts.say(line);
+  for (const line of advice) speaker.say(line);
   return { eventsFile, ...(reportedSession ? { reportedSession } : {}), denials };
 }
 
@@ -228,15 +228,15 @@ function acpInvocation(resolution: Resolution, prompt: string, granted: Granted,
 }
 
 async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<WorkerRunResult> {
-  const { files, target, resolution, env, base, cwd, opts, meter, onSession } = run;
+  const { files, target, resolution, env, base, cwd, speaker, meter, onSession } = run;
   const { runAcpWorker, sowMcpServer } = await import('../acp-worker.js');
   const { denialAdvice } = await import('../../adapters/denials.js');
   files.startEvents();
-  for (const note of invocation.notes) opts.verbose && opts.say(`  Note: ${note}`);
-  if (opts.verbose)
-    opts.say(`  Command: ${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`);
-  if (!opts.quiet)
-    opts.say(
+  for (const note of invocation.notes) speaker.verbose && speaker.say(`  Note: ${note}`);
+  if (speaker.verbose)
+    speaker.say(`  Command: ${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`);
+  if (!speaker.quiet)
+    speaker.say(
       `${files.kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} over ACP (${label(target)})…`,
     );
   const load = invocation[ACP_LOAD];
@@ -269,8 +269,8 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
       ? { sessionMeta: resolution.spec.acp.sessionMeta(invocation.granted.permissions)! }
       : {}),
     now: meter.now,
-    say: opts.say,
-    quiet: opts.quiet === true,
+    say: speaker.say,
+    quiet: speaker.quiet === true,
     onSession: async (id) => {
       if (load === undefined && onSession) await onSession(id);
     },
@@ -298,7 +298,7 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
       { denials: r.denials, advice },
       `${invocation.binary} (Agent Client Protocol) failed: ${r.failure}`,
     );
-  for (const line of advice) opts.say(line);
+  for (const line of advice) speaker.say(line);
   return {
     eventsFile: files.eventsFile,
     ...(r.sessionId && load === undefined ? { reportedSession: r.sessionId } : {}),

@@ -7,7 +7,7 @@
 import type { AppContext } from '../context.js';
 import type { Owner, UsageEntry } from '../../domain/schemas.js';
 import { withStatus } from '../../domain/tasks.js';
-import { DEFAULT_LEASE_SECONDS } from '../../domain/ownership.js';
+import { DEFAULT_LEASE_SECONDS, remoteLeaseDue } from '../../domain/ownership.js';
 import type { Usage } from '../../adapters/executors/types.js';
 import { removeOwnerRecord } from '../../adapters/signals.js';
 import type { OwnerRecord } from '../../domain/signal-proof.js';
@@ -17,10 +17,10 @@ import { currentBranch } from '../../adapters/repo.js';
 import { isProject } from '../deferred-runs.js';
 import { writeLogEntry } from '../log.js';
 import { branchProblem, Reader, taskDir, update } from '../workspace.js';
-import { giveBackRemoteClaim, remoteLeaseDue, renewRemoteClaim } from '../remote-claims.js';
+import { giveBackRemoteClaim } from '../remote-claims.js';
 import { RunNotRecordedError, WorkerStoppedError } from '../agent-errors.js';
 import { usageOfEvents } from './events.js';
-import { label, type AgentRunOptions, type AgentRunResult, type Target } from './types.js';
+import { label, type AgentRunResult, type Speaker, type Target } from './types.js';
 
 /** A task let go under the lock, whose claim on the remote is given back once the write is done (never under the lock). */
 type LetGo = { root: string; task: string; branch: string; owner: Owner };
@@ -32,50 +32,44 @@ const giveBackAfter = async (released: LetGo | undefined) => {
 /**
  * While its worker runs, the process that waits for it looks at the worker's claim on the remote
  * every quarter of the lease, and renews it once half of the lease there has passed — a worker
- * may work for hours and write nothing. Ends with the process; the lease then runs out.
+ * may work for hours and write nothing. Ends with the process; the lease then runs out. Stopping
+ * waits for a look under way, so that the settle after it sees the claim's last commit.
  */
-export function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): () => void {
+export function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): () => Promise<unknown> {
+  let looking: Promise<unknown> = Promise.resolve();
   const timer = setInterval(
-    () => void renewWorkerClaim(ctx, taskId, agentId).catch(() => undefined),
+    () => {
+      looking = looking.then(() => renewWorkerClaim(ctx, taskId, agentId)).catch(() => undefined);
+    },
     (DEFAULT_LEASE_SECONDS * 1000) / 4,
   );
   timer.unref();
-  return () => clearInterval(timer);
+  return () => {
+    clearInterval(timer);
+    return looking;
+  };
 }
 
 /**
  * Renews the claim on the remote of the worker this process waits for, if half of its lease
- * there has passed; whether it did. A remote not reached, or the claim taken over there, is
- * warned of (app/remote-claims.ts) and tried again at the next look.
+ * there has passed; whether it did. Read, pushed and recorded as an owner's write renews it
+ * (app/claim-renewal.ts), never under the lock. A remote not reached, or the claim taken over
+ * there, is warned of and tried again at the next look.
  */
 export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId: string): Promise<boolean> {
-  return update(
+  const seen = await Reader.read(
     ctx,
-    async (uow) => {
-      const task = await uow.task(taskId);
-      const owner = task.owner;
-      if (
-        owner?.kind !== 'worker' ||
-        owner.by !== agentId ||
-        owner.pid !== process.pid ||
-        owner.remote === undefined ||
-        !remoteLeaseDue(owner, uow.now)
-      )
-        return false;
-      const renewed = await renewRemoteClaim(
-        uow.root,
-        task.id,
-        (await uow.project()).branch,
-        owner,
-        uow.now,
-        'it is tried again in a few minutes',
-      );
-      if (renewed === owner) return false;
-      uow.setTask({ ...task, owner: renewed });
-      return true;
-    },
-    { branchCheck: false },
+    async (reader) => ({ root: reader.root, branch: reader.project.branch, task: await reader.task(taskId) }),
+    { otherBranch: 'quiet' },
   );
+  const { owner } = seen.task;
+  const now = ctx.now();
+  if (owner?.kind !== 'worker' || owner.by !== agentId || owner.pid !== process.pid || owner.remote === undefined)
+    return false;
+  if (!remoteLeaseDue(owner, now)) return false;
+  const { renewClaims } = await import('../claim-renewal.js');
+  const due = [{ task: seen.task.id, branch: seen.branch, owner }];
+  return renewClaims(seen.root, ctx, due, now, 'it is tried again in a few minutes');
 }
 
 /**
@@ -240,50 +234,48 @@ export function announceStart(
   writeReady(ready, { ...rest, ...(target.kind === 'task' ? { task: target.id } : {}), pid: process.pid });
 }
 
+/** What the run's caller hears: the worker, its session, and its task's new status (or what it reported). */
 export async function finish(
-  ctx: AppContext,
-  target: Target,
-  agent: string,
-  agentId: string,
-  executor: string,
+  s: Settlement,
   sessionId: string | null,
-  eventsFile: string,
-  opts: AgentRunOptions,
-  denials: AgentRunResult['denials'],
+  run: { eventsFile: string; denials: AgentRunResult['denials'] },
   startedAt: string,
+  speaker: Speaker,
 ): Promise<AgentRunResult> {
+  const { ctx, target, agentId, executor } = s;
   const result: AgentRunResult = {
-    agent,
+    agent: s.agent,
     agent_id: agentId,
     executor,
     session_id: sessionId,
-    events_file: eventsFile,
-    denials,
+    events_file: run.eventsFile,
+    denials: run.denials,
   };
   if (target.kind === 'task') {
     const task = await Reader.read(ctx, (reader) => reader.task(target.id));
     result.task = task.id;
     result.status = task.status;
-    if (!opts.quiet) opts.say(`Task ${task.id} is now ${task.status}`);
+    if (!speaker.quiet) speaker.say(`Task ${task.id} is now ${task.status}`);
     // The protocol: a worker ends by setting needs_review, paused or failed.
     if (task.status === 'in_progress')
-      opts.say(
-        `Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, then resume it or set the status`,
+      speaker.say(
+        `Warning: ${agentId} exited without reporting a status; read ${taskDir(task.phase, task.id)}/log.md, ` +
+          `then resume it or set the status`,
       );
   } else {
     // A worker without a task reports how its work stands with 'sow agent report'.
     const report = await Reader.read(ctx, (reader) => reader.project.sessions?.[target.agent]?.report);
     if (report && report.at >= startedAt)
       result.report = { status: report.status, ...(report.message ? { message: report.message } : {}) };
-    if (!opts.quiet)
-      opts.say(
+    if (!speaker.quiet)
+      speaker.say(
         result.report
           ? `${agentId} finished and reported ${result.report.status}${result.report.message ? `: ${result.report.message}` : ''}`
           : `${agentId} finished`,
       );
   }
-  if (sessionId === null && !opts.quiet)
-    opts.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
+  if (sessionId === null && !speaker.quiet)
+    speaker.say(`Note: ${executor} reported no session id, so this session cannot be resumed`);
   return result;
 }
 
@@ -327,7 +319,7 @@ export async function settled<R extends { reportedSession?: string } | undefined
     failure = err;
     throw err;
   } finally {
-    renewing?.();
+    await renewing?.();
     // Whatever happened to the worker, this process no longer waits for it, and what it used is
     // counted. (If this fails, the owner is stale as soon as this process exits.)
     const entry = usageEntry(

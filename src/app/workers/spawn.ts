@@ -1,21 +1,18 @@
 /**
- * `sow agent spawn`: the worker pipeline composed — check, resolve the executor, record the plan,
- * run the worker, settle its run — and the task's new status reported. The worker reports back by
+ * `sow agent spawn`: the worker pipeline composed — check, resolve the executor, plan and record
+ * the worker's start, run it and settle its run (workers/launch.ts). The worker reports back by
  * calling sow itself.
  */
 import { contextOf, type AppContext, type Where } from '../context.js';
 import { findAgent } from '../../domain/agents.js';
-import type { Usage } from '../../adapters/executors/types.js';
 import { currentBranch } from '../../adapters/repo.js';
 import { readRepoConfig } from '../../adapters/repo-config.js';
-import { READY_VARIABLE } from '../../adapters/supervisor.js';
 import { refsForPrompt } from '../refs.js';
-import { workerEnv } from './plan.js';
+import { launch } from './launch.js';
 import { spawnPreconditions } from './preconditions.js';
 import { recordReportedSession, recordSpawn } from './record.js';
 import { createSessionId, resolveFor, settingsGuard, workerRights } from './resolve.js';
-import { agentPrompt, invocationOf, runFiles, runWorker } from './run.js';
-import { announceStart, finish, settled } from './settle.js';
+import { agentPrompt } from './run.js';
 import type { AgentRunOptions, AgentRunResult, Handoff } from './types.js';
 
 export type SpawnOptions = AgentRunOptions & { next?: boolean; iteration?: boolean; handoff?: Handoff };
@@ -28,7 +25,13 @@ export async function spawnAgent(
 ): Promise<AgentRunResult> {
   const ctx = contextOf(where);
   const agent = findAgent(agentName);
-  const { root, target: named } = await spawnPreconditions(ctx, agentName, taskId, opts);
+  const { force, next, iteration, handoff } = opts;
+  const { root, target: named } = await spawnPreconditions(ctx, agent.name, taskId, {
+    force,
+    next,
+    iteration,
+    handoff,
+  });
   // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
   const inRoot: AppContext = { ...ctx, cwd: root };
   const resolution = await resolveFor(agent.name, undefined, opts, ctx.env);
@@ -42,83 +45,41 @@ export async function spawnAgent(
   // Over ACP the agent opens the session and says its id (session/new).
   const sessionId =
     resolution.transport === 'acp' ? undefined : await createSessionId(resolution.spec, resolution, root, ctx.env);
-  const executor = {
-    name: resolution.executor.name,
-    type: resolution.executor.config.type,
-    transport: resolution.transport,
-  };
+  const { executor: chosen, transport } = resolution;
+  const executor = { name: chosen.name, type: chosen.config.type, transport };
+  const branch = currentBranch(root);
   const now = ctx.now();
   const recorded = await recordSpawn(inRoot, {
     agent,
     named,
     executor,
     sessionId,
-    branch: currentBranch(root),
+    branch,
     checkout,
-    force: opts.force,
-    handoff: opts.handoff,
-    iteration: opts.iteration,
+    force,
+    handoff,
+    iteration,
     now,
   });
-  const { target, agentId, workdir } = recorded;
-
-  const prompt = agentPrompt(agent, agentId, recorded.assignment, opts.prompt, refsForPrompt(root));
-  const files = runFiles(root, target, 'spawn');
-  announceStart(ctx, root, {
-    agent: agent.name,
-    agent_id: agentId,
-    target,
-    session_id: sessionId ?? null,
-    events_file: files.eventsFile,
-  });
-  const invocation = invocationOf(
-    resolution,
-    { permissions: rights.permissions, checks: rights.checks },
-    { kind: 'spawn', cwd: workdir, prompt, promptFile: files.writePrompt(prompt), sessionId },
-  );
-  const env = workerEnv(agent.name, agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
-  const startedAt = ctx.now();
-  const meter = { usage: {} as Usage, now: ctx.now };
-  const settlement = {
-    ctx: inRoot,
-    target,
-    owned: recorded.owned,
-    agent: agent.name,
-    agentId,
-    executor: executor.name,
-    run: 'spawn' as const,
-    sessionId,
-    renew: recorded.pushed !== undefined,
-    ownerRecord: recorded.ownerRecord,
-    say: opts.say,
-  };
-  const run = await settled(
-    settlement,
-    meter,
-    async () => {
-      // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
-      const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
-      // Its own checkout, which an earlier worker may have changed (the repository was checked above).
-      if (workdir !== root) widening([root, workdir]);
-      const onSession = (id: string) => recordReportedSession(inRoot, target, agent.name, agentId, id);
-      return runWorker(
-        { files, target, withheld: rights.withheld, resolution, env, base, cwd: workdir, opts, meter, onSession },
-        invocation,
-      );
+  const { target, agentId } = recorded;
+  const result = await launch(
+    {
+      ctx,
+      root,
+      target,
+      kind: 'spawn',
+      agent: agent.name,
+      agentId,
+      resolution,
+      rights,
+      widening,
+      sessionId,
+      cwd: recorded.workdir,
+      recorded,
+      onSession: (id) => recordReportedSession(inRoot, target, agent.name, agentId, id),
     },
-    opts.say,
+    agentPrompt(agent, agentId, recorded.assignment, opts.prompt, refsForPrompt(root)),
+    { say: opts.say, verbose: opts.verbose, quiet: opts.quiet },
   );
-  const result = await finish(
-    inRoot,
-    target,
-    agent.name,
-    agentId,
-    executor.name,
-    sessionId ?? run.reportedSession ?? null,
-    run.eventsFile,
-    opts,
-    run.denials,
-    startedAt,
-  );
-  return recorded.checkoutRel ? { ...result, worktree: recorded.checkoutRel } : result;
+  return recorded.checkoutRel ? { ...result!, worktree: recorded.checkoutRel } : result!;
 }

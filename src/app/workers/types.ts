@@ -20,6 +20,9 @@ export interface AgentRunOptions {
   say: (line: string) => void;
 }
 
+/** Where a worker's stages speak: progress and --verbose lines (stderr), silenced by --quiet where it may be. */
+export type Speaker = Pick<AgentRunOptions, 'verbose' | 'quiet' | 'say'>;
+
 export interface AgentRunResult {
   agent: string;
   agent_id: string;

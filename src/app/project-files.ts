@@ -1,0 +1,380 @@
+/**
+ * The project's state files as the workspace reads them: where they are, the layout version, the
+ * project file and each task's file validated as they load (a task is the task of its folder),
+ * every task's summary through the stat-checked task index, and what doctor finds wrong with them.
+ *
+ * One truth per fact: a task's fields live only in its own file. What lists and guards need of
+ * every task is read from those files, never from a copy.
+ */
+import { PROJECT_DIR } from '../domain/artifacts.js';
+import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError } from '../domain/errors.js';
+import { sowTooOld } from '../adapters/installation.js';
+import { loadProjectType, PROJECT_TYPE_NAMES } from '../domain/project-types/index.js';
+import type { ProjectType } from '../domain/project-type.js';
+import { projectProblem } from '../domain/project.js';
+import { taskPhase } from '../domain/phases.js';
+import {
+  LAYOUT_VERSION,
+  ProjectStateSchema,
+  TASK_ID_PATTERN,
+  TaskStateSchema,
+  type ProjectState,
+  type TaskState,
+  type TaskSummary,
+} from '../domain/schemas.js';
+import { byId, compareIds, findCycle, sortIds, summaryOf } from '../domain/tasks.js';
+import { listFiles, readFileIfExists } from '../adapters/files.js';
+import { branchExists, head } from '../adapters/repo.js';
+import { branchesWithFile } from '../adapters/git.js';
+import {
+  parseStateText,
+  readStateFile,
+  readText,
+  rememberedStateFile,
+  stateFileExists,
+  validateState,
+  type StateFile,
+} from '../adapters/state-files.js';
+import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
+import { quoted } from '../domain/display.js';
+
+export { PROJECT_DIR };
+export const PROJECT_FILE = `${PROJECT_DIR}/state.yaml`;
+export const VERSION_FILE = '.sow/.version';
+/** The workers' events, a folder of the runtime folder (adapters/runtime.ts). */
+export const AGENT_OUTPUTS = 'agent-outputs';
+export const tasksDir = (phase: string) => `${PROJECT_DIR}/phases/${phase}/tasks`;
+export const taskDir = (phase: string, id: string) => `${tasksDir(phase)}/${id}`;
+export const taskFile = (phase: string, id: string) => `${taskDir(phase, id)}/state.yaml`;
+
+/** The layout version `.sow/.version` records. */
+export function layoutVersion(root: string): number {
+  const text = readFileIfExists(root, VERSION_FILE)?.trim() ?? '';
+  if (!/^\d{1,4}$/.test(text))
+    throw new StateFileError(
+      VERSION_FILE,
+      `'${text.slice(0, 20)}' is not a layout version (a whole number such as ${LAYOUT_VERSION})`,
+    );
+  return Number(text);
+}
+
+export function checkLayout(root: string): void {
+  const version = layoutVersion(root);
+  if (version < LAYOUT_VERSION) throw new MigrationNeededError(version, LAYOUT_VERSION);
+  if (version > LAYOUT_VERSION) throw sowTooOld(version, LAYOUT_VERSION);
+}
+
+const TASK_STATE = /^\.sow\/project\/phases\/([^/]+)\/tasks\/([^/]+)\/state\.yaml$/;
+
+/**
+ * What a journal may write: a state file must be one this sow would write (it parses and
+ * validates, and a task is the task of its folder); `.sow/.version` is a number. Anything else in
+ * `.sow/` (documents, logs) is text. Throws to refuse the journal.
+ */
+export async function checkJournalText(rel: string, text: string): Promise<void> {
+  if (rel === PROJECT_FILE) {
+    const data = validateState(rel, ProjectStateSchema, (await parseStateText(rel, text)).data);
+    const type = await loadProjectType(data.type);
+    if (!type) throw new StateFileError(rel, `unknown project type ${quoted(data.type)}`, 'type');
+    const problem = projectProblem(type, data);
+    if (problem) throw new StateFileError(rel, problem.message, problem.path);
+    return;
+  }
+  const task = TASK_STATE.exec(rel);
+  if (task) {
+    validateTask(rel, (await parseStateText(rel, text)).data, task[2]!, task[1]!);
+    return;
+  }
+  if (rel === VERSION_FILE && !/^\d{1,4}\n?$/.test(text)) throw new StateFileError(rel, 'is not a layout version');
+}
+
+export const hasProject = (root: string): boolean => stateFileExists(root, PROJECT_FILE);
+
+/** The files in `.sow/project/` when it has no `state.yaml`: a deleted project file, or files another branch left behind. */
+export function projectLeftovers(root: string): string[] {
+  return hasProject(root) ? [] : listFiles(root, PROJECT_DIR);
+}
+
+/** `.sow/project/` holds files but no project file: never read as "no project", never adopted by a new one. */
+export class ProjectFileMissingError extends SowError {
+  constructor(files: readonly string[]) {
+    const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? `, … (${files.length} files)` : '');
+    super(
+      'PROJECT_FILE_MISSING',
+      'state',
+      `${PROJECT_FILE} is missing, but ${PROJECT_DIR}/ still holds ${shown}`,
+      `if the project file was deleted, restore it ('git checkout -- ${PROJECT_FILE}'); if these files belong to a project of another branch, commit them there or move them away; 'sow project delete --yes --force' removes them`,
+      { file: PROJECT_FILE, files: files.slice(0, 20) },
+    );
+  }
+}
+
+/** NoProjectError naming the other local branches that have a project (looked up only now, on the way out). */
+export function noProjectHere(root: string): NoProjectError {
+  const here = head(root).branch;
+  return new NoProjectError(branchesWithFile(root, PROJECT_FILE).filter((b) => b !== here));
+}
+
+/** NoProjectError, or ProjectFileMissingError when `.sow/project/` holds files without a project file. */
+function noProject(root: string): SowError {
+  const left = projectLeftovers(root);
+  return left.length ? new ProjectFileMissingError(left) : noProjectHere(root);
+}
+
+export interface LoadedProject {
+  file: StateFile<ProjectState>;
+  type: ProjectType;
+}
+
+/** Reads and validates the project file, against the schema and against its project type. */
+export async function loadProject(root: string): Promise<LoadedProject> {
+  if (!hasProject(root)) throw noProject(root);
+  const file = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
+  const type = await loadProjectType(file.data.type);
+  if (!type)
+    throw new StateFileError(
+      PROJECT_FILE,
+      `unknown project type ${quoted(file.data.type)} (types: ${PROJECT_TYPE_NAMES.join(', ')})`,
+      'type',
+    );
+  const problem = projectProblem(type, file.data);
+  if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
+  return { file, type };
+}
+
+/** Validates a task file's data: the schema, and that it is the task its folder says it is. */
+function validateTask(rel: string, data: unknown, id: string, phase: string): TaskState {
+  return checkTaskIdentity(rel, validateState(rel, TaskStateSchema, data), id, phase);
+}
+
+/** That a task file the schema passed is the task its folder says it is. */
+function checkTaskIdentity(rel: string, task: TaskState, id: string, phase: string): TaskState {
+  if (task.id !== id)
+    throw new StateFileError(rel, `says id ${quoted(task.id)}, but it is the file of task ${id} (its folder)`, 'id');
+  if (task.phase !== phase)
+    throw new StateFileError(rel, `says phase ${quoted(task.phase)}, but tasks live in the ${phase} phase`, 'phase');
+  return task;
+}
+
+export async function loadTaskFile(
+  root: string,
+  type: ProjectType,
+  id: string,
+  raw = id,
+): Promise<StateFile<TaskState>> {
+  const phase = taskPhase(type);
+  const rel = taskFile(phase, id);
+  // A long-lived process (sow mcp) may still have the file as it last read it.
+  const known = rememberedStateFile(root, rel, TaskStateSchema);
+  if (known) return { ...known, data: checkTaskIdentity(rel, known.data, id, phase) };
+  if (!stateFileExists(root, rel)) throw new TaskNotFoundError(raw);
+  const file = await readStateFile(root, rel, TaskStateSchema);
+  return { ...file, data: checkTaskIdentity(rel, file.data, id, phase) };
+}
+
+/** Every name a task id, joined by '/' (which no file name holds): one test for a folder of them. */
+const ALL_IDS = new RegExp(
+  `^(?:${TASK_ID_PATTERN.source.slice(1, -1)})(?:/(?:${TASK_ID_PATTERN.source.slice(1, -1)}))*$`,
+);
+
+/** The ids of the task folders, in id order; a folder that is not named by an id is an error. */
+function taskIds(root: string, phase: string): string[] {
+  const dir = tasksDir(phase);
+  const names = listNames(root, dir);
+  // One test for the whole folder: a test per name cost a whole-set read ~1 M instructions at 1,000 tasks.
+  if (names.length === 0 || ALL_IDS.test(names.join('/'))) return sortIds(names);
+  const ids: string[] = [];
+  for (const name of names) {
+    if (TASK_ID_PATTERN.test(name)) ids.push(name);
+    // A file beside the task folders (a README) is left alone; a folder is a task folder or a mistake.
+    else if (isFolder(root, `${dir}/${name}`))
+      throw new StateFileError(
+        `${dir}/${name}`,
+        'is not a task folder: task folders are named by task id (010, 020, …, 1000)',
+      );
+  }
+  return sortIds(ids);
+}
+
+/**
+ * Every task's summary, read from the task files (through the stat-checked index), with the
+ * unsaved changes of this command on top. Dependencies must name existing tasks and form no cycle.
+ */
+export async function loadSummaries(
+  root: string,
+  type: ProjectType,
+  pending: ReadonlyMap<string, TaskState>,
+): Promise<TaskSummary[]> {
+  const phase = taskPhase(type);
+  const ids = taskIds(root, phase);
+  const index = TaskIndex.open(root);
+  const summaries = await index.summaries(tasksDir(phase), ids, async (id, rel, text) =>
+    summaryOf(validateTask(rel, (await parseStateText(rel, text ?? readText(root, rel))).data, id, phase)),
+  );
+  index.save();
+  let all = summaries;
+  if (pending.size > 0) {
+    const byKey = new Map(summaries.map((s) => [s.id, s]));
+    for (const [id, task] of pending) byKey.set(id, summaryOf(task));
+    all = [...byKey.values()].sort(byId);
+  }
+  checkDependencies(phase, all);
+  return all;
+}
+
+/**
+ * A task that another one depends on has no folder. Its folder was deleted (git can restore it),
+ * or the dependency names a task there never was (the dependent's file is wrong): the error names
+ * the missing folder first, and both ways out.
+ */
+export class TaskFolderMissingError extends SowError {
+  constructor(phase: string, missing: string, dependent: string, index: number) {
+    const folder = taskDir(phase, missing);
+    const file = taskFile(phase, dependent);
+    super(
+      'TASK_FOLDER_MISSING',
+      'state',
+      `task ${missing} is missing: its folder ${folder} does not exist, and task ${dependent} depends on it`,
+      `if the folder was deleted, restore it with 'git checkout -- ${folder}'; if there never was a task ${missing}, remove ${missing} from the dependencies in ${file}`,
+      { folder, task: missing, needed_by: dependent, file, field: `dependencies.${index}` },
+    );
+  }
+}
+
+/** Dependencies must name existing tasks (TaskFolderMissingError) and form no cycle (StateFileError naming a task file). */
+function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
+  // Plain loops: at 10,000 tasks this runs once per task in cold code.
+  const known = new Set<string>();
+  for (const t of all) known.add(t.id);
+  // Ids strictly fall along every path of dependencies that only point to smaller ids, so no such
+  // path comes back to where it began: the search for a cycle is needed only when one points up.
+  let upward = false;
+  for (const t of all) {
+    const deps = t.dependencies;
+    for (let i = 0; i < deps.length; i++) {
+      const dep = deps[i]!;
+      if (!known.has(dep)) throw new TaskFolderMissingError(phase, dep, t.id, i);
+      if (compareIds(dep, t.id) >= 0) upward = true;
+    }
+  }
+  if (!upward) return;
+  const graph = new Map<string, readonly string[]>();
+  // Only tasks with dependencies can lie on a cycle.
+  for (const t of all) if (t.dependencies.length > 0) graph.set(t.id, t.dependencies);
+  const cycle = findCycle(graph);
+  if (cycle)
+    throw new StateFileError(
+      taskFile(phase, cycle[0]!),
+      `the dependencies form a cycle: ${cycle.join(' → ')}`,
+      'dependencies',
+    );
+}
+
+/**
+ * For `sow doctor`: every problem of the task files — a folder that is not a task folder, a task
+ * folder without a valid state file of its own task, a dependency that does not exist or a cycle —
+ * read without the lock, without finishing a journal and without writing the task index. `read`
+ * receives each task read (in id order), for a check that goes on to judge them.
+ */
+export async function taskFileProblems(
+  root: string,
+  type: ProjectType,
+  read?: (task: TaskState) => void,
+): Promise<SowError[]> {
+  const phase = taskPhase(type);
+  const dir = tasksDir(phase);
+  const problems: SowError[] = [];
+  const summaries: TaskSummary[] = [];
+  for (const name of listNames(root, dir).sort(compareIds)) {
+    if (!TASK_ID_PATTERN.test(name)) {
+      if (isFolder(root, `${dir}/${name}`))
+        problems.push(
+          new StateFileError(
+            `${dir}/${name}`,
+            'is not a task folder: task folders are named by task id (010, 020, …, 1000)',
+          ),
+        );
+      continue;
+    }
+    try {
+      const task = (await loadTaskFile(root, type, name)).data;
+      summaries.push(summaryOf(task));
+      read?.(task);
+    } catch (err) {
+      if (err instanceof TaskNotFoundError)
+        problems.push(new StateFileError(taskFile(phase, name), 'is missing: the task folder has no state file'));
+      else if (err instanceof SowError) problems.push(err);
+      else throw err;
+    }
+  }
+  // Other phases hold no tasks: a tasks folder there is not read by sow.
+  for (const other of type.phases.filter((p) => p.name !== phase)) {
+    const stray = listNames(root, tasksDir(other.name)).filter((n) => isFolder(root, `${tasksDir(other.name)}/${n}`));
+    if (stray.length)
+      problems.push(
+        new StateFileError(
+          tasksDir(other.name),
+          `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} project live in ${dir}`,
+        ),
+      );
+  }
+  if (problems.length === 0) {
+    try {
+      checkDependencies(phase, summaries);
+    } catch (err) {
+      if (!(err instanceof SowError)) throw err;
+      problems.push(err);
+    }
+  }
+  return problems;
+}
+
+/**
+ * The summaries of a task's dependencies, read from their own files. A dependency without a task
+ * is an error (TaskFolderMissingError): left out, it would stop blocking the task.
+ */
+export async function dependenciesOf(
+  task: TaskState,
+  phase: string,
+  load: (id: string) => Promise<TaskState>,
+): Promise<TaskSummary[]> {
+  const out: TaskSummary[] = [];
+  for (const [i, id] of task.dependencies.entries()) {
+    try {
+      out.push(summaryOf(await load(id)));
+    } catch (err) {
+      if (err instanceof TaskNotFoundError) throw new TaskFolderMissingError(phase, id, task.id, i);
+      throw err;
+    }
+  }
+  return out;
+}
+
+/** Why the checked-out branch may not change this project, or undefined when it may. */
+export function branchProblem(
+  root: string,
+  project: ProjectState,
+): { message: string; hint: string; details: Record<string, unknown> } | undefined {
+  const here = head(root);
+  if (here.branch === project.branch) return undefined;
+  const details = { project_branch: project.branch, current_branch: here.branch ?? null };
+  if (here.branch === undefined) {
+    return {
+      message: `HEAD is detached${here.commit ? ` at ${here.commit.slice(0, 7)}` : ''}, and this project belongs to '${project.branch}'`,
+      hint: `run 'git checkout ${project.branch}'`,
+      details,
+    };
+  }
+  if (!branchExists(root, project.branch)) {
+    return {
+      message: `this project belongs to '${project.branch}', which no longer exists, and '${here.branch}' is checked out`,
+      hint: `if you renamed '${project.branch}' to '${here.branch}', run 'sow project set branch ${here.branch}' to move the project with it; otherwise run 'git checkout' with the project's branch`,
+      details,
+    };
+  }
+  return {
+    message: `this project belongs to '${project.branch}', but '${here.branch}' is checked out`,
+    hint: `run 'git checkout ${project.branch}'; or, to carry the project on in '${here.branch}', run 'sow project set branch ${here.branch}'`,
+    details,
+  };
+}

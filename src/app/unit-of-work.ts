@@ -1,0 +1,286 @@
+/**
+ * The transaction glue of a write: the workspace lock, who is acting, and the unit of work that
+ * collects a command's changes and commits them as one transaction. `update` (app/workspace.ts)
+ * drives it; nothing here reads a claim's remote or runs a network call.
+ */
+import { PROJECT_DIR } from '../domain/artifacts.js';
+import type { Actor } from '../domain/lifecycle.js';
+import { readsTaskStates } from '../domain/lifecycle.js';
+import type { ProjectType, ProjectView } from '../domain/project-type.js';
+import { isOwnedBy, NotOwnerError, remoteLeaseDue, renewLease, retiredIdentity } from '../domain/ownership.js';
+import { taskPhase } from '../domain/phases.js';
+import {
+  ProjectStateSchema,
+  TaskStateSchema,
+  type Owner,
+  type ProjectState,
+  type TaskState,
+  type TaskSummary,
+} from '../domain/schemas.js';
+import { normalizeTaskId } from '../domain/tasks.js';
+import { fileExists, fileTail, readFileIfExists } from '../adapters/files.js';
+import { withLock } from '../adapters/lock.js';
+import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
+import { renderStateFile, type StateFile } from '../adapters/state-files.js';
+import { atTerminal, personName } from '../adapters/person.js';
+import { clearLeftovers, replayJournal, Transaction } from '../adapters/transaction.js';
+import type { AppContext } from './context.js';
+import {
+  checkJournalText,
+  dependenciesOf,
+  loadProject,
+  loadSummaries,
+  loadTaskFile,
+  taskDir,
+  taskFile,
+  PROJECT_FILE,
+  type LoadedProject,
+} from './project-files.js';
+
+export const lockPath = (root: string) => runtimePath(root, 'lock');
+
+/**
+ * Runs `fn` holding the workspace lock. The runtime folder is made first: git never carries it,
+ * so a fresh clone has none.
+ */
+export function withRootLock<T>(root: string, fn: () => Promise<T> | T): Promise<T> {
+  ensureRuntimeDir(root);
+  return withLock(lockPath(root), fn);
+}
+
+/**
+ * Who is acting: a spawned worker (its agent id, from its environment), else the user; the
+ * session it runs in (SOW_SESSION_ID, an identity of its own, with or without an agent id); and
+ * the name it claims tasks under (`--owner`, else SOW_OWNER), if any. The person at a terminal is
+ * added by the unit of work when a claim needs the name (UnitOfWork.knowPerson).
+ */
+export function actor(env: AppContext['env'], owner?: string): Actor {
+  const agent = env['SOW_AGENT_ID'];
+  const session = env['SOW_SESSION_ID'];
+  const name = owner ?? (env['SOW_OWNER'] || undefined);
+  return { by: agent || 'user', ...(session ? { session } : {}), ...(name ? { owner: name } : {}) };
+}
+
+export const replay = (root: string) => replayJournal(root, checkJournalText);
+
+/** Holding the lock, with any interrupted transaction finished and what killed writers left cleared. */
+export function underLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
+  return withRootLock(root, async () => {
+    await replay(root);
+    clearLeftovers(root);
+    return fn();
+  });
+}
+
+/** A claim whose lease on the remote a write of its owner found half run out: renewed there after the write. */
+export interface DueRenewal {
+  task: string;
+  branch: string;
+  owner: Owner;
+}
+
+/** `entry` after `before`, with one blank line between them (a log's entries are separated so). */
+export function joinEntry(before: string, entry: string): string {
+  if (before === '' || before.endsWith('\n\n') || entry === '') return `${before}${entry}`;
+  return `${before}${before.endsWith('\n') ? '\n' : '\n\n'}${entry}`;
+}
+
+/** Read-modify-write access, used inside `update`. */
+export class UnitOfWork {
+  private loaded?: LoadedProject;
+  private projectNext?: ProjectState;
+  private readonly taskFiles = new Map<string, StateFile<TaskState>>();
+  private readonly tasksNext = new Map<string, TaskState>();
+  /** New tasks: the other files of their folder, created with it in one rename. */
+  private readonly newTasks = new Map<string, Record<string, string>>();
+  /** Documents of the project written with the state, in the same transaction (paths from the repository root). */
+  private readonly docsNext = new Map<string, string>();
+  /** Entries added to the end of logs that exist (the log is never rewritten). */
+  private readonly docsAppended = new Map<string, string>();
+  readonly tx: Transaction;
+  /** This command's time: every file it writes is stamped with it. */
+  readonly now: string;
+  readonly actor: Actor;
+
+  constructor(
+    readonly root: string,
+    readonly ctx: AppContext,
+    owner?: string,
+  ) {
+    this.tx = new Transaction(root);
+    this.now = ctx.now();
+    this.actor = actor(ctx.env, owner);
+  }
+
+  /** The task as it is on disk (before this command's changes), if this command read it. */
+  original(id: string): TaskState | undefined {
+    return this.taskFiles.get(id)?.data;
+  }
+
+  private async load(): Promise<LoadedProject> {
+    return (this.loaded ??= await loadProject(this.root));
+  }
+
+  async project(): Promise<ProjectState> {
+    return this.projectNext ?? (await this.load()).file.data;
+  }
+
+  async type(): Promise<ProjectType> {
+    return (await this.load()).type;
+  }
+
+  async taskPhase(): Promise<string> {
+    return taskPhase(await this.type());
+  }
+
+  setProject(project: ProjectState): void {
+    this.projectNext = project;
+  }
+
+  async task(raw: string): Promise<TaskState> {
+    const id = normalizeTaskId(raw);
+    const pending = this.tasksNext.get(id);
+    if (pending) return pending;
+    const file = await loadTaskFile(this.root, await this.type(), id, raw);
+    this.taskFiles.set(id, file);
+    // A claim may be the person's at this terminal: their writes renew it, and they may finish it.
+    if (file.data.owner?.kind === 'claim') await this.knowPerson();
+    return file.data;
+  }
+
+  private personAsked = false;
+
+  /**
+   * At a terminal, and with no name given (`--owner`, SOW_OWNER), the actor is also the person
+   * there (git's user.name, else $USER). Looked up once, and only when a claim needs the name.
+   */
+  async knowPerson(): Promise<void> {
+    if (this.personAsked || this.actor.owner !== undefined) return;
+    this.personAsked = true;
+    if (!atTerminal()) return;
+    const name = await personName(this.root);
+    if (name) this.actor.person = name;
+  }
+
+  /** Every task's summary, this command's unsaved changes included. */
+  async tasks(): Promise<TaskSummary[]> {
+    return loadSummaries(this.root, await this.type(), this.tasksNext);
+  }
+
+  /** Every task's whole state, in id order, this command's changes included. */
+  async taskStates(): Promise<TaskState[]> {
+    const out: TaskState[] = [];
+    for (const t of await this.tasks()) out.push(await this.task(t.id));
+    return out;
+  }
+
+  async view(): Promise<ProjectView> {
+    const project = await this.project();
+    const view = {
+      project,
+      tasks: await this.tasks(),
+      docExists: (rel: string) => this.docExists(rel),
+      readDoc: (rel: string) => this.readDoc(rel),
+    };
+    return readsTaskStates(await this.type(), project.statechart.current_state)
+      ? { ...view, taskStates: await this.taskStates() }
+      : view;
+  }
+
+  /**
+   * Stores a changed task in its own file, stamped with this command's time. A write from an
+   * identity that no longer owns the task (it was finished or taken over) is refused; a write
+   * from the task's claimant renews its lease.
+   */
+  setTask(task: TaskState): void {
+    const before = this.original(task.id);
+    if (before) this.checkWriter(before);
+    this.tasksNext.set(task.id, renewLease({ ...task, updated_at: this.now }, this.actor, this.now));
+  }
+
+  /**
+   * The claims this write of their owner renews that are held on a remote too and whose lease
+   * there is half run out (a worker's too, by its own writes): renewed there after the write,
+   * never under the lock (app/claim-renewal.ts). Other writes renew nothing there.
+   */
+  async claimsDue(): Promise<DueRenewal[]> {
+    const due: DueRenewal[] = [];
+    for (const [task, { owner }] of this.tasksNext) {
+      if (owner?.remote === undefined || !isOwnedBy(owner, this.actor) || !remoteLeaseDue(owner, this.now)) continue;
+      due.push({ task, branch: (await this.project()).branch, owner });
+    }
+    return due;
+  }
+
+  /** A claim's new commit on the remote, recorded after the write that renewed it: nothing else of the task changes. */
+  recordClaim(task: TaskState, owner: Owner): void {
+    this.tasksNext.set(task.id, { ...task, owner });
+  }
+
+  /** Refuses (NotOwnerError) an identity that no longer owns the task: it was finished or taken over. */
+  checkWriter(task: TaskState): void {
+    const retired = retiredIdentity(task, this.actor);
+    if (retired !== undefined) throw new NotOwnerError(task, retired);
+  }
+
+  /** A new task: its folder (state, and `files` beside it) appears whole or not at all. */
+  createTask(task: TaskState, files: Readonly<Record<string, string>>): void {
+    this.setTask(task);
+    this.newTasks.set(task.id, { ...files });
+  }
+
+  /** The summaries of the task's dependencies, without reading every task (TaskFolderMissingError for one that has no task). */
+  async dependenciesOf(task: TaskState): Promise<TaskSummary[]> {
+    return dependenciesOf(task, await this.taskPhase(), (id) => this.task(id));
+  }
+
+  readDoc(rel: string): string | undefined {
+    return this.docsNext.get(rel) ?? readFileIfExists(this.root, rel);
+  }
+
+  /** Writes a document under the project folder with the state, in the same transaction. */
+  writeDoc(rel: string, text: string): void {
+    if (!rel.startsWith(`${PROJECT_DIR}/`)) throw new Error(`writeDoc: ${rel} is not under ${PROJECT_DIR}/`);
+    this.docsNext.set(rel, text);
+  }
+
+  /**
+   * Adds `text` to the end of the log `rel` with the state, in the same transaction; a log that
+   * does not exist yet begins with `header`. Returns nothing: the log is never read whole.
+   */
+  appendLog(rel: string, header: string, text: string): void {
+    const next = this.docsNext.get(rel);
+    if (next !== undefined) return void this.docsNext.set(rel, joinEntry(next, text));
+    const appended = this.docsAppended.get(rel);
+    if (appended !== undefined) return void this.docsAppended.set(rel, joinEntry(appended, text));
+    const end = fileTail(this.root, rel, 2);
+    if (end === undefined || end.size === 0) return void this.docsNext.set(rel, joinEntry(header, text));
+    this.docsAppended.set(rel, joinEntry(end.tail, text).slice(end.tail.length));
+  }
+
+  docExists(rel: string): boolean {
+    return this.docsNext.has(rel) || fileExists(this.root, rel);
+  }
+
+  async commit(): Promise<void> {
+    if (this.projectNext) {
+      const data = { ...this.projectNext, updated_at: this.now };
+      this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
+      // Documents drawn from the project follow it in the same transaction (written only when they change).
+      const rendered = (await this.type()).renders?.(data, (rel) => this.readDoc(rel)) ?? {};
+      for (const [rel, text] of Object.entries(rendered)) {
+        if (this.readDoc(`${PROJECT_DIR}/${rel}`) !== text) this.tx.write(`${PROJECT_DIR}/${rel}`, text);
+      }
+    }
+    const phase = this.tasksNext.size ? await this.taskPhase() : '';
+    for (const [id, task] of this.tasksNext) {
+      const text = await renderStateFile(this.taskFiles.get(id), taskFile(phase, id), TaskStateSchema, task);
+      const files = this.newTasks.get(id);
+      if (files) this.tx.createFolder(taskDir(phase, id), { 'state.yaml': text, ...files });
+      else this.tx.write(taskFile(phase, id), text);
+    }
+    for (const [rel, text] of this.docsNext) this.tx.write(rel, text);
+    for (const [rel, text] of this.docsAppended) this.tx.append(rel, text);
+    this.tx.commit();
+  }
+}
