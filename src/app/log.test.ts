@@ -5,7 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { PROJECT, refused, said, taskFile, toExecuting, worlds } from '../../test/inproc.js';
+import { join } from 'node:path';
+import { statSync } from 'node:fs';
+import { PROJECT, refused, said, T0, taskFile, toExecuting, worlds } from '../../test/inproc.js';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { appendLog, logLeftCompleted, repositoryPath, type LogRequest } from './log.js';
 import { update } from './workspace.js';
@@ -95,6 +97,31 @@ describe('log', () => {
       'src/d.ts',
     ]);
     expect(w.yaml(taskFile('020')).outputs).toEqual([]);
+  });
+
+  it('an entry alone leaves the task file as it was (same bytes, same inode); an entry of a claim’s owner renews its lease', async () => {
+    const w = await world('executing');
+    const abs = join(w.dir, taskFile('010'));
+    const before = { text: w.read(taskFile('010')), ino: statSync(abs).ino };
+    w.clock.advance(5);
+    await appendLog(w.ctx(), req({ agent: 'implementer-1', task: '010', notes: 'Read the parser' }));
+    expect(w.read(taskFile('010'))).toBe(before.text);
+    expect(statSync(abs).ino).toBe(before.ino);
+    expect(entries(w.read(TASK_LOG)).map((e) => e.body)).toEqual(['Read the parser']);
+
+    await update(w.ctx(), async (uow) =>
+      uow.setTask({ ...(await uow.task('010')), owner: { kind: 'claim', by: 'ann', since: T0, lease_until: T0 } }),
+    );
+    w.clock.advance(60);
+    await appendLog(w.ctx({ SOW_OWNER: 'ann' }), req({ task: '010', notes: 'Still on it' }));
+    expect(w.yaml(taskFile('010')).owner.lease_until).not.toBe(T0);
+    expect(Date.parse(w.yaml(taskFile('010')).owner.lease_until)).toBeGreaterThan(Date.parse(w.ctx().now()));
+    const claimed = w.read(taskFile('010'));
+    // Someone else's entry renews nothing.
+    w.clock.advance(60);
+    await appendLog(w.ctx({ SOW_OWNER: 'bob' }), req({ task: '010', notes: 'Had a look' }));
+    expect(w.read(taskFile('010'))).toBe(claimed);
+    expect(entries(w.read(TASK_LOG)).map((e) => e.body)).toEqual(['Read the parser', 'Still on it', 'Had a look']);
   });
 
   it('refusals leave the state as it was: an action or result outside its list, no place to log, both places, a file outside the repository, an unknown task', async () => {

@@ -123,6 +123,20 @@ describe('status', () => {
     expect(card).toContain('References: 3 (`sow refs list`)');
   });
 
+  it('with tasks pending, the card spawns the role most of them are assigned to; a tie goes to the role named first', async () => {
+    const w = await world('executing');
+    const { type, view, now } = await viewOf(w);
+    const next = (agents: (string | undefined)[]) => {
+      const tasks = agents.map((a, i) => ({ ...view.tasks[0]!, id: String((i + 1) * 10).padStart(3, '0') }));
+      agents.forEach((a, i) => (a ? (tasks[i]!.assigned_agent = a) : delete tasks[i]!.assigned_agent));
+      return /^Next: `sow agent spawn (\S+) --next/m.exec(renderCard(type, { ...view, tasks }, now))?.[1];
+    };
+    expect(next(['reviewer', 'implementer', undefined, 'implementer'])).toBe('implementer');
+    expect(next(['reviewer', 'implementer', 'implementer', 'reviewer', 'reviewer'])).toBe('reviewer');
+    expect(next(['reviewer', 'implementer', 'implementer', 'reviewer'])).toBe('reviewer');
+    expect(next(['implementer', 'reviewer', 'reviewer', 'implementer'])).toBe('implementer');
+  });
+
   it('the NoProject variables: the branch checked out, and the branches that have a project', async () => {
     const w = await world('init');
     expect(noProjectVariables(w.dir)).toEqual({ branch: 'main', elsewhere: "'git branch' lists the branches" });

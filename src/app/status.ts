@@ -255,8 +255,14 @@ function taskStep(r: StatusReport, view: ProjectView): string | undefined {
     return `${stopped} stopped (paused or failed): read the end of its log.md, then \`sow agent resume <id> "<answer or fix>" --detach\``;
   if (r.tasks.by_status['pending']) {
     // The role most of the pending tasks are assigned to; a human-led state works on them with the human.
-    const agents = view.tasks.filter((t) => t.status === 'pending' && t.assigned_agent).map((t) => t.assigned_agent!);
-    const agent = agents.sort((a, b) => agents.filter((x) => x === b).length - agents.filter((x) => x === a).length)[0];
+    // Counted once (a sort that counted in its comparison cost 250 ms at 1,000 pending tasks); a tie goes
+    // to the role named first.
+    const counts = new Map<string, number>();
+    for (const t of view.tasks)
+      if (t.status === 'pending' && t.assigned_agent)
+        counts.set(t.assigned_agent, (counts.get(t.assigned_agent) ?? 0) + 1);
+    let agent: string | undefined;
+    for (const [name, n] of counts) if (agent === undefined || n > counts.get(agent)!) agent = name;
     return r.lead === 'human' || !agent
       ? '`sow task next` (the tasks ready to start), then work on one'
       : `\`sow agent spawn ${shown(agent)} --next --detach\` (a worker takes the next ready task; again for each task marked parallel), then \`sow agent wait --timeout 90s\``;
