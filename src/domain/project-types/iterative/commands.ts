@@ -10,18 +10,8 @@ import { exportState } from './export.js';
 import { extend, phaseAdd, phaseRemove, phaseSet } from './plan-commands.js';
 import { iterationPrompt } from './prompt.js';
 import { appendProgress, contextWarning, requireState, storePhases, str } from './session.js';
-import {
-  blockPhase,
-  currentPhase,
-  findPhase,
-  logIteration,
-  saysNothingLeft,
-  unblockPhase,
-  verifyPhase,
-  wordCount,
-  workPhasesOf,
-  type WorkPhase,
-} from './work-phases.js';
+import { blockPhase, logIteration, saysNothingLeft, unblockPhase, verifyPhase } from './phase-moves.js';
+import { currentPhase, findPhase, wordCount, workPhasesOf, type WorkPhase } from './work-phases.js';
 
 const log: TypeCommandDef = {
   name: 'log',

@@ -12,8 +12,8 @@ import { findCycle } from '../../tasks.js';
 import type { TypeCommandDef, TypeSession } from '../../type-commands.js';
 import { PLAN } from './documents.js';
 import { requireState, storePhases, str } from './session.js';
+import { extendPhase } from './phase-moves.js';
 import {
-  extendPhase,
   findPhase,
   replace,
   WORK_PHASE_ID,
