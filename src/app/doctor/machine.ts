@@ -170,17 +170,14 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
       // A command of the user's own is not run: sow cannot know what --version would make it do.
       if (executor.doctor === 'on-path')
         return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
-      const version = await probe(binary, ['--version'], { env: app.env, cwd: root ?? app.cwd, timeoutMs: PROBE_MS });
+      const at = { env: app.env, cwd: root ?? app.cwd, timeoutMs: PROBE_MS };
+      const version = await probe(binary, ['--version'], at);
       const versionText = version.code === 0 ? firstLine(version.stdout || version.stderr) : 'version unknown';
       const missing: string[] = [];
       const unread: string[] = [];
       for (const shape of helpChecks(executor, cli.config, root ?? app.cwd)) {
         if (shape.flags.length === 0) continue;
-        const help = await probe(binary, [...shape.path, '--help'], {
-          env: app.env,
-          cwd: root ?? app.cwd,
-          timeoutMs: PROBE_MS,
-        });
+        const help = await probe(binary, [...shape.path, '--help'], at);
         const text = `${help.stdout}\n${help.stderr}`;
         const command = [binary, ...shape.path].join(' ');
         if (help.timedOut || !text.trim()) {
