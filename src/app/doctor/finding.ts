@@ -25,6 +25,10 @@ export const FIX = 'sow doctor --fix';
 
 export const ok = (id: string, message: string): Finding => ({ id, status: 'ok', message });
 
+/** The first three of a list, with '…' when there are more. */
+export const firstFew = (items: readonly string[], sep: string) =>
+  items.slice(0, 3).join(sep) + (items.length > 3 ? `${sep}…` : '');
+
 /** A failure sow knows (git missing, a file it cannot read) as the finding of check `id`. */
 export const failure = (id: string, err: SowError): Finding => ({
   id,

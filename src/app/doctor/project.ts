@@ -11,7 +11,7 @@ import { validateRepoConfig } from '../config.js';
 import type { AppContext } from '../context.js';
 import { refInfos, refsInit } from '../refs.js';
 import { branchProblem, hasProject, layoutVersion, loadProject, taskFileProblems, VERSION_FILE } from '../workspace.js';
-import { failure, FIX, ok, type Context, type Finding } from './finding.js';
+import { failure, firstFew, FIX, ok, type Context, type Finding } from './finding.js';
 
 /** A ref not fetched for this long may be behind its source. */
 const REFS_STALE_DAYS = 30;
@@ -90,14 +90,11 @@ export async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
       'every task folder holds a valid state file of its task; the dependencies exist and form no cycle',
     );
   }
-  const shown = problems
-    .slice(0, 3)
-    .map((p) => p.message)
-    .join('; ');
+  const messages = problems.map((p) => p.message);
   return {
     id: 'tasks',
     status: 'fail',
-    message: `${problems.length} problem(s) with the task files: ${shown}${problems.length > 3 ? '; …' : ''}`,
+    message: `${problems.length} problem(s) with the task files: ${firstFew(messages, '; ')}`,
     ...(problems[0]!.hint ? { fix: problems[0]!.hint } : {}),
   };
 }

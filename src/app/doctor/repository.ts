@@ -24,7 +24,7 @@ import {
 } from '../merge-setup.js';
 import { checkJournalText, lockPath, openRoot } from '../workspace.js';
 import { pruneWorktreesFor } from '../worktree.js';
-import { FIX, ok, type Context, type Finding } from './finding.js';
+import { firstFew, FIX, ok, type Context, type Finding } from './finding.js';
 
 /** What the ignore check asks git about: one path under each folder sow keeps out of git. */
 const RUNTIME_SAMPLES = ['.sow/.runtime/lock', '.sow/.backup/1/.version', '.sow/worktrees/x/.git'];
@@ -54,7 +54,7 @@ export function gitignoreCheck(root: string): Finding {
     return {
       id: 'gitignore',
       status: 'fail',
-      message: `git tracks ${tracked.length} runtime file(s) of sow (${tracked.slice(0, 3).join(', ')}${tracked.length > 3 ? ', …' : ''}), which an ignore line does not untrack`,
+      message: `git tracks ${tracked.length} runtime file(s) of sow (${firstFew(tracked, ', ')}), which an ignore line does not untrack`,
       fix: 'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
     };
   }
@@ -137,7 +137,7 @@ export function mergeConflictsCheck(root: string): Finding {
   ];
   if (unmerged.length === 0) return ok('merge-conflicts', 'no file under .sow/ is left unmerged');
   const records = new Map(conflictRecords(root).map((r) => [r.path, r]));
-  const said = unmerged.slice(0, 3).map((path) => {
+  const said = unmerged.map((path) => {
     const record = records.get(path);
     return record
       ? `${shown(path)}: ${describeConflicts(record.fields)}; it holds this branch's values`
@@ -148,7 +148,7 @@ export function mergeConflictsCheck(root: string): Finding {
   return {
     id: 'merge-conflicts',
     status: 'fail',
-    message: `a merge stopped at ${unmerged.length} file(s) under .sow/: ${said.join('; ')}${unmerged.length > 3 ? '; …' : ''}`,
+    message: `a merge stopped at ${unmerged.length} file(s) under .sow/: ${firstFew(said, '; ')}`,
     fix: records.has(first)
       ? `edit ${firstShown} so each field named holds the value you want, then 'git add ${firstShown}' (and so on for each file), then 'git commit'`
       : `edit ${firstShown} to keep what both sides meant and remove the markers, then 'git add ${firstShown}' (and so on for each file), then 'git commit'`,
