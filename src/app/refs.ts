@@ -330,11 +330,8 @@ export function refInfos(where: Where): RefInfo[] {
 export function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
   if (link === undefined) return refs;
   const ref = refs.find((r) => r.link === link);
-  if (!ref)
-    throw new RefNotFoundError(
-      link,
-      refs.map((r) => r.link),
-    );
+  const known = refs.map((r) => r.link);
+  if (!ref) throw new RefNotFoundError(link, known);
   return [ref];
 }
 

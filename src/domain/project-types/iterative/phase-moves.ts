@@ -218,10 +218,7 @@ export function extendPhase(
       'failed',
       `${id} has used ${p.iterations} iterations; --max must be more than that`,
       `sow iter extend ${id} --max ${p.iterations + 3}`,
-      {
-        phase: id,
-        iterations: p.iterations,
-      },
+      { phase: id, iterations: p.iterations },
     );
   p = settle({ ...p, max, ...(p.status === 'timeout' ? { status: 'in_progress' as const } : {}) });
   return { list: replace(list, p), phase: p };

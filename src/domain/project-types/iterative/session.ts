@@ -26,10 +26,7 @@ export async function requireState(s: TypeSession, allowed: readonly string[], d
     throw new WorkPhaseBlockedError(
       `cannot ${doing} in ${state}: it belongs to ${allowed.join(' or ')}`,
       STATE_HINTS[state] ?? "run 'sow project continue' to see the next step",
-      {
-        state,
-        allowed: [...allowed],
-      },
+      { state, allowed: [...allowed] },
     );
   }
   return project;

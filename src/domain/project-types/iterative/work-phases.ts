@@ -138,13 +138,11 @@ export function withWorkPhases(project: ProjectState, list: readonly WorkPhase[]
   return withPhase(project, EXECUTE, { ...execute, metadata: { ...execute.metadata, [WORK_PHASES_KEY]: stored } });
 }
 
+const idsOf = (list: readonly WorkPhase[]) => list.map((p) => p.id);
+
 export function findPhase(list: readonly WorkPhase[], id: string): WorkPhase {
   const p = list.find((x) => x.id === id);
-  if (!p)
-    throw new WorkPhaseNotFoundError(
-      id,
-      list.map((x) => x.id),
-    );
+  if (!p) throw new WorkPhaseNotFoundError(id, idsOf(list));
   return p;
 }
 
@@ -152,7 +150,7 @@ export const replace = (list: readonly WorkPhase[], next: WorkPhase) => list.map
 
 /** The dependency problem of the list: a phase it comes after that does not exist, or a cycle (named). */
 export function dependencyProblem(list: readonly WorkPhase[]): string | undefined {
-  const ids = new Set(list.map((p) => p.id));
+  const ids = new Set(idsOf(list));
   for (const p of list) {
     const unknown = p.after.find((a) => !ids.has(a));
     if (unknown) return `${p.id} comes after ${unknown}, which is not a work phase`;
@@ -231,7 +229,7 @@ export const outOfIterations = (p: WorkPhase) =>
 
 /** Refuses `phases` metadata (of a review) that names an id that is not a work phase. */
 export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void {
-  const known = list.map((p) => p.id);
+  const known = idsOf(list);
   const named =
     Array.isArray(raw) || typeof raw === 'string'
       ? phasesNamed(raw)
@@ -289,7 +287,7 @@ function dependencyLines(list: readonly WorkPhase[]): string {
   const chain = list.every((p, i) =>
     i === 0 ? p.after.length === 0 : p.after.length === 1 && p.after[0] === list[i - 1]!.id,
   );
-  if (chain) return `${list.map((p) => p.id).join(' → ')}${list.length > 1 ? ' (sequential)' : ''}`;
+  if (chain) return `${idsOf(list).join(' → ')}${list.length > 1 ? ' (sequential)' : ''}`;
   return list
     .map((p) => (p.after.length ? `${p.after.join(', ')} → ${p.id}` : `${p.id} (can start at once)`))
     .join('\n');
