@@ -282,7 +282,8 @@ class Splicer {
     if (!hasEntries(next) && !this.src.slice(indicator, r0).includes('\n')) {
       // One line for one line: only the value's text changes (spacing and comment after it stay).
       const space = r0 === indicator ? ' ' : ''; // `key:` with no value yet
-      const lineEnd = r1 > r0 && this.at.atLineStart(r1) ? this.at.nl : ''; // a block scalar took its line break with it
+      // A block scalar took its line break with it.
+      const lineEnd = r1 > r0 && this.at.atLineStart(r1) ? this.at.nl : '';
       this.edit(this.at.propsStart(place, r0), r1, space + lead + this.inline(next, node, place) + lineEnd);
       return;
     }
