@@ -13,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { journalPath, JournalRefusedError, replayJournal, Transaction } from './transaction.js';
+import { journalPath, JournalRefusedError, replayJournal } from './journal.js';
+import { Transaction } from './transaction.js';
 
 let root: string;
 beforeEach(() => {

@@ -9,7 +9,7 @@ import { allProjectTypes, DEFAULT_TYPE, projectType, typeOfBranch } from '../dom
 import { NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
-import type { PullRequestCapability } from '../domain/project-type.js';
+import type { PhaseDef, PullRequestCapability } from '../domain/project-type.js';
 import { newestEvidence, placeArtifact } from '../domain/project-types/evidence.js';
 import { gh, GH_ARGS, ghJson, repoOfUrl, type GhRun } from '../adapters/gh.js';
 import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
@@ -114,14 +114,19 @@ export function parseIssueNumber(raw: string): number {
 /** gh runs at the root, in the context's environment. */
 const ghAt = (ctx: AppContext, root: string): GhRun => ({ cwd: root, env: ctx.env });
 
+/** The context, the repository's root, its GitHub repository and how gh runs there. */
+async function onGithub(where: Where) {
+  const ctx = contextOf(where);
+  const root = await openRoot(ctx);
+  return { ctx, repo: await githubRepo(root), run: ghAt(ctx, root) };
+}
+
 export async function issueList(
   where: Where,
   opts: { state: 'open' | 'closed' | 'all'; label?: string; limit: number },
 ): Promise<{ repo: string; issues: Issue[] }> {
-  const ctx = contextOf(where);
-  const root = await openRoot(ctx);
-  const repo = await githubRepo(root);
-  const raw = ghJson(ghAt(ctx, root), GH_ARGS.issueList(repo, opts), repo);
+  const { repo, run } = await onGithub(where);
+  const raw = ghJson(run, GH_ARGS.issueList(repo, opts), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of issues', raw);
   return { repo, issues: raw.map(issueOf) };
 }
@@ -131,10 +136,8 @@ async function viewIssue(run: GhRun, repo: string, n: number): Promise<Issue> {
 }
 
 export async function issueShow(where: Where, n: number): Promise<{ repo: string; issue: Issue }> {
-  const ctx = contextOf(where);
-  const root = await openRoot(ctx);
-  const repo = await githubRepo(root);
-  return { repo, issue: await viewIssue(ghAt(ctx, root), repo, n) };
+  const { repo, run } = await onGithub(where);
+  return { repo, issue: await viewIssue(run, repo, n) };
 }
 
 /** The branches GitHub links to the issue (`gh issue develop --list`: a branch name first on each line). */
@@ -169,15 +172,8 @@ export interface IssueCheck {
 }
 
 export async function issueCheck(where: Where, n: number): Promise<IssueCheck> {
-  const ctx = contextOf(where);
-  const root = await openRoot(ctx);
-  const repo = await githubRepo(root);
-  return {
-    repo,
-    issue: n,
-    branches: linkedBranches(ghAt(ctx, root), repo, n),
-    projects: await localProjectsOf(ctx, n),
-  };
+  const { ctx, repo, run } = await onGithub(where);
+  return { repo, issue: n, branches: linkedBranches(run, repo, n), projects: await localProjectsOf(ctx, n) };
 }
 
 /** `Add JWT auth!` → `add-jwt-auth`: lower-case letters, digits and dashes, at most 40 characters. */
@@ -191,6 +187,8 @@ export function slugOf(title: string): string {
 }
 
 const issueFile = (n: number) => `context/issue-${n}.md`;
+/** A phase (of a type) that takes the issue as an input. */
+const takesIssue = (p: PhaseDef) => p.inputs.some((t) => t.name === 'github_issue');
 const issueInputOf = (project: ProjectState): Artifact | undefined =>
   Object.values(project.phases)
     .flatMap((p) => p.inputs)
@@ -233,14 +231,13 @@ export async function newProjectFromIssue(
     opts.type !== undefined
       ? await projectType(opts.type)
       : ((await typeOfBranch(branch)) ?? (await projectType(DEFAULT_TYPE)));
-  if (!type.phases.some((p) => p.inputs.some((t) => t.name === 'github_issue')))
+  if (!type.phases.some(takesIssue)) {
+    const types = (await allProjectTypes()).filter((t) => t.phases.some(takesIssue)).map((t) => t.name);
     throw new UsageError(
       `a ${type.name} project does not start from an issue`,
-      `leave out --issue, or use a type that does (${(await allProjectTypes())
-        .filter((t) => t.phases.some((p) => p.inputs.some((i) => i.name === 'github_issue')))
-        .map((t) => t.name)
-        .join(', ')})`,
+      `leave out --issue, or use a type that does (${types.join(', ')})`,
     );
+  }
   // Without .sow/ here, no project of this checkout can have started from the issue.
   const local = initialised ? await localProjectsOf(ctx, n) : [];
   const elsewhere = [...new Set([...linkedBranches(run, repo, n), ...local.map((p) => p.branch)])].filter(
@@ -263,9 +260,7 @@ export async function newProjectFromIssue(
   await update(ctx, async (uow) => {
     const project = await uow.project();
     // The first enabled phase that takes the issue (planning, or implementation without it).
-    const phase = type.phases.find(
-      (p) => project.phases[p.name]?.enabled && p.inputs.some((t) => t.name === 'github_issue'),
-    )!.name;
+    const phase = type.phases.find((p) => project.phases[p.name]?.enabled && takesIssue(p))!.name;
     uow.tx.write(
       `${PROJECT_DIR}/${issueFile(n)}`,
       `# #${n}: ${issue.title}\n\n${issue.url}\n\n${(issue.body ?? '').trim()}\n`,
@@ -499,5 +494,3 @@ export async function prReady(where: Where): Promise<{ repo: string; number: num
   await recordPullRequest(ctx, { number: pr.number, url: pr.url, draft: false });
   return { repo, number: pr.number, url: pr.url };
 }
-
-export type { NewProjectResult };

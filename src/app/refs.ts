@@ -6,38 +6,25 @@
  * ignored, holds this machine's own refs. The cache keeps which commit each checkout is at and who
  * uses it. The links themselves are ignored by git and rebuilt by `sow refs init`.
  *
- * The committed index comes with the repository, so it is read as a claim: it may name only
- * https:// and ssh:// sources (domain/refs.ts), never a folder of this machine; a local index that
- * is committed is refused; link names are plain names; `.sow/refs/` is a real folder; and a ref's
- * path stays inside its checkout, which stays inside the cache (checked on every use).
+ * The indexes, read as claims, are app/refs-index.ts; this module adds, lists, links and removes
+ * refs, each ref's path confined to its checkout, which stays inside the cache (checked on every
+ * use); app/refs-sync.ts fetches and fast-forwards the checkouts.
  */
-import { contextOf, type AppContext, type Where } from './context.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
-import { InvalidValueError, notOneOf, SowError, StateFileError, UsageError } from '../domain/errors.js';
+import { quoted } from '../domain/display.js';
+import { InvalidValueError, notOneOf, SowError, UsageError } from '../domain/errors.js';
 import { defaultLink, linkProblem, sourceKind, unsharedReason, urlProblem } from '../domain/refs.js';
 import { nearMiss } from '../domain/suggest.js';
-import {
-  confine,
-  existingRealFolder,
-  normalRelative,
-  PathEscapeError,
-  realFolder,
-  repoArea,
-} from '../adapters/confine.js';
-import { pathExists, readFileIfExists } from '../adapters/files.js';
-import { isTracked } from '../adapters/git.js';
+import { confine, normalRelative, PathEscapeError, realFolder, repoArea } from '../adapters/confine.js';
+import { pathExists } from '../adapters/files.js';
 import {
   cacheKey,
   checkoutArea,
   checkoutDir,
   copyFolder,
   ensureClone,
-  fastForward,
-  fetchAndCompare,
-  headOf,
   isGitFolder,
   linkState,
-  localChanges,
   makeLink,
   readCacheIndex,
   removeCheckout,
@@ -45,35 +32,25 @@ import {
   writeCacheIndex,
   type CacheEntry,
   type CacheEnv,
-  type Freshness,
   type LinkState,
 } from '../adapters/refs-cache.js';
 import { Transaction } from '../adapters/transaction.js';
+import { contextOf, type AppContext, type Where } from './context.js';
+import {
+  allRefs,
+  ensureGitignore,
+  existingRefsFolder,
+  readIndexes,
+  REFS_DIR,
+  SEMANTICS,
+  writeIndex,
+  type RefEntry,
+  type Semantic,
+} from './refs-index.js';
 import { openRoot, withWorkspaceLock } from './workspace.js';
-import { quoted } from '../domain/display.js';
 
-export const REFS_DIR = '.sow/refs';
-const COMMITTED = `${REFS_DIR}/index.json`;
-const LOCAL = `${REFS_DIR}/index.local.json`;
-const REFS_GITIGNORE = `# The links are rebuilt from index.json by 'sow refs init'; index.local.json is this machine's own.
-*
-!.gitignore
-!.gitkeep
-!index.json
-`;
-
-export const SEMANTICS = ['knowledge', 'code'] as const;
-export type Semantic = (typeof SEMANTICS)[number];
-
-export interface RefEntry {
-  link: string;
-  source: string;
-  branch?: string;
-  path?: string;
-  description?: string;
-  semantic: Semantic;
-  tags: string[];
-}
+// The prompts of workers take the refs from here.
+export { refsForPrompt, withRefs } from './refs-index.js';
 
 export class RefExistsError extends SowError {
   constructor(link: string, local: boolean) {
@@ -100,20 +77,10 @@ export class RefNotFoundError extends SowError {
   }
 }
 
-/** A committed entry whose source is not a shared remote (a folder of this machine): refused, never copied or linked. */
-export class RefSourceNotSharedError extends SowError {
-  constructor(index: number, link: string, source: string, why: string) {
-    super(
-      'REF_SOURCE_NOT_SHARED',
-      'state',
-      `${COMMITTED}: refs.${index} ('${link}', source '${source}'): ${why}; the committed index names only https:// and ssh:// sources`,
-      `sow copied and linked nothing. To use it on this machine, remove the entry from ${COMMITTED} and run 'sow refs add ${source} --link ${link} --local'; if it came with the repository, it was committed to make sow put it in front of your agents`,
-      { file: COMMITTED, field: `refs.${index}.source`, link, source },
-    );
-  }
-}
-
-/** A git URL whose parts, as git and ssh will read them, could be an option or hold a control character: never handed to git. */
+/**
+ * A git URL whose parts, as git and ssh will read them, could be an option or hold a control character: never handed to
+ * git.
+ */
 export class RefSourceUnsafeError extends SowError {
   constructor(source: string, why: string) {
     super(
@@ -122,19 +89,6 @@ export class RefSourceUnsafeError extends SowError {
       `sow will not hand ${quoted(source)} to git: ${why}`,
       "write the URL as your git host shows it for cloning (e.g. 'https://github.com/owner/repo.git' or 'git@github.com:owner/repo.git')",
       { source },
-    );
-  }
-}
-
-/** The local index committed: it is this machine's own, so one that came with a repository is a claim, not the person's. */
-export class LocalIndexCommittedError extends SowError {
-  constructor() {
-    super(
-      'REF_LOCAL_INDEX_COMMITTED',
-      'state',
-      `${LOCAL} is committed to this repository, but it is this machine's own index and never shared`,
-      `sow copied and linked nothing. If it came with the repository, remove it ('git rm ${LOCAL}') and look at what it names; if it is yours, stop tracking it ('git rm --cached ${LOCAL}')`,
-      { file: LOCAL },
     );
   }
 }
@@ -153,93 +107,11 @@ export class RefPathEscapeError extends SowError {
   }
 }
 
-/** Reads one index strictly: a file sow cannot read is refused, not overwritten. The committed one names only shared sources. */
-function readIndex(root: string, rel: string): RefEntry[] {
-  const text = readFileIfExists(root, rel);
-  if (text === undefined) return [];
-  if (rel === LOCAL && isTracked(root, LOCAL)) throw new LocalIndexCommittedError();
-  let data: unknown;
-  try {
-    data = JSON.parse(text);
-  } catch (err) {
-    throw new StateFileError(rel, `not valid JSON: ${(err as Error).message}`);
-  }
-  const refs = (data as { refs?: unknown })?.refs;
-  if (
-    typeof data !== 'object' ||
-    data === null ||
-    (data as { version?: unknown }).version !== 1 ||
-    !Array.isArray(refs)
-  )
-    throw new StateFileError(rel, 'expected {"version": 1, "refs": [...]}');
-  return refs.map((r, i) => {
-    const e = r as Record<string, unknown>;
-    const str = (k: string, required = false) => {
-      if (e[k] === undefined && !required) return undefined;
-      if (typeof e[k] !== 'string' || e[k] === '')
-        throw new StateFileError(rel, 'expected a non-empty string', `refs.${i}.${k}`);
-      return e[k] as string;
-    };
-    const link = str('link', true)!;
-    const badLink = linkProblem(link);
-    if (badLink)
-      throw new StateFileError(rel, `${quoted(link)} is not a link name: expected ${badLink}`, `refs.${i}.link`);
-    const semantic = e['semantic'] ?? 'knowledge';
-    if (!SEMANTICS.includes(semantic as Semantic))
-      throw new StateFileError(rel, `expected ${SEMANTICS.join(' or ')}`, `refs.${i}.semantic`);
-    const tags = e['tags'] ?? [];
-    if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string'))
-      throw new StateFileError(rel, 'expected a list of strings', `refs.${i}.tags`);
-    const entry: RefEntry = {
-      link,
-      source: str('source', true)!,
-      semantic: semantic as Semantic,
-      tags: tags as string[],
-    };
-    for (const k of ['branch', 'path', 'description'] as const) {
-      const v = str(k);
-      if (v !== undefined) entry[k] = v;
-    }
-    if (rel === COMMITTED) {
-      const why = unsharedReason(entry.source);
-      if (why !== undefined) throw new RefSourceNotSharedError(i, link, entry.source, why);
-    }
-    // Either index: a URL is judged as git will read it before any command hands it to git.
-    const unsafe = sourceKind(entry.source) === 'git' ? urlProblem(entry.source) : undefined;
-    if (unsafe !== undefined)
-      throw new StateFileError(rel, `sow will not hand it to git: ${unsafe}`, `refs.${i}.source`);
-    if (entry.path !== undefined && normalRelative(entry.path) === undefined)
-      throw new StateFileError(
-        rel,
-        `${quoted(entry.path)} is not a path inside the source (relative, without '..')`,
-        `refs.${i}.path`,
-      );
-    return entry;
-  });
-}
-
 /** Whether the absolute path `target` is `base` or inside it. */
 const isInside = (base: string, target: string) => {
   const rel = relative(resolve(base), resolve(target));
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 };
-
-const renderIndex = (refs: readonly RefEntry[]) => `${JSON.stringify({ version: 1, refs }, null, 2)}\n`;
-
-interface Indexes {
-  committed: RefEntry[];
-  local: RefEntry[];
-}
-
-/** Both indexes; `.sow/refs/` must be a real folder (a clone may carry a link there, to make sow link and remove elsewhere). */
-function readIndexes(root: string): Indexes {
-  if (existingRefsFolder(root) === undefined) return { committed: [], local: [] };
-  return { committed: readIndex(root, COMMITTED), local: readIndex(root, LOCAL) };
-}
-const allRefs = (ix: Indexes) => [
-  ...ix.committed.map((r) => ({ ...r, local: false })),
-  ...ix.local.map((r) => ({ ...r, local: true })),
-];
 
 /** Where a ref's files are in the cache: the checkout, or the folder `path` inside it. */
 interface Place {
@@ -254,7 +126,7 @@ interface Place {
  * ref's `path` to its checkout (a link the source carries may not lead out of it) — checked each
  * time, so a link that appeared in the cache since is refused too. Throws RefPathEscapeError.
  */
-function placeOf(ref: RefEntry, env: CacheEnv): Place {
+export function placeOf(ref: RefEntry, env: CacheEnv): Place {
   const folder = sourceKind(ref.source) === 'folder';
   const kind = folder && !isGitFolder(ref.source) ? 'copy' : 'git';
   const key = cacheKey(ref.source, ref.branch ?? null);
@@ -262,7 +134,7 @@ function placeOf(ref: RefEntry, env: CacheEnv): Place {
   return { key, dir, target: targetOf(ref, dir), kind };
 }
 
-function targetOf(ref: RefEntry, dir: string): string {
+export function targetOf(ref: RefEntry, dir: string): string {
   if (!ref.path) return dir;
   try {
     return confine(checkoutArea(dir), ref.path, { source: `ref '${ref.link}'` });
@@ -274,12 +146,11 @@ function targetOf(ref: RefEntry, dir: string): string {
 
 /** `.sow/refs/`, a real folder (made if missing; never a link): links are made and removed only there. */
 const refsFolder = (root: string) => realFolder(repoArea(root), REFS_DIR);
-const existingRefsFolder = (root: string) => existingRealFolder(repoArea(root), REFS_DIR);
 /** `.sow/refs/<link>` (a plain name, checked when the index was read). */
-const linkPath = (root: string, link: string) => join(refsFolder(root), link);
+export const linkPath = (root: string, link: string) => join(refsFolder(root), link);
 
 /** Fills the cache for a ref (clone or copy) and records it; returns where its files are. */
-function materialize(
+export function materialize(
   ctx: AppContext,
   root: string,
   ref: RefEntry,
@@ -317,11 +188,6 @@ function materialize(
   };
   writeCacheIndex(index, ctx.env);
   return { target, sha, cloned };
-}
-
-function ensureGitignore(tx: Transaction, root: string): void {
-  if (readFileIfExists(root, `${REFS_DIR}/.gitignore`) !== REFS_GITIGNORE)
-    tx.write(`${REFS_DIR}/.gitignore`, REFS_GITIGNORE);
 }
 
 export interface AddRefOptions {
@@ -414,8 +280,7 @@ export async function addRef(
     const via = makeLink(linkPath(root, link), m.target);
     const tx = new Transaction(root);
     ensureGitignore(tx, root);
-    if (local) tx.write(LOCAL, renderIndex([...ix.local, ref]));
-    else tx.write(COMMITTED, renderIndex([...ix.committed, ref]));
+    writeIndex(tx, local, [...(local ? ix.local : ix.committed), ref]);
     tx.commit();
     const forcedLocal = whyLocal !== undefined && o.local !== true;
     return {
@@ -442,7 +307,9 @@ export async function listRefs(where: Where): Promise<RefInfo[]> {
   return refInfos({ ...ctx, cwd: await openRoot(ctx) });
 }
 
-/** Each ref of the repository at the root (`where`), whether its link works, and what the cache holds of it; reads only. */
+/**
+ * Each ref of the repository at the root (`where`), whether its link works, and what the cache holds of it; reads only.
+ */
 export function refInfos(where: Where): RefInfo[] {
   const { cwd: root, env } = contextOf(where);
   const refs = allRefs(readIndexes(root));
@@ -460,141 +327,12 @@ export function refInfos(where: Where): RefInfo[] {
   });
 }
 
-function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
+export function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
   if (link === undefined) return refs;
   const ref = refs.find((r) => r.link === link);
-  if (!ref)
-    throw new RefNotFoundError(
-      link,
-      refs.map((r) => r.link),
-    );
+  const known = refs.map((r) => r.link);
+  if (!ref) throw new RefNotFoundError(link, known);
   return [ref];
-}
-
-export type RefStatus = { link: string; kind: 'git' | 'copy'; sha: string | null; fetched_at: string | null } & (
-  Freshness | { state: 'not-cloned' } | { state: 'snapshot' }
-);
-
-/** `sow refs status [<link>]`: fetches each git ref and says how its checkout stands; offline when it cannot. */
-/** Told before each fetch starts and after it ends (a spinner with the link's name, on a terminal). */
-export interface FetchProgress {
-  start(link: string): void;
-  end(): void;
-}
-const noProgress: FetchProgress = { start: () => undefined, end: () => undefined };
-
-async function fetching<T>(progress: FetchProgress, link: string, fn: () => Promise<T>): Promise<T> {
-  progress.start(link);
-  try {
-    return await fn();
-  } finally {
-    progress.end();
-  }
-}
-
-export async function refsStatus(
-  where: Where,
-  link?: string,
-  progress: FetchProgress = noProgress,
-): Promise<RefStatus[]> {
-  const ctx = contextOf(where);
-  const root = await openRoot(ctx);
-  const out: RefStatus[] = [];
-  for (const r of select(allRefs(readIndexes(root)), link)) {
-    const place = placeOf(r, ctx.env);
-    const index = readCacheIndex(ctx.env);
-    const c = index.entries[place.key];
-    const base = { link: r.link, kind: place.kind, sha: c?.sha ?? null, fetched_at: c?.fetched_at ?? null };
-    if (place.kind === 'copy') {
-      out.push({ ...base, state: 'snapshot' });
-      continue;
-    }
-    if (!isGitFolder(place.dir)) {
-      out.push({ ...base, state: 'not-cloned' });
-      continue;
-    }
-    const f = await fetching(progress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
-    if (f.state !== 'offline' && c) {
-      index.entries[place.key] = { ...c, fetched_at: ctx.now() };
-      writeCacheIndex(index, ctx.env);
-    }
-    out.push({ ...base, sha: headOf(place.dir) || base.sha, ...f });
-  }
-  return out;
-}
-
-export interface RefUpdate {
-  link: string;
-  result: 'updated' | 'current' | 'ahead' | 'offline' | 'refused' | 'recopied' | 'cloned';
-  from?: string | null;
-  to?: string | null;
-  why?: string;
-}
-
-/** `sow refs update [<link>]`: fast-forwards each checkout; never discards local changes in the cache. */
-export async function refsUpdate(
-  where: Where,
-  link: string | undefined,
-  progress: boolean,
-  fetchProgress: FetchProgress = noProgress,
-): Promise<RefUpdate[]> {
-  const ctx = contextOf(where);
-  return withWorkspaceLock(ctx, async (root) => {
-    const out: RefUpdate[] = [];
-    for (const r of select(allRefs(readIndexes(root)), link)) {
-      const place = placeOf(r, ctx.env);
-      if (place.kind === 'copy') {
-        copyFolder(place.key, r.source, ctx.env);
-        makeLink(linkPath(root, r.link), targetOf(r, place.dir));
-        out.push({ link: r.link, result: 'recopied' });
-        continue;
-      }
-      if (!isGitFolder(place.dir)) {
-        const m = materialize(ctx, root, r, progress);
-        makeLink(linkPath(root, r.link), m.target);
-        out.push({ link: r.link, result: 'cloned', to: m.sha });
-        continue;
-      }
-      const changes = localChanges(place.dir);
-      const from = headOf(place.dir);
-      if (changes.length) {
-        out.push({
-          link: r.link,
-          result: 'refused',
-          from,
-          why: `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does not discard`,
-        });
-        continue;
-      }
-      const f = await fetching(fetchProgress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
-      if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
-      else if (f.state === 'current') out.push({ link: r.link, result: 'current', from, to: from });
-      else if (f.state === 'ahead')
-        out.push({
-          link: r.link,
-          result: 'ahead',
-          from,
-          to: from,
-          why: `${f.ahead} commit(s) made in the cache that the source does not have; kept`,
-        });
-      else if (f.state === 'diverged' || !fastForward(place.dir))
-        out.push({
-          link: r.link,
-          result: 'refused',
-          from,
-          why: `its checkout and the source have diverged (${f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward'}); sow does not rewrite it`,
-        });
-      else {
-        const to = headOf(place.dir);
-        const index = readCacheIndex(ctx.env);
-        const c = index.entries[place.key];
-        if (c) index.entries[place.key] = { ...c, sha: to, fetched_at: ctx.now() };
-        writeCacheIndex(index, ctx.env);
-        out.push({ link: r.link, result: 'updated', from, to });
-      }
-    }
-    return out;
-  });
 }
 
 export async function removeRef(
@@ -610,8 +348,11 @@ export async function removeRef(
     const key = cacheKey(ref!.source, ref!.branch ?? null);
     removeLink(linkPath(root, link));
     const tx = new Transaction(root);
-    if (ref!.local) tx.write(LOCAL, renderIndex(ix.local.filter((r) => r.link !== link)));
-    else tx.write(COMMITTED, renderIndex(ix.committed.filter((r) => r.link !== link)));
+    writeIndex(
+      tx,
+      ref!.local,
+      (ref!.local ? ix.local : ix.committed).filter((r) => r.link !== link),
+    );
     tx.commit();
     // Other refs of this repository may share the checkout (another --path of the same source).
     const stillHere = allRefs(readIndexes(root)).some((r) => cacheKey(r.source, r.branch ?? null) === key);
@@ -653,37 +394,3 @@ export async function refsInit(
     return out;
   });
 }
-
-/** How many refs there are, for the state card (none when the indexes cannot be read, as refsForPrompt). */
-export function refsCount(root: string): number {
-  try {
-    return allRefs(readIndexes(root)).length;
-  } catch {
-    return 0;
-  }
-}
-
-/** The refs, as the prompts list them for agents (empty without any). */
-export function refsForPrompt(root: string): string {
-  let refs: ReturnType<typeof allRefs>;
-  try {
-    refs = allRefs(readIndexes(root));
-  } catch {
-    return '';
-  }
-  if (refs.length === 0) return '';
-  return [
-    '## References',
-    '',
-    'Read these before you decide how to do something; they are what this team follows and reuses (`sow refs list` shows them, `sow refs init` makes a missing link again):',
-    '',
-    ...refs.map(
-      (r) =>
-        `- \`${REFS_DIR}/${r.link}\` (${r.semantic}${r.tags.length ? `; ${r.tags.join(', ')}` : ''})${r.description ? `: ${r.description}` : ''}`,
-    ),
-    '',
-  ].join('\n');
-}
-
-/** A prompt with the references agents should know about appended (when there are any). */
-export const withRefs = (prompt: string, refs: string) => (refs ? `${prompt.trimEnd()}\n\n${refs}` : prompt);

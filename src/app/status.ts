@@ -23,7 +23,7 @@ import { withCheckStatuses } from './checks.js';
 import { workerNow } from './ownership.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { openRoot, Reader } from './workspace.js';
-import { refsCount, refsForPrompt, withRefs } from './refs.js';
+import { refsCount, refsForPrompt, withRefs } from './refs-index.js';
 
 export interface StatusReport {
   name: string;

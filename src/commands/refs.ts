@@ -7,7 +7,7 @@ import type { CommandDef } from '../model/def.js';
 /** Git's own progress (clones) where a spinner would show: a terminal, not CI, not TERM=dumb. */
 const progress = () => progressAllowed(process.stderr);
 /** A spinner with the link's name while it is fetched (a terminal only; startSpinner decides). */
-async function fetchSpinner(): Promise<import('../app/refs.js').FetchProgress> {
+async function fetchSpinner(): Promise<import('../app/refs-sync.js').FetchProgress> {
   const { startSpinner } = await import('../cli/spinner.js');
   let spinner: { stop(): void } | undefined;
   return { start: (link) => (spinner = startSpinner(`fetching ${link}`)), end: () => spinner?.stop() };
@@ -91,7 +91,7 @@ export const commands: readonly CommandDef[] = [
     args: [{ name: 'link', optional: true, complete: 'ref' }],
     writes: false,
     async run(ctx, { args }) {
-      const { refsStatus } = await import('../app/refs.js');
+      const { refsStatus } = await import('../app/refs-sync.js');
       const list = await refsStatus(ctx.app, args[0] as string | undefined, await fetchSpinner());
       const line = (s: (typeof list)[number]) => {
         switch (s.state) {
@@ -120,7 +120,7 @@ export const commands: readonly CommandDef[] = [
     args: [{ name: 'link', optional: true, complete: 'ref' }],
     writes: true,
     async run(ctx, { args }) {
-      const { refsUpdate } = await import('../app/refs.js');
+      const { refsUpdate } = await import('../app/refs-sync.js');
       const list = await refsUpdate(ctx.app, args[0] as string | undefined, progress(), await fetchSpinner());
       const line = (u: (typeof list)[number]) =>
         u.result === 'updated'

@@ -3,7 +3,8 @@
  * derived from the kind in exactly one place (exitCodeFor), so commands never pick numbers.
  */
 import type { TaskSummary } from './schemas.js';
-import { quoted } from './display.js';
+// A value in quotes, on one line: a value from a file may hold line breaks and escape sequences.
+import { quoted as q } from './display.js';
 import { nearMiss } from './suggest.js';
 
 export type ErrorKind = 'failed' | 'usage' | 'blocked' | 'state' | 'external' | 'timeout' | 'internal' | 'interrupted';
@@ -20,9 +21,7 @@ export const EXIT_CODES: Record<ErrorKind | 'ok', number> = {
   interrupted: 130,
 };
 
-export function exitCodeFor(kind: ErrorKind): number {
-  return EXIT_CODES[kind];
-}
+export const exitCodeFor = (kind: ErrorKind): number => EXIT_CODES[kind];
 
 /** The error half of the `--json` envelope (also what an MCP tool returns for a refusal). */
 export function errorEnvelope(err: SowError): {
@@ -54,9 +53,6 @@ export class SowError extends Error {
   }
 }
 
-/** A value in quotes, on one line: a value from a file may hold line breaks and escape sequences (display.ts). */
-const q = quoted;
-
 export class NotAGitRepositoryError extends SowError {
   constructor(cwd: string) {
     super(
@@ -68,14 +64,14 @@ export class NotAGitRepositoryError extends SowError {
   }
 }
 
+/** The first five branches, quoted, and how many more there are. */
+const someBranches = (branches: readonly string[]) =>
+  branches.slice(0, 5).map(q).join(', ') + (branches.length > 5 ? ` and ${branches.length - 5} more` : '');
+
 export class NotInitializedError extends SowError {
   /** `elsewhere`: local branches that have a project committed (said when sow was used on another branch). */
   constructor(root: string, leftover = false, elsewhere: readonly string[] = []) {
-    const shown =
-      elsewhere
-        .slice(0, 5)
-        .map((b) => q(b))
-        .join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
+    const shown = someBranches(elsewhere);
     super(
       'NOT_INITIALIZED',
       'failed',
@@ -122,11 +118,7 @@ export class NoProjectError extends SowError {
   /** `elsewhere`: the local branches that have a project committed (to check one out). */
   constructor(readonly elsewhere: readonly string[] = []) {
     const start = 'run \'sow project new <name> --description "..."\' to start one';
-    const shown =
-      elsewhere
-        .slice(0, 5)
-        .map((b) => q(b))
-        .join(', ') + (elsewhere.length > 5 ? ` and ${elsewhere.length - 5} more` : '');
+    const shown = someBranches(elsewhere);
     super(
       'NO_PROJECT',
       'failed',
@@ -159,11 +151,11 @@ export class UsageError extends SowError {
   }
 }
 
+/** "; did you mean 'x'?" for a suggestion, else nothing. */
+const meant = (suggestion: string | undefined) => (suggestion ? `; did you mean ${q(suggestion)}?` : '');
+
 /** "; did you mean 'x'?" when `word` is a near miss of one of `candidates`, else nothing. */
-export function didYouMean(word: string, candidates: Iterable<string>): string {
-  const suggestion = nearMiss(word, candidates);
-  return suggestion === undefined ? '' : `; did you mean ${q(suggestion)}?`;
-}
+export const didYouMean = (word: string, candidates: Iterable<string>): string => meant(nearMiss(word, candidates));
 
 /**
  * A word on the command line outside the fixed list sow has for it (a project type, a format, an
@@ -180,7 +172,7 @@ export function notOneOf(what: string, word: string, values: readonly string[], 
  */
 export class InvalidValueError extends SowError {
   constructor(field: string, value: string, expected: string, hint?: string, suggestion?: string) {
-    const near = suggestion === undefined ? '' : `; did you mean ${q(suggestion)}?`;
+    const near = meant(suggestion);
     super(
       'INVALID_VALUE',
       'failed',
@@ -216,10 +208,7 @@ export class DidYouMeanError extends SowError {
       'failed',
       `${where} has no field ${q(name)}; did you mean ${q(suggestion)}?`,
       `use ${q(suggestion)}; to mean a metadata key of that very name, write 'metadata.${name}'`,
-      {
-        field: name,
-        suggestion,
-      },
+      { field: name, suggestion },
     );
   }
 }
@@ -280,12 +269,8 @@ export class DependencyCycleError extends SowError {
 
 export class TaskIdTakenError extends SowError {
   constructor(id: string) {
-    super(
-      'TASK_ID_TAKEN',
-      'failed',
-      `task id ${q(id)} is already used`,
-      "omit --id to take the next free id, or run 'sow task list'",
-    );
+    const hint = "omit --id to take the next free id, or run 'sow task list'";
+    super('TASK_ID_TAKEN', 'failed', `task id ${q(id)} is already used`, hint);
   }
 }
 
@@ -302,10 +287,8 @@ export class PhaseNotFoundError extends SowError {
 
 export class WrongPhaseError extends SowError {
   constructor(key: string, owner: string, phase: string) {
-    super('WRONG_PHASE', 'failed', `${q(key)} belongs to the ${owner} phase, not ${phase}`, `pass --phase ${owner}`, {
-      field: key,
-      phase: owner,
-    });
+    const message = `${q(key)} belongs to the ${owner} phase, not ${phase}`;
+    super('WRONG_PHASE', 'failed', message, `pass --phase ${owner}`, { field: key, phase: owner });
   }
 }
 
@@ -321,7 +304,7 @@ export class UnknownArtifactTypeError extends SowError {
     super(
       'UNKNOWN_ARTIFACT_TYPE',
       'failed',
-      `${q(type)} is not an artifact type of ${where}${suggestion ? `; did you mean ${q(suggestion)}?` : ''}`,
+      `${q(type)} is not an artifact type of ${where}${meant(suggestion)}`,
       valid.length ? `valid types: ${valid.join(', ')}` : `no artifact goes in ${where}`,
     );
   }
@@ -496,12 +479,8 @@ export class ExternalToolError extends SowError {
 
 export class ConfirmationRequiredError extends SowError {
   constructor(action: string, flag: string) {
-    super(
-      'CONFIRMATION_REQUIRED',
-      'usage',
-      `${action} needs confirmation, and there is no terminal to ask on`,
-      `pass ${flag} to confirm`,
-    );
+    const message = `${action} needs confirmation, and there is no terminal to ask on`;
+    super('CONFIRMATION_REQUIRED', 'usage', message, `pass ${flag} to confirm`);
   }
 }
 

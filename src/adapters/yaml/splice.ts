@@ -4,7 +4,7 @@
  * anchors and aliases, flow style, block scalars, comments, blank lines. yaml's own
  * `Document.toString()` reformats every node, so this works on the source text instead, guided by
  * the parsed document (each node knows where it stands) and its concrete syntax tree (where each
- * `:`, `-`, anchor, tag and comment stands).
+ * `:`, `-`, anchor, tag and comment stands; layout.ts reads both).
  *
  * A node whose value did not change is not touched. A changed scalar is rewritten in place, in
  * the quoting the person used where it can hold the new value; a map or list that gained or lost
@@ -19,31 +19,14 @@
 import type { Alias, CST, Document, Node, Pair, Scalar } from 'yaml';
 import { plainData, sameData } from './data.js';
 import { emitScalar, emitString, emitYaml, quoteString } from './emit.js';
+import { Layout, Unspliceable, type Place } from './layout.js';
 
 type YamlModule = typeof import('yaml');
-
-/** A shape this module does not handle: the caller writes the file another way. */
-class Unspliceable extends Error {}
 
 interface Edit {
   from: number;
   to: number;
   text: string;
-}
-
-/** Where a CST token stands: the collection item that holds it and the collection (or document). */
-interface Slot {
-  item: CST.CollectionItem;
-  parent: CST.Token;
-}
-
-/** How a value sits in its parent, which decides how it is written. */
-interface Place {
-  kind: 'map-value' | 'seq-item' | 'flow' | 'root';
-  /** The CST item holding the value (its `:` or `-`, its props, comments before it). */
-  item?: CST.CollectionItem;
-  /** The column of the key (map value) or of the `-` (list item): a block value goes two further in. */
-  column: number;
 }
 
 const isRecord = (x: unknown): x is Record<string, unknown> =>
@@ -72,8 +55,7 @@ export function spliceYaml(
 
 class Splicer {
   private readonly edits: Edit[] = [];
-  private readonly slots = new Map<CST.Token, Slot>();
-  private readonly nl: string;
+  private readonly at: Layout;
   /** Anchored nodes whose value changed (what they hold now) or that are gone (undefined). */
   private readonly anchorFate = new Map<Node, { value: unknown } | undefined>();
   /** Aliases the walk reached, with the value their place holds now. */
@@ -86,11 +68,7 @@ class Splicer {
     private readonly doc: Document,
     private readonly src: string,
   ) {
-    this.nl = src.includes('\r\n') ? '\r\n' : '\n';
-    const root = doc.contents as Node | null;
-    const rootToken = root && (root as { srcToken?: CST.Token }).srcToken;
-    if (!rootToken) throw new Unspliceable();
-    this.index(rootToken, { item: { start: [] }, parent: { type: 'document', offset: 0, start: [] } });
+    this.at = new Layout(yaml, doc, src);
   }
 
   run(old: unknown, next: unknown): string {
@@ -99,109 +77,6 @@ class Splicer {
     this.sync(root, old, next, { kind: 'root', column: -2 });
     this.settleAliases();
     return this.apply();
-  }
-
-  // --- the concrete syntax tree -------------------------------------------------------------
-
-  private index(token: CST.Token, slot: Slot): void {
-    this.slots.set(token, slot);
-    if (token.type !== 'block-map' && token.type !== 'block-seq' && token.type !== 'flow-collection') return;
-    for (const item of token.items) {
-      if (item.key) this.index(item.key, { item, parent: token });
-      if (item.value) this.index(item.value, { item, parent: token });
-    }
-  }
-
-  private slotOf(node: Node | Pair | null | undefined): Slot | undefined {
-    if (!node) return undefined;
-    if (this.yaml.isPair(node)) return this.slotOf(node.key as Node);
-    const token = (node as { srcToken?: CST.Token }).srcToken;
-    return token ? this.slots.get(token) : undefined;
-  }
-
-  /** Where the value `node` (of `pair`, when in a map) sits. */
-  private placeOf(node: Node | null, pair?: Pair): Place {
-    const slot = this.slotOf(pair ?? node);
-    if (!slot) throw new Unspliceable();
-    const { item, parent } = slot;
-    switch (parent.type) {
-      case 'block-map':
-        return { kind: 'map-value', item, column: this.column(this.keyStart(item, pair)) };
-      case 'block-seq': {
-        const dash = item.start.find((t) => t.type === 'seq-item-ind');
-        if (!dash) throw new Unspliceable();
-        return { kind: 'seq-item', item, column: this.column(dash.offset) };
-      }
-      case 'flow-collection':
-        return { kind: 'flow', item, column: 0 };
-      default:
-        return { kind: 'root', column: -2 };
-    }
-  }
-
-  private keyStart(item: CST.CollectionItem, pair?: Pair): number {
-    const key = pair?.key as Node | undefined;
-    if (key?.range) return key.range[0];
-    if (item.key) return item.key.offset;
-    throw new Unspliceable();
-  }
-
-  /** Where an item starts: its `-`, its props or its key (not the comments and commas before it). */
-  private itemStart(node: Node | Pair): number {
-    const slot = this.slotOf(node);
-    const first = slot?.item.start.find(
-      (t) => t.type !== 'space' && t.type !== 'newline' && t.type !== 'comment' && t.type !== 'comma',
-    );
-    if (first) return first.offset;
-    const at = this.yaml.isPair(node) ? (node.key as Node | null)?.range?.[0] : node.range?.[0];
-    if (at === undefined) throw new Unspliceable();
-    return at;
-  }
-
-  /** Where an item's value ends (before a comment after it). */
-  private itemEnd(node: Node | Pair): number {
-    if (this.yaml.isPair(node)) {
-      const value = node.value as Node | null;
-      const key = node.key as Node | null;
-      const end = value?.range?.[1] ?? key?.range?.[1];
-      if (end === undefined) throw new Unspliceable();
-      return Math.max(end, key?.range?.[1] ?? 0);
-    }
-    if (!node.range) throw new Unspliceable();
-    return node.range[1];
-  }
-
-  // --- text positions -----------------------------------------------------------------------
-
-  private lineStart(pos: number): number {
-    return this.src.lastIndexOf('\n', pos - 1) + 1;
-  }
-
-  private column(pos: number): number {
-    return pos - this.lineStart(pos);
-  }
-
-  private atLineStart(pos: number): boolean {
-    return pos === 0 || this.src[pos - 1] === '\n';
-  }
-
-  /** Only spaces between the start of `pos`'s line and `pos`. */
-  private firstOnLine(pos: number): boolean {
-    return /^[ \t]*$/.test(this.src.slice(this.lineStart(pos), pos));
-  }
-
-  /** Past the rest of `pos`'s line when only spaces and a comment follow, newline included; else pos. */
-  private restOfLine(pos: number): number {
-    if (this.atLineStart(pos)) return pos;
-    const m = /^[ \t]*(?:#[^\r\n]*)?(?:\r?\n|$)/.exec(this.src.slice(pos));
-    return m ? pos + m[0].length : pos;
-  }
-
-  /** The comment after `pos` on its line, and where it ends (before the newline), if only spaces come between. */
-  private commentAfter(pos: number): { text: string; end: number } | undefined {
-    if (this.atLineStart(pos)) return undefined;
-    const m = /^[ \t]+(#[^\r\n]*)/.exec(this.src.slice(pos));
-    return m ? { text: m[1]!, end: pos + m[0].length } : undefined;
   }
 
   // --- the walk -----------------------------------------------------------------------------
@@ -249,7 +124,7 @@ class Splicer {
     const added = Object.keys(next).filter((k) => next[k] !== undefined && !keys.includes(k));
     if (!kept.includes(true)) return this.replace(node, next, place);
     this.record(node, next);
-    const flow = this.isFlow(node);
+    const flow = this.at.isFlow(node);
     node.items.forEach((pair, i) => {
       if (!kept[i]) return;
       const key = keys[i]!;
@@ -257,10 +132,10 @@ class Splicer {
       if (value === null) {
         // `{x, y}`: a key without a value (null); a value now comes after it.
         if (next[key] !== null)
-          this.edit(this.itemEnd(pair), this.itemEnd(pair), `: ${this.inline(next[key], undefined)}`);
+          this.edit(this.at.itemEnd(pair), this.at.itemEnd(pair), `: ${this.inline(next[key], undefined)}`);
         return;
       }
-      this.sync(value, old[key], next[key], this.placeOf(value, pair));
+      this.sync(value, old[key], next[key], this.at.placeOf(value, pair));
     });
     this.removeRuns(node.items, kept, flow);
     if (added.length) {
@@ -268,14 +143,17 @@ class Splicer {
       const last = node.items.length - 1;
       if (flow) {
         this.edit(
-          this.itemEnd(node.items[last]!),
-          this.itemEnd(node.items[last]!),
+          this.at.itemEnd(node.items[last]!),
+          this.at.itemEnd(node.items[last]!),
           added.map((k) => `, ${emitString(k)}: ${this.inline(next[k], undefined)}`).join(''),
         );
       } else {
         this.insertLines(
-          this.restOfLine(this.itemEnd(node.items[last]!)),
-          emitYaml(entries, ' '.repeat(this.column(this.keyStart(this.slotOf(node.items[0]!)!.item, node.items[0])))),
+          this.at.restOfLine(this.at.itemEnd(node.items[last]!)),
+          emitYaml(
+            entries,
+            ' '.repeat(this.at.column(this.at.keyStart(this.at.slotOf(node.items[0]!)!.item, node.items[0]))),
+          ),
         );
       }
     }
@@ -300,10 +178,10 @@ class Splicer {
     const kept = items.map((_, i) => i < front + paired || i >= n - back);
     if (!kept.includes(true)) return this.replace(node, next, place);
     this.record(node, next);
-    const flow = this.isFlow(node);
+    const flow = this.at.isFlow(node);
     for (let k = 0; k < paired; k++) {
       const i = front + k;
-      this.sync(items[i]!, old[i], next[i], this.placeOf(items[i]!));
+      this.sync(items[i]!, old[i], next[i], this.at.placeOf(items[i]!));
     }
     this.removeRuns(items, kept, flow);
     const insert = next.slice(front + paired, m - back);
@@ -312,34 +190,35 @@ class Splicer {
     if (flow) {
       if (after >= 0)
         this.edit(
-          this.itemEnd(items[after]!),
-          this.itemEnd(items[after]!),
+          this.at.itemEnd(items[after]!),
+          this.at.itemEnd(items[after]!),
           insert.map((v) => `, ${this.inline(v, undefined)}`).join(''),
         );
       else
         this.edit(
-          this.itemStart(items[0]!),
-          this.itemStart(items[0]!),
+          this.at.itemStart(items[0]!),
+          this.at.itemStart(items[0]!),
           insert.map((v) => `${this.inline(v, undefined)}, `).join(''),
         );
       return;
     }
     // New items line up under the first `-` (which may stand after another one: `- - a`).
-    const dash = this.itemStart(items[0]!);
-    const text = emitYaml(insert, ' '.repeat(this.column(dash)));
-    if (after >= 0) this.insertLines(this.restOfLine(this.itemEnd(items[after]!)), text);
-    else if (this.firstOnLine(dash))
-      this.edit(this.lineStart(dash), this.lineStart(dash), text.replaceAll('\n', this.nl));
-    else this.edit(dash, dash, text.slice(this.column(dash)).replaceAll('\n', this.nl) + ' '.repeat(this.column(dash))); // `- - a`: `- - new` then `  - a`
+    const dash = this.at.itemStart(items[0]!);
+    const text = emitYaml(insert, ' '.repeat(this.at.column(dash)));
+    if (after >= 0) this.insertLines(this.at.restOfLine(this.at.itemEnd(items[after]!)), text);
+    else if (this.at.firstOnLine(dash))
+      this.edit(this.at.lineStart(dash), this.at.lineStart(dash), text.replaceAll('\n', this.at.nl));
+    else
+      this.edit(
+        dash,
+        dash,
+        text.slice(this.at.column(dash)).replaceAll('\n', this.at.nl) + ' '.repeat(this.at.column(dash)),
+      ); // `- - a`: `- - new` then `  - a`
   }
 
   /** Whether an item keeps its text as it is (an alias: only if its anchor keeps its value too). */
   private unchanged(node: Node, old: unknown, next: unknown): boolean {
     return !this.yaml.isAlias(node) && sameData(old, next);
-  }
-
-  private isFlow(node: Node): boolean {
-    return (node as { srcToken?: CST.Token }).srcToken?.type === 'flow-collection';
   }
 
   /** Removes the items not kept, a run of neighbours at a time. */
@@ -352,13 +231,14 @@ class Splicer {
       let to: number;
       if (flow) {
         // `, item` after a neighbour, or `item, ` before the next one.
-        if (a > 0) [from, to] = [this.itemEnd(items[a - 1]!), this.itemEnd(items[b]!)];
-        else [from, to] = [this.itemStart(items[a]!), this.itemStart(items[b + 1]!)];
+        if (a > 0) [from, to] = [this.at.itemEnd(items[a - 1]!), this.at.itemEnd(items[b]!)];
+        else [from, to] = [this.at.itemStart(items[a]!), this.at.itemStart(items[b + 1]!)];
       } else {
-        const start = this.itemStart(items[a]!);
-        if (this.firstOnLine(start)) [from, to] = [this.lineStart(start), this.restOfLine(this.itemEnd(items[b]!))];
+        const start = this.at.itemStart(items[a]!);
+        if (this.at.firstOnLine(start))
+          [from, to] = [this.at.lineStart(start), this.at.restOfLine(this.at.itemEnd(items[b]!))];
         else if (b + 1 < items.length)
-          [from, to] = [start, this.itemStart(items[b + 1]!)]; // `- a: 1` with a gone: `- b: 2`
+          [from, to] = [start, this.at.itemStart(items[b + 1]!)]; // `- a: 1` with a gone: `- b: 2`
         else throw new Unspliceable();
       }
       for (let i = a; i <= b; i++) this.forget(items[i]!);
@@ -368,10 +248,10 @@ class Splicer {
   }
 
   private insertLines(at: number, text: string): void {
-    let lines = text.replaceAll('\n', this.nl);
-    if (at > 0 && !this.atLineStart(at)) {
+    let lines = text.replaceAll('\n', this.at.nl);
+    if (at > 0 && !this.at.atLineStart(at)) {
       if (at !== this.src.length) throw new Unspliceable();
-      lines = this.nl + lines.slice(0, -this.nl.length); // the file ends without a newline; so does the new text
+      lines = this.at.nl + lines.slice(0, -this.at.nl.length); // the file ends without a newline; so does the new text
     }
     this.edit(at, at, lines);
   }
@@ -386,84 +266,54 @@ class Splicer {
     // what the value is); a YAML tag (!!set, !!binary, !!str …) goes: the new value is plain data.
     const props: string[] = [];
     if (node.anchor) props.push(`&${node.anchor}`);
-    const tag = this.tagToken(place);
+    const tag = this.at.tagToken(place);
     if (tag && node.tag && !node.tag.startsWith(YAML_TAG)) props.push(tag.source);
     if (node.anchor) this.anchorFate.set(node, { value: next });
     const lead = props.length ? `${props.join(' ')} ` : '';
 
     // In a flow collection, and where a person wrote a flow collection with entries, a new
     // collection is a flow one too; `{}` and `[]` that fill up become blocks, as sow writes them.
-    const wasFlow = flowLike || (this.isFlow(node) && (node as Node & { items: unknown[] }).items.length > 0);
+    const wasFlow = flowLike || (this.at.isFlow(node) && (node as Node & { items: unknown[] }).items.length > 0);
     if (place.kind === 'flow' || wasFlow) {
-      this.edit(this.propsStart(place, r0), r1, lead + this.inline(next, node));
+      this.edit(this.at.propsStart(place, r0), r1, lead + this.inline(next, node));
       return;
     }
-    const indicator = this.indicatorEnd(place);
+    const indicator = this.at.indicatorEnd(place);
     if (!hasEntries(next) && !this.src.slice(indicator, r0).includes('\n')) {
       // One line for one line: only the value's text changes (spacing and comment after it stay).
       const space = r0 === indicator ? ' ' : ''; // `key:` with no value yet
-      const lineEnd = r1 > r0 && this.atLineStart(r1) ? this.nl : ''; // a block scalar took its line break with it
-      this.edit(this.propsStart(place, r0), r1, space + lead + this.inline(next, node, place) + lineEnd);
+      // A block scalar took its line break with it.
+      const lineEnd = r1 > r0 && this.at.atLineStart(r1) ? this.at.nl : '';
+      this.edit(this.at.propsStart(place, r0), r1, space + lead + this.inline(next, node, place) + lineEnd);
       return;
     }
     // What stood between the indicator and the value (props, comments, line breaks) and the
     // comment after a one-line value are written again; the rest of the zone is the value.
-    const comments = this.commentsBetween(place, indicator, r0);
+    const comments = this.at.commentsBetween(place, indicator, r0);
     let end = r1;
-    const after = this.commentAfter(r1);
+    const after = this.at.commentAfter(r1);
     if (after) {
       comments.push(after.text);
       end = after.end;
     }
-    const endsLine = this.atLineStart(end) && end > indicator; // the old value took its lines whole
+    const endsLine = this.at.atLineStart(end) && end > indicator; // the old value took its lines whole
     const note = comments.join(' ');
     let text: string;
     if (!hasEntries(next)) {
       text = ` ${[lead + this.inline(next, node, place), note].filter(Boolean).join(' ')}`;
-      if (endsLine && !text.endsWith('\n')) text += this.nl;
+      if (endsLine && !text.endsWith('\n')) text += this.at.nl;
     } else {
       const indent = ' '.repeat(place.column + 2);
-      const block = emitYaml(next as Record<string, unknown>, indent).replaceAll('\n', this.nl);
+      const block = emitYaml(next as Record<string, unknown>, indent).replaceAll('\n', this.at.nl);
       const head = [lead.trimEnd(), note].filter(Boolean).join(' ');
       if (place.kind === 'seq-item' && isRecord(next) && !head) {
         text = ` ${block.slice(indent.length)}`; // `- key: value`, the rest of the map beneath
       } else {
-        text = (head ? ` ${head}` : '') + this.nl + block;
+        text = (head ? ` ${head}` : '') + this.at.nl + block;
       }
-      if (!endsLine) text = text.slice(0, -this.nl.length);
+      if (!endsLine) text = text.slice(0, -this.at.nl.length);
     }
     this.edit(indicator, end, text);
-  }
-
-  /** The end of the `:` of a map value or the `-` of a list item. */
-  private indicatorEnd(place: Place): number {
-    const tokens = place.kind === 'map-value' ? place.item?.sep : place.item?.start;
-    const type = place.kind === 'map-value' ? 'map-value-ind' : 'seq-item-ind';
-    const ind = tokens?.find((t) => t.type === type);
-    if (!ind) throw new Unspliceable();
-    return ind.offset + ind.source.length;
-  }
-
-  /** The value's props and comments: in `sep` after a key, in `start` for a list item. */
-  private propTokens(place: Place): CST.SourceToken[] {
-    const item = place.item;
-    if (!item) return [];
-    return (item.key !== undefined || item.sep ? item.sep : item.start) ?? [];
-  }
-
-  private tagToken(place: Place): CST.SourceToken | undefined {
-    return this.propTokens(place).find((t) => t.type === 'tag');
-  }
-
-  private propsStart(place: Place, r0: number): number {
-    const first = this.propTokens(place).find((t) => t.type === 'anchor' || t.type === 'tag');
-    return first && first.offset < r0 ? first.offset : r0;
-  }
-
-  private commentsBetween(place: Place, from: number, to: number): string[] {
-    return this.propTokens(place)
-      .filter((t) => t.type === 'comment' && t.offset >= from && t.offset < to)
-      .map((t) => t.source);
   }
 
   /** `value` on one line: a scalar (in the quoting `was` used, where it can), `{}`/`[]`, or a flow collection. */
@@ -506,7 +356,7 @@ class Splicer {
   private forget(node: Node | Pair): void {
     const yaml = this.yaml;
     const range = yaml.isPair(node)
-      ? [(node.key as Node | null)?.range?.[0], this.itemEnd(node)]
+      ? [(node.key as Node | null)?.range?.[0], this.at.itemEnd(node)]
       : [node.range?.[0], node.range?.[1]];
     if (range[0] !== undefined && range[1] !== undefined) this.cleared.push([range[0], range[1]]);
     const gone = (n: unknown) => {
@@ -557,7 +407,7 @@ class Splicer {
       const wanted = reached ? this.aliasesReached.get(alias) : this.oldValue(anchor);
       if (fate && sameData(fate.value, wanted)) continue;
       // Written out in the style of the value it stood for.
-      this.replace(alias, wanted, this.placeOf(alias, this.pairHolding(alias)), this.isFlow(anchor));
+      this.replace(alias, wanted, this.at.placeOf(alias, this.pairHolding(alias)), this.at.isFlow(anchor));
     }
   }
 

@@ -3,8 +3,12 @@
  * the archive keeps of a completed project beside its documents (with `phase: complete`), so that
  * the export still answers once the project's folder is gone.
  */
+import { quoted } from '../../display.js';
+import { SowError } from '../../errors.js';
 import type { ProjectState } from '../../schemas.js';
+import type { TypeCommandContext, TypeCommandDef } from '../../type-commands.js';
 import { domainOf } from './documents.js';
+import { str } from './session.js';
 import { currentPhase, workPhasesOf } from './work-phases.js';
 
 /** spec 002's state.json phase names, by state; a completed project is `complete`. */
@@ -57,4 +61,103 @@ export function exportedState(
       ]),
     ),
   };
+}
+
+/** `sow iter export`. */
+export const exportState: TypeCommandDef = {
+  name: 'export',
+  writes: false,
+  description:
+    "The project as the iterative-work format's state.json (task, slug, phase, current_phase, phases…), for other tools; a completed project from its archive",
+  options: [
+    {
+      flags: '--name <name>',
+      description: 'a completed (archived) project of this name, instead of the project on this branch',
+    },
+  ],
+  help: 'Without --name: the project on this branch, or, when there is none, the one this branch completed (from .sow/knowledge/).',
+  async run(ctx, _args, opts) {
+    const name = str(opts, 'name');
+    if (name === undefined) {
+      try {
+        return await ctx.read(async (s) => {
+          const state = exportedState(await s.project(), (rel) => s.readFile(rel));
+          return { data: state, text: JSON.stringify(state, null, 2) };
+        });
+      } catch (err) {
+        // Completed here: the archive answers for it.
+        if (!(err instanceof SowError) || err.code !== 'NO_PROJECT') throw err;
+      }
+    }
+    const state = await archivedState(ctx, name);
+    return { data: state, text: JSON.stringify(state, null, 2) };
+  },
+};
+
+/**
+ * The state.json the archive kept of a completed project: the newest one named `name`, else the
+ * newest this branch completed. The index is committed, so its values are claims: only a file it
+ * lists under its own folder of .sow/knowledge/iterative/ is read, and that must be a JSON object.
+ */
+async function archivedState(ctx: TypeCommandContext, name: string | undefined): Promise<Record<string, unknown>> {
+  const k = await ctx.knowledge();
+  const archived = k.entries.filter(
+    (e) => e['type'] === 'iterative' && typeof e['name'] === 'string' && typeof e['path'] === 'string',
+  );
+  // The newest wins: a name (or a branch) used again archived a later project.
+  const entry = [...archived]
+    .reverse()
+    .find((e) => (name !== undefined ? e['name'] === name : k.branch !== undefined && e['branch'] === k.branch));
+  const names = [...new Set(archived.map((e) => String(e['name'])))];
+  if (!entry) {
+    const listed = names.length
+      ? `the archived ones: ${names.map((n) => quoted(n)).join(', ')} ('sow iter export --name <name>')`
+      : 'none is archived in .sow/knowledge/';
+    if (name !== undefined)
+      throw new SowError(
+        'ARCHIVE_NOT_FOUND',
+        'failed',
+        `no completed iterative project named ${quoted(name)} is archived here`,
+        listed,
+        { name },
+      );
+    throw new SowError(
+      'NO_PROJECT',
+      'failed',
+      `there is no project on this branch, and none it completed is archived`,
+      `${listed}; or start one: 'sow project new <name> --type iterative'`,
+    );
+  }
+  const dir = String(entry['path']);
+  const recorded = entry['files'];
+  const files = Array.isArray(recorded) ? recorded.filter((f): f is string => typeof f === 'string') : [];
+  const rel =
+    dir.startsWith(`${ARCHIVE_ROOT}/`) && !dir.split('/').includes('..')
+      ? files.find((f) => f.startsWith(`${dir}/`) && /^state(-\d+)?\.json$/.test(f.slice(dir.length + 1)))
+      : undefined;
+  const text = rel === undefined ? undefined : k.readFile(rel);
+  if (text === undefined) {
+    throw new SowError(
+      'ARCHIVED_STATE_MISSING',
+      'failed',
+      `${quoted(String(entry['name']))} was archived in ${dir} without its state (an older sow kept only its documents)`,
+      `its documents are there; the index entry in .sow/knowledge/index.yaml lists its phases`,
+      { path: dir },
+    );
+  }
+  let state: unknown;
+  try {
+    state = JSON.parse(text);
+  } catch {
+    state = undefined;
+  }
+  if (typeof state !== 'object' || state === null || Array.isArray(state))
+    throw new SowError(
+      'ARCHIVED_STATE_INVALID',
+      'state',
+      `${rel}: is not a JSON object`,
+      `restore it ('git checkout -- ${rel}')`,
+      { file: rel },
+    );
+  return state as Record<string, unknown>;
 }

@@ -1,21 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { SowError } from '../../errors.js';
+import { blockPhase, extendPhase, logIteration, saysNothingLeft, unblockPhase, verifyPhase } from './phase-moves.js';
 import {
-  blockPhase,
   checkPhasesNamed,
   currentPhase,
   dependencyProblem,
-  extendPhase,
   lastIteration,
-  logIteration,
   nextStep,
   parseProgress,
   planGaps,
   renderPlan,
   reopenPhases,
-  saysNothingLeft,
-  unblockPhase,
-  verifyPhase,
   WorkPhaseNotFoundError,
   workPhasesProblem,
   type WorkPhase,

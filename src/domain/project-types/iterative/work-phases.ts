@@ -8,10 +8,10 @@
  *   plus blocked (with a note) and timeout (the maximum used without finishing).
  *
  * They live in the execute phase's metadata (`work_phases`), which only the `sow iter` commands
- * change; plan.md is rendered from them, never read back.
+ * change; plan.md is rendered from them, never read back. The moves themselves are phase-moves.ts.
  */
 import { PROJECT_DIR } from '../../artifacts.js';
-import { SowError, UsageError } from '../../errors.js';
+import { SowError } from '../../errors.js';
 import { relativeInside } from '../../paths.js';
 import { nearMiss } from '../../suggest.js';
 import { findCycle } from '../../tasks.js';
@@ -79,22 +79,6 @@ export class WorkPhaseBlockedError extends SowError {
   }
 }
 
-/** A verification that would pass a phase whose output file was never written (exit 3). */
-export class WorkPhaseOutputMissingError extends SowError {
-  constructor(p: WorkPhase) {
-    const file = `${PROJECT_DIR}/${p.output}`;
-    super(
-      'WORK_PHASE_OUTPUT_MISSING',
-      'blocked',
-      p.output ? `cannot pass ${p.id}: its output ${file} does not exist` : `cannot pass ${p.id}: it names no output`,
-      p.output
-        ? `write ${file} (what the criteria are checked against), then 'sow iter verify ${p.id} --pass'; if the output is another file, 'sow iter phase set ${p.id} output <path>'`
-        : `name it: 'sow iter phase set ${p.id} output outputs/<file>.md', write it, then 'sow iter verify ${p.id} --pass'`,
-      { phase: p.id, output: p.output ? file : null },
-    );
-  }
-}
-
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const STATUSES: ReadonlySet<string> = new Set(WORK_STATUSES);
 
@@ -154,13 +138,11 @@ export function withWorkPhases(project: ProjectState, list: readonly WorkPhase[]
   return withPhase(project, EXECUTE, { ...execute, metadata: { ...execute.metadata, [WORK_PHASES_KEY]: stored } });
 }
 
+const idsOf = (list: readonly WorkPhase[]) => list.map((p) => p.id);
+
 export function findPhase(list: readonly WorkPhase[], id: string): WorkPhase {
   const p = list.find((x) => x.id === id);
-  if (!p)
-    throw new WorkPhaseNotFoundError(
-      id,
-      list.map((x) => x.id),
-    );
+  if (!p) throw new WorkPhaseNotFoundError(id, idsOf(list));
   return p;
 }
 
@@ -168,7 +150,7 @@ export const replace = (list: readonly WorkPhase[], next: WorkPhase) => list.map
 
 /** The dependency problem of the list: a phase it comes after that does not exist, or a cycle (named). */
 export function dependencyProblem(list: readonly WorkPhase[]): string | undefined {
-  const ids = new Set(list.map((p) => p.id));
+  const ids = new Set(idsOf(list));
   for (const p of list) {
     const unknown = p.after.find((a) => !ids.has(a));
     if (unknown) return `${p.id} comes after ${unknown}, which is not a work phase`;
@@ -222,243 +204,6 @@ export function nextStep(p: WorkPhase): string {
   return `iteration ${p.iterations + 1}`;
 }
 
-const NONE = /^(none|nothing|n\/a|-)\.?$/i;
-export const saysNothingLeft = (remaining: string) => NONE.test(remaining.trim());
-
-export interface LogInput {
-  did: string;
-  remaining: string;
-  blockers?: string;
-  signal: boolean;
-}
-
-export interface LogResult {
-  list: WorkPhase[];
-  phase: WorkPhase;
-  /** The work iteration the entry belongs to (for a confirmation, the one it confirms). */
-  iteration: number;
-  /** The confirmation's number, when the entry was one. */
-  confirmation?: number;
-  entry: string;
-  /** What happened to the phase, in a sentence. */
-  outcome: string;
-}
-
-/** Refuses a move on a phase whose status does not allow it, saying what does. */
-function refuseFor(p: WorkPhase, doing: string): never {
-  const why: Record<WorkStatus, [string, string]> = {
-    pending: [`${p.id} has not started`, `log its first iteration: 'sow iter log ${p.id} --did … --remaining …'`],
-    in_progress: [
-      `${p.id} is in progress`,
-      `log iterations until nothing remains: 'sow iter log ${p.id} --did … --remaining None --signal'`,
-    ],
-    confirming: [
-      `${p.id} is confirming`,
-      `run one more iteration that checks nothing is left: 'sow iter log ${p.id} --did … --remaining None'`,
-    ],
-    verifying: [
-      `${p.id} is verifying`,
-      `review its output against the criteria: 'sow iter verify ${p.id} --pass' or 'sow iter verify ${p.id} --fail --note "<what is wrong>"'`,
-    ],
-    done: [`${p.id} is done`, "more work needs a new phase ('sow iter phase add'), or a failed review that reopens it"],
-    blocked: [
-      `${p.id} is blocked${p.note ? ` (${p.note})` : ''}`,
-      `resolve the blocker, then 'sow iter unblock ${p.id}'`,
-    ],
-    timeout: [
-      `${p.id} used its ${p.max} iterations without finishing (timeout)`,
-      `raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria …'), or step in yourself`,
-    ],
-  };
-  const [message, hint] = why[p.status];
-  throw new WorkPhaseBlockedError(`cannot ${doing}: ${message}`, hint, { phase: p.id, status: p.status });
-}
-
-/** Appends an iteration to the phase: the lifecycle move it makes, and the progress.md entry. */
-export function logIteration(list: readonly WorkPhase[], id: string, input: LogInput, now: string): LogResult {
-  let p = findPhase(list, id);
-  if (input.signal && !saysNothingLeft(input.remaining)) {
-    throw new UsageError(
-      `--signal says ${id} is done, but --remaining says '${input.remaining}'`,
-      `log what is left without --signal, or '--remaining None --signal' when nothing is`,
-    );
-  }
-  if (p.status === 'pending') {
-    const waiting = waitingFor(list, p);
-    if (waiting.length) {
-      throw new WorkPhaseBlockedError(
-        `cannot start ${id}: it comes after ${waiting.join(', ')}, which ${waiting.length === 1 ? 'is' : 'are'} not done`,
-        `work on ${waiting[0]} first ('sow iter next' names the phase to work on)`,
-        { phase: id, waiting },
-      );
-    }
-    p = { ...p, status: 'in_progress', started_at: p.started_at ?? now };
-  }
-  if (p.status !== 'in_progress' && p.status !== 'confirming') refuseFor(p, `log an iteration of ${id}`);
-  let outcome: string;
-  let heading: string;
-  let confirmation: number | undefined;
-  const lines: string[] = [];
-  if (p.status === 'in_progress') {
-    p = { ...p, iterations: p.iterations + 1 };
-    heading = `Iteration ${p.iterations}`;
-    if (saysNothingLeft(input.remaining) && input.signal) {
-      p = { ...p, status: 'confirming' };
-      outcome = `${id} says it is done after iteration ${p.iterations} of ${p.max}: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).`;
-    } else if (p.iterations >= p.max) {
-      outcome = `${id} used its ${p.max} iterations without finishing: it timed out. Raise the maximum ('sow iter extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
-      lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
-    } else if (saysNothingLeft(input.remaining)) {
-      outcome = `${id}: iteration ${p.iterations} of ${p.max} logged; nothing remains, but without --signal the phase stays in progress (log the signal when the criteria are met).`;
-    } else {
-      outcome = `${id}: iteration ${p.iterations} of ${p.max} logged; in progress.`;
-    }
-  } else {
-    // The N+1 confirmation: it finds nothing left, or sends the phase back to work.
-    p = { ...p, confirmations: p.confirmations + 1 };
-    confirmation = p.confirmations;
-    heading = `Confirmation ${p.confirmations}`;
-    if (saysNothingLeft(input.remaining)) {
-      p = { ...p, status: 'verifying' };
-      lines.push('**Confirmation:** nothing left');
-      outcome = `${id} is confirmed: it is verifying. Review its output against the criteria: 'sow iter verify ${id} --pass' or '--fail --note …'.`;
-    } else {
-      p = { ...p, status: 'in_progress' };
-      lines.push('**Confirmation:** found more work');
-      outcome = `${id}'s confirmation found more to do: it is in progress again.`;
-      if (p.iterations >= p.max) {
-        lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
-        outcome += ` It has used its ${p.max} iterations: it has timed out ('sow iter extend ${id} --max ${p.max + 3}').`;
-      } else {
-        outcome += ` Next: iteration ${p.iterations + 1} of ${p.max}.`;
-      }
-    }
-  }
-  const entry = [
-    `## ${id} - ${heading} - ${now}`,
-    `**Did:** ${oneLine(input.did)}`,
-    `**Remaining:** ${oneLine(input.remaining)}`,
-    `**Blockers:** ${oneLine(input.blockers ?? 'None')}`,
-    ...(input.signal ? [`**Signal:** ${id}_DONE`] : []),
-    ...lines,
-  ].join('\n');
-  p = settle(p);
-  return {
-    list: replace(list, p),
-    phase: p,
-    iteration: p.iterations,
-    ...(confirmation !== undefined ? { confirmation } : {}),
-    entry,
-    outcome,
-  };
-}
-
-/** Entries keep to one paragraph each, so the log stays parseable line by line. */
-const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
-
-/**
- * Records a verifying phase's verification. A pass vouches for the phase's output, so the file
- * must exist (`written` says whether a file under .sow/project/ does).
- */
-export function verifyPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  pass: boolean,
-  note: string | undefined,
-  now: string,
-  written: (output: string) => boolean,
-): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
-  let p = findPhase(list, id);
-  if (p.status !== 'verifying') refuseFor(p, `verify ${id}`);
-  if (!pass && !note?.trim())
-    throw new UsageError(
-      'a failed verification says what is wrong',
-      `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`,
-    );
-  if (pass && !(p.output && written(p.output))) throw new WorkPhaseOutputMissingError(p);
-  if (pass) {
-    p = { ...p, status: 'done', verification: 'passed', completed_at: now };
-    delete p.note;
-  } else {
-    p = { ...p, status: 'in_progress', verification: 'failed', note: oneLine(note!) };
-    delete p.completed_at;
-  }
-  const timedOut = p.status === 'in_progress' && p.iterations >= p.max;
-  const entry = [
-    `## ${id} - Verification - ${now}`,
-    `**Result:** ${pass ? 'pass' : 'fail'}`,
-    ...(note?.trim() ? [`**Note:** ${oneLine(note)}`] : []),
-  ].join('\n');
-  const outcome = pass
-    ? `${id} passed verification: it is done.`
-    : `${id} failed verification: it is in progress again${timedOut ? `, and has used its ${p.max} iterations (timeout: 'sow iter extend ${id} --max ${p.max + 3}')` : ''}.`;
-  p = settle(p);
-  return { list: replace(list, p), phase: p, entry, outcome };
-}
-
-export function extendPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  max: number,
-): { list: WorkPhase[]; phase: WorkPhase } {
-  let p = findPhase(list, id);
-  if (max <= p.iterations)
-    throw new SowError(
-      'MAX_TOO_LOW',
-      'failed',
-      `${id} has used ${p.iterations} iterations; --max must be more than that`,
-      `sow iter extend ${id} --max ${p.iterations + 3}`,
-      {
-        phase: id,
-        iterations: p.iterations,
-      },
-    );
-  p = settle({ ...p, max, ...(p.status === 'timeout' ? { status: 'in_progress' as const } : {}) });
-  return { list: replace(list, p), phase: p };
-}
-
-export function blockPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  note: string,
-  now: string,
-): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
-  let p = findPhase(list, id);
-  if (p.status === 'done' || p.status === 'blocked') refuseFor(p, `block ${id}`);
-  if (!note.trim())
-    throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
-  p = { ...p, status: 'blocked', blocked_from: p.status, note: oneLine(note) };
-  return {
-    list: replace(list, p),
-    phase: p,
-    entry: [`## ${id} - Blocked - ${now}`, `**Blockers:** ${oneLine(note)}`].join('\n'),
-  };
-}
-
-export function unblockPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  now: string,
-): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
-  let p = findPhase(list, id);
-  if (p.status !== 'blocked')
-    throw new WorkPhaseBlockedError(
-      `${id} is not blocked (its status is ${p.status})`,
-      "'sow iter status' shows each phase",
-      { phase: id, status: p.status },
-    );
-  const note = p.note;
-  p = { ...p, status: p.blocked_from ?? 'pending' };
-  delete p.blocked_from;
-  delete p.note;
-  p = settle(p);
-  return {
-    list: replace(list, p),
-    phase: p,
-    entry: [`## ${id} - Unblocked - ${now}`, `**Was blocked by:** ${note ?? '(no note)'}`].join('\n'),
-  };
-}
-
 /** Sends the phases a failed review names back to work. */
 export function reopenPhases(list: readonly WorkPhase[], ids: readonly string[]): WorkPhase[] {
   return list.map((p) => {
@@ -470,7 +215,9 @@ export function reopenPhases(list: readonly WorkPhase[], ids: readonly string[])
   });
 }
 
-/** The work phases the latest approved review of the verify phase's round reopens (or would): those it names that exist. */
+/**
+ * The work phases the latest approved review of the verify phase's round reopens (or would): those it names that exist.
+ */
 export function reopenedBy(project: ProjectState): string[] {
   const ids = new Set(workPhasesOf(project).map((p) => p.id));
   return phasesNamed(latestApprovedReview(project, 'verify')?.metadata?.['phases']).filter((id) => ids.has(id));
@@ -482,7 +229,7 @@ export const outOfIterations = (p: WorkPhase) =>
 
 /** Refuses `phases` metadata (of a review) that names an id that is not a work phase. */
 export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void {
-  const known = list.map((p) => p.id);
+  const known = idsOf(list);
   const named =
     Array.isArray(raw) || typeof raw === 'string'
       ? phasesNamed(raw)
@@ -540,7 +287,7 @@ function dependencyLines(list: readonly WorkPhase[]): string {
   const chain = list.every((p, i) =>
     i === 0 ? p.after.length === 0 : p.after.length === 1 && p.after[0] === list[i - 1]!.id,
   );
-  if (chain) return `${list.map((p) => p.id).join(' → ')}${list.length > 1 ? ' (sequential)' : ''}`;
+  if (chain) return `${idsOf(list).join(' → ')}${list.length > 1 ? ' (sequential)' : ''}`;
   return list
     .map((p) => (p.after.length ? `${p.after.join(', ')} → ${p.id}` : `${p.id} (can start at once)`))
     .join('\n');

@@ -1,0 +1,178 @@
+/**
+ * Where things stand in YAML a person wrote, for splice.ts: each value's collection item and the
+ * collection holding it (from the concrete syntax tree), and the text around a position — its
+ * line, its column, the `:` or `-` before a value, the props and comments beside it.
+ */
+import type { CST, Document, Node, Pair } from 'yaml';
+
+type YamlModule = typeof import('yaml');
+
+/** A shape splice.ts does not handle: the caller writes the file another way. */
+export class Unspliceable extends Error {}
+
+/** Where a CST token stands: the collection item that holds it and the collection (or document). */
+interface Slot {
+  item: CST.CollectionItem;
+  parent: CST.Token;
+}
+
+/** How a value sits in its parent, which decides how it is written. */
+export interface Place {
+  kind: 'map-value' | 'seq-item' | 'flow' | 'root';
+  /** The CST item holding the value (its `:` or `-`, its props, comments before it). */
+  item?: CST.CollectionItem;
+  /** The column of the key (map value) or of the `-` (list item): a block value goes two further in. */
+  column: number;
+}
+
+export class Layout {
+  private readonly slots = new Map<CST.Token, Slot>();
+  /** The file's line break. */
+  readonly nl: string;
+
+  constructor(
+    private readonly yaml: YamlModule,
+    doc: Document,
+    private readonly src: string,
+  ) {
+    this.nl = src.includes('\r\n') ? '\r\n' : '\n';
+    const root = doc.contents as Node | null;
+    const rootToken = root && (root as { srcToken?: CST.Token }).srcToken;
+    if (!rootToken) throw new Unspliceable();
+    this.index(rootToken, { item: { start: [] }, parent: { type: 'document', offset: 0, start: [] } });
+  }
+
+  private index(token: CST.Token, slot: Slot): void {
+    this.slots.set(token, slot);
+    if (token.type !== 'block-map' && token.type !== 'block-seq' && token.type !== 'flow-collection') return;
+    for (const item of token.items) {
+      if (item.key) this.index(item.key, { item, parent: token });
+      if (item.value) this.index(item.value, { item, parent: token });
+    }
+  }
+
+  slotOf(node: Node | Pair | null | undefined): Slot | undefined {
+    if (!node) return undefined;
+    if (this.yaml.isPair(node)) return this.slotOf(node.key as Node);
+    const token = (node as { srcToken?: CST.Token }).srcToken;
+    return token ? this.slots.get(token) : undefined;
+  }
+
+  /** Where the value `node` (of `pair`, when in a map) sits. */
+  placeOf(node: Node | null, pair?: Pair): Place {
+    const slot = this.slotOf(pair ?? node);
+    if (!slot) throw new Unspliceable();
+    const { item, parent } = slot;
+    switch (parent.type) {
+      case 'block-map':
+        return { kind: 'map-value', item, column: this.column(this.keyStart(item, pair)) };
+      case 'block-seq': {
+        const dash = item.start.find((t) => t.type === 'seq-item-ind');
+        if (!dash) throw new Unspliceable();
+        return { kind: 'seq-item', item, column: this.column(dash.offset) };
+      }
+      case 'flow-collection':
+        return { kind: 'flow', item, column: 0 };
+      default:
+        return { kind: 'root', column: -2 };
+    }
+  }
+
+  keyStart(item: CST.CollectionItem, pair?: Pair): number {
+    const key = pair?.key as Node | undefined;
+    if (key?.range) return key.range[0];
+    if (item.key) return item.key.offset;
+    throw new Unspliceable();
+  }
+
+  /** Where an item starts: its `-`, its props or its key (not the comments and commas before it). */
+  itemStart(node: Node | Pair): number {
+    const slot = this.slotOf(node);
+    const first = slot?.item.start.find(
+      (t) => t.type !== 'space' && t.type !== 'newline' && t.type !== 'comment' && t.type !== 'comma',
+    );
+    if (first) return first.offset;
+    const at = this.yaml.isPair(node) ? (node.key as Node | null)?.range?.[0] : node.range?.[0];
+    if (at === undefined) throw new Unspliceable();
+    return at;
+  }
+
+  /** Where an item's value ends (before a comment after it). */
+  itemEnd(node: Node | Pair): number {
+    if (this.yaml.isPair(node)) {
+      const value = node.value as Node | null;
+      const key = node.key as Node | null;
+      const end = value?.range?.[1] ?? key?.range?.[1];
+      if (end === undefined) throw new Unspliceable();
+      return Math.max(end, key?.range?.[1] ?? 0);
+    }
+    if (!node.range) throw new Unspliceable();
+    return node.range[1];
+  }
+
+  lineStart(pos: number): number {
+    return this.src.lastIndexOf('\n', pos - 1) + 1;
+  }
+
+  column(pos: number): number {
+    return pos - this.lineStart(pos);
+  }
+
+  atLineStart(pos: number): boolean {
+    return pos === 0 || this.src[pos - 1] === '\n';
+  }
+
+  /** Only spaces between the start of `pos`'s line and `pos`. */
+  firstOnLine(pos: number): boolean {
+    return /^[ \t]*$/.test(this.src.slice(this.lineStart(pos), pos));
+  }
+
+  /** Past the rest of `pos`'s line when only spaces and a comment follow, newline included; else pos. */
+  restOfLine(pos: number): number {
+    if (this.atLineStart(pos)) return pos;
+    const m = /^[ \t]*(?:#[^\r\n]*)?(?:\r?\n|$)/.exec(this.src.slice(pos));
+    return m ? pos + m[0].length : pos;
+  }
+
+  /** The comment after `pos` on its line, and where it ends (before the newline), if only spaces come between. */
+  commentAfter(pos: number): { text: string; end: number } | undefined {
+    if (this.atLineStart(pos)) return undefined;
+    const m = /^[ \t]+(#[^\r\n]*)/.exec(this.src.slice(pos));
+    return m ? { text: m[1]!, end: pos + m[0].length } : undefined;
+  }
+
+  isFlow(node: Node): boolean {
+    return (node as { srcToken?: CST.Token }).srcToken?.type === 'flow-collection';
+  }
+
+  /** The end of the `:` of a map value or the `-` of a list item. */
+  indicatorEnd(place: Place): number {
+    const tokens = place.kind === 'map-value' ? place.item?.sep : place.item?.start;
+    const type = place.kind === 'map-value' ? 'map-value-ind' : 'seq-item-ind';
+    const ind = tokens?.find((t) => t.type === type);
+    if (!ind) throw new Unspliceable();
+    return ind.offset + ind.source.length;
+  }
+
+  /** The value's props and comments: in `sep` after a key, in `start` for a list item. */
+  propTokens(place: Place): CST.SourceToken[] {
+    const item = place.item;
+    if (!item) return [];
+    return (item.key !== undefined || item.sep ? item.sep : item.start) ?? [];
+  }
+
+  tagToken(place: Place): CST.SourceToken | undefined {
+    return this.propTokens(place).find((t) => t.type === 'tag');
+  }
+
+  propsStart(place: Place, r0: number): number {
+    const first = this.propTokens(place).find((t) => t.type === 'anchor' || t.type === 'tag');
+    return first && first.offset < r0 ? first.offset : r0;
+  }
+
+  commentsBetween(place: Place, from: number, to: number): string[] {
+    return this.propTokens(place)
+      .filter((t) => t.type === 'comment' && t.offset >= from && t.offset < to)
+      .map((t) => t.source);
+  }
+}

@@ -1,0 +1,228 @@
+/** The doctor's checks of how git keeps .sow/: ignore lines, merge driver, unmerged files, lock, journal, worktrees. */
+import { quoted, shown } from '../../domain/display.js';
+import { SowError } from '../../domain/errors.js';
+import { git, gitSucceeds, val } from '../../adapters/git.js';
+import { inspectLock, removeStaleLock } from '../../adapters/lock.js';
+import { findOnPath } from '../../adapters/process-runner.js';
+import { legacyRuntimeFolders, shownRuntime } from '../../adapters/runtime.js';
+import { hasJournal, inspectJournal } from '../../adapters/journal.js';
+import { Transaction } from '../../adapters/transaction.js';
+import { listWorktrees } from '../../adapters/worktrees.js';
+import type { AppContext } from '../context.js';
+import { GITIGNORE_LINES, missingIgnoreLines, repairIgnoreFile } from '../init.js';
+import { conflictRecords, describeConflicts } from '../merge-driver.js';
+import {
+  ATTRIBUTES_FILE,
+  ATTRIBUTES_LINE,
+  attributesMissing,
+  configureDriver,
+  configuredDriver,
+  findsSowOnPath,
+  isSowDriver,
+  MERGE_DRIVER,
+  repairAttributesFile,
+} from '../merge-setup.js';
+import { checkJournalText, lockPath, openRoot } from '../workspace.js';
+import { pruneWorktreesFor } from '../worktree.js';
+import { firstFew, FIX, ok, type Context, type Finding } from './finding.js';
+
+/** What the ignore check asks git about: one path under each folder sow keeps out of git. */
+const RUNTIME_SAMPLES = ['.sow/.runtime/lock', '.sow/.backup/1/.version', '.sow/worktrees/x/.git'];
+
+export function gitignoreCheck(root: string): Finding {
+  const missing = missingIgnoreLines(root);
+  if (missing.length) {
+    return {
+      id: 'gitignore',
+      status: 'fail',
+      message: `.sow/.gitignore lacks ${missing.join(', ')}, so git would see sow's runtime files, backups or worktrees`,
+      fix: `${FIX} (or 'sow init') adds the missing lines`,
+      repair: () => {
+        const tx = new Transaction(root);
+        const r = repairIgnoreFile(root, tx);
+        tx.commit();
+        return r.created
+          ? `wrote .sow/.gitignore (${GITIGNORE_LINES.join(', ')})`
+          : `added ${r.added.join(', ')} to .sow/.gitignore`;
+      },
+    };
+  }
+  const tracked = git(root, ['ls-files', '--', '.sow/.runtime', '.sow/.backup', '.sow/worktrees'])
+    .split('\n')
+    .filter(Boolean);
+  if (tracked.length) {
+    return {
+      id: 'gitignore',
+      status: 'fail',
+      message: `git tracks ${tracked.length} runtime file(s) of sow (${firstFew(tracked, ', ')}), which an ignore line does not untrack`,
+      fix: 'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
+    };
+  }
+  const seen = RUNTIME_SAMPLES.filter(
+    (p) => !gitSucceeds(root, ['check-ignore', '-q', '--no-index', '--', val(p, 'a runtime path')]),
+  );
+  if (seen.length) {
+    return {
+      id: 'gitignore',
+      status: 'fail',
+      message: `git does not ignore ${seen.join(', ')} although .sow/.gitignore lists their folders: another ignore rule takes them back`,
+      fix: `find the rule with 'git check-ignore -v --no-index ${seen[0]}' and remove it`,
+    };
+  }
+  return ok('gitignore', "git ignores sow's runtime files, backups and worktrees");
+}
+
+/**
+ * Whether git merges `.sow/` with sow's driver: the attribute (committed) names it, the
+ * repository's git config says what it runs, and that command is found.
+ */
+export function mergeDriverCheck(app: AppContext, root: string): Finding {
+  const attribute = git(root, ['check-attr', 'merge', '--', '.sow/project/state.yaml']).split(': ').at(-1)?.trim();
+  const command = configuredDriver(root);
+  const problems: string[] = [];
+  if (attribute !== 'sow')
+    problems.push(
+      attributesMissing(root)
+        ? `${ATTRIBUTES_FILE} lacks '${ATTRIBUTES_LINE}'`
+        : `another attributes rule takes .sow/ files from the merge driver (git says merge: ${attribute ?? 'unspecified'}; 'git check-attr -a -- .sow/project/state.yaml' shows them)`,
+    );
+  if (command === undefined) problems.push('git config has no merge.sow.driver');
+  else if (!isSowDriver(command))
+    problems.push(`git config merge.sow.driver is ${quoted(command)}, not '${MERGE_DRIVER}'`);
+  if (problems.length) {
+    const fixable = (attribute !== 'sow' && attributesMissing(root)) || command === undefined;
+    return {
+      id: 'merge-driver',
+      status: 'fail',
+      message: `${problems.join('; ')}: git merges .sow/ files as text, and two branches that changed the same project conflict in them`,
+      fix: fixable ? `${FIX} (or 'sow init') registers it` : `git config merge.sow.driver '${MERGE_DRIVER}'`,
+      ...(fixable
+        ? {
+            repair: () => {
+              const did: string[] = [];
+              const tx = new Transaction(root);
+              const attributes = repairAttributesFile(root, tx);
+              tx.commit();
+              if (attributes)
+                did.push(`${attributes === 'created' ? 'wrote' : 'added the line to'} ${ATTRIBUTES_FILE}`);
+              const set = configureDriver(root);
+              if (set.set.length) did.push(`set git config ${set.set.join(', ')}`);
+              if (set.failed) throw new SowError('GIT_CONFIG_FAILED', 'external', `'git config' failed: ${set.failed}`);
+              return did.join('; ');
+            },
+          }
+        : {}),
+    };
+  }
+  if (findsSowOnPath(command!) && !findOnPath('sow', app.env))
+    return {
+      id: 'merge-driver',
+      status: 'warn',
+      message:
+        'git runs the merge driver for .sow/ files as sow from PATH, and no sow is on PATH: git merges them as text, and two branches that changed the same project conflict in them',
+      fix: "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow merge-driver %O %A %B %P'",
+    };
+  return ok('merge-driver', `git merges .sow/ files with ${quoted(command!)}`);
+}
+
+/** Files under .sow/ a merge left unmerged, with the fields and values the driver recorded for each. */
+export function mergeConflictsCheck(root: string): Finding {
+  const unmerged = [
+    ...new Set(
+      git(root, ['ls-files', '-u', '-z', '--', '.sow'])
+        .split('\0')
+        .filter(Boolean)
+        .map((line) => line.slice(line.indexOf('\t') + 1)),
+    ),
+  ];
+  if (unmerged.length === 0) return ok('merge-conflicts', 'no file under .sow/ is left unmerged');
+  const records = new Map(conflictRecords(root).map((r) => [r.path, r]));
+  const said = unmerged.map((path) => {
+    const record = records.get(path);
+    return record
+      ? `${shown(path)}: ${describeConflicts(record.fields)}; it holds this branch's values`
+      : `${shown(path)}: git's text merge left conflict markers in it`;
+  });
+  const first = unmerged[0]!;
+  const firstShown = shown(first);
+  return {
+    id: 'merge-conflicts',
+    status: 'fail',
+    message: `a merge stopped at ${unmerged.length} file(s) under .sow/: ${firstFew(said, '; ')}`,
+    fix: records.has(first)
+      ? `edit ${firstShown} so each field named holds the value you want, then 'git add ${firstShown}' (and so on for each file), then 'git commit'`
+      : `edit ${firstShown} to keep what both sides meant and remove the markers, then 'git add ${firstShown}' (and so on for each file), then 'git commit'`,
+  };
+}
+
+export function lockCheck(root: string): Finding {
+  const path = lockPath(root);
+  const lock = inspectLock(path);
+  if (!lock) return ok('lock', 'no lock is held');
+  const since = lock.since ? ` since ${lock.since}` : '';
+  if (!lock.stale) return ok('lock', `held by ${lock.holder}${since}: a sow command is writing`);
+  return {
+    id: 'lock',
+    status: 'fail',
+    message: `a stale lock: ${lock.holder} took it${since} and is gone`,
+    fix: `${FIX} removes it (the next sow command that writes would also take it over)`,
+    repair: () =>
+      removeStaleLock(path) ? `removed the stale lock of ${lock.holder}` : 'the lock was no longer stale; left it',
+  };
+}
+
+/**
+ * Runtime folders in the work tree (`.sow/.runtime/`, `.sow/.backup/`): left by an older sow, or
+ * brought by the repository. sow reads nothing there; what was worth keeping moved to git's folder.
+ */
+export function legacyRuntimeCheck(root: string): Finding {
+  const found = legacyRuntimeFolders(root);
+  if (!found.length)
+    return ok('legacy-runtime', `sow's runtime files are in ${shownRuntime(root)}, where no commit can put any`);
+  return {
+    id: 'legacy-runtime',
+    status: 'warn',
+    message: `${found.join(' and ')} ${found.length > 1 ? 'are' : 'is'} in the work tree, left by an older sow or brought by the repository; sow no longer reads ${found.length > 1 ? 'them' : 'it'} (its runtime files are in ${shownRuntime(root)})`,
+    fix: `look, then remove: 'rm -r ${found.join(' ')}'`,
+  };
+}
+
+/** An unreadable journal is reported by the guard that runs every check, as its own failure. */
+export async function journalCheck(ctx: Context): Promise<Finding> {
+  const root = ctx.root!;
+  if (!hasJournal(root)) return ok('journal', 'no unfinished write');
+  const { steps } = await inspectJournal(root, checkJournalText);
+  return {
+    id: 'journal',
+    status: 'fail',
+    message: `a write was cut short after its commit point (${shownRuntime(root, 'journal.json')}, ${steps} step(s) left)`,
+    fix: `${FIX} finishes it (so does the next sow command)`,
+    ...(ctx.layoutOk
+      ? {
+          repair: async () => {
+            await openRoot(ctx.app);
+            return `finished the interrupted write (${steps} step(s))`;
+          },
+        }
+      : {}),
+  };
+}
+
+export function worktreesCheck(ctx: Context): Finding {
+  const trees = listWorktrees(ctx.root!);
+  const gone = trees.filter((t) => t.prunable);
+  if (gone.length === 0)
+    return ok('worktrees', `${trees.length - 1} worktree(s) besides the main checkout; none to prune`);
+  return {
+    id: 'worktrees',
+    status: 'warn',
+    message: `git still records ${gone.length} worktree(s) whose folder is gone: ${gone.map((t) => t.branch ?? t.path).join(', ')}`,
+    fix: `${FIX} (or 'sow worktree prune') forgets them`,
+    ...(ctx.layoutOk
+      ? {
+          repair: async () =>
+            `forgot ${(await pruneWorktreesFor(ctx.cwd)).pruned.map((t) => t.branch ?? t.rel).join(', ')}`,
+        }
+      : {}),
+  };
+}
