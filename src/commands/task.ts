@@ -264,19 +264,11 @@ export const commands: readonly CommandDef[] = [
           unchanged: z.literal(true).optional().describe('the task had this status already; nothing was written'),
         }),
       async call(ctx, args) {
-        const { asksCompletion, setTaskField } = await import('../app/task.js');
-        const value = String(args['value']);
-        const id = args['id'] as string;
-        const field = args['field'] as string;
-        const opts = {
-          force: args['force'] === true,
-          ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
-        };
-        if (!asksCompletion(field, value)) return taskSetData(await setTaskField(ctx.app, id, field, value, opts));
-        const { setTaskFieldChecked } = await import('../app/checks.js');
+        const { setTaskField } = await import('../app/task-change.js');
         return taskSetData(
-          await setTaskFieldChecked(ctx.app, id, field, value, {
-            ...opts,
+          await setTaskField(ctx.app, args['id'] as string, args['field'] as string, String(args['value']), {
+            force: args['force'] === true,
+            ...(args['owner'] !== undefined ? { owner: args['owner'] as string } : {}),
             onProgress: toolProgress(ctx),
             ...(ctx.signal ? { signal: ctx.signal } : {}),
           }),
@@ -286,24 +278,19 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts: o }) {
       const [field, value] = args as [string, string];
       const opts = o as { id?: string; force?: boolean; owner?: string };
-      const { asksCompletion, setTaskField } = await import('../app/task.js');
-      const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
-      if (!asksCompletion(field, value)) {
-        const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, setOpts);
-        return {
-          data: taskSetData(r),
-          message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}`,
-        };
-      }
-      // Completing runs the checks declared for task_complete first (sow check list).
-      const { setTaskFieldChecked } = await import('../app/checks.js');
-      const { abortOnSignal, checkProgress } = await import('../cli/check.js');
-      const interrupt = abortOnSignal();
-      const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, {
-        ...setOpts,
-        onProgress: await checkProgress(process.stderr, interrupt.signal),
-        signal: interrupt.signal,
-      }).finally(() => interrupt.release());
+      const { setTaskField } = await import('../app/task-change.js');
+      // Set up only when the change runs checks (completing): their progress on stderr, Ctrl-C stopping them.
+      let interrupt: { signal: AbortSignal; release: () => void } | undefined;
+      const checking = async () => {
+        const { abortOnSignal, checkProgress } = await import('../cli/check.js');
+        interrupt = abortOnSignal();
+        return { onProgress: await checkProgress(process.stderr, interrupt.signal), signal: interrupt.signal };
+      };
+      const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, {
+        force: opts.force === true,
+        ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+        checking,
+      }).finally(() => interrupt?.release());
       const ran = r.checks.filter((c) => !c.skipped);
       const checks =
         r.checks.length === 0
@@ -349,7 +336,7 @@ export const commands: readonly CommandDef[] = [
     ],
     writes: true,
     async run(ctx, { opts }) {
-      const { abandonTask } = await import('../app/task.js');
+      const { abandonTask } = await import('../app/task-change.js');
       const r = await abandonTask(ctx.app, taskIdOf(opts), {
         force: opts['force'] === true,
         ...(opts['owner'] !== undefined ? { owner: opts['owner'] as string } : {}),
