@@ -67,7 +67,7 @@ describe('planning a change of a task', () => {
     expect(asked).toEqual([]);
   });
 
-  it('refuses before any check: a holder (TASK_HELD), an identity taken over (NOT_OWNER), open dependencies', async () => {
+  it('refuses before any check: a holder (TASK_HELD), a retired identity (NOT_OWNER), open dependencies', async () => {
     const held = view({ holder: { where: 'here', owner: claim('bob') } });
     await expect(planTaskChange(held.v, set('status', 'completed'))).rejects.toMatchObject({ code: 'TASK_HELD' });
     const retired = view({ task: task({ status: 'in_progress', retired_owners: ['ann'] }) });
