@@ -456,7 +456,7 @@ describe('task set … status completed runs the task_complete checks', () => {
     expect(repo.read(`.sow/project/${task.outputs[0].path}`)).toContain('unit');
   });
 
-  it('planned again after the checks: a task completed by someone else meanwhile stays so, the runs recorded', async () => {
+  it('planned again after the checks: a task completed by someone else meanwhile stays so, runs recorded', async () => {
     const repo = withCode();
     const marks = scratch();
     const slow = `touch ${marks}/started; while [ ! -e ${marks}/go ]; do sleep 0.05; done`;
