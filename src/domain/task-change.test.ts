@@ -12,7 +12,9 @@ const task = (over: Record<string, unknown> = {}) => taskOf(over) as unknown as 
 const unit: Check = { name: 'unit', run: 'npm test', when: ['task_complete'] };
 const claim = (by: string): Owner => ({ kind: 'claim', by, since: T(1), lease_until: T(59) }) as Owner;
 
-function view(over: Partial<ChangeView> & { holder?: Holder; deps?: TaskSummary[]; declared?: Check[] } = {}) {
+function view(
+  over: Omit<Partial<ChangeView>, 'holder'> & { holder?: Holder; deps?: TaskSummary[]; declared?: Check[] } = {},
+) {
   const asked: string[] = [];
   const { holder, deps, declared, ...rest } = over;
   const v: ChangeView = {
