@@ -398,7 +398,7 @@ describe('a task status other than completed', () => {
     const marks = scratch();
     await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }]);
     for (const status of ['in_progress', 'needs_review'])
-      expect((await setTaskField(w.ctx(), '010', 'status', status)).checks).toEqual([]);
+      expect((await setTaskField(w.ctx(), '010', 'status', status)).checks).toBeUndefined();
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     await declare(w, [
       { name: 'unit', run: `touch ${marks}/ran`, when: ['finalize'] },

@@ -34,8 +34,8 @@ export interface SetTaskResult {
   value: unknown;
   /** The task as it is now. */
   task: TaskState;
-  /** The task_complete checks this completion ran (or skipped, with --force); empty when none ran. */
-  checks: CheckRun[];
+  /** A completion: the task_complete checks it ran (or skipped, with --force); empty when none ran. */
+  checks?: CheckRun[];
   /** The task had that status already: nothing was written (and no check ran). */
   unchanged?: true;
 }
@@ -104,7 +104,7 @@ const result = (plan: TaskChangePlan, checks: CheckRun[]): SetTaskResult => ({
   field: plan.field,
   value: plan.value,
   task: plan.task,
-  checks,
+  ...(plan.completes ? { checks } : {}),
   ...(plan.unchanged ? { unchanged: true } : {}),
 });
 

@@ -291,13 +291,12 @@ export const commands: readonly CommandDef[] = [
         ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
         checking,
       }).finally(() => interrupt?.release());
-      const ran = r.checks.filter((c) => !c.skipped);
-      const checks =
-        r.checks.length === 0
-          ? ''
-          : ran.length
-            ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`}${ran[0]!.checkout !== undefined ? ` in its checkout ${ran[0]!.checkout} at ${ran[0]!.commit?.slice(0, 12) ?? 'no commit'}${ran[0]!.dirty ? ' with uncommitted changes' : ''}` : ''})`
-            : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
+      const ran = (r.checks ?? []).filter((c) => !c.skipped);
+      const checks = !r.checks?.length
+        ? ''
+        : ran.length
+          ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`}${ran[0]!.checkout !== undefined ? ` in its checkout ${ran[0]!.checkout} at ${ran[0]!.commit?.slice(0, 12) ?? 'no commit'}${ran[0]!.dirty ? ' with uncommitted changes' : ''}` : ''})`
+          : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
       return {
         data: taskSetData(r),
         message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}`,

@@ -52,6 +52,8 @@ export interface TaskChangePlan {
   value: unknown;
   /** The task as it will be written (as it is, when nothing is). */
   task: TaskState;
+  /** Asks to complete the task (whether or not it is completed already). */
+  completes?: true;
   /** The task had that status already: nothing is written, and no check runs. */
   unchanged?: true;
   /** Whether the task's state is written (a description alone is a document beside it). */
@@ -119,7 +121,8 @@ export async function planTaskChange(view: ChangeView, request: ChangeRequest): 
  */
 async function planStatus(view: ChangeView, request: ChangeRequest, status: TaskStatus): Promise<TaskChangePlan> {
   const { task, actor } = view;
-  const plan = { id: task.id, field: 'status', value: status };
+  const completes = status === 'completed' ? { completes: true as const } : {};
+  const plan = { id: task.id, field: 'status', value: status, ...completes };
   // Who no longer owns the task hears that first, even about a change that would change nothing.
   refuseRetired(task, actor);
   if (task.status === status) return { ...plan, task, unchanged: true, write: false };
