@@ -7,7 +7,7 @@
  */
 import { contextOf, type Where } from './context.js';
 import { claimantOf, describeHolder } from '../domain/ownership.js';
-import type { Check, TaskState } from '../domain/schemas.js';
+import type { Check } from '../domain/schemas.js';
 import { planTaskChange, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
 import { heldBy } from './ownership.js';
 import { claimSeenForChange, dropOverriddenClaim, giveBackRemoteClaim, type ClaimSeen } from './remote-claims.js';
@@ -15,30 +15,18 @@ import { taskDir, update, type UnitOfWork } from './workspace.js';
 import type { CheckRun, RunChecksOptions } from './checks.js';
 import { CompletionChecksFailedError } from './check-errors.js';
 
-export interface SetTaskOptions extends RunChecksOptions {
-  /** Override a refusal: a status change the dependencies, pending feedback or a live owner block. */
-  force?: boolean;
-  /** The name this command acts under (renews its claim's lease); else SOW_OWNER. */
-  owner?: string;
-  /** The one asking is a spawned worker reporting (it has no --force): a refusal tells it to stop. */
-  worker?: boolean;
-  /** How the one asking can go on while a dependency blocks it (default: pass --force). */
-  override?: string;
-  /** Called once the plan says checks run: the progress and interruption they run with (the CLI sets them up then). */
-  checking?: () => Promise<RunChecksOptions>;
-}
+export type SetTaskOptions = Pick<ChangeRequest, 'force' | 'worker' | 'override'> &
+  RunChecksOptions & {
+    /** The name this command acts under (renews its claim's lease); else SOW_OWNER. */
+    owner?: string;
+    /** Called once the plan says checks run: their progress and interruption (the CLI sets them up then). */
+    checking?: () => Promise<RunChecksOptions>;
+  };
 
-export interface SetTaskResult {
-  id: string;
-  field: string;
-  value: unknown;
-  /** The task as it is now. */
-  task: TaskState;
-  /** A completion: the task_complete checks it ran (or skipped, with --force); empty when none ran. */
+/** What was set (the task as it is now); a completion says which checks it ran, or skipped with --force. */
+export type SetTaskResult = Pick<TaskChangePlan, 'id' | 'field' | 'value' | 'task' | 'unchanged'> & {
   checks?: CheckRun[];
-  /** The task had that status already: nothing was written (and no check ran). */
-  unchanged?: true;
-}
+};
 
 /**
  * Sets a field of a task. Completing it (status completed, any spelling of the field) runs the
@@ -50,13 +38,8 @@ export function setTaskField(where: Where, rawId: string, field: string, raw: st
   return changeTask(where, rawId, { field, raw }, opts);
 }
 
-export async function abandonTask(
-  where: Where,
-  rawId: string,
-  opts: SetTaskOptions = {},
-): Promise<{ task: TaskState; unchanged?: true }> {
-  const r = await changeTask(where, rawId, { field: 'status', raw: 'abandoned', what: 'abandoned' }, opts);
-  return { task: r.task, ...(r.unchanged ? { unchanged: true } : {}) };
+export function abandonTask(where: Where, rawId: string, opts: SetTaskOptions = {}): Promise<SetTaskResult> {
+  return changeTask(where, rawId, { field: 'status', raw: 'abandoned', what: 'abandoned' }, opts);
 }
 
 async function changeTask(
@@ -66,12 +49,8 @@ async function changeTask(
   opts: SetTaskOptions,
 ): Promise<SetTaskResult> {
   const ctx = contextOf(where);
-  const request: ChangeRequest = {
-    ...asked,
-    ...(opts.force ? { force: true } : {}),
-    ...(opts.worker ? { worker: true } : {}),
-    ...(opts.override !== undefined ? { override: opts.override } : {}),
-  };
+  const { force, worker, override } = opts;
+  const request: ChangeRequest = { ...asked, force, worker, ...(override !== undefined ? { override } : {}) };
   // The task's claim on the remote is read first, outside the lock (never under it).
   const seen = await claimSeenForChange(ctx, rawId);
   const after: (() => Promise<void>)[] = [];
