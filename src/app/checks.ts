@@ -399,7 +399,8 @@ function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext, pl
     try {
       noteInLog(
         log,
-        `# sow check ${check.name}: ${check.run}\n# sow: skipped ${startedAt}: the task was completed with --force by ` +
+        `# sow check ${check.name}: ${check.run}\n` +
+          `# sow: skipped ${startedAt}: the task was completed with --force by ` +
           `${who.by}${who.session ? ` (session ${who.session})` : ''}`,
       );
     } finally {
