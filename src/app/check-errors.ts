@@ -6,17 +6,30 @@ import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { SowError } from '../domain/errors.js';
 import { logTail } from '../adapters/shell.js';
-import type { CheckRun, EvidenceRecord } from './checks.js';
+
+/** What these messages read of a check's run (a CheckRun of app/checks.ts, which imports this file). */
+interface Run {
+  name: string;
+  passed: boolean;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  timeout: number;
+  log: string;
+  commit: string | null;
+  dirty: boolean;
+  checkout?: string;
+}
 
 /** `exit 2`, `timed out after 5 s`, `killed by SIGKILL`. */
-export function verdictOf(r: Pick<CheckRun, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {
+export function verdictOf(r: Pick<Run, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {
   if (r.timed_out) return `timed out after ${r.timeout} s`;
   if (r.exit_code === null) return `killed by ${r.signal ?? 'a signal'}`;
   return `exit ${r.exit_code}`;
 }
 
 export class ChecksFailedError extends SowError {
-  constructor(runs: readonly CheckRun[], recorded: EvidenceRecord | null) {
+  constructor(runs: readonly Run[], recorded: object | null) {
     const failed = runs.filter((r) => !r.passed);
     const logs = failed.map((r) => `${PROJECT_DIR}/${r.log}`);
     const verdicts = failed.map((r) => `${r.name} (${verdictOf(r)})`).join(', ');
@@ -44,7 +57,7 @@ export interface StoppedCheck {
  * check was stopped, what had finished before it, and what it printed last.
  */
 export class ChecksInterruptedError extends SowError {
-  constructor(runs: readonly CheckRun[], stopped?: StoppedCheck) {
+  constructor(runs: readonly Run[], stopped?: StoppedCheck) {
     const before = runs.length
       ? ` (${runs.map((r) => `${r.name} had ${r.passed ? 'passed' : 'failed'}`).join(', ')})`
       : '';
@@ -73,7 +86,7 @@ export class ChecksInterruptedError extends SowError {
 const TAIL_LINES = 15;
 
 export class CompletionChecksFailedError extends SowError {
-  constructor(root: string, task: string, runs: readonly CheckRun[]) {
+  constructor(root: string, task: string, runs: readonly Run[]) {
     const failed = runs.filter((r) => !r.passed);
     const checkout = runs.find((r) => r.checkout !== undefined);
     const where = checkout
