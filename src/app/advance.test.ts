@@ -8,7 +8,8 @@ import { refused, said, toImplementationPlanning, worlds, type World } from '../
 import { advanceProject } from './advance.js';
 import { addArtifact } from './artifacts.js';
 import { setPhaseField } from './phase.js';
-import { abandonTask, addTask, setTaskField } from './task.js';
+import { addTask } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 
 const world = worlds({
   implementationPlanning: toImplementationPlanning,

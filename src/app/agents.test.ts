@@ -13,7 +13,7 @@ import { spawnAgent } from './workers/spawn.js';
 import { resumeAgent } from './workers/resume.js';
 import type { AgentRunOptions } from './workers/types.js';
 import { agentReport } from './report.js';
-import { setTaskField } from './task.js';
+import { setTaskField } from './task-change.js';
 import { CLAUDE_OWN_SETTINGS, UUID } from '../../test/executor-cases.js';
 
 const world = worlds({ executing: (w) => toExecuting(w) });

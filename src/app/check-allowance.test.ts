@@ -14,8 +14,9 @@ import {
   requireAllowed,
   standingsOf,
 } from './check-allowance.js';
-import { checkRun, DEFAULT_TIMEOUT_S, listChecks, setTaskFieldChecked } from './checks.js';
-import { setTaskField } from './task.js';
+import { checkRun, DEFAULT_TIMEOUT_S } from './checks.js';
+import { listChecks } from './check-list.js';
+import { setTaskField } from './task-change.js';
 
 const agentCli = (allowChecks?: string): WorkerTrace => ({
   nearest: { pid: process.pid, command: 'sow', variable: 'SOW_AGENT_ID', allowChecks: '1' },
@@ -248,7 +249,7 @@ describe('what a record allows', () => {
     w.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: `true; ${changed}`, when: ['task_complete'] }]));
     const completion = await refused(
       w,
-      () => setTaskFieldChecked(ctx(), '010', 'status', 'completed'),
+      () => setTaskField(ctx(), '010', 'status', 'completed'),
       'CHECKS_NOT_ALLOWED',
       1,
     );
@@ -319,14 +320,9 @@ describe('what a record allows', () => {
     const { marker, run } = marking();
     const { w, env, ctx } = await declaring(checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]), 'executing');
     await refused(w, () => checkRun(ctx({ SOW_ALLOW_CHECKS: '0' }), []), 'CHECKS_NOT_ALLOWED', 1);
-    await refused(
-      w,
-      () => setTaskFieldChecked(ctx({ SOW_ALLOW_CHECKS: 'yes' }), '010', 'status', 'completed'),
-      'USAGE',
-      2,
-    );
+    await refused(w, () => setTaskField(ctx({ SOW_ALLOW_CHECKS: 'yes' }), '010', 'status', 'completed'), 'USAGE', 2);
     expect(existsSync(marker)).toBe(false);
-    await setTaskFieldChecked(ctx({ SOW_ALLOW_CHECKS: '1' }), '010', 'status', 'completed');
+    await setTaskField(ctx({ SOW_ALLOW_CHECKS: '1' }), '010', 'status', 'completed');
     expect(existsSync(marker)).toBe(true);
     expect(w.yaml(taskFile('010')).status).toBe('completed');
     expect(existsSync(join(env.XDG_STATE_HOME, 'sow')), 'nothing recorded').toBe(false);
@@ -388,7 +384,7 @@ describe("the record is the person's: read strictly", () => {
       const damaged = statSync(record).isFile() ? readFileSync(record, 'utf8') : 'a folder';
       for (const [what, attempt] of [
         ['check run', () => checkRun(ctx(), [])],
-        ['completion', () => setTaskFieldChecked(ctx(), '010', 'status', 'completed')],
+        ['completion', () => setTaskField(ctx(), '010', 'status', 'completed')],
         ['allow', () => allowChecks(ctx(), [], quiet())],
         ['list', () => listChecks(ctx())],
       ] as const) {

@@ -27,7 +27,8 @@ import {
 } from '../adapters/check-runs.js';
 import { shownRuntime } from '../adapters/runtime.js';
 import type { AppContext } from './context.js';
-import { ChecksFailedError, evidenceTarget, type CheckRun, type EvidenceRecord } from './checks.js';
+import { evidenceTarget, type CheckRun, type EvidenceRecord } from './checks.js';
+import { ChecksFailedError } from './check-errors.js';
 
 export { RUNNER_VARIABLE };
 

@@ -13,19 +13,13 @@ import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../
 import { advanceProject, listAdvanceOptions } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { allowChecks } from './check-allowance.js';
-import {
-  checkRun,
-  evidenceOutputs,
-  evidenceTarget,
-  listChecks,
-  recordEvidence,
-  setTaskFieldChecked,
-  type CheckRun,
-} from './checks.js';
+import { checkRun, evidenceOutputs, evidenceTarget, recordEvidence, type CheckRun } from './checks.js';
+import { listChecks } from './check-list.js';
+import { setTaskField } from './task-change.js';
 import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
 import { continueProject, projectStatus } from './status.js';
-import { claimNext, setTaskField } from './task.js';
+import { claimNext } from './task.js';
 
 interface CheckDecl {
   name: string;
@@ -366,7 +360,7 @@ describe('completing a task runs the task_complete checks', () => {
     await claimNext(w.ctx(), { owner: 'alice' });
     const marks = scratch();
     await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }]);
-    await refused(w, () => setTaskFieldChecked(w.ctx(), '010', 'status', 'completed'), 'TASK_HELD', 3);
+    await refused(w, () => setTaskField(w.ctx(), '010', 'status', 'completed'), 'TASK_HELD', 3);
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     expect(logs(w)).toEqual([]);
   });
@@ -377,7 +371,7 @@ describe('completing a task runs the task_complete checks', () => {
     await declare(w, [{ name: 'unit', run: `touch ${marks}/ran; exit 1`, when: ['task_complete'] }]);
     await setTaskField(w.ctx(), '010', 'status', 'in_progress');
     w.clock.set('2026-12-01T09:00:00.000Z');
-    const r = await setTaskFieldChecked(w.as('implementer-1', '010'), '010', 'status', 'completed', { force: true });
+    const r = await setTaskField(w.as('implementer-1', '010'), '010', 'status', 'completed', { force: true });
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     expect(r.checks).toEqual([
       expect.objectContaining({ name: 'unit', skipped: true, passed: false, started_at: '2026-12-01T09:00:00.000Z' }),
@@ -404,13 +398,13 @@ describe('a task status other than completed', () => {
     const marks = scratch();
     await declare(w, [{ name: 'unit', run: `touch ${marks}/ran`, when: ['task_complete'] }]);
     for (const status of ['in_progress', 'needs_review'])
-      expect((await setTaskFieldChecked(w.ctx(), '010', 'status', status)).checks).toEqual([]);
+      expect((await setTaskField(w.ctx(), '010', 'status', status)).checks).toBeUndefined();
     expect(existsSync(join(marks, 'ran'))).toBe(false);
     await declare(w, [
       { name: 'unit', run: `touch ${marks}/ran`, when: ['finalize'] },
       { name: 'lint', run: `touch ${marks}/ran` },
     ]);
-    const done = await setTaskFieldChecked(w.ctx(), '010', 'status', 'completed');
+    const done = await setTaskField(w.ctx(), '010', 'status', 'completed');
     expect(done).toMatchObject({ checks: [], task: { status: 'completed', outputs: [] } });
     expect(existsSync(join(marks, 'ran'))).toBe(false);
   });
@@ -505,7 +499,7 @@ describe('FinalizeChecks: checked, not trusted', () => {
     await checkRun(w.ctx(), [], { task: '010' });
     const ctx = w.ctx();
     await setTaskField(ctx, '010', 'status', 'in_progress');
-    await setTaskFieldChecked(ctx, '010', 'status', 'completed');
+    await setTaskField(ctx, '010', 'status', 'completed');
     await advanceProject(ctx, undefined, false);
     w.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
     await addArtifact(ctx, { kind: 'phase' }, 'outputs', {

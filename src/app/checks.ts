@@ -11,21 +11,20 @@
 import { contextOf, type AppContext, type Where } from './context.js';
 import { basename, join } from 'node:path';
 import { PROJECT_DIR, type ArtifactTypeDef } from '../domain/artifacts.js';
-import { SowError, UnknownArtifactTypeError } from '../domain/errors.js';
+import { UnknownArtifactTypeError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { checkStatuses, EVIDENCE, EVIDENCE_DIR, evidenceNeeded } from '../domain/project-types/evidence.js';
-import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-type.js';
-import type { Artifact, Check, CheckMoment, TaskState } from '../domain/schemas.js';
+import type { ProjectType, ProjectView } from '../domain/project-type.js';
+import type { Artifact, Check, TaskState } from '../domain/schemas.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
-import { closeLog, createLog, logTail, noteInLog, removeLog, runShell } from '../adapters/shell.js';
-import type { CheckStanding } from './check-allowance.js';
-import { asksCompletion, setTaskField, type SetTaskOptions } from './task.js';
-import { actor, hasProject, openRoot, Reader, update } from './workspace.js';
+import { closeLog, createLog, logTail, noteInLog, removeLog, runShell, type ShellOutcome } from '../adapters/shell.js';
+import { actor, openRoot, Reader, update, type UnitOfWork } from './workspace.js';
 import { selectChecks } from '../domain/checks.js';
+import { ChecksFailedError, ChecksInterruptedError } from './check-errors.js';
 
 /** The folder whose changes never make evidence stale: sow's own state. */
-const SOW_DIR = '.sow';
+export const SOW_DIR = '.sow';
 export const DEFAULT_TIMEOUT_S = 600;
 
 export const NO_CHECKS_HELP = `No checks declared; add them to ${REPO_CONFIG}, for example:
@@ -41,136 +40,6 @@ checks:
 
 'when' says when a check is needed: task_complete (before a task is completed) and finalize (its
 passing evidence is needed to leave FinalizeChecks); 'timeout' is in seconds (default ${DEFAULT_TIMEOUT_S}).`;
-
-export class ChecksFailedError extends SowError {
-  constructor(runs: readonly CheckRun[], recorded: EvidenceRecord | null) {
-    const failed = runs.filter((r) => !r.passed);
-    const logs = failed.map((r) => `${PROJECT_DIR}/${r.log}`);
-    super(
-      'CHECKS_FAILED',
-      'failed',
-      `${failed.length} of ${runs.length} check${runs.length === 1 ? '' : 's'} failed: ${failed.map((r) => `${r.name} (${verdictOf(r)})`).join(', ')}`,
-      `read the log${logs.length === 1 ? '' : 's'} (${logs.join(', ')}), fix the cause, then run 'sow check run ${failed.map((r) => r.name).join(' ')}'`,
-      { runs: [...runs], recorded },
-    );
-  }
-}
-
-/** The check a run was interrupted in: its name, how long it had run, and the last lines it printed. */
-export interface StoppedCheck {
-  name: string;
-  duration_ms: number;
-  tail: string[];
-}
-
-/**
- * A run of checks interrupted (Ctrl-C, or an MCP client's cancellation): nothing of it is
- * recorded and its logs are removed, so no evidence is ever half-written; the message says which
- * check was stopped, what had finished before it, and what it printed last.
- */
-export class ChecksInterruptedError extends SowError {
-  constructor(runs: readonly CheckRun[], stopped?: StoppedCheck) {
-    const before = runs.length
-      ? ` (${runs.map((r) => `${r.name} had ${r.passed ? 'passed' : 'failed'}`).join(', ')})`
-      : '';
-    const what = stopped
-      ? `the check ${stopped.name} was stopped after ${(stopped.duration_ms / 1000).toFixed(1)} s${before}`
-      : `the checks were stopped${before}`;
-    const tail = stopped
-      ? stopped.tail.length
-        ? `; its last lines:\n${stopped.tail.map((l) => `  | ${l}`).join('\n')}`
-        : '; it had printed nothing'
-      : '';
-    super(
-      'INTERRUPTED',
-      'interrupted',
-      `interrupted: ${what}; nothing was recorded, and this run's logs were removed${tail}`,
-      'run the command again when you are ready: the checks start over',
-      {
-        runs: [...runs],
-        ...(stopped ? { stopped } : {}),
-      },
-    );
-  }
-}
-
-/** A declared check as `check list` shows it: the defaults filled in, and whether it may run here. */
-export interface DeclaredCheckInfo {
-  name: string;
-  run: string;
-  when: CheckMoment[];
-  timeout: number;
-  /** Allowed to run on this machine ('sow check allow', or SOW_ALLOW_CHECKS=1). */
-  allowed: boolean;
-  /** Not allowed, but another command was allowed under its name: that command. */
-  previously?: string;
-  /**
-   * Its newest run recorded in each phase of the project on this branch (only the phases that
-   * have one; absent when none has), judged against the code as it is now: fresh-pass, stale
-   * (the code or its command changed since it passed) or failed.
-   */
-  evidence?: PhaseEvidence[];
-}
-
-/** A check's newest evidence in one phase, judged now. */
-export type PhaseEvidence = CheckStatus & { phase: string };
-
-export async function listChecks(
-  where: Where,
-): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
-  const ctx = contextOf(where);
-  const root = await openRoot(ctx);
-  const { exists, config } = await readRepoConfig(root);
-  const { standingsOf } = await import('./check-allowance.js');
-  const standings = standingsOf(root, config.checks ?? [], ctx.env);
-  const evidence = await evidenceByPhase(ctx, root, config.checks ?? []);
-  return {
-    file: REPO_CONFIG,
-    exists,
-    checks: standings.checks.map((s) => {
-      const found = evidence.filter((e) => e.name === s.check.name);
-      return { ...info(s), ...(found.length ? { evidence: found } : {}) };
-    }),
-    allowed_by: standings.via,
-  };
-}
-
-/**
- * The newest evidence of each declared check in each phase of the project, judged against the
- * code as it is now. The code's tree is computed (git) only when some phase holds evidence of a
- * declared check; without a project on this branch there is none.
- */
-async function evidenceByPhase(ctx: AppContext, root: string, declared: readonly Check[]): Promise<PhaseEvidence[]> {
-  if (declared.length === 0 || !hasProject(root)) return [];
-  const names = new Set(declared.map((c) => c.name));
-  const phases = await Reader.read(
-    ctx,
-    (reader) =>
-      reader.type.phases.map((p) => ({
-        phase: p.name,
-        outputs: (reader.project.phases[p.name]?.outputs ?? []).filter(
-          (a) => a.type === EVIDENCE && names.has(String(a.metadata?.['check'])),
-        ),
-      })),
-    { otherBranch: 'quiet' },
-  );
-  if (phases.every((p) => p.outputs.length === 0)) return [];
-  const tree = worktreeTree(root, SOW_DIR);
-  return phases.flatMap(({ phase, outputs }) =>
-    checkStatuses(declared, outputs, tree)
-      .filter((c) => c.state !== 'missing')
-      .map((c) => ({ ...c, phase })),
-  );
-}
-
-const info = ({ check: c, allowed, previously }: CheckStanding): DeclaredCheckInfo => ({
-  name: c.name,
-  run: c.run,
-  when: [...(c.when ?? [])],
-  timeout: c.timeout ?? DEFAULT_TIMEOUT_S,
-  allowed,
-  ...(previously !== undefined ? { previously } : {}),
-});
 
 /** One run of a check: what `check run --json` prints, and what its evidence records. */
 export interface CheckRun {
@@ -223,13 +92,6 @@ export interface RunChecksOptions {
   onProgress?: (event: CheckProgress) => void;
   /** Aborting stops the running check's process group and throws ChecksInterruptedError. */
   signal?: AbortSignal;
-}
-
-/** `exit 2`, `timed out after 5 s`, `killed by SIGKILL`. */
-export function verdictOf(r: Pick<CheckRun, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {
-  if (r.timed_out) return `timed out after ${r.timeout} s`;
-  if (r.exit_code === null) return `killed by ${r.signal ?? 'a signal'}`;
-  return `exit ${r.exit_code}`;
 }
 
 /** What the code is when a check starts: HEAD, whether the code differs from it, and its tree (of the checkout it runs in). */
@@ -319,19 +181,7 @@ export async function runChecks(
         removeLogs();
         throw new ChecksInterruptedError(runs, stopped);
       }
-      const run: CheckRun = {
-        name: check.name,
-        run: check.run,
-        passed: outcome.code === 0,
-        exit_code: outcome.code,
-        signal: outcome.signal,
-        timed_out: outcome.timedOut,
-        timeout,
-        duration_ms: outcome.durationMs,
-        started_at: startedAt,
-        log: `${EVIDENCE_DIR}/${basename(log.path)}`,
-        ...code,
-      };
+      const run = runOf(check, startedAt, log.path, code, outcome);
       runs.push(run);
       opts.onProgress?.({ kind: 'end', run, index, all: checks });
     }
@@ -416,37 +266,44 @@ function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: string): 
 }
 
 /** Appends the runs' evidence to the target's outputs, in one locked update. */
-export async function recordEvidence(
+export function recordEvidence(
   where: Where,
   runs: readonly CheckRun[],
   target: EvidenceTarget,
 ): Promise<EvidenceRecord> {
-  return update(where, async (uow) => {
-    const type = await uow.type();
-    const artifacts = evidenceOutputs(runs, uow.now);
-    if (target.task !== undefined) {
-      const task = await uow.task(target.task);
-      requireEvidenceSlot(type.taskOutputs, `task ${task.id} outputs`);
-      uow.setTask({ ...task, outputs: [...task.outputs, ...artifacts] });
-      return {
-        owner: `task ${task.id}`,
-        task: task.id,
-        phase: null,
-        outputs: artifacts.map((artifact, i) => ({ index: task.outputs.length + i, artifact })),
-      };
-    }
-    const project = await uow.project();
-    const phase = selectPhase(type, project, target.phase);
-    requireEvidenceSlot(phaseDef(type, phase).outputs, `the ${phase} phase outputs`);
-    const current = phaseOf(project, phase);
-    uow.setProject(withPhase(project, phase, { ...current, outputs: [...current.outputs, ...artifacts] }));
+  return update(where, (uow) => evidenceInto(uow, runs, target));
+}
+
+/** Appends the runs' evidence to the target's outputs, in the update `uow`. */
+export async function evidenceInto(
+  uow: UnitOfWork,
+  runs: readonly CheckRun[],
+  target: EvidenceTarget,
+): Promise<EvidenceRecord> {
+  const type = await uow.type();
+  const artifacts = evidenceOutputs(runs, uow.now);
+  if (target.task !== undefined) {
+    const task = await uow.task(target.task);
+    requireEvidenceSlot(type.taskOutputs, `task ${task.id} outputs`);
+    uow.setTask({ ...task, outputs: [...task.outputs, ...artifacts] });
     return {
-      owner: `the ${phase} phase`,
-      task: null,
-      phase,
-      outputs: artifacts.map((artifact, i) => ({ index: current.outputs.length + i, artifact })),
+      owner: `task ${task.id}`,
+      task: task.id,
+      phase: null,
+      outputs: artifacts.map((artifact, i) => ({ index: task.outputs.length + i, artifact })),
     };
-  });
+  }
+  const project = await uow.project();
+  const phase = selectPhase(type, project, target.phase);
+  requireEvidenceSlot(phaseDef(type, phase).outputs, `the ${phase} phase outputs`);
+  const current = phaseOf(project, phase);
+  uow.setProject(withPhase(project, phase, { ...current, outputs: [...current.outputs, ...artifacts] }));
+  return {
+    owner: `the ${phase} phase`,
+    task: null,
+    phase,
+    outputs: artifacts.map((artifact, i) => ({ index: current.outputs.length + i, artifact })),
+  };
 }
 
 export interface CheckRunOptions extends RunChecksOptions {
@@ -511,115 +368,25 @@ export async function withCheckStatuses(root: string, type: ProjectType, view: P
   return { ...view, checks: checkStatuses(declared, phaseOf(view.project, needs.phase).outputs, tree) };
 }
 
-/** How many lines of a failed check's output a refused completion shows. */
-const TAIL_LINES = 15;
-
-export class CompletionChecksFailedError extends SowError {
-  constructor(task: string, runs: readonly CheckRun[], tails: ReadonlyMap<string, readonly string[]>) {
-    const failed = runs.filter((r) => !r.passed);
-    const checkout = runs.find((r) => r.checkout !== undefined);
-    const where = checkout
-      ? ` in its checkout ${checkout.checkout} (at ${checkout.commit?.slice(0, 12) ?? 'no commit'}${checkout.dirty ? ' with uncommitted changes' : ''})`
-      : '';
-    const shown = failed.map((r) => {
-      const tail = tails.get(r.name) ?? [];
-      return [
-        `${r.name} (${verdictOf(r)}), log ${PROJECT_DIR}/${r.log}${tail.length ? `; its last lines:` : '; it printed nothing'}`,
-        ...tail.map((l) => `  | ${l}`),
-      ].join('\n');
-    });
-    super(
-      'TASK_CHECKS_FAILED',
-      'blocked',
-      `task ${task} was not completed: ${runs.length === 1 ? 'the check' : `${failed.length} of ${runs.length} checks`} declared for task_complete failed${where}: ${shown.join('\n')}`,
-      `fix the cause${checkout ? ` in ${checkout.checkout}` : ''} and complete it again (the checks run again); 'sow task set --id ${task} status completed --force' completes it without them, recording that they were skipped`,
-      {
-        task,
-        runs: [...runs],
-        failed: failed.map((r) => r.name),
-        ...(checkout ? { checkout: checkout.checkout } : {}),
-      },
-    );
-  }
-}
-
-export interface CompletionResult {
-  id: string;
-  field: string;
-  value: unknown;
-  /** The task_complete checks this completion ran (or skipped, with --force); empty when none are declared. */
-  checks: CheckRun[];
-  /** The task as it is now. */
-  task: TaskState;
-  /** The task was completed already: nothing was written (and no check ran). */
-  unchanged?: true;
-}
-
 /**
- * `task set … status completed` (any spelling of it): first refused as any status change would be,
- * then the checks declared for task_complete run — outside the lock, like `check run` — and the
- * completion and their evidence are written in one update. When one fails, the evidence is
- * recorded, the status stays, and CompletionChecksFailedError (exit 3) says which, with the end of
- * its log. With --force the checks are skipped, and evidence saying so is recorded. Any other
- * change is setTaskField as it is.
+ * The run stage of a completion the plan said needs its task_complete checks: allowed for the
+ * project checkout (whose .sow/config.yaml they were read from) wherever they run, and run where
+ * the task's code is — or, with --force, recorded as skipped. Writes no state.
  */
-export async function setTaskFieldChecked(
-  where: Where,
-  rawId: string,
-  field: string,
-  raw: string,
-  opts: SetTaskOptions & RunChecksOptions = {},
-): Promise<CompletionResult> {
-  const { onProgress, signal, ...setOpts } = opts;
-  const ctx = contextOf(where);
-  if (!asksCompletion(field, raw)) return { ...(await setTaskField(ctx, rawId, field, raw, setOpts)), checks: [] };
-  const root = await openRoot(where);
-  const { config } = await readRepoConfig(root);
-  const declared = (config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
-  if (declared.length === 0) return { ...(await setTaskField(ctx, rawId, field, raw, setOpts)), checks: [] };
-  // Refused now, before minutes of checks, if it would be refused afterwards; a task completed
-  // already stays as it is, and nothing runs.
-  const dry = await setTaskField(ctx, rawId, field, raw, { ...setOpts, dryRun: true });
-  if (dry.unchanged) return { ...dry, checks: [] };
-  const { id } = dry;
-  // Allowed for the project checkout, whose .sow/config.yaml they were read from, wherever they run.
-  if (!setOpts.force)
-    (await import('./check-allowance.js')).requireAllowed(
-      root,
-      declared,
-      `task ${id} was not completed (its task_complete checks run first)`,
-      ctx.env,
-    );
-  // Whoever completes it (the worker, the person, MCP), the checks run where the task's code is.
-  const place = await placeForTask(root, dry.task, ctx.now());
-  const runs = setOpts.force
-    ? skippedRuns(root, declared, ctx, place)
-    : await runChecks(
-        root,
-        declared,
-        ctx.now,
-        { ...(onProgress ? { onProgress } : {}), ...(signal ? { signal } : {}) },
-        place,
-      );
-  const now = ctx.now();
-  if (runs.every((r) => r.passed || r.skipped)) {
-    try {
-      const done = await setTaskField(ctx, id, field, raw, { ...setOpts, outputs: evidenceOutputs(runs, now) });
-      // Completed by someone else meanwhile: the runs are evidence all the same.
-      if (done.unchanged) await recordEvidence(ctx, runs, { task: id }).catch(() => undefined);
-      return { ...done, checks: runs };
-    } catch (err) {
-      // Refused now (someone else finished it meanwhile): the runs are still evidence.
-      await recordEvidence(ctx, runs, { task: id }).catch(() => undefined);
-      throw err;
-    }
+export async function runCompletionChecks(
+  ctx: AppContext,
+  plan: { id: string; task: TaskState },
+  { skip, declared }: { skip: boolean; declared: readonly Check[] },
+  opts: RunChecksOptions & { checking?: () => Promise<RunChecksOptions> },
+): Promise<CheckRun[]> {
+  const root = await openRoot(ctx);
+  if (!skip) {
+    const why = `task ${plan.id} was not completed (its task_complete checks run first)`;
+    (await import('./check-allowance.js')).requireAllowed(root, declared, why, ctx.env);
   }
-  await recordEvidence(ctx, runs, { task: id });
-  throw new CompletionChecksFailedError(
-    id,
-    runs,
-    new Map(runs.filter((r) => !r.passed).map((r) => [r.name, logTail(join(root, PROJECT_DIR, r.log), TAIL_LINES)])),
-  );
+  const place = await placeForTask(root, plan.task, ctx.now());
+  if (skip) return skippedRuns(root, declared, ctx, place);
+  return runChecks(root, declared, ctx.now, opts.checking ? await opts.checking() : opts, place);
 }
 
 /** Evidence that the checks did not run: a completion forced past them. */
@@ -632,24 +399,37 @@ function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext, pl
     try {
       noteInLog(
         log,
-        `# sow check ${check.name}: ${check.run}\n# sow: skipped ${startedAt}: the task was completed with --force by ${who.by}${who.session ? ` (session ${who.session})` : ''}`,
+        `# sow check ${check.name}: ${check.run}\n` +
+          `# sow: skipped ${startedAt}: the task was completed with --force by ` +
+          `${who.by}${who.session ? ` (session ${who.session})` : ''}`,
       );
     } finally {
       closeLog(log);
     }
-    return {
-      name: check.name,
-      run: check.run,
-      passed: false,
-      skipped: true,
-      exit_code: null,
-      signal: null,
-      timed_out: false,
-      timeout: check.timeout ?? DEFAULT_TIMEOUT_S,
-      duration_ms: 0,
-      started_at: startedAt,
-      log: `${EVIDENCE_DIR}/${basename(log.path)}`,
-      ...code,
-    };
+    return runOf(check, startedAt, log.path, code);
   });
+}
+
+/** A check's run as its evidence records it; without `outcome`, skipped by a forced completion. */
+function runOf(
+  check: Check,
+  startedAt: string,
+  log: string,
+  code: ReturnType<typeof codeSnapshot>,
+  outcome?: ShellOutcome,
+): CheckRun {
+  return {
+    name: check.name,
+    run: check.run,
+    passed: outcome?.code === 0,
+    ...(outcome ? {} : { skipped: true as const }),
+    exit_code: outcome ? outcome.code : null,
+    signal: outcome?.signal ?? null,
+    timed_out: outcome?.timedOut ?? false,
+    timeout: check.timeout ?? DEFAULT_TIMEOUT_S,
+    duration_ms: outcome?.durationMs ?? 0,
+    started_at: startedAt,
+    log: `${EVIDENCE_DIR}/${basename(log)}`,
+    ...code,
+  };
 }

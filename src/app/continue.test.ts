@@ -12,7 +12,8 @@ import { addArtifact, listArtifacts, setArtifact } from './artifacts.js';
 import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
 import { continueProject } from './status.js';
-import { abandonTask, addTask, setTaskField } from './task.js';
+import { addTask } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 
 const NAME = 'add-auth';
 const DESCRIPTION = 'Add JWT authentication to the API';

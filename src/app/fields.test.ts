@@ -9,7 +9,8 @@ import { PROJECT, refused, said, taskFile, toExecuting, worlds } from '../../tes
 import { addArtifact, setArtifact } from './artifacts.js';
 import { getPhaseField, setPhaseField } from './phase.js';
 import { setProjectField } from './project.js';
-import { getTask, listTasks, setTaskField } from './task.js';
+import { getTask, listTasks } from './task.js';
+import { setTaskField } from './task-change.js';
 
 const world = worlds({
   executing: async (w) => {

@@ -27,7 +27,8 @@ import { newProject } from './project.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { advanceProject } from './advance.js';
 import { setPhaseField } from './phase.js';
-import { abandonTask, addTask, setTaskField } from './task.js';
+import { addTask } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 import { addWorktreeFor } from './worktree.js';
 
 const ISSUES = [

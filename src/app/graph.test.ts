@@ -4,7 +4,8 @@ import { PROJECT, refused, toExecuting, toImplementationPlanning, worlds } from 
 import { lifecycleOf, tasksGraphOf } from './graph.js';
 import { artifactListData, claimData, taskSetData } from './results.js';
 import { jsonSchemaOf } from './schema.js';
-import { addTask, setTaskField } from './task.js';
+import { addTask } from './task.js';
+import { setTaskField } from './task-change.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
 

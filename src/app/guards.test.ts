@@ -18,12 +18,12 @@ import { spawnAgent } from './workers/spawn.js';
 import { resumeAgent } from './workers/resume.js';
 import { addArtifact } from './artifacts.js';
 import { allowChecks } from './check-allowance.js';
-import { setTaskFieldChecked } from './checks.js';
+import { abandonTask, setTaskField } from './task-change.js';
 import { getPhaseField, setPhaseField } from './phase.js';
 import { deleteProject, newProject } from './project.js';
 import { agentReport } from './report.js';
 import { continueProject, projectStatus } from './status.js';
-import { abandonTask, addTask, claimNext, getTask, listTasks, nextTasks, setTaskField } from './task.js';
+import { addTask, claimNext, getTask, listTasks, nextTasks } from './task.js';
 
 const world = worlds({
   /** ImplementationExecuting with 010 and 020, where 020 depends on 010. */
@@ -232,7 +232,7 @@ describe('a write that finds the task so already changes nothing', () => {
     await allowChecks(w.ctx(), [], { yes: true, interactive: false, confirm: async () => true, show: () => undefined });
     w.clock.advance(60);
     const before = w.snapshot();
-    const r = await setTaskFieldChecked(w.ctx(), '010', 'status', 'completed');
+    const r = await setTaskField(w.ctx(), '010', 'status', 'completed');
     expect(r).toMatchObject({ id: '010', field: 'status', value: 'completed', checks: [], unchanged: true });
     expect(w.snapshot()).toEqual(before);
     expect(w.yaml(taskFile('010')).completed_at).toBe(T0);

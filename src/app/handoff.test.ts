@@ -14,7 +14,7 @@ import { spawnAgent } from './workers/spawn.js';
 import { resumeAgent } from './workers/resume.js';
 import type { AgentRunOptions } from './workers/types.js';
 import { appendLog } from './log.js';
-import { setTaskField } from './task.js';
+import { setTaskField } from './task-change.js';
 
 const world = worlds({ executing: (w) => toExecuting(w) });
 

@@ -17,7 +17,8 @@ import { appendLog } from './log.js';
 import { setPhaseField } from './phase.js';
 import { newProject, setProjectField } from './project.js';
 import { continueProject, projectStatus } from './status.js';
-import { abandonTask, addTask, getTask, listTasks, setTaskField } from './task.js';
+import { addTask, getTask, listTasks } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 
 const TASKS_DIR = '.sow/project/phases/implementation/tasks';
 

@@ -12,7 +12,8 @@ import { addArtifact, listArtifacts, setArtifact } from './artifacts.js';
 import { getPhaseField, setPhaseField } from './phase.js';
 import { newProject, projectHistory } from './project.js';
 import { projectStatus } from './status.js';
-import { addTask, listTasks, setTaskField } from './task.js';
+import { addTask, listTasks } from './task.js';
+import { setTaskField } from './task-change.js';
 
 const world = worlds({
   two: (w) => toExecuting(w, ['First task', 'Second task']),

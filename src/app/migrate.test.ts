@@ -26,7 +26,8 @@ import { migrate, type MigrationReport } from './migrate.js';
 import { getPhaseField, setPhaseField } from './phase.js';
 import { newProject, projectHistory } from './project.js';
 import { continueProject, projectStatus } from './status.js';
-import { addTask, listTasks, setTaskField } from './task.js';
+import { addTask, listTasks } from './task.js';
+import { setTaskField } from './task-change.js';
 
 const world = worlds({
   /** The executing fixture of sow 0.1.0 (in place of the .sow/ of init), committed on its branch. */

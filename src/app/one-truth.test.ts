@@ -14,7 +14,8 @@ import { advanceProject } from './advance.js';
 import { addArtifact } from './artifacts.js';
 import { setProjectField } from './project.js';
 import { projectStatus } from './status.js';
-import { getTask, listTasks, setTaskField } from './task.js';
+import { getTask, listTasks } from './task.js';
+import { setTaskField } from './task-change.js';
 
 const world = worlds({
   two: (w) => toExecuting(w, ['One', 'Two']),

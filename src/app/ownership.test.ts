@@ -18,7 +18,8 @@ import { heldBy, workerOwner, ownerLive } from './ownership.js';
 import type { TaskState } from '../domain/schemas.js';
 import { agentReport } from './report.js';
 import { newProject } from './project.js';
-import { abandonTask, addTask, claimNext, nextTasks, setTaskField } from './task.js';
+import { addTask, claimNext, nextTasks } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 
 const linux = process.platform === 'linux';
 const NOW = '2026-11-28T00:00:00.000Z';

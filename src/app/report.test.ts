@@ -9,7 +9,7 @@ import { fakes } from '../../test/inproc-fakes.js';
 import { spawnAgent } from './workers/spawn.js';
 import { stopHook } from './hook.js';
 import { agentLog, agentReport } from './report.js';
-import { setTaskField } from './task.js';
+import { setTaskField } from './task-change.js';
 
 const world = worlds({
   executing: (w) => toExecuting(w),

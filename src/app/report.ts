@@ -8,7 +8,7 @@ import type { AppContext } from './context.js';
 import { notOneOf, SowError, UsageError } from '../domain/errors.js';
 import { PROJECT_REPORT_STATUSES, type ProjectReportStatus, type TaskStatus } from '../domain/schemas.js';
 import { appendLog, type LogResult } from './log.js';
-import { setTaskField } from './task.js';
+import { setTaskField } from './task-change.js';
 import { update } from './workspace.js';
 
 type Env = AppContext['env'];

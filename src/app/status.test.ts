@@ -5,8 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { toExecuting, worlds } from '../../test/inproc.js';
 import { withCheckStatuses } from './checks.js';
+import { setTaskField } from './task-change.js';
 import { noProjectVariables, promptVariables, renderCard, renderContinue, statusOf, taskCounts } from './status.js';
-import { claimNext, setTaskField } from './task.js';
+import { claimNext } from './task.js';
 import { Reader } from './workspace.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task', 'Third task']) });

@@ -24,7 +24,8 @@ import { advanceProject } from './advance.js';
 import { addArtifact, listArtifacts, setArtifact } from './artifacts.js';
 import { getPhaseField, setPhaseField } from './phase.js';
 import { newProject } from './project.js';
-import { abandonTask, addTask, getTask, listTasks, setTaskField } from './task.js';
+import { addTask, getTask, listTasks } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 
 const phase = { kind: 'phase' } as const;
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { refused, taskFile, toExecuting, worlds } from '../../test/inproc.js';
-import { getTask, listTasks, setTaskField } from './task.js';
+import { getTask, listTasks } from './task.js';
+import { setTaskField } from './task-change.js';
 
 const world = worlds({ two: (w) => toExecuting(w, ['First task', 'Second task']) });
 

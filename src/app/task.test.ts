@@ -6,7 +6,8 @@
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, T0, toImplementationPlanning, taskFile, toExecuting, worlds } from '../../test/inproc.js';
 import { appendLog } from './log.js';
-import { abandonTask, addTask, claimNext, getTask, listTasks, nextTasks, setTaskField } from './task.js';
+import { addTask, claimNext, getTask, listTasks, nextTasks } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 
 const world = worlds({
   implementationPlanning: toImplementationPlanning,

@@ -2,54 +2,25 @@
 import { contextOf, type Where } from './context.js';
 import { findAgent } from '../domain/agents.js';
 import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
-import {
-  claimantOf,
-  DEFAULT_LEASE_SECONDS,
-  describeHolder,
-  isOwnedBy,
-  retiredIdentity,
-  TaskHeldError,
-} from '../domain/ownership.js';
-import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
+import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
+import { lookupField, own } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
-import { TASK_STATUSES, type Artifact, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
+import { TASK_STATUSES, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
 import {
   checkNewTaskId,
-  checkStatusChange,
   checkTaskName,
-  isFinished,
   nextTaskId,
   parseDependencies,
   pendingFeedback,
   TASK_FIELD_ALIASES,
   TASK_FIELDS,
   withStatus,
-  type StatusChangeOptions,
 } from '../domain/tasks.js';
-import {
-  candidateIds,
-  heldBy,
-  isReady,
-  readyNow,
-  requireExecuting,
-  takeOver,
-  taskRow,
-  type TaskRow,
-} from './ownership.js';
-import { Reader, taskDir, update, type UnitOfWork } from './workspace.js';
+import { descriptionDoc } from '../domain/task-change.js';
+import { candidateIds, isReady, readyNow, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
+import { Reader, taskDir, update } from './workspace.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
-import {
-  claimSeenForChange,
-  claimsRemote,
-  dropOverriddenClaim,
-  giveBackRemoteClaim,
-  ourClaim,
-  remoteClaimer,
-  remoteClaimRows,
-  remoteClaimsForReads,
-  type ClaimSeen,
-} from './remote-claims.js';
-import { thisMachine } from '../adapters/remote-claims.js';
+import { claimsRemote, ourClaim, remoteClaimer, remoteClaimRows, remoteClaimsForReads } from './remote-claims.js';
 import type { RemoteClaims } from '../domain/claims.js';
 
 export interface AddTaskOptions {
@@ -59,10 +30,6 @@ export interface AddTaskOptions {
   id?: string;
   parallel?: boolean;
   dependsOn?: string;
-}
-
-function descriptionDoc(name: string, description: string | undefined): string {
-  return `# ${name}\n\n${description?.trim() ? `${description.trim()}\n` : '<!-- Requirements and acceptance criteria for this task. -->\n'}`;
 }
 
 export async function addTask(where: Where, opts: AddTaskOptions): Promise<TaskState> {
@@ -95,230 +62,6 @@ export async function addTask(where: Where, opts: AddTaskOptions): Promise<TaskS
       'feedback/.gitkeep': '',
     });
     return task;
-  });
-}
-
-export interface SetTaskOptions {
-  /** Override a refusal: a status change the dependencies, pending feedback or a live owner block. */
-  force?: boolean;
-  /** The name this command acts under (renews its claim's lease); else SOW_OWNER. */
-  owner?: string;
-  /** Outputs appended to the task in the same write (the evidence of the checks a completion ran). */
-  outputs?: readonly Artifact[];
-  /** Validate only: refuse as the real change would, write nothing. */
-  dryRun?: boolean;
-  /** The one asking is a spawned worker reporting (it has no --force): a refusal tells it to stop. */
-  worker?: boolean;
-}
-
-/** Whether `task set <field> <value>` asks to complete the task (the field by any of its names). */
-export function asksCompletion(field: string, raw: string): boolean {
-  return (own(TASK_FIELD_ALIASES, field) ?? field) === 'status' && raw.trim() === 'completed';
-}
-
-export interface SetTaskResult {
-  id: string;
-  field: string;
-  value: unknown;
-  task: TaskState;
-  /** The task had that status already: nothing was written. */
-  unchanged?: true;
-}
-
-/**
- * A change of a task, guarded: the task's claim on the remote is read first, outside the lock
- * (never under it); then `change` runs under the lock, and what a forced change took over is given
- * back on the remote once the change is written.
- */
-async function changeTask<R>(
-  where: Where,
-  rawId: string,
-  opts: SetTaskOptions,
-  change: (uow: UnitOfWork, guard: Guard) => Promise<R>,
-): Promise<R> {
-  const seen = await claimSeenForChange(where, rawId);
-  const after: (() => Promise<void>)[] = [];
-  const result = await update(
-    where,
-    (uow) => change(uow, { seen, after }),
-    opts.owner !== undefined ? { owner: opts.owner } : {},
-  );
-  for (const step of after) await step();
-  return result;
-}
-
-/** What a change knows of the task's claim on the remote, and the steps to run once it is written. */
-interface Guard {
-  seen: ClaimSeen | undefined;
-  after: (() => Promise<void>)[];
-}
-
-/**
- * The one rule for a change of a task: refused (TASK_HELD, exit 3) while someone else holds it —
- * a live worker or claim here, a live claim on the claims remote that is not this checkout's.
- * With --force the change takes the task over: it is noted in the task's log (by whom, from whom),
- * a holder here is retired (its later writes are refused), and once the change is written the
- * claim held on the remote is deleted. `what` says the change ("set status completed").
- */
-async function guardHeld(
-  uow: UnitOfWork,
-  task: TaskState,
-  guard: Guard,
-  opts: SetTaskOptions,
-  what: string,
-): Promise<TaskState> {
-  // Who no longer owns the task hears that first: it is told to stop, not to wait.
-  uow.checkWriter(task);
-  const holder = heldBy(task, uow.actor, uow.now, guard.seen);
-  if (!holder) return task;
-  if (!opts.force) throw new TaskHeldError(task.id, holder, opts.worker);
-  if (opts.dryRun) return task;
-  // Who forced it, as well as sow can tell: the name it acts under, else git's user.name (else $USER).
-  await uow.knowPerson();
-  const { personName } = await import('../adapters/person.js');
-  const who = claimantOf(uow.actor) ?? (await personName(uow.root)) ?? uow.actor.by;
-  const { writeLogEntry } = await import('./log.js');
-  const root = uow.root;
-  const branch = (await uow.project()).branch;
-  if (holder.where === 'remote') {
-    const seen = { ...guard.seen!, claim: holder.claim };
-    guard.after.push(() => dropOverriddenClaim(root, seen));
-  } else if (holder.owner.remote !== undefined) {
-    const owner = holder.owner;
-    guard.after.push(() => giveBackRemoteClaim(root, task.id, branch, owner));
-  }
-  await writeLogEntry(
-    uow,
-    task.id,
-    { agent: who, action: 'note', result: 'success' },
-    `Taken over with --force (${what}) by ${who} on ${thisMachine()}, from ${describeHolder(holder)}. ${holder.where === 'remote' ? `Their claim on the remote is deleted once this change is written (a failure is said then).` : `Their later writes to this task are refused.`}`,
-  );
-  return holder.where === 'here' ? takeOver(task) : task;
-}
-
-/**
- * The status change of a task, under the lock: refused as the guards say (unless --force); a
- * task that has the status already is left as it is (`unchanged`), so a finished task keeps its
- * history; a completed task left with --force says so in its log.
- */
-async function changeStatus(
-  uow: UnitOfWork,
-  guard: Guard,
-  task: TaskState,
-  status: TaskStatus,
-  opts: SetTaskOptions & StatusChangeOptions,
-  what: string,
-): Promise<{ task: TaskState; unchanged?: true }> {
-  // Who no longer owns the task hears that first, even about a change that would change nothing.
-  uow.checkWriter(task);
-  if (task.status === status) return { task, unchanged: true };
-  const before = await guardHeld(uow, task, guard, opts, what);
-  if (!opts.force) checkStatusChange(before, status, await uow.dependenciesOf(before), opts);
-  let next = withStatus(before, status, uow.now);
-  // Its claimant setting it back to pending or paused lets it go: here, and on the remote below.
-  const lets =
-    (status === 'pending' || status === 'paused') &&
-    before.owner?.kind === 'claim' &&
-    isOwnedBy(before.owner, uow.actor);
-  if (lets) {
-    next = { ...next };
-    delete next.owner;
-  }
-  // Last, once nothing here refuses the change: the claim on the remote is given back (letting go
-  // never fails for the remote: the claim there then runs out with its lease).
-  if ((isFinished(status) || lets) && before.owner?.remote !== undefined && !opts.dryRun) {
-    const { releaseRemoteClaim } = await import('./remote-claims.js');
-    await releaseRemoteClaim(uow.root, before.id, (await uow.project()).branch, before.owner, opts.force || lets);
-  }
-  if (before.status === 'completed' && !opts.dryRun) {
-    const { logLeftCompleted } = await import('./log.js');
-    await logLeftCompleted(uow, before, status, claimantOf(uow.actor) ?? uow.actor.by);
-  }
-  return { task: next };
-}
-
-export async function setTaskField(
-  where: Where,
-  rawId: string,
-  field: string,
-  raw: string,
-  opts: SetTaskOptions & StatusChangeOptions = {},
-): Promise<SetTaskResult> {
-  return changeTask(where, rawId, opts, async (uow, guard) => {
-    let task = await uow.task(rawId);
-    const id = task.id;
-    const resolved = resolveField(
-      own(TASK_FIELD_ALIASES, field) ?? field,
-      TASK_FIELDS,
-      `task ${id}`,
-      Object.keys(TASK_FIELD_ALIASES),
-    );
-    let label: string;
-    let value: unknown;
-    if (resolved.where === 'field' && resolved.name === 'status') {
-      label = 'status';
-      value = coerceField('status', raw, resolved.spec);
-      const changed = await changeStatus(uow, guard, task, value as TaskStatus, opts, `set status ${value as string}`);
-      if (changed.unchanged) return { id, field: label, value, task, unchanged: true };
-      task = changed.task;
-    } else {
-      // Checked before the value: whoever may not change the task hears that first.
-      const guarded = await guardHeld(
-        uow,
-        task,
-        guard,
-        opts,
-        `set ${resolved.where === 'field' ? resolved.name : `metadata.${resolved.path.join('.')}`}`,
-      );
-      const tookOver = guarded !== task;
-      task = guarded;
-      if (resolved.where === 'field') {
-        label = resolved.name;
-        switch (resolved.name) {
-          case 'name':
-            value = checkTaskName(raw);
-            task = { ...task, name: value as string };
-            break;
-          case 'assigned_agent':
-            value = findAgent(raw.trim()).name;
-            task = { ...task, assigned_agent: value as string };
-            break;
-          case 'dependencies':
-            value = raw.trim() === '' ? [] : parseDependencies(raw, await uow.tasks(), id);
-            task = { ...task, dependencies: value as string[] };
-            break;
-          case 'description':
-            if (opts.dryRun) return { id, field: 'description', value: raw, task };
-            uow.tx.write(`${taskDir(await uow.taskPhase(), id)}/description.md`, descriptionDoc(task.name, raw));
-            // A forced change took the task over: its owner is gone from the state too.
-            if (tookOver) uow.setTask(task);
-            return { id, field: 'description', value: raw, task };
-          default:
-            value = coerceField(resolved.name, raw, resolved.spec);
-            task = { ...task, [resolved.name]: value };
-        }
-      } else {
-        label = `metadata.${resolved.path.join('.')}`;
-        value = parseValue(raw);
-        task = { ...task, metadata: setAtPath({ ...task.metadata }, resolved.path, value) };
-      }
-    }
-    if (opts.dryRun) return { id, field: label, value, task };
-    if (opts.outputs?.length) task = { ...task, outputs: [...task.outputs, ...opts.outputs] };
-    uow.setTask(task);
-    return { id, field: label, value, task };
-  });
-}
-
-export async function abandonTask(
-  where: Where,
-  rawId: string,
-  opts: SetTaskOptions = {},
-): Promise<{ task: TaskState; unchanged?: true }> {
-  return changeTask(where, rawId, opts, async (uow, guard) => {
-    const r = await changeStatus(uow, guard, await uow.task(rawId), 'abandoned', opts, 'abandoned');
-    if (!r.unchanged) uow.setTask(r.task);
-    return r;
   });
 }
 

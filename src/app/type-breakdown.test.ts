@@ -13,7 +13,8 @@ import { refused, said, typeCommand, worlds, type World } from '../../test/inpro
 import { advanceProject } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { newProject } from './project.js';
-import { abandonTask, addTask, setTaskField } from './task.js';
+import { addTask } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 
 const taskState = (id: string) => `.sow/project/phases/breakdown/tasks/${id}/state.yaml`;
 const KNOWLEDGE = '.sow/knowledge/breakdowns/auth';

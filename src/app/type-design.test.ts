@@ -11,7 +11,8 @@ import { advanceProject } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
-import { abandonTask, addTask, setTaskField } from './task.js';
+import { addTask } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 
 const world = worlds();
 const taskState = (id: string) => `.sow/project/phases/design/tasks/${id}/state.yaml`;

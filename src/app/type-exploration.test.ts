@@ -10,7 +10,8 @@ import { advanceProject } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
-import { abandonTask, addTask, setTaskField } from './task.js';
+import { addTask } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 
 const world = worlds();
 const blocked = async (w: World) =>

@@ -9,10 +9,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { PROJECT, refused, taskFile, toExecuting, worlds } from '../../test/inproc.js';
-import { listChecks } from './checks.js';
+import { listChecks } from './check-list.js';
+import { setTaskField } from './task-change.js';
 import { setPhaseField } from './phase.js';
 import { continueProject, projectStatus } from './status.js';
-import { getTask, listTasks, setTaskField } from './task.js';
+import { getTask, listTasks } from './task.js';
 import { EXHAUSTING, handEditTask, METADATA_READ, withTimesOf } from '../../test/values-cases.js';
 
 const world = worlds({ executing: (w) => toExecuting(w) });

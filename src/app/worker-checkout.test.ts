@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { refused, taskFile, toExecuting, worlds } from '../../test/inproc.js';
 import { workerFolder } from './context.js';
 import { allowChecks } from './check-allowance.js';
-import { checkRun, setTaskFieldChecked } from './checks.js';
+import { checkRun } from './checks.js';
+import { setTaskField } from './task-change.js';
 import { mergeChecksSentence, mergeTask, openWorkerCheckout } from './worker-checkout.js';
 import { checkoutsWithProject, listWorktreesFor } from './worktree.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
@@ -143,7 +144,7 @@ describe('a worker checkout', () => {
     w.write(taskFile('010'), stringify({ ...w.yaml(taskFile('010')), status: 'in_progress', worktree: checkout }));
     writeFileSync(join(path, 'work.txt'), 'done\n');
     // Completed by the person in the project checkout: checked in the worker's checkout, on its code.
-    const done = await setTaskFieldChecked(w.ctx(), '010', 'status', 'completed');
+    const done = await setTaskField(w.ctx(), '010', 'status', 'completed');
     const head = w.git(['-C', path, 'rev-parse', 'HEAD']);
     expect(done.checks).toMatchObject([
       { name: 'unit', passed: true, checkout: checkout.path, commit: head, dirty: true },

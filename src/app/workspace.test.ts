@@ -24,7 +24,8 @@ import { appendLog } from './log.js';
 import { setPhaseField } from './phase.js';
 import { setProjectField } from './project.js';
 import { continueProject, projectStatus } from './status.js';
-import { abandonTask, addTask, listTasks, setTaskField } from './task.js';
+import { addTask, listTasks } from './task.js';
+import { abandonTask, setTaskField } from './task-change.js';
 import {
   branchProblem,
   checkJournalText,

@@ -9,7 +9,8 @@ export const commands: readonly CommandDef[] = [
       'List the checks .sow/config.yaml declares: name, command, when they are needed, timeout, whether you allowed them here',
     writes: false,
     async run(ctx) {
-      const { listChecks, NO_CHECKS_HELP } = await import('../app/checks.js');
+      const { NO_CHECKS_HELP } = await import('../app/checks.js');
+      const { listChecks } = await import('../app/check-list.js');
       const { printable } = await import('../domain/display.js');
       const r = await listChecks(ctx.app);
       const width = Math.max(0, ...r.checks.map((c) => c.name.length));
@@ -185,7 +186,7 @@ export const commands: readonly CommandDef[] = [
         ...(ctx.signal ? { signal: ctx.signal } : {}),
       });
       if (r.timedOut) throw new CheckWaitTimeoutError(timeout ?? 0, r.running, names);
-      const { verdictOf } = await import('../app/checks.js');
+      const { verdictOf } = await import('../app/check-errors.js');
       return {
         data: r,
         text: r.runs.map((c) => `${c.name}  ${c.passed ? 'passed' : verdictOf(c)}`).join('\n'),

@@ -162,30 +162,32 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts: o }) {
       const [field, value] = args as [string, string];
       const opts = o as { id?: string; force?: boolean; owner?: string };
-      const { asksCompletion, setTaskField } = await import('../app/task.js');
-      const setOpts = { force: opts.force === true, ...(opts.owner !== undefined ? { owner: opts.owner } : {}) };
-      if (!asksCompletion(field, value)) {
-        const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, setOpts);
-        return {
-          data: taskSetData(r),
-          message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}`,
-        };
-      }
-      // Completing runs the checks declared for task_complete first (sow check list).
-      const { setTaskFieldChecked } = await import('../app/checks.js');
-      const watch = await (await import('../cli/check.js')).checkWatch(ctx, process.stderr);
-      const r = await setTaskFieldChecked(ctx.app, taskIdOf(opts), field, value, {
-        ...setOpts,
-        onProgress: watch.onProgress,
-        signal: watch.signal,
-      }).finally(() => watch.release());
-      const ran = r.checks.filter((c) => !c.skipped);
-      const checks =
-        r.checks.length === 0
-          ? ''
-          : ran.length
-            ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`}${ran[0]!.checkout !== undefined ? ` in its checkout ${ran[0]!.checkout} at ${ran[0]!.commit?.slice(0, 12) ?? 'no commit'}${ran[0]!.dirty ? ' with uncommitted changes' : ''}` : ''})`
-            : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
+      const { setTaskField } = await import('../app/task-change.js');
+      // Set up only when the change runs checks (completing): their progress (stderr or the MCP client's),
+      // and Ctrl-C or the client's cancel stopping them.
+      let watch: { release(): void } | undefined;
+      const checking = async () => {
+        const w = await (await import('../cli/check.js')).checkWatch(ctx, process.stderr);
+        watch = w;
+        return { onProgress: w.onProgress, signal: w.signal };
+      };
+      const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, {
+        force: opts.force === true,
+        ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+        checking,
+      }).finally(() => watch?.release());
+      const ran = (r.checks ?? []).filter((c) => !c.skipped);
+      const first = ran[0];
+      const place =
+        first?.checkout !== undefined
+          ? ` in its checkout ${first.checkout} at ${first.commit?.slice(0, 12) ?? 'no commit'}` +
+            (first.dirty ? ' with uncommitted changes' : '')
+          : '';
+      const checks = !r.checks?.length
+        ? ''
+        : ran.length
+          ? ` (${ran.length === 1 ? 'its check passed' : `its ${ran.length} checks passed`}${place})`
+          : ` (its checks skipped with --force: ${r.checks.map((c) => c.name).join(', ')})`;
       return {
         data: taskSetData(r),
         message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}`,
@@ -225,7 +227,7 @@ export const commands: readonly CommandDef[] = [
     ],
     writes: true,
     async run(ctx, { opts }) {
-      const { abandonTask } = await import('../app/task.js');
+      const { abandonTask } = await import('../app/task-change.js');
       const r = await abandonTask(ctx.app, taskIdOf(opts), {
         force: opts['force'] === true,
         ...(opts['owner'] !== undefined ? { owner: opts['owner'] as string } : {}),

@@ -456,6 +456,29 @@ describe('task set … status completed runs the task_complete checks', () => {
     expect(repo.read(`.sow/project/${task.outputs[0].path}`)).toContain('unit');
   });
 
+  it('planned again after the checks: a task completed by someone else meanwhile stays so, runs recorded', async () => {
+    const repo = withCode();
+    const marks = scratch();
+    const slow = `touch ${marks}/started; while [ ! -e ${marks}/go ]; do sleep 0.05; done`;
+    declare(repo, [{ name: 'slow', run: slow, when: ['task_complete'] }]);
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+    const run = repo.sowAsync(['task', 'set', '--id', '010', 'status', 'completed']);
+    expect(await until(() => existsSync(join(marks, 'started')))).toBe(true);
+    // No lock is held while the check runs: someone else completes the task (skipping its checks).
+    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--force'], { env: { SOW_LOCK_TIMEOUT: '0' } });
+    const meanwhile = repo.yaml(taskFile('010'));
+    execFileSync('touch', [join(marks, 'go')]);
+    const r = await run;
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`Task 010 is already completed (since ${meanwhile.completed_at}); nothing changed`);
+    const task = repo.yaml(taskFile('010'));
+    expect(task.completed_at).toBe(meanwhile.completed_at);
+    expect(task.outputs.map((a: any) => [a.metadata.check, a.metadata.skipped === true])).toEqual([
+      ['slow', true],
+      ['slow', false],
+    ]);
+  });
+
   it('failing: exit 3 naming the check, its log and its last lines; the status stays, the failed run is recorded', async () => {
     const repo = withCode();
     declare(repo, [

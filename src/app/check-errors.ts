@@ -1,0 +1,120 @@
+/**
+ * How a run of checks that did not pass is said: failed (`check run`), interrupted (nothing of it
+ * recorded), or a completion refused by its task_complete checks, with the end of each failed log.
+ */
+import { join } from 'node:path';
+import { PROJECT_DIR } from '../domain/artifacts.js';
+import { SowError } from '../domain/errors.js';
+import { logTail } from '../adapters/shell.js';
+
+/** What these messages read of a check's run (a CheckRun of app/checks.ts, which imports this file). */
+interface Run {
+  name: string;
+  passed: boolean;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  timeout: number;
+  log: string;
+  commit: string | null;
+  dirty: boolean;
+  checkout?: string;
+}
+
+/** `exit 2`, `timed out after 5 s`, `killed by SIGKILL`. */
+export function verdictOf(r: Pick<Run, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {
+  if (r.timed_out) return `timed out after ${r.timeout} s`;
+  if (r.exit_code === null) return `killed by ${r.signal ?? 'a signal'}`;
+  return `exit ${r.exit_code}`;
+}
+
+export class ChecksFailedError extends SowError {
+  constructor(runs: readonly Run[], recorded: object | null) {
+    const failed = runs.filter((r) => !r.passed);
+    const logs = failed.map((r) => `${PROJECT_DIR}/${r.log}`);
+    const verdicts = failed.map((r) => `${r.name} (${verdictOf(r)})`).join(', ');
+    super(
+      'CHECKS_FAILED',
+      'failed',
+      `${failed.length} of ${runs.length} check${runs.length === 1 ? '' : 's'} failed: ${verdicts}`,
+      `read the log${logs.length === 1 ? '' : 's'} (${logs.join(', ')}), fix the cause, ` +
+        `then run 'sow check run ${failed.map((r) => r.name).join(' ')}'`,
+      { runs: [...runs], recorded },
+    );
+  }
+}
+
+/** The check a run was interrupted in: its name, how long it had run, and the last lines it printed. */
+export interface StoppedCheck {
+  name: string;
+  duration_ms: number;
+  tail: string[];
+}
+
+/**
+ * A run of checks interrupted (Ctrl-C, or an MCP client's cancellation): nothing of it is
+ * recorded and its logs are removed, so no evidence is ever half-written; the message says which
+ * check was stopped, what had finished before it, and what it printed last.
+ */
+export class ChecksInterruptedError extends SowError {
+  constructor(runs: readonly Run[], stopped?: StoppedCheck) {
+    const before = runs.length
+      ? ` (${runs.map((r) => `${r.name} had ${r.passed ? 'passed' : 'failed'}`).join(', ')})`
+      : '';
+    const what = stopped
+      ? `the check ${stopped.name} was stopped after ${(stopped.duration_ms / 1000).toFixed(1)} s${before}`
+      : `the checks were stopped${before}`;
+    const tail = stopped
+      ? stopped.tail.length
+        ? `; its last lines:\n${stopped.tail.map((l) => `  | ${l}`).join('\n')}`
+        : '; it had printed nothing'
+      : '';
+    super(
+      'INTERRUPTED',
+      'interrupted',
+      `interrupted: ${what}; nothing was recorded, and this run's logs were removed${tail}`,
+      'run the command again when you are ready: the checks start over',
+      {
+        runs: [...runs],
+        ...(stopped ? { stopped } : {}),
+      },
+    );
+  }
+}
+
+/** How many lines of a failed check's output a refused completion shows. */
+const TAIL_LINES = 15;
+
+export class CompletionChecksFailedError extends SowError {
+  constructor(root: string, task: string, runs: readonly Run[]) {
+    const failed = runs.filter((r) => !r.passed);
+    const checkout = runs.find((r) => r.checkout !== undefined);
+    const where = checkout
+      ? ` in its checkout ${checkout.checkout} (at ${checkout.commit?.slice(0, 12) ?? 'no commit'}` +
+        `${checkout.dirty ? ' with uncommitted changes' : ''})`
+      : '';
+    const shown = failed.map((r) => {
+      const tail = logTail(join(root, PROJECT_DIR, r.log), TAIL_LINES);
+      return [
+        `${r.name} (${verdictOf(r)}), log ${PROJECT_DIR}/${r.log}` +
+          (tail.length ? `; its last lines:` : '; it printed nothing'),
+        ...tail.map((l) => `  | ${l}`),
+      ].join('\n');
+    });
+    const which = runs.length === 1 ? 'the check' : `${failed.length} of ${runs.length} checks`;
+    super(
+      'TASK_CHECKS_FAILED',
+      'blocked',
+      `task ${task} was not completed: ${which} declared for task_complete failed${where}: ${shown.join('\n')}`,
+      `fix the cause${checkout ? ` in ${checkout.checkout}` : ''} and complete it again (the checks run again); ` +
+        `'sow task set --id ${task} status completed --force' completes it without them, ` +
+        'recording that they were skipped',
+      {
+        task,
+        runs: [...runs],
+        failed: failed.map((r) => r.name),
+        ...(checkout ? { checkout: checkout.checkout } : {}),
+      },
+    );
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * A change of a task, decided once for every way in (`task set`, `task abandon`, the MCP tool, the
+ * page's Accept, a worker's report): from the task as read, who asks and what is declared, the
+ * plan of what will be written and which checks a completion runs first, or the refusal. It reads
+ * through the view it is given and writes nothing: the app records exactly what it says.
+ */
+import { findAgent } from './agents.js';
+import { coerceField, own, parseValue, resolveField, setAtPath } from './fields.js';
+import type { Actor } from './lifecycle.js';
+import { isOwnedBy, NotOwnerError, retiredIdentity, retireOwner, TaskHeldError, type Holder } from './ownership.js';
+import type { Check, Owner, TaskState, TaskStatus, TaskSummary } from './schemas.js';
+import {
+  checkStatusChange,
+  checkTaskName,
+  isFinished,
+  parseDependencies,
+  TASK_FIELD_ALIASES,
+  TASK_FIELDS,
+  withStatus,
+  type StatusChangeOptions,
+} from './tasks.js';
+
+/** What is asked: a field (by any of its names, or metadata) and its value as written. */
+export interface ChangeRequest extends StatusChangeOptions {
+  field: string;
+  raw: string;
+  /** Override a refusal: a live holder, an unfinished dependency, pending feedback, a completed task. */
+  force?: boolean;
+  /** The one asking is a spawned worker reporting (it has no --force): a refusal tells it to stop. */
+  worker?: boolean;
+  /** How the task's log names a forced change (default `set <field> <value>`). */
+  what?: string;
+}
+
+/** What the plan reads: the task, who acts and when, and the rest only when the change needs it. */
+export interface ChangeView {
+  task: TaskState;
+  actor: Actor;
+  now: string;
+  /** Who else holds the task now, here or on the claims remote; undefined when nobody does. */
+  holder(): Holder | undefined;
+  dependenciesOf(task: TaskState): Promise<TaskSummary[]>;
+  tasks(): Promise<TaskSummary[]>;
+  /** The checks declared for task_complete (read only for a completion). */
+  checks(): Promise<readonly Check[]>;
+}
+
+export interface TaskChangePlan {
+  id: string;
+  /** The field as stored (`status`, `metadata.x`). */
+  field: string;
+  value: unknown;
+  /** The task as it will be written (as it is, when nothing is). */
+  task: TaskState;
+  /** Asks to complete the task (whether or not it is completed already). */
+  completes?: true;
+  /** The task had that status already: nothing is written, and no check runs. */
+  unchanged?: true;
+  /** Whether the task's state is written (a description alone is a document beside it). */
+  write: boolean;
+  /** A completion: the checks that must pass before it is written, or that --force records as skipped. */
+  checks?: { skip: boolean; declared: readonly Check[] };
+  /** Taken over from someone else with --force: said in the task's log, and their claim given back. */
+  takeover?: { holder: Holder; what: string };
+  /** The claim on the remote that finishing or letting go gives back; `quiet`: a remote refusing does not stop it. */
+  release?: { owner: Owner; quiet: boolean };
+  /** A completed task moved to another status with --force: its log says so. */
+  reopened?: TaskState;
+  /** The new description.md, whole. */
+  description?: string;
+}
+
+/** Plans `request` on the task the view holds; throws the refusal (nothing planned is then written). */
+export async function planTaskChange(view: ChangeView, request: ChangeRequest): Promise<TaskChangePlan> {
+  const { task } = view;
+  const id = task.id;
+  const resolved = resolveField(
+    own(TASK_FIELD_ALIASES, request.field) ?? request.field,
+    TASK_FIELDS,
+    `task ${id}`,
+    Object.keys(TASK_FIELD_ALIASES),
+  );
+  if (resolved.where === 'field' && resolved.name === 'status')
+    return planStatus(view, request, coerceField('status', request.raw, resolved.spec) as TaskStatus);
+  const field = resolved.where === 'field' ? resolved.name : `metadata.${resolved.path.join('.')}`;
+  // Checked before the value: whoever may not change the task hears that first.
+  const { takeover, before } = guard(view, request, `set ${field}`);
+  const plan = { id, field, write: true, ...(takeover ? { takeover } : {}) };
+  const raw = request.raw;
+  if (resolved.where === 'metadata') {
+    const value = parseValue(raw);
+    return { ...plan, value, task: { ...before, metadata: setAtPath({ ...before.metadata }, resolved.path, value) } };
+  }
+  switch (resolved.name) {
+    case 'name': {
+      const value = checkTaskName(raw);
+      return { ...plan, value, task: { ...before, name: value } };
+    }
+    case 'assigned_agent': {
+      const value = findAgent(raw.trim()).name;
+      return { ...plan, value, task: { ...before, assigned_agent: value } };
+    }
+    case 'dependencies': {
+      const value = raw.trim() === '' ? [] : parseDependencies(raw, await view.tasks(), id);
+      return { ...plan, value, task: { ...before, dependencies: value } };
+    }
+    case 'description':
+      // A forced change took the task over: its owner is gone from the state too.
+      return { ...plan, value: raw, task: before, description: descriptionDoc(before.name, raw), write: !!takeover };
+    default: {
+      const value = coerceField(resolved.name, raw, resolved.spec);
+      return { ...plan, value, task: { ...before, [resolved.name]: value } };
+    }
+  }
+}
+
+/**
+ * The status change: refused as the guards say (unless --force); a task that has the status
+ * already is left as it is, so a finished task keeps its history; a completion runs the checks
+ * declared for task_complete first (or records them skipped, with --force).
+ */
+async function planStatus(view: ChangeView, request: ChangeRequest, status: TaskStatus): Promise<TaskChangePlan> {
+  const { task, actor } = view;
+  const completes = status === 'completed' ? { completes: true as const } : {};
+  const plan = { id: task.id, field: 'status', value: status, ...completes };
+  // Who no longer owns the task hears that first, even about a change that would change nothing.
+  refuseRetired(task, actor);
+  if (task.status === status) return { ...plan, task, unchanged: true, write: false };
+  const { takeover, before } = guard(view, request, request.what ?? `set status ${status}`);
+  if (!request.force) checkStatusChange(before, status, await view.dependenciesOf(before), request);
+  let next = withStatus(before, status, view.now);
+  // Its claimant setting it back to pending or paused lets it go: here, and on the remote.
+  const lets =
+    (status === 'pending' || status === 'paused') && before.owner?.kind === 'claim' && isOwnedBy(before.owner, actor);
+  if (lets) {
+    next = { ...next };
+    delete next.owner;
+  }
+  const declared = status === 'completed' ? await view.checks() : [];
+  return {
+    ...plan,
+    task: next,
+    write: true,
+    ...(takeover ? { takeover } : {}),
+    ...((isFinished(status) || lets) && before.owner?.remote !== undefined
+      ? { release: { owner: before.owner, quiet: request.force === true || lets } }
+      : {}),
+    ...(before.status === 'completed' ? { reopened: before } : {}),
+    ...(declared.length ? { checks: { skip: request.force === true, declared } } : {}),
+  };
+}
+
+/** A write from an identity that no longer owns the task (finished or taken over) is refused: it is told to stop. */
+function refuseRetired(task: TaskState, actor: Actor): void {
+  const retired = retiredIdentity(task, actor);
+  if (retired !== undefined) throw new NotOwnerError(task, retired);
+}
+
+/**
+ * The one rule for a change of a task: refused (TASK_HELD, exit 3) while someone else holds it;
+ * with --force taken over (a holder here is retired, so its later writes are refused). `before` is
+ * the task the change starts from.
+ */
+function guard(
+  view: ChangeView,
+  request: ChangeRequest,
+  what: string,
+): { takeover?: TaskChangePlan['takeover']; before: TaskState } {
+  refuseRetired(view.task, view.actor);
+  const holder = view.holder();
+  if (!holder) return { before: view.task };
+  if (!request.force) throw new TaskHeldError(view.task.id, holder, request.worker);
+  return { takeover: { holder, what }, before: holder.where === 'here' ? retireOwner(view.task) : view.task };
+}
+
+/** A task's description.md: its name as the title, then the description (or a placeholder to fill in). */
+export function descriptionDoc(name: string, description: string | undefined): string {
+  const body = description?.trim()
+    ? `${description.trim()}\n`
+    : '<!-- Requirements and acceptance criteria for this task. -->\n';
+  return `# ${name}\n\n${body}`;
+}
