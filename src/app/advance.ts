@@ -1,5 +1,5 @@
 /** `sow advance`: the only command that moves the state machine. */
-import type { Where } from './context.js';
+import type { AppContext } from './context.js';
 import { advance, listTransitions, type TransitionOption } from '../domain/lifecycle.js';
 import { firstFreePath } from '../domain/artifacts.js';
 import { withCheckStatuses } from './checks.js';
@@ -58,18 +58,18 @@ export interface AdvanceOutcome {
 }
 
 export async function advanceProject(
-  where: Where,
+  ctx: AppContext,
   event: string | undefined,
   dryRun: boolean,
 ): Promise<AdvanceOutcome> {
   if (dryRun) {
-    return Reader.read(where, async (reader) => {
+    return Reader.read(ctx, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
       const result = advance(reader.type, view, reader.ctx.now(), actor(reader.ctx.env), event);
       return { from: result.from, to: result.to, event: result.event, dryRun: true, projectRemoved: false };
     });
   }
-  return update(where, async (uow) => {
+  return update(ctx, async (uow) => {
     const type = await uow.type();
     // The checks' evidence against the code as it is now (in a state whose guard needs it).
     const result = advance(type, await withCheckStatuses(uow.root, type, await uow.view()), uow.now, uow.actor, event);
@@ -100,8 +100,8 @@ export async function advanceProject(
   });
 }
 
-export async function listAdvanceOptions(where: Where): Promise<{ state: string; transitions: TransitionOption[] }> {
-  return Reader.read(where, async (reader) => ({
+export async function listAdvanceOptions(ctx: AppContext): Promise<{ state: string; transitions: TransitionOption[] }> {
+  return Reader.read(ctx, async (reader) => ({
     state: reader.project.statechart.current_state,
     transitions: listTransitions(reader.type, await withCheckStatuses(reader.root, reader.type, await reader.view())),
   }));

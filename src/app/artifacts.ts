@@ -3,7 +3,7 @@
  * A path may name a file that does not exist yet (a warning says so); approving an artifact
  * needs its file.
  */
-import type { Where } from './context.js';
+import type { AppContext } from './context.js';
 import {
   artifactAt,
   createArtifact,
@@ -112,12 +112,12 @@ type Stamp = (artifact: Artifact) => Artifact;
 
 /** Runs `change` on the artifact list of the owner inside a write transaction. */
 async function modify<R>(
-  where: Where,
+  ctx: AppContext,
   owner: ArtifactHolder,
   direction: Direction,
   change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork, stamp: Stamp) => { list: Artifact[]; result: R },
 ): Promise<R> {
-  return update(where, async (uow) => {
+  return update(ctx, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
     if (owner.kind === 'phase') {
@@ -140,12 +140,12 @@ async function modify<R>(
 }
 
 export async function addArtifact(
-  where: Where,
+  ctx: AppContext,
   owner: ArtifactHolder,
   direction: Direction,
   input: NewArtifact,
 ): Promise<{ index: number; artifact: Artifact }> {
-  return modify(where, owner, direction, (list, slot, uow, stamp) => {
+  return modify(ctx, owner, direction, (list, slot, uow, stamp) => {
     const created = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root).artifact;
     checkFile(uow, slot, created);
     const artifact = created.approved === true ? stamp(created) : created;
@@ -160,11 +160,11 @@ export async function addArtifact(
  * writing the file and `sow task input add --type feedback`).
  */
 export async function addFeedback(
-  where: Where,
+  ctx: AppContext,
   taskId: string,
   text: string,
 ): Promise<{ index: number; artifact: Artifact }> {
-  return update(where, async (uow) => {
+  return update(ctx, async (uow) => {
     const type = await uow.type();
     const task = await uow.task(taskId);
     const slot = taskSlot(type, task.id, 'inputs');
@@ -184,14 +184,14 @@ export async function addFeedback(
 }
 
 export async function setArtifact(
-  where: Where,
+  ctx: AppContext,
   owner: ArtifactHolder,
   direction: Direction,
   index: number,
   field: string,
   raw: string,
 ): Promise<{ index: number; artifact: Artifact }> {
-  return modify(where, owner, direction, (list, slot, uow, stamp) => {
+  return modify(ctx, owner, direction, (list, slot, uow, stamp) => {
     const changed = setArtifactField(
       artifactAt(list, index, slot),
       slot,
@@ -208,23 +208,23 @@ export async function setArtifact(
 }
 
 export async function removeArtifact(
-  where: Where,
+  ctx: AppContext,
   owner: ArtifactHolder,
   direction: Direction,
   index: number,
 ): Promise<{ index: number; artifact: Artifact }> {
-  return modify(where, owner, direction, (list, slot) => {
+  return modify(ctx, owner, direction, (list, slot) => {
     const artifact = artifactAt(list, index, slot);
     return { list: list.filter((_, i) => i !== index), result: { index, artifact } };
   });
 }
 
 export async function listArtifacts(
-  where: Where,
+  ctx: AppContext,
   owner: ArtifactHolder,
   direction: Direction,
 ): Promise<{ owner: string; artifacts: Artifact[] }> {
-  return Reader.read(where, async (reader) => {
+  return Reader.read(ctx, async (reader) => {
     if (owner.kind === 'phase') {
       const phase = selectPhase(reader.type, reader.project, owner.phase);
       return { owner: phase, artifacts: phaseOf(reader.project, phase)[direction] };

@@ -2,7 +2,7 @@
  * `sow check list`: the checks `.sow/config.yaml` declares, with the defaults filled in, whether
  * each may run on this machine, and its newest evidence in each phase judged against the code now.
  */
-import { contextOf, type AppContext, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { EVIDENCE, checkStatuses } from '../domain/project-types/evidence.js';
 import type { CheckStatus } from '../domain/project-type.js';
 import type { Check, CheckMoment } from '../domain/schemas.js';
@@ -34,9 +34,8 @@ export interface DeclaredCheckInfo {
 export type PhaseEvidence = CheckStatus & { phase: string };
 
 export async function listChecks(
-  where: Where,
+  ctx: AppContext,
 ): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
-  const ctx = contextOf(where);
   const root = await openRoot(ctx);
   const { exists, config } = await readRepoConfig(root);
   const { standingsOf } = await import('./check-allowance.js');

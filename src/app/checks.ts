@@ -8,7 +8,7 @@
  * while one runs (other workers keep writing). `runChecks` runs and writes only logs;
  * `recordEvidence` writes the evidence afterwards, in one locked update.
  */
-import { contextOf, type AppContext, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { basename, join } from 'node:path';
 import { PROJECT_DIR, type ArtifactTypeDef } from '../domain/artifacts.js';
 import { UnknownArtifactTypeError } from '../domain/errors.js';
@@ -237,11 +237,11 @@ export interface EvidenceRecord {
  * result that cannot be recorded.
  */
 export async function evidenceTarget(
-  where: Where,
+  ctx: AppContext,
   target: EvidenceTarget,
 ): Promise<{ root: string; target: EvidenceTarget; task?: TaskState }> {
   return Reader.read(
-    where,
+    ctx,
     async (reader): Promise<{ root: string; target: EvidenceTarget; task?: TaskState }> => {
       if (target.task !== undefined) {
         const task = await reader.task(target.task);
@@ -267,11 +267,11 @@ function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: string): 
 
 /** Appends the runs' evidence to the target's outputs, in one locked update. */
 export function recordEvidence(
-  where: Where,
+  ctx: AppContext,
   runs: readonly CheckRun[],
   target: EvidenceTarget,
 ): Promise<EvidenceRecord> {
-  return update(where, (uow) => evidenceInto(uow, runs, target));
+  return update(ctx, (uow) => evidenceInto(uow, runs, target));
 }
 
 /** Appends the runs' evidence to the target's outputs, in the update `uow`. */
@@ -317,11 +317,10 @@ export interface CheckRunOptions extends RunChecksOptions {
  * as evidence in one update. Throws ChecksFailedError, after recording, when any failed.
  */
 export async function checkRun(
-  where: Where,
+  ctx: AppContext,
   names: readonly string[],
   opts: CheckRunOptions = {},
 ): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
-  const ctx = contextOf(where);
   const { root, target, task } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
   const { config } = await readRepoConfig(root);
   const declared = config.checks ?? [];

@@ -10,6 +10,7 @@ import type { ProjectType } from '../domain/project-type.js';
 import type { ProjectState } from '../domain/schemas.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
+import { processContext } from './context.js';
 import { refInfos } from './refs.js';
 import { Reader } from './workspace.js';
 
@@ -19,7 +20,7 @@ export interface Candidate {
 }
 
 const quietly = <T>(cwd: string, fn: (reader: Reader) => Promise<T> | T): Promise<T> =>
-  Reader.read(cwd, fn, { otherBranch: 'quiet' });
+  Reader.read(processContext(cwd), fn, { otherBranch: 'quiet' });
 
 export function taskIdCandidates(cwd: string): Promise<Candidate[]> {
   return quietly(cwd, async (r) =>
@@ -83,7 +84,7 @@ export async function checkCandidates(cwd: string): Promise<Candidate[]> {
 }
 
 export function refCandidates(cwd: string): Candidate[] {
-  return refInfos(findWorkspaceRoot(cwd)).map((r) => ({
+  return refInfos(processContext(findWorkspaceRoot(cwd))).map((r) => ({
     value: r.link,
     ...(r.description ? { description: r.description } : {}),
   }));

@@ -4,9 +4,7 @@
  * fixed clock and the environment of a worker, and the CLI, `sow mcp` and a long-lived server each
  * say where a call runs. The CLI makes one per command (`processContext`); tests make their own.
  *
- * Use cases take an `AppContext`, built by their caller. A few still take `Where` (a folder meaning
- * this process's environment and clock) while they move over; `Where` and `contextOf` go when the
- * last of them does.
+ * Every use case takes an `AppContext`, built by its caller; none takes a bare folder.
  */
 import { sep } from 'node:path';
 import { projectFolderFor } from '../adapters/repo.js';
@@ -19,9 +17,6 @@ export interface AppContext {
   /** The time now, as an ISO-8601 UTC timestamp (what state files record). */
   now(): string;
 }
-
-/** A folder, or a whole context. */
-export type Where = string | AppContext;
 
 /**
  * The context of this process: its environment and the real clock. A worker spawned in a checkout
@@ -52,6 +47,3 @@ function checkoutHolding(cwd: string): string | undefined {
   const at = cwd.lastIndexOf(`${sep}.sow${sep}worktrees${sep}.workers${sep}`);
   return at > 0 ? cwd.slice(0, at) : undefined;
 }
-
-/** The context a use case runs in, whichever form it was given. */
-export const contextOf = (where: Where): AppContext => (typeof where === 'string' ? processContext(where) : where);

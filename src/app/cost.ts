@@ -1,11 +1,11 @@
 /** `sow cost`: the project's ledger, summed, and the budget it is held to. */
 import { budgetLeft, costOf, type CostGroup, type CostReport, type BudgetStanding } from '../domain/usage.js';
 import { SowError } from '../domain/errors.js';
-import type { Where } from './context.js';
+import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 
-export async function projectCost(where: Where, by: CostGroup): Promise<CostReport & { budget: BudgetStanding }> {
-  return Reader.read(where, async (reader) => {
+export async function projectCost(ctx: AppContext, by: CostGroup): Promise<CostReport & { budget: BudgetStanding }> {
+  return Reader.read(ctx, async (reader) => {
     const report = costOf(reader.project.usage ?? [], by);
     return { ...report, budget: await standing(reader.root, report) };
   });

@@ -8,7 +8,7 @@
  */
 import { SowError } from '../domain/errors.js';
 import { fileExists } from '../adapters/files.js';
-import { contextOf, type AppContext, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { VERSION_FILE } from './workspace.js';
 import { failure, type DoctorCheck, type Finding } from './doctor/finding.js';
 import { agentChecks, ghCheck, gitCheck, nodeCheck, userConfigCheck } from './doctor/machine.js';
@@ -106,8 +106,7 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
 const strip = ({ repair: _repair, ...check }: Finding): DoctorCheck => check;
 
 /** `sow doctor [--fix]`. */
-export async function doctor(where: Where, opts: { fix: boolean }): Promise<DoctorReport> {
-  const app = contextOf(where);
+export async function doctor(app: AppContext, opts: { fix: boolean }): Promise<DoctorReport> {
   const first = await runChecks(app);
   if (!opts.fix)
     return {

@@ -9,7 +9,7 @@ import { artifactAt, repositoryPathOf } from '../domain/artifacts.js';
 import { phaseDef, phaseOf, selectPhase } from '../domain/phases.js';
 import type { Artifact } from '../domain/schemas.js';
 import type { ArtifactHolder, Direction } from './artifacts.js';
-import type { Where } from './context.js';
+import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 
 export interface ShownArtifact {
@@ -22,13 +22,13 @@ export interface ShownArtifact {
 }
 
 export async function showArtifact(
-  where: Where,
+  ctx: AppContext,
   owner: ArtifactHolder,
   direction: Direction,
   index: number,
 ): Promise<ShownArtifact> {
   return Reader.read(
-    where,
+    ctx,
     async (reader) => {
       const slot =
         owner.kind === 'phase'

@@ -18,7 +18,7 @@ import { findRepoRoot } from '../adapters/repo.js';
 import { checkoutsWithProject } from './worktree.js';
 import { newProject, type NewProjectResult } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
-import { contextOf, type AppContext, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { quoted } from '../domain/display.js';
 
 export class NoGithubRepoError extends SowError {
@@ -115,17 +115,16 @@ export function parseIssueNumber(raw: string): number {
 const ghAt = (ctx: AppContext, root: string): GhRun => ({ cwd: root, env: ctx.env });
 
 /** The context, the repository's root, its GitHub repository and how gh runs there. */
-async function onGithub(where: Where) {
-  const ctx = contextOf(where);
+async function onGithub(ctx: AppContext) {
   const root = await openRoot(ctx);
   return { ctx, repo: await githubRepo(root), run: ghAt(ctx, root) };
 }
 
 export async function issueList(
-  where: Where,
+  ctx: AppContext,
   opts: { state: 'open' | 'closed' | 'all'; label?: string; limit: number },
 ): Promise<{ repo: string; issues: Issue[] }> {
-  const { repo, run } = await onGithub(where);
+  const { repo, run } = await onGithub(ctx);
   const raw = ghJson(run, GH_ARGS.issueList(repo, opts), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of issues', raw);
   return { repo, issues: raw.map(issueOf) };
@@ -135,8 +134,8 @@ async function viewIssue(run: GhRun, repo: string, n: number): Promise<Issue> {
   return issueOf(ghJson(run, GH_ARGS.issueView(repo, n), repo));
 }
 
-export async function issueShow(where: Where, n: number): Promise<{ repo: string; issue: Issue }> {
-  const { repo, run } = await onGithub(where);
+export async function issueShow(ctx: AppContext, n: number): Promise<{ repo: string; issue: Issue }> {
+  const { repo, run } = await onGithub(ctx);
   return { repo, issue: await viewIssue(run, repo, n) };
 }
 
@@ -171,8 +170,8 @@ export interface IssueCheck {
   projects: { branch: string; rel: string; name: string }[];
 }
 
-export async function issueCheck(where: Where, n: number): Promise<IssueCheck> {
-  const { ctx, repo, run } = await onGithub(where);
+export async function issueCheck(ctx: AppContext, n: number): Promise<IssueCheck> {
+  const { repo, run } = await onGithub(ctx);
   return { repo, issue: n, branches: linkedBranches(run, repo, n), projects: await localProjectsOf(ctx, n) };
 }
 
@@ -209,15 +208,14 @@ export interface IssueProjectResult extends NewProjectResult {
  * links the issue to another branch, or a project here started from it on another branch.
  */
 export async function newProjectFromIssue(
-  where: Where,
+  ctx: AppContext,
   n: number,
   opts: { name?: string; branch?: string; planning: boolean; type?: string },
 ): Promise<IssueProjectResult> {
-  const ctx = contextOf(where);
   const cwd = ctx.cwd;
   // Without .sow/ yet, newProject initialises it once GitHub has answered.
   let initialised = true;
-  const root = await openRoot(cwd).catch((err: unknown) => {
+  const root = await openRoot(ctx).catch((err: unknown) => {
     if (!(err instanceof NotInitializedError)) throw err;
     initialised = false;
     return findRepoRoot(cwd);
@@ -408,8 +406,7 @@ async function recordPullRequest(
  * pull request of the branch is found and recorded instead of opening a second one. A branch
  * without an upstream is pushed to origin first.
  */
-export async function prCreate(where: Where, opts: { draft: boolean; force: boolean }): Promise<PullRequestResult> {
-  const ctx = contextOf(where);
+export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: boolean }): Promise<PullRequestResult> {
   const root = await openRoot(ctx);
   const { project, tasks } = await Reader.read(
     ctx,
@@ -471,8 +468,7 @@ export async function prCreate(where: Where, opts: { draft: boolean; force: bool
 }
 
 /** `sow pr ready`: the project's pull request, out of draft. */
-export async function prReady(where: Where): Promise<{ repo: string; number: number; url: string }> {
-  const ctx = contextOf(where);
+export async function prReady(ctx: AppContext): Promise<{ repo: string; number: number; url: string }> {
   const root = await openRoot(ctx);
   const project = await Reader.read(ctx, (r) => r.project, { otherBranch: 'refuse' });
   const repo = await githubRepo(root);

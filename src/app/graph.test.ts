@@ -12,13 +12,13 @@ const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second t
 describe('graph lifecycle', () => {
   it('the project’s machine, its state marked and the guard out of it judged now: blocked, then met', async () => {
     const w = await world('executing');
-    const g = await lifecycleOf(w.dir);
+    const g = await lifecycleOf(w.ctx());
     expect(g).toMatchObject({ type: 'standard', current: 'ImplementationExecuting' });
     const out = () =>
       g.transitions.find((t) => t.from === 'ImplementationExecuting' && t.event === 'all_tasks_complete');
     expect(out()).toMatchObject({ to: 'ReviewActive', guard: 'allTasksComplete', automatic: true, blocked: true });
     for (const id of ['010', '020']) await setTaskField(w.ctx(), id, 'status', 'completed', {});
-    const after = await lifecycleOf(w.dir);
+    const after = await lifecycleOf(w.ctx());
     expect(
       after.transitions.find((t) => t.from === 'ImplementationExecuting' && t.event === 'all_tasks_complete'),
     ).toMatchObject({ blocked: false });
@@ -26,19 +26,19 @@ describe('graph lifecycle', () => {
 
   it('a type named: its machine, nothing marked; no project, no workspace: the default type’s', async () => {
     const w = await world('executing');
-    const named = await lifecycleOf(w.dir, 'breakdown');
+    const named = await lifecycleOf(w.ctx(), 'breakdown');
     expect(named).toMatchObject({ type: 'breakdown', current: null });
     expect(named.transitions.every((t) => t.blocked === undefined)).toBe(true);
     const init = await world('init');
-    expect(await lifecycleOf(init.dir)).toMatchObject({ type: 'standard', current: null });
+    expect(await lifecycleOf(init.ctx())).toMatchObject({ type: 'standard', current: null });
     const bare = await world('bare');
-    expect((await lifecycleOf(bare.dir)).current).toBeNull();
+    expect((await lifecycleOf(bare.ctx())).current).toBeNull();
   });
 
   it('a project file sow cannot read is its error, not the default picture', async () => {
     const w = await world('executing');
     w.write(PROJECT, 'name: [\n');
-    await refused(w, () => lifecycleOf(w.dir), 'STATE_FILE_INVALID', 4);
+    await refused(w, () => lifecycleOf(w.ctx()), 'STATE_FILE_INVALID', 4);
   });
 });
 
@@ -46,7 +46,7 @@ describe('graph tasks', () => {
   it('the tasks and their dependencies; without a project, NO_PROJECT', async () => {
     const w = await world('executing');
     await addTask(w.ctx(), { name: 'Third', agent: 'implementer', dependsOn: '010,020' });
-    expect(await tasksGraphOf(w.dir)).toEqual({
+    expect(await tasksGraphOf(w.ctx())).toEqual({
       nodes: [
         { id: '010', name: 'First task', status: 'pending' },
         { id: '020', name: 'Second task', status: 'pending' },
@@ -58,13 +58,13 @@ describe('graph tasks', () => {
       ],
     });
     const init = await world('init');
-    await refused(init, () => tasksGraphOf(init.dir), 'NO_PROJECT', 1);
+    await refused(init, () => tasksGraphOf(init.ctx()), 'NO_PROJECT', 1);
   });
 
   it('a project without tasks: no nodes, no edges', async () => {
     const w = await world('init');
     await toImplementationPlanning(w);
-    expect(await tasksGraphOf(w.dir)).toEqual({ nodes: [], edges: [] });
+    expect(await tasksGraphOf(w.ctx())).toEqual({ nodes: [], edges: [] });
   });
 });
 

@@ -4,6 +4,7 @@ import { lifecycleGraph, taskGraph, type LifecycleGraph, type TaskGraph } from '
 import { listTransitions } from '../domain/lifecycle.js';
 import { DEFAULT_TYPE, projectType } from '../domain/project-types/index.js';
 import { withCheckStatuses } from './checks.js';
+import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 
 /**
@@ -11,10 +12,10 @@ import { Reader } from './workspace.js';
  * marked and each guard out of it judged now. Where there is no project (no repository, sow not
  * initialised, no project on the branch), the default type's, nothing marked.
  */
-export async function lifecycleOf(cwd: string, typeName?: string): Promise<LifecycleGraph> {
+export async function lifecycleOf(ctx: AppContext, typeName?: string): Promise<LifecycleGraph> {
   if (typeName !== undefined) return lifecycleGraph(await projectType(typeName));
   try {
-    return await Reader.read(cwd, async (reader) => {
+    return await Reader.read(ctx, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
       return lifecycleGraph(reader.type, {
         current: reader.project.statechart.current_state,
@@ -29,6 +30,6 @@ export async function lifecycleOf(cwd: string, typeName?: string): Promise<Lifec
 }
 
 /** The project's tasks and their dependencies. */
-export async function tasksGraphOf(cwd: string): Promise<TaskGraph> {
-  return Reader.read(cwd, async (reader) => taskGraph(await reader.tasks()));
+export async function tasksGraphOf(ctx: AppContext): Promise<TaskGraph> {
+  return Reader.read(ctx, async (reader) => taskGraph(await reader.tasks()));
 }

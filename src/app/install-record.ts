@@ -97,7 +97,7 @@ export async function placeOf(cwd: string, plugin: string | undefined): Promise<
       recordShown: `${area.shown}${PLUGIN_RECORD}`,
     };
   }
-  const root = await openRoot(cwd);
+  const root = await openRoot({ cwd });
   return {
     area: repoArea(root),
     plugin: false,

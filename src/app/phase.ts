@@ -1,5 +1,5 @@
 /** `sow phase set|get`: fields and metadata of a phase (default: the one in progress). */
-import type { Where } from './context.js';
+import type { AppContext } from './context.js';
 import { coerceField, lookupField, own, parseValue, resolveField, setAtPath } from '../domain/fields.js';
 import {
   checkEnabledChange,
@@ -19,12 +19,12 @@ import type { ProjectState } from '../domain/schemas.js';
 import { taskRow } from './ownership.js';
 
 export async function setPhaseField(
-  where: Where,
+  ctx: AppContext,
   field: string,
   raw: string,
   requested?: string,
 ): Promise<{ phase: string; field: string; value: unknown }> {
-  return update(where, async (uow) => {
+  return update(ctx, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
     const name = selectPhase(type, project, requested);
@@ -100,11 +100,11 @@ async function approveTasks(
 }
 
 export async function getPhaseField(
-  where: Where,
+  ctx: AppContext,
   field: string,
   requested?: string,
 ): Promise<{ phase: string; field: string; value: unknown }> {
-  return Reader.read(where, async (reader) => {
+  return Reader.read(ctx, async (reader) => {
     const name = selectPhase(reader.type, reader.project, requested);
     const phase = phaseOf(reader.project, name);
     const def = phaseDef(reader.type, name);

@@ -37,7 +37,7 @@ describe('prompts', () => {
 
   it('in a project: its variables filled from it (the tasks and the round of the work)', async () => {
     const w = await world('executing');
-    const r = await readPrompt(w.dir, 'orchestrator/standard/ImplementationExecuting');
+    const r = await readPrompt(w.ctx(), 'orchestrator/standard/ImplementationExecuting');
     expect(r).toMatchObject({
       path: 'orchestrator/standard/ImplementationExecuting',
       unfilled: [],
@@ -45,21 +45,21 @@ describe('prompts', () => {
     });
     expect(r.text).toContain('Carry out the 3 task(s) of implementation iteration 1 until');
     // A .md suffix and leading slashes name the same prompt.
-    expect((await readPrompt(w.dir, '/orchestrator/standard/ImplementationExecuting.md')).text).toBe(r.text);
+    expect((await readPrompt(w.ctx(), '/orchestrator/standard/ImplementationExecuting.md')).text).toBe(r.text);
   });
 
   it('without a project the NoProject prompt is filled from the branch; another prompt stays as it is, saying what was left', async () => {
     const w = await world('init');
-    const none = await readPrompt(w.dir, 'orchestrator/NoProject');
+    const none = await readPrompt(w.ctx(), 'orchestrator/NoProject');
     expect(none).toMatchObject({ filled_from: 'branch', unfilled: [] });
     expect(none.text).toMatch(/^# sow: no project on `main`/);
-    const left = await readPrompt(w.dir, 'orchestrator/standard/ImplementationExecuting');
+    const left = await readPrompt(w.ctx(), 'orchestrator/standard/ImplementationExecuting');
     expect(left).toMatchObject({ filled_from: null, unfilled: ['task_count', 'iteration'] });
     expect(left.text).toContain('{{task_count}}');
     const bare = await world('bare');
-    expect((await readPrompt(bare.dir, 'orchestrator/NoProject')).filled_from).toBeNull();
+    expect((await readPrompt(bare.ctx(), 'orchestrator/NoProject')).filled_from).toBeNull();
     // A prompt without variables is the template as it is, anywhere.
-    const tdd = await readPrompt(bare.dir, 'guidance/implementer/tdd');
+    const tdd = await readPrompt(bare.ctx(), 'guidance/implementer/tdd');
     expect(tdd).toMatchObject({ unfilled: [], filled_from: null });
     expect(tdd.text.length).toBeGreaterThan(200);
     expect(tdd.text).not.toContain('{{');
@@ -67,7 +67,7 @@ describe('prompts', () => {
 
   it('an unknown prompt is a usage error (exit 2) with did-you-mean and the list command', async () => {
     const w = await world('init');
-    const e = await refused(w, () => readPrompt(w.dir, 'guidance/implementer/tddd'), 'PROMPT_NOT_FOUND', 2);
+    const e = await refused(w, () => readPrompt(w.ctx(), 'guidance/implementer/tddd'), 'PROMPT_NOT_FOUND', 2);
     expect(said(e)).toBe(
       "no prompt 'guidance/implementer/tddd'; did you mean 'guidance/implementer/tdd'?\nrun 'sow prompt --list' to see them",
     );
@@ -77,7 +77,12 @@ describe('prompts', () => {
   it('a project file sow cannot read is not a prompt without variables: its error', async () => {
     const w = await world('executing');
     w.write(PROJECT, 'name: [\n');
-    await refused(w, () => readPrompt(w.dir, 'orchestrator/standard/ImplementationExecuting'), 'STATE_FILE_INVALID', 4);
+    await refused(
+      w,
+      () => readPrompt(w.ctx(), 'orchestrator/standard/ImplementationExecuting'),
+      'STATE_FILE_INVALID',
+      4,
+    );
   });
 });
 

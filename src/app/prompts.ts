@@ -1,6 +1,7 @@
 /** `sow prompt`: the embedded guidance for agents, and the orchestrator prompts of each state. */
 import { didYouMean, NoProjectError, NotAGitRepositoryError, NotInitializedError, SowError } from '../domain/errors.js';
 import { fillTemplate, listTemplates, readTemplate, templateVariables } from '../adapters/templates.js';
+import type { AppContext } from './context.js';
 
 export class PromptNotFoundError extends SowError {
   constructor(path: string) {
@@ -39,14 +40,14 @@ export interface PromptText {
  * The prompt, its variables filled with what the project here knows (its name, branch, the
  * round of its work, …); outside a project only the NoProject prompt's branch is known.
  */
-export async function readPrompt(cwd: string, path: string): Promise<PromptText> {
+export async function readPrompt(ctx: AppContext, path: string): Promise<PromptText> {
   const name = path.replace(/\.md$/, '').replace(/^\/+/, '');
   const file = catalogue().get(name);
   if (!file) throw new PromptNotFoundError(path);
   const template = readTemplate(file);
   const used = templateVariables(template);
   if (used.length === 0) return { path, text: template, unfilled: [], filled_from: null };
-  const { vars, from } = await variablesHere(cwd, name === 'orchestrator/NoProject');
+  const { vars, from } = await variablesHere(ctx, name === 'orchestrator/NoProject');
   return {
     path,
     text: fillTemplate(template, vars),
@@ -56,21 +57,21 @@ export async function readPrompt(cwd: string, path: string): Promise<PromptText>
 }
 
 async function variablesHere(
-  cwd: string,
+  ctx: AppContext,
   noProjectPrompt: boolean,
 ): Promise<{ vars: Record<string, string>; from: PromptText['filled_from'] }> {
   const { openRoot, Reader } = await import('./workspace.js');
   const { noProjectVariables, promptVariables } = await import('./status.js');
   try {
     return {
-      vars: await Reader.read(cwd, async (reader) => promptVariables(reader.type, await reader.view())),
+      vars: await Reader.read(ctx, async (reader) => promptVariables(reader.type, await reader.view())),
       from: 'project',
     };
   } catch (err) {
     // Nothing to fill from is no error: the template is printed as it is, and the caller says what stayed.
     if (err instanceof NoProjectError)
       return noProjectPrompt
-        ? { vars: noProjectVariables(await openRoot(cwd), err.elsewhere), from: 'branch' }
+        ? { vars: noProjectVariables(await openRoot(ctx), err.elsewhere), from: 'branch' }
         : { vars: {}, from: null };
     if (err instanceof NotAGitRepositoryError || err instanceof NotInitializedError) return { vars: {}, from: null };
     throw err;

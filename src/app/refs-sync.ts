@@ -11,7 +11,7 @@ import {
   writeCacheIndex,
   type Freshness,
 } from '../adapters/refs-cache.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { allRefs, readIndexes } from './refs-index.js';
 import { linkPath, materialize, placeOf, select, targetOf } from './refs.js';
 import { openRoot, withWorkspaceLock } from './workspace.js';
@@ -38,11 +38,10 @@ async function fetching<T>(progress: FetchProgress, link: string, fn: () => Prom
 
 /** `sow refs status [<link>]`: fetches each git ref and says how its checkout stands; offline when it cannot. */
 export async function refsStatus(
-  where: Where,
+  ctx: AppContext,
   link?: string,
   progress: FetchProgress = noProgress,
 ): Promise<RefStatus[]> {
-  const ctx = contextOf(where);
   const root = await openRoot(ctx);
   const out: RefStatus[] = [];
   for (const r of select(allRefs(readIndexes(root)), link)) {
@@ -78,12 +77,11 @@ export interface RefUpdate {
 
 /** `sow refs update [<link>]`: fast-forwards each checkout; never discards local changes in the cache. */
 export async function refsUpdate(
-  where: Where,
+  ctx: AppContext,
   link: string | undefined,
   progress: boolean,
   fetchProgress: FetchProgress = noProgress,
 ): Promise<RefUpdate[]> {
-  const ctx = contextOf(where);
   return withWorkspaceLock(ctx, async (root) => {
     const out: RefUpdate[] = [];
     for (const r of select(allRefs(readIndexes(root)), link)) {

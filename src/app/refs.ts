@@ -35,7 +35,7 @@ import {
   type LinkState,
 } from '../adapters/refs-cache.js';
 import { Transaction } from '../adapters/transaction.js';
-import { contextOf, type AppContext, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import {
   allRefs,
   ensureGitignore,
@@ -203,7 +203,7 @@ export interface AddRefOptions {
 }
 
 export async function addRef(
-  where: Where,
+  ctx: AppContext,
   rawSource: string,
   o: AddRefOptions,
 ): Promise<{
@@ -216,7 +216,6 @@ export async function addRef(
   why_local?: string;
   sha: string | null;
 }> {
-  const ctx = contextOf(where);
   const cwd = ctx.cwd;
   // A folder is named by where it is (`.` too), a URL by its last part.
   const link = o.link ?? defaultLink(sourceKind(rawSource) === 'folder' ? resolve(cwd, rawSource) : rawSource);
@@ -302,16 +301,15 @@ export interface RefInfo extends RefEntry {
   cache: Pick<CacheEntry, 'sha' | 'fetched_at' | 'kind'> | null;
 }
 
-export async function listRefs(where: Where): Promise<RefInfo[]> {
-  const ctx = contextOf(where);
+export async function listRefs(ctx: AppContext): Promise<RefInfo[]> {
   return refInfos({ ...ctx, cwd: await openRoot(ctx) });
 }
 
 /**
  * Each ref of the repository at the root (`where`), whether its link works, and what the cache holds of it; reads only.
  */
-export function refInfos(where: Where): RefInfo[] {
-  const { cwd: root, env } = contextOf(where);
+export function refInfos(ctx: AppContext): RefInfo[] {
+  const { cwd: root, env } = ctx;
   const refs = allRefs(readIndexes(root));
   if (refs.length === 0) return [];
   const cache = readCacheIndex(env);
@@ -336,12 +334,12 @@ export function select(refs: ReturnType<typeof allRefs>, link: string | undefine
 }
 
 export async function removeRef(
-  where: Where,
+  ctx: AppContext,
   link: string,
   pruneCache: boolean,
 ): Promise<{ link: string; local: boolean; pruned: boolean; still_used_by: number }> {
-  const { env } = contextOf(where);
-  return withWorkspaceLock(where, async (root) => {
+  const { env } = ctx;
+  return withWorkspaceLock(ctx, async (root) => {
     const ix = readIndexes(root);
     const [ref] = select(allRefs(ix), link);
     // Its cache key only: a ref is removed even when its path no longer leads where it may.
@@ -376,10 +374,9 @@ export async function removeRef(
 
 /** `sow refs init`: every link of both indexes made again (cloning what the cache lacks), as on a fresh clone. */
 export async function refsInit(
-  where: Where,
+  ctx: AppContext,
   progress: boolean,
 ): Promise<{ link: string; cloned: boolean; via: 'link' | 'copy' }[]> {
-  const ctx = contextOf(where);
   return withWorkspaceLock(ctx, async (root) => {
     const out: { link: string; cloned: boolean; via: 'link' | 'copy' }[] = [];
     // The indexes first: one sow refuses leaves everything as it was.

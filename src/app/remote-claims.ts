@@ -17,7 +17,7 @@ import {
 export { remoteClaimRows } from '../domain/claims.js';
 import { shown } from '../domain/display.js';
 import type { Owner } from '../domain/schemas.js';
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { warn } from '../adapters/notices.js';
@@ -205,8 +205,7 @@ export interface ClaimSeen {
   claim?: RemoteClaim;
 }
 
-export async function claimSeenForChange(where: Where, rawId: string): Promise<ClaimSeen | undefined> {
-  const ctx = contextOf(where);
+export async function claimSeenForChange(ctx: AppContext, rawId: string): Promise<ClaimSeen | undefined> {
   const remote = await claimsRemote(findWorkspaceRoot(ctx.cwd));
   if (!remote) return undefined;
   const seen = await Reader.read(

@@ -8,7 +8,7 @@ import { costOf, type CostRow } from '../domain/usage.js';
 import { isFinished, normalizeTaskId, pendingFeedback } from '../domain/tasks.js';
 import type { TaskStatus, UsageEntry } from '../domain/schemas.js';
 import { readyNow, workerNow } from './ownership.js';
-import type { Where } from './context.js';
+import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 
 export interface BoardCard {
@@ -39,9 +39,9 @@ export interface TaskBoard {
   runs?: UsageEntry[];
 }
 
-export async function taskBoard(where: Where, id?: string): Promise<TaskBoard> {
+export async function taskBoard(ctx: AppContext, id?: string): Promise<TaskBoard> {
   return Reader.read(
-    where,
+    ctx,
     async (reader) => {
       const now = reader.ctx.now();
       const summaries = await reader.tasks();

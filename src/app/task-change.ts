@@ -5,7 +5,7 @@
  * that plan, with the checks' evidence. A change that needs no check is planned and recorded in
  * one update.
  */
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { claimantOf, describeHolder } from '../domain/ownership.js';
 import type { Check } from '../domain/schemas.js';
 import { planTaskChange, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
@@ -34,21 +34,20 @@ export type SetTaskResult = Pick<TaskChangePlan, 'id' | 'field' | 'value' | 'tas
  * stays, and CompletionChecksFailedError (exit 3) says which, with the end of its log. With
  * --force they are skipped, and evidence saying so is recorded.
  */
-export function setTaskField(where: Where, rawId: string, field: string, raw: string, opts: SetTaskOptions = {}) {
-  return changeTask(where, rawId, { field, raw }, opts);
+export function setTaskField(ctx: AppContext, rawId: string, field: string, raw: string, opts: SetTaskOptions = {}) {
+  return changeTask(ctx, rawId, { field, raw }, opts);
 }
 
-export function abandonTask(where: Where, rawId: string, opts: SetTaskOptions = {}): Promise<SetTaskResult> {
-  return changeTask(where, rawId, { field: 'status', raw: 'abandoned', what: 'abandoned' }, opts);
+export function abandonTask(ctx: AppContext, rawId: string, opts: SetTaskOptions = {}): Promise<SetTaskResult> {
+  return changeTask(ctx, rawId, { field: 'status', raw: 'abandoned', what: 'abandoned' }, opts);
 }
 
 async function changeTask(
-  where: Where,
+  ctx: AppContext,
   rawId: string,
   asked: Pick<ChangeRequest, 'field' | 'raw' | 'what'>,
   opts: SetTaskOptions,
 ): Promise<SetTaskResult> {
-  const ctx = contextOf(where);
   const { force, worker, override } = opts;
   const request: ChangeRequest = { ...asked, force, worker, ...(override !== undefined ? { override } : {}) };
   // The task's claim on the remote is read first, outside the lock (never under it).

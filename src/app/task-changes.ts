@@ -14,7 +14,7 @@ import { normalRelative } from '../domain/paths.js';
 import type { TaskState } from '../domain/schemas.js';
 import { checkRecorded } from './worker-checkout.js';
 import { Reader } from './workspace.js';
-import type { Where } from './context.js';
+import type { AppContext } from './context.js';
 
 /** One file the work changed, with git's patch of it (its hunks; none for a binary file or a pure rename). */
 export interface FileChange {
@@ -62,9 +62,9 @@ const STATUS: Readonly<Record<string, FileChange['status']>> = {
   T: 'type changed',
 };
 
-export async function taskChanges(where: Where, rawId: string): Promise<TaskChanges> {
+export async function taskChanges(ctx: AppContext, rawId: string): Promise<TaskChanges> {
   const { task, root, project } = await Reader.read(
-    where,
+    ctx,
     async (reader) => ({ task: await reader.task(rawId), root: reader.root, project: reader.project }),
     { otherBranch: 'quiet' },
   );

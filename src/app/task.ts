@@ -1,5 +1,5 @@
 /** `sow task add|set|get|abandon|list`. */
-import { contextOf, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import { findAgent } from '../domain/agents.js';
 import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
 import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
@@ -32,8 +32,8 @@ export interface AddTaskOptions {
   dependsOn?: string;
 }
 
-export async function addTask(where: Where, opts: AddTaskOptions): Promise<TaskState> {
-  return update(where, async (uow) => {
+export async function addTask(ctx: AppContext, opts: AddTaskOptions): Promise<TaskState> {
+  return update(ctx, async (uow) => {
     const project = await uow.project();
     const phase = await uow.taskPhase();
     requirePhaseActive(project, phase, 'adding a task');
@@ -69,8 +69,7 @@ export async function addTask(where: Where, opts: AddTaskOptions): Promise<TaskS
  * The tasks a worker could start now: pending, every dependency finished, nobody working on them
  * — here, nor, with a claims remote, on the remote.
  */
-export async function nextTasks(where: Where, opts: { withoutPendingFeedback?: boolean } = {}): Promise<TaskRow[]> {
-  const ctx = contextOf(where);
+export async function nextTasks(ctx: AppContext, opts: { withoutPendingFeedback?: boolean } = {}): Promise<TaskRow[]> {
   const { rows, root, branch } = await Reader.read(ctx, async (reader) => {
     const tasks = await reader.tasks();
     const candidates = new Set(candidateIds(tasks));
@@ -104,11 +103,11 @@ export interface ClaimOptions {
  * wins); a task claimed there by another checkout is passed over, and a push that lost the race
  * moves on to the next ready task.
  */
-export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
+export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
   let pushed: { root: string; remote: string; ref: string; sha: string } | undefined;
   try {
     return await update(
-      where,
+      ctx,
       async (uow) => {
         if (claimantOf(uow.actor) === undefined) await uow.knowPerson();
         const who = claimantOf(uow.actor);
@@ -168,11 +167,11 @@ export async function claimNext(where: Where, opts: ClaimOptions = {}): Promise<
 }
 
 export async function getTask(
-  where: Where,
+  ctx: AppContext,
   rawId: string,
   field?: string,
 ): Promise<{ task: TaskState; field?: string; value?: unknown; description?: string }> {
-  return Reader.read(where, async (reader) => {
+  return Reader.read(ctx, async (reader) => {
     const task = await reader.task(rawId);
     // A dependency whose folder is gone is said here too, not first when the task is changed.
     await reader.dependenciesOf(task);
@@ -207,8 +206,11 @@ export async function getTask(
 }
 
 /** What a task changed, as a diff (its modified files against the project's base branch; new files whole). */
-export async function taskDiff(where: Where, rawId: string): Promise<{ task: string; files: string[]; diff: string }> {
-  return Reader.read(where, async (reader) => {
+export async function taskDiff(
+  ctx: AppContext,
+  rawId: string,
+): Promise<{ task: string; files: string[]; diff: string }> {
+  return Reader.read(ctx, async (reader) => {
     const task = await reader.task(rawId);
     return {
       task: task.id,
@@ -218,11 +220,10 @@ export async function taskDiff(where: Where, rawId: string): Promise<{ task: str
   });
 }
 
-export async function listTasks(where: Where, status?: string): Promise<TaskRow[]> {
+export async function listTasks(ctx: AppContext, status?: string): Promise<TaskRow[]> {
   if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status)) {
     throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
   }
-  const ctx = contextOf(where);
   const { tasks, root, branch } = await Reader.read(ctx, async (reader) => ({
     tasks: await reader.tasks(),
     root: reader.root,
@@ -314,8 +315,8 @@ const OUTPUTS_SHOWN = 20;
  * with where its outputs are (the evidence of its checks left out), and the feedback still pending
  * on it, with its text. Read after a claim, so `task next --claim` is one call.
  */
-export async function taskNeeds(where: Where, id: string): Promise<TaskNeeds> {
-  return Reader.read(where, async (reader) => {
+export async function taskNeeds(ctx: AppContext, id: string): Promise<TaskNeeds> {
+  return Reader.read(ctx, async (reader) => {
     const task = await reader.task(id);
     const rootOf = (type: string) => reader.type.taskOutputs.find((t) => t.name === type)?.root ?? 'project';
     const dependencies: NonNullable<TaskNeeds['dependencies']> = [];

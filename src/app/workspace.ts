@@ -19,7 +19,7 @@ import { ensureRuntimeDir } from '../adapters/runtime.js';
 import type { StateFile } from '../adapters/state-files.js';
 import { clearLeftovers, hasJournal } from '../adapters/transaction.js';
 import { hasDeferredRuns } from '../adapters/deferred-runs.js';
-import { contextOf, type AppContext, type Where } from './context.js';
+import type { AppContext } from './context.js';
 import {
   branchProblem,
   checkLayout,
@@ -53,8 +53,8 @@ export {
 export { actor, joinEntry, lockPath, UnitOfWork, withRootLock } from './unit-of-work.js';
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
-export async function openRoot(where: Where, opts: { anyLayout?: boolean } = {}): Promise<string> {
-  const root = findWorkspaceRoot(contextOf(where).cwd);
+export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?: boolean } = {}): Promise<string> {
+  const root = findWorkspaceRoot(ctx.cwd);
   if (!opts.anyLayout) checkLayout(root);
   if (hasJournal(root)) await withRootLock(root, () => replay(root));
   return root;
@@ -129,8 +129,7 @@ export class Reader {
   ) {}
 
   /** Runs `fn` with a reader of the project; the lock is released when it returns. */
-  static async read<T>(where: Where, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
-    const ctx = contextOf(where);
+  static async read<T>(ctx: AppContext, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
     const root = findWorkspaceRoot(ctx.cwd);
     checkLayout(root);
     return readConsistently(root, async (locked) => {
@@ -205,11 +204,10 @@ export interface UpdateOptions {
  * writers, refuse a project that belongs to another branch, run `fn`, then commit what it changed.
  */
 export async function update<R>(
-  where: Where,
+  ctx: AppContext,
   fn: (uow: UnitOfWork) => Promise<R>,
   opts: UpdateOptions = {},
 ): Promise<R> {
-  const ctx = contextOf(where);
   const root = findWorkspaceRoot(ctx.cwd);
   checkLayout(root);
   const { result, due, now } = await underLock(root, async () => {
@@ -231,8 +229,8 @@ export async function update<R>(
 }
 
 /** Under the lock, for the commands that create or remove the project itself. */
-export async function withWorkspaceLock<R>(where: Where, fn: (root: string) => Promise<R>): Promise<R> {
-  const root = findWorkspaceRoot(contextOf(where).cwd);
+export async function withWorkspaceLock<R>(ctx: AppContext, fn: (root: string) => Promise<R>): Promise<R> {
+  const root = findWorkspaceRoot(ctx.cwd);
   checkLayout(root);
   return underLock(root, () => fn(root));
 }

@@ -25,7 +25,7 @@ import {
 import { initWorkspace } from './init.js';
 import { liveOwner } from './ownership.js';
 import { Reader } from './workspace.js';
-import { contextOf, type AppContext, type Where } from './context.js';
+import type { AppContext } from './context.js';
 
 /** Where sow puts worktrees, in the main checkout. */
 export const WORKTREES_DIR = '.sow/worktrees';
@@ -330,9 +330,9 @@ export async function removeWorktreeFor(
  * folder too (doctor's repair passes one) until doctor gives it its context.
  */
 export async function pruneWorktreesFor(
-  where: Where,
+  ctx: AppContext,
 ): Promise<{ pruned: { branch: string | null; path: string; rel: string }[] }> {
-  const { main, trees } = mainCheckout(contextOf(where).cwd);
+  const { main, trees } = mainCheckout(ctx.cwd);
   pruneWorktrees(main);
   // Git names what it pruned by its own record's name; say which branch and folder instead.
   const left = new Set(listWorktrees(main).map((t) => t.path));

@@ -35,7 +35,7 @@ export const commands: readonly CommandDef[] = [
       const { lifecycleOf } = await import('../app/graph.js');
       const { renderLifecycle } = await import('../cli/graph.js');
       const { paintFor } = await import('../cli/colour.js');
-      const g = await lifecycleOf(ctx.app.cwd, type);
+      const g = await lifecycleOf(ctx.app, type);
       const note =
         g.current === null && type === undefined
           ? `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)`
@@ -52,7 +52,7 @@ export const commands: readonly CommandDef[] = [
       const { tasksGraphOf } = await import('../app/graph.js');
       const { renderTasks } = await import('../cli/graph.js');
       const { paintFor } = await import('../cli/colour.js');
-      const g = await tasksGraphOf(ctx.app.cwd);
+      const g = await tasksGraphOf(ctx.app);
       if (g.nodes.length === 0)
         return {
           data: g,

@@ -16,7 +16,7 @@ export const prompt: CommandDef = {
       return { data: all, text: all.join('\n') };
     }
     if (path === undefined) throw new UsageError('which prompt?', "run 'sow prompt --list', then 'sow prompt <path>'");
-    const r = await readPrompt(ctx.app.cwd, path);
+    const r = await readPrompt(ctx.app, path);
     const left = r.unfilled.map((k) => `{{${k}}}`).join(', ');
     return {
       data: r,

@@ -246,7 +246,7 @@ function servePromptsAndResources(server: Server, cwd: string): void {
       const text =
         name === 'continue'
           ? (await (await import('../app/status.js')).continueProject(processContext(cwd))).prompt
-          : (await (await import('../app/prompts.js')).readPrompt(cwd, name)).text;
+          : (await (await import('../app/prompts.js')).readPrompt(processContext(cwd), name)).text;
       return {
         description: name === 'continue' ? 'What to do now' : name,
         messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],

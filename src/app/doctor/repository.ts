@@ -221,7 +221,7 @@ export function worktreesCheck(ctx: Context): Finding {
     ...(ctx.layoutOk
       ? {
           repair: async () =>
-            `forgot ${(await pruneWorktreesFor(ctx.cwd)).pruned.map((t) => t.branch ?? t.rel).join(', ')}`,
+            `forgot ${(await pruneWorktreesFor(ctx.app)).pruned.map((t) => t.branch ?? t.rel).join(', ')}`,
         }
       : {}),
   };

@@ -3,7 +3,7 @@
  * or — asked with --fresh, or when the CLI cannot continue it — to hand the task to a fresh session
  * with a brief of where it stands.
  */
-import { contextOf, type AppContext, type Where } from '../context.js';
+import type { AppContext } from '../context.js';
 import { executorOf, resumableTypes } from '../../adapters/executors/registry.js';
 import { latestEventsFile, readEvents } from '../../adapters/supervisor.js';
 import { diffOfTask } from '../task.js';
@@ -23,12 +23,11 @@ import { spawnAgent } from './spawn.js';
 import { label, type AgentRunOptions, type AgentRunResult, type Handoff, type Target } from './types.js';
 
 export async function resumeAgent(
-  where: Where,
+  ctx: AppContext,
   target: Target,
   prompt: string,
   opts: AgentRunOptions,
 ): Promise<AgentRunResult> {
-  const ctx = contextOf(where);
   const found = await resumePreconditions(ctx, target, opts);
   const { root, session, sessionId, agentName } = found;
   if (opts.fresh && found.target.kind === 'task') {

@@ -3,7 +3,7 @@
  * the worker's start, run it and settle its run (workers/launch.ts). The worker reports back by
  * calling sow itself.
  */
-import { contextOf, type AppContext, type Where } from '../context.js';
+import type { AppContext } from '../context.js';
 import { findAgent } from '../../domain/agents.js';
 import { currentBranch } from '../../adapters/repo.js';
 import { readRepoConfig } from '../../adapters/repo-config.js';
@@ -18,12 +18,11 @@ import type { AgentRunOptions, AgentRunResult, Handoff } from './types.js';
 export type SpawnOptions = AgentRunOptions & { next?: boolean; iteration?: boolean; handoff?: Handoff };
 
 export async function spawnAgent(
-  where: Where,
+  ctx: AppContext,
   agentName: string,
   taskId: string | undefined,
   opts: SpawnOptions,
 ): Promise<AgentRunResult> {
-  const ctx = contextOf(where);
   const agent = findAgent(agentName);
   const { force, next, iteration, handoff } = opts;
   const { root, target: named } = await spawnPreconditions(ctx, agent.name, taskId, {
