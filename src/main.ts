@@ -199,7 +199,9 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
             const i = argv.lastIndexOf(o.long ?? '');
             return i >= 0 && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-'));
           });
-    if (missing) return new UsageError(message, `${missing.flags}: ${missing.description}`);
+    // A task id is the one value a person has to look up: say where.
+    const where = missing?.long === '--id' ? "; 'sow task list' shows the ids" : '';
+    if (missing) return new UsageError(message, `${missing.flags}: ${missing.description}${where}`);
   }
   if (err.code === 'commander.excessArguments') {
     const extra = cmd.args.slice(cmd.registeredArguments.length);

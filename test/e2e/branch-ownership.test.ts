@@ -113,7 +113,7 @@ describe('a project carried to another branch uncommitted', () => {
     const reads = expectReadsWarn(
       repo,
       [
-        { args: ['task', 'list'] },
+        { args: ['task', 'list', '--status', 'completed'] },
         { args: ['project', 'status'] },
         { args: ['phase', 'get', 'status'] },
         { args: ['advance', '--list'] },

@@ -371,7 +371,7 @@ export const MISTAKES = [
     exit: 2,
     code: 'USAGE',
     message: "'vscode'",
-    hint: 'claude, codex',
+    hint: 'claude, cursor, codex',
   },
   {
     mistake: 'a plugin for a target that has none',
