@@ -64,7 +64,6 @@ import {
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
 
 // The workspace finishes what a killed process committed before it reads.
-export { hasJournal, replayJournal } from './journal.js';
 
 export class Transaction {
   private readonly writes = new Map<string, string>();

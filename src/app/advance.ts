@@ -9,7 +9,9 @@ import { emitYaml } from '../adapters/yaml/emit.js';
 import type { Transaction } from '../adapters/transaction.js';
 import { parseStateText } from '../adapters/state-files.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
-import { actor, AGENT_OUTPUTS, PROJECT_DIR, Reader, update } from './workspace.js';
+import { actor } from './unit-of-work.js';
+import { AGENT_OUTPUTS, PROJECT_DIR } from './project-files.js';
+import { Reader, update } from './workspace.js';
 
 /** Where the entries of completed projects' archives are listed (repository-relative). */
 export const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';

@@ -22,7 +22,9 @@ import type { Artifact, ProjectState } from '../domain/schemas.js';
 import { stampApproval } from '../domain/approvals.js';
 import { realPath } from '../adapters/files.js';
 import { warn } from '../adapters/notices.js';
-import { PROJECT_DIR, Reader, taskDir, update, type UnitOfWork } from './workspace.js';
+import { PROJECT_DIR, taskDir } from './project-files.js';
+import { Reader, update } from './workspace.js';
+import { type UnitOfWork } from './unit-of-work.js';
 
 export type Direction = 'inputs' | 'outputs';
 export type ArtifactHolder = { kind: 'phase'; phase?: string } | { kind: 'task'; id: string };

@@ -10,7 +10,8 @@ import { worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import type { CheckStanding } from './check-allowance.js';
 import { DEFAULT_TIMEOUT_S, SOW_DIR } from './checks.js';
-import { hasProject, openRoot, Reader } from './workspace.js';
+import { hasProject } from './project-files.js';
+import { openRoot, Reader } from './workspace.js';
 
 /** A declared check as `check list` shows it: the defaults filled in, and whether it may run here. */
 export interface DeclaredCheckInfo {

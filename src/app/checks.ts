@@ -19,7 +19,8 @@ import type { Artifact, Check, TaskState } from '../domain/schemas.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { closeLog, createLog, logTail, noteInLog, removeLog, runShell, type ShellOutcome } from '../adapters/shell.js';
-import { actor, openRoot, Reader, update, type UnitOfWork } from './workspace.js';
+import { actor, type UnitOfWork } from './unit-of-work.js';
+import { openRoot, Reader, update } from './workspace.js';
 import { selectChecks } from '../domain/checks.js';
 import { ChecksFailedError, ChecksInterruptedError } from './check-errors.js';
 

@@ -9,7 +9,7 @@
 import { SowError } from '../domain/errors.js';
 import { fileExists } from '../adapters/files.js';
 import type { AppContext } from './context.js';
-import { VERSION_FILE } from './workspace.js';
+import { VERSION_FILE } from './project-files.js';
 import { failure, type DoctorCheck, type Finding } from './doctor/finding.js';
 import { agentChecks, ghCheck, gitCheck, nodeCheck, userConfigCheck } from './doctor/machine.js';
 import {

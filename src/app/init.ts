@@ -3,7 +3,7 @@ import { LAYOUT_VERSION } from '../domain/schemas.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { Transaction } from '../adapters/transaction.js';
-import { layoutVersion, VERSION_FILE } from './workspace.js';
+import { layoutVersion, VERSION_FILE } from './project-files.js';
 import { MigrationNeededError } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
 import { ATTRIBUTES_FILE, ATTRIBUTES_LINE, configureDriver, repairAttributesFile } from './merge-setup.js';

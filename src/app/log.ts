@@ -12,7 +12,9 @@ import { realPath } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 import { renewLease } from '../domain/ownership.js';
-import { PROJECT_DIR, taskDir, update, type UnitOfWork } from './workspace.js';
+import { PROJECT_DIR, taskDir } from './project-files.js';
+import { update } from './workspace.js';
+import { type UnitOfWork } from './unit-of-work.js';
 
 export interface LogRequest {
   agent?: string;

@@ -22,13 +22,13 @@ import {
   AGENT_OUTPUTS,
   checkJournalText,
   layoutVersion,
-  withRootLock,
   PROJECT_DIR,
   PROJECT_FILE,
   taskFile,
   tasksDir,
   VERSION_FILE,
-} from './workspace.js';
+} from './project-files.js';
+import { withRootLock } from './unit-of-work.js';
 import { quoted } from '../domain/display.js';
 import type { AppContext } from './context.js';
 

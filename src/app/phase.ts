@@ -12,7 +12,8 @@ import {
   withPhase,
 } from '../domain/phases.js';
 import type { Phase } from '../domain/schemas.js';
-import { Reader, update, type UnitOfWork } from './workspace.js';
+import { Reader, update } from './workspace.js';
+import { type UnitOfWork } from './unit-of-work.js';
 import { approvalNotHere, nothingToApprove, taskApprovalRecord } from '../domain/approvals.js';
 import type { ProjectType } from '../domain/project-type.js';
 import type { ProjectState } from '../domain/schemas.js';

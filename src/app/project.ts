@@ -31,8 +31,8 @@ import { branchCreatedFrom, branchExists, findRepoRoot, findWorkspaceRoot, head 
 import { renderStateFile } from '../adapters/state-files.js';
 import { Transaction } from '../adapters/transaction.js';
 import { ProjectStateSchema } from '../domain/schemas.js';
+import { actor } from './unit-of-work.js';
 import {
-  actor,
   AGENT_OUTPUTS,
   branchProblem,
   hasProject,
@@ -42,10 +42,8 @@ import {
   PROJECT_FILE,
   ProjectFileMissingError,
   projectLeftovers,
-  Reader,
-  update,
-  withWorkspaceLock,
-} from './workspace.js';
+} from './project-files.js';
+import { Reader, update, withWorkspaceLock } from './workspace.js';
 import { quoted, shown } from '../domain/display.js';
 
 const DEFAULT_BRANCHES = ['main', 'master'];

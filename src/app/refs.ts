@@ -50,7 +50,6 @@ import {
 import { openRoot, withWorkspaceLock } from './workspace.js';
 
 // The prompts of workers take the refs from here.
-export { refsForPrompt, withRefs } from './refs-index.js';
 
 export class RefExistsError extends SowError {
   constructor(link: string, local: boolean) {

@@ -11,7 +11,9 @@ import type { Check } from '../domain/schemas.js';
 import { planTaskChange, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
 import { heldBy } from './ownership.js';
 import { claimSeenForChange, dropOverriddenClaim, giveBackRemoteClaim, type ClaimSeen } from './remote-claims.js';
-import { taskDir, update, type UnitOfWork } from './workspace.js';
+import { taskDir } from './project-files.js';
+import { update } from './workspace.js';
+import { type UnitOfWork } from './unit-of-work.js';
 import type { CheckRun, RunChecksOptions } from './checks.js';
 import { CompletionChecksFailedError } from './check-errors.js';
 

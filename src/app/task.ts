@@ -18,7 +18,8 @@ import {
 } from '../domain/tasks.js';
 import { descriptionDoc } from '../domain/task-change.js';
 import { candidateIds, isReady, readyNow, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
-import { Reader, taskDir, update } from './workspace.js';
+import { Reader, update } from './workspace.js';
+import { taskDir } from './project-files.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
 import { claimsRemote, ourClaim, remoteClaimer, remoteClaimRows, remoteClaimsForReads } from './remote-claims.js';
 import type { RemoteClaims } from '../domain/claims.js';

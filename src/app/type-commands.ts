@@ -22,7 +22,8 @@ import { SowError } from '../domain/errors.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
 import { warn } from '../adapters/notices.js';
 import { githubRepo } from './github.js';
-import { actor, openRoot, Reader, update, withRootLock, type UnitOfWork } from './workspace.js';
+import { actor, withRootLock, type UnitOfWork } from './unit-of-work.js';
+import { openRoot, Reader, update } from './workspace.js';
 
 export class WrongProjectTypeError extends SowError {
   constructor(command: string, owner: string, actual: string) {

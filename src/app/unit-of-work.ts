@@ -23,7 +23,8 @@ import { withLock } from '../adapters/lock.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
 import { renderStateFile, type StateFile } from '../adapters/state-files.js';
 import { atTerminal, personName } from '../adapters/person.js';
-import { clearLeftovers, replayJournal, Transaction } from '../adapters/transaction.js';
+import { clearLeftovers, Transaction } from '../adapters/transaction.js';
+import { replayJournal } from '../adapters/journal.js';
 import type { AppContext } from './context.js';
 import {
   checkJournalText,

@@ -26,18 +26,9 @@ import { setProjectField } from './project.js';
 import { continueProject, projectStatus } from './status.js';
 import { addTask, listTasks } from './task.js';
 import { abandonTask, setTaskField } from './task-change.js';
-import {
-  branchProblem,
-  checkJournalText,
-  loadProject,
-  lockPath,
-  openRoot,
-  projectLeftovers,
-  taskFileProblems,
-  update,
-  withRootLock,
-  withWorkspaceLock,
-} from './workspace.js';
+import { branchProblem, checkJournalText, loadProject, projectLeftovers, taskFileProblems } from './project-files.js';
+import { lockPath, withRootLock } from './unit-of-work.js';
+import { openRoot, update, withWorkspaceLock } from './workspace.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
 const temps: string[] = [];

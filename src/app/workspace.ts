@@ -17,7 +17,8 @@ import { warn } from '../adapters/notices.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { ensureRuntimeDir } from '../adapters/runtime.js';
 import type { StateFile } from '../adapters/state-files.js';
-import { clearLeftovers, hasJournal } from '../adapters/transaction.js';
+import { clearLeftovers } from '../adapters/transaction.js';
+import { hasJournal } from '../adapters/journal.js';
 import { hasDeferredRuns } from '../adapters/deferred-runs.js';
 import type { AppContext } from './context.js';
 import {
@@ -29,28 +30,6 @@ import {
   loadTaskFile,
 } from './project-files.js';
 import { lockPath, replay, underLock, UnitOfWork, withRootLock } from './unit-of-work.js';
-
-export {
-  AGENT_OUTPUTS,
-  branchProblem,
-  checkJournalText,
-  hasProject,
-  layoutVersion,
-  loadProject,
-  noProjectHere,
-  PROJECT_DIR,
-  PROJECT_FILE,
-  ProjectFileMissingError,
-  projectLeftovers,
-  TaskFolderMissingError,
-  taskDir,
-  taskFile,
-  taskFileProblems,
-  tasksDir,
-  VERSION_FILE,
-  type LoadedProject,
-} from './project-files.js';
-export { actor, joinEntry, lockPath, UnitOfWork, withRootLock } from './unit-of-work.js';
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
 export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?: boolean } = {}): Promise<string> {

@@ -2,7 +2,7 @@
 import type { SowError } from '../../domain/errors.js';
 import type { TaskState } from '../../domain/schemas.js';
 import type { AppContext } from '../context.js';
-import type { LoadedProject } from '../workspace.js';
+import type { LoadedProject } from '../project-files.js';
 
 export type DoctorStatus = 'ok' | 'warn' | 'fail';
 

@@ -10,7 +10,7 @@ import { readUserConfig, userConfigPath } from '../../adapters/user-config.js';
 import { agentClis, MISSING_CLI_LEVEL, validateUserConfig, type ValidationLine } from '../config.js';
 import type { AppContext } from '../context.js';
 import { githubRepo } from '../github.js';
-import { AGENT_OUTPUTS } from '../workspace.js';
+import { AGENT_OUTPUTS } from '../project-files.js';
 import { ok, type DoctorStatus, type Finding } from './finding.js';
 
 /** A line of 'sow config validate' as a doctor finding: the two commands give one verdict. */

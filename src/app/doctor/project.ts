@@ -10,7 +10,14 @@ import { findRepoRoot } from '../../adapters/repo.js';
 import { validateRepoConfig } from '../config.js';
 import type { AppContext } from '../context.js';
 import { refInfos, refsInit } from '../refs.js';
-import { branchProblem, hasProject, layoutVersion, loadProject, taskFileProblems, VERSION_FILE } from '../workspace.js';
+import {
+  branchProblem,
+  hasProject,
+  layoutVersion,
+  loadProject,
+  taskFileProblems,
+  VERSION_FILE,
+} from '../project-files.js';
 import { failure, firstFew, FIX, ok, type Context, type Finding } from './finding.js';
 
 /** A ref not fetched for this long may be behind its source. */

@@ -22,7 +22,9 @@ import {
   MERGE_DRIVER,
   repairAttributesFile,
 } from '../merge-setup.js';
-import { checkJournalText, lockPath, openRoot } from '../workspace.js';
+import { checkJournalText } from '../project-files.js';
+import { lockPath } from '../unit-of-work.js';
+import { openRoot } from '../workspace.js';
 import { pruneWorktreesFor } from '../worktree.js';
 import { firstFew, FIX, ok, type Context, type Finding } from './finding.js';
 

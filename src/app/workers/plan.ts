@@ -10,7 +10,7 @@ import { TaskBlockedError } from '../../domain/errors.js';
 import { TaskOwnedError } from '../../domain/ownership.js';
 import { checkStatusChange, isFinished, withStatus } from '../../domain/tasks.js';
 import { liveOwner, requireExecuting, takeOver } from '../ownership.js';
-import { taskDir } from '../workspace.js';
+import { taskDir } from '../project-files.js';
 import { SessionExistsError } from '../agent-errors.js';
 import type { Handoff, Resolution } from './types.js';
 

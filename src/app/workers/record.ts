@@ -18,7 +18,8 @@ import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
 import { removeOwnerRecord, writeOwnerRecord } from '../../adapters/signals.js';
 import { logLeftCompleted } from '../log.js';
 import { candidateIds, isReady, workerOwner } from '../ownership.js';
-import { update, type Reader, type UnitOfWork } from '../workspace.js';
+import { update, type Reader } from '../workspace.js';
+import { type UnitOfWork } from '../unit-of-work.js';
 import { claimsRemote, ourClaim, remoteClaimer, type ClaimsRemote } from '../remote-claims.js';
 import {
   checkResumable,

@@ -7,7 +7,8 @@ import type { AppContext } from '../context.js';
 import { executorOf, resumableTypes } from '../../adapters/executors/registry.js';
 import { latestEventsFile, readEvents } from '../../adapters/supervisor.js';
 import { diffOfTask } from '../task.js';
-import { PROJECT_DIR, Reader, taskDir } from '../workspace.js';
+import { PROJECT_DIR, taskDir } from '../project-files.js';
+import { Reader } from '../workspace.js';
 import {
   AcpSessionNotLoadedError,
   NoSessionError,

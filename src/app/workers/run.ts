@@ -17,7 +17,7 @@ import { describeEvent } from '../../adapters/progress.js';
 import { REPO_CONFIG } from '../../adapters/repo-config.js';
 import { isWorkerCheckoutPath } from '../../adapters/worker-checkouts.js';
 import { readTemplate, renderTemplate } from '../../adapters/templates.js';
-import { withRefs } from '../refs.js';
+import { withRefs } from '../refs-index.js';
 import {
   AcpModeNotAskingError,
   AcpSessionNotLoadedError,

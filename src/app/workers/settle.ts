@@ -16,7 +16,8 @@ import { isReadyFile, readEvents, READY_VARIABLE, writeReady } from '../../adapt
 import { currentBranch } from '../../adapters/repo.js';
 import { isProject } from '../deferred-runs.js';
 import { writeLogEntry } from '../log.js';
-import { branchProblem, Reader, taskDir, update } from '../workspace.js';
+import { branchProblem, taskDir } from '../project-files.js';
+import { Reader, update } from '../workspace.js';
 import { giveBackRemoteClaim } from '../remote-claims.js';
 import { RunNotRecordedError, WorkerStoppedError } from '../agent-errors.js';
 import { usageOfEvents } from './events.js';

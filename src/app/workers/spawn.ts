@@ -7,7 +7,7 @@ import type { AppContext } from '../context.js';
 import { findAgent } from '../../domain/agents.js';
 import { currentBranch } from '../../adapters/repo.js';
 import { readRepoConfig } from '../../adapters/repo-config.js';
-import { refsForPrompt } from '../refs.js';
+import { refsForPrompt } from '../refs-index.js';
 import { launch } from './launch.js';
 import { spawnPreconditions } from './preconditions.js';
 import { recordReportedSession, recordSpawn } from './record.js';
