@@ -4,15 +4,14 @@ import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Where the tests' temporary folders go. They make and remove tens of thousands of small files
- * (repositories copied from templates, git's objects, sow's atomic writes), and on ext4 each new
- * file's inode is found by a search that steps over recently deleted ones (the kernel's
- * find_inode_bit and recently_deleted): measured with `perf record -a`, an eighth of the whole
- * suite's CPU, and the unit tests' system time 33 s on ext4 against 8 s on a tmpfs (test:fast 30 s
- * against 16 s). So, on Linux, a folder of this user's in /dev/shm when that is a tmpfs with 2 GiB
- * free (a container's default /dev/shm of 64 MB is not used); SOW_TEST_TMPDIR names another (set
- * but empty: the system's); elsewhere the system's temporary folder. Nothing in the tests depends on the file system's kind
- * (the full-disk and read-only tests mount their own).
+ * Where the tests' temporary folders go. They make and remove tens of thousands of small files (repositories copied
+ * from templates, git's objects, sow's atomic writes), and on ext4 each new file's inode is found by a search that
+ * steps over recently deleted ones (the kernel's find_inode_bit and recently_deleted): measured with `perf record -a`,
+ * an eighth of the whole suite's CPU, and the unit tests' system time 33 s on ext4 against 8 s on a tmpfs (test:fast 30
+ * s against 16 s). So, on Linux, a folder of this user's in /dev/shm when that is a tmpfs with 2 GiB free (a
+ * container's default /dev/shm of 64 MB is not used); SOW_TEST_TMPDIR names another (set but empty: the system's);
+ * elsewhere the system's temporary folder. Nothing in the tests depends on the file system's kind (the full-disk and
+ * read-only tests mount their own).
  */
 function testTmpdir(): string | undefined {
   const chosen = process.env['SOW_TEST_TMPDIR'];

@@ -59,7 +59,9 @@ for (const a of args) {
 }
 if (args.has('--help') || args.has('-h')) {
   process.stdout.write(
-    'usage: node bench/run.mjs [--json] [--check] [--ready] [--keep] [--instructions]\n  --instructions  also count instructions with valgrind (steady on a noisy machine; slow)\n  env: BENCH_RUNS (default 21), BENCH_SIZES (default 100,1000,10000)\n',
+    'usage: node bench/run.mjs [--json] [--check] [--ready] [--keep] [--instructions]\n  --instructions  also ' +
+      'count instructions with valgrind (steady on a noisy machine; slow)\n  env: BENCH_RUNS (default 21), ' +
+      'BENCH_SIZES (default 100,1000,10000)\n',
   );
   process.exit(0);
 }
@@ -154,7 +156,8 @@ function sow(cwd, argv, { expect = [0], json = false, env } = {}) {
   if (expect === null) return { ...safeJson(r.stdout), status: r.status };
   if (!expect.includes(r.status)) {
     throw new Error(
-      `'sow ${full.join(' ')}' exited ${r.status ?? r.signal} (expected ${expect.join(' or ')})\n${r.stdout}${r.stderr}`,
+      `'sow ${full.join(' ')}' exited ${r.status ?? r.signal} ` +
+        `(expected ${expect.join(' or ')})\n${r.stdout}${r.stderr}`,
     );
   }
   return json ? JSON.parse(r.stdout) : r;
@@ -273,7 +276,8 @@ function bigLog(id, name) {
   for (let i = 0; i < 10_000; i++) {
     const at = new Date(Date.UTC(2026, 10, 1) + i * 60_000).toISOString();
     entries.push(
-      `\n---\ntimestamp: "${at}"\nagent: implementer-1\naction: modified_file\nresult: success\n---\n\nStep ${i + 1}: changed the parser and ran the tests.\n`,
+      `\n---\ntimestamp: "${at}"\nagent: implementer-1\naction: modified_file\nresult: ` +
+        `success\n---\n\nStep ${i + 1}: changed the parser and ran the tests.\n`,
     );
   }
   return entries.join('');
@@ -310,7 +314,8 @@ function setUpProject(n, { allPending = false } = {}) {
   const realTask = parseYaml(realText);
   if (realText !== emitYaml(realTask)) {
     log(
-      "warning: bench's YAML emitter differs from sow's for the task state file; the generated files may not look like sow's (they are still checked to load)",
+      "warning: bench's YAML emitter differs from sow's for the task state file; the generated files may not look " +
+        "like sow's (they are still checked to load)",
     );
   }
 
@@ -469,7 +474,8 @@ function peakMemoryMb(argv, cwd) {
   const wrapper =
     argv[0] === '-e'
       ? `${report}${argv[1]}`
-      : `${report}process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await import(${JSON.stringify(pathToFileURL(argv[0]).href)});`;
+      : `${report}process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await ` +
+        `import(${JSON.stringify(pathToFileURL(argv[0]).href)});`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], {
     cwd,
     env: CHILD_ENV,
@@ -1043,21 +1049,27 @@ function renderTable(report) {
   const f = (x) => x.toFixed(1);
   const lines = [];
   lines.push(
-    `sow bench — node ${report.node}, ${report.platform}, ${report.cpus}× ${report.cpu}, ${report.runs} runs per row (interleaved rounds)`,
+    `sow bench — node ${report.node}, ${report.platform}, ${report.cpus}× ${report.cpu}, ${report.runs} runs per ` +
+      `row (interleaved rounds)`,
   );
   lines.push(
-    `floor: node -e 0  median ${f(report.floor.median_ms)} ms, p90 ${f(report.floor.p90_ms)} ms, min ${f(report.floor.min_ms)} ms (${report.floor.runs} runs)`,
+    `floor: node -e 0  median ${f(report.floor.median_ms)} ms, p90 ${f(report.floor.p90_ms)} ms, ` +
+      `min ${f(report.floor.min_ms)} ms (${report.floor.runs} runs)`,
   );
   if (report.load_average.max > report.cpus) {
     lines.push(
-      `note: load average up to ${report.load_average.max.toFixed(1)} on ${report.cpus} CPUs during the run; other work on the machine inflates every figure (compare ratios, or rerun when it is quiet)`,
+      `note: load average up to ${report.load_average.max.toFixed(1)} on ${report.cpus} CPUs during the run; other ` +
+        `work on the machine inflates every figure (compare ratios, or rerun when it is quiet)`,
     );
   }
   lines.push(
-    '(+floor: median over the runs of each run minus the floor run just before it in the same round, which the verdict uses; ×floor: the same as a ratio; min+floor: fastest run over the fastest floor run)',
+    '(+floor: median over the runs of each run minus the floor run just before it in the same round, which the ' +
+      'verdict uses; ×floor: the same as a ratio; min+floor: fastest run over the fastest floor run)',
   );
   lines.push(
-    `budgets (median of each run over the floor run before it): --version ≤ 1.1×; at 100 tasks reads ≤ 1.4×, writes ≤ 1.6×; at ${LARGE} tasks reads ≤ 1.8×, writes ≤ 1.9×; at ${HUGE} tasks task list ≤ floor + ${HUGE_LIST_OVER_MS} ms`,
+    `budgets (median of each run over the floor run before it): --version ≤ 1.1×; at 100 tasks reads ≤ 1.4×, ` +
+      `writes ≤ 1.6×; at ${LARGE} tasks reads ≤ 1.8×, writes ≤ 1.9×; at ${HUGE} tasks task list ≤ floor ` +
+      `+ ${HUGE_LIST_OVER_MS} ms`,
   );
   lines.push('');
   const header = ['command', 'tasks', 'exit', 'min', 'median', 'p90', '+floor', '×floor', 'min+floor', 'budget', ''];
@@ -1091,7 +1103,8 @@ function renderTable(report) {
   lines.push(`  (measured with ${report.memory[0]?.via})`);
   lines.push('');
   lines.push(
-    `sow mcp tool calls (one server per size; each call timed from request to answer; budget p50 ≤ ${MCP_BUDGET_MS} ms at ${LARGE} tasks):`,
+    `sow mcp tool calls (one server per size; each call timed from request to answer; budget p50 ` +
+      `≤ ${MCP_BUDGET_MS} ms at ${LARGE} tasks):`,
   );
   const mcpBody = report.mcp.map((m) => [
     m.command,
@@ -1153,7 +1166,8 @@ function renderTable(report) {
   if (report.instructions.length) {
     lines.push('');
     lines.push(
-      "instructions (valgrind callgrind, lowest of three runs each, without V8's random hash-seed search; ms at the floor's pace = instructions over floor × floor median ÷ floor instructions):",
+      "instructions (valgrind callgrind, lowest of three runs each, without V8's random hash-seed search; ms at " +
+        "the floor's pace = instructions over floor × floor median ÷ floor instructions):",
     );
     const body = report.instructions.map((r) => [
       r.command,

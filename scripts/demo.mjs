@@ -172,12 +172,16 @@ const writeArtifact = (rel, text, who) => write(`.sow/project/${rel}`, text, who
 
 const FILES = {
   'discovery/jwt-research.md':
-    '# JWT research\n\n- HS256 with a 32-byte secret from the environment (AUTH_SECRET).\n- Tokens carry `sub`, `iat`, `exp`; 15 minute lifetime.\n- Verification must check the signature in constant time and reject expired tokens.\n',
+    '# JWT research\n\n- HS256 with a 32-byte secret from the environment (AUTH_SECRET).\n- Tokens carry `sub`, ' +
+    '`iat`, `exp`; 15 minute lifetime.\n- Verification must check the signature in constant time and reject ' +
+    'expired tokens.\n',
   'sinks/auth-patterns.md':
-    '# Auth patterns in this codebase\n\n- Middleware lives in src/auth/, one export per file.\n- Errors are `AuthError` with an HTTP status.\n',
+    '# Auth patterns in this codebase\n\n- Middleware lives in src/auth/, one export per file.\n- Errors are ' +
+    '`AuthError` with an HTTP status.\n',
   'sinks/style-guide.md': '# Style guide\n\n- Named exports only.\n- No third-party crypto; use node:crypto.\n',
   'planning/tasks.md':
-    '# add-auth: task list\n\n1. Implement JWT signing (src/auth/jwt.ts)\n2. Implement JWT verification (src/auth/verify.ts)\n3. Add auth middleware (src/auth/middleware.ts)\n',
+    '# add-auth: task list\n\n1. Implement JWT signing (src/auth/jwt.ts)\n2. Implement JWT verification ' +
+    '(src/auth/verify.ts)\n3. Add auth middleware (src/auth/middleware.ts)\n',
 };
 
 const JWT_TS_V1 = `import { createHmac } from 'node:crypto';
@@ -224,7 +228,8 @@ export function verify(token: string, secret: string): Record<string, unknown> {
 `;
 const VERIFY_TS_V2 = VERIFY_TS.replace(
   "  return JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));\n",
-  "  const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));\n  if (typeof claims.exp !== 'number' || claims.exp * 1000 <= now) throw new AuthError('token expired');\n  return claims;\n",
+  "  const claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));\n  if (typeof claims.exp !== " +
+    "'number' || claims.exp * 1000 <= now) throw new AuthError('token expired');\n  return claims;\n",
 ).replace(
   'export function verify(token: string, secret: string)',
   'export function verify(token: string, secret: string, now = Date.now())',
@@ -269,7 +274,8 @@ function demo() {
   heading('Initialize sow and start the project');
   sow(['init']);
   note(
-    "the person declares the repository's checks: sow runs them itself before a task is completed and before finalizing",
+    "the person declares the repository's checks: sow runs them itself before a task is completed and before " +
+      'finalizing',
   );
   write(
     '.sow/config.yaml',
@@ -549,7 +555,8 @@ function demoDesign() {
   sow(['task', 'set', '--id', '010', 'status', 'in_progress']);
   writeArtifact(
     'adrs/0001-jwt.md',
-    '# 1. Use JWTs, not server sessions\n\nStatus: accepted\n\n## Context\nThe API runs on several instances.\n\n## Decision\nHS256 JWTs, 15 minutes.\n',
+    '# 1. Use JWTs, not server sessions\n\nStatus: accepted\n\n## Context\nThe API runs on several ' +
+      'instances.\n\n## Decision\nHS256 JWTs, 15 minutes.\n',
     'architect agent',
   );
   sow(['task', 'output', 'add', '--id', '010', '--type', 'adr', '--path', 'adrs/0001-jwt.md']);
@@ -620,7 +627,8 @@ function demoIterative() {
   sow(['output', 'set', '--index', '0', 'approved', 'true'], { expect: 1 });
   write(
     '.sow/project/brief.md',
-    '# Survey JWT libraries\n\n**Domain:** research\n\n## Outcome Needed\nA recommendation.\n\n## Done When\n- Three libraries compared\n- One recommended\n',
+    '# Survey JWT libraries\n\n**Domain:** research\n\n## Outcome Needed\nA recommendation.\n\n## Done When\n- ' +
+      'Three libraries compared\n- One recommended\n',
     'person',
   );
   sow(['advance'], { expect: 3 });
@@ -673,7 +681,8 @@ function demoIterative() {
   ]);
   write(
     '.sow/project/outputs/compare.md',
-    '| lib | maintained | ESM |\n|---|---|---|\n| jose | yes | yes |\n| jsonwebtoken | slow | no |\n| fast-jwt | yes | yes |\n',
+    '| lib | maintained | ESM |\n|---|---|---|\n| jose | yes | yes |\n| jsonwebtoken | slow | no |\n| fast-jwt | ' +
+      'yes | yes |\n',
     'worker 2',
   );
   sow(['iter', 'log', 'R1', '--did', 'compared the other two', '--remaining', 'None', '--signal']);

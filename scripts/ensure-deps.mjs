@@ -25,7 +25,8 @@ const major = Number(process.versions.node.split('.')[0]);
 if (!(major >= NODE_MAJOR)) {
   stop(
     `sow needs Node.js ${NODE_MAJOR} or newer, and this is Node.js ${process.versions.node}.`,
-    `Install Node.js ${NODE_MAJOR} or newer (https://nodejs.org, or 'nvm install ${NODE_MAJOR}'), then run the command again.`,
+    `Install Node.js ${NODE_MAJOR} or newer (https://nodejs.org, or 'nvm install ${NODE_MAJOR}'), then run the ` +
+      `command again.`,
   );
 }
 
@@ -46,7 +47,8 @@ try {
   wanted = JSON.parse(readFileSync(`${root}package-lock.json`, 'utf8')).packages ?? {};
 } catch (err) {
   stop(
-    `cannot read ${root}package-lock.json (${err.code === 'ENOENT' ? 'it is missing' : err.message.split('\n')[0]}), which pins what to install.`,
+    `cannot read ${root}package-lock.json ` +
+      `(${err.code === 'ENOENT' ? 'it is missing' : err.message.split('\n')[0]}), which pins what to install.`,
     "Restore it ('git checkout -- package-lock.json'), then run 'npm ci' and the command again.",
   );
 }
@@ -70,13 +72,15 @@ if (!upToDate) {
       r.error.code === 'ENOENT'
         ? 'npm is not on PATH, so the dependencies cannot be installed.'
         : `npm could not be started (${r.error.message}).`,
-      `Install Node.js ${NODE_MAJOR} or newer with its npm (https://nodejs.org), then run 'npm ci' in ${root} and the command again.`,
+      `Install Node.js ${NODE_MAJOR} or newer with its npm (https://nodejs.org), then run 'npm ci' in ${root} and ` +
+        `the command again.`,
     );
   }
   if (r.status !== 0) {
     stop(
       `'npm ci' failed${r.status === null ? ` (stopped by ${r.signal})` : ` (exit ${r.status})`}; npm said why above.`,
-      `Fix what it names (often the network, or a proxy: 'npm config get registry'), then run 'npm ci' in ${root} and the command again.`,
+      `Fix what it names (often the network, or a proxy: 'npm config get registry'), then run 'npm ci' in ${root} ` +
+        `and the command again.`,
     );
   }
 }

@@ -152,7 +152,9 @@ const SOW_EXIT_CODES = new Set([0, 1, 2, 3, 4, 5, 130]);
 // Options
 
 const USAGE =
-  'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] [--control] [--bases] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose] [--trees] [--acp] [--ui]';
+  'usage: node scripts/fuzz.mjs [--seed <n>] [--runs <k>] [--only <i> [--alone <m,…>]] [--jobs <j>] [--keep] ' +
+  '[--control] [--bases] [--no-minimize] [--bin <sow.cjs>] [--mutation <name,…>] [--quiet] [--verbose] [--trees] ' +
+  '[--acp] [--ui]';
 
 /** The corpora: hostile trees, the commands a worker asks to run over ACP, the requests the page serves. */
 const CORPORA = ['trees', 'acp', 'ui'];
@@ -401,7 +403,10 @@ function makeHome(home) {
 // ---------------------------------------------------------------------------------------------
 // The sentinel process: a process of the user's that sow never started, which no command may signal
 
-/** A process's state letter, process group and start time (clock ticks since boot), from /proc; undefined when there is none. */
+/**
+ * A process's state letter, process group and start time (clock ticks since boot), from /proc; undefined when there
+ * is none.
+ */
 function procStat(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
@@ -425,7 +430,10 @@ function startSentinelProcess() {
   return p;
 }
 
-/** Why the sentinel process is not the live process it was (it ended, was killed, is a zombie, or its pid is another's); undefined while it lives. */
+/**
+ * Why the sentinel process is not the live process it was (it ended, was killed, is a zombie, or its pid is
+ * another's); undefined while it lives.
+ */
 function sentinelProcessGone(p) {
   const now = procStat(p.pid);
   if (
@@ -436,11 +444,17 @@ function sentinelProcessGone(p) {
     now.state === 'X' ||
     now.pstart !== p.pstart
   )
-    return `the sentinel process (pid ${p.pid}, sleep 600 in a process group of its own, never started by sow) was ended${p.child.signalCode ? ` by ${p.child.signalCode}` : ''}`;
+    return (
+      `the sentinel process (pid ${p.pid}, sleep 600 in a process group of its own, never started by sow) was ` +
+      `ended${p.child.signalCode ? ` by ${p.child.signalCode}` : ''}`
+    );
   return undefined;
 }
 
-/** Ends a sentinel process; only while it is this fuzzer's unreaped child (so its pid cannot be another's), and never pid 1 or less. */
+/**
+ * Ends a sentinel process; only while it is this fuzzer's unreaped child (so its pid cannot be another's), and never
+ * pid 1 or less.
+ */
 function stopSentinelProcess(p) {
   sentinelProcesses.delete(p);
   if (p.pid > 1 && p.child.exitCode === null && p.child.signalCode === null) {
@@ -578,7 +592,8 @@ async function makeBases(root, bin, needed) {
     write(
       dir,
       '.sow/project/brief.md',
-      '# Literature review\n\n**Domain:** research\n\n## Outcome Needed\nA review of the field.\n\n## Done When\n- 10 sources\n',
+      '# Literature review\n\n**Domain:** research\n\n## Outcome Needed\nA review of the field.\n\n## Done When\n- ' +
+        '10 sources\n',
     );
     await sow(dir, ['output', 'set', '--index', '0', 'approved', 'true']);
     await sow(dir, ['advance']);
@@ -672,7 +687,9 @@ async function makeBases(root, bin, needed) {
 // The sentinel: what lies beside the repository and must never change
 
 const SENTINEL_STATE = (token) =>
-  `id: "010"\nname: ${token}\nphase: implementation\nstatus: pending\niteration: 1\nparallel: false\ndependencies: []\ncreated_at: "2026-01-01T00:00:00.000Z"\nupdated_at: "2026-01-01T00:00:00.000Z"\ninputs: []\noutputs: []\nmetadata: {}\n`;
+  `id: "010"\nname: ${token}\nphase: implementation\nstatus: pending\niteration: 1\nparallel: false\ndependencies: ` +
+  `[]\ncreated_at: "2026-01-01T00:00:00.000Z"\nupdated_at: "2026-01-01T00:00:00.000Z"\ninputs: []\noutputs: ` +
+  `[]\nmetadata: {}\n`;
 
 function makeSentinel(dir, token) {
   mkdirSync(join(dir, 'sub', 'deeper'), { recursive: true });
@@ -728,7 +745,10 @@ const isRealDir = (p) => {
   }
 };
 
-/** The folders where a clone may carry the legacy token: an older sow's runtime files, its backups, and the work tree's temp folder a journal may name. */
+/**
+ * The folders where a clone may carry the legacy token: an older sow's runtime files, its backups, and the work
+ * tree's temp folder a journal may name.
+ */
 const LEGACY_AREAS = ['.sow/.runtime', '.sow/.backup', '.sow/.tmp'];
 
 /**
@@ -798,7 +818,8 @@ function legacyManifest(ctx) {
     } else if (st.isFile())
       out.set(
         key,
-        `file ${mode} size=${st.size} ${st.size <= 1024 * 1024 ? `sha256=${sha256(readFileSync(abs))}` : `mtime=${st.mtimeMs} ino=${st.ino}`}`,
+        `file ${mode} ` +
+          `size=${st.size} ${st.size <= 1024 * 1024 ? `sha256=${sha256(readFileSync(abs))}` : `mtime=${st.mtimeMs} ino=${st.ino}`}`,
       );
     else out.set(key, `other ${mode}`);
   };
@@ -806,7 +827,9 @@ function legacyManifest(ctx) {
   return out;
 }
 
-/** How the legacy folders changed since `before`, but for a real `.sow/.backup` moved away whole (into git's folder). */
+/**
+ * How the legacy folders changed since `before`, but for a real `.sow/.backup` moved away whole (into git's folder).
+ */
 function legacyChanges(before, after) {
   const adopted = before.get('.sow/.backup')?.startsWith('dir ') && !after.has('.sow/.backup');
   const keep = (m) =>
@@ -1344,7 +1367,10 @@ const LOCK_KINDS = [
   'json-array',
 ];
 
-/** A lock file at `rel` of one kind: garbage, a holder that is gone or elsewhere, a live holder (the sentinel process, or this fuzzer), a folder, a link. */
+/**
+ * A lock file at `rel` of one kind: garbage, a holder that is gone or elsewhere, a live holder (the sentinel
+ * process, or this fuzzer), a folder, a link.
+ */
 function craftLock(rng, ctx, rel, kind, command) {
   const holder = (pid, host, more = {}) =>
     JSON.stringify({ pid, host, started: Date.now(), command, boot: 'not-this-boot', pstart: 1, ...more });
@@ -1354,7 +1380,8 @@ function craftLock(rng, ctx, rel, kind, command) {
     // A holder in a sandbox (another pid namespace) on this host: pid 1 there is not init here.
     'pid-1-other-namespace': () =>
       fx.write(ctx, rel, holder(1, HOST, { boot: BOOT, pstart: 999_999_999, pidns: 'pid:[4026500001]' })),
-    // Alive, here, exactly as a holder would record itself: a command that read this file would wait for it (and name its command).
+    // Alive, here, exactly as a holder would record itself: a command that read this file would wait for it (and name
+    // its command).
     'live-sentinel': () =>
       fx.write(ctx, rel, holder(ctx.proc.pid, HOST, { boot: BOOT, pstart: ctx.proc.pstart, pidns: PIDNS })),
     'live-pid': () => fx.write(ctx, rel, holder(process.pid, '')),
@@ -1374,7 +1401,10 @@ const TASK_INDEX_GARBAGE = [
   '{"format": 5, "tasks": [[null]]}',
 ];
 
-/** Task index entries (format 5) for the task folders as they are now: their stamps match, so an index sow believed would be taken at its word. */
+/**
+ * Task index entries (format 5) for the task folders as they are now: their stamps match, so an index sow believed
+ * would be taken at its word.
+ */
 function taskIndexRows(ctx, name) {
   const us = (ms) => Math.trunc(ms * 1000);
   return taskFolders(ctx).flatMap((rel) => {
@@ -1390,7 +1420,10 @@ function taskIndexRows(ctx, name) {
   });
 }
 
-/** Makes `owner` (its fields in the order sow writes them) task `id`'s committed owner, the task in progress; false when there is no state file to change. */
+/**
+ * Makes `owner` (its fields in the order sow writes them) task `id`'s committed owner, the task in progress; false
+ * when there is no state file to change.
+ */
 function setOwner(ctx, id, owner) {
   const rel = `${TASKS_DIR}/${id}/state.yaml`;
   const text = fx.read(ctx, rel);
@@ -1410,7 +1443,10 @@ function setOwner(ctx, id, owner) {
   );
 }
 
-/** What a clone may carry where an older sow kept its runtime files (`.sow/.runtime/`) and backups (`.sow/.backup/`); each returns what it made, or null. */
+/**
+ * What a clone may carry where an older sow kept its runtime files (`.sow/.runtime/`) and backups (`.sow/.backup/`);
+ * each returns what it made, or null.
+ */
 const LEGACY_CRAFTS = {
   owners(rng, ctx) {
     const p = ctx.proc;
@@ -1441,7 +1477,8 @@ const LEGACY_CRAFTS = {
       : null;
   },
   'agent-outputs'(rng, ctx) {
-    // A real folder here is moved into git's folder by the first command (the workers' events are kept); a link stays where it is.
+    // A real folder here is moved into git's folder by the first command (the workers' events are kept); a link stays
+    // where it is.
     const rel = '.sow/.runtime/agent-outputs';
     const how = rng.pick(['link-sentinel', 'link-dangling', 'link-src', 'folder-with-link']);
     const ok = {
@@ -1689,7 +1726,10 @@ const MUTATIONS = [
         'evidence',
         'source',
       ]);
-      const item = `${ind}  - type: ${type}\n${ind}    path: ${path}\n${ind}    created_at: "2026-01-01T00:00:00.000Z"\n${ind}    approved: ${rng.chance(0.5)}${type === 'review' ? `\n${ind}    metadata:\n${ind}      assessment: pass` : ''}`;
+      const item =
+        `${ind}  - type: ${type}\n${ind}    path: ${path}\n${ind}    created_at: ` +
+        `"2026-01-01T00:00:00.000Z"\n${ind}    ` +
+        `approved: ${rng.chance(0.5)}${type === 'review' ? `\n${ind}    metadata:\n${ind}      assessment: pass` : ''}`;
       const next = `${text.slice(0, m.index)}${ind}${m[2]}:\n${item}${text.slice(m.index + m[0].length)}`;
       if (!fx.write(ctx, rel, next)) return null;
       return `${rel}: ${m[2]} += ${type} at ${truncate(JSON.parse(path))}`;
@@ -1748,7 +1788,8 @@ const MUTATIONS = [
         return fx.write(
           ctx,
           rel,
-          `${text.replace(/^metadata: \{\}$/m, '').trimEnd()}\n${text.includes('\nmetadata: {}') ? 'metadata:\n' : ''}  pad: "${'x'.repeat(bytes)}"\n`,
+          `${text.replace(/^metadata: \{\}$/m, '').trimEnd()}\n${text.includes('\nmetadata: {}') ? 'metadata:\n' : ''}  ` +
+            `pad: "${'x'.repeat(bytes)}"\n`,
         );
       };
       const done = {
@@ -1857,7 +1898,10 @@ const MUTATIONS = [
       };
       const valid = rng.chance(0.9);
       if (!fx.write(ctx, '.sow/.runtime/journal.json', journalText(body, valid))) return null;
-      return `.sow/.runtime/journal.json (format ${format}, ${valid ? 'valid checksum' : 'bad checksum'}, staged in ${staging.dir}): ${journalSteps(body)}`;
+      return (
+        `.sow/.runtime/journal.json (format ${format}, ${valid ? 'valid checksum' : 'bad checksum'}, staged ` +
+        `in ${staging.dir}): ${journalSteps(body)}`
+      );
     },
   },
   {
@@ -1877,7 +1921,8 @@ const MUTATIONS = [
       }));
       const removals = rng.sample(['.sow/project', '.sow/knowledge', 'src', '../sentinel', '.git'], rng.range(0, 2));
       return fx.write(ctx, '.sow/.journal.json', JSON.stringify({ writes, removals }))
-        ? `legacy .sow/.journal.json: writes ${writes.map((w) => w.path).join(', ')}; removals ${removals.join(', ') || 'none'}`
+        ? `legacy .sow/.journal.json: writes ${writes.map((w) => w.path).join(', ')}; ` +
+            `removals ${removals.join(', ') || 'none'}`
         : null;
     },
   },
@@ -1918,7 +1963,8 @@ const MUTATIONS = [
         const kind = rng.pick(['file', 'file', 'section', 'json']);
         const target = rng.pick(['codex', 'codex', 'claude', 'gemini']);
         items.push(
-          `  - path: ${JSON.stringify(path)}\n    kind: ${kind}\n${hash ? `    sha256: "${hash}"\n` : ''}    created: true\n    targets:\n      - ${target}\n`,
+          `  - path: ${JSON.stringify(path)}\n    kind: ${kind}\n${hash ? `    sha256: "${hash}"\n` : ''}    ` +
+            `created: true\n    targets:\n      - ${target}\n`,
         );
         if (path === 'src/main.c' && hash && hashKind === 'current')
           ctx.notes.push('a record names src/main.c with its current hash');
@@ -1928,7 +1974,8 @@ const MUTATIONS = [
         ? text.replace('files:\n', `files:\n${items.join('')}`)
         : `files:\n${items.join('')}`;
       return fx.write(ctx, '.sow/integrations.yaml', next)
-        ? `integrations.yaml records: ${items.map((s) => s.split('\n')[0].replace('  - path: ', '') + (s.includes('sha256') ? (s.includes('abab') ? ' (wrong hash)' : ' (hash)') : ' (no hash)')).join(', ')}`
+        ? `integrations.yaml ` +
+            `records: ${items.map((s) => s.split('\n')[0].replace('  - path: ', '') + (s.includes('sha256') ? (s.includes('abab') ? ' (wrong hash)' : ' (hash)') : ' (no hash)')).join(', ')}`
         : null;
     },
   },
@@ -2152,7 +2199,8 @@ const MUTATIONS = [
           who === 'sentinel' && pstart === p.pstart ? 'its start time' : 'another start time',
           ...(kind === 'claim' ? ['a claim'] : []),
         ];
-        let what = `task ${id} owned by ${who === 'sentinel' ? 'the sentinel process' : `pid ${pid}`} (${said.join(', ')})`;
+        let what =
+          `task ${id} owned by ${who === 'sentinel' ? 'the sentinel process' : `pid ${pid}`} ` + `(${said.join(', ')})`;
         if (pid > 1 && rng.chance(0.4)) {
           // The record the owning sow would write, committed where an older sow kept it: it proves nothing.
           const record = { pid, pstart, boot, pidns, host, pgrp: pid, task: id, agent_id: by, nonce: 'f'.repeat(32) };
@@ -2236,7 +2284,10 @@ const READS = [
   ['agent', 'ps'],
 ];
 
-/** The commands of a run: every read in a shuffled order (half with --json), MCP, a stop of task 010's worker, then the writes that run on their own. */
+/**
+ * The commands of a run: every read in a shuffled order (half with --json), MCP, a stop of task 010's worker, then
+ * the writes that run on their own.
+ */
 function commandPlan(rng) {
   const reads = rng
     .shuffle(READS)
@@ -2415,7 +2466,8 @@ function worldProblems(ctx) {
       problem(
         WORLD,
         "changed the repository's own files (src/, README.md, .git/)",
-        `the repository's own files: ${g.slice(0, 4).join('; ')}${ctx.notes.length ? ` [${ctx.notes.join('; ')}]` : ''}`,
+        `the repository's own ` +
+          `files: ${g.slice(0, 4).join('; ')}${ctx.notes.length ? ` [${ctx.notes.join('; ')}]` : ''}`,
       ),
     );
   ctx.guardedManifest = guarded;
@@ -2433,7 +2485,8 @@ function worldProblems(ctx) {
       problem(
         WORLD,
         'acted on what a clone carries in .sow/.runtime or .sow/.backup',
-        `the legacy runtime folders: ${changed.slice(0, 4).join('; ')}${changed.length > 4 ? ` (+${changed.length - 4})` : ''}`,
+        `the legacy runtime ` +
+          `folders: ${changed.slice(0, 4).join('; ')}${changed.length > 4 ? ` (+${changed.length - 4})` : ''}`,
       ),
     );
   ctx.legacyManifest = legacyNow;
@@ -2639,7 +2692,10 @@ async function runCommands(opts, ctx, about, commands, report) {
   return { commands: commands.length, findings, kept: keepIt ? ctx.runDir : undefined };
 }
 
-/** What causes `kind` of a finding: each mutation of its run alone on a fresh tree, the command run again; else the ones it needs, together. */
+/**
+ * What causes `kind` of a finding: each mutation of its run alone on a fresh tree, the command run again; else the
+ * ones it needs, together.
+ */
 async function causesOf(opts, world, f, kind) {
   const { picks } = planRun(opts.seed, f.run, opts.mutations);
   const attempt = async (keep) => {
@@ -2749,7 +2805,10 @@ const withheldCheck = (ctx) => [
   `sow status && /usr/bin/touch ${ctx.marker}`,
 ];
 
-/** A shell Codex's `[shell, "-lc", script]` may name for the script to be what runs: sh, bash or dash, by name or at a system place. */
+/**
+ * A shell Codex's `[shell, "-lc", script]` may name for the script to be what runs: sh, bash or dash, by name or at
+ * a system place.
+ */
 const SYSTEM_SHELL = /^(?:(?:\/usr(?:\/local)?)?\/bin\/|\/opt\/homebrew\/bin\/)?(?:sh|bash|dash)$/;
 
 /** Where a path a command names lands: inside the repository or not (`..` and links as written, no link followed). */
@@ -3063,7 +3122,10 @@ function fixedAsks(ctx, checks) {
   return asks;
 }
 
-/** An ask as the tool call an agent sends: a command string, Codex's shell argv (and cwd), a title alone (Gemini), or an argv. */
+/**
+ * An ask as the tool call an agent sends: a command string, Codex's shell argv (and cwd), a title alone (Gemini), or
+ * an argv.
+ */
 function toolCallOf(a) {
   switch (a.form) {
     case 'codex':
@@ -3122,7 +3184,10 @@ function executed(traceText) {
   return paths;
 }
 
-/** A sandbox for what sow allows: PATH is a folder holding only a fake `sow` that records its arguments, HOME a folder of its own. */
+/**
+ * A sandbox for what sow allows: PATH is a folder holding only a fake `sow` that records its arguments, HOME a
+ * folder of its own.
+ */
 function makeSandbox(dir, ctx) {
   const bin = join(dir, 'bin');
   const home = join(dir, 'home');
@@ -3160,7 +3225,10 @@ function sowCalls(sb) {
   return calls;
 }
 
-/** What may change when a command runs: every entry of the run's folder (type, size, mtime, link target); cheap, no contents. */
+/**
+ * What may change when a command runs: every entry of the run's folder (type, size, mtime, link target); cheap, no
+ * contents.
+ */
 function stamps(dir) {
   const out = new Map();
   const walk = (abs, rel) => {
@@ -3243,7 +3311,10 @@ async function sandboxRun(sb, ctx, a, words) {
   return problems;
 }
 
-/** The user's configuration of an ACP run: one executor over ACP (claude-agent-acp, the fake), bound to the implementer. */
+/**
+ * The user's configuration of an ACP run: one executor over ACP (claude-agent-acp, the fake), bound to the
+ * implementer.
+ */
 const ACP_CONFIG =
   'agents:\n  executors:\n    w:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: w\n';
 
@@ -3388,7 +3459,8 @@ async function acpRun(opts, world, index, report) {
         continue;
       }
       const ok = e.outcome.outcome === 'selected' && e.outcome.optionId === 'allow-once';
-      // An argv matches a check only when sow reads the check as one simple command (not `sh -c …`): no expectation there.
+      // An argv matches a check only when sow reads the check as one simple command (not `sh -c …`): no expectation
+      // there.
       if (a.check?.allowed && !ok && !a.argv) {
         add(
           what,
@@ -3424,7 +3496,8 @@ async function acpRun(opts, world, index, report) {
       // The person's own command, as written: not ours to run.
       if (checks.some((c) => c.allowed && isCheck(c, a))) continue;
       const problems = [];
-      // Codex's shape names a shell that carries a script only when it is a system's sh, bash or dash; else it is an argv like any other.
+      // Codex's shape names a shell that carries a script only when it is a system's sh, bash or dash; else it is an
+      // argv like any other.
       const argv =
         a.argv ?? (a.form === 'codex' && !SYSTEM_SHELL.test(a.shell) ? [a.shell, '-lc', a.script] : undefined);
       if (argv) a = { ...a, argv };
@@ -3484,7 +3557,10 @@ async function acpRun(opts, world, index, report) {
 /** How many requests a page run sends (the fixed ones included). */
 const UI_REQUESTS = 150;
 
-/** One HTTP request to the server, with exactly these headers; resolves with status, content type and body (never rejects). */
+/**
+ * One HTTP request to the server, with exactly these headers; resolves with status, content type and body (never
+ * rejects).
+ */
 function httpRequest(port, path, { method = 'GET', headers = {}, body } = {}) {
   return new Promise((done) => {
     const req = httpRequestRaw(
@@ -3745,7 +3821,10 @@ function stateManifest(ctx) {
   return out;
 }
 
-/** What is wrong with one answer of the server to a request that must be refused (or, a view, answered with the commands' errors). */
+/**
+ * What is wrong with one answer of the server to a request that must be refused (or, a view, answered with the
+ * commands' errors).
+ */
 function answerProblems(r, req) {
   const problems = [];
   if (r.error) return [problem(CRASH, 'page: no answer', `no answer: ${r.error}`)];
@@ -4006,7 +4085,10 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
     }
     const print = (f) =>
       out(
-        `FINDING seed=${f.seed}${f.corpus ? ` corpus=${f.corpus}` : ''} run=${f.run} base=${f.base} cmd='${oneLine(f.command)}' mutations=[${f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'none'}] what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`,
+        `FINDING seed=${f.seed}${f.corpus ? ` corpus=${f.corpus}` : ''} run=${f.run} base=${f.base} ` +
+          `cmd='${oneLine(f.command)}' ` +
+          `mutations=[${f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'none'}] ` +
+          `what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`,
       );
     const jobs = [];
     if (opts.control) for (const base of BASE_NAMES) jobs.push({ control: base, name: `control-${base}` });
@@ -4044,7 +4126,8 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         if (result.kept) kept.push(result.kept);
         if (!opts.quiet && runsDone % 10 === 0)
           out(
-            `fuzz: ${runsDone}/${jobs.length} runs, ${commands} commands, ${findings.length} findings, ${Math.round((Date.now() - started) / 1000)} s`,
+            `fuzz: ${runsDone}/${jobs.length} runs, ${commands} commands, ${findings.length} ` +
+              `findings, ${Math.round((Date.now() - started) / 1000)} s`,
           );
       }
     };
@@ -4062,7 +4145,10 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
           ? `--seed ${eg.f.seed} --${eg.f.corpus} --only ${eg.f.run}`
           : `--seed ${eg.f.seed} ${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}${eg.cause ? ` --alone ${eg.cause.j.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
         out(
-          `  e.g. ${again} (${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} → '${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`,
+          `  e.g. ${again} ` +
+            `(${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} ` +
+            `→ ` +
+            `'${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`,
         );
       }
     }
@@ -4114,7 +4200,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     process.exit(err.message ? 2 : 0);
   }
   process.stdout.write(
-    `fuzz: seed ${opts.seed} (repeat: npm run fuzz -- --seed ${opts.seed}${opts.named ? opts.corpora.map((c) => ` --${c}`).join('') : ''}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`,
+    `fuzz: seed ${opts.seed} (repeat: npm run fuzz -- ` +
+      `--seed ${opts.seed}${opts.named ? opts.corpora.map((c) => ` --${c}`).join('') : ''}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`,
   );
   try {
     const { findings, harnessErrors } = await fuzz(opts);

@@ -73,7 +73,8 @@ function extractCommit(commit, dir) {
       else
         fail(
           new StepError(
-            `extracting ${commit} failed: git archive exit ${codes.get('git')}, tar exit ${codes.get('tar')}\n${gitErr}${tarErr}`,
+            `extracting ${commit} failed: git archive exit ${codes.get('git')}, tar ` +
+              `exit ${codes.get('tar')}\n${gitErr}${tarErr}`,
           ),
         );
     };
@@ -273,7 +274,8 @@ function finalize(r) {
   const mine = outputs.find((a) => a.path === 'review/report-2.md');
   if (!mine) throw new StepError(`sow output list does not show review/report-2.md:\n${JSON.stringify(listed)}`);
   r.note(
-    `sow output list showed ${outputs.length} output(s): ${outputs.map((a) => `[${a.index}] ${a.type} ${a.path}`).join(', ')}; ` +
+    `sow output list showed ${outputs.length} ` +
+      `output(s): ${outputs.map((a) => `[${a.index}] ${a.type} ${a.path}`).join(', ')}; ` +
       `review/report-2.md is index ${mine.index}${mine.index === 0 ? ' (the failed review was moved away)' : ''}`,
   );
   r.sow('output', 'set', '--index', String(mine.index), 'approved', 'true');

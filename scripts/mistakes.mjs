@@ -92,7 +92,9 @@ try {
       .map((k) => `${k}=${m.env[k]} `)
       .join('');
     rows.push(
-      `| ${i + 1} | ${cell(m.mistake)} (${cell(m.at)}) | \`${cell(`${env1}sow ${shell(m.args)}`)}\` | ${r.status}${cell(mark)} | ${cell(error.code ?? '')} | ${cell(error.message ?? '')} | ${cell(error.hint ?? '')} |`,
+      `| ${i + 1} | ${cell(m.mistake)} (${cell(m.at)}) | \`${cell(`${env1}sow ${shell(m.args)}`)}\` ` +
+        `| ${r.status}${cell(mark)} | ${cell(error.code ?? '')} | ${cell(error.message ?? '')} ` +
+        `| ${cell(error.hint ?? '')} |`,
     );
     rmSync(dir, { recursive: true, force: true });
   });
@@ -106,7 +108,8 @@ process.stdout.write(
     '|---|---|---|---|---|---|---|',
     ...rows,
     '',
-    `${MISTAKES.length} mistakes${differ ? `; ${differ} answered otherwise than the table says` : ', each answered as the table says'}.`,
+    `${MISTAKES.length} ` +
+      `mistakes${differ ? `; ${differ} answered otherwise than the table says` : ', each answered as the table says'}.`,
     '',
   ].join('\n'),
 );

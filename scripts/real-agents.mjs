@@ -129,7 +129,8 @@ function isolatedEnv(base, home, pathDirs) {
   // like a user's own profile, this one puts sow and the CLIs back on it.
   // (REAL_AGENTS_NO_PROFILE=1 leaves it out, to see which CLIs run their tools in a login shell.)
   if (pathDirs.length && !process.env.REAL_AGENTS_NO_PROFILE) {
-    const profile = `# written by npm run test:real-agents\nexport PATH=${pathDirs.map((d) => `'${d}'`).join(':')}:"$PATH"\n`;
+    const profile =
+      `# written by npm run test:real-agents\nexport ` + `PATH=${pathDirs.map((d) => `'${d}'`).join(':')}:"$PATH"\n`;
     for (const f of ['.bash_profile', '.profile']) writeFileSync(join(home, f), profile);
   }
   return { ...base, ...dirs, PATH: [...pathDirs, base.PATH].join(':'), CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
@@ -382,11 +383,13 @@ try {
   ];
   if (longOnes.length) out(`\n${longOnes.join('\n')}`);
   out(
-    `\nintegrations (claude ${PINNED.claude.version}): plugin validate ${integrations.validate}; SessionStart hook ${integrations.sessionStart}; /sow:status ${integrations.slashCommand}; sow mcp ${integrations.mcp}`,
+    `\nintegrations (claude ${PINNED.claude.version}): plugin validate ${integrations.validate}; SessionStart ` +
+      `hook ${integrations.sessionStart}; /sow:status ${integrations.slashCommand}; sow mcp ${integrations.mcp}`,
   );
   out(`orchestrator unattended (claude ${PINNED.claude.version}): ${orchestra}`);
   if (selectedAcp.length) {
-    // Each CLI × transport: the CLI rows from section 3 (its safe-profile run, else its yolo run), the ACP rows from section 6.
+    // Each CLI × transport: the CLI rows from section 3 (its safe-profile run, else its yolo run), the ACP rows from
+    // section 6.
     out('\nCLI × transport (permissions safe where it says so):');
     // The safe-profile run's (a) edit, (b) check and (d) report were granted; (c) was refused.
     const safeColumns = (c) => {
@@ -429,7 +432,8 @@ try {
   }
   if (selectedSettings.length) {
     out(
-      "\nan agent CLI's own settings (section 7): control = the real CLI as sow started it before; sow = a safe worker now",
+      "\nan agent CLI's own settings (section 7): control = the real CLI as sow started it before; sow = a safe " +
+        'worker now',
     );
     for (const r of settingsRuns.filter((x) => selectedSettings.includes(x.name)))
       out(`  ${r.name}: control ${r.control}; sow ${r.sow}`);
@@ -453,6 +457,12 @@ const settingsOk = settingsRuns
   .every((r) => r.sow.startsWith('refused') || r.sow.startsWith('not started'));
 const failed = !settingsOk || flagFailure || !claudeOk || !claudeAcpOk || !integrationsOk || !orchestraOk;
 out(
-  `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'}; orchestrator ${orchestraSelected ? (orchestraOk ? 'ok' : 'FAILED') : 'not selected'}; claude over ACP ${selectedAcp.includes('claude') ? (claudeAcpOk ? 'ok' : 'FAILED') : 'not selected'}; claude's own settings ${selectedSettings.some((n) => n.startsWith('claude')) ? (settingsOk ? 'ok' : 'FAILED') : 'not selected'} (the other CLIs' runs are reported, not gating)`,
+  `\n${failed ? 'FAILED' : 'passed'}: flags ${flagFailure ? 'FAILED' : 'ok'}; claude end to ` +
+    `end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; ` +
+    `integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'}; ` +
+    `orchestrator ${orchestraSelected ? (orchestraOk ? 'ok' : 'FAILED') : 'not selected'}; claude over ` +
+    `ACP ${selectedAcp.includes('claude') ? (claudeAcpOk ? 'ok' : 'FAILED') : 'not selected'}; claude's own ` +
+    `settings ${selectedSettings.some((n) => n.startsWith('claude')) ? (settingsOk ? 'ok' : 'FAILED') : 'not selected'} ` +
+    `(the other CLIs' runs are reported, not gating)`,
 );
 process.exit(failed ? 1 : 0);

@@ -135,7 +135,9 @@ if (check) {
   const extra = have.filter((name) => !want.has(name));
   if (stale.length || extra.length) {
     process.stderr.write(
-      `docs/reference/ does not match the command model: ${[...stale.map(([n]) => n), ...extra.map((n) => `${n} (no such command)`)].join(', ')}\nrun 'npm run build && node scripts/reference.mjs' and commit docs/reference/\n`,
+      `docs/reference/ does not match the command ` +
+        `model: ${[...stale.map(([n]) => n), ...extra.map((n) => `${n} (no such command)`)].join(', ')}\nrun 'npm ` +
+        `run build && node scripts/reference.mjs' and commit docs/reference/\n`,
     );
     process.exit(1);
   }

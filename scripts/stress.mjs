@@ -51,7 +51,8 @@ const started = performance.now();
 // Options
 
 const USAGE =
-  'usage: node scripts/stress.mjs [--quick] [--kills N] [--writers N] [--rounds N] [--max-delay MS] [--seed S] [--keep] [--json]\n';
+  'usage: node scripts/stress.mjs [--quick] [--kills N] [--writers N] [--rounds N] [--max-delay MS] [--seed S] ' +
+  '[--keep] [--json]\n';
 const opts = {
   quick: false,
   json: false,
@@ -241,7 +242,8 @@ async function newRepo(label) {
     const r = await start(file, args, repo.path).done;
     if (r.code !== 0)
       throw new SetupError(
-        `setup of ${repo.path}: '${file === process.execPath ? show(args.slice(1)) : `${file} ${args.join(' ')}`}' exited ${r.code}${r.signal ? ` ${r.signal}` : ''}\n${r.stderr}${r.stdout}`,
+        `setup of ${repo.path}: '${file === process.execPath ? show(args.slice(1)) : `${file} ${args.join(' ')}`}' ` +
+          `exited ${r.code}${r.signal ? ` ${r.signal}` : ''}\n${r.stderr}${r.stdout}`,
       );
     return r;
   };
@@ -514,7 +516,8 @@ async function concurrency() {
         }
       }
       progress(
-        `concurrency: ${kind.padEnd(11)} round ${round + 1}/${opts.rounds}: ${acked.length}/${results.length} acknowledged in ${seconds.toFixed(1)} s  [${elapsed().toFixed(0)} s]`,
+        `concurrency: ${kind.padEnd(11)} round ${round + 1}/${opts.rounds}: ${acked.length}/${results.length} ` +
+          `acknowledged in ${seconds.toFixed(1)} s  [${elapsed().toFixed(0)} s]`,
       );
     }
     if (!opts.keep && !badRepos.has(repo.dir)) rmSync(repo.dir, { recursive: true, force: true });
@@ -690,7 +693,8 @@ async function kills() {
       const listed = readData.data.map((t) => t.id).sort();
       if (listed.join(',') !== folders.join(',')) {
         inconsistent(
-          `the read listed ${listed.length} tasks (${listed.slice(-3).join(',')}…), the folders after the next write are ${folders.length} (${folders.slice(-3).join(',')}…)`,
+          `the read listed ${listed.length} tasks (${listed.slice(-3).join(',')}…), the folders after the next ` +
+            `write are ${folders.length} (${folders.slice(-3).join(',')}…)`,
         );
       }
       const ids = new Set(listed);
@@ -708,7 +712,9 @@ async function kills() {
         'kills',
         'lostUpdates',
         {
-          what: `${where}: metadata.after is ${JSON.stringify(meta010.after)} after '${show(writeArgs)}' was acknowledged`,
+          what:
+            `${where}: metadata.after is ${JSON.stringify(meta010.after)} after '${show(writeArgs)}' was ` +
+            `acknowledged`,
         },
         repo,
       );
@@ -766,7 +772,9 @@ async function kills() {
     if (performance.now() - t0 > 3000) K.slowIterations += 1;
     if (n % 50 === 0 || n === opts.kills) {
       progress(
-        `kills: ${n}/${opts.kills}: ${K.killed} killed (${K.killedHoldingLock} holding the lock, ${K.killedMidTransaction} mid-transaction), ${K.exitedBeforeKill} finished first  [${elapsed().toFixed(0)} s]`,
+        `kills: ${n}/${opts.kills}: ${K.killed} killed (${K.killedHoldingLock} holding the ` +
+          `lock, ${K.killedMidTransaction} mid-transaction), ${K.exitedBeforeKill} finished first  ` +
+          `[${elapsed().toFixed(0)} s]`,
       );
     }
   }
@@ -779,7 +787,8 @@ async function kills() {
 let setupError;
 try {
   progress(
-    `stress: ${opts.writers} writers × ${opts.rounds} round(s) × ${Object.keys(WRITES).length} kinds, ${opts.kills} kills, seed ${opts.seed}; temp ${ROOT}`,
+    `stress: ${opts.writers} writers × ${opts.rounds} round(s) × ${Object.keys(WRITES).length} ` +
+      `kinds, ${opts.kills} kills, seed ${opts.seed}; temp ${ROOT}`,
   );
   await concurrency();
   await kills();
@@ -816,16 +825,19 @@ if (opts.json) {
   const out = (s = '') => process.stdout.write(`${s}\n`);
   out();
   out(
-    `Concurrency: ${C.writers} concurrent writers × ${C.rounds} round(s) × ${Object.keys(WRITES).length} kinds = ${C.processes} processes`,
+    `Concurrency: ${C.writers} concurrent writers × ${C.rounds} round(s) × ${Object.keys(WRITES).length} kinds ` +
+      `= ${C.processes} processes`,
   );
   for (const [kind, k] of Object.entries(C.byKind))
     out(
-      `  ${kind.padEnd(12)} ${k.acknowledged} acknowledged, ${k.lostUpdates} lost, ${k.failures} failed, slowest round ${k.roundSecondsMax} s`,
+      `  ${kind.padEnd(12)} ${k.acknowledged} acknowledged, ${k.lostUpdates} lost, ${k.failures} failed, slowest ` +
+        `round ${k.roundSecondsMax} s`,
     );
   out(`  writes acknowledged: ${C.writesAcknowledged}`);
   out(`  lost updates:        ${C.lostUpdates}`);
   out(
-    `  duplicate ids:       ${C.duplicateIds}  (duplicate names: ${C.duplicateNames}, duplicate log entries: ${C.duplicateEntries})`,
+    `  duplicate ids:       ${C.duplicateIds}  (duplicate names: ${C.duplicateNames}, duplicate log ` +
+      `entries: ${C.duplicateEntries})`,
   );
   out(`  failures:            ${C.failures}  (non-zero exits of commands that should succeed)`);
   out(
@@ -834,21 +846,26 @@ if (opts.json) {
   out(`  said "waiting for the lock": ${C.waitedForLock} processes`);
   out();
   out(
-    `SIGKILL: ${K.iterations} iterations in ${K.repositories} repositories; kill delay uniform in 0..${K.maxDelayMs} ms (a write takes ~${K.writeMsMedian} ms here)`,
+    `SIGKILL: ${K.iterations} iterations in ${K.repositories} repositories; kill delay uniform in ` +
+      `0..${K.maxDelayMs} ms (a write takes ~${K.writeMsMedian} ms here)`,
   );
   for (const [kind, k] of Object.entries(K.byKind))
     out(
-      `  ${kind.padEnd(12)} ${k.iterations}: ${k.killed} killed (${k.killedHoldingLock} holding the lock, ${k.killedMidTransaction} mid-transaction), ${k.exitedBeforeKill} finished first; the write is there in ${k.happened}`,
+      `  ${kind.padEnd(12)} ${k.iterations}: ${k.killed} killed (${k.killedHoldingLock} holding the ` +
+        `lock, ${k.killedMidTransaction} mid-transaction), ${k.exitedBeforeKill} finished first; the write is ` +
+        `there in ${k.happened}`,
     );
   out(`  killed:                        ${K.killed}`);
   out(`  already exited before the kill: ${K.exitedBeforeKill}`);
   out(`  killed holding the lock:       ${K.killedHoldingLock}`);
   out(
-    `  killed mid-transaction:        ${K.killedMidTransaction}  (journal.json right after the kill; ${K.journalReplayedByRead} of them gone after the read)`,
+    `  killed mid-transaction:        ${K.killedMidTransaction}  (journal.json right after the ` +
+      `kill; ${K.journalReplayedByRead} of them gone after the read)`,
   );
   out(`  temp files left by the kill:   ${K.tmpLeftAfterKill}`);
   out(
-    `  killed task adds with a task:  ${K.killedTaskAddsThatMadeATask}; other killed writes that happened: ${K.killedWritesThatHappened}`,
+    `  killed task adds with a task:  ${K.killedTaskAddsThatMadeATask}; other killed writes that ` +
+      `happened: ${K.killedWritesThatHappened}`,
   );
   out(`  failures:                      ${K.failures}`);
   out(`  lost updates:                  ${K.lostUpdates}`);
@@ -867,7 +884,8 @@ if (opts.json) {
   }
   if (kept.length > 0) out(`Kept for inspection: ${kept.join(' ')}`);
   out(
-    `${ok ? 'OK: every invariant held' : `FAILED: ${invariantsFailed} invariant violation(s)${setupError ? ' and a setup failure' : ''}`} — seed ${opts.seed}, elapsed ${seconds} s`,
+    `${ok ? 'OK: every invariant held' : `FAILED: ${invariantsFailed} invariant violation(s)${setupError ? ' and a setup failure' : ''}`} ` +
+      `— seed ${opts.seed}, elapsed ${seconds} s`,
   );
 }
 process.exit(ok ? 0 : 1);

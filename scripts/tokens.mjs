@@ -171,7 +171,10 @@ function listings() {
   return lines.join('\n');
 }
 
-/** The SessionStart hooks as installed, each run by a shell as Claude Code runs it; what they print goes into the context. */
+/**
+ * The SessionStart hooks as installed, each run by a shell as Claude Code runs it; what they print goes into the
+ * context.
+ */
 function hookOutput() {
   const settings = JSON.parse(readFileSync(join(repo, '.claude/settings.json'), 'utf8'));
   const commands = (settings.hooks?.SessionStart ?? []).flatMap((g) => (g.hooks ?? []).map((h) => h.command));

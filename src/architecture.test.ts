@@ -58,16 +58,19 @@ describe('the layers', () => {
     expect(bad).toEqual([]);
   });
 
-  it('app/ touches disk and processes only through adapters/: no node:fs or node:child_process, nothing of cli/', () => {
-    const bad = all
-      .filter((s) => s.file.startsWith('app/'))
-      .flatMap((s) =>
-        s.imports
-          .filter((i) => /^node:(fs|child_process)/.test(i) || layerOf(s.file, i) === 'cli')
-          .map((i) => `${s.file} → ${i}`),
-      );
-    expect(bad).toEqual([]);
-  });
+  it(
+    'app/ touches disk and processes only through adapters/: ' + 'no node:fs or node:child_process, nothing of cli/',
+    () => {
+      const bad = all
+        .filter((s) => s.file.startsWith('app/'))
+        .flatMap((s) =>
+          s.imports
+            .filter((i) => /^node:(fs|child_process)/.test(i) || layerOf(s.file, i) === 'cli')
+            .map((i) => `${s.file} → ${i}`),
+        );
+      expect(bad).toEqual([]);
+    },
+  );
 
   it('adapters/ never reach up into app/ or cli/', () => {
     const bad = all
@@ -89,20 +92,24 @@ describe('the layers', () => {
     expect(bad).toEqual([]);
   });
 
-  it('app/ reads the environment and the clock only from its context: no process.env, Date.now() or new Date() but in context.ts', () => {
-    const bad = all
-      .filter((s) => s.file.startsWith('app/') && s.file !== 'app/context.ts')
-      .flatMap((s) =>
-        readFileSync(join(SRC, s.file), 'utf8')
-          .split('\n')
-          .flatMap((line, i) =>
-            /process\.env\b|Date\.now\(\)|new Date\(\)/.test(line.replace(/\/\/.*$/, '').replace(/^\s*\*.*$/, ''))
-              ? [`${s.file}:${i + 1}: ${line.trim()}`]
-              : [],
-          ),
-      );
-    expect(bad).toEqual([]);
-  });
+  it(
+    'app/ reads the environment and the clock only from its context: no process.env, Date.now() or new Date() but ' +
+      'in context.ts',
+    () => {
+      const bad = all
+        .filter((s) => s.file.startsWith('app/') && s.file !== 'app/context.ts')
+        .flatMap((s) =>
+          readFileSync(join(SRC, s.file), 'utf8')
+            .split('\n')
+            .flatMap((line, i) =>
+              /process\.env\b|Date\.now\(\)|new Date\(\)/.test(line.replace(/\/\/.*$/, '').replace(/^\s*\*.*$/, ''))
+                ? [`${s.file}:${i + 1}: ${line.trim()}`]
+                : [],
+            ),
+        );
+      expect(bad).toEqual([]);
+    },
+  );
 
   it('what was taken out stays out: no XState, no parse cache', () => {
     const pkg = JSON.parse(readFileSync(join(SRC, '..', 'package.json'), 'utf8')) as {

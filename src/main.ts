@@ -63,7 +63,8 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
     .version(typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev', '-V, --version')
     .option(
       '--json',
-      'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…} (.inf and .nan as strings, big integers digit for digit)',
+      'print exactly one JSON document on stdout: {"ok":true,"data":…} or {"ok":false,"error":…} (.inf and .nan as ' +
+        'strings, big integers digit for digit)',
     )
     .option('--no-color', 'no colour, even on a terminal (as NO_COLOR=1 does); there is none when output is piped')
     .showSuggestionAfterError(true)
@@ -98,7 +99,8 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
       const { columns } = await import('./cli/render.js');
       program.addHelpText(
         'after',
-        `\nHelp topics (sow help <topic>):\n${columns(TOPICS.map((t) => [`  ${t.name}`, t.description]))}\n\nsow help <command> shows a command's help; sow help reference, all of them.`,
+        `\nHelp topics (sow help <topic>):\n${columns(TOPICS.map((t) => [`  ${t.name}`, t.description]))}\n\nsow ` +
+          `help <command> shows a command's help; sow help reference, all of them.`,
       );
     }
   }
@@ -207,7 +209,8 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
     const extra = cmd.args.slice(cmd.registeredArguments.length);
     if (extra.length)
       return new UsageError(
-        `unexpected argument ${quoted(extra[0]!)}: '${path}' takes ${cmd.registeredArguments.length === 0 ? 'no arguments' : cmd.registeredArguments.map((a) => `<${a.name()}>`).join(' ')}`,
+        `unexpected argument ${quoted(extra[0]!)}: '${path}' ` +
+          `takes ${cmd.registeredArguments.length === 0 ? 'no arguments' : cmd.registeredArguments.map((a) => `<${a.name()}>`).join(' ')}`,
         usage,
       );
   }
@@ -274,7 +277,8 @@ async function main(): Promise<number> {
       'INTERNAL',
       'internal',
       `internal error: ${err instanceof Error ? err.message : String(err)}`,
-      'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, and report it',
+      'this is a bug in sow; rerun with SOW_DEBUG=1 NODE_OPTIONS=--enable-source-maps for the stack trace, ' +
+        'and report it',
     );
     if (process.env['SOW_DEBUG']) write(stderr, String(err instanceof Error ? err.stack : err));
     return renderError(internal);

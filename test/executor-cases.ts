@@ -11,7 +11,10 @@ import type { FakeCall } from './inproc-fakes.js';
 import { claudeSettings } from '../src/adapters/executors/claude.js';
 import { agentSettingsFiles } from '../src/adapters/executors/registry.js';
 
-/** What a safe Claude Code worker is started with so that the repository's own settings widen nothing (before its permission mode). */
+/**
+ * What a safe Claude Code worker is started with so that the repository's own settings widen nothing (before its
+ * permission mode).
+ */
 export const CLAUDE_OWN_SETTINGS = [
   '--setting-sources',
   'user',
@@ -21,13 +24,16 @@ export const CLAUDE_OWN_SETTINGS = [
 ];
 /** The --verbose note that says so. */
 export const CLAUDE_SETTINGS_NOTE =
-  "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml";
+  "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, " +
+  "skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml";
 /** Codex's note on its execpolicy rules and project config. */
 export const CODEX_RULES_NOTE =
-  'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while .codex/config.toml widens nothing';
+  'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while ' +
+  '.codex/config.toml widens nothing';
 /** opencode's note on the project's configuration. */
 export const OPENCODE_PROJECT_NOTE =
-  'permissions=safe: opencode loads no configuration of the repository (OPENCODE_DISABLE_PROJECT_CONFIG: not opencode.json, .opencode/ or AGENTS.md)';
+  'permissions=safe: opencode loads no configuration of the repository (OPENCODE_DISABLE_PROJECT_CONFIG: not ' +
+  'opencode.json, .opencode/ or AGENTS.md)';
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -215,7 +221,10 @@ export const CASES: ExecutorCase[] = [
 export const configFor = (c: ExecutorCase): string =>
   `agents:\n  executors:\n    impl:\n      ${c.definition}\n  bindings:\n    implementer: impl\n`;
 
-/** The first run of implementer-1 on task 010 (`note` its orchestrator's prompt): the whole prompt reached the CLI, and the worker's environment. */
+/**
+ * The first run of implementer-1 on task 010 (`note` its orchestrator's prompt): the whole prompt reached the CLI,
+ * and the worker's environment.
+ */
 export function expectSpawnCall(c: ExecutorCase, call: FakeCall, promptFile: string, note: string, sid: string): void {
   // The prompt reached the agent, whole.
   const prompt = readFileSync(promptFile, 'utf8');
@@ -233,7 +242,10 @@ export function expectSpawnCall(c: ExecutorCase, call: FakeCall, promptFile: str
   expect(call.env['SOW_SESSION_ID']).toBe(c.ids === 'reported' ? undefined : sid);
 }
 
-/** Its resume with `feedback`: the same session, in the recorded cwd, with the resume argv, the feedback as the whole prompt, and the worker's environment. */
+/**
+ * Its resume with `feedback`: the same session, in the recorded cwd, with the resume argv, the feedback as the whole
+ * prompt, and the worker's environment.
+ */
 export function expectResumeCall(
   c: ExecutorCase,
   call: FakeCall,

@@ -59,7 +59,8 @@ export interface Fakes {
 /** A folder of fake CLIs for one test (removed after it), without the names in `omit`. */
 export function fakes(opts: { omit?: readonly string[] } = {}): Fakes {
   const dir = mkdtempSync(join(tmpdir(), 'sow-inproc-fakes-'));
-  // Removed when the test that made it ends (a hook of this module would only serve the first test file of a shared process).
+  // Removed when the test that made it ends (a hook of this module would only serve the first test file of a shared
+  // process).
   onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
   const bin = join(dir, 'bin');
   const xdg = join(dir, 'xdg');
@@ -80,7 +81,8 @@ export function fakes(opts: { omit?: readonly string[] } = {}): Fakes {
     bin,
     configPath,
     env: {
-      // The fakes need only the shell tools (sh, sleep); sow itself is not on it: a fake worker here reports nothing unless its script says so.
+      // The fakes need only the shell tools (sh, sleep); sow itself is not on it: a fake worker here reports nothing
+      // unless its script says so.
       PATH: `${bin}${delimiter}/usr/local/bin${delimiter}/usr/bin${delimiter}/bin`,
       XDG_CONFIG_HOME: xdg,
       HOME: join(dir, 'home'),

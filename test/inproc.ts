@@ -182,7 +182,10 @@ export const PROJECT = '.sow/project/state.yaml';
 export const taskFile = (id: string) => `.sow/project/phases/implementation/tasks/${id}/state.yaml`;
 export const TASK_LIST = '.sow/project/planning/tasks.md';
 
-/** A standard project in ImplementationPlanning (its task list approved, no tasks yet), as test/e2e/harness.ts's inImplementationPlanning makes it. */
+/**
+ * A standard project in ImplementationPlanning (its task list approved, no tasks yet), as test/e2e/harness.ts's
+ * inImplementationPlanning makes it.
+ */
 export async function toImplementationPlanning(w: World): Promise<void> {
   const { newProject } = await import('../src/app/project.js');
   const { addArtifact } = await import('../src/app/artifacts.js');

@@ -71,9 +71,11 @@ export const CLIS: Cli[] = [
       '--dangerously-skip-permissions',
     ],
     notes: () => [
-      `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${LISTED}; it refuses anything else`,
+      `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${LISTED}; it refuses ` +
+        `anything else`,
       CLAUDE_SETTINGS_NOTE,
-      'Claude Code reads \'*\' in an allowed command as a wildcard, so the check(s) `node scripts/lint.mjs "src/*.ts"` allow more than that exact command',
+      "Claude Code reads '*' in an allowed command as a wildcard, so the check(s) `node scripts/lint.mjs " +
+        '"src/*.ts"` allow more than that exact command',
     ],
   },
   {
@@ -83,7 +85,8 @@ export const CLIS: Cli[] = [
     safe: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--sandbox', 'enabled'],
     yolo: ({ sid }) => ['-p', '--output-format', 'stream-json', '--resume', sid, '--force'],
     notes: () => [
-      'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
+      'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can ' +
+        'be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
     ],
   },
   {
@@ -93,7 +96,8 @@ export const CLIS: Cli[] = [
     safe: ({ root }) => ['exec', '--json', '-C', root, '-c', 'sandbox_mode="workspace-write"', '--ignore-rules', '-'],
     yolo: ({ root }) => ['exec', '--json', '-C', root, '--dangerously-bypass-approvals-and-sandbox', '-'],
     notes: () => [
-      'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too',
+      'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and ' +
+        '/tmp only, no network), sow and the checks too',
       CODEX_RULES_NOTE,
     ],
   },
@@ -113,7 +117,8 @@ export const CLIS: Cli[] = [
     ],
     yolo: ({ sid }) => ['--output-format', 'stream-json', '--session-id', sid, '--yolo'],
     notes: ({ dir }) => [
-      `permissions=safe: Gemini CLI may edit files (auto_edit) and run ${LISTED} (policy ${join(dir, 'gemini-sow-policy.toml')}); it refuses anything else`,
+      `permissions=safe: Gemini CLI may edit files (auto_edit) and run ${LISTED} ` +
+        `(policy ${join(dir, 'gemini-sow-policy.toml')}); it refuses anything else`,
     ],
   },
   {
@@ -141,7 +146,9 @@ export const CLIS: Cli[] = [
     notes: () => [
       `permissions=safe: Copilot CLI may edit files in the repository and run ${LISTED}; it refuses anything else`,
       // npm test is matched by name and subcommand; the node line is not.
-      'Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it may refuse the check(s) `node scripts/lint.mjs "src/*.ts"`; a package script run as `npm run <script>` is matched',
+      'Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it ' +
+        'may refuse the check(s) `node scripts/lint.mjs "src/*.ts"`; a package script run as `npm run <script>` ' +
+        'is matched',
     ],
   },
   {
@@ -151,7 +158,8 @@ export const CLIS: Cli[] = [
     safe: ({ root }) => ['run', '--format', 'json', '--dir', root],
     yolo: ({ root }) => ['run', '--format', 'json', '--dir', root, '--auto'],
     notes: ({ dir }) => [
-      `permissions=safe: opencode may edit files in the repository and run ${LISTED} (OPENCODE_PERMISSION); it refuses anything else and goes on (${join(dir, 'opencode-sow.json')})`,
+      `permissions=safe: opencode may edit files in the repository and run ${LISTED} (OPENCODE_PERMISSION); it ` +
+        `refuses anything else and goes on (${join(dir, 'opencode-sow.json')})`,
       OPENCODE_PROJECT_NOTE,
     ],
   },
@@ -162,7 +170,8 @@ export const cliOf = (type: string): Cli => CLIS.find((c) => c.type === type)!;
 
 /** Gemini's policy file: `sow` by prefix, each check by an exact regex, nothing else. */
 export const GEMINI_POLICY = [
-  '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.',
+  '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits ' +
+    'are allowed by --approval-mode auto_edit.',
   '',
   '[[rule]]',
   'toolName = "run_shell_command"',
@@ -190,7 +199,8 @@ export const GEMINI_POLICY = [
 
 /** The config file opencode gets through OPENCODE_CONFIG: go on after a refusal. */
 export const OPENCODE_CONFIG =
-  '{\n  "$schema": "https://opencode.ai/config.json",\n  "experimental": {\n    "continue_loop_on_deny": true\n  }\n}\n';
+  '{\n  "$schema": "https://opencode.ai/config.json",\n  "experimental": {\n    "continue_loop_on_deny": ' +
+  'true\n  }\n}\n';
 
 export const OPENCODE_PERMISSION = {
   edit: 'allow',
@@ -333,7 +343,8 @@ export const DENIALS: DenialCase[] = [
     advice: [
       'Codex CLI refused a tool call (permissions: safe):',
       `  shell: (a command; codex does not say which) — ${CODEX_REASON}`,
-      'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too; declaring a check does not widen it.',
+      'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no ' +
+        'network), checks too; declaring a check does not widen it.',
     ],
   },
   {
@@ -348,7 +359,8 @@ export const DENIALS: DenialCase[] = [
       '  run_shell_command: touch /x',
       '  run_shell_command: npm test',
       ...declareTouch,
-      '`npm test` is declared as a check, but Gemini CLI refused it: Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too.',
+      '`npm test` is declared as a check, but Gemini CLI refused it: Gemini CLI checks each part of a chained ' +
+        'command (&&, ;, |) on its own; declare each part as a check too.',
     ],
   },
   {
@@ -373,7 +385,10 @@ export const DENIALS: DenialCase[] = [
       '  bash: touch /x',
       `  bash: ${LINT}`,
       ...declareTouch,
-      '`node scripts/lint.mjs "src/*.ts"` is declared as a check, but GitHub Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).',
+      '`node scripts/lint.mjs "src/*.ts"` is declared as a check, but GitHub Copilot CLI refused it: Copilot CLI ' +
+        'matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the ' +
+        'whole line, so it may not see this command as the one granted; declare the check as a package script and ' +
+        'run it by that name (`npm run <script>`).',
     ],
   },
   {

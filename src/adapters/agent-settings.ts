@@ -12,7 +12,10 @@ import type { ExecutorModule } from './executors/types.js';
 
 const LIMITS: ReadLimits = { max: 1024 * 1024, what: "agent CLIs' settings files", why: 'a settings file is a few KB' };
 
-/** The files of `pattern` under `folder`: itself, or (a `*` in its last component) each file of that folder whose name matches. */
+/**
+ * The files of `pattern` under `folder`: itself, or (a `*` in its last component) each file of that folder whose
+ * name matches.
+ */
 function filesOf(folder: string, pattern: string): string[] {
   const slash = pattern.lastIndexOf('/');
   const dir = slash < 0 ? '' : pattern.slice(0, slash);
@@ -34,7 +37,10 @@ function filesOf(folder: string, pattern: string): string[] {
     .map((n) => (dir ? `${dir}/${n}` : n));
 }
 
-/** What in the CLI's own settings files of `folders` (the repository first) widens a safe worker on `transport`: each file with its widening settings. */
+/**
+ * What in the CLI's own settings files of `folders` (the repository first) widens a safe worker on `transport`: each
+ * file with its widening settings.
+ */
 export function wideningSettings(
   spec: ExecutorModule,
   transport: 'cli' | 'acp',

@@ -36,7 +36,10 @@ function at(sf: ts.SourceFile, node: ts.Node): string {
   return `${sf.fileName}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}: ${node.getText(sf).replace(/\s+/g, ' ').slice(0, 140)}`;
 }
 
-/** The name of the function `node` is in (a declaration's, or the variable an arrow is assigned to), and its parameters. */
+/**
+ * The name of the function `node` is in (a declaration's, or the variable an arrow is assigned to), and its
+ * parameters.
+ */
 function enclosingFunction(node: ts.Node): { name?: string; params: string[] } | undefined {
   for (let n: ts.Node | undefined = node.parent; n; n = n.parent) {
     if (ts.isFunctionDeclaration(n) || ts.isArrowFunction(n) || ts.isFunctionExpression(n)) {
@@ -94,7 +97,8 @@ function argvProblems(file: string, text: string): { problems: string[]; calls: 
       // a value (val, num) or a value joined to its option (opt, whose name is checked where it is called)
     } else {
       problems.push(
-        `${at(sf, call)} — '${e.getText(sf)}' is a string sow did not write: pass it as val(…) (after '--' where git has one) or opt('--name', …)`,
+        `${at(sf, call)} — '${e.getText(sf)}' is a string sow did not write: pass it as val(…) (after '--' where ` +
+          `git has one) or opt('--name', …)`,
       );
     }
   };
@@ -165,28 +169,32 @@ describe('every git and gh call in src/ builds its argv from literal words, val(
     expect(calls).toBeGreaterThan(40);
   });
 
-  it('the reading can fail: a value as its own word, a template, a variable, git started elsewhere, opt with a made-up name', () => {
-    const bad = [
-      "git(dir, ['fetch', '--quiet', 'origin', name]);",
-      "gitSucceeds(root, ['rev-parse', `${branch}@{upstream}`]);",
-      "const args = ['push', branch]; git(root, args);",
-      "gh(root, ['pr', 'list', '--head', branch], repo);",
-      "spawnSync('git', ['fetch', name]);",
-      "git(root, ['push', ...extra]);",
-      "git(root, ['push', opt(flag, branch)]);",
-      'execSync(`git fetch ${name}`);',
-      "const GH_ARGS = { x: (b: string) => ['pr', 'list', b] };",
-    ];
-    for (const code of bad) expect(argvProblems('app/x.ts', code).problems, code).toHaveLength(1);
-    const good = [
-      "git(dir, ['fetch', '--quiet', '--', 'origin', val(name, 'the branch')]);",
-      "git(root, ['worktree', 'remove', ...(force ? ['--force', '--force'] : []), '--', val(path, 'p')]);",
-      "gitIn(dir, ['clone', progress ? '--progress' : '--quiet', ...(b ? [opt('--branch', b)] : [])]);",
-      'gh(root, GH_ARGS.prReady(repo, n), repo);',
-      'function git(root: string, args: readonly Arg[]) { return run(root, args); }',
-    ];
-    for (const code of good) expect(argvProblems('app/x.ts', code).problems, code).toEqual([]);
-  });
+  it(
+    'the reading can fail: a value as its own word, a template, a variable, git started elsewhere, opt with a ' +
+      'made-up name',
+    () => {
+      const bad = [
+        "git(dir, ['fetch', '--quiet', 'origin', name]);",
+        "gitSucceeds(root, ['rev-parse', `${branch}@{upstream}`]);",
+        "const args = ['push', branch]; git(root, args);",
+        "gh(root, ['pr', 'list', '--head', branch], repo);",
+        "spawnSync('git', ['fetch', name]);",
+        "git(root, ['push', ...extra]);",
+        "git(root, ['push', opt(flag, branch)]);",
+        'execSync(`git fetch ${name}`);',
+        "const GH_ARGS = { x: (b: string) => ['pr', 'list', b] };",
+      ];
+      for (const code of bad) expect(argvProblems('app/x.ts', code).problems, code).toHaveLength(1);
+      const good = [
+        "git(dir, ['fetch', '--quiet', '--', 'origin', val(name, 'the branch')]);",
+        "git(root, ['worktree', 'remove', ...(force ? ['--force', '--force'] : []), '--', val(path, 'p')]);",
+        "gitIn(dir, ['clone', progress ? '--progress' : '--quiet', ...(b ? [opt('--branch', b)] : [])]);",
+        'gh(root, GH_ARGS.prReady(repo, n), repo);',
+        'function git(root: string, args: readonly Arg[]) { return run(root, args); }',
+      ];
+      for (const code of good) expect(argvProblems('app/x.ts', code).problems, code).toEqual([]);
+    },
+  );
 });
 
 describe('argvOf: a value lands after --, joined to its option, or not beginning with -', () => {

@@ -50,7 +50,8 @@ export class OptionLikeValueError extends SowError {
       KIND[v.origin],
       `${v.what} '${v.text}' begins with '-', so ${tool} would read it as an option; sow did not run ${tool}`,
       v.origin === 'file'
-        ? 'correct the value where it is written; if it came with the repository, whoever wrote it may have meant it to run a command'
+        ? 'correct the value where it is written; if it came with the repository, whoever wrote it may have meant it ' +
+            'to run a command'
         : "use a name that does not begin with '-'",
       { value: v.text, what: v.what },
     );

@@ -65,7 +65,10 @@ export function writeRunnerRecord(
   return record;
 }
 
-/** A file of the run folder, read without following a link, within `max` bytes; undefined when it is not there or not a file. */
+/**
+ * A file of the run folder, read without following a link, within `max` bytes; undefined when it is not there or not
+ * a file.
+ */
 function readOwn(path: string, max: number): string | undefined {
   let fd: number;
   try {
@@ -133,7 +136,10 @@ export function readRunResult(
   }
 }
 
-/** Whether the process the record names is that very process, running now (pid, start time, boot and pid namespace agree). */
+/**
+ * Whether the process the record names is that very process, running now (pid, start time, boot and pid namespace
+ * agree).
+ */
 export function runnerRunning(record: RunnerRecord): boolean {
   return processGone(record) === false;
 }
@@ -144,7 +150,10 @@ export interface CheckRunFolder {
   record: RunnerRecord;
 }
 
-/** The detached check runs of this checkout that recorded themselves, oldest first (their folders are named by start time). */
+/**
+ * The detached check runs of this checkout that recorded themselves, oldest first (their folders are named by start
+ * time).
+ */
 export function checkRuns(root: string): CheckRunFolder[] {
   const base = runtimeFolder(root, FOLDER);
   if (!base) return [];

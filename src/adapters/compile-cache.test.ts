@@ -63,16 +63,20 @@ describe('staleCaches', () => {
     expect(staleCaches(files, build('aaaaaaaa')('agent'), now)).toEqual([build('cccccccc')('status')]);
   });
 
-  it('drops anything older than 30 days, a leftover temporary file too, and leaves what it does not know by age alone', () => {
-    const files = [
-      { name: build('aaaaaaaa')('task'), mtimeMs: now - 31 * DAY },
-      { name: `${build('bbbbbbbb')('task')}.1234.tmp`, mtimeMs: now - 31 * DAY },
-      { name: `${build('bbbbbbbb')('task')}.5678.tmp`, mtimeMs: now - DAY },
-      { name: 'notes.txt', mtimeMs: now - DAY },
-      { name: build('bbbbbbbb')('task'), mtimeMs: now },
-    ];
-    expect(staleCaches(files, build('bbbbbbbb')('task'), now).sort()).toEqual(
-      [build('aaaaaaaa')('task'), `${build('bbbbbbbb')('task')}.1234.tmp`].sort(),
-    );
-  });
+  it(
+    'drops anything older than 30 days, a leftover temporary file too, and leaves what it does not know ' +
+      'by age alone',
+    () => {
+      const files = [
+        { name: build('aaaaaaaa')('task'), mtimeMs: now - 31 * DAY },
+        { name: `${build('bbbbbbbb')('task')}.1234.tmp`, mtimeMs: now - 31 * DAY },
+        { name: `${build('bbbbbbbb')('task')}.5678.tmp`, mtimeMs: now - DAY },
+        { name: 'notes.txt', mtimeMs: now - DAY },
+        { name: build('bbbbbbbb')('task'), mtimeMs: now },
+      ];
+      expect(staleCaches(files, build('bbbbbbbb')('task'), now).sort()).toEqual(
+        [build('aaaaaaaa')('task'), `${build('bbbbbbbb')('task')}.1234.tmp`].sort(),
+      );
+    },
+  );
 });

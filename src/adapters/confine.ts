@@ -43,7 +43,10 @@ export interface Area {
   readonly shown?: string;
 }
 
-/** A path that leads out of its area: through a link, or by its own `..`. Exit 4: the repository is hostile or broken. */
+/**
+ * A path that leads out of its area: through a link, or by its own `..`. Exit 4: the repository is hostile or
+ * broken.
+ */
 export class PathEscapeError extends SowError {
   constructor(message: string, hint: string, details: Record<string, unknown>) {
     super('PATH_ESCAPES', 'state', message, hint, details);
@@ -56,8 +59,10 @@ export class NotARealFolderError extends SowError {
     super(
       code,
       'state',
-      `${rel} ${what}${target ? ` (to '${target}')` : ''}; sow keeps its own files there and uses it only as a real folder`,
-      `sow changed nothing; look at it ('ls -ld ${rel}'), then remove it ('rm ${rel}') and retry${target ? ' — if it came with the repository, whoever committed it meant sow to write or delete where it leads' : ''}`,
+      `${rel} ${what}${target ? ` (to '${target}')` : ''}; sow keeps its own files there and uses it only as a ` +
+        `real folder`,
+      `sow changed nothing; look at it ('ls -ld ${rel}'), then remove it ('rm ${rel}') and ` +
+        `retry${target ? ' — if it came with the repository, whoever committed it meant sow to write or delete where it leads' : ''}`,
       { path: rel, ...(target ? { target } : {}) },
     );
   }
@@ -71,7 +76,8 @@ export class FileTooLargeError extends SowError {
       'FILE_TOO_LARGE',
       'state',
       `${rel} is ${formatBytes(size)}; sow reads ${limits.what} of up to ${formatBytes(max)} (${limits.why})`,
-      `look at what made it grow ('ls -l ${rel}'); if it came with the repository, restore it ('git checkout -- ${rel}') or remove it`,
+      `look at what made it grow ('ls -l ${rel}'); if it came with the repository, restore it ('git checkout ` +
+        `-- ${rel}') or remove it`,
       { path: rel, size, max },
     );
   }
@@ -204,7 +210,9 @@ export function confine(area: Area, rel: string, opts: ConfineOptions = {}): str
   if (clean === undefined) {
     throw new PathEscapeError(
       `'${shownRel}'${from} is not a plain path inside ${area.name}`,
-      `paths sow keeps are relative to ${area.name} without '..'; correct it${opts.source ? ` in ${opts.source}` : ''} (if it came with the repository, restore it with 'git checkout')`,
+      `paths sow keeps are relative to ${area.name} without '..'; correct ` +
+        `it${opts.source ? ` in ${opts.source}` : ''} (if it came with the repository, restore it with 'git ` +
+        `checkout')`,
       { path: shownRel, area: area.name, ...(opts.source ? { source: opts.source } : {}) },
     );
   }
@@ -232,8 +240,10 @@ export function confine(area: Area, rel: string, opts: ConfineOptions = {}): str
     if (!withinArea(area, target)) {
       const link = `${area.shown ?? ''}${parts.slice(0, i + 1).join('/')}`;
       throw new PathEscapeError(
-        `'${link}' is a link to '${target}', outside ${area.name}${from}; sow will not read, write or remove through it`,
-        `sow changed nothing; if you did not make this link, it came with the repository: look at it ('ls -l ${link}'), remove it ('rm ${link}') and retry`,
+        `'${link}' is a link to '${target}', outside ${area.name}${from}; sow will not read, write or remove ` +
+          `through it`,
+        `sow changed nothing; if you did not make this link, it came with the repository: look at it ('ls ` +
+          `-l ${link}'), remove it ('rm ${link}') and retry`,
         { path: shownRel, link, target, area: area.name },
       );
     }
@@ -336,7 +346,10 @@ export function readConfined(
   return readRegular(confineReal(area, rel, opts), opts.display ?? `${area.shown ?? ''}${rel}`, limits);
 }
 
-/** The file at the resolved path `real` opened for reading without following a link (one swapped in is refused); undefined when it does not exist. */
+/**
+ * The file at the resolved path `real` opened for reading without following a link (one swapped in is refused);
+ * undefined when it does not exist.
+ */
 function openNoFollow(real: string, shown: string): number | undefined {
   try {
     return openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));

@@ -102,7 +102,10 @@ describe('denialAdvice', () => {
       checks: ['node check.mjs'],
     });
     expect(lines[2]).toBe(
-      '`node check.mjs` is declared as a check, but Copilot CLI refused it: Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`).',
+      '`node check.mjs` is declared as a check, but Copilot CLI refused it: Copilot CLI matches a shell command by ' +
+        'its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not ' +
+        'see this command as the one granted; declare the check as a package script and run it by that name (`npm ' +
+        'run <script>`).',
     );
     expect(lines.join('\n')).not.toContain('declare it as a check');
   });
@@ -110,7 +113,8 @@ describe('denialAdvice', () => {
   it('a declared check the person has not allowed here: allow it, not declare it', () => {
     const lines = denialAdvice([command('npm test')], { ...CTX, checks: [], notAllowed: ['npm test'] });
     expect(lines[2]).toBe(
-      "`npm test` is declared as a check, but you have not allowed it on this machine: review it ('sow check list') and run 'sow check allow'.",
+      "`npm test` is declared as a check, but you have not allowed it on this machine: review it ('sow check " +
+        "list') and run 'sow check allow'.",
     );
     expect(lines.join('\n')).not.toContain('declare it as a check');
   });
@@ -135,7 +139,8 @@ describe('denialAdvice', () => {
     expect(lines.slice(0, 3)).toEqual([
       'Codex CLI refused a tool call (permissions: safe):',
       '  shell: (a command; codex does not say which)',
-      'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too; declaring a check does not widen it.',
+      'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no ' +
+        'network), checks too; declaring a check does not widen it.',
     ]);
     expect(lines.at(-1)).toBe('          permissions: yolo');
   });

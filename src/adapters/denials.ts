@@ -68,7 +68,8 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
     return seen.has(key) ? false : (seen.add(key), true);
   });
   const lines = [
-    `${ctx.decidedBySow ? `sow refused ${ctx.title}` : `${ctx.title} refused`} ${unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`} (permissions: ${ctx.profile}):`,
+    `${ctx.decidedBySow ? `sow refused ${ctx.title}` : `${ctx.title} refused`} ${unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`} ` +
+      `(permissions: ${ctx.profile}):`,
   ];
   for (const d of unique) {
     const what = d.input ?? (d.kind === 'command' ? '(a command; codex does not say which)' : '(not named)');
@@ -86,7 +87,8 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
   } else if (ctx.profile === 'safe') {
     if (undeclared.length) {
       lines.push(
-        `To let a worker run ${undeclared.length === 1 ? 'that command' : 'those commands'}, declare ${undeclared.length === 1 ? 'it as a check' : 'each as a check'} in ${ctx.repoConfig}:`,
+        `To let a worker run ${undeclared.length === 1 ? 'that command' : 'those commands'}, ` +
+          `declare ${undeclared.length === 1 ? 'it as a check' : 'each as a check'} in ${ctx.repoConfig}:`,
       );
       lines.push('  checks:');
       undeclared.forEach((d, i) =>
@@ -99,16 +101,19 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
     }
     for (const d of notAllowed)
       lines.push(
-        `\`${d.input!.trim()}\` is declared as a check, but you have not allowed it on this machine: review it ('sow check list') and run 'sow check allow'.`,
+        `\`${d.input!.trim()}\` is declared as a check, but you have not allowed it on this machine: review it ` +
+          `('sow check list') and run 'sow check allow'.`,
       );
     for (const d of declared)
       lines.push(
-        `\`${d.input!.trim()}\` is declared as a check, but ${ctx.title} refused it: ${cli?.checkRefusedBecause ?? 'its own settings deny it'}.`,
+        `\`${d.input!.trim()}\` is declared as a check, but ${ctx.title} refused ` +
+          `it: ${cli?.checkRefusedBecause ?? 'its own settings deny it'}.`,
       );
     if (unique.some((d) => d.kind === 'edit')) lines.push('A safe worker edits files only inside the repository.');
   } else {
     lines.push(
-      `${ctx.title} refused ${unique.length === 1 ? 'it' : 'them'} even with permissions: yolo: its own configuration denies ${unique.length === 1 ? 'it' : 'them'}.`,
+      `${ctx.title} refused ${unique.length === 1 ? 'it' : 'them'} even with permissions: yolo: its own ` +
+        `configuration denies ${unique.length === 1 ? 'it' : 'them'}.`,
     );
     return lines;
   }

@@ -106,7 +106,10 @@ let raw: RawLstat | false | undefined;
 /** What the next decision tries instead of the binding (tests). */
 let tried: (() => RawLstat | undefined) | undefined;
 
-/** The stamp of `abs` (not following a final link), or undefined when nothing is there. Other errors (ENOTDIR, EACCES …) throw as fs.lstatSync's do. */
+/**
+ * The stamp of `abs` (not following a final link), or undefined when nothing is there. Other errors (ENOTDIR, EACCES
+ * …) throw as fs.lstatSync's do.
+ */
 export function fileStamp(abs: string): FileStamp | undefined {
   // fs.lstatSync refuses a NUL in a path; the binding would cut the path short there.
   if (abs.includes('\0')) return stampByStats(abs);
@@ -150,7 +153,10 @@ export function rawStampInUse(): boolean {
   return typeof raw === 'function';
 }
 
-/** Forgets the decision, so the next call decides again, trying `lstat` instead of the binding when given (for tests). */
+/**
+ * Forgets the decision, so the next call decides again, trying `lstat` instead of the binding when given (for
+ * tests).
+ */
 export function resetFileStamp(lstat?: () => RawLstat | undefined): void {
   raw = undefined;
   tried = lstat;

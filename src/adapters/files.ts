@@ -49,7 +49,10 @@ export function readFileIfExists(root: string, rel: string, limits: ReadLimits =
   return readConfined(repoArea(root), rel, limits);
 }
 
-/** The size of the file `rel` (relative to `root`) and its last `n` bytes, or undefined when it does not exist; never reads the rest. */
+/**
+ * The size of the file `rel` (relative to `root`) and its last `n` bytes, or undefined when it does not exist; never
+ * reads the rest.
+ */
 export function fileTail(root: string, rel: string, n: number): { size: number; tail: string } | undefined {
   return tailConfined(repoArea(root), rel, n);
 }

@@ -16,7 +16,8 @@ export class GhNotFoundError extends SowError {
       'GH_NOT_FOUND',
       'external',
       'gh (the GitHub CLI) is not installed, or not on PATH',
-      "install it (https://cli.github.com; Debian and Ubuntu: apt install gh; macOS: brew install gh), then run 'gh auth login'",
+      'install it (https://cli.github.com; Debian and Ubuntu: apt install gh; macOS: brew install gh), then run ' +
+        "'gh auth login'",
     );
   }
 }

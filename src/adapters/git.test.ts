@@ -115,20 +115,24 @@ describe('headCommit', () => {
 });
 
 describe('gitObjects: many objects in one cat-file --batch', () => {
-  it('each id with its type and content (sizes in bytes, contents as UTF-8); missing ids and what is no id left out', () => {
-    const r = repo();
-    r.write('a.txt', 'owner: Zoë\nmachine: laptop-3\n');
-    r.write('b.txt', 'ünïcödé\n\nsecond line\n');
-    const ida = r.git('hash-object', '-w', 'a.txt');
-    const idb = r.git('hash-object', '-w', 'b.txt');
-    const commit = r.git('commit-tree', '-m', 'claim of task 010\n\nowner: Zoë', r.git('mktree'));
-    const missing = 'f'.repeat(40);
-    const got = gitObjects(r.dir, [ida, missing, `${idb}\n${ida}`, idb, commit, '--upload-pack=x']);
-    expect([...got.keys()]).toEqual([ida, idb, commit]);
-    expect(got.get(ida)).toEqual({ type: 'blob', content: 'owner: Zoë\nmachine: laptop-3\n' });
-    expect(got.get(idb)).toEqual({ type: 'blob', content: 'ünïcödé\n\nsecond line\n' });
-    expect(got.get(commit)!.type).toBe('commit');
-    expect(got.get(commit)!.content).toMatch(/\n\nclaim of task 010\n\nowner: Zoë\n$/);
-    expect(gitObjects(r.dir, [])).toEqual(new Map());
-  });
+  it(
+    'each id with its type and content (sizes in bytes, contents as UTF-8); missing ids and what is no ' +
+      'id left out',
+    () => {
+      const r = repo();
+      r.write('a.txt', 'owner: Zoë\nmachine: laptop-3\n');
+      r.write('b.txt', 'ünïcödé\n\nsecond line\n');
+      const ida = r.git('hash-object', '-w', 'a.txt');
+      const idb = r.git('hash-object', '-w', 'b.txt');
+      const commit = r.git('commit-tree', '-m', 'claim of task 010\n\nowner: Zoë', r.git('mktree'));
+      const missing = 'f'.repeat(40);
+      const got = gitObjects(r.dir, [ida, missing, `${idb}\n${ida}`, idb, commit, '--upload-pack=x']);
+      expect([...got.keys()]).toEqual([ida, idb, commit]);
+      expect(got.get(ida)).toEqual({ type: 'blob', content: 'owner: Zoë\nmachine: laptop-3\n' });
+      expect(got.get(idb)).toEqual({ type: 'blob', content: 'ünïcödé\n\nsecond line\n' });
+      expect(got.get(commit)!.type).toBe('commit');
+      expect(got.get(commit)!.content).toMatch(/\n\nclaim of task 010\n\nowner: Zoë\n$/);
+      expect(gitObjects(r.dir, [])).toEqual(new Map());
+    },
+  );
 });

@@ -74,7 +74,10 @@ function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
   return { argv, status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
 }
 
-/** `run` for a command that may run a hook: git's stdout and stderr go to files of a private temp folder, read once git has exited. */
+/**
+ * `run` for a command that may run a hook: git's stdout and stderr go to files of a private temp folder, read once
+ * git has exited.
+ */
 function runThroughFiles(root: string, argv: string[], opts: RunOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'sow-git-'));
   const fds: number[] = [];

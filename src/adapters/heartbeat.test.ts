@@ -27,23 +27,26 @@ function blockedUntilTouched(file: string): number | null {
 }
 
 describe('the heartbeat while a synchronous call blocks the event loop', () => {
-  it('a held lock is touched while the loop is blocked, by a thread started only then and ended with the lock', async () => {
-    const release = await acquireLock(path, 0);
-    expect(heartbeatThread(), 'no thread until a blocking call').toBeUndefined();
-    const content = readFileSync(path, 'utf8');
-    expect(blockedUntilTouched(path), 'touched while blocked').toBe(0);
-    const thread = heartbeatThread();
-    expect(thread).toBeDefined();
-    const ended = new Promise<number>((resolve) => thread!.once('exit', resolve));
-    release();
-    expect(heartbeatThread()).toBeUndefined();
-    // It ends on its own once told (no terminate): the thread is gone.
-    expect(await ended).toBe(0);
-    // Without a lock, a blocking call starts nothing.
-    writeFileSync(path, content);
-    spawnBlocking('true');
-    expect(heartbeatThread()).toBeUndefined();
-  });
+  it(
+    'a held lock is touched while the loop is blocked, ' + 'by a thread started only then and ended with the lock',
+    async () => {
+      const release = await acquireLock(path, 0);
+      expect(heartbeatThread(), 'no thread until a blocking call').toBeUndefined();
+      const content = readFileSync(path, 'utf8');
+      expect(blockedUntilTouched(path), 'touched while blocked').toBe(0);
+      const thread = heartbeatThread();
+      expect(thread).toBeDefined();
+      const ended = new Promise<number>((resolve) => thread!.once('exit', resolve));
+      release();
+      expect(heartbeatThread()).toBeUndefined();
+      // It ends on its own once told (no terminate): the thread is gone.
+      expect(await ended).toBe(0);
+      // Without a lock, a blocking call starts nothing.
+      writeFileSync(path, content);
+      spawnBlocking('true');
+      expect(heartbeatThread()).toBeUndefined();
+    },
+  );
 
   it('never touches a lock file that is not the one this process made (taken over meanwhile)', async () => {
     const release = await acquireLock(path, 0);
@@ -66,12 +69,16 @@ describe('the heartbeat while a synchronous call blocks the event loop', () => {
 });
 
 describe('one way to block', () => {
-  it('no source file but heartbeat.ts calls a program synchronously (spawnSync, execSync, execFileSync): all go through spawnBlocking', () => {
-    const src = fileURLToPath(new URL('..', import.meta.url));
-    const offenders = (readdirSync(src, { recursive: true }) as string[])
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
-      .filter((f) => /\b(spawnSync|execSync|execFileSync)\b/.test(readFileSync(join(src, f), 'utf8')))
-      .map((f) => relative(src, join(src, f)));
-    expect(offenders).toEqual([join('adapters', 'heartbeat.ts')]);
-  });
+  it(
+    'no source file but heartbeat.ts calls a program synchronously (spawnSync, execSync, execFileSync): all go ' +
+      'through spawnBlocking',
+    () => {
+      const src = fileURLToPath(new URL('..', import.meta.url));
+      const offenders = (readdirSync(src, { recursive: true }) as string[])
+        .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
+        .filter((f) => /\b(spawnSync|execSync|execFileSync)\b/.test(readFileSync(join(src, f), 'utf8')))
+        .map((f) => relative(src, join(src, f)));
+      expect(offenders).toEqual([join('adapters', 'heartbeat.ts')]);
+    },
+  );
 });

@@ -25,16 +25,19 @@ describe('how this sow was installed, from where its script is', () => {
     );
   });
 
-  it("an npm install, reached through npm's bin link: install a newer build the same way, never a registry name", () => {
-    const root = join(top, 'prefix', 'lib', 'node_modules', 'sow-cli');
-    const real = script(root);
-    mkdirSync(join(top, 'prefix', 'bin'));
-    symlinkSync(real, join(top, 'prefix', 'bin', 'sow'));
-    expect(installationOf(join(top, 'prefix', 'bin', 'sow'))).toEqual({ kind: 'npm', root });
-    const hint = upgradeHint(installationOf(join(top, 'prefix', 'bin', 'sow')));
-    expect(hint).toContain(`npm installed it (${root})`);
-    expect(hint).not.toContain('@latest');
-  });
+  it(
+    "an npm install, reached through npm's bin link: " + 'install a newer build the same way, never a registry name',
+    () => {
+      const root = join(top, 'prefix', 'lib', 'node_modules', 'sow-cli');
+      const real = script(root);
+      mkdirSync(join(top, 'prefix', 'bin'));
+      symlinkSync(real, join(top, 'prefix', 'bin', 'sow'));
+      expect(installationOf(join(top, 'prefix', 'bin', 'sow'))).toEqual({ kind: 'npm', root });
+      const hint = upgradeHint(installationOf(join(top, 'prefix', 'bin', 'sow')));
+      expect(hint).toContain(`npm installed it (${root})`);
+      expect(hint).not.toContain('@latest');
+    },
+  );
 
   it('anything else: upgrade sow, saying where it runs from when that is known', () => {
     expect(installationOf(join(top, 'nowhere', 'sow.cjs'))).toEqual({ kind: 'unknown' });

@@ -31,9 +31,15 @@ export function installationOf(script: string | undefined = process.argv[1]): In
 export function upgradeHint(install: Installation = installationOf()): string {
   switch (install.kind) {
     case 'checkout':
-      return `upgrade sow: it runs from the git checkout ${install.root}, so update that ('git pull', then 'npm run build' there)`;
+      return (
+        `upgrade sow: it runs from the git checkout ${install.root}, so update that ('git pull', then 'npm run ` +
+        `build' there)`
+      );
     case 'npm':
-      return `upgrade sow: npm installed it (${install.root}), so install a newer build the same way (in a newer checkout of sow, 'npm pack', then 'npm install -g' the .tgz it made)`;
+      return (
+        `upgrade sow: npm installed it (${install.root}), so install a newer build the same way (in a newer ` +
+        `checkout of sow, 'npm pack', then 'npm install -g' the .tgz it made)`
+      );
     case 'unknown':
       return `upgrade sow${install.root ? ` (this one runs from ${install.root})` : ''}`;
   }

@@ -78,7 +78,8 @@ export function checkWritable(area: Area, rel: string): void {
       refuse(
         where(area, at),
         'a file',
-        `sow writes ${where(area, rel)} under it; move it away ('mv ${where(area, at)} ${where(area, at)}.bak') and retry`,
+        `sow writes ${where(area, rel)} under it; move it away ` +
+          `('mv ${where(area, at)} ${where(area, at)}.bak') and retry`,
       );
   }
   let st;

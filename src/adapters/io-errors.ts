@@ -91,7 +91,8 @@ export function environmentError(err: unknown, committed = false): SowError | un
       shape.code,
       'state',
       `cannot use ${where}: ${shape.what}`,
-      `look at it ('ls -l${e.path ? ` ${e.path}` : ''}'); if it came with the repository, restore it from git or remove it; nothing was changed`,
+      `look at it ('ls -l${e.path ? ` ${e.path}` : ''}'); if it came with the repository, restore it from git or ` +
+        `remove it; nothing was changed`,
       { ...(e.path ? { path: e.path } : {}), errno: e.code },
     );
   }

@@ -82,7 +82,8 @@ export class JournalRefusedError extends SowError {
       'JOURNAL_REFUSED',
       'state',
       `${file}: ${problem}; nothing of it was applied`,
-      `sow did not write this journal as it stands; look at it, then remove it ('rm ${file}') and check that the state is what you expect`,
+      `sow did not write this journal as it stands; look at it, then remove it ('rm ${file}') and check that the ` +
+        `state is what you expect`,
       { file },
     );
   }
@@ -219,13 +220,15 @@ function keepRemoved(root: string, abs: string): void {
     renameSync(abs, join(near, name));
     fsyncDir(dirname(abs));
     inform(
-      `finished an interrupted change that removes ${relative(root, abs)}; it is kept in .sow/.tmp/removed/${name} — remove that folder once you are sure`,
+      `finished an interrupted change that removes ${relative(root, abs)}; it is kept in .sow/.tmp/removed/${name} ` +
+        `— remove that folder once you are sure`,
     );
     return;
   }
   fsyncDir(dirname(abs));
   inform(
-    `finished an interrupted change that removes ${relative(root, abs)}; it is kept in ${shownRuntime(root, REMOVED_BACKUP, name)} — remove that folder once you are sure`,
+    `finished an interrupted change that removes ${relative(root, abs)}; it is kept ` +
+      `in ${shownRuntime(root, REMOVED_BACKUP, name)} — remove that folder once you are sure`,
   );
 }
 
@@ -317,7 +320,8 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
     if (!removalOk(root, removal))
       throw new JournalRefusedError(
         rel,
-        `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes only ${[...REMOVABLE].join(' and ')})`,
+        `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes ` +
+          `only ${[...REMOVABLE].join(' and ')})`,
       );
   }
   for (const step of body.appends ?? []) {

@@ -59,7 +59,9 @@ export const PIDNS =
       })()
     : undefined;
 
-/** A process's start time (clock ticks since boot), its process group and whether it is a zombie, from /proc (Linux). */
+/**
+ * A process's start time (clock ticks since boot), its process group and whether it is a zombie, from /proc (Linux).
+ */
 function procStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
   const text = readOr(`/proc/${pid}/stat`);
   if (text === undefined) return undefined;
@@ -68,7 +70,10 @@ function procStat(pid: number): { start: number; pgrp: number; zombie: boolean }
   return { zombie: fields[0] === 'Z', pgrp: Number(fields[2]), start: Number(fields[19]) };
 }
 
-/** What /proc says about a pid now (Linux; undefined elsewhere, and when there is no such process). Only a pid above 1 is looked up. */
+/**
+ * What /proc says about a pid now (Linux; undefined elsewhere, and when there is no such process). Only a pid above
+ * 1 is looked up.
+ */
 export function processStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
   if (process.platform !== 'linux' || !Number.isSafeInteger(pid) || pid <= 1) return undefined;
   return procStat(pid);
@@ -105,7 +110,10 @@ export function processRunning(pid: number): boolean {
   return processAlive(pid);
 }
 
-/** Whether `ref`'s pid can be looked up here: the same pid namespace, both known (or neither recorded, off Linux or by an older sow). */
+/**
+ * Whether `ref`'s pid can be looked up here: the same pid namespace, both known (or neither recorded, off Linux or
+ * by an older sow).
+ */
 export function samePidNamespace(ref: ProcessRef): boolean {
   if (ref.pidns === undefined) return true;
   return ref.pidns !== 'unknown' && ref.pidns === PIDNS;

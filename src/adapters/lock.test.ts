@@ -79,9 +79,9 @@ describe('lock', () => {
   });
 
   it.skipIf(!linux)('takes over from a zombie holder and from a reused pid (another start time)', async () => {
-    // `sleep 2` ends after its parent has exec'd into `sleep 600`, which never reaps it: a zombie
-    // until the parent ends (killed below). A child that ended before the exec could be reaped by
-    // the shell itself on a loaded machine (`sleep 0` was, with a suite and helpers' tests side by side, after the parent had been made to live).
+    // `sleep 2` ends after its parent has exec'd into `sleep 600`, which never reaps it: a zombie until the parent ends
+    // (killed below). A child that ended before the exec could be reaped by the shell itself on a loaded machine
+    // (`sleep 0` was, with a suite and helpers' tests side by side, after the parent had been made to live).
     const shell = spawn('sh', ['-c', 'sleep 2 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
     onTestFinished(() => void shell.kill());
     const zombie = Number(await new Promise<string>((r) => shell.stdout.once('data', (d) => r(String(d).trim()))));
@@ -105,19 +105,23 @@ describe('lock', () => {
     await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
   });
 
-  it('a holder it cannot look at (another host, or our own pid from another pid namespace) keeps the lock while its heartbeat goes on', async () => {
-    writeLock({ pid: 1, host: 'elsewhere' }, past(1_000));
-    await expect(acquireLock(path, 300)).rejects.toMatchObject({
-      code: 'LOCK_TIMEOUT',
-      message: expect.stringContaining('on elsewhere'),
-    });
-    writeLock({ pid: 1, host: 'elsewhere' }, past(60_000));
-    (await acquireLock(path, 1_000))();
-    writeLock({ pid: process.pid }, past(1_000));
-    await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
-    writeLock({ pid: process.pid }, past(60_000));
-    (await acquireLock(path, 1_000))();
-  });
+  it(
+    'a holder it cannot look at (another host, or our own pid from another pid namespace) keeps the lock while its ' +
+      'heartbeat goes on',
+    async () => {
+      writeLock({ pid: 1, host: 'elsewhere' }, past(1_000));
+      await expect(acquireLock(path, 300)).rejects.toMatchObject({
+        code: 'LOCK_TIMEOUT',
+        message: expect.stringContaining('on elsewhere'),
+      });
+      writeLock({ pid: 1, host: 'elsewhere' }, past(60_000));
+      (await acquireLock(path, 1_000))();
+      writeLock({ pid: process.pid }, past(1_000));
+      await expect(acquireLock(path, 300)).rejects.toMatchObject({ code: 'LOCK_TIMEOUT' });
+      writeLock({ pid: process.pid }, past(60_000));
+      (await acquireLock(path, 1_000))();
+    },
+  );
 
   it.skipIf(!linux)('a holder in another pid namespace is judged by its heartbeat, never by its pid', async () => {
     const other = 'pid:[4026530000]';
@@ -184,13 +188,17 @@ describe('lock', () => {
     release();
   });
 
-  it('a takeover file dated in the future does not hang the wait: it is cleared and the stale lock taken (with no time to wait)', async () => {
-    writeLock({ pid: deadPid() });
-    writeFileSync(`${path}.takeover`, JSON.stringify({ pid: process.ppid, host: hostname(), started: Date.now() }));
-    utimesSync(`${path}.takeover`, future(3_600_000), future(3_600_000));
-    (await acquireLock(path, 0))();
-    expect(existsSync(`${path}.takeover`)).toBe(false);
-  });
+  it(
+    'a takeover file dated in the future does not hang the wait: it is cleared and the stale lock taken (with no ' +
+      'time to wait)',
+    async () => {
+      writeLock({ pid: deadPid() });
+      writeFileSync(`${path}.takeover`, JSON.stringify({ pid: process.ppid, host: hostname(), started: Date.now() }));
+      utimesSync(`${path}.takeover`, future(3_600_000), future(3_600_000));
+      (await acquireLock(path, 0))();
+      expect(existsSync(`${path}.takeover`)).toBe(false);
+    },
+  );
 
   it('a lock that is a folder is an error naming it, not a crash or a wait', async () => {
     mkdirSync(path);

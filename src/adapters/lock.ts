@@ -33,7 +33,8 @@ export function lockTimeoutMs(env: Readonly<Record<string, string | undefined>> 
   if (!/^\d+(\.\d+)?$/.test(raw.trim()) || !(seconds <= MAX_TIMEOUT_S)) {
     throw new UsageError(
       `SOW_LOCK_TIMEOUT='${raw.slice(0, 20)}' is not a number of seconds`,
-      `set it to how long to wait for another sow command, e.g. SOW_LOCK_TIMEOUT=60 (at most ${MAX_TIMEOUT_S}), or unset it for ${DEFAULT_TIMEOUT_MS / 1000} s`,
+      `set it to how long to wait for another sow command, e.g. SOW_LOCK_TIMEOUT=60 (at most ${MAX_TIMEOUT_S}), or ` +
+        `unset it for ${DEFAULT_TIMEOUT_MS / 1000} s`,
     );
   }
   return Math.round(seconds * 1000);
@@ -207,9 +208,11 @@ function timeout(path: string, info: LockInfo | undefined, timeoutMs: number): L
     `${describeHolder(holder)}${since}`,
     Math.round(timeoutMs / 100) / 10,
     elsewhere
-      ? `it runs on ${holder.host}, which keeps the lock fresh while it lives; retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after that host stops)`
+      ? `it runs on ${holder.host}, which keeps the lock fresh while it lives; retry when it is done (the lock frees ` +
+          `itself ${HEARTBEAT_STALE_MS / 1000} s after that host stops)`
       : sandboxed
-        ? `it runs in another pid namespace (a sandbox or container), which keeps the lock fresh while it lives; retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after it stops)`
+        ? `it runs in another pid namespace (a sandbox or container), which keeps the lock fresh while it lives; ` +
+          `retry when it is done (the lock frees itself ${HEARTBEAT_STALE_MS / 1000} s after it stops)`
         : undefined,
   );
 }

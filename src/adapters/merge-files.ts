@@ -79,7 +79,10 @@ function workTree(cwd: string): string | undefined {
   }
 }
 
-/** A record that cannot be written (a read-only checkout, a link where the runtime folder should be) must not stop the merge: the message names the fields too. */
+/**
+ * A record that cannot be written (a read-only checkout, a link where the runtime folder should be) must not stop
+ * the merge: the message names the fields too.
+ */
 function bestEffort(fn: () => void): void {
   try {
     fn();

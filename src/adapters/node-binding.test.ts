@@ -7,12 +7,16 @@ describe('nodeBinding', () => {
     expect(typeof nodeBinding<{ crc32: unknown }>('zlib', {})?.crc32).toBe('function');
   });
 
-  it('gives nothing with --pending-deprecation (in NODE_OPTIONS or as NODE_PENDING_DEPRECATION=1), where it would warn', () => {
-    expect(nodeBinding('fs', { NODE_OPTIONS: '--max-old-space-size=100 --pending-deprecation' })).toBeUndefined();
-    expect(nodeBinding('fs', { NODE_PENDING_DEPRECATION: '1' })).toBeUndefined();
-    // A flag that only begins the same way is another flag.
-    expect(nodeBinding('fs', { NODE_OPTIONS: '--pending-deprecation-x' })).toBeDefined();
-  });
+  it(
+    'gives nothing with --pending-deprecation (in NODE_OPTIONS or as NODE_PENDING_DEPRECATION=1), where it ' +
+      'would warn',
+    () => {
+      expect(nodeBinding('fs', { NODE_OPTIONS: '--max-old-space-size=100 --pending-deprecation' })).toBeUndefined();
+      expect(nodeBinding('fs', { NODE_PENDING_DEPRECATION: '1' })).toBeUndefined();
+      // A flag that only begins the same way is another flag.
+      expect(nodeBinding('fs', { NODE_OPTIONS: '--pending-deprecation-x' })).toBeDefined();
+    },
+  );
 
   it('gives nothing for a binding Node does not hand out', () => {
     expect(nodeBinding('no_such_binding', {})).toBeUndefined();

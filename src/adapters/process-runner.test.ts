@@ -37,32 +37,39 @@ describe('runProcess', () => {
     expect(lines).toEqual(['one', 'two']);
   });
 
-  it('does not wait for what the child left running (a server started in the background): it reads what the child wrote, then goes on', async () => {
-    // The child starts a grandchild that inherits its stdout and stderr and lives on, prints its pid and its last words, and exits.
-    const child = [
-      "const { spawn } = require('node:child_process');",
-      "const g = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: ['ignore', 'inherit', 'inherit'] });",
-      'g.unref();',
-      'console.log(String(g.pid));',
-      "console.log('x'.repeat(100000));",
-      "console.log('done');",
-    ].join('\n');
-    const lines: string[] = [];
-    const r = await runProcess({
-      binary: process.execPath,
-      args: ['-e', child],
-      cwd: process.cwd(),
-      env: process.env,
-      onLine: (l) => lines.push(l),
-      outputGraceMs: 50,
-    });
-    const grandchild = Number(lines[0]);
-    left.push(grandchild);
-    expect(r).toMatchObject({ code: 0, signal: null, leftRunning: true });
-    // Everything the child wrote arrived, the long line whole.
-    expect(lines.slice(1)).toEqual(['x'.repeat(100000), 'done']);
-    // And sow did not wait for the grandchild: it still runs.
-    expect(alive(grandchild)).toBe(true);
-    // (Waiting for the grandchild would take its two minutes: the test says so well before.)
-  }, 60_000);
+  it(
+    'does not wait for what the child left running (a server started in the background): it reads what the child ' +
+      'wrote, then goes on',
+    async () => {
+      // The child starts a grandchild that inherits its stdout and stderr and lives on, prints its pid and its last
+      // words, and exits.
+      const child = [
+        "const { spawn } = require('node:child_process');",
+        "const g = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: ['ignore', 'inherit', " +
+          "'inherit'] });",
+        'g.unref();',
+        'console.log(String(g.pid));',
+        "console.log('x'.repeat(100000));",
+        "console.log('done');",
+      ].join('\n');
+      const lines: string[] = [];
+      const r = await runProcess({
+        binary: process.execPath,
+        args: ['-e', child],
+        cwd: process.cwd(),
+        env: process.env,
+        onLine: (l) => lines.push(l),
+        outputGraceMs: 50,
+      });
+      const grandchild = Number(lines[0]);
+      left.push(grandchild);
+      expect(r).toMatchObject({ code: 0, signal: null, leftRunning: true });
+      // Everything the child wrote arrived, the long line whole.
+      expect(lines.slice(1)).toEqual(['x'.repeat(100000), 'done']);
+      // And sow did not wait for the grandchild: it still runs.
+      expect(alive(grandchild)).toBe(true);
+      // (Waiting for the grandchild would take its two minutes: the test says so well before.)
+    },
+    60_000,
+  );
 });

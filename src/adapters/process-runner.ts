@@ -37,7 +37,10 @@ export interface RunRequest {
   binary: string;
   args: readonly string[];
   cwd: string;
-  /** The child's whole environment (the caller's context's, with what the run adds): nothing comes from this process's. */
+  /**
+   * The child's whole environment (the caller's context's, with what the run adds): nothing comes from this
+   * process's.
+   */
   env: Readonly<Record<string, string | undefined>>;
   stdin?: string;
   onLine?: (line: string) => void;

@@ -25,7 +25,10 @@ import { confine, readRegular, type Area, type ReadLimits } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { gitRun, gitRunAsync, opt, val, type Arg } from './git.js';
 
-/** The environment that says where the cache is (XDG_CACHE_HOME, HOME): the caller's context's, never read here from the process. */
+/**
+ * The environment that says where the cache is (XDG_CACHE_HOME, HOME): the caller's context's, never read here from
+ * the process.
+ */
 export type CacheEnv = Readonly<Record<string, string | undefined>>;
 
 export const refsCacheDir = (env: CacheEnv) => join(cacheDir(env as NodeJS.ProcessEnv), 'refs');
@@ -227,7 +230,10 @@ export type Freshness =
   | { state: 'current' | 'behind' | 'ahead' | 'diverged'; behind: number; ahead: number; remote: string }
   | { state: 'offline'; reason: string };
 
-/** Fetches the checkout's branch and compares: current, behind, ahead, diverged; offline when the source cannot be reached. */
+/**
+ * Fetches the checkout's branch and compares: current, behind, ahead, diverged; offline when the source cannot be
+ * reached.
+ */
 export async function fetchAndCompare(dir: string, branch: string | null): Promise<Freshness> {
   // Without a branch named, the one the clone checked out (the source's default then).
   const name = branch ?? (gitIn(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).out || 'HEAD');

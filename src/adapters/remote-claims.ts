@@ -54,7 +54,10 @@ function gitReason(text: string): string {
   return first?.replace(/^(fatal|error|remote): */, '').slice(0, 300) || 'git gave no reason';
 }
 
-/** The claim refs of `branch` on the remote: task id → commit; or why not, said of the remote ("was not reached (…)"). */
+/**
+ * The claim refs of `branch` on the remote: task id → commit; or why not, said of the remote ("was not reached
+ * (…)").
+ */
 export async function listClaimRefs(
   root: string,
   remote: string,
@@ -243,7 +246,10 @@ interface CacheShape {
 
 const str = (x: unknown): x is string => typeof x === 'string';
 
-/** The cached claims of that remote and branch, if read less than a few seconds before `now`. Anything odd reads as no cache. */
+/**
+ * The cached claims of that remote and branch, if read less than a few seconds before `now`. Anything odd reads as
+ * no cache.
+ */
 export function cachedClaims(root: string, remote: string, branch: string, now: string): RemoteClaim[] | undefined {
   try {
     const path = runtimePath(root, CACHE_FILE);

@@ -58,7 +58,8 @@ export function findWorkspaceRoot(cwd: string): string {
   // `.sow` must be a real folder of this repository: a link (which a clone can carry) is refused.
   existingRealFolder({ base: root, name: 'the repository' }, '.sow');
   if (!isDir(join(root, '.sow'))) {
-    // sow ran in this checkout before (its runtime folder is in git's folder): on another branch, then. Say which have a project.
+    // sow ran in this checkout before (its runtime folder is in git's folder): on another branch, then. Say which have
+    // a project.
     let used = false;
     try {
       used = isDir(join(ownGitDir(root), 'sow'));
@@ -89,8 +90,10 @@ export class GitDirInvalidError extends SowError {
     super(
       'GIT_DIR_INVALID',
       'state',
-      `${join(root, '.git')} ${why}; sow keeps this checkout's own files (its lock, journal and workers' records) in git's folder and will not use this one`,
-      `look at it ('cat ${join(root, '.git')}'); if this checkout is a linked worktree, 'git worktree repair' restores it`,
+      `${join(root, '.git')} ${why}; sow keeps this checkout's own files (its lock, journal and workers' records) ` +
+        `in git's folder and will not use this one`,
+      `look at it ('cat ${join(root, '.git')}'); if this checkout is a linked worktree, 'git worktree repair' ` +
+        `restores it`,
       { path: join(root, '.git') },
     );
   }
@@ -258,7 +261,10 @@ export function linkedCheckoutProblem(root: string, checkout: string): string | 
     const common = realpathSync.native(commonDir(root));
     const own = realOrSelf(isAbsolute(named) ? named : resolve(checkout, named));
     if (dirname(own) !== join(common, 'worktrees') || !lstatSync(own).isDirectory())
-      return `names '${named}', which is not this repository's record of a worktree (${join(common, 'worktrees')}/<name>)`;
+      return (
+        `names '${named}', which is not this repository's record of a worktree ` +
+        `(${join(common, 'worktrees')}/<name>)`
+      );
     const back = readFileSync(join(own, 'gitdir'), 'utf8').trim();
     if (realOrSelf(isAbsolute(back) ? back : resolve(own, back)) !== join(realpathSync.native(checkout), '.git'))
       return `names '${named}', whose record names another checkout`;

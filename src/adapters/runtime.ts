@@ -44,7 +44,10 @@ export const runtimeBase = (root: string): string => join(ownGitDir(root), NAME)
 
 export const runtimePath = (root: string, ...parts: string[]): string => join(runtimeBase(root), ...parts);
 
-/** A runtime path as messages show it: from the checkout's root where it lies inside (`.git/sow/journal.json`), else whole. */
+/**
+ * A runtime path as messages show it: from the checkout's root where it lies inside (`.git/sow/journal.json`), else
+ * whole.
+ */
 export function shownRuntime(root: string, ...parts: string[]): string {
   const abs = runtimePath(root, ...parts);
   const rel = relative(root, abs);

@@ -71,38 +71,42 @@ const exited = (child: ChildProcess) =>
   );
 
 describe('the owner record', () => {
-  it('is written by the owning process into the runtime folder, read back whole, and proves that process; removed only while it is its own', () => {
-    const record = writeOwnerRecord(root, { task: '010', agent_id: 'implementer-1' });
-    expect(record).toMatchObject({
-      pid: process.pid,
-      host: hostname(),
-      task: '010',
-      agent_id: 'implementer-1',
-      nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
-    });
-    expect(record.pgrp).toBe(processStat(process.pid)?.pgrp);
-    expect(readOwnerRecord(root, process.pid, me.pstart)).toEqual(record);
-    // Proven, and not signalled here: this is the test's own process.
-    const proof = proveOwnerNow(root, '010', ownerOf(me));
-    expect(proof).toMatchObject({
-      ok: true,
-      pid: process.pid,
-      target: record.pgrp === process.pid ? 'group' : 'process',
-    });
-    expect(proveOwnerNow(root, '020', ownerOf(me))).toMatchObject({ ok: false, gone: false, why: 'other_task' });
-    expect(proveOwnerNow(root, '010', ownerOf(me, 'implementer-2'))).toMatchObject({
-      ok: false,
-      gone: false,
-      why: 'other_task',
-    });
-    // A newer record of this process (it owns the task again, under a new run) is not removed by the older run's end.
-    const newer = writeOwnerRecord(root, { task: '010', agent_id: 'implementer-2' });
-    removeOwnerRecord(root, record);
-    expect(readOwnerRecord(root, process.pid, me.pstart)).toEqual(newer);
-    removeOwnerRecord(root, newer);
-    expect(readOwnerRecord(root, process.pid, me.pstart)).toBeUndefined();
-    expect(proveOwnerNow(root, '010', ownerOf(me))).toMatchObject({ ok: false, gone: false, why: 'no_record' });
-  });
+  it(
+    'is written by the owning process into the runtime folder, read back whole, and proves that process; removed ' +
+      'only while it is its own',
+    () => {
+      const record = writeOwnerRecord(root, { task: '010', agent_id: 'implementer-1' });
+      expect(record).toMatchObject({
+        pid: process.pid,
+        host: hostname(),
+        task: '010',
+        agent_id: 'implementer-1',
+        nonce: expect.stringMatching(/^[0-9a-f]{32}$/),
+      });
+      expect(record.pgrp).toBe(processStat(process.pid)?.pgrp);
+      expect(readOwnerRecord(root, process.pid, me.pstart)).toEqual(record);
+      // Proven, and not signalled here: this is the test's own process.
+      const proof = proveOwnerNow(root, '010', ownerOf(me));
+      expect(proof).toMatchObject({
+        ok: true,
+        pid: process.pid,
+        target: record.pgrp === process.pid ? 'group' : 'process',
+      });
+      expect(proveOwnerNow(root, '020', ownerOf(me))).toMatchObject({ ok: false, gone: false, why: 'other_task' });
+      expect(proveOwnerNow(root, '010', ownerOf(me, 'implementer-2'))).toMatchObject({
+        ok: false,
+        gone: false,
+        why: 'other_task',
+      });
+      // A newer record of this process (it owns the task again, under a new run) is not removed by the older run's end.
+      const newer = writeOwnerRecord(root, { task: '010', agent_id: 'implementer-2' });
+      removeOwnerRecord(root, record);
+      expect(readOwnerRecord(root, process.pid, me.pstart)).toEqual(newer);
+      removeOwnerRecord(root, newer);
+      expect(readOwnerRecord(root, process.pid, me.pstart)).toBeUndefined();
+      expect(proveOwnerNow(root, '010', ownerOf(me))).toMatchObject({ ok: false, gone: false, why: 'no_record' });
+    },
+  );
 
   it('what is not a record sow wrote proves nothing: a link, a FIFO, an oversize file, another form, pid 1', () => {
     const name = join(owners(), `${process.pid}-${me.pstart ?? 0}.json`);

@@ -138,7 +138,10 @@ const issued = new WeakSet<object>();
 
 export type OwnerProof = Proof & { readonly here: Here };
 
-/** Whether sow may signal the owner of task `task` now: the record in this checkout, and the kernel's word on the pid. */
+/**
+ * Whether sow may signal the owner of task `task` now: the record in this checkout, and the kernel's word on the
+ * pid.
+ */
 export function proveOwnerNow(root: string, task: string, owner: Owner | undefined): OwnerProof {
   const at = here();
   const pid = owner?.kind === 'worker' && signallablePid(owner.pid) ? owner.pid : undefined;

@@ -117,17 +117,20 @@ describe('a long-lived process keeps what it parsed, checked against the stat', 
   afterEach(() => forgetParsedStateFiles());
   const text = (name: string) => `name: ${name}\ncount: 1\nitems: []\n`;
 
-  it('a file changed since it was parsed is read again; an unchanged one comes from memory, validated again', async () => {
-    keepParsedStateFiles({ settleMs: -Infinity });
-    write(text('a'));
-    expect((await readStateFile(root, REL, Schema)).data.name).toBe('a');
-    expect(parsedStateFilesKept()).toBe(1);
-    write(text('bb'));
-    expect((await readStateFile(root, REL, Schema)).data.name).toBe('bb');
-    expect(rememberedStateFile(root, REL, Schema)?.data.name).toBe('bb');
-    // A schema the kept parse does not meet is still refused: the data is validated on every use.
-    await expect(readStateFile(root, REL, v.looseObject({ name: v.literal('z') }))).rejects.toThrow(StateFileError);
-  });
+  it(
+    'a file changed since it was parsed is read again; ' + 'an unchanged one comes from memory, validated again',
+    async () => {
+      keepParsedStateFiles({ settleMs: -Infinity });
+      write(text('a'));
+      expect((await readStateFile(root, REL, Schema)).data.name).toBe('a');
+      expect(parsedStateFilesKept()).toBe(1);
+      write(text('bb'));
+      expect((await readStateFile(root, REL, Schema)).data.name).toBe('bb');
+      expect(rememberedStateFile(root, REL, Schema)?.data.name).toBe('bb');
+      // A schema the kept parse does not meet is still refused: the data is validated on every use.
+      await expect(readStateFile(root, REL, v.looseObject({ name: v.literal('z') }))).rejects.toThrow(StateFileError);
+    },
+  );
 
   it('each read gets its own copy: changing what one read returned changes nothing for the next', async () => {
     keepParsedStateFiles({ settleMs: -Infinity });
@@ -138,18 +141,22 @@ describe('a long-lived process keeps what it parsed, checked against the stat', 
     expect((await readStateFile(root, REL, Schema)).data).toEqual({ name: 'a', count: 1, items: [{ id: 'x' }] });
   });
 
-  it('a file whose timestamps have not settled is not kept (an edit within their granularity could hide behind the same stat)', async () => {
-    let clock = Date.now();
-    keepParsedStateFiles({ settleMs: 2_000, now: () => clock });
-    write(text('a'));
-    await readStateFile(root, REL, Schema);
-    expect(parsedStateFilesKept()).toBe(0);
-    expect(rememberedStateFile(root, REL, Schema)).toBeUndefined();
-    clock += 60_000;
-    await readStateFile(root, REL, Schema);
-    expect(parsedStateFilesKept()).toBe(1);
-    expect(rememberedStateFile(root, REL, Schema)?.data.name).toBe('a');
-  });
+  it(
+    'a file whose timestamps have not settled is not kept (an edit within their granularity could hide behind the ' +
+      'same stat)',
+    async () => {
+      let clock = Date.now();
+      keepParsedStateFiles({ settleMs: 2_000, now: () => clock });
+      write(text('a'));
+      await readStateFile(root, REL, Schema);
+      expect(parsedStateFilesKept()).toBe(0);
+      expect(rememberedStateFile(root, REL, Schema)).toBeUndefined();
+      clock += 60_000;
+      await readStateFile(root, REL, Schema);
+      expect(parsedStateFilesKept()).toBe(1);
+      expect(rememberedStateFile(root, REL, Schema)?.data.name).toBe('a');
+    },
+  );
 
   it('a file replaced by a link out of .sow/ is refused, never answered from memory', async () => {
     keepParsedStateFiles({ settleMs: -Infinity });

@@ -92,7 +92,8 @@ export function validateState<S extends GenericSchema>(rel: string, schema: S, d
     if (wrapper)
       throw new StateFileError(
         rel,
-        `its fields are under '${wrapper}:', as one drawing of the specification shows them; sow keeps them at the top level of the file (move them out of '${wrapper}:')`,
+        `its fields are under '${wrapper}:', as one drawing of the specification shows them; sow keeps them at the ` +
+          `top level of the file (move them out of '${wrapper}:')`,
       );
     throw new StateFileError(rel, valid.issue.message, valid.issue.path);
   }
@@ -234,7 +235,10 @@ async function readRemembered<S extends GenericSchema>(
   return { rel, text, data, handWritten: parsed.handWritten };
 }
 
-/** A deep copy of what the canonical reader returns (plain objects, arrays, scalars): validation hands the input back, and callers may change it. */
+/**
+ * A deep copy of what the canonical reader returns (plain objects, arrays, scalars): validation hands the input
+ * back, and callers may change it.
+ */
 function plainCopy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(plainCopy);
   if (value === null || typeof value !== 'object') return value;

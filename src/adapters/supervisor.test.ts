@@ -54,23 +54,27 @@ describe('pruneSupervisedRuns', () => {
     expect(existsSync(join(runs, 'run-005'))).toBe(true);
   });
 
-  it('leaves a link alone, and does nothing where the supervisors folder is a link (it may have come with the repository)', () => {
-    const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
-    try {
-      mkdirSync(join(outside, 'precious'));
-      writeFileSync(join(outside, 'precious', 'waited'), '');
-      utimesSync(join(outside, 'precious', 'waited'), (now - 30 * DAY) / 1000, (now - 30 * DAY) / 1000);
-      symlinkSync(join(outside, 'precious'), join(runs, 'a-link'));
-      expect(pruneSupervisedRuns(root, now)).toBe(0);
-      expect(existsSync(join(outside, 'precious', 'waited'))).toBe(true);
-      rmSync(runs, { recursive: true });
-      symlinkSync(outside, runs);
-      expect(() => pruneSupervisedRuns(root, now)).toThrow(/supervisors/);
-      expect(existsSync(join(outside, 'precious', 'waited'))).toBe(true);
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
-  });
+  it(
+    'leaves a link alone, and does nothing where the supervisors folder is a link (it may have come with the ' +
+      'repository)',
+    () => {
+      const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
+      try {
+        mkdirSync(join(outside, 'precious'));
+        writeFileSync(join(outside, 'precious', 'waited'), '');
+        utimesSync(join(outside, 'precious', 'waited'), (now - 30 * DAY) / 1000, (now - 30 * DAY) / 1000);
+        symlinkSync(join(outside, 'precious'), join(runs, 'a-link'));
+        expect(pruneSupervisedRuns(root, now)).toBe(0);
+        expect(existsSync(join(outside, 'precious', 'waited'))).toBe(true);
+        rmSync(runs, { recursive: true });
+        symlinkSync(outside, runs);
+        expect(() => pruneSupervisedRuns(root, now)).toThrow(/supervisors/);
+        expect(existsSync(join(outside, 'precious', 'waited'))).toBe(true);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('has nothing to do without a supervisors folder', () => {
     rmSync(runs, { recursive: true });

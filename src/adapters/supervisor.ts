@@ -50,7 +50,9 @@ export function supervisorFiles(root: string, id: string): SupervisorFiles {
   return { dir, ready: join(dir, 'ready.json'), result: join(dir, 'result.json'), log: join(dir, 'supervisor.log') };
 }
 
-/** Whether `path` is the ready file of a supervisor folder of this repository (a variable is checked, never trusted). */
+/**
+ * Whether `path` is the ready file of a supervisor folder of this repository (a variable is checked, never trusted).
+ */
 export function isReadyFile(root: string, path: string): boolean {
   const base = runtimePath(root, 'supervisors');
   return path.startsWith(`${base}/`) && path.endsWith('/ready.json') && !path.slice(base.length).includes('..');
@@ -262,7 +264,10 @@ export function readEvents(root: string, file: string): { lines: string[]; chang
   return { lines: text.split('\n').filter(Boolean), changed };
 }
 
-/** The newest run of a task's (or agent's) outputs folder: its raw events file and sow's reading of it, when there is one. */
+/**
+ * The newest run of a task's (or agent's) outputs folder: its raw events file and sow's reading of it, when there is
+ * one.
+ */
 export function latestRun(root: string, owner: string): { raw: string; events: string } | undefined {
   const raw = latestEventsFile(root, owner);
   return raw ? { raw, events: raw.replace(/\.jsonl$/, '.events.jsonl') } : undefined;

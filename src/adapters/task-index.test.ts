@@ -119,28 +119,32 @@ describe('the index is only a shortcut, never believed over the task file', () =
     expect(await list(LATER())).toEqual({ names: ['failed'], read: ['010'] });
   });
 
-  it('a damaged index, or an entry whose stat does not match its file, or whose summary has the wrong shape, is not believed; one that matches is, until the file changes', async () => {
-    settledFile('Two\n');
-    await list(LATER());
-    writeIndex('{"format":1,"entries":');
-    expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
-    // Entries: [id, ino, size, mtime s, mtime ns, ctime s, ctime ns, name, status, parallel, agent, …].
-    const forged = readIndex();
-    forged.entries[0]![1] = 1;
-    forged.entries[0]![7] = 'Forged';
-    forged.entries[0]![8] = 'completed';
-    writeIndex(forged);
-    expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
-    const wrongShape = readIndex();
-    wrongShape.entries[0]![8] = 'nonsense';
-    writeIndex(wrongShape);
-    expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
-    // The right shape and a matching stat: believed, the index being a cache of the file keyed by its stat.
-    const other = readIndex();
-    other.entries[0]![7] = 'Believed while the file is unchanged';
-    writeIndex(other);
-    expect(await list(LATER())).toEqual({ names: ['Believed while the file is unchanged'], read: [] });
-    writeFileSync(file(), 'Tw0\n');
-    expect(await list(LATER())).toEqual({ names: ['Tw0'], read: ['010'] });
-  });
+  it(
+    'a damaged index, or an entry whose stat does not match its file, or whose summary has the wrong shape, is not ' +
+      'believed; one that matches is, until the file changes',
+    async () => {
+      settledFile('Two\n');
+      await list(LATER());
+      writeIndex('{"format":1,"entries":');
+      expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
+      // Entries: [id, ino, size, mtime s, mtime ns, ctime s, ctime ns, name, status, parallel, agent, …].
+      const forged = readIndex();
+      forged.entries[0]![1] = 1;
+      forged.entries[0]![7] = 'Forged';
+      forged.entries[0]![8] = 'completed';
+      writeIndex(forged);
+      expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
+      const wrongShape = readIndex();
+      wrongShape.entries[0]![8] = 'nonsense';
+      writeIndex(wrongShape);
+      expect(await list(LATER())).toEqual({ names: ['Two'], read: ['010'] });
+      // The right shape and a matching stat: believed, the index being a cache of the file keyed by its stat.
+      const other = readIndex();
+      other.entries[0]![7] = 'Believed while the file is unchanged';
+      writeIndex(other);
+      expect(await list(LATER())).toEqual({ names: ['Believed while the file is unchanged'], read: [] });
+      writeFileSync(file(), 'Tw0\n');
+      expect(await list(LATER())).toEqual({ names: ['Tw0'], read: ['010'] });
+    },
+  );
 });

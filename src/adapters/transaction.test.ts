@@ -76,55 +76,59 @@ describe('Transaction', () => {
     expect(await replayJournal(root, anything)).toBe(false);
   });
 
-  it('refuses, applying nothing, a journal that is not whole, names paths outside .sow/, or would write an invalid state file', async () => {
-    writeFileSync(join(root, '.git/sow/tmp/w1'), 'evil');
-    const refused = async (b: Record<string, unknown>, sum?: string, check = anything) => {
-      writeJournal(b, sum);
-      await expect(replayJournal(root, check)).rejects.toThrow(JournalRefusedError);
-      expect(existsSync(journalPath(root)), 'the journal stays for a person to look at').toBe(true);
-      expect(existsSync(join(root, '.git/sow/tmp/w1'))).toBe(true);
-    };
-    const ok = { from: 'tmp/w1', to: '.sow/project/x.txt' };
-    await refused(body({ renames: [ok] }), 'not-the-checksum');
-    await refused(body({ renames: [{ from: 'tmp/w1', to: '../outside.txt' }] }));
-    await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/../../outside.txt' }] }));
-    await refused(body({ renames: [{ from: '/etc/passwd', to: '.sow/project/x.txt' }] }));
-    await refused(body({ renames: [{ from: '.sow/project/state.yaml', to: '.sow/project/x.txt' }] }));
-    await refused(body({ removals: ['src'] }));
-    await refused(body({ removals: ['.sow'] }));
-    // Inside .sow/, but never removed by sow: the knowledge, a worktree (uncommitted code), the backups.
-    await refused(body({ removals: ['.sow/knowledge'] }));
-    await refused(body({ removals: ['.sow/worktrees/feat/x'] }));
-    await refused(body({ removals: ['.sow/.backup'] }));
-    await refused(body({ removals: ['runtime:backup'] }));
-    await refused(body({ removals: ['runtime:../..'] }));
-    // Temp files only from sow's temp folders, by a plain name.
-    await refused(body({ renames: [{ from: 'tmp/../../x', to: '.sow/project/x.txt' }] }));
-    await refused(body({ renames: [{ from: '.git/sow/tmp/w1', to: '.sow/project/x.txt' }] }));
-    await refused(body({ renames: [{ from: 'tmp/sub/w1', to: '.sow/project/x.txt' }] }));
-    await refused(body({ removals: ['.sow/project/'] }));
-    // Nor written through a journal: a worktree's code, sow's config, the runtime folder.
-    await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/worktrees/b/src/main.c' }] }));
-    await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/config.yaml' }] }));
-    await refused(body({ renames: [{ from: 'tmp/w1', to: '.git/sow/lock' }] }));
-    // Through a symlink inside .sow/ that leads out of it.
-    const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
-    symlinkSync(outside, join(root, '.sow/link'));
-    await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/link/pwned.txt' }] }));
-    rmSync(join(root, '.sow/link'));
-    mkdirSync(join(root, '.sow/project'));
-    symlinkSync(outside, join(root, '.sow/project/sub'));
-    await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/project/sub/pwned.txt' }] }));
-    rmSync(join(root, '.sow/project'), { recursive: true });
-    expect(readdirSync(outside)).toEqual([]);
-    rmSync(outside, { recursive: true, force: true });
-    await refused(body({ renames: [ok] }), undefined, async () => {
-      throw new Error('not a valid state file');
-    });
-    writeFileSync(journalPath(root), '{"version":3,"ren');
-    await expect(replayJournal(root, anything)).rejects.toThrow(/not valid JSON/);
-    expect(existsSync(join(root, '.sow/project/x.txt'))).toBe(false);
-  });
+  it(
+    'refuses, applying nothing, a journal that is not whole, names paths outside .sow/, or would write an invalid ' +
+      'state file',
+    async () => {
+      writeFileSync(join(root, '.git/sow/tmp/w1'), 'evil');
+      const refused = async (b: Record<string, unknown>, sum?: string, check = anything) => {
+        writeJournal(b, sum);
+        await expect(replayJournal(root, check)).rejects.toThrow(JournalRefusedError);
+        expect(existsSync(journalPath(root)), 'the journal stays for a person to look at').toBe(true);
+        expect(existsSync(join(root, '.git/sow/tmp/w1'))).toBe(true);
+      };
+      const ok = { from: 'tmp/w1', to: '.sow/project/x.txt' };
+      await refused(body({ renames: [ok] }), 'not-the-checksum');
+      await refused(body({ renames: [{ from: 'tmp/w1', to: '../outside.txt' }] }));
+      await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/../../outside.txt' }] }));
+      await refused(body({ renames: [{ from: '/etc/passwd', to: '.sow/project/x.txt' }] }));
+      await refused(body({ renames: [{ from: '.sow/project/state.yaml', to: '.sow/project/x.txt' }] }));
+      await refused(body({ removals: ['src'] }));
+      await refused(body({ removals: ['.sow'] }));
+      // Inside .sow/, but never removed by sow: the knowledge, a worktree (uncommitted code), the backups.
+      await refused(body({ removals: ['.sow/knowledge'] }));
+      await refused(body({ removals: ['.sow/worktrees/feat/x'] }));
+      await refused(body({ removals: ['.sow/.backup'] }));
+      await refused(body({ removals: ['runtime:backup'] }));
+      await refused(body({ removals: ['runtime:../..'] }));
+      // Temp files only from sow's temp folders, by a plain name.
+      await refused(body({ renames: [{ from: 'tmp/../../x', to: '.sow/project/x.txt' }] }));
+      await refused(body({ renames: [{ from: '.git/sow/tmp/w1', to: '.sow/project/x.txt' }] }));
+      await refused(body({ renames: [{ from: 'tmp/sub/w1', to: '.sow/project/x.txt' }] }));
+      await refused(body({ removals: ['.sow/project/'] }));
+      // Nor written through a journal: a worktree's code, sow's config, the runtime folder.
+      await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/worktrees/b/src/main.c' }] }));
+      await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/config.yaml' }] }));
+      await refused(body({ renames: [{ from: 'tmp/w1', to: '.git/sow/lock' }] }));
+      // Through a symlink inside .sow/ that leads out of it.
+      const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
+      symlinkSync(outside, join(root, '.sow/link'));
+      await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/link/pwned.txt' }] }));
+      rmSync(join(root, '.sow/link'));
+      mkdirSync(join(root, '.sow/project'));
+      symlinkSync(outside, join(root, '.sow/project/sub'));
+      await refused(body({ renames: [{ from: 'tmp/w1', to: '.sow/project/sub/pwned.txt' }] }));
+      rmSync(join(root, '.sow/project'), { recursive: true });
+      expect(readdirSync(outside)).toEqual([]);
+      rmSync(outside, { recursive: true, force: true });
+      await refused(body({ renames: [ok] }), undefined, async () => {
+        throw new Error('not a valid state file');
+      });
+      writeFileSync(journalPath(root), '{"version":3,"ren');
+      await expect(replayJournal(root, anything)).rejects.toThrow(/not valid JSON/);
+      expect(existsSync(join(root, '.sow/project/x.txt'))).toBe(false);
+    },
+  );
 
   it('a replayed removal of the project keeps it in .git/sow/backup/removed/ instead of deleting it', async () => {
     mkdirSync(join(root, '.sow/project/phases'), { recursive: true });
@@ -202,26 +206,29 @@ describe('appending to a log', () => {
     expect(() => new Transaction(root).append('.sow/project/t/010/state.yaml', 'x')).toThrow(/only to logs/);
   });
 
-  it('a replay writes only what the interrupted command had not written, and never cuts what a person added', async () => {
-    const size = statSync(join(root, LOG)).size;
-    // The crash came after half of the entry was written.
-    writeFileSync(join(root, '.git/sow/tmp/a1'), 'entry one\n\n');
-    writeFileSync(join(root, LOG), '# Task log: 010\n\nfirst\n\nentry ');
-    writeJournal(body({ appends: [{ from: 'tmp/a1', to: LOG, at: size }] }));
-    expect(await replayJournal(root, anything)).toBe(true);
-    expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\nentry one\n\n');
-    expect(readdirSync(join(root, '.git/sow/tmp'))).toEqual([]);
+  it(
+    'a replay writes only what the interrupted command had not written, ' + 'and never cuts what a person added',
+    async () => {
+      const size = statSync(join(root, LOG)).size;
+      // The crash came after half of the entry was written.
+      writeFileSync(join(root, '.git/sow/tmp/a1'), 'entry one\n\n');
+      writeFileSync(join(root, LOG), '# Task log: 010\n\nfirst\n\nentry ');
+      writeJournal(body({ appends: [{ from: 'tmp/a1', to: LOG, at: size }] }));
+      expect(await replayJournal(root, anything)).toBe(true);
+      expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\nentry one\n\n');
+      expect(readdirSync(join(root, '.git/sow/tmp'))).toEqual([]);
 
-    // Replayed again after the file was edited by hand: the edit stays, the entry goes after it.
-    const at = statSync(join(root, LOG)).size;
-    writeFileSync(join(root, '.git/sow/tmp/a2'), 'entry two\n\n');
-    writeFileSync(join(root, LOG), '# Task log: 010\n\nfirst\n\nentry one\n\nhand\n\n');
-    writeJournal(body({ appends: [{ from: 'tmp/a2', to: LOG, at }] }));
-    expect(await replayJournal(root, anything)).toBe(true);
-    expect(readFileSync(join(root, LOG), 'utf8')).toBe(
-      '# Task log: 010\n\nfirst\n\nentry one\n\nhand\n\nentry two\n\n',
-    );
-  });
+      // Replayed again after the file was edited by hand: the edit stays, the entry goes after it.
+      const at = statSync(join(root, LOG)).size;
+      writeFileSync(join(root, '.git/sow/tmp/a2'), 'entry two\n\n');
+      writeFileSync(join(root, LOG), '# Task log: 010\n\nfirst\n\nentry one\n\nhand\n\n');
+      writeJournal(body({ appends: [{ from: 'tmp/a2', to: LOG, at }] }));
+      expect(await replayJournal(root, anything)).toBe(true);
+      expect(readFileSync(join(root, LOG), 'utf8')).toBe(
+        '# Task log: 010\n\nfirst\n\nentry one\n\nhand\n\nentry two\n\n',
+      );
+    },
+  );
 
   it('refuses a journal that appends to anything but a log, or at no size, applying nothing', async () => {
     writeFileSync(join(root, '.git/sow/tmp/a1'), 'x');

@@ -242,7 +242,8 @@ function writeTarget(root: string, rel: string): string {
   if (!WRITABLE.test(to)) {
     throw new PathEscapeError(
       `'${rel}' leads to '${to}' through a link; sow writes only its own files of .sow/ there`,
-      `sow changed nothing; look at the links on the way ('ls -l' each folder of ${rel}), remove the one that does not belong and retry`,
+      `sow changed nothing; look at the links on the way ('ls -l' each folder of ${rel}), remove the one that does ` +
+        `not belong and retry`,
       { path: rel, target: to },
     );
   }

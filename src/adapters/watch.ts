@@ -19,7 +19,10 @@ export function isShownChange(rel: string): boolean {
   return !/(^|\/)[^/]*\.tmp[^/]*$|\.lock$/.test(path);
 }
 
-/** Whether a path of the runtime folder (relative, with `/`) is news: only a worker's events and its supervisor's record. */
+/**
+ * Whether a path of the runtime folder (relative, with `/`) is news: only a worker's events and its supervisor's
+ * record.
+ */
 export function isShownRuntimeChange(rel: string): boolean {
   const path = rel.split(sep).join('/');
   return (

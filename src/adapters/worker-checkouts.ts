@@ -10,7 +10,10 @@ import { SowError } from '../domain/errors.js';
 import { git, gitRun, isValidBranchName, opt, val } from './git.js';
 import { branchExists, linkedCheckoutProblem } from './repo.js';
 
-/** Where the workers' checkouts go, under the main checkout: no branch name has a part that starts with '.', so `sow worktree add <branch>` can never land here. */
+/**
+ * Where the workers' checkouts go, under the main checkout: no branch name has a part that starts with '.', so `sow
+ * worktree add <branch>` can never land here.
+ */
 export const WORKER_CHECKOUTS_DIR = '.sow/worktrees/.workers';
 
 /** Whether `path` is a worker's checkout (no branch name has a part starting with '.', so no project worktree is). */
@@ -51,8 +54,10 @@ export function requireGenuineCheckout(root: string, path: string): void {
   throw new SowError(
     'CHECKOUT_GIT_INVALID',
     'state',
-    `${shown}/.git ${problem}; sow runs no git there, as git would obey the configuration of the git dir it names (a command in core.fsmonitor, a hook)`,
-    `look at it ('cat ${shown}/.git'); if you did not change it, something in that checkout did: have git write it again ('git worktree repair ${shown}'), then retry`,
+    `${shown}/.git ${problem}; sow runs no git there, as git would obey the configuration of the git dir it names ` +
+      `(a command in core.fsmonitor, a hook)`,
+    `look at it ('cat ${shown}/.git'); if you did not change it, something in that checkout did: have git write it ` +
+      `again ('git worktree repair ${shown}'), then retry`,
     { path: `${shown}/.git`, problem },
   );
 }
@@ -63,7 +68,10 @@ export const changesOutsideSow = (path: string): string[] => uncommittedPaths(pa
 /** The same under `.sow/` (files sow keeps in the project checkout instead). */
 export const changesInSow = (path: string): string[] => uncommittedPaths(path, 'sow');
 
-/** Commits every change outside `.sow/` of the checkout at `path` (new files too) with `message`; false when there was none. */
+/**
+ * Commits every change outside `.sow/` of the checkout at `path` (new files too) with `message`; false when there
+ * was none.
+ */
 export function commitAllOutsideSow(path: string, message: string): boolean {
   git(path, ['add', '--all', '--', '.', ':(exclude).sow']);
   if (gitRun(path, ['diff', '--cached', '--quiet']).ok) return false;
@@ -81,7 +89,10 @@ export function filesMergeTouches(root: string, branch: string): string[] {
     .filter(Boolean);
 }
 
-/** The files outside `.sow/` HEAD changed since `branch` left its history: what a merge of `branch` combines with its code. */
+/**
+ * The files outside `.sow/` HEAD changed since `branch` left its history: what a merge of `branch` combines with its
+ * code.
+ */
 export function filesChangedBeside(root: string, branch: string): string[] {
   const base = git(root, ['merge-base', 'HEAD', val(`refs/heads/${branch}`, "the worker's branch")]);
   return git(root, [
@@ -104,7 +115,10 @@ export function isMergedInto(root: string, branch: string): boolean {
   return gitRun(root, ['merge-base', '--is-ancestor', val(`refs/heads/${branch}`, "the worker's branch"), 'HEAD']).ok;
 }
 
-/** The paths with uncommitted changes in the checkout at `root` (all, all but `.sow/`, or `.sow/` alone): changed against HEAD, staged or not, and untracked ones. */
+/**
+ * The paths with uncommitted changes in the checkout at `root` (all, all but `.sow/`, or `.sow/` alone): changed
+ * against HEAD, staged or not, and untracked ones.
+ */
 export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' = 'all'): string[] {
   const split = (out: string) => out.split('\0').filter(Boolean);
   const changed = git(root, [
@@ -163,14 +177,20 @@ export function mergeBranch(root: string, branch: string, message: string): Merg
 
 const unique = (xs: string[]) => [...new Set(xs.filter(Boolean))];
 
-/** Git refused a commit or a merge for a reason of its own (no identity, a hook, files it would overwrite): its last word. */
+/**
+ * Git refused a commit or a merge for a reason of its own (no identity, a hook, files it would overwrite): its last
+ * word.
+ */
 export class GitRefused extends Error {
   constructor(readonly said: string) {
     super(said);
   }
 }
 
-/** Removes the worker's checkout (forced: what is left there is `.sow/`, whose truth is the project checkout's) and its branch once merged. */
+/**
+ * Removes the worker's checkout (forced: what is left there is `.sow/`, whose truth is the project checkout's) and
+ * its branch once merged.
+ */
 export function removeWorkerCheckout(root: string, path: string, branch: string, deleteBranch: boolean): void {
   git(root, ['worktree', 'remove', '--force', '--', val(path, "the worker's checkout")]);
   if (deleteBranch) git(root, ['branch', '--delete', '--force', '--', val(branch, "the worker's branch")]);

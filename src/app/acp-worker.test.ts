@@ -57,30 +57,33 @@ describe('workerPolicy (safe, on the real file system)', () => {
     expect(edit('src/deep/a.ts').allow).toBe(true);
   });
 
-  it('a link met before .. is followed as the system follows it; both readings must stay inside and unprotected', () => {
-    symlinkSync(join(outside, 'a/b'), join(root, 'out'));
-    symlinkSync('.claude/sub', join(root, 'cl'));
-    symlinkSync('src/deep', join(root, 'in'));
-    // The text says "secret in the repository"; the system reads the secret outside.
-    expect(read('out/../secret')).toMatchObject({
-      allow: false,
-      reason: expect.stringMatching(/^it reads outside the repository/),
-    });
-    expect(edit('out/../secret').allow).toBe(false);
-    // The text says settings.json at the top; the system writes .claude/settings.json.
-    expect(edit('cl/../settings.json')).toMatchObject({
-      allow: false,
-      reason: expect.stringMatching(/^\.claude\/settings\.json is protected/),
-    });
-    expect(edit('in/../x.ts').allow).toBe(true); // src/x.ts for the system, x.ts tidied: both inside
-    // x.ts for the system, but tidied it climbs out of the repository: a tool that tidies first writes there.
-    expect(edit('in/../../x.ts')).toMatchObject({
-      allow: false,
-      reason: expect.stringMatching(/outside the repository/),
-    });
-    symlinkSync('loop', join(root, 'loop'));
-    expect(edit('loop/x').allow).toBe(false);
-  });
+  it(
+    'a link met before .. is followed as the system follows it; ' + 'both readings must stay inside and unprotected',
+    () => {
+      symlinkSync(join(outside, 'a/b'), join(root, 'out'));
+      symlinkSync('.claude/sub', join(root, 'cl'));
+      symlinkSync('src/deep', join(root, 'in'));
+      // The text says "secret in the repository"; the system reads the secret outside.
+      expect(read('out/../secret')).toMatchObject({
+        allow: false,
+        reason: expect.stringMatching(/^it reads outside the repository/),
+      });
+      expect(edit('out/../secret').allow).toBe(false);
+      // The text says settings.json at the top; the system writes .claude/settings.json.
+      expect(edit('cl/../settings.json')).toMatchObject({
+        allow: false,
+        reason: expect.stringMatching(/^\.claude\/settings\.json is protected/),
+      });
+      expect(edit('in/../x.ts').allow).toBe(true); // src/x.ts for the system, x.ts tidied: both inside
+      // x.ts for the system, but tidied it climbs out of the repository: a tool that tidies first writes there.
+      expect(edit('in/../../x.ts')).toMatchObject({
+        allow: false,
+        reason: expect.stringMatching(/outside the repository/),
+      });
+      symlinkSync('loop', join(root, 'loop'));
+      expect(edit('loop/x').allow).toBe(false);
+    },
+  );
 
   it("in a worker's own checkout, paths are relative to it and its .git is protected", () => {
     const checkout = join(root, '.sow/worktrees/.workers/main--task-010');

@@ -47,7 +47,10 @@ export interface AcpWorkerRun {
   version: string;
 }
 
-/** sow's own tools for the worker: `sow mcp`, run by this very sow, as the worker (its environment has who the worker is). */
+/**
+ * sow's own tools for the worker: `sow mcp`, run by this very sow, as the worker (its environment has who the worker
+ * is).
+ */
 export function sowMcpServer(
   workerEnv: Record<string, string>,
 ): { name: string; command: string; args: string[] } | undefined {

@@ -30,10 +30,13 @@ export class UnknownExecutorError extends SowError {
           : `unknown executor: ${name}${mean}`;
     const next =
       source.kind === 'environment'
-        ? `${source.variable}=${name} is set in your environment, and the environment overrides the configuration file.\nSet it to one of the executors above, or unset it (unset ${source.variable}) to use ${source.configPath}.`
+        ? `${source.variable}=${name} is set in your environment, and the environment overrides the configuration ` +
+          `file.\nSet it to one of the executors above, or unset it (unset ${source.variable}) to ` +
+          `use ${source.configPath}.`
         : source.kind === 'session'
           ? "This sow cannot run that executor type; start a new session with --force on 'sow agent spawn'."
-          : `${source.field} names it.\nCheck your configuration at ${source.configPath}\nRun 'sow config path' to see the full path.\nRun 'sow config init' to create a default configuration.`;
+          : `${source.field} names it.\nCheck your configuration at ${source.configPath}\nRun 'sow config path' to ` +
+            `see the full path.\nRun 'sow config init' to create a default configuration.`;
     super(
       'UNKNOWN_EXECUTOR',
       'state',
@@ -54,7 +57,8 @@ export class ExecutorBinaryNotFoundError extends SowError {
       'EXECUTOR_NOT_FOUND',
       'external',
       `executor binary not found: ${binary}`,
-      `Executor "${executor}" requires the ${binary} CLI to be installed and available on PATH.\nInstall ${binary}: ${install}`,
+      `Executor "${executor}" requires the ${binary} CLI to be installed and available on ` +
+        `PATH.\nInstall ${binary}: ${install}`,
     );
   }
 }
@@ -65,7 +69,8 @@ export class ResumeNotSupportedError extends SowError {
       'RESUME_NOT_SUPPORTED',
       'failed',
       `executor "${executor}" does not support session resumption`,
-      `Cannot resume ${target}. Consider:\n  - Spawning a new worker instance\n  - Switching to an executor with session support (${resumable.join(', ')})`,
+      `Cannot resume ${target}. Consider:\n  - Spawning a new worker instance\n  - Switching to an executor with ` +
+        `session support (${resumable.join(', ')})`,
     );
   }
 }
@@ -76,7 +81,8 @@ export class NoSessionError extends SowError {
       'NO_SESSION',
       'failed',
       `no session found for ${target}`,
-      `${target.startsWith('task') ? 'Task' : 'The agent'} has not been started or its session has ended.\nUse \`${spawnCommand}\` to start a new session.`,
+      `${target.startsWith('task') ? 'Task' : 'The agent'} has not been started or its session has ended.\nUse ` +
+        `\`${spawnCommand}\` to start a new session.`,
     );
   }
 }
@@ -92,7 +98,10 @@ export class SessionExistsError extends SowError {
   }
 }
 
-/** Over ACP, the agent could not continue the session (`session/load` unsupported or refused): a fresh session takes over. */
+/**
+ * Over ACP, the agent could not continue the session (`session/load` unsupported or refused): a fresh session takes
+ * over.
+ */
 export class AcpSessionNotLoadedError extends SowError {
   constructor(
     title: string,
@@ -143,7 +152,8 @@ export class WorkerFailedError extends SowError {
       'WORKER_FAILED',
       'external',
       what ?? `${binary} exited with ${signal ? `signal ${signal}` : `code ${code}`}`,
-      `${tail ? `its last error output:\n${tail}\n` : ''}${refused?.advice.length ? `${refused.advice.join('\n')}\n` : ''}its events are in ${eventsFile}; the session is kept, so you can resume it`,
+      `${tail ? `its last error output:\n${tail}\n` : ''}${refused?.advice.length ? `${refused.advice.join('\n')}\n` : ''}its ` +
+        `events are in ${eventsFile}; the session is kept, so you can resume it`,
       refused?.denials.length ? { denials: refused.denials } : undefined,
     );
   }
@@ -165,8 +175,11 @@ export class AgentSettingsWidenError extends SowError {
     super(
       'AGENT_SETTINGS_WIDEN',
       'failed',
-      `${title}'s own settings in this repository would let a safe worker do more than sow allows: ${said}; the worker was not started`,
-      `read what they declare ('git log -p -- ${files}'); remove those settings (or the files) and retry, or, if you trust them, give executor '${executor}' permissions: yolo in ${configPath} to let it do anything unasked`,
+      `${title}'s own settings in this repository would let a safe worker do more than sow allows: ${said}; the ` +
+        `worker was not started`,
+      `read what they declare ('git log -p -- ${files}'); remove those settings (or the files) and retry, or, if ` +
+        `you trust them, give executor '${executor}' permissions: yolo in ${configPath} to let it do ` +
+        `anything unasked`,
       { executor, files: findings.map((f) => ({ file: f.file, settings: [...f.settings] })) },
     );
   }
@@ -183,7 +196,8 @@ export class AcpModeNotAskingError extends SowError {
       'AGENT_MODE_NOT_ASKING',
       'failed',
       `${title} would not ask sow before it acts: ${found.why}; sow stopped the worker`,
-      `${setBy ? `the mode most likely comes from ${setBy}: ` : ''}remove that setting and retry, or, if you mean the worker to do anything unasked, give its executor permissions: yolo; its messages are in ${eventsFile}`,
+      `${setBy ? `the mode most likely comes from ${setBy}: ` : ''}remove that setting and retry, or, if you mean ` +
+        `the worker to do anything unasked, give its executor permissions: yolo; its messages are in ${eventsFile}`,
       { mode: found.mode },
     );
   }
@@ -199,7 +213,9 @@ export class RunNotRecordedError extends SowError {
     super(
       'RUN_NOT_RECORDED',
       'failed',
-      `the worker ${agentId} on ${target} ended while ${checkedOut === undefined ? 'a detached HEAD' : `'${checkedOut}'`} was checked out, not the project's branch '${branch}'; its run is kept, and recorded when '${branch}' is checked out again`,
+      `the worker ${agentId} on ${target} ended ` +
+        `while ${checkedOut === undefined ? 'a detached HEAD' : `'${checkedOut}'`} was checked out, not the ` +
+        `project's branch '${branch}'; its run is kept, and recorded when '${branch}' is checked out again`,
       `run 'git checkout ${branch}'`,
       { agent_id: agentId, branch, ...(checkedOut !== undefined ? { checked_out: checkedOut } : {}) },
     );

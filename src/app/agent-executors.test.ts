@@ -194,7 +194,8 @@ describe("yolo_mode and model map to each CLI's own flags", () => {
   ];
   it.each(cases)('%s', async (type, cli, argv) => {
     const s = await setup(
-      `agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: true\n        model: m1\n  bindings:\n    implementer: impl\n`,
+      `agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: true\n        ` +
+        `model: m1\n  bindings:\n    implementer: impl\n`,
     );
     const r = await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
     expect(r.status).toBe('in_progress');
@@ -234,20 +235,25 @@ describe('resume: which round it is, and where it may run', () => {
     expect(s.f.calls(), 'only the spawn on the project branch ran').toHaveLength(1);
   });
 
-  it('when no executor defined can resume, the refusal names the types that can, usable by name (not claude-code, which is windsurf here)', async () => {
-    const s = await setup(
-      'agents:\n  executors:\n    claude-code:\n      type: windsurf\n    windsurf:\n      type: windsurf\n  bindings:\n    implementer: windsurf\n',
-    );
-    await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
-    const e = await refused(
-      s.w,
-      () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'Use RS256', s.opts),
-      'RESUME_NOT_SUPPORTED',
-      1,
-    );
-    expect(e.hint).toContain(
-      'Switching to an executor with session support (claude, cursor, codex, gemini, copilot, opencode)',
-    );
-    expect(s.f.calls()).toHaveLength(1);
-  });
+  it(
+    'when no executor defined can resume, the refusal names the types that can, usable by name (not claude-code, ' +
+      'which is windsurf here)',
+    async () => {
+      const s = await setup(
+        'agents:\n  executors:\n    claude-code:\n      type: windsurf\n    windsurf:\n      type: windsurf\n  ' +
+          'bindings:\n    implementer: windsurf\n',
+      );
+      await spawnAgent(s.ctx(), 'implementer', '010', s.opts);
+      const e = await refused(
+        s.w,
+        () => resumeAgent(s.ctx(), { kind: 'task', id: '010' }, 'Use RS256', s.opts),
+        'RESUME_NOT_SUPPORTED',
+        1,
+      );
+      expect(e.hint).toContain(
+        'Switching to an executor with session support (claude, cursor, codex, gemini, copilot, opencode)',
+      );
+      expect(s.f.calls()).toHaveLength(1);
+    },
+  );
 });

@@ -45,7 +45,9 @@ const world = worlds({
 
 /** A config file with one executor `impl` of this type (with these settings lines) for the implementer. */
 const configFor = (type: string, settings: string[] = []) =>
-  `agents:\n  executors:\n    impl:\n      type: ${type}\n${settings.length ? `      settings:\n${settings.map((s) => `        ${s}\n`).join('')}` : ''}  bindings:\n    implementer: impl\n`;
+  `agents:\n  executors:\n    impl:\n      ` +
+  `type: ${type}\n${settings.length ? `      settings:\n${settings.map((s) => `        ${s}\n`).join('')}` : ''}  ` +
+  `bindings:\n    implementer: impl\n`;
 
 interface Setup {
   w: World;
@@ -169,7 +171,8 @@ describe('the default is safe: each CLI gets its own flags, granting sow and the
       'Bash(sow *)',
     ]);
     expect(notesOf(g.lines)).toEqual([
-      'permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`; it refuses anything else',
+      'permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`; it refuses ' +
+        'anything else',
       CLAUDE_SETTINGS_NOTE,
     ]);
   });
@@ -232,7 +235,8 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
       // config show does not pick one silently.
       expect((await showConfig(s.ctx())).text).toMatch(
         new RegExp(
-          `^ {8}permissions: ${shownProfile} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`,
+          `^ {8}permissions: ${shownProfile} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so ` +
+            `workers will not start: run 'sow config validate'$`,
           'm',
         ),
       );
@@ -259,19 +263,22 @@ describe('refused tool calls, read from what each CLI printed, with how to allow
     expect(count(s.lines, 'refused'), 'said once').toBe(count(advice, 'refused'));
   });
 
-  it('codex with permissions: yolo: its own configuration denies it (no advice to declare or to set yolo)', async () => {
-    const s = await setup(configFor('codex', ['permissions: yolo']));
-    const r = await spawnAgent(
-      s.ctx({ FAKE_AGENT_DENY: JSON.stringify(['touch /x']) }),
-      'implementer',
-      '010',
-      s.opts({ quiet: true }),
-    );
-    expect(r.denials).toEqual([{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }]);
-    expect(s.lines.filter((l) => !l.startsWith('Warning: '))).toEqual([
-      'Codex CLI refused a tool call (permissions: yolo):',
-      `  shell: (a command; codex does not say which) — ${CODEX_REASON}`,
-      'Codex CLI refused it even with permissions: yolo: its own configuration denies it.',
-    ]);
-  });
+  it(
+    'codex with permissions: yolo: ' + 'its own configuration denies it (no advice to declare or to set yolo)',
+    async () => {
+      const s = await setup(configFor('codex', ['permissions: yolo']));
+      const r = await spawnAgent(
+        s.ctx({ FAKE_AGENT_DENY: JSON.stringify(['touch /x']) }),
+        'implementer',
+        '010',
+        s.opts({ quiet: true }),
+      );
+      expect(r.denials).toEqual([{ tool: 'shell', input: null, kind: 'command', reason: CODEX_REASON }]);
+      expect(s.lines.filter((l) => !l.startsWith('Warning: '))).toEqual([
+        'Codex CLI refused a tool call (permissions: yolo):',
+        `  shell: (a command; codex does not say which) — ${CODEX_REASON}`,
+        'Codex CLI refused it even with permissions: yolo: its own configuration denies it.',
+      ]);
+    },
+  );
 });

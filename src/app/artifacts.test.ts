@@ -48,43 +48,48 @@ describe('artifacts', () => {
     expect((await listArtifacts(w.ctx(), { kind: 'phase' }, 'inputs')).artifacts).toEqual([]);
   });
 
-  it('refuses an index out of range (naming the list command), an unknown task or phase, and an unknown type, changing nothing', async () => {
-    const w = await world('executing');
-    const empty = await refused(
-      w,
-      () => removeArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', 0),
-      'INDEX_OUT_OF_RANGE',
-      1,
-    );
-    expect(said(empty)).toBe(
-      "task 010 outputs are empty (index 0)\nrun 'sow task output list --id 010' to see the indexes",
-    );
-    const range = await refused(
-      w,
-      () => removeArtifact(w.ctx(), { kind: 'phase', phase: 'planning' }, 'outputs', 3),
-      'INDEX_OUT_OF_RANGE',
-      1,
-    );
-    expect(said(range)).toBe(
-      "index 3 is out of range for the planning phase outputs: valid indexes are 0–0\nrun 'sow output list --phase planning' to see the indexes",
-    );
-    await refused(w, () => removeArtifact(w.ctx(), { kind: 'task', id: '090' }, 'outputs', 0), 'TASK_NOT_FOUND', 1);
-    await refused(w, () => listArtifacts(w.ctx(), { kind: 'task', id: '090' }, 'outputs'), 'TASK_NOT_FOUND', 1);
-    expect(
-      said(
-        await refused(
-          w,
-          () => listArtifacts(w.ctx(), { kind: 'phase', phase: 'plannin' }, 'outputs'),
-          'PHASE_NOT_FOUND',
-          1,
+  it(
+    'refuses an index out of range (naming the list command), an unknown task or phase, and an unknown type, ' +
+      'changing nothing',
+    async () => {
+      const w = await world('executing');
+      const empty = await refused(
+        w,
+        () => removeArtifact(w.ctx(), { kind: 'task', id: '010' }, 'outputs', 0),
+        'INDEX_OUT_OF_RANGE',
+        1,
+      );
+      expect(said(empty)).toBe(
+        "task 010 outputs are empty (index 0)\nrun 'sow task output list --id 010' to see the indexes",
+      );
+      const range = await refused(
+        w,
+        () => removeArtifact(w.ctx(), { kind: 'phase', phase: 'planning' }, 'outputs', 3),
+        'INDEX_OUT_OF_RANGE',
+        1,
+      );
+      expect(said(range)).toBe(
+        "index 3 is out of range for the planning phase outputs: valid indexes are 0–0\nrun 'sow output list --phase " +
+          "planning' to see the indexes",
+      );
+      await refused(w, () => removeArtifact(w.ctx(), { kind: 'task', id: '090' }, 'outputs', 0), 'TASK_NOT_FOUND', 1);
+      await refused(w, () => listArtifacts(w.ctx(), { kind: 'task', id: '090' }, 'outputs'), 'TASK_NOT_FOUND', 1);
+      expect(
+        said(
+          await refused(
+            w,
+            () => listArtifacts(w.ctx(), { kind: 'phase', phase: 'plannin' }, 'outputs'),
+            'PHASE_NOT_FOUND',
+            1,
+          ),
         ),
-      ),
-    ).toContain("did you mean 'planning'?");
-    await refused(
-      w,
-      () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'nonsense', path: 'x.md', extra: {} }),
-      'UNKNOWN_ARTIFACT_TYPE',
-      1,
-    );
-  });
+      ).toContain("did you mean 'planning'?");
+      await refused(
+        w,
+        () => addArtifact(w.ctx(), { kind: 'phase' }, 'outputs', { type: 'nonsense', path: 'x.md', extra: {} }),
+        'UNKNOWN_ARTIFACT_TYPE',
+        1,
+      );
+    },
+  );
 });

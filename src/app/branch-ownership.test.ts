@@ -29,7 +29,10 @@ const branchNow = (w: World) => w.git(['branch', '--show-current']);
 const start = (w: World, name: string, branch?: string) =>
   newProject(w.ctx(), { name, description: 'd', planning: true, ...(branch ? { branch } : {}) });
 
-/** Each of the writes is refused with WRONG_BRANCH (changing nothing), this message and a hint holding each of `hints`. */
+/**
+ * Each of the writes is refused with WRONG_BRANCH (changing nothing), this message and a hint holding each of
+ * `hints`.
+ */
 async function writesRefused(w: World, message: string | RegExp, hints: string[]): Promise<void> {
   const writes: [string, () => Promise<unknown>][] = [
     ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
@@ -57,20 +60,23 @@ describe('project new records the branch and the branch it started from', () => 
     expect(w.yaml(PROJECT)).toMatchObject({ branch: 'x', base_branch: 'main' });
   });
 
-  it('on a branch of its own: that branch, based on the branch git says it was made from (not a guess of main)', async () => {
-    const w = await world('init');
-    w.git(['checkout', '-q', '-b', 'my-work']);
-    await start(w, 'demo');
-    expect(branchNow(w)).toBe('my-work');
-    expect(w.yaml(PROJECT)).toMatchObject({ branch: 'my-work', base_branch: 'main' });
+  it(
+    'on a branch of its own: that branch, ' + 'based on the branch git says it was made from (not a guess of main)',
+    async () => {
+      const w = await world('init');
+      w.git(['checkout', '-q', '-b', 'my-work']);
+      await start(w, 'demo');
+      expect(branchNow(w)).toBe('my-work');
+      expect(w.yaml(PROJECT)).toMatchObject({ branch: 'my-work', base_branch: 'main' });
 
-    const other = await world('init');
-    other.git(['checkout', '-q', '-b', 'develop']);
-    other.git(['commit', '-q', '--allow-empty', '-m', 'on develop']);
-    other.git(['checkout', '-q', '-b', 'topic']);
-    await start(other, 'topic-work');
-    expect(other.yaml(PROJECT)).toMatchObject({ branch: 'topic', base_branch: 'develop' });
-  });
+      const other = await world('init');
+      other.git(['checkout', '-q', '-b', 'develop']);
+      other.git(['commit', '-q', '--allow-empty', '-m', 'on develop']);
+      other.git(['checkout', '-q', '-b', 'topic']);
+      await start(other, 'topic-work');
+      expect(other.yaml(PROJECT)).toMatchObject({ branch: 'topic', base_branch: 'develop' });
+    },
+  );
 });
 
 describe('a project carried to another branch uncommitted', () => {
@@ -96,24 +102,27 @@ describe('a project carried to another branch uncommitted', () => {
 });
 
 describe('a branch made from the project branch, with the project committed', () => {
-  it('refuses writes until the project is moved with project set branch, and only to the branch checked out', async () => {
-    const w = await world('committed');
-    w.git(['checkout', '-q', '-b', 'copy']);
-    await writesRefused(w, "this project belongs to 'feat/demo', but 'copy' is checked out", [
-      'git checkout feat/demo',
-      'sow project set branch copy',
-    ]);
+  it(
+    'refuses writes until the project is moved with project set branch, ' + 'and only to the branch checked out',
+    async () => {
+      const w = await world('committed');
+      w.git(['checkout', '-q', '-b', 'copy']);
+      await writesRefused(w, "this project belongs to 'feat/demo', but 'copy' is checked out", [
+        'git checkout feat/demo',
+        'sow project set branch copy',
+      ]);
 
-    const elsewhere = await refused(w, () => setProjectField(w.ctx(), 'branch', 'elsewhere'), 'INVALID_VALUE', 1);
-    expect(elsewhere.message).toContain("'elsewhere'");
-    expect(elsewhere.message).toContain("'copy'");
+      const elsewhere = await refused(w, () => setProjectField(w.ctx(), 'branch', 'elsewhere'), 'INVALID_VALUE', 1);
+      expect(elsewhere.message).toContain("'elsewhere'");
+      expect(elsewhere.message).toContain("'copy'");
 
-    expect(await setProjectField(w.ctx(), 'branch', 'copy')).toEqual({ field: 'branch', value: 'copy' });
-    expect(w.read(PROJECT)).toMatch(/^branch: copy$/m);
-    expect(w.yaml(PROJECT).base_branch).toBe('main');
-    await setPhaseField(w.ctx(), 'metadata.a', 'b');
-    expect(w.yaml(PROJECT).phases.planning.metadata.a).toBe('b');
-  });
+      expect(await setProjectField(w.ctx(), 'branch', 'copy')).toEqual({ field: 'branch', value: 'copy' });
+      expect(w.read(PROJECT)).toMatch(/^branch: copy$/m);
+      expect(w.yaml(PROJECT).base_branch).toBe('main');
+      await setPhaseField(w.ctx(), 'metadata.a', 'b');
+      expect(w.yaml(PROJECT).phases.planning.metadata.a).toBe('b');
+    },
+  );
 });
 
 describe('a project branch renamed by hand', () => {

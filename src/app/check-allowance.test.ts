@@ -68,7 +68,10 @@ function scratch(): string {
   return d;
 }
 
-/** A repository declaring `checks` (with a project when `from` is 'executing'), and a person with a state folder of their own. */
+/**
+ * A repository declaring `checks` (with a project when `from` is 'executing'), and a person with a state folder of
+ * their own.
+ */
 async function declaring(checks: string, from: 'init' | 'executing' = 'init', state = scratch()) {
   const w = await world(from);
   w.write('.sow/config.yaml', checks);
@@ -92,55 +95,61 @@ const quiet = (shown: string[] = []) => ({
 const declared = async (w: World) => (await readRepoConfig(w.dir)).config.checks ?? [];
 
 describe('check allow and forget', () => {
-  it('allow shows exactly what it records, at the context’s time; then they stand allowed, and a changed command does not', async () => {
-    const { w, env, ctx } = await declaring(TWO);
-    const checks = await declared(w);
-    expect(standingsOf(w.dir, checks, env).checks.map((c) => c.allowed)).toEqual([false, false]);
-    const shown: string[] = [];
-    w.clock.advance(5);
-    const r = await allowChecks(ctx(), [], quiet(shown));
-    expect(r).toMatchObject({
-      allowed: [
-        { name: 'unit', run: 'npm test' },
-        { name: 'lint', run: 'npm run lint' },
-      ],
-      already: [],
-    });
-    expect(shown).toEqual([allowListing(w.dir, r.allowed)]);
-    expect(shown[0]).toBe(
-      `sow would run these 2 commands of .sow/config.yaml in ${w.dir}, as you, whenever they are needed:\n  unit: npm test\n  lint: npm run lint`,
-    );
-    const record = JSON.parse(readFileSync(r.record, 'utf8'));
-    expect(record.checks.map((c: { allowed_at: string }) => c.allowed_at)).toEqual([
-      '2026-11-26T10:00:05.000Z',
-      '2026-11-26T10:00:05.000Z',
-    ]);
-    expect(standingsOf(w.dir, checks, env)).toMatchObject({
-      via: 'record',
-      checks: [{ allowed: true }, { allowed: true }],
-    });
-    expect(() => requireAllowed(w.dir, checks, 'no check was run', env)).not.toThrow();
-    expect((await allowChecks(ctx(), ['unit'], quiet())).already).toEqual(['unit']);
+  it(
+    'allow shows exactly what it records, at the context’s time; then they stand allowed, and a changed ' +
+      'command does not',
+    async () => {
+      const { w, env, ctx } = await declaring(TWO);
+      const checks = await declared(w);
+      expect(standingsOf(w.dir, checks, env).checks.map((c) => c.allowed)).toEqual([false, false]);
+      const shown: string[] = [];
+      w.clock.advance(5);
+      const r = await allowChecks(ctx(), [], quiet(shown));
+      expect(r).toMatchObject({
+        allowed: [
+          { name: 'unit', run: 'npm test' },
+          { name: 'lint', run: 'npm run lint' },
+        ],
+        already: [],
+      });
+      expect(shown).toEqual([allowListing(w.dir, r.allowed)]);
+      expect(shown[0]).toBe(
+        `sow would run these 2 commands of .sow/config.yaml in ${w.dir}, as you, whenever they are needed:\n  unit: ` +
+          `npm test\n  lint: npm run lint`,
+      );
+      const record = JSON.parse(readFileSync(r.record, 'utf8'));
+      expect(record.checks.map((c: { allowed_at: string }) => c.allowed_at)).toEqual([
+        '2026-11-26T10:00:05.000Z',
+        '2026-11-26T10:00:05.000Z',
+      ]);
+      expect(standingsOf(w.dir, checks, env)).toMatchObject({
+        via: 'record',
+        checks: [{ allowed: true }, { allowed: true }],
+      });
+      expect(() => requireAllowed(w.dir, checks, 'no check was run', env)).not.toThrow();
+      expect((await allowChecks(ctx(), ['unit'], quiet())).already).toEqual(['unit']);
 
-    w.write('.sow/config.yaml', TWO.replace('npm test', 'npm test -- --all'));
-    const changed = await declared(w);
-    expect(standingsOf(w.dir, changed, env).checks[0]).toMatchObject({ allowed: false, previously: 'npm test' });
-    const e = await refused(
-      w,
-      async () => requireAllowed(w.dir, changed, 'no check was run', env),
-      'CHECKS_NOT_ALLOWED',
-      1,
-    );
-    expect(e.message).toBe(
-      'no check was run; this command has not been allowed to run on this machine:\n  unit: npm test -- --all\n    (changed; you allowed: npm test)',
-    );
-    expect(e.hint).toContain("run 'sow check allow'");
-    // SOW_ALLOW_CHECKS=1 in the context's environment allows every one, without a record.
-    expect(standingsOf(w.dir, changed, { ...env, SOW_ALLOW_CHECKS: '1' })).toMatchObject({
-      via: 'environment',
-      checks: [{ allowed: true }, { allowed: true }],
-    });
-  });
+      w.write('.sow/config.yaml', TWO.replace('npm test', 'npm test -- --all'));
+      const changed = await declared(w);
+      expect(standingsOf(w.dir, changed, env).checks[0]).toMatchObject({ allowed: false, previously: 'npm test' });
+      const e = await refused(
+        w,
+        async () => requireAllowed(w.dir, changed, 'no check was run', env),
+        'CHECKS_NOT_ALLOWED',
+        1,
+      );
+      expect(e.message).toBe(
+        'no check was run; this command has not been allowed to run on this machine:\n  unit: npm test -- --all\n    ' +
+          '(changed; you allowed: npm test)',
+      );
+      expect(e.hint).toContain("run 'sow check allow'");
+      // SOW_ALLOW_CHECKS=1 in the context's environment allows every one, without a record.
+      expect(standingsOf(w.dir, changed, { ...env, SOW_ALLOW_CHECKS: '1' })).toMatchObject({
+        via: 'environment',
+        checks: [{ allowed: true }, { allowed: true }],
+      });
+    },
+  );
 
   it('allow without a terminal needs --yes; a no cancels; either way nothing is recorded', async () => {
     const { w, env, ctx } = await declaring(TWO);
@@ -205,7 +214,8 @@ describe('check allow and forget', () => {
 describe('check list', () => {
   it('the declared checks with their defaults, and whether each may run here', async () => {
     const { w, ctx } = await declaring(
-      'checks:\n  - name: unit\n    run: npm test\n    when: [task_complete]\n    timeout: 60\n  - name: lint\n    run: npm run lint\n',
+      'checks:\n  - name: unit\n    run: npm test\n    when: [task_complete]\n    timeout: 60\n  - name: lint\n    ' +
+        'run: npm run lint\n',
     );
     await allowChecks(ctx(), ['unit'], quiet());
     expect(await listChecks(ctx())).toEqual({
@@ -237,43 +247,47 @@ describe('check list', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe('what a record allows', () => {
-  it('exactly the command under its name: a changed command is refused again by check run and completion; when and timeout may change; a new name is a new check, recorded beside the earlier', async () => {
-    const { w, ctx } = await declaring(
-      checksYaml([{ name: 'unit', run: 'true', when: ['task_complete'] }]),
-      'executing',
-    );
-    await allowChecks(ctx(), [], quiet());
-    await checkRun(ctx(), []);
+  it(
+    'exactly the command under its name: a changed command is refused again by check run and completion; when and ' +
+      'timeout may change; a new name is a new check, recorded beside the earlier',
+    async () => {
+      const { w, ctx } = await declaring(
+        checksYaml([{ name: 'unit', run: 'true', when: ['task_complete'] }]),
+        'executing',
+      );
+      await allowChecks(ctx(), [], quiet());
+      await checkRun(ctx(), []);
 
-    const { marker, run: changed } = marking();
-    w.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: `true; ${changed}`, when: ['task_complete'] }]));
-    const completion = await refused(
-      w,
-      () => setTaskField(ctx(), '010', 'status', 'completed'),
-      'CHECKS_NOT_ALLOWED',
-      1,
-    );
-    expect(completion.message).toContain(`  unit: true; ${changed}\n    (changed; you allowed: true)`);
-    const run = await refused(w, () => checkRun(ctx(), []), 'CHECKS_NOT_ALLOWED', 1);
-    expect(run.details?.['checks']).toEqual([{ name: 'unit', run: `true; ${changed}`, previously: 'true' }]);
-    expect((await listChecks(ctx())).checks[0]).toMatchObject({ allowed: false, previously: 'true' });
-    expect(w.yaml(taskFile('010')).status).toBe('in_progress');
-    expect(existsSync(marker)).toBe(false);
+      const { marker, run: changed } = marking();
+      w.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: `true; ${changed}`, when: ['task_complete'] }]));
+      const completion = await refused(
+        w,
+        () => setTaskField(ctx(), '010', 'status', 'completed'),
+        'CHECKS_NOT_ALLOWED',
+        1,
+      );
+      expect(completion.message).toContain(`  unit: true; ${changed}\n    (changed; you allowed: true)`);
+      const run = await refused(w, () => checkRun(ctx(), []), 'CHECKS_NOT_ALLOWED', 1);
+      expect(run.details?.['checks']).toEqual([{ name: 'unit', run: `true; ${changed}`, previously: 'true' }]);
+      expect((await listChecks(ctx())).checks[0]).toMatchObject({ allowed: false, previously: 'true' });
+      expect(w.yaml(taskFile('010')).status).toBe('in_progress');
+      expect(existsSync(marker)).toBe(false);
 
-    // Back to the allowed command, with another when and timeout: still allowed (they do not change what runs).
-    w.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: 'true', when: ['finalize'], timeout: 5 }]));
-    expect((await checkRun(ctx(), [])).runs.map((r) => r.passed)).toEqual([true]);
-    // The same command under a new name is a new check; allowing it records it beside the earlier one.
-    w.write('.sow/config.yaml', checksYaml([{ name: 'unit2', run: 'true' }]));
-    expect((await refused(w, () => checkRun(ctx(), []), 'CHECKS_NOT_ALLOWED', 1)).message).toContain('  unit2: true');
-    const r = await allowChecks(ctx(), ['unit2'], quiet());
-    expect(
-      JSON.parse(readFileSync(r.record, 'utf8')).checks.map((c: { name: string; run: string }) => [c.name, c.run]),
-    ).toEqual([
-      ['unit', 'true'],
-      ['unit2', 'true'],
-    ]);
-  });
+      // Back to the allowed command, with another when and timeout: still allowed (they do not change what runs).
+      w.write('.sow/config.yaml', checksYaml([{ name: 'unit', run: 'true', when: ['finalize'], timeout: 5 }]));
+      expect((await checkRun(ctx(), [])).runs.map((r) => r.passed)).toEqual([true]);
+      // The same command under a new name is a new check; allowing it records it beside the earlier one.
+      w.write('.sow/config.yaml', checksYaml([{ name: 'unit2', run: 'true' }]));
+      expect((await refused(w, () => checkRun(ctx(), []), 'CHECKS_NOT_ALLOWED', 1)).message).toContain('  unit2: true');
+      const r = await allowChecks(ctx(), ['unit2'], quiet());
+      expect(
+        JSON.parse(readFileSync(r.record, 'utf8')).checks.map((c: { name: string; run: string }) => [c.name, c.run]),
+      ).toEqual([
+        ['unit', 'true'],
+        ['unit2', 'true'],
+      ]);
+    },
+  );
 
   it('check run of named checks needs only those allowed', async () => {
     const { marker, run } = marking();
@@ -291,42 +305,50 @@ describe('what a record allows', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
-  it('per repository: another copy of the same repository is asked again; a check forgotten is refused again; forgetting the last removes the record', async () => {
-    const { marker, run } = marking();
-    const config = checksYaml([
-      { name: 'unit', run: 'true' },
-      { name: 'pwn', run },
-    ]);
-    const { w, env, ctx } = await declaring(config, 'executing');
-    const other = await declaring(config, 'executing', env.XDG_STATE_HOME);
-    const { record } = await allowChecks(ctx(), [], quiet());
-    expect((await refused(other.w, () => checkRun(other.ctx(), []), 'CHECKS_NOT_ALLOWED', 1)).message).toContain(
-      `  unit: true\n  pwn: ${run}`,
-    );
+  it(
+    'per repository: another copy of the same repository is asked again; a check forgotten is refused again; ' +
+      'forgetting the last removes the record',
+    async () => {
+      const { marker, run } = marking();
+      const config = checksYaml([
+        { name: 'unit', run: 'true' },
+        { name: 'pwn', run },
+      ]);
+      const { w, env, ctx } = await declaring(config, 'executing');
+      const other = await declaring(config, 'executing', env.XDG_STATE_HOME);
+      const { record } = await allowChecks(ctx(), [], quiet());
+      expect((await refused(other.w, () => checkRun(other.ctx(), []), 'CHECKS_NOT_ALLOWED', 1)).message).toContain(
+        `  unit: true\n  pwn: ${run}`,
+      );
 
-    expect((await forgetChecks(ctx(), ['pwn'])).forgotten).toEqual([{ name: 'pwn', run }]);
-    await checkRun(ctx(), ['unit']);
-    const e = await refused(w, () => checkRun(ctx(), []), 'CHECKS_NOT_ALLOWED', 1);
-    expect(e.message).toContain(`  pwn: ${run}`);
-    expect(e.message).not.toContain('unit:');
-    expect((await forgetChecks(ctx(), [])).forgotten).toEqual([{ name: 'unit', run: 'true' }]);
-    expect(existsSync(record), 'an empty record is removed').toBe(false);
-    await refused(w, () => checkRun(ctx(), ['unit']), 'CHECKS_NOT_ALLOWED', 1);
-    expect((await forgetChecks(ctx(), [])).forgotten).toEqual([]);
-    expect(existsSync(marker)).toBe(false);
-  });
+      expect((await forgetChecks(ctx(), ['pwn'])).forgotten).toEqual([{ name: 'pwn', run }]);
+      await checkRun(ctx(), ['unit']);
+      const e = await refused(w, () => checkRun(ctx(), []), 'CHECKS_NOT_ALLOWED', 1);
+      expect(e.message).toContain(`  pwn: ${run}`);
+      expect(e.message).not.toContain('unit:');
+      expect((await forgetChecks(ctx(), [])).forgotten).toEqual([{ name: 'unit', run: 'true' }]);
+      expect(existsSync(record), 'an empty record is removed').toBe(false);
+      await refused(w, () => checkRun(ctx(), ['unit']), 'CHECKS_NOT_ALLOWED', 1);
+      expect((await forgetChecks(ctx(), [])).forgotten).toEqual([]);
+      expect(existsSync(marker)).toBe(false);
+    },
+  );
 
-  it('SOW_ALLOW_CHECKS in the context: 1 lets a completion run its checks without a record; 0 is off; another value is a usage error before anything runs', async () => {
-    const { marker, run } = marking();
-    const { w, env, ctx } = await declaring(checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]), 'executing');
-    await refused(w, () => checkRun(ctx({ SOW_ALLOW_CHECKS: '0' }), []), 'CHECKS_NOT_ALLOWED', 1);
-    await refused(w, () => setTaskField(ctx({ SOW_ALLOW_CHECKS: 'yes' }), '010', 'status', 'completed'), 'USAGE', 2);
-    expect(existsSync(marker)).toBe(false);
-    await setTaskField(ctx({ SOW_ALLOW_CHECKS: '1' }), '010', 'status', 'completed');
-    expect(existsSync(marker)).toBe(true);
-    expect(w.yaml(taskFile('010')).status).toBe('completed');
-    expect(existsSync(join(env.XDG_STATE_HOME, 'sow')), 'nothing recorded').toBe(false);
-  });
+  it(
+    'SOW_ALLOW_CHECKS in the context: 1 lets a completion run its checks without a record; 0 is off; another value ' +
+      'is a usage error before anything runs',
+    async () => {
+      const { marker, run } = marking();
+      const { w, env, ctx } = await declaring(checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]), 'executing');
+      await refused(w, () => checkRun(ctx({ SOW_ALLOW_CHECKS: '0' }), []), 'CHECKS_NOT_ALLOWED', 1);
+      await refused(w, () => setTaskField(ctx({ SOW_ALLOW_CHECKS: 'yes' }), '010', 'status', 'completed'), 'USAGE', 2);
+      expect(existsSync(marker)).toBe(false);
+      await setTaskField(ctx({ SOW_ALLOW_CHECKS: '1' }), '010', 'status', 'completed');
+      expect(existsSync(marker)).toBe(true);
+      expect(w.yaml(taskFile('010')).status).toBe('completed');
+      expect(existsSync(join(env.XDG_STATE_HOME, 'sow')), 'nothing recorded').toBe(false);
+    },
+  );
 
   it('a state folder inside the repository: check run is refused too, and the folder is not made', async () => {
     const { marker, run } = marking();
@@ -375,7 +397,8 @@ describe("the record is the person's: read strictly", () => {
     ],
   ];
   it.each(cases)(
-    '%s: CHECKS_RECORD_INVALID (exit 4) from check run, a completion, allow and list; never read as allowed; nothing ran; the record stays',
+    '%s: CHECKS_RECORD_INVALID (exit 4) from check run, a completion, allow and list; never read as allowed; ' +
+      'nothing ran; the record stays',
     async (_label, damage, problem) => {
       const { marker, run } = marking();
       const { w, ctx } = await declaring(checksYaml([{ name: 'unit', run, when: ['task_complete'] }]), 'executing');
@@ -392,7 +415,8 @@ describe("the record is the person's: read strictly", () => {
         expect(text.startsWith(`${record}: ${problem}`), `${what}: ${text}`).toBe(true);
         expect(
           text.endsWith(
-            `; it records which checks you allowed to run, and sow will not guess\nlook at it; or remove it ('rm ${record}') and allow this repository's checks again with 'sow check allow'`,
+            `; it records which checks you allowed to run, and sow will not guess\nlook at it; or remove it ` +
+              `('rm ${record}') and allow this repository's checks again with 'sow check allow'`,
           ),
           `${what}: ${text}`,
         ).toBe(true);

@@ -90,11 +90,15 @@ export class ChecksNotAllowedError extends SowError {
       'failed',
       `${what}; ${these} not been allowed to run on this machine:\n${listing(checks)}` +
         (ctx.envIgnored
-          ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was started with it)`
+          ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was ` +
+            `started with it)`
           : ''),
       ctx.worker
-        ? `a worker cannot allow checks (this sow runs under one: ${whereWorker(ctx.worker)}); ask the person to review ${REPO_CONFIG} and run 'sow check allow'`
-        : `read what ${checks.length === 1 ? 'it' : 'they'} would run; if you trust ${checks.length === 1 ? 'it' : 'them'}, run 'sow check allow' (an agent shows this to the person and lets them decide; CI can set ${ALLOW_VARIABLE}=1 instead)`,
+        ? `a worker cannot allow checks (this sow runs under one: ${whereWorker(ctx.worker)}); ask the person to ` +
+            `review ${REPO_CONFIG} and run 'sow check allow'`
+        : `read what ${checks.length === 1 ? 'it' : 'they'} would run; if you ` +
+            `trust ${checks.length === 1 ? 'it' : 'them'}, run 'sow check allow' (an agent shows this to the person ` +
+            `and lets them decide; CI can set ${ALLOW_VARIABLE}=1 instead)`,
       {
         checks: checks.map((c) => ({ ...c })),
         repository: ctx.repository,
@@ -111,7 +115,8 @@ export class WorkerCannotAllowError extends SowError {
     super(
       'WORKER_CANNOT_ALLOW',
       'failed',
-      `${action} is for the person, and this sow runs under a worker sow spawned (${whereWorker(worker)}): a worker cannot widen its own rights`,
+      `${action} is for the person, and this sow runs under a worker sow spawned (${whereWorker(worker)}): a ` +
+        `worker cannot widen its own rights`,
       `ask the person to review ${REPO_CONFIG} and run 'sow check allow' in a terminal of their own`,
       { worker: workerDetails(worker) },
     );
@@ -123,7 +128,8 @@ export class NothingAllowedError extends SowError {
     super(
       'CHECK_NOT_ALLOWED_HERE',
       'failed',
-      `nothing is allowed under the name${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')} in this repository`,
+      `nothing is allowed under the name${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')} ` +
+        `in this repository`,
       known.length
         ? `allowed here: ${known.join(', ')} ('sow check list' shows them)`
         : "nothing is allowed here; 'sow check list' shows the declared checks",
@@ -137,8 +143,10 @@ export class RecordInsideRepositoryError extends SowError {
     super(
       'CHECKS_RECORD_IN_REPOSITORY',
       'failed',
-      `sow keeps which checks you allowed in ${dir}, which lies inside this repository (${repository}), where a commit or a worker's edit could change it`,
-      `set XDG_STATE_HOME to a folder outside every repository; or, where the repository is trusted, set ${ALLOW_VARIABLE}=1`,
+      `sow keeps which checks you allowed in ${dir}, which lies inside this repository (${repository}), where a ` +
+        `commit or a worker's edit could change it`,
+      `set XDG_STATE_HOME to a folder outside every repository; or, where the repository is trusted, ` +
+        `set ${ALLOW_VARIABLE}=1`,
       { record: dir, repository },
     );
   }
@@ -264,7 +272,11 @@ export interface AllowResult {
 
 /** What `sow check allow` shows before it asks. */
 export function allowListing(root: string, checks: readonly UnallowedCheck[]): string {
-  return `sow would run ${checks.length === 1 ? 'this command' : `these ${checks.length} commands`} of ${REPO_CONFIG} in ${root}, as you, whenever ${checks.length === 1 ? 'it is' : 'they are'} needed:\n${listing(checks)}`;
+  return (
+    `sow would run ${checks.length === 1 ? 'this command' : `these ${checks.length} commands`} ` +
+    `of ${REPO_CONFIG} in ${root}, as you, whenever ${checks.length === 1 ? 'it is' : 'they are'} ` +
+    `needed:\n${listing(checks)}`
+  );
 }
 
 /**

@@ -52,7 +52,8 @@ export class ChecksRunningError extends SowError {
     super(
       'CHECKS_RUNNING',
       'failed',
-      `${names.length === 1 ? `the check ${names[0]} runs` : `the checks ${names.join(', ')} run`} in the background already (pid ${running.map((r) => r.pid).join(', ')}); nothing was started`,
+      `${names.length === 1 ? `the check ${names[0]} runs` : `the checks ${names.join(', ')} run`} in the ` +
+        `background already (pid ${running.map((r) => r.pid).join(', ')}); nothing was started`,
       `wait for ${names.length === 1 ? 'it' : 'them'}: sow check wait ${names.join(' ')}`,
       { running: running.map((r) => ({ ...r })) },
     );
@@ -78,7 +79,9 @@ export class CheckWaitTimeoutError extends SowError {
     super(
       'WAIT_TIMEOUT',
       'timeout',
-      `after ${seconds} s ${all.length === 1 ? `the check ${all[0]} still runs` : `the checks ${all.join(', ')} still run`} (pid ${running.map((r) => r.pid).join(', ')})`,
+      `after ${seconds} ` +
+        `s ${all.length === 1 ? `the check ${all[0]} still runs` : `the checks ${all.join(', ')} still run`} ` +
+        `(pid ${running.map((r) => r.pid).join(', ')})`,
       `wait again: sow check wait${names.length ? ` ${names.join(' ')}` : ''} --timeout ${seconds}s`,
       { running: running.map((r) => ({ ...r })) },
     );
@@ -91,7 +94,8 @@ export class CheckRunLostError extends SowError {
     super(
       'CHECK_RUN_LOST',
       'failed',
-      `the background run of ${run.record.checks.join(', ')} (pid ${run.record.pid}) ended without a result: it was stopped before the checks ended`,
+      `the background run of ${run.record.checks.join(', ')} (pid ${run.record.pid}) ended without a result: it ` +
+        `was stopped before the checks ended`,
       `see ${log}; run them again: sow check run ${run.record.checks.join(' ')} --detach`,
       { run: run.id },
     );
@@ -201,7 +205,9 @@ const runningOf = (r: CheckRunFolder): RunningChecks => ({
   pid: r.record.pid,
 });
 
-/** Which runs a wait is for: with names, the newest run of each; without, every run going on now, or else the newest. */
+/**
+ * Which runs a wait is for: with names, the newest run of each; without, every run going on now, or else the newest.
+ */
 function targets(runs: readonly CheckRunFolder[], names: readonly string[]): CheckRunFolder[] {
   if (names.length === 0) {
     const going = runs.filter((r) => runnerRunning(r.record));

@@ -168,25 +168,29 @@ describe('check run', () => {
 
 // Moved from test/e2e/checks.test.ts, which keeps one unknown name as stderr words it.
 describe('check run: which checks run', () => {
-  it('the named ones, each once, in the order named; an unknown name is refused before any runs, with the declared names (and a did-you-mean when one is near)', async () => {
-    const w = await world('code');
-    const marks = scratch();
-    await declare(w, [
-      { name: 'unit', run: `echo unit >> ${marks}/ran` },
-      { name: 'lint', run: `echo lint >> ${marks}/ran` },
-      { name: 'types', run: `echo types >> ${marks}/ran` },
-    ]);
-    expect(said(await refused(w, () => checkRun(w.ctx(), ['unit', 'lnt']), 'CHECK_NOT_FOUND', 1))).toBe(
-      "no check named 'lnt'; did you mean 'lint'?\nthe declared checks: unit, lint, types",
-    );
-    expect(said(await refused(w, () => checkRun(w.ctx(), ['e2e']), 'CHECK_NOT_FOUND', 1))).toBe(
-      "no check named 'e2e'\nthe declared checks: unit, lint, types",
-    );
-    expect(existsSync(join(marks, 'ran'))).toBe(false);
-    expect(logs(w)).toEqual([]);
-    expect((await checkRun(w.ctx(), ['types', 'unit', 'types'])).runs.map((r) => r.name)).toEqual(['types', 'unit']);
-    expect(readFileSync(join(marks, 'ran'), 'utf8')).toBe('types\nunit\n');
-  });
+  it(
+    'the named ones, each once, in the order named; an unknown name is refused before any runs, with the declared ' +
+      'names (and a did-you-mean when one is near)',
+    async () => {
+      const w = await world('code');
+      const marks = scratch();
+      await declare(w, [
+        { name: 'unit', run: `echo unit >> ${marks}/ran` },
+        { name: 'lint', run: `echo lint >> ${marks}/ran` },
+        { name: 'types', run: `echo types >> ${marks}/ran` },
+      ]);
+      expect(said(await refused(w, () => checkRun(w.ctx(), ['unit', 'lnt']), 'CHECK_NOT_FOUND', 1))).toBe(
+        "no check named 'lnt'; did you mean 'lint'?\nthe declared checks: unit, lint, types",
+      );
+      expect(said(await refused(w, () => checkRun(w.ctx(), ['e2e']), 'CHECK_NOT_FOUND', 1))).toBe(
+        "no check named 'e2e'\nthe declared checks: unit, lint, types",
+      );
+      expect(existsSync(join(marks, 'ran'))).toBe(false);
+      expect(logs(w)).toEqual([]);
+      expect((await checkRun(w.ctx(), ['types', 'unit', 'types'])).runs.map((r) => r.name)).toEqual(['types', 'unit']);
+      expect(readFileSync(join(marks, 'ran'), 'utf8')).toBe('types\nunit\n');
+    },
+  );
 
   it('none declared: nothing runs and nothing is recorded; a named one is unknown', async () => {
     const w = await world('code');
@@ -199,21 +203,25 @@ describe('check run: which checks run', () => {
 });
 
 describe('where evidence goes', () => {
-  it('resolved before any check runs: a task, the phase in progress, or the phase named; a task or phase that is not there is refused', async () => {
-    const w = await world('code');
-    expect(await evidenceTarget(w.ctx(), { task: '10' })).toMatchObject({
-      root: w.dir,
-      target: { task: '010' },
-      task: { id: '010' },
-    });
-    expect(await evidenceTarget(w.ctx(), {})).toEqual({ root: w.dir, target: { phase: 'implementation' } });
-    expect((await evidenceTarget(w.ctx(), { phase: 'finalize' })).target).toEqual({ phase: 'finalize' });
-    await refused(w, () => evidenceTarget(w.ctx(), { task: '090' }), 'TASK_NOT_FOUND', 1);
-    await refused(w, () => evidenceTarget(w.ctx(), { phase: 'nosuch' }), 'PHASE_NOT_FOUND');
-    // The project of another branch: nothing can be recorded there, so nothing runs.
-    w.git(['checkout', '-q', '-b', 'elsewhere']);
-    await refused(w, () => evidenceTarget(w.ctx(), {}), 'WRONG_BRANCH', 1);
-  });
+  it(
+    'resolved before any check runs: a task, the phase in progress, or the phase named; a task or phase that is not ' +
+      'there is refused',
+    async () => {
+      const w = await world('code');
+      expect(await evidenceTarget(w.ctx(), { task: '10' })).toMatchObject({
+        root: w.dir,
+        target: { task: '010' },
+        task: { id: '010' },
+      });
+      expect(await evidenceTarget(w.ctx(), {})).toEqual({ root: w.dir, target: { phase: 'implementation' } });
+      expect((await evidenceTarget(w.ctx(), { phase: 'finalize' })).target).toEqual({ phase: 'finalize' });
+      await refused(w, () => evidenceTarget(w.ctx(), { task: '090' }), 'TASK_NOT_FOUND', 1);
+      await refused(w, () => evidenceTarget(w.ctx(), { phase: 'nosuch' }), 'PHASE_NOT_FOUND');
+      // The project of another branch: nothing can be recorded there, so nothing runs.
+      w.git(['checkout', '-q', '-b', 'elsewhere']);
+      await refused(w, () => evidenceTarget(w.ctx(), {}), 'WRONG_BRANCH', 1);
+    },
+  );
 
   it('recorded on a task or a phase, at the context’s time, with what the run was and the code it ran on', async () => {
     const w = await world('code');
@@ -268,75 +276,88 @@ describe('where evidence goes', () => {
 
 // Moved from test/e2e/checks.test.ts: evidence is appended after the documents people approve by index.
 describe('check list: each check’s evidence per phase, fresh or stale now', () => {
-  it('the newest run in each phase, judged against the code as it is: fresh, failed, stale; a task’s evidence is not a phase’s', async () => {
-    const w = await world('code');
-    await declare(w, [
-      { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
-      { name: 'lint', run: 'exit 1' },
-    ]);
-    const evidenceOf = async () =>
-      Object.fromEntries((await listChecks(w.ctx())).checks.map((c) => [c.name, c.evidence]));
-    expect(await evidenceOf()).toEqual({ unit: undefined, lint: undefined });
+  it(
+    'the newest run in each phase, judged against the code as it is: fresh, failed, stale; a task’s evidence is ' +
+      'not a phase’s',
+    async () => {
+      const w = await world('code');
+      await declare(w, [
+        { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
+        { name: 'lint', run: 'exit 1' },
+      ]);
+      const evidenceOf = async () =>
+        Object.fromEntries((await listChecks(w.ctx())).checks.map((c) => [c.name, c.evidence]));
+      expect(await evidenceOf()).toEqual({ unit: undefined, lint: undefined });
 
-    await checkRun(w.ctx(), ['unit']);
-    await checkRun(w.ctx(), ['unit'], { task: '010' });
-    await expect(checkRun(w.ctx(), ['lint'])).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
-    expect(await evidenceOf()).toEqual({
-      unit: [
-        {
-          phase: 'implementation',
-          name: 'unit',
-          state: 'fresh-pass',
-          evidence: expect.stringMatching(LOG),
-          exit_code: 0,
-        },
-      ],
-      lint: [
-        { phase: 'implementation', name: 'lint', state: 'failed', evidence: expect.stringMatching(LOG), exit_code: 1 },
-      ],
-    });
+      await checkRun(w.ctx(), ['unit']);
+      await checkRun(w.ctx(), ['unit'], { task: '010' });
+      await expect(checkRun(w.ctx(), ['lint'])).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
+      expect(await evidenceOf()).toEqual({
+        unit: [
+          {
+            phase: 'implementation',
+            name: 'unit',
+            state: 'fresh-pass',
+            evidence: expect.stringMatching(LOG),
+            exit_code: 0,
+          },
+        ],
+        lint: [
+          {
+            phase: 'implementation',
+            name: 'lint',
+            state: 'failed',
+            evidence: expect.stringMatching(LOG),
+            exit_code: 1,
+          },
+        ],
+      });
 
-    // The code changed since it passed: stale, until the code is back as it was.
-    w.write('src/app.js', 'console.log("app, changed")\n');
-    expect((await evidenceOf())['unit']).toEqual([
-      expect.objectContaining({ phase: 'implementation', state: 'stale', changed: 'code' }),
-    ]);
-    w.write('src/app.js', 'console.log("app")\n');
-    expect((await evidenceOf())['unit']).toEqual([expect.objectContaining({ state: 'fresh-pass' })]);
-  });
+      // The code changed since it passed: stale, until the code is back as it was.
+      w.write('src/app.js', 'console.log("app, changed")\n');
+      expect((await evidenceOf())['unit']).toEqual([
+        expect.objectContaining({ phase: 'implementation', state: 'stale', changed: 'code' }),
+      ]);
+      w.write('src/app.js', 'console.log("app")\n');
+      expect((await evidenceOf())['unit']).toEqual([expect.objectContaining({ state: 'fresh-pass' })]);
+    },
+  );
 });
 
 describe('evidence never moves the documents people approve by index', () => {
-  it('a check run while planning, before the task list: the task list is still [0], and the evidence follows it', async () => {
-    const w = await world();
-    const ctx = w.ctx();
-    await newProject(ctx, { name: 'demo', description: 'd', planning: true });
-    await declare(w, [{ name: 'unit', run: 'true' }]);
-    await checkRun(ctx, []);
-    w.write('.sow/project/planning/tasks.md', '# Tasks\n');
-    const added = await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
-      type: 'task_list',
-      path: 'planning/tasks.md',
-      extra: {},
-    });
-    expect(added).toMatchObject({
-      index: 0,
-      artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false },
-    });
-    // What the README and the planning prompt tell people to run.
-    await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
-    expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual([
-      'task_list',
-      'evidence',
-    ]);
-    await checkRun(ctx, []);
-    expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual([
-      'task_list',
-      'evidence',
-      'evidence',
-    ]);
-    expect(await advanceProject(ctx, undefined, false)).toMatchObject({ to: 'ImplementationPlanning' });
-  });
+  it(
+    'a check run while planning, before the task list: ' + 'the task list is still [0], and the evidence follows it',
+    async () => {
+      const w = await world();
+      const ctx = w.ctx();
+      await newProject(ctx, { name: 'demo', description: 'd', planning: true });
+      await declare(w, [{ name: 'unit', run: 'true' }]);
+      await checkRun(ctx, []);
+      w.write('.sow/project/planning/tasks.md', '# Tasks\n');
+      const added = await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+        type: 'task_list',
+        path: 'planning/tasks.md',
+        extra: {},
+      });
+      expect(added).toMatchObject({
+        index: 0,
+        artifact: { type: 'task_list', path: 'planning/tasks.md', approved: false },
+      });
+      // What the README and the planning prompt tell people to run.
+      await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+      expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual([
+        'task_list',
+        'evidence',
+      ]);
+      await checkRun(ctx, []);
+      expect(w.yaml(PROJECT).phases.planning.outputs.map((a: { type: string }) => a.type)).toEqual([
+        'task_list',
+        'evidence',
+        'evidence',
+      ]);
+      expect(await advanceProject(ctx, undefined, false)).toMatchObject({ to: 'ImplementationPlanning' });
+    },
+  );
 
   it('on a task too: an output added after a check run of the task comes first', async () => {
     const w = await world('code');
@@ -411,74 +432,83 @@ describe('a task status other than completed', () => {
 });
 
 describe('FinalizeChecks: checked, not trusted', () => {
-  it('needs fresh passing evidence of every finalize check: missing, failed, stale blocked; a commit of .sow/ alone keeps it fresh', async () => {
-    const w = await world('finalize');
-    await declare(w, [
-      { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
-      { name: 'lint', run: 'true', when: ['task_complete', 'finalize'] },
-      { name: 'slow', run: 'exit 1' },
-      { name: 'perf', run: 'exit 1', when: ['task_complete'] },
-    ]);
-    const blocked = async (dryRun = false) =>
-      said(await refused(w, () => advanceProject(w.ctx(), undefined, dryRun), 'TRANSITION_BLOCKED', 3));
-    const checksDone = async () =>
-      (await listAdvanceOptions(w.ctx())).transitions.find((t) => t.event === 'checks_done')!;
+  it(
+    'needs fresh passing evidence of every finalize check: missing, failed, stale blocked; a commit of .sow/ alone ' +
+      'keeps it fresh',
+    async () => {
+      const w = await world('finalize');
+      await declare(w, [
+        { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
+        { name: 'lint', run: 'true', when: ['task_complete', 'finalize'] },
+        { name: 'slow', run: 'exit 1' },
+        { name: 'perf', run: 'exit 1', when: ['task_complete'] },
+      ]);
+      const blocked = async (dryRun = false) =>
+        said(await refused(w, () => advanceProject(w.ctx(), undefined, dryRun), 'TRANSITION_BLOCKED', 3));
+      const checksDone = async () =>
+        (await listAdvanceOptions(w.ctx())).transitions.find((t) => t.event === 'checks_done')!;
 
-    // Missing: named, with what to run.
-    let text = await blocked();
-    expect(text).toContain(
-      'cannot advance from FinalizeChecks: blocked until every check declared for finalize in .sow/config.yaml has passed on the current code',
-    );
-    expect(text).toContain("unit: never run; lint: never run; run 'sow check run unit lint'");
-    expect(text).not.toMatch(/slow|perf/);
-    await blocked(true);
+      // Missing: named, with what to run.
+      let text = await blocked();
+      expect(text).toContain(
+        'cannot advance from FinalizeChecks: blocked until every check declared for finalize in .sow/config.yaml has ' +
+          'passed on the current code',
+      );
+      expect(text).toContain("unit: never run; lint: never run; run 'sow check run unit lint'");
+      expect(text).not.toMatch(/slow|perf/);
+      await blocked(true);
 
-    // Failed: with the exit code and the log.
-    w.write('src/app.js', 'nothing here\n');
-    await expect(checkRun(w.ctx(), ['unit', 'lint'])).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
-    const failedLog = w.yaml(PROJECT).phases.finalize.outputs[0].path;
-    expect(await blocked()).toContain(`unit: failed (exit 1; log .sow/project/${failedLog}); run 'sow check run unit'`);
+      // Failed: with the exit code and the log.
+      w.write('src/app.js', 'nothing here\n');
+      await expect(checkRun(w.ctx(), ['unit', 'lint'])).rejects.toMatchObject({ code: 'CHECKS_FAILED' });
+      const failedLog = w.yaml(PROJECT).phases.finalize.outputs[0].path;
+      expect(await blocked()).toContain(
+        `unit: failed (exit 1; log .sow/project/${failedLog}); run 'sow check run unit'`,
+      );
 
-    // Fixed and run again: fresh, so the guard holds (the dry run, the list and the status agree).
-    w.write('src/app.js', 'console.log("app")\n');
-    await checkRun(w.ctx(), ['unit', 'lint']);
-    expect(await advanceProject(w.ctx(), undefined, true)).toMatchObject({
-      from: 'FinalizeChecks',
-      to: 'FinalizeDelete',
-      event: 'checks_done',
-      dryRun: true,
-    });
-    expect(await checksDone()).toMatchObject({ to: 'FinalizeDelete', blocked: false });
-    const status = await projectStatus(w.ctx());
-    expect(status.checks).toEqual([
-      { name: 'unit', state: 'fresh-pass', evidence: expect.stringMatching(LOG), exit_code: 0 },
-      { name: 'lint', state: 'fresh-pass', evidence: expect.stringMatching(LOG), exit_code: 0 },
-    ]);
-    expect(status.next).toEqual([expect.objectContaining({ event: 'checks_done', blocked: false })]);
+      // Fixed and run again: fresh, so the guard holds (the dry run, the list and the status agree).
+      w.write('src/app.js', 'console.log("app")\n');
+      await checkRun(w.ctx(), ['unit', 'lint']);
+      expect(await advanceProject(w.ctx(), undefined, true)).toMatchObject({
+        from: 'FinalizeChecks',
+        to: 'FinalizeDelete',
+        event: 'checks_done',
+        dryRun: true,
+      });
+      expect(await checksDone()).toMatchObject({ to: 'FinalizeDelete', blocked: false });
+      const status = await projectStatus(w.ctx());
+      expect(status.checks).toEqual([
+        { name: 'unit', state: 'fresh-pass', evidence: expect.stringMatching(LOG), exit_code: 0 },
+        { name: 'lint', state: 'fresh-pass', evidence: expect.stringMatching(LOG), exit_code: 0 },
+      ]);
+      expect(status.next).toEqual([expect.objectContaining({ event: 'checks_done', blocked: false })]);
 
-    // Stale: the code changed since the checks passed (not even committed).
-    w.write('src/app.js', 'console.log("app, changed")\n');
-    expect(await blocked()).toContain(
-      "unit: stale (the code changed since it passed); lint: stale (the code changed since it passed); run 'sow check run unit lint'",
-    );
-    const continued = (await continueProject(w.ctx())).prompt;
-    expect(continued).toContain('sow check run');
-    expect(continued).toContain(
-      "`checks_done` → FinalizeDelete: every check declared for finalize in .sow/config.yaml has passed on the current code ('sow check run') — **not yet met**: unit: stale",
-    );
-    expect(await checksDone()).toMatchObject({ blocked: true });
+      // Stale: the code changed since the checks passed (not even committed).
+      w.write('src/app.js', 'console.log("app, changed")\n');
+      expect(await blocked()).toContain(
+        "unit: stale (the code changed since it passed); lint: stale (the code changed since it passed); run 'sow " +
+          "check run unit lint'",
+      );
+      const continued = (await continueProject(w.ctx())).prompt;
+      expect(continued).toContain('sow check run');
+      expect(continued).toContain(
+        '`checks_done` → FinalizeDelete: every check declared for finalize in .sow/config.yaml has passed on the ' +
+          "current code ('sow check run') — **not yet met**: unit: stale",
+      );
+      expect(await checksDone()).toMatchObject({ blocked: true });
 
-    // The same code as when they passed: fresh again (the tree is the code, whatever happened between).
-    w.write('src/app.js', 'console.log("app")\n');
-    await advanceProject(w.ctx(), undefined, true);
+      // The same code as when they passed: fresh again (the tree is the code, whatever happened between).
+      w.write('src/app.js', 'console.log("app")\n');
+      await advanceProject(w.ctx(), undefined, true);
 
-    // A commit of sow's own state changes HEAD, not the code: still fresh.
-    w.git(['add', '.sow']);
-    w.git(['commit', '-q', '-m', 'sow state']);
-    expect(w.git(['status', '--porcelain'])).toBe('');
-    await setPhaseField(w.ctx(), 'metadata.note', 'after the commit');
-    expect(await advanceProject(w.ctx(), undefined, false)).toMatchObject({ to: 'FinalizeDelete' });
-  });
+      // A commit of sow's own state changes HEAD, not the code: still fresh.
+      w.git(['add', '.sow']);
+      w.git(['commit', '-q', '-m', 'sow state']);
+      expect(w.git(['status', '--porcelain'])).toBe('');
+      await setPhaseField(w.ctx(), 'metadata.note', 'after the commit');
+      expect(await advanceProject(w.ctx(), undefined, false)).toMatchObject({ to: 'FinalizeDelete' });
+    },
+  );
 
   it('the command of a check changed since it passed: stale', async () => {
     const w = await world('finalize');
@@ -492,28 +522,31 @@ describe('FinalizeChecks: checked, not trusted', () => {
     );
   });
 
-  it('only evidence of the finalize phase counts: a pass recorded on a task or while implementing does not', async () => {
-    const w = await world('code');
-    await declare(w, [{ name: 'unit', run: 'true', when: ['finalize'] }]);
-    await checkRun(w.ctx(), []);
-    await checkRun(w.ctx(), [], { task: '010' });
-    const ctx = w.ctx();
-    await setTaskField(ctx, '010', 'status', 'in_progress');
-    await setTaskField(ctx, '010', 'status', 'completed');
-    await advanceProject(ctx, undefined, false);
-    w.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
-    await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
-      type: 'review',
-      path: 'review/report.md',
-      approved: 'true',
-      extra: { assessment: 'pass' },
-    });
-    await advanceProject(ctx, undefined, false);
-    await advanceProject(ctx, undefined, false);
-    expect(w.yaml(PROJECT).statechart.current_state).toBe('FinalizeChecks');
-    const e = await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3);
-    expect(`${e.message}\n${e.hint}`).toContain('unit: never run');
-  });
+  it(
+    'only evidence of the finalize phase counts: ' + 'a pass recorded on a task or while implementing does not',
+    async () => {
+      const w = await world('code');
+      await declare(w, [{ name: 'unit', run: 'true', when: ['finalize'] }]);
+      await checkRun(w.ctx(), []);
+      await checkRun(w.ctx(), [], { task: '010' });
+      const ctx = w.ctx();
+      await setTaskField(ctx, '010', 'status', 'in_progress');
+      await setTaskField(ctx, '010', 'status', 'completed');
+      await advanceProject(ctx, undefined, false);
+      w.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
+      await addArtifact(ctx, { kind: 'phase' }, 'outputs', {
+        type: 'review',
+        path: 'review/report.md',
+        approved: 'true',
+        extra: { assessment: 'pass' },
+      });
+      await advanceProject(ctx, undefined, false);
+      await advanceProject(ctx, undefined, false);
+      expect(w.yaml(PROJECT).statechart.current_state).toBe('FinalizeChecks');
+      const e = await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3);
+      expect(`${e.message}\n${e.hint}`).toContain('unit: never run');
+    },
+  );
 
   it('with no finalize checks declared the guard holds, and nothing runs', async () => {
     const w = await world('finalize');

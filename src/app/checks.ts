@@ -95,7 +95,10 @@ export interface RunChecksOptions {
   signal?: AbortSignal;
 }
 
-/** What the code is when a check starts: HEAD, whether the code differs from it, and its tree (of the checkout it runs in). */
+/**
+ * What the code is when a check starts: HEAD, whether the code differs from it, and its tree (of the checkout it
+ * runs in).
+ */
 function codeSnapshot(place: CheckPlace): Pick<CheckRun, 'commit' | 'dirty' | 'tree' | 'checkout'> {
   const tree = worktreeTree(place.path, SOW_DIR);
   return {
@@ -157,7 +160,9 @@ export async function runChecks(
       try {
         noteInLog(
           log,
-          `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} in ${place.path}${place.checkout !== undefined ? ` (the task's own checkout, at ${code.commit ?? 'no commit'}${code.dirty ? ' with uncommitted changes' : ''})` : ''} (timeout ${timeout} s)`,
+          `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} ` +
+            `in ${place.path}${place.checkout !== undefined ? ` (the task's own checkout, at ${code.commit ?? 'no commit'}${code.dirty ? ' with uncommitted changes' : ''})` : ''} ` +
+            `(timeout ${timeout} s)`,
         );
         outcome = await runShell({
           command: check.run,
@@ -168,7 +173,8 @@ export async function runChecks(
         });
         noteInLog(
           log,
-          `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} after ${(outcome.durationMs / 1000).toFixed(1)} s`,
+          `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} ` +
+            `after ${(outcome.durationMs / 1000).toFixed(1)} s`,
         );
       } finally {
         closeLog(log);

@@ -48,27 +48,30 @@ describe('completion candidates', () => {
     expect((await eventCandidates(p.dir)).map((c) => c.value)).toEqual(['complete_planning']);
   });
 
-  it('the artifact types of the phase in progress, of the phase named, or of a task; not those only sow records', async () => {
-    const p = await world('planning');
-    expect((await artifactTypeCandidates(p.dir, 'phase', 'outputs')).map((c) => c.value)).toEqual(['task_list']);
-    expect((await artifactTypeCandidates(p.dir, 'phase', 'inputs')).map((c) => c.value)).toEqual(['context']);
-    const w = await world('executing');
-    expect((await artifactTypeCandidates(w.dir, 'phase', 'outputs', 'planning')).map((c) => c.value)).toEqual([
-      'task_list',
-    ]);
-    // A phase that does not exist falls back to the current state's.
-    expect((await artifactTypeCandidates(w.dir, 'phase', 'inputs', 'nosuch')).map((c) => c.value)).toEqual([
-      'context',
-      'review',
-    ]);
-    expect((await artifactTypeCandidates(w.dir, 'task', 'outputs')).map((c) => c.value)).toEqual(['modified']);
-    expect(await phaseCandidates(w.dir)).toEqual([
-      { value: 'planning', description: 'completed' },
-      { value: 'implementation', description: 'in_progress' },
-      { value: 'review', description: 'pending' },
-      { value: 'finalize', description: 'pending' },
-    ]);
-  });
+  it(
+    'the artifact types of the phase in progress, ' + 'of the phase named, or of a task; not those only sow records',
+    async () => {
+      const p = await world('planning');
+      expect((await artifactTypeCandidates(p.dir, 'phase', 'outputs')).map((c) => c.value)).toEqual(['task_list']);
+      expect((await artifactTypeCandidates(p.dir, 'phase', 'inputs')).map((c) => c.value)).toEqual(['context']);
+      const w = await world('executing');
+      expect((await artifactTypeCandidates(w.dir, 'phase', 'outputs', 'planning')).map((c) => c.value)).toEqual([
+        'task_list',
+      ]);
+      // A phase that does not exist falls back to the current state's.
+      expect((await artifactTypeCandidates(w.dir, 'phase', 'inputs', 'nosuch')).map((c) => c.value)).toEqual([
+        'context',
+        'review',
+      ]);
+      expect((await artifactTypeCandidates(w.dir, 'task', 'outputs')).map((c) => c.value)).toEqual(['modified']);
+      expect(await phaseCandidates(w.dir)).toEqual([
+        { value: 'planning', description: 'completed' },
+        { value: 'implementation', description: 'in_progress' },
+        { value: 'review', description: 'pending' },
+        { value: 'finalize', description: 'pending' },
+      ]);
+    },
+  );
 
   it('the declared checks with what they run, and the refs with their description', async () => {
     const w = await world('init');
@@ -92,14 +95,17 @@ describe('completion candidates', () => {
     }
   });
 
-  it('no project, no workspace, a broken state file: the use cases refuse (the command line then offers nothing)', async () => {
-    const w = await world('init');
-    await refused(w, () => taskIdCandidates(w.dir), 'NO_PROJECT', 1);
-    const bare = await world('bare');
-    await refused(bare, () => eventCandidates(bare.dir), 'NOT_INITIALIZED', 1);
-    await refused(bare, () => checkCandidates(bare.dir), 'NOT_INITIALIZED', 1);
-    const broken = await world('planning');
-    broken.write(PROJECT, `${broken.read(PROJECT)}\nstatechart: [\n`);
-    await refused(broken, () => eventCandidates(broken.dir), 'STATE_FILE_INVALID', 4);
-  });
+  it(
+    'no project, no workspace, a broken state file: ' + 'the use cases refuse (the command line then offers nothing)',
+    async () => {
+      const w = await world('init');
+      await refused(w, () => taskIdCandidates(w.dir), 'NO_PROJECT', 1);
+      const bare = await world('bare');
+      await refused(bare, () => eventCandidates(bare.dir), 'NOT_INITIALIZED', 1);
+      await refused(bare, () => checkCandidates(bare.dir), 'NOT_INITIALIZED', 1);
+      const broken = await world('planning');
+      broken.write(PROJECT, `${broken.read(PROJECT)}\nstatechart: [\n`);
+      await refused(broken, () => eventCandidates(broken.dir), 'STATE_FILE_INVALID', 4);
+    },
+  );
 });

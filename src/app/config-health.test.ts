@@ -19,29 +19,33 @@ describe('configProblems', () => {
     expect(await configProblems({ ...w.ctx(), cwd: '/' }, LATER)).toEqual([]);
   });
 
-  it('a repository file with a mistake: the warning names the key and the fix; a settled file’s verdict is kept and believed while its stamp holds', async () => {
-    const w = await world('init');
-    w.write('.sow/config.yaml', 'bugdet:\n  usd: 5\n');
-    const [p] = await configProblems(w.ctx(), LATER);
-    expect(p).toEqual({
-      file: '.sow/config.yaml',
-      warning: expect.stringMatching(
-        /^\.sow\/config\.yaml: bugdet: unknown key 'bugdet'; did you mean 'budget'\?; .*\(no budget limits the workers\)/,
-      ),
-    });
-    const kept = JSON.parse(readFileSync(cacheOf(w.dir), 'utf8'));
-    const id = Object.keys(kept)[0]!;
-    expect(kept[id]).toMatchObject({ problem: { budget: true } });
-    // The kept verdict is what answers (a made-up message shows it is not judged again) …
-    kept[id].problem.message = 'as kept';
-    writeFileSync(cacheOf(w.dir), JSON.stringify(kept));
-    expect((await configProblems(w.ctx(), LATER))[0]!.warning).toMatch(/^as kept; /);
-    // … by the same sow only, and only for the same file.
-    writeFileSync(cacheOf(w.dir), JSON.stringify({ [id]: { ...kept[id], version: 'another' } }));
-    expect((await configProblems(w.ctx(), LATER))[0]!.warning).toMatch(/^\.sow\/config\.yaml: bugdet/);
-    w.write('.sow/config.yaml', 'budget:\n  usd: 5\n');
-    expect(await configProblems(w.ctx(), LATER + 60_000)).toEqual([]);
-  });
+  it(
+    'a repository file with a mistake: the warning names the key and the fix; a settled file’s verdict is kept and ' +
+      'believed while its stamp holds',
+    async () => {
+      const w = await world('init');
+      w.write('.sow/config.yaml', 'bugdet:\n  usd: 5\n');
+      const [p] = await configProblems(w.ctx(), LATER);
+      expect(p).toEqual({
+        file: '.sow/config.yaml',
+        warning: expect.stringMatching(
+          /^\.sow\/config\.yaml: bugdet: unknown key 'bugdet'; did you mean 'budget'\?; .*\(no budget limits the workers\)/,
+        ),
+      });
+      const kept = JSON.parse(readFileSync(cacheOf(w.dir), 'utf8'));
+      const id = Object.keys(kept)[0]!;
+      expect(kept[id]).toMatchObject({ problem: { budget: true } });
+      // The kept verdict is what answers (a made-up message shows it is not judged again) …
+      kept[id].problem.message = 'as kept';
+      writeFileSync(cacheOf(w.dir), JSON.stringify(kept));
+      expect((await configProblems(w.ctx(), LATER))[0]!.warning).toMatch(/^as kept; /);
+      // … by the same sow only, and only for the same file.
+      writeFileSync(cacheOf(w.dir), JSON.stringify({ [id]: { ...kept[id], version: 'another' } }));
+      expect((await configProblems(w.ctx(), LATER))[0]!.warning).toMatch(/^\.sow\/config\.yaml: bugdet/);
+      w.write('.sow/config.yaml', 'budget:\n  usd: 5\n');
+      expect(await configProblems(w.ctx(), LATER + 60_000)).toEqual([]);
+    },
+  );
 
   it('a file that has not settled is judged every time, never kept; a cache that is not JSON is ignored', async () => {
     const w = await world('init');

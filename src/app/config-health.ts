@@ -78,10 +78,13 @@ async function judgeUser(path: string): Promise<Verdict['problem']> {
 }
 
 const repoWarning = (p: NonNullable<Verdict['problem']>) =>
-  `${p.message}; until it is fixed none of its settings is in force${p.budget ? ' (no budget limits the workers)' : ''} and workers and checks refuse to start; fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`;
+  `${p.message}; until it is fixed none of its settings is in ` +
+  `force${p.budget ? ' (no budget limits the workers)' : ''} and workers and checks refuse to start; ` +
+  `fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`;
 
 const userWarning = (p: NonNullable<Verdict['problem']>) =>
-  `${p.message}; until it is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow config validate'`;
+  `${p.message}; until it is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow ` +
+  `config validate'`;
 
 /**
  * The configuration files that are not valid, each with its warning; none outside a workspace or

@@ -95,20 +95,23 @@ const no = async () => false;
 const yes = async () => true;
 
 describe('config path', () => {
-  it('is $XDG_CONFIG_HOME/sow/config.yaml of the context, else ~/.config of its HOME; exists once written', async () => {
-    const w = await world('bare');
-    const p = person(w);
-    expect(configPath(p.ctx)).toEqual({ path: p.path, exists: false });
-    p.write(VALID);
-    expect(configPath(p.ctx)).toEqual({ path: p.path, exists: true });
-    expect(configPath(p.with({ XDG_CONFIG_HOME: '' })).path).toBe(
-      join(p.base, 'home', '.config', 'sow', 'config.yaml'),
-    );
-    // A relative XDG_CONFIG_HOME is ignored, as the XDG rules say.
-    expect(configPath(p.with({ XDG_CONFIG_HOME: 'relative' })).path).toBe(
-      join(p.base, 'home', '.config', 'sow', 'config.yaml'),
-    );
-  });
+  it(
+    'is $XDG_CONFIG_HOME/sow/config.yaml of the context, ' + 'else ~/.config of its HOME; exists once written',
+    async () => {
+      const w = await world('bare');
+      const p = person(w);
+      expect(configPath(p.ctx)).toEqual({ path: p.path, exists: false });
+      p.write(VALID);
+      expect(configPath(p.ctx)).toEqual({ path: p.path, exists: true });
+      expect(configPath(p.with({ XDG_CONFIG_HOME: '' })).path).toBe(
+        join(p.base, 'home', '.config', 'sow', 'config.yaml'),
+      );
+      // A relative XDG_CONFIG_HOME is ignored, as the XDG rules say.
+      expect(configPath(p.with({ XDG_CONFIG_HOME: 'relative' })).path).toBe(
+        join(p.base, 'home', '.config', 'sow', 'config.yaml'),
+      );
+    },
+  );
 });
 
 describe('config init', () => {
@@ -121,24 +124,28 @@ describe('config init', () => {
     expect((await validateUserConfig(p.ctx, { binaries: false })).valid).toBe(true);
   });
 
-  it('over a file: refused without a terminal (exit 2 naming --yes) or when the person says no; replaced with yes or --yes', async () => {
-    const w = await world('bare');
-    const p = person(w);
-    const mine = '# mine\nagents:\n  bindings:\n    implementer: claude-code\n';
-    p.write(mine);
-    const e = await fails(() => initConfig(p.ctx, false, false, yes), 'CONFIRMATION_REQUIRED', 2);
-    expect(said(e)).toContain(`replacing ${p.path} with the template`);
-    expect(e.hint).toContain('--yes');
-    const asked: string[] = [];
-    await fails(() => initConfig(p.ctx, false, true, async (q) => (asked.push(q), false)), 'ABORTED', 1);
-    expect(asked).toEqual([`${p.path} exists. Replace it with the template?`]);
-    expect(p.read(), 'untouched').toBe(mine);
-    expect(await initConfig(p.ctx, false, true, yes)).toEqual({ path: p.path, overwritten: true });
-    expect(p.read()).toBe(configTemplate(p.path));
-    p.write(mine);
-    expect(await initConfig(p.ctx, true, false, no)).toEqual({ path: p.path, overwritten: true });
-    expect(p.read()).toBe(configTemplate(p.path));
-  });
+  it(
+    'over a file: refused without a terminal (exit 2 naming --yes) or when the person says no; replaced with ' +
+      'yes or --yes',
+    async () => {
+      const w = await world('bare');
+      const p = person(w);
+      const mine = '# mine\nagents:\n  bindings:\n    implementer: claude-code\n';
+      p.write(mine);
+      const e = await fails(() => initConfig(p.ctx, false, false, yes), 'CONFIRMATION_REQUIRED', 2);
+      expect(said(e)).toContain(`replacing ${p.path} with the template`);
+      expect(e.hint).toContain('--yes');
+      const asked: string[] = [];
+      await fails(() => initConfig(p.ctx, false, true, async (q) => (asked.push(q), false)), 'ABORTED', 1);
+      expect(asked).toEqual([`${p.path} exists. Replace it with the template?`]);
+      expect(p.read(), 'untouched').toBe(mine);
+      expect(await initConfig(p.ctx, false, true, yes)).toEqual({ path: p.path, overwritten: true });
+      expect(p.read()).toBe(configTemplate(p.path));
+      p.write(mine);
+      expect(await initConfig(p.ctx, true, false, no)).toEqual({ path: p.path, overwritten: true });
+      expect(p.read()).toBe(configTemplate(p.path));
+    },
+  );
 });
 
 describe('config validate', () => {
@@ -178,28 +185,33 @@ describe('config validate', () => {
     );
   });
 
-  it('over ACP the program looked for is the agent’s ACP server (an adapter for Claude Code); a type without one is an error naming the field', async () => {
-    const w = await world('bare');
-    const p = person(w);
-    p.write(
-      'agents:\n  executors:\n    cc:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: cc\n',
-    );
-    p.command('claude');
-    const warnings = (await validateUserConfig(p.ctx)).lines.filter((l) => l.level === 'warning');
-    expect(warnings.map((l) => l.text)).toEqual([
-      expect.stringMatching(
-        /^claude-agent-acp not found on PATH\n.*Install: npm install -g @zed-industries\/claude-agent-acp/s,
-      ),
-    ]);
-    p.write(
-      'agents:\n  executors:\n    cur:\n      type: cursor\n      transport: acp\n  bindings:\n    implementer: cur\n',
-    );
-    const bad = await validateUserConfig(p.ctx, { binaries: false });
-    expect(bad.valid).toBe(false);
-    expect(bad.lines.find((l) => l.level === 'error')!.text).toMatch(
-      /agents\.executors\.cur\.transport.*Agent Client Protocol/,
-    );
-  });
+  it(
+    'over ACP the program looked for is the agent’s ACP server (an adapter for Claude Code); a type without one is ' +
+      'an error naming the field',
+    async () => {
+      const w = await world('bare');
+      const p = person(w);
+      p.write(
+        'agents:\n  executors:\n    cc:\n      type: claude\n      transport: acp\n  bindings:\n    implementer: cc\n',
+      );
+      p.command('claude');
+      const warnings = (await validateUserConfig(p.ctx)).lines.filter((l) => l.level === 'warning');
+      expect(warnings.map((l) => l.text)).toEqual([
+        expect.stringMatching(
+          /^claude-agent-acp not found on PATH\n.*Install: npm install -g @zed-industries\/claude-agent-acp/s,
+        ),
+      ]);
+      p.write(
+        'agents:\n  executors:\n    cur:\n      type: cursor\n      transport: acp\n  bindings:\n    ' +
+          'implementer: cur\n',
+      );
+      const bad = await validateUserConfig(p.ctx, { binaries: false });
+      expect(bad.valid).toBe(false);
+      expect(bad.lines.find((l) => l.level === 'error')!.text).toMatch(
+        /agents\.executors\.cur\.transport.*Agent Client Protocol/,
+      );
+    },
+  );
 
   it('no file: the defaults, and the environment’s overrides are still checked', async () => {
     const w = await world('bare');
@@ -215,79 +227,91 @@ describe('config validate', () => {
     });
   });
 
-  it('the refusal after a report with errors: CONFIG_INVALID, exit 4, naming the file and the field, with the fix for each place', async () => {
-    const w = await world('bare');
-    const p = person(w);
-    p.write('agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: nosuch\n');
-    const r = await validateUserConfig(p.with({ SOW_AGENTS_REVIEWER: 'nosuch2' }), { binaries: false });
-    expect(r.valid).toBe(false);
-    const e = await fails(
-      () => {
-        throw new ConfigInvalidError(r, 'sow config validate');
-      },
-      'CONFIG_INVALID',
-      4,
-    );
-    expect(e.message).toContain(`${p.path}: agents.bindings.implementer: executor 'nosuch' is not defined`);
-    expect(e.message).toContain('SOW_AGENTS_REVIEWER');
-    expect(e.hint).toBe(
-      `fix ${p.path} with 'sow config edit'; change or unset the environment variable named; then run 'sow config validate' again`,
-    );
-    expect(e.details).toMatchObject({ file: p.path });
-  });
+  it(
+    'the refusal after a report with errors: CONFIG_INVALID, exit 4, naming the file and the field, with the fix ' +
+      'for each place',
+    async () => {
+      const w = await world('bare');
+      const p = person(w);
+      p.write('agents:\n  executors:\n    cur:\n      type: cursor\n  bindings:\n    implementer: nosuch\n');
+      const r = await validateUserConfig(p.with({ SOW_AGENTS_REVIEWER: 'nosuch2' }), { binaries: false });
+      expect(r.valid).toBe(false);
+      const e = await fails(
+        () => {
+          throw new ConfigInvalidError(r, 'sow config validate');
+        },
+        'CONFIG_INVALID',
+        4,
+      );
+      expect(e.message).toContain(`${p.path}: agents.bindings.implementer: executor 'nosuch' is not defined`);
+      expect(e.message).toContain('SOW_AGENTS_REVIEWER');
+      expect(e.hint).toBe(
+        `fix ${p.path} with 'sow config edit'; change or unset the environment variable named; then run 'sow config ` +
+          `validate' again`,
+      );
+      expect(e.details).toMatchObject({ file: p.path });
+    },
+  );
 
-  it('bad YAML stops at the syntax; a typo comes before the schema problem it causes; an unknown type is named', async () => {
-    const w = await world('bare');
-    const p = person(w);
-    p.write('agents:\n  bindings: [\n    implementer: cur\n');
-    const syntax = await validateUserConfig(p.ctx, { binaries: false });
-    expect(syntax.valid).toBe(false);
-    expect(texts(syntax)).toEqual([expect.stringMatching(/^error: YAML syntax: /)]);
-    p.write('agents:\n  executors:\n    x:\n      typ: claude\n');
-    const typo = texts(await validateUserConfig(p.ctx, { binaries: false }));
-    expect(typo[0]).toBe('ok: YAML syntax valid');
-    expect(typo[1]).toMatch(/^error: .*typ.*did you mean 'type'/);
-    expect(typo.at(-1)).toMatch(/^error: schema: /);
-    p.write('agents:\n  executors:\n    x:\n      type: vim-agent\n');
-    expect(texts(await validateUserConfig(p.ctx, { binaries: false })).join('\n')).toMatch(/^error: .*vim-agent/m);
-  });
+  it(
+    'bad YAML stops at the syntax; ' + 'a typo comes before the schema problem it causes; an unknown type is named',
+    async () => {
+      const w = await world('bare');
+      const p = person(w);
+      p.write('agents:\n  bindings: [\n    implementer: cur\n');
+      const syntax = await validateUserConfig(p.ctx, { binaries: false });
+      expect(syntax.valid).toBe(false);
+      expect(texts(syntax)).toEqual([expect.stringMatching(/^error: YAML syntax: /)]);
+      p.write('agents:\n  executors:\n    x:\n      typ: claude\n');
+      const typo = texts(await validateUserConfig(p.ctx, { binaries: false }));
+      expect(typo[0]).toBe('ok: YAML syntax valid');
+      expect(typo[1]).toMatch(/^error: .*typ.*did you mean 'type'/);
+      expect(typo.at(-1)).toMatch(/^error: schema: /);
+      p.write('agents:\n  executors:\n    x:\n      type: vim-agent\n');
+      expect(texts(await validateUserConfig(p.ctx, { binaries: false })).join('\n')).toMatch(/^error: .*vim-agent/m);
+    },
+  );
 
-  it('inside a workspace (from a subfolder too) the repository’s .sow/config.yaml is checked; outside one, or when told not to, it is not', async () => {
-    const w = await world('init');
-    const p = person(w);
-    const none = await validateConfig(p.ctx);
-    expect(none.repository).toEqual({ root: w.dir, path: '.sow/config.yaml', exists: false, valid: true });
-    expect(texts(none)).toContain('ok: .sow/config.yaml: none in this repository (it declares no checks)');
-    w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n');
-    w.write('src/a/.keep', '');
-    const sub = person(w, {}, 'src/a');
-    const r = await validateConfig(sub.ctx);
-    expect(r.valid).toBe(true);
-    expect(texts(r)).toContain('ok: .sow/config.yaml valid (checks: unit)');
-    expect((await validateConfig(sub.ctx, { repository: false })).repository).toBeUndefined();
-    w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n    timout: 5\n');
-    const bad = await validateConfig(p.ctx);
-    expect(bad.valid).toBe(false);
-    expect(bad.repository).toMatchObject({ exists: true, valid: false });
-    expect(bad.lines.at(-1)).toEqual({
-      level: 'error',
-      text: ".sow/config.yaml: checks.0.timout: unknown key 'timout'; did you mean 'timeout'?",
-      source: 'repository',
-    });
-    const e = await refused(
-      w,
-      () => Promise.reject(new ConfigInvalidError(bad, 'sow config validate')),
-      'CONFIG_INVALID',
-      4,
-    );
-    expect(e.hint).toBe(
-      "fix .sow/config.yaml (its fields: 'sow schema repo-config'); then run 'sow config validate' again",
-    );
+  it(
+    'inside a workspace (from a subfolder too) the repository’s .sow/config.yaml is checked; outside one, or when ' +
+      'told not to, it is not',
+    async () => {
+      const w = await world('init');
+      const p = person(w);
+      const none = await validateConfig(p.ctx);
+      expect(none.repository).toEqual({ root: w.dir, path: '.sow/config.yaml', exists: false, valid: true });
+      expect(texts(none)).toContain('ok: .sow/config.yaml: none in this repository (it declares no checks)');
+      w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n');
+      w.write('src/a/.keep', '');
+      const sub = person(w, {}, 'src/a');
+      const r = await validateConfig(sub.ctx);
+      expect(r.valid).toBe(true);
+      expect(texts(r)).toContain('ok: .sow/config.yaml valid (checks: unit)');
+      expect((await validateConfig(sub.ctx, { repository: false })).repository).toBeUndefined();
+      w.write('.sow/config.yaml', 'checks:\n  - name: unit\n    run: npm test\n    timout: 5\n');
+      const bad = await validateConfig(p.ctx);
+      expect(bad.valid).toBe(false);
+      expect(bad.repository).toMatchObject({ exists: true, valid: false });
+      expect(bad.lines.at(-1)).toEqual({
+        level: 'error',
+        text: ".sow/config.yaml: checks.0.timout: unknown key 'timout'; did you mean 'timeout'?",
+        source: 'repository',
+      });
+      const e = await refused(
+        w,
+        () => Promise.reject(new ConfigInvalidError(bad, 'sow config validate')),
+        'CONFIG_INVALID',
+        4,
+      );
+      expect(e.hint).toBe(
+        "fix .sow/config.yaml (its fields: 'sow schema repo-config'); then run 'sow config validate' again",
+      );
 
-    const bare = await world('bare');
-    expect(await validateRepoConfig(person(bare).ctx)).toBeUndefined();
-    expect((await validateConfig(person(bare).ctx)).repository).toBeUndefined();
-  });
+      const bare = await world('bare');
+      expect(await validateRepoConfig(person(bare).ctx)).toBeUndefined();
+      expect((await validateConfig(person(bare).ctx)).repository).toBeUndefined();
+    },
+  );
 });
 
 describe('config show', () => {
@@ -335,19 +359,23 @@ describe('config edit', () => {
     return { argv: () => (existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n') : []) };
   }
 
-  it('runs the context’s $EDITOR (found on its PATH) with its arguments and the file, then validates the user configuration', async () => {
-    const w = await world('init');
-    const p = person(w);
-    p.write(VALID);
-    // A broken repository configuration is not what `config edit` checks.
-    w.write('.sow/config.yaml', 'nonsense: 1\n');
-    const ed = editor(p);
-    const r = await editConfig(p.with({ EDITOR: 'fake-editor --flag', EDITOR_APPEND: '    planner: cur\n' }));
-    expect(ed.argv()).toEqual(['--flag', p.path]);
-    expect(p.read()).toBe(`${VALID}    planner: cur\n`);
-    expect(r).toMatchObject({ path: p.path, created: false, report: { valid: true } });
-    expect(r.report.repository).toBeUndefined();
-  });
+  it(
+    'runs the context’s $EDITOR (found on its PATH) with its arguments and the file, then validates the user ' +
+      'configuration',
+    async () => {
+      const w = await world('init');
+      const p = person(w);
+      p.write(VALID);
+      // A broken repository configuration is not what `config edit` checks.
+      w.write('.sow/config.yaml', 'nonsense: 1\n');
+      const ed = editor(p);
+      const r = await editConfig(p.with({ EDITOR: 'fake-editor --flag', EDITOR_APPEND: '    planner: cur\n' }));
+      expect(ed.argv()).toEqual(['--flag', p.path]);
+      expect(p.read()).toBe(`${VALID}    planner: cur\n`);
+      expect(r).toMatchObject({ path: p.path, created: false, report: { valid: true } });
+      expect(r.report.repository).toBeUndefined();
+    },
+  );
 
   it('$VISUAL comes before $EDITOR; without a file the template is written first', async () => {
     const w = await world('bare');
@@ -372,43 +400,51 @@ describe('config edit', () => {
     ]);
   });
 
-  it('no editor set: NO_EDITOR naming EDITOR and the file; an editor not on the PATH or that fails: exit 5; the file is left as it was', async () => {
-    const w = await world('bare');
-    const p = person(w);
-    p.write(VALID);
-    const none = await fails(() => editConfig(p.ctx), 'NO_EDITOR', 1);
-    expect(none.hint).toBe(`set EDITOR (e.g. export EDITOR="code -w"), or edit ${p.path} directly`);
-    const missing = await fails(() => editConfig(p.with({ EDITOR: 'fake-editor' })), 'EXTERNAL_TOOL_FAILED', 5);
-    expect(said(missing)).toBe('fake-editor: not found on PATH\ncheck the EDITOR variable');
-    p.command('failing-editor', 'exit 3');
-    const failed = await fails(() => editConfig(p.with({ EDITOR: 'failing-editor' })), 'EXTERNAL_TOOL_FAILED', 5);
-    expect(said(failed)).toBe(`failing-editor: exited with code 3\nthe file is at ${p.path}`);
-    expect(p.read()).toBe(VALID);
-  });
+  it(
+    'no editor set: NO_EDITOR naming EDITOR and the file; an editor not on the PATH or that fails: exit 5; the file ' +
+      'is left as it was',
+    async () => {
+      const w = await world('bare');
+      const p = person(w);
+      p.write(VALID);
+      const none = await fails(() => editConfig(p.ctx), 'NO_EDITOR', 1);
+      expect(none.hint).toBe(`set EDITOR (e.g. export EDITOR="code -w"), or edit ${p.path} directly`);
+      const missing = await fails(() => editConfig(p.with({ EDITOR: 'fake-editor' })), 'EXTERNAL_TOOL_FAILED', 5);
+      expect(said(missing)).toBe('fake-editor: not found on PATH\ncheck the EDITOR variable');
+      p.command('failing-editor', 'exit 3');
+      const failed = await fails(() => editConfig(p.with({ EDITOR: 'failing-editor' })), 'EXTERNAL_TOOL_FAILED', 5);
+      expect(said(failed)).toBe(`failing-editor: exited with code 3\nthe file is at ${p.path}`);
+      expect(p.read()).toBe(VALID);
+    },
+  );
 });
 
 describe('config reset', () => {
-  it('no file: nothing to do; with one: refused without a terminal or when the person says no; yes moves it to .backup', async () => {
-    const w = await world('bare');
-    const p = person(w);
-    expect(await resetConfig(p.ctx, false, false, no)).toEqual({ path: p.path, removed: false });
-    p.write(VALID);
-    const e = await fails(() => resetConfig(p.ctx, false, false, yes), 'CONFIRMATION_REQUIRED', 2);
-    expect(e.hint).toContain('--yes');
-    await fails(() => resetConfig(p.ctx, false, true, no), 'ABORTED', 1);
-    expect(p.read()).toBe(VALID);
-    expect(existsSync(`${p.path}.backup`)).toBe(false);
-    expect(await resetConfig(p.ctx, false, true, yes)).toEqual({
-      path: p.path,
-      backup: `${p.path}.backup`,
-      removed: true,
-    });
-    expect(existsSync(p.path)).toBe(false);
-    expect(readFileSync(`${p.path}.backup`, 'utf8')).toBe(VALID);
-    const mine = '# mine\n';
-    p.write(mine);
-    expect((await resetConfig(p.ctx, true, false, no)).removed).toBe(true);
-    expect(readFileSync(`${p.path}.backup`, 'utf8')).toBe(mine);
-    expect((await showConfig(p.ctx)).exists).toBe(false);
-  });
+  it(
+    'no file: nothing to do; with one: refused without a terminal or when the person says no; yes moves it ' +
+      'to .backup',
+    async () => {
+      const w = await world('bare');
+      const p = person(w);
+      expect(await resetConfig(p.ctx, false, false, no)).toEqual({ path: p.path, removed: false });
+      p.write(VALID);
+      const e = await fails(() => resetConfig(p.ctx, false, false, yes), 'CONFIRMATION_REQUIRED', 2);
+      expect(e.hint).toContain('--yes');
+      await fails(() => resetConfig(p.ctx, false, true, no), 'ABORTED', 1);
+      expect(p.read()).toBe(VALID);
+      expect(existsSync(`${p.path}.backup`)).toBe(false);
+      expect(await resetConfig(p.ctx, false, true, yes)).toEqual({
+        path: p.path,
+        backup: `${p.path}.backup`,
+        removed: true,
+      });
+      expect(existsSync(p.path)).toBe(false);
+      expect(readFileSync(`${p.path}.backup`, 'utf8')).toBe(VALID);
+      const mine = '# mine\n';
+      p.write(mine);
+      expect((await resetConfig(p.ctx, true, false, no)).removed).toBe(true);
+      expect(readFileSync(`${p.path}.backup`, 'utf8')).toBe(mine);
+      expect((await showConfig(p.ctx)).exists).toBe(false);
+    },
+  );
 });

@@ -57,7 +57,8 @@ agents:
     #   settings:
     #     permissions: yolo   # (yolo_mode: true, the older spelling, means the same)
 
-    # Other built-in types: ${EXECUTOR_TYPES.filter((t) => t !== 'claude' && t !== 'cursor' && t !== 'command').join(', ')}.
+    # Other built-in \
+types: ${EXECUTOR_TYPES.filter((t) => t !== 'claude' && t !== 'cursor' && t !== 'command').join(', ')}.
     # A binding may also name one of these types directly (implementer: codex).
     # Any other agent CLI, with argv templates ({prompt_file} {prompt} {session_id} {model} {cwd});
     # its argv decides what it may do, so 'permissions' does not apply to it:
@@ -144,7 +145,10 @@ export async function validateConfig(ctx: AppContext, opts: { repository?: boole
   };
 }
 
-/** The user configuration and the environment's overrides; `binaries: false` leaves out looking for the executors' CLIs on PATH. */
+/**
+ * The user configuration and the environment's overrides; `binaries: false` leaves out looking for the executors'
+ * CLIs on PATH.
+ */
 export async function validateUserConfig(
   ctx: AppContext,
   opts: { binaries?: boolean } = {},
@@ -188,7 +192,9 @@ export async function validateUserConfig(
       if (!cli.found)
         lines.push({
           level: MISSING_CLI_LEVEL,
-          text: `${cli.binary || '(no binary)'} not found on PATH\n  The '${cli.executor}' executor requires it. Install: ${cli.install}`,
+          text:
+            `${cli.binary || '(no binary)'} not found on PATH\n  The '${cli.executor}' executor requires it. ` +
+            `Install: ${cli.install}`,
         });
     }
   }
@@ -207,7 +213,10 @@ export interface AgentCli {
   found?: string;
 }
 
-/** The CLI of each executor a binding names (executors not defined are left out: checkConfig reports them), looked up on `env`'s PATH. */
+/**
+ * The CLI of each executor a binding names (executors not defined are left out: checkConfig reports them), looked up
+ * on `env`'s PATH.
+ */
 export function agentClis(effective: EffectiveConfig, env: AppContext['env']): AgentCli[] {
   const roles = new Map<string, string[]>();
   for (const b of Object.values(effective.bindings)) roles.set(b.executor, [...(roles.get(b.executor) ?? []), b.role]);
@@ -328,7 +337,9 @@ function settingsLines(e: ResolvedExecutor): string[] {
     if (s?.permissions !== undefined) out.push(`        permissions: ${s.permissions}  # ${src}, ${ignored}`);
     if (s?.yolo_mode !== undefined) out.push(`        yolo_mode: ${s.yolo_mode}  # ${src}, ${ignored}`);
     out.push(
-      `        # permissions do not apply: ${type === 'command' ? 'your own spawn/resume argv decides' : 'its custom_args decide'} what the agent may do`,
+      `        # permissions do not ` +
+        `apply: ${type === 'command' ? 'your own spawn/resume argv decides' : 'its custom_args decide'} what the ` +
+        `agent may do`,
     );
   } else {
     const how =
@@ -341,7 +352,8 @@ function settingsLines(e: ResolvedExecutor): string[] {
     const conflict =
       s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode;
     out.push(
-      `        permissions: ${permissionProfile(e.config)}  # ${how}${conflict ? `; but yolo_mode: ${s.yolo_mode} disagrees, so workers will not start: run 'sow config validate'` : ''}`,
+      `        permissions: ${permissionProfile(e.config)}  ` +
+        `# ${how}${conflict ? `; but yolo_mode: ${s.yolo_mode} disagrees, so workers will not start: run 'sow config validate'` : ''}`,
     );
   }
   if (s?.model)

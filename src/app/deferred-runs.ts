@@ -74,7 +74,9 @@ async function letGo(
     uow,
     task.id,
     { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
-    `Stopped unrecorded: its worker ${agentId} ended while ${where} checked out, not this project's branch '${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
+    `Stopped unrecorded: its worker ${agentId} ended while ${where} checked out, not this project's branch ` +
+      `'${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent ` +
+      `resume ${task.id} "<prompt>"'.`,
   );
 }
 

@@ -1,7 +1,7 @@
 /**
- * Workers in the background (deadlines and waits are measured on the monotonic clock,
- * performance.now(); what is recorded uses the context's clock): `agent spawn --detach` starts a supervisor (adapters/supervisor.ts)
- * and returns once it has recorded the session; `agent wait` waits for workers to stop.
+ * Workers in the background (deadlines and waits are measured on the monotonic clock, performance.now(); what is
+ * recorded uses the context's clock): `agent spawn --detach` starts a supervisor (adapters/supervisor.ts) and returns
+ * once it has recorded the session; `agent wait` waits for workers to stop.
  */
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
@@ -159,7 +159,8 @@ function supervisorRefusal(resultFile: string, logFile: string, code: number | n
   return new SowError(
     'SUPERVISOR_FAILED',
     'external',
-    `the worker's supervisor exited (${code === null ? 'killed by a signal' : `code ${code}`}) before it started the worker`,
+    `the worker's supervisor exited (${code === null ? 'killed by a signal' : `code ${code}`}) before it started ` +
+      `the worker`,
     `see what it says in ${logFile}`,
   );
 }
@@ -269,7 +270,8 @@ export async function stopWorker(
         'NOT_A_WORKER',
         'failed',
         `task ${task.id} is claimed by ${owner.by}, not worked on by a worker sow started: there is no process to stop`,
-        `the claim ends with its lease; to take the task over now, 'sow task next --claim' after it ends, or 'sow task set --id ${task.id} status paused --force'`,
+        `the claim ends with its lease; to take the task over now, 'sow task next --claim' after it ends, or 'sow ` +
+          `task set --id ${task.id} status paused --force'`,
       );
     throw new SowError(
       'NO_WORKER',
@@ -317,7 +319,10 @@ export interface LiveWorker {
   advice?: string;
   /** The checkout, relative to the main one ('.' for the main checkout itself). */
   checkout: string;
-  /** Where the worker works: its own checkout (sow agent spawn --worktree), relative to the project checkout; '.' for the project checkout itself. */
+  /**
+   * Where the worker works: its own checkout (sow agent spawn --worktree), relative to the project checkout; '.'
+   * for the project checkout itself.
+   */
   worktree: string;
   task: string;
   name: string;
@@ -336,7 +341,10 @@ export interface LiveWorker {
   cost_usd?: number;
 }
 
-/** Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone from a task still in progress, oldest first. */
+/**
+ * Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone
+ * from a task still in progress, oldest first.
+ */
 export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {}): Promise<LiveWorker[]> {
   const checkouts = opts.all ? checkoutsWithProject(ctx.cwd) : [{ path: ctx.cwd, rel: '.' }];
   const out: LiveWorker[] = [];

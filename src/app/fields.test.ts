@@ -53,49 +53,56 @@ describe('odd names', () => {
     }
   });
 
-  it('toString, hasOwnProperty, valueOf, isPrototypeOf and __defineGetter__ are stored and read back exactly', async () => {
-    const w = await world('executing');
-    const ctx = w.ctx();
-    const names = ['toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'toLocaleString'];
-    for (const [i, name] of names.entries()) {
-      await setTaskField(ctx, '010', `metadata.${name}`, `v${i}`);
-      await setTaskField(ctx, '020', name, `w${i}`); // an unknown bare name goes to metadata
-      await setPhaseField(ctx, name, `p${i}`);
-      await setProjectField(ctx, `metadata.${name}`, `m${i}`);
-    }
-    for (const [i, name] of names.entries()) {
-      expect((await getTask(ctx, '010', `metadata.${name}`)).value).toBe(`v${i}`);
-      expect((await getTask(ctx, '020', `metadata.${name}`)).value).toBe(`w${i}`);
-      expect((await getPhaseField(ctx, name)).value).toBe(`p${i}`);
-      expect((await getPhaseField(ctx, `metadata.${name}`)).value).toBe(`p${i}`);
-    }
-    expect(Object.keys(w.yaml(taskFile('010')).metadata)).toEqual(names);
-    expect(Object.keys(w.yaml(PROJECT).metadata)).toEqual(names);
-    // An unset name that an object has anyway reads as unset, not as a function.
-    const unset = await getTask(ctx, '010', 'metadata.propertyIsEnumerable').then(
-      (r) => r.value,
-      () => undefined,
-    );
-    expect(typeof unset).not.toBe('function');
-  });
-
-  it('a state file with a key named constructor or __proto__ is refused (exit 4) naming the field, never silently dropped', async () => {
-    const w = await world('executing');
-    const ctx = w.ctx();
-    for (const key of ['constructor', '__proto__', 'prototype']) {
-      const original = w.read(taskFile('010'));
-      w.write(taskFile('010'), original.replace('metadata: {}', `metadata:\n  ${key}: hand-written\n  kept: yes`));
-      const attempts: [string, () => Promise<unknown>][] = [
-        ['task get', () => getTask(ctx, '010')],
-        ['task set', () => setTaskField(ctx, '010', 'metadata.other', '1')],
-        ['task list', () => listTasks(ctx)],
-      ];
-      for (const [what, attempt] of attempts) {
-        expect(said(await refused(w, attempt, 'STATE_FILE_INVALID', 4)), what).toContain(
-          `metadata.${key}: '${key}' names a part of every JavaScript object`,
-        );
+  it(
+    'toString, hasOwnProperty, valueOf, ' + 'isPrototypeOf and __defineGetter__ are stored and read back exactly',
+    async () => {
+      const w = await world('executing');
+      const ctx = w.ctx();
+      const names = ['toString', 'hasOwnProperty', 'valueOf', 'isPrototypeOf', '__defineGetter__', 'toLocaleString'];
+      for (const [i, name] of names.entries()) {
+        await setTaskField(ctx, '010', `metadata.${name}`, `v${i}`);
+        await setTaskField(ctx, '020', name, `w${i}`); // an unknown bare name goes to metadata
+        await setPhaseField(ctx, name, `p${i}`);
+        await setProjectField(ctx, `metadata.${name}`, `m${i}`);
       }
-      w.write(taskFile('010'), original);
-    }
-  });
+      for (const [i, name] of names.entries()) {
+        expect((await getTask(ctx, '010', `metadata.${name}`)).value).toBe(`v${i}`);
+        expect((await getTask(ctx, '020', `metadata.${name}`)).value).toBe(`w${i}`);
+        expect((await getPhaseField(ctx, name)).value).toBe(`p${i}`);
+        expect((await getPhaseField(ctx, `metadata.${name}`)).value).toBe(`p${i}`);
+      }
+      expect(Object.keys(w.yaml(taskFile('010')).metadata)).toEqual(names);
+      expect(Object.keys(w.yaml(PROJECT).metadata)).toEqual(names);
+      // An unset name that an object has anyway reads as unset, not as a function.
+      const unset = await getTask(ctx, '010', 'metadata.propertyIsEnumerable').then(
+        (r) => r.value,
+        () => undefined,
+      );
+      expect(typeof unset).not.toBe('function');
+    },
+  );
+
+  it(
+    'a state file with a key named constructor or __proto__ is refused (exit 4) naming the field, never ' +
+      'silently dropped',
+    async () => {
+      const w = await world('executing');
+      const ctx = w.ctx();
+      for (const key of ['constructor', '__proto__', 'prototype']) {
+        const original = w.read(taskFile('010'));
+        w.write(taskFile('010'), original.replace('metadata: {}', `metadata:\n  ${key}: hand-written\n  kept: yes`));
+        const attempts: [string, () => Promise<unknown>][] = [
+          ['task get', () => getTask(ctx, '010')],
+          ['task set', () => setTaskField(ctx, '010', 'metadata.other', '1')],
+          ['task list', () => listTasks(ctx)],
+        ];
+        for (const [what, attempt] of attempts) {
+          expect(said(await refused(w, attempt, 'STATE_FILE_INVALID', 4)), what).toContain(
+            `metadata.${key}: '${key}' names a part of every JavaScript object`,
+          );
+        }
+        w.write(taskFile('010'), original);
+      }
+    },
+  );
 });

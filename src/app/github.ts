@@ -39,8 +39,10 @@ export class IssueLinkedError extends SowError {
     super(
       'ISSUE_LINKED',
       'failed',
-      `issue #${n} is already linked to ${branches.length === 1 ? 'branch' : 'branches'} ${branches.map((b) => `'${b}'`).join(', ')}`,
-      `continue it there ('git checkout ${branches[0]}' or 'sow worktree add ${branches[0]}'), or pass --branch ${branches[0]} to start the project on it`,
+      `issue #${n} is already linked ` +
+        `to ${branches.length === 1 ? 'branch' : 'branches'} ${branches.map((b) => `'${b}'`).join(', ')}`,
+      `continue it there ('git checkout ${branches[0]}' or 'sow worktree add ${branches[0]}'), or pass ` +
+        `--branch ${branches[0]} to start the project on it`,
       { issue: n, branches: [...branches] },
     );
   }
@@ -77,7 +79,8 @@ export class GhReplyError extends SowError {
       'GH_UNEXPECTED_REPLY',
       'external',
       `gh answered with something that is not ${what}: ${JSON.stringify(got)?.slice(0, 120) ?? String(got)}`,
-      "run the gh command by hand to see what it says ('gh --version' too: sow is tested with gh 2.23 and later); nothing was changed",
+      "run the gh command by hand to see what it says ('gh --version' too: sow is tested with gh 2.23 and later); " +
+        'nothing was changed',
       { expected: what },
     );
   }
@@ -288,7 +291,8 @@ async function pullRequestOf(project: ProjectState): Promise<PullRequestCapabili
     throw new SowError(
       'NO_PULL_REQUEST',
       'failed',
-      `this ${project.type} project has no pull request: 'sow pr create' belongs to projects that review and finalize a change`,
+      `this ${project.type} project has no pull request: 'sow pr create' belongs to projects that review and ` +
+        `finalize a change`,
       "open one with gh yourself if you need it ('gh pr create')",
     );
   }
@@ -339,7 +343,8 @@ export async function pullRequestBody(project: ProjectState, tasks: readonly Tas
         ? ` on ${m['commit'].slice(0, 7)}${m['dirty'] ? ' (with uncommitted changes)' : ''}`
         : '';
     lines.push(
-      `- ${m['exit_code'] === 0 ? '✓' : '✗'} ${String(m['check'])}: \`${String(m['run'])}\` ${m['exit_code'] === 0 ? 'passed' : `failed (exit ${String(m['exit_code'])})`}${commit}`,
+      `- ${m['exit_code'] === 0 ? '✓' : '✗'} ${String(m['check'])}: ` +
+        `\`${String(m['run'])}\` ${m['exit_code'] === 0 ? 'passed' : `failed (exit ${String(m['exit_code'])})`}${commit}`,
     );
   }
   lines.push('', `_Opened by sow from the project '${project.name}' (branch \`${project.branch}\`)._`);

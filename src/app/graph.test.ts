@@ -86,31 +86,35 @@ describe('schema', () => {
 });
 
 describe('results', () => {
-  it('the shapes the CLI and sow mcp share: the claimed id first, a task set with what its checks did, artifacts with their index', () => {
-    const task = { id: '010' } as never;
-    const owner = { agent: 'implementer-1' } as never;
-    expect(Object.keys(claimData({ task, owner }))).toEqual(['id', 'task', 'owner']);
-    expect(claimData({ task, owner }).id).toBe('010');
-    expect(taskSetData({ id: '010', field: 'status', value: 'completed' })).toEqual({
-      id: '010',
-      field: 'status',
-      value: 'completed',
-    });
-    expect(taskSetData({ id: '010', field: 'status', value: 'completed', checks: [], unchanged: true })).toEqual({
-      id: '010',
-      field: 'status',
-      value: 'completed',
-      checks: [],
-      unchanged: true,
-    });
-    expect(
-      artifactListData([
-        { type: 'context', path: 'a.md', approved: false } as never,
-        { type: 'review', path: 'b.md' } as never,
-      ]),
-    ).toEqual([
-      { index: 0, type: 'context', path: 'a.md', approved: false },
-      { index: 1, type: 'review', path: 'b.md' },
-    ]);
-  });
+  it(
+    'the shapes the CLI and sow mcp share: the claimed id first, a task set with what its checks did, artifacts ' +
+      'with their index',
+    () => {
+      const task = { id: '010' } as never;
+      const owner = { agent: 'implementer-1' } as never;
+      expect(Object.keys(claimData({ task, owner }))).toEqual(['id', 'task', 'owner']);
+      expect(claimData({ task, owner }).id).toBe('010');
+      expect(taskSetData({ id: '010', field: 'status', value: 'completed' })).toEqual({
+        id: '010',
+        field: 'status',
+        value: 'completed',
+      });
+      expect(taskSetData({ id: '010', field: 'status', value: 'completed', checks: [], unchanged: true })).toEqual({
+        id: '010',
+        field: 'status',
+        value: 'completed',
+        checks: [],
+        unchanged: true,
+      });
+      expect(
+        artifactListData([
+          { type: 'context', path: 'a.md', approved: false } as never,
+          { type: 'review', path: 'b.md' } as never,
+        ]),
+      ).toEqual([
+        { index: 0, type: 'context', path: 'a.md', approved: false },
+        { index: 1, type: 'review', path: 'b.md' },
+      ]);
+    },
+  );
 });

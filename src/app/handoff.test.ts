@@ -65,13 +65,15 @@ describe('a session the agent CLI cannot resume', () => {
     ]);
     const brief = calls[1]!.stdin;
     expect(brief).toContain(
-      'You take over task 010 from implementer-1, whose session could not be resumed (the agent CLI said: claude: No conversation found with session ID: ' +
+      'You take over task 010 from implementer-1, whose session could not be resumed (the agent CLI said: claude: ' +
+        'No conversation found with session ID: ' +
         old +
         ')',
     );
     expect(brief).toContain('## The task\n\n# Parse the config\n\nRead config.yaml strictly.');
     expect(brief).toContain(
-      '## Feedback on its work\n\n### phases/implementation/tasks/010/feedback/001.md\n\nUnknown keys must be refused, not ignored.',
+      '## Feedback on its work\n\n### phases/implementation/tasks/010/feedback/001.md\n\nUnknown keys must be ' +
+        'refused, not ignored.',
     );
     expect(brief).toContain('Added the strict flag');
     expect(brief).toContain('## Files it changed\n\n- src/config.ts');

@@ -34,14 +34,21 @@ export async function stopHook(ctx: AppContext, input: string): Promise<StopDeci
           if (task.status !== 'in_progress') return {};
           return {
             decision: 'block',
-            reason: `You are ${agentId}, working on sow task ${taskId}, and you have not reported back: its status is still in_progress. Before you stop, report through sow: 'sow task set --id ${taskId} status needs_review' when the work is done, or log why ('sow log "<why>"') and set 'paused' (a question for the human) or 'failed'.`,
+            reason:
+              `You are ${agentId}, working on sow task ${taskId}, and you have not reported back: its status ` +
+              `is still in_progress. Before you stop, report through sow: 'sow task set --id ${taskId} status ` +
+              `needs_review' when the work is done, or log why ('sow log "<why>"') and set 'paused' (a question ` +
+              `for the human) or 'failed'.`,
           };
         }
         const session = r.project.sessions?.[agent];
         if (!session || session.agent_id !== agentId || session.report !== undefined) return {};
         return {
           decision: 'block',
-          reason: `You are ${agentId}, a sow ${agent}, and you have not reported back. Before you stop, run 'sow agent report --status done "<one-line summary>"' (or --status blocked with your questions, --status failed with why).`,
+          reason:
+            `You are ${agentId}, a sow ${agent}, and you have not reported back. Before you stop, run 'sow ` +
+            `agent report --status done "<one-line summary>"' (or --status blocked with your questions, --status ` +
+            `failed with why).`,
         };
       },
       { otherBranch: 'quiet' },

@@ -89,7 +89,8 @@ export function initWorkspace(cwd: string): InitResult {
     ...(driver.failed
       ? {
           warnings: [
-            `git merges .sow/ files as text until the merge driver is set in git config, which failed: ${driver.failed}; 'sow doctor --fix' sets it`,
+            `git merges .sow/ files as text until the merge driver is set in git config, which ` +
+              `failed: ${driver.failed}; 'sow doctor --fix' sets it`,
           ],
         }
       : {}),

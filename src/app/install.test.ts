@@ -36,103 +36,117 @@ const outcomeOf = (r: { files: { path: string; outcome: string; note?: string }[
   r.files.find((f) => f.path === path);
 
 describe('install', () => {
-  it('claude: the sub-agents, commands and skill, hooks merged into the user’s settings; again: all unchanged', async () => {
-    const w = await world('init');
-    const user = { permissions: { allow: ['Bash(npm test)'] } };
-    w.write('.claude/settings.json', `${JSON.stringify(user, null, 2)}\n`);
-    const r = await install(w.dir, 'claude', { version: VERSION });
-    expect(r).toMatchObject({ targets: ['claude'], base: w.dir, plugin: false, warnings: [] });
-    expect(outcomeOf(r, '.claude/agents/sow-implementer.md')?.outcome).toBe('created');
-    expect(outcomeOf(r, '.claude/settings.json')?.outcome).toBe('updated');
-    const settings = JSON.parse(w.read('.claude/settings.json'));
-    expect(settings.permissions).toEqual(user.permissions);
-    expect(settings.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'sow hook stop' }] }]);
-    expect(parse(w.read(RECORD)).files.map((f: { path: string }) => f.path)).toContain('.claude/skills/sow/SKILL.md');
-    const before = tree(w);
-    expect(new Set((await install(w.dir, 'claude', { version: VERSION })).files.map((f) => f.outcome))).toEqual(
-      new Set(['unchanged']),
-    );
-    expect(tree(w)).toEqual(before);
-  });
+  it(
+    'claude: the sub-agents, commands and skill, ' + 'hooks merged into the user’s settings; again: all unchanged',
+    async () => {
+      const w = await world('init');
+      const user = { permissions: { allow: ['Bash(npm test)'] } };
+      w.write('.claude/settings.json', `${JSON.stringify(user, null, 2)}\n`);
+      const r = await install(w.dir, 'claude', { version: VERSION });
+      expect(r).toMatchObject({ targets: ['claude'], base: w.dir, plugin: false, warnings: [] });
+      expect(outcomeOf(r, '.claude/agents/sow-implementer.md')?.outcome).toBe('created');
+      expect(outcomeOf(r, '.claude/settings.json')?.outcome).toBe('updated');
+      const settings = JSON.parse(w.read('.claude/settings.json'));
+      expect(settings.permissions).toEqual(user.permissions);
+      expect(settings.hooks.Stop).toEqual([{ hooks: [{ type: 'command', command: 'sow hook stop' }] }]);
+      expect(parse(w.read(RECORD)).files.map((f: { path: string }) => f.path)).toContain('.claude/skills/sow/SKILL.md');
+      const before = tree(w);
+      expect(new Set((await install(w.dir, 'claude', { version: VERSION })).files.map((f) => f.outcome))).toEqual(
+        new Set(['unchanged']),
+      );
+      expect(tree(w)).toEqual(before);
+    },
+  );
 
-  it("--with-mcp registers sow mcp in .mcp.json beside the user's servers; uninstall takes out only sow's", async () => {
-    const w = await world('init');
-    w.write('.mcp.json', '{"mcpServers":{"db":{"command":"db-mcp","args":[]}}}\n');
-    await install(w.dir, 'claude', { version: VERSION, withMcp: true });
-    expect(JSON.parse(w.read('.mcp.json')).mcpServers).toEqual({
-      db: { command: 'db-mcp', args: [] },
-      sow: { command: 'sow', args: ['mcp'] },
-    });
-    await uninstall(w.dir, 'claude', {});
-    expect(JSON.parse(w.read('.mcp.json'))).toEqual({ mcpServers: { db: { command: 'db-mcp', args: [] } } });
-  });
+  it(
+    "--with-mcp registers sow mcp in .mcp.json beside the user's servers; " + "uninstall takes out only sow's",
+    async () => {
+      const w = await world('init');
+      w.write('.mcp.json', '{"mcpServers":{"db":{"command":"db-mcp","args":[]}}}\n');
+      await install(w.dir, 'claude', { version: VERSION, withMcp: true });
+      expect(JSON.parse(w.read('.mcp.json')).mcpServers).toEqual({
+        db: { command: 'db-mcp', args: [] },
+        sow: { command: 'sow', args: ['mcp'] },
+      });
+      await uninstall(w.dir, 'claude', {});
+      expect(JSON.parse(w.read('.mcp.json'))).toEqual({ mcpServers: { db: { command: 'db-mcp', args: [] } } });
+    },
+  );
 
-  it('upgrades what an older sow wrote, keeps what the user edited (the new version beside it), and skips a settings file that is not JSON', async () => {
-    const w = await world('init');
-    await install(w.dir, 'claude', { version: VERSION });
-    const old = 'an older version\n';
-    w.write('.claude/commands/sow/status.md', old);
-    const record = parse(w.read(RECORD));
-    record.files.find((f: { path: string }) => f.path === '.claude/commands/sow/status.md').sha256 = createHash(
-      'sha256',
-    )
-      .update(old)
-      .digest('hex');
-    w.write(RECORD, JSON.stringify(record));
-    const edited = `${w.read('.claude/commands/sow/continue.md')}\nAlso run the linter.\n`;
-    w.write('.claude/commands/sow/continue.md', edited);
-    w.write('.claude/settings.json', '{ not json');
-    const r = await install(w.dir, 'claude', { version: VERSION });
-    expect(outcomeOf(r, '.claude/commands/sow/status.md')?.outcome).toBe('updated');
-    expect(outcomeOf(r, '.claude/commands/sow/continue.md')).toMatchObject({
-      outcome: 'kept',
-      note: expect.stringContaining('.claude/commands/sow/continue.md.sow-new'),
-    });
-    expect(w.read('.claude/commands/sow/continue.md')).toBe(edited);
-    expect(w.read('.claude/commands/sow/continue.md.sow-new')).toContain('!`sow project continue --full`');
-    expect(outcomeOf(r, '.claude/settings.json')).toMatchObject({
-      outcome: 'skipped',
-      note: expect.stringContaining('it is not a JSON object'),
-    });
-    expect(w.read('.claude/settings.json')).toBe('{ not json');
-  });
+  it(
+    'upgrades what an older sow wrote, keeps what the user edited (the new version beside it), and skips a settings ' +
+      'file that is not JSON',
+    async () => {
+      const w = await world('init');
+      await install(w.dir, 'claude', { version: VERSION });
+      const old = 'an older version\n';
+      w.write('.claude/commands/sow/status.md', old);
+      const record = parse(w.read(RECORD));
+      record.files.find((f: { path: string }) => f.path === '.claude/commands/sow/status.md').sha256 = createHash(
+        'sha256',
+      )
+        .update(old)
+        .digest('hex');
+      w.write(RECORD, JSON.stringify(record));
+      const edited = `${w.read('.claude/commands/sow/continue.md')}\nAlso run the linter.\n`;
+      w.write('.claude/commands/sow/continue.md', edited);
+      w.write('.claude/settings.json', '{ not json');
+      const r = await install(w.dir, 'claude', { version: VERSION });
+      expect(outcomeOf(r, '.claude/commands/sow/status.md')?.outcome).toBe('updated');
+      expect(outcomeOf(r, '.claude/commands/sow/continue.md')).toMatchObject({
+        outcome: 'kept',
+        note: expect.stringContaining('.claude/commands/sow/continue.md.sow-new'),
+      });
+      expect(w.read('.claude/commands/sow/continue.md')).toBe(edited);
+      expect(w.read('.claude/commands/sow/continue.md.sow-new')).toContain('!`sow project continue --full`');
+      expect(outcomeOf(r, '.claude/settings.json')).toMatchObject({
+        outcome: 'skipped',
+        note: expect.stringContaining('it is not a JSON object'),
+      });
+      expect(w.read('.claude/settings.json')).toBe('{ not json');
+    },
+  );
 
-  it("the other targets share the Agent Skill and the AGENTS.md section; uninstalling one keeps what another uses; all out restores the user's files", async () => {
-    const w = await world('init');
-    const agents = '# Notes for agents\n\nRun npm test before committing.\n';
-    w.write('AGENTS.md', agents);
-    for (const target of ['codex', 'cursor', 'gemini', 'copilot', 'opencode'])
-      await install(w.dir, target, { version: VERSION });
-    expect(w.read('AGENTS.md').startsWith(agents)).toBe(true);
-    expect(w.read('AGENTS.md')).toMatch(
-      /<!-- sow:begin[^>]*-->\n## sow\n[\s\S]*sow project continue[\s\S]*<!-- sow:end -->\n$/,
-    );
-    expect(w.read('AGENTS.md').match(/sow:begin/g)).toHaveLength(1);
-    expect(w.read('.agents/skills/sow/SKILL.md')).toMatch(/^---\nname: sow\n/);
-    expect(w.read('.cursor/rules/sow.mdc')).toMatch(/^---\ndescription: .*\nalwaysApply: true\n---/);
-    expect(w.read('.gemini/commands/sow/status.toml')).toMatch(
-      /^description = ".*"\nprompt = """\n[\s\S]*!\{sow project status\}[\s\S]*"""\n$/,
-    );
-    expect(w.read('.gemini/commands/sow/start.toml')).toContain('sow project new {{args}}');
-    expect(w.read('GEMINI.md')).toContain('<!-- sow:end -->');
-    expect(parse(w.read(RECORD)).files.find((f: { path: string }) => f.path === 'AGENTS.md').targets).toEqual([
-      'codex',
-      'cursor',
-      'copilot',
-      'opencode',
-    ]);
+  it(
+    'the other targets share the Agent Skill and the AGENTS.md section; uninstalling one keeps what another uses; ' +
+      "all out restores the user's files",
+    async () => {
+      const w = await world('init');
+      const agents = '# Notes for agents\n\nRun npm test before committing.\n';
+      w.write('AGENTS.md', agents);
+      for (const target of ['codex', 'cursor', 'gemini', 'copilot', 'opencode'])
+        await install(w.dir, target, { version: VERSION });
+      expect(w.read('AGENTS.md').startsWith(agents)).toBe(true);
+      expect(w.read('AGENTS.md')).toMatch(
+        /<!-- sow:begin[^>]*-->\n## sow\n[\s\S]*sow project continue[\s\S]*<!-- sow:end -->\n$/,
+      );
+      expect(w.read('AGENTS.md').match(/sow:begin/g)).toHaveLength(1);
+      expect(w.read('.agents/skills/sow/SKILL.md')).toMatch(/^---\nname: sow\n/);
+      expect(w.read('.cursor/rules/sow.mdc')).toMatch(/^---\ndescription: .*\nalwaysApply: true\n---/);
+      expect(w.read('.gemini/commands/sow/status.toml')).toMatch(
+        /^description = ".*"\nprompt = """\n[\s\S]*!\{sow project status\}[\s\S]*"""\n$/,
+      );
+      expect(w.read('.gemini/commands/sow/start.toml')).toContain('sow project new {{args}}');
+      expect(w.read('GEMINI.md')).toContain('<!-- sow:end -->');
+      expect(parse(w.read(RECORD)).files.find((f: { path: string }) => f.path === 'AGENTS.md').targets).toEqual([
+        'codex',
+        'cursor',
+        'copilot',
+        'opencode',
+      ]);
 
-    const codex = await uninstall(w.dir, 'codex', {});
-    expect(outcomeOf(codex, 'AGENTS.md')).toEqual({
-      path: 'AGENTS.md',
-      outcome: 'left',
-      note: 'still used by cursor, copilot, opencode',
-    });
-    expect(w.exists('.agents/skills/sow/SKILL.md')).toBe(true);
-    await uninstall(w.dir, 'all', {});
-    expect(tree(w)).toEqual({ 'AGENTS.md': agents });
-    expect(w.exists(RECORD)).toBe(false);
-  });
+      const codex = await uninstall(w.dir, 'codex', {});
+      expect(outcomeOf(codex, 'AGENTS.md')).toEqual({
+        path: 'AGENTS.md',
+        outcome: 'left',
+        note: 'still used by cursor, copilot, opencode',
+      });
+      expect(w.exists('.agents/skills/sow/SKILL.md')).toBe(true);
+      await uninstall(w.dir, 'all', {});
+      expect(tree(w)).toEqual({ 'AGENTS.md': agents });
+      expect(w.exists(RECORD)).toBe(false);
+    },
+  );
 
   it('an edited section is left on uninstall; a record entry sow would not write is left with a warning', async () => {
     const w = await world('init');
@@ -158,19 +172,23 @@ describe('install', () => {
     expect(w.read('src/main.ts')).toBe('mine\n');
   });
 
-  it('refuses an unknown target, --plugin with another target, a record it cannot read, and outside a workspace, writing nothing', async () => {
-    const w = await world('init');
-    const e = await refused(w, () => install(w.dir, 'vscode', { version: VERSION }), 'USAGE', 2);
-    expect(said(e)).toContain('claude, cursor, codex, gemini, copilot, opencode, all');
-    expect(
-      said(await refused(w, () => install(w.dir, 'codex', { version: VERSION, plugin: 'x' }), 'USAGE', 2)),
-    ).toContain('--plugin is for the claude target');
-    w.write(RECORD, 'files: 3\n');
-    await refused(w, () => install(w.dir, 'claude', { version: VERSION }), 'INSTALL_RECORD_INVALID', 4);
-    expect(tree(w)).toEqual({});
-    const bare = await world('bare');
-    await refused(bare, () => install(bare.dir, 'claude', { version: VERSION }), 'NOT_INITIALIZED', 1);
-  });
+  it(
+    'refuses an unknown target, --plugin with another target, a record it cannot read, and outside a workspace, ' +
+      'writing nothing',
+    async () => {
+      const w = await world('init');
+      const e = await refused(w, () => install(w.dir, 'vscode', { version: VERSION }), 'USAGE', 2);
+      expect(said(e)).toContain('claude, cursor, codex, gemini, copilot, opencode, all');
+      expect(
+        said(await refused(w, () => install(w.dir, 'codex', { version: VERSION, plugin: 'x' }), 'USAGE', 2)),
+      ).toContain('--plugin is for the claude target');
+      w.write(RECORD, 'files: 3\n');
+      await refused(w, () => install(w.dir, 'claude', { version: VERSION }), 'INSTALL_RECORD_INVALID', 4);
+      expect(tree(w)).toEqual({});
+      const bare = await world('bare');
+      await refused(bare, () => install(bare.dir, 'claude', { version: VERSION }), 'NOT_INITIALIZED', 1);
+    },
+  );
 
   it('--plugin writes a Claude Code plugin folder, recorded in it; uninstall removes the folder', async () => {
     const w = await world('init');

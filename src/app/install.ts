@@ -65,8 +65,10 @@ export class JsonTooDeepError extends SowError {
     super(
       'JSON_TOO_DEEP',
       'state',
-      `${file} nests maps and lists more than ${MAX_JSON_DEPTH} levels deep; settings files nest a few, so sow does not read it`,
-      `sow changed nothing; look at ${file}: if it came with the repository, restore it ('git checkout -- ${file}') or remove it, then retry`,
+      `${file} nests maps and lists more than ${MAX_JSON_DEPTH} levels deep; settings files nest a few, so sow ` +
+        `does not read it`,
+      `sow changed nothing; look at ${file}: if it came with the repository, restore it ('git checkout ` +
+        `-- ${file}') or remove it, then retry`,
       { path: file },
     );
   }
@@ -355,7 +357,8 @@ export async function uninstall(
       ignore(
         rec.path,
         'the record has no content hash for it',
-        'without a content hash, so sow cannot tell that what is there is what it wrote (remove it yourself if you no longer want it)',
+        'without a content hash, so sow cannot tell that what is there is what it wrote (remove it yourself if you ' +
+          'no longer want it)',
       );
       continue;
     }

@@ -46,7 +46,10 @@ async function withEdited(w: World, rels: string[], fn: () => Promise<void>): Pr
 
 type Use = [string, () => Promise<unknown>];
 
-/** Every use case refuses with STATE_FILE_INVALID (exit 4) naming `file` and `field`, changing nothing; their messages. */
+/**
+ * Every use case refuses with STATE_FILE_INVALID (exit 4) naming `file` and `field`, changing nothing; their
+ * messages.
+ */
 async function refusedBy(w: World, uses: Use[], file: string, field: string | undefined): Promise<string[]> {
   const messages: string[] = [];
   for (const [what, run] of uses) {
@@ -87,75 +90,82 @@ describe('a project file that is not a project of its lifecycle', () => {
     }
   });
 
-  it('a final state (NoProject), and names of JavaScript object members, are no states a project file can be in', async () => {
-    const w = await world('planning');
-    for (const state of ['NoProject', 'constructor', 'toString']) {
-      await withEdited(w, [PROJECT], async () => {
-        editYaml(w, PROJECT, (doc) => doc.setIn(['statechart', 'current_state'], state));
-        const [m] = await refusedBy(
-          w,
-          [
-            ['project status', () => projectStatus(w.ctx())],
-            ['advance', () => advanceProject(w.ctx(), undefined, false)],
-            ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
-            ['project set', () => setProjectField(w.ctx(), 'description', 'x')],
-          ],
-          PROJECT,
-          'statechart.current_state',
-        );
-        expect(m).toContain(`'${state}'`);
-        expect(m).toContain('PlanningActive');
-      });
-    }
-  });
+  it(
+    'a final state (NoProject), and names of JavaScript object members, ' + 'are no states a project file can be in',
+    async () => {
+      const w = await world('planning');
+      for (const state of ['NoProject', 'constructor', 'toString']) {
+        await withEdited(w, [PROJECT], async () => {
+          editYaml(w, PROJECT, (doc) => doc.setIn(['statechart', 'current_state'], state));
+          const [m] = await refusedBy(
+            w,
+            [
+              ['project status', () => projectStatus(w.ctx())],
+              ['advance', () => advanceProject(w.ctx(), undefined, false)],
+              ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
+              ['project set', () => setProjectField(w.ctx(), 'description', 'x')],
+            ],
+            PROJECT,
+            'statechart.current_state',
+          );
+          expect(m).toContain(`'${state}'`);
+          expect(m).toContain('PlanningActive');
+        });
+      }
+    },
+  );
 
-  it('an unknown project type (names of JavaScript object members too), a missing phase and an extra phase are refused', async () => {
-    const w = await world('planning');
-    for (const type of ['galaxy', '__proto__', 'toString']) {
+  it(
+    'an unknown project type (names of JavaScript object members too), a missing phase and an extra phase ' +
+      'are refused',
+    async () => {
+      const w = await world('planning');
+      for (const type of ['galaxy', '__proto__', 'toString']) {
+        await withEdited(w, [PROJECT], async () => {
+          editYaml(w, PROJECT, (doc) => doc.set('type', type));
+          const [m] = await refusedBy(
+            w,
+            [
+              ['project status', () => projectStatus(w.ctx())],
+              ['task list', () => listTasks(w.ctx())],
+              ['advance', () => advanceProject(w.ctx(), undefined, false)],
+              ['project set', () => setProjectField(w.ctx(), 'description', 'x')],
+            ],
+            PROJECT,
+            'type',
+          );
+          if (type === 'galaxy') expect(m).toContain('galaxy');
+        });
+      }
       await withEdited(w, [PROJECT], async () => {
-        editYaml(w, PROJECT, (doc) => doc.set('type', type));
-        const [m] = await refusedBy(
+        editYaml(w, PROJECT, (doc) => doc.deleteIn(['phases', 'review']));
+        await refusedBy(
           w,
           [
             ['project status', () => projectStatus(w.ctx())],
-            ['task list', () => listTasks(w.ctx())],
-            ['advance', () => advanceProject(w.ctx(), undefined, false)],
-            ['project set', () => setProjectField(w.ctx(), 'description', 'x')],
+            ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
+            ['advance --list', () => listAdvanceOptions(w.ctx())],
           ],
           PROJECT,
-          'type',
+          'phases.review',
         );
-        if (type === 'galaxy') expect(m).toContain('galaxy');
       });
-    }
-    await withEdited(w, [PROJECT], async () => {
-      editYaml(w, PROJECT, (doc) => doc.deleteIn(['phases', 'review']));
-      await refusedBy(
-        w,
-        [
-          ['project status', () => projectStatus(w.ctx())],
-          ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
-          ['advance --list', () => listAdvanceOptions(w.ctx())],
-        ],
-        PROJECT,
-        'phases.review',
-      );
-    });
-    await withEdited(w, [PROJECT], async () => {
-      editYaml(w, PROJECT, (doc) => doc.setIn(['phases', 'testing'], doc.getIn(['phases', 'review'])));
-      await refusedBy(
-        w,
-        [
-          ['project status', () => projectStatus(w.ctx())],
-          ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
-        ],
-        PROJECT,
-        'phases.testing',
-      );
-    });
-    // Restored, it loads again.
-    expect(await projectStatus(w.ctx())).toMatchObject({ state: 'PlanningActive' });
-  });
+      await withEdited(w, [PROJECT], async () => {
+        editYaml(w, PROJECT, (doc) => doc.setIn(['phases', 'testing'], doc.getIn(['phases', 'review'])));
+        await refusedBy(
+          w,
+          [
+            ['project status', () => projectStatus(w.ctx())],
+            ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
+          ],
+          PROJECT,
+          'phases.testing',
+        );
+      });
+      // Restored, it loads again.
+      expect(await projectStatus(w.ctx())).toMatchObject({ state: 'PlanningActive' });
+    },
+  );
 });
 
 describe('task files that disagree with their folder or with each other', () => {
@@ -252,32 +262,35 @@ describe('state files are validated on every read and never overwritten when inv
     );
   });
 
-  it('a task status that is no status: refused naming the task file and the field; the other task stays usable', async () => {
-    const w = await world('executing');
-    const file = taskFile('010');
-    editYaml(w, file, (doc) => doc.set('status', 'bogus'));
-    await refusedBy(
-      w,
-      [
-        ['task get', () => getTask(w.ctx(), '010')],
-        ['task set', () => setTaskField(w.ctx(), '010', 'name', 'Renamed')],
-        ['task abandon', () => abandonTask(w.ctx(), '010')],
+  it(
+    'a task status that is no status: ' + 'refused naming the task file and the field; the other task stays usable',
+    async () => {
+      const w = await world('executing');
+      const file = taskFile('010');
+      editYaml(w, file, (doc) => doc.set('status', 'bogus'));
+      await refusedBy(
+        w,
         [
-          'task input add',
-          () =>
-            addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'inputs', {
-              type: 'reference',
-              path: 'refs/a.md',
-              extra: {},
-            }),
+          ['task get', () => getTask(w.ctx(), '010')],
+          ['task set', () => setTaskField(w.ctx(), '010', 'name', 'Renamed')],
+          ['task abandon', () => abandonTask(w.ctx(), '010')],
+          [
+            'task input add',
+            () =>
+              addArtifact(w.ctx(), { kind: 'task', id: '010' }, 'inputs', {
+                type: 'reference',
+                path: 'refs/a.md',
+                extra: {},
+              }),
+          ],
         ],
-      ],
-      file,
-      'status',
-    );
-    await setTaskField(w.ctx(), '020', 'status', 'in_progress');
-    expect(w.read(file)).toContain('status: bogus');
-  });
+        file,
+        'status',
+      );
+      await setTaskField(w.ctx(), '020', 'status', 'in_progress');
+      expect(w.read(file)).toContain('status: bogus');
+    },
+  );
 
   it('a missing required field: refused naming the field', async () => {
     const w = await world('executing');
@@ -353,43 +366,47 @@ describe('YAML syntax errors', () => {
 
 // Moved from test/e2e/integrity.test.ts, which keeps a read and a write of it (stderr and --json).
 describe('initialised means initialised', () => {
-  it('a .sow/ holding only runtime files is not a workspace: every use case says to run sow init, and initialises nothing; project new initialises by itself', async () => {
-    const w = await world('bare');
-    w.write('.git/sow/.gitignore', '*\n');
-    w.write('.git/sow/tmp/leftover.tmp', 'x');
-    const uses: Use[] = [
-      ['task list', () => listTasks(w.ctx())],
-      ['task add', () => addTask(w.ctx(), { name: 'X' })],
-      ['project status', () => projectStatus(w.ctx())],
-      ['project continue', () => continueProject(w.ctx())],
-      ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
-      ['advance', () => advanceProject(w.ctx(), undefined, false)],
-      ['advance --list', () => listAdvanceOptions(w.ctx())],
-      [
-        'log --project',
-        () =>
-          appendLog(w.ctx(), {
-            agent: 'a',
-            action: 'research',
-            result: 'success',
-            files: [],
-            project: true,
-            notes: 'note',
-          }),
-      ],
-    ];
-    for (const [what, run] of uses) {
-      const e = await refused(w, run, 'NOT_INITIALIZED', 1);
-      expect(e.message, what).toContain('not initialised');
-      expect(e.hint, what).toBe("run 'sow init'");
-      expect(w.exists('.sow/.version'), `${what} did not initialise`).toBe(false);
-      expect(w.exists(PROJECT)).toBe(false);
-    }
-    expect(w.git(['status', '--porcelain', '--untracked-files=all'])).toBe('');
-    const made = await newProject(w.ctx(), { name: 'y', description: 'd', planning: true });
-    expect(made.initialised).toBe(w.dir);
-    expect(w.read('.sow/.version').trim()).toMatch(/^\d+$/);
-    expect(w.exists('.sow/.gitignore')).toBe(true);
-    expect(w.yaml(PROJECT).name).toBe('y');
-  });
+  it(
+    'a .sow/ holding only runtime files is not a workspace: every use case says to run sow init, and initialises ' +
+      'nothing; project new initialises by itself',
+    async () => {
+      const w = await world('bare');
+      w.write('.git/sow/.gitignore', '*\n');
+      w.write('.git/sow/tmp/leftover.tmp', 'x');
+      const uses: Use[] = [
+        ['task list', () => listTasks(w.ctx())],
+        ['task add', () => addTask(w.ctx(), { name: 'X' })],
+        ['project status', () => projectStatus(w.ctx())],
+        ['project continue', () => continueProject(w.ctx())],
+        ['phase set', () => setPhaseField(w.ctx(), 'metadata.a', 'b')],
+        ['advance', () => advanceProject(w.ctx(), undefined, false)],
+        ['advance --list', () => listAdvanceOptions(w.ctx())],
+        [
+          'log --project',
+          () =>
+            appendLog(w.ctx(), {
+              agent: 'a',
+              action: 'research',
+              result: 'success',
+              files: [],
+              project: true,
+              notes: 'note',
+            }),
+        ],
+      ];
+      for (const [what, run] of uses) {
+        const e = await refused(w, run, 'NOT_INITIALIZED', 1);
+        expect(e.message, what).toContain('not initialised');
+        expect(e.hint, what).toBe("run 'sow init'");
+        expect(w.exists('.sow/.version'), `${what} did not initialise`).toBe(false);
+        expect(w.exists(PROJECT)).toBe(false);
+      }
+      expect(w.git(['status', '--porcelain', '--untracked-files=all'])).toBe('');
+      const made = await newProject(w.ctx(), { name: 'y', description: 'd', planning: true });
+      expect(made.initialised).toBe(w.dir);
+      expect(w.read('.sow/.version').trim()).toMatch(/^\d+$/);
+      expect(w.exists('.sow/.gitignore')).toBe(true);
+      expect(w.yaml(PROJECT).name).toBe('y');
+    },
+  );
 });

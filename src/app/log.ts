@@ -136,6 +136,7 @@ export async function logLeftCompleted(
     uow,
     before.id,
     { agent: who, action: 'note', result: 'success' },
-    `Reopened with --force (${how}): the task had been completed since ${before.completed_at ?? 'an unknown time'}; its status is now ${status}.`,
+    `Reopened with --force (${how}): the task had been completed ` +
+      `since ${before.completed_at ?? 'an unknown time'}; its status is now ${status}.`,
   );
 }

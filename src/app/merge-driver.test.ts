@@ -1,4 +1,7 @@
-/** `sow merge-driver` in-process: the files git hands it, what it writes, what it records, and what it leaves to git's text merge. */
+/**
+ * `sow merge-driver` in-process: the files git hands it, what it writes, what it records, and what it leaves to
+ * git's text merge.
+ */
 import { existsSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -48,27 +51,36 @@ describe('sow merge-driver', () => {
     expect(m.result()).toBe(ours.replace('status: pending', 'status: in_progress'));
   });
 
-  it('a conflict: exit 1 naming the field and both values; %A is valid YAML with ours; the record is kept for doctor, and dropped when the file merges', async () => {
-    const w = await world('init');
-    const m = merge(
-      w,
-      TASK,
-      task(),
-      task({ status: 'completed', name: 'mine' }),
-      task({ status: 'abandoned', assigned_agent: 'x' }),
-    );
-    const e = await refused(w, m.run, 'MERGE_CONFLICT', 1);
-    expect(e.message).toBe(
-      `'${TASK}': a field both branches changed to different values: 'status' is 'completed' here and 'abandoned' on the other branch; the file keeps this branch's values`,
-    );
-    expect(e.hint).toContain(`'git add ${TASK}'`);
-    expect(m.result()).toBe(task({ status: 'completed', name: 'mine', assigned_agent: 'x' }));
-    expect(conflictRecords(w.dir)).toEqual([
-      { path: TASK, at: NOW(), fields: [{ field: 'status', base: 'pending', ours: 'completed', theirs: 'abandoned' }] },
-    ]);
-    await merge(w, TASK, task(), task({ name: 'mine' }), task()).run();
-    expect(conflictRecords(w.dir)).toEqual([]);
-  });
+  it(
+    'a conflict: exit 1 naming the field and both values; %A is valid YAML with ours; the record is kept for ' +
+      'doctor, and dropped when the file merges',
+    async () => {
+      const w = await world('init');
+      const m = merge(
+        w,
+        TASK,
+        task(),
+        task({ status: 'completed', name: 'mine' }),
+        task({ status: 'abandoned', assigned_agent: 'x' }),
+      );
+      const e = await refused(w, m.run, 'MERGE_CONFLICT', 1);
+      expect(e.message).toBe(
+        `'${TASK}': a field both branches changed to different values: 'status' is 'completed' here and 'abandoned' ` +
+          `on the other branch; the file keeps this branch's values`,
+      );
+      expect(e.hint).toContain(`'git add ${TASK}'`);
+      expect(m.result()).toBe(task({ status: 'completed', name: 'mine', assigned_agent: 'x' }));
+      expect(conflictRecords(w.dir)).toEqual([
+        {
+          path: TASK,
+          at: NOW(),
+          fields: [{ field: 'status', base: 'pending', ours: 'completed', theirs: 'abandoned' }],
+        },
+      ]);
+      await merge(w, TASK, task(), task({ name: 'mine' }), task()).run();
+      expect(conflictRecords(w.dir)).toEqual([]);
+    },
+  );
 
   it('logs keep what both sides appended', async () => {
     const w = await world('init');
@@ -80,65 +92,76 @@ describe('sow merge-driver', () => {
     expect(m.result()).toBe(head + entry(2) + entry(3));
   });
 
-  it('what it does not merge by meaning goes to git’s text merge: another file, a file that does not parse, one too large', async () => {
-    const w = await world('init');
-    const clean = merge(w, '.sow/config.yaml', 'a: 1\nb: 2\nc: 3\n', 'a: 10\nb: 2\nc: 3\n', 'a: 1\nb: 2\nc: 30\n');
-    expect(await clean.run()).toEqual({ path: '.sow/config.yaml', how: 'text' });
-    expect(clean.result()).toBe('a: 10\nb: 2\nc: 30\n');
-    const markers = merge(w, '.sow/config.yaml', 'a: 1\n', 'a: 2\n', 'a: 3\n');
-    await refused(w, markers.run, 'MERGE_TEXT_CONFLICT', 1);
-    expect(markers.result()).toBe('<<<<<<< ours\na: 2\n=======\na: 3\n>>>>>>> theirs\n');
-    // A file git cannot merge as text either (binary): exit 5, and %A is this branch's, untouched.
-    const binary = merge(w, '.sow/knowledge/logo.png', 'a\0b', 'a\0c', 'a\0d');
-    await refused(w, binary.run, 'GIT_MERGE_FILE_FAILED', 5);
-    expect(binary.result()).toBe('a\0c');
-    // An alias bomb on the other side is never expanded: the text merge takes the file.
-    const bomb = `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`;
-    await refused(w, merge(w, TASK, task(), task({ status: 'completed' }), bomb).run, 'MERGE_TEXT_CONFLICT', 1);
-    const big = task({ metadata: { blob: 'x'.repeat(1024 * 1024) } });
-    expect(await merge(w, TASK, task(), task(), big).run()).toEqual({ path: TASK, how: 'text' });
-  });
+  it(
+    'what it does not merge by meaning goes to git’s text merge: another file, a file that does not parse, ' +
+      'one too large',
+    async () => {
+      const w = await world('init');
+      const clean = merge(w, '.sow/config.yaml', 'a: 1\nb: 2\nc: 3\n', 'a: 10\nb: 2\nc: 3\n', 'a: 1\nb: 2\nc: 30\n');
+      expect(await clean.run()).toEqual({ path: '.sow/config.yaml', how: 'text' });
+      expect(clean.result()).toBe('a: 10\nb: 2\nc: 30\n');
+      const markers = merge(w, '.sow/config.yaml', 'a: 1\n', 'a: 2\n', 'a: 3\n');
+      await refused(w, markers.run, 'MERGE_TEXT_CONFLICT', 1);
+      expect(markers.result()).toBe('<<<<<<< ours\na: 2\n=======\na: 3\n>>>>>>> theirs\n');
+      // A file git cannot merge as text either (binary): exit 5, and %A is this branch's, untouched.
+      const binary = merge(w, '.sow/knowledge/logo.png', 'a\0b', 'a\0c', 'a\0d');
+      await refused(w, binary.run, 'GIT_MERGE_FILE_FAILED', 5);
+      expect(binary.result()).toBe('a\0c');
+      // An alias bomb on the other side is never expanded: the text merge takes the file.
+      const bomb =
+        `a: &a ["x","x","x","x","x","x","x","x","x"]\nb: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]\nc: &c ` +
+        `[*b,*b,*b,*b,*b,*b,*b,*b,*b]\nd: [*c,*c,*c,*c,*c,*c,*c,*c,*c]\n`;
+      await refused(w, merge(w, TASK, task(), task({ status: 'completed' }), bomb).run, 'MERGE_TEXT_CONFLICT', 1);
+      const big = task({ metadata: { blob: 'x'.repeat(1024 * 1024) } });
+      expect(await merge(w, TASK, task(), task(), big).run()).toEqual({ path: TASK, how: 'text' });
+    },
+  );
 
-  it('writes only a real file of the folder git merges in: a link for %A, or a file elsewhere, is refused and left alone', async () => {
-    const w = await world('init');
-    const outside = join(w.dir, '..', `outside-${process.pid}.txt`);
-    writeFileSync(outside, 'keep me\n');
-    try {
-      const m = merge(w, TASK, task(), task(), task({ status: 'completed' }));
-      symlinkSync(outside, join(w.dir, '.merge_file_L'));
-      await refused(
-        w,
-        () =>
-          runMergeDriver(
-            w.dir,
-            { base: '.merge_file_O', ours: '.merge_file_L', theirs: '.merge_file_B', path: TASK },
-            NOW,
-          ),
-        'PATH_ESCAPES',
-        4,
-      );
-      await refused(
-        w,
-        () => runMergeDriver(w.dir, { base: '.merge_file_O', ours: outside, theirs: '.merge_file_B', path: TASK }, NOW),
-        'PATH_ESCAPES',
-        4,
-      );
-      await refused(
-        w,
-        () =>
-          runMergeDriver(
-            w.dir,
-            { base: '.merge_file_O', ours: '.merge_file_none', theirs: '.merge_file_B', path: TASK },
-            NOW,
-          ),
-        'USAGE',
-        2,
-      );
-      expect(readFileSync(outside, 'utf8')).toBe('keep me\n');
-      expect(m.result()).toBe(task());
-    } finally {
-      rmSync(outside, { force: true });
-    }
-    expect(existsSync(join(w.dir, '.git/sow/merge-conflicts'))).toBe(false);
-  });
+  it(
+    'writes only a real file of the folder git merges in: a link for %A, or a file elsewhere, is refused and ' +
+      'left alone',
+    async () => {
+      const w = await world('init');
+      const outside = join(w.dir, '..', `outside-${process.pid}.txt`);
+      writeFileSync(outside, 'keep me\n');
+      try {
+        const m = merge(w, TASK, task(), task(), task({ status: 'completed' }));
+        symlinkSync(outside, join(w.dir, '.merge_file_L'));
+        await refused(
+          w,
+          () =>
+            runMergeDriver(
+              w.dir,
+              { base: '.merge_file_O', ours: '.merge_file_L', theirs: '.merge_file_B', path: TASK },
+              NOW,
+            ),
+          'PATH_ESCAPES',
+          4,
+        );
+        await refused(
+          w,
+          () =>
+            runMergeDriver(w.dir, { base: '.merge_file_O', ours: outside, theirs: '.merge_file_B', path: TASK }, NOW),
+          'PATH_ESCAPES',
+          4,
+        );
+        await refused(
+          w,
+          () =>
+            runMergeDriver(
+              w.dir,
+              { base: '.merge_file_O', ours: '.merge_file_none', theirs: '.merge_file_B', path: TASK },
+              NOW,
+            ),
+          'USAGE',
+          2,
+        );
+        expect(readFileSync(outside, 'utf8')).toBe('keep me\n');
+        expect(m.result()).toBe(task());
+      } finally {
+        rmSync(outside, { force: true });
+      }
+      expect(existsSync(join(w.dir, '.git/sow/merge-conflicts'))).toBe(false);
+    },
+  );
 });

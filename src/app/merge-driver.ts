@@ -57,13 +57,17 @@ export interface ConflictRecord {
   fields: FieldConflict[];
 }
 
-/** Both branches changed fields of a state file differently: git stops the merge (exit 1), and the file keeps this branch's values. */
+/**
+ * Both branches changed fields of a state file differently: git stops the merge (exit 1), and the file keeps this
+ * branch's values.
+ */
 export class MergeConflictError extends SowError {
   constructor(path: string, fields: readonly FieldConflict[]) {
     super(
       'MERGE_CONFLICT',
       'failed',
-      `${quoted(path)}: ${fields.length === 1 ? 'a field' : `${fields.length} fields`} both branches changed to different values: ${describeConflicts(fields)}; the file keeps this branch's values`,
+      `${quoted(path)}: ${fields.length === 1 ? 'a field' : `${fields.length} fields`} both branches changed to ` +
+        `different values: ${describeConflicts(fields)}; the file keeps this branch's values`,
       resolveHint(path),
       { path, fields },
     );
@@ -84,7 +88,8 @@ export class MergeTextConflictError extends SowError {
 }
 
 const resolveHint = (path: string) =>
-  `edit ${shown(path)} so each field named holds the value you want (it holds this branch's now), then 'git add ${shown(path)}' and 'git commit'; 'sow doctor' names them again`;
+  `edit ${shown(path)} so each field named holds the value you want (it holds this branch's now), then 'git ` +
+  `add ${shown(path)}' and 'git commit'; 'sow doctor' names them again`;
 
 const MAX_SHOWN = 60;
 /** A value of a conflict, on one line: a string in quotes, anything else as JSON; "nothing" where a side removed it. */
@@ -137,7 +142,10 @@ function textMerge(
 
 const SCHEMAS = { project: ProjectStateSchema, task: TaskStateSchema } as const;
 
-/** Parsed data of one version, or undefined for an empty base (both branches added the file); 'unreadable' for what sow does not read. */
+/**
+ * Parsed data of one version, or undefined for an empty base (both branches added the file); 'unreadable' for what
+ * sow does not read.
+ */
 async function parsed(
   kind: MergeKind,
   path: string,
@@ -167,7 +175,10 @@ function validFor(kind: MergeKind, data: unknown): boolean {
   return false;
 }
 
-/** Runs the driver: the merge in %A, or a conflict error (git stops), or git's text merge for what sow does not understand. */
+/**
+ * Runs the driver: the merge in %A, or a conflict error (git stops), or git's text merge for what sow does not
+ * understand.
+ */
 export async function runMergeDriver(
   cwd: string,
   req: MergeDriverRequest,

@@ -17,11 +17,13 @@ import type { Transaction } from '../adapters/transaction.js';
  * each placeholder in single quotes itself.
  */
 export const MERGE_DRIVER =
-  'if command -v sow >/dev/null; then sow merge-driver %O %A %B %P; else git merge-file -L ours -L base -L theirs %A %O %B; fi';
+  'if command -v sow >/dev/null; then sow merge-driver %O %A %B %P; else git merge-file -L ours -L base -L theirs ' +
+  '%A %O %B; fi';
 export const MERGE_DRIVER_NAME = "sow's files under .sow/, merged by what they mean";
 export const ATTRIBUTES_FILE = '.sow/.gitattributes';
 export const ATTRIBUTES_LINE = '* merge=sow';
-export const SOW_GITATTRIBUTES = `# git merges sow's files with 'sow merge-driver' (the command is in .git/config: 'sow init'
+export const SOW_GITATTRIBUTES = `# git merges sow's files with 'sow merge-driver' (the command is in .git/config: \
+'sow init'
 # or 'sow doctor --fix' sets it): fields, artifacts and log entries of both branches are kept.
 ${ATTRIBUTES_LINE}
 `;
@@ -50,7 +52,9 @@ export function configuredDriver(root: string): string | undefined {
   return r.ok ? r.out : undefined;
 }
 
-/** Whether `command` runs sow's merge driver with every placeholder it needs (how it finds sow is the user's choice). */
+/**
+ * Whether `command` runs sow's merge driver with every placeholder it needs (how it finds sow is the user's choice).
+ */
 export function isSowDriver(command: string): boolean {
   return /(^|[\s/'"])sow(\.cjs)?['"]? merge-driver %O %A %B %P($|[\s;])/.test(command.trim());
 }

@@ -46,7 +46,10 @@ export interface MigrationReport {
   backup?: string;
 }
 
-/** A text 0.1.0's journal would write: layout 1 files parse as YAML (they are converted next), `.version` is a number. */
+/**
+ * A text 0.1.0's journal would write: layout 1 files parse as YAML (they are converted next), `.version` is a
+ * number.
+ */
 async function checkLegacyText(rel: string, text: string): Promise<void> {
   if (rel.endsWith('.yaml')) await parseStateText(rel, text);
   else await checkJournalText(rel, text);

@@ -60,26 +60,31 @@ describe('a hand edit of a task file is seen everywhere, at once', () => {
 });
 
 describe('files sow did not write', () => {
-  it('reads a file laid out by another tool (the yaml package takes what the canonical reader declines) and writes it back', async () => {
-    const w = await world('one');
-    // Four-space indentation, single quotes and a flow list: valid YAML, not the form sow writes.
-    const text = stringify(
-      { ...w.yaml(taskFile('010')), name: 'Renamed by hand', dependencies: [] },
-      { indent: 4, defaultStringType: 'QUOTE_SINGLE', flowCollectionPadding: true },
-    );
-    expect(text).toContain("'name': 'Renamed by hand'");
-    writeFileSync(join(w.dir, taskFile('010')), text);
-    expect((await getTask(w.ctx(), '010', 'name')).value).toBe('Renamed by hand');
-    expect((await listTasks(w.ctx()))[0]!.name).toBe('Renamed by hand');
-    await setTaskField(w.ctx(), '010', 'iteration', '2');
-    expect(w.yaml(taskFile('010'))).toMatchObject({ name: 'Renamed by hand', iteration: 2 });
-  });
+  it(
+    'reads a file laid out by another tool (the yaml package takes what the canonical reader declines) and ' +
+      'writes it back',
+    async () => {
+      const w = await world('one');
+      // Four-space indentation, single quotes and a flow list: valid YAML, not the form sow writes.
+      const text = stringify(
+        { ...w.yaml(taskFile('010')), name: 'Renamed by hand', dependencies: [] },
+        { indent: 4, defaultStringType: 'QUOTE_SINGLE', flowCollectionPadding: true },
+      );
+      expect(text).toContain("'name': 'Renamed by hand'");
+      writeFileSync(join(w.dir, taskFile('010')), text);
+      expect((await getTask(w.ctx(), '010', 'name')).value).toBe('Renamed by hand');
+      expect((await listTasks(w.ctx()))[0]!.name).toBe('Renamed by hand');
+      await setTaskField(w.ctx(), '010', 'iteration', '2');
+      expect(w.yaml(taskFile('010'))).toMatchObject({ name: 'Renamed by hand', iteration: 2 });
+    },
+  );
 
   it('keeps comments a person wrote through writes', async () => {
     const w = await world('one');
     writeFileSync(
       join(w.dir, PROJECT),
-      `# Reviewed by Ada on Monday\n${w.read(PROJECT).replace('description: A demo project', 'description: A demo project # keep this short')}`,
+      `# Reviewed by Ada on ` +
+        `Monday\n${w.read(PROJECT).replace('description: A demo project', 'description: A demo project # keep this short')}`,
     );
     w.write('.sow/project/notes.md', '# Notes\n');
     await addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'notes.md', extra: {} });

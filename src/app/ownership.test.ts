@@ -60,7 +60,8 @@ describe('a worker owner is judged by its pid only in its own pid namespace', ()
       .read(taskFile('010'))
       .replace(
         'metadata: {}',
-        `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: 1\n  host: ${hostname()}\n  boot: ${BOOT}\n  pstart: ${pstart}\n  pidns: "pid:[4026530000]"\n  since: "2026-11-26T00:00:00.000Z"`,
+        `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: 1\n  host: ${hostname()}\n  ` +
+          `boot: ${BOOT}\n  pstart: ${pstart}\n  pidns: "pid:[4026530000]"\n  since: "2026-11-26T00:00:00.000Z"`,
       );
     w.write(taskFile('010'), text.replace('status: pending', 'status: in_progress'));
     expect(
@@ -100,27 +101,32 @@ describe('the tasks a worker may be spawned on', () => {
     expect(s.f.calls()).toHaveLength(1);
   });
 
-  it('not before the project executes tasks, also by --next, with the sow advance that gets there; --force spawns anyway', async () => {
-    const w = await world('init');
-    const s = await setup(w);
-    await newProject(w.ctx(), { name: 'demo', description: 'd', planning: false });
-    await addTask(w.ctx(), { name: 'A', agent: 'implementer' });
-    const e = await refused(w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts), 'NOT_EXECUTING', 3);
-    expect(e.message).toBe(
-      'task 010 cannot get a worker now: the project is in ImplementationPlanning, and workers run tasks in ImplementationExecuting',
-    );
-    expect(e.hint).toContain("run 'sow advance' (ImplementationPlanning → ImplementationExecuting); first:");
-    expect(e.hint).toContain('tasks_approved true');
-    await refused(
-      w,
-      () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }),
-      'NOT_EXECUTING',
-      3,
-    );
-    expect(s.f.calls()).toEqual([]);
-    await spawnAgent(s.ctx(), 'implementer', '010', { ...s.opts, force: true });
-    expect(s.f.calls()).toHaveLength(1);
-  });
+  it(
+    'not before the project executes tasks, also by --next, with the sow advance that gets there; --force ' +
+      'spawns anyway',
+    async () => {
+      const w = await world('init');
+      const s = await setup(w);
+      await newProject(w.ctx(), { name: 'demo', description: 'd', planning: false });
+      await addTask(w.ctx(), { name: 'A', agent: 'implementer' });
+      const e = await refused(w, () => spawnAgent(s.ctx(), 'implementer', '010', s.opts), 'NOT_EXECUTING', 3);
+      expect(e.message).toBe(
+        'task 010 cannot get a worker now: the project is in ImplementationPlanning, and workers run tasks in ' +
+          'ImplementationExecuting',
+      );
+      expect(e.hint).toContain("run 'sow advance' (ImplementationPlanning → ImplementationExecuting); first:");
+      expect(e.hint).toContain('tasks_approved true');
+      await refused(
+        w,
+        () => spawnAgent(s.ctx(), 'implementer', undefined, { ...s.opts, next: true }),
+        'NOT_EXECUTING',
+        3,
+      );
+      expect(s.f.calls()).toEqual([]);
+      await spawnAgent(s.ctx(), 'implementer', '010', { ...s.opts, force: true });
+      expect(s.f.calls()).toHaveLength(1);
+    },
+  );
 
   it('--next passes over a task claimed by someone, and with none ready it is NO_READY_TASK', async () => {
     const w = await world('two');
@@ -179,23 +185,27 @@ describe('who holds a task, if not the one acting: one rule for every change of 
     expect(heldBy(task(), user, NOW)).toBeUndefined();
   });
 
-  it("a live claim on the remote holds it unless this checkout's state records that claim; a claim there that ran out does not", () => {
-    expect(heldBy(task(), user, NOW, remote('a1'))).toMatchObject({
-      where: 'remote',
-      remote: 'origin',
-      claim: { owner: 'ann' },
-    });
-    expect(heldBy(task(), user, NOW, remote('a1', EARLIER))).toBeUndefined();
-    expect(heldBy(task(), user, NOW, { remote: 'origin' })).toBeUndefined();
-    // This checkout's own claim: the owner here decides, live or gone (a worker whose process ended here).
-    const ours = claim('w1', { remote: 'origin', remote_claim: 'a1' });
-    expect(heldBy(task(ours), { by: 'user', owner: 'w1' }, NOW, remote('a1'))).toBeUndefined();
-    expect(heldBy(task({ ...ours, lease_until: EARLIER }), user, NOW, remote('a1'))).toBeUndefined();
-    // Taken over there since: someone else's, even for the owner here.
-    expect(heldBy(task(ours), { by: 'user', owner: 'w1' }, NOW, remote('b2'))).toMatchObject({ where: 'remote' });
-    // A claim recorded for another remote is not the claim on this one.
-    expect(heldBy(task({ ...ours, remote: 'upstream' }), { by: 'user', owner: 'w1' }, NOW, remote('a1'))).toMatchObject(
-      { where: 'remote' },
-    );
-  });
+  it(
+    "a live claim on the remote holds it unless this checkout's state records that claim; a claim there that ran " +
+      'out does not',
+    () => {
+      expect(heldBy(task(), user, NOW, remote('a1'))).toMatchObject({
+        where: 'remote',
+        remote: 'origin',
+        claim: { owner: 'ann' },
+      });
+      expect(heldBy(task(), user, NOW, remote('a1', EARLIER))).toBeUndefined();
+      expect(heldBy(task(), user, NOW, { remote: 'origin' })).toBeUndefined();
+      // This checkout's own claim: the owner here decides, live or gone (a worker whose process ended here).
+      const ours = claim('w1', { remote: 'origin', remote_claim: 'a1' });
+      expect(heldBy(task(ours), { by: 'user', owner: 'w1' }, NOW, remote('a1'))).toBeUndefined();
+      expect(heldBy(task({ ...ours, lease_until: EARLIER }), user, NOW, remote('a1'))).toBeUndefined();
+      // Taken over there since: someone else's, even for the owner here.
+      expect(heldBy(task(ours), { by: 'user', owner: 'w1' }, NOW, remote('b2'))).toMatchObject({ where: 'remote' });
+      // A claim recorded for another remote is not the claim on this one.
+      expect(
+        heldBy(task({ ...ours, remote: 'upstream' }), { by: 'user', owner: 'w1' }, NOW, remote('a1')),
+      ).toMatchObject({ where: 'remote' });
+    },
+  );
 });

@@ -55,35 +55,41 @@ const OUTSIDE = 'PATH_OUTSIDE_REPOSITORY';
 const MISSING = 'ARTIFACT_FILE_MISSING';
 
 describe('modified files are named from the repository root', () => {
-  it('log --file and task output add store the same repository path, once; log --file is cwd-relative, --path is not', async () => {
-    const w = await world('executing');
-    w.write('src/auth/jwt.ts', 'export {};\n');
-    await log(w.ctx(), '010', ['src/auth/jwt.ts']);
-    expect(outputsOf(w, '010')).toEqual(['modified:src/auth/jwt.ts']);
-    // Logging the same file again tracks nothing new.
-    expect(await log(w.ctx(), '010', ['src/auth/jwt.ts'])).toMatchObject({ files: ['src/auth/jwt.ts'], tracked: [] });
-    expect(outputsOf(w, '010')).toEqual(['modified:src/auth/jwt.ts']);
-    expect(w.read('.sow/project/phases/implementation/tasks/010/log.md').match(/src\/auth\/jwt\.ts/g)).toHaveLength(2);
+  it(
+    'log --file and task output add store the same repository path, once; log --file is cwd-relative, ' +
+      '--path is not',
+    async () => {
+      const w = await world('executing');
+      w.write('src/auth/jwt.ts', 'export {};\n');
+      await log(w.ctx(), '010', ['src/auth/jwt.ts']);
+      expect(outputsOf(w, '010')).toEqual(['modified:src/auth/jwt.ts']);
+      // Logging the same file again tracks nothing new.
+      expect(await log(w.ctx(), '010', ['src/auth/jwt.ts'])).toMatchObject({ files: ['src/auth/jwt.ts'], tracked: [] });
+      expect(outputsOf(w, '010')).toEqual(['modified:src/auth/jwt.ts']);
+      expect(w.read('.sow/project/phases/implementation/tasks/010/log.md').match(/src\/auth\/jwt\.ts/g)).toHaveLength(
+        2,
+      );
 
-    await modified(w.ctx(), '020', 'src/auth/jwt.ts');
-    expect(outputsOf(w, '020')).toEqual(['modified:src/auth/jwt.ts']);
-    // From src/: log names files like git does (relative to where you stand) ...
-    await log(w.ctx({}, 'src'), '020', ['auth/jwt.ts', './auth/other.ts']);
-    expect(outputsOf(w, '020')).toEqual(['modified:src/auth/jwt.ts', 'modified:src/auth/other.ts']);
-    // ... while --path of an artifact is always relative to its type's root.
-    await modified(w.ctx({}, 'src'), '020', 'src/x.ts');
-    await modified(w.ctx({}, 'src/auth'), '020', './src//y/../z.ts');
-    expect(outputsOf(w, '020')).toEqual([
-      'modified:src/auth/jwt.ts',
-      'modified:src/auth/other.ts',
-      'modified:src/x.ts',
-      'modified:src/z.ts',
-    ]);
+      await modified(w.ctx(), '020', 'src/auth/jwt.ts');
+      expect(outputsOf(w, '020')).toEqual(['modified:src/auth/jwt.ts']);
+      // From src/: log names files like git does (relative to where you stand) ...
+      await log(w.ctx({}, 'src'), '020', ['auth/jwt.ts', './auth/other.ts']);
+      expect(outputsOf(w, '020')).toEqual(['modified:src/auth/jwt.ts', 'modified:src/auth/other.ts']);
+      // ... while --path of an artifact is always relative to its type's root.
+      await modified(w.ctx({}, 'src'), '020', 'src/x.ts');
+      await modified(w.ctx({}, 'src/auth'), '020', './src//y/../z.ts');
+      expect(outputsOf(w, '020')).toEqual([
+        'modified:src/auth/jwt.ts',
+        'modified:src/auth/other.ts',
+        'modified:src/x.ts',
+        'modified:src/z.ts',
+      ]);
 
-    // A file outside the repository is refused, relative or absolute.
-    await refused(w, () => log(w.ctx({}, 'src'), '010', ['../../outside.ts']), OUTSIDE, 1);
-    await refused(w, () => log(w.ctx(), '010', ['/etc/passwd']), OUTSIDE, 1);
-  });
+      // A file outside the repository is refused, relative or absolute.
+      await refused(w, () => log(w.ctx({}, 'src'), '010', ['../../outside.ts']), OUTSIDE, 1);
+      await refused(w, () => log(w.ctx(), '010', ['/etc/passwd']), OUTSIDE, 1);
+    },
+  );
 });
 
 describe('absolute and outside paths', () => {
@@ -128,31 +134,38 @@ describe('absolute and outside paths', () => {
     );
   });
 
-  it('modified paths: absolute inside converted, ../ refused; a task’s document inputs are rooted at .sow/project/', async () => {
-    const w = await world('executing');
-    await modified(w.ctx(), '010', `${w.dir}/src/a.ts`);
-    expect(outputsOf(w, '010')).toEqual(['modified:src/a.ts']);
-    expect(said(await refused(w, () => modified(w.ctx(), '010', '../x'), OUTSIDE, 1))).toContain('repository root');
-    await refused(w, () => modified(w.ctx(), '010', '/etc/passwd'), OUTSIDE, 1);
-    await refused(w, () => modified(w.ctx(), '010', 'src/../../x'), OUTSIDE, 1);
-    await addArtifact(w.ctx(), task('010'), 'inputs', {
-      type: 'reference',
-      path: `${w.dir}/.sow/project/sinks/style.md`,
-      extra: {},
-    });
-    expect(w.yaml(taskFile('010')).inputs[0].path).toBe('sinks/style.md');
-  });
+  it(
+    'modified paths: absolute inside converted, ../ refused; ' + 'a task’s document inputs are rooted at .sow/project/',
+    async () => {
+      const w = await world('executing');
+      await modified(w.ctx(), '010', `${w.dir}/src/a.ts`);
+      expect(outputsOf(w, '010')).toEqual(['modified:src/a.ts']);
+      expect(said(await refused(w, () => modified(w.ctx(), '010', '../x'), OUTSIDE, 1))).toContain('repository root');
+      await refused(w, () => modified(w.ctx(), '010', '/etc/passwd'), OUTSIDE, 1);
+      await refused(w, () => modified(w.ctx(), '010', 'src/../../x'), OUTSIDE, 1);
+      await addArtifact(w.ctx(), task('010'), 'inputs', {
+        type: 'reference',
+        path: `${w.dir}/.sow/project/sinks/style.md`,
+        extra: {},
+      });
+      expect(w.yaml(taskFile('010')).inputs[0].path).toBe('sinks/style.md');
+    },
+  );
 
-  it('an absolute path through a symlink to the repository (macOS /var → /private/var, or a linked checkout) is inside the repository', async () => {
-    const w = await world('executing');
-    const parent = mkdtempSync(join(tmpdir(), 'sow-link-'));
-    links.push(parent);
-    const alias = join(parent, 'repo');
-    symlinkSync(w.dir, alias);
-    await modified(w.ctx(), '010', `${alias}/src/a.ts`);
-    await log(w.ctx(), '010', [`${alias}/src/b.ts`]);
-    expect(outputsOf(w, '010')).toEqual(['modified:src/a.ts', 'modified:src/b.ts']);
-  });
+  it(
+    'an absolute path through a symlink to the repository (macOS /var → /private/var, or a linked checkout) is ' +
+      'inside the repository',
+    async () => {
+      const w = await world('executing');
+      const parent = mkdtempSync(join(tmpdir(), 'sow-link-'));
+      links.push(parent);
+      const alias = join(parent, 'repo');
+      symlinkSync(w.dir, alias);
+      await modified(w.ctx(), '010', `${alias}/src/a.ts`);
+      await log(w.ctx(), '010', [`${alias}/src/b.ts`]);
+      expect(outputsOf(w, '010')).toEqual(['modified:src/a.ts', 'modified:src/b.ts']);
+    },
+  );
 });
 
 describe('approving needs the file', () => {

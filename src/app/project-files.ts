@@ -90,7 +90,10 @@ export async function checkJournalText(rel: string, text: string): Promise<void>
 
 export const hasProject = (root: string): boolean => stateFileExists(root, PROJECT_FILE);
 
-/** The files in `.sow/project/` when it has no `state.yaml`: a deleted project file, or files another branch left behind. */
+/**
+ * The files in `.sow/project/` when it has no `state.yaml`: a deleted project file, or files another branch left
+ * behind.
+ */
 export function projectLeftovers(root: string): string[] {
   return hasProject(root) ? [] : listFiles(root, PROJECT_DIR);
 }
@@ -103,7 +106,9 @@ export class ProjectFileMissingError extends SowError {
       'PROJECT_FILE_MISSING',
       'state',
       `${PROJECT_FILE} is missing, but ${PROJECT_DIR}/ still holds ${shown}`,
-      `if the project file was deleted, restore it ('git checkout -- ${PROJECT_FILE}'); if these files belong to a project of another branch, commit them there or move them away; 'sow project delete --yes --force' removes them`,
+      `if the project file was deleted, restore it ('git checkout -- ${PROJECT_FILE}'); if these files belong to a ` +
+        `project of another branch, commit them there or move them away; 'sow project delete --yes --force' ` +
+        `removes them`,
       { file: PROJECT_FILE, files: files.slice(0, 20) },
     );
   }
@@ -235,13 +240,17 @@ export class TaskFolderMissingError extends SowError {
       'TASK_FOLDER_MISSING',
       'state',
       `task ${missing} is missing: its folder ${folder} does not exist, and task ${dependent} depends on it`,
-      `if the folder was deleted, restore it with 'git checkout -- ${folder}'; if there never was a task ${missing}, remove ${missing} from the dependencies in ${file}`,
+      `if the folder was deleted, restore it with 'git checkout -- ${folder}'; if there never was a ` +
+        `task ${missing}, remove ${missing} from the dependencies in ${file}`,
       { folder, task: missing, needed_by: dependent, file, field: `dependencies.${index}` },
     );
   }
 }
 
-/** Dependencies must name existing tasks (TaskFolderMissingError) and form no cycle (StateFileError naming a task file). */
+/**
+ * Dependencies must name existing tasks (TaskFolderMissingError) and form no cycle (StateFileError naming a task
+ * file).
+ */
 function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
   // Plain loops: at 10,000 tasks this runs once per task in cold code.
   const known = new Set<string>();
@@ -314,7 +323,8 @@ export async function taskFileProblems(
       problems.push(
         new StateFileError(
           tasksDir(other.name),
-          `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} project live in ${dir}`,
+          `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} ` +
+            `project live in ${dir}`,
         ),
       );
   }
@@ -360,21 +370,28 @@ export function branchProblem(
   const details = { project_branch: project.branch, current_branch: here.branch ?? null };
   if (here.branch === undefined) {
     return {
-      message: `HEAD is detached${here.commit ? ` at ${here.commit.slice(0, 7)}` : ''}, and this project belongs to '${project.branch}'`,
+      message:
+        `HEAD is detached${here.commit ? ` at ${here.commit.slice(0, 7)}` : ''}, and this project belongs to ` +
+        `'${project.branch}'`,
       hint: `run 'git checkout ${project.branch}'`,
       details,
     };
   }
   if (!branchExists(root, project.branch)) {
     return {
-      message: `this project belongs to '${project.branch}', which no longer exists, and '${here.branch}' is checked out`,
-      hint: `if you renamed '${project.branch}' to '${here.branch}', run 'sow project set branch ${here.branch}' to move the project with it; otherwise run 'git checkout' with the project's branch`,
+      message:
+        `this project belongs to '${project.branch}', ` + `which no longer exists, and '${here.branch}' is checked out`,
+      hint:
+        `if you renamed '${project.branch}' to '${here.branch}', run 'sow project set branch ${here.branch}' to ` +
+        `move the project with it; otherwise run 'git checkout' with the project's branch`,
       details,
     };
   }
   return {
     message: `this project belongs to '${project.branch}', but '${here.branch}' is checked out`,
-    hint: `run 'git checkout ${project.branch}'; or, to carry the project on in '${here.branch}', run 'sow project set branch ${here.branch}'`,
+    hint:
+      `run 'git checkout ${project.branch}'; or, to carry the project on in '${here.branch}', run 'sow project ` +
+      `set branch ${here.branch}'`,
     details,
   };
 }

@@ -88,22 +88,28 @@ async function existingProjectError(root: string, here: string | undefined): Pro
   };
   if (here !== undefined && project.branch === here) {
     return new ProjectExistsError(
-      `branch '${here}' already has project ${name} (in ${shown(project.statechart.current_state)}); a branch holds one project`,
-      `carry it on with 'sow project continue', or remove it with 'sow project delete'; to start another project, ${uncommitted ? "commit this one first ('git add .sow && git commit'), then " : ''}check out the branch to start from ('git checkout ${project.base_branch ?? 'main'}') and run 'sow project new' there`,
+      `branch '${here}' already has project ${name} (in ${shown(project.statechart.current_state)}); a branch ` +
+        `holds one project`,
+      `carry it on with 'sow project continue', or remove it with 'sow project delete'; to start another ` +
+        `project, ${uncommitted ? "commit this one first ('git add .sow && git commit'), then " : ''}check out the ` +
+        `branch to start from ('git checkout ${project.base_branch ?? 'main'}') and run 'sow project new' there`,
       details,
     );
   }
   const where = here === undefined ? 'HEAD is detached' : `'${here}' is checked out`;
   if (uncommitted) {
     return new ProjectExistsError(
-      `.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, and ${where}: it came along uncommitted when the branch changed`,
-      `run 'git checkout ${project.branch}' and commit it there ('git add .sow && git commit'); then check out the branch to start from and run 'sow project new' again`,
+      `.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, and ${where}: it came along ` +
+        `uncommitted when the branch changed`,
+      `run 'git checkout ${project.branch}' and commit it there ('git add .sow && git commit'); then check out the ` +
+        `branch to start from and run 'sow project new' again`,
       details,
     );
   }
   return new ProjectExistsError(
     `.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, committed here too, and ${where}`,
-    `if it does not belong here, remove it from this branch with 'sow project delete --yes --force' and commit that; then run 'sow project new' again`,
+    `if it does not belong here, remove it from this branch with 'sow project delete --yes --force' and commit ` +
+      `that; then run 'sow project new' again`,
     details,
   );
 }
@@ -149,7 +155,8 @@ async function planNewProject(root: string, opts: NewProjectOptions): Promise<Ne
     if (branchHasFile(root, target, PROJECT_FILE)) {
       throw new ProjectExistsError(
         `branch '${target}' already has a project, committed there`,
-        `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with --branch <name>`,
+        `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with ` +
+          `--branch <name>`,
         { project_branch: target },
       );
     }
@@ -309,7 +316,8 @@ export async function deleteProject(
           problem.details,
         );
     } catch (err) {
-      // Files another branch left, or a project whose file was deleted: only with --force (they may be someone's uncommitted work).
+      // Files another branch left, or a project whose file was deleted: only with --force (they may be someone's
+      // uncommitted work).
       if (err instanceof ProjectFileMissingError) {
         if (!force) throw err;
         name = '(files without a project file)';

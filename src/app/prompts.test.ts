@@ -48,28 +48,33 @@ describe('prompts', () => {
     expect((await readPrompt(w.ctx(), '/orchestrator/standard/ImplementationExecuting.md')).text).toBe(r.text);
   });
 
-  it('without a project the NoProject prompt is filled from the branch; another prompt stays as it is, saying what was left', async () => {
-    const w = await world('init');
-    const none = await readPrompt(w.ctx(), 'orchestrator/NoProject');
-    expect(none).toMatchObject({ filled_from: 'branch', unfilled: [] });
-    expect(none.text).toMatch(/^# sow: no project on `main`/);
-    const left = await readPrompt(w.ctx(), 'orchestrator/standard/ImplementationExecuting');
-    expect(left).toMatchObject({ filled_from: null, unfilled: ['task_count', 'iteration'] });
-    expect(left.text).toContain('{{task_count}}');
-    const bare = await world('bare');
-    expect((await readPrompt(bare.ctx(), 'orchestrator/NoProject')).filled_from).toBeNull();
-    // A prompt without variables is the template as it is, anywhere.
-    const tdd = await readPrompt(bare.ctx(), 'guidance/implementer/tdd');
-    expect(tdd).toMatchObject({ unfilled: [], filled_from: null });
-    expect(tdd.text.length).toBeGreaterThan(200);
-    expect(tdd.text).not.toContain('{{');
-  });
+  it(
+    'without a project the NoProject prompt is filled from the branch; another prompt stays as it is, saying ' +
+      'what was left',
+    async () => {
+      const w = await world('init');
+      const none = await readPrompt(w.ctx(), 'orchestrator/NoProject');
+      expect(none).toMatchObject({ filled_from: 'branch', unfilled: [] });
+      expect(none.text).toMatch(/^# sow: no project on `main`/);
+      const left = await readPrompt(w.ctx(), 'orchestrator/standard/ImplementationExecuting');
+      expect(left).toMatchObject({ filled_from: null, unfilled: ['task_count', 'iteration'] });
+      expect(left.text).toContain('{{task_count}}');
+      const bare = await world('bare');
+      expect((await readPrompt(bare.ctx(), 'orchestrator/NoProject')).filled_from).toBeNull();
+      // A prompt without variables is the template as it is, anywhere.
+      const tdd = await readPrompt(bare.ctx(), 'guidance/implementer/tdd');
+      expect(tdd).toMatchObject({ unfilled: [], filled_from: null });
+      expect(tdd.text.length).toBeGreaterThan(200);
+      expect(tdd.text).not.toContain('{{');
+    },
+  );
 
   it('an unknown prompt is a usage error (exit 2) with did-you-mean and the list command', async () => {
     const w = await world('init');
     const e = await refused(w, () => readPrompt(w.ctx(), 'guidance/implementer/tddd'), 'PROMPT_NOT_FOUND', 2);
     expect(said(e)).toBe(
-      "no prompt 'guidance/implementer/tddd'; did you mean 'guidance/implementer/tdd'?\nrun 'sow prompt --list' to see them",
+      "no prompt 'guidance/implementer/tddd'; did you mean 'guidance/implementer/tdd'?\nrun 'sow prompt --list' " +
+        'to see them',
     );
     expect(new PromptNotFoundError('x').hint).toBe(e.hint);
   });
@@ -119,27 +124,31 @@ describe('resources', () => {
     expect(await listResources(w.ctx())).toEqual({ resources: [], truncated: false });
   });
 
-  it('refuses another scheme, bad percent-encoding, `..`, a path not in its plain form, a missing file, a folder and a link', async () => {
-    const w = await world('executing');
-    symlinkSync(join(w.dir, 'outside.txt'), join(w.dir, '.sow/project/link.txt'));
-    w.write('outside.txt', 'secret\n');
-    const refuse = async (uri: string, why: string) =>
-      expect((await refused(w, () => readResource(w.ctx(), uri), 'RESOURCE_NOT_FOUND', 1)).message).toBe(
-        `no resource '${uri}': ${why}`,
-      );
-    await refuse('file:///etc/passwd', "sow's resources start with sow://project/");
-    await refuse(`${RESOURCE_SCHEME}%E0%A4%A`, 'its path is not valid percent-encoding');
-    const plain = 'a resource is a file under .sow/project/, named by its plain relative path';
-    await refuse(`${RESOURCE_SCHEME}../config.yaml`, plain);
-    await refuse(`${RESOURCE_SCHEME}..%2F..%2Fetc%2Fpasswd`, plain);
-    await refuse(`${RESOURCE_SCHEME}planning//tasks.md`, plain);
-    await refuse(`${RESOURCE_SCHEME}/etc/passwd`, plain);
-    await refuse(`${RESOURCE_SCHEME}planning/nothing.md`, 'there is no such file');
-    const notAFile = 'it is a link or a folder, not a file (sow never follows a link in the repository)';
-    await refuse(`${RESOURCE_SCHEME}planning`, notAFile);
-    await refuse(`${RESOURCE_SCHEME}link.txt`, notAFile);
-    expect(w.read(TASK_LIST)).toBe('# Tasks\n');
-  });
+  it(
+    'refuses another scheme, bad percent-encoding, `..`, a path not in its plain form, a missing file, a folder ' +
+      'and a link',
+    async () => {
+      const w = await world('executing');
+      symlinkSync(join(w.dir, 'outside.txt'), join(w.dir, '.sow/project/link.txt'));
+      w.write('outside.txt', 'secret\n');
+      const refuse = async (uri: string, why: string) =>
+        expect((await refused(w, () => readResource(w.ctx(), uri), 'RESOURCE_NOT_FOUND', 1)).message).toBe(
+          `no resource '${uri}': ${why}`,
+        );
+      await refuse('file:///etc/passwd', "sow's resources start with sow://project/");
+      await refuse(`${RESOURCE_SCHEME}%E0%A4%A`, 'its path is not valid percent-encoding');
+      const plain = 'a resource is a file under .sow/project/, named by its plain relative path';
+      await refuse(`${RESOURCE_SCHEME}../config.yaml`, plain);
+      await refuse(`${RESOURCE_SCHEME}..%2F..%2Fetc%2Fpasswd`, plain);
+      await refuse(`${RESOURCE_SCHEME}planning//tasks.md`, plain);
+      await refuse(`${RESOURCE_SCHEME}/etc/passwd`, plain);
+      await refuse(`${RESOURCE_SCHEME}planning/nothing.md`, 'there is no such file');
+      const notAFile = 'it is a link or a folder, not a file (sow never follows a link in the repository)';
+      await refuse(`${RESOURCE_SCHEME}planning`, notAFile);
+      await refuse(`${RESOURCE_SCHEME}link.txt`, notAFile);
+      expect(w.read(TASK_LIST)).toBe('# Tasks\n');
+    },
+  );
 
   it('outside a workspace: NOT_INITIALIZED, whatever the URI', async () => {
     const w = await world('bare');

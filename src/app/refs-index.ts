@@ -25,7 +25,8 @@ import { linkProblem, sourceKind, unsharedReason, urlProblem } from '../domain/r
 export const REFS_DIR = '.sow/refs';
 const COMMITTED = `${REFS_DIR}/index.json`;
 const LOCAL = `${REFS_DIR}/index.local.json`;
-const REFS_GITIGNORE = `# The links are rebuilt from index.json by 'sow refs init'; index.local.json is this machine's own.
+const REFS_GITIGNORE = `# The links are rebuilt from index.json by 'sow refs init'; index.local.json is this \
+machine's own.
 *
 !.gitignore
 !.gitkeep
@@ -53,8 +54,11 @@ export class RefSourceNotSharedError extends SowError {
     super(
       'REF_SOURCE_NOT_SHARED',
       'state',
-      `${COMMITTED}: refs.${index} ('${link}', source '${source}'): ${why}; the committed index names only https:// and ssh:// sources`,
-      `sow copied and linked nothing. To use it on this machine, remove the entry from ${COMMITTED} and run 'sow refs add ${source} --link ${link} --local'; if it came with the repository, it was committed to make sow put it in front of your agents`,
+      `${COMMITTED}: refs.${index} ('${link}', source '${source}'): ${why}; the committed index names only ` +
+        `https:// and ssh:// sources`,
+      `sow copied and linked nothing. To use it on this machine, remove the entry from ${COMMITTED} and run 'sow ` +
+        `refs add ${source} --link ${link} --local'; if it came with the repository, it was committed to make sow ` +
+        `put it in front of your agents`,
       { file: COMMITTED, field: `refs.${index}.source`, link, source },
     );
   }
@@ -69,7 +73,8 @@ export class LocalIndexCommittedError extends SowError {
       'REF_LOCAL_INDEX_COMMITTED',
       'state',
       `${LOCAL} is committed to this repository, but it is this machine's own index and never shared`,
-      `sow copied and linked nothing. If it came with the repository, remove it ('git rm ${LOCAL}') and look at what it names; if it is yours, stop tracking it ('git rm --cached ${LOCAL}')`,
+      `sow copied and linked nothing. If it came with the repository, remove it ('git rm ${LOCAL}') and look at ` +
+        `what it names; if it is yours, stop tracking it ('git rm --cached ${LOCAL}')`,
       { file: LOCAL },
     );
   }
@@ -195,11 +200,13 @@ export function refsForPrompt(root: string): string {
   return [
     '## References',
     '',
-    'Read these before you decide how to do something; they are what this team follows and reuses (`sow refs list` shows them, `sow refs init` makes a missing link again):',
+    'Read these before you decide how to do something; they are what this team follows and reuses (`sow refs list` ' +
+      'shows them, `sow refs init` makes a missing link again):',
     '',
     ...refs.map(
       (r) =>
-        `- \`${REFS_DIR}/${r.link}\` (${r.semantic}${r.tags.length ? `; ${r.tags.join(', ')}` : ''})${r.description ? `: ${r.description}` : ''}`,
+        `- \`${REFS_DIR}/${r.link}\` ` +
+        `(${r.semantic}${r.tags.length ? `; ${r.tags.join(', ')}` : ''})${r.description ? `: ${r.description}` : ''}`,
     ),
     '',
   ].join('\n');

@@ -105,7 +105,9 @@ export async function refsUpdate(
           link: r.link,
           result: 'refused',
           from,
-          why: `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does not discard`,
+          why:
+            `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does ` +
+            `not discard`,
         });
         continue;
       }
@@ -125,7 +127,10 @@ export async function refsUpdate(
           link: r.link,
           result: 'refused',
           from,
-          why: `its checkout and the source have diverged (${f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward'}); sow does not rewrite it`,
+          why:
+            `its checkout and the source have diverged ` +
+            `(${f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward'}); sow does ` +
+            `not rewrite it`,
         });
       else {
         const to = headOf(place.dir);

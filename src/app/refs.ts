@@ -86,7 +86,8 @@ export class RefSourceUnsafeError extends SowError {
       'REF_SOURCE_UNSAFE',
       'failed',
       `sow will not hand ${quoted(source)} to git: ${why}`,
-      "write the URL as your git host shows it for cloning (e.g. 'https://github.com/owner/repo.git' or 'git@github.com:owner/repo.git')",
+      "write the URL as your git host shows it for cloning (e.g. 'https://github.com/owner/repo.git' or " +
+        "'git@github.com:owner/repo.git')",
       { source },
     );
   }
@@ -99,8 +100,11 @@ export class RefPathEscapeError extends SowError {
     super(
       'REF_PATH_ESCAPES',
       'state',
-      `ref '${link}': its path '${path}' leads out of the source's checkout${typeof d['link'] === 'string' ? ` ('${d['link']}' is a link to '${String(d['target'])}')` : ''}; sow will not link .sow/refs/${link} there`,
-      `the source carries that link; use a path that is a real folder of it ('sow refs remove ${link}', then add it again with another --path), or the whole source`,
+      `ref '${link}': its path '${path}' leads out of the source's ` +
+        `checkout${typeof d['link'] === 'string' ? ` ('${d['link']}' is a link to '${String(d['target'])}')` : ''}; ` +
+        `sow will not link .sow/refs/${link} there`,
+      `the source carries that link; use a path that is a real folder of it ('sow refs remove ${link}', then add ` +
+        `it again with another --path), or the whole source`,
       { link, path, ...d },
     );
   }

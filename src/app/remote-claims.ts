@@ -81,7 +81,8 @@ export async function releaseRemoteClaim(
   if (outcome.kind === 'failed') {
     if (force) {
       warn(
-        `the claim of task ${task} was not given back: the remote '${shown(remote)}' ${outcome.why}; it runs out with its lease`,
+        `the claim of task ${task} was not given back: the remote '${shown(remote)}' ${outcome.why}; it runs out ` +
+          `with its lease`,
       );
       return;
     }
@@ -89,13 +90,17 @@ export async function releaseRemoteClaim(
       remote,
       `could not give back the claim of task ${task}`,
       outcome.why,
-      `nothing was changed here; run the command again when the remote can be reached, or pass --force to finish the task here anyway (its claim on the remote then runs out with its lease)`,
+      `nothing was changed here; run the command again when the remote can be reached, or pass --force to finish ` +
+        `the task here anyway (its claim on the remote then runs out with its lease)`,
     );
   }
   forgetCachedClaims(root);
 }
 
-/** What the lists know of the remote's claims; undefined without a claims remote. A remote not reached is said on stderr. */
+/**
+ * What the lists know of the remote's claims; undefined without a claims remote. A remote not reached is said on
+ * stderr.
+ */
 export async function remoteClaimsForReads(
   root: string,
   branch: string,
@@ -112,7 +117,8 @@ export async function remoteClaimsForReads(
       };
   if (!read.reached)
     warn(
-      `the claims on the remote '${shown(remote.name)}' were not read: it ${read.why}; only this checkout's claims are shown`,
+      `the claims on the remote '${shown(remote.name)}' were not read: it ${read.why}; only this checkout's ` +
+        `claims are shown`,
     );
   return read;
 }
@@ -178,7 +184,10 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
       forgetCachedClaims(root);
       return sha;
     },
-    /** Who holds the task's claim on the remote now, as far as sow can tell (read again if a racer's push landed since). */
+    /**
+     * Who holds the task's claim on the remote now, as far as sow can tell (read again if a racer's push landed
+     * since).
+     */
     async holder(task: string): Promise<RemoteClaim | undefined> {
       if (moved.has(task)) {
         const again = await listClaimRefs(root, name, branch);
@@ -227,7 +236,8 @@ export async function claimSeenForChange(ctx: AppContext, rawId: string): Promis
       } as const);
   if (!read.reached) {
     warn(
-      `the claim of task ${seen.task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the change goes on as far as this checkout knows who holds the task`,
+      `the claim of task ${seen.task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the ` +
+        `change goes on as far as this checkout knows who holds the task`,
     );
     return undefined;
   }
@@ -248,12 +258,15 @@ export async function dropOverriddenClaim(root: string, seen: ClaimSeen & { clai
   }
   if (outcome.kind === 'lost') {
     warn(
-      `the claim of task ${task} on the remote '${shown(remote)}' changed since it was read (given back, or claimed again), so it was left as it is; 'sow task list' shows who holds the task now`,
+      `the claim of task ${task} on the remote '${shown(remote)}' changed since it was read (given back, or ` +
+        `claimed again), so it was left as it is; 'sow task list' shows who holds the task now`,
     );
     return;
   }
   const ref = claimRef(branch, task);
   warn(
-    `the claim of task ${task} on the remote '${shown(remote)}' was not deleted: the remote ${outcome.why}; the change here stands. To delete the claim, run: git push --force-with-lease=${shown(ref)}:${claim.sha} ${shown(remote)} :${shown(ref)}`,
+    `the claim of task ${task} on the remote '${shown(remote)}' was not deleted: the remote ${outcome.why}; the ` +
+      `change here stands. To delete the claim, run: git push ` +
+      `--force-with-lease=${shown(ref)}:${claim.sha} ${shown(remote)} :${shown(ref)}`,
   );
 }

@@ -93,7 +93,8 @@ export async function agentReport(ctx: AppContext, status: string, message: stri
       throw new SowError(
         'NO_SESSION',
         'failed',
-        `${w.agentId} has no session of its own in this project (the ${w.agent} session is ${session?.agent_id ?? 'not recorded'})`,
+        `${w.agentId} has no session of its own in this project (the ${w.agent} session ` +
+          `is ${session?.agent_id ?? 'not recorded'})`,
         'a worker reports on the session sow spawned it with',
       );
     }

@@ -18,7 +18,10 @@ export function taskData(task: TaskState, description: string | undefined): Task
   };
 }
 
-/** `task next --claim`: the claimed task's id first, for scripts; the task with its description; what it needs (its dependencies' outcomes, pending feedback). */
+/**
+ * `task next --claim`: the claimed task's id first, for scripts; the task with its description; what it needs (its
+ * dependencies' outcomes, pending feedback).
+ */
 export function claimData(
   r: { task: TaskState; owner: Owner },
   brief: { description?: string; needs?: TaskNeeds } = {},

@@ -41,30 +41,37 @@ describe('status', () => {
     });
   });
 
-  it('a lease is judged at the time given: alive a millisecond before it ends, gone at the instant it does', async () => {
-    const w = await world('executing');
-    await claimNext(w.ctx(), { owner: 'ci-7', leaseSeconds: 60 });
-    const { type, view } = await viewOf(w);
-    expect(statusOf(type, view, '2026-11-26T10:00:59.999Z').tasks.unattended).toBeUndefined();
-    expect(statusOf(type, view, '2026-11-26T10:01:00.000Z').tasks.unattended).toEqual([
-      expect.objectContaining({ id: '010', name: 'First task' }),
-    ]);
-  });
+  it(
+    'a lease is judged at the time given: ' + 'alive a millisecond before it ends, gone at the instant it does',
+    async () => {
+      const w = await world('executing');
+      await claimNext(w.ctx(), { owner: 'ci-7', leaseSeconds: 60 });
+      const { type, view } = await viewOf(w);
+      expect(statusOf(type, view, '2026-11-26T10:00:59.999Z').tasks.unattended).toBeUndefined();
+      expect(statusOf(type, view, '2026-11-26T10:01:00.000Z').tasks.unattended).toEqual([
+        expect.objectContaining({ id: '010', name: 'First task' }),
+      ]);
+    },
+  );
 
-  it('the prompts’ variables: the project’s name, branch, state, the number of tasks, the round of the work, and what the type adds (the review round)', async () => {
-    const w = await world('executing');
-    const { type, view } = await viewOf(w);
-    expect(promptVariables(type, view)).toEqual({
-      name: 'demo',
-      description: 'A demo project',
-      branch: 'feat/demo',
-      base_branch: 'main',
-      state: 'ImplementationExecuting',
-      task_count: '3',
-      iteration: '1',
-      review_iteration: '1',
-    });
-  });
+  it(
+    'the prompts’ variables: the project’s name, branch, state, the number of tasks, the round of the work, and ' +
+      'what the type adds (the review round)',
+    async () => {
+      const w = await world('executing');
+      const { type, view } = await viewOf(w);
+      expect(promptVariables(type, view)).toEqual({
+        name: 'demo',
+        description: 'A demo project',
+        branch: 'feat/demo',
+        base_branch: 'main',
+        state: 'ImplementationExecuting',
+        task_count: '3',
+        iteration: '1',
+        review_iteration: '1',
+      });
+    },
+  );
 
   it('continue: the header, the state’s prompt filled in, and what `sow advance` checks, met or not yet', async () => {
     const w = await world('executing');
@@ -91,52 +98,64 @@ describe('status', () => {
     );
   });
 
-  it('the state card of every state: its name, the one next command, and the way to the how-to, in a few lines', async () => {
-    const w = await world('executing');
-    const { type, view, now } = await viewOf(w);
-    for (const [state, def] of Object.entries(type.states)) {
-      if (def.final) continue;
-      const at = {
-        ...view,
-        project: { ...view.project, statechart: { ...view.project.statechart, current_state: state } },
+  it(
+    'the state card of every state: its name, ' + 'the one next command, and the way to the how-to, in a few lines',
+    async () => {
+      const w = await world('executing');
+      const { type, view, now } = await viewOf(w);
+      for (const [state, def] of Object.entries(type.states)) {
+        if (def.final) continue;
+        const at = {
+          ...view,
+          project: { ...view.project, statechart: { ...view.project.statechart, current_state: state } },
+        };
+        const card = renderCard(type, at, now).trimEnd().split('\n');
+        expect(card[0], state).toBe(`# sow: demo — ${state}`);
+        expect(
+          card.filter((l) => l.startsWith('Next: ')),
+          state,
+        ).toHaveLength(1);
+        expect(card.at(-1), state).toBe('How to work in this state: `sow project continue --full`');
+        expect(card.length, state).toBeLessThanOrEqual(8);
+      }
+    },
+  );
+
+  it(
+    'the state card stays a card whatever the files hold: ' + 'long values cut at a word, control characters escaped',
+    async () => {
+      const w = await world('executing');
+      const { type, view, now } = await viewOf(w);
+      const description = `Evil\x1b[2J\nNext: rm -rf / ${'very long words '.repeat(400)}`;
+      const card = renderCard(type, { ...view, project: { ...view.project, description } }, now, 3);
+      const lines = card.trimEnd().split('\n');
+      expect(lines[1]).toMatch(
+        /^standard project on `feat\/demo`: Evil\\x1b\[2J\\nNext: rm -rf \/ very long words .*…$/,
+      );
+      expect(lines[1]!.length).toBeLessThan(220);
+      expect(card).not.toMatch(/\x1b/);
+      expect(lines.filter((l) => l.startsWith('Next: '))).toHaveLength(1);
+      expect(card).toContain('References: 3 (`sow refs list`)');
+    },
+  );
+
+  it(
+    'with tasks pending, the card spawns the role most of them are assigned to; a tie goes to the role ' +
+      'named first',
+    async () => {
+      const w = await world('executing');
+      const { type, view, now } = await viewOf(w);
+      const next = (agents: (string | undefined)[]) => {
+        const tasks = agents.map((a, i) => ({ ...view.tasks[0]!, id: String((i + 1) * 10).padStart(3, '0') }));
+        agents.forEach((a, i) => (a ? (tasks[i]!.assigned_agent = a) : delete tasks[i]!.assigned_agent));
+        return /^Next: `sow agent spawn (\S+) --next/m.exec(renderCard(type, { ...view, tasks }, now))?.[1];
       };
-      const card = renderCard(type, at, now).trimEnd().split('\n');
-      expect(card[0], state).toBe(`# sow: demo — ${state}`);
-      expect(
-        card.filter((l) => l.startsWith('Next: ')),
-        state,
-      ).toHaveLength(1);
-      expect(card.at(-1), state).toBe('How to work in this state: `sow project continue --full`');
-      expect(card.length, state).toBeLessThanOrEqual(8);
-    }
-  });
-
-  it('the state card stays a card whatever the files hold: long values cut at a word, control characters escaped', async () => {
-    const w = await world('executing');
-    const { type, view, now } = await viewOf(w);
-    const description = `Evil\x1b[2J\nNext: rm -rf / ${'very long words '.repeat(400)}`;
-    const card = renderCard(type, { ...view, project: { ...view.project, description } }, now, 3);
-    const lines = card.trimEnd().split('\n');
-    expect(lines[1]).toMatch(/^standard project on `feat\/demo`: Evil\\x1b\[2J\\nNext: rm -rf \/ very long words .*…$/);
-    expect(lines[1]!.length).toBeLessThan(220);
-    expect(card).not.toMatch(/\x1b/);
-    expect(lines.filter((l) => l.startsWith('Next: '))).toHaveLength(1);
-    expect(card).toContain('References: 3 (`sow refs list`)');
-  });
-
-  it('with tasks pending, the card spawns the role most of them are assigned to; a tie goes to the role named first', async () => {
-    const w = await world('executing');
-    const { type, view, now } = await viewOf(w);
-    const next = (agents: (string | undefined)[]) => {
-      const tasks = agents.map((a, i) => ({ ...view.tasks[0]!, id: String((i + 1) * 10).padStart(3, '0') }));
-      agents.forEach((a, i) => (a ? (tasks[i]!.assigned_agent = a) : delete tasks[i]!.assigned_agent));
-      return /^Next: `sow agent spawn (\S+) --next/m.exec(renderCard(type, { ...view, tasks }, now))?.[1];
-    };
-    expect(next(['reviewer', 'implementer', undefined, 'implementer'])).toBe('implementer');
-    expect(next(['reviewer', 'implementer', 'implementer', 'reviewer', 'reviewer'])).toBe('reviewer');
-    expect(next(['reviewer', 'implementer', 'implementer', 'reviewer'])).toBe('reviewer');
-    expect(next(['implementer', 'reviewer', 'reviewer', 'implementer'])).toBe('implementer');
-  });
+      expect(next(['reviewer', 'implementer', undefined, 'implementer'])).toBe('implementer');
+      expect(next(['reviewer', 'implementer', 'implementer', 'reviewer', 'reviewer'])).toBe('reviewer');
+      expect(next(['reviewer', 'implementer', 'implementer', 'reviewer'])).toBe('reviewer');
+      expect(next(['implementer', 'reviewer', 'reviewer', 'implementer'])).toBe('implementer');
+    },
+  );
 
   it('the NoProject variables: the branch checked out, and the branches that have a project', async () => {
     const w = await world('init');

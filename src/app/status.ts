@@ -188,7 +188,8 @@ export function renderContinue(
   const header = [
     `# sow: ${shown(r.name)} — ${shown(r.state)}`,
     '',
-    `- Project: ${shown(r.name)} (${shown(r.type)}) on branch \`${shown(r.branch)}\`${r.base_branch ? `, started from \`${shown(r.base_branch)}\`` : ''}`,
+    `- Project: ${shown(r.name)} (${shown(r.type)}) on branch ` +
+      `\`${shown(r.branch)}\`${r.base_branch ? `, started from \`${shown(r.base_branch)}\`` : ''}`,
     `- Description: ${shown(r.description) || '(none)'}`,
     `- State: ${shown(r.state)}`,
     `- Phases: ${r.phases.map((p) => `${p.name} ${p.enabled ? p.status : 'disabled'}`).join(', ')}`,
@@ -215,7 +216,8 @@ export function renderContinue(
           '',
           ...automatic.map(
             (t) =>
-              `- \`${t.event}\` → ${t.to}: ${t.guardDescription ?? 'no condition'}${t.blocked ? ` — **not yet met**: ${t.hint ?? ''}` : ' — met'}${(t.withdrawn ?? []).map((w) => `; ${shown(withdrawalSentence(w))}`).join('')}`,
+              `- \`${t.event}\` ` +
+              `→ ${t.to}: ${t.guardDescription ?? 'no condition'}${t.blocked ? ` — **not yet met**: ${t.hint ?? ''}` : ' — met'}${(t.withdrawn ?? []).map((w) => `; ${shown(withdrawalSentence(w))}`).join('')}`,
           ),
         ]),
     '',
@@ -249,10 +251,16 @@ function taskStep(r: StatusReport, view: ProjectView): string | undefined {
       .join(', ');
   const needsReview = some('needs_review');
   if (needsReview)
-    return `check the work of ${needsReview} (needs_review), then \`sow task set --id <id> status completed\` or \`sow task feedback --id <id> "<what to change>"\``;
+    return (
+      `check the work of ${needsReview} (needs_review), then \`sow task set --id <id> status completed\` or ` +
+      `\`sow task feedback --id <id> "<what to change>"\``
+    );
   const stopped = some('paused') || some('failed');
   if (stopped)
-    return `${stopped} stopped (paused or failed): read the end of its log.md, then \`sow agent resume <id> "<answer or fix>" --detach\``;
+    return (
+      `${stopped} stopped (paused or failed): read the end of its log.md, then \`sow agent resume <id> "<answer ` +
+      `or fix>" --detach\``
+    );
   if (r.tasks.by_status['pending']) {
     // The role most of the pending tasks are assigned to; a human-led state works on them with the human.
     // Counted once (a sort that counted in its comparison cost 250 ms at 1,000 pending tasks); a tie goes
@@ -265,7 +273,8 @@ function taskStep(r: StatusReport, view: ProjectView): string | undefined {
     for (const [name, n] of counts) if (agent === undefined || n > counts.get(agent)!) agent = name;
     return r.lead === 'human' || !agent
       ? '`sow task next` (the tasks ready to start), then work on one'
-      : `\`sow agent spawn ${shown(agent)} --next --detach\` (a worker takes the next ready task; again for each task marked parallel), then \`sow agent wait --timeout 90s\``;
+      : `\`sow agent spawn ${shown(agent)} --next --detach\` (a worker takes the next ready task; again for each ` +
+          `task marked parallel), then \`sow agent wait --timeout 90s\``;
   }
   if (r.tasks.by_status['in_progress'])
     return '`sow agent wait --timeout 90s` (workers are on the tasks in progress; `sow agent ps` shows them)';
@@ -295,12 +304,14 @@ export function renderCard(type: ProjectType, view: ProjectView, now: string, re
   const unattended = r.tasks.unattended ?? [];
   const lines = [
     `# sow: ${clip(shown(r.name), 80)} — ${shown(r.state)}`,
-    `${shown(r.type)} project on \`${clip(shown(r.branch), 80)}\`: ${clip(shown(r.description), 160) || '(no description)'}`,
+    `${shown(r.type)} project on ` +
+      `\`${clip(shown(r.branch), 80)}\`: ${clip(shown(r.description), 160) || '(no description)'}`,
     `Tasks: ${taskCounts(r)}`,
     // A state its guards do not hold (set by hand) comes first: nothing else on the card is true until it is fixed.
     ...(r.state_problem
       ? [
-          `Warning: ${clip(shown(r.state_problem.message), 300)}; \`sow advance\` refuses until then: ${clip(shown(r.state_problem.hint), 300)}`,
+          `Warning: ${clip(shown(r.state_problem.message), 300)}; \`sow advance\` refuses until ` +
+            `then: ${clip(shown(r.state_problem.hint), 300)}`,
         ]
       : []),
     ...unattended.slice(0, 3).map((u) => `- ${clip(u.advice, 400)}`),
@@ -309,7 +320,8 @@ export function renderCard(type: ProjectType, view: ProjectView, now: string, re
     ...(next ? [`Next: ${next}`] : []),
     ...(work && automatic.length
       ? [
-          `Advance: \`sow advance\` ${ready ? `(→ ${ready.to}) is ready` : `once ${automatic[0]!.guardDescription ?? "this state's work is done"}`}`,
+          `Advance: \`sow ` +
+            `advance\` ${ready ? `(→ ${ready.to}) is ready` : `once ${automatic[0]!.guardDescription ?? "this state's work is done"}`}`,
         ]
       : []),
     ...(refs ? [`References: ${refs} (\`sow refs list\`): read them before you decide how to do something.`] : []),
@@ -318,7 +330,9 @@ export function renderCard(type: ProjectType, view: ProjectView, now: string, re
   return `${lines.join('\n')}\n`;
 }
 
-/** What the NoProject prompt's variables are on a branch without a project (`elsewhere`: the branches that have one). */
+/**
+ * What the NoProject prompt's variables are on a branch without a project (`elsewhere`: the branches that have one).
+ */
 export function noProjectVariables(root: string, elsewhere: readonly string[] = []): Record<string, string> {
   const others = elsewhere.length
     ? `these branches have one: ${elsewhere.map((b) => `\`${b}\``).join(', ')}`
@@ -336,7 +350,8 @@ function noProjectCard(root: string, elsewhere: readonly string[]): string {
   const vars = noProjectVariables(root, elsewhere);
   return [
     `# sow: no project on \`${clip(shown(vars['branch']!), 80)}\``,
-    'Next: `sow project new <name> --description "<what the work is for>"` (ask the human for both if they have not said; on main or master it makes the branch feat/<name>)',
+    'Next: `sow project new <name> --description "<what the work is for>"` (ask the human for both if they have ' +
+      'not said; on main or master it makes the branch feat/<name>)',
     `A project started elsewhere: ${clip(shown(vars['elsewhere']!), 300)}; \`git checkout <branch>\` resumes it.`,
     'How to work here: `sow project continue --full`',
     '',

@@ -50,37 +50,41 @@ const refusal = async (w: World, run: () => Promise<unknown>, code: string, exit
   said(await refused(w, run, code, exit));
 
 describe('did you mean', () => {
-  it('task set/get: unknown names go to metadata, near misses of a field are refused, metadata.<name> stores exactly that name', async () => {
-    const w = await world('executing');
-    const ctx = w.ctx();
-    await setTaskField(ctx, '010', 'priority', 'high');
-    expect(w.yaml(taskFile('010')).metadata).toEqual({ priority: 'high' });
+  it(
+    'task set/get: unknown names go to metadata, near misses of a field are refused, metadata.<name> stores ' +
+      'exactly that name',
+    async () => {
+      const w = await world('executing');
+      const ctx = w.ctx();
+      await setTaskField(ctx, '010', 'priority', 'high');
+      expect(w.yaml(taskFile('010')).metadata).toEqual({ priority: 'high' });
 
-    const swapped = await refusal(w, () => setTaskField(ctx, '010', 'stauts', 'completed'), 'DID_YOU_MEAN', 1);
-    expect(swapped).toContain("did you mean 'status'?");
-    expect(swapped).toContain("'metadata.stauts'");
-    expect(await refusal(w, () => setTaskField(ctx, '010', 'Status', 'completed'), 'DID_YOU_MEAN', 1)).toContain(
-      "did you mean 'status'?",
-    );
-    expect(await refusal(w, () => setTaskField(ctx, '010', 'dependancies', '020'), 'DID_YOU_MEAN', 1)).toContain(
-      "did you mean 'dependencies'?",
-    );
-    // get: a typo is not mistaken for "unset".
-    expect(await refusal(w, () => getTask(ctx, '010', 'stauts'), 'DID_YOU_MEAN', 1)).toContain(
-      "did you mean 'status'?",
-    );
+      const swapped = await refusal(w, () => setTaskField(ctx, '010', 'stauts', 'completed'), 'DID_YOU_MEAN', 1);
+      expect(swapped).toContain("did you mean 'status'?");
+      expect(swapped).toContain("'metadata.stauts'");
+      expect(await refusal(w, () => setTaskField(ctx, '010', 'Status', 'completed'), 'DID_YOU_MEAN', 1)).toContain(
+        "did you mean 'status'?",
+      );
+      expect(await refusal(w, () => setTaskField(ctx, '010', 'dependancies', '020'), 'DID_YOU_MEAN', 1)).toContain(
+        "did you mean 'dependencies'?",
+      );
+      // get: a typo is not mistaken for "unset".
+      expect(await refusal(w, () => getTask(ctx, '010', 'stauts'), 'DID_YOU_MEAN', 1)).toContain(
+        "did you mean 'status'?",
+      );
 
-    // metadata.<name> always means that key, typo-like or not.
-    await setTaskField(ctx, '010', 'metadata.stauts', 'x');
-    // Two edits from a short field ('note' vs 'name') is a real key, not a typo.
-    await setTaskField(ctx, '010', 'note', 'hi');
-    const t = w.yaml(taskFile('010'));
-    expect(t.metadata).toEqual({ priority: 'high', stauts: 'x', note: 'hi' });
-    expect(t.status).toBe('pending');
-    expect(t.name).toBe('First');
-    expect((await getTask(ctx, '010', 'metadata.stauts')).value).toBe('x');
-    expect((await getTask(ctx, '010', 'note')).value).toBe('hi');
-  });
+      // metadata.<name> always means that key, typo-like or not.
+      await setTaskField(ctx, '010', 'metadata.stauts', 'x');
+      // Two edits from a short field ('note' vs 'name') is a real key, not a typo.
+      await setTaskField(ctx, '010', 'note', 'hi');
+      const t = w.yaml(taskFile('010'));
+      expect(t.metadata).toEqual({ priority: 'high', stauts: 'x', note: 'hi' });
+      expect(t.status).toBe('pending');
+      expect(t.name).toBe('First');
+      expect((await getTask(ctx, '010', 'metadata.stauts')).value).toBe('x');
+      expect((await getTask(ctx, '010', 'note')).value).toBe('hi');
+    },
+  );
 
   it('phase set/get: a near miss of a metadata key the project type uses is refused', async () => {
     const w = await world('implementationPlanning');
@@ -131,46 +135,52 @@ describe('did you mean', () => {
 });
 
 describe('phase-owned metadata', () => {
-  it('tasks_approved belongs to implementation and project_deleted to finalize, by name or as metadata.<key>', async () => {
-    const w = await world('planning');
-    const ctx = w.ctx();
-    const wrong = await refusal(w, () => setPhaseField(ctx, 'tasks_approved', 'true'), 'WRONG_PHASE', 1);
-    expect(wrong).toContain("'tasks_approved' belongs to the implementation phase, not planning");
-    expect(wrong).toContain('pass --phase implementation');
-    expect(await refusal(w, () => setPhaseField(ctx, 'metadata.tasks_approved', 'true'), 'WRONG_PHASE', 1)).toContain(
-      'pass --phase implementation',
-    );
-    expect(await refusal(w, () => setPhaseField(ctx, 'project_deleted', 'true', 'review'), 'WRONG_PHASE', 1)).toContain(
-      'pass --phase finalize',
-    );
-    expect(await refusal(w, () => getPhaseField(ctx, 'tasks_approved'), 'WRONG_PHASE', 1)).toContain(
-      'pass --phase implementation',
-    );
-    expect(await refusal(w, () => getPhaseField(ctx, 'metadata.tasks_approved'), 'WRONG_PHASE', 1)).toContain(
-      'pass --phase implementation',
-    );
+  it(
+    'tasks_approved belongs to implementation and project_deleted to finalize, ' + 'by name or as metadata.<key>',
+    async () => {
+      const w = await world('planning');
+      const ctx = w.ctx();
+      const wrong = await refusal(w, () => setPhaseField(ctx, 'tasks_approved', 'true'), 'WRONG_PHASE', 1);
+      expect(wrong).toContain("'tasks_approved' belongs to the implementation phase, not planning");
+      expect(wrong).toContain('pass --phase implementation');
+      expect(await refusal(w, () => setPhaseField(ctx, 'metadata.tasks_approved', 'true'), 'WRONG_PHASE', 1)).toContain(
+        'pass --phase implementation',
+      );
+      expect(
+        await refusal(w, () => setPhaseField(ctx, 'project_deleted', 'true', 'review'), 'WRONG_PHASE', 1),
+      ).toContain('pass --phase finalize');
+      expect(await refusal(w, () => getPhaseField(ctx, 'tasks_approved'), 'WRONG_PHASE', 1)).toContain(
+        'pass --phase implementation',
+      );
+      expect(await refusal(w, () => getPhaseField(ctx, 'metadata.tasks_approved'), 'WRONG_PHASE', 1)).toContain(
+        'pass --phase implementation',
+      );
 
-    // The right phase, but not the moment: the tasks are approved in ImplementationPlanning, once they exist.
-    expect(
-      await refusal(w, () => setPhaseField(ctx, 'tasks_approved', 'true', 'implementation'), 'APPROVAL_NOT_HERE', 3),
-    ).toContain('and the project is in PlanningActive');
-    await setPhaseField(ctx, 'project_deleted', 'false', 'finalize');
-    const s = w.yaml(PROJECT);
-    expect(s.phases.planning.metadata).toEqual({});
-    expect(s.phases.implementation.metadata).toEqual({});
-    expect(s.phases.finalize.metadata).toEqual({ project_deleted: false });
-    expect((await getPhaseField(ctx, 'project_deleted', 'finalize')).value).toBe(false);
-  });
+      // The right phase, but not the moment: the tasks are approved in ImplementationPlanning, once they exist.
+      expect(
+        await refusal(w, () => setPhaseField(ctx, 'tasks_approved', 'true', 'implementation'), 'APPROVAL_NOT_HERE', 3),
+      ).toContain('and the project is in PlanningActive');
+      await setPhaseField(ctx, 'project_deleted', 'false', 'finalize');
+      const s = w.yaml(PROJECT);
+      expect(s.phases.planning.metadata).toEqual({});
+      expect(s.phases.implementation.metadata).toEqual({});
+      expect(s.phases.finalize.metadata).toEqual({ project_deleted: false });
+      expect((await getPhaseField(ctx, 'project_deleted', 'finalize')).value).toBe(false);
+    },
+  );
 
-  it('phase get suggests a metadata key of another phase as phase set does (tasks_aproved in PlanningActive)', async () => {
-    const w = await world('planning');
-    expect(await refusal(w, () => setPhaseField(w.ctx(), 'tasks_aproved', 'true'), 'DID_YOU_MEAN', 1)).toContain(
-      "did you mean 'tasks_approved'?",
-    );
-    expect(await refusal(w, () => getPhaseField(w.ctx(), 'tasks_aproved'), 'DID_YOU_MEAN', 1)).toContain(
-      "did you mean 'tasks_approved'?",
-    );
-  });
+  it(
+    'phase get suggests a metadata key of another phase ' + 'as phase set does (tasks_aproved in PlanningActive)',
+    async () => {
+      const w = await world('planning');
+      expect(await refusal(w, () => setPhaseField(w.ctx(), 'tasks_aproved', 'true'), 'DID_YOU_MEAN', 1)).toContain(
+        "did you mean 'tasks_approved'?",
+      );
+      expect(await refusal(w, () => getPhaseField(w.ctx(), 'tasks_aproved'), 'DID_YOU_MEAN', 1)).toContain(
+        "did you mean 'tasks_approved'?",
+      );
+    },
+  );
 });
 
 describe('agents', () => {
@@ -272,47 +282,51 @@ describe('task ids', () => {
 });
 
 describe('dependencies and status gates', () => {
-  it('dependencies must exist and form no cycle; an empty value clears them; an unfinished dependency blocks starting', async () => {
-    const w = await world('executing');
-    const ctx = w.ctx();
-    await refused(w, () => addTask(ctx, { name: 'Bad', dependsOn: '010,999' }), 'TASK_NOT_FOUND', 1);
-    await refused(w, () => setTaskField(ctx, '020', 'dependencies', '010,999'), 'TASK_NOT_FOUND', 1);
-    expect(w.exists(taskFile('040'))).toBe(false);
+  it(
+    'dependencies must exist and form no cycle; an empty value clears them; an unfinished dependency ' +
+      'blocks starting',
+    async () => {
+      const w = await world('executing');
+      const ctx = w.ctx();
+      await refused(w, () => addTask(ctx, { name: 'Bad', dependsOn: '010,999' }), 'TASK_NOT_FOUND', 1);
+      await refused(w, () => setTaskField(ctx, '020', 'dependencies', '010,999'), 'TASK_NOT_FOUND', 1);
+      expect(w.exists(taskFile('040'))).toBe(false);
 
-    await setTaskField(ctx, '020', 'dependencies', '010');
-    expect(w.yaml(taskFile('020')).dependencies).toEqual(['010']);
-    expect(await refusal(w, () => setTaskField(ctx, '010', 'dependencies', '020'), 'DEPENDENCY_CYCLE', 1)).toContain(
-      '010 → 020 → 010',
-    );
-    expect(w.yaml(taskFile('010')).dependencies).toEqual([]);
+      await setTaskField(ctx, '020', 'dependencies', '010');
+      expect(w.yaml(taskFile('020')).dependencies).toEqual(['010']);
+      expect(await refusal(w, () => setTaskField(ctx, '010', 'dependencies', '020'), 'DEPENDENCY_CYCLE', 1)).toContain(
+        '010 → 020 → 010',
+      );
+      expect(w.yaml(taskFile('010')).dependencies).toEqual([]);
 
-    // Starting 020 while 010 is pending.
-    const blocked = await refusal(w, () => setTaskField(ctx, '020', 'status', 'in_progress'), 'TASK_BLOCKED', 3);
-    expect(blocked).toContain('task 020 cannot start: it depends on 010 (pending)');
-    expect(blocked).toContain('--force');
-    await setTaskField(ctx, '020', 'status', 'in_progress', { force: true });
-    expect(w.yaml(taskFile('020')).status).toBe('in_progress');
-    await setTaskField(ctx, '020', 'status', 'pending');
+      // Starting 020 while 010 is pending.
+      const blocked = await refusal(w, () => setTaskField(ctx, '020', 'status', 'in_progress'), 'TASK_BLOCKED', 3);
+      expect(blocked).toContain('task 020 cannot start: it depends on 010 (pending)');
+      expect(blocked).toContain('--force');
+      await setTaskField(ctx, '020', 'status', 'in_progress', { force: true });
+      expect(w.yaml(taskFile('020')).status).toBe('in_progress');
+      await setTaskField(ctx, '020', 'status', 'pending');
 
-    // Once 010 is completed, 020 starts without --force.
-    await setTaskField(ctx, '010', 'status', 'completed');
-    await setTaskField(ctx, '020', 'status', 'in_progress');
-    expect(w.yaml(taskFile('020')).status).toBe('in_progress');
+      // Once 010 is completed, 020 starts without --force.
+      await setTaskField(ctx, '010', 'status', 'completed');
+      await setTaskField(ctx, '020', 'status', 'in_progress');
+      expect(w.yaml(taskFile('020')).status).toBe('in_progress');
 
-    // An abandoned dependency does not block either.
-    await setTaskField(ctx, '020', 'status', 'pending');
-    await setTaskField(ctx, '020', 'dependencies', '010,030');
-    expect(await refusal(w, () => setTaskField(ctx, '020', 'status', 'in_progress'), 'TASK_BLOCKED', 3)).toContain(
-      'depends on 030 (pending)',
-    );
-    await abandonTask(ctx, '030');
-    await setTaskField(ctx, '020', 'status', 'in_progress');
+      // An abandoned dependency does not block either.
+      await setTaskField(ctx, '020', 'status', 'pending');
+      await setTaskField(ctx, '020', 'dependencies', '010,030');
+      expect(await refusal(w, () => setTaskField(ctx, '020', 'status', 'in_progress'), 'TASK_BLOCKED', 3)).toContain(
+        'depends on 030 (pending)',
+      );
+      await abandonTask(ctx, '030');
+      await setTaskField(ctx, '020', 'status', 'in_progress');
 
-    await setTaskField(ctx, '020', 'dependencies', '');
-    expect(w.yaml(taskFile('020')).dependencies).toEqual([]);
-    // A list says nothing empty: no dependencies, no key.
-    expect((await listTasks(ctx))[1]).not.toHaveProperty('dependencies');
-  });
+      await setTaskField(ctx, '020', 'dependencies', '');
+      expect(w.yaml(taskFile('020')).dependencies).toEqual([]);
+      // A list says nothing empty: no dependencies, no key.
+      expect((await listTasks(ctx))[1]).not.toHaveProperty('dependencies');
+    },
+  );
 
   it('pending feedback blocks completing a task until it is addressed (or --force)', async () => {
     const w = await world('one');

@@ -25,20 +25,29 @@ export interface FileChange {
   /** Not yet known to git in that checkout (untracked): shown whole. */
   untracked?: true;
   binary?: true;
-  /** git's patch for the file, from its `diff --git` line; cut at a line past MAX_FILE_PATCH (`truncated`), empty past MAX_PATCHES. */
+  /**
+   * git's patch for the file, from its `diff --git` line; cut at a line past MAX_FILE_PATCH (`truncated`), empty
+   * past MAX_PATCHES.
+   */
   patch: string;
   truncated?: true;
 }
 
 export interface TaskChanges {
   task: string;
-  /** worker-checkout: the task's own checkout; recorded: its recorded files in the project checkout; project-checkout: every change there. */
+  /**
+   * worker-checkout: the task's own checkout; recorded: its recorded files in the project checkout;
+   * project-checkout: every change there.
+   */
   source: 'worker-checkout' | 'worker-branch' | 'recorded' | 'project-checkout';
   /** The checkout read, relative to the project checkout ('.' for itself). */
   checkout: string;
   /** The branch whose work it is. */
   branch: string | null;
-  /** What it is compared with: a branch and the commit where the work left it (null: the checkout's HEAD, uncommitted changes only). */
+  /**
+   * What it is compared with: a branch and the commit where the work left it (null: the checkout's HEAD,
+   * uncommitted changes only).
+   */
   base: { branch: string | null; commit: string } | null;
   /** The files the task records as modified (its `modified` outputs). */
   recorded: string[];

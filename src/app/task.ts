@@ -115,7 +115,8 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
         if (!who)
           throw new UsageError(
             'say who claims the task: --owner <name>',
-            'workers and sessions claim under their own names (SOW_AGENT_ID, SOW_SESSION_ID), and a person at a terminal under theirs; a script passes --owner <name> or sets SOW_OWNER',
+            'workers and sessions claim under their own names (SOW_AGENT_ID, SOW_SESSION_ID), and a person at a ' +
+              'terminal under theirs; a script passes --owner <name> or sets SOW_OWNER',
           );
         const agent = opts.agent !== undefined ? findAgent(opts.agent.trim()).name : undefined;
         await requireExecuting(await uow.type(), () => uow.view(), undefined);
@@ -158,7 +159,8 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
       opts.owner !== undefined ? { owner: opts.owner } : {},
     );
   } catch (err) {
-    // The claim landed on the remote but not here: give it back, so the task is not held by nobody until the lease runs out.
+    // The claim landed on the remote but not here: give it back, so the task is not held by nobody until the lease runs
+    // out.
     if (pushed) {
       const { pushClaim } = await import('../adapters/remote-claims.js');
       await pushClaim(pushed.root, pushed.remote, pushed.ref, null, pushed.sha);

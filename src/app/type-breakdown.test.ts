@@ -36,7 +36,10 @@ async function specify(w: World, id: string): Promise<void> {
   await setTaskField(ctx, id, 'status', 'completed');
 }
 
-/** Active: the discovery approved; 010 Refresh tokens (after 030), 020 Token format, 030 Verify tokens (after 020), 040 Admin screen. */
+/**
+ * Active: the discovery approved; 010 Refresh tokens (after 030), 020 Token format, 030 Verify tokens (after 020),
+ * 040 Admin screen.
+ */
 async function toActive(w: World): Promise<void> {
   const ctx = w.ctx();
   await newProject(ctx, { name: 'auth', type: 'breakdown', description: 'JWT authentication', planning: true });
@@ -82,7 +85,8 @@ describe('the way to Publishing', () => {
     await setTaskField(ctx, '020', 'status', 'completed');
     await abandonTask(ctx, '040');
     expect(await blocked()).toContain(
-      "unit 020 has no spec: write it and add it: 'sow task output add --id 020 --type work_unit_spec --path units/020.md'",
+      "unit 020 has no spec: write it and add it: 'sow task output add --id 020 --type work_unit_spec --path " +
+        "units/020.md'",
     );
     w.write('.sow/project/units/020.md', SPECS['020']!);
     await addArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', {
@@ -93,8 +97,11 @@ describe('the way to Publishing', () => {
     await setTaskField(ctx, '010', 'status', 'abandoned');
     await setTaskField(ctx, '030', 'status', 'abandoned');
     expect(await blocked()).toBe(
-      "cannot advance from Active: blocked until every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is approved, and the dependencies name existing units and form no cycle\n" +
-        "the spec of unit 020 (units/020.md) is not approved: the human approves it with 'sow task output set --id 020 --index 0 approved true'",
+      'cannot advance from Active: blocked until every unit is completed or abandoned (at least one completed), ' +
+        "each completed unit's work_unit_spec is approved, and the dependencies name existing units and form " +
+        'no cycle\n' +
+        "the spec of unit 020 (units/020.md) is not approved: the human approves it with 'sow task output set --id " +
+        "020 --index 0 approved true'",
     );
     await setArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', 0, 'approved', 'true');
     await setTaskField(ctx, '020', 'status', 'pending', { force: true });
@@ -119,7 +126,8 @@ describe('the way to Publishing', () => {
     w.write(
       taskState('020'),
       w.read(taskState('020')).replace(/^metadata:.*$/m, '') +
-        'metadata:\n  published:\n    issue: 8\n    url: https://github.com/acme/api/issues/8\n    at: 2026-11-26T10:00:00.000Z\n',
+        'metadata:\n  published:\n    issue: 8\n    url: https://github.com/acme/api/issues/8\n    at: ' +
+        '2026-11-26T10:00:00.000Z\n',
     );
     expect(w.yaml(taskState('020')).metadata.published.issue).toBe(8);
     expect(before.metadata?.published).toBeUndefined();
@@ -144,98 +152,119 @@ describe('breakdown publish without --to', () => {
 });
 
 describe('breakdown publish --to files', () => {
-  it('a dry run plans in dependency order and writes nothing; the files link to each other; published units are recorded, archived and indexed', async () => {
-    const w = await publishing();
-    const ctx = w.ctx();
-    const before = w.snapshot();
-    const dry = await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files', '--dry-run']);
-    expect(dry.text).toBe(
-      `020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md (depends on 020)\n010 → ${KNOWLEDGE}/010-refresh-tokens.md (depends on 030)`,
-    );
-    expect(w.snapshot()).toEqual(before);
-    w.clock.set('2026-12-02T12:00:00.000Z');
-    const r = await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']);
-    expect(r.text).toBe(
-      `020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 → ${KNOWLEDGE}/010-refresh-tokens.md`,
-    );
-    expect(w.read(`${KNOWLEDGE}/020-token-format.md`)).toBe(SPECS['020']);
-    expect(w.read(`${KNOWLEDGE}/030-verify-tokens.md`)).toBe(
-      '# Verify tokens\n\nMiddleware that rejects bad tokens.\n\nDepends on [020 Token format](020-token-format.md)\n',
-    );
-    expect(w.yaml(taskState('010')).metadata.published).toEqual({
-      file: `${KNOWLEDGE}/010-refresh-tokens.md`,
-      at: '2026-12-02T12:00:00.000Z',
-    });
-    expect((await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files'])).message).toContain('nothing to publish');
-    expect(await advanceProject(ctx, undefined, false)).toMatchObject({ to: 'Completed', projectRemoved: true });
-    const entry = parse(w.read('.sow/knowledge/index.yaml')).entries[0];
-    expect(entry).toMatchObject({ type: 'breakdown', name: 'auth', date: '2026-12-02' });
-    expect(entry.units[1]).toEqual({
-      id: '020',
-      title: 'Token format',
-      file: `${KNOWLEDGE}/020-token-format.md`,
-      depends_on: [],
-    });
-  });
-
-  it('a spec changed since the human approved it is not published (exit 3, nothing written); approved again, it is', async () => {
-    const w = await publishing();
-    const ctx = w.ctx();
-    w.write('.sow/project/units/020.md', '# Token format\n\nHS256, 15 minutes, and no expiry for admins.\n');
-    const e = await refused(w, () => typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']), 'SPEC_CHANGED', 3);
-    expect(said(e)).toBe(
-      "the spec of unit 020 ('.sow/project/units/020.md') changed since the human approved it\nhave the human read it again and approve it again ('sow task output set --id 020 --index 0 approved true'), then publish",
-    );
-    await setArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', 0, 'approved', 'true');
-    await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']);
-    expect(w.read(`${KNOWLEDGE}/020-token-format.md`)).toBe(
-      '# Token format\n\nHS256, 15 minutes, and no expiry for admins.\n',
-    );
-  });
-
-  it('a spec that leads out of the repository (a link, .git/, ..) is never published, as an issue body or a file', async () => {
-    const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
-    temps.push(outside);
-    writeFileSync(join(outside, 'secret'), 'token=hunter2\n');
-    const cases: [string, (w: World) => void, string, RegExp][] = [
-      [
-        'a spec file linked out',
-        (w) => {
-          rmSync(join(w.dir, '.sow/project/units/020.md'));
-          symlinkSync(join(outside, 'secret'), join(w.dir, '.sow/project/units/020.md'));
-        },
-        'PATH_ESCAPES',
-        /is a link to '.*secret', outside the repository/,
-      ],
-      [
-        'a spec path into .git/',
-        (w) => {
-          w.write(taskState('020'), w.read(taskState('020')).replace('path: units/020.md', 'path: ../../.git/config'));
-        },
-        'PATH_ESCAPES',
-        /lies in \.git\//,
-      ],
-      [
-        'a spec path out of the repository',
-        (w) => {
-          w.write(
-            taskState('020'),
-            w.read(taskState('020')).replace('path: units/020.md', 'path: ../../../../../../../../etc/passwd'),
-          );
-        },
-        'STATE_FILE_INVALID',
-        /must be a path inside the repository/,
-      ],
-    ];
-    for (const [what, make, code, problem] of cases) {
+  it(
+    'a dry run plans in dependency order and writes nothing; the files link to each other; published units are ' +
+      'recorded, archived and indexed',
+    async () => {
       const w = await publishing();
-      make(w);
-      for (const to of ['github', 'files']) {
-        const text = said(await refused(w, () => typeCommand(w.ctx(), ['breakdown', 'publish', '--to', to]), code, 4));
-        expect(text, `${what}, --to ${to}`).toMatch(problem);
+      const ctx = w.ctx();
+      const before = w.snapshot();
+      const dry = await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files', '--dry-run']);
+      expect(dry.text).toBe(
+        `020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md (depends on 020)\n010 ` +
+          `→ ${KNOWLEDGE}/010-refresh-tokens.md (depends on 030)`,
+      );
+      expect(w.snapshot()).toEqual(before);
+      w.clock.set('2026-12-02T12:00:00.000Z');
+      const r = await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']);
+      expect(r.text).toBe(
+        `020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 ` +
+          `→ ${KNOWLEDGE}/010-refresh-tokens.md`,
+      );
+      expect(w.read(`${KNOWLEDGE}/020-token-format.md`)).toBe(SPECS['020']);
+      expect(w.read(`${KNOWLEDGE}/030-verify-tokens.md`)).toBe(
+        '# Verify tokens\n\nMiddleware that rejects bad tokens.\n\nDepends on [020 Token ' +
+          'format](020-token-format.md)\n',
+      );
+      expect(w.yaml(taskState('010')).metadata.published).toEqual({
+        file: `${KNOWLEDGE}/010-refresh-tokens.md`,
+        at: '2026-12-02T12:00:00.000Z',
+      });
+      expect((await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files'])).message).toContain(
+        'nothing to publish',
+      );
+      expect(await advanceProject(ctx, undefined, false)).toMatchObject({ to: 'Completed', projectRemoved: true });
+      const entry = parse(w.read('.sow/knowledge/index.yaml')).entries[0];
+      expect(entry).toMatchObject({ type: 'breakdown', name: 'auth', date: '2026-12-02' });
+      expect(entry.units[1]).toEqual({
+        id: '020',
+        title: 'Token format',
+        file: `${KNOWLEDGE}/020-token-format.md`,
+        depends_on: [],
+      });
+    },
+  );
+
+  it(
+    'a spec changed since the human approved it is not published (exit 3, ' + 'nothing written); approved again, it is',
+    async () => {
+      const w = await publishing();
+      const ctx = w.ctx();
+      w.write('.sow/project/units/020.md', '# Token format\n\nHS256, 15 minutes, and no expiry for admins.\n');
+      const e = await refused(w, () => typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']), 'SPEC_CHANGED', 3);
+      expect(said(e)).toBe(
+        "the spec of unit 020 ('.sow/project/units/020.md') changed since the human approved it\nhave the human read " +
+          "it again and approve it again ('sow task output set --id 020 --index 0 approved true'), then publish",
+      );
+      await setArtifact(ctx, { kind: 'task', id: '020' }, 'outputs', 0, 'approved', 'true');
+      await typeCommand(ctx, ['breakdown', 'publish', '--to', 'files']);
+      expect(w.read(`${KNOWLEDGE}/020-token-format.md`)).toBe(
+        '# Token format\n\nHS256, 15 minutes, and no expiry for admins.\n',
+      );
+    },
+  );
+
+  it(
+    'a spec that leads out of the repository (a link, .git/, ' + '..) is never published, as an issue body or a file',
+    async () => {
+      const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
+      temps.push(outside);
+      writeFileSync(join(outside, 'secret'), 'token=hunter2\n');
+      const cases: [string, (w: World) => void, string, RegExp][] = [
+        [
+          'a spec file linked out',
+          (w) => {
+            rmSync(join(w.dir, '.sow/project/units/020.md'));
+            symlinkSync(join(outside, 'secret'), join(w.dir, '.sow/project/units/020.md'));
+          },
+          'PATH_ESCAPES',
+          /is a link to '.*secret', outside the repository/,
+        ],
+        [
+          'a spec path into .git/',
+          (w) => {
+            w.write(
+              taskState('020'),
+              w.read(taskState('020')).replace('path: units/020.md', 'path: ../../.git/config'),
+            );
+          },
+          'PATH_ESCAPES',
+          /lies in \.git\//,
+        ],
+        [
+          'a spec path out of the repository',
+          (w) => {
+            w.write(
+              taskState('020'),
+              w.read(taskState('020')).replace('path: units/020.md', 'path: ../../../../../../../../etc/passwd'),
+            );
+          },
+          'STATE_FILE_INVALID',
+          /must be a path inside the repository/,
+        ],
+      ];
+      for (const [what, make, code, problem] of cases) {
+        const w = await publishing();
+        make(w);
+        for (const to of ['github', 'files']) {
+          const text = said(
+            await refused(w, () => typeCommand(w.ctx(), ['breakdown', 'publish', '--to', to]), code, 4),
+          );
+          expect(text, `${what}, --to ${to}`).toMatch(problem);
+        }
+        expect(w.exists(KNOWLEDGE), `${what}: no file published`).toBe(false);
       }
-      expect(w.exists(KNOWLEDGE), `${what}: no file published`).toBe(false);
-    }
-    expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe('token=hunter2\n');
-  });
+      expect(readFileSync(join(outside, 'secret'), 'utf8')).toBe('token=hunter2\n');
+    },
+  );
 });

@@ -9,7 +9,8 @@ describe('type commands', () => {
     const w = await world('executing');
     const e = await refused(w, () => typeCommand(w.ctx(), ['iter', 'status']), 'WRONG_PROJECT_TYPE', 1);
     expect(said(e)).toBe(
-      "'sow iter status' belongs to iterative projects, and this project is standard\nrun 'sow project types' to see what each type does; 'sow project status' shows this project's next step",
+      "'sow iter status' belongs to iterative projects, and this project is standard\nrun 'sow project types' to " +
+        "see what each type does; 'sow project status' shows this project's next step",
     );
     await refused(
       w,

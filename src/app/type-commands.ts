@@ -70,7 +70,10 @@ function writerSession(uow: UnitOfWork): TypeSession {
   };
 }
 
-/** The knowledge index's entries (none when there is no index), the branch, and a confined reader of the repository's files. */
+/**
+ * The knowledge index's entries (none when there is no index), the branch, and a confined reader of the repository's
+ * files.
+ */
 async function readKnowledge(ctx: AppContext): Promise<Knowledge> {
   const root = await openRoot(ctx);
   return withRootLock(root, async () => {

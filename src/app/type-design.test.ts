@@ -22,7 +22,10 @@ const taskOutput = (id: string) => ({ kind: 'task' as const, id });
 const blocked = async (w: World) =>
   said(await refused(w, () => advanceProject(w.ctx(), undefined, false), 'TRANSITION_BLOCKED', 3));
 
-/** A design project named `name` with one completed task whose ADR (at `adr`) is written and approved, taken to Completed. */
+/**
+ * A design project named `name` with one completed task whose ADR (at `adr`) is written and approved, taken to
+ * Completed.
+ */
 async function approvedAdr(w: World, name: string, adr: string, text: string): Promise<void> {
   const ctx = w.ctx();
   await newProject(ctx, {
@@ -41,76 +44,84 @@ async function approvedAdr(w: World, name: string, adr: string, text: string): P
 }
 
 describe('the way out of Active', () => {
-  it('no task, open tasks, a document not written, a task without a document, one not approved (by its real index), a phase document not approved: each named with its command', async () => {
-    const w = await world();
-    const ctx = w.ctx();
-    await newProject(ctx, {
-      name: 'storage',
-      type: 'design',
-      description: 'Where do we store events?',
-      planning: true,
-    });
-    expect(await blocked(w)).toContain("'sow task add <document>'");
-    for (const name of ['Use Postgres', 'Event store design', 'Caching layer']) await addTask(ctx, { name });
-    expect(await blocked(w)).toContain('finish or abandon 010, 020, 030');
+  it(
+    'no task, open tasks, a document not written, a task without a document, one not approved (by its real index), ' +
+      'a phase document not approved: each named with its command',
+    async () => {
+      const w = await world();
+      const ctx = w.ctx();
+      await newProject(ctx, {
+        name: 'storage',
+        type: 'design',
+        description: 'Where do we store events?',
+        planning: true,
+      });
+      expect(await blocked(w)).toContain("'sow task add <document>'");
+      for (const name of ['Use Postgres', 'Event store design', 'Caching layer']) await addTask(ctx, { name });
+      expect(await blocked(w)).toContain('finish or abandon 010, 020, 030');
 
-    // 010: an ADR, approved only once its file exists.
-    await setTaskField(ctx, '010', 'status', 'in_progress');
-    await addArtifact(ctx, taskOutput('010'), 'outputs', { type: 'adr', path: 'adrs/0001-use-postgres.md', extra: {} });
-    expect(
-      said(
-        await refused(
-          w,
-          () => setArtifact(ctx, taskOutput('010'), 'outputs', 0, 'approved', 'true'),
-          'ARTIFACT_FILE_MISSING',
-          1,
+      // 010: an ADR, approved only once its file exists.
+      await setTaskField(ctx, '010', 'status', 'in_progress');
+      await addArtifact(ctx, taskOutput('010'), 'outputs', {
+        type: 'adr',
+        path: 'adrs/0001-use-postgres.md',
+        extra: {},
+      });
+      expect(
+        said(
+          await refused(
+            w,
+            () => setArtifact(ctx, taskOutput('010'), 'outputs', 0, 'approved', 'true'),
+            'ARTIFACT_FILE_MISSING',
+            1,
+          ),
         ),
-      ),
-    ).toContain('does not exist');
-    expect(w.yaml(taskState('010')).outputs[0].approved).toBe(false);
-    w.write('.sow/project/adrs/0001-use-postgres.md', '# Use Postgres\n');
-    await setArtifact(ctx, taskOutput('010'), 'outputs', 0, 'approved', 'true');
-    await setTaskField(ctx, '010', 'status', 'completed');
-    expect(await blocked(w)).toContain('finish or abandon 020, 030');
-    w.write('.sow/project/designs/caching.md', '# Caching\n');
-    await addArtifact(ctx, taskOutput('030'), 'outputs', {
-      type: 'design',
-      path: 'designs/caching.md',
-      approved: 'true',
-      extra: {},
-    });
-    await abandonTask(ctx, '030');
-    expect(await blocked(w)).toMatch(/finish or abandon 020 \(/);
+      ).toContain('does not exist');
+      expect(w.yaml(taskState('010')).outputs[0].approved).toBe(false);
+      w.write('.sow/project/adrs/0001-use-postgres.md', '# Use Postgres\n');
+      await setArtifact(ctx, taskOutput('010'), 'outputs', 0, 'approved', 'true');
+      await setTaskField(ctx, '010', 'status', 'completed');
+      expect(await blocked(w)).toContain('finish or abandon 020, 030');
+      w.write('.sow/project/designs/caching.md', '# Caching\n');
+      await addArtifact(ctx, taskOutput('030'), 'outputs', {
+        type: 'design',
+        path: 'designs/caching.md',
+        approved: 'true',
+        extra: {},
+      });
+      await abandonTask(ctx, '030');
+      expect(await blocked(w)).toMatch(/finish or abandon 020 \(/);
 
-    await setTaskField(ctx, '020', 'status', 'completed');
-    expect(await blocked(w)).toMatch(
-      /\ntask 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' \(type: design, adr, architecture, diagram or spec\)$/,
-    );
-    w.write('.sow/project/designs/event-store.md', '# Event store\n');
-    w.write('.sow/project/specs/events.md', '# Events\n');
-    await addArtifact(ctx, taskOutput('020'), 'outputs', {
-      type: 'design',
-      path: 'designs/event-store.md',
-      approved: 'true',
-      extra: {},
-    });
-    await addArtifact(ctx, taskOutput('020'), 'outputs', { type: 'spec', path: 'specs/events.md', extra: {} });
-    const unapproved = await blocked(w);
-    expect(unapproved).toContain("approve task 020's spec: 'sow task output set --id 020 --index 1 approved true'");
-    expect(unapproved).not.toContain('010');
-    await setArtifact(ctx, taskOutput('020'), 'outputs', 1, 'approved', 'true');
+      await setTaskField(ctx, '020', 'status', 'completed');
+      expect(await blocked(w)).toMatch(
+        /\ntask 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' \(type: design, adr, architecture, diagram or spec\)$/,
+      );
+      w.write('.sow/project/designs/event-store.md', '# Event store\n');
+      w.write('.sow/project/specs/events.md', '# Events\n');
+      await addArtifact(ctx, taskOutput('020'), 'outputs', {
+        type: 'design',
+        path: 'designs/event-store.md',
+        approved: 'true',
+        extra: {},
+      });
+      await addArtifact(ctx, taskOutput('020'), 'outputs', { type: 'spec', path: 'specs/events.md', extra: {} });
+      const unapproved = await blocked(w);
+      expect(unapproved).toContain("approve task 020's spec: 'sow task output set --id 020 --index 1 approved true'");
+      expect(unapproved).not.toContain('010');
+      await setArtifact(ctx, taskOutput('020'), 'outputs', 1, 'approved', 'true');
 
-    // A document added to the design phase itself must be approved too.
-    w.write('.sow/project/diagrams/flow.mmd', 'graph LR; app-->db\n');
-    await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'diagram', path: 'diagrams/flow.mmd', extra: {} });
-    expect(await blocked(w)).toContain("'sow output set --index 0 approved true'");
-    await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
-    expect(await advanceProject(ctx, undefined, false)).toMatchObject({
-      from: 'Active',
-      to: 'Finalizing',
-      event: 'documents_approved',
-    });
-  });
+      // A document added to the design phase itself must be approved too.
+      w.write('.sow/project/diagrams/flow.mmd', 'graph LR; app-->db\n');
+      await addArtifact(ctx, { kind: 'phase' }, 'outputs', { type: 'diagram', path: 'diagrams/flow.mmd', extra: {} });
+      expect(await blocked(w)).toContain("'sow output set --index 0 approved true'");
+      await setArtifact(ctx, { kind: 'phase' }, 'outputs', 0, 'approved', 'true');
+      expect(await advanceProject(ctx, undefined, false)).toMatchObject({
+        from: 'Active',
+        to: 'Finalizing',
+        event: 'documents_approved',
+      });
+    },
+  );
 
   it('only abandoned tasks: one document must be completed', async () => {
     const w = await world();

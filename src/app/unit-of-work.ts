@@ -230,7 +230,10 @@ export class UnitOfWork {
     this.newTasks.set(task.id, { ...files });
   }
 
-  /** The summaries of the task's dependencies, without reading every task (TaskFolderMissingError for one that has no task). */
+  /**
+   * The summaries of the task's dependencies, without reading every task (TaskFolderMissingError for one that has
+   * no task).
+   */
   async dependenciesOf(task: TaskState): Promise<TaskSummary[]> {
     return dependenciesOf(task, await this.taskPhase(), (id) => this.task(id));
   }

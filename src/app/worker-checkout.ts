@@ -53,7 +53,8 @@ function recordedProblem(taskId: string, problem: string): SowError {
     'WORKER_CHECKOUT_INVALID',
     'state',
     `task ${taskId}'s worktree record ${problem}`,
-    `sow records it as '${WORKER_CHECKOUTS_DIR}/<project branch>--task-${taskId}'; restore the task's state.yaml from git, or remove its 'worktree' entry if the checkout is gone`,
+    `sow records it as '${WORKER_CHECKOUTS_DIR}/<project branch>--task-${taskId}'; restore the task's state.yaml ` +
+      `from git, or remove its 'worktree' entry if the checkout is gone`,
     { task: taskId },
   );
 }
@@ -131,7 +132,10 @@ export function openWorkerCheckout(
   return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: true };
 }
 
-/** `.sow/worktrees/.workers/…` of the project checkout, every folder on the way a real one (a link is never followed). */
+/**
+ * `.sow/worktrees/.workers/…` of the project checkout, every folder on the way a real one (a link is never
+ * followed).
+ */
 function placeOf(root: string, rel: string): string {
   const path = sowPath(root, rel);
   existingRealFolder({ base: root, name: 'the repository' }, rel);
@@ -161,7 +165,10 @@ export function workerCheckoutOf(root: string, task: TaskState, now: string): st
 export interface MergeCheck {
   name: string;
   state: CheckState;
-  /** Its newest run in the task's checkout: the log (relative to .sow/project/), the commit it ran on and whether that had uncommitted changes. */
+  /**
+   * Its newest run in the task's checkout: the log (relative to .sow/project/), the commit it ran on and whether
+   * that had uncommitted changes.
+   */
   evidence?: string;
   commit?: string | null;
   dirty?: boolean;
@@ -196,8 +203,13 @@ export class TaskMergeUncheckedError extends SowError {
     super(
       'TASK_MERGE_UNCHECKED',
       'blocked',
-      `task ${taskId}'s branch '${branch}' was not merged: the code it would merge (${code.commit?.slice(0, 12) ?? 'no commit'} in ${checkout}${code.dirty ? ', with uncommitted changes' : ''}) has no fresh passing evidence of ${open.length === 1 ? 'a check' : `${open.length} checks`} declared for task_complete: ${open.map((c) => c.said).join('; ')}`,
-      `run 'sow check run ${open.map((c) => c.name).join(' ')} --task ${taskId}' (it runs there), then 'sow task merge ${taskId}' again; --force merges without it, noted in the task's log`,
+      `task ${taskId}'s branch '${branch}' was not merged: the code it would merge ` +
+        `(${code.commit?.slice(0, 12) ?? 'no commit'} ` +
+        `in ${checkout}${code.dirty ? ', with uncommitted changes' : ''}) has no fresh passing evidence ` +
+        `of ${open.length === 1 ? 'a check' : `${open.length} checks`} declared for ` +
+        `task_complete: ${open.map((c) => c.said).join('; ')}`,
+      `run 'sow check run ${open.map((c) => c.name).join(' ')} --task ${taskId}' (it runs there), then 'sow task ` +
+        `merge ${taskId}' again; --force merges without it, noted in the task's log`,
       { task: taskId, branch, checkout, commit: code.commit, dirty: code.dirty, checks: open.map((c) => ({ ...c })) },
     );
   }
@@ -226,7 +238,8 @@ export class TaskMergeConflictError extends SowError {
       'TASK_MERGE_CONFLICT',
       'failed',
       `task ${taskId}'s branch '${branch}' conflicts with '${into}' in ${shown}; nothing was merged`,
-      `resolve it in the worker's checkout: cd ${checkout} && git merge ${into}, fix those files and commit; then run 'sow task merge --id ${taskId}' again`,
+      `resolve it in the worker's checkout: cd ${checkout} && git merge ${into}, fix those files and commit; then ` +
+        `run 'sow task merge --id ${taskId}' again`,
       { task: taskId, branch, into, checkout, files: [...files] },
     );
   }
@@ -237,7 +250,8 @@ export class TaskMergeDirtyError extends SowError {
     super(
       'TASK_MERGE_DIRTY',
       'failed',
-      `the project checkout has uncommitted changes to files task ${taskId}'s merge changes: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`,
+      `the project checkout has uncommitted changes to files task ${taskId}'s merge ` +
+        `changes: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`,
       `commit or stash them ('git stash'), then run 'sow task merge --id ${taskId}' again`,
       { task: taskId, files: [...files] },
     );
@@ -309,7 +323,8 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
         'TASK_NOT_COMPLETED',
         'failed',
         `task ${task.id} is ${task.status}; only a completed task's branch is merged`,
-        `complete it first ('sow task set --id ${task.id} status completed'), or merge its branch '${checkout.branch}' yourself with git`,
+        `complete it first ('sow task set --id ${task.id} status completed'), or merge its branch ` +
+          `'${checkout.branch}' yourself with git`,
         { task: task.id, status: task.status },
       );
     const owner = liveOwner(task, uow.now);
@@ -354,14 +369,16 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
       if (left.length)
         committed = commitAllOutsideSow(
           path,
-          `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its checkout when the task was completed, committed by 'sow task merge'.`,
+          `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its ` +
+            `checkout when the task was completed, committed by 'sow task merge'.`,
         );
     } catch (err) {
       if (err instanceof GitRefused)
         throw new ExternalToolError(
           'git',
           `did not commit what task ${task.id}'s worker left in ${checkout.path}: ${err.said}`,
-          `commit it there yourself (cd ${checkout.path} && git commit), then run 'sow task merge --id ${task.id}' again`,
+          `commit it there yourself (cd ${checkout.path} && git commit), then run 'sow task merge ` +
+            `--id ${task.id}' again`,
         );
       throw err;
     }
@@ -380,7 +397,8 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
         outcome = mergeBranch(
           root,
           checkout.branch,
-          `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on '${checkout.branch}'.`,
+          `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on ` +
+            `'${checkout.branch}'.`,
         );
       } catch (err) {
         if (err instanceof GitRefused)
@@ -425,7 +443,9 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
 export function mergeChecksSentence(checked: MergeChecks): string {
   const code = `${checked.commit?.slice(0, 12) ?? 'no commit'}${checked.dirty ? ' with what the worker left uncommitted' : ''}`;
   const beside = checked.beside.length
-    ? ` The project branch changed ${checked.beside.length} file${checked.beside.length === 1 ? '' : 's'} since the checkout was made; the merge result combines both and was not checked as a whole ('sow check run' checks it).`
+    ? ` The project branch changed ${checked.beside.length} file${checked.beside.length === 1 ? '' : 's'} since the ` +
+      `checkout was made; the merge result combines both and was not checked as a whole ('sow check run' ` +
+      `checks it).`
     : '';
   if (checked.checks.length === 0)
     return `No check is declared for task_complete, so none was required of ${code}.${beside}`;

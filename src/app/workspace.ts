@@ -89,7 +89,10 @@ async function recordDeferred(root: string, ctx: AppContext): Promise<void> {
 }
 
 export interface ReadOptions {
-  /** A project of another branch: read with a warning (the default), refuse, or read quietly (a caller that says so itself). */
+  /**
+   * A project of another branch: read with a warning (the default), refuse, or read quietly (a caller that says so
+   * itself).
+   */
   otherBranch?: 'warn' | 'refuse' | 'quiet';
 }
 

@@ -73,7 +73,8 @@ export class WorktreeBusyError extends SowError {
       'WORKTREE_BUSY',
       'failed',
       `the worktree of '${branch}' has ${why.join(' and ')}`,
-      `${uncommitted.length ? `commit them (cd ${path} && git commit …)` : 'wait for the worker to finish'}, or pass --force to remove it anyway`,
+      `${uncommitted.length ? `commit them (cd ${path} && git commit …)` : 'wait for the worker to finish'}, or ` +
+        `pass --force to remove it anyway`,
       { branch, path, uncommitted: [...uncommitted], sessions: [...sessions] },
     );
   }
@@ -232,7 +233,10 @@ export function checkoutsWithProject(cwd: string): { path: string; rel: string }
   return trees.filter(hasProjectIn).map((t) => ({ path: t.path, rel: relPath(main, t.path) }));
 }
 
-/** What the worktree's project is and who works on it (leases judged at the context's time); null without sow or a project there. */
+/**
+ * What the worktree's project is and who works on it (leases judged at the context's time); null without sow or a
+ * project there.
+ */
 async function projectIn(ctx: AppContext, tree: Worktree): Promise<Pick<WorktreeInfo, 'project' | 'problem'>> {
   if (!hasProjectIn(tree)) return { project: null };
   try {

@@ -50,22 +50,25 @@ describe('the commander tree from command definitions', () => {
     expect(results).toEqual([{ data: { ran: 'grp go' }, text: 'out', message: 'said' }]);
   });
 
-  it('builds the words between group and command, with their descriptions, and help with notes and examples', async () => {
-    const p = program();
-    await addGroup(p, group);
-    const grp = p.commands.find((c) => c.name() === 'grp')!;
-    expect(grp.commands.map((c) => c.name())).toEqual(['go', 'phase']);
-    expect(grp.commands[1]!.description()).toBe('the phases');
-    expect(grp.commands[1]!.commands.map((c) => c.name())).toEqual(['add']);
-    const help = grp.commands[0]!.helpInformation();
-    expect(help).toContain('Usage: sow grp go [options] <what> [more]');
-    expect(help).toContain('(choices: "a", "b")');
-    expect(help).toContain('(default: "30m")');
-    let after = '';
-    grp.commands[0]!.configureOutput({ writeOut: (s) => (after += s) });
-    grp.commands[0]!.outputHelp();
-    expect(after).toContain('A note.\n\nExamples:\n  sow grp go a --must 1');
-  });
+  it(
+    'builds the words between group and command, ' + 'with their descriptions, and help with notes and examples',
+    async () => {
+      const p = program();
+      await addGroup(p, group);
+      const grp = p.commands.find((c) => c.name() === 'grp')!;
+      expect(grp.commands.map((c) => c.name())).toEqual(['go', 'phase']);
+      expect(grp.commands[1]!.description()).toBe('the phases');
+      expect(grp.commands[1]!.commands.map((c) => c.name())).toEqual(['add']);
+      const help = grp.commands[0]!.helpInformation();
+      expect(help).toContain('Usage: sow grp go [options] <what> [more]');
+      expect(help).toContain('(choices: "a", "b")');
+      expect(help).toContain('(default: "30m")');
+      let after = '';
+      grp.commands[0]!.configureOutput({ writeOut: (s) => (after += s) });
+      grp.commands[0]!.outputHelp();
+      expect(after).toContain('A note.\n\nExamples:\n  sow grp go a --must 1');
+    },
+  );
 
   it('refuses a missing required option as commander does', async () => {
     const p = program();

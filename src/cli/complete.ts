@@ -233,7 +233,10 @@ export async function complete(
   });
 }
 
-/** One line per candidate, as each shell's script reads them: bash the value; zsh `value:description`; fish `value<TAB>description`. */
+/**
+ * One line per candidate, as each shell's script reads them: bash the value; zsh `value:description`; fish
+ * `value<TAB>description`.
+ */
 export function formatCandidates(candidates: readonly Candidate[], shell: string | undefined): string[] {
   // Values and descriptions come from state files (task names): control characters escaped.
   candidates = candidates.map((c) => ({

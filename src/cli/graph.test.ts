@@ -114,27 +114,31 @@ describe('every registered type renders in every format', () => {
     const marked = lifecycleGraph(type, { current, options: judged(type, current) });
     const bare = lifecycleGraph(type);
 
-    it(`${type.name}: mermaid stateDiagram-v2 with [*], every transition labelled event [guard], the current state in class current`, () => {
-      const text = renderLifecycleMermaid(marked);
-      const lines = text.split('\n');
-      expect(lines[0]).toBe('stateDiagram-v2');
-      expect(lines).toContain(`    [*] --> ${type.initialState}`);
-      for (const t of type.transitions) {
-        expect(
-          lines.some((l) => l.startsWith(`    ${t.from} --> ${t.to} : ${t.event}${t.guard ? ` [${t.guard}]` : ''}`)),
-          `${t.from} --${t.event}--> ${t.to}`,
-        ).toBe(true);
-      }
-      for (const [name, def] of Object.entries(type.states)) {
-        if (def.final && type.transitions.some((t) => t.to === name)) expect(lines).toContain(`    ${name} --> [*]`);
-      }
-      expect(lines).toContain(`    class ${current} current`);
-      expect(lines.some((l) => l.startsWith('    classDef current '))).toBe(true);
-      // Ids are bare state names, which mermaid accepts as they are; labels hold no colon after the first.
-      for (const l of lines.slice(1))
-        expect(l).toMatch(/^ {4}(\[\*\]|[A-Za-z]\w*) --> (\[\*\]|[A-Za-z]\w*)( : [^:]+)?$|^ {4}class(Def)? /);
-      expect(renderLifecycleMermaid(bare)).not.toContain('current');
-    });
+    it(
+      `${type.name}: mermaid stateDiagram-v2 with [*], every transition labelled event [guard], the current state ` +
+        `in class current`,
+      () => {
+        const text = renderLifecycleMermaid(marked);
+        const lines = text.split('\n');
+        expect(lines[0]).toBe('stateDiagram-v2');
+        expect(lines).toContain(`    [*] --> ${type.initialState}`);
+        for (const t of type.transitions) {
+          expect(
+            lines.some((l) => l.startsWith(`    ${t.from} --> ${t.to} : ${t.event}${t.guard ? ` [${t.guard}]` : ''}`)),
+            `${t.from} --${t.event}--> ${t.to}`,
+          ).toBe(true);
+        }
+        for (const [name, def] of Object.entries(type.states)) {
+          if (def.final && type.transitions.some((t) => t.to === name)) expect(lines).toContain(`    ${name} --> [*]`);
+        }
+        expect(lines).toContain(`    class ${current} current`);
+        expect(lines.some((l) => l.startsWith('    classDef current '))).toBe(true);
+        // Ids are bare state names, which mermaid accepts as they are; labels hold no colon after the first.
+        for (const l of lines.slice(1))
+          expect(l).toMatch(/^ {4}(\[\*\]|[A-Za-z]\w*) --> (\[\*\]|[A-Za-z]\w*)( : [^:]+)?$|^ {4}class(Def)? /);
+        expect(renderLifecycleMermaid(bare)).not.toContain('current');
+      },
+    );
 
     it(`${type.name}: dot is a digraph with every state and transition, the current state labelled (current)`, () => {
       const text = renderLifecycleDot(marked);
@@ -148,18 +152,22 @@ describe('every registered type renders in every format', () => {
       for (const line of text.split('\n')) expect((line.replace(/\\"/g, '').match(/"/g) ?? []).length % 2).toBe(0);
     });
 
-    it(`${type.name}: text has a line per transition, the current state's marked ▶ and its guards met or blocked in words`, () => {
-      const text = renderLifecycleText(marked);
-      const arrows = text.split('\n').filter((l) => l.includes('-->'));
-      expect(arrows).toHaveLength(type.transitions.length);
-      const here = arrows.filter((l) => l.startsWith('▶'));
-      expect(here).toHaveLength(type.transitions.filter((t) => t.from === current).length);
-      for (const l of here) expect(l).toMatch(new RegExp(`^▶ ${current} +--`));
-      for (const t of type.transitions.filter((x) => x.from === current && x.guard))
-        expect(text).toContain(`[${t.guard}: blocked]-->`);
-      expect(text).toContain(`current state, ${current}`);
-      expect(renderLifecycleText(bare)).not.toMatch(/▶|: blocked|: met/);
-    });
+    it(
+      `${type.name}: text has a line per transition, the current state's marked ▶ and its guards met or ` +
+        `blocked in words`,
+      () => {
+        const text = renderLifecycleText(marked);
+        const arrows = text.split('\n').filter((l) => l.includes('-->'));
+        expect(arrows).toHaveLength(type.transitions.length);
+        const here = arrows.filter((l) => l.startsWith('▶'));
+        expect(here).toHaveLength(type.transitions.filter((t) => t.from === current).length);
+        for (const l of here) expect(l).toMatch(new RegExp(`^▶ ${current} +--`));
+        for (const t of type.transitions.filter((x) => x.from === current && x.guard))
+          expect(text).toContain(`[${t.guard}: blocked]-->`);
+        expect(text).toContain(`current state, ${current}`);
+        expect(renderLifecycleText(bare)).not.toMatch(/▶|: blocked|: met/);
+      },
+    );
 
     it(`${type.name}: renderLifecycle picks the format`, () => {
       for (const format of GRAPH_FORMATS) expect(renderLifecycle(marked, format).length).toBeGreaterThan(0);
@@ -186,79 +194,89 @@ describe('every registered type renders in every format', () => {
 });
 
 describe('the main path', () => {
-  it('of every registered type: from the state project creation enters, along automatic transitions, to before a final state', () => {
-    const expected: Record<string, string[]> = {
-      standard: [
-        'PlanningActive',
-        'ImplementationPlanning',
-        'ImplementationExecuting',
-        'ReviewActive',
-        'FinalizeDocumentation',
-        'FinalizeChecks',
-        'FinalizeDelete',
-      ],
-      exploration: ['Active', 'Summarizing', 'Finalizing'],
-      design: ['Active', 'Finalizing'],
-      breakdown: ['Discovery', 'Active', 'Publishing'],
-      iterative: ['DiscoverActive', 'PlanActive', 'ExecuteActive', 'VerifyActive', 'DeliverActive'],
-    };
-    expect(Object.keys(expected).sort()).toEqual(Object.keys(PROJECT_TYPES).sort());
-    for (const type of TYPES) {
-      const path = mainPath(type);
-      expect(path, type.name).toEqual(expected[type.name]);
-      // Each step is an automatic transition of the table, and the last leads to a final state.
-      for (let i = 1; i < path.length; i++)
+  it(
+    'of every registered type: from the state project creation enters, along automatic transitions, to before a ' +
+      'final state',
+    () => {
+      const expected: Record<string, string[]> = {
+        standard: [
+          'PlanningActive',
+          'ImplementationPlanning',
+          'ImplementationExecuting',
+          'ReviewActive',
+          'FinalizeDocumentation',
+          'FinalizeChecks',
+          'FinalizeDelete',
+        ],
+        exploration: ['Active', 'Summarizing', 'Finalizing'],
+        design: ['Active', 'Finalizing'],
+        breakdown: ['Discovery', 'Active', 'Publishing'],
+        iterative: ['DiscoverActive', 'PlanActive', 'ExecuteActive', 'VerifyActive', 'DeliverActive'],
+      };
+      expect(Object.keys(expected).sort()).toEqual(Object.keys(PROJECT_TYPES).sort());
+      for (const type of TYPES) {
+        const path = mainPath(type);
+        expect(path, type.name).toEqual(expected[type.name]);
+        // Each step is an automatic transition of the table, and the last leads to a final state.
+        for (let i = 1; i < path.length; i++)
+          expect(
+            type.transitions.some((t) => t.from === path[i - 1] && t.to === path[i] && t.automatic),
+            `${path[i - 1]} → ${path[i]}`,
+          ).toBe(true);
         expect(
-          type.transitions.some((t) => t.from === path[i - 1] && t.to === path[i] && t.automatic),
-          `${path[i - 1]} → ${path[i]}`,
+          type.transitions.some((t) => t.from === path.at(-1) && t.automatic && type.states[t.to]?.final),
+          `${type.name} ends`,
         ).toBe(true);
-      expect(
-        type.transitions.some((t) => t.from === path.at(-1) && t.automatic && type.states[t.to]?.final),
-        `${type.name} ends`,
-      ).toBe(true);
-      // Every state a project lives in is on it (no registered type has a side state).
-      expect(path.sort()).toEqual(
-        Object.entries(type.states)
-          .filter(([, d]) => !d.final)
-          .map(([n]) => n)
-          .sort(),
+        // Every state a project lives in is on it (no registered type has a side state).
+        expect(path.sort()).toEqual(
+          Object.entries(type.states)
+            .filter(([, d]) => !d.final)
+            .map(([n]) => n)
+            .sort(),
+        );
+      }
+    },
+  );
+
+  it(
+    'marks what the history says: done, current, ahead; ' + 'a state never entered before the current one is skipped',
+    () => {
+      const history = [
+        step('NoProject', 'PlanningActive'),
+        step('PlanningActive', 'ImplementationPlanning'),
+        step('ImplementationPlanning', 'ImplementationExecuting'),
+      ];
+      const map = lifecycleMap(standard, 'ImplementationExecuting', history);
+      expect(map.steps.map((s) => s.mark)).toEqual(['done', 'done', 'current', 'ahead', 'ahead', 'ahead', 'ahead']);
+      expect(map.offPath).toBeUndefined();
+      expect(renderLifecycleMap(map)).toBe(
+        'PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → ' +
+          'FinalizeDocumentation → FinalizeChecks → FinalizeDelete',
       );
-    }
-  });
 
-  it('marks what the history says: done, current, ahead; a state never entered before the current one is skipped', () => {
-    const history = [
-      step('NoProject', 'PlanningActive'),
-      step('PlanningActive', 'ImplementationPlanning'),
-      step('ImplementationPlanning', 'ImplementationExecuting'),
-    ];
-    const map = lifecycleMap(standard, 'ImplementationExecuting', history);
-    expect(map.steps.map((s) => s.mark)).toEqual(['done', 'done', 'current', 'ahead', 'ahead', 'ahead', 'ahead']);
-    expect(map.offPath).toBeUndefined();
-    expect(renderLifecycleMap(map)).toBe(
-      'PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → FinalizeDocumentation → FinalizeChecks → FinalizeDelete',
-    );
+      const noPlanning = lifecycleMap(standard, 'ImplementationPlanning', [
+        step('NoProject', 'ImplementationPlanning'),
+      ]);
+      expect(renderLifecycleMap(noPlanning)).toMatch(
+        /^PlanningActive \(skipped\) → \[ImplementationPlanning\] → ImplementationExecuting/,
+      );
 
-    const noPlanning = lifecycleMap(standard, 'ImplementationPlanning', [step('NoProject', 'ImplementationPlanning')]);
-    expect(renderLifecycleMap(noPlanning)).toMatch(
-      /^PlanningActive \(skipped\) → \[ImplementationPlanning\] → ImplementationExecuting/,
-    );
+      // After a failed review the project is back in ImplementationPlanning; the review was done once.
+      const rework = lifecycleMap(standard, 'ImplementationPlanning', [
+        ...history,
+        step('ImplementationExecuting', 'ReviewActive'),
+        step('ReviewActive', 'ImplementationPlanning'),
+      ]);
+      expect(rework.steps.map((s) => s.mark)).toEqual(['done', 'current', 'done', 'done', 'ahead', 'ahead', 'ahead']);
 
-    // After a failed review the project is back in ImplementationPlanning; the review was done once.
-    const rework = lifecycleMap(standard, 'ImplementationPlanning', [
-      ...history,
-      step('ImplementationExecuting', 'ReviewActive'),
-      step('ReviewActive', 'ImplementationPlanning'),
-    ]);
-    expect(rework.steps.map((s) => s.mark)).toEqual(['done', 'current', 'done', 'done', 'ahead', 'ahead', 'ahead']);
-
-    const off = lifecycleMap(standard, 'Elsewhere', history);
-    expect(off.offPath).toBe('Elsewhere');
-    expect(renderLifecycleMap(off)).toContain('(now in [Elsewhere], off this path)');
-    const painted = renderLifecycleMap(map, (word, t) => `<${word}>${t}</>`);
-    expect(painted).toContain('<current>[ImplementationExecuting]</>');
-    expect(painted).toContain('PlanningActive <done>✓</>');
-  });
+      const off = lifecycleMap(standard, 'Elsewhere', history);
+      expect(off.offPath).toBe('Elsewhere');
+      expect(renderLifecycleMap(off)).toContain('(now in [Elsewhere], off this path)');
+      const painted = renderLifecycleMap(map, (word, t) => `<${word}>${t}</>`);
+      expect(painted).toContain('<current>[ImplementationExecuting]</>');
+      expect(painted).toContain('PlanningActive <done>✓</>');
+    },
+  );
 });
 
 describe('the task graph', () => {
@@ -323,17 +341,20 @@ describe('the task graph', () => {
     ).toBe(16);
   });
 
-  it('mermaid: a flowchart TD, a node per task, an arrow per dependency, a class per status; names cannot break it', () => {
-    const text = renderTasksMermaid(taskGraph([...tasks, task('050', 'failed', [], 'say "hi" <b>#1</b>')]));
-    const lines = text.split('\n');
-    expect(lines[0]).toBe('flowchart TD');
-    expect(lines).toContain('    t010["010 task 010 [completed]"]');
-    expect(lines).toContain('    t010 --> t030');
-    expect(lines).toContain('    t040 --> t005');
-    expect(lines.some((l) => l.startsWith('    classDef in_progress '))).toBe(true);
-    expect(lines).toContain('    class t030,t005 pending');
-    expect(lines).toContain('    t050["050 say #quot;hi#quot; #lt;b#gt;#35;1#lt;/b#gt; [failed]"]');
-  });
+  it(
+    'mermaid: a flowchart TD, a node per task, ' + 'an arrow per dependency, a class per status; names cannot break it',
+    () => {
+      const text = renderTasksMermaid(taskGraph([...tasks, task('050', 'failed', [], 'say "hi" <b>#1</b>')]));
+      const lines = text.split('\n');
+      expect(lines[0]).toBe('flowchart TD');
+      expect(lines).toContain('    t010["010 task 010 [completed]"]');
+      expect(lines).toContain('    t010 --> t030');
+      expect(lines).toContain('    t040 --> t005');
+      expect(lines.some((l) => l.startsWith('    classDef in_progress '))).toBe(true);
+      expect(lines).toContain('    class t030,t005 pending');
+      expect(lines).toContain('    t050["050 say #quot;hi#quot; #lt;b#gt;#35;1#lt;/b#gt; [failed]"]');
+    },
+  );
 
   it('dot: a digraph, a box per task with its status, an arrow per dependency', () => {
     const text = renderTasksDot(taskGraph([...tasks, task('050', 'pending', [], 'a "quoted" \\ name')]));

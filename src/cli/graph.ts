@@ -50,7 +50,8 @@ export function renderLifecycleText(g: LifecycleGraph, paint: Paint = PLAIN): st
     const guard = t.guard ? ` [${t.guard}${word ? `: ${paint(word, word)}` : ''}]` : '';
     const from = t.from.padEnd(width);
     lines.push(
-      `${here ? paint('current', '▶') : ' '} ${here ? paint('current', from) : from} --${t.event}${guard}--> ${t.to === g.current ? paint('current', t.to) : t.to}`,
+      `${here ? paint('current', '▶') : ' '} ${here ? paint('current', from) : from} ` +
+        `--${t.event}${guard}--> ${t.to === g.current ? paint('current', t.to) : t.to}`,
     );
   }
   const ends = endStates(g);
@@ -174,7 +175,10 @@ const STATUS_STYLE: Readonly<Record<string, string>> = {
   pending: 'fill:#ffffff,stroke:#666666',
 };
 
-/** A mermaid `flowchart TD`: a node per task (`t010`, labelled with id, name and status), an arrow from each dependency. */
+/**
+ * A mermaid `flowchart TD`: a node per task (`t010`, labelled with id, name and status), an arrow from each
+ * dependency.
+ */
 export function renderTasksMermaid(g: TaskGraph): string {
   const lines = ['flowchart TD'];
   for (const n of g.nodes) lines.push(`    t${n.id}["${mermaidText(`${n.id} ${n.name} [${n.status}]`)}"]`);

@@ -4,13 +4,17 @@ import { EXIT_CODES } from '../domain/errors.js';
 export const EXIT_MEANINGS: Record<keyof typeof EXIT_CODES, string> = {
   ok: 'success (an empty list too)',
   failed:
-    'refused: the command is well formed, but what it names is not there, a field does not take the value, or it conflicts with what exists',
+    'refused: the command is well formed, but what it names is not there, a field does not take the value, or it ' +
+    'conflicts with what exists',
   usage:
-    'the command line cannot be parsed: an unknown command or flag, a missing or extra argument, a value not of its form or not in its fixed list',
+    'the command line cannot be parsed: an unknown command or flag, a missing or extra argument, a value not of ' +
+    'its form or not in its fixed list',
   blocked:
-    'blocked by a guard: the project is not yet where this lifecycle step can happen; the hint names the step; nothing was written',
+    'blocked by a guard: the project is not yet where this lifecycle step can happen; the hint names the step; ' +
+    'nothing was written',
   state:
-    'a state file or your configuration is unreadable or invalid (a typo, an unknown key, an executor that does not exist); nothing was changed',
+    'a state file or your configuration is unreadable or invalid (a typo, an unknown key, an executor that does ' +
+    'not exist); nothing was changed',
   external: 'an external tool (git, gh, an agent CLI) is missing or failed',
   timeout:
     "the time given ran out first ('sow agent wait --timeout', 'sow check wait --timeout'), as timeout(1) says it",

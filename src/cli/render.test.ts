@@ -22,13 +22,17 @@ describe('columns line up, long names included', () => {
     expect(lines.every((l) => !l.endsWith(' '))).toBe(true);
   });
 
-  it('sow project types: the description column starts at one place for every type (breakdown/ is the longest prefix)', () => {
-    const types = Object.values(PROJECT_TYPES).map((t) => [t.name, t.branchPrefix, t.description]);
-    const lines = columns(types).split('\n');
-    const descriptions = lines.map((l, i) => l.indexOf(types[i]![2]!));
-    expect(new Set(descriptions).size).toBe(1);
-    expect(lines.find((l) => l.startsWith('breakdown'))).toMatch(/^breakdown +breakdown\/ {2}Split/);
-  });
+  it(
+    'sow project types: the description column starts at one place for every type (breakdown/ is the ' +
+      'longest prefix)',
+    () => {
+      const types = Object.values(PROJECT_TYPES).map((t) => [t.name, t.branchPrefix, t.description]);
+      const lines = columns(types).split('\n');
+      const descriptions = lines.map((l, i) => l.indexOf(types[i]![2]!));
+      expect(new Set(descriptions).size).toBe(1);
+      expect(lines.find((l) => l.startsWith('breakdown'))).toMatch(/^breakdown +breakdown\/ {2}Split/);
+    },
+  );
 
   const tree = (
     branch: string,
@@ -46,29 +50,32 @@ describe('columns line up, long names included', () => {
     ...extra,
   });
 
-  it('sow worktree list and status --all: name, state and tasks are columns of their own, with a long project name', () => {
-    const trees = [
-      { ...tree('main', 'demo', 'PlanningActive'), main: true, rel: '.', path: '/r' },
-      tree('feat/a', 'a-project-with-a-rather-long-name-for-a-column'),
-      tree('feat/b', 'b', 'ReviewActive', {
-        project: {
-          name: 'b',
-          state: 'ReviewActive',
-          branch: 'feat/b',
-          tasks: { done: 3, total: 3 },
-          sessions: [{ by: 'implementer-1', task: '010', kind: 'worker' } as never],
-        },
-      }),
-      tree('feat/c', null),
-    ];
-    for (const text of [renderWorktrees(trees), renderWorktrees(trees, { projectsOnly: true })]) {
-      const lines = text.split('\n').filter((l) => !l.includes('no project'));
-      const stateAt = lines.map((l) => l.search(/PlanningActive|ImplementationExecuting|ReviewActive/));
-      const tasksAt = lines.map((l) => l.indexOf('tasks '));
-      expect(new Set(stateAt).size, text).toBe(1);
-      expect(new Set(tasksAt).size, text).toBe(1);
-    }
-  });
+  it(
+    'sow worktree list and status --all: name, ' + 'state and tasks are columns of their own, with a long project name',
+    () => {
+      const trees = [
+        { ...tree('main', 'demo', 'PlanningActive'), main: true, rel: '.', path: '/r' },
+        tree('feat/a', 'a-project-with-a-rather-long-name-for-a-column'),
+        tree('feat/b', 'b', 'ReviewActive', {
+          project: {
+            name: 'b',
+            state: 'ReviewActive',
+            branch: 'feat/b',
+            tasks: { done: 3, total: 3 },
+            sessions: [{ by: 'implementer-1', task: '010', kind: 'worker' } as never],
+          },
+        }),
+        tree('feat/c', null),
+      ];
+      for (const text of [renderWorktrees(trees), renderWorktrees(trees, { projectsOnly: true })]) {
+        const lines = text.split('\n').filter((l) => !l.includes('no project'));
+        const stateAt = lines.map((l) => l.search(/PlanningActive|ImplementationExecuting|ReviewActive/));
+        const tasksAt = lines.map((l) => l.indexOf('tasks '));
+        expect(new Set(stateAt).size, text).toBe(1);
+        expect(new Set(tasksAt).size, text).toBe(1);
+      }
+    },
+  );
 });
 
 describe('guards in the status and advance --list views', () => {

@@ -161,7 +161,9 @@ export function renderClaim(r: { id: string; task: { description?: string }; nee
   for (const d of r.needs?.dependencies ?? []) {
     lines.push(
       '',
-      `After ${d.id} ${shown(d.name)} (${d.status}): ${d.outputs?.length ? `its outputs ${d.outputs.map(shown).join(', ')}` : 'no outputs recorded'}; its folder ${shown(d.folder)}`,
+      `After ${d.id} ${shown(d.name)} ` +
+        `(${d.status}): ${d.outputs?.length ? `its outputs ${d.outputs.map(shown).join(', ')}` : 'no outputs recorded'}; ` +
+        `its folder ${shown(d.folder)}`,
     );
   }
   for (const f of r.needs?.feedback ?? []) {
@@ -210,7 +212,10 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
     ...r.phases.map((p) => {
       const status = p.enabled ? p.status : 'disabled';
       const iteration = p.iteration > 1 ? `  iteration ${p.iteration}` : '';
-      return `  ${paint(status, p.enabled ? (MARK[p.status] ?? '·') : '-')} ${p.name.padEnd(15)} ${paint(status, status.padEnd(12))} ${p.inputs} in, ${p.outputs} out${iteration}`;
+      return (
+        `  ${paint(status, p.enabled ? (MARK[p.status] ?? '·') : '-')} ${p.name.padEnd(15)} ${paint(status, status.padEnd(12))} ${p.inputs} ` +
+        `in, ${p.outputs} out${iteration}`
+      );
     }),
     '',
     `Tasks    ${taskCounts(r, (status) => paint(status))}`,
@@ -243,7 +248,8 @@ export function remoteClaimNotes(c: import('../domain/claims.js').RemoteClaims |
 export function renderTransitions(state: string, transitions: TransitionOption[], paint: Paint = plain): string {
   const lines = transitions.map(
     (t) =>
-      `  ${t.blocked ? paint('blocked') : paint('ready', 'ready  ')}  ${t.event} → ${t.to}${t.guardDescription ? `  (${guardSentence.when(t.guardDescription)})` : ''}${t.automatic ? '' : '  [not automatic]'}`,
+      `  ${t.blocked ? paint('blocked') : paint('ready', 'ready  ')}  ${t.event} ` +
+      `→ ${t.to}${t.guardDescription ? `  (${guardSentence.when(t.guardDescription)})` : ''}${t.automatic ? '' : '  [not automatic]'}`,
   );
   return [`From ${shown(state)}:${lines.length ? '' : ' no transitions'}`, ...lines].join('\n');
 }
@@ -252,7 +258,8 @@ export function renderHistory(entries: readonly HistoryEntry[]): string {
   return entries
     .map(
       (e) =>
-        `${shown(e.at)}  ${shown(e.event).padEnd(20)} ${shown(e.from)} → ${shown(e.to)}  by ${shown(e.by)}${e.session ? ` (session ${shown(e.session)})` : ''}`,
+        `${shown(e.at)}  ${shown(e.event).padEnd(20)} ${shown(e.from)} → ${shown(e.to)}  ` +
+        `by ${shown(e.by)}${e.session ? ` (session ${shown(e.session)})` : ''}`,
     )
     .join('\n');
 }
@@ -326,7 +333,10 @@ const dollars = (n?: number) => (n === undefined ? '-' : `$${n < 1 ? n.toFixed(3
 export function renderCost(report: CostReport & { budget?: BudgetStanding }): string {
   const budget = report.budget ? `\n${budgetLine(report.budget)}` : '';
   if (report.total.runs === 0)
-    return `No worker has run in this project yet (sow agent spawn); what each run uses is counted when it stops.${budget}`;
+    return (
+      `No worker has run in this project yet (sow agent spawn); what each run uses is counted when it ` +
+      `stops.${budget}`
+    );
   const row = (key: string, r: Omit<CostRow, 'key'>) => [
     key,
     String(r.runs),
@@ -350,7 +360,8 @@ function budgetLine(b: BudgetStanding): string {
   if (!b.in_force) {
     return b.problem === undefined
       ? 'Budget   none set (to set one: budget: {usd: 20} in .sow/config.yaml)'
-      : `Budget   not in force: .sow/config.yaml is not valid (${shown(b.problem.replace(/^\.sow\/config\.yaml: /, ''))})`;
+      : `Budget   not in force: .sow/config.yaml is not valid ` +
+          `(${shown(b.problem.replace(/^\.sow\/config\.yaml: /, ''))})`;
   }
   const part = (used: string, limit: string, left: number, leftText: string) =>
     `${used} of ${limit} used, ${left > 0 ? `${leftText} left` : 'none left: no worker starts or resumes'}`;

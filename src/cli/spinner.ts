@@ -35,7 +35,10 @@ export function progressAllowed(stream: SpinnerStream, env: Env = process.env): 
   return stream.isTTY === true && !set(env['CI']) && env['TERM'] !== 'dumb';
 }
 
-/** Whether `stream` may get colour: a terminal, no NO_COLOR (any non-empty value), no --no-color (as colour.ts decides, without loading it at start-up). */
+/**
+ * Whether `stream` may get colour: a terminal, no NO_COLOR (any non-empty value), no --no-color (as colour.ts
+ * decides, without loading it at start-up).
+ */
 export function colourAllowed(stream: SpinnerStream, env: Env = process.env): boolean {
   return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb' && !process.argv.includes('--no-color');
 }

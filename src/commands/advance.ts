@@ -43,7 +43,8 @@ export const advance: CommandDef = {
       message: r.dryRun
         ? `Would advance: ${arrow}; nothing written`
         : r.projectRemoved
-          ? `Advanced: ${arrow}. The project is complete and .sow/project/ was removed; commit, then start the next with 'sow project new'`
+          ? `Advanced: ${arrow}. The project is complete and .sow/project/ was removed; commit, then start the next ` +
+            `with 'sow project new'`
           : [`Advanced: ${arrow}`, ...(r.notes ?? []), 'Next: sow project continue'].join('\n'),
     };
   },

@@ -9,7 +9,8 @@ import type { CommandDef } from '../model/def.js';
 /** Computed when the help is shown: the path in use (the file is never read for --help). */
 const configHelp = (): string => {
   const path = userConfigPath();
-  return `Agent selection uses configuration from ${path}${userConfigExists(path) ? '' : ' (not found: the built-in defaults are used)'}
+  return `Agent selection uses configuration \
+from ${path}${userConfigExists(path) ? '' : ' (not found: the built-in defaults are used)'}
 Run 'sow config init' to create a configuration file; SOW_AGENTS_<ROLE>=<executor> overrides it.
 Run 'sow config validate' to check it.`;
 };
@@ -73,29 +74,36 @@ export const commands: readonly CommandDef[] = [
       {
         flags: '--iteration',
         description:
-          'a fresh worker for the next iteration of the current work phase (projects that work in iterations; never a resume)',
+          'a fresh worker for the next iteration of the current work phase (projects that work in iterations; ' +
+          'never a resume)',
       },
       { flags: '--prompt <text>', description: 'extra instructions added to the worker prompt' },
       {
         flags: '-d, --detach',
         description:
-          'run the worker in the background and return once its session is recorded; it outlives this command (see sow agent wait)',
+          'run the worker in the background and return once its session is recorded; it outlives this command (see ' +
+          'sow agent wait)',
       },
       {
         flags: '--worktree',
         description:
-          "work on the task in a checkout of its own (a git worktree under .sow/worktrees/.workers/, on a branch of the project branch); 'sow task merge' brings it back",
+          'work on the task in a checkout of its own (a git worktree under .sow/worktrees/.workers/, on a branch ' +
+          "of the project branch); 'sow task merge' brings it back",
       },
       VERBOSE,
       QUIET,
       {
         flags: '--force',
         description:
-          'start anyway: on a finished task, outside the executing state, over a live worker or a recorded session (those lose the task)',
+          'start anyway: on a finished task, outside the executing state, over a live worker or a recorded session ' +
+          '(those lose the task)',
       },
     ],
     help: () =>
-      `${configHelp()}\n\nWith --detach the worker runs under a sow supervisor in its own session: the command returns at once with the task, the worker, its pid and where its events go, and the supervisor does what a waiting spawn does when the worker stops (the task's status, letting it go, counting what it used). 'sow agent wait' waits for detached workers.`,
+      `${configHelp()}\n\nWith --detach the worker runs under a sow supervisor in its own session: the command ` +
+      `returns at once with the task, the worker, its pid and where its events go, and the supervisor does what ` +
+      `a waiting spawn does when the worker stops (the task's status, letting it go, counting what it used). ` +
+      `'sow agent wait' waits for detached workers.`,
     writes: true,
     async run(ctx, { args, opts: o }) {
       const [agentName, taskId] = args as [string, string | undefined];
@@ -166,12 +174,14 @@ export const commands: readonly CommandDef[] = [
       {
         flags: '--fresh',
         description:
-          "don't continue the session: a fresh one of the same role takes the task over, with a brief of where it stands (its description, feedback, log, changed files, the last message)",
+          "don't continue the session: a fresh one of the same role takes the task over, with a brief of where it " +
+          'stands (its description, feedback, log, changed files, the last message)',
       },
       {
         flags: '-d, --detach',
         description:
-          'continue the worker in the background and return once it has started; it outlives this command (see sow agent wait)',
+          'continue the worker in the background and return once it has started; it outlives this command (see sow ' +
+          'agent wait)',
       },
     ],
     help: configHelp,
@@ -248,7 +258,9 @@ export const commands: readonly CommandDef[] = [
         parse: (raw) => durationArg(raw, '--timeout'),
       },
     ],
-    help: 'A task no worker runs on counts as stopped at once. With a timeout an orchestrator whose tool calls are limited waits in slices: exit 0 when they stopped, 124 when the time ran out (like timeout(1)).',
+    help:
+      'A task no worker runs on counts as stopped at once. With a timeout an orchestrator whose tool calls are ' +
+      'limited waits in slices: exit 0 when they stopped, 124 when the time ran out (like timeout(1)).',
     writes: false,
     mcp: {
       tool: 'agent_wait',
@@ -301,13 +313,17 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'agent events',
     description:
-      'What the worker on a task did, as it happens: its messages, tool calls, usage, errors and exit, the same for every CLI (the newest run)',
+      'What the worker on a task did, as it happens: its messages, tool calls, usage, errors and exit, the same ' +
+      'for every CLI (the newest run)',
     args: [{ name: 'task-id', description: 'the task whose worker to show', complete: 'task-id' }],
     options: [
       { flags: '-f, --follow', description: 'keep printing events as they come, until the worker stops' },
       { flags: '--raw', description: "print the CLI's own event stream instead (JSON lines, as it wrote them)" },
     ],
-    help: "The events are kept in git's folder, under .git/sow/agent-outputs/<task>/, beside the CLI's raw stream, one file each per spawn or resume. With --json: the events as a list (not with --follow, which prints lines as they come).",
+    help:
+      "The events are kept in git's folder, under .git/sow/agent-outputs/<task>/, beside the CLI's raw stream, " +
+      'one file each per spawn or resume. With --json: the events as a list (not with --follow, which prints lines ' +
+      'as they come).',
     writes: false,
     async run(ctx, { args, opts }) {
       const id = taskIdArg(args[0] as string, 'task id');
@@ -336,7 +352,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'agent stop',
     description:
-      'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a note in its log',
+      'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a ' +
+      'note in its log',
     args: [{ name: 'task-id', description: 'the task whose worker to stop', complete: 'task-id' }],
     writes: true,
     async run(ctx, { args }) {
@@ -345,7 +362,10 @@ export const commands: readonly CommandDef[] = [
       const r = await stopWorker(ctx.app, id);
       return {
         data: r,
-        text: `Stopped ${r.stopped.by} (pid ${r.stopped.pid}${r.stopped.how === 'group' ? ' and its process group' : ''}${r.stopped.killed ? ', killed after it did not end on TERM' : ''}); task ${r.task} is ${r.status}.\nResume it with: sow agent resume ${r.task} "<prompt>"`,
+        text:
+          `Stopped ${r.stopped.by} ` +
+          `(pid ${r.stopped.pid}${r.stopped.how === 'group' ? ' and its process group' : ''}${r.stopped.killed ? ', killed after it did not end on TERM' : ''}); ` +
+          `task ${r.task} is ${r.status}.\nResume it with: sow agent resume ${r.task} "<prompt>"`,
       };
     },
   },
@@ -379,7 +399,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'agent report',
     description:
-      'For workers: say how your work stands. On a task: in_progress, needs_review, paused or failed (sets its status); without a task: working, done, blocked or failed',
+      'For workers: say how your work stands. On a task: in_progress, needs_review, paused or failed (sets its ' +
+      'status); without a task: working, done, blocked or failed',
     args: [{ name: 'message', description: 'why, in a sentence (goes to the log)', optional: true, variadic: true }],
     options: [{ flags: '--status <status>', description: 'how the work stands', required: true }],
     writes: true,
@@ -394,5 +415,9 @@ export const commands: readonly CommandDef[] = [
 /** What a detached start prints: who runs on what, where to watch it, how to wait for it. */
 function detachedText(verb: 'Started' | 'Resumed', r: import('../app/detach.js').DetachedStart): string {
   const on = r.task !== undefined ? `task ${r.task}` : 'the project';
-  return `${verb} ${r.agent_id} on ${on} in the background (pid ${r.pid}${r.session_id ? `, session ${r.session_id}` : ''}).\nIts events: ${r.events_file}\nIts supervisor's log: ${r.log}\nWait for it: sow agent wait${r.task !== undefined ? ` ${r.task}` : ''}`;
+  return (
+    `${verb} ${r.agent_id} on ${on} in the background ` +
+    `(pid ${r.pid}${r.session_id ? `, session ${r.session_id}` : ''}).\nIts events: ${r.events_file}\nIts ` +
+    `supervisor's log: ${r.log}\nWait for it: sow agent wait${r.task !== undefined ? ` ${r.task}` : ''}`
+  );
 }

@@ -67,7 +67,8 @@ export function artifactCommands(
         textArg(
           opts.path,
           '--path',
-          `name the file: --path <path relative to ${kind === 'task' ? 'the repository root (modified) or .sow/project/' : '.sow/project/'}>`,
+          `name the file: --path <path relative ` +
+            `to ${kind === 'task' ? 'the repository root (modified) or .sow/project/' : '.sow/project/'}>`,
         );
         const extra = extraFlags(rest ?? []);
         const own = ownerOf(opts);
@@ -120,10 +121,14 @@ export function artifactCommands(
     },
     {
       name: `${prefix} show`,
-      description: `Print the file of an artifact of the ${what}: the document to read before approving it, a log of evidence`,
+      description:
+        `Print the file of an artifact of the ${what}: the document to read before approving it, a log ` +
+        `of evidence`,
       options: [owner, INDEX],
       writes: false,
-      help: 'Named by its index (see list), never by a path; read as every document is (inside the repository, at most 8 MB). With --json: the artifact, its file and its text (null when the file does not exist yet).',
+      help:
+        'Named by its index (see list), never by a path; read as every document is (inside the repository, at ' +
+        'most 8 MB). With --json: the artifact, its file and its text (null when the file does not exist yet).',
       async run(ctx, { opts }) {
         const { showArtifact } = await import('../app/documents.js');
         const r = await showArtifact(ctx.app, ownerOf(opts), direction, await index(opts['index'] as string));
@@ -144,7 +149,8 @@ export function artifactCommands(
         const lines = r.artifacts.map((a, i) => format(i, a));
         return {
           data: artifactListData(r.artifacts),
-          // A task's inputs under their heading, as the command surface shows them (its feedback sits among references).
+          // A task's inputs under their heading, as the command surface shows them (its feedback sits among
+          // references).
           text: (kind === 'task' && direction === 'inputs' && lines.length ? ['Inputs:', ...lines] : lines).join('\n'),
           ...(r.artifacts.length ? {} : { message: `No ${direction} on ${r.owner}` }),
         };

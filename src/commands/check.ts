@@ -6,7 +6,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'check list',
     description:
-      'List the checks .sow/config.yaml declares: name, command, when they are needed, timeout, whether you allowed them here',
+      'List the checks .sow/config.yaml declares: name, command, when they are needed, timeout, whether you ' +
+      'allowed them here',
     writes: false,
     async run(ctx) {
       const { NO_CHECKS_HELP } = await import('../app/checks.js');
@@ -28,14 +29,19 @@ export const commands: readonly CommandDef[] = [
         text: r.checks
           .map(
             (c) =>
-              `${c.name.padEnd(width)}  ${printable(c.run)}  (${c.when.length ? `needed for ${c.when.join(', ')}` : 'run by hand'}; timeout ${c.timeout} s; ${standing(c)})`,
+              `${c.name.padEnd(width)}  ${printable(c.run)}  ` +
+              `(${c.when.length ? `needed for ${c.when.join(', ')}` : 'run by hand'}; timeout ${c.timeout} ` +
+              `s; ${standing(c)})`,
           )
           .join('\n'),
         ...(r.checks.length === 0
           ? { message: NO_CHECKS_HELP }
           : refused.length
             ? {
-                message: `${refused.length === 1 ? 'A check is' : `${refused.length} checks are`} not allowed to run on this machine: read what ${refused.length === 1 ? 'it runs' : 'they run'}, then 'sow check allow' if you trust ${refused.length === 1 ? 'it' : 'them'}`,
+                message:
+                  `${refused.length === 1 ? 'A check is' : `${refused.length} checks are`} not allowed to run ` +
+                  `on this machine: read what ${refused.length === 1 ? 'it runs' : 'they run'}, then 'sow check ` +
+                  `allow' if you trust ${refused.length === 1 ? 'it' : 'them'}`,
               }
             : {}),
       };
@@ -44,7 +50,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'check allow',
     description:
-      'Allow the declared checks (default: all) to run on this machine: shows each command and asks; recorded outside the repository',
+      'Allow the declared checks (default: all) to run on this machine: shows each command and asks; recorded ' +
+      'outside the repository',
     args: [{ name: 'names', description: 'the checks to allow (see sow check list)', optional: true, variadic: true }],
     options: [{ flags: '-y, --yes', description: 'allow without asking (the commands are still shown)' }],
     help: [
@@ -69,9 +76,11 @@ export const commands: readonly CommandDef[] = [
       });
       const { NO_CHECKS_HELP } = await import('../app/checks.js');
       const message = r.allowed.length
-        ? `Allowed ${r.allowed.length === 1 ? `the check ${r.allowed[0]!.name}` : `${r.allowed.length} checks (${r.allowed.map((c) => c.name).join(', ')})`} to run in ${r.repository}; recorded in ${r.record} ('sow check forget' withdraws it)`
+        ? `Allowed ${r.allowed.length === 1 ? `the check ${r.allowed[0]!.name}` : `${r.allowed.length} checks (${r.allowed.map((c) => c.name).join(', ')})`} ` +
+          `to run in ${r.repository}; recorded in ${r.record} ('sow check forget' withdraws it)`
         : r.already.length
-          ? `${r.already.length === 1 ? `The check ${r.already[0]} is` : `All ${r.already.length} checks are`} allowed already`
+          ? `${r.already.length === 1 ? `The check ${r.already[0]} is` : `All ${r.already.length} checks are`} ` +
+            `allowed already`
           : NO_CHECKS_HELP;
       return { data: r, message };
     },
@@ -87,7 +96,8 @@ export const commands: readonly CommandDef[] = [
       return {
         data: r,
         message: r.forgotten.length
-          ? `Withdrawn: ${[...new Set(r.forgotten.map((c) => c.name))].join(', ')}; ${r.forgotten.length === 1 ? 'it runs' : 'they run'} again only after 'sow check allow'`
+          ? `Withdrawn: ${[...new Set(r.forgotten.map((c) => c.name))].join(', ')}; ${r.forgotten.length === 1 ? 'it runs' : 'they run'} ` +
+            `again only after 'sow check allow'`
           : 'Nothing was allowed in this repository',
       };
     },
@@ -95,7 +105,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'check run',
     description:
-      "Run checks (default: all declared) in the repository root (with --task, in the task's own checkout if it has one); each run is recorded as an evidence output, with its log",
+      "Run checks (default: all declared) in the repository root (with --task, in the task's own checkout if it " +
+      'has one); each run is recorded as an evidence output, with its log',
     args: [
       {
         name: 'names',
@@ -116,7 +127,11 @@ export const commands: readonly CommandDef[] = [
         description: 'run in the background, return at once',
       },
     ],
-    help: "Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check and says which it was; nothing of that run is recorded and its logs are removed (exit 130).\nWith --detach the checks run under a sow of their own, which ends when they end: 'sow check wait --timeout 90s' waits for them in slices (exit 124 while they still run) and then reports them as this command would.",
+    help:
+      'Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check and says ' +
+      'which it was; nothing of that run is recorded and its logs are removed (exit 130).\nWith --detach the ' +
+      "checks run under a sow of their own, which ends when they end: 'sow check wait --timeout 90s' waits for " +
+      'them in slices (exit 124 while they still run) and then reports them as this command would.',
     writes: true,
     mcp: {
       tool: 'check',
@@ -138,7 +153,10 @@ export const commands: readonly CommandDef[] = [
         const which = names.length ? ` ${r.checks.join(' ')}` : '';
         return {
           data: r,
-          text: `Started ${r.checks.length === 1 ? `the check ${r.checks[0]}` : `the checks ${r.checks.join(', ')}`} in the background (pid ${r.pid}).\nIts log: ${r.log}\nWait for ${r.checks.length === 1 ? 'it' : 'them'}: sow check wait${which} --timeout 90s`,
+          text:
+            `Started ${r.checks.length === 1 ? `the check ${r.checks[0]}` : `the checks ${r.checks.join(', ')}`} ` +
+            `in the background (pid ${r.pid}).\nIts log: ${r.log}\nWait ` +
+            `for ${r.checks.length === 1 ? 'it' : 'them'}: sow check wait${which} --timeout 90s`,
         };
       }
       const watch = await (await import('../cli/check.js')).checkWatch(ctx, ctx.json ? null : process.stdout);
@@ -157,7 +175,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'check wait',
     description:
-      "Wait for the checks running in the background (sow check run --detach; default: every run going on, else the last one) and report them as 'sow check run' would",
+      'Wait for the checks running in the background (sow check run --detach; default: every run going on, else ' +
+      "the last one) and report them as 'sow check run' would",
     args: [
       {
         name: 'names',
@@ -174,7 +193,10 @@ export const commands: readonly CommandDef[] = [
         parse: (raw) => durationArg(raw, '--timeout'),
       },
     ],
-    help: 'Exit 0 when every check passed, 1 when one failed; with a timeout an agent whose commands are limited waits in slices: 124 when the time ran out (like timeout(1)) — wait again. Waiting again after the run ended reports it again.',
+    help:
+      'Exit 0 when every check passed, 1 when one failed; with a timeout an agent whose commands are limited ' +
+      'waits in slices: 124 when the time ran out (like timeout(1)) — wait again. Waiting again after the run ' +
+      'ended reports it again.',
     writes: false,
     mcp: { tool: 'check', action: 'wait', defaults: { timeout: '30s' } },
     async run(ctx, { args, opts }) {
@@ -201,5 +223,9 @@ function passedMessage(r: {
   runs: import('../app/checks.js').CheckRun[];
   recorded: import('../app/checks.js').EvidenceRecord | null;
 }): string {
-  return `${r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`}${r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : ''}; evidence recorded on ${r.recorded?.owner ?? 'nothing'} ('sow ${r.recorded?.task ? `task output list --id ${r.recorded.task}` : 'output list'}')`;
+  return (
+    `${r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`}${r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : ''}; ` +
+    `evidence recorded on ${r.recorded?.owner ?? 'nothing'} ` +
+    `('sow ${r.recorded?.task ? `task output list --id ${r.recorded.task}` : 'output list'}')`
+  );
 }

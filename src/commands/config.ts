@@ -32,7 +32,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'config validate',
     description:
-      'Check YAML, unknown keys, schema, executor types, bindings and settings (and .sow/config.yaml inside a sow workspace); warn about CLIs missing from PATH',
+      'Check YAML, unknown keys, schema, executor types, bindings and settings (and .sow/config.yaml inside a sow ' +
+      'workspace); warn about CLIs missing from PATH',
     writes: false,
     async run(ctx) {
       const { validateConfig, ConfigInvalidError } = await import('../app/config.js');

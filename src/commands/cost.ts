@@ -6,7 +6,8 @@ import { COST_GROUPS as GROUPS, type CostGroup } from '../domain/usage.js';
 export const cost: CommandDef = {
   name: 'cost',
   description:
-    "What the project's workers used: tokens and cost (as each agent CLI reports them), summed by task, role, session or executor",
+    "What the project's workers used: tokens and cost (as each agent CLI reports them), summed by task, role, " +
+    'session or executor',
   options: [
     {
       flags: '--by <group>',
@@ -15,7 +16,9 @@ export const cost: CommandDef = {
       parse: choiceOf('grouping', GROUPS),
     },
   ],
-  help: 'Every spawn and resume is counted when its worker stops. Claude Code and OpenCode report a cost in USD; Codex and Gemini CLI only tokens; the others nothing (their runs are counted as unreported).',
+  help:
+    'Every spawn and resume is counted when its worker stops. Claude Code and OpenCode report a cost in USD; ' +
+    'Codex and Gemini CLI only tokens; the others nothing (their runs are counted as unreported).',
   writes: false,
   mcp: { tool: 'cost', description: "The tokens and cost the project's workers used." },
   async run(ctx, { opts }) {

@@ -19,12 +19,14 @@ function renderChecks(checks: readonly Check[]): string {
 export const doctor: CommandDef = {
   name: 'doctor',
   description:
-    'Check that this machine and repository are fit for sow: Node.js, git, .sow/, branch, ignore lines, the merge driver and merges it left unfinished, locks, task files, configuration, agent CLIs, gh, refs, worktrees',
+    'Check that this machine and repository are fit for sow: Node.js, git, .sow/, branch, ignore lines, the merge ' +
+    'driver and merges it left unfinished, locks, task files, configuration, agent CLIs, gh, refs, worktrees',
   options: [
     {
       flags: '--fix',
       description:
-        'also fix what is safe to fix (missing ignore lines, the merge driver (its registration), a stale lock, an unfinished write, ref links, worktrees to prune) and say what was done',
+        'also fix what is safe to fix (missing ignore lines, the merge driver (its registration), a stale lock, an ' +
+        'unfinished write, ref links, worktrees to prune) and say what was done',
     },
   ],
   help: [

@@ -88,7 +88,8 @@ export const pr: readonly CommandDef[] = [
   {
     name: 'pr create',
     description:
-      "Open the pull request of the project's branch into its base branch, with a body built from the project (while finalizing)",
+      "Open the pull request of the project's branch into its base branch, with a body built from the project " +
+      '(while finalizing)',
     options: [
       { flags: '--draft', description: 'open it as a draft' },
       { flags: '--force', description: 'open it before the project is finalizing' },
@@ -100,7 +101,10 @@ export const pr: readonly CommandDef[] = [
       return {
         data: r,
         text: r.url,
-        message: `${r.created ? `Opened pull request #${r.number}${r.draft ? ' (draft)' : ''}` : `Pull request #${r.number} was open already`} in ${r.repo}${r.pushed ? '; the branch was pushed to origin first' : ''}; recorded as the pull_request output`,
+        message:
+          `${r.created ? `Opened pull request #${r.number}${r.draft ? ' (draft)' : ''}` : `Pull request #${r.number} was open already`} ` +
+          `in ${r.repo}${r.pushed ? '; the branch was pushed to origin first' : ''}; recorded as the ` +
+          `pull_request output`,
       };
     },
   },

@@ -20,13 +20,15 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'graph lifecycle',
     description:
-      "The project type's states and transitions, each labelled with its event and guard; in a project, its current state marked and each guard out of it met or blocked",
+      "The project type's states and transitions, each labelled with its event and guard; in a project, its " +
+      'current state marked and each guard out of it met or blocked',
     options: [
       FORMAT,
       {
         flags: '-t, --type <type>',
         description:
-          "draw this project type's lifecycle, nothing marked ('sow project types' lists them); default: the project's type",
+          "draw this project type's lifecycle, nothing marked ('sow project types' lists them); default: the " +
+          "project's type",
       },
     ],
     writes: false,

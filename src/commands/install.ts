@@ -18,7 +18,8 @@ function render(r: { base: string; files: { path: string; outcome: string; note?
 export const install: CommandDef = {
   name: 'install',
   description:
-    'Teach an agent CLI about sow: sub-agents, slash commands and hooks (claude), an Agent Skill, AGENTS.md, Gemini commands, a Cursor rule',
+    'Teach an agent CLI about sow: sub-agents, slash commands and hooks (claude), an Agent Skill, AGENTS.md, ' +
+    'Gemini commands, a Cursor rule',
   args: [{ name: 'target', description: TARGET_HELP }],
   options: [
     {
@@ -29,7 +30,8 @@ export const install: CommandDef = {
   ],
   help: [
     'What each target gets (all from the same templates):',
-    '  claude    .claude/agents/sow-<role>.md, .claude/commands/sow/*.md (/sow:continue …), .claude/skills/sow/SKILL.md,',
+    '  claude    .claude/agents/sow-<role>.md, .claude/commands/sow/*.md (/sow:continue …), ' +
+      '.claude/skills/sow/SKILL.md,',
     '            hooks in .claude/settings.json (SessionStart: sow project continue; Stop: a reminder to report back)',
     '  codex, copilot, opencode   .agents/skills/sow/SKILL.md and a section in AGENTS.md',
     '  gemini    .gemini/skills/sow/SKILL.md, .gemini/commands/sow/*.toml (/sow:status …), a section in GEMINI.md',
@@ -56,7 +58,9 @@ export const install: CommandDef = {
     return {
       data: r,
       text: render(r),
-      message: `${r.plugin ? 'Wrote the sow plugin' : `Installed sow for ${r.targets.join(', ')}`}${kept ? ` (${kept} file${kept === 1 ? '' : 's'} left as you had ${kept === 1 ? 'it' : 'them'})` : ''}. Next: ${next}`,
+      message:
+        `${r.plugin ? 'Wrote the sow plugin' : `Installed sow for ${r.targets.join(', ')}`}${kept ? ` (${kept} file${kept === 1 ? '' : 's'} left as you had ${kept === 1 ? 'it' : 'them'})` : ''}. ` +
+        `Next: ${next}`,
     };
   },
 };
@@ -85,7 +89,8 @@ export const hook: readonly CommandDef[] = [
   {
     name: 'hook stop',
     description:
-      "Claude Code's Stop hook: reminds a worker sow spawned to report back before it stops (reads the hook's JSON on stdin)",
+      "Claude Code's Stop hook: reminds a worker sow spawned to report back before it stops (reads the hook's " +
+      'JSON on stdin)',
     writes: false,
     async run(ctx) {
       const { stopHook } = await import('../app/hook.js');

@@ -62,7 +62,9 @@ export const log: CommandDef = {
     });
     return {
       data: r,
-      message: `Logged ${o.action} (${o.result}) to ${r.file}${r.tracked.length ? `; new outputs: ${r.tracked.join(', ')}` : ''}`,
+      message:
+        `Logged ${o.action} (${o.result}) ` +
+        `to ${r.file}${r.tracked.length ? `; new outputs: ${r.tracked.join(', ')}` : ''}`,
     };
   },
 };

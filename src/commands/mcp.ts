@@ -6,11 +6,14 @@ declare const SOW_VERSION: string;
 export const mcp: CommandDef = {
   name: 'mcp',
   description:
-    'Serve sow to an agent as an MCP server over stdio: its state, tasks, artifacts, advance, log, checks, workers and cost (twelve tools)',
+    'Serve sow to an agent as an MCP server over stdio: its state, tasks, artifacts, advance, log, checks, workers ' +
+    'and cost (twelve tools)',
   options: [
     { flags: '-C, --cwd <dir>', description: 'the repository to serve (default: the folder sow mcp starts in)' },
   ],
-  help: 'For Claude Code: claude mcp add sow -- sow mcp\nEach tool returns what the matching command prints under "data" with --json; a refusal is that command\'s error envelope, with its code and hint.',
+  help:
+    'For Claude Code: claude mcp add sow -- sow mcp\nEach tool returns what the matching command prints under ' +
+    '"data" with --json; a refusal is that command\'s error envelope, with its code and hint.',
   writes: true,
   async run(ctx, { opts }) {
     if (!ctx.commands) throw new Error('sow mcp needs the registry of commands to serve');

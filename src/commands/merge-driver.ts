@@ -4,7 +4,8 @@ import type { CommandDef } from '../model/def.js';
 export const mergeDriver: CommandDef = {
   name: 'merge-driver',
   description:
-    "Merge two branches' versions of a file under .sow/ by what it means (git runs it during merges; sow init registers it)",
+    "Merge two branches' versions of a file under .sow/ by what it means (git runs it during merges; sow init " +
+    'registers it)',
   args: [
     { name: 'base', description: "%O: the common ancestor's version (a temp file git wrote)" },
     { name: 'ours', description: "%A: this branch's version; the merge is written into it" },

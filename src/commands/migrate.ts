@@ -17,7 +17,8 @@ export const migrate: CommandDef = {
         r.changes.length === 0
           ? `.sow/ is already at layout ${r.to}; nothing to do`
           : r.dryRun
-            ? `Would migrate .sow/ from layout ${r.from} to ${r.to} (${r.changes.length} changes); nothing written. Run 'sow migrate' to apply.`
+            ? `Would migrate .sow/ from layout ${r.from} to ${r.to} (${r.changes.length} changes); nothing written. ` +
+              `Run 'sow migrate' to apply.`
             : `Migrated .sow/ from layout ${r.from} to ${r.to}; the old files are in ${r.backup}/`,
     };
   },

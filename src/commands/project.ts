@@ -59,7 +59,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'project new',
     description:
-      'Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a GitHub issue',
+      'Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a ' +
+      'GitHub issue',
     examples: [
       "sow project new add-auth -d 'Add authentication'   # on main: creates feat/add-auth",
       'sow project new --type exploration db-choice',
@@ -81,12 +82,14 @@ export const commands: readonly CommandDef[] = [
       {
         flags: '--issue <n>',
         description:
-          "start from GitHub issue <n> (through gh): name, branch, description and the issue's text as an input; the branch is linked to the issue",
+          "start from GitHub issue <n> (through gh): name, branch, description and the issue's text as an input; " +
+          'the branch is linked to the issue',
       },
       {
         flags: '-t, --type <type>',
         description:
-          "the project type ('sow project types'); default: the one the branch's prefix names (explore/…), else standard",
+          "the project type ('sow project types'); default: the one the branch's prefix names (explore/…), " +
+          'else standard',
         complete: 'project-type',
       },
       { flags: '--no-planning', description: 'skip the planning phase and start at ImplementationPlanning' },
@@ -112,7 +115,8 @@ export const commands: readonly CommandDef[] = [
         r = got;
         fromIssue = { issue: got.issue, linked: got.linked };
         issueNote =
-          `\nFrom issue #${got.issue.number} (${got.repo}): '${got.issue.title}'; its text is the input context/issue-${got.issue.number}.md` +
+          `\nFrom issue #${got.issue.number} (${got.repo}): '${got.issue.title}'; its text is the input ` +
+          `context/issue-${got.issue.number}.md` +
           `\n${got.linked ? `The branch is linked to the issue on GitHub` : `Warning: the branch is not linked to the issue on GitHub: ${got.link_problem}`}`;
       } else {
         if (name === undefined) {
@@ -143,14 +147,17 @@ export const commands: readonly CommandDef[] = [
           ...(fromIssue ?? {}),
         },
         text: r.project.statechart.current_state,
-        message: `${initialised}Created project '${shown(r.project.name)}' (${moved}${base})${issueNote}\nNext: sow project continue`,
+        message:
+          `${initialised}Created project '${shown(r.project.name)}' (${moved}${base})${issueNote}\nNext: sow ` +
+          `project continue`,
       };
     },
   },
   {
     name: 'project continue',
     description:
-      "Where the project stands and the next command (the state card); --full prints the state's whole orchestrator prompt",
+      "Where the project stands and the next command (the state card); --full prints the state's whole " +
+      'orchestrator prompt',
     options: [
       {
         flags: '--full',
@@ -205,7 +212,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'project set',
     description:
-      'Set a project field (name, description, base_branch; branch moves the project to the branch checked out) or metadata',
+      'Set a project field (name, description, base_branch; branch moves the project to the branch checked out) ' +
+      'or metadata',
     args: [{ name: 'field' }, { name: 'value' }],
     writes: true,
     async run(ctx, { args }) {

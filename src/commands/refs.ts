@@ -29,7 +29,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'refs add',
     description:
-      'Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https and ssh sources are shared in the committed index',
+      'Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https ' +
+      'and ssh sources are shared in the committed index',
     args: [{ name: 'source' }],
     options: [
       {
@@ -59,7 +60,9 @@ export const commands: readonly CommandDef[] = [
         data: r,
         text: r.link,
         message:
-          `Added ref '${r.ref.link}' (${r.ref.semantic}) from ${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}: ${r.link} → ${r.target}${r.via === 'copy' ? ' (a copy: symbolic links are not available here)' : ''}\n` +
+          `Added ref '${r.ref.link}' (${r.ref.semantic}) ` +
+          `from ${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}: ${r.link} ` +
+          `→ ${r.target}${r.via === 'copy' ? ' (a copy: symbolic links are not available here)' : ''}\n` +
           (r.local
             ? `Recorded in .sow/refs/index.local.json, this machine's own${r.why_local ? ` (${r.why_local})` : ''}`
             : "Recorded in .sow/refs/index.json: commit it, and teammates run 'sow refs init'"),
@@ -102,7 +105,10 @@ export const commands: readonly CommandDef[] = [
           case 'not-cloned':
             return `${s.link}  not in the cache: run 'sow refs init'`;
           case 'behind':
-            return `${s.link}  behind by ${s.behind}: ${short(s.sha)} → ${short(s.remote)} ('sow refs update ${s.link}')`;
+            return (
+              `${s.link}  behind by ${s.behind}: ${short(s.sha)} → ${short(s.remote)} ('sow refs ` +
+              `update ${s.link}')`
+            );
           case 'ahead':
             return `${s.link}  ahead by ${s.ahead} (${short(s.sha)})`;
           case 'diverged':
@@ -144,7 +150,8 @@ export const commands: readonly CommandDef[] = [
           'REF_NOT_UPDATED',
           'failed',
           `${refused.length} ref(s) not updated: ${refused.map((u) => u.link).join(', ')}`,
-          'look at the checkout in the cache (sow refs list shows where), commit or move the changes, then update again',
+          'look at the checkout in the cache (sow refs list shows where), commit or move the changes, then ' +
+            'update again',
         );
       }
       return { data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) };
@@ -167,7 +174,9 @@ export const commands: readonly CommandDef[] = [
       const r = await removeRef(ctx.app, args[0] as string, pruneCache);
       return {
         data: r,
-        message: `Removed ref '${r.link}'${r.pruned ? '; its checkout was deleted from the cache' : r.still_used_by ? `; its checkout stays in the cache (used by ${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'})` : pruneCache ? '' : "; its checkout stays in the cache ('--prune-cache' deletes it)"}`,
+        message:
+          `Removed ref ` +
+          `'${r.link}'${r.pruned ? '; its checkout was deleted from the cache' : r.still_used_by ? `; its checkout stays in the cache (used by ${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'})` : pruneCache ? '' : "; its checkout stays in the cache ('--prune-cache' deletes it)"}`,
       };
     },
   },

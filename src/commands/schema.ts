@@ -7,7 +7,8 @@ const FILES = ['project', 'task', 'config', 'repo-config'] as const;
 export const schema: CommandDef = {
   name: 'schema',
   description:
-    'Print the JSON Schema of a state or configuration file, for editors (project, task, config: your agent configuration, repo-config: .sow/config.yaml)',
+    'Print the JSON Schema of a state or configuration file, for editors (project, task, config: your agent ' +
+    'configuration, repo-config: .sow/config.yaml)',
   args: [{ name: 'file', description: FILES.join(' | '), optional: true, default: 'project' }],
   writes: false,
   async run(_ctx, { args }) {

@@ -40,7 +40,8 @@ export const commands: CommandDef[] = [
   {
     name: 'task board',
     description:
-      'The tasks as cards of a board: ready or waiting (for which tasks), who works on them, pending feedback, iteration, what their workers used, when they last changed',
+      'The tasks as cards of a board: ready or waiting (for which tasks), who works on them, pending feedback, ' +
+      'iteration, what their workers used, when they last changed',
     options: [
       {
         flags: TASK_ID_OPTION[0],
@@ -49,7 +50,9 @@ export const commands: CommandDef[] = [
       },
     ],
     writes: false,
-    help: "What 'sow ui' draws its board from. 'sow task list' stays the short list (for agents); this reads every task's file.",
+    help:
+      "What 'sow ui' draws its board from. 'sow task list' stays the short list (for agents); this reads every " +
+      "task's file.",
     async run(ctx, { opts }) {
       const { taskBoard } = await import('../app/task-board.js');
       const r = await taskBoard(ctx.app, opts['id'] === undefined ? undefined : taskIdOf(opts));
@@ -60,10 +63,13 @@ export const commands: CommandDef[] = [
   {
     name: 'task changes',
     description:
-      "What a task's work changed, file by file, from git: its own checkout against where its branch began, else the project checkout against its base branch",
+      "What a task's work changed, file by file, from git: its own checkout against where its branch began, else " +
+      'the project checkout against its base branch',
     options: [ID],
     writes: false,
-    help: "Whether or not the worker recorded the files ('sow task diff' shows the recorded ones only). New files are shown whole; .sow/ is left out. With --json: each file's status and git's patch.",
+    help:
+      "Whether or not the worker recorded the files ('sow task diff' shows the recorded ones only). New files " +
+      "are shown whole; .sow/ is left out. With --json: each file's status and git's patch.",
     async run(ctx, { opts }) {
       const { taskChanges } = await import('../app/task-changes.js');
       const { shown } = await import('../domain/display.js');
@@ -74,7 +80,9 @@ export const commands: CommandDef[] = [
       return {
         data: r,
         text: r.files.map((f) => f.patch || `${f.status} ${shown(f.path)}${f.binary ? ' (binary)' : ''}`).join('\n'),
-        message: `Task ${r.task}: ${r.files.length} file${r.files.length === 1 ? '' : 's'} changed ${SOURCE[r.source]}; ${against}${r.truncated ? '; some patches were cut (too large)' : ''}`,
+        message:
+          `Task ${r.task}: ${r.files.length} file${r.files.length === 1 ? '' : 's'} ` +
+          `changed ${SOURCE[r.source]}; ${against}${r.truncated ? '; some patches were cut (too large)' : ''}`,
       };
     },
   },

@@ -221,7 +221,8 @@ export const commands: readonly CommandDef[] = [
       {
         flags: '--force',
         description:
-          'abandon it even though another owner holds it (a worker or a claim, here or on the claims remote: taken over), or it is completed (noted in its log)',
+          'abandon it even though another owner holds it (a worker or a claim, here or on the claims remote: taken ' +
+          'over), or it is completed (noted in its log)',
       },
       { flags: '--owner <name>', description: 'act as this owner; default: SOW_OWNER' },
     ],
@@ -362,7 +363,8 @@ export const commands: readonly CommandDef[] = [
       if (!opts.claim) {
         if (opts.agent !== undefined || opts.owner !== undefined || opts.remote !== undefined)
           throw new UsageError(
-            `${opts.agent !== undefined ? '--agent' : opts.owner !== undefined ? '--owner' : '--remote'} goes with --claim: without it, 'sow task next' only lists the ready tasks`,
+            `${opts.agent !== undefined ? '--agent' : opts.owner !== undefined ? '--owner' : '--remote'} goes with ` +
+              `--claim: without it, 'sow task next' only lists the ready tasks`,
             "run 'sow task next --claim --owner <name>' to claim one",
           );
         const { formatTaskGroups, formatTaskLine } = await import('../cli/render.js');
@@ -394,18 +396,24 @@ export const commands: readonly CommandDef[] = [
       return {
         data,
         text: renderClaim(data),
-        message: `Claimed task ${r.task.id} '${shown(r.task.name)}'${where} for ${shown(r.owner.by)} (lease until ${r.owner.lease_until})`,
+        message:
+          `Claimed task ${r.task.id} '${shown(r.task.name)}'${where} for ${shown(r.owner.by)} (lease ` +
+          `until ${r.owner.lease_until})`,
       };
     },
   },
   {
     name: 'task feedback',
     description:
-      'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending feedback input',
+      'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending ' +
+      'feedback input',
     args: [{ name: 'text', description: 'the findings: what to change, and why' }],
     options: [ID],
     writes: true,
-    help: 'What the orchestrator prompts describe in two steps (write the file, then \'sow task input add --type feedback\'), in one. Then set the task in_progress and resume its worker: sow agent resume <id> "<prompt>" --detach.',
+    help:
+      "What the orchestrator prompts describe in two steps (write the file, then 'sow task input add --type " +
+      "feedback'), in one. Then set the task in_progress and resume its worker: sow agent resume <id> " +
+      '"<prompt>" --detach.',
     async run(ctx, { args, opts }) {
       const text = args[0] as string;
       textArg(text, 'the feedback', 'say what to change: sow task feedback --id 010 "The form needs a label"');
@@ -443,17 +451,24 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'task merge',
     description:
-      "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the checkout and its branch",
+      "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the " +
+      'checkout and its branch',
     args: [{ name: 'task-id', description: 'the task (or --id)', optional: true, complete: 'task-id' }],
     options: [
       ID,
       {
         flags: '--force',
         description:
-          "merge although the task_complete checks have no fresh passing evidence for the code merged (noted in the task's log)",
+          'merge although the task_complete checks have no fresh passing evidence for the code merged (noted in ' +
+          "the task's log)",
       },
     ],
-    help: "Only code the checks passed on is merged: each check declared for task_complete needs passing evidence, recorded in the task's checkout, for exactly the code merged (else exit 3; 'sow check run --task <id>' runs them there); the output names the evidence it relied on. What its worker left uncommitted (outside .sow/) is committed on its branch first. A conflict stops the merge before the project checkout is touched: the files are named, and the worker's checkout is kept to resolve it there.",
+    help:
+      'Only code the checks passed on is merged: each check declared for task_complete needs passing evidence, ' +
+      "recorded in the task's checkout, for exactly the code merged (else exit 3; 'sow check run --task <id>' runs " +
+      'them there); the output names the evidence it relied on. What its worker left uncommitted (outside .sow/) ' +
+      'is committed on its branch first. A conflict stops the merge before the project checkout is touched: the ' +
+      "files are named, and the worker's checkout is kept to resolve it there.",
     writes: true,
     async run(ctx, { args, opts }) {
       const given = args[0] as string | undefined;
@@ -467,11 +482,14 @@ export const commands: readonly CommandDef[] = [
       const { mergeTask, mergeChecksSentence } = await import('../app/worker-checkout.js');
       const r = await mergeTask(ctx.app, id, { force: opts['force'] === true });
       const what = r.merge
-        ? `Merged task ${r.task}'s branch '${r.branch}' into '${r.into}' (${r.files.length} file${r.files.length === 1 ? '' : 's'})`
+        ? `Merged task ${r.task}'s branch '${r.branch}' into '${r.into}' (${r.files.length} ` +
+          `file${r.files.length === 1 ? '' : 's'})`
         : `Task ${r.task}'s branch '${r.branch}' had nothing to merge into '${r.into}'`;
       return {
         data: r,
-        message: `${what}${r.committed ? '; what its worker left uncommitted was committed on its branch first' : ''}; its checkout and branch were removed\n${mergeChecksSentence(r.checked)}`,
+        message:
+          `${what}${r.committed ? '; what its worker left uncommitted was committed on its branch first' : ''}; ` +
+          `its checkout and branch were removed\n${mergeChecksSentence(r.checked)}`,
       };
     },
   },

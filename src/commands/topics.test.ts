@@ -87,7 +87,8 @@ describe('sow help environment', () => {
     return out;
   }
   /** The operating system's own, which the page does not explain (it says where ~ is). */
-  // Node's own NODE_OPTIONS and NODE_PENDING_DEPRECATION are read by the executable only to know whether Node would warn (src/bin.ts).
+  // Node's own NODE_OPTIONS and NODE_PENDING_DEPRECATION are read by the executable only to know whether Node would
+  // warn (src/bin.ts).
   const SYSTEM = new Set([
     'HOME',
     'PATH',

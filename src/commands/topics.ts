@@ -73,7 +73,9 @@ export const reference: CommandDef = {
     });
     return {
       data: entries,
-      text: `${text.join('\n\n')}\n\nEvery command also takes --json (one JSON document on stdout), --no-color and -h, --help.\nsow help <command> shows one command's help with its notes and examples.`,
+      text:
+        `${text.join('\n\n')}\n\nEvery command also takes --json (one JSON document on stdout), --no-color and ` +
+        `-h, --help.\nsow help <command> shows one command's help with its notes and examples.`,
     };
   },
 };
@@ -116,7 +118,8 @@ export const ENVIRONMENT: readonly { readonly name: string; readonly meaning: st
   {
     name: 'SOW_PROJECT_ROOT',
     meaning:
-      "set for a worker: the project checkout; a worker in a checkout of its own (agent spawn --worktree) acts on the project's state there",
+      'set for a worker: the project checkout; a worker in a checkout of its own (agent spawn --worktree) acts on ' +
+      "the project's state there",
   },
   { name: 'CI', meaning: 'set (as CI services do): no progress spinner, even on a terminal' },
   { name: 'NO_COLOR', meaning: 'no colour, even on a terminal (as --no-color); TERM=dumb does the same' },
@@ -142,7 +145,9 @@ export const environment: CommandDef = {
   async run() {
     return {
       data: ENVIRONMENT,
-      text: `${columns(ENVIRONMENT.map((v) => [v.name, v.meaning]))}\n\ngh and the agent CLIs read their own variables (GH_TOKEN, GH_HOST, ANTHROPIC_API_KEY, …); sow passes them on.`,
+      text:
+        `${columns(ENVIRONMENT.map((v) => [v.name, v.meaning]))}\n\ngh and the agent CLIs read their own ` +
+        `variables (GH_TOKEN, GH_HOST, ANTHROPIC_API_KEY, …); sow passes them on.`,
     };
   },
 };

@@ -24,7 +24,12 @@ export const ui: CommandDef = {
     },
     { flags: '--no-open', description: 'do not open a browser (the URL is printed either way)' },
   ],
-  help: 'The URL carries a random token: every request needs it, so keep it to yourself. Every view is what sow commands show (status, task list, task board, task changes, output show, agent events…) and every button runs them (advance, output set, phase set, task set, task feedback, agent spawn, agent resume, agent stop): the page cannot disagree with the terminal. Ctrl-C stops the server. With --json: one document with the url, token and port, then it serves until stopped.',
+  help:
+    'The URL carries a random token: every request needs it, so keep it to yourself. Every view is what sow ' +
+    'commands show (status, task list, task board, task changes, output show, agent events…) and every button runs ' +
+    'them (advance, output set, phase set, task set, task feedback, agent spawn, agent resume, agent stop): the ' +
+    'page cannot disagree with the terminal. Ctrl-C stops the server. With --json: one document with the url, ' +
+    'token and port, then it serves until stopped.',
   writes: true,
   async run(ctx, { opts }) {
     if (!ctx.commands) throw new Error('sow ui needs the registry of commands');
@@ -42,7 +47,8 @@ export const ui: CommandDef = {
     else
       writeText(
         stdout,
-        `sow ui is serving ${server.url}\n(keep the link to yourself: its token lets anyone with it act on this repository; Ctrl-C stops the server)`,
+        `sow ui is serving ${server.url}\n(keep the link to yourself: its token lets anyone with it act on this ` +
+          `repository; Ctrl-C stops the server)`,
       );
     if (opts['open'] !== false && !ctx.json && stdout.isTTY) {
       const { openBrowser } = await import('../ui/open.js');

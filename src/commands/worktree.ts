@@ -5,7 +5,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'worktree add',
     description:
-      "Check out <branch> in .sow/worktrees/<branch> (created when it does not exist, from --from, else the repository's default branch: origin/HEAD, main or master)",
+      'Check out <branch> in .sow/worktrees/<branch> (created when it does not exist, from --from, else the ' +
+      "repository's default branch: origin/HEAD, main or master)",
     args: [{ name: 'branch' }],
     options: [{ flags: '--from <base>', description: 'the branch or commit a new branch starts from' }],
     writes: true,
@@ -24,7 +25,10 @@ export const commands: readonly CommandDef[] = [
       return {
         data: r,
         text: r.path,
-        message: `Created the worktree of '${r.branch}' (${how}) at ${r.rel}${r.initialised ? '; sow was not committed on it, so .sow/ was initialised there' : ''}\nNext: cd ${r.rel} && sow project new <name> --description "…"`,
+        message:
+          `Created the worktree of '${r.branch}' (${how}) ` +
+          `at ${r.rel}${r.initialised ? '; sow was not committed on it, so .sow/ was initialised there' : ''}\nNext: ` +
+          `cd ${r.rel} && sow project new <name> --description "…"`,
       };
     },
   },
@@ -42,7 +46,8 @@ export const commands: readonly CommandDef[] = [
   {
     name: 'worktree remove',
     description:
-      'Remove the worktree of <branch> (the branch itself stays); refused with uncommitted work or a live agent session',
+      'Remove the worktree of <branch> (the branch itself stays); refused with uncommitted work or a live ' +
+      'agent session',
     args: [{ name: 'branch' }],
     options: [{ flags: '--force', description: 'remove it even with uncommitted work or a live agent session' }],
     writes: true,

@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
 import { decidePermission, optionFor, type AskedToolCall, type PermissionPolicy } from './acp-permissions.js';
 
-/** The repository is /repo, the worker works there; no links (the real locate, with links, is tested in app/acp-worker.test.ts). */
+/**
+ * The repository is /repo, the worker works there; no links (the real locate, with links, is tested in
+ * app/acp-worker.test.ts).
+ */
 const locate = (p: string) => {
   const abs = posix.resolve('/repo', p);
   return abs === '/repo' ? [''] : abs.startsWith('/repo/') ? [abs.slice('/repo/'.length)] : undefined;
@@ -68,23 +71,27 @@ describe('decidePermission (safe)', () => {
       expect(decidePermission({ kind }, safe).allow).toBe(false);
   });
 
-  it("allows sow's own tools through the sow mcp server it handed over, as each agent that asks names them; no other MCP server's", () => {
-    // As Claude Code's adapter and Gemini CLI ask (measured with the pinned ones).
-    expect(decidePermission({ kind: 'other', title: 'mcp__sow__status', rawInput: {}, content: [] }, safe).allow).toBe(
-      true,
-    );
-    expect(decidePermission({ kind: 'other', title: 'task_update (sow MCP Server)' }, safe).allow).toBe(true);
-    for (const title of [
-      'mcp__github__create_issue',
-      'mcp__sow__status; rm',
-      'status (github MCP Server)',
-      'mcp__sowx__status',
-      'sow status',
-    ])
-      expect([title, decidePermission({ kind: 'other', title }, safe).allow]).toEqual([title, false]);
-    // Only as a tool of its own: never a fetch or a command that borrows the name.
-    expect(decidePermission({ kind: 'fetch', title: 'mcp__sow__status' }, safe).allow).toBe(false);
-  });
+  it(
+    "allows sow's own tools through the sow mcp server it handed over, as each agent that asks names them; no other " +
+      "MCP server's",
+    () => {
+      // As Claude Code's adapter and Gemini CLI ask (measured with the pinned ones).
+      expect(
+        decidePermission({ kind: 'other', title: 'mcp__sow__status', rawInput: {}, content: [] }, safe).allow,
+      ).toBe(true);
+      expect(decidePermission({ kind: 'other', title: 'task_update (sow MCP Server)' }, safe).allow).toBe(true);
+      for (const title of [
+        'mcp__github__create_issue',
+        'mcp__sow__status; rm',
+        'status (github MCP Server)',
+        'mcp__sowx__status',
+        'sow status',
+      ])
+        expect([title, decidePermission({ kind: 'other', title }, safe).allow]).toEqual([title, false]);
+      // Only as a tool of its own: never a fetch or a command that borrows the name.
+      expect(decidePermission({ kind: 'fetch', title: 'mcp__sow__status' }, safe).allow).toBe(false);
+    },
+  );
 
   it('yolo allows everything', () => {
     expect(
@@ -180,41 +187,46 @@ describe('commands, judged as the shell parses them (safe)', () => {
       expect([c, run(c).allow]).toEqual([c, false]);
   });
 
-  it('judges an argv that no shell runs as words: the first exactly sow, no word with a control character; a check by its words', () => {
-    expect(run(['sow', 'task', 'list']).allow).toBe(true);
-    expect(run(['sow', 'log', 'a; b | c']).allow).toBe(true);
-    expect(run(['npm', 'test']).allow).toBe(true);
-    expect(run(['make', 'check', 'ARGS=-j 2']).allow).toBe(true);
-    for (const argv of [
-      ['./sow', 'status'],
-      ['/usr/bin/sow'],
-      ['sow\v', 'x'],
-      ['sow', 'log', 'a\nb'],
-      ['sow', 'log', '\u00a0'],
-      ['env', 'sow'],
-      ['npm', 'test', '--watch'],
-    ])
-      expect([argv, run(argv).allow]).toEqual([argv, false]);
-    // Only a POSIX shell's script is read as a script: zsh and fish read other syntax, a shell elsewhere is the worker's own.
-    for (const argv of [
-      ['/bin/zsh', '-c', 'sow status'],
-      ['./bash', '-lc', 'sow status'],
-      ['/tmp/x/bash', '-c', 'sow status'],
-      ['bash', '-xc', 'sow status'],
-    ])
-      expect([argv, run(argv).allow]).toEqual([argv, false]);
-    for (const sh of [
-      'sh',
-      'bash',
-      'dash',
-      '/bin/sh',
-      '/bin/bash',
-      '/usr/bin/bash',
-      '/usr/local/bin/bash',
-      '/opt/homebrew/bin/bash',
-    ])
-      expect([sh, run([sh, '-c', 'sow status']).allow]).toEqual([sh, true]);
-  });
+  it(
+    'judges an argv that no shell runs as words: the first exactly sow, no word with a control character; a check ' +
+      'by its words',
+    () => {
+      expect(run(['sow', 'task', 'list']).allow).toBe(true);
+      expect(run(['sow', 'log', 'a; b | c']).allow).toBe(true);
+      expect(run(['npm', 'test']).allow).toBe(true);
+      expect(run(['make', 'check', 'ARGS=-j 2']).allow).toBe(true);
+      for (const argv of [
+        ['./sow', 'status'],
+        ['/usr/bin/sow'],
+        ['sow\v', 'x'],
+        ['sow', 'log', 'a\nb'],
+        ['sow', 'log', '\u00a0'],
+        ['env', 'sow'],
+        ['npm', 'test', '--watch'],
+      ])
+        expect([argv, run(argv).allow]).toEqual([argv, false]);
+      // Only a POSIX shell's script is read as a script: zsh and fish read other syntax, a shell elsewhere is the
+      // worker's own.
+      for (const argv of [
+        ['/bin/zsh', '-c', 'sow status'],
+        ['./bash', '-lc', 'sow status'],
+        ['/tmp/x/bash', '-c', 'sow status'],
+        ['bash', '-xc', 'sow status'],
+      ])
+        expect([argv, run(argv).allow]).toEqual([argv, false]);
+      for (const sh of [
+        'sh',
+        'bash',
+        'dash',
+        '/bin/sh',
+        '/bin/bash',
+        '/usr/bin/bash',
+        '/usr/local/bin/bash',
+        '/opt/homebrew/bin/bash',
+      ])
+        expect([sh, run([sh, '-c', 'sow status']).allow]).toEqual([sh, true]);
+    },
+  );
 
   it('refuses a command that runs in a folder outside the repository', () => {
     expect(
@@ -371,7 +383,8 @@ describe('protected files (safe)', () => {
       expect([path, edit(path, 'delete').allow, edit(path, 'move').allow]).toEqual([path, false, false]);
     expect(edit('.sow', 'delete')).toMatchObject({
       reason:
-        '.sow holds .sow/config.yaml, which is protected: it holds the checks sow runs and the settings of the repository',
+        '.sow holds .sow/config.yaml, which is protected: it holds the checks sow runs and the settings of the ' +
+        'repository',
     });
     for (const path of [
       'AGENTS.md',

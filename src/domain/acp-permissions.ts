@@ -53,10 +53,16 @@ export type PermissionDecision =
 const record = (x: unknown): Record<string, unknown> | undefined =>
   x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
 
-/** Trimmed as the shell trims a line: its own blanks only (never `\v` or a no-break space, which are part of a word to it). */
+/**
+ * Trimmed as the shell trims a line: its own blanks only (never `\v` or a no-break space, which are part of a word
+ * to it).
+ */
 const trimBlanks = (s: string) => s.replace(/^[ \t\n]+|[ \t\n]+$/g, '');
 
-/** The shells whose `-c` script is judged as the command: POSIX ones, at a system place or found on PATH (zsh and fish read a script differently). */
+/**
+ * The shells whose `-c` script is judged as the command: POSIX ones, at a system place or found on PATH (zsh and
+ * fish read a script differently).
+ */
 const SCRIPT_SHELL = /^(?:\/bin\/|\/usr\/bin\/|\/usr\/local\/bin\/|\/opt\/homebrew\/bin\/)?(?:ba|da)?sh$/;
 
 /** A command as the agent asked to run it: a shell script, or an argv run as it is. */
@@ -140,7 +146,10 @@ const PATH_KEYS = new Set([
 ]);
 const PATH_KEY_ENDS =
   /(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|folder|folders|glob|globs|pattern|patterns)$/;
-/** Keys whose values are text to write or show, where a string that starts with `/` is not a path (a comment, a diff). */
+/**
+ * Keys whose values are text to write or show, where a string that starts with `/` is not a path (a comment, a
+ * diff).
+ */
 const TEXT_KEYS = new Set([
   'content',
   'contents',
@@ -237,7 +246,10 @@ export function placesOf(path: string, locate: PermissionPolicy['locate']): read
   return folder && [...literal, ...folder];
 }
 
-/** `pattern` (`*` within a name, `**` any depth; `x/**` also names `x`) as a test of repository-relative paths, in any case. */
+/**
+ * `pattern` (`*` within a name, `**` any depth; `x/**` also names `x`) as a test of repository-relative paths, in
+ * any case.
+ */
 function patternTest(pattern: string): RegExp {
   let re = '';
   for (let i = 0; i < pattern.length; i++) {
@@ -258,7 +270,10 @@ function patternTest(pattern: string): RegExp {
   return new RegExp(`^${re}$`, 'i');
 }
 
-/** The folders a pattern's files are in, by its literal part: `.github/copilot/**` is in `.github` and `.github/copilot`. */
+/**
+ * The folders a pattern's files are in, by its literal part: `.github/copilot/**` is in `.github` and
+ * `.github/copilot`.
+ */
 const literalFolder = (pattern: string) => {
   const glob = pattern.search(/[*?[{]/);
   return (glob < 0 ? pattern : pattern.slice(0, glob)).replace(/\/+$/, '');

@@ -69,38 +69,43 @@ describe('a document approval holds for the content approved', () => {
     expect(approvalStands(stamped, read)).toBe(false);
   });
 
-  it('JudgedView: a guard that reads a changed approval sees it unapproved, and is told what changed; nothing is read when no guard asks', () => {
-    let reads = 0;
-    const files = new Map([[DOC, '# T, edited\n']]);
-    const view: ProjectView = {
-      project: project([stampApproval(taskList(), '# T\n')]),
-      tasks: [],
-      readDoc: (rel) => (reads++, files.get(rel)),
-    };
-    const judged = new JudgedView(view);
-    expect(reads).toBe(0);
-    const { value, withdrawn } = judged.watch((v) => v.project.phases['planning']!.outputs[0]!.approved);
-    expect(value).toBe(false);
-    expect(withdrawn).toEqual([
-      {
-        what: 'planning/tasks.md',
-        changed: ['its content changed'],
-        again: 'sow output set --phase planning --index 0 approved true',
-      },
-    ]);
-    expect(withdrawalSentence(withdrawn[0]!)).toBe(
-      "the approval of planning/tasks.md was withdrawn: its content changed since it was given; once the human has seen it, approve again with 'sow output set --phase planning --index 0 approved true'",
-    );
-    // A guard that does not read approvals is told nothing; the file was read once.
-    expect(judged.watch(() => 1).withdrawn).toEqual([]);
-    expect(reads).toBe(1);
-    // The content as approved: it counts.
-    files.set(DOC, '# T\n');
-    expect(new JudgedView(view).view.project.phases['planning']!.outputs[0]!.approved).toBe(true);
-    // Nothing stamped: the view is the one given.
-    const plain: ProjectView = { ...view, project: project([taskList()]) };
-    expect(new JudgedView(plain).view).toBe(plain);
-  });
+  it(
+    'JudgedView: a guard that reads a changed approval sees it unapproved, and is told what changed; nothing is ' +
+      'read when no guard asks',
+    () => {
+      let reads = 0;
+      const files = new Map([[DOC, '# T, edited\n']]);
+      const view: ProjectView = {
+        project: project([stampApproval(taskList(), '# T\n')]),
+        tasks: [],
+        readDoc: (rel) => (reads++, files.get(rel)),
+      };
+      const judged = new JudgedView(view);
+      expect(reads).toBe(0);
+      const { value, withdrawn } = judged.watch((v) => v.project.phases['planning']!.outputs[0]!.approved);
+      expect(value).toBe(false);
+      expect(withdrawn).toEqual([
+        {
+          what: 'planning/tasks.md',
+          changed: ['its content changed'],
+          again: 'sow output set --phase planning --index 0 approved true',
+        },
+      ]);
+      expect(withdrawalSentence(withdrawn[0]!)).toBe(
+        'the approval of planning/tasks.md was withdrawn: its content changed since it was given; once the human has ' +
+          "seen it, approve again with 'sow output set --phase planning --index 0 approved true'",
+      );
+      // A guard that does not read approvals is told nothing; the file was read once.
+      expect(judged.watch(() => 1).withdrawn).toEqual([]);
+      expect(reads).toBe(1);
+      // The content as approved: it counts.
+      files.set(DOC, '# T\n');
+      expect(new JudgedView(view).view.project.phases['planning']!.outputs[0]!.approved).toBe(true);
+      // Nothing stamped: the view is the one given.
+      const plain: ProjectView = { ...view, project: project([taskList()]) };
+      expect(new JudgedView(plain).view).toBe(plain);
+    },
+  );
 });
 
 describe("the tasks' approval covers each task's name, description and dependencies", () => {

@@ -31,7 +31,10 @@ export interface Withdrawal {
 
 /** One sentence: "the approval of planning/tasks.md was withdrawn: its content changed since it was given; …". */
 export function withdrawalSentence(w: Withdrawal): string {
-  return `the approval of ${w.what} was withdrawn: ${w.changed.join('; ')} since it was given; once the human has seen ${w.what === 'the tasks' ? 'them' : 'it'}, approve again with '${w.again}'`;
+  return (
+    `the approval of ${w.what} was withdrawn: ${w.changed.join('; ')} since it was given; once the human has ` +
+    `seen ${w.what === 'the tasks' ? 'them' : 'it'}, approve again with '${w.again}'`
+  );
 }
 
 /** Where an artifact sits, for the command that approves it again. */
@@ -219,8 +222,10 @@ export function approvalNotHere(def: TaskApprovalDef, state: string, passed: boo
     'blocked',
     `${def.key} is given in ${def.state}, for the tasks as they are then, and the project is in ${state}`,
     passed
-      ? `the tasks were approved when the project left ${def.state}; add further work with 'sow task add' once the human agreed to it`
-      : `first finish ${state} ('sow project continue' says what it needs) and advance to ${def.state}; add the tasks there, show them to the human, then approve them`,
+      ? `the tasks were approved when the project left ${def.state}; add further work with 'sow task add' once the ` +
+          `human agreed to it`
+      : `first finish ${state} ('sow project continue' says what it needs) and advance to ${def.state}; add the ` +
+          `tasks there, show them to the human, then approve them`,
     { field: def.key, state, approved_in: def.state },
   );
 }
@@ -231,7 +236,8 @@ export function nothingToApprove(def: TaskApprovalDef): SowError {
     'NO_TASKS_TO_APPROVE',
     'blocked',
     `there are no tasks to approve: ${def.key} is given for the tasks as they are, and none exists yet`,
-    "add them first ('sow task add \"<name>\" --agent implementer'), show them to the human ('sow task list'), then approve them",
+    "add them first ('sow task add \"<name>\" --agent implementer'), show them to the human ('sow task list'), " +
+      'then approve them',
     { field: def.key },
   );
 }

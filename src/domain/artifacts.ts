@@ -122,7 +122,8 @@ export function artifactPath(raw: string, root: PathRoot, repoRoot: string): str
     if (outside(fromRepo))
       throw new PathOutsideRepositoryError(
         raw,
-        `${root === 'project' ? 'paths of this type are relative to .sow/project/' : 'paths of this type are relative to the repository root'} and must stay inside the repository`,
+        `${root === 'project' ? 'paths of this type are relative to .sow/project/' : 'paths of this type are relative to the repository root'} ` +
+          `and must stay inside the repository`,
       );
   }
   if (fromRepo === '' || fromRepo === '.')
@@ -215,7 +216,8 @@ export function createArtifact(
   if (missing) {
     throw new MissingMetadataError(
       `a ${def.name} needs --${missing} ${choices(def, missing)}`,
-      `add it with the artifact: '${slotCommand(slot, 'add', `--type ${def.name} --path ${artifact.path} --${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`,
+      `add it with the artifact: ` +
+        `'${slotCommand(slot, 'add', `--type ${def.name} --path ${artifact.path} --${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`,
     );
   }
   return { artifact, def };
@@ -247,7 +249,8 @@ export function setArtifactField(
       if (missing) {
         throw new MissingMetadataError(
           `cannot approve this ${def.name}: it has no ${missing}`,
-          `set it first: '${slotCommand(slot, 'set', `--index ${index} ${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`,
+          `set it first: ` +
+            `'${slotCommand(slot, 'set', `--index ${index} ${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`,
         );
       }
     }
@@ -267,7 +270,10 @@ export function parseIndex(raw: string): number {
   return Number(raw);
 }
 
-/** `path`, or `path` with -2, -3 … before its extension: the first one `taken` says is free (archives never overwrite). */
+/**
+ * `path`, or `path` with -2, -3 … before its extension: the first one `taken` says is free (archives never
+ * overwrite).
+ */
 export function firstFreePath(path: string, taken: (candidate: string) => boolean): string {
   let place = path;
   for (let n = 2; taken(place); n++) place = path.replace(/(\.[^./]*)?$/, `-${n}$1`);

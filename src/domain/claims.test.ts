@@ -21,7 +21,8 @@ const record = {
   lease_until: '2026-01-01T10:30:00.000Z',
 };
 const commitOf = (message: string) =>
-  `tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor sow <sow@localhost> 1 +0000\ncommitter sow <sow@localhost> 1 +0000\n\n${message}`;
+  `tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor sow <sow@localhost> 1 +0000\ncommitter sow ` +
+  `<sow@localhost> 1 +0000\n\n${message}`;
 
 describe('claim commits', () => {
   it('record owner, machine, since and lease, and read back as written', () => {

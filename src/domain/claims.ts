@@ -35,7 +35,10 @@ export interface ClaimRecord {
   lease_until: string;
 }
 
-/** A claim on the remote: its task, the commit its ref points at, and what that commit records (when sow could read it). */
+/**
+ * A claim on the remote: its task, the commit its ref points at, and what that commit records (when sow could read
+ * it).
+ */
 export interface RemoteClaim {
   task: string;
   sha: string;
@@ -52,7 +55,10 @@ export interface RemoteClaim {
  */
 export function claimMessage(r: ClaimRecord, nonce: string): string {
   const line = (v: string) => v.replace(/[\r\n]+/g, ' ');
-  return `sow claim: task ${line(r.task)}\n\ntask: ${line(r.task)}\nowner: ${line(r.owner)}\nmachine: ${line(r.machine)}\nsince: ${line(r.since)}\nlease-until: ${line(r.lease_until)}\nnonce: ${nonce}\n`;
+  return (
+    `sow claim: ` +
+    `task ${line(r.task)}\n\ntask: ${line(r.task)}\nowner: ${line(r.owner)}\nmachine: ${line(r.machine)}\nsince: ${line(r.since)}\nlease-until: ${line(r.lease_until)}\nnonce: ${nonce}\n`
+  );
 }
 
 /** 200 characters: a field longer than that was not written by sow, and is cut. */
@@ -91,7 +97,10 @@ export function describeRemoteClaim(c: RemoteClaim): string {
   return `${who}${c.machine !== undefined ? ` on ${shown(c.machine)}` : ''}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`;
 }
 
-/** What the reads (task list, task next, status, agent ps) know of the remote's claims; `why` is said of the remote ("was not reached (…)"). */
+/**
+ * What the reads (task list, task next, status, agent ps) know of the remote's claims; `why` is said of the remote
+ * ("was not reached (…)").
+ */
 export type RemoteClaims =
   { remote: string; reached: true; claims: RemoteClaim[] } | { remote: string; reached: false; why: string };
 
@@ -113,7 +122,9 @@ export function remoteClaimText(c: RemoteClaimRow): string {
     : `its claim on ${shown(c.remote)} (${describeRemoteClaim(c)}) ran out`;
 }
 
-/** A claim through the remote that the remote refused, or a remote sow could not reach: exit 5, nothing changed here. */
+/**
+ * A claim through the remote that the remote refused, or a remote sow could not reach: exit 5, nothing changed here.
+ */
 export class RemoteClaimError extends SowError {
   constructor(remote: string, what: string, why: string, hint?: string) {
     super(
@@ -121,7 +132,8 @@ export class RemoteClaimError extends SowError {
       'external',
       `${what}: the remote '${shown(remote)}' ${why}`,
       hint ??
-        `nothing was changed here; check that 'git push ${shown(remote)}' works from this checkout (network, rights to push refs under ${CLAIMS_PREFIX}/), then run the command again`,
+        `nothing was changed here; check that 'git push ${shown(remote)}' works from this checkout (network, ` +
+          `rights to push refs under ${CLAIMS_PREFIX}/), then run the command again`,
       { remote },
     );
   }
@@ -133,21 +145,30 @@ export class NoSuchRemoteError extends SowError {
     super(
       'REMOTE_NOT_FOUND',
       'failed',
-      `this repository has no git remote named '${shown(remote)}'${from === 'config' ? ' (claims.remote in .sow/config.yaml)' : ''}`,
-      `run 'git remote -v' to see the remotes; add it with 'git remote add ${shown(remote)} <url>'${from === 'config' ? ', or correct claims.remote' : ', or pass another --remote'}`,
+      `this repository has no git remote named ` +
+        `'${shown(remote)}'${from === 'config' ? ' (claims.remote in .sow/config.yaml)' : ''}`,
+      `run 'git remote -v' to see the remotes; add it with 'git remote add ${shown(remote)} ` +
+        `<url>'${from === 'config' ? ', or correct claims.remote' : ', or pass another --remote'}`,
       { remote },
     );
   }
 }
 
-/** A task claimed, and still held, on the remote by someone else (another machine, most likely): a worker here would work beside theirs. */
+/**
+ * A task claimed, and still held, on the remote by someone else (another machine, most likely): a worker here would
+ * work beside theirs.
+ */
 export class ClaimedElsewhereError extends SowError {
   constructor(task: string, remote: string, claim: RemoteClaim | undefined, agent: string) {
     super(
       'TASK_CLAIMED_ELSEWHERE',
       'failed',
-      `task ${task} is ${claim ? `claimed on the remote '${shown(remote)}' by ${describeRemoteClaim(claim)}` : `claimed on the remote '${shown(remote)}' by another claimer`}; a worker here would work beside theirs`,
-      `nothing was changed; start one on the next task nobody holds ('sow agent spawn ${shown(agent)} --next'), wait until that claim is given back or its lease runs out ('sow task list' shows it), or pass --force to take it over`,
+      `task ${task} ` +
+        `is ${claim ? `claimed on the remote '${shown(remote)}' by ${describeRemoteClaim(claim)}` : `claimed on the remote '${shown(remote)}' by another claimer`}; ` +
+        `a worker here would work beside theirs`,
+      `nothing was changed; start one on the next task nobody holds ('sow agent spawn ${shown(agent)} --next'), ` +
+        `wait until that claim is given back or its lease runs out ('sow task list' shows it), or pass --force to ` +
+        `take it over`,
       {
         task,
         remote,

@@ -63,30 +63,37 @@ describe('resolveConfig', () => {
     expect(e.executors['gemini']).toMatchObject({ source: 'implicit' });
     expect(e.executors['command']).toBeUndefined();
     expect(texts(checkConfig(e, IGNORED_SETTINGS).errors)).toEqual([
-      "agents.bindings.reviewer: executor 'command' is not defined (defined: claude-code; built-in types, usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode)",
+      "agents.bindings.reviewer: executor 'command' is not defined (defined: claude-code; built-in types, usable " +
+        'by name: claude, cursor, windsurf, codex, gemini, copilot, opencode)',
     ]);
   });
 
-  it('reports bindings to undefined executors (with the built-in types and a did-you-mean), unknown roles and a command without argv', () => {
-    const e = resolveConfig(
-      {
-        agents: {
-          executors: { mine: { type: 'command' } },
-          bindings: { implementer: 'nope', wizard: 'claude-code', reviewer: 'cusor' },
+  it(
+    'reports bindings to undefined executors (with the built-in types and a did-you-mean), unknown roles and a ' +
+      'command without argv',
+    () => {
+      const e = resolveConfig(
+        {
+          agents: {
+            executors: { mine: { type: 'command' } },
+            bindings: { implementer: 'nope', wizard: 'claude-code', reviewer: 'cusor' },
+          },
         },
-      },
-      {},
-    );
-    const report = checkConfig(e, IGNORED_SETTINGS);
-    expect(texts(report.errors)).toEqual([
-      "agents.bindings.implementer: executor 'nope' is not defined (defined: claude-code, mine; built-in types, usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode)",
-      "agents.bindings.reviewer: executor 'cusor' is not defined (defined: claude-code, mine; built-in types, usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode); did you mean 'cursor'?",
-      "agents.executors.mine: a 'command' executor needs a 'spawn' argv list",
-    ]);
-    expect(texts(report.warnings)).toEqual([
-      expect.stringMatching(/^agents\.bindings\.wizard: 'wizard' is not an agent role/),
-    ]);
-  });
+        {},
+      );
+      const report = checkConfig(e, IGNORED_SETTINGS);
+      expect(texts(report.errors)).toEqual([
+        "agents.bindings.implementer: executor 'nope' is not defined (defined: claude-code, mine; built-in types, " +
+          'usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode)',
+        "agents.bindings.reviewer: executor 'cusor' is not defined (defined: claude-code, mine; built-in types, " +
+          "usable by name: claude, cursor, windsurf, codex, gemini, copilot, opencode); did you mean 'cursor'?",
+        "agents.executors.mine: a 'command' executor needs a 'spawn' argv list",
+      ]);
+      expect(texts(report.warnings)).toEqual([
+        expect.stringMatching(/^agents\.bindings\.wizard: 'wizard' is not an agent role/),
+      ]);
+    },
+  );
 
   it('names the environment variable when the environment names an undefined executor', () => {
     const report = checkConfig(resolveConfig(undefined, { SOW_AGENTS_IMPLEMENTER: 'nope' }), IGNORED_SETTINGS);
@@ -105,7 +112,8 @@ describe('resolveConfig', () => {
     });
     expect(e.strayVariables).toEqual(['SOW_AGENTS_IMPLEMENTR', 'SOW_AGENTS_ZZZ']);
     expect(texts(checkConfig(e, IGNORED_SETTINGS).warnings)).toEqual([
-      "SOW_AGENTS_IMPLEMENTR (environment variable): 'implementr' is not an agent role, so nothing reads it; did you mean SOW_AGENTS_IMPLEMENTER?",
+      "SOW_AGENTS_IMPLEMENTR (environment variable): 'implementr' is not an agent role, so nothing reads it; did " +
+        'you mean SOW_AGENTS_IMPLEMENTER?',
       expect.stringMatching(
         /^SOW_AGENTS_ZZZ \(environment variable\): 'zzz' is not an agent role, so nothing reads it \(roles: orchestrator, implementer/,
       ),
@@ -143,7 +151,8 @@ describe('executorIssues: a setting the executor type does not take is an error 
 
   it('model on windsurf', () => {
     expect(issues({ type: 'windsurf', settings: { model: 'x' } })).toEqual([
-      "agents.executors.mine.settings.model: the windsurf executor type does not take 'model' (sow passes windsurf no model flag); remove it, or pick a type that does",
+      "agents.executors.mine.settings.model: the windsurf executor type does not take 'model' (sow passes windsurf " +
+        'no model flag); remove it, or pick a type that does',
     ]);
     expect(issues({ type: 'claude', settings: { model: 'x' } })).toEqual([]);
     // A command executor can use it: the {model} placeholder.
@@ -160,12 +169,14 @@ describe('executorIssues: a setting the executor type does not take is an error 
       expect(e, type).toEqual([
         expect.stringMatching(
           new RegExp(
-            `^agents\\.executors\\.mine\\.settings\\.permissions: the ${type} executor type does not take 'permissions' \\(`,
+            `^agents\\.executors\\.mine\\.settings\\.permissions: the ${type} executor type does not take ` +
+              `'permissions' \\(`,
           ),
         ),
         expect.stringMatching(
           new RegExp(
-            `^agents\\.executors\\.mine\\.settings\\.yolo_mode: the ${type} executor type does not take 'yolo_mode' \\(`,
+            `^agents\\.executors\\.mine\\.settings\\.yolo_mode: the ${type} executor type does not take ` +
+              `'yolo_mode' \\(`,
           ),
         ),
       ]);
@@ -177,8 +188,10 @@ describe('executorIssues: a setting the executor type does not take is an error 
 
   it('spawn and resume on anything but command', () => {
     expect(issues({ type: 'codex', spawn: ['x'], resume: ['y'] })).toEqual([
-      "agents.executors.mine.spawn: the codex executor type does not take 'spawn' (only type 'command' runs an argv of your own); remove it, or pick a type that does",
-      "agents.executors.mine.resume: the codex executor type does not take 'resume' (only type 'command' runs an argv of your own); remove it, or pick a type that does",
+      "agents.executors.mine.spawn: the codex executor type does not take 'spawn' (only type 'command' runs an " +
+        'argv of your own); remove it, or pick a type that does',
+      "agents.executors.mine.resume: the codex executor type does not take 'resume' (only type 'command' runs an " +
+        'argv of your own); remove it, or pick a type that does',
     ]);
     expect(issues({ type: 'command', spawn: ['x'], resume: ['y'] })).toEqual([]);
   });
@@ -198,7 +211,8 @@ describe('executorIssues: a setting the executor type does not take is an error 
 
   it('permissions and yolo_mode that disagree are an error; yolo_mode: true is permissions: yolo', () => {
     expect(issues({ type: 'claude', settings: { permissions: 'safe', yolo_mode: true } })).toEqual([
-      'agents.executors.mine.settings: permissions: safe and yolo_mode: true disagree; keep one (yolo_mode: true is permissions: yolo)',
+      'agents.executors.mine.settings: permissions: safe and yolo_mode: true disagree; keep one (yolo_mode: true ' +
+        'is permissions: yolo)',
     ]);
     expect(issues({ type: 'claude', settings: { permissions: 'yolo', yolo_mode: true } })).toEqual([]);
     expect(permissionProfile({ type: 'claude', settings: { yolo_mode: true } })).toBe('yolo');

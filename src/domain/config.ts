@@ -131,7 +131,10 @@ export function executorChoices(
 /** "… is not defined (defined: a, b; built-in types …); did you mean 'x'?" */
 export function undefinedExecutorProblem(name: string, effective: EffectiveConfig): string {
   const { defined, types, suggestion } = executorChoices(effective, name);
-  return `executor '${name}' is not defined (defined: ${defined.join(', ')}; built-in types, usable by name: ${types.join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`;
+  return (
+    `executor '${name}' is not defined (defined: ${defined.join(', ')}; built-in types, usable by ` +
+    `name: ${types.join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`
+  );
 }
 
 /** A binding's role that is a near miss of a real one (`implementr`): its binding would never apply. */
@@ -182,7 +185,9 @@ export function executorIssues(e: ResolvedExecutor, ignored: IgnoredSettings): C
   if (s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode) {
     errors.push({
       field: `${base}.settings`,
-      problem: `permissions: ${s.permissions} and yolo_mode: ${s.yolo_mode} disagree; keep one (yolo_mode: true is permissions: yolo)`,
+      problem:
+        `permissions: ${s.permissions} and yolo_mode: ${s.yolo_mode} disagree; keep one (yolo_mode: true is ` +
+        `permissions: yolo)`,
       executor: e.name,
     });
   }
@@ -231,7 +236,9 @@ export function checkConfig(effective: EffectiveConfig, ignored: IgnoredSettings
     const suggestion = nearMiss(role, ROLES);
     warnings.push({
       field: `${variable} (environment variable)`,
-      problem: `'${role}' is not an agent role, so nothing reads it${suggestion ? `; did you mean ${envVariableFor(suggestion)}?` : ` (roles: ${ROLES.join(', ')})`}`,
+      problem:
+        `'${role}' is not an agent role, so nothing reads ` +
+        `it${suggestion ? `; did you mean ${envVariableFor(suggestion)}?` : ` (roles: ${ROLES.join(', ')})`}`,
     });
   }
   for (const e of Object.values(effective.executors)) errors.push(...executorIssues(e, ignored));

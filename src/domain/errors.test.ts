@@ -44,14 +44,18 @@ describe('error codes and exit codes', () => {
     expect(split).toEqual([]);
   });
 
-  it('a value on the command line outside its list is 2, a field value the field does not take is 1, a phase not in progress is 3', () => {
-    expect(exitCodeFor(notOneOf('project type', 'standrd', ['standard', 'design']).kind)).toBe(2);
-    expect(exitCodeFor(new UsageError('x').kind)).toBe(2);
-    expect(exitCodeFor(new InvalidValueError('status', 'done', 'one of pending, completed').kind)).toBe(1);
-    expect(exitCodeFor(new PhaseNotActiveError('adding a task needs the implementation phase in progress').kind)).toBe(
-      3,
-    );
-  });
+  it(
+    'a value on the command line outside its list is 2, a field value the field does not take is 1, a phase not in ' +
+      'progress is 3',
+    () => {
+      expect(exitCodeFor(notOneOf('project type', 'standrd', ['standard', 'design']).kind)).toBe(2);
+      expect(exitCodeFor(new UsageError('x').kind)).toBe(2);
+      expect(exitCodeFor(new InvalidValueError('status', 'done', 'one of pending, completed').kind)).toBe(1);
+      expect(
+        exitCodeFor(new PhaseNotActiveError('adding a task needs the implementation phase in progress').kind),
+      ).toBe(3);
+    },
+  );
 });
 
 describe('refusals of a word outside a fixed list', () => {
@@ -62,18 +66,21 @@ describe('refusals of a word outside a fixed list', () => {
     expect(notOneOf('shell', 'tcsh', ['bash', 'zsh', 'fish']).message).toBe("unknown shell 'tcsh'");
   });
 
-  it('a value a field does not take: the message names it (and its near miss), the hint says what the field takes', () => {
-    const err = new InvalidValueError('status', 'complete', 'one of pending, completed', undefined, 'completed');
-    expect(err.message).toBe("invalid value 'complete' for 'status'; did you mean 'completed'?");
-    expect(err.hint).toBe("'status' takes one of pending, completed");
-    // With a next step of its own, the message says what was expected and the hint gives the step.
-    const moved = new InvalidValueError(
-      'branch',
-      'x',
-      "'feat/a', the branch that is checked out",
-      "run 'git checkout <branch>' first",
-    );
-    expect(moved.message).toBe("invalid value 'x' for 'branch': expected 'feat/a', the branch that is checked out");
-    expect(moved.hint).toBe("run 'git checkout <branch>' first");
-  });
+  it(
+    'a value a field does not take: the message names it (and its near miss), ' + 'the hint says what the field takes',
+    () => {
+      const err = new InvalidValueError('status', 'complete', 'one of pending, completed', undefined, 'completed');
+      expect(err.message).toBe("invalid value 'complete' for 'status'; did you mean 'completed'?");
+      expect(err.hint).toBe("'status' takes one of pending, completed");
+      // With a next step of its own, the message says what was expected and the hint gives the step.
+      const moved = new InvalidValueError(
+        'branch',
+        'x',
+        "'feat/a', the branch that is checked out",
+        "run 'git checkout <branch>' first",
+      );
+      expect(moved.message).toBe("invalid value 'x' for 'branch': expected 'feat/a', the branch that is checked out");
+      expect(moved.hint).toBe("run 'git checkout <branch>' first");
+    },
+  );
 });

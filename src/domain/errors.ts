@@ -76,10 +76,12 @@ export class NotInitializedError extends SowError {
       'NOT_INITIALIZED',
       'failed',
       leftover
-        ? `sow is not initialised in ${q(root)}: .sow/ holds no .sow/.version (only files sow leaves behind while it runs, e.g. after a checkout of a branch without sow)`
+        ? `sow is not initialised in ${q(root)}: .sow/ holds no .sow/.version (only files sow leaves behind while it ` +
+            `runs, e.g. after a checkout of a branch without sow)`
         : `sow is not initialised in ${q(root)} (no .sow/ folder)`,
       elsewhere.length
-        ? `run 'sow init' to use sow on this branch; or check out a branch that has a project (${shown}: 'git checkout ${elsewhere[0]}')`
+        ? `run 'sow init' to use sow on this branch; or check out a branch that has a project (${shown}: 'git ` +
+            `checkout ${elsewhere[0]}')`
         : "run 'sow init'",
     );
   }
@@ -125,7 +127,8 @@ export class NoProjectError extends SowError {
       'there is no project on this branch',
       elsewhere.length === 0
         ? start
-        : `${elsewhere.length === 1 ? 'branch' : 'branches'} ${shown} ${elsewhere.length === 1 ? 'has a project' : 'have projects'}: check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
+        : `${elsewhere.length === 1 ? 'branch' : 'branches'} ${shown} ${elsewhere.length === 1 ? 'has a project' : 'have projects'}: ` +
+            `check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
       elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined,
     );
   }
@@ -241,7 +244,8 @@ export class WaitTimeoutError extends SowError {
     super(
       'WAIT_TIMEOUT',
       'timeout',
-      `after ${seconds} s ${running.length === 1 ? 'a worker still runs' : `${running.length} workers still run`}: ${running.map((w) => `${w.task} (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`).join(', ')}`,
+      `after ${seconds} ` +
+        `s ${running.length === 1 ? 'a worker still runs' : `${running.length} workers still run`}: ${running.map((w) => `${w.task} (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`).join(', ')}`,
       `wait again: sow agent wait ${running.map((w) => w.task).join(' ')} --timeout ${seconds}s`,
       { running, stopped },
     );
@@ -254,7 +258,8 @@ export class BudgetSpentError extends SowError {
     super(
       'BUDGET_SPENT',
       'blocked',
-      `this project's workers have used ${spent} of the ${limit} its budget allows${biggest ? ` (most on ${biggest})` : ''}; no worker starts or resumes`,
+      `this project's workers have used ${spent} of the ${limit} its budget ` +
+        `allows${biggest ? ` (most on ${biggest})` : ''}; no worker starts or resumes`,
       `'sow cost' shows what it went on; to go on, raise ${field} in .sow/config.yaml`,
       { spent, limit, field },
     );
@@ -340,7 +345,8 @@ export class ArtifactUnfinishedError extends SowError {
     super(
       'ARTIFACT_UNFINISHED',
       'failed',
-      `cannot approve ${q(path)}: ${q(file)} still holds the template's placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
+      `cannot approve ${q(path)}: ${q(file)} still holds the template's ` +
+        `placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
       'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
       { path, file, placeholders: [...placeholders] },
     );
@@ -366,7 +372,10 @@ export class TransitionBlockedError extends SowError {
 }
 
 export class InvalidEventError extends SowError {
-  /** `valid`: the events out of `state`; `elsewhere`: the state another event of that name leaves, if any; `all`: every event of the type. */
+  /**
+   * `valid`: the events out of `state`; `elsewhere`: the state another event of that name leaves, if any; `all`:
+   * every event of the type.
+   */
   constructor(
     event: string,
     state: string,
@@ -425,14 +434,17 @@ export class NotExecutingError extends SowError {
   ) {
     const force = task === undefined ? '' : ' to spawn anyway';
     const how = route
-      ? `run 'sow advance' (${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}${force && `; or pass --force${force}`}`
-      : `no transition leads from ${state} to ${executing.join(' or ')}; ${force ? `pass --force${force}` : "run 'sow project continue' to see what this state expects"}`;
+      ? `run 'sow advance' ` +
+        `(${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}${force && `; or pass --force${force}`}`
+      : `no transition leads from ${state} ` +
+        `to ${executing.join(' or ')}; ${force ? `pass --force${force}` : "run 'sow project continue' to see what this state expects"}`;
     super(
       'NOT_EXECUTING',
       'blocked',
       task === undefined
         ? `no task can be claimed now: the project is in ${state}, and tasks are worked on in ${executing.join(' or ')}`
-        : `task ${task} cannot get a worker now: the project is in ${state}, and workers run tasks in ${executing.join(' or ')}`,
+        : `task ${task} cannot get a worker now: the project is in ${state}, and workers run tasks ` +
+            `in ${executing.join(' or ')}`,
       how,
       { ...(task !== undefined ? { task } : {}), state, executing: [...executing] },
     );

@@ -1,4 +1,7 @@
-/** Names that reach git, checked without git (so no value read from a file reaches it as an option or another refspec). */
+/**
+ * Names that reach git, checked without git (so no value read from a file reaches it as an option or another
+ * refspec).
+ */
 
 /**
  * A git remote's name as sow accepts it: letters, digits, `.`, `_`, `-`, in parts joined by `/`;

@@ -66,7 +66,9 @@ describe('JSON merging, as text', () => {
     const text = '{\n    "hooks": {\n        "Stop": [\n            {"hooks": []}\n        ]\n    }\n}\n';
     const edit = addToJson(text, { hooks: { Stop: ['sow hook stop'] } }, 's.json');
     expect(edit.text).toBe(
-      '{\n    "hooks": {\n        "Stop": [\n            {"hooks": []},\n            {\n                "hooks": [\n                    {\n                        "type": "command",\n                        "command": "sow hook stop"\n                    }\n                ]\n            }\n        ]\n    }\n}\n',
+      '{\n    "hooks": {\n        "Stop": [\n            {"hooks": []},\n            {\n                "hooks": ' +
+        '[\n                    {\n                        "type": "command",\n                        "command": ' +
+        '"sow hook stop"\n                    }\n                ]\n            }\n        ]\n    }\n}\n',
     );
   });
 

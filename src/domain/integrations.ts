@@ -142,7 +142,10 @@ const makeableKeys = (add: JsonAddition): string[] => [
   ...(add.mcpServers ? ['mcpServers'] : []),
 ];
 
-/** What sow changed in a JSON file: its new text, the entries it added, and the keys it made (`hooks`, `hooks.Stop`, `mcpServers`). */
+/**
+ * What sow changed in a JSON file: its new text, the entries it added, and the keys it made (`hooks`, `hooks.Stop`,
+ * `mcpServers`).
+ */
 export interface JsonEdit {
   text: string;
   added: JsonAddition;

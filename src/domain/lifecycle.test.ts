@@ -75,40 +75,44 @@ describe('standard guards (each passes and fails)', () => {
     ).toBe(false);
     expect(g.planningComplete!.check(view(project('PlanningActive')))).toBe(false);
   });
-  it('tasksApproved needs the flag, at least one task, and a record of the approval that covers the tasks as they are', () => {
-    const docs = new Map([['.sow/project/phases/implementation/tasks/010/description.md', 'Do A\n']]);
-    const readDoc = (rel: string) => docs.get(rel);
-    const ten = [task('010', 'pending')];
-    const record = taskApprovalRecord(ten, 'implementation', readDoc);
-    const approved = (value: unknown, covered: unknown = record) =>
-      project(
-        'ImplementationPlanning',
-        (p) => (p.phases.implementation!.metadata = { tasks_approved: value, approved_tasks: covered }),
-      );
-    const at = (p: ProjectState, tasks: TaskSummary[]): ProjectView => ({ project: p, tasks, readDoc });
-    expect(g.tasksApproved!.check(at(approved(true), ten))).toBe(true);
-    expect(g.tasksApproved!.check(at(approved(true), []))).toBe(false);
-    expect(g.tasksApproved!.check(at(approved(false), ten))).toBe(false);
-    expect(g.tasksApproved!.check(at(approved('true'), ten))).toBe(false);
-    // A flag without a record (set by hand) covers nothing.
-    const bare = at(approved(true, null), ten);
-    expect(g.tasksApproved!.check(bare)).toBe(false);
-    expect(g.tasksApproved!.hint(bare)).toContain('no record of which tasks it covered');
-    // A task added, a description or the dependencies changed since: each named.
-    const added = at(approved(true), [...ten, task('020', 'pending')]);
-    expect(g.tasksApproved!.check(added)).toBe(false);
-    expect(g.tasksApproved!.withdrawals!(added)).toEqual([
-      { what: 'the tasks', changed: ['task 020 added'], again: 'sow phase set tasks_approved true' },
-    ]);
-    docs.set('.sow/project/phases/implementation/tasks/010/description.md', 'Do A and B\n');
-    const changed = at(approved(true), [{ ...ten[0]!, dependencies: ['005'] }]);
-    expect(g.tasksApproved!.check(changed)).toBe(false);
-    expect(g.tasksApproved!.hint(changed)).toContain("(010's description changed; 010's dependencies changed)");
-    expect(g.tasksApproved!.withdrawals!(at(approved(true), []))[0]!.changed).toEqual(['task 010 removed']);
-    // Once the project is executing, what stays is that the approval was given.
-    expect(g.tasksApproved!.standing!(changed)).toBe(true);
-    expect(g.tasksApproved!.standing!(at(approved(false), ten))).toBe(false);
-  });
+  it(
+    'tasksApproved needs the flag, at least one task, and a record of the approval that covers the tasks ' +
+      'as they are',
+    () => {
+      const docs = new Map([['.sow/project/phases/implementation/tasks/010/description.md', 'Do A\n']]);
+      const readDoc = (rel: string) => docs.get(rel);
+      const ten = [task('010', 'pending')];
+      const record = taskApprovalRecord(ten, 'implementation', readDoc);
+      const approved = (value: unknown, covered: unknown = record) =>
+        project(
+          'ImplementationPlanning',
+          (p) => (p.phases.implementation!.metadata = { tasks_approved: value, approved_tasks: covered }),
+        );
+      const at = (p: ProjectState, tasks: TaskSummary[]): ProjectView => ({ project: p, tasks, readDoc });
+      expect(g.tasksApproved!.check(at(approved(true), ten))).toBe(true);
+      expect(g.tasksApproved!.check(at(approved(true), []))).toBe(false);
+      expect(g.tasksApproved!.check(at(approved(false), ten))).toBe(false);
+      expect(g.tasksApproved!.check(at(approved('true'), ten))).toBe(false);
+      // A flag without a record (set by hand) covers nothing.
+      const bare = at(approved(true, null), ten);
+      expect(g.tasksApproved!.check(bare)).toBe(false);
+      expect(g.tasksApproved!.hint(bare)).toContain('no record of which tasks it covered');
+      // A task added, a description or the dependencies changed since: each named.
+      const added = at(approved(true), [...ten, task('020', 'pending')]);
+      expect(g.tasksApproved!.check(added)).toBe(false);
+      expect(g.tasksApproved!.withdrawals!(added)).toEqual([
+        { what: 'the tasks', changed: ['task 020 added'], again: 'sow phase set tasks_approved true' },
+      ]);
+      docs.set('.sow/project/phases/implementation/tasks/010/description.md', 'Do A and B\n');
+      const changed = at(approved(true), [{ ...ten[0]!, dependencies: ['005'] }]);
+      expect(g.tasksApproved!.check(changed)).toBe(false);
+      expect(g.tasksApproved!.hint(changed)).toContain("(010's description changed; 010's dependencies changed)");
+      expect(g.tasksApproved!.withdrawals!(at(approved(true), []))[0]!.changed).toEqual(['task 010 removed']);
+      // Once the project is executing, what stays is that the approval was given.
+      expect(g.tasksApproved!.standing!(changed)).toBe(true);
+      expect(g.tasksApproved!.standing!(at(approved(false), ten))).toBe(false);
+    },
+  );
   it('allTasksComplete needs every task done and one completed (the tasks come from their own files)', () => {
     const p = project('ImplementationExecuting');
     expect(g.allTasksComplete!.check(view(p, [task('010', 'completed'), task('020', 'abandoned')]))).toBe(true);
@@ -231,52 +235,57 @@ describe('advance', () => {
     expect(() => advance(standard, p, T1, USER, 'review_pass')).toThrow(InvalidEventError);
   });
 
-  it('review_fail reopens implementation, counts the iteration, copies the review (keeping it as history) and resets approval', () => {
-    const failed = art('review', { approved: true, created_at: T1, metadata: { assessment: 'fail' } });
-    const p = project('ReviewActive', (p) => {
-      p.phases.implementation = {
-        ...p.phases.implementation!,
-        status: 'completed',
-        started_at: T0,
-        completed_at: T0,
-        metadata: { tasks_approved: true },
-      };
-      p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T0, outputs: [failed] };
-    });
-    const r = advance(standard, view(p, [task('010', 'completed')]), T1, USER);
-    expect(r.event).toBe('review_fail');
-    expect(r.to).toBe('ImplementationPlanning');
-    const impl = r.project.phases.implementation!;
-    expect(impl.status).toBe('in_progress');
-    expect(impl.iteration).toBe(2);
-    expect(impl.metadata['tasks_approved']).toBe(false);
-    expect(impl.completed_at).toBeUndefined();
-    expect(impl.inputs).toEqual([failed]);
-    expect(r.project.phases.review!.status).toBe('failed');
-    expect(r.project.phases.review!.outputs).toEqual([failed]);
+  it(
+    'review_fail reopens implementation, counts the iteration, copies the review (keeping it as history) and ' +
+      'resets approval',
+    () => {
+      const failed = art('review', { approved: true, created_at: T1, metadata: { assessment: 'fail' } });
+      const p = project('ReviewActive', (p) => {
+        p.phases.implementation = {
+          ...p.phases.implementation!,
+          status: 'completed',
+          started_at: T0,
+          completed_at: T0,
+          metadata: { tasks_approved: true },
+        };
+        p.phases.review = { ...p.phases.review!, status: 'in_progress', started_at: T0, outputs: [failed] };
+      });
+      const r = advance(standard, view(p, [task('010', 'completed')]), T1, USER);
+      expect(r.event).toBe('review_fail');
+      expect(r.to).toBe('ImplementationPlanning');
+      const impl = r.project.phases.implementation!;
+      expect(impl.status).toBe('in_progress');
+      expect(impl.iteration).toBe(2);
+      expect(impl.metadata['tasks_approved']).toBe(false);
+      expect(impl.completed_at).toBeUndefined();
+      expect(impl.inputs).toEqual([failed]);
+      expect(r.project.phases.review!.status).toBe('failed');
+      expect(r.project.phases.review!.outputs).toEqual([failed]);
 
-    // The next round (the rework approved, so its guard holds): review starts again with iteration 2; the old review stays and cannot decide.
-    const done = [task('010', 'completed'), task('020', 'completed')];
-    const reapproved = { ...r.project.phases.implementation!, metadata: { tasks_approved: true } };
-    const executing = {
-      ...r.project,
-      phases: { ...r.project.phases, implementation: reapproved },
-      statechart: { ...r.project.statechart, current_state: 'ImplementationExecuting' },
-    };
-    const again = advance(standard, view(executing, done), T2, USER);
-    expect(again.to).toBe('ReviewActive');
-    expect(again.project.phases.review).toMatchObject({ status: 'in_progress', iteration: 2, started_at: T2 });
-    expect(again.project.phases.review!.outputs).toEqual([failed]);
-    expect(() => advance(standard, view(again.project, done), T2, USER)).toThrow(TransitionBlockedError);
-    // The new round's approved review decides.
-    const passed = art('review', { approved: true, created_at: T2, metadata: { assessment: 'pass' } });
-    const decided = {
-      ...again.project,
-      phases: { ...again.project.phases, review: { ...again.project.phases.review!, outputs: [failed, passed] } },
-    };
-    expect(advance(standard, view(decided, done), T2, USER).event).toBe('review_pass');
-    expect(again.project.statechart.history!.map((h) => h.event)).toEqual(['review_fail', 'all_tasks_complete']);
-  });
+      // The next round (the rework approved, so its guard holds): review starts again with iteration 2; the old review
+      // stays and cannot decide.
+      const done = [task('010', 'completed'), task('020', 'completed')];
+      const reapproved = { ...r.project.phases.implementation!, metadata: { tasks_approved: true } };
+      const executing = {
+        ...r.project,
+        phases: { ...r.project.phases, implementation: reapproved },
+        statechart: { ...r.project.statechart, current_state: 'ImplementationExecuting' },
+      };
+      const again = advance(standard, view(executing, done), T2, USER);
+      expect(again.to).toBe('ReviewActive');
+      expect(again.project.phases.review).toMatchObject({ status: 'in_progress', iteration: 2, started_at: T2 });
+      expect(again.project.phases.review!.outputs).toEqual([failed]);
+      expect(() => advance(standard, view(again.project, done), T2, USER)).toThrow(TransitionBlockedError);
+      // The new round's approved review decides.
+      const passed = art('review', { approved: true, created_at: T2, metadata: { assessment: 'pass' } });
+      const decided = {
+        ...again.project,
+        phases: { ...again.project.phases, review: { ...again.project.phases.review!, outputs: [failed, passed] } },
+      };
+      expect(advance(standard, view(decided, done), T2, USER).event).toBe('review_pass');
+      expect(again.project.statechart.history!.map((h) => h.event)).toEqual(['review_fail', 'all_tasks_complete']);
+    },
+  );
 
   it('project_init starts planning, or implementation when planning is disabled', () => {
     expect(advance(standard, view(project('NoProject')), T1, USER, 'project_init').to).toBe('PlanningActive');
@@ -367,7 +376,8 @@ describe('guard descriptions, in the sentences they are put in', () => {
       throw new Error('advance was not blocked');
     })();
     expect(err.message).toBe(
-      `cannot advance from PlanningActive: ${guardSentence.blockedUntil([standard.guards['planningComplete']!.description])}`,
+      `cannot advance from ` +
+        `PlanningActive: ${guardSentence.blockedUntil([standard.guards['planningComplete']!.description])}`,
     );
   });
 });
@@ -428,13 +438,17 @@ describe('stateProblem: the guard of the current state, from the transitions int
     expect(stateProblem(standard, view(project('FinalizeChecks')))).toBeUndefined();
   });
 
-  it("executing: the approval's standing is that it was given (tasks added since are the orchestrator's, with the human)", () => {
-    const p = project('ImplementationExecuting', approvedImpl);
-    expect(stateProblem(standard, view(p, [task('010', 'pending'), task('020', 'pending')]))).toBeUndefined();
-    const unapproved = stateProblem(standard, view(project('ImplementationExecuting'), [task('010', 'pending')]))!;
-    expect(unapproved.unmet.map((u) => u.guard)).toEqual(['tasksApproved']);
-    expect(unapproved.back).toBeUndefined();
-  });
+  it(
+    "executing: the approval's standing is that it was given (tasks added since are the orchestrator's, with " +
+      'the human)',
+    () => {
+      const p = project('ImplementationExecuting', approvedImpl);
+      expect(stateProblem(standard, view(p, [task('010', 'pending'), task('020', 'pending')]))).toBeUndefined();
+      const unapproved = stateProblem(standard, view(project('ImplementationExecuting'), [task('010', 'pending')]))!;
+      expect(unapproved.unmet.map((u) => u.guard)).toEqual(['tasksApproved']);
+      expect(unapproved.back).toBeUndefined();
+    },
+  );
 
   it('a guard that reads the checks or unread task files is not judged (cheap: no process, no file)', () => {
     expect(stateProblem(standard, view(project('FinalizeDelete')))).toBeUndefined();

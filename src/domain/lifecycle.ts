@@ -288,7 +288,10 @@ export function stateProblem(type: ProjectType, view: ProjectView): StateProblem
 
 const STATE_FILE = `${PROJECT_DIR}/state.yaml`;
 
-/** "the project is in ReviewActive, but its guard does not hold: every task is … (allTasksComplete, the way in from ImplementationExecuting)". */
+/**
+ * "the project is in ReviewActive, but its guard does not hold: every task is … (allTasksComplete, the way in from
+ * ImplementationExecuting)".
+ */
 export function stateProblemText(problem: StateProblem): string {
   return `the project is in ${problem.state}, but its guard does not hold: ${problem.unmet.map((u) => `${u.description} (${u.guard}, the way in from ${u.from})`).join(', nor ')}`;
 }
@@ -297,7 +300,8 @@ export function stateProblemText(problem: StateProblem): string {
 export function stateProblemHint(problem: StateProblem): string {
   const hold = [...new Set(problem.unmet.map((u) => u.hint))].join('; or ');
   const back = problem.back
-    ? `set it back to ${problem.back}, where its guard holds: in ${STATE_FILE}, 'statechart.current_state: ${problem.back}'`
+    ? `set it back to ${problem.back}, where its guard holds: in ${STATE_FILE}, ` +
+      `'statechart.current_state: ${problem.back}'`
     : `set statechart.current_state in ${STATE_FILE} back to the state the project was really in`;
   return `${back}; or make the guard hold (${hold})`;
 }

@@ -36,14 +36,18 @@ describe('mergeData: fields three-way', () => {
     expect(r.conflicts).toEqual([{ field: 'status', base: 'pending', ours: 'completed', theirs: 'abandoned' }]);
   });
 
-  it('a field one side removed and the other changed is a conflict; one side removed and the other left alone is removed', () => {
-    const base = task({ session_id: 's1', assigned_agent: 'a' });
-    const r = mergeData('task', base, task({ assigned_agent: 'a' }), task({ session_id: 's2' }));
-    expect(r.conflicts).toEqual([{ field: 'session_id', base: 's1', theirs: 's2' }]);
-    expect(r.value).not.toHaveProperty('session_id');
-    expect(r.value).not.toHaveProperty('assigned_agent');
-    expect(mergeData('task', base, task({ assigned_agent: 'a' }), base).value).not.toHaveProperty('session_id');
-  });
+  it(
+    'a field one side removed and the other changed is a conflict; one side removed and the other left alone ' +
+      'is removed',
+    () => {
+      const base = task({ session_id: 's1', assigned_agent: 'a' });
+      const r = mergeData('task', base, task({ assigned_agent: 'a' }), task({ session_id: 's2' }));
+      expect(r.conflicts).toEqual([{ field: 'session_id', base: 's1', theirs: 's2' }]);
+      expect(r.value).not.toHaveProperty('session_id');
+      expect(r.value).not.toHaveProperty('assigned_agent');
+      expect(mergeData('task', base, task({ assigned_agent: 'a' }), base).value).not.toHaveProperty('session_id');
+    },
+  );
 
   it('keys only the other side added come after ours, in its order; nested metadata merges key by key', () => {
     const base = task({ metadata: { a: 1 } });
@@ -197,28 +201,31 @@ describe('mergeData: lists', () => {
     expect((r.value as any).statechart.history.map((e: any) => e.event)).toEqual(['project_init', 'x', 'y', 'z']);
   });
 
-  it('usage grows; spawn_counts take the larger count; a session of an agent changed on both sides is a conflict', () => {
-    const u = (at: number) => ({ at: T(at), agent_id: 'i-1', agent: 'i', executor: 'e', run: 'spawn' });
-    const s = (id: string) => ({
-      executor: 'e',
-      type: 'claude',
-      agent: 'planner',
-      agent_id: 'planner-1',
-      cwd: '/x',
-      started_at: T(1),
-      session_id: id,
-    });
-    const r = mergeData(
-      'project',
-      project({ spawn_counts: { implementer: 1 }, usage: [u(1)], sessions: { planner: s('a') } }),
-      project({ spawn_counts: { implementer: 3 }, usage: [u(1), u(4)], sessions: { planner: s('b') } }),
-      project({ spawn_counts: { implementer: 2, reviewer: 1 }, usage: [u(1), u(3)], sessions: { planner: s('c') } }),
-    );
-    expect((r.value as any).spawn_counts).toEqual({ implementer: 3, reviewer: 1 });
-    expect((r.value as any).usage.map((x: any) => x.at)).toEqual([T(1), T(3), T(4)]);
-    expect(r.conflicts.map((c) => c.field)).toEqual(['sessions.planner']);
-    expect((r.value as any).sessions.planner.session_id).toBe('b');
-  });
+  it(
+    'usage grows; spawn_counts take the larger count; ' + 'a session of an agent changed on both sides is a conflict',
+    () => {
+      const u = (at: number) => ({ at: T(at), agent_id: 'i-1', agent: 'i', executor: 'e', run: 'spawn' });
+      const s = (id: string) => ({
+        executor: 'e',
+        type: 'claude',
+        agent: 'planner',
+        agent_id: 'planner-1',
+        cwd: '/x',
+        started_at: T(1),
+        session_id: id,
+      });
+      const r = mergeData(
+        'project',
+        project({ spawn_counts: { implementer: 1 }, usage: [u(1)], sessions: { planner: s('a') } }),
+        project({ spawn_counts: { implementer: 3 }, usage: [u(1), u(4)], sessions: { planner: s('b') } }),
+        project({ spawn_counts: { implementer: 2, reviewer: 1 }, usage: [u(1), u(3)], sessions: { planner: s('c') } }),
+      );
+      expect((r.value as any).spawn_counts).toEqual({ implementer: 3, reviewer: 1 });
+      expect((r.value as any).usage.map((x: any) => x.at)).toEqual([T(1), T(3), T(4)]);
+      expect(r.conflicts.map((c) => c.field)).toEqual(['sessions.planner']);
+      expect((r.value as any).sessions.planner.session_id).toBe('b');
+    },
+  );
 
   it('dependencies and retired owners merge as sets', () => {
     const r = mergeData(
@@ -274,18 +281,22 @@ describe('mergeData: lists', () => {
 });
 
 describe('interleave', () => {
-  it('weaves two ordered sequences by time, keeping each side’s order; an item without a time follows the one before it', () => {
-    const t = (x: { t?: number }) => x.t;
-    const out = interleave(
-      [{ n: 'a', t: 1 }, { n: 'a2' }, { n: 'c', t: 5 }],
-      [
-        { n: 'b', t: 3 },
-        { n: 'd', t: 5 },
-      ],
-      t,
-    );
-    expect(out.map((x) => x.n)).toEqual(['a', 'a2', 'b', 'c', 'd']);
-  });
+  it(
+    'weaves two ordered sequences by time, keeping each side’s order; an item without a time follows the ' +
+      'one before it',
+    () => {
+      const t = (x: { t?: number }) => x.t;
+      const out = interleave(
+        [{ n: 'a', t: 1 }, { n: 'a2' }, { n: 'c', t: 5 }],
+        [
+          { n: 'b', t: 3 },
+          { n: 'd', t: 5 },
+        ],
+        t,
+      );
+      expect(out.map((x) => x.n)).toEqual(['a', 'a2', 'b', 'c', 'd']);
+    },
+  );
 });
 
 describe('mergeLog', () => {

@@ -19,7 +19,10 @@
 
 /** A field both sides changed to different values. `undefined` stands for "not there" (removed, or never set). */
 export interface FieldConflict {
-  /** Dotted path in the file, as sow's messages name fields: `statechart.current_state`, `phases.review.outputs.0.approved`. */
+  /**
+   * Dotted path in the file, as sow's messages name fields: `statechart.current_state`,
+   * `phases.review.outputs.0.approved`.
+   */
   field: string;
   base?: unknown;
   ours?: unknown;

@@ -46,7 +46,8 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     changes.push(`base_branch: '${ctx.baseBranch.name}' (${ctx.baseBranch.source})`);
   } else if (data['base_branch'] === undefined) {
     changes.push(
-      "base_branch: not recorded (git kept no record of where the branch started; set it with 'sow project set base_branch <branch>')",
+      "base_branch: not recorded (git kept no record of where the branch started; set it with 'sow project set " +
+        "base_branch <branch>')",
     );
   }
 
@@ -55,7 +56,8 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     const orphans = listed.filter((id) => !ctx.taskFolders.includes(id));
     delete implementation['tasks'];
     changes.push(
-      `phases.implementation.tasks: removed (${listed.length} task summaries; each task's own state.yaml is the one truth)${orphans.length ? `; listed without a folder, so dropped: ${orphans.join(', ')}` : ''}`,
+      `phases.implementation.tasks: removed (${listed.length} task summaries; each task's own state.yaml is the ` +
+        `one truth)${orphans.length ? `; listed without a folder, so dropped: ${orphans.join(', ')}` : ''}`,
     );
   }
 
@@ -66,7 +68,8 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     if (missing.length) {
       review['outputs'] = [...missing.map((a) => structuredClone(a)), ...outputs].sort((a, b) => time(a) - time(b));
       changes.push(
-        `phases.review.outputs: ${missing.length} failed review(s) copied back from the implementation inputs, where sow 0.1.0 had moved them (${missing.map((a) => String(a['path'])).join(', ')})`,
+        `phases.review.outputs: ${missing.length} failed review(s) copied back from the implementation inputs, ` +
+          `where sow 0.1.0 had moved them (${missing.map((a) => String(a['path'])).join(', ')})`,
       );
     }
   }
@@ -89,7 +92,8 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     ];
     statechart['history'] = history;
     changes.push(
-      `statechart.history: started (project_init at ${String(data['created_at'])}; the transitions sow 0.1.0 made after it were not recorded)`,
+      `statechart.history: started (project_init at ${String(data['created_at'])}; the transitions sow 0.1.0 made ` +
+        `after it were not recorded)`,
     );
   }
   return { data, changes };

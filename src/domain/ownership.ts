@@ -93,7 +93,10 @@ export const remoteLeaseFrom = (now: string, seconds = DEFAULT_LEASE_SECONDS): s
 export function describeOwner(owner: Owner): string {
   if (owner.kind === 'claim')
     return `${owner.by} (claimed ${owner.since}${owner.lease_until ? `, lease until ${owner.lease_until}` : ''})`;
-  return `${owner.by} (a worker run by pid ${owner.pid ?? '?'}${owner.host ? ` on ${owner.host}` : ''}, since ${owner.since})`;
+  return (
+    `${owner.by} (a worker run by pid ${owner.pid ?? '?'}${owner.host ? ` on ${owner.host}` : ''}, ` +
+    `since ${owner.since})`
+  );
 }
 
 /** Who works on a task, as lists show it: nobody known (undefined), a live owner, or one that is gone. */
@@ -156,8 +159,10 @@ export function unattendedText(
 ): string {
   const next =
     w.kind === 'worker'
-      ? `resume its session ('sow agent resume ${task.id} "<prompt>"'), or let the next claim take it ('sow task next --claim')`
-      : `let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent spawn ${shown(task.assigned_agent ?? 'implementer')} ${task.id}')`;
+      ? `resume its session ('sow agent resume ${task.id} "<prompt>"'), or let the next claim take it ('sow task ` +
+        `next --claim')`
+      : `let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent ` +
+        `spawn ${shown(task.assigned_agent ?? 'implementer')} ${task.id}')`;
   return `Nobody works on task ${task.id} any more: ${goneText(w)}. To go on, ${next}.`;
 }
 
@@ -186,7 +191,8 @@ export class TaskOwnedError extends SowError {
       'TASK_OWNED',
       'failed',
       `task ${task} is being worked on by ${describeOwner(owner)}; ${what}`,
-      `wait until it is done, or pass --force to take it over (the owner's later writes to task ${task} are then refused)`,
+      `wait until it is done, or pass --force to take it over (the owner's later writes to task ${task} are ` +
+        `then refused)`,
       { task, owner: owner.by },
     );
   }
@@ -197,7 +203,8 @@ export class NotOwnerError extends SowError {
     super(
       'NOT_OWNER',
       'failed',
-      `session ${identity} no longer owns task ${task.id} (its status is ${task.status}${task.owner ? `, now worked on by ${task.owner.by}` : ''})`,
+      `session ${identity} no longer owns task ${task.id} (its status ` +
+        `is ${task.status}${task.owner ? `, now worked on by ${task.owner.by}` : ''})`,
       `nothing was changed; the task was finished or taken over. Stop working on it and report to whoever runs you`,
       { task: task.id, identity, status: task.status },
     );
@@ -217,11 +224,17 @@ export const holderName = (h: Holder): string => (h.where === 'here' ? h.owner.b
 export function describeHolder(h: Holder): string {
   if (h.where === 'remote') {
     const c = h.claim;
-    return `${shown(holderName(h))}: claimed on the remote '${shown(h.remote)}'${c.machine !== undefined ? ` from ${shown(c.machine)}` : ''}${c.since !== undefined ? ` since ${c.since}` : ''}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`;
+    return (
+      `${shown(holderName(h))}: claimed on the remote ` +
+      `'${shown(h.remote)}'${c.machine !== undefined ? ` from ${shown(c.machine)}` : ''}${c.since !== undefined ? ` since ${c.since}` : ''}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`
+    );
   }
   const o = h.owner;
   if (o.kind === 'claim')
-    return `${shown(o.by)}: claimed in this checkout since ${o.since}${o.lease_until ? `, lease until ${o.lease_until}` : ''}`;
+    return (
+      `${shown(o.by)}: claimed in this checkout ` +
+      `since ${o.since}${o.lease_until ? `, lease until ${o.lease_until}` : ''}`
+    );
   return `${shown(o.by)}: a worker run by pid ${o.pid ?? '?'}${o.host ? ` on ${shown(o.host)}` : ''} since ${o.since}`;
 }
 
@@ -266,7 +279,9 @@ export class TaskHeldError extends SowError {
       `task ${task} is held by ${describeHolder(holder)}; only its holder changes it`,
       worker
         ? `nothing was changed; task ${task} is not yours to change: stop working on it and tell whoever runs you`
-        : `nothing was changed; ask ${name} to let it go, wait ${wait} ('sow task list' shows who holds what), or pass --force to take it over (noted in the task's log${holder.where === 'remote' ? `, and the claim on '${shown(holder.remote)}' is deleted` : `, and ${name}'s later writes to it are refused`})`,
+        : `nothing was changed; ask ${name} to let it go, wait ${wait} ('sow task list' shows who holds what), or ` +
+            `pass --force to take it over (noted in the task's ` +
+            `log${holder.where === 'remote' ? `, and the claim on '${shown(holder.remote)}' is deleted` : `, and ${name}'s later writes to it are refused`})`,
       { task, ...holderDetails(holder) },
     );
   }

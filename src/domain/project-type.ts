@@ -78,7 +78,10 @@ export interface ActionRef<A extends string = string> {
   readonly params?: Readonly<Record<string, string>>;
 }
 
-/** A transition; a type's own are written with its state, guard and action names (S, G, A), so a typo fails to compile. */
+/**
+ * A transition; a type's own are written with its state, guard and action names (S, G, A), so a typo fails to
+ * compile.
+ */
 export interface TransitionDef<S extends string = string, G extends string = string, A extends string = string> {
   readonly from: S;
   readonly event: string;
@@ -168,7 +171,10 @@ export interface PullRequestCapability {
 export interface ProjectType {
   readonly name: string;
   readonly description: string;
-  /** The branch prefix of its projects (`feat/`): `project new` makes `<prefix><name>`, and a branch with it implies the type. */
+  /**
+   * The branch prefix of its projects (`feat/`): `project new` makes `<prefix><name>`, and a branch with it
+   * implies the type.
+   */
   readonly branchPrefix: string;
   /** Run when the project reaches a final state, before its folder is removed. */
   readonly archive?: (input: ArchiveInput, now: string) => ArchivePlan | undefined;
@@ -208,7 +214,10 @@ export interface ProjectType {
   /** Variables the type adds to the state prompts (a review's round), beside the general ones. */
   readonly promptVariables?: (project: ProjectState) => Readonly<Record<string, string>>;
   readonly phases: readonly PhaseDef[];
-  /** The person's approval of the tasks before work on them starts (`sow phase set tasks_approved true`), if the type has one. */
+  /**
+   * The person's approval of the tasks before work on them starts (`sow phase set tasks_approved true`), if the
+   * type has one.
+   */
   readonly taskApproval?: TaskApprovalDef;
   readonly taskInputs: readonly ArtifactTypeDef[];
   readonly taskOutputs: readonly ArtifactTypeDef[];

@@ -106,7 +106,9 @@ export function projectProblem(
     if (!type.phases.some((p) => p.name === name))
       return {
         path: `phases.${name}`,
-        message: `the ${type.name} project type has no ${name} phase (phases: ${type.phases.map((p) => p.name).join(', ')})`,
+        message:
+          `the ${type.name} project type has no ${name} phase ` +
+          `(phases: ${type.phases.map((p) => p.name).join(', ')})`,
       };
     if (phase.name !== undefined && phase.name !== name)
       return {

@@ -77,7 +77,10 @@ export function unsharedReason(source: string): string | undefined {
   }
   if (scheme === 'file') return 'a file:// URL is a folder on this machine, so it is never shared';
   if (scheme === 'http' || scheme === 'git')
-    return `${scheme === 'http' ? 'an' : 'a'} ${scheme}:// URL is unencrypted (anyone on the way could change what agents read), so it is kept to this machine; share an https:// or ssh:// URL instead`;
+    return (
+      `${scheme === 'http' ? 'an' : 'a'} ${scheme}:// URL is unencrypted (anyone on the way could change what ` +
+      `agents read), so it is kept to this machine; share an https:// or ssh:// URL instead`
+    );
   if (scheme !== undefined) return `sow shares only https:// and ssh:// sources, not ${scheme}://`;
   if (SCP_LIKE.test(source)) return urlProblem(source);
   if (/^[a-z][a-z0-9+.-]*::/i.test(source))
@@ -100,7 +103,10 @@ export const RESERVED_LINKS: ReadonlySet<string> = new Set([
  */
 export function linkProblem(link: string): string | undefined {
   if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(link) || link.includes('..'))
-    return "a name of lower-case letters, digits, dots, dashes and underscores (at most 64, beginning with a letter or digit, no '..')";
+    return (
+      'a name of lower-case letters, digits, dots, dashes and underscores (at most 64, beginning with a letter ' +
+      "or digit, no '..')"
+    );
   if (RESERVED_LINKS.has(link)) return `a name other than sow's own files there (${[...RESERVED_LINKS].join(', ')})`;
   return undefined;
 }

@@ -37,7 +37,10 @@ const taskId = v.pipe(
   d('Gap-numbered task id: 010, 020, …, 990, 1000, …'),
 );
 
-/** A session id goes to an agent CLI as an argv word: one a committed file begins with '-' would be read as an option (say, skip every permission). */
+/**
+ * A session id goes to an agent CLI as an argv word: one a committed file begins with '-' would be read as an option
+ * (say, skip every permission).
+ */
 const notAnOption = v.check(
   (s: string) => !s.startsWith('-'),
   "must not begin with '-' (an agent CLI would read it as an option)",
@@ -62,7 +65,8 @@ export const ArtifactSchema = v.looseObject({
       v.string(),
       v.regex(/^[0-9a-f]{64}$/, 'a sha256 hash in hex'),
       d(
-        "The hash of the file's content when it was approved: the approval counts only while the file still has that content",
+        "The hash of the file's content when it was approved: the approval counts only while the file still has " +
+          'that content',
       ),
     ),
   ),
@@ -168,7 +172,10 @@ export const PhaseSchema = v.looseObject({
 });
 export type Phase = v.InferOutput<typeof PhaseSchema>;
 
-/** What one worker run used (a spawn or a resume), as its agent CLI reported it; a figure it did not report is absent. */
+/**
+ * What one worker run used (a spawn or a resume), as its agent CLI reported it; a figure it did not report is
+ * absent.
+ */
 export const UsageEntrySchema = v.looseObject({
   at: v.pipe(timestamp, d('When the run ended')),
   agent_id: v.pipe(v.string(), d('The worker, e.g. implementer-2')),

@@ -84,7 +84,10 @@ const RUNNERS = new Set([
 
 const hex = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
-/** What a character no plain command needs is, or undefined for an ordinary one (tab and newline are the shell's own: judged by the parser). */
+/**
+ * What a character no plain command needs is, or undefined for an ordinary one (tab and newline are the shell's own:
+ * judged by the parser).
+ */
 function unseen(ch: string): string | undefined {
   if (ch === '\t' || ch === '\n' || ch === ' ') return undefined;
   if (/\p{Cc}/u.test(ch)) return `a control character (${hex(ch)})`;
@@ -93,7 +96,10 @@ function unseen(ch: string): string | undefined {
   return undefined;
 }
 
-/** The first character of `text` a person cannot see for what it is (a control character, a Unicode space, invisible formatting; tab and newline too), said; undefined when there is none. */
+/**
+ * The first character of `text` a person cannot see for what it is (a control character, a Unicode space, invisible
+ * formatting; tab and newline too), said; undefined when there is none.
+ */
 export function invisibleIn(text: string): string | undefined {
   for (const ch of text) {
     if (ch === '\t' || ch === '\n') return `a control character (${hex(ch)})`;

@@ -210,8 +210,12 @@ describe('NotSowsProcessError', () => {
     expect(errorEnvelope(err).error).toEqual({
       code: 'NOT_SOWS_PROCESS',
       message:
-        'task 010 names implementer-1 (pid 1 on other-host) as its worker, but sow will not signal it: it runs on another host (other-host; this is box), where sow cannot look. sow signals only processes it can prove it started',
-      hint: "nothing was signalled. To take the task over without signalling anything, run 'sow task set --id 010 status paused --force'; or stop that worker where it runs, or wait until it ends",
+        'task 010 names implementer-1 (pid 1 on other-host) as its worker, but sow will not signal it: it runs on ' +
+        'another host (other-host; this is box), where sow cannot look. sow signals only processes it can prove ' +
+        'it started',
+      hint:
+        "nothing was signalled. To take the task over without signalling anything, run 'sow task set --id 010 " +
+        "status paused --force'; or stop that worker where it runs, or wait until it ends",
       details: { task: '010', why: 'other_host', pid: 1, host: 'other-host' },
     });
   });

@@ -117,9 +117,15 @@ export function notMineText(why: NotMine, owner: Owner | undefined, here: Here):
     case 'not_a_worker':
       return 'it is not a worker sow started';
     case 'bad_pid':
-      return `${owner?.pid === undefined ? 'it names no pid' : `pid ${String(owner.pid)} is no process sow could have started`} (sow never signals pid 1, 0 or a negative pid)`;
+      return (
+        `${owner?.pid === undefined ? 'it names no pid' : `pid ${String(owner.pid)} is no process sow could have started`} ` +
+        `(sow never signals pid 1, 0 or a negative pid)`
+      );
     case 'other_host':
-      return `it runs on another host (${shown(owner?.host ?? 'unknown')}; this is ${shown(here.host)}), where sow cannot look`;
+      return (
+        `it runs on another host (${shown(owner?.host ?? 'unknown')}; this is ${shown(here.host)}), where sow ` +
+        `cannot look`
+      );
     case 'other_boot':
       return 'it was recorded before this machine last started (another boot), so its pid now means another process';
     case 'other_pidns':
@@ -127,7 +133,10 @@ export function notMineText(why: NotMine, owner: Owner | undefined, here: Here):
     case 'no_start_time':
       return 'its record has no start time, so sow cannot tell that process from another with the same pid';
     case 'no_record':
-      return 'no sow process in this checkout recorded that it runs this worker (a record in a state file alone is a claim, not a proof)';
+      return (
+        'no sow process in this checkout recorded that it runs this worker (a record in a state file alone is a ' +
+        'claim, not a proof)'
+      );
     case 'record_mismatch':
       return "what this checkout recorded of that process does not match the task's owner";
     case 'other_task':
@@ -139,13 +148,16 @@ export function notMineText(why: NotMine, owner: Owner | undefined, here: Here):
 export class NotSowsProcessError extends SowError {
   constructor(task: string, owner: Owner | undefined, why: NotMine, here: Here) {
     const who = owner
-      ? `${shown(owner.by)} (pid ${String(owner.pid ?? '?')}${owner.host !== undefined ? ` on ${shown(owner.host)}` : ''})`
+      ? `${shown(owner.by)} ` +
+        `(pid ${String(owner.pid ?? '?')}${owner.host !== undefined ? ` on ${shown(owner.host)}` : ''})`
       : 'nobody';
     super(
       'NOT_SOWS_PROCESS',
       'failed',
-      `task ${task} names ${who} as its worker, but sow will not signal it: ${notMineText(why, owner, here)}. sow signals only processes it can prove it started`,
-      `nothing was signalled. To take the task over without signalling anything, run 'sow task set --id ${task} status paused --force'; or stop that worker where it runs, or wait until it ends`,
+      `task ${task} names ${who} as its worker, but sow will not signal it: ${notMineText(why, owner, here)}. sow ` +
+        `signals only processes it can prove it started`,
+      `nothing was signalled. To take the task over without signalling anything, run 'sow task set --id ${task} ` +
+        `status paused --force'; or stop that worker where it runs, or wait until it ends`,
       {
         task,
         why,

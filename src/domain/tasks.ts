@@ -29,7 +29,10 @@ export function normalizeTaskId(raw: string): string {
   return String(Number(trimmed)).padStart(3, '0');
 }
 
-/** Task ids in numeric order without converting them: ids have no extra leading zeros, so a shorter id is a smaller number. */
+/**
+ * Task ids in numeric order without converting them: ids have no extra leading zeros, so a shorter id is a smaller
+ * number.
+ */
 export function compareIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
@@ -183,8 +186,10 @@ export function checkStatusChange(
   const action = opts.action ?? `task ${task.id}`;
   if (task.status === 'completed' && status !== 'completed') {
     throw new TaskBlockedError(
-      `${action} is completed${task.completed_at ? ` (since ${task.completed_at})` : ''}, and a completed task stays completed`,
-      `add a task for the further work ('sow task add'), or pass --force to set it ${status} anyway (recorded in the task's log)`,
+      `${action} is completed${task.completed_at ? ` (since ${task.completed_at})` : ''}, and a completed task ` +
+        `stays completed`,
+      `add a task for the further work ('sow task add'), or pass --force to set it ${status} anyway (recorded in ` +
+        `the task's log)`,
       {
         task: task.id,
         status: task.status,
@@ -201,7 +206,8 @@ export function checkStatusChange(
       const ids = open.map((t) => t.id).join(', ');
       throw new TaskBlockedError(
         `${action} ${BLOCKED_VERB[status]}: it depends on ${open.map((t) => `${t.id} (${t.status})`).join(', ')}`,
-        `finish or abandon ${ids} first, or ${opts.override ?? (status === 'in_progress' ? 'pass --force to start it anyway' : `pass --force to set it ${status} anyway`)}`,
+        `finish or abandon ${ids} first, ` +
+          `or ${opts.override ?? (status === 'in_progress' ? 'pass --force to start it anyway' : `pass --force to set it ${status} anyway`)}`,
         { task: task.id, status, blocked_by: open.map((t) => ({ id: t.id, status: t.status })) },
       );
     }
@@ -211,8 +217,10 @@ export function checkStatusChange(
     if (pending.length > 0) {
       const first = pending[0]!;
       throw new TaskBlockedError(
-        `task ${task.id} cannot be completed: it has pending feedback ${pending.map((p) => `[${p.index}] ${p.artifact.path}`).join(', ')}`,
-        `deal with it, then mark it: 'sow task input set --id ${task.id} --index ${first.index} status addressed'; or pass --force to complete it anyway`,
+        `task ${task.id} cannot be completed: it has pending ` +
+          `feedback ${pending.map((p) => `[${p.index}] ${p.artifact.path}`).join(', ')}`,
+        `deal with it, then mark it: 'sow task input set --id ${task.id} --index ${first.index} status addressed'; ` +
+          `or pass --force to complete it anyway`,
         { task: task.id, pending_feedback: pending.map((p) => ({ index: p.index, path: p.artifact.path })) },
       );
     }

@@ -6,7 +6,10 @@
  */
 import type { ProjectState, TaskState } from './schemas.js';
 
-/** Where completion finds the values of an argument or option that has no fixed list (sow's commands and the types' alike). */
+/**
+ * Where completion finds the values of an argument or option that has no fixed list (sow's commands and the types'
+ * alike).
+ */
 export type CandidateSource =
   'task-id' | 'agent' | 'phase' | 'event' | 'ref' | 'check' | 'task-status' | 'project-type' | 'artifact-type';
 
@@ -28,7 +31,10 @@ export interface TypeOptionDef {
 /** Option values as commander gives them: a string, true for a switch, undefined when absent. */
 export type TypeOptions = Readonly<Record<string, string | boolean | undefined>>;
 
-/** What a command hands back, sow's and the types' alike; the front end renders it (the CLI: data with --json, else text and message). */
+/**
+ * What a command hands back, sow's and the types' alike; the front end renders it (the CLI: data with --json, else
+ * text and message).
+ */
 export interface CommandResult {
   readonly data: unknown;
   /** Human output on stdout (omitted with --json). */

@@ -20,7 +20,10 @@ const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a |
 
 /** What the scanner learnt of one message: the line's object, or one object of a batch. */
 export interface Scanned {
-  /** The text of its `id` as written (`1e308`, `"caf\u00e9"`), unless it is an object or an array, or longer than the scanner keeps. */
+  /**
+   * The text of its `id` as written (`1e308`, `"caf\u00e9"`), unless it is an object or an array, or longer than
+   * the scanner keeps.
+   */
   id?: string;
   hasId: boolean;
   hasMethod: boolean;

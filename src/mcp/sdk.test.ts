@@ -1,7 +1,7 @@
 /**
- * The MCP SDK and zod reach sow's code only through src/mcp/sdk.ts, which the build bundles apart
- * (dist/mcp-sdk.cjs); the ACP SDK only through src/adapters/acp/sdk.ts (dist/acp-sdk.cjs). A direct import anywhere else would pull them into core.cjs, which every
- * command reads and caches, without any error: this test is what notices.
+ * The MCP SDK and zod reach sow's code only through src/mcp/sdk.ts, which the build bundles apart (dist/mcp-sdk.cjs);
+ * the ACP SDK only through src/adapters/acp/sdk.ts (dist/acp-sdk.cjs). A direct import anywhere else would pull them
+ * into core.cjs, which every command reads and caches, without any error: this test is what notices.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -63,12 +63,16 @@ describe('the MCP SDK stays apart', () => {
 });
 
 describe('the ACP SDK stays apart', () => {
-  it('src/adapters/acp/sdk.ts is imported, with that exact specifier, only from src/adapters/acp/ (the build maps it there)', () => {
-    const importers = sources(SRC).filter(
-      (f) => /from\s+'[./]*\/?(acp\/)?sdk\.js'/.test(readFileSync(f, 'utf8')) && !relative(SRC, f).startsWith('mcp'),
-    );
-    const rel = importers.map((f) => relative(SRC, f).split('\\').join('/'));
-    expect(rel).toEqual(['adapters/acp/client.ts']);
-    expect(readFileSync(join(SRC, rel[0]!), 'utf8')).toMatch(/from '\.\/sdk\.js'/);
-  });
+  it(
+    'src/adapters/acp/sdk.ts is imported, with that exact specifier, only from src/adapters/acp/ (the build ' +
+      'maps it there)',
+    () => {
+      const importers = sources(SRC).filter(
+        (f) => /from\s+'[./]*\/?(acp\/)?sdk\.js'/.test(readFileSync(f, 'utf8')) && !relative(SRC, f).startsWith('mcp'),
+      );
+      const rel = importers.map((f) => relative(SRC, f).split('\\').join('/'));
+      expect(rel).toEqual(['adapters/acp/client.ts']);
+      expect(readFileSync(join(SRC, rel[0]!), 'utf8')).toMatch(/from '\.\/sdk\.js'/);
+    },
+  );
 });

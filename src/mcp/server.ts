@@ -42,7 +42,8 @@ import { toJson } from '../domain/json.js';
 
 const INSTRUCTIONS =
   "sow keeps this repository's project (plan → implement → review → finalize) in .sow/. " +
-  "'continue' says what to do now; only 'advance' changes the state. A refusal carries a code and a hint: the next step.";
+  "'continue' says what to do now; only 'advance' changes the state. A refusal carries a code and a hint: the " +
+  'next step.';
 
 /** The envelope the CLI prints for an error with --json (main.ts, renderError). */
 export function errorResult(err: SowError): CallToolResult {
@@ -138,7 +139,10 @@ export const checkMessage: MessageCheck = (message) => {
   const args = message.method === 'tools/call' && isObject(params) ? params['arguments'] : undefined;
   const reserved = findKey(params, '__proto__', isObject(args) ? args : undefined);
   if (reserved)
-    return `invalid params: '${shownPath(['params', ...reserved])}': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it`;
+    return (
+      `invalid params: '${shownPath(['params', ...reserved])}': a member may not be called '__proto__' (it ` +
+      `names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it`
+    );
   const schema = ('id' in message ? REQUESTS : NOTIFICATIONS).get(message.method);
   const checked = schema?.safeParse(message);
   if (!checked || checked.success) return undefined;
@@ -146,7 +150,10 @@ export const checkMessage: MessageCheck = (message) => {
   const said = issues
     .slice(0, 3)
     .map((issue) => `${issue.path.length ? shownPath(issue.path) : 'the message'}: ${issue.message}`);
-  return `invalid params for ${message.method}: ${said.join('; ')}${issues.length > 3 ? `; and ${issues.length - 3} more` : ''}`;
+  return (
+    `invalid params ` +
+    `for ${message.method}: ${said.join('; ')}${issues.length > 3 ? `; and ${issues.length - 3} more` : ''}`
+  );
 };
 
 export interface ServeOptions {
@@ -231,11 +238,13 @@ function servePromptsAndResources(server: Server, cwd: string): void {
         {
           name: 'continue',
           description:
-            "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project continue --full')",
+            "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project " +
+            "continue --full')",
         },
         ...listPrompts().map((name) => ({
           name,
-          description: `sow's ${name.replace('/', ' prompt ')}, filled with what the project knows (as 'sow prompt ${name}')`,
+          description:
+            `sow's ${name.replace('/', ' prompt ')}, ` + `filled with what the project knows (as 'sow prompt ${name}')`,
         })),
       ],
     };

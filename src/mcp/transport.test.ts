@@ -79,125 +79,137 @@ describe('LineTransport: ids', () => {
   });
 });
 
-describe('LineTransport: what is not a valid request is answered with the error JSON-RPC gives, and the next line is read', () => {
-  const cases: [string, string][] = [
-    [
-      'not json',
-      ERROR(
-        'null',
-        -32700,
-        'parse error: the line is not JSON (Unexpected token \'o\', "not json" is not valid JSON); send each message as one JSON object on a line of its own',
-      ),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":1,',
-      ERROR(
-        'null',
-        -32700,
-        'parse error: the line is not JSON (Expected double-quoted property name in JSON at position 24); send each message as one JSON object on a line of its own',
-      ),
-    ],
-    ['"ping"', ERROR('null', -32600, 'invalid request: a message is a JSON object, not a string')],
-    ['null', ERROR('null', -32600, 'invalid request: a message is a JSON object, not null')],
-    [
-      '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}',
-      ERROR('null', -32600, 'invalid request: an id is a string or a number, not an object'),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":[1],"method":"ping"}',
-      ERROR('null', -32600, 'invalid request: an id is a string or a number, not an array'),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":null,"method":"ping"}',
-      ERROR('null', -32600, 'invalid request: an id is a string or a number, not null'),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":true,"method":"ping"}',
-      ERROR('null', -32600, 'invalid request: an id is a string or a number, not a boolean'),
-    ],
-    ['{"id":3,"method":"ping"}', ERROR('3', -32600, 'invalid request: \'jsonrpc\' must be "2.0"')],
-    ['{"jsonrpc":"1.0","id":3,"method":"ping"}', ERROR('3', -32600, 'invalid request: \'jsonrpc\' must be "2.0"')],
-    [
-      '{"jsonrpc":"2.0","id":3,"method":7}',
-      ERROR('3', -32600, "invalid request: 'method' must be a string, not a number"),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":1.5,"method":"ping","extra":1}',
-      ERROR('1.5', -32600, "invalid request: unknown member 'extra'; a request has jsonrpc, id, method and params"),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":"x","method":"ping","parms":{}}',
-      ERROR(
-        '"x"',
-        -32600,
-        "invalid request: unknown member 'parms' (did you mean 'params'?); a request has jsonrpc, id, method and params",
-      ),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":1e308,"method":"ping","__proto__":{}}',
-      ERROR(
-        '1e308',
-        -32600,
-        "invalid request: unknown member '__proto__'; a request has jsonrpc, id, method and params",
-      ),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":4,"method":"ping","params":[1]}',
-      ERROR('4', -32602, "invalid params: MCP's params are an object of named members, not an array"),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":4,"method":"ping","params":"x"}',
-      ERROR('4', -32600, "invalid request: 'params' must be an object, not a string"),
-    ],
-    [
-      '{"jsonrpc":"2.0","id":4,"method":"ping","params":null}',
-      ERROR('4', -32600, "invalid request: 'params' must be an object, not null"),
-    ],
-    ['{"jsonrpc":"2.0","id":-0.5}', ERROR('-0.5', -32600, "invalid request: it has no 'method'")],
-    ['{}', ERROR('null', -32600, "invalid request: it has no 'method'")],
-    ['[]', ERROR('null', -32600, 'invalid request: an empty batch')],
-  ];
-  for (const [line, answer] of cases) {
-    it(line, async () => {
+describe(
+  'LineTransport: what is not a valid request is answered with the error JSON-RPC gives, and the next ' +
+    'line is read',
+  () => {
+    const cases: [string, string][] = [
+      [
+        'not json',
+        ERROR(
+          'null',
+          -32700,
+          'parse error: the line is not JSON (Unexpected token \'o\', "not json" is not valid JSON); send each ' +
+            'message as one JSON object on a line of its own',
+        ),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":1,',
+        ERROR(
+          'null',
+          -32700,
+          'parse error: the line is not JSON (Expected double-quoted property name in JSON at position 24); send ' +
+            'each message as one JSON object on a line of its own',
+        ),
+      ],
+      ['"ping"', ERROR('null', -32600, 'invalid request: a message is a JSON object, not a string')],
+      ['null', ERROR('null', -32600, 'invalid request: a message is a JSON object, not null')],
+      [
+        '{"jsonrpc":"2.0","id":{"a":1},"method":"ping"}',
+        ERROR('null', -32600, 'invalid request: an id is a string or a number, not an object'),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":[1],"method":"ping"}',
+        ERROR('null', -32600, 'invalid request: an id is a string or a number, not an array'),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+        ERROR('null', -32600, 'invalid request: an id is a string or a number, not null'),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":true,"method":"ping"}',
+        ERROR('null', -32600, 'invalid request: an id is a string or a number, not a boolean'),
+      ],
+      ['{"id":3,"method":"ping"}', ERROR('3', -32600, 'invalid request: \'jsonrpc\' must be "2.0"')],
+      ['{"jsonrpc":"1.0","id":3,"method":"ping"}', ERROR('3', -32600, 'invalid request: \'jsonrpc\' must be "2.0"')],
+      [
+        '{"jsonrpc":"2.0","id":3,"method":7}',
+        ERROR('3', -32600, "invalid request: 'method' must be a string, not a number"),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":1.5,"method":"ping","extra":1}',
+        ERROR('1.5', -32600, "invalid request: unknown member 'extra'; a request has jsonrpc, id, method and params"),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":"x","method":"ping","parms":{}}',
+        ERROR(
+          '"x"',
+          -32600,
+          "invalid request: unknown member 'parms' (did you mean 'params'?); a request has jsonrpc, id, method " +
+            'and params',
+        ),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":1e308,"method":"ping","__proto__":{}}',
+        ERROR(
+          '1e308',
+          -32600,
+          "invalid request: unknown member '__proto__'; a request has jsonrpc, id, method and params",
+        ),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":4,"method":"ping","params":[1]}',
+        ERROR('4', -32602, "invalid params: MCP's params are an object of named members, not an array"),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":4,"method":"ping","params":"x"}',
+        ERROR('4', -32600, "invalid request: 'params' must be an object, not a string"),
+      ],
+      [
+        '{"jsonrpc":"2.0","id":4,"method":"ping","params":null}',
+        ERROR('4', -32600, "invalid request: 'params' must be an object, not null"),
+      ],
+      ['{"jsonrpc":"2.0","id":-0.5}', ERROR('-0.5', -32600, "invalid request: it has no 'method'")],
+      ['{}', ERROR('null', -32600, "invalid request: it has no 'method'")],
+      ['[]', ERROR('null', -32600, 'invalid request: an empty batch')],
+    ];
+    for (const [line, answer] of cases) {
+      it(line, async () => {
+        const t = await open();
+        expect(await t.lines(line, PING('"next"'))).toEqual([answer, PONG('"next"')]);
+        expect(t.seen.map((m) => m.method)).toEqual(['ping']);
+      });
+    }
+
+    it(
+      'a batch: each request in it refused under its own id, what is not a message under null, notifications and ' +
+        'responses not at all; none of it run',
+      async () => {
+        const t = await open();
+        const why = 'invalid request: batches are not supported; send each message on a line of its own';
+        const batch =
+          '[{"jsonrpc":"2.0","id":1e400,"method":"ping"}, {"jsonrpc":"2.0","method":"notifications/initialized"}, 5, ' +
+          '{"jsonrpc":"2.0","id":"b","method":"tools/list"}, {"jsonrpc":"2.0","id":9,"result":{}}, {"id":{}}]';
+        expect(await t.lines(batch, PING('2'))).toEqual([
+          `[${[ERROR('1e400', -32600, why), ERROR('"b"', -32600, why), ERROR('null', -32600, why)].join(',')}]`,
+          PONG('2'),
+        ]);
+        expect(t.seen.map((m) => m.method)).toEqual(['ping']);
+        // A batch of notifications gets nothing back at all.
+        expect(await t.lines('[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]')).toEqual([]);
+        expect(t.notes).toEqual([
+          expect.stringContaining('ignored a batch of 6 messages'),
+          expect.stringContaining('ignored a batch of 2 messages'),
+        ]);
+      },
+    );
+
+    it("params the server refuses (the check) are invalid params, under the request's id", async () => {
+      const t = await open({
+        check: (m) => (m.method === 'tools/call' ? 'invalid params for tools/call: no name' : undefined),
+      });
+      expect(await t.lines('{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{}}', PING('1'))).toEqual([
+        ERROR('"c"', -32602, 'invalid params for tools/call: no name'),
+        PONG('1'),
+      ]);
+    });
+
+    it('blank lines and a CR before the newline are no messages', async () => {
       const t = await open();
-      expect(await t.lines(line, PING('"next"'))).toEqual([answer, PONG('"next"')]);
-      expect(t.seen.map((m) => m.method)).toEqual(['ping']);
+      expect(await t.lines('', '  \r', `${PING('1')}\r`)).toEqual([PONG('1')]);
     });
-  }
-
-  it('a batch: each request in it refused under its own id, what is not a message under null, notifications and responses not at all; none of it run', async () => {
-    const t = await open();
-    const why = 'invalid request: batches are not supported; send each message on a line of its own';
-    const batch =
-      '[{"jsonrpc":"2.0","id":1e400,"method":"ping"}, {"jsonrpc":"2.0","method":"notifications/initialized"}, 5, {"jsonrpc":"2.0","id":"b","method":"tools/list"}, {"jsonrpc":"2.0","id":9,"result":{}}, {"id":{}}]';
-    expect(await t.lines(batch, PING('2'))).toEqual([
-      `[${[ERROR('1e400', -32600, why), ERROR('"b"', -32600, why), ERROR('null', -32600, why)].join(',')}]`,
-      PONG('2'),
-    ]);
-    expect(t.seen.map((m) => m.method)).toEqual(['ping']);
-    // A batch of notifications gets nothing back at all.
-    expect(await t.lines('[{"jsonrpc":"2.0","method":"a"},{"jsonrpc":"2.0","method":"b"}]')).toEqual([]);
-    expect(t.notes).toEqual([
-      expect.stringContaining('ignored a batch of 6 messages'),
-      expect.stringContaining('ignored a batch of 2 messages'),
-    ]);
-  });
-
-  it("params the server refuses (the check) are invalid params, under the request's id", async () => {
-    const t = await open({
-      check: (m) => (m.method === 'tools/call' ? 'invalid params for tools/call: no name' : undefined),
-    });
-    expect(await t.lines('{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{}}', PING('1'))).toEqual([
-      ERROR('"c"', -32602, 'invalid params for tools/call: no name'),
-      PONG('1'),
-    ]);
-  });
-
-  it('blank lines and a CR before the newline are no messages', async () => {
-    const t = await open();
-    expect(await t.lines('', '  \r', `${PING('1')}\r`)).toEqual([PONG('1')]);
-  });
-});
+  },
+);
 
 describe('LineTransport: notifications and responses are never answered', () => {
   it('passes a valid notification on; one that is not valid is noted for the person, never answered', async () => {
@@ -232,24 +244,27 @@ describe('LineTransport: notifications and responses are never answered', () => 
     ]);
   });
 
-  it('a cancellation names the request by its id as the client wrote it; the cancelled request is not answered', async () => {
-    const t = await open({ answer: false });
-    await t.lines(PING('1.5'), PING('2'));
-    expect(
-      await t.lines('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.50,"reason":"r"}}'),
-    ).toEqual([]);
-    expect(t.seen[2]).toEqual({
-      jsonrpc: '2.0',
-      method: 'notifications/cancelled',
-      params: { requestId: 1, reason: 'r' },
-    });
-    // One for a request not in flight is not passed on: the SDK would look the client's id up among its own.
-    await t.lines('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2.5}}');
-    expect(t.seen).toHaveLength(3);
-    await t.transport.send({ jsonrpc: '2.0', id: 1, result: {} });
-    await t.transport.send({ jsonrpc: '2.0', id: 2, result: {} });
-    expect(await t.lines()).toEqual(['{"jsonrpc":"2.0","id":2,"result":{}}']);
-  });
+  it(
+    'a cancellation names the request by its id as the client wrote it; ' + 'the cancelled request is not answered',
+    async () => {
+      const t = await open({ answer: false });
+      await t.lines(PING('1.5'), PING('2'));
+      expect(
+        await t.lines('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1.50,"reason":"r"}}'),
+      ).toEqual([]);
+      expect(t.seen[2]).toEqual({
+        jsonrpc: '2.0',
+        method: 'notifications/cancelled',
+        params: { requestId: 1, reason: 'r' },
+      });
+      // One for a request not in flight is not passed on: the SDK would look the client's id up among its own.
+      await t.lines('{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2.5}}');
+      expect(t.seen).toHaveLength(3);
+      await t.transport.send({ jsonrpc: '2.0', id: 1, result: {} });
+      await t.transport.send({ jsonrpc: '2.0', id: 2, result: {} });
+      expect(await t.lines()).toEqual(['{"jsonrpc":"2.0","id":2,"result":{}}']);
+    },
+  );
 });
 
 describe('LineTransport: a line longer than the limit', () => {

@@ -221,7 +221,8 @@ export class LineTransport implements Transport {
   private tooLong(scanner: MessageScanner): void {
     const scanned = scanner.top === 'object' ? scanner.messages.get(0) : undefined;
     const mib = this.max % 1048576 === 0 ? ` (${this.max / 1048576} MiB)` : '';
-    const why = `message too large: a message may have at most ${this.max} bytes${mib} on one line; this one was not read`;
+    const why =
+      `message too large: a message may have at most ${this.max} bytes${mib} on one line; ` + `this one was not read`;
     const notification = scanned?.hasMethod === true && !scanned.hasId;
     if (notification || (scanned?.hasReply === true && !scanned.hasMethod)) {
       this.onerror?.(new Error(`ignored a ${notification ? 'notification' : 'response'}: ${why}`));
@@ -240,7 +241,8 @@ export class LineTransport implements Transport {
       this.reply(
         'null',
         PARSE_ERROR,
-        `parse error: the line is not JSON (${err instanceof Error ? err.message : String(err)}); send each message as one JSON object on a line of its own`,
+        `parse error: the line is not JSON (${err instanceof Error ? err.message : String(err)}); send each ` +
+          `message as one JSON object on a line of its own`,
       );
       return;
     }
@@ -276,7 +278,8 @@ export class LineTransport implements Transport {
       const suggestion = unknown.length <= 40 ? nearMiss(unknown, members) : undefined;
       return [
         INVALID_REQUEST,
-        `invalid request: unknown member '${shown(unknown)}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}; ${members.includes('id') ? 'a request has jsonrpc, id, method and params' : 'a notification has jsonrpc, method and params'}`,
+        `invalid request: unknown member ` +
+          `'${shown(unknown)}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}; ${members.includes('id') ? 'a request has jsonrpc, id, method and params' : 'a notification has jsonrpc, method and params'}`,
       ];
     }
     if (Object.hasOwn(m, 'params')) {
@@ -357,7 +360,10 @@ export class LineTransport implements Transport {
     this.deliver(message);
   }
 
-  /** An answer to a request of the server's (it sends none today): passed on when it has the shape of one, never answered. */
+  /**
+   * An answer to a request of the server's (it sends none today): passed on when it has the shape of one, never
+   * answered.
+   */
   private response(m: Record<string, unknown>): void {
     if (
       m['jsonrpc'] !== '2.0' ||

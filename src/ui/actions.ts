@@ -43,7 +43,10 @@ interface Action {
   calls: (v: Readonly<Record<string, string>>) => Call[];
 }
 
-/** What a worker is told when changes are requested from the page: the feedback itself (it is also its newest pending feedback). */
+/**
+ * What a worker is told when changes are requested from the page: the feedback itself (it is also its newest pending
+ * feedback).
+ */
 export const changesPrompt = (task: string, feedback: string): string =>
   `Changes were requested on task ${task} (also recorded as its newest pending feedback):\n\n${feedback.trim()}`;
 

@@ -1,4 +1,7 @@
-/** Opens a URL in the person's browser (xdg-open, open, start), without waiting and without failing: the URL is printed anyway. */
+/**
+ * Opens a URL in the person's browser (xdg-open, open, start), without waiting and without failing: the URL is
+ * printed anyway.
+ */
 import { spawn } from 'node:child_process';
 
 export function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>): void {

@@ -53,7 +53,10 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
   let port = 0;
   const listeners = new Set<ServerResponse>();
 
-  /** The checkout a request names (by its path relative to the main one), among those with a project; the first by default. */
+  /**
+   * The checkout a request names (by its path relative to the main one), among those with a project; the first by
+   * default.
+   */
   const checkout = (rel: string | null): string => {
     const all = checkoutsWithProject(ctx.app.cwd);
     if (rel === null || rel === '') return all.find((c) => c.rel === '.')?.path ?? all[0]?.path ?? ctx.app.cwd;
@@ -119,7 +122,8 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
       'referrer-policy': 'no-referrer',
       'x-frame-options': 'DENY',
       'content-security-policy':
-        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src " +
+        "'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     });
     res.end(body);
   };

@@ -114,7 +114,8 @@ const RESUME_SCRIPT = JSON.stringify([
 ]);
 
 describe('an executor type: spawn → needs_review → resume (correction round) → completed', () => {
-  // A session id sow chooses (claude) and one the CLI reports in its events (codex); every type: src/app/agent-executors.test.ts.
+  // A session id sow chooses (claude) and one the CLI reports in its events (codex); every type:
+  // src/app/agent-executors.test.ts.
   it.each(CASES.filter((c) => c.type === 'claude' || c.type === 'codex'))('$type', (c) => {
     const f = fixture({ config: configFor(c) });
     const spawnNote = `Spawn note for the ${c.type} executor.`;
@@ -231,7 +232,9 @@ describe("yolo_mode and model map to the CLI's own flags", () => {
   ];
   it.each(cases)('%s', (type, cli, argv) => {
     const f = fixture({
-      config: `agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: true\n        model: m1\n  bindings:\n    implementer: impl\n`,
+      config:
+        `agents:\n  executors:\n    impl:\n      type: ${type}\n      settings:\n        yolo_mode: ` +
+        `true\n        model: m1\n  bindings:\n    implementer: impl\n`,
     });
     // The worker runs no sow command: the task stays in_progress.
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], { FAKE_AGENT_SCRIPT: '[]' });
@@ -370,7 +373,8 @@ describe('--verbose shows how the executor was chosen', () => {
 
 describe('Claude Code yolo mode', () => {
   const config =
-    'agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        yolo_mode: true\n  bindings:\n    implementer: claude-code\n';
+    'agents:\n  executors:\n    claude-code:\n      type: claude\n      settings:\n        yolo_mode: true\n  ' +
+    'bindings:\n    implementer: claude-code\n';
 
   it('passes --dangerously-skip-permissions and says so with --verbose', () => {
     const f = fixture({ config });
@@ -410,7 +414,8 @@ describe('windsurf (no session resumption)', () => {
   it("spawn works; resume is refused with the spec's error", () => {
     const f = fixture({
       config:
-        'agents:\n  executors:\n    windsurf:\n      type: windsurf\n      custom_args: [--cascade]\n  bindings:\n    implementer: windsurf\n',
+        'agents:\n  executors:\n    windsurf:\n      type: windsurf\n      custom_args: [--cascade]\n  ' +
+        'bindings:\n    implementer: windsurf\n',
     });
     const r = f.ok(['agent', 'spawn', 'implementer', '010']);
     expect(r.stdout).toBe('needs_review\n');
@@ -483,19 +488,23 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     expect(g.repo.snapshot(), 'iteration and status unchanged').toEqual(snap);
   });
 
-  it("a session id that begins with '-' (a hostile commit) is refused before any CLI starts: it would be read as an option", () => {
-    const f = fixture();
-    f.ok(['agent', 'spawn', 'implementer', '010', '-q'], SILENT);
-    const file = '.sow/project/phases/implementation/tasks/010/state.yaml';
-    const sid = f.task().session_id as string;
-    f.repo.write(file, f.repo.read(file).replace(sid, '--dangerously-skip-permissions'));
-    const before = f.repo.snapshot();
-    const r = f.sow(['agent', 'resume', '010', 'go on']);
-    expect(r.code, show(r)).toBe(4);
-    expect(r.stderr).toContain("session_id: must not begin with '-' (an agent CLI would read it as an option)");
-    expect(f.repo.snapshot()).toEqual(before);
-    expect(f.world.calls()).toHaveLength(1);
-  });
+  it(
+    "a session id that begins with '-' (a hostile commit) is refused before any CLI starts: it would be read " +
+      'as an option',
+    () => {
+      const f = fixture();
+      f.ok(['agent', 'spawn', 'implementer', '010', '-q'], SILENT);
+      const file = '.sow/project/phases/implementation/tasks/010/state.yaml';
+      const sid = f.task().session_id as string;
+      f.repo.write(file, f.repo.read(file).replace(sid, '--dangerously-skip-permissions'));
+      const before = f.repo.snapshot();
+      const r = f.sow(['agent', 'resume', '010', 'go on']);
+      expect(r.code, show(r)).toBe(4);
+      expect(r.stderr).toContain("session_id: must not begin with '-' (an agent CLI would read it as an option)");
+      expect(f.repo.snapshot()).toEqual(before);
+      expect(f.world.calls()).toHaveLength(1);
+    },
+  );
 
   it('a second spawn of a task with a session is refused; --force starts a new one', () => {
     const f = fixture();
@@ -582,35 +591,40 @@ describe('errors (spec 003, "Error Handling"): exact texts, state untouched', ()
     );
   });
 
-  it('a task with an unfinished dependency is not spawned (exit 3, TASK_BLOCKED, blockers named); --force starts it anyway', () => {
-    const f = fixture();
-    f.ok(['task', 'set', '--id', '020', 'dependencies', '010']);
-    const before = f.repo.snapshot();
-    const r = f.sow(['agent', 'spawn', 'implementer', '020']);
-    expect(r.code, show(r)).toBe(3);
-    expect(r.stdout).toBe('');
-    expect(r.stderr.split('\n')[0]).toBe('error: task 020 cannot start: it depends on 010 (pending)');
-    expect(r.stderr).toMatch(/^hint: .*--force/m);
-    const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json']);
-    expect(j.code, show(j)).toBe(3);
-    expect(j.json?.error?.code).toBe('TASK_BLOCKED');
-    expect(j.json?.error?.message).toContain('010');
-    expect(f.world.calls(), 'no CLI started').toEqual([]);
-    expect(f.repo.snapshot(), 'state untouched').toEqual(before);
-    expect(f.task('020').status).toBe('pending');
+  it(
+    'a task with an unfinished dependency is not spawned (exit 3, TASK_BLOCKED, blockers named); --force ' +
+      'starts it anyway',
+    () => {
+      const f = fixture();
+      f.ok(['task', 'set', '--id', '020', 'dependencies', '010']);
+      const before = f.repo.snapshot();
+      const r = f.sow(['agent', 'spawn', 'implementer', '020']);
+      expect(r.code, show(r)).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr.split('\n')[0]).toBe('error: task 020 cannot start: it depends on 010 (pending)');
+      expect(r.stderr).toMatch(/^hint: .*--force/m);
+      const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json']);
+      expect(j.code, show(j)).toBe(3);
+      expect(j.json?.error?.code).toBe('TASK_BLOCKED');
+      expect(j.json?.error?.message).toContain('010');
+      expect(f.world.calls(), 'no CLI started').toEqual([]);
+      expect(f.repo.snapshot(), 'state untouched').toEqual(before);
+      expect(f.task('020').status).toBe('pending');
 
-    // Started anyway, the worker still cannot say it is done while 010 is pending: it says it paused.
-    const forced = f.ok(['agent', 'spawn', 'implementer', '020', '--force', '-q'], {
-      FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'waiting for 010']]),
-    });
-    expect(forced.stdout).toBe('paused\n');
-    const call = only(f.world.calls(), 'one run');
-    expect(call.env['SOW_TASK_ID']).toBe('020');
-    expect(f.task('020')).toMatchObject({ status: 'paused', session_id: call.session });
-    expect(f.task('010').status, 'the dependency is left alone').toBe('pending');
-  });
+      // Started anyway, the worker still cannot say it is done while 010 is pending: it says it paused.
+      const forced = f.ok(['agent', 'spawn', 'implementer', '020', '--force', '-q'], {
+        FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'waiting for 010']]),
+      });
+      expect(forced.stdout).toBe('paused\n');
+      const call = only(f.world.calls(), 'one run');
+      expect(call.env['SOW_TASK_ID']).toBe('020');
+      expect(f.task('020')).toMatchObject({ status: 'paused', session_id: call.session });
+      expect(f.task('010').status, 'the dependency is left alone').toBe('pending');
+    },
+  );
 
-  // (--force and a worker without a task refused the same way: src/app/agents.test.ts; resume: src/app/agent-executors.test.ts.)
+  // (--force and a worker without a task refused the same way: src/app/agents.test.ts; resume:
+  // src/app/agent-executors.test.ts.)
   it("on a branch other than the project's: spawn is refused (WRONG_BRANCH) before any CLI starts", () => {
     const f = fixture();
     f.repo.git(['checkout', '-q', '-b', 'other']);
@@ -669,66 +683,70 @@ describe('prompts are data, never shell', () => {
 });
 
 describe('raw events and the progress view', () => {
-  it("saves the raw events under .git/sow/agent-outputs/ (in git's folder, out of every commit); shows progress on stderr; --quiet silences it", () => {
-    const f = fixture();
-    const r = f.ok(['agent', 'spawn', 'implementer', '010']);
-    expect(r.stderr).toContain('Spawning implementer-1 with claude-code (task 010)');
-    expect(r.stderr).toContain('sow task set status needs_review');
-    expect(r.stderr).toContain('Task 010 is now needs_review');
-    const sid = f.task().session_id;
-    // The CLI's raw stream, and beside it sow's reading of it (agent events).
-    const events = only(
-      f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl')),
-      'one raw events file',
-    );
-    expect(f.outputs().filter((p) => p.endsWith('.events.jsonl'))).toEqual([
-      events.replace(/\.jsonl$/, '.events.jsonl'),
-    ]);
-    const lines = readFileSync(events, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: sid });
-    expect(lines.at(-1)).toMatchObject({ type: 'result', is_error: false });
-    expect(lines.filter((e) => e.type === 'assistant')).toHaveLength(3);
-    expect(events.startsWith(join(f.root, OUTPUTS, '010') + '/'), events).toBe(true);
-    // In git's own folder, which git never lists: git status shows nothing of the runtime folder.
-    const status = f.repo.git(['status', '--porcelain', '--untracked-files=all']);
-    expect(status).not.toContain('agent-outputs');
-    expect(status).not.toContain('.runtime');
-    expect(existsSync(join(f.root, '.sow/project/agent-outputs')), 'nothing at the old place').toBe(false);
+  it(
+    "saves the raw events under .git/sow/agent-outputs/ (in git's folder, out of every commit); shows progress on " +
+      'stderr; --quiet silences it',
+    () => {
+      const f = fixture();
+      const r = f.ok(['agent', 'spawn', 'implementer', '010']);
+      expect(r.stderr).toContain('Spawning implementer-1 with claude-code (task 010)');
+      expect(r.stderr).toContain('sow task set status needs_review');
+      expect(r.stderr).toContain('Task 010 is now needs_review');
+      const sid = f.task().session_id;
+      // The CLI's raw stream, and beside it sow's reading of it (agent events).
+      const events = only(
+        f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl')),
+        'one raw events file',
+      );
+      expect(f.outputs().filter((p) => p.endsWith('.events.jsonl'))).toEqual([
+        events.replace(/\.jsonl$/, '.events.jsonl'),
+      ]);
+      const lines = readFileSync(events, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      expect(lines[0]).toMatchObject({ type: 'system', subtype: 'init', session_id: sid });
+      expect(lines.at(-1)).toMatchObject({ type: 'result', is_error: false });
+      expect(lines.filter((e) => e.type === 'assistant')).toHaveLength(3);
+      expect(events.startsWith(join(f.root, OUTPUTS, '010') + '/'), events).toBe(true);
+      // In git's own folder, which git never lists: git status shows nothing of the runtime folder.
+      const status = f.repo.git(['status', '--porcelain', '--untracked-files=all']);
+      expect(status).not.toContain('agent-outputs');
+      expect(status).not.toContain('.runtime');
+      expect(existsSync(join(f.root, '.sow/project/agent-outputs')), 'nothing at the old place').toBe(false);
 
-    const q = f.ok(['agent', 'resume', '010', 'more', '--quiet']);
-    expect(q.stdout).toBe('needs_review\n');
-    expect(q.stderr).toBe('');
-    const q2 = f.ok(['agent', 'spawn', 'implementer', '020', '-q']);
-    expect(q2.stdout).toBe('needs_review\n');
-    expect(q2.stderr).toBe('');
-    expect(f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl'))).toHaveLength(2);
-    expect(f.outputs('020').filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl'))).toHaveLength(1);
+      const q = f.ok(['agent', 'resume', '010', 'more', '--quiet']);
+      expect(q.stdout).toBe('needs_review\n');
+      expect(q.stderr).toBe('');
+      const q2 = f.ok(['agent', 'spawn', 'implementer', '020', '-q']);
+      expect(q2.stdout).toBe('needs_review\n');
+      expect(q2.stderr).toBe('');
+      expect(f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl'))).toHaveLength(2);
+      expect(f.outputs('020').filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl'))).toHaveLength(1);
 
-    // --json: one document on stdout, the progress view stays on stderr.
-    const j = f.ok(['agent', 'resume', '020', 'again', '--json']);
-    expect(j.stdout.trim().split('\n')).toHaveLength(1);
-    expect(j.json).toEqual({
-      ok: true,
-      data: {
-        agent: 'implementer',
-        agent_id: 'implementer-2',
-        task: '020',
-        executor: 'claude-code',
-        session_id: f.task('020').session_id,
-        status: 'needs_review',
-        events_file: only(
-          f.outputs('020').filter((p) => p.endsWith('-resume.jsonl')),
-          '020 resume events',
-        ),
-        denials: [],
-      },
-    });
-    expect(j.json?.data.events_file.startsWith(`${f.root}/.git/sow/agent-outputs/020/`), j.stdout).toBe(true);
-    expect(j.stderr).toContain('Task 020 is now needs_review');
-  });
+      // --json: one document on stdout, the progress view stays on stderr.
+      const j = f.ok(['agent', 'resume', '020', 'again', '--json']);
+      expect(j.stdout.trim().split('\n')).toHaveLength(1);
+      expect(j.json).toEqual({
+        ok: true,
+        data: {
+          agent: 'implementer',
+          agent_id: 'implementer-2',
+          task: '020',
+          executor: 'claude-code',
+          session_id: f.task('020').session_id,
+          status: 'needs_review',
+          events_file: only(
+            f.outputs('020').filter((p) => p.endsWith('-resume.jsonl')),
+            '020 resume events',
+          ),
+          denials: [],
+        },
+      });
+      expect(j.json?.data.events_file.startsWith(`${f.root}/.git/sow/agent-outputs/020/`), j.stdout).toBe(true);
+      expect(j.stderr).toContain('Task 020 is now needs_review');
+    },
+  );
   // A resume while the task is paused is not a new iteration: src/app/agent-executors.test.ts.
 
   it('a worker that leaves a process running in the background (holding its output) does not keep sow waiting', () => {
@@ -745,10 +763,12 @@ describe('raw events and the progress view', () => {
         expect(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]![0]).not.toBe('Z');
       expect(f.task().status).toBe('needs_review');
       expect(r.stderr).toContain(
-        'Note: implementer-1 left processes running that still held its output (a server started in the background?); sow went on without them',
+        'Note: implementer-1 left processes running that still held its output (a server started in the ' +
+          'background?); sow went on without them',
       );
       expect(r.stderr).toContain('Task 010 is now needs_review');
-      // The worker's own events were all read (its result is the last thing it printed), and its end says what happened.
+      // The worker's own events were all read (its result is the last thing it printed), and its end says what
+      // happened.
       const raw = only(
         f.outputs().filter((p) => p.endsWith('.jsonl') && !p.endsWith('.events.jsonl')),
         'one raw events file',

@@ -43,7 +43,8 @@ describe('tasks_approved is given in the state that asks for it, for tasks that 
       { human: true },
     );
     expect(said).toContain(
-      'tasks_approved is given in ImplementationPlanning, for the tasks as they are then, and the project is in PlanningActive',
+      'tasks_approved is given in ImplementationPlanning, for the tasks as they are then, and the project is in ' +
+        'PlanningActive',
     );
     expect(said).toContain(
       'advance to ImplementationPlanning; add the tasks there, show them to the human, then approve them',
@@ -82,41 +83,52 @@ describe('tasks_approved is given in the state that asks for it, for tasks that 
 });
 
 describe('the approval covers the tasks as they were when it was given', () => {
-  it('a task added after it: advance is blocked (exit 3) naming the task, status and continue say so; approved again, advance goes on', () => {
-    const repo = approvedTwo();
-    ok(repo, ['task', 'add', 'Sneaked in', '--agent', 'implementer']);
-    const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true });
-    expect(said).toContain(
-      "the approval of the tasks was withdrawn: task 030 added since it was given; once the human has seen them, approve again with 'sow phase set tasks_approved true'",
-    );
-    expect(expectEnvelope(repo.sow(['advance', '--json'])).error.details.withdrawn).toEqual([
-      { what: 'the tasks', changed: ['task 030 added'], again: 'sow phase set tasks_approved true' },
-    ]);
-    expect(ok(repo, ['status']).stdout).toContain(
-      '! the approval of the tasks was withdrawn: task 030 added since it was given',
-    );
-    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain(
-      'the approval of the tasks was withdrawn: task 030 added since it was given',
-    );
-    ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
-    expect(ok(repo, ['advance']).stderr).toContain('ImplementationPlanning → ImplementationExecuting');
-  });
+  it(
+    'a task added after it: advance is blocked (exit 3) naming the task, status and continue say so; approved ' +
+      'again, advance goes on',
+    () => {
+      const repo = approvedTwo();
+      ok(repo, ['task', 'add', 'Sneaked in', '--agent', 'implementer']);
+      const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true });
+      expect(said).toContain(
+        'the approval of the tasks was withdrawn: task 030 added since it was given; once the human has seen them, ' +
+          "approve again with 'sow phase set tasks_approved true'",
+      );
+      expect(expectEnvelope(repo.sow(['advance', '--json'])).error.details.withdrawn).toEqual([
+        { what: 'the tasks', changed: ['task 030 added'], again: 'sow phase set tasks_approved true' },
+      ]);
+      expect(ok(repo, ['status']).stdout).toContain(
+        '! the approval of the tasks was withdrawn: task 030 added since it was given',
+      );
+      expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain(
+        'the approval of the tasks was withdrawn: task 030 added since it was given',
+      );
+      ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
+      expect(ok(repo, ['advance']).stderr).toContain('ImplementationPlanning → ImplementationExecuting');
+    },
+  );
 
-  it('a description edited (by hand) and dependencies changed after it: blocked, naming each; a renamed task too', () => {
-    const repo = approvedTwo();
-    repo.write(description('010'), `${repo.read(description('010'))}Also read the user's config.\n`);
-    ok(repo, ['task', 'set', '--id', '020', 'dependencies', '010']);
-    const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(said).toContain(
-      "the approval of the tasks was withdrawn: 010's description changed; 020's dependencies changed since it was given",
-    );
-    ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
-    ok(repo, ['task', 'set', '--id', '010', 'name', 'Parse every config']);
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain("010's name changed since it was given");
-    ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
-    ok(repo, ['advance']);
-    expect(repo.yaml(PROJECT).statechart.current_state).toBe('ImplementationExecuting');
-  });
+  it(
+    'a description edited (by hand) and dependencies changed after it: ' + 'blocked, naming each; a renamed task too',
+    () => {
+      const repo = approvedTwo();
+      repo.write(description('010'), `${repo.read(description('010'))}Also read the user's config.\n`);
+      ok(repo, ['task', 'set', '--id', '020', 'dependencies', '010']);
+      const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
+      expect(said).toContain(
+        "the approval of the tasks was withdrawn: 010's description changed; 020's dependencies changed since " +
+          'it was given',
+      );
+      ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
+      ok(repo, ['task', 'set', '--id', '010', 'name', 'Parse every config']);
+      expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+        "010's name changed since it was given",
+      );
+      ok(repo, ['phase', 'set', 'tasks_approved', 'true']);
+      ok(repo, ['advance']);
+      expect(repo.yaml(PROJECT).statechart.current_state).toBe('ImplementationExecuting');
+    },
+  );
 
   it('a flag set by hand in the project file, without the record of what it covered, covers nothing', () => {
     const repo = inImplementationPlanning(fresh);
@@ -142,7 +154,8 @@ describe("a document's approval covers the content approved", () => {
     repo.write(TASK_LIST, '# Tasks\n\n- parse the config\n- and rewrite the deploy scripts\n');
     const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true });
     expect(said).toContain(
-      "the approval of planning/tasks.md was withdrawn: its content changed since it was given; once the human has seen it, approve again with 'sow output set --phase planning --index 0 approved true'",
+      'the approval of planning/tasks.md was withdrawn: its content changed since it was given; once the human has ' +
+        "seen it, approve again with 'sow output set --phase planning --index 0 approved true'",
     );
     expect(ok(repo, ['status']).stdout).toContain(
       '! the approval of planning/tasks.md was withdrawn: its content changed',
@@ -172,16 +185,19 @@ describe('a state set by hand whose guard does not hold', () => {
     return repo;
   }
   const UNMET =
-    'the project is in ReviewActive, but its guard does not hold: every task is completed or abandoned, with at least one completed (allTasksComplete, the way in from ImplementationExecuting)';
+    'the project is in ReviewActive, but its guard does not hold: every task is completed or abandoned, with at ' +
+    'least one completed (allTasksComplete, the way in from ImplementationExecuting)';
   const BACK =
-    "set it back to ImplementationExecuting, where its guard holds: in .sow/project/state.yaml, 'statechart.current_state: ImplementationExecuting'";
+    'set it back to ImplementationExecuting, where its guard holds: in .sow/project/state.yaml, ' +
+    "'statechart.current_state: ImplementationExecuting'";
 
   it('status warns in one line on stderr and says it in --json (state_problem); continue says it', () => {
     const repo = handSetReview();
     const r = ok(repo, ['status']);
     const warnings = r.stderr.split('\n').filter((l) => l.startsWith('warning:'));
     expect(warnings).toEqual([
-      `warning: ${UNMET}; ${BACK}; or make the guard hold (unfinished: 010 (pending), 020 (pending); finish them with 'sow task set --id <id> status completed' or drop them with 'sow task abandon --id <id>')`,
+      `warning: ${UNMET}; ${BACK}; or make the guard hold (unfinished: 010 (pending), 020 (pending); finish them ` +
+        `with 'sow task set --id <id> status completed' or drop them with 'sow task abandon --id <id>')`,
     ]);
     const json = repo.sow(['status', '--json']);
     expect(json.code).toBe(0);
@@ -211,33 +227,38 @@ describe('a state set by hand whose guard does not hold', () => {
     expect(state).toEqual({ id: 'state', status: 'fail', message: UNMET, fix: expect.stringContaining(BACK) });
   });
 
-  it('advance refuses (exit 3) with the way back, even when the guard out of the state holds; set back, all is well again', () => {
-    const repo = handSetReview();
-    repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
-    ok(repo, [
-      'output',
-      'add',
-      '--phase',
-      'review',
-      '--type',
-      'review',
-      '--path',
-      'review/report.md',
-      '--assessment',
-      'pass',
-      '--approved',
-      'true',
-    ]);
-    const said = expectFails(repo, ['advance'], 3, 'STATE_GUARD_UNMET', { human: true });
-    expect(said).toBe(
-      `cannot advance: ${UNMET}\n${BACK}; or make the guard hold (unfinished: 010 (pending), 020 (pending); finish them with 'sow task set --id <id> status completed' or drop them with 'sow task abandon --id <id>')`,
-    );
-    repo.write(
-      PROJECT,
-      repo.read(PROJECT).replace('current_state: ReviewActive', 'current_state: ImplementationExecuting'),
-    );
-    const status = ok(repo, ['status']);
-    expect(status.stderr).not.toContain('warning:');
-    expect(repo.sow(['doctor', '--json']).stdout).toContain('"id":"state","status":"ok"');
-  });
+  it(
+    'advance refuses (exit 3) with the way back, even when the guard out of the state holds; set back, all is ' +
+      'well again',
+    () => {
+      const repo = handSetReview();
+      repo.write('.sow/project/review/report.md', '# Review\n\nPass.\n');
+      ok(repo, [
+        'output',
+        'add',
+        '--phase',
+        'review',
+        '--type',
+        'review',
+        '--path',
+        'review/report.md',
+        '--assessment',
+        'pass',
+        '--approved',
+        'true',
+      ]);
+      const said = expectFails(repo, ['advance'], 3, 'STATE_GUARD_UNMET', { human: true });
+      expect(said).toBe(
+        `cannot advance: ${UNMET}\n${BACK}; or make the guard hold (unfinished: 010 (pending), 020 (pending); finish ` +
+          `them with 'sow task set --id <id> status completed' or drop them with 'sow task abandon --id <id>')`,
+      );
+      repo.write(
+        PROJECT,
+        repo.read(PROJECT).replace('current_state: ReviewActive', 'current_state: ImplementationExecuting'),
+      );
+      const status = ok(repo, ['status']);
+      expect(status.stderr).not.toContain('warning:');
+      expect(repo.sow(['doctor', '--json']).stdout).toContain('"id":"state","status":"ok"');
+    },
+  );
 });

@@ -37,30 +37,36 @@ describe('a branch without a project says which branches have one', () => {
     r.git(['checkout', '-q', 'main']);
   };
 
-  it('NO_PROJECT names the local branches whose last commit holds a project (not this one), and continue lists them too', () => {
-    repo = makeRepo();
-    repo.git(['add', '-A']);
-    repo.git(['commit', '-qm', 'sow init']);
-    const alone = repo.sow(['task', 'list', '--json']);
-    expect(alone.json?.error).toEqual({
-      code: 'NO_PROJECT',
-      message: 'there is no project on this branch',
-      hint: 'run \'sow project new <name> --description "..."\' to start one',
-    });
-    committed(repo, 'one');
-    committed(repo, 'two');
-    repo.git(['branch', 'plain']);
-    for (const args of [['task', 'list'], ['advance'], ['phase', 'get', 'status'], ['project', 'delete', '--yes']]) {
-      const r = repo.sow([...args, '--json']);
-      expect(r.code, `sow ${args.join(' ')}`).toBe(1);
-      expect(r.json?.error, `sow ${args.join(' ')}`).toMatchObject({
+  it(
+    'NO_PROJECT names the local branches whose last commit holds a project (not this one), and continue ' +
+      'lists them too',
+    () => {
+      repo = makeRepo();
+      repo.git(['add', '-A']);
+      repo.git(['commit', '-qm', 'sow init']);
+      const alone = repo.sow(['task', 'list', '--json']);
+      expect(alone.json?.error).toEqual({
         code: 'NO_PROJECT',
-        hint: "branches 'feat/one', 'feat/two' have projects: check one out ('git checkout feat/one'); or run 'sow project new <name> --description \"...\"' to start one here",
-        details: { branches_with_project: ['feat/one', 'feat/two'] },
+        message: 'there is no project on this branch',
+        hint: 'run \'sow project new <name> --description "..."\' to start one',
       });
-    }
-    expect(ok(repo, ['project', 'continue']).stdout).toContain('these branches have one: `feat/one`, `feat/two`');
-  });
+      committed(repo, 'one');
+      committed(repo, 'two');
+      repo.git(['branch', 'plain']);
+      for (const args of [['task', 'list'], ['advance'], ['phase', 'get', 'status'], ['project', 'delete', '--yes']]) {
+        const r = repo.sow([...args, '--json']);
+        expect(r.code, `sow ${args.join(' ')}`).toBe(1);
+        expect(r.json?.error, `sow ${args.join(' ')}`).toMatchObject({
+          code: 'NO_PROJECT',
+          hint:
+            "branches 'feat/one', 'feat/two' have projects: check one out ('git checkout feat/one'); or run 'sow " +
+            'project new <name> --description "..."\' to start one here',
+          details: { branches_with_project: ['feat/one', 'feat/two'] },
+        });
+      }
+      expect(ok(repo, ['project', 'continue']).stdout).toContain('these branches have one: `feat/one`, `feat/two`');
+    },
+  );
 
   it('where sow was never committed, not initialised: the hint names the branches that have a project', () => {
     repo = makeRepo();
@@ -69,7 +75,9 @@ describe('a branch without a project says which branches have one', () => {
     expect(r.code).toBe(1);
     expect(r.json?.error).toMatchObject({
       code: 'NOT_INITIALIZED',
-      hint: "run 'sow init' to use sow on this branch; or check out a branch that has a project ('feat/first': 'git checkout feat/first')",
+      hint:
+        "run 'sow init' to use sow on this branch; or check out a branch that has a project ('feat/first': 'git " +
+        "checkout feat/first')",
     });
   });
 });

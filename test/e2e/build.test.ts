@@ -44,39 +44,43 @@ describe('the build', () => {
 });
 
 describe('the installed package', () => {
-  it('needs no node_modules at run time: dist/ and templates/ alone run every kind of command (the libraries are bundled, so package.json lists them as devDependencies)', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
-      dependencies?: Record<string, string>;
-      files: string[];
-    };
-    expect(Object.keys(pkg.dependencies ?? {})).toEqual([]);
-    // What npm would install: the package's files, in a folder with no node_modules above it.
-    const alone = mkdtempSync(join(tmpdir(), 'sow-alone-'));
-    try {
-      build(join(alone, 'dist'));
-      cpSync(join(ROOT, 'templates'), join(alone, 'templates'), { recursive: true });
-      cpSync(join(ROOT, 'package.json'), join(alone, 'package.json'));
-      const sow = (args: string[], input?: string) =>
-        spawnSync(process.execPath, [join(alone, 'dist', 'sow.cjs'), ...args], {
-          cwd: alone,
-          encoding: 'utf8',
-          env: { ...process.env, ...TEST_ENV },
-          ...(input !== undefined ? { input } : {}),
-          timeout: 20_000,
-        });
-      expect(sow(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-      expect(JSON.parse(sow(['schema', 'project']).stdout).title).toContain('sow project state');
-      expect(sow(['completion', 'bash']).stdout).toContain('_sow_complete');
-      // The MCP server answers initialize from its own bundle.
-      const init = sow(
-        ['mcp'],
-        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
-      );
-      expect(init.stdout).toContain('"serverInfo":{"name":"sow"');
-    } finally {
-      rmSync(alone, { recursive: true, force: true });
-    }
-  });
+  it(
+    'needs no node_modules at run time: dist/ and templates/ alone run every kind of command (the libraries are ' +
+      'bundled, so package.json lists them as devDependencies)',
+    () => {
+      const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+        dependencies?: Record<string, string>;
+        files: string[];
+      };
+      expect(Object.keys(pkg.dependencies ?? {})).toEqual([]);
+      // What npm would install: the package's files, in a folder with no node_modules above it.
+      const alone = mkdtempSync(join(tmpdir(), 'sow-alone-'));
+      try {
+        build(join(alone, 'dist'));
+        cpSync(join(ROOT, 'templates'), join(alone, 'templates'), { recursive: true });
+        cpSync(join(ROOT, 'package.json'), join(alone, 'package.json'));
+        const sow = (args: string[], input?: string) =>
+          spawnSync(process.execPath, [join(alone, 'dist', 'sow.cjs'), ...args], {
+            cwd: alone,
+            encoding: 'utf8',
+            env: { ...process.env, ...TEST_ENV },
+            ...(input !== undefined ? { input } : {}),
+            timeout: 20_000,
+          });
+        expect(sow(['--version']).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+        expect(JSON.parse(sow(['schema', 'project']).stdout).title).toContain('sow project state');
+        expect(sow(['completion', 'bash']).stdout).toContain('_sow_complete');
+        // The MCP server answers initialize from its own bundle.
+        const init = sow(
+          ['mcp'],
+          `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
+        );
+        expect(init.stdout).toContain('"serverInfo":{"name":"sow"');
+      } finally {
+        rmSync(alone, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('the test environment', () => {

@@ -40,13 +40,19 @@ function scratch(): string {
   return d;
 }
 
-/** The command a hostile repository commits as a check: it leaves the marker and writes into the sentinel folder beside the clone. */
+/**
+ * The command a hostile repository commits as a check: it leaves the marker and writes into the sentinel folder
+ * beside the clone.
+ */
 const pwn = (h: Hostile) => `touch ${h.marker}; echo pwned > ${h.sentinel}/precious.txt`;
 
 const checksYaml = (checks: { name: string; run: string; when?: string[]; timeout?: number }[]) =>
   `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`).join('')}`;
 
-/** Someone else's repository in ImplementationExecuting (task 010 in progress), made once per file: `hostile(EXECUTING)`. */
+/**
+ * Someone else's repository in ImplementationExecuting (task 010 in progress), made once per file:
+ * `hostile(EXECUTING)`.
+ */
 const EXECUTING = {
   key: 'executing',
   setup: (origin: Repo) => {
@@ -85,60 +91,69 @@ const hashOf = (name: string, run: string) =>
 const ISO = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d+Z$/);
 
 describe('a cloned repository whose committed check runs anything', () => {
-  it('completing a task and sow check run refuse (exit 1, CHECKS_NOT_ALLOWED) and show the command; nothing ran, nothing outside touched', () => {
-    const o = hostile({ start: EXECUTING });
-    const state = scratch();
-    const env = { XDG_STATE_HOME: state };
-    const run = pwn(o);
-    const repo = cloned(o, checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]));
+  it(
+    'completing a task and sow check run refuse (exit 1, CHECKS_NOT_ALLOWED) and show the command; nothing ran, ' +
+      'nothing outside touched',
+    () => {
+      const o = hostile({ start: EXECUTING });
+      const state = scratch();
+      const env = { XDG_STATE_HOME: state };
+      const run = pwn(o);
+      const repo = cloned(o, checksYaml([{ name: 'pwn', run, when: ['task_complete'] }]));
 
-    const completion = expectFails(
-      repo,
-      ['task', 'set', '--id', '010', 'status', 'completed'],
-      1,
-      'CHECKS_NOT_ALLOWED',
-      { human: true, env },
-    );
-    expect(completion).toBe(
-      `task 010 was not completed (its task_complete checks run first); this command has not been allowed to run on this machine:\n  pwn: ${run}\n` +
-        "read what it would run; if you trust it, run 'sow check allow' (an agent shows this to the person and lets them decide; CI can set SOW_ALLOW_CHECKS=1 instead)",
-    );
-    const checkRun = expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { human: true, env });
-    expect(checkRun).toContain(
-      `no check was run; this command has not been allowed to run on this machine:\n  pwn: ${run}\n`,
-    );
+      const completion = expectFails(
+        repo,
+        ['task', 'set', '--id', '010', 'status', 'completed'],
+        1,
+        'CHECKS_NOT_ALLOWED',
+        { human: true, env },
+      );
+      expect(completion).toBe(
+        `task 010 was not completed (its task_complete checks run first); this command has not been allowed to run ` +
+          `on this machine:\n  pwn: ${run}\n` +
+          "read what it would run; if you trust it, run 'sow check allow' (an agent shows this to the person and " +
+          'lets them decide; CI can set SOW_ALLOW_CHECKS=1 instead)',
+      );
+      const checkRun = expectFails(repo, ['check', 'run'], 1, 'CHECKS_NOT_ALLOWED', { human: true, env });
+      expect(checkRun).toContain(
+        `no check was run; this command has not been allowed to run on this machine:\n  pwn: ${run}\n`,
+      );
 
-    // --json: the commands, exact, in the details.
-    const doc = expectEnvelope(repo.sow(['check', 'run', 'pwn', '--json'], { env }));
-    expect(doc.error.details).toEqual({
-      checks: [{ name: 'pwn', run }],
-      repository: realpathSync(repo.dir),
-      record: recordFile(state, repo),
-    });
-    expect(repo.yaml(taskFile('010')).status).toBe('in_progress');
-    o.untouched();
-    expect(readdirSync(state), 'nothing recorded').toEqual([]);
+      // --json: the commands, exact, in the details.
+      const doc = expectEnvelope(repo.sow(['check', 'run', 'pwn', '--json'], { env }));
+      expect(doc.error.details).toEqual({
+        checks: [{ name: 'pwn', run }],
+        repository: realpathSync(repo.dir),
+        record: recordFile(state, repo),
+      });
+      expect(repo.yaml(taskFile('010')).status).toBe('in_progress');
+      o.untouched();
+      expect(readdirSync(state), 'nothing recorded').toEqual([]);
 
-    // check list says so; doctor warns.
-    const list = ok(repo, ['check', 'list'], { env });
-    expect(list.stdout).toBe(`pwn  ${run}  (needed for task_complete; timeout 600 s; not allowed yet)\n`);
-    expect(list.stderr).toContain(
-      "A check is not allowed to run on this machine: read what it runs, then 'sow check allow' if you trust it",
-    );
-    expect(expectEnvelope(ok(repo, ['check', 'list', '--json'], { env })).data).toEqual([
-      { name: 'pwn', run, when: ['task_complete'], timeout: 600, allowed: false },
-    ]);
-    const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
-    const finding = (doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks');
-    expect(finding).toEqual({
-      id: 'checks',
-      status: 'warn',
-      message:
-        "1 of 1 declared check is not allowed to run on this machine: pwn; until then 'sow check run' and completing a task refuse it, and workers may not run it",
-      fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them",
-    });
-    o.untouched();
-  });
+      // check list says so; doctor warns.
+      const list = ok(repo, ['check', 'list'], { env });
+      expect(list.stdout).toBe(`pwn  ${run}  (needed for task_complete; timeout 600 s; not allowed yet)\n`);
+      expect(list.stderr).toContain(
+        "A check is not allowed to run on this machine: read what it runs, then 'sow check allow' if you trust it",
+      );
+      expect(expectEnvelope(ok(repo, ['check', 'list', '--json'], { env })).data).toEqual([
+        { name: 'pwn', run, when: ['task_complete'], timeout: 600, allowed: false },
+      ]);
+      const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
+      const finding = (doctor.ok ? doctor.data.checks : doctor.error.details.checks).find(
+        (c: any) => c.id === 'checks',
+      );
+      expect(finding).toEqual({
+        id: 'checks',
+        status: 'warn',
+        message:
+          "1 of 1 declared check is not allowed to run on this machine: pwn; until then 'sow check run' and " +
+          'completing a task refuse it, and workers may not run it',
+        fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them",
+      });
+      o.untouched();
+    },
+  );
 
   it('control characters in a command are shown escaped, never raw; --json keeps the command exact', () => {
     const o = hostile({ start: EXECUTING });
@@ -159,75 +174,85 @@ describe('a cloned repository whose committed check runs anything', () => {
 });
 
 describe('sow check allow', () => {
-  it('shows the commands; without a terminal it needs --yes (exit 2, nothing recorded); --yes records them; then they run', () => {
-    const o = hostile({ start: EXECUTING });
-    const state = scratch();
-    const env = { XDG_STATE_HOME: state };
-    const run = `touch ${o.marker}`;
-    const repo = cloned(
-      o,
-      checksYaml([
-        { name: 'unit', run, when: ['task_complete'] },
-        { name: 'lint', run: 'true' },
-      ]),
-    );
-    const root = realpathSync(repo.dir);
+  it(
+    'shows the commands; without a terminal it needs --yes (exit 2, nothing recorded); --yes records them; ' +
+      'then they run',
+    () => {
+      const o = hostile({ start: EXECUTING });
+      const state = scratch();
+      const env = { XDG_STATE_HOME: state };
+      const run = `touch ${o.marker}`;
+      const repo = cloned(
+        o,
+        checksYaml([
+          { name: 'unit', run, when: ['task_complete'] },
+          { name: 'lint', run: 'true' },
+        ]),
+      );
+      const root = realpathSync(repo.dir);
 
-    const asked = repo.sow(['check', 'allow'], { env });
-    expect(asked.code, show(asked)).toBe(2);
-    expect(asked.stderr).toBe(
-      `sow would run these 2 commands of .sow/config.yaml in ${root}, as you, whenever they are needed:\n  unit: ${run}\n  lint: true\n` +
-        'error: allowing these checks to run needs confirmation, and there is no terminal to ask on\nhint: pass --yes to confirm\n',
-    );
-    expect(expectEnvelope(repo.sow(['check', 'allow', '--json'], { env })).error.code).toBe('CONFIRMATION_REQUIRED');
-    expect(readdirSync(state)).toEqual([]);
-    expect(existsSync(o.marker)).toBe(false);
+      const asked = repo.sow(['check', 'allow'], { env });
+      expect(asked.code, show(asked)).toBe(2);
+      expect(asked.stderr).toBe(
+        `sow would run these 2 commands of .sow/config.yaml in ${root}, as you, whenever they are needed:\n  ` +
+          `unit: ${run}\n  lint: true\n` +
+          'error: allowing these checks to run needs confirmation, and there is no terminal to ask on\nhint: pass ' +
+          '--yes to confirm\n',
+      );
+      expect(expectEnvelope(repo.sow(['check', 'allow', '--json'], { env })).error.code).toBe('CONFIRMATION_REQUIRED');
+      expect(readdirSync(state)).toEqual([]);
+      expect(existsSync(o.marker)).toBe(false);
 
-    const allowed = ok(repo, ['check', 'allow', '--yes'], { env });
-    expect(allowed.stderr).toContain(`  unit: ${run}\n  lint: true\n`);
-    expect(allowed.stderr).toContain(
-      `Allowed 2 checks (unit, lint) to run in ${root}; recorded in ${recordFile(state, repo)} ('sow check forget' withdraws it)`,
-    );
-    // The record: outside the repository, exactly the commands shown, each with its hash.
-    expect(recordOf(state, repo)).toEqual({
-      version: 1,
-      repository: root,
-      checks: [
-        { name: 'unit', run, sha256: hashOf('unit', run), allowed_at: ISO },
-        { name: 'lint', run: 'true', sha256: hashOf('lint', 'true'), allowed_at: ISO },
-      ],
-    });
-    expect(repo.git(['status', '--porcelain']), 'nothing in the repository').toBe('');
-    expect(ok(repo, ['check', 'list'], { env }).stdout).toBe(
-      `unit  ${run}  (needed for task_complete; timeout 600 s; allowed)\nlint  true  (run by hand; timeout 600 s; allowed)\n`,
-    );
-    const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
-    expect((doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks')).toEqual({
-      id: 'checks',
-      status: 'ok',
-      message: 'all 2 declared checks are allowed to run here',
-    });
+      const allowed = ok(repo, ['check', 'allow', '--yes'], { env });
+      expect(allowed.stderr).toContain(`  unit: ${run}\n  lint: true\n`);
+      expect(allowed.stderr).toContain(
+        `Allowed 2 checks (unit, lint) to run in ${root}; recorded in ${recordFile(state, repo)} ('sow check forget' ` +
+          `withdraws it)`,
+      );
+      // The record: outside the repository, exactly the commands shown, each with its hash.
+      expect(recordOf(state, repo)).toEqual({
+        version: 1,
+        repository: root,
+        checks: [
+          { name: 'unit', run, sha256: hashOf('unit', run), allowed_at: ISO },
+          { name: 'lint', run: 'true', sha256: hashOf('lint', 'true'), allowed_at: ISO },
+        ],
+      });
+      expect(repo.git(['status', '--porcelain']), 'nothing in the repository').toBe('');
+      expect(ok(repo, ['check', 'list'], { env }).stdout).toBe(
+        `unit  ${run}  (needed for task_complete; timeout 600 s; allowed)\nlint  true  (run by hand; timeout 600 s; ` +
+          `allowed)\n`,
+      );
+      const doctor = expectEnvelope(repo.sow(['doctor', '--json'], { env }));
+      expect(
+        (doctor.ok ? doctor.data.checks : doctor.error.details.checks).find((c: any) => c.id === 'checks'),
+      ).toEqual({
+        id: 'checks',
+        status: 'ok',
+        message: 'all 2 declared checks are allowed to run here',
+      });
 
-    // Allowed: completing runs the check, check run runs them.
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed'], { env });
-    expect(existsSync(o.marker)).toBe(true);
-    expect(repo.yaml(taskFile('010')).status).toBe('completed');
-    rmSync(o.marker);
-    expect(ok(repo, ['check', 'run'], { env }).stdout).toMatch(
-      /^✓ unit {2}passed in \d+\.\d s\n✓ lint {2}passed in \d+\.\d s\n$/,
-    );
-    expect(existsSync(o.marker)).toBe(true);
+      // Allowed: completing runs the check, check run runs them.
+      ok(repo, ['task', 'set', '--id', '010', 'status', 'completed'], { env });
+      expect(existsSync(o.marker)).toBe(true);
+      expect(repo.yaml(taskFile('010')).status).toBe('completed');
+      rmSync(o.marker);
+      expect(ok(repo, ['check', 'run'], { env }).stdout).toMatch(
+        /^✓ unit {2}passed in \d+\.\d s\n✓ lint {2}passed in \d+\.\d s\n$/,
+      );
+      expect(existsSync(o.marker)).toBe(true);
 
-    // Again: nothing to ask.
-    const again = ok(repo, ['check', 'allow'], { env });
-    expect(again.stderr).toBe('All 2 checks are allowed already\n');
-    expect(expectEnvelope(ok(repo, ['check', 'allow', '--json'], { env })).data).toEqual({
-      repository: root,
-      record: recordFile(state, repo),
-      allowed: [],
-      already: ['unit', 'lint'],
-    });
-  });
+      // Again: nothing to ask.
+      const again = ok(repo, ['check', 'allow'], { env });
+      expect(again.stderr).toBe('All 2 checks are allowed already\n');
+      expect(expectEnvelope(ok(repo, ['check', 'allow', '--json'], { env })).data).toEqual({
+        repository: root,
+        record: recordFile(state, repo),
+        allowed: [],
+        already: ['unit', 'lint'],
+      });
+    },
+  );
 
   const hasScript = process.platform === 'linux' && spawnSync('script', ['--version']).status === 0;
   it.skipIf(!hasScript)('on a terminal it asks, and records only on yes', () => {
@@ -305,7 +330,8 @@ describe('sow check allow', () => {
     expect(
       expectFails(repo, ['check', 'run'], 2, 'USAGE', { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: 'yes' } }),
     ).toBe(
-      "SOW_ALLOW_CHECKS='yes' is neither 1 nor 0\nset SOW_ALLOW_CHECKS=1 to let every declared check run without 'sow check allow' (for CI), or unset it",
+      "SOW_ALLOW_CHECKS='yes' is neither 1 nor 0\nset SOW_ALLOW_CHECKS=1 to let every declared check run without " +
+        "'sow check allow' (for CI), or unset it",
     );
     o.untouched();
     expect(ok(repo, ['check', 'list'], { env: { XDG_STATE_HOME: state, SOW_ALLOW_CHECKS: '1' } }).stdout).toContain(
@@ -443,10 +469,12 @@ describe('a worker never widens its own rights', () => {
     const r = f.ok(['agent', 'spawn', 'implementer', '010', '--verbose'], env);
     expect(allowedTools(f.world.calls()[0]!.argv)).toEqual(['Bash(sow *)', `Bash(${UNIT})`]);
     expect(r.stderr).toContain(
-      "warning: the check lint in .sow/config.yaml is not allowed to run on this machine, so the worker may not run it; review it ('sow check list') and run 'sow check allow'\n",
+      'warning: the check lint in .sow/config.yaml is not allowed to run on this machine, so the worker may not ' +
+        "run it; review it ('sow check list') and run 'sow check allow'\n",
     );
     expect(r.stderr).toContain(
-      `  Note: permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run \`sow\`, \`${UNIT}\`; it refuses anything else\n`,
+      `  Note: permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run \`sow\`, ` +
+        `\`${UNIT}\`; it refuses anything else\n`,
     );
 
     // Nothing allowed: only sow; everything allowed: both, no warning.
@@ -467,88 +495,92 @@ describe('a worker never widens its own rights', () => {
     ).not.toContain('warning');
   });
 
-  it('a worker that adds a check cannot allow it, nor run it with SOW_ALLOW_CHECKS=1, nor forget — also with its markers unset', () => {
-    const f = workers(CLAUDE);
-    const o = hostile();
-    const state = scratch();
-    const out = scratch();
-    f.ok(['check', 'allow', '--yes'], { XDG_STATE_HOME: state });
-    const recorded = readFileSync(recordFile(state, f.repo), 'utf8');
-    const markers = ['SOW_AGENT_ID', 'SOW_SESSION_ID', 'SOW_AGENT', 'SOW_TASK_ID', 'SOW_PROJECT_ROOT', 'SOW_BIN'];
-    const linux = process.platform === 'linux';
-    const attempts: { name: string; step: Record<string, unknown>; code: string }[] = [
-      { name: 'allow', step: { try: ['check', 'allow', '--yes', '--json'] }, code: 'WORKER_CANNOT_ALLOW' },
-      {
-        name: 'env',
-        step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' } },
-        code: 'CHECKS_NOT_ALLOWED',
-      },
-      {
-        name: 'complete',
-        step: { try: ['task', 'set', 'status', 'completed', '--json'], env: { SOW_ALLOW_CHECKS: '1' } },
-        code: 'CHECKS_NOT_ALLOWED',
-      },
-      { name: 'forget', step: { try: ['check', 'forget', '--json'] }, code: 'WORKER_CANNOT_ALLOW' },
-      // Its own markers removed: its agent CLI, as sow started it, still carries them (Linux).
-      ...(linux
-        ? [
-            {
-              name: 'allow-unset',
-              step: { try: ['check', 'allow', '--yes', '--json'], unset: markers },
-              code: 'WORKER_CANNOT_ALLOW',
-            },
-            {
-              name: 'env-unset',
-              step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' }, unset: markers },
-              code: 'CHECKS_NOT_ALLOWED',
-            },
-          ]
-        : []),
-    ];
-    const script = [
-      {
-        append: '.sow/config.yaml',
-        text: `  - name: pwn\n    run: ${JSON.stringify(pwn(o))}\n    when: [task_complete]\n`,
-      },
-      ...attempts.map((a) => ({ ...a.step, out: join(out, `${a.name}.json`) })),
-      ['task', 'set', 'status', 'needs_review'],
-    ];
-    const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], {
-      XDG_STATE_HOME: state,
-      FAKE_AGENT_SCRIPT: JSON.stringify(script),
-    });
-    expect(r.stdout).toBe('needs_review\n');
-    const agentCli = f.world.calls()[0]!;
-    for (const a of attempts) {
-      const got = JSON.parse(readFileSync(join(out, `${a.name}.json`), 'utf8'));
-      expect(got.code, `${a.name}: ${got.stdout}${got.stderr}`).toBe(1);
-      const doc = JSON.parse(got.stdout);
-      expect(doc.error.code, a.name).toBe(a.code);
-      if (a.name.endsWith('-unset')) {
-        // Found through its parent: the fake agent CLI, in the environment sow started it with.
-        expect(doc.error.details.worker, a.name).toEqual({
-          pid: agentCli.pid,
-          command: expect.any(String),
-          variable: 'SOW_AGENT_ID',
-        });
+  it(
+    'a worker that adds a check cannot allow it, nor run it with SOW_ALLOW_CHECKS=1, nor forget — also with its ' +
+      'markers unset',
+    () => {
+      const f = workers(CLAUDE);
+      const o = hostile();
+      const state = scratch();
+      const out = scratch();
+      f.ok(['check', 'allow', '--yes'], { XDG_STATE_HOME: state });
+      const recorded = readFileSync(recordFile(state, f.repo), 'utf8');
+      const markers = ['SOW_AGENT_ID', 'SOW_SESSION_ID', 'SOW_AGENT', 'SOW_TASK_ID', 'SOW_PROJECT_ROOT', 'SOW_BIN'];
+      const linux = process.platform === 'linux';
+      const attempts: { name: string; step: Record<string, unknown>; code: string }[] = [
+        { name: 'allow', step: { try: ['check', 'allow', '--yes', '--json'] }, code: 'WORKER_CANNOT_ALLOW' },
+        {
+          name: 'env',
+          step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' } },
+          code: 'CHECKS_NOT_ALLOWED',
+        },
+        {
+          name: 'complete',
+          step: { try: ['task', 'set', 'status', 'completed', '--json'], env: { SOW_ALLOW_CHECKS: '1' } },
+          code: 'CHECKS_NOT_ALLOWED',
+        },
+        { name: 'forget', step: { try: ['check', 'forget', '--json'] }, code: 'WORKER_CANNOT_ALLOW' },
+        // Its own markers removed: its agent CLI, as sow started it, still carries them (Linux).
+        ...(linux
+          ? [
+              {
+                name: 'allow-unset',
+                step: { try: ['check', 'allow', '--yes', '--json'], unset: markers },
+                code: 'WORKER_CANNOT_ALLOW',
+              },
+              {
+                name: 'env-unset',
+                step: { try: ['check', 'run', 'pwn', '--json'], env: { SOW_ALLOW_CHECKS: '1' }, unset: markers },
+                code: 'CHECKS_NOT_ALLOWED',
+              },
+            ]
+          : []),
+      ];
+      const script = [
+        {
+          append: '.sow/config.yaml',
+          text: `  - name: pwn\n    run: ${JSON.stringify(pwn(o))}\n    when: [task_complete]\n`,
+        },
+        ...attempts.map((a) => ({ ...a.step, out: join(out, `${a.name}.json`) })),
+        ['task', 'set', 'status', 'needs_review'],
+      ];
+      const r = f.ok(['agent', 'spawn', 'implementer', '010', '-q'], {
+        XDG_STATE_HOME: state,
+        FAKE_AGENT_SCRIPT: JSON.stringify(script),
+      });
+      expect(r.stdout).toBe('needs_review\n');
+      const agentCli = f.world.calls()[0]!;
+      for (const a of attempts) {
+        const got = JSON.parse(readFileSync(join(out, `${a.name}.json`), 'utf8'));
+        expect(got.code, `${a.name}: ${got.stdout}${got.stderr}`).toBe(1);
+        const doc = JSON.parse(got.stdout);
+        expect(doc.error.code, a.name).toBe(a.code);
+        if (a.name.endsWith('-unset')) {
+          // Found through its parent: the fake agent CLI, in the environment sow started it with.
+          expect(doc.error.details.worker, a.name).toEqual({
+            pid: agentCli.pid,
+            command: expect.any(String),
+            variable: 'SOW_AGENT_ID',
+          });
+        }
+        if (a.code === 'WORKER_CANNOT_ALLOW')
+          expect(doc.error.message, a.name).toContain('a worker cannot widen its own rights');
+        if (a.code === 'CHECKS_NOT_ALLOWED') {
+          expect(doc.error.details.environment_ignored, a.name).toBe(true);
+          expect(doc.error.hint, a.name).toContain(
+            'a worker cannot allow checks (this sow runs under one: SOW_AGENT_ID in ',
+          );
+          expect(
+            doc.error.details.checks.map((c: any) => c.name),
+            a.name,
+          ).toEqual(['pwn']);
+        }
       }
-      if (a.code === 'WORKER_CANNOT_ALLOW')
-        expect(doc.error.message, a.name).toContain('a worker cannot widen its own rights');
-      if (a.code === 'CHECKS_NOT_ALLOWED') {
-        expect(doc.error.details.environment_ignored, a.name).toBe(true);
-        expect(doc.error.hint, a.name).toContain(
-          'a worker cannot allow checks (this sow runs under one: SOW_AGENT_ID in ',
-        );
-        expect(
-          doc.error.details.checks.map((c: any) => c.name),
-          a.name,
-        ).toEqual(['pwn']);
-      }
-    }
-    o.untouched();
-    expect(readFileSync(recordFile(state, f.repo), 'utf8'), 'the record is as the person left it').toBe(recorded);
-    expect(f.task().status).toBe('needs_review');
-  });
+      o.untouched();
+      expect(readFileSync(recordFile(state, f.repo), 'utf8'), 'the record is as the person left it').toBe(recorded);
+      expect(f.task().status).toBe('needs_review');
+    },
+  );
 
   it('SOW_ALLOW_CHECKS=1 given to sow agent spawn reaches its worker (CI): its completion runs the checks', () => {
     const f = workers(CLAUDE);

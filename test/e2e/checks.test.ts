@@ -58,7 +58,8 @@ function declare(repo: Repo, checks: CheckDecl[]): void {
     `checks:\n${checks
       .map(
         (c) =>
-          `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`,
+          `  - name: ${c.name}\n    ` +
+          `run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`,
       )
       .join('')}`,
   );
@@ -120,12 +121,11 @@ async function until(what: () => boolean, ms = 120_000): Promise<boolean> {
 
 const logs = (repo: Repo) => (repo.exists(EVIDENCE_DIR) ? readdirSync(join(repo.dir, EVIDENCE_DIR)).sort() : []);
 
-// In-process (src/app/checks.test.ts): the code a run records (dirty, commit, tree), which checks
-// run (named ones each once, an unknown name with and without a did-you-mean, none declared), a
-// status other than completed running none, evidence no one can forge, a completion refused before any check runs, evidence placed after the documents
-// people approve by index, and the FinalizeChecks guard (missing, failed, stale, fresh again, a
-// commit of .sow/ alone; a changed command, evidence of another phase, no finalize checks,
-// outside FinalizeChecks).
+// In-process (src/app/checks.test.ts): the code a run records (dirty, commit, tree), which checks run (named ones each
+// once, an unknown name with and without a did-you-mean, none declared), a status other than completed running none,
+// evidence no one can forge, a completion refused before any check runs, evidence placed after the documents people
+// approve by index, and the FinalizeChecks guard (missing, failed, stale, fresh again, a commit of .sow/ alone; a
+// changed command, evidence of another phase, no finalize checks, outside FinalizeChecks).
 
 describe('sow check list', () => {
   it('without checks: says how to declare them, with an example (exit 0, an empty list)', () => {
@@ -163,69 +163,73 @@ describe('sow check list', () => {
 });
 
 describe('sow check run', () => {
-  it('runs passing and failing checks in the repository root: a line each, exit 1, evidence with its metadata and log', async () => {
-    const repo = withCode();
-    declare(repo, [
-      { name: 'unit', run: 'echo "unit says hi"; echo "to stderr" >&2; pwd' },
-      { name: 'lint', run: 'echo "lint found 3 problems"; exit 2' },
-    ]);
-    const tree = codeTree(repo);
-    const head = repo.git(['rev-parse', 'HEAD']);
-    const r = repo.sow(['check', 'run'], { cwd: 'src' });
-    expect(r.code, r.stderr).toBe(1);
-    const lines = r.stdout.trimEnd().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toMatch(/^✓ unit {2}passed in \d+\.\d s$/);
-    expect(lines[1]).toMatch(
-      /^✗ lint {2}failed \(exit 2\) in \d+\.\d s — \.sow\/project\/evidence\/\d{8}T\d{6}\.\d{3}Z-lint\.log$/,
-    );
-    expect(r.stderr).toContain('error: 1 of 2 checks failed: lint (exit 2)');
-    expect(r.stderr).toMatch(
-      /hint: read the log \(\.sow\/project\/evidence\/\S+-lint\.log\), fix the cause, then run 'sow check run lint'/,
-    );
+  it(
+    'runs passing and failing checks in the repository root: a line each, exit 1, evidence with its ' +
+      'metadata and log',
+    async () => {
+      const repo = withCode();
+      declare(repo, [
+        { name: 'unit', run: 'echo "unit says hi"; echo "to stderr" >&2; pwd' },
+        { name: 'lint', run: 'echo "lint found 3 problems"; exit 2' },
+      ]);
+      const tree = codeTree(repo);
+      const head = repo.git(['rev-parse', 'HEAD']);
+      const r = repo.sow(['check', 'run'], { cwd: 'src' });
+      expect(r.code, r.stderr).toBe(1);
+      const lines = r.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^✓ unit {2}passed in \d+\.\d s$/);
+      expect(lines[1]).toMatch(
+        /^✗ lint {2}failed \(exit 2\) in \d+\.\d s — \.sow\/project\/evidence\/\d{8}T\d{6}\.\d{3}Z-lint\.log$/,
+      );
+      expect(r.stderr).toContain('error: 1 of 2 checks failed: lint (exit 2)');
+      expect(r.stderr).toMatch(
+        /hint: read the log \(\.sow\/project\/evidence\/\S+-lint\.log\), fix the cause, then run 'sow check run lint'/,
+      );
 
-    // Recorded on the phase in progress, in order, each with its log and what the code was.
-    const outputs = repo.yaml(PROJECT).phases.implementation.outputs;
-    expect(outputs).toEqual([
-      {
-        type: 'evidence',
-        path: expect.stringMatching(LOG),
-        created_at: ISO,
-        metadata: {
-          check: 'unit',
-          run: 'echo "unit says hi"; echo "to stderr" >&2; pwd',
-          exit_code: 0,
-          duration_ms: expect.any(Number),
-          commit: head,
-          dirty: false,
-          tree,
+      // Recorded on the phase in progress, in order, each with its log and what the code was.
+      const outputs = repo.yaml(PROJECT).phases.implementation.outputs;
+      expect(outputs).toEqual([
+        {
+          type: 'evidence',
+          path: expect.stringMatching(LOG),
+          created_at: ISO,
+          metadata: {
+            check: 'unit',
+            run: 'echo "unit says hi"; echo "to stderr" >&2; pwd',
+            exit_code: 0,
+            duration_ms: expect.any(Number),
+            commit: head,
+            dirty: false,
+            tree,
+          },
         },
-      },
-      {
-        type: 'evidence',
-        path: expect.stringMatching(LOG),
-        created_at: ISO,
-        metadata: {
-          check: 'lint',
-          run: 'echo "lint found 3 problems"; exit 2',
-          exit_code: 2,
-          duration_ms: expect.any(Number),
-          commit: head,
-          dirty: false,
-          tree,
+        {
+          type: 'evidence',
+          path: expect.stringMatching(LOG),
+          created_at: ISO,
+          metadata: {
+            check: 'lint',
+            run: 'echo "lint found 3 problems"; exit 2',
+            exit_code: 2,
+            duration_ms: expect.any(Number),
+            commit: head,
+            dirty: false,
+            tree,
+          },
         },
-      },
-    ]);
-    expect(lines[1]).toContain(outputs[1].path);
-    // The logs: stdout and stderr, and the shell ran in the repository root (not in src/).
-    const unitLog = repo.read(`.sow/project/${outputs[0].path}`);
-    expect(unitLog).toContain('unit says hi\nto stderr\n');
-    expect(unitLog).toContain(`\n${repo.dir}\n`);
-    expect(unitLog.split('\n')[0]).toBe('# sow check unit: echo "unit says hi"; echo "to stderr" >&2; pwd');
-    expect(unitLog).toMatch(/# sow: exit 0 after \d+\.\d s\n$/);
-    expect(repo.read(`.sow/project/${outputs[1].path}`)).toMatch(/lint found 3 problems\n# sow: exit 2 after/);
-    expect(logs(repo)).toHaveLength(2);
-  });
+      ]);
+      expect(lines[1]).toContain(outputs[1].path);
+      // The logs: stdout and stderr, and the shell ran in the repository root (not in src/).
+      const unitLog = repo.read(`.sow/project/${outputs[0].path}`);
+      expect(unitLog).toContain('unit says hi\nto stderr\n');
+      expect(unitLog).toContain(`\n${repo.dir}\n`);
+      expect(unitLog.split('\n')[0]).toBe('# sow check unit: echo "unit says hi"; echo "to stderr" >&2; pwd');
+      expect(unitLog).toMatch(/# sow: exit 0 after \d+\.\d s\n$/);
+      expect(repo.read(`.sow/project/${outputs[1].path}`)).toMatch(/lint found 3 problems\n# sow: exit 2 after/);
+      expect(logs(repo)).toHaveLength(2);
+    },
+  );
 
   it('all passing: exit 0 and a line each; only the named checks run, each once', async () => {
     const repo = withCode();
@@ -308,64 +312,71 @@ describe('sow check run', () => {
     expect(failed.stderr).toBe('');
   });
 
-  it('a timeout stops the whole process group: the check fails with "timed out", exit_code null, no process left', async () => {
-    const repo = withCode();
-    const pids = scratch();
-    declare(repo, [
-      { name: 'slow', run: `echo $$ > ${pids}/shell; sleep 60 & echo $! > ${pids}/grandchild; wait`, timeout: 1 },
-    ]);
-    const r = repo.sow(['check', 'run', 'slow']);
-    expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^✗ slow {2}timed out after 1 s — \.sow\/project\/evidence\/\S+-slow\.log\n$/);
-    expect(r.stderr).toContain('1 of 1 check failed: slow (timed out after 1 s)');
-    const [evidence] = repo.yaml(PROJECT).phases.implementation.outputs;
-    expect(evidence.metadata).toMatchObject({ check: 'slow', exit_code: null });
-    expect(evidence.metadata.duration_ms).toBeGreaterThanOrEqual(1000);
-    expect(repo.read(`.sow/project/${evidence.path}`)).toContain(
-      '# sow: timed out after 1 s; its processes were stopped',
-    );
-    for (const who of ['shell', 'grandchild']) {
-      const pid = Number(readFileSync(join(pids, who), 'utf8'));
-      expect(await until(() => !running(pid)), `${who} ${pid} still runs`).toBe(true);
-    }
-  });
+  it(
+    'a timeout stops the whole process group: ' + 'the check fails with "timed out", exit_code null, no process left',
+    async () => {
+      const repo = withCode();
+      const pids = scratch();
+      declare(repo, [
+        { name: 'slow', run: `echo $$ > ${pids}/shell; sleep 60 & echo $! > ${pids}/grandchild; wait`, timeout: 1 },
+      ]);
+      const r = repo.sow(['check', 'run', 'slow']);
+      expect(r.code).toBe(1);
+      expect(r.stdout).toMatch(/^✗ slow {2}timed out after 1 s — \.sow\/project\/evidence\/\S+-slow\.log\n$/);
+      expect(r.stderr).toContain('1 of 1 check failed: slow (timed out after 1 s)');
+      const [evidence] = repo.yaml(PROJECT).phases.implementation.outputs;
+      expect(evidence.metadata).toMatchObject({ check: 'slow', exit_code: null });
+      expect(evidence.metadata.duration_ms).toBeGreaterThanOrEqual(1000);
+      expect(repo.read(`.sow/project/${evidence.path}`)).toContain(
+        '# sow: timed out after 1 s; its processes were stopped',
+      );
+      for (const who of ['shell', 'grandchild']) {
+        const pid = Number(readFileSync(join(pids, who), 'utf8'));
+        expect(await until(() => !running(pid)), `${who} ${pid} still runs`).toBe(true);
+      }
+    },
+  );
 
-  it('Ctrl-C stops the running check and its children and exits 130, saying what it stopped; nothing is recorded and no log is left half-written', async () => {
-    const repo = withCode();
-    const pids = scratch();
-    declare(repo, [
-      { name: 'unit', run: 'echo unit ran' },
-      { name: 'slow', run: `echo compiling; sleep 60 & echo $! > ${pids}/grandchild; wait` },
-    ]);
-    const before = repo.snapshot();
-    const child = spawn(process.execPath, [SOW, 'check', 'run'], {
-      cwd: repo.dir,
-      env: { ...process.env, ...TEST_ENV },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-    expect(
-      await until(
-        () => existsSync(join(pids, 'grandchild')) && readFileSync(join(pids, 'grandchild'), 'utf8').trim() !== '',
-      ),
-    ).toBe(true);
-    const grandchild = Number(readFileSync(join(pids, 'grandchild'), 'utf8'));
-    expect(running(grandchild)).toBe(true);
-    child.kill('SIGINT');
-    expect(await exited).toBe(130);
-    expect(await until(() => !running(grandchild)), 'the check outlived sow').toBe(true);
-    expect(stdout).toMatch(/^✓ unit  passed in .*\n$/);
-    expect(stderr).toMatch(
-      /^error: interrupted: the check slow was stopped after \d+\.\d s \(unit had passed\); nothing was recorded, and this run's logs were removed; its last lines:\n {2}\| compiling\nhint: run the command again when you are ready: the checks start over\n$/,
-    );
-    expect(repo.yaml(PROJECT).phases.implementation.outputs).toEqual([]);
-    expect(existsSync(join(repo.dir, EVIDENCE_DIR)) ? readdirSync(join(repo.dir, EVIDENCE_DIR)) : []).toEqual([]);
-    expect(repo.snapshot()).toEqual(before);
-  });
+  it(
+    'Ctrl-C stops the running check and its children and exits 130, saying what it stopped; nothing is recorded and ' +
+      'no log is left half-written',
+    async () => {
+      const repo = withCode();
+      const pids = scratch();
+      declare(repo, [
+        { name: 'unit', run: 'echo unit ran' },
+        { name: 'slow', run: `echo compiling; sleep 60 & echo $! > ${pids}/grandchild; wait` },
+      ]);
+      const before = repo.snapshot();
+      const child = spawn(process.execPath, [SOW, 'check', 'run'], {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      expect(
+        await until(
+          () => existsSync(join(pids, 'grandchild')) && readFileSync(join(pids, 'grandchild'), 'utf8').trim() !== '',
+        ),
+      ).toBe(true);
+      const grandchild = Number(readFileSync(join(pids, 'grandchild'), 'utf8'));
+      expect(running(grandchild)).toBe(true);
+      child.kill('SIGINT');
+      expect(await exited).toBe(130);
+      expect(await until(() => !running(grandchild)), 'the check outlived sow').toBe(true);
+      expect(stdout).toMatch(/^✓ unit  passed in .*\n$/);
+      expect(stderr).toMatch(
+        /^error: interrupted: the check slow was stopped after \d+\.\d s \(unit had passed\); nothing was recorded, and this run's logs were removed; its last lines:\n {2}\| compiling\nhint: run the command again when you are ready: the checks start over\n$/,
+      );
+      expect(repo.yaml(PROJECT).phases.implementation.outputs).toEqual([]);
+      expect(existsSync(join(repo.dir, EVIDENCE_DIR)) ? readdirSync(join(repo.dir, EVIDENCE_DIR)) : []).toEqual([]);
+      expect(repo.snapshot()).toEqual(before);
+    },
+  );
 
   it('holds no lock while a check runs: other commands write meanwhile, and both changes stay', async () => {
     const repo = withCode();
@@ -385,18 +396,21 @@ describe('sow check run', () => {
     expect(repo.exists(taskFile('020'))).toBe(true);
   });
 
-  it('an unknown name: exit 1 with the declared names and a did-you-mean; nothing runs, nothing is written', async () => {
-    const repo = withCode();
-    const marks = scratch();
-    declare(repo, [
-      { name: 'unit', run: `touch ${marks}/ran` },
-      { name: 'lint', run: `touch ${marks}/ran` },
-    ]);
-    const said = expectFails(repo, ['check', 'run', 'unit', 'lnt'], 1, 'CHECK_NOT_FOUND', { human: true });
-    expect(said).toBe("no check named 'lnt'; did you mean 'lint'?\nthe declared checks: unit, lint");
-    expect(existsSync(join(marks, 'ran'))).toBe(false);
-    expect(logs(repo)).toEqual([]);
-  });
+  it(
+    'an unknown name: exit 1 with the declared names and a did-you-mean; ' + 'nothing runs, nothing is written',
+    async () => {
+      const repo = withCode();
+      const marks = scratch();
+      declare(repo, [
+        { name: 'unit', run: `touch ${marks}/ran` },
+        { name: 'lint', run: `touch ${marks}/ran` },
+      ]);
+      const said = expectFails(repo, ['check', 'run', 'unit', 'lnt'], 1, 'CHECK_NOT_FOUND', { human: true });
+      expect(said).toBe("no check named 'lnt'; did you mean 'lint'?\nthe declared checks: unit, lint");
+      expect(existsSync(join(marks, 'ran'))).toBe(false);
+      expect(logs(repo)).toEqual([]);
+    },
+  );
 
   it('no checks declared: says how to declare them (exit 0)', () => {
     const repo = withCode();
@@ -431,30 +445,34 @@ describe('sow check run', () => {
 });
 
 describe('task set … status completed runs the task_complete checks', () => {
-  it('passing: the task is completed and the evidence recorded on it in the same write; finalize-only checks do not run', async () => {
-    const repo = withCode();
-    const marks = scratch();
-    declare(repo, [
-      { name: 'unit', run: `echo unit >> ${marks}/ran`, when: ['task_complete', 'finalize'] },
-      { name: 'e2e', run: `echo e2e >> ${marks}/ran`, when: ['finalize'] },
-    ]);
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-    const r = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
-    expect(readFileSync(join(marks, 'ran'), 'utf8')).toBe('unit\n');
-    expect(r.stderr).toMatch(/^✓ unit {2}passed in /m);
-    expect(r.stderr).toContain('Set task 010 status = "completed" (its check passed)');
-    const task = repo.yaml(taskFile('010'));
-    expect(task.status).toBe('completed');
-    expect(task.outputs).toEqual([
-      {
-        type: 'evidence',
-        path: expect.stringMatching(LOG),
-        created_at: ISO,
-        metadata: expect.objectContaining({ check: 'unit', exit_code: 0, commit: SHA, tree: codeTree(repo) }),
-      },
-    ]);
-    expect(repo.read(`.sow/project/${task.outputs[0].path}`)).toContain('unit');
-  });
+  it(
+    'passing: the task is completed and the evidence recorded on it in the same write; finalize-only checks ' +
+      'do not run',
+    async () => {
+      const repo = withCode();
+      const marks = scratch();
+      declare(repo, [
+        { name: 'unit', run: `echo unit >> ${marks}/ran`, when: ['task_complete', 'finalize'] },
+        { name: 'e2e', run: `echo e2e >> ${marks}/ran`, when: ['finalize'] },
+      ]);
+      ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+      const r = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+      expect(readFileSync(join(marks, 'ran'), 'utf8')).toBe('unit\n');
+      expect(r.stderr).toMatch(/^✓ unit {2}passed in /m);
+      expect(r.stderr).toContain('Set task 010 status = "completed" (its check passed)');
+      const task = repo.yaml(taskFile('010'));
+      expect(task.status).toBe('completed');
+      expect(task.outputs).toEqual([
+        {
+          type: 'evidence',
+          path: expect.stringMatching(LOG),
+          created_at: ISO,
+          metadata: expect.objectContaining({ check: 'unit', exit_code: 0, commit: SHA, tree: codeTree(repo) }),
+        },
+      ]);
+      expect(repo.read(`.sow/project/${task.outputs[0].path}`)).toContain('unit');
+    },
+  );
 
   it('planned again after the checks: a task completed by someone else meanwhile stays so, runs recorded', async () => {
     const repo = withCode();
@@ -479,45 +497,50 @@ describe('task set … status completed runs the task_complete checks', () => {
     ]);
   });
 
-  it('failing: exit 3 naming the check, its log and its last lines; the status stays, the failed run is recorded', async () => {
-    const repo = withCode();
-    declare(repo, [
-      {
-        name: 'unit',
-        run: 'echo "ok so far"; echo "AssertionError: expected 2 to be 3" >&2; exit 2',
-        when: ['task_complete'],
-      },
-      { name: 'lint', run: 'true', when: ['task_complete'] },
-    ]);
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-    const r = repo.sow(['task', 'set', '--id', '010', 'status', 'completed']);
-    expect(r.code, r.stderr).toBe(3);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^✗ unit {2}failed \(exit 2\) in /m);
-    expect(r.stderr).toMatch(/^✓ lint {2}passed in /m);
-    expect(r.stderr).toContain(
-      'error: task 010 was not completed: 1 of 2 checks declared for task_complete failed: unit (exit 2), log .sow/project/evidence/',
-    );
-    expect(r.stderr).toContain('  | ok so far\n  | AssertionError: expected 2 to be 3');
-    expect(r.stderr).toContain(
-      "hint: fix the cause and complete it again (the checks run again); 'sow task set --id 010 status completed --force'",
-    );
-    expect(r.stderr).not.toMatch(/^\s+at /m);
-    const task = repo.yaml(taskFile('010'));
-    expect(task.status).toBe('in_progress');
-    expect(
-      task.outputs.map((o: { metadata: Record<string, unknown> }) => [o.metadata['check'], o.metadata['exit_code']]),
-    ).toEqual([
-      ['unit', 2],
-      ['lint', 0],
-    ]);
-    // --json: one document, the runs in the error's details.
-    const j = repo.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']);
-    expect(j.code).toBe(3);
-    const doc = expectEnvelope(j);
-    expect(doc.error).toMatchObject({ code: 'TASK_CHECKS_FAILED', details: { task: '010', failed: ['unit'] } });
-    expect(repo.yaml(taskFile('010')).outputs).toHaveLength(4);
-  });
+  it(
+    'failing: exit 3 naming the check, its log and its last lines; ' + 'the status stays, the failed run is recorded',
+    async () => {
+      const repo = withCode();
+      declare(repo, [
+        {
+          name: 'unit',
+          run: 'echo "ok so far"; echo "AssertionError: expected 2 to be 3" >&2; exit 2',
+          when: ['task_complete'],
+        },
+        { name: 'lint', run: 'true', when: ['task_complete'] },
+      ]);
+      ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+      const r = repo.sow(['task', 'set', '--id', '010', 'status', 'completed']);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^✗ unit {2}failed \(exit 2\) in /m);
+      expect(r.stderr).toMatch(/^✓ lint {2}passed in /m);
+      expect(r.stderr).toContain(
+        'error: task 010 was not completed: 1 of 2 checks declared for task_complete failed: unit (exit 2), log ' +
+          '.sow/project/evidence/',
+      );
+      expect(r.stderr).toContain('  | ok so far\n  | AssertionError: expected 2 to be 3');
+      expect(r.stderr).toContain(
+        "hint: fix the cause and complete it again (the checks run again); 'sow task set --id 010 status " +
+          "completed --force'",
+      );
+      expect(r.stderr).not.toMatch(/^\s+at /m);
+      const task = repo.yaml(taskFile('010'));
+      expect(task.status).toBe('in_progress');
+      expect(
+        task.outputs.map((o: { metadata: Record<string, unknown> }) => [o.metadata['check'], o.metadata['exit_code']]),
+      ).toEqual([
+        ['unit', 2],
+        ['lint', 0],
+      ]);
+      // --json: one document, the runs in the error's details.
+      const j = repo.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']);
+      expect(j.code).toBe(3);
+      const doc = expectEnvelope(j);
+      expect(doc.error).toMatchObject({ code: 'TASK_CHECKS_FAILED', details: { task: '010', failed: ['unit'] } });
+      expect(repo.yaml(taskFile('010')).outputs).toHaveLength(4);
+    },
+  );
 
   it('--force skips the checks and records that they were skipped, by whom', async () => {
     const repo = withCode();
@@ -589,19 +612,24 @@ describe('progress', () => {
 // and where evidence goes among the documents people approve by index: in-process. Here, the
 // guard on the command line, with real checks run by sow check run.
 describe('FinalizeChecks: checked, not trusted', () => {
-  it('blocks until the finalize checks have passed on the current code (exit 3, on stderr); after sow check run, advance goes on', async () => {
-    const repo = withCode();
-    toFinalizeChecks(repo);
-    declare(repo, [
-      { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
-      { name: 'slow', run: 'exit 1' },
-    ]);
-    const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true });
-    expect(said).toContain(
-      'cannot advance from FinalizeChecks: blocked until every check declared for finalize in .sow/config.yaml has passed on the current code',
-    );
-    expect(said).toContain("unit: never run; run 'sow check run unit'");
-    ok(repo, ['check', 'run', 'unit']);
-    expect(ok(repo, ['advance']).stdout).toBe('FinalizeDelete\n');
-  });
+  it(
+    'blocks until the finalize checks have passed on the current code (exit 3, on stderr); after sow check run, ' +
+      'advance goes on',
+    async () => {
+      const repo = withCode();
+      toFinalizeChecks(repo);
+      declare(repo, [
+        { name: 'unit', run: 'grep -q app src/app.js', when: ['finalize'] },
+        { name: 'slow', run: 'exit 1' },
+      ]);
+      const said = expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED', { human: true });
+      expect(said).toContain(
+        'cannot advance from FinalizeChecks: blocked until every check declared for finalize in .sow/config.yaml has ' +
+          'passed on the current code',
+      );
+      expect(said).toContain("unit: never run; run 'sow check run unit'");
+      ok(repo, ['check', 'run', 'unit']);
+      expect(ok(repo, ['advance']).stdout).toBe('FinalizeDelete\n');
+    },
+  );
 });

@@ -86,7 +86,9 @@ function loadHelpCache(): Map<string, { code: number; text: string }> {
   return helpCache;
 }
 
-/** Adds what this file asked to the shared file (merged with what others added meanwhile, written whole by a rename). */
+/**
+ * Adds what this file asked to the shared file (merged with what others added meanwhile, written whole by a rename).
+ */
 function saveHelpCache(): void {
   mkdirSync(HELP_CACHE_DIR, { recursive: true });
   let merged: Record<string, unknown> = {};

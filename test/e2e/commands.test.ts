@@ -63,7 +63,8 @@ describe('sow init', () => {
     expect(repo.read('.sow/.version').trim()).toMatch(/^\d+$/);
     expect(repo.exists('.sow/knowledge')).toBe(true);
     expect(repo.exists('.sow/refs')).toBe(true);
-    // Runtime files live in git's folder, where git never looks; the folders an older sow kept them in are ignored; state files are not.
+    // Runtime files live in git's folder, where git never looks; the folders an older sow kept them in are ignored;
+    // state files are not.
     const ignored = repo
       .git([
         'check-ignore',
@@ -229,21 +230,24 @@ describe('sow project new', () => {
     expect(repo.yaml(PROJECT).branch).toBe('my-work');
   });
 
-  it('refuses when this branch already has a project, and says what it found instead of offering a flag that fails', () => {
-    const repo = planning();
-    const r = expectFails(repo, ['project', 'new', 'second'], 1, 'PROJECT_EXISTS', { human: true });
-    expect(r).toContain("branch 'feat/demo' already has project 'demo' (in PlanningActive)");
-    // Uncommitted: starting another project elsewhere needs a commit first, or it would come along.
-    expect(r).toContain("commit this one first ('git add .sow && git commit')");
-    expect(r).toContain("'git checkout main'");
-    expect(r).not.toContain('--branch');
-    // Asking for another branch does not help either: the same explanation, and no branch switch.
-    expect(expectFails(repo, ['project', 'new', 'second', '--branch', 'feat/second'], 1, 'PROJECT_EXISTS')).toContain(
-      "already has project 'demo'",
-    );
-    expect(repo.git(['branch', '--show-current'])).toBe('feat/demo');
-    expect(repo.yaml(PROJECT).name).toBe('demo');
-  });
+  it(
+    'refuses when this branch already has a project, ' + 'and says what it found instead of offering a flag that fails',
+    () => {
+      const repo = planning();
+      const r = expectFails(repo, ['project', 'new', 'second'], 1, 'PROJECT_EXISTS', { human: true });
+      expect(r).toContain("branch 'feat/demo' already has project 'demo' (in PlanningActive)");
+      // Uncommitted: starting another project elsewhere needs a commit first, or it would come along.
+      expect(r).toContain("commit this one first ('git add .sow && git commit')");
+      expect(r).toContain("'git checkout main'");
+      expect(r).not.toContain('--branch');
+      // Asking for another branch does not help either: the same explanation, and no branch switch.
+      expect(expectFails(repo, ['project', 'new', 'second', '--branch', 'feat/second'], 1, 'PROJECT_EXISTS')).toContain(
+        "already has project 'demo'",
+      );
+      expect(repo.git(['branch', '--show-current'])).toBe('feat/demo');
+      expect(repo.yaml(PROJECT).name).toBe('demo');
+    },
+  );
 
   it('validates names: lower-case letters, digits and dashes', () => {
     const repo = fresh();
@@ -364,29 +368,34 @@ describe('sow project set / status / continue / delete', () => {
 });
 
 describe('sow phase get / set', () => {
-  it('each phase records its name (the key it sits under); a file without one still reads, one that disagrees is refused', () => {
-    const repo = planning();
-    const phases = repo.yaml(PROJECT).phases;
-    for (const name of ['planning', 'implementation', 'review', 'finalize']) expect(phases[name].name, name).toBe(name);
-    expect(Object.keys(phases.planning)[0], 'first, as a person reads it').toBe('name');
-    expect(out(repo, ['phase', 'get', 'name', '--phase', 'review'])).toBe('review');
-    expect(expectFails(repo, ['phase', 'set', 'name', 'other'], 1, 'READ_ONLY_FIELD')).toContain(
-      'a phase keeps its name',
-    );
+  it(
+    'each phase records its name (the key it sits under); a file without one still reads, one that disagrees ' +
+      'is refused',
+    () => {
+      const repo = planning();
+      const phases = repo.yaml(PROJECT).phases;
+      for (const name of ['planning', 'implementation', 'review', 'finalize'])
+        expect(phases[name].name, name).toBe(name);
+      expect(Object.keys(phases.planning)[0], 'first, as a person reads it').toBe('name');
+      expect(out(repo, ['phase', 'get', 'name', '--phase', 'review'])).toBe('review');
+      expect(expectFails(repo, ['phase', 'set', 'name', 'other'], 1, 'READ_ONLY_FIELD')).toContain(
+        'a phase keeps its name',
+      );
 
-    // Projects started before sow wrote the name: the key says it.
-    const text = repo.read(PROJECT);
-    repo.write(PROJECT, text.replace(/^    name: (planning|implementation|review|finalize)\n/gm, ''));
-    expect(repo.yaml(PROJECT).phases.review.name).toBeUndefined();
-    expect(out(repo, ['phase', 'get', 'name', '--phase', 'review'])).toBe('review');
-    ok(repo, ['phase', 'set', 'note', 'x']);
-    expect(repo.yaml(PROJECT).phases.planning.name, 'a write adds nothing it did not have').toBeUndefined();
+      // Projects started before sow wrote the name: the key says it.
+      const text = repo.read(PROJECT);
+      repo.write(PROJECT, text.replace(/^    name: (planning|implementation|review|finalize)\n/gm, ''));
+      expect(repo.yaml(PROJECT).phases.review.name).toBeUndefined();
+      expect(out(repo, ['phase', 'get', 'name', '--phase', 'review'])).toBe('review');
+      ok(repo, ['phase', 'set', 'note', 'x']);
+      expect(repo.yaml(PROJECT).phases.planning.name, 'a write adds nothing it did not have').toBeUndefined();
 
-    repo.write(PROJECT, text.replace('    name: review\n', '    name: finalize\n'));
-    const r = repo.sow(['status', '--json']);
-    expect(r.code).toBe(4);
-    expect(r.json?.error?.message).toContain("phases.review.name: the review phase is named 'finalize'");
-  });
+      repo.write(PROJECT, text.replace('    name: review\n', '    name: finalize\n'));
+      const r = repo.sow(['status', '--json']);
+      expect(r.code).toBe(4);
+      expect(r.json?.error?.message).toContain("phases.review.name: the review phase is named 'finalize'");
+    },
+  );
 
   it('defaults to the phase in progress, --phase picks another, get prints the bare value', () => {
     const repo = planning();
@@ -407,33 +416,43 @@ describe('sow phase get / set', () => {
   // tasks_approved by name or as metadata, dotted paths, typed values, another phase by name, and
   // the refusals (read-only fields, bad values, unknown phases, disabling review): in-process
   // (src/app/phase.test.ts). Here, what get prints of a nested value, and a refusal's words.
-  it('get prints a nested value bare, an object as JSON, and --json the typed value; a read-only field is refused', () => {
-    const repo = implementationPlanning();
-    ok(repo, ['phase', 'set', 'metadata.review.round', '3']);
-    ok(repo, ['phase', 'set', 'review.owner', 'carol']);
-    expect(out(repo, ['phase', 'get', 'review.owner'])).toBe('carol');
-    expect(JSON.parse(out(repo, ['phase', 'get', 'metadata.review']))).toEqual({ round: 3, owner: 'carol' });
-    expect(expectEnvelope(ok(repo, ['phase', 'get', 'metadata.review.round', '--json'])).data.value).toBe(3);
-    expectFails(repo, ['phase', 'set', 'status', 'completed'], 1, 'READ_ONLY_FIELD', { human: true });
-  });
+  it(
+    'get prints a nested value bare, an object as JSON, ' + 'and --json the typed value; a read-only field is refused',
+    () => {
+      const repo = implementationPlanning();
+      ok(repo, ['phase', 'set', 'metadata.review.round', '3']);
+      ok(repo, ['phase', 'set', 'review.owner', 'carol']);
+      expect(out(repo, ['phase', 'get', 'review.owner'])).toBe('carol');
+      expect(JSON.parse(out(repo, ['phase', 'get', 'metadata.review']))).toEqual({ round: 3, owner: 'carol' });
+      expect(expectEnvelope(ok(repo, ['phase', 'get', 'metadata.review.round', '--json'])).data.value).toBe(3);
+      expectFails(repo, ['phase', 'set', 'status', 'completed'], 1, 'READ_ONLY_FIELD', { human: true });
+    },
+  );
 });
 
 describe('sow task', () => {
   // Gap-numbered ids, --id, --parallel, --depends-on, --description, the files and the list, a
   // taken id and an unknown dependency: in-process (src/app/task.test.ts).
-  it('add prints the new id (--json: the task); --id that is no id is a usage error; a taken one is refused on stderr', () => {
-    const repo = implementationPlanning();
-    expect(
-      out(repo, ['task', 'add', 'Design the API', '--agent', 'architect', '--description', 'Write the OpenAPI spec']),
-    ).toBe('010');
-    expect(out(repo, ['task', 'add', 'Squeeze in', '--id', '015', '--parallel'])).toBe('015');
-    const json = expectEnvelope(ok(repo, ['task', 'add', 'Document it', '--json']));
-    expect(json).toMatchObject({ ok: true, data: { id: '020', name: 'Document it', status: 'pending', iteration: 1 } });
-    const taken = expectFails(repo, ['task', 'add', 'Clash', '--id', '010'], 1, 'TASK_ID_TAKEN', { human: true });
-    expect(taken).toContain("'010'");
-    expectFails(repo, ['task', 'add', 'Bad id', '--id', 'x5'], 2, 'USAGE');
-    expectFails(repo, ['task', 'add', 'Bad id', '--id', '0'], 2, 'USAGE');
-  });
+  it(
+    'add prints the new id (--json: the task); --id that is no id is a usage error; a taken one is ' +
+      'refused on stderr',
+    () => {
+      const repo = implementationPlanning();
+      expect(
+        out(repo, ['task', 'add', 'Design the API', '--agent', 'architect', '--description', 'Write the OpenAPI spec']),
+      ).toBe('010');
+      expect(out(repo, ['task', 'add', 'Squeeze in', '--id', '015', '--parallel'])).toBe('015');
+      const json = expectEnvelope(ok(repo, ['task', 'add', 'Document it', '--json']));
+      expect(json).toMatchObject({
+        ok: true,
+        data: { id: '020', name: 'Document it', status: 'pending', iteration: 1 },
+      });
+      const taken = expectFails(repo, ['task', 'add', 'Clash', '--id', '010'], 1, 'TASK_ID_TAKEN', { human: true });
+      expect(taken).toContain("'010'");
+      expectFails(repo, ['task', 'add', 'Bad id', '--id', 'x5'], 2, 'USAGE');
+      expectFails(repo, ['task', 'add', 'Bad id', '--id', '0'], 2, 'USAGE');
+    },
+  );
 
   it('add needs the implementation phase in progress', () => {
     const repo = planning();
@@ -443,33 +462,37 @@ describe('sow task', () => {
 
   // Status timestamps, typed fields, metadata by name or dotted path and the values refused:
   // in-process, src/app/task-fields.test.ts. Here what the commands print.
-  it('set/get: get prints the bare value (a number, a boolean, dotted metadata), --json the typed one; --id 10 is 010; an unknown task is named', () => {
-    const repo = fresh();
-    toExecuting(repo, ['First task', 'Second task']);
-    ok(repo, ['task', 'set', '--id', '010', 'iteration', '2']);
-    ok(repo, ['task', 'set', '--id', '010', 'metadata.review.round', '2']);
-    ok(repo, ['task', 'set', '--id', '10', 'review.blocking', 'false']);
-    expect(repo.yaml(taskFile('010'))).toMatchObject({
-      iteration: 2,
-      metadata: { review: { round: 2, blocking: false } },
-    });
+  it(
+    'set/get: get prints the bare value (a number, a boolean, dotted metadata), --json the typed one; --id 10 is ' +
+      '010; an unknown task is named',
+    () => {
+      const repo = fresh();
+      toExecuting(repo, ['First task', 'Second task']);
+      ok(repo, ['task', 'set', '--id', '010', 'iteration', '2']);
+      ok(repo, ['task', 'set', '--id', '010', 'metadata.review.round', '2']);
+      ok(repo, ['task', 'set', '--id', '10', 'review.blocking', 'false']);
+      expect(repo.yaml(taskFile('010'))).toMatchObject({
+        iteration: 2,
+        metadata: { review: { round: 2, blocking: false } },
+      });
 
-    expect(out(repo, ['task', 'get', '--id', '010', 'status'])).toBe('pending');
-    expect(out(repo, ['task', 'get', '--id', '10', 'iteration'])).toBe('2');
-    expect(out(repo, ['task', 'get', '--id', '010', 'metadata.review.round'])).toBe('2');
-    expect(out(repo, ['task', 'get', '--id', '010', 'review.blocking'])).toBe('false');
-    expect(out(repo, ['task', 'get', '--id', '020', 'name'])).toBe('Second task');
-    expect(expectEnvelope(ok(repo, ['task', 'get', '--id', '010', 'iteration', '--json'])).data.value).toBe(2);
-    const whole = expectEnvelope(ok(repo, ['task', 'get', '--id', '020', '--json'])).data;
-    expect(whole).toMatchObject({ id: '020', name: 'Second task', status: 'pending', iteration: 1 });
+      expect(out(repo, ['task', 'get', '--id', '010', 'status'])).toBe('pending');
+      expect(out(repo, ['task', 'get', '--id', '10', 'iteration'])).toBe('2');
+      expect(out(repo, ['task', 'get', '--id', '010', 'metadata.review.round'])).toBe('2');
+      expect(out(repo, ['task', 'get', '--id', '010', 'review.blocking'])).toBe('false');
+      expect(out(repo, ['task', 'get', '--id', '020', 'name'])).toBe('Second task');
+      expect(expectEnvelope(ok(repo, ['task', 'get', '--id', '010', 'iteration', '--json'])).data.value).toBe(2);
+      const whole = expectEnvelope(ok(repo, ['task', 'get', '--id', '020', '--json'])).data;
+      expect(whole).toMatchObject({ id: '020', name: 'Second task', status: 'pending', iteration: 1 });
 
-    expectFails(repo, ['task', 'set', '--id', '010', 'status', 'done'], 1, 'INVALID_VALUE');
-    const missing = expectFails(repo, ['task', 'set', '--id', '999', 'status', 'completed'], 1, 'TASK_NOT_FOUND', {
-      human: true,
-    });
-    expect(missing).toContain("'999'");
-    expect(missing).toContain('sow task list');
-  });
+      expectFails(repo, ['task', 'set', '--id', '010', 'status', 'done'], 1, 'INVALID_VALUE');
+      const missing = expectFails(repo, ['task', 'set', '--id', '999', 'status', 'completed'], 1, 'TASK_NOT_FOUND', {
+        human: true,
+      });
+      expect(missing).toContain("'999'");
+      expect(missing).toContain('sow task list');
+    },
+  );
 
   it('abandon and list (--status), including an empty list', () => {
     const repo = implementationPlanning();
@@ -504,75 +527,84 @@ describe('sow task', () => {
 });
 
 describe('artifacts: input/output add|set|remove|list', () => {
-  it('phase artifacts: extra flags go to typed metadata, set reaches fields and dotted metadata, remove shifts indexes', () => {
-    const repo = planning();
-    expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'notes/a.md', '--source', 'human'])).toBe(
-      '[0] context: notes/a.md (source: human)',
-    );
-    ok(repo, [
-      'input',
-      'add',
-      '--type',
-      'context',
-      '--path',
-      'notes/b.md',
-      '--pages',
-      '12',
-      '--draft',
-      'true',
-      '--ticket',
-      '007',
-    ]);
-    ok(repo, ['input', 'add', '--type', 'context', '--path', '../knowledge/adr-001.md']);
-    let inputs = repo.yaml(PROJECT).phases.planning.inputs;
-    expect(inputs[0]).toEqual({ type: 'context', path: 'notes/a.md', created_at: ISO, metadata: { source: 'human' } });
-    expect(inputs[1].metadata).toEqual({ pages: 12, draft: true, ticket: '007' });
-    expect(inputs[2]).toEqual({ type: 'context', path: '../knowledge/adr-001.md', created_at: ISO });
-
-    ok(repo, ['input', 'set', '--index', '0', 'metadata.review.by', 'dana']);
-    ok(repo, ['input', 'set', '--index', '0', 'source', 'generated']);
-    ok(repo, ['input', 'set', '--index', '0', 'path', 'notes/a2.md']);
-    inputs = repo.yaml(PROJECT).phases.planning.inputs;
-    expect(inputs[0]).toEqual({
-      type: 'context',
-      path: 'notes/a2.md',
-      created_at: ISO,
-      metadata: { source: 'generated', review: { by: 'dana' } },
-    });
-
-    expect(out(repo, ['input', 'list']).split('\n')).toEqual([
-      '[0] context: notes/a2.md (source: generated, review: {"by":"dana"})',
-      '[1] context: notes/b.md (pages: 12, draft: true, ticket: 007)',
-      '[2] context: ../knowledge/adr-001.md',
-    ]);
-
-    const removed = ok(repo, ['input', 'remove', '--index', '0']);
-    expect(removed.stderr).toContain('notes/a2.md');
-    expect(out(repo, ['input', 'list']).split('\n')).toEqual([
-      '[0] context: notes/b.md (pages: 12, draft: true, ticket: 007)',
-      '[1] context: ../knowledge/adr-001.md',
-    ]);
-
-    const listed = expectEnvelope(ok(repo, ['input', 'list', '--json'])).data;
-    expect(listed).toEqual([
-      {
-        index: 0,
+  it(
+    'phase artifacts: extra flags go to typed metadata, set reaches fields and dotted metadata, remove ' +
+      'shifts indexes',
+    () => {
+      const repo = planning();
+      expect(out(repo, ['input', 'add', '--type', 'context', '--path', 'notes/a.md', '--source', 'human'])).toBe(
+        '[0] context: notes/a.md (source: human)',
+      );
+      ok(repo, [
+        'input',
+        'add',
+        '--type',
+        'context',
+        '--path',
+        'notes/b.md',
+        '--pages',
+        '12',
+        '--draft',
+        'true',
+        '--ticket',
+        '007',
+      ]);
+      ok(repo, ['input', 'add', '--type', 'context', '--path', '../knowledge/adr-001.md']);
+      let inputs = repo.yaml(PROJECT).phases.planning.inputs;
+      expect(inputs[0]).toEqual({
         type: 'context',
-        path: 'notes/b.md',
+        path: 'notes/a.md',
         created_at: ISO,
-        metadata: { pages: 12, draft: true, ticket: '007' },
-      },
-      { index: 1, type: 'context', path: '../knowledge/adr-001.md', created_at: ISO },
-    ]);
+        metadata: { source: 'human' },
+      });
+      expect(inputs[1].metadata).toEqual({ pages: 12, draft: true, ticket: '007' });
+      expect(inputs[2]).toEqual({ type: 'context', path: '../knowledge/adr-001.md', created_at: ISO });
 
-    // --phase reaches another phase; an empty list is not an error.
-    const empty = repo.sow(['output', 'list', '--phase', 'review']);
-    expect(empty.code).toBe(0);
-    expect(empty.stdout).toBe('');
-    ok(repo, ['input', 'add', '--type', 'context', '--path', 'review/checklist.md', '--phase', 'review']);
-    expect(out(repo, ['input', 'list', '--phase', 'review'])).toBe('[0] context: review/checklist.md');
-    expect(repo.yaml(PROJECT).phases.planning.inputs).toHaveLength(2);
-  });
+      ok(repo, ['input', 'set', '--index', '0', 'metadata.review.by', 'dana']);
+      ok(repo, ['input', 'set', '--index', '0', 'source', 'generated']);
+      ok(repo, ['input', 'set', '--index', '0', 'path', 'notes/a2.md']);
+      inputs = repo.yaml(PROJECT).phases.planning.inputs;
+      expect(inputs[0]).toEqual({
+        type: 'context',
+        path: 'notes/a2.md',
+        created_at: ISO,
+        metadata: { source: 'generated', review: { by: 'dana' } },
+      });
+
+      expect(out(repo, ['input', 'list']).split('\n')).toEqual([
+        '[0] context: notes/a2.md (source: generated, review: {"by":"dana"})',
+        '[1] context: notes/b.md (pages: 12, draft: true, ticket: 007)',
+        '[2] context: ../knowledge/adr-001.md',
+      ]);
+
+      const removed = ok(repo, ['input', 'remove', '--index', '0']);
+      expect(removed.stderr).toContain('notes/a2.md');
+      expect(out(repo, ['input', 'list']).split('\n')).toEqual([
+        '[0] context: notes/b.md (pages: 12, draft: true, ticket: 007)',
+        '[1] context: ../knowledge/adr-001.md',
+      ]);
+
+      const listed = expectEnvelope(ok(repo, ['input', 'list', '--json'])).data;
+      expect(listed).toEqual([
+        {
+          index: 0,
+          type: 'context',
+          path: 'notes/b.md',
+          created_at: ISO,
+          metadata: { pages: 12, draft: true, ticket: '007' },
+        },
+        { index: 1, type: 'context', path: '../knowledge/adr-001.md', created_at: ISO },
+      ]);
+
+      // --phase reaches another phase; an empty list is not an error.
+      const empty = repo.sow(['output', 'list', '--phase', 'review']);
+      expect(empty.code).toBe(0);
+      expect(empty.stdout).toBe('');
+      ok(repo, ['input', 'add', '--type', 'context', '--path', 'review/checklist.md', '--phase', 'review']);
+      expect(out(repo, ['input', 'list', '--phase', 'review'])).toBe('[0] context: review/checklist.md');
+      expect(repo.yaml(PROJECT).phases.planning.inputs).toHaveLength(2);
+    },
+  );
 
   it('refuses unknown types (listing the valid ones), bad indexes, bad values and paths outside the repository', () => {
     const repo = planning();
@@ -783,31 +815,35 @@ describe('--json', () => {
 });
 
 describe('sow advance', () => {
-  it('--list shows its heading, then every transition out of the current state with its guard and whether it is blocked', () => {
-    const repo = planning();
-    const blocked = ok(repo, ['advance', '--list']);
-    const lines = blocked.stdout.trim().split('\n');
-    expect(lines).toHaveLength(2);
-    expect(lines[0]).toBe('From PlanningActive:');
-    expect(lines[1]).toMatch(/blocked/);
-    expect(lines[1]).toContain('complete_planning');
-    expect(lines[1]).toContain('ImplementationPlanning');
-    expect(lines[1]).toContain('a task_list output of planning is approved');
+  it(
+    '--list shows its heading, then every transition out of the current state with its guard and whether it ' +
+      'is blocked',
+    () => {
+      const repo = planning();
+      const blocked = ok(repo, ['advance', '--list']);
+      const lines = blocked.stdout.trim().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toBe('From PlanningActive:');
+      expect(lines[1]).toMatch(/blocked/);
+      expect(lines[1]).toContain('complete_planning');
+      expect(lines[1]).toContain('ImplementationPlanning');
+      expect(lines[1]).toContain('a task_list output of planning is approved');
 
-    repo.write(TASK_LIST, '# Tasks\n');
-    ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
-    const ready = expectEnvelope(ok(repo, ['advance', '--list', '--json'])).data;
-    expect(ready.state).toBe('PlanningActive');
-    expect(ready.transitions).toEqual([
-      expect.objectContaining({
-        event: 'complete_planning',
-        to: 'ImplementationPlanning',
-        blocked: false,
-        guardDescription: 'a task_list output of planning is approved',
-      }),
-    ]);
-    expect(out(repo, ['advance', '--list'])).not.toMatch(/blocked/);
-  });
+      repo.write(TASK_LIST, '# Tasks\n');
+      ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
+      const ready = expectEnvelope(ok(repo, ['advance', '--list', '--json'])).data;
+      expect(ready.state).toBe('PlanningActive');
+      expect(ready.transitions).toEqual([
+        expect.objectContaining({
+          event: 'complete_planning',
+          to: 'ImplementationPlanning',
+          blocked: false,
+          guardDescription: 'a task_list output of planning is approved',
+        }),
+      ]);
+      expect(out(repo, ['advance', '--list'])).not.toMatch(/blocked/);
+    },
+  );
 
   it('--dry-run evaluates the guard and writes nothing', () => {
     const repo = planning();

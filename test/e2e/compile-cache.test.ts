@@ -30,7 +30,10 @@ afterEach(() => {
   for (const dir of homes.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A command the CLI answers without a project (`--version` alone is answered by the executable, which caches nothing). */
+/**
+ * A command the CLI answers without a project (`--version` alone is answered by the executable, which caches
+ * nothing).
+ */
 const LOADS_CLI = ['--help'];
 
 function cacheHome(): string {
@@ -126,49 +129,53 @@ describe('compile cache', () => {
     expect(quiet.stdout).toBe(first.stdout);
   });
 
-  it("runs the pack of the command's group (the CLI with that group alone), and core.cjs for any other line or when the pack is not there", () => {
-    const repo = newRepo();
-    toExecuting(repo);
-    const home = cacheHome();
-    const source = (r: RunResult) => [
-      ...new Set([...r.stderr.matchAll(/^sow: compile cache: .* \((\S+)\)$/gm)].map((m) => m[1])),
-    ];
-    const list = sowIn(repo, home, ['task', 'list']);
-    expect(source(list)).toEqual(['pack-task.cjs']);
-    expect(source(sowIn(repo, home, ['--json', 'status']))).toEqual(['pack-project.cjs']);
-    expect(source(sowIn(repo, home, ['input', 'list']))).toEqual(['pack-artifacts.cjs']);
-    // Help of all commands, a mistyped group, completion: the whole CLI.
-    for (const args of [['--help'], ['tsk', 'list'], ['help', 'task'], ['__complete', 'sow', 'ta']])
-      expect(source(sowIn(repo, home, args)), args.join(' ')).toEqual(['core.cjs']);
-    // A group's help and a mistyped command of the group are the pack's, and read as the CLI's.
-    expect(source(sowIn(repo, home, ['task', '--help']))).toEqual(['pack-task.cjs']);
-    const typo = sowIn(repo, home, ['task', 'lst']);
-    expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain("did you mean 'list'?");
+  it(
+    "runs the pack of the command's group (the CLI with that group alone), and core.cjs for any other line or when " +
+      'the pack is not there',
+    () => {
+      const repo = newRepo();
+      toExecuting(repo);
+      const home = cacheHome();
+      const source = (r: RunResult) => [
+        ...new Set([...r.stderr.matchAll(/^sow: compile cache: .* \((\S+)\)$/gm)].map((m) => m[1])),
+      ];
+      const list = sowIn(repo, home, ['task', 'list']);
+      expect(source(list)).toEqual(['pack-task.cjs']);
+      expect(source(sowIn(repo, home, ['--json', 'status']))).toEqual(['pack-project.cjs']);
+      expect(source(sowIn(repo, home, ['input', 'list']))).toEqual(['pack-artifacts.cjs']);
+      // Help of all commands, a mistyped group, completion: the whole CLI.
+      for (const args of [['--help'], ['tsk', 'list'], ['help', 'task'], ['__complete', 'sow', 'ta']])
+        expect(source(sowIn(repo, home, args)), args.join(' ')).toEqual(['core.cjs']);
+      // A group's help and a mistyped command of the group are the pack's, and read as the CLI's.
+      expect(source(sowIn(repo, home, ['task', '--help']))).toEqual(['pack-task.cjs']);
+      const typo = sowIn(repo, home, ['task', 'lst']);
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain("did you mean 'list'?");
 
-    // The executable and core.cjs alone (no packs): the same answers, from core.cjs.
-    const bin = join(cacheHome(), 'dist');
-    mkdirSync(bin);
-    for (const file of ['sow.cjs', 'core.cjs']) copyFileSync(join(dirname(SOW), file), join(bin, file));
-    const alone = (env: Record<string, string> = {}) =>
-      spawnSync(process.execPath, [join(bin, 'sow.cjs'), 'task', 'list'], {
-        cwd: repo.dir,
-        env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env },
-        encoding: 'utf8',
+      // The executable and core.cjs alone (no packs): the same answers, from core.cjs.
+      const bin = join(cacheHome(), 'dist');
+      mkdirSync(bin);
+      for (const file of ['sow.cjs', 'core.cjs']) copyFileSync(join(dirname(SOW), file), join(bin, file));
+      const alone = (env: Record<string, string> = {}) =>
+        spawnSync(process.execPath, [join(bin, 'sow.cjs'), 'task', 'list'], {
+          cwd: repo.dir,
+          env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env },
+          encoding: 'utf8',
+        });
+      const fallback = alone();
+      expect({
+        code: fallback.status,
+        stdout: fallback.stdout,
+        source: source({ code: 0, stdout: '', stderr: fallback.stderr }),
+      }).toEqual({ code: 0, stdout: list.stdout, source: ['core.cjs'] });
+      const uncached = alone({ SOW_NO_COMPILE_CACHE: '1' });
+      expect({ code: uncached.status, stdout: uncached.stdout, stderr: uncached.stderr }).toEqual({
+        code: 0,
+        stdout: list.stdout,
+        stderr: '',
       });
-    const fallback = alone();
-    expect({
-      code: fallback.status,
-      stdout: fallback.stdout,
-      source: source({ code: 0, stdout: '', stderr: fallback.stderr }),
-    }).toEqual({ code: 0, stdout: list.stdout, source: ['core.cjs'] });
-    const uncached = alone({ SOW_NO_COMPILE_CACHE: '1' });
-    expect({ code: uncached.status, stdout: uncached.stdout, stderr: uncached.stderr }).toEqual({
-      code: 0,
-      stdout: list.stdout,
-      stderr: '',
-    });
-  });
+    },
+  );
 
   it('sow mcp compiles the MCP SDK, bundled apart, through a cache of its own as well', () => {
     const repo = newRepo();
@@ -249,45 +256,48 @@ describe('compile cache', () => {
     expect(events(sowIn(repo, home, LOADS_CLI))).toEqual(['hit']);
   });
 
-  it('is not needed: an unwritable cache folder, SOW_NO_COMPILE_CACHE or source maps leave the command as it was', () => {
-    const repo = newRepo();
-    toExecuting(repo);
-    const home = cacheHome();
-    const before = repo.read(PROJECT);
-    const plain = sowIn(repo, home, ['task', 'list'], { SOW_NO_COMPILE_CACHE: '1' });
-    expect(plain.code).toBe(0);
-    expect(plain.stderr).toBe('');
-    expect(cacheFiles(home)).toEqual([]);
+  it(
+    'is not needed: an unwritable cache folder, ' + 'SOW_NO_COMPILE_CACHE or source maps leave the command as it was',
+    () => {
+      const repo = newRepo();
+      toExecuting(repo);
+      const home = cacheHome();
+      const before = repo.read(PROJECT);
+      const plain = sowIn(repo, home, ['task', 'list'], { SOW_NO_COMPILE_CACHE: '1' });
+      expect(plain.code).toBe(0);
+      expect(plain.stderr).toBe('');
+      expect(cacheFiles(home)).toEqual([]);
 
-    const withMaps = sowIn(repo, home, ['task', 'list'], { NODE_OPTIONS: '--enable-source-maps' });
-    expect(withMaps).toEqual(plain);
-    expect(cacheFiles(home)).toEqual([]);
+      const withMaps = sowIn(repo, home, ['task', 'list'], { NODE_OPTIONS: '--enable-source-maps' });
+      expect(withMaps).toEqual(plain);
+      expect(cacheFiles(home)).toEqual([]);
 
-    // XDG_CACHE_HOME is a file, so the cache folder cannot be made.
-    const blocked = join(home, 'a-file');
-    writeFileSync(blocked, '');
-    const r = sowIn(repo, blocked, ['task', 'list'], { SOW_DEBUG: '' });
-    expect(r).toEqual({ ...plain, stderr: '' });
-    const told = sowIn(repo, blocked, ['task', 'list']);
-    expect(events(told)).toEqual([
-      'missing',
-      "not written (ENOTDIR: not a directory, mkdir '" + join(blocked, 'sow', 'code-cache') + "'):",
-    ]);
+      // XDG_CACHE_HOME is a file, so the cache folder cannot be made.
+      const blocked = join(home, 'a-file');
+      writeFileSync(blocked, '');
+      const r = sowIn(repo, blocked, ['task', 'list'], { SOW_DEBUG: '' });
+      expect(r).toEqual({ ...plain, stderr: '' });
+      const told = sowIn(repo, blocked, ['task', 'list']);
+      expect(events(told)).toEqual([
+        'missing',
+        "not written (ENOTDIR: not a directory, mkdir '" + join(blocked, 'sow', 'code-cache') + "'):",
+      ]);
 
-    // A read-only cache folder: nothing written, nothing said.
-    if (process.getuid?.() !== 0) {
-      const ro = cacheHome();
-      sowIn(repo, ro, LOADS_CLI);
-      rmSync(onlyCacheFile(ro));
-      chmodSync(join(ro, 'sow', 'code-cache'), 0o500);
-      try {
-        expect(sowIn(repo, ro, ['task', 'list'], { SOW_DEBUG: '' })).toEqual({ ...plain, stderr: '' });
-      } finally {
-        chmodSync(join(ro, 'sow', 'code-cache'), 0o700);
+      // A read-only cache folder: nothing written, nothing said.
+      if (process.getuid?.() !== 0) {
+        const ro = cacheHome();
+        sowIn(repo, ro, LOADS_CLI);
+        rmSync(onlyCacheFile(ro));
+        chmodSync(join(ro, 'sow', 'code-cache'), 0o500);
+        try {
+          expect(sowIn(repo, ro, ['task', 'list'], { SOW_DEBUG: '' })).toEqual({ ...plain, stderr: '' });
+        } finally {
+          chmodSync(join(ro, 'sow', 'code-cache'), 0o700);
+        }
       }
-    }
-    expect(repo.read(PROJECT)).toBe(before);
-  });
+      expect(repo.read(PROJECT)).toBe(before);
+    },
+  );
 
   it('runs the bundle as written, whether it is ASCII (read as Latin-1) or not (read as UTF-8)', () => {
     // The executable beside a bundle of our own; the real one is ASCII (test/e2e/startup.test.ts).
@@ -317,62 +327,69 @@ describe('compile cache', () => {
     }
   });
 
-  it('knows an edited bundle by its stat, even at the same length, and checks the cache with --pending-deprecation as well (without its warning)', () => {
-    const bin = join(cacheHome(), 'dist');
-    mkdirSync(bin);
-    copyFileSync(SOW, join(bin, 'sow.cjs'));
-    const home = cacheHome();
-    const run = (env: Record<string, string> = {}) => {
-      const r = spawnSync(process.execPath, [join(bin, 'sow.cjs')], {
-        env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env },
-        encoding: 'utf8',
-      });
-      return {
-        stdout: r.stdout,
-        events: events({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }),
-        stderr: r.stderr.replace(/^sow: compile cache: .*\n/gm, ''),
+  it(
+    'knows an edited bundle by its stat, even at the same length, and checks the cache with --pending-deprecation ' +
+      'as well (without its warning)',
+    () => {
+      const bin = join(cacheHome(), 'dist');
+      mkdirSync(bin);
+      copyFileSync(SOW, join(bin, 'sow.cjs'));
+      const home = cacheHome();
+      const run = (env: Record<string, string> = {}) => {
+        const r = spawnSync(process.execPath, [join(bin, 'sow.cjs')], {
+          env: { ...process.env, ...TEST_ENV, XDG_CACHE_HOME: home, SOW_DEBUG: '1', ...env },
+          encoding: 'utf8',
+        });
+        return {
+          stdout: r.stdout,
+          events: events({ code: r.status ?? -1, stdout: r.stdout, stderr: r.stderr }),
+          stderr: r.stderr.replace(/^sow: compile cache: .*\n/gm, ''),
+        };
       };
-    };
-    const core = join(bin, 'core.cjs');
-    writeFileSync(core, "process.stdout.write('one\\n');\n");
-    expect(run()).toEqual({ stdout: 'one\n', events: ['missing', 'wrote'], stderr: '' });
-    expect(run()).toEqual({ stdout: 'one\n', events: ['hit'], stderr: '' });
-    writeFileSync(core, "process.stdout.write('two\\n');\n");
-    expect(run()).toEqual({ stdout: 'two\n', events: ['stale', 'wrote'], stderr: '' });
-    // process.binding warns with --pending-deprecation: then node:zlib's CRC-32 checks the same file.
-    for (const env of [{ NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }] as Record<
-      string,
-      string
-    >[]) {
-      expect(run(env)).toEqual({ stdout: 'two\n', events: ['hit'], stderr: '' });
-    }
-  });
-
-  it('keeps the caches of the last four builds: a machine that rebuilds sow often does not fill its cache folder', () => {
-    const repo = newRepo();
-    const home = cacheHome();
-    const dir = join(home, 'sow', 'code-cache');
-    mkdirSync(dir, { recursive: true });
-    // Six older builds of sow, a day apart, two groups each (what is in them does not matter here).
-    const day = 24 * 60 * 60;
-    const now = Date.now() / 1000;
-    const others = ['00000001', '00000002', '00000003', '00000004', '00000005', '00000006'];
-    others.forEach((id, i) => {
-      for (const group of ['task', 'agent']) {
-        const file = join(dir, `${id}-${process.version}-${process.arch}-${group}.bin`);
-        writeFileSync(file, 'an older build');
-        utimesSync(file, now - (6 - i) * day, now - (6 - i) * day);
+      const core = join(bin, 'core.cjs');
+      writeFileSync(core, "process.stdout.write('one\\n');\n");
+      expect(run()).toEqual({ stdout: 'one\n', events: ['missing', 'wrote'], stderr: '' });
+      expect(run()).toEqual({ stdout: 'one\n', events: ['hit'], stderr: '' });
+      writeFileSync(core, "process.stdout.write('two\\n');\n");
+      expect(run()).toEqual({ stdout: 'two\n', events: ['stale', 'wrote'], stderr: '' });
+      // process.binding warns with --pending-deprecation: then node:zlib's CRC-32 checks the same file.
+      for (const env of [{ NODE_OPTIONS: '--pending-deprecation' }, { NODE_PENDING_DEPRECATION: '1' }] as Record<
+        string,
+        string
+      >[]) {
+        expect(run(env)).toEqual({ stdout: 'two\n', events: ['hit'], stderr: '' });
       }
-    });
-    // A command writes this build's cache, and prunes.
-    expect(events(sowIn(repo, home, LOADS_CLI))).toEqual(['missing', 'wrote']);
-    const builds = [...new Set(readdirSync(dir).map((n) => n.split('-').slice(0, 3).join('-')))].sort();
-    expect(builds).toHaveLength(4);
-    expect(builds.filter((b) => others.some((id) => b.startsWith(id)))).toEqual(
-      ['00000004', '00000005', '00000006'].map((id) => `${id}-${process.version}-${process.arch}`),
-    );
-    expect(readdirSync(dir)).toHaveLength(3 * 2 + 1);
-  });
+    },
+  );
+
+  it(
+    'keeps the caches of the last four builds: ' + 'a machine that rebuilds sow often does not fill its cache folder',
+    () => {
+      const repo = newRepo();
+      const home = cacheHome();
+      const dir = join(home, 'sow', 'code-cache');
+      mkdirSync(dir, { recursive: true });
+      // Six older builds of sow, a day apart, two groups each (what is in them does not matter here).
+      const day = 24 * 60 * 60;
+      const now = Date.now() / 1000;
+      const others = ['00000001', '00000002', '00000003', '00000004', '00000005', '00000006'];
+      others.forEach((id, i) => {
+        for (const group of ['task', 'agent']) {
+          const file = join(dir, `${id}-${process.version}-${process.arch}-${group}.bin`);
+          writeFileSync(file, 'an older build');
+          utimesSync(file, now - (6 - i) * day, now - (6 - i) * day);
+        }
+      });
+      // A command writes this build's cache, and prunes.
+      expect(events(sowIn(repo, home, LOADS_CLI))).toEqual(['missing', 'wrote']);
+      const builds = [...new Set(readdirSync(dir).map((n) => n.split('-').slice(0, 3).join('-')))].sort();
+      expect(builds).toHaveLength(4);
+      expect(builds.filter((b) => others.some((id) => b.startsWith(id)))).toEqual(
+        ['00000004', '00000005', '00000006'].map((id) => `${id}-${process.version}-${process.arch}`),
+      );
+      expect(readdirSync(dir)).toHaveLength(3 * 2 + 1);
+    },
+  );
 
   it('keeps working for a user mistake and for commands that write, through the cache', () => {
     const repo = newRepo();

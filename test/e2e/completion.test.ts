@@ -94,23 +94,26 @@ describe('sow completion <shell>', () => {
     expect(syntax('fish', `${text}\nfunction broken\n`).status).not.toBe(0);
   });
 
-  it('--json wraps the script; another shell is a usage error naming the choices; --help says how to install each', () => {
-    const json = spawnSync(process.execPath, [SOW, 'completion', 'zsh', '--json'], { encoding: 'utf8' });
-    expect(JSON.parse(json.stdout)).toMatchObject({
-      ok: true,
-      data: { shell: 'zsh', script: expect.stringContaining('compdef') },
-    });
-    const bad = spawnSync(process.execPath, [SOW, 'completion', 'tcsh'], { encoding: 'utf8' });
-    expect(bad.status).toBe(2);
-    expect(bad.stderr).toMatch(/bash, zsh, fish/);
-    const h = help(['completion']).text;
-    for (const line of [
-      'source <(sow completion bash)',
-      'source <(sow completion zsh)',
-      'sow completion fish > ~/.config/fish/completions/sow.fish',
-    ])
-      expect(h).toContain(line);
-  });
+  it(
+    '--json wraps the script; another shell is a usage error naming the choices; ' + '--help says how to install each',
+    () => {
+      const json = spawnSync(process.execPath, [SOW, 'completion', 'zsh', '--json'], { encoding: 'utf8' });
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ok: true,
+        data: { shell: 'zsh', script: expect.stringContaining('compdef') },
+      });
+      const bad = spawnSync(process.execPath, [SOW, 'completion', 'tcsh'], { encoding: 'utf8' });
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toMatch(/bash, zsh, fish/);
+      const h = help(['completion']).text;
+      for (const line of [
+        'source <(sow completion bash)',
+        'source <(sow completion zsh)',
+        'sow completion fish > ~/.config/fish/completions/sow.fish',
+      ])
+        expect(h).toContain(line);
+    },
+  );
 });
 
 describe('sow __complete: candidates from the command tree', () => {
@@ -204,58 +207,66 @@ describe('sow __complete: live values from the project', () => {
     expect(complete(executing.dir, ['sow', 'task', 'get', '--id', '01'], 'bash').lines).toEqual(['010']);
   });
 
-  it('the events `advance` takes in the current state, and the artifact types of the phase in progress (or --phase)', () => {
-    expect(complete(executing.dir, ['sow', 'advance', '']).lines).toEqual(['all_tasks_complete']);
-    const planning = fresh();
-    ok(planning, ['project', 'new', 'demo', '--description', 'A demo project']);
-    expect(complete(planning.dir, ['sow', 'advance', '']).lines).toEqual(['complete_planning']);
-    expect(complete(planning.dir, ['sow', 'output', 'add', '--type', '']).lines).toEqual(['task_list']);
-    expect(complete(planning.dir, ['sow', 'input', 'add', '--type', '']).lines).toEqual(['context']);
-    const implementation = inImplementationPlanning(fresh);
-    expect(complete(implementation.dir, ['sow', 'advance', '']).lines).toEqual(['tasks_approved']);
-    expect(complete(implementation.dir, ['sow', 'input', 'add', '--type', '']).lines).toEqual(['context', 'review']);
-    expect(complete(implementation.dir, ['sow', 'output', 'add', '--phase', 'planning', '--type', '']).lines).toEqual([
-      'task_list',
-    ]);
-    expect(complete(implementation.dir, ['sow', 'output', 'add', '--phase', '']).lines).toEqual([
-      'planning',
-      'implementation',
-      'review',
-      'finalize',
-    ]);
-  });
+  it(
+    'the events `advance` takes in the current state, and the artifact types of the phase in progress ' +
+      '(or --phase)',
+    () => {
+      expect(complete(executing.dir, ['sow', 'advance', '']).lines).toEqual(['all_tasks_complete']);
+      const planning = fresh();
+      ok(planning, ['project', 'new', 'demo', '--description', 'A demo project']);
+      expect(complete(planning.dir, ['sow', 'advance', '']).lines).toEqual(['complete_planning']);
+      expect(complete(planning.dir, ['sow', 'output', 'add', '--type', '']).lines).toEqual(['task_list']);
+      expect(complete(planning.dir, ['sow', 'input', 'add', '--type', '']).lines).toEqual(['context']);
+      const implementation = inImplementationPlanning(fresh);
+      expect(complete(implementation.dir, ['sow', 'advance', '']).lines).toEqual(['tasks_approved']);
+      expect(complete(implementation.dir, ['sow', 'input', 'add', '--type', '']).lines).toEqual(['context', 'review']);
+      expect(complete(implementation.dir, ['sow', 'output', 'add', '--phase', 'planning', '--type', '']).lines).toEqual(
+        ['task_list'],
+      );
+      expect(complete(implementation.dir, ['sow', 'output', 'add', '--phase', '']).lines).toEqual([
+        'planning',
+        'implementation',
+        'review',
+        'finalize',
+      ]);
+    },
+  );
 
-  it('never fails loudly: no project, no workspace, a broken state file, --json among the words — exit 0, nothing on stderr', () => {
-    const bare = fresh();
-    expect(complete(bare.dir, ['sow', 'task', 'get', '--id', ''])).toEqual({ code: 0, lines: [], stderr: '' });
-    expect(complete(bare.dir, ['sow', 'agent', 'spawn', 'p']).lines, 'static candidates still come').toEqual([
-      'planner',
-    ]);
-    const nowhere = mkdtempSync(join(tmpdir(), 'sow-nowhere-'));
-    try {
-      expect(complete(nowhere, ['sow', 'advance', ''])).toEqual({ code: 0, lines: [], stderr: '' });
-      expect(complete(nowhere, ['sow', 'ta']).lines).toEqual(['task']);
-    } finally {
-      rmSync(nowhere, { recursive: true, force: true });
-    }
-    const broken = fresh();
-    ok(broken, ['project', 'new', 'demo', '--description', 'A demo project']);
-    broken.write(PROJECT, `${broken.read(PROJECT)}\nstatechart: [\n`);
-    expect(complete(broken.dir, ['sow', 'advance', ''])).toEqual({ code: 0, lines: [], stderr: '' });
-    // The project of another branch: offered all the same, and no warning about it.
-    executing.git(['checkout', '-q', '-b', 'elsewhere']);
-    try {
-      expect(complete(executing.dir, ['sow', 'task', 'get', '--id', '01'])).toEqual({
-        code: 0,
-        lines: ['010'],
-        stderr: '',
-      });
-    } finally {
-      executing.git(['checkout', '-q', 'feat/demo']);
-    }
-    expect(complete(executing.dir, ['sow', 'task', 'get', '--json', '--id', '01']).lines).toEqual(['010']);
-    expect(complete(executing.dir, ['sow', 'task', 'get', '--help', '--id', '01']).lines).toEqual(['010']);
-  });
+  it(
+    'never fails loudly: no project, no workspace, a broken state file, --json among the words — exit 0, ' +
+      'nothing on stderr',
+    () => {
+      const bare = fresh();
+      expect(complete(bare.dir, ['sow', 'task', 'get', '--id', ''])).toEqual({ code: 0, lines: [], stderr: '' });
+      expect(complete(bare.dir, ['sow', 'agent', 'spawn', 'p']).lines, 'static candidates still come').toEqual([
+        'planner',
+      ]);
+      const nowhere = mkdtempSync(join(tmpdir(), 'sow-nowhere-'));
+      try {
+        expect(complete(nowhere, ['sow', 'advance', ''])).toEqual({ code: 0, lines: [], stderr: '' });
+        expect(complete(nowhere, ['sow', 'ta']).lines).toEqual(['task']);
+      } finally {
+        rmSync(nowhere, { recursive: true, force: true });
+      }
+      const broken = fresh();
+      ok(broken, ['project', 'new', 'demo', '--description', 'A demo project']);
+      broken.write(PROJECT, `${broken.read(PROJECT)}\nstatechart: [\n`);
+      expect(complete(broken.dir, ['sow', 'advance', ''])).toEqual({ code: 0, lines: [], stderr: '' });
+      // The project of another branch: offered all the same, and no warning about it.
+      executing.git(['checkout', '-q', '-b', 'elsewhere']);
+      try {
+        expect(complete(executing.dir, ['sow', 'task', 'get', '--id', '01'])).toEqual({
+          code: 0,
+          lines: ['010'],
+          stderr: '',
+        });
+      } finally {
+        executing.git(['checkout', '-q', 'feat/demo']);
+      }
+      expect(complete(executing.dir, ['sow', 'task', 'get', '--json', '--id', '01']).lines).toEqual(['010']);
+      expect(complete(executing.dir, ['sow', 'task', 'get', '--help', '--id', '01']).lines).toEqual(['010']);
+    },
+  );
 });
 
 describe('the scripts complete a real line', () => {

@@ -71,44 +71,48 @@ describe('sow config path', () => {
 });
 
 describe('sow config init', () => {
-  it('creates the commented template at the path; never overwrites without --yes (no TTY → exit 2 naming --yes, as every question); --force is gone', () => {
-    const { world, sow } = configWorld();
-    const r = sow(['init']);
-    expect(r.code, show(r)).toBe(0);
-    expect(r.stdout).toBe(`${world.configPath}\n`);
-    const template = world.readConfig();
-    expect(template).toContain(`# Location: ${world.configPath}`);
-    expect(template).toMatch(/SOW_AGENTS_IMPLEMENTER/);
-    for (const role of ROLES) expect(template).toMatch(new RegExp(`^    ${role}: "?claude-code"?`, 'm'));
+  it(
+    'creates the commented template at the path; never overwrites without --yes (no TTY → exit 2 naming --yes, as ' +
+      'every question); --force is gone',
+    () => {
+      const { world, sow } = configWorld();
+      const r = sow(['init']);
+      expect(r.code, show(r)).toBe(0);
+      expect(r.stdout).toBe(`${world.configPath}\n`);
+      const template = world.readConfig();
+      expect(template).toContain(`# Location: ${world.configPath}`);
+      expect(template).toMatch(/SOW_AGENTS_IMPLEMENTER/);
+      for (const role of ROLES) expect(template).toMatch(new RegExp(`^    ${role}: "?claude-code"?`, 'm'));
 
-    const mine = '# my own configuration\nagents:\n  bindings:\n    implementer: claude-code\n';
-    world.writeConfig(mine);
-    const again = sow(['init']);
-    expect(again.code, show(again)).toBe(2);
-    expect(again.stdout).toBe('');
-    expect(again.stderr).toContain(`replacing ${world.configPath} with the template needs confirmation`);
-    expect(again.stderr).toMatch(/^hint: .*--yes/m);
-    expect(again.stderr).not.toContain('--force');
-    expect(world.readConfig(), 'untouched').toBe(mine);
+      const mine = '# my own configuration\nagents:\n  bindings:\n    implementer: claude-code\n';
+      world.writeConfig(mine);
+      const again = sow(['init']);
+      expect(again.code, show(again)).toBe(2);
+      expect(again.stdout).toBe('');
+      expect(again.stderr).toContain(`replacing ${world.configPath} with the template needs confirmation`);
+      expect(again.stderr).toMatch(/^hint: .*--yes/m);
+      expect(again.stderr).not.toContain('--force');
+      expect(world.readConfig(), 'untouched').toBe(mine);
 
-    // --force no longer exists on init: a usage error, and the file is left alone.
-    const forced = sow(['init', '--force']);
-    expect(forced.code, show(forced)).toBe(2);
-    expect(forced.stdout).toBe('');
-    expect(forced.stderr).toContain("unknown option '--force'");
-    expect(world.readConfig(), 'untouched by --force').toBe(mine);
+      // --force no longer exists on init: a usage error, and the file is left alone.
+      const forced = sow(['init', '--force']);
+      expect(forced.code, show(forced)).toBe(2);
+      expect(forced.stdout).toBe('');
+      expect(forced.stderr).toContain("unknown option '--force'");
+      expect(world.readConfig(), 'untouched by --force').toBe(mine);
 
-    const yes = sow(['init', '--yes']);
-    expect(yes.code, show(yes)).toBe(0);
-    expect(yes.stdout).toBe(`${world.configPath}\n`);
-    expect(world.readConfig()).toBe(template);
+      const yes = sow(['init', '--yes']);
+      expect(yes.code, show(yes)).toBe(0);
+      expect(yes.stdout).toBe(`${world.configPath}\n`);
+      expect(world.readConfig()).toBe(template);
 
-    // -y is the short form.
-    world.writeConfig(mine);
-    const y = sow(['init', '-y']);
-    expect(y.code, show(y)).toBe(0);
-    expect(world.readConfig()).toBe(template);
-  });
+      // -y is the short form.
+      world.writeConfig(mine);
+      const y = sow(['init', '-y']);
+      expect(y.code, show(y)).toBe(0);
+      expect(world.readConfig()).toBe(template);
+    },
+  );
 
   it('the template it writes is a valid configuration (validate and show can read it)', () => {
     const { world, sow } = configWorld();
@@ -262,42 +266,46 @@ describe('sow config edit', () => {
 });
 
 describe('sow config reset', () => {
-  it('without a TTY and without --yes: refused (exit 2 naming --yes); --force is a usage error; --yes removes it and keeps a backup', () => {
-    const { world, sow } = configWorld();
-    world.writeConfig(VALID);
-    const r = sow(['reset']);
-    expect(r.code, show(r)).toBe(2);
-    expect(r.stderr).toMatch(/^hint: .*--yes/m);
-    expect(r.stderr).not.toContain('--force');
-    expect(world.readConfig()).toBe(VALID);
-    expect(existsSync(`${world.configPath}.backup`)).toBe(false);
-    const j = sow(['reset', '--json']);
-    expect(j.code, show(j)).toBe(2);
-    expect(j.json?.error?.code).toBe('CONFIRMATION_REQUIRED');
-    expect(j.json?.error?.hint).toContain('--yes');
+  it(
+    'without a TTY and without --yes: refused (exit 2 naming --yes); --force is a usage error; --yes removes it and ' +
+      'keeps a backup',
+    () => {
+      const { world, sow } = configWorld();
+      world.writeConfig(VALID);
+      const r = sow(['reset']);
+      expect(r.code, show(r)).toBe(2);
+      expect(r.stderr).toMatch(/^hint: .*--yes/m);
+      expect(r.stderr).not.toContain('--force');
+      expect(world.readConfig()).toBe(VALID);
+      expect(existsSync(`${world.configPath}.backup`)).toBe(false);
+      const j = sow(['reset', '--json']);
+      expect(j.code, show(j)).toBe(2);
+      expect(j.json?.error?.code).toBe('CONFIRMATION_REQUIRED');
+      expect(j.json?.error?.hint).toContain('--yes');
 
-    // --force no longer exists on reset.
-    const forced = sow(['reset', '--force']);
-    expect(forced.code, show(forced)).toBe(2);
-    expect(forced.stderr).toContain("unknown option '--force'");
-    expect(world.readConfig(), 'untouched by --force').toBe(VALID);
-    expect(existsSync(`${world.configPath}.backup`)).toBe(false);
+      // --force no longer exists on reset.
+      const forced = sow(['reset', '--force']);
+      expect(forced.code, show(forced)).toBe(2);
+      expect(forced.stderr).toContain("unknown option '--force'");
+      expect(world.readConfig(), 'untouched by --force').toBe(VALID);
+      expect(existsSync(`${world.configPath}.backup`)).toBe(false);
 
-    const yes = sow(['reset', '--yes']);
-    expect(yes.code, show(yes)).toBe(0);
-    expect(existsSync(world.configPath)).toBe(false);
-    expect(readFileSync(`${world.configPath}.backup`, 'utf8')).toBe(VALID);
-    expect(sow(['path', '--exists']).stdout).toBe('false\n');
-    expect(sow(['show']).stdout).toMatch(/^ {4}implementer: "?claude-code"? {2}# \(default\)$/m);
+      const yes = sow(['reset', '--yes']);
+      expect(yes.code, show(yes)).toBe(0);
+      expect(existsSync(world.configPath)).toBe(false);
+      expect(readFileSync(`${world.configPath}.backup`, 'utf8')).toBe(VALID);
+      expect(sow(['path', '--exists']).stdout).toBe('false\n');
+      expect(sow(['show']).stdout).toMatch(/^ {4}implementer: "?claude-code"? {2}# \(default\)$/m);
 
-    // -y is the short form.
-    const mine = '# mine\nagents:\n  bindings:\n    planner: claude-code\n';
-    world.writeConfig(mine);
-    const y = sow(['reset', '-y']);
-    expect(y.code, show(y)).toBe(0);
-    expect(existsSync(world.configPath)).toBe(false);
-    expect(readFileSync(`${world.configPath}.backup`, 'utf8')).toBe(mine);
-  });
+      // -y is the short form.
+      const mine = '# mine\nagents:\n  bindings:\n    planner: claude-code\n';
+      world.writeConfig(mine);
+      const y = sow(['reset', '-y']);
+      expect(y.code, show(y)).toBe(0);
+      expect(existsSync(world.configPath)).toBe(false);
+      expect(readFileSync(`${world.configPath}.backup`, 'utf8')).toBe(mine);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -323,140 +331,100 @@ function logRepo() {
 }
 
 describe('sow log', () => {
-  it('appends an entry with YAML front matter and a markdown body to the task log; files become modified outputs once', () => {
-    const t = logRepo();
-    const before = t.entries(TASK_LOG).length;
-    const r = t.sow([
-      '--agent',
-      'implementer-1',
-      '--action',
-      'modified_file',
-      '--result',
-      'success',
-      '--file',
-      'src/a.ts',
-      '--file',
-      'src/b.ts',
-      '--files',
-      'src/b.ts,lib/c.ts',
-      '--task',
-      '010',
-      'Changed',
-      'the **parser**',
-    ]);
-    expect(r.code, show(r)).toBe(0);
-    const entries = t.entries(TASK_LOG);
-    expect(entries).toHaveLength(before + 1);
-    const e = entries.at(-1)!;
-    expect(e.front).toEqual({
-      timestamp: expect.stringMatching(ISO),
-      agent: 'implementer-1',
-      action: 'modified_file',
-      result: 'success',
-      files: ['src/a.ts', 'src/b.ts', 'lib/c.ts'],
-    });
-    expect(e.body).toBe('Changed the **parser**');
-    expect(t.outputs()).toEqual([
-      ['modified', 'src/a.ts'],
-      ['modified', 'src/b.ts'],
-      ['modified', 'lib/c.ts'],
-    ]);
-
-    // Again with an overlap: only the new file is added; the entry still lists what it names.
-    const again = t.sow([
-      '--agent',
-      'implementer-1',
-      '--action',
-      'refactor',
-      '--result',
-      'partial',
-      '--files',
-      'lib/c.ts,src/d.ts',
-      '--file',
-      './src/a.ts',
-      '--task',
-      '010',
-    ]);
-    expect(again.code, show(again)).toBe(0);
-    expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({
-      action: 'refactor',
-      result: 'partial',
-      files: ['src/a.ts', 'lib/c.ts', 'src/d.ts'],
-    });
-    expect(t.outputs()).toEqual([
-      ['modified', 'src/a.ts'],
-      ['modified', 'src/b.ts'],
-      ['modified', 'lib/c.ts'],
-      ['modified', 'src/d.ts'],
-    ]);
-    // The other task is untouched.
-    expect(t.outputs('020')).toEqual([]);
-  });
-
-  it('appends: the log file is written at its end, never rewritten (same file, every byte before kept), also past 8 MB', () => {
-    const t = logRepo();
-    const file = join(t.root, TASK_LOG);
-    const first = t.sow(['--action', 'research', '--result', 'success', '--task', '010', 'one']);
-    expect(first.code, show(first)).toBe(0);
-    // A long log: more than sow reads of a document (8 MB), which rewriting it would have had to read.
-    appendFileSync(file, `${'---\nagent: user\n---\n\nold entry\n\n'.repeat(300_000)}`);
-    const before = readFileSync(file);
-    const ino = statSync(file).ino;
-    const r = t.sow(['--action', 'research', '--result', 'success', '--task', '010', 'two']);
-    expect(r.code, show(r)).toBe(0);
-    const after = readFileSync(file);
-    expect(statSync(file).ino, 'the same file, not a new one renamed over it').toBe(ino);
-    expect(after.subarray(0, before.length).equals(before)).toBe(true);
-    expect(after.subarray(before.length).toString()).toMatch(/^---\ntimestamp: .*\n(?:.*\n)*---\n\ntwo\n\n$/);
-    // With a file (the task's outputs change too: two files, through the journal), still appended.
-    const r2 = t.sow([
-      '--action',
-      'modified_file',
-      '--result',
-      'success',
-      '--task',
-      '010',
-      '--file',
-      'src/z.ts',
-      'three',
-    ]);
-    expect(r2.code, show(r2)).toBe(0);
-    expect(statSync(file).ino).toBe(ino);
-    expect(readFileSync(file).toString().endsWith('three\n\n')).toBe(true);
-    expect(t.outputs()).toContainEqual(['modified', 'src/z.ts']);
-  });
-
-  it('modified outputs are repository paths: log and `task output add` name a file alike; approving one needs that file', () => {
-    const t = logRepo();
-    const task = (args: string[], cwd?: string) => runSow(cwd ? join(t.root, cwd) : t.root, t.world, ['task', ...args]);
-    expect(
-      t.sow([
+  it(
+    'appends an entry with YAML front matter and a markdown body to the task log; files become modified ' +
+      'outputs once',
+    () => {
+      const t = logRepo();
+      const before = t.entries(TASK_LOG).length;
+      const r = t.sow([
         '--agent',
         'implementer-1',
         '--action',
         'modified_file',
         '--result',
         'success',
-        '--task',
-        '010',
         '--file',
         'src/a.ts',
-      ]).code,
-    ).toBe(0);
+        '--file',
+        'src/b.ts',
+        '--files',
+        'src/b.ts,lib/c.ts',
+        '--task',
+        '010',
+        'Changed',
+        'the **parser**',
+      ]);
+      expect(r.code, show(r)).toBe(0);
+      const entries = t.entries(TASK_LOG);
+      expect(entries).toHaveLength(before + 1);
+      const e = entries.at(-1)!;
+      expect(e.front).toEqual({
+        timestamp: expect.stringMatching(ISO),
+        agent: 'implementer-1',
+        action: 'modified_file',
+        result: 'success',
+        files: ['src/a.ts', 'src/b.ts', 'lib/c.ts'],
+      });
+      expect(e.body).toBe('Changed the **parser**');
+      expect(t.outputs()).toEqual([
+        ['modified', 'src/a.ts'],
+        ['modified', 'src/b.ts'],
+        ['modified', 'lib/c.ts'],
+      ]);
 
-    // Added by hand: a path from the repository root, stored as given; a missing file is allowed, with a warning.
-    const added = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/e.ts']);
-    expect(added.code, show(added)).toBe(0);
-    expect(added.stderr).toMatch(/^warning: src\/e\.ts does not exist yet; /m);
-    // From a subdirectory it is still a path from the repository root (only `sow log --file` follows the cwd).
-    mkdirSync(join(t.root, 'pkg'), { recursive: true });
-    const fromPkg = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/f.ts'], 'pkg');
-    expect(fromPkg.code, show(fromPkg)).toBe(0);
-    // Logging a file already there adds nothing: both commands name it the same way.
-    expect(
-      t.sow([
+      // Again with an overlap: only the new file is added; the entry still lists what it names.
+      const again = t.sow([
         '--agent',
         'implementer-1',
+        '--action',
+        'refactor',
+        '--result',
+        'partial',
+        '--files',
+        'lib/c.ts,src/d.ts',
+        '--file',
+        './src/a.ts',
+        '--task',
+        '010',
+      ]);
+      expect(again.code, show(again)).toBe(0);
+      expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({
+        action: 'refactor',
+        result: 'partial',
+        files: ['src/a.ts', 'lib/c.ts', 'src/d.ts'],
+      });
+      expect(t.outputs()).toEqual([
+        ['modified', 'src/a.ts'],
+        ['modified', 'src/b.ts'],
+        ['modified', 'lib/c.ts'],
+        ['modified', 'src/d.ts'],
+      ]);
+      // The other task is untouched.
+      expect(t.outputs('020')).toEqual([]);
+    },
+  );
+
+  it(
+    'appends: the log file is written at its end, never rewritten (same file, every byte before kept), ' +
+      'also past 8 MB',
+    () => {
+      const t = logRepo();
+      const file = join(t.root, TASK_LOG);
+      const first = t.sow(['--action', 'research', '--result', 'success', '--task', '010', 'one']);
+      expect(first.code, show(first)).toBe(0);
+      // A long log: more than sow reads of a document (8 MB), which rewriting it would have had to read.
+      appendFileSync(file, `${'---\nagent: user\n---\n\nold entry\n\n'.repeat(300_000)}`);
+      const before = readFileSync(file);
+      const ino = statSync(file).ino;
+      const r = t.sow(['--action', 'research', '--result', 'success', '--task', '010', 'two']);
+      expect(r.code, show(r)).toBe(0);
+      const after = readFileSync(file);
+      expect(statSync(file).ino, 'the same file, not a new one renamed over it').toBe(ino);
+      expect(after.subarray(0, before.length).equals(before)).toBe(true);
+      expect(after.subarray(before.length).toString()).toMatch(/^---\ntimestamp: .*\n(?:.*\n)*---\n\ntwo\n\n$/);
+      // With a file (the task's outputs change too: two files, through the journal), still appended.
+      const r2 = t.sow([
         '--action',
         'modified_file',
         '--result',
@@ -464,59 +432,115 @@ describe('sow log', () => {
         '--task',
         '010',
         '--file',
-        'src/e.ts',
-        '--file',
-        'src/f.ts',
-      ]).code,
-    ).toBe(0);
-    expect(t.outputs()).toEqual([
-      ['modified', 'src/a.ts'],
-      ['modified', 'src/e.ts'],
-      ['modified', 'src/f.ts'],
-    ]);
+        'src/z.ts',
+        'three',
+      ]);
+      expect(r2.code, show(r2)).toBe(0);
+      expect(statSync(file).ino).toBe(ino);
+      expect(readFileSync(file).toString().endsWith('three\n\n')).toBe(true);
+      expect(t.outputs()).toContainEqual(['modified', 'src/z.ts']);
+    },
+  );
 
-    // The old spelling, relative to .sow/project/, now points outside the repository.
-    const before = t.repo.snapshot();
-    const old = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', '../../src/a.ts']);
-    expect(old.code, show(old)).toBe(1);
-    expect(old.stderr.split('\n')[0]).toContain('outside the repository');
+  it(
+    'modified outputs are repository paths: log and `task output add` name a file alike; approving one ' +
+      'needs that file',
+    () => {
+      const t = logRepo();
+      const task = (args: string[], cwd?: string) =>
+        runSow(cwd ? join(t.root, cwd) : t.root, t.world, ['task', ...args]);
+      expect(
+        t.sow([
+          '--agent',
+          'implementer-1',
+          '--action',
+          'modified_file',
+          '--result',
+          'success',
+          '--task',
+          '010',
+          '--file',
+          'src/a.ts',
+        ]).code,
+      ).toBe(0);
 
-    // Approving needs the file, found from the repository root.
-    const missing = task(['output', 'set', '--id', '010', '--index', '0', 'approved', 'true', '--json']);
-    expect(missing.code, show(missing)).toBe(1);
-    expect(missing.json?.error?.code).toBe('ARTIFACT_FILE_MISSING');
-    expect(missing.json?.error?.message).toContain('src/a.ts');
-    expect(t.repo.snapshot(), 'refusals leave the state byte-identical').toEqual(before);
-    t.repo.write('src/a.ts', 'export const a = 1;\n');
-    const approved = task(['output', 'set', '--id', '010', '--index', '0', 'approved', 'true']);
-    expect(approved.code, show(approved)).toBe(0);
-    expect(t.repo.yaml(taskFile('010')).outputs[0]).toMatchObject({
-      type: 'modified',
-      path: 'src/a.ts',
-      approved: true,
-    });
-  });
+      // Added by hand: a path from the repository root, stored as given; a missing file is allowed, with a warning.
+      const added = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/e.ts']);
+      expect(added.code, show(added)).toBe(0);
+      expect(added.stderr).toMatch(/^warning: src\/e\.ts does not exist yet; /m);
+      // From a subdirectory it is still a path from the repository root (only `sow log --file` follows the cwd).
+      mkdirSync(join(t.root, 'pkg'), { recursive: true });
+      const fromPkg = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', 'src/f.ts'], 'pkg');
+      expect(fromPkg.code, show(fromPkg)).toBe(0);
+      // Logging a file already there adds nothing: both commands name it the same way.
+      expect(
+        t.sow([
+          '--agent',
+          'implementer-1',
+          '--action',
+          'modified_file',
+          '--result',
+          'success',
+          '--task',
+          '010',
+          '--file',
+          'src/e.ts',
+          '--file',
+          'src/f.ts',
+        ]).code,
+      ).toBe(0);
+      expect(t.outputs()).toEqual([
+        ['modified', 'src/a.ts'],
+        ['modified', 'src/e.ts'],
+        ['modified', 'src/f.ts'],
+      ]);
 
-  it('defaults to SOW_TASK_ID and SOW_AGENT_ID (as a spawned worker has them); paths are relative to where it runs', () => {
-    const t = logRepo();
-    mkdirSync(join(t.root, 'pkg'), { recursive: true });
-    const r = t.sow(
-      ['--action', 'test_run', '--result', 'error', '--file', 'index.ts', '--file', '../src/x.ts', 'Tests fail'],
-      {
-        cwd: 'pkg',
-        env: { SOW_TASK_ID: '010', SOW_AGENT_ID: 'implementer-7' },
-      },
-    );
-    expect(r.code, show(r)).toBe(0);
-    expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({
-      agent: 'implementer-7',
-      action: 'test_run',
-      result: 'error',
-      files: ['pkg/index.ts', 'src/x.ts'],
-    });
-    expect(t.outputs()).toEqual([
-      ['modified', 'pkg/index.ts'],
-      ['modified', 'src/x.ts'],
-    ]);
-  });
+      // The old spelling, relative to .sow/project/, now points outside the repository.
+      const before = t.repo.snapshot();
+      const old = task(['output', 'add', '--id', '010', '--type', 'modified', '--path', '../../src/a.ts']);
+      expect(old.code, show(old)).toBe(1);
+      expect(old.stderr.split('\n')[0]).toContain('outside the repository');
+
+      // Approving needs the file, found from the repository root.
+      const missing = task(['output', 'set', '--id', '010', '--index', '0', 'approved', 'true', '--json']);
+      expect(missing.code, show(missing)).toBe(1);
+      expect(missing.json?.error?.code).toBe('ARTIFACT_FILE_MISSING');
+      expect(missing.json?.error?.message).toContain('src/a.ts');
+      expect(t.repo.snapshot(), 'refusals leave the state byte-identical').toEqual(before);
+      t.repo.write('src/a.ts', 'export const a = 1;\n');
+      const approved = task(['output', 'set', '--id', '010', '--index', '0', 'approved', 'true']);
+      expect(approved.code, show(approved)).toBe(0);
+      expect(t.repo.yaml(taskFile('010')).outputs[0]).toMatchObject({
+        type: 'modified',
+        path: 'src/a.ts',
+        approved: true,
+      });
+    },
+  );
+
+  it(
+    'defaults to SOW_TASK_ID and SOW_AGENT_ID (as a spawned worker has them); ' + 'paths are relative to where it runs',
+    () => {
+      const t = logRepo();
+      mkdirSync(join(t.root, 'pkg'), { recursive: true });
+      const r = t.sow(
+        ['--action', 'test_run', '--result', 'error', '--file', 'index.ts', '--file', '../src/x.ts', 'Tests fail'],
+        {
+          cwd: 'pkg',
+          env: { SOW_TASK_ID: '010', SOW_AGENT_ID: 'implementer-7' },
+        },
+      );
+      expect(r.code, show(r)).toBe(0);
+      expect(t.entries(TASK_LOG).at(-1)!.front).toMatchObject({
+        agent: 'implementer-7',
+        action: 'test_run',
+        result: 'error',
+        files: ['pkg/index.ts', 'src/x.ts'],
+      });
+      expect(t.outputs()).toEqual([
+        ['modified', 'pkg/index.ts'],
+        ['modified', 'src/x.ts'],
+      ]);
+    },
+  );
 });

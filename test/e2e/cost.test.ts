@@ -15,7 +15,8 @@ describe('sow cost', () => {
   it('sums every run by task (and by role), in a table and as --json; status says what was used', () => {
     const f = base();
     expect(f.ok(['cost']).stdout).toBe(
-      'No worker has run in this project yet (sow agent spawn); what each run uses is counted when it stops.\nBudget   none set (to set one: budget: {usd: 20} in .sow/config.yaml)\n',
+      'No worker has run in this project yet (sow agent spawn); what each run uses is counted when it ' +
+        'stops.\nBudget   none set (to set one: budget: {usd: 20} in .sow/config.yaml)\n',
     );
     f.ok(['agent', 'spawn', 'implementer', '010', '--quiet'], usage(12000, 3400, 0.1234));
     f.ok(['agent', 'resume', '010', 'go on', '--quiet'], usage(8000, 600, 0.05));
@@ -78,7 +79,9 @@ describe('sow cost', () => {
     const r = f.sow(['agent', 'spawn', 'implementer', '020']);
     expect(r.code).toBe(3);
     expect(r.stderr).toBe(
-      "error: this project's workers have used $0.25 of the $0.10 its budget allows (most on task 010); no worker starts or resumes\nhint: 'sow cost' shows what it went on; to go on, raise budget.usd in .sow/config.yaml\n",
+      "error: this project's workers have used $0.25 of the $0.10 its budget allows (most on task 010); no worker " +
+        "starts or resumes\nhint: 'sow cost' shows what it went on; to go on, raise budget.usd in " +
+        '.sow/config.yaml\n',
     );
     expect(f.repo.snapshot()).toEqual(before);
     f.repo.write('.sow/config.yaml', 'budget:\n  usd: lots\n');
@@ -111,58 +114,70 @@ describe('sow cost', () => {
 describe('a configuration that is not valid is never silent', () => {
   const warnings = (stderr: string) => stderr.split('\n').filter((l) => l.startsWith('warning: '));
 
-  it('a misspelt or mistyped budget in .sow/config.yaml: every command warns once, naming the key and the fix; sow cost says the budget is not in force', () => {
-    const f = base();
-    f.repo.write('.sow/config.yaml', 'bugdet:\n  usd: 20\n');
-    for (const args of [
-      ['task', 'list'],
-      ['status'],
-      ['task', 'get', '--id', '010'],
-      ['phase', 'get', 'status'],
-      ['advance', '--dry-run'],
-      ['log', '--project', '--action', 'note', '--result', 'success'],
-    ]) {
-      const r = f.sow(args);
-      expect(r.code, `sow ${args.join(' ')}: ${r.stderr}`).toBe(args[0] === 'advance' ? 3 : 0);
-      expect(warnings(r.stderr), `sow ${args.join(' ')}: ${r.stderr}`).toEqual([
-        "warning: .sow/config.yaml: bugdet: unknown key 'bugdet'; did you mean 'budget'?; until it is fixed none of its settings is in force (no budget limits the workers) and workers and checks refuse to start; fix .sow/config.yaml (its fields: 'sow schema repo-config')",
+  it(
+    'a misspelt or mistyped budget in .sow/config.yaml: every command warns once, naming the key and the fix; sow ' +
+      'cost says the budget is not in force',
+    () => {
+      const f = base();
+      f.repo.write('.sow/config.yaml', 'bugdet:\n  usd: 20\n');
+      for (const args of [
+        ['task', 'list'],
+        ['status'],
+        ['task', 'get', '--id', '010'],
+        ['phase', 'get', 'status'],
+        ['advance', '--dry-run'],
+        ['log', '--project', '--action', 'note', '--result', 'success'],
+      ]) {
+        const r = f.sow(args);
+        expect(r.code, `sow ${args.join(' ')}: ${r.stderr}`).toBe(args[0] === 'advance' ? 3 : 0);
+        expect(warnings(r.stderr), `sow ${args.join(' ')}: ${r.stderr}`).toEqual([
+          "warning: .sow/config.yaml: bugdet: unknown key 'bugdet'; did you mean 'budget'?; until it is fixed none " +
+            'of its settings is in force (no budget limits the workers) and workers and checks refuse to start; fix ' +
+            ".sow/config.yaml (its fields: 'sow schema repo-config')",
+        ]);
+      }
+      const json = f.sow(['task', 'list', '--json']);
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout).ok).toBe(true);
+      expect(warnings(json.stderr)).toHaveLength(1);
+      const cost = f.ok(['cost']);
+      expect(cost.stdout).toContain(
+        "\nBudget   not in force: .sow/config.yaml is not valid (bugdet: unknown key 'bugdet'; did you mean " +
+          "'budget'?)\n",
+      );
+      expect(warnings(cost.stderr)).toHaveLength(1);
+      expect(JSON.parse(f.ok(['cost', '--json']).stdout).data.budget).toEqual({
+        in_force: false,
+        problem: expect.stringContaining('bugdet'),
+      });
+      // A budget of the wrong shape is named as such.
+      f.repo.write('.sow/config.yaml', 'budget: 20\n');
+      expect(warnings(f.ok(['task', 'list']).stderr)).toEqual([
+        expect.stringMatching(/^warning: \.sow\/config\.yaml: budget: .*\(no budget limits the workers\)/),
       ]);
-    }
-    const json = f.sow(['task', 'list', '--json']);
-    expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout).ok).toBe(true);
-    expect(warnings(json.stderr)).toHaveLength(1);
-    const cost = f.ok(['cost']);
-    expect(cost.stdout).toContain(
-      "\nBudget   not in force: .sow/config.yaml is not valid (bugdet: unknown key 'bugdet'; did you mean 'budget'?)\n",
-    );
-    expect(warnings(cost.stderr)).toHaveLength(1);
-    expect(JSON.parse(f.ok(['cost', '--json']).stdout).data.budget).toEqual({
-      in_force: false,
-      problem: expect.stringContaining('bugdet'),
-    });
-    // A budget of the wrong shape is named as such.
-    f.repo.write('.sow/config.yaml', 'budget: 20\n');
-    expect(warnings(f.ok(['task', 'list']).stderr)).toEqual([
-      expect.stringMatching(/^warning: \.sow\/config\.yaml: budget: .*\(no budget limits the workers\)/),
-    ]);
-    // A command that needs the file refuses with the same words, and is not warned of it again.
-    const spawn = f.sow(['agent', 'spawn', 'implementer', '010']);
-    expect(spawn.code).toBe(4);
-    expect(spawn.stderr).toMatch(/^error: \.sow\/config\.yaml: budget: /);
-    expect(warnings(spawn.stderr)).toEqual([]);
-    // The commands about the configuration say it their own way.
-    expect(warnings(f.sow(['config', 'validate']).stderr)).toEqual([]);
-    f.repo.write('.sow/config.yaml', 'budget:\n  usd: 20\n');
-    expect(f.ok(['task', 'list']).stderr).toBe('');
-  });
+      // A command that needs the file refuses with the same words, and is not warned of it again.
+      const spawn = f.sow(['agent', 'spawn', 'implementer', '010']);
+      expect(spawn.code).toBe(4);
+      expect(spawn.stderr).toMatch(/^error: \.sow\/config\.yaml: budget: /);
+      expect(warnings(spawn.stderr)).toEqual([]);
+      // The commands about the configuration say it their own way.
+      expect(warnings(f.sow(['config', 'validate']).stderr)).toEqual([]);
+      f.repo.write('.sow/config.yaml', 'budget:\n  usd: 20\n');
+      expect(f.ok(['task', 'list']).stderr).toBe('');
+    },
+  );
 
-  it('a user configuration with a mistake: every command in a workspace warns once, naming the file, the key and the fix', () => {
-    const f = base('agents:\n  bindngs:\n    implementer: claude-code\n');
-    const r = f.ok(['task', 'list']);
-    expect(warnings(r.stderr)).toEqual([
-      `warning: ${f.world.configPath}: agents.bindngs: unknown key 'bindngs'; did you mean 'bindings'?; until it is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow config validate'`,
-    ]);
-    expect(warnings(f.ok(['status', '--json']).stderr)).toHaveLength(1);
-  });
+  it(
+    'a user configuration with a mistake: every command in a workspace warns once, naming the file, the key ' +
+      'and the fix',
+    () => {
+      const f = base('agents:\n  bindngs:\n    implementer: claude-code\n');
+      const r = f.ok(['task', 'list']);
+      expect(warnings(r.stderr)).toEqual([
+        `warning: ${f.world.configPath}: agents.bindngs: unknown key 'bindngs'; did you mean 'bindings'?; until it ` +
+          `is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow config validate'`,
+      ]);
+      expect(warnings(f.ok(['status', '--json']).stderr)).toHaveLength(1);
+    },
+  );
 });

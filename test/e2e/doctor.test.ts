@@ -132,48 +132,56 @@ describe('sow doctor: a healthy repository', () => {
 });
 
 describe('sow doctor: each problem is found, and --fix fixes the safe ones', () => {
-  it("after 'sow config init', on a machine without the default agent CLI, doctor and config validate agree: valid, with a warning", () => {
-    const d = setup(undefined, { omit: ['claude'] });
-    const env = { PATH: d.world.bin };
-    expect(d.sow(['config', 'init'], env).code).toBe(0);
-    const validate = d.sow(['config', 'validate'], env);
-    expect(validate.code, show(validate)).toBe(0);
-    expect(validate.stdout).toMatch(/^Configuration is valid with 1 warning\(s\)\.$/m);
-    expect(validate.stdout).toContain('⚠ Warning: claude not found on PATH');
-    const r = d.doctor();
-    expect(failing(r.checks)).toEqual([]);
-    expect(r.check('config').status).toBe('ok');
-    expect(r.check('agent.claude-code').status).toBe('warn');
-  });
+  it(
+    "after 'sow config init', on a machine without the default agent CLI, doctor and config validate agree: valid, " +
+      'with a warning',
+    () => {
+      const d = setup(undefined, { omit: ['claude'] });
+      const env = { PATH: d.world.bin };
+      expect(d.sow(['config', 'init'], env).code).toBe(0);
+      const validate = d.sow(['config', 'validate'], env);
+      expect(validate.code, show(validate)).toBe(0);
+      expect(validate.stdout).toMatch(/^Configuration is valid with 1 warning\(s\)\.$/m);
+      expect(validate.stdout).toContain('⚠ Warning: claude not found on PATH');
+      const r = d.doctor();
+      expect(failing(r.checks)).toEqual([]);
+      expect(r.check('config').status).toBe('ok');
+      expect(r.check('agent.claude-code').status).toBe('warn');
+    },
+  );
 
-  it('several problems at once: the text report has one line per check, FAIL lines with their fix, exit 1; --fix fixes only the safe one', () => {
-    const d = setup();
-    d.repo.write('.sow/.gitignore', '.runtime/\n');
-    d.repo.git(['checkout', '-q', '-b', 'other']);
-    const before = d.repo.snapshot();
-    const r = d.sow(['doctor'], { PATH: d.world.bin });
-    expect(r.code, show(r)).toBe(1);
-    const lines = r.stdout.trim().split('\n');
-    expect(lines.find((l) => l.startsWith('FAIL  gitignore'))).toMatch(
-      /lacks \.backup\/, worktrees\/.* — fix: sow doctor --fix/,
-    );
-    expect(lines.find((l) => l.startsWith('FAIL  branch'))).toMatch(/ — fix: run 'git checkout feat\/demo'/);
-    expect(lines.filter((l) => /^(ok  |warn|FAIL)  \S/.test(l))).toHaveLength(lines.length);
-    expect(r.stderr).toContain('error: 2 check(s) failed: gitignore, branch');
-    expect(r.stderr).toContain(
-      "hint: run 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it",
-    );
-    expectUnchanged(d, before);
+  it(
+    'several problems at once: the text report has one line per check, FAIL lines with their fix, exit 1; --fix ' +
+      'fixes only the safe one',
+    () => {
+      const d = setup();
+      d.repo.write('.sow/.gitignore', '.runtime/\n');
+      d.repo.git(['checkout', '-q', '-b', 'other']);
+      const before = d.repo.snapshot();
+      const r = d.sow(['doctor'], { PATH: d.world.bin });
+      expect(r.code, show(r)).toBe(1);
+      const lines = r.stdout.trim().split('\n');
+      expect(lines.find((l) => l.startsWith('FAIL  gitignore'))).toMatch(
+        /lacks \.backup\/, worktrees\/.* — fix: sow doctor --fix/,
+      );
+      expect(lines.find((l) => l.startsWith('FAIL  branch'))).toMatch(/ — fix: run 'git checkout feat\/demo'/);
+      expect(lines.filter((l) => /^(ok  |warn|FAIL)  \S/.test(l))).toHaveLength(lines.length);
+      expect(r.stderr).toContain('error: 2 check(s) failed: gitignore, branch');
+      expect(r.stderr).toContain(
+        "hint: run 'sow doctor --fix' to fix gitignore; each other FAIL line says how to fix it",
+      );
+      expectUnchanged(d, before);
 
-    const fixed = d.sow(['doctor', '--fix'], { PATH: d.world.bin });
-    expect(fixed.code, show(fixed)).toBe(1);
-    expect(fixed.stdout).toMatch(/^ok {4}gitignore +fixed: added \.backup\/, worktrees\/ to \.sow\/\.gitignore$/m);
-    expect(fixed.stdout).toMatch(/^FAIL {2}branch/m);
-    expect(fixed.stderr).toContain('Fixed: gitignore');
-    expect(fixed.stderr).toContain('error: 1 check(s) failed: branch');
-    expect(fixed.stderr).toContain('hint: each FAIL line says how to fix it');
-    expectUnchanged(d, before, ['.sow/.gitignore']);
-  });
+      const fixed = d.sow(['doctor', '--fix'], { PATH: d.world.bin });
+      expect(fixed.code, show(fixed)).toBe(1);
+      expect(fixed.stdout).toMatch(/^ok {4}gitignore +fixed: added \.backup\/, worktrees\/ to \.sow\/\.gitignore$/m);
+      expect(fixed.stdout).toMatch(/^FAIL {2}branch/m);
+      expect(fixed.stderr).toContain('Fixed: gitignore');
+      expect(fixed.stderr).toContain('error: 1 check(s) failed: branch');
+      expect(fixed.stderr).toContain('hint: each FAIL line says how to fix it');
+      expectUnchanged(d, before, ['.sow/.gitignore']);
+    },
+  );
 });
 
 describe('sow doctor outside a workspace', () => {

@@ -105,16 +105,19 @@ describe('ensure-deps on a fresh clone', () => {
     );
   });
 
-  it('on a Node.js older than 20: a sentence naming the version and how to get a newer one, before anything runs', () => {
-    const clone = freshClone();
-    const log = join(clone.dir, 'npm-args');
-    fake(clone, 'npm', `echo ran > "${log}"`);
-    const r = clone.run({
-      nodeArgs: ['--import', 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"18.19.0"})'],
-    });
-    expectSentence(r, 'sow: sow needs Node.js 20 or newer, and this is Node.js 18.19.0.', "'nvm install 20'");
-    expect(() => readFileSync(log)).toThrow();
-  });
+  it(
+    'on a Node.js older than 20: ' + 'a sentence naming the version and how to get a newer one, before anything runs',
+    () => {
+      const clone = freshClone();
+      const log = join(clone.dir, 'npm-args');
+      fake(clone, 'npm', `echo ran > "${log}"`);
+      const r = clone.run({
+        nodeArgs: ['--import', 'data:text/javascript,Object.defineProperty(process.versions,"node",{value:"18.19.0"})'],
+      });
+      expectSentence(r, 'sow: sow needs Node.js 20 or newer, and this is Node.js 18.19.0.', "'nvm install 20'");
+      expect(() => readFileSync(log)).toThrow();
+    },
+  );
 
   it('without package-lock.json: a sentence saying to restore it', () => {
     const clone = freshClone();

@@ -140,23 +140,27 @@ describe('the journal is runtime data, never trusted input', () => {
   // Every hostile journal (targets and removals outside .sow/, sources outside the temp folder,
   // not whole, of another format, writing an invalid state file) refused by every use case:
   // in-process (src/app/workspace.test.ts). Here, one through the command line.
-  it('a journal whose target lies outside .sow/ is refused by every command (exit 4, on stderr); once removed, sow works again and nothing of it was applied', () => {
-    const { repo, outside, cleanup } = target();
-    try {
-      const project = repo.read(PROJECT);
-      writeJournal(repo, [
-        { to: `../${outside.split('/').pop()}/pwned.txt`, text: 'pwned\n' },
-        { to: '.sow/project/notes.md', text: 'pwned\n' },
-      ]);
-      expectRefusedEverywhere(repo, outside, /target sow does not write through a journal/);
-      rmSync(join(repo.dir, JOURNAL));
-      expect(repo.read(PROJECT)).toBe(project);
-      ok(repo, ['task', 'set', '--id', '010', 'metadata.after', '1']);
-      expect(repo.exists('.sow/project/notes.md')).toBe(false);
-    } finally {
-      cleanup();
-    }
-  });
+  it(
+    'a journal whose target lies outside .sow/ is refused by every command (exit 4, on stderr); once removed, sow ' +
+      'works again and nothing of it was applied',
+    () => {
+      const { repo, outside, cleanup } = target();
+      try {
+        const project = repo.read(PROJECT);
+        writeJournal(repo, [
+          { to: `../${outside.split('/').pop()}/pwned.txt`, text: 'pwned\n' },
+          { to: '.sow/project/notes.md', text: 'pwned\n' },
+        ]);
+        expectRefusedEverywhere(repo, outside, /target sow does not write through a journal/);
+        rmSync(join(repo.dir, JOURNAL));
+        expect(repo.read(PROJECT)).toBe(project);
+        ok(repo, ['task', 'set', '--id', '010', 'metadata.after', '1']);
+        expect(repo.exists('.sow/project/notes.md')).toBe(false);
+      } finally {
+        cleanup();
+      }
+    },
+  );
 
   it('temp files and half-removed trees of killed writers are cleared by the next command, a read too', () => {
     const repo = fresh();
@@ -189,35 +193,39 @@ describe('the journal is runtime data, never trusted input', () => {
     }
   });
 
-  it('a journal or lock that is a folder, and a runtime folder (.git/sow) that is a file: exit 4 with a hint, never 70', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const cases: [string, () => void, string, RegExp][] = [
-      [JOURNAL, () => mkdirSync(join(repo.dir, JOURNAL)), 'JOURNAL_REFUSED', /is a folder/],
-      [LOCK, () => mkdirSync(join(repo.dir, LOCK)), 'LOCK_FILE_INVALID', /is a folder/],
-      [LOCK, () => symlinkSync('/dev/null', join(repo.dir, LOCK)), 'LOCK_FILE_INVALID', /not a regular file/],
-      [
-        RUNTIME,
-        () => writeFileSync(join(repo.dir, RUNTIME), 'not a folder\n'),
-        'RUNTIME_FOLDER_INVALID',
-        /is a file, not a folder/,
-      ],
-    ];
-    for (const [path, make, code, problem] of cases) {
-      rmSync(join(repo.dir, RUNTIME), { recursive: true, force: true });
-      mkdirSync(join(repo.dir, RUNTIME));
-      if (path === RUNTIME) rmSync(join(repo.dir, RUNTIME), { recursive: true });
-      make();
-      for (const args of [
-        ['task', 'list'],
-        ['task', 'set', '--id', '010', 'metadata.x', '1'],
-      ]) {
-        const text = expectFails(repo, args, 4, code, { human: true });
-        expect(text, `${path}: ${args.join(' ')}`).toMatch(problem);
-        expect(text, `${path}: names the file`).toContain(path);
+  it(
+    'a journal or lock that is a folder, and a runtime folder (.git/sow) that is a file: exit 4 with a ' +
+      'hint, never 70',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const cases: [string, () => void, string, RegExp][] = [
+        [JOURNAL, () => mkdirSync(join(repo.dir, JOURNAL)), 'JOURNAL_REFUSED', /is a folder/],
+        [LOCK, () => mkdirSync(join(repo.dir, LOCK)), 'LOCK_FILE_INVALID', /is a folder/],
+        [LOCK, () => symlinkSync('/dev/null', join(repo.dir, LOCK)), 'LOCK_FILE_INVALID', /not a regular file/],
+        [
+          RUNTIME,
+          () => writeFileSync(join(repo.dir, RUNTIME), 'not a folder\n'),
+          'RUNTIME_FOLDER_INVALID',
+          /is a file, not a folder/,
+        ],
+      ];
+      for (const [path, make, code, problem] of cases) {
+        rmSync(join(repo.dir, RUNTIME), { recursive: true, force: true });
+        mkdirSync(join(repo.dir, RUNTIME));
+        if (path === RUNTIME) rmSync(join(repo.dir, RUNTIME), { recursive: true });
+        make();
+        for (const args of [
+          ['task', 'list'],
+          ['task', 'set', '--id', '010', 'metadata.x', '1'],
+        ]) {
+          const text = expectFails(repo, args, 4, code, { human: true });
+          expect(text, `${path}: ${args.join(' ')}`).toMatch(problem);
+          expect(text, `${path}: names the file`).toContain(path);
+        }
       }
-    }
-  });
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -384,7 +392,8 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
   });
 
   it.skipIf(!canMount)(
-    "a linked worktree on another file system than git's folder: writes stage their temp files in .sow/.tmp/ (a rename cannot cross), which git ignores and sow empties",
+    "a linked worktree on another file system than git's folder: writes stage their temp files in .sow/.tmp/ (a " +
+      'rename cannot cross), which git ignores and sow empties',
     () => {
       const repo = fresh();
       repo.git(['add', '-A']);
@@ -512,53 +521,56 @@ describe('a failed command changed nothing; a retry never duplicates', () => {
     },
   );
 
-  it('a folder the user may not write: exit 1 "permission denied" naming it, nothing changed, nothing left behind', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    ok(repo, ['task', 'list']);
-    // As root, run sow as nobody in a repository nobody owns, but for the one folder. The build is
-    // copied where nobody may read it (a clone can live in a folder only root may enter).
-    let via: string[] | undefined;
-    if (isRoot) {
-      const bin = mkdtempSync(join(tmpdir(), 'sow-bin-'));
-      for (const file of readdirSync(dirname(SOW)))
-        writeFileSync(join(bin, file), readFileSync(join(dirname(SOW), file)));
-      spawnSync('chmod', ['-R', 'a+rX', bin]);
-      binCopies.push(bin);
-      via = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, join(bin, 'sow.cjs')];
-    }
-    if (isRoot) spawnSync('chown', ['-R', '65534:65534', repo.dir]);
-    const locked = join(repo.dir, TASKS, '010');
-    if (isRoot) spawnSync('chown', ['0:0', locked]);
-    spawnSync('chmod', ['0555', locked]);
-    spawnSync('chmod', ['0755', repo.dir]);
-    try {
-      const as = { ...(via ? { via } : {}) };
-      const before = repo.snapshot();
-      const r = repo.sow(['task', 'set', '--id', '010', 'status', 'in_progress', '--json'], as);
-      expect(r.code, r.stdout + r.stderr).toBe(1);
-      const error = errorOf(r, 'task set in a folder without write permission');
-      expect(error.code).toBe('PERMISSION_DENIED');
-      expect(error.message).toBe(`cannot write '${locked}': permission denied`);
-      expect(error.hint).toMatch(/ls -l.*nothing was changed/);
-      expect(repo.snapshot()).toEqual(before);
-      expectRuntimeClean(repo, 'permission denied');
-      // The rest of the project is still the user's: another task can change.
-      expect(repo.sow(['task', 'set', '--id', '020', 'metadata.ok', '1'], as).code).toBe(0);
-      // A runtime folder the user cannot write: reads still work; writes say so.
+  it(
+    'a folder the user may not write: exit 1 "permission denied" naming it, ' + 'nothing changed, nothing left behind',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      ok(repo, ['task', 'list']);
+      // As root, run sow as nobody in a repository nobody owns, but for the one folder. The build is
+      // copied where nobody may read it (a clone can live in a folder only root may enter).
+      let via: string[] | undefined;
       if (isRoot) {
-        spawnSync('chown', ['-R', '0:0', join(repo.dir, RUNTIME)]);
-        expect(repo.sow(['task', 'list'], as).code).toBe(0);
-        const w = repo.sow(['task', 'set', '--id', '020', 'metadata.ok', '2', '--json'], as);
-        expect(w.code).toBe(1);
-        expect(errorOf(w, 'runtime folder not writable').message).toMatch(
-          /^cannot write '.*\.git\/sow\/lock': permission denied$/,
-        );
+        const bin = mkdtempSync(join(tmpdir(), 'sow-bin-'));
+        for (const file of readdirSync(dirname(SOW)))
+          writeFileSync(join(bin, file), readFileSync(join(dirname(SOW), file)));
+        spawnSync('chmod', ['-R', 'a+rX', bin]);
+        binCopies.push(bin);
+        via = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, join(bin, 'sow.cjs')];
       }
-    } finally {
-      spawnSync('chmod', ['-R', 'u+w', repo.dir]);
-    }
-  });
+      if (isRoot) spawnSync('chown', ['-R', '65534:65534', repo.dir]);
+      const locked = join(repo.dir, TASKS, '010');
+      if (isRoot) spawnSync('chown', ['0:0', locked]);
+      spawnSync('chmod', ['0555', locked]);
+      spawnSync('chmod', ['0755', repo.dir]);
+      try {
+        const as = { ...(via ? { via } : {}) };
+        const before = repo.snapshot();
+        const r = repo.sow(['task', 'set', '--id', '010', 'status', 'in_progress', '--json'], as);
+        expect(r.code, r.stdout + r.stderr).toBe(1);
+        const error = errorOf(r, 'task set in a folder without write permission');
+        expect(error.code).toBe('PERMISSION_DENIED');
+        expect(error.message).toBe(`cannot write '${locked}': permission denied`);
+        expect(error.hint).toMatch(/ls -l.*nothing was changed/);
+        expect(repo.snapshot()).toEqual(before);
+        expectRuntimeClean(repo, 'permission denied');
+        // The rest of the project is still the user's: another task can change.
+        expect(repo.sow(['task', 'set', '--id', '020', 'metadata.ok', '1'], as).code).toBe(0);
+        // A runtime folder the user cannot write: reads still work; writes say so.
+        if (isRoot) {
+          spawnSync('chown', ['-R', '0:0', join(repo.dir, RUNTIME)]);
+          expect(repo.sow(['task', 'list'], as).code).toBe(0);
+          const w = repo.sow(['task', 'set', '--id', '020', 'metadata.ok', '2', '--json'], as);
+          expect(w.code).toBe(1);
+          expect(errorOf(w, 'runtime folder not writable').message).toMatch(
+            /^cannot write '.*\.git\/sow\/lock': permission denied$/,
+          );
+        }
+      } finally {
+        spawnSync('chmod', ['-R', 'u+w', repo.dir]);
+      }
+    },
+  );
 });
 
 const binCopies: string[] = [];
@@ -681,159 +693,177 @@ describe('the lock never changes hands while its holder lives', () => {
     return { child, done, says, stderr: () => stderr };
   }
 
-  it('a holder that is alive keeps the lock however old it is: LOCK_TIMEOUT (exit 1) naming it, then works once it is gone', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const holder = sleeper();
-    const lock = holdLock(repo, holder.pid!);
-    const before = repo.snapshot();
-    const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', '1', '--json'], { env: { SOW_LOCK_TIMEOUT: '2' } });
-    expect(r.code, r.stdout + r.stderr).toBe(1);
-    const error = errorOf(r, 'lock held by a live process');
-    expect(error.code).toBe('LOCK_TIMEOUT');
-    expect(error.message).toContain(`held by pid ${holder.pid} (sow task set), since`);
-    expect(error.message).toMatch(/^waited 2 s for the state lock/);
-    expect(repo.read(LOCK), 'the lock is still its holder’s').toBe(lock);
-    expect(repo.snapshot()).toEqual(before);
-    // Reads wait for it too (they read under the lock), with the same clear error.
-    expect(repo.sow(['task', 'list', '--json'], { env: { SOW_LOCK_TIMEOUT: '0.5' } }).json?.error?.code).toBe(
-      'LOCK_TIMEOUT',
-    );
-    const gone = new Promise((resolve) => holder.on('exit', resolve));
-    holder.kill('SIGKILL');
-    await gone;
-    // A gone holder is noticed at once: no time to wait is needed.
-    ok(repo, ['task', 'set', '--id', '010', 'metadata.x', '1'], { env: { SOW_LOCK_TIMEOUT: '0' } });
-    expectRuntimeClean(repo, 'after the takeover');
-  });
-
-  it('a slow writer stopped while it holds the lock (SIGSTOP) is waited for, not overtaken: both updates land', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    // A slow write: task 020 hand-written with 30,000 commented keys takes a while to rewrite.
-    const keys = Array.from({ length: 30_000 }, (_, i) => `  k${i}: value ${i} # note`).join('\n');
-    repo.write(
-      taskFile('020'),
-      `# by hand\n${repo.read(taskFile('020')).replace('metadata: {}', `metadata:\n${keys}`)}`,
-    );
-    const lockPath = join(repo.dir, LOCK);
-    const slow = spawn(process.execPath, [SOW, 'task', 'set', '--id', '020', 'metadata.slow', 'done'], {
-      cwd: repo.dir,
-      env: { ...process.env, ...TEST_ENV },
-      stdio: 'ignore',
-    });
-    children.push(slow);
-    const deadline = Date.now() + 120_000;
-    // Until the lock holds the writer's record (it is created first, then written).
-    const holds = () => {
-      try {
-        return readFileSync(lockPath, 'utf8').includes(`"pid":${slow.pid}`);
-      } catch {
-        return false;
-      }
-    };
-    while (Date.now() < deadline && slow.exitCode === null && !holds()) await new Promise((r) => setTimeout(r, 2));
-    slow.kill('SIGSTOP');
-    const held = readFileSync(lockPath, 'utf8');
-    expect(held, 'the slow writer holds the lock').toContain(`"pid":${slow.pid}`);
-    // Make it look as old as a lock can: a rule of age would take it over now.
-    const old = new Date(Date.now() - 3_600_000);
-    utimesSync(lockPath, old, old);
-    const fast = waiter(repo, ['task', 'set', '--id', '010', 'metadata.fast', 'done']);
-    // The waiter says whom it waits for after a second of judging the lock not stale, attempt after attempt.
-    expect(await fast.says(`waiting for pid ${slow.pid} (sow task set)`), fast.stderr()).toBe(true);
-    expect(readFileSync(lockPath, 'utf8'), 'the stopped holder still holds the lock').toBe(held);
-    slow.kill('SIGCONT');
-    const [slowCode, fastResult] = await Promise.all([new Promise((r) => slow.on('exit', r)), fast.done]);
-    expect(slowCode).toBe(0);
-    expect(fastResult.code, fastResult.stderr).toBe(0);
-    expect(repo.read(taskFile('020'))).toContain('slow: done');
-    expect(repo.yaml(taskFile('010')).metadata.fast).toBe('done');
-    expectRuntimeClean(repo, 'after both writes');
-  });
-
-  it('a zombie holder, a reused pid and a holder of another boot are gone: the lock is taken over at once', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    // `sleep 2` ends after its parent shell has become `sleep 600`, which never reaps it: a zombie.
-    // (A child that ended before the exec could be reaped by the shell itself on a loaded machine.)
-    const parent = spawn('sh', ['-c', 'sleep 2 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    children.push(parent);
-    const pid = Number(
-      await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))),
-    );
-    expect(pid).toBeGreaterThan(0);
-    const deadline = Date.now() + 120_000;
-    const stat = () => {
-      try {
-        return readFileSync(`/proc/${pid}/stat`, 'utf8');
-      } catch {
-        return '';
-      }
-    };
-    while (!stat().includes(') Z ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(readFileSync(`/proc/${pid}/stat`, 'utf8'), 'a zombie').toContain(') Z ');
-    const live = sleeper();
-    const cases: [string, () => void][] = [
-      ['zombie', () => holdLock(repo, pid)],
-      ['reused pid', () => holdLock(repo, live.pid!, { pstart: startOf(live.pid!) - 1 })],
-      ['another boot', () => holdLock(repo, live.pid!, { boot: '00000000-0000-0000-0000-000000000000' })],
-    ];
-    for (const [label, make] of cases) {
-      make();
-      // Taken over at once: with no time to wait at all.
-      const r = repo.sow(['task', 'set', '--id', '010', `metadata.${label.replace(/ /g, '_')}`, '1'], {
-        env: { SOW_LOCK_TIMEOUT: '0' },
-      });
-      expect(r.code, `${label}: ${r.stderr}`).toBe(0);
-      expectRuntimeClean(repo, label);
-    }
-  });
-
-  it('a holder in another pid namespace (its pid 1 is another process out here) keeps the lock while its heartbeat goes on', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const other = 'pid:[4026530000]';
-    expect(readlinkSync('/proc/self/ns/pid')).not.toBe(other);
-    // As a sandboxed sow writes it: pid 1 there; out here pid 1 has another start time, which
-    // would read as "died, and its pid was reused".
-    const lock = holdLock(repo, 1, { pstart: startOf(1) + 1, pidns: other, command: 'sow task set' });
-    const beat = () => utimesSync(join(repo.dir, LOCK), new Date(), new Date());
-    beat();
-    const heartbeat = setInterval(beat, 200);
-    try {
-      const before = repo.snapshot();
-      const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', 'taken', '--json'], {
-        env: { SOW_LOCK_TIMEOUT: '0' },
-      });
-      expect(r.code, r.stdout + r.stderr).toBe(1);
-      const error = errorOf(r, 'lock held in another namespace');
-      expect(error.code).toBe('LOCK_TIMEOUT');
-      expect(error.message).toContain('held by pid 1 in another pid namespace (sow task set)');
-      expect(error.hint).toContain('another pid namespace');
-      expect(repo.read(LOCK)).toBe(lock);
-      expect(repo.snapshot()).toEqual(before);
-      const w = waiter(repo, ['task', 'set', '--id', '010', 'metadata.x', 'waited']);
-      expect(await w.says('waiting for pid 1 in another pid namespace'), w.stderr()).toBe(true);
-      expect(repo.read(LOCK), 'still the holder’s').toBe(lock);
-      // The heartbeat stops (the holder died in its sandbox): the waiter takes the lock over.
-      clearInterval(heartbeat);
-      utimesSync(join(repo.dir, LOCK), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
-      const done = await w.done;
-      expect(done.code, done.stderr).toBe(0);
-      expect(repo.yaml(taskFile('010')).metadata.x).toBe('waited');
-      expectRuntimeClean(repo, 'after the heartbeat stopped');
-    } finally {
-      clearInterval(heartbeat);
-    }
-  });
-
-  it.skipIf(!canUnshare)(
-    `a sow holding the lock in a pid namespace of its own (unshare --pid) keeps it: the waiter waits, then both succeed${canUnshare ? '' : ` (skipped: ${NO_UNSHARE})`}`,
+  it(
+    'a holder that is alive keeps the lock however old it is: LOCK_TIMEOUT (exit 1) naming it, then works once ' +
+      'it is gone',
     async () => {
       const repo = fresh();
       toExecuting(repo);
-      // A ref whose fetch waits for the test: `sow refs update` holds the lock meanwhile, its event loop (and heartbeat) running.
+      const holder = sleeper();
+      const lock = holdLock(repo, holder.pid!);
+      const before = repo.snapshot();
+      const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', '1', '--json'], {
+        env: { SOW_LOCK_TIMEOUT: '2' },
+      });
+      expect(r.code, r.stdout + r.stderr).toBe(1);
+      const error = errorOf(r, 'lock held by a live process');
+      expect(error.code).toBe('LOCK_TIMEOUT');
+      expect(error.message).toContain(`held by pid ${holder.pid} (sow task set), since`);
+      expect(error.message).toMatch(/^waited 2 s for the state lock/);
+      expect(repo.read(LOCK), 'the lock is still its holder’s').toBe(lock);
+      expect(repo.snapshot()).toEqual(before);
+      // Reads wait for it too (they read under the lock), with the same clear error.
+      expect(repo.sow(['task', 'list', '--json'], { env: { SOW_LOCK_TIMEOUT: '0.5' } }).json?.error?.code).toBe(
+        'LOCK_TIMEOUT',
+      );
+      const gone = new Promise((resolve) => holder.on('exit', resolve));
+      holder.kill('SIGKILL');
+      await gone;
+      // A gone holder is noticed at once: no time to wait is needed.
+      ok(repo, ['task', 'set', '--id', '010', 'metadata.x', '1'], { env: { SOW_LOCK_TIMEOUT: '0' } });
+      expectRuntimeClean(repo, 'after the takeover');
+    },
+  );
+
+  it(
+    'a slow writer stopped while it holds the lock (SIGSTOP) ' + 'is waited for, not overtaken: both updates land',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      // A slow write: task 020 hand-written with 30,000 commented keys takes a while to rewrite.
+      const keys = Array.from({ length: 30_000 }, (_, i) => `  k${i}: value ${i} # note`).join('\n');
+      repo.write(
+        taskFile('020'),
+        `# by hand\n${repo.read(taskFile('020')).replace('metadata: {}', `metadata:\n${keys}`)}`,
+      );
+      const lockPath = join(repo.dir, LOCK);
+      const slow = spawn(process.execPath, [SOW, 'task', 'set', '--id', '020', 'metadata.slow', 'done'], {
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV },
+        stdio: 'ignore',
+      });
+      children.push(slow);
+      const deadline = Date.now() + 120_000;
+      // Until the lock holds the writer's record (it is created first, then written).
+      const holds = () => {
+        try {
+          return readFileSync(lockPath, 'utf8').includes(`"pid":${slow.pid}`);
+        } catch {
+          return false;
+        }
+      };
+      while (Date.now() < deadline && slow.exitCode === null && !holds()) await new Promise((r) => setTimeout(r, 2));
+      slow.kill('SIGSTOP');
+      const held = readFileSync(lockPath, 'utf8');
+      expect(held, 'the slow writer holds the lock').toContain(`"pid":${slow.pid}`);
+      // Make it look as old as a lock can: a rule of age would take it over now.
+      const old = new Date(Date.now() - 3_600_000);
+      utimesSync(lockPath, old, old);
+      const fast = waiter(repo, ['task', 'set', '--id', '010', 'metadata.fast', 'done']);
+      // The waiter says whom it waits for after a second of judging the lock not stale, attempt after attempt.
+      expect(await fast.says(`waiting for pid ${slow.pid} (sow task set)`), fast.stderr()).toBe(true);
+      expect(readFileSync(lockPath, 'utf8'), 'the stopped holder still holds the lock').toBe(held);
+      slow.kill('SIGCONT');
+      const [slowCode, fastResult] = await Promise.all([new Promise((r) => slow.on('exit', r)), fast.done]);
+      expect(slowCode).toBe(0);
+      expect(fastResult.code, fastResult.stderr).toBe(0);
+      expect(repo.read(taskFile('020'))).toContain('slow: done');
+      expect(repo.yaml(taskFile('010')).metadata.fast).toBe('done');
+      expectRuntimeClean(repo, 'after both writes');
+    },
+  );
+
+  it(
+    'a zombie holder, a reused pid and a holder of another boot are gone: ' + 'the lock is taken over at once',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      // `sleep 2` ends after its parent shell has become `sleep 600`, which never reaps it: a zombie.
+      // (A child that ended before the exec could be reaped by the shell itself on a loaded machine.)
+      const parent = spawn('sh', ['-c', 'sleep 2 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+      children.push(parent);
+      const pid = Number(
+        await new Promise<string>((resolve) => parent.stdout!.once('data', (d) => resolve(String(d).trim()))),
+      );
+      expect(pid).toBeGreaterThan(0);
+      const deadline = Date.now() + 120_000;
+      const stat = () => {
+        try {
+          return readFileSync(`/proc/${pid}/stat`, 'utf8');
+        } catch {
+          return '';
+        }
+      };
+      while (!stat().includes(') Z ') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      expect(readFileSync(`/proc/${pid}/stat`, 'utf8'), 'a zombie').toContain(') Z ');
+      const live = sleeper();
+      const cases: [string, () => void][] = [
+        ['zombie', () => holdLock(repo, pid)],
+        ['reused pid', () => holdLock(repo, live.pid!, { pstart: startOf(live.pid!) - 1 })],
+        ['another boot', () => holdLock(repo, live.pid!, { boot: '00000000-0000-0000-0000-000000000000' })],
+      ];
+      for (const [label, make] of cases) {
+        make();
+        // Taken over at once: with no time to wait at all.
+        const r = repo.sow(['task', 'set', '--id', '010', `metadata.${label.replace(/ /g, '_')}`, '1'], {
+          env: { SOW_LOCK_TIMEOUT: '0' },
+        });
+        expect(r.code, `${label}: ${r.stderr}`).toBe(0);
+        expectRuntimeClean(repo, label);
+      }
+    },
+  );
+
+  it(
+    'a holder in another pid namespace (its pid 1 is another process out here) keeps the lock while its ' +
+      'heartbeat goes on',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const other = 'pid:[4026530000]';
+      expect(readlinkSync('/proc/self/ns/pid')).not.toBe(other);
+      // As a sandboxed sow writes it: pid 1 there; out here pid 1 has another start time, which
+      // would read as "died, and its pid was reused".
+      const lock = holdLock(repo, 1, { pstart: startOf(1) + 1, pidns: other, command: 'sow task set' });
+      const beat = () => utimesSync(join(repo.dir, LOCK), new Date(), new Date());
+      beat();
+      const heartbeat = setInterval(beat, 200);
+      try {
+        const before = repo.snapshot();
+        const r = repo.sow(['task', 'set', '--id', '010', 'metadata.x', 'taken', '--json'], {
+          env: { SOW_LOCK_TIMEOUT: '0' },
+        });
+        expect(r.code, r.stdout + r.stderr).toBe(1);
+        const error = errorOf(r, 'lock held in another namespace');
+        expect(error.code).toBe('LOCK_TIMEOUT');
+        expect(error.message).toContain('held by pid 1 in another pid namespace (sow task set)');
+        expect(error.hint).toContain('another pid namespace');
+        expect(repo.read(LOCK)).toBe(lock);
+        expect(repo.snapshot()).toEqual(before);
+        const w = waiter(repo, ['task', 'set', '--id', '010', 'metadata.x', 'waited']);
+        expect(await w.says('waiting for pid 1 in another pid namespace'), w.stderr()).toBe(true);
+        expect(repo.read(LOCK), 'still the holder’s').toBe(lock);
+        // The heartbeat stops (the holder died in its sandbox): the waiter takes the lock over.
+        clearInterval(heartbeat);
+        utimesSync(join(repo.dir, LOCK), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+        const done = await w.done;
+        expect(done.code, done.stderr).toBe(0);
+        expect(repo.yaml(taskFile('010')).metadata.x).toBe('waited');
+        expectRuntimeClean(repo, 'after the heartbeat stopped');
+      } finally {
+        clearInterval(heartbeat);
+      }
+    },
+  );
+
+  it.skipIf(!canUnshare)(
+    `a sow holding the lock in a pid namespace of its own (unshare --pid) keeps it: the waiter waits, then both ` +
+      `succeed${canUnshare ? '' : ` (skipped: ${NO_UNSHARE})`}`,
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      // A ref whose fetch waits for the test: `sow refs update` holds the lock meanwhile, its event loop (and
+      // heartbeat) running.
       const top = mkdtempSync(join(tmpdir(), 'sow-ns-'));
       temps.push(top);
       const source = join(top, 'source');
@@ -862,7 +892,8 @@ describe('the lock never changes hands while its holder lives', () => {
       const realGit = spawnSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).stdout.trim();
       writeFileSync(
         join(bin, 'git'),
-        `#!/bin/sh\nif [ "$1" = fetch ]; then touch "${gate}.fetching"; while [ -e "${gate}" ]; do sleep 0.05; done; fi\nexec "${realGit}" "$@"\n`,
+        `#!/bin/sh\nif [ "$1" = fetch ]; then touch "${gate}.fetching"; while [ -e "${gate}" ]; do sleep 0.05; ` +
+          `done; fi\nexec "${realGit}" "$@"\n`,
         { mode: 0o755 },
       );
       const holder = spawn(
@@ -910,7 +941,8 @@ describe('the lock never changes hands while its holder lives', () => {
   );
 
   it.skipIf(!canUnshare)(
-    `a sandboxed holder blocked 35 s in a synchronous git call (a post-checkout hook) keeps the lock: the waiter waits, then both writes are there${canUnshare ? '' : ` (skipped: ${NO_UNSHARE})`}`,
+    `a sandboxed holder blocked 35 s in a synchronous git call (a post-checkout hook) keeps the lock: the waiter ` +
+      `waits, then both writes are there${canUnshare ? '' : ` (skipped: ${NO_UNSHARE})`}`,
     async () => {
       const repo = fresh();
       // `sow project new` on main makes and checks out feat/<name> (a synchronous git checkout,
@@ -1016,24 +1048,28 @@ describe('the lock never changes hands while its holder lives', () => {
     expectRuntimeClean(repo, 'future-dated lock and takeover');
   });
 
-  it('Ctrl-C (SIGINT) and SIGTERM end a command waiting for the lock at once (130, 143), leaving the lock to its holder', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const holder = sleeper();
-    const lock = holdLock(repo, holder.pid!);
-    for (const [signal, code] of [
-      ['SIGINT', 130],
-      ['SIGTERM', 143],
-    ] as const) {
-      // Waiting up to 60 s: ended by the signal, it exits with the signal's code, not LOCK_TIMEOUT (1).
-      const w = waiter(repo, ['task', 'set', '--id', '010', 'metadata.x', '1']);
-      expect(await w.says(`waiting for pid ${holder.pid}`), w.stderr()).toBe(true);
-      w.child.kill(signal);
-      const r = await w.done;
-      expect(r.code, `${signal}: ${r.stderr}`).toBe(code);
-      expect(repo.read(LOCK)).toBe(lock);
-    }
-  });
+  it(
+    'Ctrl-C (SIGINT) and SIGTERM end a command waiting for the lock at once (130, 143), leaving the lock to ' +
+      'its holder',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const holder = sleeper();
+      const lock = holdLock(repo, holder.pid!);
+      for (const [signal, code] of [
+        ['SIGINT', 130],
+        ['SIGTERM', 143],
+      ] as const) {
+        // Waiting up to 60 s: ended by the signal, it exits with the signal's code, not LOCK_TIMEOUT (1).
+        const w = waiter(repo, ['task', 'set', '--id', '010', 'metadata.x', '1']);
+        expect(await w.says(`waiting for pid ${holder.pid}`), w.stderr()).toBe(true);
+        w.child.kill(signal);
+        const r = await w.done;
+        expect(r.code, `${signal}: ${r.stderr}`).toBe(code);
+        expect(repo.read(LOCK)).toBe(lock);
+      }
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -1055,7 +1091,8 @@ describe('readers get a consistent view', () => {
     for (const id of ids) {
       repo.write(
         taskFile(id),
-        `# written by hand\n${template.replace('id: "020"', `id: "${id}"`).replace('name: Second task', `name: Task ${id}`)}`,
+        `# written by ` +
+          `hand\n${template.replace('id: "020"', `id: "${id}"`).replace('name: Second task', `name: Task ${id}`)}`,
       );
       repo.write(`${TASKS}/${id}/description.md`, `Task ${id}\n`);
       repo.write(`${TASKS}/${id}/log.md`, '');
@@ -1132,17 +1169,23 @@ describe('odd names and values', () => {
     }
   });
 
-  it('an executor or role named like an object member is looked up as a name, not found on Object (exit 4, a configuration error; never 70)', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    for (const name of ['toString', 'constructor', 'hasOwnProperty']) {
-      const r = repo.sow(['agent', 'spawn', 'implementer', '010', '--json'], { env: { SOW_AGENTS_IMPLEMENTER: name } });
-      expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(4);
-      const error = errorOf(r, name);
-      expect(error.code).toBe('UNKNOWN_EXECUTOR');
-      expect(error.message).toBe(`unknown executor: ${name} (from the environment variable SOW_AGENTS_IMPLEMENTER)`);
-    }
-  });
+  it(
+    'an executor or role named like an object member is looked up as a name, not found on Object (exit 4, a ' +
+      'configuration error; never 70)',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      for (const name of ['toString', 'constructor', 'hasOwnProperty']) {
+        const r = repo.sow(['agent', 'spawn', 'implementer', '010', '--json'], {
+          env: { SOW_AGENTS_IMPLEMENTER: name },
+        });
+        expect(r.code, `${name}: ${r.stdout}${r.stderr}`).toBe(4);
+        const error = errorOf(r, name);
+        expect(error.code).toBe('UNKNOWN_EXECUTOR');
+        expect(error.message).toBe(`unknown executor: ${name} (from the environment variable SOW_AGENTS_IMPLEMENTER)`);
+      }
+    },
+  );
 
   // Every odd number read back as set: in-process (src/app/task-fields.test.ts). Here, how the
   // command line prints three kinds: beyond 2^53, -0, a plain integer.
@@ -1163,62 +1206,73 @@ describe('odd names and values', () => {
     }
   });
 
-  it('values only YAML can express (.inf, a tagged !!str 5, a YAML 1.1 date) survive a read and a write unchanged', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const lines = [
-      '  infinite: .inf',
-      '  date: 2001-12-14',
-      '  nan: .nan',
-      "  single: 'quoted'",
-      '  block: |\n    line one\n    line two',
-      '  when: !!timestamp 2001-12-14',
-    ];
-    const original = repo.read(taskFile('010'));
-    repo.write(taskFile('010'), original.replace('metadata: {}', `metadata:\n${lines.join('\n')}\n  tagged: !!str 5`));
-    ok(repo, ['task', 'get', '--id', '010']);
-    ok(repo, ['task', 'list']);
-    ok(repo, ['task', 'set', '--id', '010', 'metadata.other', 'x']);
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-    const text = repo.read(taskFile('010'));
-    for (const line of lines) expect(text, line).toContain(line);
-    // The tag stays; yaml's printer quotes the 5 beside it, which changes no value.
-    expect(text).toMatch(/^ {2}tagged: !!str "?5"?$/m);
-    expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.tagged', '--json']).json!.data.value).toBe('5');
-    expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.infinite']).stdout.trim()).toBe('.inf'); // as the file spells it (--json: the string ".inf")
-    expect(repo.yaml(taskFile('010')).metadata.other).toBe('x');
-  });
+  it(
+    'values only YAML can express (.inf, a tagged !!str 5, ' + 'a YAML 1.1 date) survive a read and a write unchanged',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const lines = [
+        '  infinite: .inf',
+        '  date: 2001-12-14',
+        '  nan: .nan',
+        "  single: 'quoted'",
+        '  block: |\n    line one\n    line two',
+        '  when: !!timestamp 2001-12-14',
+      ];
+      const original = repo.read(taskFile('010'));
+      repo.write(
+        taskFile('010'),
+        original.replace('metadata: {}', `metadata:\n${lines.join('\n')}\n  tagged: !!str 5`),
+      );
+      ok(repo, ['task', 'get', '--id', '010']);
+      ok(repo, ['task', 'list']);
+      ok(repo, ['task', 'set', '--id', '010', 'metadata.other', 'x']);
+      ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+      const text = repo.read(taskFile('010'));
+      for (const line of lines) expect(text, line).toContain(line);
+      // The tag stays; yaml's printer quotes the 5 beside it, which changes no value.
+      expect(text).toMatch(/^ {2}tagged: !!str "?5"?$/m);
+      expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.tagged', '--json']).json!.data.value).toBe('5');
+      // as the file spells it (--json: the string ".inf")
+      expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.infinite']).stdout.trim()).toBe('.inf');
+      expect(repo.yaml(taskFile('010')).metadata.other).toBe('x');
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
 
 describe('files that are not what they seem', () => {
-  it('a state file that is a link out of the repository is refused (exit 4); the link and its target stay as they were', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const outside = mkdtempSync(join(tmpdir(), 'sow-link-'));
-    try {
-      const target = join(outside, 'state.yaml');
-      writeFileSync(target, repo.read(taskFile('010')));
-      const targetText = readFileSync(target, 'utf8');
-      rmSync(join(repo.dir, taskFile('010')));
-      symlinkSync(target, join(repo.dir, taskFile('010')));
-      for (const args of [
-        ['task', 'get', '--id', '010'],
-        ['task', 'set', '--id', '010', 'status', 'in_progress'],
-        ['task', 'list'],
-        ['project', 'status'],
-      ]) {
-        const text = expectFails(repo, args, 4, 'PATH_ESCAPES');
-        expect(text, args.join(' ')).toContain(`is a link to '${target}', outside .sow/`);
+  it(
+    'a state file that is a link out of the repository is refused (exit 4); the link and its target stay ' +
+      'as they were',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const outside = mkdtempSync(join(tmpdir(), 'sow-link-'));
+      try {
+        const target = join(outside, 'state.yaml');
+        writeFileSync(target, repo.read(taskFile('010')));
+        const targetText = readFileSync(target, 'utf8');
+        rmSync(join(repo.dir, taskFile('010')));
+        symlinkSync(target, join(repo.dir, taskFile('010')));
+        for (const args of [
+          ['task', 'get', '--id', '010'],
+          ['task', 'set', '--id', '010', 'status', 'in_progress'],
+          ['task', 'list'],
+          ['project', 'status'],
+        ]) {
+          const text = expectFails(repo, args, 4, 'PATH_ESCAPES');
+          expect(text, args.join(' ')).toContain(`is a link to '${target}', outside .sow/`);
+        }
+        expect(statSync(join(repo.dir, taskFile('010')), { bigint: false }).isFile()).toBe(true);
+        expect(spawnSync('test', ['-L', join(repo.dir, taskFile('010'))]).status, 'still a link').toBe(0);
+        expect(readFileSync(target, 'utf8')).toBe(targetText);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
       }
-      expect(statSync(join(repo.dir, taskFile('010')), { bigint: false }).isFile()).toBe(true);
-      expect(spawnSync('test', ['-L', join(repo.dir, taskFile('010'))]).status, 'still a link').toBe(0);
-      expect(readFileSync(target, 'utf8')).toBe(targetText);
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 
   it('a link inside .sow/ is written through and stays a link', () => {
     const repo = fresh();
@@ -1232,39 +1286,43 @@ describe('files that are not what they seem', () => {
     expect(repo.yaml(real).status).toBe('in_progress');
   });
 
-  it('a 50 MB state file is refused at once with its size and the limit; a 1 MB hand-written one is read and written in seconds', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const original = repo.read(taskFile('010'));
-    const filler = Array.from({ length: 50 * 1024 }, (_, i) => `  k${i}: "${'x'.repeat(1000)}"`).join('\n');
-    repo.write(taskFile('010'), `# a comment\n${original.replace('metadata: {}', `metadata:\n${filler}`)}`);
-    for (const args of [
-      ['task', 'get', '--id', '010'],
-      ['task', 'set', '--id', '010', 'status', 'in_progress'],
-      ['task', 'list'],
-    ]) {
-      const text = expectFails(repo, args, 4, 'STATE_FILE_INVALID');
-      expect(text).toMatch(/is \d\d\.\d MB; sow reads state files of up to 1 MB/);
-    }
-    // Just under the limit, commented (the slow path of 0.1.0): a read and a write stay fast,
-    // and fit in 300 MB of heap.
-    const keys = Array.from({ length: 30_000 }, (_, i) => `  k${i}: value ${i} # note ${i}`).join('\n');
-    repo.write(taskFile('010'), `# a comment\n${original.replace('metadata: {}', `metadata:\n${keys}`)}`);
-    expect(statSync(join(repo.dir, taskFile('010'))).size).toBeLessThan(1024 * 1024);
-    for (const args of [
-      ['task', 'get', '--id', '010', 'name'],
-      ['task', 'set', '--id', '010', 'metadata.k5', 'changed'],
-      ['task', 'list'],
-    ]) {
-      const r = spawnSync(process.execPath, ['--max-old-space-size=300', SOW, ...args], {
-        cwd: repo.dir,
-        env: { ...process.env, ...TEST_ENV },
-        encoding: 'utf8',
-      });
-      expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-    }
-    const text = repo.read(taskFile('010'));
-    expect(text).toContain('  k5: changed # note 5');
-    expect(text).toContain('  k29999: value 29999 # note 29999');
-  });
+  it(
+    'a 50 MB state file is refused at once with its size and the limit; a 1 MB hand-written one is read and written ' +
+      'in seconds',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const original = repo.read(taskFile('010'));
+      const filler = Array.from({ length: 50 * 1024 }, (_, i) => `  k${i}: "${'x'.repeat(1000)}"`).join('\n');
+      repo.write(taskFile('010'), `# a comment\n${original.replace('metadata: {}', `metadata:\n${filler}`)}`);
+      for (const args of [
+        ['task', 'get', '--id', '010'],
+        ['task', 'set', '--id', '010', 'status', 'in_progress'],
+        ['task', 'list'],
+      ]) {
+        const text = expectFails(repo, args, 4, 'STATE_FILE_INVALID');
+        expect(text).toMatch(/is \d\d\.\d MB; sow reads state files of up to 1 MB/);
+      }
+      // Just under the limit, commented (the slow path of 0.1.0): a read and a write stay fast,
+      // and fit in 300 MB of heap.
+      const keys = Array.from({ length: 30_000 }, (_, i) => `  k${i}: value ${i} # note ${i}`).join('\n');
+      repo.write(taskFile('010'), `# a comment\n${original.replace('metadata: {}', `metadata:\n${keys}`)}`);
+      expect(statSync(join(repo.dir, taskFile('010'))).size).toBeLessThan(1024 * 1024);
+      for (const args of [
+        ['task', 'get', '--id', '010', 'name'],
+        ['task', 'set', '--id', '010', 'metadata.k5', 'changed'],
+        ['task', 'list'],
+      ]) {
+        const r = spawnSync(process.execPath, ['--max-old-space-size=300', SOW, ...args], {
+          cwd: repo.dir,
+          env: { ...process.env, ...TEST_ENV },
+          encoding: 'utf8',
+        });
+        expect(r.status, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      }
+      const text = repo.read(taskFile('010'));
+      expect(text).toContain('  k5: changed # note 5');
+      expect(text).toContain('  k29999: value 29999 # note 29999');
+    },
+  );
 });

@@ -42,21 +42,31 @@ function fuzz(args: string[]): Promise<{ code: number | null; stdout: string; st
 }
 
 describe('fuzz run of hostile .sow/ trees', () => {
-  it('seed 1173312, one run of each corpus: nothing outside the repository touched, nothing ran, nothing signalled, no crash', async () => {
-    const r = await fuzz(['--seed', '1173312', '--runs', '1', '--bin', SOW, '--quiet']);
-    expect(r.stderr).toBe('');
-    expect(r.code, `the fuzz run found something:\n${r.stdout}`).toBe(0);
-    expect(r.stdout).toMatch(
-      /^runs 3 \(trees 1, acp 1, page 1\), commands 33, asks 150 \(\d+ allowed, \d+ run\), requests 150, findings 0 \(seed 1173312, /m,
-    );
-  }, 300_000);
+  it(
+    'seed 1173312, one run of each corpus: nothing outside the repository touched, nothing ran, nothing ' +
+      'signalled, no crash',
+    async () => {
+      const r = await fuzz(['--seed', '1173312', '--runs', '1', '--bin', SOW, '--quiet']);
+      expect(r.stderr).toBe('');
+      expect(r.code, `the fuzz run found something:\n${r.stdout}`).toBe(0);
+      expect(r.stdout).toMatch(
+        /^runs 3 \(trees 1, acp 1, page 1\), commands 33, asks 150 \(\d+ allowed, \d+ run\), requests 150, findings 0 \(seed 1173312, /m,
+      );
+    },
+    300_000,
+  );
 
-  it("makes every base tree: the fuzzer's own set-up still passes sow's guards (the runs above need only some of them)", async () => {
-    const r = await fuzz(['--bases', '--bin', SOW, '--quiet']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^bases: breakdown, empty, executing, iterative, review$/m);
-  }, 300_000);
+  it(
+    "makes every base tree: the fuzzer's own set-up still passes sow's guards (the runs above need only " +
+      'some of them)',
+    async () => {
+      const r = await fuzz(['--bases', '--bin', SOW, '--quiet']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.stdout).toMatch(/^bases: breakdown, empty, executing, iterative, review$/m);
+    },
+    300_000,
+  );
 
   it('catches a sow that misbehaves: each invariant names what broke, and the run exits 1', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'sow-fuzz-fake-'));
@@ -87,7 +97,8 @@ if (!process.env.SOW_ALLOW_CHECKS) {
     try {
       const state = fs.readFileSync('.sow/project/phases/implementation/tasks/010/state.yaml', 'utf8');
       const pid = Number(/^  pid: (\\d+)$/m.exec(state)[1]);
-      if (pid > 1 && fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8') === 'sleep\\0' + '600\\0') process.kill(pid, 'SIGKILL');
+      if (pid > 1 && fs.readFileSync('/proc/' + pid + '/cmdline', 'utf8') === 'sleep\\0' + '600\\0') process.kill(pid, \
+'SIGKILL');
     } catch {}
   }
   if (cmd === 'agent spawn') {

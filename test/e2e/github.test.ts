@@ -119,7 +119,8 @@ describe('sow issue list | show | check', () => {
     const gh = fakeGh();
     const r = ok(repo, ['issue', 'show', '#42'], { env: gh.env });
     expect(r.stdout).toBe(
-      '#42  Add JWT authentication!\nopen  [feature]  https://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n',
+      '#42  Add JWT authentication!\nopen  [feature]  https://github.com/acme/api/issues/42\n\nTokens signed with ' +
+        'HS256.\nExpire after 15 minutes.\n',
     );
     expect(gh.calls()[0]!.argv).toEqual([
       'issue',
@@ -137,96 +138,106 @@ describe('sow issue list | show | check', () => {
     expectFails(repo, ['issue', 'show', 'forty-two'], 2, 'USAGE');
   });
 
-  it('gh missing: exit 5 with how to install it; not logged in: exit 5 with gh auth login; a gh error: exit 5 with its message', () => {
-    const repo = onGithub();
-    // A PATH with node and git but no gh.
-    const bin = mkdtempSync(join(tmpdir(), 'sow-nogh-'));
-    temps.push(bin);
-    symlinkSync(process.execPath, join(bin, 'node'));
-    symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
-    const noGh = repo.sow(['issue', 'list', '--json'], { env: { PATH: bin } });
-    expect(noGh.code).toBe(5);
-    expect(noGh.json?.error).toMatchObject({
-      code: 'GH_NOT_FOUND',
-      hint: expect.stringContaining('https://cli.github.com'),
-    });
-    const gh = fakeGh();
-    const auth = repo.sow(['issue', 'list'], { env: { ...gh.env, FAKE_GH_FAIL: 'auth' } });
-    expect(auth.code).toBe(5);
-    expect(auth.stderr).toContain('error: gh is not logged in to GitHub, so it cannot reach acme/api');
-    expect(auth.stderr).toContain("hint: run 'gh auth login'");
-    expect(auth.stderr).not.toMatch(/^\s+at /m);
-    const failed = repo.sow(['issue', 'list', '--json'], { env: { ...gh.env, FAKE_GH_FAIL: 'error' } });
-    expect(failed.code).toBe(5);
-    expect(failed.json?.error?.message).toBe(
-      "'gh issue list' failed: HTTP 502: Bad Gateway (https://api.github.com/graphql)",
-    );
-  });
+  it(
+    'gh missing: exit 5 with how to install it; not logged in: exit 5 with gh auth login; a gh error: exit 5 with ' +
+      'its message',
+    () => {
+      const repo = onGithub();
+      // A PATH with node and git but no gh.
+      const bin = mkdtempSync(join(tmpdir(), 'sow-nogh-'));
+      temps.push(bin);
+      symlinkSync(process.execPath, join(bin, 'node'));
+      symlinkSync(execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim(), join(bin, 'git'));
+      const noGh = repo.sow(['issue', 'list', '--json'], { env: { PATH: bin } });
+      expect(noGh.code).toBe(5);
+      expect(noGh.json?.error).toMatchObject({
+        code: 'GH_NOT_FOUND',
+        hint: expect.stringContaining('https://cli.github.com'),
+      });
+      const gh = fakeGh();
+      const auth = repo.sow(['issue', 'list'], { env: { ...gh.env, FAKE_GH_FAIL: 'auth' } });
+      expect(auth.code).toBe(5);
+      expect(auth.stderr).toContain('error: gh is not logged in to GitHub, so it cannot reach acme/api');
+      expect(auth.stderr).toContain("hint: run 'gh auth login'");
+      expect(auth.stderr).not.toMatch(/^\s+at /m);
+      const failed = repo.sow(['issue', 'list', '--json'], { env: { ...gh.env, FAKE_GH_FAIL: 'error' } });
+      expect(failed.code).toBe(5);
+      expect(failed.json?.error?.message).toBe(
+        "'gh issue list' failed: HTTP 502: Bad Gateway (https://api.github.com/graphql)",
+      );
+    },
+  );
 });
 
 describe('sow project new --issue', () => {
-  it('name, branch and description from the issue; its text as the github_issue input; the branch linked on GitHub', () => {
-    const repo = onGithub();
-    const gh = fakeGh();
-    const r = ok(repo, ['project', 'new', '--issue', '42'], { env: gh.env });
-    expect(r.stdout).toBe('PlanningActive\n');
-    expect(r.stderr).toContain(
-      "Created project 'add-jwt-authentication' (created and checked out branch 'feat/42-add-jwt-authentication', started from 'main')",
-    );
-    expect(r.stderr).toContain(
-      "From issue #42 (acme/api): 'Add JWT authentication!'; its text is the input context/issue-42.md",
-    );
-    expect(r.stderr).toContain('The branch is linked to the issue on GitHub');
-    const project = repo.yaml(PROJECT);
-    expect(project).toMatchObject({
-      name: 'add-jwt-authentication',
-      description: 'Add JWT authentication!',
-      branch: 'feat/42-add-jwt-authentication',
-      base_branch: 'main',
-    });
-    expect(project.phases.planning.inputs).toEqual([
-      {
-        type: 'github_issue',
-        path: 'context/issue-42.md',
-        created_at: expect.any(String),
-        metadata: { number: 42, url: 'https://github.com/acme/api/issues/42', title: 'Add JWT authentication!' },
-      },
-    ]);
-    expect(repo.read('.sow/project/context/issue-42.md')).toBe(
-      '# #42: Add JWT authentication!\n\nhttps://github.com/acme/api/issues/42\n\nTokens signed with HS256.\nExpire after 15 minutes.\n',
-    );
-    expect(gh.calls().map((c) => c.argv.slice(0, 3).join(' '))).toEqual([
-      'issue view 42',
-      'issue develop --list',
-      'issue develop --list',
-      'issue develop 42',
-    ]);
-    expect(gh.calls().at(-1)!.argv).toEqual([
-      'issue',
-      'develop',
-      '42',
-      '--repo=acme/api',
-      '--name=feat/42-add-jwt-authentication',
-      '--base=main',
-    ]);
-    expect(gh.state().linked).toEqual({ 42: ['feat/42-add-jwt-authentication'] });
-    // The input is sow's record, not a hand-made one.
-    expectFails(
-      repo,
-      ['input', 'add', '--type', 'github_issue', '--path', 'context/x.md'],
-      1,
-      'ARTIFACT_RECORDED_BY_SOW',
-    );
-    // issue check finds it, on GitHub and here.
-    const check = ok(repo, ['issue', 'check', '42'], { env: gh.env });
-    expect(check.stdout).toBe(
-      'branch feat/42-add-jwt-authentication (linked on GitHub)\nproject add-jwt-authentication on branch feat/42-add-jwt-authentication (.)\n',
-    );
-    expect(check.stderr).toContain('Issue #42 is taken');
-    expect(ok(repo, ['issue', 'check', '7'], { env: gh.env }).stderr).toContain(
-      "Issue #7 is free: 'sow project new --issue 7' starts a project from it",
-    );
-  });
+  it(
+    'name, branch and description from the issue; ' + 'its text as the github_issue input; the branch linked on GitHub',
+    () => {
+      const repo = onGithub();
+      const gh = fakeGh();
+      const r = ok(repo, ['project', 'new', '--issue', '42'], { env: gh.env });
+      expect(r.stdout).toBe('PlanningActive\n');
+      expect(r.stderr).toContain(
+        "Created project 'add-jwt-authentication' (created and checked out branch 'feat/42-add-jwt-authentication', " +
+          "started from 'main')",
+      );
+      expect(r.stderr).toContain(
+        "From issue #42 (acme/api): 'Add JWT authentication!'; its text is the input context/issue-42.md",
+      );
+      expect(r.stderr).toContain('The branch is linked to the issue on GitHub');
+      const project = repo.yaml(PROJECT);
+      expect(project).toMatchObject({
+        name: 'add-jwt-authentication',
+        description: 'Add JWT authentication!',
+        branch: 'feat/42-add-jwt-authentication',
+        base_branch: 'main',
+      });
+      expect(project.phases.planning.inputs).toEqual([
+        {
+          type: 'github_issue',
+          path: 'context/issue-42.md',
+          created_at: expect.any(String),
+          metadata: { number: 42, url: 'https://github.com/acme/api/issues/42', title: 'Add JWT authentication!' },
+        },
+      ]);
+      expect(repo.read('.sow/project/context/issue-42.md')).toBe(
+        '# #42: Add JWT authentication!\n\nhttps://github.com/acme/api/issues/42\n\nTokens signed with ' +
+          'HS256.\nExpire after 15 minutes.\n',
+      );
+      expect(gh.calls().map((c) => c.argv.slice(0, 3).join(' '))).toEqual([
+        'issue view 42',
+        'issue develop --list',
+        'issue develop --list',
+        'issue develop 42',
+      ]);
+      expect(gh.calls().at(-1)!.argv).toEqual([
+        'issue',
+        'develop',
+        '42',
+        '--repo=acme/api',
+        '--name=feat/42-add-jwt-authentication',
+        '--base=main',
+      ]);
+      expect(gh.state().linked).toEqual({ 42: ['feat/42-add-jwt-authentication'] });
+      // The input is sow's record, not a hand-made one.
+      expectFails(
+        repo,
+        ['input', 'add', '--type', 'github_issue', '--path', 'context/x.md'],
+        1,
+        'ARTIFACT_RECORDED_BY_SOW',
+      );
+      // issue check finds it, on GitHub and here.
+      const check = ok(repo, ['issue', 'check', '42'], { env: gh.env });
+      expect(check.stdout).toBe(
+        'branch feat/42-add-jwt-authentication (linked on GitHub)\nproject add-jwt-authentication on branch ' +
+          'feat/42-add-jwt-authentication (.)\n',
+      );
+      expect(check.stderr).toContain('Issue #42 is taken');
+      expect(ok(repo, ['issue', 'check', '7'], { env: gh.env }).stderr).toContain(
+        "Issue #7 is free: 'sow project new --issue 7' starts a project from it",
+      );
+    },
+  );
 
   it('a link gh cannot make is a warning, not a failure; without a name or --issue it is a usage error', () => {
     const repo = onGithub();
@@ -235,7 +246,8 @@ describe('sow project new --issue', () => {
       env: { ...gh.env, FAKE_GH_FAIL: 'develop' },
     });
     expect(r.stderr).toContain(
-      "Warning: the branch is not linked to the issue on GitHub: 'gh issue develop' failed: GraphQL: Resource not accessible by integration (createLinkedBranch)",
+      "Warning: the branch is not linked to the issue on GitHub: 'gh issue develop' failed: GraphQL: Resource not " +
+        'accessible by integration (createLinkedBranch)',
     );
     // Without planning, the issue is an input of implementation.
     expect(repo.yaml(PROJECT).phases.implementation.inputs.map((i: any) => i.type)).toEqual(['github_issue']);
@@ -279,69 +291,74 @@ function toFinalize(repo: Repo, env: Record<string, string>): void {
 }
 
 describe('sow pr create | ready', () => {
-  it('opens the pull request once (pushing the branch first), with a body from the project, recorded as the pull_request output; ready marks it', () => {
-    const repo = fresh();
-    const origin = mkdtempSync(join(tmpdir(), 'sow-origin-'));
-    temps.push(origin);
-    execFileSync('git', ['init', '-q', '--bare', origin]);
-    repo.git(['remote', 'add', 'origin', origin]);
-    repo.git(['push', '-q', 'origin', 'main']);
-    repo.write('.sow/config.yaml', 'github:\n  repo: acme/api\n');
-    const gh = fakeGh();
-    ok(repo, ['project', 'new', '--issue', '42'], { env: gh.env });
-    // Not while planning.
-    expectFails(repo, ['pr', 'create'], 3, 'TASK_BLOCKED', { env: gh.env });
-    expect(gh.calls().some((c) => c.argv[0] === 'pr')).toBe(false);
-    toFinalize(repo, gh.env);
+  it(
+    'opens the pull request once (pushing the branch first), with a body from the project, recorded as the ' +
+      'pull_request output; ready marks it',
+    () => {
+      const repo = fresh();
+      const origin = mkdtempSync(join(tmpdir(), 'sow-origin-'));
+      temps.push(origin);
+      execFileSync('git', ['init', '-q', '--bare', origin]);
+      repo.git(['remote', 'add', 'origin', origin]);
+      repo.git(['push', '-q', 'origin', 'main']);
+      repo.write('.sow/config.yaml', 'github:\n  repo: acme/api\n');
+      const gh = fakeGh();
+      ok(repo, ['project', 'new', '--issue', '42'], { env: gh.env });
+      // Not while planning.
+      expectFails(repo, ['pr', 'create'], 3, 'TASK_BLOCKED', { env: gh.env });
+      expect(gh.calls().some((c) => c.argv[0] === 'pr')).toBe(false);
+      toFinalize(repo, gh.env);
 
-    const r = ok(repo, ['pr', 'create', '--draft'], { env: gh.env });
-    expect(r.stdout).toBe('https://github.com/acme/api/pull/101\n');
-    expect(r.stderr).toContain(
-      'Opened pull request #101 (draft) in acme/api; the branch was pushed to origin first; recorded as the pull_request output',
-    );
-    expect(
-      execFileSync('git', ['--git-dir', origin, 'branch', '--list', 'feat/42-add-jwt-authentication'], {
-        encoding: 'utf8',
-      }),
-    ).toContain('feat/42-add-jwt-authentication');
-    const create = gh.calls().find((c) => c.argv[1] === 'create')!;
-    const bodyFile = join(repo.dir, '.sow/project/finalize/pull-request.md');
-    expect(create.argv).toEqual([
-      'pr',
-      'create',
-      '--repo=acme/api',
-      '--head=feat/42-add-jwt-authentication',
-      '--base=main',
-      '--title=Add JWT authentication!',
-      expect.stringMatching(/^--body-file=.*\.sow\/project\/finalize\/pull-request\.md$/),
-      '--draft',
-    ]);
-    const body = gh.state().prs[0].body;
-    expect(body).toBe(readFileSync(bodyFile, 'utf8'));
-    expect(body).toContain('Closes #42\n');
-    expect(body).toContain('- [x] 010 Sign tokens\n  - `src/jwt.ts`\n- [ ] 020 Drop the old login (abandoned)\n');
-    expect(body).toContain('Assessment: **pass** (review/report.md, approved)');
-    expect(body).toContain('## Checks\n\nNo checks were run while finalizing.');
-    const output = () => repo.yaml(PROJECT).phases.finalize.outputs.filter((o: any) => o.type === 'pull_request');
-    expect(output()).toEqual([
-      {
-        type: 'pull_request',
-        path: 'finalize/pull-request.md',
-        created_at: expect.any(String),
-        metadata: { number: 101, url: 'https://github.com/acme/api/pull/101', draft: true },
-      },
-    ]);
+      const r = ok(repo, ['pr', 'create', '--draft'], { env: gh.env });
+      expect(r.stdout).toBe('https://github.com/acme/api/pull/101\n');
+      expect(r.stderr).toContain(
+        'Opened pull request #101 (draft) in acme/api; the branch was pushed to origin first; recorded as the ' +
+          'pull_request output',
+      );
+      expect(
+        execFileSync('git', ['--git-dir', origin, 'branch', '--list', 'feat/42-add-jwt-authentication'], {
+          encoding: 'utf8',
+        }),
+      ).toContain('feat/42-add-jwt-authentication');
+      const create = gh.calls().find((c) => c.argv[1] === 'create')!;
+      const bodyFile = join(repo.dir, '.sow/project/finalize/pull-request.md');
+      expect(create.argv).toEqual([
+        'pr',
+        'create',
+        '--repo=acme/api',
+        '--head=feat/42-add-jwt-authentication',
+        '--base=main',
+        '--title=Add JWT authentication!',
+        expect.stringMatching(/^--body-file=.*\.sow\/project\/finalize\/pull-request\.md$/),
+        '--draft',
+      ]);
+      const body = gh.state().prs[0].body;
+      expect(body).toBe(readFileSync(bodyFile, 'utf8'));
+      expect(body).toContain('Closes #42\n');
+      expect(body).toContain('- [x] 010 Sign tokens\n  - `src/jwt.ts`\n- [ ] 020 Drop the old login (abandoned)\n');
+      expect(body).toContain('Assessment: **pass** (review/report.md, approved)');
+      expect(body).toContain('## Checks\n\nNo checks were run while finalizing.');
+      const output = () => repo.yaml(PROJECT).phases.finalize.outputs.filter((o: any) => o.type === 'pull_request');
+      expect(output()).toEqual([
+        {
+          type: 'pull_request',
+          path: 'finalize/pull-request.md',
+          created_at: expect.any(String),
+          metadata: { number: 101, url: 'https://github.com/acme/api/pull/101', draft: true },
+        },
+      ]);
 
-    // Again: found, not opened twice.
-    const again = ok(repo, ['pr', 'create'], { env: gh.env });
-    expect(again.stderr).toContain('Pull request #101 was open already in acme/api');
-    expect(gh.calls().filter((c) => c.argv[1] === 'create')).toHaveLength(1);
-    expect(output()).toHaveLength(1);
+      // Again: found, not opened twice.
+      const again = ok(repo, ['pr', 'create'], { env: gh.env });
+      expect(again.stderr).toContain('Pull request #101 was open already in acme/api');
+      expect(gh.calls().filter((c) => c.argv[1] === 'create')).toHaveLength(1);
+      expect(output()).toHaveLength(1);
 
-    const ready = ok(repo, ['pr', 'ready'], { env: gh.env });
-    expect(ready.stderr).toContain('Pull request #101 is ready for review');
-    expect(gh.calls().at(-1)!.argv).toEqual(['pr', 'ready', '101', '--repo=acme/api']);
-    expect(gh.state().prs[0].isDraft).toBe(false);
-    expect(output()[0].metadata.draft).toBe(false);
-  });
+      const ready = ok(repo, ['pr', 'ready'], { env: gh.env });
+      expect(ready.stderr).toContain('Pull request #101 is ready for review');
+      expect(gh.calls().at(-1)!.argv).toEqual(['pr', 'ready', '101', '--repo=acme/api']);
+      expect(gh.state().prs[0].isDraft).toBe(false);
+      expect(output()[0].metadata.draft).toBe(false);
+    },
+  );
 });

@@ -14,7 +14,10 @@ import { startingPoint } from './starting-points.js';
 const fresh = useRepos();
 const ESC = '\x1b[';
 
-/** A standard project in ImplementationExecuting: 010 completed, 020 (after 010) in progress, 030 after both (made once, copied per test). */
+/**
+ * A standard project in ImplementationExecuting: 010 completed, 020 (after 010) in progress, 030 after both (made
+ * once, copied per test).
+ */
 const withTasks = startingPoint(fresh, (repo) => {
   toExecuting(repo, ['Schema']);
   ok(repo, ['task', 'add', 'Parser', '--agent', 'implementer', '--depends-on', '010']);
@@ -52,7 +55,8 @@ describe('sow graph lifecycle', () => {
     expect(lines).toContain('    NoProject --> [*]');
     expect(lines).toContain('    class ImplementationExecuting current');
     expect(r.stderr).toBe('');
-    // An explicit --format mermaid is the same. (The guard follows the project, blocked then met: src/app/graph.test.ts.)
+    // An explicit --format mermaid is the same. (The guard follows the project, blocked then met:
+    // src/app/graph.test.ts.)
     expect(ok(repo, ['graph', 'lifecycle', '--format', 'mermaid']).stdout).toBe(r.stdout);
   });
 
@@ -75,7 +79,8 @@ describe('sow graph lifecycle', () => {
     expect(dot.trimEnd().endsWith('}')).toBe(true);
     expect(dot).toContain('"ImplementationExecuting" [label="ImplementationExecuting\\n(current)"');
     expect(dot).toContain(
-      '"ImplementationExecuting" -> "ReviewActive" [label="all_tasks_complete [allTasksComplete] (blocked)", style=dashed];',
+      '"ImplementationExecuting" -> "ReviewActive" [label="all_tasks_complete [allTasksComplete] (blocked)", ' +
+        'style=dashed];',
     );
   });
 
@@ -205,33 +210,39 @@ describe('colour and the lifecycle map', () => {
     expect(err.stderr).toMatch(/^error: no task with id '999'\nhint: /);
   });
 
-  it('on a terminal: colour, the words still there; status shows where the project is on its lifecycle; graph defaults to text', () => {
-    const repo = withTasks();
-    const list = onTerminal(repo, ['task', 'list']);
-    expect(list.code).toBe(0);
-    expect(list.screen).toContain(`${ESC}32mcompleted   ${ESC}39m Schema`);
-    expect(list.screen).toContain(`${ESC}33min_progress ${ESC}39m Parser`);
+  it(
+    'on a terminal: colour, the words still there; status shows where the project is on its lifecycle; graph ' +
+      'defaults to text',
+    () => {
+      const repo = withTasks();
+      const list = onTerminal(repo, ['task', 'list']);
+      expect(list.code).toBe(0);
+      expect(list.screen).toContain(`${ESC}32mcompleted   ${ESC}39m Schema`);
+      expect(list.screen).toContain(`${ESC}33min_progress ${ESC}39m Parser`);
 
-    const status = onTerminal(repo, ['project', 'status']).screen;
-    expect(status).toContain(
-      `Lifecycle\n  PlanningActive ${ESC}32m✓${ESC}39m → ImplementationPlanning ${ESC}32m✓${ESC}39m → ${ESC}1;36m[ImplementationExecuting]${ESC}22;39m → ReviewActive → FinalizeDocumentation`,
-    );
-    expect(status).toContain(`(${ESC}31mblocked${ESC}39m)`);
+      const status = onTerminal(repo, ['project', 'status']).screen;
+      expect(status).toContain(
+        `Lifecycle\n  PlanningActive ${ESC}32m✓${ESC}39m → ImplementationPlanning ${ESC}32m✓${ESC}39m ` +
+          `→ ${ESC}1;36m[ImplementationExecuting]${ESC}22;39m → ReviewActive → FinalizeDocumentation`,
+      );
+      expect(status).toContain(`(${ESC}31mblocked${ESC}39m)`);
 
-    const graph = onTerminal(repo, ['graph', 'lifecycle']).screen;
-    expect(graph).toContain('--all_tasks_complete [allTasksComplete: ');
-    expect(graph).toContain(`${ESC}31mblocked${ESC}39m]--> ReviewActive`);
-    expect(graph).not.toContain('stateDiagram-v2');
+      const graph = onTerminal(repo, ['graph', 'lifecycle']).screen;
+      expect(graph).toContain('--all_tasks_complete [allTasksComplete: ');
+      expect(graph).toContain(`${ESC}31mblocked${ESC}39m]--> ReviewActive`);
+      expect(graph).not.toContain('stateDiagram-v2');
 
-    const err = onTerminal(repo, ['task', 'set', '--id', '999', 'status', 'completed']);
-    expect(err.code).toBe(1);
-    expect(err.screen).toContain(`${ESC}1;31merror:${ESC}22;39m no task with id '999'`);
-  });
+      const err = onTerminal(repo, ['task', 'set', '--id', '999', 'status', 'completed']);
+      expect(err.code).toBe(1);
+      expect(err.screen).toContain(`${ESC}1;31merror:${ESC}22;39m no task with id '999'`);
+    },
+  );
 
   it('on a terminal, NO_COLOR, TERM=dumb and --no-color (anywhere on the line) turn colour off; the map stays', () => {
     const repo = withTasks();
     const map =
-      'Lifecycle\n  PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → FinalizeDocumentation → FinalizeChecks → FinalizeDelete\n';
+      'Lifecycle\n  PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → ' +
+      'FinalizeDocumentation → FinalizeChecks → FinalizeDelete\n';
     const runs = [
       onTerminal(repo, ['status'], { NO_COLOR: '1' }),
       onTerminal(repo, ['status'], { TERM: 'dumb' }),

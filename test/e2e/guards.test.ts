@@ -68,11 +68,16 @@ function agents(repo: Repo): {
 /** The pid of a process that has exited: an owner recorded with it is gone. */
 const exitedPid = () => Number(spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim());
 
-/** Writes an owner (and optionally a worker's session) into a task file, as a killed `sow agent spawn` or a lapsed claim leaves it. */
+/**
+ * Writes an owner (and optionally a worker's session) into a task file, as a killed `sow agent spawn` or a lapsed
+ * claim leaves it.
+ */
 function forgeOwner(repo: Repo, id: string, owner: string, opts: { status?: string; session?: string } = {}): void {
   let text = repo.read(taskFile(id)).replace('metadata: {}', `metadata: {}\nowner:\n${owner.replace(/^/gm, '  ')}`);
   if (opts.session)
-    text += `session:\n  executor: claude-code\n  type: claude\n  agent: implementer\n  agent_id: ${opts.session}\n  cwd: /tmp\n  started_at: "2026-11-26T00:00:00.000Z"\n`;
+    text +=
+      `session:\n  executor: claude-code\n  type: claude\n  agent: implementer\n  agent_id: ${opts.session}\n  ` +
+      `cwd: /tmp\n  started_at: "2026-11-26T00:00:00.000Z"\n`;
   repo.write(taskFile(id), text.replace(/^status: \w+$/m, `status: ${opts.status ?? 'in_progress'}`));
 }
 
@@ -204,35 +209,39 @@ describe('who claims', () => {
 // ---------------------------------------------------------------------------------------------
 
 describe("a finished task's history is a fact", () => {
-  it('a status write that finds the task so already changes nothing and says so (exit 0): since when, for a finished one', () => {
-    const repo = fresh();
-    toExecuting(repo, ['A', 'B']);
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
-    ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']);
-    const completedAt = repo.yaml(taskFile('010')).completed_at;
-    let before = repo.snapshot();
-    expect(ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']).stderr).toBe(
-      `Task 010 is already completed (since ${completedAt}); nothing changed\n`,
-    );
-    const json = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--json']);
-    expect(expectEnvelope(json).data).toEqual({
-      id: '010',
-      field: 'status',
-      value: 'completed',
-      checks: [],
-      unchanged: true,
-    });
-    expect(ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']).stderr).toBe(
-      'Task 020 is already in_progress; nothing changed\n',
-    );
-    expect(repo.snapshot(), 'byte-identical: completed_at kept').toEqual(before);
-    ok(repo, ['task', 'abandon', '--id', '020']);
-    before = repo.snapshot();
-    expect(ok(repo, ['task', 'abandon', '--id', '020']).stderr).toMatch(
-      /^Task 020 is already abandoned \(since \d{4}-.*\); nothing changed\n$/,
-    );
-    expect(repo.snapshot()).toEqual(before);
-  });
+  it(
+    'a status write that finds the task so already changes nothing and says so (exit 0): since when, for a ' +
+      'finished one',
+    () => {
+      const repo = fresh();
+      toExecuting(repo, ['A', 'B']);
+      ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']);
+      ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']);
+      const completedAt = repo.yaml(taskFile('010')).completed_at;
+      let before = repo.snapshot();
+      expect(ok(repo, ['task', 'set', '--id', '010', 'status', 'completed']).stderr).toBe(
+        `Task 010 is already completed (since ${completedAt}); nothing changed\n`,
+      );
+      const json = ok(repo, ['task', 'set', '--id', '010', 'status', 'completed', '--json']);
+      expect(expectEnvelope(json).data).toEqual({
+        id: '010',
+        field: 'status',
+        value: 'completed',
+        checks: [],
+        unchanged: true,
+      });
+      expect(ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']).stderr).toBe(
+        'Task 020 is already in_progress; nothing changed\n',
+      );
+      expect(repo.snapshot(), 'byte-identical: completed_at kept').toEqual(before);
+      ok(repo, ['task', 'abandon', '--id', '020']);
+      before = repo.snapshot();
+      expect(ok(repo, ['task', 'abandon', '--id', '020']).stderr).toMatch(
+        /^Task 020 is already abandoned \(since \d{4}-.*\); nothing changed\n$/,
+      );
+      expect(repo.snapshot()).toEqual(before);
+    },
+  );
 
   it('spawning on a completed task with --force reopens it, and its log says so', () => {
     const repo = fresh();
@@ -265,7 +274,10 @@ describe('a task in progress that nobody works on any more', () => {
       `kind: worker\nby: implementer-7\npid: ${exitedPid()}\nhost: ${hostname()}\nsince: "2026-11-26T00:00:00.000Z"`,
       { session: 'implementer-7' },
     );
-    const advice = `Nobody works on task 010 any more: its worker implementer-7 is gone (the sow process that ran it ended). To go on, resume its session ('sow agent resume 010 "<prompt>"'), or let the next claim take it ('sow task next --claim').`;
+    const advice =
+      `Nobody works on task 010 any more: its worker implementer-7 is gone (the sow process that ran it ` +
+      `ended). To go on, resume its session ('sow agent resume 010 "<prompt>"'), or let the next claim take it ` +
+      `('sow task next --claim').`;
 
     const list = ok(repo, ['task', 'list']);
     expect(list.stdout).toBe('pending (1):\n020 B\nin_progress (1):\n010 A — nobody works on it\n');
@@ -312,33 +324,37 @@ describe('a task in progress that nobody works on any more', () => {
 
 describe('a deleted task folder', () => {
   // By status and task get as well: in-process.
-  it('is named, with the git checkout that restores it, by a read and a write of a task that depends on it (exit 4)', () => {
-    const repo = chained();
-    repo.git(['add', '-A']);
-    repo.git(['commit', '-q', '-m', 'the plan']);
-    const folder = `${TASKS_DIR}/010`;
-    rmSync(join(repo.dir, folder), { recursive: true });
-    const before = repo.snapshot();
-    for (const args of [
-      ['task', 'list'],
-      ['task', 'set', '--id', '020', 'status', 'in_progress'],
-    ]) {
-      const r = repo.sow([...args, '--json']);
-      expect(r.code, `sow ${args.join(' ')}: ${r.stdout}`).toBe(4);
-      expect(r.json?.error).toMatchObject({
-        code: 'TASK_FOLDER_MISSING',
-        message: `task 010 is missing: its folder ${folder} does not exist, and task 020 depends on it`,
-        details: { folder, task: '010', needed_by: '020' },
-      });
-      expect(r.json?.error?.hint).toContain(`restore it with 'git checkout -- ${folder}'`);
-      const human = repo.sow(args);
-      expect(human.code).toBe(4);
-      expect(human.stderr).toContain(`git checkout -- ${folder}'`);
-      expect(human.stderr, 'does not blame the file of 020').not.toContain(`git checkout -- ${taskFile('020')}`);
-      expect(repo.snapshot()).toEqual(before);
-    }
-    // The hint works.
-    repo.git(['checkout', '--', folder]);
-    expect(ok(repo, ['task', 'list', '--json']).json!.data.map((t: { id: string }) => t.id)).toEqual(['010', '020']);
-  });
+  it(
+    'is named, with the git checkout that restores it, by a read and a write of a task that depends on ' +
+      'it (exit 4)',
+    () => {
+      const repo = chained();
+      repo.git(['add', '-A']);
+      repo.git(['commit', '-q', '-m', 'the plan']);
+      const folder = `${TASKS_DIR}/010`;
+      rmSync(join(repo.dir, folder), { recursive: true });
+      const before = repo.snapshot();
+      for (const args of [
+        ['task', 'list'],
+        ['task', 'set', '--id', '020', 'status', 'in_progress'],
+      ]) {
+        const r = repo.sow([...args, '--json']);
+        expect(r.code, `sow ${args.join(' ')}: ${r.stdout}`).toBe(4);
+        expect(r.json?.error).toMatchObject({
+          code: 'TASK_FOLDER_MISSING',
+          message: `task 010 is missing: its folder ${folder} does not exist, and task 020 depends on it`,
+          details: { folder, task: '010', needed_by: '020' },
+        });
+        expect(r.json?.error?.hint).toContain(`restore it with 'git checkout -- ${folder}'`);
+        const human = repo.sow(args);
+        expect(human.code).toBe(4);
+        expect(human.stderr).toContain(`git checkout -- ${folder}'`);
+        expect(human.stderr, 'does not blame the file of 020').not.toContain(`git checkout -- ${taskFile('020')}`);
+        expect(repo.snapshot()).toEqual(before);
+      }
+      // The hint works.
+      repo.git(['checkout', '--', folder]);
+      expect(ok(repo, ['task', 'list', '--json']).json!.data.map((t: { id: string }) => t.id)).toEqual(['010', '020']);
+    },
+  );
 });

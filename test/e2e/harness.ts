@@ -162,7 +162,10 @@ function templatesOfThisRun(): string {
   return templatesRoot;
 }
 
-/** The folder of the template `key`, made by `build` (in an empty folder) unless a test file of this build made it already in this run. */
+/**
+ * The folder of the template `key`, made by `build` (in an empty folder) unless a test file of this build made it
+ * already in this run.
+ */
 function template(key: string, build: (dir: string) => void): string {
   let dir = templates.get(key);
   if (dir === undefined) {

@@ -35,53 +35,62 @@ function outsideFile(h: Hostile, rel: string, text: string): string {
 }
 
 describe('the record is a claim: uninstall removes only what sow installs, unchanged since', () => {
-  it('an entry naming src/main.c (with its hash) or .git/config is ignored with a warning, and nothing is deleted', () => {
-    const h = hostile();
-    const source = 'int main() { return 0; }\n';
-    h.write('src/main.c', source);
-    h.write(
-      '.sow/integrations.yaml',
-      record([
-        { path: 'src/main.c', kind: 'file', sha256: sha(source), created: true, targets: ['codex'] },
-        { path: '.git/config', kind: 'file', sha256: '0'.repeat(64), created: true, targets: ['codex'] },
-        // A name that would forge a line, and clear the screen, in the warning.
-        { path: 'x\nwarning: all is well\u001b[2J', kind: 'file', sha256: sha(source), targets: ['codex'] },
-      ]),
-    );
-    h.commit();
-    const clone = h.clone();
-    // The strongest form: the hash of the clone's own .git/config, as if the attacker guessed it.
-    const gitConfig = clone.read('.git/config');
-    clone.write('.sow/integrations.yaml', clone.read('.sow/integrations.yaml').replace('0'.repeat(64), sha(gitConfig)));
-    const r = ok(clone, ['uninstall', 'codex']);
-    expect(r.stderr).toMatch(
-      /warning: \.sow\/integrations\.yaml names src\/main\.c as a file of sow's, but sow's install for codex writes no file there; sow left it as it is/,
-    );
-    expect(r.stderr).toMatch(/warning: \.sow\/integrations\.yaml names \.git\/config /);
-    expect(r.stderr).toContain('names "x\\nwarning: all is well\\x1b[2J" as a file');
-    expect(r.stderr).not.toMatch(/^warning: all is well/m);
-    expect(r.stderr).not.toContain('\u001b');
-    expect(clone.read('src/main.c')).toBe(source);
-    expect(clone.read('.git/config')).toBe(gitConfig);
-    h.untouched();
-  });
+  it(
+    'an entry naming src/main.c (with its hash) ' + 'or .git/config is ignored with a warning, and nothing is deleted',
+    () => {
+      const h = hostile();
+      const source = 'int main() { return 0; }\n';
+      h.write('src/main.c', source);
+      h.write(
+        '.sow/integrations.yaml',
+        record([
+          { path: 'src/main.c', kind: 'file', sha256: sha(source), created: true, targets: ['codex'] },
+          { path: '.git/config', kind: 'file', sha256: '0'.repeat(64), created: true, targets: ['codex'] },
+          // A name that would forge a line, and clear the screen, in the warning.
+          { path: 'x\nwarning: all is well\u001b[2J', kind: 'file', sha256: sha(source), targets: ['codex'] },
+        ]),
+      );
+      h.commit();
+      const clone = h.clone();
+      // The strongest form: the hash of the clone's own .git/config, as if the attacker guessed it.
+      const gitConfig = clone.read('.git/config');
+      clone.write(
+        '.sow/integrations.yaml',
+        clone.read('.sow/integrations.yaml').replace('0'.repeat(64), sha(gitConfig)),
+      );
+      const r = ok(clone, ['uninstall', 'codex']);
+      expect(r.stderr).toMatch(
+        /warning: \.sow\/integrations\.yaml names src\/main\.c as a file of sow's, but sow's install for codex writes no file there; sow left it as it is/,
+      );
+      expect(r.stderr).toMatch(/warning: \.sow\/integrations\.yaml names \.git\/config /);
+      expect(r.stderr).toContain('names "x\\nwarning: all is well\\x1b[2J" as a file');
+      expect(r.stderr).not.toMatch(/^warning: all is well/m);
+      expect(r.stderr).not.toContain('\u001b');
+      expect(clone.read('src/main.c')).toBe(source);
+      expect(clone.read('.git/config')).toBe(gitConfig);
+      h.untouched();
+    },
+  );
 
-  it('the warnings are in --json data, and an entry of the wrong kind for a path sow does install is ignored too', () => {
-    const h = hostile();
-    const mine = '# Our agents\n\nRun the tests.\n';
-    h.write('AGENTS.md', mine);
-    // AGENTS.md holds a section of sow's; a record calling it a whole file of sow's would delete it.
-    h.write(
-      '.sow/integrations.yaml',
-      record([{ path: 'AGENTS.md', kind: 'file', sha256: sha(mine), created: true, targets: ['codex'] }]),
-    );
-    h.commit();
-    const clone = h.clone();
-    const r = expectEnvelope(ok(clone, ['uninstall', 'codex', '--json']));
-    expect(r.data.warnings).toEqual([expect.stringContaining("names AGENTS.md as a file of sow's")]);
-    expect(clone.read('AGENTS.md')).toBe(mine);
-    h.untouched();
-  });
+  it(
+    'the warnings are in --json data, ' + 'and an entry of the wrong kind for a path sow does install is ignored too',
+    () => {
+      const h = hostile();
+      const mine = '# Our agents\n\nRun the tests.\n';
+      h.write('AGENTS.md', mine);
+      // AGENTS.md holds a section of sow's; a record calling it a whole file of sow's would delete it.
+      h.write(
+        '.sow/integrations.yaml',
+        record([{ path: 'AGENTS.md', kind: 'file', sha256: sha(mine), created: true, targets: ['codex'] }]),
+      );
+      h.commit();
+      const clone = h.clone();
+      const r = expectEnvelope(ok(clone, ['uninstall', 'codex', '--json']));
+      expect(r.data.warnings).toEqual([expect.stringContaining("names AGENTS.md as a file of sow's")]);
+      expect(clone.read('AGENTS.md')).toBe(mine);
+      h.untouched();
+    },
+  );
 
   it('an entry without a hash is ignored with a warning, even for a path sow installs', () => {
     const h = hostile();
@@ -107,54 +116,68 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     h.untouched();
   });
 
-  it("JSON settings recorded without a hash (as an older sow did): only sow's own hook groups come out, the file stays", () => {
-    const h = hostile();
-    const theirs = { hooks: { Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'sow hook stop' }] }] } };
-    h.write(
-      '.claude/settings.json',
-      `${JSON.stringify({ ...theirs, hooks: { ...theirs.hooks, SessionStart: [{ hooks: [{ type: 'command', command: 'sow project continue' }] }] } }, null, 2)}\n`,
-    );
-    h.write(
-      '.sow/integrations.yaml',
-      record([
-        {
-          path: '.claude/settings.json',
-          kind: 'json',
-          add: { hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'], PreToolUse: ['echo'] } },
-          made: ['hooks.SessionStart'],
-          created: true,
-          targets: ['claude'],
-        },
-      ]),
-    );
-    h.commit();
-    const clone = h.clone();
-    ok(clone, ['uninstall', 'claude']);
-    expect(JSON.parse(clone.read('.claude/settings.json'))).toEqual(theirs);
-    h.untouched();
-  });
+  it(
+    "JSON settings recorded without a hash (as an older sow did): only sow's own hook groups come out, the " +
+      'file stays',
+    () => {
+      const h = hostile();
+      const theirs = { hooks: { Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'sow hook stop' }] }] } };
+      h.write(
+        '.claude/settings.json',
+        `${JSON.stringify({ ...theirs, hooks: { ...theirs.hooks, SessionStart: [{ hooks: [{ type: 'command', command: 'sow project continue' }] }] } }, null, 2)}\n`,
+      );
+      h.write(
+        '.sow/integrations.yaml',
+        record([
+          {
+            path: '.claude/settings.json',
+            kind: 'json',
+            add: { hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'], PreToolUse: ['echo'] } },
+            made: ['hooks.SessionStart'],
+            created: true,
+            targets: ['claude'],
+          },
+        ]),
+      );
+      h.commit();
+      const clone = h.clone();
+      ok(clone, ['uninstall', 'claude']);
+      expect(JSON.parse(clone.read('.claude/settings.json'))).toEqual(theirs);
+      h.untouched();
+    },
+  );
 
-  it('an entry whose hash matches a file outside, reached through a linked folder: uninstall and install refuse (exit 4), the file outside is kept', () => {
-    const h = hostile();
-    const precious = "the user's own skill, outside the repository\n";
-    const outside = outsideFile(h, 'skills/sow/SKILL.md', precious);
-    h.link('.agents', dirname(dirname(dirname(outside))));
-    h.write(
-      '.sow/integrations.yaml',
-      record([
-        { path: '.agents/skills/sow/SKILL.md', kind: 'file', sha256: sha(precious), created: true, targets: ['codex'] },
-      ]),
-    );
-    h.commit();
-    const clone = h.clone();
-    const leads = new RegExp(
-      `'\\.agents' is a link to '${dirname(dirname(dirname(outside)))}', outside the repository`,
-    );
-    expectRefused(clone, ['uninstall', 'codex'], leads, 'PATH_ESCAPES');
-    expectRefused(clone, ['install', 'codex'], leads, 'PATH_ESCAPES');
-    expect(readFileSync(outside, 'utf8')).toBe(precious);
-    h.untouched();
-  });
+  it(
+    'an entry whose hash matches a file outside, reached through a linked folder: uninstall and install refuse ' +
+      '(exit 4), the file outside is kept',
+    () => {
+      const h = hostile();
+      const precious = "the user's own skill, outside the repository\n";
+      const outside = outsideFile(h, 'skills/sow/SKILL.md', precious);
+      h.link('.agents', dirname(dirname(dirname(outside))));
+      h.write(
+        '.sow/integrations.yaml',
+        record([
+          {
+            path: '.agents/skills/sow/SKILL.md',
+            kind: 'file',
+            sha256: sha(precious),
+            created: true,
+            targets: ['codex'],
+          },
+        ]),
+      );
+      h.commit();
+      const clone = h.clone();
+      const leads = new RegExp(
+        `'\\.agents' is a link to '${dirname(dirname(dirname(outside)))}', outside the repository`,
+      );
+      expectRefused(clone, ['uninstall', 'codex'], leads, 'PATH_ESCAPES');
+      expectRefused(clone, ['install', 'codex'], leads, 'PATH_ESCAPES');
+      expect(readFileSync(outside, 'utf8')).toBe(precious);
+      h.untouched();
+    },
+  );
 
   it("a whole file of sow's that is a link inside the repository is never written through nor removed", () => {
     const h = hostile();
@@ -200,18 +223,24 @@ describe('agent folders that lead out of the repository are refused, before anyt
     ['.gemini', 'gemini'],
     ['.cursor', 'cursor'],
   ] as const) {
-    it(`${folder} -> a folder outside: install ${target} and install all refuse it (exit 4, naming it), and write nothing anywhere`, () => {
-      const h = hostile();
-      h.link(folder, h.sentinel);
-      h.commit();
-      const clone = h.clone();
-      const leads = new RegExp(`'${folder.replace('.', '\\.')}' is a link to '${h.sentinel}', outside the repository`);
-      expectRefused(clone, ['install', target], leads, 'PATH_ESCAPES');
-      // Every path is checked first: the targets before the linked one write nothing either.
-      expectRefused(clone, ['install', 'all'], leads, 'PATH_ESCAPES');
-      expect(clone.exists('.sow/integrations.yaml')).toBe(false);
-      h.untouched();
-    });
+    it(
+      `${folder} -> a folder outside: install ${target} and install all refuse it (exit 4, naming it), and write ` +
+        `nothing anywhere`,
+      () => {
+        const h = hostile();
+        h.link(folder, h.sentinel);
+        h.commit();
+        const clone = h.clone();
+        const leads = new RegExp(
+          `'${folder.replace('.', '\\.')}' is a link to '${h.sentinel}', outside the repository`,
+        );
+        expectRefused(clone, ['install', target], leads, 'PATH_ESCAPES');
+        // Every path is checked first: the targets before the linked one write nothing either.
+        expectRefused(clone, ['install', 'all'], leads, 'PATH_ESCAPES');
+        expect(clone.exists('.sow/integrations.yaml')).toBe(false);
+        h.untouched();
+      },
+    );
   }
 
   it('.claude or .agents that is a file: refused (exit 4, never an internal error), nothing written', () => {
@@ -358,7 +387,9 @@ describe("install then uninstall gives back the person's bytes", () => {
   const settings: [string, string][] = [
     [
       'tabs, CRLF, no newline at the end',
-      '{\r\n\t"permissions": {\r\n\t\t"allow": ["Bash(npm test)"]\r\n\t},\r\n\t"hooks": {\r\n\t\t"PreToolUse": [\r\n\t\t\t{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo checked"}]}\r\n\t\t]\r\n\t}\r\n}',
+      '{\r\n\t"permissions": {\r\n\t\t"allow": ["Bash(npm test)"]\r\n\t},\r\n\t"hooks": {\r\n\t\t"PreToolUse": ' +
+        '[\r\n\t\t\t{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo ' +
+        'checked"}]}\r\n\t\t]\r\n\t}\r\n}',
     ],
     ['one line, no spaces', '{"model":"opus","hooks":{"Stop":[]},"env":{"A":"1"}}'],
     [

@@ -11,7 +11,10 @@ import { useHostile, type Hostile } from './hostile.js';
 
 const hostile = useHostile();
 
-/** Raw bytes a terminal acts on: C0 controls but the line break, DEL, C1 controls, bidi controls, line/paragraph separators. */
+/**
+ * Raw bytes a terminal acts on: C0 controls but the line break, DEL, C1 controls, bidi controls, line/paragraph
+ * separators.
+ */
 const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 // In YAML's double quotes: \n a line break, \e ESC, \a BEL, \x9b a C1 CSI, \u202e RIGHT-TO-LEFT OVERRIDE.
@@ -24,7 +27,10 @@ const NAMES = {
   description: '"A project\\nState    FinalizeDelete\\e]0;pwned\\a"',
 };
 
-/** A hostile repository: a project whose task names, agent, an output path and the description carry control characters. */
+/**
+ * A hostile repository: a project whose task names, agent, an output path and the description carry control
+ * characters.
+ */
 function withHostileNames(): Hostile {
   const h = hostile();
   toExecuting(h.origin);
@@ -53,7 +59,8 @@ function expectNoRawControl(r: RunResult, what: string): void {
     const m = RAW_CONTROL.exec(text);
     expect(
       m,
-      `${what}: a raw U+${m?.[0].charCodeAt(0).toString(16).padStart(4, '0')} reached ${stream}:\n${JSON.stringify(text)}`,
+      `${what}: a raw U+${m?.[0].charCodeAt(0).toString(16).padStart(4, '0')} ` +
+        `reached ${stream}:\n${JSON.stringify(text)}`,
     ).toBeNull();
   }
 }

@@ -21,7 +21,8 @@ function withProject(): Hostile {
 }
 
 describe("runtime folders a clone carries are ignored: sow keeps its own in git's folder", () => {
-  // A link in sow's own runtime folder (.git/sow/tmp, trash) is refused by every use case: in-process (src/app/workspace.test.ts).
+  // A link in sow's own runtime folder (.git/sow/tmp, trash) is refused by every use case: in-process
+  // (src/app/workspace.test.ts).
   for (const rel of [
     '.sow/.runtime',
     '.sow/.runtime/tmp',
@@ -29,23 +30,27 @@ describe("runtime folders a clone carries are ignored: sow keeps its own in git'
     '.sow/.backup',
     '.sow/.runtime/agent-outputs',
   ]) {
-    it(`a committed ${rel} -> a folder outside: every read works, nothing is emptied or written there, doctor names it`, () => {
-      const h = withProject();
-      h.link(rel, h.sentinel);
-      h.commit();
-      const clone = h.clone();
-      for (const args of READS) ok(clone, args);
-      ok(clone, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-      const doctor = clone.sow(['doctor', '--json']);
-      const legacy = (JSON.parse(doctor.stdout).error?.details?.checks ?? JSON.parse(doctor.stdout).data?.checks).find(
-        (c: { id: string }) => c.id === 'legacy-runtime',
-      );
-      expect(legacy, doctor.stdout).toMatchObject({
-        status: 'warn',
-        message: expect.stringContaining(rel.split('/').slice(0, 2).join('/')),
-      });
-      h.untouched();
-    });
+    it(
+      `a committed ${rel} -> a folder outside: every read works, nothing is emptied or written there, ` +
+        `doctor names it`,
+      () => {
+        const h = withProject();
+        h.link(rel, h.sentinel);
+        h.commit();
+        const clone = h.clone();
+        for (const args of READS) ok(clone, args);
+        ok(clone, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+        const doctor = clone.sow(['doctor', '--json']);
+        const legacy = (
+          JSON.parse(doctor.stdout).error?.details?.checks ?? JSON.parse(doctor.stdout).data?.checks
+        ).find((c: { id: string }) => c.id === 'legacy-runtime');
+        expect(legacy, doctor.stdout).toMatchObject({
+          status: 'warn',
+          message: expect.stringContaining(rel.split('/').slice(0, 2).join('/')),
+        });
+        h.untouched();
+      },
+    );
   }
 
   it("a committed .sow/.runtime/tmp -> ../../src (the repository's own source): ignored, the source kept", () => {
@@ -229,7 +234,8 @@ describe('a crafted journal a clone carries', () => {
     );
   }
 
-  // A journal in sow's own runtime folder is still checked before it is replayed, by every use case: in-process (src/app/workspace.test.ts).
+  // A journal in sow's own runtime folder is still checked before it is replayed, by every use case: in-process
+  // (src/app/workspace.test.ts).
   it('removing the project, or the knowledge: never replayed; the project stays where it is and sow reads it', () => {
     for (const format of [2, 3]) {
       const h = withProject();
@@ -293,17 +299,20 @@ describe('archives', () => {
     ok(repo, ['advance']);
   }
 
-  it('the summary linked to a file outside: completing the project refuses to copy it into the knowledge folder', () => {
-    const h = hostile({ start: { key: 'exploration-finalizing', setup: finalizing } });
-    h.link('.sow/project/summary.md', `${h.sentinel}/precious.txt`);
-    h.commit();
-    const clone = h.clone();
-    expectRefused(
-      clone,
-      ['advance'],
-      /'\.sow\/project\/summary\.md' is a link to '.*precious\.txt', outside the repository/,
-    );
-    expect(clone.exists('.sow/knowledge/explorations')).toBe(false);
-    h.untouched();
-  });
+  it(
+    'the summary linked to a file outside: ' + 'completing the project refuses to copy it into the knowledge folder',
+    () => {
+      const h = hostile({ start: { key: 'exploration-finalizing', setup: finalizing } });
+      h.link('.sow/project/summary.md', `${h.sentinel}/precious.txt`);
+      h.commit();
+      const clone = h.clone();
+      expectRefused(
+        clone,
+        ['advance'],
+        /'\.sow\/project\/summary\.md' is a link to '.*precious\.txt', outside the repository/,
+      );
+      expect(clone.exists('.sow/knowledge/explorations')).toBe(false);
+      h.untouched();
+    },
+  );
 });

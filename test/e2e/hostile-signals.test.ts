@@ -38,7 +38,10 @@ const alive = (pid: number): boolean => {
   }
 };
 
-/** Unrelated processes of the user's, each the leader of a process group of its own (as a shell's job is): `sleep 1000`. */
+/**
+ * Unrelated processes of the user's, each the leader of a process group of its own (as a shell's job is): `sleep
+ * 1000`.
+ */
 const bystanders: ChildProcess[] = [];
 afterEach(() => {
   for (const b of bystanders.splice(0)) if (b.pid !== undefined && alive(b.pid)) process.kill(b.pid, 'SIGKILL');
@@ -50,7 +53,10 @@ function bystander(): number {
   return child.pid!;
 }
 
-/** The attacker's repository: task 010 in progress, owned by `owner` (YAML lines), committed; returns the clone the user runs sow in. */
+/**
+ * The attacker's repository: task 010 in progress, owned by `owner` (YAML lines), committed; returns the clone the
+ * user runs sow in.
+ */
 function cloneWithOwner(owner: Record<string, string | number>, extra: (h: Hostile) => void = () => undefined) {
   const h = hostile({ start });
   const lines = Object.entries(owner).map(([k, v]) => `  ${k}: ${typeof v === 'string' ? JSON.stringify(v) : v}`);
@@ -58,7 +64,8 @@ function cloneWithOwner(owner: Record<string, string | number>, extra: (h: Hosti
     .read(taskFile('010'))
     .replace(
       'metadata: {}',
-      `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n${lines.join('\n')}\n  since: "2026-11-26T00:00:00.000Z"`,
+      `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n${lines.join('\n')}\n  since: ` +
+        `"2026-11-26T00:00:00.000Z"`,
     )
     .replace(/^status: \w+$/m, 'status: in_progress');
   h.write(taskFile('010'), text);
@@ -87,7 +94,8 @@ describe('sow agent stop signals only what sow started', () => {
     );
     expect(said).toContain('it runs on another host (other-host; this is');
     expect(said).toContain(
-      "nothing was signalled. To take the task over without signalling anything, run 'sow task set --id 010 status paused --force'",
+      "nothing was signalled. To take the task over without signalling anything, run 'sow task set --id 010 status " +
+        "paused --force'",
     );
     h.untouched();
     // The hint's command works.
@@ -95,61 +103,77 @@ describe('sow agent stop signals only what sow started', () => {
     expect(clone.yaml(taskFile('010')).status).toBe('paused');
   });
 
-  it("a real process of the user's on another host's record, in a group of its own: it is still alive afterwards", () => {
-    const pid = bystander();
-    const { clone } = cloneWithOwner({ pid, host: 'other-host', boot: BOOT, pstart: pstartOf(pid), pidns: PIDNS });
-    expectRefused(clone, ['agent', 'stop', '010'], /it runs on another host/, { exit: 1, code: 'NOT_SOWS_PROCESS' });
-    expect(alive(pid), 'the process the repository named was not signalled').toBe(true);
-  });
+  it(
+    "a real process of the user's on another host's record, " + 'in a group of its own: it is still alive afterwards',
+    () => {
+      const pid = bystander();
+      const { clone } = cloneWithOwner({ pid, host: 'other-host', boot: BOOT, pstart: pstartOf(pid), pidns: PIDNS });
+      expectRefused(clone, ['agent', 'stop', '010'], /it runs on another host/, { exit: 1, code: 'NOT_SOWS_PROCESS' });
+      expect(alive(pid), 'the process the repository named was not signalled').toBe(true);
+    },
+  );
 
-  it('this host, but another pid namespace (its pid means another process here): refused, the process named still alive', () => {
-    const pid = bystander();
-    const { clone } = cloneWithOwner({
-      pid,
-      host: hostname(),
-      boot: BOOT,
-      pstart: pstartOf(pid),
-      pidns: 'pid:[4026500001]',
-    });
-    expectRefused(
-      clone,
-      ['agent', 'stop', '010'],
-      new RegExp(
-        `task 010 names implementer-7 \\(pid ${pid} on .+\\) as its worker, but sow will not signal it: it runs in another pid namespace`,
-      ),
-      {
-        exit: 1,
-        code: 'NOT_SOWS_PROCESS',
-      },
-    );
-    expect(alive(pid)).toBe(true);
-  });
+  it(
+    'this host, but another pid namespace (its pid means another process here): refused, the process named ' +
+      'still alive',
+    () => {
+      const pid = bystander();
+      const { clone } = cloneWithOwner({
+        pid,
+        host: hostname(),
+        boot: BOOT,
+        pstart: pstartOf(pid),
+        pidns: 'pid:[4026500001]',
+      });
+      expectRefused(
+        clone,
+        ['agent', 'stop', '010'],
+        new RegExp(
+          `task 010 names implementer-7 \\(pid ${pid} on .+\\) as its worker, but sow will not signal it: it runs in ` +
+            `another pid namespace`,
+        ),
+        {
+          exit: 1,
+          code: 'NOT_SOWS_PROCESS',
+        },
+      );
+      expect(alive(pid)).toBe(true);
+    },
+  );
 
-  it('this host, this boot, this namespace, the right start time — a process sow never started: no record of it, refused, still alive', () => {
-    const pid = bystander();
-    const { clone } = cloneWithOwner({ pid, host: hostname(), boot: BOOT, pstart: pstartOf(pid), pidns: PIDNS });
-    // Everything a state file can say checks out: the owner is alive, as far as the state goes.
-    expect(clone.sow(['agent', 'ps', '--json']).json!.data).toMatchObject([{ task: '010', pid, state: 'running' }]);
-    expectRefused(
-      clone,
-      ['agent', 'stop', '010'],
-      /no sow process in this checkout recorded that it runs this worker/,
-      { exit: 1, code: 'NOT_SOWS_PROCESS' },
-    );
-    expect(alive(pid), 'the process the repository named was not signalled').toBe(true);
-  });
+  it(
+    'this host, this boot, this namespace, the right start time — a process sow never started: no record of it, ' +
+      'refused, still alive',
+    () => {
+      const pid = bystander();
+      const { clone } = cloneWithOwner({ pid, host: hostname(), boot: BOOT, pstart: pstartOf(pid), pidns: PIDNS });
+      // Everything a state file can say checks out: the owner is alive, as far as the state goes.
+      expect(clone.sow(['agent', 'ps', '--json']).json!.data).toMatchObject([{ task: '010', pid, state: 'running' }]);
+      expectRefused(
+        clone,
+        ['agent', 'stop', '010'],
+        /no sow process in this checkout recorded that it runs this worker/,
+        { exit: 1, code: 'NOT_SOWS_PROCESS' },
+      );
+      expect(alive(pid), 'the process the repository named was not signalled').toBe(true);
+    },
+  );
 
-  it('a record committed with the repository (where an older sow kept its runtime folder) proves nothing, even one that names this very task', () => {
-    const pid = bystander();
-    const pstart = pstartOf(pid);
-    const owner = { pid, host: hostname(), boot: BOOT, pstart, pidns: PIDNS };
-    const { clone } = cloneWithOwner(owner, (h) =>
-      h.write(
-        `.sow/.runtime/owners/${pid}-${pstart}.json`,
-        JSON.stringify({ ...owner, pgrp: pid, task: '010', agent_id: 'implementer-7', nonce: 'x' }),
-      ),
-    );
-    expectRefused(clone, ['agent', 'stop', '010'], /will not signal it/, { exit: 1, code: 'NOT_SOWS_PROCESS' });
-    expect(alive(pid)).toBe(true);
-  });
+  it(
+    'a record committed with the repository (where an older sow kept its runtime folder) proves nothing, even one ' +
+      'that names this very task',
+    () => {
+      const pid = bystander();
+      const pstart = pstartOf(pid);
+      const owner = { pid, host: hostname(), boot: BOOT, pstart, pidns: PIDNS };
+      const { clone } = cloneWithOwner(owner, (h) =>
+        h.write(
+          `.sow/.runtime/owners/${pid}-${pstart}.json`,
+          JSON.stringify({ ...owner, pgrp: pid, task: '010', agent_id: 'implementer-7', nonce: 'x' }),
+        ),
+      );
+      expectRefused(clone, ['agent', 'stop', '010'], /will not signal it/, { exit: 1, code: 'NOT_SOWS_PROCESS' });
+      expect(alive(pid)).toBe(true);
+    },
+  );
 });

@@ -81,36 +81,40 @@ describe('sow install claude', () => {
     expect(tree(repo)).toEqual(before);
   });
 
-  it('upgrades what sow wrote, leaves what the user edited (the new version beside it), and refuses nothing it cannot parse by overwriting it', () => {
-    const repo = fresh();
-    ok(repo, ['install', 'claude']);
-    // An older sow wrote a different status command; the record says so.
-    const old = 'an older version\n';
-    repo.write('.claude/commands/sow/status.md', old);
-    const record = parse(repo.read('.sow/integrations.yaml'));
-    record.files.find((f: any) => f.path === '.claude/commands/sow/status.md').sha256 = createHash('sha256')
-      .update(old)
-      .digest('hex');
-    repo.write('.sow/integrations.yaml', JSON.stringify(record));
-    // The user edited the continue command.
-    const edited = `${repo.read('.claude/commands/sow/continue.md')}\nAlso run the linter.\n`;
-    repo.write('.claude/commands/sow/continue.md', edited);
-    const r = expectEnvelope(ok(repo, ['install', 'claude', '--json']));
-    const outcome = (p: string) => r.data.files.find((f: any) => f.path === p);
-    expect(outcome('.claude/commands/sow/status.md').outcome).toBe('updated');
-    expect(repo.read('.claude/commands/sow/status.md')).toContain('!`sow project status`');
-    expect(outcome('.claude/commands/sow/continue.md')).toMatchObject({
-      outcome: 'kept',
-      note: expect.stringContaining('.claude/commands/sow/continue.md.sow-new'),
-    });
-    expect(repo.read('.claude/commands/sow/continue.md')).toBe(edited);
-    expect(repo.read('.claude/commands/sow/continue.md.sow-new')).toContain('!`sow project continue --full`');
-    // A settings file that is not JSON is left exactly as it is.
-    repo.write(SETTINGS, '{ not json');
-    const s = ok(repo, ['install', 'claude']);
-    expect(s.stdout).toMatch(/skipped +\.claude\/settings\.json +\(it is not a JSON object/);
-    expect(repo.read(SETTINGS)).toBe('{ not json');
-  });
+  it(
+    'upgrades what sow wrote, leaves what the user edited (the new version beside it), and refuses nothing it ' +
+      'cannot parse by overwriting it',
+    () => {
+      const repo = fresh();
+      ok(repo, ['install', 'claude']);
+      // An older sow wrote a different status command; the record says so.
+      const old = 'an older version\n';
+      repo.write('.claude/commands/sow/status.md', old);
+      const record = parse(repo.read('.sow/integrations.yaml'));
+      record.files.find((f: any) => f.path === '.claude/commands/sow/status.md').sha256 = createHash('sha256')
+        .update(old)
+        .digest('hex');
+      repo.write('.sow/integrations.yaml', JSON.stringify(record));
+      // The user edited the continue command.
+      const edited = `${repo.read('.claude/commands/sow/continue.md')}\nAlso run the linter.\n`;
+      repo.write('.claude/commands/sow/continue.md', edited);
+      const r = expectEnvelope(ok(repo, ['install', 'claude', '--json']));
+      const outcome = (p: string) => r.data.files.find((f: any) => f.path === p);
+      expect(outcome('.claude/commands/sow/status.md').outcome).toBe('updated');
+      expect(repo.read('.claude/commands/sow/status.md')).toContain('!`sow project status`');
+      expect(outcome('.claude/commands/sow/continue.md')).toMatchObject({
+        outcome: 'kept',
+        note: expect.stringContaining('.claude/commands/sow/continue.md.sow-new'),
+      });
+      expect(repo.read('.claude/commands/sow/continue.md')).toBe(edited);
+      expect(repo.read('.claude/commands/sow/continue.md.sow-new')).toContain('!`sow project continue --full`');
+      // A settings file that is not JSON is left exactly as it is.
+      repo.write(SETTINGS, '{ not json');
+      const s = ok(repo, ['install', 'claude']);
+      expect(s.stdout).toMatch(/skipped +\.claude\/settings\.json +\(it is not a JSON object/);
+      expect(repo.read(SETTINGS)).toBe('{ not json');
+    },
+  );
 
   it('--plugin writes a Claude Code plugin with a marketplace manifest, recorded in the plugin folder', () => {
     const repo = fresh();
@@ -177,41 +181,45 @@ describe('sow hook stop (the Stop hook)', () => {
     expect(repo.sow(['hook', 'stop'], { env: worker, input: '{}' }).stdout).toBe('');
   });
 
-  it('64 MiB on stdin: exit 1 with a sentence (its limit is 1 MiB), never a stack trace or a hang; the state unchanged', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
-    const before = repo.snapshot();
-    const worker = { SOW_AGENT: 'implementer', SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' };
-    for (const json of [false, true]) {
-      // A writer as fast as a pipe goes, 64 MiB of 'a' (nothing this size is held by the test).
-      const r = spawnSync(
-        'sh',
-        [
-          '-c',
-          `head -c 67108864 /dev/zero | tr '\\0' a | exec "$0" "$1" hook stop ${json ? '--json' : ''}`,
-          process.execPath,
-          SOW,
-        ],
-        {
-          cwd: repo.dir,
-          env: { ...process.env, ...TEST_ENV, ...worker },
-          encoding: 'utf8',
-          timeout: 120_000,
-        },
-      );
-      expect(r.signal, 'did not hang').toBeNull();
-      expect(r.status, r.stderr).toBe(1);
-      expect(r.stderr).not.toMatch(/\n\s+at |RangeError/);
-      if (json)
-        expect(JSON.parse(r.stdout)).toMatchObject({
-          ok: false,
-          error: { code: 'INPUT_TOO_LARGE', message: "the hook's input on stdin is larger than 1 MiB" },
-        });
-      else expect(r.stderr).toContain("error: the hook's input on stdin is larger than 1 MiB");
-    }
-    expect(repo.snapshot()).toEqual(before);
-  });
+  it(
+    '64 MiB on stdin: exit 1 with a sentence (its limit is 1 MiB), never a stack trace or a hang; the ' +
+      'state unchanged',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      ok(repo, ['task', 'set', '--id', '010', 'status', 'in_progress']);
+      const before = repo.snapshot();
+      const worker = { SOW_AGENT: 'implementer', SOW_AGENT_ID: 'implementer-1', SOW_TASK_ID: '010' };
+      for (const json of [false, true]) {
+        // A writer as fast as a pipe goes, 64 MiB of 'a' (nothing this size is held by the test).
+        const r = spawnSync(
+          'sh',
+          [
+            '-c',
+            `head -c 67108864 /dev/zero | tr '\\0' a | exec "$0" "$1" hook stop ${json ? '--json' : ''}`,
+            process.execPath,
+            SOW,
+          ],
+          {
+            cwd: repo.dir,
+            env: { ...process.env, ...TEST_ENV, ...worker },
+            encoding: 'utf8',
+            timeout: 120_000,
+          },
+        );
+        expect(r.signal, 'did not hang').toBeNull();
+        expect(r.status, r.stderr).toBe(1);
+        expect(r.stderr).not.toMatch(/\n\s+at |RangeError/);
+        if (json)
+          expect(JSON.parse(r.stdout)).toMatchObject({
+            ok: false,
+            error: { code: 'INPUT_TOO_LARGE', message: "the hook's input on stdin is larger than 1 MiB" },
+          });
+        else expect(r.stderr).toContain("error: the hook's input on stdin is larger than 1 MiB");
+      }
+      expect(repo.snapshot()).toEqual(before);
+    },
+  );
 
   it('a project-level worker is held until it runs sow agent report', () => {
     const repo = fresh();

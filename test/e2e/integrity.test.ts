@@ -247,7 +247,8 @@ describe("the spec's wrapped layout (task: …, project: …)", () => {
         const r = repo.sow(['task', 'list']);
         expect(r.code, r.stderr).toBe(4);
         expect(r.stderr).toContain(
-          `error: ${file}: its fields are under '${wrapper}:', as one drawing of the specification shows them; sow keeps them at the top level of the file`,
+          `error: ${file}: its fields are under '${wrapper}:', as one drawing of the specification shows them; sow ` +
+            `keeps them at the top level of the file`,
         );
         expect(repo.snapshot()).toEqual(before);
       });
@@ -305,60 +306,64 @@ describe('initialised means initialised', () => {
 });
 
 describe('runtime files are never in git', () => {
-  it('with .sow/.gitignore deleted and committed: writes, reads and killed writes leave nothing under .git/sow/ in git status', async () => {
-    const repo = planning();
-    repo.write(TASK_LIST, '# Tasks\n');
-    ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
-    ok(repo, ['advance']);
-    commitAll(repo, 'project');
-    repo.git(['rm', '-q', '.sow/.gitignore']);
-    repo.git(['commit', '-qm', 'no .sow/.gitignore']);
-    expect(gitStatus(repo)).toEqual([]);
+  it(
+    'with .sow/.gitignore deleted and committed: writes, reads and killed writes leave nothing under .git/sow/ in ' +
+      'git status',
+    async () => {
+      const repo = planning();
+      repo.write(TASK_LIST, '# Tasks\n');
+      ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md', '--approved', 'true']);
+      ok(repo, ['advance']);
+      commitAll(repo, 'project');
+      repo.git(['rm', '-q', '.sow/.gitignore']);
+      repo.git(['commit', '-qm', 'no .sow/.gitignore']);
+      expect(gitStatus(repo)).toEqual([]);
 
-    ok(repo, ['task', 'add', 'One', '--agent', 'implementer']);
-    ok(repo, ['phase', 'set', 'metadata.note', 'x']);
-    ok(repo, ['task', 'list']);
-    // Killed while holding the lock: the lock file stays behind, and git must not see it.
-    let lockLeft = 0;
-    for (let i = 0; i < 6 && lockLeft < 2; i++) {
-      const child = spawnSow(repo, ['task', 'add', `Held ${i}`, '--agent', 'implementer']);
-      const held = spinUntil(() => existsSync(join(repo.dir, LOCK)), child);
-      if (held) child.kill('SIGKILL');
-      const { signal } = await exited(child);
-      if (held && signal === 'SIGKILL' && repo.exists(LOCK)) {
-        lockLeft++;
+      ok(repo, ['task', 'add', 'One', '--agent', 'implementer']);
+      ok(repo, ['phase', 'set', 'metadata.note', 'x']);
+      ok(repo, ['task', 'list']);
+      // Killed while holding the lock: the lock file stays behind, and git must not see it.
+      let lockLeft = 0;
+      for (let i = 0; i < 6 && lockLeft < 2; i++) {
+        const child = spawnSow(repo, ['task', 'add', `Held ${i}`, '--agent', 'implementer']);
+        const held = spinUntil(() => existsSync(join(repo.dir, LOCK)), child);
+        if (held) child.kill('SIGKILL');
+        const { signal } = await exited(child);
+        if (held && signal === 'SIGKILL' && repo.exists(LOCK)) {
+          lockLeft++;
+          expect(
+            gitStatus(repo).filter((l) => l.includes('.git/sow')),
+            "with a dead writer's lock",
+          ).toEqual([]);
+          ok(repo, ['phase', 'set', 'metadata.after_kill', String(i)]);
+        }
+      }
+      expect(lockLeft, 'managed to kill a writer while it held the lock').toBeGreaterThan(0);
+      // Killed at random moments of their life.
+      let killed = 0;
+      for (let i = 0; i < 16 && killed < 3; i++) {
+        const child = spawnSow(repo, ['task', 'add', `Killed ${i}`, '--agent', 'implementer']);
+        // Anywhere within a write's life (a write takes ~100–200 ms here).
+        await sleep(Math.random() * 150);
+        child.kill('SIGKILL');
+        if ((await exited(child)).signal === 'SIGKILL') killed++;
         expect(
           gitStatus(repo).filter((l) => l.includes('.git/sow')),
-          "with a dead writer's lock",
+          `after random kill ${i}`,
         ).toEqual([]);
-        ok(repo, ['phase', 'set', 'metadata.after_kill', String(i)]);
       }
-    }
-    expect(lockLeft, 'managed to kill a writer while it held the lock').toBeGreaterThan(0);
-    // Killed at random moments of their life.
-    let killed = 0;
-    for (let i = 0; i < 16 && killed < 3; i++) {
-      const child = spawnSow(repo, ['task', 'add', `Killed ${i}`, '--agent', 'implementer']);
-      // Anywhere within a write's life (a write takes ~100–200 ms here).
-      await sleep(Math.random() * 150);
-      child.kill('SIGKILL');
-      if ((await exited(child)).signal === 'SIGKILL') killed++;
-      expect(
-        gitStatus(repo).filter((l) => l.includes('.git/sow')),
-        `after random kill ${i}`,
-      ).toEqual([]);
-    }
-    expect(killed, 'some writes were killed').toBeGreaterThan(0);
-    ok(repo, ['task', 'list']);
-    ok(repo, ['task', 'add', 'After', '--agent', 'implementer']);
+      expect(killed, 'some writes were killed').toBeGreaterThan(0);
+      ok(repo, ['task', 'list']);
+      ok(repo, ['task', 'add', 'After', '--agent', 'implementer']);
 
-    const status = gitStatus(repo);
-    expect(status.filter((l) => l.includes('.git/sow'))).toEqual([]);
-    expect(status.filter((l) => l.includes('.gitignore'))).toEqual([]);
-    // Only state shows: the project file and new task folders.
-    for (const line of status) expect(line).toMatch(/^( M|\?\?) \.sow\/project\//);
-    expect(existsSync(join(repo.dir, RUNTIME)), 'the runtime folder is there, just ignored').toBe(true);
-  });
+      const status = gitStatus(repo);
+      expect(status.filter((l) => l.includes('.git/sow'))).toEqual([]);
+      expect(status.filter((l) => l.includes('.gitignore'))).toEqual([]);
+      // Only state shows: the project file and new task folders.
+      for (const line of status) expect(line).toMatch(/^( M|\?\?) \.sow\/project\//);
+      expect(existsSync(join(repo.dir, RUNTIME)), 'the runtime folder is there, just ignored').toBe(true);
+    },
+  );
 
   it('in a fresh clone (no .git/sow/ yet), writes work and create it, ignored', () => {
     const origin = planning();
@@ -380,25 +385,28 @@ describe('runtime files are never in git', () => {
     expect(gitStatus(repo)).toEqual([' M .sow/project/state.yaml']);
   });
 
-  it("sow init completes a .sow/.gitignore that lacks .runtime/, .backup/ and worktrees/, keeping the user's lines", () => {
-    const repo = fresh();
-    repo.write('.sow/.gitignore', '# mine\n*.tmp\n');
-    const r = ok(repo, ['init']);
-    expect(r.stderr).toMatch(/added/);
-    expect(r.stderr).toContain('.runtime/');
-    expect(r.stderr).toContain('.backup/');
-    const lines = repo.read('.sow/.gitignore').split('\n');
-    expect(lines.slice(0, 2)).toEqual(['# mine', '*.tmp']);
-    expect(lines).toContain('.runtime/');
-    expect(lines).toContain('.backup/');
-    expect(lines).toContain('worktrees/');
-    // Once is enough.
-    const before = repo.read('.sow/.gitignore');
-    const again = ok(repo, ['init']);
-    expect(again.stderr).not.toMatch(/added/);
-    expect(repo.read('.sow/.gitignore')).toBe(before);
-    expect(repo.git(['check-ignore', '.sow/.runtime/lock', '.sow/.backup/1/x', '.sow/a.tmp']).split('\n')).toHaveLength(
-      3,
-    );
-  });
+  it(
+    'sow init completes a .sow/.gitignore that lacks .runtime/, ' + ".backup/ and worktrees/, keeping the user's lines",
+    () => {
+      const repo = fresh();
+      repo.write('.sow/.gitignore', '# mine\n*.tmp\n');
+      const r = ok(repo, ['init']);
+      expect(r.stderr).toMatch(/added/);
+      expect(r.stderr).toContain('.runtime/');
+      expect(r.stderr).toContain('.backup/');
+      const lines = repo.read('.sow/.gitignore').split('\n');
+      expect(lines.slice(0, 2)).toEqual(['# mine', '*.tmp']);
+      expect(lines).toContain('.runtime/');
+      expect(lines).toContain('.backup/');
+      expect(lines).toContain('worktrees/');
+      // Once is enough.
+      const before = repo.read('.sow/.gitignore');
+      const again = ok(repo, ['init']);
+      expect(again.stderr).not.toMatch(/added/);
+      expect(repo.read('.sow/.gitignore')).toBe(before);
+      expect(
+        repo.git(['check-ignore', '.sow/.runtime/lock', '.sow/.backup/1/x', '.sow/a.tmp']).split('\n'),
+      ).toHaveLength(3);
+    },
+  );
 });

@@ -22,7 +22,8 @@ const BRIEF = `${P}/brief.md`;
 const PROGRESS = `${P}/progress.md`;
 
 const FILLED =
-  '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick.\n\n## Done When\n- 3 libraries compared\n\n## Constraints\n- a week\n';
+  '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick.\n\n## Done When\n- 3 libraries compared\n\n## ' +
+  'Constraints\n- a week\n';
 
 const state = (repo: Repo) => repo.yaml(PROJECT);
 const wp = (repo: Repo, id: string) =>
@@ -34,7 +35,10 @@ function started(repo: Repo): void {
   ok(repo, ['project', 'new', 'survey', '--type', 'iterative', '--description', 'Survey']);
 }
 
-/** ExecuteActive: the brief filled in and approved, R1 (max 1) and R2 (max 3) defined and approved (made once, copied per test). */
+/**
+ * ExecuteActive: the brief filled in and approved, R1 (max 1) and R2 (max 3) defined and approved (made once, copied
+ * per test).
+ */
 const executing = startingPoint(fresh, (repo) => {
   started(repo);
   repo.write(BRIEF, FILLED);
@@ -72,7 +76,10 @@ const executing = startingPoint(fresh, (repo) => {
   expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
 });
 
-/** VerifyActive after both phases passed, an approved review that fails R1 and R2 recorded: the advance reopens them, R1 with no iteration left. */
+/**
+ * VerifyActive after both phases passed, an approved review that fails R1 and R2 recorded: the advance reopens them,
+ * R1 with no iteration left.
+ */
 const failedReview = startingPoint(
   fresh,
   (repo) => {
@@ -106,29 +113,35 @@ const failedReview = startingPoint(
 // output written after a --fail; the notes as data, continue's line, iter extend): in-process,
 // src/app/iterative-gaps.test.ts. Here, each as the command line says it.
 describe('approvals vouch only for finished content', () => {
-  it("a brief that still holds the template's placeholders cannot be approved (exit 1, each one named); filled in, it can", () => {
-    const repo = fresh();
-    started(repo);
-    const all = expectFails(repo, ['output', 'set', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_UNFINISHED', {
-      human: true,
-    });
-    expect(all).toBe(
-      [
-        "cannot approve 'brief.md': '.sow/project/brief.md' still holds the template's placeholders '{research|writing|analysis|planning|software}', '{What the user wants to achieve}', '{Criterion 1}', '{Criterion 2}', '{Time, format, scope constraints}', '{Additional context}'",
-        'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
-      ].join('\n'),
-    );
-    repo.write(BRIEF, FILLED);
-    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
-    // A move with nothing to say has no notes.
-    expect(expectEnvelope(ok(repo, ['advance', '--json'])).data).toEqual({
-      from: 'DiscoverActive',
-      to: 'PlanActive',
-      event: 'brief_approved',
-      dryRun: false,
-      projectRemoved: false,
-    });
-  });
+  it(
+    "a brief that still holds the template's placeholders cannot be approved (exit 1, each one named); filled " +
+      'in, it can',
+    () => {
+      const repo = fresh();
+      started(repo);
+      const all = expectFails(repo, ['output', 'set', '--index', '0', 'approved', 'true'], 1, 'ARTIFACT_UNFINISHED', {
+        human: true,
+      });
+      expect(all).toBe(
+        [
+          "cannot approve 'brief.md': '.sow/project/brief.md' still holds the template's placeholders " +
+            "'{research|writing|analysis|planning|software}', '{What the user wants to achieve}', '{Criterion 1}', " +
+            "'{Criterion 2}', '{Time, format, scope constraints}', '{Additional context}'",
+          'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
+        ].join('\n'),
+      );
+      repo.write(BRIEF, FILLED);
+      ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+      // A move with nothing to say has no notes.
+      expect(expectEnvelope(ok(repo, ['advance', '--json'])).data).toEqual({
+        from: 'DiscoverActive',
+        to: 'PlanActive',
+        event: 'brief_approved',
+        dryRun: false,
+        projectRemoved: false,
+      });
+    },
+  );
 
   it("iter verify --pass is refused while the phase's output does not exist (exit 3, the file named)", () => {
     const repo = executing();
@@ -140,7 +153,9 @@ describe('approvals vouch only for finished content', () => {
       human: true,
     });
     expect(refused).toBe(
-      "cannot pass R1: its output .sow/project/outputs/compare.md does not exist\nwrite .sow/project/outputs/compare.md (what the criteria are checked against), then 'sow iter verify R1 --pass'; if the output is another file, 'sow iter phase set R1 output <path>'",
+      'cannot pass R1: its output .sow/project/outputs/compare.md does not exist\nwrite ' +
+        ".sow/project/outputs/compare.md (what the criteria are checked against), then 'sow iter verify R1 " +
+        "--pass'; if the output is another file, 'sow iter phase set R1 output <path>'",
     );
     expect(repo.read(PROGRESS)).toBe(progress);
   });
@@ -154,7 +169,8 @@ describe('one iteration count everywhere', () => {
     expect(r.stderr).toBe(
       [
         'Advanced: VerifyActive → ExecuteActive (verify_fail)',
-        "R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 4').",
+        'R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before ' +
+          "work on it can go on ('sow iter extend R1 --max 4').",
         "R2 is in progress again: iteration 2 of 3 is next ('sow iter next').",
         'Next: sow project continue',
         '',
@@ -172,7 +188,8 @@ describe('one iteration count everywhere', () => {
       dryRun: false,
       projectRemoved: false,
       notes: [
-        "R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 4').",
+        'R1 was reopened by the failed review, but it has used its 1 of 1 iterations: raise its maximum before ' +
+          "work on it can go on ('sow iter extend R1 --max 4').",
         "R2 is in progress again: iteration 2 of 3 is next ('sow iter next').",
       ],
     });
@@ -200,42 +217,50 @@ describe('sow prompt fills what the project knows', () => {
       env: { ...process.env, ...TEST_ENV },
     });
 
-  it("inside a project every variable gets the project's value, for every type; outside, each one left is named", () => {
-    const repo = fresh();
-    started(repo);
-    const iterative = ok(repo, ['prompt', 'orchestrator/iterative/DiscoverActive']);
-    expect(iterative.stdout).toContain(
-      'You are starting iterative work on "Survey" with the human on branch `iter/survey`.',
-    );
-    expect(iterative.stdout).not.toContain('{{');
-    expect(iterative.stderr).toBe('');
-    // Another type's prompt in this project: its variables are the project's too ({{iteration}}: the round of its work).
-    const review = expectEnvelope(ok(repo, ['prompt', 'orchestrator/standard/ReviewActive', '--json'])).data;
-    expect(review).toMatchObject({ path: 'orchestrator/standard/ReviewActive', unfilled: [], filled_from: 'project' });
-    expect(review.text).toContain('report-1.md');
-    expect(review.text).not.toContain('{{');
+  it(
+    "inside a project every variable gets the project's value, " + 'for every type; outside, each one left is named',
+    () => {
+      const repo = fresh();
+      started(repo);
+      const iterative = ok(repo, ['prompt', 'orchestrator/iterative/DiscoverActive']);
+      expect(iterative.stdout).toContain(
+        'You are starting iterative work on "Survey" with the human on branch `iter/survey`.',
+      );
+      expect(iterative.stdout).not.toContain('{{');
+      expect(iterative.stderr).toBe('');
+      // Another type's prompt in this project: its variables are the project's too ({{iteration}}: the round of its
+      // work).
+      const review = expectEnvelope(ok(repo, ['prompt', 'orchestrator/standard/ReviewActive', '--json'])).data;
+      expect(review).toMatchObject({
+        path: 'orchestrator/standard/ReviewActive',
+        unfilled: [],
+        filled_from: 'project',
+      });
+      expect(review.text).toContain('report-1.md');
+      expect(review.text).not.toContain('{{');
 
-    const std = fresh();
-    ok(std, ['project', 'new', 'auth', '--description', 'Add auth']);
-    for (const name of ['PlanningActive', 'ImplementationPlanning', 'ReviewActive']) {
-      const r = ok(std, ['prompt', `orchestrator/standard/${name}`]);
-      expect(r.stdout, name).not.toContain('{{');
-    }
-    expect(ok(std, ['prompt', 'orchestrator/standard/ImplementationPlanning']).stdout).toContain(
-      'This is iteration 1 of the implementation phase; 0 task(s) exist so far.',
-    );
+      const std = fresh();
+      ok(std, ['project', 'new', 'auth', '--description', 'Add auth']);
+      for (const name of ['PlanningActive', 'ImplementationPlanning', 'ReviewActive']) {
+        const r = ok(std, ['prompt', `orchestrator/standard/${name}`]);
+        expect(r.stdout, name).not.toContain('{{');
+      }
+      expect(ok(std, ['prompt', 'orchestrator/standard/ImplementationPlanning']).stdout).toContain(
+        'This is iteration 1 of the implementation phase; 0 task(s) exist so far.',
+      );
 
-    const bare = outside('prompt', 'orchestrator/iterative/DiscoverActive');
-    expect(bare.status).toBe(0);
-    expect(bare.stdout).toContain('"{{description}}" with the human on branch `{{branch}}`');
-    expect(bare.stderr).toBe(
-      'Left unfilled: {{description}}, {{branch}} (there is no project here; inside one, sow fills them from it)\n',
-    );
-    const json = JSON.parse(outside('prompt', 'orchestrator/iterative/DiscoverActive', '--json').stdout);
-    expect(json.data).toMatchObject({ unfilled: ['description', 'branch'], filled_from: null });
-    // Guidance has no variables: printed as it is, nothing said.
-    expect(outside('prompt', 'guidance/implementer/base').stderr).toBe('');
-  });
+      const bare = outside('prompt', 'orchestrator/iterative/DiscoverActive');
+      expect(bare.status).toBe(0);
+      expect(bare.stdout).toContain('"{{description}}" with the human on branch `{{branch}}`');
+      expect(bare.stderr).toBe(
+        'Left unfilled: {{description}}, {{branch}} (there is no project here; inside one, sow fills them from it)\n',
+      );
+      const json = JSON.parse(outside('prompt', 'orchestrator/iterative/DiscoverActive', '--json').stdout);
+      expect(json.data).toMatchObject({ unfilled: ['description', 'branch'], filled_from: null });
+      // Guidance has no variables: printed as it is, nothing said.
+      expect(outside('prompt', 'guidance/implementer/base').stderr).toBe('');
+    },
+  );
 
   it("on a branch without a project, the NoProject prompt's branch is the branch checked out", () => {
     const repo = fresh();

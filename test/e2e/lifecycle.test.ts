@@ -341,60 +341,64 @@ describe('spec 000: Complete Lifecycle Example', () => {
 });
 
 describe('--no-planning', () => {
-  it("starts at ImplementationPlanning with planning disabled, which takes no artifacts, and 'phase set enabled' cannot revive", () => {
-    const repo = fresh();
-    const created = ok(repo, ['project', 'new', 'quick-fix', '--no-planning', '--description', 'Small fix']);
-    expect(created.stdout).toBe('ImplementationPlanning\n');
-    expect(repo.git(['branch', '--show-current'])).toBe('feat/quick-fix');
-    const s = repo.yaml(PROJECT);
-    expect(s).toMatchObject({
-      name: 'quick-fix',
-      description: 'Small fix',
-      branch: 'feat/quick-fix',
-      statechart: { current_state: 'ImplementationPlanning' },
-    });
-    expect(s.phases.planning).toMatchObject({ enabled: false, status: 'pending' });
-    expect(s.phases.planning.started_at).toBeUndefined();
-    expect(s.phases.implementation).toMatchObject({
-      enabled: true,
-      status: 'in_progress',
-      started_at: ISO,
-      iteration: 1,
-    });
-    expect(out(repo, ['phase', 'get', 'enabled', '--phase', 'planning'])).toBe('false');
+  it(
+    "starts at ImplementationPlanning with planning disabled, which takes no artifacts, and 'phase set enabled' " +
+      'cannot revive',
+    () => {
+      const repo = fresh();
+      const created = ok(repo, ['project', 'new', 'quick-fix', '--no-planning', '--description', 'Small fix']);
+      expect(created.stdout).toBe('ImplementationPlanning\n');
+      expect(repo.git(['branch', '--show-current'])).toBe('feat/quick-fix');
+      const s = repo.yaml(PROJECT);
+      expect(s).toMatchObject({
+        name: 'quick-fix',
+        description: 'Small fix',
+        branch: 'feat/quick-fix',
+        statechart: { current_state: 'ImplementationPlanning' },
+      });
+      expect(s.phases.planning).toMatchObject({ enabled: false, status: 'pending' });
+      expect(s.phases.planning.started_at).toBeUndefined();
+      expect(s.phases.implementation).toMatchObject({
+        enabled: true,
+        status: 'in_progress',
+        started_at: ISO,
+        iteration: 1,
+      });
+      expect(out(repo, ['phase', 'get', 'enabled', '--phase', 'planning'])).toBe('false');
 
-    // The disabled phase takes no artifacts.
-    const before = repo.snapshot();
-    const refused = repo.sow([
-      'output',
-      'add',
-      '--type',
-      'task_list',
-      '--path',
-      'planning/tasks.md',
-      '--phase',
-      'planning',
-      '--json',
-    ]);
-    expect(refused.code).toBe(3);
-    expect(refused.json?.ok).toBe(false);
-    expect(refused.json?.error?.message).toContain('planning');
-    expect(repo.snapshot()).toEqual(before);
+      // The disabled phase takes no artifacts.
+      const before = repo.snapshot();
+      const refused = repo.sow([
+        'output',
+        'add',
+        '--type',
+        'task_list',
+        '--path',
+        'planning/tasks.md',
+        '--phase',
+        'planning',
+        '--json',
+      ]);
+      expect(refused.code).toBe(3);
+      expect(refused.json?.ok).toBe(false);
+      expect(refused.json?.error?.message).toContain('planning');
+      expect(repo.snapshot()).toEqual(before);
 
-    // Which phases run is settled when the project starts: enabling planning now would show a
-    // phase the lifecycle never enters. The phases that always run, setting the value a phase has,
-    // and dropping planning once it started: in-process.
-    const revived = expectFails(
-      repo,
-      ['phase', 'set', 'enabled', 'true', '--phase', 'planning'],
-      1,
-      'READ_ONLY_FIELD',
-      { human: true },
-    );
-    expect(revived).toContain(
-      'which phases run is settled when the project starts, and the lifecycle has already passed the planning phase',
-    );
-    expect(revived).toContain("'sow project new <name> --no-planning'");
-    // The rest of the lifecycle without planning: in-process.
-  });
+      // Which phases run is settled when the project starts: enabling planning now would show a
+      // phase the lifecycle never enters. The phases that always run, setting the value a phase has,
+      // and dropping planning once it started: in-process.
+      const revived = expectFails(
+        repo,
+        ['phase', 'set', 'enabled', 'true', '--phase', 'planning'],
+        1,
+        'READ_ONLY_FIELD',
+        { human: true },
+      );
+      expect(revived).toContain(
+        'which phases run is settled when the project starts, and the lifecycle has already passed the planning phase',
+      );
+      expect(revived).toContain("'sow project new <name> --no-planning'");
+      // The rest of the lifecycle without planning: in-process.
+    },
+  );
 });

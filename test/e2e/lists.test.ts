@@ -59,38 +59,46 @@ describe('task list for an agent', () => {
       for (const v of Object.values(row)) expect(v === null || (Array.isArray(v) && v.length === 0)).toBe(false);
   });
 
-  it('--ready: only what can start now (not waiting on a dependency, not sent back with feedback, not held by anyone)', () => {
-    const repo = fiveTasks();
-    expect(ok(repo, ['task', 'list', '--ready']).stdout).toBe(
-      'pending (2):\n020 Build the parser\n030 Design the API (agent: architect, parallel)\n',
-    );
-    expect(ok(repo, ['task', 'list', '--ready', '--json']).json!.data.map((t: any) => t.id)).toEqual(['020', '030']);
-    expectFails(repo, ['task', 'list', '--ready', '--status', 'pending'], 2, 'USAGE');
-    ok(repo, ['task', 'set', '--id', '020', 'status', 'completed', '--force']);
-    expect(ok(repo, ['task', 'list', '--ready', '--fields', 'id']).stdout).toBe('[030]\n[040]\n');
-  });
+  it(
+    '--ready: only what can start now (not waiting on a dependency, not sent back with feedback, not held ' +
+      'by anyone)',
+    () => {
+      const repo = fiveTasks();
+      expect(ok(repo, ['task', 'list', '--ready']).stdout).toBe(
+        'pending (2):\n020 Build the parser\n030 Design the API (agent: architect, parallel)\n',
+      );
+      expect(ok(repo, ['task', 'list', '--ready', '--json']).json!.data.map((t: any) => t.id)).toEqual(['020', '030']);
+      expectFails(repo, ['task', 'list', '--ready', '--status', 'pending'], 2, 'USAGE');
+      ok(repo, ['task', 'set', '--id', '020', 'status', 'completed', '--force']);
+      expect(ok(repo, ['task', 'list', '--ready', '--fields', 'id']).stdout).toBe('[030]\n[040]\n');
+    },
+  );
 
-  it('--limit N and --fields a,b: for the text and for --json, in the order asked; a field that is empty is left out', () => {
-    const repo = fiveTasks();
-    const limited = ok(repo, ['task', 'list', '--limit', '2']);
-    expect(limited.stdout).toBe('pending (1):\n020 Build the parser\nin_progress (1):\n010 Held elsewhere\n');
-    expect(limited.stderr).toContain('3 more not shown (--limit 2)');
-    expect(ok(repo, ['task', 'list', '--limit', '2', '--json']).json!.data).toHaveLength(2);
-    expect(ok(repo, ['task', 'list', '--fields', 'id,name', '--limit', '3']).stdout).toBe(
-      '[010] Held elsewhere\n[020] Build the parser\n[030] Design the API\n',
-    );
-    expect(
-      ok(repo, ['task', 'list', '--fields', 'status,id,dependencies,agent', '--json']).json!.data.slice(2, 4),
-    ).toEqual([
-      { status: 'pending', id: '030', assigned_agent: 'architect' },
-      { status: 'pending', id: '040', dependencies: ['020'], assigned_agent: 'implementer' },
-    ]);
-    expect(expectFails(repo, ['task', 'list', '--fields', 'id,nmae'], 2, 'USAGE', { human: true })).toContain(
-      "did you mean 'name'",
-    );
-    expectFails(repo, ['task', 'list', '--limit', '0'], 2, 'USAGE');
-    expectFails(repo, ['task', 'list', '--limit', 'many'], 2, 'USAGE');
-  });
+  it(
+    '--limit N and --fields a,b: for the text and for --json, in the order asked; a field that is empty ' +
+      'is left out',
+    () => {
+      const repo = fiveTasks();
+      const limited = ok(repo, ['task', 'list', '--limit', '2']);
+      expect(limited.stdout).toBe('pending (1):\n020 Build the parser\nin_progress (1):\n010 Held elsewhere\n');
+      expect(limited.stderr).toContain('3 more not shown (--limit 2)');
+      expect(ok(repo, ['task', 'list', '--limit', '2', '--json']).json!.data).toHaveLength(2);
+      expect(ok(repo, ['task', 'list', '--fields', 'id,name', '--limit', '3']).stdout).toBe(
+        '[010] Held elsewhere\n[020] Build the parser\n[030] Design the API\n',
+      );
+      expect(
+        ok(repo, ['task', 'list', '--fields', 'status,id,dependencies,agent', '--json']).json!.data.slice(2, 4),
+      ).toEqual([
+        { status: 'pending', id: '030', assigned_agent: 'architect' },
+        { status: 'pending', id: '040', dependencies: ['020'], assigned_agent: 'implementer' },
+      ]);
+      expect(expectFails(repo, ['task', 'list', '--fields', 'id,nmae'], 2, 'USAGE', { human: true })).toContain(
+        "did you mean 'name'",
+      );
+      expectFails(repo, ['task', 'list', '--limit', '0'], 2, 'USAGE');
+      expectFails(repo, ['task', 'list', '--limit', 'many'], 2, 'USAGE');
+    },
+  );
 
   it('finished tasks are their ids alone (--status names them); a dependency finished lifts blocked', () => {
     const repo = fiveTasks();
@@ -180,115 +188,130 @@ function withDependency(): Repo {
 const FOLDER = '.sow/project/phases/implementation/tasks';
 
 describe('one call per step of the loop', () => {
-  it("task next --claim gives the task whole: its id first, its description, its dependencies' outcomes and where their outputs are, its pending feedback", () => {
-    const repo = withDependency();
-    const r = ok(repo, ['task', 'next', '--claim', '--owner', 'w1']);
-    expect(r.stdout).toBe(
-      [
-        '020',
-        '',
-        'Implement the API in src/api.ts.',
-        '',
-        'Acceptance: the tests pass.',
-        '',
-        `After 010 Design the API (completed): its outputs docs/api.md; its folder ${FOLDER}/010/`,
-        '',
-        `Feedback to address (input 0, pending): ${FOLDER}/020/feedback/001.md`,
-        'Use snake_case for the fields.',
-        '',
-      ].join('\n'),
-    );
-    // The acknowledgement stays one line.
-    expect(r.stderr).toMatch(/^Claimed task 020 'Build it' for w1 \(lease until \S+\)\n$/);
-  });
+  it(
+    "task next --claim gives the task whole: its id first, its description, its dependencies' outcomes and where " +
+      'their outputs are, its pending feedback',
+    () => {
+      const repo = withDependency();
+      const r = ok(repo, ['task', 'next', '--claim', '--owner', 'w1']);
+      expect(r.stdout).toBe(
+        [
+          '020',
+          '',
+          'Implement the API in src/api.ts.',
+          '',
+          'Acceptance: the tests pass.',
+          '',
+          `After 010 Design the API (completed): its outputs docs/api.md; its folder ${FOLDER}/010/`,
+          '',
+          `Feedback to address (input 0, pending): ${FOLDER}/020/feedback/001.md`,
+          'Use snake_case for the fields.',
+          '',
+        ].join('\n'),
+      );
+      // The acknowledgement stays one line.
+      expect(r.stderr).toMatch(/^Claimed task 020 'Build it' for w1 \(lease until \S+\)\n$/);
+    },
+  );
 
-  it('its --json: the same, with the task without empty fields; a task without a description claims as its id alone', () => {
-    const repo = withDependency();
-    const data = ok(repo, ['task', 'next', '--claim', '--owner', 'w1', '--json']).json!.data;
-    expect(data).toMatchObject({
-      id: '020',
-      task: {
+  it(
+    'its --json: the same, with the task without empty fields; a task without a description claims as ' +
+      'its id alone',
+    () => {
+      const repo = withDependency();
+      const data = ok(repo, ['task', 'next', '--claim', '--owner', 'w1', '--json']).json!.data;
+      expect(data).toMatchObject({
+        id: '020',
+        task: {
+          id: '020',
+          name: 'Build it',
+          description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.',
+          status: 'in_progress',
+          dependencies: ['010'],
+        },
+        owner: { kind: 'claim', by: 'w1' },
+        needs: {
+          dependencies: [
+            {
+              id: '010',
+              name: 'Design the API',
+              status: 'completed',
+              outputs: ['docs/api.md'],
+              folder: `${FOLDER}/010/`,
+            },
+          ],
+          feedback: [{ index: 0, path: `${FOLDER}/020/feedback/001.md`, text: 'Use snake_case for the fields.' }],
+        },
+      });
+      expect(data.task).not.toHaveProperty('outputs');
+      expect(data.task).not.toHaveProperty('metadata');
+      const bare = fresh();
+      toExecuting(bare, ['Plain']);
+      const claimed = ok(bare, ['task', 'next', '--claim', '--owner', 'w1']);
+      expect(claimed.stdout).toBe('010\n');
+      expect(ok(bare, ['task', 'get', '--id', '010', '--json']).json!.data).not.toHaveProperty('description');
+    },
+  );
+
+  it(
+    'task get includes the description and leaves out what is empty; the text leaves out the bookkeeping ' +
+      'timestamps, --json keeps them',
+    () => {
+      const repo = withDependency();
+      const text = ok(repo, ['task', 'get', '--id', '020']).stdout;
+      expect(text).toContain('description: |\n  Implement the API in src/api.ts.\n\n  Acceptance: the tests pass.\n');
+      for (const empty of ['outputs: []', 'metadata: {}', '\ncreated_at:', '\nupdated_at:'])
+        expect(text).not.toContain(empty);
+      const data = ok(repo, ['task', 'get', '--id', '020', '--json']).json!.data;
+      expect(data).toMatchObject({
         id: '020',
         name: 'Build it',
         description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.',
-        status: 'in_progress',
-        dependencies: ['010'],
-      },
-      owner: { kind: 'claim', by: 'w1' },
-      needs: {
-        dependencies: [
-          {
-            id: '010',
-            name: 'Design the API',
-            status: 'completed',
-            outputs: ['docs/api.md'],
-            folder: `${FOLDER}/010/`,
+        created_at: expect.any(String),
+        updated_at: expect.any(String),
+      });
+      for (const v of Object.values(data))
+        expect(
+          v === null ||
+            (Array.isArray(v) && v.length === 0) ||
+            (typeof v === 'object' && Object.keys(v as object).length === 0),
+        ).toBe(false);
+      // One field, bare, as before.
+      expect(ok(repo, ['task', 'get', '--id', '020', 'status']).stdout).toBe('pending\n');
+    },
+  );
+
+  it(
+    'over MCP, task_next with claim gives what the command line gives: ' + 'the description and what the task needs',
+    async () => {
+      const repo = withDependency();
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [SOW, 'mcp'],
+        cwd: repo.dir,
+        env: { ...process.env, ...TEST_ENV } as Record<string, string>,
+      });
+      const client = new Client({ name: 'sow-test', version: '1.0.0' });
+      await client.connect(transport);
+      try {
+        const r = await client.callTool({ name: 'task_next', arguments: { claim: true, owner: 'w1' } });
+        expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
+        expect(r.structuredContent).toMatchObject({
+          id: '020',
+          task: { description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.' },
+          needs: {
+            dependencies: [{ id: '010', status: 'completed' }],
+            feedback: [{ text: 'Use snake_case for the fields.' }],
           },
-        ],
-        feedback: [{ index: 0, path: `${FOLDER}/020/feedback/001.md`, text: 'Use snake_case for the fields.' }],
-      },
-    });
-    expect(data.task).not.toHaveProperty('outputs');
-    expect(data.task).not.toHaveProperty('metadata');
-    const bare = fresh();
-    toExecuting(bare, ['Plain']);
-    const claimed = ok(bare, ['task', 'next', '--claim', '--owner', 'w1']);
-    expect(claimed.stdout).toBe('010\n');
-    expect(ok(bare, ['task', 'get', '--id', '010', '--json']).json!.data).not.toHaveProperty('description');
-  });
-
-  it('task get includes the description and leaves out what is empty; the text leaves out the bookkeeping timestamps, --json keeps them', () => {
-    const repo = withDependency();
-    const text = ok(repo, ['task', 'get', '--id', '020']).stdout;
-    expect(text).toContain('description: |\n  Implement the API in src/api.ts.\n\n  Acceptance: the tests pass.\n');
-    for (const empty of ['outputs: []', 'metadata: {}', '\ncreated_at:', '\nupdated_at:'])
-      expect(text).not.toContain(empty);
-    const data = ok(repo, ['task', 'get', '--id', '020', '--json']).json!.data;
-    expect(data).toMatchObject({
-      id: '020',
-      name: 'Build it',
-      description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.',
-      created_at: expect.any(String),
-      updated_at: expect.any(String),
-    });
-    for (const v of Object.values(data))
-      expect(
-        v === null ||
-          (Array.isArray(v) && v.length === 0) ||
-          (typeof v === 'object' && Object.keys(v as object).length === 0),
-      ).toBe(false);
-    // One field, bare, as before.
-    expect(ok(repo, ['task', 'get', '--id', '020', 'status']).stdout).toBe('pending\n');
-  });
-
-  it('over MCP, task_next with claim gives what the command line gives: the description and what the task needs', async () => {
-    const repo = withDependency();
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [SOW, 'mcp'],
-      cwd: repo.dir,
-      env: { ...process.env, ...TEST_ENV } as Record<string, string>,
-    });
-    const client = new Client({ name: 'sow-test', version: '1.0.0' });
-    await client.connect(transport);
-    try {
-      const r = await client.callTool({ name: 'task_next', arguments: { claim: true, owner: 'w1' } });
-      expect(r.isError, JSON.stringify(r.content)).toBeFalsy();
-      expect(r.structuredContent).toMatchObject({
-        id: '020',
-        task: { description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.' },
-        needs: {
-          dependencies: [{ id: '010', status: 'completed' }],
-          feedback: [{ text: 'Use snake_case for the fields.' }],
-        },
-      });
-      const got = await client.callTool({ name: 'task', arguments: { action: 'get', id: '020' } });
-      expect(got.structuredContent).toMatchObject({
-        id: '020',
-        description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.',
-      });
-    } finally {
-      await client.close();
-    }
-  });
+        });
+        const got = await client.callTool({ name: 'task', arguments: { action: 'get', id: '020' } });
+        expect(got.structuredContent).toMatchObject({
+          id: '020',
+          description: 'Implement the API in src/api.ts.\n\nAcceptance: the tests pass.',
+        });
+      } finally {
+        await client.close();
+      }
+    },
+  );
 });

@@ -179,78 +179,85 @@ const INIT = {
 const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe('sow mcp: the tools', () => {
-  it('lists exactly the tools of the registry, each with a short description and every argument described', async () => {
-    const repo = fresh();
-    const { client } = await connect(repo);
-    const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
-    for (const tool of tools) {
-      expect(tool.description, tool.name).toMatch(/\S/);
-      expect(tool.description!.length, `${tool.name}: descriptions cost every user context`).toBeLessThanOrEqual(200);
-      const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
-      for (const [name, schema] of Object.entries(properties))
-        expect(schema.description, `${tool.name}.${name}`).toMatch(/\S/);
-      // Nothing that says nothing: no `type` beside an enum of strings, no `propertyNames` that are strings.
-      expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(
-        /"propertyNames"|"type":"string","enum"|"enum":\[[^\]]*\],"type":"string"/,
-      );
-    }
-    // The enums and the maps are still there, and the server still refuses what they do not allow.
-    const artifact = tools.find((t) => t.name === 'artifact')!.inputSchema.properties as Record<
-      string,
-      Record<string, unknown>
-    >;
-    expect(artifact['action']).toMatchObject({ enum: expect.arrayContaining(['input add', 'output list']) });
-    expect(artifact['metadata']).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
-    const wrong = await call(client, 'artifact', { action: 'sideways list' });
-    expect(wrong.isError).toBe(true);
-    expect(client.getServerVersion()).toMatchObject({ name: 'sow', version: cliData(repo, ['--version']).version });
-  });
+  it(
+    'lists exactly the tools of the registry, ' + 'each with a short description and every argument described',
+    async () => {
+      const repo = fresh();
+      const { client } = await connect(repo);
+      const { tools } = await client.listTools();
+      expect(tools.map((t) => t.name).sort()).toEqual(TOOL_NAMES);
+      for (const tool of tools) {
+        expect(tool.description, tool.name).toMatch(/\S/);
+        expect(tool.description!.length, `${tool.name}: descriptions cost every user context`).toBeLessThanOrEqual(200);
+        const properties = (tool.inputSchema.properties ?? {}) as Record<string, { description?: string }>;
+        for (const [name, schema] of Object.entries(properties))
+          expect(schema.description, `${tool.name}.${name}`).toMatch(/\S/);
+        // Nothing that says nothing: no `type` beside an enum of strings, no `propertyNames` that are strings.
+        expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(
+          /"propertyNames"|"type":"string","enum"|"enum":\[[^\]]*\],"type":"string"/,
+        );
+      }
+      // The enums and the maps are still there, and the server still refuses what they do not allow.
+      const artifact = tools.find((t) => t.name === 'artifact')!.inputSchema.properties as Record<
+        string,
+        Record<string, unknown>
+      >;
+      expect(artifact['action']).toMatchObject({ enum: expect.arrayContaining(['input add', 'output list']) });
+      expect(artifact['metadata']).toMatchObject({ type: 'object', additionalProperties: { type: 'string' } });
+      const wrong = await call(client, 'artifact', { action: 'sideways list' });
+      expect(wrong.isError).toBe(true);
+      expect(client.getServerVersion()).toMatchObject({ name: 'sow', version: cliData(repo, ['--version']).version });
+    },
+  );
 
-  it('task: an agent on MCP alone can plan — list, get and add tasks, as sow task list / get / add; a mistake is refused with the way on', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const { client } = await connect(repo);
-    const call = (args: Record<string, unknown>) => client.callTool({ name: 'task', arguments: args });
-    const added = await call({
-      action: 'add',
-      name: 'Write the docs',
-      description: 'The README section',
-      parallel: true,
-      depends_on: '010',
-    });
-    expect(added.isError).toBeFalsy();
-    expect(added.structuredContent).toMatchObject({
-      id: '030',
-      name: 'Write the docs',
-      parallel: true,
-      dependencies: ['010'],
-    });
-    expect(repo.read('.sow/project/phases/implementation/tasks/030/description.md')).toContain('The README section');
-    const list = await call({ action: 'list' });
-    expect((list.structuredContent as { tasks: unknown[] }).tasks).toEqual(cliData(repo, ['task', 'list']));
-    expect((await call({ action: 'list', status: 'pending' })).structuredContent).toEqual({
-      tasks: cliData(repo, ['task', 'list', '--status', 'pending']),
-    });
-    expect((await call({ action: 'get', id: '30' })).structuredContent).toEqual(
-      cliData(repo, ['task', 'get', '--id', '030']),
-    );
-    const before = repo.snapshot();
-    for (const [args, code] of [
-      [{ action: 'add' }, 'USAGE'],
-      [{ action: 'get', id: '999' }, 'TASK_NOT_FOUND'],
-      [{ action: 'list', status: 'done' }, 'USAGE'],
-      [{ action: 'list', name: 'x' }, 'USAGE'],
-      [{ action: 'add', name: 'y', depends_on: '999' }, undefined],
-    ] as const) {
-      const r = await call(args);
-      expect(r.isError, JSON.stringify(args)).toBe(true);
-      const error = JSON.parse((r.content as { text: string }[])[0]!.text).error;
-      if (code) expect(error.code, JSON.stringify(args)).toBe(code);
-      expect(error.hint, JSON.stringify(args)).toMatch(/\S/);
-    }
-    expect(repo.snapshot()).toEqual(before);
-  });
+  it(
+    'task: an agent on MCP alone can plan — list, get and add tasks, as sow task list / get / add; a mistake is ' +
+      'refused with the way on',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const { client } = await connect(repo);
+      const call = (args: Record<string, unknown>) => client.callTool({ name: 'task', arguments: args });
+      const added = await call({
+        action: 'add',
+        name: 'Write the docs',
+        description: 'The README section',
+        parallel: true,
+        depends_on: '010',
+      });
+      expect(added.isError).toBeFalsy();
+      expect(added.structuredContent).toMatchObject({
+        id: '030',
+        name: 'Write the docs',
+        parallel: true,
+        dependencies: ['010'],
+      });
+      expect(repo.read('.sow/project/phases/implementation/tasks/030/description.md')).toContain('The README section');
+      const list = await call({ action: 'list' });
+      expect((list.structuredContent as { tasks: unknown[] }).tasks).toEqual(cliData(repo, ['task', 'list']));
+      expect((await call({ action: 'list', status: 'pending' })).structuredContent).toEqual({
+        tasks: cliData(repo, ['task', 'list', '--status', 'pending']),
+      });
+      expect((await call({ action: 'get', id: '30' })).structuredContent).toEqual(
+        cliData(repo, ['task', 'get', '--id', '030']),
+      );
+      const before = repo.snapshot();
+      for (const [args, code] of [
+        [{ action: 'add' }, 'USAGE'],
+        [{ action: 'get', id: '999' }, 'TASK_NOT_FOUND'],
+        [{ action: 'list', status: 'done' }, 'USAGE'],
+        [{ action: 'list', name: 'x' }, 'USAGE'],
+        [{ action: 'add', name: 'y', depends_on: '999' }, undefined],
+      ] as const) {
+        const r = await call(args);
+        expect(r.isError, JSON.stringify(args)).toBe(true);
+        const error = JSON.parse((r.content as { text: string }[])[0]!.text).error;
+        if (code) expect(error.code, JSON.stringify(args)).toBe(code);
+        expect(error.hint, JSON.stringify(args)).toMatch(/\S/);
+      }
+      expect(repo.snapshot()).toEqual(before);
+    },
+  );
 
   it('status and continue: the data of sow project status / continue --json', async () => {
     const repo = fresh();
@@ -523,7 +530,8 @@ describe('sow mcp: the tools', () => {
     expect(
       await data(client, 'log', { action: 'research', result: 'success', project: true, notes: 'project note' }),
     ).toEqual(cliData(repo, ['log', '--action', 'research', '--result', 'success', '--project', 'project note']));
-    // Without action and result: a note that went well, as `sow agent log` writes one; a wrong action is refused with the list.
+    // Without action and result: a note that went well, as `sow agent log` writes one; a wrong action is refused with
+    // the list.
     await data(client, 'log', { task: '010', notes: 'just a note' });
     expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(
       /action: note\nresult: success\n---\n\njust a note\n+$/,
@@ -598,68 +606,76 @@ describe('sow mcp: the tools', () => {
 });
 
 describe('sow mcp: prompts and resources', () => {
-  it("prompts: continue is sow project continue's prompt; every embedded prompt is listed and filled as sow prompt fills it; an unknown one is refused", async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const { client } = await connect(repo);
-    const { prompts } = await client.listPrompts();
-    const names = prompts.map((p) => p.name);
-    expect(names[0]).toBe('continue');
-    const listed = expectEnvelope(ok(repo, ['prompt', '--list', '--json'])).data as string[];
-    expect(names.slice(1)).toEqual(listed);
-    const cont = await client.getPrompt({ name: 'continue' });
-    // The prompt a person picks is the state's whole prompt, not the card.
-    expect(cont.messages).toEqual([
-      { role: 'user', content: { type: 'text', text: cliData(repo, ['project', 'continue', '--full']).prompt } },
-    ]);
-    const one = names.find((n) => n.startsWith('orchestrator/standard/'))!;
-    const viaCli = expectEnvelope(ok(repo, ['prompt', one, '--json'])).data;
-    expect((await client.getPrompt({ name: one })).messages[0]!.content).toEqual({ type: 'text', text: viaCli.text });
-    const before = repo.snapshot();
-    await expect(client.getPrompt({ name: 'guidance/nobody' })).rejects.toThrow(/no prompt 'guidance\/nobody'/);
-    expect(repo.snapshot()).toEqual(before);
-  });
+  it(
+    "prompts: continue is sow project continue's prompt; every embedded prompt is listed and filled as sow prompt " +
+      'fills it; an unknown one is refused',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const { client } = await connect(repo);
+      const { prompts } = await client.listPrompts();
+      const names = prompts.map((p) => p.name);
+      expect(names[0]).toBe('continue');
+      const listed = expectEnvelope(ok(repo, ['prompt', '--list', '--json'])).data as string[];
+      expect(names.slice(1)).toEqual(listed);
+      const cont = await client.getPrompt({ name: 'continue' });
+      // The prompt a person picks is the state's whole prompt, not the card.
+      expect(cont.messages).toEqual([
+        { role: 'user', content: { type: 'text', text: cliData(repo, ['project', 'continue', '--full']).prompt } },
+      ]);
+      const one = names.find((n) => n.startsWith('orchestrator/standard/'))!;
+      const viaCli = expectEnvelope(ok(repo, ['prompt', one, '--json'])).data;
+      expect((await client.getPrompt({ name: one })).messages[0]!.content).toEqual({ type: 'text', text: viaCli.text });
+      const before = repo.snapshot();
+      await expect(client.getPrompt({ name: 'guidance/nobody' })).rejects.toThrow(/no prompt 'guidance\/nobody'/);
+      expect(repo.snapshot()).toEqual(before);
+    },
+  );
 
-  it('resources: the files under .sow/project/, read byte for byte; a link, a path out of it or an unknown file is refused', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    // A link a cloned repository could carry, to a file outside .sow/project/: never listed, never read.
-    symlinkSync('../config.yaml', join(repo.dir, '.sow/project/leak.yaml'));
-    const { client } = await connect(repo);
-    const { resources } = await client.listResources();
-    const uris = resources.map((r) => r.uri);
-    expect(uris).toContain('sow://project/state.yaml');
-    expect(uris).toContain('sow://project/log.md');
-    expect(uris).toContain('sow://project/phases/implementation/tasks/010/state.yaml');
-    expect(uris).not.toContain('sow://project/leak.yaml');
-    expect(resources.find((r) => r.uri === 'sow://project/state.yaml')).toMatchObject({
-      name: '.sow/project/state.yaml',
-      mimeType: 'application/yaml',
-    });
-    const read = await client.readResource({ uri: 'sow://project/phases/implementation/tasks/010/state.yaml' });
-    expect(read.contents).toEqual([
-      {
-        uri: 'sow://project/phases/implementation/tasks/010/state.yaml',
+  it(
+    'resources: the files under .sow/project/, read byte for byte; a link, a path out of it or an unknown file ' +
+      'is refused',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      // A link a cloned repository could carry, to a file outside .sow/project/: never listed, never read.
+      symlinkSync('../config.yaml', join(repo.dir, '.sow/project/leak.yaml'));
+      const { client } = await connect(repo);
+      const { resources } = await client.listResources();
+      const uris = resources.map((r) => r.uri);
+      expect(uris).toContain('sow://project/state.yaml');
+      expect(uris).toContain('sow://project/log.md');
+      expect(uris).toContain('sow://project/phases/implementation/tasks/010/state.yaml');
+      expect(uris).not.toContain('sow://project/leak.yaml');
+      expect(resources.find((r) => r.uri === 'sow://project/state.yaml')).toMatchObject({
+        name: '.sow/project/state.yaml',
         mimeType: 'application/yaml',
-        text: repo.read(taskFile('010')),
-      },
-    ]);
-    const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['sow://project/{+path}']);
-    for (const uri of [
-      'sow://project/../config.yaml',
-      'sow://project/phases/../../config.yaml',
-      'sow://project/%2e%2e/config.yaml',
-      'file:///etc/passwd',
-      'sow://project/nothing.md',
-    ]) {
-      await expect(client.readResource({ uri }), uri).rejects.toThrow(/no resource/);
-    }
-    await expect(client.readResource({ uri: 'sow://project/leak.yaml' })).rejects.toThrow(
-      /no resource 'sow:\/\/project\/leak.yaml': it is a link or a folder/,
-    );
-    await expect(client.readResource({ uri: 'sow://project/phases' })).rejects.toThrow(/it is a link or a folder/);
-  });
+      });
+      const read = await client.readResource({ uri: 'sow://project/phases/implementation/tasks/010/state.yaml' });
+      expect(read.contents).toEqual([
+        {
+          uri: 'sow://project/phases/implementation/tasks/010/state.yaml',
+          mimeType: 'application/yaml',
+          text: repo.read(taskFile('010')),
+        },
+      ]);
+      const { resourceTemplates } = await client.listResourceTemplates();
+      expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['sow://project/{+path}']);
+      for (const uri of [
+        'sow://project/../config.yaml',
+        'sow://project/phases/../../config.yaml',
+        'sow://project/%2e%2e/config.yaml',
+        'file:///etc/passwd',
+        'sow://project/nothing.md',
+      ]) {
+        await expect(client.readResource({ uri }), uri).rejects.toThrow(/no resource/);
+      }
+      await expect(client.readResource({ uri: 'sow://project/leak.yaml' })).rejects.toThrow(
+        /no resource 'sow:\/\/project\/leak.yaml': it is a link or a folder/,
+      );
+      await expect(client.readResource({ uri: 'sow://project/phases' })).rejects.toThrow(/it is a link or a folder/);
+    },
+  );
 
   it('resources outside a project: an empty list', async () => {
     const repo = fresh();
@@ -669,24 +685,31 @@ describe('sow mcp: prompts and resources', () => {
 });
 
 describe('sow mcp: refusals', () => {
-  it('an unknown task id: TASK_NOT_FOUND with its hint, the envelope of the CLI, the state byte-identical', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const { client } = await connect(repo);
-    const before = repo.snapshot();
-    const stateBefore = readFileSync(join(repo.dir, PROJECT));
-    const r = await call(client, 'task_update', { id: '999', field: 'status', value: 'in_progress' });
-    expect(r.isError).toBe(true);
-    expect(r.json).toEqual({
-      ok: false,
-      error: { code: 'TASK_NOT_FOUND', message: "no task with id '999'", hint: "run 'sow task list' to see task ids" },
-    });
-    expect(r.json).toEqual(cliRefusal(repo, ['task', 'set', '--id', '999', 'status', 'in_progress']));
-    expect(readFileSync(join(repo.dir, PROJECT)).equals(stateBefore)).toBe(true);
-    expect(repo.snapshot()).toEqual(before);
-    // The server is still there for the next call.
-    expect((await data(client, 'status')).state).toBe('ImplementationExecuting');
-  });
+  it(
+    'an unknown task id: TASK_NOT_FOUND with its hint, ' + 'the envelope of the CLI, the state byte-identical',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const { client } = await connect(repo);
+      const before = repo.snapshot();
+      const stateBefore = readFileSync(join(repo.dir, PROJECT));
+      const r = await call(client, 'task_update', { id: '999', field: 'status', value: 'in_progress' });
+      expect(r.isError).toBe(true);
+      expect(r.json).toEqual({
+        ok: false,
+        error: {
+          code: 'TASK_NOT_FOUND',
+          message: "no task with id '999'",
+          hint: "run 'sow task list' to see task ids",
+        },
+      });
+      expect(r.json).toEqual(cliRefusal(repo, ['task', 'set', '--id', '999', 'status', 'in_progress']));
+      expect(readFileSync(join(repo.dir, PROJECT)).equals(stateBefore)).toBe(true);
+      expect(repo.snapshot()).toEqual(before);
+      // The server is still there for the next call.
+      expect((await data(client, 'status')).state).toBe('ImplementationExecuting');
+    },
+  );
 
   it("a blocked advance: TRANSITION_BLOCKED with the guard's hint, as the CLI says it, nothing written", async () => {
     const repo = inPlanning(fresh);
@@ -762,37 +785,41 @@ describe('sow mcp: one lock with the CLI', () => {
 });
 
 describe('sow mcp: the process', () => {
-  it('stdout carries only the protocol (warnings go to stderr); it answers the calls in flight, then exits 0 when its input ends', async () => {
-    const repo = inPlanning(fresh);
-    const server = spawnServer(repo);
-    server.send(INIT);
-    server.send(INITIALIZED);
-    // A file that does not exist yet: the CLI warns about it on stderr.
-    server.send({
-      jsonrpc: '2.0',
-      id: 2,
-      method: 'tools/call',
-      params: {
-        name: 'artifact',
-        arguments: { action: 'output add', type: 'task_list', path: 'planning/tasks.md' },
-      },
-    });
-    server.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'status', arguments: {} } });
-    server.child.stdin.end();
-    const exit = await Promise.race([
-      server.exited,
-      new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
-    ]);
-    expect(exit, `stderr: ${server.err()}`).toEqual({ code: 0, signal: null });
-    const lines = server.out().split('\n').filter(Boolean);
-    const messages = lines.map((line) => JSON.parse(line));
-    for (const m of messages) expect(m.jsonrpc).toBe('2.0');
-    expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3]);
-    const status = JSON.parse(messages.find((m) => m.id === 3).result.content[0].text);
-    expect(status.phases.find((p: any) => p.name === 'planning').outputs).toBe(1);
-    expect(server.err()).toContain('warning: .sow/project/planning/tasks.md does not exist yet');
-    expect(repo.yaml(PROJECT).phases.planning.outputs).toHaveLength(1);
-  });
+  it(
+    'stdout carries only the protocol (warnings go to stderr); it answers the calls in flight, then exits 0 when ' +
+      'its input ends',
+    async () => {
+      const repo = inPlanning(fresh);
+      const server = spawnServer(repo);
+      server.send(INIT);
+      server.send(INITIALIZED);
+      // A file that does not exist yet: the CLI warns about it on stderr.
+      server.send({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'tools/call',
+        params: {
+          name: 'artifact',
+          arguments: { action: 'output add', type: 'task_list', path: 'planning/tasks.md' },
+        },
+      });
+      server.send({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'status', arguments: {} } });
+      server.child.stdin.end();
+      const exit = await Promise.race([
+        server.exited,
+        new Promise<'hung'>((resolve) => setTimeout(() => resolve('hung'), 10_000)),
+      ]);
+      expect(exit, `stderr: ${server.err()}`).toEqual({ code: 0, signal: null });
+      const lines = server.out().split('\n').filter(Boolean);
+      const messages = lines.map((line) => JSON.parse(line));
+      for (const m of messages) expect(m.jsonrpc).toBe('2.0');
+      expect(messages.map((m) => m.id).sort()).toEqual([1, 2, 3]);
+      const status = JSON.parse(messages.find((m) => m.id === 3).result.content[0].text);
+      expect(status.phases.find((p: any) => p.name === 'planning').outputs).toBe(1);
+      expect(server.err()).toContain('warning: .sow/project/planning/tasks.md does not exist yet');
+      expect(repo.yaml(PROJECT).phases.planning.outputs).toHaveLength(1);
+    },
+  );
 
   it('a long-running server survives its runtime folder being removed under it (rm -r .git/sow)', async () => {
     const repo = fresh();
@@ -829,17 +856,21 @@ describe('sow mcp: the process', () => {
     expect(await gone()).toBe(true);
   });
 
-  it('--cwd names the repository to serve; a folder that does not exist is refused (exit 1) before the protocol starts', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const { client } = await connect(repo, { args: ['--cwd', repo.dir], cwd: tmpdir() });
-    expect(await data(client, 'status')).toEqual(cliData(repo, ['project', 'status']));
-    const bad = repo.sow(['mcp', '--cwd', join(repo.dir, 'no-such-folder')]);
-    expect(bad.code).toBe(1);
-    expect(bad.stdout).toBe('');
-    expect(bad.stderr).toContain("--cwd '");
-    expect(bad.stderr).toContain('is not a folder');
-  });
+  it(
+    '--cwd names the repository to serve; a folder that does not exist is refused (exit 1) before the ' +
+      'protocol starts',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const { client } = await connect(repo, { args: ['--cwd', repo.dir], cwd: tmpdir() });
+      expect(await data(client, 'status')).toEqual(cliData(repo, ['project', 'status']));
+      const bad = repo.sow(['mcp', '--cwd', join(repo.dir, 'no-such-folder')]);
+      expect(bad.code).toBe(1);
+      expect(bad.stdout).toBe('');
+      expect(bad.stderr).toContain("--cwd '");
+      expect(bad.stderr).toContain('is not a folder');
+    },
+  );
 
   it('the SDK is a file of its own, which only sow mcp loads: core.cjs holds none of it', () => {
     const dist = dirname(SOW);
@@ -873,7 +904,10 @@ describe('sow mcp: hostile or careless messages', () => {
     return { repo, server, before: repo.snapshot(), stateBefore: readFileSync(join(repo.dir, PROJECT)) };
   }
 
-  /** The server is still there, answers a call as before, changed nothing, and ends as it should when its input does. */
+  /**
+   * The server is still there, answers a call as before, changed nothing, and ends as it should when its input
+   * does.
+   */
   async function stillServing(ctx: Awaited<ReturnType<typeof started>>) {
     const { repo, server } = ctx;
     expect(server.child.exitCode, server.err()).toBeNull();
@@ -915,215 +949,241 @@ describe('sow mcp: hostile or careless messages', () => {
     await stillServing(ctx);
   });
 
-  it('answers what is not a valid request with the JSON-RPC error for it, and reads the next line; a notification gets nothing', async () => {
-    const ctx = await started();
-    const { server } = ctx;
-    const lines: [string, string | undefined][] = [
-      // What the line is, and what the error answering it starts with (undefined: no answer at all).
-      ['this is not JSON', '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,'],
-      [
-        '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status"},"unknown":true}',
-        '{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"invalid request: unknown member \'unknown\'',
-      ],
-      [
-        '{"jsonrpc":"2.0","id":{"n":3},"method":"ping"}',
-        '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not an object"',
-      ],
-      [
-        '{"jsonrpc":"2.0","id":null,"method":"ping"}',
-        '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a number, not null"',
-      ],
-      ['{"jsonrpc":"1.0","id":4,"method":"ping"}', '{"jsonrpc":"2.0","id":4,"error":{"code":-32600,'],
-      [
-        '[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"advance"}},{"jsonrpc":"2.0","method":"notifications/initialized"},7]',
-        '[{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: batches are not supported',
-      ],
-      ['[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an empty batch"'],
-      [
-        '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}',
-        '{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"invalid params for tools/call: params.name: ',
-      ],
-      [
-        '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["status"]}',
-        '{"jsonrpc":"2.0","id":7,"error":{"code":-32602,',
-      ],
-      [
-        '{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":5}}',
-        '{"jsonrpc":"2.0","id":8,"error":{"code":-32602,',
-      ],
-      ['{"jsonrpc":"2.0","id":9,"method":"no/such/method"}', '{"jsonrpc":"2.0","id":9,"error":{"code":-32601,'],
-      ['{"jsonrpc":"2.0","method":"notifications/initialized","unknown":1}', undefined],
-      ['{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never-sent"}}', undefined],
-      ['{"jsonrpc":"2.0","method":"no/such/notification"}', undefined],
-      ['{"jsonrpc":"2.0","id":10,"result":{}}', undefined],
-    ];
-    for (const [line] of lines) server.send(line);
-    server.send(status('"next"'));
-    await server.answer('"next"');
-    const answers = server.lines().slice(1);
-    const expected = lines.flatMap(([, answer]) => (answer === undefined ? [] : [answer]));
-    expect(answers, server.err()).toHaveLength(expected.length + 1);
-    expected.forEach((start, i) =>
-      expect(answers[i]!.startsWith(start), `${answers[i]} starts with ${start}`).toBe(true),
-    );
-    expect(answers[expected.length]!.startsWith('{"jsonrpc":"2.0","id":"next","result":')).toBe(true);
-    // Nothing in the batch ran: the project did not advance (stillServing compares the state).
-    await stillServing(ctx);
-  });
-
-  it('refuses a message over 10 MiB under the id it names, without exiting, and answers the next; a message of exactly 10 MiB is read', async () => {
-    const ctx = await started();
-    const { server } = ctx;
-    server.send(sized('{"jsonrpc":"2.0","id":"at-the-limit","method":"ping"}', LIMIT));
-    // A log entry that would change the state, were it read.
-    server.send(
-      sized(
-        `{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"log","arguments":{"action":"research","result":"success","project":true,"notes":"${'x'.repeat(100)}"}}}`,
-        LIMIT + 1,
-      ),
-    );
-    server.send(status('"after"'));
-    expect(await server.answer('"at-the-limit"')).toBe('{"jsonrpc":"2.0","id":"at-the-limit","result":{}}');
-    expect(JSON.parse(await server.answer('"over"'))).toEqual({
-      jsonrpc: '2.0',
-      id: 'over',
-      error: {
-        code: -32600,
-        message: `message too large: a message may have at most ${LIMIT} bytes (10 MiB) on one line; this one was not read`,
-      },
-    });
-    expect(JSON.parse(await server.answer('"after"')).result).toBeDefined();
-    await stillServing(ctx);
-  });
-
-  it('reads past a line of 256 MiB without holding it: the server grows by less than half of it (about 40 MiB here)', async () => {
-    const ctx = await started();
-    const { server } = ctx;
-    const peak = () =>
-      Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) * 1024;
-    const before = peak();
-    const chunk = 'x'.repeat(1024 * 1024);
-    const write = (text: string) =>
-      new Promise<void>((resolve) =>
-        server.child.stdin.write(text) ? resolve() : server.child.stdin.once('drain', resolve),
+  it(
+    'answers what is not a valid request with the JSON-RPC error for it, and reads the next line; a notification ' +
+      'gets nothing',
+    async () => {
+      const ctx = await started();
+      const { server } = ctx;
+      const lines: [string, string | undefined][] = [
+        // What the line is, and what the error answering it starts with (undefined: no answer at all).
+        ['this is not JSON', '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,'],
+        [
+          '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"status"},"unknown":true}',
+          '{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"invalid request: unknown member \'unknown\'',
+        ],
+        [
+          '{"jsonrpc":"2.0","id":{"n":3},"method":"ping"}',
+          '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a ' +
+            'number, not an object"',
+        ],
+        [
+          '{"jsonrpc":"2.0","id":null,"method":"ping"}',
+          '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an id is a string or a ' +
+            'number, not null"',
+        ],
+        ['{"jsonrpc":"1.0","id":4,"method":"ping"}', '{"jsonrpc":"2.0","id":4,"error":{"code":-32600,'],
+        [
+          '[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"advance"}},{"jsonrpc":"2.0","method":"notifications/initialized"},7]',
+          '[{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: batches are not supported',
+        ],
+        ['[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an empty batch"'],
+        [
+          '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{}}',
+          '{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"invalid params for tools/call: params.name: ',
+        ],
+        [
+          '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":["status"]}',
+          '{"jsonrpc":"2.0","id":7,"error":{"code":-32602,',
+        ],
+        [
+          '{"jsonrpc":"2.0","id":8,"method":"tools/list","params":{"cursor":5}}',
+          '{"jsonrpc":"2.0","id":8,"error":{"code":-32602,',
+        ],
+        ['{"jsonrpc":"2.0","id":9,"method":"no/such/method"}', '{"jsonrpc":"2.0","id":9,"error":{"code":-32601,'],
+        ['{"jsonrpc":"2.0","method":"notifications/initialized","unknown":1}', undefined],
+        ['{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"never-sent"}}', undefined],
+        ['{"jsonrpc":"2.0","method":"no/such/notification"}', undefined],
+        ['{"jsonrpc":"2.0","id":10,"result":{}}', undefined],
+      ];
+      for (const [line] of lines) server.send(line);
+      server.send(status('"next"'));
+      await server.answer('"next"');
+      const answers = server.lines().slice(1);
+      const expected = lines.flatMap(([, answer]) => (answer === undefined ? [] : [answer]));
+      expect(answers, server.err()).toHaveLength(expected.length + 1);
+      expected.forEach((start, i) =>
+        expect(answers[i]!.startsWith(start), `${answers[i]} starts with ${start}`).toBe(true),
       );
-    // The id comes last, after the 256 MiB: it is still found, as the line goes by.
-    await write('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"log","arguments":{"notes":"');
-    for (let i = 0; i < 256; i++) await write(chunk);
-    await write('"}},"id":-7.5e-1}\n');
-    server.send(status('"after"'));
-    expect(JSON.parse(await server.answer('-7.5e-1')).error.code).toBe(-32600);
-    await server.answer('"after"');
-    expect(peak() - before, 'bytes the server grew by, reading 256 MiB').toBeLessThan(128 * 1024 * 1024);
-    await stillServing(ctx);
-  });
+      expect(answers[expected.length]!.startsWith('{"jsonrpc":"2.0","id":"next","result":')).toBe(true);
+      // Nothing in the batch ran: the project did not advance (stillServing compares the state).
+      await stillServing(ctx);
+    },
+  );
 
-  it('a cancellation names the call by its id as the client wrote it: the check stops, the call is not answered, the server ends', async () => {
-    const repo = fresh();
-    toExecuting(repo);
-    repo.write('.sow/config.yaml', 'checks:\n  - name: slow\n    run: "echo $$ > check.pid; exec sleep 300"\n');
-    ok(repo, ['check', 'allow', '--yes']);
-    const server = spawnServer(repo);
-    server.send(INIT);
-    await server.answer('1');
-    server.send(
-      '{"jsonrpc":"2.0","id":1.5,"method":"tools/call",' +
-        '"params":{"name":"check","arguments":{"action":"run","names":["slow"]}}}',
-    );
-    const pidFile = join(repo.dir, 'check.pid');
-    const alive = (pid: number) => {
-      try {
-        process.kill(pid, 0);
-        return true;
-      } catch {
-        return false;
-      }
-    };
-    /** Waits, in short steps up to a generous limit, for `condition`. */
-    const until = async (condition: () => boolean, what: string) => {
-      for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
-      expect(condition(), `${what}; stderr: ${server.err()}`).toBe(true);
-    };
-    await until(() => existsSync(pidFile) && /^\d+\n$/.test(readFileSync(pidFile, 'utf8')), 'the check started');
-    const pid = Number(readFileSync(pidFile, 'utf8'));
-    expect(alive(pid)).toBe(true);
-    // The same value, written differently.
-    server.send(
-      '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":15e-1,"reason":"the user pressed stop"}}',
-    );
-    await until(() => !alive(pid), 'the check was stopped');
-    server.send('{"jsonrpc":"2.0","id":2,"method":"ping"}');
-    await server.answer('2');
-    server.child.stdin.end();
-    expect(await server.exited).toEqual({ code: 0, signal: null });
-    expect(server.lines().map((l) => JSON.parse(l).id)).toEqual([1, 2]);
-  });
+  it(
+    'refuses a message over 10 MiB under the id it names, without exiting, and answers the next; a message of ' +
+      'exactly 10 MiB is read',
+    async () => {
+      const ctx = await started();
+      const { server } = ctx;
+      server.send(sized('{"jsonrpc":"2.0","id":"at-the-limit","method":"ping"}', LIMIT));
+      // A log entry that would change the state, were it read.
+      server.send(
+        sized(
+          `{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"log","arguments":{"action":"research","result":"success","project":true,"notes":"${'x'.repeat(100)}"}}}`,
+          LIMIT + 1,
+        ),
+      );
+      server.send(status('"after"'));
+      expect(await server.answer('"at-the-limit"')).toBe('{"jsonrpc":"2.0","id":"at-the-limit","result":{}}');
+      expect(JSON.parse(await server.answer('"over"'))).toEqual({
+        jsonrpc: '2.0',
+        id: 'over',
+        error: {
+          code: -32600,
+          message:
+            `message too large: a message may have at most ${LIMIT} bytes (10 MiB) on one line; this one ` +
+            `was not read`,
+        },
+      });
+      expect(JSON.parse(await server.answer('"after"')).result).toBeDefined();
+      await stillServing(ctx);
+    },
+  );
 
-  it("refuses __proto__ as the command line does: in metadata with the CLI's error, in a tool's arguments as unknown, elsewhere as invalid params", async () => {
-    const repo = inPlanning(fresh);
-    ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
-    const server = spawnServer(repo);
-    server.send(INIT);
-    await server.answer('1');
-    const before = repo.snapshot();
-    const tool = (id: number, name: string, args: string) =>
-      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
-    const envelope = async (id: number) => {
-      const answer = JSON.parse(await server.answer(String(id)));
-      expect(answer.result.isError, JSON.stringify(answer)).toBe(true);
-      return JSON.parse(answer.result.content[0].text);
-    };
-    const add = (metadata: string) =>
-      `{"action":"input add","phase":"planning","type":"context","path":"notes.md","metadata":${metadata}}`;
-    const cliAdd = ['input', 'add', '--phase', 'planning', '--type', 'context', '--path', 'notes.md'];
+  it(
+    'reads past a line of 256 MiB without holding it: the server grows by less than half of it (about ' +
+      '40 MiB here)',
+    async () => {
+      const ctx = await started();
+      const { server } = ctx;
+      const peak = () =>
+        Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${server.child.pid}/status`, 'utf8'))![1]) * 1024;
+      const before = peak();
+      const chunk = 'x'.repeat(1024 * 1024);
+      const write = (text: string) =>
+        new Promise<void>((resolve) =>
+          server.child.stdin.write(text) ? resolve() : server.child.stdin.once('drain', resolve),
+        );
+      // The id comes last, after the 256 MiB: it is still found, as the line goes by.
+      await write('{"jsonrpc":"2.0","method":"tools/call","params":{"name":"log","arguments":{"notes":"');
+      for (let i = 0; i < 256; i++) await write(chunk);
+      await write('"}},"id":-7.5e-1}\n');
+      server.send(status('"after"'));
+      expect(JSON.parse(await server.answer('-7.5e-1')).error.code).toBe(-32600);
+      await server.answer('"after"');
+      expect(peak() - before, 'bytes the server grew by, reading 256 MiB').toBeLessThan(128 * 1024 * 1024);
+      await stillServing(ctx);
+    },
+  );
 
-    server.send(tool(2, 'artifact', add('{"__proto__":"x"}')));
-    expect(await envelope(2)).toEqual(cliRefusal(repo, [...cliAdd, '--__proto__', 'x']));
-    expect((await envelope(2)).error.code).toBe('INVALID_VALUE');
-    server.send(tool(3, 'artifact', add('{"source":"human","__proto__":{"polluted":true}}')));
-    expect(await envelope(3)).toEqual(cliRefusal(repo, [...cliAdd, '--__proto__', 'x']));
-    server.send(tool(4, 'artifact', add('{"constructor":"x"}')));
-    expect(await envelope(4)).toEqual(cliRefusal(repo, [...cliAdd, '--constructor', 'x']));
-    server.send(tool(5, 'artifact', add('{"a.prototype":"x"}')));
-    expect(await envelope(5)).toEqual(cliRefusal(repo, [...cliAdd, '--a.prototype', 'x']));
-    server.send(
-      tool(
-        6,
-        'artifact',
-        '{"action":"output set","phase":"planning","index":0,"field":"metadata.__proto__","value":"x"}',
-      ),
-    );
-    const cliSet = cliRefusal(repo, [
-      'output',
-      'set',
-      '--phase',
-      'planning',
-      '--index',
-      '0',
-      'metadata.__proto__',
-      'x',
-    ]);
-    expect(await envelope(6)).toEqual(cliSet);
-    expect(cliSet.error.code).toBe('INVALID_VALUE');
-    // At the top of a tool's arguments: an unknown argument, like any other.
-    server.send(tool(7, 'status', '{"__proto__":{}}'));
-    expect(await envelope(7)).toMatchObject({
-      ok: false,
-      error: { code: 'USAGE', message: "invalid arguments for status: unknown argument '__proto__'" },
-    });
-    // Anywhere else in the params: invalid params.
-    server.send(
-      '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"status","__proto__":{"name":"advance"}}}',
-    );
-    expect(JSON.parse(await server.answer('8')).error).toEqual({
-      code: -32602,
-      message:
-        "invalid params: 'params.__proto__': a member may not be called '__proto__' (it names a part of every JavaScript object, so sow cannot read it faithfully); rename or remove it",
-    });
+  it(
+    'a cancellation names the call by its id as the client wrote it: the check stops, the call is not answered, the ' +
+      'server ends',
+    async () => {
+      const repo = fresh();
+      toExecuting(repo);
+      repo.write('.sow/config.yaml', 'checks:\n  - name: slow\n    run: "echo $$ > check.pid; exec sleep 300"\n');
+      ok(repo, ['check', 'allow', '--yes']);
+      const server = spawnServer(repo);
+      server.send(INIT);
+      await server.answer('1');
+      server.send(
+        '{"jsonrpc":"2.0","id":1.5,"method":"tools/call",' +
+          '"params":{"name":"check","arguments":{"action":"run","names":["slow"]}}}',
+      );
+      const pidFile = join(repo.dir, 'check.pid');
+      const alive = (pid: number) => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      /** Waits, in short steps up to a generous limit, for `condition`. */
+      const until = async (condition: () => boolean, what: string) => {
+        for (let i = 0; i < 400 && !condition(); i++) await new Promise((r) => setTimeout(r, 50));
+        expect(condition(), `${what}; stderr: ${server.err()}`).toBe(true);
+      };
+      await until(() => existsSync(pidFile) && /^\d+\n$/.test(readFileSync(pidFile, 'utf8')), 'the check started');
+      const pid = Number(readFileSync(pidFile, 'utf8'));
+      expect(alive(pid)).toBe(true);
+      // The same value, written differently.
+      server.send(
+        '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":15e-1,"reason":"the user ' +
+          'pressed stop"}}',
+      );
+      await until(() => !alive(pid), 'the check was stopped');
+      server.send('{"jsonrpc":"2.0","id":2,"method":"ping"}');
+      await server.answer('2');
+      server.child.stdin.end();
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+      expect(server.lines().map((l) => JSON.parse(l).id)).toEqual([1, 2]);
+    },
+  );
 
-    expect(repo.snapshot()).toEqual(before);
-    expect(server.child.exitCode).toBeNull();
-    server.child.stdin.end();
-    expect(await server.exited).toEqual({ code: 0, signal: null });
-  });
+  it(
+    "refuses __proto__ as the command line does: in metadata with the CLI's error, in a tool's arguments as " +
+      'unknown, elsewhere as invalid params',
+    async () => {
+      const repo = inPlanning(fresh);
+      ok(repo, ['output', 'add', '--type', 'task_list', '--path', 'planning/tasks.md']);
+      const server = spawnServer(repo);
+      server.send(INIT);
+      await server.answer('1');
+      const before = repo.snapshot();
+      const tool = (id: number, name: string, args: string) =>
+        `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${name}","arguments":${args}}}`;
+      const envelope = async (id: number) => {
+        const answer = JSON.parse(await server.answer(String(id)));
+        expect(answer.result.isError, JSON.stringify(answer)).toBe(true);
+        return JSON.parse(answer.result.content[0].text);
+      };
+      const add = (metadata: string) =>
+        `{"action":"input add","phase":"planning","type":"context","path":"notes.md","metadata":${metadata}}`;
+      const cliAdd = ['input', 'add', '--phase', 'planning', '--type', 'context', '--path', 'notes.md'];
+
+      server.send(tool(2, 'artifact', add('{"__proto__":"x"}')));
+      expect(await envelope(2)).toEqual(cliRefusal(repo, [...cliAdd, '--__proto__', 'x']));
+      expect((await envelope(2)).error.code).toBe('INVALID_VALUE');
+      server.send(tool(3, 'artifact', add('{"source":"human","__proto__":{"polluted":true}}')));
+      expect(await envelope(3)).toEqual(cliRefusal(repo, [...cliAdd, '--__proto__', 'x']));
+      server.send(tool(4, 'artifact', add('{"constructor":"x"}')));
+      expect(await envelope(4)).toEqual(cliRefusal(repo, [...cliAdd, '--constructor', 'x']));
+      server.send(tool(5, 'artifact', add('{"a.prototype":"x"}')));
+      expect(await envelope(5)).toEqual(cliRefusal(repo, [...cliAdd, '--a.prototype', 'x']));
+      server.send(
+        tool(
+          6,
+          'artifact',
+          '{"action":"output set","phase":"planning","index":0,"field":"metadata.__proto__","value":"x"}',
+        ),
+      );
+      const cliSet = cliRefusal(repo, [
+        'output',
+        'set',
+        '--phase',
+        'planning',
+        '--index',
+        '0',
+        'metadata.__proto__',
+        'x',
+      ]);
+      expect(await envelope(6)).toEqual(cliSet);
+      expect(cliSet.error.code).toBe('INVALID_VALUE');
+      // At the top of a tool's arguments: an unknown argument, like any other.
+      server.send(tool(7, 'status', '{"__proto__":{}}'));
+      expect(await envelope(7)).toMatchObject({
+        ok: false,
+        error: { code: 'USAGE', message: "invalid arguments for status: unknown argument '__proto__'" },
+      });
+      // Anywhere else in the params: invalid params.
+      server.send(
+        '{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"status","__proto__":{"name":"advance"}}}',
+      );
+      expect(JSON.parse(await server.answer('8')).error).toEqual({
+        code: -32602,
+        message:
+          "invalid params: 'params.__proto__': a member may not be called '__proto__' (it names a part of every " +
+          'JavaScript object, so sow cannot read it faithfully); rename or remove it',
+      });
+
+      expect(repo.snapshot()).toEqual(before);
+      expect(server.child.exitCode).toBeNull();
+      server.child.stdin.end();
+      expect(await server.exited).toEqual({ code: 0, signal: null });
+    },
+  );
 });

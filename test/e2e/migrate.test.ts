@@ -133,7 +133,8 @@ describe('a layout-1 workspace (the executing fixture)', () => {
       /^\.sow\/\.gitignore: added \.runtime\/, \.backup\/, worktrees\/ /,
       `${PROJECT}: base_branch: 'main' (from git's reflog)`,
       new RegExp(
-        `^${esc(PROJECT)}: phases\\.implementation\\.tasks: removed \\(3 task summaries; each task's own state\\.yaml is the one truth\\)$`,
+        `^${esc(PROJECT)}: phases\\.implementation\\.tasks: removed \\(3 task summaries; each task's own ` +
+          `state\\.yaml is the one truth\\)$`,
       ),
       new RegExp(`^${esc(PROJECT)}: statechart\\.history: started \\(project_init at ${esc(project.created_at)}`),
       ...MODIFIED.map(
@@ -265,38 +266,42 @@ describe('after migrating', () => {
     expect([...gitStatus(repo).keys()]).toEqual([]);
   });
 
-  it("a committed .sow/.backup linked outside: migrate keeps its copy in git's folder and writes nothing there; an agent-outputs link out is refused, changing nothing", () => {
-    const repo = freshFixture('executing');
-    const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
-    try {
-      writeFileSync(join(outside, '.gitignore'), 'mine\n');
-      mkdirSync(join(outside, 'ao'));
-      writeFileSync(join(outside, 'ao', 'keep'), 'k');
-      const untouched = () => {
-        expect(readdirSync(outside).sort()).toEqual(['.gitignore', 'ao']);
-        expect(readFileSync(join(outside, '.gitignore'), 'utf8')).toBe('mine\n');
-        expect(readdirSync(join(outside, 'ao'))).toEqual(['keep']);
-      };
-      symlinkSync(outside, join(repo.dir, '.sow/.backup'));
-      symlinkSync(join(outside, 'ao'), join(repo.dir, '.sow/project/agent-outputs'));
-      repo.git(['add', '-f', '.sow/.backup', '.sow/project/agent-outputs']);
-      repo.git(['commit', '-qm', 'hostile']);
-      const before = repo.snapshot();
-      const refused = repo.sow(['migrate']);
-      expect(refused.code, diag(refused)).toBe(4);
-      expect(refused.stderr).toContain("'.sow/project/agent-outputs' is a link to");
-      expect(repo.snapshot()).toEqual(before);
-      untouched();
-      rmSync(join(repo.dir, '.sow/project/agent-outputs'));
-      const r = repo.sow(['migrate']);
-      expect(r.code, diag(r)).toBe(0);
-      untouched();
-      expect(repo.exists(`${BACKUP}/project/state.yaml`)).toBe(true);
-      expect(repo.exists(`${BACKUP}/.backup`), 'the link is not copied').toBe(false);
-    } finally {
-      rmSync(outside, { recursive: true, force: true });
-    }
-  });
+  it(
+    "a committed .sow/.backup linked outside: migrate keeps its copy in git's folder and writes nothing there; an " +
+      'agent-outputs link out is refused, changing nothing',
+    () => {
+      const repo = freshFixture('executing');
+      const outside = mkdtempSync(join(tmpdir(), 'sow-outside-'));
+      try {
+        writeFileSync(join(outside, '.gitignore'), 'mine\n');
+        mkdirSync(join(outside, 'ao'));
+        writeFileSync(join(outside, 'ao', 'keep'), 'k');
+        const untouched = () => {
+          expect(readdirSync(outside).sort()).toEqual(['.gitignore', 'ao']);
+          expect(readFileSync(join(outside, '.gitignore'), 'utf8')).toBe('mine\n');
+          expect(readdirSync(join(outside, 'ao'))).toEqual(['keep']);
+        };
+        symlinkSync(outside, join(repo.dir, '.sow/.backup'));
+        symlinkSync(join(outside, 'ao'), join(repo.dir, '.sow/project/agent-outputs'));
+        repo.git(['add', '-f', '.sow/.backup', '.sow/project/agent-outputs']);
+        repo.git(['commit', '-qm', 'hostile']);
+        const before = repo.snapshot();
+        const refused = repo.sow(['migrate']);
+        expect(refused.code, diag(refused)).toBe(4);
+        expect(refused.stderr).toContain("'.sow/project/agent-outputs' is a link to");
+        expect(repo.snapshot()).toEqual(before);
+        untouched();
+        rmSync(join(repo.dir, '.sow/project/agent-outputs'));
+        const r = repo.sow(['migrate']);
+        expect(r.code, diag(r)).toBe(0);
+        untouched();
+        expect(repo.exists(`${BACKUP}/project/state.yaml`)).toBe(true);
+        expect(repo.exists(`${BACKUP}/.backup`), 'the link is not copied').toBe(false);
+      } finally {
+        rmSync(outside, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('a fresh clone of the migrated repository works (it has no .git/sow/)', () => {
     const repo = freshFixture('executing');

@@ -59,7 +59,8 @@ export const FIXTURES = {
       [
         'write',
         '.sow/project/brief.md',
-        '# A research report\n\n**Domain:** research\n\n## Outcome Needed\nA short report on caching.\n\n## Done When\n- It names three options.\n\n## Constraints\n- Two pages.\n\n## Notes\nNone.\n',
+        '# A research report\n\n**Domain:** research\n\n## Outcome Needed\nA short report on caching.\n\n## Done ' +
+          'When\n- It names three options.\n\n## Constraints\n- Two pages.\n\n## Notes\nNone.\n',
       ],
       ['sow', 'output', 'set', '--index', '0', 'approved', 'true'],
       ['sow', 'advance'],

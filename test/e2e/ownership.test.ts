@@ -78,27 +78,35 @@ describe('sow task next', () => {
 });
 
 describe('sow task next --claim', () => {
-  it('claims the first ready task: in progress, owned with a lease, its id on stdout; the next claim takes the next', () => {
-    const repo = executing(['A', 'B']);
-    const r = ok(repo, ['task', 'next', '--claim', '--owner', 'w1', '--agent', 'implementer']);
-    expect(r.stdout.trim()).toBe('010');
-    expect(r.stderr).toMatch(/^Claimed task 010 'A' for w1 \(lease until \d{4}-/);
-    const task = repo.yaml(taskFile('010'));
-    expect(task.status).toBe('in_progress');
-    expect(task.owner).toMatchObject({ kind: 'claim', by: 'w1', lease_seconds: 1800 });
-    expect(Date.parse(task.owner.lease_until) - Date.parse(task.owner.since)).toBe(1_800_000);
-    expect(ok(repo, ['task', 'next', '--claim', '--owner', 'w2', '--json']).json!.data.id).toBe('020');
-    const none = expectFails(repo, ['task', 'next', '--claim', '--owner', 'w3'], 1, 'NO_READY_TASK');
-    expect(none).toContain('2 in progress');
-  });
+  it(
+    'claims the first ready task: in progress, owned with a lease, its id on stdout; the next claim ' +
+      'takes the next',
+    () => {
+      const repo = executing(['A', 'B']);
+      const r = ok(repo, ['task', 'next', '--claim', '--owner', 'w1', '--agent', 'implementer']);
+      expect(r.stdout.trim()).toBe('010');
+      expect(r.stderr).toMatch(/^Claimed task 010 'A' for w1 \(lease until \d{4}-/);
+      const task = repo.yaml(taskFile('010'));
+      expect(task.status).toBe('in_progress');
+      expect(task.owner).toMatchObject({ kind: 'claim', by: 'w1', lease_seconds: 1800 });
+      expect(Date.parse(task.owner.lease_until) - Date.parse(task.owner.since)).toBe(1_800_000);
+      expect(ok(repo, ['task', 'next', '--claim', '--owner', 'w2', '--json']).json!.data.id).toBe('020');
+      const none = expectFails(repo, ['task', 'next', '--claim', '--owner', 'w3'], 1, 'NO_READY_TASK');
+      expect(none).toContain('2 in progress');
+    },
+  );
 
-  it('needs to know who claims: without --owner (or SOW_OWNER, or a worker of its own) exit 2; --lease is a duration', () => {
-    const repo = executing(['A', 'B']);
-    const text = expectFails(repo, ['task', 'next', '--claim'], 2, 'USAGE', { human: true });
-    expect(text).toContain('--owner <name>');
-    // SOW_OWNER, and a worker of its own: in-process.
-    expectFails(repo, ['task', 'next', '--claim', '--owner', 'x', '--lease', 'soon'], 2, 'USAGE');
-  });
+  it(
+    'needs to know who claims: without --owner (or SOW_OWNER, or a worker of its own) exit 2; --lease is ' +
+      'a duration',
+    () => {
+      const repo = executing(['A', 'B']);
+      const text = expectFails(repo, ['task', 'next', '--claim'], 2, 'USAGE', { human: true });
+      expect(text).toContain('--owner <name>');
+      // SOW_OWNER, and a worker of its own: in-process.
+      expectFails(repo, ['task', 'next', '--claim', '--owner', 'x', '--lease', 'soon'], 2, 'USAGE');
+    },
+  );
 
   it('16 processes claiming at once: no task claimed twice, none skipped', async () => {
     const repo = executingMany(20);
@@ -172,72 +180,80 @@ function spawnInBackground(
 }
 
 describe('spawned workers own their task', () => {
-  it('while the worker runs: the task is owned by the spawn process; a second spawn and a completion by someone else are refused', async () => {
-    const repo = executing(['A', 'B']);
-    const s = agents(repo);
-    const go = join(s.world.root, 'go');
-    const started = join(s.world.root, 'started');
-    const run = spawnInBackground(
-      s,
-      ['agent', 'spawn', 'implementer', '010'],
-      [{ touch: started }, { wait: go }, ['task', 'set', 'status', 'needs_review']],
-    );
-    await until(() => existsSync(started), 'the worker to start');
-    const owner = repo.yaml(taskFile('010')).owner;
-    expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1' });
-    expect(owner.pid, 'owned by the sow agent spawn process that waits for the worker').toBeGreaterThan(0);
-    const again = s.sow(['agent', 'spawn', 'implementer', '010', '--json']);
-    expect(again.code, show(again)).toBe(1);
-    expect(again.json?.error?.code).toBe('TASK_OWNED');
-    expect(again.json?.error?.message).toContain('implementer-1 (a worker run by pid');
-    const done = s.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']);
-    expect(done.code, show(done)).toBe(3);
-    expect(done.json?.error?.code, show(done)).toBe('TASK_HELD');
-    // Another task is free to work on.
-    expect(s.sow(['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id)).toEqual(['020']);
-    writeFileSync(go, '');
-    const result = await run;
-    expect(result.code, result.stderr).toBe(0);
-    const task = repo.yaml(taskFile('010'));
-    expect(task.status).toBe('needs_review');
-    expect(task.owner, 'released when the worker is done').toBeUndefined();
-    // Now the orchestrator may complete it.
-    expect(s.sow(['task', 'set', '--id', '010', 'status', 'completed']).code).toBe(0);
-  });
+  it(
+    'while the worker runs: the task is owned by the spawn process; a second spawn and a completion by someone else ' +
+      'are refused',
+    async () => {
+      const repo = executing(['A', 'B']);
+      const s = agents(repo);
+      const go = join(s.world.root, 'go');
+      const started = join(s.world.root, 'started');
+      const run = spawnInBackground(
+        s,
+        ['agent', 'spawn', 'implementer', '010'],
+        [{ touch: started }, { wait: go }, ['task', 'set', 'status', 'needs_review']],
+      );
+      await until(() => existsSync(started), 'the worker to start');
+      const owner = repo.yaml(taskFile('010')).owner;
+      expect(owner).toMatchObject({ kind: 'worker', by: 'implementer-1' });
+      expect(owner.pid, 'owned by the sow agent spawn process that waits for the worker').toBeGreaterThan(0);
+      const again = s.sow(['agent', 'spawn', 'implementer', '010', '--json']);
+      expect(again.code, show(again)).toBe(1);
+      expect(again.json?.error?.code).toBe('TASK_OWNED');
+      expect(again.json?.error?.message).toContain('implementer-1 (a worker run by pid');
+      const done = s.sow(['task', 'set', '--id', '010', 'status', 'completed', '--json']);
+      expect(done.code, show(done)).toBe(3);
+      expect(done.json?.error?.code, show(done)).toBe('TASK_HELD');
+      // Another task is free to work on.
+      expect(s.sow(['task', 'next', '--json']).json!.data.map((t: { id: string }) => t.id)).toEqual(['020']);
+      writeFileSync(go, '');
+      const result = await run;
+      expect(result.code, result.stderr).toBe(0);
+      const task = repo.yaml(taskFile('010'));
+      expect(task.status).toBe('needs_review');
+      expect(task.owner, 'released when the worker is done').toBeUndefined();
+      // Now the orchestrator may complete it.
+      expect(s.sow(['task', 'set', '--id', '010', 'status', 'completed']).code).toBe(0);
+    },
+  );
 
-  it('a late worker after a forced completion cannot reopen the task: its write is refused, the task stays completed', async () => {
-    const repo = executing(['A']);
-    const s = agents(repo);
-    const go = join(s.world.root, 'go');
-    const started = join(s.world.root, 'started');
-    const late = join(s.world.root, 'late.json');
-    const run = spawnInBackground(
-      s,
-      ['agent', 'spawn', 'implementer', '010'],
-      [
-        { touch: started },
-        { wait: go },
-        { try: ['task', 'set', 'status', 'needs_review'], out: late },
-        { try: ['agent', 'log', 'still here'], out: `${late}.log` },
-      ],
-    );
-    await until(() => existsSync(started), 'the worker to start');
-    const forced = s.sow(['task', 'set', '--id', '010', 'status', 'completed', '--force']);
-    expect(forced.code, show(forced)).toBe(0);
-    const done = repo.yaml(taskFile('010'));
-    expect(done.status).toBe('completed');
-    expect(done.owner).toBeUndefined();
-    expect(done.retired_owners).toEqual(expect.arrayContaining(['implementer-1']));
-    writeFileSync(go, '');
-    const result = await run;
-    const refused = JSON.parse(readFileSync(late, 'utf8'));
-    expect(refused.code, refused.stderr).toBe(1);
-    expect(refused.stderr).toMatch(/^error: session .+ no longer owns task 010 \(its status is completed\)/);
-    expect(JSON.parse(readFileSync(`${late}.log`, 'utf8')).code).toBe(1);
-    expect(repo.yaml(taskFile('010')).status, 'the task stays completed').toBe('completed');
-    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).not.toContain('still here');
-    expect(result.stdout + result.stderr).toContain('Task 010 is now completed');
-  });
+  it(
+    'a late worker after a forced completion cannot reopen the task: its write is refused, the task ' +
+      'stays completed',
+    async () => {
+      const repo = executing(['A']);
+      const s = agents(repo);
+      const go = join(s.world.root, 'go');
+      const started = join(s.world.root, 'started');
+      const late = join(s.world.root, 'late.json');
+      const run = spawnInBackground(
+        s,
+        ['agent', 'spawn', 'implementer', '010'],
+        [
+          { touch: started },
+          { wait: go },
+          { try: ['task', 'set', 'status', 'needs_review'], out: late },
+          { try: ['agent', 'log', 'still here'], out: `${late}.log` },
+        ],
+      );
+      await until(() => existsSync(started), 'the worker to start');
+      const forced = s.sow(['task', 'set', '--id', '010', 'status', 'completed', '--force']);
+      expect(forced.code, show(forced)).toBe(0);
+      const done = repo.yaml(taskFile('010'));
+      expect(done.status).toBe('completed');
+      expect(done.owner).toBeUndefined();
+      expect(done.retired_owners).toEqual(expect.arrayContaining(['implementer-1']));
+      writeFileSync(go, '');
+      const result = await run;
+      const refused = JSON.parse(readFileSync(late, 'utf8'));
+      expect(refused.code, refused.stderr).toBe(1);
+      expect(refused.stderr).toMatch(/^error: session .+ no longer owns task 010 \(its status is completed\)/);
+      expect(JSON.parse(readFileSync(`${late}.log`, 'utf8')).code).toBe(1);
+      expect(repo.yaml(taskFile('010')).status, 'the task stays completed').toBe('completed');
+      expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).not.toContain('still here');
+      expect(result.stdout + result.stderr).toContain('Task 010 is now completed');
+    },
+  );
 
   it('a worker whose spawn process died leaves a stale owner: the next spawn takes over without --force', () => {
     const repo = executing(['A']);
@@ -248,7 +264,8 @@ describe('spawned workers own their task', () => {
       .read(taskFile('010'))
       .replace(
         'metadata: {}',
-        `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: ${gone}\n  host: ${hostname()}\n  since: "2026-11-26T00:00:00.000Z"`,
+        `metadata: {}\nowner:\n  kind: worker\n  by: implementer-7\n  pid: ${gone}\n  host: ${hostname()}\n  ` +
+          `since: "2026-11-26T00:00:00.000Z"`,
       );
     repo.write(taskFile('010'), text.replace('status: pending', 'status: in_progress'));
     expect(
@@ -292,18 +309,22 @@ describe('agent spawn refuses what a worker cannot do well', () => {
     expect(s.world.calls()).toEqual([]);
   });
 
-  it('--next spawns a worker on the task a claim would take; with none ready, NO_READY_TASK; a task id and --next is a usage error', () => {
-    const repo = executing(['A']);
-    const s = agents(repo);
-    const r = s.sow(['agent', 'spawn', 'implementer', '--next', '--json']);
-    expect(r.code, show(r)).toBe(0);
-    expect(r.json!.data.task).toBe('010');
-    expect(s.world.calls()[0]!.env['SOW_TASK_ID']).toBe('010');
-    const none = s.sow(['agent', 'spawn', 'implementer', '--next', '--json']);
-    expect(none.code, show(none)).toBe(1);
-    expect(none.json?.error?.code).toBe('NO_READY_TASK');
-    expect(s.sow(['agent', 'spawn', 'implementer', '010', '--next']).code, 'a task id and --next').toBe(2);
-  });
+  it(
+    '--next spawns a worker on the task a claim would take; with none ready, NO_READY_TASK; a task id and --next is ' +
+      'a usage error',
+    () => {
+      const repo = executing(['A']);
+      const s = agents(repo);
+      const r = s.sow(['agent', 'spawn', 'implementer', '--next', '--json']);
+      expect(r.code, show(r)).toBe(0);
+      expect(r.json!.data.task).toBe('010');
+      expect(s.world.calls()[0]!.env['SOW_TASK_ID']).toBe('010');
+      const none = s.sow(['agent', 'spawn', 'implementer', '--next', '--json']);
+      expect(none.code, show(none)).toBe(1);
+      expect(none.json?.error?.code).toBe('NO_READY_TASK');
+      expect(s.sow(['agent', 'spawn', 'implementer', '010', '--next']).code, 'a task id and --next').toBe(2);
+    },
+  );
 });
 
 describe('workers report back', () => {
@@ -331,41 +352,44 @@ describe('workers report back', () => {
     expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('agent: user\n');
   });
 
-  it('sow agent report: a task worker sets its status; a worker without a task records its report on its session', () => {
-    const repo = executing(['A']);
-    const s = agents(repo);
-    const onTask = s.sow(['agent', 'spawn', 'implementer', '010'], {
-      FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'Which', 'algorithm?']]),
-    });
-    expect(onTask.code, show(onTask)).toBe(0);
-    expect(repo.yaml(taskFile('010')).status).toBe('paused');
-    expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(
-      'Status paused: Which algorithm?',
-    );
-    const planner = s.sow(['agent', 'spawn', 'planner', '--json'], {
-      FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'done', 'Plan', 'drafted']]),
-    });
-    expect(planner.code, show(planner)).toBe(0);
-    const session = repo.yaml('.sow/project/state.yaml').sessions.planner;
-    expect(session.report).toMatchObject({ status: 'done', message: 'Plan drafted' });
-    expect(repo.read('.sow/project/log.md')).toContain('Status done: Plan drafted');
-    // agent spawn says what the worker reported, and --json has it.
-    expect(planner.stderr).toMatch(/^planner-1 finished and reported done: Plan drafted$/m);
-    expect(JSON.parse(planner.stdout).data.report).toEqual({ status: 'done', message: 'Plan drafted' });
-    const bad = s.sow(['agent', 'spawn', 'planner', '--force'], {
-      FAKE_AGENT_SCRIPT: JSON.stringify([
-        { try: ['agent', 'report', '--status', 'needs_review'], out: join(s.world.root, 'bad.json') },
-      ]),
-    });
-    expect(bad.code, show(bad)).toBe(0);
-    // The earlier run's report is not this run's.
-    expect(bad.stderr).toMatch(/^planner-\d finished$/m);
-    expect(bad.stderr).not.toContain('reported done');
-    const refused = JSON.parse(readFileSync(join(s.world.root, 'bad.json'), 'utf8'));
-    // --status outside the list a worker without a task reports from: the command line (exit 2).
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain("unknown status 'needs_review'");
-    expect(refused.stderr).toContain('a worker without a task reports one of: working, done, blocked, failed');
-    expectFails(repo, ['agent', 'report', '--status', 'done'], 2, 'USAGE');
-  });
+  it(
+    'sow agent report: a task worker sets its status; ' + 'a worker without a task records its report on its session',
+    () => {
+      const repo = executing(['A']);
+      const s = agents(repo);
+      const onTask = s.sow(['agent', 'spawn', 'implementer', '010'], {
+        FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'paused', 'Which', 'algorithm?']]),
+      });
+      expect(onTask.code, show(onTask)).toBe(0);
+      expect(repo.yaml(taskFile('010')).status).toBe('paused');
+      expect(repo.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain(
+        'Status paused: Which algorithm?',
+      );
+      const planner = s.sow(['agent', 'spawn', 'planner', '--json'], {
+        FAKE_AGENT_SCRIPT: JSON.stringify([['agent', 'report', '--status', 'done', 'Plan', 'drafted']]),
+      });
+      expect(planner.code, show(planner)).toBe(0);
+      const session = repo.yaml('.sow/project/state.yaml').sessions.planner;
+      expect(session.report).toMatchObject({ status: 'done', message: 'Plan drafted' });
+      expect(repo.read('.sow/project/log.md')).toContain('Status done: Plan drafted');
+      // agent spawn says what the worker reported, and --json has it.
+      expect(planner.stderr).toMatch(/^planner-1 finished and reported done: Plan drafted$/m);
+      expect(JSON.parse(planner.stdout).data.report).toEqual({ status: 'done', message: 'Plan drafted' });
+      const bad = s.sow(['agent', 'spawn', 'planner', '--force'], {
+        FAKE_AGENT_SCRIPT: JSON.stringify([
+          { try: ['agent', 'report', '--status', 'needs_review'], out: join(s.world.root, 'bad.json') },
+        ]),
+      });
+      expect(bad.code, show(bad)).toBe(0);
+      // The earlier run's report is not this run's.
+      expect(bad.stderr).toMatch(/^planner-\d finished$/m);
+      expect(bad.stderr).not.toContain('reported done');
+      const refused = JSON.parse(readFileSync(join(s.world.root, 'bad.json'), 'utf8'));
+      // --status outside the list a worker without a task reports from: the command line (exit 2).
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("unknown status 'needs_review'");
+      expect(refused.stderr).toContain('a worker without a task reports one of: working, done, blocked, failed');
+      expectFails(repo, ['agent', 'report', '--status', 'done'], 2, 'USAGE');
+    },
+  );
 });

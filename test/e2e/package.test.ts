@@ -44,7 +44,10 @@ function npm(cwd: string, args: string[]): { code: number | null; stdout: string
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** The files git would check out (tracked, and new ones not ignored), as they are now, without dist/ or node_modules/. */
+/**
+ * The files git would check out (tracked, and new ones not ignored), as they are now, without dist/ or
+ * node_modules/.
+ */
 function cleanCopy(to: string): void {
   const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
     cwd: ROOT,
@@ -64,56 +67,61 @@ function cleanCopy(to: string): void {
 }
 
 describe('npm pack', () => {
-  it('builds sow (prepack) and packs a package whose sow runs once installed: --version, init, and an upgrade hint for an npm install', () => {
-    const clone = join(work, 'clone');
-    cleanCopy(clone);
-    const packed = npm(clone, ['pack', '--pack-destination', work]);
-    expect(packed.code, packed.stderr).toBe(0);
-    const tgz = join(work, `sow-cli-${PKG.version}.tgz`);
-    expect(existsSync(tgz), readdirSync(work).join(', ')).toBe(true);
-    const listed = execFileSync('tar', ['tzf', tgz], { encoding: 'utf8' }).split('\n');
-    for (const file of [
-      'package/package.json',
-      'package/LICENSE',
-      'package/README.md',
-      'package/dist/sow.cjs',
-      'package/dist/core.cjs',
-      'package/dist/mcp-sdk.cjs',
-      'package/templates/prompts/NoProject.md',
-    ]) {
-      expect(listed, file).toContain(file);
-    }
-    expect(
-      listed.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/')),
-      'no sources or tests',
-    ).toEqual([]);
+  it(
+    'builds sow (prepack) and packs a package whose sow runs once installed: --version, init, and an upgrade hint ' +
+      'for an npm install',
+    () => {
+      const clone = join(work, 'clone');
+      cleanCopy(clone);
+      const packed = npm(clone, ['pack', '--pack-destination', work]);
+      expect(packed.code, packed.stderr).toBe(0);
+      const tgz = join(work, `sow-cli-${PKG.version}.tgz`);
+      expect(existsSync(tgz), readdirSync(work).join(', ')).toBe(true);
+      const listed = execFileSync('tar', ['tzf', tgz], { encoding: 'utf8' }).split('\n');
+      for (const file of [
+        'package/package.json',
+        'package/LICENSE',
+        'package/README.md',
+        'package/dist/sow.cjs',
+        'package/dist/core.cjs',
+        'package/dist/mcp-sdk.cjs',
+        'package/templates/prompts/NoProject.md',
+      ]) {
+        expect(listed, file).toContain(file);
+      }
+      expect(
+        listed.filter((f) => f.startsWith('package/src/') || f.startsWith('package/test/')),
+        'no sources or tests',
+      ).toEqual([]);
 
-    const prefix = join(work, 'prefix');
-    const installed = npm(work, ['install', '--global', '--prefix', prefix, tgz]);
-    expect(installed.code, installed.stderr).toBe(0);
-    const bin = join(prefix, 'bin', 'sow');
-    const sow = (args: string[], cwd: string) =>
-      spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
-    const version = sow(['--version'], work);
-    expect(version.status, version.stderr).toBe(0);
-    expect(version.stdout.trim()).toBe(PKG.version);
+      const prefix = join(work, 'prefix');
+      const installed = npm(work, ['install', '--global', '--prefix', prefix, tgz]);
+      expect(installed.code, installed.stderr).toBe(0);
+      const bin = join(prefix, 'bin', 'sow');
+      const sow = (args: string[], cwd: string) =>
+        spawnSync(bin, args, { cwd, encoding: 'utf8', env: { ...process.env, ...TEST_ENV } });
+      const version = sow(['--version'], work);
+      expect(version.status, version.stderr).toBe(0);
+      expect(version.stdout.trim()).toBe(PKG.version);
 
-    const repo = join(work, 'repo');
-    mkdirSync(repo);
-    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
-    const init = sow(['init'], repo);
-    expect(init.status, init.stderr).toBe(0);
-    expect(readFileSync(join(repo, '.sow', '.version'), 'utf8').trim()).toMatch(/^\d+$/);
+      const repo = join(work, 'repo');
+      mkdirSync(repo);
+      execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: repo });
+      const init = sow(['init'], repo);
+      expect(init.status, init.stderr).toBe(0);
+      expect(readFileSync(join(repo, '.sow', '.version'), 'utf8').trim()).toMatch(/^\d+$/);
 
-    // A layout newer than this sow: the hint says how this sow was installed, not a registry name.
-    writeFileSync(join(repo, '.sow', '.version'), '99\n');
-    const old = sow(['status', '--json'], repo);
-    expect(old.status).toBe(4);
-    const hint = JSON.parse(old.stdout).error.hint as string;
-    expect(hint).toContain(`npm installed it (${join(prefix, 'lib', 'node_modules', 'sow-cli')})`);
-    expect(hint).toContain("'npm pack'");
-    expect(hint).not.toContain('@latest');
-  }, 300_000);
+      // A layout newer than this sow: the hint says how this sow was installed, not a registry name.
+      writeFileSync(join(repo, '.sow', '.version'), '99\n');
+      const old = sow(['status', '--json'], repo);
+      expect(old.status).toBe(4);
+      const hint = JSON.parse(old.stdout).error.hint as string;
+      expect(hint).toContain(`npm installed it (${join(prefix, 'lib', 'node_modules', 'sow-cli')})`);
+      expect(hint).toContain("'npm pack'");
+      expect(hint).not.toContain('@latest');
+    },
+    300_000,
+  );
 });
 
 describe('package.json', () => {

@@ -78,7 +78,9 @@ function fixture(config?: string): Fixture {
 
 /** A config file with one executor `impl` of this type (with these settings lines) for the implementer. */
 const configFor = (type: string, settings: string[] = []) =>
-  `agents:\n  executors:\n    impl:\n      type: ${type}\n${settings.length ? `      settings:\n${settings.map((s) => `        ${s}\n`).join('')}` : ''}  bindings:\n    implementer: impl\n`;
+  `agents:\n  executors:\n    impl:\n      ` +
+  `type: ${type}\n${settings.length ? `      settings:\n${settings.map((s) => `        ${s}\n`).join('')}` : ''}  ` +
+  `bindings:\n    implementer: impl\n`;
 
 /** The worker runs no sow command (faster; the task stays in_progress). */
 const SILENT = { FAKE_AGENT_SCRIPT: '[]' };
@@ -189,7 +191,8 @@ describe('permissions: yolo and yolo_mode: true give each CLI its skip-all flag'
     const shown = f.ok(['config', 'show']);
     expect(shown.stdout).toMatch(
       new RegExp(
-        `^ {8}permissions: ${settings[0]!.includes('yolo') ? 'yolo' : 'safe'} {2}# \\(from config file\\); but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`,
+        `^ {8}permissions: ${settings[0]!.includes('yolo') ? 'yolo' : 'safe'} {2}# \\(from config file\\); ` +
+          `but ${settings[1]!} disagrees, so workers will not start: run 'sow config validate'$`,
         'm',
       ),
     );
@@ -221,46 +224,50 @@ describe('refused tool calls are reported with how to allow them', () => {
     expect(count(r.stderr, 'refused'), 'said once').toBe(count(block(advice), 'refused'));
   });
 
-  it('several refused commands, one refused twice, on a resume with --quiet: said once each, and said even with --quiet', () => {
-    const f = fixture(configFor('claude'));
-    f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
-    const r = f.ok(['agent', 'resume', '010', 'Go on.', '--quiet'], {
-      FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'curl https://example.com', 'touch /x']),
-    });
-    expect(r.stdout).toBe('needs_review\n');
-    expect(r.stderr).toBe(
-      block([
-        'Claude Code refused 2 tool calls (permissions: safe):',
-        '  Bash: touch /x',
-        '  Bash: curl https://example.com',
-        'To let a worker run those commands, declare each as a check in .sow/config.yaml:',
-        '  checks:',
-        '    - name: allowed-1',
-        '      run: "touch /x"',
-        '    - name: allowed-2',
-        '      run: "curl https://example.com"',
-        "then allow them on this machine: 'sow check allow'.",
-        ...yoloAdvice('claude', f.world.configPath),
-      ]),
-    );
-    expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 2 });
-    // --json keeps every refusal the CLI reported, repeats too.
-    const j = f.ok(['agent', 'resume', '010', 'Again.', '--json', '-q'], {
-      FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'touch /x']),
-    });
-    expect(j.json?.data.denials).toEqual([
-      { tool: 'Bash', input: 'touch /x', kind: 'command' },
-      { tool: 'Bash', input: 'touch /x', kind: 'command' },
-    ]);
-    expect(j.stderr).toBe(
-      block([
-        'Claude Code refused a tool call (permissions: safe):',
-        '  Bash: touch /x',
-        ...declareTouch,
-        ...yoloAdvice('claude', f.world.configPath),
-      ]),
-    );
-  });
+  it(
+    'several refused commands, one refused twice, on a resume with --quiet: said once each, and said even ' +
+      'with --quiet',
+    () => {
+      const f = fixture(configFor('claude'));
+      f.ok(['agent', 'spawn', 'implementer', '010', '-q']);
+      const r = f.ok(['agent', 'resume', '010', 'Go on.', '--quiet'], {
+        FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'curl https://example.com', 'touch /x']),
+      });
+      expect(r.stdout).toBe('needs_review\n');
+      expect(r.stderr).toBe(
+        block([
+          'Claude Code refused 2 tool calls (permissions: safe):',
+          '  Bash: touch /x',
+          '  Bash: curl https://example.com',
+          'To let a worker run those commands, declare each as a check in .sow/config.yaml:',
+          '  checks:',
+          '    - name: allowed-1',
+          '      run: "touch /x"',
+          '    - name: allowed-2',
+          '      run: "curl https://example.com"',
+          "then allow them on this machine: 'sow check allow'.",
+          ...yoloAdvice('claude', f.world.configPath),
+        ]),
+      );
+      expect(f.task()).toMatchObject({ status: 'needs_review', iteration: 2 });
+      // --json keeps every refusal the CLI reported, repeats too.
+      const j = f.ok(['agent', 'resume', '010', 'Again.', '--json', '-q'], {
+        FAKE_AGENT_DENY: JSON.stringify(['touch /x', 'touch /x']),
+      });
+      expect(j.json?.data.denials).toEqual([
+        { tool: 'Bash', input: 'touch /x', kind: 'command' },
+        { tool: 'Bash', input: 'touch /x', kind: 'command' },
+      ]);
+      expect(j.stderr).toBe(
+        block([
+          'Claude Code refused a tool call (permissions: safe):',
+          '  Bash: touch /x',
+          ...declareTouch,
+          ...yoloAdvice('claude', f.world.configPath),
+        ]),
+      );
+    },
+  );
 
   // (codex the same: src/app/agent-permissions.test.ts)
   it.each([['claude', 'Claude Code', '  Bash: touch /x']])(
@@ -292,48 +299,55 @@ describe('refused tool calls are reported with how to allow them', () => {
 });
 
 describe('a worker that fails after a refusal: the error carries the refused calls', () => {
-  it('claude: exit 5, the hint names the refused call and how to allow it; --json details.denials; only the session recorded', () => {
-    const f = fixture(configFor('claude'));
-    const before = f.repo.snapshot();
-    const r = f.sow(['agent', 'spawn', 'implementer', '010'], {
-      FAKE_AGENT_FAIL: '1',
-      FAKE_AGENT_DENY: JSON.stringify(['touch /x']),
-    });
-    expect(r.code, show(r)).toBe(5);
-    expect(r.stdout).toBe('');
-    const events = join(
-      f.dir(),
-      f.outputs().find((n) => n.endsWith('-spawn.jsonl'))!,
-    );
-    const advice = [
-      'Claude Code refused a tool call (permissions: safe):',
-      '  Bash: touch /x',
-      ...declareTouch,
-      ...yoloAdvice('claude', f.world.configPath),
-    ];
-    const error = r.stderr.slice(r.stderr.indexOf('error: '));
-    expect(error).toBe(
-      `error: claude exited with code 1\nhint: its last error output:\nclaude: API Error: 529 overloaded (fake)\n${block(advice)}its events are in ${events}; the session is kept, so you can resume it\n`,
-    );
-    expect(count(r.stderr, 'refused a tool call'), 'said once, in the error').toBe(1);
-    // The session was recorded before the worker started; nothing else changed.
-    expect(f.task()).toMatchObject({ status: 'in_progress', outputs: [] });
-    const after = f.repo.snapshot();
-    expect([...after.keys()].filter((k) => after.get(k) !== before.get(k)).sort()).toEqual(
-      [PROJECT, taskFile('010')].sort(),
-    );
+  it(
+    'claude: exit 5, the hint names the refused call and how to allow it; --json details.denials; only the ' +
+      'session recorded',
+    () => {
+      const f = fixture(configFor('claude'));
+      const before = f.repo.snapshot();
+      const r = f.sow(['agent', 'spawn', 'implementer', '010'], {
+        FAKE_AGENT_FAIL: '1',
+        FAKE_AGENT_DENY: JSON.stringify(['touch /x']),
+      });
+      expect(r.code, show(r)).toBe(5);
+      expect(r.stdout).toBe('');
+      const events = join(
+        f.dir(),
+        f.outputs().find((n) => n.endsWith('-spawn.jsonl'))!,
+      );
+      const advice = [
+        'Claude Code refused a tool call (permissions: safe):',
+        '  Bash: touch /x',
+        ...declareTouch,
+        ...yoloAdvice('claude', f.world.configPath),
+      ];
+      const error = r.stderr.slice(r.stderr.indexOf('error: '));
+      expect(error).toBe(
+        `error: claude exited with code 1\nhint: its last error output:\nclaude: API Error: 529 overloaded ` +
+          `(fake)\n${block(advice)}its events are in ${events}; the session is kept, so you can resume it\n`,
+      );
+      expect(count(r.stderr, 'refused a tool call'), 'said once, in the error').toBe(1);
+      // The session was recorded before the worker started; nothing else changed.
+      expect(f.task()).toMatchObject({ status: 'in_progress', outputs: [] });
+      const after = f.repo.snapshot();
+      expect([...after.keys()].filter((k) => after.get(k) !== before.get(k)).sort()).toEqual(
+        [PROJECT, taskFile('010')].sort(),
+      );
 
-    const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json', '-q'], {
-      FAKE_AGENT_FAIL: '1',
-      FAKE_AGENT_DENY: JSON.stringify(['touch /x']),
-    });
-    expect(j.code, show(j)).toBe(5);
-    expect(j.json?.ok).toBe(false);
-    expect(j.json?.error).toMatchObject({ code: 'WORKER_FAILED', message: 'claude exited with code 1' });
-    expect((j.json?.error as any).details).toEqual({ denials: [{ tool: 'Bash', input: 'touch /x', kind: 'command' }] });
-    expect(j.json?.error?.hint).toContain(block(advice));
-    expect(j.stderr).toBe('');
-  });
+      const j = f.sow(['agent', 'spawn', 'implementer', '020', '--json', '-q'], {
+        FAKE_AGENT_FAIL: '1',
+        FAKE_AGENT_DENY: JSON.stringify(['touch /x']),
+      });
+      expect(j.code, show(j)).toBe(5);
+      expect(j.json?.ok).toBe(false);
+      expect(j.json?.error).toMatchObject({ code: 'WORKER_FAILED', message: 'claude exited with code 1' });
+      expect((j.json?.error as any).details).toEqual({
+        denials: [{ tool: 'Bash', input: 'touch /x', kind: 'command' }],
+      });
+      expect(j.json?.error?.hint).toContain(block(advice));
+      expect(j.stderr).toBe('');
+    },
+  );
 
   it('codex (refusal read from its stderr) fails the same way; a failure without a refusal has no denials', () => {
     const f = fixture(configFor('codex'));

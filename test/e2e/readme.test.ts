@@ -1,6 +1,6 @@
 /**
- * The README's own snippets run verbatim. Each ```bash block of the tour and of the guide's
- * project-type page (docs/guide/project-types.md) runs line by line, in order, in a fresh repository named `your-repo`, with the built
+ * The README's own snippets run verbatim. Each ```bash block of the tour and of the guide's project-type page
+ * (docs/guide/project-types.md) runs line by line, in order, in a fresh repository named `your-repo`, with the built
  * sow on PATH — as a person would type them. What the README says in its comments is checked:
  *
  *  - `# exit N: …` after a command: it exits N (every other command exits 0);
@@ -27,7 +27,10 @@ const TYPES = readFileSync(fileURLToPath(new URL('../../docs/guide/project-types
 const top = mkdtempSync(join(tmpdir(), 'sow-readme-'));
 afterAll(() => rmSync(top, { recursive: true, force: true }));
 
-/** A bin folder for PATH: sow (the build under test), the editor, and the tools a person has (git, node, sh); no agent CLI, no gh. */
+/**
+ * A bin folder for PATH: sow (the build under test), the editor, and the tools a person has (git, node, sh); no
+ * agent CLI, no gh.
+ */
 const bin = join(top, 'bin');
 mkdirSync(bin);
 writeFileSync(join(bin, 'sow'), `#!/bin/sh\nexec "${process.execPath}" "${SOW}" "$@"\n`, { mode: 0o755 });

@@ -310,47 +310,50 @@ describe('hand edits survive a write', () => {
     expectConsistent(repo);
   });
 
-  it('updated_at is kept current: the project on a project write, a task on a task write; reads write nothing', async () => {
-    repo = makeRepo();
-    toExecuting(repo);
-    const start = Date.now();
-    const project0 = repo.yaml(PROJECT).updated_at as string;
-    const task0 = repo.yaml(taskFile('010')).updated_at as string;
-    const other0 = repo.yaml(taskFile('020')).updated_at as string;
+  it(
+    'updated_at is kept current: the project on a project write, ' + 'a task on a task write; reads write nothing',
+    async () => {
+      repo = makeRepo();
+      toExecuting(repo);
+      const start = Date.now();
+      const project0 = repo.yaml(PROJECT).updated_at as string;
+      const task0 = repo.yaml(taskFile('010')).updated_at as string;
+      const other0 = repo.yaml(taskFile('020')).updated_at as string;
 
-    // Reads change nothing.
-    const snap = repo.snapshot();
-    ok(repo, ['task', 'list']);
-    ok(repo, ['task', 'get', '--id', '010']);
-    ok(repo, ['project', 'status']);
-    ok(repo, ['phase', 'get', 'tasks_approved']);
-    expect(repo.snapshot()).toEqual(snap);
+      // Reads change nothing.
+      const snap = repo.snapshot();
+      ok(repo, ['task', 'list']);
+      ok(repo, ['task', 'get', '--id', '010']);
+      ok(repo, ['project', 'status']);
+      ok(repo, ['phase', 'get', 'tasks_approved']);
+      expect(repo.snapshot()).toEqual(snap);
 
-    await sleep(5);
-    ok(repo, ['phase', 'set', 'metadata.owner', 'bob']);
-    const project1 = repo.yaml(PROJECT).updated_at as string;
-    expect(project1 > project0, `${project1} > ${project0}`).toBe(true);
-    expect(Date.parse(project1)).toBeGreaterThanOrEqual(start - 1000);
-    expect(Date.parse(project1)).toBeLessThanOrEqual(Date.now() + 1000);
+      await sleep(5);
+      ok(repo, ['phase', 'set', 'metadata.owner', 'bob']);
+      const project1 = repo.yaml(PROJECT).updated_at as string;
+      expect(project1 > project0, `${project1} > ${project0}`).toBe(true);
+      expect(Date.parse(project1)).toBeGreaterThanOrEqual(start - 1000);
+      expect(Date.parse(project1)).toBeLessThanOrEqual(Date.now() + 1000);
 
-    await sleep(5);
-    ok(repo, ['task', 'set', '--id', '010', 'metadata.note', 'hello']);
-    const task1 = repo.yaml(taskFile('010')).updated_at as string;
-    expect(task1 > task0, `${task1} > ${task0}`).toBe(true);
-    expect(Date.parse(task1)).toBeGreaterThanOrEqual(start - 1000);
-    expect(repo.yaml(taskFile('020')).updated_at, 'another task is not touched').toBe(other0);
+      await sleep(5);
+      ok(repo, ['task', 'set', '--id', '010', 'metadata.note', 'hello']);
+      const task1 = repo.yaml(taskFile('010')).updated_at as string;
+      expect(task1 > task0, `${task1} > ${task0}`).toBe(true);
+      expect(Date.parse(task1)).toBeGreaterThanOrEqual(start - 1000);
+      expect(repo.yaml(taskFile('020')).updated_at, 'another task is not touched').toBe(other0);
 
-    await sleep(5);
-    ok(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'refs/spec.md']);
-    const task2 = repo.yaml(taskFile('010')).updated_at as string;
-    expect(task2 > task1).toBe(true);
+      await sleep(5);
+      ok(repo, ['task', 'input', 'add', '--id', '010', '--type', 'reference', '--path', 'refs/spec.md']);
+      const task2 = repo.yaml(taskFile('010')).updated_at as string;
+      expect(task2 > task1).toBe(true);
 
-    await sleep(5);
-    ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']);
-    expect(repo.yaml(taskFile('020')).updated_at > other0).toBe(true);
-    // One truth per fact: a task's status lives only in its file, so the project file is not written.
-    expect(repo.yaml(PROJECT).updated_at, 'a task change leaves the project file alone').toBe(project1);
-  });
+      await sleep(5);
+      ok(repo, ['task', 'set', '--id', '020', 'status', 'in_progress']);
+      expect(repo.yaml(taskFile('020')).updated_at > other0).toBe(true);
+      // One truth per fact: a task's status lives only in its file, so the project file is not written.
+      expect(repo.yaml(PROJECT).updated_at, 'a task change leaves the project file alone').toBe(project1);
+    },
+  );
 });
 
 describe('concurrent writers lose nothing', () => {

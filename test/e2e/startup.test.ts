@@ -42,107 +42,126 @@ function loaded(stderr: string): string[] {
 }
 
 describe('start-up', () => {
-  it('reads load neither child_process nor crypto (only spawning git or agents, and hashing a journal, need them), nor net for their output', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    for (const args of [
-      ['--version'],
-      ['task', 'list'],
-      ['status'],
-      ['phase', 'get', 'status'],
-      ['task', 'get', '--id', '010'],
-      ['advance', '--dry-run'],
-    ]) {
-      const r = repo.sow(args, { via: [process.execPath, '-r', preload, SOW] });
-      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBeLessThan(4);
-      const modules = loaded(r.stderr);
-      expect(modules, args.join(' ')).toContain('fs');
-      expect(
-        modules.filter((m) => /^(child_process|crypto)$/.test(m)),
-        args.join(' '),
-      ).toEqual([]);
-      // Output and errors to a pipe are written without making process.stdout or process.stderr, sockets (cli/stdio.ts).
-      expect(modules, args.join(' ')).not.toContain('net');
-      // The code cache's CRC-32 comes from zlib's binding: node:zlib would load node:stream and more.
-      expect(modules, args.join(' ')).not.toContain('zlib');
-      expect(modules, args.join(' ')).not.toContain('stream');
-    }
-  });
-
-  it('output and errors sent to /dev/null are written without making streams (a script that checks only the exit code)', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    // The module list goes to a file: stdout and stderr are /dev/null.
-    const listed = join(dir, 'devnull-modules.json');
-    const preloadToFile = join(dir, 'loaded-to-file.cjs');
-    writeFileSync(
-      preloadToFile,
-      `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(listed)}, JSON.stringify(process.moduleLoadList)));\n`,
-    );
-    const devNull = openSync('/dev/null', 'w');
-    try {
-      for (const [args, code] of [
-        [['task', 'list'], 0],
-        [['advance', '--dry-run'], 3],
-        [['task', 'get', '--id', '999'], 1],
-      ] as const) {
-        const r = spawnSync(process.execPath, ['-r', preloadToFile, SOW, ...args], {
-          cwd: repo.dir,
-          env: TEST_ENV,
-          stdio: ['ignore', devNull, devNull],
-        });
-        expect(r.status, args.join(' ')).toBe(code);
-        const modules = (JSON.parse(readFileSync(listed, 'utf8')) as string[])
-          .filter((m) => m.startsWith('NativeModule '))
-          .map((m) => m.slice('NativeModule '.length));
+  it(
+    'reads load neither child_process nor crypto (only spawning git or agents, and hashing a journal, need them), ' +
+      'nor net for their output',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      for (const args of [
+        ['--version'],
+        ['task', 'list'],
+        ['status'],
+        ['phase', 'get', 'status'],
+        ['task', 'get', '--id', '010'],
+        ['advance', '--dry-run'],
+      ]) {
+        const r = repo.sow(args, { via: [process.execPath, '-r', preload, SOW] });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBeLessThan(4);
+        const modules = loaded(r.stderr);
+        expect(modules, args.join(' ')).toContain('fs');
         expect(
-          modules.filter((m) => /^(net|tty|stream|internal\/streams\/(writable|readable|duplex))$/.test(m)),
+          modules.filter((m) => /^(child_process|crypto)$/.test(m)),
           args.join(' '),
         ).toEqual([]);
+        // Output and errors to a pipe are written without making process.stdout or process.stderr, sockets
+        // (cli/stdio.ts).
+        expect(modules, args.join(' ')).not.toContain('net');
+        // The code cache's CRC-32 comes from zlib's binding: node:zlib would load node:stream and more.
+        expect(modules, args.join(' ')).not.toContain('zlib');
+        expect(modules, args.join(' ')).not.toContain('stream');
       }
-    } finally {
-      closeSync(devNull);
-    }
-  });
+    },
+  );
 
-  it('the bundles are ASCII, so the executable reads them without decoding UTF-8 (a character esbuild keeps as written: a regular expression)', () => {
-    const bundles = readdirSync(dirname(SOW)).filter((f) => f === 'core.cjs' || /^pack-[a-z-]+\.cjs$/.test(f));
-    expect(bundles.length).toBeGreaterThan(1);
-    for (const file of bundles) {
-      const bytes = readFileSync(join(dirname(SOW), file));
-      const text = bytes.toString('utf8');
-      const at = [...text].findIndex((c) => c.charCodeAt(0) > 0x7f);
-      expect(
-        at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`,
-        file,
-      ).toBe('');
-      expect(isAscii(bytes), file).toBe(true);
-    }
-  });
+  it(
+    'output and errors sent to /dev/null are written without making streams (a script that checks only the ' +
+      'exit code)',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      // The module list goes to a file: stdout and stderr are /dev/null.
+      const listed = join(dir, 'devnull-modules.json');
+      const preloadToFile = join(dir, 'loaded-to-file.cjs');
+      writeFileSync(
+        preloadToFile,
+        `process.on('exit', () => require('fs').writeFileSync(${JSON.stringify(listed)}, ` +
+          `JSON.stringify(process.moduleLoadList)));\n`,
+      );
+      const devNull = openSync('/dev/null', 'w');
+      try {
+        for (const [args, code] of [
+          [['task', 'list'], 0],
+          [['advance', '--dry-run'], 3],
+          [['task', 'get', '--id', '999'], 1],
+        ] as const) {
+          const r = spawnSync(process.execPath, ['-r', preloadToFile, SOW, ...args], {
+            cwd: repo.dir,
+            env: TEST_ENV,
+            stdio: ['ignore', devNull, devNull],
+          });
+          expect(r.status, args.join(' ')).toBe(code);
+          const modules = (JSON.parse(readFileSync(listed, 'utf8')) as string[])
+            .filter((m) => m.startsWith('NativeModule '))
+            .map((m) => m.slice('NativeModule '.length));
+          expect(
+            modules.filter((m) => /^(net|tty|stream|internal\/streams\/(writable|readable|duplex))$/.test(m)),
+            args.join(' '),
+          ).toEqual([]);
+        }
+      } finally {
+        closeSync(devNull);
+      }
+    },
+  );
 
-  it('sow --version loads no node:os, and no command makes a file URL of the CLI before it needs one (the templates)', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    // node:os is for the home folder when HOME is unset, and the host name a lock records.
-    const version = repo.sow(['--version'], { via: [process.execPath, '-r', preload, SOW] });
-    expect(version.code).toBe(0);
-    expect(loaded(version.stderr)).not.toContain('os');
-    // import.meta.url (the CLI's own file as a URL, to find the templates) is made when asked for.
-    const counting = join(dir, 'file-urls.cjs');
-    writeFileSync(
-      counting,
-      "const url = require('url'); const made = url.pathToFileURL; let n = 0; url.pathToFileURL = (...a) => (n++, made(...a));\n" +
-        "process.on('exit', () => require('fs').writeSync(2, `\\nFILE URLS ${n}\\n`));\n",
-    );
-    const urls = (args: string[]) => {
-      const r = repo.sow(args, { via: [process.execPath, '-r', counting, SOW] });
-      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
-      return Number(/^FILE URLS (\d+)$/m.exec(r.stderr)?.[1]);
-    };
-    expect(urls(['--version'])).toBe(0);
-    expect(urls(['task', 'list'])).toBe(0);
-    expect(urls(['phase', 'get', 'status'])).toBe(0);
-  });
+  it(
+    'the bundles are ASCII, so the executable reads them without decoding UTF-8 (a character esbuild keeps as ' +
+      'written: a regular expression)',
+    () => {
+      const bundles = readdirSync(dirname(SOW)).filter((f) => f === 'core.cjs' || /^pack-[a-z-]+\.cjs$/.test(f));
+      expect(bundles.length).toBeGreaterThan(1);
+      for (const file of bundles) {
+        const bytes = readFileSync(join(dirname(SOW), file));
+        const text = bytes.toString('utf8');
+        const at = [...text].findIndex((c) => c.charCodeAt(0) > 0x7f);
+        expect(
+          at === -1 ? '' : `${[...text][at]} in …${[...text].slice(Math.max(0, at - 60), at + 20).join('')}…`,
+          file,
+        ).toBe('');
+        expect(isAscii(bytes), file).toBe(true);
+      }
+    },
+  );
+
+  it(
+    'sow --version loads no node:os, and no command makes a file URL of the CLI before it needs one (the ' +
+      'templates)',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      // node:os is for the home folder when HOME is unset, and the host name a lock records.
+      const version = repo.sow(['--version'], { via: [process.execPath, '-r', preload, SOW] });
+      expect(version.code).toBe(0);
+      expect(loaded(version.stderr)).not.toContain('os');
+      // import.meta.url (the CLI's own file as a URL, to find the templates) is made when asked for.
+      const counting = join(dir, 'file-urls.cjs');
+      writeFileSync(
+        counting,
+        "const url = require('url'); const made = url.pathToFileURL; let n = 0; url.pathToFileURL = (...a) => (n++, " +
+          'made(...a));\n' +
+          "process.on('exit', () => require('fs').writeSync(2, `\\nFILE URLS ${n}\\n`));\n",
+      );
+      const urls = (args: string[]) => {
+        const r = repo.sow(args, { via: [process.execPath, '-r', counting, SOW] });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+        return Number(/^FILE URLS (\d+)$/m.exec(r.stderr)?.[1]);
+      };
+      expect(urls(['--version'])).toBe(0);
+      expect(urls(['task', 'list'])).toBe(0);
+      expect(urls(['phase', 'get', 'status'])).toBe(0);
+    },
+  );
   it('sow --version is answered by the executable alone, word for word as the CLI answers it', () => {
     // The executable without the CLI beside it: --version still answers; a command cannot.
     const alone = join(dir, 'alone');
@@ -186,26 +205,30 @@ describe('start-up', () => {
     expect(run(SOW, ['--version', '--bogus']).stdout).toBe(cli(['--version', '--bogus']).stdout);
   });
 
-  it("a group's help lists all its commands, wherever --help stands; a mistyped command is matched against them all", () => {
-    const repo = fresh();
-    const commands = (args: string[]) => {
-      const r = repo.sow(args);
-      expect(r.code, r.stderr).toBe(0);
-      return r.stdout
-        .slice(r.stdout.indexOf('Commands:'))
-        .match(/^ {2}\S+/gm)
-        ?.map((c) => c.trim());
-    };
-    const all = commands(['task', '--help']);
-    expect(all).toEqual(expect.arrayContaining(['add', 'set', 'get', 'list', 'next']));
-    expect(commands(['task', '--help', 'get'])).toEqual(all);
-    expect(commands(['task', '-h', 'list'])).toEqual(all);
-    // The command's own help after its word, built alone, says the same as always.
-    expect(repo.sow(['task', 'get', '--help']).stdout).toMatch(/^Usage: sow task get \[options\] \[field\]$/m);
-    const typo = repo.sow(['task', 'gte']);
-    expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain("did you mean 'get'?");
-  });
+  it(
+    "a group's help lists all its commands, wherever --help stands; a mistyped command is matched " +
+      'against them all',
+    () => {
+      const repo = fresh();
+      const commands = (args: string[]) => {
+        const r = repo.sow(args);
+        expect(r.code, r.stderr).toBe(0);
+        return r.stdout
+          .slice(r.stdout.indexOf('Commands:'))
+          .match(/^ {2}\S+/gm)
+          ?.map((c) => c.trim());
+      };
+      const all = commands(['task', '--help']);
+      expect(all).toEqual(expect.arrayContaining(['add', 'set', 'get', 'list', 'next']));
+      expect(commands(['task', '--help', 'get'])).toEqual(all);
+      expect(commands(['task', '-h', 'list'])).toEqual(all);
+      // The command's own help after its word, built alone, says the same as always.
+      expect(repo.sow(['task', 'get', '--help']).stdout).toMatch(/^Usage: sow task get \[options\] \[field\]$/m);
+      const typo = repo.sow(['task', 'gte']);
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain("did you mean 'get'?");
+    },
+  );
 });
 
 describe('output', () => {

@@ -149,153 +149,165 @@ const inPublishing = startingPoint(fresh, (repo) => {
 });
 
 describe('breakdown, start to finish through the CLI', () => {
-  it('discovery → units → publishing (issues through gh) → completed, each bad move refused with the guard and the next command', () => {
-    const gh = fakeGh();
-    const repo = inDiscovery();
-    const cont = ok(repo, ['project', 'continue', '--full']).stdout;
-    expect(cont).toContain('**Human-led.**');
-    expect(cont).toContain('sow output add --type discovery --path discovery.md');
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
-      "'sow output add --type discovery --path discovery.md'",
-    );
-    repo.write('.sow/project/discovery.md', '# JWT authentication\n\nStateless tokens for the API.\n');
-    ok(repo, ['output', 'add', '--type', 'discovery', '--path', 'discovery.md']);
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
-      "'sow output set --index 0 approved true'",
-    );
-    // Publishing is for later: the refusal gives the way there and what blocks its first step.
-    const early = expectFails(repo, ['breakdown', 'publish'], 3, 'NOT_PUBLISHING', { human: true, env: gh.env });
-    expect(early).toContain('the units are published in Publishing, and the project is in Discovery');
-    expect(early).toContain(
-      "run 'sow advance' (Discovery → Active → Publishing); first: the human approves the discovery document",
-    );
-    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
-    expect(ok(repo, ['advance']).stdout).toBe('Active\n');
-    expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain(
-      'sow task output add --id <id> --type work_unit_spec --path units/<id>.md',
-    );
+  it(
+    'discovery → units → publishing (issues through gh) → completed, each bad move refused with the guard and the ' +
+      'next command',
+    () => {
+      const gh = fakeGh();
+      const repo = inDiscovery();
+      const cont = ok(repo, ['project', 'continue', '--full']).stdout;
+      expect(cont).toContain('**Human-led.**');
+      expect(cont).toContain('sow output add --type discovery --path discovery.md');
+      expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+        "'sow output add --type discovery --path discovery.md'",
+      );
+      repo.write('.sow/project/discovery.md', '# JWT authentication\n\nStateless tokens for the API.\n');
+      ok(repo, ['output', 'add', '--type', 'discovery', '--path', 'discovery.md']);
+      expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+        "'sow output set --index 0 approved true'",
+      );
+      // Publishing is for later: the refusal gives the way there and what blocks its first step.
+      const early = expectFails(repo, ['breakdown', 'publish'], 3, 'NOT_PUBLISHING', { human: true, env: gh.env });
+      expect(early).toContain('the units are published in Publishing, and the project is in Discovery');
+      expect(early).toContain(
+        "run 'sow advance' (Discovery → Active → Publishing); first: the human approves the discovery document",
+      );
+      ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+      expect(ok(repo, ['advance']).stdout).toBe('Active\n');
+      expect(ok(repo, ['project', 'continue', '--full']).stdout).toContain(
+        'sow task output add --id <id> --type work_unit_spec --path units/<id>.md',
+      );
 
-    addUnits(repo);
-    // Each unfinished, unspecified or unapproved unit named with the command that fixes it, and the
-    // advance out of Publishing until every unit is published: src/app/type-breakdown.test.ts.
-    expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
-      'finish or abandon 010, 020, 030 and 040',
-    );
-    ok(repo, ['task', 'abandon', '--id', '040']);
-    for (const id of ['020', '030', '010']) specify(repo, id);
-    expect(ok(repo, ['advance', '--dry-run']).stdout).toBe('Publishing\n');
-    expect(ok(repo, ['advance']).stdout).toBe('Publishing\n');
-    expect(ok(repo, ['project', 'status']).stdout).toContain('State    Publishing — AI-led');
+      addUnits(repo);
+      // Each unfinished, unspecified or unapproved unit named with the command that fixes it, and the
+      // advance out of Publishing until every unit is published: src/app/type-breakdown.test.ts.
+      expect(expectFails(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+        'finish or abandon 010, 020, 030 and 040',
+      );
+      ok(repo, ['task', 'abandon', '--id', '040']);
+      for (const id of ['020', '030', '010']) specify(repo, id);
+      expect(ok(repo, ['advance', '--dry-run']).stdout).toBe('Publishing\n');
+      expect(ok(repo, ['advance']).stdout).toBe('Publishing\n');
+      expect(ok(repo, ['project', 'status']).stdout).toContain('State    Publishing — AI-led');
 
-    // Dry run: the plan in dependency order, no gh call, nothing changed.
-    const before = repo.snapshot();
-    const dry = ok(repo, ['breakdown', 'publish', '--dry-run'], { env: gh.env });
-    expect(dry.stdout).toBe(
-      '020 → new issue "Token format"\n030 → new issue "Verify tokens" (depends on 020)\n010 → new issue "Refresh tokens" (depends on 030)\n',
-    );
-    expect(dry.stderr).toContain('dry run: would publish 3 units as issues of acme/api; nothing was changed');
-    expect(gh.calls()).toEqual([]);
-    expect(repo.snapshot()).toEqual(before);
+      // Dry run: the plan in dependency order, no gh call, nothing changed.
+      const before = repo.snapshot();
+      const dry = ok(repo, ['breakdown', 'publish', '--dry-run'], { env: gh.env });
+      expect(dry.stdout).toBe(
+        '020 → new issue "Token format"\n030 → new issue "Verify tokens" (depends on 020)\n010 → new issue "Refresh ' +
+          'tokens" (depends on 030)\n',
+      );
+      expect(dry.stderr).toContain('dry run: would publish 3 units as issues of acme/api; nothing was changed');
+      expect(gh.calls()).toEqual([]);
+      expect(repo.snapshot()).toEqual(before);
 
-    // Publish: an issue per unit, each after the one it depends on, recorded on its task.
-    const pub = ok(repo, ['breakdown', 'publish'], { env: gh.env });
-    expect(pub.stdout).toBe(
-      '020 → #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n',
-    );
-    expect(pub.stderr).toContain(
-      "published 3 units as issues of acme/api; every completed unit is published: run 'sow advance'",
-    );
-    expect(gh.creates()).toEqual(
-      ['Token format', 'Verify tokens', 'Refresh tokens'].map((title) => [
-        'issue',
-        'create',
-        '--repo=acme/api',
-        `--title=${title}`,
-        '--body-file=-',
-      ]),
-    );
-    const issues = gh
-      .state()
-      .issues.filter((i: any) => i.number > 7)
-      .map((i: any) => [i.number, i.title, i.body]);
-    expect(issues).toEqual([
-      [8, 'Token format', '# Token format\n\nHS256, 15 minutes.\n'],
-      [9, 'Verify tokens', '# Verify tokens\n\nMiddleware that rejects bad tokens.\n\nDepends on #8\n'],
-      [10, 'Refresh tokens', '# Refresh tokens\n\nRotate refresh tokens on use.\n\nDepends on #9\n'],
-    ]);
-    expect(repo.yaml(taskState('030')).metadata.published).toEqual({
-      issue: 9,
-      url: 'https://github.com/acme/api/issues/9',
-      at: expect.stringMatching(/^\d{4}-/),
-    });
-    expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.published.issue']).stdout).toBe('10\n');
-    expect(repo.yaml(taskState('040')).metadata.published).toBeUndefined();
+      // Publish: an issue per unit, each after the one it depends on, recorded on its task.
+      const pub = ok(repo, ['breakdown', 'publish'], { env: gh.env });
+      expect(pub.stdout).toBe(
+        '020 → #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 ' +
+          'https://github.com/acme/api/issues/10\n',
+      );
+      expect(pub.stderr).toContain(
+        "published 3 units as issues of acme/api; every completed unit is published: run 'sow advance'",
+      );
+      expect(gh.creates()).toEqual(
+        ['Token format', 'Verify tokens', 'Refresh tokens'].map((title) => [
+          'issue',
+          'create',
+          '--repo=acme/api',
+          `--title=${title}`,
+          '--body-file=-',
+        ]),
+      );
+      const issues = gh
+        .state()
+        .issues.filter((i: any) => i.number > 7)
+        .map((i: any) => [i.number, i.title, i.body]);
+      expect(issues).toEqual([
+        [8, 'Token format', '# Token format\n\nHS256, 15 minutes.\n'],
+        [9, 'Verify tokens', '# Verify tokens\n\nMiddleware that rejects bad tokens.\n\nDepends on #8\n'],
+        [10, 'Refresh tokens', '# Refresh tokens\n\nRotate refresh tokens on use.\n\nDepends on #9\n'],
+      ]);
+      expect(repo.yaml(taskState('030')).metadata.published).toEqual({
+        issue: 9,
+        url: 'https://github.com/acme/api/issues/9',
+        at: expect.stringMatching(/^\d{4}-/),
+      });
+      expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.published.issue']).stdout).toBe('10\n');
+      expect(repo.yaml(taskState('040')).metadata.published).toBeUndefined();
 
-    // Again: nothing new, and it says so.
-    const published = repo.snapshot();
-    const again = ok(repo, ['breakdown', 'publish', '--json'], { env: gh.env });
-    expect(expectEnvelope(again).data).toMatchObject({
-      target: 'github',
-      dry_run: false,
-      units: [
-        { id: '020', status: 'already_published', issue: 8 },
-        { id: '030', status: 'already_published', issue: 9, depends_on: ['020'] },
-        { id: '010', status: 'already_published', issue: 10 },
-      ],
-    });
-    const plain = ok(repo, ['breakdown', 'publish'], { env: gh.env });
-    expect(plain.stdout).toContain('020 already published: #8 https://github.com/acme/api/issues/8\n');
-    expect(plain.stderr).toContain('nothing to publish: every completed unit is already published');
-    expect(gh.creates()).toHaveLength(3);
-    expect(repo.snapshot()).toEqual(published);
+      // Again: nothing new, and it says so.
+      const published = repo.snapshot();
+      const again = ok(repo, ['breakdown', 'publish', '--json'], { env: gh.env });
+      expect(expectEnvelope(again).data).toMatchObject({
+        target: 'github',
+        dry_run: false,
+        units: [
+          { id: '020', status: 'already_published', issue: 8 },
+          { id: '030', status: 'already_published', issue: 9, depends_on: ['020'] },
+          { id: '010', status: 'already_published', issue: 10 },
+        ],
+      });
+      const plain = ok(repo, ['breakdown', 'publish'], { env: gh.env });
+      expect(plain.stdout).toContain('020 already published: #8 https://github.com/acme/api/issues/8\n');
+      expect(plain.stderr).toContain('nothing to publish: every completed unit is already published');
+      expect(gh.creates()).toHaveLength(3);
+      expect(repo.snapshot()).toEqual(published);
 
-    const history = ok(repo, ['project', 'history']).stdout;
-    expect(
-      history
-        .split('\n')
-        .filter(Boolean)
-        .map((l) => l.split(/\s+/)[1]),
-    ).toEqual(['project_init', 'discovery_approved', 'units_ready']);
-    expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
-    expect(repo.exists('.sow/project')).toBe(false);
-    expect(repo.read(`${KNOWLEDGE}/discovery.md`)).toBe('# JWT authentication\n\nStateless tokens for the API.\n');
-    for (const id of ['010', '020', '030']) expect(repo.read(`${KNOWLEDGE}/specs/${id}.md`)).toBe(SPECS[id]);
-    expect(parse(repo.read('.sow/knowledge/index.yaml'))).toEqual({
-      entries: [
-        {
-          type: 'breakdown',
-          topic: 'JWT authentication',
-          name: 'auth',
-          branch: 'breakdown/auth',
-          date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
-          path: KNOWLEDGE,
-          units: [
-            {
-              id: '010',
-              title: 'Refresh tokens',
-              issue: 10,
-              url: 'https://github.com/acme/api/issues/10',
-              depends_on: ['030'],
-            },
-            { id: '020', title: 'Token format', issue: 8, url: 'https://github.com/acme/api/issues/8', depends_on: [] },
-            {
-              id: '030',
-              title: 'Verify tokens',
-              issue: 9,
-              url: 'https://github.com/acme/api/issues/9',
-              depends_on: ['020'],
-            },
-          ],
-          files: [
-            `${KNOWLEDGE}/discovery.md`,
-            `${KNOWLEDGE}/specs/010.md`,
-            `${KNOWLEDGE}/specs/020.md`,
-            `${KNOWLEDGE}/specs/030.md`,
-          ],
-        },
-      ],
-    });
-  });
+      const history = ok(repo, ['project', 'history']).stdout;
+      expect(
+        history
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => l.split(/\s+/)[1]),
+      ).toEqual(['project_init', 'discovery_approved', 'units_ready']);
+      expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
+      expect(repo.exists('.sow/project')).toBe(false);
+      expect(repo.read(`${KNOWLEDGE}/discovery.md`)).toBe('# JWT authentication\n\nStateless tokens for the API.\n');
+      for (const id of ['010', '020', '030']) expect(repo.read(`${KNOWLEDGE}/specs/${id}.md`)).toBe(SPECS[id]);
+      expect(parse(repo.read('.sow/knowledge/index.yaml'))).toEqual({
+        entries: [
+          {
+            type: 'breakdown',
+            topic: 'JWT authentication',
+            name: 'auth',
+            branch: 'breakdown/auth',
+            date: expect.stringMatching(/^\d{4}-\d\d-\d\d$/),
+            path: KNOWLEDGE,
+            units: [
+              {
+                id: '010',
+                title: 'Refresh tokens',
+                issue: 10,
+                url: 'https://github.com/acme/api/issues/10',
+                depends_on: ['030'],
+              },
+              {
+                id: '020',
+                title: 'Token format',
+                issue: 8,
+                url: 'https://github.com/acme/api/issues/8',
+                depends_on: [],
+              },
+              {
+                id: '030',
+                title: 'Verify tokens',
+                issue: 9,
+                url: 'https://github.com/acme/api/issues/9',
+                depends_on: ['020'],
+              },
+            ],
+            files: [
+              `${KNOWLEDGE}/discovery.md`,
+              `${KNOWLEDGE}/specs/010.md`,
+              `${KNOWLEDGE}/specs/020.md`,
+              `${KNOWLEDGE}/specs/030.md`,
+            ],
+          },
+        ],
+      });
+    },
+  );
 
   it('a gh failure midway keeps what was published (exit 5, named), and the re-run publishes only the rest', () => {
     const gh = fakeGh();
@@ -317,7 +329,8 @@ describe('breakdown, start to finish through the CLI', () => {
 
     const rest = ok(repo, ['breakdown', 'publish'], { env: gh.env });
     expect(rest.stdout).toBe(
-      '020 already published: #8 https://github.com/acme/api/issues/8\n030 → #9 https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n',
+      '020 already published: #8 https://github.com/acme/api/issues/8\n030 → #9 ' +
+        'https://github.com/acme/api/issues/9\n010 → #10 https://github.com/acme/api/issues/10\n',
     );
     expect(rest.stderr).toContain('published 2 units as issues of acme/api (1 unit already published)');
     expect(
@@ -331,40 +344,47 @@ describe('breakdown, start to finish through the CLI', () => {
     expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
   });
 
-  it('--to files (gh or not) and no gh on PATH: markdown files under .sow/knowledge/breakdowns/<name>/, linked to each other', () => {
-    const gh = fakeGh();
-    const repo = inPublishing();
-    const PATH = noGhPath();
-    expectFails(repo, ['breakdown', 'publish', '--to', 'jira'], 2, 'USAGE', { env: gh.env });
-    // --to github needs gh (exit 5).
-    expect(
-      expectFails(repo, ['breakdown', 'publish', '--to', 'github'], 5, 'GH_NOT_FOUND', { env: { PATH } }),
-    ).toContain('https://cli.github.com');
-    // gh, but no GitHub repository to publish to: refused before anything is published, files offered.
-    repo.git(['remote', 'remove', 'origin']);
-    expect(expectFails(repo, ['breakdown', 'publish'], 1, 'NO_GITHUB_REPO', { env: gh.env })).toContain(
-      "or publish the units as files: 'sow breakdown publish --to files'",
-    );
-    // Without gh, files are the default, and the message says why. (The dry run of --to files, the
-    // files' links, what is recorded on each task and the index entry: src/app/type-breakdown.test.ts.)
-    const files = ok(repo, ['breakdown', 'publish'], { env: { PATH } });
-    expect(files.stdout).toBe(
-      `020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 → ${KNOWLEDGE}/010-refresh-tokens.md\n`,
-    );
-    expect(files.stderr).toContain('gh (the GitHub CLI) is not on PATH, so the units become markdown files');
-    expect(files.stderr).toContain(`published 3 units as files under ${KNOWLEDGE}/`);
-    expect(repo.read(`${KNOWLEDGE}/010-refresh-tokens.md`)).toBe(
-      '# Refresh tokens\n\nRotate refresh tokens on use.\n\nDepends on [030 Verify tokens](030-verify-tokens.md)\n',
-    );
-    expect(repo.yaml(taskState('010')).metadata.published).toEqual({
-      file: `${KNOWLEDGE}/010-refresh-tokens.md`,
-      at: expect.any(String),
-    });
-    // With gh and --to files: files still, and nothing new to publish.
-    expect(ok(repo, ['breakdown', 'publish', '--to', 'files'], { env: gh.env }).stderr).toContain('nothing to publish');
-    expect(gh.calls()).toEqual([]);
-    expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
-  });
+  it(
+    '--to files (gh or not) and no gh on PATH: markdown files under .sow/knowledge/breakdowns/<name>/, linked to ' +
+      'each other',
+    () => {
+      const gh = fakeGh();
+      const repo = inPublishing();
+      const PATH = noGhPath();
+      expectFails(repo, ['breakdown', 'publish', '--to', 'jira'], 2, 'USAGE', { env: gh.env });
+      // --to github needs gh (exit 5).
+      expect(
+        expectFails(repo, ['breakdown', 'publish', '--to', 'github'], 5, 'GH_NOT_FOUND', { env: { PATH } }),
+      ).toContain('https://cli.github.com');
+      // gh, but no GitHub repository to publish to: refused before anything is published, files offered.
+      repo.git(['remote', 'remove', 'origin']);
+      expect(expectFails(repo, ['breakdown', 'publish'], 1, 'NO_GITHUB_REPO', { env: gh.env })).toContain(
+        "or publish the units as files: 'sow breakdown publish --to files'",
+      );
+      // Without gh, files are the default, and the message says why. (The dry run of --to files, the
+      // files' links, what is recorded on each task and the index entry: src/app/type-breakdown.test.ts.)
+      const files = ok(repo, ['breakdown', 'publish'], { env: { PATH } });
+      expect(files.stdout).toBe(
+        `020 → ${KNOWLEDGE}/020-token-format.md\n030 → ${KNOWLEDGE}/030-verify-tokens.md\n010 ` +
+          `→ ${KNOWLEDGE}/010-refresh-tokens.md\n`,
+      );
+      expect(files.stderr).toContain('gh (the GitHub CLI) is not on PATH, so the units become markdown files');
+      expect(files.stderr).toContain(`published 3 units as files under ${KNOWLEDGE}/`);
+      expect(repo.read(`${KNOWLEDGE}/010-refresh-tokens.md`)).toBe(
+        '# Refresh tokens\n\nRotate refresh tokens on use.\n\nDepends on [030 Verify tokens](030-verify-tokens.md)\n',
+      );
+      expect(repo.yaml(taskState('010')).metadata.published).toEqual({
+        file: `${KNOWLEDGE}/010-refresh-tokens.md`,
+        at: expect.any(String),
+      });
+      // With gh and --to files: files still, and nothing new to publish.
+      expect(ok(repo, ['breakdown', 'publish', '--to', 'files'], { env: gh.env }).stderr).toContain(
+        'nothing to publish',
+      );
+      expect(gh.calls()).toEqual([]);
+      expect(ok(repo, ['advance']).stdout).toBe('Completed\n');
+    },
+  );
 
   it('a project of another type: exit 1 WRONG_PROJECT_TYPE, before anything else', () => {
     const gh = fakeGh();

@@ -64,7 +64,8 @@ const log = (repo: Repo, id: string, did: string, remaining: string, ...more: st
 const fillBrief = (repo: Repo, domain = 'research') =>
   repo.write(
     `${P}/brief.md`,
-    `# Literature review\n\n**Domain:** ${domain}\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n\n## Constraints\n- two weeks\n`,
+    `# Literature review\n\n**Domain:** ${domain}\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 ` +
+      `sources\n\n## Constraints\n- two weeks\n`,
   );
 
 /** A new iterative project, its brief filled in and approved: PlanActive. */
@@ -156,332 +157,341 @@ describe('iterative, start to finish through the CLI', () => {
     // An iter/ branch implies the type: src/app/type-iterative.test.ts.
   });
 
-  it('brief → plan → execute → verify (fail reopens R2 only, then pass) → deliver → Complete, archived and indexed', () => {
-    const repo = fresh();
-    ok(repo, ['project', 'new', 'lit-review', '--type', 'iterative', '--description', 'Literature review']);
+  it(
+    'brief → plan → execute → verify (fail reopens R2 only, ' + 'then pass) → deliver → Complete, archived and indexed',
+    () => {
+      const repo = fresh();
+      ok(repo, ['project', 'new', 'lit-review', '--type', 'iterative', '--description', 'Literature review']);
 
-    // ---- DiscoverActive: the brief, written from the template and recorded as the output ----
-    const s0 = state(repo);
-    expect(s0).toMatchObject({
-      name: 'lit-review',
-      type: 'iterative',
-      branch: 'iter/lit-review',
-      statechart: { current_state: 'DiscoverActive' },
-    });
-    expect(Object.fromEntries(Object.entries(s0.phases).map(([k, v]: [string, any]) => [k, v.status]))).toEqual({
-      discover: 'in_progress',
-      plan: 'pending',
-      execute: 'pending',
-      verify: 'pending',
-      deliver: 'pending',
-    });
-    expect(s0.phases.discover.outputs).toEqual([
-      { type: 'brief', path: 'brief.md', approved: false, created_at: AN_ISO },
-    ]);
-    const brief = repo.read(`${P}/brief.md`);
-    expect(brief).toMatch(
-      new RegExp(
-        `^# Literature review\\n\\n\\*\\*Created:\\*\\* ${ISO}\\n\\*\\*Domain:\\*\\* \\{research\\|writing\\|analysis\\|planning\\|software\\}\\n\\n## Outcome Needed\\n`,
-      ),
-    );
-    for (const h of ['## Done When', '## Constraints', '## Notes']) expect(brief).toContain(h);
-    expect(repo.read(CONTEXT)).toMatch(
-      /^# Literature review Context\n\n<!-- Keep it under 200 words: every iteration reads it. -->\n\n\*\*Goal:\*\*/,
-    );
-    expect(repo.read(PROGRESS)).toBe('# Progress Log\n');
-    expect(repo.read(GUARDRAILS)).toBe(GUARDRAILS_HEADER);
+      // ---- DiscoverActive: the brief, written from the template and recorded as the output ----
+      const s0 = state(repo);
+      expect(s0).toMatchObject({
+        name: 'lit-review',
+        type: 'iterative',
+        branch: 'iter/lit-review',
+        statechart: { current_state: 'DiscoverActive' },
+      });
+      expect(Object.fromEntries(Object.entries(s0.phases).map(([k, v]: [string, any]) => [k, v.status]))).toEqual({
+        discover: 'in_progress',
+        plan: 'pending',
+        execute: 'pending',
+        verify: 'pending',
+        deliver: 'pending',
+      });
+      expect(s0.phases.discover.outputs).toEqual([
+        { type: 'brief', path: 'brief.md', approved: false, created_at: AN_ISO },
+      ]);
+      const brief = repo.read(`${P}/brief.md`);
+      expect(brief).toMatch(
+        new RegExp(
+          `^# Literature review\\n\\n\\*\\*Created:\\*\\* ${ISO}\\n\\*\\*Domain:\\*\\* ` +
+            `\\{research\\|writing\\|analysis\\|planning\\|software\\}\\n\\n## Outcome Needed\\n`,
+        ),
+      );
+      for (const h of ['## Done When', '## Constraints', '## Notes']) expect(brief).toContain(h);
+      expect(repo.read(CONTEXT)).toMatch(
+        /^# Literature review Context\n\n<!-- Keep it under 200 words: every iteration reads it. -->\n\n\*\*Goal:\*\*/,
+      );
+      expect(repo.read(PROGRESS)).toBe('# Progress Log\n');
+      expect(repo.read(GUARDRAILS)).toBe(GUARDRAILS_HEADER);
 
-    // Each state's guard and its variants, what `sow iter phase add|set` refuses, plan.md as drawn,
-    // the failed review that reopens what it names, and the archive are also tested in-process
-    // (src/app/type-iterative.test.ts, "the walk: …"); here, once each, as a person meets them.
-    expect(ok(repo, ['advance', '--list']).stdout).toContain('blocked  brief_approved → PlanActive');
-    const noBrief = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED', true);
-    expect(noBrief).toContain('blocked until the brief (brief.md) is approved');
-    expect(noBrief).toContain("approve it: 'sow output set --phase discover --index 0 approved true'");
+      // Each state's guard and its variants, what `sow iter phase add|set` refuses, plan.md as drawn,
+      // the failed review that reopens what it names, and the archive are also tested in-process
+      // (src/app/type-iterative.test.ts, "the walk: …"); here, once each, as a person meets them.
+      expect(ok(repo, ['advance', '--list']).stdout).toContain('blocked  brief_approved → PlanActive');
+      const noBrief = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED', true);
+      expect(noBrief).toContain('blocked until the brief (brief.md) is approved');
+      expect(noBrief).toContain("approve it: 'sow output set --phase discover --index 0 approved true'");
 
-    repo.write(
-      `${P}/brief.md`,
-      '# Literature review\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n',
-    );
-    repo.write(`${P}/context.md`, '# Context\n\n**Goal:** review X.\n');
-    repo.write(`${P}/sources/seed.md`, '# Seed paper\n');
-    ok(repo, ['input', 'add', '--type', 'source', '--path', 'sources/seed.md']);
-    ok(repo, ['phase', 'set', 'domain', 'research']);
-    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
-    expect(ok(repo, ['advance']).stdout).toBe('PlanActive\n');
+      repo.write(
+        `${P}/brief.md`,
+        '# Literature review\n\n## Outcome Needed\nA review of X.\n\n## Done When\n- 10 sources\n',
+      );
+      repo.write(`${P}/context.md`, '# Context\n\n**Goal:** review X.\n');
+      repo.write(`${P}/sources/seed.md`, '# Seed paper\n');
+      ok(repo, ['input', 'add', '--type', 'source', '--path', 'sources/seed.md']);
+      ok(repo, ['phase', 'set', 'domain', 'research']);
+      ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+      expect(ok(repo, ['advance']).stdout).toBe('PlanActive\n');
 
-    // ---- PlanActive: phases by command; plan.md rendered from them; the gaps named ----
-    const added = ok(repo, ['iter', 'phase', 'add', 'R1', '--title', 'Collect sources']);
-    expect(added.stdout).toBe('R1: Collect sources\n');
-    expect(added.stderr).toContain(
-      "Still to set before the plan can be approved: criteria, output, max ('sow iter phase set R1 <field> <value>')",
-    );
-    const gaps = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
-    expect(gaps).toContain(
-      `R1 has no criteria ('sow iter phase set R1 criteria "<measurable>"'); R1 has no output ('sow iter phase set R1 output outputs/<file>.md'); R1 has no maximum of iterations ('sow iter phase set R1 max 5')`,
-    );
-    expect(ok(repo, ['iter', 'phase', 'set', 'R1', 'criteria', '10 sources, each summarised']).stdout).toBe(
-      'R1.criteria = 10 sources, each summarised\n',
-    );
-    ok(repo, ['iter', 'phase', 'set', 'R1', 'output', 'outputs/sources.md']);
-    expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'max', '0'], 1, 'INVALID_VALUE')).toContain(
-      'a whole number ≥ 1',
-    );
-    ok(repo, ['iter', 'phase', 'set', 'R1', 'max', '3']);
-    ok(repo, [
-      'iter',
-      'phase',
-      'add',
-      'R2',
-      '--title',
-      'Write the review',
-      '--criteria',
-      '2000 words citing every source',
-      '--output',
-      'outputs/review.md',
-      '--max',
-      '4',
-      '--after',
-      'R1',
-    ]);
-    ok(repo, [
-      'iter',
-      'phase',
-      'add',
-      'R3',
-      '--title',
-      'Executive summary',
-      '--criteria',
-      'one page',
-      '--output',
-      'outputs/summary.md',
-      '--max',
-      '2',
-      '--after',
-      'R1',
-    ]);
-    expect(repo.read(PLAN)).toContain(
-      '- [ ] **R2**: Write the review\n  - Criteria: 2000 words citing every source\n  - Output: `outputs/review.md`\n  - Max iterations: 4\n  - After: R1\n',
-    );
-    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
-    // Changing a phase after the approval withdraws it, and says so.
-    const changed = ok(repo, ['iter', 'phase', 'set', 'R3', 'criteria', 'one page, no jargon']);
-    expect(changed.stderr).toContain(
-      "plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index 0 approved true')",
-    );
-    expect(state(repo).phases.plan.outputs[0].approved).toBe(false);
-    ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
-    expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
-    expect(workPhases(repo).map((p) => [p.id, p.status, p.after])).toEqual([
-      ['R1', 'pending', []],
-      ['R2', 'pending', ['R1']],
-      ['R3', 'pending', ['R1']],
-    ]);
+      // ---- PlanActive: phases by command; plan.md rendered from them; the gaps named ----
+      const added = ok(repo, ['iter', 'phase', 'add', 'R1', '--title', 'Collect sources']);
+      expect(added.stdout).toBe('R1: Collect sources\n');
+      expect(added.stderr).toContain(
+        "Still to set before the plan can be approved: criteria, output, max ('sow iter phase set R1 <field> <value>')",
+      );
+      const gaps = refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED');
+      expect(gaps).toContain(
+        `R1 has no criteria ('sow iter phase set R1 criteria "<measurable>"'); R1 has no output ('sow iter phase set ` +
+          `R1 output outputs/<file>.md'); R1 has no maximum of iterations ('sow iter phase set R1 max 5')`,
+      );
+      expect(ok(repo, ['iter', 'phase', 'set', 'R1', 'criteria', '10 sources, each summarised']).stdout).toBe(
+        'R1.criteria = 10 sources, each summarised\n',
+      );
+      ok(repo, ['iter', 'phase', 'set', 'R1', 'output', 'outputs/sources.md']);
+      expect(refused(repo, ['iter', 'phase', 'set', 'R1', 'max', '0'], 1, 'INVALID_VALUE')).toContain(
+        'a whole number ≥ 1',
+      );
+      ok(repo, ['iter', 'phase', 'set', 'R1', 'max', '3']);
+      ok(repo, [
+        'iter',
+        'phase',
+        'add',
+        'R2',
+        '--title',
+        'Write the review',
+        '--criteria',
+        '2000 words citing every source',
+        '--output',
+        'outputs/review.md',
+        '--max',
+        '4',
+        '--after',
+        'R1',
+      ]);
+      ok(repo, [
+        'iter',
+        'phase',
+        'add',
+        'R3',
+        '--title',
+        'Executive summary',
+        '--criteria',
+        'one page',
+        '--output',
+        'outputs/summary.md',
+        '--max',
+        '2',
+        '--after',
+        'R1',
+      ]);
+      expect(repo.read(PLAN)).toContain(
+        '- [ ] **R2**: Write the review\n  - Criteria: 2000 words citing every source\n  - Output: ' +
+          '`outputs/review.md`\n  - Max iterations: 4\n  - After: R1\n',
+      );
+      ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+      // Changing a phase after the approval withdraws it, and says so.
+      const changed = ok(repo, ['iter', 'phase', 'set', 'R3', 'criteria', 'one page, no jargon']);
+      expect(changed.stderr).toContain(
+        "plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index 0 " +
+          "approved true')",
+      );
+      expect(state(repo).phases.plan.outputs[0].approved).toBe(false);
+      ok(repo, ['output', 'set', '--index', '0', 'approved', 'true']);
+      expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
+      expect(workPhases(repo).map((p) => [p.id, p.status, p.after])).toEqual([
+        ['R1', 'pending', []],
+        ['R2', 'pending', ['R1']],
+        ['R3', 'pending', ['R1']],
+      ]);
 
-    // ---- ExecuteActive: every phase to done ----
-    expect(log(repo, 'R1', 'found 4 sources', '6 more sources').stdout).toBe(
-      'R1: iteration 1 of 3 logged; in progress.\n',
-    );
-    expect(wp(repo, 'R1')).toMatchObject({
-      status: 'in_progress',
-      iterations: 1,
-      confirmations: 0,
-      started_at: AN_ISO,
-    });
-    finish(repo, 'R1');
-    expect(wp(repo, 'R1')).toMatchObject({
-      status: 'done',
-      iterations: 2,
-      confirmations: 1,
-      verification: 'passed',
-      completed_at: AN_ISO,
-    });
-    finish(repo, 'R2');
-    finish(repo, 'R3');
-    // A confirmation is numbered apart: only work iterations take an iteration's number.
-    expect(headings(repo)).toEqual([
-      'R1 - Iteration 1',
-      'R1 - Iteration 2',
-      'R1 - Confirmation 1',
-      'R1 - Verification',
-      'R2 - Iteration 1',
-      'R2 - Confirmation 1',
-      'R2 - Verification',
-      'R3 - Iteration 1',
-      'R3 - Confirmation 1',
-      'R3 - Verification',
-    ]);
-    expect(ok(repo, ['advance']).stdout).toBe('VerifyActive\n');
+      // ---- ExecuteActive: every phase to done ----
+      expect(log(repo, 'R1', 'found 4 sources', '6 more sources').stdout).toBe(
+        'R1: iteration 1 of 3 logged; in progress.\n',
+      );
+      expect(wp(repo, 'R1')).toMatchObject({
+        status: 'in_progress',
+        iterations: 1,
+        confirmations: 0,
+        started_at: AN_ISO,
+      });
+      finish(repo, 'R1');
+      expect(wp(repo, 'R1')).toMatchObject({
+        status: 'done',
+        iterations: 2,
+        confirmations: 1,
+        verification: 'passed',
+        completed_at: AN_ISO,
+      });
+      finish(repo, 'R2');
+      finish(repo, 'R3');
+      // A confirmation is numbered apart: only work iterations take an iteration's number.
+      expect(headings(repo)).toEqual([
+        'R1 - Iteration 1',
+        'R1 - Iteration 2',
+        'R1 - Confirmation 1',
+        'R1 - Verification',
+        'R2 - Iteration 1',
+        'R2 - Confirmation 1',
+        'R2 - Verification',
+        'R3 - Iteration 1',
+        'R3 - Confirmation 1',
+        'R3 - Verification',
+      ]);
+      expect(ok(repo, ['advance']).stdout).toBe('VerifyActive\n');
 
-    // ---- VerifyActive: a fail that names R2 reopens R2 only ----
-    repo.write(`${P}/review/round1.md`, '# Review\n\nR2 cites only 8 sources.\n');
-    ok(repo, [
-      'output',
-      'add',
-      '--type',
-      'review',
-      '--path',
-      'review/round1.md',
-      '--assessment',
-      'fail',
-      '--phases',
-      'R2',
-      '--approved',
-      'true',
-    ]);
-    expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
-    expect(wp(repo, 'R1')).toMatchObject({ status: 'done', verification: 'passed' });
-    expect(wp(repo, 'R2')).toMatchObject({
-      status: 'in_progress',
-      verification: 'failed',
-      note: 'reopened by a failed review',
-    });
-    log(repo, 'R2', 'added the 2 missing sources', 'None', '--signal');
-    log(repo, 'R2', 're-checked R2', 'None');
-    expect(headings(repo).slice(-2)).toEqual(['R2 - Iteration 2', 'R2 - Confirmation 2']);
-    ok(repo, ['iter', 'verify', 'R2', '--pass']);
-    expect(ok(repo, ['advance']).stdout).toBe('VerifyActive\n');
-
-    // ---- the pass ----
-    repo.write(`${P}/review/round2.md`, '# Review\n\nAll criteria met.\n');
-    const pass = expectEnvelope(
+      // ---- VerifyActive: a fail that names R2 reopens R2 only ----
+      repo.write(`${P}/review/round1.md`, '# Review\n\nR2 cites only 8 sources.\n');
       ok(repo, [
         'output',
         'add',
         '--type',
         'review',
         '--path',
-        'review/round2.md',
+        'review/round1.md',
         '--assessment',
-        'pass',
+        'fail',
+        '--phases',
+        'R2',
         '--approved',
         'true',
-        '--json',
-      ]),
-    );
-    expect(pass.data.artifact).toMatchObject({ type: 'review', approved: true, metadata: { assessment: 'pass' } });
-    expect(ok(repo, ['advance']).stdout).toBe('DeliverActive\n');
+      ]);
+      expect(ok(repo, ['advance']).stdout).toBe('ExecuteActive\n');
+      expect(wp(repo, 'R1')).toMatchObject({ status: 'done', verification: 'passed' });
+      expect(wp(repo, 'R2')).toMatchObject({
+        status: 'in_progress',
+        verification: 'failed',
+        note: 'reopened by a failed review',
+      });
+      log(repo, 'R2', 'added the 2 missing sources', 'None', '--signal');
+      log(repo, 'R2', 're-checked R2', 'None');
+      expect(headings(repo).slice(-2)).toEqual(['R2 - Iteration 2', 'R2 - Confirmation 2']);
+      ok(repo, ['iter', 'verify', 'R2', '--pass']);
+      expect(ok(repo, ['advance']).stdout).toBe('VerifyActive\n');
 
-    // ---- DeliverActive: blocked until every output exists (each was there when it passed; these were deleted since) ----
-    for (const f of ['sources', 'review', 'summary']) rmSync(join(repo.dir, `${P}/outputs/${f}.md`));
-    expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
-      'write .sow/project/outputs/sources.md (R1), .sow/project/outputs/review.md (R2), .sow/project/outputs/summary.md (R3)',
-    );
-    repo.write(`${P}/outputs/sources.md`, '# Sources\n\n1. Seed paper\n');
-    repo.write(`${P}/outputs/review.md`, '# Review of X\n');
-    repo.write(`${P}/outputs/summary.md`, '# Summary\n');
-    repo.write(`${P}/scratch.txt`, 'not kept\n');
-    const kept = Object.fromEntries(
-      [
-        'brief.md',
-        'plan.md',
-        'context.md',
-        'progress.md',
-        'guardrails.md',
-        'sources/seed.md',
-        'outputs/sources.md',
-        'outputs/review.md',
-        'outputs/summary.md',
-      ].map((f) => [f, repo.read(`${P}/${f}`)]),
-    );
+      // ---- the pass ----
+      repo.write(`${P}/review/round2.md`, '# Review\n\nAll criteria met.\n');
+      const pass = expectEnvelope(
+        ok(repo, [
+          'output',
+          'add',
+          '--type',
+          'review',
+          '--path',
+          'review/round2.md',
+          '--assessment',
+          'pass',
+          '--approved',
+          'true',
+          '--json',
+        ]),
+      );
+      expect(pass.data.artifact).toMatchObject({ type: 'review', approved: true, metadata: { assessment: 'pass' } });
+      expect(ok(repo, ['advance']).stdout).toBe('DeliverActive\n');
 
-    // ---- Complete: archived, indexed, .sow/project/ gone ----
-    const done = expectEnvelope(ok(repo, ['advance', '--json']));
-    expect(done.data).toMatchObject({
-      from: 'DeliverActive',
-      to: 'Complete',
-      event: 'delivered',
-      projectRemoved: true,
-    });
-    expect(repo.exists(P)).toBe(false);
-    const dir = '.sow/knowledge/iterative/lit-review';
-    for (const [f, text] of Object.entries(kept)) expect(repo.read(`${dir}/${f}`), f).toBe(text);
-    expect(repo.exists(`${dir}/scratch.txt`)).toBe(false);
-    expect(repo.exists(`${dir}/review`)).toBe(false);
-    expect(parse(repo.read('.sow/knowledge/index.yaml'))).toEqual({
-      entries: [
-        {
-          type: 'iterative',
-          topic: 'Literature review',
-          name: 'lit-review',
-          branch: 'iter/lit-review',
-          date: DATE,
-          path: dir,
-          phase: 'complete',
-          phases: [
-            {
-              id: 'R1',
-              title: 'Collect sources',
-              status: 'done',
-              iterations: 2,
-              confirmations: 1,
-              verification: 'passed',
-              max: 3,
-              output: 'outputs/sources.md',
-              completed_at: AN_ISO,
-            },
-            {
-              id: 'R2',
-              title: 'Write the review',
-              status: 'done',
-              iterations: 2,
-              confirmations: 2,
-              verification: 'passed',
-              max: 4,
-              output: 'outputs/review.md',
-              completed_at: AN_ISO,
-            },
-            {
-              id: 'R3',
-              title: 'Executive summary',
-              status: 'done',
-              iterations: 1,
-              confirmations: 1,
-              verification: 'passed',
-              max: 2,
-              output: 'outputs/summary.md',
-              completed_at: AN_ISO,
-            },
-          ],
-          files: [...Object.keys(kept), 'state.json'].sort().map((f) => `${dir}/${f}`),
-        },
-      ],
-    });
-    expect(repo.sow(['project', 'status']).code).not.toBe(0);
+      // ---- DeliverActive: blocked until every output exists (each was there when it passed; these were deleted since)
+      // ----
+      for (const f of ['sources', 'review', 'summary']) rmSync(join(repo.dir, `${P}/outputs/${f}.md`));
+      expect(refused(repo, ['advance'], 3, 'TRANSITION_BLOCKED')).toContain(
+        'write .sow/project/outputs/sources.md (R1), .sow/project/outputs/review.md (R2), ' +
+          '.sow/project/outputs/summary.md (R3)',
+      );
+      repo.write(`${P}/outputs/sources.md`, '# Sources\n\n1. Seed paper\n');
+      repo.write(`${P}/outputs/review.md`, '# Review of X\n');
+      repo.write(`${P}/outputs/summary.md`, '# Summary\n');
+      repo.write(`${P}/scratch.txt`, 'not kept\n');
+      const kept = Object.fromEntries(
+        [
+          'brief.md',
+          'plan.md',
+          'context.md',
+          'progress.md',
+          'guardrails.md',
+          'sources/seed.md',
+          'outputs/sources.md',
+          'outputs/review.md',
+          'outputs/summary.md',
+        ].map((f) => [f, repo.read(`${P}/${f}`)]),
+      );
 
-    // ---- the archive keeps the state: iter export answers for the completed project ----
-    const exported = ok(repo, ['iter', 'export']);
-    const archived = JSON.parse(exported.stdout);
-    expect(archived).toEqual(JSON.parse(repo.read(`${dir}/state.json`)));
-    const phase = (iterations: number, confirmations: number, max: number) => ({
-      status: 'done',
-      iterations_used: iterations,
-      confirmations_used: confirmations,
-      verification_passed: true,
-      max_iterations: max,
-      completed_at: AN_ISO,
-    });
-    expect(archived).toEqual({
-      task: 'Literature review',
-      slug: 'lit-review',
-      created: AN_ISO,
-      updated: AN_ISO,
-      domain: 'research',
-      phase: 'complete',
-      current_phase: null,
-      current_iteration: null,
-      phases: { R1: phase(2, 1, 3), R2: phase(2, 2, 4), R3: phase(1, 1, 2) },
-    });
-    // From another branch: by its name; without one, a refusal that lists the archived projects.
-    repo.git(['checkout', '-q', 'main']);
-    expect(JSON.parse(ok(repo, ['iter', 'export', '--name', 'lit-review']).stdout)).toEqual(archived);
-    expect(expectFails(repo, ['iter', 'export'], 1, 'NO_PROJECT', { human: true })).toContain(
-      "the archived ones: 'lit-review' ('sow iter export --name <name>')",
-    );
-    expect(expectFails(repo, ['iter', 'export', '--name', 'nope'], 1, 'ARCHIVE_NOT_FOUND', { human: true })).toContain(
-      "no completed iterative project named 'nope' is archived here",
-    );
-  });
+      // ---- Complete: archived, indexed, .sow/project/ gone ----
+      const done = expectEnvelope(ok(repo, ['advance', '--json']));
+      expect(done.data).toMatchObject({
+        from: 'DeliverActive',
+        to: 'Complete',
+        event: 'delivered',
+        projectRemoved: true,
+      });
+      expect(repo.exists(P)).toBe(false);
+      const dir = '.sow/knowledge/iterative/lit-review';
+      for (const [f, text] of Object.entries(kept)) expect(repo.read(`${dir}/${f}`), f).toBe(text);
+      expect(repo.exists(`${dir}/scratch.txt`)).toBe(false);
+      expect(repo.exists(`${dir}/review`)).toBe(false);
+      expect(parse(repo.read('.sow/knowledge/index.yaml'))).toEqual({
+        entries: [
+          {
+            type: 'iterative',
+            topic: 'Literature review',
+            name: 'lit-review',
+            branch: 'iter/lit-review',
+            date: DATE,
+            path: dir,
+            phase: 'complete',
+            phases: [
+              {
+                id: 'R1',
+                title: 'Collect sources',
+                status: 'done',
+                iterations: 2,
+                confirmations: 1,
+                verification: 'passed',
+                max: 3,
+                output: 'outputs/sources.md',
+                completed_at: AN_ISO,
+              },
+              {
+                id: 'R2',
+                title: 'Write the review',
+                status: 'done',
+                iterations: 2,
+                confirmations: 2,
+                verification: 'passed',
+                max: 4,
+                output: 'outputs/review.md',
+                completed_at: AN_ISO,
+              },
+              {
+                id: 'R3',
+                title: 'Executive summary',
+                status: 'done',
+                iterations: 1,
+                confirmations: 1,
+                verification: 'passed',
+                max: 2,
+                output: 'outputs/summary.md',
+                completed_at: AN_ISO,
+              },
+            ],
+            files: [...Object.keys(kept), 'state.json'].sort().map((f) => `${dir}/${f}`),
+          },
+        ],
+      });
+      expect(repo.sow(['project', 'status']).code).not.toBe(0);
+
+      // ---- the archive keeps the state: iter export answers for the completed project ----
+      const exported = ok(repo, ['iter', 'export']);
+      const archived = JSON.parse(exported.stdout);
+      expect(archived).toEqual(JSON.parse(repo.read(`${dir}/state.json`)));
+      const phase = (iterations: number, confirmations: number, max: number) => ({
+        status: 'done',
+        iterations_used: iterations,
+        confirmations_used: confirmations,
+        verification_passed: true,
+        max_iterations: max,
+        completed_at: AN_ISO,
+      });
+      expect(archived).toEqual({
+        task: 'Literature review',
+        slug: 'lit-review',
+        created: AN_ISO,
+        updated: AN_ISO,
+        domain: 'research',
+        phase: 'complete',
+        current_phase: null,
+        current_iteration: null,
+        phases: { R1: phase(2, 1, 3), R2: phase(2, 2, 4), R3: phase(1, 1, 2) },
+      });
+      // From another branch: by its name; without one, a refusal that lists the archived projects.
+      repo.git(['checkout', '-q', 'main']);
+      expect(JSON.parse(ok(repo, ['iter', 'export', '--name', 'lit-review']).stdout)).toEqual(archived);
+      expect(expectFails(repo, ['iter', 'export'], 1, 'NO_PROJECT', { human: true })).toContain(
+        "the archived ones: 'lit-review' ('sow iter export --name <name>')",
+      );
+      expect(
+        expectFails(repo, ['iter', 'export', '--name', 'nope'], 1, 'ARCHIVE_NOT_FOUND', { human: true }),
+      ).toContain("no completed iterative project named 'nope' is archived here");
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -502,7 +512,8 @@ describe('the work-phase lifecycle on the command line', () => {
       true,
     );
     expect(waiting).toBe(
-      "cannot start R2: it comes after R1, which is not done\nwork on R1 first ('sow iter next' names the phase to work on)",
+      "cannot start R2: it comes after R1, which is not done\nwork on R1 first ('sow iter next' names the phase " +
+        'to work on)',
     );
     expect(refused(repo, ['iter', 'log', 'R1', '--remaining', 'y'], 2, 'USAGE')).toContain(
       "required option '--did <text>'",
@@ -512,7 +523,8 @@ describe('the work-phase lifecycle on the command line', () => {
       refused(repo, ['iter', 'guardrail', 'add', '--pattern', 'x', '--context', 'x', '--problem', 'x'], 2, 'USAGE'),
     ).toContain("required option '--solution <text>'");
     expect(log(repo, 'R1', 'summarised all 10', 'None', '--signal').stdout).toBe(
-      'R1 says it is done after iteration 1 of 3: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).\n',
+      'R1 says it is done after iteration 1 of 3: it is confirming. Run its confirmation, one more iteration that ' +
+        'checks the criteria afresh and finds nothing left (it does not count against the maximum).\n',
     );
   });
 
@@ -596,31 +608,35 @@ describe('agent spawn <agent> --iteration', () => {
     expect(w.calls()).toHaveLength(2);
   });
 
-  it('--iteration is refused outside ExecuteActive (exit 3), with a task id (exit 2), and in a standard project (exit 2); no worker starts', () => {
-    const repo = fresh();
-    planning(repo);
-    const w = world();
-    const before = repo.snapshot();
-    const notYet = runSow(repo.dir, w, ['agent', 'spawn', 'implementer', '--iteration', '--json']);
-    expect(notYet.code, show(notYet)).toBe(3);
-    expect(notYet.json?.error?.code).toBe('WORK_PHASE_BLOCKED');
-    const withTask = runSow(repo.dir, w, ['agent', 'spawn', 'implementer', '010', '--iteration', '--json']);
-    expect(withTask.code, show(withTask)).toBe(2);
-    expect(withTask.json?.error?.code).toBe('USAGE');
-    expect(repo.snapshot()).toEqual(before);
+  it(
+    '--iteration is refused outside ExecuteActive (exit 3), with a task id (exit 2), and in a standard project ' +
+      '(exit 2); no worker starts',
+    () => {
+      const repo = fresh();
+      planning(repo);
+      const w = world();
+      const before = repo.snapshot();
+      const notYet = runSow(repo.dir, w, ['agent', 'spawn', 'implementer', '--iteration', '--json']);
+      expect(notYet.code, show(notYet)).toBe(3);
+      expect(notYet.json?.error?.code).toBe('WORK_PHASE_BLOCKED');
+      const withTask = runSow(repo.dir, w, ['agent', 'spawn', 'implementer', '010', '--iteration', '--json']);
+      expect(withTask.code, show(withTask)).toBe(2);
+      expect(withTask.json?.error?.code).toBe('USAGE');
+      expect(repo.snapshot()).toEqual(before);
 
-    const std = fresh();
-    ok(std, ['project', 'new', 'demo', '--description', 'A standard project']);
-    const stdBefore = std.snapshot();
-    const r = runSow(std.dir, w, ['agent', 'spawn', 'implementer', '--iteration', '--json']);
-    expect(r.code, show(r)).toBe(1);
-    expect(r.json?.error).toMatchObject({
-      code: 'NOT_ITERATIVE',
-      message: '--iteration is for projects whose work runs in iterations, and this project is standard',
-    });
-    expect(std.snapshot()).toEqual(stdBefore);
-    expect(w.calls()).toEqual([]);
-  });
+      const std = fresh();
+      ok(std, ['project', 'new', 'demo', '--description', 'A standard project']);
+      const stdBefore = std.snapshot();
+      const r = runSow(std.dir, w, ['agent', 'spawn', 'implementer', '--iteration', '--json']);
+      expect(r.code, show(r)).toBe(1);
+      expect(r.json?.error).toMatchObject({
+        code: 'NOT_ITERATIVE',
+        message: '--iteration is for projects whose work runs in iterations, and this project is standard',
+      });
+      expect(std.snapshot()).toEqual(stdBefore);
+      expect(w.calls()).toEqual([]);
+    },
+  );
 });
 
 // ---------------------------------------------------------------------------------------------

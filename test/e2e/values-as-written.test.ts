@@ -16,24 +16,28 @@ const fresh = useRepos();
 const hostile = useHostile();
 
 describe('a write leaves every value it did not change as written', () => {
-  it('task set on a hand-edited task file: only the changed lines change, byte for byte; the values read as written', () => {
-    const repo = fresh();
-    toExecuting(repo);
-    const before = handEditTask(repo);
+  it(
+    'task set on a hand-edited task file: only the changed lines change, byte for byte; the values read ' +
+      'as written',
+    () => {
+      const repo = fresh();
+      toExecuting(repo);
+      const before = handEditTask(repo);
 
-    ok(repo, ['task', 'set', '--id', '010', 'metadata.reviewer', 'alice']);
-    const after = repo.read(taskFile('010'));
-    expect(after).not.toBe(before); // updated_at moved on
-    expect(after).toBe(
-      withTimesOf(before, after).replace("  single: 'it''s'\n", "  single: 'it''s'\n  reviewer: alice\n"),
-    );
+      ok(repo, ['task', 'set', '--id', '010', 'metadata.reviewer', 'alice']);
+      const after = repo.read(taskFile('010'));
+      expect(after).not.toBe(before); // updated_at moved on
+      expect(after).toBe(
+        withTimesOf(before, after).replace("  single: 'it''s'\n", "  single: 'it''s'\n  reviewer: alice\n"),
+      );
 
-    const meta = ok(repo, ['task', 'get', '--id', '010', 'metadata', '--json']);
-    expect(meta.stdout).toContain('"big":9999999999999999,"bigger":12345678901234567890,');
-    expect(meta.json!.data.value).toMatchObject({ ...METADATA_READ, inf: '.inf', ninf: '-.inf', nan: '.nan' });
-    expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.bigger']).stdout).toBe('12345678901234567890\n');
-    expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.ninf']).stdout).toBe('-.inf\n');
-  });
+      const meta = ok(repo, ['task', 'get', '--id', '010', 'metadata', '--json']);
+      expect(meta.stdout).toContain('"big":9999999999999999,"bigger":12345678901234567890,');
+      expect(meta.json!.data.value).toMatchObject({ ...METADATA_READ, inf: '.inf', ninf: '-.inf', nan: '.nan' });
+      expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.bigger']).stdout).toBe('12345678901234567890\n');
+      expect(ok(repo, ['task', 'get', '--id', '010', 'metadata.ninf']).stdout).toBe('-.inf\n');
+    },
+  );
 });
 
 describe('--json prints the values a file holds', () => {

@@ -26,38 +26,41 @@ function follow(dir: string, args: string[]) {
 }
 
 describe('--watch', () => {
-  it('task list --watch --json: one document now, and one for each change, each different; Ctrl-C ends it (130)', async () => {
-    const repo = makeRepo();
-    let started: ReturnType<typeof follow> | undefined;
-    try {
-      toExecuting(repo, ['First task']);
-      const w = (started = follow(repo.dir, ['task', 'list', '--watch', '--json']));
-      const docs = () =>
-        w
-          .out()
-          .trim()
-          .split('\n')
-          .filter(Boolean)
-          .map((l) => JSON.parse(l));
-      await w.until((o) => o.split('\n').filter(Boolean).length >= 1, 'the first view');
-      expect(docs()[0].data.map((t: { id: string }) => t.id)).toEqual(['010']);
-      // Reading does not count as a change (a read takes the lock and may write the task index).
-      expect(repo.sow(['status']).code).toBe(0);
-      expect(repo.sow(['task', 'add', 'Second task']).code).toBe(0);
-      await w.until((o) => o.split('\n').filter(Boolean).length >= 2, 'the view after a task was added');
-      expect(docs()[1].data.map((t: { id: string }) => t.id)).toEqual(['010', '020']);
-      expect(repo.sow(['task', 'set', '--id', '020', 'status', 'in_progress']).code).toBe(0);
-      await w.until((o) => o.split('\n').filter(Boolean).length >= 3, 'the view after a status changed');
-      expect(docs()).toHaveLength(3);
-      expect(docs()[2].data[1]).toMatchObject({ id: '020', status: 'in_progress' });
-      w.child.kill('SIGINT');
-      expect(await w.exited).toBe(130);
-      expect(w.err()).toBe('');
-    } finally {
-      started?.child.kill('SIGKILL');
-      repo.cleanup();
-    }
-  });
+  it(
+    'task list --watch --json: one document now, ' + 'and one for each change, each different; Ctrl-C ends it (130)',
+    async () => {
+      const repo = makeRepo();
+      let started: ReturnType<typeof follow> | undefined;
+      try {
+        toExecuting(repo, ['First task']);
+        const w = (started = follow(repo.dir, ['task', 'list', '--watch', '--json']));
+        const docs = () =>
+          w
+            .out()
+            .trim()
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l));
+        await w.until((o) => o.split('\n').filter(Boolean).length >= 1, 'the first view');
+        expect(docs()[0].data.map((t: { id: string }) => t.id)).toEqual(['010']);
+        // Reading does not count as a change (a read takes the lock and may write the task index).
+        expect(repo.sow(['status']).code).toBe(0);
+        expect(repo.sow(['task', 'add', 'Second task']).code).toBe(0);
+        await w.until((o) => o.split('\n').filter(Boolean).length >= 2, 'the view after a task was added');
+        expect(docs()[1].data.map((t: { id: string }) => t.id)).toEqual(['010', '020']);
+        expect(repo.sow(['task', 'set', '--id', '020', 'status', 'in_progress']).code).toBe(0);
+        await w.until((o) => o.split('\n').filter(Boolean).length >= 3, 'the view after a status changed');
+        expect(docs()).toHaveLength(3);
+        expect(docs()[2].data[1]).toMatchObject({ id: '020', status: 'in_progress' });
+        w.child.kill('SIGINT');
+        expect(await w.exited).toBe(130);
+        expect(w.err()).toBe('');
+      } finally {
+        started?.child.kill('SIGKILL');
+        repo.cleanup();
+      }
+    },
+  );
 
   it('status --watch (piped): each new view after a blank line; a change of phase shows', async () => {
     const repo = makeRepo();

@@ -194,34 +194,39 @@ describe('small things a well-made CLI does', () => {
     expect(task.stdout).toContain('Usage: sow task');
   });
 
-  it('help topics: listed by `sow --help`, each a page (its data with --json), completed after `sow help`, and nothing after the topic', () => {
-    const repo = fresh();
-    const listed = ok(repo, ['--help']).stdout;
-    for (const topic of ['environment', 'exit-codes', 'json', 'reference']) {
-      expect(listed).toMatch(new RegExp(`^  ${topic} `, 'm'));
-      const page = ok(repo, ['help', topic]);
-      expect(page.stdout.length, topic).toBeGreaterThan(100);
-      expect(ok(repo, ['help', topic, '--json']).json!.ok).toBe(true);
-    }
-    expect(ok(repo, ['help', 'environment']).stdout).toMatch(/^SOW_LOCK_TIMEOUT +seconds a command waits/m);
-    const ref = ok(repo, ['help', 'reference', '--json']).json!.data as { command: string; usage: string }[];
-    expect(ref.find((e) => e.command === 'sow task add')?.usage).toBe('sow task add [options] <name>');
-    expect(ok(repo, ['task', 'add', '--help']).stdout).toContain('Usage: sow task add [options] <name>');
-    const extra = repo.sow(['help', 'environment', 'more']);
-    expect([extra.code, extra.stderr]).toEqual([
-      2,
-      "error: unexpected argument 'more': 'sow help environment' takes only --json\nhint: run 'sow help environment'\n",
-    ]);
-    const typo = repo.sow(['help', 'enviroment']);
-    expect(typo.code).toBe(2);
-    expect(typo.stderr).toContain("unknown help topic 'enviroment'; did you mean 'environment'?");
-    const r = spawnSync(process.execPath, [SOW, '__complete', '--', 'sow', 'help', 'e'], {
-      cwd: repo.dir,
-      encoding: 'utf8',
-      env: { ...process.env, ...TEST_ENV },
-    });
-    expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['environment', 'exit-codes']);
-  });
+  it(
+    'help topics: listed by `sow --help`, each a page (its data with --json), completed after `sow help`, and ' +
+      'nothing after the topic',
+    () => {
+      const repo = fresh();
+      const listed = ok(repo, ['--help']).stdout;
+      for (const topic of ['environment', 'exit-codes', 'json', 'reference']) {
+        expect(listed).toMatch(new RegExp(`^  ${topic} `, 'm'));
+        const page = ok(repo, ['help', topic]);
+        expect(page.stdout.length, topic).toBeGreaterThan(100);
+        expect(ok(repo, ['help', topic, '--json']).json!.ok).toBe(true);
+      }
+      expect(ok(repo, ['help', 'environment']).stdout).toMatch(/^SOW_LOCK_TIMEOUT +seconds a command waits/m);
+      const ref = ok(repo, ['help', 'reference', '--json']).json!.data as { command: string; usage: string }[];
+      expect(ref.find((e) => e.command === 'sow task add')?.usage).toBe('sow task add [options] <name>');
+      expect(ok(repo, ['task', 'add', '--help']).stdout).toContain('Usage: sow task add [options] <name>');
+      const extra = repo.sow(['help', 'environment', 'more']);
+      expect([extra.code, extra.stderr]).toEqual([
+        2,
+        "error: unexpected argument 'more': 'sow help environment' takes only --json\nhint: run 'sow help " +
+          "environment'\n",
+      ]);
+      const typo = repo.sow(['help', 'enviroment']);
+      expect(typo.code).toBe(2);
+      expect(typo.stderr).toContain("unknown help topic 'enviroment'; did you mean 'environment'?");
+      const r = spawnSync(process.execPath, [SOW, '__complete', '--', 'sow', 'help', 'e'], {
+        cwd: repo.dir,
+        encoding: 'utf8',
+        env: { ...process.env, ...TEST_ENV },
+      });
+      expect(r.stdout.split('\n').filter(Boolean).sort()).toEqual(['environment', 'exit-codes']);
+    },
+  );
 
   it('`--json --help` prints the help', () => {
     const repo = fresh();

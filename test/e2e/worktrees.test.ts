@@ -52,7 +52,8 @@ describe('sow worktree add', () => {
     const path = realpathSync(join(repo.dir, WT('feat/a')));
     expect(r.stdout).toBe(`${path}\n`);
     expect(r.stderr).toContain(
-      "Created the worktree of 'feat/a' (a new branch from 'main', the repository's default branch; --from picks another) at .sow/worktrees/feat/a",
+      "Created the worktree of 'feat/a' (a new branch from 'main', the repository's default branch; --from picks " +
+        'another) at .sow/worktrees/feat/a',
     );
     expect(r.stderr).toContain('Next: cd .sow/worktrees/feat/a && sow project new <name>');
     expect(repo.git(['-C', path, 'branch', '--show-current'])).toBe('feat/a');
@@ -108,86 +109,95 @@ function spawnIn(world: World, cwd: string, args: string[], script: unknown[]): 
 }
 
 describe('two projects side by side, with workers in each', () => {
-  it('each worktree has its own project and workers; list and status --all show both, with the live sessions', async () => {
-    const repo = withSow();
-    ok(repo, ['worktree', 'add', 'feat/a']);
-    ok(repo, ['worktree', 'add', 'feat/b']);
-    executingIn(repo, WT('feat/a'), 'alpha', ['A one', 'A two']);
-    executingIn(repo, WT('feat/b'), 'beta', ['B one']);
-    const world = makeWorld();
-    cleanups.push(() => world.cleanup());
-    const a = realpathSync(join(repo.dir, WT('feat/a')));
-    const b = realpathSync(join(repo.dir, WT('feat/b')));
-    const go = join(world.root, 'go');
-    const started = (n: string) => join(world.root, `started-${n}`);
-    const script = (n: string) => [{ touch: started(n) }, { wait: go }, ['task', 'set', 'status', 'needs_review']];
-    const runA = spawnIn(world, a, ['agent', 'spawn', 'implementer', '010'], script('a'));
-    // From a subdirectory of the worktree: the same workspace.
-    const runB = spawnIn(world, join(b, '.sow'), ['agent', 'spawn', 'implementer', '010'], script('b'));
-    await until(() => existsSync(started('a')) && existsSync(started('b')), 'both workers to start');
+  it(
+    'each worktree has its own project and workers; ' + 'list and status --all show both, with the live sessions',
+    async () => {
+      const repo = withSow();
+      ok(repo, ['worktree', 'add', 'feat/a']);
+      ok(repo, ['worktree', 'add', 'feat/b']);
+      executingIn(repo, WT('feat/a'), 'alpha', ['A one', 'A two']);
+      executingIn(repo, WT('feat/b'), 'beta', ['B one']);
+      const world = makeWorld();
+      cleanups.push(() => world.cleanup());
+      const a = realpathSync(join(repo.dir, WT('feat/a')));
+      const b = realpathSync(join(repo.dir, WT('feat/b')));
+      const go = join(world.root, 'go');
+      const started = (n: string) => join(world.root, `started-${n}`);
+      const script = (n: string) => [{ touch: started(n) }, { wait: go }, ['task', 'set', 'status', 'needs_review']];
+      const runA = spawnIn(world, a, ['agent', 'spawn', 'implementer', '010'], script('a'));
+      // From a subdirectory of the worktree: the same workspace.
+      const runB = spawnIn(world, join(b, '.sow'), ['agent', 'spawn', 'implementer', '010'], script('b'));
+      await until(() => existsSync(started('a')) && existsSync(started('b')), 'both workers to start');
 
-    const list = runSow(repo.dir, world, ['worktree', 'list']);
-    expect(list.code, show(list)).toBe(0);
-    expect(list.stdout.split('\n').map((l) => l.replace(/ +/g, ' ').trim())).toEqual([
-      '* main . no project',
-      'feat/a .sow/worktrees/feat/a alpha ImplementationExecuting tasks 0/2 implementer-1 on 010',
-      'feat/b .sow/worktrees/feat/b beta ImplementationExecuting tasks 0/1 implementer-1 on 010',
-      '',
-    ]);
-    const all = runSow(a, world, ['status', '--all', '--json']);
-    expect(all.code, show(all)).toBe(0);
-    expect(
-      all.json!.data.map((t: any) => [t.branch, t.project.name, t.project.state, t.project.tasks, t.project.sessions]),
-    ).toEqual([
-      [
-        'feat/a',
-        'alpha',
-        'ImplementationExecuting',
-        { done: 0, total: 2 },
-        [{ task: '010', by: 'implementer-1', kind: 'worker' }],
-      ],
-      [
-        'feat/b',
-        'beta',
-        'ImplementationExecuting',
-        { done: 0, total: 1 },
-        [{ task: '010', by: 'implementer-1', kind: 'worker' }],
-      ],
-    ]);
-    // A live worker keeps its worktree.
-    const busy = runSow(repo.dir, world, ['worktree', 'remove', 'feat/b', '--json']);
-    expect(busy.code, show(busy)).toBe(1);
-    expect(busy.json!.error).toMatchObject({
-      code: 'WORKTREE_BUSY',
-      details: { sessions: [{ task: '010', by: 'implementer-1', kind: 'worker' }] },
-    });
-    expect(busy.json!.error!.message).toContain('a live agent session (implementer-1 on task 010)');
+      const list = runSow(repo.dir, world, ['worktree', 'list']);
+      expect(list.code, show(list)).toBe(0);
+      expect(list.stdout.split('\n').map((l) => l.replace(/ +/g, ' ').trim())).toEqual([
+        '* main . no project',
+        'feat/a .sow/worktrees/feat/a alpha ImplementationExecuting tasks 0/2 implementer-1 on 010',
+        'feat/b .sow/worktrees/feat/b beta ImplementationExecuting tasks 0/1 implementer-1 on 010',
+        '',
+      ]);
+      const all = runSow(a, world, ['status', '--all', '--json']);
+      expect(all.code, show(all)).toBe(0);
+      expect(
+        all.json!.data.map((t: any) => [
+          t.branch,
+          t.project.name,
+          t.project.state,
+          t.project.tasks,
+          t.project.sessions,
+        ]),
+      ).toEqual([
+        [
+          'feat/a',
+          'alpha',
+          'ImplementationExecuting',
+          { done: 0, total: 2 },
+          [{ task: '010', by: 'implementer-1', kind: 'worker' }],
+        ],
+        [
+          'feat/b',
+          'beta',
+          'ImplementationExecuting',
+          { done: 0, total: 1 },
+          [{ task: '010', by: 'implementer-1', kind: 'worker' }],
+        ],
+      ]);
+      // A live worker keeps its worktree.
+      const busy = runSow(repo.dir, world, ['worktree', 'remove', 'feat/b', '--json']);
+      expect(busy.code, show(busy)).toBe(1);
+      expect(busy.json!.error).toMatchObject({
+        code: 'WORKTREE_BUSY',
+        details: { sessions: [{ task: '010', by: 'implementer-1', kind: 'worker' }] },
+      });
+      expect(busy.json!.error!.message).toContain('a live agent session (implementer-1 on task 010)');
 
-    const { writeFileSync } = await import('node:fs');
-    writeFileSync(go, '');
-    const [doneA, doneB] = await Promise.all([runA.done, runB.done]);
-    expect(doneA.code, doneA.stderr).toBe(0);
-    expect(doneB.code, doneB.stderr).toBe(0);
-    // Each worker ran in its worktree and reported to its own project.
-    const calls = world.calls();
-    expect(calls.map((c) => c.cwd).sort()).toEqual([a, b].sort());
-    const taskOf = (root: string) =>
-      JSON.parse(runSow(root, world, ['task', 'get', '--id', '010', '--json']).stdout).data;
-    expect(taskOf(a)).toMatchObject({ status: 'needs_review', session: { cwd: a } });
-    expect(taskOf(b)).toMatchObject({ status: 'needs_review', session: { cwd: b } });
-    expect(JSON.parse(runSow(a, world, ['task', 'get', '--id', '020', '--json']).stdout).data.status).toBe('pending');
-    // Resume from a subdirectory of the worktree runs in the recorded cwd.
-    const resumed = runSow(join(a, '.sow', 'project'), world, ['agent', 'resume', '010', 'Once more', '-q']);
-    expect(resumed.code, show(resumed)).toBe(0);
-    expect(world.calls().at(-1)!.cwd).toBe(a);
-    // The main checkout saw none of it.
-    expect(repo.git(['status', '--porcelain'])).toBe('');
-    expect(existsSync(join(repo.dir, '.sow/project'))).toBe(false);
-    const statusAll = runSow(repo.dir, world, ['status', '--all']);
-    expect(statusAll.stdout).toMatch(
-      /^ {2}feat\/a +\.sow\/worktrees\/feat\/a +alpha {2}ImplementationExecuting {2}tasks 0\/2$/m,
-    );
-  });
+      const { writeFileSync } = await import('node:fs');
+      writeFileSync(go, '');
+      const [doneA, doneB] = await Promise.all([runA.done, runB.done]);
+      expect(doneA.code, doneA.stderr).toBe(0);
+      expect(doneB.code, doneB.stderr).toBe(0);
+      // Each worker ran in its worktree and reported to its own project.
+      const calls = world.calls();
+      expect(calls.map((c) => c.cwd).sort()).toEqual([a, b].sort());
+      const taskOf = (root: string) =>
+        JSON.parse(runSow(root, world, ['task', 'get', '--id', '010', '--json']).stdout).data;
+      expect(taskOf(a)).toMatchObject({ status: 'needs_review', session: { cwd: a } });
+      expect(taskOf(b)).toMatchObject({ status: 'needs_review', session: { cwd: b } });
+      expect(JSON.parse(runSow(a, world, ['task', 'get', '--id', '020', '--json']).stdout).data.status).toBe('pending');
+      // Resume from a subdirectory of the worktree runs in the recorded cwd.
+      const resumed = runSow(join(a, '.sow', 'project'), world, ['agent', 'resume', '010', 'Once more', '-q']);
+      expect(resumed.code, show(resumed)).toBe(0);
+      expect(world.calls().at(-1)!.cwd).toBe(a);
+      // The main checkout saw none of it.
+      expect(repo.git(['status', '--porcelain'])).toBe('');
+      expect(existsSync(join(repo.dir, '.sow/project'))).toBe(false);
+      const statusAll = runSow(repo.dir, world, ['status', '--all']);
+      expect(statusAll.stdout).toMatch(
+        /^ {2}feat\/a +\.sow\/worktrees\/feat\/a +alpha {2}ImplementationExecuting {2}tasks 0\/2$/m,
+      );
+    },
+  );
 });
 
 describe('sow worktree remove and prune', () => {

@@ -34,9 +34,15 @@ export interface AcpEvent {
   result?: any;
   toolCall?: any;
   outcome?: { outcome: 'selected'; optionId: string } | { outcome: 'cancelled' };
-  /** Why the agent ran a tool without asking (opencode, unless its configuration says "ask"; a mode that does not ask). */
+  /**
+   * Why the agent ran a tool without asking (opencode, unless its configuration says "ask"; a mode that does not
+   * ask).
+   */
   notAsked?: string;
-  /** The session's mode when it was opened (session/new, session/opened), or before a switch (session/set_mode: `from`). */
+  /**
+   * The session's mode when it was opened (session/new, session/opened), or before a switch (session/set_mode:
+   * `from`).
+   */
   mode?: string | null;
   from?: string | null;
   error?: { code: number | null; message: string };

@@ -806,7 +806,8 @@ export function main(cli, argv) {
     const transport = new StdioClientTransport({
       command: m.command,
       args: m.args ?? [],
-      // codex-acp gives a server only a minimal environment and what the client handed over; the others their own whole one.
+      // codex-acp gives a server only a minimal environment and what the client handed over; the others their own whole
+      // one.
       env: {
         ...(quirk && quirk !== 'codex-acp' ? process.env : getDefaultEnvironment()),
         ...Object.fromEntries((m.env ?? []).map((e) => [e.name, e.value])),

@@ -252,62 +252,68 @@ describe('the fake ACP agent', () => {
     expect(acpEvents(w.log).at(-1)).toMatchObject({ event: 'exit', code: 143, reason: 'SIGTERM' });
   }, 60_000); // a cancel that is not heard leaves the turn waiting for ever
 
-  it('loads a session it made, replaying it; refuses one it never made; without FAKE_ACP_LOAD it cannot load', async () => {
-    const w = world();
-    const first = start(w, ['copilot', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ say: 'first answer' }]) });
-    const sessionId = await drive(first, async (ctx) => {
-      await init(ctx);
-      const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: w.dir, mcpServers: [] });
-      await ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'first prompt' }] });
-      return sessionId;
-    });
-    first.stdin!.end();
-    await exited(first);
+  it(
+    'loads a session it made, replaying it; ' + 'refuses one it never made; without FAKE_ACP_LOAD it cannot load',
+    async () => {
+      const w = world();
+      const first = start(w, ['copilot', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ say: 'first answer' }]) });
+      const sessionId = await drive(first, async (ctx) => {
+        await init(ctx);
+        const { sessionId } = await ctx.request(methods.agent.session.new, { cwd: w.dir, mcpServers: [] });
+        await ctx.request(methods.agent.session.prompt, {
+          sessionId,
+          prompt: [{ type: 'text', text: 'first prompt' }],
+        });
+        return sessionId;
+      });
+      first.stdin!.end();
+      await exited(first);
 
-    const second = start(w, ['copilot', '--acp']);
-    const { replayed, unknown } = await drive(second, async (ctx, updates) => {
-      await init(ctx);
-      await ctx.request(methods.agent.session.load, { sessionId, cwd: w.dir, mcpServers: [] });
-      const replayed = updates.map((u) => [
-        u.sessionUpdate,
-        u.sessionUpdate === 'user_message_chunk' || u.sessionUpdate === 'agent_message_chunk'
-          ? (u.content as any).text
-          : null,
+      const second = start(w, ['copilot', '--acp']);
+      const { replayed, unknown } = await drive(second, async (ctx, updates) => {
+        await init(ctx);
+        await ctx.request(methods.agent.session.load, { sessionId, cwd: w.dir, mcpServers: [] });
+        const replayed = updates.map((u) => [
+          u.sessionUpdate,
+          u.sessionUpdate === 'user_message_chunk' || u.sessionUpdate === 'agent_message_chunk'
+            ? (u.content as any).text
+            : null,
+        ]);
+        const unknown = await ctx
+          .request(methods.agent.session.load, { sessionId: 'no-such-session', cwd: w.dir, mcpServers: [] })
+          .catch((e) => e);
+        return { replayed, unknown };
+      });
+      second.stdin!.end();
+      await exited(second);
+      expect(replayed).toEqual([
+        ['user_message_chunk', 'first prompt'],
+        ['agent_message_chunk', 'first answer'],
       ]);
-      const unknown = await ctx
-        .request(methods.agent.session.load, { sessionId: 'no-such-session', cwd: w.dir, mcpServers: [] })
-        .catch((e) => e);
-      return { replayed, unknown };
-    });
-    second.stdin!.end();
-    await exited(second);
-    expect(replayed).toEqual([
-      ['user_message_chunk', 'first prompt'],
-      ['agent_message_chunk', 'first answer'],
-    ]);
-    expect(unknown.code).toBe(-32002);
-    expect(
-      acpEvents(w.log)
-        .filter((e) => e.event === 'session/load')
-        .map((e) => [e.session, e.known]),
-    ).toEqual([
-      [sessionId, true],
-      ['no-such-session', false],
-    ]);
+      expect(unknown.code).toBe(-32002);
+      expect(
+        acpEvents(w.log)
+          .filter((e) => e.event === 'session/load')
+          .map((e) => [e.session, e.known]),
+      ).toEqual([
+        [sessionId, true],
+        ['no-such-session', false],
+      ]);
 
-    const noLoad = start(w, ['opencode', 'acp'], { FAKE_ACP_LOAD: '0' });
-    const { capabilities, refused } = await drive(noLoad, async (ctx) => {
-      const capabilities = (await init(ctx)).agentCapabilities;
-      const refused = await ctx
-        .request(methods.agent.session.load, { sessionId, cwd: w.dir, mcpServers: [] })
-        .catch((e) => e);
-      return { capabilities, refused };
-    });
-    noLoad.stdin!.end();
-    await exited(noLoad);
-    expect(capabilities?.loadSession).toBe(false);
-    expect(refused.code).toBe(-32601);
-  });
+      const noLoad = start(w, ['opencode', 'acp'], { FAKE_ACP_LOAD: '0' });
+      const { capabilities, refused } = await drive(noLoad, async (ctx) => {
+        const capabilities = (await init(ctx)).agentCapabilities;
+        const refused = await ctx
+          .request(methods.agent.session.load, { sessionId, cwd: w.dir, mcpServers: [] })
+          .catch((e) => e);
+        return { capabilities, refused };
+      });
+      noLoad.stdin!.end();
+      await exited(noLoad);
+      expect(capabilities?.loadSession).toBe(false);
+      expect(refused.code).toBe(-32601);
+    },
+  );
 
   /** Where each agent puts the command of a permission request, as the real ones do. */
   const AGENTS: {
@@ -382,73 +388,89 @@ describe('the fake ACP agent', () => {
     }
   });
 
-  it("has each real agent's quirks: opencode runs unasked by default, codex wants authenticate, copilot refuses stdio MCP servers, gemini cannot load, claude minds IS_SANDBOX", async () => {
-    const w = world();
-    const newSession = (
-      argv: string[],
-      env: Record<string, string>,
-      op: (ctx: ClientContext, sessionId: string) => Promise<unknown> = async () => null,
-    ) => {
-      const child = start(w, argv, env);
-      return drive(child, async (ctx) => {
-        await init(ctx);
-        try {
-          const { sessionId } = await ctx.request(methods.agent.session.new, {
-            cwd: w.dir,
-            mcpServers: [{ name: 'sow', command: process.execPath, args: [mcpServer(w.dir)], env: [] }],
-          });
-          return { result: await op(ctx, sessionId) };
-        } catch (e: any) {
-          return { error: { code: e.code, message: e.message, data: e.data } };
-        } finally {
-          child.stdin!.end();
-        }
+  it(
+    "has each real agent's quirks: opencode runs unasked by default, codex wants authenticate, copilot refuses " +
+      'stdio MCP servers, gemini cannot load, claude minds IS_SANDBOX',
+    async () => {
+      const w = world();
+      const newSession = (
+        argv: string[],
+        env: Record<string, string>,
+        op: (ctx: ClientContext, sessionId: string) => Promise<unknown> = async () => null,
+      ) => {
+        const child = start(w, argv, env);
+        return drive(child, async (ctx) => {
+          await init(ctx);
+          try {
+            const { sessionId } = await ctx.request(methods.agent.session.new, {
+              cwd: w.dir,
+              mcpServers: [{ name: 'sow', command: process.execPath, args: [mcpServer(w.dir)], env: [] }],
+            });
+            return { result: await op(ctx, sessionId) };
+          } catch (e: any) {
+            return { error: { code: e.code, message: e.message, data: e.data } };
+          } finally {
+            child.stdin!.end();
+          }
+        });
+      };
+      const prompt = (ctx: ClientContext, sessionId: string) =>
+        ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go' }] });
+      const lastSteps = () =>
+        acpEvents(w.log)
+          .filter((e) => e.event === 'step')
+          .slice(-1)
+          .map((e) => e.result);
+
+      await newSession(
+        ['opencode', 'acp'],
+        { FAKE_ACP_SCRIPT: JSON.stringify([{ run: 'touch unasked.txt' }]) },
+        prompt,
+      );
+      expect(existsSync(join(w.dir, 'unasked.txt'))).toBe(true);
+      expect(acpEvents(w.log).find((e) => e.event === 'permission')).toMatchObject({
+        notAsked: expect.stringContaining('ask'),
       });
-    };
-    const prompt = (ctx: ClientContext, sessionId: string) =>
-      ctx.request(methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text: 'go' }] });
-    const lastSteps = () =>
-      acpEvents(w.log)
-        .filter((e) => e.event === 'step')
-        .slice(-1)
-        .map((e) => e.result);
 
-    await newSession(['opencode', 'acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ run: 'touch unasked.txt' }]) }, prompt);
-    expect(existsSync(join(w.dir, 'unasked.txt'))).toBe(true);
-    expect(acpEvents(w.log).find((e) => e.event === 'permission')).toMatchObject({
-      notAsked: expect.stringContaining('ask'),
-    });
-
-    expect(await newSession(['codex-acp'], { CODEX_API_KEY: 'test' })).toEqual({
-      error: { code: -32000, message: 'Authentication required' },
-    });
-
-    await newSession(['copilot', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status' } }]) }, prompt);
-    expect(lastSteps()).toEqual([{ server: 'sow', error: 'Rejecting non-http/sse MCP server "sow" from client' }]);
-    await newSession(['gemini', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status' } }]) }, prompt);
-    expect(lastSteps()[0]).toMatchObject({ server: 'sow', error: expect.stringContaining('--skip-trust') });
-    await newSession(
-      ['gemini', '--acp', '--skip-trust'],
-      { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status' } }]) },
-      prompt,
-    );
-    expect(lastSteps()[0]).toMatchObject({ server: 'sow', structuredContent: { cwd: w.dir } });
-
-    const loaded = await newSession(['gemini', '--acp'], {}, (ctx, sessionId) =>
-      ctx.request(methods.agent.session.load, { sessionId, cwd: w.dir, mcpServers: [] }),
-    );
-    expect(loaded).toMatchObject({
-      error: { code: -32603, data: { details: 'No previous sessions found for this project.' } },
-    });
-
-    // Run as root (as here), the adapter's Claude Code refuses to start when IS_SANDBOX is set but not to "1".
-    const claude = await newSession(['claude-agent-acp'], { IS_SANDBOX: 'yes' });
-    if (process.getuid?.() === 0)
-      expect(claude).toEqual({
-        error: { code: -32603, message: 'Internal error', data: { details: 'Query closed before response received' } },
+      expect(await newSession(['codex-acp'], { CODEX_API_KEY: 'test' })).toEqual({
+        error: { code: -32000, message: 'Authentication required' },
       });
-    else expect(claude).toEqual({ result: null });
-  });
+
+      await newSession(
+        ['copilot', '--acp'],
+        { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status' } }]) },
+        prompt,
+      );
+      expect(lastSteps()).toEqual([{ server: 'sow', error: 'Rejecting non-http/sse MCP server "sow" from client' }]);
+      await newSession(['gemini', '--acp'], { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status' } }]) }, prompt);
+      expect(lastSteps()[0]).toMatchObject({ server: 'sow', error: expect.stringContaining('--skip-trust') });
+      await newSession(
+        ['gemini', '--acp', '--skip-trust'],
+        { FAKE_ACP_SCRIPT: JSON.stringify([{ mcp: { tool: 'status' } }]) },
+        prompt,
+      );
+      expect(lastSteps()[0]).toMatchObject({ server: 'sow', structuredContent: { cwd: w.dir } });
+
+      const loaded = await newSession(['gemini', '--acp'], {}, (ctx, sessionId) =>
+        ctx.request(methods.agent.session.load, { sessionId, cwd: w.dir, mcpServers: [] }),
+      );
+      expect(loaded).toMatchObject({
+        error: { code: -32603, data: { details: 'No previous sessions found for this project.' } },
+      });
+
+      // Run as root (as here), the adapter's Claude Code refuses to start when IS_SANDBOX is set but not to "1".
+      const claude = await newSession(['claude-agent-acp'], { IS_SANDBOX: 'yes' });
+      if (process.getuid?.() === 0)
+        expect(claude).toEqual({
+          error: {
+            code: -32603,
+            message: 'Internal error',
+            data: { details: 'Query closed before response received' },
+          },
+        });
+      else expect(claude).toEqual({ result: null });
+    },
+  );
 
   it('floods, asks what the client never offered, reports usage, writes garbage, and exits when told', async () => {
     const w = world();

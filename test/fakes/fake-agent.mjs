@@ -417,7 +417,8 @@ for (const [i, command] of denied.entries()) {
   } else if (cli === 'codex') {
     // Codex says nothing in its events; its stderr logs a refused escalation, without the command.
     process.stderr.write(
-      `2026-01-01T00:00:00.000000Z ERROR codex_core::tools::router: error=approval policy is Never; reject command — you cannot ask for escalated permissions if the approval policy is Never\n`,
+      `2026-01-01T00:00:00.000000Z ERROR codex_core::tools::router: error=approval policy is Never; reject command ` +
+        `— you cannot ask for escalated permissions if the approval policy is Never\n`,
     );
   }
 }

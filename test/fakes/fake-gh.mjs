@@ -31,7 +31,8 @@ if (argv[0] === '--version') {
 if (process.env.FAKE_GH_FAIL === 'auth')
   die(
     4,
-    'To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment variable with a GitHub API authentication token.',
+    'To get started with GitHub CLI, please run:  gh auth login\nAlternatively, populate the GH_TOKEN environment ' +
+      'variable with a GitHub API authentication token.',
   );
 if (process.env.FAKE_GH_FAIL === 'error') die(1, 'HTTP 502: Bad Gateway (https://api.github.com/graphql)');
 

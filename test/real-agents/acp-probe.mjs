@@ -41,14 +41,16 @@ export const ACP_AGENTS = {
     command: [join(REAL, 'opencode'), 'acp'],
     config: { permission: 'ask', model: 'anthropic/claude-sonnet-4-5' },
   },
-  // IS_SANDBOX other than "1" breaks it as root; CLAUDE_CODE_EXECUTABLE runs the pinned Claude Code instead of the bundled one.
+  // IS_SANDBOX other than "1" breaks it as root; CLAUDE_CODE_EXECUTABLE runs the pinned Claude Code instead of the
+  // bundled one.
   'claude-agent-acp': {
     setup: 'claude',
     command: [join(ADAPTERS, 'claude-agent-acp')],
     env: { CLAUDE_CODE_EXECUTABLE: join(REAL, 'claude') },
     unset: ['IS_SANDBOX'],
   },
-  // Its default read-only sandbox needs bubblewrap, which codex-acp does not ship; it serves no session before authenticate.
+  // Its default read-only sandbox needs bubblewrap, which codex-acp does not ship; it serves no session before
+  // authenticate.
   'codex-acp': {
     setup: 'codex',
     command: [
@@ -109,7 +111,8 @@ writeFileSync(
   `import { appendFileSync } from 'node:fs';
 import { McpServer } from ${JSON.stringify(sdkServer('mcp.js'))};
 import { StdioServerTransport } from ${JSON.stringify(sdkServer('stdio.js'))};
-appendFileSync(${JSON.stringify(marker)}, JSON.stringify({ cwd: process.cwd(), handed: process.env.HANDED ?? null, variables: Object.keys(process.env).length }) + '\\n');
+appendFileSync(${JSON.stringify(marker)}, JSON.stringify({ cwd: process.cwd(), handed: process.env.HANDED ?? null, \
+variables: Object.keys(process.env).length }) + '\\n');
 const server = new McpServer({ name: 'marker', version: '1.0.0' });
 server.registerTool('status', { description: 'status' }, async () => ({ content: [{ type: 'text', text: 'ok' }] }));
 await server.connect(new StdioServerTransport());
@@ -140,7 +143,8 @@ if (want('mcp') && agentSpec.mcpOnCommandLine)
 const t0 = Date.now();
 const say = (label, value) =>
   console.log(
-    `[${which} +${((Date.now() - t0) / 1000).toFixed(1)}s] ${label}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+    `[${which} ` +
+      `+${((Date.now() - t0) / 1000).toFixed(1)}s] ${label}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
   );
 const errorOf = (e) => ({ code: e?.code, message: e?.message, data: e?.data });
 say('command', command.join(' '));

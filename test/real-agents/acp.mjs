@@ -42,7 +42,8 @@ export const ACP_RUNS = {
     }),
     notes: [
       '@zed-industries/codex-acp 0.16.0 (its own Codex, not the pinned codex CLI)',
-      'custom_args -c sandbox_mode="danger-full-access": Codex\'s workspace-write sandbox needs bubblewrap, which is not available here; sow\'s safe profile still answers every permission',
+      'custom_args -c sandbox_mode="danger-full-access": Codex\'s workspace-write sandbox needs bubblewrap, which ' +
+        "is not available here; sow's safe profile still answers every permission",
     ],
   },
   gemini: {
@@ -190,12 +191,15 @@ export async function runAcpScenario(opts) {
   if (spawnWhy.length) result.spawn.text = `FAILED: ${spawnWhy.join('; ')}`;
   else result.spawn.text = 'ok';
   details.push(
-    `spawn: exit ${spawn.code}; session ${sessionId ?? '(none)'}${sessionId && raw.includes(sessionId) ? ' (in the ACP stream sow kept)' : ''}; ${reqs.length} main-loop request(s), ${server.requests.length - before} in all, ${(spawn.ms / 1000).toFixed(1)} s`,
+    `spawn: exit ${spawn.code}; ` +
+      `session ${sessionId ?? '(none)'}${sessionId && raw.includes(sessionId) ? ' (in the ACP stream sow kept)' : ''}; ${reqs.length} ` +
+      `main-loop request(s), ${server.requests.length - before} in all, ${(spawn.ms / 1000).toFixed(1)} s`,
   );
   const acpReqs = reqs.filter((r) => r.decision?.script === 'acp');
   if (reqs.length && !acpReqs.length)
     details.push(
-      `spawn: the model never saw the ACP script's marker (scripts seen: ${[...new Set(reqs.map((r) => r.decision?.script))].join(', ')})`,
+      `spawn: the model never saw the ACP script's marker (scripts ` +
+        `seen: ${[...new Set(reqs.map((r) => r.decision?.script))].join(', ')})`,
     );
   const asked = (kind) => acpReqs.find((r) => r.decision?.kind === 'tool' && r.decision.step.kind === kind);
   const askedCommand = (command) => acpReqs.find((r) => r.decision?.kind === 'tool' && r.decision.command === command);
@@ -210,7 +214,9 @@ export async function runAcpScenario(opts) {
   else if (!mcpReq) {
     const sowish = offered.filter((n) => /sow|status/i.test(n));
     const why = ACP_RUNS[cli]?.mcpWhy?.(env.HOME);
-    const none = `no sow MCP tool among the ${offered.length} tools the agent declared${sowish.length ? ` (closest: ${sowish.join(', ')})` : ''}`;
+    const none =
+      `no sow MCP tool among the ${offered.length} tools the agent ` +
+      `declared${sowish.length ? ` (closest: ${sowish.join(', ')})` : ''}`;
     // The agent itself refused the server sow handed over: a limit of the agent, said as such.
     result.mcp = why ? { ok: false, text: `unavailable: ${none}; its log: ${why}` } : outcome(false, none);
   } else {
@@ -225,7 +231,8 @@ export async function runAcpScenario(opts) {
         `${mcpReq.mcpTool} called; its result lacks the state ${stateName}: ${JSON.stringify(text.slice(0, 200))}`,
       );
     details.push(
-      `sow mcp: the model called ${mcpReq.mcpTool}; result it got back: ${JSON.stringify(text.replace(/\s+/g, ' ').slice(0, 200))}`,
+      `sow mcp: the model called ${mcpReq.mcpTool}; result it got ` +
+        `back: ${JSON.stringify(text.replace(/\s+/g, ' ').slice(0, 200))}`,
     );
   }
 
@@ -333,11 +340,13 @@ export async function runAcpScenario(opts) {
     const earlierFinal = history.some((m) => m.role === 'assistant' && m.texts.some((t) => t.includes(FINAL_TEXT)));
     if (rreqs.length && !(earlierPrompt && earlierCall))
       rwhy.push(
-        `session ${sessionId} kept, but the first resumed request lacks the earlier conversation (spawn prompt: ${earlierPrompt}, earlier report call: ${earlierCall})`,
+        `session ${sessionId} kept, but the first resumed request lacks the earlier conversation (spawn ` +
+          `prompt: ${earlierPrompt}, earlier report call: ${earlierCall})`,
       );
     else if (rreqs.length)
       details.push(
-        `resume: session/load of ${sessionId}; the first resumed request carries the earlier conversation (${history.length} messages${earlierFinal ? ', the earlier final answer included' : ''})`,
+        `resume: session/load of ${sessionId}; the first resumed request carries the earlier conversation ` +
+          `(${history.length} messages${earlierFinal ? ', the earlier final answer included' : ''})`,
       );
   } else rwhy.push(`session_id is ${afterResume?.session_id ?? '(none)'} after the resume`);
   details.push(`resume: exit ${resume.code}; ${rreqs.length} main-loop request(s), ${(resume.ms / 1000).toFixed(1)} s`);

@@ -45,7 +45,10 @@ export const acpSteps = (plan) => [
 ];
 export const acpPrompt = (plan) => `${ACP_MARKER} ${JSON.stringify(plan)}`;
 
-/** sow's MCP tool `name` among the tools an agent declares: `status`, or prefixed with the server's name (`mcp__sow__status`, `sow_status`, …). */
+/**
+ * sow's MCP tool `name` among the tools an agent declares: `status`, or prefixed with the server's name
+ * (`mcp__sow__status`, `sow_status`, …).
+ */
 export function mcpTool(tools, name) {
   return tools.find((t) => t.name === name) ?? tools.find((t) => new RegExp(`sow[^a-z0-9]+${name}$`, 'i').test(t.name));
 }
@@ -67,8 +70,8 @@ function markedPlan(texts, marker) {
 
 /**
  * messages: [{ role: 'user'|'assistant'|'tool', texts: string[], toolCalls: [{name, input}], toolResults: string[] }]
- * Returns { kind: 'tool', step: { kind: 'shell', command } | { kind: 'edit', path, relPath, content }, command, n, script }
- * or { kind: 'text', text, script }. `command` is the shell command (or a description of the edit).
+ * Returns { kind: 'tool', step: { kind: 'shell', command } | { kind: 'edit', path, relPath, content }, command, n,
+ * script } or { kind: 'text', text, script }. `command` is the shell command (or a description of the edit).
  */
 export function decide(messages, tools = []) {
   const hasText = (m, needle) => m.role === 'user' && m.texts.some((t) => t.includes(needle));

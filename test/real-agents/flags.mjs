@@ -82,7 +82,8 @@ export async function checkFlags(EXECUTORS, type, binary, env, cwd) {
       for (const flag of bad) missing.push({ kind: label, flag, help: where });
       lines.push(`${label}: ${show([inv[kind].binary, ...args])}`);
       lines.push(
-        `  ${flags.length - bad.length}/${flags.length} flags in '${where}'${bad.length ? ` — NOT documented: ${bad.join(', ')}` : ''}`,
+        `  ${flags.length - bad.length}/${flags.length} flags in ` +
+          `'${where}'${bad.length ? ` — NOT documented: ${bad.join(', ')}` : ''}`,
       );
     }
   }

@@ -88,7 +88,10 @@ function scriptedServer(logFile, call) {
   });
 }
 
-/** The text of the messages after the model's tool call, in the last request (the tool's result and what came with it). */
+/**
+ * The text of the messages after the model's tool call, in the last request (the tool's result and what came with
+ * it).
+ */
 function afterCall(main) {
   const last = main.at(-1)?.body?.messages ?? [];
   const at = last.findIndex((m) => Array.isArray(m.content) && m.content.some((b) => b?.type === 'tool_use'));
@@ -212,7 +215,8 @@ export async function runIntegrations({ claude, sowJs, sowBin, work, env, log })
         const call = main[0].toolCall;
         if (!call) {
           results.slashCommand.why.push(
-            `Claude Code offered no SlashCommand or Skill tool (tools: ${main[0].body.tools.map((t) => t.name).join(', ')})`,
+            `Claude Code offered no SlashCommand or Skill tool ` +
+              `(tools: ${main[0].body.tools.map((t) => t.name).join(', ')})`,
           );
         } else {
           // `!`sow project status`` ran when the command was called: its output (only the status
@@ -252,7 +256,8 @@ export async function runIntegrations({ claude, sowJs, sowBin, work, env, log })
       const offered = main[0]?.body.tools.map((t) => t.name) ?? [];
       if (!main[0]?.toolCall)
         results.mcp.why.push(
-          `no mcp__sow__status tool was offered (tools: ${offered.filter((n) => n.startsWith('mcp__')).join(', ') || 'none from MCP'})`,
+          `no mcp__sow__status tool was offered ` +
+            `(tools: ${offered.filter((n) => n.startsWith('mcp__')).join(', ') || 'none from MCP'})`,
         );
       else {
         if (/"state":\s*"PlanningActive"/.test(afterCall(main))) results.mcp.ok = true;

@@ -89,17 +89,22 @@ export function declaredTools(body) {
  * `tools.exec_command({ cmd })`.
  */
 const execScript = (command) =>
-  `const r = await tools.exec_command({ cmd: ${JSON.stringify(command)}, tty: false, yield_time_ms: 30000 });\ntext(typeof r === 'string' ? r : \`exit \${r.exit_code}: \${r.output}\`);\n`;
+  `const r = await tools.exec_command({ cmd: ${JSON.stringify(command)}, tty: false, yield_time_ms: 30000 ` +
+  `});\ntext(typeof r === 'string' ? r : \`exit \${r.exit_code}: \${r.output}\`);\n`;
 /**
  * A command the sandbox refuses, as a Codex model handles it: run it; if it fails, ask to run it
  * outside the sandbox (`sandbox_permissions: "require_escalated"`), which `codex exec` refuses.
  */
 const escalatingScript = (command) =>
-  `const r = await tools.exec_command({ cmd: ${JSON.stringify(command)}, tty: false, yield_time_ms: 30000 });\ntext(\`exit \${r.exit_code}: \${r.output}\`);\n` +
-  `if (r.exit_code !== 0) {\n  const again = await tools.exec_command({ cmd: ${JSON.stringify(command)}, sandbox_permissions: 'require_escalated', justification: 'The sandbox refused it; it must run outside.', tty: false, yield_time_ms: 30000 });\n  text(\`escalated: exit \${again.exit_code}: \${again.output}\`);\n}\n`;
+  `const r = await tools.exec_command({ cmd: ${JSON.stringify(command)}, tty: false, yield_time_ms: 30000 ` +
+  `});\ntext(\`exit \${r.exit_code}: \${r.output}\`);\n` +
+  `if (r.exit_code !== 0) {\n  const again = await tools.exec_command({ cmd: ${JSON.stringify(command)}, ` +
+  `sandbox_permissions: 'require_escalated', justification: 'The sandbox refused it; it must run outside.', tty: ` +
+  `false, yield_time_ms: 30000 });\n  text(\`escalated: exit \${again.exit_code}: \${again.output}\`);\n}\n`;
 /** The same mode's file edit: the nested freeform `tools.apply_patch(patch)`. */
 const patchScript = (patch) =>
-  `const r = await tools.apply_patch(${JSON.stringify(patch)});\ntext(typeof r === 'string' ? r : JSON.stringify(r));\n`;
+  `const r = await tools.apply_patch(${JSON.stringify(patch)});\ntext(typeof r === 'string' ? r : ` +
+  `JSON.stringify(r));\n`;
 
 export function answerResponses(body, record) {
   record.model = body.model;

@@ -31,7 +31,10 @@ const THINK_MS = 8_000;
 /** The orchestrator's Bash limit (Claude Code's BASH_DEFAULT_TIMEOUT_MS and BASH_MAX_TIMEOUT_MS). */
 const BASH_LIMIT_MS = 4_000;
 const WAIT = `sow agent wait ${TASKS.join(' ')} --timeout 3s`;
-/** How long the project's check takes: longer than the orchestrator's Bash limit, so it runs detached and is waited for in slices. */
+/**
+ * How long the project's check takes: longer than the orchestrator's Bash limit, so it runs detached and is waited
+ * for in slices.
+ */
 const CHECK_MS = 10_000;
 const CHECK_WAIT = 'sow check wait --timeout 3s';
 const FINAL = 'The project is at FinalizeDelete: every task is done, the review passed and the checks pass.';
@@ -42,7 +45,9 @@ const ORCHESTRATOR = [
   { command: WAIT, until: waited(TASKS) },
   { command: 'sow agent ps' },
   {
-    command: `mkdir -p .sow/project/${FEEDBACK_FILE.replace(/\/[^/]+$/, '')} && printf '%s\\n' '# Feedback' 'Say which task this is in the file.' > .sow/project/${FEEDBACK_FILE}`,
+    command:
+      `mkdir -p .sow/project/${FEEDBACK_FILE.replace(/\/[^/]+$/, '')} && printf '%s\\n' '# Feedback' 'Say ` +
+      `which task this is in the file.' > .sow/project/${FEEDBACK_FILE}`,
   },
   { command: `sow task input add --id ${SENT_BACK} --type feedback --path ${FEEDBACK_FILE}` },
   { command: `sow agent resume ${SENT_BACK} "${RESUME_TEXT}" --detach` },
@@ -52,7 +57,8 @@ const ORCHESTRATOR = [
   { command: 'sow advance' },
   {
     command:
-      "mkdir -p .sow/project/review && printf '%s\\n' '# Review 1' 'Every task meets its description. Verdict: pass.' > .sow/project/review/report-1.md",
+      "mkdir -p .sow/project/review && printf '%s\\n' '# Review 1' 'Every task meets its description. Verdict: " +
+      "pass.' > .sow/project/review/report-1.md",
   },
   { command: 'sow output add --type review --path review/report-1.md --assessment pass' },
   { command: 'sow output set --index 0 approved true' },
@@ -74,7 +80,10 @@ const STILL = /still run/;
 /** A command's result that says it failed (sow's `error:` line, or the exit code Claude Code reports). */
 const failedResult = (result) => /^error: /m.test(result) || /Exit code [1-9]/.test(result);
 
-/** The orchestrator's next step, replayed from the conversation: each result moves the script on (a wait only once it is done). */
+/**
+ * The orchestrator's next step, replayed from the conversation: each result moves the script on (a wait only once it
+ * is done).
+ */
 function orchestratorNext(messages) {
   const results = messages.flatMap((m) => m.toolResults);
   let at = 0;
@@ -112,11 +121,13 @@ function workerNext(messages) {
   const steps =
     script === 'spawn'
       ? [
-          `printf 'the work of task ${task}\\n' > ${file} && sow log --file ${file} --action completed_task --result success "wrote ${file}"`,
+          `printf 'the work of task ${task}\\n' > ${file} && sow log --file ${file} --action completed_task ` +
+            `--result success "wrote ${file}"`,
           `sow task set --id ${task} status needs_review`,
         ]
       : [
-          `printf 'the work of task ${task}, as the feedback asked\\n' > ${file} && sow log --file ${file} --action completed_task --result success "addressed the feedback"`,
+          `printf 'the work of task ${task}, as the feedback asked\\n' > ${file} && sow log --file ${file} ` +
+            `--action completed_task --result success "addressed the feedback"`,
           `sow task input set --id ${task} --index 0 status addressed`,
           `sow task set --id ${task} status needs_review`,
         ];
@@ -136,7 +147,10 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
   const repo = join(dir, 'repo');
   mkdirSync(repo, { recursive: true });
   const orchestratorSession = randomUUID();
-  /** Per worker session: its task, when its first request arrived and its last answer went, what the model reported it used. */
+  /**
+   * Per worker session: its task, when its first request arrived and its last answer went, what the model reported
+   * it used.
+   */
   const workers = new Map();
   let psSnapshot;
   let psTaken;
@@ -258,7 +272,8 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
         throw new Error(`${bin} ${args.join(' ')} failed (exit ${r.code}):\n${tail(r.stderr + r.stdout)}`);
       return r;
     };
-    // The repository, sow installed for Claude Code, a standard project with three parallel tasks, a check the person allowed.
+    // The repository, sow installed for Claude Code, a standard project with three parallel tasks, a check the person
+    // allowed.
     await must('git', ['init', '-q', '-b', 'main']);
     writeFileSync(join(repo, 'check.mjs'), `setTimeout(() => console.log('check ok'), ${CHECK_MS});\n`);
     writeFileSync(
@@ -271,7 +286,8 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     await must('sow', ['install', 'claude']);
     writeFileSync(
       join(repo, '.sow/config.yaml'),
-      `# written by npm run test:real-agents${toYaml({ checks: [{ name: 'unit', run: 'npm test', when: ['finalize'] }] })}\n`,
+      `# written by npm run ` +
+        `test:real-agents${toYaml({ checks: [{ name: 'unit', run: 'npm test', when: ['finalize'] }] })}\n`,
     );
     await must('git', ['add', '.']);
     await must('git', ['commit', '-q', '-m', 'sow, for Claude Code']);
@@ -285,7 +301,8 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     mkdirSync(configDir, { recursive: true });
     writeFileSync(
       join(configDir, 'config.yaml'),
-      `# written by npm run test:real-agents${toYaml({ agents: { executors: { 'real-claude': { type: 'claude', settings: { yolo_mode: true, model: 'claude-sonnet-4-5' } } }, bindings: { implementer: 'real-claude' } } })}\n`,
+      `# written by npm run ` +
+        `test:real-agents${toYaml({ agents: { executors: { 'real-claude': { type: 'claude', settings: { yolo_mode: true, model: 'claude-sonnet-4-5' } } }, bindings: { implementer: 'real-claude' } } })}\n`,
     );
 
     const claudeEnv = {
@@ -336,11 +353,13 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     if (!first) why.push('the model saw no request from the orchestrator');
     else if (!/ImplementationExecuting/.test(firstText) || !/--detach/.test(firstText))
       why.push(
-        "the orchestrator's first request does not carry sow's state and instructions (the SessionStart hook of sow install claude)",
+        "the orchestrator's first request does not carry sow's state and instructions (the SessionStart hook of " +
+          'sow install claude)',
       );
     else
       details.push(
-        "the orchestrator's first request carried `sow project continue` (ImplementationExecuting, spawn with --detach) from the SessionStart hook installed by `sow install claude`",
+        "the orchestrator's first request carried `sow project continue` (ImplementationExecuting, spawn with " +
+          '--detach) from the SessionStart hook installed by `sow install claude`',
       );
     const asked = orch.filter((r) => r.decision?.kind === 'tool').map((r) => r.decision.command);
     const slices = asked.filter((c) => c.startsWith('sow agent wait')).length;
@@ -350,12 +369,14 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     const last = orch.at(-1)?.decision;
     if (last?.kind !== 'text' || last.text !== FINAL)
       why.push(
-        `the orchestrator did not finish its script: ${last?.kind === 'text' ? last.text.split('\n').slice(0, 6).join(' | ') : `its last step was \`${last?.command}\``}`,
+        `the orchestrator did not finish its ` +
+          `script: ${last?.kind === 'text' ? last.text.split('\n').slice(0, 6).join(' | ') : `its last step was \`${last?.command}\``}`,
       );
     if (slices < 2) why.push(`the orchestrator waited in ${slices} slice(s): its Bash limit never made it wait again`);
     const checkSlices = asked.filter((c) => c === CHECK_WAIT).length;
     details.push(
-      `the checks (${CHECK_MS / 1000} s, over the ${BASH_LIMIT_MS / 1000} s Bash limit) ran detached, waited for in ${checkSlices} \`${CHECK_WAIT}\` slices`,
+      `the checks (${CHECK_MS / 1000} s, over the ${BASH_LIMIT_MS / 1000} s Bash limit) ran detached, waited for ` +
+        `in ${checkSlices} \`${CHECK_WAIT}\` slices`,
     );
     if (checkSlices < 2)
       why.push(`the orchestrator waited for the checks in ${checkSlices} slice(s): they should outlast its Bash limit`);
@@ -373,7 +394,8 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     const current = state?.state ?? state?.project?.state ?? state?.statechart?.current_state;
     if (current !== 'FinalizeDelete')
       why.push(
-        `the project is at ${current ?? '(unreadable)'}, expected FinalizeDelete:\n${tail(status.stdout + status.stderr, 6)}`,
+        `the project is at ${current ?? '(unreadable)'}, expected ` +
+          `FinalizeDelete:\n${tail(status.stdout + status.stderr, 6)}`,
       );
     else details.push('the project reached FinalizeDelete');
     const tasks = await sow(['task', 'list', '--json']);
@@ -400,11 +422,13 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     const fb = t2?.inputs?.find((i) => i.type === 'feedback');
     if (fb?.metadata?.status !== 'addressed')
       why.push(
-        `the feedback on task ${SENT_BACK} is ${fb ? (fb.metadata?.status ?? 'without a status') : 'missing'}, expected addressed`,
+        `the feedback on task ${SENT_BACK} is ${fb ? (fb.metadata?.status ?? 'without a status') : 'missing'}, ` +
+          `expected addressed`,
       );
     else
       details.push(
-        `task ${SENT_BACK} was sent back with feedback, resumed in the background (iteration 2), and its worker marked the feedback addressed`,
+        `task ${SENT_BACK} was sent back with feedback, resumed in the background (iteration 2), and its worker ` +
+          `marked the feedback addressed`,
       );
 
     // The workers: did they overlap?
@@ -418,17 +442,20 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
       const overlap = Math.max(...spawnRuns.map((r) => r.first)) < Math.min(...spawnRuns.map((r) => r.last));
       for (const r of spawnRuns.sort((a, b) => a.first - b.first))
         details.push(
-          `  worker on ${r.task}: ${((r.first - t0) / 1000).toFixed(1)}–${((r.last - t0) / 1000).toFixed(1)} s (from the first worker's first request to its last answer)`,
+          `  worker on ${r.task}: ${((r.first - t0) / 1000).toFixed(1)}–${((r.last - t0) / 1000).toFixed(1)} s ` +
+            `(from the first worker's first request to its last answer)`,
         );
       details.push(
-        `the three workers' runs: ${sum.toFixed(1)} s in all, ${span.toFixed(1)} s from the first start to the last end (each thinks ${THINK_MS / 1000} s first)`,
+        `the three workers' runs: ${sum.toFixed(1)} s in all, ${span.toFixed(1)} s from the first start to the ` +
+          `last end (each thinks ${THINK_MS / 1000} s first)`,
       );
       if (!overlap) why.push('the workers did not all run at once: one ended before another began');
       else details.push('all three ran at once: each began before any had ended');
     }
     if (psSnapshot)
       details.push(
-        `sow agent ps while the three ran (exit ${psSnapshot.code}):\n${psSnapshot.stdout.trimEnd().replace(/^/gm, '      ')}`,
+        `sow agent ps while the three ran ` +
+          `(exit ${psSnapshot.code}):\n${psSnapshot.stdout.trimEnd().replace(/^/gm, '      ')}`,
       );
     else why.push('no `sow agent ps` snapshot was taken while the workers ran');
 
@@ -446,11 +473,14 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     );
     const total = ledger?.total ?? {};
     details.push(
-      `sow cost: ${JSON.stringify(total)}; the model reported to the workers ${reported.input} input and ${reported.output} output tokens over ${server.requests.filter((r) => r.role === 'worker').length} requests`,
+      `sow cost: ${JSON.stringify(total)}; the model reported to the workers ${reported.input} input ` +
+        `and ${reported.output} output tokens ` +
+        `over ${server.requests.filter((r) => r.role === 'worker').length} requests`,
     );
     if (total.input_tokens !== reported.input || total.output_tokens !== reported.output)
       why.push(
-        `sow cost says ${total.input_tokens} in / ${total.output_tokens} out, the model reported ${reported.input} / ${reported.output} to the workers`,
+        `sow cost says ${total.input_tokens} in / ${total.output_tokens} out, the model reported ${reported.input} ` +
+          `/ ${reported.output} to the workers`,
       );
     const costText = await sow(['cost', '--by', 'task']);
     details.push(`sow cost --by task:\n${costText.stdout.trimEnd().replace(/^/gm, '      ')}`);
@@ -480,7 +510,8 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
       }
     });
     details.push(
-      `${pids.length} detached runs (three spawns and the resume); still alive after the orchestrator exited: ${alive.length}`,
+      `${pids.length} detached runs (three spawns and the resume); still alive after the orchestrator ` +
+        `exited: ${alive.length}`,
     );
     if (pids.length !== TASKS.length + 1) why.push(`${pids.length} supervisors ran, expected ${TASKS.length + 1}`);
     if (alive.length) {
@@ -507,7 +538,8 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     details.push(`the orchestrator's whole run: ${wall.toFixed(1)} s`);
     if (why.length) {
       details.push(
-        `  the orchestrator's commands:\n${orch.map((r) => `      #${r.n} ${r.decision?.kind === 'tool' ? r.decision.command : `(text) ${String(r.decision?.text).split('\n')[0]}`}`).join('\n')}`,
+        `  the orchestrator's ` +
+          `commands:\n${orch.map((r) => `      #${r.n} ${r.decision?.kind === 'tool' ? r.decision.command : `(text) ${String(r.decision?.text).split('\n')[0]}`}`).join('\n')}`,
       );
       details.push(`  claude stderr (tail):\n${tail(orchestrator.stderr, 15)}`);
     }

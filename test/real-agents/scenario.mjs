@@ -84,19 +84,25 @@ export async function executingRepo(must) {
   await must('sow', ['advance']);
 }
 
-/** The user configuration of `env` (its XDG_CONFIG_HOME): `executor`, named `name`, bound to the implementer. Its path. */
+/**
+ * The user configuration of `env` (its XDG_CONFIG_HOME): `executor`, named `name`, bound to the implementer. Its
+ * path.
+ */
 export function bindImplementer(env, name, executor) {
   const configFile = join(env.XDG_CONFIG_HOME, 'sow', 'config.yaml');
   mkdirSync(join(env.XDG_CONFIG_HOME, 'sow'), { recursive: true });
   writeFileSync(
     configFile,
-    `# written by npm run test:real-agents${toYaml({ agents: { executors: { [name]: executor }, bindings: { implementer: name } } })}\n`,
+    `# written by npm run ` +
+      `test:real-agents${toYaml({ agents: { executors: { [name]: executor }, bindings: { implementer: name } } })}\n`,
   );
   return configFile;
 }
 
 export const CHECK_MARKER = '.check-ran';
-const CHECK_SCRIPT = `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(CHECK_MARKER)}, 'the check ran\\n');\nconsole.log('check ok');\n`;
+const CHECK_SCRIPT =
+  `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(CHECK_MARKER)}, 'the ` +
+  `check ran\\n');\nconsole.log('check ok');\n`;
 
 /**
  * opts: { cli, dir, env (full env for sow and the CLI; XDG_CONFIG_HOME decides where sow's config
@@ -141,7 +147,8 @@ export async function runScenario(opts) {
     );
     writeFileSync(
       join(repo, '.sow/config.yaml'),
-      `# written by npm run test:real-agents${toYaml({ checks: [{ name: 'unit', run: plan.check, when: ['task_complete'] }] })}\n`,
+      `# written by npm run ` +
+        `test:real-agents${toYaml({ checks: [{ name: 'unit', run: plan.check, when: ['task_complete'] }] })}\n`,
     );
     await must('git', ['add', 'check.mjs', 'package.json', '.sow/config.yaml']);
     await must('git', ['commit', '-q', '-m', 'A check']);
@@ -235,7 +242,8 @@ export async function runScenario(opts) {
       else details.push(`spawn: session id ${seen[0]} recorded by sow = the one the endpoint saw`);
     } else
       details.push(
-        `spawn: session id ${afterSpawn?.session_id ?? '(none)'} recorded by sow = the one in the CLI's events (the CLI sends none to the endpoint)`,
+        `spawn: session id ${afterSpawn?.session_id ?? '(none)'} recorded by sow = the one in the CLI's events ` +
+          `(the CLI sends none to the endpoint)`,
       );
   }
   const model = executor.settings?.model?.split('/').at(-1);
@@ -244,7 +252,8 @@ export async function runScenario(opts) {
     const models = [...new Set(reqs.map((r) => r.model))];
     if (models.length !== 1 || models[0] !== model)
       list.push(
-        `${kind} requests asked for model(s) ${JSON.stringify(models)}, sow was configured with ${executor.settings.model}`,
+        `${kind} requests asked for model(s) ${JSON.stringify(models)}, sow was configured ` +
+          `with ${executor.settings.model}`,
       );
     else details.push(`${kind}: the configured model ${executor.settings.model} reached the endpoint`);
   };
@@ -259,7 +268,8 @@ export async function runScenario(opts) {
     return result;
   }
   details.push(
-    `spawn: ${spawnReqs.length} main-loop request(s), ${server.requests.length - before} in all; task 010 → needs_review in ${(spawn.ms / 1000).toFixed(1)} s`,
+    `spawn: ${spawnReqs.length} main-loop request(s), ${server.requests.length - before} in all; task 010 → ` +
+      `needs_review in ${(spawn.ms / 1000).toFixed(1)} s`,
   );
 
   // ---- resume
@@ -303,11 +313,14 @@ export async function runScenario(opts) {
     const earlierPrompt = history.some((m) => m.role === 'user' && m.texts.some((t) => t.includes('Task 010')));
     if (!(earlierCall && earlierPrompt))
       rwhy.push(
-        `the first resume request does not carry the earlier conversation (spawn prompt: ${earlierPrompt}, earlier tool call: ${earlierCall}, earlier final text: ${earlierFinal})`,
+        `the first resume request does not carry the earlier conversation (spawn prompt: ${earlierPrompt}, earlier ` +
+          `tool call: ${earlierCall}, earlier final text: ${earlierFinal})`,
       );
     else
       details.push(
-        `resume: the first resumed request carries the earlier conversation (spawn prompt, the earlier \`${SPAWN_COMMANDS[0]}\` call${earlierFinal ? ', the earlier final answer' : ''}; ${history.length} messages)`,
+        `resume: the first resumed request carries the earlier conversation (spawn prompt, the earlier ` +
+          `\`${SPAWN_COMMANDS[0]}\` ` +
+          `call${earlierFinal ? ', the earlier final answer' : ''}; ${history.length} messages)`,
       );
     const commandsRun = resumeReqs.filter((r) => r.decision?.kind === 'tool').map((r) => r.decision.command);
     for (const c of RESUME_COMMANDS) if (!commandsRun.includes(c)) rwhy.push(`the model never got to ask for \`${c}\``);
@@ -342,7 +355,8 @@ function checkSafe(safe, { plan, repo, spawn, spawnReqs, afterSpawn, cli, detail
   else if (!editReq.editTool) why.push(`(a) ${editReq.note || 'the CLI offered no file-writing tool'}`);
   else if (written !== plan.text)
     why.push(
-      `(a) ${plan.relFile} ${written === undefined ? 'was not written' : `has ${JSON.stringify(written)}`} after the ${editReq.editTool} call`,
+      `(a) ${plan.relFile} ${written === undefined ? 'was not written' : `has ${JSON.stringify(written)}`} after ` +
+        `the ${editReq.editTool} call`,
     );
   else details.push(`safe (a): ${plan.relFile} written by the CLI's own ${editReq.editTool} tool`);
   // (b) the check

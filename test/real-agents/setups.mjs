@@ -42,8 +42,10 @@ export const SETUPS = {
     },
     sessionOf: (r) => r.headers['thread-id'] ?? r.headers['session-id'],
     notes: [
-      'codex first tries a Responses WebSocket (GET /v1/responses, Upgrade); the server answers 404 and codex falls back to HTTPS after 5 tries (~6 s per run)',
-      "codex 0.169 runs commands as `/bin/bash -lc` (a login shell: Debian's /etc/profile resets PATH), so sow must be on the PATH a login shell sets up — here the isolated ~/.profile",
+      'codex first tries a Responses WebSocket (GET /v1/responses, Upgrade); the server answers 404 and codex ' +
+        'falls back to HTTPS after 5 tries (~6 s per run)',
+      "codex 0.169 runs commands as `/bin/bash -lc` (a login shell: Debian's /etc/profile resets PATH), so sow " +
+        'must be on the PATH a login shell sets up — here the isolated ~/.profile',
     ],
   },
   copilot: {

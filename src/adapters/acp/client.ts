@@ -28,7 +28,8 @@ import type {
   PromptRequest,
   PromptResponse,
 } from '@agentclientprotocol/sdk';
-// A static import: the build turns it into a require of dist/acp-sdk.cjs, run when this module is first loaded (only over ACP).
+// A static import: the build turns it into a require of dist/acp-sdk.cjs, run when this module is first loaded (only
+// over ACP).
 import { client, methods, PROTOCOL_VERSION } from './sdk.js';
 import { followStderr, lineSplitter } from '../process-runner.js';
 import {
@@ -94,7 +95,10 @@ export interface AcpRunOutcome {
   failure?: string;
   /** The session could not be continued: the agent cannot load sessions, or refused this one. */
   loadFailed?: string;
-  /** The session was in (or went to) a mode that does not ask the client, and could not be kept asking: not prompted, or cancelled. */
+  /**
+   * The session was in (or went to) a mode that does not ask the client, and could not be kept asking: not
+   * prompted, or cancelled.
+   */
   notAsking?: { mode: string; why: string };
 }
 
@@ -299,7 +303,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         if (target === undefined) {
           outcome.notAsking = {
             mode: current,
-            why: `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does (${offered.join(', ') || 'none'})`,
+            why:
+              `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does ` +
+              `(${offered.join(', ') || 'none'})`,
           };
           return false;
         }
@@ -314,12 +320,15 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         } catch (err) {
           outcome.notAsking = {
             mode: current,
-            why: `it opened the session in mode '${current}', which does not ask sow, and refused to switch to '${target}': ${errorText(err)}`,
+            why:
+              `it opened the session in mode '${current}', which does not ask sow, and refused to switch to ` +
+              `'${target}': ${errorText(err)}`,
           };
           return false;
         }
         req.onNote?.(
-          `the agent opened the session in mode '${current}', which does not ask sow before it acts; sow switched it to '${target}'`,
+          `the agent opened the session in mode '${current}', which does not ask sow before it acts; sow switched ` +
+            `it to '${target}'`,
         );
       }
       for (const [configId, value] of Object.entries(want.options ?? {})) {
@@ -330,7 +339,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         } catch (err) {
           outcome.notAsking = {
             mode: `${configId}: ${String(option.currentValue)}`,
-            why: `its option ${configId} is '${String(option.currentValue)}', and it refused to set it to '${value}': ${errorText(err)}`,
+            why:
+              `its option ${configId} is '${String(option.currentValue)}', and it refused to set it to ` +
+              `'${value}': ${errorText(err)}`,
           };
           return false;
         }
@@ -406,7 +417,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       prompt: [{ type: 'text', text: req.prompt }],
     });
     outcome.stopReason = answer.stopReason;
-    // Copilot, opencode and Claude Code's adapter tell the turn's tokens in the answer (a field of the unstable protocol).
+    // Copilot, opencode and Claude Code's adapter tell the turn's tokens in the answer (a field of the unstable
+    // protocol).
     const usage = (answer as { usage?: { inputTokens?: unknown; outputTokens?: unknown } }).usage;
     const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined);
     if (usage && typeof usage === 'object') {

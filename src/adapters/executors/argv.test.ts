@@ -86,8 +86,11 @@ describe('argv tables', () => {
     ]);
     expect(safe.granted).toEqual({ permissions: 'safe', checks: [...CHECKS, ' npm test '] });
     expect(safe.notes).toEqual([
-      'permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`, `npm test`, `node lint.mjs --max "3"`; it refuses anything else',
-      "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
+      'permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run `sow`, `npm test`, ' +
+        '`node lint.mjs --max "3"`; it refuses anything else',
+      "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, " +
+        "skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or " +
+        '.sow/config.yaml',
     ]);
     // A '*' in a check is a wildcard to Claude Code: said, not hidden.
     expect(EXECUTORS.claude.spawn(ctx(plain('claude'), { checks: ['eslint src/*.ts'] })).notes[2]).toMatch(
@@ -335,10 +338,13 @@ describe('the safe profile, as each CLI reads it', () => {
   it('Gemini CLI: a policy allowing sow by prefix and each check exactly', () => {
     expect(geminiPolicy(CHECKS)).toBe(
       [
-        '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.\n',
+        '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; ' +
+          'edits are allowed by --approval-mode auto_edit.\n',
         '[[rule]]\ntoolName = "run_shell_command"\ncommandPrefix = "sow"\ndecision = "allow"\npriority = 999\n',
-        '[[rule]]\ntoolName = "run_shell_command"\n# npm test\ncommandRegex = "npm test\\""\nallowRedirection = true\ndecision = "allow"\npriority = 999\n',
-        '[[rule]]\ntoolName = "run_shell_command"\n# node lint.mjs --max "3"\ncommandRegex = "node lint\\\\.mjs --max \\\\\\\\\\"3\\\\\\\\\\"\\""\nallowRedirection = true\ndecision = "allow"\npriority = 999\n',
+        '[[rule]]\ntoolName = "run_shell_command"\n# npm test\ncommandRegex = "npm test\\""\nallowRedirection = ' +
+          'true\ndecision = "allow"\npriority = 999\n',
+        '[[rule]]\ntoolName = "run_shell_command"\n# node lint.mjs --max "3"\ncommandRegex = "node lint\\\\.mjs ' +
+          '--max \\\\\\\\\\"3\\\\\\\\\\"\\""\nallowRedirection = true\ndecision = "allow"\npriority = 999\n',
       ].join('\n'),
     );
   });
@@ -355,16 +361,19 @@ describe('the safe profile, as each CLI reads it', () => {
         expect(regexes[i]!.test(args(other)), other).toBe(false);
     });
   });
-  it('opencode: edits, sow and the checks allowed; any other command and any other folder asked (refused headless)', () => {
-    expect(opencodePermission(CHECKS)).toEqual({
-      edit: 'allow',
-      bash: { '*': 'ask', sow: 'allow', 'sow *': 'allow', 'npm test': 'allow', 'node lint.mjs --max "3"': 'allow' },
-      webfetch: 'ask',
-      external_directory: 'ask',
-    });
-    // The last matching pattern wins in opencode, so the catch-all must come first.
-    expect(Object.keys(opencodePermission(CHECKS).bash)[0]).toBe('*');
-  });
+  it(
+    'opencode: edits, sow and the checks allowed; ' + 'any other command and any other folder asked (refused headless)',
+    () => {
+      expect(opencodePermission(CHECKS)).toEqual({
+        edit: 'allow',
+        bash: { '*': 'ask', sow: 'allow', 'sow *': 'allow', 'npm test': 'allow', 'node lint.mjs --max "3"': 'allow' },
+        webfetch: 'ask',
+        external_directory: 'ask',
+      });
+      // The last matching pattern wins in opencode, so the catch-all must come first.
+      expect(Object.keys(opencodePermission(CHECKS).bash)[0]).toBe('*');
+    },
+  );
 });
 
 /** Each flag an executor passes must appear in the help of the command path it runs. */

@@ -55,7 +55,8 @@ const safe = (ctx: InvocationContext): string[] => [
   claudeSettings(ctx.protect),
   '--permission-mode',
   'acceptEdits',
-  // A rule's `*` is a wildcard (`sow *` also matches a bare `sow`); Claude Code splits chained commands and checks each part.
+  // A rule's `*` is a wildcard (`sow *` also matches a bare `sow`); Claude Code splits chained commands and checks each
+  // part.
   '--allowedTools',
   'Bash(sow *)',
   ...checksOf(ctx).flatMap((c) => ['--allowedTools', `Bash(${c})`]),
@@ -69,11 +70,14 @@ const notes = (ctx: InvocationContext): string[] => {
       : [];
   const wild = checksOf(ctx).filter((c) => c.includes('*'));
   return [
-    `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it refuses anything else`,
-    "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
+    `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it ` +
+      `refuses anything else`,
+    "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, " +
+      "skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
     ...(wild.length
       ? [
-          `Claude Code reads '*' in an allowed command as a wildcard, so the check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`,
+          `Claude Code reads '*' in an allowed command as a wildcard, so the ` +
+            `check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`,
         ]
       : []),
   ];
@@ -197,7 +201,8 @@ export const claude: ExecutorModule = {
     modes: {
       asks: ['default', 'plan'],
       setBy:
-        'permissions.defaultMode in .claude/settings.json or .claude/settings.local.json (or your own ~/.claude/settings.json)',
+        'permissions.defaultMode in .claude/settings.json or .claude/settings.local.json (or your own ' +
+        '~/.claude/settings.json)',
     },
     install: 'npm install -g @zed-industries/claude-agent-acp',
   },
@@ -246,7 +251,8 @@ export const claude: ExecutorModule = {
     const type = event['type'];
     if (type === 'system' && event['subtype'] === 'init')
       return [
-        `session ${String(event['session_id'] ?? '?')} started${text(event['model']) ? ` (${String(event['model'])})` : ''}`,
+        `session ${String(event['session_id'] ?? '?')} ` +
+          `started${text(event['model']) ? ` (${String(event['model'])})` : ''}`,
       ];
     if (type === 'assistant' && isObj(event['message']) && Array.isArray(event['message']['content'])) {
       return (event['message']['content'] as unknown[]).flatMap((part) => {
@@ -265,7 +271,8 @@ export const claude: ExecutorModule = {
     }
     return undefined;
   },
-  // What it says when it has no such session to resume (captured: test/fixtures/agent-help/claude@*__resume-session-gone.stderr.txt).
+  // What it says when it has no such session to resume (captured:
+  // test/fixtures/agent-help/claude@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /No conversation found with session ID/),
   // The closing `result` has the run's totals; each assistant message's own usage would count twice.
   usage: (e) =>
@@ -306,7 +313,10 @@ export const claude: ExecutorModule = {
       'mcpServers (.mcp.json)',
       'allowed-tools of skills and commands',
     ],
-    how: "a safe worker loads only the user's settings (--setting-sources user), no MCP server of the repository (--strict-mcp-config), and sow's deny rules (--settings); over ACP the adapter is told settingSources: user and the session is switched to the mode that asks",
+    how:
+      "a safe worker loads only the user's settings (--setting-sources user), no MCP server of the repository " +
+      "(--strict-mcp-config), and sow's deny rules (--settings); over ACP the adapter is told settingSources: user " +
+      'and the session is switched to the mode that asks',
   },
   doctor: 'flags',
   integration,

@@ -55,11 +55,16 @@ const notes = (ctx: InvocationContext) =>
   ctx.permissions === 'yolo'
     ? []
     : [
-        'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and /tmp only, no network), sow and the checks too',
-        'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while .codex/config.toml widens nothing',
+        'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and ' +
+          '/tmp only, no network), sow and the checks too',
+        'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while ' +
+          '.codex/config.toml widens nothing',
       ];
 
-/** Codex logs a call it refused (an escalation, a patch outside the project) on stderr, at level ERROR, without the command. */
+/**
+ * Codex logs a call it refused (an escalation, a patch outside the project) on stderr, at level ERROR, without the
+ * command.
+ */
 const REFUSED = /codex_core::tools::router: error=(.*\breject(?:ed)?\b.*)$/;
 
 export const codex: ExecutorModule = {
@@ -122,7 +127,8 @@ export const codex: ExecutorModule = {
       return [`✗ ${oneLine(text(event['message']) ?? JSON.stringify(event['error'] ?? event))}`];
     return undefined;
   },
-  // What it says when it has no such session to resume (captured: test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt).
+  // What it says when it has no such session to resume (captured:
+  // test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /no rollout found for thread id/),
   // Each `turn.completed` has that turn's tokens; Codex reports no cost.
   usage: (e) =>
@@ -141,12 +147,16 @@ export const codex: ExecutorModule = {
     },
   }),
   sandbox:
-    'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), checks too',
+    'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), ' +
+    'checks too',
   ignores: OWN_ARGV,
   widening: {
     files: ['.codex/**'],
     settings: [...CODEX_WIDENING, 'execpolicy rules (.codex/rules/*.rules)'],
-    how: 'a safe worker runs with --ignore-rules and sow refuses to start it while .codex/config.toml sets one of these (Codex has no flag that leaves the project config out); over ACP, the adapter takes no --ignore-rules, so a .rules file there refuses it too',
+    how:
+      'a safe worker runs with --ignore-rules and sow refuses to start it while .codex/config.toml sets one of ' +
+      'these (Codex has no flag that leaves the project config out); over ACP, the adapter takes no ' +
+      '--ignore-rules, so a .rules file there refuses it too',
     check: (transport) => ({
       paths: ['.codex/config.toml', ...(transport === 'acp' ? ['.codex/rules/*'] : [])],
       found: (path, text) =>

@@ -13,7 +13,10 @@ import type { ExecutorModule, InvocationContext } from './types.js';
 import type { Obj } from './shared.js';
 import { jsonWidening } from './settings-files.js';
 
-/** What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config): hooks that run commands, URLs fetched unasked. */
+/**
+ * What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config):
+ * hooks that run commands, URLs fetched unasked.
+ */
 const COPILOT_SETTINGS = [
   'hooks',
   'allowedUrls',
@@ -35,7 +38,10 @@ const permissions = (ctx: InvocationContext) =>
         ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]),
         '--disallow-temp-dir',
       ];
-/** Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run lint`). */
+/**
+ * Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run
+ * lint`).
+ */
 const matchable = (check: string) => /^(npm|pnpm|yarn|git)( [\w:.-]+)*$/.test(check);
 const notes = (ctx: InvocationContext) => {
   if (ctx.permissions === 'yolo') return [];
@@ -44,7 +50,9 @@ const notes = (ctx: InvocationContext) => {
     `permissions=safe: Copilot CLI may edit files in the repository and run ${listed(ctx)}; it refuses anything else`,
     ...(doubtful.length
       ? [
-          `Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so it may refuse the check(s) ${doubtful.map((c) => `\`${c}\``).join(', ')}; a package script run as \`npm run <script>\` is matched`,
+          `Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so ` +
+            `it may refuse the check(s) ${doubtful.map((c) => `\`${c}\``).join(', ')}; a package script run as ` +
+            `\`npm run <script>\` is matched`,
         ]
       : []),
   ];
@@ -120,7 +128,10 @@ export const copilot: ExecutorModule = {
       notes(ctx),
     );
   },
-  /** A `tool.execution_complete` with `success: false` and `error.code: "denied"`; the call is the earlier `tool.execution_start` with the same `toolCallId`. */
+  /**
+   * A `tool.execution_complete` with `success: false` and `error.code: "denied"`; the call is the earlier
+   * `tool.execution_start` with the same `toolCallId`.
+   */
   denials() {
     const calls = new Map<string, Obj>();
     return {
@@ -146,7 +157,9 @@ export const copilot: ExecutorModule = {
     };
   },
   checkRefusedBecause:
-    'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not by the whole line, so it may not see this command as the one granted; declare the check as a package script and run it by that name (`npm run <script>`)',
+    'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not ' +
+    'by the whole line, so it may not see this command as the one granted; declare the check as a package script ' +
+    'and run it by that name (`npm run <script>`)',
   ignores: OWN_ARGV,
   widening: {
     // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but
@@ -164,7 +177,9 @@ export const copilot: ExecutorModule = {
       'hooks (.github/hooks/*.json)',
       'mcpServers (.mcp.json, .github/mcp.json)',
     ],
-    how: "Copilot CLI loads a folder's hooks, MCP servers and settings once the folder is trusted, and has no flag to leave them out: sow refuses to start a safe worker while the repository has one",
+    how:
+      "Copilot CLI loads a folder's hooks, MCP servers and settings once the folder is trusted, and has no flag " +
+      'to leave them out: sow refuses to start a safe worker while the repository has one',
     check: () => ({
       paths: [
         '.github/copilot/settings.json',

@@ -15,7 +15,8 @@ const notes = (ctx: InvocationContext) =>
   ctx.permissions === 'yolo'
     ? []
     : [
-        'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
+        'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can ' +
+          'be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
       ];
 
 const TOOLS = { command: ['shell'], edit: ['edit', 'write', 'delete'] };
@@ -62,7 +63,10 @@ export const cursor: ExecutorModule = {
   resume(ctx) {
     return this.spawn(ctx);
   },
-  /** From its documentation and public reports (not captured here): a `tool_call` event, subtype `completed`, whose `<kind>ToolCall.result` is `{rejected: {command, reason}}`. */
+  /**
+   * From its documentation and public reports (not captured here): a `tool_call` event, subtype `completed`, whose
+   * `<kind>ToolCall.result` is `{rejected: {command, reason}}`.
+   */
   denials() {
     const started = new Map<string, Obj>();
     return {
@@ -90,7 +94,9 @@ export const cursor: ExecutorModule = {
   widening: {
     files: ['.cursor/**'],
     settings: ['permissions.allow (.cursor/cli.json)', 'mcpServers (.cursor/mcp.json)', 'hooks (.cursor/hooks.json)'],
-    how: 'Cursor CLI has no flag that leaves the project configuration out: sow refuses to start a safe worker while .cursor/ grants, starts or hooks something',
+    how:
+      'Cursor CLI has no flag that leaves the project configuration out: sow refuses to start a safe worker while ' +
+      '.cursor/ grants, starts or hooks something',
     check: () => ({
       paths: ['.cursor/cli.json', '.cursor/mcp.json', '.cursor/hooks.json'],
       found: (path, text) =>

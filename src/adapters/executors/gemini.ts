@@ -58,7 +58,10 @@ export const GEMINI_WIDENING = [
   'context.includeDirectories',
   'security.folderTrust',
 ] as const;
-/** Variables of the environment Gemini CLI loads from the project's .env that change where it takes its settings, trust and sandbox from. */
+/**
+ * Variables of the environment Gemini CLI loads from the project's .env that change where it takes its settings,
+ * trust and sandbox from.
+ */
 const geminiVariable = (name: string) => /^(GEMINI_CLI_|GEMINI_SANDBOX|GEMINI_YOLO|SEATBELT_PROFILE)/.test(name);
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -66,9 +69,11 @@ export function geminiPolicy(checks: readonly string[]): string {
   const rule = (lines: string[]) =>
     `[[rule]]\ntoolName = "run_shell_command"\n${lines.join('\n')}\ndecision = "allow"\npriority = 999\n`;
   return [
-    '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits are allowed by --approval-mode auto_edit.\n',
+    '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits ' +
+      'are allowed by --approval-mode auto_edit.\n',
     rule(['commandPrefix = "sow"']),
-    // The regex is matched after `"command":"` in the JSON of the call's arguments: the command, JSON-escaped, then its closing quote.
+    // The regex is matched after `"command":"` in the JSON of the call's arguments: the command, JSON-escaped, then its
+    // closing quote.
     ...checks.map((c) =>
       rule([
         `# ${c.replace(/\n/g, ' ')}`,
@@ -85,7 +90,8 @@ const permissions = (ctx: InvocationContext) => {
     args: ['--approval-mode', 'auto_edit', '--policy', path],
     files: [{ path, text: geminiPolicy(checksOf(ctx)) }],
     notes: [
-      `permissions=safe: Gemini CLI may edit files (auto_edit) and run ${listed(ctx)} (policy ${path}); it refuses anything else`,
+      `permissions=safe: Gemini CLI may edit files (auto_edit) and run ${listed(ctx)} (policy ${path}); it refuses ` +
+        `anything else`,
     ],
   };
 };
@@ -161,7 +167,8 @@ export const gemini: ExecutorModule = {
       files: p.files,
     };
   },
-  // What it says when it has no such session to resume (captured: test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt).
+  // What it says when it has no such session to resume (captured:
+  // test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),
   // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
   usage: (e) =>
@@ -169,7 +176,10 @@ export const gemini: ExecutorModule = {
       ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens'])
       : undefined,
   // Its events read through the generic fields (tool_name, parameters, content) and Claude Code's `result`.
-  /** A `tool_result` with `status: "error"` and `error.type: "policy_violation"`; the call itself is the earlier `tool_use` with the same `tool_id`. */
+  /**
+   * A `tool_result` with `status: "error"` and `error.type: "policy_violation"`; the call itself is the earlier
+   * `tool_use` with the same `tool_id`.
+   */
   denials() {
     const calls = new Map<string, Obj>();
     return {
@@ -196,7 +206,9 @@ export const gemini: ExecutorModule = {
   widening: {
     files: ['.gemini/**'],
     settings: [...GEMINI_WIDENING, 'variables GEMINI_CLI_* (and the sandbox ones) in .env or .gemini/.env'],
-    how: 'Gemini CLI cannot be told to leave the project settings out: sow refuses to start a safe worker while .gemini/settings.json sets one of them',
+    how:
+      'Gemini CLI cannot be told to leave the project settings out: sow refuses to start a safe worker while ' +
+      '.gemini/settings.json sets one of them',
     check: () => ({
       paths: ['.gemini/settings.json', '.gemini/.env', '.env'],
       found: (path, text) =>

@@ -59,14 +59,19 @@ const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 
       },
     ],
     notes: [
-      `permissions=safe: opencode may edit files in the repository and run ${listed(ctx)} (OPENCODE_PERMISSION); it refuses anything else and goes on (${path})`,
-      'permissions=safe: opencode loads no configuration of the repository (OPENCODE_DISABLE_PROJECT_CONFIG: not opencode.json, .opencode/ or AGENTS.md)',
+      `permissions=safe: opencode may edit files in the repository and run ${listed(ctx)} (OPENCODE_PERMISSION); ` +
+        `it refuses anything else and goes on (${path})`,
+      'permissions=safe: opencode loads no configuration of the repository (OPENCODE_DISABLE_PROJECT_CONFIG: not ' +
+        'opencode.json, .opencode/ or AGENTS.md)',
     ],
   };
 };
 
 const TOOLS = { command: ['bash'], edit: ['write', 'edit', 'patch', 'multiedit'] };
-/** opencode's permission errors (PermissionRejectedError, PermissionCorrectedError, PermissionDeniedError): it has no error code, only these fixed texts. */
+/**
+ * opencode's permission errors (PermissionRejectedError, PermissionCorrectedError, PermissionDeniedError): it has no
+ * error code, only these fixed texts.
+ */
 const REFUSED =
   /^The user (rejected permission to use|has specified a rule which prevents you from using) this specific tool call/;
 
@@ -127,7 +132,8 @@ export const opencode: ExecutorModule = {
       files: p.files ?? [],
     };
   },
-  // What it says when it has no such session to resume (captured: test/fixtures/agent-help/opencode@*__resume-session-gone.stderr.txt).
+  // What it says when it has no such session to resume (captured:
+  // test/fixtures/agent-help/opencode@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /Error: Session not found/),
   // Each `step_finish` has that step's tokens and cost.
   usage: (e) => {
@@ -153,7 +159,9 @@ export const opencode: ExecutorModule = {
   widening: {
     files: ['opencode.json', 'opencode.jsonc', '.opencode/**'],
     settings: ['permission', 'agent.*.permission', 'mcp', 'plugin', 'formatter', 'lsp', 'experimental.hook', 'tools'],
-    how: 'a safe worker runs with OPENCODE_DISABLE_PROJECT_CONFIG=true: opencode loads no configuration of the repository',
+    how:
+      'a safe worker runs with OPENCODE_DISABLE_PROJECT_CONFIG=true: opencode loads no configuration of the ' +
+      'repository',
   },
   doctor: 'flags',
   integration: SKILL_AND_AGENTS_MD,

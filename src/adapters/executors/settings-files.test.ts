@@ -140,13 +140,17 @@ describe("every CLI's own settings files", () => {
       }
     }
   });
-  it('Claude Code and opencode are told to leave them out (no check); Gemini, Codex, Copilot and Cursor are checked', () => {
-    const checked = Object.values(EXECUTORS)
-      .filter((m) => m.widening?.check?.('cli'))
-      .map((m) => m.type);
-    expect(checked.sort()).toEqual(['codex', 'copilot', 'cursor', 'gemini']);
-    // Codex's adapter takes no --ignore-rules: over ACP its rules files are checked too.
-    expect(EXECUTORS.codex.widening!.check!('acp')!.paths).toContain('.codex/rules/*');
-    expect(EXECUTORS.codex.widening!.check!('cli')!.paths).not.toContain('.codex/rules/*');
-  });
+  it(
+    'Claude Code and opencode are told to leave them out (no check); Gemini, Codex, Copilot and Cursor ' +
+      'are checked',
+    () => {
+      const checked = Object.values(EXECUTORS)
+        .filter((m) => m.widening?.check?.('cli'))
+        .map((m) => m.type);
+      expect(checked.sort()).toEqual(['codex', 'copilot', 'cursor', 'gemini']);
+      // Codex's adapter takes no --ignore-rules: over ACP its rules files are checked too.
+      expect(EXECUTORS.codex.widening!.check!('acp')!.paths).toContain('.codex/rules/*');
+      expect(EXECUTORS.codex.widening!.check!('cli')!.paths).not.toContain('.codex/rules/*');
+    },
+  );
 });

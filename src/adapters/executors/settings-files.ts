@@ -201,7 +201,10 @@ export function tomlWidening(text: string, names: readonly string[]): string[] {
   return [...found];
 }
 
-/** The variables of a `.env` file whose names match: each said as `NAME=…` (values are not repeated: they may be secrets). */
+/**
+ * The variables of a `.env` file whose names match: each said as `NAME=…` (values are not repeated: they may be
+ * secrets).
+ */
 export function envWidening(text: string, matches: (name: string) => boolean): string[] {
   const names = new Set<string>();
   for (const line of text.split('\n')) {

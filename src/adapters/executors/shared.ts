@@ -51,7 +51,10 @@ export const OWN_ARGV = {
   resume: "only type 'command' runs an argv of your own",
 } as const;
 
-/** A session id a CLI reported in its events, if it is one sow may pass back as an argv word (never one that reads as an option). */
+/**
+ * A session id a CLI reported in its events, if it is one sow may pass back as an argv word (never one that reads as
+ * an option).
+ */
 export const reportedSession = (x: unknown): string | undefined =>
   typeof x === 'string' && x !== '' && !x.startsWith('-') ? x : undefined;
 
@@ -151,7 +154,10 @@ export function denial(
 }
 export const none = (): Denial[] => [];
 
-/** The first line of `stderr` (colour codes taken out) that matches `pattern`, trimmed: what a CLI said when a session could not be resumed. */
+/**
+ * The first line of `stderr` (colour codes taken out) that matches `pattern`, trimmed: what a CLI said when a
+ * session could not be resumed.
+ */
 export function saidLine(stderr: string, pattern: RegExp): string | undefined {
   // eslint-disable-next-line no-control-regex
   const line = stderr

@@ -26,7 +26,10 @@ export interface InvocationContext {
   runningAsRoot: boolean;
   /** What the worker may do unasked (settings.permissions, or yolo_mode). */
   permissions: PermissionProfile;
-  /** The shell commands of the declared checks (.sow/config.yaml) the person allowed here: a safe worker may run them. */
+  /**
+   * The shell commands of the declared checks (.sow/config.yaml) the person allowed here: a safe worker may run
+   * them.
+   */
   checks: readonly string[];
   /**
    * Repository-relative glob patterns of the files a safe worker may never edit: every agent CLI's
@@ -43,7 +46,10 @@ export interface InvocationContext {
  * nothing: sow tells the CLI to ignore them, or refuses to start it.
  */
 export interface Widening {
-  /** Repository-relative glob patterns (`**` any folders, `*` within a name) of the files it reads its own rights from. */
+  /**
+   * Repository-relative glob patterns (`**` any folders, `*` within a name) of the files it reads its own rights
+   * from.
+   */
   readonly files: readonly string[];
   /** The settings in them that widen what it may do (for people: errors, docs). */
   readonly settings: readonly string[];
@@ -60,9 +66,15 @@ export interface Widening {
   ): { paths: readonly string[]; found(path: string, text: string): string[] } | undefined;
 }
 
-/** How sow keeps an ACP session asking: the modes that ask it before acting, and the config options that must keep their value. */
+/**
+ * How sow keeps an ACP session asking: the modes that ask it before acting, and the config options that must keep
+ * their value.
+ */
 export interface AskingModes {
-  /** Mode ids (session `modes`, or the `mode` config option) in which the agent asks sow; the first is the one to switch to. */
+  /**
+   * Mode ids (session `modes`, or the `mode` config option) in which the agent asks sow; the first is the one to
+   * switch to.
+   */
   readonly asks: readonly string[];
   /** Config options (`configOptions`, by id) and the value they must have, e.g. Copilot's allow_all: off. */
   readonly options?: Readonly<Record<string, string>>;
@@ -159,15 +171,24 @@ export interface ExecutorModule {
   usageSoFar?(event: Record<string, unknown>): { key: string; usage: Usage } | undefined;
   /** A new reader of the calls it refused, for one run; absent when its output says nothing sow can read. */
   denials?(): DenialReader;
-  /** Under permissions: safe, when its safe profile is a sandbox: what the sandbox does (a declared check gets no more). */
+  /**
+   * Under permissions: safe, when its safe profile is a sandbox: what the sandbox does (a declared check gets no
+   * more).
+   */
   readonly sandbox?: string;
   /** Why a declared, granted check can still be refused by this CLI. */
   readonly checkRefusedBecause?: string;
   /** Settings of the user configuration this type does not take, each with why (config validation reads them). */
   readonly ignores: Readonly<Partial<Record<ExecutorSetting, string>>>;
-  /** Its own settings files, and how a safe worker is kept from being widened by them; absent for a command of the user's own. */
+  /**
+   * Its own settings files, and how a safe worker is kept from being widened by them; absent for a command of the
+   * user's own.
+   */
   readonly widening?: Widening;
-  /** What `sow doctor` checks: that every flag sow passes is in the CLI's --help, or only that it is on PATH (a command of the user's own is never run). */
+  /**
+   * What `sow doctor` checks: that every flag sow passes is in the CLI's --help, or only that it is on PATH (a
+   * command of the user's own is never run).
+   */
   readonly doctor: 'flags' | 'on-path';
   /** What `sow install <type>` writes for it; null when there is no such target (said why beside it). */
   readonly integration: Integration | null;

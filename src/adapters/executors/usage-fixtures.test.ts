@@ -25,14 +25,19 @@ describe('usage in the real CLIs’ own events', () => {
       cost_usd: 0.0001,
     });
   });
-  it('Claude Code while it runs: the input tokens of each answer so far, once per answer (its output and cost come with the result)', () => {
-    // A real worker's stream (Claude Code 2.1.197 in the orchestrator run of test:real-agents): three answers, then the result.
-    const run = lines('claude__events-worker-orchestra.jsonl');
-    const end = run.findIndex((l) => (JSON.parse(l) as { type?: string }).type === 'result');
-    expect(end).toBeGreaterThan(0);
-    expect(usageOfLines(EXECUTORS.claude, run.slice(0, end))).toEqual({ input_tokens: 108 + 114 + 115 });
-    expect(usageOfLines(EXECUTORS.claude, run)).toEqual({ input_tokens: 337, output_tokens: 32, cost_usd: 0.001491 });
-  });
+  it(
+    'Claude Code while it runs: the input tokens of each answer so far, once per answer (its output and cost come ' +
+      'with the result)',
+    () => {
+      // A real worker's stream (Claude Code 2.1.197 in the orchestrator run of test:real-agents): three answers, then
+      // the result.
+      const run = lines('claude__events-worker-orchestra.jsonl');
+      const end = run.findIndex((l) => (JSON.parse(l) as { type?: string }).type === 'result');
+      expect(end).toBeGreaterThan(0);
+      expect(usageOfLines(EXECUTORS.claude, run.slice(0, end))).toEqual({ input_tokens: 108 + 114 + 115 });
+      expect(usageOfLines(EXECUTORS.claude, run)).toEqual({ input_tokens: 337, output_tokens: 32, cost_usd: 0.001491 });
+    },
+  );
   it('Codex: each turn.completed’s usage, tokens only (two model calls of 50 in / 20 out in this run)', () => {
     expect(usageOfFixture('codex', 'codex__events-sample-success.jsonl')).toEqual({
       input_tokens: 100,

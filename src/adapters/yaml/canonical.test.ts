@@ -10,7 +10,10 @@ function reference(text: string): unknown {
   return doc.errors.length ? undefined : plainData(doc.toJS({ maxAliasCount: 100 }));
 }
 
-/** The fast reader either gives exactly what yaml gives, and the emitter writes it back byte for byte, or it declines. */
+/**
+ * The fast reader either gives exactly what yaml gives, and the emitter writes it back byte for byte, or it
+ * declines.
+ */
 function agrees(text: string): boolean {
   const fast = parseCanonicalYaml(text);
   if (fast === undefined) return true;
@@ -309,14 +312,18 @@ describe('parseCanonicalYaml', () => {
     expect(declined).toBeGreaterThan(500);
   });
 
-  it('keeps raw characters in double quotes as yaml does (line and paragraph separators, NEL), where the emitter leaves them raw', () => {
-    for (const c of ['\u2028', '\u2029', '\u0085', 'é', '🚀']) {
-      const text = `a: "x${c}y"\n`;
-      expect(parseCanonicalYaml(text)).toEqual({ a: `x${c}y` });
-      expect(parseCanonicalYaml(text)).toEqual(reference(text));
-      expect(emitYaml(parseCanonicalYaml(text) as Record<string, unknown>)).toBe(text);
-    }
-  });
+  it(
+    'keeps raw characters in double quotes as yaml does (line and paragraph separators, NEL), where the emitter ' +
+      'leaves them raw',
+    () => {
+      for (const c of ['\u2028', '\u2029', '\u0085', 'é', '🚀']) {
+        const text = `a: "x${c}y"\n`;
+        expect(parseCanonicalYaml(text)).toEqual({ a: `x${c}y` });
+        expect(parseCanonicalYaml(text)).toEqual(reference(text));
+        expect(emitYaml(parseCanonicalYaml(text) as Record<string, unknown>)).toBe(text);
+      }
+    },
+  );
 
   it('agrees with yaml on what yaml itself writes for the same data', () => {
     const r = rng(3);

@@ -41,7 +41,10 @@ function quotedEnd(s: string, from: number): number {
   return -1;
 }
 
-/** Characters the emitter escapes inside quotes (emit.ts NON_PRINTABLE, JSON's lone surrogates): raw, a person wrote them. */
+/**
+ * Characters the emitter escapes inside quotes (emit.ts NON_PRINTABLE, JSON's lone surrogates): raw, a person wrote
+ * them.
+ */
 const ESCAPED_RAW =
   /[\u0000-\u001f\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -206,10 +206,14 @@ describe('parseYaml: what a person wrote, read exactly', () => {
 });
 
 describe('editYaml: a write changes only what changed', () => {
-  it('leaves every other byte as written: number spellings, tags, anchors, aliases, flow style, block scalars, quotes, comments', async () => {
-    const out = await edit(TASK, set('status', 'in_progress'));
-    expect(out).toBe(withLines(TASK, 5, 'status: in_progress'));
-  });
+  it(
+    'leaves every other byte as written: number spellings, tags, anchors, aliases, flow style, block scalars, ' +
+      'quotes, comments',
+    async () => {
+      const out = await edit(TASK, set('status', 'in_progress'));
+      expect(out).toBe(withLines(TASK, 5, 'status: in_progress'));
+    },
+  );
 
   it("adds a key after the last one of its map, in the map's indentation", async () => {
     const out = await edit(TASK, set('metadata.reviewer', 'alice'));
@@ -276,7 +280,8 @@ describe('editYaml: a write changes only what changed', () => {
     expect(out).toBe(
       TASK.replace(
         '    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n',
-        '    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n  - type: feedback\n    path: fb.md\n    created_at: "2026-11-27T00:00:00.000Z"\n',
+        '    path: ref.md\n    created_at: "2026-11-26T16:18:51.638Z"\n  - type: feedback\n    path: fb.md\n    ' +
+          'created_at: "2026-11-27T00:00:00.000Z"\n',
       ),
     );
     const first = await edit(TASK, (d) => ({ ...d, outputs: d['outputs'].slice(1) }));

@@ -126,7 +126,8 @@ const OPTIONS = { intAsBigInt: true, uniqueKeys: false, keepSourceTokens: true, 
 function composeDocument(yaml: YamlModule, text: string): YamlDocument {
   if (roughValueCount(text) > MAX_VALUES) {
     throw new YamlRefusedError(
-      `holds more than ${MAX_VALUES.toLocaleString('en')} values (lines and commas); a state file has a few hundred, so sow does not read it`,
+      `holds more than ${MAX_VALUES.toLocaleString('en')} values (lines and commas); a state file has a few ` +
+        `hundred, so sow does not read it`,
     );
   }
   const lines = new yaml.LineCounter();
@@ -137,7 +138,8 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
       const deep = tooDeep(token);
       if (deep !== undefined) {
         throw new YamlRefusedError(
-          `nests collections more than ${MAX_DEPTH} levels deep${where(at(deep))}; sow's files nest a few levels, so sow does not read it`,
+          `nests collections more than ${MAX_DEPTH} levels deep${where(at(deep))}; sow's files nest a few levels, ` +
+            `so sow does not read it`,
         );
       }
       yield token;
@@ -186,7 +188,8 @@ function* parseShallow(yaml: YamlModule, text: string, lines: import('yaml').Lin
       for (const t of parser.stack) {
         if ((t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') && ++depth > MAX_DEPTH) {
           throw new YamlRefusedError(
-            `nests collections more than ${MAX_DEPTH} levels deep${where(lines.linePos(t.offset))}; sow's files nest a few levels, so sow does not read it`,
+            `nests collections more than ${MAX_DEPTH} levels deep${where(lines.linePos(t.offset))}; sow's files ` +
+              `nest a few levels, so sow does not read it`,
           );
         }
       }
@@ -222,7 +225,8 @@ function documentData(doc: YamlDocument): unknown {
     // yaml's guard against alias bombs ("excessive alias count").
     if (err instanceof ReferenceError)
       throw new YamlRefusedError(
-        `uses aliases (*name) that would repeat their anchors' values more than ${MAX_ALIAS_COUNT} times; sow's files need a few, so sow does not read it`,
+        `uses aliases (*name) that would repeat their anchors' values more than ${MAX_ALIAS_COUNT} times; sow's ` +
+          `files need a few, so sow does not read it`,
       );
     throw err;
   }
@@ -256,7 +260,8 @@ function refuseCircularAliases(yaml: YamlModule, doc: YamlDocument, lines: impor
         const target = anchors.get(node.source);
         if (target !== undefined && path.includes(target as never)) {
           throw new YamlRefusedError(
-            `has the alias *${node.source}${where(node.range ? lines.linePos(node.range[0]) : undefined)} inside the value its anchor names: a value that contains itself, which sow cannot hold`,
+            `has the alias *${node.source}${where(node.range ? lines.linePos(node.range[0]) : undefined)} inside ` +
+              `the value its anchor names: a value that contains itself, which sow cannot hold`,
           );
         }
       } else if (node.anchor) anchors.set(node.anchor, node);

@@ -192,7 +192,9 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
         return {
           id,
           status: severity,
-          message: `${binary} (${versionText}) does not list ${missing.join(', ')} in its --help, and sow passes ${missing.length === 1 ? 'it' : 'them'}: workers of ${who} would not start`,
+          message:
+            `${binary} (${versionText}) does not list ${missing.join(', ')} in its --help, and sow ` +
+            `passes ${missing.length === 1 ? 'it' : 'them'}: workers of ${who} would not start`,
           fix: `install a current version: ${executor.install}`,
         };
       }
@@ -221,7 +223,8 @@ export async function ghCheck(app: AppContext, root: string | undefined): Promis
   const severity: DoctorStatus = repo ? 'fail' : 'warn';
   const needs = repo
     ? `sow needs it for ${repo} ('sow issue list', 'sow pr create', …)`
-    : "sow needs it only for GitHub ('sow issue list', 'sow pr create', …), and this repository names no GitHub repository";
+    : "sow needs it only for GitHub ('sow issue list', 'sow pr create', …), and this repository names no GitHub " +
+      'repository';
   if (!ghInstalled(app.env))
     return {
       id: 'gh',

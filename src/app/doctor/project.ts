@@ -166,7 +166,11 @@ export async function checksAllowedCheck(root: string, env: AppContext['env']): 
   return {
     id: 'checks',
     status: 'warn',
-    message: `${refused.length} of ${n} declared check${n === 1 ? '' : 's'} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine: ${names}; until then 'sow check run' and completing a task refuse ${refused.length === 1 ? 'it' : 'them'}, and workers may not run ${refused.length === 1 ? 'it' : 'them'}`,
+    message:
+      `${refused.length} of ${n} declared check${n === 1 ? '' : 's'} ${refused.length === 1 ? 'is' : 'are'} ` +
+      `not allowed to run on this machine: ${names}; until then 'sow check run' and completing a task ` +
+      `refuse ${refused.length === 1 ? 'it' : 'them'}, and workers may not ` +
+      `run ${refused.length === 1 ? 'it' : 'them'}`,
     fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them",
   };
 }
@@ -186,13 +190,16 @@ export function refsCheck(ctx: Context): Finding {
   );
   const age = (fetched: string) => Math.floor((now - Date.parse(fetched)) / 86_400_000);
   const staleText = stale.length
-    ? `not fetched for over ${REFS_STALE_DAYS} days: ${stale.map((r) => `${r.link} (${age(r.cache!.fetched_at)} days)`).join(', ')}`
+    ? `not fetched for over ${REFS_STALE_DAYS} ` +
+      `days: ${stale.map((r) => `${r.link} (${age(r.cache!.fetched_at)} days)`).join(', ')}`
     : '';
   if (broken.length) {
     return {
       id: 'refs',
       status: 'fail',
-      message: `${broken.length} ref link(s) do not work: ${broken.map((r) => `.sow/refs/${r.link} (${r.link_state})`).join(', ')}${staleText ? `; ${staleText}` : ''}`,
+      message:
+        `${broken.length} ref link(s) do not ` +
+        `work: ${broken.map((r) => `.sow/refs/${r.link} (${r.link_state})`).join(', ')}${staleText ? `; ${staleText}` : ''}`,
       fix: `${FIX} (or 'sow refs init') makes them again, cloning what the cache lacks`,
       repair: async () => `made the links again: ${(await refsInit(ctx.app, false)).map((r) => r.link).join(', ')}`,
     };

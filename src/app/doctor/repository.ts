@@ -37,7 +37,8 @@ export function gitignoreCheck(root: string): Finding {
     return {
       id: 'gitignore',
       status: 'fail',
-      message: `.sow/.gitignore lacks ${missing.join(', ')}, so git would see sow's runtime files, backups or worktrees`,
+      message:
+        `.sow/.gitignore lacks ${missing.join(', ')}, ` + `so git would see sow's runtime files, backups or worktrees`,
       fix: `${FIX} (or 'sow init') adds the missing lines`,
       repair: () => {
         const tx = new Transaction(root);
@@ -56,7 +57,9 @@ export function gitignoreCheck(root: string): Finding {
     return {
       id: 'gitignore',
       status: 'fail',
-      message: `git tracks ${tracked.length} runtime file(s) of sow (${firstFew(tracked, ', ')}), which an ignore line does not untrack`,
+      message:
+        `git tracks ${tracked.length} runtime file(s) of sow (${firstFew(tracked, ', ')}), which an ignore ` +
+        `line does not untrack`,
       fix: 'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
     };
   }
@@ -67,7 +70,9 @@ export function gitignoreCheck(root: string): Finding {
     return {
       id: 'gitignore',
       status: 'fail',
-      message: `git does not ignore ${seen.join(', ')} although .sow/.gitignore lists their folders: another ignore rule takes them back`,
+      message:
+        `git does not ignore ${seen.join(', ')} although .sow/.gitignore lists their folders: another ignore ` +
+        `rule takes them back`,
       fix: `find the rule with 'git check-ignore -v --no-index ${seen[0]}' and remove it`,
     };
   }
@@ -86,7 +91,8 @@ export function mergeDriverCheck(app: AppContext, root: string): Finding {
     problems.push(
       attributesMissing(root)
         ? `${ATTRIBUTES_FILE} lacks '${ATTRIBUTES_LINE}'`
-        : `another attributes rule takes .sow/ files from the merge driver (git says merge: ${attribute ?? 'unspecified'}; 'git check-attr -a -- .sow/project/state.yaml' shows them)`,
+        : `another attributes rule takes .sow/ files from the merge driver (git says ` +
+            `merge: ${attribute ?? 'unspecified'}; 'git check-attr -a -- .sow/project/state.yaml' shows them)`,
     );
   if (command === undefined) problems.push('git config has no merge.sow.driver');
   else if (!isSowDriver(command))
@@ -96,7 +102,9 @@ export function mergeDriverCheck(app: AppContext, root: string): Finding {
     return {
       id: 'merge-driver',
       status: 'fail',
-      message: `${problems.join('; ')}: git merges .sow/ files as text, and two branches that changed the same project conflict in them`,
+      message:
+        `${problems.join('; ')}: git merges .sow/ files as text, and two branches that changed the same ` +
+        `project conflict in them`,
       fix: fixable ? `${FIX} (or 'sow init') registers it` : `git config merge.sow.driver '${MERGE_DRIVER}'`,
       ...(fixable
         ? {
@@ -121,8 +129,11 @@ export function mergeDriverCheck(app: AppContext, root: string): Finding {
       id: 'merge-driver',
       status: 'warn',
       message:
-        'git runs the merge driver for .sow/ files as sow from PATH, and no sow is on PATH: git merges them as text, and two branches that changed the same project conflict in them',
-      fix: "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow merge-driver %O %A %B %P'",
+        'git runs the merge driver for .sow/ files as sow from PATH, and no sow is on PATH: git merges them as ' +
+        'text, and two branches that changed the same project conflict in them',
+      fix:
+        "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow " +
+        "merge-driver %O %A %B %P'",
     };
   return ok('merge-driver', `git merges .sow/ files with ${quoted(command!)}`);
 }
@@ -152,8 +163,10 @@ export function mergeConflictsCheck(root: string): Finding {
     status: 'fail',
     message: `a merge stopped at ${unmerged.length} file(s) under .sow/: ${firstFew(said, '; ')}`,
     fix: records.has(first)
-      ? `edit ${firstShown} so each field named holds the value you want, then 'git add ${firstShown}' (and so on for each file), then 'git commit'`
-      : `edit ${firstShown} to keep what both sides meant and remove the markers, then 'git add ${firstShown}' (and so on for each file), then 'git commit'`,
+      ? `edit ${firstShown} so each field named holds the value you want, then 'git add ${firstShown}' (and so on ` +
+        `for each file), then 'git commit'`
+      : `edit ${firstShown} to keep what both sides meant and remove the markers, then 'git add ${firstShown}' (and ` +
+        `so on for each file), then 'git commit'`,
   };
 }
 
@@ -184,7 +197,10 @@ export function legacyRuntimeCheck(root: string): Finding {
   return {
     id: 'legacy-runtime',
     status: 'warn',
-    message: `${found.join(' and ')} ${found.length > 1 ? 'are' : 'is'} in the work tree, left by an older sow or brought by the repository; sow no longer reads ${found.length > 1 ? 'them' : 'it'} (its runtime files are in ${shownRuntime(root)})`,
+    message:
+      `${found.join(' and ')} ${found.length > 1 ? 'are' : 'is'} in the work tree, left by an older sow or ` +
+      `brought by the repository; sow no longer reads ${found.length > 1 ? 'them' : 'it'} (its runtime files are ` +
+      `in ${shownRuntime(root)})`,
     fix: `look, then remove: 'rm -r ${found.join(' ')}'`,
   };
 }
@@ -197,7 +213,9 @@ export async function journalCheck(ctx: Context): Promise<Finding> {
   return {
     id: 'journal',
     status: 'fail',
-    message: `a write was cut short after its commit point (${shownRuntime(root, 'journal.json')}, ${steps} step(s) left)`,
+    message:
+      `a write was cut short after its commit point (${shownRuntime(root, 'journal.json')}, ${steps} ` +
+      `step(s) left)`,
     fix: `${FIX} finishes it (so does the next sow command)`,
     ...(ctx.layoutOk
       ? {
@@ -218,7 +236,9 @@ export function worktreesCheck(ctx: Context): Finding {
   return {
     id: 'worktrees',
     status: 'warn',
-    message: `git still records ${gone.length} worktree(s) whose folder is gone: ${gone.map((t) => t.branch ?? t.path).join(', ')}`,
+    message:
+      `git still records ${gone.length} worktree(s) whose folder is ` +
+      `gone: ${gone.map((t) => t.branch ?? t.path).join(', ')}`,
     fix: `${FIX} (or 'sow worktree prune') forgets them`,
     ...(ctx.layoutOk
       ? {

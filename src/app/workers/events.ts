@@ -8,7 +8,9 @@ import type { ExecutorModule, Usage } from '../../adapters/executors/types.js';
 import { addUsage, usageOfLines } from '../../adapters/executors/shared.js';
 import { describeEvent } from '../../adapters/progress.js';
 
-/** One event of a worker, as `sow agent events` shows it (its shape is the events file's: adapters/agent-outputs.ts). */
+/**
+ * One event of a worker, as `sow agent events` shows it (its shape is the events file's: adapters/agent-outputs.ts).
+ */
 export type { WorkerEvent } from '../../adapters/agent-outputs.js';
 
 /** An event of the CLI's stream as sow's own kinds, read by its module (progress lines and usage). */
@@ -48,7 +50,10 @@ export function activityOf(type: string, lines: readonly string[]): { last?: str
   return { ...(last !== undefined ? { last } : {}), usage: usageOfEvents(type, lines) };
 }
 
-/** The same from sow's own events of a run (an ACP run's raw stream is JSON-RPC): the last thing it did, and what it used. */
+/**
+ * The same from sow's own events of a run (an ACP run's raw stream is JSON-RPC): the last thing it did, and what it
+ * used.
+ */
 export function activityOfEvents(lines: readonly string[]): { last?: string; usage: Usage } {
   let last: string | undefined;
   let usage: Usage = {};

@@ -107,7 +107,10 @@ export function planSpawn(input: SpawnInput): SpawnPlan {
   return { agentId: id, project, counts, session, task: started, ...(reopened ? { reopened } : {}) };
 }
 
-/** A resumed task: in progress again (unless finished), a correction round after needs_review, its session resumed once more, owned by `owner`. */
+/**
+ * A resumed task: in progress again (unless finished), a correction round after needs_review, its session resumed
+ * once more, owned by `owner`.
+ */
 export function resumedTask(task: TaskState, now: string, owner: Owner): TaskState {
   return {
     ...task,
@@ -137,12 +140,16 @@ export function taskAssignment(task: TaskState): string {
   ].join('\n');
 }
 
-/** What a worker without a task is told: the iteration's prompt (everything it knows), or the project and where it stands. */
+/**
+ * What a worker without a task is told: the iteration's prompt (everything it knows), or the project and where it
+ * stands.
+ */
 export function projectAssignment(project: ProjectState, iteration: string | undefined): string {
   const where = `If \`sow\` is not found on PATH, run it as \`${sowCommand()}\` instead.`;
   return iteration !== undefined
     ? `${iteration}\n\n${where}`
-    : `Project: ${project.name} — ${project.description}\nState: ${project.statechart.current_state}. Run \`sow project status\` to see where it stands.\n${where}`;
+    : `Project: ${project.name} — ${project.description}\nState: ${project.statechart.current_state}. Run \`sow ` +
+        `project status\` to see where it stands.\n${where}`;
 }
 
 /** The worker's own variables: who it is, where the project is, its task and session. */
@@ -201,7 +208,10 @@ export async function checkSpawnable(
   if (!isFinished(task.status) || !handoff) checkStatusChange(task, 'in_progress', await at.dependenciesOf(task));
 }
 
-/** Whether a resume may go on: nobody else's worker is live on the task, and it may go back in progress (--force overrides both). */
+/**
+ * Whether a resume may go on: nobody else's worker is live on the task, and it may go back in progress (--force
+ * overrides both).
+ */
 export async function checkResumable(
   task: TaskState,
   now: string,

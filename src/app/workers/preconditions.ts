@@ -75,7 +75,8 @@ export async function spawnPreconditions(
           'NOT_ITERATIVE',
           'failed',
           `--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`,
-          `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent spawn ${agent.name}')`,
+          `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent ` +
+            `spawn ${agent.name}')`,
         );
       }
       return { root: reader.root, target: { kind: 'project', agent: agent.name } };

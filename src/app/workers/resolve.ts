@@ -124,7 +124,10 @@ export async function workerRights(
   const refused = standings.checks.filter((s) => !s.allowed).map((s) => s.check.name);
   if (refused.length && permissions === 'safe') {
     say(
-      `warning: ${refused.length === 1 ? 'the check' : 'the checks'} ${refused.join(', ')} in ${REPO_CONFIG} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine, so the worker may not run ${refused.length === 1 ? 'it' : 'them'}; review ${refused.length === 1 ? 'it' : 'them'} ('sow check list') and run 'sow check allow'`,
+      `warning: ${refused.length === 1 ? 'the check' : 'the checks'} ${refused.join(', ')} ` +
+        `in ${REPO_CONFIG} ${refused.length === 1 ? 'is' : 'are'} not allowed to run on this machine, so the ` +
+        `worker may not run ${refused.length === 1 ? 'it' : 'them'}; ` +
+        `review ${refused.length === 1 ? 'it' : 'them'} ('sow check list') and run 'sow check allow'`,
     );
   }
   return {
@@ -161,7 +164,10 @@ export async function createSessionId(
   return id;
 }
 
-/** A check of the folders a worker runs in: its CLI's own settings there must not widen a safe worker (AGENT_SETTINGS_WIDEN). */
+/**
+ * A check of the folders a worker runs in: its CLI's own settings there must not widen a safe worker
+ * (AGENT_SETTINGS_WIDEN).
+ */
 export function settingsGuard(
   resolution: Resolution,
   permissions: PermissionProfile,

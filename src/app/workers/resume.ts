@@ -146,11 +146,14 @@ async function handOff(
     const cap = (text: string, max: number) =>
       text.length > max ? `${text.slice(0, max)}\n… (cut at ${max} characters)` : text;
     return [
-      `You take over task ${task.id} from ${handoff.from_agent_id}, whose session ${handoff.reason === 'asked' ? 'is not to be continued' : `could not be resumed${handoff.cli_said ? ` (the agent CLI said: ${handoff.cli_said})` : ''}`}. You start with no memory of its conversation: this is what it left.`,
+      `You take over task ${task.id} from ${handoff.from_agent_id}, whose ` +
+        `session ${handoff.reason === 'asked' ? 'is not to be continued' : `could not be resumed${handoff.cli_said ? ` (the agent CLI said: ${handoff.cli_said})` : ''}`}. ` +
+        `You start with no memory of its conversation: this is what it left.`,
       `## The task\n\n${description || task.name}`,
       ...(feedback.length
         ? [
-            `## Feedback on its work\n\n${feedback.map((f) => `### ${f.path}\n\n${f.text ?? '(missing)'}`).join('\n\n')}`,
+            `## Feedback on its ` +
+              `work\n\n${feedback.map((f) => `### ${f.path}\n\n${f.text ?? '(missing)'}`).join('\n\n')}`,
           ]
         : []),
       ...(log ? [`## Its log\n\n${cap(log, 20_000)}`] : []),

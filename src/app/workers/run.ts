@@ -30,7 +30,10 @@ import { label, type Resolution, type Speaker, type Target } from './types.js';
 export const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') =>
   new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
 
-/** The worker's prompt: its role's template around its assignment, the project's references, and the orchestrator's words. */
+/**
+ * The worker's prompt: its role's template around its assignment, the project's references, and the orchestrator's
+ * words.
+ */
 export function agentPrompt(
   agent: AgentDef,
   agentId: string,
@@ -88,7 +91,10 @@ export interface WorkerRun {
   base: AppContext['env'];
   cwd: string;
   speaker: Speaker;
-  /** What the run used so far, summed from the CLI's events (the caller records it however the run ends), and the clock its events are stamped with. */
+  /**
+   * What the run used so far, summed from the CLI's events (the caller records it however the run ends), and the
+   * clock its events are stamped with.
+   */
   meter: { usage: Usage; now: () => string };
   onSession?: (id: string) => Promise<void>;
 }
@@ -138,7 +144,8 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
     );
   if (!speaker.quiet)
     speaker.say(
-      `${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} (${label(target)})…`,
+      `${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} ` +
+        `(${label(target)})…`,
     );
   let reportedSession: string | undefined;
   let persisting: Promise<void> = Promise.resolve();
@@ -190,7 +197,8 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
   ]);
   if (outcome.leftRunning && !speaker.quiet)
     speaker.say(
-      `  Note: ${env['SOW_AGENT_ID']} left processes running that still held its output (a server started in the background?); sow went on without them`,
+      `  Note: ${env['SOW_AGENT_ID']} left processes running that still held its output (a server started in the ` +
+        `background?); sow went on without them`,
     );
   const denials = [...refusals.denials];
   const advice = denialAdvice(denials, adviceContext(run, invocation.granted));
@@ -211,7 +219,10 @@ declare const SOW_VERSION: string;
 const ACP_LOAD = Symbol('acp-load');
 type AcpInvocation = Invocation & { [ACP_LOAD]?: string };
 
-/** What starts the agent over ACP: its own argv (no permission flags: sow answers each request), the prompt sent once the session is open. */
+/**
+ * What starts the agent over ACP: its own argv (no permission flags: sow answers each request), the prompt sent once
+ * the session is open.
+ */
 function acpInvocation(resolution: Resolution, prompt: string, granted: Granted, load?: string): AcpInvocation {
   const acp = resolution.spec.acp!;
   return {
@@ -220,7 +231,8 @@ function acpInvocation(resolution: Resolution, prompt: string, granted: Granted,
     env: acp.env?.({ runningAsRoot: runningAsRoot(), permissions: granted.permissions }) ?? {},
     stdin: prompt,
     notes: [
-      `transport: acp — sow answers each permission ${resolution.spec.title} asks by the profile (${granted.permissions}), and hands it \`sow mcp\` as an MCP server`,
+      `transport: acp — sow answers each permission ${resolution.spec.title} asks by the profile ` +
+        `(${granted.permissions}), and hands it \`sow mcp\` as an MCP server`,
     ],
     granted,
     ...(load !== undefined ? { [ACP_LOAD]: load } : {}),
@@ -237,7 +249,8 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
     speaker.say(`  Command: ${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`);
   if (!speaker.quiet)
     speaker.say(
-      `${files.kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} over ACP (${label(target)})…`,
+      `${files.kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} ` +
+        `over ACP (${label(target)})…`,
     );
   const load = invocation[ACP_LOAD];
   const server = sowMcpServer(env);

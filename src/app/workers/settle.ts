@@ -23,7 +23,10 @@ import { RunNotRecordedError, WorkerStoppedError } from '../agent-errors.js';
 import { usageOfEvents } from './events.js';
 import { label, type AgentRunResult, type Speaker, type Target } from './types.js';
 
-/** A task let go under the lock, whose claim on the remote is given back once the write is done (never under the lock). */
+/**
+ * A task let go under the lock, whose claim on the remote is given back once the write is done (never under the
+ * lock).
+ */
 type LetGo = { root: string; task: string; branch: string; owner: Owner };
 
 const giveBackAfter = async (released: LetGo | undefined) => {
@@ -129,14 +132,16 @@ async function settleHere(
       released = { root: uow.root, task: task.id, branch: project.branch, owner: task.owner };
       let next = { ...task };
       delete next.owner;
-      // Stopped by a signal to this process (agent stop, a shutdown, Ctrl-C): paused, as agent stop leaves it, with a note.
+      // Stopped by a signal to this process (agent stop, a shutdown, Ctrl-C): paused, as agent stop leaves it, with a
+      // note.
       if (stopped instanceof WorkerStoppedError) {
         if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
         await writeLogEntry(
           uow,
           task.id,
           { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
-          `Stopped: ${stopped.signal} reached sow (pid ${process.pid}) while its worker ${entry.agent_id} ran, and ended the worker. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
+          `Stopped: ${stopped.signal} reached sow (pid ${process.pid}) while its worker ${entry.agent_id} ran, and ` +
+            `ended the worker. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
         );
       }
       uow.setTask(next);
@@ -175,7 +180,8 @@ export async function settleStopped(
       uow,
       task.id,
       { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
-      `Stopped with sow agent stop: its worker ${agentId} (pid ${pid}) was ended. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
+      `Stopped with sow agent stop: its worker ${agentId} (pid ${pid}) was ended. Resume it with 'sow agent ` +
+        `resume ${task.id} "<prompt>"'.`,
     );
     const project = await uow.project();
     const counted = (project.usage ?? []).some((e) => e.agent_id === agentId && e.task === task.id && e.at >= since);
@@ -223,7 +229,10 @@ export function usageEntry(
   };
 }
 
-/** A detached worker's supervisor tells whoever started it that the session is recorded (a new one, or the one continued). */
+/**
+ * A detached worker's supervisor tells whoever started it that the session is recorded (a new one, or the one
+ * continued).
+ */
 export function announceStart(
   ctx: AppContext,
   root: string,
@@ -271,7 +280,8 @@ export async function finish(
     if (!speaker.quiet)
       speaker.say(
         result.report
-          ? `${agentId} finished and reported ${result.report.status}${result.report.message ? `: ${result.report.message}` : ''}`
+          ? `${agentId} finished and ` +
+              `reported ${result.report.status}${result.report.message ? `: ${result.report.message}` : ''}`
           : `${agentId} finished`,
       );
   }

@@ -14,7 +14,10 @@ export interface AgentRunOptions {
   force?: boolean;
   /** resume: start a fresh session with a handoff brief instead of continuing the recorded one. */
   fresh?: boolean;
-  /** spawn on a task: the worker works in a checkout of its own (app/worker-checkout.ts); else as .sow/config.yaml says. */
+  /**
+   * spawn on a task: the worker works in a checkout of its own (app/worker-checkout.ts); else as .sow/config.yaml
+   * says.
+   */
   worktree?: boolean;
   /** Where progress and --verbose lines go (stderr). */
   say: (line: string) => void;

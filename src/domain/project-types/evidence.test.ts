@@ -73,24 +73,30 @@ describe('checkStatuses: a check stands by its newest evidence', () => {
   it('fresh-pass: exit 0 on this tree with this command', () => {
     expect(status([evidence('unit', 0)])[0]).toMatchObject({ state: 'fresh-pass', exit_code: 0 });
   });
-  it('only evidence of the checkout judged counts: a worker checkout’s for it, the project checkout’s for it, whatever the tree', () => {
-    const CHECKOUT = '.sow/worktrees/.workers/feat/demo--task-010';
-    const inCheckout = (exit: number, tree = TREE): Artifact => ({
-      ...evidence('unit', exit, tree),
-      metadata: { ...evidence('unit', exit, tree).metadata, checkout: CHECKOUT },
-    });
-    expect(checkStatuses([UNIT], [inCheckout(0)], TREE, CHECKOUT)[0]!.state).toBe('fresh-pass');
-    expect(checkStatuses([UNIT], [inCheckout(0)], TREE)[0]!.state).toBe('missing');
-    expect(checkStatuses([UNIT], [evidence('unit', 0)], TREE, CHECKOUT)[0]!.state).toBe('missing');
-    expect(checkStatuses([UNIT], [inCheckout(0)], TREE, '.sow/worktrees/.workers/feat/demo--task-020')[0]!.state).toBe(
-      'missing',
-    );
-    // A newer run elsewhere does not hide the checkout's own newest one.
-    expect(
-      checkStatuses([UNIT], [inCheckout(1), inCheckout(0, OTHER), evidence('unit', 0)], TREE, CHECKOUT)[0],
-    ).toMatchObject({ state: 'stale', changed: 'code' });
-    expect(newestEvidence([inCheckout(0), evidence('unit', 1)], CHECKOUT).get('unit')!.metadata!['exit_code']).toBe(0);
-  });
+  it(
+    'only evidence of the checkout judged counts: a worker checkout’s for it, the project checkout’s for it, ' +
+      'whatever the tree',
+    () => {
+      const CHECKOUT = '.sow/worktrees/.workers/feat/demo--task-010';
+      const inCheckout = (exit: number, tree = TREE): Artifact => ({
+        ...evidence('unit', exit, tree),
+        metadata: { ...evidence('unit', exit, tree).metadata, checkout: CHECKOUT },
+      });
+      expect(checkStatuses([UNIT], [inCheckout(0)], TREE, CHECKOUT)[0]!.state).toBe('fresh-pass');
+      expect(checkStatuses([UNIT], [inCheckout(0)], TREE)[0]!.state).toBe('missing');
+      expect(checkStatuses([UNIT], [evidence('unit', 0)], TREE, CHECKOUT)[0]!.state).toBe('missing');
+      expect(
+        checkStatuses([UNIT], [inCheckout(0)], TREE, '.sow/worktrees/.workers/feat/demo--task-020')[0]!.state,
+      ).toBe('missing');
+      // A newer run elsewhere does not hide the checkout's own newest one.
+      expect(
+        checkStatuses([UNIT], [inCheckout(1), inCheckout(0, OTHER), evidence('unit', 0)], TREE, CHECKOUT)[0],
+      ).toMatchObject({ state: 'stale', changed: 'code' });
+      expect(newestEvidence([inCheckout(0), evidence('unit', 1)], CHECKOUT).get('unit')!.metadata!['exit_code']).toBe(
+        0,
+      );
+    },
+  );
   it('the newest evidence of a check wins, either way', () => {
     expect(status([evidence('unit', 0), evidence('unit', 1)])[0]!.state).toBe('failed');
     expect(status([evidence('unit', 1), evidence('unit', 0)])[0]!.state).toBe('fresh-pass');

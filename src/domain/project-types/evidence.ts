@@ -18,7 +18,8 @@ export const evidenceType: ArtifactTypeDef = {
   name: EVIDENCE,
   root: 'project',
   description:
-    "A declared check's run, recorded by 'sow check run': its log, and metadata check, run, exit_code (null when it timed out), duration_ms, commit, dirty, tree, and checkout when it ran in a task's own checkout",
+    "A declared check's run, recorded by 'sow check run': its log, and metadata check, run, exit_code (null when " +
+    "it timed out), duration_ms, commit, dirty, tree, and checkout when it ran in a task's own checkout",
   recordedBy: 'sow check run',
 };
 
@@ -42,7 +43,10 @@ export interface DeclaredCheck {
 
 const metaOf = (a: Artifact) => a.metadata ?? {};
 
-/** The worker checkout a run was recorded in (its path relative to the project checkout); undefined: the project checkout. */
+/**
+ * The worker checkout a run was recorded in (its path relative to the project checkout); undefined: the project
+ * checkout.
+ */
 export const checkoutOf = (a: Artifact): string | undefined => {
   const checkout = metaOf(a)['checkout'];
   return typeof checkout === 'string' ? checkout : undefined;
@@ -97,9 +101,15 @@ export function describeCheckStatus(c: CheckStatus): string {
     case 'missing':
       return `${c.name}: never run`;
     case 'failed':
-      return `${c.name}: failed (${c.exit_code === null || c.exit_code === undefined ? 'timed out or killed' : `exit ${c.exit_code}`}${log})`;
+      return (
+        `${c.name}: failed ` +
+        `(${c.exit_code === null || c.exit_code === undefined ? 'timed out or killed' : `exit ${c.exit_code}`}${log})`
+      );
     case 'stale':
-      return `${c.name}: stale (${c.changed === 'command' ? 'its command in .sow/config.yaml changed since it passed' : 'the code changed since it passed'})`;
+      return (
+        `${c.name}: stale ` +
+        `(${c.changed === 'command' ? 'its command in .sow/config.yaml changed since it passed' : 'the code changed since it passed'})`
+      );
   }
 }
 
@@ -109,7 +119,8 @@ export function describeCheckStatus(c: CheckStatus): string {
  */
 export function evidenceGuard(moment: 'finalize' | 'task_complete', phase: string): GuardDef {
   return {
-    description: `every check declared for ${moment} in .sow/config.yaml has passed on the current code ('sow check run')`,
+    description:
+      `every check declared for ${moment} in .sow/config.yaml ` + `has passed on the current code ('sow check run')`,
     evidence: { moment, phase },
     check: ({ checks }) => checks !== undefined && checks.every((c) => c.state === 'fresh-pass'),
     hint: ({ checks }) => {

@@ -44,39 +44,43 @@ describe('the registry', () => {
     expect(offenders).toEqual([]);
   });
 
-  it("no general code names a type's phases or states: what it needs from a type, the type declares (pullRequest, promptVariables)", () => {
-    // migrate.ts converts the layout of sow before project types, which was standard's.
-    // acp-worker.ts reads the Agent Client Protocol's own update kinds, one of which is 'plan'.
-    // The executor modules name the agent CLIs' own session modes, one of which is 'plan'.
-    const allowed = new Set([
-      join('app', 'migrate.ts'),
-      join('app', 'acp-worker.ts'),
-      ...['claude', 'copilot', 'gemini'].map((cli) => join('adapters', 'executors', `${cli}.ts`)),
-    ]);
-    const names = new Set(
-      Object.values(PROJECT_TYPES).flatMap((t) => [
-        ...t.phases.map((p) => p.name),
-        ...Object.keys(t.states).filter((s) => s !== 'NoProject'),
-      ]),
-    );
-    const offenders: string[] = [];
-    for (const dir of ['app', 'cli', 'mcp', 'adapters']) {
-      for (const file of sources(join(SRC, dir))) {
-        const rel = relative(SRC, file);
-        if (allowed.has(rel)) continue;
-        const text = readFileSync(file, 'utf8');
-        for (const name of names) {
-          // 'review' is also an artifact type (a.type === 'review'): only a phase lookup counts for it.
-          const needle =
-            name === 'review'
-              ? /phases\[['"`]review['"`]\]|phaseOf\([^,]+, ['"`]review['"`]\)/
-              : new RegExp(String.raw`['"\`]${name}['"\`]|startsWith\(['"\`]${name.slice(0, 5)}`);
-          if (needle.test(text)) offenders.push(`${rel} names '${name}'`);
+  it(
+    "no general code names a type's phases or states: what it needs from a type, the type declares (pullRequest, " +
+      'promptVariables)',
+    () => {
+      // migrate.ts converts the layout of sow before project types, which was standard's.
+      // acp-worker.ts reads the Agent Client Protocol's own update kinds, one of which is 'plan'.
+      // The executor modules name the agent CLIs' own session modes, one of which is 'plan'.
+      const allowed = new Set([
+        join('app', 'migrate.ts'),
+        join('app', 'acp-worker.ts'),
+        ...['claude', 'copilot', 'gemini'].map((cli) => join('adapters', 'executors', `${cli}.ts`)),
+      ]);
+      const names = new Set(
+        Object.values(PROJECT_TYPES).flatMap((t) => [
+          ...t.phases.map((p) => p.name),
+          ...Object.keys(t.states).filter((s) => s !== 'NoProject'),
+        ]),
+      );
+      const offenders: string[] = [];
+      for (const dir of ['app', 'cli', 'mcp', 'adapters']) {
+        for (const file of sources(join(SRC, dir))) {
+          const rel = relative(SRC, file);
+          if (allowed.has(rel)) continue;
+          const text = readFileSync(file, 'utf8');
+          for (const name of names) {
+            // 'review' is also an artifact type (a.type === 'review'): only a phase lookup counts for it.
+            const needle =
+              name === 'review'
+                ? /phases\[['"`]review['"`]\]|phaseOf\([^,]+, ['"`]review['"`]\)/
+                : new RegExp(String.raw`['"\`]${name}['"\`]|startsWith\(['"\`]${name.slice(0, 5)}`);
+            if (needle.test(text)) offenders.push(`${rel} names '${name}'`);
+          }
         }
       }
-    }
-    expect(offenders).toEqual([]);
-  });
+      expect(offenders).toEqual([]);
+    },
+  );
 
   it('every type has a prompt for each non-final state, and a branch prefix of its own', () => {
     const prefixes = Object.values(PROJECT_TYPES).map((t) => t.branchPrefix);

@@ -40,9 +40,17 @@ export function reviewHint(project: ProjectState, phase: string, assessment: 'pa
   const round = reviewsOfRound(project, phase);
   const unapproved = round.filter((a) => a.approved !== true).at(-1);
   if (unapproved)
-    return `approve the review of this round with 'sow output set --index ${outputs.indexOf(unapproved)} approved true'`;
+    return (
+      `approve the review of this round with 'sow output set ` + `--index ${outputs.indexOf(unapproved)} approved true'`
+    );
   const latest = latestApprovedReview(project, phase);
   if (latest)
-    return `the latest approved review says '${String(assessmentOf(latest))}'; add another with 'sow output add --type review --path review/report.md --assessment ${assessment}${extra}' and approve it`;
-  return `add this round's review with 'sow output add --type review --path review/report.md --assessment pass|fail${extra}', then approve it with 'sow output set --index <n> approved true'`;
+    return (
+      `the latest approved review says '${String(assessmentOf(latest))}'; add another with 'sow output add ` +
+      `--type review --path review/report.md --assessment ${assessment}${extra}' and approve it`
+    );
+  return (
+    `add this round's review with 'sow output add --type review --path review/report.md --assessment ` +
+    `pass|fail${extra}', then approve it with 'sow output set --index <n> approved true'`
+  );
 }

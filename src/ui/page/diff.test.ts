@@ -13,7 +13,8 @@ const { parsePatch, tokens, reviewText } = new Function(`${DIFF}\nreturn { parse
 describe("the page's diffs", () => {
   it("a file's patch: hunks, each line with its kind and its number on each side", () => {
     const hunks = parsePatch(
-      'diff --git a/a b/a\nindex 1..2 100644\n--- a/a\n+++ b/a\n@@ -1,3 +1,3 @@ fn\n one\n-two\n+TWO\n three\n\\ No newline at end of file\n@@ -10 +10,2 @@\n ten\n+eleven',
+      'diff --git a/a b/a\nindex 1..2 100644\n--- a/a\n+++ b/a\n@@ -1,3 +1,3 @@ fn\n one\n-two\n+TWO\n three\n\\ ' +
+        'No newline at end of file\n@@ -10 +10,2 @@\n ten\n+eleven',
     );
     expect(hunks.map((h) => h.header)).toEqual(['@@ -1,3 +1,3 @@ fn', '@@ -10 +10,2 @@']);
     expect(hunks[0]!.lines).toEqual([

@@ -17,7 +17,8 @@ const text = (nodes: Node[]): string =>
 describe("the page's markdown: a closed set of tags, text as text, links only to http(s)", () => {
   it('headings (two levels down), paragraphs, lists with nested items and task boxes, code, quotes, tables', () => {
     const doc = mdParse(
-      '# Title\n\nSome *words* and **more**.\n\n- one\n  - nested\n- [x] done\n\n1. first\n2. second\n\n```js\nconst a = 1;\n```\n\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n',
+      '# Title\n\nSome *words* and **more**.\n\n- one\n  - nested\n- [x] done\n\n1. first\n2. ' +
+        'second\n\n```js\nconst a = 1;\n```\n\n> quoted\n\n| a | b |\n|---|---|\n| 1 | 2 |\n',
     );
     expect(doc.map((n) => (n as string[])[0])).toEqual(['h3', 'p', 'ul', 'ol', 'pre', 'blockquote', 'table']);
     expect(tags([doc[2]!])).toEqual(['ul', 'li', 'ul', 'li', 'li', 'span']);
@@ -60,7 +61,9 @@ describe("the page's markdown: a closed set of tags, text as text, links only to
 
   it("a task's log: its entries, each with its fields and its words", () => {
     const log = logEntries(
-      '# Task log: 010 First\n\n---\ntimestamp: "2026-12-07T11:04:17.734Z"\nagent: user\naction: started_task\nresult: success\nfiles:\n  - a.txt\n  - "b c.txt"\n---\n\nStarted\n\n---\ntimestamp: "2026-12-07T11:05:00.000Z"\nagent: implementer-1\naction: note\nresult: success\n---\n\nMore *words*\n',
+      '# Task log: 010 First\n\n---\ntimestamp: "2026-12-07T11:04:17.734Z"\nagent: user\naction: ' +
+        'started_task\nresult: success\nfiles:\n  - a.txt\n  - "b c.txt"\n---\n\nStarted\n\n---\ntimestamp: ' +
+        '"2026-12-07T11:05:00.000Z"\nagent: implementer-1\naction: note\nresult: success\n---\n\nMore *words*\n',
     );
     expect(log.title).toBe('# Task log: 010 First');
     expect(log.entries).toEqual([

@@ -67,16 +67,19 @@ describe('breakdown guards', () => {
     );
   });
 
-  it('unitsReady reads the whole task states and holds for finished units with approved specs and a sound graph', () => {
-    expect(g['unitsReady']!.readsTasks).toBe(true);
-    const ready = view('Active', [
-      unit('010', 'completed'),
-      unit('020', 'completed', { deps: ['010'] }),
-      unit('030', 'abandoned'),
-    ]);
-    expect(g['unitsReady']!.check(ready)).toBe(true);
-    expect(g['unitsReady']!.check({ ...ready, taskStates: undefined })).toBe(false);
-  });
+  it(
+    'unitsReady reads the whole task states and holds for ' + 'finished units with approved specs and a sound graph',
+    () => {
+      expect(g['unitsReady']!.readsTasks).toBe(true);
+      const ready = view('Active', [
+        unit('010', 'completed'),
+        unit('020', 'completed', { deps: ['010'] }),
+        unit('030', 'abandoned'),
+      ]);
+      expect(g['unitsReady']!.check(ready)).toBe(true);
+      expect(g['unitsReady']!.check({ ...ready, taskStates: undefined })).toBe(false);
+    },
+  );
 
   it('unitsReady: no units, open units, nothing completed', () => {
     const none = view('Active', []);
@@ -96,7 +99,8 @@ describe('breakdown guards', () => {
     const missing = view('Active', [unit('010', 'completed', { outputs: [] })]);
     expect(g['unitsReady']!.check(missing)).toBe(false);
     expect(g['unitsReady']!.hint(missing)).toBe(
-      "unit 010 has no spec: write it and add it: 'sow task output add --id 010 --type work_unit_spec --path units/010.md'",
+      "unit 010 has no spec: write it and add it: 'sow task output add --id 010 --type work_unit_spec --path " +
+        "units/010.md'",
     );
     const unapproved = view('Active', [
       unit('010', 'completed', { outputs: [doc('evidence', 'e.log', false), spec('010', false)] }),

@@ -27,14 +27,16 @@ const discovery: ArtifactTypeDef = {
   root: 'project',
   approvable: true,
   description:
-    'What the feature is, what it must do, what is known and what is open: the document the units are split from; approving it starts the breakdown',
+    'What the feature is, what it must do, what is known and what is open: the document the units are split from; ' +
+    'approving it starts the breakdown',
 };
 const workUnitSpec: ArtifactTypeDef = {
   name: SPEC,
   root: 'project',
   approvable: true,
   description:
-    "The spec of one work unit: what to build, the acceptance criteria, what is out of scope; published as the issue's body once approved",
+    'The spec of one work unit: what to build, the acceptance criteria, what is out of scope; published as the ' +
+    "issue's body once approved",
 };
 const reference: ArtifactTypeDef = {
   name: 'reference',
@@ -51,13 +53,20 @@ const guards = {
       const outputs = phaseOf(project, 'discovery').outputs;
       const open = outputs.flatMap((a, i) => (a.type === 'discovery' ? [i] : []));
       if (open.length === 0)
-        return "write down what the feature is with the human, then add it: 'sow output add --type discovery --path discovery.md'";
-      return `the human approves the discovery document: ${open.map((i) => `'sow output set --index ${i} approved true'`).join(', or ')}`;
+        return (
+          "write down what the feature is with the human, then add it: 'sow output add --type discovery --path " +
+          "discovery.md'"
+        );
+      return (
+        `the human approves the discovery ` +
+        `document: ${open.map((i) => `'sow output set --index ${i} approved true'`).join(', or ')}`
+      );
     },
   },
   unitsReady: {
     description:
-      "every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is approved, and the dependencies name existing units and form no cycle",
+      "every unit is completed or abandoned (at least one completed), each completed unit's work_unit_spec is " +
+      'approved, and the dependencies name existing units and form no cycle',
     readsTasks: true,
     check: ({ taskStates }) => taskStates !== undefined && unitProblems(taskStates).length === 0,
     // A unit may be reopened while publishing (its guard says so): what stays is that one was completed.
@@ -67,7 +76,8 @@ const guards = {
   },
   unitsPublished: {
     description:
-      'every unit is still finished, and every completed unit is published (a GitHub issue or a file, recorded on its task)',
+      'every unit is still finished, and every completed unit is published (a GitHub issue or a file, recorded ' +
+      'on its task)',
     readsTasks: true,
     check: ({ taskStates }) =>
       taskStates !== undefined &&
@@ -77,9 +87,16 @@ const guards = {
         .filter((t) => t.status !== 'completed' && t.status !== 'abandoned')
         .map((t) => t.id);
       if (reopened.length)
-        return `${list(reopened)} ${reopened.length === 1 ? 'was' : 'were'} reopened after the breakdown was ready: complete or abandon ${reopened.length === 1 ? 'it' : 'them'} ('sow task set --id <id> status completed', 'sow task abandon --id <id>')`;
+        return (
+          `${list(reopened)} ${reopened.length === 1 ? 'was' : 'were'} reopened after the breakdown was ready: ` +
+          `complete or abandon ${reopened.length === 1 ? 'it' : 'them'} ('sow task set --id <id> status ` +
+          `completed', 'sow task abandon --id <id>')`
+        );
       const open = (taskStates ?? []).filter((t) => t.status === 'completed' && !publicationOf(t)).map((t) => t.id);
-      return `publish ${open.length ? `${open.length === 1 ? 'unit' : 'units'} ${list(open)}` : 'the units'}: 'sow breakdown publish' ('--dry-run' shows what it would do first)`;
+      return (
+        `publish ${open.length ? `${open.length === 1 ? 'unit' : 'units'} ${list(open)}` : 'the units'}: 'sow ` +
+        `breakdown publish' ('--dry-run' shows what it would do first)`
+      );
     },
   },
 } satisfies Record<string, GuardDef>;
@@ -124,7 +141,8 @@ const states = {
     phase: NAME,
     lead: 'human',
     purpose:
-      'Split the feature into work units (a task each) with a spec and the units each depends on; the human approves each spec.',
+      'Split the feature into work units (a task each) with a spec and the units each depends on; the human ' +
+      'approves each spec.',
     executesTasks: true,
   },
   [PUBLISHING]: {

@@ -65,7 +65,8 @@ async function notPublishing(s: TypeSession, type: ProjectType): Promise<SowErro
   const state = project.statechart.current_state;
   const route = routeTo(type, { project, tasks: tasks.map(summaryOf), taskStates: tasks }, (st) => st === PUBLISHING);
   const hint = route
-    ? `run 'sow advance' (${route.steps.join(' → ')})${route.first.blocked && route.first.hint ? `; first: ${route.first.hint}` : ''}`
+    ? `run 'sow advance' ` +
+      `(${route.steps.join(' → ')})${route.first.blocked && route.first.hint ? `; first: ${route.first.hint}` : ''}`
     : `no transition leads from ${state} to ${PUBLISHING}; 'sow project status' shows where the project is`;
   return new SowError(
     'NOT_PUBLISHING',
@@ -86,7 +87,8 @@ function specText(s: TypeSession, task: TaskState): string {
           'SPEC_MISSING',
           'failed',
           `the spec of unit ${task.id} is missing: '${PROJECT_DIR}/${artifact.path}' does not exist`,
-          `write it again and have the human approve it again ('sow task output set --id ${task.id} --index ${index} approved true'), then publish`,
+          `write it again and have the human approve it again ('sow task output set --id ${task.id} ` +
+            `--index ${index} approved true'), then publish`,
           { task: task.id, path: artifact.path },
         );
       }
@@ -96,7 +98,8 @@ function specText(s: TypeSession, task: TaskState): string {
           'SPEC_CHANGED',
           'blocked',
           `the spec of unit ${task.id} ('${PROJECT_DIR}/${artifact.path}') changed since the human approved it`,
-          `have the human read it again and approve it again ('sow task output set --id ${task.id} --index ${index} approved true'), then publish`,
+          `have the human read it again and approve it again ('sow task output set --id ${task.id} ` +
+            `--index ${index} approved true'), then publish`,
           { task: task.id, path: artifact.path },
         );
       }
@@ -173,7 +176,8 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
   else {
     target = 'files';
     notes.push(
-      'gh (the GitHub CLI) is not on PATH, so the units become markdown files; install gh to publish them as issues, or pass --to files to choose files yourself',
+      'gh (the GitHub CLI) is not on PATH, so the units become markdown files; install gh to publish them as ' +
+        'issues, or pass --to files to choose files yourself',
     );
   }
 
@@ -269,7 +273,8 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
         err.code,
         err.kind,
         err.message,
-        `${err.hint ? `${err.hint}; ` : ''}published and recorded before it failed: ${so}; run 'sow breakdown publish' again to publish the rest`,
+        `${err.hint ? `${err.hint}; ` : ''}published and recorded before it failed: ${so}; run 'sow breakdown ` +
+          `publish' again to publish the rest`,
         {
           ...err.details,
           published: published.map((r) => r.id),
@@ -279,7 +284,10 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     }
   }
   const fresh = rows.filter((r) => r.status === 'published').length;
-  const message = `published ${count(fresh)} as ${where}${rows.length - fresh ? ` (${count(rows.length - fresh)} already published)` : ''}; every completed unit is published: run 'sow advance' to complete the breakdown`;
+  const message =
+    `published ${count(fresh)} ` +
+    `as ${where}${rows.length - fresh ? ` (${count(rows.length - fresh)} already published)` : ''}; every ` +
+    `completed unit is published: run 'sow advance' to complete the breakdown`;
   return {
     data: data(rows),
     text: rows.map((r) => line(r, target)).join('\n'),
@@ -297,7 +305,8 @@ export function publishCommands(name: string, type: () => ProjectType): TypeComm
         name: 'publish',
         writes: true,
         description:
-          'Publish each completed unit, in dependency order: a GitHub issue (through gh), or a markdown file under .sow/knowledge/breakdowns/<name>/; units already published are skipped',
+          'Publish each completed unit, in dependency order: a GitHub issue (through gh), or a markdown file under ' +
+          '.sow/knowledge/breakdowns/<name>/; units already published are skipped',
         options: [
           { flags: '--dry-run', description: 'show what would be published, and change nothing' },
           {

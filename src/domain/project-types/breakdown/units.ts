@@ -66,13 +66,15 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
     const specs = specsOf(t);
     if (specs.length === 0) {
       problems.push(
-        `unit ${t.id} has no spec: write it and add it: 'sow task output add --id ${t.id} --type ${SPEC} --path units/${t.id}.md'`,
+        `unit ${t.id} has no spec: write it and add it: 'sow task output add --id ${t.id} --type ${SPEC} --path ` +
+          `units/${t.id}.md'`,
       );
       continue;
     }
     for (const s of specs.filter((s) => s.artifact.approved !== true)) {
       problems.push(
-        `the spec of unit ${t.id} (${s.artifact.path}) is not approved: the human approves it with 'sow task output set --id ${t.id} --index ${s.index} approved true'`,
+        `the spec of unit ${t.id} (${s.artifact.path}) is not approved: the human approves it with 'sow task ` +
+          `output set --id ${t.id} --index ${s.index} approved true'`,
       );
     }
   }
@@ -81,11 +83,14 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
       const d = byId.get(dep);
       if (!d)
         problems.push(
-          `unit ${t.id} depends on ${dep}, which does not exist: drop it ('sow task set --id ${t.id} dependencies <the other ids>')`,
+          `unit ${t.id} depends on ${dep}, which does not exist: drop it ('sow task set --id ${t.id} dependencies ` +
+            `<the other ids>')`,
         );
       else if (done(t) && d.status === 'abandoned') {
         problems.push(
-          `unit ${t.id} is completed but depends on ${dep}, which was abandoned: drop the dependency ('sow task set --id ${t.id} dependencies <the other ids>'), or reopen ${dep} ('sow task set --id ${dep} status pending')`,
+          `unit ${t.id} is completed but depends on ${dep}, which was abandoned: drop the dependency ('sow task ` +
+            `set --id ${t.id} dependencies <the other ids>'), or reopen ${dep} ('sow task set --id ${dep} ` +
+            `status pending')`,
         );
       }
     }
@@ -93,7 +98,8 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
   const cycle = findCycle(new Map(tasks.map((t) => [t.id, t.dependencies])));
   if (cycle)
     problems.push(
-      `the dependencies form a cycle: ${cycle.join(' → ')}; drop one of them ('sow task set --id <id> dependencies <the other ids>')`,
+      `the dependencies form a cycle: ${cycle.join(' → ')}; drop one of them ('sow task set --id <id> dependencies ` +
+        `<the other ids>')`,
     );
   return problems;
 }

@@ -118,7 +118,8 @@ describe('design: the documentsApproved guard', () => {
     ]);
     expect(guard.check(v)).toBe(false);
     expect(guard.hint(v)).toBe(
-      "task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, architecture, diagram or spec)",
+      "task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, " +
+        'architecture, diagram or spec)',
     );
   });
 
@@ -136,8 +137,10 @@ describe('design: the documentsApproved guard', () => {
       [doc('spec', 'specs/s.md', false)],
     );
     expect(guard.hint(v)).toBe(
-      "task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, architecture, diagram or spec); " +
-        "approve task 010's adr: 'sow task output set --id 010 --index 0 approved true', the design phase's spec specs/s.md: 'sow output set --index 0 approved true' (the human's decision)",
+      "task 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' (type: design, adr, " +
+        'architecture, diagram or spec); ' +
+        "approve task 010's adr: 'sow task output set --id 010 --index 0 approved true', the design phase's spec " +
+        "specs/s.md: 'sow output set --index 0 approved true' (the human's decision)",
     );
   });
 
@@ -199,30 +202,35 @@ describe('design: the archive', () => {
     // Changed after its approval: what would be kept is not what the human approved.
     files.set('.sow/project/adrs/0001-use-postgres.md', '# Use MongoDB\n');
     expect(() => advance(design, at, T0, { by: 'user' })).toThrow(
-      "the approval of adrs/0001-use-postgres.md was withdrawn: its content changed since it was given; once the human has seen it, approve again with 'sow task output set --id 010 --index 0 approved true'",
+      'the approval of adrs/0001-use-postgres.md was withdrawn: its content changed since it was given; once the ' +
+        "human has seen it, approve again with 'sow task output set --id 010 --index 0 approved true'",
     );
   });
 
-  it('approved documents of completed tasks and of the phase: ADRs to adrs/, the rest to designs/; unapproved, abandoned and repeated ones left out', () => {
-    const plan = design.archive!(
-      { project: project('Finalizing', phaseDocs, 'storage, postgres'), tasks, config: {} },
-      NOW,
-    );
-    expect(plan).toEqual({
-      files: [
-        { from: 'adrs/0001-use-postgres.md', to: '.sow/knowledge/adrs/0001-use-postgres.md' },
-        { from: 'designs/event-store.md', to: '.sow/knowledge/designs/event-store.md' },
-        { from: 'diagrams/flow.mmd', to: '.sow/knowledge/designs/flow.mmd' },
-        { from: 'overview/architecture.md', to: '.sow/knowledge/designs/architecture.md' },
-      ],
-      entry: entry([
-        { task: '010', type: 'adr', title: 'Use Postgres' },
-        { task: '020', type: 'design', title: 'Event store design' },
-        { task: '020', type: 'diagram', title: 'Event store design' },
-        { type: 'architecture', title: 'architecture.md' },
-      ]),
-    });
-  });
+  it(
+    'approved documents of completed tasks and of the phase: ADRs to adrs/, the rest to designs/; unapproved, ' +
+      'abandoned and repeated ones left out',
+    () => {
+      const plan = design.archive!(
+        { project: project('Finalizing', phaseDocs, 'storage, postgres'), tasks, config: {} },
+        NOW,
+      );
+      expect(plan).toEqual({
+        files: [
+          { from: 'adrs/0001-use-postgres.md', to: '.sow/knowledge/adrs/0001-use-postgres.md' },
+          { from: 'designs/event-store.md', to: '.sow/knowledge/designs/event-store.md' },
+          { from: 'diagrams/flow.mmd', to: '.sow/knowledge/designs/flow.mmd' },
+          { from: 'overview/architecture.md', to: '.sow/knowledge/designs/architecture.md' },
+        ],
+        entry: entry([
+          { task: '010', type: 'adr', title: 'Use Postgres' },
+          { task: '020', type: 'design', title: 'Event store design' },
+          { task: '020', type: 'diagram', title: 'Event store design' },
+          { type: 'architecture', title: 'architecture.md' },
+        ]),
+      });
+    },
+  );
 
   it('the places come from .sow/config.yaml where it names them', () => {
     const config: RepoConfig = { knowledge: { places: { adr: 'decisions', diagram: 'docs/diagrams' } } };

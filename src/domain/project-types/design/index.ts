@@ -120,7 +120,8 @@ const openTasks = (view: ProjectView) => view.tasks.filter((t) => !resolved(t.st
 const guards = {
   documentsApproved: {
     description:
-      'every document task is completed or abandoned, at least one is completed, each completed task has a document, and every document is approved',
+      'every document task is completed or abandoned, at least one is completed, each completed task has a ' +
+      'document, and every document is approved',
     readsTasks: true,
     check: (view) => {
       const m = missingDocuments(view);
@@ -137,15 +138,21 @@ const guards = {
       if (view.tasks.length === 0) return "add the documents to write, a task each: 'sow task add <document>'";
       const open = openTasks(view);
       if (open.length)
-        return `finish or abandon ${open.join(', ')} ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')`;
+        return (
+          `finish or abandon ${open.join(', ')} ('sow task set --id <id> status completed', or 'sow task ` +
+          `abandon --id <id>')`
+        );
       if (!view.tasks.some((t) => t.status === 'completed'))
-        return 'complete at least one document: a design project whose every document was abandoned has nothing to keep';
+        return (
+          'complete at least one document: ' + 'a design project whose every document was abandoned has nothing to keep'
+        );
       const m = missingDocuments(view);
       if (!m) return "the tasks' documents were not read, so whether they are approved is unknown";
       const parts: string[] = [];
       for (const id of m.undocumented)
         parts.push(
-          `task ${id} has no document: 'sow task output add --id ${id} --type <type> --path <file>' (type: ${typeChoices})`,
+          `task ${id} has no document: 'sow task output add --id ${id} --type <type> --path <file>' ` +
+            `(type: ${typeChoices})`,
         );
       if (m.unapproved.length)
         parts.push(
@@ -167,7 +174,8 @@ const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof
     actions: [complete(PHASE), start('finalization')],
     automatic: true,
   },
-  // Checked again: what is kept is what the human approved, so a document changed since its approval is not kept unseen.
+  // Checked again: what is kept is what the human approved, so a document changed since its approval is not kept
+  // unseen.
   {
     from: 'Finalizing',
     event: 'design_complete',
@@ -190,7 +198,8 @@ const states = {
     phase: 'finalization',
     lead: 'human',
     purpose:
-      "Check that the approved documents say what should be kept; completing stores them in the repository's knowledge.",
+      "Check that the approved documents say what should be kept; completing stores them in the repository's " +
+      'knowledge.',
   },
   Completed: {
     phase: null,

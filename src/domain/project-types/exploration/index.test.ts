@@ -68,7 +68,8 @@ describe('exploration guards', () => {
       'auth, jwt',
     );
     expect(() => advance(exploration, { project: p, tasks: [] }, T0, { by: 'user' })).toThrow(
-      'cannot advance from Finalizing: blocked until there is at least one summary output, and every summary is approved',
+      'cannot advance from Finalizing: blocked until there is at least one summary output, and every summary ' +
+        'is approved',
     );
     expect(g['summariesApproved']!.hint({ project: p, tasks: [] })).toBe(
       "approve the summary: 'sow output set --phase exploration --index 2 approved true'",

@@ -24,7 +24,9 @@ const log: TypeCommandDef = {
     { flags: '--blockers <text>', description: "what is in the way (default 'None')" },
     { flags: '--signal', description: 'the criteria are met (with --remaining None): the phase goes on to confirming' },
   ],
-  help: 'Lifecycle: pending → in_progress → (--remaining None --signal) confirming → (one more iteration finding nothing) verifying → (sow iter verify --pass) done.',
+  help:
+    'Lifecycle: pending → in_progress → (--remaining None --signal) confirming → (one more iteration finding ' +
+    'nothing) verifying → (sow iter verify --pass) done.',
   async run(ctx, [id], opts) {
     if (opts['signal'] === true && !saysNothingLeft(str(opts, 'remaining') ?? '')) {
       throw new UsageError(

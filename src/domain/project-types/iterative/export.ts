@@ -68,14 +68,17 @@ export const exportState: TypeCommandDef = {
   name: 'export',
   writes: false,
   description:
-    "The project as the iterative-work format's state.json (task, slug, phase, current_phase, phases…), for other tools; a completed project from its archive",
+    "The project as the iterative-work format's state.json (task, slug, phase, current_phase, phases…), for other " +
+    'tools; a completed project from its archive',
   options: [
     {
       flags: '--name <name>',
       description: 'a completed (archived) project of this name, instead of the project on this branch',
     },
   ],
-  help: 'Without --name: the project on this branch, or, when there is none, the one this branch completed (from .sow/knowledge/).',
+  help:
+    'Without --name: the project on this branch, or, when there is none, the one this branch completed (from ' +
+    '.sow/knowledge/).',
   async run(ctx, _args, opts) {
     const name = str(opts, 'name');
     if (name === undefined) {
@@ -140,7 +143,8 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
     throw new SowError(
       'ARCHIVED_STATE_MISSING',
       'failed',
-      `${quoted(String(entry['name']))} was archived in ${dir} without its state (an older sow kept only its documents)`,
+      `${quoted(String(entry['name']))} was archived in ${dir} without its state (an older sow kept only its ` +
+        `documents)`,
       `its documents are there; the index entry in .sow/knowledge/index.yaml lists its phases`,
       { path: dir },
     );

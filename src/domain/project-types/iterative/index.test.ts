@@ -79,28 +79,32 @@ describe('iterative guards', () => {
     );
   });
 
-  it('a failed review reopens the phases it names and goes back to ExecuteActive; without names it is blocked and says so', () => {
-    const phases = [work('R1'), work('R2')];
-    const unnamed = project('VerifyActive', { phases, verify: [review('fail')] });
-    expect(() => advance(iterative, { project: unnamed, tasks: [] }, T1, { by: 'user' })).toThrow(
-      /names the work phases/,
-    );
-    expect(g['reviewFailed']!.hint({ project: unnamed, tasks: [] })).toContain(
-      "'sow output set --index 0 phases R1,R2'",
-    );
-    const named = project('VerifyActive', { phases, verify: [review('fail', 'R2, R9')] });
-    const r = advance(iterative, { project: named, tasks: [] }, T1, { by: 'user' });
-    expect(r.to).toBe('ExecuteActive');
-    const after = r.project.phases['execute']!;
-    expect((after.metadata['work_phases'] as WorkPhase[]).map((p) => p.status)).toEqual(['done', 'in_progress']);
-    expect([after.status, after.iteration, after.inputs.length]).toEqual(['in_progress', 2, 1]);
-    expect(r.project.phases['verify']!.status).toBe('failed');
-    expect(
-      advance(iterative, { project: project('VerifyActive', { phases, verify: [review('pass')] }), tasks: [] }, T1, {
-        by: 'user',
-      }).to,
-    ).toBe('DeliverActive');
-  });
+  it(
+    'a failed review reopens the phases it names and goes back to ExecuteActive; without names it is blocked ' +
+      'and says so',
+    () => {
+      const phases = [work('R1'), work('R2')];
+      const unnamed = project('VerifyActive', { phases, verify: [review('fail')] });
+      expect(() => advance(iterative, { project: unnamed, tasks: [] }, T1, { by: 'user' })).toThrow(
+        /names the work phases/,
+      );
+      expect(g['reviewFailed']!.hint({ project: unnamed, tasks: [] })).toContain(
+        "'sow output set --index 0 phases R1,R2'",
+      );
+      const named = project('VerifyActive', { phases, verify: [review('fail', 'R2, R9')] });
+      const r = advance(iterative, { project: named, tasks: [] }, T1, { by: 'user' });
+      expect(r.to).toBe('ExecuteActive');
+      const after = r.project.phases['execute']!;
+      expect((after.metadata['work_phases'] as WorkPhase[]).map((p) => p.status)).toEqual(['done', 'in_progress']);
+      expect([after.status, after.iteration, after.inputs.length]).toEqual(['in_progress', 2, 1]);
+      expect(r.project.phases['verify']!.status).toBe('failed');
+      expect(
+        advance(iterative, { project: project('VerifyActive', { phases, verify: [review('pass')] }), tasks: [] }, T1, {
+          by: 'user',
+        }).to,
+      ).toBe('DeliverActive');
+    },
+  );
 
   it("outputsWritten: every phase's output exists, the missing ones named", () => {
     const p = project('DeliverActive', { phases: [work('R1'), work('R2')] });
@@ -182,43 +186,53 @@ describe('iterative guards', () => {
     ]);
   });
 
-  it("the brief's placeholders are the template's own: each one found while it is left, none in a filled brief or in braces a person writes", () => {
-    const def = iterative.phases.find((x) => x.name === 'discover')!.outputs.find((t) => t.name === 'brief')!;
-    const template = iterative.scaffold!(project('DiscoverActive'), T0).files['brief.md']!;
-    expect(placeholdersIn(def, template)).toEqual(def.placeholders);
-    expect(def.placeholders).toHaveLength(6);
-    const filled =
-      '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick, e.g. `{"alg": "ES256"}` or ${ALG}.\n\n## Done When\n- {3 libraries} compared\n';
-    expect(placeholdersIn(def, filled)).toEqual([]);
-    expect(placeholdersIn(def, `${filled}- {Criterion 2} and a summary\n`)).toEqual(['{Criterion 2}']);
-  });
+  it(
+    "the brief's placeholders are the template's own: each one found while it is left, none in a filled brief or in " +
+      'braces a person writes',
+    () => {
+      const def = iterative.phases.find((x) => x.name === 'discover')!.outputs.find((t) => t.name === 'brief')!;
+      const template = iterative.scaffold!(project('DiscoverActive'), T0).files['brief.md']!;
+      expect(placeholdersIn(def, template)).toEqual(def.placeholders);
+      expect(def.placeholders).toHaveLength(6);
+      const filled =
+        '# Survey\n\n**Domain:** research\n\n## Outcome Needed\nA pick, e.g. `{"alg": "ES256"}` or ${ALG}.\n\n## ' +
+        'Done When\n- {3 libraries} compared\n';
+      expect(placeholdersIn(def, filled)).toEqual([]);
+      expect(placeholdersIn(def, `${filled}- {Criterion 2} and a summary\n`)).toEqual(['{Criterion 2}']);
+    },
+  );
 
-  it('plan.md is drawn from the work phases once there are any, with the domain set, else the one the brief names', () => {
-    const read = (brief?: string) => (rel: string) => (rel === '.sow/project/brief.md' ? brief : undefined);
-    expect(iterative.renders!(project('PlanActive'), read())).toEqual({});
-    const phases = [work('R1', { status: 'pending' })];
-    expect(iterative.renders!(project('PlanActive', { phases }), read())['plan.md']).toContain('**Domain:** (not set)');
-    expect(
-      iterative.renders!(project('PlanActive', { phases }), read('# x\n**Domain:** Writing\n'))['plan.md'],
-    ).toContain('**Domain:** writing');
-    expect(
-      iterative.renders!(
-        project('PlanActive', { phases }),
-        read('**Domain:** {research|writing|analysis|planning|software}\n'),
-      )['plan.md'],
-    ).toContain('**Domain:** (not set)');
-    expect(
-      iterative.renders!(project('PlanActive', { phases, domain: 'research' }), read('**Domain:** writing\n'))[
-        'plan.md'
-      ],
-    ).toContain('**Domain:** research');
-    // Once written, plan.md stays drawn even when the last phase is removed.
-    expect(
-      iterative.renders!(project('PlanActive'), (rel) => (rel === '.sow/project/plan.md' ? 'old' : undefined))[
-        'plan.md'
-      ],
-    ).toContain('(none yet)');
-  });
+  it(
+    'plan.md is drawn from the work phases once there are any, ' + 'with the domain set, else the one the brief names',
+    () => {
+      const read = (brief?: string) => (rel: string) => (rel === '.sow/project/brief.md' ? brief : undefined);
+      expect(iterative.renders!(project('PlanActive'), read())).toEqual({});
+      const phases = [work('R1', { status: 'pending' })];
+      expect(iterative.renders!(project('PlanActive', { phases }), read())['plan.md']).toContain(
+        '**Domain:** (not set)',
+      );
+      expect(
+        iterative.renders!(project('PlanActive', { phases }), read('# x\n**Domain:** Writing\n'))['plan.md'],
+      ).toContain('**Domain:** writing');
+      expect(
+        iterative.renders!(
+          project('PlanActive', { phases }),
+          read('**Domain:** {research|writing|analysis|planning|software}\n'),
+        )['plan.md'],
+      ).toContain('**Domain:** (not set)');
+      expect(
+        iterative.renders!(project('PlanActive', { phases, domain: 'research' }), read('**Domain:** writing\n'))[
+          'plan.md'
+        ],
+      ).toContain('**Domain:** research');
+      // Once written, plan.md stays drawn even when the last phase is removed.
+      expect(
+        iterative.renders!(project('PlanActive'), (rel) => (rel === '.sow/project/plan.md' ? 'old' : undefined))[
+          'plan.md'
+        ],
+      ).toContain('(none yet)');
+    },
+  );
 
   it("a review's phases are checked when it is recorded: an unknown one is refused", () => {
     const def = iterative.phases.find((x) => x.name === 'verify')!.outputs.find((t) => t.name === 'review')!;
@@ -227,22 +241,27 @@ describe('iterative guards', () => {
     expect(() => def.check!(review('fail', 'R2,R3'), p)).toThrow("the review names 'R3', which is not a work phase");
   });
 
-  it('advancing on a failed review says which phases are reopened, and that one with no iteration left needs extend', () => {
-    const phases = [work('R1', { iterations: 3, max: 3 }), work('R2', { iterations: 1, max: 3 })];
-    const r = advance(
-      iterative,
-      { project: project('VerifyActive', { phases, verify: [review('fail', 'R1,R2')] }), tasks: [] },
-      T1,
-      { by: 'user' },
-    );
-    expect((r.project.phases['execute']!.metadata['work_phases'] as WorkPhase[]).map((x) => x.status)).toEqual([
-      'timeout',
-      'in_progress',
-    ]);
-    expect(iterative.advanceNotes!(r.event, r.project)).toEqual([
-      "R1 was reopened by the failed review, but it has used its 3 of 3 iterations: raise its maximum before work on it can go on ('sow iter extend R1 --max 6').",
-      "R2 is in progress again: iteration 2 of 3 is next ('sow iter next').",
-    ]);
-    expect(iterative.advanceNotes!('plan_approved', r.project)).toEqual([]);
-  });
+  it(
+    'advancing on a failed review says which phases are reopened, and that one with no iteration left ' +
+      'needs extend',
+    () => {
+      const phases = [work('R1', { iterations: 3, max: 3 }), work('R2', { iterations: 1, max: 3 })];
+      const r = advance(
+        iterative,
+        { project: project('VerifyActive', { phases, verify: [review('fail', 'R1,R2')] }), tasks: [] },
+        T1,
+        { by: 'user' },
+      );
+      expect((r.project.phases['execute']!.metadata['work_phases'] as WorkPhase[]).map((x) => x.status)).toEqual([
+        'timeout',
+        'in_progress',
+      ]);
+      expect(iterative.advanceNotes!(r.event, r.project)).toEqual([
+        'R1 was reopened by the failed review, but it has used its 3 of 3 iterations: raise its maximum before work ' +
+          "on it can go on ('sow iter extend R1 --max 6').",
+        "R2 is in progress again: iteration 2 of 3 is next ('sow iter next').",
+      ]);
+      expect(iterative.advanceNotes!('plan_approved', r.project)).toEqual([]);
+    },
+  );
 });

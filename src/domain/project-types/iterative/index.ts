@@ -71,7 +71,8 @@ const deliverable: ArtifactTypeDef = {
 const review: ArtifactTypeDef = {
   ...reviewType,
   description:
-    'The overall review; metadata.assessment pass or fail, and for a fail metadata.phases (R2,R3): the work phases it reopens',
+    'The overall review; metadata.assessment pass or fail, and for a fail metadata.phases (R2,R3): the work phases ' +
+    'it reopens',
   // Named phases are checked when the review is recorded, not only when the advance needs them.
   check: (artifact, project) => checkPhasesNamed(workPhasesOf(project), artifact.metadata?.['phases']),
 };
@@ -101,11 +102,13 @@ const guards = {
     description: 'the brief (brief.md) is approved',
     check: ({ project }) => approvedOutput(project, 'discover', 'brief'),
     hint: ({ project }) =>
-      `fill in ${DIR}/${BRIEF} with the human (outcome, done when, constraints); when they agree, ${approveHint(project, 'discover', 'brief', BRIEF)}`,
+      `fill in ${DIR}/${BRIEF} with the human (outcome, done when, constraints); when they ` +
+      `agree, ${approveHint(project, 'discover', 'brief', BRIEF)}`,
   },
   planReady: {
     description:
-      'the plan is approved, every work phase has criteria, an output and a maximum ≥ 1, and their dependencies are known and acyclic',
+      'the plan is approved, every work phase has criteria, an output and a maximum ≥ 1, and their dependencies ' +
+      'are known and acyclic',
     check: ({ project }) => approvedOutput(project, 'plan', 'plan') && planGaps(workPhasesOf(project)).length === 0,
     // Work phases may be added while executing, unfinished at first: what stays is the approval.
     standing: ({ project }) => approvedOutput(project, 'plan', 'plan'),
@@ -134,16 +137,16 @@ const guards = {
   },
   reviewFailed: {
     description:
-      "the latest approved review of this round has assessment 'fail' and names the work phases to reopen (metadata.phases)",
+      "the latest approved review of this round has assessment 'fail' and names the work phases to reopen " +
+      '(metadata.phases)',
     check: ({ project }) =>
       assessmentOf(latestApprovedReview(project, 'verify')) === 'fail' && reopenedBy(project).length > 0,
     hint: ({ project }) => {
       const latest = latestApprovedReview(project, 'verify');
       if (assessmentOf(latest) === 'fail') {
         const outputs = phaseOf(project, 'verify').outputs;
-        return `name the work phases the failed review reopens: 'sow output set --index ${outputs.indexOf(latest!)} phases R1,R2' (the phases: ${workPhasesOf(
-          project,
-        )
+        return `name the work phases the failed review reopens: 'sow output set --index ${outputs.indexOf(latest!)} \
+phases R1,R2' (the phases: ${workPhasesOf(project)
           .map((p) => p.id)
           .join(', ')})`;
       }
@@ -226,7 +229,8 @@ const states = {
     phase: 'plan',
     lead: 'human',
     purpose:
-      'Split the work into phases R1…Rn, each with measurable criteria, an output and a maximum of iterations; the human approves plan.md.',
+      'Split the work into phases R1…Rn, each with measurable criteria, an output and a maximum of iterations; the ' +
+      'human approves plan.md.',
   },
   ExecuteActive: {
     phase: EXECUTE,
@@ -234,7 +238,9 @@ const states = {
     purpose:
       'Run each work phase in iterations by fresh workers: work until nothing remains, confirm once more, verify.',
     executesTasks: true,
-    next: '`sow agent spawn implementer --iteration` (a fresh worker does the next iteration; `sow iter status` shows where the phases stand)',
+    next:
+      '`sow agent spawn implementer --iteration` (a fresh worker does the next iteration; `sow iter status` ' +
+      'shows where the phases stand)',
   },
   VerifyActive: {
     phase: 'verify',

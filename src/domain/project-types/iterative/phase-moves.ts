@@ -25,8 +25,10 @@ export class WorkPhaseOutputMissingError extends SowError {
       'blocked',
       p.output ? `cannot pass ${p.id}: its output ${file} does not exist` : `cannot pass ${p.id}: it names no output`,
       p.output
-        ? `write ${file} (what the criteria are checked against), then 'sow iter verify ${p.id} --pass'; if the output is another file, 'sow iter phase set ${p.id} output <path>'`
-        : `name it: 'sow iter phase set ${p.id} output outputs/<file>.md', write it, then 'sow iter verify ${p.id} --pass'`,
+        ? `write ${file} (what the criteria are checked against), then 'sow iter verify ${p.id} --pass'; if the ` +
+            `output is another file, 'sow iter phase set ${p.id} output <path>'`
+        : `name it: 'sow iter phase set ${p.id} output outputs/<file>.md', write it, then 'sow iter ` +
+            `verify ${p.id} --pass'`,
       { phase: p.id, output: p.output ? file : null },
     );
   }
@@ -68,7 +70,8 @@ function refuseFor(p: WorkPhase, doing: string): never {
     ],
     verifying: [
       `${p.id} is verifying`,
-      `review its output against the criteria: 'sow iter verify ${p.id} --pass' or 'sow iter verify ${p.id} --fail --note "<what is wrong>"'`,
+      `review its output against the criteria: 'sow iter verify ${p.id} --pass' or 'sow iter verify ${p.id} --fail ` +
+        `--note "<what is wrong>"'`,
     ],
     done: [`${p.id} is done`, "more work needs a new phase ('sow iter phase add'), or a failed review that reopens it"],
     blocked: [
@@ -77,7 +80,8 @@ function refuseFor(p: WorkPhase, doing: string): never {
     ],
     timeout: [
       `${p.id} used its ${p.max} iterations without finishing (timeout)`,
-      `raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria …'), or step in yourself`,
+      `raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase ` +
+        `set ${p.id} criteria …'), or step in yourself`,
     ],
   };
   const [message, hint] = why[p.status];
@@ -97,7 +101,8 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
     const waiting = waitingFor(list, p);
     if (waiting.length) {
       throw new WorkPhaseBlockedError(
-        `cannot start ${id}: it comes after ${waiting.join(', ')}, which ${waiting.length === 1 ? 'is' : 'are'} not done`,
+        `cannot start ${id}: it comes after ${waiting.join(', ')}, ` +
+          `which ${waiting.length === 1 ? 'is' : 'are'} not done`,
         `work on ${waiting[0]} first ('sow iter next' names the phase to work on)`,
         { phase: id, waiting },
       );
@@ -114,12 +119,19 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
     heading = `Iteration ${p.iterations}`;
     if (saysNothingLeft(input.remaining) && input.signal) {
       p = { ...p, status: 'confirming' };
-      outcome = `${id} says it is done after iteration ${p.iterations} of ${p.max}: it is confirming. Run its confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not count against the maximum).`;
+      outcome =
+        `${id} says it is done after iteration ${p.iterations} of ${p.max}: it is confirming. Run its ` +
+        `confirmation, one more iteration that checks the criteria afresh and finds nothing left (it does not ` +
+        `count against the maximum).`;
     } else if (p.iterations >= p.max) {
-      outcome = `${id} used its ${p.max} iterations without finishing: it timed out. Raise the maximum ('sow iter extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
+      outcome =
+        `${id} used its ${p.max} iterations without finishing: it timed out. Raise the maximum ('sow iter ` +
+        `extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
       lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
     } else if (saysNothingLeft(input.remaining)) {
-      outcome = `${id}: iteration ${p.iterations} of ${p.max} logged; nothing remains, but without --signal the phase stays in progress (log the signal when the criteria are met).`;
+      outcome =
+        `${id}: iteration ${p.iterations} of ${p.max} logged; nothing remains, but without --signal the ` +
+        `phase stays in progress (log the signal when the criteria are met).`;
     } else {
       outcome = `${id}: iteration ${p.iterations} of ${p.max} logged; in progress.`;
     }
@@ -131,14 +143,17 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
     if (saysNothingLeft(input.remaining)) {
       p = { ...p, status: 'verifying' };
       lines.push('**Confirmation:** nothing left');
-      outcome = `${id} is confirmed: it is verifying. Review its output against the criteria: 'sow iter verify ${id} --pass' or '--fail --note …'.`;
+      outcome =
+        `${id} is confirmed: it is verifying. Review its output against the criteria: 'sow iter verify ${id} ` +
+        `--pass' or '--fail --note …'.`;
     } else {
       p = { ...p, status: 'in_progress' };
       lines.push('**Confirmation:** found more work');
       outcome = `${id}'s confirmation found more to do: it is in progress again.`;
       if (p.iterations >= p.max) {
         lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
-        outcome += ` It has used its ${p.max} iterations: it has timed out ('sow iter extend ${id} --max ${p.max + 3}').`;
+        outcome +=
+          ` It has used its ${p.max} iterations: ` + `it has timed out ('sow iter extend ${id} --max ${p.max + 3}').`;
       } else {
         outcome += ` Next: iteration ${p.iterations + 1} of ${p.max}.`;
       }
@@ -201,7 +216,8 @@ export function verifyPhase(
   ].join('\n');
   const outcome = pass
     ? `${id} passed verification: it is done.`
-    : `${id} failed verification: it is in progress again${timedOut ? `, and has used its ${p.max} iterations (timeout: 'sow iter extend ${id} --max ${p.max + 3}')` : ''}.`;
+    : `${id} failed verification: it is in progress ` +
+      `again${timedOut ? `, and has used its ${p.max} iterations (timeout: 'sow iter extend ${id} --max ${p.max + 3}')` : ''}.`;
   p = settle(p);
   return { list: replace(list, p), phase: p, entry, outcome };
 }

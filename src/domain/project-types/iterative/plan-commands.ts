@@ -61,7 +61,8 @@ function checkAcyclic(list: readonly WorkPhase[]): void {
   if (cycle)
     throw new DependencyCycleError(
       cycle,
-      `a work phase cannot come after itself; change what one of them comes after ('sow iter phase set ${cycle[0]} after <ids>')`,
+      `a work phase cannot come after itself; change what one of them comes after ('sow iter phase set ${cycle[0]} ` +
+        `after <ids>')`,
     );
 }
 
@@ -90,7 +91,8 @@ function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPha
 const planIndex = (project: ProjectState) =>
   phaseOf(project, 'plan').outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
 const reapproveNote = (project: ProjectState) =>
-  ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index ${planIndex(project)} approved true').`;
+  ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan ` +
+  `--index ${planIndex(project)} approved true').`;
 
 const EDITABLE = ['title', 'criteria', 'output', 'max', 'after'] as const;
 
@@ -120,7 +122,9 @@ export const phaseAdd: TypeCommandDef = {
     { flags: '--max <n>', description: 'the most work iterations it may take' },
     { flags: '--after <ids>', description: 'the phases it comes after (R1,R2)' },
   ],
-  help: 'Example:\n  sow iter phase add R1 --title "Find the sources" --criteria "10 sources, each summarised" --output outputs/sources.md --max 5',
+  help:
+    'Example:\n  sow iter phase add R1 --title "Find the sources" --criteria "10 sources, each summarised" ' +
+    '--output outputs/sources.md --max 5',
   async run(ctx, [id], opts) {
     checkPhaseId(id!);
     if (str(opts, 'max') !== undefined) parseMax(str(opts, 'max')!);
@@ -153,7 +157,9 @@ export const phaseAdd: TypeCommandDef = {
       return {
         data: phase,
         text: `${phase.id}: ${phase.title}`,
-        message: `Added ${phase.id} to plan.md.${missing.length ? ` Still to set before the plan can be approved: ${missing.join(', ')} ('sow iter phase set ${phase.id} <field> <value>').` : ''}${reapprove ? reapproveNote(project) : ''}`,
+        message:
+          `Added ${phase.id} to ` +
+          `plan.md.${missing.length ? ` Still to set before the plan can be approved: ${missing.join(', ')} ('sow iter phase set ${phase.id} <field> <value>').` : ''}${reapprove ? reapproveNote(project) : ''}`,
       };
     });
   },
@@ -269,7 +275,9 @@ export const extend: TypeCommandDef = {
       const { reapprove } = storePlan(s, project, r.list);
       return {
         data: r.phase,
-        text: `${r.phase.id}: max ${r.phase.max}${before.status === 'timeout' ? `; its status is ${r.phase.status} again` : ''}`,
+        text:
+          `${r.phase.id}: ` +
+          `max ${r.phase.max}${before.status === 'timeout' ? `; its status is ${r.phase.status} again` : ''}`,
         ...(reapprove ? { message: reapproveNote(project).trim() } : {}),
       };
     });

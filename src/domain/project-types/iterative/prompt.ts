@@ -34,11 +34,14 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
   if (cur) {
     const last = lastIteration(entries, cur.id);
     lines.unshift(
-      `- Current work phase: **${cur.id}** (${cur.status}) — ${cur.title}; ${cur.iterations} of ${cur.max} iterations used, next: ${nextStep(cur)}.`,
+      `- Current work phase: **${cur.id}** (${cur.status}) — ${cur.title}; ${cur.iterations} of ${cur.max} ` +
+        `iterations used, next: ${nextStep(cur)}.`,
       last
-        ? `- Its last entry (${last.label.toLowerCase()}, ${last.at}) left Remaining: ${last.fields['Remaining'] ?? '(not said)'}`
+        ? `- Its last entry (${last.label.toLowerCase()}, ${last.at}) left ` +
+            `Remaining: ${last.fields['Remaining'] ?? '(not said)'}`
         : `- It has no entry in progress.md yet: its first iteration starts it.`,
-      `- Next: 'sow iter next' prints the iteration's prompt; 'sow agent spawn <agent> --iteration' gives it to a fresh worker.`,
+      `- Next: 'sow iter next' prints the iteration's prompt; 'sow agent spawn <agent> --iteration' gives it to a ` +
+        `fresh worker.`,
     );
   }
   const reopened = reopenedBy(view.project);
@@ -46,12 +49,15 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
     // Reopened by the failed review with nothing left to spend: say so, not that it ran out working.
     if (reopened.includes(p.id) && p.verification === 'failed') {
       lines.push(
-        `- ${outOfIterations(p)}. Ask the human to raise it, or to simplify its criteria ('sow iter phase set ${p.id} criteria "…"').`,
+        `- ${outOfIterations(p)}. Ask the human to raise it, or to simplify its criteria ('sow iter phase ` +
+          `set ${p.id} criteria "…"').`,
       );
       continue;
     }
     lines.push(
-      `- ${p.id} timed out after ${p.iterations} of ${p.max} iterations. Ask the human: raise the maximum ('sow iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria "…"'), or intervene by hand.`,
+      `- ${p.id} timed out after ${p.iterations} of ${p.max} iterations. Ask the human: raise the maximum ('sow ` +
+        `iter extend ${p.id} --max ${p.max + 3}'), simplify its criteria ('sow iter phase set ${p.id} criteria ` +
+        `"…"'), or intervene by hand.`,
     );
   }
   for (const p of list.filter((x) => x.status === 'blocked')) {
@@ -60,7 +66,9 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
         x.id !== p.id && (x.status === 'pending' || x.status === 'in_progress') && waitingFor(list, x).length === 0,
     );
     lines.push(
-      `- ${p.id} is blocked: ${p.note ?? '(no note)'}. Ask the human for input${other ? `, or go on with the next unblocked phase, ${other.id}` : ''}; 'sow iter unblock ${p.id}' when it is resolved.`,
+      `- ${p.id} is blocked: ${p.note ?? '(no note)'}. Ask the human for ` +
+        `input${other ? `, or go on with the next unblocked phase, ${other.id}` : ''}; 'sow iter unblock ${p.id}' ` +
+        `when it is resolved.`,
     );
   }
   if (!cur && lines.length === 0) return undefined;
@@ -100,7 +108,8 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
   return [
     `# ${view.project.description || view.project.name}: ${cur.id}, ${nextStep(cur)}`,
     '',
-    'You are a fresh worker with no memory of earlier iterations. Everything you need is below and in the files it names; do one iteration, log it, and stop.',
+    'You are a fresh worker with no memory of earlier iterations. Everything you need is below and in the files it ' +
+      'names; do one iteration, log it, and stop.',
     '',
     '## Context (.sow/project/context.md)',
     '',
@@ -116,7 +125,8 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
     '',
     `- Criteria: ${cur.criteria}`,
     `- Output: \`.sow/project/${cur.output}\``,
-    `- Status: ${cur.status}; ${cur.iterations} of ${cur.max} iterations used${cur.confirmations ? `, ${cur.confirmations} confirmation${cur.confirmations === 1 ? '' : 's'} (confirmations do not count against the maximum)` : ''}`,
+    `- Status: ${cur.status}; ${cur.iterations} of ${cur.max} iterations ` +
+      `used${cur.confirmations ? `, ${cur.confirmations} confirmation${cur.confirmations === 1 ? '' : 's'} (confirmations do not count against the maximum)` : ''}`,
     ...(cur.note ? [`- Note: ${cur.note}`] : []),
     '',
     '## Where the last iteration stopped',
@@ -129,21 +139,29 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
     '',
     ...(verifying
       ? [
-          `${cur.id} is confirmed and waits for verification: review \`.sow/project/${cur.output}\` against the criteria, then run \`sow iter verify ${cur.id} --pass\` or \`sow iter verify ${cur.id} --fail --note "<what does not meet them>"\`.`,
+          `${cur.id} is confirmed and waits for verification: review \`.sow/project/${cur.output}\` against the ` +
+            `criteria, then run \`sow iter verify ${cur.id} --pass\` or \`sow iter verify ${cur.id} --fail --note ` +
+            `"<what does not meet them>"\`.`,
         ]
       : confirming
         ? [
-            `${cur.id} was declared done. This iteration confirms it: check the output against the criteria afresh, as if for the first time.`,
+            `${cur.id} was declared done. This iteration confirms it: check the output against the criteria ` +
+              `afresh, as if for the first time.`,
             `- Nothing left: \`sow iter log ${cur.id} --did "<what you checked>" --remaining None\``,
-            `- Something left: fix nothing now; log it: \`sow iter log ${cur.id} --did "<what you checked>" --remaining "<what is left>"\` (the phase goes back to work).`,
+            `- Something left: fix nothing now; log it: \`sow iter log ${cur.id} --did "<what you checked>" ` +
+              `--remaining "<what is left>"\` (the phase goes back to work).`,
           ]
         : [
-            `Work toward the criteria, writing to \`.sow/project/${cur.output}\`. Then log the iteration (once, at the end):`,
+            `Work toward the criteria, writing to \`.sow/project/${cur.output}\`. Then log the iteration (once, ` +
+              `at the end):`,
             '',
-            `    sow iter log ${cur.id} --did "<what you did>" --remaining "<what is left, or None>" [--blockers "<what is in the way>"] [--signal]`,
+            `    sow iter log ${cur.id} --did "<what you did>" --remaining "<what is left, or None>" [--blockers ` +
+              `"<what is in the way>"] [--signal]`,
             '',
-            `- \`--signal\` only with \`--remaining None\`, when every criterion is met (then one more iteration confirms it).`,
-            `- Learned something the next worker must not trip over? \`sow iter guardrail add --pattern … --context … --problem … --solution …\``,
+            `- \`--signal\` only with \`--remaining None\`, when every criterion is met (then one more iteration ` +
+              `confirms it).`,
+            `- Learned something the next worker must not trip over? \`sow iter guardrail add --pattern … ` +
+              `--context … --problem … --solution …\``,
             `- Stuck on something only the human can resolve? \`sow iter block ${cur.id} --note "<what>"\``,
           ]),
   ].join('\n');

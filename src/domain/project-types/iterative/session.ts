@@ -11,11 +11,14 @@ export const str = (opts: TypeOptions, key: string): string | undefined =>
 
 const STATE_HINTS: Record<string, string> = {
   DiscoverActive:
-    "first the brief: fill in .sow/project/brief.md with the human, approve it ('sow output set --index 0 approved true') and run 'sow advance'",
+    "first the brief: fill in .sow/project/brief.md with the human, approve it ('sow output set --index 0 approved " +
+    "true') and run 'sow advance'",
   PlanActive:
-    "approve the plan ('sow output set --index 0 approved true' once plan.md says what the human agreed) and run 'sow advance'",
+    "approve the plan ('sow output set --index 0 approved true' once plan.md says what the human agreed) and run " +
+    "'sow advance'",
   VerifyActive:
-    "the work phases are finished; a failed review ('sow output add --type review --path review.md --assessment fail --phases R2') reopens the ones it names",
+    "the work phases are finished; a failed review ('sow output add --type review --path review.md --assessment " +
+    "fail --phases R2') reopens the ones it names",
   DeliverActive: "the work is verified; write the outputs and run 'sow advance' to complete it",
 };
 

@@ -75,10 +75,13 @@ describe('the work-phase lifecycle (spec 002)', () => {
     expect(codeOf(() => log(v.list, 'R1', 'x'))).toBe('WORK_PHASE_BLOCKED/blocked');
   });
 
-  it('Remaining None without the signal stays in progress; the signal with something remaining is a usage error', () => {
-    expect(log([phase('R1')], 'R1', 'None').phase.status).toBe('in_progress');
-    expect(codeOf(() => log([phase('R1')], 'R1', 'a table', true))).toBe('USAGE/usage');
-  });
+  it(
+    'Remaining None without the signal stays in progress; ' + 'the signal with something remaining is a usage error',
+    () => {
+      expect(log([phase('R1')], 'R1', 'None').phase.status).toBe('in_progress');
+      expect(codeOf(() => log([phase('R1')], 'R1', 'a table', true))).toBe('USAGE/usage');
+    },
+  );
 
   it('a confirmation that finds work sends the phase back; a failed verification too, with its note', () => {
     const confirming = [phase('R1', { status: 'confirming', iterations: 1 })];
@@ -221,7 +224,8 @@ describe('the plan', () => {
     } as unknown as ProjectState;
     const text = renderPlan(project, [phase('R1', { status: 'done' }), phase('R2', { after: ['R1'] })], 'research');
     expect(text).toContain(
-      '# Survey JWT libraries - Phases\n\n**Created:** 2026-11-26T10:00:00.000Z\n**Domain:** research\n**Total:** 2 phases',
+      '# Survey JWT libraries - Phases\n\n**Created:** 2026-11-26T10:00:00.000Z\n**Domain:** ' +
+        'research\n**Total:** 2 phases',
     );
     expect(text).toContain(
       '- [x] **R1**: Phase R1\n  - Criteria: measurable\n  - Output: `outputs/R1.md`\n  - Max iterations: 3',
@@ -236,7 +240,9 @@ describe('the plan', () => {
 
 describe('progress.md and the stored phases', () => {
   it('reads entries back: the last iteration and its Remaining', () => {
-    const text = `# Progress Log\n\n## R1 - Iteration 1 - ${T}\n**Did:** a\n**Remaining:** b and c\n**Blockers:** None\n\n## R1 - Verification - ${T}\n**Result:** fail\n`;
+    const text =
+      `# Progress Log\n\n## R1 - Iteration 1 - ${T}\n**Did:** a\n**Remaining:** b and c\n**Blockers:** ` +
+      `None\n\n## R1 - Verification - ${T}\n**Result:** fail\n`;
     const entries = parseProgress(text);
     expect(entries.map((e) => e.label)).toEqual(['Iteration 1', 'Verification']);
     expect(lastIteration(entries, 'R1')?.fields['Remaining']).toBe('b and c');

@@ -225,7 +225,8 @@ export function reopenedBy(project: ProjectState): string[] {
 
 /** A reopened phase that has no iteration left (timeout at once), in a sentence with the way out. */
 export const outOfIterations = (p: WorkPhase) =>
-  `${p.id} was reopened by the failed review, but it has used its ${p.iterations} of ${p.max} iterations: raise its maximum before work on it can go on ('sow iter extend ${p.id} --max ${p.iterations + 3}')`;
+  `${p.id} was reopened by the failed review, but it has used its ${p.iterations} of ${p.max} iterations: raise ` +
+  `its maximum before work on it can go on ('sow iter extend ${p.id} --max ${p.iterations + 3}')`;
 
 /** Refuses `phases` metadata (of a review) that names an id that is not a work phase. */
 export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void {

@@ -91,7 +91,8 @@ const guards = {
     hint: ({ project: p }) => {
       const index = phaseOf(p, 'planning').outputs.findIndex((a) => a.type === 'task_list');
       return index < 0
-        ? "add the task list with 'sow output add --type task_list --path planning/tasks.md', then approve it with 'sow output set --index <n> approved true'"
+        ? "add the task list with 'sow output add --type task_list --path planning/tasks.md', then approve it with " +
+            "'sow output set --index <n> approved true'"
         : `approve the task list with 'sow output set --index ${index} approved true'`;
     },
   },
@@ -104,10 +105,16 @@ const guards = {
     withdrawals: (view) => [taskApprovalWithdrawal(TASK_APPROVAL, view)].filter((w) => w !== undefined),
     hint: (view) => {
       if (view.tasks.length === 0)
-        return "add tasks with 'sow task add \"<name>\" --agent implementer', then run 'sow phase set tasks_approved true'";
+        return (
+          "add tasks with 'sow task add \"<name>\" --agent implementer', then run 'sow phase set " +
+          "tasks_approved true'"
+        );
       const withdrawn = taskApprovalWithdrawal(TASK_APPROVAL, view);
       if (withdrawn)
-        return `the tasks changed since they were approved (${withdrawn.changed.join('; ')}): show the human the tasks ('sow task list'), then run 'sow phase set tasks_approved true' again`;
+        return (
+          `the tasks changed since they were approved (${withdrawn.changed.join('; ')}): show the human the ` +
+          `tasks ('sow task list'), then run 'sow phase set tasks_approved true' again`
+        );
       return "review the tasks ('sow task list'), then run 'sow phase set tasks_approved true'";
     },
   },
@@ -127,7 +134,10 @@ const guards = {
         .slice(0, 5)
         .map((t) => `${t.id} (${t.status})`)
         .join(', ');
-      return `unfinished: ${shown}${open.length > 5 ? ` and ${open.length - 5} more` : ''}; finish them with 'sow task set --id <id> status completed' or drop them with 'sow task abandon --id <id>'`;
+      return (
+        `unfinished: ${shown}${open.length > 5 ? ` and ${open.length - 5} more` : ''}; finish them with 'sow ` +
+        `task set --id <id> status completed' or drop them with 'sow task abandon --id <id>'`
+      );
     },
   },
   reviewPassed: {
