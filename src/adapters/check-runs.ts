@@ -66,6 +66,18 @@ export function writeRunnerRecord(
 }
 
 /**
+ * In the runner (`check run` started by `check run --detach`): its record, once it is past every
+ * refusal, at the path the starter named — only a run folder of this checkout's.
+ */
+export function announceRunner(
+  root: string,
+  path: string | undefined,
+  what: { checks: string[]; task?: string; phase?: string; started_at: string },
+): void {
+  if (path !== undefined && isRunnerFile(root, path)) writeRunnerRecord(path, what);
+}
+
+/**
  * A file of the run folder, read without following a link, within `max` bytes; undefined when it is not there or not
  * a file.
  */

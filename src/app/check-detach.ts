@@ -16,13 +16,11 @@ import { startDetached } from '../adapters/supervisor.js';
 import {
   checkRunFiles,
   checkRuns,
-  isRunnerFile,
   pruneCheckRuns,
   readRunResult,
   readRunnerRecord,
   RUNNER_VARIABLE,
   runnerRunning,
-  writeRunnerRecord,
   type CheckRunFolder,
 } from '../adapters/check-runs.js';
 import { shownRuntime } from '../adapters/runtime.js';
@@ -169,18 +167,6 @@ export async function startChecksDetached(
     }
     await new Promise((r) => setTimeout(r, 25));
   }
-}
-
-/**
- * In the runner (`check run` started by `check run --detach`): its record, once it is past every
- * refusal, at the path the starter named — only a run folder of this checkout's.
- */
-export function announceRunner(
-  root: string,
-  path: string | undefined,
-  what: { checks: string[]; task?: string; phase?: string; started_at: string },
-): void {
-  if (path !== undefined && isRunnerFile(root, path)) writeRunnerRecord(path, what);
 }
 
 export interface RunningChecks {

@@ -341,8 +341,7 @@ export async function checkRun(
   // A task worked in a checkout of its own is checked there: that is where its code is.
   const place = task ? await placeForTask(root, task, ctx.now()) : { path: root };
   if (opts.announce !== undefined) {
-    const { announceRunner } = await import('./check-detach.js');
-    announceRunner(root, opts.announce, {
+    (await import('../adapters/check-runs.js')).announceRunner(root, opts.announce, {
       checks: checks.map((c) => c.name),
       ...(target.task !== undefined ? { task: target.task } : { phase: target.phase! }),
       started_at: ctx.now(),

@@ -9,7 +9,7 @@ import { check } from '../domain/schema-check.js';
 import { UsageEntrySchema, type UsageEntry } from '../domain/schemas.js';
 import { withStatus } from '../domain/tasks.js';
 import { deferredRuns, removeDeferredRun, type ProjectIdentity } from '../adapters/deferred-runs.js';
-import { writeLogEntry } from './log.js';
+import { writeLogEntry } from './log-entry.js';
 import { giveBackRemoteClaim } from './remote-claims.js';
 import { branchProblem } from './project-files.js';
 import type { UnitOfWork } from './unit-of-work.js';

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { statSync } from 'node:fs';
 import { PROJECT, refused, said, T0, taskFile, toExecuting, worlds } from '../../test/inproc.js';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
-import { appendLog, logLeftCompleted, repositoryPath, type LogRequest } from './log.js';
+import { appendLog, repositoryPath, type LogRequest } from './log.js';
+import { logLeftCompleted } from './log-entry.js';
 import { update } from './workspace.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });

@@ -10,11 +10,9 @@ import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { notOneOf, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
 import { realPath } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
-import { emitYaml } from '../adapters/yaml/emit.js';
 import { renewLease } from '../domain/ownership.js';
-import { PROJECT_DIR, taskDir } from './project-files.js';
+import { writeLogEntry } from './log-entry.js';
 import { update } from './workspace.js';
-import { type UnitOfWork } from './unit-of-work.js';
 
 export interface LogRequest {
   agent?: string;
@@ -96,47 +94,4 @@ export async function appendLog(ctx: AppContext, req: LogRequest): Promise<LogRe
     const logRel = await writeLogEntry(uow, id, { agent, action: req.action, result: req.result, files }, req.notes);
     return { file: logRel, ...(id ? { task: id } : {}), agent, files, tracked };
   });
-}
-
-/**
- * Appends an entry to the log of task `id` (or the project's), in the command's transaction; its
- * front matter is stamped with the command's time. Returns the log's path.
- */
-export async function writeLogEntry(
-  uow: UnitOfWork,
-  id: string | undefined,
-  front: { agent: string; action: string; result: string; files?: readonly string[] },
-  notes: string,
-): Promise<string> {
-  const logRel = id ? `${taskDir(await uow.taskPhase(), id)}/log.md` : `${PROJECT_DIR}/log.md`;
-  const matter: Record<string, unknown> = {
-    timestamp: uow.now,
-    agent: front.agent,
-    action: front.action,
-    result: front.result,
-    ...(front.files?.length ? { files: [...front.files] } : {}),
-  };
-  const entry = `---\n${emitYaml(matter)}---\n\n${notes.trim() ? `${notes.trim()}\n\n` : ''}`;
-  uow.appendLog(logRel, id ? `# Task log: ${id}\n\n` : `# Project log: ${(await uow.project()).name}\n\n`, entry);
-  return logRel;
-}
-
-/**
- * A completed task that was set to another status with --force: said in its log, with when it had
- * been completed (the task file no longer says so), by whom and how it was moved.
- */
-export async function logLeftCompleted(
-  uow: UnitOfWork,
-  before: { id: string; completed_at?: string },
-  status: string,
-  who: string,
-  how = `set ${status}`,
-): Promise<void> {
-  await writeLogEntry(
-    uow,
-    before.id,
-    { agent: who, action: 'note', result: 'success' },
-    `Reopened with --force (${how}): the task had been completed ` +
-      `since ${before.completed_at ?? 'an unknown time'}; its status is now ${status}.`,
-  );
 }

@@ -5,7 +5,8 @@
  */
 import { NotExecutingError } from '../domain/errors.js';
 import { isOwnedBy, retireOwner, workerOf, type Holder, type Worker } from '../domain/ownership.js';
-import { routeTo, type Actor } from '../domain/lifecycle.js';
+import { routeTo } from '../domain/lifecycle.js';
+import type { Actor } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import type { Owner, TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
 import { remoteClaimLive, type RemoteClaim, type RemoteClaimRow } from '../domain/claims.js';

@@ -17,9 +17,7 @@ import {
 export { remoteClaimRows } from '../domain/claims.js';
 import { shown } from '../domain/display.js';
 import type { Owner } from '../domain/schemas.js';
-import type { AppContext } from './context.js';
 import { readFileIfExists } from '../adapters/files.js';
-import { findWorkspaceRoot } from '../adapters/repo.js';
 import { warn } from '../adapters/notices.js';
 import {
   claimsOf,
@@ -30,11 +28,8 @@ import {
   pushClaim,
   pushTaskClaim,
   readRemoteClaims,
-  readTaskClaim,
   thisMachine,
 } from '../adapters/remote-claims.js';
-import { Reader } from './workspace.js';
-import { liveOwner } from './ownership.js';
 
 export interface ClaimsRemote {
   name: string;
@@ -200,48 +195,12 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
   };
 }
 
-/**
- * What a change of a task knows of its claim on the remote, asked before the change takes the
- * lock (never under it): `claim` absent when the remote holds none. Undefined — nothing to check
- * there — without a claims remote, when a live owner here holds the task's claim on it (then this
- * checkout's state says who holds the task, and the owner's writes wait for no network), or when
- * the remote was not reached (said on stderr: the change goes on as far as this checkout knows).
- */
+/** A task's claim on the remote as a change saw it before taking the lock (see claimSeenForChange). */
 export interface ClaimSeen {
   remote: string;
   branch: string;
   task: string;
   claim?: RemoteClaim;
-}
-
-export async function claimSeenForChange(ctx: AppContext, rawId: string): Promise<ClaimSeen | undefined> {
-  const remote = await claimsRemote(findWorkspaceRoot(ctx.cwd));
-  if (!remote) return undefined;
-  const seen = await Reader.read(
-    ctx,
-    async (reader) => {
-      const task = await reader.task(rawId);
-      const owner = liveOwner(task, ctx.now());
-      const ours = owner !== undefined && owner.remote === remote.name && owner.remote_claim !== undefined;
-      return { root: reader.root, branch: reader.project.branch, task: task.id, ours };
-    },
-    { otherBranch: 'quiet' },
-  );
-  if (seen.ours) return undefined;
-  const read = isRefBranch(seen.branch)
-    ? await readTaskClaim(seen.root, remote.name, seen.branch, seen.task)
-    : ({
-        reached: false,
-        why: `was not asked: the project's branch '${shown(seen.branch)}' cannot be part of a ref`,
-      } as const);
-  if (!read.reached) {
-    warn(
-      `the claim of task ${seen.task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the ` +
-        `change goes on as far as this checkout knows who holds the task`,
-    );
-    return undefined;
-  }
-  return { remote: remote.name, branch: seen.branch, task: seen.task, ...(read.claim ? { claim: read.claim } : {}) };
 }
 
 /**

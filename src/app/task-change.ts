@@ -10,9 +10,15 @@ import { claimantOf, describeHolder } from '../domain/ownership.js';
 import type { Check } from '../domain/schemas.js';
 import { planTaskChange, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
 import { heldBy } from './ownership.js';
-import { claimSeenForChange, dropOverriddenClaim, giveBackRemoteClaim, type ClaimSeen } from './remote-claims.js';
+import { claimsRemote, dropOverriddenClaim, giveBackRemoteClaim, type ClaimSeen } from './remote-claims.js';
+import { isRefBranch } from '../domain/claims.js';
+import { shown } from '../domain/display.js';
+import { warn } from '../adapters/notices.js';
+import { findWorkspaceRoot } from '../adapters/repo.js';
+import { readTaskClaim } from '../adapters/remote-claims.js';
+import { liveOwner } from './ownership.js';
 import { taskDir } from './project-files.js';
-import { update } from './workspace.js';
+import { Reader, update } from './workspace.js';
 import { type UnitOfWork } from './unit-of-work.js';
 import type { CheckRun, RunChecksOptions } from './checks.js';
 import { CompletionChecksFailedError } from './check-errors.js';
@@ -167,7 +173,7 @@ async function record(
     await releaseRemoteClaim(uow.root, plan.id, branch, plan.release.owner, plan.release.quiet);
   }
   if (plan.reopened) {
-    const { logLeftCompleted } = await import('./log.js');
+    const { logLeftCompleted } = await import('./log-entry.js');
     await logLeftCompleted(uow, plan.reopened, String(plan.value), claimantOf(uow.actor) ?? uow.actor.by);
   }
   if (plan.description !== undefined)
@@ -200,7 +206,7 @@ async function noteTakeover(
     const owner = holder.owner;
     after.push(() => giveBackRemoteClaim(root, id, branch, owner));
   }
-  const { writeLogEntry } = await import('./log.js');
+  const { writeLogEntry } = await import('./log-entry.js');
   const { thisMachine } = await import('../adapters/remote-claims.js');
   await writeLogEntry(
     uow,
@@ -211,4 +217,41 @@ async function noteTakeover(
         ? `Their claim on the remote is deleted once this change is written (a failure is said then).`
         : `Their later writes to this task are refused.`),
   );
+}
+
+/**
+ * What a change of a task knows of its claim on the remote, asked before the change takes the
+ * lock (never under it): `claim` absent when the remote holds none. Undefined — nothing to check
+ * there — without a claims remote, when a live owner here holds the task's claim on it (then this
+ * checkout's state says who holds the task, and the owner's writes wait for no network), or when
+ * the remote was not reached (said on stderr: the change goes on as far as this checkout knows).
+ */
+export async function claimSeenForChange(ctx: AppContext, rawId: string): Promise<ClaimSeen | undefined> {
+  const remote = await claimsRemote(findWorkspaceRoot(ctx.cwd));
+  if (!remote) return undefined;
+  const seen = await Reader.read(
+    ctx,
+    async (reader) => {
+      const task = await reader.task(rawId);
+      const owner = liveOwner(task, ctx.now());
+      const ours = owner !== undefined && owner.remote === remote.name && owner.remote_claim !== undefined;
+      return { root: reader.root, branch: reader.project.branch, task: task.id, ours };
+    },
+    { otherBranch: 'quiet' },
+  );
+  if (seen.ours) return undefined;
+  const read = isRefBranch(seen.branch)
+    ? await readTaskClaim(seen.root, remote.name, seen.branch, seen.task)
+    : ({
+        reached: false,
+        why: `was not asked: the project's branch '${shown(seen.branch)}' cannot be part of a ref`,
+      } as const);
+  if (!read.reached) {
+    warn(
+      `the claim of task ${seen.task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the ` +
+        `change goes on as far as this checkout knows who holds the task`,
+    );
+    return undefined;
+  }
+  return { remote: remote.name, branch: seen.branch, task: seen.task, ...(read.claim ? { claim: read.claim } : {}) };
 }

@@ -4,7 +4,7 @@
  * drives it; nothing here reads a claim's remote or runs a network call.
  */
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import type { Actor } from '../domain/lifecycle.js';
+import type { Actor } from '../domain/ownership.js';
 import { readsTaskStates } from '../domain/lifecycle.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { isOwnedBy, NotOwnerError, remoteLeaseDue, renewLease, retiredIdentity } from '../domain/ownership.js';

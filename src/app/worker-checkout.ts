@@ -40,7 +40,7 @@ import {
   workerBranch,
   workerCheckoutRel,
 } from '../adapters/worker-checkouts.js';
-import { writeLogEntry } from './log.js';
+import { writeLogEntry } from './log-entry.js';
 import { liveOwner } from './ownership.js';
 import { update } from './workspace.js';
 import type { AppContext } from './context.js';

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  advance,
-  guardSentence,
-  listTransitions,
-  stateProblem,
-  StateGuardUnmetError,
-  type Actor,
-} from './lifecycle.js';
+import { advance, guardSentence, listTransitions, stateProblem, StateGuardUnmetError } from './lifecycle.js';
+import type { Actor } from './ownership.js';
 import { taskApprovalRecord } from './approvals.js';
 import { standard, latestApprovedReview } from './project-types/standard/index.js';
 import { allProjectTypes } from './project-types/index.js';

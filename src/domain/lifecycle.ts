@@ -3,6 +3,7 @@
  * `advance --dry-run`, `advance --list`, the status view and the reachability tests all read the
  * same table; nothing else knows the transitions.
  */
+import type { Actor } from './ownership.js';
 import { JudgedView, withdrawalSentence, type Withdrawal } from './approvals.js';
 import { PROJECT_DIR } from './artifacts.js';
 import { InvalidEventError, NoAutomaticEventError, SowError, TransitionBlockedError } from './errors.js';
@@ -32,17 +33,6 @@ export const guardSentence = {
   /** "when <clause>": the condition a transition goes on. */
   when: (clause: string): string => `when ${clause}`,
 };
-
-/** Who fires a transition: a worker (its agent id and session), else the user. */
-export interface Actor {
-  by: string;
-  /** The session it runs in (SOW_SESSION_ID): an identity of its own. */
-  session?: string;
-  /** A name that claims tasks (`--owner`, SOW_OWNER). */
-  owner?: string;
-  /** The person at the terminal, by name, when there is one (looked up only when a claim needs it). */
-  person?: string;
-}
 
 /**
  * A transition out of the current state, judged on the view with approvals as they stand: an

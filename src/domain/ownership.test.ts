@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Actor } from './lifecycle.js';
+import type { Actor } from './ownership.js';
 import { claimantOf, isOwnedBy, retiredIdentity, unattendedText, workerOf } from './ownership.js';
 import type { Owner, TaskState } from './schemas.js';
 

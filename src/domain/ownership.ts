@@ -6,9 +6,19 @@
  */
 import { SowError, UsageError } from './errors.js';
 import { shown } from './display.js';
-import type { Actor } from './lifecycle.js';
 import type { RemoteClaim } from './claims.js';
 import type { Owner, TaskState } from './schemas.js';
+
+/** Who fires a transition: a worker (its agent id and session), else the user. */
+export interface Actor {
+  by: string;
+  /** The session it runs in (SOW_SESSION_ID): an identity of its own. */
+  session?: string;
+  /** A name that claims tasks (`--owner`, SOW_OWNER). */
+  owner?: string;
+  /** The person at the terminal, by name, when there is one (looked up only when a claim needs it). */
+  person?: string;
+}
 
 export const DEFAULT_LEASE_SECONDS = 30 * 60;
 /** How many retired identities a task remembers (the latest). */

@@ -16,7 +16,7 @@ import { ClaimedElsewhereError } from '../../domain/claims.js';
 import type { OwnerRecord } from '../../domain/signal-proof.js';
 import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
 import { removeOwnerRecord, writeOwnerRecord } from '../../adapters/signals.js';
-import { logLeftCompleted } from '../log.js';
+import { logLeftCompleted } from '../log-entry.js';
 import { candidateIds, isReady, workerOwner } from '../ownership.js';
 import { update, type Reader } from '../workspace.js';
 import { type UnitOfWork } from '../unit-of-work.js';

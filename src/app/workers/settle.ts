@@ -15,7 +15,7 @@ import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
 import { isReadyFile, readEvents, READY_VARIABLE, writeReady } from '../../adapters/supervisor.js';
 import { currentBranch } from '../../adapters/repo.js';
 import { isProject } from '../deferred-runs.js';
-import { writeLogEntry } from '../log.js';
+import { writeLogEntry } from '../log-entry.js';
 import { branchProblem, taskDir } from '../project-files.js';
 import { Reader, update } from '../workspace.js';
 import { giveBackRemoteClaim } from '../remote-claims.js';
