@@ -33,7 +33,8 @@ const PROCESS_STARTERS = new Set(['spawn', 'spawnSync', 'execFile', 'execFileSyn
 
 /** Where `node` is and what it says, for a failure message. */
 function at(sf: ts.SourceFile, node: ts.Node): string {
-  return `${sf.fileName}:${sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1}: ${node.getText(sf).replace(/\s+/g, ' ').slice(0, 140)}`;
+  const line = sf.getLineAndCharacterOfPosition(node.getStart(sf)).line + 1;
+  return `${sf.fileName}:${line}: ${node.getText(sf).replace(/\s+/g, ' ').slice(0, 140)}`;
 }
 
 /**

@@ -256,10 +256,8 @@ export function compileWithCache(
   const key = commandKey(argv);
   const dir = join(cacheDir(env), 'code-cache');
   const group = key.split(' ')[0] || 'sow';
-  const path = join(
-    dir,
-    `${build.toString(16).padStart(8, '0')}-${process.version}-${process.arch}-${group}${sdk === undefined ? '' : `.${sdk}`}.bin`,
-  );
+  const hex = build.toString(16).padStart(8, '0');
+  const path = join(dir, `${hex}-${process.version}-${process.arch}-${group}${sdk === undefined ? '' : `.${sdk}`}.bin`);
   const debug = (message: string) => {
     if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path} (${basename(file)})\n`);
   };

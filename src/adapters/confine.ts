@@ -61,8 +61,10 @@ export class NotARealFolderError extends SowError {
       'state',
       `${rel} ${what}${target ? ` (to '${target}')` : ''}; sow keeps its own files there and uses it only as a ` +
         `real folder`,
-      `sow changed nothing; look at it ('ls -ld ${rel}'), then remove it ('rm ${rel}') and ` +
-        `retry${target ? ' — if it came with the repository, whoever committed it meant sow to write or delete where it leads' : ''}`,
+      `sow changed nothing; look at it ('ls -ld ${rel}'), then remove it ('rm ${rel}') and retry` +
+        (target
+          ? ' — if it came with the repository, whoever committed it meant sow to write or delete where it leads'
+          : ''),
       { path: rel, ...(target ? { target } : {}) },
     );
   }

@@ -67,10 +67,9 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
     const key = d.input === null ? `#${i}` : `${d.tool}\0${d.input}`;
     return seen.has(key) ? false : (seen.add(key), true);
   });
-  const lines = [
-    `${ctx.decidedBySow ? `sow refused ${ctx.title}` : `${ctx.title} refused`} ${unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`} ` +
-      `(permissions: ${ctx.profile}):`,
-  ];
+  const refused = ctx.decidedBySow ? `sow refused ${ctx.title}` : `${ctx.title} refused`;
+  const calls = unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`;
+  const lines = [`${refused} ${calls} (permissions: ${ctx.profile}):`];
   for (const d of unique) {
     const what = d.input ?? (d.kind === 'command' ? '(a command; codex does not say which)' : '(not named)');
     lines.push(`  ${d.tool}: ${what}${d.reason && (d.input === null || ctx.decidedBySow) ? ` — ${d.reason}` : ''}`);

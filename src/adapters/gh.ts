@@ -185,10 +185,9 @@ export function ghJson(run: GhRun, args: readonly Arg[], repo: string): unknown 
  * (`git@host:owner/name.git`, `ssh://git@host/owner/name`); undefined for anything else.
  */
 export function repoOfUrl(url: string): string | undefined {
-  const m =
-    /^(?:https?:\/\/(?:[^@/]+@)?|ssh:\/\/(?:[^@/]+@)?|[^@/]+@)([^/:]+)(?::\d+)?[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(
-      url.trim(),
-    );
+  const m = /^(?:(?:https?|ssh):\/\/(?:[^@/]+@)?|[^@/]+@)([^/:]+)(?::\d+)?[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(
+    url.trim(),
+  );
   if (!m) return undefined;
   const [, host, owner, name] = m;
   return host === 'github.com' ? `${owner}/${name}` : `${host}/${owner}/${name}`;

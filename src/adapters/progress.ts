@@ -20,9 +20,9 @@ export function describeEvent(event: unknown): string[] {
   if (said && (event['role'] === undefined || event['role'] === 'assistant')) return [`› ${oneLine(said)}`];
   const tool =
     text(event['tool_name']) ?? text(event['tool']) ?? (isObj(event['part']) ? text(event['part']['tool']) : undefined);
-  if (tool)
-    return [
-      `● ${tool}${toolDetail(event['parameters'] ?? event['input'] ?? (isObj(event['part']) ? event['part']['state'] : undefined))}`,
-    ];
+  if (tool) {
+    const state = isObj(event['part']) ? event['part']['state'] : undefined;
+    return [`● ${tool}${toolDetail(event['parameters'] ?? event['input'] ?? state)}`];
+  }
   return [];
 }

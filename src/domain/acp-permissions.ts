@@ -144,8 +144,7 @@ const PATH_KEYS = new Set([
   'location',
   'locations',
 ]);
-const PATH_KEY_ENDS =
-  /(?:path|paths|file|files|filename|filenames|dir|dirs|directory|directories|folder|folders|glob|globs|pattern|patterns)$/;
+const PATH_KEY_ENDS = /(?:paths?|files?|filenames?|dirs?|director(?:y|ies)|folders?|globs?|patterns?)$/;
 /**
  * Keys whose values are text to write or show, where a string that starts with `/` is not a path (a comment, a
  * diff).

@@ -158,7 +158,8 @@ const NO_FILE = '-';
 
 /** What an approval covers of one task: "<name> <description> <dependencies>", a short digest each. */
 function taskDigest(task: Pick<TaskSummary, 'name' | 'dependencies'>, description: string | undefined): string {
-  return `${short(task.name)} ${description === undefined ? NO_FILE : short(description)} ${short(task.dependencies.join(','))}`;
+  const file = description === undefined ? NO_FILE : short(description);
+  return `${short(task.name)} ${file} ${short(task.dependencies.join(','))}`;
 }
 
 /** The record an approval of these tasks keeps (task id → digest), read with `readDoc`. */

@@ -122,7 +122,7 @@ export function artifactPath(raw: string, root: PathRoot, repoRoot: string): str
     if (outside(fromRepo))
       throw new PathOutsideRepositoryError(
         raw,
-        `${root === 'project' ? 'paths of this type are relative to .sow/project/' : 'paths of this type are relative to the repository root'} ` +
+        `paths of this type are relative to ${root === 'project' ? '.sow/project/' : 'the repository root'} ` +
           `and must stay inside the repository`,
       );
   }
@@ -214,10 +214,11 @@ export function createArtifact(
   if (Object.keys(meta).length > 0) artifact.metadata = meta;
   const missing = missingMetadata(def, artifact);
   if (missing) {
+    const example = def.metadataValues?.[missing]?.[0] ?? '<value>';
+    const command = slotCommand(slot, 'add', `--type ${def.name} --path ${artifact.path} --${missing} ${example}`);
     throw new MissingMetadataError(
       `a ${def.name} needs --${missing} ${choices(def, missing)}`,
-      `add it with the artifact: ` +
-        `'${slotCommand(slot, 'add', `--type ${def.name} --path ${artifact.path} --${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`,
+      `add it with the artifact: '${command}'`,
     );
   }
   return { artifact, def };
@@ -247,10 +248,10 @@ export function setArtifactField(
     if (resolved.name === 'approved' && value === true && def) {
       const missing = missingMetadata(def, next);
       if (missing) {
+        const example = def.metadataValues?.[missing]?.[0] ?? '<value>';
         throw new MissingMetadataError(
           `cannot approve this ${def.name}: it has no ${missing}`,
-          `set it first: ` +
-            `'${slotCommand(slot, 'set', `--index ${index} ${missing} ${def.metadataValues?.[missing]?.[0] ?? '<value>'}`)}'`,
+          `set it first: '${slotCommand(slot, 'set', `--index ${index} ${missing} ${example}`)}'`,
         );
       }
     }

@@ -56,8 +56,9 @@ export interface RemoteClaim {
 export function claimMessage(r: ClaimRecord, nonce: string): string {
   const line = (v: string) => v.replace(/[\r\n]+/g, ' ');
   return (
-    `sow claim: ` +
-    `task ${line(r.task)}\n\ntask: ${line(r.task)}\nowner: ${line(r.owner)}\nmachine: ${line(r.machine)}\nsince: ${line(r.since)}\nlease-until: ${line(r.lease_until)}\nnonce: ${nonce}\n`
+    `sow claim: task ${line(r.task)}\n\n` +
+    `task: ${line(r.task)}\nowner: ${line(r.owner)}\nmachine: ${line(r.machine)}\n` +
+    `since: ${line(r.since)}\nlease-until: ${line(r.lease_until)}\nnonce: ${nonce}\n`
   );
 }
 
@@ -94,7 +95,8 @@ export const remoteClaimLive = (c: RemoteClaim, now: string): boolean =>
 /** "ann on laptop-3, lease until …" */
 export function describeRemoteClaim(c: RemoteClaim): string {
   const who = c.owner !== undefined ? shown(c.owner) : 'someone';
-  return `${who}${c.machine !== undefined ? ` on ${shown(c.machine)}` : ''}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`;
+  const on = c.machine !== undefined ? ` on ${shown(c.machine)}` : '';
+  return `${who}${on}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`;
 }
 
 /**
@@ -163,9 +165,8 @@ export class ClaimedElsewhereError extends SowError {
     super(
       'TASK_CLAIMED_ELSEWHERE',
       'failed',
-      `task ${task} ` +
-        `is ${claim ? `claimed on the remote '${shown(remote)}' by ${describeRemoteClaim(claim)}` : `claimed on the remote '${shown(remote)}' by another claimer`}; ` +
-        `a worker here would work beside theirs`,
+      `task ${task} is claimed on the remote '${shown(remote)}' ` +
+        `by ${claim ? describeRemoteClaim(claim) : 'another claimer'}; a worker here would work beside theirs`,
       `nothing was changed; start one on the next task nobody holds ('sow agent spawn ${shown(agent)} --next'), ` +
         `wait until that claim is given back or its lease runs out ('sow task list' shows it), or pass --force to ` +
         `take it over`,

@@ -121,13 +121,14 @@ export class NoProjectError extends SowError {
   constructor(readonly elsewhere: readonly string[] = []) {
     const start = 'run \'sow project new <name> --description "..."\' to start one';
     const shown = someBranches(elsewhere);
+    const one = elsewhere.length === 1;
     super(
       'NO_PROJECT',
       'failed',
       'there is no project on this branch',
       elsewhere.length === 0
         ? start
-        : `${elsewhere.length === 1 ? 'branch' : 'branches'} ${shown} ${elsewhere.length === 1 ? 'has a project' : 'have projects'}: ` +
+        : `${one ? 'branch' : 'branches'} ${shown} ${one ? 'has a project' : 'have projects'}: ` +
             `check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
       elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined,
     );
@@ -241,11 +242,12 @@ export class WaitTimeoutError extends SowError {
     running: readonly { task: string; by: string; pid?: number }[],
     stopped: readonly { task: string; status: string }[],
   ) {
+    const workers = running.length === 1 ? 'a worker still runs' : `${running.length} workers still run`;
+    const which = running.map((w) => `${w.task} (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`).join(', ');
     super(
       'WAIT_TIMEOUT',
       'timeout',
-      `after ${seconds} ` +
-        `s ${running.length === 1 ? 'a worker still runs' : `${running.length} workers still run`}: ${running.map((w) => `${w.task} (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`).join(', ')}`,
+      `after ${seconds} s ${workers}: ${which}`,
       `wait again: sow agent wait ${running.map((w) => w.task).join(' ')} --timeout ${seconds}s`,
       { running, stopped },
     );
@@ -434,10 +436,10 @@ export class NotExecutingError extends SowError {
   ) {
     const force = task === undefined ? '' : ' to spawn anyway';
     const how = route
-      ? `run 'sow advance' ` +
-        `(${route.steps.join(' → ')})${route.blockedBy ? `; first: ${route.blockedBy}` : ''}${force && `; or pass --force${force}`}`
-      : `no transition leads from ${state} ` +
-        `to ${executing.join(' or ')}; ${force ? `pass --force${force}` : "run 'sow project continue' to see what this state expects"}`;
+      ? `run 'sow advance' (${route.steps.join(' → ')})` +
+        `${route.blockedBy ? `; first: ${route.blockedBy}` : ''}${force && `; or pass --force${force}`}`
+      : `no transition leads from ${state} to ${executing.join(' or ')}; ` +
+        (force ? `pass --force${force}` : "run 'sow project continue' to see what this state expects");
     super(
       'NOT_EXECUTING',
       'blocked',

@@ -44,7 +44,8 @@ describe('JSON merging, as text', () => {
     ['one line, spaced', '{ "model": "x", "hooks": { "Stop": [ ] } }\n'],
     [
       'tabs and CRLF',
-      '{\r\n\t"hooks": {\r\n\t\t"PreToolUse": [\r\n\t\t\t{"hooks": [{"type": "command", "command": "lint"}]}\r\n\t\t]\r\n\t},\r\n\t"z": 1\r\n}',
+      '{\r\n\t"hooks": {\r\n\t\t"PreToolUse": [\r\n' +
+        '\t\t\t{"hooks": [{"type": "command", "command": "lint"}]}\r\n\t\t]\r\n\t},\r\n\t"z": 1\r\n}',
     ],
     [
       'keys out of order, duplicates',

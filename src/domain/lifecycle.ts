@@ -283,7 +283,8 @@ const STATE_FILE = `${PROJECT_DIR}/state.yaml`;
  * ImplementationExecuting)".
  */
 export function stateProblemText(problem: StateProblem): string {
-  return `the project is in ${problem.state}, but its guard does not hold: ${problem.unmet.map((u) => `${u.description} (${u.guard}, the way in from ${u.from})`).join(', nor ')}`;
+  const unmet = problem.unmet.map((u) => `${u.description} (${u.guard}, the way in from ${u.from})`).join(', nor ');
+  return `the project is in ${problem.state}, but its guard does not hold: ${unmet}`;
 }
 
 /** How to get back: make the guard hold, or set the state back (no command moves it backwards). */

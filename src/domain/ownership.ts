@@ -234,10 +234,10 @@ export const holderName = (h: Holder): string => (h.where === 'here' ? h.owner.b
 export function describeHolder(h: Holder): string {
   if (h.where === 'remote') {
     const c = h.claim;
-    return (
-      `${shown(holderName(h))}: claimed on the remote ` +
-      `'${shown(h.remote)}'${c.machine !== undefined ? ` from ${shown(c.machine)}` : ''}${c.since !== undefined ? ` since ${c.since}` : ''}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`
-    );
+    const from = c.machine !== undefined ? ` from ${shown(c.machine)}` : '';
+    const since = c.since !== undefined ? ` since ${c.since}` : '';
+    const lease = c.lease_until !== undefined ? `, lease until ${c.lease_until}` : '';
+    return `${shown(holderName(h))}: claimed on the remote '${shown(h.remote)}'${from}${since}${lease}`;
   }
   const o = h.owner;
   if (o.kind === 'claim')
@@ -283,6 +283,10 @@ export class TaskHeldError extends SowError {
       holder.where === 'remote' || holder.owner.kind === 'claim'
         ? `until its lease runs out`
         : 'until its worker is done';
+    const then =
+      holder.where === 'remote'
+        ? `the claim on '${shown(holder.remote)}' is deleted`
+        : `${name}'s later writes to it are refused`;
     super(
       'TASK_HELD',
       'blocked',
@@ -290,8 +294,7 @@ export class TaskHeldError extends SowError {
       worker
         ? `nothing was changed; task ${task} is not yours to change: stop working on it and tell whoever runs you`
         : `nothing was changed; ask ${name} to let it go, wait ${wait} ('sow task list' shows who holds what), or ` +
-            `pass --force to take it over (noted in the task's ` +
-            `log${holder.where === 'remote' ? `, and the claim on '${shown(holder.remote)}' is deleted` : `, and ${name}'s later writes to it are refused`})`,
+            `pass --force to take it over (noted in the task's log, and ${then})`,
       { task, ...holderDetails(holder) },
     );
   }

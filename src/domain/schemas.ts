@@ -125,34 +125,59 @@ export type Session = v.InferOutput<typeof SessionSchema>;
  * it: alive as long as the worker runs) or a claim (`task next --claim`: a session or a named
  * owner, with a lease that each of its writes renews).
  */
-// Made when first used (builtWhenUsed); the body is as it was.
-// prettier-ignore
-export const OwnerSchema = builtWhenUsed(() => v.looseObject({
-  kind: v.pipe(v.picklist(['worker', 'claim']), d('worker: a spawned worker, owned while its sow agent process runs; claim: owned until the lease runs out')),
-  by: v.pipe(v.string(), v.minLength(1), d('The agent id (implementer-2) or the owner name (--owner) that works on the task')),
-  session: v.optional(v.pipe(v.string(), d('The owning session (SOW_SESSION_ID)'))),
-  pid: v.optional(v.pipe(v.number(), v.integer(), d('worker: the sow agent process that waits for it'))),
-  host: v.optional(v.string()),
-  boot: v.optional(v.string()),
-  pstart: v.optional(v.number()),
-  pidns: v.optional(v.pipe(v.string(), d("worker: the pid namespace of pid (Linux); in another one than the reader's, the pid is never looked up"))),
-  since: timestamp,
-  lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
-  lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-  remote: v.optional(
-    v.pipe(
-      v.string(),
-      v.check(isRemoteName, 'must be the name of a git remote, e.g. origin'),
-      d('The git remote the task is claimed on too (claims.remote, --remote), by a claim or a spawned worker'),
+export const OwnerSchema = builtWhenUsed(() =>
+  v.looseObject({
+    kind: v.pipe(
+      v.picklist(['worker', 'claim']),
+      d('worker: a spawned worker, owned while its sow agent process runs; claim: owned until the lease runs out'),
     ),
-  ),
-  remote_claim: v.optional(
-    v.pipe(v.string(), v.regex(/^[0-9a-f]{40,64}$/, 'a commit id'), d("The commit the claim's ref on the remote points at; finishing or letting go of the task deletes the ref if it still does")),
-  ),
-  remote_lease_until: v.optional(
-    v.pipe(timestamp, d('The lease the claim on the remote records; a write of the owner (for a worker, also the process that waits for it) renews it there once half of it has passed')),
-  ),
-}));
+    by: v.pipe(
+      v.string(),
+      v.minLength(1),
+      d('The agent id (implementer-2) or the owner name (--owner) that works on the task'),
+    ),
+    session: v.optional(v.pipe(v.string(), d('The owning session (SOW_SESSION_ID)'))),
+    pid: v.optional(v.pipe(v.number(), v.integer(), d('worker: the sow agent process that waits for it'))),
+    host: v.optional(v.string()),
+    boot: v.optional(v.string()),
+    pstart: v.optional(v.number()),
+    pidns: v.optional(
+      v.pipe(
+        v.string(),
+        d("worker: the pid namespace of pid (Linux); in another one than the reader's, the pid is never looked up"),
+      ),
+    ),
+    since: timestamp,
+    lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
+    lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
+    remote: v.optional(
+      v.pipe(
+        v.string(),
+        v.check(isRemoteName, 'must be the name of a git remote, e.g. origin'),
+        d('The git remote the task is claimed on too (claims.remote, --remote), by a claim or a spawned worker'),
+      ),
+    ),
+    remote_claim: v.optional(
+      v.pipe(
+        v.string(),
+        v.regex(/^[0-9a-f]{40,64}$/, 'a commit id'),
+        d(
+          "The commit the claim's ref on the remote points at; finishing or letting go of the task deletes the ref " +
+            'if it still does',
+        ),
+      ),
+    ),
+    remote_lease_until: v.optional(
+      v.pipe(
+        timestamp,
+        d(
+          'The lease the claim on the remote records; a write of the owner (for a worker, also the process that ' +
+            'waits for it) renews it there once half of it has passed',
+        ),
+      ),
+    ),
+  }),
+);
 export type Owner = v.InferOutput<typeof OwnerSchema>;
 
 export const PhaseSchema = v.looseObject({
@@ -250,58 +275,89 @@ export const ProjectStateSchema = v.pipe(
 );
 export type ProjectState = v.InferOutput<typeof ProjectStateSchema>;
 
-// Made when first used (builtWhenUsed); the body is as it was.
-// prettier-ignore
-export const TaskStateSchema = builtWhenUsed(() => v.pipe(
-  v.looseObject({
-    id: taskId,
-    name: v.pipe(v.string(), v.minLength(1)),
-    phase: v.string(),
-    status: v.picklist(TASK_STATUSES),
-    iteration: v.pipe(v.number(), v.integer(), v.minValue(1)),
-    assigned_agent: v.optional(v.string()),
-    parallel: v.boolean(),
-    dependencies: v.array(taskId),
-    created_at: timestamp,
-    started_at: v.optional(timestamp),
-    updated_at: timestamp,
-    completed_at: v.optional(timestamp),
-    inputs: v.array(ArtifactSchema),
-    outputs: v.array(ArtifactSchema),
-    metadata: metadata,
-    session_id: v.optional(v.pipe(v.string(), notAnOption, d('Resumable session of the worker; cleared when the task is completed or abandoned'))),
-    session: v.optional(SessionSchema),
-    owner: v.optional(OwnerSchema),
-    retired_owners: v.optional(v.pipe(v.array(v.string()), d('Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to it are refused'))),
-    worktree: v.optional(
-      v.pipe(
-        v.looseObject({
-          branch: v.pipe(v.string(), v.minLength(1), d("The worker's branch, made from the project branch: <project branch>--task-<id>")),
-          path: v.pipe(v.string(), v.minLength(1), d("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)")),
-          from: v.pipe(v.string(), v.minLength(1), d('The project branch it was made from, and is merged back into')),
-          created_at: timestamp,
-        }),
-        d("The worker's own checkout (sow agent spawn --worktree), until 'sow task merge' merges it back and removes it"),
-      ),
-    ),
-    handoffs: v.optional(
-      v.pipe(
-        v.array(
-          v.looseObject({
-            at: timestamp,
-            from_agent_id: v.string(),
-            from_session: v.optional(v.string()),
-            to_agent_id: v.string(),
-            reason: v.pipe(v.picklist(['asked', 'session_gone']), d("asked: 'sow agent resume --fresh'; session_gone: the agent CLI could not resume the session")),
-            cli_said: v.optional(v.pipe(v.string(), d('What the agent CLI said when it could not resume'))),
-          }),
+export const TaskStateSchema = builtWhenUsed(() =>
+  v.pipe(
+    v.looseObject({
+      id: taskId,
+      name: v.pipe(v.string(), v.minLength(1)),
+      phase: v.string(),
+      status: v.picklist(TASK_STATUSES),
+      iteration: v.pipe(v.number(), v.integer(), v.minValue(1)),
+      assigned_agent: v.optional(v.string()),
+      parallel: v.boolean(),
+      dependencies: v.array(taskId),
+      created_at: timestamp,
+      started_at: v.optional(timestamp),
+      updated_at: timestamp,
+      completed_at: v.optional(timestamp),
+      inputs: v.array(ArtifactSchema),
+      outputs: v.array(ArtifactSchema),
+      metadata: metadata,
+      session_id: v.optional(
+        v.pipe(
+          v.string(),
+          notAnOption,
+          d('Resumable session of the worker; cleared when the task is completed or abandoned'),
         ),
-        d('Sessions that could not (or were not to) be continued, and the fresh session that took over with a handoff brief'),
       ),
-    ),
-  }),
-  d('.sow/project/phases/implementation/tasks/<id>/state.yaml'),
-));
+      session: v.optional(SessionSchema),
+      owner: v.optional(OwnerSchema),
+      retired_owners: v.optional(
+        v.pipe(
+          v.array(v.string()),
+          d(
+            'Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to ' +
+              'it are refused',
+          ),
+        ),
+      ),
+      worktree: v.optional(
+        v.pipe(
+          v.looseObject({
+            branch: v.pipe(
+              v.string(),
+              v.minLength(1),
+              d("The worker's branch, made from the project branch: <project branch>--task-<id>"),
+            ),
+            path: v.pipe(
+              v.string(),
+              v.minLength(1),
+              d("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)"),
+            ),
+            from: v.pipe(v.string(), v.minLength(1), d('The project branch it was made from, and is merged back into')),
+            created_at: timestamp,
+          }),
+          d(
+            "The worker's own checkout (sow agent spawn --worktree), until 'sow task merge' merges it back and " +
+              'removes it',
+          ),
+        ),
+      ),
+      handoffs: v.optional(
+        v.pipe(
+          v.array(
+            v.looseObject({
+              at: timestamp,
+              from_agent_id: v.string(),
+              from_session: v.optional(v.string()),
+              to_agent_id: v.string(),
+              reason: v.pipe(
+                v.picklist(['asked', 'session_gone']),
+                d("asked: 'sow agent resume --fresh'; session_gone: the agent CLI could not resume the session"),
+              ),
+              cli_said: v.optional(v.pipe(v.string(), d('What the agent CLI said when it could not resume'))),
+            }),
+          ),
+          d(
+            'Sessions that could not (or were not to) be continued, and the fresh session that took over with a ' +
+              'handoff brief',
+          ),
+        ),
+      ),
+    }),
+    d('.sow/project/phases/implementation/tasks/<id>/state.yaml'),
+  ),
+);
 export type TaskState = v.InferOutput<typeof TaskStateSchema>;
 
 /** What a worker may do without asking: see settings.permissions. */
@@ -320,130 +376,195 @@ export const EXECUTOR_TYPES = [
   'command',
 ] as const;
 export type ExecutorType = (typeof EXECUTOR_TYPES)[number];
-// Made when first used (builtWhenUsed); the body is as it was.
-// prettier-ignore
-export const ExecutorConfigSchema = builtWhenUsed(() => v.looseObject({
-  type: v.pipe(v.picklist(EXECUTOR_TYPES), d('Executor implementation')),
-  settings: v.optional(
-    v.looseObject({
-      permissions: v.optional(
-        v.pipe(
-          v.picklist(PERMISSION_PROFILES),
-          d(
-            "What a worker may do unasked. safe (the default): read and edit files in the repository, run sow and the checks the repository declares that you allowed (sow check allow); yolo: anything (each CLI's skip-permissions flag)",
+export const ExecutorConfigSchema = builtWhenUsed(() =>
+  v.looseObject({
+    type: v.pipe(v.picklist(EXECUTOR_TYPES), d('Executor implementation')),
+    settings: v.optional(
+      v.looseObject({
+        permissions: v.optional(
+          v.pipe(
+            v.picklist(PERMISSION_PROFILES),
+            d(
+              'What a worker may do unasked. safe (the default): read and edit files in the repository, run sow ' +
+                'and the checks the repository declares that you allowed (sow check allow); yolo: anything (each ' +
+                "CLI's skip-permissions flag)",
+            ),
           ),
         ),
-      ),
-      yolo_mode: v.optional(v.pipe(v.boolean(), d('true is permissions: yolo'))),
-      model: v.optional(v.pipe(v.string(), d('Model name passed to the CLI'))),
-    }),
-  ),
-  custom_args: v.optional(v.pipe(v.array(v.string()), d('Extra arguments, added last'))),
-  transport: v.optional(
-    v.pipe(
-      v.picklist(['cli', 'acp']),
-      d(
-        'How sow talks to the agent: cli (the default) runs its command line and reads its events; acp speaks the Agent Client Protocol with it, and sow answers each permission it asks by the profile (claude, codex, gemini, copilot, opencode)',
-      ),
-    ),
-  ),
-  spawn: v.optional(v.pipe(v.array(v.string()), d('type command: argv of a new session; placeholders {prompt_file} {prompt} {session_id} {model} {cwd}'))),
-  resume: v.optional(v.pipe(v.array(v.string()), d('type command: argv to resume a session; without it the executor cannot resume'))),
-}));
-export type ExecutorConfig = v.InferOutput<typeof ExecutorConfigSchema>;
-// Made when first used (builtWhenUsed); the body is as it was.
-// prettier-ignore
-export const UserConfigSchema = builtWhenUsed(() => v.pipe(
-  v.looseObject({
-    // A section whose entries are all commented out reads as null: that means "none".
-    agents: v.nullish(
-      v.looseObject({
-        executors: v.nullish(v.record(v.string(), ExecutorConfigSchema)),
-        bindings: v.nullish(v.record(v.string(), v.pipe(v.string(), v.minLength(1)))),
+        yolo_mode: v.optional(v.pipe(v.boolean(), d('true is permissions: yolo'))),
+        model: v.optional(v.pipe(v.string(), d('Model name passed to the CLI'))),
       }),
     ),
+    custom_args: v.optional(v.pipe(v.array(v.string()), d('Extra arguments, added last'))),
+    transport: v.optional(
+      v.pipe(
+        v.picklist(['cli', 'acp']),
+        d(
+          'How sow talks to the agent: cli (the default) runs its command line and reads its events; acp speaks ' +
+            'the Agent Client Protocol with it, and sow answers each permission it asks by the profile (claude, ' +
+            'codex, gemini, copilot, opencode)',
+        ),
+      ),
+    ),
+    spawn: v.optional(
+      v.pipe(
+        v.array(v.string()),
+        d('type command: argv of a new session; placeholders {prompt_file} {prompt} {session_id} {model} {cwd}'),
+      ),
+    ),
+    resume: v.optional(
+      v.pipe(v.array(v.string()), d('type command: argv to resume a session; without it the executor cannot resume')),
+    ),
   }),
-  d('~/.config/sow/config.yaml'),
-));
+);
+export type ExecutorConfig = v.InferOutput<typeof ExecutorConfigSchema>;
+export const UserConfigSchema = builtWhenUsed(() =>
+  v.pipe(
+    v.looseObject({
+      // A section whose entries are all commented out reads as null: that means "none".
+      agents: v.nullish(
+        v.looseObject({
+          executors: v.nullish(v.record(v.string(), ExecutorConfigSchema)),
+          bindings: v.nullish(v.record(v.string(), v.pipe(v.string(), v.minLength(1)))),
+        }),
+      ),
+    }),
+    d('~/.config/sow/config.yaml'),
+  ),
+);
 export type UserConfig = v.InferOutput<typeof UserConfigSchema>;
 
 /** When a declared check runs by itself: before a task is completed, and for the finalize guard. */
 export const CHECK_MOMENTS = ['task_complete', 'finalize'] as const;
 export type CheckMoment = (typeof CHECK_MOMENTS)[number];
 export const CHECK_NAME_PATTERN = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-// Made when first used (builtWhenUsed); the body is as it was.
-// prettier-ignore
-export const CheckSchema = builtWhenUsed(() => v.looseObject({
-  name: v.pipe(v.string(), v.regex(CHECK_NAME_PATTERN, 'must be a short name of lowercase letters, digits, - and _ (e.g. unit)'), d("The check's name: sow check run <name>")),
-  run: v.pipe(v.string(), v.minLength(1), d('Your shell command; it runs in the repository root, e.g. npm test')),
-  when: v.optional(v.pipe(v.array(v.picklist(CHECK_MOMENTS)), d('Run by itself: task_complete (before a task is completed), finalize (its passing evidence is needed to leave FinalizeChecks)'))),
-  timeout: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(86_400), d('Seconds before the check is stopped and fails (default 600)'))),
-}));
+export const CheckSchema = builtWhenUsed(() =>
+  v.looseObject({
+    name: v.pipe(
+      v.string(),
+      v.regex(CHECK_NAME_PATTERN, 'must be a short name of lowercase letters, digits, - and _ (e.g. unit)'),
+      d("The check's name: sow check run <name>"),
+    ),
+    run: v.pipe(v.string(), v.minLength(1), d('Your shell command; it runs in the repository root, e.g. npm test')),
+    when: v.optional(
+      v.pipe(
+        v.array(v.picklist(CHECK_MOMENTS)),
+        d(
+          'Run by itself: task_complete (before a task is completed), finalize (its passing evidence is needed to ' +
+            'leave FinalizeChecks)',
+        ),
+      ),
+    ),
+    timeout: v.optional(
+      v.pipe(
+        v.number(),
+        v.integer(),
+        v.minValue(1),
+        v.maxValue(86_400),
+        d('Seconds before the check is stopped and fails (default 600)'),
+      ),
+    ),
+  }),
+);
 export type Check = v.InferOutput<typeof CheckSchema>;
 /** Where the repository configuration lives, committed with the repository. */
 export const REPO_CONFIG = '.sow/config.yaml';
 /** Repository configuration (.sow/config.yaml), committed with the repository. */
-// Made when first used (builtWhenUsed); the body is as it was.
-// prettier-ignore
-export const RepoConfigSchema = builtWhenUsed(() => v.pipe(
-  v.looseObject({
-    checks: v.nullish(v.pipe(v.array(CheckSchema), d("The repository's checks: tests, lint, build"))),
-    budget: v.nullish(
-      v.pipe(
-        v.strictObject({
-          usd: v.nullish(v.pipe(v.number(), v.minValue(0), d('At most this many US dollars, as the agent CLIs report cost'))),
-          tokens: v.nullish(v.pipe(v.number(), v.integer(), v.minValue(0), d('At most this many tokens, input and output together'))),
-        }),
-        d("What this project's workers may use: at the limit sow starts no worker and resumes none (exit 3); workers already running go on"),
-      ),
-    ),
-    workers: v.nullish(
-      v.pipe(
-        v.strictObject({
-          worktree: v.nullish(v.pipe(v.boolean(), d("true: a worker spawned on a task marked parallel works in a checkout of its own (as with --worktree), merged back with 'sow task merge'"))),
-        }),
-        d("The project's workers"),
-      ),
-    ),
-    github: v.nullish(
-      v.pipe(
-        v.strictObject({
-          repo: v.pipe(v.string(), v.regex(/^([\w.-]+\/)?[\w.-]+\/[\w.-]+$/, 'owner/name, or host/owner/name'), d("The GitHub repository sow's gh calls name (default: from the origin remote)")),
-        }),
-        d('GitHub (through the gh CLI)'),
-      ),
-    ),
-    claims: v.nullish(
-      v.pipe(
-        v.strictObject({
-          remote: v.pipe(
-            v.string(),
-            v.check(isRemoteName, "must be the name of a git remote of this repository (as 'git remote' lists them), e.g. origin"),
-            d('The git remote whose refs/sow/claims/ refs say who works on which task, across machines'),
-          ),
-        }),
-        d('Claims through the git remote: task next --claim also claims the task on the remote, so two machines never take the same task'),
-      ),
-    ),
-    knowledge: v.nullish(
-      v.pipe(
-        v.strictObject({
-          places: v.nullish(
-            v.pipe(
-              v.record(
-                v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/, 'an artifact type, e.g. adr')),
-                v.pipe(v.string(), v.regex(/^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[\w.-]+(\/[\w.-]+)*$/, 'a folder under .sow/knowledge/, e.g. adrs or docs/designs (no .., not absolute)')),
-              ),
-              d("Where a completed project's documents go, by artifact type, as folders under .sow/knowledge/ (e.g. adr: adrs)"),
+export const RepoConfigSchema = builtWhenUsed(() =>
+  v.pipe(
+    v.looseObject({
+      checks: v.nullish(v.pipe(v.array(CheckSchema), d("The repository's checks: tests, lint, build"))),
+      budget: v.nullish(
+        v.pipe(
+          v.strictObject({
+            usd: v.nullish(
+              v.pipe(v.number(), v.minValue(0), d('At most this many US dollars, as the agent CLIs report cost')),
             ),
+            tokens: v.nullish(
+              v.pipe(v.number(), v.integer(), v.minValue(0), d('At most this many tokens, input and output together')),
+            ),
+          }),
+          d(
+            "What this project's workers may use: at the limit sow starts no worker and resumes none (exit 3); " +
+              'workers already running go on',
           ),
-        }),
-        d("The repository's knowledge: what completed projects leave in .sow/knowledge/"),
+        ),
       ),
-    ),
-  }),
-  d(REPO_CONFIG),
-));
+      workers: v.nullish(
+        v.pipe(
+          v.strictObject({
+            worktree: v.nullish(
+              v.pipe(
+                v.boolean(),
+                d(
+                  'true: a worker spawned on a task marked parallel works in a checkout of its own (as with ' +
+                    "--worktree), merged back with 'sow task merge'",
+                ),
+              ),
+            ),
+          }),
+          d("The project's workers"),
+        ),
+      ),
+      github: v.nullish(
+        v.pipe(
+          v.strictObject({
+            repo: v.pipe(
+              v.string(),
+              v.regex(/^([\w.-]+\/)?[\w.-]+\/[\w.-]+$/, 'owner/name, or host/owner/name'),
+              d("The GitHub repository sow's gh calls name (default: from the origin remote)"),
+            ),
+          }),
+          d('GitHub (through the gh CLI)'),
+        ),
+      ),
+      claims: v.nullish(
+        v.pipe(
+          v.strictObject({
+            remote: v.pipe(
+              v.string(),
+              v.check(
+                isRemoteName,
+                "must be the name of a git remote of this repository (as 'git remote' lists them), e.g. origin",
+              ),
+              d('The git remote whose refs/sow/claims/ refs say who works on which task, across machines'),
+            ),
+          }),
+          d(
+            'Claims through the git remote: task next --claim also claims the task on the remote, so two machines ' +
+              'never take the same task',
+          ),
+        ),
+      ),
+      knowledge: v.nullish(
+        v.pipe(
+          v.strictObject({
+            places: v.nullish(
+              v.pipe(
+                v.record(
+                  v.pipe(v.string(), v.regex(/^[a-z][a-z0-9_]*$/, 'an artifact type, e.g. adr')),
+                  v.pipe(
+                    v.string(),
+                    v.regex(
+                      /^(?!\/)(?!.*(^|\/)\.\.?(\/|$))[\w.-]+(\/[\w.-]+)*$/,
+                      'a folder under .sow/knowledge/, e.g. adrs or docs/designs (no .., not absolute)',
+                    ),
+                  ),
+                ),
+                d(
+                  "Where a completed project's documents go, by artifact type, as folders under .sow/knowledge/ " +
+                    '(e.g. adr: adrs)',
+                ),
+              ),
+            ),
+          }),
+          d("The repository's knowledge: what completed projects leave in .sow/knowledge/"),
+        ),
+      ),
+    }),
+    d(REPO_CONFIG),
+  ),
+);
 export type RepoConfig = v.InferOutput<typeof RepoConfigSchema>;
 
 /**

@@ -118,8 +118,8 @@ export function notMineText(why: NotMine, owner: Owner | undefined, here: Here):
       return 'it is not a worker sow started';
     case 'bad_pid':
       return (
-        `${owner?.pid === undefined ? 'it names no pid' : `pid ${String(owner.pid)} is no process sow could have started`} ` +
-        `(sow never signals pid 1, 0 or a negative pid)`
+        (owner?.pid === undefined ? 'it names no pid' : `pid ${owner.pid} is no process sow could have started`) +
+        ' (sow never signals pid 1, 0 or a negative pid)'
       );
     case 'other_host':
       return (

@@ -206,8 +206,9 @@ export function checkStatusChange(
       const ids = open.map((t) => t.id).join(', ');
       throw new TaskBlockedError(
         `${action} ${BLOCKED_VERB[status]}: it depends on ${open.map((t) => `${t.id} (${t.status})`).join(', ')}`,
-        `finish or abandon ${ids} first, ` +
-          `or ${opts.override ?? (status === 'in_progress' ? 'pass --force to start it anyway' : `pass --force to set it ${status} anyway`)}`,
+        `finish or abandon ${ids} first, or ` +
+          (opts.override ??
+            (status === 'in_progress' ? 'pass --force to start it anyway' : `pass --force to set it ${status} anyway`)),
         { task: task.id, status, blocked_by: open.map((t) => ({ id: t.id, status: t.status })) },
       );
     }

@@ -45,8 +45,13 @@ function quotedEnd(s: string, from: number): number {
  * Characters the emitter escapes inside quotes (emit.ts NON_PRINTABLE, JSON's lone surrogates): raw, a person wrote
  * them.
  */
-const ESCAPED_RAW =
-  /[\u0000-\u001f\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+const ESCAPED_RAW = new RegExp(
+  [
+    /[\u0000-\u001f\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/.source,
+    /[\ud800-\udbff](?![\udc00-\udfff])/.source,
+    /(?<![\ud800-\udbff])[\udc00-\udfff]/.source,
+  ].join('|'),
+);
 
 /** A quick first look for ESCAPED_RAW (a lone surrogate is rare, a pair is an emoji): most tokens have none. */
 const SUSPECT = /[\u0000-\u001f\u007f-\u009f\ud800-\udfff\ufeff\ufffe\uffff]/;

@@ -108,7 +108,7 @@ export function describeCheckStatus(c: CheckStatus): string {
     case 'stale':
       return (
         `${c.name}: stale ` +
-        `(${c.changed === 'command' ? 'its command in .sow/config.yaml changed since it passed' : 'the code changed since it passed'})`
+        `(${c.changed === 'command' ? 'its command in .sow/config.yaml' : 'the code'} changed since it passed)`
       );
   }
 }

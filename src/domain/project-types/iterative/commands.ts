@@ -143,7 +143,9 @@ function statusLine(p: WorkPhase, width: number): string {
     p.verification ? `verification ${p.verification}` : '',
     p.note ? `note: ${p.note}` : '',
   ].filter(Boolean);
-  return `${p.id.padEnd(width)}  ${p.status.padEnd(11)}  ${`${p.iterations}/${p.max || '?'}`.padEnd(5)}  ${p.title}${extras.length ? `  (${extras.join('; ')})` : ''}`;
+  const used = `${p.iterations}/${p.max || '?'}`;
+  const notes = extras.length ? `  (${extras.join('; ')})` : '';
+  return `${p.id.padEnd(width)}  ${p.status.padEnd(11)}  ${used.padEnd(5)}  ${p.title}${notes}`;
 }
 
 const status: TypeCommandDef = {

@@ -127,7 +127,8 @@ const guards = {
     hint: ({ project }) => {
       const open = workPhasesOf(project).filter((p) => p.status !== 'done');
       const cur = currentPhase(workPhasesOf(project));
-      return `not done: ${open.map((p) => `${p.id} (${p.status})`).join(', ')}${cur ? `; next: 'sow iter next' (${cur.id})` : ''}`;
+      const next = cur ? `; next: 'sow iter next' (${cur.id})` : '';
+      return `not done: ${open.map((p) => `${p.id} (${p.status})`).join(', ')}${next}`;
     },
   },
   reviewPassed: {

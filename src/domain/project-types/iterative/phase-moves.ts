@@ -216,8 +216,9 @@ export function verifyPhase(
   ].join('\n');
   const outcome = pass
     ? `${id} passed verification: it is done.`
-    : `${id} failed verification: it is in progress ` +
-      `again${timedOut ? `, and has used its ${p.max} iterations (timeout: 'sow iter extend ${id} --max ${p.max + 3}')` : ''}.`;
+    : `${id} failed verification: it is in progress again` +
+      (timedOut ? `, and has used its ${p.max} iterations (timeout: 'sow iter extend ${id} --max ${p.max + 3}')` : '') +
+      '.';
   p = settle(p);
   return { list: replace(list, p), phase: p, entry, outcome };
 }

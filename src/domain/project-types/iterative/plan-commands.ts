@@ -154,12 +154,14 @@ export const phaseAdd: TypeCommandDef = {
       checkAcyclic(next);
       const { reapprove } = storePlan(s, project, next);
       const missing = [!phase.criteria && 'criteria', !phase.output && 'output', !phase.max && 'max'].filter(Boolean);
+      const toSet = missing.length
+        ? ` Still to set before the plan can be approved: ${missing.join(', ')} ` +
+          `('sow iter phase set ${phase.id} <field> <value>').`
+        : '';
       return {
         data: phase,
         text: `${phase.id}: ${phase.title}`,
-        message:
-          `Added ${phase.id} to ` +
-          `plan.md.${missing.length ? ` Still to set before the plan can be approved: ${missing.join(', ')} ('sow iter phase set ${phase.id} <field> <value>').` : ''}${reapprove ? reapproveNote(project) : ''}`,
+        message: `Added ${phase.id} to plan.md.${toSet}${reapprove ? reapproveNote(project) : ''}`,
       };
     });
   },

@@ -125,14 +125,18 @@ export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => str
     '',
     `- Criteria: ${cur.criteria}`,
     `- Output: \`.sow/project/${cur.output}\``,
-    `- Status: ${cur.status}; ${cur.iterations} of ${cur.max} iterations ` +
-      `used${cur.confirmations ? `, ${cur.confirmations} confirmation${cur.confirmations === 1 ? '' : 's'} (confirmations do not count against the maximum)` : ''}`,
+    `- Status: ${cur.status}; ${cur.iterations} of ${cur.max} iterations used` +
+      (cur.confirmations
+        ? `, ${cur.confirmations} confirmation${cur.confirmations === 1 ? '' : 's'} ` +
+          `(confirmations do not count against the maximum)`
+        : ''),
     ...(cur.note ? [`- Note: ${cur.note}`] : []),
     '',
     '## Where the last iteration stopped',
     '',
     last
-      ? `Remaining: ${last.fields['Remaining'] ?? '(not said)'}${last.fields['Blockers'] && last.fields['Blockers'] !== 'None' ? `\nBlockers: ${last.fields['Blockers']}` : ''}`
+      ? `Remaining: ${last.fields['Remaining'] ?? '(not said)'}` +
+        (last.fields['Blockers'] && last.fields['Blockers'] !== 'None' ? `\nBlockers: ${last.fields['Blockers']}` : '')
       : 'This is the first iteration of the phase.',
     '',
     '## This iteration',

@@ -63,7 +63,8 @@ export class WorkPhaseNotFoundError extends SowError {
     super(
       'WORK_PHASE_NOT_FOUND',
       'failed',
-      `${named ? `${named} '${id}', which is not a work phase` : `no work phase '${id}'`}${near ? `; did you mean '${near}'?` : ''}`,
+      (named ? `${named} '${id}', which is not a work phase` : `no work phase '${id}'`) +
+        (near ? `; did you mean '${near}'?` : ''),
       known.length
         ? `the work phases are ${known.join(', ')} ('sow iter status')`
         : "define one with 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'",
