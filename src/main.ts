@@ -207,12 +207,9 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
   }
   if (err.code === 'commander.excessArguments') {
     const extra = cmd.args.slice(cmd.registeredArguments.length);
+    const takes = cmd.registeredArguments.map((a) => `<${a.name()}>`).join(' ') || 'no arguments';
     if (extra.length)
-      return new UsageError(
-        `unexpected argument ${quoted(extra[0]!)}: '${path}' ` +
-          `takes ${cmd.registeredArguments.length === 0 ? 'no arguments' : cmd.registeredArguments.map((a) => `<${a.name()}>`).join(' ')}`,
-        usage,
-      );
+      return new UsageError(`unexpected argument ${quoted(extra[0]!)}: '${path}' takes ${takes}`, usage);
   }
   return new UsageError(message, usage);
 }

@@ -166,14 +166,9 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
           tool: typeof update['kind'] === 'string' ? update['kind'] : 'other',
         });
       } else if (kind === 'tool_call_update' && update['status'] === 'failed') {
-        emit({
-          at: run.now(),
-          kind: 'error',
-          text: `${typeof update['title'] === 'string' ? update['title'] : String(update['toolCallId'] ?? 'a tool call')} failed`.slice(
-            0,
-            500,
-          ),
-        });
+        const tool =
+          typeof update['title'] === 'string' ? update['title'] : String(update['toolCallId'] ?? 'a tool call');
+        emit({ at: run.now(), kind: 'error', text: `${tool} failed`.slice(0, 500) });
       } else if (kind === 'plan' && Array.isArray(update['entries'])) {
         const entries = (update['entries'] as { content?: unknown; status?: unknown }[]).filter(
           (e) => typeof e?.content === 'string',

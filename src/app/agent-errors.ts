@@ -148,11 +148,12 @@ export class WorkerFailedError extends SowError {
     what?: string,
   ) {
     const tail = stderrTail.trim().split('\n').slice(-8).join('\n');
+    const advice = refused?.advice.length ? `${refused.advice.join('\n')}\n` : '';
     super(
       'WORKER_FAILED',
       'external',
       what ?? `${binary} exited with ${signal ? `signal ${signal}` : `code ${code}`}`,
-      `${tail ? `its last error output:\n${tail}\n` : ''}${refused?.advice.length ? `${refused.advice.join('\n')}\n` : ''}its ` +
+      `${tail ? `its last error output:\n${tail}\n` : ''}${advice}its ` +
         `events are in ${eventsFile}; the session is kept, so you can resume it`,
       refused?.denials.length ? { denials: refused.denials } : undefined,
     );

@@ -78,8 +78,12 @@ async function declaring(checks: string, from: 'init' | 'executing' = 'init', st
   const env = { XDG_STATE_HOME: state };
   return { w, env, ctx: (more: Record<string, string> = {}) => w.ctx({ ...env, ...more }) };
 }
+const checkYaml = (c: { name: string; run: string; when?: string[]; timeout?: number }) =>
+  `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n` +
+  (c.when ? `    when: [${c.when.join(', ')}]\n` : '') +
+  (c.timeout ? `    timeout: ${c.timeout}\n` : '');
 const checksYaml = (checks: { name: string; run: string; when?: string[]; timeout?: number }[]) =>
-  `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`).join('')}`;
+  `checks:\n${checks.map(checkYaml).join('')}`;
 /** A command that leaves a marker outside the repository when it runs: the marker, and the command. */
 function marking(): { marker: string; run: string } {
   const marker = join(scratch(), 'ran');

@@ -54,7 +54,10 @@ export function envAllowance(env: Env, trace: () => WorkerTrace | undefined = ()
 
 /** Where a worker was seen, for messages: `SOW_AGENT_ID in process 4242 (claude)`. */
 const whereWorker = (w: WorkerTrace) =>
-  `${w.nearest.variable} ${w.nearest.pid === process.pid ? 'in its own environment' : `in process ${w.nearest.pid} (${printable(w.nearest.command)})`}`;
+  `${w.nearest.variable} ` +
+  (w.nearest.pid === process.pid
+    ? 'in its own environment'
+    : `in process ${w.nearest.pid} (${printable(w.nearest.command)})`);
 const workerDetails = (w: WorkerTrace) => ({
   pid: w.nearest.pid,
   command: w.nearest.command,
@@ -73,7 +76,8 @@ function listing(checks: readonly UnallowedCheck[]): string {
   return checks
     .map(
       (c) =>
-        `  ${c.name}: ${printable(c.run)}${c.previously !== undefined ? `\n    (changed; you allowed: ${printable(c.previously)})` : ''}`,
+        `  ${c.name}: ${printable(c.run)}` +
+        (c.previously !== undefined ? `\n    (changed; you allowed: ${printable(c.previously)})` : ''),
     )
     .join('\n');
 }

@@ -27,11 +27,13 @@ interface CheckDecl {
   when?: string[];
 }
 
+const when = (c: CheckDecl) => (c.when ? `    when: [${c.when.join(', ')}]\n` : '');
+
 /** Declares the checks in .sow/config.yaml and allows them, as the person would after reading them. */
 async function declare(w: World, checks: CheckDecl[]): Promise<void> {
   w.write(
     '.sow/config.yaml',
-    `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}`).join('')}`,
+    `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${when(c)}`).join('')}`,
   );
   await allowChecks(w.ctx(), [], { yes: true, interactive: false, confirm: async () => true, show: () => undefined });
 }

@@ -158,10 +158,12 @@ export async function runChecks(
       logs.push(log.path);
       let outcome;
       try {
+        const at = `${code.commit ?? 'no commit'}${code.dirty ? ' with uncommitted changes' : ''}`;
+        const own = place.checkout !== undefined ? ` (the task's own checkout, at ${at})` : '';
         noteInLog(
           log,
           `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} ` +
-            `in ${place.path}${place.checkout !== undefined ? ` (the task's own checkout, at ${code.commit ?? 'no commit'}${code.dirty ? ' with uncommitted changes' : ''})` : ''} ` +
+            `in ${place.path}${own} ` +
             `(timeout ${timeout} s)`,
         );
         outcome = await runShell({
@@ -171,11 +173,14 @@ export async function runChecks(
           log,
           ...(opts.signal ? { signal: opts.signal } : {}),
         });
-        noteInLog(
-          log,
-          `# sow: ${outcome.timedOut ? `timed out after ${timeout} s; its processes were stopped` : outcome.aborted ? 'interrupted' : outcome.code === null ? `ended by ${outcome.signal}` : `exit ${outcome.code}`} ` +
-            `after ${(outcome.durationMs / 1000).toFixed(1)} s`,
-        );
+        const ended = outcome.timedOut
+          ? `timed out after ${timeout} s; its processes were stopped`
+          : outcome.aborted
+            ? 'interrupted'
+            : outcome.code === null
+              ? `ended by ${outcome.signal}`
+              : `exit ${outcome.code}`;
+        noteInLog(log, `# sow: ${ended} after ${(outcome.durationMs / 1000).toFixed(1)} s`);
       } finally {
         closeLog(log);
       }

@@ -36,10 +36,8 @@ export function eventCandidates(cwd: string): Promise<Candidate[]> {
     for (const t of listTransitions(r.type, await r.view())) {
       if (seen.has(t.event)) continue;
       seen.add(t.event);
-      out.push({
-        value: t.event,
-        description: `→ ${t.to}${t.blocked && t.guardDescription ? ` (${guardSentence.blockedUntil([t.guardDescription])})` : ''}`,
-      });
+      const until = t.blocked && t.guardDescription ? ` (${guardSentence.blockedUntil([t.guardDescription])})` : '';
+      out.push({ value: t.event, description: `→ ${t.to}${until}` });
     }
     return out;
   });

@@ -29,7 +29,10 @@ describe('configProblems', () => {
       expect(p).toEqual({
         file: '.sow/config.yaml',
         warning: expect.stringMatching(
-          /^\.sow\/config\.yaml: bugdet: unknown key 'bugdet'; did you mean 'budget'\?; .*\(no budget limits the workers\)/,
+          new RegExp(
+            /^\.sow\/config\.yaml: bugdet: unknown key 'bugdet'; did you mean 'budget'\?; /.source +
+              /.*\(no budget limits the workers\)/.source,
+          ),
         ),
       });
       const kept = JSON.parse(readFileSync(cacheOf(w.dir), 'utf8'));

@@ -351,10 +351,10 @@ function settingsLines(e: ResolvedExecutor): string[] {
     // Both set and disagreeing: spawn refuses it (exit 4); say so here rather than pick one silently.
     const conflict =
       s?.permissions !== undefined && s.yolo_mode !== undefined && (s.permissions === 'yolo') !== s.yolo_mode;
-    out.push(
-      `        permissions: ${permissionProfile(e.config)}  ` +
-        `# ${how}${conflict ? `; but yolo_mode: ${s.yolo_mode} disagrees, so workers will not start: run 'sow config validate'` : ''}`,
-    );
+    const disagrees = conflict
+      ? `; but yolo_mode: ${s.yolo_mode} disagrees, so workers will not start: run 'sow config validate'`
+      : '';
+    out.push(`        permissions: ${permissionProfile(e.config)}  # ${how}${disagrees}`);
   }
   if (s?.model)
     out.push(`        model: ${emitString(s.model)}  # ${src}${typeRefuses(type, 'model') ? `, ${ignored}` : ''}`);

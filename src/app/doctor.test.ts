@@ -424,7 +424,10 @@ describe('doctor', () => {
       expect(r.fixable).toEqual(['merge-driver']);
       expect(find(r, 'merge-driver')).toMatchObject({
         message: expect.stringMatching(
-          /^\.sow\/\.gitattributes lacks '\* merge=sow'; git config has no merge\.sow\.driver: git merges \.sow\/ files as text/,
+          new RegExp(
+            /^\.sow\/\.gitattributes lacks '\* merge=sow'; /.source +
+              /git config has no merge\.sow\.driver: git merges \.sow\/ files as text/.source,
+          ),
         ),
         fix: "sow doctor --fix (or 'sow init') registers it",
       });

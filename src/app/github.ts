@@ -342,9 +342,9 @@ export async function pullRequestBody(project: ProjectState, tasks: readonly Tas
       typeof m['commit'] === 'string'
         ? ` on ${m['commit'].slice(0, 7)}${m['dirty'] ? ' (with uncommitted changes)' : ''}`
         : '';
+    const outcome = m['exit_code'] === 0 ? 'passed' : `failed (exit ${String(m['exit_code'])})`;
     lines.push(
-      `- ${m['exit_code'] === 0 ? '✓' : '✗'} ${String(m['check'])}: ` +
-        `\`${String(m['run'])}\` ${m['exit_code'] === 0 ? 'passed' : `failed (exit ${String(m['exit_code'])})`}${commit}`,
+      `- ${m['exit_code'] === 0 ? '✓' : '✗'} ${String(m['check'])}: \`${String(m['run'])}\` ${outcome}${commit}`,
     );
   }
   lines.push('', `_Opened by sow from the project '${project.name}' (branch \`${project.branch}\`)._`);

@@ -81,11 +81,10 @@ describe('files sow did not write', () => {
 
   it('keeps comments a person wrote through writes', async () => {
     const w = await world('one');
-    writeFileSync(
-      join(w.dir, PROJECT),
-      `# Reviewed by Ada on ` +
-        `Monday\n${w.read(PROJECT).replace('description: A demo project', 'description: A demo project # keep this short')}`,
-    );
+    const noted = w
+      .read(PROJECT)
+      .replace('description: A demo project', 'description: A demo project # keep this short');
+    writeFileSync(join(w.dir, PROJECT), `# Reviewed by Ada on Monday\n${noted}`);
     w.write('.sow/project/notes.md', '# Notes\n');
     await addArtifact(w.ctx(), { kind: 'phase' }, 'inputs', { type: 'context', path: 'notes.md', extra: {} });
     await setProjectField(w.ctx(), 'description', 'Changed');

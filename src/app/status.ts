@@ -172,8 +172,12 @@ export function promptVariables(type: ProjectType, view: ProjectView): Record<st
 
 const LEAD_TEXT = {
   human:
-    "**Human-led.** The human decides the scope and approves; you ask questions, take notes and draft. Do not approve anything on the human's behalf: a plan the human did not agree to is the most expensive mistake in a project.",
-  ai: '**AI-led.** Work on your own; ask the human only for decisions that change the approved scope, and leave the approvals at the gates to them.',
+    '**Human-led.** The human decides the scope and approves; you ask questions, take notes and draft. ' +
+    "Do not approve anything on the human's behalf: " +
+    'a plan the human did not agree to is the most expensive mistake in a project.',
+  ai:
+    '**AI-led.** Work on your own; ask the human only for decisions that change the approved scope, ' +
+    'and leave the approvals at the gates to them.',
 } as const;
 
 export function renderContinue(
@@ -214,11 +218,11 @@ export function renderContinue(
       : [
           'When the work of this state is done, run `sow advance`. It checks:',
           '',
-          ...automatic.map(
-            (t) =>
-              `- \`${t.event}\` ` +
-              `→ ${t.to}: ${t.guardDescription ?? 'no condition'}${t.blocked ? ` — **not yet met**: ${t.hint ?? ''}` : ' — met'}${(t.withdrawn ?? []).map((w) => `; ${shown(withdrawalSentence(w))}`).join('')}`,
-          ),
+          ...automatic.map((t) => {
+            const met = t.blocked ? ` — **not yet met**: ${t.hint ?? ''}` : ' — met';
+            const withdrawn = (t.withdrawn ?? []).map((w) => `; ${shown(withdrawalSentence(w))}`).join('');
+            return `- \`${t.event}\` → ${t.to}: ${t.guardDescription ?? 'no condition'}${met}${withdrawn}`;
+          }),
         ]),
     '',
   ];
@@ -302,6 +306,7 @@ export function renderCard(type: ProjectType, view: ProjectView, now: string, re
         ? `${clip(shown(hint), 240)}; then \`sow advance\``
         : undefined);
   const unattended = r.tasks.unattended ?? [];
+  const guard = automatic[0]?.guardDescription ?? "this state's work is done";
   const lines = [
     `# sow: ${clip(shown(r.name), 80)} — ${shown(r.state)}`,
     `${shown(r.type)} project on ` +
@@ -319,10 +324,7 @@ export function renderCard(type: ProjectType, view: ProjectView, now: string, re
     `Now: ${r.purpose}${r.lead ? ` ${LEAD_LINE[r.lead]}` : ''}`,
     ...(next ? [`Next: ${next}`] : []),
     ...(work && automatic.length
-      ? [
-          `Advance: \`sow ` +
-            `advance\` ${ready ? `(→ ${ready.to}) is ready` : `once ${automatic[0]!.guardDescription ?? "this state's work is done"}`}`,
-        ]
+      ? [`Advance: \`sow advance\` ${ready ? `(→ ${ready.to}) is ready` : `once ${guard}`}`]
       : []),
     ...(refs ? [`References: ${refs} (\`sow refs list\`): read them before you decide how to do something.`] : []),
     'How to work in this state: `sow project continue --full`',

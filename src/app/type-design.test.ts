@@ -94,7 +94,10 @@ describe('the way out of Active', () => {
 
       await setTaskField(ctx, '020', 'status', 'completed');
       expect(await blocked(w)).toMatch(
-        /\ntask 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' \(type: design, adr, architecture, diagram or spec\)$/,
+        new RegExp(
+          /\ntask 020 has no document: 'sow task output add --id 020 --type <type> --path <file>' /.source +
+            /\(type: design, adr, architecture, diagram or spec\)$/.source,
+        ),
       );
       w.write('.sow/project/designs/event-store.md', '# Event store\n');
       w.write('.sow/project/specs/events.md', '# Events\n');

@@ -61,10 +61,12 @@ describe('a write leaves every value it did not change as written', () => {
     // A person anchors the first `by:` and aliases the others, writes one history entry in flow
     // style, and comments the file.
     let n = 0;
+    const start =
+      / {4}- from: NoProject\n {6}to: PlanningActive\n {6}event: project_init\n {6}at: ("[^"]+")\n {6}by: &who user\n/;
     const edited = `# The project, edited by hand\n${sowWrote
       .replace(/^(\s+)by: user$/gm, (_m, indent: string) => `${indent}by: ${n++ === 0 ? '&who user' : '*who'}`)
       .replace(
-        / {4}- from: NoProject\n {6}to: PlanningActive\n {6}event: project_init\n {6}at: ("[^"]+")\n {6}by: &who user\n/,
+        start,
         '    - {from: NoProject, to: PlanningActive, event: project_init, at: $1, by: &who user} # the start\n',
       )
       .replace(/^( {6})tasks_approved: true$/m, '$1tasks_approved: yes_they_are  # see the call notes')}`;

@@ -199,7 +199,10 @@ describe('a worker checkout', () => {
         checks: [{ name: 'unit', state: 'failed', dirty: true, commit: head }],
       });
       expect(mergeChecksSentence(forced.checked)).toMatch(
-        /^Merged with --force although [0-9a-f]{12} with what the worker left uncommitted had no fresh passing evidence: unit: failed \(exit 1; log/,
+        new RegExp(
+          /^Merged with --force although [0-9a-f]{12} with what the worker left uncommitted /.source +
+            /had no fresh passing evidence: unit: failed \(exit 1; log/.source,
+        ),
       );
       expect(w.read('work.txt')).toBe('done\nbroken\n');
       expect(w.read('.sow/project/phases/implementation/tasks/010/log.md')).toContain('Merged with --force although');
@@ -221,7 +224,10 @@ describe('a worker checkout', () => {
     const r = await mergeTask(w.ctx(), '010');
     expect(r.checked).toMatchObject({ checks: [], forced: false, dirty: true });
     expect(mergeChecksSentence(r.checked)).toMatch(
-      /^No check is declared for task_complete, so none was required of [0-9a-f]{12} with what the worker left uncommitted\.$/,
+      new RegExp(
+        /^No check is declared for task_complete, so none was required of [0-9a-f]{12} /.source +
+          /with what the worker left uncommitted\.$/.source,
+      ),
     );
   });
 

@@ -425,15 +425,14 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
     const next = { ...task };
     delete next.worktree;
     uow.setTask(next);
+    const done = merge
+      ? `Merged its branch '${checkout.branch}' into '${project.branch}' (${merge.slice(0, 12)})`
+      : `Its branch '${checkout.branch}' had nothing '${project.branch}' lacked`;
     await writeLogEntry(
       uow,
       task.id,
       { agent: uow.actor.by, action: 'note', result: 'success', files },
-      `${
-        merge
-          ? `Merged its branch '${checkout.branch}' into '${project.branch}' (${merge.slice(0, 12)}); its checkout and branch were removed.`
-          : `Its branch '${checkout.branch}' had nothing '${project.branch}' lacked; its checkout and branch were removed.`
-      } ${mergeChecksSentence(checked)}`,
+      `${done}; its checkout and branch were removed. ${mergeChecksSentence(checked)}`,
     );
     return { task: task.id, branch: checkout.branch, into: project.branch, checked, committed, merge, files, dropped };
   });
@@ -441,7 +440,8 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
 
 /** What a merge relied on, in a sentence (its log entry and the command's message). */
 export function mergeChecksSentence(checked: MergeChecks): string {
-  const code = `${checked.commit?.slice(0, 12) ?? 'no commit'}${checked.dirty ? ' with what the worker left uncommitted' : ''}`;
+  const left = checked.dirty ? ' with what the worker left uncommitted' : '';
+  const code = `${checked.commit?.slice(0, 12) ?? 'no commit'}${left}`;
   const beside = checked.beside.length
     ? ` The project branch changed ${checked.beside.length} file${checked.beside.length === 1 ? '' : 's'} since the ` +
       `checkout was made; the merge result combines both and was not checked as a whole ('sow check run' ` +
@@ -454,5 +454,6 @@ export function mergeChecksSentence(checked: MergeChecks): string {
       .filter((c) => c.state !== 'fresh-pass')
       .map((c) => c.said)
       .join('; ')}.${beside}`;
-  return `Checked: ${checked.checks.map((c) => `${c.name} passed on ${code} in its checkout (${c.evidence})`).join('; ')}.${beside}`;
+  const passed = checked.checks.map((c) => `${c.name} passed on ${code} in its checkout (${c.evidence})`);
+  return `Checked: ${passed.join('; ')}.${beside}`;
 }

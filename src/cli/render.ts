@@ -159,12 +159,8 @@ export function renderClaim(r: { id: string; task: { description?: string }; nee
   const lines = [r.id];
   if (r.task.description !== undefined) lines.push('', r.task.description);
   for (const d of r.needs?.dependencies ?? []) {
-    lines.push(
-      '',
-      `After ${d.id} ${shown(d.name)} ` +
-        `(${d.status}): ${d.outputs?.length ? `its outputs ${d.outputs.map(shown).join(', ')}` : 'no outputs recorded'}; ` +
-        `its folder ${shown(d.folder)}`,
-    );
+    const outputs = d.outputs?.length ? `its outputs ${d.outputs.map(shown).join(', ')}` : 'no outputs recorded';
+    lines.push('', `After ${d.id} ${shown(d.name)} (${d.status}): ${outputs}; its folder ${shown(d.folder)}`);
   }
   for (const f of r.needs?.feedback ?? []) {
     lines.push(
@@ -212,10 +208,9 @@ export function renderStatus(r: StatusReport, paint: Paint = plain): string {
     ...r.phases.map((p) => {
       const status = p.enabled ? p.status : 'disabled';
       const iteration = p.iteration > 1 ? `  iteration ${p.iteration}` : '';
-      return (
-        `  ${paint(status, p.enabled ? (MARK[p.status] ?? '·') : '-')} ${p.name.padEnd(15)} ${paint(status, status.padEnd(12))} ${p.inputs} ` +
-        `in, ${p.outputs} out${iteration}`
-      );
+      const mark = paint(status, p.enabled ? (MARK[p.status] ?? '·') : '-');
+      const counts = `${p.inputs} in, ${p.outputs} out${iteration}`;
+      return `  ${mark} ${p.name.padEnd(15)} ${paint(status, status.padEnd(12))} ${counts}`;
     }),
     '',
     `Tasks    ${taskCounts(r, (status) => paint(status))}`,
@@ -246,11 +241,11 @@ export function remoteClaimNotes(c: import('../domain/claims.js').RemoteClaims |
 }
 
 export function renderTransitions(state: string, transitions: TransitionOption[], paint: Paint = plain): string {
-  const lines = transitions.map(
-    (t) =>
-      `  ${t.blocked ? paint('blocked') : paint('ready', 'ready  ')}  ${t.event} ` +
-      `→ ${t.to}${t.guardDescription ? `  (${guardSentence.when(t.guardDescription)})` : ''}${t.automatic ? '' : '  [not automatic]'}`,
-  );
+  const lines = transitions.map((t) => {
+    const mark = t.blocked ? paint('blocked') : paint('ready', 'ready  ');
+    const when = t.guardDescription ? `  (${guardSentence.when(t.guardDescription)})` : '';
+    return `  ${mark}  ${t.event} → ${t.to}${when}${t.automatic ? '' : '  [not automatic]'}`;
+  });
   return [`From ${shown(state)}:${lines.length ? '' : ' no transitions'}`, ...lines].join('\n');
 }
 

@@ -360,11 +360,12 @@ export const commands: readonly CommandDef[] = [
       const id = taskIdArg(args[0] as string, 'task id');
       const { stopWorker } = await import('../app/detach.js');
       const r = await stopWorker(ctx.app, id);
+      const group = r.stopped.how === 'group' ? ' and its process group' : '';
+      const killed = r.stopped.killed ? ', killed after it did not end on TERM' : '';
       return {
         data: r,
         text:
-          `Stopped ${r.stopped.by} ` +
-          `(pid ${r.stopped.pid}${r.stopped.how === 'group' ? ' and its process group' : ''}${r.stopped.killed ? ', killed after it did not end on TERM' : ''}); ` +
+          `Stopped ${r.stopped.by} (pid ${r.stopped.pid}${group}${killed}); ` +
           `task ${r.task} is ${r.status}.\nResume it with: sow agent resume ${r.task} "<prompt>"`,
       };
     },

@@ -75,9 +75,10 @@ export const commands: readonly CommandDef[] = [
         show: (text) => !ctx.json && writeText(process.stderr, text),
       });
       const { NO_CHECKS_HELP } = await import('../app/checks.js');
+      const names = r.allowed.map((c) => c.name);
+      const which = names.length === 1 ? `the check ${names[0]}` : `${names.length} checks (${names.join(', ')})`;
       const message = r.allowed.length
-        ? `Allowed ${r.allowed.length === 1 ? `the check ${r.allowed[0]!.name}` : `${r.allowed.length} checks (${r.allowed.map((c) => c.name).join(', ')})`} ` +
-          `to run in ${r.repository}; recorded in ${r.record} ('sow check forget' withdraws it)`
+        ? `Allowed ${which} to run in ${r.repository}; recorded in ${r.record} ('sow check forget' withdraws it)`
         : r.already.length
           ? `${r.already.length === 1 ? `The check ${r.already[0]} is` : `All ${r.already.length} checks are`} ` +
             `allowed already`
@@ -93,10 +94,11 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args }) {
       const { forgetChecks } = await import('../app/check-allowance.js');
       const r = await forgetChecks(ctx.app, args[0] as string[]);
+      const names = [...new Set(r.forgotten.map((c) => c.name))].join(', ');
       return {
         data: r,
         message: r.forgotten.length
-          ? `Withdrawn: ${[...new Set(r.forgotten.map((c) => c.name))].join(', ')}; ${r.forgotten.length === 1 ? 'it runs' : 'they run'} ` +
+          ? `Withdrawn: ${names}; ${r.forgotten.length === 1 ? 'it runs' : 'they run'} ` +
             `again only after 'sow check allow'`
           : 'Nothing was allowed in this repository',
       };
@@ -223,8 +225,10 @@ function passedMessage(r: {
   runs: import('../app/checks.js').CheckRun[];
   recorded: import('../app/checks.js').EvidenceRecord | null;
 }): string {
+  const passed = r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`;
+  const where = r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : '';
   return (
-    `${r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`}${r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : ''}; ` +
+    `${passed}${where}; ` +
     `evidence recorded on ${r.recorded?.owner ?? 'nothing'} ` +
     `('sow ${r.recorded?.task ? `task output list --id ${r.recorded.task}` : 'output list'}')`
   );

@@ -9,10 +9,10 @@ const WORD = { ok: 'ok', warn: 'warn', fail: 'FAIL' } as const;
 function renderChecks(checks: readonly Check[]): string {
   const width = Math.max(...checks.map((c) => c.id.length));
   return checks
-    .map(
-      (c) =>
-        `${WORD[c.status].padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}${c.status !== 'ok' && c.fix ? ` — fix: ${c.fix}` : ''}`,
-    )
+    .map((c) => {
+      const fix = c.status !== 'ok' && c.fix ? ` — fix: ${c.fix}` : '';
+      return `${WORD[c.status].padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}${fix}`;
+    })
     .join('\n');
 }
 
@@ -52,10 +52,11 @@ export const doctor: CommandDef = {
       throw new DoctorFoundProblemsError(r);
     }
     const warnings = r.checks.filter((c) => c.status === 'warn').length;
+    const said = warnings ? `${warnings} warning(s), no check failed` : `All ${r.checks.length} checks passed`;
     return {
       data: { checks: r.checks },
       text,
-      message: `${didFix}${warnings ? `${warnings} warning(s), no check failed` : `All ${r.checks.length} checks passed`}`,
+      message: `${didFix}${said}`,
     };
   },
 };

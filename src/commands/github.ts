@@ -29,10 +29,10 @@ export const issue: readonly CommandDef[] = [
       return {
         data: r.issues,
         text: r.issues
-          .map(
-            (i) =>
-              `#${i.number}  ${i.title}${i.labels.length ? `  [${i.labels.join(', ')}]` : ''}${opts.state === 'all' ? `  (${i.state.toLowerCase()})` : ''}`,
-          )
+          .map((i) => {
+            const labels = i.labels.length ? `  [${i.labels.join(', ')}]` : '';
+            return `#${i.number}  ${i.title}${labels}${opts.state === 'all' ? `  (${i.state.toLowerCase()})` : ''}`;
+          })
           .join('\n'),
         ...(r.issues.length
           ? {}
@@ -98,11 +98,14 @@ export const pr: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const gh = await import('../app/github.js');
       const r = await gh.prCreate(ctx.app, { draft: opts['draft'] === true, force: opts['force'] === true });
+      const pr = r.created
+        ? `Opened pull request #${r.number}${r.draft ? ' (draft)' : ''}`
+        : `Pull request #${r.number} was open already`;
       return {
         data: r,
         text: r.url,
         message:
-          `${r.created ? `Opened pull request #${r.number}${r.draft ? ' (draft)' : ''}` : `Pull request #${r.number} was open already`} ` +
+          `${pr} ` +
           `in ${r.repo}${r.pushed ? '; the branch was pushed to origin first' : ''}; recorded as the ` +
           `pull_request output`,
       };

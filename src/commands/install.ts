@@ -55,12 +55,12 @@ export const install: CommandDef = {
       : r.targets.includes('claude')
         ? 'start claude in this repository: the SessionStart hook gives it the project state'
         : 'commit the files and .sow/integrations.yaml';
+    const did = r.plugin ? 'Wrote the sow plugin' : `Installed sow for ${r.targets.join(', ')}`;
+    const left = kept ? ` (${kept} file${kept === 1 ? '' : 's'} left as you had ${kept === 1 ? 'it' : 'them'})` : '';
     return {
       data: r,
       text: render(r),
-      message:
-        `${r.plugin ? 'Wrote the sow plugin' : `Installed sow for ${r.targets.join(', ')}`}${kept ? ` (${kept} file${kept === 1 ? '' : 's'} left as you had ${kept === 1 ? 'it' : 'them'})` : ''}. ` +
-        `Next: ${next}`,
+      message: `${did}${left}. Next: ${next}`,
     };
   },
 };

@@ -116,8 +116,10 @@ export const commands: readonly CommandDef[] = [
         fromIssue = { issue: got.issue, linked: got.linked };
         issueNote =
           `\nFrom issue #${got.issue.number} (${got.repo}): '${got.issue.title}'; its text is the input ` +
-          `context/issue-${got.issue.number}.md` +
-          `\n${got.linked ? `The branch is linked to the issue on GitHub` : `Warning: the branch is not linked to the issue on GitHub: ${got.link_problem}`}`;
+          `context/issue-${got.issue.number}.md\n` +
+          (got.linked
+            ? `The branch is linked to the issue on GitHub`
+            : `Warning: the branch is not linked to the issue on GitHub: ${got.link_problem}`);
       } else {
         if (name === undefined) {
           const { UsageError } = await import('../domain/errors.js');

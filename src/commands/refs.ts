@@ -56,12 +56,12 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts }) {
       const { addRef } = await import('../app/refs.js');
       const r = await addRef(ctx.app, args[0] as string, { ...(opts as { semantic: string }), progress: progress() });
+      const from = `${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}`;
       return {
         data: r,
         text: r.link,
         message:
-          `Added ref '${r.ref.link}' (${r.ref.semantic}) ` +
-          `from ${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}: ${r.link} ` +
+          `Added ref '${r.ref.link}' (${r.ref.semantic}) from ${from}: ${r.link} ` +
           `→ ${r.target}${r.via === 'copy' ? ' (a copy: symbolic links are not available here)' : ''}\n` +
           (r.local
             ? `Recorded in .sow/refs/index.local.json, this machine's own${r.why_local ? ` (${r.why_local})` : ''}`
@@ -81,7 +81,12 @@ export const commands: readonly CommandDef[] = [
         text: list
           .map(
             (r) =>
-              `${shown(r.link)}  ${shown(r.semantic)}  ${shown(r.source)}${r.branch ? ` (${shown(r.branch)})` : ''}${r.path ? ` /${shown(r.path)}` : ''}${r.local ? '  [local]' : ''}${r.link_state === 'ok' ? '' : `  link ${r.link_state}: run 'sow refs init'`}${r.description ? `\n    ${shown(r.description)}` : ''}`,
+              `${shown(r.link)}  ${shown(r.semantic)}  ${shown(r.source)}` +
+              (r.branch ? ` (${shown(r.branch)})` : '') +
+              (r.path ? ` /${shown(r.path)}` : '') +
+              (r.local ? '  [local]' : '') +
+              (r.link_state === 'ok' ? '' : `  link ${r.link_state}: run 'sow refs init'`) +
+              (r.description ? `\n    ${shown(r.description)}` : ''),
           )
           .join('\n'),
         ...(list.length ? {} : { message: "No refs yet; 'sow refs add <source>' adds one" }),
@@ -172,12 +177,15 @@ export const commands: readonly CommandDef[] = [
       const { removeRef } = await import('../app/refs.js');
       const pruneCache = opts['pruneCache'] === true;
       const r = await removeRef(ctx.app, args[0] as string, pruneCache);
-      return {
-        data: r,
-        message:
-          `Removed ref ` +
-          `'${r.link}'${r.pruned ? '; its checkout was deleted from the cache' : r.still_used_by ? `; its checkout stays in the cache (used by ${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'})` : pruneCache ? '' : "; its checkout stays in the cache ('--prune-cache' deletes it)"}`,
-      };
+      const users = `${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'}`;
+      const cache = r.pruned
+        ? '; its checkout was deleted from the cache'
+        : r.still_used_by
+          ? `; its checkout stays in the cache (used by ${users})`
+          : pruneCache
+            ? ''
+            : "; its checkout stays in the cache ('--prune-cache' deletes it)";
+      return { data: r, message: `Removed ref '${r.link}'${cache}` };
     },
   },
   {

@@ -276,11 +276,11 @@ export class LineTransport implements Transport {
     const unknown = Object.keys(m).find((k) => !members.includes(k));
     if (unknown !== undefined) {
       const suggestion = unknown.length <= 40 ? nearMiss(unknown, members) : undefined;
-      return [
-        INVALID_REQUEST,
-        `invalid request: unknown member ` +
-          `'${shown(unknown)}'${suggestion ? ` (did you mean '${suggestion}'?)` : ''}; ${members.includes('id') ? 'a request has jsonrpc, id, method and params' : 'a notification has jsonrpc, method and params'}`,
-      ];
+      const meant = suggestion ? ` (did you mean '${suggestion}'?)` : '';
+      const shape = members.includes('id')
+        ? 'a request has jsonrpc, id, method and params'
+        : 'a notification has jsonrpc, method and params';
+      return [INVALID_REQUEST, `invalid request: unknown member '${shown(unknown)}'${meant}; ${shape}`];
     }
     if (Object.hasOwn(m, 'params')) {
       const params = m['params'];

@@ -194,12 +194,11 @@ export function refsCheck(ctx: Context): Finding {
       `days: ${stale.map((r) => `${r.link} (${age(r.cache!.fetched_at)} days)`).join(', ')}`
     : '';
   if (broken.length) {
+    const links = broken.map((r) => `.sow/refs/${r.link} (${r.link_state})`).join(', ');
     return {
       id: 'refs',
       status: 'fail',
-      message:
-        `${broken.length} ref link(s) do not ` +
-        `work: ${broken.map((r) => `.sow/refs/${r.link} (${r.link_state})`).join(', ')}${staleText ? `; ${staleText}` : ''}`,
+      message: `${broken.length} ref link(s) do not work: ${links}${staleText ? `; ${staleText}` : ''}`,
       fix: `${FIX} (or 'sow refs init') makes them again, cloning what the cache lacks`,
       repair: async () => `made the links again: ${(await refsInit(ctx.app, false)).map((r) => r.link).join(', ')}`,
     };

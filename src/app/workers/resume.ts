@@ -145,9 +145,10 @@ async function handOff(
     const last = events ? lastMessageOf(readEvents(reader.root, events)?.lines ?? []) : undefined;
     const cap = (text: string, max: number) =>
       text.length > max ? `${text.slice(0, max)}\n… (cut at ${max} characters)` : text;
+    const said = handoff.cli_said ? ` (the agent CLI said: ${handoff.cli_said})` : '';
+    const ended = handoff.reason === 'asked' ? 'is not to be continued' : `could not be resumed${said}`;
     return [
-      `You take over task ${task.id} from ${handoff.from_agent_id}, whose ` +
-        `session ${handoff.reason === 'asked' ? 'is not to be continued' : `could not be resumed${handoff.cli_said ? ` (the agent CLI said: ${handoff.cli_said})` : ''}`}. ` +
+      `You take over task ${task.id} from ${handoff.from_agent_id}, whose session ${ended}. ` +
         `You start with no memory of its conversation: this is what it left.`,
       `## The task\n\n${description || task.name}`,
       ...(feedback.length

@@ -138,10 +138,12 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
   files.startEvents();
   writeRunFiles(invocation.files ?? []);
   for (const note of invocation.notes) speaker.verbose && speaker.say(`  Note: ${note}`);
-  if (speaker.verbose)
-    speaker.say(
-      `  Command: ${[invocation.binary, ...invocation.args].map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a))).join(' ')}`,
+  if (speaker.verbose) {
+    const words = [invocation.binary, ...invocation.args].map((a) =>
+      /^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a),
     );
+    speaker.say(`  Command: ${words.join(' ')}`);
+  }
   if (!speaker.quiet)
     speaker.say(
       `${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} ` +
