@@ -5,7 +5,7 @@
  * module's `denials` reader (adapters/executors/<cli>.ts); the shapes were captured from the
  * pinned CLIs against a scripted model (test/fixtures/denials/README.md says how).
  */
-import type { PermissionProfile } from '../domain/schemas.js';
+import type { PermissionProfile } from '../domain/config-schemas.js';
 import { executorOf } from './executors/registry.js';
 import { isObj } from './executors/shared.js';
 import type { Denial } from './executors/types.js';

@@ -5,7 +5,7 @@
  */
 import { SowError } from '../domain/errors.js';
 import { check } from '../domain/schema-check.js';
-import { REPO_CONFIG, RepoConfigSchema, type RepoConfig } from '../domain/schemas.js';
+import { REPO_CONFIG, RepoConfigSchema, type RepoConfig } from '../domain/config-schemas.js';
 import { describeUnknownKey, findUnknownKey } from '../domain/strict-keys.js';
 import { readFileIfExists } from './files.js';
 import { parseStateText } from './state-files.js';

@@ -9,12 +9,11 @@
  * of `.sow/` through a link, anywhere on the way, is refused (confine.ts), and so is a file too
  * large to read and rewrite in a moment.
  */
-import { SowError } from '../domain/errors.js';
+import { SowError, StateFileError } from '../domain/errors.js';
 import { existsSync, lstatSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { inSow, readConfined, sowArea, sowPath } from './confine.js';
 import type { GenericSchema, InferOutput } from 'valibot';
-import { StateFileError } from '../domain/errors.js';
 import { check } from '../domain/schema-check.js';
 import { emitYaml } from './yaml/emit.js';
 import { editYaml, parseYaml, ReservedKeyError, YamlRefusedError, YamlSyntaxError } from './yaml/document.js';

@@ -8,7 +8,7 @@ import { dirname, isAbsolute, join, win32 } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
 import { SowError } from '../domain/errors.js';
 import type { ConfigIssue } from '../domain/config.js';
-import type { UserConfig } from '../domain/schemas.js';
+import type { UserConfig } from '../domain/config-schemas.js';
 
 /** $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml (macOS too), %APPDATA%\sow on Windows. */
 export function userConfigPath(
@@ -60,7 +60,7 @@ export async function inspectUserConfig(path: string): Promise<InspectedConfig> 
   const [{ parseStateText }, { check }, { UserConfigSchema }, { typosIn }] = await Promise.all([
     import('./state-files.js'),
     import('../domain/schema-check.js'),
-    import('../domain/schemas.js'),
+    import('../domain/config-schemas.js'),
     import('../domain/config.js'),
   ]);
   let data: unknown;

@@ -11,7 +11,7 @@ import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
 import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
-import type { PermissionProfile } from '../domain/schemas.js';
+import type { PermissionProfile } from '../domain/config-schemas.js';
 import type { PermissionPolicy } from '../domain/acp-permissions.js';
 import type { WorkerEvent } from '../adapters/agent-outputs.js';
 

@@ -13,8 +13,10 @@ import {
   type ArtifactSlot,
   type ArtifactTypeDef,
   type NewArtifact,
+  ArtifactFileMissingError,
+  ArtifactUnfinishedError,
 } from '../domain/artifacts.js';
-import { ArtifactFileMissingError, ArtifactUnfinishedError, PhaseNotActiveError } from '../domain/errors.js';
+import { PhaseNotActiveError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { placeArtifact } from '../domain/project-types/evidence.js';
 import type { ProjectType } from '../domain/project-type.js';

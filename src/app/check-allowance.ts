@@ -11,7 +11,7 @@
 import { isAbsolute, relative, sep } from 'node:path';
 import { AbortedError, ConfirmationRequiredError, SowError, UsageError } from '../domain/errors.js';
 import { printable } from '../domain/display.js';
-import type { Check } from '../domain/schemas.js';
+import type { Check } from '../domain/config-schemas.js';
 import {
   allowedChecksDir,
   allowRecordPath,

@@ -10,12 +10,12 @@
  */
 import type { AppContext } from './context.js';
 import { basename, join } from 'node:path';
-import { PROJECT_DIR, type ArtifactTypeDef } from '../domain/artifacts.js';
-import { UnknownArtifactTypeError } from '../domain/errors.js';
+import { PROJECT_DIR, type ArtifactTypeDef, UnknownArtifactTypeError } from '../domain/artifacts.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { checkStatuses, EVIDENCE, EVIDENCE_DIR, evidenceNeeded } from '../domain/project-types/evidence.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
-import type { Artifact, Check, TaskState } from '../domain/schemas.js';
+import type { Artifact, TaskState } from '../domain/schemas.js';
+import type { Check } from '../domain/config-schemas.js';
 import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { closeLog, createLog, logTail, noteInLog, removeLog, runShell, type ShellOutcome } from '../adapters/shell.js';

@@ -16,7 +16,7 @@ import { SowError } from '../domain/errors.js';
 import { fileStamp, stampMs, type FileStamp } from '../adapters/file-stamp.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
-import { REPO_CONFIG } from '../domain/schemas.js';
+import { REPO_CONFIG } from '../domain/config-schemas.js';
 import { readVerdicts, writeVerdicts, type Verdict } from '../adapters/config-verdicts.js';
 import { userConfigPath } from '../adapters/user-config.js';
 

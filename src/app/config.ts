@@ -11,7 +11,7 @@ import {
   type ResolvedExecutor,
 } from '../domain/config.js';
 import { AbortedError, ConfirmationRequiredError, SowError } from '../domain/errors.js';
-import { EXECUTOR_TYPES, type ExecutorConfig } from '../domain/schemas.js';
+import { EXECUTOR_TYPES, type ExecutorConfig } from '../domain/config-schemas.js';
 import type { ExecutorModule } from '../adapters/executors/types.js';
 import { runEditor } from '../adapters/editor.js';
 import { executorOf, IGNORED_SETTINGS, typeRefuses } from '../adapters/executors/registry.js';

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeJournal } from '../../test/e2e/harness.js';
 import { PROJECT, refused, said, taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import { EXECUTORS } from '../adapters/executors/registry.js';
-import type { ExecutorConfig, ExecutorType } from '../domain/schemas.js';
+import type { ExecutorConfig, ExecutorType } from '../domain/config-schemas.js';
 import { doctor, DoctorFoundProblemsError, type DoctorCheck, type DoctorReport } from './doctor.js';
 import { helpChecks, helpListsFlag, invocationShape } from './doctor/machine.js';
 import { validateUserConfig } from './config.js';

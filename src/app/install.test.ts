@@ -10,7 +10,7 @@ import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { refused, said, worlds, type World } from '../../test/inproc.js';
 import { EXECUTORS } from '../adapters/executors/registry.js';
-import { EXECUTOR_TYPES } from '../domain/schemas.js';
+import { EXECUTOR_TYPES } from '../domain/config-schemas.js';
 import { install, parseTarget, uninstall } from './install.js';
 import { RECORD } from './install-record.js';
 

@@ -29,7 +29,7 @@ import {
   type JsonAddition,
   type Planned,
 } from '../domain/integrations.js';
-import type { ExecutorType as Target } from '../domain/schemas.js';
+import type { ExecutorType as Target } from '../domain/config-schemas.js';
 import { EXECUTORS, installTargets } from '../adapters/executors/registry.js';
 import { printable } from '../domain/display.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';

@@ -1,5 +1,6 @@
 import { toJsonSchema } from '@valibot/to-json-schema';
-import { ProjectStateSchema, RepoConfigSchema, TaskStateSchema, UserConfigSchema } from '../domain/schemas.js';
+import { ProjectStateSchema, TaskStateSchema } from '../domain/schemas.js';
+import { RepoConfigSchema, UserConfigSchema } from '../domain/config-schemas.js';
 
 const SCHEMAS = {
   project: ProjectStateSchema,

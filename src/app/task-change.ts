@@ -7,16 +7,15 @@
  */
 import type { AppContext } from './context.js';
 import { claimantOf, describeHolder } from '../domain/ownership.js';
-import type { Check } from '../domain/schemas.js';
+import type { Check } from '../domain/config-schemas.js';
 import { planTaskChange, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
-import { heldBy } from './ownership.js';
+import { heldBy, liveOwner } from './ownership.js';
 import { claimsRemote, dropOverriddenClaim, giveBackRemoteClaim, type ClaimSeen } from './remote-claims.js';
 import { isRefBranch } from '../domain/claims.js';
 import { shown } from '../domain/display.js';
 import { warn } from '../adapters/notices.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { readTaskClaim } from '../adapters/remote-claims.js';
-import { liveOwner } from './ownership.js';
 import { taskDir } from './project-files.js';
 import { Reader, update } from './workspace.js';
 import { type UnitOfWork } from './unit-of-work.js';

@@ -15,7 +15,7 @@
  * lands (resolved, links followed, against the repository) is the caller's `locate`; this module
  * only decides.
  */
-import type { PermissionProfile } from './schemas.js';
+import type { PermissionProfile } from './config-schemas.js';
 import { invisibleIn, shellWords } from './shell-words.js';
 
 /** The part of an ACP tool call a decision reads (from `session/request_permission`'s `toolCall`). */

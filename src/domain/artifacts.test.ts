@@ -8,15 +8,15 @@ import {
   repositoryPathOf,
   setArtifactField,
   type ArtifactSlot,
+  IndexOutOfRangeError,
+  MissingMetadataError,
+  UnknownArtifactTypeError,
 } from './artifacts.js';
 import {
   DidYouMeanError,
-  IndexOutOfRangeError,
   InvalidValueError,
-  MissingMetadataError,
   PathOutsideRepositoryError,
   ReadOnlyFieldError,
-  UnknownArtifactTypeError,
   UsageError,
 } from './errors.js';
 import { standard } from './project-types/standard/index.js';

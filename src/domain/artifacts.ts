@@ -4,15 +4,8 @@
  * are rooted and which metadata values a type allows, come from the project type.
  */
 import * as posix from 'node:path/posix';
-import {
-  IndexOutOfRangeError,
-  InvalidValueError,
-  MissingMetadataError,
-  PathOutsideRepositoryError,
-  SowError,
-  UnknownArtifactTypeError,
-  UsageError,
-} from './errors.js';
+import { InvalidValueError, meant, PathOutsideRepositoryError, SowError, UsageError } from './errors.js';
+import { quoted as q } from './display.js';
 import { coerceField, own, parseValue, resolveField, setAtPath, type FieldSpec, type Scalar } from './fields.js';
 import { nearMiss } from './suggest.js';
 import type { Artifact, ProjectState } from './schemas.js';
@@ -279,4 +272,59 @@ export function firstFreePath(path: string, taken: (candidate: string) => boolea
   let place = path;
   for (let n = 2; taken(place); n++) place = path.replace(/(\.[^./]*)?$/, `-${n}$1`);
   return place;
+}
+
+export class UnknownArtifactTypeError extends SowError {
+  constructor(type: string, where: string, valid: readonly string[], suggestion?: string) {
+    super(
+      'UNKNOWN_ARTIFACT_TYPE',
+      'failed',
+      `${q(type)} is not an artifact type of ${where}${meant(suggestion)}`,
+      valid.length ? `valid types: ${valid.join(', ')}` : `no artifact goes in ${where}`,
+    );
+  }
+}
+
+export class IndexOutOfRangeError extends SowError {
+  constructor(index: number, count: number, where: string, listCommand: string) {
+    super(
+      'INDEX_OUT_OF_RANGE',
+      'failed',
+      count === 0
+        ? `${where} are empty (index ${index})`
+        : `index ${index} is out of range for ${where}: valid indexes are 0–${count - 1}`,
+      `run '${listCommand}' to see the indexes`,
+    );
+  }
+}
+
+export class ArtifactFileMissingError extends SowError {
+  constructor(path: string, file: string) {
+    super(
+      'ARTIFACT_FILE_MISSING',
+      'failed',
+      `cannot approve ${q(path)}: ${q(file)} does not exist`,
+      'write the file first; an approval vouches for what is in it',
+    );
+  }
+}
+
+/** An approval of a document that still holds its template's placeholders. */
+export class ArtifactUnfinishedError extends SowError {
+  constructor(path: string, file: string, placeholders: readonly string[]) {
+    super(
+      'ARTIFACT_UNFINISHED',
+      'failed',
+      `cannot approve ${q(path)}: ${q(file)} still holds the template's ` +
+        `placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
+      'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
+      { path, file, placeholders: [...placeholders] },
+    );
+  }
+}
+
+export class MissingMetadataError extends SowError {
+  constructor(message: string, hint: string) {
+    super('METADATA_REQUIRED', 'failed', message, hint);
+  }
 }

@@ -1,6 +1,6 @@
 /** The checks a repository declares, picked by name. */
 import { SowError } from './errors.js';
-import { REPO_CONFIG, type Check } from './schemas.js';
+import { REPO_CONFIG, type Check } from './config-schemas.js';
 import { nearMiss } from './suggest.js';
 
 export class UnknownCheckError extends SowError {

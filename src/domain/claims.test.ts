@@ -11,7 +11,8 @@ import {
   remoteClaimText,
 } from './claims.js';
 import { check } from './schema-check.js';
-import { OwnerSchema, RepoConfigSchema } from './schemas.js';
+import { OwnerSchema } from './schemas.js';
+import { RepoConfigSchema } from './config-schemas.js';
 
 const record = {
   task: '010',

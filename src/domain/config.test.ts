@@ -11,7 +11,7 @@ import {
 } from './config.js';
 import { userConfigPath } from '../adapters/user-config.js';
 import { IGNORED_SETTINGS } from '../adapters/executors/registry.js';
-import type { ExecutorConfig } from './schemas.js';
+import type { ExecutorConfig } from './config-schemas.js';
 
 describe('userConfigPath', () => {
   it('follows XDG, then ~/.config (macOS too), and %APPDATA% on Windows', () => {

@@ -11,7 +11,7 @@ import {
   type ExecutorType,
   type PermissionProfile,
   type UserConfig,
-} from './schemas.js';
+} from './config-schemas.js';
 import { describeUnknownKey, findUnknownKey } from './strict-keys.js';
 import { nearMiss } from './suggest.js';
 

@@ -156,7 +156,8 @@ export class UsageError extends SowError {
 }
 
 /** "; did you mean 'x'?" for a suggestion, else nothing. */
-const meant = (suggestion: string | undefined) => (suggestion ? `; did you mean ${q(suggestion)}?` : '');
+/** "; did you mean 'x'?", or nothing. */
+export const meant = (suggestion: string | undefined) => (suggestion ? `; did you mean ${q(suggestion)}?` : '');
 
 /** "; did you mean 'x'?" when `word` is a near miss of one of `candidates`, else nothing. */
 export const didYouMean = (word: string, candidates: Iterable<string>): string => meant(nearMiss(word, candidates));
@@ -303,61 +304,6 @@ export class WrongPhaseError extends SowError {
 export class PhaseNotActiveError extends SowError {
   constructor(message: string, hint = "run 'sow project status' to see which phase is in progress") {
     super('PHASE_NOT_ACTIVE', 'blocked', message, hint);
-  }
-}
-
-export class UnknownArtifactTypeError extends SowError {
-  constructor(type: string, where: string, valid: readonly string[], suggestion?: string) {
-    super(
-      'UNKNOWN_ARTIFACT_TYPE',
-      'failed',
-      `${q(type)} is not an artifact type of ${where}${meant(suggestion)}`,
-      valid.length ? `valid types: ${valid.join(', ')}` : `no artifact goes in ${where}`,
-    );
-  }
-}
-
-export class IndexOutOfRangeError extends SowError {
-  constructor(index: number, count: number, where: string, listCommand: string) {
-    super(
-      'INDEX_OUT_OF_RANGE',
-      'failed',
-      count === 0
-        ? `${where} are empty (index ${index})`
-        : `index ${index} is out of range for ${where}: valid indexes are 0–${count - 1}`,
-      `run '${listCommand}' to see the indexes`,
-    );
-  }
-}
-
-export class ArtifactFileMissingError extends SowError {
-  constructor(path: string, file: string) {
-    super(
-      'ARTIFACT_FILE_MISSING',
-      'failed',
-      `cannot approve ${q(path)}: ${q(file)} does not exist`,
-      'write the file first; an approval vouches for what is in it',
-    );
-  }
-}
-
-/** An approval of a document that still holds its template's placeholders. */
-export class ArtifactUnfinishedError extends SowError {
-  constructor(path: string, file: string, placeholders: readonly string[]) {
-    super(
-      'ARTIFACT_UNFINISHED',
-      'failed',
-      `cannot approve ${q(path)}: ${q(file)} still holds the template's ` +
-        `placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
-      'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
-      { path, file, placeholders: [...placeholders] },
-    );
-  }
-}
-
-export class MissingMetadataError extends SowError {
-  constructor(message: string, hint: string) {
-    super('METADATA_REQUIRED', 'failed', message, hint);
   }
 }
 

@@ -6,7 +6,8 @@
 import type { TaskApprovalDef, Withdrawal } from './approvals.js';
 import type { ArtifactTypeDef } from './artifacts.js';
 import type { FieldSpec } from './fields.js';
-import type { CheckMoment, ProjectState, RepoConfig, TaskState } from './schemas.js';
+import type { CheckMoment, RepoConfig } from './config-schemas.js';
+import type { ProjectState, TaskState } from './schemas.js';
 import type { TypeCommandGroup } from './type-commands.js';
 
 export type { CheckState, CheckStatus, ProjectView } from './project-view.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RepoConfigSchema, UserConfigSchema } from './schemas.js';
+import { RepoConfigSchema, UserConfigSchema } from './config-schemas.js';
 import { describeUnknownKey, findUnknownKey } from './strict-keys.js';
 
 describe('findUnknownKey', () => {

@@ -3,7 +3,8 @@
  * checks it runs, what it writes, or its refusal (the app tests cover reading and writing it).
  */
 import { describe, expect, it } from 'vitest';
-import type { Check, Owner, TaskState, TaskSummary } from './schemas.js';
+import type { Check } from './config-schemas.js';
+import type { Owner, TaskState, TaskSummary } from './schemas.js';
 import type { Holder } from './ownership.js';
 import { T, task as taskOf } from '../../test/merge-fixtures.js';
 import { planTaskChange, type ChangeRequest, type ChangeView } from './task-change.js';

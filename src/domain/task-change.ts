@@ -8,7 +8,8 @@ import { findAgent } from './agents.js';
 import { coerceField, own, parseValue, resolveField, setAtPath } from './fields.js';
 import type { Actor } from './ownership.js';
 import { isOwnedBy, NotOwnerError, retiredIdentity, retireOwner, TaskHeldError, type Holder } from './ownership.js';
-import type { Check, Owner, TaskState, TaskStatus, TaskSummary } from './schemas.js';
+import type { Check } from './config-schemas.js';
+import type { Owner, TaskState, TaskStatus, TaskSummary } from './schemas.js';
 import {
   checkStatusChange,
   checkTaskName,

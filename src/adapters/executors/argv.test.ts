@@ -10,7 +10,7 @@ import { claudeSettings } from './claude.js';
 import { geminiPolicy } from './gemini.js';
 import { opencodePermission } from './opencode.js';
 import type { InvocationContext } from './types.js';
-import type { ExecutorConfig } from '../../domain/schemas.js';
+import type { ExecutorConfig } from '../../domain/config-schemas.js';
 import { permissionProfile } from '../../domain/config.js';
 
 const FIXTURES = new URL('../../../test/fixtures/agent-help/', import.meta.url);

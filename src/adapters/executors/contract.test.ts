@@ -12,7 +12,7 @@ import {
   type ExecutorConfig,
   type ExecutorType,
   type PermissionProfile,
-} from '../../domain/schemas.js';
+} from '../../domain/config-schemas.js';
 import { TYPES_BY_NAME } from '../../domain/config.js';
 import { denialCollector } from '../denials.js';
 import { describeEvent } from '../progress.js';

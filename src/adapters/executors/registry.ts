@@ -5,7 +5,7 @@
  * the contract test wants them in that order) and a fake in test/fakes/fake-agent.mjs.
  */
 import type { ExecutorSetting, IgnoredSettings } from '../../domain/config.js';
-import type { ExecutorType } from '../../domain/schemas.js';
+import type { ExecutorType } from '../../domain/config-schemas.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { command } from './command.js';

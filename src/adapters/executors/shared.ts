@@ -1,5 +1,5 @@
 /** What the executor modules share: argv pieces, the safe profile's grants, and reading JSON events. */
-import type { ExecutorConfig } from '../../domain/schemas.js';
+import type { ExecutorConfig } from '../../domain/config-schemas.js';
 import { addFigure } from '../../domain/usage.js';
 import type { Denial, ExecutorModule, Invocation, InvocationContext, Usage } from './types.js';
 

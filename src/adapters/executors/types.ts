@@ -1,6 +1,6 @@
 import type { ExecutorSetting } from '../../domain/config.js';
 import type { Integration } from '../../domain/integrations.js';
-import type { ExecutorConfig, ExecutorType, PermissionProfile } from '../../domain/schemas.js';
+import type { ExecutorConfig, ExecutorType, PermissionProfile } from '../../domain/config-schemas.js';
 
 /** One process to start: argv array (never a shell string), environment additions, stdin. */
 export interface Invocation {

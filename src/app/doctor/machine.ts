@@ -2,7 +2,7 @@
 import { join } from 'node:path';
 import { DEFAULT_EXECUTOR, permissionProfile, resolveConfig, type ResolvedBinding } from '../../domain/config.js';
 import { SowError } from '../../domain/errors.js';
-import type { ExecutorConfig } from '../../domain/schemas.js';
+import type { ExecutorConfig } from '../../domain/config-schemas.js';
 import type { ExecutorModule } from '../../adapters/executors/types.js';
 import { GhNotFoundError, ghInstalled } from '../../adapters/gh.js';
 import { firstLine, probe } from '../../adapters/probe.js';

@@ -5,7 +5,8 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { permissionProfile, resolveConfig, type ResolvedExecutor } from '../../domain/config.js';
-import type { PermissionProfile, Session } from '../../domain/schemas.js';
+import type { PermissionProfile } from '../../domain/config-schemas.js';
+import type { Session } from '../../domain/schemas.js';
 import { ExternalToolError } from '../../domain/errors.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS } from '../../adapters/executors/registry.js';
 import type { ExecutorModule } from '../../adapters/executors/types.js';

@@ -5,7 +5,7 @@
  */
 import type { AppContext } from '../context.js';
 import type { AgentDef } from '../../domain/agents.js';
-import type { PermissionProfile } from '../../domain/schemas.js';
+import type { PermissionProfile } from '../../domain/config-schemas.js';
 import { ExternalToolError } from '../../domain/errors.js';
 import { RunFiles, writeRunFiles } from '../../adapters/agent-outputs.js';
 import type { Denial } from '../../adapters/denials.js';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { advance, listTransitions, readsTaskStates } from '../../lifecycle.js';
-import type { Artifact, ProjectState, RepoConfig, TaskState, TaskSummary } from '../../schemas.js';
+import type { Artifact, ProjectState, TaskState, TaskSummary } from '../../schemas.js';
+import type { RepoConfig } from '../../config-schemas.js';
 import type { ProjectView } from '../../project-type.js';
 import { design } from './index.js';
 import { stampApproval } from '../../approvals.js';

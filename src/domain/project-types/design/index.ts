@@ -8,7 +8,8 @@
  */
 import { complete, NO_PROJECT, phaseActions, start, tagsOf } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
-import type { Artifact, ProjectState, RepoConfig, TaskState } from '../../schemas.js';
+import type { Artifact, ProjectState, TaskState } from '../../schemas.js';
+import type { RepoConfig } from '../../config-schemas.js';
 import { phaseOf } from '../../phases.js';
 import type {
   ActionImpl,
