@@ -81,9 +81,8 @@ const homes = agentHomes(home);
 const base = { ...process.env, NO_COLOR: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
 for (const k of Object.keys(base))
   if (
-    /^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_|OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(
-      k,
-    )
+    /^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_)/.test(k) ||
+    /^(OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(k)
   )
     delete base[k];
 for (const k of agentSpec.unset ?? []) delete base[k];
