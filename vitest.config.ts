@@ -52,9 +52,8 @@ delete process.env['NODE_EXTRA_CA_CERTS'];
 // checkout into a bare repository. The tests' processes go without them.
 for (const name of Object.keys(process.env)) {
   if (
-    /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR|NAMESPACE|CEILING_DIRECTORIES|PREFIX|QUARANTINE_PATH)$/.test(
-      name,
-    )
+    /^GIT_(DIR|WORK_TREE|INDEX_FILE|OBJECT_DIRECTORY|ALTERNATE_OBJECT_DIRECTORIES|COMMON_DIR)$/.test(name) ||
+    /^GIT_(NAMESPACE|CEILING_DIRECTORIES|PREFIX|QUARANTINE_PATH)$/.test(name)
   )
     delete process.env[name];
 }

@@ -474,7 +474,8 @@ function peakMemoryMb(argv, cwd) {
   const wrapper =
     argv[0] === '-e'
       ? `${report}${argv[1]}`
-      : `${report}process.argv=[process.argv[0],${JSON.stringify(argv[0])},...${JSON.stringify(argv.slice(1))}];await ` +
+      : `${report}process.argv=[process.argv[0],${JSON.stringify(argv[0])},` +
+        `...${JSON.stringify(argv.slice(1))}];await ` +
         `import(${JSON.stringify(pathToFileURL(argv[0]).href)});`;
   const r = spawnSync(process.execPath, ['--input-type=module', '-e', wrapper], {
     cwd,

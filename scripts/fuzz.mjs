@@ -530,11 +530,8 @@ async function makeBases(root, bin, needed) {
     await sow(dir, ['install', 'codex']);
     await sow(dir, ['install', 'claude']);
     write(dir, '.sow/knowledge/notes.md', '# Notes\n\nWhat we learnt.\n');
-    write(
-      dir,
-      '.sow/refs/index.json',
-      `${JSON.stringify({ version: 1, refs: [{ link: 'style', source: pathToFileURL(srcRepo).href, semantic: 'knowledge', tags: ['style'] }] }, null, 2)}\n`,
-    );
+    const ref = { link: 'style', source: pathToFileURL(srcRepo).href, semantic: 'knowledge', tags: ['style'] };
+    write(dir, '.sow/refs/index.json', `${JSON.stringify({ version: 1, refs: [ref] }, null, 2)}\n`);
   };
   /** Commits everything as the attacker's clone would carry it, and leaves no runtime files. */
   const seal = (dir) => {
@@ -819,7 +816,8 @@ function legacyManifest(ctx) {
       out.set(
         key,
         `file ${mode} ` +
-          `size=${st.size} ${st.size <= 1024 * 1024 ? `sha256=${sha256(readFileSync(abs))}` : `mtime=${st.mtimeMs} ino=${st.ino}`}`,
+          `size=${st.size} ` +
+          (st.size <= 1024 * 1024 ? `sha256=${sha256(readFileSync(abs))}` : `mtime=${st.mtimeMs} ino=${st.ino}`),
       );
     else out.set(key, `other ${mode}`);
   };
@@ -1788,7 +1786,8 @@ const MUTATIONS = [
         return fx.write(
           ctx,
           rel,
-          `${text.replace(/^metadata: \{\}$/m, '').trimEnd()}\n${text.includes('\nmetadata: {}') ? 'metadata:\n' : ''}  ` +
+          `${text.replace(/^metadata: \{\}$/m, '').trimEnd()}\n` +
+            `${text.includes('\nmetadata: {}') ? 'metadata:\n' : ''}  ` +
             `pad: "${'x'.repeat(bytes)}"\n`,
         );
       };
@@ -1864,7 +1863,8 @@ const MUTATIONS = [
       const rel = rng.pick(files);
       const text = rng.chance(0.5)
         ? aliasBomb()
-        : `${(fx.read(ctx, rel) ?? '').replace(/^metadata: \{\}$/m, '')}\n${aliasBomb().replace(/^/gm, '').replace(/^a:/m, 'bomb_a:')}`;
+        : `${(fx.read(ctx, rel) ?? '').replace(/^metadata: \{\}$/m, '')}\n` +
+          `${aliasBomb().replace(/^/gm, '').replace(/^a:/m, 'bomb_a:')}`;
       return fx.write(ctx, rel, text) ? `alias bomb in ${rel}` : null;
     },
   },
@@ -1975,7 +1975,14 @@ const MUTATIONS = [
         : `files:\n${items.join('')}`;
       return fx.write(ctx, '.sow/integrations.yaml', next)
         ? `integrations.yaml ` +
-            `records: ${items.map((s) => s.split('\n')[0].replace('  - path: ', '') + (s.includes('sha256') ? (s.includes('abab') ? ' (wrong hash)' : ' (hash)') : ' (no hash)')).join(', ')}`
+            `records: ` +
+            items
+              .map(
+                (s) =>
+                  s.split('\n')[0].replace('  - path: ', '') +
+                  (s.includes('sha256') ? (s.includes('abab') ? ' (wrong hash)' : ' (hash)') : ' (no hash)'),
+              )
+              .join(', ')
         : null;
     },
   },
@@ -2012,7 +2019,15 @@ const MUTATIONS = [
         return r;
       });
       return fx.write(ctx, file, JSON.stringify({ version: 1, refs }, null, 2))
-        ? `${file}: ${truncate(refs.map((r) => `${r.link} ← ${r.source}${r.branch ? ` @${r.branch}` : ''}${r.path ? ` :${r.path}` : ''}`).join('; '), 240)}`
+        ? `${file}: ` +
+            truncate(
+              refs
+                .map(
+                  (r) => `${r.link} ← ${r.source}` + (r.branch ? ` @${r.branch}` : '') + (r.path ? ` :${r.path}` : ''),
+                )
+                .join('; '),
+              240,
+            )
         : null;
     },
   },
@@ -3021,6 +3036,27 @@ function quoteWord(rng, w) {
   return w.length ? w.replace(/[^A-Za-z0-9_]/g, (c) => (c === '\t' ? "'\t'" : `\\${c}`)) : "''";
 }
 
+/** Words that look like `sow` to a person but are another program (or none) to the shell. */
+const SOW_LOOKALIKES = [
+  './sow',
+  '/usr/bin/sow',
+  '\\sow',
+  'sow\\',
+  'SOW',
+  'sow\u00a0',
+  'sow\v',
+  ' sow',
+  'sow\u3000',
+  'sow\ufeff',
+  'so\u200bw',
+  '"sow "',
+  'sow=1',
+  'command sow',
+  'exec sow',
+  'env sow',
+  'IFS=/ sow',
+];
+
 /** A generated command line. */
 function acpCommand(rng, ctx) {
   const pieces = ACP_PIECES(ctx);
@@ -3042,7 +3078,7 @@ function acpCommand(rng, ctx) {
     case 'pieces':
       return some(rng.range(1, 7));
     default:
-      return `${rng.pick(['./sow', '/usr/bin/sow', '\\sow', 'sow\\', 'SOW', 'sow\u00a0', 'sow\v', ' sow', 'sow\u3000', 'sow\ufeff', 'so\u200bw', '"sow "', 'sow=1', 'command sow', 'exec sow', 'env sow', 'IFS=/ sow'])}${rng.pick(['', ' status', ` ${some(2)}`])}`;
+      return `${rng.pick(SOW_LOOKALIKES)}${rng.pick(['', ' status', ` ${some(2)}`])}`;
   }
 }
 
@@ -3144,7 +3180,8 @@ function toolCallOf(a) {
 }
 
 const askLabel = (a, n) =>
-  `ask ${n} (${a.form}${a.shell ? ` ${a.shell}` : ''}${a.cwd !== undefined ? ` in ${a.cwd}` : ''}): ${a.argv ? JSON.stringify(a.argv) : JSON.stringify(a.script)}`;
+  `ask ${n} (${a.form}${a.shell ? ` ${a.shell}` : ''}${a.cwd !== undefined ? ` in ${a.cwd}` : ''}): ` +
+  `${a.argv ? JSON.stringify(a.argv) : JSON.stringify(a.script)}`;
 
 /** Whether strace can follow a program here (ptrace may be denied in a container); its path, or undefined. */
 let straceAt;
@@ -3347,7 +3384,8 @@ async function acpRun(opts, world, index, report) {
       .map((run, i) => ({ name: `check-${i + 1}`, run, allowed: true }));
     const withheld = { name: 'late', run: rng.pick(withheldCheck(ctx)), allowed: false };
     const yamlChecks = (list) =>
-      `checks:\n${list.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n    when: [task_complete]\n`).join('')}`;
+      `checks:\n` +
+      list.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n    when: [task_complete]\n`).join('');
     writeFileSync(join(ctx.repo, '.sow', 'config.yaml'), yamlChecks(allowed));
     const allow = await run(process.execPath, [opts.bin, 'check', 'allow', ...allowed.map((c) => c.name), '--yes'], {
       cwd: ctx.repo,
@@ -4088,7 +4126,8 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         `FINDING seed=${f.seed}${f.corpus ? ` corpus=${f.corpus}` : ''} run=${f.run} base=${f.base} ` +
           `cmd='${oneLine(f.command)}' ` +
           `mutations=[${f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'none'}] ` +
-          `what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`,
+          `what: ${f.problems.map((p) => oneLine(p.text)).join('; ')}` +
+          `${f.excerpt ? ` — said: ${oneLine(f.excerpt)}` : ''}`,
       );
     const jobs = [];
     if (opts.control) for (const base of BASE_NAMES) jobs.push({ control: base, name: `control-${base}` });
@@ -4143,12 +4182,18 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
         out(`KIND ${c.kind} ← ${c.by}: ${c.items.length}× in ${commands.length} command(s) (${commands.join(', ')})`);
         const again = eg.f.corpus
           ? `--seed ${eg.f.seed} --${eg.f.corpus} --only ${eg.f.run}`
-          : `--seed ${eg.f.seed} ${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}${eg.cause ? ` --alone ${eg.cause.j.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
+          : `--seed ${eg.f.seed} ` +
+            `${String(eg.f.run).startsWith('control-') ? '--runs 0 --control' : `--only ${eg.f.run}`}` +
+            `${eg.cause ? ` --alone ${eg.cause.j.join(',')}` : ''}` +
+            `${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''}`;
+        const what = eg.cause
+          ? oneLine(eg.cause.what)
+          : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation';
+        const excerpt = eg.cause?.excerpt ?? eg.f.excerpt;
         out(
           `  e.g. ${again} ` +
-            `(${eg.f.base}): ${eg.cause ? oneLine(eg.cause.what) : eg.f.mutations.map((m) => oneLine(m.what)).join(' ; ') || 'no mutation'} ` +
-            `→ ` +
-            `'${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${(eg.cause?.excerpt ?? eg.f.excerpt) ? ` — ${oneLine(eg.cause?.excerpt ?? eg.f.excerpt)}` : ''}`,
+            `(${eg.f.base}): ${what} → ` +
+            `'${oneLine(eg.f.command)}': ${oneLine(eg.h.text)}${excerpt ? ` — ${oneLine(excerpt)}` : ''}`,
         );
       }
     }
@@ -4162,7 +4207,10 @@ export async function fuzz(options, out = (line) => process.stdout.write(`${line
     for (const dir of kept) out(`kept: ${dir}`);
     const c = opts.stats.counts;
     const summary = [
-      `runs ${runsDone}${runsOf('acp').length || runsOf('ui').length ? ` (trees ${perCorpus.trees}, acp ${perCorpus.acp}, page ${perCorpus.ui})` : ''}`,
+      `runs ${runsDone}` +
+        (runsOf('acp').length || runsOf('ui').length
+          ? ` (trees ${perCorpus.trees}, acp ${perCorpus.acp}, page ${perCorpus.ui})`
+          : ''),
       `commands ${commands}`,
       ...(runsOf('acp').length ? [`asks ${c.asks ?? 0} (${c.allowed ?? 0} allowed, ${c.executed ?? 0} run)`] : []),
       ...(runsOf('ui').length ? [`requests ${c.requests ?? 0}`] : []),
@@ -4201,7 +4249,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   process.stdout.write(
     `fuzz: seed ${opts.seed} (repeat: npm run fuzz -- ` +
-      `--seed ${opts.seed}${opts.named ? opts.corpora.map((c) => ` --${c}`).join('') : ''}${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`,
+      `--seed ${opts.seed}${opts.named ? opts.corpora.map((c) => ` --${c}`).join('') : ''}` +
+      `${opts.only !== undefined ? ` --only ${opts.only}` : ` --runs ${opts.runs}`}` +
+      `${opts.alone !== undefined ? ` --alone ${opts.alone.join(',')}` : ''}` +
+      `${opts.mutationArg ? ` --mutation ${opts.mutationArg}` : ''})\n`,
   );
   try {
     const { findings, harnessErrors } = await fuzz(opts);

@@ -33,7 +33,8 @@
  *   npm run test:real-agents -- orchestra         only the orchestrator run (with the flag checks)
  *   npm run test:real-agents -- acp               only the ACP runs (all five); `acp claude` only claude's
  *   npm run test:real-agents -- cli claude        only claude's CLI-transport run
- *   npm run test:real-agents -- settings          only section 7 (all); `settings claude` only claude's (both transports)
+ *   npm run test:real-agents -- settings          only section 7 (all); `settings claude` only claude's
+ *                                                 (both transports)
  *   REAL_AGENTS_DIR=/path  REAL_AGENTS_KEEP=1     reuse an install / keep the temp dirs
  *   REAL_AGENTS_YOLO=0 | both                     end to end with yolo_mode false (or both ways); a run
  *                                                 without yolo (permissions: safe) proves the safe profile:
@@ -111,9 +112,8 @@ function cleanEnv() {
   const env = { ...process.env };
   for (const k of Object.keys(env)) {
     if (
-      /^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_|OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(
-        k,
-      ) ||
+      /^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_)/.test(k) ||
+      /^(OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(k) ||
       k === 'FORCE_COLOR'
     )
       delete env[k];
@@ -461,8 +461,9 @@ out(
     `end ${claudeRuns.length ? (claudeOk ? 'ok' : 'FAILED') : 'not selected'}; ` +
     `integrations ${selected.includes('claude') ? (integrationsOk ? 'ok' : 'FAILED') : 'not selected'}; ` +
     `orchestrator ${orchestraSelected ? (orchestraOk ? 'ok' : 'FAILED') : 'not selected'}; claude over ` +
-    `ACP ${selectedAcp.includes('claude') ? (claudeAcpOk ? 'ok' : 'FAILED') : 'not selected'}; claude's own ` +
-    `settings ${selectedSettings.some((n) => n.startsWith('claude')) ? (settingsOk ? 'ok' : 'FAILED') : 'not selected'} ` +
+    `ACP ${selectedAcp.includes('claude') ? (claudeAcpOk ? 'ok' : 'FAILED') : 'not selected'}; ` +
+    `claude's own settings ` +
+    `${selectedSettings.some((n) => n.startsWith('claude')) ? (settingsOk ? 'ok' : 'FAILED') : 'not selected'} ` +
     `(the other CLIs' runs are reported, not gating)`,
 );
 process.exit(failed ? 1 : 0);

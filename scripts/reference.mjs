@@ -89,7 +89,10 @@ function page(entry) {
     '',
   );
   lines.push(
-    `${entry.writes ? 'Changes the state under `.sow/` (under the lock, all or nothing).' : 'Reads only: changes nothing.'}${entry.mcp_tool ? ` Offered to MCP clients as the \`${entry.mcp_tool}\` tool of \`sow mcp\`.` : ''}`,
+    (entry.writes
+      ? 'Changes the state under `.sow/` (under the lock, all or nothing).'
+      : 'Reads only: changes nothing.') +
+      (entry.mcp_tool ? ` Offered to MCP clients as the \`${entry.mcp_tool}\` tool of \`sow mcp\`.` : ''),
     '',
   );
   return lines.join('\n');

@@ -164,7 +164,9 @@ function fail(part, counter, entry, repo) {
   if (repo) badRepos.add(repo.dir);
   if (failures.length <= 20)
     progress(
-      `  FAILED (${part}/${counter}): ${entry.what}${entry.code !== undefined ? ` — exit ${entry.code}${entry.signal ? ` ${entry.signal}` : ''}` : ''}${entry.stderr ? `\n    stderr: ${entry.stderr.trim().split('\n').join('\n    stderr: ')}` : ''}`,
+      `  FAILED (${part}/${counter}): ${entry.what}` +
+        (entry.code !== undefined ? ` — exit ${entry.code}${entry.signal ? ` ${entry.signal}` : ''}` : '') +
+        (entry.stderr ? `\n    stderr: ${entry.stderr.trim().split('\n').join('\n    stderr: ')}` : ''),
     );
 }
 
@@ -818,9 +820,18 @@ if (ok && !opts.keep) rmSync(ROOT, { recursive: true, force: true });
 const kept = opts.keep ? [ROOT] : ok ? [] : [...badRepos];
 
 if (opts.json) {
-  process.stdout.write(
-    `${JSON.stringify({ ok, seed: opts.seed, elapsedSeconds: seconds, ...counts, invariantsFailed, setupError, failures: failures.slice(0, 100), failuresOmitted: Math.max(0, failures.length - 100), kept }, null, 2)}\n`,
-  );
+  const summary = {
+    ok,
+    seed: opts.seed,
+    elapsedSeconds: seconds,
+    ...counts,
+    invariantsFailed,
+    setupError,
+    failures: failures.slice(0, 100),
+    failuresOmitted: Math.max(0, failures.length - 100),
+    kept,
+  };
+  process.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
 } else {
   const out = (s = '') => process.stdout.write(`${s}\n`);
   out();
@@ -878,14 +889,18 @@ if (opts.json) {
     out(`Failures (${failures.length}${failures.length > 20 ? ', first 20' : ''}):`);
     for (const f of failures.slice(0, 20)) {
       out(
-        `  [${f.part}] ${f.what}${f.command ? `\n    command: ${f.command}` : ''}${f.code !== undefined ? `\n    exit: ${f.code}${f.signal ? ` (${f.signal})` : ''}` : ''}${f.stderr ? `\n    stderr: ${f.stderr.trim().split('\n').join('\n    stderr: ')}` : ''}`,
+        `  [${f.part}] ${f.what}${f.command ? `\n    command: ${f.command}` : ''}` +
+          (f.code !== undefined ? `\n    exit: ${f.code}${f.signal ? ` (${f.signal})` : ''}` : '') +
+          (f.stderr ? `\n    stderr: ${f.stderr.trim().split('\n').join('\n    stderr: ')}` : ''),
       );
     }
   }
   if (kept.length > 0) out(`Kept for inspection: ${kept.join(' ')}`);
   out(
-    `${ok ? 'OK: every invariant held' : `FAILED: ${invariantsFailed} invariant violation(s)${setupError ? ' and a setup failure' : ''}`} ` +
-      `— seed ${opts.seed}, elapsed ${seconds} s`,
+    (ok
+      ? 'OK: every invariant held'
+      : `FAILED: ${invariantsFailed} invariant violation(s)${setupError ? ' and a setup failure' : ''}`) +
+      ` — seed ${opts.seed}, elapsed ${seconds} s`,
   );
 }
 process.exit(ok ? 0 : 1);

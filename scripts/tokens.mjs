@@ -507,7 +507,8 @@ async function main() {
 
 function report(over) {
   if (JSON_OUT) {
-    return `${JSON.stringify({ tokenizer: 'o200k_base', project: { tasks: TASKS, done: DONE }, rows, over_budget: over }, null, 2)}\n`;
+    const json = { tokenizer: 'o200k_base', project: { tasks: TASKS, done: DONE }, rows, over_budget: over };
+    return `${JSON.stringify(json, null, 2)}\n`;
   }
   const lines = [`sow in an agent's context: tokens (o200k_base), a ${TASKS}-task project with ${DONE} done`, ''];
   const body = rows.map((r) => [

@@ -21,7 +21,8 @@ const base = agentFixtures({ tasks: ['First task', 'Second task'], prefix: 'sow-
 /** An executor `w` of `type` (over ACP with `acp`) bound to the implementer, with these settings lines. */
 const config = (type: string, opts: { acp?: boolean; settings?: string[] } = {}) =>
   `agents:\n  executors:\n    w:\n      ` +
-  `type: ${type}\n${opts.acp ? '      transport: acp\n' : ''}${opts.settings?.length ? `      settings:\n${opts.settings.map((s) => `        ${s}\n`).join('')}` : ''}  ` +
+  `type: ${type}\n${opts.acp ? '      transport: acp\n' : ''}` +
+  `${opts.settings?.length ? `      settings:\n${opts.settings.map((s) => `        ${s}\n`).join('')}` : ''}  ` +
   `bindings:\n    implementer: w\n`;
 
 /** A folder outside every test repository: the commands a safe worker must not run touch files here. */

@@ -71,10 +71,8 @@ describe('the installed package', () => {
         expect(JSON.parse(sow(['schema', 'project']).stdout).title).toContain('sow project state');
         expect(sow(['completion', 'bash']).stdout).toContain('_sow_complete');
         // The MCP server answers initialize from its own bundle.
-        const init = sow(
-          ['mcp'],
-          `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } })}\n`,
-        );
+        const params = { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } };
+        const init = sow(['mcp'], `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params })}\n`);
         expect(init.stdout).toContain('"serverInfo":{"name":"sow"');
       } finally {
         rmSync(alone, { recursive: true, force: true });

@@ -47,7 +47,14 @@ function scratch(): string {
 const pwn = (h: Hostile) => `touch ${h.marker}; echo pwned > ${h.sentinel}/precious.txt`;
 
 const checksYaml = (checks: { name: string; run: string; when?: string[]; timeout?: number }[]) =>
-  `checks:\n${checks.map((c) => `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`).join('')}`;
+  `checks:\n` +
+  checks
+    .map(
+      (c) =>
+        `  - name: ${c.name}\n    run: ${JSON.stringify(c.run)}\n` +
+        `${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`,
+    )
+    .join('');
 
 /**
  * Someone else's repository in ImplementationExecuting (task 010 in progress), made once per file:

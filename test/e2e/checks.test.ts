@@ -59,7 +59,8 @@ function declare(repo: Repo, checks: CheckDecl[]): void {
       .map(
         (c) =>
           `  - name: ${c.name}\n    ` +
-          `run: ${JSON.stringify(c.run)}\n${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`,
+          `run: ${JSON.stringify(c.run)}\n` +
+          `${c.when ? `    when: [${c.when.join(', ')}]\n` : ''}${c.timeout ? `    timeout: ${c.timeout}\n` : ''}`,
       )
       .join('')}`,
   );
@@ -370,7 +371,11 @@ describe('sow check run', () => {
       expect(await until(() => !running(grandchild)), 'the check outlived sow').toBe(true);
       expect(stdout).toMatch(/^✓ unit  passed in .*\n$/);
       expect(stderr).toMatch(
-        /^error: interrupted: the check slow was stopped after \d+\.\d s \(unit had passed\); nothing was recorded, and this run's logs were removed; its last lines:\n {2}\| compiling\nhint: run the command again when you are ready: the checks start over\n$/,
+        new RegExp(
+          /^error: interrupted: the check slow was stopped after \d+\.\d s \(unit had passed\); /.source +
+            /nothing was recorded, and this run's logs were removed; its last lines:\n {2}\| compiling\n/.source +
+            /hint: run the command again when you are ready: the checks start over\n$/.source,
+        ),
       );
       expect(repo.yaml(PROJECT).phases.implementation.outputs).toEqual([]);
       expect(existsSync(join(repo.dir, EVIDENCE_DIR)) ? readdirSync(join(repo.dir, EVIDENCE_DIR)) : []).toEqual([]);

@@ -425,7 +425,11 @@ describe('an unknown executor', () => {
     const r = sow(['config', 'validate'], { SOW_AGENTS_IMPLEMENTER: 'nope' });
     expect(r.code, show(r)).toBe(4);
     expect(r.stdout).toMatch(
-      /^✗ SOW_AGENTS_IMPLEMENTER \(environment variable\): executor 'nope' is not defined \(defined: claude-code; built-in types, usable by name: claude, cursor, /m,
+      new RegExp(
+        /^✗ SOW_AGENTS_IMPLEMENTER \(environment variable\): executor 'nope' is not defined /.source +
+          /\(defined: claude-code; built-in types, usable by name: claude, cursor, /.source,
+        'm',
+      ),
     );
     expect(r.stderr).toMatch(
       /^hint: change or unset the environment variable named; then run 'sow config validate' again$/m,

@@ -159,7 +159,11 @@ describe('agent spawn --detach', () => {
       const still = f.sow(['agent', 'wait', '--timeout', '1s']);
       expect(still.code).toBe(124);
       expect(still.stderr).toMatch(
-        /^error: after 1 s 3 workers still run: 010 \(implementer-1, pid \d+\), 020 \(implementer-2, pid \d+\), 030 \(implementer-3, pid \d+\)\nhint: wait again: sow agent wait 010 020 030 --timeout 1s\n$/,
+        new RegExp(
+          /^error: after 1 s 3 workers still run: 010 \(implementer-1, pid \d+\), 020 \(implementer-2, pid \d+\), /
+            .source +
+            /030 \(implementer-3, pid \d+\)\nhint: wait again: sow agent wait 010 020 030 --timeout 1s\n$/.source,
+        ),
       );
       writeFileSync(join(dir, 'go'), '');
       const done = f.ok(['agent', 'wait']);
@@ -200,7 +204,10 @@ describe('agent spawn --detach', () => {
       expect(groupMembers(pgid).length, 'the supervisor, the agent CLI and its sleep').toBeGreaterThanOrEqual(2);
       const r = f.ok(['agent', 'stop', '010']);
       expect(r.stdout).toMatch(
-        /^Stopped implementer-1 \(pid \d+ and its process group\); task 010 is paused\.\nResume it with: sow agent resume 010 "<prompt>"\n$/,
+        new RegExp(
+          /^Stopped implementer-1 \(pid \d+ and its process group\); task 010 is paused\.\n/.source +
+            /Resume it with: sow agent resume 010 "<prompt>"\n$/.source,
+        ),
       );
       expect(groupMembers(pgid)).toEqual([]);
       const t = f.task();

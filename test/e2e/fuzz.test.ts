@@ -50,7 +50,11 @@ describe('fuzz run of hostile .sow/ trees', () => {
       expect(r.stderr).toBe('');
       expect(r.code, `the fuzz run found something:\n${r.stdout}`).toBe(0);
       expect(r.stdout).toMatch(
-        /^runs 3 \(trees 1, acp 1, page 1\), commands 33, asks 150 \(\d+ allowed, \d+ run\), requests 150, findings 0 \(seed 1173312, /m,
+        new RegExp(
+          /^runs 3 \(trees 1, acp 1, page 1\), commands 33, asks 150 \(\d+ allowed, \d+ run\), /.source +
+            /requests 150, findings 0 \(seed 1173312, /.source,
+          'm',
+        ),
       );
     },
     300_000,
@@ -149,16 +153,33 @@ require(${JSON.stringify(SOW)});
     ).toHaveLength(1);
     expect(kinds, r.stdout).toHaveLength(11);
     expect(r.stdout).toMatch(
-      /^FINDING seed=1173312 run=1 base=executing cmd='sow status( --json)?' .*what: outside the repository: changed precious\.txt/m,
+      new RegExp(
+        /^FINDING seed=1173312 run=1 base=executing cmd='sow status( --json)?' /.source +
+          /.*what: outside the repository: changed precious\.txt/.source,
+        'm',
+      ),
     );
     expect(r.stdout).toMatch(
-      /^FINDING seed=1173312 run=1 base=executing cmd='sow agent stop 010' .*what: the sentinel process \(pid \d+, sleep 600 in a process group of its own, never started by sow\) was ended by SIGKILL/m,
+      new RegExp(
+        /^FINDING seed=1173312 run=1 base=executing cmd='sow agent stop 010' .*what: the sentinel process /.source +
+          /\(pid \d+, sleep 600 in a process group of its own, never started by sow\) was ended by SIGKILL/.source,
+        'm',
+      ),
     );
     expect(r.stdout).toMatch(
-      /^FINDING seed=1173312 corpus=acp run=1 base=executing cmd='ask 5 \(string\): "sow;\/usr\/bin\/touch .*what: allowed, but a plain reading finds ";", which the shell acts on; allowed, and run by \/bin\/bash -c: it executed "\/usr\/bin\/touch"/m,
+      new RegExp(
+        /^FINDING seed=1173312 corpus=acp run=1 base=executing cmd='ask 5 \(string\): "sow;\/usr\/bin\/touch /.source +
+          /.*what: allowed, but a plain reading finds ";", which the shell acts on; /.source +
+          /allowed, and run by \/bin\/bash -c: it executed "\/usr\/bin\/touch"/.source,
+        'm',
+      ),
     );
     expect(r.stdout).toMatch(
-      /^runs 2 \(trees 1, acp 1, page 0\), commands 32, asks 150 \(\d+ allowed, \d+ run\), findings \d+ \(seed 1173312, /m,
+      new RegExp(
+        /^runs 2 \(trees 1, acp 1, page 0\), commands 32, asks 150 \(\d+ allowed, \d+ run\), /.source +
+          /findings \d+ \(seed 1173312, /.source,
+        'm',
+      ),
     );
   }, 300_000);
 });

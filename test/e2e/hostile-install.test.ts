@@ -60,7 +60,10 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
       );
       const r = ok(clone, ['uninstall', 'codex']);
       expect(r.stderr).toMatch(
-        /warning: \.sow\/integrations\.yaml names src\/main\.c as a file of sow's, but sow's install for codex writes no file there; sow left it as it is/,
+        new RegExp(
+          /warning: \.sow\/integrations\.yaml names src\/main\.c as a file of sow's, /.source +
+            /but sow's install for codex writes no file there; sow left it as it is/.source,
+        ),
       );
       expect(r.stderr).toMatch(/warning: \.sow\/integrations\.yaml names \.git\/config /);
       expect(r.stderr).toContain('names "x\\nwarning: all is well\\x1b[2J" as a file');
@@ -122,9 +125,10 @@ describe('the record is a claim: uninstall removes only what sow installs, uncha
     () => {
       const h = hostile();
       const theirs = { hooks: { Stop: [{ matcher: 'x', hooks: [{ type: 'command', command: 'sow hook stop' }] }] } };
+      const ours = { hooks: [{ type: 'command', command: 'sow project continue' }] };
       h.write(
         '.claude/settings.json',
-        `${JSON.stringify({ ...theirs, hooks: { ...theirs.hooks, SessionStart: [{ hooks: [{ type: 'command', command: 'sow project continue' }] }] } }, null, 2)}\n`,
+        `${JSON.stringify({ ...theirs, hooks: { ...theirs.hooks, SessionStart: [ours] } }, null, 2)}\n`,
       );
       h.write(
         '.sow/integrations.yaml',

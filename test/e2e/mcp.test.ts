@@ -974,7 +974,8 @@ describe('sow mcp: hostile or careless messages', () => {
         ],
         ['{"jsonrpc":"1.0","id":4,"method":"ping"}', '{"jsonrpc":"2.0","id":4,"error":{"code":-32600,'],
         [
-          '[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"advance"}},{"jsonrpc":"2.0","method":"notifications/initialized"},7]',
+          '[{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"advance"}},' +
+            '{"jsonrpc":"2.0","method":"notifications/initialized"},7]',
           '[{"jsonrpc":"2.0","id":5,"error":{"code":-32600,"message":"invalid request: batches are not supported',
         ],
         ['[]', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request: an empty batch"'],
@@ -1021,7 +1022,8 @@ describe('sow mcp: hostile or careless messages', () => {
       // A log entry that would change the state, were it read.
       server.send(
         sized(
-          `{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"log","arguments":{"action":"research","result":"success","project":true,"notes":"${'x'.repeat(100)}"}}}`,
+          `{"jsonrpc":"2.0","id":"over","method":"tools/call","params":{"name":"log",` +
+            `"arguments":{"action":"research","result":"success","project":true,"notes":"${'x'.repeat(100)}"}}}`,
           LIMIT + 1,
         ),
       );

@@ -120,7 +120,8 @@ function runSteps(steps: Step[], startIn: string): void {
         env: { ...TEST_ENV, PATH, EDITOR: 'editor', LANG: 'C.UTF-8' },
       },
     );
-    const said = `README line ${step.line}: ${step.command}\nexit ${r.status}\nstdout: ${r.stdout}\nstderr: ${r.stderr}`;
+    const said =
+      `README line ${step.line}: ${step.command}\nexit ${r.status}\n` + `stdout: ${r.stdout}\nstderr: ${r.stderr}`;
     expect(r.status, said).toBe(step.exit);
     if (step.exit !== 0) expect(r.stderr, `${said}\na refusal says why`).toMatch(/^error: /m);
     cwd = readFileSync(where, 'utf8').trim();

@@ -102,7 +102,10 @@ describe('sow refs add | list', () => {
       );
       expect(r.stdout).toBe('.sow/refs/style\n');
       expect(r.stderr).toMatch(
-        /Added ref 'style' \(knowledge\) from https:\/\/refs\.example\.invalid\/\S+ at [0-9a-f]{7}: \.sow\/refs\/style → /,
+        new RegExp(
+          /Added ref 'style' \(knowledge\) from https:\/\/refs\.example\.invalid\/\S+ /.source +
+            /at [0-9a-f]{7}: \.sow\/refs\/style → /.source,
+        ),
       );
       const link = join(repo.dir, '.sow/refs/style');
       expect(lstatSync(link).isSymbolicLink()).toBe(true);

@@ -407,7 +407,12 @@ describe('workers claim through the remote', () => {
         human: true,
       });
       expect(text).toMatch(
-        /^task 010 is claimed on the remote 'origin' by ann on \S+, lease until \d{4}-\S+; a worker here would work beside theirs\nnothing was changed; start one on the next task nobody holds \('sow agent spawn implementer --next'\)/,
+        new RegExp(
+          /^task 010 is claimed on the remote 'origin' by ann on \S+, lease until \d{4}-\S+; /.source +
+            /a worker here would work beside theirs\n/.source +
+            /nothing was changed; start one on the next task nobody holds \('sow agent spawn implementer --next'\)/
+              .source,
+        ),
       );
       expectFails(b, ['agent', 'spawn', 'implementer', '010', '--detach'], 1, 'TASK_CLAIMED_ELSEWHERE', { env: w.env });
       expect(w.calls()).toEqual([]);
@@ -788,7 +793,10 @@ describe('a claim guards every change of its task', () => {
         human: true,
       });
       expect(text).toMatch(
-        /^task 010 is held by ann: claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+; only its holder changes it\nnothing was changed; ask ann to let it go/,
+        new RegExp(
+          /^task 010 is held by ann: claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+; /
+            .source + /only its holder changes it\nnothing was changed; ask ann to let it go/.source,
+        ),
       );
       expect(text).toContain(
         "pass --force to take it over (noted in the task's log, and the claim on 'origin' is deleted)",
@@ -826,7 +834,12 @@ describe('a claim guards every change of its task', () => {
       expect(forced.stderr).not.toContain('warning');
       expect(b.yaml(taskFile('010')).status).toBe('completed');
       expect(b.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(
-        /agent: bob\naction: note\nresult: success\n---\n\nTaken over with --force \(set status completed\) by bob on \S+, from ann: claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+\. Their claim on the remote is deleted once this change is written \(a failure is said then\)\./,
+        new RegExp(
+          /agent: bob\naction: note\nresult: success\n---\n\n/.source +
+            /Taken over with --force \(set status completed\) by bob on \S+, from ann: /.source +
+            /claimed on the remote 'origin' from \S+ since \d{4}-\S+, lease until \d{4}-\S+\. /.source +
+            /Their claim on the remote is deleted once this change is written \(a failure is said then\)\./.source,
+        ),
       );
       expect(remoteClaims(remote).has('010')).toBe(false);
     },
@@ -912,7 +925,11 @@ describe('a claim guards every change of its task', () => {
         human: true,
       });
       expect(text).toMatch(
-        /^task 010 is held by implementer-1: a worker run by pid \d+ on \S+ since \d{4}-\S+; only its holder changes it\nnothing was changed; ask implementer-1 to let it go, wait until its worker is done/,
+        new RegExp(
+          /^task 010 is held by implementer-1: a worker run by pid \d+ on \S+ since \d{4}-\S+; /.source +
+            /only its holder changes it\n/.source +
+            /nothing was changed; ask implementer-1 to let it go, wait until its worker is done/.source,
+        ),
       );
       expectFails(a, ['task', 'set', '--id', '010', 'metadata.note', 'x'], 3, 'TASK_HELD');
       expectFails(a, ['task', 'abandon', '--id', '010'], 3, 'TASK_HELD');
@@ -930,7 +947,10 @@ describe('a claim guards every change of its task', () => {
       expect(task.status).toBe('abandoned');
       expect(task.owner).toBeUndefined();
       expect(a.read('.sow/project/phases/implementation/tasks/010/log.md')).toMatch(
-        /Taken over with --force \(abandoned\) by bob on \S+, from implementer-1: a worker run by pid \d+ on \S+ since \S+\. Their later writes to this task are refused\./,
+        new RegExp(
+          /Taken over with --force \(abandoned\) by bob on \S+, from implementer-1: /.source +
+            /a worker run by pid \d+ on \S+ since \S+\. Their later writes to this task are refused\./.source,
+        ),
       );
       expect(remoteClaims(remote).size).toBe(0);
       // The worker's late report is refused: the task stays abandoned.

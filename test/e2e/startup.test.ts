@@ -196,8 +196,9 @@ describe('start-up', () => {
         stderr: slow.stderr,
       });
     }
+    const { version } = JSON.parse(readFileSync(join(dirname(SOW), '..', 'package.json'), 'utf8'));
     expect(run(join(alone, 'sow.cjs'), ['--json', '--version']).stdout).toBe(
-      `${JSON.stringify({ ok: true, data: { version: JSON.parse(readFileSync(join(dirname(SOW), '..', 'package.json'), 'utf8')).version } })}\n`,
+      `${JSON.stringify({ ok: true, data: { version } })}\n`,
     );
     // Anything else on the line is the CLI's to answer.
     expect(run(join(alone, 'sow.cjs'), ['--version', '--help']).status).not.toBe(0);

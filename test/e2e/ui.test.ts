@@ -162,7 +162,9 @@ describe('sow ui: safe by default', () => {
             const r = await request(s.port, '/api/action', {
               method: 'POST',
               headers: { 'content-type': 'application/json', 'x-sow-token': s.token },
-              body: `{"action":${JSON.stringify(name)},"name":${JSON.stringify(payload.name)},"args":[],"opts":${JSON.stringify(payload.opts)}}`,
+              body:
+                `{"action":${JSON.stringify(name)},"name":${JSON.stringify(payload.name)},` +
+                `"args":[],"opts":${JSON.stringify(payload.opts)}}`,
             });
             expect([name, payload.name, r.status]).toEqual([name, payload.name, 400]);
             expect(JSON.parse(r.body)).toMatchObject({ ok: false, error: { code: 'UI_NO_SUCH_ACTION' } });

@@ -83,8 +83,8 @@
  *                 "No previous sessions found for this project."). MCP servers are not started
  *                 without --skip-trust (an untrusted folder).
  *   copilot       refuses stdio MCP servers (only http/sse): the mcp step fails.
- *   opencode      asks no permission unless OPENCODE_PERMISSION or OPENCODE_CONFIG_CONTENT's `permission` says "ask" (for
- *                 all, or for bash / edit / read): otherwise it just runs (logged as notAsked).
+ *   opencode      asks no permission unless OPENCODE_PERMISSION or OPENCODE_CONFIG_CONTENT's `permission` says
+ *                 "ask" (for all, or for bash / edit / read): otherwise it just runs (logged as notAsked).
  *   claude-agent-acp  as root with IS_SANDBOX set to anything but "1", session/new fails: -32603,
  *                 data.details "Query closed before response received". It runs a command unasked
  *                 when the project's settings allow all of Bash (permissions.allow "Bash" or

@@ -6,7 +6,8 @@
  * would (links, new issues, new pull requests, ready).
  *
  *   FAKE_GH_LOG    a JSON line per call: { argv, cwd }
- *   FAKE_GH_STATE  JSON { repo, issues: [{number, title, state, labels: [{name}], url, body}], linked: {n: [branch]}, prs: [...] }
+ *   FAKE_GH_STATE  JSON { repo, issues: [{number, title, state, labels: [{name}], url, body}],
+ *                  linked: {n: [branch]}, prs: [...] }
  *   FAKE_GH_FAIL   auth: exit 4 as gh does without a login; error: exit 1 with an API error;
  *                  develop: only linking a branch to an issue fails (as without the permission);
  *                  create-after:N: `issue create` fails once N issues were created through it

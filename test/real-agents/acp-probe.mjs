@@ -6,7 +6,8 @@
  * allowed), a session/load from a second process, and an MCP server handed over in session/new.
  * Prints one line per step. What it found is in ../shared/notes/agent-clis.md ("ACP in practice").
  *
- *   node test/real-agents/acp-probe.mjs <gemini|copilot|opencode|claude-agent-acp|codex-acp> [--prompt] [--safe] [--load] [--mcp]
+ *   node test/real-agents/acp-probe.mjs <gemini|copilot|opencode|claude-agent-acp|codex-acp>
+ *     [--prompt] [--safe] [--load] [--mcp]
  *
  * REAL_AGENTS_DIR: where the pinned CLIs are installed (install.mjs; default /tmp/realclis).
  * ACP_ADAPTERS_DIR: where @zed-industries/claude-agent-acp@0.23.1 and @zed-industries/codex-acp@0.16.0
@@ -81,9 +82,8 @@ const homes = agentHomes(home);
 const base = { ...process.env, NO_COLOR: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' };
 for (const k of Object.keys(base))
   if (
-    /^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_|OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(
-      k,
-    )
+    /^(SOW_|ANTHROPIC_|CLAUDE_|OPENAI_|CODEX_|GEMINI_|GOOGLE_|COPILOT_|GH_|GITHUB_)/.test(k) ||
+    /^(OPENCODE_|XDG_|AWS_|AZURE_|VERTEX)/.test(k)
   )
     delete base[k];
 for (const k of agentSpec.unset ?? []) delete base[k];
@@ -144,7 +144,8 @@ const t0 = Date.now();
 const say = (label, value) =>
   console.log(
     `[${which} ` +
-      `+${((Date.now() - t0) / 1000).toFixed(1)}s] ${label}: ${typeof value === 'string' ? value : JSON.stringify(value)}`,
+      `+${((Date.now() - t0) / 1000).toFixed(1)}s] ${label}: ` +
+      `${typeof value === 'string' ? value : JSON.stringify(value)}`,
   );
 const errorOf = (e) => ({ code: e?.code, message: e?.message, data: e?.data });
 say('command', command.join(' '));

@@ -144,10 +144,14 @@ export async function runAcpScenario(opts) {
       .map((r) => {
         const what = r.decision
           ? r.decision.kind === 'tool'
-            ? `tool ${r.decision.step.kind === 'mcp' ? (r.mcpTool ?? '(none)') : r.shellTool} ${JSON.stringify(r.decision.command)}`
+            ? `tool ${r.decision.step.kind === 'mcp' ? (r.mcpTool ?? '(none)') : r.shellTool} ` +
+              `${JSON.stringify(r.decision.command)}`
             : 'final text'
           : '';
-        const line = `      #${r.n} ${r.method} ${r.url}${r.upgrade ? ' (upgrade)' : ''}${r.kind ? ` [${r.kind}${what ? `: ${what}` : ''}]` : ''}${r.note ? ` — ${r.note.split('\n')[0]}` : ''}`;
+        const line =
+          `      #${r.n} ${r.method} ${r.url}${r.upgrade ? ' (upgrade)' : ''}` +
+          `${r.kind ? ` [${r.kind}${what ? `: ${what}` : ''}]` : ''}` +
+          `${r.note ? ` — ${r.note.split('\n')[0]}` : ''}`;
         const last = r.decision?.results?.length
           ? r.decision.results.at(-1).replace(/\s+/g, ' ').trim().slice(0, 240)
           : '';
@@ -192,7 +196,8 @@ export async function runAcpScenario(opts) {
   else result.spawn.text = 'ok';
   details.push(
     `spawn: exit ${spawn.code}; ` +
-      `session ${sessionId ?? '(none)'}${sessionId && raw.includes(sessionId) ? ' (in the ACP stream sow kept)' : ''}; ${reqs.length} ` +
+      `session ${sessionId ?? '(none)'}` +
+      `${sessionId && raw.includes(sessionId) ? ' (in the ACP stream sow kept)' : ''}; ${reqs.length} ` +
       `main-loop request(s), ${server.requests.length - before} in all, ${(spawn.ms / 1000).toFixed(1)} s`,
   );
   const acpReqs = reqs.filter((r) => r.decision?.script === 'acp');

@@ -299,11 +299,11 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     await must('sow', ['advance']);
     const configDir = join(env.XDG_CONFIG_HOME, 'sow');
     mkdirSync(configDir, { recursive: true });
-    writeFileSync(
-      join(configDir, 'config.yaml'),
-      `# written by npm run ` +
-        `test:real-agents${toYaml({ agents: { executors: { 'real-claude': { type: 'claude', settings: { yolo_mode: true, model: 'claude-sonnet-4-5' } } }, bindings: { implementer: 'real-claude' } } })}\n`,
-    );
+    const realClaude = { type: 'claude', settings: { yolo_mode: true, model: 'claude-sonnet-4-5' } };
+    const userConfig = {
+      agents: { executors: { 'real-claude': realClaude }, bindings: { implementer: 'real-claude' } },
+    };
+    writeFileSync(join(configDir, 'config.yaml'), `# written by npm run test:real-agents${toYaml(userConfig)}\n`);
 
     const claudeEnv = {
       ...fullEnv,
@@ -369,8 +369,10 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     const last = orch.at(-1)?.decision;
     if (last?.kind !== 'text' || last.text !== FINAL)
       why.push(
-        `the orchestrator did not finish its ` +
-          `script: ${last?.kind === 'text' ? last.text.split('\n').slice(0, 6).join(' | ') : `its last step was \`${last?.command}\``}`,
+        `the orchestrator did not finish its script: ` +
+          (last?.kind === 'text'
+            ? last.text.split('\n').slice(0, 6).join(' | ')
+            : `its last step was \`${last?.command}\``),
       );
     if (slices < 2) why.push(`the orchestrator waited in ${slices} slice(s): its Bash limit never made it wait again`);
     const checkSlices = asked.filter((c) => c === CHECK_WAIT).length;
@@ -538,8 +540,14 @@ export async function runOrchestra({ claude, dir, env, log, timeoutMs = 15 * 60_
     details.push(`the orchestrator's whole run: ${wall.toFixed(1)} s`);
     if (why.length) {
       details.push(
-        `  the orchestrator's ` +
-          `commands:\n${orch.map((r) => `      #${r.n} ${r.decision?.kind === 'tool' ? r.decision.command : `(text) ${String(r.decision?.text).split('\n')[0]}`}`).join('\n')}`,
+        `  the orchestrator's commands:\n` +
+          orch
+            .map((r) => {
+              const step =
+                r.decision?.kind === 'tool' ? r.decision.command : `(text) ${String(r.decision?.text).split('\n')[0]}`;
+              return `      #${r.n} ${step}`;
+            })
+            .join('\n'),
       );
       details.push(`  claude stderr (tail):\n${tail(orchestrator.stderr, 15)}`);
     }

@@ -184,7 +184,12 @@ export async function runScenario(opts) {
     server.requests
       .slice(from)
       .map((r) => {
-        const line = `      #${r.n} ${r.method} ${r.url}${r.upgrade ? ' (upgrade)' : ''}${r.kind ? ` [${r.kind}${r.decision ? `: ${r.decision.kind === 'tool' ? `tool ${r.shellTool} ${JSON.stringify(r.decision.command)}` : 'final text'}` : ''}]` : ''}${r.note ? ` — ${r.note.split('\n')[0]}` : ''}`;
+        const what =
+          r.decision?.kind === 'tool' ? `tool ${r.shellTool} ${JSON.stringify(r.decision.command)}` : 'final text';
+        const line =
+          `      #${r.n} ${r.method} ${r.url}${r.upgrade ? ' (upgrade)' : ''}` +
+          `${r.kind ? ` [${r.kind}${r.decision ? `: ${what}` : ''}]` : ''}` +
+          `${r.note ? ` — ${r.note.split('\n')[0]}` : ''}`;
         // The tool output this request brought back (what the worker's shell printed).
         const results = (r.messages ?? []).flatMap((m) => m.toolResults);
         const last = results.length && r.decision ? results.at(-1).replace(/\s+/g, ' ').trim().slice(0, 240) : '';

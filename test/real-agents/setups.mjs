@@ -90,10 +90,12 @@ export const SETUPS = {
       // An API key alone is not enough: settings.json must select the gemini-api-key auth type.
       const dir = join(env.GEMINI_CLI_HOME, '.gemini');
       mkdirSync(dir, { recursive: true });
-      writeFileSync(
-        join(dir, 'settings.json'),
-        `${JSON.stringify({ security: { auth: { selectedType: 'gemini-api-key' } }, privacy: { usageStatisticsEnabled: false }, general: { disableAutoUpdate: true, disableUpdateNag: true } }, null, 2)}\n`,
-      );
+      const settings = {
+        security: { auth: { selectedType: 'gemini-api-key' } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+      };
+      writeFileSync(join(dir, 'settings.json'), `${JSON.stringify(settings, null, 2)}\n`);
       return {
         env: { GEMINI_API_KEY: 'test', GOOGLE_GEMINI_BASE_URL: server.url },
         // A new folder is untrusted: without --skip-trust gemini exits 55.
