@@ -344,9 +344,10 @@ export const commands: readonly CommandDef[] = [
         flags: '--remote <name>',
         description: 'also claim it on this git remote',
       },
+      { flags: '-n, --limit <n>', description: 'list at most this many', parse: (raw) => limitArg(raw) },
     ],
     help:
-      '--agent, --owner, --lease and --remote go with --claim. ' +
+      '--agent, --owner, --lease and --remote go with --claim; --limit with the list (an MCP client gets 10). ' +
       "The owner by default: SOW_OWNER, else a worker's or session's own name, " +
       'else at a terminal your git user.name. ' +
       'A claim holds for its lease after your last write. A claim on a remote (default: claims.remote of ' +
@@ -354,11 +355,21 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     mcp: {
       tool: 'task_next',
-      description: 'Tasks ready to start; claim takes the first, with its description and needs.',
+      description: 'Tasks ready to start (first 10); claim takes the first, with its description and needs.',
       listKey: 'tasks',
+      // At 1,000 pending tasks the whole list is hundreds of KB an agent never reads.
+      omit: ['limit'],
+      defaults: { limit: '10' },
     },
     async run(ctx, { opts: o }) {
-      const opts = o as { claim?: boolean; agent?: string; owner?: string; lease: string; remote?: string };
+      const opts = o as {
+        claim?: boolean;
+        agent?: string;
+        owner?: string;
+        lease: string;
+        remote?: string;
+        limit?: number;
+      };
       const app = await import('../app/task.js');
       if (!opts.claim) {
         if (opts.agent !== undefined || opts.owner !== undefined || opts.remote !== undefined)
@@ -369,12 +380,18 @@ export const commands: readonly CommandDef[] = [
           );
         const { formatTaskGroups, formatTaskLine } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
-        const tasks = await app.nextTasks(ctx.app);
+        const ready = await app.nextTasks(ctx.app);
+        const tasks = opts.limit !== undefined ? ready.slice(0, opts.limit) : ready;
+        const more = ready.length - tasks.length;
         const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
         return {
           data: tasks,
           text: compact ? formatTaskGroups(tasks, { paint }) : tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
-          ...(tasks.length ? {} : { message: 'No task is ready to start' }),
+          ...(ready.length === 0
+            ? { message: 'No task is ready to start' }
+            : more > 0
+              ? { message: `${more} more not shown (--limit ${opts.limit})` }
+              : {}),
         };
       }
       const { parseLease } = await import('../domain/ownership.js');

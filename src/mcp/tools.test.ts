@@ -169,6 +169,18 @@ describe('tools derived from their commands', () => {
     });
   });
 
+  it('an omitted option with a default of the tool is not offered, and every call passes that default', async () => {
+    const [tool] = await toolsOf(
+      echo('x', {
+        options: [{ flags: '--limit <n>', description: 'at most', parse: (w) => Number(w) }],
+        mcp: { tool: 'echo', defaults: { limit: '10' }, omit: ['limit'] },
+      }),
+    );
+    expect(tool!.inputSchema.properties).toEqual({});
+    expect((await tool!.run({}, ctx)).data).toMatchObject({ opts: { limit: 10 } });
+    await expect(tool!.run({ limit: 3 }, ctx)).rejects.toThrow(/unknown argument 'limit'/);
+  });
+
   it('several commands, one tool: action picks the command, the arguments one of an action', async () => {
     const owner = (flags: string) => ({ flags, description: 'whose' });
     const defs = [
@@ -220,7 +232,7 @@ describe('tools derived from their commands', () => {
     ]);
     for (const def of commands.filter((d) => d.mcp)) {
       const tool = tools.find((t) => t.name === def.mcp!.tool)!;
-      for (const p of paramsOf(def)) {
+      for (const p of paramsOf(def).filter((q) => !q.hidden)) {
         const listed = tool.inputSchema.properties[p.name] as { description: string };
         expect(listed, `${def.name}: ${p.name}`).toBeDefined();
         expect(listed.description, `${def.name}: ${p.name}`).toContain(p.description);
@@ -228,7 +240,7 @@ describe('tools derived from their commands', () => {
       // Only what the exposure names is left out, and a terminal's options (--watch).
       const offered = (def.options ?? []).length + (def.args ?? []).length + (def.passThrough ? 1 : 0);
       const left = (def.options ?? []).filter((o) => o.terminal).length + (def.mcp!.omit ?? []).length;
-      expect(paramsOf(def).length, def.name).toBe(offered - left);
+      expect(paramsOf(def).filter((q) => !q.hidden).length, def.name).toBe(offered - left);
       expect(tool.annotations?.readOnlyHint === true, def.name).toBe(
         commands.filter((d) => d.mcp?.tool === tool.name).every((d) => !d.writes),
       );

@@ -40,6 +40,8 @@ export interface Param {
   readonly required: boolean;
   readonly choices?: readonly string[];
   readonly default?: unknown;
+  /** Not offered to the client: an omitted option the tool always passes with its default. */
+  readonly hidden?: boolean;
   /** Puts the value, as typed words, into the command's input as commander would. */
   put(input: Draft, value: unknown): void;
 }
@@ -92,12 +94,13 @@ export function paramsOf(def: CommandDef): Param[] {
   );
   for (const o of def.options ?? []) {
     const [, long, value] = /--([\w-]+)(?:\s+[<[](.+)[>\]])?/.exec(o.flags)!;
-    if (o.terminal || omitted(long!)) continue;
+    const name = snake(long!);
+    const given = defaults[name];
+    // An omitted option is left out, unless the tool's defaults fix its value (e.g. a list's limit).
+    if (o.terminal || (omitted(long!) && given === undefined)) continue;
     const negated = long!.startsWith('no-');
     const key = camel(negated ? long!.slice(3) : long!);
-    const name = snake(long!);
     const repeats = Array.isArray(o.default);
-    const given = defaults[name];
     const parse = (raw: string, previous: unknown) => {
       // A parser of sow's own refuses as sow does (it replaces commander's check of the choices).
       if (o.parse) return o.parse(raw, previous);
@@ -109,6 +112,7 @@ export function paramsOf(def: CommandDef): Param[] {
       kind: value === undefined ? 'boolean' : repeats ? 'list' : 'string',
       description: o.description,
       required: o.required === true && given === undefined,
+      ...(omitted(long!) ? { hidden: true } : {}),
       ...(o.choices ? { choices: o.choices } : {}),
       ...(given !== undefined ? { default: given } : o.default !== undefined && !repeats ? { default: o.default } : {}),
       put(input, v) {
@@ -184,7 +188,7 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
   // Every name once, in the commands' order; a name several commands take says what it is in each.
   const merged = new Map<string, { param: Param; said: Map<string, string[]> }>();
   for (const def of defs)
-    for (const p of own.get(def)!) {
+    for (const p of own.get(def)!.filter((q) => !q.hidden)) {
       const seen = merged.get(p.name) ?? { param: p, said: new Map() };
       if (seen.param.kind !== p.kind) throw new Error(`${name}: '${p.name}' has two types`);
       seen.said.set(p.description, [...(seen.said.get(p.description) ?? []), def.mcp!.action ?? '']);

@@ -156,6 +156,16 @@ describe('task list for an agent', () => {
     expect(lines.filter((l) => /^\d{3} /.test(l))).toHaveLength(rows.filter((t) => t.status !== 'completed').length);
   });
 
+  it('task next --limit lists the first ready tasks and says how many more there are', () => {
+    const repo = fresh();
+    toExecuting(repo, ['One', 'Two', 'Three']);
+    const r = ok(repo, ['task', 'next', '--limit', '2']);
+    expect(r.stdout).toBe('pending (2):\n010 One\n020 Two\n');
+    expect(r.stderr).toContain('1 more not shown (--limit 2)');
+    expect(ok(repo, ['task', 'next', '--limit', '2', '--json']).json!.data).toHaveLength(2);
+    expectFails(repo, ['task', 'next', '--limit', '0'], 2, 'USAGE');
+  });
+
   it("continue in ImplementationExecuting points to 'sow task next', not the whole list", () => {
     const repo = fresh();
     toExecuting(repo, ['A']);

@@ -326,6 +326,30 @@ describe('sow mcp: the tools', () => {
     expect(bad.isError).toBe(true);
   });
 
+  it('task_next lists the first 10 ready tasks (sow task next --limit 10); the command line lists them all', async () => {
+    const repo = fresh();
+    toExecuting(
+      repo,
+      Array.from({ length: 12 }, (_, i) => `Task ${i + 1}`),
+    );
+    const { client } = await connect(repo);
+    const listed = await data(client, 'task_next');
+    expect(listed).toEqual(cliData(repo, ['task', 'next', '--limit', '10']));
+    expect(listed.map((t: { id: string }) => t.id)).toEqual([
+      '010',
+      '020',
+      '030',
+      '040',
+      '050',
+      '060',
+      '070',
+      '080',
+      '090',
+      '100',
+    ]);
+    expect(cliData(repo, ['task', 'next'])).toHaveLength(12);
+  });
+
   it('task_next and task_update: the data of sow task next / task set', async () => {
     const repo = fresh();
     toExecuting(repo, ['First task', 'Second task', 'Third task']);
