@@ -326,7 +326,7 @@ describe('sow mcp: the tools', () => {
     expect(bad.isError).toBe(true);
   });
 
-  it('task_next lists the first 10 ready tasks (sow task next --limit 10); the command line lists them all', async () => {
+  it('task_next lists the first 10 ready tasks (task next --limit 10); the command line, all', async () => {
     const repo = fresh();
     toExecuting(
       repo,
