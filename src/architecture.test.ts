@@ -111,6 +111,14 @@ describe('the layers', () => {
     },
   );
 
+  it('no source file is over 500 lines: a file that grows past it is split by what its parts do', () => {
+    const long = all
+      .map((s) => ({ file: s.file, lines: readFileSync(join(SRC, s.file), 'utf8').split('\n').length - 1 }))
+      .filter((s) => s.lines > 500)
+      .map((s) => `${s.file}: ${s.lines} lines`);
+    expect(long).toEqual([]);
+  });
+
   it('what was taken out stays out: no XState, no parse cache', () => {
     const pkg = JSON.parse(readFileSync(join(SRC, '..', 'package.json'), 'utf8')) as {
       dependencies?: Record<string, string>;
