@@ -135,7 +135,12 @@ export class Reader {
   }
 
   async task(raw: string): Promise<TaskState> {
-    return (await loadTaskFile(this.root, this.type, normalizeTaskId(raw), raw)).data;
+    return (await this.taskFile(raw)).data;
+  }
+
+  /** The task's file as read: its text too, for a write that must find it unchanged. */
+  taskFile(raw: string): Promise<StateFile<TaskState>> {
+    return loadTaskFile(this.root, this.type, normalizeTaskId(raw), raw);
   }
 
   async tasks(): Promise<TaskSummary[]> {
