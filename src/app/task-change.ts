@@ -18,7 +18,7 @@ import { warn } from '../adapters/notices.js';
 import { personName } from '../adapters/person.js';
 import { readTaskClaim, thisMachine } from '../adapters/remote-claims.js';
 import { renderStateFile, type StateFile } from '../adapters/state-files.js';
-import { commitChange, StaleChangeError, type LogEntry } from '../adapters/transaction.js';
+import { commitChange, StaleChangeError, type ChangeSet, type LogEntry } from '../adapters/transaction.js';
 import { heldBy, liveOwner } from './ownership.js';
 import { claimsRemote, dropOverriddenClaim, giveBackRemoteClaim, releaseRemoteClaim } from './remote-claims.js';
 import type { ClaimSeen } from './remote-claims.js';
@@ -58,7 +58,6 @@ export function abandonTask(ctx: AppContext, rawId: string, opts: SetTaskOptions
 
 /** What a change of one task is planned from, and every state file read for it (the write checks them). */
 interface TaskView {
-  ctx: AppContext;
   root: string;
   branch: string;
   type: ProjectType;
@@ -84,23 +83,20 @@ async function changeTask(
   // The task's claim on the remote is read once, before any lock (never under it).
   const seen = await claimSeen(view);
   let plan: TaskChangePlan | Error = await planOn(view, request, seen);
-  let runs: CheckRun[] | undefined;
-  if (plan.checks) {
-    // Whoever completes it (the worker, the person, MCP), the checks run where the task's code is.
-    const checks = await import('./checks.js');
-    runs = await checks.runCompletionChecks(ctx, plan, plan.checks, opts);
-  }
+  // Whoever completes it (the worker, the person, MCP), the checks run where the task's code is.
+  const checks = plan.checks && (await import('./checks.js'));
+  const runs = checks && (await checks.runCompletionChecks(ctx, plan, plan.checks!, opts));
   for (let tries = 1; ; tries++) {
-    // After the checks, planned again on the state as it is now: what changed meanwhile is not written over.
-    if (runs && tries === 1) view = await readTask(ctx, rawId, opts.owner);
-    if (runs) plan = await planAfterChecks(view, request, seen, runs);
+    // After the checks, or a race lost, planned again on the state as it is now: nothing is written over.
+    if (runs || tries > 1) {
+      view = await readTask(ctx, rawId, opts.owner);
+      plan = runs ? await planAfterChecks(view, request, seen, runs) : await planOn(view, request, seen);
+    }
     const { change, after, written } = await changeOf(view, plan, seen, runs);
     try {
       await commitChange(view.root, change);
     } catch (err) {
       if (!(err instanceof StaleChangeError) || tries === TRIES) throw err;
-      view = await readTask(ctx, rawId, opts.owner);
-      if (!runs) plan = await planOn(view, request, seen);
       continue;
     }
     for (const step of after) await step();
@@ -133,7 +129,7 @@ function readTask(ctx: AppContext, rawId: string, owner: string | undefined): Pr
       // A claim may be the person's at this terminal: their writes renew it, and they may finish it.
       if (file.data.owner?.kind === 'claim') await knowPerson(reader.root, who);
       const { root, type, taskPhase: phase } = reader;
-      return { ctx, root, branch: reader.project.branch, type, phase, file, actor: who, now: ctx.now(), read: [file] };
+      return { root, branch: reader.project.branch, type, phase, file, actor: who, now: ctx.now(), read: [file] };
     },
     { otherBranch: 'refuse' },
   );
@@ -195,70 +191,46 @@ async function planAfterChecks(
   }
 }
 
-interface Planned {
-  change: Parameters<typeof commitChange>[1];
-  /** The steps on the remote that wait for the write. */
-  after: (() => Promise<void>)[];
-  /** The task's state as written, if it is. */
-  written?: TaskState;
-}
-
 /**
- * The finished change: what the plan says, with the checks' evidence. A completion refused after
- * its checks, or found completed already, writes the evidence alone, the status kept — and, when
- * a check failed, so does the failure, which then also refuses a writer that no longer owns the task.
+ * The finished change: what the plan says, with the checks' evidence, and the steps on the remote
+ * that wait for it. A completion refused after its checks, or found completed already, writes the
+ * evidence alone, the status kept — and, when a check failed, so does the failure, which then also
+ * refuses a writer that no longer owns the task.
  */
 async function changeOf(
   view: TaskView,
   plan: TaskChangePlan | Error,
   seen: ClaimSeen | undefined,
   runs: readonly CheckRun[] | undefined,
-): Promise<Planned> {
+): Promise<{ change: ChangeSet; after: (() => Promise<void>)[]; written?: TaskState }> {
+  const { file, actor: who, now, phase } = view;
   const after: (() => Promise<void>)[] = [];
-  const planned = (write: Record<string, string>, log: LogEntry[], written?: TaskState): Planned => ({
-    change: { branch: view.branch, read: view.read, write, log },
-    after,
-    ...(written ? { written } : {}),
-  });
-  if (plan instanceof Error || plan.unchanged) {
-    if (!runs) return planned({}, []);
-    try {
-      const written = await evidenceAlone(view, runs);
-      return planned({ [view.file.rel]: await render(view, written) }, [], written);
-    } catch (err) {
-      if (plan instanceof CompletionChecksFailedError) throw err;
-      return planned({}, []);
-    }
-  }
   const log: LogEntry[] = [];
   const write: Record<string, string> = {};
-  if (plan.takeover) log.push(await takeoverEntry(view, plan.takeover, seen, after));
-  // Last, once nothing here refuses the change: the claim on the remote is given back (letting go
-  // never fails for the remote: the claim there then runs out with its lease).
-  if (plan.release) await releaseRemoteClaim(view.root, plan.id, view.branch, plan.release.owner, plan.release.quiet);
-  if (plan.reopened) {
-    const who = claimantOf(view.actor) ?? view.actor.by;
-    log.push(leftCompletedEntry(view.phase, view.now, plan.reopened, String(plan.value), who));
+  const checks = runs && (await import('./checks.js'));
+  const evidence = checks ? checks.evidenceOutputs(runs!, now) : [];
+  let written: TaskState | undefined;
+  if (plan instanceof Error || plan.unchanged) {
+    try {
+      checks?.requireEvidenceSlot(view.type.taskOutputs, `task ${file.data.id} outputs`);
+      if (checks)
+        written = stampedTask(file.data, { ...file.data, outputs: [...file.data.outputs, ...evidence] }, who, now);
+    } catch (err) {
+      if (plan instanceof CompletionChecksFailedError) throw err;
+    }
+  } else {
+    if (plan.takeover) log.push(await takeoverEntry(view, plan.takeover, seen, after));
+    // Last, once nothing here refuses the change: the claim on the remote is given back (letting go
+    // never fails for the remote: the claim there then runs out with its lease).
+    if (plan.release) await releaseRemoteClaim(view.root, plan.id, view.branch, plan.release.owner, plan.release.quiet);
+    if (plan.reopened)
+      log.push(leftCompletedEntry(phase, now, plan.reopened, String(plan.value), claimantOf(who) ?? who.by));
+    if (plan.description !== undefined) write[`${taskDir(phase, plan.id)}/description.md`] = plan.description;
+    plan.task = { ...plan.task, outputs: [...plan.task.outputs, ...evidence] };
+    if (plan.write) written = stampedTask(file.data, plan.task, who, now);
   }
-  if (plan.description !== undefined) write[`${taskDir(view.phase, plan.id)}/description.md`] = plan.description;
-  if (runs) plan.task = { ...plan.task, outputs: [...plan.task.outputs, ...(await evidence(view, runs))] };
-  if (!plan.write) return planned(write, log);
-  const written = stampedTask(view.file.data, plan.task, view.actor, view.now);
-  return planned({ ...write, [view.file.rel]: await render(view, written) }, log, written);
-}
-
-const render = (view: TaskView, task: TaskState) => renderStateFile(view.file, view.file.rel, TaskStateSchema, task);
-
-async function evidence(view: TaskView, runs: readonly CheckRun[]) {
-  return (await import('./checks.js')).evidenceOutputs(runs, view.now);
-}
-
-/** The task as it is, with the runs' evidence added to its outputs (its type must take evidence). */
-async function evidenceAlone(view: TaskView, runs: readonly CheckRun[]): Promise<TaskState> {
-  const task = view.file.data;
-  (await import('./checks.js')).requireEvidenceSlot(view.type.taskOutputs, `task ${task.id} outputs`);
-  const next = { ...task, outputs: [...task.outputs, ...(await evidence(view, runs))] };
-  return stampedTask(task, next, view.actor, view.now);
+  if (written) write[file.rel] = await renderStateFile(file, file.rel, TaskStateSchema, written);
+  return { change: { branch: view.branch, read: view.read, write, log }, after, ...(written ? { written } : {}) };
 }
 
 /**

@@ -7,8 +7,8 @@ import { PROJECT_DIR } from '../domain/artifacts.js';
 import type { Actor } from '../domain/ownership.js';
 import { readsTaskStates } from '../domain/lifecycle.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
-import { NotOwnerError, remoteRenewalDue, retiredIdentity } from '../domain/ownership.js';
-import { stampedTask } from '../domain/task-change.js';
+import { remoteRenewalDue } from '../domain/ownership.js';
+import { refuseRetired, stampedTask } from '../domain/task-change.js';
 import { taskPhase } from '../domain/phases.js';
 import {
   ProjectStateSchema,
@@ -218,8 +218,7 @@ export class UnitOfWork {
 
   /** Refuses (NotOwnerError) an identity that no longer owns the task: it was finished or taken over. */
   checkWriter(task: TaskState): void {
-    const retired = retiredIdentity(task, this.actor);
-    if (retired !== undefined) throw new NotOwnerError(task, retired);
+    refuseRetired(task, this.actor);
   }
 
   /** A new task: its folder (state, and `files` beside it) appears whole or not at all. */

@@ -161,7 +161,7 @@ export function stampedTask(before: TaskState | undefined, next: TaskState, acto
 }
 
 /** A write from an identity that no longer owns the task (finished or taken over) is refused: it is told to stop. */
-function refuseRetired(task: TaskState, actor: Actor): void {
+export function refuseRetired(task: TaskState, actor: Actor): void {
   const retired = retiredIdentity(task, actor);
   if (retired !== undefined) throw new NotOwnerError(task, retired);
 }
