@@ -277,6 +277,8 @@ export async function commitChange(root: string, change: ChangeSet): Promise<voi
     if (hasJournal(root)) throw new StaleChangeError('an interrupted write waits to be finished');
     if (head(root).branch !== change.branch) throw new StaleChangeError(`'${change.branch}' is not checked out`);
     for (const { rel, text } of change.read) if (textNow(root, rel) !== text) throw new StaleChangeError(rel);
+    // What killed writers left is cleared by the next write, as under `update`.
+    clearLeftovers(root);
     const tx = new Transaction(root);
     for (const [rel, text] of Object.entries(change.write)) tx.write(rel, text);
     for (const { rel, header, entry } of change.log) tx.appendEntry(rel, header, entry);

@@ -13,6 +13,8 @@ import type { ProjectType } from '../domain/project-type.js';
 import { TaskStateSchema, type TaskState } from '../domain/schemas.js';
 import { planTaskChange, stampedTask, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
 import { isRefBranch } from '../domain/claims.js';
+import { taskPhase } from '../domain/phases.js';
+import { normalizeTaskId } from '../domain/tasks.js';
 import { shown } from '../domain/display.js';
 import { warn } from '../adapters/notices.js';
 import { personName } from '../adapters/person.js';
@@ -24,7 +26,7 @@ import { claimsRemote, dropOverriddenClaim, giveBackRemoteClaim, releaseRemoteCl
 import type { ClaimSeen } from './remote-claims.js';
 import { dependenciesOf, loadSummaries, loadTaskFile, taskDir, taskFile } from './project-files.js';
 import { leftCompletedEntry, taskLogEntry } from './log-entry.js';
-import { Reader } from './workspace.js';
+import { openProject } from './workspace.js';
 import { actor, knowPerson } from './unit-of-work.js';
 import type { CheckRun, RunChecksOptions } from './checks.js';
 import { CompletionChecksFailedError } from './check-errors.js';
@@ -68,9 +70,6 @@ interface TaskView {
   read: StateFile<unknown>[];
 }
 
-/** A change whose files changed under it is planned again; this many times at most (each lost a race). */
-const TRIES = 5;
-
 async function changeTask(
   ctx: AppContext,
   rawId: string,
@@ -86,6 +85,7 @@ async function changeTask(
   // Whoever completes it (the worker, the person, MCP), the checks run where the task's code is.
   const checks = plan.checks && (await import('./checks.js'));
   const runs = checks && (await checks.runCompletionChecks(ctx, plan, plan.checks!, opts));
+  // A race lost is another writer's change written: each round, one writer goes on.
   for (let tries = 1; ; tries++) {
     // After the checks, or a race lost, planned again on the state as it is now: nothing is written over.
     if (runs || tries > 1) {
@@ -96,7 +96,7 @@ async function changeTask(
     try {
       await commitChange(view.root, change);
     } catch (err) {
-      if (!(err instanceof StaleChangeError) || tries === TRIES) throw err;
+      if (!(err instanceof StaleChangeError)) throw err;
       continue;
     }
     for (const step of after) await step();
@@ -119,20 +119,15 @@ const result = (plan: TaskChangePlan, checks: CheckRun[] | undefined): SetTaskRe
   ...(plan.unchanged ? { unchanged: true } : {}),
 });
 
-/** The task as it is, read in one consistent read of the project (refused when it belongs to another branch). */
-function readTask(ctx: AppContext, rawId: string, owner: string | undefined): Promise<TaskView> {
-  return Reader.read(
-    ctx,
-    async (reader) => {
-      const file = await reader.taskFile(rawId);
-      const who = actor(ctx.env, owner);
-      // A claim may be the person's at this terminal: their writes renew it, and they may finish it.
-      if (file.data.owner?.kind === 'claim') await knowPerson(reader.root, who);
-      const { root, type, taskPhase: phase } = reader;
-      return { root, branch: reader.project.branch, type, phase, file, actor: who, now: ctx.now(), read: [file] };
-    },
-    { otherBranch: 'refuse' },
-  );
+/** The task as it is, with what the change needs to know of the project (refused on another branch). */
+async function readTask(ctx: AppContext, rawId: string, owner: string | undefined): Promise<TaskView> {
+  const { root, file: project, type } = await openProject(ctx);
+  const file = await loadTaskFile(root, type, normalizeTaskId(rawId), rawId);
+  const who = actor(ctx.env, owner);
+  // A claim may be the person's at this terminal: their writes renew it, and they may finish it.
+  if (file.data.owner?.kind === 'claim') await knowPerson(root, who);
+  const phase = taskPhase(type);
+  return { root, branch: project.data.branch, type, phase, file, actor: who, now: ctx.now(), read: [file] };
 }
 
 /** The plan, on the task as the view holds it; what else it reads is added to the view's files. */

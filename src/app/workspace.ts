@@ -28,6 +28,7 @@ import {
   loadProject,
   loadSummaries,
   loadTaskFile,
+  type LoadedProject,
 } from './project-files.js';
 import { lockPath, replay, underLock, UnitOfWork, withRootLock } from './unit-of-work.js';
 
@@ -88,6 +89,21 @@ async function recordDeferred(root: string, ctx: AppContext): Promise<void> {
   }
 }
 
+/**
+ * The project, read without the lock for a change that is written only if what it read is still so
+ * then (adapters/transaction.ts commitChange); an interrupted write is finished first, and runs
+ * that ended on another branch recorded (each under the lock, only when there are any). A project
+ * of another branch is refused.
+ */
+export async function openProject(ctx: AppContext): Promise<{ root: string } & LoadedProject> {
+  const root = await openRoot(ctx);
+  if (hasDeferredRuns(root)) await withRootLock(root, () => recordDeferred(root, ctx));
+  const loaded = await loadProject(root);
+  const problem = branchProblem(root, loaded.file.data);
+  if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
+  return { root, ...loaded };
+}
+
 export interface ReadOptions {
   /**
    * A project of another branch: read with a warning (the default), refuse, or read quietly (a caller that says so
@@ -135,12 +151,7 @@ export class Reader {
   }
 
   async task(raw: string): Promise<TaskState> {
-    return (await this.taskFile(raw)).data;
-  }
-
-  /** The task's file as read: its text too, for a write that must find it unchanged. */
-  taskFile(raw: string): Promise<StateFile<TaskState>> {
-    return loadTaskFile(this.root, this.type, normalizeTaskId(raw), raw);
+    return (await loadTaskFile(this.root, this.type, normalizeTaskId(raw), raw)).data;
   }
 
   async tasks(): Promise<TaskSummary[]> {
