@@ -270,7 +270,7 @@ describe('commitChange: a finished change, written only on the state it was plan
     expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\ndone\n');
   });
 
-  it('refuses, writing nothing, when a file read changed, another branch is checked out, or a write waits', async () => {
+  it('refuses, writing nothing: a file read changed, another branch checked out, a write waiting', async () => {
     await expect(commitChange(root, change('status: in_progress\n'))).rejects.toBeInstanceOf(StaleChangeError);
     await expect(commitChange(root, change(undefined, 'other'))).rejects.toBeInstanceOf(StaleChangeError);
     writeJournal(body({}));

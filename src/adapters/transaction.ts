@@ -100,7 +100,7 @@ export class Transaction {
    * Adds the log entry `entry` to the end of the log `rel`, one blank line after the entry before;
    * a log that does not exist yet begins with `header`. The log is never read whole: only its end.
    */
-  appendEntry(rel: string, header: string, entry: string): this {
+  appendEntry({ rel, header, entry }: LogEntry): this {
     const written = this.writes.get(rel);
     if (written !== undefined) return this.write(rel, joinEntry(written, entry));
     const appended = this.appends.get(rel);
@@ -281,7 +281,7 @@ export async function commitChange(root: string, change: ChangeSet): Promise<voi
     clearLeftovers(root);
     const tx = new Transaction(root);
     for (const [rel, text] of Object.entries(change.write)) tx.write(rel, text);
-    for (const { rel, header, entry } of change.log) tx.appendEntry(rel, header, entry);
+    for (const entry of change.log) tx.appendEntry(entry);
     tx.commit();
   });
 }

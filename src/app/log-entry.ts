@@ -37,15 +37,15 @@ export async function writeLogEntry(
   front: Front,
   notes: string,
 ): Promise<string> {
-  const { rel, header, entry } = id
+  const log = id
     ? taskLogEntry(await uow.taskPhase(), id, uow.now, front, notes)
     : {
         rel: `${PROJECT_DIR}/log.md`,
         header: `# Project log: ${(await uow.project()).name}\n\n`,
         entry: entryText(uow.now, front, notes),
       };
-  uow.appendLog(rel, header, entry);
-  return rel;
+  uow.tx.appendEntry(log);
+  return log.rel;
 }
 
 /**
@@ -77,6 +77,5 @@ export async function logLeftCompleted(
   who: string,
   how?: string,
 ): Promise<void> {
-  const { rel, header, entry } = leftCompletedEntry(await uow.taskPhase(), uow.now, before, status, who, how);
-  uow.appendLog(rel, header, entry);
+  uow.tx.appendEntry(leftCompletedEntry(await uow.taskPhase(), uow.now, before, status, who, how));
 }

@@ -157,7 +157,7 @@ async function planOn(view: TaskView, request: ChangeRequest, seen: ClaimSeen | 
     const next = [...plan.task.dependencies];
     for (let id = next.pop(); id !== undefined; id = next.pop())
       if (!known.has(taskFile(phase, id)) && known.add(taskFile(phase, id)))
-        next.push(...(await load(id)).dependencies);
+        next.push(...((await load(id).catch(() => undefined))?.dependencies ?? []));
   }
   return plan;
 }
@@ -215,8 +215,8 @@ async function changeOf(
     }
   } else {
     if (plan.takeover) log.push(await takeoverEntry(view, plan.takeover, seen, after));
-    // Last, once nothing here refuses the change: the claim on the remote is given back (letting go
-    // never fails for the remote: the claim there then runs out with its lease).
+    // Once nothing here refuses the change, before it is written: the claim on the remote is given
+    // back (a remote that refuses stops it; letting go never fails for the remote: the claim runs out).
     if (plan.release) await releaseRemoteClaim(view.root, plan.id, view.branch, plan.release.owner, plan.release.quiet);
     if (plan.reopened)
       log.push(leftCompletedEntry(phase, now, plan.reopened, String(plan.value), claimantOf(who) ?? who.by));

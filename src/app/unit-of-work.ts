@@ -245,14 +245,6 @@ export class UnitOfWork {
     this.docsNext.set(rel, text);
   }
 
-  /**
-   * Adds `text` to the end of the log `rel` with the state, in the same transaction; a log that
-   * does not exist yet begins with `header`. Returns nothing: the log is never read whole.
-   */
-  appendLog(rel: string, header: string, text: string): void {
-    this.tx.appendEntry(rel, header, text);
-  }
-
   docExists(rel: string): boolean {
     return this.docsNext.has(rel) || fileExists(this.root, rel);
   }
