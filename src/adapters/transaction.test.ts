@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { journalPath, JournalRefusedError, replayJournal } from './journal.js';
-import { Transaction } from './transaction.js';
+import { commitChange, StaleChangeError, Transaction } from './transaction.js';
 
 let root: string;
 beforeEach(() => {
@@ -245,5 +245,37 @@ describe('appending to a log', () => {
     }
     expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\nfirst\n\n');
     expect(readFileSync(join(root, '.sow/project/t/010/state.yaml'), 'utf8')).toBe('S');
+  });
+});
+
+describe('commitChange: a finished change, written only on the state it was planned from', () => {
+  const STATE = '.sow/project/t/010/state.yaml';
+  const LOG = '.sow/project/t/010/log.md';
+  beforeEach(() => {
+    mkdirSync(join(root, '.sow/project/t/010'), { recursive: true });
+    writeFileSync(join(root, STATE), 'status: pending\n');
+    writeFileSync(join(root, '.git/HEAD'), 'ref: refs/heads/main\n');
+  });
+  const change = (read = 'status: pending\n', branch = 'main') => ({
+    branch,
+    read: [{ rel: STATE, text: read }],
+    write: { [STATE]: 'status: completed\n' },
+    log: [{ rel: LOG, header: '# Task log: 010\n\n', entry: 'done\n' }],
+  });
+  const state = () => readFileSync(join(root, STATE), 'utf8');
+
+  it('writes the files and begins the log with its header when every file read is as it was read', async () => {
+    await commitChange(root, change());
+    expect(state()).toBe('status: completed\n');
+    expect(readFileSync(join(root, LOG), 'utf8')).toBe('# Task log: 010\n\ndone\n');
+  });
+
+  it('refuses, writing nothing: a file read changed, another branch checked out, a write waiting', async () => {
+    await expect(commitChange(root, change('status: in_progress\n'))).rejects.toBeInstanceOf(StaleChangeError);
+    await expect(commitChange(root, change(undefined, 'other'))).rejects.toBeInstanceOf(StaleChangeError);
+    writeJournal(body({}));
+    await expect(commitChange(root, change())).rejects.toBeInstanceOf(StaleChangeError);
+    expect(state()).toBe('status: pending\n');
+    expect(existsSync(join(root, LOG))).toBe(false);
   });
 });

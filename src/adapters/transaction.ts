@@ -55,13 +55,18 @@ import {
   stagedPath,
   sowPathOf,
   stepsOf,
+  hasJournal,
   TMP,
   WORKTREE_TMP,
   WRITABLE,
   type JournalBody,
   type JournalCheck,
 } from './journal.js';
-import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
+import { ensureRuntimeDir, runtimeFolder, runtimePath } from './runtime.js';
+import { fileTail } from './files.js';
+import { withLock } from './lock.js';
+import { head } from './repo.js';
+import { readText } from './state-files.js';
 
 // The workspace finishes what a killed process committed before it reads.
 
@@ -89,6 +94,23 @@ export class Transaction {
     if (written !== undefined) this.writes.set(rel, written + text);
     else this.appends.set(rel, (this.appends.get(rel) ?? '') + text);
     return this;
+  }
+
+  /**
+   * Adds the log entry `entry` to the end of the log `rel`, one blank line after the entry before;
+   * a log that does not exist yet begins with `header`. The log is never read whole: only its end.
+   */
+  appendEntry({ rel, header, entry }: LogEntry): this {
+    const written = this.writes.get(rel);
+    if (written !== undefined) return this.write(rel, joinEntry(written, entry));
+    const appended = this.appends.get(rel);
+    if (appended !== undefined) {
+      this.appends.set(rel, joinEntry(appended, entry));
+      return this;
+    }
+    const end = fileTail(this.root, rel, 2);
+    if (end === undefined || end.size === 0) return this.write(rel, joinEntry(header, entry));
+    return this.append(rel, joinEntry(end.tail, entry).slice(end.tail.length));
   }
 
   /** Creates an empty folder (kept in git by a .gitkeep). */
@@ -209,6 +231,66 @@ export class Transaction {
       throw environmentError(err) ?? err;
     }
     return body;
+  }
+}
+
+/** `entry` after `before`, with one blank line between them (a log's entries are separated so). */
+export function joinEntry(before: string, entry: string): string {
+  if (before === '' || before.endsWith('\n\n') || entry === '') return `${before}${entry}`;
+  return `${before}${before.endsWith('\n') ? '\n' : '\n\n'}${entry}`;
+}
+
+/** A log entry, as a change writes it (log-entry.ts in app makes them). */
+export interface LogEntry {
+  rel: string;
+  /** How the log begins, when it does not exist yet. */
+  header: string;
+  entry: string;
+}
+
+/**
+ * A finished change of the project, planned from the files it read: written as one transaction,
+ * under the workspace lock, only if the branch it was planned for is checked out, no interrupted
+ * transaction waits, and every file it read is as it was read. Else nothing is written and
+ * StaleChangeError says so: the caller reads again and plans again.
+ */
+export interface ChangeSet {
+  branch: string;
+  /** The state files the change was planned from, as they were read. */
+  read: readonly { rel: string; text: string }[];
+  /** Whole files written (paths from the repository root). */
+  write: Readonly<Record<string, string>>;
+  log: readonly LogEntry[];
+}
+
+export class StaleChangeError extends Error {
+  constructor(readonly why: string) {
+    super(`the change was planned on a state that changed since: ${why}`);
+    this.name = 'StaleChangeError';
+  }
+}
+
+export async function commitChange(root: string, change: ChangeSet): Promise<void> {
+  if (Object.keys(change.write).length === 0 && change.log.length === 0) return;
+  ensureRuntimeDir(root);
+  await withLock(runtimePath(root, 'lock'), () => {
+    if (hasJournal(root)) throw new StaleChangeError('an interrupted write waits to be finished');
+    if (head(root).branch !== change.branch) throw new StaleChangeError(`'${change.branch}' is not checked out`);
+    for (const { rel, text } of change.read) if (textNow(root, rel) !== text) throw new StaleChangeError(rel);
+    // What killed writers left is cleared by the next write, as under `update`.
+    clearLeftovers(root);
+    const tx = new Transaction(root);
+    for (const [rel, text] of Object.entries(change.write)) tx.write(rel, text);
+    for (const entry of change.log) tx.appendEntry(entry);
+    tx.commit();
+  });
+}
+
+function textNow(root: string, rel: string): string | undefined {
+  try {
+    return readText(root, rel);
+  } catch {
+    return undefined;
   }
 }
 

@@ -268,7 +268,7 @@ export async function evidenceTarget(
 }
 
 /** A project type whose container takes no evidence cannot record a check's run there. */
-function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: string): void {
+export function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: string): void {
   if (!types.some((t) => t.name === EVIDENCE))
     throw new UnknownArtifactTypeError(
       EVIDENCE,

@@ -195,7 +195,7 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
   };
 }
 
-/** A task's claim on the remote as a change saw it before taking the lock (see claimSeenForChange). */
+/** A task's claim on the remote as a change saw it before taking the lock (app/task-change.ts). */
 export interface ClaimSeen {
   remote: string;
   branch: string;

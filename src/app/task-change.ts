@@ -1,24 +1,33 @@
 /**
- * `task set` and `task abandon`, for the CLI, MCP, the page and workers alike: plan the change
- * (domain/task-change.ts) → run the checks a completion needs, outside the lock, where the task's
- * code is → record, in one update that plans again on the state as it is then and writes exactly
- * that plan, with the checks' evidence. A change that needs no check is planned and recorded in
- * one update.
+ * `task set` and `task abandon`, for the CLI, MCP, the page and workers alike: read the task →
+ * plan the change (domain/task-change.ts) → run the checks a completion needs, outside the lock,
+ * where the task's code is → write the finished change in one transaction (adapters/transaction.ts
+ * commitChange), which holds the lock and refuses when a file the plan read changed since: then
+ * the task is read and planned again. Steps on the remote run outside the lock.
  */
 import type { AppContext } from './context.js';
-import { claimantOf, describeHolder } from '../domain/ownership.js';
+import type { Actor } from '../domain/ownership.js';
+import { claimantOf, describeHolder, remoteRenewalDue } from '../domain/ownership.js';
 import type { Check } from '../domain/config-schemas.js';
-import { planTaskChange, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
-import { heldBy, liveOwner } from './ownership.js';
-import { claimsRemote, dropOverriddenClaim, giveBackRemoteClaim, type ClaimSeen } from './remote-claims.js';
+import type { ProjectType } from '../domain/project-type.js';
+import { TaskStateSchema, type TaskState } from '../domain/schemas.js';
+import { planTaskChange, stampedTask, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
 import { isRefBranch } from '../domain/claims.js';
+import { taskPhase } from '../domain/phases.js';
+import { normalizeTaskId } from '../domain/tasks.js';
 import { shown } from '../domain/display.js';
 import { warn } from '../adapters/notices.js';
-import { findWorkspaceRoot } from '../adapters/repo.js';
-import { readTaskClaim } from '../adapters/remote-claims.js';
-import { taskDir } from './project-files.js';
-import { Reader, update } from './workspace.js';
-import { type UnitOfWork } from './unit-of-work.js';
+import { personName } from '../adapters/person.js';
+import { readTaskClaim, thisMachine } from '../adapters/remote-claims.js';
+import { renderStateFile, type StateFile } from '../adapters/state-files.js';
+import { commitChange, StaleChangeError, type ChangeSet, type LogEntry } from '../adapters/transaction.js';
+import { heldBy, liveOwner } from './ownership.js';
+import { claimsRemote, dropOverriddenClaim, giveBackRemoteClaim, releaseRemoteClaim } from './remote-claims.js';
+import type { ClaimSeen } from './remote-claims.js';
+import { dependenciesOf, loadSummaries, loadTaskFile, taskDir, taskFile } from './project-files.js';
+import { leftCompletedEntry, taskLogEntry } from './log-entry.js';
+import { openProject } from './workspace.js';
+import { actor, knowPerson } from './unit-of-work.js';
 import type { CheckRun, RunChecksOptions } from './checks.js';
 import { CompletionChecksFailedError } from './check-errors.js';
 
@@ -49,6 +58,18 @@ export function abandonTask(ctx: AppContext, rawId: string, opts: SetTaskOptions
   return changeTask(ctx, rawId, { field: 'status', raw: 'abandoned', what: 'abandoned' }, opts);
 }
 
+/** What a change of one task is planned from, and every state file read for it (the write checks them). */
+interface TaskView {
+  root: string;
+  branch: string;
+  type: ProjectType;
+  phase: string;
+  file: StateFile<TaskState>;
+  actor: Actor;
+  now: string;
+  read: StateFile<unknown>[];
+}
+
 async function changeTask(
   ctx: AppContext,
   rawId: string,
@@ -57,62 +78,88 @@ async function changeTask(
 ): Promise<SetTaskResult> {
   const { force, worker, override } = opts;
   const request: ChangeRequest = { ...asked, force, worker, ...(override !== undefined ? { override } : {}) };
-  // The task's claim on the remote is read first, outside the lock (never under it).
-  const seen = await claimSeenForChange(ctx, rawId);
-  const after: (() => Promise<void>)[] = [];
-  const locked = opts.owner !== undefined ? { owner: opts.owner } : {};
-  const planned = await update(
-    ctx,
-    async (uow) => {
-      const plan = await planIn(uow, rawId, request, seen);
-      // Refused now, before minutes of checks, if it would be refused afterwards.
-      if (!plan.checks) await record(uow, plan, seen, after);
-      return plan;
-    },
-    locked,
-  );
-  if (!planned.checks) {
-    for (const step of after) await step();
-    return result(planned, []);
-  }
+  let view = await readTask(ctx, rawId, opts.owner);
+  // The task's claim on the remote is read once, before any lock (never under it).
+  const seen = await claimSeen(view);
+  let plan: TaskChangePlan | Error = await planOn(view, request, seen);
   // Whoever completes it (the worker, the person, MCP), the checks run where the task's code is.
-  const checks = await import('./checks.js');
-  const runs = await checks.runCompletionChecks(ctx, planned, planned.checks, opts);
-  const done = await update(ctx, (uow) => recordCompletion(uow, planned.id, request, seen, runs, after), locked);
-  if (done instanceof Error) throw done;
-  for (const step of after) await step();
-  return result(done, runs);
+  const checks = plan.checks && (await import('./checks.js'));
+  const runs = checks && (await checks.runCompletionChecks(ctx, plan, plan.checks!, opts));
+  // A race lost is another writer's change written: each round, one writer goes on.
+  for (let tries = 1; ; tries++) {
+    // After the checks, or a race lost, planned again on the state as it is now: nothing is written over.
+    if (runs || tries > 1) {
+      view = await readTask(ctx, rawId, opts.owner);
+      plan = runs ? await planAfterChecks(view, request, seen, runs) : await planOn(view, request, seen);
+    }
+    const { change, after, written } = await changeOf(view, plan, seen, runs);
+    try {
+      await commitChange(view.root, change);
+    } catch (err) {
+      if (!(err instanceof StaleChangeError)) throw err;
+      continue;
+    }
+    for (const step of after) await step();
+    // A claim on the remote whose lease there this write found half run out is renewed there, after it.
+    if (written && remoteRenewalDue(written.owner, view.actor, view.now)) {
+      const due = [{ task: written.id, branch: view.branch, owner: written.owner }];
+      await (await import('./claim-renewal.js')).renewClaims(view.root, ctx, due, view.now);
+    }
+    if (plan instanceof Error) throw plan;
+    return result(plan, runs);
+  }
 }
 
-const result = (plan: TaskChangePlan, checks: CheckRun[]): SetTaskResult => ({
+const result = (plan: TaskChangePlan, checks: CheckRun[] | undefined): SetTaskResult => ({
   id: plan.id,
   field: plan.field,
   value: plan.value,
   task: plan.task,
-  ...(plan.completes ? { checks } : {}),
+  ...(plan.completes ? { checks: checks ?? [] } : {}),
   ...(plan.unchanged ? { unchanged: true } : {}),
 });
 
-/** The plan, on the state as this update reads it. */
-async function planIn(
-  uow: UnitOfWork,
-  rawId: string,
-  request: ChangeRequest,
-  seen: ClaimSeen | undefined,
-): Promise<TaskChangePlan> {
-  const task = await uow.task(rawId);
-  return planTaskChange(
+/** The task as it is, with what the change needs to know of the project (refused on another branch). */
+async function readTask(ctx: AppContext, rawId: string, owner: string | undefined): Promise<TaskView> {
+  const { root, file: project, type } = await openProject(ctx);
+  const file = await loadTaskFile(root, type, normalizeTaskId(rawId), rawId);
+  const who = actor(ctx.env, owner);
+  // A claim may be the person's at this terminal: their writes renew it, and they may finish it.
+  if (file.data.owner?.kind === 'claim') await knowPerson(root, who);
+  const phase = taskPhase(type);
+  return { root, branch: project.data.branch, type, phase, file, actor: who, now: ctx.now(), read: [file] };
+}
+
+/** The plan, on the task as the view holds it; what else it reads is added to the view's files. */
+async function planOn(view: TaskView, request: ChangeRequest, seen: ClaimSeen | undefined): Promise<TaskChangePlan> {
+  const { root, type, phase, actor: who, now } = view;
+  const task = view.file.data;
+  const load = async (id: string) => {
+    const file = await loadTaskFile(root, type, id);
+    view.read.push(file);
+    return file.data;
+  };
+  const plan = await planTaskChange(
     {
       task,
-      actor: uow.actor,
-      now: uow.now,
-      holder: () => heldBy(task, uow.actor, uow.now, seen),
-      dependenciesOf: (t) => uow.dependenciesOf(t),
-      tasks: () => uow.tasks(),
-      checks: () => completionChecks(uow.root),
+      actor: who,
+      now,
+      holder: () => heldBy(task, who, now, seen),
+      dependenciesOf: (t) => dependenciesOf(t, phase, load),
+      tasks: () => loadSummaries(root, type, new Map()),
+      checks: () => completionChecks(root),
     },
     request,
   );
+  // New dependencies, and theirs: one of them changed meanwhile could close a circle, so the write checks them.
+  if (plan.field === 'dependencies') {
+    const known = new Set(view.read.map((f) => f.rel));
+    const next = [...plan.task.dependencies];
+    for (let id = next.pop(); id !== undefined; id = next.pop())
+      if (!known.has(taskFile(phase, id)) && known.add(taskFile(phase, id)))
+        next.push(...((await load(id).catch(() => undefined))?.dependencies ?? []));
+  }
+  return plan;
 }
 
 async function completionChecks(root: string): Promise<Check[]> {
@@ -121,63 +168,64 @@ async function completionChecks(root: string): Promise<Check[]> {
 }
 
 /**
- * The record stage of a completion whose checks ran: planned again under the lock, so what changed
- * meanwhile is not written over. The runs are evidence whatever happens: with the completion when
- * they passed (or were skipped), else alone, the status kept and the failure returned — as it is
- * when the task was completed by someone else meanwhile (unchanged) or the change is refused now.
+ * A completion whose checks ran, planned again: the failure when one failed, else the plan — or
+ * the refusal it meets now. Their evidence is written whatever the outcome (changeOf).
  */
-async function recordCompletion(
-  uow: UnitOfWork,
-  id: string,
+async function planAfterChecks(
+  view: TaskView,
   request: ChangeRequest,
   seen: ClaimSeen | undefined,
   runs: readonly CheckRun[],
-  after: (() => Promise<void>)[],
 ): Promise<TaskChangePlan | Error> {
-  const { evidenceInto, evidenceOutputs } = await import('./checks.js');
-  const evidence = () => evidenceInto(uow, runs, { task: id });
-  if (!runs.every((r) => r.passed || r.skipped)) {
-    await evidence();
-    return new CompletionChecksFailedError(uow.root, id, runs);
-  }
-  let plan: TaskChangePlan;
+  if (!runs.every((r) => r.passed || r.skipped))
+    return new CompletionChecksFailedError(view.root, view.file.data.id, runs);
   try {
-    plan = await planIn(uow, id, request, seen);
+    return await planOn(view, request, seen);
   } catch (err) {
-    await evidence().catch(() => undefined);
     return err as Error;
   }
-  if (plan.unchanged) {
-    await evidence().catch(() => undefined);
-    return plan;
-  }
-  const task = { ...plan.task, outputs: [...plan.task.outputs, ...evidenceOutputs(runs, uow.now)] };
-  await record(uow, { ...plan, task }, seen, after);
-  return { ...plan, task };
 }
 
-/** Writes what the plan says, under the lock; the steps on the remote that must wait for the write go to `after`. */
-async function record(
-  uow: UnitOfWork,
-  plan: TaskChangePlan,
+/**
+ * The finished change: what the plan says, with the checks' evidence, and the steps on the remote
+ * that wait for it. A completion refused after its checks, or found completed already, writes the
+ * evidence alone, the status kept — and, when a check failed, so does the failure, which then also
+ * refuses a writer that no longer owns the task.
+ */
+async function changeOf(
+  view: TaskView,
+  plan: TaskChangePlan | Error,
   seen: ClaimSeen | undefined,
-  after: (() => Promise<void>)[],
-): Promise<void> {
-  const branch = (await uow.project()).branch;
-  if (plan.takeover) await noteTakeover(uow, plan.id, plan.takeover, seen, branch, after);
-  // Last, once nothing here refuses the change: the claim on the remote is given back (letting go
-  // never fails for the remote: the claim there then runs out with its lease).
-  if (plan.release) {
-    const { releaseRemoteClaim } = await import('./remote-claims.js');
-    await releaseRemoteClaim(uow.root, plan.id, branch, plan.release.owner, plan.release.quiet);
+  runs: readonly CheckRun[] | undefined,
+): Promise<{ change: ChangeSet; after: (() => Promise<void>)[]; written?: TaskState }> {
+  const { file, actor: who, now, phase } = view;
+  const after: (() => Promise<void>)[] = [];
+  const log: LogEntry[] = [];
+  const write: Record<string, string> = {};
+  const checks = runs && (await import('./checks.js'));
+  const evidence = checks ? checks.evidenceOutputs(runs!, now) : [];
+  let written: TaskState | undefined;
+  if (plan instanceof Error || plan.unchanged) {
+    try {
+      checks?.requireEvidenceSlot(view.type.taskOutputs, `task ${file.data.id} outputs`);
+      if (checks)
+        written = stampedTask(file.data, { ...file.data, outputs: [...file.data.outputs, ...evidence] }, who, now);
+    } catch (err) {
+      if (plan instanceof CompletionChecksFailedError) throw err;
+    }
+  } else {
+    if (plan.takeover) log.push(await takeoverEntry(view, plan.takeover, seen, after));
+    // Once nothing here refuses the change, before it is written: the claim on the remote is given
+    // back (a remote that refuses stops it; letting go never fails for the remote: the claim runs out).
+    if (plan.release) await releaseRemoteClaim(view.root, plan.id, view.branch, plan.release.owner, plan.release.quiet);
+    if (plan.reopened)
+      log.push(leftCompletedEntry(phase, now, plan.reopened, String(plan.value), claimantOf(who) ?? who.by));
+    if (plan.description !== undefined) write[`${taskDir(phase, plan.id)}/description.md`] = plan.description;
+    plan.task = { ...plan.task, outputs: [...plan.task.outputs, ...evidence] };
+    if (plan.write) written = stampedTask(file.data, plan.task, who, now);
   }
-  if (plan.reopened) {
-    const { logLeftCompleted } = await import('./log-entry.js');
-    await logLeftCompleted(uow, plan.reopened, String(plan.value), claimantOf(uow.actor) ?? uow.actor.by);
-  }
-  if (plan.description !== undefined)
-    uow.tx.write(`${taskDir(await uow.taskPhase(), plan.id)}/description.md`, plan.description);
-  if (plan.write) uow.setTask(plan.task);
+  if (written) write[file.rel] = await renderStateFile(file, file.rel, TaskStateSchema, written);
+  return { change: { branch: view.branch, read: view.read, write, log }, after, ...(written ? { written } : {}) };
 }
 
 /**
@@ -185,19 +233,17 @@ async function record(
  * is written, the claim the holder had on the remote is deleted (or given back, when it was this
  * checkout's).
  */
-async function noteTakeover(
-  uow: UnitOfWork,
-  id: string,
+async function takeoverEntry(
+  view: TaskView,
   { holder, what }: NonNullable<TaskChangePlan['takeover']>,
   seen: ClaimSeen | undefined,
-  branch: string,
   after: (() => Promise<void>)[],
-): Promise<void> {
+): Promise<LogEntry> {
+  const { root, branch, file } = view;
+  const id = file.data.id;
   // Who forced it, as well as sow can tell: the name it acts under, else git's user.name (else $USER).
-  await uow.knowPerson();
-  const { personName } = await import('../adapters/person.js');
-  const who = claimantOf(uow.actor) ?? (await personName(uow.root)) ?? uow.actor.by;
-  const root = uow.root;
+  await knowPerson(root, view.actor);
+  const who = claimantOf(view.actor) ?? (await personName(root)) ?? view.actor.by;
   if (holder.where === 'remote') {
     const overridden = { ...seen!, claim: holder.claim };
     after.push(() => dropOverriddenClaim(root, overridden));
@@ -205,11 +251,10 @@ async function noteTakeover(
     const owner = holder.owner;
     after.push(() => giveBackRemoteClaim(root, id, branch, owner));
   }
-  const { writeLogEntry } = await import('./log-entry.js');
-  const { thisMachine } = await import('../adapters/remote-claims.js');
-  await writeLogEntry(
-    uow,
+  return taskLogEntry(
+    view.phase,
     id,
+    view.now,
     { agent: who, action: 'note', result: 'success' },
     `Taken over with --force (${what}) by ${who} on ${thisMachine()}, from ${describeHolder(holder)}. ` +
       (holder.where === 'remote'
@@ -225,32 +270,24 @@ async function noteTakeover(
  * checkout's state says who holds the task, and the owner's writes wait for no network), or when
  * the remote was not reached (said on stderr: the change goes on as far as this checkout knows).
  */
-export async function claimSeenForChange(ctx: AppContext, rawId: string): Promise<ClaimSeen | undefined> {
-  const remote = await claimsRemote(findWorkspaceRoot(ctx.cwd));
+async function claimSeen({ root, branch, file, now }: TaskView): Promise<ClaimSeen | undefined> {
+  const remote = await claimsRemote(root);
   if (!remote) return undefined;
-  const seen = await Reader.read(
-    ctx,
-    async (reader) => {
-      const task = await reader.task(rawId);
-      const owner = liveOwner(task, ctx.now());
-      const ours = owner !== undefined && owner.remote === remote.name && owner.remote_claim !== undefined;
-      return { root: reader.root, branch: reader.project.branch, task: task.id, ours };
-    },
-    { otherBranch: 'quiet' },
-  );
-  if (seen.ours) return undefined;
-  const read = isRefBranch(seen.branch)
-    ? await readTaskClaim(seen.root, remote.name, seen.branch, seen.task)
+  const task = file.data.id;
+  const owner = liveOwner(file.data, now);
+  if (owner !== undefined && owner.remote === remote.name && owner.remote_claim !== undefined) return undefined;
+  const read = isRefBranch(branch)
+    ? await readTaskClaim(root, remote.name, branch, task)
     : ({
         reached: false,
-        why: `was not asked: the project's branch '${shown(seen.branch)}' cannot be part of a ref`,
+        why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`,
       } as const);
   if (!read.reached) {
     warn(
-      `the claim of task ${seen.task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the ` +
+      `the claim of task ${task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the ` +
         `change goes on as far as this checkout knows who holds the task`,
     );
     return undefined;
   }
-  return { remote: remote.name, branch: seen.branch, task: seen.task, ...(read.claim ? { claim: read.claim } : {}) };
+  return { remote: remote.name, branch, task, ...(read.claim ? { claim: read.claim } : {}) };
 }

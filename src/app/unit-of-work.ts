@@ -7,7 +7,8 @@ import { PROJECT_DIR } from '../domain/artifacts.js';
 import type { Actor } from '../domain/ownership.js';
 import { readsTaskStates } from '../domain/lifecycle.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
-import { isOwnedBy, NotOwnerError, remoteLeaseDue, renewLease, retiredIdentity } from '../domain/ownership.js';
+import { remoteRenewalDue } from '../domain/ownership.js';
+import { refuseRetired, stampedTask } from '../domain/task-change.js';
 import { taskPhase } from '../domain/phases.js';
 import {
   ProjectStateSchema,
@@ -18,7 +19,7 @@ import {
   type TaskSummary,
 } from '../domain/schemas.js';
 import { normalizeTaskId } from '../domain/tasks.js';
-import { fileExists, fileTail, readFileIfExists } from '../adapters/files.js';
+import { fileExists, readFileIfExists } from '../adapters/files.js';
 import { withLock } from '../adapters/lock.js';
 import { ensureRuntimeDir, runtimePath } from '../adapters/runtime.js';
 import { renderStateFile, type StateFile } from '../adapters/state-files.js';
@@ -47,6 +48,16 @@ export const lockPath = (root: string) => runtimePath(root, 'lock');
 export function withRootLock<T>(root: string, fn: () => Promise<T> | T): Promise<T> {
   ensureRuntimeDir(root);
   return withLock(lockPath(root), fn);
+}
+
+/**
+ * At a terminal, and with no name given (`--owner`, SOW_OWNER), the actor is also the person
+ * there (git's user.name, else $USER): looked up only when a claim needs the name.
+ */
+export async function knowPerson(root: string, actor: Actor): Promise<void> {
+  if (actor.owner !== undefined || actor.person !== undefined || !atTerminal()) return;
+  const name = await personName(root);
+  if (name) actor.person = name;
 }
 
 /**
@@ -80,12 +91,6 @@ export interface DueRenewal {
   owner: Owner;
 }
 
-/** `entry` after `before`, with one blank line between them (a log's entries are separated so). */
-export function joinEntry(before: string, entry: string): string {
-  if (before === '' || before.endsWith('\n\n') || entry === '') return `${before}${entry}`;
-  return `${before}${before.endsWith('\n') ? '\n' : '\n\n'}${entry}`;
-}
-
 /** Read-modify-write access, used inside `update`. */
 export class UnitOfWork {
   private loaded?: LoadedProject;
@@ -96,8 +101,6 @@ export class UnitOfWork {
   private readonly newTasks = new Map<string, Record<string, string>>();
   /** Documents of the project written with the state, in the same transaction (paths from the repository root). */
   private readonly docsNext = new Map<string, string>();
-  /** Entries added to the end of logs that exist (the log is never rewritten). */
-  private readonly docsAppended = new Map<string, string>();
   readonly tx: Transaction;
   /** This command's time: every file it writes is stamped with it. */
   readonly now: string;
@@ -156,11 +159,9 @@ export class UnitOfWork {
    * there (git's user.name, else $USER). Looked up once, and only when a claim needs the name.
    */
   async knowPerson(): Promise<void> {
-    if (this.personAsked || this.actor.owner !== undefined) return;
+    if (this.personAsked) return;
     this.personAsked = true;
-    if (!atTerminal()) return;
-    const name = await personName(this.root);
-    if (name) this.actor.person = name;
+    await knowPerson(this.root, this.actor);
   }
 
   /** Every task's summary, this command's unsaved changes included. */
@@ -194,9 +195,7 @@ export class UnitOfWork {
    * from the task's claimant renews its lease.
    */
   setTask(task: TaskState): void {
-    const before = this.original(task.id);
-    if (before) this.checkWriter(before);
-    this.tasksNext.set(task.id, renewLease({ ...task, updated_at: this.now }, this.actor, this.now));
+    this.tasksNext.set(task.id, stampedTask(this.original(task.id), task, this.actor, this.now));
   }
 
   /**
@@ -206,10 +205,9 @@ export class UnitOfWork {
    */
   async claimsDue(): Promise<DueRenewal[]> {
     const due: DueRenewal[] = [];
-    for (const [task, { owner }] of this.tasksNext) {
-      if (owner?.remote === undefined || !isOwnedBy(owner, this.actor) || !remoteLeaseDue(owner, this.now)) continue;
-      due.push({ task, branch: (await this.project()).branch, owner });
-    }
+    for (const [task, { owner }] of this.tasksNext)
+      if (remoteRenewalDue(owner, this.actor, this.now))
+        due.push({ task, branch: (await this.project()).branch, owner });
     return due;
   }
 
@@ -220,8 +218,7 @@ export class UnitOfWork {
 
   /** Refuses (NotOwnerError) an identity that no longer owns the task: it was finished or taken over. */
   checkWriter(task: TaskState): void {
-    const retired = retiredIdentity(task, this.actor);
-    if (retired !== undefined) throw new NotOwnerError(task, retired);
+    refuseRetired(task, this.actor);
   }
 
   /** A new task: its folder (state, and `files` beside it) appears whole or not at all. */
@@ -248,20 +245,6 @@ export class UnitOfWork {
     this.docsNext.set(rel, text);
   }
 
-  /**
-   * Adds `text` to the end of the log `rel` with the state, in the same transaction; a log that
-   * does not exist yet begins with `header`. Returns nothing: the log is never read whole.
-   */
-  appendLog(rel: string, header: string, text: string): void {
-    const next = this.docsNext.get(rel);
-    if (next !== undefined) return void this.docsNext.set(rel, joinEntry(next, text));
-    const appended = this.docsAppended.get(rel);
-    if (appended !== undefined) return void this.docsAppended.set(rel, joinEntry(appended, text));
-    const end = fileTail(this.root, rel, 2);
-    if (end === undefined || end.size === 0) return void this.docsNext.set(rel, joinEntry(header, text));
-    this.docsAppended.set(rel, joinEntry(end.tail, text).slice(end.tail.length));
-  }
-
   docExists(rel: string): boolean {
     return this.docsNext.has(rel) || fileExists(this.root, rel);
   }
@@ -284,7 +267,6 @@ export class UnitOfWork {
       else this.tx.write(taskFile(phase, id), text);
     }
     for (const [rel, text] of this.docsNext) this.tx.write(rel, text);
-    for (const [rel, text] of this.docsAppended) this.tx.append(rel, text);
     this.tx.commit();
   }
 }

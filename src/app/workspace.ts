@@ -28,6 +28,7 @@ import {
   loadProject,
   loadSummaries,
   loadTaskFile,
+  type LoadedProject,
 } from './project-files.js';
 import { lockPath, replay, underLock, UnitOfWork, withRootLock } from './unit-of-work.js';
 
@@ -86,6 +87,21 @@ async function recordDeferred(root: string, ctx: AppContext): Promise<void> {
   } catch {
     // an invalid state file, a full disk: the read says what it finds, and the records wait
   }
+}
+
+/**
+ * The project, read without the lock for a change that is written only if what it read is still so
+ * then (adapters/transaction.ts commitChange); an interrupted write is finished first, and runs
+ * that ended on another branch recorded (each under the lock, only when there are any). A project
+ * of another branch is refused.
+ */
+export async function openProject(ctx: AppContext): Promise<{ root: string } & LoadedProject> {
+  const root = await openRoot(ctx);
+  if (hasDeferredRuns(root)) await withRootLock(root, () => recordDeferred(root, ctx));
+  const loaded = await loadProject(root);
+  const problem = branchProblem(root, loaded.file.data);
+  if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
+  return { root, ...loaded };
 }
 
 export interface ReadOptions {

@@ -96,6 +96,13 @@ export function remoteLeaseDue(owner: Owner, now: string): boolean {
   return typeof until !== 'string' || Date.parse(until) - Date.parse(now) < (seconds * 1000) / 2;
 }
 
+/**
+ * Whether a write of `actor` that keeps `owner` on its task must renew the claim on the remote too:
+ * its own claim there (a worker's too), with the lease there half run out.
+ */
+export const remoteRenewalDue = (owner: Owner | undefined, actor: Actor, now: string): owner is Owner =>
+  owner?.remote !== undefined && isOwnedBy(owner, actor) && remoteLeaseDue(owner, now);
+
 /** The end of a lease of `seconds` (default 30 minutes) that starts at `now`. */
 export const remoteLeaseFrom = (now: string, seconds = DEFAULT_LEASE_SECONDS): string =>
   new Date(Date.parse(now) + seconds * 1000).toISOString();

@@ -6,8 +6,8 @@
  */
 import { findAgent } from './agents.js';
 import { coerceField, own, parseValue, resolveField, setAtPath } from './fields.js';
-import type { Actor } from './ownership.js';
-import { isOwnedBy, NotOwnerError, retiredIdentity, retireOwner, TaskHeldError, type Holder } from './ownership.js';
+import { isOwnedBy, NotOwnerError, renewLease, retiredIdentity, retireOwner, TaskHeldError } from './ownership.js';
+import type { Actor, Holder } from './ownership.js';
 import type { Check } from './config-schemas.js';
 import type { Owner, TaskState, TaskStatus, TaskSummary } from './schemas.js';
 import {
@@ -151,8 +151,17 @@ async function planStatus(view: ChangeView, request: ChangeRequest, status: Task
   };
 }
 
+/**
+ * The task as a write of `actor` stores it: refused from an identity that no longer owns the task
+ * as it was (`before`, absent for a new task), stamped with the write's time, a claimant's lease renewed.
+ */
+export function stampedTask(before: TaskState | undefined, next: TaskState, actor: Actor, now: string): TaskState {
+  if (before) refuseRetired(before, actor);
+  return renewLease({ ...next, updated_at: now }, actor, now);
+}
+
 /** A write from an identity that no longer owns the task (finished or taken over) is refused: it is told to stop. */
-function refuseRetired(task: TaskState, actor: Actor): void {
+export function refuseRetired(task: TaskState, actor: Actor): void {
   const retired = retiredIdentity(task, actor);
   if (retired !== undefined) throw new NotOwnerError(task, retired);
 }
