@@ -61,4 +61,20 @@ describe('a change planned on a state that changed before it was written', () =>
     expect(race.writes()).toBe(1);
     expect(w.yaml(taskFile('020')).dependencies).toEqual([]);
   });
+
+  it('gives up with a clear error when the state changes under every attempt', async () => {
+    const w = await world('two');
+    const before = w.read(taskFile('010'));
+    let writes = 0;
+    vi.spyOn(transaction, 'commitChange').mockImplementation(async () => {
+      writes++;
+      throw new transaction.StaleChangeError('a writer that never stops');
+    });
+    await expect(setTaskField(w.ctx(), '010', 'status', 'in_progress')).rejects.toMatchObject({
+      code: 'STATE_KEEPS_CHANGING',
+      hint: expect.stringContaining('retry'),
+    });
+    expect(writes).toBe(200);
+    expect(w.read(taskFile('010'))).toBe(before);
+  });
 });

@@ -6,6 +6,7 @@
  * the task is read and planned again. Steps on the remote run outside the lock.
  */
 import type { AppContext } from './context.js';
+import { SowError } from '../domain/errors.js';
 import type { Actor } from '../domain/ownership.js';
 import { claimantOf, describeHolder, remoteRenewalDue } from '../domain/ownership.js';
 import type { Check } from '../domain/config-schemas.js';
@@ -97,6 +98,7 @@ async function changeTask(
       await commitChange(view.root, change);
     } catch (err) {
       if (!(err instanceof StaleChangeError)) throw err;
+      if (tries >= MAX_RACES) throw keptChanging(view.file.data.id, tries, err);
       continue;
     }
     for (const step of after) await step();
@@ -109,6 +111,20 @@ async function changeTask(
     return result(plan, runs);
   }
 }
+
+/**
+ * Races a change may lose before it gives up: each lost race is another writer's change written, so
+ * only a writer that never stops (or a file that reads differently each time) gets this far.
+ */
+const MAX_RACES = 200;
+
+const keptChanging = (id: string, tries: number, err: StaleChangeError) =>
+  new SowError(
+    'STATE_KEEPS_CHANGING',
+    'failed',
+    `task ${id} was not changed: its state changed under each of ${tries} attempts (last: ${err.why})`,
+    'another process keeps writing this project: retry when it is done',
+  );
 
 const result = (plan: TaskChangePlan, checks: CheckRun[] | undefined): SetTaskResult => ({
   id: plan.id,
