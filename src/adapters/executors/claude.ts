@@ -5,11 +5,11 @@
  */
 import {
   checksOf,
+  cliRuns,
   custom,
   denial,
   isObj,
   listed,
-  model,
   none,
   oneLine,
   OWN_ARGV,
@@ -18,8 +18,8 @@ import {
   text,
   toolDetail,
   usageOf,
-  viaStdin,
   saidLine,
+  type Grant,
 } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { AGENTS, ORCHESTRATOR, type AgentDef } from '../../domain/agents.js';
@@ -45,45 +45,47 @@ import {
 export const claudeSettings = (protect: readonly string[]) =>
   JSON.stringify({ permissions: { deny: [...new Set([...SOW_PROTECTED, ...protect])].map((p) => `Edit(${p})`) } });
 
-const safe = (ctx: InvocationContext): string[] => [
-  // The repository's own settings (.claude/settings.json, .claude/settings.local.json: allow rules,
-  // defaultMode, hooks, env) and MCP servers (.mcp.json) would widen it: only the user's load.
-  '--setting-sources',
-  'user',
-  '--strict-mcp-config',
-  '--settings',
-  claudeSettings(ctx.protect),
-  '--permission-mode',
-  'acceptEdits',
-  // A rule's `*` is a wildcard (`sow *` also matches a bare `sow`); Claude Code splits chained commands and checks each
-  // part.
-  '--allowedTools',
-  'Bash(sow *)',
-  ...checksOf(ctx).flatMap((c) => ['--allowedTools', `Bash(${c})`]),
-];
-const permissions = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo' ? ['--dangerously-skip-permissions'] : safe(ctx);
-const notes = (ctx: InvocationContext): string[] => {
+const grant = (ctx: InvocationContext): Grant => {
   if (ctx.permissions === 'yolo')
     return ctx.runningAsRoot
-      ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it']
-      : [];
+      ? {
+          args: ['--dangerously-skip-permissions'],
+          env: { IS_SANDBOX: '1' },
+          notes: [
+            'running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it',
+          ],
+        }
+      : { args: ['--dangerously-skip-permissions'] };
   const wild = checksOf(ctx).filter((c) => c.includes('*'));
-  return [
-    `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it ` +
-      `refuses anything else`,
-    "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, " +
-      "skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
-    ...(wild.length
-      ? [
-          `Claude Code reads '*' in an allowed command as a wildcard, so the ` +
-            `check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`,
-        ]
-      : []),
-  ];
+  return {
+    args: [
+      // The repository's own settings (allow rules, defaultMode, hooks, env) and MCP servers would widen it.
+      '--setting-sources',
+      'user',
+      '--strict-mcp-config',
+      '--settings',
+      claudeSettings(ctx.protect),
+      '--permission-mode',
+      'acceptEdits',
+      // `*` is a wildcard (`sow *` matches a bare `sow` too); Claude Code checks each part of a chained command.
+      '--allowedTools',
+      'Bash(sow *)',
+      ...checksOf(ctx).flatMap((c) => ['--allowedTools', `Bash(${c})`]),
+    ],
+    notes: [
+      `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it ` +
+        `refuses anything else`,
+      "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, " +
+        "skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
+      ...(wild.length
+        ? [
+            `Claude Code reads '*' in an allowed command as a wildcard, so the ` +
+              `check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`,
+          ]
+        : []),
+    ],
+  };
 };
-const env = (ctx: InvocationContext): Record<string, string> =>
-  ctx.permissions === 'yolo' && ctx.runningAsRoot ? { IS_SANDBOX: '1' } : {};
 
 const TOOLS = { command: ['Bash'], edit: ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'] };
 
@@ -207,46 +209,19 @@ export const claude: ExecutorModule = {
     install: 'npm install -g @zed-industries/claude-agent-acp',
   },
   supportsResumption: () => true,
-  spawn(ctx) {
-    const c = ctx.config;
-    return viaStdin(
-      'claude',
-      [
-        '--print',
-        '--output-format',
-        'stream-json',
-        '--verbose',
-        '--session-id',
-        ctx.sessionId!,
-        ...model(c, '--model'),
-        ...permissions(ctx),
-        ...custom(c),
-      ],
-      ctx,
-      env(ctx),
-      notes(ctx),
-    );
-  },
-  resume(ctx) {
-    const c = ctx.config;
-    return viaStdin(
-      'claude',
-      [
-        '--print',
-        '--output-format',
-        'stream-json',
-        '--verbose',
-        '--resume',
-        ctx.sessionId,
-        ...model(c, '--model'),
-        ...permissions(ctx),
-        ...custom(c),
-      ],
-      ctx,
-      env(ctx),
-      notes(ctx),
-    );
-  },
+  ...cliRuns(
+    'claude',
+    '--model',
+    (ctx, resume) => [
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      resume ? '--resume' : '--session-id',
+      ctx.sessionId!,
+    ],
+    grant,
+  ),
   progress(event) {
     const type = event['type'];
     if (type === 'system' && event['subtype'] === 'init')

@@ -5,16 +5,16 @@
  * creates its own session id and reports it in `thread.started`.
  */
 import {
+  cliRuns,
   custom,
   isObj,
-  model,
   oneLine,
   OWN_ARGV,
   reportedSession,
   text,
   usageOf,
-  viaStdin,
   saidLine,
+  type Grant,
 } from './shared.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
@@ -47,19 +47,18 @@ export const CODEX_WIDENING = [
 ] as const;
 
 // --ignore-rules: the project's execpolicy .rules files (commands allowed outside the sandbox) are not loaded.
-const permissions = (ctx: InvocationContext) =>
+const grant = (ctx: InvocationContext): Grant =>
   ctx.permissions === 'yolo'
-    ? ['--dangerously-bypass-approvals-and-sandbox']
-    : ['-c', 'sandbox_mode="workspace-write"', '--ignore-rules'];
-const notes = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo'
-    ? []
-    : [
-        'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and ' +
-          '/tmp only, no network), sow and the checks too',
-        'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while ' +
-          '.codex/config.toml widens nothing',
-      ];
+    ? { args: ['--dangerously-bypass-approvals-and-sandbox'] }
+    : {
+        args: ['-c', 'sandbox_mode="workspace-write"', '--ignore-rules'],
+        notes: [
+          'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and ' +
+            '/tmp only, no network), sow and the checks too',
+          'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while ' +
+            '.codex/config.toml widens nothing',
+        ],
+      };
 
 /**
  * Codex logs a call it refused (an escalation, a patch outside the project) on stderr, at level ERROR, without the
@@ -90,27 +89,14 @@ export const codex: ExecutorModule = {
   },
   supportsResumption: () => true,
   sessionFromEvent: (e) => (e['type'] === 'thread.started' ? reportedSession(e['thread_id']) : undefined),
-  spawn(ctx) {
-    const c = ctx.config;
-    return viaStdin(
-      'codex',
-      ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(ctx), ...custom(c), '-'],
-      ctx,
-      {},
-      notes(ctx),
-    );
-  },
-  resume(ctx) {
-    const c = ctx.config;
-    // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
-    return viaStdin(
-      'codex',
-      ['exec', 'resume', '--json', ...model(c, '-m'), ...permissions(ctx), ...custom(c), ctx.sessionId, '-'],
-      ctx,
-      {},
-      notes(ctx),
-    );
-  },
+  // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
+  ...cliRuns(
+    'codex',
+    '-m',
+    (ctx, resume) => (resume ? ['exec', 'resume', '--json'] : ['exec', '--json', '-C', ctx.cwd]),
+    grant,
+    (ctx, resume) => (resume ? [ctx.sessionId!, '-'] : ['-']),
+  ),
   progress(event) {
     const type = event['type'];
     if (type === 'thread.started') return [`session ${String(event['thread_id'] ?? '?')} started`];

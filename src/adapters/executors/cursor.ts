@@ -4,20 +4,21 @@
  * (permissions.allow, by first word), never per run; so safe runs its shell commands in Cursor's
  * sandbox, like Codex. --force is "allow everything not explicitly denied".
  */
-import { custom, denial, isObj, model, NO_ACP, none, OWN_ARGV, str, viaStdin } from './shared.js';
+import { cliRuns, denial, isObj, NO_ACP, none, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
-import type { Obj } from './shared.js';
 import { jsonWidening } from './settings-files.js';
 import { agentsMd, frontmatter, SKILL_DESCRIPTION, yamlString, type Integration } from '../../domain/integrations.js';
 
-const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--force'] : ['--sandbox', 'enabled']);
-const notes = (ctx: InvocationContext) =>
+const grant = (ctx: InvocationContext): Grant =>
   ctx.permissions === 'yolo'
-    ? []
-    : [
-        'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can ' +
-          'be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
-      ];
+    ? { args: ['--force'] }
+    : {
+        args: ['--sandbox', 'enabled'],
+        notes: [
+          'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can ' +
+            'be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
+        ],
+      };
 
 const TOOLS = { command: ['shell'], edit: ['edit', 'write', 'delete'] };
 
@@ -41,28 +42,13 @@ export const cursor: ExecutorModule = {
   binary: () => 'cursor-agent',
   supportsResumption: () => true,
   createSession: () => ({ binary: 'cursor-agent', args: ['create-chat'] }),
-  spawn(ctx) {
-    const c = ctx.config;
-    return viaStdin(
-      'cursor-agent',
-      [
-        '-p',
-        '--output-format',
-        'stream-json',
-        '--resume',
-        ctx.sessionId!,
-        ...model(c, '--model'),
-        ...permissions(ctx),
-        ...custom(c),
-      ],
-      ctx,
-      {},
-      notes(ctx),
-    );
-  },
-  resume(ctx) {
-    return this.spawn(ctx);
-  },
+  // The chat is created first (create-chat), so a new run resumes it too.
+  ...cliRuns(
+    'cursor-agent',
+    '--model',
+    (ctx) => ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!],
+    grant,
+  ),
   /**
    * From its documentation and public reports (not captured here): a `tool_call` event, subtype `completed`, whose
    * `<kind>ToolCall.result` is `{rejected: {command, reason}}`.

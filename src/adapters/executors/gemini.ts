@@ -9,6 +9,7 @@
 import { dirname, join } from 'node:path';
 import {
   checksOf,
+  cliRuns,
   custom,
   denial,
   isObj,
@@ -18,11 +19,11 @@ import {
   OWN_ARGV,
   str,
   usageOf,
-  viaStdin,
   saidLine,
+  type Grant,
+  type Obj,
 } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
-import type { Obj } from './shared.js';
 import { envWidening, jsonWidening } from './settings-files.js';
 import {
   agentsMd,
@@ -83,8 +84,8 @@ export function geminiPolicy(checks: readonly string[]): string {
     ),
   ].join('\n');
 }
-const permissions = (ctx: InvocationContext) => {
-  if (ctx.permissions === 'yolo') return { args: ['--yolo'], files: [], notes: [] };
+const grant = (ctx: InvocationContext): Grant => {
+  if (ctx.permissions === 'yolo') return { args: ['--yolo'], files: [] };
   const path = join(dirname(ctx.promptFile), 'gemini-sow-policy.toml');
   return {
     args: ['--approval-mode', 'auto_edit', '--policy', path],
@@ -139,34 +140,12 @@ export const gemini: ExecutorModule = {
   },
   supportsResumption: () => true,
   // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
-  spawn(ctx) {
-    const c = ctx.config;
-    const p = permissions(ctx);
-    return {
-      ...viaStdin(
-        'gemini',
-        ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...p.args, ...custom(c)],
-        ctx,
-        {},
-        p.notes,
-      ),
-      files: p.files,
-    };
-  },
-  resume(ctx) {
-    const c = ctx.config;
-    const p = permissions(ctx);
-    return {
-      ...viaStdin(
-        'gemini',
-        ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)],
-        ctx,
-        {},
-        p.notes,
-      ),
-      files: p.files,
-    };
-  },
+  ...cliRuns(
+    'gemini',
+    '-m',
+    (ctx, resume) => ['--output-format', 'stream-json', resume ? '--resume' : '--session-id', ctx.sessionId!],
+    grant,
+  ),
   // What it says when it has no such session to resume (captured:
   // test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),

@@ -5,20 +5,42 @@ import type { Denial, ExecutorModule, Invocation, InvocationContext, Usage } fro
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
 export const custom = (c: ExecutorConfig) => c.custom_args ?? [];
-export const viaStdin = (
-  binary: string,
-  args: string[],
-  ctx: InvocationContext,
-  env: Record<string, string> = {},
-  notes: string[] = [],
-): Invocation => ({
+
+/** What a permission profile adds to a run: flags, environment, what --verbose says, files written first. */
+export interface Grant {
+  args: string[];
+  env?: Record<string, string>;
+  notes?: string[];
+  files?: Invocation['files'];
+}
+export const viaStdin = (binary: string, ctx: InvocationContext, grant: Grant): Invocation => ({
   binary,
-  args,
-  env,
+  args: grant.args,
+  env: grant.env ?? {},
   stdin: ctx.prompt,
-  notes,
+  notes: grant.notes ?? [],
+  ...(grant.files ? { files: grant.files } : {}),
   granted: { permissions: ctx.permissions, checks: ctx.checks },
 });
+
+/** A CLI's spawn and resume, the prompt on stdin: `head`, the model, the profile's flags, custom_args, `tail`. */
+export function cliRuns(
+  binary: string,
+  modelFlag: string,
+  head: (ctx: InvocationContext, resume: boolean) => string[],
+  grant: (ctx: InvocationContext) => Grant,
+  tail: (ctx: InvocationContext, resume: boolean) => string[] = () => [],
+): Pick<ExecutorModule, 'spawn' | 'resume'> {
+  const run = (ctx: InvocationContext, resume: boolean) => {
+    const g = grant(ctx);
+    const c = ctx.config;
+    return viaStdin(binary, ctx, {
+      ...g,
+      args: [...head(ctx, resume), ...model(c, modelFlag), ...g.args, ...custom(c), ...tail(ctx, resume)],
+    });
+  };
+  return { spawn: (ctx) => run(ctx, false), resume: (ctx) => run(ctx, true) };
+}
 
 /*
  * Permissions (docs/decisions/0017-permission-profiles.md). `yolo` is each CLI's skip-all flag.
