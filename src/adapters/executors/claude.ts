@@ -1,7 +1,7 @@
 /**
- * Claude Code (`claude`). Flags checked against its --help (test/fixtures/agent-help). Its
- * stream-json starts with `system/init` and ends with `result`, which lists the calls it refused
- * in `permission_denials` [{tool_name, tool_input}].
+ * Claude Code (`claude`). Flags checked against its --help (test/fixtures/agent-help). Its stream-json starts with
+ * `system/init` and ends with `result`, which lists the calls it refused in `permission_denials` [{tool_name,
+ * tool_input}].
  */
 import {
   checksOf,
@@ -38,24 +38,20 @@ import {
 } from '../../domain/integrations.js';
 
 /**
- * sow's own rules for a safe worker, on top of the user's: no edit of a file through which a
- * worker could widen itself or the next one (`Edit(…)` rules cover every edit tool; a pattern is
- * relative to the working directory, `**` at any depth). Deny rules win over every allow.
+ * sow's own rules for a safe worker, on top of the user's: no edit of a file through which a worker could widen itself
+ * or the next one (`Edit(…)` rules cover every edit tool; a pattern is relative to the working directory, `**` at any
+ * depth). Deny rules win over every allow.
  */
 export const claudeSettings = (protect: readonly string[]) =>
   JSON.stringify({ permissions: { deny: [...new Set([...SOW_PROTECTED, ...protect])].map((p) => `Edit(${p})`) } });
 
 const grant = (ctx: InvocationContext): Grant => {
-  if (ctx.permissions === 'yolo')
-    return ctx.runningAsRoot
-      ? {
-          args: ['--dangerously-skip-permissions'],
-          env: { IS_SANDBOX: '1' },
-          notes: [
-            'running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it',
-          ],
-        }
-      : { args: ['--dangerously-skip-permissions'] };
+  if (ctx.permissions === 'yolo' && ctx.runningAsRoot) {
+    const note =
+      'running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it';
+    return { args: ['--dangerously-skip-permissions'], env: { IS_SANDBOX: '1' }, notes: [note] };
+  }
+  if (ctx.permissions === 'yolo') return { args: ['--dangerously-skip-permissions'] };
   const wild = checksOf(ctx).filter((c) => c.includes('*'));
   return {
     args: [
@@ -185,21 +181,21 @@ export const claude: ExecutorModule = {
   install: 'npm install -g @anthropic-ai/claude-code',
   sessionIds: 'caller',
   binary: () => 'claude',
-  // Claude Code speaks ACP through Zed's adapter, which runs Claude Code's own SDK.
-  // As root it refuses to start a session unless told it runs in a sandbox (IS_SANDBOX=1), as for yolo
-  // on its command line; sow still answers every permission it asks.
+  // Claude Code speaks ACP through Zed's adapter, which runs Claude Code's own SDK. As root it refuses to start a
+  // session unless told it runs in a sandbox (IS_SANDBOX=1), as for yolo on its command line; sow still answers every
+  // permission it asks.
   acp: {
     binary: () => 'claude-agent-acp',
     args: (c) => custom(c),
     env: ({ runningAsRoot }): Record<string, string> => (runningAsRoot ? { IS_SANDBOX: '1' } : {}),
-    // The adapter passes `_meta.claudeCode.options` to Claude Code's SDK: without the repository's
-    // settings (their allow rules are granted without asking sow; their hooks and .mcp.json servers run).
+    // The adapter passes `_meta.claudeCode.options` to Claude Code's SDK: without the repository's settings (their
+    // allow rules are granted without asking sow; their hooks and .mcp.json servers run).
     sessionMeta: (permissions) =>
       permissions === 'safe'
         ? { claudeCode: { options: { settingSources: ['user'], extraArgs: { 'strict-mcp-config': null } } } }
         : undefined,
-    // The adapter opens a session in the project's permissions.defaultMode (bypassPermissions: nothing
-    // is asked); only `default` asks sow for every edit and command (plan runs nothing).
+    // The adapter opens a session in the project's permissions.defaultMode (bypassPermissions: nothing is asked); only
+    // `default` asks sow for every edit and command (plan runs nothing).
     modes: {
       asks: ['default', 'plan'],
       setBy:
@@ -254,9 +250,9 @@ export const claude: ExecutorModule = {
     e['type'] === 'result' && isObj(e['usage'])
       ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'], e['total_cost_usd'])
       : undefined,
-  // While it runs, each answer's `assistant` event (one per content block, the same message id)
-  // carries the input tokens of that answer; its output count is the stream's first (1), so only
-  // the input is told, and the cost not at all, until the `result`.
+  // While it runs, each answer's `assistant` event (one per content block, the same message id) carries the input
+  // tokens of that answer; its output count is the stream's first (1), so only the input is told, and the cost not at
+  // all, until the `result`.
   usageSoFar: (e) => {
     const m = e['type'] === 'assistant' && isObj(e['message']) ? e['message'] : undefined;
     if (!m || !isObj(m['usage']) || typeof m['id'] !== 'string') return undefined;
