@@ -1,9 +1,8 @@
 /**
- * A worker on the ACP transport (`transport: acp`): what `runWorker` does for a CLI's command
- * line, done over the Agent Client Protocol. sow answers each permission the agent asks by the
- * executor's profile (domain/acp-permissions.ts), hands it `sow mcp` as an MCP server so it can
- * call sow's tools natively, keeps the raw messages and sow's own events, and says what it
- * refused as a CLI's refusals are said.
+ * A worker on the ACP transport (`transport: acp`): what `runWorker` does for a CLI's command line, done over the Agent
+ * Client Protocol. sow answers each permission the agent asks by the executor's profile (domain/acp-permissions.ts),
+ * hands it `sow mcp` as an MCP server so it can call sow's tools natively, keeps the raw messages and sow's own events,
+ * and says what it refused as a CLI's refusals are said.
  */
 import { relative, sep } from 'node:path';
 import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
@@ -59,9 +58,9 @@ export function sowMcpServer(
 }
 
 /**
- * How a worker's permissions are decided: paths land where the system would take them (links
- * followed) in the repository `root` — `.git/` included, so that changing it is refused as
- * protected rather than as outside — relative ones from `cwd`.
+ * How a worker's permissions are decided: paths land where the system would take them (links followed) in the
+ * repository `root` — `.git/` included, so that changing it is refused as protected rather than as outside — relative
+ * ones from `cwd`.
  */
 export function workerPolicy(
   profile: PermissionProfile,
@@ -74,8 +73,8 @@ export function workerPolicy(
   return {
     profile,
     checks,
-    // Every agent CLI's own settings files, whichever CLI this worker runs: one that wrote
-    // .claude/settings.local.json would widen its next resume, .gemini/settings.json the next Gemini worker.
+    // Every agent CLI's own settings files, whichever CLI this worker runs: one that wrote .claude/settings.local.json
+    // would widen its next resume, .gemini/settings.json the next Gemini worker.
     protected: agentSettingsFiles(),
     locate: (path) => {
       const places = wherePathLands(cwd, path);

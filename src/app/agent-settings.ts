@@ -1,6 +1,6 @@
 /**
- * A safe worker does not start while its agent CLI's own settings in the folders it runs in widen
- * it (what adapters/agent-settings.ts finds there); yolo workers may do anything anyway.
+ * A safe worker does not start while its agent CLI's own settings in the folders it runs in widen it (what
+ * adapters/agent-settings.ts finds there); yolo workers may do anything anyway.
  */
 import { wideningSettings } from '../adapters/agent-settings.js';
 import type { ExecutorModule } from '../adapters/executors/types.js';

@@ -1,14 +1,12 @@
 /**
- * Whether the two configuration files a command may depend on are valid: the repository's
- * `.sow/config.yaml` and the user's own. Only the commands that need a setting read it strictly
- * (and refuse); every other command would go on in silence while a misspelt `bugdet:` leaves the
- * project without the budget its people think it has. So every command asks this once and warns,
- * naming the file, the key and the fix.
+ * Whether the two configuration files a command may depend on are valid: the repository's `.sow/config.yaml` and the
+ * user's own. Only the commands that need a setting read it strictly (and refuse); every other command would go on in
+ * silence while a misspelt `bugdet:` leaves the project without the budget its people think it has. So every command
+ * asks this once and warns, naming the file, the key and the fix.
  *
- * It must cost a read command next to nothing: a file that does not exist costs a stat, and a
- * verdict is kept in this checkout's runtime folder beside the stamp (inode, size, mtime, ctime)
- * of the file it judged, so the file is parsed again only after it changed — the task index's
- * rule (docs/decisions/0009, 0069).
+ * It must cost a read command next to nothing: a file that does not exist costs a stat, and a verdict is kept in this
+ * checkout's runtime folder beside the stamp (inode, size, mtime, ctime) of the file it judged, so the file is parsed
+ * again only after it changed — the task index's rule (docs/decisions/0009, 0069).
  */
 import { join } from 'node:path';
 import type { AppContext } from './context.js';
@@ -87,8 +85,8 @@ const userWarning = (p: NonNullable<Verdict['problem']>) =>
   `config validate'`;
 
 /**
- * The configuration files that are not valid, each with its warning; none outside a workspace or
- * when both are valid or absent. Never throws: a command must not fail because of this check.
+ * The configuration files that are not valid, each with its warning; none outside a workspace or when both are valid or
+ * absent. Never throws: a command must not fail because of this check.
  */
 export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now())): Promise<ConfigProblem[]> {
   let root: string;

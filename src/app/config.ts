@@ -129,9 +129,9 @@ const issueLines = (level: 'error' | 'warning', issues: ConfigIssue[]): Validati
   }));
 
 /**
- * The user configuration (and the environment's overrides), then, when the context's folder is in
- * a sow workspace, the repository's .sow/config.yaml. Outside a workspace, or with `repository:
- * false`, only the user configuration is checked.
+ * The user configuration (and the environment's overrides), then, when the context's folder is in a sow workspace, the
+ * repository's .sow/config.yaml. Outside a workspace, or with `repository: false`, only the user configuration is
+ * checked.
  */
 export async function validateConfig(ctx: AppContext, opts: { repository?: boolean } = {}): Promise<ValidationReport> {
   const user = await validateUserConfig(ctx);
@@ -146,8 +146,8 @@ export async function validateConfig(ctx: AppContext, opts: { repository?: boole
 }
 
 /**
- * The user configuration and the environment's overrides; `binaries: false` leaves out looking for the executors'
- * CLIs on PATH.
+ * The user configuration and the environment's overrides; `binaries: false` leaves out looking for the executors' CLIs
+ * on PATH.
  */
 export async function validateUserConfig(
   ctx: AppContext,
@@ -214,8 +214,8 @@ export interface AgentCli {
 }
 
 /**
- * The CLI of each executor a binding names (executors not defined are left out: checkConfig reports them), looked up
- * on `env`'s PATH.
+ * The CLI of each executor a binding names (executors not defined are left out: checkConfig reports them), looked up on
+ * `env`'s PATH.
  */
 export function agentClis(effective: EffectiveConfig, env: AppContext['env']): AgentCli[] {
   const roles = new Map<string, string[]>();
@@ -243,9 +243,9 @@ export function agentClis(effective: EffectiveConfig, env: AppContext['env']): A
 }
 
 /**
- * What a bound agent CLI missing from PATH is, wherever it is reported (config validate, doctor):
- * a warning. The configuration is still right, and sow needs the CLI only to spawn workers; the
- * spawn itself refuses with how to install it.
+ * What a bound agent CLI missing from PATH is, wherever it is reported (config validate, doctor): a warning. The
+ * configuration is still right, and sow needs the CLI only to spawn workers; the spawn itself refuses with how to
+ * install it.
  */
 export const MISSING_CLI_LEVEL = 'warning' as const;
 
@@ -291,8 +291,8 @@ export async function validateRepoConfig(
 }
 
 /**
- * The refusal after a report with errors: exit 4, CONFIG_INVALID, each error named with its file
- * (or variable) and field, and the fix for each place they are in.
+ * The refusal after a report with errors: exit 4, CONFIG_INVALID, each error named with its file (or variable) and
+ * field, and the fix for each place they are in.
  */
 export class ConfigInvalidError extends SowError {
   constructor(report: ValidationReport, again: string) {

@@ -37,8 +37,8 @@ export interface PromptText {
 }
 
 /**
- * The prompt, its variables filled with what the project here knows (its name, branch, the
- * round of its work, …); outside a project only the NoProject prompt's branch is known.
+ * The prompt, its variables filled with what the project here knows (its name, branch, the round of its work, …);
+ * outside a project only the NoProject prompt's branch is known.
  */
 export async function readPrompt(ctx: AppContext, path: string): Promise<PromptText> {
   const name = path.replace(/\.md$/, '').replace(/^\/+/, '');

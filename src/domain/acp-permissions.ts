@@ -1,6 +1,6 @@
 /**
- * What a worker on the ACP transport may do: every `session/request_permission` an agent asks is
- * answered here, by one rule for every CLI, instead of six flag mappings approximating it.
+ * What a worker on the ACP transport may do: every `session/request_permission` an agent asks is answered here, by one
+ * rule for every CLI, instead of six flag mappings approximating it.
  *
  * - yolo: everything.
  * - safe: reading and searching inside the repository; editing, deleting and moving files inside
@@ -11,9 +11,8 @@
  *   tools through the `sow mcp` server sow hands the agent (what the worker may run as `sow`
  *   anyway); thinking. Nothing else: no other command, fetch, mode switch or tool sow does not know.
  *
- * Every value of a call that may name a file is judged, whatever the agent calls it. Where a path
- * lands (resolved, links followed, against the repository) is the caller's `locate`; this module
- * only decides.
+ * Every value of a call that may name a file is judged, whatever the agent calls it. Where a path lands (resolved,
+ * links followed, against the repository) is the caller's `locate`; this module only decides.
  */
 import type { PermissionProfile } from './config-schemas.js';
 import { invisibleIn, shellWords } from './shell-words.js';
@@ -33,16 +32,16 @@ export interface PermissionPolicy {
   /** The commands of the declared checks the person allowed here. */
   checks: readonly string[];
   /**
-   * Where a path the agent names (absolute, or relative to the worker's folder) lands: repository-
-   * relative with `/` ('' for the repository itself), every component resolved and links followed —
-   * every place it may land, as a link met before `..` is read by the system differently than by a
-   * tool that tidies the text first. Undefined when any of them lies outside the repository.
+   * Where a path the agent names (absolute, or relative to the worker's folder) lands: repository- relative with `/`
+   * ('' for the repository itself), every component resolved and links followed — every place it may land, as a link
+   * met before `..` is read by the system differently than by a tool that tidies the text first. Undefined when any of
+   * them lies outside the repository.
    */
   locate(path: string): readonly string[] | undefined;
   /**
-   * Repository-relative patterns (`*`, `**`) of files a safe worker may not change, beside the
-   * ones that always are (`.git` at any depth, `.sow/config.yaml`): the agent CLIs' own settings,
-   * as the executor modules name them (adapters/executors/registry.ts's agentSettingsFiles).
+   * Repository-relative patterns (`*`, `**`) of files a safe worker may not change, beside the ones that always are
+   * (`.git` at any depth, `.sow/config.yaml`): the agent CLIs' own settings, as the executor modules name them
+   * (adapters/executors/registry.ts's agentSettingsFiles).
    */
   protected: readonly string[];
 }
@@ -54,14 +53,14 @@ const record = (x: unknown): Record<string, unknown> | undefined =>
   x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
 
 /**
- * Trimmed as the shell trims a line: its own blanks only (never `\v` or a no-break space, which are part of a word
- * to it).
+ * Trimmed as the shell trims a line: its own blanks only (never `\v` or a no-break space, which are part of a word to
+ * it).
  */
 const trimBlanks = (s: string) => s.replace(/^[ \t\n]+|[ \t\n]+$/g, '');
 
 /**
- * The shells whose `-c` script is judged as the command: POSIX ones, at a system place or found on PATH (zsh and
- * fish read a script differently).
+ * The shells whose `-c` script is judged as the command: POSIX ones, at a system place or found on PATH (zsh and fish
+ * read a script differently).
  */
 const SCRIPT_SHELL = /^(?:\/bin\/|\/usr\/bin\/|\/usr\/local\/bin\/|\/opt\/homebrew\/bin\/)?(?:ba|da)?sh$/;
 
@@ -69,10 +68,10 @@ const SCRIPT_SHELL = /^(?:\/bin\/|\/usr\/bin\/|\/usr\/local\/bin\/|\/opt\/homebr
 export type AskedCommand = { shown: string; script: string } | { shown: string; argv: readonly string[] };
 
 /**
- * The command a tool call is about. The agents put it in different places (measured with the
- * pinned ones): `rawInput.command` as a string (Claude Code's and OpenCode's adapters, Copilot)
- * or as argv run by a shell (Codex: ["/bin/bash", "-lc", "<script>"], whose script is the
- * command); Gemini CLI sends no rawInput, and its title is the command.
+ * The command a tool call is about. The agents put it in different places (measured with the pinned ones):
+ * `rawInput.command` as a string (Claude Code's and OpenCode's adapters, Copilot) or as argv run by a shell (Codex:
+ * ["/bin/bash", "-lc", "<script>"], whose script is the command); Gemini CLI sends no rawInput, and its title is the
+ * command.
  */
 export function askedCommand(call: AskedToolCall): AskedCommand | undefined {
   const raw = record(call.rawInput);
@@ -146,8 +145,7 @@ const PATH_KEYS = new Set([
 ]);
 const PATH_KEY_ENDS = /(?:paths?|files?|filenames?|dirs?|director(?:y|ies)|folders?|globs?|patterns?)$/;
 /**
- * Keys whose values are text to write or show, where a string that starts with `/` is not a path (a comment, a
- * diff).
+ * Keys whose values are text to write or show, where a string that starts with `/` is not a path (a comment, a diff).
  */
 const TEXT_KEYS = new Set([
   'content',
@@ -184,10 +182,10 @@ const MAX_DEPTH = 32;
 const MAX_VALUES = 10_000;
 
 /**
- * Every value a tool call names a file, folder or glob with: its `locations`, the files of the
- * diffs it shows, every string (in arrays and nested objects too) under a key that names a path,
- * file, folder, glob or pattern, every other string that reads as a path (but in text to write),
- * and the keys of Codex's `changes` map. Undefined when the input is too large or deep to read.
+ * Every value a tool call names a file, folder or glob with: its `locations`, the files of the diffs it shows, every
+ * string (in arrays and nested objects too) under a key that names a path, file, folder, glob or pattern, every other
+ * string that reads as a path (but in text to write), and the keys of Codex's `changes` map. Undefined when the input
+ * is too large or deep to read.
  */
 export function pathsOf(call: AskedToolCall): string[] | undefined {
   const paths = new Set<string>();
@@ -216,11 +214,10 @@ export function pathsOf(call: AskedToolCall): string[] | undefined {
 }
 
 /**
- * Where a path, folder or glob the agent names lands (policy.locate), or undefined when it may
- * reach outside the repository. A glob is judged by its literal folder (up to the first `* ? [ {`)
- * and refused if what follows climbs (`..`) or has an alternative that starts anew (`{/etc,x}`);
- * it is judged as a plain path too (`app/[id]/.git/config` may be a file of that name).
- * `~` is a home folder, outside; a `file:///` URI is its path; any other URI is outside.
+ * Where a path, folder or glob the agent names lands (policy.locate), or undefined when it may reach outside the
+ * repository. A glob is judged by its literal folder (up to the first `* ? [ {`) and refused if what follows climbs
+ * (`..`) or has an alternative that starts anew (`{/etc,x}`); it is judged as a plain path too (`app/[id]/.git/config`
+ * may be a file of that name). `~` is a home folder, outside; a `file:///` URI is its path; any other URI is outside.
  */
 export function placesOf(path: string, locate: PermissionPolicy['locate']): readonly string[] | undefined {
   if (path.includes('\0')) return undefined;
@@ -246,8 +243,8 @@ export function placesOf(path: string, locate: PermissionPolicy['locate']): read
 }
 
 /**
- * `pattern` (`*` within a name, `**` any depth; `x/**` also names `x`) as a test of repository-relative paths, in
- * any case.
+ * `pattern` (`*` within a name, `**` any depth; `x/**` also names `x`) as a test of repository-relative paths, in any
+ * case.
  */
 function patternTest(pattern: string): RegExp {
   let re = '';
@@ -281,9 +278,8 @@ const literalFolder = (pattern: string) => {
 const isGitName = (name: string) => name.toLowerCase().replace(/[. ]+$/, '') === '.git';
 
 /**
- * Why a safe worker may not change the file at `rel` (repository-relative), or undefined when it
- * may. With `whole` (a delete or a move, which take a folder with everything in it) also a folder
- * that holds such a file.
+ * Why a safe worker may not change the file at `rel` (repository-relative), or undefined when it may. With `whole` (a
+ * delete or a move, which take a folder with everything in it) also a folder that holds such a file.
  */
 export function protectedWhy(rel: string, patterns: readonly string[], whole: boolean): string | undefined {
   const shown = rel || '.';
@@ -306,10 +302,9 @@ export function protectedWhy(rel: string, patterns: readonly string[], whole: bo
 }
 
 /**
- * Whether a tool call is one of sow's own tools, from the MCP server sow hands over as `sow`. The
- * agents that ask before an MCP tool name it in the title (measured with the pinned ones): Claude
- * Code's adapter `mcp__sow__<tool>`, Gemini CLI `<tool> (sow MCP Server)`, both as kind `other`;
- * Codex's adapter and OpenCode do not ask.
+ * Whether a tool call is one of sow's own tools, from the MCP server sow hands over as `sow`. The agents that ask
+ * before an MCP tool name it in the title (measured with the pinned ones): Claude Code's adapter `mcp__sow__<tool>`,
+ * Gemini CLI `<tool> (sow MCP Server)`, both as kind `other`; Codex's adapter and OpenCode do not ask.
  */
 export function isSowTool(call: AskedToolCall): boolean {
   const title = typeof call.title === 'string' ? call.title : '';
@@ -380,9 +375,9 @@ export interface PermissionOption {
 }
 
 /**
- * The option that says the decision for this one call. An allowance is only ever for this call
- * (`allow_once`): "always" would let the agent skip asking sow next time; without an allow-once
- * option there is none to give (undefined: the caller cancels the request).
+ * The option that says the decision for this one call. An allowance is only ever for this call (`allow_once`): "always"
+ * would let the agent skip asking sow next time; without an allow-once option there is none to give (undefined: the
+ * caller cancels the request).
  */
 export function optionFor(options: readonly PermissionOption[], allow: boolean): string | undefined {
   const order = allow ? ['allow_once'] : ['reject_once', 'reject_always'];

@@ -1,6 +1,6 @@
 /**
- * The agent registry (spec 003): roles are data — a name, what the role does, what its CLI must be
- * able to do, the embedded prompt that carries a worker's rules, and the guidance it may read.
+ * The agent registry (spec 003): roles are data — a name, what the role does, what its CLI must be able to do, the
+ * embedded prompt that carries a worker's rules, and the guidance it may read.
  */
 import { SowError } from './errors.js';
 import { nearMiss } from './suggest.js';

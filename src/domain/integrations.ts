@@ -1,8 +1,8 @@
 /**
- * `sow install <target>`: what sow writes into a repository (or a plugin folder) so that each
- * agent CLI knows sow — generated from the same templates for every target. Each executor module
- * (adapters/executors/<cli>.ts) composes its own target from the parts here. Pure: the files to
- * write, the JSON keys to merge, the managed sections; the app reads the templates and the disk.
+ * `sow install <target>`: what sow writes into a repository (or a plugin folder) so that each agent CLI knows sow —
+ * generated from the same templates for every target. Each executor module (adapters/executors/<cli>.ts) composes its
+ * own target from the parts here. Pure: the files to write, the JSON keys to merge, the managed sections; the app reads
+ * the templates and the disk.
  */
 import { createHash } from 'node:crypto';
 import { SowError } from './errors.js';
@@ -153,10 +153,9 @@ export interface JsonEdit {
 }
 
 /**
- * `text` — a JSON object, or undefined when there is no file — with sow's hooks and servers added
- * where they are missing, as text (jsonDepth and JSON.parse must have accepted it). A server of
- * sow's name that the person set up differently is theirs and stays. Throws when a key sow needs
- * holds something else.
+ * `text` — a JSON object, or undefined when there is no file — with sow's hooks and servers added where they are
+ * missing, as text (jsonDepth and JSON.parse must have accepted it). A server of sow's name that the person set up
+ * differently is theirs and stays. Throws when a key sow needs holds something else.
  */
 export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
   if (text === undefined) {
@@ -229,9 +228,8 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
 }
 
 /**
- * `text` without what sow added: its hook groups (only groups exactly as sow writes them), its
- * servers (only as sow writes them), and the keys it made once they are empty — each taken out
- * as text, so the rest keeps its bytes.
+ * `text` without what sow added: its hook groups (only groups exactly as sow writes them), its servers (only as sow
+ * writes them), and the keys it made once they are empty — each taken out as text, so the rest keeps its bytes.
  */
 export function removeFromJson(text: string, added: JsonAddition, made: readonly string[]): string {
   let t = text;
@@ -271,8 +269,8 @@ export function removeFromJson(text: string, added: JsonAddition, made: readonly
 }
 
 /**
- * What a record claims sow added, cut down to what sow's plan adds: a record is a claim, so sow
- * takes out only its own hook commands and servers, whatever the record names.
+ * What a record claims sow added, cut down to what sow's plan adds: a record is a claim, so sow takes out only its own
+ * hook commands and servers, whatever the record names.
  */
 export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAddition {
   const c = isObj(claim) ? claim : {};
@@ -328,9 +326,9 @@ export function sectionOf(text: string): string | undefined {
 }
 
 /**
- * `text` with the section set to `content`: replaced where it is, or appended as a line break, the
- * section and a line break — exactly what withoutSection takes out again, so the text before it
- * comes back byte for byte (a missing trailing newline included).
+ * `text` with the section set to `content`: replaced where it is, or appended as a line break, the section and a line
+ * break — exactly what withoutSection takes out again, so the text before it comes back byte for byte (a missing
+ * trailing newline included).
  */
 export function withSection(text: string, content: string): string {
   const block = `${SECTION_BEGIN}\n${content}\n${SECTION_END}`;

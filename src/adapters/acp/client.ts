@@ -1,8 +1,7 @@
 /**
- * A worker over the Agent Client Protocol: sow is the client. It starts the agent (argv, never a
- * shell), `initialize`s it, opens a session in the task's folder (`session/new`, with `sow mcp`
- * handed over as an MCP server) or continues one (`session/load`), sends the prompt and answers
- * what the agent asks of it while it works:
+ * A worker over the Agent Client Protocol: sow is the client. It starts the agent (argv, never a shell), `initialize`s
+ * it, opens a session in the task's folder (`session/new`, with `sow mcp` handed over as an MCP server) or continues
+ * one (`session/load`), sends the prompt and answers what the agent asks of it while it works:
  *
  * - `session/request_permission`: by the caller's decision (domain/acp-permissions.ts), for this
  *   one call only;
@@ -10,14 +9,14 @@
  * - anything else (files, terminals, methods sow does not know): refused — sow advertises no such
  *   capability, and the SDK answers "method not found".
  *
- * Every line the agent writes is kept as it came (the raw stream); a line that is not JSON-RPC is
- * kept and otherwise ignored. A SIGINT or SIGTERM that reaches sow sends `session/cancel`, gives
- * the agent a moment to stop, then ends its process.
+ * Every line the agent writes is kept as it came (the raw stream); a line that is not JSON-RPC is kept and otherwise
+ * ignored. A SIGINT or SIGTERM that reaches sow sends `session/cancel`, gives the agent a moment to stop, then ends its
+ * process.
  *
- * The agent runs in a process group of its own, and is ended as a group (TERM, then KILL): an
- * agent is often a wrapper that does not pass a signal on (Codex's adapter is a node script that
- * runs its binary; killing the script leaves the binary running, holding sow's pipes), or one that
- * ignores TERM (Gemini CLI, relaunched by its own wrapper), and neither exits when its stdin closes.
+ * The agent runs in a process group of its own, and is ended as a group (TERM, then KILL): an agent is often a wrapper
+ * that does not pass a signal on (Codex's adapter is a node script that runs its binary; killing the script leaves the
+ * binary running, holding sow's pipes), or one that ignores TERM (Gemini CLI, relaunched by its own wrapper), and
+ * neither exits when its stdin closes.
  */
 import { spawn } from 'node:child_process';
 import type {
@@ -64,9 +63,8 @@ export interface AcpRunRequest {
   /** What `session/new` and `session/load` carry in `_meta` (the agent's own options). */
   sessionMeta?: Record<string, unknown>;
   /**
-   * The modes (and config option values) in which the agent asks the client before it acts: a
-   * session opened in another is switched before the prompt, or not prompted at all; a session
-   * that leaves them during the turn is cancelled.
+   * The modes (and config option values) in which the agent asks the client before it acts: a session opened in another
+   * is switched before the prompt, or not prompted at all; a session that leaves them during the turn is cancelled.
    */
   modes?: { asks: readonly string[]; options?: Readonly<Record<string, string>> };
   clientVersion: string;
@@ -96,8 +94,8 @@ export interface AcpRunOutcome {
   /** The session could not be continued: the agent cannot load sessions, or refused this one. */
   loadFailed?: string;
   /**
-   * The session was in (or went to) a mode that does not ask the client, and could not be kept asking: not
-   * prompted, or cancelled.
+   * The session was in (or went to) a mode that does not ask the client, and could not be kept asking: not prompted, or
+   * cancelled.
    */
   notAsking?: { mode: string; why: string };
 }
@@ -151,8 +149,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
 
   const stderr = followStderr(child.stderr, req.onStderrLine);
 
-  // The stream the SDK reads: the agent's stdout, one JSON-RPC message per line. Every line is kept
-  // as it came; one that is not a JSON object is not passed on.
+  // The stream the SDK reads: the agent's stdout, one JSON-RPC message per line. Every line is kept as it came; one
+  // that is not a JSON object is not passed on.
   let tooLong = false;
   const readable = new ReadableStream<Message>({
     start(controller) {
@@ -282,9 +280,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       });
     };
     /**
-     * A session sow prompts must ask before it acts: a mode that does not (Claude Code's
-     * bypassPermissions or acceptEdits, set by the repository's own settings) is switched to one
-     * that does, each config option to the value it must have; what cannot be switched is not prompted.
+     * A session sow prompts must ask before it acts: a mode that does not (Claude Code's bypassPermissions or
+     * acceptEdits, set by the repository's own settings) is switched to one that does, each config option to the value
+     * it must have; what cannot be switched is not prompted.
      */
     const keepAsking = async (
       opened: Pick<NewSessionResponse, 'modes' | 'configOptions'>,
@@ -383,8 +381,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       try {
         created = await open();
       } catch (err) {
-        // "Authentication required" (Codex's adapter): sign in with an API key from the
-        // environment, never a method that would open a browser, and try once more.
+        // "Authentication required" (Codex's adapter): sign in with an API key from the environment, never a method
+        // that would open a browser, and try once more.
         const keyMethods = (init.authMethods ?? []).map((m) => m.id).filter((id) => /api[-_]?key$/i.test(id));
         if ((err as { code?: unknown }).code !== AUTH_REQUIRED || !keyMethods.length) throw err;
         let signedIn = false;

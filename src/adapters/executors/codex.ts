@@ -1,8 +1,8 @@
 /**
- * Codex CLI (`codex exec`). It cannot grant single commands per run: safe is its workspace-write
- * sandbox, in which every command runs, sow and the checks too (writes inside the workspace and
- * /tmp, no network). `codex exec` never asks, so whatever the sandbox refuses fails at once. It
- * creates its own session id and reports it in `thread.started`.
+ * Codex CLI (`codex exec`). It cannot grant single commands per run: safe is its workspace-write sandbox, in which
+ * every command runs, sow and the checks too (writes inside the workspace and /tmp, no network). `codex exec` never
+ * asks, so whatever the sandbox refuses fails at once. It creates its own session id and reports it in
+ * `thread.started`.
  */
 import {
   cliRuns,
@@ -21,11 +21,10 @@ import type { ExecutorModule, InvocationContext } from './types.js';
 import { tomlWidening } from './settings-files.js';
 
 /**
- * What in a project's .codex/config.toml widens a safe worker (Codex loads it in a project it
- * trusts): its sandbox and approvals (sow's `-c` wins for sandbox_mode, not for the sandbox's
- * writable roots or network), commands it runs itself (MCP servers, notify, hooks), profiles that
- * carry any of these, permission profiles, other projects' trust, and model providers (where the
- * conversation goes, with which credentials). Named at any depth.
+ * What in a project's .codex/config.toml widens a safe worker (Codex loads it in a project it trusts): its sandbox and
+ * approvals (sow's `-c` wins for sandbox_mode, not for the sandbox's writable roots or network), commands it runs
+ * itself (MCP servers, notify, hooks), profiles that carry any of these, permission profiles, other projects' trust,
+ * and model providers (where the conversation goes, with which credentials). Named at any depth.
  */
 export const CODEX_WIDENING = [
   'sandbox_mode',
@@ -72,10 +71,9 @@ export const codex: ExecutorModule = {
   install: 'npm install -g @openai/codex',
   sessionIds: 'reported',
   binary: () => 'codex',
-  // Codex speaks ACP through Zed's adapter.
-  // It asks its client nothing by default (read-only sandbox, commands run unasked): under safe it is
-  // told to ask before anything it does not know to be harmless, inside its workspace-write sandbox;
-  // under yolo, never to ask, with no sandbox — as its command line is run.
+  // Codex speaks ACP through Zed's adapter. It asks its client nothing by default (read-only sandbox, commands run
+  // unasked): under safe it is told to ask before anything it does not know to be harmless, inside its workspace-write
+  // sandbox; under yolo, never to ask, with no sandbox — as its command line is run.
   acp: {
     binary: () => 'codex-acp',
     args: (c, permissions) => [

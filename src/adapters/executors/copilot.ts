@@ -1,11 +1,10 @@
 /**
- * GitHub Copilot CLI (`copilot`): `write` lets its edit tools change files (only inside the working
- * directory; with --disallow-temp-dir not in the temp dir either), `shell(sow)` any sow command,
- * `shell(<check>)` each check. Copilot matches a shell command by its name, plus the first
- * subcommand for tools such as npm and git: `shell(npm test)` allows `npm test`, but a check like
- * `node check.mjs` is known to it as `node`, which sow will not grant (that would allow any node
- * program): sow grants the whole line anyway (harmless if it never matches) and says, with
- * --verbose, that Copilot may refuse it.
+ * GitHub Copilot CLI (`copilot`): `write` lets its edit tools change files (only inside the working directory; with
+ * --disallow-temp-dir not in the temp dir either), `shell(sow)` any sow command, `shell(<check>)` each check. Copilot
+ * matches a shell command by its name, plus the first subcommand for tools such as npm and git: `shell(npm test)`
+ * allows `npm test`, but a check like `node check.mjs` is known to it as `node`, which sow will not grant (that would
+ * allow any node program): sow grants the whole line anyway (harmless if it never matches) and says, with --verbose,
+ * that Copilot may refuse it.
  */
 import {
   checksOf,
@@ -26,8 +25,8 @@ import type { ExecutorModule, InvocationContext } from './types.js';
 import { jsonWidening } from './settings-files.js';
 
 /**
- * What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config):
- * hooks that run commands, URLs fetched unasked.
+ * What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config): hooks
+ * that run commands, URLs fetched unasked.
  */
 const COPILOT_SETTINGS = [
   'hooks',
@@ -40,8 +39,7 @@ const COPILOT_SETTINGS = [
 const MODE = (name: string) => `https://agentclientprotocol.com/protocol/session-modes#${name}`;
 
 /**
- * Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run
- * lint`).
+ * Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run lint`).
  */
 const matchable = (check: string) => /^(npm|pnpm|yarn|git)( [\w:.-]+)*$/.test(check);
 const grant = (ctx: InvocationContext): Grant => {
@@ -98,8 +96,8 @@ export const copilot: ExecutorModule = {
     install: 'npm install -g @github/copilot',
   },
   supportsResumption: () => true,
-  // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin). --resume takes an
-  // optional value, so it must be attached with '='.
+  // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin). --resume takes an optional
+  // value, so it must be attached with '='.
   ...cliRuns(
     'copilot',
     '--model',
@@ -146,8 +144,8 @@ export const copilot: ExecutorModule = {
     'and run it by that name (`npm run <script>`)',
   ignores: OWN_ARGV,
   widening: {
-    // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but
-    // GitHub Copilot's in the person's own VS Code: no worker may widen that either.
+    // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but GitHub Copilot's in
+    // the person's own VS Code: no worker may widen that either.
     files: [
       '.github/copilot/**',
       '.github/hooks/**',

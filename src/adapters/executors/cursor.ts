@@ -1,8 +1,8 @@
 /**
- * Cursor CLI (`cursor-agent`), from Cursor's docs: it is not on npm, so there is no CLI to test
- * here (test/fakes/fake-agent.mjs plays it). Cursor grants single commands only in its config files
- * (permissions.allow, by first word), never per run; so safe runs its shell commands in Cursor's
- * sandbox, like Codex. --force is "allow everything not explicitly denied".
+ * Cursor CLI (`cursor-agent`), from Cursor's docs: it is not on npm, so there is no CLI to test here
+ * (test/fakes/fake-agent.mjs plays it). Cursor grants single commands only in its config files (permissions.allow, by
+ * first word), never per run; so safe runs its shell commands in Cursor's sandbox, like Codex. --force is "allow
+ * everything not explicitly denied".
  */
 import { cliRuns, denial, isObj, NO_ACP, none, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
@@ -75,8 +75,8 @@ export const cursor: ExecutorModule = {
   },
   sandbox: 'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too',
   ignores: { ...OWN_ARGV, transport: NO_ACP },
-  // From Cursor's docs: a project's .cursor/cli.json grants commands and files (permissions.allow),
-  // .cursor/mcp.json starts MCP servers, .cursor/hooks.json runs commands. No flag leaves them out.
+  // From Cursor's docs: a project's .cursor/cli.json grants commands and files (permissions.allow), .cursor/mcp.json
+  // starts MCP servers, .cursor/hooks.json runs commands. No flag leaves them out.
   widening: {
     files: ['.cursor/**'],
     settings: ['permissions.allow (.cursor/cli.json)', 'mcpServers (.cursor/mcp.json)', 'hooks (.cursor/hooks.json)'],

@@ -1,9 +1,8 @@
 /**
- * Gemini CLI (`gemini`). It grants single shell commands through its policy engine (its
- * --allowed-tools flag is deprecated), so safe is the auto_edit approval mode (edit tools run
- * unasked) plus a policy file beside the prompt: `sow` by prefix (`sow` and `sow …`, not `sowx`),
- * each check exactly (a regex over the command as Gemini CLI sees it in the call's JSON
- * arguments). Gemini CLI checks each part of a chained command separately, so a check that chains
+ * Gemini CLI (`gemini`). It grants single shell commands through its policy engine (its --allowed-tools flag is
+ * deprecated), so safe is the auto_edit approval mode (edit tools run unasked) plus a policy file beside the prompt:
+ * `sow` by prefix (`sow` and `sow …`, not `sowx`), each check exactly (a regex over the command as Gemini CLI sees it
+ * in the call's JSON arguments). Gemini CLI checks each part of a chained command separately, so a check that chains
  * commands needs each part allowed too.
  */
 import { dirname, join } from 'node:path';
@@ -38,12 +37,11 @@ import {
 } from '../../domain/integrations.js';
 
 /**
- * The settings of a project's .gemini/settings.json that widen a safe worker (read in Gemini CLI
- * 0.61.0's configuration reference): tools run without asking (tools.allowed), commands it runs
- * itself (tool discovery, MCP servers, hooks, a sandbox image), policies loaded from files the
- * repository names, and folders added to the workspace its edits may reach. Gemini CLI has no flag
- * that leaves the project's settings out (an untrusted folder ends a headless run), so sow refuses
- * to start a safe worker while one of them is set. Its approval mode is sow's on the command line
+ * The settings of a project's .gemini/settings.json that widen a safe worker (read in Gemini CLI 0.61.0's configuration
+ * reference): tools run without asking (tools.allowed), commands it runs itself (tool discovery, MCP servers, hooks, a
+ * sandbox image), policies loaded from files the repository names, and folders added to the workspace its edits may
+ * reach. Gemini CLI has no flag that leaves the project's settings out (an untrusted folder ends a headless run), so
+ * sow refuses to start a safe worker while one of them is set. Its approval mode is sow's on the command line
  * (--approval-mode), and switched back over ACP.
  */
 export const GEMINI_WIDENING = [
@@ -60,8 +58,8 @@ export const GEMINI_WIDENING = [
   'security.folderTrust',
 ] as const;
 /**
- * Variables of the environment Gemini CLI loads from the project's .env that change where it takes its settings,
- * trust and sandbox from.
+ * Variables of the environment Gemini CLI loads from the project's .env that change where it takes its settings, trust
+ * and sandbox from.
  */
 const geminiVariable = (name: string) => /^(GEMINI_CLI_|GEMINI_SANDBOX|GEMINI_YOLO|SEATBELT_PROFILE)/.test(name);
 
@@ -100,8 +98,8 @@ const grant = (ctx: InvocationContext): Grant => {
 const TOOLS = { command: ['run_shell_command'], edit: ['write_file', 'replace'] };
 
 /**
- * `sow install gemini`: its skill, the slash commands as TOML (`!{…}` runs a command, `{{args}}`
- * are the arguments) and GEMINI.md.
+ * `sow install gemini`: its skill, the slash commands as TOML (`!{…}` runs a command, `{{args}}` are the arguments) and
+ * GEMINI.md.
  */
 const command = (s: IntegrationSources, name: CommandName) => {
   const body = commandBody(s, name, (cmd) => `!{${cmd}}`)

@@ -1,16 +1,14 @@
 /**
- * opencode (`opencode run`). It takes permissions as config: OPENCODE_PERMISSION (JSON merged over
- * every other config layer, so it wins) allows edits, `sow`, `sow …` and each check (the last
- * matching pattern wins, so the catch-all comes first), and asks for anything else, which
- * `opencode run` refuses. opencode stops the whole run at the first refusal unless
- * experimental.continue_loop_on_deny is set, which no environment variable carries: sow writes it
- * to a config file beside the prompt and points OPENCODE_CONFIG at it (OPENCODE_CONFIG_CONTENT,
- * which a user may set, is left alone). It creates its own session id and reports it in its events.
+ * opencode (`opencode run`). It takes permissions as config: OPENCODE_PERMISSION (JSON merged over every other config
+ * layer, so it wins) allows edits, `sow`, `sow …` and each check (the last matching pattern wins, so the catch-all
+ * comes first), and asks for anything else, which `opencode run` refuses. opencode stops the whole run at the first
+ * refusal unless experimental.continue_loop_on_deny is set, which no environment variable carries: sow writes it to a
+ * config file beside the prompt and points OPENCODE_CONFIG at it (OPENCODE_CONFIG_CONTENT, which a user may set, is
+ * left alone). It creates its own session id and reports it in its events.
  *
- * A project's own config (opencode.json, opencode.jsonc, .opencode/: permissions of agents, MCP
- * servers, plugins, formatters, hooks) would widen a safe worker — an agent's own `permission`
- * beats OPENCODE_PERMISSION — so a safe worker runs with OPENCODE_DISABLE_PROJECT_CONFIG, which
- * skips all of it (and the repository's AGENTS.md).
+ * A project's own config (opencode.json, opencode.jsonc, .opencode/: permissions of agents, MCP servers, plugins,
+ * formatters, hooks) would widen a safe worker — an agent's own `permission` beats OPENCODE_PERMISSION — so a safe
+ * worker runs with OPENCODE_DISABLE_PROJECT_CONFIG, which skips all of it (and the repository's AGENTS.md).
  */
 import { dirname, join } from 'node:path';
 import {

@@ -1,8 +1,7 @@
 /**
- * Reading an agent CLI's own settings files for what widens a safe worker: pure functions over a
- * file's text (the caller reads it, confined to the repository). A repository may have written
- * the file to mislead sow, so each reader is strict: what it cannot read is reported as a finding
- * ("sow cannot read it"), never taken as harmless.
+ * Reading an agent CLI's own settings files for what widens a safe worker: pure functions over a file's text (the
+ * caller reads it, confined to the repository). A repository may have written the file to mislead sow, so each reader
+ * is strict: what it cannot read is reported as a finding ("sow cannot read it"), never taken as harmless.
  */
 
 /** A JSON value at a dotted path of own keys (never the prototype chain); undefined when absent. */
@@ -31,8 +30,8 @@ const shown = (value: unknown): string => {
 };
 
 /**
- * JSON with comments and trailing commas (JSONC, as Gemini CLI, Copilot and Cursor read their
- * settings): comments and trailing commas outside strings are removed before JSON.parse.
+ * JSON with comments and trailing commas (JSONC, as Gemini CLI, Copilot and Cursor read their settings): comments and
+ * trailing commas outside strings are removed before JSON.parse.
  */
 export function parseJsonc(text: string): unknown {
   let out = '';
@@ -55,8 +54,8 @@ export function parseJsonc(text: string): unknown {
 }
 
 /**
- * The widening settings a JSON(C) settings file holds: each dotted key of `keys` that is set to
- * something, said as `key: value`. A file that is not JSON is one finding.
+ * The widening settings a JSON(C) settings file holds: each dotted key of `keys` that is set to something, said as
+ * `key: value`. A file that is not JSON is one finding.
  */
 export function jsonWidening(text: string, keys: readonly string[]): string[] {
   let value: unknown;
@@ -72,10 +71,9 @@ export function jsonWidening(text: string, keys: readonly string[]): string[] {
 }
 
 /**
- * Every key path a TOML document names — table headers (`[a.b]`, `[[a.b]]`), assignments
- * (`a.b = …`, under the current table) and the keys of inline tables — without evaluating it.
- * `unreadable` says where the scan met something it does not understand (a quoted key with an
- * escape, which could spell any name, counts as such).
+ * Every key path a TOML document names — table headers (`[a.b]`, `[[a.b]]`), assignments (`a.b = …`, under the current
+ * table) and the keys of inline tables — without evaluating it. `unreadable` says where the scan met something it does
+ * not understand (a quoted key with an escape, which could spell any name, counts as such).
  */
 export function tomlKeyPaths(text: string): { paths: string[][]; unreadable?: string } {
   const paths: string[][] = [];
@@ -189,9 +187,9 @@ export function tomlKeyPaths(text: string): { paths: string[][]; unreadable?: st
 }
 
 /**
- * The widening settings a TOML settings file names: every key path with a part in `names` (at any
- * depth: `[mcp_servers.x]`, `mcp_servers.x.command = …` and `sandbox_workspace_write = { … }` all
- * count), each said once; a file the scan cannot read is one finding.
+ * The widening settings a TOML settings file names: every key path with a part in `names` (at any depth:
+ * `[mcp_servers.x]`, `mcp_servers.x.command = …` and `sandbox_workspace_write = { … }` all count), each said once; a
+ * file the scan cannot read is one finding.
  */
 export function tomlWidening(text: string, names: readonly string[]): string[] {
   const { paths, unreadable } = tomlKeyPaths(text);

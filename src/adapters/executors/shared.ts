@@ -53,9 +53,9 @@ export function cliRuns(
  */
 
 /**
- * What no safe worker may edit whatever CLI it runs, beside every CLI's own settings files: any
- * `.git` (the repository's folder, a worker checkout's `.git` file: a git dir of its choosing runs
- * its hooks and fsmonitor in sow's next git command) and the repository's configuration (its checks).
+ * What no safe worker may edit whatever CLI it runs, beside every CLI's own settings files: any `.git` (the
+ * repository's folder, a worker checkout's `.git` file: a git dir of its choosing runs its hooks and fsmonitor in sow's
+ * next git command) and the repository's configuration (its checks).
  */
 export const SOW_PROTECTED = ['**/.git', '**/.git/**', '.sow/config.yaml'] as const;
 
@@ -74,8 +74,8 @@ export const OWN_ARGV = {
 } as const;
 
 /**
- * A session id a CLI reported in its events, if it is one sow may pass back as an argv word (never one that reads as
- * an option).
+ * A session id a CLI reported in its events, if it is one sow may pass back as an argv word (never one that reads as an
+ * option).
  */
 export const reportedSession = (x: unknown): string | undefined =>
   typeof x === 'string' && x !== '' && !x.startsWith('-') ? x : undefined;
@@ -114,8 +114,8 @@ export function addUsage(total: Usage, more: Usage): Usage {
 }
 
 /**
- * What a run's events (the CLI's own lines) say it used: the module's totals; for a CLI that tells
- * them only when it ends, what it said so far while it runs, each answer once.
+ * What a run's events (the CLI's own lines) say it used: the module's totals; for a CLI that tells them only when it
+ * ends, what it said so far while it runs, each answer once.
  */
 export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>, lines: readonly string[]): Usage {
   let total: Usage = {};
@@ -177,8 +177,8 @@ export function denial(
 export const none = (): Denial[] => [];
 
 /**
- * The first line of `stderr` (colour codes taken out) that matches `pattern`, trimmed: what a CLI said when a
- * session could not be resumed.
+ * The first line of `stderr` (colour codes taken out) that matches `pattern`, trimmed: what a CLI said when a session
+ * could not be resumed.
  */
 export function saidLine(stderr: string, pattern: RegExp): string | undefined {
   // eslint-disable-next-line no-control-regex
