@@ -1,22 +1,9 @@
 /**
- * A worker over the Agent Client Protocol: sow is the client. It starts the agent (argv, never a shell), `initialize`s
- * it, opens a session in the task's folder (`session/new`, with `sow mcp` handed over as an MCP server) or continues
- * one (`session/load`), sends the prompt and answers what the agent asks of it while it works:
- *
- * - `session/request_permission`: by the caller's decision (domain/acp-permissions.ts), for this
- *   one call only;
- * - `session/update`: passed to the caller (messages, tool calls, plans);
- * - anything else (files, terminals, methods sow does not know): refused — sow advertises no such
- *   capability, and the SDK answers "method not found".
- *
- * Every line the agent writes is kept as it came (the raw stream); a line that is not JSON-RPC is kept and otherwise
- * ignored. A SIGINT or SIGTERM that reaches sow sends `session/cancel`, gives the agent a moment to stop, then ends its
- * process.
- *
- * The agent runs in a process group of its own, and is ended as a group (TERM, then KILL): an agent is often a wrapper
- * that does not pass a signal on (Codex's adapter is a node script that runs its binary; killing the script leaves the
- * binary running, holding sow's pipes), or one that ignores TERM (Gemini CLI, relaunched by its own wrapper), and
- * neither exits when its stdin closes.
+ * A worker over the Agent Client Protocol, sow the client: start the agent (argv), open or load a session, prompt it,
+ * answer its permission requests by the domain's rule (domain/acp-permissions.ts) and refuse anything else (sow
+ * advertises no file or terminal capability). Every stdout line is kept raw. The agent runs in its own process group
+ * and is ended as a group (TERM, then KILL): wrappers (Codex's adapter, Gemini CLI's relauncher) pass no signal on and
+ * outlive a closed stdin.
  */
 import { spawn } from 'node:child_process';
 import type {
@@ -109,9 +96,6 @@ const KILL_AFTER_MS = 2_000;
 /** One message larger than this is not read (and the agent is ended): a flood must not fill memory. */
 const MAX_LINE = 16 * 1024 * 1024;
 
-/** A JSON object from the agent; the SDK checks that it is JSON-RPC (and answers or drops what is not). */
-type Message = AnyMessage;
-
 export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   const child = spawn(req.binary, [...req.args], {
     cwd: req.cwd,
@@ -149,10 +133,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
 
   const stderr = followStderr(child.stderr, req.onStderrLine);
 
-  // The stream the SDK reads: the agent's stdout, one JSON-RPC message per line. Every line is kept as it came; one
-  // that is not a JSON object is not passed on.
+  // The agent's stdout, one JSON-RPC message per line; the SDK checks each object it is passed.
   let tooLong = false;
-  const readable = new ReadableStream<Message>({
+  const readable = new ReadableStream<AnyMessage>({
     start(controller) {
       child.stdout.setEncoding('utf8');
       const take = (line: string) => {
@@ -164,7 +147,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         } catch {
           return;
         }
-        if (message && typeof message === 'object' && !Array.isArray(message)) controller.enqueue(message as Message);
+        if (message && typeof message === 'object' && !Array.isArray(message))
+          controller.enqueue(message as AnyMessage);
       };
       const lines = lineSplitter(take);
       child.stdout.on('data', (chunk: string) => {
@@ -184,7 +168,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       });
     },
   });
-  const writable = new WritableStream<Message>({
+  const writable = new WritableStream<AnyMessage>({
     write(message) {
       return new Promise<void>((resolve) => {
         if (child.stdin.destroyed || !child.stdin.writable) return resolve();
@@ -279,11 +263,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         value: match.value,
       });
     };
-    /**
-     * A session sow prompts must ask before it acts: a mode that does not (Claude Code's bypassPermissions or
-     * acceptEdits, set by the repository's own settings) is switched to one that does, each config option to the value
-     * it must have; what cannot be switched is not prompted.
-     */
+    /** A mode that does not ask (set by the repository's settings) is switched to one that does, or not prompted. */
     const keepAsking = async (
       opened: Pick<NewSessionResponse, 'modes' | 'configOptions'>,
       id: string,
@@ -415,8 +395,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       prompt: [{ type: 'text', text: req.prompt }],
     });
     outcome.stopReason = answer.stopReason;
-    // Copilot, opencode and Claude Code's adapter tell the turn's tokens in the answer (a field of the unstable
-    // protocol).
+    // Some agents tell the turn's tokens in the answer (a field of the unstable protocol).
     const usage = (answer as { usage?: { inputTokens?: unknown; outputTokens?: unknown } }).usage;
     const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined);
     if (usage && typeof usage === 'object') {
