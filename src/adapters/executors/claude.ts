@@ -1,8 +1,4 @@
-/**
- * Claude Code (`claude`). Flags checked against its --help (test/fixtures/agent-help). Its stream-json starts with
- * `system/init` and ends with `result`, which lists the calls it refused in `permission_denials` [{tool_name,
- * tool_input}].
- */
+/** Claude Code (`claude`): stream-json from `system/init` to `result`, whose `permission_denials` it refused. */
 import {
   checksOf,
   cliRuns,
@@ -37,11 +33,7 @@ import {
   type OwnedFile,
 } from '../../domain/integrations.js';
 
-/**
- * sow's own rules for a safe worker, on top of the user's: no edit of a file through which a worker could widen itself
- * or the next one (`Edit(…)` rules cover every edit tool; a pattern is relative to the working directory, `**` at any
- * depth). Deny rules win over every allow.
- */
+/** Deny rules (which beat every allow) for the files through which a worker could widen itself or the next one. */
 export const claudeSettings = (protect: readonly string[]) =>
   JSON.stringify({ permissions: { deny: [...new Set([...SOW_PROTECTED, ...protect])].map((p) => `Edit(${p})`) } });
 
@@ -84,8 +76,6 @@ const grant = (ctx: InvocationContext): Grant => {
 };
 
 const TOOLS = { command: ['Bash'], edit: ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'] };
-
-// ---- `sow install claude`: sub-agents, slash commands, the skill and hooks ----
 
 const HOOKS: JsonAddition = { hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'] } };
 const MCP: JsonAddition = { mcpServers: { sow: { command: 'sow', args: ['mcp'] } } };
@@ -181,21 +171,17 @@ export const claude: ExecutorModule = {
   install: 'npm install -g @anthropic-ai/claude-code',
   sessionIds: 'caller',
   binary: () => 'claude',
-  // Claude Code speaks ACP through Zed's adapter, which runs Claude Code's own SDK. As root it refuses to start a
-  // session unless told it runs in a sandbox (IS_SANDBOX=1), as for yolo on its command line; sow still answers every
-  // permission it asks.
+  // Zed's adapter runs Claude Code's SDK; as root it needs IS_SANDBOX=1 (sow still answers every permission).
   acp: {
     binary: () => 'claude-agent-acp',
     args: (c) => custom(c),
     env: ({ runningAsRoot }): Record<string, string> => (runningAsRoot ? { IS_SANDBOX: '1' } : {}),
-    // The adapter passes `_meta.claudeCode.options` to Claude Code's SDK: without the repository's settings (their
-    // allow rules are granted without asking sow; their hooks and .mcp.json servers run).
+    // The repository's settings would allow calls without asking sow, and run its hooks and MCP servers.
     sessionMeta: (permissions) =>
       permissions === 'safe'
         ? { claudeCode: { options: { settingSources: ['user'], extraArgs: { 'strict-mcp-config': null } } } }
         : undefined,
-    // The adapter opens a session in the project's permissions.defaultMode (bypassPermissions: nothing is asked); only
-    // `default` asks sow for every edit and command (plan runs nothing).
+    // The adapter opens a session in the project's permissions.defaultMode; only these ask sow for every call.
     modes: {
       asks: ['default', 'plan'],
       setBy:
@@ -242,17 +228,15 @@ export const claude: ExecutorModule = {
     }
     return undefined;
   },
-  // What it says when it has no such session to resume (captured:
-  // test/fixtures/agent-help/claude@*__resume-session-gone.stderr.txt).
+  // Captured in test/fixtures/agent-help/claude@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /No conversation found with session ID/),
   // The closing `result` has the run's totals; each assistant message's own usage would count twice.
   usage: (e) =>
     e['type'] === 'result' && isObj(e['usage'])
       ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'], e['total_cost_usd'])
       : undefined,
-  // While it runs, each answer's `assistant` event (one per content block, the same message id) carries the input
-  // tokens of that answer; its output count is the stream's first (1), so only the input is told, and the cost not at
-  // all, until the `result`.
+  // Each answer's `assistant` events (one per block, one message id) carry its input tokens; their output count is
+  // the stream's first (1), so only input is told until the `result`.
   usageSoFar: (e) => {
     const m = e['type'] === 'assistant' && isObj(e['message']) ? e['message'] : undefined;
     if (!m || !isObj(m['usage']) || typeof m['id'] !== 'string') return undefined;

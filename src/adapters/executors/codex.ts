@@ -1,7 +1,6 @@
 /**
- * Codex CLI (`codex exec`). It cannot grant single commands per run: safe is its workspace-write sandbox, in which
- * every command runs, sow and the checks too (writes inside the workspace and /tmp, no network). `codex exec` never
- * asks, so whatever the sandbox refuses fails at once. It creates its own session id and reports it in
+ * Codex CLI (`codex exec`). It cannot grant single commands: safe is its workspace-write sandbox, where every command
+ * runs (writes in the workspace and /tmp, no network); `codex exec` never asks. It reports its session id in
  * `thread.started`.
  */
 import {
@@ -14,6 +13,7 @@ import {
   text,
   usageOf,
   saidLine,
+  words,
   type Grant,
 } from './shared.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
@@ -21,29 +21,14 @@ import type { ExecutorModule, InvocationContext } from './types.js';
 import { tomlWidening } from './settings-files.js';
 
 /**
- * What in a project's .codex/config.toml widens a safe worker (Codex loads it in a project it trusts): its sandbox and
- * approvals (sow's `-c` wins for sandbox_mode, not for the sandbox's writable roots or network), commands it runs
- * itself (MCP servers, notify, hooks), profiles that carry any of these, permission profiles, other projects' trust,
- * and model providers (where the conversation goes, with which credentials). Named at any depth.
+ * What in a project's .codex/config.toml (loaded where Codex trusts the project) widens a safe worker, at any depth:
+ * sow's `-c` wins for sandbox_mode only, not for writable roots, network, commands it runs, profiles or providers.
  */
-export const CODEX_WIDENING = [
-  'sandbox_mode',
-  'approval_policy',
-  'sandbox_workspace_write',
-  'writable_roots',
-  'network_access',
-  'mcp_servers',
-  'notify',
-  'hooks',
-  'profile',
-  'profiles',
-  'permissions',
-  'default_permissions',
-  'projects',
-  'trust_level',
-  'model_providers',
-  'shell_environment_policy',
-] as const;
+export const CODEX_WIDENING = words(
+  'sandbox_mode approval_policy sandbox_workspace_write writable_roots network_access mcp_servers ' +
+    'notify hooks profile profiles permissions default_permissions projects trust_level model_providers ' +
+    'shell_environment_policy',
+);
 
 // --ignore-rules: the project's execpolicy .rules files (commands allowed outside the sandbox) are not loaded.
 const grant = (ctx: InvocationContext): Grant =>
@@ -59,10 +44,7 @@ const grant = (ctx: InvocationContext): Grant =>
         ],
       };
 
-/**
- * Codex logs a call it refused (an escalation, a patch outside the project) on stderr, at level ERROR, without the
- * command.
- */
+/** Codex logs a call it refused on stderr, at level ERROR, without the command. */
 const REFUSED = /codex_core::tools::router: error=(.*\breject(?:ed)?\b.*)$/;
 
 export const codex: ExecutorModule = {

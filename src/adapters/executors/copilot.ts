@@ -1,10 +1,7 @@
 /**
- * GitHub Copilot CLI (`copilot`): `write` lets its edit tools change files (only inside the working directory; with
- * --disallow-temp-dir not in the temp dir either), `shell(sow)` any sow command, `shell(<check>)` each check. Copilot
- * matches a shell command by its name, plus the first subcommand for tools such as npm and git: `shell(npm test)`
- * allows `npm test`, but a check like `node check.mjs` is known to it as `node`, which sow will not grant (that would
- * allow any node program): sow grants the whole line anyway (harmless if it never matches) and says, with --verbose,
- * that Copilot may refuse it.
+ * GitHub Copilot CLI (`copilot`): safe grants `write` (edits inside the working directory, not the temp dir),
+ * `shell(sow)` and `shell(<check>)`. Copilot matches a command by its name plus, for tools such as npm and git, the
+ * first subcommand, so a check like `node check.mjs` may be refused (granting `node` would allow any program).
  */
 import {
   checksOf,
@@ -17,6 +14,7 @@ import {
   none,
   OWN_ARGV,
   str,
+  words,
   type Grant,
   type Obj,
 } from './shared.js';
@@ -24,17 +22,8 @@ import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { jsonWidening } from './settings-files.js';
 
-/**
- * What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config): hooks
- * that run commands, URLs fetched unasked.
- */
-const COPILOT_SETTINGS = [
-  'hooks',
-  'allowedUrls',
-  'trustedFolders',
-  'defaultPermissionMode',
-  'disableAllHooks',
-] as const;
+/** What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config). */
+const COPILOT_SETTINGS = words('hooks allowedUrls trustedFolders defaultPermissionMode disableAllHooks');
 /** Copilot's ACP mode ids. */
 const MODE = (name: string) => `https://agentclientprotocol.com/protocol/session-modes#${name}`;
 

@@ -1,8 +1,6 @@
 /**
- * Cursor CLI (`cursor-agent`), from Cursor's docs: it is not on npm, so there is no CLI to test here
- * (test/fakes/fake-agent.mjs plays it). Cursor grants single commands only in its config files (permissions.allow, by
- * first word), never per run; so safe runs its shell commands in Cursor's sandbox, like Codex. --force is "allow
- * everything not explicitly denied".
+ * Cursor CLI (`cursor-agent`), from Cursor's docs (not on npm: test/fakes/fake-agent.mjs plays it). It grants single
+ * commands only in its config files, never per run, so safe runs commands in its sandbox, like Codex.
  */
 import { cliRuns, denial, isObj, NO_ACP, none, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
@@ -49,10 +47,7 @@ export const cursor: ExecutorModule = {
     (ctx) => ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!],
     grant,
   ),
-  /**
-   * From its documentation and public reports (not captured here): a `tool_call` event, subtype `completed`, whose
-   * `<kind>ToolCall.result` is `{rejected: {command, reason}}`.
-   */
+  /** From its docs (not captured): a completed `tool_call` whose `<kind>ToolCall.result` is `{rejected}`. */
   denials() {
     const started = new Map<string, Obj>();
     return {
@@ -75,8 +70,6 @@ export const cursor: ExecutorModule = {
   },
   sandbox: 'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too',
   ignores: { ...OWN_ARGV, transport: NO_ACP },
-  // From Cursor's docs: a project's .cursor/cli.json grants commands and files (permissions.allow), .cursor/mcp.json
-  // starts MCP servers, .cursor/hooks.json runs commands. No flag leaves them out.
   widening: {
     files: ['.cursor/**'],
     settings: ['permissions.allow (.cursor/cli.json)', 'mcpServers (.cursor/mcp.json)', 'hooks (.cursor/hooks.json)'],

@@ -1,9 +1,6 @@
 /**
- * Gemini CLI (`gemini`). It grants single shell commands through its policy engine (its --allowed-tools flag is
- * deprecated), so safe is the auto_edit approval mode (edit tools run unasked) plus a policy file beside the prompt:
- * `sow` by prefix (`sow` and `sow …`, not `sowx`), each check exactly (a regex over the command as Gemini CLI sees it
- * in the call's JSON arguments). Gemini CLI checks each part of a chained command separately, so a check that chains
- * commands needs each part allowed too.
+ * Gemini CLI (`gemini`). Safe is the auto_edit approval mode plus a policy file beside the prompt (its --allowed-tools
+ * is deprecated): `sow` by prefix (not `sowx`), each check exactly. It checks each part of a chained command apart.
  */
 import { dirname, join } from 'node:path';
 import {
@@ -18,6 +15,7 @@ import {
   OWN_ARGV,
   str,
   usageOf,
+  words,
   saidLine,
   type Grant,
   type Obj,
@@ -37,30 +35,14 @@ import {
 } from '../../domain/integrations.js';
 
 /**
- * The settings of a project's .gemini/settings.json that widen a safe worker (read in Gemini CLI 0.61.0's configuration
- * reference): tools run without asking (tools.allowed), commands it runs itself (tool discovery, MCP servers, hooks, a
- * sandbox image), policies loaded from files the repository names, and folders added to the workspace its edits may
- * reach. Gemini CLI has no flag that leaves the project's settings out (an untrusted folder ends a headless run), so
- * sow refuses to start a safe worker while one of them is set. Its approval mode is sow's on the command line
- * (--approval-mode), and switched back over ACP.
+ * What a project's .gemini/settings.json may set that widens a safe worker (Gemini CLI 0.61.0): tools run unasked,
+ * commands it runs itself, policy files, folders its edits may reach. No flag leaves these settings out.
  */
-export const GEMINI_WIDENING = [
-  'tools.allowed',
-  'tools.discoveryCommand',
-  'tools.callCommand',
-  'tools.sandbox',
-  'mcpServers',
-  'mcp.serverCommand',
-  'hooks',
-  'policyPaths',
-  'adminPolicyPaths',
-  'context.includeDirectories',
-  'security.folderTrust',
-] as const;
-/**
- * Variables of the environment Gemini CLI loads from the project's .env that change where it takes its settings, trust
- * and sandbox from.
- */
+export const GEMINI_WIDENING = words(
+  'tools.allowed tools.discoveryCommand tools.callCommand tools.sandbox mcpServers mcp.serverCommand ' +
+    'hooks policyPaths adminPolicyPaths context.includeDirectories security.folderTrust',
+);
+/** Variables of a project's .env that change where Gemini CLI takes its settings, trust and sandbox from. */
 const geminiVariable = (name: string) => /^(GEMINI_CLI_|GEMINI_SANDBOX|GEMINI_YOLO|SEATBELT_PROFILE)/.test(name);
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -71,8 +53,7 @@ export function geminiPolicy(checks: readonly string[]): string {
     '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits ' +
       'are allowed by --approval-mode auto_edit.\n',
     rule(['commandPrefix = "sow"']),
-    // The regex is matched after `"command":"` in the JSON of the call's arguments: the command, JSON-escaped, then its
-    // closing quote.
+    // Matched after `"command":"` in the call's JSON arguments: the command, JSON-escaped, then its closing quote.
     ...checks.map((c) =>
       rule([
         `# ${c.replace(/\n/g, ' ')}`,

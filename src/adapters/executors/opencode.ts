@@ -1,14 +1,9 @@
 /**
- * opencode (`opencode run`). It takes permissions as config: OPENCODE_PERMISSION (JSON merged over every other config
- * layer, so it wins) allows edits, `sow`, `sow …` and each check (the last matching pattern wins, so the catch-all
- * comes first), and asks for anything else, which `opencode run` refuses. opencode stops the whole run at the first
- * refusal unless experimental.continue_loop_on_deny is set, which no environment variable carries: sow writes it to a
- * config file beside the prompt and points OPENCODE_CONFIG at it (OPENCODE_CONFIG_CONTENT, which a user may set, is
- * left alone). It creates its own session id and reports it in its events.
- *
- * A project's own config (opencode.json, opencode.jsonc, .opencode/: permissions of agents, MCP servers, plugins,
- * formatters, hooks) would widen a safe worker — an agent's own `permission` beats OPENCODE_PERMISSION — so a safe
- * worker runs with OPENCODE_DISABLE_PROJECT_CONFIG, which skips all of it (and the repository's AGENTS.md).
+ * opencode (`opencode run`). Safe is OPENCODE_PERMISSION (merged over every config layer): edits, `sow`, `sow …` and
+ * each check allowed (the last matching pattern wins, so the catch-all comes first), anything else asked, which
+ * `opencode run` refuses. `experimental.continue_loop_on_deny`, which no variable carries, goes in a config file
+ * beside the prompt (OPENCODE_CONFIG) so a refusal does not end the run. A project's own config would widen a safe
+ * worker (an agent's own `permission` beats OPENCODE_PERMISSION): OPENCODE_DISABLE_PROJECT_CONFIG skips it.
  */
 import { dirname, join } from 'node:path';
 import {
