@@ -1,8 +1,6 @@
 /**
- * A worker on the ACP transport (`transport: acp`): what `runWorker` does for a CLI's command line, done over the Agent
- * Client Protocol. sow answers each permission the agent asks by the executor's profile (domain/acp-permissions.ts),
- * hands it `sow mcp` as an MCP server so it can call sow's tools natively, keeps the raw messages and sow's own events,
- * and says what it refused as a CLI's refusals are said.
+ * A worker on the ACP transport: what `runWorker` does for a command line, over the Agent Client Protocol. sow answers
+ * each permission by the executor's profile, hands the agent `sow mcp`, and keeps the raw messages and its events.
  */
 import { relative, sep } from 'node:path';
 import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
@@ -46,10 +44,7 @@ export interface AcpWorkerRun {
   version: string;
 }
 
-/**
- * sow's own tools for the worker: `sow mcp`, run by this very sow, as the worker (its environment has who the worker
- * is).
- */
+/** sow's own tools for the worker: `sow mcp`, run by this very sow in the worker's environment. */
 export function sowMcpServer(
   workerEnv: Record<string, string>,
 ): { name: string; command: string; args: string[] } | undefined {
@@ -58,9 +53,8 @@ export function sowMcpServer(
 }
 
 /**
- * How a worker's permissions are decided: paths land where the system would take them (links followed) in the
- * repository `root` — `.git/` included, so that changing it is refused as protected rather than as outside — relative
- * ones from `cwd`.
+ * How a worker's permissions are decided: paths land where the system takes them (links followed) in `root` — `.git/`
+ * included, so changing it is refused as protected rather than as outside — relative ones from `cwd`.
  */
 export function workerPolicy(
   profile: PermissionProfile,
@@ -73,8 +67,7 @@ export function workerPolicy(
   return {
     profile,
     checks,
-    // Every agent CLI's own settings files, whichever CLI this worker runs: one that wrote .claude/settings.local.json
-    // would widen its next resume, .gemini/settings.json the next Gemini worker.
+    // Every CLI's settings files, whichever CLI this is: writing one would widen the next worker of that CLI.
     protected: agentSettingsFiles(),
     locate: (path) => {
       const places = wherePathLands(cwd, path);
