@@ -96,13 +96,8 @@ async function planV1(root: string, at: string): Promise<Plan> {
   const after: (() => void)[] = [];
 
   const gitignore = readFileIfExists(root, '.sow/.gitignore') ?? '';
-  const missing = GITIGNORE_LINES.filter(
-    (l) =>
-      !gitignore
-        .split('\n')
-        .map((x) => x.trim())
-        .includes(l),
-  );
+  const has = new Set(gitignore.split('\n').map((x) => x.trim()));
+  const missing = GITIGNORE_LINES.filter((l) => !has.has(l));
   if (missing.length) {
     tx.write(
       '.sow/.gitignore',
@@ -146,16 +141,8 @@ async function planV1(root: string, at: string): Promise<Plan> {
           `says id ${quoted(validTask.id)}, but it is the file of task ${id} (its folder)`,
           'id',
         );
-      if (task.changes.length)
-        tx.write(
-          rel,
-          await renderStateFile(
-            { text: taskText, handWritten: taskParsed.handWritten },
-            rel,
-            TaskStateSchema,
-            validTask,
-          ),
-        );
+      const source = { text: taskText, handWritten: taskParsed.handWritten };
+      if (task.changes.length) tx.write(rel, await renderStateFile(source, rel, TaskStateSchema, validTask));
       for (const change of task.changes) changes.push({ file: rel, change });
     }
   }
