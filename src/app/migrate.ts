@@ -17,7 +17,7 @@ import { parseStateText, readText, renderStateFile, validateState } from '../ada
 import { isFolder, listNames } from '../adapters/task-index.js';
 import { legacyJournal, Transaction } from '../adapters/transaction.js';
 import { shownRuntime } from '../adapters/runtime.js';
-import { GITIGNORE_LINES } from './init.js';
+import { missingIgnoreLines } from './init.js';
 import {
   AGENT_OUTPUTS,
   checkJournalText,
@@ -96,8 +96,7 @@ async function planV1(root: string, at: string): Promise<Plan> {
   const after: (() => void)[] = [];
 
   const gitignore = readFileIfExists(root, '.sow/.gitignore') ?? '';
-  const has = new Set(gitignore.split('\n').map((x) => x.trim()));
-  const missing = GITIGNORE_LINES.filter((l) => !has.has(l));
+  const missing = missingIgnoreLines(root);
   if (missing.length) {
     tx.write(
       '.sow/.gitignore',
