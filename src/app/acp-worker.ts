@@ -8,6 +8,7 @@ import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
 import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
+import { usageOf } from '../adapters/executors/shared.js';
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import type { PermissionPolicy } from '../domain/acp-permissions.js';
 import type { WorkerEvent } from '../adapters/agent-outputs.js';
@@ -77,11 +78,19 @@ export function workerPolicy(
   };
 }
 
-export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'tokens'> {
+export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'usage'> {
   denials: Denial[];
   /** What the run used, as far as the agent said (tokens of the turn; the session's cost so far). */
   usage: Usage;
 }
+
+/** How a worker's event is marked on the terminal (any other: ◦). */
+const MARKS: Partial<Record<WorkerEvent['kind'], string>> = {
+  message: '›',
+  tool_call: '●',
+  error: '✗',
+  agent_plan: '☐',
+};
 
 export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> {
   const denials: Denial[] = [];
@@ -95,17 +104,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   const emit = (e: WorkerEvent) => {
     run.files.appendWorkerEvents([e]);
     if (run.quiet) return;
-    const mark =
-      e.kind === 'message'
-        ? '›'
-        : e.kind === 'tool_call'
-          ? '●'
-          : e.kind === 'error'
-            ? '✗'
-            : e.kind === 'agent_plan'
-              ? '☐'
-              : '◦';
-    run.say(`  ${mark} ${e.text}`);
+    run.say(`  ${MARKS[e.kind] ?? '◦'} ${e.text}`);
   };
   let persisting: Promise<void> = Promise.resolve();
   let cost: number | undefined;
@@ -185,11 +184,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   });
   flush();
   await persisting;
-  const usage: Usage = {
-    ...(outcome.tokens?.input !== undefined ? { input_tokens: outcome.tokens.input } : {}),
-    ...(outcome.tokens?.output !== undefined ? { output_tokens: outcome.tokens.output } : {}),
-    ...(cost !== undefined ? { cost_usd: Math.round(cost * 1e9) / 1e9 } : {}),
-  };
+  const usage = usageOf(outcome.usage?.input_tokens, outcome.usage?.output_tokens, cost);
   if (Object.keys(usage).length) {
     const parts = [
       usage.input_tokens !== undefined ? `${usage.input_tokens} in` : '',

@@ -18,6 +18,8 @@ import type {
 // over ACP).
 import { client, methods, PROTOCOL_VERSION } from './sdk.js';
 import { followStderr, lineSplitter } from '../process-runner.js';
+import { usageOf } from '../executors/shared.js';
+import type { Usage } from '../executors/types.js';
 import {
   decidePermission,
   optionFor,
@@ -75,7 +77,7 @@ export interface AcpRunOutcome {
   /** The prompt turn's `stopReason` (end_turn, cancelled, refusal, max_tokens, …). */
   stopReason?: string;
   /** What the turn used, when the agent says (the prompt answer's `usage`, not yet in the stable protocol). */
-  tokens?: { input?: number; output?: number };
+  usage?: Usage;
   /** Where the protocol failed, when it did: the agent refused a request or went away. */
   failure?: string;
   /** The session could not be continued: the agent cannot load sessions, or refused this one. */
@@ -270,6 +272,10 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     ): Promise<boolean> => {
       const want = req.modes;
       if (!want) return true;
+      const refuse = (mode: string, why: string) => {
+        outcome.notAsking = { mode, why };
+        return false;
+      };
       const options = opened.configOptions ?? [];
       const modeOption = options.find((o) => o.type === 'select' && (o.category === 'mode' || o.id === 'mode'));
       const current =
@@ -278,15 +284,12 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       if (current !== undefined && !want.asks.includes(current)) {
         const offered = opened.modes ? opened.modes.availableModes.map((m) => m.id) : valuesOf(modeOption);
         const target = want.asks.find((m) => offered.includes(m));
-        if (target === undefined) {
-          outcome.notAsking = {
-            mode: current,
-            why:
-              `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does ` +
+        if (target === undefined)
+          return refuse(
+            current,
+            `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does ` +
               `(${offered.join(', ') || 'none'})`,
-          };
-          return false;
-        }
+          );
         try {
           if (opened.modes) await agent.request(methods.agent.session.setMode, { sessionId: id, modeId: target });
           else
@@ -296,13 +299,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
               value: target,
             });
         } catch (err) {
-          outcome.notAsking = {
-            mode: current,
-            why:
-              `it opened the session in mode '${current}', which does not ask sow, and refused to switch to ` +
+          return refuse(
+            current,
+            `it opened the session in mode '${current}', which does not ask sow, and refused to switch to ` +
               `'${target}': ${errorText(err)}`,
-          };
-          return false;
+          );
         }
         req.onNote?.(
           `the agent opened the session in mode '${current}', which does not ask sow before it acts; sow switched ` +
@@ -315,13 +316,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         try {
           await agent.request(methods.agent.session.setConfigOption, { sessionId: id, configId, value });
         } catch (err) {
-          outcome.notAsking = {
-            mode: `${configId}: ${String(option.currentValue)}`,
-            why:
-              `its option ${configId} is '${String(option.currentValue)}', and it refused to set it to ` +
+          return refuse(
+            `${configId}: ${String(option.currentValue)}`,
+            `its option ${configId} is '${String(option.currentValue)}', and it refused to set it to ` +
               `'${value}': ${errorText(err)}`,
-          };
-          return false;
+          );
         }
         req.onNote?.(
           `the agent opened the session with ${configId} '${String(option.currentValue)}'; sow set it to '${value}'`,
@@ -397,13 +396,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     outcome.stopReason = answer.stopReason;
     // Some agents tell the turn's tokens in the answer (a field of the unstable protocol).
     const usage = (answer as { usage?: { inputTokens?: unknown; outputTokens?: unknown } }).usage;
-    const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined);
-    if (usage && typeof usage === 'object') {
-      const input = count(usage.inputTokens);
-      const output = count(usage.outputTokens);
-      if (input !== undefined || output !== undefined)
-        outcome.tokens = { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) };
-    }
+    if (usage && typeof usage === 'object') outcome.usage = usageOf(usage.inputTokens, usage.outputTokens);
   });
   // The agent may go away at any point: then the request it did not answer fails.
   const done = await Promise.race([
