@@ -14,8 +14,7 @@ import type {
   PromptRequest,
   PromptResponse,
 } from '@agentclientprotocol/sdk';
-// A static import: the build turns it into a require of dist/acp-sdk.cjs, run when this module is first loaded (only
-// over ACP).
+// The build turns this into a require of dist/acp-sdk.cjs, loaded only over ACP.
 import { client, methods, PROTOCOL_VERSION } from './sdk.js';
 import { followStderr, lineSplitter } from '../process-runner.js';
 import { usageOf } from '../executors/shared.js';
@@ -51,10 +50,7 @@ export interface AcpRunRequest {
   policy: PermissionPolicy;
   /** What `session/new` and `session/load` carry in `_meta` (the agent's own options). */
   sessionMeta?: Record<string, unknown>;
-  /**
-   * The modes (and config option values) in which the agent asks the client before it acts: a session opened in another
-   * is switched before the prompt, or not prompted at all; a session that leaves them during the turn is cancelled.
-   */
+  /** The modes (and option values) in which the agent asks first; another is switched, or the turn not run. */
   modes?: { asks: readonly string[]; options?: Readonly<Record<string, string>> };
   clientVersion: string;
   /** Each line the agent wrote on stdout, as it came. */
@@ -82,10 +78,7 @@ export interface AcpRunOutcome {
   failure?: string;
   /** The session could not be continued: the agent cannot load sessions, or refused this one. */
   loadFailed?: string;
-  /**
-   * The session was in (or went to) a mode that does not ask the client, and could not be kept asking: not prompted, or
-   * cancelled.
-   */
+  /** The session was in (or went to) a mode that does not ask, and could not be kept asking. */
   notAsking?: { mode: string; why: string };
 }
 
