@@ -14,6 +14,7 @@ import {
   text,
   toolDetail,
   usageOf,
+  words,
   saidLine,
   type Grant,
 } from './shared.js';
@@ -256,15 +257,10 @@ export const claude: ExecutorModule = {
   widening: {
     files: ['.claude/**', '.mcp.json'],
     settings: [
-      'permissions.allow',
-      'permissions.defaultMode',
-      'permissions.additionalDirectories',
-      'hooks',
-      'env',
-      'apiKeyHelper',
-      'enableAllProjectMcpServers',
-      'enabledMcpjsonServers',
-      'enabledPlugins',
+      ...words(
+        'permissions.allow permissions.defaultMode permissions.additionalDirectories hooks env apiKeyHelper ' +
+          'enableAllProjectMcpServers enabledMcpjsonServers enabledPlugins',
+      ),
       'mcpServers (.mcp.json)',
       'allowed-tools of skills and commands',
     ],
