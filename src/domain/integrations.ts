@@ -140,6 +140,15 @@ const makeableKeys = (add: JsonAddition): string[] => [
   ...(add.mcpServers ? ['mcpServers'] : []),
 ];
 
+/** An addition of these hooks and servers, without an empty part. */
+const addition = (
+  hooks: Record<string, readonly string[]>,
+  servers: JsonAddition['mcpServers'] & object,
+): JsonAddition => ({
+  ...(Object.keys(hooks).length ? { hooks } : {}),
+  ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
+});
+
 /** What sow changed in a JSON file: its new text, the entries it added, and the keys it made. */
 export interface JsonEdit {
   text: string;
@@ -211,14 +220,7 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
       }
     }
   }
-  return {
-    text: t,
-    added: {
-      ...(Object.keys(hooksAdded).length ? { hooks: hooksAdded } : {}),
-      ...(Object.keys(serversAdded).length ? { mcpServers: serversAdded } : {}),
-    },
-    made,
-  };
+  return { text: t, added: addition(hooksAdded, serversAdded), made };
 }
 
 /**
@@ -276,10 +278,7 @@ export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAdditio
   const servers = Object.fromEntries(
     Object.entries(plan.mcpServers ?? {}).filter(([name]) => Object.hasOwn(claimedServers, name)),
   );
-  return {
-    ...(Object.keys(hooks).length ? { hooks } : {}),
-    ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
-  };
+  return addition(hooks, servers);
 }
 
 /** The keys a record says sow made (`hooks`, `hooks.Stop`, `mcpServers`), as far as sow's `plan` can make them. */
@@ -295,10 +294,7 @@ export function unionAddition(a: JsonAddition, b: JsonAddition): JsonAddition {
     for (const [event, commands] of Object.entries(add.hooks ?? {}))
       hooks[event] = [...new Set([...(hooks[event] ?? []), ...commands])];
   const servers = { ...a.mcpServers, ...b.mcpServers };
-  return {
-    ...(Object.keys(hooks).length ? { hooks } : {}),
-    ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
-  };
+  return addition(hooks, servers);
 }
 
 // ---- managed sections ----

@@ -17,7 +17,7 @@ function fill(word: string, ctx: InvocationContext): string {
   return word.replace(/\{(prompt_file|prompt|session_id|model|cwd)\}/g, (_m, key: string) => values[key] ?? '');
 }
 
-const run = (argv: string[] | undefined, ctx: InvocationContext) => {
+const invoke = (argv: string[] | undefined, ctx: InvocationContext) => {
   const [binary = '', ...args] = (argv ?? []).map((w) => fill(w, ctx));
   return viaStdin(binary, ctx, { args: [...args, ...custom(ctx.config)] });
 };
@@ -31,8 +31,8 @@ export const command: ExecutorModule = {
   sessionIds: 'caller',
   binary: (c) => c.spawn?.[0] ?? '',
   supportsResumption: (c) => Boolean(c.resume?.length),
-  spawn: (ctx) => run(ctx.config.spawn, ctx),
-  resume: (ctx) => run(ctx.config.resume, ctx),
+  spawn: (ctx) => invoke(ctx.config.spawn, ctx),
+  resume: (ctx) => invoke(ctx.config.resume, ctx),
   // Its events, if it prints any, are read in whichever dialect they are; it has no refusals sow can read.
   ignores: { permissions: OWN_PERMISSIONS, yolo_mode: OWN_PERMISSIONS, transport: NO_ACP },
   doctor: 'on-path',

@@ -32,7 +32,7 @@ export function cliRuns(
   grant: (ctx: InvocationContext) => Grant,
   tail: (ctx: InvocationContext, resume: boolean) => string[] = () => [],
 ): Pick<ExecutorModule, 'spawn' | 'resume'> {
-  const run = (ctx: InvocationContext, resume: boolean) => {
+  const invoke = (ctx: InvocationContext, resume: boolean) => {
     const g = grant(ctx);
     const c = ctx.config;
     return viaStdin(binary, ctx, {
@@ -40,7 +40,7 @@ export function cliRuns(
       args: [...head(ctx, resume), ...model(c, modelFlag), ...g.args, ...custom(c), ...tail(ctx, resume)],
     });
   };
-  return { spawn: (ctx) => run(ctx, false), resume: (ctx) => run(ctx, true) };
+  return { spawn: (ctx) => invoke(ctx, false), resume: (ctx) => invoke(ctx, true) };
 }
 
 /*
