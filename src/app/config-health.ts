@@ -68,10 +68,7 @@ const userWarning = (p: NonNullable<Verdict['problem']>) =>
   `${p.message}; until it is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow ` +
   `config validate'`;
 
-/**
- * The configuration files that are not valid, each with its warning; none outside a workspace or when both are valid or
- * absent. Never throws: a command must not fail because of this check.
- */
+/** The configuration files that are not valid, each with its warning. Never throws: no command fails for it. */
 export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now())): Promise<ConfigProblem[]> {
   let root: string;
   try {

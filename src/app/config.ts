@@ -276,10 +276,7 @@ export async function validateRepoConfig(
   }
 }
 
-/**
- * The refusal after a report with errors: exit 4, CONFIG_INVALID, each error named with its file (or variable) and
- * field, and the fix for each place they are in.
- */
+/** The refusal after a report with errors (exit 4): each error with its file or variable, and each place's fix. */
 export class ConfigInvalidError extends SowError {
   constructor(report: ValidationReport, again: string) {
     const errors = report.lines.filter((l) => l.level === 'error');

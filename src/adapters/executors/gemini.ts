@@ -133,11 +133,8 @@ export const gemini: ExecutorModule = {
     e['type'] === 'result' && isObj(e['stats'])
       ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens'])
       : undefined,
-  // Its events read through the generic fields (tool_name, parameters, content) and Claude Code's `result`.
-  /**
-   * A `tool_result` with `status: "error"` and `error.type: "policy_violation"`; the call itself is the earlier
-   * `tool_use` with the same `tool_id`.
-   */
+  // Progress reads through the generic fields and Claude Code's `result`. A refusal is a `tool_result` with
+  // `error.type: "policy_violation"`; its call is the earlier `tool_use` of the same `tool_id`.
   denials() {
     const calls = new Map<string, Obj>();
     return {
