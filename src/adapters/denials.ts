@@ -1,9 +1,6 @@
 /**
- * Refused tool calls ("denials") in an agent CLI's output, and the advice sow prints about them.
- * Pure: fed the worker's parsed JSON events (and its stderr lines) one by one, it keeps what the
- * CLI says when it refuses a call under its permission settings. How each CLI says it is that CLI's
- * module's `denials` reader (adapters/executors/<cli>.ts); the shapes were captured from the
- * pinned CLIs against a scripted model (test/fixtures/denials/README.md says how).
+ * Refused tool calls ("denials") in an agent CLI's output, and the advice sow prints about them. Pure; each CLI's
+ * shapes are its module's `denials` reader, captured from the pinned CLIs (test/fixtures/denials/README.md).
  */
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import { executorOf } from './executors/registry.js';
@@ -54,11 +51,7 @@ export interface AdviceContext {
 
 const quoted = (s: string) => JSON.stringify(s);
 
-/**
- * What to tell the user about refused calls: which, and how to allow them — declare a shell
- * command as a check in the repository configuration, or give the executor permissions: yolo.
- * Lines for stderr; empty when nothing was refused.
- */
+/** What to tell the user about refused calls (lines for stderr): which, and how to allow them (a check, or yolo). */
 export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): string[] {
   if (!denials.length) return [];
   const seen = new Set<string>();

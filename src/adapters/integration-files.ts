@@ -1,10 +1,7 @@
 /**
- * Files `sow install` writes outside `.sow/` (into `.claude/`, `.agents/`, AGENTS.md, a plugin
- * folder), all named relative to an area (confine.ts) — the repository without `.git/`, or the
- * plugin folder — and checked against it every time: a path with a link on the way that leads
- * out of the area is refused (exit 4, naming the link) before anything is read or written.
- * Files are read size-limited with O_NOFOLLOW on their resolved path, written whole (a temp file
- * renamed into place), and removed with the folders they leave empty.
+ * Files `sow install` writes outside `.sow/`, named relative to an area (confine.ts: the repository without `.git/`, or
+ * the plugin folder) and checked against it every time: a link on the way out of the area is refused (exit 4) before
+ * anything is read or written. Reads are size-limited with O_NOFOLLOW; writes whole (temp file renamed).
  */
 import { lstatSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
@@ -12,11 +9,7 @@ import { SowError } from '../domain/errors.js';
 import { confine, confineReal, readConfined, type Area, type ReadLimits } from './confine.js';
 import { unlinkIfExists, writeFileAtomic } from './fs-atomic.js';
 
-/**
- * 1 MiB: agent settings, MCP server lists, AGENTS.md and the files sow installs are a few KB (an
- * AGENTS.md of a megabyte would not fit any model's context); a larger one did not come from a
- * person or from sow, and reading it would cost seconds and memory.
- */
+/** 1 MiB: the files sow installs or merges into are a few KB; a larger one came from neither a person nor sow. */
 export const INSTALL_FILE_LIMITS: ReadLimits = {
   max: 1024 * 1024,
   what: 'agent settings and instruction files',
@@ -40,19 +33,15 @@ function isLink(abs: string): boolean {
   }
 }
 
-/**
- * Checks `rel` against the area and reads it (a link inside the area is followed; one that leads
- * out is refused); a folder or a device there is refused (exit 4).
- */
+/** Checks `rel` against the area and reads it (a link out, a folder or a device there: exit 4). */
 export function inspect(area: Area, rel: string, limits: ReadLimits = INSTALL_FILE_LIMITS): Found {
   const link = isLink(confine(area, rel));
   return { text: readConfined(area, rel, limits, { display: where(area, rel) }), link };
 }
 
 /**
- * Checks that a file can be put at `rel` (renamed onto it): inside the area, every folder on the
- * way a folder (or not there yet), and `rel` itself not a folder. Exit 4 otherwise: a clone can
- * carry a file `.claude` where sow expects the folder.
+ * Checks that a file can be renamed onto `rel`: inside the area, every folder on the way a folder or absent, `rel` not
+ * a folder (a clone can carry a file `.claude` where sow expects the folder). Exit 4 otherwise.
  */
 export function checkWritable(area: Area, rel: string): void {
   const abs = confine(area, rel);
@@ -97,18 +86,14 @@ export function checkWritable(area: Area, rel: string): void {
 }
 
 /**
- * Writes `text` at `rel` whole, the path checked again first. `follow`: onto the file a link
- * there leads to (inside the area; the link stays a link); else onto `rel` itself (a link there
- * is replaced, never written through).
+ * Writes `text` at `rel` whole, the path checked again first. `follow`: onto the file a link there leads to (inside the
+ * area; the link stays a link); else onto `rel` itself (a link there is replaced, never written through).
  */
 export function writeWhole(area: Area, rel: string, text: string, follow: boolean): void {
   writeFileAtomic(follow ? confineReal(area, rel) : confine(area, rel), text);
 }
 
-/**
- * Removes `rel` itself — a link there is removed, never what it leads to — then each folder
- * above it that is left empty, up to the area's folder (which stays).
- */
+/** Removes `rel` itself (a link, never what it leads to), then each folder above it left empty, below the area's. */
 export function removeWithEmptyFolders(area: Area, rel: string): void {
   const abs = confine(area, rel);
   unlinkIfExists(abs);

@@ -1,11 +1,7 @@
 /**
- * Whether this sow runs under a worker that `sow agent spawn` started: some rights belong to the
- * person only (allowing checks), and a worker must not be able to give them to itself.
- *
- * A worker's agent CLI gets SOW_AGENT_ID (and SOW_SESSION_ID) from sow. A worker can unset them
- * for its own `sow` call, but not for the processes it runs under: on Linux each process's initial
- * environment stays readable in /proc/<pid>/environ, so the chain of parents up to pid 1 still
- * shows the agent CLI as sow started it. Elsewhere only this process's own environment is known.
+ * Whether this sow runs under a worker `sow agent spawn` started: some rights (allowing checks) are the person's only.
+ * A worker can unset SOW_AGENT_ID for its own `sow` call, but on Linux each ancestor's initial environment stays
+ * readable in /proc/<pid>/environ, so the chain up to pid 1 still shows the agent CLI as sow started it.
  */
 import { readFileSync } from 'node:fs';
 
@@ -29,11 +25,7 @@ export interface MarkedProcess {
 export interface WorkerTrace {
   /** The nearest process carrying a marker: this one, when its own environment does. */
   nearest: MarkedProcess;
-  /**
-   * The farthest ancestor carrying one: the worker's agent CLI as `sow agent spawn` started it
-   * (the outermost, when workers spawned workers). Undefined when no ancestor can be read (not
-   * Linux) or none carries a marker.
-   */
+  /** The farthest ancestor carrying one: the outermost worker's agent CLI; undefined when none is known. */
   outermost?: MarkedProcess;
 }
 
@@ -81,10 +73,7 @@ function marked(pid: number, command: string, get: (key: string) => string | und
   return variable ? { pid, command, variable, allowChecks: get('SOW_ALLOW_CHECKS') } : undefined;
 }
 
-/**
- * The worker this sow runs under, if any: its own environment, then (with a process table) the
- * initial environment of each parent up to pid 1. Parents that cannot be read are passed over.
- */
+/** The worker this sow runs under: its own environment, then each readable parent's initial one up to pid 1. */
 export function traceWorker(
   env: Readonly<Record<string, string | undefined>> = process.env,
   table: ProcessTable | undefined = process.platform === 'linux' ? PROC : undefined,

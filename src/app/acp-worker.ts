@@ -1,9 +1,6 @@
 /**
- * A worker on the ACP transport (`transport: acp`): what `runWorker` does for a CLI's command
- * line, done over the Agent Client Protocol. sow answers each permission the agent asks by the
- * executor's profile (domain/acp-permissions.ts), hands it `sow mcp` as an MCP server so it can
- * call sow's tools natively, keeps the raw messages and sow's own events, and says what it
- * refused as a CLI's refusals are said.
+ * A worker on the ACP transport: what `runWorker` does for a command line, over the Agent Client Protocol. sow answers
+ * each permission by the executor's profile, hands the agent `sow mcp`, and keeps the raw messages and its events.
  */
 import { relative, sep } from 'node:path';
 import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
@@ -11,6 +8,7 @@ import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import type { RunFiles } from '../adapters/agent-outputs.js';
 import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
+import { usageOf } from '../adapters/executors/shared.js';
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import type { PermissionPolicy } from '../domain/acp-permissions.js';
 import type { WorkerEvent } from '../adapters/agent-outputs.js';
@@ -47,10 +45,7 @@ export interface AcpWorkerRun {
   version: string;
 }
 
-/**
- * sow's own tools for the worker: `sow mcp`, run by this very sow, as the worker (its environment has who the worker
- * is).
- */
+/** sow's own tools for the worker: `sow mcp`, run by this very sow in the worker's environment. */
 export function sowMcpServer(
   workerEnv: Record<string, string>,
 ): { name: string; command: string; args: string[] } | undefined {
@@ -59,9 +54,8 @@ export function sowMcpServer(
 }
 
 /**
- * How a worker's permissions are decided: paths land where the system would take them (links
- * followed) in the repository `root` — `.git/` included, so that changing it is refused as
- * protected rather than as outside — relative ones from `cwd`.
+ * How a worker's permissions are decided: paths land where the system takes them (links followed) in `root` — `.git/`
+ * included, so changing it is refused as protected rather than as outside — relative ones from `cwd`.
  */
 export function workerPolicy(
   profile: PermissionProfile,
@@ -74,8 +68,7 @@ export function workerPolicy(
   return {
     profile,
     checks,
-    // Every agent CLI's own settings files, whichever CLI this worker runs: one that wrote
-    // .claude/settings.local.json would widen its next resume, .gemini/settings.json the next Gemini worker.
+    // Every CLI's settings files, whichever CLI this is: writing one would widen the next worker of that CLI.
     protected: agentSettingsFiles(),
     locate: (path) => {
       const places = wherePathLands(cwd, path);
@@ -85,11 +78,19 @@ export function workerPolicy(
   };
 }
 
-export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'tokens'> {
+export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'usage'> {
   denials: Denial[];
   /** What the run used, as far as the agent said (tokens of the turn; the session's cost so far). */
   usage: Usage;
 }
+
+/** How a worker's event is marked on the terminal (any other: ◦). */
+const MARKS: Partial<Record<WorkerEvent['kind'], string>> = {
+  message: '›',
+  tool_call: '●',
+  error: '✗',
+  agent_plan: '☐',
+};
 
 export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> {
   const denials: Denial[] = [];
@@ -103,17 +104,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   const emit = (e: WorkerEvent) => {
     run.files.appendWorkerEvents([e]);
     if (run.quiet) return;
-    const mark =
-      e.kind === 'message'
-        ? '›'
-        : e.kind === 'tool_call'
-          ? '●'
-          : e.kind === 'error'
-            ? '✗'
-            : e.kind === 'agent_plan'
-              ? '☐'
-              : '◦';
-    run.say(`  ${mark} ${e.text}`);
+    run.say(`  ${MARKS[e.kind] ?? '◦'} ${e.text}`);
   };
   let persisting: Promise<void> = Promise.resolve();
   let cost: number | undefined;
@@ -193,11 +184,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   });
   flush();
   await persisting;
-  const usage: Usage = {
-    ...(outcome.tokens?.input !== undefined ? { input_tokens: outcome.tokens.input } : {}),
-    ...(outcome.tokens?.output !== undefined ? { output_tokens: outcome.tokens.output } : {}),
-    ...(cost !== undefined ? { cost_usd: Math.round(cost * 1e9) / 1e9 } : {}),
-  };
+  const usage = usageOf(outcome.usage?.input_tokens, outcome.usage?.output_tokens, cost);
   if (Object.keys(usage).length) {
     const parts = [
       usage.input_tokens !== undefined ? `${usage.input_tokens} in` : '',

@@ -7,10 +7,7 @@ export type ExecutorNameSource =
   | { kind: 'environment'; variable: string; configPath: string }
   | { kind: 'session' };
 
-/**
- * A configuration mistake (exit 4, like every configuration error): a binding names an executor
- * that is neither defined nor a built-in type, or a session records a type this sow lacks.
- */
+/** A binding names an executor neither defined nor built in, or a session a type this sow lacks (exit 4). */
 export class UnknownExecutorError extends SowError {
   constructor(
     name: string,
@@ -98,10 +95,7 @@ export class SessionExistsError extends SowError {
   }
 }
 
-/**
- * Over ACP, the agent could not continue the session (`session/load` unsupported or refused): a fresh session takes
- * over.
- */
+/** Over ACP, the agent could not continue the session (`session/load`): a fresh session takes over. */
 export class AcpSessionNotLoadedError extends SowError {
   constructor(
     title: string,
@@ -160,10 +154,7 @@ export class WorkerFailedError extends SowError {
   }
 }
 
-/**
- * A repository (or a worker before) set what would let an agent CLI do more than a safe worker may,
- * in the CLI's own settings, and the CLI cannot be told to leave them out: the worker is not started.
- */
+/** The CLI's own settings in the repository widen a safe worker and cannot be left out: it is not started. */
 export class AgentSettingsWidenError extends SowError {
   constructor(
     title: string,
@@ -187,9 +178,8 @@ export class AgentSettingsWidenError extends SowError {
 }
 
 /**
- * A safe worker's ACP session was in a mode in which the agent does not ask sow before it acts
- * (Claude Code's bypassPermissions, opened so by the repository's own settings), and could not be
- * switched to one that asks, or left it during the turn: it was not prompted, or was cancelled.
+ * A safe worker's ACP session was in a mode that does not ask sow (set by the repository's settings) and could not be
+ * switched, or left the asking modes during the turn: it was not prompted, or was cancelled.
  */
 export class AcpModeNotAskingError extends SowError {
   constructor(title: string, found: { mode: string; why: string }, setBy: string | undefined, eventsFile: string) {
@@ -205,9 +195,8 @@ export class AcpModeNotAskingError extends SowError {
 }
 
 /**
- * A worker ended while the checkout was on another branch than its project's: its end could not
- * be written there (nor into a copy of the project on that branch), so it is kept in the runtime
- * folder and recorded by the first command on the project's branch.
+ * A worker ended while the checkout was on another branch than its project's: its end is kept in the runtime folder
+ * and recorded by the first command on the project's branch.
  */
 export class RunNotRecordedError extends SowError {
   constructor(agentId: string, target: string, checkedOut: string | undefined, branch: string) {

@@ -1,7 +1,4 @@
-/**
- * A safe worker does not start while its agent CLI's own settings in the folders it runs in widen
- * it (what adapters/agent-settings.ts finds there); yolo workers may do anything anyway.
- */
+/** A safe worker does not start while its CLI's own settings in its folders widen it (yolo may do anything). */
 import { wideningSettings } from '../adapters/agent-settings.js';
 import type { ExecutorModule } from '../adapters/executors/types.js';
 import { AgentSettingsWidenError } from './agent-errors.js';

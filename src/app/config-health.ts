@@ -1,14 +1,8 @@
 /**
- * Whether the two configuration files a command may depend on are valid: the repository's
- * `.sow/config.yaml` and the user's own. Only the commands that need a setting read it strictly
- * (and refuse); every other command would go on in silence while a misspelt `bugdet:` leaves the
- * project without the budget its people think it has. So every command asks this once and warns,
- * naming the file, the key and the fix.
- *
- * It must cost a read command next to nothing: a file that does not exist costs a stat, and a
- * verdict is kept in this checkout's runtime folder beside the stamp (inode, size, mtime, ctime)
- * of the file it judged, so the file is parsed again only after it changed — the task index's
- * rule (docs/decisions/0009, 0069).
+ * Whether the repository's `.sow/config.yaml` and the user's configuration are valid: every command warns (naming the
+ * file, the key and the fix), not only those that read a setting strictly — a misspelt `bugdet:` would otherwise leave
+ * a project without the budget its people think it has. Cheap for a read: a verdict is kept in the runtime folder
+ * beside the stamp of the file it judged, the task index's rule (docs/decisions/0009, 0069).
  */
 import { join } from 'node:path';
 import type { AppContext } from './context.js';
@@ -45,15 +39,14 @@ const SETTLE_MS = 2000;
 const settled = (s: FileStamp, now: number) =>
   now - Math.max(stampMs(s.mtimeS, s.mtimeNs), stampMs(s.ctimeS, s.ctimeNs)) > SETTLE_MS;
 
-/** The verdict on the repository configuration (strict, as `agent spawn` and `check run` read it). */
-async function judgeRepo(root: string): Promise<Verdict['problem']> {
-  const { readRepoConfig } = await import('../adapters/repo-config.js');
+/** What a strict read of a configuration file (as `agent spawn` and `check run` read it) finds wrong, if anything. */
+async function judge(read: () => Promise<unknown>, budget: (message: string) => boolean): Promise<Verdict['problem']> {
   try {
-    await readRepoConfig(root);
+    await read();
     return undefined;
   } catch (err) {
     if (!(err instanceof SowError) || err.code !== 'CONFIG_INVALID') throw err;
-    return { message: err.message, budget: /\bbudget\b/.test(err.message) || mentionsBudget(root) };
+    return { message: err.message, budget: budget(err.message) };
   }
 }
 
@@ -66,17 +59,6 @@ function mentionsBudget(root: string): boolean {
   }
 }
 
-async function judgeUser(path: string): Promise<Verdict['problem']> {
-  const { readUserConfig } = await import('../adapters/user-config.js');
-  try {
-    await readUserConfig(path);
-    return undefined;
-  } catch (err) {
-    if (!(err instanceof SowError) || err.code !== 'CONFIG_INVALID') throw err;
-    return { message: err.message, budget: false };
-  }
-}
-
 const repoWarning = (p: NonNullable<Verdict['problem']>) =>
   `${p.message}; until it is fixed none of its settings is in ` +
   `force${p.budget ? ' (no budget limits the workers)' : ''} and workers and checks refuse to start; ` +
@@ -86,10 +68,7 @@ const userWarning = (p: NonNullable<Verdict['problem']>) =>
   `${p.message}; until it is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow ` +
   `config validate'`;
 
-/**
- * The configuration files that are not valid, each with its warning; none outside a workspace or
- * when both are valid or absent. Never throws: a command must not fail because of this check.
- */
+/** The configuration files that are not valid, each with its warning. Never throws: no command fails for it. */
 export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now())): Promise<ConfigProblem[]> {
   let root: string;
   try {
@@ -103,14 +82,22 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
         key: 'repo',
         abs: join(root, REPO_CONFIG),
         file: REPO_CONFIG,
-        judge: () => judgeRepo(root),
+        judge: () =>
+          judge(
+            async () => (await import('../adapters/repo-config.js')).readRepoConfig(root),
+            (m) => /\bbudget\b/.test(m) || mentionsBudget(root),
+          ),
         warning: repoWarning,
       },
       {
         key: 'user',
         abs: userConfigPath(ctx.env),
         file: userConfigPath(ctx.env),
-        judge: () => judgeUser(userConfigPath(ctx.env)),
+        judge: () =>
+          judge(
+            async () => (await import('../adapters/user-config.js')).readUserConfig(userConfigPath(ctx.env)),
+            () => false,
+          ),
         warning: userWarning,
       },
     ];

@@ -128,11 +128,7 @@ const issueLines = (level: 'error' | 'warning', issues: ConfigIssue[]): Validati
     ...(level === 'error' ? { source: isEnvironmentIssue(i) ? ('environment' as const) : ('file' as const) } : {}),
   }));
 
-/**
- * The user configuration (and the environment's overrides), then, when the context's folder is in
- * a sow workspace, the repository's .sow/config.yaml. Outside a workspace, or with `repository:
- * false`, only the user configuration is checked.
- */
+/** The user configuration (with the environment's overrides), then, inside a workspace, .sow/config.yaml. */
 export async function validateConfig(ctx: AppContext, opts: { repository?: boolean } = {}): Promise<ValidationReport> {
   const user = await validateUserConfig(ctx);
   const repository = opts.repository === false ? undefined : await validateRepoConfig(ctx);
@@ -145,10 +141,7 @@ export async function validateConfig(ctx: AppContext, opts: { repository?: boole
   };
 }
 
-/**
- * The user configuration and the environment's overrides; `binaries: false` leaves out looking for the executors'
- * CLIs on PATH.
- */
+/** The user configuration and the environment's overrides; `binaries: false` does not look for the CLIs. */
 export async function validateUserConfig(
   ctx: AppContext,
   opts: { binaries?: boolean } = {},
@@ -213,10 +206,7 @@ export interface AgentCli {
   found?: string;
 }
 
-/**
- * The CLI of each executor a binding names (executors not defined are left out: checkConfig reports them), looked up
- * on `env`'s PATH.
- */
+/** The CLI of each defined executor a binding names, looked up on `env`'s PATH. */
 export function agentClis(effective: EffectiveConfig, env: AppContext['env']): AgentCli[] {
   const roles = new Map<string, string[]>();
   for (const b of Object.values(effective.bindings)) roles.set(b.executor, [...(roles.get(b.executor) ?? []), b.role]);
@@ -242,11 +232,7 @@ export function agentClis(effective: EffectiveConfig, env: AppContext['env']): A
   return out;
 }
 
-/**
- * What a bound agent CLI missing from PATH is, wherever it is reported (config validate, doctor):
- * a warning. The configuration is still right, and sow needs the CLI only to spawn workers; the
- * spawn itself refuses with how to install it.
- */
+/** A bound CLI missing from PATH is a warning: the configuration is right, and spawn says how to install it. */
 export const MISSING_CLI_LEVEL = 'warning' as const;
 
 /** The repository configuration, when the folder is inside a sow workspace; undefined outside one. */
@@ -290,10 +276,7 @@ export async function validateRepoConfig(
   }
 }
 
-/**
- * The refusal after a report with errors: exit 4, CONFIG_INVALID, each error named with its file
- * (or variable) and field, and the fix for each place they are in.
- */
+/** The refusal after a report with errors (exit 4): each error with its file or variable, and each place's fix. */
 export class ConfigInvalidError extends SowError {
   constructor(report: ValidationReport, again: string) {
     const errors = report.lines.filter((l) => l.level === 'error');

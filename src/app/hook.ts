@@ -1,8 +1,6 @@
 /**
- * `sow hook stop`: the Stop hook `sow install claude` installs. A worker sow spawned (SOW_AGENT_ID
- * in its environment) that is about to stop without having reported back is told to report
- * first; anyone else, and a worker that already reported, stops as usual. It never blocks twice
- * in a row (`stop_hook_active`), and a problem reading the state lets the agent stop.
+ * `sow hook stop`, the Stop hook `sow install claude` installs: a worker sow spawned that is about to stop without
+ * reporting back is told to report first. Never twice in a row (`stop_hook_active`); a problem reading lets it stop.
  */
 import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';

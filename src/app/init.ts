@@ -77,8 +77,8 @@ export function initWorkspace(cwd: string): InitResult {
   // Last, so a half-done init is not taken for a workspace.
   file(VERSION_FILE, `${LAYOUT_VERSION}\n`);
   tx.commit();
-  // After the files: git config is not part of the transaction, and a failure there leaves a
-  // workspace that works (git then merges .sow/ as text) and that doctor --fix completes.
+  // After the files: git config is not part of the transaction, and a failure there leaves a workspace that works (git
+  // then merges .sow/ as text) and that doctor --fix completes.
   const driver = configureDriver(root);
   return {
     root,

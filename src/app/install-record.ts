@@ -1,8 +1,6 @@
 /**
- * The record of `sow install` (`.sow/integrations.yaml`, or `.sow-install.yaml` in a plugin folder):
- * what sow wrote, where. A repository is untrusted input, its record included: a record is a claim,
- * never an order (app/install.ts acts only on what sow's own plan names). See
- * docs/decisions/0025-integrations.md.
+ * The record of `sow install` (`.sow/integrations.yaml`, or `.sow-install.yaml` in a plugin folder): what sow wrote,
+ * where. A record is a claim, never an order (docs/decisions/0025-integrations.md).
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { JsonAddition, Planned } from '../domain/integrations.js';
@@ -18,10 +16,7 @@ import { openRoot } from './workspace.js';
 export const RECORD = '.sow/integrations.yaml';
 export const PLUGIN_RECORD = '.sow-install.yaml';
 
-/**
- * 1 MiB: the record lists the few dozen files sow installs, a few KB; anything much larger was
- * not written by sow.
- */
+/** 1 MiB: the record lists the few dozen files sow installs, a few KB; anything much larger was not written by sow. */
 const RECORD_LIMITS: ReadLimits = {
   max: 1024 * 1024,
   what: 'install records',
@@ -65,9 +60,8 @@ export interface Place {
 }
 
 /**
- * The plugin folder the person named. Inside the repository it is a folder of the repository:
- * every link on the way must stay inside it. Outside, it is the person's own choice, taken as
- * named. Either way everything sow does there stays inside that folder.
+ * The plugin folder the person named: inside the repository, every link on the way must stay inside it; outside, it is
+ * taken as named. Either way all sow does there stays inside that folder.
  */
 function pluginArea(cwd: string, dir: string): Area {
   const lexical = resolve(cwd, dir);

@@ -1,15 +1,9 @@
 /**
- * `sow install <target>` and `sow uninstall <target>`: the agent CLIs' view of sow, written from
- * sow's templates, and recorded (path, what kind of change, content hash, which targets use it)
- * so that installing again upgrades exactly what sow wrote and leaves what the person edited
- * alone (the new version goes beside it), and uninstalling removes exactly what sow wrote.
- *
- * A repository is untrusted input, its record (`.sow/integrations.yaml`) included: a record is a
- * claim, never an order. Uninstall touches only paths sow's own plan for the target names (and
- * the `.sow-new` files beside them), and a file only when its content hash is the one sow wrote;
- * every path is confined to the repository (or to the plugin folder the person named), and every
- * path of the operation is checked — and every file it reads, read — before the first change.
- * See docs/decisions/0025-integrations.md.
+ * `sow install <target>` and `sow uninstall <target>`: the agent CLIs' view of sow, written from sow's templates and
+ * recorded (path, kind, content hash, targets) so that installing again upgrades exactly what sow wrote (an edited file
+ * gets the new version beside it) and uninstalling removes exactly that. The record is a claim, never an order:
+ * uninstall touches only paths sow's own plan names, a file only with the hash sow wrote; every path is confined and
+ * checked, and every file read, before the first change (docs/decisions/0025-integrations.md).
  */
 import {
   besides,
@@ -26,7 +20,6 @@ import {
   withSection,
   type CommandName,
   type IntegrationSources,
-  type JsonAddition,
   type Planned,
 } from '../domain/integrations.js';
 import type { ExecutorType as Target } from '../domain/config-schemas.js';
@@ -350,9 +343,8 @@ export async function uninstall(
       );
       continue;
     }
-    // Files and sections are sow's only by their hash. Entries in a JSON file are sow's by their
-    // content (only groups and servers exactly as sow writes them come out), so an entry an older
-    // sow recorded without a hash still takes them out; its hash only decides whether the file goes.
+    // Files and sections are sow's only by their hash; JSON entries by their content (the hash decides only whether
+    // the file goes), so an older record without a hash still takes them out.
     if (!isHash(rec.sha256) && rec.kind !== 'json') {
       ignore(
         rec.path,

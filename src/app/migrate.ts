@@ -1,8 +1,8 @@
 /**
- * `sow migrate`: brings `.sow/` from an older layout to this sow's. It finishes any write the old
- * sow left half done, keeps a copy of `.sow/` in git's folder (`.git/sow/backup/<old version>/`), converts every
- * state file, validates the result as this sow would read it, and writes it all — the new
- * `.sow/.version` last — in one transaction. `--dry-run` lists each change and writes nothing.
+ * `sow migrate`: brings `.sow/` from an older layout to this sow's. It finishes any write the old sow left half done,
+ * keeps a copy of `.sow/` in git's folder (`.git/sow/backup/<old version>/`), converts every state file, validates the
+ * result as this sow would read it, and writes it all — the new `.sow/.version` last — in one transaction. `--dry-run`
+ * lists each change and writes nothing.
  */
 import { MigrationNeededError, StateFileError } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
@@ -17,7 +17,7 @@ import { parseStateText, readText, renderStateFile, validateState } from '../ada
 import { isFolder, listNames } from '../adapters/task-index.js';
 import { legacyJournal, Transaction } from '../adapters/transaction.js';
 import { shownRuntime } from '../adapters/runtime.js';
-import { GITIGNORE_LINES } from './init.js';
+import { missingIgnoreLines } from './init.js';
 import {
   AGENT_OUTPUTS,
   checkJournalText,
@@ -47,8 +47,7 @@ export interface MigrationReport {
 }
 
 /**
- * A text 0.1.0's journal would write: layout 1 files parse as YAML (they are converted next), `.version` is a
- * number.
+ * A text 0.1.0's journal would write: layout 1 files parse as YAML (they are converted next), `.version` is a number.
  */
 async function checkLegacyText(rel: string, text: string): Promise<void> {
   if (rel.endsWith('.yaml')) await parseStateText(rel, text);
@@ -97,13 +96,7 @@ async function planV1(root: string, at: string): Promise<Plan> {
   const after: (() => void)[] = [];
 
   const gitignore = readFileIfExists(root, '.sow/.gitignore') ?? '';
-  const missing = GITIGNORE_LINES.filter(
-    (l) =>
-      !gitignore
-        .split('\n')
-        .map((x) => x.trim())
-        .includes(l),
-  );
+  const missing = missingIgnoreLines(root);
   if (missing.length) {
     tx.write(
       '.sow/.gitignore',
@@ -147,16 +140,8 @@ async function planV1(root: string, at: string): Promise<Plan> {
           `says id ${quoted(validTask.id)}, but it is the file of task ${id} (its folder)`,
           'id',
         );
-      if (task.changes.length)
-        tx.write(
-          rel,
-          await renderStateFile(
-            { text: taskText, handWritten: taskParsed.handWritten },
-            rel,
-            TaskStateSchema,
-            validTask,
-          ),
-        );
+      const source = { text: taskText, handWritten: taskParsed.handWritten };
+      if (task.changes.length) tx.write(rel, await renderStateFile(source, rel, TaskStateSchema, validTask));
       for (const change of task.changes) changes.push({ file: rel, change });
     }
   }

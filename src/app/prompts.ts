@@ -36,10 +36,7 @@ export interface PromptText {
   filled_from: 'project' | 'branch' | null;
 }
 
-/**
- * The prompt, its variables filled with what the project here knows (its name, branch, the
- * round of its work, …); outside a project only the NoProject prompt's branch is known.
- */
+/** The prompt, filled with what the project here knows; outside a project only NoProject's branch is known. */
 export async function readPrompt(ctx: AppContext, path: string): Promise<PromptText> {
   const name = path.replace(/\.md$/, '').replace(/^\/+/, '');
   const file = catalogue().get(name);

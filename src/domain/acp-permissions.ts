@@ -1,19 +1,11 @@
 /**
- * What a worker on the ACP transport may do: every `session/request_permission` an agent asks is
- * answered here, by one rule for every CLI, instead of six flag mappings approximating it.
- *
- * - yolo: everything.
- * - safe: reading and searching inside the repository; editing, deleting and moving files inside
- *   it, except the files that give rights or run commands (`.git` at any depth, `.sow/config.yaml`,
- *   the agent CLIs' own settings); running `sow` itself and the declared checks the person allowed
- *   — a command judged as the shell parses it (shell-words.ts): one simple command of literal
- *   words whose first word is exactly `sow`, or exactly the text of an allowed check; sow's own
- *   tools through the `sow mcp` server sow hands the agent (what the worker may run as `sow`
- *   anyway); thinking. Nothing else: no other command, fetch, mode switch or tool sow does not know.
- *
- * Every value of a call that may name a file is judged, whatever the agent calls it. Where a path
- * lands (resolved, links followed, against the repository) is the caller's `locate`; this module
- * only decides.
+ * What a worker on the ACP transport may do: every `session/request_permission` is answered here, by one rule for every
+ * CLI. yolo: everything. safe: reading and searching inside the repository; editing, deleting and moving files inside
+ * it except those that give rights or run commands (`.git` at any depth, `.sow/config.yaml`, the agent CLIs' own
+ * settings); running `sow` and the allowed checks — judged as the shell parses the command (shell-words.ts): one
+ * simple command of literal words whose first word is exactly `sow`, or exactly an allowed check's text; sow's own MCP
+ * tools; thinking. Nothing else. Every value of a call that may name a file is judged; where a path lands is the
+ * caller's `locate`, this module only decides.
  */
 import type { PermissionProfile } from './config-schemas.js';
 import { invisibleIn, shellWords } from './shell-words.js';
@@ -33,17 +25,11 @@ export interface PermissionPolicy {
   /** The commands of the declared checks the person allowed here. */
   checks: readonly string[];
   /**
-   * Where a path the agent names (absolute, or relative to the worker's folder) lands: repository-
-   * relative with `/` ('' for the repository itself), every component resolved and links followed —
-   * every place it may land, as a link met before `..` is read by the system differently than by a
-   * tool that tidies the text first. Undefined when any of them lies outside the repository.
+   * Every place a path the agent names may land, repository-relative ('' for the repository), links followed (a link
+   * before `..` reads differently to the system than to a tool that tidies the text); undefined when one is outside.
    */
   locate(path: string): readonly string[] | undefined;
-  /**
-   * Repository-relative patterns (`*`, `**`) of files a safe worker may not change, beside the
-   * ones that always are (`.git` at any depth, `.sow/config.yaml`): the agent CLIs' own settings,
-   * as the executor modules name them (adapters/executors/registry.ts's agentSettingsFiles).
-   */
+  /** Patterns (`*`, `**`) of files a safe worker may not change beside `.git` and `.sow/config.yaml`: CLI settings. */
   protected: readonly string[];
 }
 
@@ -53,26 +39,18 @@ export type PermissionDecision =
 const record = (x: unknown): Record<string, unknown> | undefined =>
   x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
 
-/**
- * Trimmed as the shell trims a line: its own blanks only (never `\v` or a no-break space, which are part of a word
- * to it).
- */
+/** Trimmed as the shell trims a line: never `\v` or a no-break space, which are part of a word to it. */
 const trimBlanks = (s: string) => s.replace(/^[ \t\n]+|[ \t\n]+$/g, '');
 
-/**
- * The shells whose `-c` script is judged as the command: POSIX ones, at a system place or found on PATH (zsh and
- * fish read a script differently).
- */
+/** The shells whose `-c` script is judged as the command (POSIX ones; zsh and fish read a script differently). */
 const SCRIPT_SHELL = /^(?:\/bin\/|\/usr\/bin\/|\/usr\/local\/bin\/|\/opt\/homebrew\/bin\/)?(?:ba|da)?sh$/;
 
 /** A command as the agent asked to run it: a shell script, or an argv run as it is. */
 export type AskedCommand = { shown: string; script: string } | { shown: string; argv: readonly string[] };
 
 /**
- * The command a tool call is about. The agents put it in different places (measured with the
- * pinned ones): `rawInput.command` as a string (Claude Code's and OpenCode's adapters, Copilot)
- * or as argv run by a shell (Codex: ["/bin/bash", "-lc", "<script>"], whose script is the
- * command); Gemini CLI sends no rawInput, and its title is the command.
+ * The command a tool call is about: `rawInput.command` as a string, or as argv run by a shell (Codex: bash -lc
+ * <script>); Gemini CLI sends no rawInput, and its title is the command.
  */
 export function askedCommand(call: AskedToolCall): AskedCommand | undefined {
   const raw = record(call.rawInput);
@@ -119,62 +97,17 @@ function commandRefusal(command: AskedCommand, checks: readonly string[]): strin
 }
 
 /** Keys of rawInput whose values name files, folders or globs (compared in lower case without `_` and `-`). */
-const PATH_KEYS = new Set([
-  'path',
-  'file',
-  'filename',
-  'absolutepath',
-  'relativepath',
-  'cwd',
-  'workdir',
-  'workingdirectory',
-  'root',
-  'include',
-  'includes',
-  'target',
-  'targets',
-  'source',
-  'sources',
-  'destination',
-  'dest',
-  'uri',
-  'uris',
-  'url',
-  'urls',
-  'location',
-  'locations',
-]);
+const words = (list: string) => new Set(list.split(' '));
+const PATH_KEYS = words(
+  'path file filename absolutepath relativepath cwd workdir workingdirectory root include includes ' +
+    'target targets source sources destination dest uri uris url urls location locations',
+);
 const PATH_KEY_ENDS = /(?:paths?|files?|filenames?|dirs?|director(?:y|ies)|folders?|globs?|patterns?)$/;
-/**
- * Keys whose values are text to write or show, where a string that starts with `/` is not a path (a comment, a
- * diff).
- */
-const TEXT_KEYS = new Set([
-  'content',
-  'contents',
-  'text',
-  'newtext',
-  'oldtext',
-  'newstring',
-  'oldstring',
-  'newstr',
-  'oldstr',
-  'filetext',
-  'diff',
-  'unifieddiff',
-  'patch',
-  'newsource',
-  'description',
-  'query',
-  'replacement',
-  'body',
-  'message',
-  'prompt',
-  'title',
-  'command',
-  'commands',
-  'cmd',
-]);
+/** Keys whose values are text to write or show: a string there that starts with `/` is not a path. */
+const TEXT_KEYS = words(
+  'content contents text newtext oldtext newstring oldstring newstr oldstr filetext diff unifieddiff ' +
+    'patch newsource description query replacement body message prompt title command commands cmd',
+);
 const keyName = (key: string) => key.toLowerCase().replace(/[^a-z0-9]/g, '');
 /** A string that reads as a path wherever it is: absolute, from a home folder, or climbing with `..`. */
 const looksLikePath = (s: string) => s.startsWith('/') || s.startsWith('~') || s.startsWith('..') || s.includes('/..');
@@ -184,10 +117,10 @@ const MAX_DEPTH = 32;
 const MAX_VALUES = 10_000;
 
 /**
- * Every value a tool call names a file, folder or glob with: its `locations`, the files of the
- * diffs it shows, every string (in arrays and nested objects too) under a key that names a path,
- * file, folder, glob or pattern, every other string that reads as a path (but in text to write),
- * and the keys of Codex's `changes` map. Undefined when the input is too large or deep to read.
+ * Every value a tool call names a file, folder or glob with: its `locations`, the files of the diffs it shows, every
+ * string (in arrays and nested objects too) under a key that names a path, file, folder, glob or pattern, every other
+ * string that reads as a path (but in text to write), and the keys of Codex's `changes` map. Undefined when the input
+ * is too large or deep to read.
  */
 export function pathsOf(call: AskedToolCall): string[] | undefined {
   const paths = new Set<string>();
@@ -216,11 +149,10 @@ export function pathsOf(call: AskedToolCall): string[] | undefined {
 }
 
 /**
- * Where a path, folder or glob the agent names lands (policy.locate), or undefined when it may
- * reach outside the repository. A glob is judged by its literal folder (up to the first `* ? [ {`)
- * and refused if what follows climbs (`..`) or has an alternative that starts anew (`{/etc,x}`);
- * it is judged as a plain path too (`app/[id]/.git/config` may be a file of that name).
- * `~` is a home folder, outside; a `file:///` URI is its path; any other URI is outside.
+ * Where a path, folder or glob the agent names lands (policy.locate), or undefined when it may reach outside the
+ * repository. A glob is judged by its literal folder (up to the first `* ? [ {`) and refused if what follows climbs
+ * (`..`) or has an alternative that starts anew (`{/etc,x}`); it is judged as a plain path too (`app/[id]/.git/config`
+ * may be a file of that name). `~` is a home folder, outside; a `file:///` URI is its path; any other URI is outside.
  */
 export function placesOf(path: string, locate: PermissionPolicy['locate']): readonly string[] | undefined {
   if (path.includes('\0')) return undefined;
@@ -245,10 +177,7 @@ export function placesOf(path: string, locate: PermissionPolicy['locate']): read
   return folder && [...literal, ...folder];
 }
 
-/**
- * `pattern` (`*` within a name, `**` any depth; `x/**` also names `x`) as a test of repository-relative paths, in
- * any case.
- */
+/** `pattern` (`*` within a name, `**` any depth; `x/**` also names `x`) as a case-blind test of paths. */
 function patternTest(pattern: string): RegExp {
   let re = '';
   for (let i = 0; i < pattern.length; i++) {
@@ -269,10 +198,7 @@ function patternTest(pattern: string): RegExp {
   return new RegExp(`^${re}$`, 'i');
 }
 
-/**
- * The folders a pattern's files are in, by its literal part: `.github/copilot/**` is in `.github` and
- * `.github/copilot`.
- */
+/** The literal folder of a pattern: `.github/copilot/**` is in `.github/copilot` (and `.github`). */
 const literalFolder = (pattern: string) => {
   const glob = pattern.search(/[*?[{]/);
   return (glob < 0 ? pattern : pattern.slice(0, glob)).replace(/\/+$/, '');
@@ -281,9 +207,8 @@ const literalFolder = (pattern: string) => {
 const isGitName = (name: string) => name.toLowerCase().replace(/[. ]+$/, '') === '.git';
 
 /**
- * Why a safe worker may not change the file at `rel` (repository-relative), or undefined when it
- * may. With `whole` (a delete or a move, which take a folder with everything in it) also a folder
- * that holds such a file.
+ * Why a safe worker may not change the file at `rel` (repository-relative), or undefined when it may. With `whole` (a
+ * delete or a move, which take a folder with everything in it) also a folder that holds such a file.
  */
 export function protectedWhy(rel: string, patterns: readonly string[], whole: boolean): string | undefined {
   const shown = rel || '.';
@@ -306,10 +231,8 @@ export function protectedWhy(rel: string, patterns: readonly string[], whole: bo
 }
 
 /**
- * Whether a tool call is one of sow's own tools, from the MCP server sow hands over as `sow`. The
- * agents that ask before an MCP tool name it in the title (measured with the pinned ones): Claude
- * Code's adapter `mcp__sow__<tool>`, Gemini CLI `<tool> (sow MCP Server)`, both as kind `other`;
- * Codex's adapter and OpenCode do not ask.
+ * Whether a tool call is one of sow's own MCP tools, by its title: Claude Code's adapter says `mcp__sow__<tool>`,
+ * Gemini CLI `<tool> (sow MCP Server)`.
  */
 export function isSowTool(call: AskedToolCall): boolean {
   const title = typeof call.title === 'string' ? call.title : '';
@@ -380,9 +303,8 @@ export interface PermissionOption {
 }
 
 /**
- * The option that says the decision for this one call. An allowance is only ever for this call
- * (`allow_once`): "always" would let the agent skip asking sow next time; without an allow-once
- * option there is none to give (undefined: the caller cancels the request).
+ * The option that says the decision for this one call: never an "always" allowance, which would let the agent skip
+ * asking sow next time (undefined: the caller cancels the request).
  */
 export function optionFor(options: readonly PermissionOption[], allow: boolean): string | undefined {
   const order = allow ? ['allow_once'] : ['reject_once', 'reject_always'];

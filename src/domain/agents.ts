@@ -1,7 +1,4 @@
-/**
- * The agent registry (spec 003): roles are data — a name, what the role does, what its CLI must be
- * able to do, the embedded prompt that carries a worker's rules, and the guidance it may read.
- */
+/** The agent registry: roles as data (what each does, what its CLI must do, its prompt and guidance). */
 import { SowError } from './errors.js';
 import { nearMiss } from './suggest.js';
 

@@ -1,8 +1,6 @@
 /**
- * `sow install <target>`: what sow writes into a repository (or a plugin folder) so that each
- * agent CLI knows sow — generated from the same templates for every target. Each executor module
- * (adapters/executors/<cli>.ts) composes its own target from the parts here. Pure: the files to
- * write, the JSON keys to merge, the managed sections; the app reads the templates and the disk.
+ * The parts of what `sow install <target>` writes (each executor module composes its target from them): files, JSON
+ * keys to merge, managed sections, all from the same templates. Pure: the app reads the templates and the disk.
  */
 import { createHash } from 'node:crypto';
 import { SowError } from './errors.js';
@@ -142,10 +140,16 @@ const makeableKeys = (add: JsonAddition): string[] => [
   ...(add.mcpServers ? ['mcpServers'] : []),
 ];
 
-/**
- * What sow changed in a JSON file: its new text, the entries it added, and the keys it made (`hooks`, `hooks.Stop`,
- * `mcpServers`).
- */
+/** An addition of these hooks and servers, without an empty part. */
+const addition = (
+  hooks: Record<string, readonly string[]>,
+  servers: JsonAddition['mcpServers'] & object,
+): JsonAddition => ({
+  ...(Object.keys(hooks).length ? { hooks } : {}),
+  ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
+});
+
+/** What sow changed in a JSON file: its new text, the entries it added, and the keys it made. */
 export interface JsonEdit {
   text: string;
   added: JsonAddition;
@@ -153,10 +157,8 @@ export interface JsonEdit {
 }
 
 /**
- * `text` — a JSON object, or undefined when there is no file — with sow's hooks and servers added
- * where they are missing, as text (jsonDepth and JSON.parse must have accepted it). A server of
- * sow's name that the person set up differently is theirs and stays. Throws when a key sow needs
- * holds something else.
+ * `text` (a JSON object jsonDepth and JSON.parse accepted, or undefined: no file) with sow's missing hooks and servers
+ * added; a server of sow's name set up differently is the person's and stays. Throws when a key sow needs is taken.
  */
 export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
   if (text === undefined) {
@@ -218,20 +220,12 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
       }
     }
   }
-  return {
-    text: t,
-    added: {
-      ...(Object.keys(hooksAdded).length ? { hooks: hooksAdded } : {}),
-      ...(Object.keys(serversAdded).length ? { mcpServers: serversAdded } : {}),
-    },
-    made,
-  };
+  return { text: t, added: addition(hooksAdded, serversAdded), made };
 }
 
 /**
- * `text` without what sow added: its hook groups (only groups exactly as sow writes them), its
- * servers (only as sow writes them), and the keys it made once they are empty — each taken out
- * as text, so the rest keeps its bytes.
+ * `text` without sow's hook groups and servers (only exactly as sow writes them) and the keys it made once empty, each
+ * taken out as text so the rest keeps its bytes.
  */
 export function removeFromJson(text: string, added: JsonAddition, made: readonly string[]): string {
   let t = text;
@@ -270,10 +264,7 @@ export function removeFromJson(text: string, added: JsonAddition, made: readonly
   return t;
 }
 
-/**
- * What a record claims sow added, cut down to what sow's plan adds: a record is a claim, so sow
- * takes out only its own hook commands and servers, whatever the record names.
- */
+/** What a record claims sow added, cut to what sow's plan adds: a record is a claim, never an order. */
 export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAddition {
   const c = isObj(claim) ? claim : {};
   const hooks: Record<string, string[]> = {};
@@ -287,10 +278,7 @@ export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAdditio
   const servers = Object.fromEntries(
     Object.entries(plan.mcpServers ?? {}).filter(([name]) => Object.hasOwn(claimedServers, name)),
   );
-  return {
-    ...(Object.keys(hooks).length ? { hooks } : {}),
-    ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
-  };
+  return addition(hooks, servers);
 }
 
 /** The keys a record says sow made (`hooks`, `hooks.Stop`, `mcpServers`), as far as sow's `plan` can make them. */
@@ -306,10 +294,7 @@ export function unionAddition(a: JsonAddition, b: JsonAddition): JsonAddition {
     for (const [event, commands] of Object.entries(add.hooks ?? {}))
       hooks[event] = [...new Set([...(hooks[event] ?? []), ...commands])];
   const servers = { ...a.mcpServers, ...b.mcpServers };
-  return {
-    ...(Object.keys(hooks).length ? { hooks } : {}),
-    ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
-  };
+  return addition(hooks, servers);
 }
 
 // ---- managed sections ----
@@ -328,9 +313,8 @@ export function sectionOf(text: string): string | undefined {
 }
 
 /**
- * `text` with the section set to `content`: replaced where it is, or appended as a line break, the
- * section and a line break — exactly what withoutSection takes out again, so the text before it
- * comes back byte for byte (a missing trailing newline included).
+ * `text` with the section set to `content`: replaced, or appended with a line break either side — exactly what
+ * withoutSection takes out, so the text before it comes back byte for byte.
  */
 export function withSection(text: string, content: string): string {
   const block = `${SECTION_BEGIN}\n${content}\n${SECTION_END}`;

@@ -1,23 +1,9 @@
 /**
- * A worker over the Agent Client Protocol: sow is the client. It starts the agent (argv, never a
- * shell), `initialize`s it, opens a session in the task's folder (`session/new`, with `sow mcp`
- * handed over as an MCP server) or continues one (`session/load`), sends the prompt and answers
- * what the agent asks of it while it works:
- *
- * - `session/request_permission`: by the caller's decision (domain/acp-permissions.ts), for this
- *   one call only;
- * - `session/update`: passed to the caller (messages, tool calls, plans);
- * - anything else (files, terminals, methods sow does not know): refused — sow advertises no such
- *   capability, and the SDK answers "method not found".
- *
- * Every line the agent writes is kept as it came (the raw stream); a line that is not JSON-RPC is
- * kept and otherwise ignored. A SIGINT or SIGTERM that reaches sow sends `session/cancel`, gives
- * the agent a moment to stop, then ends its process.
- *
- * The agent runs in a process group of its own, and is ended as a group (TERM, then KILL): an
- * agent is often a wrapper that does not pass a signal on (Codex's adapter is a node script that
- * runs its binary; killing the script leaves the binary running, holding sow's pipes), or one that
- * ignores TERM (Gemini CLI, relaunched by its own wrapper), and neither exits when its stdin closes.
+ * A worker over the Agent Client Protocol, sow the client: start the agent (argv), open or load a session, prompt it,
+ * answer its permission requests by the domain's rule (domain/acp-permissions.ts) and refuse anything else (sow
+ * advertises no file or terminal capability). Every stdout line is kept raw. The agent runs in its own process group
+ * and is ended as a group (TERM, then KILL): wrappers (Codex's adapter, Gemini CLI's relauncher) pass no signal on and
+ * outlive a closed stdin.
  */
 import { spawn } from 'node:child_process';
 import type {
@@ -28,10 +14,11 @@ import type {
   PromptRequest,
   PromptResponse,
 } from '@agentclientprotocol/sdk';
-// A static import: the build turns it into a require of dist/acp-sdk.cjs, run when this module is first loaded (only
-// over ACP).
+// The build turns this into a require of dist/acp-sdk.cjs, loaded only over ACP.
 import { client, methods, PROTOCOL_VERSION } from './sdk.js';
 import { followStderr, lineSplitter } from '../process-runner.js';
+import { usageOf } from '../executors/shared.js';
+import type { Usage } from '../executors/types.js';
 import {
   decidePermission,
   optionFor,
@@ -63,11 +50,7 @@ export interface AcpRunRequest {
   policy: PermissionPolicy;
   /** What `session/new` and `session/load` carry in `_meta` (the agent's own options). */
   sessionMeta?: Record<string, unknown>;
-  /**
-   * The modes (and config option values) in which the agent asks the client before it acts: a
-   * session opened in another is switched before the prompt, or not prompted at all; a session
-   * that leaves them during the turn is cancelled.
-   */
+  /** The modes (and option values) in which the agent asks first; another is switched, or the turn not run. */
   modes?: { asks: readonly string[]; options?: Readonly<Record<string, string>> };
   clientVersion: string;
   /** Each line the agent wrote on stdout, as it came. */
@@ -90,15 +73,12 @@ export interface AcpRunOutcome {
   /** The prompt turn's `stopReason` (end_turn, cancelled, refusal, max_tokens, …). */
   stopReason?: string;
   /** What the turn used, when the agent says (the prompt answer's `usage`, not yet in the stable protocol). */
-  tokens?: { input?: number; output?: number };
+  usage?: Usage;
   /** Where the protocol failed, when it did: the agent refused a request or went away. */
   failure?: string;
   /** The session could not be continued: the agent cannot load sessions, or refused this one. */
   loadFailed?: string;
-  /**
-   * The session was in (or went to) a mode that does not ask the client, and could not be kept asking: not
-   * prompted, or cancelled.
-   */
+  /** The session was in (or went to) a mode that does not ask, and could not be kept asking. */
   notAsking?: { mode: string; why: string };
 }
 
@@ -110,9 +90,6 @@ const GRACE_MS = 5_000;
 const KILL_AFTER_MS = 2_000;
 /** One message larger than this is not read (and the agent is ended): a flood must not fill memory. */
 const MAX_LINE = 16 * 1024 * 1024;
-
-/** A JSON object from the agent; the SDK checks that it is JSON-RPC (and answers or drops what is not). */
-type Message = AnyMessage;
 
 export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   const child = spawn(req.binary, [...req.args], {
@@ -151,10 +128,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
 
   const stderr = followStderr(child.stderr, req.onStderrLine);
 
-  // The stream the SDK reads: the agent's stdout, one JSON-RPC message per line. Every line is kept
-  // as it came; one that is not a JSON object is not passed on.
+  // The agent's stdout, one JSON-RPC message per line; the SDK checks each object it is passed.
   let tooLong = false;
-  const readable = new ReadableStream<Message>({
+  const readable = new ReadableStream<AnyMessage>({
     start(controller) {
       child.stdout.setEncoding('utf8');
       const take = (line: string) => {
@@ -166,7 +142,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         } catch {
           return;
         }
-        if (message && typeof message === 'object' && !Array.isArray(message)) controller.enqueue(message as Message);
+        if (message && typeof message === 'object' && !Array.isArray(message))
+          controller.enqueue(message as AnyMessage);
       };
       const lines = lineSplitter(take);
       child.stdout.on('data', (chunk: string) => {
@@ -186,7 +163,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       });
     },
   });
-  const writable = new WritableStream<Message>({
+  const writable = new WritableStream<AnyMessage>({
     write(message) {
       return new Promise<void>((resolve) => {
         if (child.stdin.destroyed || !child.stdin.writable) return resolve();
@@ -281,17 +258,17 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         value: match.value,
       });
     };
-    /**
-     * A session sow prompts must ask before it acts: a mode that does not (Claude Code's
-     * bypassPermissions or acceptEdits, set by the repository's own settings) is switched to one
-     * that does, each config option to the value it must have; what cannot be switched is not prompted.
-     */
+    /** A mode that does not ask (set by the repository's settings) is switched to one that does, or not prompted. */
     const keepAsking = async (
       opened: Pick<NewSessionResponse, 'modes' | 'configOptions'>,
       id: string,
     ): Promise<boolean> => {
       const want = req.modes;
       if (!want) return true;
+      const refuse = (mode: string, why: string) => {
+        outcome.notAsking = { mode, why };
+        return false;
+      };
       const options = opened.configOptions ?? [];
       const modeOption = options.find((o) => o.type === 'select' && (o.category === 'mode' || o.id === 'mode'));
       const current =
@@ -300,15 +277,12 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       if (current !== undefined && !want.asks.includes(current)) {
         const offered = opened.modes ? opened.modes.availableModes.map((m) => m.id) : valuesOf(modeOption);
         const target = want.asks.find((m) => offered.includes(m));
-        if (target === undefined) {
-          outcome.notAsking = {
-            mode: current,
-            why:
-              `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does ` +
+        if (target === undefined)
+          return refuse(
+            current,
+            `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does ` +
               `(${offered.join(', ') || 'none'})`,
-          };
-          return false;
-        }
+          );
         try {
           if (opened.modes) await agent.request(methods.agent.session.setMode, { sessionId: id, modeId: target });
           else
@@ -318,13 +292,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
               value: target,
             });
         } catch (err) {
-          outcome.notAsking = {
-            mode: current,
-            why:
-              `it opened the session in mode '${current}', which does not ask sow, and refused to switch to ` +
+          return refuse(
+            current,
+            `it opened the session in mode '${current}', which does not ask sow, and refused to switch to ` +
               `'${target}': ${errorText(err)}`,
-          };
-          return false;
+          );
         }
         req.onNote?.(
           `the agent opened the session in mode '${current}', which does not ask sow before it acts; sow switched ` +
@@ -337,13 +309,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         try {
           await agent.request(methods.agent.session.setConfigOption, { sessionId: id, configId, value });
         } catch (err) {
-          outcome.notAsking = {
-            mode: `${configId}: ${String(option.currentValue)}`,
-            why:
-              `its option ${configId} is '${String(option.currentValue)}', and it refused to set it to ` +
+          return refuse(
+            `${configId}: ${String(option.currentValue)}`,
+            `its option ${configId} is '${String(option.currentValue)}', and it refused to set it to ` +
               `'${value}': ${errorText(err)}`,
-          };
-          return false;
+          );
         }
         req.onNote?.(
           `the agent opened the session with ${configId} '${String(option.currentValue)}'; sow set it to '${value}'`,
@@ -383,8 +353,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       try {
         created = await open();
       } catch (err) {
-        // "Authentication required" (Codex's adapter): sign in with an API key from the
-        // environment, never a method that would open a browser, and try once more.
+        // "Authentication required" (Codex's adapter): sign in with an API key from the environment, never a method
+        // that would open a browser, and try once more.
         const keyMethods = (init.authMethods ?? []).map((m) => m.id).filter((id) => /api[-_]?key$/i.test(id));
         if ((err as { code?: unknown }).code !== AUTH_REQUIRED || !keyMethods.length) throw err;
         let signedIn = false;
@@ -417,16 +387,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       prompt: [{ type: 'text', text: req.prompt }],
     });
     outcome.stopReason = answer.stopReason;
-    // Copilot, opencode and Claude Code's adapter tell the turn's tokens in the answer (a field of the unstable
-    // protocol).
+    // Some agents tell the turn's tokens in the answer (a field of the unstable protocol).
     const usage = (answer as { usage?: { inputTokens?: unknown; outputTokens?: unknown } }).usage;
-    const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? n : undefined);
-    if (usage && typeof usage === 'object') {
-      const input = count(usage.inputTokens);
-      const output = count(usage.outputTokens);
-      if (input !== undefined || output !== undefined)
-        outcome.tokens = { ...(input !== undefined ? { input } : {}), ...(output !== undefined ? { output } : {}) };
-    }
+    if (usage && typeof usage === 'object') outcome.usage = usageOf(usage.inputTokens, usage.outputTokens);
   });
   // The agent may go away at any point: then the request it did not answer fails.
   const done = await Promise.race([

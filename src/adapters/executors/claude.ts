@@ -1,15 +1,11 @@
-/**
- * Claude Code (`claude`). Flags checked against its --help (test/fixtures/agent-help). Its
- * stream-json starts with `system/init` and ends with `result`, which lists the calls it refused
- * in `permission_denials` [{tool_name, tool_input}].
- */
+/** Claude Code (`claude`): stream-json from `system/init` to `result`, whose `permission_denials` it refused. */
 import {
   checksOf,
+  cliRuns,
   custom,
   denial,
   isObj,
   listed,
-  model,
   none,
   oneLine,
   OWN_ARGV,
@@ -18,8 +14,9 @@ import {
   text,
   toolDetail,
   usageOf,
-  viaStdin,
+  words,
   saidLine,
+  type Grant,
 } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { AGENTS, ORCHESTRATOR, type AgentDef } from '../../domain/agents.js';
@@ -37,57 +34,49 @@ import {
   type OwnedFile,
 } from '../../domain/integrations.js';
 
-/**
- * sow's own rules for a safe worker, on top of the user's: no edit of a file through which a
- * worker could widen itself or the next one (`Edit(…)` rules cover every edit tool; a pattern is
- * relative to the working directory, `**` at any depth). Deny rules win over every allow.
- */
+/** Deny rules (which beat every allow) for the files through which a worker could widen itself or the next one. */
 export const claudeSettings = (protect: readonly string[]) =>
   JSON.stringify({ permissions: { deny: [...new Set([...SOW_PROTECTED, ...protect])].map((p) => `Edit(${p})`) } });
 
-const safe = (ctx: InvocationContext): string[] => [
-  // The repository's own settings (.claude/settings.json, .claude/settings.local.json: allow rules,
-  // defaultMode, hooks, env) and MCP servers (.mcp.json) would widen it: only the user's load.
-  '--setting-sources',
-  'user',
-  '--strict-mcp-config',
-  '--settings',
-  claudeSettings(ctx.protect),
-  '--permission-mode',
-  'acceptEdits',
-  // A rule's `*` is a wildcard (`sow *` also matches a bare `sow`); Claude Code splits chained commands and checks each
-  // part.
-  '--allowedTools',
-  'Bash(sow *)',
-  ...checksOf(ctx).flatMap((c) => ['--allowedTools', `Bash(${c})`]),
-];
-const permissions = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo' ? ['--dangerously-skip-permissions'] : safe(ctx);
-const notes = (ctx: InvocationContext): string[] => {
-  if (ctx.permissions === 'yolo')
-    return ctx.runningAsRoot
-      ? ['running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it']
-      : [];
+const grant = (ctx: InvocationContext): Grant => {
+  if (ctx.permissions === 'yolo' && ctx.runningAsRoot) {
+    const note =
+      'running as root: Claude Code accepts --dangerously-skip-permissions only with IS_SANDBOX=1, so sow sets it';
+    return { args: ['--dangerously-skip-permissions'], env: { IS_SANDBOX: '1' }, notes: [note] };
+  }
+  if (ctx.permissions === 'yolo') return { args: ['--dangerously-skip-permissions'] };
   const wild = checksOf(ctx).filter((c) => c.includes('*'));
-  return [
-    `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it ` +
-      `refuses anything else`,
-    "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, " +
-      "skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
-    ...(wild.length
-      ? [
-          `Claude Code reads '*' in an allowed command as a wildcard, so the ` +
-            `check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`,
-        ]
-      : []),
-  ];
+  return {
+    args: [
+      // The repository's own settings (allow rules, defaultMode, hooks, env) and MCP servers would widen it.
+      '--setting-sources',
+      'user',
+      '--strict-mcp-config',
+      '--settings',
+      claudeSettings(ctx.protect),
+      '--permission-mode',
+      'acceptEdits',
+      // `*` is a wildcard (`sow *` matches a bare `sow` too); Claude Code checks each part of a chained command.
+      '--allowedTools',
+      'Bash(sow *)',
+      ...checksOf(ctx).flatMap((c) => ['--allowedTools', `Bash(${c})`]),
+    ],
+    notes: [
+      `permissions=safe: Claude Code may edit files in the repository (acceptEdits) and run ${listed(ctx)}; it ` +
+        `refuses anything else`,
+      "permissions=safe: Claude Code loads only your own settings (not the repository's .claude/ settings, hooks, " +
+        "skills, CLAUDE.md or .mcp.json servers), and may not edit any agent CLI's settings, .git or .sow/config.yaml",
+      ...(wild.length
+        ? [
+            `Claude Code reads '*' in an allowed command as a wildcard, so the ` +
+              `check(s) ${wild.map((c) => `\`${c}\``).join(', ')} allow more than that exact command`,
+          ]
+        : []),
+    ],
+  };
 };
-const env = (ctx: InvocationContext): Record<string, string> =>
-  ctx.permissions === 'yolo' && ctx.runningAsRoot ? { IS_SANDBOX: '1' } : {};
 
 const TOOLS = { command: ['Bash'], edit: ['Write', 'Edit', 'MultiEdit', 'NotebookEdit'] };
-
-// ---- `sow install claude`: sub-agents, slash commands, the skill and hooks ----
 
 const HOOKS: JsonAddition = { hooks: { SessionStart: ['sow project continue'], Stop: ['sow hook stop'] } };
 const MCP: JsonAddition = { mcpServers: { sow: { command: 'sow', args: ['mcp'] } } };
@@ -183,21 +172,17 @@ export const claude: ExecutorModule = {
   install: 'npm install -g @anthropic-ai/claude-code',
   sessionIds: 'caller',
   binary: () => 'claude',
-  // Claude Code speaks ACP through Zed's adapter, which runs Claude Code's own SDK.
-  // As root it refuses to start a session unless told it runs in a sandbox (IS_SANDBOX=1), as for yolo
-  // on its command line; sow still answers every permission it asks.
+  // Zed's adapter runs Claude Code's SDK; as root it needs IS_SANDBOX=1 (sow still answers every permission).
   acp: {
     binary: () => 'claude-agent-acp',
     args: (c) => custom(c),
     env: ({ runningAsRoot }): Record<string, string> => (runningAsRoot ? { IS_SANDBOX: '1' } : {}),
-    // The adapter passes `_meta.claudeCode.options` to Claude Code's SDK: without the repository's
-    // settings (their allow rules are granted without asking sow; their hooks and .mcp.json servers run).
+    // The repository's settings would allow calls without asking sow, and run its hooks and MCP servers.
     sessionMeta: (permissions) =>
       permissions === 'safe'
         ? { claudeCode: { options: { settingSources: ['user'], extraArgs: { 'strict-mcp-config': null } } } }
         : undefined,
-    // The adapter opens a session in the project's permissions.defaultMode (bypassPermissions: nothing
-    // is asked); only `default` asks sow for every edit and command (plan runs nothing).
+    // The adapter opens a session in the project's permissions.defaultMode; only these ask sow for every call.
     modes: {
       asks: ['default', 'plan'],
       setBy:
@@ -207,46 +192,19 @@ export const claude: ExecutorModule = {
     install: 'npm install -g @zed-industries/claude-agent-acp',
   },
   supportsResumption: () => true,
-  spawn(ctx) {
-    const c = ctx.config;
-    return viaStdin(
-      'claude',
-      [
-        '--print',
-        '--output-format',
-        'stream-json',
-        '--verbose',
-        '--session-id',
-        ctx.sessionId!,
-        ...model(c, '--model'),
-        ...permissions(ctx),
-        ...custom(c),
-      ],
-      ctx,
-      env(ctx),
-      notes(ctx),
-    );
-  },
-  resume(ctx) {
-    const c = ctx.config;
-    return viaStdin(
-      'claude',
-      [
-        '--print',
-        '--output-format',
-        'stream-json',
-        '--verbose',
-        '--resume',
-        ctx.sessionId,
-        ...model(c, '--model'),
-        ...permissions(ctx),
-        ...custom(c),
-      ],
-      ctx,
-      env(ctx),
-      notes(ctx),
-    );
-  },
+  ...cliRuns(
+    'claude',
+    '--model',
+    (ctx, resume) => [
+      '--print',
+      '--output-format',
+      'stream-json',
+      '--verbose',
+      resume ? '--resume' : '--session-id',
+      ctx.sessionId!,
+    ],
+    grant,
+  ),
   progress(event) {
     const type = event['type'];
     if (type === 'system' && event['subtype'] === 'init')
@@ -271,17 +229,15 @@ export const claude: ExecutorModule = {
     }
     return undefined;
   },
-  // What it says when it has no such session to resume (captured:
-  // test/fixtures/agent-help/claude@*__resume-session-gone.stderr.txt).
+  // Captured in test/fixtures/agent-help/claude@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /No conversation found with session ID/),
   // The closing `result` has the run's totals; each assistant message's own usage would count twice.
   usage: (e) =>
     e['type'] === 'result' && isObj(e['usage'])
       ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'], e['total_cost_usd'])
       : undefined,
-  // While it runs, each answer's `assistant` event (one per content block, the same message id)
-  // carries the input tokens of that answer; its output count is the stream's first (1), so only
-  // the input is told, and the cost not at all, until the `result`.
+  // Each answer's `assistant` events (one per block, one message id) carry its input tokens; their output count is
+  // the stream's first (1), so only input is told until the `result`.
   usageSoFar: (e) => {
     const m = e['type'] === 'assistant' && isObj(e['message']) ? e['message'] : undefined;
     if (!m || !isObj(m['usage']) || typeof m['id'] !== 'string') return undefined;
@@ -301,15 +257,10 @@ export const claude: ExecutorModule = {
   widening: {
     files: ['.claude/**', '.mcp.json'],
     settings: [
-      'permissions.allow',
-      'permissions.defaultMode',
-      'permissions.additionalDirectories',
-      'hooks',
-      'env',
-      'apiKeyHelper',
-      'enableAllProjectMcpServers',
-      'enabledMcpjsonServers',
-      'enabledPlugins',
+      ...words(
+        'permissions.allow permissions.defaultMode permissions.additionalDirectories hooks env apiKeyHelper ' +
+          'enableAllProjectMcpServers enabledMcpjsonServers enabledPlugins',
+      ),
       'mcpServers (.mcp.json)',
       'allowed-tools of skills and commands',
     ],

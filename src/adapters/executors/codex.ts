@@ -1,70 +1,50 @@
 /**
- * Codex CLI (`codex exec`). It cannot grant single commands per run: safe is its workspace-write
- * sandbox, in which every command runs, sow and the checks too (writes inside the workspace and
- * /tmp, no network). `codex exec` never asks, so whatever the sandbox refuses fails at once. It
- * creates its own session id and reports it in `thread.started`.
+ * Codex CLI (`codex exec`). It cannot grant single commands: safe is its workspace-write sandbox, where every command
+ * runs (writes in the workspace and /tmp, no network); `codex exec` never asks. It reports its session id in
+ * `thread.started`.
  */
 import {
+  cliRuns,
   custom,
   isObj,
-  model,
   oneLine,
   OWN_ARGV,
   reportedSession,
   text,
   usageOf,
-  viaStdin,
   saidLine,
+  words,
+  type Grant,
 } from './shared.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { tomlWidening } from './settings-files.js';
 
 /**
- * What in a project's .codex/config.toml widens a safe worker (Codex loads it in a project it
- * trusts): its sandbox and approvals (sow's `-c` wins for sandbox_mode, not for the sandbox's
- * writable roots or network), commands it runs itself (MCP servers, notify, hooks), profiles that
- * carry any of these, permission profiles, other projects' trust, and model providers (where the
- * conversation goes, with which credentials). Named at any depth.
+ * What in a project's .codex/config.toml (loaded where Codex trusts the project) widens a safe worker, at any depth:
+ * sow's `-c` wins for sandbox_mode only, not for writable roots, network, commands it runs, profiles or providers.
  */
-export const CODEX_WIDENING = [
-  'sandbox_mode',
-  'approval_policy',
-  'sandbox_workspace_write',
-  'writable_roots',
-  'network_access',
-  'mcp_servers',
-  'notify',
-  'hooks',
-  'profile',
-  'profiles',
-  'permissions',
-  'default_permissions',
-  'projects',
-  'trust_level',
-  'model_providers',
-  'shell_environment_policy',
-] as const;
+export const CODEX_WIDENING = words(
+  'sandbox_mode approval_policy sandbox_workspace_write writable_roots network_access mcp_servers ' +
+    'notify hooks profile profiles permissions default_permissions projects trust_level model_providers ' +
+    'shell_environment_policy',
+);
 
 // --ignore-rules: the project's execpolicy .rules files (commands allowed outside the sandbox) are not loaded.
-const permissions = (ctx: InvocationContext) =>
+const grant = (ctx: InvocationContext): Grant =>
   ctx.permissions === 'yolo'
-    ? ['--dangerously-bypass-approvals-and-sandbox']
-    : ['-c', 'sandbox_mode="workspace-write"', '--ignore-rules'];
-const notes = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo'
-    ? []
-    : [
-        'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and ' +
-          '/tmp only, no network), sow and the checks too',
-        'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while ' +
-          '.codex/config.toml widens nothing',
-      ];
+    ? { args: ['--dangerously-bypass-approvals-and-sandbox'] }
+    : {
+        args: ['-c', 'sandbox_mode="workspace-write"', '--ignore-rules'],
+        notes: [
+          'permissions=safe: Codex runs every command in its workspace-write sandbox (writes in the repository and ' +
+            '/tmp only, no network), sow and the checks too',
+          'permissions=safe: Codex loads no execpolicy .rules files (--ignore-rules), and sow starts it only while ' +
+            '.codex/config.toml widens nothing',
+        ],
+      };
 
-/**
- * Codex logs a call it refused (an escalation, a patch outside the project) on stderr, at level ERROR, without the
- * command.
- */
+/** Codex logs a call it refused on stderr, at level ERROR, without the command. */
 const REFUSED = /codex_core::tools::router: error=(.*\breject(?:ed)?\b.*)$/;
 
 export const codex: ExecutorModule = {
@@ -73,10 +53,9 @@ export const codex: ExecutorModule = {
   install: 'npm install -g @openai/codex',
   sessionIds: 'reported',
   binary: () => 'codex',
-  // Codex speaks ACP through Zed's adapter.
-  // It asks its client nothing by default (read-only sandbox, commands run unasked): under safe it is
-  // told to ask before anything it does not know to be harmless, inside its workspace-write sandbox;
-  // under yolo, never to ask, with no sandbox — as its command line is run.
+  // Codex speaks ACP through Zed's adapter. It asks its client nothing by default (read-only sandbox, commands run
+  // unasked): under safe it is told to ask before anything it does not know to be harmless, inside its workspace-write
+  // sandbox; under yolo, never to ask, with no sandbox — as its command line is run.
   acp: {
     binary: () => 'codex-acp',
     args: (c, permissions) => [
@@ -90,27 +69,14 @@ export const codex: ExecutorModule = {
   },
   supportsResumption: () => true,
   sessionFromEvent: (e) => (e['type'] === 'thread.started' ? reportedSession(e['thread_id']) : undefined),
-  spawn(ctx) {
-    const c = ctx.config;
-    return viaStdin(
-      'codex',
-      ['exec', '--json', '-C', ctx.cwd, ...model(c, '-m'), ...permissions(ctx), ...custom(c), '-'],
-      ctx,
-      {},
-      notes(ctx),
-    );
-  },
-  resume(ctx) {
-    const c = ctx.config;
-    // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
-    return viaStdin(
-      'codex',
-      ['exec', 'resume', '--json', ...model(c, '-m'), ...permissions(ctx), ...custom(c), ctx.sessionId, '-'],
-      ctx,
-      {},
-      notes(ctx),
-    );
-  },
+  // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
+  ...cliRuns(
+    'codex',
+    '-m',
+    (ctx, resume) => (resume ? ['exec', 'resume', '--json'] : ['exec', '--json', '-C', ctx.cwd]),
+    grant,
+    (ctx, resume) => (resume ? [ctx.sessionId!, '-'] : ['-']),
+  ),
   progress(event) {
     const type = event['type'];
     if (type === 'thread.started') return [`session ${String(event['thread_id'] ?? '?')} started`];

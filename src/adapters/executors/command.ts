@@ -1,6 +1,6 @@
 /**
- * A command of the user's own (type `command`): its spawn and resume argv, with {placeholders}
- * filled in each word, never through a shell. Its permissions are whatever that argv grants.
+ * A command of the user's own (type `command`): its spawn and resume argv, with {placeholders} filled in each word,
+ * never through a shell. Its permissions are whatever that argv grants.
  */
 import { custom, NO_ACP, viaStdin } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
@@ -17,6 +17,11 @@ function fill(word: string, ctx: InvocationContext): string {
   return word.replace(/\{(prompt_file|prompt|session_id|model|cwd)\}/g, (_m, key: string) => values[key] ?? '');
 }
 
+const invoke = (argv: string[] | undefined, ctx: InvocationContext) => {
+  const [binary = '', ...args] = (argv ?? []).map((w) => fill(w, ctx));
+  return viaStdin(binary, ctx, { args: [...args, ...custom(ctx.config)] });
+};
+
 const OWN_PERMISSIONS = 'your own spawn/resume argv decides what the agent may do';
 
 export const command: ExecutorModule = {
@@ -26,14 +31,8 @@ export const command: ExecutorModule = {
   sessionIds: 'caller',
   binary: (c) => c.spawn?.[0] ?? '',
   supportsResumption: (c) => Boolean(c.resume?.length),
-  spawn(ctx) {
-    const [binary = '', ...args] = (ctx.config.spawn ?? []).map((w) => fill(w, ctx));
-    return viaStdin(binary, [...args, ...custom(ctx.config)], ctx);
-  },
-  resume(ctx) {
-    const [binary = '', ...args] = (ctx.config.resume ?? []).map((w) => fill(w, ctx));
-    return viaStdin(binary, [...args, ...custom(ctx.config)], ctx);
-  },
+  spawn: (ctx) => invoke(ctx.config.spawn, ctx),
+  resume: (ctx) => invoke(ctx.config.resume, ctx),
   // Its events, if it prints any, are read in whichever dialect they are; it has no refusals sow can read.
   ignores: { permissions: OWN_PERMISSIONS, yolo_mode: OWN_PERMISSIONS, transport: NO_ACP },
   doctor: 'on-path',

@@ -1,61 +1,59 @@
 /**
- * GitHub Copilot CLI (`copilot`): `write` lets its edit tools change files (only inside the working
- * directory; with --disallow-temp-dir not in the temp dir either), `shell(sow)` any sow command,
- * `shell(<check>)` each check. Copilot matches a shell command by its name, plus the first
- * subcommand for tools such as npm and git: `shell(npm test)` allows `npm test`, but a check like
- * `node check.mjs` is known to it as `node`, which sow will not grant (that would allow any node
- * program): sow grants the whole line anyway (harmless if it never matches) and says, with
- * --verbose, that Copilot may refuse it.
+ * GitHub Copilot CLI (`copilot`): safe grants `write` (edits inside the working directory, not the temp dir),
+ * `shell(sow)` and `shell(<check>)`. Copilot matches a command by its name plus, for tools such as npm and git, the
+ * first subcommand, so a check like `node check.mjs` may be refused (granting `node` would allow any program).
  */
-import { checksOf, custom, denial, isObj, listed, model, none, OWN_ARGV, str, viaStdin } from './shared.js';
+import {
+  checksOf,
+  cliRuns,
+  custom,
+  denial,
+  isObj,
+  listed,
+  model,
+  none,
+  OWN_ARGV,
+  str,
+  words,
+  type Grant,
+  type Obj,
+} from './shared.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
-import type { Obj } from './shared.js';
 import { jsonWidening } from './settings-files.js';
 
-/**
- * What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config):
- * hooks that run commands, URLs fetched unasked.
- */
-const COPILOT_SETTINGS = [
-  'hooks',
-  'allowedUrls',
-  'trustedFolders',
-  'defaultPermissionMode',
-  'disableAllHooks',
-] as const;
+/** What a repository's .github/copilot/settings(.local).json may set that widens a worker (copilot help config). */
+const COPILOT_SETTINGS = words('hooks allowedUrls trustedFolders defaultPermissionMode disableAllHooks');
 /** Copilot's ACP mode ids. */
 const MODE = (name: string) => `https://agentclientprotocol.com/protocol/session-modes#${name}`;
 
-const permissions = (ctx: InvocationContext) =>
-  ctx.permissions === 'yolo'
-    ? ['--allow-all-tools']
-    : [
-        '--allow-tool',
-        'write',
-        '--allow-tool',
-        'shell(sow)',
-        ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]),
-        '--disallow-temp-dir',
-      ];
 /**
- * Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run
- * lint`).
+ * Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run lint`).
  */
 const matchable = (check: string) => /^(npm|pnpm|yarn|git)( [\w:.-]+)*$/.test(check);
-const notes = (ctx: InvocationContext) => {
-  if (ctx.permissions === 'yolo') return [];
+const grant = (ctx: InvocationContext): Grant => {
+  if (ctx.permissions === 'yolo') return { args: ['--allow-all-tools'] };
   const doubtful = checksOf(ctx).filter((c) => !matchable(c));
-  return [
-    `permissions=safe: Copilot CLI may edit files in the repository and run ${listed(ctx)}; it refuses anything else`,
-    ...(doubtful.length
-      ? [
-          `Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so ` +
-            `it may refuse the check(s) ${doubtful.map((c) => `\`${c}\``).join(', ')}; a package script run as ` +
-            `\`npm run <script>\` is matched`,
-        ]
-      : []),
-  ];
+  return {
+    args: [
+      '--allow-tool',
+      'write',
+      '--allow-tool',
+      'shell(sow)',
+      ...checksOf(ctx).flatMap((c) => ['--allow-tool', `shell(${c})`]),
+      '--disallow-temp-dir',
+    ],
+    notes: [
+      `permissions=safe: Copilot CLI may edit files in the repository and run ${listed(ctx)}; it refuses anything else`,
+      ...(doubtful.length
+        ? [
+            `Copilot CLI matches a command by its name (plus the first subcommand for tools such as npm or git), so ` +
+              `it may refuse the check(s) ${doubtful.map((c) => `\`${c}\``).join(', ')}; a package script run as ` +
+              `\`npm run <script>\` is matched`,
+          ]
+        : []),
+    ],
+  };
 };
 
 const TOOLS = { command: ['bash', 'shell', 'powershell'], edit: ['create', 'edit', 'write', 'str_replace_editor'] };
@@ -87,47 +85,20 @@ export const copilot: ExecutorModule = {
     install: 'npm install -g @github/copilot',
   },
   supportsResumption: () => true,
-  // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin).
-  spawn(ctx) {
-    const c = ctx.config;
-    return viaStdin(
-      'copilot',
-      [
-        '--session-id',
-        ctx.sessionId!,
-        '--output-format',
-        'json',
-        '-C',
-        ctx.cwd,
-        ...model(c, '--model'),
-        ...permissions(ctx),
-        ...custom(c),
-      ],
-      ctx,
-      {},
-      notes(ctx),
-    );
-  },
-  resume(ctx) {
-    const c = ctx.config;
-    // --resume takes an optional value, so it must be attached with '='.
-    return viaStdin(
-      'copilot',
-      [
-        `--resume=${ctx.sessionId}`,
-        '--output-format',
-        'json',
-        '-C',
-        ctx.cwd,
-        ...model(c, '--model'),
-        ...permissions(ctx),
-        ...custom(c),
-      ],
-      ctx,
-      {},
-      notes(ctx),
-    );
-  },
+  // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin). --resume takes an optional
+  // value, so it must be attached with '='.
+  ...cliRuns(
+    'copilot',
+    '--model',
+    (ctx, resume) => [
+      ...(resume ? [`--resume=${ctx.sessionId!}`] : ['--session-id', ctx.sessionId!]),
+      '--output-format',
+      'json',
+      '-C',
+      ctx.cwd,
+    ],
+    grant,
+  ),
   /**
    * A `tool.execution_complete` with `success: false` and `error.code: "denied"`; the call is the earlier
    * `tool.execution_start` with the same `toolCallId`.
@@ -162,8 +133,8 @@ export const copilot: ExecutorModule = {
     'and run it by that name (`npm run <script>`)',
   ignores: OWN_ARGV,
   widening: {
-    // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but
-    // GitHub Copilot's in the person's own VS Code: no worker may widen that either.
+    // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but GitHub Copilot's in
+    // the person's own VS Code: no worker may widen that either.
     files: [
       '.github/copilot/**',
       '.github/hooks/**',

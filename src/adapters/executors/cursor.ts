@@ -1,23 +1,22 @@
 /**
- * Cursor CLI (`cursor-agent`), from Cursor's docs: it is not on npm, so there is no CLI to test
- * here (test/fakes/fake-agent.mjs plays it). Cursor grants single commands only in its config files
- * (permissions.allow, by first word), never per run; so safe runs its shell commands in Cursor's
- * sandbox, like Codex. --force is "allow everything not explicitly denied".
+ * Cursor CLI (`cursor-agent`), from Cursor's docs (not on npm: test/fakes/fake-agent.mjs plays it). It grants single
+ * commands only in its config files, never per run, so safe runs commands in its sandbox, like Codex.
  */
-import { custom, denial, isObj, model, NO_ACP, none, OWN_ARGV, str, viaStdin } from './shared.js';
+import { cliRuns, denial, isObj, NO_ACP, none, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
-import type { Obj } from './shared.js';
 import { jsonWidening } from './settings-files.js';
 import { agentsMd, frontmatter, SKILL_DESCRIPTION, yamlString, type Integration } from '../../domain/integrations.js';
 
-const permissions = (ctx: InvocationContext) => (ctx.permissions === 'yolo' ? ['--force'] : ['--sandbox', 'enabled']);
-const notes = (ctx: InvocationContext) =>
+const grant = (ctx: InvocationContext): Grant =>
   ctx.permissions === 'yolo'
-    ? []
-    : [
-        'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can ' +
-          'be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
-      ];
+    ? { args: ['--force'] }
+    : {
+        args: ['--sandbox', 'enabled'],
+        notes: [
+          'permissions=safe: Cursor runs shell commands in its sandbox (--sandbox enabled); a command it refuses can ' +
+            'be allowed with "Shell(<command>)" in permissions.allow of ~/.cursor/cli-config.json',
+        ],
+      };
 
 const TOOLS = { command: ['shell'], edit: ['edit', 'write', 'delete'] };
 
@@ -41,32 +40,14 @@ export const cursor: ExecutorModule = {
   binary: () => 'cursor-agent',
   supportsResumption: () => true,
   createSession: () => ({ binary: 'cursor-agent', args: ['create-chat'] }),
-  spawn(ctx) {
-    const c = ctx.config;
-    return viaStdin(
-      'cursor-agent',
-      [
-        '-p',
-        '--output-format',
-        'stream-json',
-        '--resume',
-        ctx.sessionId!,
-        ...model(c, '--model'),
-        ...permissions(ctx),
-        ...custom(c),
-      ],
-      ctx,
-      {},
-      notes(ctx),
-    );
-  },
-  resume(ctx) {
-    return this.spawn(ctx);
-  },
-  /**
-   * From its documentation and public reports (not captured here): a `tool_call` event, subtype `completed`, whose
-   * `<kind>ToolCall.result` is `{rejected: {command, reason}}`.
-   */
+  // The chat is created first (create-chat), so a new run resumes it too.
+  ...cliRuns(
+    'cursor-agent',
+    '--model',
+    (ctx) => ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!],
+    grant,
+  ),
+  /** From its docs (not captured): a completed `tool_call` whose `<kind>ToolCall.result` is `{rejected}`. */
   denials() {
     const started = new Map<string, Obj>();
     return {
@@ -89,8 +70,6 @@ export const cursor: ExecutorModule = {
   },
   sandbox: 'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too',
   ignores: { ...OWN_ARGV, transport: NO_ACP },
-  // From Cursor's docs: a project's .cursor/cli.json grants commands and files (permissions.allow),
-  // .cursor/mcp.json starts MCP servers, .cursor/hooks.json runs commands. No flag leaves them out.
   widening: {
     files: ['.cursor/**'],
     settings: ['permissions.allow (.cursor/cli.json)', 'mcpServers (.cursor/mcp.json)', 'hooks (.cursor/hooks.json)'],

@@ -1,14 +1,11 @@
 /**
- * Gemini CLI (`gemini`). It grants single shell commands through its policy engine (its
- * --allowed-tools flag is deprecated), so safe is the auto_edit approval mode (edit tools run
- * unasked) plus a policy file beside the prompt: `sow` by prefix (`sow` and `sow …`, not `sowx`),
- * each check exactly (a regex over the command as Gemini CLI sees it in the call's JSON
- * arguments). Gemini CLI checks each part of a chained command separately, so a check that chains
- * commands needs each part allowed too.
+ * Gemini CLI (`gemini`). Safe is the auto_edit approval mode plus a policy file beside the prompt (its --allowed-tools
+ * is deprecated): `sow` by prefix (not `sowx`), each check exactly. It checks each part of a chained command apart.
  */
 import { dirname, join } from 'node:path';
 import {
   checksOf,
+  cliRuns,
   custom,
   denial,
   isObj,
@@ -18,11 +15,12 @@ import {
   OWN_ARGV,
   str,
   usageOf,
-  viaStdin,
+  words,
   saidLine,
+  type Grant,
+  type Obj,
 } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
-import type { Obj } from './shared.js';
 import { envWidening, jsonWidening } from './settings-files.js';
 import {
   agentsMd,
@@ -37,31 +35,14 @@ import {
 } from '../../domain/integrations.js';
 
 /**
- * The settings of a project's .gemini/settings.json that widen a safe worker (read in Gemini CLI
- * 0.61.0's configuration reference): tools run without asking (tools.allowed), commands it runs
- * itself (tool discovery, MCP servers, hooks, a sandbox image), policies loaded from files the
- * repository names, and folders added to the workspace its edits may reach. Gemini CLI has no flag
- * that leaves the project's settings out (an untrusted folder ends a headless run), so sow refuses
- * to start a safe worker while one of them is set. Its approval mode is sow's on the command line
- * (--approval-mode), and switched back over ACP.
+ * What a project's .gemini/settings.json may set that widens a safe worker (Gemini CLI 0.61.0): tools run unasked,
+ * commands it runs itself, policy files, folders its edits may reach. No flag leaves these settings out.
  */
-export const GEMINI_WIDENING = [
-  'tools.allowed',
-  'tools.discoveryCommand',
-  'tools.callCommand',
-  'tools.sandbox',
-  'mcpServers',
-  'mcp.serverCommand',
-  'hooks',
-  'policyPaths',
-  'adminPolicyPaths',
-  'context.includeDirectories',
-  'security.folderTrust',
-] as const;
-/**
- * Variables of the environment Gemini CLI loads from the project's .env that change where it takes its settings,
- * trust and sandbox from.
- */
+export const GEMINI_WIDENING = words(
+  'tools.allowed tools.discoveryCommand tools.callCommand tools.sandbox mcpServers mcp.serverCommand ' +
+    'hooks policyPaths adminPolicyPaths context.includeDirectories security.folderTrust',
+);
+/** Variables of a project's .env that change where Gemini CLI takes its settings, trust and sandbox from. */
 const geminiVariable = (name: string) => /^(GEMINI_CLI_|GEMINI_SANDBOX|GEMINI_YOLO|SEATBELT_PROFILE)/.test(name);
 
 const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -72,8 +53,7 @@ export function geminiPolicy(checks: readonly string[]): string {
     '# Written by sow (permissions: safe): the worker may run sow and the checks .sow/config.yaml declares; edits ' +
       'are allowed by --approval-mode auto_edit.\n',
     rule(['commandPrefix = "sow"']),
-    // The regex is matched after `"command":"` in the JSON of the call's arguments: the command, JSON-escaped, then its
-    // closing quote.
+    // Matched after `"command":"` in the call's JSON arguments: the command, JSON-escaped, then its closing quote.
     ...checks.map((c) =>
       rule([
         `# ${c.replace(/\n/g, ' ')}`,
@@ -83,8 +63,8 @@ export function geminiPolicy(checks: readonly string[]): string {
     ),
   ].join('\n');
 }
-const permissions = (ctx: InvocationContext) => {
-  if (ctx.permissions === 'yolo') return { args: ['--yolo'], files: [], notes: [] };
+const grant = (ctx: InvocationContext): Grant => {
+  if (ctx.permissions === 'yolo') return { args: ['--yolo'], files: [] };
   const path = join(dirname(ctx.promptFile), 'gemini-sow-policy.toml');
   return {
     args: ['--approval-mode', 'auto_edit', '--policy', path],
@@ -99,8 +79,8 @@ const permissions = (ctx: InvocationContext) => {
 const TOOLS = { command: ['run_shell_command'], edit: ['write_file', 'replace'] };
 
 /**
- * `sow install gemini`: its skill, the slash commands as TOML (`!{…}` runs a command, `{{args}}`
- * are the arguments) and GEMINI.md.
+ * `sow install gemini`: its skill, the slash commands as TOML (`!{…}` runs a command, `{{args}}` are the arguments) and
+ * GEMINI.md.
  */
 const command = (s: IntegrationSources, name: CommandName) => {
   const body = commandBody(s, name, (cmd) => `!{${cmd}}`)
@@ -139,34 +119,12 @@ export const gemini: ExecutorModule = {
   },
   supportsResumption: () => true,
   // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
-  spawn(ctx) {
-    const c = ctx.config;
-    const p = permissions(ctx);
-    return {
-      ...viaStdin(
-        'gemini',
-        ['--output-format', 'stream-json', '--session-id', ctx.sessionId!, ...model(c, '-m'), ...p.args, ...custom(c)],
-        ctx,
-        {},
-        p.notes,
-      ),
-      files: p.files,
-    };
-  },
-  resume(ctx) {
-    const c = ctx.config;
-    const p = permissions(ctx);
-    return {
-      ...viaStdin(
-        'gemini',
-        ['--output-format', 'stream-json', '--resume', ctx.sessionId, ...model(c, '-m'), ...p.args, ...custom(c)],
-        ctx,
-        {},
-        p.notes,
-      ),
-      files: p.files,
-    };
-  },
+  ...cliRuns(
+    'gemini',
+    '-m',
+    (ctx, resume) => ['--output-format', 'stream-json', resume ? '--resume' : '--session-id', ctx.sessionId!],
+    grant,
+  ),
   // What it says when it has no such session to resume (captured:
   // test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),
@@ -175,11 +133,8 @@ export const gemini: ExecutorModule = {
     e['type'] === 'result' && isObj(e['stats'])
       ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens'])
       : undefined,
-  // Its events read through the generic fields (tool_name, parameters, content) and Claude Code's `result`.
-  /**
-   * A `tool_result` with `status: "error"` and `error.type: "policy_violation"`; the call itself is the earlier
-   * `tool_use` with the same `tool_id`.
-   */
+  // Progress reads through the generic fields and Claude Code's `result`. A refusal is a `tool_result` with
+  // `error.type: "policy_violation"`; its call is the earlier `tool_use` of the same `tool_id`.
   denials() {
     const calls = new Map<string, Obj>();
     return {

@@ -1,35 +1,28 @@
 /**
- * opencode (`opencode run`). It takes permissions as config: OPENCODE_PERMISSION (JSON merged over
- * every other config layer, so it wins) allows edits, `sow`, `sow …` and each check (the last
- * matching pattern wins, so the catch-all comes first), and asks for anything else, which
- * `opencode run` refuses. opencode stops the whole run at the first refusal unless
- * experimental.continue_loop_on_deny is set, which no environment variable carries: sow writes it
- * to a config file beside the prompt and points OPENCODE_CONFIG at it (OPENCODE_CONFIG_CONTENT,
- * which a user may set, is left alone). It creates its own session id and reports it in its events.
- *
- * A project's own config (opencode.json, opencode.jsonc, .opencode/: permissions of agents, MCP
- * servers, plugins, formatters, hooks) would widen a safe worker — an agent's own `permission`
- * beats OPENCODE_PERMISSION — so a safe worker runs with OPENCODE_DISABLE_PROJECT_CONFIG, which
- * skips all of it (and the repository's AGENTS.md).
+ * opencode (`opencode run`). Safe is OPENCODE_PERMISSION (merged over every config layer): edits, `sow`, `sow …` and
+ * each check allowed (the last matching pattern wins, so the catch-all comes first), anything else asked, which
+ * `opencode run` refuses. `experimental.continue_loop_on_deny`, which no variable carries, goes in a config file
+ * beside the prompt (OPENCODE_CONFIG) so a refusal does not end the run. A project's own config would widen a safe
+ * worker (an agent's own `permission` beats OPENCODE_PERMISSION): OPENCODE_DISABLE_PROJECT_CONFIG skips it.
  */
 import { dirname, join } from 'node:path';
 import {
   checksOf,
+  cliRuns,
   custom,
   denial,
   isObj,
   listed,
-  model,
   none,
   OWN_ARGV,
   reportedSession,
   str,
   usageOf,
-  viaStdin,
   saidLine,
+  type Grant,
 } from './shared.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
-import type { ExecutorModule, Invocation, InvocationContext } from './types.js';
+import type { ExecutorModule, InvocationContext } from './types.js';
 
 /** What a safe worker runs with: the project's own configuration is not loaded. */
 const NO_PROJECT_CONFIG = { OPENCODE_DISABLE_PROJECT_CONFIG: 'true' } as const;
@@ -42,8 +35,8 @@ export const opencodePermission = (checks: readonly string[]) => ({
 });
 /** The configuration file a safe worker is given: a refused tool call does not end its run. */
 const SAFE_CONFIG = { $schema: 'https://opencode.ai/config.json', experimental: { continue_loop_on_deny: true } };
-const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 'notes' | 'files'> => {
-  if (ctx.permissions === 'yolo') return { args: ['--auto'], env: {}, notes: [], files: [] };
+const grant = (ctx: InvocationContext): Grant => {
+  if (ctx.permissions === 'yolo') return { args: ['--auto'], files: [] };
   const path = join(dirname(ctx.promptFile), 'opencode-sow.json');
   return {
     args: [],
@@ -52,12 +45,7 @@ const permissions = (ctx: InvocationContext): Pick<Invocation, 'args' | 'env' | 
       OPENCODE_CONFIG: path,
       ...NO_PROJECT_CONFIG,
     },
-    files: [
-      {
-        path,
-        text: `${JSON.stringify(SAFE_CONFIG, null, 2)}\n`,
-      },
-    ],
+    files: [{ path, text: `${JSON.stringify(SAFE_CONFIG, null, 2)}\n` }],
     notes: [
       `permissions=safe: opencode may edit files in the repository and run ${listed(ctx)} (OPENCODE_PERMISSION); ` +
         `it refuses anything else and goes on (${path})`,
@@ -93,45 +81,12 @@ export const opencode: ExecutorModule = {
   },
   supportsResumption: () => true,
   sessionFromEvent: (e) => reportedSession(e['sessionID'] ?? (isObj(e['part']) ? e['part']['sessionID'] : undefined)),
-  spawn(ctx) {
-    const c = ctx.config;
-    const p = permissions(ctx);
-    return {
-      ...viaStdin(
-        'opencode',
-        ['run', '--format', 'json', '--dir', ctx.cwd, ...model(c, '-m'), ...p.args, ...custom(c)],
-        ctx,
-        p.env,
-        p.notes,
-      ),
-      files: p.files ?? [],
-    };
-  },
-  resume(ctx) {
-    const c = ctx.config;
-    const p = permissions(ctx);
-    return {
-      ...viaStdin(
-        'opencode',
-        [
-          'run',
-          '--format',
-          'json',
-          '--dir',
-          ctx.cwd,
-          '--session',
-          ctx.sessionId,
-          ...model(c, '-m'),
-          ...p.args,
-          ...custom(c),
-        ],
-        ctx,
-        p.env,
-        p.notes,
-      ),
-      files: p.files ?? [],
-    };
-  },
+  ...cliRuns(
+    'opencode',
+    '-m',
+    (ctx, resume) => ['run', '--format', 'json', '--dir', ctx.cwd, ...(resume ? ['--session', ctx.sessionId!] : [])],
+    grant,
+  ),
   // What it says when it has no such session to resume (captured:
   // test/fixtures/agent-help/opencode@*__resume-session-gone.stderr.txt).
   sessionGone: (stderr) => saidLine(stderr, /Error: Session not found/),

@@ -1,8 +1,6 @@
 /**
- * The agent CLIs sow drives: one module each, which also says what `sow install <cli>` writes.
- * Adding a CLI is its module, its name in domain/schemas.ts's EXECUTOR_TYPES (the configuration's
- * schema is pure domain and cannot read this file), its line here (tsc wants one for every name,
- * the contract test wants them in that order) and a fake in test/fakes/fake-agent.mjs.
+ * The agent CLIs sow drives, one module each (docs/decisions/0077-one-list-of-agent-clis.md): tsc wants a line here
+ * for every name of EXECUTOR_TYPES, the contract test wants them in that order.
  */
 import type { ExecutorSetting, IgnoredSettings } from '../../domain/config.js';
 import type { ExecutorType } from '../../domain/config-schemas.js';
@@ -40,11 +38,7 @@ export const IGNORED_SETTINGS: IgnoredSettings = Object.fromEntries(
 export const typeRefuses = (type: ExecutorType, setting: ExecutorSetting): boolean =>
   EXECUTORS[type].ignores[setting] !== undefined;
 
-/**
- * Every agent CLI's own settings files (repository-relative glob patterns), each once: what no
- * safe worker may edit, whichever CLI it runs — a Claude Code worker that writes
- * `.gemini/settings.json` would widen the next Gemini CLI worker.
- */
+/** Every agent CLI's settings files, each once: no safe worker of any CLI may edit them (they widen the next). */
 export const agentSettingsFiles = (): string[] => [
   ...new Set(Object.values(EXECUTORS).flatMap((e) => e.widening?.files ?? [])),
 ];

@@ -1,8 +1,6 @@
 /**
- * Reading an agent CLI's own settings files for what widens a safe worker: pure functions over a
- * file's text (the caller reads it, confined to the repository). A repository may have written
- * the file to mislead sow, so each reader is strict: what it cannot read is reported as a finding
- * ("sow cannot read it"), never taken as harmless.
+ * Reading an agent CLI's settings files for what widens a safe worker: pure functions over text the caller read. A
+ * repository may have written the file to mislead sow, so what a reader cannot read is a finding, never harmless.
  */
 
 /** A JSON value at a dotted path of own keys (never the prototype chain); undefined when absent. */
@@ -30,10 +28,7 @@ const shown = (value: unknown): string => {
   return text.length > 80 ? `${text.slice(0, 79)}…` : text;
 };
 
-/**
- * JSON with comments and trailing commas (JSONC, as Gemini CLI, Copilot and Cursor read their
- * settings): comments and trailing commas outside strings are removed before JSON.parse.
- */
+/** JSONC (as Gemini CLI, Copilot and Cursor read settings): comments and trailing commas outside strings removed. */
 export function parseJsonc(text: string): unknown {
   let out = '';
   for (let i = 0; i < text.length; i++) {
@@ -54,10 +49,7 @@ export function parseJsonc(text: string): unknown {
   return JSON.parse(out.replace(/,(\s*[}\]])/g, '$1'));
 }
 
-/**
- * The widening settings a JSON(C) settings file holds: each dotted key of `keys` that is set to
- * something, said as `key: value`. A file that is not JSON is one finding.
- */
+/** Each dotted key of `keys` a JSON(C) file sets to something, as `key: value`; not JSON is a finding. */
 export function jsonWidening(text: string, keys: readonly string[]): string[] {
   let value: unknown;
   try {
@@ -72,10 +64,9 @@ export function jsonWidening(text: string, keys: readonly string[]): string[] {
 }
 
 /**
- * Every key path a TOML document names — table headers (`[a.b]`, `[[a.b]]`), assignments
- * (`a.b = …`, under the current table) and the keys of inline tables — without evaluating it.
- * `unreadable` says where the scan met something it does not understand (a quoted key with an
- * escape, which could spell any name, counts as such).
+ * Every key path a TOML document names — table headers (`[a.b]`, `[[a.b]]`), assignments (`a.b = …`, under the current
+ * table) and the keys of inline tables — without evaluating it. `unreadable` says where the scan met something it does
+ * not understand (a quoted key with an escape, which could spell any name, counts as such).
  */
 export function tomlKeyPaths(text: string): { paths: string[][]; unreadable?: string } {
   const paths: string[][] = [];
@@ -188,11 +179,7 @@ export function tomlKeyPaths(text: string): { paths: string[][]; unreadable?: st
   return { paths };
 }
 
-/**
- * The widening settings a TOML settings file names: every key path with a part in `names` (at any
- * depth: `[mcp_servers.x]`, `mcp_servers.x.command = …` and `sandbox_workspace_write = { … }` all
- * count), each said once; a file the scan cannot read is one finding.
- */
+/** Every key path of a TOML file with a part in `names`, at any depth, each once; an unreadable file is a finding. */
 export function tomlWidening(text: string, names: readonly string[]): string[] {
   const { paths, unreadable } = tomlKeyPaths(text);
   if (unreadable) return [`(sow cannot read it as TOML: ${unreadable})`];
@@ -201,10 +188,7 @@ export function tomlWidening(text: string, names: readonly string[]): string[] {
   return [...found];
 }
 
-/**
- * The variables of a `.env` file whose names match: each said as `NAME=…` (values are not repeated: they may be
- * secrets).
- */
+/** The variables of a `.env` file whose names match, as `NAME=…` (values may be secrets). */
 export function envWidening(text: string, matches: (name: string) => boolean): string[] {
   const names = new Set<string>();
   for (const line of text.split('\n')) {

@@ -5,35 +5,53 @@ import type { Denial, ExecutorModule, Invocation, InvocationContext, Usage } fro
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
 export const custom = (c: ExecutorConfig) => c.custom_args ?? [];
-export const viaStdin = (
-  binary: string,
-  args: string[],
-  ctx: InvocationContext,
-  env: Record<string, string> = {},
-  notes: string[] = [],
-): Invocation => ({
+export const words = (list: string): readonly string[] => list.split(' ');
+
+/** What a permission profile adds to a run: flags, environment, what --verbose says, files written first. */
+export interface Grant {
+  args: string[];
+  env?: Record<string, string>;
+  notes?: string[];
+  files?: Invocation['files'];
+}
+export const viaStdin = (binary: string, ctx: InvocationContext, grant: Grant): Invocation => ({
   binary,
-  args,
-  env,
+  args: grant.args,
+  env: grant.env ?? {},
   stdin: ctx.prompt,
-  notes,
+  notes: grant.notes ?? [],
+  ...(grant.files ? { files: grant.files } : {}),
   granted: { permissions: ctx.permissions, checks: ctx.checks },
 });
 
+/** A CLI's spawn and resume, the prompt on stdin: `head`, the model, the profile's flags, custom_args, `tail`. */
+export function cliRuns(
+  binary: string,
+  modelFlag: string,
+  head: (ctx: InvocationContext, resume: boolean) => string[],
+  grant: (ctx: InvocationContext) => Grant,
+  tail: (ctx: InvocationContext, resume: boolean) => string[] = () => [],
+): Pick<ExecutorModule, 'spawn' | 'resume'> {
+  const invoke = (ctx: InvocationContext, resume: boolean) => {
+    const g = grant(ctx);
+    const c = ctx.config;
+    return viaStdin(binary, ctx, {
+      ...g,
+      args: [...head(ctx, resume), ...model(c, modelFlag), ...g.args, ...custom(c), ...tail(ctx, resume)],
+    });
+  };
+  return { spawn: (ctx) => invoke(ctx, false), resume: (ctx) => invoke(ctx, true) };
+}
+
 /*
- * Permissions (docs/decisions/0017-permission-profiles.md). `yolo` is each CLI's skip-all flag.
- * `safe`: the worker may read and edit files in the repository, run `sow` (any sow command, to
- * report back) and run each check the repository declares and the person allowed (exactly that
- * command line; app/workers/run.ts hands over only those); anything else needs asking, and a
- * headless worker cannot ask, so it is refused. Each CLI expresses that
- * in its own terms; where it cannot grant single commands (Codex, Cursor) it runs every command in
- * its sandbox instead, which confines writes to the workspace and cuts the network.
+ * Permissions (docs/decisions/0017-permission-profiles.md): `yolo` is each CLI's skip-all flag; `safe` lets the worker
+ * edit the repository, run `sow` and each allowed check, and refuses the rest (a headless worker cannot ask). A CLI
+ * that cannot grant single commands (Codex, Cursor) runs every command in its sandbox instead.
  */
 
 /**
- * What no safe worker may edit whatever CLI it runs, beside every CLI's own settings files: any
- * `.git` (the repository's folder, a worker checkout's `.git` file: a git dir of its choosing runs
- * its hooks and fsmonitor in sow's next git command) and the repository's configuration (its checks).
+ * What no safe worker may edit, beside every CLI's settings: any `.git` (a git dir of its choosing runs its hooks in
+ * sow's next git command) and the repository's configuration (its checks).
  */
 export const SOW_PROTECTED = ['**/.git', '**/.git/**', '.sow/config.yaml'] as const;
 
@@ -51,10 +69,7 @@ export const OWN_ARGV = {
   resume: "only type 'command' runs an argv of your own",
 } as const;
 
-/**
- * A session id a CLI reported in its events, if it is one sow may pass back as an argv word (never one that reads as
- * an option).
- */
+/** A session id a CLI reported, if sow may pass it back as an argv word (never one that reads as an option). */
 export const reportedSession = (x: unknown): string | undefined =>
   typeof x === 'string' && x !== '' && !x.startsWith('-') ? x : undefined;
 
@@ -91,10 +106,7 @@ export function addUsage(total: Usage, more: Usage): Usage {
   return out;
 }
 
-/**
- * What a run's events (the CLI's own lines) say it used: the module's totals; for a CLI that tells
- * them only when it ends, what it said so far while it runs, each answer once.
- */
+/** What a run's events say it used: the totals, or (before a CLI tells them) what it said so far, each answer once. */
 export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>, lines: readonly string[]): Usage {
   let total: Usage = {};
   if (!spec.usage) return total;
@@ -154,10 +166,7 @@ export function denial(
 }
 export const none = (): Denial[] => [];
 
-/**
- * The first line of `stderr` (colour codes taken out) that matches `pattern`, trimmed: what a CLI said when a
- * session could not be resumed.
- */
+/** The first line of `stderr` (colours taken out) that matches `pattern`: why a session could not be resumed. */
 export function saidLine(stderr: string, pattern: RegExp): string | undefined {
   // eslint-disable-next-line no-control-regex
   const line = stderr

@@ -26,55 +26,35 @@ export interface InvocationContext {
   runningAsRoot: boolean;
   /** What the worker may do unasked (settings.permissions, or yolo_mode). */
   permissions: PermissionProfile;
-  /**
-   * The shell commands of the declared checks (.sow/config.yaml) the person allowed here: a safe worker may run
-   * them.
-   */
+  /** The declared checks' commands the person allowed here: a safe worker may run them. */
   checks: readonly string[];
-  /**
-   * Repository-relative glob patterns of the files a safe worker may never edit: every agent CLI's
-   * own settings (registry's agentSettingsFiles), for the CLI that can be told so itself.
-   */
+  /** Globs of the files a safe worker may never edit (agentSettingsFiles), for a CLI that can be told so. */
   protect: readonly string[];
 }
 
 /**
- * The files through which a repository, or a worker that edits it, could widen what this agent CLI
- * may do: its own project settings (permissions, hooks, MCP servers, …). A worker of any CLI is
- * kept from editing every CLI's files (a Claude Code worker that writes `.gemini/settings.json`
- * widens the next Gemini worker), and a safe worker of this CLI starts only where its files widen
- * nothing: sow tells the CLI to ignore them, or refuses to start it.
+ * The files through which a repository, or a worker that edits them, could widen what this CLI may do
+ * (docs/decisions/0063-agent-cli-settings.md): sow tells the CLI to ignore them, or refuses to start it.
  */
 export interface Widening {
-  /**
-   * Repository-relative glob patterns (`**` any folders, `*` within a name) of the files it reads its own rights
-   * from.
-   */
+  /** Globs (`**` any folders, `*` within a name) of the files it reads its own rights from. */
   readonly files: readonly string[];
   /** The settings in them that widen what it may do (for people: errors, docs). */
   readonly settings: readonly string[];
   /** How sow keeps them from widening a safe worker. */
   readonly how: string;
   /**
-   * For the files sow cannot tell the CLI to ignore (on this transport): which to read, and what in
-   * each widens. `paths` are repository-relative; a `*` in the last component matches any name in
-   * that folder. `found` returns each widening setting the text holds, said as `key: value`
-   * (empty when it holds none).
+   * For the files sow cannot tell the CLI to ignore (on this transport): which to read (`*` in the last component: any
+   * name), and each widening setting a text holds, as `key: value`.
    */
   check?(
     transport: 'cli' | 'acp',
   ): { paths: readonly string[]; found(path: string, text: string): string[] } | undefined;
 }
 
-/**
- * How sow keeps an ACP session asking: the modes that ask it before acting, and the config options that must keep
- * their value.
- */
+/** How sow keeps an ACP session asking: the modes that ask before acting, and config options' required values. */
 export interface AskingModes {
-  /**
-   * Mode ids (session `modes`, or the `mode` config option) in which the agent asks sow; the first is the one to
-   * switch to.
-   */
+  /** Mode ids (session `modes`, or the `mode` config option) in which the agent asks sow; the first is switched to. */
   readonly asks: readonly string[];
   /** Config options (`configOptions`, by id) and the value they must have, e.g. Copilot's allow_all: off. */
   readonly options?: Readonly<Record<string, string>>;
@@ -82,10 +62,7 @@ export interface AskingModes {
   readonly setBy: string;
 }
 
-/**
- * How sow learns a session id: it picks one (caller), the CLI creates one on request before the
- * run (precreated), the CLI reports one in its events (reported), or there is none.
- */
+/** How sow learns a session id: it picks one, the CLI makes one before the run, reports one in its events, or none. */
 export type SessionIdMode = 'caller' | 'precreated' | 'reported' | 'none';
 
 /** A refused tool call ("denial") in an agent CLI's output. */
@@ -112,29 +89,18 @@ export interface DenialReader {
   stderr(line: string): Denial[];
 }
 
-/**
- * Everything sow knows about one agent CLI, in one module (adapters/executors/<cli>.ts): the
- * spec's executor interface (spawn, resume, supports-resumption, check-availability) as data, plus
- * how its events read, the words about its sandbox, the settings it ignores and how doctor checks it.
- */
+/** Everything sow knows about one agent CLI (docs/decisions/0042-one-module-per-agent-cli.md). */
 export interface ExecutorModule {
   readonly type: ExecutorType;
   readonly title: string;
   readonly install: string;
   readonly sessionIds: SessionIdMode;
   binary(config: ExecutorConfig): string;
-  /**
-   * How the agent is started to speak the Agent Client Protocol on stdio (sow is the client),
-   * for `transport: acp`; absent when it cannot. Its permissions are sow's to decide, so no
-   * permission flag goes here.
-   */
+  /** How the agent is started to speak ACP on stdio, for `transport: acp`; sow decides its permissions (no flags). */
   readonly acp?: {
     binary(config: ExecutorConfig): string;
     args(config: ExecutorConfig, permissions: PermissionProfile): string[];
-    /**
-     * For an agent that takes MCP servers only on its command line (Copilot accepts none but
-     * http/sse in session/new): the arguments that give it `sow mcp`.
-     */
+    /** The arguments that give `sow mcp` to an agent that takes a stdio MCP server only on its command line. */
     mcpArgs?(server: { name: string; command: string; args: string[]; env: Record<string, string> }): string[];
     /** What its environment needs so that it runs headless and asks sow before it acts. */
     env?(ctx: { runningAsRoot: boolean; permissions: PermissionProfile }): Record<string, string>;
@@ -151,44 +117,25 @@ export interface ExecutorModule {
   createSession?(config: ExecutorConfig): { binary: string; args: string[] };
   /** For 'reported' ids: the id carried by this event, if any. */
   sessionFromEvent?(event: Record<string, unknown>): string | undefined;
-  /**
-   * Progress lines for the events of this CLI's own dialect; undefined when the event is not one
-   * of its shapes. Every dialect is tried on every stream (a command of the user's own may speak
-   * any of them), so the shapes each module claims must not overlap.
-   */
+  /** Progress lines for an event of its own dialect, else undefined; every dialect reads every stream (no overlap). */
   progress?(event: Record<string, unknown>): string[] | undefined;
-  /**
-   * When a resume failed because the CLI has no such session (not found, made on another
-   * machine, lost in an upgrade): what it said, from its stderr; otherwise undefined.
-   */
+  /** What its stderr said when a resume failed because it has no such session; otherwise undefined. */
   sessionGone?(stderr: string): string | undefined;
   /** What this event adds to the run's tokens and cost, when its events carry them (summed over a run). */
   usage?(event: Record<string, unknown>): Usage | undefined;
-  /**
-   * For a CLI that tells its totals only when it ends: what an event says was used so far, while
-   * it runs (for `agent ps`), keyed so that an event repeated for one model answer counts once.
-   */
+  /** For a CLI that tells its totals only at the end: what an event says was used so far, keyed by answer. */
   usageSoFar?(event: Record<string, unknown>): { key: string; usage: Usage } | undefined;
   /** A new reader of the calls it refused, for one run; absent when its output says nothing sow can read. */
   denials?(): DenialReader;
-  /**
-   * Under permissions: safe, when its safe profile is a sandbox: what the sandbox does (a declared check gets no
-   * more).
-   */
+  /** When its safe profile is a sandbox: what the sandbox does (a declared check gets no more). */
   readonly sandbox?: string;
   /** Why a declared, granted check can still be refused by this CLI. */
   readonly checkRefusedBecause?: string;
   /** Settings of the user configuration this type does not take, each with why (config validation reads them). */
   readonly ignores: Readonly<Partial<Record<ExecutorSetting, string>>>;
-  /**
-   * Its own settings files, and how a safe worker is kept from being widened by them; absent for a command of the
-   * user's own.
-   */
+  /** Its own settings files, and how a safe worker is kept from being widened by them. */
   readonly widening?: Widening;
-  /**
-   * What `sow doctor` checks: that every flag sow passes is in the CLI's --help, or only that it is on PATH (a
-   * command of the user's own is never run).
-   */
+  /** What `sow doctor` checks: every flag sow passes in the CLI's --help, or only that it is on PATH. */
   readonly doctor: 'flags' | 'on-path';
   /** What `sow install <type>` writes for it; null when there is no such target (said why beside it). */
   readonly integration: Integration | null;

@@ -11,7 +11,7 @@ export const windsurf: ExecutorModule = {
   sessionIds: 'none',
   binary: () => 'windsurf',
   supportsResumption: () => false,
-  spawn: (ctx) => viaStdin('windsurf', [...custom(ctx.config)], ctx),
+  spawn: (ctx) => viaStdin('windsurf', ctx, { args: [...custom(ctx.config)] }),
   resume() {
     throw new Error('windsurf cannot resume sessions');
   },
