@@ -69,7 +69,7 @@ export function errorClass<A extends unknown[]>(code: string, kind: ErrorKind, s
 }
 
 /** For classes whose callers word the message and hint themselves. */
-const given = (message: string, hint: string, details?: Details): Said => [message, hint, details];
+export const given = (message: string, hint: string, details?: Details): Said => [message, hint, details];
 
 export class NotAGitRepositoryError extends errorClass('NOT_A_GIT_REPOSITORY', 'failed', (cwd: string) => [
   `${q(cwd)} is not inside a git repository`,
