@@ -52,7 +52,7 @@ export function writeOwnerRecord(root: string, run: { task: string; agent_id: st
   return record;
 }
 
-/** Removes this process's record once it no longer owns the task — only while the record is still the one it wrote. */
+/** Removes this process's record once it no longer owns the task, only while it is still the one it wrote. */
 export function removeOwnerRecord(root: string, record: OwnerRecord): void {
   try {
     const dir = runtimeFolder(root, FOLDER);

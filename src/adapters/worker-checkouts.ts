@@ -89,7 +89,7 @@ export function isMergedInto(root: string, branch: string): boolean {
   return gitRun(root, ['merge-base', '--is-ancestor', val(`refs/heads/${branch}`, "the worker's branch"), 'HEAD']).ok;
 }
 
-/** The paths changed against HEAD (staged or not) or untracked in the checkout at `root`: all, outside or in `.sow/`. */
+/** The paths changed against HEAD (staged or not) or untracked in the checkout at `root`: all, outside or in .sow/. */
 export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' = 'all'): string[] {
   const where = scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? OUTSIDE_SOW : [];
   const changed = git(root, ['diff', '--name-only', '--no-renames', '-z', 'HEAD', ...where]);

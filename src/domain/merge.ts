@@ -33,8 +33,9 @@ export function mergeKindOf(path: string): MergeKind | undefined {
   return undefined;
 }
 
+/** `time`: the member holding a growing list's item's time, for the order. */
 type Rule =
-  { kind: 'latest' | 'earliest' | 'max' | 'atomic' | 'owner' | 'set' | 'artifacts' } | { kind: 'grows'; time: string }; // `time`: the member holding an item's time, for the order
+  { kind: 'latest' | 'earliest' | 'max' | 'atomic' | 'owner' | 'set' | 'artifacts' } | { kind: 'grows'; time: string };
 
 /** Rules by path; `*` stands for any one key (a phase, an agent, a list index). */
 const RULES: Record<MergeKind, readonly (readonly [string, Rule])[]> = {
@@ -265,7 +266,7 @@ function mergeGrowing(
   return interleave(kept, added, time);
 }
 
-/** An artifact's identity: its type and path, and which of the artifacts with both it is (the first, the second, …). */
+/** An artifact's identity: its type and path, and which of the artifacts with both it is (the first, …). */
 function identities(list: readonly unknown[]): string[] {
   const seen = new Map<string, number>();
   return list.map((a) => {
