@@ -78,11 +78,19 @@ export function filesMergeTouches(root: string, branch: string): string[] {
 /** The files outside `.sow/` HEAD changed since `branch` left its history: what a merge combines its code with. */
 export function filesChangedBeside(root: string, branch: string): string[] {
   const base = git(root, ['merge-base', 'HEAD', val(`refs/heads/${branch}`, "the worker's branch")]);
-  const diff = ['diff', '--name-only', '--no-renames', '-z', val(base, 'the merge base'), 'HEAD', ...OUTSIDE_SOW];
-  return git(root, diff).split('\0').filter(Boolean);
+  const diff = git(root, [
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '-z',
+    val(base, 'the merge base'),
+    'HEAD',
+    '--',
+    '.',
+    ':(exclude).sow',
+  ]);
+  return diff.split('\0').filter(Boolean);
 }
-
-const OUTSIDE_SOW = ['--', '.', ':(exclude).sow'];
 
 /** Whether HEAD already contains every commit of `branch` (nothing to merge). */
 export function isMergedInto(root: string, branch: string): boolean {
@@ -91,9 +99,21 @@ export function isMergedInto(root: string, branch: string): boolean {
 
 /** The paths changed against HEAD (staged or not) or untracked in the checkout at `root`: all, outside or in .sow/. */
 export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' = 'all'): string[] {
-  const where = scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? OUTSIDE_SOW : [];
-  const changed = git(root, ['diff', '--name-only', '--no-renames', '-z', 'HEAD', ...where]);
-  const untracked = git(root, ['ls-files', '--others', '--exclude-standard', '-z', ...where]);
+  const changed = git(root, [
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '-z',
+    'HEAD',
+    ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
+  ]);
+  const untracked = git(root, [
+    'ls-files',
+    '--others',
+    '--exclude-standard',
+    '-z',
+    ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
+  ]);
   return `${changed}\0${untracked}`.split('\0').filter(Boolean);
 }
 
