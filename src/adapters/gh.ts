@@ -1,8 +1,6 @@
 /**
- * GitHub through the `gh` CLI (the user's own install and login): argv arrays, never a shell
- * string, every call naming the repository (`--repo`), JSON output parsed. The argv of each call
- * is built by one function of GH_ARGS, so a test can check each against the pinned `gh --help`
- * (test/fixtures/gh-help/).
+ * GitHub through the user's `gh` CLI: argv arrays, every call naming `--repo`, JSON output. Each call's argv comes
+ * from one function of GH_ARGS, checked against the pinned `gh --help` (test/fixtures/gh-help/).
  */
 import { spawnBlocking } from './heartbeat.js';
 import { accessSync, constants } from 'node:fs';
@@ -54,11 +52,7 @@ export const ISSUE_FIELDS = ['number', 'title', 'state', 'labels', 'url'] as con
 export const ISSUE_VIEW_FIELDS = [...ISSUE_FIELDS, 'body'] as const;
 export const PR_FIELDS = ['number', 'url', 'isDraft', 'state', 'headRefName'] as const;
 
-/**
- * The argv of every gh call sow makes. Every value is joined to its flag (`--head=<branch>`):
- * gh reads it as that flag's value whatever it begins with. Issue and pull-request numbers are
- * positional values: a negative one (a flag to gh) is refused.
- */
+/** The argv of every gh call: each value joined to its flag (`--head=<branch>`); a negative number is refused. */
 export const GH_ARGS = {
   issueList: (repo: string, o: IssueListOptions) => [
     'issue',
@@ -180,10 +174,7 @@ export function ghJson(run: GhRun, args: readonly Arg[], repo: string): unknown 
   }
 }
 
-/**
- * `owner/name` (or `host/owner/name` off github.com) of a git remote URL: https, ssh
- * (`git@host:owner/name.git`, `ssh://git@host/owner/name`); undefined for anything else.
- */
+/** `owner/name` (or `host/owner/name`) of an https or ssh git remote URL; undefined for anything else. */
 export function repoOfUrl(url: string): string | undefined {
   const m = /^(?:(?:https?|ssh):\/\/(?:[^@/]+@)?|[^@/]+@)([^/:]+)(?::\d+)?[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(
     url.trim(),
