@@ -1,14 +1,7 @@
 /**
- * Which checks the person allowed to run, per repository, in their own state folder — outside
- * every repository, where neither a commit nor a worker's edit reaches: one small JSON file per
- * repository (named by a hash of its real path), so allowing in one repository never rewrites
- * another's, and a damaged file concerns one repository only.
- *
- *   $XDG_STATE_HOME/sow/allowed-checks/<sha256 of the path>.json   (else ~/.local/state/sow/…;
- *   %LOCALAPPDATA%\sow\allowed-checks\… on Windows)
- *
- * A file sow cannot read as one it wrote (too big, not JSON, another shape, another repository's
- * path, an entry whose hash does not match its command) is refused, never read as "allowed".
+ * Which checks the person allowed to run, per repository, in their own state folder (outside every repository,
+ * where no commit or worker reaches): `$XDG_STATE_HOME/sow/allowed-checks/<sha256 of the path>.json`, one per
+ * repository. A file sow cannot read as one it wrote is refused, never read as "allowed".
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
