@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, win32 } from 'node:path';
-import { SowError } from '../domain/errors.js';
+import { errorClass } from '../domain/errors.js';
 import { writeFileAtomic, unlinkIfExists } from './fs-atomic.js';
 
 /** One allowed check: its name and exact command, their hash, and when the person allowed it. */
@@ -58,17 +58,11 @@ export function allowRecordPath(
   return (platform === 'win32' ? win32.join : join)(allowedChecksDir(env, platform), `${name}.json`);
 }
 
-export class AllowRecordError extends SowError {
-  constructor(file: string, problem: string) {
-    super(
-      'CHECKS_RECORD_INVALID',
-      'state',
-      `${file}: ${problem}; it records which checks you allowed to run, and sow will not guess`,
-      `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`,
-      { file },
-    );
-  }
-}
+export class AllowRecordError extends errorClass('CHECKS_RECORD_INVALID', 'state', (file: string, problem: string) => [
+  `${file}: ${problem}; it records which checks you allowed to run, and sow will not guess`,
+  `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`,
+  { file },
+]) {}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const onlyKeys = (o: Record<string, unknown>, keys: readonly string[]) => Object.keys(o).every((k) => keys.includes(k));

@@ -5,42 +5,24 @@
 import { spawnBlocking } from './heartbeat.js';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { ExternalToolError, SowError } from '../domain/errors.js';
+import { errorClass, ExternalToolError } from '../domain/errors.js';
 import { argvOf, opt, val, type Arg, type ArgValue } from './argv.js';
 
-export class GhNotFoundError extends SowError {
-  constructor() {
-    super(
-      'GH_NOT_FOUND',
-      'external',
-      'gh (the GitHub CLI) is not installed, or not on PATH',
-      'install it (https://cli.github.com; Debian and Ubuntu: apt install gh; macOS: brew install gh), then run ' +
-        "'gh auth login'",
-    );
-  }
-}
+export class GhNotFoundError extends errorClass('GH_NOT_FOUND', 'external', () => [
+  'gh (the GitHub CLI) is not installed, or not on PATH',
+  'install it (https://cli.github.com; Debian and Ubuntu: apt install gh; macOS: brew install gh), then run ' +
+    "'gh auth login'",
+]) {}
 
-export class GhAuthError extends SowError {
-  constructor(repo: string) {
-    super(
-      'GH_NOT_AUTHENTICATED',
-      'external',
-      `gh is not logged in to GitHub, so it cannot reach ${repo}`,
-      "run 'gh auth login' (or set GH_TOKEN), then try again",
-    );
-  }
-}
+export class GhAuthError extends errorClass('GH_NOT_AUTHENTICATED', 'external', (repo: string) => [
+  `gh is not logged in to GitHub, so it cannot reach ${repo}`,
+  "run 'gh auth login' (or set GH_TOKEN), then try again",
+]) {}
 
-export class GhFailedError extends SowError {
-  constructor(args: readonly string[], message: string) {
-    super(
-      'GH_FAILED',
-      'external',
-      `'gh ${args.slice(0, 2).join(' ')}' failed: ${message}`,
-      "see what gh said above; 'gh auth status' shows the login it uses",
-    );
-  }
-}
+export class GhFailedError extends errorClass('GH_FAILED', 'external', (args: readonly string[], message: string) => [
+  `'gh ${args.slice(0, 2).join(' ')}' failed: ${message}`,
+  "see what gh said above; 'gh auth status' shows the login it uses",
+]) {}
 
 export interface IssueListOptions {
   state: 'open' | 'closed' | 'all';
