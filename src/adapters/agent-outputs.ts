@@ -1,8 +1,4 @@
-/**
- * What a worker run leaves behind for a person to read: the prompt it was given and its raw event
- * stream, in the runtime folder's `agent-outputs/<task or agent>/` (git-ignored with the rest of the
- * runtime folder, removed with the project).
- */
+/** What a worker run leaves for a person: its prompt and raw events, in the runtime folder's `agent-outputs/`. */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureRuntimeDir } from './runtime.js';

@@ -1,9 +1,7 @@
 /**
- * Before a safe worker starts: the agent CLI's own settings files in the folder it runs in (the
- * repository, or its own checkout) must not widen it. A CLI sow can tell to leave them out is told
- * so by its module (its flags or environment); for the others the module names the files and what
- * in them widens, and they are read here — confined to the folder, as every repository file. The
- * refusal is app/agent-settings.ts's.
+ * Before a safe worker starts, the agent CLI's own settings files in its folder must not widen it. Each executor
+ * module names the files and what in them widens; they are read here, confined to the folder. The refusal is
+ * app/agent-settings.ts's.
  */
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -12,10 +10,7 @@ import type { ExecutorModule } from './executors/types.js';
 
 const LIMITS: ReadLimits = { max: 1024 * 1024, what: "agent CLIs' settings files", why: 'a settings file is a few KB' };
 
-/**
- * The files of `pattern` under `folder`: itself, or (a `*` in its last component) each file of that folder whose
- * name matches.
- */
+/** The files of `pattern` under `folder`: itself, or (a `*` in its last part) each matching file of that folder. */
 function filesOf(folder: string, pattern: string): string[] {
   const slash = pattern.lastIndexOf('/');
   const dir = slash < 0 ? '' : pattern.slice(0, slash);
@@ -37,10 +32,7 @@ function filesOf(folder: string, pattern: string): string[] {
     .map((n) => (dir ? `${dir}/${n}` : n));
 }
 
-/**
- * What in the CLI's own settings files of `folders` (the repository first) widens a safe worker on `transport`: each
- * file with its widening settings.
- */
+/** What in the CLI's own settings files of `folders` (repository first) widens a safe worker on `transport`. */
 export function wideningSettings(
   spec: ExecutorModule,
   transport: 'cli' | 'acp',

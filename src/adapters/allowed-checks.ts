@@ -1,20 +1,13 @@
 /**
- * Which checks the person allowed to run, per repository, in their own state folder — outside
- * every repository, where neither a commit nor a worker's edit reaches: one small JSON file per
- * repository (named by a hash of its real path), so allowing in one repository never rewrites
- * another's, and a damaged file concerns one repository only.
- *
- *   $XDG_STATE_HOME/sow/allowed-checks/<sha256 of the path>.json   (else ~/.local/state/sow/…;
- *   %LOCALAPPDATA%\sow\allowed-checks\… on Windows)
- *
- * A file sow cannot read as one it wrote (too big, not JSON, another shape, another repository's
- * path, an entry whose hash does not match its command) is refused, never read as "allowed".
+ * Which checks the person allowed to run, per repository, in their own state folder (outside every repository,
+ * where no commit or worker reaches): `$XDG_STATE_HOME/sow/allowed-checks/<sha256 of the path>.json`, one per
+ * repository. A file sow cannot read as one it wrote is refused, never read as "allowed".
  */
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, win32 } from 'node:path';
-import { SowError } from '../domain/errors.js';
+import { errorClass } from '../domain/errors.js';
 import { writeFileAtomic, unlinkIfExists } from './fs-atomic.js';
 
 /** One allowed check: its name and exact command, their hash, and when the person allowed it. */
@@ -65,17 +58,11 @@ export function allowRecordPath(
   return (platform === 'win32' ? win32.join : join)(allowedChecksDir(env, platform), `${name}.json`);
 }
 
-export class AllowRecordError extends SowError {
-  constructor(file: string, problem: string) {
-    super(
-      'CHECKS_RECORD_INVALID',
-      'state',
-      `${file}: ${problem}; it records which checks you allowed to run, and sow will not guess`,
-      `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`,
-      { file },
-    );
-  }
-}
+export class AllowRecordError extends errorClass('CHECKS_RECORD_INVALID', 'state', (file: string, problem: string) => [
+  `${file}: ${problem}; it records which checks you allowed to run, and sow will not guess`,
+  `look at it; or remove it ('rm ${file}') and allow this repository's checks again with 'sow check allow'`,
+  { file },
+]) {}
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const onlyKeys = (o: Record<string, unknown>, keys: readonly string[]) => Object.keys(o).every((k) => keys.includes(k));

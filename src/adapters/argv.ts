@@ -1,19 +1,8 @@
 /**
- * Values never become options. A value that comes from a file, a remote or the user — a branch
- * name, a URL, a path, a title, an issue number — handed to git or gh as an argument of its own
- * could be read as an option: a source repository whose default branch is named
- * `--upload-pack=<command>` makes `git fetch origin <branch>` run the command.
- *
- * So every argv sow gives git or gh is sow's own literal words plus values marked as such, and
- * `argvOf` — which both runners (adapters/git.ts, adapters/gh.ts) call — sees each value land
- * where it cannot be an option:
- *  - after a literal `--` (the end of options for git and gh alike);
- *  - joined to its option as `--name=value` (`opt`), which both parsers read as the option's value
- *    whatever it starts with;
- *  - anywhere else (a positional git has no `--` for, such as `git checkout <branch> --`, or
- *    `refs/heads/<b>`), only when it does not start with `-`: otherwise sow refuses it.
- * src/adapters/argv.test.ts reads every call of git and gh in src/ and fails when one passes a
- * string that is neither sow's literal nor built by `val` or `opt`.
+ * Values never become options: a value from a file, a remote or the user handed to git or gh could be read as one
+ * (a default branch named `--upload-pack=<command>` makes `git fetch origin <branch>` run it). So every argv is
+ * sow's literal words plus values, and `argvOf` sees each value land after `--`, joined as `--name=value` (`opt`),
+ * or elsewhere only when it does not start with `-`. argv.test.ts checks every call of git and gh in src/.
  */
 import { SowError, type ErrorKind } from '../domain/errors.js';
 

@@ -1,8 +1,6 @@
 /**
- * The copies of `.sow/` that `sow migrate` keeps, in the runtime folder's `backup/<version>/` (git's
- * own folder: no commit can put a link on the way), and moving an older layout's leftovers. Every
- * path is confined: what is read lies in `.sow/` (links are not followed, only real files and
- * folders are copied), what is written lies in the runtime folder, what is removed lies in `.sow/`.
+ * The copies of `.sow/` that `sow migrate` keeps in the runtime folder's `backup/<version>/`, and moving an older
+ * layout's leftovers. Every path is confined; links are never followed, only real files and folders copied.
  */
 import { lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -18,11 +16,7 @@ const COPY_LIMITS = {
 
 const realDir = (abs: string) => lstatSync(abs, { throwIfNoEntry: false })?.isDirectory() === true;
 
-/**
- * Copies every real file of `.sow/` whose path (relative to `.sow/`, with `/`) `keep` accepts into
- * a new folder `backup/<name>` of the runtime folder (`<name>-2`, … when taken), and returns where
- * (as messages show it) and the relative paths copied. Links are neither followed nor copied.
- */
+/** Copies each real file of `.sow/` that `keep` accepts into a new runtime folder `backup/<name>`: where, and what. */
 export function backupSow(
   root: string,
   name: string,
@@ -60,11 +54,7 @@ export function pathExists(root: string, rel: string): boolean {
   return lstatSync(sowPath(root, rel), { throwIfNoEntry: false }) !== undefined;
 }
 
-/**
- * Moves the folder `rel` of `.sow/` to `sub` of the runtime folder. A link there is removed, not
- * followed; where the move cannot be made (another file system, or `sub` is there already) the
- * folder is removed: what moves this way is runtime data sow can do without.
- */
+/** Moves the folder `rel` of `.sow/` to `sub` of the runtime folder, or removes it (runtime data) where it cannot. */
 export function moveToRuntime(root: string, rel: string, sub: string): void {
   const from = sowPath(root, rel);
   if (!realDir(from) || lstatSync(runtimePath(root, sub), { throwIfNoEntry: false }) !== undefined) {

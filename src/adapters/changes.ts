@@ -1,7 +1,6 @@
 /**
- * The git side of `sow task changes`: a checkout's changes against a commit, file by file. Only
- * git's own patch: no external diff program and no text conversion, whatever the repository's
- * attributes ask. Every value from a state file reaches git as a value (after `--`, or `val`).
+ * The git side of `sow task changes`: git's own patch only (no external diff or text conversion, whatever the
+ * attributes ask); every value from a state file reaches git as a value.
  */
 import { lstatSync } from 'node:fs';
 import { git, gitRun, val } from './git.js';
@@ -17,10 +16,7 @@ export function headOf(cwd: string): string | null {
   return r.ok ? r.out : null;
 }
 
-/**
- * The changes against `base` (null: HEAD) of the working tree — or of `tip`, a commit — outside
- * `.sow/`, or of the one file `file`: git's `--name-status -z` list and its patch, in the same order.
- */
+/** The changes outside `.sow/` against `base` (null: HEAD) of the tree or of `tip`, or of `file`: list and patch. */
 export function diffAgainst(
   cwd: string,
   base: string | null,

@@ -1,11 +1,7 @@
 /**
- * Checks run in the background (`sow check run --detach`): the runner is this very sow, started
- * again as `sow check run … --json` in a session and process group of its own (as a detached
- * worker's supervisor is), each run in a folder of the runtime folder's `check-runs/<id>/`:
- * `runner.json` (the runner's record of itself, written by the runner once it is past every
- * refusal and about to run the checks), `result.json` (its `--json` envelope, written when the
- * checks end) and `runner.log` (its stderr). The record names the runner's pid with its start
- * time, boot and pid namespace, so `sow check wait` can tell it still runs without trusting a pid.
+ * Checks run in the background (`sow check run --detach`): this sow started again in its own session, each run in
+ * the runtime folder's `check-runs/<id>/` (runner.json, result.json, runner.log). The record names the pid with its
+ * start time, boot and pid namespace, so `sow check wait` can tell it still runs without trusting a pid.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -65,10 +61,7 @@ export function writeRunnerRecord(
   return record;
 }
 
-/**
- * In the runner (`check run` started by `check run --detach`): its record, once it is past every
- * refusal, at the path the starter named — only a run folder of this checkout's.
- */
+/** In the runner: its record, once past every refusal, at the path the starter named (a run folder of ours only). */
 export function announceRunner(
   root: string,
   path: string | undefined,
@@ -77,10 +70,7 @@ export function announceRunner(
   if (path !== undefined && isRunnerFile(root, path)) writeRunnerRecord(path, what);
 }
 
-/**
- * A file of the run folder, read without following a link, within `max` bytes; undefined when it is not there or not
- * a file.
- */
+/** A file of the run folder, read without following a link, within `max` bytes; undefined when not a file. */
 function readOwn(path: string, max: number): string | undefined {
   let fd: number;
   try {
@@ -148,10 +138,7 @@ export function readRunResult(
   }
 }
 
-/**
- * Whether the process the record names is that very process, running now (pid, start time, boot and pid namespace
- * agree).
- */
+/** Whether the record's process runs now (pid, start time, boot and pid namespace agree). */
 export function runnerRunning(record: RunnerRecord): boolean {
   return processGone(record) === false;
 }
@@ -162,10 +149,7 @@ export interface CheckRunFolder {
   record: RunnerRecord;
 }
 
-/**
- * The detached check runs of this checkout that recorded themselves, oldest first (their folders are named by start
- * time).
- */
+/** The detached check runs of this checkout that recorded themselves, oldest first. */
 export function checkRuns(root: string): CheckRunFolder[] {
   const base = runtimeFolder(root, FOLDER);
   if (!base) return [];
@@ -189,9 +173,8 @@ export function checkRuns(root: string): CheckRunFolder[] {
 }
 
 /**
- * Removes the folders of all but the newest finished runs (and of runs that never recorded a
- * runner and whose folder is over an hour old): a run still going keeps its folder. Only real
- * folders, each after checking again that the runs folder is still a real one. Best effort.
+ * Removes the folders of all but the newest finished runs (and runs with no runner after an hour); only real
+ * folders, rechecked right before. Best effort.
  */
 export function pruneCheckRuns(root: string, now: number): void {
   const base = runtimeFolder(root, FOLDER);

@@ -1,9 +1,4 @@
-/**
- * What the check of the configuration files (app/config-health.ts) found about each file, kept in
- * this checkout's runtime folder beside the file's stamp, so that a file is parsed again only after
- * it changed. Only a cache: a record that cannot be read is no record, one that cannot be written
- * is not kept.
- */
+/** What the configuration check found about each file, cached beside its stamp so it is parsed again only on change. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FileStamp } from './file-stamp.js';

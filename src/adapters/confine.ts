@@ -1,19 +1,11 @@
 /**
- * One rule for every path sow touches: its real location — every component resolved, links
- * followed — lies inside the folder it belongs to (an "area"): `.sow/` for state and runtime data,
- * the repository (without `.git/`) for documents, code files and the agent folders sow installs
- * into, sow's cache for references. Anything else is refused (exit 4), naming the link that leads
- * out and where it leads, before anything is read, written or removed.
+ * One rule for every path sow touches: its real location (every link followed) lies inside the folder it belongs to,
+ * its "area" (`.sow/`, the repository without `.git/`, sow's cache); anything else is refused (exit 4) before
+ * anything is read, written or removed, naming the link that leads out.
  *
- * A repository is untrusted input: a clone may carry links (`git add -f` takes them anywhere in
- * the tree) and state files may name any path. So the rule is applied where a path is used, not
- * where it was first accepted, and destructive steps check again right before they act (a link
- * swapped in between check and use meets a second check, and files are opened with O_NOFOLLOW on
- * their resolved path).
- *
- * Folders sow owns outright (`.sow/`, its runtime folder and what is inside it) must be real
- * directories: a link there is refused even when it leads somewhere harmless, and such a folder
- * is never emptied through a link.
+ * A repository is untrusted input (a clone may carry links, state files may name any path), so the rule is applied
+ * where a path is used, destructive steps check again right before they act, and files are opened with O_NOFOLLOW.
+ * Folders sow owns outright (`.sow/`, the runtime folder) must be real directories, never links (decision 0031).
  */
 import {
   closeSync,
@@ -27,7 +19,7 @@ import {
   realpathSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
-import { SowError } from '../domain/errors.js';
+import { errorClass, given, SowError } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';
 
 export { normalRelative };
@@ -43,15 +35,8 @@ export interface Area {
   readonly shown?: string;
 }
 
-/**
- * A path that leads out of its area: through a link, or by its own `..`. Exit 4: the repository is hostile or
- * broken.
- */
-export class PathEscapeError extends SowError {
-  constructor(message: string, hint: string, details: Record<string, unknown>) {
-    super('PATH_ESCAPES', 'state', message, hint, details);
-  }
-}
+/** A path that leads out of its area, through a link or its own `..`: the repository is hostile or broken. */
+export class PathEscapeError extends errorClass('PATH_ESCAPES', 'state', given) {}
 
 /** A folder sow owns that is not a real directory (a link, a file): refused, never used or emptied. */
 export class NotARealFolderError extends SowError {
@@ -71,19 +56,16 @@ export class NotARealFolderError extends SowError {
 }
 
 /** A file larger than sow reads: refused at once (exit 4) instead of spending seconds and memory on it. */
-export class FileTooLargeError extends SowError {
-  constructor(rel: string, size: number, limits: ReadLimits) {
-    const max = limits.max;
-    super(
-      'FILE_TOO_LARGE',
-      'state',
-      `${rel} is ${formatBytes(size)}; sow reads ${limits.what} of up to ${formatBytes(max)} (${limits.why})`,
-      `look at what made it grow ('ls -l ${rel}'); if it came with the repository, restore it ('git checkout ` +
-        `-- ${rel}') or remove it`,
-      { path: rel, size, max },
-    );
-  }
-}
+export class FileTooLargeError extends errorClass(
+  'FILE_TOO_LARGE',
+  'state',
+  (rel: string, size: number, limits: ReadLimits) => [
+    `${rel} is ${formatBytes(size)}; sow reads ${limits.what} of up to ${formatBytes(limits.max)} (${limits.why})`,
+    `look at what made it grow ('ls -l ${rel}'); if it came with the repository, restore it ('git checkout ` +
+      `-- ${rel}') or remove it`,
+    { path: rel, size, max: limits.max },
+  ],
+) {}
 
 function formatBytes(n: number): string {
   const fixed = (x: number) => (Number.isInteger(x) ? String(x) : x.toFixed(1));
@@ -109,20 +91,15 @@ export function withinArea(area: Area, real: string): boolean {
   return !area.excluded?.includes(firstComponent(area.base, real));
 }
 
-/**
- * Whether a path another program names (absolute, or relative to `cwd`) lies in the area once
- * every link is followed: every place it may land (wherePathLands) does.
- */
+/** Whether every place a path another program names may land (wherePathLands) lies in the area. */
 export function namesWithin(area: Area, cwd: string, path: string): boolean {
   return wherePathLands(cwd, path)?.every((real) => withinArea(area, real)) ?? false;
 }
 
 /**
- * Every place a path another program names (absolute, or relative to `cwd`) may land, absolute
- * and resolved: as the system reads it, component by component (a link followed where it stands,
- * so `link/..` is the folder above the link's target), and, when the path has `..` in it, also
- * as a program that tidies the text first reads it (`link/..` is where the link is). A part that
- * does not exist yet is taken as written. Undefined when the links do not end (a loop).
+ * Every place a path another program names (absolute, or relative to `cwd`) may land: as the system resolves it
+ * (`link/..` is above the link's target) and, with `..` in it, as a program that tidies the text first does
+ * (`link/..` is where the link is). Missing parts are taken as written; undefined for a link loop.
  */
 export function wherePathLands(cwd: string, path: string): string[] | undefined {
   const system = resolveAsSystem(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
@@ -167,10 +144,7 @@ function resolveAsSystem(abs: string): string | undefined {
   return at;
 }
 
-/**
- * Where a link leads, fully resolved; for a dangling link, where its text points (resolved as far
- * as it exists): writing through it would create the file there.
- */
+/** Where a link leads, resolved; for a dangling link where its text points (a write through it would land there). */
 function linkTarget(abs: string): string {
   try {
     return realpathSync.native(abs);
@@ -195,15 +169,12 @@ function resolveExisting(abs: string): string {
   }
 }
 
-export interface ConfineOptions {
-  /** Where the path came from, for the message: "task 010's outputs in .sow/project/…/state.yaml". */
-  source?: string;
-}
+/** `source`: where the path came from, for the message ("task 010's outputs in .sow/project/…/state.yaml"). */
+export type ConfineOptions = { source?: string };
 
 /**
- * The absolute path of `rel` (relative to `area.base`), after checking that it and every link on
- * the way lead inside the area. Components that do not exist yet are fine: sow creates them as
- * real folders. Throws PathEscapeError.
+ * The absolute path of `rel` (relative to `area.base`) once it and every link on the way are checked to lead inside
+ * the area (missing components are fine: sow creates them as real folders). Throws PathEscapeError.
  */
 export function confine(area: Area, rel: string, opts: ConfineOptions = {}): string {
   const from = opts.source ? ` (named in ${opts.source})` : '';
@@ -253,18 +224,14 @@ export function confine(area: Area, rel: string, opts: ConfineOptions = {}): str
   return join(area.base, ...parts);
 }
 
-/**
- * `confine`, then the real location (links inside the area followed): the path to open or
- * rename onto, so that a write through an allowed link keeps the link.
- */
+/** `confine`, then links inside the area followed: the path to open or rename onto, so an allowed link is kept. */
 export function confineReal(area: Area, rel: string, opts: ConfineOptions = {}): string {
   return resolveExisting(confine(area, rel, opts));
 }
 
 /**
- * Makes sure `rel` (relative to the area) is a real directory — created if missing, every
- * component a real folder, none a link — and returns its absolute path. For folders sow owns
- * outright: `.sow/`, the runtime folder and its parts. Throws NotARealFolderError.
+ * The absolute path of `rel`, made a real directory (created if missing, no component a link): for folders sow owns
+ * outright. Throws NotARealFolderError.
  */
 export function realFolder(area: Area, rel: string, code?: string): string {
   return walkFolders(area, rel, true, code)!;
@@ -280,9 +247,7 @@ function walkFolders(area: Area, rel: string, create: boolean, code?: string): s
     throw new PathEscapeError(
       `'${rel}' is not a plain folder name inside ${area.name}`,
       "this is a bug in sow if you did not type the name yourself; use a name without '..', '.' or empty parts",
-      {
-        path: rel,
-      },
+      { path: rel },
     );
   }
   const parts = rel === '' ? [] : rel.split('/');
@@ -325,20 +290,14 @@ export function isRealFolder(abs: string): boolean {
   }
 }
 
+/** The most bytes sow reads of a file; what such files are and why that much, for the message. */
 export interface ReadLimits {
-  /** The most bytes sow reads from this file. */
   max: number;
-  /** What such files are, for the message: "state files". */
   what: string;
-  /** Why that much, for the message: "a state file is a few KB". */
   why: string;
 }
 
-/**
- * Reads a file of the area: confined, opened on its real path with O_NOFOLLOW (a link swapped in
- * after the check is not followed), a regular file, at most `limits.max` bytes. Undefined when it
- * does not exist. `display` names it in messages (repository-relative).
- */
+/** Reads a file of the area, confined, with readRegular's checks. `display` names it in messages. */
 export function readConfined(
   area: Area,
   rel: string,
@@ -348,10 +307,10 @@ export function readConfined(
   return readRegular(confineReal(area, rel, opts), opts.display ?? `${area.shown ?? ''}${rel}`, limits);
 }
 
-/**
- * The file at the resolved path `real` opened for reading without following a link (one swapped in is refused);
- * undefined when it does not exist.
- */
+/** `real` opened for reading without following a link (one swapped in is refused); undefined when missing. */
+const notAFile = (shown: string, message: string, hint: string) =>
+  new SowError('NOT_A_FILE', 'state', message, hint, { path: shown });
+
 function openNoFollow(real: string, shown: string): number | undefined {
   try {
     return openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
@@ -368,32 +327,23 @@ function openNoFollow(real: string, shown: string): number | undefined {
   }
 }
 
-/**
- * Reads the file at the resolved path `real`: O_NOFOLLOW (a link put there after the check is
- * not followed: refused), a regular file, at most `limits.max` bytes. Undefined when it does not exist.
- */
+/** Reads the resolved path `real`: never through a link, a regular file, at most `limits.max` bytes. */
 export function readRegular(real: string, shown: string, limits: ReadLimits): string | undefined {
   const fd = openNoFollow(real, shown);
   if (fd === undefined) return undefined;
   try {
     const st = fstatSync(fd);
     if (st.isDirectory())
-      throw new SowError(
-        'NOT_A_FILE',
-        'state',
+      throw notAFile(
+        shown,
         `${shown} is a folder, not a file`,
         `sow expects a file there; move the folder away ('mv ${shown} ${shown}.bak') and retry`,
-        { path: shown },
       );
     if (!st.isFile())
-      throw new SowError(
-        'NOT_A_FILE',
-        'state',
+      throw notAFile(
+        shown,
         `${shown} is not a regular file (a device, a pipe or a socket)`,
         `sow reads only regular files there; remove it ('rm ${shown}') and retry`,
-        {
-          path: shown,
-        },
       );
     if (st.size > limits.max) throw new FileTooLargeError(shown, st.size, limits);
     // What the file held when it was opened: one that grows meanwhile is read up to that size.
@@ -410,10 +360,7 @@ export function readRegular(real: string, shown: string, limits: ReadLimits): st
   }
 }
 
-/**
- * The size of the regular file `rel` and its last `n` bytes (as Latin-1: a byte per character),
- * or undefined when it does not exist: what an append needs to know, without reading the file.
- */
+/** The size of the regular file `rel` and its last `n` bytes (Latin-1), undefined when missing: for an append. */
 export function tailConfined(area: Area, rel: string, n: number): { size: number; tail: string } | undefined {
   const real = confineReal(area, rel);
   const shown = `${area.shown ?? ''}${rel}`;
@@ -422,12 +369,10 @@ export function tailConfined(area: Area, rel: string, n: number): { size: number
   try {
     const st = fstatSync(fd);
     if (!st.isFile())
-      throw new SowError(
-        'NOT_A_FILE',
-        'state',
+      throw notAFile(
+        shown,
         `${shown} is not a regular file`,
         `sow appends only to regular files; move it away ('mv ${shown} ${shown}.bak') and retry`,
-        { path: shown },
       );
     const buf = Buffer.alloc(Math.min(n, st.size));
     const got = buf.length ? readSync(fd, buf, 0, buf.length, st.size - buf.length) : 0;

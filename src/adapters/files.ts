@@ -1,19 +1,12 @@
 /**
- * Plain files of the repository that are not state (documents, logs), for the use cases: the one
- * place app/ reads them. State files go through state-files.ts; writes through transaction.ts.
- * Every path is named from the repository root and confined to the repository (confine.ts): a
- * path from a state file that leads out of it, by `..` or through a link, is refused when it is
- * read, whenever it was recorded.
+ * Plain files of the repository that are not state (documents, logs): the one place app/ reads them. Every path is
+ * confined to the repository when it is read (confine.ts), whenever it was recorded.
  */
 import { existsSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join } from 'node:path';
 import { confine, readConfined, repoArea, tailConfined, type ReadLimits } from './confine.js';
 
-/**
- * An absolute path with its symlinks resolved, also for a file that does not exist yet (its
- * nearest existing folder is resolved): `/tmp/link/src/a.ts` → `/private/tmp/repo/src/a.ts`.
- * Other paths are returned as they are.
- */
+/** An absolute path with its symlinks resolved, also for a file not there yet (its nearest folder resolved). */
 export function realPath(path: string): string {
   if (!isAbsolute(path)) return path;
   try {
@@ -34,10 +27,7 @@ export function fileExists(root: string, rel: string): boolean {
   return existsSync(confine(repoArea(root), rel));
 }
 
-/**
- * 8 MiB: the most sow reads of one document (a plan, a review, a log). Documents are written by
- * people and agents for people and agents; one a thousand times a long plan is not a document.
- */
+/** 8 MiB: the most sow reads of one document; one a thousand times a long plan is not a document. */
 export const DOCUMENT_LIMITS: ReadLimits = {
   max: 8 * 1024 * 1024,
   what: 'documents',
@@ -49,10 +39,7 @@ export function readFileIfExists(root: string, rel: string, limits: ReadLimits =
   return readConfined(repoArea(root), rel, limits);
 }
 
-/**
- * The size of the file `rel` (relative to `root`) and its last `n` bytes, or undefined when it does not exist; never
- * reads the rest.
- */
+/** The size of the file `rel` and its last `n` bytes, or undefined when it does not exist; never reads the rest. */
 export function fileTail(root: string, rel: string, n: number): { size: number; tail: string } | undefined {
   return tailConfined(repoArea(root), rel, n);
 }

@@ -26,10 +26,7 @@ export function writeAll(fd: number, text: string): void {
   while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
-/**
- * Writes `text` to a new file and, when `durable`, fsyncs it. A failure (a full disk, no
- * permission) removes what was written and rethrows, so nothing is left behind.
- */
+/** Writes `text` to a new file (fsynced when `durable`); a failure removes what was written and rethrows. */
 export function writeNewFile(path: string, text: string, durable = true): void {
   let fd: number;
   try {
@@ -48,10 +45,7 @@ export function writeNewFile(path: string, text: string, durable = true): void {
   closeSync(fd);
 }
 
-/**
- * Makes a rename (or a removal) in `dir` durable: after a power loss the directory holds the new
- * entry, not the old one. Where a platform cannot open a directory for fsync, it is skipped.
- */
+/** Makes a rename or removal in `dir` durable (skipped where a directory cannot be opened for fsync). */
 export function fsyncDir(dir: string): void {
   let fd: number;
   try {
@@ -93,10 +87,8 @@ export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOpt
 }
 
 /**
- * Removes a tree atomically from the reader's point of view: rename it away into `trashDir`, then
- * delete it there. `path` must be confined by the caller; a link there is moved, never followed.
- * `trashStillReal` is asked right before the delete (a link swapped in for the trash folder
- * meanwhile is not followed: the tree stays in the trash).
+ * Removes a tree atomically for readers: renamed into `trashDir`, then deleted there if `trashStillReal` right
+ * before (a link is moved, never followed). `path` must be confined by the caller.
  */
 export function removeTreeAtomic(path: string, trashDir: string, trashStillReal: () => boolean): void {
   const trash = join(trashDir, uniqueName('trash'));
@@ -110,10 +102,7 @@ export function removeTreeAtomic(path: string, trashDir: string, trashStillReal:
   if (trashStillReal()) rmSync(trash, { recursive: true, force: true });
 }
 
-/**
- * Empties a folder of leftovers (temp files of killed writers); call with the lock held.
- * `stillReal` is asked before each removal: a folder that became a link is left alone.
- */
+/** Empties a folder of killed writers' leftovers, under the lock; a folder that became a link is left alone. */
 export function clearDir(dir: string, stillReal: () => boolean): void {
   let names: string[];
   try {

@@ -1,48 +1,28 @@
 /**
- * GitHub through the `gh` CLI (the user's own install and login): argv arrays, never a shell
- * string, every call naming the repository (`--repo`), JSON output parsed. The argv of each call
- * is built by one function of GH_ARGS, so a test can check each against the pinned `gh --help`
- * (test/fixtures/gh-help/).
+ * GitHub through the user's `gh` CLI: argv arrays, every call naming `--repo`, JSON output. Each call's argv comes
+ * from one function of GH_ARGS, checked against the pinned `gh --help` (test/fixtures/gh-help/).
  */
 import { spawnBlocking } from './heartbeat.js';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { ExternalToolError, SowError } from '../domain/errors.js';
+import { errorClass, ExternalToolError } from '../domain/errors.js';
 import { argvOf, opt, val, type Arg, type ArgValue } from './argv.js';
 
-export class GhNotFoundError extends SowError {
-  constructor() {
-    super(
-      'GH_NOT_FOUND',
-      'external',
-      'gh (the GitHub CLI) is not installed, or not on PATH',
-      'install it (https://cli.github.com; Debian and Ubuntu: apt install gh; macOS: brew install gh), then run ' +
-        "'gh auth login'",
-    );
-  }
-}
+export class GhNotFoundError extends errorClass('GH_NOT_FOUND', 'external', () => [
+  'gh (the GitHub CLI) is not installed, or not on PATH',
+  'install it (https://cli.github.com; Debian and Ubuntu: apt install gh; macOS: brew install gh), then run ' +
+    "'gh auth login'",
+]) {}
 
-export class GhAuthError extends SowError {
-  constructor(repo: string) {
-    super(
-      'GH_NOT_AUTHENTICATED',
-      'external',
-      `gh is not logged in to GitHub, so it cannot reach ${repo}`,
-      "run 'gh auth login' (or set GH_TOKEN), then try again",
-    );
-  }
-}
+export class GhAuthError extends errorClass('GH_NOT_AUTHENTICATED', 'external', (repo: string) => [
+  `gh is not logged in to GitHub, so it cannot reach ${repo}`,
+  "run 'gh auth login' (or set GH_TOKEN), then try again",
+]) {}
 
-export class GhFailedError extends SowError {
-  constructor(args: readonly string[], message: string) {
-    super(
-      'GH_FAILED',
-      'external',
-      `'gh ${args.slice(0, 2).join(' ')}' failed: ${message}`,
-      "see what gh said above; 'gh auth status' shows the login it uses",
-    );
-  }
-}
+export class GhFailedError extends errorClass('GH_FAILED', 'external', (args: readonly string[], message: string) => [
+  `'gh ${args.slice(0, 2).join(' ')}' failed: ${message}`,
+  "see what gh said above; 'gh auth status' shows the login it uses",
+]) {}
 
 export interface IssueListOptions {
   state: 'open' | 'closed' | 'all';
@@ -54,11 +34,7 @@ export const ISSUE_FIELDS = ['number', 'title', 'state', 'labels', 'url'] as con
 export const ISSUE_VIEW_FIELDS = [...ISSUE_FIELDS, 'body'] as const;
 export const PR_FIELDS = ['number', 'url', 'isDraft', 'state', 'headRefName'] as const;
 
-/**
- * The argv of every gh call sow makes. Every value is joined to its flag (`--head=<branch>`):
- * gh reads it as that flag's value whatever it begins with. Issue and pull-request numbers are
- * positional values: a negative one (a flag to gh) is refused.
- */
+/** The argv of every gh call: each value joined to its flag (`--head=<branch>`); a negative number is refused. */
 export const GH_ARGS = {
   issueList: (repo: string, o: IssueListOptions) => [
     'issue',
@@ -180,10 +156,7 @@ export function ghJson(run: GhRun, args: readonly Arg[], repo: string): unknown 
   }
 }
 
-/**
- * `owner/name` (or `host/owner/name` off github.com) of a git remote URL: https, ssh
- * (`git@host:owner/name.git`, `ssh://git@host/owner/name`); undefined for anything else.
- */
+/** `owner/name` (or `host/owner/name`) of an https or ssh git remote URL; undefined for anything else. */
 export function repoOfUrl(url: string): string | undefined {
   const m = /^(?:(?:https?|ssh):\/\/(?:[^@/]+@)?|[^@/]+@)([^/:]+)(?::\d+)?[:/]([^/]+)\/([^/]+?)(?:\.git)?\/?$/.exec(
     url.trim(),

@@ -1,7 +1,6 @@
 /**
- * The git CLI, for the few commands that change the repository or ask it about history. Every
- * git sow runs goes through `run` here (or `gitAsync`), with an argv of literal words and values
- * (adapters/argv.ts): a value never lands where git would read it as an option.
+ * The git CLI. Every git sow runs goes through `run` here (or gitRunAsync) with an argv of literal words and values
+ * (argv.ts), so a value never lands where git would read it as an option.
  */
 import { spawn } from 'node:child_process';
 import { spawnBlocking } from './heartbeat.js';
@@ -38,26 +37,10 @@ const notFound = (err: Error) =>
   );
 
 /**
- * The git commands that may run a hook of the repository (post-checkout, pre-commit, post-merge,
- * pre-push, …). A hook may leave a process running in the background (a `make watch &` in
- * post-checkout) that inherits git's stdout and stderr: read through pipes, git's output would
- * not end before that process does, and sow would wait for it. Their output goes to files instead,
- * which nobody waits for (decision 0059 does the same for workers' output). A word in the list
- * that is a value elsewhere (`check-attr merge`) only takes the same careful way.
+ * Commands that may run a hook, which may leave a background process holding git's stdout open: their output goes
+ * to files, which nobody waits for, not pipes (as decision 0059 for workers).
  */
-const HOOKED = new Set([
-  'am',
-  'checkout',
-  'cherry-pick',
-  'commit',
-  'merge',
-  'pull',
-  'push',
-  'rebase',
-  'revert',
-  'switch',
-  'worktree',
-]);
+const HOOKED = new Set('am checkout cherry-pick commit merge pull push rebase revert switch worktree'.split(' '));
 
 function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
   const argv = argvOf('git', args);
@@ -74,10 +57,7 @@ function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
   return { argv, status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
 }
 
-/**
- * `run` for a command that may run a hook: git's stdout and stderr go to files of a private temp folder, read once
- * git has exited.
- */
+/** `run` for a command that may run a hook: its output goes to files of a private temp folder, read after it. */
 function runThroughFiles(root: string, argv: string[], opts: RunOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'sow-git-'));
   const fds: number[] = [];
@@ -143,11 +123,7 @@ export function gitRunAsync(cwd: string, args: readonly Arg[], opts: Pick<RunOpt
   });
 }
 
-/**
- * Objects read in one `git cat-file --batch` (their ids on stdin: never an option): each id's type
- * and content, or nothing for an id the repository lacks. Read as bytes, since the sizes git
- * gives are in bytes; the contents as UTF-8.
- */
+/** Objects read in one `git cat-file --batch` (ids on stdin): each found id's type and content (sizes in bytes). */
 export function gitObjects(root: string, ids: readonly string[]): Map<string, { type: string; content: string }> {
   const found = new Map<string, { type: string; content: string }>();
   // Only object ids: a line of anything else would be one more request, and the answers would no longer line up.
@@ -180,10 +156,7 @@ export function branchHasFile(root: string, branch: string, path: string): boole
   return gitSucceeds(root, ['cat-file', '-e', val(`refs/heads/${branch}:${path}`, 'the branch and file')]);
 }
 
-/**
- * The local branches whose last commit holds `path`: two git runs whatever the number of branches
- * (for-each-ref, then one `cat-file --batch-check` reading every `<branch>:<path>` from stdin).
- */
+/** The local branches whose last commit holds `path`, in two git runs whatever their number. */
 export function branchesWithFile(root: string, path: string): string[] {
   const listed = gitRun(root, ['for-each-ref', '--format=%(refname)', 'refs/heads/']);
   if (!listed.ok) return [];
@@ -218,9 +191,8 @@ export function isTracked(root: string, rel: string): boolean {
 }
 
 /**
- * The upstream (`refs/remotes/origin/x`) of the local branch `branch`, or undefined without one.
- * Asked of for-each-ref with the full ref name, which never reads as an option — unlike
- * `rev-parse <branch>@{upstream}`, which takes a branch named `--…` for one of its options.
+ * The upstream (`refs/remotes/origin/x`) of the local branch, if any: asked with the full ref name, which unlike
+ * `rev-parse <branch>@{upstream}` never reads as an option.
  */
 export function upstreamOf(root: string, branch: string): string | undefined {
   const full = `refs/heads/${branch}`;
@@ -239,13 +211,9 @@ export function headCommit(root: string): string | null {
 }
 
 /**
- * The tree hash of the working tree without the top-level folder `exclude` (`.sow`): what
- * `git add -A && git write-tree` would give — untracked files included, ignored ones left out —
- * computed in a temporary index, so the user's index is never written. The temporary index starts
- * as a copy of the real one, for its stat cache (only changed files are hashed again) and so that
- * tracked files a .gitignore matches stay in, as they would with `git add -A`. Its mtime is the
- * real index's, so git's check for files changed in the same second as the index still applies.
- * Writes the blobs of new content to the object store, as `git add` does (git gc prunes them).
+ * The tree `git add -A && git write-tree` would give without the top-level folder `exclude`, built in a temporary
+ * index so the user's is never written. It starts as a copy of the real one (stat cache, tracked ignored files) with
+ * the real one's mtime, so git's same-second check still applies.
  */
 export function worktreeTree(root: string, exclude: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'sow-tree-'));

@@ -1,17 +1,8 @@
 /**
- * The heartbeat of the locks this process holds, and the one way sow makes a synchronous call to
- * another program (git, gh, the editor).
- *
- * A holder that a waiter cannot look up by its pid (on another host, or in another pid namespace:
- * a sandboxed worker) proves it lives by touching its lock file every second; a waiter takes the
- * lock over when that has stopped for 30 s (lock.ts). A timer beats while the event loop runs. A
- * synchronous call blocks the loop for as long as the program takes — a slow post-checkout hook,
- * a credential prompt, a person in their editor — so before one, while a lock is held, a worker
- * thread takes up the beat until the last lock is released: it runs while the main thread is
- * blocked. It starts only then (an ordinary write, which calls nothing synchronously under the
- * lock, never pays for it), and it touches the lock file it opened and found to hold this
- * process's lock, never a path again: a lock made by someone else after ours is never touched.
- * It never keeps the process alive, and ends with the process. See docs/decisions/0064.
+ * The heartbeat of the locks this process holds, and the one way sow calls another program synchronously. A holder
+ * a waiter cannot look up by pid (another host or pid namespace) touches its lock every second (lock.ts); while a
+ * synchronous call blocks the event loop, a worker thread takes up the beat, touching only the lock file it opened
+ * and found to hold our lock. It starts only then, and never keeps the process alive (decision 0064).
  */
 import { spawnSync } from 'node:child_process';
 import { utimesSync } from 'node:fs';
@@ -24,11 +15,7 @@ export const HEARTBEAT_MS = 1_000;
 const beating = new Map<string, string>();
 let thread: Worker | undefined;
 
-/**
- * The thread's script (CommonJS, run with `eval`: the bundle has no file of its own for it). It
- * opens each lock without following links, reads it, and keeps it open only if it is the lock it
- * was told of; then touches the open file every beat, until told to stop.
- */
+/** The thread's script (CommonJS, run with `eval`): keeps each lock open only if it is the one it was told of. */
 const THREAD = `
 const { parentPort, workerData } = require('node:worker_threads');
 const fs = require('node:fs');
@@ -56,12 +43,8 @@ parentPort.on('message', (m) => {
 `;
 
 /**
- * Beats for the lock at `path` (holding `content`) until the returned function is called. The
- * timer is set when the event loop first turns with the lock held, not at once: most commands
- * read or write without waiting on anything and release the lock before the loop turns, so they
- * never pay for it (setting an interval compiles Node's timer code: ~2 M instructions a command).
- * One that waits (a child process, a network call) has it from its first wait, long before the
- * first beat is due.
+ * Beats for the lock at `path` until the returned function is called; the timer is set only when the event loop
+ * first turns with the lock held, so commands that never wait never pay for it (~2 M instructions).
  */
 export function startHeartbeat(path: string, content: string): () => void {
   beating.set(path, content);
@@ -109,10 +92,7 @@ function beforeBlocking(): void {
   thread = started;
 }
 
-/**
- * `spawnSync`, for every synchronous call sow makes to another program: the locks this process
- * holds keep beating while it runs.
- */
+/** `spawnSync` for every synchronous call to another program: the locks held keep beating while it runs. */
 export const spawnBlocking = ((...args: Parameters<typeof spawnSync>) => {
   beforeBlocking();
   return spawnSync(...args);

@@ -1,8 +1,6 @@
 /**
- * How the running sow was installed, read from where its script is: a built git checkout (dist/
- * of a clone), an npm package (under node_modules/), or neither. The upgrade hint names the way
- * that works for this install — sow is not on a registry, so "npm install -g <name>@latest"
- * would name a package nobody publishes.
+ * How the running sow was installed (a built git checkout, an npm package, or neither), so the upgrade hint names
+ * a way that works: sow is on no registry, so `npm install -g <name>@latest` would name nobody's package.
  */
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';

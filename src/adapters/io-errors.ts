@@ -1,7 +1,4 @@
-/**
- * Errors of the machine, not of sow: no permission, a full disk, a read-only file system. They are
- * the user's to fix (exit 1, naming the path), never "internal error" (exit 70, a bug in sow).
- */
+/** Errors of the machine (no permission, a full disk): the user's to fix (exit 1, naming the path), not exit 70. */
 import { SowError } from '../domain/errors.js';
 
 const KINDS: Readonly<Record<string, { code: string; what: string; fix: string }>> = {
@@ -39,11 +36,7 @@ const KINDS: Readonly<Record<string, { code: string; what: string; fix: string }
   },
 };
 
-/**
- * Errors that say a file of the repository is not what sow expects there — a loop of links, a file
- * where a folder should be, a name too long: a repository made that way (exit 4, like any state
- * file sow cannot use), never "internal error".
- */
+/** A repository file that is not what sow expects (a link loop, a file for a folder): exit 4, never internal. */
 const SHAPES: Readonly<Record<string, { code: string; what: string }>> = {
   ELOOP: { code: 'LINK_LOOP', what: 'it leads through a loop of symbolic links' },
   ENAMETOOLONG: { code: 'NAME_TOO_LONG', what: 'a name on the way is too long for this system' },
@@ -58,10 +51,7 @@ export class EnvironmentError extends SowError {}
 
 const WRITING = Symbol('sow: failed while writing');
 
-/**
- * Marks an error met while writing `path`: an open or access check made in order to write (`open`
- * alone does not say), or a write(2) or fsync, whose errors name no path.
- */
+/** Marks an error met while writing `path` (an open, a write(2) or an fsync, whose errors name no path). */
 export function asWriteError(err: unknown, path?: string): unknown {
   if (typeof err === 'object' && err !== null) {
     Object.defineProperty(err, WRITING, { value: true });

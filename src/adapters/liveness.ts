@@ -1,12 +1,7 @@
 /**
- * Whether a process is still there: the lock holder, the `sow agent spawn` that owns a task. A
- * process is named by its pid, host, boot id, start time and pid namespace (Linux: /proc), so a
- * pid reused by another process, a zombie and a process of an earlier boot all count as gone.
- *
- * A pid means something only in the pid namespace it was read in: a sow in a sandbox (bubblewrap,
- * `unshare --pid`, a container sharing the folder) may be pid 1 or 7 there, which out here is
- * another process or none. So a process of another namespace is never looked up by its pid:
- * processGone cannot tell (undefined), and the lock judges it by its heartbeat instead.
+ * Whether a process is still there, named by pid, host, boot id, start time and pid namespace, so a reused pid, a
+ * zombie or an earlier boot's process count as gone. A pid of another pid namespace (a sandbox) means another process
+ * out here, so it is never looked up: processGone cannot tell, and the lock judges it by its heartbeat.
  */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -34,20 +29,13 @@ export const BOOT = process.platform === 'linux' ? readOr('/proc/sys/kernel/rand
 
 let host: string | undefined;
 
-/**
- * This machine's name, as os.hostname() says it. On Linux it is read from /proc (the same name:
- * the nodename of this UTS namespace), because loading node:os for it cost every command that
- * takes the lock about 2 M instructions.
- */
+/** This machine's name as os.hostname() says it, read from /proc on Linux (loading node:os cost ~2 M instructions). */
 export function hostName(): string {
   host ??= (process.platform === 'linux' ? readOr('/proc/sys/kernel/hostname') : undefined) || hostname();
   return host;
 }
 
-/**
- * Linux: this process's pid namespace. `unknown` when /proc does not say (a sandbox without it):
- * then nobody can tell which namespace our pid belongs to, so nobody looks it up.
- */
+/** Linux: this process's pid namespace; `unknown` when /proc does not say, and then nobody looks our pid up. */
 export const PIDNS =
   process.platform === 'linux'
     ? (() => {
@@ -59,9 +47,7 @@ export const PIDNS =
       })()
     : undefined;
 
-/**
- * A process's start time (clock ticks since boot), its process group and whether it is a zombie, from /proc (Linux).
- */
+/** A process's start time (ticks since boot), process group and zombie state, from /proc (Linux). */
 function procStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
   const text = readOr(`/proc/${pid}/stat`);
   if (text === undefined) return undefined;
@@ -70,10 +56,7 @@ function procStat(pid: number): { start: number; pgrp: number; zombie: boolean }
   return { zombie: fields[0] === 'Z', pgrp: Number(fields[2]), start: Number(fields[19]) };
 }
 
-/**
- * What /proc says about a pid now (Linux; undefined elsewhere, and when there is no such process). Only a pid above
- * 1 is looked up.
- */
+/** What /proc says about a pid above 1 now (Linux; undefined elsewhere, and for no such process). */
 export function processStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
   if (process.platform !== 'linux' || !Number.isSafeInteger(pid) || pid <= 1) return undefined;
   return procStat(pid);
@@ -110,20 +93,13 @@ export function processRunning(pid: number): boolean {
   return processAlive(pid);
 }
 
-/**
- * Whether `ref`'s pid can be looked up here: the same pid namespace, both known (or neither recorded, off Linux or
- * by an older sow).
- */
+/** Whether `ref`'s pid can be looked up here: the same pid namespace, both known (or neither recorded). */
 export function samePidNamespace(ref: ProcessRef): boolean {
   if (ref.pidns === undefined) return true;
   return ref.pidns !== 'unknown' && ref.pidns === PIDNS;
 }
 
-/**
- * Whether the process is certainly gone, as far as this host can tell; undefined when it cannot
- * tell (another host; another pid namespace; or our own pid, which from a namespace of an older
- * sow that did not record it may be someone else's).
- */
+/** Whether the process is certainly gone; undefined when this host cannot tell (another host or pid namespace). */
 export function processGone(ref: ProcessRef): boolean | undefined {
   if (ref.host !== hostName()) return undefined;
   if (ref.boot !== undefined && BOOT !== undefined && ref.boot !== BOOT) return true;

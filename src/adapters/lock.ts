@@ -1,23 +1,15 @@
 /**
- * A cross-process lock around every read-modify-write of project state. The lock is a file
- * created with O_EXCL holding who holds it: pid, host, boot, the process's start time, when, and
- * the command. See docs/decisions/0004-lock.md.
- *
- * The lock changes hands only when its holder is gone — never because it is old. On this host the
- * holder is gone when its pid is not running, is a zombie, or belongs to another process now (a
- * different start time, or another boot). A holder this host cannot look at — another host on a
- * shared file system, or another pid namespace (a sandboxed agent: its pid 1 is someone else out
- * here), told by the namespace recorded with the pid — keeps the lock fresh by touching it every
- * second (heartbeat.ts: also while a synchronous git call blocks the event loop); it is gone
- * when that heartbeat has stopped for HEARTBEAT_STALE_MS. A stale lock is removed under a short
- * second lock (`<lock>.takeover`), and only if it is still byte-for-byte the lock judged stale.
- *
- * Every wait sleeps, has a deadline (then LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
+ * A cross-process lock around every read-modify-write of project state: a file created with O_EXCL naming its
+ * holder (decision 0004). It changes hands only when the holder is gone, never because it is old: on this host when
+ * its pid is not running or is another process now; a holder this host cannot look at (another host, another pid
+ * namespace) touches the lock every second (heartbeat.ts) and is gone when that stops for HEARTBEAT_STALE_MS. A
+ * stale lock is removed under a second lock (`<lock>.takeover`), only if still byte for byte the one judged stale.
+ * Every wait sleeps, has a deadline (LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
  */
 import { closeSync, constants, lstatSync, openSync, readFileSync } from 'node:fs';
 import { startHeartbeat } from './heartbeat.js';
 import { hostName, processGone, samePidNamespace, thisProcess } from './liveness.js';
-import { LockTimeoutError, SowError, UsageError } from '../domain/errors.js';
+import { errorClass, LockTimeoutError, UsageError } from '../domain/errors.js';
 import { unlinkIfExists, writeAll } from './fs-atomic.js';
 import { asWriteError } from './io-errors.js';
 import { inform } from './notices.js';
@@ -46,30 +38,23 @@ const TAKEOVER_STALE_MS = 5_000;
 /** After this long, a waiting command says whom it waits for. */
 const SAY_WAITING_AFTER_MS = 1_000;
 
+/** `boot`, `pstart`, `pidns` (Linux): the boot id, the start time since boot and the pid namespace of `pid`. */
 interface Holder {
   pid: number;
   host: string;
   started: number;
   command?: string;
-  /** Linux: /proc/sys/kernel/random/boot_id, and the process's start time in clock ticks since boot. */
   boot?: string;
   pstart?: number;
-  /** Linux: the pid namespace of `pid` (`pid:[4026531836]`); another one than ours is judged by the heartbeat. */
   pidns?: string;
 }
 
 /** A lock or takeover file that is not what sow writes (a folder, a link): exit 4, never a crash. */
-export class LockFileError extends SowError {
-  constructor(path: string, what: string) {
-    super(
-      'LOCK_FILE_INVALID',
-      'state',
-      `${path} ${what}, not the lock file sow writes`,
-      `if no sow command is running, remove it ('rm -r ${path}') and retry`,
-      { file: path },
-    );
-  }
-}
+export class LockFileError extends errorClass('LOCK_FILE_INVALID', 'state', (path: string, what: string) => [
+  `${path} ${what}, not the lock file sow writes`,
+  `if no sow command is running, remove it ('rm -r ${path}') and retry`,
+  { file: path },
+]) {}
 
 /** The locks this process holds → what it wrote in each. */
 const held = new Map<string, string>();
@@ -83,11 +68,7 @@ function releaseAllOnExit(): void {
   });
 }
 
-/**
- * Removes the lock at `path` only while it still holds what this process wrote: a lock that was
- * taken over meanwhile (this process was stopped longer than the heartbeat allows) is the new
- * holder's, and removing it would let a third writer in beside them.
- */
+/** Removes the lock only while it holds what this process wrote: one taken over meanwhile is the new holder's. */
 function removeIfOurs(path: string, content: string): void {
   let raw: string;
   try {
@@ -105,8 +86,7 @@ function removeIfOurs(path: string, content: string): void {
 
 /** Whether the holder is certainly gone, as far as this host can tell; undefined when it cannot tell. */
 function holderGone(holder: Holder, path: string): boolean | undefined {
-  // This process holds it (another wait of ours): not gone. Our own pid otherwise may be a
-  // process of another pid namespace: only its heartbeat can tell (processGone says undefined).
+  // Our own pid may be a process of another pid namespace: only its heartbeat can tell.
   if (holder.pid === process.pid && holder.host === hostName() && samePidNamespace(holder) && held.has(path))
     return false;
   return processGone(holder);
@@ -227,10 +207,7 @@ function ownCommand(): string {
   return ['sow', ...words].join(' ');
 }
 
-/**
- * One attempt to remove a stale lock, under the takeover lock; never waits. A takeover file whose
- * holder is gone (or that is old, or dated in the future) is removed so the next attempt can go.
- */
+/** One attempt to remove a stale lock under the takeover lock, never waiting; a stale takeover file is removed. */
 function takeOver(path: string, staleRaw: string): void {
   const takeoverPath = `${path}.takeover`;
   if (!tryCreate(takeoverPath, JSON.stringify({ ...thisProcess(), started: Date.now() }))) {
@@ -257,15 +234,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Promise<() => void> {
   releaseAllOnExit();
   const me = thisProcess();
-  const content = JSON.stringify({
-    pid: me.pid,
-    host: me.host,
-    started: Date.now(),
-    command: ownCommand(),
-    ...(me.boot !== undefined ? { boot: me.boot } : {}),
-    ...(me.pstart !== undefined ? { pstart: me.pstart } : {}),
-    ...(me.pidns !== undefined ? { pidns: me.pidns } : {}),
-  });
+  // JSON leaves out what is undefined.
+  const { pid, host, boot, pstart, pidns } = me;
+  const content = JSON.stringify({ pid, host, started: Date.now(), command: ownCommand(), boot, pstart, pidns });
   const began = Date.now();
   const deadline = began + timeoutMs;
   let delay = 2;
@@ -288,8 +259,7 @@ export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Pr
       told = true;
       inform(`waiting for ${describeHolder(info?.holder)} to finish writing .sow/ …`);
     }
-    // Always sleep between attempts: a lock that cannot be taken over must not spin the CPU or
-    // keep Ctrl-C from reaching the process.
+    // Always sleep: a lock that cannot be taken over must not spin the CPU or keep Ctrl-C out.
     await sleep(delay + Math.random() * delay);
     delay = Math.min(delay * 2, 50);
   }
@@ -304,10 +274,9 @@ export async function withLock<T>(path: string, fn: () => Promise<T> | T): Promi
   }
 }
 
-/** A lock file as `sow doctor` reports it: who holds it, and whether that holder is gone. */
+/** A lock file as `sow doctor` reports it: who holds it since when (ISO), and whether that holder is gone. */
 export interface LockState {
   holder: string;
-  /** When the holder took it (ISO), if the file says. */
   since?: string;
   stale: boolean;
 }
@@ -320,11 +289,7 @@ export function inspectLock(path: string): LockState | undefined {
   return { holder: describeHolder(info.holder), ...(since ? { since } : {}), stale: isStale(path, info, Date.now()) };
 }
 
-/**
- * Removes the lock at `path` if, and only if, its holder is gone (as a waiting command would take
- * it over: under the takeover lock, and only while it is still the lock judged stale). True when
- * it was removed.
- */
+/** Removes the lock at `path` if and only if its holder is gone, as a waiting command would; true when removed. */
 export function removeStaleLock(path: string): boolean {
   const info = readLock(path);
   if (!info || !isStale(path, info, Date.now())) return false;

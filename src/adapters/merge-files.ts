@@ -1,8 +1,6 @@
 /**
- * The files of `sow merge-driver`: the temp files git hands it (%O %A %B), and the records of
- * conflicts it leaves for `sow doctor` in the runtime folder. git writes its temp files in the
- * folder it runs the driver in (the top of the work tree); a name that leads elsewhere, or to a
- * link, is refused. The merge is written into %A only, opened without following a link.
+ * The files of `sow merge-driver`: git's temp files (%O %A %B), in the folder it runs the driver in (a name leading
+ * elsewhere or to a link is refused; %A opened without following a link), and its conflict records for `sow doctor`.
  */
 import { createHash } from 'node:crypto';
 import { closeSync, constants, lstatSync, openSync, readdirSync, realpathSync } from 'node:fs';
@@ -79,10 +77,7 @@ function workTree(cwd: string): string | undefined {
   }
 }
 
-/**
- * A record that cannot be written (a read-only checkout, a link where the runtime folder should be) must not stop
- * the merge: the message names the fields too.
- */
+/** A record that cannot be written must not stop the merge (the message names the fields too). */
 function bestEffort(fn: () => void): void {
   try {
     fn();

@@ -1,8 +1,4 @@
-/**
- * Messages for the person at the terminal while a command runs: warnings (a read on the wrong
- * branch, an artifact whose file does not exist yet) and progress (waiting for a lock). They go to
- * stderr at once, with or without --json, so stdout carries only the command's result.
- */
+/** Warnings and progress for the person while a command runs: to stderr at once, so stdout holds only the result. */
 import { forTerminal, shown } from '../domain/display.js';
 
 /** Control characters in a message (a value from a file in it) are shown escaped. */

@@ -1,8 +1,4 @@
-/**
- * Asking an installed tool about itself (`git --version`, `gh auth status`, `claude --help`): an
- * argv array, no shell, nothing on stdin, and a deadline, so a tool that hangs or waits for a
- * login cannot stall `sow doctor`. Several probes run at once.
- */
+/** Asking an installed tool about itself: an argv, nothing on stdin and a deadline, so none stalls `sow doctor`. */
 import { spawn } from 'node:child_process';
 
 export interface ProbeResult {

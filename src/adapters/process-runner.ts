@@ -1,10 +1,7 @@
 /**
- * Runs an agent CLI: argv array, never a shell; explicit cwd; prompt on stdin. Its stdout is read
- * line by line (agent CLIs print JSON events); the tail of its stderr is kept for errors. A SIGINT
- * or SIGTERM that reaches sow is passed on to the child, and sow waits for it to end (a second one
- * ends sow at once, main.ts), so no worker outlives the command that started it and the command
- * can still say how the task stands; the outcome names the signal. What the child leaves running
- * in the background is not waited for (OUTPUT_GRACE_MS).
+ * Runs an agent CLI: an argv, never a shell; prompt on stdin; stdout read line by line. A SIGINT or SIGTERM is
+ * passed on to the child and sow waits for it, so no worker outlives its command and the outcome can be told. What
+ * the child leaves running in the background is not waited for (OUTPUT_GRACE_MS).
  */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
@@ -37,10 +34,7 @@ export interface RunRequest {
   binary: string;
   args: readonly string[];
   cwd: string;
-  /**
-   * The child's whole environment (the caller's context's, with what the run adds): nothing comes from this
-   * process's.
-   */
+  /** The child's whole environment (from the caller's context): nothing comes from this process's. */
   env: Readonly<Record<string, string | undefined>>;
   stdin?: string;
   onLine?: (line: string) => void;
@@ -56,20 +50,12 @@ export interface RunOutcome {
   stderrTail: string;
   /** The first SIGINT or SIGTERM sow received (and passed on) while the child ran. */
   interrupted?: 'SIGINT' | 'SIGTERM';
-  /**
-   * The child had exited, but something it left running (a server started in the background)
-   * still held its stdout or stderr; sow stopped reading them after OUTPUT_GRACE_MS.
-   */
+  /** The child exited, but something it left running held its output, which was read for OUTPUT_GRACE_MS only. */
   leftRunning?: true;
 }
 
 const TAIL = 4_000;
-/**
- * How long, after the child exits, its output is still read while something it left running
- * holds the pipes. What the child wrote before it exited is in the pipe by then and is read at
- * once; waiting for the pipes to close would wait for whatever it started in the background (an
- * agent's `npm run dev &`) — for as long as that runs.
- */
+/** How long the output is still read after the child exits, while something it left running holds the pipes. */
 export const OUTPUT_GRACE_MS = 2_000;
 
 /** Splits a stream's text into lines for `onLine`; `end()` gives it what is left after the last newline. */
@@ -162,12 +148,10 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
       cleanup();
       reject(err);
     });
-    // 'close' comes once the child has exited and its pipes are closed; a process it left running
-    // keeps them open, so after its exit they are read for OUTPUT_GRACE_MS at most.
+    // A process the child left running keeps the pipes open, so after its exit they are read for the grace at most.
     child.on('exit', (code, signal) => {
       grace = setTimeout(
-        // After one more turn of the event loop, which reads whatever is in the pipes by then (a
-        // loop starved for longer than the grace would otherwise run this timer first).
+        // One more turn of the event loop first: a starved loop would run this timer before reading the pipes.
         () =>
           setImmediate(() => {
             if (settled) return;

@@ -1,8 +1,4 @@
-/**
- * A readable one-line-per-step view of an agent CLI's JSON event stream, for stderr. Each CLI's
- * module reads its own event shapes (Claude Code's, Codex's); every stream is offered to each of
- * them, since a command of the user's own may print any; the others fall back to generic fields.
- */
+/** A one-line-per-step view of an agent CLI's JSON events for stderr; each CLI's module is offered every stream. */
 import { EXECUTORS } from './executors/registry.js';
 import { isObj, oneLine, text, toolDetail } from './executors/shared.js';
 

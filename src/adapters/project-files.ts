@@ -1,8 +1,4 @@
-/**
- * The files of `.sow/project/`, listed and read for `sow mcp`'s resources: regular files only (a
- * link, a device or a folder that is a link is never listed nor followed), each read confined to
- * `.sow/` with a size limit, like every state file.
- */
+/** The files of `.sow/project/` for `sow mcp`'s resources: regular files only, never through a link, read confined. */
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfined, sowArea } from './confine.js';
@@ -37,10 +33,7 @@ export function listProjectFiles(root: string): string[] {
   return out;
 }
 
-/**
- * A file of `.sow/project/` (`rel` relative to it): its text, 'missing', or 'not-a-file' for a
- * link (never followed: a cloned repository may carry one to anywhere) or a folder.
- */
+/** A file of `.sow/project/`: its text, 'missing', or 'not-a-file' for a folder or a link (never followed). */
 export function readProjectFile(root: string, rel: string): string | 'missing' | 'not-a-file' {
   const st = lstatSync(join(sowArea(root).base, 'project', rel), { throwIfNoEntry: false });
   if (!st) return 'missing';

@@ -1,8 +1,6 @@
 /**
- * The user's reference cache (`$XDG_CACHE_HOME/sow/refs/`, else `~/.cache/sow/refs/`): one clone
- * per git source and branch (or one copy per local folder), shared by every repository on this
- * machine, and its index (which commit each checkout is at, when it was fetched, which
- * repositories use it). The links in a repository's `.sow/refs/` point in here.
+ * The user's reference cache (`$XDG_CACHE_HOME/sow/refs/`): one clone per source and branch (or a copy of a local
+ * folder), shared by the machine's repositories, whose `.sow/refs/` links point here, and its index.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -25,10 +23,7 @@ import { confine, readRegular, type Area, type ReadLimits } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { gitRun, gitRunAsync, opt, val, type Arg } from './git.js';
 
-/**
- * The environment that says where the cache is (XDG_CACHE_HOME, HOME): the caller's context's, never read here from
- * the process.
- */
+/** The caller's environment (XDG_CACHE_HOME, HOME), never the process's. */
 export type CacheEnv = Readonly<Record<string, string | undefined>>;
 
 export const refsCacheDir = (env: CacheEnv) => join(cacheDir(env as NodeJS.ProcessEnv), 'refs');
@@ -62,30 +57,16 @@ const isStr = (x: unknown): x is string => typeof x === 'string';
 /** One entry as sow writes it, or undefined (dropped: the index is a cache, rebuilt as refs are used). */
 function entryOf(raw: unknown): CacheEntry | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
-  const e = raw as Record<string, unknown>;
-  if (
-    !isStr(e['source']) ||
-    !(e['branch'] === null || isStr(e['branch'])) ||
-    (e['kind'] !== 'git' && e['kind'] !== 'copy') ||
-    !(e['sha'] === null || isStr(e['sha'])) ||
-    !isStr(e['fetched_at'])
-  )
-    return undefined;
-  const users = Array.isArray(e['users']) ? e['users'].filter(isStr) : [];
-  return {
-    source: e['source'],
-    branch: e['branch'] as string | null,
-    kind: e['kind'],
-    sha: e['sha'] as string | null,
-    fetched_at: e['fetched_at'],
-    users,
-  };
+  const { source, branch, kind, sha, fetched_at, users } = raw as Record<string, unknown>;
+  const strOrNull = (x: unknown): x is string | null => x === null || isStr(x);
+  if (!isStr(source) || !strOrNull(branch) || (kind !== 'git' && kind !== 'copy') || !strOrNull(sha)) return undefined;
+  if (!isStr(fetched_at)) return undefined;
+  return { source, branch, kind, sha, fetched_at, users: Array.isArray(users) ? users.filter(isStr) : [] };
 }
 
 /**
- * The cache index, read as untrusted: a regular file (never through a link), at most 16 MiB,
- * only entries of the shape sow writes under keys sow makes. Anything else — missing, too large,
- * not JSON — reads as empty, and the next write replaces it: the checkouts themselves are the truth.
+ * The cache index, read as untrusted: never through a link, at most 16 MiB, only entries of sow's shape under sow's
+ * keys. Anything else reads as empty and is replaced by the next write: the checkouts are the truth.
  */
 export function readCacheIndex(env: CacheEnv): CacheIndex {
   const entries: Record<string, CacheEntry> = {};
@@ -110,11 +91,7 @@ export function writeCacheIndex(index: CacheIndex, env: CacheEnv): void {
   writeFileAtomic(indexFile(env), `${JSON.stringify(index, null, 2)}\n`, { durable: false });
 }
 
-/**
- * sow's cache of refs as an area (confine.ts): every path sow makes, removes or links to in it
- * must stay inside, whatever links lie on the way. The folder itself is the user's own choice
- * (XDG_CACHE_HOME), so it is resolved once and trusted.
- */
+/** sow's cache of refs as an area (confine.ts); the folder itself is the user's choice, so it is trusted. */
 export function cacheArea(env: CacheEnv): Area {
   const dir = refsCacheDir(env);
   mkdirSync(dir, { recursive: true });
@@ -139,10 +116,7 @@ export function cacheKey(source: string, branch: string | null): string {
 /** The checkout of `key` in the cache (`repos/<key>`), confined to the cache. Throws PathEscapeError. */
 export const checkoutDir = (key: string, env: CacheEnv) => confine(cacheArea(env), `repos/${key}`);
 
-/**
- * A checkout as an area of its own: a ref's `--path` must stay inside the checkout it names, so
- * a link the source carries (`docs -> /home/me`) never makes `.sow/refs/<link>` lead elsewhere.
- */
+/** A checkout as an area: a ref's `--path` stays inside it, whatever links the source carries. */
 export function checkoutArea(dir: string): Area {
   let base = dir;
   try {
@@ -164,10 +138,7 @@ export function isGitFolder(path: string): boolean {
   return existsSync(join(path, '.git')) || (existsSync(join(path, 'HEAD')) && existsSync(join(path, 'objects')));
 }
 
-/**
- * Clones `source` (its `branch`, else its default) into the cache, unless it is there. Git's own
- * progress shows on a terminal. Returns the checkout folder and its commit.
- */
+/** Clones `source` (its `branch`, else its default) into the cache unless it is there: the folder and commit. */
 export function ensureClone(
   key: string,
   source: string,
@@ -181,9 +152,8 @@ export function ensureClone(
   mkdirSync(confine(cacheArea(env), 'repos'), { recursive: true });
   const tmp = `${dir}.tmp-${process.pid}`;
   rmSync(tmp, { recursive: true, force: true });
-  // The source and branch may come from the committed index: after `--`, and joined to --branch.
-  // core.symlinks=false: a link the source carries is checked out as a small file holding its
-  // text, never as a link agents would follow out of the cache (to ~/.ssh, say).
+  // Source and branch may come from the committed index: values only. core.symlinks=false: a link the source
+  // carries is checked out as a file holding its text, never a link agents would follow out (to ~/.ssh, say).
   const r = gitIn(
     refsCacheDir(env),
     [
@@ -230,10 +200,7 @@ export type Freshness =
   | { state: 'current' | 'behind' | 'ahead' | 'diverged'; behind: number; ahead: number; remote: string }
   | { state: 'offline'; reason: string };
 
-/**
- * Fetches the checkout's branch and compares: current, behind, ahead, diverged; offline when the source cannot be
- * reached.
- */
+/** Fetches the checkout's branch and compares; offline when the source cannot be reached. */
 export async function fetchAndCompare(dir: string, branch: string | null): Promise<Freshness> {
   // Without a branch named, the one the clone checked out (the source's default then).
   const name = branch ?? (gitIn(dir, ['symbolic-ref', '--quiet', '--short', 'HEAD']).out || 'HEAD');

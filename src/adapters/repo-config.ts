@@ -3,7 +3,7 @@
  * committed with it (the checks it declares). Read strictly: an unknown key is an error with "did
  * you mean", and so is a check name used twice.
  */
-import { SowError } from '../domain/errors.js';
+import { errorClass } from '../domain/errors.js';
 import { check } from '../domain/schema-check.js';
 import { REPO_CONFIG, RepoConfigSchema, type RepoConfig } from '../domain/config-schemas.js';
 import { describeUnknownKey, findUnknownKey } from '../domain/strict-keys.js';
@@ -13,20 +13,11 @@ import { quoted } from '../domain/display.js';
 
 export { REPO_CONFIG };
 
-export class RepoConfigError extends SowError {
-  constructor(problem: string, field?: string) {
-    super(
-      'CONFIG_INVALID',
-      'state',
-      `${REPO_CONFIG}: ${field ? `${field}: ` : ''}${problem}`,
-      `fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`,
-      {
-        file: REPO_CONFIG,
-        ...(field ? { field } : {}),
-      },
-    );
-  }
-}
+export class RepoConfigError extends errorClass('CONFIG_INVALID', 'state', (problem: string, field?: string) => [
+  `${REPO_CONFIG}: ${field ? `${field}: ` : ''}${problem}`,
+  `fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`,
+  { file: REPO_CONFIG, ...(field ? { field } : {}) },
+]) {}
 
 export interface LoadedRepoConfig {
   exists: boolean;

@@ -1,10 +1,13 @@
-/**
- * Finding the repository and its branch by reading the filesystem, like git does, without a
- * subprocess: every command needs this, and node:child_process alone costs milliseconds to load.
- */
+/** The repository and its branch read from the filesystem, as git does: every command asks, and a subprocess costs. */
 import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { ExternalToolError, NotAGitRepositoryError, NotInitializedError, SowError } from '../domain/errors.js';
+import {
+  errorClass,
+  ExternalToolError,
+  NotAGitRepositoryError,
+  NotInitializedError,
+  SowError,
+} from '../domain/errors.js';
 import { existingRealFolder } from './confine.js';
 import { branchesWithFile } from './git.js';
 
@@ -48,18 +51,13 @@ export function findRepoRoot(cwd: string): string {
   }
 }
 
-/**
- * Like git: works from any subdirectory. The root must hold an initialised `.sow/`: a folder
- * with `.sow/.version`. A `.sow/` without it holds only what sow leaves behind while it runs (a
- * checkout of a branch without sow keeps those untracked files), which is not a workspace.
- */
+/** The repository root, from any subdirectory, if it holds an initialised `.sow/` (one with `.sow/.version`). */
 export function findWorkspaceRoot(cwd: string): string {
   const root = findRepoRoot(cwd);
   // `.sow` must be a real folder of this repository: a link (which a clone can carry) is refused.
   existingRealFolder({ base: root, name: 'the repository' }, '.sow');
   if (!isDir(join(root, '.sow'))) {
-    // sow ran in this checkout before (its runtime folder is in git's folder): on another branch, then. Say which have
-    // a project.
+    // sow ran in this checkout before (its runtime folder is there): on another branch, so say which have a project.
     let used = false;
     try {
       used = isDir(join(ownGitDir(root), 'sow'));
@@ -85,28 +83,19 @@ function gitDir(root: string): string {
 }
 
 /** A `.git` that does not lead to a git folder of this checkout: sow keeps nothing of its own through it. */
-export class GitDirInvalidError extends SowError {
-  constructor(root: string, why: string) {
-    super(
-      'GIT_DIR_INVALID',
-      'state',
-      `${join(root, '.git')} ${why}; sow keeps this checkout's own files (its lock, journal and workers' records) ` +
-        `in git's folder and will not use this one`,
-      `look at it ('cat ${join(root, '.git')}'); if this checkout is a linked worktree, 'git worktree repair' ` +
-        `restores it`,
-      { path: join(root, '.git') },
-    );
-  }
-}
+export class GitDirInvalidError extends errorClass('GIT_DIR_INVALID', 'state', (root: string, why: string) => [
+  `${join(root, '.git')} ${why}; sow keeps this checkout's own files (its lock, journal and workers' records) ` +
+    `in git's folder and will not use this one`,
+  `look at it ('cat ${join(root, '.git')}'); if this checkout is a linked worktree, 'git worktree repair' ` +
+    `restores it`,
+  { path: join(root, '.git') },
+]) {}
 
 const resolvedGitDirs = new Map<string, string>();
 
 /**
- * The git folder of the checkout at \`root\`, resolved (what \`git rev-parse --git-dir\` names), checked
- * to be git's own: \`.git\` itself, or — for a linked worktree — the folder its \`.git\` file names,
- * which lies outside the checkout and whose \`gitdir\` record points back at this checkout's \`.git\`.
- * No commit can put anything there; so what only this checkout may hold lives in it. Read from git's
- * files (no subprocess), once per process and root.
+ * The git folder of the checkout at `root`, checked to be git's own (`.git`, or a linked worktree's record outside
+ * the checkout that names it back): no commit can put anything there, so this checkout's own files live in it.
  */
 export function ownGitDir(root: string): string {
   const known = resolvedGitDirs.get(root);
@@ -179,11 +168,7 @@ export function branchExists(root: string, branch: string): boolean {
   }
 }
 
-/**
- * The branch `branch` was started from, as git's reflogs recorded it: its own first entry
- * ("branch: Created from main"), else the first checkout that moved to it ("checkout: moving from
- * main to feat/x"). Undefined when git kept no such record.
- */
+/** The branch `branch` was started from, as git's reflogs recorded it (its creation, else the first checkout). */
 export function branchCreatedFrom(root: string, branch: string): string | undefined {
   const firstLine = (path: string) => {
     try {
@@ -203,11 +188,8 @@ export function branchCreatedFrom(root: string, branch: string): string | undefi
 }
 
 /**
- * One truth for a worker in a checkout of its own: the folder of the project checkout that
- * `cwd` stands for, when `cwd` is in a linked worktree of the same repository as `projectRoot`
- * (git's own record of that worktree points back at it, so `git worktree list` of the project
- * lists it) and `projectRoot` holds a sow workspace. Undefined otherwise: `cwd` is used as it is.
- * Read from git's files, without a subprocess (every command of a worker asks).
+ * One truth for a worker in a checkout of its own: the project checkout's folder `cwd` stands for, when `cwd` is in
+ * a linked worktree of the repository of `projectRoot` (a sow workspace); undefined otherwise.
  */
 export function projectFolderFor(cwd: string, projectRoot: string): string | undefined {
   try {
@@ -230,13 +212,9 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
 }
 
 /**
- * What is wrong with the `.git` of `checkout`, a linked worktree of the repository whose checkout
- * is `root`, read from git's own files without running git; undefined when it is what git writes:
- * a regular file (not a link) of one line `gitdir: <path>`, the path naming exactly
- * `<common git dir>/worktrees/<name>` (a real folder), whose own `gitdir` file names this `.git`
- * back. A checkout's `.git` lies in its folder, where whatever may edit files could point it at a
- * git dir of its own making, whose configuration git obeys (`core.fsmonitor` runs a command on
- * `git status`, `git diff`, `git add`): git is never run there before this holds.
+ * What is wrong with the `.git` of the linked worktree `checkout`, or undefined when it is what git writes: one line
+ * `gitdir: <common git dir>/worktrees/<name>` whose record names it back. Whatever edits its files could point it at
+ * a git dir whose configuration git obeys (core.fsmonitor runs commands), so git runs there only once this holds.
  */
 export function linkedCheckoutProblem(root: string, checkout: string): string | undefined {
   const dotGit = join(checkout, '.git');

@@ -1,17 +1,8 @@
 /**
- * sow's runtime folder: what only this checkout may hold — the lock, the journal, temp files, the
- * task index, the workers' events and their supervisors' records, the backups of `sow migrate` —
- * kept in git's own folder for this checkout (`.git/sow/`; `.git/worktrees/<name>/sow/` for a
- * linked worktree). No commit, link or crafted file of the repository can put anything there, so
- * a record found there was written by sow on this machine (docs/decisions/0065).
- *
- * sow empties parts of it (temp files and the trash of killed writers), so every part must be a
- * real folder: a link there is refused, never followed or emptied.
- *
- * An older sow kept all this in the work tree (`.sow/.runtime/`, `.sow/.backup/`), where a clone
- * could carry it. On first use the data worth keeping moves here (workers' events, backups); what
- * gives orders — a journal, a lock, supervisors' records with pids — is never adopted from the
- * work tree: it stays where it is, unread, and `sow doctor` names it.
+ * sow's runtime folder, what only this checkout may hold (lock, journal, temp files, task index, workers' records,
+ * backups), in git's own folder (`.git/sow/`; decision 0065): no commit or link of the repository can put anything
+ * there. sow empties parts of it, so every part must be a real folder. From an older sow's work-tree folders only
+ * data moves here (events, backups); what gives orders (journal, lock, pids) is never adopted: `sow doctor` names it.
  */
 import { lstatSync, renameSync } from 'node:fs';
 import { isAbsolute, join, relative, sep } from 'node:path';
@@ -44,21 +35,14 @@ export const runtimeBase = (root: string): string => join(ownGitDir(root), NAME)
 
 export const runtimePath = (root: string, ...parts: string[]): string => join(runtimeBase(root), ...parts);
 
-/**
- * A runtime path as messages show it: from the checkout's root where it lies inside (`.git/sow/journal.json`), else
- * whole.
- */
+/** A runtime path as messages show it: from the checkout's root where it lies inside, else whole. */
 export function shownRuntime(root: string, ...parts: string[]): string {
   const abs = runtimePath(root, ...parts);
   const rel = relative(root, abs);
   return rel.startsWith('..') || rel === '' ? abs : rel.split(sep).join('/');
 }
 
-/**
- * Creates the runtime folder (and `sub`, e.g. `tmp` or `agent-outputs/010`) as real folders and
- * returns the folder's path. Throws NotARealFolderError (exit 4) when any part of the way is a
- * link or a file.
- */
+/** Creates the runtime folder (and `sub`) as real folders and returns its path; NotARealFolderError for a link. */
 export function ensureRuntimeDir(root: string, sub?: string): string {
   const area = gitArea(root);
   let dir = existingRealFolder(area, NAME, CODE);
@@ -84,11 +68,7 @@ const isRealDir = (abs: string): boolean => {
   }
 };
 
-/**
- * Moves what an older sow left in the work tree and is worth keeping into the new runtime folder:
- * the workers' events and migrate's backups, each only when it is a real folder (a link is left
- * where it is). Nothing else is adopted.
- */
+/** Moves an older sow's workers' events and backups from the work tree here, each only if a real folder. */
 function adoptLegacy(root: string, dir: string): void {
   const moves: [string, string][] = [
     [join(root, '.sow', '.runtime', 'agent-outputs'), join(dir, 'agent-outputs')],

@@ -1,12 +1,7 @@
 /**
- * Runs a check the user declared in `.sow/config.yaml`: their own shell command, through
- * `/bin/sh -c` in the repository root — the one place sow runs a shell string (everything else
- * gets an argv array). Its stdout and stderr go straight into a log file, interleaved as written.
- *
- * The command runs in a process group of its own, so that the whole group can be stopped: when the
- * timeout passes (SIGTERM, then SIGKILL after a grace period), when the caller aborts, and when sow
- * itself exits (Ctrl-C). Whatever the command left running when its shell exited is stopped too, so
- * no check outlives its run, nor writes to its log after the run was recorded.
+ * Runs a check the user declared in `.sow/config.yaml` through `/bin/sh -c`: the one place sow runs a shell string.
+ * Output goes straight to a log file. The command runs in a process group of its own, stopped whole on timeout,
+ * abort or sow's exit, so no check outlives its run or writes to its log after it was recorded.
  */
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
@@ -24,10 +19,7 @@ export interface LogFile {
   readonly fd: number;
 }
 
-/**
- * Creates `<dir>/<stem>.log` (its folders too), or `<stem>.2.log`, … when another run got there
- * first: two runs never share a log.
- */
+/** Creates `<dir>/<stem>.log`, or `<stem>.2.log`, … when another run got there first. */
 export function createLog(dir: string, stem: string): LogFile {
   mkdirSync(dir, { recursive: true });
   for (let n = 1; ; n++) {

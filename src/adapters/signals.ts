@@ -1,13 +1,8 @@
 /**
- * The one place sow signals a process it did not just start itself: a task's owner, named by a
- * state file. State files are committed, so that pid is a claim (a cloned repository may say
- * `pid: 1` on another host, and `kill(-1)` reaches every process of the user's). sow signals it
- * only with proof that it started it, here, and that it is still that process
- * (domain/signal-proof.ts): the record the owning sow process wrote into this checkout's runtime
- * folder the moment it became the owner, and what /proc says about the pid now.
- *
- * Children sow spawns and still holds (the shell of a check, an ACP agent) are signalled where
- * they are spawned, by the pid spawn() returned: no file names them.
+ * The one place sow signals a process it did not just start: a task's owner, named by a committed state file, so
+ * its pid is only a claim (`pid: 1` from another host; `kill(-1)` reaches all the user's processes). sow signals it
+ * only with proof (domain/signal-proof.ts): the record the owner wrote into this checkout's runtime folder, and what
+ * /proc says of the pid now. Children sow still holds are signalled where they are spawned.
  */
 import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -26,11 +21,7 @@ const RECORD_MAX = 4096;
 /** One record per owning process: its pid and start time (two sandboxes sharing the folder may both have pid 7). */
 const recordName = (pid: number, pstart: number | undefined): string => `${pid}-${pstart ?? 0}.json`;
 
-/**
- * Written by the sow process that becomes a task's owner (a waiting `agent spawn|resume`, or a
- * detached worker's supervisor, which is one), before the owner is committed: whoever reads the
- * owner can then find the proof. Returns the record, for removeOwnerRecord.
- */
+/** Written by the sow process that becomes a task's owner, before the owner is committed: the proof to find. */
 export function writeOwnerRecord(root: string, run: { task: string; agent_id: string }): OwnerRecord {
   const me = thisProcess();
   const pgrp = processStat(me.pid)?.pgrp;
@@ -52,7 +43,7 @@ export function writeOwnerRecord(root: string, run: { task: string; agent_id: st
   return record;
 }
 
-/** Removes this process's record once it no longer owns the task — only while the record is still the one it wrote. */
+/** Removes this process's record once it no longer owns the task, only while it is still the one it wrote. */
 export function removeOwnerRecord(root: string, record: OwnerRecord): void {
   try {
     const dir = runtimeFolder(root, FOLDER);
@@ -138,10 +129,7 @@ const issued = new WeakSet<object>();
 
 export type OwnerProof = Proof & { readonly here: Here };
 
-/**
- * Whether sow may signal the owner of task `task` now: the record in this checkout, and the kernel's word on the
- * pid.
- */
+/** Whether sow may signal task `task`'s owner now: the record in this checkout, and the kernel's word on the pid. */
 export function proveOwnerNow(root: string, task: string, owner: Owner | undefined): OwnerProof {
   const at = here();
   const pid = owner?.kind === 'worker' && signallablePid(owner.pid) ? owner.pid : undefined;
@@ -163,14 +151,10 @@ export function proveOwnerNow(root: string, task: string, owner: Owner | undefin
 }
 
 /**
- * Sends `signal` to a proven owner: to its process group when it leads one (a detached
- * supervisor, and with it the agent CLI and what that started), else to the process alone (a
- * waiting `sow agent spawn`, which passes it on to its worker). Right before the signal the pid is
- * looked at again (Linux): its start time must still be the proven one. A group whose leader has
- * ended but whose other members live is still the worker's (Linux hands out no pid that a live
- * group uses as its id), so a KILL after the grace period still reaches them. With `leaderFirst`
- * the leader alone gets the signal (over ACP it asks its agent to stop; the KILL later reaches the
- * group). What it did: 'gone' when nothing of it was there (or the pid is someone else's now).
+ * Sends `signal` to a proven owner: its process group when it leads one (a detached supervisor and what it started),
+ * else the process alone; the pid's start time is looked at again right before. A group outlives its leader, so a
+ * later KILL still reaches it. `leaderFirst`: only the leader (over ACP it asks its agent to stop). 'gone' when
+ * nothing of it was there.
  */
 export function signalOwner(
   proof: OwnerProof,

@@ -1,19 +1,11 @@
-/**
- * Reading stdin, bounded: a command reads at most what its input can be, so a runaway or hostile
- * writer (1.5 GB into a hook) ends in a sentence and exit 1, not a string too long for V8 (a
- * RangeError stack trace) or memory spent for nothing.
- */
+/** Reading stdin bounded, so a hostile writer (1.5 GB into a hook) ends in a sentence and exit 1, not a crash. */
 import type { Readable } from 'node:stream';
 import { InputTooLargeError } from '../domain/errors.js';
 
 /** 1 MiB: a hook's JSON is a few hundred bytes. */
 export const MAX_HOOK_INPUT_BYTES = 1024 * 1024;
 
-/**
- * All of `input` (stdin by default) as UTF-8, once it ends; at most `limit` bytes are kept. Past
- * that it stops reading and rejects with INPUT_TOO_LARGE; an input that fails to read counts as
- * ended there.
- */
+/** All of `input` as UTF-8 once it ends, rejecting with INPUT_TOO_LARGE past `limit` bytes (a failed read ends it). */
 export function readBounded(
   limit: number,
   what: string,

@@ -1,11 +1,7 @@
 /**
- * A detached worker's supervisor: this very sow, started again as `sow agent spawn …` in its own
- * session and process group (setsid), with its output in files under
- * the runtime folder's `supervisors/<id>/`, so it outlives the command that started it, that command's
- * tool timeout and the orchestrator's exit. It does what a blocking spawn does — records the
- * session (its own pid is the task's owner), streams the worker's events, and when the worker
- * stops reports, lets the task go and counts what it used — and tells the starter, through a
- * file, once the session is recorded.
+ * A detached worker's supervisor: this sow started again as `sow agent spawn …` in its own session (setsid), output
+ * to files under the runtime folder's `supervisors/<id>/`, so it outlives its starter. It does what a blocking spawn
+ * does and tells the starter through a ready file once the session is recorded.
  */
 import { spawn } from 'node:child_process';
 import {
@@ -50,9 +46,7 @@ export function supervisorFiles(root: string, id: string): SupervisorFiles {
   return { dir, ready: join(dir, 'ready.json'), result: join(dir, 'result.json'), log: join(dir, 'supervisor.log') };
 }
 
-/**
- * Whether `path` is the ready file of a supervisor folder of this repository (a variable is checked, never trusted).
- */
+/** Whether `path` is a ready file of this repository's supervisors (a variable is checked, never trusted). */
 export function isReadyFile(root: string, path: string): boolean {
   const base = runtimePath(root, 'supervisors');
   return path.startsWith(`${base}/`) && path.endsWith('/ready.json') && !path.slice(base.length).includes('..');
@@ -71,10 +65,7 @@ export interface Started {
   exited: Promise<number | null>;
 }
 
-/**
- * Starts `node <script> <args>` detached: its own session, no terminal, output to the files; the
- * starter may exit at once. `variable` names where the started sow says it has started (files.ready).
- */
+/** Starts `node <script> <args>` detached (own session, output to the files); `variable` names files.ready to it. */
 export function startDetached(
   script: string,
   args: readonly string[],
@@ -123,14 +114,10 @@ export function readReady(path: string): unknown {
 }
 
 /** The supervisor's `--json` envelope, when it wrote a whole one. */
-export function readEnvelope(
-  path: string,
-): { ok?: boolean; error?: { code: string; message: string; hint?: string } } | undefined {
+type Envelope = { ok?: boolean; error?: { code: string; message: string; hint?: string } };
+export function readEnvelope(path: string): Envelope | undefined {
   try {
-    return JSON.parse(readFileSync(path, 'utf8')) as {
-      ok?: boolean;
-      error?: { code: string; message: string; hint?: string };
-    };
+    return JSON.parse(readFileSync(path, 'utf8')) as Envelope;
   } catch {
     return undefined;
   }
@@ -148,9 +135,8 @@ export function supervisedRuns(root: string): SupervisedRun[] {
   const base = runtimeFolder(root, 'supervisors');
   if (!base) return [];
   const out: SupervisedRun[] = [];
-  for (const entry of readdirSync(base, { withFileTypes: true }).sort((a, b) =>
-    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
-  )) {
+  const entries = readdirSync(base, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const entry of entries) {
     // Only real folders: a link here (committed with the repository) leads somewhere sow did not make.
     if (!entry.isDirectory()) continue;
     const dir = join(base, entry.name);
@@ -183,12 +169,8 @@ const KEEP_REPORTED_MS = 7 * 24 * 60 * 60 * 1000;
 const KEEP_REPORTED = 100;
 
 /**
- * Removes the folders of detached runs a wait reported (marked `waited`) more than a week ago,
- * and of all but the hundred reported last: every `agent ps` and `agent wait` reads the ready file
- * of each folder there is, and a project that runs workers for months would otherwise read them
- * all. A run no wait has reported keeps its folder. Only real folders are removed (a link there is
- * left alone), each after checking again that the supervisors folder is still a real one. Returns
- * how many it removed.
+ * Removes the folders of runs a wait reported over a week ago, and all but the last hundred reported, since every
+ * `agent ps` reads each folder. Only real folders, rechecked right before; returns how many it removed.
  */
 export function pruneSupervisedRuns(root: string, now: number): number {
   const base = runtimeFolder(root, 'supervisors');
@@ -245,10 +227,7 @@ export function latestEventsFile(root: string, owner: string): string | undefine
   return names.length ? join(dir, names.at(-1)!) : undefined;
 }
 
-/**
- * The events of a run, and when the file last changed — only a file where sow writes events
- * (the runtime folder's `agent-outputs/`), read confined as every path sow reads: no link, nothing out of that folder.
- */
+/** The events of a run and when the file last changed: only files under `agent-outputs/`, read confined. */
 export function readEvents(root: string, file: string): { lines: string[]; changed: number } | undefined {
   const base = runtimePath(root, 'agent-outputs');
   if (!file.startsWith(`${base}/`) || !file.endsWith('.jsonl')) return undefined;
@@ -259,15 +238,12 @@ export function readEvents(root: string, file: string): { lines: string[]; chang
   try {
     changed = statSync(file).mtimeMs;
   } catch {
-    changed = 0;
+    // gone since it was read: no time to say
   }
   return { lines: text.split('\n').filter(Boolean), changed };
 }
 
-/**
- * The newest run of a task's (or agent's) outputs folder: its raw events file and sow's reading of it, when there is
- * one.
- */
+/** The newest run of a task's (or agent's) outputs folder: its raw events file and sow's reading of it. */
 export function latestRun(root: string, owner: string): { raw: string; events: string } | undefined {
   const raw = latestEventsFile(root, owner);
   return raw ? { raw, events: raw.replace(/\.jsonl$/, '.events.jsonl') } : undefined;

@@ -1,7 +1,4 @@
-/**
- * The templates sow ships (templates/: orchestrator prompts, agent prompts, guidance) and the
- * small engine that fills their `{{name}}` placeholders.
- */
+/** The templates sow ships (templates/) and the small engine that fills their `{{name}}` placeholders. */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';

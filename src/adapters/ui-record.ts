@@ -1,9 +1,6 @@
 /**
- * What a restarted `sow ui` needs to keep the address of an open page working: the port it
- * listened on and the SHA-256 of each token it handed out (never a token: whatever can read git's
- * folder — a worker among them — learns nothing it could act with). Kept in this checkout's
- * runtime folder (`.git/sow/ui.json`), where no commit can put one. A record that is not what sow
- * writes is ignored (a fresh port is taken).
+ * What a restarted `sow ui` needs to keep an open page working: its port and the SHA-256 of each token (never a token:
+ * a worker can read git's folder), in `.git/sow/ui.json`. A record that is not what sow writes is ignored.
  */
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from './fs-atomic.js';

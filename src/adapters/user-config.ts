@@ -1,7 +1,4 @@
-/**
- * The user configuration file: where it lives on each platform, and reading it strictly. Only the
- * path is needed by `agent spawn --help`, so the schema and the YAML reader load on first read.
- */
+/** The user configuration file: where it lives, and reading it strictly (schema and YAML loaded on first read). */
 import { copyFileSync, existsSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, win32 } from 'node:path';
@@ -91,11 +88,7 @@ export interface LoadedConfig {
   config?: UserConfig;
 }
 
-/**
- * Reads the file strictly: bad YAML, an unknown key (with "did you mean") or a schema violation is
- * CONFIG_INVALID (exit 4), naming the file and the field. A typo comes first: `typ: claude` is
- * better reported as "did you mean 'type'" than as a missing `type`.
- */
+/** Reads the file strictly (CONFIG_INVALID, exit 4), a typo first: "did you mean 'type'" beats a missing `type`. */
 export async function readUserConfig(path = userConfigPath()): Promise<LoadedConfig> {
   const inspected = await inspectUserConfig(path);
   if (!inspected.exists) return { path, exists: false };

@@ -1,10 +1,7 @@
 /**
- * The change feed: tells when what sow shows may have changed — a state file, a task's documents,
- * a worker's events — by watching each folder of `.sow/` (inotify on Linux). What sow itself writes
- * to read (the lock, the task index, journals, temporary files) is not a change: a view that
- * reads on each change would otherwise wake itself for ever. Changes are gathered for a moment
- * (`settleMs`) and told once. Where the platform cannot watch, the folder's files are compared by
- * their stats every `pollMs` instead.
+ * The change feed: tells when what sow shows may have changed, by watching each folder of `.sow/` (or polling stats
+ * where the platform cannot watch). What sow writes to read (lock, index, journals, temp files) is not a change, or
+ * a view that reads on each change would wake itself for ever. A burst is told once, after `settleMs`.
  */
 import { lstatSync, readdirSync, statSync, watch, type Dirent, type FSWatcher } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -19,10 +16,7 @@ export function isShownChange(rel: string): boolean {
   return !/(^|\/)[^/]*\.tmp[^/]*$|\.lock$/.test(path);
 }
 
-/**
- * Whether a path of the runtime folder (relative, with `/`) is news: only a worker's events and its supervisor's
- * record.
- */
+/** Whether a runtime path (relative, with `/`) is news: only a worker's events and its supervisor's record. */
 export function isShownRuntimeChange(rel: string): boolean {
   const path = rel.split(sep).join('/');
   return (
@@ -30,18 +24,12 @@ export function isShownRuntimeChange(rel: string): boolean {
   );
 }
 
-/**
- * Folders under `.sow/` a view never shows: other checkouts (each has its own `.sow/`), shared
- * references, scratch space, and the runtime folders an older sow kept there.
- */
+/** Folders under `.sow/` a view never shows: other checkouts, shared references, scratch, an older sow's runtime. */
 const UNWATCHED = /^(worktrees|refs|\.tmp|\.runtime|\.backup)(\/|$)/;
 /** In the runtime folder, only the workers' folders are watched. */
 const RUNTIME_UNWATCHED = /^(?!agent-outputs(\/|$)|supervisors(\/|$))[^/]+/;
 
-/**
- * Calls `onChange` after each burst of changes under `<root>/.sow/` and the workers' folders of
- * its runtime folder (`runtime`, in git's folder), until `close()`.
- */
+/** Calls `onChange` after each burst of changes under `.sow/` and the runtime's workers' folders, until `close()`. */
 export function watchSow(
   root: string,
   onChange: () => void,
@@ -70,10 +58,8 @@ export function watchSow(
 }
 
 /**
- * Calls `changed` on each change of a shown file under `dir`. Each folder is watched on its own
- * (inotify on Linux): a state file is replaced by a rename, and a watch of the file itself would go
- * on watching the replaced one (Node 20's recursive watching on Linux does just that, and misses
- * every write after the first).
+ * Calls `changed` on each change of a shown file under `dir`, watching each folder on its own: a state file is
+ * replaced by a rename, which a watch of the file (or Node 20's recursive watch on Linux) would miss.
  */
 function watchTree(
   dir: string,
@@ -173,11 +159,7 @@ function signature(dir: string, shown: (rel: string) => boolean, unwatched: RegE
   return parts.join('\n');
 }
 
-/**
- * Calls `onChange` after each burst of changes among the entries of these folders (an entry
- * added, removed or renamed; not what is inside them): a folder that is not there is skipped.
- * For what shows a checkout or a project coming (git's folder of worktrees, a checkout's `.sow/`).
- */
+/** Calls `onChange` after each burst of entries added, removed or renamed in these folders (missing ones skipped). */
 export function watchFolders(dirs: readonly string[], onChange: () => void, settleMs = 300): Feed {
   let timer: NodeJS.Timeout | undefined;
   let closed = false;

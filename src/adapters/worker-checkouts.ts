@@ -1,31 +1,22 @@
 /**
- * A checkout per parallel worker: the git side. A worker spawned with --worktree works in a
- * linked worktree of its own, on a branch made from the project branch; `sow task merge` commits
- * what it left, merges its branch into the project checkout and removes both. Every name that
- * reaches git comes from a state file, so each is checked here and handed over as a value
- * (`val`, full refs, after `--`).
+ * The git side of a worker's own checkout (--worktree), merged back by `sow task merge`. Every name that reaches git
+ * comes from a state file, so each is checked and handed over as a value (`val`, full refs, after `--`).
  */
 import { relative, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
 import { git, gitRun, isValidBranchName, opt, val } from './git.js';
 import { branchExists, linkedCheckoutProblem } from './repo.js';
 
-/**
- * Where the workers' checkouts go, under the main checkout: no branch name has a part that starts with '.', so `sow
- * worktree add <branch>` can never land here.
- */
+/** Where the workers' checkouts go: no branch name has a part starting with '.', so no project worktree lands here. */
 export const WORKER_CHECKOUTS_DIR = '.sow/worktrees/.workers';
 
-/** Whether `path` is a worker's checkout (no branch name has a part starting with '.', so no project worktree is). */
+/** Whether `path` is a worker's checkout. */
 export const isWorkerCheckoutPath = (path: string): boolean =>
   path.split(sep).join('/').includes(`/${WORKER_CHECKOUTS_DIR}/`);
 
 const TASK_ID = /^[0-9]{1,9}$/;
 
-/**
- * The worker's branch for a task: `<project branch>--task-<id>`. Beside the project branch, not
- * under it: `feat/x/task-010` cannot exist while `feat/x` does (git keeps refs as files).
- */
+/** `<project branch>--task-<id>`: beside the project branch, as `feat/x/task-010` cannot exist beside `feat/x`. */
 export function workerBranch(projectBranch: string, taskId: string): string {
   if (!TASK_ID.test(taskId)) throw new Error(`not a task id: ${taskId}`);
   return `${projectBranch}--task-${taskId}`;
@@ -42,10 +33,8 @@ export function isUsableBranch(root: string, branch: string): boolean {
 export { branchExists };
 
 /**
- * Refuses (exit 4) a linked checkout of the repository at `root` whose `.git` is not what git
- * wrote for it (repo.ts linkedCheckoutProblem): called before sow runs git in one. Whatever may
- * edit that checkout's files could have pointed its `.git` at a git dir it made, and git obeys
- * that git dir's configuration (a command in `core.fsmonitor`, hooks).
+ * Refuses (exit 4) a linked checkout whose `.git` is not what git wrote for it, before sow runs git there: whatever
+ * edits its files could point it at a git dir whose configuration git obeys (core.fsmonitor, hooks).
  */
 export function requireGenuineCheckout(root: string, path: string): void {
   const problem = linkedCheckoutProblem(root, path);
@@ -68,10 +57,7 @@ export const changesOutsideSow = (path: string): string[] => uncommittedPaths(pa
 /** The same under `.sow/` (files sow keeps in the project checkout instead). */
 export const changesInSow = (path: string): string[] => uncommittedPaths(path, 'sow');
 
-/**
- * Commits every change outside `.sow/` of the checkout at `path` (new files too) with `message`; false when there
- * was none.
- */
+/** Commits every change outside `.sow/` of the checkout at `path`; false when there was none. */
 export function commitAllOutsideSow(path: string, message: string): boolean {
   git(path, ['add', '--all', '--', '.', ':(exclude).sow']);
   if (gitRun(path, ['diff', '--cached', '--quiet']).ok) return false;
@@ -89,13 +75,10 @@ export function filesMergeTouches(root: string, branch: string): string[] {
     .filter(Boolean);
 }
 
-/**
- * The files outside `.sow/` HEAD changed since `branch` left its history: what a merge of `branch` combines with its
- * code.
- */
+/** The files outside `.sow/` HEAD changed since `branch` left its history: what a merge combines its code with. */
 export function filesChangedBeside(root: string, branch: string): string[] {
   const base = git(root, ['merge-base', 'HEAD', val(`refs/heads/${branch}`, "the worker's branch")]);
-  return git(root, [
+  const diff = git(root, [
     'diff',
     '--name-only',
     '--no-renames',
@@ -105,9 +88,8 @@ export function filesChangedBeside(root: string, branch: string): string[] {
     '--',
     '.',
     ':(exclude).sow',
-  ])
-    .split('\0')
-    .filter(Boolean);
+  ]);
+  return diff.split('\0').filter(Boolean);
 }
 
 /** Whether HEAD already contains every commit of `branch` (nothing to merge). */
@@ -115,12 +97,8 @@ export function isMergedInto(root: string, branch: string): boolean {
   return gitRun(root, ['merge-base', '--is-ancestor', val(`refs/heads/${branch}`, "the worker's branch"), 'HEAD']).ok;
 }
 
-/**
- * The paths with uncommitted changes in the checkout at `root` (all, all but `.sow/`, or `.sow/` alone): changed
- * against HEAD, staged or not, and untracked ones.
- */
+/** The paths changed against HEAD (staged or not) or untracked in the checkout at `root`: all, outside or in .sow/. */
 export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' = 'all'): string[] {
-  const split = (out: string) => out.split('\0').filter(Boolean);
   const changed = git(root, [
     'diff',
     '--name-only',
@@ -136,15 +114,14 @@ export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' 
     '-z',
     ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
   ]);
-  return [...split(changed), ...split(untracked)];
+  return `${changed}\0${untracked}`.split('\0').filter(Boolean);
 }
 
 export type MergeOutcome = { merged: true; commit: string } | { merged: false; conflicts: string[] };
 
 /**
- * Merges `branch` into the branch checked out at `root` with a merge commit. A conflict stops it:
- * git's merge-tree finds one without touching the checkout; where this git has no such merge-tree
- * (before 2.38), the merge is run and aborted. Either way nothing of it is left in the checkout.
+ * Merges `branch` into the checkout at `root` with a merge commit; a conflict stops it, found by merge-tree without
+ * touching the checkout (or, before git 2.38, by a merge run and aborted).
  */
 export function mergeBranch(root: string, branch: string, message: string): MergeOutcome {
   const probe = gitRun(root, [
@@ -177,20 +154,14 @@ export function mergeBranch(root: string, branch: string, message: string): Merg
 
 const unique = (xs: string[]) => [...new Set(xs.filter(Boolean))];
 
-/**
- * Git refused a commit or a merge for a reason of its own (no identity, a hook, files it would overwrite): its last
- * word.
- */
+/** Git refused a commit or a merge for a reason of its own (no identity, a hook): its last word. */
 export class GitRefused extends Error {
   constructor(readonly said: string) {
     super(said);
   }
 }
 
-/**
- * Removes the worker's checkout (forced: what is left there is `.sow/`, whose truth is the project checkout's) and
- * its branch once merged.
- */
+/** Removes the worker's checkout (forced: what is left is `.sow/`, the project checkout's) and its merged branch. */
 export function removeWorkerCheckout(root: string, path: string, branch: string, deleteBranch: boolean): void {
   git(root, ['worktree', 'remove', '--force', '--', val(path, "the worker's checkout")]);
   if (deleteBranch) git(root, ['branch', '--delete', '--force', '--', val(branch, "the worker's branch")]);

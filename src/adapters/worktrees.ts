@@ -1,7 +1,4 @@
-/**
- * Git worktrees, through the git CLI (argv arrays): the checkouts of one repository, read from
- * `git worktree list --porcelain`, and adding, removing and pruning them.
- */
+/** Git worktrees through the git CLI: listed from `git worktree list --porcelain`, added, removed and pruned. */
 import { rmdirSync } from 'node:fs';
 import { dirname, resolve, sep } from 'node:path';
 import { git, gitRun, gitSucceeds, val } from './git.js';
@@ -43,13 +40,8 @@ export function listWorktrees(root: string): Worktree[] {
 }
 
 /**
- * `git worktree add`: a new checkout of `branch` at `path`. A branch that does not exist yet is
- * created from `base`. Git's progress and messages go to stderr only when `progress` is set.
- */
-/**
- * The repository's default branch, where a new line of work starts: what `origin/HEAD` points at
- * (the branch of that name here, else the remote one), else `main` or `master`. `ref` is the full
- * ref to start from (a name from the repository never reaches git as a bare word).
+ * The repository's default branch: what `origin/HEAD` points at (here, else the remote one), else `main` or `master`;
+ * `ref` is the full ref, so a name from the repository never reaches git as a bare word.
  */
 export function defaultBranch(root: string): { name: string; ref: string } | undefined {
   const origin = gitRun(root, ['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD']);
@@ -64,9 +56,9 @@ export function defaultBranch(root: string): { name: string; ref: string } | und
   return local ? { name: local, ref: `refs/heads/${local}` } : undefined;
 }
 
+/** `git worktree add`: a new checkout of `branch` at `path`, the branch created from `create.base` if asked. */
 export function addWorktree(root: string, path: string, branch: string, create: { base: string } | undefined): void {
-  // The path and the branch or base after `--`; the new branch's name follows -b, where git has
-  // no `--` for it: refused when it begins with '-' (the caller has checked it is a branch name).
+  // Values after `--`, but the new branch's name follows -b (no `--` for it): refused when it begins with '-'.
   git(
     root,
     create

@@ -1,8 +1,6 @@
 /**
- * An approval holds for what the person saw, and for nothing else. A document's approval records
- * the hash of its content (`approved_sha256`); the tasks' approval records, per task, a digest of
- * its name, its description and its dependencies. Both are judged when read — computed, never
- * written back — so an edit by hand withdraws an approval as surely as one through sow.
+ * An approval holds for what the person saw and nothing else: a document's records its content hash, the tasks' a
+ * digest per task. Both are judged when read, never written back, so an edit by hand withdraws an approval too.
  */
 import { createHash } from 'node:crypto';
 import { PROJECT_DIR, repositoryPathOf } from './artifacts.js';
@@ -43,9 +41,8 @@ interface Place {
 }
 
 /**
- * A view in which each stamped approval counts only while its file still has the content it was
- * approved with. The check is made when a guard reads `approved` — lazily, so a command whose
- * guards read no approval hashes nothing — and `watch` tells which withdrawn approvals a guard read.
+ * A view in which a stamped approval counts only while its file has the content it was approved with, checked
+ * lazily when a guard reads `approved`; `watch` tells which withdrawn approvals a guard read.
  */
 export class JudgedView {
   readonly view: ProjectView;
@@ -134,7 +131,6 @@ export function approvalStands(a: Artifact, readDoc: (rel: string) => string | u
   return text !== undefined && contentDigest(text) === a.approved_sha256;
 }
 
-// ---------------------------------------------------------------------------------------------
 // The tasks' approval
 
 /** The tasks' approval of a project type: `sow phase set <key> true`, given only in `state`. */
@@ -173,11 +169,7 @@ export function taskApprovalRecord(
   return record;
 }
 
-/**
- * What changed since the tasks were approved, each as a few words ("task 030 added", "010's
- * description changed"); empty when the approval covers the tasks as they are. A flag without a
- * record (set by hand, or by a sow that kept none) covers nothing.
- */
+/** What changed since the tasks were approved ("task 030 added"); a flag without a record covers nothing. */
 export function taskApprovalChanges(def: TaskApprovalDef, view: ProjectView): string[] {
   const metadata = view.project.phases[def.phase]?.metadata ?? {};
   const raw = Object.hasOwn(metadata, def.record) ? metadata[def.record] : undefined;

@@ -1,10 +1,6 @@
-/**
- * The universal artifact: type, path, approved, created_at, metadata. Known fields are set
- * directly; everything else goes to metadata. Which types a container accepts, where their paths
- * are rooted and which metadata values a type allows, come from the project type.
- */
+/** The universal artifact (type, path, approved, created_at, metadata); its types come from the project type. */
 import * as posix from 'node:path/posix';
-import { InvalidValueError, meant, PathOutsideRepositoryError, SowError, UsageError } from './errors.js';
+import { errorClass, given, InvalidValueError, meant, PathOutsideRepositoryError, UsageError } from './errors.js';
 import { quoted as q } from './display.js';
 import { coerceField, own, parseValue, resolveField, setAtPath, type FieldSpec, type Scalar } from './fields.js';
 import { nearMiss } from './suggest.js';
@@ -12,11 +8,7 @@ import type { Artifact, ProjectState } from './schemas.js';
 
 export const PROJECT_DIR = '.sow/project';
 
-/**
- * What an artifact's path is relative to: documents the project writes live under .sow/project/
- * (`planning/tasks.md`); files of the code base are named from the repository root
- * (`src/auth/jwt.ts`), as `git` names them.
- */
+/** What an artifact's path is relative to: .sow/project/ for the project's documents, else the repository root. */
 export type PathRoot = 'project' | 'repository';
 
 export interface ArtifactTypeDef {
@@ -30,21 +22,11 @@ export interface ArtifactTypeDef {
   readonly metadataValues?: Readonly<Record<string, readonly string[]>>;
   /** Metadata an artifact of this type must carry when it is added and when it is approved. */
   readonly requiredMetadata?: readonly string[];
-  /**
-   * The command that records artifacts of this type (evidence: `sow check run`). They are facts
-   * sow observed, so they are not added or changed by hand; removing one is allowed.
-   */
+  /** The command that records artifacts of this type (`sow check run`): observed facts, never added by hand. */
   readonly recordedBy?: string;
-  /**
-   * The placeholders of the template sow writes a new document of this type from (brief.md's
-   * `{What the user wants to achieve}`), exactly as written there: while the file still holds any
-   * of them, it is unfinished and cannot be approved.
-   */
+  /** The placeholders of the type's template: a file still holding one is unfinished and cannot be approved. */
   readonly placeholders?: readonly string[];
-  /**
-   * What the project allows in an artifact of this type beyond fixed metadata values (the work
-   * phases a review names must exist). Throws a SowError; run when the artifact is added or changed.
-   */
+  /** Checks against the project beyond fixed metadata values, when the artifact is added or changed; throws. */
   readonly check?: (artifact: Artifact, project: ProjectState) => void;
 }
 
@@ -53,20 +35,15 @@ export const placeholdersIn = (def: ArtifactTypeDef, text: string): string[] =>
   (def.placeholders ?? []).filter((p) => text.includes(p));
 
 /** An artifact sow records itself (evidence of a check's run), added or changed by hand. */
-export class RecordedArtifactError extends SowError {
-  constructor(type: string, recordedBy: string, change: 'added' | 'changed') {
-    super(
-      'ARTIFACT_RECORDED_BY_SOW',
-      'failed',
-      `a ${type} artifact cannot be ${change} by hand: '${recordedBy}' records it from what it observed`,
-      `run '${recordedBy}' to record a new one`,
-      {
-        type,
-        recorded_by: recordedBy,
-      },
-    );
-  }
-}
+export class RecordedArtifactError extends errorClass(
+  'ARTIFACT_RECORDED_BY_SOW',
+  'failed',
+  (type: string, recordedBy: string, change: 'added' | 'changed') => [
+    `a ${type} artifact cannot be ${change} by hand: '${recordedBy}' records it from what it observed`,
+    `run '${recordedBy}' to record a new one`,
+    { type, recorded_by: recordedBy },
+  ],
+) {}
 
 /** A place that holds artifacts: "phase planning outputs", "task 010 inputs". */
 export interface ArtifactSlot {
@@ -94,11 +71,7 @@ export function findArtifactType(slot: ArtifactSlot, type: string): ArtifactType
 const rootDir = (root: PathRoot) => (root === 'project' ? PROJECT_DIR : '');
 const outside = (rel: string) => rel === '..' || rel.startsWith('../') || posix.isAbsolute(rel);
 
-/**
- * The stored form of a path given on the command line: relative to the type's root, normalised.
- * An absolute path inside the repository (`repoRoot`) is converted; anything that resolves
- * outside the repository is refused. Pure string logic on posix paths.
- */
+/** The stored form of a path given on the command line, relative to the type's root; outside the repository refused. */
 export function artifactPath(raw: string, root: PathRoot, repoRoot: string): string {
   if (raw.trim() === '')
     throw new UsageError(
@@ -264,67 +237,52 @@ export function parseIndex(raw: string): number {
   return Number(raw);
 }
 
-/**
- * `path`, or `path` with -2, -3 … before its extension: the first one `taken` says is free (archives never
- * overwrite).
- */
+/** `path`, or with -2, -3 … before its extension: the first one `taken` says is free (archives never overwrite). */
 export function firstFreePath(path: string, taken: (candidate: string) => boolean): string {
   let place = path;
   for (let n = 2; taken(place); n++) place = path.replace(/(\.[^./]*)?$/, `-${n}$1`);
   return place;
 }
 
-export class UnknownArtifactTypeError extends SowError {
-  constructor(type: string, where: string, valid: readonly string[], suggestion?: string) {
-    super(
-      'UNKNOWN_ARTIFACT_TYPE',
-      'failed',
-      `${q(type)} is not an artifact type of ${where}${meant(suggestion)}`,
-      valid.length ? `valid types: ${valid.join(', ')}` : `no artifact goes in ${where}`,
-    );
-  }
-}
+export class UnknownArtifactTypeError extends errorClass(
+  'UNKNOWN_ARTIFACT_TYPE',
+  'failed',
+  (type: string, where: string, valid: readonly string[], suggestion?: string) => [
+    `${q(type)} is not an artifact type of ${where}${meant(suggestion)}`,
+    valid.length ? `valid types: ${valid.join(', ')}` : `no artifact goes in ${where}`,
+  ],
+) {}
 
-export class IndexOutOfRangeError extends SowError {
-  constructor(index: number, count: number, where: string, listCommand: string) {
-    super(
-      'INDEX_OUT_OF_RANGE',
-      'failed',
-      count === 0
-        ? `${where} are empty (index ${index})`
-        : `index ${index} is out of range for ${where}: valid indexes are 0–${count - 1}`,
-      `run '${listCommand}' to see the indexes`,
-    );
-  }
-}
+export class IndexOutOfRangeError extends errorClass(
+  'INDEX_OUT_OF_RANGE',
+  'failed',
+  (index: number, count: number, where: string, listCommand: string) => [
+    count === 0
+      ? `${where} are empty (index ${index})`
+      : `index ${index} is out of range for ${where}: valid indexes are 0–${count - 1}`,
+    `run '${listCommand}' to see the indexes`,
+  ],
+) {}
 
-export class ArtifactFileMissingError extends SowError {
-  constructor(path: string, file: string) {
-    super(
-      'ARTIFACT_FILE_MISSING',
-      'failed',
-      `cannot approve ${q(path)}: ${q(file)} does not exist`,
-      'write the file first; an approval vouches for what is in it',
-    );
-  }
-}
+export class ArtifactFileMissingError extends errorClass(
+  'ARTIFACT_FILE_MISSING',
+  'failed',
+  (path: string, file: string) => [
+    `cannot approve ${q(path)}: ${q(file)} does not exist`,
+    'write the file first; an approval vouches for what is in it',
+  ],
+) {}
 
 /** An approval of a document that still holds its template's placeholders. */
-export class ArtifactUnfinishedError extends SowError {
-  constructor(path: string, file: string, placeholders: readonly string[]) {
-    super(
-      'ARTIFACT_UNFINISHED',
-      'failed',
-      `cannot approve ${q(path)}: ${q(file)} still holds the template's ` +
-        `placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
-      'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
-      { path, file, placeholders: [...placeholders] },
-    );
-  }
-}
+export class ArtifactUnfinishedError extends errorClass(
+  'ARTIFACT_UNFINISHED',
+  'failed',
+  (path: string, file: string, placeholders: readonly string[]) => [
+    `cannot approve ${q(path)}: ${q(file)} still holds the template's ` +
+      `placeholder${placeholders.length === 1 ? '' : 's'} ${placeholders.map(q).join(', ')}`,
+    'replace each one with what was agreed (or delete the lines that do not apply), then approve it',
+    { path, file, placeholders: [...placeholders] },
+  ],
+) {}
 
-export class MissingMetadataError extends SowError {
-  constructor(message: string, hint: string) {
-    super('METADATA_REQUIRED', 'failed', message, hint);
-  }
-}
+export class MissingMetadataError extends errorClass('METADATA_REQUIRED', 'failed', given) {}

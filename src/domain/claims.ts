@@ -1,11 +1,9 @@
 /**
- * Claims through the git remote: across machines, the remote arbitrates who works on a task. A
- * claim is the ref `refs/sow/claims/<project branch>/<task id>` on the remote, pointing at a small
- * commit whose message records who claimed, on which machine, and until when. The remote creates
- * a ref atomically and updates it only from the value the pusher names, so of two claimers of one
- * task exactly one push lands. Pure: the pushing is in adapters/remote-claims.ts.
+ * Claims through the git remote, which arbitrates across machines: a claim is the ref
+ * `refs/sow/claims/<branch>/<task>` on a commit recording who, where and until when. The remote updates a ref only
+ * from the value the pusher names, so of two claimers exactly one lands. Pure: pushing is in adapters/remote-claims.ts.
  */
-import { SowError, UsageError } from './errors.js';
+import { errorClass, UsageError } from './errors.js';
 import { shown } from './display.js';
 import { isRefBranch, isRemoteName } from './git-names.js';
 
@@ -35,10 +33,7 @@ export interface ClaimRecord {
   lease_until: string;
 }
 
-/**
- * A claim on the remote: its task, the commit its ref points at, and what that commit records (when sow could read
- * it).
- */
+/** A claim on the remote: its task, its commit, and what that commit records (when sow could read it). */
 export interface RemoteClaim {
   task: string;
   sha: string;
@@ -48,11 +43,7 @@ export interface RemoteClaim {
   lease_until?: string;
 }
 
-/**
- * The claim's commit message: a subject, then one `key: value` line per field. `nonce` makes
- * each claim commit its own, so that two claimers never push the same commit and a
- * compare-and-swap never mistakes one claim for another.
- */
+/** The claim's commit message; `nonce` makes each claim commit its own, so no compare-and-swap mistakes one. */
 export function claimMessage(r: ClaimRecord, nonce: string): string {
   const line = (v: string) => v.replace(/[\r\n]+/g, ' ');
   return (
@@ -66,11 +57,7 @@ export function claimMessage(r: ClaimRecord, nonce: string): string {
 const FIELD_MAX = 200;
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
-/**
- * What a claim's commit records, from the commit as `git cat-file commit` prints it. The remote is
- * untrusted: only the fields sow writes are read, each at most 200 characters, times only in the
- * form sow writes them.
- */
+/** What a claim's commit records; the remote is untrusted: only sow's fields, cut to 200 characters, ISO times. */
 export function parseClaimCommit(task: string, sha: string, commit: string): RemoteClaim {
   const claim: RemoteClaim = { task, sha };
   const body = commit.slice(commit.indexOf('\n\n') + 2);
@@ -85,10 +72,7 @@ export function parseClaimCommit(task: string, sha: string, commit: string): Rem
   return claim;
 }
 
-/**
- * Whether the claim holds at `now`. A claim sow cannot read (its commit did not come, or records
- * no lease) holds: taking a task over needs to know its lease ran out.
- */
+/** Whether the claim holds at `now`; one sow cannot read holds (taking over needs to know its lease ran out). */
 export const remoteClaimLive = (c: RemoteClaim, now: string): boolean =>
   c.lease_until === undefined || Date.parse(c.lease_until) > Date.parse(now);
 
@@ -99,10 +83,7 @@ export function describeRemoteClaim(c: RemoteClaim): string {
   return `${who}${on}${c.lease_until !== undefined ? `, lease until ${c.lease_until}` : ''}`;
 }
 
-/**
- * What the reads (task list, task next, status, agent ps) know of the remote's claims; `why` is said of the remote
- * ("was not reached (…)").
- */
+/** What the reads know of the remote's claims; `why` is said of the remote ("was not reached (…)"). */
 export type RemoteClaims =
   { remote: string; reached: true; claims: RemoteClaim[] } | { remote: string; reached: false; why: string };
 
@@ -124,59 +105,48 @@ export function remoteClaimText(c: RemoteClaimRow): string {
     : `its claim on ${shown(c.remote)} (${describeRemoteClaim(c)}) ran out`;
 }
 
-/**
- * A claim through the remote that the remote refused, or a remote sow could not reach: exit 5, nothing changed here.
- */
-export class RemoteClaimError extends SowError {
-  constructor(remote: string, what: string, why: string, hint?: string) {
-    super(
-      'REMOTE_CLAIM_FAILED',
-      'external',
-      `${what}: the remote '${shown(remote)}' ${why}`,
-      hint ??
-        `nothing was changed here; check that 'git push ${shown(remote)}' works from this checkout (network, ` +
-          `rights to push refs under ${CLAIMS_PREFIX}/), then run the command again`,
-      { remote },
-    );
-  }
-}
+/** A claim the remote refused, or a remote sow could not reach: exit 5, nothing changed here. */
+export class RemoteClaimError extends errorClass(
+  'REMOTE_CLAIM_FAILED',
+  'external',
+  (remote: string, what: string, why: string, hint?: string) => [
+    `${what}: the remote '${shown(remote)}' ${why}`,
+    hint ??
+      `nothing was changed here; check that 'git push ${shown(remote)}' works from this checkout (network, ` +
+        `rights to push refs under ${CLAIMS_PREFIX}/), then run the command again`,
+    { remote },
+  ],
+) {}
 
 /** `claims.remote` (or `--remote`) names no remote of this repository. */
-export class NoSuchRemoteError extends SowError {
-  constructor(remote: string, from: 'config' | 'option') {
-    super(
-      'REMOTE_NOT_FOUND',
-      'failed',
-      `this repository has no git remote named ` +
-        `'${shown(remote)}'${from === 'config' ? ' (claims.remote in .sow/config.yaml)' : ''}`,
-      `run 'git remote -v' to see the remotes; add it with 'git remote add ${shown(remote)} ` +
-        `<url>'${from === 'config' ? ', or correct claims.remote' : ', or pass another --remote'}`,
-      { remote },
-    );
-  }
-}
+export class NoSuchRemoteError extends errorClass(
+  'REMOTE_NOT_FOUND',
+  'failed',
+  (remote: string, from: 'config' | 'option') => [
+    `this repository has no git remote named ` +
+      `'${shown(remote)}'${from === 'config' ? ' (claims.remote in .sow/config.yaml)' : ''}`,
+    `run 'git remote -v' to see the remotes; add it with 'git remote add ${shown(remote)} ` +
+      `<url>'${from === 'config' ? ', or correct claims.remote' : ', or pass another --remote'}`,
+    { remote },
+  ],
+) {}
 
-/**
- * A task claimed, and still held, on the remote by someone else (another machine, most likely): a worker here would
- * work beside theirs.
- */
-export class ClaimedElsewhereError extends SowError {
-  constructor(task: string, remote: string, claim: RemoteClaim | undefined, agent: string) {
-    super(
-      'TASK_CLAIMED_ELSEWHERE',
-      'failed',
-      `task ${task} is claimed on the remote '${shown(remote)}' ` +
-        `by ${claim ? describeRemoteClaim(claim) : 'another claimer'}; a worker here would work beside theirs`,
-      `nothing was changed; start one on the next task nobody holds ('sow agent spawn ${shown(agent)} --next'), ` +
-        `wait until that claim is given back or its lease runs out ('sow task list' shows it), or pass --force to ` +
-        `take it over`,
-      {
-        task,
-        remote,
-        ...(claim?.owner !== undefined ? { owner: claim.owner } : {}),
-        ...(claim?.machine !== undefined ? { machine: claim.machine } : {}),
-        ...(claim?.lease_until !== undefined ? { lease_until: claim.lease_until } : {}),
-      },
-    );
-  }
-}
+/** A task still held on the remote by someone else (another machine, most likely). */
+export class ClaimedElsewhereError extends errorClass(
+  'TASK_CLAIMED_ELSEWHERE',
+  'failed',
+  (task: string, remote: string, claim: RemoteClaim | undefined, agent: string) => [
+    `task ${task} is claimed on the remote '${shown(remote)}' ` +
+      `by ${claim ? describeRemoteClaim(claim) : 'another claimer'}; a worker here would work beside theirs`,
+    `nothing was changed; start one on the next task nobody holds ('sow agent spawn ${shown(agent)} --next'), ` +
+      `wait until that claim is given back or its lease runs out ('sow task list' shows it), or pass --force to ` +
+      `take it over`,
+    {
+      task,
+      remote,
+      ...(claim?.owner !== undefined ? { owner: claim.owner } : {}),
+      ...(claim?.machine !== undefined ? { machine: claim.machine } : {}),
+      ...(claim?.lease_until !== undefined ? { lease_until: claim.lease_until } : {}),
+    },
+  ],
+) {}

@@ -1,8 +1,4 @@
-/**
- * The configuration files' shapes, as valibot schemas: the user's (~/.config/sow/config.yaml, its
- * executors) and the repository's (.sow/config.yaml, its checks). Read by the agent and check
- * commands; a state file's shape is in schemas.ts.
- */
+/** The configuration files as valibot schemas: the user's (executors) and the repository's (checks). */
 import * as v from 'valibot';
 import { builtWhenUsed } from './schema-check.js';
 import { isRemoteName } from './git-names.js';

@@ -1,7 +1,6 @@
 /**
- * User configuration (spec 003): which executor runs which agent role. Resolution order:
- * environment (SOW_AGENTS_<ROLE>) over the config file over the defaults (Claude Code for every
- * role). Every resolved value remembers where it came from, for `config show` and `--verbose`.
+ * User configuration: which executor runs which agent role, from SOW_AGENTS_<ROLE> over the config file over the
+ * defaults; each resolved value remembers where it came from, for `config show`.
  */
 import { ROLES } from './agents.js';
 import {
@@ -52,10 +51,7 @@ export interface EffectiveConfig {
 const ENV_PREFIX = 'SOW_AGENTS_';
 export const envVariableFor = (role: string) => `${ENV_PREFIX}${role.toUpperCase().replace(/[^A-Z0-9]/g, '_')}`;
 
-/**
- * The types a binding may name directly, as an executor with default settings. Not `command`: it
- * has no argv without a definition in the file.
- */
+/** The types a binding may name directly (not `command`: it has no argv without a definition). */
 export const TYPES_BY_NAME: readonly ExecutorType[] = EXECUTOR_TYPES.filter((t) => t !== 'command');
 const isTypeByName = (name: string): name is ExecutorType => (TYPES_BY_NAME as readonly string[]).includes(name);
 
@@ -85,8 +81,7 @@ export function resolveConfig(
     } else if (fromFile) bindings[role] = { role, executor: fromFile, source: 'file' };
     else bindings[role] = { role, executor: DEFAULT_EXECUTOR, source: 'default' };
   }
-  // A binding may name an executor type directly (SOW_AGENTS_IMPLEMENTER=cursor): that executor
-  // exists implicitly, with default settings.
+  // A binding may name an executor type directly (SOW_AGENTS_IMPLEMENTER=cursor), with default settings.
   for (const b of Object.values(bindings)) {
     if (!executors[b.executor] && isTypeByName(b.executor))
       executors[b.executor] = { name: b.executor, config: { type: b.executor }, source: 'implicit' };
@@ -112,10 +107,7 @@ export interface ConfigReport {
   warnings: ConfigIssue[];
 }
 
-/**
- * What a binding may name: the executors defined (or defaulted), then the types usable by name;
- * and the one of them `name` is a near miss of.
- */
+/** What a binding may name (executors defined or defaulted, then types by name), and `name`'s near miss. */
 export function executorChoices(
   effective: EffectiveConfig,
   name: string,
@@ -142,11 +134,7 @@ function mistypedRole(role: string): string | undefined {
   return ROLES.includes(role) ? undefined : nearMiss(role, ROLES);
 }
 
-/**
- * Mistakes in how the file is written, which every command that reads it refuses: a key the
- * schema does not know (`agents.bindngs`, `settings.yolo`), and a binding for a mistyped role.
- * Checked on the parsed YAML, before (and whether or not) the schema passes.
- */
+/** Mistakes in how the file is written (unknown keys, a mistyped role), checked on the parsed YAML. */
 export function typosIn(data: unknown): ConfigIssue[] {
   const found: ConfigIssue[] = [];
   const unknown = findUnknownKey(UserConfigSchema, data);
@@ -167,16 +155,10 @@ export function typosIn(data: unknown): ConfigIssue[] {
 
 export type ExecutorSetting = 'permissions' | 'yolo_mode' | 'model' | 'spawn' | 'resume' | 'transport';
 
-/**
- * The settings each executor type does not take, with why. Each agent CLI's module says (its
- * `ignores`, adapters/executors); the use case hands the table in, as domain/ reads no adapters.
- */
+/** The settings each executor type does not take, with why: handed in from adapters/executors. */
 export type IgnoredSettings = Readonly<Record<ExecutorType, Readonly<Partial<Record<ExecutorSetting, string>>>>>;
 
-/**
- * The errors of one executor: settings that disagree, a missing argv, and settings its type does
- * not take (a `model` on windsurf would be silently dropped, so the file would not say what runs).
- */
+/** The errors of one executor: settings that disagree, a missing argv, settings its type would silently drop. */
 export function executorIssues(e: ResolvedExecutor, ignored: IgnoredSettings): ConfigIssue[] {
   const errors: ConfigIssue[] = [];
   const base = `agents.executors.${e.name}`;

@@ -1,21 +1,10 @@
 /**
- * Text from files shown to a person: a repository is untrusted, and a name, a path or an agent id
- * may carry control characters — a line break that forges a line of `task list`, an escape
- * sequence that recolours the terminal, sets its title, writes the clipboard (OSC 52) or hides a
- * link (OSC 8), a right-to-left override that reverses what follows. Human output shows every
- * such character as a visible escape; `--json` keeps the exact value (json.ts escapes them the
- * JSON way). See docs/decisions/0028-values-as-written.md.
- *
- * The escapes: `\n`, `\r`, `\t`; `\xHH` for the other C0 controls, DEL and the C1 controls
- * (`\x1b`, `\x07`, `\x9b`); `\uHHHH` for the invisible formatting characters that reorder or
- * break text (bidi controls such as `\u202e`, line and paragraph separators, the BOM).
+ * Text from files shown to a person: a repository is untrusted, and a value may carry control characters that forge
+ * a line, recolour the terminal, write the clipboard (OSC 52) or reverse text (bidi). Human output shows each as a
+ * visible escape (`\n`, `\xHH`, `\uHHHH`); `--json` keeps the exact value (decision 0028).
  */
 
-/**
- * Characters shown escaped: C0 controls, DEL, C1 controls, the zero-width and bidi formatting
- * characters (which hide text or show it in another order than a shell reads it), line and
- * paragraph separators, the BOM.
- */
+/** Characters shown escaped: C0, DEL, C1, zero-width and bidi formatting, line and paragraph separators, the BOM. */
 const CONTROL =
   /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028\u2029\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff]/g;
 /** The same, except the line break (for text whose lines are sow's own). */
@@ -31,11 +20,7 @@ function escape(c: string): string {
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-/**
- * A value from a file as one line of human output: every control character, line breaks
- * included, escaped. Use it where a value is written into a line of sow's own (a list, a
- * message, a quote in an error).
- */
+/** A value from a file as one line of human output, every control character escaped. */
 export function shown(value: string): string {
   CONTROL.lastIndex = 0;
   return CONTROL.test(value) ? value.replace(CONTROL, escape) : value;
@@ -47,11 +32,7 @@ export function needsEscaping(text: string): boolean {
   return CONTROL.test(text);
 }
 
-/**
- * Text a person must judge exactly (a command sow is asked to run, a path a record names): as it
- * is when it holds nothing unsafe; else in double quotes with `\` and `"` escaped too, so that
- * what is shown reads back to exactly the text (`"make\ncurl x | sh"`).
- */
+/** Text a person must judge exactly: as is when safe, else double-quoted and escaped so it reads back exactly. */
 export function printable(text: string): string {
   if (!needsEscaping(text)) return text;
   return `"${text.replace(/[\\"]/g, (c) => `\\${c}`).replace(CONTROL, escape)}"`;
@@ -60,11 +41,7 @@ export function printable(text: string): string {
 /** A value from a file quoted in a message: `'name'`, on one line (errors.ts q(), and messages built elsewhere). */
 export const quoted = (value: string): string => `'${shown(value)}'`;
 
-/**
- * Text on its way to a terminal: every control character but the line break escaped. Line
- * breaks are sow's own (values in one-line places went through shown()); `keep` spares escape
- * sequences sow wrote itself (its colours).
- */
+/** Text on its way to a terminal: control characters but line breaks escaped; `keep` spares sow's own colours. */
 export function forTerminal(text: string, keep?: RegExp): string {
   CONTROL_BUT_NEWLINE.lastIndex = 0;
   if (!CONTROL_BUT_NEWLINE.test(text)) return text;

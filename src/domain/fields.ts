@@ -1,8 +1,4 @@
-/**
- * Field paths and typed values for the `set`/`get` commands. A field is either a known field of
- * the container (checked against its spec) or, like every unknown name and every `metadata.…`
- * path, a key in the container's metadata map.
- */
+/** Field paths and typed values for `set`/`get`: a known field of the container, or a key of its metadata. */
 import {
   DidYouMeanError,
   InvalidFieldError,
@@ -15,11 +11,7 @@ import { nonFiniteText, toJson } from './json.js';
 
 export type Scalar = string | number | boolean;
 
-/**
- * `true`/`false` become booleans, integers numbers, anything else text. Only an integer a number
- * holds exactly becomes one (not `010`, `-0` or `9999999999999999`, which a number would change):
- * what was set is what `get` returns.
- */
+/** `true`/`false` become booleans, integers a number holds exactly numbers (not `010`), the rest text. */
 export function parseValue(raw: string): Scalar {
   if (raw === 'true') return true;
   if (raw === 'false') return false;
@@ -95,10 +87,8 @@ export type FieldSpec =
 export type ResolvedField = { where: 'field'; name: string; spec: FieldSpec } | { where: 'metadata'; path: string[] };
 
 /**
- * Decides whether `field` names a known field or a metadata path. A bare name a small typo away
- * from a known field or from one of `metadataKeys` (those the project type gives meaning to) is
- * refused with "did you mean", so `stauts` never lands silently in metadata; `metadata.<name>`
- * always stores exactly that name.
+ * Whether `field` names a known field or a metadata path; a bare name a typo away from a known one is refused with
+ * "did you mean", so `stauts` never lands silently in metadata.
  */
 export function resolveField(
   field: string,
@@ -166,11 +156,7 @@ export function coerceField(name: string, raw: string, spec: FieldSpec): Scalar 
   }
 }
 
-/**
- * Reads a field for `get`: a field of the container (dotted paths reach into it), else a metadata
- * key. Known fields and declared metadata keys that are unset read as undefined; any other name
- * that is not there is an error, like `git config --get`, so a typo is not mistaken for "unset".
- */
+/** Reads a field for `get`; an unknown name that is not there is an error (as `git config --get`), not "unset". */
 export function lookupField(
   container: Readonly<Record<string, unknown>>,
   field: string,

@@ -1,8 +1,6 @@
 /**
- * Pictures of a project, as data: its type's lifecycle (states and guarded transitions, the
- * current state marked), where it stands on the type's main path, and its task dependency graph.
- * All of it is read from the same tables `advance` runs on, so a picture cannot drift from the
- * machine. The CLI draws them (cli/graph.ts: text, mermaid, graphviz dot).
+ * Pictures of a project as data (its lifecycle, where it stands on the main path, its task graph), read from the
+ * tables `advance` runs on so they cannot drift. cli/graph.ts draws them.
  */
 import type { TransitionOption } from './lifecycle.js';
 import type { ProjectType } from './project-type.js';
@@ -35,10 +33,7 @@ export interface LifecycleGraph {
   transitions: LifecycleTransition[];
 }
 
-/**
- * The machine of `type` as data; with a project, its current state and the transitions out of
- * it as `listTransitions` judged them (blocked or not).
- */
+/** The machine of `type` as data; with a project, its current state and the transitions out of it, judged. */
 export function lifecycleGraph(
   type: ProjectType,
   project?: { current: string; options: readonly TransitionOption[] },
@@ -67,10 +62,8 @@ export function lifecycleGraph(
 }
 
 /**
- * The main path of a type's lifecycle: the states a project lives in, in order, from the state
- * project creation enters (the unguarded `project_init`) along each state's first automatic
- * transition to a state not yet on the path, until a final state (not included: a project that
- * reaches one is archived and removed).
+ * The main path of a type's lifecycle: from the state `project_init` enters along each state's first automatic
+ * transition to a state not yet on it, until a final state (not included).
  */
 export function mainPath(type: ProjectType): string[] {
   const inits = type.transitions.filter((t) => t.from === type.initialState);
@@ -91,11 +84,7 @@ export interface LifecycleMap {
   offPath?: string;
 }
 
-/**
- * Where a project is on its type's main path: each state done (the project has left it, as its
- * history says), current, skipped (before the current one and never entered, e.g. planning with
- * --no-planning) or ahead.
- */
+/** Where a project is on its type's main path: each state done, current, skipped (never entered) or ahead. */
 export function lifecycleMap(type: ProjectType, current: string, history: readonly HistoryEntry[] = []): LifecycleMap {
   const path = mainPath(type);
   const left = new Set(history.map((h) => h.from));
@@ -127,11 +116,7 @@ export function taskGraph(tasks: readonly TaskSummary[]): TaskGraph {
   };
 }
 
-/**
- * The tasks in dependency order (a task after every task it depends on, else by id), each with its
- * depth: the longest chain of dependencies below it. The workspace refuses cycles; were there one,
- * its tasks would still be listed, last.
- */
+/** The tasks in dependency order (else by id), each with its depth; tasks of a cycle would come last. */
 export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] {
   const deps = new Map<string, string[]>(g.nodes.map((n) => [n.id, []]));
   const dependents = new Map<string, string[]>(g.nodes.map((n) => [n.id, []]));

@@ -1,12 +1,7 @@
 /**
- * JSON files a person owns (`.claude/settings.json`, `.mcp.json`), edited as text: sow inserts
- * its entries after the last entry of a map or list, in the file's own layout, and takes out
- * exactly what it inserted — so installing and then uninstalling gives back the person's bytes
- * (key order, indentation, spacing, line ends, the trailing newline), and an uninstall after the
- * person edited the file keeps their edits as they wrote them. Pure: text in, text out.
- *
- * Only text that JSON.parse accepted and that nests at most MAX_JSON_DEPTH levels is scanned
- * (jsonDepth first): the scanner recurses once per level.
+ * JSON files a person owns (`.claude/settings.json`, `.mcp.json`), edited as text: sow appends its entries in the
+ * file's own layout and takes out exactly what it added, so an install and uninstall give back the person's bytes.
+ * Only text JSON.parse accepted, nesting at most MAX_JSON_DEPTH, is scanned (the scanner recurses).
  */
 
 /** Settings and MCP files nest 4–6 levels; 64 is far beyond any real one, and safe to recurse. */
@@ -146,12 +141,7 @@ function block(value: unknown, indent: string, unit: string, nl: string): string
 const entriesOf = (node: JsonNode): { start: number; end: number }[] =>
   node.type === 'object' ? node.members : node.type === 'array' ? node.items : [];
 
-/**
- * `text` with an entry appended to the map or list `container`: for a map, `key` with `value`;
- * for a list, `value`. It goes after the last entry, with the whitespace that stands before that
- * entry (so a list laid out one per line gets one more line), or, into an empty container, on
- * one line right after the opening bracket. removeEntry undoes either exactly.
- */
+/** `text` with an entry appended to `container` after its last, in that entry's layout; removeEntry undoes it. */
 export function appendEntry(text: string, container: JsonNode, value: unknown, key?: string): string {
   const entries = entriesOf(container);
   const nl = lineBreak(text);
@@ -180,11 +170,7 @@ export function appendEntry(text: string, container: JsonNode, value: unknown, k
   return `${text.slice(0, container.start + 1)}${render('')}${text.slice(container.start + 1)}`;
 }
 
-/**
- * `text` without entry `index` of `container`: with the comma and whitespace before it when it
- * has a predecessor (what appendEntry added), else with the comma and whitespace after it; an
- * only entry goes with the whitespace before it, so `{⏎  "a": 1⏎}` becomes `{⏎}`.
- */
+/** `text` without entry `index` of `container`, with the comma and whitespace appendEntry added. */
 export function removeEntry(text: string, container: JsonNode, index: number): string {
   const entries = entriesOf(container);
   const entry = entries[index]!;

@@ -1,11 +1,6 @@
 /**
- * JSON text of sow's data, for `--json`, the MCP server and JSON in human output. Values a state
- * file can hold that JSON.stringify gets wrong are written faithfully:
- * - `.inf`, `-.inf` and `.nan` as those strings (JSON has no such numbers; JSON.stringify writes null);
- * - an integer beyond 2^53 (held as a bigint) as a JSON number with its exact digits
- *   (JSON.stringify throws on a bigint; a reader that parses numbers as doubles rounds it, as it
- *   would any number that long).
- * See docs/decisions/0028-values-as-written.md.
+ * JSON text of sow's data (`--json`, MCP): `.inf`, `-.inf` and `.nan` as those strings, and an integer beyond 2^53 as
+ * a number with its exact digits, where JSON.stringify writes null or throws (decision 0028).
  */
 
 /** The strings that stand for the numbers JSON lacks, as YAML spells them. */
@@ -23,17 +18,12 @@ function needsCare(value: unknown): boolean {
   return false;
 }
 
-// A bigint is written as a marked string, and the mark replaced by its digits after; the mark
-// carries a nonce, so no string from a file can pass for one.
+// A bigint is written as a marked string, the mark carrying a nonce so no string from a file passes for one.
 const NONCE = Math.random().toString(36).slice(2, 12);
 const MARK = `\u0000${NONCE}:`;
 const MARKED = new RegExp(`"\\\\u0000${NONCE}:(-?\\d+)"`, 'g');
 
-/**
- * Characters JSON.stringify leaves raw that a terminal acts on or that reorder text (DEL, C1
- * controls, bidi controls, line and paragraph separators, BOM): they only occur inside strings,
- * where `\uXXXX` is the same value, so `--json` printed to a terminal is as safe as human output.
- */
+/** Characters JSON.stringify leaves raw that a terminal acts on (DEL, C1, bidi, separators, BOM): `\uXXXX` is safe. */
 const INVISIBLE = /[\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]/g;
 const escapeInvisible = (text: string) =>
   text.replace(INVISIBLE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);

@@ -1,12 +1,8 @@
-/**
- * The lifecycle engine: one pure transition function over a project type's table. `advance`,
- * `advance --dry-run`, `advance --list`, the status view and the reachability tests all read the
- * same table; nothing else knows the transitions.
- */
+/** The lifecycle engine: one pure transition function over a project type's table, the only reader of it. */
 import type { Actor } from './ownership.js';
 import { JudgedView, withdrawalSentence, type Withdrawal } from './approvals.js';
 import { PROJECT_DIR } from './artifacts.js';
-import { InvalidEventError, NoAutomaticEventError, SowError, TransitionBlockedError } from './errors.js';
+import { errorClass, InvalidEventError, NoAutomaticEventError, TransitionBlockedError } from './errors.js';
 import type { GuardDef, ProjectType, ProjectView, TransitionDef } from './project-type.js';
 import type { HistoryEntry, ProjectState } from './schemas.js';
 
@@ -22,22 +18,13 @@ export interface TransitionOption {
   automatic: boolean;
 }
 
-/**
- * A guard's description is a clause that holds or not ("a task_list output of planning is
- * approved"). Every sentence a description is put in is made here, so each reads for every guard
- * of every type (lifecycle.test.ts composes them all).
- */
+/** Every sentence a guard's description (a clause) is put in, so each reads for every guard (lifecycle.test.ts). */
 export const guardSentence = {
-  /** "blocked until <clause>, or until <clause>". */
   blockedUntil: (clauses: readonly string[]): string => `blocked until ${clauses.join(', or until ')}`,
-  /** "when <clause>": the condition a transition goes on. */
   when: (clause: string): string => `when ${clause}`,
 };
 
-/**
- * A transition out of the current state, judged on the view with approvals as they stand: an
- * approval whose document changed since it was given does not count.
- */
+/** A transition out of the current state, judged with approvals as they stand (a changed document's lapsed). */
 function describe(type: ProjectType, t: TransitionDef, judged: JudgedView): TransitionOption {
   const guard = t.guard ? type.guards[t.guard] : undefined;
   const { value: blocked, withdrawn } = guard ? judged.watch((v) => !guard.check(v)) : { value: false, withdrawn: [] };
@@ -68,11 +55,7 @@ export function listTransitions(type: ProjectType, view: ProjectView): Transitio
   return type.transitions.filter((t) => t.from === from).map((t) => describe(type, t, judged));
 }
 
-/**
- * The shortest way, by automatic transitions, from the current state to one where `wanted` holds:
- * the first step with its guard (blocked now or not), and how many steps there are. Undefined when
- * no such state can be reached.
- */
+/** The shortest way by automatic transitions to a state where `wanted` holds, with its first step judged. */
 export function routeTo(
   type: ProjectType,
   view: ProjectView,
@@ -105,9 +88,8 @@ export interface AdvanceResult {
 }
 
 /**
- * Fires `event`, or the first automatic event whose guard holds, runs its actions in order and
- * appends the transition to `statechart.history`. Throws TransitionBlockedError (nothing changes)
- * when no guard holds, InvalidEventError for an event the state does not have.
+ * Fires `event`, or the first automatic event whose guard holds: runs its actions and appends to the history.
+ * Throws TransitionBlockedError when no guard holds, InvalidEventError for an event the state does not have.
  */
 export function advance(
   type: ProjectType,
@@ -191,16 +173,12 @@ function blockedError(from: string, options: TransitionOption[]): TransitionBloc
   );
 }
 
-// ---------------------------------------------------------------------------------------------
-// Whether the guards of the current state hold
-
 /** A way into a state whose guard does not hold on the data as it is now. */
 export interface UnmetEntry {
   from: string;
   event: string;
   guard: string;
   description: string;
-  /** How to make it hold (the guard's hint). */
   hint: string;
 }
 
@@ -212,11 +190,7 @@ export interface StateProblem {
   back?: string;
 }
 
-/**
- * What a guard says of a state its transition led to: its `standing` (default: its check), or
- * undefined when it cannot be judged cheaply here — it reads the checks' evidence (git, and the
- * code may rightly change after), or the tasks' whole files when they were not read.
- */
+/** A guard's `standing` (default: its check), or undefined when it reads evidence or unread task files. */
 function stands(guard: GuardDef, view: ProjectView): boolean | undefined {
   if (guard.evidence) return undefined;
   if (guard.readsTasks && view.taskStates === undefined && !guard.standing) return undefined;
@@ -244,11 +218,8 @@ function unmetEntries(type: ProjectType, view: ProjectView, state: string): Unme
 }
 
 /**
- * Whether the guards of the current state hold: those of the transitions that lead into it, on
- * the data as it is now (GuardDef.standing says what of a guard must stay true once passed). sow
- * only enters a state through one of them, so a state none of them holds for was set by hand
- * (ReviewActive while tasks are pending), or its data was changed since (a task reopened). Pure and
- * cheap: no file is read, a guard that needs the checks or unread task files is not judged.
+ * Whether a guard into the current state holds on the data now: sow enters a state only through one, so a state none
+ * holds for was set by hand or its data changed since. Cheap: reads no file.
  */
 export function stateProblem(type: ProjectType, view: ProjectView): StateProblem | undefined {
   const state = view.project.statechart.current_state;
@@ -278,10 +249,7 @@ export function stateProblem(type: ProjectType, view: ProjectView): StateProblem
 
 const STATE_FILE = `${PROJECT_DIR}/state.yaml`;
 
-/**
- * "the project is in ReviewActive, but its guard does not hold: every task is … (allTasksComplete, the way in from
- * ImplementationExecuting)".
- */
+/** "the project is in ReviewActive, but its guard does not hold: … (allTasksComplete, the way in from …)". */
 export function stateProblemText(problem: StateProblem): string {
   const unmet = problem.unmet.map((u) => `${u.description} (${u.guard}, the way in from ${u.from})`).join(', nor ');
   return `the project is in ${problem.state}, but its guard does not hold: ${unmet}`;
@@ -298,12 +266,12 @@ export function stateProblemHint(problem: StateProblem): string {
 }
 
 /** `sow advance` from a state whose guard does not hold (exit 3): moving on would carry the state forward. */
-export class StateGuardUnmetError extends SowError {
-  constructor(problem: StateProblem) {
-    super('STATE_GUARD_UNMET', 'blocked', `cannot advance: ${stateProblemText(problem)}`, stateProblemHint(problem), {
-      state: problem.state,
-      unmet: problem.unmet.map(({ hint: _hint, ...u }) => u),
-      ...(problem.back ? { back: problem.back } : {}),
-    });
-  }
-}
+export class StateGuardUnmetError extends errorClass('STATE_GUARD_UNMET', 'blocked', (problem: StateProblem) => [
+  `cannot advance: ${stateProblemText(problem)}`,
+  stateProblemHint(problem),
+  {
+    state: problem.state,
+    unmet: problem.unmet.map(({ hint: _hint, ...u }) => u),
+    ...(problem.back ? { back: problem.back } : {}),
+  },
+]) {}

@@ -1,28 +1,14 @@
 /**
- * Three-way merges of sow's files by what they mean, for `sow merge-driver` (git calls it when two
- * branches changed the same file under `.sow/`). Pure: data and text in, data and text out.
- *
- * - A state file (the project's, a task's) merges field by field: a field only one side changed
- *   takes that side's value, a field both sides set alike takes it. Some fields have a meaning that
- *   decides for them: a stamp of the last change (`updated_at`, `completed_at`) takes the later
- *   time, a stamp of a beginning (`created_at`, `started_at`) the earlier; a counter that numbers
- *   agent ids (`spawn_counts`) the larger. A field both sides changed to different values any
- *   other way is a conflict: the merge keeps this side's ("ours") value and reports the field.
- * - Artifact lists (inputs, outputs) merge item by item, an artifact known by its type and path:
- *   what both sides added is kept (in time order, after the artifacts the sides shared), a change
- *   to an artifact merges field by field, an artifact one side removed and the other left alone
- *   is removed.
- * - Lists that only grow (the lifecycle's history, usage, handoffs, the knowledge index's entries)
- *   and the logs (log.md) take what either side added, once, in time order; what one side removed
- *   and the other left alone stays removed. Sets of names (dependencies, retired owners) likewise.
+ * Three-way merges of sow's files by what they mean, for `sow merge-driver`. Pure: data and text in and out.
+ * A state file merges field by field; a field both sides changed differently is a conflict (ours kept, reported),
+ * unless its meaning decides: the later `updated_at`, the earlier `created_at`, the larger spawn count. Artifact
+ * lists merge item by item (known by type and path); lists that only grow, logs and sets of names take what either
+ * side added, once, in time order, and lose what one side removed and the other left alone.
  */
 
 /** A field both sides changed to different values. `undefined` stands for "not there" (removed, or never set). */
 export interface FieldConflict {
-  /**
-   * Dotted path in the file, as sow's messages name fields: `statechart.current_state`,
-   * `phases.review.outputs.0.approved`.
-   */
+  /** Dotted path in the file, as sow's messages name fields: `phases.review.outputs.0.approved`. */
   field: string;
   base?: unknown;
   ours?: unknown;
@@ -47,13 +33,9 @@ export function mergeKindOf(path: string): MergeKind | undefined {
   return undefined;
 }
 
+/** `time`: the member holding a growing list's item's time, for the order. */
 type Rule =
-  | { kind: 'latest' | 'earliest' | 'max' | 'atomic' | 'owner' | 'set' | 'artifacts' }
-  | {
-      kind: 'grows';
-      /** The member holding an item's time, for the order. */
-      time: string;
-    };
+  { kind: 'latest' | 'earliest' | 'max' | 'atomic' | 'owner' | 'set' | 'artifacts' } | { kind: 'grows'; time: string };
 
 /** Rules by path; `*` stands for any one key (a phase, an agent, a list index). */
 const RULES: Record<MergeKind, readonly (readonly [string, Rule])[]> = {
@@ -169,7 +151,8 @@ function mergeValue(
     case 'owner':
       return mergeOwner(path, base, ours, theirs, conflicts);
     case 'set':
-      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs)) return mergeSet(base ?? [], ours, theirs);
+      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs))
+        return keptAndAdded(base ?? [], ours, theirs).flat();
       break;
     case 'grows':
       if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs))
@@ -209,10 +192,7 @@ function mergeObject(
   return out;
 }
 
-/**
- * Who works on a task: one claim or worker, never a mix of two. The same owner on both sides (a
- * lease renewed on one) takes the later lease; two different owners are a conflict.
- */
+/** Who works on a task, never a mix of two: the same owner takes the later lease, two different ones conflict. */
 function mergeOwner(
   path: readonly string[],
   base: unknown,
@@ -234,26 +214,27 @@ function mergeOwner(
   return conflict(conflicts, path, base, ours, theirs);
 }
 
-/** A list of names: what one side removed goes, what either added comes (once). */
-function mergeSet(base: readonly unknown[], ours: readonly unknown[], theirs: readonly unknown[]): unknown[] {
-  const keyed = (l: readonly unknown[]) => new Set(l.map(dataKey));
-  const b = keyed(base);
-  const t = keyed(theirs);
-  const out = ours.filter((x) => !(b.has(dataKey(x)) && !t.has(dataKey(x))));
-  const have = keyed(out);
+/** This side's items but those the other side removed, and what the other side added: each once. */
+function keptAndAdded(
+  base: readonly unknown[],
+  ours: readonly unknown[],
+  theirs: readonly unknown[],
+): [unknown[], unknown[]] {
+  const b = new Set(base.map(dataKey));
+  const t = new Set(theirs.map(dataKey));
+  const kept = ours.filter((x) => !(b.has(dataKey(x)) && !t.has(dataKey(x))));
+  const have = new Set(kept.map(dataKey));
+  const added: unknown[] = [];
   for (const x of theirs) {
     const k = dataKey(x);
     if (b.has(k) || have.has(k)) continue;
     have.add(k);
-    out.push(x);
+    added.push(x);
   }
-  return out;
+  return [kept, added];
 }
 
-/**
- * Two sequences, each in its own order, into one in time order: the merge step of a merge sort,
- * so neither side's order changes. An item without a time goes with the one before it.
- */
+/** Two sequences into one in time order, neither side's order changed; an item without a time follows its elder. */
 export function interleave<T>(ours: readonly T[], theirs: readonly T[], time: (item: T) => number | undefined): T[] {
   const stamped = (list: readonly T[]) => {
     let last = -Infinity;
@@ -274,31 +255,18 @@ export function interleave<T>(ours: readonly T[], theirs: readonly T[], time: (i
   return out;
 }
 
-/**
- * A list that only grows: this side's items but those the other side removed (and this side left
- * as they were), then what the other side added, woven in by time. An item both sides hold is kept once.
- */
+/** A list that only grows: keptAndAdded, the additions woven in by time. */
 function mergeGrowing(
   base: readonly unknown[],
   ours: readonly unknown[],
   theirs: readonly unknown[],
   time: (item: unknown) => number | undefined,
 ): unknown[] {
-  const b = new Set(base.map(dataKey));
-  const t = new Set(theirs.map(dataKey));
-  const kept = ours.filter((x) => !(b.has(dataKey(x)) && !t.has(dataKey(x))));
-  const have = new Set(kept.map(dataKey));
-  const added: unknown[] = [];
-  for (const x of theirs) {
-    const k = dataKey(x);
-    if (b.has(k) || have.has(k)) continue;
-    have.add(k);
-    added.push(x);
-  }
+  const [kept, added] = keptAndAdded(base, ours, theirs);
   return interleave(kept, added, time);
 }
 
-/** An artifact's identity: its type and path, and which of the artifacts with both it is (the first, the second, …). */
+/** An artifact's identity: its type and path, and which of the artifacts with both it is (the first, …). */
 function identities(list: readonly unknown[]): string[] {
   const seen = new Map<string, number>();
   return list.map((a) => {
@@ -389,10 +357,7 @@ function entryTime(entry: string): number | undefined {
 /** An entry's text as compared and written: ending in one blank line, as sow writes them. */
 const entryText = (e: string) => `${e.replace(/\s+$/, '')}\n\n`;
 
-/**
- * Three-way merge of a log (log.md): the entries either side added, once each, in time order.
- * Undefined when the sides changed the heading differently: then the text merge decides.
- */
+/** Three-way merge of a log.md by its entries; undefined when both sides changed the heading (text merge decides). */
 export function mergeLog(base: string, ours: string, theirs: string): string | undefined {
   if (ours === theirs || theirs === base) return ours;
   if (ours === base) return theirs;

@@ -1,13 +1,7 @@
 /**
- * Layout 1 (sow 0.1.0) → layout 2, as pure functions on parsed state files. Each returns the new
- * data and one line per change, for `sow migrate --dry-run`. What layout 2 changed:
- * - files of the code base (`modified` outputs) are named from the repository root, not from
- *   .sow/project/ (`../../src/a.ts` → `src/a.ts`);
- * - a failed review stays in the review outputs as history (0.1.0 moved it to the
- *   implementation inputs; it is copied back);
- * - every transition is recorded in `statechart.history` (0.1.0 recorded none);
- * - a project records the branch it was started from (`base_branch`);
- * - the phase's task list is gone from the project file: each task's own file is the one truth.
+ * Layout 1 (sow 0.1.0) → layout 2, as pure functions on parsed state files, each with one line per change for
+ * `sow migrate --dry-run`: code paths from the repository root, a failed review kept as history, the transitions
+ * recorded, `base_branch`, and no task list in the project file.
  */
 import * as posix from 'node:path/posix';
 import { PROJECT_DIR } from './artifacts.js';

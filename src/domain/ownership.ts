@@ -1,8 +1,7 @@
 /**
- * One owner per task. A task being worked on names its owner: a spawned worker (alive while the
- * `sow agent` process that waits for it runs) or a claim (a session or named owner with a lease).
- * While the owner lives, nobody else finishes the task without --force; once a task is finished or
- * taken over, the identities that owned it are retired, and their late writes to it are refused.
+ * One owner per task: a spawned worker (alive while its `sow agent` process runs) or a claim with a lease. While it
+ * lives nobody else finishes the task without --force; identities that owned a finished or taken-over task are
+ * retired, and their late writes refused.
  */
 import { SowError, UsageError } from './errors.js';
 import { shown } from './display.js';
@@ -33,10 +32,7 @@ export function identities(actor: Actor): string[] {
 
 const ownerIdentities = (owner: Owner): string[] => [owner.session, owner.by].filter((x): x is string => Boolean(x));
 
-/**
- * Whether the actor is the owner: by a name it goes by, or as the person at the terminal (whose
- * name is looked up only when the others do not match).
- */
+/** Whether the actor is the owner: by a name it goes by, or as the person at the terminal. */
 export function isOwnedBy(owner: Owner, actor: Actor): boolean {
   const mine = identities(actor);
   const theirs = ownerIdentities(owner);
@@ -46,28 +42,18 @@ export function isOwnedBy(owner: Owner, actor: Actor): boolean {
   );
 }
 
-/**
- * The name a claim is made under: `--owner` or SOW_OWNER, else a worker's agent id, else the
- * session (SOW_SESSION_ID), else the person at the terminal.
- */
+/** The name a claim is made under: `--owner`/SOW_OWNER, else the agent id, the session, the person. */
 export function claimantOf(actor: Actor): string | undefined {
   return actor.owner ?? (actor.by !== 'user' ? actor.by : undefined) ?? actor.session ?? actor.person;
 }
 
-/**
- * The identity of the actor that no longer owns the task, if it is one. The person at a terminal
- * is never locked out by default: a person may always annotate a task (a name given with
- * `--owner` or SOW_OWNER is).
- */
+/** The actor's identity that no longer owns the task, if any (never the person at a terminal: they may annotate). */
 export function retiredIdentity(task: TaskState, actor: Actor): string | undefined {
   const retired = task.retired_owners ?? [];
   return identities(actor).find((id) => retired.includes(id));
 }
 
-/**
- * The task without its owner; the owner's identities retired, and the task's session's too
- * (unless `keepSession`: a resume of that session takes the task over from another owner).
- */
+/** The task without its owner, whose identities (and the session's, unless `keepSession`: a resume) are retired. */
 export function retireOwner(task: TaskState, opts: { keepSession?: boolean } = {}): TaskState {
   const session = opts.keepSession ? [] : [task.session_id, task.session?.agent_id];
   const ids = [...(task.owner ? ownerIdentities(task.owner) : []), ...session].filter(
@@ -121,18 +107,10 @@ export type Worker =
   | { state: 'live'; kind: Owner['kind']; by: string }
   | { state: 'gone'; kind: Owner['kind']; by: string; why: WorkerGone };
 
-/**
- * Why nobody works on a task in progress any more: the `sow agent` process that ran its worker is
- * gone (killed, or the machine restarted), its claim's lease ran out, or its worker's run ended
- * without saying how the work stands.
- */
+/** Why nobody works on a task in progress any more. */
 export type WorkerGone = 'process_gone' | 'lease_expired' | 'run_ended';
 
-/**
- * Who works on the task: its owner, live or gone; for a task in progress without an owner whose
- * worker's session is recorded, that worker, gone (its run ended: the owner is removed when it
- * does). `live` says whether an owner still lives (app/ownership.ts knows how to look).
- */
+/** Who works on the task: its owner, live or gone, or the recorded worker of an ownerless task in progress (gone). */
 export function workerOf(
   task: { status: TaskState['status']; owner?: Owner; session_agent?: string },
   live: (owner: Owner) => boolean,
@@ -166,10 +144,7 @@ export function goneText(w: Extract<Worker, { state: 'gone' }>): string {
   }
 }
 
-/**
- * A task in progress that nobody works on any more, in a sentence: why, and what to do — resume
- * its worker's session (a spawned worker has one), or let the next claim or worker take it.
- */
+/** A task in progress that nobody works on any more, in a sentence: why, and what to do. */
 export function unattendedText(
   task: { id: string; assigned_agent?: string },
   w: Extract<Worker, { state: 'gone' }>,
@@ -183,7 +158,6 @@ export function unattendedText(
   return `Nobody works on task ${task.id} any more: ${goneText(w)}. To go on, ${next}.`;
 }
 
-/** `30m`, `2h`, `90s`, or a number of minutes. */
 /** `90s`, `5m`, `2h`, or a bare number in `bare` units: seconds, or NaN for what is no duration. */
 export function durationSeconds(raw: string, bare: 's' | 'm'): number {
   const m = /^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$/.exec(raw);
@@ -228,10 +202,7 @@ export class NotOwnerError extends SowError {
   }
 }
 
-/**
- * Who holds a task, when it is not the one acting: a live owner in this checkout (a worker, a
- * claim), or a live claim on the claims remote that this checkout's state does not record as its own.
- */
+/** Who holds a task, when not the one acting: a live owner here, or a live claim on the claims remote. */
 export type Holder = { where: 'here'; owner: Owner } | { where: 'remote'; remote: string; claim: RemoteClaim };
 
 /** The holder's name: the owner's, the claim's (someone, when its commit could not be read). */
@@ -279,10 +250,7 @@ function holderDetails(h: Holder): Record<string, unknown> {
   };
 }
 
-/**
- * A change of a task someone else holds: exit 3, nothing changed. `worker`: the one asking is a
- * spawned worker, which has no --force; its hint says to stop instead.
- */
+/** A change of a task someone else holds (exit 3); a `worker` asking has no --force, so it is told to stop. */
 export class TaskHeldError extends SowError {
   constructor(task: string, holder: Holder, worker = false) {
     const name = shown(holderName(holder));

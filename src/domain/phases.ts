@@ -101,10 +101,7 @@ export function phaseMetadataOwners(type: ProjectType): Map<string, string> {
   return owners;
 }
 
-/**
- * A metadata key that belongs to one phase (tasks_approved → implementation) is refused on any
- * other, so approving tasks while planning does not quietly write a flag nothing reads.
- */
+/** A metadata key of one phase is refused on others, so a flag nothing reads is never quietly written. */
 export function checkMetadataOwner(type: ProjectType, phase: string, key: string): void {
   const owner = phaseMetadataOwners(type).get(key);
   if (owner !== undefined && owner !== phase) {
@@ -112,12 +109,7 @@ export function checkMetadataOwner(type: ProjectType, phase: string, key: string
   }
 }
 
-/**
- * Which phases run is settled when the project starts (`project new --no-planning` skips
- * planning): the lifecycle enters or passes a phase by itself, so a later `enabled` change would
- * only make the file disagree with what runs. Setting the value it has changes nothing and is
- * allowed.
- */
+/** Which phases run is settled at `project new`: a later `enabled` change (but to its own value) is refused. */
 export function checkEnabledChange(type: ProjectType, project: ProjectState, name: string, value: boolean): void {
   const def = phaseDef(type, name);
   const phase = phaseOf(project, name);

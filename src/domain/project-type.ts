@@ -1,8 +1,4 @@
-/**
- * What a project type defines: its phases, the artifact types of each container, the lifecycle
- * as data (states, transitions, named guards with descriptions, named actions) and the prompt of
- * each state. The CLI is the same for every type.
- */
+/** What a project type defines: phases, artifact types, the lifecycle as data, prompts; the CLI is the same for all. */
 import type { TaskApprovalDef, Withdrawal } from './approvals.js';
 import type { ArtifactTypeDef } from './artifacts.js';
 import type { FieldSpec } from './fields.js';
@@ -19,21 +15,16 @@ export interface GuardDef {
   readonly check: (view: ProjectView) => boolean;
   /** How to satisfy it, given the current project. */
   readonly hint: (view: ProjectView) => string;
-  /**
-   * The guard reads `view.checks`: the checks declared for `moment`, judged by the evidence in the
-   * outputs of `phase`. The app computes them whenever a transition of the current state has it.
-   */
+  /** The guard reads `view.checks`: the checks of `moment` judged by the evidence in the outputs of `phase`. */
   readonly evidence?: { readonly moment: CheckMoment; readonly phase: string };
   /** The guard reads `view.taskStates` (the tasks' outputs or metadata), which the app then loads. */
   readonly readsTasks?: boolean;
   /**
-   * What of the guard must still hold in the state its transition led to, judged on the data as
-   * it is now: a current_state whose every way in fails it was not reached through sow (set by
-   * hand). Default: the guard itself. A guard whose condition may rightly lapse afterwards (a work
-   * phase added while executing leaves the plan with gaps) says what must stay.
+   * What of the guard must still hold in the state it led to (default: the guard): a state whose every way in fails
+   * it was set by hand. For guards whose condition may rightly lapse afterwards.
    */
   readonly standing?: (view: ProjectView) => boolean;
-  /** Approvals the guard reads that were given and no longer count (the tasks changed since), to name what changed. */
+  /** Approvals the guard reads that no longer count (the tasks changed since), to name what changed. */
   readonly withdrawals?: (view: ProjectView) => readonly Withdrawal[];
 }
 
@@ -42,10 +33,7 @@ export interface ActionRef<A extends string = string> {
   readonly params?: Readonly<Record<string, string>>;
 }
 
-/**
- * A transition; a type's own are written with its state, guard and action names (S, G, A), so a typo fails to
- * compile.
- */
+/** A transition; typed with a type's state, guard and action names (S, G, A) so a typo fails to compile. */
 export interface TransitionDef<S extends string = string, G extends string = string, A extends string = string> {
   readonly from: S;
   readonly event: string;
@@ -58,20 +46,14 @@ export interface TransitionDef<S extends string = string, G extends string = str
 
 export interface StateDef {
   readonly phase: string | null;
-  /**
-   * Who leads the work of the state: the human (scoping; the agent asks and drafts) or the AI
-   * (it works on its own, and the human approves at the gates).
-   */
+  /** Who leads the state's work: the human (the agent asks and drafts) or the AI (the human approves at gates). */
   readonly lead: 'human' | 'ai' | null;
   /** One line: what this state is for. */
   readonly purpose: string;
   readonly final?: boolean;
   /** Workers are spawned on tasks in this state (and in no other, without --force). */
   readonly executesTasks?: boolean;
-  /**
-   * The command that starts the state's work, for the state card, where neither its tasks nor its
-   * guard say it (the iterations of a work phase).
-   */
+  /** The command that starts the state's work, for the state card, where neither tasks nor guard say it. */
   readonly next?: string;
 }
 
@@ -90,19 +72,11 @@ export interface PhaseDef {
   readonly hasTasks?: boolean;
 }
 
-/**
- * What a project leaves in the repository's knowledge when it completes: documents of
- * `.sow/project/` copied into the repository (under `.sow/knowledge/`), and an entry for
- * `.sow/knowledge/index.yaml`.
- */
+/** What a completed project leaves in `.sow/knowledge/`: documents copied there and an entry for its index.yaml. */
 export interface ArchivePlan {
-  /**
-   * Each document: its path under .sow/project/, and where it goes (relative to the repository
-   * root). A place already taken (by an earlier project, or by another document of this one) gets
-   * -2, -3 … before the extension: the archive never overwrites.
-   */
+  /** Each document's path under .sow/project/ and where it goes (a place taken gets -2, -3 …: never overwritten). */
   readonly files: readonly { readonly from: string; readonly to: string }[];
-  /** Files the type writes from the project itself (its state as the type's format keeps it), placed as `files` are. */
+  /** Files the type writes from the project itself, placed as `files` are. */
   readonly written?: readonly { readonly to: string; readonly text: string }[];
   /** The entry for the index; sow adds `files`, where the documents went (repository-relative). */
   readonly entry: Readonly<Record<string, unknown>>;
@@ -119,9 +93,6 @@ export interface ArchiveInput {
   readonly readDoc?: (rel: string) => string | undefined;
 }
 
-/** What `sow project continue` adds for the type in the current state, from the project's documents. */
-export type ContinueNotes = (view: ProjectView, readDoc: (rel: string) => string | undefined) => string | undefined;
-
 /** How a type's project becomes a pull request (`sow pr create`). */
 export interface PullRequestCapability {
   /** The phase whose approved `review` output the body cites. */
@@ -135,27 +106,16 @@ export interface PullRequestCapability {
 export interface ProjectType {
   readonly name: string;
   readonly description: string;
-  /**
-   * The branch prefix of its projects (`feat/`): `project new` makes `<prefix><name>`, and a branch with it
-   * implies the type.
-   */
+  /** The branch prefix of its projects (`feat/`): `project new` makes `<prefix><name>`; a branch with it implies it. */
   readonly branchPrefix: string;
   /** Run when the project reaches a final state, before its folder is removed. */
   readonly archive?: (input: ArchiveInput, now: string) => ArchivePlan | undefined;
-  /**
-   * Run once by `project new`, after project_init: the documents the type starts with (relative to
-   * .sow/project/) and the project recording them.
-   */
+  /** Run once by `project new`: the documents the type starts with (under .sow/project/) and the project. */
   readonly scaffold?: (
     project: ProjectState,
     now: string,
   ) => { project: ProjectState; files: Readonly<Record<string, string>> };
-  /**
-   * Documents sow renders from the project (relative to .sow/project/), rewritten in the same
-   * transaction whenever a command changes the project, so they never fall behind it (iterative's
-   * plan.md follows its work phases and its domain). `readDoc` reads a file (relative to the
-   * repository root).
-   */
+  /** Documents rendered from the project (under .sow/project/), rewritten in every transaction that changes it. */
   readonly renders?: (
     project: ProjectState,
     readDoc: (rel: string) => string | undefined,
@@ -167,21 +127,15 @@ export interface ProjectType {
   /** The type's own command group (`sow <name> …`), run through the generic app layer. */
   readonly commands?: TypeCommandGroup;
   /** A section `project continue` adds after the state's prompt (recovery notes, the next step). */
-  readonly continueNotes?: ContinueNotes;
-  /**
-   * `sow agent spawn <agent> --iteration`: the prompt of a fresh, zero-context worker for the next
-   * iteration (types whose work is done in iterations).
-   */
+  readonly continueNotes?: (view: ProjectView, readDoc: (rel: string) => string | undefined) => string | undefined;
+  /** `sow agent spawn <agent> --iteration`: the prompt of a fresh worker for the next iteration. */
   readonly iterationPrompt?: (view: ProjectView, readDoc: (rel: string) => string | undefined) => string;
   /** Types that end in a change to merge: what `sow pr create` needs to know (none: it refuses). */
   readonly pullRequest?: PullRequestCapability;
   /** Variables the type adds to the state prompts (a review's round), beside the general ones. */
   readonly promptVariables?: (project: ProjectState) => Readonly<Record<string, string>>;
   readonly phases: readonly PhaseDef[];
-  /**
-   * The person's approval of the tasks before work on them starts (`sow phase set tasks_approved true`), if the
-   * type has one.
-   */
+  /** The person's approval of the tasks before work starts (`sow phase set tasks_approved true`), if any. */
   readonly taskApproval?: TaskApprovalDef;
   readonly taskInputs: readonly ArtifactTypeDef[];
   readonly taskOutputs: readonly ArtifactTypeDef[];

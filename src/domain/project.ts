@@ -79,10 +79,7 @@ export function initialProject(type: ProjectType, spec: NewProjectSpec, now: str
   };
 }
 
-/**
- * What the schema alone cannot see: a state that is not a state of the type's lifecycle, a phase
- * the type has that the file lacks. Returns the first problem with its field path.
- */
+/** What the schema cannot see (a state or phase the type lacks): the first problem, with its field path. */
 export function projectProblem(
   type: ProjectType,
   project: ProjectState,

@@ -1,9 +1,7 @@
 /**
- * What a ref may be: its link name and its source. The committed index (`.sow/refs/index.json`)
- * comes with the repository, so it is a claim by whoever committed it: it may name only sources
- * that are remote and reached over an authenticated, encrypted transport (https, ssh) — never a
- * folder of this machine, which `sow refs init` would copy or link into `.sow/refs/`, in front of
- * every agent. A person's own sources, local folders included, live in the local index.
+ * What a ref may be. The committed index (`.sow/refs/index.json`) comes with the repository, so it may name only
+ * remote sources over an authenticated, encrypted transport, never a folder of this machine that `sow refs init`
+ * would put before every agent. A person's own sources live in the local index.
  */
 import { quoted } from './display.js';
 
@@ -19,15 +17,9 @@ const SCP_LIKE = /^([^@/\s]+)@([^:/\s]+):/;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
- * Why git must not be given the git URL `source`, or undefined when it may. Its parts are judged
- * as git and ssh will see them: git percent-decodes a `scheme://` URL whole before it takes out
- * the user, host and port, and hands `user@host` and the port to ssh (or the host to a proxy
- * command) as words of their own — so `ssh://%2doProxyCommand=…` reaches ssh as the option
- * `-oProxyCommand=…`. Refused: an escape that does not decode; a control character anywhere once
- * decoded; a user or host (any part of the authority after an '@') beginning with '-'; a port
- * that is not a number. The path needs no more: it comes after a '/' and reaches the far side
- * quoted, inside the command ssh runs there. `user@host:path` is not decoded by git, so it is
- * judged as written.
+ * Why git must not be given the URL `source`, judged as git and ssh see it: git percent-decodes a `scheme://` URL and
+ * hands user@host and port to ssh as words, so `ssh://%2doProxyCommand=…` becomes an ssh option. Refused: a bad
+ * escape, a control character, a user or host beginning with '-', a port not a number.
  */
 export function urlProblem(source: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(source);
@@ -56,11 +48,7 @@ export function urlProblem(source: string): string | undefined {
   return undefined;
 }
 
-/**
- * Why `source` may not stand in the committed index (a clause: "a local folder is …"), or
- * undefined when it may: an `https://` or `ssh://` URL or `user@host:path` with a host, that git
- * may be given (urlProblem).
- */
+/** Why `source` may not stand in the committed index (a clause), or undefined for an https/ssh URL git may get. */
 export function unsharedReason(source: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(source)?.[1]?.toLowerCase();
   if (scheme === 'https' || scheme === 'ssh') {
@@ -96,11 +84,7 @@ export const RESERVED_LINKS: ReadonlySet<string> = new Set([
   '.gitkeep',
 ]);
 
-/**
- * Why `link` is not a plain name for `.sow/refs/<link>`, or undefined when it is: lower-case
- * letters, digits, dots, dashes and underscores, at most 64, beginning with a letter or digit
- * (so never '-', '.', '/' or '..'), and none of sow's own files there.
- */
+/** Why `link` is not a plain name for `.sow/refs/<link>` (lower-case letters, digits, `._-`, at most 64). */
 export function linkProblem(link: string): string | undefined {
   if (!/^[a-z0-9][a-z0-9._-]{0,63}$/.test(link) || link.includes('..'))
     return (
@@ -111,11 +95,7 @@ export function linkProblem(link: string): string | undefined {
   return undefined;
 }
 
-/**
- * The link name a source gives when `--link` is left out: its last path part (the repository
- * name without `.git`, or the folder's name), lower-cased, with what a link name may not hold
- * turned into '-'. Undefined when nothing usable is left (a source `/`).
- */
+/** The link name a source gives without `--link`: its last path part, lower-cased, made a plain name. */
 export function defaultLink(source: string): string | undefined {
   const path = source.replace(/[?#].*$/, '').replace(/[\\/]+$/, '');
   const last = path.slice(

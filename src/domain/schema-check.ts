@@ -1,18 +1,11 @@
-/**
- * How sow's valibot schemas (domain/schemas.ts) are made and checked: each made when first used,
- * timestamps checked without a regular expression, and a value checked into the first issue, said
- * with its dotted field path.
- */
+/** How sow's valibot schemas are made (when first used) and checked (into the first issue, with its field path). */
 import * as v from 'valibot';
 import { quoted, shown } from './display.js';
 import { nearMiss } from './suggest.js';
 
 /**
- * A schema made when it is first used, not when this module loads: every command loads this
- * module, and making every schema (hundreds of small objects) cost each command millions of
- * instructions, most of them for schemas it never uses (a read of the project uses no task's and
- * no configuration's). Every use gets the schema itself: valibot, the JSON Schema generator and
- * `.entries` read it through the proxy, which makes it on the first read.
+ * A schema made when first used, through a proxy: making every schema when this module loads cost each command
+ * millions of instructions, mostly for schemas it never uses.
  */
 export function builtWhenUsed<T extends object>(make: () => T): T {
   let made: T | undefined;
@@ -41,11 +34,8 @@ const twoDigits = (s: string, i: number, min: number, max: number): boolean => {
 };
 
 /**
- * Exactly what valibot's isoTimestamp() accepts (its ISO_TIMESTAMP_REGEX, checked against it in
- * schemas.test.ts): `YYYY-MM-DD`, `T` or a space, `hh:mm:ss`, up to nine digits of fraction, and
- * `Z` or an offset (`+hh`, `+hhmm`, `+hh:mm`, after an optional space). Without a regular
- * expression: V8 compiles that one afresh in every process, about 2 M instructions, for the few
- * timestamps a command reads.
+ * Exactly what valibot's isoTimestamp() accepts (schemas.test.ts checks), without its regular expression, which V8
+ * compiles afresh in every process (~2 M instructions).
  */
 export function isIsoTimestamp(s: string): boolean {
   const n = s.length;
@@ -95,8 +85,7 @@ export function check<T extends v.GenericSchema>(
 ): { ok: true; value: v.InferOutput<T> } | { ok: false; issue: SchemaIssue } {
   let result = v.safeParse(schema, value);
   if (!result.success && bigintsToNumbers(result.issues)) result = v.safeParse(schema, value);
-  // Return the input, not valibot's output: the output rebuilds objects in schema key order, and
-  // the key order a person wrote must survive a write.
+  // The input, not valibot's output (rebuilt in schema key order): the key order a person wrote must survive.
   if (result.success) return { ok: true, value: value as v.InferOutput<T> };
   const issue = result.issues[0];
   // valibot says "Invalid key: Expected "run" but received undefined" for a key that is missing.
@@ -111,10 +100,7 @@ export function check<T extends v.GenericSchema>(
   };
 }
 
-/**
- * A value outside a fixed list (an executor type, a status), said with its near miss: valibot
- * states the list as its expectation, `("claude" | "cursor")`.
- */
+/** A value outside a fixed list, said with its near miss (valibot states the list as `("a" | "b")`). */
 function picklistMessage(issue: v.BaseIssue<unknown>): string | undefined {
   if (issue.type !== 'picklist' || typeof issue.input !== 'string') return undefined;
   const values = [...(issue.expected?.matchAll(/"((?:[^"\\]|\\.)*)"/g) ?? [])].map((m) => m[1]!);
@@ -125,10 +111,8 @@ function picklistMessage(issue: v.BaseIssue<unknown>): string | undefined {
 }
 
 /**
- * Files are read with integers beyond 2^53 as exact bigints (free-form metadata keeps them digit
- * for digit). Where a schema wants a number (`iteration`), such an integer becomes the nearest
- * number in place, as it always was read; the file keeps its text (a write compares the two as
- * equal). Says whether it changed anything.
+ * Where a schema wants a number, an integer read as a bigint (beyond 2^53) becomes the nearest number in place; the
+ * file keeps its text. Says whether it changed anything.
  */
 function bigintsToNumbers(issues: readonly v.BaseIssue<unknown>[]): boolean {
   let changed = false;

@@ -1,7 +1,6 @@
 /**
- * The shape of every state file, as valibot schemas: one source for the TypeScript types, the
- * validation at every read and write, and the JSON Schema that `sow schema` prints.
- * Objects are loose: keys a newer sow (or a person) added are kept, never dropped.
+ * The shape of every state file as valibot schemas: the types, the validation and `sow schema`'s JSON Schema. Objects
+ * are loose: keys a newer sow or a person added are kept.
  */
 import * as v from 'valibot';
 import { builtWhenUsed, isIsoTimestamp } from './schema-check.js';
@@ -37,10 +36,7 @@ const taskId = v.pipe(
   d('Gap-numbered task id: 010, 020, …, 990, 1000, …'),
 );
 
-/**
- * A session id goes to an agent CLI as an argv word: one a committed file begins with '-' would be read as an option
- * (say, skip every permission).
- */
+/** A session id goes to an agent CLI as an argv word: one beginning with '-' would be read as an option. */
 const notAnOption = v.check(
   (s: string) => !s.startsWith('-'),
   "must not begin with '-' (an agent CLI would read it as an option)",
@@ -120,11 +116,7 @@ export const SessionSchema = v.looseObject({
 });
 export type Session = v.InferOutput<typeof SessionSchema>;
 
-/**
- * Who is working on a task: a spawned worker (the `sow agent spawn|resume` process that waits for
- * it: alive as long as the worker runs) or a claim (`task next --claim`: a session or a named
- * owner, with a lease that each of its writes renews).
- */
+/** Who works on a task: a spawned worker (alive while its `sow agent` process runs) or a claim with a lease. */
 export const OwnerSchema = builtWhenUsed(() =>
   v.looseObject({
     kind: v.pipe(
@@ -197,10 +189,7 @@ export const PhaseSchema = v.looseObject({
 });
 export type Phase = v.InferOutput<typeof PhaseSchema>;
 
-/**
- * What one worker run used (a spawn or a resume), as its agent CLI reported it; a figure it did not report is
- * absent.
- */
+/** What one worker run used, as its agent CLI reported it (a figure it did not report is absent). */
 export const UsageEntrySchema = v.looseObject({
   at: v.pipe(timestamp, d('When the run ended')),
   agent_id: v.pipe(v.string(), d('The worker, e.g. implementer-2')),
@@ -360,8 +349,5 @@ export const TaskStateSchema = builtWhenUsed(() =>
 );
 export type TaskState = v.InferOutput<typeof TaskStateSchema>;
 
-/**
- * The layout of `.sow/` that this sow reads and writes, recorded in `.sow/.version`. Version 1 was
- * sow 0.1.0's; `sow migrate` converts it (src/app/migrate.ts).
- */
+/** The layout of `.sow/` this sow reads and writes (`.sow/.version`); `sow migrate` converts version 1. */
 export const LAYOUT_VERSION = 2;

@@ -1,14 +1,8 @@
 /**
- * A command line as a POSIX shell parses it (sh, dash, `bash -c`): the words it runs, with their
- * quotes removed, and whether it is one simple command of literal words only. What sow lets a
- * worker run is judged on this, never on a regular expression over the text: a shell splits words
- * only on space, tab and newline (not on `\v`, a no-break space or U+3000, which JavaScript's `\s`
- * matches), and it reads quotes, escapes, operators, expansions and globs before it runs anything.
- *
- * Strict on purpose: anything the shell would do to a word besides removing its quotes — any
- * operator, redirection, substitution, expansion, glob, brace, tilde, assignment, comment or line
- * continuation — and any character a person cannot see for what it is (control characters,
- * Unicode spaces, invisible formatting) makes the command "not simple", with what was found.
+ * A command line as a POSIX shell parses it: its words, unquoted, and whether it is one simple command of literal
+ * words. What a worker may run is judged on this, never on a regular expression (a shell splits only on space, tab
+ * and newline, and reads quotes, operators and expansions first). Strict: any operator, expansion, glob, assignment
+ * or character a person cannot see for what it is makes the command "not simple", with what was found.
  */
 
 export interface ShellWord {
@@ -84,10 +78,7 @@ const RUNNERS = new Set([
 
 const hex = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
-/**
- * What a character no plain command needs is, or undefined for an ordinary one (tab and newline are the shell's own:
- * judged by the parser).
- */
+/** What a character no plain command needs is, or undefined (tab and newline are judged by the parser). */
 function unseen(ch: string): string | undefined {
   if (ch === '\t' || ch === '\n' || ch === ' ') return undefined;
   if (/\p{Cc}/u.test(ch)) return `a control character (${hex(ch)})`;
@@ -96,10 +87,7 @@ function unseen(ch: string): string | undefined {
   return undefined;
 }
 
-/**
- * The first character of `text` a person cannot see for what it is (a control character, a Unicode space, invisible
- * formatting; tab and newline too), said; undefined when there is none.
- */
+/** The first character of `text` a person cannot see for what it is (tab and newline too), said. */
 export function invisibleIn(text: string): string | undefined {
   for (const ch of text) {
     if (ch === '\t' || ch === '\n') return `a control character (${hex(ch)})`;

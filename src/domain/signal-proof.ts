@@ -1,10 +1,7 @@
 /**
- * Whether sow may signal a task's owner: only a process it can prove it started, here, and that is
- * still that process. A task's owner comes from a state file, and state files are committed: a
- * cloned repository can name any pid (1, or someone else's process group) on any host. So the
- * owner is a claim; the proof is the record the owning sow process wrote into this checkout's
- * runtime folder when it became the owner (adapters/owner-record.ts), checked against what the
- * kernel says about that pid now. Pure: the caller reads the record and /proc.
+ * Whether sow may signal a task's owner. The owner comes from a committed state file, which can name any pid on any
+ * host, so it is only a claim; the proof is the record the owning sow wrote into this checkout's runtime folder,
+ * checked against what the kernel says of that pid now. Pure: the caller reads the record and /proc.
  */
 import { SowError } from './errors.js';
 import { shown } from './display.js';
@@ -68,12 +65,9 @@ export const signallablePid = (pid: unknown): pid is number =>
 const refuse = (why: NotMine): Proof => ({ ok: false, gone: false, why });
 
 /**
- * The proof, step by step: a worker; this host; a pid above 1; on Linux this boot and this pid
- * namespace (both known) and a start time; a record in this checkout naming the same pid, start
- * time, task and agent, written on this host (this boot, this namespace); then the kernel: on
- * Linux the pid is there, not a zombie, with that start time (not reused), and its group is
- * signalled only when it leads it now and did when it wrote the record. Off Linux nothing tells a
- * reused pid: the pid must be alive, and only the process itself is signalled.
+ * The proof: a worker on this host, a pid above 1, (Linux) this boot and pid namespace, a record here naming the same
+ * pid, start time, task and agent; then the kernel: alive, not a zombie, the same start time, and its group signalled
+ * only when it leads it now and did then. Off Linux nothing tells a reused pid: only the process itself is signalled.
  */
 export function proveOwner(input: {
   task: string;

@@ -1,8 +1,4 @@
-/**
- * Configuration files are read strictly: a key the schema does not know is a mistake (a typo such
- * as `agents.bindngs`), reported with the field path and the known key it is closest to. State
- * files are not read this way — there, keys a newer sow wrote are kept.
- */
+/** Configuration files are read strictly: an unknown key is a typo, named with its nearest known key. */
 import type { GenericSchema } from 'valibot';
 import { nearMiss } from './suggest.js';
 

@@ -1,8 +1,6 @@
 /**
- * "Did you mean": the known name a mistyped one is closest to. Distances are optimal string
- * alignment (Levenshtein plus swapping two neighbours, so `stauts` is one step from `status`),
- * compared case-insensitively with `-` read as `_`. A short name may be one step off, a longer one
- * two, so a real metadata key such as `note` is never mistaken for `name` (two steps).
+ * "Did you mean": the nearest known name by optimal string alignment (`stauts` is one step from `status`), `-` read as
+ * `_`, ignoring case; a short name may be one step off, a longer two (so `note` is never taken for `name`).
  */
 function distance(a: string, b: string): number {
   const rows = a.length + 1;

@@ -1,7 +1,4 @@
-/**
- * Task rules: gap-numbered ids, dependencies that exist and never form a cycle, statuses and their
- * timestamps, and what may block a status change.
- */
+/** Task rules: gap-numbered ids, acyclic dependencies, statuses and their timestamps, what blocks a status change. */
 import {
   DependencyCycleError,
   InvalidValueError,
@@ -29,10 +26,7 @@ export function normalizeTaskId(raw: string): string {
   return String(Number(trimmed)).padStart(3, '0');
 }
 
-/**
- * Task ids in numeric order without converting them: ids have no extra leading zeros, so a shorter id is a smaller
- * number.
- */
+/** Task ids in numeric order without converting them (no extra leading zeros: shorter is smaller). */
 export function compareIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
@@ -40,10 +34,8 @@ export function compareIds(a: string, b: string): number {
 export const byId = (a: { id: string }, b: { id: string }) => compareIds(a.id, b.id);
 
 /**
- * `ids` sorted in place in compareIds' order, the fast way for a long list: the engine's own
- * string order (no comparator: a thousand calls of one in cold code cost ~5 M instructions)
- * puts ids of one length in numeric order, and a stable pass by length then puts shorter ones
- * first.
+ * `ids` sorted in place in compareIds' order, fast: the engine's own string order (a comparator cost ~5 M
+ * instructions for a thousand ids), then a stable pass by length.
  */
 export function sortIds(ids: string[]): string[] {
   ids.sort();
@@ -100,10 +92,7 @@ export function findCycle(graph: ReadonlyMap<string, readonly string[]>): string
   return undefined;
 }
 
-/**
- * Parses `010,20` into ids and checks that each names another existing task and that `self`
- * depending on them keeps the graph acyclic.
- */
+/** Parses `010,20` into ids of other existing tasks that `self` may depend on without a cycle. */
 export function parseDependencies(raw: string, tasks: readonly TaskSummary[], self: string): string[] {
   const ids: string[] = [];
   for (const word of raw
@@ -143,11 +132,7 @@ const WORKING: readonly TaskStatus[] = ['in_progress', 'needs_review', 'complete
 /** Statuses that say work stopped: only a task whose work started can have stopped. */
 const STOPPED: readonly TaskStatus[] = ['paused', 'failed'];
 
-/**
- * Whether `from` → `to` says that the task's work started or is done, which needs everything it
- * depends on finished. Stopping work already started (in_progress → paused or failed) does not:
- * a worker may always say that it stopped.
- */
+/** Whether `from` → `to` starts or finishes work, which needs the dependencies finished (stopping does not). */
 export function needsDependenciesFinished(from: TaskStatus, to: TaskStatus): boolean {
   if (from === to) return false;
   if (WORKING.includes(to)) return true;
@@ -172,10 +157,8 @@ export interface StatusChangeOptions {
 }
 
 /**
- * Why `task` may not take `status` now: a completed task stays completed; work starts or ends
- * only when everything the task depends on is finished; a task is completed only with no pending
- * feedback. Throws TaskBlockedError (exit 3); `--force` skips the call. `dependencies` are the
- * summaries of the task's dependencies.
+ * Why `task` may not take `status` now (a completed task stays so; dependencies finished; no pending feedback):
+ * throws TaskBlockedError (exit 3); `--force` skips the call.
  */
 export function checkStatusChange(
   task: TaskState,
@@ -235,8 +218,7 @@ export function withStatus(task: TaskState, status: TaskStatus, now: string): Ta
   if (status !== 'pending' && status !== 'abandoned' && !next.started_at) next.started_at = now;
   if (isFinished(status)) {
     next.completed_at = now;
-    // A finished task has no worker to resume: its session is cleared, and whoever owned it no
-    // longer does (their late writes are refused).
+    // A finished task has no worker to resume, and whoever owned it no longer does.
     const retired = retireOwner(next);
     delete retired.session_id;
     delete retired.session;

@@ -1,15 +1,10 @@
 /**
- * A project type's own commands (`sow <group> …`, e.g. a publish step or an iteration log). The
- * type defines them as data and a `run` function; the CLI registers them like its other commands,
- * and the app gives `run` a context that reads and writes through the same lock, validation and
- * transaction as every other command. Nothing outside the type's folder names them.
+ * A project type's own commands (`sow <group> …`), as data and a `run` function that the app runs through the same
+ * lock, validation and transaction as every other command.
  */
 import type { ProjectState, TaskState } from './schemas.js';
 
-/**
- * Where completion finds the values of an argument or option that has no fixed list (sow's commands and the types'
- * alike).
- */
+/** Where completion finds the values of an argument or option that has no fixed list. */
 export type CandidateSource =
   'task-id' | 'agent' | 'phase' | 'event' | 'ref' | 'check' | 'task-status' | 'project-type' | 'artifact-type';
 
@@ -31,10 +26,7 @@ export interface TypeOptionDef {
 /** Option values as commander gives them: a string, true for a switch, undefined when absent. */
 export type TypeOptions = Readonly<Record<string, string | boolean | undefined>>;
 
-/**
- * What a command hands back, sow's and the types' alike; the front end renders it (the CLI: data with --json, else
- * text and message).
- */
+/** What a command hands back; the front end renders it (the CLI: data with --json, else text and message). */
 export interface CommandResult {
   readonly data: unknown;
   /** Human output on stdout (omitted with --json). */

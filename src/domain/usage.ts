@@ -1,7 +1,4 @@
-/**
- * What the workers used, summed from the project's ledger (`usage` in state.yaml: one entry per
- * spawn or resume, written when the run ends), by task, role, session or executor.
- */
+/** What the workers used, summed from the project ledger (`usage` in state.yaml), by task, role, session, executor. */
 import type { UsageEntry } from './schemas.js';
 
 export const COST_GROUPS = ['task', 'role', 'session', 'executor'] as const;
@@ -35,10 +32,7 @@ const keyOf = (e: UsageEntry, by: CostGroup): string =>
 
 const FIGURES = ['input_tokens', 'output_tokens', 'cost_usd'] as const;
 
-/**
- * Two figures of usage added: dollars rounded to a billionth, so that a sum of the CLIs' own
- * binary fractions (0.001234 + …) says 0.007095, not 0.007095000000000001.
- */
+/** Two figures added; dollars rounded to a billionth, so binary fractions sum to 0.007095, not 0.007095000000000001. */
 export function addFigure(
   figure: (typeof FIGURES)[number],
   a: number | undefined,
@@ -97,10 +91,7 @@ export function budgetReached(
   return undefined;
 }
 
-/**
- * The budget as `sow cost` shows it: each limit, what is used of it and what is left (0 once it is
- * reached); `in_force: false` with no limits set, or with the problem that keeps the file's out.
- */
+/** The budget as `sow cost` shows it: each limit, used and left; `in_force: false` without limits or with a problem. */
 export type BudgetStanding =
   | {
       in_force: true;

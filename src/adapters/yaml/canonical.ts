@@ -1,19 +1,10 @@
 /**
- * A fast reader for the YAML sow writes itself (emit.ts), so a state file changed by someone
- * else — a `git pull`, a branch switch — is read without the `yaml` package, which takes ≈350 ms
- * for a 1,000-task project file (DESIGN §7 allows 100 ms).
- *
- * It reads a strict subset: block maps and lists indented by two spaces, `- key: value` list items,
- * `{}` and `[]`, and the scalars the emitter writes (plain words, JSON-style double-quoted strings,
- * numbers, true/false/null, .inf/.nan), each spelt exactly as the emitter spells it. Anything
- * else — comments, blank lines, tabs, other quoting, spelling or indentation (`1e3`, `"word"`),
- * anchors, flow collections, duplicate keys, nesting deeper than MAX_DEPTH — makes it answer
- * `undefined`, and the caller reads the file with the `yaml` package instead. So it either
- * returns exactly what `yaml` would, or nothing; and what it reads, the emitter writes back byte
- * for byte, so a write through the emitter never respells a value a person wrote.
- * canonical.test.ts checks both against `yaml` on generated and mangled files.
+ * A fast reader for the YAML sow writes itself (emit.ts), so a state file changed by a pull is read without the
+ * `yaml` package (≈350 ms for 1,000 tasks; DESIGN §7 allows 100 ms). It reads only what the emitter writes, spelt
+ * as it spells it, and answers undefined for anything else (comments, other quoting or indentation, anchors, flow
+ * collections, duplicate keys, deep nesting), so it returns exactly what `yaml` would or nothing, and what it reads
+ * the emitter writes back byte for byte. canonical.test.ts checks both against `yaml`.
  */
-
 import { RESERVED_NAMES } from '../../domain/fields.js';
 import { isPlainString, quoteString } from './emit.js';
 
@@ -41,10 +32,7 @@ function quotedEnd(s: string, from: number): number {
   return -1;
 }
 
-/**
- * Characters the emitter escapes inside quotes (emit.ts NON_PRINTABLE, JSON's lone surrogates): raw, a person wrote
- * them.
- */
+/** Characters the emitter escapes inside quotes (NON_PRINTABLE, lone surrogates): raw, a person wrote them. */
 const ESCAPED_RAW = new RegExp(
   [
     /[\u0000-\u001f\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/.source,
@@ -75,11 +63,7 @@ function quotedString(token: string): Maybe<string> {
   return isPlainString(value) ? NO : value; // the emitter would write it bare
 }
 
-/**
- * A number spelt as the emitter spells it (`1000`, not `1e3` or `01000`). An integer beyond 2^53
- * goes to the yaml package: it reads it exactly (a bigint), and a write keeps its text even where
- * a schema wants a number (schema-check.ts check()).
- */
+/** A number spelt as the emitter spells it; an integer beyond 2^53 goes to the yaml package, which reads it exactly. */
 function number(s: string): Maybe<number> {
   const n = Number(s);
   if (String(n) !== s) return NO;
@@ -111,10 +95,7 @@ function scalar(s: string): Maybe<unknown> {
   return plainString(s);
 }
 
-/**
- * Reads lines by offset: `lines[i]` as written and `at[i]` where its content starts (its
- * indentation; for `- key: value` the reader moves it past the dash), so nothing is copied per line.
- */
+/** Reads lines by offset (`at[i]`: where line i's content starts), so nothing is copied per line. */
 class Reader {
   private i = 0;
   /** Set by key(): the key of the current line and where the text after its colon starts. */
@@ -225,7 +206,6 @@ export function parseCanonicalYaml(text: string): unknown {
   }
   const reader = new Reader(lines, at);
   const value = reader.block(0);
-  // A block ends at a line indented less than it; a line left over (indented more than its
-  // siblings, or a blank one) means the text is not in the subset.
+  // A line left over (indented more than its siblings, or blank) means the text is not in the subset.
   return value === NO || !reader.done() ? undefined : value;
 }

@@ -1,15 +1,11 @@
 /**
- * What sow holds of a YAML value, and when two such values are the same. Both readers (the
- * canonical one and the `yaml` package) hand out the same plain data: maps, lists, strings,
- * booleans, null, numbers, and a bigint for an integer a number cannot hold exactly (beyond
- * ±2^53), so `9999999999999999` reads, prints and writes back as written.
+ * What sow holds of a YAML value, and when two are the same: both readers give plain data, with a bigint for an
+ * integer beyond ±2^53, so `9999999999999999` reads and writes back as written.
  */
 
 /**
- * The value sow holds of what the `yaml` package made of a node: integers it read as bigints
- * (`intAsBigInt`) become numbers where a number holds them exactly; `!!set` becomes a list of its
- * members, `!!omap` a map, `!!binary` its base64 text — data that `--json` and the state schemas
- * can carry. Converts in place where it can, and returns the value to use.
+ * The plain data of what the `yaml` package made: exact bigints become numbers, `!!set` a list, `!!omap` a map,
+ * `!!binary` its base64 text. Converts in place where it can; returns the value to use.
  */
 export function plainData(value: unknown): unknown {
   if (typeof value === 'bigint') {
@@ -50,11 +46,7 @@ function defineKey(record: Record<string, unknown>, key: string, value: unknown)
 const isRecord = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
 
-/**
- * Whether two values are the same data: NaN is NaN, a bigint is the number nearest to it, key
- * order does not matter, and a key whose value is undefined is a key that is not there (that is
- * how sow removes one).
- */
+/** Whether two values are the same data: NaN is NaN, a bigint its nearest number, key order and undefined aside. */
 export function sameData(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   // An integer beyond 2^53 where a schema wants a number is held as the nearest number (schema-check.ts check()).

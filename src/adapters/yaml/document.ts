@@ -1,12 +1,7 @@
 /**
- * YAML a person may have written: parsing with the `yaml` package (what the canonical reader
- * declines), and writing a new value into such a file so that everything the person wrote that
- * did not change — comments, key order, number spellings, quoting, tags, anchors and aliases, flow
- * style — stays byte for byte (splice.ts).
- *
- * A file from a repository is untrusted: an alias bomb, an alias inside its own anchor, nesting
- * deep enough to overflow the stack, or more values than a state file holds are refused with a
- * YamlRefusedError (the caller's exit 4), before they cost time or memory.
+ * YAML a person may have written: parsed with the `yaml` package, and edited so that everything unchanged (comments,
+ * key order, spellings, anchors, flow style) stays byte for byte (splice.ts). A repository's file is untrusted: alias
+ * bombs, self-containing aliases, deep nesting and huge files are refused (YamlRefusedError) before they cost much.
  */
 import { RESERVED_NAMES } from '../../domain/fields.js';
 import { MAX_DEPTH, parseCanonicalYaml } from './canonical.js';
@@ -48,10 +43,7 @@ const where = (pos: { line: number; col: number } | undefined) => (pos ? ` (line
 /** More values than this (counted roughly: lines and commas) is not a state file. */
 const MAX_VALUES = 100_000;
 
-/**
- * How many values aliases may add (yaml's own measure: uses of an anchor times the aliases inside
- * it). A state file needs a few; a "billion laughs" file needs billions.
- */
+/** How many values aliases may add (yaml's measure): a state file needs a few, a "billion laughs" file billions. */
 const MAX_ALIAS_COUNT = 100;
 
 /** An upper bound on the values in `text`: each takes a line, or a comma in a flow collection. */
@@ -87,19 +79,15 @@ function refuseReservedKeys(value: unknown, path: string[] = []): void {
   }
 }
 
+/** `handWritten`: not in the form sow writes, so writes splice the change into the text to keep that form. */
 export interface ParsedYaml {
   data: unknown;
-  /**
-   * Whether the text is not in the form sow writes (a person wrote or edited it: comments, other
-   * quoting, tags, flow lists). Writes then splice the change into the text, which keeps that form.
-   */
   handWritten: boolean;
 }
 
 /**
- * Parses YAML text. What sow wrote itself is read by the canonical reader, without the yaml
- * package (≈20× faster); anything else goes to the package. Throws YamlSyntaxError and
- * YamlRefusedError (and ReservedKeyError).
+ * Parses YAML text: what sow wrote itself with the canonical reader (≈20× faster), the rest with the yaml package.
+ * Throws YamlSyntaxError, YamlRefusedError and ReservedKeyError.
  */
 export async function parseYaml(text: string): Promise<ParsedYaml> {
   const fast = parseCanonicalYaml(text);
@@ -115,10 +103,8 @@ export async function parseYaml(text: string): Promise<ParsedYaml> {
 let parsed: { text: string; doc: YamlDocument } | undefined;
 
 /**
- * Integers are read exactly (a bigint, which plainData keeps only beyond 2^53); yaml's own
- * duplicate-key check compares every key with every other (minutes for a large map), ours keeps
- * a set per map; warnings (an unknown `!tag`) are not printed; the concrete syntax tree is kept
- * for splice.ts.
+ * Exact integers; yaml's duplicate-key check is quadratic (ours keeps a set per map); no warnings printed; the syntax
+ * tree kept for splice.ts.
  */
 const OPTIONS = { intAsBigInt: true, uniqueKeys: false, keepSourceTokens: true, logLevel: 'error' } as const;
 
@@ -132,16 +118,11 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
   }
   const lines = new yaml.LineCounter();
   const at = (offset: number | undefined) => (offset === undefined ? undefined : lines.linePos(offset));
-  // The parser keeps its own stack; composing recurses per level, so depth is checked in between.
+  // Composing recurses per level, so depth is checked before it.
   function* checked(tokens: Iterable<CstToken>): Generator<CstToken> {
     for (const token of tokens) {
       const deep = tooDeep(token);
-      if (deep !== undefined) {
-        throw new YamlRefusedError(
-          `nests collections more than ${MAX_DEPTH} levels deep${where(at(deep))}; sow's files nest a few levels, ` +
-            `so sow does not read it`,
-        );
-      }
+      if (deep !== undefined) throw nestsTooDeep(at(deep));
       yield token;
     }
   }
@@ -169,13 +150,15 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
   return doc;
 }
 
+const nestsTooDeep = (pos: { line: number; col: number } | undefined) =>
+  new YamlRefusedError(
+    `nests collections more than ${MAX_DEPTH} levels deep${where(pos)}; sow's files nest a few levels, ` +
+      `so sow does not read it`,
+  );
+
 /**
- * The parser's tokens for `text`, as `Parser.parse` yields them, refused as soon as the collections
- * still open nest deeper than MAX_DEPTH. The parser hands a document over only once it is whole, so
- * `tooDeep` alone saw a hostile file only after the parser had built all of it: 100,000 nested
- * brackets took half a second to refuse, this a few milliseconds. The offset named is that of the
- * collection too deep, as `tooDeep` names it. `tooDeep` still walks each whole document: it does
- * not rely on how the parser keeps its stack.
+ * The parser's tokens, refused as soon as the collections still open nest deeper than MAX_DEPTH: the parser hands
+ * a document over only when whole, too late for a hostile file. `tooDeep` still checks each whole document.
  */
 function* parseShallow(yaml: YamlModule, text: string, lines: import('yaml').LineCounter): Generator<CstToken> {
   const parser = new yaml.Parser(lines.addNewLine);
@@ -186,12 +169,8 @@ function* parseShallow(yaml: YamlModule, text: string, lines: import('yaml').Lin
     if (parser.stack.length > MAX_DEPTH) {
       let depth = 0;
       for (const t of parser.stack) {
-        if ((t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') && ++depth > MAX_DEPTH) {
-          throw new YamlRefusedError(
-            `nests collections more than ${MAX_DEPTH} levels deep${where(lines.linePos(t.offset))}; sow's files ` +
-              `nest a few levels, so sow does not read it`,
-          );
-        }
+        if ((t.type === 'block-map' || t.type === 'block-seq' || t.type === 'flow-collection') && ++depth > MAX_DEPTH)
+          throw nestsTooDeep(lines.linePos(t.offset));
       }
     }
   }
@@ -271,10 +250,8 @@ function refuseCircularAliases(yaml: YamlModule, doc: YamlDocument, lines: impor
 }
 
 /**
- * The text of `previous` changed to hold `value`, touching only what changed (splice.ts). The
- * result is parsed again and must hold exactly `value`; if a shape defeats the splice, yaml's
- * Document API writes it (comments and key order kept, some spellings not), and failing that
- * sow's own emitter.
+ * `previous` changed to hold `value`, touching only what changed (splice.ts); the result must read back as `value`,
+ * else yaml's Document API writes it (comments and key order kept), and failing that sow's own emitter.
  */
 export async function editYaml(previous: string, value: unknown): Promise<string> {
   const yaml = await loadYaml();
@@ -302,10 +279,7 @@ function editThroughDocument(yaml: YamlModule, previous: string, value: unknown)
   return doc.toString();
 }
 
-/**
- * Brings the document in line with `value`, touching only what changed, so comments, key order
- * and styles on unchanged nodes survive.
- */
+/** Brings the document in line with `value`, touching only what changed, so unchanged nodes keep their styles. */
 function syncNode(
   yaml: YamlModule,
   doc: YamlDocument,

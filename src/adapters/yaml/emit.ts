@@ -1,9 +1,6 @@
 /**
- * A small block-style YAML emitter for the plain data sow writes (maps, lists, strings, numbers,
- * bigints, booleans, null). It exists for speed: the `yaml` package needs ≈140 ms to stringify a
- * 1,000-task project on a cold start, this needs a few. It is only used for files without
- * comments; a file a person commented goes through yaml's Document API, which keeps them.
- * Every output is checked against the `yaml` parser in emit.test.ts.
+ * A small block-style YAML emitter for sow's plain data, for speed (the `yaml` package needs ≈140 ms for a 1,000-task
+ * project). Files a person commented go through yaml's Document API instead. emit.test.ts checks it against `yaml`.
  */
 
 const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;
@@ -19,12 +16,7 @@ WORD[95] = 1; // _
 WORD[47] = 1; // /
 for (const c of ' .+()-') WORD[c.charCodeAt(0)] = 2;
 
-/**
- * Whether `s` is written bare: YAML's core schema reads such a word back as this very string.
- * The same rule as PLAIN (first a letter, `_` or `/`; then `\w`, space, `.`, `/`, `+`, `(`, `)`,
- * `-`), no trailing space, no reserved word; a loop over the characters, because the fast reader
- * asks this of every value of every file it reads.
- */
+/** Whether `s` is written bare (YAML reads it back as this string): PLAIN's rule as a loop, as every value asks. */
 export function isPlainString(s: string): boolean {
   const n = s.length;
   if (n === 0 || WORD[s.charCodeAt(0)] !== 1) return false;

@@ -1,8 +1,4 @@
-/**
- * Where things stand in YAML a person wrote, for splice.ts: each value's collection item and the
- * collection holding it (from the concrete syntax tree), and the text around a position — its
- * line, its column, the `:` or `-` before a value, the props and comments beside it.
- */
+/** Where things stand in YAML a person wrote, for splice.ts: each value's item and collection, and the text around. */
 import type { CST, Document, Node, Pair } from 'yaml';
 
 type YamlModule = typeof import('yaml');

@@ -1,20 +1,8 @@
 /**
- * Writes a new value into YAML a person wrote by changing only the text of what changed: every
- * other byte of the file stays as it was — number spellings (`0x1F`, `1e3`, `007`), quoting, tags,
- * anchors and aliases, flow style, block scalars, comments, blank lines. yaml's own
- * `Document.toString()` reformats every node, so this works on the source text instead, guided by
- * the parsed document (each node knows where it stands) and its concrete syntax tree (where each
- * `:`, `-`, anchor, tag and comment stands; layout.ts reads both).
- *
- * A node whose value did not change is not touched. A changed scalar is rewritten in place, in
- * the quoting the person used where it can hold the new value; a map or list that gained or lost
- * entries gets or loses just those lines (or items, in a flow collection); a value whose kind
- * changed (a text that became a map) is written new in sow's own form, with its anchor and
- * comments kept. An alias stays an alias while its anchor still holds the value the alias stands
- * for; otherwise it is written out as its value.
- *
- * The caller (document.ts) parses the result again and compares it with the value it was asked
- * to write; spliceYaml answers undefined for shapes it does not handle, and the caller falls back.
+ * Writes a new value into YAML a person wrote by changing only the text of what changed: every other byte (number
+ * spellings, quoting, tags, anchors, flow style, comments) stays. It edits the source text, guided by the parsed
+ * document and its syntax tree (layout.ts), since yaml's `Document.toString()` reformats every node. An alias stays
+ * while its anchor holds what it stands for. Undefined for shapes it does not handle: the caller falls back.
  */
 import type { Alias, CST, Document, Node, Pair, Scalar } from 'yaml';
 import { plainData, sameData } from './data.js';
@@ -47,8 +35,7 @@ export function spliceYaml(
   try {
     return new Splicer(yaml, doc, src).run(old, next);
   } catch {
-    // Unspliceable, or a shape this module gets wrong: either way the caller writes the file
-    // another way (and the tests, which compare whole texts, see it).
+    // Unspliceable, or a shape this module gets wrong: the caller writes the file another way.
     return undefined;
   }
 }
@@ -78,8 +65,6 @@ class Splicer {
     this.settleAliases();
     return this.apply();
   }
-
-  // --- the walk -----------------------------------------------------------------------------
 
   private sync(node: Node, old: unknown, next: unknown, place: Place): void {
     const yaml = this.yaml;
@@ -256,14 +241,11 @@ class Splicer {
     this.edit(at, at, lines);
   }
 
-  // --- rewriting one value ------------------------------------------------------------------
-
   private replace(node: Node, next: unknown, place: Place, flowLike = false): void {
     if (!node.range || place.kind === 'root') throw new Unspliceable();
     const [r0, r1] = node.range;
     this.forget(node);
-    // The anchor stays (aliases may still point at it); a custom tag stays (it does not change
-    // what the value is); a YAML tag (!!set, !!binary, !!str …) goes: the new value is plain data.
+    // The anchor and a custom tag stay; a YAML tag (!!set, !!str …) goes: the new value is plain data.
     const props: string[] = [];
     if (node.anchor) props.push(`&${node.anchor}`);
     const tag = this.at.tagToken(place);
@@ -271,8 +253,7 @@ class Splicer {
     if (node.anchor) this.anchorFate.set(node, { value: next });
     const lead = props.length ? `${props.join(' ')} ` : '';
 
-    // In a flow collection, and where a person wrote a flow collection with entries, a new
-    // collection is a flow one too; `{}` and `[]` that fill up become blocks, as sow writes them.
+    // In or for a flow collection with entries a new collection is flow too; `{}` and `[]` that fill up become blocks.
     const wasFlow = flowLike || (this.at.isFlow(node) && (node as Node & { items: unknown[] }).items.length > 0);
     if (place.kind === 'flow' || wasFlow) {
       this.edit(this.at.propsStart(place, r0), r1, lead + this.inline(next, node));
@@ -287,8 +268,7 @@ class Splicer {
       this.edit(this.at.propsStart(place, r0), r1, space + lead + this.inline(next, node, place) + lineEnd);
       return;
     }
-    // What stood between the indicator and the value (props, comments, line breaks) and the
-    // comment after a one-line value are written again; the rest of the zone is the value.
+    // Props and comments between the indicator and the value, and a comment after it, are written again.
     const comments = this.at.commentsBetween(place, indicator, r0);
     let end = r1;
     const after = this.at.commentAfter(r1);
@@ -346,8 +326,6 @@ class Splicer {
     return this.yaml.CST.stringify(copy).replace(/\r?\n$/, '');
   }
 
-  // --- anchors and aliases ------------------------------------------------------------------
-
   private record(node: Node, next: unknown): void {
     if (node.anchor) this.anchorFate.set(node, { value: next });
   }
@@ -379,10 +357,7 @@ class Splicer {
     return at !== undefined && this.cleared.some(([a, b]) => at >= a && at < b);
   }
 
-  /**
-   * Every alias that is still in the text must stand for the value its place now holds: where its
-   * anchor changed or went, or its own place changed, it is written out as that value.
-   */
+  /** An alias still in the text whose anchor or place changed is written out as the value its place now holds. */
   private settleAliases(): void {
     const yaml = this.yaml;
     const order: Node[] = [];
@@ -428,8 +403,6 @@ class Splicer {
   private oldValue(node: Node): unknown {
     return plainData(node.toJS(this.doc, { maxAliasCount: 100 }));
   }
-
-  // --- applying the edits -------------------------------------------------------------------
 
   private edit(from: number, to: number, text: string): void {
     this.edits.push({ from, to, text });
