@@ -158,9 +158,7 @@ const states = {
   },
 } satisfies Record<string, StateDef>;
 
-const actions = {
-  ...phaseActions,
-} satisfies Record<string, ActionImpl>;
+const actions = { ...phaseActions } satisfies Record<string, ActionImpl>;
 
 const basename = (path: string) => path.split('/').at(-1)!;
 

@@ -275,11 +275,7 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
         err.message,
         `${err.hint ? `${err.hint}; ` : ''}published and recorded before it failed: ${so}; run 'sow breakdown ` +
           `publish' again to publish the rest`,
-        {
-          ...err.details,
-          published: published.map((r) => r.id),
-          failed_on: unit.id,
-        },
+        { ...err.details, published: published.map((r) => r.id), failed_on: unit.id },
       );
     }
   }

@@ -210,9 +210,7 @@ const states = {
   },
 } satisfies Record<string, StateDef>;
 
-const actions = {
-  ...phaseActions,
-} satisfies Record<string, ActionImpl>;
+const actions = { ...phaseActions } satisfies Record<string, ActionImpl>;
 
 const baseName = (path: string) => path.split('/').at(-1)!;
 

@@ -123,9 +123,7 @@ const states = {
   },
 } satisfies Record<string, StateDef>;
 
-const actions = {
-  ...phaseActions,
-} satisfies Record<string, ActionImpl>;
+const actions = { ...phaseActions } satisfies Record<string, ActionImpl>;
 
 export const exploration: ProjectType = {
   name: 'exploration',

@@ -276,10 +276,7 @@ const reopenAction: ActionImpl = (project, _params, now) => {
   return withWorkPhases(next, reopenPhases(workPhasesOf(next), ids));
 };
 
-const actions = {
-  ...phaseActions,
-  reopenPhases: reopenAction,
-} satisfies Record<string, ActionImpl>;
+const actions = { ...phaseActions, reopenPhases: reopenAction } satisfies Record<string, ActionImpl>;
 
 export const iterative: ProjectType = {
   name: 'iterative',

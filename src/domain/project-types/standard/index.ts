@@ -173,11 +173,7 @@ const reviewHint = (project: ProjectState, assessment: 'pass' | 'fail') => share
 const reopenImplementation: ActionImpl = (project, _params, now) => {
   const reviewPhase = phaseOf(project, 'review');
   const reviews = reviewsOfRoundOf(project);
-  let next = withPhase(project, 'review', {
-    ...reviewPhase,
-    status: 'failed',
-    completed_at: now,
-  });
+  let next = withPhase(project, 'review', { ...reviewPhase, status: 'failed', completed_at: now });
   const impl = phaseOf(next, 'implementation');
   const { completed_at: _done, ...rest } = impl;
   const { [TASK_APPROVAL.record]: _covered, ...metadata } = impl.metadata;
@@ -191,10 +187,7 @@ const reopenImplementation: ActionImpl = (project, _params, now) => {
   return next;
 };
 
-const actions = {
-  ...phaseActions,
-  reopenImplementation,
-} satisfies Record<string, ActionImpl>;
+const actions = { ...phaseActions, reopenImplementation } satisfies Record<string, ActionImpl>;
 
 const states = {
   NoProject: NO_PROJECT,
