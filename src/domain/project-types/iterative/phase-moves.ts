@@ -37,6 +37,30 @@ export class WorkPhaseOutputMissingError extends SowError {
 const NONE = /^(none|nothing|n\/a|-)\.?$/i;
 export const saysNothingLeft = (remaining: string) => NONE.test(remaining.trim());
 
+/** `--signal` says the criteria are met: only with nothing remaining (a usage error, checked before the state). */
+export function checkSignal(id: string, { signal, remaining }: Pick<LogInput, 'signal' | 'remaining'>): void {
+  if (signal && !saysNothingLeft(remaining))
+    throw new UsageError(
+      `--signal says ${id} is done, but --remaining says '${remaining}'`,
+      `log what is left without --signal, or '--remaining None --signal' when nothing is`,
+    );
+}
+
+/** A failed verification says what is wrong. */
+export function checkFailNote(id: string, pass: boolean, note: string | undefined): void {
+  if (!pass && !note?.trim())
+    throw new UsageError(
+      'a failed verification says what is wrong',
+      `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`,
+    );
+}
+
+/** A block says what is in the way. */
+export function checkBlockNote(id: string, note: string | undefined): void {
+  if (!note?.trim())
+    throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
+}
+
 export interface LogInput {
   did: string;
   remaining: string;
@@ -91,12 +115,7 @@ function refuseFor(p: WorkPhase, doing: string): never {
 /** Appends an iteration to the phase: the lifecycle move it makes, and the progress.md entry. */
 export function logIteration(list: readonly WorkPhase[], id: string, input: LogInput, now: string): LogResult {
   let p = findPhase(list, id);
-  if (input.signal && !saysNothingLeft(input.remaining)) {
-    throw new UsageError(
-      `--signal says ${id} is done, but --remaining says '${input.remaining}'`,
-      `log what is left without --signal, or '--remaining None --signal' when nothing is`,
-    );
-  }
+  checkSignal(id, input);
   if (p.status === 'pending') {
     const waiting = waitingFor(list, p);
     if (waiting.length) {
@@ -195,11 +214,7 @@ export function verifyPhase(
 ): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
   let p = findPhase(list, id);
   if (p.status !== 'verifying') refuseFor(p, `verify ${id}`);
-  if (!pass && !note?.trim())
-    throw new UsageError(
-      'a failed verification says what is wrong',
-      `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`,
-    );
+  checkFailNote(id, pass, note);
   if (pass && !(p.output && written(p.output))) throw new WorkPhaseOutputMissingError(p);
   if (pass) {
     p = { ...p, status: 'done', verification: 'passed', completed_at: now };
@@ -249,8 +264,7 @@ export function blockPhase(
 ): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
   let p = findPhase(list, id);
   if (p.status === 'done' || p.status === 'blocked') refuseFor(p, `block ${id}`);
-  if (!note.trim())
-    throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
+  checkBlockNote(id, note);
   p = { ...p, status: 'blocked', blocked_from: p.status, note: oneLine(note) };
   return {
     list: replace(list, p),
