@@ -61,7 +61,7 @@ const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undef
   slot.types.find((t) => t.name === artifact.type);
 
 /** Where the artifact's file is, relative to the repository root. */
-const fileOf = (slot: ArtifactSlot, artifact: Artifact) =>
+export const fileOf = (slot: ArtifactSlot, artifact: Artifact) =>
   repositoryPathOf(artifact.path, typeOf(slot, artifact)?.root ?? 'project');
 
 /**
@@ -223,17 +223,31 @@ export async function removeArtifact(
   });
 }
 
+/** The owner's artifact list as read, with its slot, and how lists name it (the phase, `task <id>`). */
+export async function readOwner(
+  reader: Reader,
+  owner: ArtifactHolder,
+  direction: Direction,
+): Promise<{ name: string; list: Artifact[]; slot: ArtifactSlot }> {
+  if (owner.kind === 'phase') {
+    const phase = selectPhase(reader.type, reader.project, owner.phase);
+    return {
+      name: phase,
+      list: phaseOf(reader.project, phase)[direction],
+      slot: phaseSlot(reader.type, phase, direction),
+    };
+  }
+  const task = await reader.task(owner.id);
+  return { name: `task ${task.id}`, list: task[direction], slot: taskSlot(reader.type, task.id, direction) };
+}
+
 export async function listArtifacts(
   ctx: AppContext,
   owner: ArtifactHolder,
   direction: Direction,
 ): Promise<{ owner: string; artifacts: Artifact[] }> {
   return Reader.read(ctx, async (reader) => {
-    if (owner.kind === 'phase') {
-      const phase = selectPhase(reader.type, reader.project, owner.phase);
-      return { owner: phase, artifacts: phaseOf(reader.project, phase)[direction] };
-    }
-    const task = await reader.task(owner.id);
-    return { owner: `task ${task.id}`, artifacts: task[direction] };
+    const { name, list } = await readOwner(reader, owner, direction);
+    return { owner: name, artifacts: list };
   });
 }

@@ -24,7 +24,7 @@ import { byId } from '../../tasks.js';
 import type { GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 import { PUBLISHING, publishCommands, unitsDir } from './publish.js';
-import { list, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
+import { list, placeOf, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
 
 const NAME = 'breakdown';
 
@@ -158,16 +158,12 @@ export const breakdown: ProjectType = {
       entry: {
         ...archiveEntry(NAME, project, now),
         path: dir,
-        units: units.map((t) => {
-          const p = publicationOf(t);
-          return {
-            id: t.id,
-            title: t.name,
-            ...(p && 'issue' in p ? { issue: p.issue, ...(p.url ? { url: p.url } : {}) } : {}),
-            ...(p && 'file' in p ? { file: p.file } : {}),
-            depends_on: [...t.dependencies],
-          };
-        }),
+        units: units.map((t) => ({
+          id: t.id,
+          title: t.name,
+          ...placeOf(publicationOf(t)),
+          depends_on: [...t.dependencies],
+        })),
       },
     };
   },

@@ -21,6 +21,7 @@ import type {
 import type { ProjectType } from '../../project-type.js';
 import {
   describePublication,
+  placeOf,
   publicationOf,
   publishOrder,
   specsOf,
@@ -54,8 +55,7 @@ const rowOf = (task: TaskState, dependsOn: string[], status: UnitRow['status'], 
   title: task.name,
   depends_on: dependsOn,
   status,
-  ...(p && 'issue' in p ? { issue: p.issue, ...(p.url ? { url: p.url } : {}) } : {}),
-  ...(p && 'file' in p ? { file: p.file } : {}),
+  ...placeOf(p),
 });
 
 /** The project is not in Publishing: the way there, with what blocks its first step. */
@@ -162,6 +162,13 @@ function line(row: UnitRow, target: Target): string {
   return target === 'github' ? `${row.id} → new issue "${row.title}"${deps}` : `${row.id} → ${row.file}${deps}`;
 }
 
+/** `err` with more to say after its hint (and more details). */
+const alsoSay = (err: SowError, more: string, details: Record<string, unknown> = {}) =>
+  new SowError(err.code, err.kind, err.message, `${err.hint ? `${err.hint}; ` : ''}${more}`, {
+    ...err.details,
+    ...details,
+  });
+
 const count = (n: number) => `${n} unit${n === 1 ? '' : 's'}`;
 
 async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: TypeOptions): Promise<CommandResult> {
@@ -223,13 +230,7 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
       repo = await ctx.github.repo();
     } catch (err) {
       if (!(err instanceof SowError)) throw err;
-      throw new SowError(
-        err.code,
-        err.kind,
-        err.message,
-        `${err.hint ? `${err.hint}; ` : ''}or publish the units as files: 'sow breakdown publish --to files'`,
-        err.details,
-      );
+      throw alsoSay(err, "or publish the units as files: 'sow breakdown publish --to files'");
     }
   }
   const where = target === 'github' ? `issues of ${repo ?? 'the GitHub repository'}` : `files under ${plan.dir}/`;
@@ -269,13 +270,10 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
       const so = published
         .map((r) => `${r.id} (${describePublication(r.issue !== undefined ? { issue: r.issue } : { file: r.file! })})`)
         .join(', ');
-      throw new SowError(
-        err.code,
-        err.kind,
-        err.message,
-        `${err.hint ? `${err.hint}; ` : ''}published and recorded before it failed: ${so}; run 'sow breakdown ` +
-          `publish' again to publish the rest`,
-        { ...err.details, published: published.map((r) => r.id), failed_on: unit.id },
+      throw alsoSay(
+        err,
+        `published and recorded before it failed: ${so}; run 'sow breakdown publish' again to publish the rest`,
+        { published: published.map((r) => r.id), failed_on: unit.id },
       );
     }
   }

@@ -29,6 +29,12 @@ export function publicationOf(task: TaskState): Publication | undefined {
   return undefined;
 }
 
+/** Where a unit went, as its row and its index entry say it: issue and url, or file. */
+export const placeOf = (p: Publication | undefined) => ({
+  ...(p && 'issue' in p ? { issue: p.issue, ...(p.url ? { url: p.url } : {}) } : {}),
+  ...(p && 'file' in p ? { file: p.file } : {}),
+});
+
 /** `#12 https://…` or the file's path. */
 export function describePublication(p: Publication): string {
   return 'issue' in p ? `#${p.issue}${p.url ? ` ${p.url}` : ''}` : p.file;
