@@ -22,8 +22,8 @@ function projectDocuments(root: string): string[] {
 }
 
 /**
- * Copies the plan's documents (never over a file already there) and adds its entry, with where
- * the documents went, to .sow/knowledge/index.yaml, in the same transaction.
+ * Copies the plan's documents (never over a file there) and adds its entry to the knowledge index, in the same
+ * transaction.
  */
 async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | undefined): Promise<void> {
   if (!plan) return;

@@ -1,8 +1,6 @@
 /**
- * The live values shell completion offers (`sow __complete`): the project's task ids, the events
- * `sow advance` takes in the current state, the artifact types of the phase, the phases, the
- * declared checks and the refs. Each reads only what it needs, and quietly: a completion never
- * warns about the branch.
+ * The live values shell completion offers (`sow __complete`); each reads only what it needs, and never warns about the
+ * branch.
  */
 import { guardSentence, listTransitions } from '../domain/lifecycle.js';
 import { selectPhase } from '../domain/phases.js';

@@ -1,9 +1,6 @@
 /**
- * `input|output show`: the text of an artifact's file — the task list, the review, a brief, a log of
- * evidence — named by its owner and index, never by a path from outside: what a person reads
- * before approving it (on the command line, and beside the Approve button of `sow ui`). Read
- * through the same confined read as every document (inside the repository, links that lead out
- * refused, at most 8 MB).
+ * `input|output show`: the text of an artifact's file, named by its owner and index, never by a path from outside, and
+ * read through the confined read every document goes through (inside the repository, no link out, at most 8 MB).
  */
 import { artifactAt } from '../domain/artifacts.js';
 import type { Artifact } from '../domain/schemas.js';

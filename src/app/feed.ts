@@ -1,9 +1,6 @@
 /**
- * The change feed of a workspace, for views that follow it (`--watch`, the browser view): one
- * callback after each burst of changes to what sow shows — its state, the tasks' documents, the
- * workers' events — in this checkout, or with `all` in every checkout with a project. With `all`,
- * checkouts and projects that come later are followed too (and the callback tells of them): git's
- * folder of worktrees and the checkouts without a project are watched for that.
+ * The change feed a watching view follows: one callback per burst of changes in this checkout, or with `all` in every
+ * checkout with a project, those that come later included.
  */
 import { join } from 'node:path';
 import { findRepoRoot, findWorkspaceRoot, ownGitDir } from '../adapters/repo.js';

@@ -64,9 +64,8 @@ export async function setPhaseField(
 }
 
 /**
- * `phase set tasks_approved <value>`: refused outside the state that asks for it and, for true,
- * without tasks; true records what it covers (each task's name, description and dependencies),
- * false drops that record.
+ * `phase set tasks_approved <value>`: only in the state that asks for it, and true only with tasks; true records what
+ * it covers, false drops that record.
  */
 async function approveTasks(
   uow: UnitOfWork,

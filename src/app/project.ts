@@ -165,9 +165,8 @@ async function planNewProject(root: string, opts: NewProjectOptions): Promise<Ne
 }
 
 /**
- * In a repository without .sow/, `project new` initialises it first (as `sow init` would), once
- * every refusal that needs no .sow/ has had its say: a refused `project new` leaves nothing
- * behind. Returns the root it initialised, if it did.
+ * Without .sow/, `project new` initialises it first, once every refusal that needs none has had its say: a refused
+ * `project new` leaves nothing behind. Returns the root it initialised, if it did.
  */
 async function initialiseFor(cwd: string, opts: NewProjectOptions): Promise<string | undefined> {
   try {

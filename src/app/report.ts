@@ -1,8 +1,6 @@
 /**
- * What a spawned worker says about itself: `sow agent log "<message>"` (a note in its task's log)
- * and `sow agent report --status …` — for a task worker its task's status, for a worker without a
- * task (a planner, an orchestrator) a report recorded on its session and in the project log.
- * Both read who the worker is from the environment sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
+ * What a spawned worker says about itself (`sow agent log`, `sow agent report`), who it is read from the environment
+ * sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
  */
 import type { AppContext } from './context.js';
 import { notOneOf, SowError, UsageError } from '../domain/errors.js';

@@ -1,8 +1,6 @@
 /**
- * The project's files as `sow mcp` resources (`sow://project/<path>`), so a client can show the
- * state and documents without a tool call, and its prompts: `continue` (what to do now, the prompt
- * of the current state) and every prompt `sow prompt --list` names, filled as `sow prompt` fills
- * them. A URI names a file under `.sow/project/` and nothing else: no `..`, no link followed.
+ * The project's files as `sow mcp` resources (`sow://project/<path>`): a file under .sow/project/ only, no `..`, no
+ * link.
  */
 import { SowError } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';

@@ -1,11 +1,6 @@
 /**
- * What a task's work changed, file by file, from git — whether or not its worker recorded the files
- * (`sow task diff` shows only the `modified` outputs it recorded). A task worked in its own checkout
- * is read there: the branch's commits and what is left uncommitted (new files too), against where
- * the branch left the project branch. A task worked in the project checkout is read there, against
- * where the project branch left its base branch: its recorded files when it records some, else
- * every change of that checkout (then the changes of other tasks there are in it too, and the
- * answer says so). `.sow/` is never part of it.
+ * What a task's work changed, file by file, from git (whether or not its worker recorded the files): in its own
+ * checkout against where its branch left the project branch, else in the project checkout against the base branch.
  */
 import { sowPath } from '../adapters/confine.js';
 import { diffAgainst, headOf, isFolder, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
@@ -25,29 +20,20 @@ export interface FileChange {
   /** Not yet known to git in that checkout (untracked): shown whole. */
   untracked?: true;
   binary?: true;
-  /**
-   * git's patch for the file, from its `diff --git` line; cut at a line past MAX_FILE_PATCH (`truncated`), empty
-   * past MAX_PATCHES.
-   */
+  /** git's patch for the file; cut at a line past MAX_FILE_PATCH (`truncated`), empty past MAX_PATCHES. */
   patch: string;
   truncated?: true;
 }
 
 export interface TaskChanges {
   task: string;
-  /**
-   * worker-checkout: the task's own checkout; recorded: its recorded files in the project checkout;
-   * project-checkout: every change there.
-   */
+  /** Where it was read: the task's own checkout or branch, its recorded files, or all of the project checkout. */
   source: 'worker-checkout' | 'worker-branch' | 'recorded' | 'project-checkout';
   /** The checkout read, relative to the project checkout ('.' for itself). */
   checkout: string;
   /** The branch whose work it is. */
   branch: string | null;
-  /**
-   * What it is compared with: a branch and the commit where the work left it (null: the checkout's HEAD,
-   * uncommitted changes only).
-   */
+  /** A branch and the commit where the work left it; null: only uncommitted changes against HEAD. */
   base: { branch: string | null; commit: string } | null;
   /** The files the task records as modified (its `modified` outputs). */
   recorded: string[];
@@ -144,9 +130,8 @@ function workerPlace(root: string, task: TaskState): { rel: string; branch: stri
 }
 
 /**
- * The changes in the checkout at `cwd` against `base` (the working tree, or `tip` when given),
- * outside `.sow/`, of the files `only` when it names some (one git run each); with `untracked`,
- * new files git does not know yet too, each whole.
+ * The changes at `cwd` against `base` (of the working tree, or `tip`), outside .sow/, of the files `only` names if any;
+ * with `untracked`, new files too, each whole.
  */
 function changesIn(
   cwd: string,

@@ -23,8 +23,8 @@ export const complete = (phase: string): ActionRef<'completePhase'> => ({ type: 
 export const leave = (phase: string, next?: string) => [complete(phase), ...(next ? [start(next)] : [])];
 
 /**
- * project_init, fired by `project new` only. The type's transitions are checked against its own names: a state,
- * guard or action misspelt here does not compile.
+ * project_init, fired by `project new` only. A state, guard or action misspelt in a type's transitions does not
+ * compile.
  */
 export const init = <S extends string, G extends string = never>(
   to: S,

@@ -1,7 +1,6 @@
 /**
- * Review rounds, shared by the types that end a round of work with a pass/fail review: the
- * reviews of the current round are those added since the reviewing phase last started. Earlier
- * rounds stay in the outputs as history, but cannot decide again.
+ * Review rounds: the reviews of the current round are those added since the reviewing phase last started; earlier
+ * rounds stay as history, but cannot decide again.
  */
 import type { ArtifactTypeDef } from '../artifacts.js';
 import { phaseOf, withPhase } from '../phases.js';
@@ -62,8 +61,8 @@ export const reviewSays = (phase: string, assessment: 'pass' | 'fail'): GuardDef
 });
 
 /**
- * A failed review sends the work back: the reviewing phase failed, `work` in progress again for a new round, with
- * this round's reviews copied into its inputs (they stay in the review's outputs as history).
+ * A failed review sends the work back: the reviewing phase failed, `work` in progress for a new round, with this
+ * round's reviews copied into its inputs.
  */
 export function reopenForRework(
   project: ProjectState,

@@ -1,10 +1,6 @@
 /**
- * breakdown: split a large feature into work units with the human. Discovery writes down what the
- * feature is (an approved `discovery` document); each unit is then a task with a spec
- * (`work_unit_spec`, approved by the human) and the units it depends on; `sow breakdown publish`
- * makes each completed unit a GitHub issue ("Depends on #n" in dependency order) or a markdown
- * file under `.sow/knowledge/breakdowns/<name>/`, recorded on its task; completing keeps the
- * discovery document and the specs in the repository's knowledge.
+ * breakdown: split a large feature into work units (a task each, with an approved spec and its dependencies) after an
+ * approved discovery document; `sow breakdown publish` makes each an issue or a file.
  */
 import {
   ai,

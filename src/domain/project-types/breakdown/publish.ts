@@ -1,9 +1,6 @@
 /**
- * `sow breakdown publish [--dry-run] [--to github|files]`: each completed unit becomes a GitHub
- * issue (its title, its spec as the body, a "Depends on #n" line per dependency) or a markdown
- * file under `.sow/knowledge/breakdowns/<name>/`, in dependency order. Each unit is recorded on its
- * task (`metadata.published`) in a write of its own, right after it is published: a failure midway
- * keeps what was published, and running the command again publishes only the rest.
+ * `sow breakdown publish`: each completed unit, in dependency order, becomes an issue or a file, recorded on its task
+ * in a write of its own: a failure midway keeps what was published, and running it again publishes the rest.
  */
 import { firstFreePath, PROJECT_DIR } from '../../artifacts.js';
 import { notOneOf, SowError } from '../../errors.js';

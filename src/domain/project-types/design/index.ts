@@ -1,10 +1,6 @@
 /**
- * design: write design documents with the human. Each task is one document to write (an ADR, a
- * design, an architecture description, a diagram, a spec), recorded as the task's output; once
- * the human has approved every document, completing the project copies them into the
- * repository's knowledge (`.sow/knowledge/adrs/` for ADRs, `.sow/knowledge/designs/` for the
- * rest, or the folders `.sow/config.yaml` names under `knowledge.places`) and lists them in
- * `.sow/knowledge/index.yaml`.
+ * design: write design documents (a task each) with the human; completing keeps the approved ones in the repository's
+ * knowledge (`.sow/knowledge/adrs/`, `designs/`, or the folders `knowledge.places` names).
  */
 import {
   archiveEntry,
@@ -55,9 +51,8 @@ const placeOf = (config: RepoConfig, type: string) =>
   config.knowledge?.places?.[type] ?? DEFAULT_PLACES[type] ?? DEFAULT_PLACE;
 
 /**
- * What keeps the documents from being approved, once every task is finished: completed tasks
- * without a document, and documents not approved (of the completed tasks, then of the design
- * phase itself). Undefined when the tasks' states were not read.
+ * What keeps the documents from being approved: completed tasks without a document, documents not approved. Undefined
+ * when the tasks' states were not read.
  */
 function missingDocuments(
   view: ProjectView,
@@ -154,10 +149,7 @@ const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof
   step('Finalizing', 'design_complete', 'Completed', 'documentsApproved', leave('finalization')),
 ];
 
-/**
- * The approved documents of the completed tasks (in task order), then those added to the design
- * phase itself; a file recorded twice is kept once.
- */
+/** The approved documents of the completed tasks, then of the design phase; a file recorded twice is kept once. */
 function archivePlan(project: ProjectState, tasks: readonly TaskState[], config: RepoConfig, now: string): ArchivePlan {
   const files: { from: string; to: string }[] = [];
   const documents: Record<string, string>[] = [];

@@ -1,8 +1,6 @@
 /**
- * exploration: research a topic with the human. Each task is a topic to investigate; the findings
- * are written down, summarised, and the approved summaries are kept in the repository's knowledge
- * (`.sow/knowledge/explorations/<name>/`, listed in `.sow/knowledge/index.yaml`) when the project
- * completes.
+ * exploration: research a topic with the human, a task per topic; completing keeps the approved summaries in
+ * `.sow/knowledge/explorations/<name>/`.
  */
 import {
   archiveEntry,

@@ -1,7 +1,6 @@
 /**
- * `sow iter …`: the work phases of an iterative project, defined and moved through their
- * lifecycle by commands only (plan.md and progress.md are written from them, never read back
- * into them).
+ * `sow iter …`: the work phases change through these commands only; plan.md and progress.md are written, never read
+ * back.
  */
 import { UsageError } from '../../errors.js';
 import type { TypeCommandContext, TypeCommandDef, TypeCommandGroup, TypeSession } from '../../type-commands.js';

@@ -1,9 +1,6 @@
 /**
- * iterative: spec 002's iterative-work format as a project type. Discover (an approved brief) →
- * plan (work phases R1…Rn, rendered to plan.md, approved) → execute (each phase iterated by
- * fresh, zero-context workers until confirmed and verified) → verify (a pass/fail review that can
- * reopen phases) → deliver (every phase's output written) → complete (archived to
- * `.sow/knowledge/iterative/<slug>/`).
+ * iterative: spec 002's format. Discover (a brief) → plan (work phases R1…Rn) → execute (fresh workers iterate each
+ * phase until confirmed and verified) → verify (a review that may reopen phases) → deliver → archive.
  */
 import { ai, archiveEntry, doc, ended, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';

@@ -1,8 +1,6 @@
 /**
- * The moves of a work phase's lifecycle (work-phases.ts draws it): log an iteration (or its
- * confirmation), verify, extend, block, unblock. Each takes the list and gives the changed list,
- * the phase, and the entry progress.md gets; a move the phase's status does not allow is refused
- * with the way forward.
+ * The moves of a work phase: each takes the list and gives the changed list, the phase and its progress.md entry; a
+ * move the phase's status does not allow is refused with the way forward.
  */
 import { PROJECT_DIR } from '../../artifacts.js';
 import { SowError, UsageError } from '../../errors.js';
@@ -200,10 +198,7 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
 /** Entries keep to one paragraph each, so the log stays parseable line by line. */
 const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
 
-/**
- * Records a verifying phase's verification. A pass vouches for the phase's output, so the file
- * must exist (`written` says whether a file under .sow/project/ does).
- */
+/** Records a verifying phase's verification; a pass vouches for the output, so its file must exist. */
 export function verifyPhase(
   list: readonly WorkPhase[],
   id: string,

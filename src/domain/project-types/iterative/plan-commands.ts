@@ -1,8 +1,4 @@
-/**
- * The `sow iter` commands that define the plan: `phase add|set|remove`, and `extend` (a phase's
- * maximum). In PlanActive a change withdraws the plan's approval, since the plan the human approved
- * changed.
- */
+/** `sow iter phase add|set|remove` and `extend`: in PlanActive a change withdraws the plan's approval. */
 import { PROJECT_DIR } from '../../artifacts.js';
 import { DependencyCycleError, InvalidValueError, SowError, UsageError } from '../../errors.js';
 import { relativeInside } from '../../paths.js';
@@ -66,11 +62,7 @@ function checkAcyclic(list: readonly WorkPhase[]): void {
     );
 }
 
-/**
- * Stores changed work phases (plan.md is drawn from them as the project is written); in PlanActive
- * the plan output is recorded (once) and an approval it had is withdrawn, since the plan the
- * human approved changed.
- */
+/** Stores the work phases; in PlanActive records the plan output (once) and withdraws its approval. */
 function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): { reapprove: boolean } {
   const next = storePhases(s, project, list);
   let reapprove = false;

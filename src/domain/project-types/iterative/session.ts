@@ -1,6 +1,4 @@
-/**
- * What every `sow iter` command does with its session: options, the state it belongs to, the phases and progress.md.
- */
+/** What every `sow iter` command does with its session: options, the state it belongs to, the phases. */
 import type { ProjectState } from '../../schemas.js';
 import type { TypeOptions, TypeSession } from '../../type-commands.js';
 import { CONTEXT, DIR } from './documents.js';

@@ -1,14 +1,10 @@
 /**
- * Work phases of an iterative project (spec 002): R1…Rn, each with criteria, an output, a maximum
- * of iterations and the phases it comes after, and the lifecycle the CLI enforces:
+ * Work phases of an iterative project (R1…Rn), kept in the execute phase's metadata; only `sow iter` changes them:
  *
  *   pending → in_progress → confirming → verifying → done
  *                  ↑            │            │
  *                  └────────────┴────────────┘  (issues found)
  *   plus blocked (with a note) and timeout (the maximum used without finishing).
- *
- * They live in the execute phase's metadata (`work_phases`), which only the `sow iter` commands
- * change; plan.md is rendered from them, never read back. The moves themselves are phase-moves.ts.
  */
 import { PROJECT_DIR } from '../../artifacts.js';
 import { SowError } from '../../errors.js';
@@ -181,10 +177,7 @@ const ACTIVE: ReadonlySet<WorkStatus> = new Set(['in_progress', 'confirming', 'v
 export const waitingFor = (list: readonly WorkPhase[], p: WorkPhase) =>
   p.after.filter((a) => list.find((x) => x.id === a)?.status !== 'done');
 
-/**
- * The phase to work on now: the first one in progress (confirming, verifying), else the first
- * pending one whose phases before it are done. Blocked and timed-out phases are skipped.
- */
+/** The phase to work on now: the first active one, else the first pending one whose phases before it are done. */
 export function currentPhase(list: readonly WorkPhase[]): WorkPhase | undefined {
   return (
     list.find((p) => ACTIVE.has(p.status)) ??
@@ -193,11 +186,8 @@ export function currentPhase(list: readonly WorkPhase[]): WorkPhase | undefined 
 }
 
 /**
- * Where the phase stands in its one count, the work iterations (those that count against max):
- * "iteration 3" for the next work iteration, "its confirmation after iteration 2" while it
- * confirms. A confirmation is logged as its own entry ("Confirmation 1") and never takes a
- * work iteration's number, so progress.md, `iter status`, `iter export`, `iter next` and
- * `project continue` all give the same number.
+ * Where the phase stands in its work iterations (confirmations never take a number), so every view of the project gives
+ * the same number.
  */
 export function nextStep(p: WorkPhase): string {
   if (p.status === 'confirming') return `its confirmation after iteration ${p.iterations}`;
@@ -216,9 +206,7 @@ export function reopenPhases(list: readonly WorkPhase[], ids: readonly string[])
   });
 }
 
-/**
- * The work phases the latest approved review of the verify phase's round reopens (or would): those it names that exist.
- */
+/** The work phases the deciding review of the verify round names that exist. */
 export function reopenedBy(project: ProjectState): string[] {
   const ids = new Set(workPhasesOf(project).map((p) => p.id));
   return phasesNamed(latestApprovedReview(project, 'verify')?.metadata?.['phases']).filter((id) => ids.has(id));

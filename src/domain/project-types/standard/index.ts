@@ -1,7 +1,4 @@
-/**
- * The standard project type: planning → implementation → review → finalize, with the
- * review-fail loop back to implementation planning.
- */
+/** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
 import { ai, doc, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState } from '../../schemas.js';
