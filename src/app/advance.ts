@@ -73,11 +73,9 @@ export async function advanceProject(
   }
   return update(ctx, async (uow) => {
     const type = await uow.type();
-    // The checks' evidence against the code as it is now (in a state whose guard needs it).
     const result = advance(type, await withCheckStatuses(uow.root, type, await uow.view()), uow.now, uow.actor, event);
     // Reaching a final state completes the project: its folder is removed and a new one can start.
     const removed = type.states[result.to]?.final === true;
-    // What the type keeps of a completed project goes to the knowledge folder first.
     if (removed && type.archive) {
       const input = {
         project: result.project,

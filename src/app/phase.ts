@@ -43,8 +43,7 @@ export async function setPhaseField(
     } else {
       const key = resolved.path.join('.');
       const approval = type.taskApproval;
-      // The tasks' approval is the person's word on the tasks as they are: given only where the
-      // lifecycle asks for it, for tasks that exist, and recorded with what it covered.
+      // The tasks' approval is a person's word on the tasks as they are, recorded with what it covered.
       if (approval && key === approval.key) {
         const { value: approved, metadata } = await approveTasks(uow, type, project, name, raw);
         uow.setProject(withPhase(project, approval.phase, { ...phaseOf(project, approval.phase), metadata }));

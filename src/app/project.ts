@@ -203,8 +203,7 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
     let createdBranch = false;
     let switchedBranch = false;
     if (target !== undefined && target !== here) {
-      // `target` passed isValidBranchName, so it does not begin with '-'; git has no `--` before
-      // a branch to check out (after it come paths), so a name that did would be refused.
+      // `target` passed isValidBranchName, so it cannot begin with '-' (git takes no `--` before a branch).
       if (branchExists(root, target)) {
         git(root, ['checkout', '--quiet', val(target, 'the branch', 'user'), '--']);
       } else {
@@ -230,7 +229,6 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
       at,
     );
     const started = advance(type, { project: initial, tasks: [] }, at, actor(ctx.env), 'project_init').project;
-    // What the type starts with (a brief to fill in), written with the project.
     const { project, files } = type.scaffold?.(started, at) ?? { project: started, files: {} };
     const tx = new Transaction(root);
     tx.write(PROJECT_FILE, await renderStateFile(undefined, PROJECT_FILE, ProjectStateSchema, project));
@@ -315,8 +313,7 @@ export async function deleteProject(
           problem.details,
         );
     } catch (err) {
-      // Files another branch left, or a project whose file was deleted: only with --force (they may be someone's
-      // uncommitted work).
+      // Files without a project file only go with --force: they may be someone's uncommitted work.
       if (err instanceof ProjectFileMissingError) {
         if (!force) throw err;
         name = '(files without a project file)';

@@ -185,8 +185,7 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     );
   }
 
-  // What there is to publish, in order, read once; refused unless the project is in Publishing
-  // and its units are ready.
+  // What there is to publish, in order, read once.
   const plan = await ctx.read(async (s) => {
     const project = await s.project();
     if (project.statechart.current_state !== PUBLISHING) throw await notPublishing(s, type());

@@ -144,8 +144,7 @@ const states = {
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof phaseActions>[] = [
   init('Active', PHASE),
   step('Active', 'documents_approved', 'Finalizing', 'documentsApproved', leave(PHASE, 'finalization')),
-  // Checked again: what is kept is what the human approved, so a document changed since its approval is not kept
-  // unseen.
+  // Checked again: a document changed since its approval is not kept unseen.
   step('Finalizing', 'design_complete', 'Completed', 'documentsApproved', leave('finalization')),
 ];
 

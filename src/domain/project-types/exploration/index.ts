@@ -84,7 +84,7 @@ const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof
   init('Active', 'exploration'),
   step('Active', 'topics_done', 'Summarizing', 'topicsDone'),
   step('Summarizing', 'summaries_approved', 'Finalizing', 'summariesApproved', leave('exploration', 'finalization')),
-  // Checked again: what is kept is what the human approved, so a summary changed since its approval is not kept unseen.
+  // Checked again: a summary changed since its approval is not kept unseen.
   step('Finalizing', 'exploration_complete', 'Completed', 'summariesApproved', leave('finalization')),
 ];
 
