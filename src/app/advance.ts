@@ -28,14 +28,9 @@ function projectDocuments(root: string): string[] {
 async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | undefined): Promise<void> {
   if (!plan) return;
   const placed = new Set<string>();
-  for (const f of plan.files) {
-    const text = readFileIfExists(root, `${PROJECT_DIR}/${f.from}`);
-    if (text === undefined) continue;
-    const to = firstFreePath(f.to, (p) => placed.has(p) || fileExists(root, p));
-    placed.add(to);
-    tx.write(to, text);
-  }
-  for (const f of plan.written ?? []) {
+  const copied = plan.files.map((f) => ({ to: f.to, text: readFileIfExists(root, `${PROJECT_DIR}/${f.from}`) }));
+  for (const f of [...copied, ...(plan.written ?? [])]) {
+    if (f.text === undefined) continue;
     const to = firstFreePath(f.to, (p) => placed.has(p) || fileExists(root, p));
     placed.add(to);
     tx.write(to, f.text);

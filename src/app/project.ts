@@ -121,12 +121,10 @@ function baseOf(root: string, branch: string): string | undefined {
   return DEFAULT_BRANCHES.find((b) => b !== branch && branchExists(root, b));
 }
 
-/** Where `project new` puts the project: the type, the branch checked out, the branch to switch to. */
-interface NewProjectPlan {
-  type: ProjectType;
-  here: string | undefined;
-  target: string | undefined;
-}
+const checkBranchName = (cwd: string, branch: string, project: string) => {
+  if (!isValidBranchName(cwd, branch))
+    throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', `feat/${project}`);
+};
 
 /** --type, else what the branch's prefix says (explore/…), else standard. */
 const typeFor = async (opts: NewProjectOptions, here: string | undefined): Promise<ProjectType> =>
@@ -135,7 +133,10 @@ const typeFor = async (opts: NewProjectOptions, here: string | undefined): Promi
     : ((await typeOfBranch(opts.branch ?? here)) ?? projectType(DEFAULT_TYPE));
 
 /** What `project new` decides before it changes anything, and the refusals that need no .sow/. */
-async function planNewProject(root: string, opts: NewProjectOptions): Promise<NewProjectPlan> {
+async function planNewProject(
+  root: string,
+  opts: NewProjectOptions,
+): Promise<{ type: ProjectType; here: string | undefined; target: string | undefined }> {
   const here = head(root).branch;
   const type = await typeFor(opts, here);
   if (here === undefined && opts.branch === undefined) {
@@ -150,8 +151,7 @@ async function planNewProject(root: string, opts: NewProjectOptions): Promise<Ne
     opts.branch ??
     (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
   if (target !== undefined && target !== here) {
-    if (!isValidBranchName(root, target))
-      throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name', `feat/${opts.name}`);
+    checkBranchName(root, target, opts.name);
     if (branchHasFile(root, target, PROJECT_FILE)) {
       throw new ProjectExistsError(
         `branch '${target}' already has a project, committed there`,
@@ -183,13 +183,7 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
   // The command line first: its mistakes come before anything the repository could refuse.
   checkProjectName(opts.name);
   if (opts.type !== undefined) checkPlanning(await projectType(opts.type), opts.planning);
-  if (opts.branch !== undefined && !isValidBranchName(ctx.cwd, opts.branch))
-    throw new InvalidNameError(
-      'branch name',
-      opts.branch,
-      'git does not accept it as a branch name',
-      `feat/${opts.name}`,
-    );
+  if (opts.branch !== undefined) checkBranchName(ctx.cwd, opts.branch, opts.name);
   const initialised = await initialiseFor(ctx.cwd, opts);
   return withWorkspaceLock(ctx, async (root) => {
     await typeFor(opts, head(root).branch);

@@ -48,6 +48,10 @@ export async function agentLog(ctx: AppContext, req: AgentLogRequest): Promise<L
   });
 }
 
+/** How a reported status reads in the log. */
+const resultOf = (status: string) =>
+  status === 'failed' ? 'error' : status === 'paused' || status === 'blocked' ? 'partial' : 'success';
+
 /** Statuses a task worker may report: what the worker protocol ends with, or that it works on. */
 const TASK_REPORT_STATUSES: readonly TaskStatus[] = ['in_progress', 'needs_review', 'paused', 'failed'];
 
@@ -74,7 +78,7 @@ export async function agentReport(ctx: AppContext, status: string, message: stri
       await appendLog(ctx, {
         agent: w.agentId,
         action: 'reported_status',
-        result: status === 'failed' ? 'error' : status === 'paused' ? 'partial' : 'success',
+        result: resultOf(status),
         files: [],
         task: w.task,
         project: false,
@@ -110,7 +114,7 @@ export async function agentReport(ctx: AppContext, status: string, message: stri
   await appendLog(ctx, {
     agent: w.agentId,
     action: 'reported_status',
-    result: status === 'failed' ? 'error' : status === 'blocked' ? 'partial' : 'success',
+    result: resultOf(status),
     files: [],
     project: true,
     notes: `Status ${status}${text ? `: ${text}` : ''}`,

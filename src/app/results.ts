@@ -26,21 +26,10 @@ export function claimData(
 }
 
 /** `task set`: the field as set, what a completion's checks did, and `unchanged: true` when nothing was written. */
-export function taskSetData(r: { id: string; field: string; value: unknown; checks?: CheckRun[]; unchanged?: true }): {
-  id: string;
-  field: string;
-  value: unknown;
-  checks?: CheckRun[];
-  unchanged?: true;
-} {
-  return {
-    id: r.id,
-    field: r.field,
-    value: r.value,
-    ...(r.checks ? { checks: r.checks } : {}),
-    ...(r.unchanged ? { unchanged: true as const } : {}),
-  };
+export function taskSetData({ id, field, value, checks, unchanged }: TaskSet): TaskSet {
+  return { id, field, value, ...(checks ? { checks } : {}), ...(unchanged ? { unchanged } : {}) };
 }
+type TaskSet = { id: string; field: string; value: unknown; checks?: CheckRun[]; unchanged?: true };
 
 /** `input|output list`: each artifact with its index, which set and remove take. */
 export function artifactListData(artifacts: readonly Artifact[]): (Artifact & { index: number })[] {

@@ -65,60 +65,29 @@ export async function taskChanges(ctx: AppContext, rawId: string): Promise<TaskC
   );
   const recorded = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
   const own = task.worktree ? workerPlace(root, task) : undefined;
+  let where: Pick<TaskChanges, 'source' | 'checkout' | 'branch' | 'base'>;
+  let found: { files: FileChange[]; truncated: boolean };
   if (own?.folder) {
     requireGenuineCheckout(root, own.folder);
-    const base = mergeBaseOf(own.folder, `refs/heads/${own.from}`, 'HEAD');
-    return finish(
-      task,
-      'worker-checkout',
-      own.rel,
-      own.branch,
-      { branch: own.from, commit: base },
-      recorded,
-      changesIn(own.folder, base, [], true),
-    );
-  }
-  if (own) {
+    const commit = mergeBaseOf(own.folder, `refs/heads/${own.from}`, 'HEAD');
+    where = { source: 'worker-checkout', checkout: own.rel, branch: own.branch, base: { branch: own.from, commit } };
+    found = changesIn(own.folder, commit, [], true);
+  } else if (own) {
     // The checkout's folder went (removed by hand): its branch still holds what it committed.
-    const base = mergeBaseOf(root, `refs/heads/${own.from}`, `refs/heads/${own.branch}`);
-    return finish(
-      task,
-      'worker-branch',
-      '.',
-      own.branch,
-      { branch: own.from, commit: base },
-      recorded,
-      changesIn(root, base, [], false, `refs/heads/${own.branch}`),
-    );
+    const commit = mergeBaseOf(root, `refs/heads/${own.from}`, `refs/heads/${own.branch}`);
+    where = { source: 'worker-branch', checkout: '.', branch: own.branch, base: { branch: own.from, commit } };
+    found = changesIn(root, commit, [], false, `refs/heads/${own.branch}`);
+  } else {
+    const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
+    const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headOf(root);
+    // Only plain paths inside the repository reach git (a state file may name anything).
+    const files = recorded.map(normalRelative).filter((f): f is string => f !== undefined);
+    const base = commit ? { branch: baseBranch ?? null, commit } : null;
+    where = { source: files.length ? 'recorded' : 'project-checkout', checkout: '.', branch: project.branch, base };
+    found = changesIn(root, commit ?? undefined, files, true);
   }
-  const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
-  const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headOf(root);
-  const base = commit ? { branch: baseBranch ?? null, commit } : null;
-  // Only plain paths inside the repository reach git (a state file may name anything).
-  const files = recorded.map(normalRelative).filter((f): f is string => f !== undefined);
-  const source = files.length ? 'recorded' : 'project-checkout';
-  return finish(task, source, '.', project.branch, base, recorded, changesIn(root, commit ?? undefined, files, true));
-}
-
-function finish(
-  task: TaskState,
-  source: TaskChanges['source'],
-  checkout: string,
-  branch: string | null,
-  base: TaskChanges['base'],
-  recorded: string[],
-  found: { files: FileChange[]; truncated: boolean },
-): TaskChanges {
-  return {
-    task: task.id,
-    source,
-    checkout,
-    branch,
-    base,
-    recorded,
-    files: found.files,
-    ...(found.truncated ? { truncated: true as const } : {}),
-  };
+  const truncated = found.truncated ? { truncated: true as const } : {};
+  return { task: task.id, ...where, recorded, files: found.files, ...truncated };
 }
 
 /** The task's checkout as recorded (checked as sow writes it before git hears of it); `folder` when it is there. */

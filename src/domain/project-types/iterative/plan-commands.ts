@@ -62,29 +62,26 @@ function checkAcyclic(list: readonly WorkPhase[]): void {
     );
 }
 
-/** Stores the work phases; in PlanActive records the plan output (once) and withdraws its approval. */
-function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): { reapprove: boolean } {
+/**
+ * Stores the work phases; in PlanActive records the plan output (once) and withdraws its approval, since the plan the
+ * human approved changed: the note that says so, if it did.
+ */
+function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): string {
   const next = storePhases(s, project, list);
-  let reapprove = false;
-  if (next.statechart.current_state === 'PlanActive') {
-    const plan = phaseOf(next, 'plan');
-    const at = plan.outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
-    const outputs = [...plan.outputs];
-    if (at < 0) outputs.push({ type: 'plan', path: PLAN, approved: false, created_at: s.now });
-    else if (outputs[at]!.approved === true) {
-      outputs[at] = { ...outputs[at]!, approved: false };
-      reapprove = true;
-    }
-    s.setProject(withPhase(next, 'plan', { ...plan, outputs }));
-  }
-  return { reapprove };
+  if (next.statechart.current_state !== 'PlanActive') return '';
+  const plan = phaseOf(next, 'plan');
+  const at = plan.outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
+  const withdrawn = at >= 0 && plan.outputs[at]!.approved === true;
+  const outputs =
+    at < 0
+      ? [...plan.outputs, { type: 'plan', path: PLAN, approved: false, created_at: s.now }]
+      : plan.outputs.map((a, i) => (i === at && withdrawn ? { ...a, approved: false } : a));
+  s.setProject(withPhase(next, 'plan', { ...plan, outputs }));
+  return withdrawn
+    ? ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index ${at} ` +
+        `approved true').`
+    : '';
 }
-
-const planIndex = (project: ProjectState) =>
-  phaseOf(project, 'plan').outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
-const reapproveNote = (project: ProjectState) =>
-  ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan ` +
-  `--index ${planIndex(project)} approved true').`;
 
 const EDITABLE = ['title', 'criteria', 'output', 'max', 'after'] as const;
 
@@ -144,7 +141,7 @@ export const phaseAdd: TypeCommandDef = {
       };
       const next = [...list, phase];
       checkAcyclic(next);
-      const { reapprove } = storePlan(s, project, next);
+      const note = storePlan(s, project, next);
       const missing = [!phase.criteria && 'criteria', !phase.output && 'output', !phase.max && 'max'].filter(Boolean);
       const toSet = missing.length
         ? ` Still to set before the plan can be approved: ${missing.join(', ')} ` +
@@ -153,7 +150,7 @@ export const phaseAdd: TypeCommandDef = {
       return {
         data: phase,
         text: `${phase.id}: ${phase.title}`,
-        message: `Added ${phase.id} to plan.md.${toSet}${reapprove ? reapproveNote(project) : ''}`,
+        message: `Added ${phase.id} to plan.md.${toSet}${note}`,
       };
     });
   },
@@ -215,11 +212,11 @@ export const phaseSet: TypeCommandDef = {
       }
       const next = replace(list, p);
       checkAcyclic(next);
-      const { reapprove } = storePlan(s, project, next);
+      const note = storePlan(s, project, next);
       return {
         data: p,
         text: `${p.id}.${field} = ${String(p[field as keyof WorkPhase])}`,
-        ...(reapprove ? { message: reapproveNote(project).trim() } : {}),
+        ...(note ? { message: note.trim() } : {}),
       };
     });
   },
@@ -244,12 +241,12 @@ export const phaseRemove: TypeCommandDef = {
           `change that first: 'sow iter phase set ${dependents[0]} after <ids>'`,
           { phase: p.id, dependents },
         );
-      const { reapprove } = storePlan(
+      const note = storePlan(
         s,
         project,
         list.filter((x) => x.id !== p.id),
       );
-      return { data: p, message: `Removed ${p.id} from plan.md.${reapprove ? reapproveNote(project) : ''}` };
+      return { data: p, message: `Removed ${p.id} from plan.md.${note}` };
     });
   },
 };
@@ -266,13 +263,13 @@ export const extend: TypeCommandDef = {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'extend a work phase');
       const before = findPhase(workPhasesOf(project), id!);
       const r = extendPhase(workPhasesOf(project), id!, max);
-      const { reapprove } = storePlan(s, project, r.list);
+      const note = storePlan(s, project, r.list);
       return {
         data: r.phase,
         text:
           `${r.phase.id}: ` +
           `max ${r.phase.max}${before.status === 'timeout' ? `; its status is ${r.phase.status} again` : ''}`,
-        ...(reapprove ? { message: reapproveNote(project).trim() } : {}),
+        ...(note ? { message: note.trim() } : {}),
       };
     });
   },

@@ -1,5 +1,5 @@
 /** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
-import { ai, doc, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
+import { ai, doc, finished, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState } from '../../schemas.js';
 import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
@@ -83,15 +83,10 @@ const guards = {
   },
   allTasksComplete: {
     description: 'every task is completed or abandoned, with at least one completed',
-    check: ({ tasks }) => {
-      return (
-        tasks.length > 0 &&
-        tasks.every((t) => t.status === 'completed' || t.status === 'abandoned') &&
-        tasks.some((t) => t.status === 'completed')
-      );
-    },
+    check: ({ tasks }) =>
+      tasks.length > 0 && tasks.every((t) => finished(t.status)) && tasks.some((t) => t.status === 'completed'),
     hint: ({ tasks }) => {
-      const open = tasks.filter((t) => t.status !== 'completed' && t.status !== 'abandoned');
+      const open = tasks.filter((t) => !finished(t.status));
       if (open.length === 0) return "at least one task must be completed: 'sow task set --id <id> status completed'";
       const shown = open
         .slice(0, 5)
