@@ -66,14 +66,18 @@ export interface LogInput {
   signal: boolean;
 }
 
-export interface LogResult {
+/** A move's result: the changed list, the phase as moved, and the entry progress.md gets. */
+export interface Moved {
   list: WorkPhase[];
   phase: WorkPhase;
+  entry: string;
+}
+
+export interface LogResult extends Moved {
   /** The work iteration the entry belongs to (for a confirmation, the one it confirms). */
   iteration: number;
   /** The confirmation's number, when the entry was one. */
   confirmation?: number;
-  entry: string;
   /** What happened to the phase, in a sentence. */
   outcome: string;
 }
@@ -206,7 +210,7 @@ export function verifyPhase(
   note: string | undefined,
   now: string,
   written: (output: string) => boolean,
-): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
+): Moved & { outcome: string } {
   let p = findPhase(list, id);
   if (p.status !== 'verifying') refuseFor(p, `verify ${id}`);
   checkFailNote(id, pass, note);
@@ -233,11 +237,7 @@ export function verifyPhase(
   return { list: replace(list, p), phase: p, entry, outcome };
 }
 
-export function extendPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  max: number,
-): { list: WorkPhase[]; phase: WorkPhase } {
+export function extendPhase(list: readonly WorkPhase[], id: string, max: number): Omit<Moved, 'entry'> {
   let p = findPhase(list, id);
   if (max <= p.iterations)
     throw new SowError(
@@ -251,12 +251,7 @@ export function extendPhase(
   return { list: replace(list, p), phase: p };
 }
 
-export function blockPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  note: string,
-  now: string,
-): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
+export function blockPhase(list: readonly WorkPhase[], id: string, note: string, now: string): Moved {
   let p = findPhase(list, id);
   if (p.status === 'done' || p.status === 'blocked') refuseFor(p, `block ${id}`);
   checkBlockNote(id, note);
@@ -268,11 +263,7 @@ export function blockPhase(
   };
 }
 
-export function unblockPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  now: string,
-): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
+export function unblockPhase(list: readonly WorkPhase[], id: string, now: string): Moved {
   let p = findPhase(list, id);
   if (p.status !== 'blocked')
     throw new WorkPhaseBlockedError(

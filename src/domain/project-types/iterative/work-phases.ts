@@ -79,6 +79,29 @@ export class WorkPhaseBlockedError extends SowError {
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const STATUSES: ReadonlySet<string> = new Set(WORK_STATUSES);
 
+const isStatus = (v: unknown) => typeof v === 'string' && STATUSES.has(v);
+const isText = (v: unknown) => typeof v === 'string';
+const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+const statusRule = `must be one of ${WORK_STATUSES.join(', ')}`;
+/** What each stored field must be, in the order they are checked. */
+const FIELD_RULES: [string, (v: unknown) => boolean, string][] = [
+  ['title', isText, 'must be text'],
+  ['criteria', isText, 'must be text'],
+  ['output', isText, 'must be text'],
+  [
+    'output',
+    (v) => v === '' || relativeInside(PROJECT_DIR, v as string) !== undefined,
+    `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out`,
+  ],
+  ['max', isCount, 'must be a whole number ≥ 0'],
+  ['iterations', isCount, 'must be a whole number ≥ 0'],
+  ['confirmations', isCount, 'must be a whole number ≥ 0'],
+  ['after', (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'), 'must be a list of work phase ids'],
+  ['status', isStatus, statusRule],
+  ['blocked_from', (v) => v === undefined || isStatus(v), statusRule],
+  ['verification', (v) => v === undefined || v === 'passed' || v === 'failed', 'must be passed or failed'],
+];
+
 /** What is wrong with the stored work phases (a hand edit), as a path and a message; undefined when fine. */
 export function workPhasesProblem(raw: unknown): { path: string; message: string } | undefined {
   const base = `phases.${EXECUTE}.metadata.${WORK_PHASES_KEY}`;
@@ -92,25 +115,7 @@ export function workPhasesProblem(raw: unknown): { path: string; message: string
       return { path: `${at}.id`, message: 'must be an id such as R1' };
     if (ids.has(p['id'])) return { path: `${at}.id`, message: `'${p['id']}' is used twice` };
     ids.add(p['id']);
-    for (const key of ['title', 'criteria', 'output'] as const)
-      if (typeof p[key] !== 'string') return { path: `${at}.${key}`, message: 'must be text' };
-    if (p['output'] !== '' && relativeInside(PROJECT_DIR, p['output'] as string) === undefined)
-      return {
-        path: `${at}.output`,
-        message: `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out`,
-      };
-    for (const key of ['max', 'iterations', 'confirmations'] as const) {
-      if (!Number.isSafeInteger(p[key]) || (p[key] as number) < 0)
-        return { path: `${at}.${key}`, message: 'must be a whole number ≥ 0' };
-    }
-    if (!Array.isArray(p['after']) || !p['after'].every((x) => typeof x === 'string'))
-      return { path: `${at}.after`, message: 'must be a list of work phase ids' };
-    if (typeof p['status'] !== 'string' || !STATUSES.has(p['status']))
-      return { path: `${at}.status`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
-    if (p['blocked_from'] !== undefined && (typeof p['blocked_from'] !== 'string' || !STATUSES.has(p['blocked_from'])))
-      return { path: `${at}.blocked_from`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
-    if (p['verification'] !== undefined && p['verification'] !== 'passed' && p['verification'] !== 'failed')
-      return { path: `${at}.verification`, message: 'must be passed or failed' };
+    for (const [key, ok, message] of FIELD_RULES) if (!ok(p[key])) return { path: `${at}.${key}`, message };
   }
   return undefined;
 }
