@@ -164,10 +164,7 @@ function archivePlan(project: ProjectState, tasks: readonly TaskState[], config:
     for (const a of task.outputs) keep(a, { task: task.id, type: a.type, title: task.name });
   }
   for (const a of phaseOf(project, PHASE).outputs) keep(a, { type: a.type, title: baseName(a.path) });
-  return {
-    files,
-    entry: { ...archiveEntry(PHASE, project, now), tags: tagsOf(project, PHASE), documents },
-  };
+  return { files, entry: { ...archiveEntry(PHASE, project, now), tags: tagsOf(project, PHASE), documents } };
 }
 
 export const design: ProjectType = {
