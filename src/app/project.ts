@@ -9,7 +9,6 @@ import {
   ProjectExistsError,
   SowError,
   StateFileError,
-  UsageError,
   WrongBranchError,
 } from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';

@@ -65,11 +65,7 @@ const review: ArtifactTypeDef = {
   check: (artifact, project) => checkPhasesNamed(workPhasesOf(project), artifact.metadata?.['phases']),
 };
 const reference = doc('reference', 'A document the task should follow');
-const modified: ArtifactTypeDef = {
-  name: 'modified',
-  root: 'repository',
-  description: 'A file of the code base the task changed',
-};
+const modified = doc('modified', 'A file of the code base the task changed', { root: 'repository' });
 
 const approvedOutput = (project: ProjectState, phase: string, type: string) =>
   phaseOf(project, phase).outputs.some((a) => a.type === type && a.approved === true);
@@ -125,11 +121,12 @@ const guards = {
     hint: ({ project }) => {
       const latest = latestApprovedReview(project, 'verify');
       if (assessmentOf(latest) === 'fail') {
-        const outputs = phaseOf(project, 'verify').outputs;
-        return `name the work phases the failed review reopens: 'sow output set --index ${outputs.indexOf(latest!)} \
-phases R1,R2' (the phases: ${workPhasesOf(project)
-          .map((p) => p.id)
-          .join(', ')})`;
+        const index = phaseOf(project, 'verify').outputs.indexOf(latest!);
+        const ids = workPhasesOf(project).map((p) => p.id);
+        return (
+          `name the work phases the failed review reopens: 'sow output set --index ${index} phases R1,R2' ` +
+          `(the phases: ${ids.join(', ')})`
+        );
       }
       return reviewHint(project, 'verify', 'fail', ' --phases R1,R2');
     },

@@ -1,6 +1,5 @@
 /** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
 import { ai, doc, finished, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
-import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState } from '../../schemas.js';
 import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
 import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
@@ -27,11 +26,9 @@ const feedback = doc('feedback', 'Human feedback on the task; metadata.status is
   defaultMetadata: { status: 'pending' },
   metadataValues: { status: ['pending', 'addressed'] },
 });
-const modified: ArtifactTypeDef = {
-  name: 'modified',
+const modified = doc('modified', 'A file of the code base the task changed (relative to the repository root)', {
   root: 'repository',
-  description: 'A file of the code base the task changed (relative to the repository root)',
-};
+});
 
 /** The latest approved review of this round decides. */
 export const latestApprovedReview = (project: ProjectState): Artifact | undefined => latestOf(project, 'review');
