@@ -29,15 +29,13 @@ export function taskIdCandidates(cwd: string): Promise<Candidate[]> {
 /** Every event out of the current state (what `sow advance --list` shows), blocked or not. */
 export function eventCandidates(cwd: string): Promise<Candidate[]> {
   return quietly(cwd, async (r) => {
-    const seen = new Set<string>();
-    const out: Candidate[] = [];
-    for (const t of listTransitions(r.type, await r.view())) {
-      if (seen.has(t.event)) continue;
-      seen.add(t.event);
-      const until = t.blocked && t.guardDescription ? ` (${guardSentence.blockedUntil([t.guardDescription])})` : '';
-      out.push({ value: t.event, description: `→ ${t.to}${until}` });
-    }
-    return out;
+    const options = listTransitions(r.type, await r.view());
+    return options
+      .filter((t, i) => options.findIndex((o) => o.event === t.event) === i)
+      .map((t) => {
+        const until = t.blocked && t.guardDescription ? ` (${guardSentence.blockedUntil([t.guardDescription])})` : '';
+        return { value: t.event, description: `→ ${t.to}${until}` };
+      });
   });
 }
 

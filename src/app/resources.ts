@@ -16,14 +16,13 @@ export interface ProjectResource {
   mimeType: string;
 }
 
-const mimeOf = (path: string): string =>
-  path.endsWith('.yaml') || path.endsWith('.yml')
-    ? 'application/yaml'
-    : path.endsWith('.md')
-      ? 'text/markdown'
-      : path.endsWith('.json')
-        ? 'application/json'
-        : 'text/plain';
+const MIME = new Map([
+  ['yaml', 'application/yaml'],
+  ['yml', 'application/yaml'],
+  ['md', 'text/markdown'],
+  ['json', 'application/json'],
+]);
+const mimeOf = (path: string): string => MIME.get(/\.([^./]*)$/.exec(path)?.[1] ?? '') ?? 'text/plain';
 
 export class ResourceNotFoundError extends SowError {
   constructor(uri: string, why: string) {
