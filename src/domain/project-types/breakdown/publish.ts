@@ -232,24 +232,25 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
   const where = target === 'github' ? `issues of ${repo ?? 'the GitHub repository'}` : `files under ${plan.dir}/`;
   const skipped = plan.units.length - todo.length;
   const also = skipped ? ` (${count(skipped)} already published)` : '';
-  const data = (units: UnitRow[]) => ({
-    target,
-    dry_run: dryRun,
-    ...(repo ? { repo } : {}),
-    ...(target === 'files' ? { directory: plan.dir } : {}),
-    units,
+  const result = (units: UnitRow[], message: string) => ({
+    data: {
+      target,
+      dry_run: dryRun,
+      ...(repo ? { repo } : {}),
+      ...(target === 'files' ? { directory: plan.dir } : {}),
+      units,
+    },
+    text: units.map((u) => line(u, target)).join('\n'),
+    message: [...notes, message].join('\n'),
   });
 
   if (dryRun || todo.length === 0) {
-    const message =
+    return result(
+      plan.units,
       todo.length === 0
         ? `nothing to publish: every completed unit is already published; run 'sow advance' to complete the breakdown`
-        : `dry run: would publish ${count(todo.length)} as ${where}${also}; nothing was changed`;
-    return {
-      data: data(plan.units),
-      text: plan.units.map((u) => line(u, target)).join('\n'),
-      message: [...notes, message].join('\n'),
-    };
+        : `dry run: would publish ${count(todo.length)} as ${where}${also}; nothing was changed`,
+    );
   }
 
   const rows: UnitRow[] = [];
@@ -274,15 +275,12 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     }
   }
   const fresh = rows.filter((r) => r.status === 'published').length;
-  const message =
-    `published ${count(fresh)} ` +
-    `as ${where}${rows.length - fresh ? ` (${count(rows.length - fresh)} already published)` : ''}; every ` +
-    `completed unit is published: run 'sow advance' to complete the breakdown`;
-  return {
-    data: data(rows),
-    text: rows.map((r) => line(r, target)).join('\n'),
-    message: [...notes, message].join('\n'),
-  };
+  const earlier = rows.length - fresh ? ` (${count(rows.length - fresh)} already published)` : '';
+  return result(
+    rows,
+    `published ${count(fresh)} as ${where}${earlier}; every completed unit is published: run 'sow advance' to ` +
+      `complete the breakdown`,
+  );
 }
 
 /** The breakdown's command group; `type` gives the type itself (for the way to Publishing). */
