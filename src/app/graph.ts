@@ -28,7 +28,6 @@ export async function lifecycleOf(ctx: AppContext, typeName?: string): Promise<L
   }
 }
 
-/** The project's tasks and their dependencies. */
 export async function tasksGraphOf(ctx: AppContext): Promise<TaskGraph> {
   return Reader.read(ctx, async (reader) => taskGraph(await reader.tasks()));
 }

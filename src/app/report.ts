@@ -62,7 +62,6 @@ export interface ReportResult {
   message?: string;
 }
 
-/** `sow agent report --status <s> [message]`. */
 export async function agentReport(ctx: AppContext, status: string, message: string | undefined): Promise<ReportResult> {
   const w = worker(ctx.env, 'report');
   const text = message?.trim() || undefined;

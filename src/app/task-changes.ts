@@ -14,7 +14,6 @@ import type { AppContext } from './context.js';
 /** One file the work changed, with git's patch of it (its hunks; none for a binary file or a pure rename). */
 export interface FileChange {
   path: string;
-  /** Where it was before a rename or copy. */
   old_path?: string;
   status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type changed';
   /** Not yet known to git in that checkout (untracked): shown whole. */
@@ -31,7 +30,6 @@ export interface TaskChanges {
   source: 'worker-checkout' | 'worker-branch' | 'recorded' | 'project-checkout';
   /** The checkout read, relative to the project checkout ('.' for itself). */
   checkout: string;
-  /** The branch whose work it is. */
   branch: string | null;
   /** A branch and the commit where the work left it; null: only uncommitted changes against HEAD. */
   base: { branch: string | null; commit: string } | null;
@@ -45,7 +43,6 @@ export interface TaskChanges {
 /** The most of one file's patch kept, in characters; the most of all patches together. */
 const MAX_FILE_PATCH = 256 * 1024;
 const MAX_PATCHES = 4 * 1024 * 1024;
-/** The most new (untracked) files shown. */
 const MAX_UNTRACKED = 500;
 
 const STATUS: Readonly<Record<string, FileChange['status']>> = {

@@ -29,7 +29,6 @@ import {
   type PublishedDependency,
 } from './units.js';
 
-/** The state in which units are published. */
 export const PUBLISHING = 'Publishing';
 
 /** Where a breakdown's units go as files (repository-relative). */

@@ -80,7 +80,6 @@ function missingDocuments(
   return { undocumented, unapproved };
 }
 
-/** The tasks not yet completed or abandoned. */
 const openTasks = (view: ProjectView) => view.tasks.filter((t) => !finished(t.status)).map((t) => t.id);
 
 const guards = {

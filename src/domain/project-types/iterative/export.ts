@@ -59,7 +59,6 @@ export function exportedState(
   };
 }
 
-/** `sow iter export`. */
 export const exportState: TypeCommandDef = {
   name: 'export',
   writes: false,

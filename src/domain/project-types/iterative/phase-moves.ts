@@ -44,7 +44,6 @@ export function checkSignal(id: string, { signal, remaining }: Pick<LogInput, 's
     );
 }
 
-/** A failed verification says what is wrong. */
 export function checkFailNote(id: string, pass: boolean, note: string | undefined): void {
   if (!pass && !note?.trim())
     throw new UsageError(
@@ -53,7 +52,6 @@ export function checkFailNote(id: string, pass: boolean, note: string | undefine
     );
 }
 
-/** A block says what is in the way. */
 export function checkBlockNote(id: string, note: string | undefined): void {
   if (!note?.trim())
     throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
