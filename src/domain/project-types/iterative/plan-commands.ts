@@ -4,12 +4,12 @@ import { DependencyCycleError, InvalidValueError, SowError, UsageError } from '.
 import { relativeInside } from '../../paths.js';
 import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
-import { findCycle } from '../../tasks.js';
 import type { TypeCommandDef, TypeSession } from '../../type-commands.js';
 import { PLAN } from './documents.js';
 import { requireState, storePhases, str } from './session.js';
 import { extendPhase } from './phase-moves.js';
 import {
+  cycleOf,
   findPhase,
   replace,
   WORK_PHASE_ID,
@@ -53,7 +53,7 @@ function parseAfter(raw: string, list: readonly WorkPhase[], self: string): stri
 
 /** The work phases with `after` for `id` must not form a cycle. */
 function checkAcyclic(list: readonly WorkPhase[]): void {
-  const cycle = findCycle(new Map(list.filter((p) => p.after.length).map((p) => [p.id, p.after])));
+  const cycle = cycleOf(list);
   if (cycle)
     throw new DependencyCycleError(
       cycle,

@@ -150,6 +150,10 @@ export function findPhase(list: readonly WorkPhase[], id: string): WorkPhase {
 
 export const replace = (list: readonly WorkPhase[], next: WorkPhase) => list.map((p) => (p.id === next.id ? next : p));
 
+/** The work phases that come after each other in a cycle, if some do. */
+export const cycleOf = (list: readonly WorkPhase[]) =>
+  findCycle(new Map(list.filter((p) => p.after.length).map((p) => [p.id, p.after])));
+
 /** The dependency problem of the list: a phase it comes after that does not exist, or a cycle (named). */
 export function dependencyProblem(list: readonly WorkPhase[]): string | undefined {
   const ids = new Set(idsOf(list));
@@ -157,7 +161,7 @@ export function dependencyProblem(list: readonly WorkPhase[]): string | undefine
     const unknown = p.after.find((a) => !ids.has(a));
     if (unknown) return `${p.id} comes after ${unknown}, which is not a work phase`;
   }
-  const cycle = findCycle(new Map(list.filter((p) => p.after.length).map((p) => [p.id, p.after])));
+  const cycle = cycleOf(list);
   return cycle ? `the work phases depend on each other in a cycle: ${cycle.join(' → ')}` : undefined;
 }
 
@@ -237,11 +241,7 @@ export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void
 
 /** The ids a review's `phases` metadata names (R2,R3 or a list). */
 export function phasesNamed(raw: unknown): string[] {
-  if (Array.isArray(raw))
-    return raw
-      .map(String)
-      .map((s) => s.trim())
-      .filter(Boolean);
+  if (Array.isArray(raw)) return raw.map((s) => String(s).trim()).filter(Boolean);
   return typeof raw === 'string' ? raw.split(/[\s,]+/).filter(Boolean) : [];
 }
 
