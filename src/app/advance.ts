@@ -22,20 +22,15 @@ function projectDocuments(root: string): string[] {
 }
 
 /**
- * Copies the plan's documents (never over a file already there) and adds its entry, with where
- * the documents went, to .sow/knowledge/index.yaml, in the same transaction.
+ * Copies the plan's documents (never over a file there) and adds its entry to the knowledge index, in the same
+ * transaction.
  */
 async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | undefined): Promise<void> {
   if (!plan) return;
   const placed = new Set<string>();
-  for (const f of plan.files) {
-    const text = readFileIfExists(root, `${PROJECT_DIR}/${f.from}`);
-    if (text === undefined) continue;
-    const to = firstFreePath(f.to, (p) => placed.has(p) || fileExists(root, p));
-    placed.add(to);
-    tx.write(to, text);
-  }
-  for (const f of plan.written ?? []) {
+  const copied = plan.files.map((f) => ({ to: f.to, text: readFileIfExists(root, `${PROJECT_DIR}/${f.from}`) }));
+  for (const f of [...copied, ...(plan.written ?? [])]) {
+    if (f.text === undefined) continue;
     const to = firstFreePath(f.to, (p) => placed.has(p) || fileExists(root, p));
     placed.add(to);
     tx.write(to, f.text);
@@ -73,11 +68,9 @@ export async function advanceProject(
   }
   return update(ctx, async (uow) => {
     const type = await uow.type();
-    // The checks' evidence against the code as it is now (in a state whose guard needs it).
     const result = advance(type, await withCheckStatuses(uow.root, type, await uow.view()), uow.now, uow.actor, event);
     // Reaching a final state completes the project: its folder is removed and a new one can start.
     const removed = type.states[result.to]?.final === true;
-    // What the type keeps of a completed project goes to the knowledge folder first.
     if (removed && type.archive) {
       const input = {
         project: result.project,

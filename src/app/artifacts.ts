@@ -1,7 +1,6 @@
 /**
- * input/output add|set|remove|list for phases and tasks: one implementation, two kinds of owner.
- * A path may name a file that does not exist yet (a warning says so); approving an artifact
- * needs its file.
+ * input/output add|set|remove|list for phases and tasks. A path may name a file not written yet; approving needs the
+ * file.
  */
 import type { AppContext } from './context.js';
 import {
@@ -61,12 +60,12 @@ const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undef
   slot.types.find((t) => t.name === artifact.type);
 
 /** Where the artifact's file is, relative to the repository root. */
-const fileOf = (slot: ArtifactSlot, artifact: Artifact) =>
+export const fileOf = (slot: ArtifactSlot, artifact: Artifact) =>
   repositoryPathOf(artifact.path, typeOf(slot, artifact)?.root ?? 'project');
 
 /**
- * Warns about a file that does not exist yet; refuses to approve one, or one that still holds
- * the placeholders of the template sow wrote it from: an approval vouches for what is in it.
+ * Warns about a file not written yet; refuses to approve one, or one still holding its template's placeholders: an
+ * approval vouches for what is in it.
  */
 function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): void {
   const file = fileOf(slot, artifact);
@@ -92,9 +91,8 @@ function checkChanged(
 }
 
 /**
- * The artifact as approved for its file's content as this command leaves it (a document sow
- * renders from the project, iterative's plan.md, as rendered); without a stamp when it is not
- * approved. An approval counts only while the file keeps that content.
+ * The artifact stamped with its file's content as this command leaves it (a rendered document as rendered); unstamped
+ * when not approved. An approval counts only while the file keeps that content.
  */
 function stamped(
   uow: UnitOfWork,
@@ -159,9 +157,7 @@ export async function addArtifact(
 }
 
 /**
- * Feedback on a task, in one step: the next `feedback/<nnn>.md` of its folder written with `text`
- * and registered as a pending feedback input, in one transaction (what the prompts describe as
- * writing the file and `sow task input add --type feedback`).
+ * Feedback on a task in one transaction: the next `feedback/<nnn>.md` written with `text`, recorded as a pending input.
  */
 export async function addFeedback(
   ctx: AppContext,
@@ -223,17 +219,31 @@ export async function removeArtifact(
   });
 }
 
+/** The owner's artifact list as read, with its slot, and how lists name it (the phase, `task <id>`). */
+export async function readOwner(
+  reader: Reader,
+  owner: ArtifactHolder,
+  direction: Direction,
+): Promise<{ name: string; list: Artifact[]; slot: ArtifactSlot }> {
+  if (owner.kind === 'phase') {
+    const phase = selectPhase(reader.type, reader.project, owner.phase);
+    return {
+      name: phase,
+      list: phaseOf(reader.project, phase)[direction],
+      slot: phaseSlot(reader.type, phase, direction),
+    };
+  }
+  const task = await reader.task(owner.id);
+  return { name: `task ${task.id}`, list: task[direction], slot: taskSlot(reader.type, task.id, direction) };
+}
+
 export async function listArtifacts(
   ctx: AppContext,
   owner: ArtifactHolder,
   direction: Direction,
 ): Promise<{ owner: string; artifacts: Artifact[] }> {
   return Reader.read(ctx, async (reader) => {
-    if (owner.kind === 'phase') {
-      const phase = selectPhase(reader.type, reader.project, owner.phase);
-      return { owner: phase, artifacts: phaseOf(reader.project, phase)[direction] };
-    }
-    const task = await reader.task(owner.id);
-    return { owner: `task ${task.id}`, artifacts: task[direction] };
+    const { name, list } = await readOwner(reader, owner, direction);
+    return { owner: name, artifacts: list };
   });
 }

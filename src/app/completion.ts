@@ -1,8 +1,6 @@
 /**
- * The live values shell completion offers (`sow __complete`): the project's task ids, the events
- * `sow advance` takes in the current state, the artifact types of the phase, the phases, the
- * declared checks and the refs. Each reads only what it needs, and quietly: a completion never
- * warns about the branch.
+ * The live values shell completion offers (`sow __complete`); each reads only what it needs, and never warns about the
+ * branch.
  */
 import { guardSentence, listTransitions } from '../domain/lifecycle.js';
 import { selectPhase } from '../domain/phases.js';
@@ -31,15 +29,13 @@ export function taskIdCandidates(cwd: string): Promise<Candidate[]> {
 /** Every event out of the current state (what `sow advance --list` shows), blocked or not. */
 export function eventCandidates(cwd: string): Promise<Candidate[]> {
   return quietly(cwd, async (r) => {
-    const seen = new Set<string>();
-    const out: Candidate[] = [];
-    for (const t of listTransitions(r.type, await r.view())) {
-      if (seen.has(t.event)) continue;
-      seen.add(t.event);
-      const until = t.blocked && t.guardDescription ? ` (${guardSentence.blockedUntil([t.guardDescription])})` : '';
-      out.push({ value: t.event, description: `→ ${t.to}${until}` });
-    }
-    return out;
+    const options = listTransitions(r.type, await r.view());
+    return options
+      .filter((t, i) => options.findIndex((o) => o.event === t.event) === i)
+      .map((t) => {
+        const until = t.blocked && t.guardDescription ? ` (${guardSentence.blockedUntil([t.guardDescription])})` : '';
+        return { value: t.event, description: `→ ${t.to}${until}` };
+      });
   });
 }
 

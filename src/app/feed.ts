@@ -1,9 +1,6 @@
 /**
- * The change feed of a workspace, for views that follow it (`--watch`, the browser view): one
- * callback after each burst of changes to what sow shows — its state, the tasks' documents, the
- * workers' events — in this checkout, or with `all` in every checkout with a project. With `all`,
- * checkouts and projects that come later are followed too (and the callback tells of them): git's
- * folder of worktrees and the checkouts without a project are watched for that.
+ * The change feed a watching view follows: one callback per burst of changes in this checkout, or with `all` in every
+ * checkout with a project, those that come later included.
  */
 import { join } from 'node:path';
 import { findRepoRoot, findWorkspaceRoot, ownGitDir } from '../adapters/repo.js';
@@ -19,8 +16,7 @@ export function followWorkspace(
   onChange: () => void,
   opts: { all?: boolean; settleMs?: number } = {},
 ): Feed {
-  // The runtime folder (in git's folder) is made first: a fresh clone has none, and a folder that is not there cannot
-  // be watched.
+  // A fresh clone has no runtime folder yet, and a folder that is not there cannot be watched.
   const follow = (root: string) =>
     watchSow(root, onChange, {
       runtime: ensureRuntimeDir(root),
@@ -52,8 +48,7 @@ export function followWorkspace(
         feeds.set(root, follow(root));
         moved = true;
       }
-    // What shows a checkout or a project coming: git's list of worktrees, and each checkout without a project (its
-    // folder and its .sow/).
+    // A checkout or a project coming shows in git's list of worktrees, or in a checkout without a project.
     const common = trees[0] ? ownGitDir(trees[0].path) : undefined;
     const bare = trees.filter((t) => !t.prunable && !roots.has(t.path) && !isWorkerCheckoutPath(t.path));
     shape?.close();

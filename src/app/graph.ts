@@ -8,9 +8,8 @@ import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 
 /**
- * The lifecycle of `typeName`, nothing marked; without it, the project's own, its current state
- * marked and each guard out of it judged now. Where there is no project (no repository, sow not
- * initialised, no project on the branch), the default type's, nothing marked.
+ * The lifecycle of `typeName`, or the project's own with its current state and guards judged now; the default type's
+ * where there is no project.
  */
 export async function lifecycleOf(ctx: AppContext, typeName?: string): Promise<LifecycleGraph> {
   if (typeName !== undefined) return lifecycleGraph(await projectType(typeName));
@@ -29,7 +28,6 @@ export async function lifecycleOf(ctx: AppContext, typeName?: string): Promise<L
   }
 }
 
-/** The project's tasks and their dependencies. */
 export async function tasksGraphOf(ctx: AppContext): Promise<TaskGraph> {
   return Reader.read(ctx, async (reader) => taskGraph(await reader.tasks()));
 }

@@ -43,8 +43,7 @@ export async function setPhaseField(
     } else {
       const key = resolved.path.join('.');
       const approval = type.taskApproval;
-      // The tasks' approval is the person's word on the tasks as they are: given only where the
-      // lifecycle asks for it, for tasks that exist, and recorded with what it covered.
+      // The tasks' approval is a person's word on the tasks as they are, recorded with what it covered.
       if (approval && key === approval.key) {
         const { value: approved, metadata } = await approveTasks(uow, type, project, name, raw);
         uow.setProject(withPhase(project, approval.phase, { ...phaseOf(project, approval.phase), metadata }));
@@ -64,9 +63,8 @@ export async function setPhaseField(
 }
 
 /**
- * `phase set tasks_approved <value>`: refused outside the state that asks for it and, for true,
- * without tasks; true records what it covers (each task's name, description and dependencies),
- * false drops that record.
+ * `phase set tasks_approved <value>`: only in the state that asks for it, and true only with tasks; true records what
+ * it covers, false drops that record.
  */
 async function approveTasks(
   uow: UnitOfWork,

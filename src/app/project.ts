@@ -9,7 +9,6 @@ import {
   ProjectExistsError,
   SowError,
   StateFileError,
-  UsageError,
   WrongBranchError,
 } from '../domain/errors.js';
 import { coerceField, parseValue, resolveField, setAtPath } from '../domain/fields.js';
@@ -121,12 +120,10 @@ function baseOf(root: string, branch: string): string | undefined {
   return DEFAULT_BRANCHES.find((b) => b !== branch && branchExists(root, b));
 }
 
-/** Where `project new` puts the project: the type, the branch checked out, the branch to switch to. */
-interface NewProjectPlan {
-  type: ProjectType;
-  here: string | undefined;
-  target: string | undefined;
-}
+const checkBranchName = (cwd: string, branch: string, project: string) => {
+  if (!isValidBranchName(cwd, branch))
+    throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', `feat/${project}`);
+};
 
 /** --type, else what the branch's prefix says (explore/…), else standard. */
 const typeFor = async (opts: NewProjectOptions, here: string | undefined): Promise<ProjectType> =>
@@ -135,7 +132,10 @@ const typeFor = async (opts: NewProjectOptions, here: string | undefined): Promi
     : ((await typeOfBranch(opts.branch ?? here)) ?? projectType(DEFAULT_TYPE));
 
 /** What `project new` decides before it changes anything, and the refusals that need no .sow/. */
-async function planNewProject(root: string, opts: NewProjectOptions): Promise<NewProjectPlan> {
+async function planNewProject(
+  root: string,
+  opts: NewProjectOptions,
+): Promise<{ type: ProjectType; here: string | undefined; target: string | undefined }> {
   const here = head(root).branch;
   const type = await typeFor(opts, here);
   if (here === undefined && opts.branch === undefined) {
@@ -150,8 +150,7 @@ async function planNewProject(root: string, opts: NewProjectOptions): Promise<Ne
     opts.branch ??
     (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
   if (target !== undefined && target !== here) {
-    if (!isValidBranchName(root, target))
-      throw new InvalidNameError('branch name', target, 'git does not accept it as a branch name', `feat/${opts.name}`);
+    checkBranchName(root, target, opts.name);
     if (branchHasFile(root, target, PROJECT_FILE)) {
       throw new ProjectExistsError(
         `branch '${target}' already has a project, committed there`,
@@ -165,9 +164,8 @@ async function planNewProject(root: string, opts: NewProjectOptions): Promise<Ne
 }
 
 /**
- * In a repository without .sow/, `project new` initialises it first (as `sow init` would), once
- * every refusal that needs no .sow/ has had its say: a refused `project new` leaves nothing
- * behind. Returns the root it initialised, if it did.
+ * Without .sow/, `project new` initialises it first, once every refusal that needs none has had its say: a refused
+ * `project new` leaves nothing behind. Returns the root it initialised, if it did.
  */
 async function initialiseFor(cwd: string, opts: NewProjectOptions): Promise<string | undefined> {
   try {
@@ -184,13 +182,7 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
   // The command line first: its mistakes come before anything the repository could refuse.
   checkProjectName(opts.name);
   if (opts.type !== undefined) checkPlanning(await projectType(opts.type), opts.planning);
-  if (opts.branch !== undefined && !isValidBranchName(ctx.cwd, opts.branch))
-    throw new InvalidNameError(
-      'branch name',
-      opts.branch,
-      'git does not accept it as a branch name',
-      `feat/${opts.name}`,
-    );
+  if (opts.branch !== undefined) checkBranchName(ctx.cwd, opts.branch, opts.name);
   const initialised = await initialiseFor(ctx.cwd, opts);
   return withWorkspaceLock(ctx, async (root) => {
     await typeFor(opts, head(root).branch);
@@ -204,8 +196,7 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
     let createdBranch = false;
     let switchedBranch = false;
     if (target !== undefined && target !== here) {
-      // `target` passed isValidBranchName, so it does not begin with '-'; git has no `--` before
-      // a branch to check out (after it come paths), so a name that did would be refused.
+      // `target` passed isValidBranchName, so it cannot begin with '-' (git takes no `--` before a branch).
       if (branchExists(root, target)) {
         git(root, ['checkout', '--quiet', val(target, 'the branch', 'user'), '--']);
       } else {
@@ -231,7 +222,6 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
       at,
     );
     const started = advance(type, { project: initial, tasks: [] }, at, actor(ctx.env), 'project_init').project;
-    // What the type starts with (a brief to fill in), written with the project.
     const { project, files } = type.scaffold?.(started, at) ?? { project: started, files: {} };
     const tx = new Transaction(root);
     tx.write(PROJECT_FILE, await renderStateFile(undefined, PROJECT_FILE, ProjectStateSchema, project));
@@ -316,8 +306,7 @@ export async function deleteProject(
           problem.details,
         );
     } catch (err) {
-      // Files another branch left, or a project whose file was deleted: only with --force (they may be someone's
-      // uncommitted work).
+      // Files without a project file only go with --force: they may be someone's uncommitted work.
       if (err instanceof ProjectFileMissingError) {
         if (!force) throw err;
         name = '(files without a project file)';

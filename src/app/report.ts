@@ -1,8 +1,6 @@
 /**
- * What a spawned worker says about itself: `sow agent log "<message>"` (a note in its task's log)
- * and `sow agent report --status …` — for a task worker its task's status, for a worker without a
- * task (a planner, an orchestrator) a report recorded on its session and in the project log.
- * Both read who the worker is from the environment sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
+ * What a spawned worker says about itself (`sow agent log`, `sow agent report`), who it is read from the environment
+ * sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
  */
 import type { AppContext } from './context.js';
 import { notOneOf, SowError, UsageError } from '../domain/errors.js';
@@ -50,6 +48,10 @@ export async function agentLog(ctx: AppContext, req: AgentLogRequest): Promise<L
   });
 }
 
+/** How a reported status reads in the log. */
+const resultOf = (status: string) =>
+  status === 'failed' ? 'error' : status === 'paused' || status === 'blocked' ? 'partial' : 'success';
+
 /** Statuses a task worker may report: what the worker protocol ends with, or that it works on. */
 const TASK_REPORT_STATUSES: readonly TaskStatus[] = ['in_progress', 'needs_review', 'paused', 'failed'];
 
@@ -60,7 +62,6 @@ export interface ReportResult {
   message?: string;
 }
 
-/** `sow agent report --status <s> [message]`. */
 export async function agentReport(ctx: AppContext, status: string, message: string | undefined): Promise<ReportResult> {
   const w = worker(ctx.env, 'report');
   const text = message?.trim() || undefined;
@@ -76,7 +77,7 @@ export async function agentReport(ctx: AppContext, status: string, message: stri
       await appendLog(ctx, {
         agent: w.agentId,
         action: 'reported_status',
-        result: status === 'failed' ? 'error' : status === 'paused' ? 'partial' : 'success',
+        result: resultOf(status),
         files: [],
         task: w.task,
         project: false,
@@ -112,7 +113,7 @@ export async function agentReport(ctx: AppContext, status: string, message: stri
   await appendLog(ctx, {
     agent: w.agentId,
     action: 'reported_status',
-    result: status === 'failed' ? 'error' : status === 'blocked' ? 'partial' : 'success',
+    result: resultOf(status),
     files: [],
     project: true,
     notes: `Status ${status}${text ? `: ${text}` : ''}`,

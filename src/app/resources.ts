@@ -1,8 +1,6 @@
 /**
- * The project's files as `sow mcp` resources (`sow://project/<path>`), so a client can show the
- * state and documents without a tool call, and its prompts: `continue` (what to do now, the prompt
- * of the current state) and every prompt `sow prompt --list` names, filled as `sow prompt` fills
- * them. A URI names a file under `.sow/project/` and nothing else: no `..`, no link followed.
+ * The project's files as `sow mcp` resources (`sow://project/<path>`): a file under .sow/project/ only, no `..`, no
+ * link.
  */
 import { SowError } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';
@@ -18,14 +16,13 @@ export interface ProjectResource {
   mimeType: string;
 }
 
-const mimeOf = (path: string): string =>
-  path.endsWith('.yaml') || path.endsWith('.yml')
-    ? 'application/yaml'
-    : path.endsWith('.md')
-      ? 'text/markdown'
-      : path.endsWith('.json')
-        ? 'application/json'
-        : 'text/plain';
+const MIME = new Map([
+  ['yaml', 'application/yaml'],
+  ['yml', 'application/yaml'],
+  ['md', 'text/markdown'],
+  ['json', 'application/json'],
+]);
+const mimeOf = (path: string): string => MIME.get(/\.([^./]*)$/.exec(path)?.[1] ?? '') ?? 'text/plain';
 
 export class ResourceNotFoundError extends SowError {
   constructor(uri: string, why: string) {

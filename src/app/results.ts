@@ -1,16 +1,9 @@
-/**
- * The data of the results the two front ends share — the CLI's `--json` and the tools of
- * `sow mcp` — where it is not the use case's return value as it is. One shape, so an agent gets
- * the same JSON whichever way it asks.
- */
+/** The data of results the CLI's `--json` and `sow mcp` share: one shape, whichever way an agent asks. */
 import type { Artifact, Owner, TaskState } from '../domain/schemas.js';
 import type { CheckRun } from './checks.js';
 import type { TaskNeeds } from './task.js';
 
-/**
- * A task as `task get` and a claim give it: its description (description.md, without its title and
- * the placeholder) after its name, and nothing empty (no empty lists, no empty metadata).
- */
+/** A task as `task get` and a claim give it: its description after its name, and nothing empty. */
 export function taskData(task: TaskState, description: string | undefined): TaskState & { description?: string } {
   const { id, name, ...rest } = task;
   return withoutEmpty({ id, name, ...(description !== undefined ? { description } : {}), ...rest }) as TaskState & {
@@ -18,10 +11,7 @@ export function taskData(task: TaskState, description: string | undefined): Task
   };
 }
 
-/**
- * `task next --claim`: the claimed task's id first, for scripts; the task with its description; what it needs (its
- * dependencies' outcomes, pending feedback).
- */
+/** `task next --claim`: the claimed task's id first, for scripts; the task with its description; what it needs. */
 export function claimData(
   r: { task: TaskState; owner: Owner },
   brief: { description?: string; needs?: TaskNeeds } = {},
@@ -35,25 +25,11 @@ export function claimData(
   };
 }
 
-/**
- * `task set`: the field as set; a completion also says what its task_complete checks did; a
- * status the task had already, `unchanged: true` (nothing was written).
- */
-export function taskSetData(r: { id: string; field: string; value: unknown; checks?: CheckRun[]; unchanged?: true }): {
-  id: string;
-  field: string;
-  value: unknown;
-  checks?: CheckRun[];
-  unchanged?: true;
-} {
-  return {
-    id: r.id,
-    field: r.field,
-    value: r.value,
-    ...(r.checks ? { checks: r.checks } : {}),
-    ...(r.unchanged ? { unchanged: true as const } : {}),
-  };
+/** `task set`: the field as set, what a completion's checks did, and `unchanged: true` when nothing was written. */
+export function taskSetData({ id, field, value, checks, unchanged }: TaskSet): TaskSet {
+  return { id, field, value, ...(checks ? { checks } : {}), ...(unchanged ? { unchanged } : {}) };
 }
+type TaskSet = { id: string; field: string; value: unknown; checks?: CheckRun[]; unchanged?: true };
 
 /** `input|output list`: each artifact with its index, which set and remove take. */
 export function artifactListData(artifacts: readonly Artifact[]): (Artifact & { index: number })[] {
@@ -61,11 +37,8 @@ export function artifactListData(artifacts: readonly Artifact[]): (Artifact & { 
 }
 
 /**
- * A result for `--json` and MCP without what says nothing: keys whose value is null, undefined, an
- * empty list or an empty object, in the object and the objects it holds (a list of results: in
- * each). The elements of a list inside are kept as they are written (an artifact's metadata says
- * `exit_code: null` on purpose). An agent pays for every token it reads; a missing key reads as
- * empty.
+ * A result without keys that say nothing (null, undefined, empty lists and objects), at every depth but inside lists
+ * (an artifact's `exit_code: null` is said on purpose). An agent pays for every token it reads.
  */
 export function withoutEmpty<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v) => compactObject(v)) as T;

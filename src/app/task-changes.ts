@@ -1,11 +1,6 @@
 /**
- * What a task's work changed, file by file, from git — whether or not its worker recorded the files
- * (`sow task diff` shows only the `modified` outputs it recorded). A task worked in its own checkout
- * is read there: the branch's commits and what is left uncommitted (new files too), against where
- * the branch left the project branch. A task worked in the project checkout is read there, against
- * where the project branch left its base branch: its recorded files when it records some, else
- * every change of that checkout (then the changes of other tasks there are in it too, and the
- * answer says so). `.sow/` is never part of it.
+ * What a task's work changed, file by file, from git (whether or not its worker recorded the files): in its own
+ * checkout against where its branch left the project branch, else in the project checkout against the base branch.
  */
 import { sowPath } from '../adapters/confine.js';
 import { diffAgainst, headOf, isFolder, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
@@ -19,35 +14,24 @@ import type { AppContext } from './context.js';
 /** One file the work changed, with git's patch of it (its hunks; none for a binary file or a pure rename). */
 export interface FileChange {
   path: string;
-  /** Where it was before a rename or copy. */
   old_path?: string;
   status: 'added' | 'modified' | 'deleted' | 'renamed' | 'copied' | 'type changed';
   /** Not yet known to git in that checkout (untracked): shown whole. */
   untracked?: true;
   binary?: true;
-  /**
-   * git's patch for the file, from its `diff --git` line; cut at a line past MAX_FILE_PATCH (`truncated`), empty
-   * past MAX_PATCHES.
-   */
+  /** git's patch for the file; cut at a line past MAX_FILE_PATCH (`truncated`), empty past MAX_PATCHES. */
   patch: string;
   truncated?: true;
 }
 
 export interface TaskChanges {
   task: string;
-  /**
-   * worker-checkout: the task's own checkout; recorded: its recorded files in the project checkout;
-   * project-checkout: every change there.
-   */
+  /** Where it was read: the task's own checkout or branch, its recorded files, or all of the project checkout. */
   source: 'worker-checkout' | 'worker-branch' | 'recorded' | 'project-checkout';
   /** The checkout read, relative to the project checkout ('.' for itself). */
   checkout: string;
-  /** The branch whose work it is. */
   branch: string | null;
-  /**
-   * What it is compared with: a branch and the commit where the work left it (null: the checkout's HEAD,
-   * uncommitted changes only).
-   */
+  /** A branch and the commit where the work left it; null: only uncommitted changes against HEAD. */
   base: { branch: string | null; commit: string } | null;
   /** The files the task records as modified (its `modified` outputs). */
   recorded: string[];
@@ -59,7 +43,6 @@ export interface TaskChanges {
 /** The most of one file's patch kept, in characters; the most of all patches together. */
 const MAX_FILE_PATCH = 256 * 1024;
 const MAX_PATCHES = 4 * 1024 * 1024;
-/** The most new (untracked) files shown. */
 const MAX_UNTRACKED = 500;
 
 const STATUS: Readonly<Record<string, FileChange['status']>> = {
@@ -79,60 +62,29 @@ export async function taskChanges(ctx: AppContext, rawId: string): Promise<TaskC
   );
   const recorded = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
   const own = task.worktree ? workerPlace(root, task) : undefined;
+  let where: Pick<TaskChanges, 'source' | 'checkout' | 'branch' | 'base'>;
+  let found: { files: FileChange[]; truncated: boolean };
   if (own?.folder) {
     requireGenuineCheckout(root, own.folder);
-    const base = mergeBaseOf(own.folder, `refs/heads/${own.from}`, 'HEAD');
-    return finish(
-      task,
-      'worker-checkout',
-      own.rel,
-      own.branch,
-      { branch: own.from, commit: base },
-      recorded,
-      changesIn(own.folder, base, [], true),
-    );
-  }
-  if (own) {
+    const commit = mergeBaseOf(own.folder, `refs/heads/${own.from}`, 'HEAD');
+    where = { source: 'worker-checkout', checkout: own.rel, branch: own.branch, base: { branch: own.from, commit } };
+    found = changesIn(own.folder, commit, [], true);
+  } else if (own) {
     // The checkout's folder went (removed by hand): its branch still holds what it committed.
-    const base = mergeBaseOf(root, `refs/heads/${own.from}`, `refs/heads/${own.branch}`);
-    return finish(
-      task,
-      'worker-branch',
-      '.',
-      own.branch,
-      { branch: own.from, commit: base },
-      recorded,
-      changesIn(root, base, [], false, `refs/heads/${own.branch}`),
-    );
+    const commit = mergeBaseOf(root, `refs/heads/${own.from}`, `refs/heads/${own.branch}`);
+    where = { source: 'worker-branch', checkout: '.', branch: own.branch, base: { branch: own.from, commit } };
+    found = changesIn(root, commit, [], false, `refs/heads/${own.branch}`);
+  } else {
+    const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
+    const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headOf(root);
+    // Only plain paths inside the repository reach git (a state file may name anything).
+    const files = recorded.map(normalRelative).filter((f): f is string => f !== undefined);
+    const base = commit ? { branch: baseBranch ?? null, commit } : null;
+    where = { source: files.length ? 'recorded' : 'project-checkout', checkout: '.', branch: project.branch, base };
+    found = changesIn(root, commit ?? undefined, files, true);
   }
-  const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
-  const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headOf(root);
-  const base = commit ? { branch: baseBranch ?? null, commit } : null;
-  // Only plain paths inside the repository reach git (a state file may name anything).
-  const files = recorded.map(normalRelative).filter((f): f is string => f !== undefined);
-  const source = files.length ? 'recorded' : 'project-checkout';
-  return finish(task, source, '.', project.branch, base, recorded, changesIn(root, commit ?? undefined, files, true));
-}
-
-function finish(
-  task: TaskState,
-  source: TaskChanges['source'],
-  checkout: string,
-  branch: string | null,
-  base: TaskChanges['base'],
-  recorded: string[],
-  found: { files: FileChange[]; truncated: boolean },
-): TaskChanges {
-  return {
-    task: task.id,
-    source,
-    checkout,
-    branch,
-    base,
-    recorded,
-    files: found.files,
-    ...(found.truncated ? { truncated: true as const } : {}),
-  };
+  const truncated = found.truncated ? { truncated: true as const } : {};
+  return { task: task.id, ...where, recorded, files: found.files, ...truncated };
 }
 
 /** The task's checkout as recorded (checked as sow writes it before git hears of it); `folder` when it is there. */
@@ -144,9 +96,8 @@ function workerPlace(root: string, task: TaskState): { rel: string; branch: stri
 }
 
 /**
- * The changes in the checkout at `cwd` against `base` (the working tree, or `tip` when given),
- * outside `.sow/`, of the files `only` when it names some (one git run each); with `untracked`,
- * new files git does not know yet too, each whole.
+ * The changes at `cwd` against `base` (of the working tree, or `tip`), outside .sow/, of the files `only` names if any;
+ * with `untracked`, new files too, each whole.
  */
 function changesIn(
   cwd: string,

@@ -1,7 +1,6 @@
 /**
- * A project type's own commands (`ProjectType.commands`), run through the same workspace as every
- * other command: reads under the lock, writes validated and committed in one transaction, the
- * branch checked. A command of one type refuses a project of another before it reads anything else.
+ * A project type's own commands, run through the workspace as every other command is (lock, one transaction, branch
+ * check); a command of one type refuses a project of another first.
  */
 import type { AppContext } from './context.js';
 import type {
@@ -70,10 +69,7 @@ function writerSession(uow: UnitOfWork): TypeSession {
   };
 }
 
-/**
- * The knowledge index's entries (none when there is no index), the branch, and a confined reader of the repository's
- * files.
- */
+/** The knowledge index's entries, the branch, and a confined reader of the repository's files. */
 async function readKnowledge(ctx: AppContext): Promise<Knowledge> {
   const root = await openRoot(ctx);
   return withRootLock(root, async () => {

@@ -1,8 +1,4 @@
-/**
- * The command groups project types bring (`ProjectType.commands`), as command definitions: the
- * type describes them as data in its own folder, and they run through app/type-commands.ts, which
- * refuses a project of another type and commits what they change in one transaction.
- */
+/** The command groups project types bring, as command definitions; they run through app/type-commands.ts. */
 import type { TypeCommandDef, TypeOptions } from '../domain/type-commands.js';
 import type { ProjectType } from '../domain/project-type.js';
 import type { CommandDef, GroupDef } from '../model/def.js';

@@ -1,7 +1,16 @@
-/** What every project type's machine shares: the phase actions, the no-project state, tags. */
+/** What every project type's definition shares: artifact types, the phase actions, transitions, states, tags. */
 import { completePhase, phaseOf, startPhase } from '../phases.js';
+import type { ArtifactTypeDef } from '../artifacts.js';
 import type { ProjectState } from '../schemas.js';
-import type { ActionImpl, ActionRef, StateDef } from '../project-type.js';
+import type { ActionImpl, ActionRef, StateDef, TransitionDef } from '../project-type.js';
+
+/** An artifact type whose files live under .sow/project/ (all but a task's `modified` files). */
+export const doc = (name: string, description: string, more: Partial<ArtifactTypeDef> = {}): ArtifactTypeDef => ({
+  name,
+  root: 'project',
+  description,
+  ...more,
+});
 
 /** The actions that enter and leave a phase (`start('review')`, `complete('review')`). */
 export const phaseActions = {
@@ -10,14 +19,65 @@ export const phaseActions = {
 } satisfies Record<string, ActionImpl>;
 export const start = (phase: string): ActionRef<'startPhase'> => ({ type: 'startPhase', params: { phase } });
 export const complete = (phase: string): ActionRef<'completePhase'> => ({ type: 'completePhase', params: { phase } });
+/** Leaves a phase, for the next one if there is one. */
+export const leave = (phase: string, next?: string) => [complete(phase), ...(next ? [start(next)] : [])];
 
+/**
+ * project_init, fired by `project new` only. A state, guard or action misspelt in a type's transitions does not
+ * compile.
+ */
+export const init = <S extends string, G extends string = never>(
+  to: S,
+  phase: string,
+  guard?: G,
+): TransitionDef<S, G, 'startPhase'> => ({
+  from: 'NoProject' as S,
+  event: 'project_init',
+  to,
+  ...(guard ? { guard } : {}),
+  actions: [start(phase)],
+  automatic: false,
+});
+
+/** A transition `sow advance` may take without being told the event. */
+export const step = <S extends string, G extends string = never, A extends string = never>(
+  from: S,
+  event: string,
+  to: S,
+  guard?: G,
+  actions?: readonly ActionRef<A>[],
+): TransitionDef<S, G, A> => ({
+  from,
+  event,
+  to,
+  ...(guard ? { guard } : {}),
+  ...(actions ? { actions } : {}),
+  automatic: true,
+});
+
+/** A state whose work the human leads (the agent asks and drafts), or the AI (the human approves at the gates). */
+const led =
+  (lead: 'human' | 'ai') =>
+  (phase: string, purpose: string, more: Partial<StateDef> = {}): StateDef => ({ phase, lead, purpose, ...more });
+export const human = led('human');
+export const ai = led('ai');
+/** A state where the project ends: its folder is removed. */
+export const ended = (purpose: string): StateDef => ({ phase: null, lead: null, purpose, final: true });
 /** The state of a branch without a project: where every type starts, and where some end. */
-export const NO_PROJECT: StateDef = {
-  phase: null,
-  lead: null,
-  purpose: 'No project is active on this branch.',
-  final: true,
-};
+export const NO_PROJECT = ended('No project is active on this branch.');
+
+/** Completed or abandoned. */
+export const finished = (status: string) => status === 'completed' || status === 'abandoned';
+export const baseName = (path: string) => path.split('/').at(-1)!;
+
+/** The fields every type's entry in .sow/knowledge/index.yaml begins with. */
+export const archiveEntry = (type: string, project: ProjectState, now: string) => ({
+  type,
+  topic: project.description || project.name,
+  name: project.name,
+  branch: project.branch,
+  date: now.slice(0, 10),
+});
 
 /** Tags of a project: the phase's metadata `tags` (a list, or words separated by commas). */
 export function tagsOf(project: ProjectState, phase: string): string[] {

@@ -1,10 +1,6 @@
 /**
- * Evidence: what `sow check run` observed when it ran a declared check — an output artifact whose
- * file is the run's log and whose metadata says which check, with which command, on which tree,
- * with which result. Whether a check holds for the code as it is now is decided here, purely, from
- * that evidence and the tree hash of the working tree outside `.sow/` that the app computed: a tree
- * hash names the code itself, so committing sow's own state changes nothing, and changing code
- * (committed or not) makes the evidence stale.
+ * Evidence: what `sow check run` observed, as an output artifact. Whether a check holds now is judged from it and the
+ * tree hash of the code outside .sow/: sow's own state changes nothing, changed code (committed or not) makes it stale.
  */
 import type { ArtifactTypeDef } from '../artifacts.js';
 import type { Artifact } from '../schemas.js';
@@ -24,10 +20,8 @@ export const evidenceType: ArtifactTypeDef = {
 };
 
 /**
- * Adds `artifact` to an artifact list, keeping the documents first and evidence last: evidence goes
- * at the end (newest last, as newestEvidence reads it), anything else after the last artifact that
- * is not evidence. So a check run never moves a document people approve by its index (the task
- * list is [0] whether or not the checks ran first). Returns the new list and where the artifact is.
+ * Adds `artifact` to a list, documents first and evidence last (newest last), so a check run never moves a document
+ * people approve by its index. Returns the new list and where the artifact is.
  */
 export function placeArtifact(list: readonly Artifact[], artifact: Artifact): { list: Artifact[]; index: number } {
   let index = list.length;
@@ -43,18 +37,14 @@ export interface DeclaredCheck {
 
 const metaOf = (a: Artifact) => a.metadata ?? {};
 
-/**
- * The worker checkout a run was recorded in (its path relative to the project checkout); undefined: the project
- * checkout.
- */
+/** The worker checkout a run was recorded in (relative to the project checkout); undefined: the project checkout. */
 export const checkoutOf = (a: Artifact): string | undefined => {
   const checkout = metaOf(a)['checkout'];
   return typeof checkout === 'string' ? checkout : undefined;
 };
 
 /**
- * The newest evidence of each check among `artifacts` (by position: later runs are appended) that
- * was recorded in `checkout` (a worker checkout's path; undefined: the project checkout).
+ * The newest evidence of each check (later runs are appended) recorded in `checkout` (undefined: the project checkout).
  */
 export function newestEvidence(artifacts: readonly Artifact[], checkout?: string): Map<string, Artifact> {
   const newest = new Map<string, Artifact>();
@@ -66,11 +56,8 @@ export function newestEvidence(artifacts: readonly Artifact[], checkout?: string
 }
 
 /**
- * How each declared check stands, from its newest evidence in `artifacts` and the current tree of
- * the checkout it is judged for (`checkout`, a worker checkout's path; undefined: the project
- * checkout — evidence of another checkout does not count, whatever its tree): passed on this tree
- * with this command → fresh-pass; passed, but the tree or the command differ → stale; failed or
- * timed out → failed; no evidence → missing.
+ * How each declared check stands in `checkout` (evidence of another checkout never counts): fresh-pass on this tree and
+ * command, stale when either changed, failed, or missing.
  */
 export function checkStatuses(
   declared: readonly DeclaredCheck[],
@@ -113,10 +100,7 @@ export function describeCheckStatus(c: CheckStatus): string {
   }
 }
 
-/**
- * The guard of a state that needs passing evidence for the current code of every check declared
- * for `moment`, recorded in the outputs of `phase`. With no such checks declared it holds.
- */
+/** The guard that every check declared for `moment` passed on the current code, per the evidence of `phase`. */
 export function evidenceGuard(moment: 'finalize' | 'task_complete', phase: string): GuardDef {
   return {
     description:

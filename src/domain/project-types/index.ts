@@ -2,10 +2,8 @@ import { notOneOf } from '../errors.js';
 import type { ProjectType } from '../project-type.js';
 
 /**
- * The registry: adding a project type is one line here and one folder beside this file. Each type
- * is loaded when first asked for: a command that reads or writes the project needs only the
- * project's own type, and evaluating all five (their lifecycles, prompts and schemas) cost every
- * such command several million instructions.
+ * The registry: adding a project type is one line here and one folder beside this file. Types load when first asked
+ * for: evaluating all five cost every command several million instructions.
  */
 const LOADERS: Readonly<Record<string, () => Promise<ProjectType>>> = {
   standard: async () => (await import('./standard/index.js')).standard,

@@ -1,48 +1,43 @@
 /**
- * breakdown: split a large feature into work units with the human. Discovery writes down what the
- * feature is (an approved `discovery` document); each unit is then a task with a spec
- * (`work_unit_spec`, approved by the human) and the units it depends on; `sow breakdown publish`
- * makes each completed unit a GitHub issue ("Depends on #n" in dependency order) or a markdown
- * file under `.sow/knowledge/breakdowns/<name>/`, recorded on its task; completing keeps the
- * discovery document and the specs in the repository's knowledge.
+ * breakdown: split a large feature into work units (a task each, with an approved spec and its dependencies) after an
+ * approved discovery document; `sow breakdown publish` makes each an issue or a file.
  */
-import { complete, NO_PROJECT, phaseActions, start } from '../common.js';
-import type { ArtifactTypeDef } from '../../artifacts.js';
+import {
+  ai,
+  archiveEntry,
+  baseName,
+  doc,
+  ended,
+  human,
+  init,
+  leave,
+  NO_PROJECT,
+  phaseActions,
+  step,
+} from '../common.js';
 import { phaseOf } from '../../phases.js';
 import { byId } from '../../tasks.js';
-import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
+import type { GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 import { PUBLISHING, publishCommands, unitsDir } from './publish.js';
-import { list, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
+import { list, placeOf, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
 
 const NAME = 'breakdown';
 
-const context: ArtifactTypeDef = {
-  name: 'context',
-  root: 'project',
-  description: 'A document that gives context (the feature request, earlier notes, designs)',
-};
-const discovery: ArtifactTypeDef = {
-  name: 'discovery',
-  root: 'project',
-  approvable: true,
-  description:
-    'What the feature is, what it must do, what is known and what is open: the document the units are split from; ' +
+const context = doc('context', 'A document that gives context (the feature request, earlier notes, designs)');
+const discovery = doc(
+  'discovery',
+  'What the feature is, what it must do, what is known and what is open: the document the units are split from; ' +
     'approving it starts the breakdown',
-};
-const workUnitSpec: ArtifactTypeDef = {
-  name: SPEC,
-  root: 'project',
-  approvable: true,
-  description:
-    'The spec of one work unit: what to build, the acceptance criteria, what is out of scope; published as the ' +
+  { approvable: true },
+);
+const workUnitSpec = doc(
+  SPEC,
+  'The spec of one work unit: what to build, the acceptance criteria, what is out of scope; published as the ' +
     "issue's body once approved",
-};
-const reference: ArtifactTypeDef = {
-  name: 'reference',
-  root: 'project',
-  description: 'A document the unit should start from',
-};
+  { approvable: true },
+);
+const reference = doc('reference', 'A document the unit should start from');
 
 const guards = {
   discoveryApproved: {
@@ -101,68 +96,31 @@ const guards = {
   },
 } satisfies Record<string, GuardDef>;
 
-/** Checked against the states, guards and actions: a name misspelt here does not compile. */
-const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
-  { from: 'NoProject', event: 'project_init', to: 'Discovery', actions: [start('discovery')], automatic: false },
-  {
-    from: 'Discovery',
-    event: 'discovery_approved',
-    to: 'Active',
-    guard: 'discoveryApproved',
-    actions: [complete('discovery'), start(NAME)],
-    automatic: true,
-  },
-  {
-    from: 'Active',
-    event: 'units_ready',
-    to: PUBLISHING,
-    guard: 'unitsReady',
-    actions: [complete(NAME), start('publishing')],
-    automatic: true,
-  },
-  {
-    from: PUBLISHING,
-    event: 'units_published',
-    to: 'Completed',
-    guard: 'unitsPublished',
-    actions: [complete('publishing')],
-    automatic: true,
-  },
-];
-
 const states = {
   NoProject: NO_PROJECT,
-  Discovery: {
-    phase: 'discovery',
-    lead: 'human',
-    purpose: 'Understand the feature with the human and write it down; the human approves the discovery document.',
-  },
-  Active: {
-    phase: NAME,
-    lead: 'human',
-    purpose:
-      'Split the feature into work units (a task each) with a spec and the units each depends on; the human ' +
-      'approves each spec.',
-    executesTasks: true,
-  },
-  [PUBLISHING]: {
-    phase: 'publishing',
-    lead: 'ai',
-    purpose: 'Publish each completed unit, in dependency order, as a GitHub issue or a markdown file.',
-  },
-  Completed: {
-    phase: null,
-    lead: null,
-    purpose: 'The breakdown is complete; its discovery document and specs are in .sow/knowledge/breakdowns/.',
-    final: true,
-  },
+  Discovery: human(
+    'discovery',
+    'Understand the feature with the human and write it down; the human approves the discovery document.',
+  ),
+  Active: human(
+    NAME,
+    'Split the feature into work units (a task each) with a spec and the units each depends on; the human approves ' +
+      'each spec.',
+    { executesTasks: true },
+  ),
+  [PUBLISHING]: ai(
+    'publishing',
+    'Publish each completed unit, in dependency order, as a GitHub issue or a markdown file.',
+  ),
+  Completed: ended('The breakdown is complete; its discovery document and specs are in .sow/knowledge/breakdowns/.'),
 } satisfies Record<string, StateDef>;
 
-const actions = {
-  ...phaseActions,
-} satisfies Record<string, ActionImpl>;
-
-const basename = (path: string) => path.split('/').at(-1)!;
+const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof phaseActions>[] = [
+  init('Discovery', 'discovery'),
+  step('Discovery', 'discovery_approved', 'Active', 'discoveryApproved', leave('discovery', NAME)),
+  step('Active', 'units_ready', PUBLISHING, 'unitsReady', leave(NAME, 'publishing')),
+  step(PUBLISHING, 'units_published', 'Completed', 'unitsPublished', leave('publishing')),
+];
 
 export const breakdown: ProjectType = {
   name: NAME,
@@ -180,38 +138,28 @@ export const breakdown: ProjectType = {
   states,
   transitions,
   guards,
-  actions,
+  actions: phaseActions,
   commands: publishCommands(NAME, () => breakdown),
   archive({ project, tasks }, now) {
     const dir = unitsDir(project.name);
-    const documents = phaseOf(project, 'discovery').outputs.filter(
-      (a) => a.type === 'discovery' && a.approved === true,
-    );
+    const documents = phaseOf(project, 'discovery').outputs.filter((a) => a.type === 'discovery' && a.approved);
     const units = tasks.filter((t) => t.status === 'completed').sort(byId);
     return {
       files: [
-        ...documents.map((a) => ({ from: a.path, to: `${dir}/${basename(a.path)}` })),
+        ...documents.map((a) => ({ from: a.path, to: `${dir}/${baseName(a.path)}` })),
         ...units.flatMap((t) =>
-          specsOf(t).map(({ artifact }) => ({ from: artifact.path, to: `${dir}/specs/${basename(artifact.path)}` })),
+          specsOf(t).map(({ artifact }) => ({ from: artifact.path, to: `${dir}/specs/${baseName(artifact.path)}` })),
         ),
       ],
       entry: {
-        type: NAME,
-        topic: project.description || project.name,
-        name: project.name,
-        branch: project.branch,
-        date: now.slice(0, 10),
+        ...archiveEntry(NAME, project, now),
         path: dir,
-        units: units.map((t) => {
-          const p = publicationOf(t);
-          return {
-            id: t.id,
-            title: t.name,
-            ...(p && 'issue' in p ? { issue: p.issue, ...(p.url ? { url: p.url } : {}) } : {}),
-            ...(p && 'file' in p ? { file: p.file } : {}),
-            depends_on: [...t.dependencies],
-          };
-        }),
+        units: units.map((t) => ({
+          id: t.id,
+          title: t.name,
+          ...placeOf(publicationOf(t)),
+          depends_on: [...t.dependencies],
+        })),
       },
     };
   },

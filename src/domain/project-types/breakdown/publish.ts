@@ -1,9 +1,6 @@
 /**
- * `sow breakdown publish [--dry-run] [--to github|files]`: each completed unit becomes a GitHub
- * issue (its title, its spec as the body, a "Depends on #n" line per dependency) or a markdown
- * file under `.sow/knowledge/breakdowns/<name>/`, in dependency order. Each unit is recorded on its
- * task (`metadata.published`) in a write of its own, right after it is published: a failure midway
- * keeps what was published, and running the command again publishes only the rest.
+ * `sow breakdown publish`: each completed unit, in dependency order, becomes an issue or a file, recorded on its task
+ * in a write of its own: a failure midway keeps what was published, and running it again publishes the rest.
  */
 import { firstFreePath, PROJECT_DIR } from '../../artifacts.js';
 import { notOneOf, SowError } from '../../errors.js';
@@ -21,6 +18,7 @@ import type {
 import type { ProjectType } from '../../project-type.js';
 import {
   describePublication,
+  placeOf,
   publicationOf,
   publishOrder,
   specsOf,
@@ -31,7 +29,6 @@ import {
   type PublishedDependency,
 } from './units.js';
 
-/** The state in which units are published. */
 export const PUBLISHING = 'Publishing';
 
 /** Where a breakdown's units go as files (repository-relative). */
@@ -54,8 +51,7 @@ const rowOf = (task: TaskState, dependsOn: string[], status: UnitRow['status'], 
   title: task.name,
   depends_on: dependsOn,
   status,
-  ...(p && 'issue' in p ? { issue: p.issue, ...(p.url ? { url: p.url } : {}) } : {}),
-  ...(p && 'file' in p ? { file: p.file } : {}),
+  ...placeOf(p),
 });
 
 /** The project is not in Publishing: the way there, with what blocks its first step. */
@@ -162,6 +158,13 @@ function line(row: UnitRow, target: Target): string {
   return target === 'github' ? `${row.id} → new issue "${row.title}"${deps}` : `${row.id} → ${row.file}${deps}`;
 }
 
+/** `err` with more to say after its hint (and more details). */
+const alsoSay = (err: SowError, more: string, details: Record<string, unknown> = {}) =>
+  new SowError(err.code, err.kind, err.message, `${err.hint ? `${err.hint}; ` : ''}${more}`, {
+    ...err.details,
+    ...details,
+  });
+
 const count = (n: number) => `${n} unit${n === 1 ? '' : 's'}`;
 
 async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: TypeOptions): Promise<CommandResult> {
@@ -181,8 +184,7 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     );
   }
 
-  // What there is to publish, in order, read once; refused unless the project is in Publishing
-  // and its units are ready.
+  // What there is to publish, in order, read once.
   const plan = await ctx.read(async (s) => {
     const project = await s.project();
     if (project.statechart.current_state !== PUBLISHING) throw await notPublishing(s, type());
@@ -223,36 +225,31 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
       repo = await ctx.github.repo();
     } catch (err) {
       if (!(err instanceof SowError)) throw err;
-      throw new SowError(
-        err.code,
-        err.kind,
-        err.message,
-        `${err.hint ? `${err.hint}; ` : ''}or publish the units as files: 'sow breakdown publish --to files'`,
-        err.details,
-      );
+      throw alsoSay(err, "or publish the units as files: 'sow breakdown publish --to files'");
     }
   }
   const where = target === 'github' ? `issues of ${repo ?? 'the GitHub repository'}` : `files under ${plan.dir}/`;
   const skipped = plan.units.length - todo.length;
   const also = skipped ? ` (${count(skipped)} already published)` : '';
-  const data = (units: UnitRow[]) => ({
-    target,
-    dry_run: dryRun,
-    ...(repo ? { repo } : {}),
-    ...(target === 'files' ? { directory: plan.dir } : {}),
-    units,
+  const result = (units: UnitRow[], message: string) => ({
+    data: {
+      target,
+      dry_run: dryRun,
+      ...(repo ? { repo } : {}),
+      ...(target === 'files' ? { directory: plan.dir } : {}),
+      units,
+    },
+    text: units.map((u) => line(u, target)).join('\n'),
+    message: [...notes, message].join('\n'),
   });
 
   if (dryRun || todo.length === 0) {
-    const message =
+    return result(
+      plan.units,
       todo.length === 0
         ? `nothing to publish: every completed unit is already published; run 'sow advance' to complete the breakdown`
-        : `dry run: would publish ${count(todo.length)} as ${where}${also}; nothing was changed`;
-    return {
-      data: data(plan.units),
-      text: plan.units.map((u) => line(u, target)).join('\n'),
-      message: [...notes, message].join('\n'),
-    };
+        : `dry run: would publish ${count(todo.length)} as ${where}${also}; nothing was changed`,
+    );
   }
 
   const rows: UnitRow[] = [];
@@ -269,30 +266,20 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
       const so = published
         .map((r) => `${r.id} (${describePublication(r.issue !== undefined ? { issue: r.issue } : { file: r.file! })})`)
         .join(', ');
-      throw new SowError(
-        err.code,
-        err.kind,
-        err.message,
-        `${err.hint ? `${err.hint}; ` : ''}published and recorded before it failed: ${so}; run 'sow breakdown ` +
-          `publish' again to publish the rest`,
-        {
-          ...err.details,
-          published: published.map((r) => r.id),
-          failed_on: unit.id,
-        },
+      throw alsoSay(
+        err,
+        `published and recorded before it failed: ${so}; run 'sow breakdown publish' again to publish the rest`,
+        { published: published.map((r) => r.id), failed_on: unit.id },
       );
     }
   }
   const fresh = rows.filter((r) => r.status === 'published').length;
-  const message =
-    `published ${count(fresh)} ` +
-    `as ${where}${rows.length - fresh ? ` (${count(rows.length - fresh)} already published)` : ''}; every ` +
-    `completed unit is published: run 'sow advance' to complete the breakdown`;
-  return {
-    data: data(rows),
-    text: rows.map((r) => line(r, target)).join('\n'),
-    message: [...notes, message].join('\n'),
-  };
+  const earlier = rows.length - fresh ? ` (${count(rows.length - fresh)} already published)` : '';
+  return result(
+    rows,
+    `published ${count(fresh)} as ${where}${earlier}; every completed unit is published: run 'sow advance' to ` +
+      `complete the breakdown`,
+  );
 }
 
 /** The breakdown's command group; `type` gives the type itself (for the way to Publishing). */

@@ -1,8 +1,6 @@
 /**
- * The work units of a breakdown, purely: which tasks are units ready to publish (and, when they are
- * not, every reason with the command that fixes it), the order they are published in (each after
- * the units it depends on), where each went (`metadata.published` of its task), and the text it is
- * published with.
+ * The work units of a breakdown, purely: readiness, publishing order, where each went, and the text it is published
+ * with.
  */
 import * as posix from 'node:path/posix';
 import type { Artifact, TaskState } from '../../schemas.js';
@@ -29,6 +27,12 @@ export function publicationOf(task: TaskState): Publication | undefined {
   return undefined;
 }
 
+/** Where a unit went, as its row and its index entry say it: issue and url, or file. */
+export const placeOf = (p: Publication | undefined) => ({
+  ...(p && 'issue' in p ? { issue: p.issue, ...(p.url ? { url: p.url } : {}) } : {}),
+  ...(p && 'file' in p ? { file: p.file } : {}),
+});
+
 /** `#12 https://…` or the file's path. */
 export function describePublication(p: Publication): string {
   return 'issue' in p ? `#${p.issue}${p.url ? ` ${p.url}` : ''}` : p.file;
@@ -44,12 +48,7 @@ const finished = (t: TaskState) => t.status === 'completed' || t.status === 'aba
 export const list = (ids: readonly string[]) =>
   ids.length <= 2 ? ids.join(' and ') : `${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`;
 
-/**
- * Why the units cannot be published yet, one sentence each with the command that fixes it; empty
- * when every unit is completed or abandoned, at least one is completed, each completed unit has a
- * spec and every spec of it is approved, no unit depends on a unit that is missing, no completed
- * unit depends on an abandoned one, and the dependencies form no cycle.
- */
+/** Why the units cannot be published yet, one sentence each with the command that fixes it; empty when they can. */
 export function unitProblems(tasks: readonly TaskState[]): string[] {
   if (tasks.length === 0) return ['add the work units, a task each: \'sow task add "<unit>" --depends-on <ids>\''];
   const problems: string[] = [];
@@ -105,9 +104,8 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
 }
 
 /**
- * The completed units in the order they are published: each after every unit it depends on, ties
- * by id. Only completed units count (dependencies on others are what `unitProblems` reports); a
- * cycle leaves its units out, so call this on units without problems.
+ * The completed units in publishing order: each after the units it depends on, ties by id. A cycle leaves its units
+ * out, so call this on units without problems.
  */
 export function publishOrder(tasks: readonly TaskState[]): TaskState[] {
   const units = tasks.filter(done);

@@ -1,80 +1,48 @@
 /**
- * design: write design documents with the human. Each task is one document to write (an ADR, a
- * design, an architecture description, a diagram, a spec), recorded as the task's output; once
- * the human has approved every document, completing the project copies them into the
- * repository's knowledge (`.sow/knowledge/adrs/` for ADRs, `.sow/knowledge/designs/` for the
- * rest, or the folders `.sow/config.yaml` names under `knowledge.places`) and lists them in
- * `.sow/knowledge/index.yaml`.
+ * design: write design documents (a task each) with the human; completing keeps the approved ones in the repository's
+ * knowledge (`.sow/knowledge/adrs/`, `designs/`, or the folders `knowledge.places` names).
  */
-import { complete, NO_PROJECT, phaseActions, start, tagsOf } from '../common.js';
+import {
+  archiveEntry,
+  baseName,
+  doc,
+  ended,
+  finished,
+  human,
+  init,
+  leave,
+  NO_PROJECT,
+  phaseActions,
+  step,
+  tagsOf,
+} from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState, TaskState } from '../../schemas.js';
 import type { RepoConfig } from '../../config-schemas.js';
 import { phaseOf } from '../../phases.js';
-import type {
-  ActionImpl,
-  ArchivePlan,
-  GuardDef,
-  ProjectType,
-  ProjectView,
-  StateDef,
-  TransitionDef,
-} from '../../project-type.js';
+import type { ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 
 const PHASE = 'design';
 
-const context: ArtifactTypeDef = {
-  name: 'context',
-  root: 'project',
-  description: 'A document that gives context (the problem, constraints, earlier notes)',
-};
-const reference: ArtifactTypeDef = {
-  name: 'reference',
-  root: 'project',
-  description: 'A document the task starts from (a draft, an earlier design, notes)',
-};
+const context = doc('context', 'A document that gives context (the problem, constraints, earlier notes)');
+const reference = doc('reference', 'A document the task starts from (a draft, an earlier design, notes)');
 
-const approvedNote = "approved by the human, it is kept in the repository's knowledge when the project completes";
-/** The documents a design project writes, in the order hints list them. */
+/** The documents a design project writes, in the order hints list them; the human approves each. */
 const documentTypes: readonly ArtifactTypeDef[] = [
-  {
-    name: 'design',
-    root: 'project',
+  ['design', 'A design document: the problem, the options, the chosen design'],
+  ['adr', 'An architecture decision record: one decision, its context and consequences'],
+  ['architecture', 'An architecture description: components, boundaries, data flow'],
+  ['diagram', 'A diagram, as text (Mermaid, PlantUML, SVG)'],
+  ['spec', 'A specification: an interface, a format, a protocol'],
+].map(([name, what]) =>
+  doc(name!, `${what}; approved by the human, it is kept in the repository's knowledge when the project completes`, {
     approvable: true,
-    description: `A design document: the problem, the options, the chosen design; ${approvedNote}`,
-  },
-  {
-    name: 'adr',
-    root: 'project',
-    approvable: true,
-    description: `An architecture decision record: one decision, its context and consequences; ${approvedNote}`,
-  },
-  {
-    name: 'architecture',
-    root: 'project',
-    approvable: true,
-    description: `An architecture description: components, boundaries, data flow; ${approvedNote}`,
-  },
-  {
-    name: 'diagram',
-    root: 'project',
-    approvable: true,
-    description: `A diagram, as text (Mermaid, PlantUML, SVG); ${approvedNote}`,
-  },
-  {
-    name: 'spec',
-    root: 'project',
-    approvable: true,
-    description: `A specification: an interface, a format, a protocol; ${approvedNote}`,
-  },
-];
-const DOCUMENT_TYPES = new Set(documentTypes.map((t) => t.name));
-const isDocument = (a: Artifact) => DOCUMENT_TYPES.has(a.type);
-const typeChoices = `${documentTypes
-  .slice(0, -1)
-  .map((t) => t.name)
-  .join(', ')} or ${documentTypes.at(-1)!.name}`;
+  }),
+);
+const names = documentTypes.map((t) => t.name);
+const isDocument = (a: Artifact) => names.includes(a.type);
+const typeChoices = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 
 /** Where a document type goes under .sow/knowledge/ unless the repository's configuration says otherwise. */
 const DEFAULT_PLACES: Readonly<Record<string, string>> = { adr: 'adrs' };
@@ -82,12 +50,9 @@ const DEFAULT_PLACE = 'designs';
 const placeOf = (config: RepoConfig, type: string) =>
   config.knowledge?.places?.[type] ?? DEFAULT_PLACES[type] ?? DEFAULT_PLACE;
 
-const resolved = (s: string) => s === 'completed' || s === 'abandoned';
-
 /**
- * What keeps the documents from being approved, once every task is finished: completed tasks
- * without a document, and documents not approved (of the completed tasks, then of the design
- * phase itself). Undefined when the tasks' states were not read.
+ * What keeps the documents from being approved: completed tasks without a document, documents not approved. Undefined
+ * when the tasks' states were not read.
  */
 function missingDocuments(
   view: ProjectView,
@@ -115,8 +80,7 @@ function missingDocuments(
   return { undocumented, unapproved };
 }
 
-/** The tasks not yet completed or abandoned. */
-const openTasks = (view: ProjectView) => view.tasks.filter((t) => !resolved(t.status)).map((t) => t.id);
+const openTasks = (view: ProjectView) => view.tasks.filter((t) => !finished(t.status)).map((t) => t.id);
 
 const guards = {
   documentsApproved: {
@@ -164,62 +128,26 @@ const guards = {
   },
 } satisfies Record<string, GuardDef>;
 
-/** Checked against the states, guards and actions: a name misspelt here does not compile. */
-const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
-  { from: 'NoProject', event: 'project_init', to: 'Active', actions: [start(PHASE)], automatic: false },
-  {
-    from: 'Active',
-    event: 'documents_approved',
-    to: 'Finalizing',
-    guard: 'documentsApproved',
-    actions: [complete(PHASE), start('finalization')],
-    automatic: true,
-  },
-  // Checked again: what is kept is what the human approved, so a document changed since its approval is not kept
-  // unseen.
-  {
-    from: 'Finalizing',
-    event: 'design_complete',
-    to: 'Completed',
-    guard: 'documentsApproved',
-    actions: [complete('finalization')],
-    automatic: true,
-  },
-];
-
 const states = {
   NoProject: NO_PROJECT,
-  Active: {
-    phase: PHASE,
-    lead: 'human',
-    purpose: 'Write each document (a task each) with the human; the human approves each one.',
+  Active: human(PHASE, 'Write each document (a task each) with the human; the human approves each one.', {
     executesTasks: true,
-  },
-  Finalizing: {
-    phase: 'finalization',
-    lead: 'human',
-    purpose:
-      "Check that the approved documents say what should be kept; completing stores them in the repository's " +
-      'knowledge.',
-  },
-  Completed: {
-    phase: null,
-    lead: null,
-    purpose: 'The design project is complete; its documents are in .sow/knowledge/.',
-    final: true,
-  },
+  }),
+  Finalizing: human(
+    'finalization',
+    "Check that the approved documents say what should be kept; completing stores them in the repository's knowledge.",
+  ),
+  Completed: ended('The design project is complete; its documents are in .sow/knowledge/.'),
 } satisfies Record<string, StateDef>;
 
-const actions = {
-  ...phaseActions,
-} satisfies Record<string, ActionImpl>;
+const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof phaseActions>[] = [
+  init('Active', PHASE),
+  step('Active', 'documents_approved', 'Finalizing', 'documentsApproved', leave(PHASE, 'finalization')),
+  // Checked again: a document changed since its approval is not kept unseen.
+  step('Finalizing', 'design_complete', 'Completed', 'documentsApproved', leave('finalization')),
+];
 
-const baseName = (path: string) => path.split('/').at(-1)!;
-
-/**
- * The approved documents of the completed tasks (in task order), then those added to the design
- * phase itself; a file recorded twice is kept once.
- */
+/** The approved documents of the completed tasks, then of the design phase; a file recorded twice is kept once. */
 function archivePlan(project: ProjectState, tasks: readonly TaskState[], config: RepoConfig, now: string): ArchivePlan {
   const files: { from: string; to: string }[] = [];
   const documents: Record<string, string>[] = [];
@@ -235,18 +163,7 @@ function archivePlan(project: ProjectState, tasks: readonly TaskState[], config:
     for (const a of task.outputs) keep(a, { task: task.id, type: a.type, title: task.name });
   }
   for (const a of phaseOf(project, PHASE).outputs) keep(a, { type: a.type, title: baseName(a.path) });
-  return {
-    files,
-    entry: {
-      type: PHASE,
-      topic: project.description || project.name,
-      name: project.name,
-      branch: project.branch,
-      date: now.slice(0, 10),
-      tags: tagsOf(project, PHASE),
-      documents,
-    },
-  };
+  return { files, entry: { ...archiveEntry(PHASE, project, now), tags: tagsOf(project, PHASE), documents } };
 }
 
 export const design: ProjectType = {
@@ -264,6 +181,6 @@ export const design: ProjectType = {
   states,
   transitions,
   guards,
-  actions,
+  actions: phaseActions,
   archive: ({ project, tasks, config }, now) => archivePlan(project, tasks, config, now),
 };

@@ -1,17 +1,52 @@
 /**
- * `sow iter …`: the work phases of an iterative project, defined and moved through their
- * lifecycle by commands only (plan.md and progress.md are written from them, never read back
- * into them).
+ * `sow iter …`: the work phases change through these commands only; plan.md and progress.md are written, never read
+ * back.
  */
 import { UsageError } from '../../errors.js';
-import type { TypeCommandDef, TypeCommandGroup } from '../../type-commands.js';
-import { appendEntry, CONTEXT, DIR, GUARDRAILS, GUARDRAILS_HEADER, guardrailEntry } from './documents.js';
+import type { TypeCommandContext, TypeCommandDef, TypeCommandGroup, TypeSession } from '../../type-commands.js';
+import {
+  appendEntry,
+  CONTEXT,
+  DIR,
+  GUARDRAILS,
+  GUARDRAILS_HEADER,
+  guardrailEntry,
+  PROGRESS,
+  PROGRESS_HEADER,
+} from './documents.js';
 import { exportState } from './export.js';
 import { extend, phaseAdd, phaseRemove, phaseSet } from './plan-commands.js';
 import { iterationPrompt } from './prompt.js';
-import { appendProgress, contextWarning, requireState, storePhases, str } from './session.js';
-import { blockPhase, logIteration, saysNothingLeft, unblockPhase, verifyPhase } from './phase-moves.js';
+import { contextWarning, requireState, storePhases, str } from './session.js';
+import {
+  blockPhase,
+  checkBlockNote,
+  checkFailNote,
+  checkSignal,
+  logIteration,
+  unblockPhase,
+  verifyPhase,
+} from './phase-moves.js';
 import { currentPhase, findPhase, wordCount, workPhasesOf, type WorkPhase } from './work-phases.js';
+
+/** A move of a work phase, in ExecuteActive only: the phases stored, the move's entry appended to progress.md. */
+function move<R extends { list: WorkPhase[]; entry: string }>(
+  ctx: TypeCommandContext,
+  doing: string,
+  fn: (list: WorkPhase[], s: TypeSession) => R,
+): Promise<R> {
+  return ctx.update(async (s) => {
+    const project = await requireState(s, ['ExecuteActive'], doing);
+    const r = fn(workPhasesOf(project), s);
+    storePhases(s, project, r.list);
+    appendTo(s, PROGRESS, PROGRESS_HEADER, r.entry);
+    return r;
+  });
+}
+
+/** Appends an entry to a log of the project (progress.md, guardrails.md): earlier entries are never rewritten. */
+const appendTo = (s: TypeSession, file: string, header: string, entry: string) =>
+  s.writeFile(`${DIR}/${file}`, appendEntry(s.readFile(`${DIR}/${file}`), header, entry));
 
 const log: TypeCommandDef = {
   name: 'log',
@@ -28,37 +63,17 @@ const log: TypeCommandDef = {
     'Lifecycle: pending → in_progress → (--remaining None --signal) confirming → (one more iteration finding ' +
     'nothing) verifying → (sow iter verify --pass) done.',
   async run(ctx, [id], opts) {
-    if (opts['signal'] === true && !saysNothingLeft(str(opts, 'remaining') ?? '')) {
-      throw new UsageError(
-        `--signal says ${id} is done, but --remaining says '${str(opts, 'remaining')}'`,
-        `log what is left without --signal, or '--remaining None --signal' when nothing is`,
-      );
-    }
-    return ctx.update(async (s) => {
-      const project = await requireState(s, ['ExecuteActive'], 'log an iteration');
-      const blockers = str(opts, 'blockers');
-      const r = logIteration(
-        workPhasesOf(project),
-        id!,
-        {
-          did: str(opts, 'did')!,
-          remaining: str(opts, 'remaining')!,
-          ...(blockers !== undefined ? { blockers } : {}),
-          signal: opts['signal'] === true,
-        },
-        s.now,
-      );
-      storePhases(s, project, r.list);
-      appendProgress(s, r.entry);
-      return {
-        data: {
-          phase: r.phase,
-          iteration: r.iteration,
-          ...(r.confirmation !== undefined ? { confirmation: r.confirmation } : {}),
-        },
-        text: r.outcome,
-      };
-    });
+    const blockers = str(opts, 'blockers');
+    const input = {
+      did: str(opts, 'did')!,
+      remaining: str(opts, 'remaining')!,
+      ...(blockers !== undefined ? { blockers } : {}),
+      signal: opts['signal'] === true,
+    };
+    checkSignal(id!, input);
+    const r = await move(ctx, 'log an iteration', (list, s) => logIteration(list, id!, input, s.now));
+    const confirmation = r.confirmation !== undefined ? { confirmation: r.confirmation } : {};
+    return { data: { phase: r.phase, iteration: r.iteration, ...confirmation }, text: r.outcome };
   },
 };
 
@@ -79,25 +94,11 @@ const verify: TypeCommandDef = {
         'say --pass or --fail',
         `'sow iter verify ${id} --pass', or 'sow iter verify ${id} --fail --note "<what is wrong>"'`,
       );
-    if (!pass && !str(opts, 'note')?.trim())
-      throw new UsageError(
-        'a failed verification says what is wrong',
-        `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`,
-      );
-    return ctx.update(async (s) => {
-      const project = await requireState(s, ['ExecuteActive'], 'verify a work phase');
-      const r = verifyPhase(
-        workPhasesOf(project),
-        id!,
-        pass,
-        str(opts, 'note'),
-        s.now,
-        (output) => s.readFile(`${DIR}/${output}`) !== undefined,
-      );
-      storePhases(s, project, r.list);
-      appendProgress(s, r.entry);
-      return { data: r.phase, text: r.outcome };
-    });
+    checkFailNote(id!, pass, str(opts, 'note'));
+    const r = await move(ctx, 'verify a work phase', (list, s) =>
+      verifyPhase(list, id!, pass, str(opts, 'note'), s.now, (output) => s.readFile(`${DIR}/${output}`) !== undefined),
+    );
+    return { data: r.phase, text: r.outcome };
   },
 };
 
@@ -108,16 +109,10 @@ const block: TypeCommandDef = {
   args: [{ name: 'id', description: 'the work phase' }],
   options: [{ flags: '--note <text>', description: 'what is in the way', required: true }],
   async run(ctx, [id], opts) {
-    if (!str(opts, 'note')?.trim())
-      throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
-    return ctx.update(async (s) => {
-      const project = await requireState(s, ['ExecuteActive'], 'block a work phase');
-      const r = blockPhase(workPhasesOf(project), id!, str(opts, 'note')!, s.now);
-      storePhases(s, project, r.list);
-      appendProgress(s, r.entry);
-      const next = currentPhase(r.list);
-      return { data: r.phase, text: `${r.phase.id} is blocked.${next ? ` Next unblocked phase: ${next.id}.` : ''}` };
-    });
+    checkBlockNote(id!, str(opts, 'note'));
+    const r = await move(ctx, 'block a work phase', (list, s) => blockPhase(list, id!, str(opts, 'note')!, s.now));
+    const next = currentPhase(r.list);
+    return { data: r.phase, text: `${r.phase.id} is blocked.${next ? ` Next unblocked phase: ${next.id}.` : ''}` };
   },
 };
 
@@ -127,13 +122,8 @@ const unblock: TypeCommandDef = {
   description: 'A blocked work phase goes back to where it was',
   args: [{ name: 'id', description: 'the work phase' }],
   async run(ctx, [id]) {
-    return ctx.update(async (s) => {
-      const project = await requireState(s, ['ExecuteActive'], 'unblock a work phase');
-      const r = unblockPhase(workPhasesOf(project), id!, s.now);
-      storePhases(s, project, r.list);
-      appendProgress(s, r.entry);
-      return { data: r.phase, text: `${r.phase.id} is ${r.phase.status} again.` };
-    });
+    const r = await move(ctx, 'unblock a work phase', (list, s) => unblockPhase(list, id!, s.now));
+    return { data: r.phase, text: `${r.phase.id} is ${r.phase.status} again.` };
   },
 };
 
@@ -203,7 +193,7 @@ const guardrailAdd: TypeCommandDef = {
         },
         learned,
       );
-      s.writeFile(`${DIR}/${GUARDRAILS}`, appendEntry(s.readFile(`${DIR}/${GUARDRAILS}`), GUARDRAILS_HEADER, entry));
+      appendTo(s, GUARDRAILS, GUARDRAILS_HEADER, entry);
       return {
         data: { pattern: str(opts, 'pattern'), learned },
         message: `Added to ${DIR}/${GUARDRAILS} (learned: ${learned})`,

@@ -18,10 +18,8 @@ export const GUARDRAILS_HEADER = '# Guardrails\n\nRead before starting any itera
 const title = (p: ProjectState) => p.description || p.name;
 
 /**
- * The placeholders of the templates, in spec 002's `{…}` form. The templates are written from
- * these very strings and a document is unfinished while it still holds one of them verbatim, so
- * the check needs no guessing: braces a person writes (`{"a": 1}`, `${x}`) never count, and a
- * placeholder left in place or only added to (`{Criterion 1} and more`) always does.
+ * The templates' placeholders: a document is unfinished while it holds one verbatim, so braces a person writes never
+ * count.
  */
 export const BRIEF_PLACEHOLDERS = {
   domain: '{research|writing|analysis|planning|software}',
@@ -84,10 +82,7 @@ export function contextTemplate(project: ProjectState): string {
 
 export const DOMAINS = ['research', 'writing', 'analysis', 'planning', 'software'] as const;
 
-/**
- * The project's domain: the discover phase's `domain` when a command set it, else what the
- * brief's Domain line names (where the human writes it), else undefined.
- */
+/** The discover phase's `domain` when a command set it, else the brief's Domain line. */
 export function domainOf(project: ProjectState, readDoc: (rel: string) => string | undefined): string | undefined {
   const set = phaseOf(project, 'discover').metadata['domain'];
   return typeof set === 'string' ? set : briefDomain(readDoc(`${DIR}/${BRIEF}`));

@@ -1,7 +1,6 @@
 /**
- * The project as the iterative-work format's `state.json`: what `sow iter export` prints, and what
- * the archive keeps of a completed project beside its documents (with `phase: complete`), so that
- * the export still answers once the project's folder is gone.
+ * The project as the iterative-work format's `state.json` (`sow iter export`), kept by the archive too so the export
+ * still answers once the project's folder is gone.
  */
 import { quoted } from '../../display.js';
 import { SowError } from '../../errors.js';
@@ -26,10 +25,7 @@ export const ARCHIVE_ROOT = '.sow/knowledge/iterative';
 /** The file the archive writes beside the documents. */
 export const ARCHIVED_STATE = 'state.json';
 
-/**
- * `project` in the format's terms; `completedAt` for the project as it completes (its phase is
- * then `complete` and `updated` is that moment).
- */
+/** `project` in the format's terms; `completedAt` for the project as it completes. */
 export function exportedState(
   project: ProjectState,
   readDoc: (rel: string) => string | undefined,
@@ -63,7 +59,6 @@ export function exportedState(
   };
 }
 
-/** `sow iter export`. */
 export const exportState: TypeCommandDef = {
   name: 'export',
   writes: false,
@@ -98,9 +93,8 @@ export const exportState: TypeCommandDef = {
 };
 
 /**
- * The state.json the archive kept of a completed project: the newest one named `name`, else the
- * newest this branch completed. The index is committed, so its values are claims: only a file it
- * lists under its own folder of .sow/knowledge/iterative/ is read, and that must be a JSON object.
+ * The state.json archived for a project named `name`, else the newest this branch completed. The committed index is
+ * only a claim: only a file it lists in its own folder of the archive is read, and it must be a JSON object.
  */
 async function archivedState(ctx: TypeCommandContext, name: string | undefined): Promise<Record<string, unknown>> {
   const k = await ctx.knowledge();

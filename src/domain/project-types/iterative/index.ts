@@ -1,16 +1,13 @@
 /**
- * iterative: spec 002's iterative-work format as a project type. Discover (an approved brief) →
- * plan (work phases R1…Rn, rendered to plan.md, approved) → execute (each phase iterated by
- * fresh, zero-context workers until confirmed and verified) → verify (a pass/fail review that can
- * reopen phases) → deliver (every phase's output written) → complete (archived to
- * `.sow/knowledge/iterative/<slug>/`).
+ * iterative: spec 002's format. Discover (a brief) → plan (work phases R1…Rn) → execute (fresh workers iterate each
+ * phase until confirmed and verified) → verify (a review that may reopen phases) → deliver → archive.
  */
-import { complete, NO_PROJECT, phaseActions, start } from '../common.js';
+import { ai, archiveEntry, doc, ended, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { evidenceType as evidence } from '../evidence.js';
-import { assessmentOf, latestApprovedReview, reviewHint, reviewsOfRound, reviewType } from '../reviews.js';
+import { assessmentOf, latestApprovedReview, reopenForRework, reviewHint, reviewSays, reviewType } from '../reviews.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { iterCommands } from './commands.js';
 import { ARCHIVE_ROOT, ARCHIVED_STATE, exportedState } from './export.js';
@@ -48,26 +45,17 @@ import {
   type WorkPhase,
 } from './work-phases.js';
 
-const brief: ArtifactTypeDef = {
-  name: 'brief',
-  root: 'project',
-  description: 'The brief (brief.md): the outcome needed, done-when criteria, constraints; approving it ends discovery',
+const brief = doc(
+  'brief',
+  'The brief (brief.md): the outcome needed, done-when criteria, constraints; approving it ends discovery',
+  { approvable: true, placeholders: Object.values(BRIEF_PLACEHOLDERS) },
+);
+const plan = doc('plan', 'The plan (plan.md), rendered by sow from the work phases; approving it starts the work', {
   approvable: true,
-  placeholders: Object.values(BRIEF_PLACEHOLDERS),
-};
-const plan: ArtifactTypeDef = {
-  name: 'plan',
-  root: 'project',
-  description: 'The plan (plan.md), rendered by sow from the work phases; approving it starts the work',
-  approvable: true,
-};
-const source: ArtifactTypeDef = { name: 'source', root: 'project', description: 'A research input (under sources/)' };
-const context: ArtifactTypeDef = { name: 'context', root: 'project', description: 'A document that gives context' };
-const deliverable: ArtifactTypeDef = {
-  name: 'deliverable',
-  root: 'project',
-  description: 'A packaged deliverable (under outputs/)',
-};
+});
+const source = doc('source', 'A research input (under sources/)');
+const context = doc('context', 'A document that gives context');
+const deliverable = doc('deliverable', 'A packaged deliverable (under outputs/)');
 const review: ArtifactTypeDef = {
   ...reviewType,
   description:
@@ -76,16 +64,8 @@ const review: ArtifactTypeDef = {
   // Named phases are checked when the review is recorded, not only when the advance needs them.
   check: (artifact, project) => checkPhasesNamed(workPhasesOf(project), artifact.metadata?.['phases']),
 };
-const reference: ArtifactTypeDef = {
-  name: 'reference',
-  root: 'project',
-  description: 'A document the task should follow',
-};
-const modified: ArtifactTypeDef = {
-  name: 'modified',
-  root: 'repository',
-  description: 'A file of the code base the task changed',
-};
+const reference = doc('reference', 'A document the task should follow');
+const modified = doc('modified', 'A file of the code base the task changed', { root: 'repository' });
 
 const approvedOutput = (project: ProjectState, phase: string, type: string) =>
   phaseOf(project, phase).outputs.some((a) => a.type === type && a.approved === true);
@@ -131,11 +111,7 @@ const guards = {
       return `not done: ${open.map((p) => `${p.id} (${p.status})`).join(', ')}${next}`;
     },
   },
-  reviewPassed: {
-    description: "the latest approved review of this round has assessment 'pass'",
-    check: ({ project }) => assessmentOf(latestApprovedReview(project, 'verify')) === 'pass',
-    hint: ({ project }) => reviewHint(project, 'verify', 'pass'),
-  },
+  reviewPassed: reviewSays('verify', 'pass'),
   reviewFailed: {
     description:
       "the latest approved review of this round has assessment 'fail' and names the work phases to reopen " +
@@ -145,11 +121,12 @@ const guards = {
     hint: ({ project }) => {
       const latest = latestApprovedReview(project, 'verify');
       if (assessmentOf(latest) === 'fail') {
-        const outputs = phaseOf(project, 'verify').outputs;
-        return `name the work phases the failed review reopens: 'sow output set --index ${outputs.indexOf(latest!)} \
-phases R1,R2' (the phases: ${workPhasesOf(project)
-          .map((p) => p.id)
-          .join(', ')})`;
+        const index = phaseOf(project, 'verify').outputs.indexOf(latest!);
+        const ids = workPhasesOf(project).map((p) => p.id);
+        return (
+          `name the work phases the failed review reopens: 'sow output set --index ${index} phases R1,R2' ` +
+          `(the phases: ${ids.join(', ')})`
+        );
       }
       return reviewHint(project, 'verify', 'fail', ' --phases R1,R2');
     },
@@ -165,121 +142,53 @@ phases R1,R2' (the phases: ${workPhasesOf(project)
   },
 } satisfies Record<string, GuardDef>;
 
-/** Checked against the states, guards and actions: a name misspelt here does not compile. */
-const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
-  { from: 'NoProject', event: 'project_init', to: 'DiscoverActive', actions: [start('discover')], automatic: false },
-  {
-    from: 'DiscoverActive',
-    event: 'brief_approved',
-    to: 'PlanActive',
-    guard: 'briefApproved',
-    actions: [complete('discover'), start('plan')],
-    automatic: true,
-  },
-  {
-    from: 'PlanActive',
-    event: 'plan_approved',
-    to: 'ExecuteActive',
-    guard: 'planReady',
-    actions: [complete('plan'), start(EXECUTE)],
-    automatic: true,
-  },
-  {
-    from: 'ExecuteActive',
-    event: 'phases_done',
-    to: 'VerifyActive',
-    guard: 'allPhasesDone',
-    actions: [complete(EXECUTE), start('verify')],
-    automatic: true,
-  },
-  {
-    from: 'VerifyActive',
-    event: 'verify_pass',
-    to: 'DeliverActive',
-    guard: 'reviewPassed',
-    actions: [complete('verify'), start('deliver')],
-    automatic: true,
-  },
-  {
-    from: 'VerifyActive',
-    event: 'verify_fail',
-    to: 'ExecuteActive',
-    guard: 'reviewFailed',
-    actions: [{ type: 'reopenPhases' }],
-    automatic: true,
-  },
-  {
-    from: 'DeliverActive',
-    event: 'delivered',
-    to: 'Complete',
-    guard: 'outputsWritten',
-    actions: [complete('deliver')],
-    automatic: true,
-  },
-];
-
 const states = {
   NoProject: NO_PROJECT,
-  DiscoverActive: {
-    phase: 'discover',
-    lead: 'human',
-    purpose:
-      'Gather the requirements with the human into brief.md: the outcome needed, when it is done, the constraints.',
-  },
-  PlanActive: {
-    phase: 'plan',
-    lead: 'human',
-    purpose:
-      'Split the work into phases R1…Rn, each with measurable criteria, an output and a maximum of iterations; the ' +
+  DiscoverActive: human(
+    'discover',
+    'Gather the requirements with the human into brief.md: the outcome needed, when it is done, the constraints.',
+  ),
+  PlanActive: human(
+    'plan',
+    'Split the work into phases R1…Rn, each with measurable criteria, an output and a maximum of iterations; the ' +
       'human approves plan.md.',
-  },
-  ExecuteActive: {
-    phase: EXECUTE,
-    lead: 'ai',
-    purpose:
-      'Run each work phase in iterations by fresh workers: work until nothing remains, confirm once more, verify.',
-    executesTasks: true,
-    next:
-      '`sow agent spawn implementer --iteration` (a fresh worker does the next iteration; `sow iter status` ' +
-      'shows where the phases stand)',
-  },
-  VerifyActive: {
-    phase: 'verify',
-    lead: 'ai',
-    purpose: 'Review the whole work against the brief; a fail reopens the phases it names.',
-  },
-  DeliverActive: {
-    phase: 'deliver',
-    lead: 'ai',
-    purpose: "Package the deliverables: every work phase's output written; completing archives the project.",
-  },
-  Complete: {
-    phase: null,
-    lead: null,
-    purpose: 'The work is delivered and archived in .sow/knowledge/iterative/.',
-    final: true,
-  },
+  ),
+  ExecuteActive: ai(
+    EXECUTE,
+    'Run each work phase in iterations by fresh workers: work until nothing remains, confirm once more, verify.',
+    {
+      executesTasks: true,
+      next:
+        '`sow agent spawn implementer --iteration` (a fresh worker does the next iteration; `sow iter status` ' +
+        'shows where the phases stand)',
+    },
+  ),
+  VerifyActive: ai('verify', 'Review the whole work against the brief; a fail reopens the phases it names.'),
+  DeliverActive: ai(
+    'deliver',
+    "Package the deliverables: every work phase's output written; completing archives the project.",
+  ),
+  Complete: ended('The work is delivered and archived in .sow/knowledge/iterative/.'),
 } satisfies Record<string, StateDef>;
-
-/** verify_fail: the named phases go back to work; the execute phase starts a new round. */
-const reopenAction: ActionImpl = (project, _params, now) => {
-  const ids = reopenedBy(project);
-  let next = withPhase(project, 'verify', { ...phaseOf(project, 'verify'), status: 'failed', completed_at: now });
-  const execute = phaseOf(next, EXECUTE);
-  const { completed_at: _done, ...rest } = execute;
-  next = withPhase(next, EXECUTE, {
-    ...rest,
-    status: 'in_progress',
-    iteration: execute.iteration + 1,
-    inputs: [...execute.inputs, ...reviewsOfRound(project, 'verify')],
-  });
-  return withWorkPhases(next, reopenPhases(workPhasesOf(next), ids));
-};
 
 const actions = {
   ...phaseActions,
-  reopenPhases: reopenAction,
+  /** verify_fail: the named phases go back to work; the execute phase starts a new round. */
+  reopenPhases: (project, _params, now) => {
+    const next = reopenForRework(project, 'verify', EXECUTE, now);
+    return withWorkPhases(next, reopenPhases(workPhasesOf(next), reopenedBy(project)));
+  },
 } satisfies Record<string, ActionImpl>;
+
+const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
+  init('DiscoverActive', 'discover'),
+  step('DiscoverActive', 'brief_approved', 'PlanActive', 'briefApproved', leave('discover', 'plan')),
+  step('PlanActive', 'plan_approved', 'ExecuteActive', 'planReady', leave('plan', EXECUTE)),
+  step('ExecuteActive', 'phases_done', 'VerifyActive', 'allPhasesDone', leave(EXECUTE, 'verify')),
+  step('VerifyActive', 'verify_pass', 'DeliverActive', 'reviewPassed', leave('verify', 'deliver')),
+  step('VerifyActive', 'verify_fail', 'ExecuteActive', 'reviewFailed', [{ type: 'reopenPhases' }]),
+  step('DeliverActive', 'delivered', 'Complete', 'outputsWritten', leave('deliver')),
+];
 
 export const iterative: ProjectType = {
   name: 'iterative',
@@ -377,11 +286,7 @@ export const iterative: ProjectType = {
         },
       ],
       entry: {
-        type: 'iterative',
-        topic: project.description || project.name,
-        name: project.name,
-        branch: project.branch,
-        date: now.slice(0, 10),
+        ...archiveEntry('iterative', project, now),
         path: dir,
         phase: 'complete',
         phases: list.map((p) => ({

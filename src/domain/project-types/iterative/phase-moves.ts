@@ -1,8 +1,6 @@
 /**
- * The moves of a work phase's lifecycle (work-phases.ts draws it): log an iteration (or its
- * confirmation), verify, extend, block, unblock. Each takes the list and gives the changed list,
- * the phase, and the entry progress.md gets; a move the phase's status does not allow is refused
- * with the way forward.
+ * The moves of a work phase: each takes the list and gives the changed list, the phase and its progress.md entry; a
+ * move the phase's status does not allow is refused with the way forward.
  */
 import { PROJECT_DIR } from '../../artifacts.js';
 import { SowError, UsageError } from '../../errors.js';
@@ -37,6 +35,28 @@ export class WorkPhaseOutputMissingError extends SowError {
 const NONE = /^(none|nothing|n\/a|-)\.?$/i;
 export const saysNothingLeft = (remaining: string) => NONE.test(remaining.trim());
 
+/** `--signal` says the criteria are met: only with nothing remaining (a usage error, checked before the state). */
+export function checkSignal(id: string, { signal, remaining }: Pick<LogInput, 'signal' | 'remaining'>): void {
+  if (signal && !saysNothingLeft(remaining))
+    throw new UsageError(
+      `--signal says ${id} is done, but --remaining says '${remaining}'`,
+      `log what is left without --signal, or '--remaining None --signal' when nothing is`,
+    );
+}
+
+export function checkFailNote(id: string, pass: boolean, note: string | undefined): void {
+  if (!pass && !note?.trim())
+    throw new UsageError(
+      'a failed verification says what is wrong',
+      `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`,
+    );
+}
+
+export function checkBlockNote(id: string, note: string | undefined): void {
+  if (!note?.trim())
+    throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
+}
+
 export interface LogInput {
   did: string;
   remaining: string;
@@ -44,14 +64,18 @@ export interface LogInput {
   signal: boolean;
 }
 
-export interface LogResult {
+/** A move's result: the changed list, the phase as moved, and the entry progress.md gets. */
+export interface Moved {
   list: WorkPhase[];
   phase: WorkPhase;
+  entry: string;
+}
+
+export interface LogResult extends Moved {
   /** The work iteration the entry belongs to (for a confirmation, the one it confirms). */
   iteration: number;
   /** The confirmation's number, when the entry was one. */
   confirmation?: number;
-  entry: string;
   /** What happened to the phase, in a sentence. */
   outcome: string;
 }
@@ -91,12 +115,7 @@ function refuseFor(p: WorkPhase, doing: string): never {
 /** Appends an iteration to the phase: the lifecycle move it makes, and the progress.md entry. */
 export function logIteration(list: readonly WorkPhase[], id: string, input: LogInput, now: string): LogResult {
   let p = findPhase(list, id);
-  if (input.signal && !saysNothingLeft(input.remaining)) {
-    throw new UsageError(
-      `--signal says ${id} is done, but --remaining says '${input.remaining}'`,
-      `log what is left without --signal, or '--remaining None --signal' when nothing is`,
-    );
-  }
+  checkSignal(id, input);
   if (p.status === 'pending') {
     const waiting = waitingFor(list, p);
     if (waiting.length) {
@@ -181,10 +200,7 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
 /** Entries keep to one paragraph each, so the log stays parseable line by line. */
 const oneLine = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ');
 
-/**
- * Records a verifying phase's verification. A pass vouches for the phase's output, so the file
- * must exist (`written` says whether a file under .sow/project/ does).
- */
+/** Records a verifying phase's verification; a pass vouches for the output, so its file must exist. */
 export function verifyPhase(
   list: readonly WorkPhase[],
   id: string,
@@ -192,14 +208,10 @@ export function verifyPhase(
   note: string | undefined,
   now: string,
   written: (output: string) => boolean,
-): { list: WorkPhase[]; phase: WorkPhase; entry: string; outcome: string } {
+): Moved & { outcome: string } {
   let p = findPhase(list, id);
   if (p.status !== 'verifying') refuseFor(p, `verify ${id}`);
-  if (!pass && !note?.trim())
-    throw new UsageError(
-      'a failed verification says what is wrong',
-      `sow iter verify ${id} --fail --note "<what does not meet the criteria>"`,
-    );
+  checkFailNote(id, pass, note);
   if (pass && !(p.output && written(p.output))) throw new WorkPhaseOutputMissingError(p);
   if (pass) {
     p = { ...p, status: 'done', verification: 'passed', completed_at: now };
@@ -223,11 +235,7 @@ export function verifyPhase(
   return { list: replace(list, p), phase: p, entry, outcome };
 }
 
-export function extendPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  max: number,
-): { list: WorkPhase[]; phase: WorkPhase } {
+export function extendPhase(list: readonly WorkPhase[], id: string, max: number): Omit<Moved, 'entry'> {
   let p = findPhase(list, id);
   if (max <= p.iterations)
     throw new SowError(
@@ -241,16 +249,10 @@ export function extendPhase(
   return { list: replace(list, p), phase: p };
 }
 
-export function blockPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  note: string,
-  now: string,
-): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
+export function blockPhase(list: readonly WorkPhase[], id: string, note: string, now: string): Moved {
   let p = findPhase(list, id);
   if (p.status === 'done' || p.status === 'blocked') refuseFor(p, `block ${id}`);
-  if (!note.trim())
-    throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
+  checkBlockNote(id, note);
   p = { ...p, status: 'blocked', blocked_from: p.status, note: oneLine(note) };
   return {
     list: replace(list, p),
@@ -259,11 +261,7 @@ export function blockPhase(
   };
 }
 
-export function unblockPhase(
-  list: readonly WorkPhase[],
-  id: string,
-  now: string,
-): { list: WorkPhase[]; phase: WorkPhase; entry: string } {
+export function unblockPhase(list: readonly WorkPhase[], id: string, now: string): Moved {
   let p = findPhase(list, id);
   if (p.status !== 'blocked')
     throw new WorkPhaseBlockedError(

@@ -1,19 +1,15 @@
-/**
- * The `sow iter` commands that define the plan: `phase add|set|remove`, and `extend` (a phase's
- * maximum). In PlanActive a change withdraws the plan's approval, since the plan the human approved
- * changed.
- */
+/** `sow iter phase add|set|remove` and `extend`: in PlanActive a change withdraws the plan's approval. */
 import { PROJECT_DIR } from '../../artifacts.js';
 import { DependencyCycleError, InvalidValueError, SowError, UsageError } from '../../errors.js';
 import { relativeInside } from '../../paths.js';
 import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
-import { findCycle } from '../../tasks.js';
 import type { TypeCommandDef, TypeSession } from '../../type-commands.js';
 import { PLAN } from './documents.js';
 import { requireState, storePhases, str } from './session.js';
 import { extendPhase } from './phase-moves.js';
 import {
+  cycleOf,
   findPhase,
   replace,
   WORK_PHASE_ID,
@@ -57,7 +53,7 @@ function parseAfter(raw: string, list: readonly WorkPhase[], self: string): stri
 
 /** The work phases with `after` for `id` must not form a cycle. */
 function checkAcyclic(list: readonly WorkPhase[]): void {
-  const cycle = findCycle(new Map(list.filter((p) => p.after.length).map((p) => [p.id, p.after])));
+  const cycle = cycleOf(list);
   if (cycle)
     throw new DependencyCycleError(
       cycle,
@@ -67,32 +63,25 @@ function checkAcyclic(list: readonly WorkPhase[]): void {
 }
 
 /**
- * Stores changed work phases (plan.md is drawn from them as the project is written); in PlanActive
- * the plan output is recorded (once) and an approval it had is withdrawn, since the plan the
- * human approved changed.
+ * Stores the work phases; in PlanActive records the plan output (once) and withdraws its approval, since the plan the
+ * human approved changed: the note that says so, if it did.
  */
-function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): { reapprove: boolean } {
+function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): string {
   const next = storePhases(s, project, list);
-  let reapprove = false;
-  if (next.statechart.current_state === 'PlanActive') {
-    const plan = phaseOf(next, 'plan');
-    const at = plan.outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
-    const outputs = [...plan.outputs];
-    if (at < 0) outputs.push({ type: 'plan', path: PLAN, approved: false, created_at: s.now });
-    else if (outputs[at]!.approved === true) {
-      outputs[at] = { ...outputs[at]!, approved: false };
-      reapprove = true;
-    }
-    s.setProject(withPhase(next, 'plan', { ...plan, outputs }));
-  }
-  return { reapprove };
+  if (next.statechart.current_state !== 'PlanActive') return '';
+  const plan = phaseOf(next, 'plan');
+  const at = plan.outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
+  const withdrawn = at >= 0 && plan.outputs[at]!.approved === true;
+  const outputs =
+    at < 0
+      ? [...plan.outputs, { type: 'plan', path: PLAN, approved: false, created_at: s.now }]
+      : plan.outputs.map((a, i) => (i === at && withdrawn ? { ...a, approved: false } : a));
+  s.setProject(withPhase(next, 'plan', { ...plan, outputs }));
+  return withdrawn
+    ? ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan --index ${at} ` +
+        `approved true').`
+    : '';
 }
-
-const planIndex = (project: ProjectState) =>
-  phaseOf(project, 'plan').outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
-const reapproveNote = (project: ProjectState) =>
-  ` plan.md changed, so its approval was withdrawn: approve it again ('sow output set --phase plan ` +
-  `--index ${planIndex(project)} approved true').`;
 
 const EDITABLE = ['title', 'criteria', 'output', 'max', 'after'] as const;
 
@@ -152,7 +141,7 @@ export const phaseAdd: TypeCommandDef = {
       };
       const next = [...list, phase];
       checkAcyclic(next);
-      const { reapprove } = storePlan(s, project, next);
+      const note = storePlan(s, project, next);
       const missing = [!phase.criteria && 'criteria', !phase.output && 'output', !phase.max && 'max'].filter(Boolean);
       const toSet = missing.length
         ? ` Still to set before the plan can be approved: ${missing.join(', ')} ` +
@@ -161,7 +150,7 @@ export const phaseAdd: TypeCommandDef = {
       return {
         data: phase,
         text: `${phase.id}: ${phase.title}`,
-        message: `Added ${phase.id} to plan.md.${toSet}${reapprove ? reapproveNote(project) : ''}`,
+        message: `Added ${phase.id} to plan.md.${toSet}${note}`,
       };
     });
   },
@@ -223,11 +212,11 @@ export const phaseSet: TypeCommandDef = {
       }
       const next = replace(list, p);
       checkAcyclic(next);
-      const { reapprove } = storePlan(s, project, next);
+      const note = storePlan(s, project, next);
       return {
         data: p,
         text: `${p.id}.${field} = ${String(p[field as keyof WorkPhase])}`,
-        ...(reapprove ? { message: reapproveNote(project).trim() } : {}),
+        ...(note ? { message: note.trim() } : {}),
       };
     });
   },
@@ -252,12 +241,12 @@ export const phaseRemove: TypeCommandDef = {
           `change that first: 'sow iter phase set ${dependents[0]} after <ids>'`,
           { phase: p.id, dependents },
         );
-      const { reapprove } = storePlan(
+      const note = storePlan(
         s,
         project,
         list.filter((x) => x.id !== p.id),
       );
-      return { data: p, message: `Removed ${p.id} from plan.md.${reapprove ? reapproveNote(project) : ''}` };
+      return { data: p, message: `Removed ${p.id} from plan.md.${note}` };
     });
   },
 };
@@ -274,13 +263,13 @@ export const extend: TypeCommandDef = {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'extend a work phase');
       const before = findPhase(workPhasesOf(project), id!);
       const r = extendPhase(workPhasesOf(project), id!, max);
-      const { reapprove } = storePlan(s, project, r.list);
+      const note = storePlan(s, project, r.list);
       return {
         data: r.phase,
         text:
           `${r.phase.id}: ` +
           `max ${r.phase.max}${before.status === 'timeout' ? `; its status is ${r.phase.status} again` : ''}`,
-        ...(reapprove ? { message: reapproveNote(project).trim() } : {}),
+        ...(note ? { message: note.trim() } : {}),
       };
     });
   },

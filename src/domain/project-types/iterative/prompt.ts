@@ -1,9 +1,4 @@
-/**
- * What an iterative project tells whoever resumes it: `project continue`'s notes (the phase, the
- * iteration, what was Remaining; timeouts and blocked phases with their ways out) and the prompt
- * of the next iteration (`sow iter next`, `agent spawn --iteration`), written for a worker with no
- * memory of earlier iterations.
- */
+/** What an iterative project tells whoever resumes it: `project continue`'s notes and the next iteration's prompt. */
 import type { ProjectView } from '../../project-type.js';
 import { CONTEXT, DIR, GUARDRAILS, PROGRESS } from './documents.js';
 import {

@@ -1,9 +1,7 @@
-/**
- * What every `sow iter` command does with its session: options, the state it belongs to, the phases and progress.md.
- */
+/** What every `sow iter` command does with its session: options, the state it belongs to, the phases. */
 import type { ProjectState } from '../../schemas.js';
 import type { TypeOptions, TypeSession } from '../../type-commands.js';
-import { appendEntry, CONTEXT, DIR, PROGRESS, PROGRESS_HEADER } from './documents.js';
+import { CONTEXT, DIR } from './documents.js';
 import { CONTEXT_WORDS, wordCount, withWorkPhases, WorkPhaseBlockedError, type WorkPhase } from './work-phases.js';
 
 export const str = (opts: TypeOptions, key: string): string | undefined =>
@@ -40,10 +38,6 @@ export function storePhases(s: TypeSession, project: ProjectState, list: readonl
   const next = withWorkPhases(project, list);
   s.setProject(next);
   return next;
-}
-
-export function appendProgress(s: TypeSession, entry: string): void {
-  s.writeFile(`${DIR}/${PROGRESS}`, appendEntry(s.readFile(`${DIR}/${PROGRESS}`), PROGRESS_HEADER, entry));
 }
 
 export function contextWarning(s: TypeSession): string[] {

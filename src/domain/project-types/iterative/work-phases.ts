@@ -1,14 +1,10 @@
 /**
- * Work phases of an iterative project (spec 002): R1…Rn, each with criteria, an output, a maximum
- * of iterations and the phases it comes after, and the lifecycle the CLI enforces:
+ * Work phases of an iterative project (R1…Rn), kept in the execute phase's metadata; only `sow iter` changes them:
  *
  *   pending → in_progress → confirming → verifying → done
  *                  ↑            │            │
  *                  └────────────┴────────────┘  (issues found)
  *   plus blocked (with a note) and timeout (the maximum used without finishing).
- *
- * They live in the execute phase's metadata (`work_phases`), which only the `sow iter` commands
- * change; plan.md is rendered from them, never read back. The moves themselves are phase-moves.ts.
  */
 import { PROJECT_DIR } from '../../artifacts.js';
 import { SowError } from '../../errors.js';
@@ -83,6 +79,29 @@ export class WorkPhaseBlockedError extends SowError {
 const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const STATUSES: ReadonlySet<string> = new Set(WORK_STATUSES);
 
+const isStatus = (v: unknown) => typeof v === 'string' && STATUSES.has(v);
+const isText = (v: unknown) => typeof v === 'string';
+const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+const statusRule = `must be one of ${WORK_STATUSES.join(', ')}`;
+/** What each stored field must be, in the order they are checked. */
+const FIELD_RULES: [string, (v: unknown) => boolean, string][] = [
+  ['title', isText, 'must be text'],
+  ['criteria', isText, 'must be text'],
+  ['output', isText, 'must be text'],
+  [
+    'output',
+    (v) => v === '' || relativeInside(PROJECT_DIR, v as string) !== undefined,
+    `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out`,
+  ],
+  ['max', isCount, 'must be a whole number ≥ 0'],
+  ['iterations', isCount, 'must be a whole number ≥ 0'],
+  ['confirmations', isCount, 'must be a whole number ≥ 0'],
+  ['after', (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'), 'must be a list of work phase ids'],
+  ['status', isStatus, statusRule],
+  ['blocked_from', (v) => v === undefined || isStatus(v), statusRule],
+  ['verification', (v) => v === undefined || v === 'passed' || v === 'failed', 'must be passed or failed'],
+];
+
 /** What is wrong with the stored work phases (a hand edit), as a path and a message; undefined when fine. */
 export function workPhasesProblem(raw: unknown): { path: string; message: string } | undefined {
   const base = `phases.${EXECUTE}.metadata.${WORK_PHASES_KEY}`;
@@ -96,25 +115,7 @@ export function workPhasesProblem(raw: unknown): { path: string; message: string
       return { path: `${at}.id`, message: 'must be an id such as R1' };
     if (ids.has(p['id'])) return { path: `${at}.id`, message: `'${p['id']}' is used twice` };
     ids.add(p['id']);
-    for (const key of ['title', 'criteria', 'output'] as const)
-      if (typeof p[key] !== 'string') return { path: `${at}.${key}`, message: 'must be text' };
-    if (p['output'] !== '' && relativeInside(PROJECT_DIR, p['output'] as string) === undefined)
-      return {
-        path: `${at}.output`,
-        message: `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out`,
-      };
-    for (const key of ['max', 'iterations', 'confirmations'] as const) {
-      if (!Number.isSafeInteger(p[key]) || (p[key] as number) < 0)
-        return { path: `${at}.${key}`, message: 'must be a whole number ≥ 0' };
-    }
-    if (!Array.isArray(p['after']) || !p['after'].every((x) => typeof x === 'string'))
-      return { path: `${at}.after`, message: 'must be a list of work phase ids' };
-    if (typeof p['status'] !== 'string' || !STATUSES.has(p['status']))
-      return { path: `${at}.status`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
-    if (p['blocked_from'] !== undefined && (typeof p['blocked_from'] !== 'string' || !STATUSES.has(p['blocked_from'])))
-      return { path: `${at}.blocked_from`, message: `must be one of ${WORK_STATUSES.join(', ')}` };
-    if (p['verification'] !== undefined && p['verification'] !== 'passed' && p['verification'] !== 'failed')
-      return { path: `${at}.verification`, message: 'must be passed or failed' };
+    for (const [key, ok, message] of FIELD_RULES) if (!ok(p[key])) return { path: `${at}.${key}`, message };
   }
   return undefined;
 }
@@ -149,6 +150,10 @@ export function findPhase(list: readonly WorkPhase[], id: string): WorkPhase {
 
 export const replace = (list: readonly WorkPhase[], next: WorkPhase) => list.map((p) => (p.id === next.id ? next : p));
 
+/** The work phases that come after each other in a cycle, if some do. */
+export const cycleOf = (list: readonly WorkPhase[]) =>
+  findCycle(new Map(list.filter((p) => p.after.length).map((p) => [p.id, p.after])));
+
 /** The dependency problem of the list: a phase it comes after that does not exist, or a cycle (named). */
 export function dependencyProblem(list: readonly WorkPhase[]): string | undefined {
   const ids = new Set(idsOf(list));
@@ -156,7 +161,7 @@ export function dependencyProblem(list: readonly WorkPhase[]): string | undefine
     const unknown = p.after.find((a) => !ids.has(a));
     if (unknown) return `${p.id} comes after ${unknown}, which is not a work phase`;
   }
-  const cycle = findCycle(new Map(list.filter((p) => p.after.length).map((p) => [p.id, p.after])));
+  const cycle = cycleOf(list);
   return cycle ? `the work phases depend on each other in a cycle: ${cycle.join(' → ')}` : undefined;
 }
 
@@ -181,10 +186,7 @@ const ACTIVE: ReadonlySet<WorkStatus> = new Set(['in_progress', 'confirming', 'v
 export const waitingFor = (list: readonly WorkPhase[], p: WorkPhase) =>
   p.after.filter((a) => list.find((x) => x.id === a)?.status !== 'done');
 
-/**
- * The phase to work on now: the first one in progress (confirming, verifying), else the first
- * pending one whose phases before it are done. Blocked and timed-out phases are skipped.
- */
+/** The phase to work on now: the first active one, else the first pending one whose phases before it are done. */
 export function currentPhase(list: readonly WorkPhase[]): WorkPhase | undefined {
   return (
     list.find((p) => ACTIVE.has(p.status)) ??
@@ -193,11 +195,8 @@ export function currentPhase(list: readonly WorkPhase[]): WorkPhase | undefined 
 }
 
 /**
- * Where the phase stands in its one count, the work iterations (those that count against max):
- * "iteration 3" for the next work iteration, "its confirmation after iteration 2" while it
- * confirms. A confirmation is logged as its own entry ("Confirmation 1") and never takes a
- * work iteration's number, so progress.md, `iter status`, `iter export`, `iter next` and
- * `project continue` all give the same number.
+ * Where the phase stands in its work iterations (confirmations never take a number), so every view of the project gives
+ * the same number.
  */
 export function nextStep(p: WorkPhase): string {
   if (p.status === 'confirming') return `its confirmation after iteration ${p.iterations}`;
@@ -216,9 +215,7 @@ export function reopenPhases(list: readonly WorkPhase[], ids: readonly string[])
   });
 }
 
-/**
- * The work phases the latest approved review of the verify phase's round reopens (or would): those it names that exist.
- */
+/** The work phases the deciding review of the verify round names that exist. */
 export function reopenedBy(project: ProjectState): string[] {
   const ids = new Set(workPhasesOf(project).map((p) => p.id));
   return phasesNamed(latestApprovedReview(project, 'verify')?.metadata?.['phases']).filter((id) => ids.has(id));
@@ -244,11 +241,7 @@ export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void
 
 /** The ids a review's `phases` metadata names (R2,R3 or a list). */
 export function phasesNamed(raw: unknown): string[] {
-  if (Array.isArray(raw))
-    return raw
-      .map(String)
-      .map((s) => s.trim())
-      .filter(Boolean);
+  if (Array.isArray(raw)) return raw.map((s) => String(s).trim()).filter(Boolean);
   return typeof raw === 'string' ? raw.split(/[\s,]+/).filter(Boolean) : [];
 }
 

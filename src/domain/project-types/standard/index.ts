@@ -1,75 +1,35 @@
-/**
- * The standard project type: planning → implementation → review → finalize, with the
- * review-fail loop back to implementation planning.
- */
-import { complete, NO_PROJECT, phaseActions, start } from '../common.js';
-import type { ArtifactTypeDef } from '../../artifacts.js';
+/** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
+import { ai, doc, finished, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
 import type { Artifact, ProjectState } from '../../schemas.js';
 import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
 import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
-import { phaseOf, withPhase } from '../../phases.js';
+import { phaseOf } from '../../phases.js';
 import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
-import {
-  assessmentOf,
-  latestApprovedReview as latestOf,
-  reviewHint as sharedHint,
-  reviewsOfRound,
-  reviewType,
-} from '../reviews.js';
+import { latestApprovedReview as latestOf, reopenForRework, reviewSays, reviewType } from '../reviews.js';
 
-const context: ArtifactTypeDef = {
-  name: 'context',
-  root: 'project',
-  description: 'A document that gives context (research, notes, decisions)',
-};
-const taskList: ArtifactTypeDef = {
-  name: 'task_list',
-  root: 'project',
-  description: 'The planned task list; approving it completes planning',
-  approvable: true,
-};
-const review = reviewType;
-const documentation: ArtifactTypeDef = {
-  name: 'documentation',
-  root: 'project',
-  description: 'Documentation written or updated while finalizing',
-};
+const context = doc('context', 'A document that gives context (research, notes, decisions)');
+const taskList = doc('task_list', 'The planned task list; approving it completes planning', { approvable: true });
+const documentation = doc('documentation', 'Documentation written or updated while finalizing');
 /** The GitHub issue the project started from: its text, kept under context/ so agents read it offline. */
-const githubIssue: ArtifactTypeDef = {
-  name: 'github_issue',
-  root: 'project',
-  description:
-    'The GitHub issue the project started from (its text in context/issue-<n>.md); metadata number, url, title',
-  recordedBy: 'sow project new --issue',
-};
-/** The pull request that delivers the project: the body sow wrote for it; metadata number, url, draft. */
-const pullRequest: ArtifactTypeDef = {
-  name: 'pull_request',
-  root: 'project',
-  description:
-    'The pull request of the project (the body sow wrote, in finalize/pull-request.md); metadata number, url, draft',
-  recordedBy: 'sow pr create',
-};
-const reference: ArtifactTypeDef = {
-  name: 'reference',
-  root: 'project',
-  description: 'A reference document the task should follow',
-};
-const feedback: ArtifactTypeDef = {
-  name: 'feedback',
-  root: 'project',
-  description: 'Human feedback on the task; metadata.status is pending or addressed',
+const githubIssue = doc(
+  'github_issue',
+  'The GitHub issue the project started from (its text in context/issue-<n>.md); metadata number, url, title',
+  { recordedBy: 'sow project new --issue' },
+);
+const pullRequest = doc(
+  'pull_request',
+  'The pull request of the project (the body sow wrote, in finalize/pull-request.md); metadata number, url, draft',
+  { recordedBy: 'sow pr create' },
+);
+const reference = doc('reference', 'A reference document the task should follow');
+const feedback = doc('feedback', 'Human feedback on the task; metadata.status is pending or addressed', {
   defaultMetadata: { status: 'pending' },
   metadataValues: { status: ['pending', 'addressed'] },
-};
-const modified: ArtifactTypeDef = {
-  name: 'modified',
+});
+const modified = doc('modified', 'A file of the code base the task changed (relative to the repository root)', {
   root: 'repository',
-  description: 'A file of the code base the task changed (relative to the repository root)',
-};
+});
 
-/** The reviews of the current review round (since the review phase last started). */
-export const reviewsOfRoundOf = (project: ProjectState): Artifact[] => reviewsOfRound(project, 'review');
 /** The latest approved review of this round decides. */
 export const latestApprovedReview = (project: ProjectState): Artifact | undefined => latestOf(project, 'review');
 
@@ -120,15 +80,10 @@ const guards = {
   },
   allTasksComplete: {
     description: 'every task is completed or abandoned, with at least one completed',
-    check: ({ tasks }) => {
-      return (
-        tasks.length > 0 &&
-        tasks.every((t) => t.status === 'completed' || t.status === 'abandoned') &&
-        tasks.some((t) => t.status === 'completed')
-      );
-    },
+    check: ({ tasks }) =>
+      tasks.length > 0 && tasks.every((t) => finished(t.status)) && tasks.some((t) => t.status === 'completed'),
     hint: ({ tasks }) => {
-      const open = tasks.filter((t) => t.status !== 'completed' && t.status !== 'abandoned');
+      const open = tasks.filter((t) => !finished(t.status));
       if (open.length === 0) return "at least one task must be completed: 'sow task set --id <id> status completed'";
       const shown = open
         .slice(0, 5)
@@ -140,16 +95,8 @@ const guards = {
       );
     },
   },
-  reviewPassed: {
-    description: "the latest approved review of this round has assessment 'pass'",
-    check: ({ project }) => assessmentOf(latestApprovedReview(project)) === 'pass',
-    hint: ({ project }) => reviewHint(project, 'pass'),
-  },
-  reviewFailed: {
-    description: "the latest approved review of this round has assessment 'fail'",
-    check: ({ project }) => assessmentOf(latestApprovedReview(project)) === 'fail',
-    hint: ({ project }) => reviewHint(project, 'fail'),
-  },
+  reviewPassed: reviewSays('review', 'pass'),
+  reviewFailed: reviewSays('review', 'fail'),
   projectDeleted: {
     description: 'project_deleted is true',
     check: ({ project: p }) => phaseOf(p, 'finalize').metadata['project_deleted'] === true,
@@ -164,136 +111,54 @@ const guards = {
   },
 } satisfies Record<string, GuardDef>;
 
-const reviewHint = (project: ProjectState, assessment: 'pass' | 'fail') => sharedHint(project, 'review', assessment);
-
-/**
- * review_fail: reopen implementation for rework. The failed review is copied into the
- * implementation inputs, so the rework plan sees it, and stays in the review outputs as history.
- */
-const reopenImplementation: ActionImpl = (project, _params, now) => {
-  const reviewPhase = phaseOf(project, 'review');
-  const reviews = reviewsOfRoundOf(project);
-  let next = withPhase(project, 'review', {
-    ...reviewPhase,
-    status: 'failed',
-    completed_at: now,
-  });
-  const impl = phaseOf(next, 'implementation');
-  const { completed_at: _done, ...rest } = impl;
-  const { [TASK_APPROVAL.record]: _covered, ...metadata } = impl.metadata;
-  next = withPhase(next, 'implementation', {
-    ...rest,
-    status: 'in_progress',
-    iteration: impl.iteration + 1,
-    metadata: { ...metadata, tasks_approved: false },
-    inputs: [...impl.inputs, ...reviews],
-  });
-  return next;
-};
-
+/** review_fail: implementation reopens for rework, and a person approves the rework's tasks again. */
 const actions = {
   ...phaseActions,
-  reopenImplementation,
+  reopenImplementation: (project, _params, now) =>
+    reopenForRework(project, 'review', 'implementation', now, (m) => {
+      const { [TASK_APPROVAL.record]: _covered, ...metadata } = m;
+      return { ...metadata, tasks_approved: false };
+    }),
 } satisfies Record<string, ActionImpl>;
 
 const states = {
   NoProject: NO_PROJECT,
-  PlanningActive: {
-    phase: 'planning',
-    lead: 'human',
-    purpose: 'Scope the work with the human and write an approved task list.',
-  },
-  ImplementationPlanning: {
-    phase: 'implementation',
-    lead: 'ai',
-    purpose: 'Turn the approved plan into concrete tasks; the human approves them.',
-  },
-  ImplementationExecuting: {
-    phase: 'implementation',
-    lead: 'ai',
-    purpose: 'Carry out the tasks, delegating each to a worker, until every task is done.',
-    executesTasks: true,
-  },
-  ReviewActive: {
-    phase: 'review',
-    lead: 'ai',
-    purpose: 'Review the whole change against the plan and record a pass or fail assessment.',
-  },
-  FinalizeDocumentation: { phase: 'finalize', lead: 'ai', purpose: 'Update the documentation the change affects.' },
-  FinalizeChecks: { phase: 'finalize', lead: 'ai', purpose: 'Run the tests, linters and builds, and fix what fails.' },
-  FinalizeDelete: {
-    phase: 'finalize',
-    lead: 'ai',
-    purpose: 'Clean up the project folder and mark the project deleted.',
-  },
+  PlanningActive: human('planning', 'Scope the work with the human and write an approved task list.'),
+  ImplementationPlanning: ai('implementation', 'Turn the approved plan into concrete tasks; the human approves them.'),
+  ImplementationExecuting: ai(
+    'implementation',
+    'Carry out the tasks, delegating each to a worker, until every task is done.',
+    { executesTasks: true },
+  ),
+  ReviewActive: ai('review', 'Review the whole change against the plan and record a pass or fail assessment.'),
+  FinalizeDocumentation: ai('finalize', 'Update the documentation the change affects.'),
+  FinalizeChecks: ai('finalize', 'Run the tests, linters and builds, and fix what fails.'),
+  FinalizeDelete: ai('finalize', 'Clean up the project folder and mark the project deleted.'),
 } satisfies Record<string, StateDef>;
 
-/** Checked against the states, guards and actions: a name misspelt here does not compile. */
 const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
-  {
-    from: 'NoProject',
-    event: 'project_init',
-    to: 'ImplementationPlanning',
-    guard: 'planningDisabled',
-    actions: [start('implementation')],
-    automatic: false,
-  },
-  { from: 'NoProject', event: 'project_init', to: 'PlanningActive', actions: [start('planning')], automatic: false },
-  {
-    from: 'PlanningActive',
-    event: 'complete_planning',
-    to: 'ImplementationPlanning',
-    guard: 'planningComplete',
-    actions: [complete('planning'), start('implementation')],
-    automatic: true,
-  },
-  {
-    from: 'ImplementationPlanning',
-    event: 'tasks_approved',
-    to: 'ImplementationExecuting',
-    guard: 'tasksApproved',
-    automatic: true,
-  },
-  {
-    from: 'ImplementationExecuting',
-    event: 'all_tasks_complete',
-    to: 'ReviewActive',
-    guard: 'allTasksComplete',
-    actions: [complete('implementation'), start('review')],
-    automatic: true,
-  },
-  {
-    from: 'ReviewActive',
-    event: 'review_pass',
-    to: 'FinalizeDocumentation',
-    guard: 'reviewPassed',
-    actions: [complete('review'), start('finalize')],
-    automatic: true,
-  },
-  {
-    from: 'ReviewActive',
-    event: 'review_fail',
-    to: 'ImplementationPlanning',
-    guard: 'reviewFailed',
-    actions: [{ type: 'reopenImplementation' }],
-    automatic: true,
-  },
-  { from: 'FinalizeDocumentation', event: 'documentation_done', to: 'FinalizeChecks', automatic: true },
-  {
-    from: 'FinalizeChecks',
-    event: 'checks_done',
-    to: 'FinalizeDelete',
-    guard: 'finalizeChecksPassed',
-    automatic: true,
-  },
-  {
-    from: 'FinalizeDelete',
-    event: 'project_delete',
-    to: 'NoProject',
-    guard: 'projectDeleted',
-    actions: [complete('finalize')],
-    automatic: true,
-  },
+  init('ImplementationPlanning', 'implementation', 'planningDisabled'),
+  init('PlanningActive', 'planning'),
+  step(
+    'PlanningActive',
+    'complete_planning',
+    'ImplementationPlanning',
+    'planningComplete',
+    leave('planning', 'implementation'),
+  ),
+  step('ImplementationPlanning', 'tasks_approved', 'ImplementationExecuting', 'tasksApproved'),
+  step(
+    'ImplementationExecuting',
+    'all_tasks_complete',
+    'ReviewActive',
+    'allTasksComplete',
+    leave('implementation', 'review'),
+  ),
+  step('ReviewActive', 'review_pass', 'FinalizeDocumentation', 'reviewPassed', leave('review', 'finalize')),
+  step('ReviewActive', 'review_fail', 'ImplementationPlanning', 'reviewFailed', [{ type: 'reopenImplementation' }]),
+  step('FinalizeDocumentation', 'documentation_done', 'FinalizeChecks'),
+  step('FinalizeChecks', 'checks_done', 'FinalizeDelete', 'finalizeChecksPassed'),
+  step('FinalizeDelete', 'project_delete', 'NoProject', 'projectDeleted', leave('finalize')),
 ];
 
 export const standard: ProjectType = {
@@ -306,7 +171,7 @@ export const standard: ProjectType = {
       name: 'implementation',
       canDisable: false,
       whyRequired: 'its tasks are the change the project makes',
-      inputs: [context, review, githubIssue],
+      inputs: [context, reviewType, githubIssue],
       outputs: [evidence],
       metadata: {
         tasks_approved: { kind: 'boolean' },
@@ -323,7 +188,7 @@ export const standard: ProjectType = {
       canDisable: false,
       whyRequired: 'every change is reviewed before it is finalized',
       inputs: [context],
-      outputs: [review, evidence],
+      outputs: [reviewType, evidence],
     },
     {
       name: 'finalize',
