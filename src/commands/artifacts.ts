@@ -58,9 +58,7 @@ export function artifactCommands(
         '  --source human           (any type; metadata.a.b reaches nested keys)\n' +
         'An absolute --path inside the repository is converted.',
       writes: true,
-      mcp: tool('add', {
-        description: "Add, set or list a phase's inputs or outputs, or a task's (id).",
-      }),
+      mcp: tool('add', { description: "Add, set or list a phase's inputs or outputs, or a task's (id)." }),
       async run(ctx: CommandContext, { opts: o, rest }) {
         const opts = o as unknown as OwnerOpts & { type: string; path: string; approved?: string };
         if (opts.approved !== undefined) booleanArg(opts.approved, '--approved');

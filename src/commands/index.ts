@@ -10,12 +10,7 @@ const group = (
   description: string,
   load: () => Promise<readonly CommandDef[]>,
   subgroups?: Readonly<Record<string, string>>,
-): GroupDef => ({
-  name,
-  description,
-  load,
-  ...(subgroups ? { subgroups } : {}),
-});
+): GroupDef => ({ name, description, load, ...(subgroups ? { subgroups } : {}) });
 const artifacts = (direction: 'inputs' | 'outputs'): GroupDef => {
   const word = direction === 'inputs' ? 'input' : 'output';
   return {

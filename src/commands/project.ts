@@ -33,10 +33,7 @@ async function showStatus(
   return { data: r, text: renderStatus(r, paintFor()), ...(warnings.length ? { warnings } : {}) };
 }
 
-const ALL_OPTION = {
-  flags: '--all',
-  description: "every project: the main checkout's and each worktree's",
-};
+const ALL_OPTION = { flags: '--all', description: "every project: the main checkout's and each worktree's" };
 const WATCH_OPTION = {
   flags: '-w, --watch',
   description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
@@ -160,12 +157,7 @@ export const commands: readonly CommandDef[] = [
     description:
       "Where the project stands and the next command (the state card); --full prints the state's whole " +
       'orchestrator prompt',
-    options: [
-      {
-        flags: '--full',
-        description: "the state's whole prompt instead of the card",
-      },
-    ],
+    options: [{ flags: '--full', description: "the state's whole prompt instead of the card" }],
     writes: false,
     mcp: { tool: 'continue', description: 'The state card: where the project stands and the next command.' },
     async run(ctx, { opts }) {

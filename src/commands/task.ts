@@ -50,26 +50,11 @@ export const commands: readonly CommandDef[] = [
     description: 'Add a task (ids are gap-numbered: 010, 020, …)',
     args: [{ name: 'name', description: 'what the task does' }],
     options: [
-      {
-        flags: '-a, --agent <agent>',
-        description: 'the agent role, e.g. implementer',
-        complete: 'agent',
-      },
-      {
-        flags: '-d, --description <text>',
-        description: 'requirements, acceptance criteria (description.md)',
-      },
-      {
-        flags: '--id <id>',
-        description: 'this id (10 means 010), not the next free one',
-        complete: 'task-id',
-      },
+      { flags: '-a, --agent <agent>', description: 'the agent role, e.g. implementer', complete: 'agent' },
+      { flags: '-d, --description <text>', description: 'requirements, acceptance criteria (description.md)' },
+      { flags: '--id <id>', description: 'this id (10 means 010), not the next free one', complete: 'task-id' },
       { flags: '--parallel', description: 'may run beside others' },
-      {
-        flags: '--depends-on <ids>',
-        description: 'ids that must finish first, e.g. 010,020',
-        complete: 'task-id',
-      },
+      { flags: '--depends-on <ids>', description: 'ids that must finish first, e.g. 010,020', complete: 'task-id' },
     ],
     writes: true,
     mcp: { tool: 'task', action: 'add', omit: ['id'] },
@@ -88,10 +73,7 @@ export const commands: readonly CommandDef[] = [
     ],
     options: [
       ID,
-      {
-        flags: '--force',
-        description: "override an owner's hold, a block or the checks (recorded)",
-      },
+      { flags: '--force', description: "override an owner's hold, a block or the checks (recorded)" },
       { flags: '--owner <name>', description: 'act as this owner (default: SOW_OWNER)' },
     ],
     help:
@@ -188,10 +170,7 @@ export const commands: readonly CommandDef[] = [
     description: 'List the tasks',
     options: [
       { flags: '-s, --status <status>', description: 'only tasks with this status', complete: 'task-status' },
-      {
-        flags: '-r, --ready',
-        description: 'only tasks that can start now',
-      },
+      { flags: '-r, --ready', description: 'only tasks that can start now' },
       { flags: '-n, --limit <n>', description: 'at most this many tasks', parse: (raw) => limitArg(raw) },
       {
         flags: '-f, --fields <names>',
@@ -270,24 +249,11 @@ export const commands: readonly CommandDef[] = [
     description:
       'List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first',
     options: [
-      {
-        flags: '--claim',
-        description: 'claim the first (in_progress, yours)',
-      },
+      { flags: '--claim', description: 'claim the first (in_progress, yours)' },
       { flags: '-a, --agent <agent>', description: 'the agent role', complete: 'agent' },
-      {
-        flags: '--owner <name>',
-        description: 'who claims it (default: SOW_OWNER)',
-      },
-      {
-        flags: '--lease <duration>',
-        description: 'how long the claim holds (30m, 2h)',
-        default: '30m',
-      },
-      {
-        flags: '--remote <name>',
-        description: 'also claim it on this git remote',
-      },
+      { flags: '--owner <name>', description: 'who claims it (default: SOW_OWNER)' },
+      { flags: '--lease <duration>', description: 'how long the claim holds (30m, 2h)', default: '30m' },
+      { flags: '--remote <name>', description: 'also claim it on this git remote' },
       { flags: '-n, --limit <n>', description: 'list at most this many', parse: (raw) => limitArg(raw) },
     ],
     help:
