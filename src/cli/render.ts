@@ -99,21 +99,8 @@ export function formatTaskGroups(
 /** The role a task is worked by when it names none: a list need not say it on every line. */
 const DEFAULT_ROLE = 'implementer';
 
-/** The fields `task list --fields` may name, as its JSON names them (`agent` is `assigned_agent`). */
-export const TASK_LIST_FIELDS = [
-  'id',
-  'name',
-  'status',
-  'assigned_agent',
-  'parallel',
-  'dependencies',
-  'worker',
-  'remote_claim',
-] as const;
-export type TaskListField = (typeof TASK_LIST_FIELDS)[number];
-
 /** A task's line of only the fields asked for, in their order; a field the task does not have is left out. */
-export function formatTaskFields(t: TaskRowShown, fields: readonly TaskListField[], paint: Paint = plain): string {
+export function formatTaskFields(t: TaskRowShown, fields: readonly string[], paint: Paint = plain): string {
   const parts: string[] = [];
   for (const f of fields) {
     if (f === 'id') parts.push(`[${t.id}]`);

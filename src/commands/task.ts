@@ -6,7 +6,7 @@ import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
-import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick, type TaskListField } from './task-list-args.js';
+import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick } from './task-list-args.js';
 import type { CommandContext, CommandDef, OptionDef } from '../model/def.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
@@ -194,7 +194,7 @@ export const commands: readonly CommandDef[] = [
       const status = opts['status'] as string | undefined;
       const ready = opts['ready'] === true;
       const limit = opts['limit'] as number | undefined;
-      const fields = opts['fields'] as TaskListField[] | undefined;
+      const fields = opts['fields'] as string[] | undefined;
       if (status !== undefined)
         oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
       if (ready && status !== undefined)
