@@ -14,13 +14,10 @@ import {
   type TaskGraph,
 } from '../domain/graph.js';
 import { shown } from '../domain/display.js';
+import { plain as PLAIN, type Paint } from './colour.js';
 
 export const GRAPH_FORMATS = ['text', 'mermaid', 'dot'] as const;
 export type GraphFormat = (typeof GRAPH_FORMATS)[number];
-
-/** Colours `text` by what `word` means (blocked, met, current, a status); the default adds nothing. */
-export type Paint = (word: string, text: string) => string;
-const PLAIN: Paint = (_word, text) => text;
 
 const guardWord = (t: LifecycleTransition): string | undefined =>
   t.blocked === undefined ? undefined : t.blocked ? 'blocked' : 'met';
@@ -120,11 +117,8 @@ export function renderLifecycleDot(g: LifecycleGraph): string {
 }
 
 export function renderLifecycle(g: LifecycleGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  return format === 'text'
-    ? renderLifecycleText(g, paint)
-    : format === 'mermaid'
-      ? renderLifecycleMermaid(g)
-      : renderLifecycleDot(g);
+  if (format === 'text') return renderLifecycleText(g, paint);
+  return format === 'mermaid' ? renderLifecycleMermaid(g) : renderLifecycleDot(g);
 }
 
 /** `PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → …` */
@@ -207,9 +201,6 @@ export function renderTasksDot(g: TaskGraph): string {
 }
 
 export function renderTasks(g: TaskGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  return format === 'text'
-    ? renderTasksText(g, paint)
-    : format === 'mermaid'
-      ? renderTasksMermaid(g)
-      : renderTasksDot(g);
+  if (format === 'text') return renderTasksText(g, paint);
+  return format === 'mermaid' ? renderTasksMermaid(g) : renderTasksDot(g);
 }
