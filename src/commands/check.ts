@@ -209,8 +209,7 @@ function passedMessage(r: {
   const passed = r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`;
   const where = r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : '';
   return (
-    `${passed}${where}; ` +
-    `evidence recorded on ${r.recorded?.owner ?? 'nothing'} ` +
+    `${passed}${where}; evidence recorded on ${r.recorded?.owner ?? 'nothing'} ` +
     `('sow ${r.recorded?.task ? `task output list --id ${r.recorded.task}` : 'output list'}')`
   );
 }

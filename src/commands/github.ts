@@ -105,8 +105,7 @@ export const pr: readonly CommandDef[] = [
         data: r,
         text: r.url,
         message:
-          `${pr} ` +
-          `in ${r.repo}${r.pushed ? '; the branch was pushed to origin first' : ''}; recorded as the ` +
+          `${pr} in ${r.repo}${r.pushed ? '; the branch was pushed to origin first' : ''}; recorded as the ` +
           `pull_request output`,
       };
     },
