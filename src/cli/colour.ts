@@ -1,7 +1,6 @@
 /**
- * Colour on a terminal, and only there: never in a pipe or a file, never with NO_COLOR (any
- * non-empty value), TERM=dumb or --no-color. Colour is chosen by the word it paints (`blocked`,
- * `met`, a status), and the word is always printed: output reads the same in monochrome.
+ * Colour on a terminal only (not piped, not with NO_COLOR, TERM=dumb or --no-color), chosen by the word it paints;
+ * the word is always printed, so output reads the same in monochrome.
  */
 
 import { stdout } from './stdio.js';
@@ -47,10 +46,7 @@ const BY_WORD: Readonly<Record<string, keyof typeof SGR>> = {
   hint: 'cyan',
 };
 
-/**
- * The escape sequences sow writes itself (its colours), and only those: every other control
- * character in text for a terminal is shown escaped (domain/display.ts forTerminal).
- */
+/** sow's own escape sequences (its colours), and only those: any other control character is shown escaped. */
 export const OWN_SEQUENCES = new RegExp(`\\x1b\\[(?:${[...new Set(Object.values(SGR).flat())].join('|')})m`, 'g');
 
 /** Paints `text` (default: the word itself) in the colour of `word`; text of an unknown word is left as it is. */

@@ -1,8 +1,4 @@
-/**
- * input|output add|set|remove|show|list, for a phase (`sow input …`) or a task (`sow task input …`):
- * one definition for all twenty commands. Add, set and list of each are the `artifact` tool of
- * `sow mcp` (its `action`: `input add`, …; `id` names a task, else it is a phase's).
- */
+/** input|output add|set|remove|show|list of a phase or a task: one definition for all twenty commands. */
 import type { ArtifactHolder, Direction } from '../app/artifacts.js';
 import { booleanArg, extraFlags, taskIdOf, textArg, TASK_ID_OPTION } from '../model/args.js';
 import type { CommandContext, CommandDef, McpExposure, OptionDef } from '../model/def.js';

@@ -1,8 +1,4 @@
-/**
- * The registry: every command group sow has, each loaded only when argv, help, completion or
- * `sow mcp` asks for it. A new command is a file beside this one and a line here. Project types
- * bring their groups through their own registry (commands/types.ts).
- */
+/** The registry: every command group, each loaded only when asked for. A new command is a file here and a line. */
 import type { CommandDef, GroupDef, TopicDef } from '../model/def.js';
 
 const group = (

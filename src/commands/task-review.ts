@@ -1,8 +1,4 @@
-/**
- * `sow task changes`: what a task's work changed, file by file, from git (src/app/task-changes.ts)
- * — the read a person reviews a task with, on the command line and on `sow ui`'s task page. In the
- * `task` group, loaded beside commands/task.ts.
- */
+/** `sow task changes`: what a task's work changed, file by file (the read a task is reviewed with, here and in ui). */
 import { taskIdOf, TASK_ID_OPTION } from '../model/args.js';
 import type { CommandDef, OptionDef } from '../model/def.js';
 

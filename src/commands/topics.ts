@@ -1,8 +1,4 @@
-/**
- * The help topics that are not commands, each a page built when asked for: `sow help reference`
- * (every command, from the registry's definitions), `sow help environment`, `sow help json`.
- * `sow help exit-codes` is the `exit-codes` command's page.
- */
+/** The help topics that are not commands: reference, environment, json (exit-codes is a command's page). */
 import type { ArgDef, CommandDef, OptionDef } from '../model/def.js';
 import { columns } from '../cli/render.js';
 

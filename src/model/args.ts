@@ -1,7 +1,6 @@
 /**
- * The values of flags and arguments, checked against their form or their fixed list before a
- * command reads anything: a mistake there is a command line that cannot be parsed (exit 2), and
- * says so before any other refusal (see EXIT_RULE in cli/help-topics.ts).
+ * Flag and argument values, checked before a command reads anything: a mistake is a line that cannot be parsed
+ * (exit 2), said before any other refusal.
  */
 import { notOneOf, UsageError } from '../domain/errors.js';
 import { quoted } from '../domain/display.js';

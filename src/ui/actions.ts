@@ -1,8 +1,6 @@
 /**
- * The actions of `sow ui`: a closed list, each a fixed sequence of sow commands (almost always
- * one) whose values come from the page's body, each checked for its shape here and then by the
- * command as if typed. Nothing the page sends becomes a command line: it names an action and
- * gives values (decisions 0055, 0064).
+ * The actions of `sow ui`: a closed list, each a fixed sequence of sow commands whose values come from the page's
+ * body, checked here and by the command. Nothing the page sends becomes a command line (decisions 0055, 0064).
  */
 import { ROLES } from '../domain/agents.js';
 import { TASK_STATUSES } from '../domain/schemas.js';
@@ -43,19 +41,13 @@ interface Action {
   calls: (v: Readonly<Record<string, string>>) => Call[];
 }
 
-/**
- * What a worker is told when changes are requested from the page: the feedback itself (it is also its newest pending
- * feedback).
- */
+/** What a worker is told when changes are requested from the page: the feedback itself. */
 export const changesPrompt = (task: string, feedback: string): string =>
   `Changes were requested on task ${task} (also recorded as its newest pending feedback):\n\n${feedback.trim()}`;
 
 const one = (call: (v: Readonly<Record<string, string>>) => Call) => (v: Readonly<Record<string, string>>) => [call(v)];
 
-/**
- * The actions a person takes. A `Map`, looked up by own key only: a plain object's prototype
- * would answer `constructor` or `__proto__` with something callable.
- */
+/** A `Map`, looked up by own key only: a plain object would answer `constructor` or `__proto__`. */
 export const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
   ['advance', { fields: {}, calls: one(() => ({ name: 'advance', args: [], opts: {} })) }],
   [

@@ -1,13 +1,8 @@
 /**
- * `sow ui`: the work, live, in a browser. A local HTTP server (127.0.0.1 only) that reads the
- * same files through the same commands as the terminal — every view is a sow command's `--json`
- * data, every action a sow command — so the page cannot disagree with the CLI.
- *
- * Safe by default: a random token is required on every request (403 and nothing else without it);
- * `Host` must be this server's (no DNS rebinding) and an `Origin`, when sent, this page's (no
- * cross-site request); actions only by POST with the token in a header and a JSON body; no file is
- * served at all — documents reach the page only through sow's confined reads. The page follows
- * changes through server-sent events from the workspace's change feed.
+ * `sow ui`: a local HTTP server (127.0.0.1) whose views and actions are sow commands, so the page cannot disagree
+ * with the CLI. Safe by default: a random token on every request (else 403), `Host` and `Origin` must be this
+ * server's (no DNS rebinding, no cross-site request), actions only by POST with the token in a header, no file
+ * served: documents come only through sow's confined reads.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
@@ -53,10 +48,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
   let port = 0;
   const listeners = new Set<ServerResponse>();
 
-  /**
-   * The checkout a request names (by its path relative to the main one), among those with a project; the first by
-   * default.
-   */
+  /** The checkout a request names (its path relative to the main one) among those with a project; default the first. */
   const checkout = (rel: string | null): string => {
     const all = checkoutsWithProject(ctx.app.cwd);
     if (rel === null || rel === '') return all.find((c) => c.rel === '.')?.path ?? all[0]?.path ?? ctx.app.cwd;

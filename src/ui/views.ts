@@ -1,9 +1,6 @@
 /**
- * The views of `sow ui`: each a fixed list of sow commands whose `--json` data the page draws, so
- * the page cannot disagree with the terminal. A view only reads; its parameters reach the commands
- * as the values they would be typed as, and a bad one comes back as that command's own error
- * inside the view's data. Some views read more once the first answers are in (`then`): the
- * documents waiting for approval, the outputs of every phase (where the evidence logs are).
+ * The views of `sow ui`: fixed lists of read-only sow commands whose `--json` data the page draws; parameters reach
+ * them as typed values, and a bad one comes back as that command's error. `then` reads more after the first answers.
  */
 import type { Call } from './actions.js';
 
