@@ -20,7 +20,7 @@ export function artifactCommands(
   const owner: OptionDef =
     kind === 'phase'
       ? { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' }
-      : { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
+      : TASK_ID_OPTION;
   const ownerOf = (opts: OwnerOpts): ArtifactHolder =>
     kind === 'phase'
       ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) }

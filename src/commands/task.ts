@@ -7,15 +7,13 @@ import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
 import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick } from './task-list-args.js';
-import type { CommandContext, CommandDef, OptionDef } from '../model/def.js';
+import type { CommandContext, CommandDef } from '../model/def.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
   const since = t.status === 'completed' || t.status === 'abandoned' ? t.completed_at : undefined;
   return `Task ${t.id} is already ${t.status}${since ? ` (since ${since})` : ''}; nothing changed`;
 }
-
-const ID: OptionDef = { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
 
 interface AddOpts {
   agent?: string;
@@ -72,7 +70,7 @@ export const commands: readonly CommandDef[] = [
       { name: 'value', description: 'its new value' },
     ],
     options: [
-      ID,
+      TASK_ID_OPTION,
       { flags: '--force', description: "override an owner's hold, a block or the checks (recorded)" },
       { flags: '--owner <name>', description: 'act as this owner (default: SOW_OWNER)' },
     ],
@@ -124,7 +122,7 @@ export const commands: readonly CommandDef[] = [
     name: 'task get',
     description: 'Print a task, or one field of it (bare, for scripts)',
     args: [{ name: 'field', description: 'only this field', optional: true }],
-    options: [ID],
+    options: [TASK_ID_OPTION],
     writes: false,
     mcp: { tool: 'task', action: 'get', description: 'List tasks, get one whole (id), or add one.', omit: ['field'] },
     async run(ctx, { args, opts }) {
@@ -143,7 +141,7 @@ export const commands: readonly CommandDef[] = [
     name: 'task abandon',
     description: 'Abandon a task (it no longer blocks review)',
     options: [
-      ID,
+      TASK_ID_OPTION,
       {
         flags: '--force',
         description:
@@ -335,7 +333,7 @@ export const commands: readonly CommandDef[] = [
       'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending ' +
       'feedback input',
     args: [{ name: 'text', description: 'the findings: what to change, and why' }],
-    options: [ID],
+    options: [TASK_ID_OPTION],
     writes: true,
     help:
       "What the orchestrator prompts describe in two steps (write the file, then 'sow task input add --type " +
@@ -357,7 +355,7 @@ export const commands: readonly CommandDef[] = [
     name: 'task diff',
     description:
       "What a task changed: its modified files as a diff against the project's base branch (new files whole)",
-    options: [ID],
+    options: [TASK_ID_OPTION],
     writes: false,
     async run(ctx, { opts }) {
       const { taskDiff } = await import('../app/task.js');
@@ -382,7 +380,7 @@ export const commands: readonly CommandDef[] = [
       'checkout and its branch',
     args: [{ name: 'task-id', description: 'the task (or --id)', optional: true, complete: 'task-id' }],
     options: [
-      ID,
+      TASK_ID_OPTION,
       {
         flags: '--force',
         description:

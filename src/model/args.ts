@@ -5,6 +5,7 @@
 import { notOneOf, UsageError } from '../domain/errors.js';
 import { quoted } from '../domain/display.js';
 import { durationSeconds } from '../domain/ownership.js';
+import type { OptionDef } from './def.js';
 
 /** `word` if it is one of `values`, else a refusal naming the near miss and the values. */
 export function oneOf<T extends string>(what: string, word: string, values: readonly T[], listed?: string): T {
@@ -119,4 +120,8 @@ export function taskIdOf(opts: { id?: string }): string {
   return id;
 }
 
-export const TASK_ID_OPTION = ['--id <id>', 'task id (default: $SOW_TASK_ID)'] as const;
+export const TASK_ID_OPTION: OptionDef = {
+  flags: '--id <id>',
+  description: 'task id (default: $SOW_TASK_ID)',
+  complete: 'task-id',
+};

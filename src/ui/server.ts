@@ -14,7 +14,6 @@ import { VIEWS } from './views.js';
 
 export interface UiOptions {
   port: number;
-  version: string;
   commands: () => Promise<readonly CommandDef[]>;
   /** The token (tests give one; otherwise 32 random bytes). */
   token?: string;
