@@ -1,6 +1,6 @@
 /** input|output add|set|remove|show|list of a phase or a task: one definition for all twenty commands. */
 import type { ArtifactHolder, Direction } from '../app/artifacts.js';
-import { booleanArg, extraFlags, taskIdOf, textArg, TASK_ID_OPTION } from '../model/args.js';
+import { booleanArg, extraFlags, PHASE_OPTION, taskIdOf, textArg, TASK_ID_OPTION } from '../model/args.js';
 import type { CommandContext, CommandDef, McpExposure, OptionDef } from '../model/def.js';
 
 type OwnerKind = 'phase' | 'task';
@@ -17,10 +17,7 @@ export function artifactCommands(
   const word = direction === 'inputs' ? 'input' : 'output';
   const prefix = kind === 'phase' ? word : `task ${word}`;
   const what = kind === 'phase' ? `phase ${direction}` : `task ${direction}`;
-  const owner: OptionDef =
-    kind === 'phase'
-      ? { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' }
-      : TASK_ID_OPTION;
+  const owner: OptionDef = kind === 'phase' ? PHASE_OPTION : TASK_ID_OPTION;
   const ownerOf = (opts: OwnerOpts): ArtifactHolder =>
     kind === 'phase'
       ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) }

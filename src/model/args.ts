@@ -120,6 +120,11 @@ export function taskIdOf(opts: { id?: string }): string {
   return id;
 }
 
+export const PHASE_OPTION: OptionDef = {
+  flags: '-p, --phase <name>',
+  description: 'the phase (default: the one in progress)',
+  complete: 'phase',
+};
 export const TASK_ID_OPTION: OptionDef = {
   flags: '--id <id>',
   description: 'task id (default: $SOW_TASK_ID)',
