@@ -111,13 +111,7 @@ export function taskIdOf(opts: { id?: string }): string {
       "required option '--id <id>' not specified",
       "pass --id <task id> ('sow task list' shows them); spawned workers default to SOW_TASK_ID",
     );
-  if (!/^\s*\d{1,9}\s*$/.test(id) || Number(id) === 0) {
-    throw new UsageError(
-      `invalid ${opts.id === undefined ? 'SOW_TASK_ID' : '--id'} ${quoted(id)}: expected a task id, digits such as 010`,
-      "'sow task list' shows the ids",
-    );
-  }
-  return id;
+  return taskIdArg(id, opts.id === undefined ? 'SOW_TASK_ID' : '--id');
 }
 
 export const PHASE_OPTION: OptionDef = {
