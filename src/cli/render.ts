@@ -369,19 +369,8 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
   const t = Date.parse(now);
   // Where each works, when any works in a checkout of its own ('.': the project checkout).
   const own = rows.some((w) => w.worktree !== '.');
-  const header = [
-    ...(all ? ['checkout'] : []),
-    'task',
-    'worker',
-    ...(own ? ['worktree'] : []),
-    'cli',
-    'pid',
-    'running',
-    'last',
-    'tokens',
-    'cost',
-    'doing',
-  ];
+  const header = [...(all ? ['checkout'] : []), 'task', 'worker', ...(own ? ['worktree'] : [])];
+  header.push('cli', 'pid', 'running', 'last', 'tokens', 'cost', 'doing');
   const body = rows.map((w) => {
     const tokensUsed =
       w.input_tokens !== undefined || w.output_tokens !== undefined
@@ -391,11 +380,9 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
       ? `${ago(Math.max(0, Math.round((t - Date.parse(w.last_activity_at)) / 1000)))} ago`
       : '-';
     const doing = shown(w.last_activity ?? '').slice(0, 60);
+    const row = [...(all ? [shown(w.checkout)] : []), w.task, shown(w.agent_id), ...(own ? [shown(w.worktree)] : [])];
     return [
-      ...(all ? [shown(w.checkout)] : []),
-      w.task,
-      shown(w.agent_id),
-      ...(own ? [shown(w.worktree)] : []),
+      ...row,
       shown(w.executor),
       String(w.pid),
       ago(w.running_seconds),
