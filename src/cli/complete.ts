@@ -193,7 +193,6 @@ async function candidatesAt(at: Position, current: string, cwd: string, registry
     const out = subs.map((c) => ({ value: c.name(), description: short(c.description()) }));
     return at.path.length === 0 ? [...out, { value: 'help', description: 'the help of a command' }] : out;
   }
-  // `sow help <command>` and `sow help <topic>`.
   if (at.path.length === 0 && at.positionals.length === 1 && at.positionals[0] === 'help')
     return [
       ...subs.map((c) => ({ value: c.name(), description: short(c.description()) })),

@@ -140,8 +140,7 @@ export function artifactCommands(
         const lines = r.artifacts.map((a, i) => format(i, a));
         return {
           data: artifactListData(r.artifacts),
-          // A task's inputs under their heading, as the command surface shows them (its feedback sits among
-          // references).
+          // A task's inputs under a heading, as the command surface shows them.
           text: (kind === 'task' && direction === 'inputs' && lines.length ? ['Inputs:', ...lines] : lines).join('\n'),
           ...(r.artifacts.length ? {} : { message: `No ${direction} on ${r.owner}` }),
         };

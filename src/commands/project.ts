@@ -17,7 +17,6 @@ async function showStatus(
     );
   }
   if (opts.all) {
-    // Every project: the main checkout's and each worktree's.
     const { listWorktreesFor } = await import('../app/worktree.js');
     const { renderWorktrees } = await import('../cli/render.js');
     const trees = await listWorktreesFor(ctx.app);

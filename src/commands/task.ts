@@ -87,8 +87,7 @@ export const commands: readonly CommandDef[] = [
       const [field, value] = args as [string, string];
       const opts = o as { id?: string; force?: boolean; owner?: string };
       const { setTaskField } = await import('../app/task-change.js');
-      // Set up only when the change runs checks (completing): their progress (stderr or the MCP client's),
-      // and Ctrl-C or the client's cancel stopping them.
+      // Only a completion runs checks: then their progress goes out, and Ctrl-C or a cancel stops them.
       let watch: { release(): void } | undefined;
       const checking = async () => {
         const w = await (await import('../cli/check.js')).checkWatch(ctx, process.stderr);
@@ -234,7 +233,6 @@ export const commands: readonly CommandDef[] = [
       };
       if (!opts['watch']) return view();
       const { watchView } = await import('../cli/watch.js');
-      // (The view's title: the command as typed.)
       return watchView(
         ctx,
         ['sow task list', ...(status ? ['--status', status] : []), ...(ready ? ['--ready'] : [])].join(' '),

@@ -82,8 +82,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     return { ok: false, error: { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) } };
   };
 
-  // A restarted server takes the port of the last one again when it is free, and accepts the tokens
-  // that one handed out (it kept their hashes), so an open page carries on where it was.
+  // A restarted server takes the last one's port and accepts its tokens (their hashes), so an open page carries on.
   const { readUiRecord, writeUiRecord } = await import('../adapters/ui-record.js');
   const { findRepoRoot } = await import('../adapters/repo.js');
   const here = findRepoRoot(ctx.app.cwd);
