@@ -1,6 +1,7 @@
 /** `sow project …` and `sow status`: create, inspect and remove the project on this branch. */
 import { shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
+import { WATCH_OPTION } from '../model/args.js';
 import type { CommandContext, CommandDef, CommandResult } from '../model/def.js';
 
 async function showStatus(
@@ -33,11 +34,6 @@ async function showStatus(
 }
 
 const ALL_OPTION = { flags: '--all', description: "every project: the main checkout's and each worktree's" };
-const WATCH_OPTION = {
-  flags: '-w, --watch',
-  description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
-  terminal: true,
-};
 
 const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
 

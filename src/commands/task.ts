@@ -1,5 +1,6 @@
 /** `sow task …`: add, change and inspect the project's tasks, and their inputs and outputs. */
-import { agentArg, oneOf, taskIdArg, taskIdOf, taskIdsArg, textArg, TASK_ID_OPTION } from '../model/args.js';
+import { agentArg, oneOf, taskIdArg, taskIdOf, taskIdsArg, textArg } from '../model/args.js';
+import { TASK_ID_OPTION, WATCH_OPTION } from '../model/args.js';
 import { shown } from '../domain/display.js';
 import { UsageError } from '../domain/errors.js';
 import { renderValue } from '../cli/value.js';
@@ -168,17 +169,9 @@ export const commands: readonly CommandDef[] = [
     options: [
       { flags: '-s, --status <status>', description: 'only tasks with this status', complete: 'task-status' },
       { flags: '-r, --ready', description: 'only tasks that can start now' },
-      { flags: '-n, --limit <n>', description: 'at most this many tasks', parse: (raw) => limitArg(raw) },
-      {
-        flags: '-f, --fields <names>',
-        description: `only these fields, e.g. id,name,status`,
-        parse: (raw) => fieldsArg(raw),
-      },
-      {
-        flags: '-w, --watch',
-        description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
-        terminal: true,
-      },
+      { flags: '-n, --limit <n>', description: 'at most this many tasks', parse: limitArg },
+      { flags: '-f, --fields <names>', description: 'only these fields, e.g. id,name,status', parse: fieldsArg },
+      WATCH_OPTION,
     ],
     help:
       `--fields takes ${LIST_FIELDS_HELP}, in the order given.\n` +
@@ -250,7 +243,7 @@ export const commands: readonly CommandDef[] = [
       { flags: '--owner <name>', description: 'who claims it (default: SOW_OWNER)' },
       { flags: '--lease <duration>', description: 'how long the claim holds (30m, 2h)', default: '30m' },
       { flags: '--remote <name>', description: 'also claim it on this git remote' },
-      { flags: '-n, --limit <n>', description: 'list at most this many', parse: (raw) => limitArg(raw) },
+      { flags: '-n, --limit <n>', description: 'list at most this many', parse: limitArg },
     ],
     help:
       '--agent, --owner, --lease and --remote go with --claim; --limit with the list (an MCP client gets 10). ' +

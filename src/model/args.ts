@@ -114,6 +114,12 @@ export function taskIdOf(opts: { id?: string }): string {
   return taskIdArg(id, opts.id === undefined ? 'SOW_TASK_ID' : '--id');
 }
 
+/** `--watch` of a view (`sow status`, `sow task list`): for a person at a terminal, so no MCP client gets it. */
+export const WATCH_OPTION: OptionDef = {
+  flags: '-w, --watch',
+  description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
+  terminal: true,
+};
 export const PHASE_OPTION: OptionDef = {
   flags: '-p, --phase <name>',
   description: 'the phase (default: the one in progress)',
