@@ -1,8 +1,4 @@
-/**
- * The commander tree, built from command definitions (model/def.ts): arguments, options and
- * help as the definition gives them; the action runs the definition in this process's context
- * and hands its result to main, which renders it.
- */
+/** The commander tree, built from command definitions (model/def.ts); actions hand their result to main to render. */
 import { Argument, Option, type Command } from 'commander';
 import type { ArgDef, CommandDef, CommandResult, GroupDef, OptionDef } from '../model/def.js';
 import { cwd } from './output.js';
@@ -37,10 +33,8 @@ export const definitionOf = (cmd: Command): CommandDef | undefined => DEFINITION
 const SERVERS = new Set(['mcp', 'ui']);
 
 /**
- * Warns of a configuration file that is not valid, so that no command goes on in silence without
- * the settings (a budget) its people think are in force. Not from the commands that are about the
- * configuration (they report it themselves), and not again when the command's own error is that
- * file's.
+ * Warns of an invalid configuration file, so no command runs without the settings (a budget) people think hold;
+ * not from the config commands, nor when the command's own error is that file's.
  */
 async function warnOfConfig(def: CommandDef, app: AppContext, err?: unknown): Promise<void> {
   if (def.name.startsWith('config ') || def.name === 'doctor') return;
@@ -55,10 +49,7 @@ async function warnOfConfig(def: CommandDef, app: AppContext, err?: unknown): Pr
   for (const p of problems) if (p.file !== told) warn(p.warning);
 }
 
-/**
- * What the tree's actions hand on: every command (for `sow mcp`), and where a result goes (main
- * renders it once commander is done; no result is kept in a module).
- */
+/** What the tree's actions hand on: every command (for `sow mcp`), and where a result goes (main renders it). */
 export interface Front {
   readonly commands?: () => Promise<readonly CommandDef[]>;
   readonly done?: (result: CommandResult) => void;
@@ -111,12 +102,8 @@ export function addCommand(parent: Command, def: CommandDef, word: string, front
 }
 
 /**
- * Adds a group and its commands: a command named as the group is the group itself (`sow advance`);
- * others go under it, with a command of its own for each word between (`sow iter phase add`).
- * With `only` (the word after the group on the command line), when some of the group's commands
- * begin with that word, only they are added: commander's commands and options for the rest of a
- * large group (`task` has over a dozen) cost a read about 4 M instructions. A word no command
- * begins with, or none, adds them all, for "did you mean"; main passes none when help is asked.
+ * Adds a group and its commands (a command named as the group is the group: `sow advance`). With `only`, just the
+ * commands that begin with that word: commander's tree for a large group costs a read ~4 M instructions.
  */
 export async function addGroup(program: Command, group: GroupDef, front: Front = {}, only?: string): Promise<void> {
   const defs = await group.load();

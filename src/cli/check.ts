@@ -4,11 +4,7 @@ import type { CommandContext } from '../model/def.js';
 type Run = import('../app/checks.js').CheckRun;
 type Progress = (event: import('../app/checks.js').CheckProgress) => void;
 
-/**
- * The progress of running checks: a spinner while each runs (on a terminal), then its result
- * line on `lines` as it ends (a run can take minutes); no lines with null. A completion's checks
- * report on stderr, since its stdout is the result.
- */
+/** A spinner while each check runs (on a terminal), then its result line on `lines` (none with null). */
 export async function checkProgress(lines: NodeJS.WritableStream | null, interrupted?: AbortSignal): Promise<Progress> {
   const { formatDuration, startSpinner } = await import('./spinner.js');
   let spinner: { stop(): void } | undefined;
@@ -37,9 +33,8 @@ function runLine(run: Run, width: number, duration: (ms: number) => string): str
 }
 
 /**
- * Ctrl-C (or SIGTERM) while checks run: an abort, so the running check's processes are stopped
- * and the run is told as interrupted (what was stopped, nothing recorded) instead of sow dying
- * mid-write; main then exits as the signal would have it, and a second Ctrl-C ends sow at once.
+ * Ctrl-C or SIGTERM while checks run aborts them, so the run is told as interrupted (nothing recorded) instead of
+ * sow dying mid-write; a second Ctrl-C ends sow at once.
  */
 export function abortOnSignal(): { signal: AbortSignal; release(): void } {
   const controller = new AbortController();
@@ -55,10 +50,7 @@ export function abortOnSignal(): { signal: AbortSignal; release(): void } {
   };
 }
 
-/**
- * How a run of checks reports and is stopped: to an MCP client that called (its progress, "2 of 3:
- * unit passed", and its cancel), else on the terminal (lines on `lines`, Ctrl-C).
- */
+/** A run of checks reports to the MCP client that called (progress, cancel), else to the terminal (`lines`, Ctrl-C). */
 export async function checkWatch(
   ctx: CommandContext,
   lines: NodeJS.WritableStream | null,

@@ -1,7 +1,6 @@
 /**
- * Colour on a terminal, and only there: never in a pipe or a file, never with NO_COLOR (any
- * non-empty value), TERM=dumb or --no-color. Colour is chosen by the word it paints (`blocked`,
- * `met`, a status), and the word is always printed: output reads the same in monochrome.
+ * Colour on a terminal only (not piped, not with NO_COLOR, TERM=dumb or --no-color), chosen by the word it paints;
+ * the word is always printed, so output reads the same in monochrome.
  */
 
 import { stdout } from './stdio.js';
@@ -17,41 +16,24 @@ export function colourEnabled(
   return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb' && !argv.includes('--no-color');
 }
 
-/** SGR codes: each colour with the code that ends it, so painted text nests in other text. */
-const SGR = {
-  green: ['32', '39'],
-  red: ['31', '39'],
-  yellow: ['33', '39'],
-  magenta: ['35', '39'],
-  cyan: ['36', '39'],
-  dim: ['2', '22'],
-  boldRed: ['1;31', '22;39'],
-  boldCyan: ['1;36', '22;39'],
-} as const;
+/** SGR codes: each colour with the code that ends it (so painted text nests in other text), and the words it paints. */
+const SGR = [
+  ['32', '39', 'completed met ready done'], // green
+  ['31', '39', 'blocked failed'], // red
+  ['33', '39', 'in_progress paused'], // yellow
+  ['35', '39', 'needs_review'], // magenta
+  ['36', '39', 'hint'], // cyan
+  ['2', '22', 'abandoned disabled skipped'], // dim
+  ['1;31', '22;39', 'error'], // bold red
+  ['1;36', '22;39', 'current'], // bold cyan
+] as const;
+const BY_WORD = new Map(SGR.flatMap(([on, off, words]) => words.split(' ').map((w) => [w, [on, off]] as const)));
 
-const BY_WORD: Readonly<Record<string, keyof typeof SGR>> = {
-  completed: 'green',
-  met: 'green',
-  ready: 'green',
-  done: 'green',
-  blocked: 'red',
-  failed: 'red',
-  in_progress: 'yellow',
-  paused: 'yellow',
-  needs_review: 'magenta',
-  abandoned: 'dim',
-  disabled: 'dim',
-  skipped: 'dim',
-  current: 'boldCyan',
-  error: 'boldRed',
-  hint: 'cyan',
-};
-
-/**
- * The escape sequences sow writes itself (its colours), and only those: every other control
- * character in text for a terminal is shown escaped (domain/display.ts forTerminal).
- */
-export const OWN_SEQUENCES = new RegExp(`\\x1b\\[(?:${[...new Set(Object.values(SGR).flat())].join('|')})m`, 'g');
+/** sow's own escape sequences (its colours), and only those: any other control character is shown escaped. */
+export const OWN_SEQUENCES = new RegExp(
+  `\\x1b\\[(?:${[...new Set(SGR.flatMap(([on, off]) => [on, off]))].join('|')})m`,
+  'g',
+);
 
 /** Paints `text` (default: the word itself) in the colour of `word`; text of an unknown word is left as it is. */
 export type Paint = (word: string, text?: string) => string;
@@ -59,7 +41,7 @@ export type Paint = (word: string, text?: string) => string;
 export const plain: Paint = (word, text) => text ?? word;
 
 const coloured: Paint = (word, text = word) => {
-  const sgr = Object.hasOwn(BY_WORD, word) ? SGR[BY_WORD[word]!] : undefined;
+  const sgr = BY_WORD.get(word);
   return sgr ? `\x1b[${sgr[0]}m${text}\x1b[${sgr[1]}m` : text;
 };
 

@@ -1,9 +1,6 @@
 /**
- * Shell completion: the candidates for the word under the cursor, read from the command tree
- * itself (the commands, their options and arguments as commander has them), so they can never
- * go stale; live values (task ids, events, artifact types, …) come from the project. The bash,
- * zsh and fish scripts `sow completion <shell>` prints are thin: they pass the words of the line
- * to `sow __complete` and offer what it prints, one candidate per line.
+ * Shell completion, read from the command tree itself so it never goes stale; live values come from the project.
+ * The shell scripts only pass the line's words to `sow __complete` and offer what it prints.
  */
 import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
@@ -11,10 +8,7 @@ import { shown } from '../domain/display.js';
 import type { CandidateSource, Registry } from '../model/def.js';
 import { definitionOf } from './build.js';
 
-/**
- * The command tree as `sow --help` builds it; only the group `first` names, when it names one
- * (completing `sow task get --id ` needs the task commands, not every command).
- */
+/** The command tree; only the group `first` names, when it names one (`sow task get --id ` needs no other). */
 async function commandTree(first: string | undefined, root: Command, registry: Registry): Promise<Command> {
   const program = new Command('sow');
   // The program's own options (--json, --version, …), as main declares them.
@@ -199,7 +193,6 @@ async function candidatesAt(at: Position, current: string, cwd: string, registry
     const out = subs.map((c) => ({ value: c.name(), description: short(c.description()) }));
     return at.path.length === 0 ? [...out, { value: 'help', description: 'the help of a command' }] : out;
   }
-  // `sow help <command>` and `sow help <topic>`.
   if (at.path.length === 0 && at.positionals.length === 1 && at.positionals[0] === 'help')
     return [
       ...subs.map((c) => ({ value: c.name(), description: short(c.description()) })),
@@ -211,10 +204,7 @@ async function candidatesAt(at: Position, current: string, cwd: string, registry
   return arg ? argumentValues(at, arg, cwd) : [];
 }
 
-/**
- * The candidates for the last of `words` (the word under the cursor, possibly empty); the words
- * before it are the line so far, `sow` first. Only candidates that start with that word.
- */
+/** The candidates that start with the last of `words` (the word under the cursor); `sow` is the first word. */
 export async function complete(
   words: readonly string[],
   cwd: string,
@@ -233,10 +223,7 @@ export async function complete(
   });
 }
 
-/**
- * One line per candidate, as each shell's script reads them: bash the value; zsh `value:description`; fish
- * `value<TAB>description`.
- */
+/** One line per candidate: bash the value; zsh `value:description`; fish `value<TAB>description`. */
 export function formatCandidates(candidates: readonly Candidate[], shell: string | undefined): string[] {
   // Values and descriptions come from state files (task names): control characters escaped.
   candidates = candidates.map((c) => ({

@@ -12,8 +12,7 @@ export function registerComplete(program: Command, registry: Registry): void {
     .argument('[words...]', 'the words of the line up to the cursor, sow first, the word under the cursor last')
     .allowUnknownOption()
     .action(async (words: string[], opts: { shell?: string }, self: Command) => {
-      // The shell waits for this on every Tab: no warning may reach the terminal, no error may
-      // show, and a lock another command holds is not worth waiting for.
+      // The shell waits on every Tab: nothing may reach the terminal, and no lock is worth waiting for.
       process.stderr.write = (() => true) as typeof process.stderr.write;
       process.env['SOW_LOCK_TIMEOUT'] = '0.3';
       let lines: string[] = [];

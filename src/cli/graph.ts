@@ -1,10 +1,6 @@
 /**
- * The pictures drawn: a type's lifecycle, where a project stands on it, and the task graph, as
- * text, mermaid (GitHub renders it in markdown) or graphviz dot, from the data of domain/graph.ts.
- *
- * Every format reads without colour: the current state, a blocked or met guard and a task's
- * status are words or symbols; the text renderers take an optional `paint` that may add colour
- * on top, chosen by the word.
+ * The lifecycle, where a project stands on it, and the task graph, as text, mermaid or graphviz dot. Every format
+ * reads without colour (states and statuses are words or symbols); `paint` may add colour on top.
  */
 import {
   topologicalOrder,
@@ -14,13 +10,10 @@ import {
   type TaskGraph,
 } from '../domain/graph.js';
 import { shown } from '../domain/display.js';
+import { plain as PLAIN, type Paint } from './colour.js';
 
 export const GRAPH_FORMATS = ['text', 'mermaid', 'dot'] as const;
 export type GraphFormat = (typeof GRAPH_FORMATS)[number];
-
-/** Colours `text` by what `word` means (blocked, met, current, a status); the default adds nothing. */
-export type Paint = (word: string, text: string) => string;
-const PLAIN: Paint = (_word, text) => text;
 
 const guardWord = (t: LifecycleTransition): string | undefined =>
   t.blocked === undefined ? undefined : t.blocked ? 'blocked' : 'met';
@@ -31,11 +24,7 @@ function endStates(g: LifecycleGraph): string[] {
   return g.states.filter((s) => s.final && entered.has(s.name)).map((s) => s.name);
 }
 
-/**
- * One line per transition, the current state's lines marked `▶`:
- * `▶ ImplementationExecuting --all_tasks_complete [allTasksComplete: blocked]--> ReviewActive`;
- * then what each guard asks for.
- */
+/** One line per transition (`▶ A --event [guard: blocked]--> B`, ▶ on the current state's), then the guards. */
 export function renderLifecycleText(g: LifecycleGraph, paint: Paint = PLAIN): string {
   const width = Math.max(0, ...g.transitions.map((t) => t.from.length));
   const lines = [
@@ -70,11 +59,7 @@ const transitionLabel = (t: LifecycleTransition): string => {
   return `${t.event}${t.guard ? ` [${t.guard}]` : ''}${word ? ` (${word})` : ''}`;
 };
 
-/**
- * A mermaid `stateDiagram-v2` (GitHub renders it in markdown): state names as ids, `[*] -->` the
- * initial state, each final state a transition enters `--> [*]`, labels `event [guard]`, the
- * current state in class `current`.
- */
+/** A mermaid `stateDiagram-v2`: labels `event [guard]`, final states `--> [*]`, the current state in class current. */
 export function renderLifecycleMermaid(g: LifecycleGraph): string {
   const lines = ['stateDiagram-v2', `    [*] --> ${g.initial}`];
   for (const t of g.transitions) lines.push(`    ${t.from} --> ${t.to} : ${transitionLabel(t)}`);
@@ -120,11 +105,8 @@ export function renderLifecycleDot(g: LifecycleGraph): string {
 }
 
 export function renderLifecycle(g: LifecycleGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  return format === 'text'
-    ? renderLifecycleText(g, paint)
-    : format === 'mermaid'
-      ? renderLifecycleMermaid(g)
-      : renderLifecycleDot(g);
+  if (format === 'text') return renderLifecycleText(g, paint);
+  return format === 'mermaid' ? renderLifecycleMermaid(g) : renderLifecycleDot(g);
 }
 
 /** `PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → …` */
@@ -175,10 +157,7 @@ const STATUS_STYLE: Readonly<Record<string, string>> = {
   pending: 'fill:#ffffff,stroke:#666666',
 };
 
-/**
- * A mermaid `flowchart TD`: a node per task (`t010`, labelled with id, name and status), an arrow from each
- * dependency.
- */
+/** A mermaid `flowchart TD`: a node per task (`t010`: id, name, status), an arrow from each dependency. */
 export function renderTasksMermaid(g: TaskGraph): string {
   const lines = ['flowchart TD'];
   for (const n of g.nodes) lines.push(`    t${n.id}["${mermaidText(`${n.id} ${n.name} [${n.status}]`)}"]`);
@@ -207,9 +186,6 @@ export function renderTasksDot(g: TaskGraph): string {
 }
 
 export function renderTasks(g: TaskGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  return format === 'text'
-    ? renderTasksText(g, paint)
-    : format === 'mermaid'
-      ? renderTasksMermaid(g)
-      : renderTasksDot(g);
+  if (format === 'text') return renderTasksText(g, paint);
+  return format === 'mermaid' ? renderTasksMermaid(g) : renderTasksDot(g);
 }

@@ -1,7 +1,6 @@
 /**
- * Text for people: how results look on a terminal. `--json` prints the data these lines render.
- * Every value from a file goes into a line through shown(), so a line break or an escape
- * sequence in it is shown escaped and cannot forge a line (main.ts escapes the rest).
+ * How results look on a terminal. Every value from a file goes through shown(), so a line break or an escape
+ * sequence in it is shown escaped and cannot forge a line.
  */
 import { guardSentence, type TransitionOption } from '../domain/lifecycle.js';
 import { withdrawalSentence } from '../domain/approvals.js';
@@ -64,11 +63,8 @@ function workerNote(t: TaskRowShown, paint: Paint, sep: string): string {
 }
 
 /**
- * A task list off a terminal, where an agent reads it and pays for every token: one heading per
- * status, in the order a task goes through them, then `010 Name (parallel, after 005)` per task,
- * without the default role. A dependency not finished yet adds `blocked`. With `finishedAsIds`
- * (the whole list) completed and abandoned tasks are their ids on the heading's line: nothing is
- * left to choose there, and their names are one `--status completed` away.
+ * A task list off a terminal, where an agent pays for every token: a heading per status, `010 Name (after 005)`
+ * without the default role, `blocked` on an open dependency; with `finishedAsIds` finished tasks are bare ids.
  */
 export function formatTaskGroups(
   tasks: readonly TaskRowShown[],
@@ -99,21 +95,8 @@ export function formatTaskGroups(
 /** The role a task is worked by when it names none: a list need not say it on every line. */
 const DEFAULT_ROLE = 'implementer';
 
-/** The fields `task list --fields` may name, as its JSON names them (`agent` is `assigned_agent`). */
-export const TASK_LIST_FIELDS = [
-  'id',
-  'name',
-  'status',
-  'assigned_agent',
-  'parallel',
-  'dependencies',
-  'worker',
-  'remote_claim',
-] as const;
-export type TaskListField = (typeof TASK_LIST_FIELDS)[number];
-
 /** A task's line of only the fields asked for, in their order; a field the task does not have is left out. */
-export function formatTaskFields(t: TaskRowShown, fields: readonly TaskListField[], paint: Paint = plain): string {
+export function formatTaskFields(t: TaskRowShown, fields: readonly string[], paint: Paint = plain): string {
   const parts: string[] = [];
   for (const f of fields) {
     if (f === 'id') parts.push(`[${t.id}]`);
@@ -135,10 +118,7 @@ type TaskRowShown = Omit<TaskSummary, 'owner' | 'session_agent' | 'dependencies'
   remote_claim?: RemoteClaimRow;
 };
 
-/**
- * `task get`: the task's fields as YAML, without the bookkeeping timestamps (created, updated:
- * --json has them), then its description as a block.
- */
+/** `task get`: the fields as YAML without the timestamps (--json has them), then the description as a block. */
 export function renderTask(t: Record<string, unknown> & { description?: string }): string {
   const { description, created_at: _c, updated_at: _u, ...fields } = t;
   const yaml = emitYaml(fields).trimEnd();
@@ -151,10 +131,7 @@ const indentBlock = (text: string) =>
     .map((l) => (l.trim() === '' ? '' : `  ${l}`))
     .join('\n');
 
-/**
- * `task next --claim`: the id first (what a script reads), then what the worker needs to begin:
- * the description, each dependency's outcome and where its outputs are, the pending feedback.
- */
+/** `task next --claim`: the id first (what a script reads), then the description, the dependencies, the feedback. */
 export function renderClaim(r: { id: string; task: { description?: string }; needs?: TaskNeeds }): string {
   const lines = [r.id];
   if (r.task.description !== undefined) lines.push('', r.task.description);
@@ -277,10 +254,7 @@ export function renderValidation(r: ValidationReport): string {
 
 type WorktreeInfo = import('../app/worktree.js').WorktreeInfo;
 
-/**
- * `sow worktree list` and `sow status --all`: a line per checkout —
- * `feat/b  .sow/worktrees/feat/b  add-cache  ImplementationExecuting  tasks 1/3  implementer-1 on 020`.
- */
+/** `sow worktree list`, `sow status --all`: a line per checkout (branch, path, project, state, tasks, sessions). */
 export function renderWorktrees(trees: readonly WorktreeInfo[], opts: { projectsOnly?: boolean } = {}): string {
   const rows = trees
     .filter((t) => !opts.projectsOnly || t.project)
@@ -305,10 +279,7 @@ export function renderWorktrees(trees: readonly WorktreeInfo[], opts: { projects
   return columns(rows);
 }
 
-/**
- * Rows of cells as aligned columns, two spaces apart: each cell is as wide as the widest of its
- * column among the rows that go on past it, so a long name moves the next column for every row.
- */
+/** Rows as columns two spaces apart, each as wide as its widest cell in the rows that go on past it. */
 export function columns(rows: readonly (readonly string[])[]): string {
   const widths: number[] = [];
   for (const row of rows) row.slice(0, -1).forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
@@ -321,10 +292,7 @@ export function columns(rows: readonly (readonly string[])[]): string {
 const tokens = (n?: number) => (n === undefined ? '-' : Math.round(n).toLocaleString('en-US'));
 const dollars = (n?: number) => (n === undefined ? '-' : `$${n < 1 ? n.toFixed(3) : n.toFixed(2)}`);
 
-/**
- * `task  runs  input  output  cost` rows, then the total; a figure no run of a row reported is `-`,
- * and runs whose CLI reported nothing are counted apart.
- */
+/** `task  runs  input  output  cost` rows and the total: `-` for what no run reported, unreported runs apart. */
 export function renderCost(report: CostReport & { budget?: BudgetStanding }): string {
   const budget = report.budget ? `\n${budgetLine(report.budget)}` : '';
   if (report.total.runs === 0)
@@ -401,19 +369,8 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
   const t = Date.parse(now);
   // Where each works, when any works in a checkout of its own ('.': the project checkout).
   const own = rows.some((w) => w.worktree !== '.');
-  const header = [
-    ...(all ? ['checkout'] : []),
-    'task',
-    'worker',
-    ...(own ? ['worktree'] : []),
-    'cli',
-    'pid',
-    'running',
-    'last',
-    'tokens',
-    'cost',
-    'doing',
-  ];
+  const header = [...(all ? ['checkout'] : []), 'task', 'worker', ...(own ? ['worktree'] : [])];
+  header.push('cli', 'pid', 'running', 'last', 'tokens', 'cost', 'doing');
   const body = rows.map((w) => {
     const tokensUsed =
       w.input_tokens !== undefined || w.output_tokens !== undefined
@@ -423,11 +380,9 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
       ? `${ago(Math.max(0, Math.round((t - Date.parse(w.last_activity_at)) / 1000)))} ago`
       : '-';
     const doing = shown(w.last_activity ?? '').slice(0, 60);
+    const row = [...(all ? [shown(w.checkout)] : []), w.task, shown(w.agent_id), ...(own ? [shown(w.worktree)] : [])];
     return [
-      ...(all ? [shown(w.checkout)] : []),
-      w.task,
-      shown(w.agent_id),
-      ...(own ? [shown(w.worktree)] : []),
+      ...row,
       shown(w.executor),
       String(w.pid),
       ago(w.running_seconds),

@@ -1,8 +1,6 @@
 /**
- * Progress for work that takes longer than a second (a check, a clone, an agent run): one line on
- * stderr with a spinner, a label and the time so far, rewritten in place and cleared when the work
- * ends. Only on a terminal: without a TTY, under CI and with TERM=dumb there is none at all, so
- * logs and pipes never see it; NO_COLOR turns its colour off.
+ * A one-line spinner on stderr for work over a second, cleared when it ends; only on a terminal (not under CI or
+ * TERM=dumb), so logs and pipes never see it.
  */
 
 import { shown as escaped } from '../domain/display.js';
@@ -35,10 +33,7 @@ export function progressAllowed(stream: SpinnerStream, env: Env = process.env): 
   return stream.isTTY === true && !set(env['CI']) && env['TERM'] !== 'dumb';
 }
 
-/**
- * Whether `stream` may get colour: a terminal, no NO_COLOR (any non-empty value), no --no-color (as colour.ts
- * decides, without loading it at start-up).
- */
+/** Whether `stream` may get colour, as colour.ts decides, without loading it at start-up. */
 export function colourAllowed(stream: SpinnerStream, env: Env = process.env): boolean {
   return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb' && !process.argv.includes('--no-color');
 }

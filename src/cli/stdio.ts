@@ -1,11 +1,7 @@
 /**
- * Standard output and error for what a command prints, without making process.stdout or
- * process.stderr where they are not needed: on a pipe, Node's stream (a net.Socket) costs about
- * 15 M instructions to make and run, a sixth of what a read costs above bare node. On a pipe, a
- * file or /dev/null, text goes out with write(2). A terminal, anything write(2) refuses (a full
- * non-blocking pipe, a closed one) and every write after the stream was made (by us or by other
- * code) go through the stream, as before: it says what went wrong the way it always did, and the
- * output keeps its order.
+ * stdout and stderr without making process.stdout/stderr where not needed (on a pipe the stream costs ~15 M
+ * instructions): a pipe, a file or /dev/null gets write(2); a terminal, a refused write and every write after the
+ * stream was made go through the stream, so errors read as before and output keeps its order.
  */
 import { fstatSync, statSync, writeSync } from 'node:fs';
 
@@ -14,10 +10,7 @@ const FD: Record<Name, number> = { stdout: 1, stderr: 2 };
 const made: Record<Name, boolean> = { stdout: false, stderr: false };
 const direct: Record<Name, boolean | undefined> = { stdout: undefined, stderr: undefined };
 
-/**
- * Watches for process.stdout or process.stderr being made, and calls `onMade` with it then (main
- * attaches its handlers there). Called by main, before anything writes.
- */
+/** Calls `onMade` when process.stdout or process.stderr is made (main attaches its handlers there). */
 export function watchStream(name: Name, onMade?: (stream: NodeJS.WriteStream) => void): void {
   const desc = Object.getOwnPropertyDescriptor(process, name);
   const get = desc?.get;
@@ -54,10 +47,7 @@ function isDevNull(rdev: number): boolean {
   return devNull !== null && rdev === devNull;
 }
 
-/**
- * A terminal is a character device; a pipe, a file or a socket never is (and then is no
- * terminal), nor is /dev/null (`sow advance --dry-run >/dev/null 2>&1 && …` in a script).
- */
+/** A terminal is a character device other than /dev/null (`sow advance --dry-run >/dev/null && …`). */
 export function mayBeTerminal(fd: number): boolean {
   try {
     const st = fstatSync(fd);

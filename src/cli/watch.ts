@@ -1,9 +1,6 @@
 /**
- * `--watch` for a view (`sow status`, `sow task list`): shows it, then again each time what it shows
- * may have changed (the workspace's change feed), until Ctrl-C. At a terminal the screen is
- * redrawn; piped, each new view follows the last, a blank line apart; with `--json`, one JSON
- * document per line, each time it differs. A view that fails (the project was removed) shows its
- * error and the watch goes on.
+ * `--watch`: a view again on each change of the workspace until Ctrl-C; redrawn at a terminal, appended when piped,
+ * a JSON document per line with `--json`. A view that fails shows its error and the watch goes on.
  */
 import { errorEnvelope, SowError } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';

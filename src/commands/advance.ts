@@ -9,12 +9,7 @@ export const advance: CommandDef = {
   ],
   description: 'Move the project to its next state, if the guard holds (the only command that does)',
   args: [
-    {
-      name: 'event',
-      description: 'fire this event instead of the automatic one',
-      optional: true,
-      complete: 'event',
-    },
+    { name: 'event', description: 'fire this event instead of the automatic one', optional: true, complete: 'event' },
   ],
   options: [
     { flags: '-l, --list', description: 'list the transitions out of this state, with their guards' },

@@ -107,16 +107,8 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts: o }) {
       const [agentName, taskId] = args as [string, string | undefined];
-      const opts = o as {
-        next?: boolean;
-        iteration?: boolean;
-        prompt?: string;
-        verbose?: boolean;
-        quiet?: boolean;
-        force?: boolean;
-        detach?: boolean;
-        worktree?: boolean;
-      };
+      type Flag = 'next' | 'iteration' | 'verbose' | 'quiet' | 'force' | 'detach' | 'worktree';
+      const opts = o as Partial<Record<Flag, boolean>> & { prompt?: string };
       if (opts.next && taskId !== undefined)
         throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
       if (opts.iteration && (taskId !== undefined || opts.next))
@@ -188,13 +180,8 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts: o }) {
       const [first, second] = args as [string | undefined, string | undefined];
-      const opts = o as {
+      const opts = o as Partial<Record<'verbose' | 'quiet' | 'force' | 'fresh' | 'detach', boolean>> & {
         agent?: string;
-        verbose?: boolean;
-        quiet?: boolean;
-        force?: boolean;
-        fresh?: boolean;
-        detach?: boolean;
       };
       const { resumeAgent } = await import('../app/workers/resume.js');
       // `resume <task-id> <prompt>` or `resume --agent <agent> <prompt>`.
@@ -219,22 +206,13 @@ export const commands: readonly CommandDef[] = [
         prompt = second;
       }
       if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');
+      const how = { verbose: opts.verbose === true, force: opts.force === true, fresh: opts.fresh === true };
       if (opts.detach) {
         const { resumeDetached } = await import('../app/detach.js');
-        const r = await resumeDetached(ctx.app, target, prompt, {
-          verbose: opts.verbose === true,
-          force: opts.force === true,
-          fresh: opts.fresh === true,
-        });
+        const r = await resumeDetached(ctx.app, target, prompt, how);
         return { data: r, text: detachedText(opts.fresh ? 'Started' : 'Resumed', r) };
       }
-      const r = await resumeAgent(ctx.app, target, prompt, {
-        verbose: opts.verbose === true,
-        quiet: opts.quiet === true,
-        force: opts.force === true,
-        fresh: opts.fresh === true,
-        say,
-      });
+      const r = await resumeAgent(ctx.app, target, prompt, { ...how, quiet: opts.quiet === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
   },

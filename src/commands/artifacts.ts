@@ -1,10 +1,6 @@
-/**
- * input|output add|set|remove|show|list, for a phase (`sow input …`) or a task (`sow task input …`):
- * one definition for all twenty commands. Add, set and list of each are the `artifact` tool of
- * `sow mcp` (its `action`: `input add`, …; `id` names a task, else it is a phase's).
- */
+/** input|output add|set|remove|show|list of a phase or a task: one definition for all twenty commands. */
 import type { ArtifactHolder, Direction } from '../app/artifacts.js';
-import { booleanArg, extraFlags, taskIdOf, textArg, TASK_ID_OPTION } from '../model/args.js';
+import { booleanArg, extraFlags, PHASE_OPTION, taskIdOf, textArg, TASK_ID_OPTION } from '../model/args.js';
 import type { CommandContext, CommandDef, McpExposure, OptionDef } from '../model/def.js';
 
 type OwnerKind = 'phase' | 'task';
@@ -21,10 +17,7 @@ export function artifactCommands(
   const word = direction === 'inputs' ? 'input' : 'output';
   const prefix = kind === 'phase' ? word : `task ${word}`;
   const what = kind === 'phase' ? `phase ${direction}` : `task ${direction}`;
-  const owner: OptionDef =
-    kind === 'phase'
-      ? { flags: '-p, --phase <name>', description: 'the phase (default: the one in progress)', complete: 'phase' }
-      : { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
+  const owner: OptionDef = kind === 'phase' ? PHASE_OPTION : TASK_ID_OPTION;
   const ownerOf = (opts: OwnerOpts): ArtifactHolder =>
     kind === 'phase'
       ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) }
@@ -58,9 +51,7 @@ export function artifactCommands(
         '  --source human           (any type; metadata.a.b reaches nested keys)\n' +
         'An absolute --path inside the repository is converted.',
       writes: true,
-      mcp: tool('add', {
-        description: "Add, set or list a phase's inputs or outputs, or a task's (id).",
-      }),
+      mcp: tool('add', { description: "Add, set or list a phase's inputs or outputs, or a task's (id)." }),
       async run(ctx: CommandContext, { opts: o, rest }) {
         const opts = o as unknown as OwnerOpts & { type: string; path: string; approved?: string };
         if (opts.approved !== undefined) booleanArg(opts.approved, '--approved');
@@ -149,8 +140,7 @@ export function artifactCommands(
         const lines = r.artifacts.map((a, i) => format(i, a));
         return {
           data: artifactListData(r.artifacts),
-          // A task's inputs under their heading, as the command surface shows them (its feedback sits among
-          // references).
+          // A task's inputs under a heading, as the command surface shows them.
           text: (kind === 'task' && direction === 'inputs' && lines.length ? ['Inputs:', ...lines] : lines).join('\n'),
           ...(r.artifacts.length ? {} : { message: `No ${direction} on ${r.owner}` }),
         };

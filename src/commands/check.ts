@@ -110,24 +110,11 @@ export const commands: readonly CommandDef[] = [
       "Run checks (default: all declared) in the repository root (with --task, in the task's own checkout if it " +
       'has one); each run is recorded as an evidence output, with its log',
     args: [
-      {
-        name: 'names',
-        description: 'the checks (default: all)',
-        optional: true,
-        variadic: true,
-        complete: 'check',
-      },
+      { name: 'names', description: 'the checks (default: all)', optional: true, variadic: true, complete: 'check' },
     ],
     options: [
-      {
-        flags: '--task <id>',
-        description: 'record the evidence on this task',
-        complete: 'task-id',
-      },
-      {
-        flags: '-d, --detach',
-        description: 'run in the background, return at once',
-      },
+      { flags: '--task <id>', description: 'record the evidence on this task', complete: 'task-id' },
+      { flags: '-d, --detach', description: 'run in the background, return at once' },
     ],
     help:
       'Exit 0 when every check passed, 1 when one failed or timed out; Ctrl-C stops the running check and says ' +
@@ -180,13 +167,7 @@ export const commands: readonly CommandDef[] = [
       'Wait for the checks running in the background (sow check run --detach; default: every run going on, else ' +
       "the last one) and report them as 'sow check run' would",
     args: [
-      {
-        name: 'names',
-        description: 'the checks (default: all)',
-        optional: true,
-        variadic: true,
-        complete: 'check',
-      },
+      { name: 'names', description: 'the checks (default: all)', optional: true, variadic: true, complete: 'check' },
     ],
     options: [
       {
@@ -228,8 +209,7 @@ function passedMessage(r: {
   const passed = r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`;
   const where = r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : '';
   return (
-    `${passed}${where}; ` +
-    `evidence recorded on ${r.recorded?.owner ?? 'nothing'} ` +
+    `${passed}${where}; evidence recorded on ${r.recorded?.owner ?? 'nothing'} ` +
     `('sow ${r.recorded?.task ? `task output list --id ${r.recorded.task}` : 'output list'}')`
   );
 }

@@ -53,10 +53,6 @@ export const doctor: CommandDef = {
     }
     const warnings = r.checks.filter((c) => c.status === 'warn').length;
     const said = warnings ? `${warnings} warning(s), no check failed` : `All ${r.checks.length} checks passed`;
-    return {
-      data: { checks: r.checks },
-      text,
-      message: `${didFix}${said}`,
-    };
+    return { data: { checks: r.checks }, text, message: `${didFix}${said}` };
   },
 };

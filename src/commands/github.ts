@@ -1,5 +1,6 @@
 /** `sow issue …` and `sow pr …`: GitHub through the user's gh. */
 import { shown } from '../domain/display.js';
+import { oneOf } from '../model/args.js';
 import type { CommandDef } from '../model/def.js';
 
 export const issue: readonly CommandDef[] = [
@@ -14,15 +15,14 @@ export const issue: readonly CommandDef[] = [
     writes: false,
     async run(ctx, { opts: o }) {
       const opts = o as { state: string; label?: string; limit: string };
-      const { notOneOf, UsageError } = await import('../domain/errors.js');
-      if (!['open', 'closed', 'all'].includes(opts.state))
-        throw notOneOf('issue state', opts.state, ['open', 'closed', 'all'], 'states');
+      const { UsageError } = await import('../domain/errors.js');
+      const state = oneOf('issue state', opts.state, ['open', 'closed', 'all'] as const, 'states');
       const limit = Number(opts.limit);
       if (!/^\d+$/.test(opts.limit) || !Number.isSafeInteger(limit) || limit < 1)
         throw new UsageError(`invalid --limit '${opts.limit}': expected a whole number ≥ 1`, 'for example --limit 100');
       const gh = await import('../app/github.js');
       const r = await gh.issueList(ctx.app, {
-        state: opts.state as 'open' | 'closed' | 'all',
+        state,
         limit,
         ...(opts.label ? { label: opts.label } : {}),
       });
@@ -105,8 +105,7 @@ export const pr: readonly CommandDef[] = [
         data: r,
         text: r.url,
         message:
-          `${pr} ` +
-          `in ${r.repo}${r.pushed ? '; the branch was pushed to origin first' : ''}; recorded as the ` +
+          `${pr} in ${r.repo}${r.pushed ? '; the branch was pushed to origin first' : ''}; recorded as the ` +
           `pull_request output`,
       };
     },

@@ -1,19 +1,16 @@
-/**
- * The registry: every command group sow has, each loaded only when argv, help, completion or
- * `sow mcp` asks for it. A new command is a file beside this one and a line here. Project types
- * bring their groups through their own registry (commands/types.ts).
- */
+/** The registry: every command group, each loaded only when asked for. A new command is a file here and a line. */
 import type { CommandDef, GroupDef, TopicDef } from '../model/def.js';
 
+type Module = Promise<readonly CommandDef[] | { readonly commands: readonly CommandDef[] }>;
 const group = (
   name: string,
   description: string,
-  load: () => Promise<readonly CommandDef[]>,
+  load: () => Module,
   subgroups?: Readonly<Record<string, string>>,
 ): GroupDef => ({
   name,
   description,
-  load,
+  load: () => load().then((m) => ('commands' in m ? m.commands : m)),
   ...(subgroups ? { subgroups } : {}),
 });
 const artifacts = (direction: 'inputs' | 'outputs'): GroupDef => {
@@ -30,20 +27,18 @@ const single = (name: string, load: () => Promise<CommandDef>): GroupDef => ({
   load: async () => [await load()],
 });
 
+const topic = (name: string, description: string, load: () => Promise<CommandDef>): TopicDef => ({
+  name,
+  description,
+  load,
+});
+
 // In the order `sow --help` lists them.
 export const GROUPS: readonly GroupDef[] = [
   single('init', async () => (await import('./init.js')).init),
-  group(
-    'project',
-    'Create, inspect and remove the project on this branch',
-    async () => (await import('./project.js')).commands,
-  ),
+  group('project', 'Create, inspect and remove the project on this branch', () => import('./project.js')),
   single('status', async () => (await import('./project.js')).status),
-  group(
-    'phase',
-    'Read and set fields of a phase (default: the phase in progress)',
-    async () => (await import('./phase.js')).commands,
-  ),
+  group('phase', 'Read and set fields of a phase (default: the phase in progress)', () => import('./phase.js')),
   group(
     'task',
     "Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)",
@@ -56,30 +51,22 @@ export const GROUPS: readonly GroupDef[] = [
   artifacts('inputs'),
   artifacts('outputs'),
   single('advance', async () => (await import('./advance.js')).advance),
-  group(
-    'agent',
-    'Spawn and resume agent workers, and list the agents',
-    async () => (await import('./agent.js')).commands,
-  ),
+  group('agent', 'Spawn and resume agent workers, and list the agents', () => import('./agent.js')),
   single('log', async () => (await import('./log.js')).log),
   single('cost', async () => (await import('./cost.js')).cost),
   single('prompt', async () => (await import('./prompt.js')).prompt),
-  group(
-    'config',
-    'Your agent configuration (which agent CLI runs which role)',
-    async () => (await import('./config.js')).commands,
-  ),
+  group('config', 'Your agent configuration (which agent CLI runs which role)', () => import('./config.js')),
   single('schema', async () => (await import('./schema.js')).schema),
   single('migrate', async () => (await import('./migrate.js')).migrate),
   group(
     'check',
     "Run the repository's declared checks (.sow/config.yaml) and record what they showed as evidence",
-    async () => (await import('./check.js')).commands,
+    () => import('./check.js'),
   ),
   group(
     'worktree',
     'Run another project beside this one: a git worktree of its branch under .sow/worktrees/',
-    async () => (await import('./worktree.js')).commands,
+    () => import('./worktree.js'),
   ),
   group(
     'issue',
@@ -90,14 +77,14 @@ export const GROUPS: readonly GroupDef[] = [
   group(
     'refs',
     'Shared references for agents: repositories and folders cloned once into your cache, linked as .sow/refs/<link>',
-    async () => (await import('./refs.js')).commands,
+    () => import('./refs.js'),
   ),
   single('mcp', async () => (await import('./mcp.js')).mcp),
   single('ui', async () => (await import('./ui.js')).ui),
   group(
     'graph',
     'Draw the lifecycle or the task dependencies: text, mermaid (renders on GitHub) or graphviz dot',
-    async () => (await import('./graph.js')).commands,
+    () => import('./graph.js'),
   ),
   single('install', async () => (await import('./install.js')).install),
   single('uninstall', async () => (await import('./install.js')).uninstall),
@@ -110,22 +97,18 @@ export const GROUPS: readonly GroupDef[] = [
 
 /** The help topics that are not commands, in the order `sow --help` lists them. */
 export const TOPICS: readonly TopicDef[] = [
-  {
-    name: 'environment',
-    description: 'the environment variables sow reads',
-    load: async () => (await import('./topics.js')).environment,
-  },
-  {
-    name: 'exit-codes',
-    description: 'what each exit code means, and which of 1, 2 and 3 a refusal is',
-    load: async () => (await import('./exit-codes.js')).exitCodes,
-  },
-  { name: 'json', description: 'what --json prints', load: async () => (await import('./topics.js')).json },
-  {
-    name: 'reference',
-    description: 'every command, with its arguments and options',
-    load: async () => (await import('./topics.js')).reference,
-  },
+  topic('environment', 'the environment variables sow reads', async () => (await import('./topics.js')).environment),
+  topic(
+    'exit-codes',
+    'what each exit code means, and which of 1, 2 and 3 a refusal is',
+    async () => (await import('./exit-codes.js')).exitCodes,
+  ),
+  topic('json', 'what --json prints', async () => (await import('./topics.js')).json),
+  topic(
+    'reference',
+    'every command, with its arguments and options',
+    async () => (await import('./topics.js')).reference,
+  ),
 ];
 
 /** Every command of sow's own groups and the project types' (help, completion and `sow mcp` need them all). */

@@ -57,11 +57,7 @@ export const install: CommandDef = {
         : 'commit the files and .sow/integrations.yaml';
     const did = r.plugin ? 'Wrote the sow plugin' : `Installed sow for ${r.targets.join(', ')}`;
     const left = kept ? ` (${kept} file${kept === 1 ? '' : 's'} left as you had ${kept === 1 ? 'it' : 'them'})` : '';
-    return {
-      data: r,
-      text: render(r),
-      message: `${did}${left}. Next: ${next}`,
-    };
+    return { data: r, text: render(r), message: `${did}${left}. Next: ${next}` };
   },
 };
 

@@ -1,13 +1,8 @@
 /** `sow phase …`: fields of a phase (default: the one in progress). */
 import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
-import type { CommandDef, OptionDef } from '../model/def.js';
-
-const PHASE: OptionDef = {
-  flags: '-p, --phase <name>',
-  description: 'the phase (default: the one in progress)',
-  complete: 'phase',
-};
+import { PHASE_OPTION as PHASE } from '../model/args.js';
+import type { CommandDef } from '../model/def.js';
 
 export const commands: readonly CommandDef[] = [
   {

@@ -1,6 +1,7 @@
 /** `sow project …` and `sow status`: create, inspect and remove the project on this branch. */
 import { shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
+import { WATCH_OPTION } from '../model/args.js';
 import type { CommandContext, CommandDef, CommandResult } from '../model/def.js';
 
 async function showStatus(
@@ -17,7 +18,6 @@ async function showStatus(
     );
   }
   if (opts.all) {
-    // Every project: the main checkout's and each worktree's.
     const { listWorktreesFor } = await import('../app/worktree.js');
     const { renderWorktrees } = await import('../cli/render.js');
     const trees = await listWorktreesFor(ctx.app);
@@ -33,15 +33,7 @@ async function showStatus(
   return { data: r, text: renderStatus(r, paintFor()), ...(warnings.length ? { warnings } : {}) };
 }
 
-const ALL_OPTION = {
-  flags: '--all',
-  description: "every project: the main checkout's and each worktree's",
-};
-const WATCH_OPTION = {
-  flags: '-w, --watch',
-  description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
-  terminal: true,
-};
+const ALL_OPTION = { flags: '--all', description: "every project: the main checkout's and each worktree's" };
 
 const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
 
@@ -160,12 +152,7 @@ export const commands: readonly CommandDef[] = [
     description:
       "Where the project stands and the next command (the state card); --full prints the state's whole " +
       'orchestrator prompt',
-    options: [
-      {
-        flags: '--full',
-        description: "the state's whole prompt instead of the card",
-      },
-    ],
+    options: [{ flags: '--full', description: "the state's whole prompt instead of the card" }],
     writes: false,
     mcp: { tool: 'continue', description: 'The state card: where the project stands and the next command.' },
     async run(ctx, { opts }) {

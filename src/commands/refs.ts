@@ -16,14 +16,11 @@ const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 7) : '-');
 const age = (iso: string | null | undefined) => {
   if (!iso) return 'never fetched';
   const s = Math.max(0, Math.round((Date.now() - Date.parse(iso)) / 1000));
-  return s < 90
-    ? `${s} s ago`
-    : s < 5400
-      ? `${Math.round(s / 60)} min ago`
-      : s < 172800
-        ? `${Math.round(s / 3600)} h ago`
-        : `${Math.round(s / 86400)} days ago`;
+  if (s < 90) return `${s} s ago`;
+  if (s < 5400) return `${Math.round(s / 60)} min ago`;
+  return s < 172800 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} days ago`;
 };
+const none = (list: readonly unknown[], message: string) => (list.length ? {} : { message });
 
 export const commands: readonly CommandDef[] = [
   {
@@ -89,7 +86,7 @@ export const commands: readonly CommandDef[] = [
               (r.description ? `\n    ${shown(r.description)}` : ''),
           )
           .join('\n'),
-        ...(list.length ? {} : { message: "No refs yet; 'sow refs add <source>' adds one" }),
+        ...none(list, "No refs yet; 'sow refs add <source>' adds one"),
       };
     },
   },
@@ -101,28 +98,18 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args }) {
       const { refsStatus } = await import('../app/refs-sync.js');
       const list = await refsStatus(ctx.app, args[0] as string | undefined, await fetchSpinner());
-      const line = (s: (typeof list)[number]) => {
-        switch (s.state) {
-          case 'offline':
-            return `${s.link}  offline: ${short(s.sha)}, fetched ${age(s.fetched_at)} (${s.reason})`;
-          case 'snapshot':
-            return `${s.link}  a copy of a local folder ('sow refs update' copies it again)`;
-          case 'not-cloned':
-            return `${s.link}  not in the cache: run 'sow refs init'`;
-          case 'behind':
-            return (
-              `${s.link}  behind by ${s.behind}: ${short(s.sha)} → ${short(s.remote)} ('sow refs ` +
-              `update ${s.link}')`
-            );
-          case 'ahead':
-            return `${s.link}  ahead by ${s.ahead} (${short(s.sha)})`;
-          case 'diverged':
-            return `${s.link}  diverged: ${s.ahead} ahead, ${s.behind} behind`;
-          default:
-            return `${s.link}  current (${short(s.sha)})`;
-        }
+      type Status = (typeof list)[number] & Partial<{ behind: number; ahead: number; remote: string; reason: string }>;
+      const says: Record<Status['state'], (s: Status) => string> = {
+        offline: (s) => `offline: ${short(s.sha)}, fetched ${age(s.fetched_at)} (${s.reason})`,
+        snapshot: () => "a copy of a local folder ('sow refs update' copies it again)",
+        'not-cloned': () => "not in the cache: run 'sow refs init'",
+        behind: (s) => `behind by ${s.behind}: ${short(s.sha)} → ${short(s.remote)} ('sow refs update ${s.link}')`,
+        ahead: (s) => `ahead by ${s.ahead} (${short(s.sha)})`,
+        diverged: (s) => `diverged: ${s.ahead} ahead, ${s.behind} behind`,
+        current: (s) => `current (${short(s.sha)})`,
       };
-      return { data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) };
+      const line = (s: Status) => `${s.link}  ${says[s.state](s)}`;
+      return { data: list, text: list.map(line).join('\n'), ...none(list, 'No refs yet') };
     },
   },
   {
@@ -133,20 +120,17 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args }) {
       const { refsUpdate } = await import('../app/refs-sync.js');
       const list = await refsUpdate(ctx.app, args[0] as string | undefined, progress(), await fetchSpinner());
-      const line = (u: (typeof list)[number]) =>
-        u.result === 'updated'
-          ? `${u.link}  updated ${short(u.from)} → ${short(u.to)}`
-          : u.result === 'current'
-            ? `${u.link}  current (${short(u.to)})`
-            : u.result === 'ahead'
-              ? `${u.link}  ahead, kept at ${short(u.to)}: ${u.why}`
-              : u.result === 'offline'
-                ? `${u.link}  offline, kept at ${short(u.from)} (${u.why})`
-                : u.result === 'recopied'
-                  ? `${u.link}  copied again`
-                  : u.result === 'cloned'
-                    ? `${u.link}  cloned (${short(u.to)})`
-                    : `${u.link}  not updated: ${u.why}`;
+      type Update = (typeof list)[number];
+      const says: Record<Update['result'], (u: Update) => string> = {
+        updated: (u) => `updated ${short(u.from)} → ${short(u.to)}`,
+        current: (u) => `current (${short(u.to)})`,
+        ahead: (u) => `ahead, kept at ${short(u.to)}: ${u.why}`,
+        offline: (u) => `offline, kept at ${short(u.from)} (${u.why})`,
+        recopied: () => 'copied again',
+        cloned: (u) => `cloned (${short(u.to)})`,
+        refused: (u) => `not updated: ${u.why}`,
+      };
+      const line = (u: Update) => `${u.link}  ${says[u.result](u)}`;
       const refused = list.filter((u) => u.result === 'refused');
       if (refused.length) {
         const { SowError } = await import('../domain/errors.js');
@@ -159,7 +143,7 @@ export const commands: readonly CommandDef[] = [
             'update again',
         );
       }
-      return { data: list, text: list.map(line).join('\n'), ...(list.length ? {} : { message: 'No refs yet' }) };
+      return { data: list, text: list.map(line).join('\n'), ...none(list, 'No refs yet') };
     },
   },
   {
@@ -200,7 +184,7 @@ export const commands: readonly CommandDef[] = [
         text: list
           .map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`)
           .join('\n'),
-        ...(list.length ? {} : { message: 'No refs in the indexes' }),
+        ...none(list, 'No refs in the indexes'),
       };
     },
   },

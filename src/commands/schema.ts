@@ -1,5 +1,5 @@
 /** `sow schema`: the JSON Schema of a state or configuration file. */
-import { notOneOf } from '../domain/errors.js';
+import { oneOf } from '../model/args.js';
 import type { CommandDef } from '../model/def.js';
 
 const FILES = ['project', 'task', 'config', 'repo-config'] as const;
@@ -12,10 +12,9 @@ export const schema: CommandDef = {
   args: [{ name: 'file', description: FILES.join(' | '), optional: true, default: 'project' }],
   writes: false,
   async run(_ctx, { args }) {
-    const file = args[0] as string;
-    if (!(FILES as readonly string[]).includes(file)) throw notOneOf('schema', file, FILES);
+    const file = oneOf('schema', args[0] as string, FILES);
     const { jsonSchemaOf } = await import('../app/schema.js');
-    const schema = jsonSchemaOf(file as (typeof FILES)[number]);
+    const schema = jsonSchemaOf(file);
     return { data: schema, text: JSON.stringify(schema, null, 2) };
   },
 };

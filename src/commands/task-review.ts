@@ -1,12 +1,6 @@
-/**
- * `sow task changes`: what a task's work changed, file by file, from git (src/app/task-changes.ts)
- * — the read a person reviews a task with, on the command line and on `sow ui`'s task page. In the
- * `task` group, loaded beside commands/task.ts.
- */
+/** `sow task changes`: what a task's work changed, file by file (the read a task is reviewed with, here and in ui). */
 import { taskIdOf, TASK_ID_OPTION } from '../model/args.js';
-import type { CommandDef, OptionDef } from '../model/def.js';
-
-const ID: OptionDef = { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
+import type { CommandDef } from '../model/def.js';
 
 const SOURCE: Readonly<Record<string, string>> = {
   'worker-checkout': "in its own checkout: its branch's commits and what is left uncommitted",
@@ -44,9 +38,8 @@ export const commands: CommandDef[] = [
       'iteration, what their workers used, when they last changed',
     options: [
       {
-        flags: TASK_ID_OPTION[0],
+        ...TASK_ID_OPTION,
         description: "only this task's card, with each run of its workers (tokens and cost of every spawn and resume)",
-        complete: 'task-id',
       },
     ],
     writes: false,
@@ -65,7 +58,7 @@ export const commands: CommandDef[] = [
     description:
       "What a task's work changed, file by file, from git: its own checkout against where its branch began, else " +
       'the project checkout against its base branch',
-    options: [ID],
+    options: [TASK_ID_OPTION],
     writes: false,
     help:
       "Whether or not the worker recorded the files ('sow task diff' shows the recorded ones only). New files " +

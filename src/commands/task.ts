@@ -1,21 +1,20 @@
 /** `sow task …`: add, change and inspect the project's tasks, and their inputs and outputs. */
-import { agentArg, oneOf, taskIdArg, taskIdOf, taskIdsArg, textArg, TASK_ID_OPTION } from '../model/args.js';
+import { agentArg, oneOf, taskIdArg, taskIdOf, taskIdsArg, textArg } from '../model/args.js';
+import { TASK_ID_OPTION, WATCH_OPTION } from '../model/args.js';
 import { shown } from '../domain/display.js';
 import { UsageError } from '../domain/errors.js';
 import { renderValue } from '../cli/value.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
-import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick, type TaskListField } from './task-list-args.js';
-import type { CommandContext, CommandDef, OptionDef } from '../model/def.js';
+import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick } from './task-list-args.js';
+import type { CommandContext, CommandDef } from '../model/def.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
   const since = t.status === 'completed' || t.status === 'abandoned' ? t.completed_at : undefined;
   return `Task ${t.id} is already ${t.status}${since ? ` (since ${since})` : ''}; nothing changed`;
 }
-
-const ID: OptionDef = { flags: TASK_ID_OPTION[0], description: TASK_ID_OPTION[1], complete: 'task-id' };
 
 interface AddOpts {
   agent?: string;
@@ -50,26 +49,11 @@ export const commands: readonly CommandDef[] = [
     description: 'Add a task (ids are gap-numbered: 010, 020, …)',
     args: [{ name: 'name', description: 'what the task does' }],
     options: [
-      {
-        flags: '-a, --agent <agent>',
-        description: 'the agent role, e.g. implementer',
-        complete: 'agent',
-      },
-      {
-        flags: '-d, --description <text>',
-        description: 'requirements, acceptance criteria (description.md)',
-      },
-      {
-        flags: '--id <id>',
-        description: 'this id (10 means 010), not the next free one',
-        complete: 'task-id',
-      },
+      { flags: '-a, --agent <agent>', description: 'the agent role, e.g. implementer', complete: 'agent' },
+      { flags: '-d, --description <text>', description: 'requirements, acceptance criteria (description.md)' },
+      { flags: '--id <id>', description: 'this id (10 means 010), not the next free one', complete: 'task-id' },
       { flags: '--parallel', description: 'may run beside others' },
-      {
-        flags: '--depends-on <ids>',
-        description: 'ids that must finish first, e.g. 010,020',
-        complete: 'task-id',
-      },
+      { flags: '--depends-on <ids>', description: 'ids that must finish first, e.g. 010,020', complete: 'task-id' },
     ],
     writes: true,
     mcp: { tool: 'task', action: 'add', omit: ['id'] },
@@ -87,11 +71,8 @@ export const commands: readonly CommandDef[] = [
       { name: 'value', description: 'its new value' },
     ],
     options: [
-      ID,
-      {
-        flags: '--force',
-        description: "override an owner's hold, a block or the checks (recorded)",
-      },
+      TASK_ID_OPTION,
+      { flags: '--force', description: "override an owner's hold, a block or the checks (recorded)" },
       { flags: '--owner <name>', description: 'act as this owner (default: SOW_OWNER)' },
     ],
     help:
@@ -107,8 +88,7 @@ export const commands: readonly CommandDef[] = [
       const [field, value] = args as [string, string];
       const opts = o as { id?: string; force?: boolean; owner?: string };
       const { setTaskField } = await import('../app/task-change.js');
-      // Set up only when the change runs checks (completing): their progress (stderr or the MCP client's),
-      // and Ctrl-C or the client's cancel stopping them.
+      // Only a completion runs checks: then their progress goes out, and Ctrl-C or a cancel stops them.
       let watch: { release(): void } | undefined;
       const checking = async () => {
         const w = await (await import('../cli/check.js')).checkWatch(ctx, process.stderr);
@@ -142,7 +122,7 @@ export const commands: readonly CommandDef[] = [
     name: 'task get',
     description: 'Print a task, or one field of it (bare, for scripts)',
     args: [{ name: 'field', description: 'only this field', optional: true }],
-    options: [ID],
+    options: [TASK_ID_OPTION],
     writes: false,
     mcp: { tool: 'task', action: 'get', description: 'List tasks, get one whole (id), or add one.', omit: ['field'] },
     async run(ctx, { args, opts }) {
@@ -161,7 +141,7 @@ export const commands: readonly CommandDef[] = [
     name: 'task abandon',
     description: 'Abandon a task (it no longer blocks review)',
     options: [
-      ID,
+      TASK_ID_OPTION,
       {
         flags: '--force',
         description:
@@ -188,21 +168,10 @@ export const commands: readonly CommandDef[] = [
     description: 'List the tasks',
     options: [
       { flags: '-s, --status <status>', description: 'only tasks with this status', complete: 'task-status' },
-      {
-        flags: '-r, --ready',
-        description: 'only tasks that can start now',
-      },
-      { flags: '-n, --limit <n>', description: 'at most this many tasks', parse: (raw) => limitArg(raw) },
-      {
-        flags: '-f, --fields <names>',
-        description: `only these fields, e.g. id,name,status`,
-        parse: (raw) => fieldsArg(raw),
-      },
-      {
-        flags: '-w, --watch',
-        description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
-        terminal: true,
-      },
+      { flags: '-r, --ready', description: 'only tasks that can start now' },
+      { flags: '-n, --limit <n>', description: 'at most this many tasks', parse: limitArg },
+      { flags: '-f, --fields <names>', description: 'only these fields, e.g. id,name,status', parse: fieldsArg },
+      WATCH_OPTION,
     ],
     help:
       `--fields takes ${LIST_FIELDS_HELP}, in the order given.\n` +
@@ -215,7 +184,7 @@ export const commands: readonly CommandDef[] = [
       const status = opts['status'] as string | undefined;
       const ready = opts['ready'] === true;
       const limit = opts['limit'] as number | undefined;
-      const fields = opts['fields'] as TaskListField[] | undefined;
+      const fields = opts['fields'] as string[] | undefined;
       if (status !== undefined)
         oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
       if (ready && status !== undefined)
@@ -257,7 +226,6 @@ export const commands: readonly CommandDef[] = [
       };
       if (!opts['watch']) return view();
       const { watchView } = await import('../cli/watch.js');
-      // (The view's title: the command as typed.)
       return watchView(
         ctx,
         ['sow task list', ...(status ? ['--status', status] : []), ...(ready ? ['--ready'] : [])].join(' '),
@@ -270,25 +238,12 @@ export const commands: readonly CommandDef[] = [
     description:
       'List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first',
     options: [
-      {
-        flags: '--claim',
-        description: 'claim the first (in_progress, yours)',
-      },
+      { flags: '--claim', description: 'claim the first (in_progress, yours)' },
       { flags: '-a, --agent <agent>', description: 'the agent role', complete: 'agent' },
-      {
-        flags: '--owner <name>',
-        description: 'who claims it (default: SOW_OWNER)',
-      },
-      {
-        flags: '--lease <duration>',
-        description: 'how long the claim holds (30m, 2h)',
-        default: '30m',
-      },
-      {
-        flags: '--remote <name>',
-        description: 'also claim it on this git remote',
-      },
-      { flags: '-n, --limit <n>', description: 'list at most this many', parse: (raw) => limitArg(raw) },
+      { flags: '--owner <name>', description: 'who claims it (default: SOW_OWNER)' },
+      { flags: '--lease <duration>', description: 'how long the claim holds (30m, 2h)', default: '30m' },
+      { flags: '--remote <name>', description: 'also claim it on this git remote' },
+      { flags: '-n, --limit <n>', description: 'list at most this many', parse: limitArg },
     ],
     help:
       '--agent, --owner, --lease and --remote go with --claim; --limit with the list (an MCP client gets 10). ' +
@@ -369,7 +324,7 @@ export const commands: readonly CommandDef[] = [
       'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending ' +
       'feedback input',
     args: [{ name: 'text', description: 'the findings: what to change, and why' }],
-    options: [ID],
+    options: [TASK_ID_OPTION],
     writes: true,
     help:
       "What the orchestrator prompts describe in two steps (write the file, then 'sow task input add --type " +
@@ -391,7 +346,7 @@ export const commands: readonly CommandDef[] = [
     name: 'task diff',
     description:
       "What a task changed: its modified files as a diff against the project's base branch (new files whole)",
-    options: [ID],
+    options: [TASK_ID_OPTION],
     writes: false,
     async run(ctx, { opts }) {
       const { taskDiff } = await import('../app/task.js');
@@ -416,7 +371,7 @@ export const commands: readonly CommandDef[] = [
       'checkout and its branch',
     args: [{ name: 'task-id', description: 'the task (or --id)', optional: true, complete: 'task-id' }],
     options: [
-      ID,
+      TASK_ID_OPTION,
       {
         flags: '--force',
         description:

@@ -1,8 +1,4 @@
-/**
- * The help topics that are not commands, each a page built when asked for: `sow help reference`
- * (every command, from the registry's definitions), `sow help environment`, `sow help json`.
- * `sow help exit-codes` is the `exit-codes` command's page.
- */
+/** The help topics that are not commands: reference, environment, json (exit-codes is a command's page). */
 import type { ArgDef, CommandDef, OptionDef } from '../model/def.js';
 import { columns } from '../cli/render.js';
 
@@ -24,7 +20,7 @@ const optionRow = (o: OptionDef) => ({
 });
 
 /** The reference entry of one command: what `--json` prints, and what the text is made of. */
-export function referenceOf(def: CommandDef) {
+function referenceOf(def: CommandDef) {
   return {
     command: `sow ${def.name}`,
     usage: usageOf(def),
@@ -54,12 +50,7 @@ export const reference: CommandDef = {
     const text = entries.map((e) => {
       const lines = [e.usage, `  ${e.description}`];
       const rows = [
-        ...e.arguments
-          .filter((a) => a.description)
-          .map((a) => [
-            `${a.optional ? '[' : '<'}${a.name}${a.variadic ? '...' : ''}${a.optional ? ']' : '>'}`,
-            a.description!,
-          ]),
+        ...e.arguments.filter((a) => a.description).map((a) => [usageOfArg(a), a.description!]),
         ...e.options.map((o) => [o.flags, o.description + (o.required ? ' (required)' : '')]),
       ];
       if (rows.length)
@@ -81,62 +72,40 @@ export const reference: CommandDef = {
 };
 
 /** The variables sow reads, and what each does. */
-export const ENVIRONMENT: readonly { readonly name: string; readonly meaning: string }[] = [
-  {
-    name: 'SOW_AGENTS_<ROLE>',
-    meaning: 'which agent CLI runs a role (SOW_AGENTS_IMPLEMENTER=codex), over your configuration file',
-  },
-  {
-    name: 'SOW_OWNER',
-    meaning: 'the name a claim is recorded under (task next --claim); without it, on a terminal, git config user.name',
-  },
-  {
-    name: 'SOW_LOCK_TIMEOUT',
-    meaning: 'seconds a command waits for another sow command to finish with the project (default 15, at most 86400)',
-  },
-  {
-    name: 'SOW_ALLOW_CHECKS',
-    meaning:
-      "1: run the repository's declared checks without 'sow check allow' (for CI, where the repository is trusted)",
-  },
-  { name: 'SOW_DEBUG', meaning: '1: print the stack trace of an internal error' },
-  { name: 'SOW_NO_COMPILE_CACHE', meaning: "1: do not keep sow's compiled code in the cache folder" },
-  { name: 'SOW_NO_RAW_STAT', meaning: "1: check task files with Node's fs.lstatSync only, not its faster fs binding" },
-  {
-    name: 'SOW_AGENT_ID',
-    meaning: 'set by sow for a worker it spawns: who acts (implementer-1); its claims and log lines carry it',
-  },
-  { name: 'SOW_AGENT', meaning: 'set with SOW_AGENT_ID: the agent role (implementer)' },
-  {
-    name: 'SOW_TASK_ID',
-    meaning: 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)',
-  },
-  {
-    name: 'SOW_SESSION_ID',
-    meaning: 'an agent session; alone, it is an identity for claims (agent CLIs outside sow can set it)',
-  },
-  {
-    name: 'SOW_PROJECT_ROOT',
-    meaning:
-      'set for a worker: the project checkout; a worker in a checkout of its own (agent spawn --worktree) acts on ' +
+const VARIABLES: readonly (readonly [string, string])[] = [
+  ['SOW_AGENTS_<ROLE>', 'which agent CLI runs a role (SOW_AGENTS_IMPLEMENTER=codex), over your configuration file'],
+  [
+    'SOW_OWNER',
+    'the name a claim is recorded under (task next --claim); without it, on a terminal, git config user.name',
+  ],
+  [
+    'SOW_LOCK_TIMEOUT',
+    'seconds a command waits for another sow command to finish with the project (default 15, at most 86400)',
+  ],
+  [
+    'SOW_ALLOW_CHECKS',
+    "1: run the repository's declared checks without 'sow check allow' (for CI, where the repository is trusted)",
+  ],
+  ['SOW_DEBUG', '1: print the stack trace of an internal error'],
+  ['SOW_NO_COMPILE_CACHE', "1: do not keep sow's compiled code in the cache folder"],
+  ['SOW_NO_RAW_STAT', "1: check task files with Node's fs.lstatSync only, not its faster fs binding"],
+  ['SOW_AGENT_ID', 'set by sow for a worker it spawns: who acts (implementer-1); its claims and log lines carry it'],
+  ['SOW_AGENT', 'set with SOW_AGENT_ID: the agent role (implementer)'],
+  ['SOW_TASK_ID', 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)'],
+  ['SOW_SESSION_ID', 'an agent session; alone, it is an identity for claims (agent CLIs outside sow can set it)'],
+  [
+    'SOW_PROJECT_ROOT',
+    'set for a worker: the project checkout; a worker in a checkout of its own (agent spawn --worktree) acts on ' +
       "the project's state there",
-  },
-  { name: 'CI', meaning: 'set (as CI services do): no progress spinner, even on a terminal' },
-  { name: 'NO_COLOR', meaning: 'no colour, even on a terminal (as --no-color); TERM=dumb does the same' },
-  { name: 'VISUAL, EDITOR', meaning: "the editor of 'sow config edit'" },
-  {
-    name: 'XDG_CONFIG_HOME',
-    meaning: 'where your configuration is: $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml',
-  },
-  {
-    name: 'XDG_CACHE_HOME',
-    meaning: 'where the reference cache and compiled code are: $XDG_CACHE_HOME/sow, else ~/.cache/sow',
-  },
-  {
-    name: 'XDG_STATE_HOME',
-    meaning: 'where the checks you allowed are recorded: $XDG_STATE_HOME/sow, else ~/.local/state/sow',
-  },
+  ],
+  ['CI', 'set (as CI services do): no progress spinner, even on a terminal'],
+  ['NO_COLOR', 'no colour, even on a terminal (as --no-color); TERM=dumb does the same'],
+  ['VISUAL, EDITOR', "the editor of 'sow config edit'"],
+  ['XDG_CONFIG_HOME', 'where your configuration is: $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml'],
+  ['XDG_CACHE_HOME', 'where the reference cache and compiled code are: $XDG_CACHE_HOME/sow, else ~/.cache/sow'],
+  ['XDG_STATE_HOME', 'where the checks you allowed are recorded: $XDG_STATE_HOME/sow, else ~/.local/state/sow'],
 ];
+export const ENVIRONMENT = VARIABLES.map(([name, meaning]) => ({ name, meaning }));
 
 export const environment: CommandDef = {
   name: 'help environment',
@@ -146,7 +115,7 @@ export const environment: CommandDef = {
     return {
       data: ENVIRONMENT,
       text:
-        `${columns(ENVIRONMENT.map((v) => [v.name, v.meaning]))}\n\ngh and the agent CLIs read their own ` +
+        `${columns(VARIABLES)}\n\ngh and the agent CLIs read their own ` +
         `variables (GH_TOKEN, GH_HOST, ANTHROPIC_API_KEY, …); sow passes them on.`,
     };
   },

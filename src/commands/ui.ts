@@ -2,8 +2,6 @@
 import { UsageError } from '../domain/errors.js';
 import type { CommandDef } from '../model/def.js';
 
-declare const SOW_VERSION: string;
-
 export const ui: CommandDef = {
   name: 'ui',
   description:
@@ -39,7 +37,6 @@ export const ui: CommandDef = {
     const { toJson } = await import('../domain/json.js');
     const server = await startUi(ctx, {
       port: (opts['port'] as number | undefined) ?? 0,
-      version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
       commands: ctx.commands,
     });
     if (ctx.json)

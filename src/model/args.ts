@@ -1,11 +1,11 @@
 /**
- * The values of flags and arguments, checked against their form or their fixed list before a
- * command reads anything: a mistake there is a command line that cannot be parsed (exit 2), and
- * says so before any other refusal (see EXIT_RULE in cli/help-topics.ts).
+ * Flag and argument values, checked before a command reads anything: a mistake is a line that cannot be parsed
+ * (exit 2), said before any other refusal.
  */
 import { notOneOf, UsageError } from '../domain/errors.js';
 import { quoted } from '../domain/display.js';
 import { durationSeconds } from '../domain/ownership.js';
+import type { OptionDef } from './def.js';
 
 /** `word` if it is one of `values`, else a refusal naming the near miss and the values. */
 export function oneOf<T extends string>(what: string, word: string, values: readonly T[], listed?: string): T {
@@ -111,13 +111,22 @@ export function taskIdOf(opts: { id?: string }): string {
       "required option '--id <id>' not specified",
       "pass --id <task id> ('sow task list' shows them); spawned workers default to SOW_TASK_ID",
     );
-  if (!/^\s*\d{1,9}\s*$/.test(id) || Number(id) === 0) {
-    throw new UsageError(
-      `invalid ${opts.id === undefined ? 'SOW_TASK_ID' : '--id'} ${quoted(id)}: expected a task id, digits such as 010`,
-      "'sow task list' shows the ids",
-    );
-  }
-  return id;
+  return taskIdArg(id, opts.id === undefined ? 'SOW_TASK_ID' : '--id');
 }
 
-export const TASK_ID_OPTION = ['--id <id>', 'task id (default: $SOW_TASK_ID)'] as const;
+/** `--watch` of a view (`sow status`, `sow task list`): for a person at a terminal, so no MCP client gets it. */
+export const WATCH_OPTION: OptionDef = {
+  flags: '-w, --watch',
+  description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
+  terminal: true,
+};
+export const PHASE_OPTION: OptionDef = {
+  flags: '-p, --phase <name>',
+  description: 'the phase (default: the one in progress)',
+  complete: 'phase',
+};
+export const TASK_ID_OPTION: OptionDef = {
+  flags: '--id <id>',
+  description: 'task id (default: $SOW_TASK_ID)',
+  complete: 'task-id',
+};

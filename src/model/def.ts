@@ -1,8 +1,6 @@
 /**
- * One command, described once: its words, arguments, options, help, whether it writes, how it is
- * offered to an MCP client, and what it does. The commander tree (cli/build.ts), the tools of
- * `sow mcp` (mcp/tools.ts) and completion are built from these, so nothing about a command is
- * said twice. Types only: a definition costs nothing to load until its group is asked for.
+ * One command, described once: the commander tree, the MCP tools and completion are built from it. Types only: a
+ * definition costs nothing to load until its group is asked for.
  */
 import type { AppContext } from '../app/context.js';
 import type { CandidateSource, CommandResult } from '../domain/type-commands.js';
@@ -53,17 +51,11 @@ export interface CommandContext {
   readonly signal?: AbortSignal;
   /** Reports progress of a long run (checks), when someone listens. */
   readonly progress?: (done: number, total: number, message: string) => void;
-  /**
-   * Every command, for a command that serves the others (`sow mcp`): given by whoever holds the
-   * registry (main), so no command imports it and the registry's imports point one way.
-   */
+  /** Every command, for `sow mcp`: handed down by main, so no command imports the registry. */
   readonly commands?: () => Promise<readonly CommandDef[]>;
 }
 
-/**
- * How a command is offered to an MCP client. The tool's arguments are the command's own (mcp/tools.ts
- * derives them), so this says only what the command line does not: the tool's name and words.
- */
+/** How a command is offered to an MCP client: only what the command line does not say (the tool's name and words). */
 export interface McpExposure {
   readonly tool: string;
   /** The tool's description (for a tool of several commands, on one of them). */
@@ -113,10 +105,7 @@ export interface TopicDef {
   load(): Promise<CommandDef>;
 }
 
-/**
- * The commands a front end may reach: sow's own groups and the project types'. main holds it and
- * hands it down (to `__complete`, to `sow mcp`), so nothing below main imports the registry.
- */
+/** sow's own groups and the project types': main hands it down, so nothing below main imports the registry. */
 export interface Registry {
   readonly groups: readonly GroupDef[];
   /** The help topics that are not commands (`sow help environment`); each page is a command run in-process. */

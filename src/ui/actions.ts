@@ -1,8 +1,6 @@
 /**
- * The actions of `sow ui`: a closed list, each a fixed sequence of sow commands (almost always
- * one) whose values come from the page's body, each checked for its shape here and then by the
- * command as if typed. Nothing the page sends becomes a command line: it names an action and
- * gives values (decisions 0055, 0064).
+ * The actions of `sow ui`: a closed list, each a fixed sequence of sow commands whose values come from the page's
+ * body, checked here and by the command. Nothing the page sends becomes a command line (decisions 0055, 0064).
  */
 import { ROLES } from '../domain/agents.js';
 import { TASK_STATUSES } from '../domain/schemas.js';
@@ -37,86 +35,59 @@ const FIELD_RULES = new Map<Field, string>([
   [agent, `an agent (${ROLES.join(', ')})`],
 ]);
 
+/** The values an action's fields give, by name. */
+type Values = Readonly<Record<'task' | 'prompt' | 'text' | 'index' | 'status' | 'agent', string>>;
+
 /** An action: the fields it takes (each required, of one shape) and the sow commands they make, run in order. */
 interface Action {
   fields: Readonly<Record<string, Field>>;
-  calls: (v: Readonly<Record<string, string>>) => Call[];
+  calls: (v: Values) => Call[];
 }
 
-/**
- * What a worker is told when changes are requested from the page: the feedback itself (it is also its newest pending
- * feedback).
- */
+/** What a worker is told when changes are requested from the page: the feedback itself. */
 export const changesPrompt = (task: string, feedback: string): string =>
   `Changes were requested on task ${task} (also recorded as its newest pending feedback):\n\n${feedback.trim()}`;
 
-const one = (call: (v: Readonly<Record<string, string>>) => Call) => (v: Readonly<Record<string, string>>) => [call(v)];
+export const call = (name: string, args: string[], opts: Record<string, unknown> = {}): Call => ({ name, args, opts });
 
-/**
- * The actions a person takes. A `Map`, looked up by own key only: a plain object's prototype
- * would answer `constructor` or `__proto__` with something callable.
- */
+/** A `Map`, looked up by own key only: a plain object would answer `constructor` or `__proto__`. */
 export const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
-  ['advance', { fields: {}, calls: one(() => ({ name: 'advance', args: [], opts: {} })) }],
+  ['advance', { fields: {}, calls: () => [call('advance', [])] }],
   [
     'approve_output',
-    {
-      fields: { index },
-      calls: one((v) => ({ name: 'output set', args: ['approved', 'true'], opts: { index: v['index'] } })),
-    },
+    { fields: { index }, calls: (v) => [call('output set', ['approved', 'true'], { index: v.index })] },
   ],
-  [
-    'approve_tasks',
-    { fields: {}, calls: one(() => ({ name: 'phase set', args: ['metadata.tasks_approved', 'true'], opts: {} })) },
-  ],
+  ['approve_tasks', { fields: {}, calls: () => [call('phase set', ['metadata.tasks_approved', 'true'])] }],
   [
     'resume',
     {
       fields: { task: taskId, prompt: text },
-      calls: one((v) => ({ name: 'agent resume', args: [v['task']!, v['prompt']!], opts: { detach: true } })),
+      calls: (v) => [call('agent resume', [v.task, v.prompt], { detach: true })],
     },
   ],
-  ['stop', { fields: { task: taskId }, calls: one((v) => ({ name: 'agent stop', args: [v['task']!], opts: {} })) }],
-  [
-    'feedback',
-    {
-      fields: { task: taskId, text },
-      calls: one((v) => ({ name: 'task feedback', args: [v['text']!], opts: { id: v['task'] } })),
-    },
-  ],
+  ['stop', { fields: { task: taskId }, calls: (v) => [call('agent stop', [v.task])] }],
+  ['feedback', { fields: { task: taskId, text }, calls: (v) => [call('task feedback', [v.text], { id: v.task })] }],
   // Review: accept completes the task through the same checks as `sow task set … status completed`.
-  [
-    'accept',
-    {
-      fields: { task: taskId },
-      calls: one((v) => ({ name: 'task set', args: ['status', 'completed'], opts: { id: v['task'] } })),
-    },
-  ],
+  ['accept', { fields: { task: taskId }, calls: (v) => [call('task set', ['status', 'completed'], { id: v.task })] }],
   // Request changes: the feedback written, then the worker resumed with it, as the orchestrator does in two commands.
   [
     'request_changes',
     {
       fields: { task: taskId, text },
       calls: (v) => [
-        { name: 'task feedback', args: [v['text']!], opts: { id: v['task'] } },
-        { name: 'agent resume', args: [v['task']!, changesPrompt(v['task']!, v['text']!)], opts: { detach: true } },
+        call('task feedback', [v.text], { id: v.task }),
+        call('agent resume', [v.task, changesPrompt(v.task, v.text)], { detach: true }),
       ],
     },
   ],
   // The board: a card dragged to another column, a worker started on a ready card.
   [
     'set_status',
-    {
-      fields: { task: taskId, status },
-      calls: one((v) => ({ name: 'task set', args: ['status', v['status']!], opts: { id: v['task'] } })),
-    },
+    { fields: { task: taskId, status }, calls: (v) => [call('task set', ['status', v.status], { id: v.task })] },
   ],
   [
     'spawn',
-    {
-      fields: { agent, task: taskId },
-      calls: one((v) => ({ name: 'agent spawn', args: [v['agent']!, v['task']!], opts: { detach: true } })),
-    },
+    { fields: { agent, task: taskId }, calls: (v) => [call('agent spawn', [v.agent, v.task], { detach: true })] },
   ],
 ]);
 
@@ -179,7 +150,7 @@ export function parseAction(body: unknown): { name: string; calls: Call[]; check
     );
   return {
     name: name as string,
-    calls: action.calls(values),
+    calls: action.calls(values as Values),
     checkout: typeof checkout === 'string' ? checkout : null,
   };
 }

@@ -1,7 +1,4 @@
-/**
- * Opens a URL in the person's browser (xdg-open, open, start), without waiting and without failing: the URL is
- * printed anyway.
- */
+/** Opens a URL in the browser without waiting and without failing: the URL is printed anyway. */
 import { spawn } from 'node:child_process';
 
 export function openBrowser(url: string, env: Readonly<Record<string, string | undefined>>): void {

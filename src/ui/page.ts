@@ -1,9 +1,6 @@
 /**
- * The one page `sow ui` serves: plain HTML, CSS and script, no build step, no file loaded from
- * anywhere. Three views by the address's fragment — all projects (`#/`), a project (`#/p/<checkout>`),
- * a task (`#/t/<checkout>/<id>`) — each drawn from `/api/view` (sow commands' `--json` data) and
- * patched in place on every change the server tells (`/api/changes`). Text from files reaches the
- * page only through text nodes, never as markup. The script is in parts (src/ui/page/), joined here.
+ * The one page `sow ui` serves: HTML, CSS and script, no file loaded. Views by fragment (`#/`, `#/p/<checkout>`,
+ * `#/t/<checkout>/<id>`), drawn from `/api/view` and patched on each change. Text goes in only as text nodes.
  */
 import { BOARD } from './page/board.js';
 import { DIFF } from './page/diff.js';

@@ -1,25 +1,19 @@
 /**
- * `sow ui`: the work, live, in a browser. A local HTTP server (127.0.0.1 only) that reads the
- * same files through the same commands as the terminal — every view is a sow command's `--json`
- * data, every action a sow command — so the page cannot disagree with the CLI.
- *
- * Safe by default: a random token is required on every request (403 and nothing else without it);
- * `Host` must be this server's (no DNS rebinding) and an `Origin`, when sent, this page's (no
- * cross-site request); actions only by POST with the token in a header and a JSON body; no file is
- * served at all — documents reach the page only through sow's confined reads. The page follows
- * changes through server-sent events from the workspace's change feed.
+ * `sow ui`: a local HTTP server (127.0.0.1) whose views and actions are sow commands, so the page cannot disagree
+ * with the CLI. Safe by default: a random token on every request (else 403), `Host` and `Origin` must be this
+ * server's (no DNS rebinding, no cross-site request), actions only by POST with the token in a header, no file
+ * served: documents come only through sow's confined reads.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CommandContext, CommandDef } from '../model/def.js';
 import { errorEnvelope, SowError } from '../domain/errors.js';
-import { ActionRefused, parseAction, parseJson, type Call } from './actions.js';
+import { ActionRefused, call, parseAction, parseJson, type Call } from './actions.js';
 import { PAGE } from './page.js';
 import { VIEWS } from './views.js';
 
 export interface UiOptions {
   port: number;
-  version: string;
   commands: () => Promise<readonly CommandDef[]>;
   /** The token (tests give one; otherwise 32 random bytes). */
   token?: string;
@@ -53,10 +47,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
   let port = 0;
   const listeners = new Set<ServerResponse>();
 
-  /**
-   * The checkout a request names (by its path relative to the main one), among those with a project; the first by
-   * default.
-   */
+  /** The checkout a request names (its path relative to the main one) among those with a project; default the first. */
   const checkout = (rel: string | null): string => {
     const all = checkoutsWithProject(ctx.app.cwd);
     if (rel === null || rel === '') return all.find((c) => c.rel === '.')?.path ?? all[0]?.path ?? ctx.app.cwd;
@@ -72,12 +63,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
   };
 
   /** Runs a command as commander would after parsing its line: each argument and option read by its own parser. */
-  const runCommand = async (
-    name: string,
-    args: string[],
-    options: Record<string, unknown>,
-    cwd: string,
-  ): Promise<unknown> => {
+  const runCommand = async ({ name, args, opts: options }: Call, cwd: string): Promise<unknown> => {
     const def = defs.get(name);
     if (!def) throw new Error(`sow ui: no command ${name}`);
     const parsedArgs = args.map((a, i) => def.args?.[i]?.parse?.(a) ?? a);
@@ -96,8 +82,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     return { ok: false, error: { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) } };
   };
 
-  // A restarted server takes the port of the last one again when it is free, and accepts the tokens
-  // that one handed out (it kept their hashes), so an open page carries on where it was.
+  // A restarted server takes the last one's port and accepts its tokens (their hashes), so an open page carries on.
   const { readUiRecord, writeUiRecord } = await import('../adapters/ui-record.js');
   const { findRepoRoot } = await import('../adapters/repo.js');
   const here = findRepoRoot(ctx.app.cwd);
@@ -127,6 +112,8 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     });
     res.end(body);
   };
+  const json = (res: ServerResponse, status: number, body: unknown) =>
+    send(res, status, 'application/json', JSON.stringify(body));
   const refuse = (res: ServerResponse) => {
     res.writeHead(403, { 'content-length': '0', 'cache-control': 'no-store' });
     res.end();
@@ -172,20 +159,14 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
     if (method === 'GET' && url.pathname === '/api/view') {
       const name = url.searchParams.get('name') ?? '';
       const view = VIEWS.get(name);
-      if (!view)
-        return send(
-          res,
-          404,
-          'application/json',
-          JSON.stringify({ ok: false, error: { code: 'NO_SUCH_VIEW', message: 'no such view' } }),
-        );
+      if (!view) return json(res, 404, { ok: false, error: { code: 'NO_SUCH_VIEW', message: 'no such view' } });
       try {
         const cwd = view.where === 'main' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));
         // One after the other: each takes the workspace's lock, as the command would.
         const parts = new Map<string, unknown>();
         const runPart = async (c: Call) => {
           try {
-            parts.set(c.label ?? c.name, { ok: true, data: await runCommand(c.name, c.args, c.opts, cwd) });
+            parts.set(c.label ?? c.name, { ok: true, data: await runCommand(c, cwd) });
           } catch (err) {
             parts.set(c.label ?? c.name, envelope(err));
           }
@@ -200,7 +181,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
           const details: Record<string, unknown> = {};
           for (const row of rows) {
             try {
-              const st = (await runCommand('status', [], {}, row.path)) as { type?: string; usage?: unknown };
+              const st = (await runCommand(call('status', []), row.path)) as { type?: string; usage?: unknown };
               details[row.rel] = { type: st.type, usage: st.usage ?? null };
             } catch (err) {
               details[row.rel] = envelope(err);
@@ -208,9 +189,9 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
           }
           parts.set('details', { ok: true, data: details });
         }
-        return send(res, 200, 'application/json', JSON.stringify({ ok: true, data: Object.fromEntries(parts) }));
+        return json(res, 200, { ok: true, data: Object.fromEntries(parts) });
       } catch (err) {
-        return send(res, 200, 'application/json', JSON.stringify(envelope(err)));
+        return json(res, 200, envelope(err));
       }
     }
     if (method === 'GET' && url.pathname === '/api/changes') {
@@ -229,12 +210,7 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
       if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return refuse(res);
       const raw = await readBody(req);
       const refused = (r: ActionRefused) =>
-        send(
-          res,
-          r.status,
-          'application/json',
-          JSON.stringify({ ok: false, error: { code: r.code, message: r.message } }),
-        );
+        json(res, r.status, { ok: false, error: { code: r.code, message: r.message } });
       // Said at once; the rest of the body is read and dropped, never kept.
       if (raw === 'too large')
         return refused(
@@ -251,30 +227,14 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
       const steps: { command: string; data: unknown }[] = [];
       try {
         const cwd = checkout(action.checkout);
-        for (const c of action.calls)
-          steps.push({ command: c.name, data: await runCommand(c.name, c.args, c.opts, cwd) });
-        return send(
-          res,
-          200,
-          'application/json',
-          JSON.stringify({ ok: true, data: steps.at(-1)?.data ?? null, ...(steps.length > 1 ? { steps } : {}) }),
-        );
+        for (const c of action.calls) steps.push({ command: c.name, data: await runCommand(c, cwd) });
+        return json(res, 200, { ok: true, data: steps.at(-1)?.data ?? null, ...(steps.length > 1 ? { steps } : {}) });
       } catch (err) {
         const failed = action.calls[steps.length]?.name;
-        return send(
-          res,
-          200,
-          'application/json',
-          JSON.stringify({ ...envelope(err), ...(action.calls.length > 1 ? { steps, failed } : {}) }),
-        );
+        return json(res, 200, { ...envelope(err), ...(action.calls.length > 1 ? { steps, failed } : {}) });
       }
     }
-    return send(
-      res,
-      404,
-      'application/json',
-      JSON.stringify({ ok: false, error: { code: 'NOT_FOUND', message: 'no such page' } }),
-    );
+    return json(res, 404, { ok: false, error: { code: 'NOT_FOUND', message: 'no such page' } });
   });
 
   const listen = (at: number) =>

@@ -1,11 +1,8 @@
 /**
- * The views of `sow ui`: each a fixed list of sow commands whose `--json` data the page draws, so
- * the page cannot disagree with the terminal. A view only reads; its parameters reach the commands
- * as the values they would be typed as, and a bad one comes back as that command's own error
- * inside the view's data. Some views read more once the first answers are in (`then`): the
- * documents waiting for approval, the outputs of every phase (where the evidence logs are).
+ * The views of `sow ui`: fixed lists of read-only sow commands whose `--json` data the page draws; parameters reach
+ * them as typed values, and a bad one comes back as that command's error. `then` reads more after the first answers.
  */
-import type { Call } from './actions.js';
+import { call, type Call } from './actions.js';
 
 /** Runs one call of a view: its data, or its error envelope. */
 export type RunPart = (c: Call) => Promise<{ ok: true; data: unknown } | { ok: false; error: unknown }>;
@@ -49,20 +46,17 @@ const documentCalls = (q: URLSearchParams): Call[] => {
 };
 
 export const VIEWS: ReadonlyMap<string, View> = new Map<string, View>([
-  ['projects', { where: 'main', calls: () => [{ name: 'status', args: [], opts: { all: true } }] }],
+  ['projects', { where: 'main', calls: () => [call('status', [], { all: true })] }],
   [
     'project',
     {
       where: 'checkout',
       calls: () => [
-        { name: 'status', args: [], opts: {} },
-        { name: 'graph lifecycle', args: [], opts: { format: 'text' } },
-        { name: 'task list', args: [], opts: {} },
-        { name: 'task board', args: [], opts: {} },
-        { name: 'project history', args: [], opts: {} },
-        { name: 'output list', args: [], opts: {} },
-        { name: 'agent ps', args: [], opts: {} },
-        { name: 'check list', args: [], opts: {} },
+        call('status', []),
+        call('graph lifecycle', [], { format: 'text' }),
+        ...['task list', 'task board', 'project history', 'output list', 'agent ps', 'check list'].map((n) =>
+          call(n, []),
+        ),
       ],
       then: (parts) => {
         const calls: Call[] = [];
@@ -71,12 +65,7 @@ export const VIEWS: ReadonlyMap<string, View> = new Map<string, View>([
         if (Array.isArray(outputs))
           for (const o of outputs as { index: number; type: string }[])
             if (o.type !== 'evidence' && Number.isSafeInteger(o.index))
-              calls.push({
-                name: 'output show',
-                label: `document ${o.index}`,
-                args: [],
-                opts: { index: String(o.index) },
-              });
+              calls.push({ ...call('output show', [], { index: String(o.index) }), label: `document ${o.index}` });
         // The outputs of every phase: where the evidence of each check's runs is, to open its log.
         const status = dataOf(parts.get('status')) as { phases?: { name: string; enabled?: boolean }[] } | undefined;
         for (const p of status?.phases ?? [])

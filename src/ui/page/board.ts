@@ -1,10 +1,6 @@
 /**
- * The page's script: the board — a column per status, a card per task (`task list`, with `task
- * board`'s answers: ready or waiting for what, nobody on it, pending feedback, iteration, cost, time
- * since it changed). Search and filters; empty columns folded to a line; a worker started on a
- * ready card (`agent spawn <agent> <id> --detach`); a card dragged to another column — or moved
- * with its Move button, the keyboard's way — is `task set --id <id> status <status>`, a refusal
- * shown on the card.
+ * The board: a column per status, a card per task. Dragging a card (or its Move button) is `task set … status`,
+ * starting a worker is `agent spawn --detach`; a refusal is shown on the card.
  */
 export const BOARD = String.raw`
 const STATUSES = ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'completed', 'abandoned'];

@@ -1,10 +1,6 @@
 /**
- * The page's diffs: git's patch of each file a task changed (`sow task changes`), drawn as a table
- * per file — hunks, line numbers on both sides, added and removed lines marked, code lightly
- * highlighted (strings, comments, numbers, keywords; by token, as text nodes) — with a comment
- * button on every line: a comment goes into the review's feedback with its file and line, as a
- * pull-request review comment does. `parsePatch` and `tokens` are pure (checked in Node by
- * src/ui/page/diff.test.ts).
+ * A task's diffs, a table per file with light highlighting (as text nodes) and a comment button per line that adds
+ * to the review's feedback. `parsePatch` and `tokens` are pure, checked in Node by diff.test.ts.
  */
 export const DIFF = String.raw`
 /** A file's patch \u2192 its hunks, each line with its kind (add, del, ctx) and its numbers on the old and new side. */

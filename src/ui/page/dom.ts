@@ -1,13 +1,7 @@
 /**
- * The page's script, part one: making elements, patching the page in place, talking to the server.
- *
- * A redraw builds the view anew with `el` and then patches the page to it (`morph`): an element
- * that is still there — matched by its `data-key` or `id`, else by its place and tag — is kept and
- * only its attributes and text are changed, so scroll positions, selections, focus, typed text and
- * open details survive a worker's events arriving. Handlers are not attached to elements: `el`
- * stores them and one listener per event type on the document calls them, so a kept element gets
- * the new view's handler without a listener being added or lost. Text reaches the page only as
- * text nodes, never as markup.
+ * The page's script, part one. A redraw builds the view with `el` and patches the page to it (`morph`), keeping
+ * elements matched by key, id or place, so scroll, focus, typed text and open details survive. Handlers live on the
+ * elements' `__on`, called by one listener per event type. Text goes in only as text nodes, never as markup.
  */
 export const DOM = String.raw`
 "use strict";
@@ -114,10 +108,7 @@ function announce(text) {
   if (a) { a.textContent = ''; setTimeout(() => { a.textContent = text; }, 30); }
 }
 
-/**
- * Runs an action: its button shows it pending, then what came of it (done: the sentence for a
- * success); a failure also goes to the view's error line. The view is drawn again after.
- */
+/** Runs an action: its button shows it pending, then what came of it (done words a success); then a redraw. */
 async function act(key, body, done) {
   if (S.btn.get(key) && S.btn.get(key).state === 'pending') return null;
   S.btn.set(key, { state: 'pending' });

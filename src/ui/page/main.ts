@@ -1,7 +1,4 @@
-/**
- * The page's script, last part: the address's route, drawing a view and patching it in, following
- * the server's change feed.
- */
+/** The page's script, last part: the route, drawing a view, following the server's change feed. */
 export const MAIN = String.raw`
 const $view = document.getElementById('view');
 const route = () => {

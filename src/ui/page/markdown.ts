@@ -1,11 +1,7 @@
 /**
- * The page's markdown, its own and small: descriptions, task lists, reviews, briefs and logs are
- * drawn as documents. Safe by construction: `mdParse` turns text into a tree of plain arrays
- * ([tag, attrs, ...children], strings for text) over a closed set of tags and attributes, and
- * `mdNodes` makes it with createElement and text nodes — never innerHTML, and raw HTML in the
- * text stays text. A link opens only an http(s) address, and says where it goes; any other
- * scheme (javascript:, data:, a file) is shown as text. Images are never loaded: their alt text is
- * shown. Pure (mdParse reads no DOM), so src/ui/page/markdown.test.ts checks it in Node.
+ * The page's own small markdown, safe by construction: `mdParse` makes a tree of a closed set of tags and `mdNodes`
+ * builds it with createElement and text nodes (never innerHTML; raw HTML stays text). Links open http(s) only;
+ * images are never loaded. Pure, so markdown.test.ts checks it in Node.
  */
 export const MARKDOWN = String.raw`
 /** Text \u2192 blocks. Headings move down two levels: a document sits under the page's own headings. */
@@ -219,10 +215,7 @@ function mdDoc(text, attrs) {
   return el('div', a, mdNodes(mdParse(text)));
 }
 
-/**
- * A task's log.md: a title, then entries, each a front matter of fields (timestamp, agent,
- * action, result, files) between --- lines and a markdown body. Entries newest last, as written.
- */
+/** A task's log.md: entries of front matter (timestamp, agent, action, result, files) and a markdown body. */
 function logEntries(text) {
   const lines = String(text).replace(/\r\n?/g, '\n').split('\n');
   const entries = [];

@@ -1,9 +1,4 @@
-/**
- * The page's script: the list of projects and a project's page — what waits for approval, shown
- * rendered beside its Approve button (the task list, the review with its assessment, a brief, a
- * design: `output show`), the board, the workers, the lifecycle, the phases with their checks'
- * evidence (each log opens) and the history.
- */
+/** The list of projects, and a project's page: what waits for approval, board, workers, lifecycle, phases, history. */
 export const PROJECT = String.raw`
 function drawProjects(d) {
   const rows = part(d, 'status') || [];
@@ -93,10 +88,7 @@ function drawProject(d, r) {
   ];
 }
 
-/**
- * An output of the phase in progress: what it is, its state, and its document beside its Approve button
- * (open while it waits).
- */
+/** An output of the phase in progress, its document beside its Approve button (open while it waits). */
 function drawOutput(d, o, co) {
   const doc = part(d, 'document ' + o.index);
   const assessment = o.metadata && o.metadata.assessment;
@@ -154,10 +146,7 @@ function refreshDocs() {
   }
 }
 
-/**
- * How each declared check's newest run in a phase stands against the code as it is now (sow check list),
- * each with its log to open.
- */
+/** Each check's newest run in a phase against the code now (sow check list), each with its log to open. */
 function evidenceIn(d, checks, phase, co) {
   const runs = checks.flatMap((c) => (c.evidence || []).filter((e) => e.phase === phase));
   if (runs.length === 0) return '\u2014';
@@ -180,11 +169,8 @@ function evidenceIn(d, checks, phase, co) {
 }
 
 /**
- * The lifecycle as a graph (the data of sow graph lifecycle): one state a row, in the order a
- * project lives them; under each state the transitions out of it, each with its guard and, out of
- * the current state, met or blocked now (status's next). The arrows run in a gutter on the left,
- * one lane each, drawn once the rows are laid out. The initial state is drawn last, as where a
- * deleted project goes, and only when a transition leads to it.
+ * The lifecycle as a graph: a row per state in the order a project lives them, the transitions under it (met or
+ * blocked out of the current state), arrows in a left gutter, one lane each, drawn once the rows are laid out.
  */
 function drawLifecycle(g, s, history) {
   const out = new Map(g.states.map((st) => [st.name, []]));

@@ -1,8 +1,6 @@
 /**
- * The page's script: a task's page, where it is reviewed — what its work changed (per file, from
- * git, with line comments), its description and log rendered, its workers' runs and events as a
- * timeline, and on a task that needs review: Accept (completed through its checks) and Request
- * changes (the feedback written and the worker resumed with it, one action).
+ * A task's page, where it is reviewed: its diff with line comments, description, log, workers' runs; on a task that
+ * needs review, Accept (completed through its checks) and Request changes (feedback, worker resumed).
  */
 export const TASK = String.raw`
 const MARKS = { session: '\u25e6', message: '\u203a', tool_call: '\u25cf', finished: '\u2713', error: '\u2717',
