@@ -312,6 +312,9 @@ describe('paths: every value that may name a file is judged (safe)', () => {
       allow: false,
       reason: expect.stringContaining('.git/config'),
     });
+    // Named by a folder key, relative and plain (no `/`, `~` or `..` that would read as a path anywhere).
+    for (const rawInput of [{ cwd: '.git' }, { workdir: '.git' }, { working_directory: '.git' }, { root: '.git' }])
+      expect([rawInput, read(rawInput).allow]).toEqual([rawInput, false]);
     let deep: unknown = { path: '/etc/passwd' };
     for (let i = 0; i < 100; i++) deep = { a: deep };
     expect(read(deep)).toMatchObject({ allow: false, reason: 'its input is too large or too deeply nested to judge' });
