@@ -152,6 +152,13 @@ export function isFolder(root: string, rel: string): boolean {
  * stat like the file's entries; what another process learnt meanwhile is learnt again here.
  */
 let kept: Map<string, Entry[]> | undefined;
+/**
+ * A long-lived process's summaries: each decoded once from its entry (entries are kept as they are
+ * while their file's stat matches), and the last whole list by workspace root, handed out again,
+ * the very array, while every summary in it is. Frozen: many calls share them.
+ */
+let decoded: WeakMap<Entry, TaskSummary> | undefined;
+let lastLists: Map<string, readonly TaskSummary[]> | undefined;
 /** The names listNames last found in each folder (by its absolute path), beside the folder's stat. */
 let listings: Map<string, { ino: number; mtimeMs: number; ctimeMs: number; names: string[] }> | undefined;
 
@@ -159,6 +166,8 @@ let listings: Map<string, { ino: number; mtimeMs: number; ctimeMs: number; names
 export function keepTaskIndex(): void {
   kept ??= new Map();
   listings ??= new Map();
+  decoded ??= new WeakMap();
+  lastLists ??= new Map();
 }
 
 /** How many folder listings are kept (for tests). */
@@ -170,6 +179,37 @@ export function listingsKept(): number {
 export function forgetTaskIndex(): void {
   kept = undefined;
   listings = undefined;
+  decoded = undefined;
+  lastLists = undefined;
+}
+
+/** An entry's summary: decoded once and frozen where summaries are kept, else decoded afresh. */
+function summaryFrom(id: string, e: Entry): TaskSummary | undefined {
+  if (!decoded) return decode(id, e);
+  let s = decoded.get(e);
+  if (!s) {
+    s = decode(id, e);
+    if (!s) return undefined;
+    Object.freeze(s.dependencies);
+    decoded.set(e, Object.freeze(s));
+  }
+  return s;
+}
+
+/**
+ * The list a long-lived process handed out last for `root`, when `list` holds the same summaries; else `list`. The
+ * type stays mutable for the callers' sake; a kept list is frozen, so a change to it throws.
+ */
+function sameAsLast(root: string, list: TaskSummary[]): TaskSummary[] {
+  if (!lastLists) return list;
+  const last = lastLists.get(root);
+  if (last && last.length === list.length) {
+    let i = 0;
+    while (i < list.length && list[i] === last[i]) i++;
+    if (i === list.length) return last as TaskSummary[];
+  }
+  lastLists.set(root, Object.freeze(list));
+  return list;
 }
 
 export class TaskIndex {
@@ -223,7 +263,7 @@ export class TaskIndex {
       // lstat: a link is never taken from the index (reading it checks where it leads).
       const before = fileStamp(abs);
       const isFile = before?.isFile === true;
-      const known = isFile && candidate && same(candidate, before!) ? decode(id, candidate) : undefined;
+      const known = isFile && candidate && same(candidate, before!) ? summaryFrom(id, candidate) : undefined;
       if (known) {
         out.push(known);
         next.push(candidate!);
@@ -245,7 +285,7 @@ export class TaskIndex {
     }
     if (next.length !== old.length) this.dirty = true;
     this.entries = next;
-    return out;
+    return sameAsLast(this.root, out);
   }
 
   /** Writes the index if it learnt something. Best effort: a failure costs the next read a parse. */
