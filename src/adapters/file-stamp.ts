@@ -13,7 +13,7 @@
  * and only after its first answer proved equal, field for field, to fs.lstatSync's for the same
  * file. Otherwise, and on any surprise, fs.lstatSync.
  */
-import { lstatSync, type BigIntStats } from 'node:fs';
+import { fstatSync, lstatSync, type BigIntStats } from 'node:fs';
 import { nodeBinding } from './node-binding.js';
 
 export interface FileStamp {
@@ -160,4 +160,53 @@ export function rawStampInUse(): boolean {
 export function resetFileStamp(lstat?: () => RawLstat | undefined): void {
   raw = undefined;
   tried = lstat;
+}
+
+/** A held file's stamp and link count: the stamp of the inode a descriptor holds, from fstat(2). */
+export interface HeldStamp extends FileStamp {
+  readonly dev: number;
+  readonly nlink: number;
+}
+
+const DEV = 0;
+const NLINK = 2;
+
+type RawFstat = (fd: number, bigint: false, req: undefined, throwIfNoEntry: boolean) => ArrayLike<number> | undefined;
+/** undefined: not decided yet; false: fs.fstatSync for good; a function: proved, as the lstat above. */
+let rawFstat: RawFstat | false | undefined;
+
+function heldFromRaw(a: ArrayLike<number>): HeldStamp {
+  return {
+    isFile: (a[MODE]! & S_IFMT) === S_IFREG,
+    ino: a[INO]!,
+    size: a[SIZE]!,
+    mtimeS: a[MTIME_S]!,
+    mtimeNs: a[MTIME_NS]!,
+    ctimeS: a[CTIME_S]!,
+    ctimeNs: a[CTIME_NS]!,
+    dev: a[DEV]!,
+    nlink: a[NLINK]!,
+  };
+}
+
+/** The stamp of what descriptor `fd` holds (fstat(2)); throws as fs.fstatSync does. */
+export function fdStamp(fd: number): HeldStamp {
+  if (rawFstat) {
+    const a = rawFstat(fd, false, undefined, true);
+    if (a) return heldFromRaw(a);
+  }
+  const st = fstatSync(fd, { bigint: true });
+  const expected = { ...fromStats(st), dev: Number(st.dev), nlink: Number(st.nlink) };
+  if (rawFstat === undefined) {
+    rawFstat = false;
+    const fstat = raw ? nodeBinding<{ fstat: unknown }>('fs')?.fstat : undefined;
+    try {
+      const a = typeof fstat === 'function' ? (fstat as RawFstat)(fd, false, undefined, true) : undefined;
+      const proved = a && a.length > CTIME_NS && same(fromRaw(a), expected);
+      if (proved && a[NLINK] === expected.nlink && a[DEV] === expected.dev) rawFstat = fstat as RawFstat;
+    } catch {
+      // an older or newer binding: fs.fstatSync from now on
+    }
+  }
+  return expected;
 }

@@ -28,6 +28,7 @@ import {
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
 import { fileStamp, stampMs, type FileStamp } from './file-stamp.js';
+import { HeldFiles } from './held-files.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
@@ -158,6 +159,8 @@ let kept: Map<string, Entry[]> | undefined;
  * the very array, while every summary in it is. Frozen: many calls share them.
  */
 let decoded: WeakMap<Entry, TaskSummary> | undefined;
+/** The task files a long-lived process holds open, to check each with fstat(2) (Linux; adapters/held-files.ts). */
+let held: HeldFiles | undefined;
 let lastLists: Map<string, readonly TaskSummary[]> | undefined;
 /** The names listNames last found in each folder (by its absolute path), beside the folder's stat. */
 let listings: Map<string, { ino: number; mtimeMs: number; ctimeMs: number; names: string[] }> | undefined;
@@ -168,6 +171,7 @@ export function keepTaskIndex(): void {
   listings ??= new Map();
   decoded ??= new WeakMap();
   lastLists ??= new Map();
+  if (process.platform === 'linux') held ??= new HeldFiles();
 }
 
 /** How many folder listings are kept (for tests). */
@@ -181,6 +185,8 @@ export function forgetTaskIndex(): void {
   listings = undefined;
   decoded = undefined;
   lastLists = undefined;
+  held?.release();
+  held = undefined;
 }
 
 /** An entry's summary: decoded once and frozen where summaries are kept, else decoded afresh. */
@@ -252,6 +258,7 @@ export class TaskIndex {
     const next: Entry[] = [];
     const old = this.entries;
     let k = 0;
+    held?.begin(sep === '/' ? `${this.root}/${dir}` : join(this.root, dir), now);
     for (const id of ids) {
       // The old entries are in id order too: skip those of tasks that are gone.
       while (k < old.length && Array.isArray(old[k]) && old[k]![0] !== id && compareIds(String(old[k]![0]), id) < 0)
@@ -261,7 +268,7 @@ export class TaskIndex {
       // Plain concatenation: path.join costs a noticeable part of the stat at 10,000 tasks.
       const abs = sep === '/' ? `${this.root}/${rel}` : join(this.root, rel);
       // lstat: a link is never taken from the index (reading it checks where it leads).
-      const before = fileStamp(abs);
+      const before = held ? held.stamp(id, abs) : fileStamp(abs);
       const isFile = before?.isFile === true;
       const known = isFile && candidate && same(candidate, before!) ? summaryFrom(id, candidate) : undefined;
       if (known) {
