@@ -11,14 +11,14 @@
  * is statted again.
  */
 import { closeSync, constants, openSync } from 'node:fs';
-import { fdStamp, fileStamp, stampMs, type FileStamp, type HeldStamp } from './file-stamp.js';
+import { fdStamp, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
 
 /** At most this many files are held (a few thousand descriptors; beyond, files are statted by path). */
 const MAX_HELD = 4_096;
 const SETTLE_MS = 2_000;
 
 /** fstat(2) of a descriptor, or undefined when that fails (the file is then statted by path). */
-function heldStamp(fd: number): HeldStamp | undefined {
+function heldStamp(fd: number): FileStamp | undefined {
   try {
     return fdStamp(fd);
   } catch {
@@ -30,15 +30,6 @@ function heldStamp(fd: number): HeldStamp | undefined {
 const settledAt = (st: FileStamp, now: number) =>
   now - Math.max(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs)) > SETTLE_MS;
 
-const sameStamp = (a: FileStamp, b: FileStamp) =>
-  a.isFile === b.isFile &&
-  a.ino === b.ino &&
-  a.size === b.size &&
-  a.mtimeS === b.mtimeS &&
-  a.mtimeNs === b.mtimeNs &&
-  a.ctimeS === b.ctimeS &&
-  a.ctimeNs === b.ctimeNs;
-
 interface Folder {
   readonly abs: string;
   readonly stamp: FileStamp;
@@ -47,7 +38,7 @@ interface Folder {
 }
 
 export class HeldFiles {
-  private readonly fds = new Map<string, { fd: number; dev: number; stamp: FileStamp }>();
+  private readonly fds = new Map<string, { fd: number; stamp: FileStamp }>();
   private now = 0;
   private folder: Folder | undefined;
   /** Whether this call may answer from the descriptors (the tasks folder is as it was when they were opened). */
@@ -59,15 +50,7 @@ export class HeldFiles {
     const st = fileStamp(folderAbs);
     const was = this.folder;
     this.trusted =
-      was !== undefined &&
-      was.settled &&
-      st !== undefined &&
-      was.abs === folderAbs &&
-      st.ino === was.stamp.ino &&
-      st.mtimeS === was.stamp.mtimeS &&
-      st.mtimeNs === was.stamp.mtimeNs &&
-      st.ctimeS === was.stamp.ctimeS &&
-      st.ctimeNs === was.stamp.ctimeNs;
+      was !== undefined && was.settled && st !== undefined && was.abs === folderAbs && sameStamp(st, was.stamp);
     if (this.trusted) return;
     this.release();
     this.folder = st && { abs: folderAbs, stamp: st, settled: settledAt(st, now) };
@@ -82,7 +65,8 @@ export class HeldFiles {
     const held = this.fds.get(id);
     if (held && this.trusted) {
       const st = heldStamp(held.fd);
-      if (st && st.nlink > 0 && st.dev === held.dev && sameStamp(st, held.stamp)) return held.stamp;
+      // Its link count and ctime are in the stamp: an unlink or a rename shows.
+      if (st && sameStamp(st, held.stamp)) return held.stamp;
     }
     // Changed in any way, or not trusted this call: the path says what is there now.
     if (held) this.drop(id, held.fd);
@@ -101,7 +85,7 @@ export class HeldFiles {
       return;
     }
     const got = heldStamp(fd);
-    if (got && sameStamp(got, st)) this.fds.set(id, { fd, dev: got.dev, stamp: st });
+    if (got && sameStamp(got, st)) this.fds.set(id, { fd, stamp: st });
     else closeSync(fd);
   }
 
