@@ -64,7 +64,7 @@ function stampsOfAKind(): void {
 }
 
 describe('fdStamp', () => {
-  it('says of a descriptor what fileStamp says of its path, the link count too (before and after the first call)', () => {
+  it('says of a descriptor what fileStamp says of its path, the link count too', () => {
     const file = join(dir, 'state.yaml');
     writeFileSync(file, 'name: one\n');
     linkSync(file, join(dir, 'second name'));
