@@ -2,7 +2,8 @@ import { lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, utimesSync, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { fileStamp, rawStampInUse, resetFileStamp, type RawLstat } from './file-stamp.js';
+import { closeSync, linkSync, openSync } from 'node:fs';
+import { fdStamp, fileStamp, rawStampInUse, resetFileStamp, type RawLstat } from './file-stamp.js';
 
 let dir: string;
 beforeEach(() => {
@@ -23,7 +24,18 @@ const expected = (path: string) => {
   const st = lstatSync(path, { bigint: true });
   const [mtimeS, mtimeNs] = parts(st.mtimeNs);
   const [ctimeS, ctimeNs] = parts(st.ctimeNs);
-  return { isFile: st.isFile(), ino: Number(st.ino), size: Number(st.size), mtimeS, mtimeNs, ctimeS, ctimeNs };
+  const [dev, nlink] = [Number(st.dev), Number(st.nlink)];
+  return {
+    isFile: st.isFile(),
+    ino: Number(st.ino),
+    size: Number(st.size),
+    mtimeS,
+    mtimeNs,
+    ctimeS,
+    ctimeNs,
+    dev,
+    nlink,
+  };
 };
 
 /** The stamps of a file, a folder, a link to the file and a dangling link, after a first call that decides the way. */
@@ -50,6 +62,26 @@ function stampsOfAKind(): void {
   expect(fileStamp(file)).toEqual(expected(file));
   expect(fileStamp(file)!.size).toBe(18);
 }
+
+describe('fdStamp', () => {
+  it('says of a descriptor what fileStamp says of its path, the link count too', () => {
+    const file = join(dir, 'state.yaml');
+    writeFileSync(file, 'name: one\n');
+    linkSync(file, join(dir, 'second name'));
+    expect(fileStamp(file)).toEqual(expected(file));
+    const fd = openSync(file, 'r');
+    try {
+      for (let i = 0; i < 3; i++) expect(fdStamp(fd)).toEqual(expected(file));
+      expect(fdStamp(fd).nlink).toBe(2);
+      rmSync(join(dir, 'second name'));
+      expect(fdStamp(fd)).toEqual(expected(file));
+      rmSync(file);
+      expect(fdStamp(fd).nlink).toBe(0);
+    } finally {
+      closeSync(fd);
+    }
+  });
+});
 
 describe('fileStamp', () => {
   it('says what fs.lstatSync says, through the binding where Node has it', () => {

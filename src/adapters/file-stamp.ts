@@ -13,7 +13,7 @@
  * and only after its first answer proved equal, field for field, to fs.lstatSync's for the same
  * file. Otherwise, and on any surprise, fs.lstatSync.
  */
-import { lstatSync, type BigIntStats } from 'node:fs';
+import { fstatSync, lstatSync, type BigIntStats } from 'node:fs';
 import { nodeBinding } from './node-binding.js';
 
 export interface FileStamp {
@@ -26,6 +26,9 @@ export interface FileStamp {
   /** The change time, likewise. */
   readonly ctimeS: number;
   readonly ctimeNs: number;
+  /** The device and the link count: what a file held open is checked by (adapters/held-files.ts). */
+  readonly dev: number;
+  readonly nlink: number;
 }
 
 /** A stamp's time in milliseconds (as fs.Stats has it), for comparisons with the clock. */
@@ -42,7 +45,9 @@ const S_IFMT = 0o170000;
 const S_IFREG = 0o100000;
 
 // The fields of the binding's answer, in the order of Node's FsStatsOffset (src/node_file.h).
+const DEV = 0;
 const MODE = 1;
+const NLINK = 2;
 const INO = 7;
 const SIZE = 8;
 const MTIME_S = 12;
@@ -65,7 +70,18 @@ function split(ns: bigint): [number, number] {
 function fromStats(st: BigIntStats): FileStamp {
   const [mtimeS, mtimeNs] = split(st.mtimeNs);
   const [ctimeS, ctimeNs] = split(st.ctimeNs);
-  return { isFile: st.isFile(), ino: Number(st.ino), size: Number(st.size), mtimeS, mtimeNs, ctimeS, ctimeNs };
+  const [dev, nlink] = [Number(st.dev), Number(st.nlink)];
+  return {
+    isFile: st.isFile(),
+    ino: Number(st.ino),
+    size: Number(st.size),
+    mtimeS,
+    mtimeNs,
+    ctimeS,
+    ctimeNs,
+    dev,
+    nlink,
+  };
 }
 
 function fromRaw(a: ArrayLike<number>): FileStamp {
@@ -77,6 +93,8 @@ function fromRaw(a: ArrayLike<number>): FileStamp {
     mtimeNs: a[MTIME_NS]!,
     ctimeS: a[CTIME_S]!,
     ctimeNs: a[CTIME_NS]!,
+    dev: a[DEV]!,
+    nlink: a[NLINK]!,
   };
 }
 
@@ -92,14 +110,17 @@ function candidate(): RawLstat | undefined {
   return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
 }
 
-const same = (a: FileStamp, b: FileStamp) =>
+/** Whether two stamps are of the same file, unchanged: every field equal. */
+export const sameStamp = (a: FileStamp, b: FileStamp): boolean =>
   a.isFile === b.isFile &&
   a.ino === b.ino &&
   a.size === b.size &&
   a.mtimeS === b.mtimeS &&
   a.mtimeNs === b.mtimeNs &&
   a.ctimeS === b.ctimeS &&
-  a.ctimeNs === b.ctimeNs;
+  a.ctimeNs === b.ctimeNs &&
+  a.dev === b.dev &&
+  a.nlink === b.nlink;
 
 /** undefined: not decided yet; false: fs.lstatSync for good; a function: proved. */
 let raw: RawLstat | false | undefined;
@@ -133,7 +154,7 @@ export function fileStamp(abs: string): FileStamp | undefined {
     if (!lstat) return expected;
     try {
       const a = lstat(abs, false, undefined, false);
-      if (a && a.length > CTIME_NS && same(fromRaw(a), expected)) raw = lstat;
+      if (a && a.length > CTIME_NS && sameStamp(fromRaw(a), expected)) raw = lstat;
     } catch {
       // an older or newer binding: fs.lstatSync from now on
     }
@@ -160,4 +181,29 @@ export function rawStampInUse(): boolean {
 export function resetFileStamp(lstat?: () => RawLstat | undefined): void {
   raw = undefined;
   tried = lstat;
+}
+
+type RawFstat = (fd: number, bigint: false, req: undefined, throwIfNoEntry: boolean) => ArrayLike<number> | undefined;
+/** undefined: not decided yet; false: fs.fstatSync for good; a function: proved, as the lstat above. */
+let rawFstat: RawFstat | false | undefined;
+
+/** The stamp of what descriptor `fd` holds (fstat(2)); throws as fs.fstatSync does. */
+export function fdStamp(fd: number): FileStamp {
+  if (rawFstat) {
+    const a = rawFstat(fd, false, undefined, true);
+    if (a) return fromRaw(a);
+  }
+  const st = fstatSync(fd, { bigint: true });
+  const expected = fromStats(st);
+  if (rawFstat === undefined) {
+    rawFstat = false;
+    const fstat = raw ? nodeBinding<{ fstat: unknown }>('fs')?.fstat : undefined;
+    try {
+      const a = typeof fstat === 'function' ? (fstat as RawFstat)(fd, false, undefined, true) : undefined;
+      if (a && a.length > CTIME_NS && sameStamp(fromRaw(a), expected)) rawFstat = fstat as RawFstat;
+    } catch {
+      // an older or newer binding: fs.fstatSync from now on
+    }
+  }
+  return expected;
 }

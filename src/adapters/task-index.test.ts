@@ -49,6 +49,47 @@ describe('the task index kept in memory by a long-lived process', () => {
     expect(await list(LATER())).toEqual({ names: ['second, longer'], read: ['010'] });
   });
 
+  it('hands out the same frozen list while no task file changed, and a new one after an in-place edit', async () => {
+    keepTaskIndex();
+    mkdirSync(join(root, DIR, '020'));
+    const past = new Date(Date.now() - 60_000);
+    for (const id of ['010', '020']) {
+      writeFileSync(join(root, DIR, id, 'state.yaml'), `task ${id}\n`);
+      utimesSync(join(root, DIR, id, 'state.yaml'), past, past);
+    }
+    const read: string[] = [];
+    const summaries = async () => {
+      const index = TaskIndex.open(root);
+      const out = await index.summaries(
+        DIR,
+        ['010', '020'],
+        async (id, _rel, text) => {
+          read.push(id);
+          return { id, name: text!.trim(), status: 'pending', parallel: false, dependencies: [] } satisfies TaskSummary;
+        },
+        LATER(),
+      );
+      index.save();
+      return out;
+    };
+    const first = await summaries();
+    // The next list is made from the kept entries: the same summaries from then on, the very list.
+    const second = await summaries();
+    expect(await summaries()).toBe(second);
+    expect(second).toEqual(first);
+    expect(read).toEqual(['010', '020']);
+    expect(Object.isFrozen(second) && Object.isFrozen(second[0]) && Object.isFrozen(second[0]!.dependencies)).toBe(
+      true,
+    );
+    // Same size, same inode: only the file's times tell.
+    writeFileSync(join(root, DIR, '020', 'state.yaml'), 'task 02O\n');
+    const third = await summaries();
+    expect(third).not.toBe(second);
+    expect(third.map((s) => s.name)).toEqual(['task 010', 'task 02O']);
+    expect(third[0], 'an unchanged task keeps its summary').toBe(second[0]);
+    expect(read).toEqual(['010', '020', '020']);
+  });
+
   it('a one-shot command reads the index file each time', async () => {
     writeFileSync(join(root, DIR, '010', 'state.yaml'), 'first\n');
     expect((await list(LATER())).read).toEqual(['010']);

@@ -28,6 +28,7 @@ import {
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
 import { fileStamp, stampMs, type FileStamp } from './file-stamp.js';
+import { HeldFiles } from './held-files.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
@@ -152,6 +153,15 @@ export function isFolder(root: string, rel: string): boolean {
  * stat like the file's entries; what another process learnt meanwhile is learnt again here.
  */
 let kept: Map<string, Entry[]> | undefined;
+/**
+ * A long-lived process's summaries: each decoded once from its entry (entries are kept as they are
+ * while their file's stat matches), and the last whole list by workspace root, handed out again,
+ * the very array, while every summary in it is. Frozen: many calls share them.
+ */
+let decoded: WeakMap<Entry, TaskSummary> | undefined;
+/** The task files a long-lived process holds open, to check each with fstat(2) (Linux; adapters/held-files.ts). */
+let held: HeldFiles | undefined;
+let lastLists: Map<string, readonly TaskSummary[]> | undefined;
 /** The names listNames last found in each folder (by its absolute path), beside the folder's stat. */
 let listings: Map<string, { ino: number; mtimeMs: number; ctimeMs: number; names: string[] }> | undefined;
 
@@ -159,6 +169,9 @@ let listings: Map<string, { ino: number; mtimeMs: number; ctimeMs: number; names
 export function keepTaskIndex(): void {
   kept ??= new Map();
   listings ??= new Map();
+  decoded ??= new WeakMap();
+  lastLists ??= new Map();
+  if (process.platform === 'linux') held ??= new HeldFiles();
 }
 
 /** How many folder listings are kept (for tests). */
@@ -170,6 +183,39 @@ export function listingsKept(): number {
 export function forgetTaskIndex(): void {
   kept = undefined;
   listings = undefined;
+  decoded = undefined;
+  lastLists = undefined;
+  held?.release();
+  held = undefined;
+}
+
+/** An entry's summary: decoded once and frozen where summaries are kept, else decoded afresh. */
+function summaryFrom(id: string, e: Entry): TaskSummary | undefined {
+  if (!decoded) return decode(id, e);
+  let s = decoded.get(e);
+  if (!s) {
+    s = decode(id, e);
+    if (!s) return undefined;
+    Object.freeze(s.dependencies);
+    decoded.set(e, Object.freeze(s));
+  }
+  return s;
+}
+
+/**
+ * The list a long-lived process handed out last for `root`, when `list` holds the same summaries; else `list`. The
+ * type stays mutable for the callers' sake; a kept list is frozen, so a change to it throws.
+ */
+function sameAsLast(root: string, list: TaskSummary[]): TaskSummary[] {
+  if (!lastLists) return list;
+  const last = lastLists.get(root);
+  if (last && last.length === list.length) {
+    let i = 0;
+    while (i < list.length && list[i] === last[i]) i++;
+    if (i === list.length) return last as TaskSummary[];
+  }
+  lastLists.set(root, Object.freeze(list));
+  return list;
 }
 
 export class TaskIndex {
@@ -212,6 +258,7 @@ export class TaskIndex {
     const next: Entry[] = [];
     const old = this.entries;
     let k = 0;
+    held?.begin(sep === '/' ? `${this.root}/${dir}` : join(this.root, dir), now);
     for (const id of ids) {
       // The old entries are in id order too: skip those of tasks that are gone.
       while (k < old.length && Array.isArray(old[k]) && old[k]![0] !== id && compareIds(String(old[k]![0]), id) < 0)
@@ -221,9 +268,9 @@ export class TaskIndex {
       // Plain concatenation: path.join costs a noticeable part of the stat at 10,000 tasks.
       const abs = sep === '/' ? `${this.root}/${rel}` : join(this.root, rel);
       // lstat: a link is never taken from the index (reading it checks where it leads).
-      const before = fileStamp(abs);
+      const before = held ? held.stamp(id, abs) : fileStamp(abs);
       const isFile = before?.isFile === true;
-      const known = isFile && candidate && same(candidate, before!) ? decode(id, candidate) : undefined;
+      const known = isFile && candidate && same(candidate, before!) ? summaryFrom(id, candidate) : undefined;
       if (known) {
         out.push(known);
         next.push(candidate!);
@@ -245,7 +292,7 @@ export class TaskIndex {
     }
     if (next.length !== old.length) this.dirty = true;
     this.entries = next;
-    return out;
+    return sameAsLast(this.root, out);
   }
 
   /** Writes the index if it learnt something. Best effort: a failure costs the next read a parse. */

@@ -186,8 +186,27 @@ const ALL_IDS = new RegExp(
 function taskIds(root: string, phase: string): string[] {
   const dir = tasksDir(phase);
   const names = listNames(root, dir);
+  // The same names as last time (a long-lived process, between calls): the same ids, not tested and sorted again.
+  const last = lastIds;
+  if (last && last.root === root && last.dir === dir && sameNames(last.names, names)) return last.ids;
   // One test for the whole folder: a test per name cost a whole-set read ~1 M instructions at 1,000 tasks.
-  if (names.length === 0 || ALL_IDS.test(names.join('/'))) return sortIds(names);
+  if (names.length > 0 && !ALL_IDS.test(names.join('/'))) return idsBesideOthers(root, dir, names);
+  const ids = Object.freeze(sortIds([...names])) as string[];
+  lastIds = { root, dir, names, ids };
+  return ids;
+}
+
+/** The last folder `taskIds` found holding only task folders, and their ids (frozen: shared). */
+let lastIds: { root: string; dir: string; names: readonly string[]; ids: string[] } | undefined;
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The ids among names that are not all ids: a file beside them is left alone, any other folder refused. */
+function idsBesideOthers(root: string, dir: string, names: readonly string[]): string[] {
   const ids: string[] = [];
   for (const name of names) {
     if (TASK_ID_PATTERN.test(name)) ids.push(name);
@@ -223,9 +242,14 @@ export async function loadSummaries(
     for (const [id, task] of pending) byKey.set(id, summaryOf(task));
     all = [...byKey.values()].sort(byId);
   }
-  checkDependencies(phase, all);
+  // A long-lived process gets the very list it had when no task file changed (adapters/task-index.ts): checked then.
+  if (!checked.has(all)) checkDependencies(phase, all);
+  checked.add(all);
   return all;
 }
+
+/** The lists whose dependencies were found sound (a list handed out again is not checked again). */
+const checked = new WeakSet<readonly TaskSummary[]>();
 
 /**
  * A task that another one depends on has no folder. Its folder was deleted (git can restore it),

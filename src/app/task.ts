@@ -5,7 +5,7 @@ import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/error
 import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
 import { lookupField, own } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
-import { TASK_STATUSES, type Owner, type TaskState, type TaskStatus } from '../domain/schemas.js';
+import { TASK_STATUSES, type Owner, type TaskState, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
 import {
   checkNewTaskId,
   checkTaskName,
@@ -73,7 +73,7 @@ export async function addTask(ctx: AppContext, opts: AddTaskOptions): Promise<Ta
 export async function nextTasks(ctx: AppContext, opts: { withoutPendingFeedback?: boolean } = {}): Promise<TaskRow[]> {
   const { rows, root, branch } = await Reader.read(ctx, async (reader) => {
     const tasks = await reader.tasks();
-    const candidates = new Set(candidateIds(tasks));
+    const candidates = candidatesOf(tasks);
     const out: TaskRow[] = [];
     const now = reader.ctx.now();
     for (const t of tasks) {
@@ -86,6 +86,19 @@ export async function nextTasks(ctx: AppContext, opts: { withoutPendingFeedback?
   });
   const onRemote = remoteClaimRows(await remoteClaimsForReads(root, branch, ctx.now()), ctx.now());
   return onRemote.size ? rows.filter((r) => !onRemote.get(r.id)?.live) : rows;
+}
+
+/**
+ * The candidates among the summaries, worked out once per list a long-lived process hands out again while no task
+ * changed (a frozen one: adapters/task-index.ts).
+ */
+const candidateSets = new WeakMap<readonly TaskSummary[], ReadonlySet<string>>();
+function candidatesOf(tasks: readonly TaskSummary[]): ReadonlySet<string> {
+  let set = candidateSets.get(tasks);
+  if (set) return set;
+  set = new Set(candidateIds(tasks));
+  if (Object.isFrozen(tasks)) candidateSets.set(tasks, set);
+  return set;
 }
 
 export interface ClaimOptions {

@@ -1,0 +1,107 @@
+/**
+ * A long-lived process's task files, held open between calls so that each call's check of a file (0009: every read
+ * stats every task file) is an fstat(2) of the descriptor, about a quarter of an lstat(2) by path. Linux only.
+ *
+ * Sound because whatever makes the path name another file changes something checked here: an edit, a truncation or a
+ * chmod changes the held inode's ctime; an unlink, or a file renamed over it, drops its link count (and changes its
+ * ctime); a rename of the file itself changes its ctime (every Linux file system does so); and replacing a task folder
+ * changes the tasks folder's stamp, which is checked at every call: if it differs, or had not settled (an entry
+ * changed within the same tick would not show), every descriptor is let go and the files are statted by path. A file
+ * is held only once its stamp has settled, and its descriptor answers only "unchanged since": on any change the path
+ * is statted again.
+ */
+import { closeSync, constants, openSync } from 'node:fs';
+import { fdStamp, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
+
+/** At most this many files are held (a few thousand descriptors; beyond, files are statted by path). */
+const MAX_HELD = 4_096;
+const SETTLE_MS = 2_000;
+
+/** fstat(2) of a descriptor, or undefined when that fails (the file is then statted by path). */
+function heldStamp(fd: number): FileStamp | undefined {
+  try {
+    return fdStamp(fd);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Older than SETTLE_MS at `now`: a later change of the inode cannot leave its stamp as it was. */
+const settledAt = (st: FileStamp, now: number) =>
+  now - Math.max(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs)) > SETTLE_MS;
+
+interface Folder {
+  readonly abs: string;
+  readonly stamp: FileStamp;
+  /** Whether the stamp had settled when it was taken: only then does any later change of the folder change it. */
+  readonly settled: boolean;
+}
+
+export class HeldFiles {
+  private readonly fds = new Map<string, { fd: number; stamp: FileStamp }>();
+  private now = 0;
+  private folder: Folder | undefined;
+  /** Whether this call may answer from the descriptors (the tasks folder is as it was when they were opened). */
+  private trusted = false;
+
+  /** At the start of a whole-set read of the task files under `folderAbs`. */
+  begin(folderAbs: string, now: number): void {
+    this.now = now;
+    const st = fileStamp(folderAbs);
+    const was = this.folder;
+    this.trusted =
+      was !== undefined && was.settled && st !== undefined && was.abs === folderAbs && sameStamp(st, was.stamp);
+    if (this.trusted) return;
+    this.release();
+    this.folder = st && { abs: folderAbs, stamp: st, settled: settledAt(st, now) };
+  }
+
+  /**
+   * The stamp of the file of task `id` (at `abs`, in the folder of `begin`): the stamp it was held with while its
+   * descriptor says nothing changed since, else by path (and held again once that stamp has settled). Held by id: a
+   * short key, the same string from call to call.
+   */
+  stamp(id: string, abs: string): FileStamp | undefined {
+    const held = this.fds.get(id);
+    if (held && this.trusted) {
+      const st = heldStamp(held.fd);
+      // Its link count and ctime are in the stamp: an unlink or a rename shows.
+      if (st && sameStamp(st, held.stamp)) return held.stamp;
+    }
+    // Changed in any way, or not trusted this call: the path says what is there now.
+    if (held) this.drop(id, held.fd);
+    const st = fileStamp(abs);
+    if (st?.isFile && this.folder?.settled && settledAt(st, this.now) && this.fds.size < MAX_HELD)
+      this.hold(id, abs, st);
+    return st;
+  }
+
+  /** Holds the file the path named when it was statted, if it still is that file, unchanged. */
+  private hold(id: string, abs: string, st: FileStamp): void {
+    let fd: number;
+    try {
+      fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    } catch {
+      return;
+    }
+    const got = heldStamp(fd);
+    if (got && sameStamp(got, st)) this.fds.set(id, { fd, stamp: st });
+    else closeSync(fd);
+  }
+
+  private drop(id: string, fd: number): void {
+    this.fds.delete(id);
+    closeSync(fd);
+  }
+
+  /** Lets every descriptor go. */
+  release(): void {
+    for (const { fd } of this.fds.values()) closeSync(fd);
+    this.fds.clear();
+  }
+
+  /** How many files are held (for tests). */
+  get size(): number {
+    return this.fds.size;
+  }
+}
