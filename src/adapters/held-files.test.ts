@@ -108,3 +108,25 @@ describe.runIf(process.platform === 'linux')('task files held open between calls
     expect(held.size).toBe(0);
   });
 });
+
+describe('how many files are held', () => {
+  const limits = (soft: string) =>
+    `Limit                     Soft Limit           Hard Limit           Units     \n` +
+    `Max open files            ${soft}                4096                 files     \n`;
+
+  it('a quarter of the limit of open files, at most 4,096, none when the limit is unknown', async () => {
+    const { heldLimit } = await import('./held-files.js');
+    expect(heldLimit(limits('1024'))).toBe(256);
+    expect(heldLimit(limits('1048576'))).toBe(4096);
+    expect(heldLimit(limits('unlimited'))).toBe(4096);
+    expect(heldLimit(undefined)).toBe(0);
+    expect(heldLimit('Max processes 100 100\n')).toBe(0);
+  });
+
+  it('holds no more than its limit', () => {
+    held.release();
+    held = new HeldFiles(1);
+    pass();
+    expect(held.size).toBe(1);
+  });
+});

@@ -10,11 +10,29 @@
  * is held only once its stamp has settled, and its descriptor answers only "unchanged since": on any change the path
  * is statted again.
  */
-import { closeSync, constants, openSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { fdStamp, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
 
 /** At most this many files are held (a few thousand descriptors; beyond, files are statted by path). */
 const MAX_HELD = 4_096;
+
+/**
+ * How many files may be held under this process's limit of open files (`limits`: /proc/self/limits): a quarter of
+ * it, so the descriptors the server needs for its own work are never taken; none when the limit cannot be read.
+ */
+export function heldLimit(limits: string | undefined): number {
+  const soft = limits?.match(/^Max open files\s+(\d+|unlimited)\s/m)?.[1];
+  if (soft === undefined) return 0;
+  return soft === 'unlimited' ? MAX_HELD : Math.min(MAX_HELD, Math.floor(Number(soft) / 4));
+}
+
+function readLimits(): string | undefined {
+  try {
+    return readFileSync('/proc/self/limits', 'utf8');
+  } catch {
+    return undefined;
+  }
+}
 const SETTLE_MS = 2_000;
 
 /** fstat(2) of a descriptor, or undefined when that fails (the file is then statted by path). */
@@ -38,6 +56,8 @@ interface Folder {
 }
 
 export class HeldFiles {
+  constructor(private readonly max = heldLimit(readLimits())) {}
+
   private readonly fds = new Map<string, { fd: number; stamp: FileStamp }>();
   private now = 0;
   private folder: Folder | undefined;
@@ -71,7 +91,7 @@ export class HeldFiles {
     // Changed in any way, or not trusted this call: the path says what is there now.
     if (held) this.drop(id, held.fd);
     const st = fileStamp(abs);
-    if (st?.isFile && this.folder?.settled && settledAt(st, this.now) && this.fds.size < MAX_HELD)
+    if (st?.isFile && this.folder?.settled && settledAt(st, this.now) && this.fds.size < this.max)
       this.hold(id, abs, st);
     return st;
   }
