@@ -74,10 +74,7 @@ export class ChecksInterruptedError extends SowError {
       'interrupted',
       `interrupted: ${what}; nothing was recorded, and this run's logs were removed${tail}`,
       'run the command again when you are ready: the checks start over',
-      {
-        runs: [...runs],
-        ...(stopped ? { stopped } : {}),
-      },
+      { runs: [...runs], ...(stopped ? { stopped } : {}) },
     );
   }
 }

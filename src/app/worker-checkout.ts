@@ -106,10 +106,7 @@ export function openWorkerCheckout(
       'failed',
       `branch '${branch}' is checked out at ${elsewhere.path}, so task ${taskId}'s worker cannot have it`,
       `remove that worktree ('git worktree remove ${elsewhere.path}'), or rename the branch`,
-      {
-        branch,
-        path: elsewhere.path,
-      },
+      { branch, path: elsewhere.path },
     );
   if (fileExists(root, rel))
     throw new SowError(
@@ -314,9 +311,7 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
         'failed',
         `task ${task.id} has no checkout of its own to merge; its worker worked in the project checkout`,
         "nothing to merge: its changes are there already ('git status')",
-        {
-          task: task.id,
-        },
+        { task: task.id },
       );
     if (task.status !== 'completed')
       throw new SowError(
@@ -334,10 +329,7 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
         'failed',
         `task ${task.id} is still worked on by ${owner.by}; its branch is merged once its worker has stopped`,
         "wait for it ('sow agent wait'), then merge",
-        {
-          task: task.id,
-          owner: owner.by,
-        },
+        { task: task.id, owner: owner.by },
       );
     const root = uow.root;
     const project = await uow.project();

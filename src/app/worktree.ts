@@ -189,9 +189,7 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
       'failed',
       `${relPath(main, path)} exists already, but git does not know it as a worktree`,
       `move it away, or run 'sow worktree prune'`,
-      {
-        path: relPath(main, path),
-      },
+      { path: relPath(main, path) },
     );
   // .sow/worktrees/ stays out of the main checkout's history (sow init repairs the line too).
   initWorkspace(main);
@@ -302,10 +300,7 @@ export async function removeWorktreeFor(
         'failed',
         `'${branch}' is checked out in the main checkout, which is not a worktree`,
         "'sow worktree list' shows the worktrees",
-        {
-          branch,
-          known: others.map((t) => t.branch ?? relPath(main, t.path)),
-        },
+        { branch, known: others.map((t) => t.branch ?? relPath(main, t.path)) },
       );
     throw new WorktreeNotFoundError(
       branch,

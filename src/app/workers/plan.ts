@@ -194,10 +194,7 @@ export async function checkSpawnable(
     throw new TaskBlockedError(
       `task ${task.id} is ${task.status}; a worker would reopen it`,
       `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`,
-      {
-        task: task.id,
-        status: task.status,
-      },
+      { task: task.id, status: task.status },
     );
   }
   const owner = liveOwner(task, at.now);
