@@ -1,12 +1,11 @@
 /**
- * A repository's checks are shell commands written by whoever committed them, so they run only
- * after the person allowed exactly those commands on this machine (like direnv's `allow`):
- * `sow check allow` shows them, asks, and records each check's name, command and hash for the
- * repository's real path in the person's own state folder. A command that changed since is not
- * allowed. `SOW_ALLOW_CHECKS=1` allows every declared check without a record (CI).
+ * A repository's checks are shell commands written by whoever committed them, so they run only after the person allowed
+ * exactly those commands on this machine (like direnv's `allow`): `sow check allow` shows them, asks, and records each
+ * check's name, command and hash for the repository's real path in the person's own state folder. A command that
+ * changed since is not allowed. `SOW_ALLOW_CHECKS=1` allows every declared check without a record (CI).
  *
- * A worker never widens its own rights: it cannot allow or forget checks, and SOW_ALLOW_CHECKS=1
- * counts inside a worker only when the worker was started with it (worker-trace.ts tells).
+ * A worker never widens its own rights: it cannot allow or forget checks, and SOW_ALLOW_CHECKS=1 counts inside a worker
+ * only when the worker was started with it (worker-trace.ts tells).
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import { AbortedError, ConfirmationRequiredError, SowError, UsageError } from '../domain/errors.js';
@@ -45,8 +44,8 @@ export function envAllowance(env: Env, trace: () => WorkerTrace | undefined = ()
   }
   const worker = trace();
   if (!worker) return { kind: 'allowed' };
-  // Given to the worker by whoever started it (CI running 'sow agent spawn'), not set by the worker:
-  // the outermost worker process, as sow started it, carried it already.
+  // Given to the worker by whoever started it (CI running 'sow agent spawn'), not set by the worker: the outermost
+  // worker process, as sow started it, carried it already.
   const origin = worker.outermost;
   if (origin && origin.pid !== process.pid && origin.allowChecks === '1') return { kind: 'allowed' };
   return { kind: 'ignored', worker };
@@ -234,8 +233,8 @@ const unallowed = (s: Standings): UnallowedCheck[] =>
     }));
 
 /**
- * Refuses (CHECKS_NOT_ALLOWED, exit 1) unless every one of `checks` may run here; `what` starts
- * the message (`task 010 was not completed`).
+ * Refuses (CHECKS_NOT_ALLOWED, exit 1) unless every one of `checks` may run here; `what` starts the message (`task 010
+ * was not completed`).
  */
 export function requireAllowed(root: string, checks: readonly Check[], what: string, env: Env): void {
   if (checks.length === 0) return;
@@ -284,8 +283,8 @@ export function allowListing(root: string, checks: readonly UnallowedCheck[]): s
 }
 
 /**
- * `sow check allow [names…]`: shows the declared checks (all, or those named) not yet allowed,
- * asks (or --yes), and records exactly what it showed. Refused inside a worker.
+ * `sow check allow [names…]`: shows the declared checks (all, or those named) not yet allowed, asks (or --yes), and
+ * records exactly what it showed. Refused inside a worker.
  */
 export async function allowChecks(ctx: AppContext, names: readonly string[], opts: AllowOptions): Promise<AllowResult> {
   const env = ctx.env;
@@ -342,8 +341,8 @@ export interface ForgetResult {
 }
 
 /**
- * `sow check forget [names…]`: withdraws what was allowed in this repository (all of it, or the
- * checks named), whatever .sow/config.yaml says now. Refused inside a worker.
+ * `sow check forget [names…]`: withdraws what was allowed in this repository (all of it, or the checks named), whatever
+ * .sow/config.yaml says now. Refused inside a worker.
  */
 export async function forgetChecks(ctx: AppContext, names: readonly string[]): Promise<ForgetResult> {
   const env = ctx.env;

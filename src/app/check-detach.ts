@@ -1,11 +1,10 @@
 /**
- * Checks in the background, for an agent whose commands have a time limit: `check run --detach`
- * refuses what a run would refuse, then starts `sow check run … --json` under a runner of its own
- * (adapters/check-runs.ts) and returns once the runner has recorded itself; the runner runs and
- * records exactly as a foreground run does (it is one), and exits when the checks end, taking
- * what they started with it. `check wait` waits for the running (or last) run and reports it as
- * the foreground run would have: exit 0, or CHECKS_FAILED; a wait whose time runs out says which
- * checks still run (exit 124), as `agent wait` does.
+ * Checks in the background, for an agent whose commands have a time limit: `check run --detach` refuses what a run
+ * would refuse, then starts `sow check run … --json` under a runner of its own (adapters/check-runs.ts) and returns
+ * once the runner has recorded itself; the runner runs and records exactly as a foreground run does (it is one), and
+ * exits when the checks end, taking what they started with it. `check wait` waits for the running (or last) run and
+ * reports it as the foreground run would have: exit 0, or CHECKS_FAILED; a wait whose time runs out says which checks
+ * still run (exit 124), as `agent wait` does.
  */
 import { randomUUID } from 'node:crypto';
 import { SowError } from '../domain/errors.js';
@@ -211,10 +210,9 @@ function targets(runs: readonly CheckRunFolder[], names: readonly string[]): Che
 }
 
 /**
- * `check wait`: waits until the background runs of `names` (default: every one going on now, or
- * else the last one) have ended, then reports them as `check run` would have: their runs and
- * where the evidence went; throws ChecksFailedError when one failed. With `timeoutMs` it returns
- * early (timedOut) naming what still runs.
+ * `check wait`: waits until the background runs of `names` (default: every one going on now, or else the last one) have
+ * ended, then reports them as `check run` would have: their runs and where the evidence went; throws ChecksFailedError
+ * when one failed. With `timeoutMs` it returns early (timedOut) naming what still runs.
  */
 export async function waitForChecks(
   ctx: AppContext,

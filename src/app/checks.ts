@@ -1,12 +1,11 @@
 /**
- * Checked, not trusted: the checks a repository declares in `.sow/config.yaml` are run by sow
- * itself (`sow check run`), and each run is recorded as an `evidence` output — the log, the exit
- * code, and the tree hash of the code it ran on — so that a guard can ask whether the checks passed
- * on the code as it is now, instead of taking an agent's word for it.
+ * Checked, not trusted: the checks a repository declares in `.sow/config.yaml` are run by sow itself (`sow check run`),
+ * and each run is recorded as an `evidence` output — the log, the exit code, and the tree hash of the code it ran on —
+ * so that a guard can ask whether the checks passed on the code as it is now, instead of taking an agent's word for it.
  *
- * Running and recording are apart: a check can take minutes, and the workspace lock is never held
- * while one runs (other workers keep writing). `runChecks` runs and writes only logs;
- * `recordEvidence` writes the evidence afterwards, in one locked update.
+ * Running and recording are apart: a check can take minutes, and the workspace lock is never held while one runs (other
+ * workers keep writing). `runChecks` runs and writes only logs; `recordEvidence` writes the evidence afterwards, in one
+ * locked update.
  */
 import type { AppContext } from './context.js';
 import { basename, join } from 'node:path';
@@ -66,16 +65,15 @@ export interface CheckRun {
   /** Not run: a completion with --force skipped it (who skipped it is in the log). */
   skipped?: true;
   /**
-   * Run in a task's own checkout (sow agent spawn --worktree): that checkout, relative to the
-   * project checkout. Absent: run in the project checkout. `commit`, `dirty` and `tree` are the
-   * checkout's then.
+   * Run in a task's own checkout (sow agent spawn --worktree): that checkout, relative to the project checkout. Absent:
+   * run in the project checkout. `commit`, `dirty` and `tree` are the checkout's then.
    */
   checkout?: string;
 }
 
 /**
- * Where checks run: the project checkout, or the worker checkout of the task they are for, which
- * holds that task's work (its commit and working tree) while the project checkout does not.
+ * Where checks run: the project checkout, or the worker checkout of the task they are for, which holds that task's work
+ * (its commit and working tree) while the project checkout does not.
  */
 export interface CheckPlace {
   /** The folder the shell starts in and whose code is recorded. */
@@ -96,8 +94,8 @@ export interface RunChecksOptions {
 }
 
 /**
- * What the code is when a check starts: HEAD, whether the code differs from it, and its tree (of the checkout it
- * runs in).
+ * What the code is when a check starts: HEAD, whether the code differs from it, and its tree (of the checkout it runs
+ * in).
  */
 function codeSnapshot(place: CheckPlace): Pick<CheckRun, 'commit' | 'dirty' | 'tree' | 'checkout'> {
   const tree = worktreeTree(place.path, SOW_DIR);
@@ -110,9 +108,9 @@ function codeSnapshot(place: CheckPlace): Pick<CheckRun, 'commit' | 'dirty' | 't
 }
 
 /**
- * Where a task's checks run: in its worker checkout when it has one (made again from its branch
- * if its folder went, as a resumed worker's is; refused when the record or the checkout's .git is
- * not what sow and git wrote), else in the project checkout `root`.
+ * Where a task's checks run: in its worker checkout when it has one (made again from its branch if its folder went, as
+ * a resumed worker's is; refused when the record or the checkout's .git is not what sow and git wrote), else in the
+ * project checkout `root`.
  */
 export async function placeForTask(root: string, task: TaskState, now: string): Promise<CheckPlace> {
   if (!task.worktree) return { path: root };
@@ -125,9 +123,9 @@ export async function placeForTask(root: string, task: TaskState, now: string): 
 const stamp = (iso: string) => iso.replace(/[-:]/g, '');
 
 /**
- * Runs `checks` one after another in `place` (default: the repository root `root`), each with its
- * timeout, its output in a new log under .sow/project/evidence/ of `root`. Writes no state: record
- * the runs with recordEvidence. Every check runs, whatever the ones before it did.
+ * Runs `checks` one after another in `place` (default: the repository root `root`), each with its timeout, its output
+ * in a new log under .sow/project/evidence/ of `root`. Writes no state: record the runs with recordEvidence. Every
+ * check runs, whatever the ones before it did.
  */
 export async function runChecks(
   root: string,
@@ -137,8 +135,8 @@ export async function runChecks(
   place: CheckPlace = { path: root },
 ): Promise<CheckRun[]> {
   const runs: CheckRun[] = [];
-  // The logs of this run: evidence is recorded whole or not at all, so an interrupted run takes
-  // them with it — also when sow is made to exit at once (a second Ctrl-C).
+  // The logs of this run: evidence is recorded whole or not at all, so an interrupted run takes them with it — also
+  // when sow is made to exit at once (a second Ctrl-C).
   const logs: string[] = [];
   const removeLogs = () => {
     for (const path of logs.splice(0)) removeLog(path);
@@ -244,9 +242,8 @@ export interface EvidenceRecord {
 }
 
 /**
- * Resolves where evidence will go, before any check runs: the task exists, or a phase is in
- * progress, and the project belongs to the branch checked out. A run of minutes is not spent on a
- * result that cannot be recorded.
+ * Resolves where evidence will go, before any check runs: the task exists, or a phase is in progress, and the project
+ * belongs to the branch checked out. A run of minutes is not spent on a result that cannot be recorded.
  */
 export async function evidenceTarget(
   ctx: AppContext,
@@ -325,8 +322,8 @@ export interface CheckRunOptions extends RunChecksOptions {
 }
 
 /**
- * `sow check run`: the named checks (default: all declared), run without the lock, then recorded
- * as evidence in one update. Throws ChecksFailedError, after recording, when any failed.
+ * `sow check run`: the named checks (default: all declared), run without the lock, then recorded as evidence in one
+ * update. Throws ChecksFailedError, after recording, when any failed.
  */
 export async function checkRun(
   ctx: AppContext,
@@ -340,8 +337,8 @@ export async function checkRun(
   const checks = selectChecks(declared, names);
   // Loaded here: status and advance read this module too, and never run a check.
   const { requireAllowed } = await import('./check-allowance.js');
-  // Allowed for the project checkout, whose .sow/config.yaml the commands were read from, also
-  // when they run in a task's checkout: never by that checkout's own copy or path.
+  // Allowed for the project checkout, whose .sow/config.yaml the commands were read from, also when they run in a
+  // task's checkout: never by that checkout's own copy or path.
   requireAllowed(root, checks, 'no check was run', ctx.env);
   // A task worked in a checkout of its own is checked there: that is where its code is.
   const place = task ? await placeForTask(root, task, ctx.now()) : { path: root };
@@ -365,8 +362,8 @@ export async function checkRun(
 }
 
 /**
- * The view for guards: with `checks` when a guard of the current state reads evidence (FinalizeChecks
- * in the standard type), else as it is. Only then are the repository configuration and git read.
+ * The view for guards: with `checks` when a guard of the current state reads evidence (FinalizeChecks in the standard
+ * type), else as it is. Only then are the repository configuration and git read.
  */
 export async function withCheckStatuses(root: string, type: ProjectType, view: ProjectView): Promise<ProjectView> {
   const needs = evidenceNeeded(type, view);
@@ -379,9 +376,9 @@ export async function withCheckStatuses(root: string, type: ProjectType, view: P
 }
 
 /**
- * The run stage of a completion the plan said needs its task_complete checks: allowed for the
- * project checkout (whose .sow/config.yaml they were read from) wherever they run, and run where
- * the task's code is — or, with --force, recorded as skipped. Writes no state.
+ * The run stage of a completion the plan said needs its task_complete checks: allowed for the project checkout (whose
+ * .sow/config.yaml they were read from) wherever they run, and run where the task's code is — or, with --force,
+ * recorded as skipped. Writes no state.
  */
 export async function runCompletionChecks(
   ctx: AppContext,

@@ -192,11 +192,10 @@ const stoppedOf = (t: TaskState): WaitedTask => ({
 });
 
 /**
- * Waits until the workers on `tasks` have stopped — or the first of them, with `any` — polling
- * the state; `timeoutMs` ends the wait early, saying who still runs. Without names: the detached
- * workers no wait has reported yet (as a shell's `wait` reaps each child once), so a worker that
- * finished before the wait began is still reported, once. A task no worker runs on counts as
- * stopped at once.
+ * Waits until the workers on `tasks` have stopped — or the first of them, with `any` — polling the state; `timeoutMs`
+ * ends the wait early, saying who still runs. Without names: the detached workers no wait has reported yet (as a
+ * shell's `wait` reaps each child once), so a worker that finished before the wait began is still reported, once. A
+ * task no worker runs on counts as stopped at once.
  */
 export async function waitForWorkers(
   ctx: AppContext,
@@ -248,11 +247,11 @@ export interface StopResult {
 const GRACE_MS = 10_000;
 
 /**
- * Ends the worker on `taskId` and everything it started (TERM to its process group, KILL after
- * a grace period), then sets the task `paused` with a note in its log, lets it go, and counts what
- * the run used as far as its events say. A claim is no process of sow's: it is refused. So is an
- * owner sow cannot prove it started here (another host, another pid namespace, no record of
- * this checkout's, a pid reused): the state names it, and a state file may come from anyone.
+ * Ends the worker on `taskId` and everything it started (TERM to its process group, KILL after a grace period), then
+ * sets the task `paused` with a note in its log, lets it go, and counts what the run used as far as its events say. A
+ * claim is no process of sow's: it is refused. So is an owner sow cannot prove it started here (another host, another
+ * pid namespace, no record of this checkout's, a pid reused): the state names it, and a state file may come from
+ * anyone.
  */
 export async function stopWorker(
   ctx: AppContext,
@@ -320,8 +319,8 @@ export interface LiveWorker {
   /** The checkout, relative to the main one ('.' for the main checkout itself). */
   checkout: string;
   /**
-   * Where the worker works: its own checkout (sow agent spawn --worktree), relative to the project checkout; '.'
-   * for the project checkout itself.
+   * Where the worker works: its own checkout (sow agent spawn --worktree), relative to the project checkout; '.' for
+   * the project checkout itself.
    */
   worktree: string;
   task: string;
@@ -342,8 +341,8 @@ export interface LiveWorker {
 }
 
 /**
- * Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone
- * from a task still in progress, oldest first.
+ * Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone from
+ * a task still in progress, oldest first.
  */
 export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {}): Promise<LiveWorker[]> {
   const checkouts = opts.all ? checkoutsWithProject(ctx.cwd) : [{ path: ctx.cwd, rel: '.' }];
@@ -436,8 +435,8 @@ export async function taskEvents(ctx: AppContext, taskId: string): Promise<TaskE
 }
 
 /**
- * `--follow`: hands each event of the newest run to `onEvent` as it arrives, until the worker has
- * stopped and nothing new came (or `signal` aborts), polling the events file.
+ * `--follow`: hands each event of the newest run to `onEvent` as it arrives, until the worker has stopped and nothing
+ * new came (or `signal` aborts), polling the events file.
  */
 export async function followEvents(
   ctx: AppContext,
@@ -471,8 +470,8 @@ export async function rawEvents(
 }
 
 /**
- * The remote's claims of the project here, for a command that does not read the project
- * otherwise (agent ps): undefined without a claims remote, found before the project is read.
+ * The remote's claims of the project here, for a command that does not read the project otherwise (agent ps): undefined
+ * without a claims remote, found before the project is read.
  */
 export async function projectRemoteClaims(ctx: AppContext): Promise<RemoteClaims | undefined> {
   const { claimsRemote, remoteClaimsForReads } = await import('./remote-claims.js');

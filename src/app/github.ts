@@ -1,7 +1,7 @@
 /**
- * GitHub, through the user's `gh`: issues to start projects from, and the pull request that
- * ends one. Every call names the repository: `github.repo` in .sow/config.yaml, else the one the
- * `origin` remote points at (never a fork's upstream, never gh's own guess).
+ * GitHub, through the user's `gh`: issues to start projects from, and the pull request that ends one. Every call names
+ * the repository: `github.repo` in .sow/config.yaml, else the one the `origin` remote points at (never a fork's
+ * upstream, never gh's own guess).
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
@@ -205,10 +205,10 @@ export interface IssueProjectResult extends NewProjectResult {
 }
 
 /**
- * `sow project new --issue <n>`: the project's name, branch (`feat/<n>-<slug>`) and description
- * from the issue; its text recorded as the `github_issue` input; the branch linked to the issue on
- * GitHub (`gh issue develop`, where gh and the repository allow it). Refused when GitHub already
- * links the issue to another branch, or a project here started from it on another branch.
+ * `sow project new --issue <n>`: the project's name, branch (`feat/<n>-<slug>`) and description from the issue; its
+ * text recorded as the `github_issue` input; the branch linked to the issue on GitHub (`gh issue develop`, where gh and
+ * the repository allow it). Refused when GitHub already links the issue to another branch, or a project here started
+ * from it on another branch.
  */
 export async function newProjectFromIssue(
   ctx: AppContext,
@@ -406,10 +406,9 @@ async function recordPullRequest(
 }
 
 /**
- * `sow pr create [--draft]`: the pull request of the project's branch into its base branch, with
- * a body built from the project, recorded as the finalize phase's `pull_request` output. An open
- * pull request of the branch is found and recorded instead of opening a second one. A branch
- * without an upstream is pushed to origin first.
+ * `sow pr create [--draft]`: the pull request of the project's branch into its base branch, with a body built from the
+ * project, recorded as the finalize phase's `pull_request` output. An open pull request of the branch is found and
+ * recorded instead of opening a second one. A branch without an upstream is pushed to origin first.
  */
 export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: boolean }): Promise<PullRequestResult> {
   const root = await openRoot(ctx);

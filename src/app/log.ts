@@ -1,8 +1,7 @@
 /**
- * `sow log`: an entry with YAML front matter (timestamp, agent, action, result, files) and a
- * markdown body, appended to the task's or the project's log.md. With a task, every file becomes
- * a `modified` output of that task, once, named from the repository root as git names it:
- * outputs are tracked by logging.
+ * `sow log`: an entry with YAML front matter (timestamp, agent, action, result, files) and a markdown body, appended to
+ * the task's or the project's log.md. With a task, every file becomes a `modified` output of that task, once, named
+ * from the repository root as git names it: outputs are tracked by logging.
  */
 import type { AppContext } from './context.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -86,8 +85,8 @@ export async function appendLog(ctx: AppContext, req: LogRequest): Promise<LogRe
         outputs.push({ type: 'modified', path, created_at: uow.now });
         tracked.push(path);
       }
-      // A log is not a change of the task's state: the task file is written only for new outputs or
-      // a claim's lease the owner's entry renews; else the entry is the one write (an append in place).
+      // A log is not a change of the task's state: the task file is written only for new outputs or a claim's lease the
+      // owner's entry renews; else the entry is the one write (an append in place).
       if (tracked.length > 0 || renewLease(task, uow.actor, uow.now) !== task) uow.setTask({ ...task, outputs });
       else uow.checkWriter(task);
     }

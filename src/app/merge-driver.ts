@@ -1,15 +1,14 @@
 /**
- * `sow merge-driver`: git calls it (`merge=sow` in `.sow/.gitattributes`, `merge.sow.driver` in the
- * repository's git config) for every file under `.sow/` that two branches both changed, with the
- * three versions in temp files (%O base, %A ours, %B theirs) and the file's path (%P). The merge
- * goes into %A; exit 0 says it merged, anything else that git must stop (docs/decisions/0058).
+ * `sow merge-driver`: git calls it (`merge=sow` in `.sow/.gitattributes`, `merge.sow.driver` in the repository's git
+ * config) for every file under `.sow/` that two branches both changed, with the three versions in temp files (%O base,
+ * %A ours, %B theirs) and the file's path (%P). The merge goes into %A; exit 0 says it merged, anything else that git
+ * must stop (docs/decisions/0058).
  *
- * The files come from another branch and may be hostile: each is read as a regular file (never
- * through a link) inside the folder git runs the merge in, with the size limits of state files,
- * and parsed by the same guarded reader as every state file. Nothing in them is run. The only
- * files written are %A and the record of a conflict in the runtime folder's `merge-conflicts/`.
- * What the driver does not understand (another file, one too large, one that does not parse)
- * goes to git's own text merge (`git merge-file`), so nothing is lost.
+ * The files come from another branch and may be hostile: each is read as a regular file (never through a link) inside
+ * the folder git runs the merge in, with the size limits of state files, and parsed by the same guarded reader as every
+ * state file. Nothing in them is run. The only files written are %A and the record of a conflict in the runtime
+ * folder's `merge-conflicts/`. What the driver does not understand (another file, one too large, one that does not
+ * parse) goes to git's own text merge (`git merge-file`), so nothing is lost.
  */
 import { SowError } from '../domain/errors.js';
 import { quoted, shown } from '../domain/display.js';
@@ -143,8 +142,8 @@ function textMerge(
 const SCHEMAS = { project: ProjectStateSchema, task: TaskStateSchema } as const;
 
 /**
- * Parsed data of one version, or undefined for an empty base (both branches added the file); 'unreadable' for what
- * sow does not read.
+ * Parsed data of one version, or undefined for an empty base (both branches added the file); 'unreadable' for what sow
+ * does not read.
  */
 async function parsed(
   kind: MergeKind,
@@ -221,8 +220,8 @@ export async function runMergeDriver(
     const result = mergeData(kind, base.data, ours.data, theirs.data);
     conflicts = result.conflicts;
     let value = result.value;
-    // Fields merged each on its own may not fit together (a schema's rule across fields): then
-    // this branch's file stands whole, and the person decides.
+    // Fields merged each on its own may not fit together (a schema's rule across fields): then this branch's file
+    // stands whole, and the person decides.
     if (!validFor(kind, value)) {
       const valid = kind === 'knowledge' ? undefined : check(SCHEMAS[kind], value);
       value = ours.data;

@@ -1,20 +1,18 @@
 /**
- * Registering `sow merge-driver` with git, which takes two things (docs/decisions/0058):
- * `.sow/.gitattributes` (committed, beside `.sow/.gitignore`) says that git merges every file under
- * `.sow/` with the driver named `sow`, and the repository's own git config says what command that
- * driver is. git never takes a command from a committed file, so a clone has the attribute but
- * not the command until `sow init` (or `sow doctor --fix`) runs in it; until then git merges those
- * files as text, as it always did.
+ * Registering `sow merge-driver` with git, which takes two things (docs/decisions/0058): `.sow/.gitattributes`
+ * (committed, beside `.sow/.gitignore`) says that git merges every file under `.sow/` with the driver named `sow`, and
+ * the repository's own git config says what command that driver is. git never takes a command from a committed file, so
+ * a clone has the attribute but not the command until `sow init` (or `sow doctor --fix`) runs in it; until then git
+ * merges those files as text, as it always did.
  */
 import { readFileIfExists } from '../adapters/files.js';
 import { gitRun, val } from '../adapters/git.js';
 import type { Transaction } from '../adapters/transaction.js';
 
 /**
- * What git runs, through `sh`, in the top of the work tree: `sow` as found on PATH (where a user's
- * sow is, whatever installed it and wherever an upgrade moves it); where none is (a GUI client
- * with another PATH, a machine without sow), git's own text merge, as without the driver. git puts
- * each placeholder in single quotes itself.
+ * What git runs, through `sh`, in the top of the work tree: `sow` as found on PATH (where a user's sow is, whatever
+ * installed it and wherever an upgrade moves it); where none is (a GUI client with another PATH, a machine without
+ * sow), git's own text merge, as without the driver. git puts each placeholder in single quotes itself.
  */
 export const MERGE_DRIVER =
   'if command -v sow >/dev/null; then sow merge-driver %O %A %B %P; else git merge-file -L ours -L base -L theirs ' +
@@ -64,9 +62,9 @@ export const findsSowOnPath = (command: string): boolean =>
   /(^|[\s;])(command -v sow|sow merge-driver)\b/.test(command.trim());
 
 /**
- * Sets `merge.sow.driver` and `merge.sow.name` in the repository's git config where they are
- * missing (a driver the user set to another command is theirs: left alone). Returns the keys it
- * set; a git that refuses (no git, a read-only config) is said in `failed`.
+ * Sets `merge.sow.driver` and `merge.sow.name` in the repository's git config where they are missing (a driver the user
+ * set to another command is theirs: left alone). Returns the keys it set; a git that refuses (no git, a read-only
+ * config) is said in `failed`.
  */
 export function configureDriver(root: string): { set: string[]; failed?: string } {
   const set: string[] = [];

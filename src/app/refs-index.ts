@@ -1,18 +1,17 @@
 /**
- * Shared references (the spec's ADR-009): knowledge and code that agents should read, from git
- * repositories or local folders, cloned once into the user's cache and linked into each
- * repository as `.sow/refs/<link>`. Two indexes: `.sow/refs/index.json`, committed, says what the
- * team uses (link, source, branch, path, description, semantic, tags); `.sow/refs/index.local.json`,
- * ignored, holds this machine's own refs. The cache keeps which commit each checkout is at and who
- * uses it. The links themselves are ignored by git and rebuilt by `sow refs init`.
+ * Shared references (the spec's ADR-009): knowledge and code that agents should read, from git repositories or local
+ * folders, cloned once into the user's cache and linked into each repository as `.sow/refs/<link>`. Two indexes:
+ * `.sow/refs/index.json`, committed, says what the team uses (link, source, branch, path, description, semantic, tags);
+ * `.sow/refs/index.local.json`, ignored, holds this machine's own refs. The cache keeps which commit each checkout is
+ * at and who uses it. The links themselves are ignored by git and rebuilt by `sow refs init`.
  *
- * The committed index comes with the repository, so it is read as a claim: it may name only
- * https:// and ssh:// sources (domain/refs.ts), never a folder of this machine; a local index that
- * is committed is refused; link names are plain names; `.sow/refs/` is a real folder; and a ref's
- * path stays inside its checkout, which stays inside the cache (checked on every use).
+ * The committed index comes with the repository, so it is read as a claim: it may name only https:// and ssh:// sources
+ * (domain/refs.ts), never a folder of this machine; a local index that is committed is refused; link names are plain
+ * names; `.sow/refs/` is a real folder; and a ref's path stays inside its checkout, which stays inside the cache
+ * (checked on every use).
  *
- * This module holds the indexes: read strictly, written, and told to agents. app/refs.ts links and
- * removes refs, app/refs-sync.ts brings their checkouts up to date.
+ * This module holds the indexes: read strictly, written, and told to agents. app/refs.ts links and removes refs,
+ * app/refs-sync.ts brings their checkouts up to date.
  */
 import { existingRealFolder, normalRelative, repoArea } from '../adapters/confine.js';
 import { readFileIfExists } from '../adapters/files.js';

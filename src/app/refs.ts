@@ -1,14 +1,13 @@
 /**
- * Shared references (the spec's ADR-009): knowledge and code that agents should read, from git
- * repositories or local folders, cloned once into the user's cache and linked into each
- * repository as `.sow/refs/<link>`. Two indexes: `.sow/refs/index.json`, committed, says what the
- * team uses (link, source, branch, path, description, semantic, tags); `.sow/refs/index.local.json`,
- * ignored, holds this machine's own refs. The cache keeps which commit each checkout is at and who
- * uses it. The links themselves are ignored by git and rebuilt by `sow refs init`.
+ * Shared references (the spec's ADR-009): knowledge and code that agents should read, from git repositories or local
+ * folders, cloned once into the user's cache and linked into each repository as `.sow/refs/<link>`. Two indexes:
+ * `.sow/refs/index.json`, committed, says what the team uses (link, source, branch, path, description, semantic, tags);
+ * `.sow/refs/index.local.json`, ignored, holds this machine's own refs. The cache keeps which commit each checkout is
+ * at and who uses it. The links themselves are ignored by git and rebuilt by `sow refs init`.
  *
- * The indexes, read as claims, are app/refs-index.ts; this module adds, lists, links and removes
- * refs, each ref's path confined to its checkout, which stays inside the cache (checked on every
- * use); app/refs-sync.ts fetches and fast-forwards the checkouts.
+ * The indexes, read as claims, are app/refs-index.ts; this module adds, lists, links and removes refs, each ref's path
+ * confined to its checkout, which stays inside the cache (checked on every use); app/refs-sync.ts fetches and
+ * fast-forwards the checkouts.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { quoted } from '../domain/display.js';
@@ -125,9 +124,9 @@ interface Place {
 }
 
 /**
- * Where a ref's files are in the cache. Every path is confined: the checkout to the cache, the
- * ref's `path` to its checkout (a link the source carries may not lead out of it) — checked each
- * time, so a link that appeared in the cache since is refused too. Throws RefPathEscapeError.
+ * Where a ref's files are in the cache. Every path is confined: the checkout to the cache, the ref's `path` to its
+ * checkout (a link the source carries may not lead out of it) — checked each time, so a link that appeared in the cache
+ * since is refused too. Throws RefPathEscapeError.
  */
 export function placeOf(ref: RefEntry, env: CacheEnv): Place {
   const folder = sourceKind(ref.source) === 'folder';
@@ -261,8 +260,8 @@ export async function addRef(
         `${rawSource} is inside this repository already`,
         'agents can read it where it is; refs are for what lives elsewhere',
       );
-    // Only a shared remote (https, ssh) goes into the committed index; a folder of this machine,
-    // a file:// or an unencrypted URL stays in the local one.
+    // Only a shared remote (https, ssh) goes into the committed index; a folder of this machine, a file:// or an
+    // unencrypted URL stays in the local one.
     const whyLocal = unsharedReason(source);
     const local = o.local === true || whyLocal !== undefined;
     const tags = (o.tags ?? '')

@@ -1,10 +1,9 @@
 /**
- * A checkout per parallel worker. `sow agent spawn … --worktree` (or `workers: {worktree: true}`
- * in .sow/config.yaml, for tasks marked parallel) runs the worker in a linked worktree of its own
- * under `.sow/worktrees/.workers/`, on a branch made from the project branch, so that parallel
- * workers never edit the same folder. Its task state stays in the project checkout (one truth:
- * its `sow` calls are routed there, app/context.ts). `sow task merge` brings its branch back once
- * the task is completed: a conflict stops the merge and is reported with the files, never resolved.
+ * A checkout per parallel worker. `sow agent spawn … --worktree` (or `workers: {worktree: true}` in .sow/config.yaml,
+ * for tasks marked parallel) runs the worker in a linked worktree of its own under `.sow/worktrees/.workers/`, on a
+ * branch made from the project branch, so that parallel workers never edit the same folder. Its task state stays in the
+ * project checkout (one truth: its `sow` calls are routed there, app/context.ts). `sow task merge` brings its branch
+ * back once the task is completed: a conflict stops the merge and is reported with the files, never resolved.
  */
 import { join, relative, resolve } from 'node:path';
 import { ExternalToolError, InvalidValueError, SowError } from '../domain/errors.js';
@@ -60,9 +59,9 @@ function recordedProblem(taskId: string, problem: string): SowError {
 }
 
 /**
- * The checkout of the worker of task `taskId`, made if it is not there: `.sow/worktrees/.workers/
- * <project branch>--task-<id>` of the project checkout, on the branch of that name made from the
- * project branch (an earlier one of the task is used again, as a resume carries on its work).
+ * The checkout of the worker of task `taskId`, made if it is not there: `.sow/worktrees/.workers/ <project
+ * branch>--task-<id>` of the project checkout, on the branch of that name made from the project branch (an earlier one
+ * of the task is used again, as a resume carries on its work).
  */
 export function openWorkerCheckout(
   root: string,
@@ -130,8 +129,7 @@ export function openWorkerCheckout(
 }
 
 /**
- * `.sow/worktrees/.workers/…` of the project checkout, every folder on the way a real one (a link is never
- * followed).
+ * `.sow/worktrees/.workers/…` of the project checkout, every folder on the way a real one (a link is never followed).
  */
 function placeOf(root: string, rel: string): string {
   const path = sowPath(root, rel);
@@ -163,8 +161,8 @@ export interface MergeCheck {
   name: string;
   state: CheckState;
   /**
-   * Its newest run in the task's checkout: the log (relative to .sow/project/), the commit it ran on and whether
-   * that had uncommitted changes.
+   * Its newest run in the task's checkout: the log (relative to .sow/project/), the commit it ran on and whether that
+   * had uncommitted changes.
    */
   evidence?: string;
   commit?: string | null;
@@ -183,8 +181,8 @@ export interface MergeChecks {
   /** Merged with --force although a check had no fresh pass for that code. */
   forced: boolean;
   /**
-   * Files outside .sow/ the project branch changed since the checkout was made: the merge result
-   * combines them with the checked code and was not itself checked (the finalize checks judge it).
+   * Files outside .sow/ the project branch changed since the checkout was made: the merge result combines them with the
+   * checked code and was not itself checked (the finalize checks judge it).
    */
   beside: string[];
 }
@@ -256,10 +254,10 @@ export class TaskMergeDirtyError extends SowError {
 }
 
 /**
- * Judges the code a merge would bring in — the checkout's HEAD plus what the worker left
- * uncommitted outside .sow/, exactly what the merge commits and merges — against the task's newest
- * evidence of each task_complete check recorded in that checkout: by its tree, as every freshness
- * in sow is. The checks are the project checkout's (`root`): never the worker's copy of them.
+ * Judges the code a merge would bring in — the checkout's HEAD plus what the worker left uncommitted outside .sow/,
+ * exactly what the merge commits and merges — against the task's newest evidence of each task_complete check recorded
+ * in that checkout: by its tree, as every freshness in sow is. The checks are the project checkout's (`root`): never
+ * the worker's copy of them.
  */
 async function judgeForMerge(
   root: string,
@@ -295,11 +293,10 @@ async function judgeForMerge(
 }
 
 /**
- * `sow task merge`: the completed task's branch into the project branch. What the worker left
- * uncommitted outside `.sow/` is committed on its branch first, under a message that says so; the
- * merge is a merge commit in the project checkout; then the worker's checkout and branch go. A
- * conflict, or uncommitted changes of the project checkout to the files it would change, stop it
- * before the project checkout is touched; the worker's checkout is kept.
+ * `sow task merge`: the completed task's branch into the project branch. What the worker left uncommitted outside
+ * `.sow/` is committed on its branch first, under a message that says so; the merge is a merge commit in the project
+ * checkout; then the worker's checkout and branch go. A conflict, or uncommitted changes of the project checkout to the
+ * files it would change, stop it before the project checkout is touched; the worker's checkout is kept.
  */
 export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?: boolean } = {}): Promise<TaskMerge> {
   return update(ctx, async (uow) => {

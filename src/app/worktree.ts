@@ -1,8 +1,7 @@
 /**
- * Many branches at once: `sow worktree add|list|remove|prune` and `sow status --all`. Each
- * project keeps to its branch (one project per branch); a second project runs beside the first
- * in a git worktree of its own branch, under `.sow/worktrees/<branch>` of the main checkout, with
- * its own `.sow/project/`, its own lock and its own workers.
+ * Many branches at once: `sow worktree add|list|remove|prune` and `sow status --all`. Each project keeps to its branch
+ * (one project per branch); a second project runs beside the first in a git worktree of its own branch, under
+ * `.sow/worktrees/<branch>` of the main checkout, with its own `.sow/project/`, its own lock and its own workers.
  */
 import { join, relative, sep } from 'node:path';
 import { InvalidNameError, InvalidValueError, SowError } from '../domain/errors.js';
@@ -153,15 +152,15 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
       `drop --from to check out '${branch}' as it is`,
       { branch },
     );
-  // A new line of work starts from the repository's default branch, not from whatever is checked
-  // out (a second project's branch would otherwise start on the first one's work).
+  // A new line of work starts from the repository's default branch, not from whatever is checked out (a second
+  // project's branch would otherwise start on the first one's work).
   const fallback = from === undefined && !exists ? defaultBranch(main) : undefined;
   const current = currentBranch(here);
   const base = from ?? fallback?.name ?? current ?? head(here).commit;
   const baseKind: AddedWorktree['base_kind'] =
     from !== undefined ? 'from' : fallback ? 'default' : current !== undefined ? 'checked-out' : 'commit';
-  // A branch is named to git by its full ref: a clone may bring one named '-…', which as it is
-  // would be an option. What --from names may be any commit, so it is refused then.
+  // A branch is named to git by its full ref: a clone may bring one named '-…', which as it is would be an option. What
+  // --from names may be any commit, so it is refused then.
   const baseRef = fallback?.ref ?? (from === undefined && current !== undefined ? `refs/heads/${current}` : base);
   if (!exists) {
     if (!base || !baseRef)
@@ -207,9 +206,9 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
 }
 
 /**
- * Where the worktree of `branch` goes: `.sow/worktrees/<branch>` of the main checkout. sow owns
- * that folder, so every folder on the way must be a real one — a link (a clone can carry one) is
- * refused, never followed to put a checkout, or remove one, somewhere else.
+ * Where the worktree of `branch` goes: `.sow/worktrees/<branch>` of the main checkout. sow owns that folder, so every
+ * folder on the way must be a real one — a link (a clone can carry one) is refused, never followed to put a checkout,
+ * or remove one, somewhere else.
  */
 function worktreePlace(main: string, branch: string): string {
   const rel = `${WORKTREES_DIR}/${branch}`;
@@ -325,8 +324,8 @@ export async function removeWorktreeFor(
 }
 
 /**
- * `sow worktree prune`: forget the worktrees whose folders were deleted by hand. It still takes a
- * folder too (doctor's repair passes one) until doctor gives it its context.
+ * `sow worktree prune`: forget the worktrees whose folders were deleted by hand. It still takes a folder too (doctor's
+ * repair passes one) until doctor gives it its context.
  */
 export async function pruneWorktreesFor(
   ctx: AppContext,

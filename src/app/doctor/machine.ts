@@ -90,8 +90,8 @@ export function invocationShape(args: readonly string[]): { path: string[]; flag
 }
 
 /**
- * What to look up in a CLI's help: for each subcommand path sow runs (spawn, resume), the flags it
- * passes there with this configuration (the user's custom_args left out: they are the user's).
+ * What to look up in a CLI's help: for each subcommand path sow runs (spawn, resume), the flags it passes there with
+ * this configuration (the user's custom_args left out: they are the user's).
  */
 export function helpChecks(
   executor: ExecutorModule,
@@ -153,8 +153,8 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
           fix: 'sow config validate',
         };
       const { spec: executor, binary } = cli;
-      // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to
-      // spawn workers.
+      // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to spawn
+      // workers.
       const chosen = bindings.some((b) => b.source !== 'default');
       const severity: DoctorStatus = chosen ? 'fail' : 'warn';
       const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;

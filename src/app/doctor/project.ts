@@ -107,8 +107,8 @@ export async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
 }
 
 /**
- * Whether the guard of the project's current state holds: a state set by hand fails, naming the guard and the
- * state to go back to.
+ * Whether the guard of the project's current state holds: a state set by hand fails, naming the guard and the state to
+ * go back to.
  */
 export function stateCheck(ctx: Context): Finding | undefined {
   // Judged only on files sow could read: an unreadable project or task is its own check's finding.
@@ -138,8 +138,8 @@ export async function repoConfigCheck(app: AppContext): Promise<Finding | undefi
 }
 
 /**
- * Whether the declared checks may run on this machine (a clone's checks are not, until the person
- * allowed them). No checks, or a configuration repo-config already reports as invalid: no finding.
+ * Whether the declared checks may run on this machine (a clone's checks are not, until the person allowed them). No
+ * checks, or a configuration repo-config already reports as invalid: no finding.
  */
 export async function checksAllowedCheck(root: string, env: AppContext['env']): Promise<Finding | undefined> {
   let declared;

@@ -80,8 +80,8 @@ export function gitignoreCheck(root: string): Finding {
 }
 
 /**
- * Whether git merges `.sow/` with sow's driver: the attribute (committed) names it, the
- * repository's git config says what it runs, and that command is found.
+ * Whether git merges `.sow/` with sow's driver: the attribute (committed) names it, the repository's git config says
+ * what it runs, and that command is found.
  */
 export function mergeDriverCheck(app: AppContext, root: string): Finding {
   const attribute = git(root, ['check-attr', 'merge', '--', '.sow/project/state.yaml']).split(': ').at(-1)?.trim();
@@ -187,8 +187,8 @@ export function lockCheck(root: string): Finding {
 }
 
 /**
- * Runtime folders in the work tree (`.sow/.runtime/`, `.sow/.backup/`): left by an older sow, or
- * brought by the repository. sow reads nothing there; what was worth keeping moved to git's folder.
+ * Runtime folders in the work tree (`.sow/.runtime/`, `.sow/.backup/`): left by an older sow, or brought by the
+ * repository. sow reads nothing there; what was worth keeping moved to git's folder.
  */
 export function legacyRuntimeCheck(root: string): Finding {
   const found = legacyRuntimeFolders(root);

@@ -1,10 +1,9 @@
 /**
- * The record stage: a spawn's or a resume's plan is made from the project as read (checked as the
- * preconditions check it), and one state update then only writes it — if the state is still what
- * the plan was made from (a compare-and-swap: else it is read and planned again). A claim on the
- * claims remote is pushed between the two, never under the lock (a network round trip would hold
- * every other writer), and given back if the write then refuses or fails. The worker's own
- * checkout is opened before the write too, which records where the worker works.
+ * The record stage: a spawn's or a resume's plan is made from the project as read (checked as the preconditions check
+ * it), and one state update then only writes it — if the state is still what the plan was made from (a
+ * compare-and-swap: else it is read and planned again). A claim on the claims remote is pushed between the two, never
+ * under the lock (a network round trip would hold every other writer), and given back if the write then refuses or
+ * fails. The worker's own checkout is opened before the write too, which records where the worker works.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { AppContext } from '../context.js';
@@ -142,10 +141,10 @@ async function readSpawn(reader: Reader, rec: SpawnRecord, every: boolean): Prom
 }
 
 /**
- * With a claims remote: the claim of the task the worker takes — the one already claimed if it is
- * still a candidate (made again, compare-and-swap on its commit, if the worker's id changed), else
- * the first candidate whose claim lands. Of two machines spawning on one task, one push lands; a
- * task held there, or lost to a racer's push, is passed over (--next) or refused (named).
+ * With a claims remote: the claim of the task the worker takes — the one already claimed if it is still a candidate
+ * (made again, compare-and-swap on its commit, if the worker's id changed), else the first candidate whose claim lands.
+ * Of two machines spawning on one task, one push lands; a task held there, or lost to a racer's push, is passed over
+ * (--next) or refused (named).
  */
 async function claimFor(
   root: string,
@@ -312,8 +311,8 @@ export interface ResumeRecord {
 }
 
 /**
- * Plans a resume and writes it: the session resumed once more, the task owned by its worker again
- * (with --force, a live owner of another session retired; claimed on the remote first, as a spawn).
+ * Plans a resume and writes it: the session resumed once more, the task owned by its worker again (with --force, a live
+ * owner of another session retired; claimed on the remote first, as a spawn).
  */
 export async function recordResume(
   ctx: AppContext,

@@ -1,7 +1,7 @@
 /**
- * The run stage: a worker's CLI started as its executor module says (its own command line, or the
- * Agent Client Protocol), its events streamed to a file and a progress view, and what it was
- * refused told with advice. Nothing here writes the project's state.
+ * The run stage: a worker's CLI started as its executor module says (its own command line, or the Agent Client
+ * Protocol), its events streamed to a file and a progress view, and what it was refused told with advice. Nothing here
+ * writes the project's state.
  */
 import type { AppContext } from '../context.js';
 import type { AgentDef } from '../../domain/agents.js';
@@ -52,8 +52,8 @@ export const runningAsRoot = () => process.getuid?.() === 0;
 export type Granted = { permissions: PermissionProfile; checks: string[] };
 
 /**
- * How the worker's CLI is started: over ACP its own argv and the prompt sent once the session is
- * open (`load`: the session a resume continues), else the executor module's spawn or resume line.
+ * How the worker's CLI is started: over ACP its own argv and the prompt sent once the session is open (`load`: the
+ * session a resume continues), else the executor module's spawn or resume line.
  */
 export function invocationOf(
   resolution: Resolution,
@@ -92,8 +92,8 @@ export interface WorkerRun {
   cwd: string;
   speaker: Speaker;
   /**
-   * What the run used so far, summed from the CLI's events (the caller records it however the run ends), and the
-   * clock its events are stamped with.
+   * What the run used so far, summed from the CLI's events (the caller records it however the run ends), and the clock
+   * its events are stamped with.
    */
   meter: { usage: Usage; now: () => string };
   onSession?: (id: string) => Promise<void>;

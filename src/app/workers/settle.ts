@@ -1,8 +1,8 @@
 /**
- * The settle stage: after a worker's run, however it ended — what it used goes into the project's
- * ledger (or waits, as a deferred run, until the project's branch is back), the task is let go
- * (paused when a signal stopped it), its claim on the remote is given back after the write, and the
- * caller hears the task's new status. Also the lease renewal while a worker runs.
+ * The settle stage: after a worker's run, however it ended — what it used goes into the project's ledger (or waits, as
+ * a deferred run, until the project's branch is back), the task is let go (paused when a signal stopped it), its claim
+ * on the remote is given back after the write, and the caller hears the task's new status. Also the lease renewal while
+ * a worker runs.
  */
 import type { AppContext } from '../context.js';
 import type { Owner, UsageEntry } from '../../domain/schemas.js';
@@ -24,8 +24,7 @@ import { usageOfEvents } from './events.js';
 import { label, type AgentRunResult, type Speaker, type Target } from './types.js';
 
 /**
- * A task let go under the lock, whose claim on the remote is given back once the write is done (never under the
- * lock).
+ * A task let go under the lock, whose claim on the remote is given back once the write is done (never under the lock).
  */
 type LetGo = { root: string; task: string; branch: string; owner: Owner };
 
@@ -34,10 +33,10 @@ const giveBackAfter = async (released: LetGo | undefined) => {
 };
 
 /**
- * While its worker runs, the process that waits for it looks at the worker's claim on the remote
- * every quarter of the lease, and renews it once half of the lease there has passed — a worker
- * may work for hours and write nothing. Ends with the process; the lease then runs out. Stopping
- * waits for a look under way, so that the settle after it sees the claim's last commit.
+ * While its worker runs, the process that waits for it looks at the worker's claim on the remote every quarter of the
+ * lease, and renews it once half of the lease there has passed — a worker may work for hours and write nothing. Ends
+ * with the process; the lease then runs out. Stopping waits for a look under way, so that the settle after it sees the
+ * claim's last commit.
  */
 export function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): () => Promise<unknown> {
   let looking: Promise<unknown> = Promise.resolve();
@@ -55,10 +54,9 @@ export function renewWhileRunning(ctx: AppContext, taskId: string, agentId: stri
 }
 
 /**
- * Renews the claim on the remote of the worker this process waits for, if half of its lease
- * there has passed; whether it did. Read, pushed and recorded as an owner's write renews it
- * (app/claim-renewal.ts), never under the lock. A remote not reached, or the claim taken over
- * there, is warned of and tried again at the next look.
+ * Renews the claim on the remote of the worker this process waits for, if half of its lease there has passed; whether
+ * it did. Read, pushed and recorded as an owner's write renews it (app/claim-renewal.ts), never under the lock. A
+ * remote not reached, or the claim taken over there, is warned of and tried again at the next look.
  */
 export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId: string): Promise<boolean> {
   const seen = await Reader.read(
@@ -77,9 +75,8 @@ export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId:
 }
 
 /**
- * After the run, however it ended: what it used goes into the project's ledger (a run the CLI
- * reported nothing for too, so every run is counted), and the task is no longer owned by this
- * process's worker (unless someone took it over).
+ * After the run, however it ended: what it used goes into the project's ledger (a run the CLI reported nothing for too,
+ * so every run is counted), and the task is no longer owned by this process's worker (unless someone took it over).
  */
 export async function settleRun(
   ctx: AppContext,
@@ -92,8 +89,8 @@ export async function settleRun(
     await settleHere(ctx, target, entry, owned, stopped);
     return undefined;
   } catch (err) {
-    // Not recorded because the project's branch is not checked out (switched while the worker ran):
-    // kept until it is, never written into another branch's copy of the project.
+    // Not recorded because the project's branch is not checked out (switched while the worker ran): kept until it is,
+    // never written into another branch's copy of the project.
     const checkedOut = currentBranch(ctx.cwd);
     if (checkedOut === owned.branch) throw err;
     const { deferRun } = await import('../../adapters/deferred-runs.js');
@@ -152,9 +149,9 @@ async function settleHere(
 }
 
 /**
- * After `agent stop` ended a worker: the task is paused (when it was in progress) with a note in
- * its log, no longer owned by the stopped worker, and the run is counted as far as its events say
- * (unless its supervisor counted it itself, having seen the worker end).
+ * After `agent stop` ended a worker: the task is paused (when it was in progress) with a note in its log, no longer
+ * owned by the stopped worker, and the run is counted as far as its events say (unless its supervisor counted it
+ * itself, having seen the worker end).
  */
 export async function settleStopped(
   ctx: AppContext,
@@ -168,8 +165,8 @@ export async function settleStopped(
     let task = await uow.task(taskId);
     const session = task.session;
     const since = task.owner?.since ?? task.started_at ?? uow.now;
-    // A sow process that was running the worker passes the signal on and settles the task itself
-    // (settleRun): then nothing is left to do here.
+    // A sow process that was running the worker passes the signal on and settles the task itself (settleRun): then
+    // nothing is left to do here.
     if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== pid) return task.status;
     released = { root: uow.root, task: task.id, branch: (await uow.project()).branch, owner: task.owner };
     task = { ...task };
@@ -309,9 +306,9 @@ export interface Settlement {
 }
 
 /**
- * Runs `work` (the run stage) and settles it however it ends: what it used (the meter) goes into
- * the ledger, the task is let go, the owner record removed. A run the project could not record
- * (its branch is not checked out) is kept and refused with RUN_NOT_RECORDED.
+ * Runs `work` (the run stage) and settles it however it ends: what it used (the meter) goes into the ledger, the task
+ * is let go, the owner record removed. A run the project could not record (its branch is not checked out) is kept and
+ * refused with RUN_NOT_RECORDED.
  */
 export async function settled<R extends { reportedSession?: string } | undefined>(
   s: Settlement,
@@ -331,8 +328,8 @@ export async function settled<R extends { reportedSession?: string } | undefined
     throw err;
   } finally {
     await renewing?.();
-    // Whatever happened to the worker, this process no longer waits for it, and what it used is
-    // counted. (If this fails, the owner is stale as soon as this process exits.)
+    // Whatever happened to the worker, this process no longer waits for it, and what it used is counted. (If this
+    // fails, the owner is stale as soon as this process exits.)
     const entry = usageEntry(
       s.ctx.now(),
       s.target,
