@@ -355,11 +355,9 @@ function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext, pl
     const code = codeSnapshot(place);
     const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}-skipped`);
     const by = `${who.by}${who.session ? ` (session ${who.session})` : ''}`;
+    const note = `# sow: skipped ${startedAt}: the task was completed with --force by ${by}`;
     try {
-      noteInLog(
-        log,
-        `# sow check ${check.name}: ${check.run}\n# sow: skipped ${startedAt}: the task was completed with --force by ${by}`,
-      );
+      noteInLog(log, `# sow check ${check.name}: ${check.run}\n${note}`);
     } finally {
       closeLog(log);
     }
