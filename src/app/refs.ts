@@ -90,7 +90,8 @@ export class RefPathEscapeError extends SowError {
     super(
       'REF_PATH_ESCAPES',
       'state',
-      `ref '${link}': its path '${path}' leads out of the source's checkout${via}; sow will not link .sow/refs/${link} there`,
+      `ref '${link}': its path '${path}' leads out of the source's checkout${via}; ` +
+        `sow will not link .sow/refs/${link} there`,
       `the source carries that link; use a path that is a real folder of it ('sow refs remove ${link}', then add ` +
         `it again with another --path), or the whole source`,
       { link, path, ...d },

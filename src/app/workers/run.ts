@@ -30,7 +30,7 @@ import { label, type Resolution, type Speaker, type Target } from './types.js';
 export const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') =>
   new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
 
-/** The worker's prompt: its role's template around its assignment, the project's references, the orchestrator's words. */
+/** The worker's prompt: its role's template around its assignment, the project's refs, the orchestrator's words. */
 export function agentPrompt(
   agent: AgentDef,
   agentId: string,
