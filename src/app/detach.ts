@@ -1,6 +1,6 @@
 /**
  * Workers in the background: `agent spawn --detach` starts a supervisor (adapters/supervisor.ts) and returns once it
- * has recorded the session; `agent wait` waits for workers to stop. Waits use the monotonic clock, records the context's.
+ * has recorded the session; `agent wait` waits for workers to stop. Waits use the monotonic clock.
  */
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
