@@ -51,8 +51,9 @@ export class IssueLinkedError extends SowError {
 export async function githubRepo(root: string): Promise<string> {
   const { config } = await readRepoConfig(root);
   if (config.github?.repo) return config.github.repo;
-  const args = ['remote', 'get-url', 'origin'];
-  const origin = gitSucceeds(root, args) ? git(root, args) : undefined;
+  const origin = gitSucceeds(root, ['remote', 'get-url', 'origin'])
+    ? git(root, ['remote', 'get-url', 'origin'])
+    : undefined;
   const repo = origin === undefined ? undefined : repoOfUrl(origin);
   if (!repo) throw new NoGithubRepoError(origin);
   return repo;

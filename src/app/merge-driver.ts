@@ -56,9 +56,19 @@ function textMerge(
   files: { base: string; ours: string; theirs: string },
   path: string,
 ): MergeDriverResult {
-  const temp = (f: string) => val(f, 'a temp file');
-  const labels = ['-L', 'ours', '-L', 'base', '-L', 'theirs'];
-  const r = gitRun(cwd, ['merge-file', ...labels, '--', temp(files.ours), temp(files.base), temp(files.theirs)]);
+  const r = gitRun(cwd, [
+    'merge-file',
+    '-L',
+    'ours',
+    '-L',
+    'base',
+    '-L',
+    'theirs',
+    '--',
+    val(files.ours, 'a temp file'),
+    val(files.base, 'a temp file'),
+    val(files.theirs, 'a temp file'),
+  ]);
   forgetConflictRecord(cwd, CONFLICTS_FOLDER, path);
   if (!r.ok) {
     // A count of conflicts (markers written) says nothing; a failure (a binary file) says why, and wrote nothing.
