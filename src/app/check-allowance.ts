@@ -1,12 +1,8 @@
 /**
- * A repository's checks are shell commands written by whoever committed them, so they run only
- * after the person allowed exactly those commands on this machine (like direnv's `allow`):
- * `sow check allow` shows them, asks, and records each check's name, command and hash for the
- * repository's real path in the person's own state folder. A command that changed since is not
- * allowed. `SOW_ALLOW_CHECKS=1` allows every declared check without a record (CI).
- *
- * A worker never widens its own rights: it cannot allow or forget checks, and SOW_ALLOW_CHECKS=1
- * counts inside a worker only when the worker was started with it (worker-trace.ts tells).
+ * Checks are commands whoever committed them wrote, so they run only once the person allowed exactly those commands
+ * here (like direnv's `allow`): recorded by hash, per real repository path, in the person's own state folder; a changed
+ * command is not allowed. `SOW_ALLOW_CHECKS=1` allows all (CI). A worker never widens its own rights: it cannot allow
+ * or forget, and SOW_ALLOW_CHECKS=1 counts inside one only when the worker was started with it.
  */
 import { isAbsolute, relative, sep } from 'node:path';
 import { AbortedError, ConfirmationRequiredError, SowError, UsageError } from '../domain/errors.js';
@@ -45,8 +41,7 @@ export function envAllowance(env: Env, trace: () => WorkerTrace | undefined = ()
   }
   const worker = trace();
   if (!worker) return { kind: 'allowed' };
-  // Given to the worker by whoever started it (CI running 'sow agent spawn'), not set by the worker:
-  // the outermost worker process, as sow started it, carried it already.
+  // Honoured only when the outermost worker process already carried it: given by whoever started it, not by the worker.
   const origin = worker.outermost;
   if (origin && origin.pid !== process.pid && origin.allowChecks === '1') return { kind: 'allowed' };
   return { kind: 'ignored', worker };
@@ -58,11 +53,7 @@ const whereWorker = (w: WorkerTrace) =>
   (w.nearest.pid === process.pid
     ? 'in its own environment'
     : `in process ${w.nearest.pid} (${printable(w.nearest.command)})`);
-const workerDetails = (w: WorkerTrace) => ({
-  pid: w.nearest.pid,
-  command: w.nearest.command,
-  variable: w.nearest.variable,
-});
+const workerDetails = ({ nearest: n }: WorkerTrace) => ({ pid: n.pid, command: n.command, variable: n.variable });
 
 /** A check that may not run yet, as the refusal shows it. */
 export interface UnallowedCheck {
@@ -72,15 +63,13 @@ export interface UnallowedCheck {
   previously?: string;
 }
 
-function listing(checks: readonly UnallowedCheck[]): string {
-  return checks
-    .map(
-      (c) =>
-        `  ${c.name}: ${printable(c.run)}` +
-        (c.previously !== undefined ? `\n    (changed; you allowed: ${printable(c.previously)})` : ''),
-    )
+const listing = (checks: readonly UnallowedCheck[]) =>
+  checks
+    .map((c) => {
+      const changed = c.previously !== undefined ? `\n    (changed; you allowed: ${printable(c.previously)})` : '';
+      return `  ${c.name}: ${printable(c.run)}${changed}`;
+    })
     .join('\n');
-}
 
 export class ChecksNotAllowedError extends SowError {
   constructor(
@@ -161,19 +150,19 @@ const isInside = (path: string, dir: string) => {
   return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
 };
 
-/** The repository as records name it: its real path. */
-const repositoryOf = (root: string) => realPath(root);
-
+/** The record of the repository (named by its real path), refused when it would lie inside the repository. */
 function recordFor(root: string, env: Env): { repository: string; file: string } {
-  const repository = repositoryOf(root);
+  const repository = realPath(root);
   const dir = allowedChecksDir(env);
   if (isInside(realPath(dir), repository)) throw new RecordInsideRepositoryError(dir, repository);
   return { repository, file: allowRecordPath(repository, env) };
 }
 
-/** The latest command allowed under a name. */
-const lastNamed = (recorded: readonly AllowedCheck[], name: string) =>
-  [...recorded].reverse().find((r) => r.name === name);
+/** A check not allowed, with the latest command allowed under its name before. */
+function unallowedOf(recorded: readonly AllowedCheck[], c: Check): UnallowedCheck {
+  const before = [...recorded].reverse().find((r) => r.name === c.name);
+  return { name: c.name, run: c.run, ...(before ? { previously: before.run } : {}) };
+}
 
 export interface CheckStanding {
   check: Check;
@@ -193,50 +182,30 @@ export interface Standings {
 
 /** Whether each check may run here. Reads the record only when SOW_ALLOW_CHECKS does not allow. */
 export function standingsOf(root: string, checks: readonly Check[], env: Env): Standings {
-  if (checks.length === 0) {
-    const repository = repositoryOf(root);
-    return { checks: [], via: 'record', repository, record: allowRecordPath(repository, env), env: { kind: 'unset' } };
-  }
-  const fromEnv = envAllowance(env);
-  if (fromEnv.kind === 'allowed') {
-    const repository = repositoryOf(root);
-    return {
-      checks: checks.map((check) => ({ check, allowed: true })),
-      via: 'environment',
-      repository,
-      record: allowRecordPath(repository, env),
-      env: fromEnv,
-    };
+  const fromEnv: EnvAllowance = checks.length === 0 ? { kind: 'unset' } : envAllowance(env);
+  if (checks.length === 0 || fromEnv.kind === 'allowed') {
+    const repository = realPath(root);
+    const record = allowRecordPath(repository, env);
+    const via = checks.length === 0 ? 'record' : 'environment';
+    return { checks: checks.map((check) => ({ check, allowed: true })), via, repository, record, env: fromEnv };
   }
   const { repository, file } = recordFor(root, env);
   const recorded = readAllowRecord(file, repository).checks;
   const hashes = new Set(recorded.map((c) => c.sha256));
-  return {
-    checks: checks.map((check) => {
-      if (hashes.has(checkHash(check))) return { check, allowed: true };
-      const before = lastNamed(recorded, check.name);
-      return { check, allowed: false, ...(before ? { previously: before.run } : {}) };
-    }),
-    via: 'record',
-    repository,
-    record: file,
-    env: fromEnv,
+  const standing = (check: Check): CheckStanding => {
+    if (hashes.has(checkHash(check))) return { check, allowed: true };
+    const { previously } = unallowedOf(recorded, check);
+    return { check, allowed: false, ...(previously !== undefined ? { previously } : {}) };
   };
+  return { checks: checks.map(standing), via: 'record', repository, record: file, env: fromEnv };
 }
 
 const unallowed = (s: Standings): UnallowedCheck[] =>
   s.checks
     .filter((c) => !c.allowed)
-    .map((c) => ({
-      name: c.check.name,
-      run: c.check.run,
-      ...(c.previously !== undefined ? { previously: c.previously } : {}),
-    }));
+    .map(({ check: { name, run }, previously: p }) => ({ name, run, ...(p !== undefined && { previously: p }) }));
 
-/**
- * Refuses (CHECKS_NOT_ALLOWED, exit 1) unless every one of `checks` may run here; `what` starts
- * the message (`task 010 was not completed`).
- */
+/** Refuses (CHECKS_NOT_ALLOWED) unless every one of `checks` may run here; `what` starts the message. */
 export function requireAllowed(root: string, checks: readonly Check[], what: string, env: Env): void {
   if (checks.length === 0) return;
   const standings = standingsOf(root, checks, env);
@@ -265,15 +234,6 @@ export interface AllowOptions {
   show(text: string): void;
 }
 
-export interface AllowResult {
-  repository: string;
-  record: string;
-  /** The checks allowed now. */
-  allowed: { name: string; run: string }[];
-  /** The checks asked for that were allowed already. */
-  already: string[];
-}
-
 /** What `sow check allow` shows before it asks. */
 export function allowListing(root: string, checks: readonly UnallowedCheck[]): string {
   return (
@@ -284,10 +244,10 @@ export function allowListing(root: string, checks: readonly UnallowedCheck[]): s
 }
 
 /**
- * `sow check allow [names…]`: shows the declared checks (all, or those named) not yet allowed,
- * asks (or --yes), and records exactly what it showed. Refused inside a worker.
+ * `sow check allow [names…]`: shows the declared checks (all, or those named) not yet allowed, asks (or --yes), and
+ * records exactly what it showed. Refused inside a worker.
  */
-export async function allowChecks(ctx: AppContext, names: readonly string[], opts: AllowOptions): Promise<AllowResult> {
+export async function allowChecks(ctx: AppContext, names: readonly string[], opts: AllowOptions) {
   const env = ctx.env;
   const root = await openRoot(ctx);
   refuseWorker("'sow check allow'", env);
@@ -297,28 +257,23 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   const record = readAllowRecord(file, repository);
   const hashes = new Set(record.checks.map((c) => c.sha256));
   const toAllow = chosen.filter((c) => !hashes.has(checkHash(c)));
-  const result: AllowResult = {
+  // allowed: the checks allowed now; already: those asked for that were allowed before.
+  const result = {
     repository,
     record: file,
-    allowed: [],
+    allowed: [] as { name: string; run: string }[],
     already: chosen.filter((c) => hashes.has(checkHash(c))).map((c) => c.name),
   };
   if (toAllow.length === 0) return result;
   opts.show(
     allowListing(
       root,
-      toAllow.map((c) => {
-        const before = lastNamed(record.checks, c.name);
-        return { name: c.name, run: c.run, ...(before ? { previously: before.run } : {}) };
-      }),
+      toAllow.map((c) => unallowedOf(record.checks, c)),
     ),
   );
   if (!opts.yes) {
-    if (!opts.interactive)
-      throw new ConfirmationRequiredError(
-        `allowing ${toAllow.length === 1 ? 'this check' : 'these checks'} to run`,
-        '--yes',
-      );
+    const these = toAllow.length === 1 ? 'this check' : 'these checks';
+    if (!opts.interactive) throw new ConfirmationRequiredError(`allowing ${these} to run`, '--yes');
     if (!(await opts.confirm(`Allow ${toAllow.length === 1 ? 'it' : 'them'} to run here?`)))
       throw new AbortedError('check allow');
   }
@@ -334,18 +289,11 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   return result;
 }
 
-export interface ForgetResult {
-  repository: string;
-  record: string;
-  /** The entries withdrawn: name and command. */
-  forgotten: { name: string; run: string }[];
-}
-
 /**
- * `sow check forget [names…]`: withdraws what was allowed in this repository (all of it, or the
- * checks named), whatever .sow/config.yaml says now. Refused inside a worker.
+ * `sow check forget [names…]`: withdraws what was allowed in this repository (all of it, or the checks named), whatever
+ * .sow/config.yaml says now. Refused inside a worker.
  */
-export async function forgetChecks(ctx: AppContext, names: readonly string[]): Promise<ForgetResult> {
+export async function forgetChecks(ctx: AppContext, names: readonly string[]) {
   const env = ctx.env;
   const root = await openRoot(ctx);
   refuseWorker("'sow check forget'", env);

@@ -1,11 +1,7 @@
 /**
- * Checks in the background, for an agent whose commands have a time limit: `check run --detach`
- * refuses what a run would refuse, then starts `sow check run … --json` under a runner of its own
- * (adapters/check-runs.ts) and returns once the runner has recorded itself; the runner runs and
- * records exactly as a foreground run does (it is one), and exits when the checks end, taking
- * what they started with it. `check wait` waits for the running (or last) run and reports it as
- * the foreground run would have: exit 0, or CHECKS_FAILED; a wait whose time runs out says which
- * checks still run (exit 124), as `agent wait` does.
+ * Checks in the background, for an agent whose commands have a time limit: `check run --detach` refuses what a run
+ * would, then starts `sow check run … --json` under a runner (adapters/check-runs.ts) and returns once it has recorded
+ * itself. `check wait` waits for the run and reports it as the foreground run would have.
  */
 import { randomUUID } from 'node:crypto';
 import { SowError } from '../domain/errors.js';
@@ -28,22 +24,8 @@ import type { AppContext } from './context.js';
 import { evidenceTarget, type CheckRun, type EvidenceRecord } from './checks.js';
 import { ChecksFailedError } from './check-errors.js';
 
-export { RUNNER_VARIABLE };
-
 /** How long a runner may take to record itself: it reads the state like any command, then some. */
 const READY_WITHIN_MS = 120_000;
-
-export interface DetachedChecks {
-  detached: true;
-  /** The run's id: its folder under the runtime folder's check-runs/. */
-  run: string;
-  checks: string[];
-  task?: string;
-  /** The runner's pid: it ends when the checks end. */
-  pid: number;
-  /** The runner's own output (its progress view, warnings). */
-  log: string;
-}
 
 export class ChecksRunningError extends SowError {
   constructor(running: readonly { run: string; checks: string[]; pid: number }[], names: readonly string[]) {
@@ -74,12 +56,11 @@ export class NoCheckRunError extends SowError {
 export class CheckWaitTimeoutError extends SowError {
   constructor(seconds: number, running: readonly RunningChecks[], names: readonly string[]) {
     const all = running.flatMap((r) => r.checks);
+    const still = all.length === 1 ? `the check ${all[0]} still runs` : `the checks ${all.join(', ')} still run`;
     super(
       'WAIT_TIMEOUT',
       'timeout',
-      `after ${seconds} ` +
-        `s ${all.length === 1 ? `the check ${all[0]} still runs` : `the checks ${all.join(', ')} still run`} ` +
-        `(pid ${running.map((r) => r.pid).join(', ')})`,
+      `after ${seconds} s ${still} (pid ${running.map((r) => r.pid).join(', ')})`,
       `wait again: sow check wait${names.length ? ` ${names.join(' ')}` : ''} --timeout ${seconds}s`,
       { running: running.map((r) => ({ ...r })) },
     );
@@ -100,27 +81,32 @@ export class CheckRunLostError extends SowError {
   }
 }
 
-/** `check run --detach`: refuses as a run would, starts the runner, and returns once it has recorded itself. */
+/**
+ * `check run --detach`: refuses as a run would, starts the runner, and returns once it has recorded itself: the run's
+ * id (its folder under check-runs/), the runner's pid (it ends when the checks end) and its own output.
+ */
 export async function startChecksDetached(
   ctx: AppContext,
   names: readonly string[],
   opts: { task?: string; script?: string } = {},
-): Promise<DetachedChecks | null> {
+) {
   const { root, target } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
   const { config } = await readRepoConfig(root);
   const declared = config.checks ?? [];
   if (declared.length === 0 && names.length === 0) return null;
   const checks = selectChecks(declared, names).map((c) => c.name);
-  const { requireAllowed } = await import('./check-allowance.js');
-  requireAllowed(root, selectChecks(declared, checks), 'no check was run', ctx.env);
+  (await import('./check-allowance.js')).requireAllowed(
+    root,
+    selectChecks(declared, checks),
+    'no check was run',
+    ctx.env,
+  );
   // The same checks on the same code at once would only race each other (and their evidence).
   const busy = checkRuns(root).filter(
     (r) => runnerRunning(r.record) && r.record.task === target.task && r.record.checks.some((c) => checks.includes(c)),
   );
-  if (busy.length)
-    throw new ChecksRunningError(busy.map(runningOf), [
-      ...new Set(busy.flatMap((r) => r.record.checks.filter((c) => checks.includes(c)))),
-    ]);
+  const clash = [...new Set(busy.flatMap((r) => r.record.checks.filter((c) => checks.includes(c))))];
+  if (busy.length) throw new ChecksRunningError(busy.map(runningOf), clash);
   try {
     pruneCheckRuns(root, Date.parse(ctx.now()));
   } catch {
@@ -136,15 +122,8 @@ export async function startChecksDetached(
   const log = shownRuntime(root, 'check-runs', id, 'runner.log');
   for (;;) {
     const record = readRunnerRecord(files.ready);
-    if (record)
-      return {
-        detached: true,
-        run: id,
-        checks: record.checks,
-        ...(record.task !== undefined ? { task: record.task } : {}),
-        pid: record.pid,
-        log,
-      };
+    const task = record?.task !== undefined ? { task: record.task } : {};
+    if (record) return { detached: true as const, run: id, checks: record.checks, ...task, pid: record.pid, log };
     if (exit !== undefined) {
       // It refused after all (the state changed meanwhile): its own refusal, as a foreground run would give it.
       const envelope = readRunResult(files.result);
@@ -157,43 +136,21 @@ export async function startChecksDetached(
         `see what it says in ${log}`,
       );
     }
-    if (performance.now() > deadline) {
-      throw new SowError(
-        'CHECK_RUNNER_SILENT',
-        'external',
-        `the checks' runner (pid ${started.pid}) has not started them after ${READY_WITHIN_MS / 1000} s`,
-        `see what it says in ${log}`,
-      );
-    }
+    const silent = `the checks' runner (pid ${started.pid}) has not started them after ${READY_WITHIN_MS / 1000} s`;
+    if (performance.now() > deadline)
+      throw new SowError('CHECK_RUNNER_SILENT', 'external', silent, `see what it says in ${log}`);
     await new Promise((r) => setTimeout(r, 25));
   }
 }
 
-export interface RunningChecks {
-  run: string;
-  checks: string[];
-  pid: number;
-}
-
-export interface CheckWaitResult {
-  /** Each check's run, as `check run` reports it (with names: only those). */
-  runs: CheckRun[];
-  /** Where each run's evidence was recorded. */
-  recorded: EvidenceRecord[];
-  /** Those still running (only when the time ran out). */
-  running: RunningChecks[];
-  timedOut: boolean;
-}
-
+type RunningChecks = { run: string; checks: string[]; pid: number };
 const runningOf = (r: CheckRunFolder): RunningChecks => ({
   run: r.id,
   checks: [...r.record.checks],
   pid: r.record.pid,
 });
 
-/**
- * Which runs a wait is for: with names, the newest run of each; without, every run going on now, or else the newest.
- */
+/** Which runs a wait is for: with names, the newest run of each; without, every run going on now, else the newest. */
 function targets(runs: readonly CheckRunFolder[], names: readonly string[]): CheckRunFolder[] {
   if (names.length === 0) {
     const going = runs.filter((r) => runnerRunning(r.record));
@@ -211,16 +168,15 @@ function targets(runs: readonly CheckRunFolder[], names: readonly string[]): Che
 }
 
 /**
- * `check wait`: waits until the background runs of `names` (default: every one going on now, or
- * else the last one) have ended, then reports them as `check run` would have: their runs and
- * where the evidence went; throws ChecksFailedError when one failed. With `timeoutMs` it returns
- * early (timedOut) naming what still runs.
+ * `check wait`: waits until the background runs of `names` (default: every one going on now, or else the last one)
+ * have ended, then reports them as `check run` would have (runs with names: only those; throws ChecksFailedError when
+ * one failed). With `timeoutMs` it returns early (timedOut) naming what still runs.
  */
 export async function waitForChecks(
   ctx: AppContext,
   names: readonly string[],
   opts: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {},
-): Promise<CheckWaitResult> {
+): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord[]; running: RunningChecks[]; timedOut: boolean }> {
   const { openRoot } = await import('./workspace.js');
   const root = await openRoot(ctx);
   if (names.length) {

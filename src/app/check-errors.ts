@@ -1,6 +1,6 @@
 /**
- * How a run of checks that did not pass is said: failed (`check run`), interrupted (nothing of it
- * recorded), or a completion refused by its task_complete checks, with the end of each failed log.
+ * How a run of checks that did not pass is said: failed (`check run`), interrupted (nothing of it recorded), or a
+ * completion refused by its task_complete checks, with the end of each failed log.
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
@@ -52,9 +52,9 @@ export interface StoppedCheck {
 }
 
 /**
- * A run of checks interrupted (Ctrl-C, or an MCP client's cancellation): nothing of it is
- * recorded and its logs are removed, so no evidence is ever half-written; the message says which
- * check was stopped, what had finished before it, and what it printed last.
+ * A run of checks interrupted (Ctrl-C, or an MCP client's cancellation): nothing of it is recorded and its logs are
+ * removed, so no evidence is ever half-written; the message says which check was stopped, what had finished before it,
+ * and what it printed last.
  */
 export class ChecksInterruptedError extends SowError {
   constructor(runs: readonly Run[], stopped?: StoppedCheck) {
@@ -74,10 +74,7 @@ export class ChecksInterruptedError extends SowError {
       'interrupted',
       `interrupted: ${what}; nothing was recorded, and this run's logs were removed${tail}`,
       'run the command again when you are ready: the checks start over',
-      {
-        runs: [...runs],
-        ...(stopped ? { stopped } : {}),
-      },
+      { runs: [...runs], ...(stopped ? { stopped } : {}) },
     );
   }
 }

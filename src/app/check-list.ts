@@ -1,6 +1,6 @@
 /**
- * `sow check list`: the checks `.sow/config.yaml` declares, with the defaults filled in, whether
- * each may run on this machine, and its newest evidence in each phase judged against the code now.
+ * `sow check list`: the checks `.sow/config.yaml` declares, with the defaults filled in, whether each may run on this
+ * machine, and its newest evidence in each phase judged against the code now.
  */
 import type { AppContext } from './context.js';
 import { EVIDENCE, checkStatuses } from '../domain/project-types/evidence.js';
@@ -24,9 +24,9 @@ export interface DeclaredCheckInfo {
   /** Not allowed, but another command was allowed under its name: that command. */
   previously?: string;
   /**
-   * Its newest run recorded in each phase of the project on this branch (only the phases that
-   * have one; absent when none has), judged against the code as it is now: fresh-pass, stale
-   * (the code or its command changed since it passed) or failed.
+   * Its newest run recorded in each phase of the project on this branch (only the phases that have one; absent when
+   * none has), judged against the code as it is now: fresh-pass, stale (the code or its command changed since it
+   * passed) or failed.
    */
   evidence?: PhaseEvidence[];
 }
@@ -54,9 +54,9 @@ export async function listChecks(
 }
 
 /**
- * The newest evidence of each declared check in each phase of the project, judged against the
- * code as it is now. The code's tree is computed (git) only when some phase holds evidence of a
- * declared check; without a project on this branch there is none.
+ * The newest evidence of each declared check in each phase of the project, judged against the code as it is now. The
+ * code's tree is computed (git) only when some phase holds evidence of a declared check; without a project on this
+ * branch there is none.
  */
 async function evidenceByPhase(ctx: AppContext, root: string, declared: readonly Check[]): Promise<PhaseEvidence[]> {
   if (declared.length === 0 || !hasProject(root)) return [];

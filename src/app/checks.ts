@@ -1,12 +1,7 @@
 /**
- * Checked, not trusted: the checks a repository declares in `.sow/config.yaml` are run by sow
- * itself (`sow check run`), and each run is recorded as an `evidence` output — the log, the exit
- * code, and the tree hash of the code it ran on — so that a guard can ask whether the checks passed
- * on the code as it is now, instead of taking an agent's word for it.
- *
- * Running and recording are apart: a check can take minutes, and the workspace lock is never held
- * while one runs (other workers keep writing). `runChecks` runs and writes only logs;
- * `recordEvidence` writes the evidence afterwards, in one locked update.
+ * Checked, not trusted: sow runs the declared checks itself and records each run as `evidence` (log, exit code, tree
+ * hash), so a guard asks whether they passed on the code as it is now. Runs hold no lock (a check takes minutes);
+ * the evidence is recorded afterwards in one update.
  */
 import type { AppContext } from './context.js';
 import { basename, join } from 'node:path';
@@ -65,20 +60,12 @@ export interface CheckRun {
   tree: string;
   /** Not run: a completion with --force skipped it (who skipped it is in the log). */
   skipped?: true;
-  /**
-   * Run in a task's own checkout (sow agent spawn --worktree): that checkout, relative to the
-   * project checkout. Absent: run in the project checkout. `commit`, `dirty` and `tree` are the
-   * checkout's then.
-   */
+  /** Run in a task's own checkout (relative to the project checkout); `commit`, `dirty`, `tree` are then its. */
   checkout?: string;
 }
 
-/**
- * Where checks run: the project checkout, or the worker checkout of the task they are for, which
- * holds that task's work (its commit and working tree) while the project checkout does not.
- */
+/** Where checks run (the folder whose code is recorded): the project checkout, or the task's worker checkout. */
 export interface CheckPlace {
-  /** The folder the shell starts in and whose code is recorded. */
   path: string;
   /** A worker checkout: its path relative to the project checkout, as the task records it. */
   checkout?: string;
@@ -95,11 +82,9 @@ export interface RunChecksOptions {
   signal?: AbortSignal;
 }
 
-/**
- * What the code is when a check starts: HEAD, whether the code differs from it, and its tree (of the checkout it
- * runs in).
- */
-function codeSnapshot(place: CheckPlace): Pick<CheckRun, 'commit' | 'dirty' | 'tree' | 'checkout'> {
+/** What the code is when a check starts: HEAD, whether the code differs from it, and its tree. */
+type Code = Pick<CheckRun, 'commit' | 'dirty' | 'tree' | 'checkout'>;
+function codeSnapshot(place: CheckPlace): Code {
   const tree = worktreeTree(place.path, SOW_DIR);
   return {
     commit: headCommit(place.path),
@@ -110,13 +95,11 @@ function codeSnapshot(place: CheckPlace): Pick<CheckRun, 'commit' | 'dirty' | 't
 }
 
 /**
- * Where a task's checks run: in its worker checkout when it has one (made again from its branch
- * if its folder went, as a resumed worker's is; refused when the record or the checkout's .git is
- * not what sow and git wrote), else in the project checkout `root`.
+ * Where a task's checks run: its worker checkout when it has one (remade if its folder went; refused when the record
+ * or its .git is not what sow and git wrote), else the project checkout `root`.
  */
 export async function placeForTask(root: string, task: TaskState, now: string): Promise<CheckPlace> {
   if (!task.worktree) return { path: root };
-  // Loaded here: only a task with a checkout of its own needs it.
   const { workerCheckoutOf } = await import('./worker-checkout.js');
   return { path: workerCheckoutOf(root, task, now)!, checkout: task.worktree.path };
 }
@@ -125,9 +108,8 @@ export async function placeForTask(root: string, task: TaskState, now: string): 
 const stamp = (iso: string) => iso.replace(/[-:]/g, '');
 
 /**
- * Runs `checks` one after another in `place` (default: the repository root `root`), each with its
- * timeout, its output in a new log under .sow/project/evidence/ of `root`. Writes no state: record
- * the runs with recordEvidence. Every check runs, whatever the ones before it did.
+ * Runs every one of `checks` in turn in `place`, each with its timeout and a new log under .sow/project/evidence/ of
+ * `root`. Writes no state.
  */
 export async function runChecks(
   root: string,
@@ -137,8 +119,8 @@ export async function runChecks(
   place: CheckPlace = { path: root },
 ): Promise<CheckRun[]> {
   const runs: CheckRun[] = [];
-  // The logs of this run: evidence is recorded whole or not at all, so an interrupted run takes
-  // them with it — also when sow is made to exit at once (a second Ctrl-C).
+  // The logs of this run: evidence is recorded whole or not at all, so an interrupted run takes them with it — also
+  // when sow is made to exit at once (a second Ctrl-C).
   const logs: string[] = [];
   const removeLogs = () => {
     for (const path of logs.splice(0)) removeLog(path);
@@ -160,12 +142,8 @@ export async function runChecks(
       try {
         const at = `${code.commit ?? 'no commit'}${code.dirty ? ' with uncommitted changes' : ''}`;
         const own = place.checkout !== undefined ? ` (the task's own checkout, at ${at})` : '';
-        noteInLog(
-          log,
-          `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} ` +
-            `in ${place.path}${own} ` +
-            `(timeout ${timeout} s)`,
-        );
+        const header = `# sow check ${check.name}: ${check.run}\n# sow: started ${startedAt} in ${place.path}${own}`;
+        noteInLog(log, `${header} (timeout ${timeout} s)`);
         outcome = await runShell({
           command: check.run,
           cwd: place.path,
@@ -185,11 +163,7 @@ export async function runChecks(
         closeLog(log);
       }
       if (outcome.aborted) {
-        const stopped = {
-          name: check.name,
-          duration_ms: outcome.durationMs,
-          tail: logTail(log.path, INTERRUPTED_TAIL_LINES),
-        };
+        const stopped = { name: check.name, duration_ms: outcome.durationMs, tail: logTail(log.path, 5) };
         removeLogs();
         throw new ChecksInterruptedError(runs, stopped);
       }
@@ -205,9 +179,6 @@ export async function runChecks(
   }
   return runs;
 }
-
-/** How many lines of an interrupted check's output its message shows. */
-const INTERRUPTED_TAIL_LINES = 5;
 
 /** The evidence outputs of some runs, as they are recorded. */
 export function evidenceOutputs(runs: readonly CheckRun[], now: string): Artifact[] {
@@ -244,14 +215,10 @@ export interface EvidenceRecord {
 }
 
 /**
- * Resolves where evidence will go, before any check runs: the task exists, or a phase is in
- * progress, and the project belongs to the branch checked out. A run of minutes is not spent on a
- * result that cannot be recorded.
+ * Resolves where evidence will go, before any check runs: the task exists, or a phase is in progress, and the project
+ * belongs to the branch checked out. A run of minutes is not spent on a result that cannot be recorded.
  */
-export async function evidenceTarget(
-  ctx: AppContext,
-  target: EvidenceTarget,
-): Promise<{ root: string; target: EvidenceTarget; task?: TaskState }> {
+export async function evidenceTarget(ctx: AppContext, target: EvidenceTarget) {
   return Reader.read(
     ctx,
     async (reader): Promise<{ root: string; target: EvidenceTarget; task?: TaskState }> => {
@@ -269,22 +236,13 @@ export async function evidenceTarget(
 
 /** A project type whose container takes no evidence cannot record a check's run there. */
 export function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: string): void {
-  if (!types.some((t) => t.name === EVIDENCE))
-    throw new UnknownArtifactTypeError(
-      EVIDENCE,
-      where,
-      types.filter((t) => !t.recordedBy).map((t) => t.name),
-    );
+  const names = types.filter((t) => !t.recordedBy).map((t) => t.name);
+  if (!types.some((t) => t.name === EVIDENCE)) throw new UnknownArtifactTypeError(EVIDENCE, where, names);
 }
 
 /** Appends the runs' evidence to the target's outputs, in one locked update. */
-export function recordEvidence(
-  ctx: AppContext,
-  runs: readonly CheckRun[],
-  target: EvidenceTarget,
-): Promise<EvidenceRecord> {
-  return update(ctx, (uow) => evidenceInto(uow, runs, target));
-}
+export const recordEvidence = (ctx: AppContext, runs: readonly CheckRun[], target: EvidenceTarget) =>
+  update(ctx, (uow) => evidenceInto(uow, runs, target));
 
 /** Appends the runs' evidence to the target's outputs, in the update `uow`. */
 export async function evidenceInto(
@@ -325,8 +283,8 @@ export interface CheckRunOptions extends RunChecksOptions {
 }
 
 /**
- * `sow check run`: the named checks (default: all declared), run without the lock, then recorded
- * as evidence in one update. Throws ChecksFailedError, after recording, when any failed.
+ * `sow check run`: the named checks (default: all declared), run without the lock, then recorded as evidence in one
+ * update. Throws ChecksFailedError, after recording, when any failed.
  */
 export async function checkRun(
   ctx: AppContext,
@@ -338,12 +296,8 @@ export async function checkRun(
   const declared = config.checks ?? [];
   if (declared.length === 0 && names.length === 0) return { runs: [], recorded: null };
   const checks = selectChecks(declared, names);
-  // Loaded here: status and advance read this module too, and never run a check.
-  const { requireAllowed } = await import('./check-allowance.js');
-  // Allowed for the project checkout, whose .sow/config.yaml the commands were read from, also
-  // when they run in a task's checkout: never by that checkout's own copy or path.
-  requireAllowed(root, checks, 'no check was run', ctx.env);
-  // A task worked in a checkout of its own is checked there: that is where its code is.
+  // Allowed for the project checkout, whose .sow/config.yaml they were read from, never by a task checkout's own copy.
+  (await import('./check-allowance.js')).requireAllowed(root, checks, 'no check was run', ctx.env);
   const place = task ? await placeForTask(root, task, ctx.now()) : { path: root };
   if (opts.announce !== undefined) {
     (await import('../adapters/check-runs.js')).announceRunner(root, opts.announce, {
@@ -352,21 +306,15 @@ export async function checkRun(
       started_at: ctx.now(),
     });
   }
-  const runs = await runChecks(
-    root,
-    checks,
-    ctx.now,
-    { ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.signal ? { signal: opts.signal } : {}) },
-    place,
-  );
+  const runs = await runChecks(root, checks, ctx.now, opts, place);
   const recorded = await recordEvidence(ctx, runs, target);
   if (runs.some((r) => !r.passed)) throw new ChecksFailedError(runs, recorded);
   return { runs, recorded };
 }
 
 /**
- * The view for guards: with `checks` when a guard of the current state reads evidence (FinalizeChecks
- * in the standard type), else as it is. Only then are the repository configuration and git read.
+ * The view for guards: with `checks` when a guard of the current state reads evidence (FinalizeChecks in the standard
+ * type), else as it is. Only then are the repository configuration and git read.
  */
 export async function withCheckStatuses(root: string, type: ProjectType, view: ProjectView): Promise<ProjectView> {
   const needs = evidenceNeeded(type, view);
@@ -379,9 +327,9 @@ export async function withCheckStatuses(root: string, type: ProjectType, view: P
 }
 
 /**
- * The run stage of a completion the plan said needs its task_complete checks: allowed for the
- * project checkout (whose .sow/config.yaml they were read from) wherever they run, and run where
- * the task's code is — or, with --force, recorded as skipped. Writes no state.
+ * The run stage of a completion the plan said needs its task_complete checks: allowed for the project checkout (whose
+ * .sow/config.yaml they were read from) wherever they run, and run where the task's code is — or, with --force,
+ * recorded as skipped. Writes no state.
  */
 export async function runCompletionChecks(
   ctx: AppContext,
@@ -406,13 +354,10 @@ function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext, pl
     const startedAt = ctx.now();
     const code = codeSnapshot(place);
     const log = createLog(join(root, PROJECT_DIR, EVIDENCE_DIR), `${stamp(startedAt)}-${check.name}-skipped`);
+    const by = `${who.by}${who.session ? ` (session ${who.session})` : ''}`;
+    const note = `# sow: skipped ${startedAt}: the task was completed with --force by ${by}`;
     try {
-      noteInLog(
-        log,
-        `# sow check ${check.name}: ${check.run}\n` +
-          `# sow: skipped ${startedAt}: the task was completed with --force by ` +
-          `${who.by}${who.session ? ` (session ${who.session})` : ''}`,
-      );
+      noteInLog(log, `# sow check ${check.name}: ${check.run}\n${note}`);
     } finally {
       closeLog(log);
     }
@@ -421,13 +366,7 @@ function skippedRuns(root: string, checks: readonly Check[], ctx: AppContext, pl
 }
 
 /** A check's run as its evidence records it; without `outcome`, skipped by a forced completion. */
-function runOf(
-  check: Check,
-  startedAt: string,
-  log: string,
-  code: ReturnType<typeof codeSnapshot>,
-  outcome?: ShellOutcome,
-): CheckRun {
+function runOf(check: Check, startedAt: string, log: string, code: Code, outcome?: ShellOutcome): CheckRun {
   return {
     name: check.name,
     run: check.run,

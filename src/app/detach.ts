@@ -1,7 +1,6 @@
 /**
- * Workers in the background (deadlines and waits are measured on the monotonic clock, performance.now(); what is
- * recorded uses the context's clock): `agent spawn --detach` starts a supervisor (adapters/supervisor.ts) and returns
- * once it has recorded the session; `agent wait` waits for workers to stop.
+ * Workers in the background: `agent spawn --detach` starts a supervisor (adapters/supervisor.ts) and returns once it
+ * has recorded the session; `agent wait` waits for workers to stop. Waits use the monotonic clock.
  */
 import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
@@ -45,18 +44,6 @@ export interface DetachedStart {
   log: string;
 }
 
-export interface DetachOptions {
-  prompt?: string;
-  force?: boolean;
-  next?: boolean;
-  iteration?: boolean;
-  verbose?: boolean;
-  /** The worker works in a checkout of its own. */
-  worktree?: boolean;
-  /** The sow to start (this one's script, unless a test says otherwise). */
-  script?: string;
-}
-
 const KIND_OF_EXIT = new Map(Object.entries(EXIT_CODES).map(([kind, code]) => [code, kind as ErrorKind]));
 
 /** How long a supervisor may take to record its session: it waits for the lock like any command, then some. */
@@ -66,49 +53,33 @@ export async function spawnDetached(
   ctx: AppContext,
   agentName: string,
   taskId: string | undefined,
-  opts: DetachOptions,
+  opts: Partial<Record<(typeof SPAWN_FLAGS)[number], boolean>> & { prompt?: string; script?: string },
 ): Promise<DetachedStart> {
   // Refused here, with its own code, what the supervisor would refuse: nothing starts for a request that cannot run.
   const { root } = await spawnPreconditions(ctx, agentName, taskId, opts);
   return supervise(ctx, root, opts.script, [
-    'agent',
-    'spawn',
-    agentName,
-    ...(taskId !== undefined ? [taskId] : []),
-    ...(opts.next ? ['--next'] : []),
-    ...(opts.iteration ? ['--iteration'] : []),
+    ...['agent', 'spawn', agentName, ...(taskId !== undefined ? [taskId] : [])],
+    ...SPAWN_FLAGS.filter((f) => opts[f]).map((f) => `--${f}`),
     // `--prompt=<text>`: a prompt that begins with a dash is still the prompt.
     ...(opts.prompt !== undefined ? [`--prompt=${opts.prompt}`] : []),
-    ...(opts.force ? ['--force'] : []),
-    ...(opts.verbose ? ['--verbose'] : []),
-    ...(opts.worktree ? ['--worktree'] : []),
     '--json',
   ]);
 }
 
-export interface ResumeDetachOptions {
-  force?: boolean;
-  fresh?: boolean;
-  verbose?: boolean;
-  /** The sow to start (this one's script, unless a test says otherwise). */
-  script?: string;
-}
+const SPAWN_FLAGS = ['next', 'iteration', 'force', 'verbose', 'worktree'] as const;
+const RESUME_FLAGS = ['force', 'fresh', 'verbose'] as const;
 
 /** `agent resume --detach`: the same session continued under a supervisor, as `agent spawn --detach` starts one. */
 export async function resumeDetached(
   ctx: AppContext,
   target: { kind: 'task'; id: string } | { kind: 'project'; agent: string },
   prompt: string,
-  opts: ResumeDetachOptions,
+  opts: Partial<Record<(typeof RESUME_FLAGS)[number], boolean>> & { script?: string },
 ): Promise<DetachedStart> {
   const { root } = await resumePreconditions(ctx, target, opts);
   return supervise(ctx, root, opts.script, [
-    'agent',
-    'resume',
-    ...(target.kind === 'project' ? ['--agent', target.agent] : []),
-    ...(opts.force ? ['--force'] : []),
-    ...(opts.fresh ? ['--fresh'] : []),
-    ...(opts.verbose ? ['--verbose'] : []),
+    ...['agent', 'resume', ...(target.kind === 'project' ? ['--agent', target.agent] : [])],
+    ...RESUME_FLAGS.filter((f) => opts[f]).map((f) => `--${f}`),
     '--json',
     // After `--`, a prompt that begins with a dash is still the prompt.
     '--',
@@ -118,12 +89,7 @@ export async function resumeDetached(
 }
 
 /** Starts `sow <args>` under a supervisor of its own and returns once it has recorded the session (or refused). */
-async function supervise(
-  ctx: AppContext,
-  root: string,
-  script: string | undefined,
-  args: string[],
-): Promise<DetachedStart> {
+async function supervise(ctx: AppContext, root: string, script: string | undefined, args: string[]) {
   try {
     pruneSupervisedRuns(root, Date.parse(ctx.now()));
   } catch {
@@ -136,7 +102,7 @@ async function supervise(
   const deadline = performance.now() + READY_WITHIN_MS;
   for (;;) {
     const ready = readReady(files.ready) as Omit<DetachedStart, 'detached' | 'log'> | undefined;
-    if (ready) return { detached: true, ...ready, log: files.log };
+    if (ready) return { detached: true, ...ready, log: files.log } as DetachedStart;
     if (exit !== undefined) throw supervisorRefusal(files.result, files.log, exit);
     if (performance.now() > deadline) {
       throw new SowError(
@@ -165,44 +131,17 @@ function supervisorRefusal(resultFile: string, logFile: string, code: number | n
   );
 }
 
-// ---------------------------------------------------------------------------------------------
-// agent wait
-// ---------------------------------------------------------------------------------------------
-
-export interface WaitedTask {
-  task: string;
-  name: string;
-  status: string;
-  /** The worker stopped while the task was still in progress: it did not say how its work stands. */
-  unreported: boolean;
-}
-
-export interface WaitResult {
-  stopped: WaitedTask[];
-  /** The watched tasks whose workers still run (only when the time ran out, or with --any). */
-  running: { task: string; by: string; pid?: number }[];
-  timedOut: boolean;
-}
-
-const stoppedOf = (t: TaskState): WaitedTask => ({
-  task: t.id,
-  name: t.name,
-  status: t.status,
-  unreported: t.status === 'in_progress',
-});
-
 /**
- * Waits until the workers on `tasks` have stopped — or the first of them, with `any` — polling
- * the state; `timeoutMs` ends the wait early, saying who still runs. Without names: the detached
- * workers no wait has reported yet (as a shell's `wait` reaps each child once), so a worker that
- * finished before the wait began is still reported, once. A task no worker runs on counts as
- * stopped at once.
+ * Waits until the workers on `tasks` have stopped — or the first of them, with `any` — polling the state; `timeoutMs`
+ * ends the wait early, saying who still runs. Without names: the detached workers no wait has reported yet (as a
+ * shell's `wait` reaps each child once), so a worker that finished before the wait began is still reported, once. A
+ * task no worker runs on counts as stopped at once.
  */
 export async function waitForWorkers(
   ctx: AppContext,
   tasks: readonly string[],
   opts: { any?: boolean; timeoutMs?: number; pollMs?: number; signal?: AbortSignal },
-): Promise<WaitResult> {
+) {
   const { root, watched } = await Reader.read(ctx, async (reader) => {
     if (tasks.length)
       return { root: reader.root, watched: await Promise.all(tasks.map(async (id) => (await reader.task(id)).id)) };
@@ -214,16 +153,19 @@ export async function waitForWorkers(
     const states = await Reader.read(ctx, async (reader) => Promise.all(watched.map((id) => reader.task(id))));
     const now = ctx.now();
     const live = states.filter((t) => t.owner?.kind === 'worker' && liveOwner(t, now));
-    const stopped = states.filter((t) => !live.includes(t)).map(stoppedOf);
-    const running = live.map((t) => ({
-      task: t.id,
-      by: t.owner!.by,
-      ...(t.owner!.pid !== undefined ? { pid: t.owner!.pid } : {}),
+    // unreported: the worker stopped while the task was still in progress, without saying how its work stands.
+    const stopped = states
+      .filter((t) => !live.includes(t))
+      .map((t) => ({ task: t.id, name: t.name, status: t.status, unreported: t.status === 'in_progress' }));
+    const running = live.map(({ id, owner: o }) => ({
+      task: id,
+      by: o!.by,
+      ...(o!.pid !== undefined && { pid: o!.pid }),
     }));
     const done = live.length === 0 || (opts.any && stopped.length > 0);
     const out = opts.timeoutMs !== undefined && performance.now() - started >= opts.timeoutMs;
     if (done || out || opts.signal?.aborted) {
-      // Reported: the detached runs of the stopped tasks are not reported again.
+      // The detached runs of the stopped tasks are not reported again.
       const reported = new Set(stopped.map((t) => t.task));
       for (const run of supervisedRuns(root))
         if (!run.waited && run.ready.task !== undefined && reported.has(run.ready.task)) markWaited(run.dir);
@@ -233,36 +175,15 @@ export async function waitForWorkers(
   }
 }
 
-// ---------------------------------------------------------------------------------------------
-// agent stop
-// ---------------------------------------------------------------------------------------------
-
-export interface StopResult {
-  task: string;
-  /** Who was stopped, and how: its process group (a detached worker) or its process. */
-  stopped: { by: string; pid: number; how: 'group' | 'process' | 'gone'; killed: boolean };
-  status: string;
-}
-
-/** How long a worker may take to end after TERM before it is killed. */
-const GRACE_MS = 10_000;
-
 /**
- * Ends the worker on `taskId` and everything it started (TERM to its process group, KILL after
- * a grace period), then sets the task `paused` with a note in its log, lets it go, and counts what
- * the run used as far as its events say. A claim is no process of sow's: it is refused. So is an
- * owner sow cannot prove it started here (another host, another pid namespace, no record of
- * this checkout's, a pid reused): the state names it, and a state file may come from anyone.
+ * Ends the worker on `taskId` and everything it started (TERM to its process group, KILL after a grace period), then
+ * sets the task `paused` with a note in its log, lets it go, and counts what the run used as far as its events say. A
+ * claim is no process of sow's: it is refused. So is an owner sow cannot prove it started here (another host, another
+ * pid namespace, no record of this checkout's, a pid reused): the state names it, and a state file may come from
+ * anyone.
  */
-export async function stopWorker(
-  ctx: AppContext,
-  taskId: string,
-  opts: { graceMs?: number } = {},
-): Promise<StopResult> {
-  const { root, task } = await Reader.read(ctx, async (reader) => ({
-    root: reader.root,
-    task: await reader.task(taskId),
-  }));
+export async function stopWorker(ctx: AppContext, taskId: string, opts: { graceMs?: number } = {}) {
+  const { root, task } = await Reader.read(ctx, async (r) => ({ root: r.root, task: await r.task(taskId) }));
   const owner = task.owner;
   if (!owner || owner.kind !== 'worker' || owner.pid === undefined || !liveOwner(task, ctx.now())) {
     if (owner?.kind === 'claim')
@@ -285,7 +206,7 @@ export async function stopWorker(
   if (!proof.ok && !proof.gone) throw new NotSowsProcessError(task.id, owner, proof.why, proof.here);
   // Over ACP, sow's process asks the agent to stop (session/cancel) before it ends it: TERM reaches it alone first.
   const how = proof.ok ? signalOwner(proof, 'SIGTERM', { leaderFirst: task.session?.transport === 'acp' }) : 'gone';
-  const grace = opts.graceMs ?? GRACE_MS;
+  const grace = opts.graceMs ?? 10_000;
   const gone = async (ms: number) => {
     const end = performance.now() + ms;
     for (;;) {
@@ -305,12 +226,9 @@ export async function stopWorker(
   const run = supervisedRuns(root).find((r) => r.ready.task === task.id && r.ready.pid === pid);
   const status = await settleStopped(ctx, task.id, owner.by, pid, run?.ready.events_file);
   if (run) markWaited(run.dir);
+  // how: its process group (a detached worker) or its process.
   return { task: task.id, stopped: { by: owner.by, pid, how, killed }, status };
 }
-
-// ---------------------------------------------------------------------------------------------
-// agent ps
-// ---------------------------------------------------------------------------------------------
 
 export interface LiveWorker {
   /** running; gone: the task is still in progress, but its worker (or its supervisor) is no more. */
@@ -319,10 +237,7 @@ export interface LiveWorker {
   advice?: string;
   /** The checkout, relative to the main one ('.' for the main checkout itself). */
   checkout: string;
-  /**
-   * Where the worker works: its own checkout (sow agent spawn --worktree), relative to the project checkout; '.'
-   * for the project checkout itself.
-   */
+  /** Where the worker works: its own checkout (--worktree) relative to the project checkout, or '.'. */
   worktree: string;
   task: string;
   name: string;
@@ -342,15 +257,14 @@ export interface LiveWorker {
 }
 
 /**
- * Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone
- * from a task still in progress, oldest first.
+ * Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone from
+ * a task still in progress, oldest first.
  */
 export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {}): Promise<LiveWorker[]> {
   const checkouts = opts.all ? checkoutsWithProject(ctx.cwd) : [{ path: ctx.cwd, rel: '.' }];
   const out: LiveWorker[] = [];
   for (const checkout of checkouts) {
-    const here = { ...ctx, cwd: checkout.path };
-    const found = await Reader.read(here, async (reader) => {
+    const found = await Reader.read({ ...ctx, cwd: checkout.path }, async (reader) => {
       const now = reader.ctx.now();
       const rows: { task: TaskState; root: string; advice?: string }[] = [];
       for (const s of await reader.tasks()) {
@@ -375,7 +289,7 @@ export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {})
       const file = raw && acp ? raw.replace(/\.jsonl$/, '.events.jsonl') : raw;
       const events = file ? readEvents(root, file) : undefined;
       const type = task.session?.type ?? '';
-      const seen = events ? (acp ? activityOfEvents(events.lines) : activityOf(type, events.lines)) : { usage: {} };
+      const seen = !events ? { usage: {} } : acp ? activityOfEvents(events.lines) : activityOf(type, events.lines);
       out.push({
         state: advice === undefined ? 'running' : 'gone',
         ...(advice !== undefined ? { advice } : {}),
@@ -399,21 +313,11 @@ export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {})
   return out.sort((a, b) => a.started_at.localeCompare(b.started_at));
 }
 
-// ---------------------------------------------------------------------------------------------
-// agent events
-// ---------------------------------------------------------------------------------------------
-
-export interface TaskEvents {
-  task: string;
-  /** The run's raw event stream (the CLI's own lines), or null before any run. */
-  raw: string | null;
-  events: WorkerEvent[];
-  /** Whether a worker still runs on the task. */
-  live: boolean;
-}
-
-/** The events of the newest run on a task, in sow's kinds (message, tool call, usage, error, exit…). */
-export async function taskEvents(ctx: AppContext, taskId: string): Promise<TaskEvents> {
+/**
+ * The events of the newest run on a task, in sow's kinds (message, tool call, usage, error, exit…); `raw` names the
+ * CLI's own stream (null before any run), `live` whether a worker still runs on it.
+ */
+export async function taskEvents(ctx: AppContext, taskId: string) {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(taskId);
     const run = latestRun(reader.root, task.id);
@@ -436,8 +340,8 @@ export async function taskEvents(ctx: AppContext, taskId: string): Promise<TaskE
 }
 
 /**
- * `--follow`: hands each event of the newest run to `onEvent` as it arrives, until the worker has
- * stopped and nothing new came (or `signal` aborts), polling the events file.
+ * `--follow`: hands each event of the newest run to `onEvent` as it arrives, until the worker has stopped and nothing
+ * new came (or `signal` aborts), polling the events file.
  */
 export async function followEvents(
   ctx: AppContext,
@@ -448,21 +352,16 @@ export async function followEvents(
   let seen = 0;
   for (;;) {
     const r = await taskEvents(ctx, taskId);
-    // A complete last line only: one being written is taken on the next round.
-    const whole = r.events;
-    for (const e of whole.slice(seen)) onEvent(e);
-    const grew = whole.length > seen;
-    seen = whole.length;
+    for (const e of r.events.slice(seen)) onEvent(e);
+    const grew = r.events.length > seen;
+    seen = r.events.length;
     if ((!r.live && !grew) || opts.signal?.aborted) return seen;
     await new Promise((res) => setTimeout(res, opts.pollMs ?? 200));
   }
 }
 
 /** The newest run's raw stream (the CLI's own lines), read confined; null before any run. */
-export async function rawEvents(
-  ctx: AppContext,
-  taskId: string,
-): Promise<{ task: string; raw: string | null; lines: string[] }> {
+export async function rawEvents(ctx: AppContext, taskId: string) {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(taskId);
     const run = latestRun(reader.root, task.id);
@@ -471,8 +370,8 @@ export async function rawEvents(
 }
 
 /**
- * The remote's claims of the project here, for a command that does not read the project
- * otherwise (agent ps): undefined without a claims remote, found before the project is read.
+ * The remote's claims of the project here, for a command that does not read the project otherwise (agent ps): undefined
+ * without a claims remote, found before the project is read.
  */
 export async function projectRemoteClaims(ctx: AppContext): Promise<RemoteClaims | undefined> {
   const { claimsRemote, remoteClaimsForReads } = await import('./remote-claims.js');

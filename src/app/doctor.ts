@@ -1,10 +1,9 @@
 /**
- * `sow doctor [--fix]`: is this machine and this repository fit for sow? One finding per check,
- * each saying how to fix what it found. Without --fix nothing is written: the checks read files
- * without the lock and never finish a journal or take over a lock (every other read would). With
+ * `sow doctor [--fix]`: is this machine and this repository fit for sow? One finding per check, each saying how to fix
+ * what it found. Without --fix nothing is written: the checks read files without the lock and never finish a journal or
+ * take over a lock (every other read would). With
  * --fix, what is safe to fix is fixed — missing ignore lines, a stale lock, an unfinished write,
- * forgotten worktrees, broken ref links — and every check runs again, so the report shows the
- * state after the fixes.
+ * forgotten worktrees, broken ref links — and every check runs again, so the report shows the state after the fixes.
  */
 import { SowError } from '../domain/errors.js';
 import { fileExists } from '../adapters/files.js';

@@ -1,7 +1,6 @@
 /**
- * GitHub, through the user's `gh`: issues to start projects from, and the pull request that
- * ends one. Every call names the repository: `github.repo` in .sow/config.yaml, else the one the
- * `origin` remote points at (never a fork's upstream, never gh's own guess).
+ * GitHub, through the user's `gh`: issues to start projects from, and the pull request that ends one. Every call names
+ * the repository: `github.repo` in .sow/config.yaml, else origin's (never a fork's upstream, never gh's own guess).
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
@@ -86,19 +85,16 @@ export class GhReplyError extends SowError {
   }
 }
 
+const isNumber = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) > 0;
+
 function issueOf(raw: unknown): Issue {
-  if (
-    !isObj(raw) ||
-    !Number.isSafeInteger(raw['number']) ||
-    (raw['number'] as number) < 1 ||
-    typeof raw['title'] !== 'string'
-  )
+  if (!isObj(raw) || !isNumber(raw['number']) || typeof raw['title'] !== 'string')
     throw new GhReplyError('an issue (a number and a title)', raw);
   const labels = Array.isArray(raw['labels'])
     ? raw['labels'].map((l) => (isObj(l) && typeof l['name'] === 'string' ? l['name'] : String(l)))
     : [];
   return {
-    number: raw['number'] as number,
+    number: raw['number'],
     title: raw['title'],
     state: typeof raw['state'] === 'string' ? raw['state'] : 'UNKNOWN',
     labels,
@@ -114,7 +110,6 @@ export function parseIssueNumber(raw: string): number {
   return Number(m[1]);
 }
 
-/** gh runs at the root, in the context's environment. */
 const ghAt = (ctx: AppContext, root: string): GhRun => ({ cwd: root, env: ctx.env });
 
 /** The context, the repository's root, its GitHub repository and how gh runs there. */
@@ -133,9 +128,7 @@ export async function issueList(
   return { repo, issues: raw.map(issueOf) };
 }
 
-async function viewIssue(run: GhRun, repo: string, n: number): Promise<Issue> {
-  return issueOf(ghJson(run, GH_ARGS.issueView(repo, n), repo));
-}
+const viewIssue = async (run: GhRun, repo: string, n: number) => issueOf(ghJson(run, GH_ARGS.issueView(repo, n), repo));
 
 export async function issueShow(ctx: AppContext, n: number): Promise<{ repo: string; issue: Issue }> {
   const { repo, run } = await onGithub(ctx);
@@ -150,10 +143,11 @@ function linkedBranches(run: GhRun, repo: string, n: number): string[] {
     .filter(Boolean);
 }
 
-/** Projects in this checkout and its worktrees that started from issue `n`. */
-async function localProjectsOf(ctx: AppContext, n: number): Promise<{ branch: string; rel: string; name: string }[]> {
-  const found: { branch: string; rel: string; name: string }[] = [];
-  // Only each project file: who works on the tasks does not matter here.
+type LocalProject = { branch: string; rel: string; name: string };
+
+/** Projects in this checkout and its worktrees that started from issue `n` (only each project file is read). */
+async function localProjectsOf(ctx: AppContext, n: number): Promise<LocalProject[]> {
+  const found: LocalProject[] = [];
   for (const tree of checkoutsWithProject(ctx.cwd)) {
     const project = await Reader.read({ ...ctx, cwd: tree.path }, (r) => r.project, { otherBranch: 'quiet' }).catch(
       () => undefined,
@@ -170,7 +164,7 @@ export interface IssueCheck {
   /** Branches GitHub links to it. */
   branches: string[];
   /** Projects here (the main checkout and its worktrees) that started from it. */
-  projects: { branch: string; rel: string; name: string }[];
+  projects: LocalProject[];
 }
 
 export async function issueCheck(ctx: AppContext, n: number): Promise<IssueCheck> {
@@ -205,23 +199,21 @@ export interface IssueProjectResult extends NewProjectResult {
 }
 
 /**
- * `sow project new --issue <n>`: the project's name, branch (`feat/<n>-<slug>`) and description
- * from the issue; its text recorded as the `github_issue` input; the branch linked to the issue on
- * GitHub (`gh issue develop`, where gh and the repository allow it). Refused when GitHub already
- * links the issue to another branch, or a project here started from it on another branch.
+ * `sow project new --issue <n>`: name, branch (`feat/<n>-<slug>`) and description from the issue, its text recorded as
+ * the `github_issue` input, the branch linked to it on GitHub where gh allows. Refused when the issue is linked to
+ * another branch, on GitHub or by a project here.
  */
 export async function newProjectFromIssue(
   ctx: AppContext,
   n: number,
   opts: { name?: string; branch?: string; planning: boolean; type?: string },
 ): Promise<IssueProjectResult> {
-  const cwd = ctx.cwd;
   // Without .sow/ yet, newProject initialises it once GitHub has answered.
   let initialised = true;
   const root = await openRoot(ctx).catch((err: unknown) => {
     if (!(err instanceof NotInitializedError)) throw err;
     initialised = false;
-    return findRepoRoot(cwd);
+    return findRepoRoot(ctx.cwd);
   });
   const repo = await githubRepo(root);
   const run = ghAt(ctx, root);
@@ -241,9 +233,8 @@ export async function newProjectFromIssue(
   }
   // Without .sow/ here, no project of this checkout can have started from the issue.
   const local = initialised ? await localProjectsOf(ctx, n) : [];
-  const elsewhere = [...new Set([...linkedBranches(run, repo, n), ...local.map((p) => p.branch)])].filter(
-    (b) => b !== branch,
-  );
+  const linked = new Set([...linkedBranches(run, repo, n), ...local.map((p) => p.branch)]);
+  const elsewhere = [...linked].filter((b) => b !== branch);
   if (elsewhere.length) throw new IssueLinkedError(n, elsewhere);
   const created = await newProject(ctx, {
     name: opts.name ?? slug,
@@ -262,26 +253,22 @@ export async function newProjectFromIssue(
     const project = await uow.project();
     // The first enabled phase that takes the issue (planning, or implementation without it).
     const phase = type.phases.find((p) => project.phases[p.name]?.enabled && takesIssue(p))!.name;
-    uow.tx.write(
-      `${PROJECT_DIR}/${issueFile(n)}`,
-      `# #${n}: ${issue.title}\n\n${issue.url}\n\n${(issue.body ?? '').trim()}\n`,
-    );
+    const text = `# #${n}: ${issue.title}\n\n${issue.url}\n\n${(issue.body ?? '').trim()}\n`;
+    uow.tx.write(`${PROJECT_DIR}/${issueFile(n)}`, text);
     const current = phaseOf(project, phase);
     uow.setProject(withPhase(project, phase, { ...current, inputs: [...current.inputs, input] }));
   });
-  let linked = false;
   let problem: string | undefined;
   const base = created.project.base_branch;
   try {
-    if (linkedBranches(run, repo, n).includes(branch)) linked = true;
-    else if (base) {
-      gh(run, GH_ARGS.issueLinkBranch(repo, n, branch, base), repo);
-      linked = true;
-    } else problem = 'the project has no base branch to link from';
+    if (!linkedBranches(run, repo, n).includes(branch)) {
+      if (base) gh(run, GH_ARGS.issueLinkBranch(repo, n, branch, base), repo);
+      else problem = 'the project has no base branch to link from';
+    }
   } catch (err) {
     problem = err instanceof Error ? err.message : String(err);
   }
-  return { ...created, issue, repo, linked, ...(problem ? { link_problem: problem } : {}) };
+  return { ...created, issue, repo, linked: problem === undefined, ...(problem ? { link_problem: problem } : {}) };
 }
 
 /** How the project's type makes a pull request; a type without one refuses. */
@@ -364,19 +351,12 @@ export interface PullRequestResult {
   pushed: boolean;
 }
 
-interface GhPr {
-  number: number;
-  url: string;
-  isDraft?: boolean;
-}
-
-function openPrOf(run: GhRun, repo: string, branch: string): GhPr | undefined {
+/** The open pull request of `branch`, if any. */
+function openPrOf(run: GhRun, repo: string, branch: string) {
   const raw = ghJson(run, GH_ARGS.prForBranch(repo, branch), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of pull requests', raw);
-  const first = raw.find((p) => isObj(p) && Number.isSafeInteger(p['number']) && (p['number'] as number) > 0);
-  return first
-    ? { number: first['number'] as number, url: String(first['url'] ?? ''), isDraft: first['isDraft'] === true }
-    : undefined;
+  const pr = raw.find((p) => isObj(p) && isNumber(p['number']));
+  return pr && { number: pr['number'] as number, url: String(pr['url'] ?? ''), draft: pr['isDraft'] === true };
 }
 
 /** Records (or updates) the project's pull_request output. */
@@ -406,10 +386,9 @@ async function recordPullRequest(
 }
 
 /**
- * `sow pr create [--draft]`: the pull request of the project's branch into its base branch, with
- * a body built from the project, recorded as the finalize phase's `pull_request` output. An open
- * pull request of the branch is found and recorded instead of opening a second one. A branch
- * without an upstream is pushed to origin first.
+ * `sow pr create [--draft]`: the pull request of the project's branch into its base branch, its body built from the
+ * project, recorded as the finalize phase's `pull_request` output (an open one is recorded instead of a second). A
+ * branch without an upstream is pushed to origin first.
  */
 export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: boolean }): Promise<PullRequestResult> {
   const root = await openRoot(ctx);
@@ -423,9 +402,8 @@ export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: b
   );
   const repo = await githubRepo(root);
   const run = ghAt(ctx, root);
-  const existing = openPrOf(run, repo, project.branch);
-  if (existing) {
-    const found = { number: existing.number, url: existing.url, draft: existing.isDraft === true };
+  const found = openPrOf(run, repo, project.branch);
+  if (found) {
     await recordPullRequest(ctx, found);
     return { repo, ...found, created: false, pushed: false };
   }

@@ -1,8 +1,6 @@
 /**
- * `sow log`: an entry with YAML front matter (timestamp, agent, action, result, files) and a
- * markdown body, appended to the task's or the project's log.md. With a task, every file becomes
- * a `modified` output of that task, once, named from the repository root as git names it:
- * outputs are tracked by logging.
+ * `sow log`: an entry (front matter and a markdown body) appended to the task's or the project's log.md. With a task,
+ * every file becomes a `modified` output of it, once, named from the repository root: outputs are tracked by logging.
  */
 import type { AppContext } from './context.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
@@ -36,11 +34,9 @@ export interface LogResult {
 export function repositoryPath(root: string, cwd: string, file: string): string {
   const abs = realPath(isAbsolute(file) ? file : resolve(cwd, file));
   const rel = relative(root, abs);
+  const why = 'files are named relative to where you run sow (or absolute) and must be inside the repository';
   if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
-    throw new PathOutsideRepositoryError(
-      file,
-      'files are named relative to where you run sow (or absolute) and must be inside the repository',
-    );
+    throw new PathOutsideRepositoryError(file, why);
   return rel.split(sep).join('/');
 }
 
@@ -52,11 +48,10 @@ export async function appendLog(ctx: AppContext, req: LogRequest): Promise<LogRe
     throw notOneOf('log result', req.result, LOG_RESULTS, 'results');
   // A spawned worker logs as itself; anyone else as `user` unless they say who.
   const agent = req.agent ?? (env['SOW_AGENT_ID'] || 'user');
-  if (req.project && req.task)
-    throw new UsageError(
-      '--task and --project exclude each other',
-      'log to one place: the task (--task) or the whole project (--project)',
-    );
+  if (req.project && req.task) {
+    const hint = 'log to one place: the task (--task) or the whole project (--project)';
+    throw new UsageError('--task and --project exclude each other', hint);
+  }
   const taskId = req.project ? undefined : (req.task ?? env['SOW_TASK_ID']);
   if (!req.project && !taskId)
     throw new UsageError(
@@ -64,16 +59,8 @@ export async function appendLog(ctx: AppContext, req: LogRequest): Promise<LogRe
       'spawned workers have their task in SOW_TASK_ID',
     );
   const root = findWorkspaceRoot(ctx.cwd);
-  const files = [
-    ...new Set(
-      req.files
-        .flatMap((f) => f.split(','))
-        .map((f) => f.trim())
-        .filter(Boolean)
-        .map((f) => repositoryPath(root, ctx.cwd, f)),
-    ),
-  ];
-
+  const named = req.files.flatMap((f) => f.split(',')).map((f) => f.trim());
+  const files = [...new Set(named.filter(Boolean).map((f) => repositoryPath(root, ctx.cwd, f)))];
   return update({ ...ctx, cwd: root }, async (uow) => {
     const tracked: string[] = [];
     let id: string | undefined;
@@ -86,8 +73,8 @@ export async function appendLog(ctx: AppContext, req: LogRequest): Promise<LogRe
         outputs.push({ type: 'modified', path, created_at: uow.now });
         tracked.push(path);
       }
-      // A log is not a change of the task's state: the task file is written only for new outputs or
-      // a claim's lease the owner's entry renews; else the entry is the one write (an append in place).
+      // The task file is written only for new outputs or a lease the owner's entry renews; else the entry is the one
+      // write (an append in place).
       if (tracked.length > 0 || renewLease(task, uow.actor, uow.now) !== task) uow.setTask({ ...task, outputs });
       else uow.checkWriter(task);
     }

@@ -1,15 +1,8 @@
 /**
- * `sow merge-driver`: git calls it (`merge=sow` in `.sow/.gitattributes`, `merge.sow.driver` in the
- * repository's git config) for every file under `.sow/` that two branches both changed, with the
- * three versions in temp files (%O base, %A ours, %B theirs) and the file's path (%P). The merge
- * goes into %A; exit 0 says it merged, anything else that git must stop (docs/decisions/0058).
- *
- * The files come from another branch and may be hostile: each is read as a regular file (never
- * through a link) inside the folder git runs the merge in, with the size limits of state files,
- * and parsed by the same guarded reader as every state file. Nothing in them is run. The only
- * files written are %A and the record of a conflict in the runtime folder's `merge-conflicts/`.
- * What the driver does not understand (another file, one too large, one that does not parse)
- * goes to git's own text merge (`git merge-file`), so nothing is lost.
+ * `sow merge-driver`: git calls it for every file under `.sow/` two branches both changed, with the three versions in
+ * temp files (%O base, %A ours, %B theirs) and the path (%P); the merge goes into %A (docs/decisions/0058). The files
+ * may be hostile: each is read as a regular file inside the folder git runs in, with state files' size limits and
+ * guarded parser, and nothing in them is run. What the driver does not understand goes to `git merge-file`.
  */
 import { SowError } from '../domain/errors.js';
 import { quoted, shown } from '../domain/display.js';
@@ -33,70 +26,21 @@ import { MAX_STATE_BYTES, parseStateText } from '../adapters/state-files.js';
 import { editYaml } from '../adapters/yaml/document.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 
-export interface MergeDriverRequest {
-  /** %O, %A, %B: the temp files git wrote (relative to where it runs the driver, or absolute). */
-  base: string;
-  ours: string;
-  theirs: string;
-  /** %P: the file's path in the repository. */
-  path: string;
-}
-
-export interface MergeDriverResult {
-  path: string;
-  /** by-meaning: sow merged it; text: git's text merge did. */
-  how: 'by-meaning' | 'text';
-}
+/** %O, %A, %B: the temp files git wrote (relative to where it runs the driver, or absolute); %P: the file's path. */
+type MergeDriverRequest = { base: string; ours: string; theirs: string; path: string };
+/** by-meaning: sow merged it; text: git's text merge did. */
+type MergeDriverResult = { path: string; how: 'by-meaning' | 'text' };
 
 /** Where conflicts are recorded for `sow doctor`, in the runtime folder (git's own folder: never committed). */
-export const CONFLICTS_FOLDER = 'merge-conflicts';
+const CONFLICTS_FOLDER = 'merge-conflicts';
 
-export interface ConflictRecord {
-  path: string;
-  at: string;
-  fields: FieldConflict[];
-}
+type ConflictRecord = { path: string; at: string; fields: FieldConflict[] };
 
-/**
- * Both branches changed fields of a state file differently: git stops the merge (exit 1), and the file keeps this
- * branch's values.
- */
-export class MergeConflictError extends SowError {
-  constructor(path: string, fields: readonly FieldConflict[]) {
-    super(
-      'MERGE_CONFLICT',
-      'failed',
-      `${quoted(path)}: ${fields.length === 1 ? 'a field' : `${fields.length} fields`} both branches changed to ` +
-        `different values: ${describeConflicts(fields)}; the file keeps this branch's values`,
-      resolveHint(path),
-      { path, fields },
-    );
-  }
-}
-
-/** git's text merge left conflict markers in a file sow does not merge by meaning. */
-export class MergeTextConflictError extends SowError {
-  constructor(path: string) {
-    super(
-      'MERGE_TEXT_CONFLICT',
-      'failed',
-      `${quoted(path)}: both branches changed the same lines; git's text merge left conflict markers in it`,
-      `edit it to keep what both sides meant and remove the markers, then 'git add ${shown(path)}' and 'git commit'`,
-      { path },
-    );
-  }
-}
-
-const resolveHint = (path: string) =>
-  `edit ${shown(path)} so each field named holds the value you want (it holds this branch's now), then 'git ` +
-  `add ${shown(path)}' and 'git commit'; 'sow doctor' names them again`;
-
-const MAX_SHOWN = 60;
 /** A value of a conflict, on one line: a string in quotes, anything else as JSON; "nothing" where a side removed it. */
-export function showValue(v: unknown): string {
+function showValue(v: unknown): string {
   if (v === undefined) return 'nothing (removed)';
   const text = typeof v === 'string' ? v : toJson(v);
-  return quoted(text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
+  return quoted(text.length > 60 ? `${text.slice(0, 60)}…` : text);
 }
 
 export function describeConflicts(fields: readonly FieldConflict[], max = 3): string {
@@ -135,17 +79,21 @@ function textMerge(
         `'git merge-file' failed on ${quoted(path)}: ${r.err.split('\n').at(-1)}`,
         'the merge stops with this file as it was on this branch; merge it by hand, then git add it',
       );
-    throw new MergeTextConflictError(path);
+    // git's text merge left conflict markers in a file sow does not merge by meaning.
+    throw new SowError(
+      'MERGE_TEXT_CONFLICT',
+      'failed',
+      `${quoted(path)}: both branches changed the same lines; git's text merge left conflict markers in it`,
+      `edit it to keep what both sides meant and remove the markers, then 'git add ${shown(path)}' and 'git commit'`,
+      { path },
+    );
   }
   return { path, how: 'text' };
 }
 
 const SCHEMAS = { project: ProjectStateSchema, task: TaskStateSchema } as const;
 
-/**
- * Parsed data of one version, or undefined for an empty base (both branches added the file); 'unreadable' for what
- * sow does not read.
- */
+/** Parsed data of one version (undefined for an empty base: both branches added the file), or 'unreadable'. */
 async function parsed(
   kind: MergeKind,
   path: string,
@@ -165,20 +113,10 @@ async function parsed(
 
 function validFor(kind: MergeKind, data: unknown): boolean {
   if (kind === 'project' || kind === 'task') return check(SCHEMAS[kind], data).ok;
-  if (kind === 'knowledge')
-    return (
-      typeof data === 'object' &&
-      data !== null &&
-      !Array.isArray(data) &&
-      Array.isArray((data as { entries?: unknown }).entries)
-    );
-  return false;
+  return kind === 'knowledge' && !Array.isArray(data) && Array.isArray((data as { entries?: unknown } | null)?.entries);
 }
 
-/**
- * Runs the driver: the merge in %A, or a conflict error (git stops), or git's text merge for what sow does not
- * understand.
- */
+/** Runs the driver: the merge in %A, a conflict error (git stops), or git's text merge for what sow does not read. */
 export async function runMergeDriver(
   cwd: string,
   req: MergeDriverRequest,
@@ -221,25 +159,30 @@ export async function runMergeDriver(
     const result = mergeData(kind, base.data, ours.data, theirs.data);
     conflicts = result.conflicts;
     let value = result.value;
-    // Fields merged each on its own may not fit together (a schema's rule across fields): then
-    // this branch's file stands whole, and the person decides.
+    // Fields merged each on its own may not fit together: then this branch's file stands whole, the person decides.
     if (!validFor(kind, value)) {
       const valid = kind === 'knowledge' ? undefined : check(SCHEMAS[kind], value);
+      const field = valid && !valid.ok ? valid.issue.path : '(the whole file)';
+      const theirs = '(the other branch’s file, merged with this one: it would not be valid)';
       value = ours.data;
-      conflicts = [
-        {
-          field: valid && !valid.ok ? valid.issue.path : '(the whole file)',
-          ours: '(this branch’s file)',
-          theirs: '(the other branch’s file, merged with this one: it would not be valid)',
-        },
-      ];
+      conflicts = [{ field, ours: '(this branch’s file)', theirs }];
     }
     merged = ours.handWritten ? await editYaml(texts.ours, value) : emitYaml(value as Record<string, unknown>);
   }
   if (merged !== texts.ours) writeGitTempFile(files.ours, merged);
   if (conflicts.length) {
     writeConflictRecord(cwd, CONFLICTS_FOLDER, path, `${toJson({ path, at: now(), fields: conflicts }, 2)}\n`);
-    throw new MergeConflictError(path, conflicts);
+    // Both branches changed fields differently: git stops the merge (exit 1), the file keeps this branch's values.
+    const n = conflicts.length === 1 ? 'a field' : `${conflicts.length} fields`;
+    throw new SowError(
+      'MERGE_CONFLICT',
+      'failed',
+      `${quoted(path)}: ${n} both branches changed to different values: ${describeConflicts(conflicts)}; the file ` +
+        `keeps this branch's values`,
+      `edit ${shown(path)} so each field named holds the value you want (it holds this branch's now), then 'git ` +
+        `add ${shown(path)}' and 'git commit'; 'sow doctor' names them again`,
+      { path, fields: conflicts },
+    );
   }
   forgetConflictRecord(cwd, CONFLICTS_FOLDER, path);
   return { path, how: 'by-meaning' };

@@ -1,25 +1,19 @@
 /**
- * Registering `sow merge-driver` with git, which takes two things (docs/decisions/0058):
- * `.sow/.gitattributes` (committed, beside `.sow/.gitignore`) says that git merges every file under
- * `.sow/` with the driver named `sow`, and the repository's own git config says what command that
- * driver is. git never takes a command from a committed file, so a clone has the attribute but
- * not the command until `sow init` (or `sow doctor --fix`) runs in it; until then git merges those
- * files as text, as it always did.
+ * Registering `sow merge-driver` with git (docs/decisions/0058): the committed `.sow/.gitattributes` names the driver,
+ * the repository's git config its command — git never takes a command from a committed file, so a clone merges as
+ * text until `sow init` (or `sow doctor --fix`) runs in it.
  */
 import { readFileIfExists } from '../adapters/files.js';
 import { gitRun, val } from '../adapters/git.js';
 import type { Transaction } from '../adapters/transaction.js';
 
 /**
- * What git runs, through `sh`, in the top of the work tree: `sow` as found on PATH (where a user's
- * sow is, whatever installed it and wherever an upgrade moves it); where none is (a GUI client
- * with another PATH, a machine without sow), git's own text merge, as without the driver. git puts
- * each placeholder in single quotes itself.
+ * What git runs through `sh`: `sow` as found on PATH (wherever an upgrade moves it), else git's own text merge, as
+ * without the driver. git quotes each placeholder itself.
  */
 export const MERGE_DRIVER =
   'if command -v sow >/dev/null; then sow merge-driver %O %A %B %P; else git merge-file -L ours -L base -L theirs ' +
   '%A %O %B; fi';
-export const MERGE_DRIVER_NAME = "sow's files under .sow/, merged by what they mean";
 export const ATTRIBUTES_FILE = '.sow/.gitattributes';
 export const ATTRIBUTES_LINE = '* merge=sow';
 export const SOW_GITATTRIBUTES = `# git merges sow's files with 'sow merge-driver' (the command is in .git/config: \
@@ -52,9 +46,7 @@ export function configuredDriver(root: string): string | undefined {
   return r.ok ? r.out : undefined;
 }
 
-/**
- * Whether `command` runs sow's merge driver with every placeholder it needs (how it finds sow is the user's choice).
- */
+/** Whether `command` runs sow's merge driver with every placeholder it needs (however it finds sow). */
 export function isSowDriver(command: string): boolean {
   return /(^|[\s/'"])sow(\.cjs)?['"]? merge-driver %O %A %B %P($|[\s;])/.test(command.trim());
 }
@@ -64,16 +56,13 @@ export const findsSowOnPath = (command: string): boolean =>
   /(^|[\s;])(command -v sow|sow merge-driver)\b/.test(command.trim());
 
 /**
- * Sets `merge.sow.driver` and `merge.sow.name` in the repository's git config where they are
- * missing (a driver the user set to another command is theirs: left alone). Returns the keys it
- * set; a git that refuses (no git, a read-only config) is said in `failed`.
+ * Sets `merge.sow.driver` and `merge.sow.name` in the repository's git config where missing (another command the user
+ * set is left alone); the keys it set, and why git refused if it did.
  */
 export function configureDriver(root: string): { set: string[]; failed?: string } {
   const set: string[] = [];
-  for (const [key, value] of [
-    ['merge.sow.driver', MERGE_DRIVER],
-    ['merge.sow.name', MERGE_DRIVER_NAME],
-  ] as const) {
+  const name = "sow's files under .sow/, merged by what they mean";
+  for (const [key, value] of Object.entries({ 'merge.sow.driver': MERGE_DRIVER, 'merge.sow.name': name })) {
     if (gitRun(root, ['config', '--get', val(key, 'a git config key')]).ok) continue;
     const r = gitRun(root, ['config', '--local', val(key, 'a git config key'), val(value, 'its value')]);
     if (!r.ok) return { set, failed: r.err.split('\n').at(-1) || `'git config ${key}' failed` };

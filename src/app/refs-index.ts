@@ -1,18 +1,8 @@
 /**
- * Shared references (the spec's ADR-009): knowledge and code that agents should read, from git
- * repositories or local folders, cloned once into the user's cache and linked into each
- * repository as `.sow/refs/<link>`. Two indexes: `.sow/refs/index.json`, committed, says what the
- * team uses (link, source, branch, path, description, semantic, tags); `.sow/refs/index.local.json`,
- * ignored, holds this machine's own refs. The cache keeps which commit each checkout is at and who
- * uses it. The links themselves are ignored by git and rebuilt by `sow refs init`.
- *
- * The committed index comes with the repository, so it is read as a claim: it may name only
- * https:// and ssh:// sources (domain/refs.ts), never a folder of this machine; a local index that
- * is committed is refused; link names are plain names; `.sow/refs/` is a real folder; and a ref's
- * path stays inside its checkout, which stays inside the cache (checked on every use).
- *
- * This module holds the indexes: read strictly, written, and told to agents. app/refs.ts links and
- * removes refs, app/refs-sync.ts brings their checkouts up to date.
+ * The refs' indexes, read strictly, written, and told to agents: `.sow/refs/index.json` (committed: what the team uses)
+ * and `index.local.json` (ignored: this machine's own). The committed one comes with the repository, so it is a claim:
+ * it may name only https:// and ssh:// sources, never a folder here; a committed local index is refused; link names
+ * are plain names; `.sow/refs/` is a real folder.
  */
 import { existingRealFolder, normalRelative, repoArea } from '../adapters/confine.js';
 import { readFileIfExists } from '../adapters/files.js';
@@ -46,9 +36,7 @@ export interface RefEntry {
   tags: string[];
 }
 
-/**
- * A committed entry whose source is not a shared remote (a folder of this machine): refused, never copied or linked.
- */
+/** A committed entry whose source is not a shared remote (a folder here): refused, never copied or linked. */
 export class RefSourceNotSharedError extends SowError {
   constructor(index: number, link: string, source: string, why: string) {
     super(
@@ -64,9 +52,7 @@ export class RefSourceNotSharedError extends SowError {
   }
 }
 
-/**
- * The local index committed: it is this machine's own, so one that came with a repository is a claim, not the person's.
- */
+/** The local index committed: it is this machine's own, so one that came with a repository is a claim. */
 export class LocalIndexCommittedError extends SowError {
   constructor() {
     super(
@@ -80,10 +66,7 @@ export class LocalIndexCommittedError extends SowError {
   }
 }
 
-/**
- * Reads one index strictly: a file sow cannot read is refused, not overwritten. The committed one names only shared
- * sources.
- */
+/** Reads one index strictly: a file sow cannot read is refused, not overwritten. */
 function readIndex(root: string, rel: string): RefEntry[] {
   const text = readFileIfExists(root, rel);
   if (text === undefined) return [];
@@ -95,12 +78,7 @@ function readIndex(root: string, rel: string): RefEntry[] {
     throw new StateFileError(rel, `not valid JSON: ${(err as Error).message}`);
   }
   const refs = (data as { refs?: unknown })?.refs;
-  if (
-    typeof data !== 'object' ||
-    data === null ||
-    (data as { version?: unknown }).version !== 1 ||
-    !Array.isArray(refs)
-  )
+  if ((data as { version?: unknown } | null)?.version !== 1 || !Array.isArray(refs))
     throw new StateFileError(rel, 'expected {"version": 1, "refs": [...]}');
   return refs.map((r, i) => {
     const e = r as Record<string, unknown>;
@@ -138,27 +116,17 @@ function readIndex(root: string, rel: string): RefEntry[] {
     const unsafe = sourceKind(entry.source) === 'git' ? urlProblem(entry.source) : undefined;
     if (unsafe !== undefined)
       throw new StateFileError(rel, `sow will not hand it to git: ${unsafe}`, `refs.${i}.source`);
-    if (entry.path !== undefined && normalRelative(entry.path) === undefined)
-      throw new StateFileError(
-        rel,
-        `${quoted(entry.path)} is not a path inside the source (relative, without '..')`,
-        `refs.${i}.path`,
-      );
+    if (entry.path !== undefined && normalRelative(entry.path) === undefined) {
+      const why = `${quoted(entry.path)} is not a path inside the source (relative, without '..')`;
+      throw new StateFileError(rel, why, `refs.${i}.path`);
+    }
     return entry;
   });
 }
 
-const renderIndex = (refs: readonly RefEntry[]) => `${JSON.stringify({ version: 1, refs }, null, 2)}\n`;
+type Indexes = { committed: RefEntry[]; local: RefEntry[] };
 
-export interface Indexes {
-  committed: RefEntry[];
-  local: RefEntry[];
-}
-
-/**
- * Both indexes; `.sow/refs/` must be a real folder (a clone may carry a link there, to make sow link and remove
- * elsewhere).
- */
+/** Both indexes; `.sow/refs/` must be a real folder (a clone may carry a link there, to make sow work elsewhere). */
 export function readIndexes(root: string): Indexes {
   if (existingRefsFolder(root) === undefined) return { committed: [], local: [] };
   return { committed: readIndex(root, COMMITTED), local: readIndex(root, LOCAL) };
@@ -170,7 +138,7 @@ export const allRefs = (ix: Indexes) => [
 
 /** Writes the local or the committed index. */
 export const writeIndex = (tx: Transaction, local: boolean, refs: readonly RefEntry[]) =>
-  tx.write(local ? LOCAL : COMMITTED, renderIndex(refs));
+  tx.write(local ? LOCAL : COMMITTED, `${JSON.stringify({ version: 1, refs }, null, 2)}\n`);
 
 /** `.sow/refs/` if it is a real folder (never a link). */
 export const existingRefsFolder = (root: string) => existingRealFolder(repoArea(root), REFS_DIR);
@@ -203,11 +171,10 @@ export function refsForPrompt(root: string): string {
     'Read these before you decide how to do something; they are what this team follows and reuses (`sow refs list` ' +
       'shows them, `sow refs init` makes a missing link again):',
     '',
-    ...refs.map(
-      (r) =>
-        `- \`${REFS_DIR}/${r.link}\` ` +
-        `(${r.semantic}${r.tags.length ? `; ${r.tags.join(', ')}` : ''})${r.description ? `: ${r.description}` : ''}`,
-    ),
+    ...refs.map((r) => {
+      const about = `${r.semantic}${r.tags.length ? `; ${r.tags.join(', ')}` : ''}`;
+      return `- \`${REFS_DIR}/${r.link}\` (${about})${r.description ? `: ${r.description}` : ''}`;
+    }),
     '',
   ].join('\n');
 }

@@ -16,10 +16,6 @@ import { allRefs, readIndexes } from './refs-index.js';
 import { linkPath, materialize, placeOf, select, targetOf } from './refs.js';
 import { openRoot, withWorkspaceLock } from './workspace.js';
 
-export type RefStatus = { link: string; kind: 'git' | 'copy'; sha: string | null; fetched_at: string | null } & (
-  Freshness | { state: 'not-cloned' } | { state: 'snapshot' }
-);
-
 /** Told before each fetch starts and after it ends (a spinner with the link's name, on a terminal). */
 export interface FetchProgress {
   start(link: string): void;
@@ -37,12 +33,11 @@ async function fetching<T>(progress: FetchProgress, link: string, fn: () => Prom
 }
 
 /** `sow refs status [<link>]`: fetches each git ref and says how its checkout stands; offline when it cannot. */
-export async function refsStatus(
-  ctx: AppContext,
-  link?: string,
-  progress: FetchProgress = noProgress,
-): Promise<RefStatus[]> {
+export async function refsStatus(ctx: AppContext, link?: string, progress: FetchProgress = noProgress) {
   const root = await openRoot(ctx);
+  type RefStatus = { link: string; kind: 'git' | 'copy'; sha: string | null; fetched_at: string | null } & (
+    Freshness | { state: 'not-cloned' | 'snapshot' }
+  );
   const out: RefStatus[] = [];
   for (const r of select(allRefs(readIndexes(root)), link)) {
     const place = placeOf(r, ctx.env);
@@ -67,13 +62,13 @@ export async function refsStatus(
   return out;
 }
 
-export interface RefUpdate {
+type RefUpdate = {
   link: string;
   result: 'updated' | 'current' | 'ahead' | 'offline' | 'refused' | 'recopied' | 'cloned';
   from?: string | null;
   to?: string | null;
   why?: string;
-}
+};
 
 /** `sow refs update [<link>]`: fast-forwards each checkout; never discards local changes in the cache. */
 export async function refsUpdate(
@@ -100,39 +95,24 @@ export async function refsUpdate(
       }
       const changes = localChanges(place.dir);
       const from = headOf(place.dir);
+      const refused = (why: string) => out.push({ link: r.link, result: 'refused', from, why });
       if (changes.length) {
-        out.push({
-          link: r.link,
-          result: 'refused',
-          from,
-          why:
-            `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does ` +
-            `not discard`,
-        });
+        refused(
+          `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does ` +
+            'not discard',
+        );
         continue;
       }
       const f = await fetching(fetchProgress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
       if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
       else if (f.state === 'current') out.push({ link: r.link, result: 'current', from, to: from });
-      else if (f.state === 'ahead')
-        out.push({
-          link: r.link,
-          result: 'ahead',
-          from,
-          to: from,
-          why: `${f.ahead} commit(s) made in the cache that the source does not have; kept`,
-        });
-      else if (f.state === 'diverged' || !fastForward(place.dir))
-        out.push({
-          link: r.link,
-          result: 'refused',
-          from,
-          why:
-            `its checkout and the source have diverged ` +
-            `(${f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward'}); sow does ` +
-            `not rewrite it`,
-        });
-      else {
+      else if (f.state === 'ahead') {
+        const why = `${f.ahead} commit(s) made in the cache that the source does not have; kept`;
+        out.push({ link: r.link, result: 'ahead', from, to: from, why });
+      } else if (f.state === 'diverged' || !fastForward(place.dir)) {
+        const how = f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward';
+        refused(`its checkout and the source have diverged (${how}); sow does not rewrite it`);
+      } else {
         const to = headOf(place.dir);
         const index = readCacheIndex(ctx.env);
         const c = index.entries[place.key];

@@ -1,14 +1,8 @@
 /**
- * Shared references (the spec's ADR-009): knowledge and code that agents should read, from git
- * repositories or local folders, cloned once into the user's cache and linked into each
- * repository as `.sow/refs/<link>`. Two indexes: `.sow/refs/index.json`, committed, says what the
- * team uses (link, source, branch, path, description, semantic, tags); `.sow/refs/index.local.json`,
- * ignored, holds this machine's own refs. The cache keeps which commit each checkout is at and who
- * uses it. The links themselves are ignored by git and rebuilt by `sow refs init`.
- *
- * The indexes, read as claims, are app/refs-index.ts; this module adds, lists, links and removes
- * refs, each ref's path confined to its checkout, which stays inside the cache (checked on every
- * use); app/refs-sync.ts fetches and fast-forwards the checkouts.
+ * Shared references: what agents should read, from git repositories or folders, cloned once into the user's cache and
+ * linked as `.sow/refs/<link>` (links ignored by git, rebuilt by `sow refs init`). This module adds, lists, links and
+ * removes refs, each ref's path confined to its checkout inside the cache on every use; the indexes are
+ * app/refs-index.ts, fetching app/refs-sync.ts.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { quoted } from '../domain/display.js';
@@ -49,8 +43,6 @@ import {
 } from './refs-index.js';
 import { openRoot, withWorkspaceLock } from './workspace.js';
 
-// The prompts of workers take the refs from here.
-
 export class RefExistsError extends SowError {
   constructor(link: string, local: boolean) {
     super(
@@ -76,10 +68,7 @@ export class RefNotFoundError extends SowError {
   }
 }
 
-/**
- * A git URL whose parts, as git and ssh will read them, could be an option or hold a control character: never handed to
- * git.
- */
+/** A git URL whose parts, as git and ssh read them, could be an option or hold a control character: never given git. */
 export class RefSourceUnsafeError extends SowError {
   constructor(source: string, why: string) {
     super(
@@ -97,11 +86,11 @@ export class RefSourceUnsafeError extends SowError {
 export class RefPathEscapeError extends SowError {
   constructor(link: string, path: string, cause: PathEscapeError) {
     const d = cause.details ?? {};
+    const via = typeof d['link'] === 'string' ? ` ('${d['link']}' is a link to '${String(d['target'])}')` : '';
     super(
       'REF_PATH_ESCAPES',
       'state',
-      `ref '${link}': its path '${path}' leads out of the source's ` +
-        `checkout${typeof d['link'] === 'string' ? ` ('${d['link']}' is a link to '${String(d['target'])}')` : ''}; ` +
+      `ref '${link}': its path '${path}' leads out of the source's checkout${via}; ` +
         `sow will not link .sow/refs/${link} there`,
       `the source carries that link; use a path that is a real folder of it ('sow refs remove ${link}', then add ` +
         `it again with another --path), or the whole source`,
@@ -116,22 +105,13 @@ const isInside = (base: string, target: string) => {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 };
 
-/** Where a ref's files are in the cache: the checkout, or the folder `path` inside it. */
-interface Place {
-  key: string;
-  dir: string;
-  target: string;
-  kind: 'git' | 'copy';
-}
-
 /**
- * Where a ref's files are in the cache. Every path is confined: the checkout to the cache, the
- * ref's `path` to its checkout (a link the source carries may not lead out of it) — checked each
- * time, so a link that appeared in the cache since is refused too. Throws RefPathEscapeError.
+ * Where a ref's files are in the cache (`target`: the checkout, or the folder `path` inside it), confined each time:
+ * the checkout to the cache, the path to the checkout, so a link that appeared since is refused (RefPathEscapeError).
  */
-export function placeOf(ref: RefEntry, env: CacheEnv): Place {
+export function placeOf(ref: RefEntry, env: CacheEnv) {
   const folder = sourceKind(ref.source) === 'folder';
-  const kind = folder && !isGitFolder(ref.source) ? 'copy' : 'git';
+  const kind: 'git' | 'copy' = folder && !isGitFolder(ref.source) ? 'copy' : 'git';
   const key = cacheKey(ref.source, ref.branch ?? null);
   const dir = checkoutDir(key, env);
   return { key, dir, target: targetOf(ref, dir), kind };
@@ -153,72 +133,33 @@ const refsFolder = (root: string) => realFolder(repoArea(root), REFS_DIR);
 export const linkPath = (root: string, link: string) => join(refsFolder(root), link);
 
 /** Fills the cache for a ref (clone or copy) and records it; returns where its files are. */
-export function materialize(
-  ctx: AppContext,
-  root: string,
-  ref: RefEntry,
-  progress: boolean,
-): { target: string; sha: string | null; cloned: boolean } {
+export function materialize(ctx: AppContext, root: string, ref: RefEntry, progress: boolean) {
   const place = placeOf(ref, ctx.env);
-  let sha: string | null = null;
-  let cloned = false;
-  if (place.kind === 'git') {
-    const r = ensureClone(place.key, ref.source, ref.branch ?? null, progress, ctx.env);
-    sha = r.sha;
-    cloned = r.cloned;
-  } else {
-    copyFolder(place.key, ref.source, ctx.env);
-    cloned = true;
-  }
+  const { sha, cloned } =
+    place.kind === 'git'
+      ? ensureClone(place.key, ref.source, ref.branch ?? null, progress, ctx.env)
+      : (copyFolder(place.key, ref.source, ctx.env), { sha: null, cloned: true });
   // Again now that the checkout is there: its links are what the path may go through.
   const target = targetOf(ref, place.dir);
-  if (!pathExists(target))
-    throw new InvalidValueError(
-      '--path',
-      ref.path ?? '',
-      `a folder or file of ${ref.source}; it has none at that path`,
-    );
+  const expected = `a folder or file of ${ref.source}; it has none at that path`;
+  if (!pathExists(target)) throw new InvalidValueError('--path', ref.path ?? '', expected);
   const index = readCacheIndex(ctx.env);
   const before = index.entries[place.key];
   const users = [...new Set([...(before?.users ?? []), root])];
-  index.entries[place.key] = {
-    source: ref.source,
-    branch: ref.branch ?? null,
-    kind: place.kind,
-    sha,
-    fetched_at: cloned || !before ? ctx.now() : before.fetched_at,
-    users,
-  };
+  const fetched_at = cloned || !before ? ctx.now() : before.fetched_at;
+  const branch = ref.branch ?? null;
+  index.entries[place.key] = { source: ref.source, branch, kind: place.kind, sha, fetched_at, users };
   writeCacheIndex(index, ctx.env);
   return { target, sha, cloned };
 }
 
-export interface AddRefOptions {
-  /** Default: the source's name (defaultLink). */
-  link?: string;
-  path?: string;
-  branch?: string;
-  description?: string;
-  semantic?: string;
-  tags?: string;
+type AddRefOptions = Partial<Record<'link' | 'path' | 'branch' | 'description' | 'semantic' | 'tags', string>> & {
   local?: boolean;
   progress: boolean;
-}
+};
 
-export async function addRef(
-  ctx: AppContext,
-  rawSource: string,
-  o: AddRefOptions,
-): Promise<{
-  ref: RefEntry;
-  local: boolean;
-  link: string;
-  target: string;
-  via: 'link' | 'copy';
-  forcedLocal: boolean;
-  why_local?: string;
-  sha: string | null;
-}> {
+/** `sow refs add`: `link` defaults to the source's name. */
+export async function addRef(ctx: AppContext, rawSource: string, o: AddRefOptions) {
   const cwd = ctx.cwd;
   // A folder is named by where it is (`.` too), a URL by its last part.
   const link = o.link ?? defaultLink(sourceKind(rawSource) === 'folder' ? resolve(cwd, rawSource) : rawSource);
@@ -248,12 +189,8 @@ export async function addRef(
     if (existing) throw new RefExistsError(link, existing.local);
     const folder = sourceKind(rawSource) === 'folder';
     const source = folder ? resolve(cwd, rawSource) : rawSource;
-    if (folder && !pathExists(source))
-      throw new InvalidValueError(
-        'source',
-        rawSource,
-        'a git URL (https://, ssh://, git@host:…, file://) or an existing folder',
-      );
+    const expected = 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder';
+    if (folder && !pathExists(source)) throw new InvalidValueError('source', rawSource, expected);
     if (folder && isInside(root, source))
       throw new SowError(
         'REF_INSIDE_REPOSITORY',
@@ -261,8 +198,8 @@ export async function addRef(
         `${rawSource} is inside this repository already`,
         'agents can read it where it is; refs are for what lives elsewhere',
       );
-    // Only a shared remote (https, ssh) goes into the committed index; a folder of this machine,
-    // a file:// or an unencrypted URL stays in the local one.
+    // Only a shared remote (https, ssh) goes into the committed index; a folder of this machine, a file:// or an
+    // unencrypted URL stays in the local one.
     const whyLocal = unsharedReason(source);
     const local = o.local === true || whyLocal !== undefined;
     const tags = (o.tags ?? '')
@@ -285,16 +222,8 @@ export async function addRef(
     writeIndex(tx, local, [...(local ? ix.local : ix.committed), ref]);
     tx.commit();
     const forcedLocal = whyLocal !== undefined && o.local !== true;
-    return {
-      ref,
-      local,
-      link: `${REFS_DIR}/${link}`,
-      target: m.target,
-      via,
-      forcedLocal,
-      ...(forcedLocal ? { why_local: whyLocal } : {}),
-      sha: m.sha,
-    };
+    const why = forcedLocal ? { why_local: whyLocal } : {};
+    return { ref, local, link: `${REFS_DIR}/${link}`, target: m.target, via, forcedLocal, ...why, sha: m.sha };
   });
 }
 
@@ -308,9 +237,7 @@ export async function listRefs(ctx: AppContext): Promise<RefInfo[]> {
   return refInfos({ ...ctx, cwd: await openRoot(ctx) });
 }
 
-/**
- * Each ref of the repository at the root (`where`), whether its link works, and what the cache holds of it; reads only.
- */
+/** Each ref of the repository at `ctx.cwd`, whether its link works, and what the cache holds of it; reads only. */
 export function refInfos(ctx: AppContext): RefInfo[] {
   const { cwd: root, env } = ctx;
   const refs = allRefs(readIndexes(root));
@@ -331,28 +258,27 @@ export function refInfos(ctx: AppContext): RefInfo[] {
 export function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
   if (link === undefined) return refs;
   const ref = refs.find((r) => r.link === link);
-  const known = refs.map((r) => r.link);
-  if (!ref) throw new RefNotFoundError(link, known);
+  if (!ref)
+    throw new RefNotFoundError(
+      link,
+      refs.map((r) => r.link),
+    );
   return [ref];
 }
 
-export async function removeRef(
-  ctx: AppContext,
-  link: string,
-  pruneCache: boolean,
-): Promise<{ link: string; local: boolean; pruned: boolean; still_used_by: number }> {
+export async function removeRef(ctx: AppContext, link: string, pruneCache: boolean) {
   const { env } = ctx;
   return withWorkspaceLock(ctx, async (root) => {
     const ix = readIndexes(root);
-    const [ref] = select(allRefs(ix), link);
+    const ref = select(allRefs(ix), link)[0]!;
     // Its cache key only: a ref is removed even when its path no longer leads where it may.
-    const key = cacheKey(ref!.source, ref!.branch ?? null);
+    const key = cacheKey(ref.source, ref.branch ?? null);
     removeLink(linkPath(root, link));
     const tx = new Transaction(root);
     writeIndex(
       tx,
-      ref!.local,
-      (ref!.local ? ix.local : ix.committed).filter((r) => r.link !== link),
+      ref.local,
+      (ref.local ? ix.local : ix.committed).filter((r) => r.link !== link),
     );
     tx.commit();
     // Other refs of this repository may share the checkout (another --path of the same source).
@@ -371,26 +297,21 @@ export async function removeRef(
       }
       writeCacheIndex(index, env);
     }
-    return { link, local: ref!.local, pruned, still_used_by: users };
+    return { link, local: ref.local, pruned, still_used_by: users };
   });
 }
 
 /** `sow refs init`: every link of both indexes made again (cloning what the cache lacks), as on a fresh clone. */
-export async function refsInit(
-  ctx: AppContext,
-  progress: boolean,
-): Promise<{ link: string; cloned: boolean; via: 'link' | 'copy' }[]> {
+export async function refsInit(ctx: AppContext, progress: boolean) {
   return withWorkspaceLock(ctx, async (root) => {
-    const out: { link: string; cloned: boolean; via: 'link' | 'copy' }[] = [];
     // The indexes first: one sow refuses leaves everything as it was.
     const refs = allRefs(readIndexes(root));
     const tx = new Transaction(root);
     ensureGitignore(tx, root);
     tx.commit();
-    for (const r of refs) {
+    return refs.map((r) => {
       const m = materialize(ctx, root, r, progress);
-      out.push({ link: r.link, cloned: m.cloned, via: makeLink(linkPath(root, r.link), m.target) });
-    }
-    return out;
+      return { link: r.link, cloned: m.cloned, via: makeLink(linkPath(root, r.link), m.target) };
+    });
   });
 }

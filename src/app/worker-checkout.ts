@@ -1,10 +1,7 @@
 /**
- * A checkout per parallel worker. `sow agent spawn … --worktree` (or `workers: {worktree: true}`
- * in .sow/config.yaml, for tasks marked parallel) runs the worker in a linked worktree of its own
- * under `.sow/worktrees/.workers/`, on a branch made from the project branch, so that parallel
- * workers never edit the same folder. Its task state stays in the project checkout (one truth:
- * its `sow` calls are routed there, app/context.ts). `sow task merge` brings its branch back once
- * the task is completed: a conflict stops the merge and is reported with the files, never resolved.
+ * A checkout per parallel worker (`--worktree`): a linked worktree under `.sow/worktrees/.workers/` on a branch made
+ * from the project branch, so parallel workers never edit the same folder; its task state stays in the project
+ * checkout (app/context.ts). `sow task merge` brings the branch back; a conflict stops it, never resolved.
  */
 import { join, relative, resolve } from 'node:path';
 import { ExternalToolError, InvalidValueError, SowError } from '../domain/errors.js';
@@ -60,9 +57,8 @@ function recordedProblem(taskId: string, problem: string): SowError {
 }
 
 /**
- * The checkout of the worker of task `taskId`, made if it is not there: `.sow/worktrees/.workers/
- * <project branch>--task-<id>` of the project checkout, on the branch of that name made from the
- * project branch (an earlier one of the task is used again, as a resume carries on its work).
+ * The checkout of task `taskId`'s worker, made if missing: `.sow/worktrees/.workers/<project branch>--task-<id>`, on
+ * the branch of that name made from the project branch (a resume carries on in an earlier one).
  */
 export function openWorkerCheckout(
   root: string,
@@ -106,10 +102,7 @@ export function openWorkerCheckout(
       'failed',
       `branch '${branch}' is checked out at ${elsewhere.path}, so task ${taskId}'s worker cannot have it`,
       `remove that worktree ('git worktree remove ${elsewhere.path}'), or rename the branch`,
-      {
-        branch,
-        path: elsewhere.path,
-      },
+      { branch, path: elsewhere.path },
     );
   if (fileExists(root, rel))
     throw new SowError(
@@ -132,10 +125,7 @@ export function openWorkerCheckout(
   return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: true };
 }
 
-/**
- * `.sow/worktrees/.workers/…` of the project checkout, every folder on the way a real one (a link is never
- * followed).
- */
+/** `.sow/worktrees/.workers/…` of the project checkout, every folder on the way a real one (never a link). */
 function placeOf(root: string, rel: string): string {
   const path = sowPath(root, rel);
   existingRealFolder({ base: root, name: 'the repository' }, rel);
@@ -165,10 +155,7 @@ export function workerCheckoutOf(root: string, task: TaskState, now: string): st
 export interface MergeCheck {
   name: string;
   state: CheckState;
-  /**
-   * Its newest run in the task's checkout: the log (relative to .sow/project/), the commit it ran on and whether
-   * that had uncommitted changes.
-   */
+  /** Its newest run in the task's checkout: the log (relative to .sow/project/), its commit, and whether dirty. */
   evidence?: string;
   commit?: string | null;
   dirty?: boolean;
@@ -185,10 +172,7 @@ export interface MergeChecks {
   checks: MergeCheck[];
   /** Merged with --force although a check had no fresh pass for that code. */
   forced: boolean;
-  /**
-   * Files outside .sow/ the project branch changed since the checkout was made: the merge result
-   * combines them with the checked code and was not itself checked (the finalize checks judge it).
-   */
+  /** Files outside .sow/ the project branch changed since the checkout was made (the merge result is unchecked). */
   beside: string[];
 }
 
@@ -213,22 +197,6 @@ export class TaskMergeUncheckedError extends SowError {
       { task: taskId, branch, checkout, commit: code.commit, dirty: code.dirty, checks: open.map((c) => ({ ...c })) },
     );
   }
-}
-
-export interface TaskMerge {
-  task: string;
-  branch: string;
-  into: string;
-  /** The task_complete checks' evidence the merge relied on (or went past, with --force). */
-  checked: MergeChecks;
-  /** The commit sow made of what the worker left uncommitted, if it left anything. */
-  committed: boolean;
-  /** The merge commit; null when the branch had nothing the project branch lacks. */
-  merge: string | null;
-  /** The files the merge changed. */
-  files: string[];
-  /** Changes under .sow/ of the worker's checkout, dropped with it (the task's state is the project checkout's). */
-  dropped: string[];
 }
 
 export class TaskMergeConflictError extends SowError {
@@ -259,10 +227,9 @@ export class TaskMergeDirtyError extends SowError {
 }
 
 /**
- * Judges the code a merge would bring in — the checkout's HEAD plus what the worker left
- * uncommitted outside .sow/, exactly what the merge commits and merges — against the task's newest
- * evidence of each task_complete check recorded in that checkout: by its tree, as every freshness
- * in sow is. The checks are the project checkout's (`root`): never the worker's copy of them.
+ * Judges the code a merge would bring in (HEAD plus what the worker left outside .sow/) by its tree against the task's
+ * newest evidence of each task_complete check in that checkout. The checks are the project checkout's, never the
+ * worker's copy.
  */
 async function judgeForMerge(
   root: string,
@@ -298,13 +265,12 @@ async function judgeForMerge(
 }
 
 /**
- * `sow task merge`: the completed task's branch into the project branch. What the worker left
- * uncommitted outside `.sow/` is committed on its branch first, under a message that says so; the
- * merge is a merge commit in the project checkout; then the worker's checkout and branch go. A
- * conflict, or uncommitted changes of the project checkout to the files it would change, stop it
- * before the project checkout is touched; the worker's checkout is kept.
+ * `sow task merge`: what the worker left outside `.sow/` is committed on its branch, which is merged (a merge commit)
+ * into the project branch; then its checkout and branch go. A conflict, or uncommitted changes of the project checkout
+ * to the files it would change, stop it before the project checkout is touched. `dropped`: changes under .sow/ of the
+ * worker's checkout, which go with it; `merge`: null when the branch had nothing the project branch lacks.
  */
-export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?: boolean } = {}): Promise<TaskMerge> {
+export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?: boolean } = {}) {
   return update(ctx, async (uow) => {
     const task = await uow.task(taskId);
     const checkout = task.worktree;
@@ -314,9 +280,7 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
         'failed',
         `task ${task.id} has no checkout of its own to merge; its worker worked in the project checkout`,
         "nothing to merge: its changes are there already ('git status')",
-        {
-          task: task.id,
-        },
+        { task: task.id },
       );
     if (task.status !== 'completed')
       throw new SowError(
@@ -334,10 +298,7 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
         'failed',
         `task ${task.id} is still worked on by ${owner.by}; its branch is merged once its worker has stopped`,
         "wait for it ('sow agent wait'), then merge",
-        {
-          task: task.id,
-          owner: owner.by,
-        },
+        { task: task.id, owner: owner.by },
       );
     const root = uow.root;
     const project = await uow.project();

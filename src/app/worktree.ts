@@ -1,8 +1,6 @@
 /**
- * Many branches at once: `sow worktree add|list|remove|prune` and `sow status --all`. Each
- * project keeps to its branch (one project per branch); a second project runs beside the first
- * in a git worktree of its own branch, under `.sow/worktrees/<branch>` of the main checkout, with
- * its own `.sow/project/`, its own lock and its own workers.
+ * Many branches at once (`sow worktree …`, `sow status --all`): one project per branch, a second one beside the first
+ * in a git worktree under `.sow/worktrees/<branch>` of the main checkout, with its own state, lock and workers.
  */
 import { join, relative, sep } from 'node:path';
 import { InvalidNameError, InvalidValueError, SowError } from '../domain/errors.js';
@@ -27,47 +25,15 @@ import { liveOwner } from './ownership.js';
 import { Reader } from './workspace.js';
 import type { AppContext } from './context.js';
 
-/** Where sow puts worktrees, in the main checkout. */
-export const WORKTREES_DIR = '.sow/worktrees';
-
-export class WorktreeExistsError extends SowError {
-  constructor(branch: string, path: string) {
-    super(
-      'WORKTREE_EXISTS',
-      'failed',
-      `branch '${branch}' is already checked out at ${path}`,
-      `work there (cd ${path}), or pick another branch`,
-      { branch, path },
-    );
-  }
-}
-
-export class WorktreeNotFoundError extends SowError {
-  constructor(branch: string, known: readonly string[]) {
-    super(
-      'WORKTREE_NOT_FOUND',
-      'failed',
-      `no worktree of branch '${branch}'`,
-      known.length
-        ? `the worktrees: ${known.join(', ')} ('sow worktree list')`
-        : "there are none besides the main checkout; 'sow worktree add <branch>' makes one",
-      { branch, known: [...known] },
-    );
-  }
-}
+const WORKTREES_DIR = '.sow/worktrees';
 
 export class WorktreeBusyError extends SowError {
   constructor(branch: string, path: string, uncommitted: readonly string[], sessions: readonly LiveSession[]) {
+    const files = [...uncommitted.slice(0, 3).map((l) => l.slice(3)), ...(uncommitted.length > 3 ? ['…'] : [])];
+    const who = sessions.map((s) => `${s.by} on task ${s.task}`);
     const why = [
-      ...(uncommitted.length
-        ? [
-            `${uncommitted.length} uncommitted change(s) (${uncommitted
-              .slice(0, 3)
-              .map((l) => l.slice(3))
-              .join(', ')}${uncommitted.length > 3 ? ', …' : ''})`,
-          ]
-        : []),
-      ...(sessions.length ? [`a live agent session (${sessions.map(describeSession).join(', ')})`] : []),
+      ...(uncommitted.length ? [`${uncommitted.length} uncommitted change(s) (${files.join(', ')})`] : []),
+      ...(sessions.length ? [`a live agent session (${who.join(', ')})`] : []),
     ];
     super(
       'WORKTREE_BUSY',
@@ -86,8 +52,6 @@ export interface LiveSession {
   by: string;
   kind: 'worker' | 'claim';
 }
-
-const describeSession = (s: LiveSession) => `${s.by} on task ${s.task}`;
 
 export interface WorktreeInfo {
   branch: string | null;
@@ -143,7 +107,14 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
   if (!isValidBranchName(main, branch))
     throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', 'feat/add-auth');
   const taken = trees.find((t) => t.branch === branch);
-  if (taken) throw new WorktreeExistsError(branch, relPath(main, taken.path));
+  if (taken) {
+    const at = relPath(main, taken.path);
+    const [message, hint] = [
+      `branch '${branch}' is already checked out at ${at}`,
+      `work there (cd ${at}), or pick another branch`,
+    ];
+    throw new SowError('WORKTREE_EXISTS', 'failed', message, hint, { branch, path: at });
+  }
   const exists = branchExists(main, branch);
   if (exists && from !== undefined)
     throw new SowError(
@@ -153,15 +124,15 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
       `drop --from to check out '${branch}' as it is`,
       { branch },
     );
-  // A new line of work starts from the repository's default branch, not from whatever is checked
-  // out (a second project's branch would otherwise start on the first one's work).
+  // A new line of work starts from the repository's default branch, not from whatever is checked out (a second
+  // project's branch would otherwise start on the first one's work).
   const fallback = from === undefined && !exists ? defaultBranch(main) : undefined;
   const current = currentBranch(here);
   const base = from ?? fallback?.name ?? current ?? head(here).commit;
   const baseKind: AddedWorktree['base_kind'] =
     from !== undefined ? 'from' : fallback ? 'default' : current !== undefined ? 'checked-out' : 'commit';
-  // A branch is named to git by its full ref: a clone may bring one named '-…', which as it is
-  // would be an option. What --from names may be any commit, so it is refused then.
+  // A branch is named to git by its full ref: a clone may bring one named '-…', which as it is would be an option. What
+  // --from names may be any commit, so it is refused then.
   const baseRef = fallback?.ref ?? (from === undefined && current !== undefined ? `refs/heads/${current}` : base);
   if (!exists) {
     if (!base || !baseRef)
@@ -171,10 +142,9 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
         'there is no commit to start the branch from',
         'commit something first, or pass --from <branch>',
       );
-    if (
-      baseRef.startsWith('-') ||
-      !gitSucceeds(main, ['rev-parse', '--verify', '--quiet', val(`${baseRef}^{commit}`, 'the base', 'user')])
-    )
+    const verify = () =>
+      gitSucceeds(main, ['rev-parse', '--verify', '--quiet', val(`${baseRef}^{commit}`, 'the base', 'user')]);
+    if (baseRef.startsWith('-') || !verify())
       throw new InvalidValueError(
         '--from',
         base,
@@ -189,9 +159,7 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
       'failed',
       `${relPath(main, path)} exists already, but git does not know it as a worktree`,
       `move it away, or run 'sow worktree prune'`,
-      {
-        path: relPath(main, path),
-      },
+      { path: relPath(main, path) },
     );
   // .sow/worktrees/ stays out of the main checkout's history (sow init repairs the line too).
   initWorkspace(main);
@@ -209,9 +177,8 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
 }
 
 /**
- * Where the worktree of `branch` goes: `.sow/worktrees/<branch>` of the main checkout. sow owns
- * that folder, so every folder on the way must be a real one — a link (a clone can carry one) is
- * refused, never followed to put a checkout, or remove one, somewhere else.
+ * Where the worktree of `branch` goes: `.sow/worktrees/<branch>` of the main checkout, every folder on the way a real
+ * one — a link (a clone can carry one) is refused, never followed to put or remove a checkout elsewhere.
  */
 function worktreePlace(main: string, branch: string): string {
   const rel = `${WORKTREES_DIR}/${branch}`;
@@ -233,10 +200,7 @@ export function checkoutsWithProject(cwd: string): { path: string; rel: string }
   return trees.filter(hasProjectIn).map((t) => ({ path: t.path, rel: relPath(main, t.path) }));
 }
 
-/**
- * What the worktree's project is and who works on it (leases judged at the context's time); null without sow or a
- * project there.
- */
+/** What the worktree's project is and who works on it; null without sow or a project there. */
 async function projectIn(ctx: AppContext, tree: Worktree): Promise<Pick<WorktreeInfo, 'project' | 'problem'>> {
   if (!hasProjectIn(tree)) return { project: null };
   try {
@@ -273,44 +237,33 @@ export async function listWorktreesFor(ctx: AppContext): Promise<WorktreeInfo[]>
   const sowDir = join(main, WORKTREES_DIR) + sep;
   const out: WorktreeInfo[] = [];
   for (const tree of trees) {
-    out.push({
-      branch: tree.branch ?? null,
-      path: tree.path,
-      rel: relPath(main, tree.path),
-      main: tree.main,
-      sow: tree.path.startsWith(sowDir),
-      missing: tree.prunable,
-      ...(await projectIn(ctx, tree)),
-    });
+    const { path, main: isMain, prunable: missing } = tree;
+    const where = { branch: tree.branch ?? null, path, rel: relPath(main, path), main: isMain };
+    out.push({ ...where, sow: path.startsWith(sowDir), missing, ...(await projectIn(ctx, tree)) });
   }
   return out;
 }
 
 /** `sow worktree remove <branch> [--force]`: the checkout goes, the branch stays. */
-export async function removeWorktreeFor(
-  ctx: AppContext,
-  branch: string,
-  force: boolean,
-): Promise<{ branch: string; path: string; rel: string }> {
+export async function removeWorktreeFor(ctx: AppContext, branch: string, force: boolean) {
   const { main, trees } = mainCheckout(ctx.cwd);
   const others = trees.filter((t) => !t.main);
   const tree = others.find((t) => t.branch === branch);
   if (!tree) {
-    if (trees[0]?.branch === branch)
-      throw new SowError(
-        'WORKTREE_NOT_FOUND',
-        'failed',
-        `'${branch}' is checked out in the main checkout, which is not a worktree`,
-        "'sow worktree list' shows the worktrees",
-        {
-          branch,
-          known: others.map((t) => t.branch ?? relPath(main, t.path)),
-        },
-      );
-    throw new WorktreeNotFoundError(
-      branch,
-      others.map((t) => t.branch ?? relPath(main, t.path)),
-    );
+    const known = others.map((t) => t.branch ?? relPath(main, t.path));
+    const [message, hint] =
+      trees[0]?.branch === branch
+        ? [
+            `'${branch}' is checked out in the main checkout, which is not a worktree`,
+            "'sow worktree list' shows the worktrees",
+          ]
+        : [
+            `no worktree of branch '${branch}'`,
+            known.length
+              ? `the worktrees: ${known.join(', ')} ('sow worktree list')`
+              : "there are none besides the main checkout; 'sow worktree add <branch>' makes one",
+          ];
+    throw new SowError('WORKTREE_NOT_FOUND', 'failed', message, hint, { branch, known });
   }
   const rel = relPath(main, tree.path);
   if (!force && !tree.prunable) {
@@ -329,13 +282,8 @@ export async function removeWorktreeFor(
   return { branch, path: tree.path, rel };
 }
 
-/**
- * `sow worktree prune`: forget the worktrees whose folders were deleted by hand. It still takes a
- * folder too (doctor's repair passes one) until doctor gives it its context.
- */
-export async function pruneWorktreesFor(
-  ctx: AppContext,
-): Promise<{ pruned: { branch: string | null; path: string; rel: string }[] }> {
+/** `sow worktree prune`: forget the worktrees whose folders were deleted by hand. */
+export async function pruneWorktreesFor(ctx: AppContext) {
   const { main, trees } = mainCheckout(ctx.cwd);
   pruneWorktrees(main);
   // Git names what it pruned by its own record's name; say which branch and folder instead.

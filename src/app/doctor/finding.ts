@@ -23,7 +23,14 @@ export interface Finding extends DoctorCheck {
 
 export const FIX = 'sow doctor --fix';
 
-export const ok = (id: string, message: string): Finding => ({ id, status: 'ok', message });
+/** A finding without a repair; `fix` is the command or step that fixes it. */
+export const finding = (id: string, status: DoctorStatus, message: string, fix?: string): Finding => ({
+  id,
+  status,
+  message,
+  ...(fix !== undefined ? { fix } : {}),
+});
+export const ok = (id: string, message: string): Finding => finding(id, 'ok', message);
 
 /** The first three of a list, with '…' when there are more. */
 export const firstFew = (items: readonly string[], sep: string) =>

@@ -11,7 +11,7 @@ import { agentClis, MISSING_CLI_LEVEL, validateUserConfig, type ValidationLine }
 import type { AppContext } from '../context.js';
 import { githubRepo } from '../github.js';
 import { AGENT_OUTPUTS } from '../project-files.js';
-import { ok, type DoctorStatus, type Finding } from './finding.js';
+import { finding, ok, type DoctorStatus, type Finding } from './finding.js';
 
 /** A line of 'sow config validate' as a doctor finding: the two commands give one verdict. */
 const STATUS_OF: Record<ValidationLine['level'], DoctorStatus> = { ok: 'ok', warning: 'warn', error: 'fail' };
@@ -36,19 +36,19 @@ export function nodeCheck(): Finding {
 export async function gitCheck(app: AppContext): Promise<Finding> {
   const r = await probe('git', ['--version'], { env: app.env, timeoutMs: PROBE_MS });
   if (r.missing)
-    return {
-      id: 'git',
-      status: 'fail',
-      message: 'git is not on PATH; sow keeps its state in a git repository and runs git for branches and worktrees',
-      fix: 'install git (Debian and Ubuntu: apt install git; macOS: xcode-select --install)',
-    };
+    return finding(
+      'git',
+      'fail',
+      'git is not on PATH; sow keeps its state in a git repository and runs git for branches and worktrees',
+      'install git (Debian and Ubuntu: apt install git; macOS: xcode-select --install)',
+    );
   if (r.code !== 0)
-    return {
-      id: 'git',
-      status: 'fail',
-      message: `'git --version' ${r.timedOut ? 'did not answer' : `exited ${r.code}`}: ${firstLine(r.stderr)}`,
-      fix: 'check that git is installed and works',
-    };
+    return finding(
+      'git',
+      'fail',
+      `'git --version' ${r.timedOut ? 'did not answer' : `exited ${r.code}`}: ${firstLine(r.stderr)}`,
+      'check that git is installed and works',
+    );
   return ok('git', firstLine(r.stdout));
 }
 
@@ -58,20 +58,20 @@ export async function userConfigCheck(app: AppContext): Promise<Finding> {
   const warnings = r.lines.filter((l) => l.level === 'warning');
   if (errors.length) {
     const environment = errors.some((l) => l.source === 'environment');
-    return {
-      id: 'config',
-      status: 'fail',
-      message: `${r.path}: ${errors.map((l) => l.text).join('; ')}`,
-      fix: environment ? 'change or unset the environment variable named' : 'sow config edit',
-    };
+    return finding(
+      'config',
+      'fail',
+      `${r.path}: ${errors.map((l) => l.text).join('; ')}`,
+      environment ? 'change or unset the environment variable named' : 'sow config edit',
+    );
   }
   if (warnings.length)
-    return {
-      id: 'config',
-      status: 'warn',
-      message: `${r.path}: ${warnings.map((l) => l.text.replace(/\n\s*/g, ' ')).join('; ')}`,
-      fix: 'sow config edit',
-    };
+    return finding(
+      'config',
+      'warn',
+      `${r.path}: ${warnings.map((l) => l.text.replace(/\n\s*/g, ' ')).join('; ')}`,
+      'sow config edit',
+    );
   return ok('config', r.exists ? `${r.path} is valid` : `no ${r.path}: every role uses ${DEFAULT_EXECUTOR}`);
 }
 
@@ -90,8 +90,8 @@ export function invocationShape(args: readonly string[]): { path: string[]; flag
 }
 
 /**
- * What to look up in a CLI's help: for each subcommand path sow runs (spawn, resume), the flags it
- * passes there with this configuration (the user's custom_args left out: they are the user's).
+ * What to look up in a CLI's help: for each subcommand path sow runs (spawn, resume), the flags it passes there with
+ * this configuration (the user's custom_args left out: they are the user's).
  */
 export function helpChecks(
   executor: ExecutorModule,
@@ -129,12 +129,12 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
   } catch (err) {
     if (!(err instanceof SowError)) throw err;
     return [
-      {
-        id: 'agents',
-        status: 'warn',
-        message: 'the agent CLIs were not checked: the configuration is invalid (see the config check)',
-        fix: 'sow config edit',
-      },
+      finding(
+        'agents',
+        'warn',
+        'the agent CLIs were not checked: the configuration is invalid (see the config check)',
+        'sow config edit',
+      ),
     ];
   }
   const effective = resolveConfig(config, app.env);
@@ -145,27 +145,21 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
     [...used].map(async ([name, bindings]) => {
       const id = `agent.${name}`;
       const cli = clis.get(name);
-      if (!cli)
-        return {
-          id,
-          status: 'fail' as const,
-          message: `the executor '${name}' is not defined`,
-          fix: 'sow config validate',
-        };
+      if (!cli) return finding(id, 'fail', `the executor '${name}' is not defined`, 'sow config validate');
       const { spec: executor, binary } = cli;
-      // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to
-      // spawn workers.
+      // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to spawn
+      // workers.
       const chosen = bindings.some((b) => b.source !== 'default');
       const severity: DoctorStatus = chosen ? 'fail' : 'warn';
       const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;
       // Missing from PATH: the verdict 'sow config validate' gives too.
       if (!cli.found) {
-        return {
+        return finding(
           id,
-          status: STATUS_OF[MISSING_CLI_LEVEL],
-          message: `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`,
-          fix: executor.install,
-        };
+          STATUS_OF[MISSING_CLI_LEVEL],
+          `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`,
+          executor.install,
+        );
       }
       // A command of the user's own is not run: sow cannot know what --version would make it do.
       if (executor.doctor === 'on-path')
@@ -189,22 +183,21 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
         for (const flag of shape.flags) if (!helpListsFlag(text, flag)) missing.push(`${flag} (${command})`);
       }
       if (missing.length) {
-        return {
+        return finding(
           id,
-          status: severity,
-          message:
-            `${binary} (${versionText}) does not list ${missing.join(', ')} in its --help, and sow ` +
+          severity,
+          `${binary} (${versionText}) does not list ${missing.join(', ')} in its --help, and sow ` +
             `passes ${missing.length === 1 ? 'it' : 'them'}: workers of ${who} would not start`,
-          fix: `install a current version: ${executor.install}`,
-        };
+          `install a current version: ${executor.install}`,
+        );
       }
       if (unread.length)
-        return {
+        return finding(
           id,
-          status: 'warn',
-          message: `${binary} (${versionText}) for ${who}: the flags sow passes were not checked: ${unread.join('; ')}`,
-          fix: `run '${binary} --help' to see whether it works`,
-        };
+          'warn',
+          `${binary} (${versionText}) for ${who}: the flags sow passes were not checked: ${unread.join('; ')}`,
+          `run '${binary} --help' to see whether it works`,
+        );
       return ok(id, `${binary} (${versionText}) for ${who}; it knows every flag sow passes`);
     }),
   );
@@ -226,12 +219,7 @@ export async function ghCheck(app: AppContext, root: string | undefined): Promis
     : "sow needs it only for GitHub ('sow issue list', 'sow pr create', …), and this repository names no GitHub " +
       'repository';
   if (!ghInstalled(app.env))
-    return {
-      id: 'gh',
-      status: severity,
-      message: `gh (the GitHub CLI) is not on PATH; ${needs}`,
-      fix: new GhNotFoundError().hint!,
-    };
+    return finding('gh', severity, `gh (the GitHub CLI) is not on PATH; ${needs}`, new GhNotFoundError().hint!);
   const extraEnv = { GH_PROMPT_DISABLED: '1' };
   const [version, auth] = await Promise.all([
     probe('gh', ['--version'], { env: app.env, extraEnv, timeoutMs: PROBE_MS }),
@@ -239,18 +227,18 @@ export async function ghCheck(app: AppContext, root: string | undefined): Promis
   ]);
   const versionText = version.code === 0 ? firstLine(version.stdout) : 'gh, version unknown';
   if (auth.timedOut)
-    return {
-      id: 'gh',
-      status: 'warn',
-      message: `${versionText}; 'gh auth status' did not answer within ${GH_AUTH_MS / 1000} s`,
-      fix: 'gh auth status',
-    };
+    return finding(
+      'gh',
+      'warn',
+      `${versionText}; 'gh auth status' did not answer within ${GH_AUTH_MS / 1000} s`,
+      'gh auth status',
+    );
   if (auth.code !== 0)
-    return {
-      id: 'gh',
-      status: severity,
-      message: `${versionText}, but it is not logged in to GitHub; ${needs}`,
-      fix: 'gh auth login (or set GH_TOKEN)',
-    };
+    return finding(
+      'gh',
+      severity,
+      `${versionText}, but it is not logged in to GitHub; ${needs}`,
+      'gh auth login (or set GH_TOKEN)',
+    );
   return ok('gh', `${versionText}, logged in${repo ? `; the repository is ${repo}` : ''}`);
 }

@@ -18,7 +18,7 @@ import {
   taskFileProblems,
   VERSION_FILE,
 } from '../project-files.js';
-import { failure, firstFew, FIX, ok, type Context, type Finding } from './finding.js';
+import { failure, firstFew, FIX, finding, ok, type Context, type Finding } from './finding.js';
 
 /** A ref not fetched for this long may be behind its source. */
 const REFS_STALE_DAYS = 30;
@@ -28,7 +28,7 @@ export async function context(app: AppContext): Promise<{ ctx: Context; workspac
   const ctx: Context = { app, cwd: app.cwd, layoutOk: false };
   const fail = (message: string, fix: string) => ({
     ctx,
-    workspace: { id: 'workspace', status: 'fail' as const, message, fix },
+    workspace: finding('workspace', 'fail', message, fix),
   });
   let root: string;
   try {
@@ -77,12 +77,7 @@ export function branchCheck(ctx: Context): Finding | undefined {
   if (!ctx.project) return ok('branch', 'no project, so no branch to match');
   const problem = branchProblem(ctx.root!, ctx.project.file.data);
   if (!problem) return ok('branch', `the project belongs to '${ctx.project.file.data.branch}', which is checked out`);
-  return {
-    id: 'branch',
-    status: 'fail',
-    message: `${problem.message}; sow refuses to change the project from here`,
-    fix: problem.hint,
-  };
+  return finding('branch', 'fail', `${problem.message}; sow refuses to change the project from here`, problem.hint);
 }
 
 export async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
@@ -107,8 +102,8 @@ export async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
 }
 
 /**
- * Whether the guard of the project's current state holds: a state set by hand fails, naming the guard and the
- * state to go back to.
+ * Whether the guard of the project's current state holds: a state set by hand fails, naming the guard and the state to
+ * go back to.
  */
 export function stateCheck(ctx: Context): Finding | undefined {
   // Judged only on files sow could read: an unreadable project or task is its own check's finding.
@@ -120,7 +115,7 @@ export function stateCheck(ctx: Context): Finding | undefined {
     taskStates: ctx.taskStates,
   });
   if (!problem) return ok('state', `the guard of ${project.statechart.current_state} holds`);
-  return { id: 'state', status: 'fail', message: stateProblemText(problem), fix: stateProblemHint(problem) };
+  return finding('state', 'fail', stateProblemText(problem), stateProblemHint(problem));
 }
 
 export async function repoConfigCheck(app: AppContext): Promise<Finding | undefined> {
@@ -128,18 +123,18 @@ export async function repoConfigCheck(app: AppContext): Promise<Finding | undefi
   if (!r) return undefined;
   const errors = r.lines.filter((l) => l.level === 'error');
   if (errors.length)
-    return {
-      id: 'repo-config',
-      status: 'fail',
-      message: errors.map((l) => l.text).join('; '),
-      fix: `fix ${r.report.path} (its fields: 'sow schema repo-config')`,
-    };
+    return finding(
+      'repo-config',
+      'fail',
+      errors.map((l) => l.text).join('; '),
+      `fix ${r.report.path} (its fields: 'sow schema repo-config')`,
+    );
   return ok('repo-config', r.lines.map((l) => l.text).join('; '));
 }
 
 /**
- * Whether the declared checks may run on this machine (a clone's checks are not, until the person
- * allowed them). No checks, or a configuration repo-config already reports as invalid: no finding.
+ * Whether the declared checks may run on this machine (a clone's checks are not, until the person allowed them). No
+ * checks, or a configuration repo-config already reports as invalid: no finding.
  */
 export async function checksAllowedCheck(root: string, env: AppContext['env']): Promise<Finding | undefined> {
   let declared;
@@ -163,16 +158,15 @@ export async function checksAllowedCheck(root: string, env: AppContext['env']): 
     );
   }
   const names = refused.map((c) => `${c.check.name}${c.previously !== undefined ? ' (changed)' : ''}`).join(', ');
-  return {
-    id: 'checks',
-    status: 'warn',
-    message:
-      `${refused.length} of ${n} declared check${n === 1 ? '' : 's'} ${refused.length === 1 ? 'is' : 'are'} ` +
+  return finding(
+    'checks',
+    'warn',
+    `${refused.length} of ${n} declared check${n === 1 ? '' : 's'} ${refused.length === 1 ? 'is' : 'are'} ` +
       `not allowed to run on this machine: ${names}; until then 'sow check run' and completing a task ` +
       `refuse ${refused.length === 1 ? 'it' : 'them'}, and workers may not ` +
       `run ${refused.length === 1 ? 'it' : 'them'}`,
-    fix: "read what they run ('sow check list'), then 'sow check allow' if you trust them",
-  };
+    "read what they run ('sow check list'), then 'sow check allow' if you trust them",
+  );
 }
 
 export function refsCheck(ctx: Context): Finding {
@@ -204,11 +198,11 @@ export function refsCheck(ctx: Context): Finding {
     };
   }
   if (stale.length)
-    return {
-      id: 'refs',
-      status: 'warn',
-      message: `${refs.length} ref(s) linked; ${staleText}`,
-      fix: "'sow refs status' shows how far behind they are; 'sow refs update' fast-forwards them",
-    };
+    return finding(
+      'refs',
+      'warn',
+      `${refs.length} ref(s) linked; ${staleText}`,
+      "'sow refs status' shows how far behind they are; 'sow refs update' fast-forwards them",
+    );
   return ok('refs', `${refs.length} ref(s), every link works`);
 }

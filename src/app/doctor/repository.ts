@@ -26,7 +26,7 @@ import { checkJournalText } from '../project-files.js';
 import { lockPath } from '../unit-of-work.js';
 import { openRoot } from '../workspace.js';
 import { pruneWorktreesFor } from '../worktree.js';
-import { firstFew, FIX, ok, type Context, type Finding } from './finding.js';
+import { firstFew, FIX, finding, ok, type Context, type Finding } from './finding.js';
 
 /** What the ignore check asks git about: one path under each folder sow keeps out of git. */
 const RUNTIME_SAMPLES = ['.sow/.runtime/lock', '.sow/.backup/1/.version', '.sow/worktrees/x/.git'];
@@ -54,34 +54,32 @@ export function gitignoreCheck(root: string): Finding {
     .split('\n')
     .filter(Boolean);
   if (tracked.length) {
-    return {
-      id: 'gitignore',
-      status: 'fail',
-      message:
-        `git tracks ${tracked.length} runtime file(s) of sow (${firstFew(tracked, ', ')}), which an ignore ` +
+    return finding(
+      'gitignore',
+      'fail',
+      `git tracks ${tracked.length} runtime file(s) of sow (${firstFew(tracked, ', ')}), which an ignore ` +
         `line does not untrack`,
-      fix: 'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
-    };
+      'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
+    );
   }
   const seen = RUNTIME_SAMPLES.filter(
     (p) => !gitSucceeds(root, ['check-ignore', '-q', '--no-index', '--', val(p, 'a runtime path')]),
   );
   if (seen.length) {
-    return {
-      id: 'gitignore',
-      status: 'fail',
-      message:
-        `git does not ignore ${seen.join(', ')} although .sow/.gitignore lists their folders: another ignore ` +
+    return finding(
+      'gitignore',
+      'fail',
+      `git does not ignore ${seen.join(', ')} although .sow/.gitignore lists their folders: another ignore ` +
         `rule takes them back`,
-      fix: `find the rule with 'git check-ignore -v --no-index ${seen[0]}' and remove it`,
-    };
+      `find the rule with 'git check-ignore -v --no-index ${seen[0]}' and remove it`,
+    );
   }
   return ok('gitignore', "git ignores sow's runtime files, backups and worktrees");
 }
 
 /**
- * Whether git merges `.sow/` with sow's driver: the attribute (committed) names it, the
- * repository's git config says what it runs, and that command is found.
+ * Whether git merges `.sow/` with sow's driver: the attribute (committed) names it, the repository's git config says
+ * what it runs, and that command is found.
  */
 export function mergeDriverCheck(app: AppContext, root: string): Finding {
   const attribute = git(root, ['check-attr', 'merge', '--', '.sow/project/state.yaml']).split(': ').at(-1)?.trim();
@@ -125,16 +123,14 @@ export function mergeDriverCheck(app: AppContext, root: string): Finding {
     };
   }
   if (findsSowOnPath(command!) && !findOnPath('sow', app.env))
-    return {
-      id: 'merge-driver',
-      status: 'warn',
-      message:
-        'git runs the merge driver for .sow/ files as sow from PATH, and no sow is on PATH: git merges them as ' +
+    return finding(
+      'merge-driver',
+      'warn',
+      'git runs the merge driver for .sow/ files as sow from PATH, and no sow is on PATH: git merges them as ' +
         'text, and two branches that changed the same project conflict in them',
-      fix:
-        "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow " +
+      "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow " +
         "merge-driver %O %A %B %P'",
-    };
+    );
   return ok('merge-driver', `git merges .sow/ files with ${quoted(command!)}`);
 }
 
@@ -158,16 +154,16 @@ export function mergeConflictsCheck(root: string): Finding {
   });
   const first = unmerged[0]!;
   const firstShown = shown(first);
-  return {
-    id: 'merge-conflicts',
-    status: 'fail',
-    message: `a merge stopped at ${unmerged.length} file(s) under .sow/: ${firstFew(said, '; ')}`,
-    fix: records.has(first)
+  return finding(
+    'merge-conflicts',
+    'fail',
+    `a merge stopped at ${unmerged.length} file(s) under .sow/: ${firstFew(said, '; ')}`,
+    records.has(first)
       ? `edit ${firstShown} so each field named holds the value you want, then 'git add ${firstShown}' (and so on ` +
-        `for each file), then 'git commit'`
+          `for each file), then 'git commit'`
       : `edit ${firstShown} to keep what both sides meant and remove the markers, then 'git add ${firstShown}' (and ` +
-        `so on for each file), then 'git commit'`,
-  };
+          `so on for each file), then 'git commit'`,
+  );
 }
 
 export function lockCheck(root: string): Finding {
@@ -187,22 +183,21 @@ export function lockCheck(root: string): Finding {
 }
 
 /**
- * Runtime folders in the work tree (`.sow/.runtime/`, `.sow/.backup/`): left by an older sow, or
- * brought by the repository. sow reads nothing there; what was worth keeping moved to git's folder.
+ * Runtime folders in the work tree (`.sow/.runtime/`, `.sow/.backup/`): left by an older sow, or brought by the
+ * repository. sow reads nothing there; what was worth keeping moved to git's folder.
  */
 export function legacyRuntimeCheck(root: string): Finding {
   const found = legacyRuntimeFolders(root);
   if (!found.length)
     return ok('legacy-runtime', `sow's runtime files are in ${shownRuntime(root)}, where no commit can put any`);
-  return {
-    id: 'legacy-runtime',
-    status: 'warn',
-    message:
-      `${found.join(' and ')} ${found.length > 1 ? 'are' : 'is'} in the work tree, left by an older sow or ` +
+  return finding(
+    'legacy-runtime',
+    'warn',
+    `${found.join(' and ')} ${found.length > 1 ? 'are' : 'is'} in the work tree, left by an older sow or ` +
       `brought by the repository; sow no longer reads ${found.length > 1 ? 'them' : 'it'} (its runtime files are ` +
       `in ${shownRuntime(root)})`,
-    fix: `look, then remove: 'rm -r ${found.join(' ')}'`,
-  };
+    `look, then remove: 'rm -r ${found.join(' ')}'`,
+  );
 }
 
 /** An unreadable journal is reported by the guard that runs every check, as its own failure. */

@@ -1,6 +1,6 @@
 /**
- * A worker's events read back: sow's own kinds from a CLI's stream, what a run did last and what it
- * used, and the last thing it said (for a handoff brief).
+ * A worker's events read back: sow's own kinds from a CLI's stream, what a run did last and what it used, and the last
+ * thing it said (for a handoff brief).
  */
 import type { WorkerEvent } from '../../adapters/agent-outputs.js';
 import { executorOf } from '../../adapters/executors/registry.js';

@@ -1,7 +1,7 @@
 /**
- * The plan stage: what a spawn or a resume will write and hand the worker, decided from the project
- * as read, the resolved executor and the clock alone — no git, no disk, no process. The record stage
- * writes it under the lock; the run stage starts the worker from it.
+ * The plan stage: what a spawn or a resume will write and hand the worker, decided from the project as read, the
+ * resolved executor and the clock alone — no git, no disk, no process. The record stage writes it under the lock; the
+ * run stage starts the worker from it.
  */
 import type { AgentDef } from '../../domain/agents.js';
 import type { ProjectView, ProjectType } from '../../domain/project-type.js';
@@ -108,8 +108,8 @@ export function planSpawn(input: SpawnInput): SpawnPlan {
 }
 
 /**
- * A resumed task: in progress again (unless finished), a correction round after needs_review, its session resumed
- * once more, owned by `owner`.
+ * A resumed task: in progress again (unless finished), a correction round after needs_review, its session resumed once
+ * more, owned by `owner`.
  */
 export function resumedTask(task: TaskState, now: string, owner: Owner): TaskState {
   return {
@@ -177,10 +177,9 @@ export interface SpawnCheck {
 }
 
 /**
- * Whether a worker may start on the task now: the project is in a state where tasks are worked on,
- * the task is not finished, nobody else works on it, it has no session to resume, and its
- * dependencies are finished. --force overrides each. Checked before anything starts, and again
- * under the lock when the session is recorded.
+ * Whether a worker may start on the task now: the project is in a state where tasks are worked on, the task is not
+ * finished, nobody else works on it, it has no session to resume, and its dependencies are finished. --force overrides
+ * each. Checked before anything starts, and again under the lock when the session is recorded.
  */
 export async function checkSpawnable(
   at: SpawnCheck,
@@ -194,10 +193,7 @@ export async function checkSpawnable(
     throw new TaskBlockedError(
       `task ${task.id} is ${task.status}; a worker would reopen it`,
       `add a new task for more work ('sow task add'), or pass --force to spawn on it anyway`,
-      {
-        task: task.id,
-        status: task.status,
-      },
+      { task: task.id, status: task.status },
     );
   }
   const owner = liveOwner(task, at.now);

@@ -1,7 +1,6 @@
 /**
- * What must hold before a worker starts, checked where nothing has started yet (the record stage
- * checks again under the lock): the task or the project's session can take a worker now, and the
- * project's budget is not spent.
+ * What must hold before a worker starts, checked where nothing has started yet (the record stage checks again under the
+ * lock): the task or the project's session can take a worker now, and the project's budget is not spent.
  */
 import type { AppContext } from '../context.js';
 import { findAgent } from '../../domain/agents.js';
@@ -38,8 +37,8 @@ async function requireBudget(reader: Reader): Promise<void> {
   );
 }
 /**
- * What must hold before a worker starts, checked where nothing has started yet: the task (or the
- * project's session) can take a worker now, then the budget. The root, and the task when one was named.
+ * What must hold before a worker starts, checked where nothing has started yet: the task (or the project's session) can
+ * take a worker now, then the budget. The root, and the task when one was named.
  */
 export async function spawnPreconditions(
   ctx: AppContext,
@@ -92,9 +91,8 @@ export async function spawnPreconditions(
 }
 
 /**
- * What a resume needs before anything starts: the session to continue, not owned by a live worker
- * (unless forced), a status that may go back in progress; and, unless it is handed to a fresh
- * session, the budget.
+ * What a resume needs before anything starts: the session to continue, not owned by a live worker (unless forced), a
+ * status that may go back in progress; and, unless it is handed to a fresh session, the budget.
  */
 export async function resumePreconditions(ctx: AppContext, target: Target, opts: { force?: boolean; fresh?: boolean }) {
   const found = await readForWorker(ctx, async (reader) => {

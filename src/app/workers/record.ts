@@ -1,10 +1,7 @@
 /**
- * The record stage: a spawn's or a resume's plan is made from the project as read (checked as the
- * preconditions check it), and one state update then only writes it — if the state is still what
- * the plan was made from (a compare-and-swap: else it is read and planned again). A claim on the
- * claims remote is pushed between the two, never under the lock (a network round trip would hold
- * every other writer), and given back if the write then refuses or fails. The worker's own
- * checkout is opened before the write too, which records where the worker works.
+ * The record stage: a spawn's or resume's plan is made from the project as read, and one update writes it only if the
+ * state is still what the plan was made from (else it is planned again). A remote claim is pushed between the two,
+ * never under the lock, and given back if the write fails; the worker's own checkout is opened before the write too.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { AppContext } from '../context.js';
@@ -141,11 +138,32 @@ async function readSpawn(reader: Reader, rec: SpawnRecord, every: boolean): Prom
   return seen;
 }
 
+type Claimer = Awaited<ReturnType<typeof remoteClaimer>>;
+
 /**
- * With a claims remote: the claim of the task the worker takes — the one already claimed if it is
- * still a candidate (made again, compare-and-swap on its commit, if the worker's id changed), else
- * the first candidate whose claim lands. Of two machines spawning on one task, one push lands; a
- * task held there, or lost to a racer's push, is passed over (--next) or refused (named).
+ * Pushes `owner`'s claim of task `id` until `leaseUntil`: the claim when it landed; when another holds the task, a
+ * ClaimedElsewhereError for `refuseAs` (an agent's name), else undefined.
+ */
+async function claimOn(
+  onRemote: Claimer,
+  at: { id: string; branch: string; owner: string; now: string; leaseUntil: string },
+  opts: { ours?: string | undefined; force?: boolean | undefined },
+  refuseAs?: string,
+): Promise<Claimed | undefined> {
+  const { id: task, branch, owner, now, leaseUntil } = at;
+  const record = { task, owner, machine: onRemote.machine, since: now, lease_until: leaseUntil };
+  const sha = await onRemote.claim(task, record, now, opts);
+  if (sha !== undefined)
+    return { remote: onRemote.remote, ref: onRemote.ref(task), sha, task, leaseUntil, owner, branch };
+  if (refuseAs !== undefined)
+    throw new ClaimedElsewhereError(task, onRemote.remote, await onRemote.holder(task), refuseAs);
+  return undefined;
+}
+
+/**
+ * With a claims remote: the claim of the task the worker takes — the one already claimed if still a candidate (made
+ * again on its commit if the worker's id changed), else the first candidate whose claim lands; a task held there is
+ * passed over (--next) or refused (named).
  */
 async function claimFor(
   root: string,
@@ -157,46 +175,17 @@ async function claimFor(
 ): Promise<Claimed> {
   const branch = seen.project.branch;
   const onRemote = await remoteClaimer(root, claims, branch);
+  const at = (id: string, leaseUntil: string) => ({ id, branch, owner: agentId, now: rec.now, leaseUntil });
   if (claimed) {
-    const record = { task: claimed.task, owner: agentId, machine: onRemote.machine, since: rec.now };
-    const sha = await onRemote.claim(claimed.task, { ...record, lease_until: claimed.leaseUntil }, rec.now, {
-      ours: claimed.sha,
-    });
-    if (sha === undefined)
-      throw new ClaimedElsewhereError(
-        claimed.task,
-        onRemote.remote,
-        await onRemote.holder(claimed.task),
-        rec.agent.name,
-      );
-    return { ...claimed, sha, owner: agentId };
+    const again = await claimOn(onRemote, at(claimed.task, claimed.leaseUntil), { ours: claimed.sha }, rec.agent.name);
+    return { ...claimed, sha: again!.sha, owner: agentId };
   }
   const leaseUntil = remoteLeaseFrom(rec.now);
   for (const task of seen.candidates) {
-    const record = {
-      task: task.id,
-      owner: agentId,
-      machine: onRemote.machine,
-      since: rec.now,
-      lease_until: leaseUntil,
-    };
-    const sha = await onRemote.claim(task.id, record, rec.now, {
-      ours: ourClaim(task, onRemote.remote),
-      // --force takes over a claim on a task it names; --next never takes what another holds.
-      force: rec.named !== undefined && rec.force,
-    });
-    if (sha !== undefined)
-      return {
-        remote: onRemote.remote,
-        ref: onRemote.ref(task.id),
-        sha,
-        task: task.id,
-        leaseUntil,
-        owner: agentId,
-        branch,
-      };
-    if (rec.named)
-      throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), rec.agent.name);
+    // --force takes over a claim on a task it names; --next never takes what another holds.
+    const opts = { ours: ourClaim(task, onRemote.remote), force: rec.named !== undefined && rec.force };
+    const got = await claimOn(onRemote, at(task.id, leaseUntil), opts, rec.named && rec.agent.name);
+    if (got) return got;
   }
   throw new NoReadyTaskError(seen.tasks);
 }
@@ -312,8 +301,8 @@ export interface ResumeRecord {
 }
 
 /**
- * Plans a resume and writes it: the session resumed once more, the task owned by its worker again
- * (with --force, a live owner of another session retired; claimed on the remote first, as a spawn).
+ * Plans a resume and writes it: the session resumed once more, the task owned by its worker again (with --force, a live
+ * owner of another session retired; claimed on the remote first, as a spawn).
  */
 export async function recordResume(
   ctx: AppContext,
@@ -369,24 +358,10 @@ export async function recordResume(
 }
 
 /** The resumed worker claims the task on the remote again, as a spawned one does. */
-async function claimResumed(
-  root: string,
-  claims: ClaimsRemote,
-  rec: ResumeRecord,
-  branch: string,
-  task: TaskState,
-): Promise<Claimed> {
+async function claimResumed(root: string, claims: ClaimsRemote, rec: ResumeRecord, branch: string, task: TaskState) {
   const onRemote = await remoteClaimer(root, claims, branch);
-  const leaseUntil = remoteLeaseFrom(rec.now);
-  const owner = rec.session.agent_id;
-  const record = { task: task.id, owner, machine: onRemote.machine, since: rec.now, lease_until: leaseUntil };
-  const sha = await onRemote.claim(task.id, record, rec.now, {
-    ours: ourClaim(task, onRemote.remote),
-    force: rec.force,
-  });
-  if (sha === undefined)
-    throw new ClaimedElsewhereError(task.id, onRemote.remote, await onRemote.holder(task.id), rec.agentName);
-  return { remote: onRemote.remote, ref: onRemote.ref(task.id), sha, task: task.id, leaseUntil, owner, branch };
+  const at = { id: task.id, branch, owner: rec.session.agent_id, now: rec.now, leaseUntil: remoteLeaseFrom(rec.now) };
+  return (await claimOn(onRemote, at, { ours: ourClaim(task, onRemote.remote), force: rec.force }, rec.agentName))!;
 }
 
 /** The session id the CLI reported during the run, written where the worker's session is recorded. */

@@ -1,6 +1,6 @@
 /**
- * Which executor a worker runs with, and what it may do: resolved from the user's configuration,
- * the repository's declared checks and the person's allowances, before anything is written.
+ * Which executor a worker runs with, and what it may do: resolved from the user's configuration, the repository's
+ * declared checks and the person's allowances, before anything is written.
  */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
@@ -73,8 +73,7 @@ export async function resolveFor(
       { defined: [], types: Object.keys(EXECUTORS) },
       { kind: 'session' },
     );
-  // The executor's own mistakes refuse the run (exit 4); overrides nothing reads are said once
-  // and the run goes on.
+  // The executor's own mistakes refuse the run (exit 4); overrides nothing reads are said once and the run goes on.
   const error = executor.source === 'file' ? executorIssues(executor, IGNORED_SETTINGS)[0] : undefined;
   if (error) throw new ConfigFileError(loaded.path, error.problem, error.field);
   const stray = checkConfig(effective, IGNORED_SETTINGS).warnings.filter((w) => w.field.startsWith('SOW_'));
@@ -109,8 +108,8 @@ export async function resolveFor(
 }
 
 /**
- * What the worker may do unasked: the executor's profile, and the repository's declared checks
- * that the person allowed to run here — a check committed or edited since is not handed to it.
+ * What the worker may do unasked: the executor's profile, and the repository's declared checks that the person allowed
+ * to run here — a check committed or edited since is not handed to it.
  */
 export async function workerRights(
   root: string,

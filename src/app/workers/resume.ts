@@ -1,7 +1,6 @@
 /**
- * `sow agent resume` and the handoff: the worker pipeline composed to continue a recorded session,
- * or — asked with --fresh, or when the CLI cannot continue it — to hand the task to a fresh session
- * with a brief of where it stands.
+ * `sow agent resume` and the handoff: the worker pipeline composed to continue a recorded session, or — asked with
+ * --fresh, or when the CLI cannot continue it — to hand the task to a fresh session with a brief of where it stands.
  */
 import type { AppContext } from '../context.js';
 import { executorOf, resumableTypes } from '../../adapters/executors/registry.js';
@@ -67,8 +66,8 @@ export async function resumeAgent(
   const now = ctx.now();
   const { force } = opts;
   const recorded = await recordResume(inRoot, { target: running, session, sessionId, agentName, force, now });
-  // Claude Code resumes only from the directory where the session began: a worker's own checkout
-  // is made again there if it went (its branch is kept until the task is merged).
+  // Claude Code resumes only from the directory where the session began: a worker's own checkout is made again there if
+  // it went (its branch is kept until the task is merged).
   const task = running.kind === 'task' ? await Reader.read(inRoot, (reader) => reader.task(running.id)) : undefined;
   let cwd = session.cwd;
   if (task?.worktree) cwd = (await import('../worker-checkout.js')).workerCheckoutOf(root, task, now) ?? cwd;
@@ -91,8 +90,8 @@ export async function resumeAgent(
     prompt,
     { say: opts.say, verbose: opts.verbose, quiet: opts.quiet },
     (err: unknown) => {
-      // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a
-      // fresh session takes the task over with a brief of where it stands.
+      // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a fresh session takes
+      // the task over with a brief of where it stands.
       gone =
         running.kind !== 'task'
           ? undefined
@@ -118,9 +117,9 @@ export async function resumeAgent(
 }
 
 /**
- * A fresh session of the same role takes the task over: its prompt is a brief of where the task
- * stands — what it asks, the feedback on it, its log, the files changed and how, the earlier
- * worker's last message — and what it is asked now. The handoff is recorded in the task.
+ * A fresh session of the same role takes the task over: its prompt is a brief of where the task stands — what it asks,
+ * the feedback on it, its log, the files changed and how, the earlier worker's last message — and what it is asked now.
+ * The handoff is recorded in the task.
  */
 async function handOff(
   ctx: AppContext,

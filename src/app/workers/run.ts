@@ -1,7 +1,7 @@
 /**
- * The run stage: a worker's CLI started as its executor module says (its own command line, or the
- * Agent Client Protocol), its events streamed to a file and a progress view, and what it was
- * refused told with advice. Nothing here writes the project's state.
+ * The run stage: a worker's CLI started as its executor module says (its own command line, or the Agent Client
+ * Protocol), its events streamed to a file and a progress view, and what it was refused told with advice. Nothing here
+ * writes the project's state.
  */
 import type { AppContext } from '../context.js';
 import type { AgentDef } from '../../domain/agents.js';
@@ -30,17 +30,14 @@ import { label, type Resolution, type Speaker, type Target } from './types.js';
 export const runFiles = (root: string, target: Target, kind: 'spawn' | 'resume') =>
   new RunFiles(root, target.kind === 'task' ? target.id : target.agent, kind);
 
-/**
- * The worker's prompt: its role's template around its assignment, the project's references, and the orchestrator's
- * words.
- */
+/** The worker's prompt: its role's template around its assignment, the project's refs, the orchestrator's words. */
 export function agentPrompt(
   agent: AgentDef,
   agentId: string,
   assignment: string,
   extra: string | undefined,
   refs = '',
-): string {
+) {
   const template = readTemplate(agent.template);
   const body = withRefs(renderTemplate(template, { agent_id: agentId, assignment, guidance: agent.guidance }), refs);
   return extra?.trim() ? `${body.trimEnd()}\n\n## Instructions from the orchestrator\n\n${extra.trim()}\n` : body;
@@ -52,8 +49,8 @@ export const runningAsRoot = () => process.getuid?.() === 0;
 export type Granted = { permissions: PermissionProfile; checks: string[] };
 
 /**
- * How the worker's CLI is started: over ACP its own argv and the prompt sent once the session is
- * open (`load`: the session a resume continues), else the executor module's spawn or resume line.
+ * How the worker's CLI is started: over ACP its own argv and the prompt sent once the session is open (`load`: the
+ * session a resume continues), else the executor module's spawn or resume line.
  */
 export function invocationOf(
   resolution: Resolution,
@@ -91,10 +88,7 @@ export interface WorkerRun {
   base: AppContext['env'];
   cwd: string;
   speaker: Speaker;
-  /**
-   * What the run used so far, summed from the CLI's events (the caller records it however the run ends), and the
-   * clock its events are stamped with.
-   */
+  /** What the run used so far (the caller records it however the run ends), and the clock of its events. */
   meter: { usage: Usage; now: () => string };
   onSession?: (id: string) => Promise<void>;
 }
@@ -118,37 +112,34 @@ function adviceContext(run: WorkerRun, granted: Invocation['granted']) {
 
 /** A worker stopped by a signal sow passed on, with the command that continues it. */
 function stoppedError(target: Target, signal: ConstructorParameters<typeof WorkerStoppedError>[0]): WorkerStoppedError {
-  const resume =
-    target.kind === 'task'
-      ? `sow agent resume ${target.id} "<prompt>"`
-      : `sow agent resume --agent ${target.agent} "<prompt>"`;
-  return new WorkerStoppedError(signal, label(target), `'${resume}'`);
+  const which = target.kind === 'task' ? target.id : `--agent ${target.agent}`;
+  return new WorkerStoppedError(signal, label(target), `'sow agent resume ${which} "<prompt>"'`);
+}
+
+/** Tells, before the worker starts, its notes and command (verbose) and what starts. */
+function sayStart(run: WorkerRun, invocation: Invocation, command: string, over: string): void {
+  const { speaker, files, env, resolution } = run;
+  if (speaker.verbose) for (const note of invocation.notes) speaker.say(`  Note: ${note}`);
+  if (speaker.verbose) speaker.say(`  Command: ${command}`);
+  const verb = files.kind === 'spawn' ? 'Spawning' : 'Resuming';
+  if (!speaker.quiet)
+    speaker.say(`${verb} ${env['SOW_AGENT_ID']} with ${resolution.executor.name}${over} (${label(run.target)})…`);
 }
 
 /** Runs the worker, streaming its events to a file and a progress view to stderr. */
 export async function runWorker(run: WorkerRun, invocation: Invocation): Promise<WorkerRunResult> {
   const { files, target, resolution, env, base, cwd, speaker, meter, onSession } = run;
-  // (Imported here so that only this function's lines change.)
   const { denialAdvice, denialCollector } = await import('../../adapters/denials.js');
-  const kind = files.kind;
   const eventsFile = files.eventsFile;
   if (resolution.transport === 'acp') return runOverAcp(run, invocation);
   // What the CLI refuses under its permissions, read from its events (and, for Codex, its stderr).
   const refusals = denialCollector(resolution.executor.config.type);
   files.startEvents();
   writeRunFiles(invocation.files ?? []);
-  for (const note of invocation.notes) speaker.verbose && speaker.say(`  Note: ${note}`);
-  if (speaker.verbose) {
-    const words = [invocation.binary, ...invocation.args].map((a) =>
-      /^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a),
-    );
-    speaker.say(`  Command: ${words.join(' ')}`);
-  }
-  if (!speaker.quiet)
-    speaker.say(
-      `${kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} ` +
-        `(${label(target)})…`,
-    );
+  const words = [invocation.binary, ...invocation.args].map((a) =>
+    /^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a),
+  );
+  sayStart(run, invocation, words.join(' '), '');
   let reportedSession: string | undefined;
   let persisting: Promise<void> = Promise.resolve();
   const outcome = await runProcess({
@@ -189,14 +180,8 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
   const leftRunning = outcome.leftRunning
     ? `; something it left running still held its output, which sow no longer reads`
     : '';
-  files.appendWorkerEvents([
-    {
-      at: meter.now(),
-      kind: 'exit',
-      text: `${outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`}${leftRunning}`,
-      code: outcome.code,
-    },
-  ]);
+  const ended = outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`;
+  files.appendWorkerEvents([{ at: meter.now(), kind: 'exit', text: `${ended}${leftRunning}`, code: outcome.code }]);
   if (outcome.leftRunning && !speaker.quiet)
     speaker.say(
       `  Note: ${env['SOW_AGENT_ID']} left processes running that still held its output (a server started in the ` +
@@ -221,10 +206,7 @@ declare const SOW_VERSION: string;
 const ACP_LOAD = Symbol('acp-load');
 type AcpInvocation = Invocation & { [ACP_LOAD]?: string };
 
-/**
- * What starts the agent over ACP: its own argv (no permission flags: sow answers each request), the prompt sent once
- * the session is open.
- */
+/** What starts the agent over ACP: its own argv (no permission flags: sow answers each request), then the prompt. */
 function acpInvocation(resolution: Resolution, prompt: string, granted: Granted, load?: string): AcpInvocation {
   const acp = resolution.spec.acp!;
   return {
@@ -246,16 +228,12 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
   const { runAcpWorker, sowMcpServer } = await import('../acp-worker.js');
   const { denialAdvice } = await import('../../adapters/denials.js');
   files.startEvents();
-  for (const note of invocation.notes) speaker.verbose && speaker.say(`  Note: ${note}`);
-  if (speaker.verbose)
-    speaker.say(`  Command: ${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`);
-  if (!speaker.quiet)
-    speaker.say(
-      `${files.kind === 'spawn' ? 'Spawning' : 'Resuming'} ${env['SOW_AGENT_ID']} with ${resolution.executor.name} ` +
-        `over ACP (${label(target)})…`,
-    );
+  const command = `${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`;
+  sayStart(run, invocation, command, ' over ACP');
   const load = invocation[ACP_LOAD];
   const server = sowMcpServer(env);
+  const { permissions } = invocation.granted;
+  const sessionMeta = resolution.spec.acp?.sessionMeta?.(permissions);
   const r = await runAcpWorker({
     binaryPath: resolution.binaryPath,
     args: [
@@ -275,14 +253,10 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
     prompt: invocation.stdin ?? '',
     ...(load !== undefined ? { load } : {}),
     ...(resolution.executor.config.settings?.model ? { model: resolution.executor.config.settings.model } : {}),
-    permissions: invocation.granted.permissions,
+    permissions,
     checks: invocation.granted.checks,
-    ...(invocation.granted.permissions === 'safe' && resolution.spec.acp?.modes
-      ? { modes: resolution.spec.acp.modes }
-      : {}),
-    ...(resolution.spec.acp?.sessionMeta?.(invocation.granted.permissions)
-      ? { sessionMeta: resolution.spec.acp.sessionMeta(invocation.granted.permissions)! }
-      : {}),
+    ...(permissions === 'safe' && resolution.spec.acp?.modes ? { modes: resolution.spec.acp.modes } : {}),
+    ...(sessionMeta ? { sessionMeta } : {}),
     now: meter.now,
     say: speaker.say,
     quiet: speaker.quiet === true,

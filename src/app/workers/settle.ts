@@ -1,8 +1,6 @@
 /**
- * The settle stage: after a worker's run, however it ended — what it used goes into the project's
- * ledger (or waits, as a deferred run, until the project's branch is back), the task is let go
- * (paused when a signal stopped it), its claim on the remote is given back after the write, and the
- * caller hears the task's new status. Also the lease renewal while a worker runs.
+ * The settle stage, however a run ended: its usage into the ledger (or deferred until the project's branch is back),
+ * the task let go (paused when a signal stopped it), its remote claim given back after the write, the status told.
  */
 import type { AppContext } from '../context.js';
 import type { Owner, UsageEntry } from '../../domain/schemas.js';
@@ -23,10 +21,7 @@ import { RunNotRecordedError, WorkerStoppedError } from '../agent-errors.js';
 import { usageOfEvents } from './events.js';
 import { label, type AgentRunResult, type Speaker, type Target } from './types.js';
 
-/**
- * A task let go under the lock, whose claim on the remote is given back once the write is done (never under the
- * lock).
- */
+/** A task let go under the lock, whose claim on the remote is given back after the write (never under the lock). */
 type LetGo = { root: string; task: string; branch: string; owner: Owner };
 
 const giveBackAfter = async (released: LetGo | undefined) => {
@@ -34,19 +29,13 @@ const giveBackAfter = async (released: LetGo | undefined) => {
 };
 
 /**
- * While its worker runs, the process that waits for it looks at the worker's claim on the remote
- * every quarter of the lease, and renews it once half of the lease there has passed — a worker
- * may work for hours and write nothing. Ends with the process; the lease then runs out. Stopping
- * waits for a look under way, so that the settle after it sees the claim's last commit.
+ * While a worker runs (for hours, maybe, writing nothing), its remote claim is looked at every quarter of the lease and
+ * renewed once half of it passed. Stopping waits for a look under way, so the settle after it sees the last commit.
  */
-export function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): () => Promise<unknown> {
+function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): () => Promise<unknown> {
   let looking: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(
-    () => {
-      looking = looking.then(() => renewWorkerClaim(ctx, taskId, agentId)).catch(() => undefined);
-    },
-    (DEFAULT_LEASE_SECONDS * 1000) / 4,
-  );
+  const look = () => void (looking = looking.then(() => renewWorkerClaim(ctx, taskId, agentId)).catch(() => undefined));
+  const timer = setInterval(look, (DEFAULT_LEASE_SECONDS * 1000) / 4);
   timer.unref();
   return () => {
     clearInterval(timer);
@@ -55,10 +44,8 @@ export function renewWhileRunning(ctx: AppContext, taskId: string, agentId: stri
 }
 
 /**
- * Renews the claim on the remote of the worker this process waits for, if half of its lease
- * there has passed; whether it did. Read, pushed and recorded as an owner's write renews it
- * (app/claim-renewal.ts), never under the lock. A remote not reached, or the claim taken over
- * there, is warned of and tried again at the next look.
+ * Renews the remote claim of the worker this process waits for once half its lease passed (app/claim-renewal.ts, never
+ * under the lock); whether it did. A failure is warned of and tried again at the next look.
  */
 export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId: string): Promise<boolean> {
   const seen = await Reader.read(
@@ -77,23 +64,51 @@ export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId:
 }
 
 /**
- * After the run, however it ended: what it used goes into the project's ledger (a run the CLI
- * reported nothing for too, so every run is counted), and the task is no longer owned by this
- * process's worker (unless someone took it over).
+ * After the run, however it ended: its usage goes into the ledger (every run is counted), and the task is no longer
+ * owned by this process's worker (unless someone took it over).
  */
-export async function settleRun(
+async function settleRun(
   ctx: AppContext,
   target: Target,
   entry: UsageEntry,
   owned: ProjectIdentity,
   stopped?: unknown,
 ): Promise<RunNotRecordedError | undefined> {
+  let released: LetGo | undefined;
   try {
-    await settleHere(ctx, target, entry, owned, stopped);
+    await update(
+      ctx,
+      async (uow) => {
+        const project = await uow.project();
+        // Another project, or this one's copy on a branch that is not its own: not the place to write.
+        if (!isProject(project, owned) || branchProblem(uow.root, project)) throw new Error('not on the project');
+        uow.setProject({ ...project, usage: [...(project.usage ?? []), entry] });
+        if (target.kind !== 'task') return;
+        const task = await uow.task(target.id);
+        if (task.owner?.kind !== 'worker' || task.owner.by !== entry.agent_id || task.owner.pid !== process.pid) return;
+        released = { root: uow.root, task: task.id, branch: project.branch, owner: task.owner };
+        let next = { ...task };
+        delete next.owner;
+        // Stopped by a signal to this process (agent stop, a shutdown, Ctrl-C): paused with a note, as agent stop does.
+        if (stopped instanceof WorkerStoppedError) {
+          if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
+          await writeLogEntry(
+            uow,
+            task.id,
+            { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
+            `Stopped: ${stopped.signal} reached sow (pid ${process.pid}) while its worker ${entry.agent_id} ran, and ` +
+              `ended the worker. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
+          );
+        }
+        uow.setTask(next);
+      },
+      { branchCheck: false },
+    );
+    await giveBackAfter(released);
     return undefined;
   } catch (err) {
-    // Not recorded because the project's branch is not checked out (switched while the worker ran):
-    // kept until it is, never written into another branch's copy of the project.
+    // The project's branch is not checked out (switched while the worker ran): kept until it is, never written into
+    // another branch's copy of the project.
     const checkedOut = currentBranch(ctx.cwd);
     if (checkedOut === owned.branch) throw err;
     const { deferRun } = await import('../../adapters/deferred-runs.js');
@@ -110,51 +125,9 @@ export async function settleRun(
   }
 }
 
-async function settleHere(
-  ctx: AppContext,
-  target: Target,
-  entry: UsageEntry,
-  owned: ProjectIdentity,
-  stopped?: unknown,
-): Promise<void> {
-  let released: LetGo | undefined;
-  await update(
-    ctx,
-    async (uow) => {
-      const project = await uow.project();
-      // Another project, or this one's copy on a branch that is not its own: not the place to write.
-      if (!isProject(project, owned) || branchProblem(uow.root, project)) throw new Error('not on the project');
-      uow.setProject({ ...project, usage: [...(project.usage ?? []), entry] });
-      if (target.kind !== 'task') return;
-      const task = await uow.task(target.id);
-      if (task.owner?.kind !== 'worker' || task.owner.by !== entry.agent_id || task.owner.pid !== process.pid) return;
-      // The task is let go here, so on the remote too (a task its worker finished has no owner left by now).
-      released = { root: uow.root, task: task.id, branch: project.branch, owner: task.owner };
-      let next = { ...task };
-      delete next.owner;
-      // Stopped by a signal to this process (agent stop, a shutdown, Ctrl-C): paused, as agent stop leaves it, with a
-      // note.
-      if (stopped instanceof WorkerStoppedError) {
-        if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
-        await writeLogEntry(
-          uow,
-          task.id,
-          { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
-          `Stopped: ${stopped.signal} reached sow (pid ${process.pid}) while its worker ${entry.agent_id} ran, and ` +
-            `ended the worker. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
-        );
-      }
-      uow.setTask(next);
-    },
-    { branchCheck: false },
-  );
-  await giveBackAfter(released);
-}
-
 /**
- * After `agent stop` ended a worker: the task is paused (when it was in progress) with a note in
- * its log, no longer owned by the stopped worker, and the run is counted as far as its events say
- * (unless its supervisor counted it itself, having seen the worker end).
+ * After `agent stop` ended a worker: the task paused with a note, let go, and the run counted as far as its events say
+ * (unless its supervisor counted it, having seen the worker end).
  */
 export async function settleStopped(
   ctx: AppContext,
@@ -168,8 +141,7 @@ export async function settleStopped(
     let task = await uow.task(taskId);
     const session = task.session;
     const since = task.owner?.since ?? task.started_at ?? uow.now;
-    // A sow process that was running the worker passes the signal on and settles the task itself
-    // (settleRun): then nothing is left to do here.
+    // A sow process that was running the worker passes the signal on and settles the task itself (settleRun).
     if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== pid) return task.status;
     released = { root: uow.root, task: task.id, branch: (await uow.project()).branch, owner: task.owner };
     task = { ...task };
@@ -188,16 +160,9 @@ export async function settleStopped(
     if (!counted && session) {
       const events = eventsFile ? readEvents(uow.root, eventsFile)?.lines : undefined;
       const usage = events ? usageOfEvents(session.type, events) : {};
-      const entry = usageEntry(
-        uow.now,
-        { kind: 'task', id: task.id },
-        session.agent,
-        agentId,
-        session.executor,
-        session.resumed_at && session.resumed_at >= since ? 'resume' : 'spawn',
-        task.session_id,
-        usage,
-      );
+      const run: UsageEntry['run'] = session.resumed_at && session.resumed_at >= since ? 'resume' : 'spawn';
+      const who = { target: { kind: 'task', id: task.id } as const, agent: session.agent, agentId, run };
+      const entry = usageEntry(uow.now, { ...who, executor: session.executor }, task.session_id, usage);
       uow.setProject({ ...project, usage: [...(project.usage ?? []), entry] });
     }
     return task.status;
@@ -207,32 +172,17 @@ export async function settleStopped(
 }
 
 /** The ledger entry of a run that ended now. */
-export function usageEntry(
+function usageEntry(
   at: string,
-  target: Target,
-  agent: string,
-  agentId: string,
-  executor: string,
-  run: UsageEntry['run'],
+  { target, agent, agentId, executor, run }: Pick<Settlement, 'target' | 'agent' | 'agentId' | 'executor' | 'run'>,
   session: string | undefined,
   usage: Usage,
 ): UsageEntry {
-  return {
-    at,
-    agent_id: agentId,
-    agent,
-    executor,
-    ...(target.kind === 'task' ? { task: target.id } : {}),
-    ...(session ? { session } : {}),
-    run,
-    ...usage,
-  };
+  const task = target.kind === 'task' ? { task: target.id } : {};
+  return { at, agent_id: agentId, agent, executor, ...task, ...(session ? { session } : {}), run, ...usage };
 }
 
-/**
- * A detached worker's supervisor tells whoever started it that the session is recorded (a new one, or the one
- * continued).
- */
+/** A detached worker's supervisor tells whoever started it that the session (new or continued) is recorded. */
 export function announceStart(
   ctx: AppContext,
   root: string,
@@ -309,9 +259,9 @@ export interface Settlement {
 }
 
 /**
- * Runs `work` (the run stage) and settles it however it ends: what it used (the meter) goes into
- * the ledger, the task is let go, the owner record removed. A run the project could not record
- * (its branch is not checked out) is kept and refused with RUN_NOT_RECORDED.
+ * Runs `work` (the run stage) and settles it however it ends: what it used (the meter) goes into the ledger, the task
+ * is let go, the owner record removed. A run the project could not record (its branch is not checked out) is kept and
+ * refused with RUN_NOT_RECORDED.
  */
 export async function settled<R extends { reportedSession?: string } | undefined>(
   s: Settlement,
@@ -331,18 +281,8 @@ export async function settled<R extends { reportedSession?: string } | undefined
     throw err;
   } finally {
     await renewing?.();
-    // Whatever happened to the worker, this process no longer waits for it, and what it used is
-    // counted. (If this fails, the owner is stale as soon as this process exits.)
-    const entry = usageEntry(
-      s.ctx.now(),
-      s.target,
-      s.agent,
-      s.agentId,
-      s.executor,
-      s.run,
-      s.sessionId ?? result?.reportedSession,
-      meter.usage,
-    );
+    // Whatever happened to the worker, what it used is counted (should this fail, the owner is stale once we exit).
+    const entry = usageEntry(s.ctx.now(), s, s.sessionId ?? result?.reportedSession, meter.usage);
     unrecorded = await settleRun(s.ctx, s.target, entry, s.owned, failure).catch(() => undefined);
     if (unrecorded) say(`Warning: ${unrecorded.message}`);
     if (s.ownerRecord) removeOwnerRecord(s.ctx.cwd, s.ownerRecord);

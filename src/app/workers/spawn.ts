@@ -1,7 +1,6 @@
 /**
- * `sow agent spawn`: the worker pipeline composed — check, resolve the executor, plan and record
- * the worker's start, run it and settle its run (workers/launch.ts). The worker reports back by
- * calling sow itself.
+ * `sow agent spawn`: the worker pipeline composed — check, resolve the executor, plan and record the worker's start,
+ * run it and settle its run (workers/launch.ts). The worker reports back by calling sow itself.
  */
 import type { AppContext } from '../context.js';
 import { findAgent } from '../../domain/agents.js';

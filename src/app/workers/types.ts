@@ -1,6 +1,6 @@
 /**
- * The words of a worker's lifecycle, shared by its stages (plan, record, run, settle) and the
- * commands that compose them.
+ * The words of a worker's lifecycle, shared by its stages (plan, record, run, settle) and the commands that compose
+ * them.
  */
 import type { Denial } from '../../adapters/denials.js';
 import type { ResolvedExecutor, EffectiveConfig } from '../../domain/config.js';
@@ -15,8 +15,7 @@ export interface AgentRunOptions {
   /** resume: start a fresh session with a handoff brief instead of continuing the recorded one. */
   fresh?: boolean;
   /**
-   * spawn on a task: the worker works in a checkout of its own (app/worker-checkout.ts); else as .sow/config.yaml
-   * says.
+   * spawn on a task: the worker works in a checkout of its own (app/worker-checkout.ts); else as .sow/config.yaml says.
    */
   worktree?: boolean;
   /** Where progress and --verbose lines go (stderr). */
