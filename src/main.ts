@@ -1,7 +1,4 @@
-/**
- * The process boundary: parse argv, run one command, render its result or error, set the exit
- * code. Commands load their modules lazily, so start-up costs only commander and this file.
- */
+/** The process boundary: parse argv, run one command, render its result or error, set the exit code. */
 import { Command, CommanderError, type Option } from 'commander';
 import { didYouMean, errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { quoted } from './domain/display.js';
@@ -38,8 +35,6 @@ async function renderError(err: SowError): Promise<number> {
   } else {
     const { paintFor } = await import('./cli/colour.js');
     const paint = paintFor(stderr);
-    // Values from files in the message are quoted on one line where they are put in (q()); the
-    // message may list things on lines of its own (the commands of checks not allowed).
     writeText(
       stderr,
       `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`,
@@ -75,21 +70,17 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
       // With --json, stdout carries only our JSON document (help excepted).
       writeOut: json && !wantsHelp ? () => undefined : (text) => stdout.write(text),
     });
-  // Register only the command group argv names, so start-up builds a handful of commands, not
-  // all of them; help, unknown words and no argument get the whole tree. `__complete` reads any
-  // command line, so it is not one of the registry's commands.
+  // Only the group argv names is built (and within it what the next word begins, not for help); help, unknown
+  // words and no argument get the whole tree.
   const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const first = words[0];
-  // The word after the group's: only the commands it begins are built (see addGroup). Not for
-  // help: `sow task --help get` shows the group's help, which lists every command.
   const next = wantsHelp ? undefined : words[1];
   const named = GROUPS.find((g) => g.name === first);
   if (named) await addGroup(program, named, front, next);
   else if (versionOnly(process.argv.slice(2))) return program;
   else if (first === '__complete') registerComplete(program, registry);
   else {
-    // A word sow does not know may be the command group of a project type (`sow iter …`); help,
-    // no word and a mistake get every group, sow's and the types'.
+    // An unknown word may be a project type's group (`sow iter …`).
     const typed = first === undefined ? [] : await registry.typeGroups(first);
     for (const group of typed) await addGroup(program, group, front, next);
     if (typed.length === 0) {
@@ -104,8 +95,7 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
       );
     }
   }
-  // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.
-  // --json is a program option, which commander accepts anywhere on the line.
+  // Errors of every subcommand come back to us, not to process.exit.
   const configure = (cmd: Command) => {
     for (const sub of cmd.commands) {
       sub
@@ -284,8 +274,7 @@ async function main(): Promise<number> {
   return 0;
 }
 
-// `sow … | head` closes the pipe early: that is the reader's choice, not an error. (Attached
-// when process.stdout is made: output to a pipe or a file does without it, cli/stdio.ts.)
+// `sow … | head` closes the pipe early: the reader's choice, not an error.
 watchStream('stdout', (stream) =>
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -293,9 +282,8 @@ watchStream('stdout', (stream) =>
   }),
 );
 watchStream('stderr');
-// A signal ends sow at once — unless a part of it that runs a child (an agent CLI) listens too: that
-// part passes the signal on and lets the command finish (the task paused, the run counted), and sow
-// then exits as the signal would have it. A second signal ends it at once.
+// A signal ends sow at once, unless a part running a child listens too: then the command finishes and sow exits as
+// the signal would have it. A second signal ends it at once.
 let interrupted: number | undefined;
 const onSignal = (code: number) => () => {
   if (interrupted === undefined && process.listenerCount(code === 130 ? 'SIGINT' : 'SIGTERM') > 1) interrupted = code;

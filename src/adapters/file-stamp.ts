@@ -1,17 +1,8 @@
 /**
- * A file's stamp — whether it is a regular file, its inode, size, mtime and ctime — as the task
- * index's check needs it, once per task file on every whole-set read (decision 0009). The times
- * are whole seconds and nanoseconds, as lstat(2) gives them: whole numbers compare exactly and
- * cheaply, where milliseconds (a fraction) cost every file float arithmetic in cold code
- * (docs/decisions/0070).
- *
- * fs.lstatSync builds a full fs.Stats (eighteen fields, each time through cold code of Node's own)
- * for each of a thousand files; that was about half of what the check costs. Node's fs binding
- * answers the same lstat(2) with a shared array of numbers, which is read here field by field.
- * It is used only where it cannot change what sow sees (adapters/node-binding.ts: not with
- * --pending-deprecation; here also not under Node's permission model, which it would go round),
- * and only after its first answer proved equal, field for field, to fs.lstatSync's for the same
- * file. Otherwise, and on any surprise, fs.lstatSync.
+ * A file's stamp (regular file?, inode, size, mtime, ctime) for the task index's check, the times in whole seconds
+ * and nanoseconds as lstat(2) gives them (decision 0070). Building an fs.Stats was half the check's cost, so Node's
+ * fs binding is read instead, except under the permission model (it would go round it), and only once its first
+ * answer equals fs.lstatSync's field for field; otherwise, and on any surprise, fs.lstatSync.
  */
 import { lstatSync, type BigIntStats } from 'node:fs';
 import { nodeBinding } from './node-binding.js';
@@ -20,10 +11,9 @@ export interface FileStamp {
   readonly isFile: boolean;
   readonly ino: number;
   readonly size: number;
-  /** The modification time: whole seconds since the epoch, and the nanoseconds after them. */
+  /** Whole seconds since the epoch, and the nanoseconds after them. */
   readonly mtimeS: number;
   readonly mtimeNs: number;
-  /** The change time, likewise. */
   readonly ctimeS: number;
   readonly ctimeNs: number;
 }
@@ -106,10 +96,7 @@ let raw: RawLstat | false | undefined;
 /** What the next decision tries instead of the binding (tests). */
 let tried: (() => RawLstat | undefined) | undefined;
 
-/**
- * The stamp of `abs` (not following a final link), or undefined when nothing is there. Other errors (ENOTDIR, EACCES
- * …) throw as fs.lstatSync's do.
- */
+/** The stamp of `abs` (lstat), or undefined when nothing is there; other errors throw as fs.lstatSync's. */
 export function fileStamp(abs: string): FileStamp | undefined {
   // fs.lstatSync refuses a NUL in a path; the binding would cut the path short there.
   if (abs.includes('\0')) return stampByStats(abs);
@@ -153,10 +140,7 @@ export function rawStampInUse(): boolean {
   return typeof raw === 'function';
 }
 
-/**
- * Forgets the decision, so the next call decides again, trying `lstat` instead of the binding when given (for
- * tests).
- */
+/** Forgets the decision; the next call tries `lstat` instead of the binding when given (for tests). */
 export function resetFileStamp(lstat?: () => RawLstat | undefined): void {
   raw = undefined;
   tried = lstat;
