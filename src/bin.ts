@@ -13,6 +13,7 @@ declare const SOW_VERSION: string;
 declare const SOW_PACKS: Readonly<Record<string, string>>;
 
 const CORE = join(__dirname, 'core.cjs');
+const words = process.argv.slice(2);
 // core.cjs lies beside this file, so its require resolves the same (createRequire would load the ESM loader).
 const requireCore = require;
 
@@ -36,7 +37,7 @@ function compiled(file: string, sdk?: string): ModuleWrapper | undefined | 'abse
     crc32Found ??= { crc32: nativeCrc32(), build: sourceIdentity(statSync(__filename)) };
     const { crc32, build } = crc32Found;
     if (!crc32) return undefined;
-    return compileWithCache(file, process.argv.slice(2), crc32, build, sdk);
+    return compileWithCache(file, words, crc32, build, sdk);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && file !== CORE) return 'absent';
     if (process.env['SOW_DEBUG'])
@@ -65,16 +66,11 @@ const requireForCore = ((id: string) => {
   return sdks.get(id);
 }) as NodeJS.Require;
 
-/** The pack of the group the first word names, as in main.ts (sow's own options take no values). */
-function packFor(words: readonly string[]): string | undefined {
-  if (typeof SOW_PACKS !== 'object' || process.sourceMapsEnabled) return undefined;
-  const word = words.find((w) => !w.startsWith('-'));
-  return word !== undefined && Object.hasOwn(SOW_PACKS, word) ? join(__dirname, SOW_PACKS[word]!) : undefined;
-}
-
 function runCli(): void {
-  const pack = packFor(process.argv.slice(2));
-  for (const file of pack ? [pack, CORE] : [CORE]) {
+  // The pack of the group the first word names, as in main.ts (sow's own options take no values).
+  const word = words.find((w) => !w.startsWith('-'));
+  const pack = !process.sourceMapsEnabled && word !== undefined && Object.hasOwn(SOW_PACKS, word);
+  for (const file of pack ? [join(__dirname, SOW_PACKS[word]!), CORE] : [CORE]) {
     const run = compiled(file);
     if (run === 'absent' || (run === undefined && file !== CORE && !existsSync(file))) continue;
     if (run) runModule(run, file, requireForCore);
@@ -87,14 +83,10 @@ function runCli(): void {
  * `sow --version` (`-V`, with `--json` or `--no-color` beside it) is answered without loading the CLI, which cost
  * five times the printing; words and output are the CLI's (main.ts).
  */
-function versionAsked(words: readonly string[]): boolean {
-  return (
-    words.some((w) => w === '--version' || w === '-V') &&
-    words.every((w) => w === '--version' || w === '-V' || w === '--json' || w === '--no-color')
-  );
-}
-
-if (typeof SOW_VERSION === 'string' && versionAsked(process.argv.slice(2))) {
+if (
+  words.some((w) => w === '--version' || w === '-V') &&
+  words.every((w) => ['--version', '-V', '--json', '--no-color'].includes(w))
+) {
   const text = process.argv.includes('--json')
     ? `${JSON.stringify({ ok: true, data: { version: SOW_VERSION } })}\n`
     : `${SOW_VERSION}\n`;

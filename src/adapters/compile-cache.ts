@@ -10,13 +10,13 @@ import {
   fstatSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readFileSync,
+  readdirSync,
   renameSync,
   rmSync,
   statSync,
-  unlinkSync,
-  writeSync,
+  writeFileSync,
+  type Stats,
 } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, isAbsolute, join, win32 } from 'node:path';
@@ -35,8 +35,8 @@ export type ModuleWrapper = (
   exports: object,
   require: NodeJS.Require,
   module: object,
-  filename: string,
-  dirname: string,
+  file: string,
+  dir: string,
 ) => void;
 
 /** $XDG_CACHE_HOME/sow, else ~/.cache/sow (macOS too, like the config file), %LOCALAPPDATA%\sow\cache on Windows. */
@@ -61,19 +61,20 @@ export function commandKey(argv: readonly string[]): string {
   return words.join(' ');
 }
 
-type CacheFile = { status: 'missing' | 'damaged' | 'stale' } | { status: 'intact'; seen: string[]; data: Buffer };
+/** `f()`, or undefined when it throws. */
+function quietly<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Which bytes a file holds, from its stat (FNV-1a): a write changes its ctime, a new build is a new inode. Hashing
  * the bundle cost 3 M instructions at every start.
  */
-export function sourceIdentity(stat: {
-  dev: number;
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
-}): number {
+export function sourceIdentity(stat: Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>): number {
   const text = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
@@ -81,82 +82,40 @@ export function sourceIdentity(stat: {
 }
 
 /** Layout (u32 LE): magic, format, source identity, CRC-32 of the data, data length, seen length; seen; data. */
-function readCache(path: string, sourceId: number, crc32: Crc32): CacheFile {
-  let bytes: Buffer;
-  try {
-    bytes = readFileSync(path);
-  } catch {
-    return { status: 'missing' };
-  }
-  if (bytes.length < HEADER_BYTES) return { status: 'damaged' };
-  const dataLength = bytes.readUInt32LE(16);
-  const seenLength = bytes.readUInt32LE(20);
-  if (
-    bytes.readUInt32LE(0) !== MAGIC ||
-    bytes.readUInt32LE(4) !== FORMAT ||
-    bytes.length !== HEADER_BYTES + seenLength + dataLength
-  )
-    return { status: 'damaged' };
-  if (bytes.readUInt32LE(8) !== sourceId) return { status: 'stale' };
-  const data = bytes.subarray(HEADER_BYTES + seenLength);
-  if (crc32(data) !== bytes.readUInt32LE(12)) return { status: 'damaged' };
-  let seen: unknown;
-  try {
-    seen = JSON.parse(bytes.toString('utf8', HEADER_BYTES, HEADER_BYTES + seenLength));
-  } catch {
-    return { status: 'damaged' };
-  }
-  if (!Array.isArray(seen) || !seen.every((k) => typeof k === 'string')) return { status: 'damaged' };
-  return { status: 'intact', seen, data };
+function readCache(path: string, sourceId: number, crc32: Crc32): 'missing' | 'damaged' | 'stale' | [string[], Buffer] {
+  const bytes = quietly(() => readFileSync(path));
+  if (!bytes) return 'missing';
+  if (bytes.length < HEADER_BYTES) return 'damaged';
+  const u32 = (at: number) => bytes.readUInt32LE(at);
+  const seenEnd = HEADER_BYTES + u32(20);
+  if (u32(0) !== MAGIC || u32(4) !== FORMAT || bytes.length !== seenEnd + u32(16)) return 'damaged';
+  if (u32(8) !== sourceId) return 'stale';
+  const data = bytes.subarray(seenEnd);
+  if (crc32(data) !== u32(12)) return 'damaged';
+  const seen: unknown = quietly(() => JSON.parse(bytes.toString('utf8', HEADER_BYTES, seenEnd)));
+  return Array.isArray(seen) && seen.every((k) => typeof k === 'string') ? [seen, data] : 'damaged';
 }
 
-function writeCache(
-  dir: string,
-  path: string,
-  sourceId: number,
-  seen: readonly string[],
-  data: Buffer,
-  crc32: Crc32,
-): void {
+function writeCache(dir: string, path: string, sourceId: number, seen: readonly string[], data: Buffer, crc32: Crc32) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const list = Buffer.from(JSON.stringify(seen), 'utf8');
   const header = Buffer.alloc(HEADER_BYTES);
-  header.writeUInt32LE(MAGIC, 0);
-  header.writeUInt32LE(FORMAT, 4);
-  header.writeUInt32LE(sourceId, 8);
-  header.writeUInt32LE(crc32(data), 12);
-  header.writeUInt32LE(data.length, 16);
-  header.writeUInt32LE(list.length, 20);
+  [MAGIC, FORMAT, sourceId, crc32(data), data.length, list.length].forEach((n, i) => header.writeUInt32LE(n, i * 4));
   // Renamed into place, so a reader sees the old file or the new one.
   const temp = `${path}.${process.pid}.tmp`;
   try {
-    const fd = openSync(temp, 'w', 0o600);
-    try {
-      for (const part of [header, list, data]) writeSync(fd, part);
-    } finally {
-      closeSync(fd);
-    }
+    writeFileSync(temp, Buffer.concat([header, list, data]), { mode: 0o600 });
     renameSync(temp, path);
   } catch (err) {
     rmSync(temp, { force: true });
     throw err;
   }
-  // Upgrades and rebuilds leave caches behind (the folder holds nothing else).
-  const files: { name: string; mtimeMs: number }[] = [];
-  for (const name of readdirSync(dir)) {
-    try {
-      files.push({ name, mtimeMs: statSync(join(dir, name)).mtimeMs });
-    } catch {
-      // another sow is pruning too
-    }
-  }
-  for (const name of staleCaches(files, basename(path), Date.now())) {
-    try {
-      unlinkSync(join(dir, name));
-    } catch {
-      // another sow is pruning too
-    }
-  }
+  // Upgrades and rebuilds leave caches behind (the folder holds nothing else); another sow may be pruning too.
+  const files = readdirSync(dir).flatMap((name) => {
+    const st = quietly(() => statSync(join(dir, name)));
+    return st ? [{ name, mtimeMs: st.mtimeMs }] : [];
+  });
+  for (const name of staleCaches(files, basename(path), Date.now())) quietly(() => rmSync(join(dir, name)));
 }
 
 /** A build's caches share a name up to the group: `<build>-<node version>-<arch>-<group>[.<sdk>].bin`. */
@@ -167,25 +126,15 @@ const buildOf = (name: string): string | undefined =>
  * The files to remove once `current` is written: those of any build but the KEEP_BUILDS written most recently (a
  * rebuild makes ~5 MB of caches), and anything else older than PRUNE_AFTER_MS; the running build's always stay.
  */
-export function staleCaches(
-  files: readonly { name: string; mtimeMs: number }[],
-  current: string,
-  now: number,
-): string[] {
+export function staleCaches(files: readonly { name: string; mtimeMs: number }[], current: string, now: number) {
   const newest = new Map<string, number>();
   for (const f of files) {
     const build = buildOf(f.name);
     if (build !== undefined) newest.set(build, Math.max(newest.get(build) ?? 0, f.mtimeMs));
   }
   const mine = buildOf(current);
-  const kept = new Set([
-    ...(mine !== undefined ? [mine] : []),
-    ...[...newest]
-      .filter(([b]) => b !== mine)
-      .sort((a, b) => b[1] - a[1])
-      .slice(0, KEEP_BUILDS - 1)
-      .map(([b]) => b),
-  ]);
+  const others = [...newest].filter(([b]) => b !== mine).sort((a, b) => b[1] - a[1]);
+  const kept = new Set([mine, ...others.slice(0, KEEP_BUILDS - 1).map(([b]) => b)]);
   return files
     .filter((f) => {
       const build = buildOf(f.name);
@@ -200,14 +149,7 @@ export function staleCaches(
  * all) and writes the cache at exit when it was missing, stale or has not seen this command. `build` (the
  * executable's identity) names the set the caches are pruned as. Throws before any of the file's code has run.
  */
-export function compileWithCache(
-  file: string,
-  argv: readonly string[],
-  crc32: Crc32,
-  build: number,
-  sdk?: string,
-  env: Env = process.env,
-): ModuleWrapper {
+export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, build: number, sdk?: string) {
   // The stat of the descriptor the bytes are read from, so the identity is of these bytes.
   const fd = openSync(file, 'r');
   let bytes: Buffer;
@@ -221,22 +163,22 @@ export function compileWithCache(
   // The bundle is ASCII (test/e2e/startup.test.ts): Latin-1 skips UTF-8 decoding, 1.4 M instructions.
   const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const key = commandKey(argv);
-  const dir = join(cacheDir(env), 'code-cache');
+  const dir = join(cacheDir(), 'code-cache');
   const group = key.split(' ')[0] || 'sow';
   const hex = build.toString(16).padStart(8, '0');
   const path = join(dir, `${hex}-${process.version}-${process.arch}-${group}${sdk === undefined ? '' : `.${sdk}`}.bin`);
   const debug = (message: string) => {
-    if (env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path} (${basename(file)})\n`);
+    if (process.env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path} (${basename(file)})\n`);
   };
   const cache = readCache(path, sourceId, crc32);
   // Node's CommonJS wrapper, so the bundle runs as require() would run it.
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
-    ...(cache.status === 'intact' ? { cachedData: cache.data } : {}),
+    ...(typeof cache === 'object' ? { cachedData: cache[1] } : {}),
   });
   // V8 refuses data made by another V8 version or with other flags.
-  const seen = cache.status === 'intact' && !script.cachedDataRejected ? cache.seen : undefined;
-  debug(seen ? 'hit' : cache.status === 'intact' ? 'rejected by V8' : cache.status);
+  const seen = typeof cache === 'object' && !script.cachedDataRejected ? cache[0] : undefined;
+  debug(typeof cache === 'string' ? cache : seen ? 'hit' : 'rejected by V8');
   // Written at exit, when it holds what this command compiled; not after a usage error (a mistyped command makes no
   // cache), an internal error or a signal.
   if (!seen || (!seen.includes(key) && seen.length < MAX_SEEN)) {

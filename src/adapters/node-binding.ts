@@ -3,21 +3,16 @@
  * undefined where process.binding would warn (--pending-deprecation, DEP0111) or lacks it. Callers prove an answer
  * against the public function before relying on it.
  */
-const PENDING_DEPRECATION = /(^|\s)--pending-deprecation(?=\s|$)/;
-
-export function pendingDeprecation(env: Readonly<Record<string, string | undefined>> = process.env): boolean {
-  return (
-    process.execArgv.includes('--pending-deprecation') ||
-    PENDING_DEPRECATION.test(env['NODE_OPTIONS'] ?? '') ||
-    env['NODE_PENDING_DEPRECATION'] === '1'
-  );
-}
-
 export function nodeBinding<T extends object>(
   name: string,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Partial<T> | undefined {
-  if (pendingDeprecation(env)) return undefined;
+  if (
+    process.execArgv.includes('--pending-deprecation') ||
+    /(^|\s)--pending-deprecation(?=\s|$)/.test(env['NODE_OPTIONS'] ?? '') ||
+    env['NODE_PENDING_DEPRECATION'] === '1'
+  )
+    return undefined;
   try {
     return (process as unknown as { binding(name: string): Partial<T> }).binding(name);
   } catch {
