@@ -28,28 +28,10 @@ export type RawLstat = (
   throwIfNoEntry: boolean,
 ) => ArrayLike<number> | undefined;
 
-const S_IFMT = 0o170000;
-const S_IFREG = 0o100000;
-
-// The fields of the binding's answer, in the order of Node's FsStatsOffset (src/node_file.h).
-const MODE = 1;
-const INO = 7;
-const SIZE = 8;
-const MTIME_S = 12;
-const MTIME_NS = 13;
-const CTIME_S = 14;
-const CTIME_NS = 15;
-
-const BILLION = 1_000_000_000n;
 /** Nanoseconds since the epoch as lstat(2) gives them: whole seconds (rounded down), and the nanoseconds after. */
 function split(ns: bigint): [number, number] {
-  let s = ns / BILLION;
-  let rest = ns % BILLION;
-  if (rest < 0n) {
-    s -= 1n;
-    rest += BILLION;
-  }
-  return [Number(s), Number(rest)];
+  const s = ns / 1_000_000_000n - (ns % 1_000_000_000n < 0n ? 1n : 0n);
+  return [Number(s), Number(ns - s * 1_000_000_000n)];
 }
 
 function fromStats(st: BigIntStats): FileStamp {
@@ -58,38 +40,28 @@ function fromStats(st: BigIntStats): FileStamp {
   return { isFile: st.isFile(), ino: Number(st.ino), size: Number(st.size), mtimeS, mtimeNs, ctimeS, ctimeNs };
 }
 
+/** The binding's answer, read by the offsets of Node's FsStatsOffset (src/node_file.h). */
 function fromRaw(a: ArrayLike<number>): FileStamp {
   return {
-    isFile: (a[MODE]! & S_IFMT) === S_IFREG,
-    ino: a[INO]!,
-    size: a[SIZE]!,
-    mtimeS: a[MTIME_S]!,
-    mtimeNs: a[MTIME_NS]!,
-    ctimeS: a[CTIME_S]!,
-    ctimeNs: a[CTIME_NS]!,
+    isFile: (a[1]! & 0o170000) === 0o100000, // S_IFMT, S_IFREG
+    ino: a[7]!,
+    size: a[8]!,
+    mtimeS: a[12]!,
+    mtimeNs: a[13]!,
+    ctimeS: a[14]!,
+    ctimeNs: a[15]!,
   };
 }
 
 /** The binding's lstat, when it may be used at all (see above); whether it answers right is proved on first use. */
 function candidate(): RawLstat | undefined {
-  if (
-    process.platform === 'win32' ||
-    (process as { permission?: unknown }).permission !== undefined ||
-    process.env['SOW_NO_RAW_STAT']
-  )
-    return undefined;
+  const permission = (process as { permission?: unknown }).permission;
+  if (process.platform === 'win32' || permission !== undefined || process.env['SOW_NO_RAW_STAT']) return undefined;
   const lstat = nodeBinding<{ lstat: unknown }>('fs')?.lstat;
   return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
 }
 
-const same = (a: FileStamp, b: FileStamp) =>
-  a.isFile === b.isFile &&
-  a.ino === b.ino &&
-  a.size === b.size &&
-  a.mtimeS === b.mtimeS &&
-  a.mtimeNs === b.mtimeNs &&
-  a.ctimeS === b.ctimeS &&
-  a.ctimeNs === b.ctimeNs;
+const same = (a: FileStamp, b: FileStamp) => (Object.keys(a) as (keyof FileStamp)[]).every((k) => a[k] === b[k]);
 
 /** undefined: not decided yet; false: fs.lstatSync for good; a function: proved. */
 let raw: RawLstat | false | undefined;
@@ -99,8 +71,7 @@ let tried: (() => RawLstat | undefined) | undefined;
 /** The stamp of `abs` (lstat), or undefined when nothing is there; other errors throw as fs.lstatSync's. */
 export function fileStamp(abs: string): FileStamp | undefined {
   // fs.lstatSync refuses a NUL in a path; the binding would cut the path short there.
-  if (abs.includes('\0')) return stampByStats(abs);
-  if (raw) {
+  if (raw && !abs.includes('\0')) {
     let a: ArrayLike<number> | undefined;
     try {
       a = raw(abs, false, undefined, false);
@@ -110,23 +81,18 @@ export function fileStamp(abs: string): FileStamp | undefined {
     }
     return a === undefined ? undefined : fromRaw(a);
   }
-  if (raw === undefined) {
-    const st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
-    // Nothing there to prove the binding on: the next file decides.
-    if (!st) return undefined;
-    raw = false;
-    const lstat = (tried ?? candidate)();
-    const expected = fromStats(st);
-    if (!lstat) return expected;
-    try {
-      const a = lstat(abs, false, undefined, false);
-      if (a && a.length > CTIME_NS && same(fromRaw(a), expected)) raw = lstat;
-    } catch {
-      // an older or newer binding: fs.lstatSync from now on
-    }
-    return expected;
+  const expected = stampByStats(abs);
+  // Decided already, or nothing there to prove the binding on (the next file decides).
+  if (raw !== undefined || !expected) return expected;
+  raw = false;
+  const lstat = (tried ?? candidate)();
+  try {
+    const a = lstat?.(abs, false, undefined, false);
+    if (a && a.length > 15 && same(fromRaw(a), expected)) raw = lstat!;
+  } catch {
+    // an older or newer binding: fs.lstatSync from now on
   }
-  return stampByStats(abs);
+  return expected;
 }
 
 function stampByStats(abs: string): FileStamp | undefined {

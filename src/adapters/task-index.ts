@@ -77,10 +77,10 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
     typeof name !== 'string' ||
     !STATUSES.has(status) ||
     (parallel !== 0 && parallel !== 1) ||
-    (agent !== 0 && typeof agent !== 'string')
+    (agent !== 0 && typeof agent !== 'string') ||
+    (owner !== 0 && !v.is(OwnerSchema, owner)) ||
+    (sessionAgent !== 0 && typeof sessionAgent !== 'string')
   )
-    return undefined;
-  if ((owner !== 0 && !v.is(OwnerSchema, owner)) || (sessionAgent !== 0 && typeof sessionAgent !== 'string'))
     return undefined;
   const dependencies: string[] = [];
   for (let i = DEPENDENCIES; i < e.length; i++) {
@@ -207,18 +207,12 @@ export class TaskIndex {
         next.push(candidate!);
         continue;
       }
-      const summary = await load(
-        id,
-        rel,
-        isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined,
-      );
+      const text = isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined;
+      const summary = await load(id, rel, text);
       out.push(summary);
-      if (isFile && stampSettled(before!, now)) {
-        next.push(encode(before!, summary));
-        this.dirty = true;
-      } else if (candidate) {
-        this.dirty = true;
-      }
+      const entered = isFile && stampSettled(before!, now);
+      if (entered) next.push(encode(before!, summary));
+      if (entered || candidate) this.dirty = true;
     }
     if (next.length !== old.length) this.dirty = true;
     this.entries = next;
