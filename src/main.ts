@@ -1,5 +1,5 @@
 /** The process boundary: parse argv, run one command, render its result or error, set the exit code. */
-import { Command, CommanderError, type Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { didYouMean, errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { quoted } from './domain/display.js';
 import { writeText } from './cli/output.js';
@@ -122,19 +122,6 @@ function commandNamed(program: Command, argv: readonly string[]): { cmd: Command
   return { cmd };
 }
 
-const pathOf = (cmd: Command): string => {
-  const names: string[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
-};
-
-/** The flags `cmd` takes, its own and those of the commands above it (--json). */
-function optionsOf(cmd: Command): Option[] {
-  const out: Option[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) out.push(...c.options.filter((o) => !o.hidden));
-  return out;
-}
-
 const visible = (cmd: Command) =>
   cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
 
@@ -147,25 +134,25 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
   // `sow help <command>` asked for the help it got.
   if (err.code === 'commander.help' && argv[2] === 'help') return undefined;
   const { cmd, next } = commandNamed(program, argv);
-  const path = pathOf(cmd);
+  // The command and those above it: its path, and the flags it takes (--json among them).
+  const chain: Command[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) chain.unshift(c);
+  const path = chain.map((c) => c.name()).join(' ');
   const usage = `usage: ${path} ${cmd.usage()}`;
-  if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync') {
-    // A command group named without one of its commands, e.g. `sow task`.
+  const names = visible(cmd).map((c) => c.name());
+  // A command group named without one of its commands, e.g. `sow task`.
+  if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync')
     return new UsageError(
-      `'${path}' needs a command: ${visible(cmd)
-        .map((c) => c.name())
-        .join(', ')}`,
+      `'${path}' needs a command: ${names.join(', ')}`,
       `run '${path} --help' to see what each does`,
     );
-  }
   if (err.code === 'commander.unknownCommand' && next !== undefined) {
-    const names = visible(cmd).map((c) => c.name());
     return new UsageError(
       `unknown command ${quoted(next)}${didYouMean(next, names)}`,
       `${path === 'sow' ? 'commands' : `'${path}' has`}: ${names.join(', ')}`,
     );
   }
-  const options = optionsOf(cmd);
+  const options = chain.reverse().flatMap((c) => c.options.filter((o) => !o.hidden));
   const known = (flag: string) =>
     options.some((o) => o.long === flag || o.short === flag) || flag === '--help' || flag === '-h';
   if (err.code === 'commander.unknownOption') {
@@ -222,18 +209,17 @@ async function helpTopic(name: string): Promise<number> {
 }
 
 async function main(): Promise<number> {
-  json = process.argv.includes('--json');
-  wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
-  const topicName = process.argv[2] === 'help' ? process.argv[3] : undefined;
-  if (topicName !== undefined && TOPICS.some((t) => t.name === topicName)) return helpTopic(topicName);
+  const { argv } = process;
+  json = argv.includes('--json');
+  wantsHelp = argv.includes('--help') || argv.includes('-h');
+  const topic = argv[2] === 'help' ? argv[3] : undefined;
+  if (topic !== undefined && TOPICS.some((t) => t.name === topic)) return helpTopic(topic);
   let result: CommandResult | undefined;
   const program = await build((r) => (result = r));
-  if (process.argv.length <= 2) {
+  if (argv.length <= 2) {
     write(stdout, program.helpInformation());
     return 0;
   }
-  const argv = process.argv;
-  const topic = topicName;
   if (topic !== undefined && !topic.startsWith('-') && !program.commands.some((c) => c.name() === topic)) {
     const topics = [
       ...program.commands.filter((c) => c.name() !== 'help').map((c) => c.name()),
