@@ -221,10 +221,7 @@ async function main(): Promise<number> {
     return 0;
   }
   if (topic !== undefined && !topic.startsWith('-') && !program.commands.some((c) => c.name() === topic)) {
-    const topics = [
-      ...program.commands.filter((c) => c.name() !== 'help').map((c) => c.name()),
-      ...TOPICS.map((t) => t.name),
-    ];
+    const topics = [...program.commands.map((c) => c.name()).filter((n) => n !== 'help'), ...TOPICS.map((t) => t.name)];
     return renderError(
       new UsageError(
         `unknown help topic ${quoted(topic)}${didYouMean(topic, topics)}`,
