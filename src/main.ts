@@ -1,8 +1,5 @@
-/**
- * The process boundary: parse argv, run one command, render its result or error, set the exit
- * code. Commands load their modules lazily, so start-up costs only commander and this file.
- */
-import { Command, CommanderError, type Option } from 'commander';
+/** The process boundary: parse argv, run one command, render its result or error, set the exit code. */
+import { Command, CommanderError } from 'commander';
 import { didYouMean, errorEnvelope, exitCodeFor, SowError, UsageError } from './domain/errors.js';
 import { quoted } from './domain/display.js';
 import { writeText } from './cli/output.js';
@@ -38,8 +35,6 @@ async function renderError(err: SowError): Promise<number> {
   } else {
     const { paintFor } = await import('./cli/colour.js');
     const paint = paintFor(stderr);
-    // Values from files in the message are quoted on one line where they are put in (q()); the
-    // message may list things on lines of its own (the commands of checks not allowed).
     writeText(
       stderr,
       `${paint('error', 'error:')} ${err.message}${err.hint ? `\n${paint('hint', 'hint:')} ${err.hint}` : ''}`,
@@ -75,21 +70,17 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
       // With --json, stdout carries only our JSON document (help excepted).
       writeOut: json && !wantsHelp ? () => undefined : (text) => stdout.write(text),
     });
-  // Register only the command group argv names, so start-up builds a handful of commands, not
-  // all of them; help, unknown words and no argument get the whole tree. `__complete` reads any
-  // command line, so it is not one of the registry's commands.
+  // Only the group argv names is built (and within it what the next word begins, not for help); help, unknown
+  // words and no argument get the whole tree.
   const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const first = words[0];
-  // The word after the group's: only the commands it begins are built (see addGroup). Not for
-  // help: `sow task --help get` shows the group's help, which lists every command.
   const next = wantsHelp ? undefined : words[1];
   const named = GROUPS.find((g) => g.name === first);
   if (named) await addGroup(program, named, front, next);
   else if (versionOnly(process.argv.slice(2))) return program;
   else if (first === '__complete') registerComplete(program, registry);
   else {
-    // A word sow does not know may be the command group of a project type (`sow iter …`); help,
-    // no word and a mistake get every group, sow's and the types'.
+    // An unknown word may be a project type's group (`sow iter …`).
     const typed = first === undefined ? [] : await registry.typeGroups(first);
     for (const group of typed) await addGroup(program, group, front, next);
     if (typed.length === 0) {
@@ -104,8 +95,7 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
       );
     }
   }
-  // Every subcommand shares the program's behaviour: errors come back to us, not to process.exit.
-  // --json is a program option, which commander accepts anywhere on the line.
+  // Errors of every subcommand come back to us, not to process.exit.
   const configure = (cmd: Command) => {
     for (const sub of cmd.commands) {
       sub
@@ -132,19 +122,6 @@ function commandNamed(program: Command, argv: readonly string[]): { cmd: Command
   return { cmd };
 }
 
-const pathOf = (cmd: Command): string => {
-  const names: string[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) names.unshift(c.name());
-  return names.join(' ');
-};
-
-/** The flags `cmd` takes, its own and those of the commands above it (--json). */
-function optionsOf(cmd: Command): Option[] {
-  const out: Option[] = [];
-  for (let c: Command | null = cmd; c; c = c.parent) out.push(...c.options.filter((o) => !o.hidden));
-  return out;
-}
-
 const visible = (cmd: Command) =>
   cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
 
@@ -157,25 +134,25 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
   // `sow help <command>` asked for the help it got.
   if (err.code === 'commander.help' && argv[2] === 'help') return undefined;
   const { cmd, next } = commandNamed(program, argv);
-  const path = pathOf(cmd);
+  // The command and those above it: its path, and the flags it takes (--json among them).
+  const chain: Command[] = [];
+  for (let c: Command | null = cmd; c; c = c.parent) chain.unshift(c);
+  const path = chain.map((c) => c.name()).join(' ');
   const usage = `usage: ${path} ${cmd.usage()}`;
-  if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync') {
-    // A command group named without one of its commands, e.g. `sow task`.
+  const names = visible(cmd).map((c) => c.name());
+  // A command group named without one of its commands, e.g. `sow task`.
+  if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync')
     return new UsageError(
-      `'${path}' needs a command: ${visible(cmd)
-        .map((c) => c.name())
-        .join(', ')}`,
+      `'${path}' needs a command: ${names.join(', ')}`,
       `run '${path} --help' to see what each does`,
     );
-  }
   if (err.code === 'commander.unknownCommand' && next !== undefined) {
-    const names = visible(cmd).map((c) => c.name());
     return new UsageError(
       `unknown command ${quoted(next)}${didYouMean(next, names)}`,
       `${path === 'sow' ? 'commands' : `'${path}' has`}: ${names.join(', ')}`,
     );
   }
-  const options = optionsOf(cmd);
+  const options = chain.reverse().flatMap((c) => c.options.filter((o) => !o.hidden));
   const known = (flag: string) =>
     options.some((o) => o.long === flag || o.short === flag) || flag === '--help' || flag === '-h';
   if (err.code === 'commander.unknownOption') {
@@ -232,23 +209,19 @@ async function helpTopic(name: string): Promise<number> {
 }
 
 async function main(): Promise<number> {
-  json = process.argv.includes('--json');
-  wantsHelp = process.argv.includes('--help') || process.argv.includes('-h');
-  const topicName = process.argv[2] === 'help' ? process.argv[3] : undefined;
-  if (topicName !== undefined && TOPICS.some((t) => t.name === topicName)) return helpTopic(topicName);
+  const { argv } = process;
+  json = argv.includes('--json');
+  wantsHelp = argv.includes('--help') || argv.includes('-h');
+  const topic = argv[2] === 'help' ? argv[3] : undefined;
+  if (topic !== undefined && TOPICS.some((t) => t.name === topic)) return helpTopic(topic);
   let result: CommandResult | undefined;
   const program = await build((r) => (result = r));
-  if (process.argv.length <= 2) {
+  if (argv.length <= 2) {
     write(stdout, program.helpInformation());
     return 0;
   }
-  const argv = process.argv;
-  const topic = topicName;
   if (topic !== undefined && !topic.startsWith('-') && !program.commands.some((c) => c.name() === topic)) {
-    const topics = [
-      ...program.commands.filter((c) => c.name() !== 'help').map((c) => c.name()),
-      ...TOPICS.map((t) => t.name),
-    ];
+    const topics = [...program.commands.map((c) => c.name()).filter((n) => n !== 'help'), ...TOPICS.map((t) => t.name)];
     return renderError(
       new UsageError(
         `unknown help topic ${quoted(topic)}${didYouMean(topic, topics)}`,
@@ -284,8 +257,7 @@ async function main(): Promise<number> {
   return 0;
 }
 
-// `sow … | head` closes the pipe early: that is the reader's choice, not an error. (Attached
-// when process.stdout is made: output to a pipe or a file does without it, cli/stdio.ts.)
+// `sow … | head` closes the pipe early: the reader's choice, not an error.
 watchStream('stdout', (stream) =>
   stream.on('error', (err: NodeJS.ErrnoException) => {
     if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
@@ -293,9 +265,8 @@ watchStream('stdout', (stream) =>
   }),
 );
 watchStream('stderr');
-// A signal ends sow at once — unless a part of it that runs a child (an agent CLI) listens too: that
-// part passes the signal on and lets the command finish (the task paused, the run counted), and sow
-// then exits as the signal would have it. A second signal ends it at once.
+// A signal ends sow at once, unless a part running a child listens too: then the command finishes and sow exits as
+// the signal would have it. A second signal ends it at once.
 let interrupted: number | undefined;
 const onSignal = (code: number) => () => {
   if (interrupted === undefined && process.listenerCount(code === 130 ? 'SIGINT' : 'SIGTERM') > 1) interrupted = code;

@@ -1,17 +1,8 @@
 /**
- * A file's stamp — whether it is a regular file, its inode, size, mtime and ctime — as the task
- * index's check needs it, once per task file on every whole-set read (decision 0009). The times
- * are whole seconds and nanoseconds, as lstat(2) gives them: whole numbers compare exactly and
- * cheaply, where milliseconds (a fraction) cost every file float arithmetic in cold code
- * (docs/decisions/0070).
- *
- * fs.lstatSync builds a full fs.Stats (eighteen fields, each time through cold code of Node's own)
- * for each of a thousand files; that was about half of what the check costs. Node's fs binding
- * answers the same lstat(2) with a shared array of numbers, which is read here field by field.
- * It is used only where it cannot change what sow sees (adapters/node-binding.ts: not with
- * --pending-deprecation; here also not under Node's permission model, which it would go round),
- * and only after its first answer proved equal, field for field, to fs.lstatSync's for the same
- * file. Otherwise, and on any surprise, fs.lstatSync.
+ * A file's stamp (regular file?, inode, size, mtime, ctime) for the task index's check, the times in whole seconds
+ * and nanoseconds as lstat(2) gives them (decision 0070). Building an fs.Stats was half the check's cost, so Node's
+ * fs binding is read instead, except under the permission model (it would go round it), and only once its first
+ * answer equals fs.lstatSync's field for field; otherwise, and on any surprise, fs.lstatSync.
  */
 import { fstatSync, lstatSync, type BigIntStats } from 'node:fs';
 import { nodeBinding } from './node-binding.js';
@@ -20,10 +11,9 @@ export interface FileStamp {
   readonly isFile: boolean;
   readonly ino: number;
   readonly size: number;
-  /** The modification time: whole seconds since the epoch, and the nanoseconds after them. */
+  /** Whole seconds since the epoch, and the nanoseconds after them. */
   readonly mtimeS: number;
   readonly mtimeNs: number;
-  /** The change time, likewise. */
   readonly ctimeS: number;
   readonly ctimeNs: number;
   /** The device and the link count: what a file held open is checked by (adapters/held-files.ts). */
@@ -41,30 +31,10 @@ export type RawLstat = (
   throwIfNoEntry: boolean,
 ) => ArrayLike<number> | undefined;
 
-const S_IFMT = 0o170000;
-const S_IFREG = 0o100000;
-
-// The fields of the binding's answer, in the order of Node's FsStatsOffset (src/node_file.h).
-const DEV = 0;
-const MODE = 1;
-const NLINK = 2;
-const INO = 7;
-const SIZE = 8;
-const MTIME_S = 12;
-const MTIME_NS = 13;
-const CTIME_S = 14;
-const CTIME_NS = 15;
-
-const BILLION = 1_000_000_000n;
 /** Nanoseconds since the epoch as lstat(2) gives them: whole seconds (rounded down), and the nanoseconds after. */
 function split(ns: bigint): [number, number] {
-  let s = ns / BILLION;
-  let rest = ns % BILLION;
-  if (rest < 0n) {
-    s -= 1n;
-    rest += BILLION;
-  }
-  return [Number(s), Number(rest)];
+  const s = ns / 1_000_000_000n - (ns % 1_000_000_000n < 0n ? 1n : 0n);
+  return [Number(s), Number(ns - s * 1_000_000_000n)];
 }
 
 function fromStats(st: BigIntStats): FileStamp {
@@ -84,28 +54,25 @@ function fromStats(st: BigIntStats): FileStamp {
   };
 }
 
+/** The binding's answer, read by the offsets of Node's FsStatsOffset (src/node_file.h). */
 function fromRaw(a: ArrayLike<number>): FileStamp {
   return {
-    isFile: (a[MODE]! & S_IFMT) === S_IFREG,
-    ino: a[INO]!,
-    size: a[SIZE]!,
-    mtimeS: a[MTIME_S]!,
-    mtimeNs: a[MTIME_NS]!,
-    ctimeS: a[CTIME_S]!,
-    ctimeNs: a[CTIME_NS]!,
-    dev: a[DEV]!,
-    nlink: a[NLINK]!,
+    isFile: (a[1]! & 0o170000) === 0o100000, // S_IFMT, S_IFREG
+    ino: a[7]!,
+    size: a[8]!,
+    mtimeS: a[12]!,
+    mtimeNs: a[13]!,
+    ctimeS: a[14]!,
+    ctimeNs: a[15]!,
+    dev: a[0]!,
+    nlink: a[2]!,
   };
 }
 
 /** The binding's lstat, when it may be used at all (see above); whether it answers right is proved on first use. */
 function candidate(): RawLstat | undefined {
-  if (
-    process.platform === 'win32' ||
-    (process as { permission?: unknown }).permission !== undefined ||
-    process.env['SOW_NO_RAW_STAT']
-  )
-    return undefined;
+  const permission = (process as { permission?: unknown }).permission;
+  if (process.platform === 'win32' || permission !== undefined || process.env['SOW_NO_RAW_STAT']) return undefined;
   const lstat = nodeBinding<{ lstat: unknown }>('fs')?.lstat;
   return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
 }
@@ -127,14 +94,10 @@ let raw: RawLstat | false | undefined;
 /** What the next decision tries instead of the binding (tests). */
 let tried: (() => RawLstat | undefined) | undefined;
 
-/**
- * The stamp of `abs` (not following a final link), or undefined when nothing is there. Other errors (ENOTDIR, EACCES
- * …) throw as fs.lstatSync's do.
- */
+/** The stamp of `abs` (lstat), or undefined when nothing is there; other errors throw as fs.lstatSync's. */
 export function fileStamp(abs: string): FileStamp | undefined {
   // fs.lstatSync refuses a NUL in a path; the binding would cut the path short there.
-  if (abs.includes('\0')) return stampByStats(abs);
-  if (raw) {
+  if (raw && !abs.includes('\0')) {
     let a: ArrayLike<number> | undefined;
     try {
       a = raw(abs, false, undefined, false);
@@ -144,23 +107,18 @@ export function fileStamp(abs: string): FileStamp | undefined {
     }
     return a === undefined ? undefined : fromRaw(a);
   }
-  if (raw === undefined) {
-    const st = lstatSync(abs, { bigint: true, throwIfNoEntry: false });
-    // Nothing there to prove the binding on: the next file decides.
-    if (!st) return undefined;
-    raw = false;
-    const lstat = (tried ?? candidate)();
-    const expected = fromStats(st);
-    if (!lstat) return expected;
-    try {
-      const a = lstat(abs, false, undefined, false);
-      if (a && a.length > CTIME_NS && sameStamp(fromRaw(a), expected)) raw = lstat;
-    } catch {
-      // an older or newer binding: fs.lstatSync from now on
-    }
-    return expected;
+  const expected = stampByStats(abs);
+  // Decided already, or nothing there to prove the binding on (the next file decides).
+  if (raw !== undefined || !expected) return expected;
+  raw = false;
+  const lstat = (tried ?? candidate)();
+  try {
+    const a = lstat?.(abs, false, undefined, false);
+    if (a && a.length > 15 && sameStamp(fromRaw(a), expected)) raw = lstat!;
+  } catch {
+    // an older or newer binding: fs.lstatSync from now on
   }
-  return stampByStats(abs);
+  return expected;
 }
 
 function stampByStats(abs: string): FileStamp | undefined {
@@ -174,10 +132,7 @@ export function rawStampInUse(): boolean {
   return typeof raw === 'function';
 }
 
-/**
- * Forgets the decision, so the next call decides again, trying `lstat` instead of the binding when given (for
- * tests).
- */
+/** Forgets the decision; the next call tries `lstat` instead of the binding when given (for tests). */
 export function resetFileStamp(lstat?: () => RawLstat | undefined): void {
   raw = undefined;
   tried = lstat;
@@ -200,7 +155,7 @@ export function fdStamp(fd: number): FileStamp {
     const fstat = raw ? nodeBinding<{ fstat: unknown }>('fs')?.fstat : undefined;
     try {
       const a = typeof fstat === 'function' ? (fstat as RawFstat)(fd, false, undefined, true) : undefined;
-      if (a && a.length > CTIME_NS && sameStamp(fromRaw(a), expected)) rawFstat = fstat as RawFstat;
+      if (a && a.length > 15 && sameStamp(fromRaw(a), expected)) rawFstat = fstat as RawFstat;
     } catch {
       // an older or newer binding: fs.fstatSync from now on
     }

@@ -1,18 +1,9 @@
 /**
- * The task index, `tasks.json` of the runtime folder: what lists need of each task (its summary), kept
- * beside the stat of the task file it was read from. It is never believed over the task file:
- * every use stats the file, and a summary is taken only when inode, size, mtime and ctime all
- * still match; anything else is read and validated again. Like git's index, an entry is written
- * only for a file whose timestamps are settled (older than SETTLE_MS), so an edit within the
- * timestamp granularity of the file system cannot hide behind an unchanged stat. The entry is
- * keyed by the stat taken *before* the read: a file changed during the read has a newer mtime by
- * then (it was settled), so its stat no longer matches and the entry is never believed. Reading
- * 10,000 task files costs ~0.6 s; statting them ~40 ms. See docs/decisions/0009.
- *
- * The index is read on every list, so its form is chosen for parsing: one array of flat arrays in
- * id order (matched to the task folders by walking both lists, no lookups), the times as lstat(2)
- * gives them (whole seconds and nanoseconds: small whole numbers, which parse and compare without
- * float arithmetic), no keys repeated per task.
+ * The task index, `tasks.json` of the runtime folder: each task's summary beside the stat of the file it was read
+ * from, taken only while inode, size, mtime and ctime all still match (statting 10,000 files costs ~40 ms, reading
+ * them ~0.6 s). As in git's index, only settled files get an entry (an edit within the file system's timestamp
+ * granularity cannot hide), keyed by the stat taken before the read (decision 0009). Its form is chosen for
+ * parsing: flat arrays in id order, the times as lstat(2) gives them.
  */
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -35,14 +26,10 @@ import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
 const FORMAT = 6;
 const SETTLE_MS = 2_000;
-/** 64 MiB: an index of 10,000 tasks takes about 1 MB. */
+/** An index of 10,000 tasks takes about 1 MB. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
-/**
- * id, ino, size, mtime (seconds, nanoseconds), ctime (seconds, nanoseconds) of the file it was
- * read from, then name, status, parallel (0/1), agent (or 0), owner (the object, or 0), the agent
- * id of its session (or 0), dependencies…
- */
+/** id, ino, size, mtime s, ns, ctime s, ns; name, status, parallel (0/1), agent, owner, session agent (or 0), deps… */
 type Entry = (string | number | Owner)[];
 
 const same = (e: Entry, st: FileStamp) =>
@@ -91,10 +78,10 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
     typeof name !== 'string' ||
     !STATUSES.has(status) ||
     (parallel !== 0 && parallel !== 1) ||
-    (agent !== 0 && typeof agent !== 'string')
+    (agent !== 0 && typeof agent !== 'string') ||
+    (owner !== 0 && !v.is(OwnerSchema, owner)) ||
+    (sessionAgent !== 0 && typeof sessionAgent !== 'string')
   )
-    return undefined;
-  if ((owner !== 0 && !v.is(OwnerSchema, owner)) || (sessionAgent !== 0 && typeof sessionAgent !== 'string'))
     return undefined;
   const dependencies: string[] = [];
   for (let i = DEPENDENCIES; i < e.length; i++) {
@@ -110,15 +97,12 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
 }
 
 /**
- * The names in a folder of `.sow/` (`rel`, repository-relative), dotfiles left out; none when it
- * does not exist. The folder is confined to `.sow/`, and so is every entry that is a link (a link
- * out of `.sow/` is refused, PathEscapeError): what is listed can then be read by name. `now`
- * decides which folders have settled (tests move it).
+ * The names in a folder of `.sow/` (`rel`), dotfiles left out; none when it does not exist. A link out of `.sow/` is
+ * refused (PathEscapeError), so what is listed can be read by name. `now` decides which folders have settled.
  */
 export function listNames(root: string, rel: string, now = Date.now()): string[] {
   const abs = sowPath(root, rel);
-  // A long-lived process lists a folder again only when its stat changed: adding, removing or
-  // renaming an entry changes the folder's mtime and ctime (and settling rules out the same tick).
+  // A long-lived process lists a folder again only when its stat changed (any change to its entries does that).
   const st = listings ? lstatSync(abs, { throwIfNoEntry: false }) : undefined;
   const kept = st?.isDirectory() ? listings!.get(abs) : undefined;
   if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs)
@@ -147,11 +131,7 @@ export function isFolder(root: string, rel: string): boolean {
   return statSync(sowPath(root, rel), { throwIfNoEntry: false })?.isDirectory() === true;
 }
 
-/**
- * The entries a long-lived process (`sow mcp`) last had, by workspace root: it need not read and
- * parse the index file on every call. They are only a shortcut, checked against every task file's
- * stat like the file's entries; what another process learnt meanwhile is learnt again here.
- */
+/** The entries a long-lived process (`sow mcp`) last had, by root: checked like the file's, not parsed again. */
 let kept: Map<string, Entry[]> | undefined;
 /**
  * A long-lived process's summaries: each decoded once from its entry (entries are kept as they are
@@ -165,7 +145,7 @@ let lastLists: Map<string, readonly TaskSummary[]> | undefined;
 /** The names listNames last found in each folder (by its absolute path), beside the folder's stat. */
 let listings: Map<string, { ino: number; mtimeMs: number; ctimeMs: number; names: string[] }> | undefined;
 
-/** From now on this process keeps the index and the folders' listings in memory between reads (see `kept`). */
+/** From now on this process keeps the index and the folders' listings in memory between reads. */
 export function keepTaskIndex(): void {
   kept ??= new Map();
   listings ??= new Map();
@@ -244,9 +224,8 @@ export class TaskIndex {
   }
 
   /**
-   * The summary of each task of `dir` (`ids` in id order), from the index where the file is
-   * unchanged, else from `load`, which reads, validates and summarises the file's text (and
-   * throws when it is invalid). `now` decides which files have settled (tests move it).
+   * The summary of each task of `dir` (`ids` in id order), from the index where the file is unchanged, else from
+   * `load` (which validates the text, and throws when it is invalid). `now` decides which files have settled.
    */
   async summaries(
     dir: string,
@@ -260,12 +239,11 @@ export class TaskIndex {
     let k = 0;
     held?.begin(sep === '/' ? `${this.root}/${dir}` : join(this.root, dir), now);
     for (const id of ids) {
-      // The old entries are in id order too: skip those of tasks that are gone.
       while (k < old.length && Array.isArray(old[k]) && old[k]![0] !== id && compareIds(String(old[k]![0]), id) < 0)
         k++;
       const candidate = Array.isArray(old[k]) && old[k]![0] === id ? old[k++] : undefined;
       const rel = `${dir}/${id}/state.yaml`;
-      // Plain concatenation: path.join costs a noticeable part of the stat at 10,000 tasks.
+      // path.join costs a noticeable part of the stat at 10,000 tasks.
       const abs = sep === '/' ? `${this.root}/${rel}` : join(this.root, rel);
       // lstat: a link is never taken from the index (reading it checks where it leads).
       const before = held ? held.stamp(id, abs) : fileStamp(abs);
@@ -276,19 +254,12 @@ export class TaskIndex {
         next.push(candidate!);
         continue;
       }
-      // Anything but a regular file of a readable size is left to `load`, which says what is wrong.
-      const summary = await load(
-        id,
-        rel,
-        isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined,
-      );
+      const text = isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined;
+      const summary = await load(id, rel, text);
       out.push(summary);
-      if (isFile && stampSettled(before!, now)) {
-        next.push(encode(before!, summary));
-        this.dirty = true;
-      } else if (candidate) {
-        this.dirty = true;
-      }
+      const entered = isFile && stampSettled(before!, now);
+      if (entered) next.push(encode(before!, summary));
+      if (entered || candidate) this.dirty = true;
     }
     if (next.length !== old.length) this.dirty = true;
     this.entries = next;
