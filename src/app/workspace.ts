@@ -21,6 +21,7 @@ import { clearLeftovers } from '../adapters/transaction.js';
 import { hasJournal } from '../adapters/journal.js';
 import { hasDeferredRuns } from '../adapters/deferred-runs.js';
 import type { AppContext } from './context.js';
+import type { Recorded } from './deferred-runs.js';
 import {
   branchProblem,
   checkLayout,
@@ -73,20 +74,28 @@ async function readConsistently<T>(root: string, fn: (locked: boolean) => Promis
 /**
  * A read on the project's branch first records the runs that ended while another branch was
  * checked out (app/deferred-runs.ts), as it finishes an interrupted write: only when there are
- * any, and never failing the read (the next command tries again).
+ * any, and never failing the read (the next command tries again). Under the lock; returns what to
+ * do once it is let go.
  */
-async function recordDeferred(root: string, ctx: AppContext): Promise<void> {
-  if (!hasDeferredRuns(root)) return;
+async function recordDeferred(root: string, ctx: AppContext): Promise<Recorded | undefined> {
+  if (!hasDeferredRuns(root)) return undefined;
   try {
     const { forgetDeferredRuns, recordDeferredRuns } = await import('./deferred-runs.js');
     const uow = new UnitOfWork(root, ctx);
     const done = await recordDeferredRuns(uow);
-    if (done.length === 0) return;
+    if (done.files.length === 0) return undefined;
     await uow.commit();
-    forgetDeferredRuns(done);
+    forgetDeferredRuns(done.files);
+    return done;
   } catch {
     // an invalid state file, a full disk: the read says what it finds, and the records wait
+    return undefined;
   }
+}
+
+/** Once the lock is let go: the claims of the tasks the recorded runs let go are given back in turn. */
+async function afterDeferred(done: Recorded | undefined): Promise<void> {
+  for (const giveBack of done?.giveBack ?? []) await giveBack();
 }
 
 /**
@@ -97,7 +106,7 @@ async function recordDeferred(root: string, ctx: AppContext): Promise<void> {
  */
 export async function openProject(ctx: AppContext): Promise<{ root: string } & LoadedProject> {
   const root = await openRoot(ctx);
-  if (hasDeferredRuns(root)) await withRootLock(root, () => recordDeferred(root, ctx));
+  if (hasDeferredRuns(root)) await afterDeferred(await withRootLock(root, () => recordDeferred(root, ctx)));
   const loaded = await loadProject(root);
   const problem = branchProblem(root, loaded.file.data);
   if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
@@ -130,16 +139,21 @@ export class Reader {
   static async read<T>(ctx: AppContext, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
     const root = findWorkspaceRoot(ctx.cwd);
     checkLayout(root);
-    return readConsistently(root, async (locked) => {
-      if (locked) await recordDeferred(root, ctx);
-      const { file, type } = await loadProject(root);
-      const problem = branchProblem(root, file.data);
-      if (problem && opts.otherBranch === 'refuse')
-        throw new WrongBranchError(problem.message, problem.hint, problem.details);
-      if (problem && opts.otherBranch !== 'quiet')
-        warn(`${problem.message}; changes are refused until then (${problem.hint})`);
-      return fn(new Reader(root, file, type, ctx));
-    });
+    let deferred: Recorded | undefined;
+    try {
+      return await readConsistently(root, async (locked) => {
+        if (locked) deferred = await recordDeferred(root, ctx);
+        const { file, type } = await loadProject(root);
+        const problem = branchProblem(root, file.data);
+        if (problem && opts.otherBranch === 'refuse')
+          throw new WrongBranchError(problem.message, problem.hint, problem.details);
+        if (problem && opts.otherBranch !== 'quiet')
+          warn(`${problem.message}; changes are refused until then (${problem.hint})`);
+        return fn(new Reader(root, file, type, ctx));
+      });
+    } finally {
+      await afterDeferred(deferred);
+    }
   }
 
   get project(): ProjectState {
@@ -208,10 +222,12 @@ export async function update<R>(
 ): Promise<R> {
   const root = findWorkspaceRoot(ctx.cwd);
   checkLayout(root);
-  const { result, due, now } = await underLock(root, async () => {
+  const { result, due, now, deferred } = await underLock(root, async () => {
     const uow = new UnitOfWork(root, ctx, opts.owner);
     // Runs that ended while another branch was checked out, written with this change.
-    const deferred = hasDeferredRuns(root) ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow) : [];
+    const deferred = hasDeferredRuns(root)
+      ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow)
+      : undefined;
     if (opts.branchCheck !== false && !opts.force) {
       const problem = branchProblem(root, await uow.project());
       if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
@@ -219,9 +235,10 @@ export async function update<R>(
     const result = await fn(uow);
     const due = await uow.claimsDue();
     await uow.commit();
-    if (deferred.length) (await import('./deferred-runs.js')).forgetDeferredRuns(deferred);
-    return { result, due, now: uow.now };
+    if (deferred?.files.length) (await import('./deferred-runs.js')).forgetDeferredRuns(deferred.files);
+    return { result, due, now: uow.now, deferred };
   });
+  await afterDeferred(deferred);
   if (due.length) await (await import('./claim-renewal.js')).renewClaims(root, ctx, due, now);
   return result;
 }
