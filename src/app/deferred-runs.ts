@@ -1,9 +1,7 @@
 /**
- * Runs whose end sow could not record when they ended, because the checkout was on another
- * branch than the project's (adapters/deferred-runs.ts). The first command on the project's
- * branch again — a read too, as a read finishes an interrupted write — records each one as its
- * supervisor would have: the run goes into the ledger, the task is let go, and, when it was left
- * in progress, paused with a note in its log that says why (docs/decisions/0069).
+ * Runs that ended while another branch was checked out (adapters/deferred-runs.ts), recorded by the first command on
+ * the project's branch, a read too, as their supervisor would have: into the ledger, the task let go (and paused with
+ * a note if in progress), decision 0069.
  */
 import { check } from '../domain/schema-check.js';
 import { UsageEntrySchema, type UsageEntry } from '../domain/schemas.js';
@@ -20,7 +18,7 @@ const sameRun = (a: UsageEntry, b: UsageEntry) =>
 export const isProject = (p: { name: string; created_at: string }, id: ProjectIdentity) =>
   p.name === id.name && p.created_at === id.created_at;
 
-/** What recording leaves for after the commit: the records to remove, and claims to give back once the lock is let go. */
+/** What recording leaves: the records to remove after the commit, the claims to give back after the lock. */
 export interface Recorded {
   files: string[];
   giveBack: (() => Promise<void>)[];

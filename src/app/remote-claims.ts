@@ -1,8 +1,6 @@
 /**
- * Claims through the git remote, as the use cases need them: which remote (`claims.remote` in
- * .sow/config.yaml, or `--remote`), claiming a ready task there before here, giving the claim back
- * when the task is finished, and what the lists show of the remote's claims. Without a claims
- * remote none of this runs git, or even parses the configuration.
+ * Claims through the git remote as use cases need them: which remote, claiming there before here, giving back, what
+ * lists show. Without a claims remote none of this runs git, or even parses the configuration.
  */
 import {
   claimRef,
@@ -36,11 +34,7 @@ export interface ClaimsRemote {
   from: 'config' | 'option';
 }
 
-/**
- * The remote claims go through: `--remote`, else `claims.remote` of .sow/config.yaml. The file is
- * parsed only when it mentions `claims:` at the start of a line, so a read of a repository that
- * does not use them costs one small file read.
- */
+/** `--remote`, else `claims.remote` of .sow/config.yaml (parsed only when a line starts with `claims:`). */
 export async function claimsRemote(root: string, option?: string): Promise<ClaimsRemote | undefined> {
   if (option !== undefined) return { name: option, from: 'option' };
   const text = readFileIfExists(root, '.sow/config.yaml');
@@ -57,10 +51,8 @@ export function requireRemote(root: string, remote: ClaimsRemote): string {
 }
 
 /**
- * Gives a finished task's claim back on the remote it was made on: deletes its ref if it still
- * points at the claim's commit. Gone or taken over meanwhile is fine (there is nothing of ours to
- * give back); a remote that refuses or cannot be reached stops the change (exit 5) unless `force`,
- * which finishes the task here and leaves the claim to run out with its lease.
+ * Gives a finished task's claim back: deletes its ref if it still points at the claim's commit (gone or taken over is
+ * fine). A remote that refuses or is not reached stops the change (exit 5), unless `force`: then the lease runs out.
  */
 export async function releaseRemoteClaim(
   root: string,
@@ -92,10 +84,7 @@ export async function releaseRemoteClaim(
   forgetCachedClaims(root);
 }
 
-/**
- * What the lists know of the remote's claims; undefined without a claims remote. A remote not reached is said on
- * stderr.
- */
+/** What the lists know of the remote's claims (undefined without a claims remote); one not reached is said. */
 export async function remoteClaimsForReads(
   root: string,
   branch: string,
@@ -118,12 +107,7 @@ export async function remoteClaimsForReads(
   return read;
 }
 
-/**
- * Gives back the claim on the remote of an owner that lets its task go without finishing it (its
- * worker's run ended or was stopped, its claimant set it back to pending or paused). Never stops
- * the release here: a remote that refuses or cannot be reached is warned of, and the claim runs
- * out with its lease.
- */
+/** Gives back the claim of an owner letting its task go unfinished; a remote failing is warned of, never stops it. */
 export async function giveBackRemoteClaim(root: string, task: string, branch: string, owner: Owner): Promise<void> {
   if (owner.remote === undefined) return;
   await releaseRemoteClaim(root, task, branch, owner, true);
@@ -137,12 +121,9 @@ export const ourClaim = (task: { owner?: Owner | undefined }, remote: string): s
 export type RemoteClaimer = Awaited<ReturnType<typeof remoteClaimer>>;
 
 /**
- * Claiming on the remote, for one command that claims (`task next --claim`, `agent spawn`): the
- * remote's claims of the branch are read once (not reached: exit 5, nothing changed); `claim`
- * then pushes a task's claim — a new ref, or over a claim whose lease ran out, naming its commit —
- * and says the claim's commit, or undefined when the task is claimed there (already, or by a racer
- * whose push landed first). A live claim is pushed over only when it is `ours` (the commit this
- * checkout's state records for the task: a worker whose process ended here) or with `force`.
+ * Claiming on the remote for one command: its claims are read once (not reached: exit 5); `claim` pushes a task's
+ * claim (new, or over an expired one) and returns its commit, or undefined when the task is claimed there already or
+ * by a racer. A live claim is pushed over only when it is `ours` (recorded by this checkout's state) or with `force`.
  */
 export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
   const name = requireRemote(root, remote);
@@ -179,10 +160,7 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
       forgetCachedClaims(root);
       return sha;
     },
-    /**
-     * Who holds the task's claim on the remote now, as far as sow can tell (read again if a racer's push landed
-     * since).
-     */
+    /** Who holds the task's claim on the remote now (read again if a racer's push landed since). */
     async holder(task: string): Promise<RemoteClaim | undefined> {
       if (moved.has(task)) {
         const again = await listClaimRefs(root, name, branch);
@@ -204,9 +182,8 @@ export interface ClaimSeen {
 }
 
 /**
- * After a forced change of a task someone else held on the remote: their claim is deleted, if it
- * is still the one the change overrode (compare-and-swap on its commit). The change stands
- * whatever happens there; a claim not deleted is said, with the git command that deletes it.
+ * After a forced change of a task someone else held on the remote, their claim is deleted if still the one overridden.
+ * The change stands; a claim not deleted is said, with the git command that deletes it.
  */
 export async function dropOverriddenClaim(root: string, seen: ClaimSeen & { claim: RemoteClaim }): Promise<void> {
   const { remote, branch, task, claim } = seen;

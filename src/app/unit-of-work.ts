@@ -1,8 +1,4 @@
-/**
- * The transaction glue of a write: the workspace lock, who is acting, and the unit of work that
- * collects a command's changes and commits them as one transaction. `update` (app/workspace.ts)
- * drives it; nothing here reads a claim's remote or runs a network call.
- */
+/** A write's glue: the lock, who acts, and the unit of work committed as one transaction (no network here). */
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import type { Actor } from '../domain/ownership.js';
 import { readsTaskStates } from '../domain/lifecycle.js';
@@ -41,31 +37,20 @@ import {
 
 export const lockPath = (root: string) => runtimePath(root, 'lock');
 
-/**
- * Runs `fn` holding the workspace lock. The runtime folder is made first: git never carries it,
- * so a fresh clone has none.
- */
+/** Runs `fn` holding the workspace lock (the runtime folder made first: a fresh clone has none). */
 export function withRootLock<T>(root: string, fn: () => Promise<T> | T): Promise<T> {
   ensureRuntimeDir(root);
   return withLock(lockPath(root), fn);
 }
 
-/**
- * At a terminal, and with no name given (`--owner`, SOW_OWNER), the actor is also the person
- * there (git's user.name, else $USER): looked up only when a claim needs the name.
- */
+/** At a terminal with no name given, the actor is also the person there (git's user.name, else $USER). */
 export async function knowPerson(root: string, actor: Actor): Promise<void> {
   if (actor.owner !== undefined || actor.person !== undefined || !atTerminal()) return;
   const name = await personName(root);
   if (name) actor.person = name;
 }
 
-/**
- * Who is acting: a spawned worker (its agent id, from its environment), else the user; the
- * session it runs in (SOW_SESSION_ID, an identity of its own, with or without an agent id); and
- * the name it claims tasks under (`--owner`, else SOW_OWNER), if any. The person at a terminal is
- * added by the unit of work when a claim needs the name (UnitOfWork.knowPerson).
- */
+/** Who acts: a spawned worker (SOW_AGENT_ID) or the user, its session, and the name it claims under, if any. */
 export function actor(env: AppContext['env'], owner?: string): Actor {
   const agent = env['SOW_AGENT_ID'];
   const session = env['SOW_SESSION_ID'];
@@ -116,11 +101,6 @@ export class UnitOfWork {
     this.actor = actor(ctx.env, owner);
   }
 
-  /** The task as it is on disk (before this command's changes), if this command read it. */
-  original(id: string): TaskState | undefined {
-    return this.taskFiles.get(id)?.data;
-  }
-
   private async load(): Promise<LoadedProject> {
     return (this.loaded ??= await loadProject(this.root));
   }
@@ -154,10 +134,7 @@ export class UnitOfWork {
 
   private personAsked = false;
 
-  /**
-   * At a terminal, and with no name given (`--owner`, SOW_OWNER), the actor is also the person
-   * there (git's user.name, else $USER). Looked up once, and only when a claim needs the name.
-   */
+  /** `knowPerson`, once, only when a claim needs the name. */
   async knowPerson(): Promise<void> {
     if (this.personAsked) return;
     this.personAsked = true;
@@ -189,20 +166,12 @@ export class UnitOfWork {
       : view;
   }
 
-  /**
-   * Stores a changed task in its own file, stamped with this command's time. A write from an
-   * identity that no longer owns the task (it was finished or taken over) is refused; a write
-   * from the task's claimant renews its lease.
-   */
+  /** Stores a changed task, stamped; refused from an identity that no longer owns it; a claimant's renews its lease. */
   setTask(task: TaskState): void {
-    this.tasksNext.set(task.id, stampedTask(this.original(task.id), task, this.actor, this.now));
+    this.tasksNext.set(task.id, stampedTask(this.taskFiles.get(task.id)?.data, task, this.actor, this.now));
   }
 
-  /**
-   * The claims this write of their owner renews that are held on a remote too and whose lease
-   * there is half run out (a worker's too, by its own writes): renewed there after the write,
-   * never under the lock (app/claim-renewal.ts). Other writes renew nothing there.
-   */
+  /** The claims this owner's write renews whose lease on the remote is half run out: renewed there after the lock. */
   async claimsDue(): Promise<DueRenewal[]> {
     const due: DueRenewal[] = [];
     for (const [task, { owner }] of this.tasksNext)
@@ -227,10 +196,7 @@ export class UnitOfWork {
     this.newTasks.set(task.id, { ...files });
   }
 
-  /**
-   * The summaries of the task's dependencies, without reading every task (TaskFolderMissingError for one that has
-   * no task).
-   */
+  /** The summaries of the task's dependencies, without reading every task. */
   async dependenciesOf(task: TaskState): Promise<TaskSummary[]> {
     return dependenciesOf(task, await this.taskPhase(), (id) => this.task(id));
   }
@@ -253,7 +219,7 @@ export class UnitOfWork {
     if (this.projectNext) {
       const data = { ...this.projectNext, updated_at: this.now };
       this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
-      // Documents drawn from the project follow it in the same transaction (written only when they change).
+      // Documents drawn from the project, in the same transaction, when they change.
       const rendered = (await this.type()).renders?.(data, (rel) => this.readDoc(rel)) ?? {};
       for (const [rel, text] of Object.entries(rendered)) {
         if (this.readDoc(`${PROJECT_DIR}/${rel}`) !== text) this.tx.write(`${PROJECT_DIR}/${rel}`, text);

@@ -1,9 +1,7 @@
 /**
- * The one way use cases touch state: find the workspace, check its layout, finish any interrupted
- * transaction, load and validate state (app/project-files.ts), let a use case change it, then
- * validate and write the changed files in one transaction (app/unit-of-work.ts) — all under the
- * lock for writers. A use case that throws writes nothing. A claim on the remote that a write
- * renews is pushed after the lock is let go (app/claim-renewal.ts).
+ * How use cases touch state: find the workspace, finish an interrupted transaction, load and validate, let the use
+ * case change it, write it in one transaction under the lock (a use case that throws writes nothing). Pushes to the
+ * claims remote run after the lock is let go.
  */
 import { WrongBranchError } from '../domain/errors.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
@@ -41,17 +39,10 @@ export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?:
   return root;
 }
 
-/**
- * Errors that say the lock cannot be made here: no permission, a read-only file system, a full
- * disk. Writers cannot take it either, so a read goes on without it.
- */
+/** The lock cannot be made here (no permission, read-only, full disk): no writer can either, so a read goes on. */
 const CANNOT_LOCK = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
 
-/**
- * Runs `fn` holding the workspace lock, so that it sees every state file as one writer left them,
- * never half of a multi-file write. Where the lock cannot be made (a read-only checkout, a full
- * disk), `fn` reads without it.
- */
+/** Runs `fn` holding the lock, so it never sees half of a multi-file write (without it where it cannot be made). */
 async function readConsistently<T>(root: string, fn: (locked: boolean) => Promise<T>): Promise<T> {
   let release: (() => void) | undefined;
   try {
@@ -61,8 +52,7 @@ async function readConsistently<T>(root: string, fn: (locked: boolean) => Promis
     if (!CANNOT_LOCK.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
   }
   try {
-    // A read finishes what a killed writer committed (where the lock cannot be made, that fails
-    // and says why: the state is half written) and, holding the lock, clears what it left.
+    // A read finishes what a killed writer committed (without the lock that fails, saying why), clears its leftovers.
     if (hasJournal(root)) await replay(root);
     if (release) clearLeftovers(root);
     return await fn(release !== undefined);
@@ -72,10 +62,8 @@ async function readConsistently<T>(root: string, fn: (locked: boolean) => Promis
 }
 
 /**
- * A read on the project's branch first records the runs that ended while another branch was
- * checked out (app/deferred-runs.ts), as it finishes an interrupted write: only when there are
- * any, and never failing the read (the next command tries again). Under the lock; returns what to
- * do once it is let go.
+ * Under the lock, records the runs that ended while another branch was checked out (app/deferred-runs.ts), never
+ * failing the read (the next command tries again); returns what to do once the lock is let go.
  */
 async function recordDeferred(root: string, ctx: AppContext): Promise<Recorded | undefined> {
   if (!hasDeferredRuns(root)) return undefined;
@@ -99,10 +87,8 @@ async function afterDeferred(done: Recorded | undefined): Promise<void> {
 }
 
 /**
- * The project, read without the lock for a change that is written only if what it read is still so
- * then (adapters/transaction.ts commitChange); an interrupted write is finished first, and runs
- * that ended on another branch recorded (each under the lock, only when there are any). A project
- * of another branch is refused.
+ * The project, read without the lock for a change `commitChange` writes only if what it read is unchanged; an
+ * interrupted write is finished and deferred runs recorded first. A project of another branch is refused.
  */
 export async function openProject(ctx: AppContext): Promise<{ root: string } & LoadedProject> {
   const root = await openRoot(ctx);
@@ -114,17 +100,11 @@ export async function openProject(ctx: AppContext): Promise<{ root: string } & L
 }
 
 export interface ReadOptions {
-  /**
-   * A project of another branch: read with a warning (the default), refuse, or read quietly (a caller that says so
-   * itself).
-   */
+  /** A project of another branch: read with a warning (default), refuse, or read quietly. */
   otherBranch?: 'warn' | 'refuse' | 'quiet';
 }
 
-/**
- * Read-only access, files validated as they load. It lives only inside `read`, which holds the
- * lock while it reads: a command sees one consistent state, whatever writers run beside it.
- */
+/** Read-only access, files validated as they load; only inside `read`, which holds the lock: one consistent state. */
 export class Reader {
   private summaries?: TaskSummary[];
 
@@ -211,10 +191,7 @@ export interface UpdateOptions {
   owner?: string;
 }
 
-/**
- * A write: under the lock, finish any interrupted transaction, clear leftovers of killed
- * writers, refuse a project that belongs to another branch, run `fn`, then commit what it changed.
- */
+/** A write: under the lock, refuse a project of another branch, run `fn`, commit what it changed. */
 export async function update<R>(
   ctx: AppContext,
   fn: (uow: UnitOfWork) => Promise<R>,
