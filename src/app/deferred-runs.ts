@@ -8,7 +8,7 @@ import { UsageEntrySchema, type UsageEntry } from '../domain/schemas.js';
 import { withStatus } from '../domain/tasks.js';
 import { deferredRuns, removeDeferredRun, type DeferredRun, type ProjectIdentity } from '../adapters/deferred-runs.js';
 import { writeLogEntry } from './log-entry.js';
-import { giveBackRemoteClaim } from './remote-claims.js';
+import { releaseRemoteClaim } from './remote-claims.js';
 import { branchProblem } from './project-files.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -67,7 +67,7 @@ async function letGo(
   const owner = task.owner;
   // Someone took it over meanwhile: theirs now.
   if (owner?.kind !== 'worker' || owner.by !== agentId || owner.pid !== pid) return;
-  giveBack.push(() => giveBackRemoteClaim(uow.root, task.id, branch, owner));
+  giveBack.push(() => releaseRemoteClaim(uow.root, task.id, branch, owner, true));
   let next = { ...task };
   delete next.owner;
   if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
@@ -81,9 +81,4 @@ async function letGo(
       `'${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent ` +
       `resume ${task.id} "<prompt>"'.`,
   );
-}
-
-/** After the commit, still under the lock: the records written are done with. */
-export function forgetDeferredRuns(files: readonly string[]): void {
-  for (const f of files) removeDeferredRun(f);
 }

@@ -45,14 +45,15 @@ export async function claimsRemote(root: string, option?: string): Promise<Claim
 }
 
 /** The remote, checked to be one of the repository's: a name that is none would reach git as a path or URL. */
-export function requireRemote(root: string, remote: ClaimsRemote): string {
+function requireRemote(root: string, remote: ClaimsRemote): string {
   if (!hasRemote(root, remote.name)) throw new NoSuchRemoteError(remote.name, remote.from);
   return remote.name;
 }
 
 /**
- * Gives a finished task's claim back: deletes its ref if it still points at the claim's commit (gone or taken over is
- * fine). A remote that refuses or is not reached stops the change (exit 5), unless `force`: then the lease runs out.
+ * Gives a task's claim back: deletes its ref if it still points at the claim's commit (gone or taken over is fine).
+ * A remote that refuses or is not reached stops the change (exit 5), unless `force` (a task let go, or --force): then
+ * it is warned of, and the lease runs out.
  */
 export async function releaseRemoteClaim(
   root: string,
@@ -105,12 +106,6 @@ export async function remoteClaimsForReads(
         `claims are shown`,
     );
   return read;
-}
-
-/** Gives back the claim of an owner letting its task go unfinished; a remote failing is warned of, never stops it. */
-export async function giveBackRemoteClaim(root: string, task: string, branch: string, owner: Owner): Promise<void> {
-  if (owner.remote === undefined) return;
-  await releaseRemoteClaim(root, task, branch, owner, true);
 }
 
 /** The commit of the task's claim on `remote` that this checkout's state records (its owner's, live or gone). */

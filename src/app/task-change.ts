@@ -21,7 +21,7 @@ import { readTaskClaim, thisMachine } from '../adapters/remote-claims.js';
 import { renderStateFile, type StateFile } from '../adapters/state-files.js';
 import { commitChange, StaleChangeError, type ChangeSet, type LogEntry } from '../adapters/transaction.js';
 import { heldBy, liveOwner } from './ownership.js';
-import { claimsRemote, dropOverriddenClaim, giveBackRemoteClaim, releaseRemoteClaim } from './remote-claims.js';
+import { claimsRemote, dropOverriddenClaim, releaseRemoteClaim } from './remote-claims.js';
 import type { ClaimSeen } from './remote-claims.js';
 import { dependenciesOf, loadSummaries, loadTaskFile, taskDir, taskFile } from './project-files.js';
 import { leftCompletedEntry, taskLogEntry } from './log-entry.js';
@@ -249,7 +249,7 @@ async function takeoverEntry(
     after.push(() => dropOverriddenClaim(root, overridden));
   } else if (holder.owner.remote !== undefined) {
     const owner = holder.owner;
-    after.push(() => giveBackRemoteClaim(root, id, branch, owner));
+    after.push(() => releaseRemoteClaim(root, id, branch, owner, true));
   }
   return taskLogEntry(
     view.phase,

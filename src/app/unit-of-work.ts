@@ -4,7 +4,7 @@ import type { Actor } from '../domain/ownership.js';
 import { readsTaskStates } from '../domain/lifecycle.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { remoteRenewalDue } from '../domain/ownership.js';
-import { refuseRetired, stampedTask } from '../domain/task-change.js';
+import { stampedTask } from '../domain/task-change.js';
 import { taskPhase } from '../domain/phases.js';
 import {
   ProjectStateSchema,
@@ -183,11 +183,6 @@ export class UnitOfWork {
   /** A claim's new commit on the remote, recorded after the write that renewed it: nothing else of the task changes. */
   recordClaim(task: TaskState, owner: Owner): void {
     this.tasksNext.set(task.id, { ...task, owner });
-  }
-
-  /** Refuses (NotOwnerError) an identity that no longer owns the task: it was finished or taken over. */
-  checkWriter(task: TaskState): void {
-    refuseRetired(task, this.actor);
   }
 
   /** A new task: its folder (state, and `files` beside it) appears whole or not at all. */

@@ -17,7 +17,7 @@ import { ensureRuntimeDir } from '../adapters/runtime.js';
 import type { StateFile } from '../adapters/state-files.js';
 import { clearLeftovers } from '../adapters/transaction.js';
 import { hasJournal } from '../adapters/journal.js';
-import { hasDeferredRuns } from '../adapters/deferred-runs.js';
+import { hasDeferredRuns, removeDeferredRun } from '../adapters/deferred-runs.js';
 import type { AppContext } from './context.js';
 import type { Recorded } from './deferred-runs.js';
 import {
@@ -68,12 +68,11 @@ async function readConsistently<T>(root: string, fn: (locked: boolean) => Promis
 async function recordDeferred(root: string, ctx: AppContext): Promise<Recorded | undefined> {
   if (!hasDeferredRuns(root)) return undefined;
   try {
-    const { forgetDeferredRuns, recordDeferredRuns } = await import('./deferred-runs.js');
     const uow = new UnitOfWork(root, ctx);
-    const done = await recordDeferredRuns(uow);
+    const done = await (await import('./deferred-runs.js')).recordDeferredRuns(uow);
     if (done.files.length === 0) return undefined;
     await uow.commit();
-    forgetDeferredRuns(done.files);
+    done.files.forEach(removeDeferredRun);
     return done;
   } catch {
     // an invalid state file, a full disk: the read says what it finds, and the records wait
@@ -212,7 +211,7 @@ export async function update<R>(
     const result = await fn(uow);
     const due = await uow.claimsDue();
     await uow.commit();
-    if (deferred?.files.length) (await import('./deferred-runs.js')).forgetDeferredRuns(deferred.files);
+    deferred?.files.forEach(removeDeferredRun);
     return { result, due, now: uow.now, deferred };
   });
   await afterDeferred(deferred);
