@@ -36,6 +36,9 @@ const COMMIT_ENV = {
 export const thisMachine = (): string => hostname();
 
 export const NOT_A_REMOTE = "is not a remote of this repository ('git remote -v' lists them)";
+/** Why the remote was not asked of a branch no ref can hold. */
+export const notRefBranch = (branch: string) =>
+  `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`;
 
 /** Whether the repository has a remote of that name (its url, asked of git config: never a path). */
 export function hasRemote(root: string, remote: string): boolean {
@@ -302,7 +305,6 @@ export async function pushTaskClaim(
   expected: string,
 ): Promise<PushOutcome> {
   if (!hasRemote(root, remote)) return { kind: 'failed', why: NOT_A_REMOTE };
-  if (!isRefBranch(branch))
-    return { kind: 'failed', why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref` };
+  if (!isRefBranch(branch)) return { kind: 'failed', why: notRefBranch(branch) };
   return pushClaim(root, remote, claimRef(branch, task), sha, expected);
 }

@@ -23,6 +23,7 @@ import {
   hasRemote,
   listClaimRefs,
   makeClaimCommit,
+  notRefBranch,
   pushClaim,
   pushTaskClaim,
   readRemoteClaims,
@@ -95,11 +96,7 @@ export async function remoteClaimsForReads(
   if (!remote) return undefined;
   const read: RemoteClaims = isRefBranch(branch)
     ? await readRemoteClaims(root, remote.name, branch, now)
-    : {
-        remote: remote.name,
-        reached: false,
-        why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`,
-      };
+    : { remote: remote.name, reached: false, why: notRefBranch(branch) };
   if (!read.reached)
     warn(
       `the claims on the remote '${shown(remote.name)}' were not read: it ${read.why}; only this checkout's ` +
@@ -122,12 +119,7 @@ export type RemoteClaimer = Awaited<ReturnType<typeof remoteClaimer>>;
  */
 export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
   const name = requireRemote(root, remote);
-  if (!isRefBranch(branch))
-    throw new RemoteClaimError(
-      name,
-      'could not claim a task',
-      `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`,
-    );
+  if (!isRefBranch(branch)) throw new RemoteClaimError(name, 'could not claim a task', notRefBranch(branch));
   const listed = await listClaimRefs(root, name, branch);
   if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', listed.why);
   const held = new Map((await claimsOf(root, name, branch, listed.refs)).map((c) => [c.task, c]));

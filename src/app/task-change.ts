@@ -17,7 +17,7 @@ import { normalizeTaskId } from '../domain/tasks.js';
 import { shown } from '../domain/display.js';
 import { warn } from '../adapters/notices.js';
 import { personName } from '../adapters/person.js';
-import { readTaskClaim, thisMachine } from '../adapters/remote-claims.js';
+import { notRefBranch, readTaskClaim, thisMachine } from '../adapters/remote-claims.js';
 import { renderStateFile, type StateFile } from '../adapters/state-files.js';
 import { commitChange, StaleChangeError, type ChangeSet, type LogEntry } from '../adapters/transaction.js';
 import { heldBy, liveOwner } from './ownership.js';
@@ -275,10 +275,7 @@ async function claimSeen({ root, branch, file, now }: TaskView): Promise<ClaimSe
   if (owner !== undefined && owner.remote === remote.name && owner.remote_claim !== undefined) return undefined;
   const read = isRefBranch(branch)
     ? await readTaskClaim(root, remote.name, branch, task)
-    : ({
-        reached: false,
-        why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`,
-      } as const);
+    : ({ reached: false, why: notRefBranch(branch) } as const);
   if (!read.reached) {
     warn(
       `the claim of task ${task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the ` +
