@@ -69,6 +69,14 @@ export interface TaskChangePlan {
   description?: string;
 }
 
+/** Fields whose value is checked beyond its type; the others are coerced by their spec. */
+const CHECKED: Record<string, (raw: string, view: ChangeView) => unknown> = {
+  name: checkTaskName,
+  assigned_agent: (raw) => findAgent(raw.trim()).name,
+  dependencies: async (raw, view) =>
+    raw.trim() === '' ? [] : parseDependencies(raw, await view.tasks(), view.task.id),
+};
+
 /** Plans `request` on the task the view holds; throws the refusal (nothing planned is then written). */
 export async function planTaskChange(view: ChangeView, request: ChangeRequest): Promise<TaskChangePlan> {
   const { task } = view;
@@ -90,27 +98,13 @@ export async function planTaskChange(view: ChangeView, request: ChangeRequest): 
     const value = parseValue(raw);
     return { ...plan, value, task: { ...before, metadata: setAtPath({ ...before.metadata }, resolved.path, value) } };
   }
-  switch (resolved.name) {
-    case 'name': {
-      const value = checkTaskName(raw);
-      return { ...plan, value, task: { ...before, name: value } };
-    }
-    case 'assigned_agent': {
-      const value = findAgent(raw.trim()).name;
-      return { ...plan, value, task: { ...before, assigned_agent: value } };
-    }
-    case 'dependencies': {
-      const value = raw.trim() === '' ? [] : parseDependencies(raw, await view.tasks(), id);
-      return { ...plan, value, task: { ...before, dependencies: value } };
-    }
-    case 'description':
-      // A forced change took the task over: its owner is gone from the state too.
-      return { ...plan, value: raw, task: before, description: descriptionDoc(before.name, raw), write: !!takeover };
-    default: {
-      const value = coerceField(resolved.name, raw, resolved.spec);
-      return { ...plan, value, task: { ...before, [resolved.name]: value } };
-    }
-  }
+  const name = resolved.name;
+  // A forced change took the task over: its owner is gone from the state too.
+  if (name === 'description')
+    return { ...plan, value: raw, task: before, description: descriptionDoc(before.name, raw), write: !!takeover };
+  const checked = own(CHECKED, name);
+  const value = checked ? await checked(raw, view) : coerceField(name, raw, resolved.spec);
+  return { ...plan, value, task: { ...before, [name]: value } };
 }
 
 /** The status change: refused as the guards say (unless --force); a task with that status already is left as is. */
