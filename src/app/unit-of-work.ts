@@ -69,6 +69,29 @@ export function underLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   });
 }
 
+/** What a reader and a unit of work both read through. */
+type Source = Pick<UnitOfWork, 'tasks' | 'task' | 'readDoc' | 'docExists'>;
+
+/** Every task's whole state, in id order. */
+export async function taskStatesOf(src: Source): Promise<TaskState[]> {
+  const out: TaskState[] = [];
+  for (const t of await src.tasks()) out.push(await src.task(t.id));
+  return out;
+}
+
+/** The project view; every task's state only where the current state reads them. */
+export async function viewOf(src: Source, project: ProjectState, type: ProjectType): Promise<ProjectView> {
+  const view = {
+    project,
+    tasks: await src.tasks(),
+    docExists: (rel: string) => src.docExists(rel),
+    readDoc: (rel: string) => src.readDoc(rel),
+  };
+  return readsTaskStates(type, project.statechart.current_state)
+    ? { ...view, taskStates: await taskStatesOf(src) }
+    : view;
+}
+
 /** A claim whose lease on the remote a write of its owner found half run out: renewed there after the write. */
 export interface DueRenewal {
   task: string;
@@ -147,23 +170,12 @@ export class UnitOfWork {
   }
 
   /** Every task's whole state, in id order, this command's changes included. */
-  async taskStates(): Promise<TaskState[]> {
-    const out: TaskState[] = [];
-    for (const t of await this.tasks()) out.push(await this.task(t.id));
-    return out;
+  taskStates(): Promise<TaskState[]> {
+    return taskStatesOf(this);
   }
 
   async view(): Promise<ProjectView> {
-    const project = await this.project();
-    const view = {
-      project,
-      tasks: await this.tasks(),
-      docExists: (rel: string) => this.docExists(rel),
-      readDoc: (rel: string) => this.readDoc(rel),
-    };
-    return readsTaskStates(await this.type(), project.statechart.current_state)
-      ? { ...view, taskStates: await this.taskStates() }
-      : view;
+    return viewOf(this, await this.project(), await this.type());
   }
 
   /** Stores a changed task, stamped; refused from an identity that no longer owns it; a claimant's renews its lease. */

@@ -5,7 +5,6 @@
  */
 import { WrongBranchError } from '../domain/errors.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
-import { readsTaskStates } from '../domain/lifecycle.js';
 import { taskPhase } from '../domain/phases.js';
 import type { ProjectState, TaskState, TaskSummary } from '../domain/schemas.js';
 import { normalizeTaskId } from '../domain/tasks.js';
@@ -29,7 +28,7 @@ import {
   loadTaskFile,
   type LoadedProject,
 } from './project-files.js';
-import { lockPath, replay, underLock, UnitOfWork, withRootLock } from './unit-of-work.js';
+import { lockPath, replay, taskStatesOf, underLock, UnitOfWork, viewOf, withRootLock } from './unit-of-work.js';
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
 export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?: boolean } = {}): Promise<string> {
@@ -152,22 +151,12 @@ export class Reader {
   }
 
   /** Every task's whole state, in id order. */
-  async taskStates(): Promise<TaskState[]> {
-    const out: TaskState[] = [];
-    for (const t of await this.tasks()) out.push(await this.task(t.id));
-    return out;
+  taskStates(): Promise<TaskState[]> {
+    return taskStatesOf(this);
   }
 
-  async view(): Promise<ProjectView> {
-    const view = {
-      project: this.project,
-      tasks: await this.tasks(),
-      docExists: (rel: string) => fileExists(this.root, rel),
-      readDoc: (rel: string) => this.readDoc(rel),
-    };
-    return readsTaskStates(this.type, this.project.statechart.current_state)
-      ? { ...view, taskStates: await this.taskStates() }
-      : view;
+  view(): Promise<ProjectView> {
+    return viewOf(this, this.project, this.type);
   }
 
   /** The summaries of the task's dependencies (TaskFolderMissingError for one that has no task). */
@@ -178,6 +167,10 @@ export class Reader {
   /** A document of the repository (relative to its root), or undefined when it does not exist. */
   readDoc(rel: string): string | undefined {
     return readFileIfExists(this.root, rel);
+  }
+
+  docExists(rel: string): boolean {
+    return fileExists(this.root, rel);
   }
 }
 
