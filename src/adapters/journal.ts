@@ -191,24 +191,20 @@ export function appendAt(abs: string, at: number, data: Buffer, replaying: boole
 function keepRemoved(root: string, abs: string): void {
   const backup = ensureRuntimeDir(root, REMOVED_BACKUP);
   const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${abs.split(sep).pop()}`;
+  let kept: string;
   try {
     renameSync(abs, join(backup, name));
+    kept = shownRuntime(root, REMOVED_BACKUP, name);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
     // Another file system: kept beside it, in .sow/.tmp/removed/.
-    const near = realFolder(sowArea(root), '.tmp/removed');
-    renameSync(abs, join(near, name));
-    fsyncDir(dirname(abs));
-    inform(
-      `finished an interrupted change that removes ${relative(root, abs)}; it is kept in .sow/.tmp/removed/${name} ` +
-        `— remove that folder once you are sure`,
-    );
-    return;
+    renameSync(abs, join(realFolder(sowArea(root), '.tmp/removed'), name));
+    kept = `.sow/.tmp/removed/${name}`;
   }
   fsyncDir(dirname(abs));
   inform(
-    `finished an interrupted change that removes ${relative(root, abs)}; it is kept ` +
-      `in ${shownRuntime(root, REMOVED_BACKUP, name)} — remove that folder once you are sure`,
+    `finished an interrupted change that removes ${relative(root, abs)}; it is kept in ${kept} — remove that ` +
+      `folder once you are sure`,
   );
 }
 
