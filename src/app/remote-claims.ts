@@ -45,12 +45,6 @@ export async function claimsRemote(root: string, option?: string): Promise<Claim
   return name ? { name, from: 'config' } : undefined;
 }
 
-/** The remote, checked to be one of the repository's: a name that is none would reach git as a path or URL. */
-function requireRemote(root: string, remote: ClaimsRemote): string {
-  if (!hasRemote(root, remote.name)) throw new NoSuchRemoteError(remote.name, remote.from);
-  return remote.name;
-}
-
 /**
  * Gives a task's claim back: deletes its ref if it still points at the claim's commit (gone or taken over is fine).
  * A remote that refuses or is not reached stops the change (exit 5), unless `force` (a task let go, or --force): then
@@ -109,16 +103,15 @@ export async function remoteClaimsForReads(
 export const ourClaim = (task: { owner?: Owner | undefined }, remote: string): string | undefined =>
   task.owner?.remote === remote ? task.owner.remote_claim : undefined;
 
-/** What one claimer (`task next --claim`, `agent spawn`) does on the remote: see `remoteClaimer`. */
-export type RemoteClaimer = Awaited<ReturnType<typeof remoteClaimer>>;
-
 /**
  * Claiming on the remote for one command: its claims are read once (not reached: exit 5); `claim` pushes a task's
  * claim (new, or over an expired one) and returns its commit, or undefined when the task is claimed there already or
  * by a racer. A live claim is pushed over only when it is `ours` (recorded by this checkout's state) or with `force`.
  */
 export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
-  const name = requireRemote(root, remote);
+  const name = remote.name;
+  // A name that is no remote of the repository would reach git as a path or URL.
+  if (!hasRemote(root, name)) throw new NoSuchRemoteError(name, remote.from);
   if (!isRefBranch(branch)) throw new RemoteClaimError(name, 'could not claim a task', notRefBranch(branch));
   const listed = await listClaimRefs(root, name, branch);
   if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', listed.why);
