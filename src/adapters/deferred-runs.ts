@@ -1,9 +1,6 @@
 /**
- * The end of a worker's run that sow could not record when it happened: the checkout had been
- * switched to another branch while the worker ran, so the project's state files were not there
- * (or were a copy on another branch). The record waits in this checkout's runtime folder
- * (`deferred-runs/`, in git's own folder: no commit can put one there) until the project's branch
- * is checked out again; the next command there writes it (app/deferred-runs.ts).
+ * A worker's run end that sow could not record (another branch was checked out): it waits in the runtime folder (in
+ * git's own folder: no commit can put one there) for the next command on the project's branch (app/deferred-runs.ts).
  */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +10,6 @@ import { ensureRuntimeDir, runtimeBase, runtimeFolder } from './runtime.js';
 import type { UsageEntry } from '../domain/schemas.js';
 
 const FOLDER = 'deferred-runs';
-/** A record names a run and its figures: a few hundred bytes. */
 const LIMITS = { max: 64 * 1024, what: 'deferred run records', why: 'a record of a run takes a few hundred bytes' };
 
 /** Which project a run belonged to: its name and creation time say which, its branch where it lives. */

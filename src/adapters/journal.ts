@@ -1,17 +1,10 @@
 /**
- * The journal of a change of several files (see transaction.ts): its format, what it may name,
- * applying it (step 3 of a transaction), and replaying one a killed process left.
- *
- * The journal lives in git's folder, where no clone can put one; it is still checked before it is
- * replayed, as if it were hostile: only when it is whole (its checksum), every file it writes comes
- * from sow's temp folder and goes to a place sow writes through transactions (the project,
- * the knowledge folder, the refs indexes, `.sow/.version`, `.sow/.gitignore` and `.sow/.gitattributes`; links resolved,
- * confine.ts), every state file it would write validates (the caller's `check`), and it removes
- * only what sow removes through transactions: the project folder and the workers' outputs. A
- * replayed removal of the project moves it to the runtime folder's `backup/removed/` instead of
- * deleting it, and says where. Otherwise nothing of it is applied and the command stops (exit 4).
- */
-import { createHash } from 'node:crypto';
+ * The journal of a change of several files (transaction.ts): its format, applying it, replaying one a killed process
+ * left. It lives in git's folder, where no clone can put one, yet is checked as if hostile before a replay: whole (its
+ * checksum), every write from sow's temp folder to a place transactions write (links resolved), every state file
+ * valid, removals only of the project folder and workers' outputs (a replayed removal of the project is kept in
+ * `backup/removed/`). Otherwise nothing is applied and the command stops (exit 4).
+ */ import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -38,35 +31,26 @@ export const JOURNAL_FORMAT = 3;
 
 export interface JournalBody {
   version: typeof JOURNAL_FORMAT;
-  /** Temp files (`tmp/…` of the runtime folder, or `.sow/.tmp/…`) moved onto their targets (repository-relative). */
+  /** Temp files (`tmp/…` of the runtime folder, or `.sow/.tmp/…`) moved onto their repository-relative targets. */
   renames: { from: string; to: string }[];
   /** Staged folders moved into place whole. */
   folders: { from: string; to: string }[];
   /** Trees removed: repository-relative (`.sow/project`), or `runtime:<folder>` of the runtime folder. */
   removals: string[];
-  /**
-   * Texts (in temp files) added to the end of a log, which was `at` bytes long: a log is never rewritten. Absent when
-   * none.
-   */
+  /** Texts (in temp files) added to the end of a log that was `at` bytes long. */
   appends?: { from: string; to: string; at: number }[];
 }
 
 export const journalPath = (root: string): string => runtimePath(root, 'journal.json');
 /** Temp files, in the runtime folder (`tmp/<name>`). */
 export const TMP = 'tmp';
-/**
- * Temp files where the runtime folder is on another file system than `.sow/` (a rename cannot cross):
- * repository-relative.
- */
+/** Temp files where the runtime folder is on another file system than `.sow/`: repository-relative. */
 export const WORKTREE_TMP = '.sow/.tmp';
 export const RUNTIME_PREFIX = 'runtime:';
 /** 4 MiB: a journal names paths, never texts; the largest sow writes (a project's archive) is a few KB. */
 const MAX_JOURNAL_BYTES = 4 * 1024 * 1024;
 
-/**
- * Where transactions write: the project, the knowledge folder, the refs indexes, `.sow/.version`, `.sow/.gitignore`,
- * `.sow/.gitattributes`.
- */
+/** Where transactions write: the project, knowledge, refs indexes, `.sow/.version`, .gitignore, .gitattributes. */
 export const WRITABLE = /^\.sow\/(?:(?:project|knowledge|refs)\/.+|\.version|\.gitignore|\.gitattributes)$/;
 /** What transactions append to: the logs. */
 export const APPENDABLE = /^\.sow\/project\/(?:.+\/)?log\.md$/;
@@ -131,10 +115,8 @@ export const sowPathOf = (root: string, rel: string, source?: string) =>
   confine(sowArea(root), inSow(rel), source ? { source } : {});
 
 /**
- * Step 3: renames, folders, removals; each folder fsynced. Idempotent, for replays. Every target
- * is confined again right before it is used. A replayed removal of the project keeps it in the
- * runtime folder's `backup/removed/` (a crash between commit and removal is rare; whatever the
- * journal says, nothing is destroyed by a replay).
+ * Step 3: renames, folders, removals, each folder fsynced; idempotent, every target confined again right before use.
+ * A replayed removal of the project keeps it in `backup/removed/`: a replay destroys nothing.
  */
 export function apply(root: string, body: JournalBody, replaying = false): void {
   const touched = new Set<string>();
@@ -179,10 +161,8 @@ export function sizeOf(abs: string): number {
 }
 
 /**
- * Writes `data` at the end of the log at `abs`, which was `at` bytes long when the change was
- * prepared. Nothing a person wrote is ever cut: a replay finds the entry, or the part of it, that
- * the interrupted command wrote at `at` and writes only the rest; anything else there (the file
- * was edited meanwhile) stays, and the entry goes after it.
+ * Writes `data` at the end of the log that was `at` bytes long. A replay writes only the part the interrupted command
+ * did not; anything else found there (an edit meanwhile) stays, and the entry goes after it: nothing is ever cut.
  */
 export function appendAt(abs: string, at: number, data: Buffer, replaying: boolean): void {
   const fd = openSync(abs, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
@@ -211,24 +191,20 @@ export function appendAt(abs: string, at: number, data: Buffer, replaying: boole
 function keepRemoved(root: string, abs: string): void {
   const backup = ensureRuntimeDir(root, REMOVED_BACKUP);
   const name = `${new Date().toISOString().replace(/[:.]/g, '-')}-${abs.split(sep).pop()}`;
+  let kept: string;
   try {
     renameSync(abs, join(backup, name));
+    kept = shownRuntime(root, REMOVED_BACKUP, name);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EXDEV') throw err;
     // Another file system: kept beside it, in .sow/.tmp/removed/.
-    const near = realFolder(sowArea(root), '.tmp/removed');
-    renameSync(abs, join(near, name));
-    fsyncDir(dirname(abs));
-    inform(
-      `finished an interrupted change that removes ${relative(root, abs)}; it is kept in .sow/.tmp/removed/${name} ` +
-        `— remove that folder once you are sure`,
-    );
-    return;
+    renameSync(abs, join(realFolder(sowArea(root), '.tmp/removed'), name));
+    kept = `.sow/.tmp/removed/${name}`;
   }
   fsyncDir(dirname(abs));
   inform(
-    `finished an interrupted change that removes ${relative(root, abs)}; it is kept ` +
-      `in ${shownRuntime(root, REMOVED_BACKUP, name)} — remove that folder once you are sure`,
+    `finished an interrupted change that removes ${relative(root, abs)}; it is kept in ${kept} — remove that ` +
+      `folder once you are sure`,
   );
 }
 
@@ -364,18 +340,12 @@ function listFiles(dir: string, prefix = ''): string[] {
   );
 }
 
-/**
- * The journal checked as a replay would check it, nothing of it applied (for `sow doctor`): how
- * many steps it holds, or JournalRefusedError when it would be refused.
- */
+/** The journal checked as a replay would, nothing applied (`sow doctor`): its steps, or JournalRefusedError. */
 export async function inspectJournal(root: string, check: JournalCheck): Promise<{ steps: number }> {
   return { steps: stepsOf(await readJournal(root, check)) };
 }
 
-/**
- * Finishes a change a killed process committed but did not finish, after checking the journal as
- * described above. Call with the lock held.
- */
+/** Finishes, lock held and journal checked, a change a killed process committed but did not finish. */
 export async function replayJournal(root: string, check: JournalCheck): Promise<boolean> {
   if (!hasJournal(root)) return false;
   const body = await readJournal(root, check);

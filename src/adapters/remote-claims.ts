@@ -1,10 +1,8 @@
 /**
- * Claims on the git remote, with git alone: `ls-remote` lists them, a fetch of the claim refs
- * brings their commits, `commit-tree` makes a claim's commit on the empty tree (no checkout, no
- * index, no branch touched), and `push --force-with-lease=<ref>:<expected>` creates, replaces or
- * deletes a claim only if the remote still has the value sow expects — the remote checks it under
- * its lock on the ref, so of racing pushers exactly one lands. A short cache under
- * the runtime folder keeps reads from asking the remote on every command.
+ * Claims on the git remote, with git alone: `ls-remote` lists them, a fetch brings their commits, `commit-tree` makes
+ * one on the empty tree (nothing checked out), and `push --force-with-lease` changes one only if the remote still has
+ * the value expected (checked under its lock on the ref: of racing pushers exactly one lands). A short cache keeps
+ * reads from asking the remote on every command.
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
@@ -38,6 +36,9 @@ const COMMIT_ENV = {
 export const thisMachine = (): string => hostname();
 
 export const NOT_A_REMOTE = "is not a remote of this repository ('git remote -v' lists them)";
+/** Why the remote was not asked of a branch no ref can hold. */
+export const notRefBranch = (branch: string) =>
+  `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`;
 
 /** Whether the repository has a remote of that name (its url, asked of git config: never a path). */
 export function hasRemote(root: string, remote: string): boolean {
@@ -54,10 +55,7 @@ function gitReason(text: string): string {
   return first?.replace(/^(fatal|error|remote): */, '').slice(0, 300) || 'git gave no reason';
 }
 
-/**
- * The claim refs of `branch` on the remote: task id → commit; or why not, said of the remote ("was not reached
- * (…)").
- */
+/** The claim refs of `branch` on the remote (task id → commit), or why not ("was not reached (…)"). */
 export async function listClaimRefs(
   root: string,
   remote: string,
@@ -81,10 +79,8 @@ export async function listClaimRefs(
 }
 
 /**
- * The claims of those refs, each with what its commit records. Commits not here yet are fetched
- * by their refs' names (a remote need not serve a commit by its hash), into the object store only:
- * no local ref, no FETCH_HEAD. A commit that did not come (its ref moved meanwhile) is a claim sow
- * cannot read, which counts as holding.
+ * The claims of those refs, as their commits record them; missing commits are fetched by ref name into the object
+ * store only. One that did not come (its ref moved) is a claim sow cannot read, which counts as holding.
  */
 export async function claimsOf(
   root: string,
@@ -134,10 +130,7 @@ export async function claimsOf(
   return out.sort((a, b) => a.task.localeCompare(b.task));
 }
 
-/**
- * The claim of one task on the remote, asked now (no cache): what a change of the task must know.
- * `claim` is absent when the remote holds none.
- */
+/** The claim of one task on the remote, asked now (no cache); `claim` absent when there is none. */
 export async function readTaskClaim(
   root: string,
   remote: string,
@@ -173,17 +166,10 @@ export function makeClaimCommit(root: string, record: ClaimRecord): string {
   return commit.out;
 }
 
-/**
- * How a compare-and-swap push went: it landed; the remote's ref was not what sow expected
- * (another claimer got there first); or the remote refused it or was not reached (`why`, said of
- * the remote: "was not reached (…)", "refused the push (…)").
- */
+/** A compare-and-swap push: landed, lost to another claimer, or failed (`why`, said of the remote). */
 export type PushOutcome = { kind: 'done' } | { kind: 'lost' } | { kind: 'failed'; why: string };
 
-/**
- * Sets the remote's `ref` to `sha` (or deletes it: `sha` null) only if it is now `expected` (null:
- * it must not exist). The remote checks the expected value itself, under its lock on the ref.
- */
+/** Sets the remote's `ref` to `sha` (null: deletes it) only if it is now `expected` (null: absent). */
 export async function pushClaim(
   root: string,
   remote: string,
@@ -246,10 +232,7 @@ interface CacheShape {
 
 const str = (x: unknown): x is string => typeof x === 'string';
 
-/**
- * The cached claims of that remote and branch, if read less than a few seconds before `now`. Anything odd reads as
- * no cache.
- */
+/** The cached claims of that remote and branch, if read a few seconds before `now`; anything odd is no cache. */
 export function cachedClaims(root: string, remote: string, branch: string, now: string): RemoteClaim[] | undefined {
   try {
     const path = runtimePath(root, CACHE_FILE);
@@ -312,10 +295,7 @@ export async function readRemoteClaims(
   return { remote, reached: true, claims };
 }
 
-/**
- * `pushClaim` for a claim a task's state names: its remote (from the state file) only if the
- * repository defines it, its branch only if it can stand in a ref — else a failure that says why.
- */
+/** `pushClaim` for a claim a task's state names: its remote must be the repository's, its branch fit a ref. */
 export async function pushTaskClaim(
   root: string,
   remote: string,
@@ -325,7 +305,6 @@ export async function pushTaskClaim(
   expected: string,
 ): Promise<PushOutcome> {
   if (!hasRemote(root, remote)) return { kind: 'failed', why: NOT_A_REMOTE };
-  if (!isRefBranch(branch))
-    return { kind: 'failed', why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref` };
+  if (!isRefBranch(branch)) return { kind: 'failed', why: notRefBranch(branch) };
   return pushClaim(root, remote, claimRef(branch, task), sha, expected);
 }

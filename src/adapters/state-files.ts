@@ -1,13 +1,8 @@
 /**
- * Reading and rendering YAML state files. Every read is parsed and validated; every write is
- * validated first. A file in the form sow writes is written by sow's own emitter (yaml/emit.ts); in
- * a file a person wrote or edited, only the text of what changed is rewritten (yaml/splice.ts), so
- * every other value keeps its spelling, and comments, key order, tags and aliases survive. See
- * docs/decisions/0003-state-file-cache.md and 0028-values-as-written.md.
- *
- * A state file is a regular file inside `.sow/` of at most MAX_STATE_BYTES: a path that leads out
- * of `.sow/` through a link, anywhere on the way, is refused (confine.ts), and so is a file too
- * large to read and rewrite in a moment.
+ * Reading and rendering YAML state files, validated both ways (decisions 0003, 0028). sow's own form is written by
+ * its emitter; in a file a person edited only what changed is rewritten (yaml/splice.ts), so comments and spellings
+ * survive. A state file is a regular file inside `.sow/` of at most MAX_STATE_BYTES: a link out of `.sow/` anywhere
+ * on the way is refused (confine.ts).
  */
 import { SowError, StateFileError } from '../domain/errors.js';
 import { existsSync, lstatSync, type Stats } from 'node:fs';
@@ -26,10 +21,7 @@ export interface StateFile<T> {
   readonly handWritten: boolean;
 }
 
-/**
- * 1 MiB: a state file is a project or one task, a few KB even after hundreds of outputs; a file
- * a thousand times that is not something sow wrote, and would take seconds to read and rewrite.
- */
+/** 1 MiB: a state file is a few KB even after hundreds of outputs; a thousand times that is not sow's. */
 export const MAX_STATE_BYTES = 1024 * 1024;
 
 /** Parses YAML text; a syntax error becomes a StateFileError naming the file, line and column. */
@@ -99,11 +91,7 @@ export function validateState<S extends GenericSchema>(rel: string, schema: S, d
   return valid.value;
 }
 
-/**
- * `task` or `project` when that is the file's only key and it holds a map: the wrapped layout the
- * specification draws for the task file (and once for the project file). sow's files are flat
- * (docs/decisions/0002), so such a file is told as that, not as every field missing.
- */
+/** `task` or `project` when that is the only key, holding a map: a wrapped layout, told as such (sow's is flat). */
 function wrapperOf(data: unknown): string | undefined {
   if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
   const keys = Object.keys(data);
@@ -126,13 +114,9 @@ export async function readStateFile<S extends GenericSchema>(
 }
 
 /**
- * What a long-lived process (`sow mcp`) parsed, kept beside the stat of the file it came from, so
- * that a call reads and parses only the state files that changed since the last one. The rule is
- * the task index's (task-index.ts, docs/decisions/0009): a parse is believed only while inode,
- * size, mtime and ctime all match the stat taken *before* it was read, and it is kept only for a
- * file whose timestamps had settled by then, so an edit inside the timestamp granularity cannot
- * hide behind an unchanged stat. The parsed data is validated again on every use, which also gives
- * every caller its own copy. A one-shot command keeps nothing (it would only pay for the stat).
+ * What a long-lived process (`sow mcp`) parsed, beside the stat taken before the read: believed only while inode,
+ * size, mtime and ctime match, and kept only for a file whose timestamps had settled (the task index's rule, decision
+ * 0009). Validated again on every use. A one-shot command keeps nothing.
  */
 interface Remembered {
   ino: number;
@@ -169,10 +153,7 @@ export const STATE_SETTLE_MS = 2_000;
 const sameStat = (r: Remembered, st: Stats) =>
   r.ino === st.ino && r.size === st.size && r.mtimeMs === st.mtimeMs && r.ctimeMs === st.ctimeMs;
 
-/**
- * The state file as this process last parsed it, when it is unchanged since (validated again);
- * undefined when nothing is kept, or the file changed, or is gone: then read it.
- */
+/** The state file as last parsed, when unchanged since (validated again); else undefined: read it. */
 export function rememberedStateFile<S extends GenericSchema>(
   root: string,
   rel: string,
@@ -188,13 +169,11 @@ function recall<S extends GenericSchema>(
   schema: S,
 ): { abs: string; before: Stats | undefined; file?: StateFile<InferOutput<S>> } {
   const abs = sep === '/' ? `${root}/${rel}` : join(root, rel);
-  // lstat: a link is never taken from memory (reading it checks where it leads). A parse was made
-  // by a confined read of this very inode, so a matching stat says it is still that file.
+  // lstat: a link is never taken from memory; a matching stat says it is still the inode read confined.
   const before = lstatSync(abs, { throwIfNoEntry: false });
   const known = before?.isFile() ? mem.files.get(abs) : undefined;
   if (known && sameStat(known, before!)) {
-    // Validation is a pure function of the data and the schema, and returns its input: data this
-    // schema passed once passes again, and a copy is all a caller needs.
+    // Data this schema passed once passes again: a copy is all a caller needs.
     const data =
       known.validatedBy === schema ? plainCopy(known.data) : validateState(rel, schema, plainCopy(known.data));
     known.validatedBy = schema;
@@ -214,8 +193,7 @@ async function readRemembered<S extends GenericSchema>(
   mem.files.delete(abs);
   const text = readText(root, rel);
   const parsed = await parseStateText(rel, text);
-  // Only the form sow writes (plain objects, arrays and scalars, copied cheaply); a hand-written
-  // file is rare, and its parse carries what a write needs to keep its spelling.
+  // Only sow's own form (cheap to copy); a hand-written file's parse carries what a write needs to keep its spelling.
   const kept =
     !parsed.handWritten && before?.isFile() && mem.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem.settleMs
       ? plainCopy(parsed.data)
@@ -234,10 +212,7 @@ async function readRemembered<S extends GenericSchema>(
   return { rel, text, data, handWritten: parsed.handWritten };
 }
 
-/**
- * A deep copy of what the canonical reader returns (plain objects, arrays, scalars): validation hands the input
- * back, and callers may change it.
- */
+/** A deep copy of the canonical reader's output: validation hands the input back, and callers may change it. */
 function plainCopy(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(plainCopy);
   if (value === null || typeof value !== 'object') return value;
@@ -258,8 +233,7 @@ export async function renderStateFile<S extends GenericSchema>(
     // A bug, not a user mistake: a command produced data its own schema refuses.
     throw new Error(`refusing to write ${rel}: ${valid.issue.path}: ${valid.issue.message}`);
   }
-  // The canonical reader takes only text the emitter writes back byte for byte (canonical.test.ts
-  // checks it); any other text is changed only where the value changed.
+  // The canonical reader takes only text the emitter writes back byte for byte; other text changes only where needed.
   if (previous?.handWritten) return editYaml(previous.text, data);
   return emitYaml(data as Record<string, unknown>);
 }

@@ -1,25 +1,12 @@
 /**
- * Writes that either happen completely or not at all, whatever fails and whenever a process dies.
- * See docs/decisions/0016-store-under-faults.md.
- *
- * 1. Prepare: every new text is written to a temp file in the runtime folder's `tmp/` (in git's
- *    folder, runtime.ts; `.sow/.tmp/` where that is on another file system) and fsynced, every
- *    folder and the folders the files go to are made, and each target folder is checked to be
- *    writable. Everything that can fail for lack of space or permission fails here — and then
- *    the temp files are removed and nothing has changed.
- * 2. Commit: a change of one file is one rename. A change of several is recorded in the runtime
- *    folder's `journal.json` (renames and removals only, with a checksum), written whole and
- *    renamed into place: that rename is the commit point.
- * 3. Apply: the renames (and removals), each folder fsynced, then the journal is removed. Renames
- *    need no space, so once committed a change is finished — by this command, or, after a kill, by
- *    the next one, which replays the journal under the lock.
- *
- * Logs are appended to, never rewritten: an entry is written at the end of its file (from a temp
- * file named in the journal, with the size the log had, when the change has other files too).
- *
- * Every path a transaction writes or removes is confined to `.sow/` when the change is prepared
- * and checked again right before it is applied. The journal, and its replay after a kill, are
- * journal.ts.
+ * Writes that happen completely or not at all, whatever fails and whenever a process dies (decision 0016):
+ * 1. Prepare: texts go to fsynced temp files, target folders are made and checked writable; anything that fails
+ *    for lack of space or permission fails here, leaving nothing.
+ * 2. Commit: one file is one rename; several are recorded in the runtime folder's `journal.json` (renames and
+ *    removals only, with a checksum), whose rename is the commit point.
+ * 3. Apply: renames need no space, so a committed change is finished by this command or, after a kill, by the
+ *    next one replaying the journal under the lock (journal.ts).
+ * Logs are only appended to. Every path is confined to `.sow/` when prepared and again right before it is applied.
  */
 import {
   accessSync,
@@ -68,8 +55,6 @@ import { withLock } from './lock.js';
 import { head } from './repo.js';
 import { readText } from './state-files.js';
 
-// The workspace finishes what a killed process committed before it reads.
-
 export class Transaction {
   private readonly writes = new Map<string, string>();
   private readonly appends = new Map<string, string>();
@@ -84,10 +69,7 @@ export class Transaction {
     return this;
   }
 
-  /**
-   * Adds `text` to the end of the log `rel`, which must exist: the file is never rewritten (only
-   * its new bytes are written), so appending costs the same on a log of ten entries or ten thousand.
-   */
+  /** Adds `text` to the end of the existing log `rel`: only the new bytes are written, whatever the log's size. */
   append(rel: string, text: string): this {
     if (!APPENDABLE.test(rel)) throw new Error(`bug: transactions append only to logs, not ${rel}`);
     const written = this.writes.get(rel);
@@ -96,10 +78,7 @@ export class Transaction {
     return this;
   }
 
-  /**
-   * Adds the log entry `entry` to the end of the log `rel`, one blank line after the entry before;
-   * a log that does not exist yet begins with `header`. The log is never read whole: only its end.
-   */
+  /** Appends `entry` to the log `rel` after one blank line (a new log begins with `header`); reads only its end. */
   appendEntry({ rel, header, entry }: LogEntry): this {
     const written = this.writes.get(rel);
     if (written !== undefined) return this.write(rel, joinEntry(written, entry));
@@ -111,11 +90,6 @@ export class Transaction {
     const end = fileTail(this.root, rel, 2);
     if (end === undefined || end.size === 0) return this.write(rel, joinEntry(header, entry));
     return this.append(rel, joinEntry(end.tail, entry).slice(end.tail.length));
-  }
-
-  /** Creates an empty folder (kept in git by a .gitkeep). */
-  mkdir(rel: string): this {
-    return this.write(`${rel}/.gitkeep`, '');
   }
 
   /** Creates the folder `rel` with these files (paths relative to it), all at once. */
@@ -136,15 +110,11 @@ export class Transaction {
     return this;
   }
 
-  get isEmpty(): boolean {
-    return this.writes.size === 0 && this.appends.size === 0 && this.removals.length === 0 && this.folders.length === 0;
-  }
-
   commit(): void {
-    if (this.isEmpty) return;
-    if (this.appends.size === 1 && this.writes.size === 0 && this.folders.length === 0 && this.removals.length === 0) {
-      // One append alone is its own commit: written in place, no temp file, no journal (a crash
-      // in the middle can leave part of the entry at the end; nothing before it is touched).
+    const others = this.writes.size + this.folders.length + this.removals.length;
+    if (others + this.appends.size === 0) return;
+    if (this.appends.size === 1 && others === 0) {
+      // One append alone is its own commit, in place: a crash can leave part of the entry, never touch what is before.
       const [rel, text] = [...this.appends][0] as [string, string];
       try {
         const to = writeTarget(this.root, rel);
@@ -184,10 +154,7 @@ export class Transaction {
     fsyncDir(dirname(path));
   }
 
-  /**
-   * Step 1: everything that can fail for lack of space or permission, and every path confined to
-   * `.sow/` (a link inside `.sow/` is written through, so it stays a link). Leaves nothing on failure.
-   */
+  /** Step 1: all that can fail, every path confined to `.sow/` (a link inside it is written through). */
   private prepare(): JournalBody {
     const body: JournalBody = { version: JOURNAL_FORMAT, renames: [], folders: [], removals: [] };
     try {
@@ -235,7 +202,7 @@ export class Transaction {
 }
 
 /** `entry` after `before`, with one blank line between them (a log's entries are separated so). */
-export function joinEntry(before: string, entry: string): string {
+function joinEntry(before: string, entry: string): string {
   if (before === '' || before.endsWith('\n\n') || entry === '') return `${before}${entry}`;
   return `${before}${before.endsWith('\n') ? '\n' : '\n\n'}${entry}`;
 }
@@ -249,10 +216,8 @@ export interface LogEntry {
 }
 
 /**
- * A finished change of the project, planned from the files it read: written as one transaction,
- * under the workspace lock, only if the branch it was planned for is checked out, no interrupted
- * transaction waits, and every file it read is as it was read. Else nothing is written and
- * StaleChangeError says so: the caller reads again and plans again.
+ * A change planned from the files it read: written under the lock only if its branch is checked out, no journal
+ * waits and every file read is unchanged; else StaleChangeError, and the caller reads and plans again.
  */
 export interface ChangeSet {
   branch: string;
@@ -277,7 +242,6 @@ export async function commitChange(root: string, change: ChangeSet): Promise<voi
     if (hasJournal(root)) throw new StaleChangeError('an interrupted write waits to be finished');
     if (head(root).branch !== change.branch) throw new StaleChangeError(`'${change.branch}' is not checked out`);
     for (const { rel, text } of change.read) if (textNow(root, rel) !== text) throw new StaleChangeError(rel);
-    // What killed writers left is cleared by the next write, as under `update`.
     clearLeftovers(root);
     const tx = new Transaction(root);
     for (const [rel, text] of Object.entries(change.write)) tx.write(rel, text);
@@ -294,11 +258,7 @@ function textNow(root: string, rel: string): string | undefined {
   }
 }
 
-/**
- * Where a transaction stages its temp files: the runtime folder's `tmp/` — or, where that lies on
- * another file system than `.sow/` (a linked worktree whose git folder is elsewhere) and a rename
- * could not cross, `.sow/.tmp/` (ignored by git through its own `.gitignore`).
- */
+/** Temp files go to the runtime folder's `tmp/`, or `.sow/.tmp/` when that is on another file system (no rename). */
 function staging(root: string): { dir: string; prefix: string } {
   const tmp = ensureRuntimeDir(root, 'tmp');
   if (deviceOf(tmp) === deviceOf(root)) return { dir: tmp, prefix: TMP };
@@ -312,10 +272,7 @@ function staging(root: string): { dir: string; prefix: string } {
   return { dir, prefix: WORKTREE_TMP };
 }
 
-/**
- * Where a write of `rel` lands, repository-relative: `rel` itself, or, when a link inside `.sow/`
- * leads there, the file it leads to. A link out of `.sow/` is refused (PathEscapeError, exit 4).
- */
+/** Where a write of `rel` lands (through a link inside `.sow/`); a link out of `.sow/` is refused (exit 4). */
 function writeTarget(root: string, rel: string): string {
   if (!WRITABLE.test(rel))
     throw new Error(`bug: transactions write only the project, knowledge, refs and .sow/ files, not ${rel}`);
@@ -358,11 +315,7 @@ function discard(root: string, body: JournalBody): void {
     rmSync(stagedPath(root, from), { recursive: true, force: true });
 }
 
-/**
- * sow 0.1.0's journal (`.sow/.journal.json`: whole texts, no checksum), for `sow migrate`: checked
- * like a journal of this sow (paths inside `.sow/`, state files valid), then written as a change
- * of this sow. Returns the transaction to commit, or undefined when there is none.
- */
+/** sow 0.1.0's journal (`.sow/.journal.json`), for `sow migrate`: checked as a journal, returned as a transaction. */
 export async function legacyJournal(root: string, check: JournalCheck): Promise<Transaction | undefined> {
   const rel = '.sow/.journal.json';
   const path = join(root, rel);
@@ -391,11 +344,7 @@ export async function legacyJournal(root: string, check: JournalCheck): Promise<
   return tx;
 }
 
-/**
- * Removes what killed writers left in the runtime folder (temp files, half-deleted trees). Lock
- * held, journal replayed. Each folder must be a real folder (runtime.ts), checked again before
- * each removal: a link is refused, never emptied.
- */
+/** Removes what killed writers left (lock held, journal replayed); a folder that is a link is never emptied. */
 export function clearLeftovers(root: string): void {
   for (const sub of ['tmp', 'trash']) {
     const dir = runtimeFolder(root, sub);

@@ -1,10 +1,7 @@
 /**
- * Renewing a claim on the claims remote, never under the lock: a network round trip there would
- * hold every other writer. The push runs after the write that found the lease half run out (or,
- * for a running worker, after a read); the claim's new commit is then recorded in a short second
- * write, only if the state still records the commit that was renewed (a compare-and-swap of the
- * state, as the push is one of the ref). Else the new commit is given back: a claim belongs to the
- * checkout whose state records it.
+ * Renewing a claim on the claims remote, never under the lock (a network round trip would hold every writer): pushed
+ * after the write that found the lease half run out, then recorded by a short second write only if the state still
+ * records the renewed commit; else given back, as a claim belongs to the checkout whose state records it (0079).
  */
 import type { Owner } from '../domain/schemas.js';
 import { shown } from '../domain/display.js';
@@ -14,11 +11,7 @@ import { forgetCachedClaims, makeClaimCommit, pushTaskClaim, thisMachine } from 
 import type { AppContext } from './context.js';
 import { underLock, UnitOfWork, type DueRenewal } from './unit-of-work.js';
 
-/**
- * The owner's claim renewed on the remote: a new claim commit, with the lease the write gave it
- * here, pushed over the old one (compare-and-swap). A remote not reached, or the claim taken over
- * there after its lease ran out, is said, and the owner comes back as it was.
- */
+/** Pushes a new claim commit over the old one (compare-and-swap); on failure, said, and the owner comes back as is. */
 async function pushRenewal(root: string, due: DueRenewal, now: string, retry: string): Promise<Owner> {
   const { task, branch, owner } = due;
   const remote = owner['remote'];
@@ -62,11 +55,7 @@ async function recordRenewal(root: string, ctx: AppContext, due: DueRenewal, ren
   return recorded;
 }
 
-/**
- * Renews each claim due on the remote, then records its new commit here; whether every one was
- * recorded. Never fails the write before it: what goes wrong is said, and a later write or look
- * tries again.
- */
+/** Renews each claim due, then records it here; whether all were. Never fails: what goes wrong is said, and retried. */
 export async function renewClaims(
   root: string,
   ctx: AppContext,

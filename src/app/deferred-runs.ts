@@ -1,16 +1,14 @@
 /**
- * Runs whose end sow could not record when they ended, because the checkout was on another
- * branch than the project's (adapters/deferred-runs.ts). The first command on the project's
- * branch again — a read too, as a read finishes an interrupted write — records each one as its
- * supervisor would have: the run goes into the ledger, the task is let go, and, when it was left
- * in progress, paused with a note in its log that says why (docs/decisions/0069).
+ * Runs that ended while another branch was checked out (adapters/deferred-runs.ts), recorded by the first command on
+ * the project's branch, a read too, as their supervisor would have: into the ledger, the task let go (and paused with
+ * a note if in progress), decision 0069.
  */
 import { check } from '../domain/schema-check.js';
 import { UsageEntrySchema, type UsageEntry } from '../domain/schemas.js';
 import { withStatus } from '../domain/tasks.js';
-import { deferredRuns, removeDeferredRun, type ProjectIdentity } from '../adapters/deferred-runs.js';
+import { deferredRuns, removeDeferredRun, type DeferredRun, type ProjectIdentity } from '../adapters/deferred-runs.js';
 import { writeLogEntry } from './log-entry.js';
-import { giveBackRemoteClaim } from './remote-claims.js';
+import { releaseRemoteClaim } from './remote-claims.js';
 import { branchProblem } from './project-files.js';
 import type { UnitOfWork } from './unit-of-work.js';
 
@@ -20,21 +18,27 @@ const sameRun = (a: UsageEntry, b: UsageEntry) =>
 export const isProject = (p: { name: string; created_at: string }, id: ProjectIdentity) =>
   p.name === id.name && p.created_at === id.created_at;
 
+/** What recording leaves: the records to remove after the commit, the claims to give back after the lock. */
+export interface Recorded {
+  files: string[];
+  giveBack: (() => Promise<void>)[];
+}
+
 /**
- * Puts into `uow` what the waiting records of this project say, when its branch is checked out;
- * returns their files, to remove once `uow` is committed. A record of another project stays.
+ * Puts into `uow` what the waiting records of this project say, when its branch is checked out. A record of another
+ * project stays. A claim on the remote is given back only after the write, never under the lock (a push may stall).
  */
-export async function recordDeferredRuns(uow: UnitOfWork): Promise<string[]> {
+export async function recordDeferredRuns(uow: UnitOfWork): Promise<Recorded> {
+  const done: Recorded = { files: [], giveBack: [] };
   const waiting = deferredRuns(uow.root);
-  if (waiting.length === 0) return [];
+  if (waiting.length === 0) return done;
   let project;
   try {
     project = await uow.project();
   } catch {
-    return [];
+    return done;
   }
-  if (branchProblem(uow.root, project)) return [];
-  const done: string[] = [];
+  if (branchProblem(uow.root, project)) return done;
   for (const { file, run } of waiting) {
     if (!isProject(project, run.project)) continue;
     const valid = check(UsageEntrySchema, run.entry);
@@ -42,29 +46,28 @@ export async function recordDeferredRuns(uow: UnitOfWork): Promise<string[]> {
     // Idempotent: a record whose removal was lost after its write is not counted twice.
     if (valid.ok && !(current.usage ?? []).some((e) => sameRun(e, valid.value)))
       uow.setProject({ ...current, usage: [...(current.usage ?? []), valid.value] });
-    if (run.task !== undefined) await letGo(uow, run.task, run.agent_id, run.pid, run.checked_out, current.branch);
-    done.push(file);
+    if (run.task !== undefined) await letGo(uow, run, current.branch, done.giveBack);
+    done.files.push(file);
   }
   return done;
 }
 
 async function letGo(
   uow: UnitOfWork,
-  id: string,
-  agentId: string,
-  pid: number,
-  checkedOut: string | undefined,
+  { task: id, agent_id: agentId, pid, checked_out: checkedOut }: DeferredRun,
   branch: string,
+  giveBack: (() => Promise<void>)[],
 ): Promise<void> {
   let task;
   try {
-    task = await uow.task(id);
+    task = await uow.task(id!);
   } catch {
     return; // removed since: nothing to let go
   }
+  const owner = task.owner;
   // Someone took it over meanwhile: theirs now.
-  if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== pid) return;
-  await giveBackRemoteClaim(uow.root, task.id, branch, task.owner);
+  if (owner?.kind !== 'worker' || owner.by !== agentId || owner.pid !== pid) return;
+  giveBack.push(() => releaseRemoteClaim(uow.root, task.id, branch, owner, true));
   let next = { ...task };
   delete next.owner;
   if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
@@ -78,9 +81,4 @@ async function letGo(
       `'${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent ` +
       `resume ${task.id} "<prompt>"'.`,
   );
-}
-
-/** After the commit: the records written are done with. */
-export function forgetDeferredRuns(files: readonly string[]): void {
-  for (const f of files) removeDeferredRun(f);
 }

@@ -1,8 +1,4 @@
-/**
- * Log entries: made here as data (a log, its header, the entry), written by the change they belong
- * to, in its transaction. Below the workspace, so the unit of work's own steps can log without
- * importing the commands that use it.
- */
+/** Log entries as data (a log, its header, the entry), written in the transaction of the change they belong to. */
 import { emitYaml } from '../adapters/yaml/emit.js';
 import type { LogEntry } from '../adapters/transaction.js';
 import { PROJECT_DIR, taskDir } from './project-files.js';
@@ -27,10 +23,7 @@ export function taskLogEntry(phase: string, id: string, now: string, front: Fron
   return { rel: `${taskDir(phase, id)}/log.md`, header: `# Task log: ${id}\n\n`, entry: entryText(now, front, notes) };
 }
 
-/**
- * Appends an entry to the log of task `id` (or the project's), in the command's transaction.
- * Returns the log's path.
- */
+/** Appends an entry to the log of task `id` (or the project's) in the command's transaction; returns its path. */
 export async function writeLogEntry(
   uow: UnitOfWork,
   id: string | undefined,
@@ -48,10 +41,7 @@ export async function writeLogEntry(
   return log.rel;
 }
 
-/**
- * A completed task that was set to another status with --force: said in its log, with when it had
- * been completed (the task file no longer says so), by whom and how it was moved.
- */
+/** A completed task forced to another status: said in its log, with when it had been completed, by whom and how. */
 export function leftCompletedEntry(
   phase: string,
   now: string,

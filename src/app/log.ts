@@ -9,6 +9,7 @@ import { notOneOf, PathOutsideRepositoryError, UsageError } from '../domain/erro
 import { realPath } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { renewLease } from '../domain/ownership.js';
+import { refuseRetired } from '../domain/task-change.js';
 import { writeLogEntry } from './log-entry.js';
 import { update } from './workspace.js';
 
@@ -76,7 +77,7 @@ export async function appendLog(ctx: AppContext, req: LogRequest): Promise<LogRe
       // The task file is written only for new outputs or a lease the owner's entry renews; else the entry is the one
       // write (an append in place).
       if (tracked.length > 0 || renewLease(task, uow.actor, uow.now) !== task) uow.setTask({ ...task, outputs });
-      else uow.checkWriter(task);
+      else refuseRetired(task, uow.actor);
     }
     const logRel = await writeLogEntry(uow, id, { agent, action: req.action, result: req.result, files }, req.notes);
     return { file: logRel, ...(id ? { task: id } : {}), agent, files, tracked };

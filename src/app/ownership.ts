@@ -1,8 +1,4 @@
-/**
- * Task owners in use: whether an owner still lives (a worker's `sow agent` process on this host,
- * or a claim's lease), and the rules that need it — finishing an owned task, claiming the next
- * ready one. The pure rules are in domain/ownership.ts.
- */
+/** Whether a task's owner still lives (a worker's process here, a claim's lease), and the rules that need it. */
 import { NotExecutingError } from '../domain/errors.js';
 import { isOwnedBy, retireOwner, workerOf, type Holder, type Worker } from '../domain/ownership.js';
 import { routeTo } from '../domain/lifecycle.js';
@@ -14,10 +10,8 @@ import { isFinished, summaryOf } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';
 
 /**
- * Whether the owner still works on the task. A worker on another host, or in another pid
- * namespace (a sandbox: its pid means another process out here), cannot be looked at from here:
- * it counts as alive (pass --force to take over). Its pid is never looked up. A claim lives until
- * its lease runs out, judged at `now` (the command's time).
+ * Whether the owner still works on the task. A worker on another host or pid namespace cannot be looked at: it counts
+ * as alive (--force takes over), its pid never looked up. A claim lives until its lease runs out at `now`.
  */
 export function ownerLive(owner: Owner, now: string): boolean {
   if (owner.kind === 'claim') return owner.lease_until !== undefined && Date.parse(owner.lease_until) > Date.parse(now);
@@ -59,8 +53,7 @@ export interface TaskRow {
 }
 
 export function taskRow(t: TaskSummary, now: string): TaskRow {
-  // Field by field, in the summary's order (the --json output keeps it): a list makes one per
-  // task, and object rest and spread cost several times more in code that runs cold.
+  // Field by field in the summary's order (--json keeps it): rest and spread cost several times more, per task.
   const row: TaskRow = { id: t.id, name: t.name, status: t.status, parallel: t.parallel };
   if (t.dependencies.length) row.dependencies = t.dependencies;
   if (t.assigned_agent !== undefined) row.assigned_agent = t.assigned_agent;
@@ -70,11 +63,7 @@ export function taskRow(t: TaskSummary, now: string): TaskRow {
   return row;
 }
 
-/**
- * Work on tasks (a worker, a claim) starts only in a state that executes them. Throws
- * NotExecutingError (exit 3) with the `sow advance` route there; `task` names the task a worker
- * was to start on (undefined for a claim).
- */
+/** Work on tasks starts only in a state that executes them; else NotExecutingError (exit 3) with the route there. */
 export async function requireExecuting(
   type: ProjectType,
   view: () => Promise<ProjectView>,
@@ -100,10 +89,8 @@ export async function requireExecuting(
 }
 
 /**
- * Who holds the task, if not the actor: a live owner here that is someone else (a worker, a
- * claim), else a live claim on the claims remote whose commit this checkout's state does not
- * record as its own (`seen`: the task's claim there, read before the change). The one rule for
- * every change of a task — `task set`, `task abandon`, `agent report`, the `task_update` tool.
+ * Who holds the task, if not the actor: a live owner here, else a live claim on the remote (`seen`, read before the
+ * change) that this checkout's state does not record as its own. The one rule for every change of a task.
  */
 export function heldBy(
   task: TaskState,
@@ -146,10 +133,7 @@ export function workerOwner(agentId: string, session: string | undefined, now: s
   };
 }
 
-/**
- * The tasks that may be ready, in id order: pending or in progress, every dependency completed or
- * abandoned. Whether one is ready needs its file (`isReady`).
- */
+/** The tasks that may be ready, in id order: pending or in progress, every dependency done (`isReady` decides). */
 export function candidateIds(tasks: readonly TaskSummary[]): string[] {
   const status = new Map(tasks.map((t) => [t.id, t.status]));
   return tasks
@@ -161,19 +145,12 @@ export function candidateIds(tasks: readonly TaskSummary[]): string[] {
     .map((t) => t.id);
 }
 
-/**
- * Ready to start: a pending task nobody works on, or a task in progress nobody works on any more
- * (its worker's process ended, its claim's lease ran out, its worker's run ended without a
- * report) — the next claim takes it over.
- */
+/** Ready to start: pending or in progress, and nobody works on it (any more): the next claim takes it over. */
 export function isReady(task: TaskState, now: string): boolean {
   return readyNow(summaryOf(task), now);
 }
 
-/**
- * `isReady` from a task's summary, which holds all it needs (status, owner, the session's agent):
- * a list of ready tasks then reads no task file (a summary is its file's, checked by its stat).
- */
+/** `isReady` from a task's summary, which holds all it needs: a list of ready tasks reads no task file. */
 export function readyNow(t: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>, now: string): boolean {
   if (t.status === 'pending') return !(t.owner && ownerLive(t.owner, now));
   return t.status === 'in_progress' && workerNow(t, now)?.state === 'gone';

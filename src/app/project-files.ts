@@ -1,10 +1,7 @@
 /**
- * The project's state files as the workspace reads them: where they are, the layout version, the
- * project file and each task's file validated as they load (a task is the task of its folder),
- * every task's summary through the stat-checked task index, and what doctor finds wrong with them.
- *
- * One truth per fact: a task's fields live only in its own file. What lists and guards need of
- * every task is read from those files, never from a copy.
+ * The project's state files as the workspace reads them: paths, the layout version, the project and task files
+ * validated as they load, summaries (through the stat-checked index), doctor's problems. A task's fields live only in
+ * its own file, never in a copy.
  */
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError } from '../domain/errors.js';
@@ -66,11 +63,7 @@ export function checkLayout(root: string): void {
 
 const TASK_STATE = /^\.sow\/project\/phases\/([^/]+)\/tasks\/([^/]+)\/state\.yaml$/;
 
-/**
- * What a journal may write: a state file must be one this sow would write (it parses and
- * validates, and a task is the task of its folder); `.sow/.version` is a number. Anything else in
- * `.sow/` (documents, logs) is text. Throws to refuse the journal.
- */
+/** What a journal may write: a state file this sow would write, a number in `.sow/.version`; throws to refuse. */
 export async function checkJournalText(rel: string, text: string): Promise<void> {
   if (rel === PROJECT_FILE) {
     const data = validateState(rel, ProjectStateSchema, (await parseStateText(rel, text)).data);
@@ -90,10 +83,7 @@ export async function checkJournalText(rel: string, text: string): Promise<void>
 
 export const hasProject = (root: string): boolean => stateFileExists(root, PROJECT_FILE);
 
-/**
- * The files in `.sow/project/` when it has no `state.yaml`: a deleted project file, or files another branch left
- * behind.
- */
+/** The files in `.sow/project/` when it has no `state.yaml` (deleted, or left by another branch). */
 export function projectLeftovers(root: string): string[] {
   return hasProject(root) ? [] : listFiles(root, PROJECT_DIR);
 }
@@ -220,10 +210,7 @@ function idsBesideOthers(root: string, dir: string, names: readonly string[]): s
   return sortIds(ids);
 }
 
-/**
- * Every task's summary, read from the task files (through the stat-checked index), with the
- * unsaved changes of this command on top. Dependencies must name existing tasks and form no cycle.
- */
+/** Every task's summary (through the stat-checked index), this command's unsaved changes on top. */
 export async function loadSummaries(
   root: string,
   type: ProjectType,
@@ -251,11 +238,7 @@ export async function loadSummaries(
 /** The lists whose dependencies were found sound (a list handed out again is not checked again). */
 const checked = new WeakSet<readonly TaskSummary[]>();
 
-/**
- * A task that another one depends on has no folder. Its folder was deleted (git can restore it),
- * or the dependency names a task there never was (the dependent's file is wrong): the error names
- * the missing folder first, and both ways out.
- */
+/** A dependency with no folder: deleted (git restores it) or never there (the dependent's file is wrong). */
 export class TaskFolderMissingError extends SowError {
   constructor(phase: string, missing: string, dependent: string, index: number) {
     const folder = taskDir(phase, missing);
@@ -271,16 +254,12 @@ export class TaskFolderMissingError extends SowError {
   }
 }
 
-/**
- * Dependencies must name existing tasks (TaskFolderMissingError) and form no cycle (StateFileError naming a task
- * file).
- */
+/** Dependencies name existing tasks (TaskFolderMissingError) and form no cycle (StateFileError). */
 function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
   // Plain loops: at 10,000 tasks this runs once per task in cold code.
   const known = new Set<string>();
   for (const t of all) known.add(t.id);
-  // Ids strictly fall along every path of dependencies that only point to smaller ids, so no such
-  // path comes back to where it began: the search for a cycle is needed only when one points up.
+  // A cycle needs a dependency on a larger id: without one, no search.
   let upward = false;
   for (const t of all) {
     const deps = t.dependencies;
@@ -304,10 +283,8 @@ function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
 }
 
 /**
- * For `sow doctor`: every problem of the task files — a folder that is not a task folder, a task
- * folder without a valid state file of its own task, a dependency that does not exist or a cycle —
- * read without the lock, without finishing a journal and without writing the task index. `read`
- * receives each task read (in id order), for a check that goes on to judge them.
+ * For `sow doctor`: every problem of the task files, read without the lock, journal or index write; `read` receives
+ * each task read, in id order.
  */
 export async function taskFileProblems(
   root: string,
@@ -363,10 +340,7 @@ export async function taskFileProblems(
   return problems;
 }
 
-/**
- * The summaries of a task's dependencies, read from their own files. A dependency without a task
- * is an error (TaskFolderMissingError): left out, it would stop blocking the task.
- */
+/** The summaries of a task's dependencies; one without a task is an error: left out, it would stop blocking. */
 export async function dependenciesOf(
   task: TaskState,
   phase: string,

@@ -1,8 +1,6 @@
 /**
- * Claims through the git remote, as the use cases need them: which remote (`claims.remote` in
- * .sow/config.yaml, or `--remote`), claiming a ready task there before here, giving the claim back
- * when the task is finished, and what the lists show of the remote's claims. Without a claims
- * remote none of this runs git, or even parses the configuration.
+ * Claims through the git remote as use cases need them: which remote, claiming there before here, giving back, what
+ * lists show. Without a claims remote none of this runs git, or even parses the configuration.
  */
 import {
   claimRef,
@@ -25,6 +23,7 @@ import {
   hasRemote,
   listClaimRefs,
   makeClaimCommit,
+  notRefBranch,
   pushClaim,
   pushTaskClaim,
   readRemoteClaims,
@@ -36,11 +35,7 @@ export interface ClaimsRemote {
   from: 'config' | 'option';
 }
 
-/**
- * The remote claims go through: `--remote`, else `claims.remote` of .sow/config.yaml. The file is
- * parsed only when it mentions `claims:` at the start of a line, so a read of a repository that
- * does not use them costs one small file read.
- */
+/** `--remote`, else `claims.remote` of .sow/config.yaml (parsed only when a line starts with `claims:`). */
 export async function claimsRemote(root: string, option?: string): Promise<ClaimsRemote | undefined> {
   if (option !== undefined) return { name: option, from: 'option' };
   const text = readFileIfExists(root, '.sow/config.yaml');
@@ -50,17 +45,10 @@ export async function claimsRemote(root: string, option?: string): Promise<Claim
   return name ? { name, from: 'config' } : undefined;
 }
 
-/** The remote, checked to be one of the repository's: a name that is none would reach git as a path or URL. */
-export function requireRemote(root: string, remote: ClaimsRemote): string {
-  if (!hasRemote(root, remote.name)) throw new NoSuchRemoteError(remote.name, remote.from);
-  return remote.name;
-}
-
 /**
- * Gives a finished task's claim back on the remote it was made on: deletes its ref if it still
- * points at the claim's commit. Gone or taken over meanwhile is fine (there is nothing of ours to
- * give back); a remote that refuses or cannot be reached stops the change (exit 5) unless `force`,
- * which finishes the task here and leaves the claim to run out with its lease.
+ * Gives a task's claim back: deletes its ref if it still points at the claim's commit (gone or taken over is fine).
+ * A remote that refuses or is not reached stops the change (exit 5), unless `force` (a task let go, or --force): then
+ * it is warned of, and the lease runs out.
  */
 export async function releaseRemoteClaim(
   root: string,
@@ -92,10 +80,7 @@ export async function releaseRemoteClaim(
   forgetCachedClaims(root);
 }
 
-/**
- * What the lists know of the remote's claims; undefined without a claims remote. A remote not reached is said on
- * stderr.
- */
+/** What the lists know of the remote's claims (undefined without a claims remote); one not reached is said. */
 export async function remoteClaimsForReads(
   root: string,
   branch: string,
@@ -105,11 +90,7 @@ export async function remoteClaimsForReads(
   if (!remote) return undefined;
   const read: RemoteClaims = isRefBranch(branch)
     ? await readRemoteClaims(root, remote.name, branch, now)
-    : {
-        remote: remote.name,
-        reached: false,
-        why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`,
-      };
+    : { remote: remote.name, reached: false, why: notRefBranch(branch) };
   if (!read.reached)
     warn(
       `the claims on the remote '${shown(remote.name)}' were not read: it ${read.why}; only this checkout's ` +
@@ -118,40 +99,20 @@ export async function remoteClaimsForReads(
   return read;
 }
 
-/**
- * Gives back the claim on the remote of an owner that lets its task go without finishing it (its
- * worker's run ended or was stopped, its claimant set it back to pending or paused). Never stops
- * the release here: a remote that refuses or cannot be reached is warned of, and the claim runs
- * out with its lease.
- */
-export async function giveBackRemoteClaim(root: string, task: string, branch: string, owner: Owner): Promise<void> {
-  if (owner.remote === undefined) return;
-  await releaseRemoteClaim(root, task, branch, owner, true);
-}
-
 /** The commit of the task's claim on `remote` that this checkout's state records (its owner's, live or gone). */
 export const ourClaim = (task: { owner?: Owner | undefined }, remote: string): string | undefined =>
   task.owner?.remote === remote ? task.owner.remote_claim : undefined;
 
-/** What one claimer (`task next --claim`, `agent spawn`) does on the remote: see `remoteClaimer`. */
-export type RemoteClaimer = Awaited<ReturnType<typeof remoteClaimer>>;
-
 /**
- * Claiming on the remote, for one command that claims (`task next --claim`, `agent spawn`): the
- * remote's claims of the branch are read once (not reached: exit 5, nothing changed); `claim`
- * then pushes a task's claim — a new ref, or over a claim whose lease ran out, naming its commit —
- * and says the claim's commit, or undefined when the task is claimed there (already, or by a racer
- * whose push landed first). A live claim is pushed over only when it is `ours` (the commit this
- * checkout's state records for the task: a worker whose process ended here) or with `force`.
+ * Claiming on the remote for one command: its claims are read once (not reached: exit 5); `claim` pushes a task's
+ * claim (new, or over an expired one) and returns its commit, or undefined when the task is claimed there already or
+ * by a racer. A live claim is pushed over only when it is `ours` (recorded by this checkout's state) or with `force`.
  */
 export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
-  const name = requireRemote(root, remote);
-  if (!isRefBranch(branch))
-    throw new RemoteClaimError(
-      name,
-      'could not claim a task',
-      `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`,
-    );
+  const name = remote.name;
+  // A name that is no remote of the repository would reach git as a path or URL.
+  if (!hasRemote(root, name)) throw new NoSuchRemoteError(name, remote.from);
+  if (!isRefBranch(branch)) throw new RemoteClaimError(name, 'could not claim a task', notRefBranch(branch));
   const listed = await listClaimRefs(root, name, branch);
   if (!listed.ok) throw new RemoteClaimError(name, 'could not claim a task', listed.why);
   const held = new Map((await claimsOf(root, name, branch, listed.refs)).map((c) => [c.task, c]));
@@ -179,10 +140,7 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
       forgetCachedClaims(root);
       return sha;
     },
-    /**
-     * Who holds the task's claim on the remote now, as far as sow can tell (read again if a racer's push landed
-     * since).
-     */
+    /** Who holds the task's claim on the remote now (read again if a racer's push landed since). */
     async holder(task: string): Promise<RemoteClaim | undefined> {
       if (moved.has(task)) {
         const again = await listClaimRefs(root, name, branch);
@@ -204,9 +162,8 @@ export interface ClaimSeen {
 }
 
 /**
- * After a forced change of a task someone else held on the remote: their claim is deleted, if it
- * is still the one the change overrode (compare-and-swap on its commit). The change stands
- * whatever happens there; a claim not deleted is said, with the git command that deletes it.
+ * After a forced change of a task someone else held on the remote, their claim is deleted if still the one overridden.
+ * The change stands; a claim not deleted is said, with the git command that deletes it.
  */
 export async function dropOverriddenClaim(root: string, seen: ClaimSeen & { claim: RemoteClaim }): Promise<void> {
   const { remote, branch, task, claim } = seen;

@@ -1,9 +1,7 @@
 /**
- * `task set` and `task abandon`, for the CLI, MCP, the page and workers alike: read the task →
- * plan the change (domain/task-change.ts) → run the checks a completion needs, outside the lock,
- * where the task's code is → write the finished change in one transaction (adapters/transaction.ts
- * commitChange), which holds the lock and refuses when a file the plan read changed since: then
- * the task is read and planned again. Steps on the remote run outside the lock.
+ * `task set` and `task abandon` for every caller (decision 0086): read → plan (domain/task-change.ts) → run a
+ * completion's checks outside the lock → write with `commitChange`, which refuses when a file the plan read changed
+ * (then read and plan again). Steps on the remote run outside the lock.
  */
 import type { AppContext } from './context.js';
 import { SowError } from '../domain/errors.js';
@@ -19,11 +17,11 @@ import { normalizeTaskId } from '../domain/tasks.js';
 import { shown } from '../domain/display.js';
 import { warn } from '../adapters/notices.js';
 import { personName } from '../adapters/person.js';
-import { readTaskClaim, thisMachine } from '../adapters/remote-claims.js';
+import { notRefBranch, readTaskClaim, thisMachine } from '../adapters/remote-claims.js';
 import { renderStateFile, type StateFile } from '../adapters/state-files.js';
 import { commitChange, StaleChangeError, type ChangeSet, type LogEntry } from '../adapters/transaction.js';
 import { heldBy, liveOwner } from './ownership.js';
-import { claimsRemote, dropOverriddenClaim, giveBackRemoteClaim, releaseRemoteClaim } from './remote-claims.js';
+import { claimsRemote, dropOverriddenClaim, releaseRemoteClaim } from './remote-claims.js';
 import type { ClaimSeen } from './remote-claims.js';
 import { dependenciesOf, loadSummaries, loadTaskFile, taskDir, taskFile } from './project-files.js';
 import { leftCompletedEntry, taskLogEntry } from './log-entry.js';
@@ -46,10 +44,8 @@ export type SetTaskResult = Pick<TaskChangePlan, 'id' | 'field' | 'value' | 'tas
 };
 
 /**
- * Sets a field of a task. Completing it (status completed, any spelling of the field) runs the
- * checks declared for task_complete first; when one fails, its evidence is recorded, the status
- * stays, and CompletionChecksFailedError (exit 3) says which, with the end of its log. With
- * --force they are skipped, and evidence saying so is recorded.
+ * Sets a field of a task. A completion runs the task_complete checks first: a failure records its evidence, keeps the
+ * status and throws CompletionChecksFailedError (exit 3); --force skips them, with evidence saying so.
  */
 export function setTaskField(ctx: AppContext, rawId: string, field: string, raw: string, opts: SetTaskOptions = {}) {
   return changeTask(ctx, rawId, { field, raw }, opts);
@@ -112,10 +108,7 @@ async function changeTask(
   }
 }
 
-/**
- * Races a change may lose before it gives up: each lost race is another writer's change written, so
- * only a writer that never stops (or a file that reads differently each time) gets this far.
- */
+/** Races lost before giving up: each is another writer's change written, so only a writer that never stops wins. */
 const MAX_RACES = 200;
 
 const keptChanging = (id: string, tries: number, err: StaleChangeError) =>
@@ -183,10 +176,7 @@ async function completionChecks(root: string): Promise<Check[]> {
   return ((await readRepoConfig(root)).config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
 }
 
-/**
- * A completion whose checks ran, planned again: the failure when one failed, else the plan — or
- * the refusal it meets now. Their evidence is written whatever the outcome (changeOf).
- */
+/** A completion whose checks ran, planned again: the failure, the plan, or the refusal it meets now. */
 async function planAfterChecks(
   view: TaskView,
   request: ChangeRequest,
@@ -203,10 +193,9 @@ async function planAfterChecks(
 }
 
 /**
- * The finished change: what the plan says, with the checks' evidence, and the steps on the remote
- * that wait for it. A completion refused after its checks, or found completed already, writes the
- * evidence alone, the status kept — and, when a check failed, so does the failure, which then also
- * refuses a writer that no longer owns the task.
+ * The finished change: the plan with the checks' evidence, and the steps on the remote that wait for it. A completion
+ * refused after its checks, or completed already, writes the evidence alone (a failed check also refuses a writer
+ * that no longer owns the task).
  */
 async function changeOf(
   view: TaskView,
@@ -231,8 +220,7 @@ async function changeOf(
     }
   } else {
     if (plan.takeover) log.push(await takeoverEntry(view, plan.takeover, seen, after));
-    // Once nothing here refuses the change, before it is written: the claim on the remote is given
-    // back (a remote that refuses stops it; letting go never fails for the remote: the claim runs out).
+    // Given back before the write, once nothing here refuses: a remote refusing stops a finish, never a let-go.
     if (plan.release) await releaseRemoteClaim(view.root, plan.id, view.branch, plan.release.owner, plan.release.quiet);
     if (plan.reopened)
       log.push(leftCompletedEntry(phase, now, plan.reopened, String(plan.value), claimantOf(who) ?? who.by));
@@ -244,11 +232,7 @@ async function changeOf(
   return { change: { branch: view.branch, read: view.read, write, log }, after, ...(written ? { written } : {}) };
 }
 
-/**
- * A change forced past someone else's hold: noted in the task's log (by whom, from whom); once it
- * is written, the claim the holder had on the remote is deleted (or given back, when it was this
- * checkout's).
- */
+/** A forced takeover, noted in the task's log; once written, the holder's claim on the remote is deleted. */
 async function takeoverEntry(
   view: TaskView,
   { holder, what }: NonNullable<TaskChangePlan['takeover']>,
@@ -265,7 +249,7 @@ async function takeoverEntry(
     after.push(() => dropOverriddenClaim(root, overridden));
   } else if (holder.owner.remote !== undefined) {
     const owner = holder.owner;
-    after.push(() => giveBackRemoteClaim(root, id, branch, owner));
+    after.push(() => releaseRemoteClaim(root, id, branch, owner, true));
   }
   return taskLogEntry(
     view.phase,
@@ -280,11 +264,8 @@ async function takeoverEntry(
 }
 
 /**
- * What a change of a task knows of its claim on the remote, asked before the change takes the
- * lock (never under it): `claim` absent when the remote holds none. Undefined — nothing to check
- * there — without a claims remote, when a live owner here holds the task's claim on it (then this
- * checkout's state says who holds the task, and the owner's writes wait for no network), or when
- * the remote was not reached (said on stderr: the change goes on as far as this checkout knows).
+ * The task's claim on the remote, asked before the lock (`claim` absent: none there). Undefined without a claims
+ * remote, when a live owner here holds it (its writes wait for no network), or when the remote was not reached (said).
  */
 async function claimSeen({ root, branch, file, now }: TaskView): Promise<ClaimSeen | undefined> {
   const remote = await claimsRemote(root);
@@ -294,10 +275,7 @@ async function claimSeen({ root, branch, file, now }: TaskView): Promise<ClaimSe
   if (owner !== undefined && owner.remote === remote.name && owner.remote_claim !== undefined) return undefined;
   const read = isRefBranch(branch)
     ? await readTaskClaim(root, remote.name, branch, task)
-    : ({
-        reached: false,
-        why: `was not asked: the project's branch '${shown(branch)}' cannot be part of a ref`,
-      } as const);
+    : ({ reached: false, why: notRefBranch(branch) } as const);
   if (!read.reached) {
     warn(
       `the claim of task ${task} on the remote '${shown(remote.name)}' was not read: it ${read.why}; the ` +

@@ -1,14 +1,10 @@
-/**
- * The transaction glue of a write: the workspace lock, who is acting, and the unit of work that
- * collects a command's changes and commits them as one transaction. `update` (app/workspace.ts)
- * drives it; nothing here reads a claim's remote or runs a network call.
- */
+/** A write's glue: the lock, who acts, and the unit of work committed as one transaction (no network here). */
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import type { Actor } from '../domain/ownership.js';
 import { readsTaskStates } from '../domain/lifecycle.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { remoteRenewalDue } from '../domain/ownership.js';
-import { refuseRetired, stampedTask } from '../domain/task-change.js';
+import { stampedTask } from '../domain/task-change.js';
 import { taskPhase } from '../domain/phases.js';
 import {
   ProjectStateSchema,
@@ -41,31 +37,20 @@ import {
 
 export const lockPath = (root: string) => runtimePath(root, 'lock');
 
-/**
- * Runs `fn` holding the workspace lock. The runtime folder is made first: git never carries it,
- * so a fresh clone has none.
- */
+/** Runs `fn` holding the workspace lock (the runtime folder made first: a fresh clone has none). */
 export function withRootLock<T>(root: string, fn: () => Promise<T> | T): Promise<T> {
   ensureRuntimeDir(root);
   return withLock(lockPath(root), fn);
 }
 
-/**
- * At a terminal, and with no name given (`--owner`, SOW_OWNER), the actor is also the person
- * there (git's user.name, else $USER): looked up only when a claim needs the name.
- */
+/** At a terminal with no name given, the actor is also the person there (git's user.name, else $USER). */
 export async function knowPerson(root: string, actor: Actor): Promise<void> {
   if (actor.owner !== undefined || actor.person !== undefined || !atTerminal()) return;
   const name = await personName(root);
   if (name) actor.person = name;
 }
 
-/**
- * Who is acting: a spawned worker (its agent id, from its environment), else the user; the
- * session it runs in (SOW_SESSION_ID, an identity of its own, with or without an agent id); and
- * the name it claims tasks under (`--owner`, else SOW_OWNER), if any. The person at a terminal is
- * added by the unit of work when a claim needs the name (UnitOfWork.knowPerson).
- */
+/** Who acts: a spawned worker (SOW_AGENT_ID) or the user, its session, and the name it claims under, if any. */
 export function actor(env: AppContext['env'], owner?: string): Actor {
   const agent = env['SOW_AGENT_ID'];
   const session = env['SOW_SESSION_ID'];
@@ -82,6 +67,29 @@ export function underLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
     clearLeftovers(root);
     return fn();
   });
+}
+
+/** What a reader and a unit of work both read through. */
+type Source = Pick<UnitOfWork, 'tasks' | 'task' | 'readDoc' | 'docExists'>;
+
+/** Every task's whole state, in id order. */
+export async function taskStatesOf(src: Source): Promise<TaskState[]> {
+  const out: TaskState[] = [];
+  for (const t of await src.tasks()) out.push(await src.task(t.id));
+  return out;
+}
+
+/** The project view; every task's state only where the current state reads them. */
+export async function viewOf(src: Source, project: ProjectState, type: ProjectType): Promise<ProjectView> {
+  const view = {
+    project,
+    tasks: await src.tasks(),
+    docExists: (rel: string) => src.docExists(rel),
+    readDoc: (rel: string) => src.readDoc(rel),
+  };
+  return readsTaskStates(type, project.statechart.current_state)
+    ? { ...view, taskStates: await taskStatesOf(src) }
+    : view;
 }
 
 /** A claim whose lease on the remote a write of its owner found half run out: renewed there after the write. */
@@ -114,11 +122,6 @@ export class UnitOfWork {
     this.tx = new Transaction(root);
     this.now = ctx.now();
     this.actor = actor(ctx.env, owner);
-  }
-
-  /** The task as it is on disk (before this command's changes), if this command read it. */
-  original(id: string): TaskState | undefined {
-    return this.taskFiles.get(id)?.data;
   }
 
   private async load(): Promise<LoadedProject> {
@@ -154,10 +157,7 @@ export class UnitOfWork {
 
   private personAsked = false;
 
-  /**
-   * At a terminal, and with no name given (`--owner`, SOW_OWNER), the actor is also the person
-   * there (git's user.name, else $USER). Looked up once, and only when a claim needs the name.
-   */
+  /** `knowPerson`, once, only when a claim needs the name. */
   async knowPerson(): Promise<void> {
     if (this.personAsked) return;
     this.personAsked = true;
@@ -170,39 +170,20 @@ export class UnitOfWork {
   }
 
   /** Every task's whole state, in id order, this command's changes included. */
-  async taskStates(): Promise<TaskState[]> {
-    const out: TaskState[] = [];
-    for (const t of await this.tasks()) out.push(await this.task(t.id));
-    return out;
+  taskStates(): Promise<TaskState[]> {
+    return taskStatesOf(this);
   }
 
   async view(): Promise<ProjectView> {
-    const project = await this.project();
-    const view = {
-      project,
-      tasks: await this.tasks(),
-      docExists: (rel: string) => this.docExists(rel),
-      readDoc: (rel: string) => this.readDoc(rel),
-    };
-    return readsTaskStates(await this.type(), project.statechart.current_state)
-      ? { ...view, taskStates: await this.taskStates() }
-      : view;
+    return viewOf(this, await this.project(), await this.type());
   }
 
-  /**
-   * Stores a changed task in its own file, stamped with this command's time. A write from an
-   * identity that no longer owns the task (it was finished or taken over) is refused; a write
-   * from the task's claimant renews its lease.
-   */
+  /** Stores a changed task, stamped; refused from an identity that no longer owns it; a claimant's renews its lease. */
   setTask(task: TaskState): void {
-    this.tasksNext.set(task.id, stampedTask(this.original(task.id), task, this.actor, this.now));
+    this.tasksNext.set(task.id, stampedTask(this.taskFiles.get(task.id)?.data, task, this.actor, this.now));
   }
 
-  /**
-   * The claims this write of their owner renews that are held on a remote too and whose lease
-   * there is half run out (a worker's too, by its own writes): renewed there after the write,
-   * never under the lock (app/claim-renewal.ts). Other writes renew nothing there.
-   */
+  /** The claims this owner's write renews whose lease on the remote is half run out: renewed there after the lock. */
   async claimsDue(): Promise<DueRenewal[]> {
     const due: DueRenewal[] = [];
     for (const [task, { owner }] of this.tasksNext)
@@ -216,21 +197,13 @@ export class UnitOfWork {
     this.tasksNext.set(task.id, { ...task, owner });
   }
 
-  /** Refuses (NotOwnerError) an identity that no longer owns the task: it was finished or taken over. */
-  checkWriter(task: TaskState): void {
-    refuseRetired(task, this.actor);
-  }
-
   /** A new task: its folder (state, and `files` beside it) appears whole or not at all. */
   createTask(task: TaskState, files: Readonly<Record<string, string>>): void {
     this.setTask(task);
     this.newTasks.set(task.id, { ...files });
   }
 
-  /**
-   * The summaries of the task's dependencies, without reading every task (TaskFolderMissingError for one that has
-   * no task).
-   */
+  /** The summaries of the task's dependencies, without reading every task. */
   async dependenciesOf(task: TaskState): Promise<TaskSummary[]> {
     return dependenciesOf(task, await this.taskPhase(), (id) => this.task(id));
   }
@@ -253,7 +226,7 @@ export class UnitOfWork {
     if (this.projectNext) {
       const data = { ...this.projectNext, updated_at: this.now };
       this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
-      // Documents drawn from the project follow it in the same transaction (written only when they change).
+      // Documents drawn from the project, in the same transaction, when they change.
       const rendered = (await this.type()).renders?.(data, (rel) => this.readDoc(rel)) ?? {};
       for (const [rel, text] of Object.entries(rendered)) {
         if (this.readDoc(`${PROJECT_DIR}/${rel}`) !== text) this.tx.write(`${PROJECT_DIR}/${rel}`, text);

@@ -1,13 +1,10 @@
 /**
- * The one way use cases touch state: find the workspace, check its layout, finish any interrupted
- * transaction, load and validate state (app/project-files.ts), let a use case change it, then
- * validate and write the changed files in one transaction (app/unit-of-work.ts) — all under the
- * lock for writers. A use case that throws writes nothing. A claim on the remote that a write
- * renews is pushed after the lock is let go (app/claim-renewal.ts).
+ * How use cases touch state: find the workspace, finish an interrupted transaction, load and validate, let the use
+ * case change it, write it in one transaction under the lock (a use case that throws writes nothing). Pushes to the
+ * claims remote run after the lock is let go.
  */
 import { WrongBranchError } from '../domain/errors.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
-import { readsTaskStates } from '../domain/lifecycle.js';
 import { taskPhase } from '../domain/phases.js';
 import type { ProjectState, TaskState, TaskSummary } from '../domain/schemas.js';
 import { normalizeTaskId } from '../domain/tasks.js';
@@ -19,8 +16,9 @@ import { ensureRuntimeDir } from '../adapters/runtime.js';
 import type { StateFile } from '../adapters/state-files.js';
 import { clearLeftovers } from '../adapters/transaction.js';
 import { hasJournal } from '../adapters/journal.js';
-import { hasDeferredRuns } from '../adapters/deferred-runs.js';
+import { hasDeferredRuns, removeDeferredRun } from '../adapters/deferred-runs.js';
 import type { AppContext } from './context.js';
+import type { Recorded } from './deferred-runs.js';
 import {
   branchProblem,
   checkLayout,
@@ -30,7 +28,7 @@ import {
   loadTaskFile,
   type LoadedProject,
 } from './project-files.js';
-import { lockPath, replay, underLock, UnitOfWork, withRootLock } from './unit-of-work.js';
+import { lockPath, replay, taskStatesOf, underLock, UnitOfWork, viewOf, withRootLock } from './unit-of-work.js';
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
 export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?: boolean } = {}): Promise<string> {
@@ -40,17 +38,10 @@ export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?:
   return root;
 }
 
-/**
- * Errors that say the lock cannot be made here: no permission, a read-only file system, a full
- * disk. Writers cannot take it either, so a read goes on without it.
- */
+/** The lock cannot be made here (no permission, read-only, full disk): no writer can either, so a read goes on. */
 const CANNOT_LOCK = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
 
-/**
- * Runs `fn` holding the workspace lock, so that it sees every state file as one writer left them,
- * never half of a multi-file write. Where the lock cannot be made (a read-only checkout, a full
- * disk), `fn` reads without it.
- */
+/** Runs `fn` holding the lock, so it never sees half of a multi-file write (without it where it cannot be made). */
 async function readConsistently<T>(root: string, fn: (locked: boolean) => Promise<T>): Promise<T> {
   let release: (() => void) | undefined;
   try {
@@ -60,8 +51,7 @@ async function readConsistently<T>(root: string, fn: (locked: boolean) => Promis
     if (!CANNOT_LOCK.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
   }
   try {
-    // A read finishes what a killed writer committed (where the lock cannot be made, that fails
-    // and says why: the state is half written) and, holding the lock, clears what it left.
+    // A read finishes what a killed writer committed (without the lock that fails, saying why), clears its leftovers.
     if (hasJournal(root)) await replay(root);
     if (release) clearLeftovers(root);
     return await fn(release !== undefined);
@@ -71,33 +61,36 @@ async function readConsistently<T>(root: string, fn: (locked: boolean) => Promis
 }
 
 /**
- * A read on the project's branch first records the runs that ended while another branch was
- * checked out (app/deferred-runs.ts), as it finishes an interrupted write: only when there are
- * any, and never failing the read (the next command tries again).
+ * Under the lock, records the runs that ended while another branch was checked out (app/deferred-runs.ts), never
+ * failing the read (the next command tries again); returns what to do once the lock is let go.
  */
-async function recordDeferred(root: string, ctx: AppContext): Promise<void> {
-  if (!hasDeferredRuns(root)) return;
+async function recordDeferred(root: string, ctx: AppContext): Promise<Recorded | undefined> {
+  if (!hasDeferredRuns(root)) return undefined;
   try {
-    const { forgetDeferredRuns, recordDeferredRuns } = await import('./deferred-runs.js');
     const uow = new UnitOfWork(root, ctx);
-    const done = await recordDeferredRuns(uow);
-    if (done.length === 0) return;
+    const done = await (await import('./deferred-runs.js')).recordDeferredRuns(uow);
+    if (done.files.length === 0) return undefined;
     await uow.commit();
-    forgetDeferredRuns(done);
+    done.files.forEach(removeDeferredRun);
+    return done;
   } catch {
     // an invalid state file, a full disk: the read says what it finds, and the records wait
+    return undefined;
   }
 }
 
+/** Once the lock is let go: the claims of the tasks the recorded runs let go are given back in turn. */
+async function afterDeferred(done: Recorded | undefined): Promise<void> {
+  for (const giveBack of done?.giveBack ?? []) await giveBack();
+}
+
 /**
- * The project, read without the lock for a change that is written only if what it read is still so
- * then (adapters/transaction.ts commitChange); an interrupted write is finished first, and runs
- * that ended on another branch recorded (each under the lock, only when there are any). A project
- * of another branch is refused.
+ * The project, read without the lock for a change `commitChange` writes only if what it read is unchanged; an
+ * interrupted write is finished and deferred runs recorded first. A project of another branch is refused.
  */
 export async function openProject(ctx: AppContext): Promise<{ root: string } & LoadedProject> {
   const root = await openRoot(ctx);
-  if (hasDeferredRuns(root)) await withRootLock(root, () => recordDeferred(root, ctx));
+  if (hasDeferredRuns(root)) await afterDeferred(await withRootLock(root, () => recordDeferred(root, ctx)));
   const loaded = await loadProject(root);
   const problem = branchProblem(root, loaded.file.data);
   if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
@@ -105,17 +98,11 @@ export async function openProject(ctx: AppContext): Promise<{ root: string } & L
 }
 
 export interface ReadOptions {
-  /**
-   * A project of another branch: read with a warning (the default), refuse, or read quietly (a caller that says so
-   * itself).
-   */
+  /** A project of another branch: read with a warning (default), refuse, or read quietly. */
   otherBranch?: 'warn' | 'refuse' | 'quiet';
 }
 
-/**
- * Read-only access, files validated as they load. It lives only inside `read`, which holds the
- * lock while it reads: a command sees one consistent state, whatever writers run beside it.
- */
+/** Read-only access, files validated as they load; only inside `read`, which holds the lock: one consistent state. */
 export class Reader {
   private summaries?: TaskSummary[];
 
@@ -130,16 +117,21 @@ export class Reader {
   static async read<T>(ctx: AppContext, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
     const root = findWorkspaceRoot(ctx.cwd);
     checkLayout(root);
-    return readConsistently(root, async (locked) => {
-      if (locked) await recordDeferred(root, ctx);
-      const { file, type } = await loadProject(root);
-      const problem = branchProblem(root, file.data);
-      if (problem && opts.otherBranch === 'refuse')
-        throw new WrongBranchError(problem.message, problem.hint, problem.details);
-      if (problem && opts.otherBranch !== 'quiet')
-        warn(`${problem.message}; changes are refused until then (${problem.hint})`);
-      return fn(new Reader(root, file, type, ctx));
-    });
+    let deferred: Recorded | undefined;
+    try {
+      return await readConsistently(root, async (locked) => {
+        if (locked) deferred = await recordDeferred(root, ctx);
+        const { file, type } = await loadProject(root);
+        const problem = branchProblem(root, file.data);
+        if (problem && opts.otherBranch === 'refuse')
+          throw new WrongBranchError(problem.message, problem.hint, problem.details);
+        if (problem && opts.otherBranch !== 'quiet')
+          warn(`${problem.message}; changes are refused until then (${problem.hint})`);
+        return fn(new Reader(root, file, type, ctx));
+      });
+    } finally {
+      await afterDeferred(deferred);
+    }
   }
 
   get project(): ProjectState {
@@ -159,22 +151,12 @@ export class Reader {
   }
 
   /** Every task's whole state, in id order. */
-  async taskStates(): Promise<TaskState[]> {
-    const out: TaskState[] = [];
-    for (const t of await this.tasks()) out.push(await this.task(t.id));
-    return out;
+  taskStates(): Promise<TaskState[]> {
+    return taskStatesOf(this);
   }
 
-  async view(): Promise<ProjectView> {
-    const view = {
-      project: this.project,
-      tasks: await this.tasks(),
-      docExists: (rel: string) => fileExists(this.root, rel),
-      readDoc: (rel: string) => this.readDoc(rel),
-    };
-    return readsTaskStates(this.type, this.project.statechart.current_state)
-      ? { ...view, taskStates: await this.taskStates() }
-      : view;
+  view(): Promise<ProjectView> {
+    return viewOf(this, this.project, this.type);
   }
 
   /** The summaries of the task's dependencies (TaskFolderMissingError for one that has no task). */
@@ -185,6 +167,10 @@ export class Reader {
   /** A document of the repository (relative to its root), or undefined when it does not exist. */
   readDoc(rel: string): string | undefined {
     return readFileIfExists(this.root, rel);
+  }
+
+  docExists(rel: string): boolean {
+    return fileExists(this.root, rel);
   }
 }
 
@@ -197,10 +183,7 @@ export interface UpdateOptions {
   owner?: string;
 }
 
-/**
- * A write: under the lock, finish any interrupted transaction, clear leftovers of killed
- * writers, refuse a project that belongs to another branch, run `fn`, then commit what it changed.
- */
+/** A write: under the lock, refuse a project of another branch, run `fn`, commit what it changed. */
 export async function update<R>(
   ctx: AppContext,
   fn: (uow: UnitOfWork) => Promise<R>,
@@ -208,10 +191,12 @@ export async function update<R>(
 ): Promise<R> {
   const root = findWorkspaceRoot(ctx.cwd);
   checkLayout(root);
-  const { result, due, now } = await underLock(root, async () => {
+  const { result, due, now, deferred } = await underLock(root, async () => {
     const uow = new UnitOfWork(root, ctx, opts.owner);
     // Runs that ended while another branch was checked out, written with this change.
-    const deferred = hasDeferredRuns(root) ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow) : [];
+    const deferred = hasDeferredRuns(root)
+      ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow)
+      : undefined;
     if (opts.branchCheck !== false && !opts.force) {
       const problem = branchProblem(root, await uow.project());
       if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
@@ -219,9 +204,10 @@ export async function update<R>(
     const result = await fn(uow);
     const due = await uow.claimsDue();
     await uow.commit();
-    if (deferred.length) (await import('./deferred-runs.js')).forgetDeferredRuns(deferred);
-    return { result, due, now: uow.now };
+    deferred?.files.forEach(removeDeferredRun);
+    return { result, due, now: uow.now, deferred };
   });
+  await afterDeferred(deferred);
   if (due.length) await (await import('./claim-renewal.js')).renewClaims(root, ctx, due, now);
   return result;
 }

@@ -1,8 +1,6 @@
 /**
- * A change of a task, decided once for every way in (`task set`, `task abandon`, the MCP tool, the
- * page's Accept, a worker's report): from the task as read, who asks and what is declared, the
- * plan of what will be written and which checks a completion runs first, or the refusal. It reads
- * through the view it is given and writes nothing: the app records exactly what it says.
+ * A change of a task, decided once for every way in (`task set`, `task abandon`, MCP, the page, a worker's report):
+ * the plan of what is written and which checks run first, or the refusal. Pure: the app writes exactly what it says.
  */
 import { findAgent } from './agents.js';
 import { coerceField, own, parseValue, resolveField, setAtPath } from './fields.js';
@@ -71,6 +69,14 @@ export interface TaskChangePlan {
   description?: string;
 }
 
+/** Fields whose value is checked beyond its type; the others are coerced by their spec. */
+const CHECKED: Record<string, (raw: string, view: ChangeView) => unknown> = {
+  name: checkTaskName,
+  assigned_agent: (raw) => findAgent(raw.trim()).name,
+  dependencies: async (raw, view) =>
+    raw.trim() === '' ? [] : parseDependencies(raw, await view.tasks(), view.task.id),
+};
+
 /** Plans `request` on the task the view holds; throws the refusal (nothing planned is then written). */
 export async function planTaskChange(view: ChangeView, request: ChangeRequest): Promise<TaskChangePlan> {
   const { task } = view;
@@ -92,34 +98,16 @@ export async function planTaskChange(view: ChangeView, request: ChangeRequest): 
     const value = parseValue(raw);
     return { ...plan, value, task: { ...before, metadata: setAtPath({ ...before.metadata }, resolved.path, value) } };
   }
-  switch (resolved.name) {
-    case 'name': {
-      const value = checkTaskName(raw);
-      return { ...plan, value, task: { ...before, name: value } };
-    }
-    case 'assigned_agent': {
-      const value = findAgent(raw.trim()).name;
-      return { ...plan, value, task: { ...before, assigned_agent: value } };
-    }
-    case 'dependencies': {
-      const value = raw.trim() === '' ? [] : parseDependencies(raw, await view.tasks(), id);
-      return { ...plan, value, task: { ...before, dependencies: value } };
-    }
-    case 'description':
-      // A forced change took the task over: its owner is gone from the state too.
-      return { ...plan, value: raw, task: before, description: descriptionDoc(before.name, raw), write: !!takeover };
-    default: {
-      const value = coerceField(resolved.name, raw, resolved.spec);
-      return { ...plan, value, task: { ...before, [resolved.name]: value } };
-    }
-  }
+  const name = resolved.name;
+  // A forced change took the task over: its owner is gone from the state too.
+  if (name === 'description')
+    return { ...plan, value: raw, task: before, description: descriptionDoc(before.name, raw), write: !!takeover };
+  const checked = own(CHECKED, name);
+  const value = checked ? await checked(raw, view) : coerceField(name, raw, resolved.spec);
+  return { ...plan, value, task: { ...before, [name]: value } };
 }
 
-/**
- * The status change: refused as the guards say (unless --force); a task that has the status
- * already is left as it is, so a finished task keeps its history; a completion runs the checks
- * declared for task_complete first (or records them skipped, with --force).
- */
+/** The status change: refused as the guards say (unless --force); a task with that status already is left as is. */
 async function planStatus(view: ChangeView, request: ChangeRequest, status: TaskStatus): Promise<TaskChangePlan> {
   const { task, actor } = view;
   const completes = status === 'completed' ? { completes: true as const } : {};
@@ -151,10 +139,7 @@ async function planStatus(view: ChangeView, request: ChangeRequest, status: Task
   };
 }
 
-/**
- * The task as a write of `actor` stores it: refused from an identity that no longer owns the task
- * as it was (`before`, absent for a new task), stamped with the write's time, a claimant's lease renewed.
- */
+/** The task as `actor`'s write stores it: refused if it no longer owns `before`, stamped, a claim's lease renewed. */
 export function stampedTask(before: TaskState | undefined, next: TaskState, actor: Actor, now: string): TaskState {
   if (before) refuseRetired(before, actor);
   return renewLease({ ...next, updated_at: now }, actor, now);
@@ -166,11 +151,7 @@ export function refuseRetired(task: TaskState, actor: Actor): void {
   if (retired !== undefined) throw new NotOwnerError(task, retired);
 }
 
-/**
- * The one rule for a change of a task: refused (TASK_HELD, exit 3) while someone else holds it;
- * with --force taken over (a holder here is retired, so its later writes are refused). `before` is
- * the task the change starts from.
- */
+/** Refused (TASK_HELD, exit 3) while someone else holds `before`; --force takes it over, retiring a holder here. */
 function guard(
   view: ChangeView,
   request: ChangeRequest,

@@ -724,6 +724,73 @@ describe('workers claim through the remote', () => {
   );
 });
 
+describe('a run recorded late gives its claim back after the lock is let go', () => {
+  /**
+   * Task 010 as a worker left it whose end waits to be recorded (it ended while another branch was checked out): a
+   * worker owns it here, its claim is on the remote, and the remote records whether the lock was held at each push.
+   */
+  function waitingRun(): { a: Repo; remote: string; pushes: string } {
+    const { remote, clones } = world(1);
+    const a = clones[0]!;
+    ok(a, ['task', 'next', '--claim', '--owner', 'ann']);
+    const file = taskFile('010');
+    a.write(
+      file,
+      a
+        .read(file)
+        .replace(/^(\s*)kind: claim$/m, '$1kind: worker\n$1pid: 4242')
+        .replace(/^(\s*)by: ann$/m, '$1by: implementer-1'),
+    );
+    const project = a.yaml('.sow/project/state.yaml');
+    const at = new Date().toISOString();
+    const entry = { at, agent_id: 'implementer-1', agent: 'implementer', executor: 'fake', task: '010', run: 'spawn' };
+    const run = {
+      version: 1,
+      project: { name: project.name, created_at: project.created_at, branch: BRANCH },
+      task: '010',
+      agent_id: 'implementer-1',
+      pid: 4242,
+      checked_out: 'main',
+      entry,
+    };
+    mkdirSync(join(a.dir, '.git', 'sow', 'deferred-runs'), { recursive: true });
+    writeFileSync(join(a.dir, '.git', 'sow', 'deferred-runs', 'run.json'), JSON.stringify(run));
+    const pushes = join(a.dir, '..', 'pushes');
+    const hook = join(remote, 'hooks', 'pre-receive');
+    const lock = join(a.dir, '.git', 'sow', 'lock');
+    writeFileSync(hook, `#!/bin/sh\nif [ -e '${lock}' ]; then echo held; else echo free; fi >> '${pushes}'\nexit 0\n`);
+    chmodSync(hook, 0o755);
+    return { a, remote, pushes };
+  }
+
+  for (const args of [
+    ['task', 'list'],
+    ['task', 'set', '--id', '080', 'note', 'x'],
+    ['task', 'add', 'Another task', '--agent', 'implementer'],
+  ])
+    it(`by \`sow ${args.slice(0, 2).join(' ')}\`: the task is paused, then its claim deleted, lock free`, () => {
+      const { a, remote, pushes } = waitingRun();
+      ok(a, args);
+      const task = a.yaml(taskFile('010'));
+      expect([task.status, task.owner]).toEqual(['paused', undefined]);
+      expect(a.yaml('.sow/project/state.yaml').usage).toHaveLength(1);
+      expect(remoteClaims(remote).size).toBe(0);
+      expect(readFileSync(pushes, 'utf8')).toBe('free\n');
+    });
+
+  it('a remote that refuses the give-back: said, and the run and the task stay written', () => {
+    const { a, remote } = waitingRun();
+    const claim = remoteClaims(remote).get('010');
+    writeFileSync(join(remote, 'hooks', 'pre-receive'), '#!/bin/sh\nexit 1\n');
+    const list = ok(a, ['task', 'list']);
+    expect(list.stderr).toContain("the claim of task 010 was not given back: the remote 'origin' refused the push");
+    const task = a.yaml(taskFile('010'));
+    expect([task.status, task.owner]).toEqual(['paused', undefined]);
+    expect(a.yaml('.sow/project/state.yaml').usage).toHaveLength(1);
+    expect(remoteClaims(remote).get('010')).toBe(claim);
+  });
+});
+
 describe('a claim guards every change of its task', () => {
   /** Fake agent CLIs for the clones (test/fakes), removed with the clones. */
   const agents = (): World => {

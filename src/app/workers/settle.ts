@@ -16,7 +16,7 @@ import { isProject } from '../deferred-runs.js';
 import { writeLogEntry } from '../log-entry.js';
 import { branchProblem, taskDir } from '../project-files.js';
 import { Reader, update } from '../workspace.js';
-import { giveBackRemoteClaim } from '../remote-claims.js';
+import { releaseRemoteClaim } from '../remote-claims.js';
 import { RunNotRecordedError, WorkerStoppedError } from '../agent-errors.js';
 import { usageOfEvents } from './events.js';
 import { label, type AgentRunResult, type Speaker, type Target } from './types.js';
@@ -25,7 +25,7 @@ import { label, type AgentRunResult, type Speaker, type Target } from './types.j
 type LetGo = { root: string; task: string; branch: string; owner: Owner };
 
 const giveBackAfter = async (released: LetGo | undefined) => {
-  if (released) await giveBackRemoteClaim(released.root, released.task, released.branch, released.owner);
+  if (released) await releaseRemoteClaim(released.root, released.task, released.branch, released.owner, true);
 };
 
 /**
