@@ -65,12 +65,13 @@ export async function callTool(
   // __proto__ inside a value is refused in the command line's words; at the top it is an unknown argument.
   const reserved = findKey(args, '__proto__');
   if (reserved && reserved.length > 1) return errorResult(reservedNameError(reserved.slice(1).join('.'), '__proto__'));
-  if (!isObject(args ?? {}))
+  const given = args ?? {};
+  if (!isObject(given))
     return errorResult(
       new UsageError(`invalid arguments for ${name}: expected an object`, 'pass the arguments by name'),
     );
   try {
-    const r = await tool.run((args ?? {}) as Record<string, unknown>, ctx);
+    const r = await tool.run(given, ctx);
     return resultOf(r.data, r.listKey);
   } catch (err) {
     return errorResult(asSowError(err));
@@ -192,7 +193,7 @@ function requestError(err: unknown, code: number): sdk.McpError {
 /** MCP's resource-not-found code (the spec's -32002). */
 const RESOURCE_NOT_FOUND = -32002;
 
-/** Prompts: `continue` and sow's embedded prompts, as `sow prompt` fills them; resources: the files of .sow/project/. */
+/** Prompts: `continue` and sow's embedded prompts (as `sow prompt` fills them); resources: .sow/project/'s files. */
 function servePromptsAndResources(server: sdk.Server, cwd: string): void {
   server.setRequestHandler(sdk.ListPromptsRequestSchema, async () => {
     const { listPrompts } = await import('../app/prompts.js');
@@ -206,7 +207,8 @@ function servePromptsAndResources(server: sdk.Server, cwd: string): void {
         },
         ...listPrompts().map((name) => ({
           name,
-          description: `sow's ${name.replace('/', ' prompt ')}, filled with what the project knows (as 'sow prompt ${name}')`,
+          description:
+            `sow's ${name.replace('/', ' prompt ')}, ` + `filled with what the project knows (as 'sow prompt ${name}')`,
         })),
       ],
     };
@@ -253,10 +255,8 @@ function servePromptsAndResources(server: sdk.Server, cwd: string): void {
       const { readResource } = await import('../app/resources.js');
       return { contents: [await readResource(processContext(cwd), request.params.uri)] };
     } catch (err) {
-      throw requestError(
-        err,
-        asSowError(err).code === 'RESOURCE_NOT_FOUND' ? RESOURCE_NOT_FOUND : sdk.ErrorCode.InvalidParams,
-      );
+      const notFound = asSowError(err).code === 'RESOURCE_NOT_FOUND';
+      throw requestError(err, notFound ? RESOURCE_NOT_FOUND : sdk.ErrorCode.InvalidParams);
     }
   });
 }

@@ -132,10 +132,8 @@ export function paramsOf(def: CommandDef): Param[] {
       description: def.passThrough.description,
       required: false,
       put(input, value) {
-        input.rest = Object.entries((value as Record<string, unknown> | undefined) ?? {}).flatMap(([k, v]) => [
-          `--${k}`,
-          word(v),
-        ]);
+        const given = Object.entries((value as Record<string, unknown> | undefined) ?? {});
+        input.rest = given.flatMap(([k, v]) => [`--${k}`, word(v)]);
       },
     });
   return params;
@@ -200,10 +198,9 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
     for (const d of defs) {
       const named = own
         .get(d)!
-        .filter((p) => p.required && !every(p.name))
-        .map((p) => p.name);
-      if (named.length)
-        needs.set(named.join(', '), [...new Set([...(needs.get(named.join(', ')) ?? []), d.mcp!.action!])]);
+        .flatMap((p) => (p.required && !every(p.name) ? [p.name] : []))
+        .join(', ');
+      if (named) needs.set(named, [...new Set([...(needs.get(named) ?? []), d.mcp!.action!])]);
     }
     properties['action'] = {
       enum: [...new Set(actions)],
@@ -254,14 +251,10 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
       const params = own.get(def)!;
       const missing = params.filter((p) => p.required && !args.has(p.name)).map((p) => p.name);
       const label = several ? `${name} ${def.mcp!.action}` : name;
-      if (missing.length)
-        throw new UsageError(
-          `${label} needs ${missing.join(' and ')}`,
-          params
-            .filter((p) => missing.includes(p.name))
-            .map((p) => `${p.name}: ${p.description}`)
-            .join('; '),
-        );
+      if (missing.length) {
+        const what = params.filter((p) => missing.includes(p.name)).map((p) => `${p.name}: ${p.description}`);
+        throw new UsageError(`${label} needs ${missing.join(' and ')}`, what.join('; '));
+      }
       const input: Draft = { args: [], opts: {} };
       for (const p of params) p.put(input, args.get(p.name));
       const context: CommandContext = {

@@ -203,7 +203,8 @@ export class LineTransport implements Transport {
   private tooLong(scanner: MessageScanner): void {
     const scanned = scanner.top === 'object' ? scanner.messages.get(0) : undefined;
     const mib = this.max % 1048576 === 0 ? ` (${this.max / 1048576} MiB)` : '';
-    const why = `message too large: a message may have at most ${this.max} bytes${mib} on one line; this one was not read`;
+    const why =
+      `message too large: a message may have at most ${this.max} bytes${mib} on one line; ` + 'this one was not read';
     const notification = scanned?.hasMethod === true && !scanned.hasId;
     if (notification || (scanned?.hasReply === true && !scanned.hasMethod)) {
       this.onerror?.(new Error(`ignored a ${notification ? 'notification' : 'response'}: ${why}`));
