@@ -64,32 +64,27 @@ function checkChoice(choices: readonly string[] | undefined, what: string, raw: 
 export function paramsOf(def: CommandDef): Param[] {
   const defaults = def.mcp?.defaults ?? {};
   const omitted = (name: string) => def.mcp?.omit?.includes(snake(name)) === true;
-  const params: Param[] = (def.args ?? []).flatMap((a, i): Param[] =>
-    omitted(a.name)
-      ? []
-      : [
-          {
-            name: snake(a.name),
-            kind: a.variadic ? 'list' : 'string',
-            description: a.description ?? a.name,
-            required: !a.optional && a.default === undefined,
-            ...(a.choices ? { choices: a.choices } : {}),
-            ...(a.default !== undefined ? { default: a.default } : {}),
-            put(input, value) {
-              const one = (raw: string) => {
-                if (a.parse) return a.parse(raw);
-                checkChoice(a.choices, `command-argument value '${raw}' is invalid for argument '${a.name}'.`, raw);
-                return raw;
-              };
-              input.args[i] = a.variadic
-                ? ((value as unknown[] | undefined) ?? []).map((v) => one(word(v)))
-                : value === undefined
-                  ? a.default
-                  : one(word(value));
-            },
-          },
-        ],
-  );
+  const params: Param[] = [];
+  (def.args ?? []).forEach((a, i) => {
+    if (omitted(a.name)) return;
+    const one = (raw: string) => {
+      if (a.parse) return a.parse(raw);
+      checkChoice(a.choices, `command-argument value '${raw}' is invalid for argument '${a.name}'.`, raw);
+      return raw;
+    };
+    params.push({
+      name: snake(a.name),
+      kind: a.variadic ? 'list' : 'string',
+      description: a.description ?? a.name,
+      required: !a.optional && a.default === undefined,
+      ...(a.choices ? { choices: a.choices } : {}),
+      ...(a.default !== undefined ? { default: a.default } : {}),
+      put(input, value) {
+        if (a.variadic) input.args[i] = ((value as unknown[] | undefined) ?? []).map((v) => one(word(v)));
+        else input.args[i] = value === undefined ? a.default : one(word(value));
+      },
+    });
+  });
   for (const o of def.options ?? []) {
     const [, long, value] = /--([\w-]+)(?:\s+[<[](.+)[>\]])?/.exec(o.flags)!;
     const name = snake(long!);

@@ -67,7 +67,6 @@ export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private readonly max: number;
-  private readonly check: MessageCheck | undefined;
   /** The line read so far (at most `max` bytes), or, once it is too long, what is read past. */
   private pieces: Buffer[] = [];
   private bytes = 0;
@@ -86,10 +85,9 @@ export class LineTransport implements Transport {
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
-    opts: LineTransportOptions = {},
+    private readonly opts: LineTransportOptions = {},
   ) {
     this.max = opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-    this.check = opts.check;
   }
 
   private listeners(): [string, Parameters<Readable['on']>[1]][] {
@@ -311,7 +309,7 @@ export class LineTransport implements Transport {
   }
 
   private checked(m: Record<string, unknown>): [number, string] | undefined {
-    const problem = this.check?.(m as { method: string; params?: unknown });
+    const problem = this.opts.check?.(m as { method: string; params?: unknown });
     return problem === undefined ? undefined : [INVALID_PARAMS, problem];
   }
 
