@@ -158,12 +158,8 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
       signal: extra.signal,
       progress(progress, total, message) {
         if (token === undefined) return;
-        extra
-          .sendNotification({
-            method: 'notifications/progress',
-            params: { progressToken: token, progress, total, message },
-          })
-          .catch(() => undefined);
+        const params = { progressToken: token, progress, total, message };
+        extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
       },
     });
   });
@@ -197,19 +193,15 @@ const RESOURCE_NOT_FOUND = -32002;
 function servePromptsAndResources(server: sdk.Server, cwd: string): void {
   server.setRequestHandler(sdk.ListPromptsRequestSchema, async () => {
     const { listPrompts } = await import('../app/prompts.js');
+    const now =
+      "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project " +
+      "continue --full')";
+    const filled = (name: string) =>
+      `sow's ${name.replace('/', ' prompt ')}, ` + `filled with what the project knows (as 'sow prompt ${name}')`;
     return {
       prompts: [
-        {
-          name: 'continue',
-          description:
-            "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project " +
-            "continue --full')",
-        },
-        ...listPrompts().map((name) => ({
-          name,
-          description:
-            `sow's ${name.replace('/', ' prompt ')}, ` + `filled with what the project knows (as 'sow prompt ${name}')`,
-        })),
+        { name: 'continue', description: now },
+        ...listPrompts().map((name) => ({ name, description: filled(name) })),
       ],
     };
   });
@@ -240,13 +232,10 @@ function servePromptsAndResources(server: sdk.Server, cwd: string): void {
   });
   server.setRequestHandler(sdk.ListResourceTemplatesRequestSchema, async () => {
     const { RESOURCE_SCHEME } = await import('../app/resources.js');
+    const description = "state.yaml, log.md, a task's phases/<phase>/tasks/<id>/state.yaml, a document";
     return {
       resourceTemplates: [
-        {
-          uriTemplate: `${RESOURCE_SCHEME}{+path}`,
-          name: 'A file under .sow/project/',
-          description: "state.yaml, log.md, a task's phases/<phase>/tasks/<id>/state.yaml, a document",
-        },
+        { uriTemplate: `${RESOURCE_SCHEME}{+path}`, name: 'A file under .sow/project/', description },
       ],
     };
   });
