@@ -38,10 +38,7 @@ export interface StatusReport {
   /** `unattended`: the tasks in progress that nobody works on any more (only when there are some). */
   tasks: { total: number; by_status: Record<string, number>; unattended?: UnattendedTask[] };
   next: TransitionOption[];
-  /**
-   * The guard of the current state does not hold (no transition into it holds on the data as it
-   * is now: a state set by hand): what fails, and the state to go back to. `sow advance` refuses.
-   */
+  /** The current state's guard does not hold (a state set by hand): what fails, and the state to go back to. */
   state_problem?: { message: string; hint: string; unmet: Omit<UnmetEntry, 'hint'>[]; back?: string };
   /** The declared checks the current state's guard reads, judged against the code as it is now (FinalizeChecks). */
   checks?: CheckStatus[];
@@ -87,16 +84,9 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
     state,
     purpose: def?.purpose ?? '',
     lead: def?.lead ?? null,
-    phases: type.phases.map((p) => {
-      const phase = project.phases[p.name]!;
-      return {
-        name: p.name,
-        status: phase.status,
-        enabled: phase.enabled,
-        iteration: phase.iteration,
-        inputs: phase.inputs.length,
-        outputs: phase.outputs.length,
-      };
+    phases: type.phases.map(({ name }) => {
+      const { status, enabled, iteration, inputs, outputs } = project.phases[name]!;
+      return { name, status, enabled, iteration, inputs: inputs.length, outputs: outputs.length };
     }),
     tasks: { total: tasks.length, by_status: byStatus, ...(unattended.length ? { unattended } : {}) },
     next: listTransitions(type, view),
@@ -117,18 +107,10 @@ export function statusOf(type: ProjectType, view: ProjectView, now: string): Sta
 
 export async function projectStatus(ctx: AppContext, opts: { map?: boolean } = {}): Promise<StatusReport> {
   const { report, root } = await Reader.read(ctx, async (reader) => {
-    const r = statusOf(
-      reader.type,
-      await withCheckStatuses(reader.root, reader.type, await reader.view()),
-      reader.ctx.now(),
-    );
-    const { statechart } = reader.project;
-    return {
-      report: opts.map
-        ? { ...r, map: lifecycleMap(reader.type, statechart.current_state, statechart.history ?? []) }
-        : r,
-      root: reader.root,
-    };
+    const { type, root, project } = reader;
+    const r = statusOf(type, await withCheckStatuses(root, type, await reader.view()), reader.ctx.now());
+    const { current_state, history } = project.statechart;
+    return { report: opts.map ? { ...r, map: lifecycleMap(type, current_state, history ?? []) } : r, root };
   });
   // After the lock is let go: the remote may take a moment to answer.
   const now = ctx.now();
@@ -150,9 +132,8 @@ export function taskCounts(report: Pick<StatusReport, 'tasks'>, paint: (status: 
 }
 
 /**
- * The values the prompt templates' variables take in this project ({{name}}, {{iteration}}, …):
- * only those it knows. Values from the project file, one line each: a line break in them cannot
- * forge a line of the prompt.
+ * The values of the prompt templates' variables ({{name}}, …) that this project knows; one line each, so a line
+ * break in the project file cannot forge a line of the prompt.
  */
 export function promptVariables(type: ProjectType, view: ProjectView): Record<string, string> {
   const { project } = view;
@@ -164,7 +145,7 @@ export function promptVariables(type: ProjectType, view: ProjectView): Record<st
     state: shown(project.statechart.current_state),
     task_count: String(view.tasks.length),
   };
-  // The round of the work: the iteration of the phase that holds the tasks (standard: implementation).
+  // The round of the work: the iteration of the phase that holds the tasks.
   const work = project.phases[taskPhase(type)]?.iteration;
   if (work !== undefined) vars['iteration'] = String(work);
   return { ...vars, ...type.promptVariables?.(project) };
@@ -266,9 +247,7 @@ function taskStep(r: StatusReport, view: ProjectView): string | undefined {
       `or fix>" --detach\``
     );
   if (r.tasks.by_status['pending']) {
-    // The role most of the pending tasks are assigned to; a human-led state works on them with the human.
-    // Counted once (a sort that counted in its comparison cost 250 ms at 1,000 pending tasks); a tie goes
-    // to the role named first.
+    // The role most pending tasks are assigned to (a tie: the one named first); a human-led state works with the human.
     const counts = new Map<string, number>();
     for (const t of view.tasks)
       if (t.status === 'pending' && t.assigned_agent)
@@ -286,9 +265,8 @@ function taskStep(r: StatusReport, view: ProjectView): string | undefined {
 }
 
 /**
- * The state card: where the project stands and the one next command, for the start of every
- * session (the SessionStart hook) — a few lines in every state, whatever the files hold. The
- * how-to of the state is `renderContinue`, read on demand.
+ * The state card for the start of every session: where the project stands and the one next command, a few lines
+ * whatever the files hold (the state's how-to is `renderContinue`).
  */
 export function renderCard(type: ProjectType, view: ProjectView, now: string, refs = 0): string {
   const r = statusOf(type, view, now);
@@ -332,19 +310,12 @@ export function renderCard(type: ProjectType, view: ProjectView, now: string, re
   return `${lines.join('\n')}\n`;
 }
 
-/**
- * What the NoProject prompt's variables are on a branch without a project (`elsewhere`: the branches that have one).
- */
+/** The NoProject prompt's variables (`elsewhere`: the branches that have a project). */
 export function noProjectVariables(root: string, elsewhere: readonly string[] = []): Record<string, string> {
   const others = elsewhere.length
     ? `these branches have one: ${elsewhere.map((b) => `\`${b}\``).join(', ')}`
     : "'git branch' lists the branches";
   return { branch: head(root).branch ?? '(detached HEAD)', elsewhere: others };
-}
-
-/** The prompt of a branch without a project: how to start one, so an orchestrator always has a next step. */
-function noProjectPrompt(root: string, elsewhere: readonly string[]): string {
-  return renderTemplate(readTemplate('prompts/NoProject.md'), noProjectVariables(root, elsewhere)).trim();
 }
 
 /** The card of a branch without a project: how to start one, and where the others are. */
@@ -360,10 +331,7 @@ function noProjectCard(root: string, elsewhere: readonly string[]): string {
   ].join('\n');
 }
 
-/**
- * What to do now: the state card (`card`, the SessionStart hook's and `sow project continue`'s),
- * or the state's whole prompt, its how-to (`sow project continue --full`, an orchestrator's).
- */
+/** What to do now: the state card (`card`), or the state's whole prompt (`sow project continue --full`). */
 export async function continueProject(
   ctx: AppContext,
   opts: { card?: boolean } = {},
@@ -383,10 +351,11 @@ export async function continueProject(
     });
   } catch (err) {
     if (!(err instanceof NoProjectError)) throw err;
+    // Without a project, how to start one, so an orchestrator always has a next step.
     const root = await openRoot(ctx);
-    return {
-      state: 'NoProject',
-      prompt: opts.card ? noProjectCard(root, err.elsewhere) : noProjectPrompt(root, err.elsewhere),
-    };
+    const prompt = opts.card
+      ? noProjectCard(root, err.elsewhere)
+      : renderTemplate(readTemplate('prompts/NoProject.md'), noProjectVariables(root, err.elsewhere)).trim();
+    return { state: 'NoProject', prompt };
   }
 }

@@ -1,8 +1,6 @@
 /**
- * `sow task board`: each task as a card of a board says it — whether it can start or what it waits
- * for, whether anybody works on it, its pending feedback, its iteration, what its workers used and
- * when it last changed — the questions `task list` (kept lean for agents) leaves open. With a task
- * id, that task's card and each run of its workers (every spawn and resume, with what it used).
+ * `sow task board`: what `task list` (lean, for agents) leaves open — whether a task can start, who works on it,
+ * its feedback, what its workers used. With a task id, its card and each run of its workers.
  */
 import { costOf, type CostRow } from '../domain/usage.js';
 import { isFinished, normalizeTaskId, pendingFeedback } from '../domain/tasks.js';

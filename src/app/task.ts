@@ -22,7 +22,6 @@ import { Reader, update } from './workspace.js';
 import { taskDir } from './project-files.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
 import { claimsRemote, ourClaim, remoteClaimer, remoteClaimRows, remoteClaimsForReads } from './remote-claims.js';
-import type { RemoteClaims } from '../domain/claims.js';
 
 export interface AddTaskOptions {
   name: string;
@@ -66,10 +65,7 @@ export async function addTask(ctx: AppContext, opts: AddTaskOptions): Promise<Ta
   });
 }
 
-/**
- * The tasks a worker could start now: pending, every dependency finished, nobody working on them
- * — here, nor, with a claims remote, on the remote.
- */
+/** The tasks a worker could start now: pending, dependencies finished, nobody working on them here or remotely. */
 export async function nextTasks(ctx: AppContext, opts: { withoutPendingFeedback?: boolean } = {}): Promise<TaskRow[]> {
   const { rows, root, branch } = await Reader.read(ctx, async (reader) => {
     const tasks = await reader.tasks();
@@ -88,10 +84,7 @@ export async function nextTasks(ctx: AppContext, opts: { withoutPendingFeedback?
   return onRemote.size ? rows.filter((r) => !onRemote.get(r.id)?.live) : rows;
 }
 
-/**
- * The candidates among the summaries, worked out once per list a long-lived process hands out again while no task
- * changed (a frozen one: adapters/task-index.ts).
- */
+/** The candidates, once per frozen list (a long-lived process gets the same list while no task changed). */
 const candidateSets = new WeakMap<readonly TaskSummary[], ReadonlySet<string>>();
 function candidatesOf(tasks: readonly TaskSummary[]): ReadonlySet<string> {
   let set = candidateSets.get(tasks);
@@ -111,11 +104,8 @@ export interface ClaimOptions {
 }
 
 /**
- * Claims the first ready task, atomically (under the lock): in_progress, owned by this session or
- * name with a lease. Two claimers never get the same task, and none skips a ready one. With a
- * claims remote, the task is claimed on the remote first (one push that only the first claimer
- * wins); a task claimed there by another checkout is passed over, and a push that lost the race
- * moves on to the next ready task.
+ * Claims the first ready task under the lock, with a lease: two claimers never get the same task. With a claims
+ * remote it is claimed there first (one push only the first claimer wins); a lost race moves on to the next task.
  */
 export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
   let pushed: { root: string; remote: string; ref: string; sha: string } | undefined;
@@ -172,8 +162,7 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
       opts.owner !== undefined ? { owner: opts.owner } : {},
     );
   } catch (err) {
-    // The claim landed on the remote but not here: give it back, so the task is not held by nobody until the lease runs
-    // out.
+    // The claim landed on the remote but not here: give it back rather than leave it held until the lease ends.
     if (pushed) {
       const { pushClaim } = await import('../adapters/remote-claims.js');
       await pushClaim(pushed.root, pushed.remote, pushed.ref, null, pushed.sha);
@@ -191,32 +180,16 @@ export async function getTask(
     const task = await reader.task(rawId);
     // A dependency whose folder is gone is said here too, not first when the task is changed.
     await reader.dependenciesOf(task);
+    const doc = (file: string) => reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/${file}`);
     if (field === undefined) {
-      const description = descriptionBody(
-        reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`),
-        task.name,
-      );
+      const description = descriptionBody(doc('description.md'), task.name);
       return { task, ...(description !== undefined ? { description } : {}) };
     }
     const name = own(TASK_FIELD_ALIASES, field) ?? field;
-    if (name === 'description') {
-      return {
-        task,
-        field: 'description',
-        value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/description.md`) ?? '',
-      };
-    }
-    // Its log, as the worker and sow wrote it (log.md): read, not a field of the state.
-    if (name === 'log')
-      return { task, field: 'log', value: reader.readDoc(`${taskDir(reader.taskPhase, task.id)}/log.md`) ?? '' };
-    const { field: label, value } = lookupField(
-      task,
-      name,
-      TASK_FIELDS,
-      {},
-      `task ${task.id}`,
-      Object.keys(TASK_FIELD_ALIASES),
-    );
+    // Its description and log are files of the task's folder, not fields of its state.
+    if (name === 'description' || name === 'log') return { task, field: name, value: doc(`${name}.md`) ?? '' };
+    const aliases = Object.keys(TASK_FIELD_ALIASES);
+    const { field: label, value } = lookupField(task, name, TASK_FIELDS, {}, `task ${task.id}`, aliases);
     return { task, field: label, value };
   });
 }
@@ -247,45 +220,27 @@ export async function listTasks(ctx: AppContext, status?: string): Promise<TaskR
   }));
   const now = ctx.now();
   const rows = (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map((t) => taskRow(t, now));
-  return withRemoteClaims(rows, await remoteClaimsForReads(root, branch, now), now);
-}
-
-/** The rows, each task claimed on the remote with its claim there (`remote_claim`). */
-function withRemoteClaims(rows: TaskRow[], read: RemoteClaims | undefined, now: string): TaskRow[] {
-  const onRemote = remoteClaimRows(read, now);
-  if (onRemote.size === 0) return rows;
-  return rows.map((r) => {
-    const claim = onRemote.get(r.id);
-    return claim ? { ...r, remote_claim: claim } : r;
-  });
+  // Each task claimed on the remote with its claim there.
+  const onRemote = remoteClaimRows(await remoteClaimsForReads(root, branch, now), now);
+  return rows.map((r) => (onRemote.has(r.id) ? { ...r, remote_claim: onRemote.get(r.id)! } : r));
 }
 
 /**
- * What a task changed: its modified files — tracked ones as a diff against the project's base
- * branch, files git does not know yet whole (as git diff would show them added); undefined when
- * there is nothing to show.
+ * What a task changed: its tracked modified files as a diff against the base branch, the others whole (as git diff
+ * shows a file added); undefined when there is nothing to show.
  */
 export function diffOfTask(reader: Reader, task: TaskState): string | undefined {
   const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
   const base = reader.project.base_branch;
   const tracked = files.filter((f) => isTracked(reader.root, f));
-  const added = files.filter((f) => !tracked.includes(f)).map((f) => ({ f, text: reader.readDoc(f) }));
-  return (
-    [
-      base && tracked.length ? diffOf(reader.root, base, tracked) : undefined,
-      ...added
-        .filter((a) => a.text !== undefined)
-        .map(
-          (a) =>
-            `new file ${a.f}\n${a
-              .text!.split('\n')
-              .map((l) => `+${l}`)
-              .join('\n')}`,
-        ),
-    ]
-      .filter(Boolean)
-      .join('\n') || undefined
-  );
+  const added = files
+    .filter((f) => !tracked.includes(f))
+    .flatMap((f) => {
+      const text = reader.readDoc(f);
+      return text === undefined ? [] : [`new file ${f}\n+${text.replaceAll('\n', '\n+')}`];
+    });
+  const diff = [base && tracked.length ? diffOf(reader.root, base, tracked) : undefined, ...added];
+  return diff.filter(Boolean).join('\n') || undefined;
 }
 
 /** The working tree's changes to `files` against the base branch. */
@@ -301,11 +256,7 @@ function diffOf(root: string, base: string, files: readonly string[]): string | 
 /** What sow writes into the description of a task added without one. */
 const DESCRIPTION_PLACEHOLDER = '<!-- Requirements and acceptance criteria for this task. -->';
 
-/**
- * A task's description.md as its worker needs it: without the title line sow writes (the task's
- * name, said already) and without the placeholder of a task added without a description;
- * undefined when nothing is left.
- */
+/** A task's description.md without the title line (its name) or sow's placeholder; undefined when nothing is left. */
 export function descriptionBody(text: string | undefined, name: string): string | undefined {
   if (text === undefined) return undefined;
   let body = text.replace(/^\uFEFF/, '');
@@ -327,9 +278,8 @@ const FEEDBACK_INLINE = 2000;
 const OUTPUTS_SHOWN = 20;
 
 /**
- * What a worker starting on `id` needs besides its description: each dependency's name and status
- * with where its outputs are (the evidence of its checks left out), and the feedback still pending
- * on it, with its text. Read after a claim, so `task next --claim` is one call.
+ * What a worker starting on `id` needs besides its description: each dependency with where its outputs are (not
+ * its evidence), and its pending feedback with the text. Read after a claim, so `task next --claim` is one call.
  */
 export async function taskNeeds(ctx: AppContext, id: string): Promise<TaskNeeds> {
   return Reader.read(ctx, async (reader) => {

@@ -1,10 +1,7 @@
 /**
- * What a JSON-RPC line says about itself, read from its bytes: the exact text of each message's
- * `id`, and which of `method`, `result`, `error` it has. JSON.parse gives an id's value, not its
- * text (`1e308` becomes 1e+308, `1.50` 1.5, `1e400` Infinity, which JSON.stringify writes as
- * null, and a 64-bit id loses its last digits), and JSON-RPC wants the id back unchanged, so sow
- * echoes the text the client wrote. A line too long to keep is read as it streams by with only
- * its id kept, so the refusal still names the request it refuses.
+ * What a JSON-RPC line says about itself, read from its bytes: each message's `id` as written (JSON.parse turns
+ * `1e308` or a 64-bit id into another number, and JSON-RPC wants it back unchanged), and which of `method`, `result`,
+ * `error` it has. A line too long to keep is scanned as it streams by, so its refusal still names its id.
  */
 
 const QUOTE = 0x22;
@@ -20,10 +17,7 @@ const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a |
 
 /** What the scanner learnt of one message: the line's object, or one object of a batch. */
 export interface Scanned {
-  /**
-   * The text of its `id` as written (`1e308`, `"caf\u00e9"`), unless it is an object or an array, or longer than
-   * the scanner keeps.
-   */
+  /** The text of its `id` as written, unless it is an object, an array, or longer than the scanner keeps. */
   id?: string;
   hasId: boolean;
   hasMethod: boolean;
@@ -35,28 +29,23 @@ export interface Scanned {
 const KEY_BYTES = 64;
 
 type Key = 'id' | 'method' | 'reply' | 'other';
+const KEYS = new Map<unknown, Key>([
+  ['id', 'id'],
+  ['method', 'method'],
+  ['result', 'reply'],
+  ['error', 'reply'],
+]);
 
 function keyOf(text: string): Key {
-  let name: unknown = text.slice(1, -1);
-  if (text.includes('\\')) {
-    try {
-      name = JSON.parse(text);
-    } catch {
-      return 'other';
-    }
+  try {
+    return KEYS.get(text.includes('\\') ? JSON.parse(text) : text.slice(1, -1)) ?? 'other';
+  } catch {
+    return 'other';
   }
-  return name === 'id'
-    ? 'id'
-    : name === 'method'
-      ? 'method'
-      : name === 'result' || name === 'error'
-        ? 'reply'
-        : 'other';
 }
 
 /**
- * Reads one line's bytes, in as many pieces as they come, without holding them: only the member
- * names it is looking for and the text of ids are kept. It trusts nothing: on bytes that are not
+ * Reads one line's bytes, in pieces, keeping only member names it looks for and ids' text. On bytes that are not
  * JSON it learns less, never more (an id it reports is a whole string or number token).
  */
 export class MessageScanner {
@@ -81,11 +70,7 @@ export class MessageScanner {
   private key: Key = 'other';
   private capture: { what: 'key' | 'id'; pieces: Buffer[]; bytes: number; from: number } | undefined;
 
-  /**
-   * @param maxIdBytes the longest id text it keeps
-   * @param batches whether to read the objects of a top-level array (a line too long to keep is
-   *   refused whole, so its batch is not worth reading)
-   */
+  /** `batches`: whether to read the objects of a top-level array (not for a line refused whole). */
   constructor(
     private readonly maxIdBytes: number,
     private readonly batches = true,
@@ -247,10 +232,7 @@ export function idText(scanned: Scanned | undefined): string | undefined {
 export const isObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null && !Array.isArray(x);
 
-/**
- * The path to the first own member called `name` anywhere in `value` (arrays by index), not
- * looking inside `skip`. Without recursion: a message may nest a million levels deep.
- */
+/** The path to the first own member `name` anywhere in `value`, not inside `skip`; no recursion (deep nesting). */
 export function findKey(value: unknown, name: string, skip?: unknown): string[] | undefined {
   interface Node {
     value: unknown;

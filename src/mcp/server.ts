@@ -1,33 +1,11 @@
 /**
- * `sow mcp`: the tools of tools.ts served over stdio with the official MCP SDK. stdout carries the
- * protocol and nothing else (sow's warnings and notices go to stderr); the server ends when the
- * client closes stdin, after answering the calls still running.
- *
- * The SDK's low-level Server, not McpServer: McpServer answers arguments that fail the schema with
- * its own plain text, and we want every refusal to be the envelope the CLI prints with --json
- * (`{"ok":false,"error":{"code","message","hint"}}`), so an agent handles one kind of error.
- *
- * The SDK handles the protocol; the lines on stdin are read by sow's own transport (transport.ts),
- * which answers every request, however malformed, and survives any line.
+ * `sow mcp`: the tools of tools.ts over stdio (stdout carries the protocol only). The SDK's low-level Server, not
+ * McpServer, so every refusal is the CLI's --json error envelope; stdin is read by transport.ts.
  */
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import {
-  CallToolRequestSchema,
-  ClientNotificationSchema,
-  ClientRequestSchema,
-  ErrorCode,
-  GetPromptRequestSchema,
-  ListPromptsRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  McpError,
-  ReadResourceRequestSchema,
-  Server,
-  z,
-} from './sdk.js';
+import * as sdk from './sdk.js';
 import { errorEnvelope, SowError, UsageError } from '../domain/errors.js';
 import { reservedNameError } from '../domain/fields.js';
 import { environmentError } from '../adapters/io-errors.js';
@@ -65,18 +43,13 @@ export function asSowError(err: unknown): SowError {
 }
 
 /**
- * A result as the current MCP spec has it: the data as JSON text (what the CLI prints under
- * `data` with --json, as before) and as `structuredContent`, which must be an object: a list goes
- * under the tool's member for it. Read back from the text, so both hold the same values (.inf as
- * the string the text has).
+ * The data as JSON text (the CLI's --json `data`) and as `structuredContent`, which must be an object (a list goes
+ * under the tool's `listKey`); read back from the text so both hold the same values.
  */
 function resultOf(data: unknown, listKey?: string): CallToolResult {
   const text = toJson(data ?? null);
   const value: unknown = JSON.parse(text);
-  const structured =
-    typeof value === 'object' && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : { [Array.isArray(value) ? (listKey ?? 'items') : 'value']: value };
+  const structured = isObject(value) ? value : { [Array.isArray(value) ? (listKey ?? 'items') : 'value']: value };
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
@@ -89,39 +62,31 @@ export async function callTool(
   const tool = tools.find((t) => t.name === name);
   if (!tool)
     return errorResult(new UsageError(`unknown tool '${name}'`, `the tools: ${tools.map((t) => t.name).join(', ')}`));
-  // A member called __proto__ inside a value (metadata) is refused as the command line refuses
-  // `--__proto__ x`, in the same words, whatever its value; at the top it is an unknown argument.
+  // __proto__ inside a value is refused in the command line's words; at the top it is an unknown argument.
   const reserved = findKey(args, '__proto__');
   if (reserved && reserved.length > 1) return errorResult(reservedNameError(reserved.slice(1).join('.'), '__proto__'));
-  if (!isObject(args ?? {}))
+  const given = args ?? {};
+  if (!isObject(given))
     return errorResult(
       new UsageError(`invalid arguments for ${name}: expected an object`, 'pass the arguments by name'),
     );
   try {
-    const r = await tool.run((args ?? {}) as Record<string, unknown>, ctx);
+    const r = await tool.run(given, ctx);
     return resultOf(r.data, r.listKey);
   } catch (err) {
     return errorResult(asSowError(err));
   }
 }
 
-function isFolder(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch {
-    return false;
-  }
-}
-
-/** Each method's schema by its name, from one of the SDK's unions (ClientRequestSchema, …). */
-function byMethod(options: readonly z.ZodType[]): ReadonlyMap<string, z.ZodType> {
+/** Each method's schema by its name, from one of the SDK's unions (sdk.ClientRequestSchema, …). */
+function byMethod(options: readonly sdk.z.ZodType[]): ReadonlyMap<string, sdk.z.ZodType> {
   return new Map(
-    options.map((schema) => [((schema as z.ZodObject).shape['method'] as z.ZodLiteral<string>).value, schema]),
+    options.map((schema) => [((schema as sdk.z.ZodObject).shape['method'] as sdk.z.ZodLiteral<string>).value, schema]),
   );
 }
 
-const REQUESTS = byMethod(ClientRequestSchema.options);
-const NOTIFICATIONS = byMethod(ClientNotificationSchema.options);
+const REQUESTS = byMethod(sdk.ClientRequestSchema.options);
+const NOTIFICATIONS = byMethod(sdk.ClientNotificationSchema.options);
 
 const shownPath = (path: readonly (string | number | symbol)[]): string => {
   const text = path.map(String).join('.');
@@ -129,10 +94,8 @@ const shownPath = (path: readonly (string | number | symbol)[]): string => {
 };
 
 /**
- * Params the SDK would refuse, refused before it sees them, as invalid params (-32602): the SDK
- * 1.32 answers them with -32603, an internal error, and a dump of zod's issues. And a member
- * called __proto__, which the SDK's schemas drop without a word (in a tool's arguments the tool
- * refuses it, as the command line does).
+ * Params the SDK would refuse, refused first as invalid params (the SDK answers -32603 with zod's dump), and any
+ * `__proto__` member, which the SDK's schemas drop silently (in a tool's arguments the tool refuses it).
  */
 export const checkMessage: MessageCheck = (message) => {
   const params = message.params;
@@ -150,10 +113,8 @@ export const checkMessage: MessageCheck = (message) => {
   const said = issues
     .slice(0, 3)
     .map((issue) => `${issue.path.length ? shownPath(issue.path) : 'the message'}: ${issue.message}`);
-  return (
-    `invalid params ` +
-    `for ${message.method}: ${said.join('; ')}${issues.length > 3 ? `; and ${issues.length - 3} more` : ''}`
-  );
+  const more = issues.length > 3 ? `; and ${issues.length - 3} more` : '';
+  return `invalid params for ${message.method}: ${said.join('; ')}${more}`;
 };
 
 export interface ServeOptions {
@@ -177,17 +138,17 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
   // A server lives for many calls: each rereads only the state files that changed since the last.
   keepParsedStateFiles();
   keepTaskIndex();
-  const server = new Server(
+  const server = new sdk.Server(
     { name: 'sow', version: opts.version },
     { capabilities: { tools: {}, prompts: {}, resources: {} }, instructions: INSTRUCTIONS },
   );
   server.onerror = (err) => void process.stderr.write(`sow mcp: ${err.message}\n`);
   const tools = await loadTools(opts.commands);
   const listed = tools.map(({ run: _, ...listing }) => listing);
-  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: listed }));
+  server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: listed }));
 
   const transport = new LineTransport(process.stdin, process.stdout, { check: checkMessage });
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler(sdk.CallToolRequestSchema, (request, extra) => {
     const token = request.params._meta?.progressToken;
     // The arguments as the client sent them: the SDK's copy has lost any member called __proto__.
     const sent = transport.sentParams(extra.requestId);
@@ -197,12 +158,8 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
       signal: extra.signal,
       progress(progress, total, message) {
         if (token === undefined) return;
-        extra
-          .sendNotification({
-            method: 'notifications/progress',
-            params: { progressToken: token, progress, total, message },
-          })
-          .catch(() => undefined);
+        const params = { progressToken: token, progress, total, message };
+        extra.sendNotification({ method: 'notifications/progress', params }).catch(() => undefined);
       },
     });
   });
@@ -210,46 +167,45 @@ export async function serveMcp(opts: ServeOptions): Promise<void> {
   servePromptsAndResources(server, cwd);
 
   await server.connect(transport);
-  // The end of input ends the server, once every request read has been answered.
   await transport.inputEnded;
   await transport.settled();
   await server.close();
 }
 
+function isFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** A refusal of a prompt or resource request: a JSON-RPC error whose data is the CLI's envelope. */
-function requestError(err: unknown, code: number): McpError {
+function requestError(err: unknown, code: number): sdk.McpError {
   const sow = asSowError(err);
-  return new McpError(code, sow.message, errorEnvelope(sow));
+  return new sdk.McpError(code, sow.message, errorEnvelope(sow));
 }
 
 /** MCP's resource-not-found code (the spec's -32002). */
 const RESOURCE_NOT_FOUND = -32002;
 
-/**
- * Prompts: `continue` (what to do now) and sow's embedded prompts, filled as `sow prompt` fills
- * them. Resources: the files under .sow/project/ (app/resources.ts), so a client shows the state
- * without a tool call.
- */
-function servePromptsAndResources(server: Server, cwd: string): void {
-  server.setRequestHandler(ListPromptsRequestSchema, async () => {
+/** Prompts: `continue` and sow's embedded prompts (as `sow prompt` fills them); resources: .sow/project/'s files. */
+function servePromptsAndResources(server: sdk.Server, cwd: string): void {
+  server.setRequestHandler(sdk.ListPromptsRequestSchema, async () => {
     const { listPrompts } = await import('../app/prompts.js');
+    const now =
+      "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project " +
+      "continue --full')";
+    const filled = (name: string) =>
+      `sow's ${name.replace('/', ' prompt ')}, ` + `filled with what the project knows (as 'sow prompt ${name}')`;
     return {
       prompts: [
-        {
-          name: 'continue',
-          description:
-            "What to do now: the prompt of the project's current state, with the steps out of it (as 'sow project " +
-            "continue --full')",
-        },
-        ...listPrompts().map((name) => ({
-          name,
-          description:
-            `sow's ${name.replace('/', ' prompt ')}, ` + `filled with what the project knows (as 'sow prompt ${name}')`,
-        })),
+        { name: 'continue', description: now },
+        ...listPrompts().map((name) => ({ name, description: filled(name) })),
       ],
     };
   });
-  server.setRequestHandler(GetPromptRequestSchema, async (request) => {
+  server.setRequestHandler(sdk.GetPromptRequestSchema, async (request) => {
     const name = request.params.name;
     try {
       const text =
@@ -261,40 +217,35 @@ function servePromptsAndResources(server: Server, cwd: string): void {
         messages: [{ role: 'user' as const, content: { type: 'text' as const, text } }],
       };
     } catch (err) {
-      throw requestError(err, ErrorCode.InvalidParams);
+      throw requestError(err, sdk.ErrorCode.InvalidParams);
     }
   });
-  server.setRequestHandler(ListResourcesRequestSchema, async () => {
+  server.setRequestHandler(sdk.ListResourcesRequestSchema, async () => {
     try {
       const { listResources } = await import('../app/resources.js');
       return { resources: (await listResources(processContext(cwd))).resources };
     } catch (err) {
       // Outside a project (or a repository) there is nothing to show: an empty list, not an error.
       if (asSowError(err).kind !== 'internal') return { resources: [] };
-      throw requestError(err, ErrorCode.InternalError);
+      throw requestError(err, sdk.ErrorCode.InternalError);
     }
   });
-  server.setRequestHandler(ListResourceTemplatesRequestSchema, async () => {
+  server.setRequestHandler(sdk.ListResourceTemplatesRequestSchema, async () => {
     const { RESOURCE_SCHEME } = await import('../app/resources.js');
+    const description = "state.yaml, log.md, a task's phases/<phase>/tasks/<id>/state.yaml, a document";
     return {
       resourceTemplates: [
-        {
-          uriTemplate: `${RESOURCE_SCHEME}{+path}`,
-          name: 'A file under .sow/project/',
-          description: "state.yaml, log.md, a task's phases/<phase>/tasks/<id>/state.yaml, a document",
-        },
+        { uriTemplate: `${RESOURCE_SCHEME}{+path}`, name: 'A file under .sow/project/', description },
       ],
     };
   });
-  server.setRequestHandler(ReadResourceRequestSchema, async (request) => {
+  server.setRequestHandler(sdk.ReadResourceRequestSchema, async (request) => {
     try {
       const { readResource } = await import('../app/resources.js');
       return { contents: [await readResource(processContext(cwd), request.params.uri)] };
     } catch (err) {
-      throw requestError(
-        err,
-        asSowError(err).code === 'RESOURCE_NOT_FOUND' ? RESOURCE_NOT_FOUND : ErrorCode.InvalidParams,
-      );
+      const notFound = asSowError(err).code === 'RESOURCE_NOT_FOUND';
+      throw requestError(err, notFound ? RESOURCE_NOT_FOUND : sdk.ErrorCode.InvalidParams);
     }
   });
 }

@@ -1,14 +1,12 @@
 /**
- * The tools of `sow mcp`, derived from the commands that declare an MCP exposure: a tool's
- * arguments are its command's arguments and options (their names in snake_case, their types,
- * choices, defaults and descriptions), a call checks each value with the command line's own parser
- * and runs the command's `run`, and the answer is what the command prints under `data` with
- * --json. A tool may front several commands (`task`: list, get, add): its `action` names the one.
+ * The tools of `sow mcp`, derived from the commands that declare an MCP exposure: a call checks each value with the
+ * command line's own parser, runs the command and answers its --json `data`. `action` picks among several commands.
  */
 import { processContext } from '../app/context.js';
 import type { CommandContext, CommandDef, CommandInput } from '../model/def.js';
 import { UsageError } from '../domain/errors.js';
 import { nearMiss } from '../domain/suggest.js';
+import { isObject } from './json.js';
 
 /** What a call runs with: the workspace, the client's cancellation, and progress for long calls. */
 export interface ToolContext {
@@ -66,32 +64,27 @@ function checkChoice(choices: readonly string[] | undefined, what: string, raw: 
 export function paramsOf(def: CommandDef): Param[] {
   const defaults = def.mcp?.defaults ?? {};
   const omitted = (name: string) => def.mcp?.omit?.includes(snake(name)) === true;
-  const params: Param[] = (def.args ?? []).flatMap((a, i): Param[] =>
-    omitted(a.name)
-      ? []
-      : [
-          {
-            name: snake(a.name),
-            kind: a.variadic ? 'list' : 'string',
-            description: a.description ?? a.name,
-            required: !a.optional && a.default === undefined,
-            ...(a.choices ? { choices: a.choices } : {}),
-            ...(a.default !== undefined ? { default: a.default } : {}),
-            put(input, value) {
-              const one = (raw: string) => {
-                if (a.parse) return a.parse(raw);
-                checkChoice(a.choices, `command-argument value '${raw}' is invalid for argument '${a.name}'.`, raw);
-                return raw;
-              };
-              input.args[i] = a.variadic
-                ? ((value as unknown[] | undefined) ?? []).map((v) => one(word(v)))
-                : value === undefined
-                  ? a.default
-                  : one(word(value));
-            },
-          },
-        ],
-  );
+  const params: Param[] = [];
+  (def.args ?? []).forEach((a, i) => {
+    if (omitted(a.name)) return;
+    const one = (raw: string) => {
+      if (a.parse) return a.parse(raw);
+      checkChoice(a.choices, `command-argument value '${raw}' is invalid for argument '${a.name}'.`, raw);
+      return raw;
+    };
+    params.push({
+      name: snake(a.name),
+      kind: a.variadic ? 'list' : 'string',
+      description: a.description ?? a.name,
+      required: !a.optional && a.default === undefined,
+      ...(a.choices ? { choices: a.choices } : {}),
+      ...(a.default !== undefined ? { default: a.default } : {}),
+      put(input, value) {
+        if (a.variadic) input.args[i] = ((value as unknown[] | undefined) ?? []).map((v) => one(word(v)));
+        else input.args[i] = value === undefined ? a.default : one(word(value));
+      },
+    });
+  });
   for (const o of def.options ?? []) {
     const [, long, value] = /--([\w-]+)(?:\s+[<[](.+)[>\]])?/.exec(o.flags)!;
     const name = snake(long!);
@@ -102,7 +95,6 @@ export function paramsOf(def: CommandDef): Param[] {
     const key = camel(negated ? long!.slice(3) : long!);
     const repeats = Array.isArray(o.default);
     const parse = (raw: string, previous: unknown) => {
-      // A parser of sow's own refuses as sow does (it replaces commander's check of the choices).
       if (o.parse) return o.parse(raw, previous);
       checkChoice(o.choices, `option '${o.flags}' argument '${raw}' is invalid.`, raw);
       return raw;
@@ -135,10 +127,8 @@ export function paramsOf(def: CommandDef): Param[] {
       description: def.passThrough.description,
       required: false,
       put(input, value) {
-        input.rest = Object.entries((value as Record<string, unknown> | undefined) ?? {}).flatMap(([k, v]) => [
-          `--${k}`,
-          word(v),
-        ]);
+        const given = Object.entries((value as Record<string, unknown> | undefined) ?? {});
+        input.rest = given.flatMap(([k, v]) => [`--${k}`, word(v)]);
       },
     });
   return params;
@@ -161,10 +151,7 @@ function schemaOf(p: Param): object {
 
 const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
 
-/**
- * A value of the type the schema says, as the command line's words: a number or a boolean where a
- * word is expected is that word (`index: 0`), one word where a list is expected is a list of one.
- */
+/** A value of the schema's type as the command line's words (`index: 0` is '0'; one word is a list of one). */
 function shaped(p: Param, v: unknown): unknown {
   switch (p.kind) {
     case 'boolean':
@@ -174,7 +161,7 @@ function shaped(p: Param, v: unknown): unknown {
     case 'list':
       return scalar(v) ? [word(v)] : Array.isArray(v) && v.every(scalar) ? v.map(word) : undefined;
     case 'map':
-      return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every(scalar) ? v : undefined;
+      return isObject(v) && Object.values(v).every(scalar) ? v : undefined;
   }
 }
 
@@ -201,16 +188,14 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
   const every = (p: string) => defs.every((d) => own.get(d)!.some((q) => q.name === p && q.required));
   const properties: Record<string, object> = {};
   if (several) {
-    // What each action needs (the schema cannot say it: it differs from one to the next), once for
-    // the actions that need the same.
+    // What each action needs, which the schema cannot say, once for the actions that need the same.
     const needs = new Map<string, string[]>();
     for (const d of defs) {
       const named = own
         .get(d)!
-        .filter((p) => p.required && !every(p.name))
-        .map((p) => p.name);
-      if (named.length)
-        needs.set(named.join(', '), [...new Set([...(needs.get(named.join(', ')) ?? []), d.mcp!.action!])]);
+        .flatMap((p) => (p.required && !every(p.name) ? [p.name] : []))
+        .join(', ');
+      if (named) needs.set(named, [...new Set([...(needs.get(named) ?? []), d.mcp!.action!])]);
     }
     properties['action'] = {
       enum: [...new Set(actions)],
@@ -261,14 +246,10 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
       const params = own.get(def)!;
       const missing = params.filter((p) => p.required && !args.has(p.name)).map((p) => p.name);
       const label = several ? `${name} ${def.mcp!.action}` : name;
-      if (missing.length)
-        throw new UsageError(
-          `${label} needs ${missing.join(' and ')}`,
-          params
-            .filter((p) => missing.includes(p.name))
-            .map((p) => `${p.name}: ${p.description}`)
-            .join('; '),
-        );
+      if (missing.length) {
+        const what = params.filter((p) => missing.includes(p.name)).map((p) => `${p.name}: ${p.description}`);
+        throw new UsageError(`${label} needs ${missing.join(' and ')}`, what.join('; '));
+      }
       const input: Draft = { args: [], opts: {} };
       for (const p of params) p.put(input, args.get(p.name));
       const context: CommandContext = {
@@ -297,17 +278,16 @@ function pick(
   const fits = candidates.find((d) => untaken(d).length === 0);
   if (fits) return fits;
   const label = defs.length > 1 ? `${name} ${String(action)}` : name;
+  const takes = candidates.map(
+    (d) =>
+      own
+        .get(d)!
+        .map((p) => p.name)
+        .join(', ') || 'no arguments',
+  );
   throw new UsageError(
     `${label} does not take ${untaken(candidates[0]!).join(', ')}`,
-    `${label} takes ${candidates
-      .map(
-        (d) =>
-          own
-            .get(d)!
-            .map((p) => p.name)
-            .join(', ') || 'no arguments',
-      )
-      .join('; or ')}`,
+    `${label} takes ${takes.join('; or ')}`,
   );
 }
 
@@ -315,13 +295,12 @@ function pick(
 export async function loadTools(commands: () => Promise<readonly CommandDef[]>): Promise<readonly Tool[]> {
   const byTool = new Map<string, CommandDef[]>();
   for (const def of await commands()) if (def.mcp) byTool.set(def.mcp.tool, [...(byTool.get(def.mcp.tool) ?? []), def]);
-  // The plainest command of an action first (`output add` before `task output add`): what a call
-  // without the task's id runs.
+  // The plainest command of an action first (`output add` before `task output add`): what a call without an id runs.
   const words = (d: CommandDef) => d.name.split(' ').length;
   return [...byTool].map(([name, defs]) =>
     toolOf(
       name,
-      [...defs].sort((a, b) => words(a) - words(b)),
+      defs.sort((a, b) => words(a) - words(b)),
     ),
   );
 }

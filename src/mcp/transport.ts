@@ -1,15 +1,8 @@
 /**
- * The stdio transport of `sow mcp`: JSON-RPC 2.0 messages, one per line, in front of the SDK's
- * protocol handling. It replaces the SDK's StdioServerTransport, whose reading side (1.32)
- * drops what its schema refuses without a word (an id of 1.5 or 1e308, an unknown member, a
- * batch, a line that is not JSON: the client waits for ever) and, on a line of more than 10 MiB,
- * closes the connection, so the server exits 0. Here every request that has an id gets an
- * answer, every refusal is a JSON-RPC error with the code the specification gives, a notification
- * is never answered, and the next line is read as if nothing had happened.
- *
- * Ids: the SDK takes only strings and safe integers, and writes back the value it parsed. So each
- * request reaches the SDK under an id of our own (1, 2, 3, …), and its answer leaves with the id's
- * text exactly as the client wrote it (`1e308`, `-0.5`, `9007199254740993`, `"caf\u00e9"`).
+ * The stdio transport of `sow mcp`, one JSON-RPC 2.0 message a line. It replaces the SDK's, which drops what its
+ * schema refuses without a word (the client waits for ever) and exits on a long line: here every request with an id
+ * is answered, with the specification's error code, and the next line is read as if nothing had happened.
+ * Each request reaches the SDK under an id of our own (1, 2, 3, …); its answer leaves with the client's id text.
  */
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -17,11 +10,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { nearMiss } from '../domain/suggest.js';
 import { idText, isObject, MessageScanner, type Scanned } from './json.js';
 
-/**
- * The longest message sow mcp reads, in bytes, without its newline: 10 MiB, the SDK's own limit.
- * A tool's arguments are names, paths and notes; a longer line is refused, and only this much of
- * it is ever held: the rest is read past, keeping nothing but its id.
- */
+/** The longest line read, in bytes (the SDK's own limit): a longer one is refused, read past keeping only its id. */
 export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** JSON-RPC 2.0's error codes (§5.1). */
@@ -34,16 +23,12 @@ const REQUEST_MEMBERS = ['jsonrpc', 'id', 'method', 'params'];
 const NOTIFICATION_MEMBERS = ['jsonrpc', 'method', 'params'];
 const RESPONSE_MEMBERS = new Set(['jsonrpc', 'id', 'result', 'error']);
 
-/**
- * Checks a request or notification before the SDK sees it: a message for an invalid-params
- * error, or undefined when the server can take it.
- */
+/** Checks a request or notification before the SDK sees it: the text of an invalid-params error, if any. */
 export type MessageCheck = (message: { method: string; id?: unknown; params?: unknown }) => string | undefined;
 
+/** `text`: the id as the client wrote it; `key`: its value, as a cancellation names it. */
 interface InFlight {
-  /** The id as the client wrote it. */
   text: string;
-  /** The id's value, as a cancellation names it. */
   key: string;
   params: unknown;
 }
@@ -82,7 +67,6 @@ export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private readonly max: number;
-  private readonly check: MessageCheck | undefined;
   /** The line read so far (at most `max` bytes), or, once it is too long, what is read past. */
   private pieces: Buffer[] = [];
   private bytes = 0;
@@ -101,28 +85,30 @@ export class LineTransport implements Transport {
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
-    opts: LineTransportOptions = {},
+    private readonly opts: LineTransportOptions = {},
   ) {
     this.max = opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-    this.check = opts.check;
+  }
+
+  private listeners(): [string, Parameters<Readable['on']>[1]][] {
+    return [
+      ['data', this.onData],
+      ['end', this.onEnd],
+      ['close', this.onEnd],
+      ['error', this.onInputError],
+    ];
   }
 
   async start(): Promise<void> {
     if (this.started) throw new Error('the transport is already started');
     this.started = true;
-    this.input.on('data', this.onData);
-    this.input.on('end', this.onEnd);
-    this.input.on('close', this.onEnd);
-    this.input.on('error', this.onInputError);
+    for (const [event, listener] of this.listeners()) this.input.on(event, listener);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.input.off('data', this.onData);
-    this.input.off('end', this.onEnd);
-    this.input.off('close', this.onEnd);
-    this.input.off('error', this.onInputError);
+    for (const [event, listener] of this.listeners()) this.input.off(event, listener);
     this.input.pause();
     this.pieces = [];
     this.overflow = undefined;
@@ -139,11 +125,7 @@ export class LineTransport implements Transport {
     return new Promise((resolve) => this.idle.push(resolve));
   }
 
-  /**
-   * The params of a request in flight as the client sent them, by the id the SDK knows it by.
-   * The SDK's schemas drop a member called `__proto__` without a word; sow refuses it, so it
-   * must see it.
-   */
+  /** The params of a request in flight as the client sent them (the SDK's copy lost any `__proto__` member). */
   sentParams(requestId: unknown): unknown {
     return typeof requestId === 'number' ? this.inFlight.get(requestId)?.params : undefined;
   }
@@ -181,9 +163,7 @@ export class LineTransport implements Transport {
     this.endOfInput();
   };
 
-  private readonly onInputError = (err: Error): void => {
-    this.onerror?.(err);
-  };
+  private readonly onInputError = (err: Error): void => this.onerror?.(err);
 
   private take(buf: Buffer, from: number, end: number): void {
     if (end === from) return;
@@ -222,7 +202,7 @@ export class LineTransport implements Transport {
     const scanned = scanner.top === 'object' ? scanner.messages.get(0) : undefined;
     const mib = this.max % 1048576 === 0 ? ` (${this.max / 1048576} MiB)` : '';
     const why =
-      `message too large: a message may have at most ${this.max} bytes${mib} on one line; ` + `this one was not read`;
+      `message too large: a message may have at most ${this.max} bytes${mib} on one line; ` + 'this one was not read';
     const notification = scanned?.hasMethod === true && !scanned.hasId;
     if (notification || (scanned?.hasReply === true && !scanned.hasMethod)) {
       this.onerror?.(new Error(`ignored a ${notification ? 'notification' : 'response'}: ${why}`));
@@ -329,7 +309,7 @@ export class LineTransport implements Transport {
   }
 
   private checked(m: Record<string, unknown>): [number, string] | undefined {
-    const problem = this.check?.(m as { method: string; params?: unknown });
+    const problem = this.opts.check?.(m as { method: string; params?: unknown });
     return problem === undefined ? undefined : [INVALID_PARAMS, problem];
   }
 
@@ -346,8 +326,7 @@ export class LineTransport implements Transport {
       const requestId = m['params']['requestId'];
       const internal =
         typeof requestId === 'string' || typeof requestId === 'number' ? this.byKey.get(keyOf(requestId)) : undefined;
-      // A request already answered, or never made: nothing to cancel (the SDK would look the
-      // client's id up among its own).
+      // A request already answered, or never made: nothing to cancel.
       if (internal === undefined) return;
       this.forget(internal);
       message = { ...m, params: { ...m['params'], requestId: internal } };
@@ -360,10 +339,7 @@ export class LineTransport implements Transport {
     this.deliver(message);
   }
 
-  /**
-   * An answer to a request of the server's (it sends none today): passed on when it has the shape of one, never
-   * answered.
-   */
+  /** An answer to a request of the server's (it sends none today): passed on when it has the shape of one. */
   private response(m: Record<string, unknown>): void {
     if (
       m['jsonrpc'] !== '2.0' ||
@@ -377,9 +353,8 @@ export class LineTransport implements Transport {
   }
 
   /**
-   * A batch (an array of messages): MCP dropped batches (2025-06-18) and the SDK reads none, so
-   * none of it is run. Each request in it that has an id gets an invalid-request error with that
-   * id, all the elements that are not messages one error with id null, notifications nothing.
+   * A batch: MCP dropped them and the SDK reads none, so none of it is run. Each request with an id gets an error
+   * with that id, the elements that are not messages one error with id null, notifications nothing.
    */
   private batch(items: unknown[], scanner: MessageScanner): void {
     if (items.length === 0) {
