@@ -6,6 +6,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { taskFile, toExecuting, worlds, type World } from '../../test/inproc.js';
 import * as transaction from '../adapters/transaction.js';
+import * as remoteClaims from './remote-claims.js';
+import { claimNext } from './task.js';
 import { setTaskField } from './task-change.js';
 
 const world = worlds({ two: (w) => toExecuting(w, ['A', 'B']) });
@@ -76,5 +78,24 @@ describe('a change planned on a state that changed before it was written', () =>
     });
     expect(writes).toBe(200);
     expect(w.read(taskFile('010'))).toBe(before);
+  });
+});
+
+describe('a claim on the remote, given back before a write that lost a race', () => {
+  it('is given back once: the change planned again does not push again', async () => {
+    const w = await world('two');
+    await claimNext(w.ctx(), { owner: 'ann' });
+    const claimed = w.read(taskFile('010'));
+    expect(claimed).toMatch(/^ {2}kind: claim$/m);
+    w.write(
+      taskFile('010'),
+      claimed.replace(/^( {2})kind: claim$/m, `$1kind: claim\n$1remote: origin\n$1remote_claim: ${'a'.repeat(40)}`),
+    );
+    const release = vi.spyOn(remoteClaims, 'releaseRemoteClaim').mockResolvedValue(undefined);
+    const race = raceOnce(() => rename(w, '010', 'Renamed meanwhile'));
+    await setTaskField(w.ctx(), '010', 'status', 'completed', { owner: 'ann', force: true });
+    expect(race.writes()).toBe(2);
+    expect(release).toHaveBeenCalledTimes(1);
+    expect(w.yaml(taskFile('010'))).toMatchObject({ name: 'Renamed meanwhile', status: 'completed' });
   });
 });

@@ -82,6 +82,7 @@ async function changeTask(
   // Whoever completes it (the worker, the person, MCP), the checks run where the task's code is.
   const checks = plan.checks && (await import('./checks.js'));
   const runs = checks && (await checks.runCompletionChecks(ctx, plan, plan.checks!, opts));
+  const released = new Set<string>();
   // A race lost is another writer's change written: each round, one writer goes on.
   for (let tries = 1; ; tries++) {
     // After the checks, or a race lost, planned again on the state as it is now: nothing is written over.
@@ -89,7 +90,7 @@ async function changeTask(
       view = await readTask(ctx, rawId, opts.owner);
       plan = runs ? await planAfterChecks(view, request, seen, runs) : await planOn(view, request, seen);
     }
-    const { change, after, written } = await changeOf(view, plan, seen, runs);
+    const { change, after, written } = await changeOf(view, plan, seen, runs, released);
     try {
       await commitChange(view.root, change);
     } catch (err) {
@@ -202,6 +203,8 @@ async function changeOf(
   plan: TaskChangePlan | Error,
   seen: ClaimSeen | undefined,
   runs: readonly CheckRun[] | undefined,
+  /** The remote claims given back by an earlier round of this change. */
+  released: Set<string>,
 ): Promise<{ change: ChangeSet; after: (() => Promise<void>)[]; written?: TaskState }> {
   const { file, actor: who, now, phase } = view;
   const after: (() => Promise<void>)[] = [];
@@ -221,7 +224,12 @@ async function changeOf(
   } else {
     if (plan.takeover) log.push(await takeoverEntry(view, plan.takeover, seen, after));
     // Given back before the write, once nothing here refuses: a remote refusing stops a finish, never a let-go.
-    if (plan.release) await releaseRemoteClaim(view.root, plan.id, view.branch, plan.release.owner, plan.release.quiet);
+    // Once per claim: a race lost after it was given back does not push again (the remote would refuse).
+    const claim = plan.release?.owner.remote_claim;
+    if (plan.release && !(claim !== undefined && released.has(claim))) {
+      await releaseRemoteClaim(view.root, plan.id, view.branch, plan.release.owner, plan.release.quiet);
+      if (claim !== undefined) released.add(claim);
+    }
     if (plan.reopened)
       log.push(leftCompletedEntry(phase, now, plan.reopened, String(plan.value), claimantOf(who) ?? who.by));
     if (plan.description !== undefined) write[`${taskDir(phase, plan.id)}/description.md`] = plan.description;
