@@ -314,7 +314,7 @@ describe('sow ui: safe by default', () => {
     }
   });
 
-  it('a hand edit between two views shows in the next: the server keeps a parse only while its file is unchanged', async () => {
+  it('a hand edit between two views shows in the next: a parse is kept only while its file is unchanged', async () => {
     const repo = makeRepo();
     try {
       repo.sow(['project', 'new', 'p', '--description', 'd', '--no-planning']);
