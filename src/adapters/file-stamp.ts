@@ -142,6 +142,26 @@ type RawFstat = (fd: number, bigint: false, req: undefined, throwIfNoEntry: bool
 /** undefined: not decided yet; false: fs.fstatSync for good; a function: proved, as the lstat above. */
 let rawFstat: RawFstat | false | undefined;
 
+/**
+ * Whether what descriptor `fd` holds still has stamp `st` (fstat(2)), without making a stamp when the binding's answer
+ * can be read in place (a long-lived process asks this of every task file at every call); throws as fs.fstatSync does.
+ */
+export function fdUnchanged(fd: number, st: FileStamp): boolean {
+  const a = rawFstat ? rawFstat(fd, false, undefined, true) : undefined;
+  if (!a) return sameStamp(fdStamp(fd), st);
+  return (
+    a[7] === st.ino &&
+    a[14] === st.ctimeS &&
+    a[15] === st.ctimeNs &&
+    a[13] === st.mtimeNs &&
+    a[12] === st.mtimeS &&
+    a[8] === st.size &&
+    a[2] === st.nlink &&
+    a[0] === st.dev &&
+    ((a[1]! & 0o170000) === 0o100000) === st.isFile
+  );
+}
+
 /** The stamp of what descriptor `fd` holds (fstat(2)); throws as fs.fstatSync does. */
 export function fdStamp(fd: number): FileStamp {
   if (rawFstat) {

@@ -36,7 +36,7 @@ const plain = (s: FileStamp | undefined) =>
 /** One call's pass: the stamp of each task file, as the index's check takes it. */
 function pass(now = LATER()) {
   held.begin(tasks, now);
-  return new Map(['010', '020'].map((id) => [id, plain(held.stamp(id, file(id)))]));
+  return new Map(['010', '020'].map((id) => [id, plain(held.stamp(id, file))]));
 }
 /**
  * Waits until the file system's clock has moved past the stamps of the task files, as it has for a real file held

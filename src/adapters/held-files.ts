@@ -11,7 +11,7 @@
  * is statted again.
  */
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
-import { fdStamp, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
+import { fdStamp, fdUnchanged, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
 
 /** At most this many files are held (a few thousand descriptors; beyond, files are statted by path). */
 const MAX_HELD = 4_096;
@@ -41,6 +41,15 @@ function heldStamp(fd: number): FileStamp | undefined {
     return fdStamp(fd);
   } catch {
     return undefined;
+  }
+}
+
+/** Whether the descriptor still holds the file as stamped; false when fstat(2) fails (the path is statted then). */
+function unchanged(fd: number, st: FileStamp): boolean {
+  try {
+    return fdUnchanged(fd, st);
+  } catch {
+    return false;
   }
 }
 
@@ -77,19 +86,17 @@ export class HeldFiles {
   }
 
   /**
-   * The stamp of the file of task `id` (at `abs`, in the folder of `begin`): the stamp it was held with while its
+   * The stamp of the file of task `id` (at `absOf(id)`, in the folder of `begin`): the stamp it was held with while its
    * descriptor says nothing changed since, else by path (and held again once that stamp has settled). Held by id: a
    * short key, the same string from call to call.
    */
-  stamp(id: string, abs: string): FileStamp | undefined {
+  stamp(id: string, absOf: (id: string) => string): FileStamp | undefined {
     const held = this.fds.get(id);
-    if (held && this.trusted) {
-      const st = heldStamp(held.fd);
-      // Its link count and ctime are in the stamp: an unlink or a rename shows.
-      if (st && sameStamp(st, held.stamp)) return held.stamp;
-    }
+    // Its link count and ctime are in the stamp: an unlink or a rename shows.
+    if (held && this.trusted && unchanged(held.fd, held.stamp)) return held.stamp;
     // Changed in any way, or not trusted this call: the path says what is there now.
     if (held) this.drop(id, held.fd);
+    const abs = absOf(id);
     const st = fileStamp(abs);
     if (st?.isFile && this.folder?.settled && settledAt(st, this.now) && this.fds.size < this.max)
       this.hold(id, abs, st);

@@ -188,11 +188,9 @@ function worktreePlace(main: string, branch: string): string {
 }
 
 // A worker's own checkout holds a copy of .sow/ from its branch's start: its project is the project checkout's.
-const hasProjectIn = (tree: Worktree) =>
-  !tree.prunable &&
-  !isWorkerCheckoutPath(tree.path) &&
-  fileExists(tree.path, '.sow/.version') &&
-  fileExists(tree.path, '.sow/project/state.yaml');
+export const holdsProject = (path: string): boolean =>
+  !isWorkerCheckoutPath(path) && fileExists(path, '.sow/.version') && fileExists(path, '.sow/project/state.yaml');
+const hasProjectIn = (tree: Worktree) => !tree.prunable && holdsProject(tree.path);
 
 /** The main checkout and each worktree that holds a project: where they are, nothing read yet. */
 export function checkoutsWithProject(cwd: string): { path: string; rel: string }[] {

@@ -42,15 +42,25 @@ function optionKey(flags: string): string {
 export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui> {
   const token = opts.token ?? randomBytes(32).toString('hex');
   const defs = new Map((await opts.commands()).map((d) => [d.name, d]));
-  const { checkoutsWithProject } = await import('../app/worktree.js');
+  const { checkoutsWithProject, holdsProject } = await import('../app/worktree.js');
   const { followWorkspace } = await import('../app/feed.js');
+  // Like sow mcp, the page's server lives for many requests: each rereads only the state files that changed.
+  const { keepParsedStateFiles } = await import('../adapters/state-files.js');
+  const { keepTaskIndex } = await import('../adapters/task-index.js');
+  keepParsedStateFiles();
+  keepTaskIndex();
   let port = 0;
   const listeners = new Set<ServerResponse>();
 
+  // The main checkout, once a request found it with a project: then the default needs no `git worktree list`.
+  let main: string | undefined;
   /** The checkout a request names (its path relative to the main one) among those with a project; default the first. */
   const checkout = (rel: string | null): string => {
+    const byDefault = rel === null || rel === '';
+    if (byDefault && main !== undefined && holdsProject(main)) return main;
     const all = checkoutsWithProject(ctx.app.cwd);
-    if (rel === null || rel === '') return all.find((c) => c.rel === '.')?.path ?? all[0]?.path ?? ctx.app.cwd;
+    main = all.find((c) => c.rel === '.')?.path;
+    if (byDefault) return main ?? all[0]?.path ?? ctx.app.cwd;
     const found = all.find((c) => c.rel === rel);
     if (!found)
       throw new SowError(

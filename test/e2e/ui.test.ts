@@ -6,7 +6,16 @@
  * the page is test/e2e/ui-walk.test.ts.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -300,6 +309,39 @@ describe('sow ui: safe by default', () => {
       expect(view['project history'].data).toEqual(cli(['project', 'history']));
       expect(view['graph lifecycle'].data).toEqual(cli(['graph', 'lifecycle']));
       expect(view['check list'].data).toEqual(cli(['check', 'list']));
+    } finally {
+      repo.cleanup();
+    }
+  });
+
+  it('a hand edit between two views shows in the next: a parse is kept only while its file is unchanged', async () => {
+    const repo = makeRepo();
+    try {
+      repo.sow(['project', 'new', 'p', '--description', 'd', '--no-planning']);
+      repo.sow(['task', 'add', 'First']);
+      repo.sow(['task', 'add', 'Second']);
+      // Whole seconds, so that the time put back after the edit below is the very same.
+      const file = join(repo.dir, '.sow/project/phases/implementation/tasks/010/state.yaml');
+      const t = new Date('2026-01-01T00:00:00Z');
+      utimesSync(file, t, t);
+      // Files younger than two seconds (by their change time) are never kept; wait until these have settled, so the
+      // later views are ones that could answer from memory.
+      await new Promise((r) => setTimeout(r, 2_500));
+      const s = await serve(repo.dir);
+      const names = async () => {
+        const view = JSON.parse((await request(s.port, `/api/view?name=project&token=${s.token}`)).body).data;
+        return (view['task board'].data.cards as { id: string; name: string }[]).map((c) => `${c.id} ${c.name}`);
+      };
+      expect(await names()).toEqual(['010 First', '020 Second']);
+      expect(await names()).toEqual(['010 First', '020 Second']);
+      // In place, the same size, the modification time put back: only the file's change time tells.
+      const size = statSync(file).size;
+      writeFileSync(file, readFileSync(file, 'utf8').replace('name: First', 'name: Fjrst'));
+      utimesSync(file, t, t);
+      expect(statSync(file)).toMatchObject({ size, mtimeMs: t.getTime() });
+      expect(await names()).toEqual(['010 Fjrst', '020 Second']);
+      const board = JSON.parse(repo.sow(['task', 'board', '--json']).stdout).data;
+      expect(board.cards.map((c: { name: string }) => c.name)).toEqual(['Fjrst', 'Second']);
     } finally {
       repo.cleanup();
     }
