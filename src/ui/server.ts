@@ -12,24 +12,8 @@ import { ActionRefused, call, parseAction, parseJson, type Call } from './action
 import { PAGE } from './page.js';
 import { VIEWS } from './views.js';
 
-export interface UiOptions {
-  port: number;
-  commands: () => Promise<readonly CommandDef[]>;
-  /** The token (tests give one; otherwise 32 random bytes). */
-  token?: string;
-}
-
-export interface Ui {
-  url: string;
-  port: number;
-  token: string;
-  close(): Promise<void>;
-}
-
-export { parseAction } from './actions.js';
-
 /** The longest request body read (an action's JSON: a task id, an index, a feedback text), in bytes. */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 /** How long a restarted server accepts the tokens of earlier ones (their pages may still be open). */
 const KEEP_TOKENS_MS = 30 * 24 * 3600 * 1000;
 
@@ -39,7 +23,11 @@ function optionKey(flags: string): string {
   return long.replace(/^no-/, '').replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
 }
 
-export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui> {
+/** `token`: tests give one; otherwise 32 random bytes. */
+export async function startUi(
+  ctx: CommandContext,
+  opts: { port: number; commands: () => Promise<readonly CommandDef[]>; token?: string },
+) {
   const token = opts.token ?? randomBytes(32).toString('hex');
   const defs = new Map((await opts.commands()).map((d) => [d.name, d]));
   const { checkoutsWithProject } = await import('../app/worktree.js');

@@ -4,9 +4,6 @@
  */
 import { call, type Call } from './actions.js';
 
-/** Runs one call of a view: its data, or its error envelope. */
-export type RunPart = (c: Call) => Promise<{ ok: true; data: unknown } | { ok: false; error: unknown }>;
-
 export interface View {
   /** The checkout it reads: the one the address names ('checkout'), or the main one ('main'). */
   where: 'checkout' | 'main';
