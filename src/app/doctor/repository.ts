@@ -120,14 +120,8 @@ function mergeDriverCheck(app: AppContext, root: string): Verdict {
 
 /** Files under .sow/ a merge left unmerged, with the fields and values the driver recorded for each. */
 function mergeConflictsCheck(root: string): Verdict {
-  const unmerged = [
-    ...new Set(
-      git(root, ['ls-files', '-u', '-z', '--', '.sow'])
-        .split('\0')
-        .filter(Boolean)
-        .map((line) => line.slice(line.indexOf('\t') + 1)),
-    ),
-  ];
+  const entries = git(root, ['ls-files', '-u', '-z', '--', '.sow']).split('\0').filter(Boolean);
+  const unmerged = [...new Set(entries.map((line) => line.slice(line.indexOf('\t') + 1)))];
   if (unmerged.length === 0) return ok('no file under .sow/ is left unmerged');
   const records = new Map(conflictRecords(root).map((r) => [r.path, r]));
   const said = unmerged.map((path) => {
