@@ -25,7 +25,7 @@ export interface DoctorReport {
 type Check = (ctx: Context) => Verdict | undefined | Promise<Verdict | undefined>;
 
 /** A check's verdict under its id; a failure sow knows (git missing, a file it cannot read) is its verdict. */
-async function run(id: string, check: Check, ctx: Context): Promise<Finding | undefined> {
+async function judge(id: string, check: Check, ctx: Context): Promise<Finding | undefined> {
   try {
     const verdict = await check(ctx);
     return verdict && { id, ...verdict };
@@ -54,7 +54,7 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
     ...(ctx.root ? { worktrees: worktreesCheck } : {}),
   };
   // One after the other, in the order shown: a check may use what an earlier one read.
-  for (const [id, check] of Object.entries(checks)) repo.push(await run(id, check, ctx));
+  for (const [id, check] of Object.entries(checks)) repo.push(await judge(id, check, ctx));
   return [
     { id: 'node', ...nodeCheck() },
     git,
