@@ -10,7 +10,7 @@ import type { CommandContext, CommandDef } from '../model/def.js';
 import { errorEnvelope, SowError } from '../domain/errors.js';
 import { ActionRefused, call, parseAction, parseJson, type Call } from './actions.js';
 import { PAGE } from './page.js';
-import { VIEWS } from './views.js';
+import { VIEWS, type Part } from './views.js';
 
 /** The longest request body read (an action's JSON: a task id, an index, a feedback text), in bytes. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -151,14 +151,9 @@ export async function startUi(
       try {
         const cwd = view.where === 'main' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));
         // One after the other: each takes the workspace's lock, as the command would.
-        const parts = new Map<string, unknown>();
-        const runPart = async (c: Call) => {
-          try {
-            parts.set(c.label ?? c.name, { ok: true, data: await runCommand(c, cwd) });
-          } catch (err) {
-            parts.set(c.label ?? c.name, envelope(err));
-          }
-        };
+        const parts = new Map<string, Part>();
+        const runPart = async (c: Call) =>
+          parts.set(c.label ?? c.name, await runCommand(c, cwd).then((data) => ({ ok: true, data }), envelope));
         for (const c of view.calls(url.searchParams)) await runPart(c);
         for (const c of view.then?.(parts, url.searchParams) ?? []) await runPart(c);
         // The list of projects: each project's type and what its workers used, from its own status.
@@ -168,12 +163,8 @@ export async function startUi(
           ).filter((r) => r.project);
           const details: Record<string, unknown> = {};
           for (const row of rows) {
-            try {
-              const st = (await runCommand(call('status', []), row.path)) as { type?: string; usage?: unknown };
-              details[row.rel] = { type: st.type, usage: st.usage ?? null };
-            } catch (err) {
-              details[row.rel] = envelope(err);
-            }
+            const status = runCommand(call('status', []), row.path) as Promise<{ type?: string; usage?: unknown }>;
+            details[row.rel] = await status.then((st) => ({ type: st.type, usage: st.usage ?? null }), envelope);
           }
           parts.set('details', { ok: true, data: details });
         }

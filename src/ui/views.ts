@@ -9,13 +9,13 @@ export interface View {
   where: 'checkout' | 'main';
   calls: (q: URLSearchParams) => Call[];
   /** More calls once `calls` answered: given their answers by label. */
-  then?: (parts: ReadonlyMap<string, unknown>, q: URLSearchParams) => Call[];
+  then?: (parts: ReadonlyMap<string, Part>, q: URLSearchParams) => Call[];
 }
 
-const dataOf = (part: unknown): unknown =>
-  part && typeof part === 'object' && (part as { ok?: unknown }).ok === true
-    ? (part as { data?: unknown }).data
-    : undefined;
+/** A call's answer: its data, or its error envelope. */
+export type Part = { ok: boolean; data?: unknown };
+
+const dataOf = (part: Part | undefined): unknown => (part?.ok ? part.data : undefined);
 
 /** The task view's reads: the task, its documents, what it changed, its worker's events, its artifacts. */
 const taskCalls = (q: URLSearchParams): Call[] => {
