@@ -68,7 +68,6 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
 
 const strip = ({ repair: _repair, ...check }: Finding): DoctorCheck => check;
 
-/** `sow doctor [--fix]`. */
 export async function doctor(app: AppContext, opts: { fix: boolean }): Promise<DoctorReport> {
   const first = await runChecks(app);
   if (!opts.fix)

@@ -95,7 +95,6 @@ export class ActionRefused extends Error {
   }
 }
 
-/** The body as JSON; ActionRefused when it is not JSON. */
 export function parseJson(raw: string | undefined): unknown {
   try {
     return JSON.parse(raw ?? '');
