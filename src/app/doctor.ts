@@ -37,7 +37,7 @@ async function judge(id: string, check: Check, ctx: Context): Promise<Finding | 
 
 /** Every check, in the order they are shown. */
 async function runChecks(app: AppContext): Promise<Finding[]> {
-  const ctx: Context = { app, cwd: app.cwd, layoutOk: false };
+  const ctx: Context = { app, layoutOk: false };
   const workspace = await workspaceCheck(ctx);
   const named = async (id: string, verdict: Promise<Verdict>): Promise<Finding> => ({ id, ...(await verdict) });
   // The slow ones (subprocesses) start at once and run side by side.

@@ -48,7 +48,6 @@ export const firstFew = (items: readonly string[], sep: string) =>
 /** What the checks share: the command's context, where the repository is and how far sow is set up in it. */
 export interface Context {
   app: AppContext;
-  cwd: string;
   root?: string;
   /** `.sow/.version` says this sow's layout. */
   layoutOk: boolean;

@@ -27,7 +27,7 @@ const REFS_STALE_DAYS = 30;
 export async function workspaceCheck(ctx: Context): Promise<Verdict> {
   let root: string;
   try {
-    root = findRepoRoot(ctx.cwd);
+    root = findRepoRoot(ctx.app.cwd);
   } catch (err) {
     if (!(err instanceof NotAGitRepositoryError)) throw err;
     return fail(err.message, 'run sow inside a git repository (git init makes one)');
