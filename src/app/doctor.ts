@@ -1,35 +1,16 @@
 /**
  * `sow doctor [--fix]`: is this machine and this repository fit for sow? One finding per check, each saying how to fix
- * what it found. Without --fix nothing is written: the checks read files without the lock and never finish a journal or
- * take over a lock (every other read would). With
- * --fix, what is safe to fix is fixed — missing ignore lines, a stale lock, an unfinished write,
- * forgotten worktrees, broken ref links — and every check runs again, so the report shows the state after the fixes.
+ * what it found. Without --fix nothing is written (no lock taken over, no journal finished). With --fix, what is safe
+ * to fix is fixed and every check runs again, so the report shows the state after the fixes.
  */
 import { SowError } from '../domain/errors.js';
 import { fileExists } from '../adapters/files.js';
 import type { AppContext } from './context.js';
 import { VERSION_FILE } from './project-files.js';
-import { failure, type DoctorCheck, type Finding } from './doctor/finding.js';
+import { failure, type DoctorCheck, type Finding, type Verdict, type Context } from './doctor/finding.js';
 import { agentChecks, ghCheck, gitCheck, nodeCheck, userConfigCheck } from './doctor/machine.js';
-import {
-  branchCheck,
-  checksAllowedCheck,
-  context,
-  projectCheck,
-  refsCheck,
-  repoConfigCheck,
-  stateCheck,
-  tasksCheck,
-} from './doctor/project.js';
-import {
-  gitignoreCheck,
-  journalCheck,
-  legacyRuntimeCheck,
-  lockCheck,
-  mergeConflictsCheck,
-  mergeDriverCheck,
-  worktreesCheck,
-} from './doctor/repository.js';
+import { PROJECT_CHECKS, workspaceCheck } from './doctor/project.js';
+import { REPOSITORY_CHECKS, worktreesCheck } from './doctor/repository.js';
 
 export type { DoctorCheck } from './doctor/finding.js';
 
@@ -41,70 +22,52 @@ export interface DoctorReport {
   fixable: string[];
 }
 
-/** A check that meets a failure sow knows (git missing, a file it cannot read) reports it as its finding. */
-async function guarded(
-  id: string,
-  check: () => Finding | undefined | Promise<Finding | undefined>,
-): Promise<Finding | undefined> {
+type Check = (ctx: Context) => Verdict | undefined | Promise<Verdict | undefined>;
+
+/** A check's verdict under its id; a failure sow knows (git missing, a file it cannot read) is its verdict. */
+async function judge(id: string, check: Check, ctx: Context): Promise<Finding | undefined> {
   try {
-    return await check();
+    const verdict = await check(ctx);
+    return verdict && { id, ...verdict };
   } catch (err) {
     if (!(err instanceof SowError)) throw err;
-    return failure(id, err);
+    return { id, ...failure(err) };
   }
 }
 
 /** Every check, in the order they are shown. */
 async function runChecks(app: AppContext): Promise<Finding[]> {
-  const { ctx, workspace } = await context(app);
-  const root = ctx.root;
-  const initialised = root !== undefined && fileExists(root, VERSION_FILE);
+  const ctx: Context = { app, layoutOk: false };
+  const workspace = await workspaceCheck(ctx);
+  const named = async (id: string, verdict: Promise<Verdict>): Promise<Finding> => ({ id, ...(await verdict) });
   // The slow ones (subprocesses) start at once and run side by side.
-  const [gitFinding, ghFinding, agents, userConfig] = await Promise.all([
-    gitCheck(app),
-    ghCheck(app, root),
-    agentChecks(app, root),
-    userConfigCheck(app),
+  const [git, gh, agents, userConfig] = await Promise.all([
+    named('git', gitCheck(app)),
+    named('gh', ghCheck(app, ctx.root)),
+    agentChecks(app, ctx.root),
+    named('config', userConfigCheck(app)),
   ]);
   const repo: (Finding | undefined)[] = [];
-  if (initialised) {
-    repo.push(
-      await guarded('gitignore', () => gitignoreCheck(root)),
-      await guarded('merge-driver', () => mergeDriverCheck(app, root)),
-      await guarded('merge-conflicts', () => mergeConflictsCheck(root)),
-      await guarded('lock', () => lockCheck(root)),
-      await guarded('journal', () => journalCheck(ctx)),
-      await guarded('legacy-runtime', () => legacyRuntimeCheck(root)),
-    );
-  }
-  if (ctx.layoutOk) {
-    repo.push(
-      projectCheck(ctx),
-      await guarded('branch', () => branchCheck(ctx)),
-      await guarded('tasks', () => tasksCheck(ctx)),
-      await guarded('state', () => stateCheck(ctx)),
-    );
-    repo.push(
-      await guarded('repo-config', () => repoConfigCheck(app)),
-      await guarded('checks', () => checksAllowedCheck(root!, app.env)),
-      await guarded('refs', () => refsCheck(ctx)),
-    );
-  }
-  if (root) repo.push(await guarded('worktrees', () => worktreesCheck(ctx)));
+  const checks: Record<string, Check> = {
+    ...(ctx.root && fileExists(ctx.root, VERSION_FILE) ? REPOSITORY_CHECKS : {}),
+    ...(ctx.layoutOk ? PROJECT_CHECKS : {}),
+    ...(ctx.root ? { worktrees: worktreesCheck } : {}),
+  };
+  // One after the other, in the order shown: a check may use what an earlier one read.
+  for (const [id, check] of Object.entries(checks)) repo.push(await judge(id, check, ctx));
   return [
-    nodeCheck(),
-    gitFinding,
-    workspace,
+    { id: 'node', ...nodeCheck() },
+    git,
+    { id: 'workspace', ...workspace },
     ...repo.filter((f): f is Finding => f !== undefined),
     userConfig,
     ...agents,
-    ghFinding,
+    gh,
   ];
 }
 
 const strip = ({ repair: _repair, ...check }: Finding): DoctorCheck => check;
 
-/** `sow doctor [--fix]`. */
 export async function doctor(app: AppContext, opts: { fix: boolean }): Promise<DoctorReport> {
   const first = await runChecks(app);
   if (!opts.fix)

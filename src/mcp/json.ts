@@ -55,13 +55,10 @@ export class MessageScanner {
   top: 'object' | 'array' | 'other' | undefined;
 
   private depth = 0;
-  private inString = false;
-  private escaped = false;
-  private primitive = false;
   private done = false;
-  /** Where the next backslash in `backslashIn` is (Infinity: none), so strings are skipped in linear time. */
-  private backslashAt = -1;
-  private backslashIn: Buffer | undefined;
+  /** Inside a string or a bare value (a number, true, …), and how many backslashes end the string read so far. */
+  private token: 'string' | 'bare' | undefined;
+  private backslashes = 0;
   /** The depth of the objects whose members count: 1 for one message, 2 for a batch's. */
   private level = 1;
   private element = -1;
@@ -78,44 +75,26 @@ export class MessageScanner {
 
   feed(buf: Buffer, start = 0, end = buf.length): void {
     if (this.capture) this.capture.from = start;
-    let i = start;
-    while (i < end && !this.done) {
-      if (this.inString) {
-        if (this.escaped) {
-          this.escaped = false;
-          i++;
-          continue;
-        }
-        if (this.backslashIn !== buf || this.backslashAt < i) {
-          const at = buf.indexOf(BACKSLASH, i);
-          this.backslashAt = at === -1 ? Infinity : at;
-          this.backslashIn = buf;
-        }
+    for (let i = start; i < end && !this.done; i++) {
+      if (this.token === 'string') {
+        // To the next quote, in linear time; an odd run of backslashes before it escapes it.
         const quote = buf.indexOf(QUOTE, i);
-        const stop = quote === -1 ? Infinity : quote;
-        if (this.backslashAt < stop && this.backslashAt < end) {
-          this.escaped = true;
-          i = this.backslashAt + 1;
-        } else if (stop < end) {
-          this.inString = false;
-          i = stop + 1;
-          if (this.capture) this.endCapture(buf, i);
-        } else {
-          i = end;
-        }
+        const stop = quote === -1 || quote >= end ? end : quote;
+        let run = stop;
+        while (run > i && buf[run - 1] === BACKSLASH) run--;
+        const backslashes = stop - run + (run === i ? this.backslashes : 0);
+        i = stop;
+        if (stop === end) this.backslashes = backslashes;
+        else if (backslashes % 2 === 1) this.backslashes = 0;
+        else this.endToken(buf, stop + 1);
         continue;
       }
       const c = buf[i]!;
-      if (this.primitive) {
-        if (!(isSpace(c) || c === COMMA || c === CLOSE_BRACE || c === CLOSE_BRACKET)) {
-          i++;
-          continue;
-        }
-        this.primitive = false;
-        if (this.capture) this.endCapture(buf, i);
+      if (this.token === 'bare') {
+        if (!isSpace(c) && c !== COMMA && c !== CLOSE_BRACE && c !== CLOSE_BRACKET) continue;
+        this.endToken(buf, i);
       }
       if (!isSpace(c)) this.step(c, i);
-      i++;
     }
     const capture = this.capture;
     if (capture && end > capture.from) {
@@ -164,7 +143,8 @@ export class MessageScanner {
         if (members) this.expect = 'key';
         return;
       case QUOTE:
-        this.inString = true;
+        this.token = 'string';
+        this.backslashes = 0;
         if (members && this.expect === 'key') {
           this.key = 'other';
           this.capture = { what: 'key', pieces: [], bytes: 0, from: i };
@@ -174,7 +154,7 @@ export class MessageScanner {
         }
         return;
       default:
-        this.primitive = true;
+        this.token = 'bare';
         this.value(i, true);
     }
   }
@@ -207,8 +187,10 @@ export class MessageScanner {
     }
   }
 
-  private endCapture(buf: Buffer, end: number): void {
-    const capture = this.capture!;
+  private endToken(buf: Buffer, end: number): void {
+    this.token = undefined;
+    const capture = this.capture;
+    if (!capture) return;
     this.capture = undefined;
     const bytes = capture.bytes + end - capture.from;
     if (bytes > (capture.what === 'key' ? KEY_BYTES : this.maxIdBytes)) return;

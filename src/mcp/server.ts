@@ -117,16 +117,15 @@ export const checkMessage: MessageCheck = (message) => {
   return `invalid params for ${message.method}: ${said.join('; ')}${more}`;
 };
 
-export interface ServeOptions {
-  /** The workspace every tool works in (default: the current folder). */
+/**
+ * Serves the workspace `cwd` (default: the current folder) the tools of the commands that declare an MCP exposure,
+ * until the client closes stdin (or the connection); then resolves once every call has been answered.
+ */
+export async function serveMcp(opts: {
   cwd?: string;
   version: string;
-  /** Every command: the tools are those that declare an MCP exposure. */
   commands: () => Promise<readonly CommandDef[]>;
-}
-
-/** Serves until the client closes stdin (or the connection), then resolves once every call has been answered. */
-export async function serveMcp(opts: ServeOptions): Promise<void> {
+}): Promise<void> {
   const cwd = resolve(opts.cwd ?? process.cwd());
   if (!isFolder(cwd))
     throw new SowError(

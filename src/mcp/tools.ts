@@ -170,12 +170,13 @@ const EXPECTED = { boolean: 'true or false', string: 'a string', list: 'a list o
 /** A tool built from its commands (one, or several told apart by `action`). */
 function toolOf(name: string, defs: readonly CommandDef[]): Tool {
   const several = defs.length > 1;
-  const own = new Map(defs.map((d) => [d, paramsOf(d)]));
+  const byDef = new Map(defs.map((d) => [d, paramsOf(d)]));
+  const own = (d: CommandDef) => byDef.get(d)!;
   const actions = defs.map((d) => d.mcp!.action!);
   // Every name once, in the commands' order; a name several commands take says what it is in each.
   const merged = new Map<string, { param: Param; said: Map<string, string[]> }>();
   for (const def of defs)
-    for (const p of own.get(def)!.filter((q) => !q.hidden)) {
+    for (const p of own(def).filter((q) => !q.hidden)) {
       const seen = merged.get(p.name) ?? { param: p, said: new Map() };
       if (seen.param.kind !== p.kind) throw new Error(`${name}: '${p.name}' has two types`);
       seen.said.set(p.description, [...(seen.said.get(p.description) ?? []), def.mcp!.action ?? '']);
@@ -185,14 +186,13 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
     said.size === 1
       ? [...said.keys()][0]!
       : [...said].map(([text, in_]) => `${[...new Set(in_)].join(', ')}: ${text}`).join('; ');
-  const every = (p: string) => defs.every((d) => own.get(d)!.some((q) => q.name === p && q.required));
+  const every = (p: string) => defs.every((d) => own(d).some((q) => q.name === p && q.required));
   const properties: Record<string, object> = {};
   if (several) {
     // What each action needs, which the schema cannot say, once for the actions that need the same.
     const needs = new Map<string, string[]>();
     for (const d of defs) {
-      const named = own
-        .get(d)!
+      const named = own(d)
         .flatMap((p) => (p.required && !every(p.name) ? [p.name] : []))
         .join(', ');
       if (named) needs.set(named, [...new Set([...(needs.get(named) ?? []), d.mcp!.action!])]);
@@ -242,10 +242,21 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
       }
       for (const p of required) if (given[p] === undefined || given[p] === null) problems.push(`'${p}' is required`);
       if (problems.length) throw refuse(problems);
-      const def = pick(name, defs, own, args);
-      const params = own.get(def)!;
+      // Of the commands for the action, the first that takes every argument given.
+      const label = several ? `${name} ${String(args.get('action'))}` : name;
+      const candidates = defs.filter((d) => !several || d.mcp!.action === args.get('action'));
+      const namesOf = (d: CommandDef) => own(d).map((p) => p.name);
+      const untaken = (d: CommandDef) => [...args.keys()].filter((k) => k !== 'action' && !namesOf(d).includes(k));
+      const def = candidates.find((d) => untaken(d).length === 0);
+      if (!def) {
+        const takes = candidates.map((d) => namesOf(d).join(', ') || 'no arguments');
+        throw new UsageError(
+          `${label} does not take ${untaken(candidates[0]!).join(', ')}`,
+          `${label} takes ${takes.join('; or ')}`,
+        );
+      }
+      const params = own(def);
       const missing = params.filter((p) => p.required && !args.has(p.name)).map((p) => p.name);
-      const label = several ? `${name} ${def.mcp!.action}` : name;
       if (missing.length) {
         const what = params.filter((p) => missing.includes(p.name)).map((p) => `${p.name}: ${p.description}`);
         throw new UsageError(`${label} needs ${missing.join(' and ')}`, what.join('; '));
@@ -264,43 +275,12 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
   };
 }
 
-/** Of the commands for the action, the first that takes every argument given. */
-function pick(
-  name: string,
-  defs: readonly CommandDef[],
-  own: ReadonlyMap<CommandDef, Param[]>,
-  args: ReadonlyMap<string, unknown>,
-): CommandDef {
-  const action = args.get('action');
-  const candidates = defs.filter((d) => defs.length === 1 || d.mcp!.action === action);
-  const untaken = (d: CommandDef) =>
-    [...args.keys()].filter((k) => k !== 'action' && !own.get(d)!.some((p) => p.name === k));
-  const fits = candidates.find((d) => untaken(d).length === 0);
-  if (fits) return fits;
-  const label = defs.length > 1 ? `${name} ${String(action)}` : name;
-  const takes = candidates.map(
-    (d) =>
-      own
-        .get(d)!
-        .map((p) => p.name)
-        .join(', ') || 'no arguments',
-  );
-  throw new UsageError(
-    `${label} does not take ${untaken(candidates[0]!).join(', ')}`,
-    `${label} takes ${takes.join('; or ')}`,
-  );
-}
-
 /** Every tool, in the registry's order: the commands that share a tool name make one. */
 export async function loadTools(commands: () => Promise<readonly CommandDef[]>): Promise<readonly Tool[]> {
   const byTool = new Map<string, CommandDef[]>();
   for (const def of await commands()) if (def.mcp) byTool.set(def.mcp.tool, [...(byTool.get(def.mcp.tool) ?? []), def]);
   // The plainest command of an action first (`output add` before `task output add`): what a call without an id runs.
   const words = (d: CommandDef) => d.name.split(' ').length;
-  return [...byTool].map(([name, defs]) =>
-    toolOf(
-      name,
-      defs.sort((a, b) => words(a) - words(b)),
-    ),
-  );
+  for (const defs of byTool.values()) defs.sort((a, b) => words(a) - words(b));
+  return [...byTool].map(([name, defs]) => toolOf(name, defs));
 }

@@ -11,13 +11,13 @@ import { nearMiss } from '../domain/suggest.js';
 import { idText, isObject, MessageScanner, type Scanned } from './json.js';
 
 /** The longest line read, in bytes (the SDK's own limit): a longer one is refused, read past keeping only its id. */
-export const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 
 /** JSON-RPC 2.0's error codes (§5.1). */
-export const PARSE_ERROR = -32700;
-export const INVALID_REQUEST = -32600;
-export const INVALID_PARAMS = -32602;
-export const INTERNAL_ERROR = -32603;
+const PARSE_ERROR = -32700;
+const INVALID_REQUEST = -32600;
+const INVALID_PARAMS = -32602;
+const INTERNAL_ERROR = -32603;
 
 const REQUEST_MEMBERS = ['jsonrpc', 'id', 'method', 'params'];
 const NOTIFICATION_MEMBERS = ['jsonrpc', 'method', 'params'];
@@ -25,13 +25,6 @@ const RESPONSE_MEMBERS = new Set(['jsonrpc', 'id', 'result', 'error']);
 
 /** Checks a request or notification before the SDK sees it: the text of an invalid-params error, if any. */
 export type MessageCheck = (message: { method: string; id?: unknown; params?: unknown }) => string | undefined;
-
-/** `text`: the id as the client wrote it; `key`: its value, as a cancellation names it. */
-interface InFlight {
-  text: string;
-  key: string;
-  params: unknown;
-}
 
 /** A name from the client, shown in a message: short, so a megabyte of key is not sent back. */
 const shown = (name: string): string => (name.length > 40 ? `${name.slice(0, 40)}…` : name);
@@ -72,7 +65,8 @@ export class LineTransport implements Transport {
   private bytes = 0;
   private overflow: MessageScanner | undefined;
   private lastId = 0;
-  private readonly inFlight = new Map<number, InFlight>();
+  /** By our id: `text`, the client's id as written; `key`, its value as a cancellation names it; the params sent. */
+  private readonly inFlight = new Map<number, { text: string; key: string; params: unknown }>();
   private readonly byKey = new Map<string, number>();
   private drain: Promise<void> | undefined;
   private idle: (() => void)[] = [];

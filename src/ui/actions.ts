@@ -50,45 +50,32 @@ export const changesPrompt = (task: string, feedback: string): string =>
 
 export const call = (name: string, args: string[], opts: Record<string, unknown> = {}): Call => ({ name, args, opts });
 
+const action = (fields: Action['fields'], calls: Action['calls']): Action => ({ fields, calls });
+
 /** A `Map`, looked up by own key only: a plain object would answer `constructor` or `__proto__`. */
-export const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
-  ['advance', { fields: {}, calls: () => [call('advance', [])] }],
-  [
-    'approve_output',
-    { fields: { index }, calls: (v) => [call('output set', ['approved', 'true'], { index: v.index })] },
-  ],
-  ['approve_tasks', { fields: {}, calls: () => [call('phase set', ['metadata.tasks_approved', 'true'])] }],
+const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
+  ['advance', action({}, () => [call('advance', [])])],
+  ['approve_output', action({ index }, (v) => [call('output set', ['approved', 'true'], { index: v.index })])],
+  ['approve_tasks', action({}, () => [call('phase set', ['metadata.tasks_approved', 'true'])])],
   [
     'resume',
-    {
-      fields: { task: taskId, prompt: text },
-      calls: (v) => [call('agent resume', [v.task, v.prompt], { detach: true })],
-    },
+    action({ task: taskId, prompt: text }, (v) => [call('agent resume', [v.task, v.prompt], { detach: true })]),
   ],
-  ['stop', { fields: { task: taskId }, calls: (v) => [call('agent stop', [v.task])] }],
-  ['feedback', { fields: { task: taskId, text }, calls: (v) => [call('task feedback', [v.text], { id: v.task })] }],
+  ['stop', action({ task: taskId }, (v) => [call('agent stop', [v.task])])],
+  ['feedback', action({ task: taskId, text }, (v) => [call('task feedback', [v.text], { id: v.task })])],
   // Review: accept completes the task through the same checks as `sow task set … status completed`.
-  ['accept', { fields: { task: taskId }, calls: (v) => [call('task set', ['status', 'completed'], { id: v.task })] }],
+  ['accept', action({ task: taskId }, (v) => [call('task set', ['status', 'completed'], { id: v.task })])],
   // Request changes: the feedback written, then the worker resumed with it, as the orchestrator does in two commands.
   [
     'request_changes',
-    {
-      fields: { task: taskId, text },
-      calls: (v) => [
-        call('task feedback', [v.text], { id: v.task }),
-        call('agent resume', [v.task, changesPrompt(v.task, v.text)], { detach: true }),
-      ],
-    },
+    action({ task: taskId, text }, (v) => [
+      call('task feedback', [v.text], { id: v.task }),
+      call('agent resume', [v.task, changesPrompt(v.task, v.text)], { detach: true }),
+    ]),
   ],
   // The board: a card dragged to another column, a worker started on a ready card.
-  [
-    'set_status',
-    { fields: { task: taskId, status }, calls: (v) => [call('task set', ['status', v.status], { id: v.task })] },
-  ],
-  [
-    'spawn',
-    { fields: { agent, task: taskId }, calls: (v) => [call('agent spawn', [v.agent, v.task], { detach: true })] },
-  ],
+  ['set_status', action({ task: taskId, status }, (v) => [call('task set', ['status', v.status], { id: v.task })])],
+  ['spawn', action({ agent, task: taskId }, (v) => [call('agent spawn', [v.agent, v.task], { detach: true })])],
 ]);
 
 /** A name from the page, shown in an error: short (the answer is JSON, which escapes the rest). */
@@ -108,7 +95,6 @@ export class ActionRefused extends Error {
   }
 }
 
-/** The body as JSON; ActionRefused when it is not JSON. */
 export function parseJson(raw: string | undefined): unknown {
   try {
     return JSON.parse(raw ?? '');

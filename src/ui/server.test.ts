@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changesPrompt } from './actions.js';
-import { parseAction } from './server.js';
+import { changesPrompt, parseAction } from './actions.js';
 
 describe("the page's actions: a closed list, each one command with values of its shape", () => {
   it.each([

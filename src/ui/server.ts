@@ -10,26 +10,10 @@ import type { CommandContext, CommandDef } from '../model/def.js';
 import { errorEnvelope, SowError } from '../domain/errors.js';
 import { ActionRefused, call, parseAction, parseJson, type Call } from './actions.js';
 import { PAGE } from './page.js';
-import { VIEWS } from './views.js';
-
-export interface UiOptions {
-  port: number;
-  commands: () => Promise<readonly CommandDef[]>;
-  /** The token (tests give one; otherwise 32 random bytes). */
-  token?: string;
-}
-
-export interface Ui {
-  url: string;
-  port: number;
-  token: string;
-  close(): Promise<void>;
-}
-
-export { parseAction } from './actions.js';
+import { VIEWS, type Part } from './views.js';
 
 /** The longest request body read (an action's JSON: a task id, an index, a feedback text), in bytes. */
-export const MAX_BODY_BYTES = 64 * 1024;
+const MAX_BODY_BYTES = 64 * 1024;
 /** How long a restarted server accepts the tokens of earlier ones (their pages may still be open). */
 const KEEP_TOKENS_MS = 30 * 24 * 3600 * 1000;
 
@@ -39,7 +23,11 @@ function optionKey(flags: string): string {
   return long.replace(/^no-/, '').replace(/-(\w)/g, (_m, c: string) => c.toUpperCase());
 }
 
-export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui> {
+/** `token`: tests give one; otherwise 32 random bytes. */
+export async function startUi(
+  ctx: CommandContext,
+  opts: { port: number; commands: () => Promise<readonly CommandDef[]>; token?: string },
+) {
   const token = opts.token ?? randomBytes(32).toString('hex');
   const defs = new Map((await opts.commands()).map((d) => [d.name, d]));
   const { checkoutsWithProject, holdsProject } = await import('../app/worktree.js');
@@ -173,14 +161,9 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
       try {
         const cwd = view.where === 'main' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));
         // One after the other: each takes the workspace's lock, as the command would.
-        const parts = new Map<string, unknown>();
-        const runPart = async (c: Call) => {
-          try {
-            parts.set(c.label ?? c.name, { ok: true, data: await runCommand(c, cwd) });
-          } catch (err) {
-            parts.set(c.label ?? c.name, envelope(err));
-          }
-        };
+        const parts = new Map<string, Part>();
+        const runPart = async (c: Call) =>
+          parts.set(c.label ?? c.name, await runCommand(c, cwd).then((data) => ({ ok: true, data }), envelope));
         for (const c of view.calls(url.searchParams)) await runPart(c);
         for (const c of view.then?.(parts, url.searchParams) ?? []) await runPart(c);
         // The list of projects: each project's type and what its workers used, from its own status.
@@ -190,12 +173,8 @@ export async function startUi(ctx: CommandContext, opts: UiOptions): Promise<Ui>
           ).filter((r) => r.project);
           const details: Record<string, unknown> = {};
           for (const row of rows) {
-            try {
-              const st = (await runCommand(call('status', []), row.path)) as { type?: string; usage?: unknown };
-              details[row.rel] = { type: st.type, usage: st.usage ?? null };
-            } catch (err) {
-              details[row.rel] = envelope(err);
-            }
+            const status = runCommand(call('status', []), row.path) as Promise<{ type?: string; usage?: unknown }>;
+            details[row.rel] = await status.then((st) => ({ type: st.type, usage: st.usage ?? null }), envelope);
           }
           parts.set('details', { ok: true, data: details });
         }

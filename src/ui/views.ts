@@ -4,21 +4,18 @@
  */
 import { call, type Call } from './actions.js';
 
-/** Runs one call of a view: its data, or its error envelope. */
-export type RunPart = (c: Call) => Promise<{ ok: true; data: unknown } | { ok: false; error: unknown }>;
-
 export interface View {
   /** The checkout it reads: the one the address names ('checkout'), or the main one ('main'). */
   where: 'checkout' | 'main';
   calls: (q: URLSearchParams) => Call[];
   /** More calls once `calls` answered: given their answers by label. */
-  then?: (parts: ReadonlyMap<string, unknown>, q: URLSearchParams) => Call[];
+  then?: (parts: ReadonlyMap<string, Part>, q: URLSearchParams) => Call[];
 }
 
-const dataOf = (part: unknown): unknown =>
-  part && typeof part === 'object' && (part as { ok?: unknown }).ok === true
-    ? (part as { data?: unknown }).data
-    : undefined;
+/** A call's answer: its data, or its error envelope. */
+export type Part = { ok: boolean; data?: unknown };
+
+const dataOf = (part: Part | undefined): unknown => (part?.ok ? part.data : undefined);
 
 /** The task view's reads: the task, its documents, what it changed, its worker's events, its artifacts. */
 const taskCalls = (q: URLSearchParams): Call[] => {

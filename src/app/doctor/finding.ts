@@ -1,4 +1,4 @@
-/** What every check of `sow doctor` gives and shares: a finding, and the context it judges. */
+/** What every check of `sow doctor` gives and shares: a verdict, and the context it judges. */
 import type { SowError } from '../../domain/errors.js';
 import type { TaskState } from '../../domain/schemas.js';
 import type { AppContext } from '../context.js';
@@ -21,33 +21,33 @@ export interface Finding extends DoctorCheck {
   repair?: () => Promise<string> | string;
 }
 
+/** What a check found; the doctor names it with the check's id. */
+export type Verdict = Omit<Finding, 'id'>;
+
 export const FIX = 'sow doctor --fix';
 
-/** A finding without a repair; `fix` is the command or step that fixes it. */
-export const finding = (id: string, status: DoctorStatus, message: string, fix?: string): Finding => ({
-  id,
+export const verdict = (status: DoctorStatus, message: string, fix?: string, repair?: Finding['repair']): Verdict => ({
   status,
   message,
   ...(fix !== undefined ? { fix } : {}),
+  ...(repair ? { repair } : {}),
 });
-export const ok = (id: string, message: string): Finding => finding(id, 'ok', message);
+export const ok = (message: string): Verdict => verdict('ok', message);
+export const warn = (message: string, fix?: string, repair?: Finding['repair']) =>
+  verdict('warn', message, fix, repair);
+export const fail = (message: string, fix?: string, repair?: Finding['repair']) =>
+  verdict('fail', message, fix, repair);
+
+/** A failure sow knows (git missing, a file it cannot read) as a check's verdict. */
+export const failure = (err: SowError): Verdict => fail(err.message, err.hint || undefined);
 
 /** The first three of a list, with '…' when there are more. */
 export const firstFew = (items: readonly string[], sep: string) =>
   items.slice(0, 3).join(sep) + (items.length > 3 ? `${sep}…` : '');
 
-/** A failure sow knows (git missing, a file it cannot read) as the finding of check `id`. */
-export const failure = (id: string, err: SowError): Finding => ({
-  id,
-  status: 'fail',
-  message: err.message,
-  ...(err.hint ? { fix: err.hint } : {}),
-});
-
 /** What the checks share: the command's context, where the repository is and how far sow is set up in it. */
 export interface Context {
   app: AppContext;
-  cwd: string;
   root?: string;
   /** `.sow/.version` says this sow's layout. */
   layoutOk: boolean;

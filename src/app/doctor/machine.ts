@@ -11,7 +11,7 @@ import { agentClis, MISSING_CLI_LEVEL, validateUserConfig, type ValidationLine }
 import type { AppContext } from '../context.js';
 import { githubRepo } from '../github.js';
 import { AGENT_OUTPUTS } from '../project-files.js';
-import { finding, ok, type DoctorStatus, type Finding } from './finding.js';
+import { fail, ok, verdict, warn, type DoctorStatus, type Finding, type Verdict } from './finding.js';
 
 /** A line of 'sow config validate' as a doctor finding: the two commands give one verdict. */
 const STATUS_OF: Record<ValidationLine['level'], DoctorStatus> = { ok: 'ok', warning: 'warn', error: 'fail' };
@@ -22,57 +22,44 @@ const NODE_MAJOR = 20;
 const PROBE_MS = 5_000;
 const GH_AUTH_MS = 10_000;
 
-export function nodeCheck(): Finding {
+export function nodeCheck(): Verdict {
   const version = process.versions.node;
-  if (Number(version.split('.')[0]) >= NODE_MAJOR) return ok('node', `Node.js v${version}`);
-  return {
-    id: 'node',
-    status: 'fail',
-    message: `Node.js v${version}; sow needs ${NODE_MAJOR} or newer`,
-    fix: `install Node.js ${NODE_MAJOR} or newer (https://nodejs.org)`,
-  };
+  if (Number(version.split('.')[0]) >= NODE_MAJOR) return ok(`Node.js v${version}`);
+  return fail(
+    `Node.js v${version}; sow needs ${NODE_MAJOR} or newer`,
+    `install Node.js ${NODE_MAJOR} or newer (https://nodejs.org)`,
+  );
 }
 
-export async function gitCheck(app: AppContext): Promise<Finding> {
+export async function gitCheck(app: AppContext): Promise<Verdict> {
   const r = await probe('git', ['--version'], { env: app.env, timeoutMs: PROBE_MS });
   if (r.missing)
-    return finding(
-      'git',
-      'fail',
+    return fail(
       'git is not on PATH; sow keeps its state in a git repository and runs git for branches and worktrees',
       'install git (Debian and Ubuntu: apt install git; macOS: xcode-select --install)',
     );
   if (r.code !== 0)
-    return finding(
-      'git',
-      'fail',
+    return fail(
       `'git --version' ${r.timedOut ? 'did not answer' : `exited ${r.code}`}: ${firstLine(r.stderr)}`,
       'check that git is installed and works',
     );
-  return ok('git', firstLine(r.stdout));
+  return ok(firstLine(r.stdout));
 }
 
-export async function userConfigCheck(app: AppContext): Promise<Finding> {
+export async function userConfigCheck(app: AppContext): Promise<Verdict> {
   const r = await validateUserConfig(app, { binaries: false });
   const errors = r.lines.filter((l) => l.level === 'error');
   const warnings = r.lines.filter((l) => l.level === 'warning');
   if (errors.length) {
     const environment = errors.some((l) => l.source === 'environment');
-    return finding(
-      'config',
-      'fail',
+    return fail(
       `${r.path}: ${errors.map((l) => l.text).join('; ')}`,
       environment ? 'change or unset the environment variable named' : 'sow config edit',
     );
   }
   if (warnings.length)
-    return finding(
-      'config',
-      'warn',
-      `${r.path}: ${warnings.map((l) => l.text.replace(/\n\s*/g, ' ')).join('; ')}`,
-      'sow config edit',
-    );
-  return ok('config', r.exists ? `${r.path} is valid` : `no ${r.path}: every role uses ${DEFAULT_EXECUTOR}`);
+    return warn(`${r.path}: ${warnings.map((l) => l.text.replace(/\n\s*/g, ' ')).join('; ')}`, 'sow config edit');
+  return ok(r.exists ? `${r.path} is valid` : `no ${r.path}: every role uses ${DEFAULT_EXECUTOR}`);
 }
 
 /** Whether `flag` is listed in a CLI's help text (as a word of its own, e.g. `--model <m>`, `-C, --cd`). */
@@ -128,82 +115,72 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
     config = (await readUserConfig(userConfigPath(app.env))).config;
   } catch (err) {
     if (!(err instanceof SowError)) throw err;
-    return [
-      finding(
-        'agents',
-        'warn',
-        'the agent CLIs were not checked: the configuration is invalid (see the config check)',
-        'sow config edit',
-      ),
-    ];
+    const why = 'the agent CLIs were not checked: the configuration is invalid (see the config check)';
+    return [{ id: 'agents', ...warn(why, 'sow config edit') }];
   }
   const effective = resolveConfig(config, app.env);
   const clis = new Map(agentClis(effective, app.env).map((c) => [c.executor, c]));
   const used = new Map<string, ResolvedBinding[]>();
   for (const b of Object.values(effective.bindings)) used.set(b.executor, [...(used.get(b.executor) ?? []), b]);
+  const check = async (name: string, bindings: ResolvedBinding[]): Promise<Verdict> => {
+    const cli = clis.get(name);
+    if (!cli) return fail(`the executor '${name}' is not defined`, 'sow config validate');
+    const { spec: executor, binary } = cli;
+    // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to spawn
+    // workers.
+    const chosen = bindings.some((b) => b.source !== 'default');
+    const severity: DoctorStatus = chosen ? 'fail' : 'warn';
+    const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;
+    // Missing from PATH: the verdict 'sow config validate' gives too.
+    if (!cli.found) {
+      return verdict(
+        STATUS_OF[MISSING_CLI_LEVEL],
+        `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`,
+        executor.install,
+      );
+    }
+    // A command of the user's own is not run: sow cannot know what --version would make it do.
+    if (executor.doctor === 'on-path')
+      return ok(`${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
+    const at = { env: app.env, cwd: root ?? app.cwd, timeoutMs: PROBE_MS };
+    const version = await probe(binary, ['--version'], at);
+    const versionText = version.code === 0 ? firstLine(version.stdout || version.stderr) : 'version unknown';
+    const missing: string[] = [];
+    const unread: string[] = [];
+    for (const shape of helpChecks(executor, cli.config, root ?? app.cwd)) {
+      if (shape.flags.length === 0) continue;
+      const help = await probe(binary, [...shape.path, '--help'], at);
+      const text = `${help.stdout}\n${help.stderr}`;
+      const command = [binary, ...shape.path].join(' ');
+      if (help.timedOut || !text.trim()) {
+        unread.push(
+          `'${command} --help' ${help.timedOut ? `did not answer within ${PROBE_MS / 1000} s` : 'printed nothing'}`,
+        );
+        continue;
+      }
+      for (const flag of shape.flags) if (!helpListsFlag(text, flag)) missing.push(`${flag} (${command})`);
+    }
+    if (missing.length) {
+      return verdict(
+        severity,
+        `${binary} (${versionText}) does not list ${missing.join(', ')} in its --help, and sow ` +
+          `passes ${missing.length === 1 ? 'it' : 'them'}: workers of ${who} would not start`,
+        `install a current version: ${executor.install}`,
+      );
+    }
+    if (unread.length)
+      return warn(
+        `${binary} (${versionText}) for ${who}: the flags sow passes were not checked: ${unread.join('; ')}`,
+        `run '${binary} --help' to see whether it works`,
+      );
+    return ok(`${binary} (${versionText}) for ${who}; it knows every flag sow passes`);
+  };
   return Promise.all(
-    [...used].map(async ([name, bindings]) => {
-      const id = `agent.${name}`;
-      const cli = clis.get(name);
-      if (!cli) return finding(id, 'fail', `the executor '${name}' is not defined`, 'sow config validate');
-      const { spec: executor, binary } = cli;
-      // A CLI the user chose (in the file or the environment) must work; the built-in default is needed only to spawn
-      // workers.
-      const chosen = bindings.some((b) => b.source !== 'default');
-      const severity: DoctorStatus = chosen ? 'fail' : 'warn';
-      const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;
-      // Missing from PATH: the verdict 'sow config validate' gives too.
-      if (!cli.found) {
-        return finding(
-          id,
-          STATUS_OF[MISSING_CLI_LEVEL],
-          `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`,
-          executor.install,
-        );
-      }
-      // A command of the user's own is not run: sow cannot know what --version would make it do.
-      if (executor.doctor === 'on-path')
-        return ok(id, `${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
-      const at = { env: app.env, cwd: root ?? app.cwd, timeoutMs: PROBE_MS };
-      const version = await probe(binary, ['--version'], at);
-      const versionText = version.code === 0 ? firstLine(version.stdout || version.stderr) : 'version unknown';
-      const missing: string[] = [];
-      const unread: string[] = [];
-      for (const shape of helpChecks(executor, cli.config, root ?? app.cwd)) {
-        if (shape.flags.length === 0) continue;
-        const help = await probe(binary, [...shape.path, '--help'], at);
-        const text = `${help.stdout}\n${help.stderr}`;
-        const command = [binary, ...shape.path].join(' ');
-        if (help.timedOut || !text.trim()) {
-          unread.push(
-            `'${command} --help' ${help.timedOut ? `did not answer within ${PROBE_MS / 1000} s` : 'printed nothing'}`,
-          );
-          continue;
-        }
-        for (const flag of shape.flags) if (!helpListsFlag(text, flag)) missing.push(`${flag} (${command})`);
-      }
-      if (missing.length) {
-        return finding(
-          id,
-          severity,
-          `${binary} (${versionText}) does not list ${missing.join(', ')} in its --help, and sow ` +
-            `passes ${missing.length === 1 ? 'it' : 'them'}: workers of ${who} would not start`,
-          `install a current version: ${executor.install}`,
-        );
-      }
-      if (unread.length)
-        return finding(
-          id,
-          'warn',
-          `${binary} (${versionText}) for ${who}: the flags sow passes were not checked: ${unread.join('; ')}`,
-          `run '${binary} --help' to see whether it works`,
-        );
-      return ok(id, `${binary} (${versionText}) for ${who}; it knows every flag sow passes`);
-    }),
+    [...used].map(async ([name, bindings]) => ({ id: `agent.${name}`, ...(await check(name, bindings)) })),
   );
 }
 
-export async function ghCheck(app: AppContext, root: string | undefined): Promise<Finding> {
+export async function ghCheck(app: AppContext, root: string | undefined): Promise<Verdict> {
   let repo: string | undefined;
   if (root) {
     try {
@@ -219,7 +196,7 @@ export async function ghCheck(app: AppContext, root: string | undefined): Promis
     : "sow needs it only for GitHub ('sow issue list', 'sow pr create', …), and this repository names no GitHub " +
       'repository';
   if (!ghInstalled(app.env))
-    return finding('gh', severity, `gh (the GitHub CLI) is not on PATH; ${needs}`, new GhNotFoundError().hint!);
+    return verdict(severity, `gh (the GitHub CLI) is not on PATH; ${needs}`, new GhNotFoundError().hint!);
   const extraEnv = { GH_PROMPT_DISABLED: '1' };
   const [version, auth] = await Promise.all([
     probe('gh', ['--version'], { env: app.env, extraEnv, timeoutMs: PROBE_MS }),
@@ -227,18 +204,12 @@ export async function ghCheck(app: AppContext, root: string | undefined): Promis
   ]);
   const versionText = version.code === 0 ? firstLine(version.stdout) : 'gh, version unknown';
   if (auth.timedOut)
-    return finding(
-      'gh',
-      'warn',
-      `${versionText}; 'gh auth status' did not answer within ${GH_AUTH_MS / 1000} s`,
-      'gh auth status',
-    );
+    return warn(`${versionText}; 'gh auth status' did not answer within ${GH_AUTH_MS / 1000} s`, 'gh auth status');
   if (auth.code !== 0)
-    return finding(
-      'gh',
+    return verdict(
       severity,
       `${versionText}, but it is not logged in to GitHub; ${needs}`,
       'gh auth login (or set GH_TOKEN)',
     );
-  return ok('gh', `${versionText}, logged in${repo ? `; the repository is ${repo}` : ''}`);
+  return ok(`${versionText}, logged in${repo ? `; the repository is ${repo}` : ''}`);
 }

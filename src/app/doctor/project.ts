@@ -18,21 +18,16 @@ import {
   taskFileProblems,
   VERSION_FILE,
 } from '../project-files.js';
-import { failure, firstFew, FIX, finding, ok, type Context, type Finding } from './finding.js';
+import { fail, failure, firstFew, FIX, ok, warn, type Context, type Verdict } from './finding.js';
 
 /** A ref not fetched for this long may be behind its source. */
 const REFS_STALE_DAYS = 30;
 
-/** Where the repository is and how far sow is set up in it, with the workspace check's finding. */
-export async function context(app: AppContext): Promise<{ ctx: Context; workspace: Finding }> {
-  const ctx: Context = { app, cwd: app.cwd, layoutOk: false };
-  const fail = (message: string, fix: string) => ({
-    ctx,
-    workspace: finding('workspace', 'fail', message, fix),
-  });
+/** Where the repository is and how far sow is set up in it (in `ctx`): the workspace check. */
+export async function workspaceCheck(ctx: Context): Promise<Verdict> {
   let root: string;
   try {
-    root = findRepoRoot(app.cwd);
+    root = findRepoRoot(ctx.app.cwd);
   } catch (err) {
     if (!(err instanceof NotAGitRepositoryError)) throw err;
     return fail(err.message, 'run sow inside a git repository (git init makes one)');
@@ -45,7 +40,7 @@ export async function context(app: AppContext): Promise<{ ctx: Context; workspac
     version = layoutVersion(root);
   } catch (err) {
     if (!(err instanceof SowError)) throw err;
-    return { ctx, workspace: failure('workspace', err) };
+    return failure(err);
   }
   const reads = `this sow reads layout ${LAYOUT_VERSION}`;
   if (version < LAYOUT_VERSION)
@@ -61,51 +56,46 @@ export async function context(app: AppContext): Promise<{ ctx: Context; workspac
       ctx.projectError = err;
     }
   }
-  return { ctx, workspace: ok('workspace', `.sow/ is initialised in ${root} (layout ${version})`) };
+  return ok(`.sow/ is initialised in ${root} (layout ${version})`);
 }
 
-export function projectCheck(ctx: Context): Finding {
-  if (ctx.projectError) return failure('project', ctx.projectError);
-  if (!ctx.project) return ok('project', "no project on this branch ('sow project new' starts one)");
+function projectCheck(ctx: Context): Verdict {
+  if (ctx.projectError) return failure(ctx.projectError);
+  if (!ctx.project) return ok("no project on this branch ('sow project new' starts one)");
   const p = ctx.project.file.data;
-  return ok('project', `project '${p.name}' (${p.type}), in ${p.statechart.current_state}`);
+  return ok(`project '${p.name}' (${p.type}), in ${p.statechart.current_state}`);
 }
 
-export function branchCheck(ctx: Context): Finding | undefined {
+function branchCheck(ctx: Context): Verdict | undefined {
   // A project file sow cannot read is the project check's finding; nothing to compare here.
   if (ctx.projectError) return undefined;
-  if (!ctx.project) return ok('branch', 'no project, so no branch to match');
+  if (!ctx.project) return ok('no project, so no branch to match');
   const problem = branchProblem(ctx.root!, ctx.project.file.data);
-  if (!problem) return ok('branch', `the project belongs to '${ctx.project.file.data.branch}', which is checked out`);
-  return finding('branch', 'fail', `${problem.message}; sow refuses to change the project from here`, problem.hint);
+  if (!problem) return ok(`the project belongs to '${ctx.project.file.data.branch}', which is checked out`);
+  return fail(`${problem.message}; sow refuses to change the project from here`, problem.hint);
 }
 
-export async function tasksCheck(ctx: Context): Promise<Finding | undefined> {
+async function tasksCheck(ctx: Context): Promise<Verdict | undefined> {
   if (ctx.projectError) return undefined;
-  if (!ctx.project) return ok('tasks', 'no project, so no task files');
+  if (!ctx.project) return ok('no project, so no task files');
   const read: TaskState[] = [];
   const problems = await taskFileProblems(ctx.root!, ctx.project.type, (t) => read.push(t));
   if (problems.length === 0) {
     ctx.taskStates = read;
-    return ok(
-      'tasks',
-      'every task folder holds a valid state file of its task; the dependencies exist and form no cycle',
-    );
+    return ok('every task folder holds a valid state file of its task; the dependencies exist and form no cycle');
   }
   const messages = problems.map((p) => p.message);
-  return {
-    id: 'tasks',
-    status: 'fail',
-    message: `${problems.length} problem(s) with the task files: ${firstFew(messages, '; ')}`,
-    ...(problems[0]!.hint ? { fix: problems[0]!.hint } : {}),
-  };
+  return fail(
+    `${problems.length} problem(s) with the task files: ${firstFew(messages, '; ')}`,
+    problems[0]!.hint || undefined,
+  );
 }
 
 /**
  * Whether the guard of the project's current state holds: a state set by hand fails, naming the guard and the state to
  * go back to.
  */
-export function stateCheck(ctx: Context): Finding | undefined {
+function stateCheck(ctx: Context): Verdict | undefined {
   // Judged only on files sow could read: an unreadable project or task is its own check's finding.
   if (!ctx.project || !ctx.taskStates) return undefined;
   const project = ctx.project.file.data;
@@ -114,29 +104,24 @@ export function stateCheck(ctx: Context): Finding | undefined {
     tasks: ctx.taskStates.map(summaryOf),
     taskStates: ctx.taskStates,
   });
-  if (!problem) return ok('state', `the guard of ${project.statechart.current_state} holds`);
-  return finding('state', 'fail', stateProblemText(problem), stateProblemHint(problem));
+  if (!problem) return ok(`the guard of ${project.statechart.current_state} holds`);
+  return fail(stateProblemText(problem), stateProblemHint(problem));
 }
 
-export async function repoConfigCheck(app: AppContext): Promise<Finding | undefined> {
+async function repoConfigCheck(app: AppContext): Promise<Verdict | undefined> {
   const r = await validateRepoConfig(app);
   if (!r) return undefined;
   const errors = r.lines.filter((l) => l.level === 'error');
   if (errors.length)
-    return finding(
-      'repo-config',
-      'fail',
-      errors.map((l) => l.text).join('; '),
-      `fix ${r.report.path} (its fields: 'sow schema repo-config')`,
-    );
-  return ok('repo-config', r.lines.map((l) => l.text).join('; '));
+    return fail(errors.map((l) => l.text).join('; '), `fix ${r.report.path} (its fields: 'sow schema repo-config')`);
+  return ok(r.lines.map((l) => l.text).join('; '));
 }
 
 /**
  * Whether the declared checks may run on this machine (a clone's checks are not, until the person allowed them). No
  * checks, or a configuration repo-config already reports as invalid: no finding.
  */
-export async function checksAllowedCheck(root: string, env: AppContext['env']): Promise<Finding | undefined> {
+async function checksAllowedCheck(root: string, env: AppContext['env']): Promise<Verdict | undefined> {
   let declared;
   try {
     declared = (await readRepoConfig(root)).config.checks ?? [];
@@ -151,16 +136,13 @@ export async function checksAllowedCheck(root: string, env: AppContext['env']): 
   const n = declared.length;
   if (refused.length === 0) {
     return ok(
-      'checks',
       standings.via === 'environment'
         ? `SOW_ALLOW_CHECKS=1 lets the ${n === 1 ? 'declared check' : `${n} declared checks`} run`
         : `${n === 1 ? 'the declared check is' : `all ${n} declared checks are`} allowed to run here`,
     );
   }
   const names = refused.map((c) => `${c.check.name}${c.previously !== undefined ? ' (changed)' : ''}`).join(', ');
-  return finding(
-    'checks',
-    'warn',
+  return warn(
     `${refused.length} of ${n} declared check${n === 1 ? '' : 's'} ${refused.length === 1 ? 'is' : 'are'} ` +
       `not allowed to run on this machine: ${names}; until then 'sow check run' and completing a task ` +
       `refuse ${refused.length === 1 ? 'it' : 'them'}, and workers may not ` +
@@ -169,10 +151,10 @@ export async function checksAllowedCheck(root: string, env: AppContext['env']): 
   );
 }
 
-export function refsCheck(ctx: Context): Finding {
+function refsCheck(ctx: Context): Verdict {
   // The cache is where the context's environment says (XDG_CACHE_HOME).
   const refs = refInfos({ ...ctx.app, cwd: ctx.root! });
-  if (refs.length === 0) return ok('refs', "no references ('sow refs add' links one)");
+  if (refs.length === 0) return ok("no references ('sow refs add' links one)");
   const broken = refs.filter((r) => r.link_state !== 'ok');
   // Judged at the command's time, as everything else it reads.
   const now = Date.parse(ctx.app.now());
@@ -189,20 +171,27 @@ export function refsCheck(ctx: Context): Finding {
     : '';
   if (broken.length) {
     const links = broken.map((r) => `.sow/refs/${r.link} (${r.link_state})`).join(', ');
-    return {
-      id: 'refs',
-      status: 'fail',
-      message: `${broken.length} ref link(s) do not work: ${links}${staleText ? `; ${staleText}` : ''}`,
-      fix: `${FIX} (or 'sow refs init') makes them again, cloning what the cache lacks`,
-      repair: async () => `made the links again: ${(await refsInit(ctx.app, false)).map((r) => r.link).join(', ')}`,
-    };
+    return fail(
+      `${broken.length} ref link(s) do not work: ${links}${staleText ? `; ${staleText}` : ''}`,
+      `${FIX} (or 'sow refs init') makes them again, cloning what the cache lacks`,
+      async () => `made the links again: ${(await refsInit(ctx.app, false)).map((r) => r.link).join(', ')}`,
+    );
   }
   if (stale.length)
-    return finding(
-      'refs',
-      'warn',
+    return warn(
       `${refs.length} ref(s) linked; ${staleText}`,
       "'sow refs status' shows how far behind they are; 'sow refs update' fast-forwards them",
     );
-  return ok('refs', `${refs.length} ref(s), every link works`);
+  return ok(`${refs.length} ref(s), every link works`);
 }
+
+/** The checks of the project (once .sow/ has this sow's layout), by id, in the order shown. */
+export const PROJECT_CHECKS: Record<string, (ctx: Context) => Verdict | undefined | Promise<Verdict | undefined>> = {
+  project: projectCheck,
+  branch: branchCheck,
+  tasks: tasksCheck,
+  state: stateCheck,
+  'repo-config': (ctx) => repoConfigCheck(ctx.app),
+  checks: (ctx) => checksAllowedCheck(ctx.root!, ctx.app.env),
+  refs: refsCheck,
+};

@@ -26,21 +26,18 @@ import { checkJournalText } from '../project-files.js';
 import { lockPath } from '../unit-of-work.js';
 import { openRoot } from '../workspace.js';
 import { pruneWorktreesFor } from '../worktree.js';
-import { firstFew, FIX, finding, ok, type Context, type Finding } from './finding.js';
+import { fail, firstFew, FIX, ok, warn, type Context, type Verdict } from './finding.js';
 
 /** What the ignore check asks git about: one path under each folder sow keeps out of git. */
 const RUNTIME_SAMPLES = ['.sow/.runtime/lock', '.sow/.backup/1/.version', '.sow/worktrees/x/.git'];
 
-export function gitignoreCheck(root: string): Finding {
+function gitignoreCheck(root: string): Verdict {
   const missing = missingIgnoreLines(root);
   if (missing.length) {
-    return {
-      id: 'gitignore',
-      status: 'fail',
-      message:
-        `.sow/.gitignore lacks ${missing.join(', ')}, ` + `so git would see sow's runtime files, backups or worktrees`,
-      fix: `${FIX} (or 'sow init') adds the missing lines`,
-      repair: () => {
+    return fail(
+      `.sow/.gitignore lacks ${missing.join(', ')}, so git would see sow's runtime files, backups or worktrees`,
+      `${FIX} (or 'sow init') adds the missing lines`,
+      () => {
         const tx = new Transaction(root);
         const r = repairIgnoreFile(root, tx);
         tx.commit();
@@ -48,15 +45,13 @@ export function gitignoreCheck(root: string): Finding {
           ? `wrote .sow/.gitignore (${GITIGNORE_LINES.join(', ')})`
           : `added ${r.added.join(', ')} to .sow/.gitignore`;
       },
-    };
+    );
   }
   const tracked = git(root, ['ls-files', '--', '.sow/.runtime', '.sow/.backup', '.sow/worktrees'])
     .split('\n')
     .filter(Boolean);
   if (tracked.length) {
-    return finding(
-      'gitignore',
-      'fail',
+    return fail(
       `git tracks ${tracked.length} runtime file(s) of sow (${firstFew(tracked, ', ')}), which an ignore ` +
         `line does not untrack`,
       'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
@@ -66,22 +61,20 @@ export function gitignoreCheck(root: string): Finding {
     (p) => !gitSucceeds(root, ['check-ignore', '-q', '--no-index', '--', val(p, 'a runtime path')]),
   );
   if (seen.length) {
-    return finding(
-      'gitignore',
-      'fail',
+    return fail(
       `git does not ignore ${seen.join(', ')} although .sow/.gitignore lists their folders: another ignore ` +
         `rule takes them back`,
       `find the rule with 'git check-ignore -v --no-index ${seen[0]}' and remove it`,
     );
   }
-  return ok('gitignore', "git ignores sow's runtime files, backups and worktrees");
+  return ok("git ignores sow's runtime files, backups and worktrees");
 }
 
 /**
  * Whether git merges `.sow/` with sow's driver: the attribute (committed) names it, the repository's git config says
  * what it runs, and that command is found.
  */
-export function mergeDriverCheck(app: AppContext, root: string): Finding {
+function mergeDriverCheck(app: AppContext, root: string): Verdict {
   const attribute = git(root, ['check-attr', 'merge', '--', '.sow/project/state.yaml']).split(': ').at(-1)?.trim();
   const command = configuredDriver(root);
   const problems: string[] = [];
@@ -97,54 +90,39 @@ export function mergeDriverCheck(app: AppContext, root: string): Finding {
     problems.push(`git config merge.sow.driver is ${quoted(command)}, not '${MERGE_DRIVER}'`);
   if (problems.length) {
     const fixable = (attribute !== 'sow' && attributesMissing(root)) || command === undefined;
-    return {
-      id: 'merge-driver',
-      status: 'fail',
-      message:
-        `${problems.join('; ')}: git merges .sow/ files as text, and two branches that changed the same ` +
-        `project conflict in them`,
-      fix: fixable ? `${FIX} (or 'sow init') registers it` : `git config merge.sow.driver '${MERGE_DRIVER}'`,
-      ...(fixable
-        ? {
-            repair: () => {
-              const did: string[] = [];
-              const tx = new Transaction(root);
-              const attributes = repairAttributesFile(root, tx);
-              tx.commit();
-              if (attributes)
-                did.push(`${attributes === 'created' ? 'wrote' : 'added the line to'} ${ATTRIBUTES_FILE}`);
-              const set = configureDriver(root);
-              if (set.set.length) did.push(`set git config ${set.set.join(', ')}`);
-              if (set.failed) throw new SowError('GIT_CONFIG_FAILED', 'external', `'git config' failed: ${set.failed}`);
-              return did.join('; ');
-            },
-          }
-        : {}),
+    const repair = () => {
+      const did: string[] = [];
+      const tx = new Transaction(root);
+      const attributes = repairAttributesFile(root, tx);
+      tx.commit();
+      if (attributes) did.push(`${attributes === 'created' ? 'wrote' : 'added the line to'} ${ATTRIBUTES_FILE}`);
+      const set = configureDriver(root);
+      if (set.set.length) did.push(`set git config ${set.set.join(', ')}`);
+      if (set.failed) throw new SowError('GIT_CONFIG_FAILED', 'external', `'git config' failed: ${set.failed}`);
+      return did.join('; ');
     };
+    return fail(
+      `${problems.join('; ')}: git merges .sow/ files as text, and two branches that changed the same ` +
+        `project conflict in them`,
+      fixable ? `${FIX} (or 'sow init') registers it` : `git config merge.sow.driver '${MERGE_DRIVER}'`,
+      fixable ? repair : undefined,
+    );
   }
   if (findsSowOnPath(command!) && !findOnPath('sow', app.env))
-    return finding(
-      'merge-driver',
-      'warn',
+    return warn(
       'git runs the merge driver for .sow/ files as sow from PATH, and no sow is on PATH: git merges them as ' +
         'text, and two branches that changed the same project conflict in them',
       "put sow on PATH (npm install -g sow-cli), or name it in full: git config merge.sow.driver '/path/to/sow " +
         "merge-driver %O %A %B %P'",
     );
-  return ok('merge-driver', `git merges .sow/ files with ${quoted(command!)}`);
+  return ok(`git merges .sow/ files with ${quoted(command!)}`);
 }
 
 /** Files under .sow/ a merge left unmerged, with the fields and values the driver recorded for each. */
-export function mergeConflictsCheck(root: string): Finding {
-  const unmerged = [
-    ...new Set(
-      git(root, ['ls-files', '-u', '-z', '--', '.sow'])
-        .split('\0')
-        .filter(Boolean)
-        .map((line) => line.slice(line.indexOf('\t') + 1)),
-    ),
-  ];
-  if (unmerged.length === 0) return ok('merge-conflicts', 'no file under .sow/ is left unmerged');
+function mergeConflictsCheck(root: string): Verdict {
+  const entries = git(root, ['ls-files', '-u', '-z', '--', '.sow']).split('\0').filter(Boolean);
+  const unmerged = [...new Set(entries.map((line) => line.slice(line.indexOf('\t') + 1)))];
+  if (unmerged.length === 0) return ok('no file under .sow/ is left unmerged');
   const records = new Map(conflictRecords(root).map((r) => [r.path, r]));
   const said = unmerged.map((path) => {
     const record = records.get(path);
@@ -154,9 +132,7 @@ export function mergeConflictsCheck(root: string): Finding {
   });
   const first = unmerged[0]!;
   const firstShown = shown(first);
-  return finding(
-    'merge-conflicts',
-    'fail',
+  return fail(
     `a merge stopped at ${unmerged.length} file(s) under .sow/: ${firstFew(said, '; ')}`,
     records.has(first)
       ? `edit ${firstShown} so each field named holds the value you want, then 'git add ${firstShown}' (and so on ` +
@@ -166,33 +142,28 @@ export function mergeConflictsCheck(root: string): Finding {
   );
 }
 
-export function lockCheck(root: string): Finding {
+function lockCheck(root: string): Verdict {
   const path = lockPath(root);
   const lock = inspectLock(path);
-  if (!lock) return ok('lock', 'no lock is held');
+  if (!lock) return ok('no lock is held');
   const since = lock.since ? ` since ${lock.since}` : '';
-  if (!lock.stale) return ok('lock', `held by ${lock.holder}${since}: a sow command is writing`);
-  return {
-    id: 'lock',
-    status: 'fail',
-    message: `a stale lock: ${lock.holder} took it${since} and is gone`,
-    fix: `${FIX} removes it (the next sow command that writes would also take it over)`,
-    repair: () =>
+  if (!lock.stale) return ok(`held by ${lock.holder}${since}: a sow command is writing`);
+  return fail(
+    `a stale lock: ${lock.holder} took it${since} and is gone`,
+    `${FIX} removes it (the next sow command that writes would also take it over)`,
+    () =>
       removeStaleLock(path) ? `removed the stale lock of ${lock.holder}` : 'the lock was no longer stale; left it',
-  };
+  );
 }
 
 /**
  * Runtime folders in the work tree (`.sow/.runtime/`, `.sow/.backup/`): left by an older sow, or brought by the
  * repository. sow reads nothing there; what was worth keeping moved to git's folder.
  */
-export function legacyRuntimeCheck(root: string): Finding {
+function legacyRuntimeCheck(root: string): Verdict {
   const found = legacyRuntimeFolders(root);
-  if (!found.length)
-    return ok('legacy-runtime', `sow's runtime files are in ${shownRuntime(root)}, where no commit can put any`);
-  return finding(
-    'legacy-runtime',
-    'warn',
+  if (!found.length) return ok(`sow's runtime files are in ${shownRuntime(root)}, where no commit can put any`);
+  return warn(
     `${found.join(' and ')} ${found.length > 1 ? 'are' : 'is'} in the work tree, left by an older sow or ` +
       `brought by the repository; sow no longer reads ${found.length > 1 ? 'them' : 'it'} (its runtime files are ` +
       `in ${shownRuntime(root)})`,
@@ -201,45 +172,41 @@ export function legacyRuntimeCheck(root: string): Finding {
 }
 
 /** An unreadable journal is reported by the guard that runs every check, as its own failure. */
-export async function journalCheck(ctx: Context): Promise<Finding> {
+async function journalCheck(ctx: Context): Promise<Verdict> {
   const root = ctx.root!;
-  if (!hasJournal(root)) return ok('journal', 'no unfinished write');
+  if (!hasJournal(root)) return ok('no unfinished write');
   const { steps } = await inspectJournal(root, checkJournalText);
-  return {
-    id: 'journal',
-    status: 'fail',
-    message:
-      `a write was cut short after its commit point (${shownRuntime(root, 'journal.json')}, ${steps} ` +
-      `step(s) left)`,
-    fix: `${FIX} finishes it (so does the next sow command)`,
-    ...(ctx.layoutOk
-      ? {
-          repair: async () => {
-            await openRoot(ctx.app);
-            return `finished the interrupted write (${steps} step(s))`;
-          },
-        }
-      : {}),
+  const finish = async () => {
+    await openRoot(ctx.app);
+    return `finished the interrupted write (${steps} step(s))`;
   };
+  return fail(
+    `a write was cut short after its commit point (${shownRuntime(root, 'journal.json')}, ${steps} step(s) left)`,
+    `${FIX} finishes it (so does the next sow command)`,
+    ctx.layoutOk ? finish : undefined,
+  );
 }
 
-export function worktreesCheck(ctx: Context): Finding {
+export function worktreesCheck(ctx: Context): Verdict {
   const trees = listWorktrees(ctx.root!);
   const gone = trees.filter((t) => t.prunable);
-  if (gone.length === 0)
-    return ok('worktrees', `${trees.length - 1} worktree(s) besides the main checkout; none to prune`);
-  return {
-    id: 'worktrees',
-    status: 'warn',
-    message:
-      `git still records ${gone.length} worktree(s) whose folder is ` +
+  if (gone.length === 0) return ok(`${trees.length - 1} worktree(s) besides the main checkout; none to prune`);
+  const prune = async () =>
+    `forgot ${(await pruneWorktreesFor(ctx.app)).pruned.map((t) => t.branch ?? t.rel).join(', ')}`;
+  return warn(
+    `git still records ${gone.length} worktree(s) whose folder is ` +
       `gone: ${gone.map((t) => t.branch ?? t.path).join(', ')}`,
-    fix: `${FIX} (or 'sow worktree prune') forgets them`,
-    ...(ctx.layoutOk
-      ? {
-          repair: async () =>
-            `forgot ${(await pruneWorktreesFor(ctx.app)).pruned.map((t) => t.branch ?? t.rel).join(', ')}`,
-        }
-      : {}),
-  };
+    `${FIX} (or 'sow worktree prune') forgets them`,
+    ctx.layoutOk ? prune : undefined,
+  );
 }
+
+/** The checks of how git keeps .sow/ (once it is initialised), by id, in the order shown. */
+export const REPOSITORY_CHECKS: Record<string, (ctx: Context) => Verdict | Promise<Verdict>> = {
+  gitignore: (ctx) => gitignoreCheck(ctx.root!),
+  'merge-driver': (ctx) => mergeDriverCheck(ctx.app, ctx.root!),
+  'merge-conflicts': (ctx) => mergeConflictsCheck(ctx.root!),
+  lock: (ctx) => lockCheck(ctx.root!),
+  journal: journalCheck,
+  'legacy-runtime': (ctx) => legacyRuntimeCheck(ctx.root!),
+};

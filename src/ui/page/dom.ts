@@ -92,12 +92,13 @@ function morphKids(a, b) {
 const GONE = 'This page lost its server: sow ui was stopped or started again with a new address. ' +
   'Run sow ui in the repository and open the address it prints.';
 
-async function view(params) {
-  const q = new URLSearchParams({ token, ...params });
-  const res = await fetch('/api/view?' + q);
+/** A request to the server: its answer, or, refused (403), the error that says this page lost its server. */
+async function ask(url, init) {
+  const res = await fetch(url, init);
   if (res.status === 403) { S.gone = true; return { ok: false, error: { code: 'UI_GONE', message: GONE } }; }
   return res.json();
 }
+const view = (params) => ask('/api/view?' + new URLSearchParams({ token, ...params }));
 
 /** An error envelope in words: the message, then the hint on its own line. */
 const errorText = (r) => (r && r.error ? r.error.message + (r.error.hint ? '\n' + r.error.hint : '') : 'failed');
@@ -115,10 +116,8 @@ async function act(key, body, done) {
   render();
   let r;
   try {
-    const res = await fetch('/api/action', { method: 'POST',
+    r = await ask('/api/action', { method: 'POST',
       headers: { 'content-type': 'application/json', 'x-sow-token': token }, body: JSON.stringify(body) });
-    if (res.status === 403) { S.gone = true; r = { ok: false, error: { code: 'UI_GONE', message: GONE } }; }
-    else r = await res.json();
   } catch (err) {
     r = { ok: false, error: { code: 'UI_UNREACHABLE', message: 'sow ui does not answer (' + err.message + ')',
       hint: 'is it still running? start it again with sow ui' } };

@@ -18,13 +18,10 @@ async function draw() {
     do {
       again = false;
       const r = route();
-      const params = { name: r.name };
-      if (r.checkout) params.checkout = r.checkout;
-      if (r.id) params.id = r.id;
       const here = location.hash;
       let res;
       try {
-        res = await view(params);
+        res = await view(r);
       } catch (err) {
         res = { ok: false, error: { code: 'UI_UNREACHABLE',
           message: 'sow ui does not answer: what you see may be out of date',

@@ -221,26 +221,16 @@ function drawLifecycle(g, s, history) {
           (now ? (now.blocked ? ' \u2014 blocked now' + (now.hint ? ': ' + now.hint : '') : ' \u2014 met now') : ''));
       })));
   });
-  const NS = 'http://www.w3.org/2000/svg';
-  const svgEl = (tag, attrs) => {
-    const e = document.createElementNS(NS, tag);
-    for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, String(v));
-    return e;
-  };
-  const svg = svgEl('svg', { width: gutter, height: 0, 'aria-hidden': 'true', focusable: 'false' });
+  const svg = el('svg', { width: gutter, height: 0, 'aria-hidden': 'true', focusable: 'false' });
   const box = el('div', { class: 'graph', id: 'lifecycle', 'data-current': s.state }, svg, nodes);
   box.layout = () => {
     const live = document.getElementById('lifecycle');
     const sv = live.querySelector('svg');
     const top = live.getBoundingClientRect().top;
-    const defs = svgEl('defs');
-    for (const [id, colour] of [
-      ['arrow', 'var(--muted)'], ['arrow-met', 'var(--ok)'], ['arrow-blocked', 'var(--bad)']]) {
-      const m = svgEl('marker', {
-        id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' });
-      m.append(svgEl('path', { d: 'M0,0 L10,5 L0,10 z', style: 'fill:' + colour + ';stroke:none' }));
-      defs.append(m);
-    }
+    const defs = el('defs', {}, [['arrow', 'var(--muted)'], ['arrow-met', 'var(--ok)'], ['arrow-blocked', 'var(--bad)']]
+      .map(([id, colour]) => el('marker', {
+        id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse' },
+      el('path', { d: 'M0,0 L10,5 L0,10 z', style: 'fill:' + colour + ';stroke:none' }))));
     sv.setAttribute('height', String(live.offsetHeight));
     sv.replaceChildren(defs);
     for (const e of edges) {
@@ -251,7 +241,7 @@ function drawLifecycle(g, s, history) {
       const y1 = lr.top - top + Math.min(lr.height, 20) / 2, y2 = tr.top - top + tr.height / 2;
       const x = gutter - 8 - e.lane * 12;
       const cls = li.getAttribute('class') || '';
-      sv.append(svgEl('path', {
+      sv.append(el('path', {
         d: 'M' + gutter + ',' + y1 + ' H' + (x + 4) + ' Q' + x + ',' + y1 + ' ' + x + ',' + (y1 + (y2 > y1 ? 4 : -4)) +
           ' V' + (y2 + (y2 > y1 ? -4 : 4)) + ' Q' + x + ',' + y2 + ' ' + (x + 4) + ',' + y2 + ' H' + (gutter - 1),
         class: cls, 'data-edge': String(e.i), 'marker-end': 'url(#arrow' + (cls ? '-' + cls : '') + ')' }));

@@ -63,7 +63,6 @@ textarea { width: 100%; min-height: 4.5rem; }
   margin: .4rem 0; max-height: 36rem; overflow-y: auto; }
 .doc table { width: auto; max-width: 100%; display: block; overflow-x: auto; }
 .doc blockquote { border-left: 3px solid var(--line); margin: .4rem 0; padding: 0 .7rem; color: var(--muted); }
-.doc img { display: none; }
 .output { margin: .6rem 0; }
 .output > .head { display: flex; flex-wrap: wrap; align-items: center; gap: .3rem .7rem; }
 details > summary { cursor: pointer; padding: .15rem 0; }

@@ -93,13 +93,9 @@ function drawReview(t, co, review) {
       { id: 'accept', class: 'primary', done: (x) => acceptedText(t.id, x.data) }),
     el('label', { for: 'changes-text' }, 'What to change'),
     el('textarea', { id: 'changes-text', rows: '4', placeholder: 'What to change, and why' }),
-    commentList(review),
-    actionButton('request-changes', 'Request changes',
-      () => feedbackBody('request_changes', t, co, 'changes-text', review),
-      { id: 'request-changes',
-        done: (x) => 'Feedback ' + ((x.steps && x.steps[0].data.artifact.path) || '') +
-          ' written, and its worker resumed with it.',
-        after: (x) => clearReview(x, 'changes-text', review) }));
+    sendFeedback('request-changes', 'Request changes', 'request_changes', 'changes-text', t, co, review,
+      (x) => 'Feedback ' + ((x.steps && x.steps[0].data.artifact.path) || '') +
+        ' written, and its worker resumed with it.'));
 }
 
 /** Feedback without resuming (any status): the same words and line comments. */
@@ -108,21 +104,20 @@ function drawFeedback(t, co, review) {
     el('h2', { id: 'feedback-title' }, 'Feedback'),
     el('label', { for: 'feedback-text' }, 'What to change, and why (its worker reads it when it resumes)'),
     el('textarea', { id: 'feedback-text', rows: '3' }),
-    commentList(review),
-    actionButton('feedback', 'Add feedback', () => feedbackBody('feedback', t, co, 'feedback-text', review),
-      { id: 'feedback', done: (x) => 'Feedback ' + x.data.artifact.path + ' added (pending).',
-        after: (x) => clearReview(x, 'feedback-text', review) }));
+    sendFeedback('feedback', 'Add feedback', 'feedback', 'feedback-text', t, co, review,
+      (x) => 'Feedback ' + x.data.artifact.path + ' added (pending).'));
 }
 
-function feedbackBody(action, t, co, field, review) {
-  const text = reviewText(document.getElementById(field).value, review.comments);
-  if (!text.trim()) {
-    S.btn.set(action === 'feedback' ? 'feedback' : 'request-changes',
-      { state: 'failed', message: 'Say what to change first: write it, or comment on a line of the diff.' });
+/** The line comments, and the button that sends them with the words in the field as one feedback text. */
+function sendFeedback(key, label, action, field, t, co, review, done) {
+  return [commentList(review), actionButton(key, label, () => {
+    const text = reviewText(document.getElementById(field).value, review.comments);
+    if (text.trim()) return { action, task: t.id, text, checkout: co };
+    const message = 'Say what to change first: write it, or comment on a line of the diff.';
+    S.btn.set(key, { state: 'failed', message });
     render();
     return null;
-  }
-  return { action, task: t.id, text, checkout: co };
+  }, { id: key, done, after: (x) => clearReview(x, field, review) })];
 }
 function clearReview(x, field, review) {
   // Written is written (also when the resume after it failed): the words are not kept to be sent twice.
