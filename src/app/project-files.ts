@@ -353,7 +353,7 @@ export function branchProblem(
   const here = head(root);
   if (here.branch === project.branch) return undefined;
   const details = { project_branch: project.branch, current_branch: here.branch ?? null };
-  if (here.branch === undefined) {
+  if (here.branch === undefined)
     return {
       message:
         `HEAD is detached${here.commit ? ` at ${here.commit.slice(0, 7)}` : ''}, and this project belongs to ` +
@@ -361,17 +361,15 @@ export function branchProblem(
       hint: `run 'git checkout ${project.branch}'`,
       details,
     };
-  }
-  if (!branchExists(root, project.branch)) {
+  if (!branchExists(root, project.branch))
     return {
       message:
-        `this project belongs to '${project.branch}', ` + `which no longer exists, and '${here.branch}' is checked out`,
+        `this project belongs to '${project.branch}', which no longer exists, ` + `and '${here.branch}' is checked out`,
       hint:
         `if you renamed '${project.branch}' to '${here.branch}', run 'sow project set branch ${here.branch}' to ` +
         `move the project with it; otherwise run 'git checkout' with the project's branch`,
       details,
     };
-  }
   return {
     message: `this project belongs to '${project.branch}', but '${here.branch}' is checked out`,
     hint:
