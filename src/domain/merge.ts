@@ -15,11 +15,6 @@ export interface FieldConflict {
   theirs?: unknown;
 }
 
-export interface MergedData {
-  value: unknown;
-  conflicts: FieldConflict[];
-}
-
 /** The files merged by meaning; anything else is merged as text. */
 export type MergeKind = 'project' | 'task' | 'knowledge' | 'log';
 
@@ -103,7 +98,7 @@ function timeOf(v: unknown): number | undefined {
 }
 
 /** Three-way merge of the parsed data of a state file (`base` undefined when both sides added the file). */
-export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs: unknown): MergedData {
+export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs: unknown) {
   const conflicts: FieldConflict[] = [];
 
   /** Records that both sides changed `path` differently; this side's value stays. */
@@ -303,15 +298,10 @@ function describeArtifact(a: unknown): string {
   return isObject(a) ? `${String(a['type'])} ${String(a['path'])}` : dataKey(a);
 }
 
-/** A log as sow writes it: a heading, then entries that each begin with front matter (`---`, `timestamp: …`). */
-interface LogParts {
-  head: string;
-  entries: string[];
-}
-
 const ENTRY_START = /^---\n(?=timestamp:)/gm;
 
-export function splitLog(text: string): LogParts {
+/** A log as sow writes it: a heading, then entries that each begin with front matter (`---`, `timestamp: …`). */
+export function splitLog(text: string): { head: string; entries: string[] } {
   const starts = [...text.matchAll(ENTRY_START)].map((m) => m.index!);
   if (starts.length === 0) return { head: text, entries: [] };
   const entries = starts.map((s, i) => text.slice(s, starts[i + 1] ?? text.length));
