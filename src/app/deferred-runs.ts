@@ -15,10 +15,7 @@ export const isProject = (p: { name: string; created_at: string }, id: ProjectId
   p.name === id.name && p.created_at === id.created_at;
 
 /** What recording leaves: the records to remove after the commit, the claims to give back after the lock. */
-export interface Recorded {
-  files: string[];
-  giveBack: (() => Promise<void>)[];
-}
+export type Recorded = { files: string[]; giveBack: (() => Promise<void>)[] };
 
 /** Puts the waiting records of this project into `uow` (its branch checked out); claims go back after the lock. */
 export async function recordDeferredRuns(uow: UnitOfWork): Promise<Recorded> {

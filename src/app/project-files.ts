@@ -110,10 +110,7 @@ export function noProjectHere(root: string): NoProjectError {
   return new NoProjectError(branchesWithFile(root, PROJECT_FILE).filter((b) => b !== here));
 }
 
-export interface LoadedProject {
-  file: StateFile<ProjectState>;
-  type: ProjectType;
-}
+export type LoadedProject = { file: StateFile<ProjectState>; type: ProjectType };
 
 /** Reads and validates the project file, against the schema and against its project type. */
 export async function loadProject(root: string): Promise<LoadedProject> {

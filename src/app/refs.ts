@@ -314,10 +314,7 @@ export async function refsInit(ctx: AppContext, progress: boolean) {
 }
 
 /** Told before each fetch starts and after it ends (a spinner with the link's name, on a terminal). */
-export interface FetchProgress {
-  start(link: string): void;
-  end(): void;
-}
+export type FetchProgress = { start(link: string): void; end(): void };
 const noProgress: FetchProgress = { start: () => undefined, end: () => undefined };
 
 async function fetching<T>(progress: FetchProgress, link: string, fn: () => Promise<T>): Promise<T> {

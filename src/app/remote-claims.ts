@@ -27,10 +27,7 @@ import {
   thisMachine,
 } from '../adapters/remote-claims.js';
 
-export interface ClaimsRemote {
-  name: string;
-  from: 'config' | 'option';
-}
+export type ClaimsRemote = { name: string; from: 'config' | 'option' };
 
 /** `--remote`, else `claims.remote` of .sow/config.yaml (parsed only when a line starts with `claims:`). */
 export async function claimsRemote(root: string, option?: string): Promise<ClaimsRemote | undefined> {
@@ -149,12 +146,7 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
 }
 
 /** A task's claim on the remote as a change saw it before taking the lock (app/task-change.ts). */
-export interface ClaimSeen {
-  remote: string;
-  branch: string;
-  task: string;
-  claim?: RemoteClaim;
-}
+export type ClaimSeen = { remote: string; branch: string; task: string; claim?: RemoteClaim };
 
 /** After a forced takeover, the overridden claim is deleted if unchanged; else said, with the git command to do it. */
 export async function dropOverriddenClaim(root: string, seen: ClaimSeen & { claim: RemoteClaim }): Promise<void> {

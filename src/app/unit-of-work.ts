@@ -93,11 +93,7 @@ export async function viewOf(src: Source, project: ProjectState, type: ProjectTy
 }
 
 /** A claim whose lease on the remote a write of its owner found half run out: renewed there after the write. */
-export interface DueRenewal {
-  task: string;
-  branch: string;
-  owner: Owner;
-}
+export type DueRenewal = { task: string; branch: string; owner: Owner };
 
 /** Read-modify-write access, used inside `update`. */
 export class UnitOfWork {
