@@ -8,6 +8,7 @@ import type { Owner, TaskState, TaskStatus, TaskSummary } from '../domain/schema
 import { remoteClaimLive, type RemoteClaim, type RemoteClaimRow } from '../domain/claims.js';
 import { isFinished, summaryOf } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';
+import { ourClaim } from './remote-claims.js';
 
 /**
  * Whether the owner still works on the task. A worker on another host or pid namespace cannot be looked at: it counts
@@ -93,14 +94,8 @@ export function heldBy(
   const owner = liveOwner(task, now);
   if (owner && !isOwnedBy(owner, actor)) return { where: 'here', owner };
   const claim = seen?.claim;
-  if (
-    seen &&
-    claim &&
-    remoteClaimLive(claim, now) &&
-    claim.sha !== (task.owner?.remote === seen.remote ? task.owner.remote_claim : undefined)
-  ) {
+  if (seen && claim && remoteClaimLive(claim, now) && claim.sha !== ourClaim(task, seen.remote))
     return { where: 'remote', remote: seen.remote, claim };
-  }
   return undefined;
 }
 
