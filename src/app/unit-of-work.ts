@@ -151,13 +151,11 @@ export class UnitOfWork {
     return file.data;
   }
 
-  private personAsked = false;
+  private personAsked?: Promise<void>;
 
   /** `knowPerson`, once, only when a claim needs the name. */
-  async knowPerson(): Promise<void> {
-    if (this.personAsked) return;
-    this.personAsked = true;
-    await knowPerson(this.root, this.actor);
+  knowPerson(): Promise<void> {
+    return (this.personAsked ??= knowPerson(this.root, this.actor));
   }
 
   /** Every task's summary, this command's unsaved changes included. */
