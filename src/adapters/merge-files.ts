@@ -34,9 +34,7 @@ export function gitTempFile(cwd: string, given: string, what: string): string {
     throw new PathEscapeError(
       `${what} ${quoted(given)} is not inside the folder git merges in (${quoted(top)})`,
       'sow changed nothing; git writes its temp files there: run the merge again',
-      {
-        path: given,
-      },
+      { path: given },
     );
   return real;
 }

@@ -1,7 +1,6 @@
 /**
- * Renewing a claim on the claims remote, never under the lock (a network round trip would hold every writer): pushed
- * after the write that found the lease half run out, then recorded by a short second write only if the state still
- * records the renewed commit; else given back, as a claim belongs to the checkout whose state records it (0079).
+ * Renewing a claim on the claims remote, never under the lock: pushed after the write that found the lease half run
+ * out, then recorded by a second write only if the state still records the renewed commit, else given back (0079).
  */
 import type { Owner } from '../domain/schemas.js';
 import { shown } from '../domain/display.js';

@@ -1,8 +1,4 @@
-/**
- * What a use case needs from the world — folder, environment, clock — given by its caller instead of read from
- * globals, so `app/` runs in-process under a test and each caller says where a call runs. No use case takes a bare
- * folder.
- */
+/** What a use case needs from the world (folder, environment, clock), given by its caller so tests run in-process. */
 import { sep } from 'node:path';
 import { projectFolderFor } from '../adapters/repo.js';
 
@@ -19,19 +15,13 @@ export function processContext(cwd: string = process.cwd()): AppContext {
   return { cwd: workerFolder(cwd, process.env), env: process.env, now: () => new Date().toISOString() };
 }
 
-/**
- * Where a command runs, for state: in a worker's own checkout, the same folder of the project checkout (named by
- * SOW_PROJECT_ROOT), so its task state has one truth; anywhere else, `cwd` itself.
- */
+/** Where a command runs, for state: in a worker's own checkout, the same folder of the project checkout. */
 export function workerFolder(cwd: string, env: AppContext['env']): string {
   const project = env['SOW_PROJECT_ROOT'] ?? checkoutHolding(cwd);
   return (project && projectFolderFor(cwd, project)) || cwd;
 }
 
-/**
- * Without SOW_PROJECT_ROOT (a person in a worker's checkout), the checkout's place names its project checkout
- * (`<project>/.sow/worktrees/.workers/<name>`); projectFolderFor checks with git's records that it really is one.
- */
+/** Without SOW_PROJECT_ROOT, a worker's checkout is named by its place (projectFolderFor checks it with git). */
 function checkoutHolding(cwd: string): string | undefined {
   const at = cwd.lastIndexOf(`${sep}.sow${sep}worktrees${sep}.workers${sep}`);
   return at > 0 ? cwd.slice(0, at) : undefined;

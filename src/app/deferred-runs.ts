@@ -1,8 +1,4 @@
-/**
- * Runs that ended while another branch was checked out (adapters/deferred-runs.ts), recorded by the first command on
- * the project's branch, a read too, as their supervisor would have: into the ledger, the task let go (and paused with
- * a note if in progress), decision 0069.
- */
+/** Runs that ended while another branch was checked out, recorded by the next command on its branch (0069). */
 import { check } from '../domain/schema-check.js';
 import { UsageEntrySchema, type UsageEntry } from '../domain/schemas.js';
 import { withStatus } from '../domain/tasks.js';
@@ -19,15 +15,9 @@ export const isProject = (p: { name: string; created_at: string }, id: ProjectId
   p.name === id.name && p.created_at === id.created_at;
 
 /** What recording leaves: the records to remove after the commit, the claims to give back after the lock. */
-export interface Recorded {
-  files: string[];
-  giveBack: (() => Promise<void>)[];
-}
+export type Recorded = { files: string[]; giveBack: (() => Promise<void>)[] };
 
-/**
- * Puts into `uow` what the waiting records of this project say, when its branch is checked out. A record of another
- * project stays. A claim on the remote is given back only after the write, never under the lock (a push may stall).
- */
+/** Puts the waiting records of this project into `uow` (its branch checked out); claims go back after the lock. */
 export async function recordDeferredRuns(uow: UnitOfWork): Promise<Recorded> {
   const done: Recorded = { files: [], giveBack: [] };
   const waiting = deferredRuns(uow.root);

@@ -26,8 +26,10 @@ import { MAX_STATE_BYTES, parseStateText } from '../adapters/state-files.js';
 import { editYaml } from '../adapters/yaml/document.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 
+const SIDES = ['base', 'ours', 'theirs'] as const;
+type Side = (typeof SIDES)[number];
 /** %O, %A, %B: the temp files git wrote (relative to where it runs the driver, or absolute); %P: the file's path. */
-type MergeDriverRequest = { base: string; ours: string; theirs: string; path: string };
+type MergeDriverRequest = Record<Side, string> & { path: string };
 /** by-meaning: sow merged it; text: git's text merge did. */
 type MergeDriverResult = { path: string; how: 'by-meaning' | 'text' };
 
@@ -51,11 +53,7 @@ export function describeConflicts(fields: readonly FieldConflict[], max = 3): st
 }
 
 /** git's own text merge, in place in %A (what git would have done without the driver). */
-function textMerge(
-  cwd: string,
-  files: { base: string; ours: string; theirs: string },
-  path: string,
-): MergeDriverResult {
+function textMerge(cwd: string, files: Record<Side, string>, path: string): MergeDriverResult {
   const r = gitRun(cwd, [
     'merge-file',
     '-L',
@@ -134,13 +132,9 @@ export async function runMergeDriver(
     kind === 'log'
       ? DOCUMENT_LIMITS
       : { max: MAX_STATE_BYTES, what: 'state files', why: 'a project or a task takes a few KB' };
-  let texts: { base: string; ours: string; theirs: string };
+  const texts = {} as Record<Side, string>;
   try {
-    texts = {
-      base: readGitTempFile(files.base, path, limits),
-      ours: readGitTempFile(files.ours, path, limits),
-      theirs: readGitTempFile(files.theirs, path, limits),
-    };
+    for (const side of SIDES) texts[side] = readGitTempFile(files[side], path, limits);
   } catch (err) {
     if (err instanceof TempFileTooLarge) return textMerge(cwd, files, path);
     throw err;

@@ -1,16 +1,12 @@
 /**
- * Registering `sow merge-driver` with git (docs/decisions/0058): the committed `.sow/.gitattributes` names the driver,
- * the repository's git config its command — git never takes a command from a committed file, so a clone merges as
- * text until `sow init` (or `sow doctor --fix`) runs in it.
+ * Registering `sow merge-driver` with git (decision 0058): `.sow/.gitattributes` names the driver, the repository's
+ * git config its command (git never takes one from a committed file).
  */
 import { readFileIfExists } from '../adapters/files.js';
 import { gitRun, val } from '../adapters/git.js';
 import type { Transaction } from '../adapters/transaction.js';
 
-/**
- * What git runs through `sh`: `sow` as found on PATH (wherever an upgrade moves it), else git's own text merge, as
- * without the driver. git quotes each placeholder itself.
- */
+/** What git runs through `sh`: `sow` as found on PATH, else git's own text merge; git quotes the placeholders. */
 export const MERGE_DRIVER =
   'if command -v sow >/dev/null; then sow merge-driver %O %A %B %P; else git merge-file -L ours -L base -L theirs ' +
   '%A %O %B; fi';
@@ -55,10 +51,7 @@ export function isSowDriver(command: string): boolean {
 export const findsSowOnPath = (command: string): boolean =>
   /(^|[\s;])(command -v sow|sow merge-driver)\b/.test(command.trim());
 
-/**
- * Sets `merge.sow.driver` and `merge.sow.name` in the repository's git config where missing (another command the user
- * set is left alone); the keys it set, and why git refused if it did.
- */
+/** Sets `merge.sow.driver` and `merge.sow.name` where missing (a user's own is left alone); says what it set. */
 export function configureDriver(root: string): { set: string[]; failed?: string } {
   const set: string[] = [];
   const name = "sow's files under .sow/, merged by what they mean";

@@ -8,6 +8,7 @@ import type { Owner, TaskState, TaskStatus, TaskSummary } from '../domain/schema
 import { remoteClaimLive, type RemoteClaim, type RemoteClaimRow } from '../domain/claims.js';
 import { isFinished, summaryOf } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';
+import { ourClaim } from './remote-claims.js';
 
 /**
  * Whether the owner still works on the task. A worker on another host or pid namespace cannot be looked at: it counts
@@ -16,15 +17,7 @@ import { processGone, thisProcess } from '../adapters/liveness.js';
 export function ownerLive(owner: Owner, now: string): boolean {
   if (owner.kind === 'claim') return owner.lease_until !== undefined && Date.parse(owner.lease_until) > Date.parse(now);
   if (owner.pid === undefined || owner.host === undefined) return false;
-  return (
-    processGone({
-      pid: owner.pid,
-      host: owner.host,
-      ...(owner.boot ? { boot: owner.boot } : {}),
-      ...(owner.pstart !== undefined ? { pstart: owner.pstart } : {}),
-      ...(owner.pidns !== undefined ? { pidns: owner.pidns } : {}),
-    }) !== true
-  );
+  return processGone({ ...owner, pid: owner.pid, host: owner.host, boot: owner.boot || undefined }) !== true;
 }
 
 /** The task's owner when it still lives. */
@@ -101,14 +94,8 @@ export function heldBy(
   const owner = liveOwner(task, now);
   if (owner && !isOwnedBy(owner, actor)) return { where: 'here', owner };
   const claim = seen?.claim;
-  if (
-    seen &&
-    claim &&
-    remoteClaimLive(claim, now) &&
-    claim.sha !== (task.owner?.remote === seen.remote ? task.owner.remote_claim : undefined)
-  ) {
+  if (seen && claim && remoteClaimLive(claim, now) && claim.sha !== ourClaim(task, seen.remote))
     return { where: 'remote', remote: seen.remote, claim };
-  }
   return undefined;
 }
 
@@ -119,18 +106,7 @@ export function takeOver(task: TaskState): TaskState {
 
 /** The owner record of a worker that this process (`sow agent spawn|resume`) waits for. */
 export function workerOwner(agentId: string, session: string | undefined, now: string): Owner {
-  const me = thisProcess();
-  return {
-    kind: 'worker',
-    by: agentId,
-    ...(session ? { session } : {}),
-    pid: me.pid,
-    host: me.host,
-    ...(me.boot ? { boot: me.boot } : {}),
-    ...(me.pstart !== undefined ? { pstart: me.pstart } : {}),
-    ...(me.pidns !== undefined ? { pidns: me.pidns } : {}),
-    since: now,
-  };
+  return { kind: 'worker', by: agentId, ...(session ? { session } : {}), ...thisProcess(), since: now };
 }
 
 /** The tasks that may be ready, in id order: pending or in progress, every dependency done (`isReady` decides). */

@@ -75,7 +75,7 @@ export async function checkJournalText(rel: string, text: string): Promise<void>
   }
   const task = TASK_STATE.exec(rel);
   if (task) {
-    validateTask(rel, (await parseStateText(rel, text)).data, task[2]!, task[1]!);
+    await parseTask(rel, text, task[2]!, task[1]!);
     return;
   }
   if (rel === VERSION_FILE && !/^\d{1,4}\n?$/.test(text)) throw new StateFileError(rel, 'is not a layout version');
@@ -110,20 +110,14 @@ export function noProjectHere(root: string): NoProjectError {
   return new NoProjectError(branchesWithFile(root, PROJECT_FILE).filter((b) => b !== here));
 }
 
-/** NoProjectError, or ProjectFileMissingError when `.sow/project/` holds files without a project file. */
-function noProject(root: string): SowError {
-  const left = projectLeftovers(root);
-  return left.length ? new ProjectFileMissingError(left) : noProjectHere(root);
-}
-
-export interface LoadedProject {
-  file: StateFile<ProjectState>;
-  type: ProjectType;
-}
+export type LoadedProject = { file: StateFile<ProjectState>; type: ProjectType };
 
 /** Reads and validates the project file, against the schema and against its project type. */
 export async function loadProject(root: string): Promise<LoadedProject> {
-  if (!hasProject(root)) throw noProject(root);
+  if (!hasProject(root)) {
+    const left = projectLeftovers(root);
+    throw left.length ? new ProjectFileMissingError(left) : noProjectHere(root);
+  }
   const file = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
   const type = await loadProjectType(file.data.type);
   if (!type)
@@ -137,9 +131,9 @@ export async function loadProject(root: string): Promise<LoadedProject> {
   return { file, type };
 }
 
-/** Validates a task file's data: the schema, and that it is the task its folder says it is. */
-function validateTask(rel: string, data: unknown, id: string, phase: string): TaskState {
-  return checkTaskIdentity(rel, validateState(rel, TaskStateSchema, data), id, phase);
+/** A task file's text, parsed and validated: the schema, and that it is the task its folder says it is. */
+async function parseTask(rel: string, text: string, id: string, phase: string): Promise<TaskState> {
+  return checkTaskIdentity(rel, validateState(rel, TaskStateSchema, (await parseStateText(rel, text)).data), id, phase);
 }
 
 /** That a task file the schema passed is the task its folder says it is. */
@@ -178,7 +172,7 @@ function taskIds(root: string, phase: string): string[] {
   const names = listNames(root, dir);
   // The same names as last time (a long-lived process, between calls): the same ids, not tested and sorted again.
   const last = lastIds;
-  if (last && last.root === root && last.dir === dir && sameNames(last.names, names)) return last.ids;
+  if (last?.root === root && last.dir === dir && sameNames(last.names, names)) return last.ids;
   // One test for the whole folder: a test per name cost a whole-set read ~1 M instructions at 1,000 tasks.
   if (names.length > 0 && !ALL_IDS.test(names.join('/'))) return idsBesideOthers(root, dir, names);
   const ids = Object.freeze(sortIds([...names])) as string[];
@@ -189,11 +183,8 @@ function taskIds(root: string, phase: string): string[] {
 /** The last folder `taskIds` found holding only task folders, and their ids (frozen: shared). */
 let lastIds: { root: string; dir: string; names: readonly string[]; ids: string[] } | undefined;
 
-function sameNames(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
+const sameNames = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && a.every((n, i) => n === b[i]);
 
 /** The ids among names that are not all ids: a file beside them is left alone, any other folder refused. */
 function idsBesideOthers(root: string, dir: string, names: readonly string[]): string[] {
@@ -201,14 +192,13 @@ function idsBesideOthers(root: string, dir: string, names: readonly string[]): s
   for (const name of names) {
     if (TASK_ID_PATTERN.test(name)) ids.push(name);
     // A file beside the task folders (a README) is left alone; a folder is a task folder or a mistake.
-    else if (isFolder(root, `${dir}/${name}`))
-      throw new StateFileError(
-        `${dir}/${name}`,
-        'is not a task folder: task folders are named by task id (010, 020, …, 1000)',
-      );
+    else if (isFolder(root, `${dir}/${name}`)) throw notTaskFolder(dir, name);
   }
   return sortIds(ids);
 }
+
+const notTaskFolder = (dir: string, name: string) =>
+  new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
 
 /** Every task's summary (through the stat-checked index), this command's unsaved changes on top. */
 export async function loadSummaries(
@@ -220,7 +210,7 @@ export async function loadSummaries(
   const ids = taskIds(root, phase);
   const index = TaskIndex.open(root);
   const summaries = await index.summaries(tasksDir(phase), ids, async (id, rel, text) =>
-    summaryOf(validateTask(rel, (await parseStateText(rel, text ?? readText(root, rel))).data, id, phase)),
+    summaryOf(await parseTask(rel, text ?? readText(root, rel), id, phase)),
   );
   index.save();
   let all = summaries;
@@ -297,13 +287,7 @@ export async function taskFileProblems(
   const summaries: TaskSummary[] = [];
   for (const name of listNames(root, dir).sort(compareIds)) {
     if (!TASK_ID_PATTERN.test(name)) {
-      if (isFolder(root, `${dir}/${name}`))
-        problems.push(
-          new StateFileError(
-            `${dir}/${name}`,
-            'is not a task folder: task folders are named by task id (010, 020, …, 1000)',
-          ),
-        );
+      if (isFolder(root, `${dir}/${name}`)) problems.push(notTaskFolder(dir, name));
       continue;
     }
     try {
@@ -366,7 +350,7 @@ export function branchProblem(
   const here = head(root);
   if (here.branch === project.branch) return undefined;
   const details = { project_branch: project.branch, current_branch: here.branch ?? null };
-  if (here.branch === undefined) {
+  if (here.branch === undefined)
     return {
       message:
         `HEAD is detached${here.commit ? ` at ${here.commit.slice(0, 7)}` : ''}, and this project belongs to ` +
@@ -374,17 +358,15 @@ export function branchProblem(
       hint: `run 'git checkout ${project.branch}'`,
       details,
     };
-  }
-  if (!branchExists(root, project.branch)) {
+  if (!branchExists(root, project.branch))
     return {
       message:
-        `this project belongs to '${project.branch}', ` + `which no longer exists, and '${here.branch}' is checked out`,
+        `this project belongs to '${project.branch}', which no longer exists, ` + `and '${here.branch}' is checked out`,
       hint:
         `if you renamed '${project.branch}' to '${here.branch}', run 'sow project set branch ${here.branch}' to ` +
         `move the project with it; otherwise run 'git checkout' with the project's branch`,
       details,
     };
-  }
   return {
     message: `this project belongs to '${project.branch}', but '${here.branch}' is checked out`,
     hint:

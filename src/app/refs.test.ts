@@ -20,9 +20,8 @@ import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { refused, said, T0, worlds, type World } from '../../test/inproc.js';
 import { GIT_ID, refSource } from '../../test/ref-source.js';
-import { addRef, listRefs, refInfos, refsInit, removeRef } from './refs.js';
+import { addRef, listRefs, refInfos, refsInit, refsStatus, refsUpdate, removeRef } from './refs.js';
 import { refsForPrompt, withRefs } from './refs-index.js';
-import { refsStatus, refsUpdate } from './refs-sync.js';
 
 const world = worlds();
 const sources = mkdtempSync(join(tmpdir(), 'sow-refs-src-'));

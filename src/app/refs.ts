@@ -1,8 +1,8 @@
 /**
  * Shared references: what agents should read, from git repositories or folders, cloned once into the user's cache and
- * linked as `.sow/refs/<link>` (links ignored by git, rebuilt by `sow refs init`). This module adds, lists, links and
- * removes refs, each ref's path confined to its checkout inside the cache on every use; the indexes are
- * app/refs-index.ts, fetching app/refs-sync.ts.
+ * linked as `.sow/refs/<link>` (links ignored by git, rebuilt by `sow refs init`). This module adds, lists, links,
+ * removes, checks and updates refs, each ref's path confined to its checkout inside the cache on every use; the
+ * indexes are app/refs-index.ts.
  */
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { quoted } from '../domain/display.js';
@@ -17,8 +17,12 @@ import {
   checkoutDir,
   copyFolder,
   ensureClone,
+  fastForward,
+  fetchAndCompare,
+  headOf,
   isGitFolder,
   linkState,
+  localChanges,
   makeLink,
   readCacheIndex,
   removeCheckout,
@@ -26,6 +30,7 @@ import {
   writeCacheIndex,
   type CacheEntry,
   type CacheEnv,
+  type Freshness,
   type LinkState,
 } from '../adapters/refs-cache.js';
 import { Transaction } from '../adapters/transaction.js';
@@ -56,7 +61,8 @@ export class RefExistsError extends SowError {
 }
 
 export class RefNotFoundError extends SowError {
-  constructor(link: string, known: readonly string[]) {
+  constructor(link: string, refs: readonly RefEntry[]) {
+    const known = refs.map((r) => r.link);
     const s = nearMiss(link, known);
     super(
       'REF_NOT_FOUND',
@@ -109,7 +115,7 @@ const isInside = (base: string, target: string) => {
  * Where a ref's files are in the cache (`target`: the checkout, or the folder `path` inside it), confined each time:
  * the checkout to the cache, the path to the checkout, so a link that appeared since is refused (RefPathEscapeError).
  */
-export function placeOf(ref: RefEntry, env: CacheEnv) {
+function placeOf(ref: RefEntry, env: CacheEnv) {
   const folder = sourceKind(ref.source) === 'folder';
   const kind: 'git' | 'copy' = folder && !isGitFolder(ref.source) ? 'copy' : 'git';
   const key = cacheKey(ref.source, ref.branch ?? null);
@@ -117,7 +123,7 @@ export function placeOf(ref: RefEntry, env: CacheEnv) {
   return { key, dir, target: targetOf(ref, dir), kind };
 }
 
-export function targetOf(ref: RefEntry, dir: string): string {
+function targetOf(ref: RefEntry, dir: string): string {
   if (!ref.path) return dir;
   try {
     return confine(checkoutArea(dir), ref.path, { source: `ref '${ref.link}'` });
@@ -127,13 +133,11 @@ export function targetOf(ref: RefEntry, dir: string): string {
   }
 }
 
-/** `.sow/refs/`, a real folder (made if missing; never a link): links are made and removed only there. */
-const refsFolder = (root: string) => realFolder(repoArea(root), REFS_DIR);
-/** `.sow/refs/<link>` (a plain name, checked when the index was read). */
-export const linkPath = (root: string, link: string) => join(refsFolder(root), link);
+/** `.sow/refs/<link>`, in `.sow/refs/` as a real folder (made if missing; links are made and removed only there). */
+const linkPath = (root: string, link: string) => join(realFolder(repoArea(root), REFS_DIR), link);
 
 /** Fills the cache for a ref (clone or copy) and records it; returns where its files are. */
-export function materialize(ctx: AppContext, root: string, ref: RefEntry, progress: boolean) {
+function materialize(ctx: AppContext, root: string, ref: RefEntry, progress: boolean) {
   const place = placeOf(ref, ctx.env);
   const { sha, cloned } =
     place.kind === 'git'
@@ -255,14 +259,10 @@ export function refInfos(ctx: AppContext): RefInfo[] {
   });
 }
 
-export function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
+function select(refs: ReturnType<typeof allRefs>, link: string | undefined) {
   if (link === undefined) return refs;
   const ref = refs.find((r) => r.link === link);
-  if (!ref)
-    throw new RefNotFoundError(
-      link,
-      refs.map((r) => r.link),
-    );
+  if (!ref) throw new RefNotFoundError(link, refs);
   return [ref];
 }
 
@@ -275,11 +275,8 @@ export async function removeRef(ctx: AppContext, link: string, pruneCache: boole
     const key = cacheKey(ref.source, ref.branch ?? null);
     removeLink(linkPath(root, link));
     const tx = new Transaction(root);
-    writeIndex(
-      tx,
-      ref.local,
-      (ref.local ? ix.local : ix.committed).filter((r) => r.link !== link),
-    );
+    const kept = (ref.local ? ix.local : ix.committed).filter((r) => r.link !== link);
+    writeIndex(tx, ref.local, kept);
     tx.commit();
     // Other refs of this repository may share the checkout (another --path of the same source).
     const stillHere = allRefs(readIndexes(root)).some((r) => cacheKey(r.source, r.branch ?? null) === key);
@@ -313,5 +310,111 @@ export async function refsInit(ctx: AppContext, progress: boolean) {
       const m = materialize(ctx, root, r, progress);
       return { link: r.link, cloned: m.cloned, via: makeLink(linkPath(root, r.link), m.target) };
     });
+  });
+}
+
+/** Told before each fetch starts and after it ends (a spinner with the link's name, on a terminal). */
+export type FetchProgress = { start(link: string): void; end(): void };
+const noProgress: FetchProgress = { start: () => undefined, end: () => undefined };
+
+async function fetching<T>(progress: FetchProgress, link: string, fn: () => Promise<T>): Promise<T> {
+  progress.start(link);
+  try {
+    return await fn();
+  } finally {
+    progress.end();
+  }
+}
+
+/** `sow refs status [<link>]`: fetches each git ref and says how its checkout stands; offline when it cannot. */
+export async function refsStatus(ctx: AppContext, link?: string, progress: FetchProgress = noProgress) {
+  const root = await openRoot(ctx);
+  type RefStatus = { link: string; kind: 'git' | 'copy'; sha: string | null; fetched_at: string | null } & (
+    Freshness | { state: 'not-cloned' | 'snapshot' }
+  );
+  const out: RefStatus[] = [];
+  for (const r of select(allRefs(readIndexes(root)), link)) {
+    const place = placeOf(r, ctx.env);
+    const index = readCacheIndex(ctx.env);
+    const c = index.entries[place.key];
+    const base = { link: r.link, kind: place.kind, sha: c?.sha ?? null, fetched_at: c?.fetched_at ?? null };
+    if (place.kind === 'copy') {
+      out.push({ ...base, state: 'snapshot' });
+      continue;
+    }
+    if (!isGitFolder(place.dir)) {
+      out.push({ ...base, state: 'not-cloned' });
+      continue;
+    }
+    const f = await fetching(progress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
+    if (f.state !== 'offline' && c) {
+      index.entries[place.key] = { ...c, fetched_at: ctx.now() };
+      writeCacheIndex(index, ctx.env);
+    }
+    out.push({ ...base, sha: headOf(place.dir) || base.sha, ...f });
+  }
+  return out;
+}
+
+type RefUpdate = {
+  link: string;
+  result: 'updated' | 'current' | 'ahead' | 'offline' | 'refused' | 'recopied' | 'cloned';
+  from?: string | null;
+  to?: string | null;
+  why?: string;
+};
+
+/** `sow refs update [<link>]`: fast-forwards each checkout; never discards local changes in the cache. */
+export async function refsUpdate(
+  ctx: AppContext,
+  link: string | undefined,
+  progress: boolean,
+  fetchProgress: FetchProgress = noProgress,
+): Promise<RefUpdate[]> {
+  return withWorkspaceLock(ctx, async (root) => {
+    const out: RefUpdate[] = [];
+    for (const r of select(allRefs(readIndexes(root)), link)) {
+      const place = placeOf(r, ctx.env);
+      if (place.kind === 'copy') {
+        copyFolder(place.key, r.source, ctx.env);
+        makeLink(linkPath(root, r.link), targetOf(r, place.dir));
+        out.push({ link: r.link, result: 'recopied' });
+        continue;
+      }
+      if (!isGitFolder(place.dir)) {
+        const m = materialize(ctx, root, r, progress);
+        makeLink(linkPath(root, r.link), m.target);
+        out.push({ link: r.link, result: 'cloned', to: m.sha });
+        continue;
+      }
+      const changes = localChanges(place.dir);
+      const from = headOf(place.dir);
+      const refused = (why: string) => out.push({ link: r.link, result: 'refused', from, why });
+      if (changes.length) {
+        refused(
+          `its checkout in the cache (${place.dir}) has ${changes.length} uncommitted change(s), which sow does ` +
+            'not discard',
+        );
+        continue;
+      }
+      const f = await fetching(fetchProgress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
+      if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
+      else if (f.state === 'current') out.push({ link: r.link, result: 'current', from, to: from });
+      else if (f.state === 'ahead') {
+        const why = `${f.ahead} commit(s) made in the cache that the source does not have; kept`;
+        out.push({ link: r.link, result: 'ahead', from, to: from, why });
+      } else if (f.state === 'diverged' || !fastForward(place.dir)) {
+        const how = f.state === 'diverged' ? `${f.ahead} ahead, ${f.behind} behind` : 'no fast-forward';
+        refused(`its checkout and the source have diverged (${how}); sow does not rewrite it`);
+      } else {
+        const to = headOf(place.dir);
+        const index = readCacheIndex(ctx.env);
+        const c = index.entries[place.key];
+        if (c) index.entries[place.key] = { ...c, sha: to, fetched_at: ctx.now() };
+        writeCacheIndex(index, ctx.env);
+        out.push({ link: r.link, result: 'updated', from, to });
+      }
+    }
+    return out;
   });
 }

@@ -1,7 +1,4 @@
-/**
- * Claims through the git remote as use cases need them: which remote, claiming there before here, giving back, what
- * lists show. Without a claims remote none of this runs git, or even parses the configuration.
- */
+/** Claims on the git remote as use cases need them; without a claims remote nothing here runs git. */
 import {
   claimRef,
   isRefBranch,
@@ -30,10 +27,7 @@ import {
   thisMachine,
 } from '../adapters/remote-claims.js';
 
-export interface ClaimsRemote {
-  name: string;
-  from: 'config' | 'option';
-}
+export type ClaimsRemote = { name: string; from: 'config' | 'option' };
 
 /** `--remote`, else `claims.remote` of .sow/config.yaml (parsed only when a line starts with `claims:`). */
 export async function claimsRemote(root: string, option?: string): Promise<ClaimsRemote | undefined> {
@@ -46,9 +40,8 @@ export async function claimsRemote(root: string, option?: string): Promise<Claim
 }
 
 /**
- * Gives a task's claim back: deletes its ref if it still points at the claim's commit (gone or taken over is fine).
- * A remote that refuses or is not reached stops the change (exit 5), unless `force` (a task let go, or --force): then
- * it is warned of, and the lease runs out.
+ * Gives a task's claim back (deletes its ref if it still points at the claim's commit). A remote that refuses stops
+ * the change (exit 5), unless `force`: then it is warned of, and the lease runs out.
  */
 export async function releaseRemoteClaim(
   root: string,
@@ -104,9 +97,8 @@ export const ourClaim = (task: { owner?: Owner | undefined }, remote: string): s
   task.owner?.remote === remote ? task.owner.remote_claim : undefined;
 
 /**
- * Claiming on the remote for one command: its claims are read once (not reached: exit 5); `claim` pushes a task's
- * claim (new, or over an expired one) and returns its commit, or undefined when the task is claimed there already or
- * by a racer. A live claim is pushed over only when it is `ours` (recorded by this checkout's state) or with `force`.
+ * Claiming on the remote for one command: its claims read once (not reached: exit 5); `claim` returns the commit, or
+ * undefined when held there or lost to a racer. A live claim is pushed over only when `ours`, or with `force`.
  */
 export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
   const name = remote.name;
@@ -154,17 +146,9 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
 }
 
 /** A task's claim on the remote as a change saw it before taking the lock (app/task-change.ts). */
-export interface ClaimSeen {
-  remote: string;
-  branch: string;
-  task: string;
-  claim?: RemoteClaim;
-}
+export type ClaimSeen = { remote: string; branch: string; task: string; claim?: RemoteClaim };
 
-/**
- * After a forced change of a task someone else held on the remote, their claim is deleted if still the one overridden.
- * The change stands; a claim not deleted is said, with the git command that deletes it.
- */
+/** After a forced takeover, the overridden claim is deleted if unchanged; else said, with the git command to do it. */
 export async function dropOverriddenClaim(root: string, seen: ClaimSeen & { claim: RemoteClaim }): Promise<void> {
   const { remote, branch, task, claim } = seen;
   const outcome = await pushTaskClaim(root, remote, branch, task, null, claim.sha);

@@ -1,7 +1,4 @@
-/**
- * `sow task board`: what `task list` (lean, for agents) leaves open — whether a task can start, who works on it,
- * its feedback, what its workers used. With a task id, its card and each run of its workers.
- */
+/** `sow task board`: what `task list` leaves out (can it start, who works on it, feedback, usage); one task's runs. */
 import { costOf, type CostRow } from '../domain/usage.js';
 import { isFinished, normalizeTaskId, pendingFeedback } from '../domain/tasks.js';
 import type { TaskStatus, UsageEntry } from '../domain/schemas.js';

@@ -16,7 +16,7 @@ import {
   TASK_FIELDS,
   withStatus,
 } from '../domain/tasks.js';
-import { descriptionDoc } from '../domain/task-change.js';
+import { DESCRIPTION_PLACEHOLDER, descriptionDoc } from '../domain/task-change.js';
 import { candidateIds, isReady, readyNow, requireExecuting, takeOver, taskRow, type TaskRow } from './ownership.js';
 import { Reader, update } from './workspace.js';
 import { taskDir } from './project-files.js';
@@ -252,9 +252,6 @@ function diffOf(root: string, base: string, files: readonly string[]): string | 
     .filter((r) => r.ok && r.out);
   return diffs.length ? diffs.map((r) => r.out).join('\n') : undefined;
 }
-
-/** What sow writes into the description of a task added without one. */
-const DESCRIPTION_PLACEHOLDER = '<!-- Requirements and acceptance criteria for this task. -->';
 
 /** A task's description.md without the title line (its name) or sow's placeholder; undefined when nothing is left. */
 export function descriptionBody(text: string | undefined, name: string): string | undefined {

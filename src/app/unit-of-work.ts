@@ -93,11 +93,7 @@ export async function viewOf(src: Source, project: ProjectState, type: ProjectTy
 }
 
 /** A claim whose lease on the remote a write of its owner found half run out: renewed there after the write. */
-export interface DueRenewal {
-  task: string;
-  branch: string;
-  owner: Owner;
-}
+export type DueRenewal = { task: string; branch: string; owner: Owner };
 
 /** Read-modify-write access, used inside `update`. */
 export class UnitOfWork {
@@ -155,13 +151,11 @@ export class UnitOfWork {
     return file.data;
   }
 
-  private personAsked = false;
+  private personAsked?: Promise<void>;
 
   /** `knowPerson`, once, only when a claim needs the name. */
-  async knowPerson(): Promise<void> {
-    if (this.personAsked) return;
-    this.personAsked = true;
-    await knowPerson(this.root, this.actor);
+  knowPerson(): Promise<void> {
+    return (this.personAsked ??= knowPerson(this.root, this.actor));
   }
 
   /** Every task's summary, this command's unsaved changes included. */

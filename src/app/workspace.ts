@@ -1,8 +1,4 @@
-/**
- * How use cases touch state: find the workspace, finish an interrupted transaction, load and validate, let the use
- * case change it, write it in one transaction under the lock (a use case that throws writes nothing). Pushes to the
- * claims remote run after the lock is let go.
- */
+/** How use cases read and write state: under the lock, one transaction per write; remote pushes after the lock. */
 import { WrongBranchError } from '../domain/errors.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { taskPhase } from '../domain/phases.js';
@@ -60,10 +56,7 @@ async function readConsistently<T>(root: string, fn: (locked: boolean) => Promis
   }
 }
 
-/**
- * Under the lock, records the runs that ended while another branch was checked out (app/deferred-runs.ts), never
- * failing the read (the next command tries again); returns what to do once the lock is let go.
- */
+/** Under the lock, records the deferred runs without ever failing the read; returns what to do after the lock. */
 async function recordDeferred(root: string, ctx: AppContext): Promise<Recorded | undefined> {
   if (!hasDeferredRuns(root)) return undefined;
   try {
@@ -84,10 +77,7 @@ async function afterDeferred(done: Recorded | undefined): Promise<void> {
   for (const giveBack of done?.giveBack ?? []) await giveBack();
 }
 
-/**
- * The project, read without the lock for a change `commitChange` writes only if what it read is unchanged; an
- * interrupted write is finished and deferred runs recorded first. A project of another branch is refused.
- */
+/** The project, read without the lock for `commitChange` (deferred runs recorded first); another branch's refused. */
 export async function openProject(ctx: AppContext): Promise<{ root: string } & LoadedProject> {
   const root = await openRoot(ctx);
   if (hasDeferredRuns(root)) await afterDeferred(await withRootLock(root, () => recordDeferred(root, ctx)));

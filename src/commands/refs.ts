@@ -7,7 +7,7 @@ import type { CommandDef } from '../model/def.js';
 /** Git's own progress (clones) where a spinner would show: a terminal, not CI, not TERM=dumb. */
 const progress = () => progressAllowed(process.stderr);
 /** A spinner with the link's name while it is fetched (a terminal only; startSpinner decides). */
-async function fetchSpinner(): Promise<import('../app/refs-sync.js').FetchProgress> {
+async function fetchSpinner(): Promise<import('../app/refs.js').FetchProgress> {
   const { startSpinner } = await import('../cli/spinner.js');
   let spinner: { stop(): void } | undefined;
   return { start: (link) => (spinner = startSpinner(`fetching ${link}`)), end: () => spinner?.stop() };
@@ -96,7 +96,7 @@ export const commands: readonly CommandDef[] = [
     args: [{ name: 'link', optional: true, complete: 'ref' }],
     writes: false,
     async run(ctx, { args }) {
-      const { refsStatus } = await import('../app/refs-sync.js');
+      const { refsStatus } = await import('../app/refs.js');
       const list = await refsStatus(ctx.app, args[0] as string | undefined, await fetchSpinner());
       type Status = (typeof list)[number] & Partial<{ behind: number; ahead: number; remote: string; reason: string }>;
       const says: Record<Status['state'], (s: Status) => string> = {
@@ -118,7 +118,7 @@ export const commands: readonly CommandDef[] = [
     args: [{ name: 'link', optional: true, complete: 'ref' }],
     writes: true,
     async run(ctx, { args }) {
-      const { refsUpdate } = await import('../app/refs-sync.js');
+      const { refsUpdate } = await import('../app/refs.js');
       const list = await refsUpdate(ctx.app, args[0] as string | undefined, progress(), await fetchSpinner());
       type Update = (typeof list)[number];
       const says: Record<Update['result'], (u: Update) => string> = {

@@ -15,11 +15,6 @@ export interface FieldConflict {
   theirs?: unknown;
 }
 
-export interface MergedData {
-  value: unknown;
-  conflicts: FieldConflict[];
-}
-
 /** The files merged by meaning; anything else is merged as text. */
 export type MergeKind = 'project' | 'task' | 'knowledge' | 'log';
 
@@ -103,116 +98,138 @@ function timeOf(v: unknown): number | undefined {
 }
 
 /** Three-way merge of the parsed data of a state file (`base` undefined when both sides added the file). */
-export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs: unknown): MergedData {
+export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs: unknown) {
   const conflicts: FieldConflict[] = [];
-  const value = mergeValue(kind, [], base, ours, theirs, conflicts);
-  return { value, conflicts };
-}
 
-function conflict(
-  conflicts: FieldConflict[],
-  path: readonly string[],
-  base: unknown,
-  ours: unknown,
-  theirs: unknown,
-): unknown {
-  conflicts.push({
-    field: path.join('.') || '(the whole file)',
-    ...(base !== undefined ? { base } : {}),
-    ...(ours !== undefined ? { ours } : {}),
-    ...(theirs !== undefined ? { theirs } : {}),
-  });
-  return ours;
-}
-
-function mergeValue(
-  kind: MergeKind,
-  path: readonly string[],
-  base: unknown,
-  ours: unknown,
-  theirs: unknown,
-  conflicts: FieldConflict[],
-): unknown {
-  if (same(ours, theirs)) return ours;
-  if (same(base, ours)) return theirs;
-  if (same(base, theirs)) return ours;
-  const rule = ruleAt(kind, path);
-  switch (rule?.kind) {
-    case 'latest':
-    case 'earliest': {
-      const o = timeOf(ours);
-      const t = timeOf(theirs);
-      if (o === undefined || t === undefined) break;
-      return (rule.kind === 'latest' ? t > o : t < o) ? theirs : ours;
-    }
-    case 'max':
-      if (typeof ours === 'number' && typeof theirs === 'number') return Math.max(ours, theirs);
-      break;
-    case 'owner':
-      return mergeOwner(path, base, ours, theirs, conflicts);
-    case 'set':
-      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs))
-        return keptAndAdded(base ?? [], ours, theirs).flat();
-      break;
-    case 'grows':
-      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs))
-        return mergeGrowing(base ?? [], ours, theirs, (item) => (isObject(item) ? timeOf(item[rule.time]) : undefined));
-      break;
-    case 'artifacts':
-      if (listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs))
-        return mergeArtifacts(kind, path, base ?? [], ours, theirs, conflicts);
-      break;
-    case 'atomic':
-      break;
-    case undefined:
-      if (isObject(ours) && isObject(theirs) && (base === undefined || isObject(base)))
-        return mergeObject(kind, path, base ?? {}, ours, theirs, conflicts);
+  /** Records that both sides changed `path` differently; this side's value stays. */
+  function conflict(path: readonly string[], base: unknown, ours: unknown, theirs: unknown): unknown {
+    conflicts.push({
+      field: path.join('.') || '(the whole file)',
+      ...(base !== undefined ? { base } : {}),
+      ...(ours !== undefined ? { ours } : {}),
+      ...(theirs !== undefined ? { theirs } : {}),
+    });
+    return ours;
   }
-  return conflict(conflicts, path, base, ours, theirs);
+
+  function merge(path: readonly string[], base: unknown, ours: unknown, theirs: unknown): unknown {
+    if (same(ours, theirs)) return ours;
+    if (same(base, ours)) return theirs;
+    if (same(base, theirs)) return ours;
+    const rule = ruleAt(kind, path);
+    const lists = listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs);
+    switch (rule?.kind) {
+      case 'latest':
+      case 'earliest': {
+        const o = timeOf(ours);
+        const t = timeOf(theirs);
+        if (o === undefined || t === undefined) break;
+        return (rule.kind === 'latest' ? t > o : t < o) ? theirs : ours;
+      }
+      case 'max':
+        if (typeof ours === 'number' && typeof theirs === 'number') return Math.max(ours, theirs);
+        break;
+      case 'owner':
+        // Who works on a task, never a mix of two: the same owner takes the later lease, two different ones conflict.
+        if (isObject(ours) && isObject(theirs) && ['kind', 'by', 'session'].every((k) => ours[k] === theirs[k]))
+          return leaseEnd(theirs) > leaseEnd(ours) ? theirs : ours;
+        break;
+      case 'set':
+        if (lists) return keptAndAdded(base ?? [], ours, theirs).flat();
+        break;
+      case 'grows':
+        if (lists)
+          return mergeGrowing(base ?? [], ours, theirs, (item) =>
+            isObject(item) ? timeOf(item[rule.time]) : undefined,
+          );
+        break;
+      case 'artifacts':
+        if (lists) return mergeArtifacts(path, base ?? [], ours, theirs);
+        break;
+      case 'atomic':
+        break;
+      case undefined:
+        if (isObject(ours) && isObject(theirs) && (base === undefined || isObject(base)))
+          return mergeObject(path, base ?? {}, ours, theirs);
+    }
+    return conflict(path, base, ours, theirs);
+  }
+
+  function mergeObject(
+    path: readonly string[],
+    base: Record<string, unknown>,
+    ours: Record<string, unknown>,
+    theirs: Record<string, unknown>,
+  ) {
+    const out: Record<string, unknown> = {};
+    // This side's key order, then the keys only the other side has.
+    const keys = [...Object.keys(ours), ...Object.keys(theirs).filter((k) => !Object.hasOwn(ours, k))];
+    for (const key of keys) {
+      const pick = (o: Record<string, unknown>) => (Object.hasOwn(o, key) ? o[key] : undefined);
+      const merged = merge([...path, key], pick(base), pick(ours), pick(theirs));
+      if (merged !== undefined) out[key] = merged;
+    }
+    return out;
+  }
+
+  function mergeArtifacts(
+    path: readonly string[],
+    base: readonly unknown[],
+    ours: readonly unknown[],
+    theirs: readonly unknown[],
+  ): unknown[] {
+    const index = (list: readonly unknown[]) => {
+      const ids = identities(list);
+      return new Map(ids.map((id, i) => [id, list[i]]));
+    };
+    const b = index(base);
+    const o = index(ours);
+    const t = index(theirs);
+    // Conflicts inside an artifact are named by where it ends up in the merged list.
+    type Slot = { id: string; at: 'shared' | 'ours' | 'theirs' };
+    const shared: Slot[] = [];
+    const addedOurs: Slot[] = [];
+    const addedTheirs: Slot[] = [];
+    for (const id of o.keys()) {
+      if (b.has(id)) {
+        // Removed by the other side: gone, unless this side changed it meanwhile (a conflict).
+        if (!t.has(id) && same(o.get(id), b.get(id))) continue;
+        shared.push({ id, at: 'shared' });
+      } else addedOurs.push({ id, at: 'ours' });
+    }
+    for (const id of t.keys()) {
+      if (o.has(id)) continue;
+      if (b.has(id)) {
+        // Removed by this side: gone, unless the other side changed it meanwhile (a conflict, kept removed).
+        if (!same(t.get(id), b.get(id)))
+          conflict([...path, `(${describeArtifact(t.get(id))})`], b.get(id), undefined, t.get(id));
+        continue;
+      }
+      addedTheirs.push({ id, at: 'theirs' });
+    }
+    const createdAt = (s: Slot) => {
+      const item = (s.at === 'theirs' ? t : o).get(s.id);
+      return isObject(item) ? timeOf(item['created_at']) : undefined;
+    };
+    const order = [...shared, ...interleave(addedOurs, addedTheirs, createdAt)];
+    return order.map((s, i) => {
+      const here = [...path, String(i)];
+      if (s.at === 'theirs') return t.get(s.id);
+      if (s.at === 'ours' && !t.has(s.id)) return o.get(s.id);
+      // Shared, or added on both sides (base undefined: every field that differs is the pair's to settle).
+      const theirsItem = t.get(s.id);
+      if (theirsItem === undefined) return conflict(here, b.get(s.id), o.get(s.id), undefined);
+      return merge(here, b.get(s.id), o.get(s.id), theirsItem);
+    });
+  }
+
+  return { value: merge([], base, ours, theirs), conflicts };
 }
 
 const listOrNone = (v: unknown): v is unknown[] | undefined => v === undefined || Array.isArray(v);
 
-function mergeObject(
-  kind: MergeKind,
-  path: readonly string[],
-  base: Record<string, unknown>,
-  ours: Record<string, unknown>,
-  theirs: Record<string, unknown>,
-  conflicts: FieldConflict[],
-) {
-  const out: Record<string, unknown> = {};
-  // This side's key order, then the keys only the other side has.
-  const keys = [...Object.keys(ours), ...Object.keys(theirs).filter((k) => !Object.hasOwn(ours, k))];
-  for (const key of keys) {
-    const pick = (o: Record<string, unknown>) => (Object.hasOwn(o, key) ? o[key] : undefined);
-    const merged = mergeValue(kind, [...path, key], pick(base), pick(ours), pick(theirs), conflicts);
-    if (merged !== undefined) out[key] = merged;
-  }
-  return out;
-}
-
-/** Who works on a task, never a mix of two: the same owner takes the later lease, two different ones conflict. */
-function mergeOwner(
-  path: readonly string[],
-  base: unknown,
-  ours: unknown,
-  theirs: unknown,
-  conflicts: FieldConflict[],
-): unknown {
-  if (
-    isObject(ours) &&
-    isObject(theirs) &&
-    ours['kind'] === theirs['kind'] &&
-    ours['by'] === theirs['by'] &&
-    ours['session'] === theirs['session']
-  ) {
-    const o = timeOf(ours['lease_until']) ?? timeOf(ours['since']) ?? 0;
-    const t = timeOf(theirs['lease_until']) ?? timeOf(theirs['since']) ?? 0;
-    return t > o ? theirs : ours;
-  }
-  return conflict(conflicts, path, base, ours, theirs);
-}
+/** When an owner's hold ends (else began): of two records of the same owner, the later one stands. */
+const leaseEnd = (owner: Record<string, unknown>) => timeOf(owner['lease_until']) ?? timeOf(owner['since']) ?? 0;
 
 /** This side's items but those the other side removed, and what the other side added: each once. */
 function keptAndAdded(
@@ -277,72 +294,14 @@ function identities(list: readonly unknown[]): string[] {
   });
 }
 
-function mergeArtifacts(
-  kind: MergeKind,
-  path: readonly string[],
-  base: readonly unknown[],
-  ours: readonly unknown[],
-  theirs: readonly unknown[],
-  conflicts: FieldConflict[],
-): unknown[] {
-  const index = (list: readonly unknown[]) => {
-    const ids = identities(list);
-    return new Map(ids.map((id, i) => [id, list[i]]));
-  };
-  const b = index(base);
-  const o = index(ours);
-  const t = index(theirs);
-  // Conflicts inside an artifact are named by where it ends up in the merged list.
-  type Slot = { id: string; at: 'shared' | 'ours' | 'theirs' };
-  const shared: Slot[] = [];
-  const addedOurs: Slot[] = [];
-  const addedTheirs: Slot[] = [];
-  for (const id of o.keys()) {
-    if (b.has(id)) {
-      // Removed by the other side: gone, unless this side changed it meanwhile (a conflict).
-      if (!t.has(id) && same(o.get(id), b.get(id))) continue;
-      shared.push({ id, at: 'shared' });
-    } else addedOurs.push({ id, at: 'ours' });
-  }
-  for (const id of t.keys()) {
-    if (o.has(id)) continue;
-    if (b.has(id)) {
-      // Removed by this side: gone, unless the other side changed it meanwhile (a conflict, kept removed).
-      if (!same(t.get(id), b.get(id)))
-        conflict(conflicts, [...path, `(${describeArtifact(t.get(id))})`], b.get(id), undefined, t.get(id));
-      continue;
-    }
-    addedTheirs.push({ id, at: 'theirs' });
-  }
-  const createdAt = (s: Slot) => {
-    const item = (s.at === 'theirs' ? t : o).get(s.id);
-    return isObject(item) ? timeOf(item['created_at']) : undefined;
-  };
-  const order = [...shared, ...interleave(addedOurs, addedTheirs, createdAt)];
-  return order.map((s, i) => {
-    const here = [...path, String(i)];
-    if (s.at === 'theirs') return t.get(s.id);
-    if (s.at === 'ours' && !t.has(s.id)) return o.get(s.id);
-    // Shared, or added on both sides (base undefined: every field that differs is the pair's to settle).
-    const theirsItem = t.get(s.id);
-    if (theirsItem === undefined) return conflict(conflicts, here, b.get(s.id), o.get(s.id), undefined);
-    return mergeValue(kind, here, b.get(s.id), o.get(s.id), theirsItem, conflicts);
-  });
-}
-
 function describeArtifact(a: unknown): string {
   return isObject(a) ? `${String(a['type'])} ${String(a['path'])}` : dataKey(a);
 }
 
-/** A log as sow writes it: a heading, then entries that each begin with front matter (`---`, `timestamp: …`). */
-interface LogParts {
-  head: string;
-  entries: string[];
-}
-
 const ENTRY_START = /^---\n(?=timestamp:)/gm;
 
-export function splitLog(text: string): LogParts {
+/** A log as sow writes it: a heading, then entries that each begin with front matter (`---`, `timestamp: …`). */
+export function splitLog(text: string): { head: string; entries: string[] } {
   const starts = [...text.matchAll(ENTRY_START)].map((m) => m.index!);
   if (starts.length === 0) return { head: text, entries: [] };
   const entries = starts.map((s, i) => text.slice(s, starts[i + 1] ?? text.length));

@@ -164,10 +164,10 @@ function guard(
   return { takeover: { holder, what }, before: holder.where === 'here' ? retireOwner(view.task) : view.task };
 }
 
+/** What sow writes into the description of a task added without one. */
+export const DESCRIPTION_PLACEHOLDER = '<!-- Requirements and acceptance criteria for this task. -->';
+
 /** A task's description.md: its name as the title, then the description (or a placeholder to fill in). */
 export function descriptionDoc(name: string, description: string | undefined): string {
-  const body = description?.trim()
-    ? `${description.trim()}\n`
-    : '<!-- Requirements and acceptance criteria for this task. -->\n';
-  return `# ${name}\n\n${body}`;
+  return `# ${name}\n\n${description?.trim() || DESCRIPTION_PLACEHOLDER}\n`;
 }
