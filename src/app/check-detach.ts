@@ -3,7 +3,7 @@
  * would, then starts `sow check run … --json` under a runner (adapters/check-runs.ts) and returns once it has recorded
  * itself. `check wait` waits for the run and reports it as the foreground run would have.
  */
-import { SowError } from '../domain/errors.js';
+import { errorClass, SowError } from '../domain/errors.js';
 import { selectChecks } from '../domain/checks.js';
 import { shown } from '../domain/display.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
@@ -22,59 +22,45 @@ import type { AppContext } from './context.js';
 import { evidenceTarget, type CheckRun, type EvidenceRecord } from './checks.js';
 import { ChecksFailedError } from './check-errors.js';
 
-export class ChecksRunningError extends SowError {
-  constructor(running: readonly { run: string; checks: string[]; pid: number }[], names: readonly string[]) {
-    super(
-      'CHECKS_RUNNING',
-      'failed',
-      `${names.length === 1 ? `the check ${names[0]} runs` : `the checks ${names.join(', ')} run`} in the ` +
-        `background already (pid ${running.map((r) => r.pid).join(', ')}); nothing was started`,
-      `wait for ${names.length === 1 ? 'it' : 'them'}: sow check wait ${names.join(' ')}`,
-      { running: running.map((r) => ({ ...r })) },
-    );
-  }
-}
+export class ChecksRunningError extends errorClass(
+  'CHECKS_RUNNING',
+  'failed',
+  (running: readonly RunningChecks[], names: readonly string[]) => [
+    `${names.length === 1 ? `the check ${names[0]} runs` : `the checks ${names.join(', ')} run`} in the ` +
+      `background already (pid ${running.map((r) => r.pid).join(', ')}); nothing was started`,
+    `wait for ${names.length === 1 ? 'it' : 'them'}: sow check wait ${names.join(' ')}`,
+    { running: running.map((r) => ({ ...r })) },
+  ],
+) {}
 
-export class NoCheckRunError extends SowError {
-  constructor(names: readonly string[]) {
-    super(
-      'NO_CHECK_RUN',
-      'failed',
-      names.length
-        ? `no check run in the background here has run ${names.map((n) => `'${shown(n)}'`).join(', ')}`
-        : 'no check run in the background here to wait for',
-      `start one: sow check run${names.length ? ` ${names.join(' ')}` : ''} --detach`,
-    );
-  }
-}
+export class NoCheckRunError extends errorClass('NO_CHECK_RUN', 'failed', (names: readonly string[]) => [
+  names.length
+    ? `no check run in the background here has run ${names.map((n) => `'${shown(n)}'`).join(', ')}`
+    : 'no check run in the background here to wait for',
+  `start one: sow check run${names.length ? ` ${names.join(' ')}` : ''} --detach`,
+]) {}
 
-export class CheckWaitTimeoutError extends SowError {
-  constructor(seconds: number, running: readonly RunningChecks[], names: readonly string[]) {
+export class CheckWaitTimeoutError extends errorClass(
+  'WAIT_TIMEOUT',
+  'timeout',
+  (seconds: number, running: readonly RunningChecks[], names: readonly string[]) => {
     const all = running.flatMap((r) => r.checks);
     const still = all.length === 1 ? `the check ${all[0]} still runs` : `the checks ${all.join(', ')} still run`;
-    super(
-      'WAIT_TIMEOUT',
-      'timeout',
+    return [
       `after ${seconds} s ${still} (pid ${running.map((r) => r.pid).join(', ')})`,
       `wait again: sow check wait${names.length ? ` ${names.join(' ')}` : ''} --timeout ${seconds}s`,
       { running: running.map((r) => ({ ...r })) },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 /** A runner that ended without a result: killed, or the machine went down. */
-export class CheckRunLostError extends SowError {
-  constructor(run: CheckRunFolder, log: string) {
-    super(
-      'CHECK_RUN_LOST',
-      'failed',
-      `the background run of ${run.record.checks.join(', ')} (pid ${run.record.pid}) ended without a result: it ` +
-        `was stopped before the checks ended`,
-      `see ${log}; run them again: sow check run ${run.record.checks.join(' ')} --detach`,
-      { run: run.id },
-    );
-  }
-}
+export class CheckRunLostError extends errorClass('CHECK_RUN_LOST', 'failed', (run: CheckRunFolder, log: string) => [
+  `the background run of ${run.record.checks.join(', ')} (pid ${run.record.pid}) ended without a result: it ` +
+    `was stopped before the checks ended`,
+  `see ${log}; run them again: sow check run ${run.record.checks.join(' ')} --detach`,
+  { run: run.id },
+]) {}
 
 /**
  * `check run --detach`: refuses as a run would, starts the runner, and returns once it has recorded itself: the run's

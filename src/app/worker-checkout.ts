@@ -4,7 +4,7 @@
  * checkout (app/context.ts). `sow task merge` brings the branch back; a conflict stops it, never resolved.
  */
 import { join, relative, resolve } from 'node:path';
-import { ExternalToolError, InvalidValueError, SowError } from '../domain/errors.js';
+import { errorClass, ExternalToolError, InvalidValueError, SowError } from '../domain/errors.js';
 import type { CheckState } from '../domain/project-type.js';
 import { checkStatuses, describeCheckStatus, newestEvidence } from '../domain/project-types/evidence.js';
 import type { TaskState } from '../domain/schemas.js';
@@ -176,55 +176,51 @@ export interface MergeChecks {
   beside: string[];
 }
 
-export class TaskMergeUncheckedError extends SowError {
-  constructor(
+export class TaskMergeUncheckedError extends errorClass(
+  'TASK_MERGE_UNCHECKED',
+  'blocked',
+  (
     taskId: string,
     branch: string,
     checkout: string,
     code: Pick<MergeChecks, 'commit' | 'dirty'>,
     open: readonly MergeCheck[],
-  ) {
-    super(
-      'TASK_MERGE_UNCHECKED',
-      'blocked',
-      `task ${taskId}'s branch '${branch}' was not merged: the code it would merge ` +
-        `(${code.commit?.slice(0, 12) ?? 'no commit'} ` +
-        `in ${checkout}${code.dirty ? ', with uncommitted changes' : ''}) has no fresh passing evidence ` +
-        `of ${open.length === 1 ? 'a check' : `${open.length} checks`} declared for ` +
-        `task_complete: ${open.map((c) => c.said).join('; ')}`,
-      `run 'sow check run ${open.map((c) => c.name).join(' ')} --task ${taskId}' (it runs there), then 'sow task ` +
-        `merge ${taskId}' again; --force merges without it, noted in the task's log`,
-      { task: taskId, branch, checkout, commit: code.commit, dirty: code.dirty, checks: open.map((c) => ({ ...c })) },
-    );
-  }
-}
+  ) => [
+    `task ${taskId}'s branch '${branch}' was not merged: the code it would merge ` +
+      `(${code.commit?.slice(0, 12) ?? 'no commit'} ` +
+      `in ${checkout}${code.dirty ? ', with uncommitted changes' : ''}) has no fresh passing evidence ` +
+      `of ${open.length === 1 ? 'a check' : `${open.length} checks`} declared for ` +
+      `task_complete: ${open.map((c) => c.said).join('; ')}`,
+    `run 'sow check run ${open.map((c) => c.name).join(' ')} --task ${taskId}' (it runs there), then 'sow task ` +
+      `merge ${taskId}' again; --force merges without it, noted in the task's log`,
+    { task: taskId, branch, checkout, commit: code.commit, dirty: code.dirty, checks: open.map((c) => ({ ...c })) },
+  ],
+) {}
 
-export class TaskMergeConflictError extends SowError {
-  constructor(taskId: string, branch: string, into: string, checkout: string, files: readonly string[]) {
+export class TaskMergeConflictError extends errorClass(
+  'TASK_MERGE_CONFLICT',
+  'failed',
+  (taskId: string, branch: string, into: string, checkout: string, files: readonly string[]) => {
     const shown = files.slice(0, 8).join(', ') + (files.length > 8 ? `, … (${files.length} files)` : '');
-    super(
-      'TASK_MERGE_CONFLICT',
-      'failed',
+    return [
       `task ${taskId}'s branch '${branch}' conflicts with '${into}' in ${shown}; nothing was merged`,
       `resolve it in the worker's checkout: cd ${checkout} && git merge ${into}, fix those files and commit; then ` +
         `run 'sow task merge --id ${taskId}' again`,
       { task: taskId, branch, into, checkout, files: [...files] },
-    );
-  }
-}
+    ];
+  },
+) {}
 
-export class TaskMergeDirtyError extends SowError {
-  constructor(taskId: string, files: readonly string[]) {
-    super(
-      'TASK_MERGE_DIRTY',
-      'failed',
-      `the project checkout has uncommitted changes to files task ${taskId}'s merge ` +
-        `changes: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`,
-      `commit or stash them ('git stash'), then run 'sow task merge --id ${taskId}' again`,
-      { task: taskId, files: [...files] },
-    );
-  }
-}
+export class TaskMergeDirtyError extends errorClass(
+  'TASK_MERGE_DIRTY',
+  'failed',
+  (taskId: string, files: readonly string[]) => [
+    `the project checkout has uncommitted changes to files task ${taskId}'s merge ` +
+      `changes: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`,
+    `commit or stash them ('git stash'), then run 'sow task merge --id ${taskId}' again`,
+    { task: taskId, files: [...files] },
+  ],
+) {}
 
 /**
  * Judges the code a merge would bring in (HEAD plus what the worker left outside .sow/) by its tree against the task's

@@ -3,7 +3,7 @@
  * in a git worktree under `.sow/worktrees/<branch>` of the main checkout, with its own state, lock and workers.
  */
 import { join, relative, sep } from 'node:path';
-import { InvalidNameError, InvalidValueError, SowError } from '../domain/errors.js';
+import { errorClass, InvalidNameError, InvalidValueError, SowError } from '../domain/errors.js';
 import { isFinished } from '../domain/tasks.js';
 import { gitSucceeds, isValidBranchName, val } from '../adapters/git.js';
 import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
@@ -27,24 +27,24 @@ import type { AppContext } from './context.js';
 
 const WORKTREES_DIR = '.sow/worktrees';
 
-export class WorktreeBusyError extends SowError {
-  constructor(branch: string, path: string, uncommitted: readonly string[], sessions: readonly LiveSession[]) {
+export class WorktreeBusyError extends errorClass(
+  'WORKTREE_BUSY',
+  'failed',
+  (branch: string, path: string, uncommitted: readonly string[], sessions: readonly LiveSession[]) => {
     const files = [...uncommitted.slice(0, 3).map((l) => l.slice(3)), ...(uncommitted.length > 3 ? ['…'] : [])];
     const who = sessions.map((s) => `${s.by} on task ${s.task}`);
     const why = [
       ...(uncommitted.length ? [`${uncommitted.length} uncommitted change(s) (${files.join(', ')})`] : []),
       ...(sessions.length ? [`a live agent session (${who.join(', ')})`] : []),
     ];
-    super(
-      'WORKTREE_BUSY',
-      'failed',
+    return [
       `the worktree of '${branch}' has ${why.join(' and ')}`,
       `${uncommitted.length ? `commit them (cd ${path} && git commit …)` : 'wait for the worker to finish'}, or ` +
         `pass --force to remove it anyway`,
       { branch, path, uncommitted: [...uncommitted], sessions: [...sessions] },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 export interface LiveSession {
   task: string;

@@ -3,7 +3,7 @@
  * host, so it is only a claim; the proof is the record the owning sow wrote into this checkout's runtime folder,
  * checked against what the kernel says of that pid now. Pure: the caller reads the record and /proc.
  */
-import { SowError } from './errors.js';
+import { errorClass, SowError } from './errors.js';
 import { shown } from './display.js';
 import type { Owner } from './schemas.js';
 
@@ -139,15 +139,15 @@ export function notMineText(why: NotMine, owner: Owner | undefined, here: Here):
 }
 
 /** `sow agent stop` on a task whose owner sow cannot prove it started: nothing is signalled, nothing changes. */
-export class NotSowsProcessError extends SowError {
-  constructor(task: string, owner: Owner | undefined, why: NotMine, here: Here) {
+export class NotSowsProcessError extends errorClass(
+  'NOT_SOWS_PROCESS',
+  'failed',
+  (task: string, owner: Owner | undefined, why: NotMine, here: Here) => {
     const who = owner
       ? `${shown(owner.by)} ` +
         `(pid ${String(owner.pid ?? '?')}${owner.host !== undefined ? ` on ${shown(owner.host)}` : ''})`
       : 'nobody';
-    super(
-      'NOT_SOWS_PROCESS',
-      'failed',
+    return [
       `task ${task} names ${who} as its worker, but sow will not signal it: ${notMineText(why, owner, here)}. sow ` +
         `signals only processes it can prove it started`,
       `nothing was signalled. To take the task over without signalling anything, run 'sow task set --id ${task} ` +
@@ -158,6 +158,6 @@ export class NotSowsProcessError extends SowError {
         ...(owner?.pid !== undefined ? { pid: owner.pid } : {}),
         ...(owner?.host !== undefined ? { host: owner.host } : {}),
       },
-    );
-  }
-}
+    ];
+  },
+) {}
