@@ -6,20 +6,7 @@ import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { errorClass, SowError } from '../domain/errors.js';
 import { logTail } from '../adapters/shell.js';
-
-/** What these messages read of a check's run (a CheckRun of app/checks.ts, which imports this file). */
-interface Run {
-  name: string;
-  passed: boolean;
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
-  timeout: number;
-  log: string;
-  commit: string | null;
-  dirty: boolean;
-  checkout?: string;
-}
+import type { CheckRun as Run } from './checks.js';
 
 /** `exit 2`, `timed out after 5 s`, `killed by SIGKILL`. */
 export function verdictOf(r: Pick<Run, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {

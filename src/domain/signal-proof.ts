@@ -107,35 +107,24 @@ export function proveOwner(input: {
 
 /** Why, in words, after "sow will not signal it: ". */
 export function notMineText(why: NotMine, owner: Owner | undefined, here: Here): string {
-  switch (why) {
-    case 'not_a_worker':
-      return 'it is not a worker sow started';
-    case 'bad_pid':
-      return (
-        (owner?.pid === undefined ? 'it names no pid' : `pid ${owner.pid} is no process sow could have started`) +
-        ' (sow never signals pid 1, 0 or a negative pid)'
-      );
-    case 'other_host':
-      return (
-        `it runs on another host (${shown(owner?.host ?? 'unknown')}; this is ${shown(here.host)}), where sow ` +
-        `cannot look`
-      );
-    case 'other_boot':
-      return 'it was recorded before this machine last started (another boot), so its pid now means another process';
-    case 'other_pidns':
-      return 'it runs in another pid namespace (a sandbox or container), where its pid means another process';
-    case 'no_start_time':
-      return 'its record has no start time, so sow cannot tell that process from another with the same pid';
-    case 'no_record':
-      return (
-        'no sow process in this checkout recorded that it runs this worker (a record in a state file alone is a ' +
-        'claim, not a proof)'
-      );
-    case 'record_mismatch':
-      return "what this checkout recorded of that process does not match the task's owner";
-    case 'other_task':
-      return 'the sow process with that pid recorded that it runs another task or worker';
-  }
+  const text: Record<NotMine, string> = {
+    not_a_worker: 'it is not a worker sow started',
+    bad_pid:
+      (owner?.pid === undefined ? 'it names no pid' : `pid ${owner.pid} is no process sow could have started`) +
+      ' (sow never signals pid 1, 0 or a negative pid)',
+    other_host:
+      `it runs on another host (${shown(owner?.host ?? 'unknown')}; this is ${shown(here.host)}), where sow ` +
+      `cannot look`,
+    other_boot: 'it was recorded before this machine last started (another boot), so its pid now means another process',
+    other_pidns: 'it runs in another pid namespace (a sandbox or container), where its pid means another process',
+    no_start_time: 'its record has no start time, so sow cannot tell that process from another with the same pid',
+    no_record:
+      'no sow process in this checkout recorded that it runs this worker (a record in a state file alone is a ' +
+      'claim, not a proof)',
+    record_mismatch: "what this checkout recorded of that process does not match the task's owner",
+    other_task: 'the sow process with that pid recorded that it runs another task or worker',
+  };
+  return text[why];
 }
 
 /** `sow agent stop` on a task whose owner sow cannot prove it started: nothing is signalled, nothing changes. */
