@@ -7,9 +7,8 @@ import { errorClass, InvalidNameError, InvalidValueError, SowError } from '../do
 import { isFinished } from '../domain/tasks.js';
 import { gitSucceeds, isValidBranchName, val } from '../adapters/git.js';
 import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
-import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
-import { isWorkerCheckoutPath, requireGenuineCheckout } from '../adapters/worker-checkouts.js';
+import { isWorkerCheckoutPath, realPlace, requireGenuineCheckout } from '../adapters/worker-checkouts.js';
 import {
   addWorktree,
   defaultBranch,
@@ -176,16 +175,8 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
   };
 }
 
-/**
- * Where the worktree of `branch` goes: `.sow/worktrees/<branch>` of the main checkout, every folder on the way a real
- * one — a link (a clone can carry one) is refused, never followed to put or remove a checkout elsewhere.
- */
-function worktreePlace(main: string, branch: string): string {
-  const rel = `${WORKTREES_DIR}/${branch}`;
-  const path = sowPath(main, rel);
-  existingRealFolder({ base: main, name: 'the repository' }, rel);
-  return path;
-}
+/** Where the worktree of `branch` goes: `.sow/worktrees/<branch>` of the main checkout, never through a link. */
+const worktreePlace = (main: string, branch: string) => realPlace(main, `${WORKTREES_DIR}/${branch}`);
 
 // A worker's own checkout holds a copy of .sow/ from its branch's start: its project is the project checkout's.
 const hasProjectIn = (tree: Worktree) =>
