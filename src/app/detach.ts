@@ -224,39 +224,13 @@ export async function stopWorker(ctx: AppContext, taskId: string, opts: { graceM
   return { task: task.id, stopped: { by: owner.by, pid, how, killed }, status };
 }
 
-export interface LiveWorker {
-  /** running; gone: the task is still in progress, but its worker (or its supervisor) is no more. */
-  state: 'running' | 'gone';
-  /** For a worker that is gone: what happened and how to go on. */
-  advice?: string;
-  /** The checkout, relative to the main one ('.' for the main checkout itself). */
-  checkout: string;
-  /** Where the worker works: its own checkout (--worktree) relative to the project checkout, or '.'. */
-  worktree: string;
-  task: string;
-  name: string;
-  agent_id: string;
-  role: string;
-  executor: string;
-  pid: number;
-  detached: boolean;
-  started_at: string;
-  running_seconds: number;
-  /** When its events last changed, and what the last one that says something was. */
-  last_activity_at: string | null;
-  last_activity: string | null;
-  input_tokens?: number;
-  output_tokens?: number;
-  cost_usd?: number;
-}
-
 /**
  * Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone from
  * a task still in progress, oldest first.
  */
-export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {}): Promise<LiveWorker[]> {
+export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {}) {
   const checkouts = opts.all ? checkoutsWithProject(ctx.cwd) : [{ path: ctx.cwd, rel: '.' }];
-  const out: LiveWorker[] = [];
+  const out = [];
   for (const checkout of checkouts) {
     const found = await Reader.read({ ...ctx, cwd: checkout.path }, async (reader) => {
       const now = reader.ctx.now();
@@ -285,8 +259,10 @@ export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {})
       const type = task.session?.type ?? '';
       const seen = !events ? { usage: {} } : acp ? activityOfEvents(events.lines) : activityOf(type, events.lines);
       out.push({
-        state: advice === undefined ? 'running' : 'gone',
+        // gone: the task is still in progress, but its worker (or its supervisor) is no more; advice says how to go on.
+        state: advice === undefined ? ('running' as const) : ('gone' as const),
         ...(advice !== undefined ? { advice } : {}),
+        // The checkout relative to the main one, and where the worker works (its own checkout, --worktree) in it.
         checkout: checkout.rel,
         worktree: task.worktree?.path ?? '.',
         task: task.id,
@@ -306,6 +282,8 @@ export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {})
   }
   return out.sort((a, b) => a.started_at.localeCompare(b.started_at));
 }
+
+export type LiveWorker = Awaited<ReturnType<typeof liveWorkers>>[number];
 
 /**
  * The events of the newest run on a task, in sow's kinds (message, tool call, usage, error, exit…); `raw` names the
