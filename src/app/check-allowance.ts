@@ -5,7 +5,7 @@
  * or forget, and SOW_ALLOW_CHECKS=1 counts inside one only when the worker was started with it.
  */
 import { isAbsolute, relative, sep } from 'node:path';
-import { errorClass, AbortedError, ConfirmationRequiredError, SowError, UsageError } from '../domain/errors.js';
+import { AbortedError, ConfirmationRequiredError, errorClass, UsageError } from '../domain/errors.js';
 import { printable } from '../domain/display.js';
 import type { Check } from '../domain/config-schemas.js';
 import {

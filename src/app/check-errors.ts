@@ -4,7 +4,7 @@
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { errorClass, SowError } from '../domain/errors.js';
+import { errorClass } from '../domain/errors.js';
 import { logTail } from '../adapters/shell.js';
 import type { CheckRun as Run } from './checks.js';
 

@@ -5,7 +5,7 @@
 import type { AppContext } from './context.js';
 import { EVIDENCE, checkStatuses } from '../domain/project-types/evidence.js';
 import type { CheckStatus } from '../domain/project-type.js';
-import type { Check, CheckMoment } from '../domain/config-schemas.js';
+import type { Check } from '../domain/config-schemas.js';
 import { worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import type { CheckStanding } from './check-allowance.js';

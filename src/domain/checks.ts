@@ -1,5 +1,5 @@
 /** The checks a repository declares, picked by name. */
-import { errorClass, SowError } from './errors.js';
+import { errorClass } from './errors.js';
 import { REPO_CONFIG, type Check } from './config-schemas.js';
 import { nearMiss } from './suggest.js';
 

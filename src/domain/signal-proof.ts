@@ -3,7 +3,7 @@
  * host, so it is only a claim; the proof is the record the owning sow wrote into this checkout's runtime folder,
  * checked against what the kernel says of that pid now. Pure: the caller reads the record and /proc.
  */
-import { errorClass, SowError } from './errors.js';
+import { errorClass } from './errors.js';
 import { shown } from './display.js';
 import type { Owner } from './schemas.js';
 

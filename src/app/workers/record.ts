@@ -121,8 +121,7 @@ async function readSpawn(reader: Reader, rec: SpawnRecord, every: boolean): Prom
   const deps = (task: TaskState) => reader.dependenciesOf(task);
   if (rec.named?.kind === 'task') {
     const task = await reader.task(rec.named.id);
-    const check = { type: reader.type, view: () => reader.view(), dependenciesOf: deps, now };
-    await checkSpawnable(check, task, rec.force, rec.handoff !== undefined);
+    await checkSpawnable(reader, task, rec.force, rec.handoff !== undefined);
     if (!rec.force) seen.deps.set(task.id, await deps(task));
     return { ...seen, candidates: [task] };
   }
