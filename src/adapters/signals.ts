@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { proveOwner, signallablePid, type Here, type OwnerRecord, type Proof } from '../domain/signal-proof.js';
 import type { Owner } from '../domain/schemas.js';
 import { writeFileAtomic } from './fs-atomic.js';
-import { BOOT, PIDNS, processAlive, processStat, thisProcess } from './liveness.js';
+import { answers, BOOT, PIDNS, processAlive, processStat, thisProcess } from './liveness.js';
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
 import { pickShape, readOwnJson } from './supervisor.js';
 
@@ -153,12 +153,4 @@ export function signalOwner(
 }
 
 /** Whether any process of the group `pgid` is still there (signal 0 to the group; a pid above 1 only). */
-export function groupAlive(pgid: number): boolean {
-  if (!signallablePid(pgid)) return false;
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export const groupAlive = (pgid: number): boolean => signallablePid(pgid) && answers(-pgid);
