@@ -54,9 +54,7 @@ export interface LiveSession {
 
 export interface WorktreeInfo {
   branch: string | null;
-  /** Absolute path. */
   path: string;
-  /** Relative to the main checkout ('.' for it). */
   rel: string;
   main: boolean;
   /** Made by sow (under .sow/worktrees/). */

@@ -25,7 +25,6 @@ export interface Launch {
   resolution: Resolution;
   /** What the worker may do unasked, and the declared checks withheld from it. */
   rights: Rights;
-  /** Where the worker runs: the project's root, or its own checkout. */
   cwd: string;
   /** The session known before the run: a resume's always, a spawn's when sow or the CLI made it first. */
   sessionId: string | undefined;

@@ -22,7 +22,6 @@ export interface SpawnPlan {
   agentId: string;
   /** The project as the record writes it: the spawn counts, and a worker without a task's session. */
   project: ProjectState;
-  /** The project's spawn counts with this worker counted. */
   counts: Record<string, number>;
   session: Session;
   /** A worker on a task: the task as it starts, owned by the worker. */
@@ -40,7 +39,6 @@ export interface SpawnInput {
   now: string;
   /** The session id sow chose or the CLI made before the run, if any (else the CLI reports it). */
   sessionId?: string | undefined;
-  /** The task the worker takes, as read under the lock. */
   task?: TaskState;
   handoff?: Handoff | undefined;
   /** The worker's own checkout, opened by the record stage when `wantsCheckout` said so. */

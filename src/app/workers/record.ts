@@ -42,9 +42,7 @@ export interface Recorded {
   target: Target;
   agentId: string;
   assignment: string;
-  /** Where the worker works: the project's root, or its own checkout. */
   workdir: string;
-  /** Its own checkout, relative to the project checkout. */
   checkoutRel?: string;
   owned: ProjectIdentity;
   ownerRecord?: OwnerRecord;
