@@ -97,9 +97,21 @@ export function isMergedInto(root: string, branch: string): boolean {
 
 /** The paths changed against HEAD (staged or not) or untracked in the checkout at `root`: all, outside or in .sow/. */
 export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' = 'all'): string[] {
-  const paths = scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : [];
-  const changed = git(root, ['diff', '--name-only', '--no-renames', '-z', 'HEAD', ...paths]);
-  const untracked = git(root, ['ls-files', '--others', '--exclude-standard', '-z', ...paths]);
+  const changed = git(root, [
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '-z',
+    'HEAD',
+    ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
+  ]);
+  const untracked = git(root, [
+    'ls-files',
+    '--others',
+    '--exclude-standard',
+    '-z',
+    ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
+  ]);
   return `${changed}\0${untracked}`.split('\0').filter(Boolean);
 }
 
