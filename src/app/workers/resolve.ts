@@ -111,7 +111,7 @@ export async function resolveFor(
 /**
  * What the worker may do unasked: the executor's profile, and the repository's declared checks that the person allowed
  * to run here — a check committed or edited since is not handed to it. `widening` refuses a folder whose CLI settings
- * would widen a safe worker (AGENT_SETTINGS_WIDEN); the repository is checked here, a worker's own checkout once opened.
+ * would widen a safe worker (AGENT_SETTINGS_WIDEN): the repository here, a worker's own checkout once opened.
  */
 export async function workerRights(root: string, resolution: Resolution, say: (line: string) => void, env: Env) {
   const { config } = await readRepoConfig(root);
