@@ -77,9 +77,13 @@ export function thisProcess(): ProcessRef {
 
 export function processAlive(pid: number): boolean {
   // kill(0) and kill(-n) ask about process groups (0: our own, which always answers): no pid names one.
-  if (!Number.isSafeInteger(pid) || pid <= 0) return false;
+  return Number.isSafeInteger(pid) && pid > 0 && answers(pid);
+}
+
+/** Whether signal 0 to `target` (a pid, or a group as its negative) reaches something (EPERM: someone else's). */
+export function answers(target: number): boolean {
   try {
-    process.kill(pid, 0);
+    process.kill(target, 0);
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';

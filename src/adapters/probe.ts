@@ -28,6 +28,14 @@ export function probe(
     let stdout = '';
     let stderr = '';
     let timedOut = false;
+    const failed = (err: NodeJS.ErrnoException, said: string) =>
+      resolve({
+        missing: err.code === 'ENOENT' || err.code === 'EACCES',
+        timedOut: false,
+        code: null,
+        stdout,
+        stderr: said,
+      });
     let child;
     try {
       child = spawn(binary, [...args], {
@@ -36,13 +44,7 @@ export function probe(
         stdio: ['ignore', 'pipe', 'pipe'],
       });
     } catch (err) {
-      resolve({
-        missing: (err as NodeJS.ErrnoException).code === 'ENOENT',
-        timedOut: false,
-        code: null,
-        stdout: '',
-        stderr: String(err),
-      });
+      failed(err as NodeJS.ErrnoException, String(err));
       return;
     }
     const timer = setTimeout(() => {
@@ -55,13 +57,7 @@ export function probe(
     child.stderr.on('data', (d: string) => (stderr = (stderr + d).slice(0, MAX_OUTPUT)));
     child.on('error', (err: NodeJS.ErrnoException) => {
       clearTimeout(timer);
-      resolve({
-        missing: err.code === 'ENOENT' || err.code === 'EACCES',
-        timedOut: false,
-        code: null,
-        stdout,
-        stderr: stderr || err.message,
-      });
+      failed(err, stderr || err.message);
     });
     child.on('close', (code) => {
       clearTimeout(timer);

@@ -5,14 +5,15 @@
  * /proc says of the pid now. Children sow still holds are signalled where they are spawned.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { proveOwner, signallablePid, type Here, type OwnerRecord, type Proof } from '../domain/signal-proof.js';
 import type { Owner } from '../domain/schemas.js';
 import { writeFileAtomic } from './fs-atomic.js';
-import { BOOT, PIDNS, processAlive, processStat, thisProcess } from './liveness.js';
+import { answers, BOOT, PIDNS, processAlive, processStat, thisProcess } from './liveness.js';
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
+import { pickShape, readOwnJson } from './supervisor.js';
 
 const FOLDER = 'owners';
 /** A record is a few hundred bytes; anything larger is not one sow wrote. */
@@ -67,51 +68,14 @@ export function readOwnerRecord(root: string, pid: number, pstart: number | unde
   return dir ? readOwnerRecordIn(dir, pid, pstart) : undefined;
 }
 
+/** The record, if it has exactly the form sow writes. */
 function readOwnerRecordIn(dir: string, pid: number, pstart: number | undefined): OwnerRecord | undefined {
-  let fd: number;
-  try {
-    // No link followed; a FIFO planted there does not block the open.
-    fd = openSync(join(dir, recordName(pid, pstart)), constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return undefined;
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > RECORD_MAX) return undefined;
-    return asRecord(JSON.parse(readFileSync(fd, 'utf8')));
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** A record of exactly the form sow writes, else nothing. */
-function asRecord(v: unknown): OwnerRecord | undefined {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
-  const r = v as Record<string, unknown>;
-  const optNum = (k: string) => r[k] === undefined || (typeof r[k] === 'number' && Number.isSafeInteger(r[k]));
-  const optStr = (k: string) => r[k] === undefined || typeof r[k] === 'string';
-  if (
-    !signallablePid(r['pid']) ||
-    typeof r['host'] !== 'string' ||
-    typeof r['task'] !== 'string' ||
-    typeof r['agent_id'] !== 'string' ||
-    typeof r['nonce'] !== 'string'
-  )
-    return undefined;
-  if (!optNum('pstart') || !optNum('pgrp') || !optStr('boot') || !optStr('pidns')) return undefined;
-  return {
-    pid: r['pid'],
-    ...(r['pstart'] !== undefined ? { pstart: r['pstart'] as number } : {}),
-    ...(r['boot'] !== undefined ? { boot: r['boot'] as string } : {}),
-    ...(r['pidns'] !== undefined ? { pidns: r['pidns'] as string } : {}),
-    host: r['host'],
-    ...(r['pgrp'] !== undefined ? { pgrp: r['pgrp'] as number } : {}),
-    task: r['task'],
-    agent_id: r['agent_id'],
-    nonce: r['nonce'],
-  };
+  const record = pickShape<OwnerRecord>(
+    readOwnJson(join(dir, recordName(pid, pstart)), RECORD_MAX),
+    { pid: 'int', host: 'string', task: 'string', agent_id: 'string', nonce: 'string' },
+    { pstart: 'int', pgrp: 'int', boot: 'string', pidns: 'string' },
+  );
+  return record && signallablePid(record.pid) ? record : undefined;
 }
 
 /** This machine and process, as a proof compares them. */
@@ -189,12 +153,4 @@ export function signalOwner(
 }
 
 /** Whether any process of the group `pgid` is still there (signal 0 to the group; a pid above 1 only). */
-export function groupAlive(pgid: number): boolean {
-  if (!signallablePid(pgid)) return false;
-  try {
-    process.kill(-pgid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export const groupAlive = (pgid: number): boolean => signallablePid(pgid) && answers(-pgid);

@@ -4,6 +4,7 @@
  * does and tells the starter through a ready file once the session is recorded.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -17,7 +18,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { readConfined } from './confine.js';
 import { ensureRuntimeDir, runtimeBase, runtimeFolder, runtimePath } from './runtime.js';
 
@@ -27,6 +28,8 @@ const EVENTS_LIMITS = {
   what: 'event files',
   why: 'a worker run writes at most some tens of MB of events',
 };
+
+type Env = Readonly<Record<string, string | undefined>>;
 
 /** The variable that tells a supervised `sow agent spawn` where to say it has started. */
 export const READY_VARIABLE = 'SOW_SUPERVISOR_READY';
@@ -59,69 +62,109 @@ export function writeReady(path: string, data: unknown): void {
   renameSync(tmp, path);
 }
 
-export interface Started {
-  pid: number;
-  /** Settles with the supervisor's exit code (null after a signal) — only while the starter waits. */
-  exited: Promise<number | null>;
-}
+/** A run folder's name: when it started (so names sort by age), and a random tail. */
+export const runId = (now: string) => `${now.replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
 
-/** Starts `node <script> <args>` detached (own session, output to the files); `variable` names files.ready to it. */
-export function startDetached(
-  script: string,
-  args: readonly string[],
-  cwd: string,
-  env: Readonly<Record<string, string | undefined>>,
-  files: SupervisorFiles,
-  variable: string = READY_VARIABLE,
-): Started {
-  const out = openSync(files.result, 'w');
-  const err = openSync(files.log, 'w');
+/** How long a started sow may take to record itself: it waits for the lock like any command, then some. */
+export const READY_WITHIN_MS = 120_000;
+
+/**
+ * Starts `node <script> <args>` detached (own session, output to the files; `variable` names files.ready to it) and
+ * waits until `ready()` reads what it recorded: that; else its exit code (null after a signal); else, after
+ * READY_WITHIN_MS without either, its pid. Waits use the monotonic clock.
+ */
+export async function startDetached<T>(
+  run: { script: string; args: readonly string[]; cwd: string; env: Env; files: SupervisorFiles; variable: string },
+  ready: () => T | undefined,
+): Promise<{ ready: T } | { exited: number | null } | { silent: number }> {
+  const out = openSync(run.files.result, 'w');
+  const err = openSync(run.files.log, 'w');
+  let child;
   try {
-    const child = spawn(process.execPath, [script, ...args], {
-      cwd,
-      env: { ...env, [variable]: files.ready },
+    child = spawn(process.execPath, [run.script, ...run.args], {
+      cwd: run.cwd,
+      env: { ...run.env, [run.variable]: run.files.ready },
       detached: true,
       stdio: ['ignore', out, err],
     });
-    const exited = new Promise<number | null>((resolve) => {
-      child.once('exit', (code) => resolve(code));
-      child.once('error', () => resolve(-1));
-    });
-    child.unref();
-    return { pid: child.pid ?? -1, exited };
   } finally {
     closeSync(out);
     closeSync(err);
   }
+  let exit: number | null | undefined;
+  child.once('exit', (code) => (exit = code));
+  child.once('error', () => (exit = -1));
+  child.unref();
+  const deadline = performance.now() + READY_WITHIN_MS;
+  for (;;) {
+    const got = ready();
+    if (got !== undefined) return { ready: got };
+    if (exit !== undefined) return { exited: exit };
+    if (performance.now() > deadline) return { silent: child.pid ?? -1 };
+    await new Promise((r) => setTimeout(r, 25));
+  }
 }
 
-/** The ready file's content, once it is there. */
-export function readReady(path: string): unknown {
+/**
+ * A JSON file of a run folder, read as sow wrote it: no link followed (the runtime folder may have come with the
+ * repository), no FIFO waited on, a file of at most `max` bytes; else (or while it is still written) undefined.
+ */
+export function readOwnJson(path: string, max: number = RECORD_MAX): unknown {
   let fd: number;
   try {
-    // O_NOFOLLOW: the runtime folder may have come with the repository; a link there is not followed.
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return undefined;
   }
   try {
-    if (!fstatSync(fd).isFile()) return undefined;
-    return JSON.parse(readFileSync(fd, 'utf8')) as unknown;
+    const st = fstatSync(fd);
+    return st.isFile() && st.size <= max ? (JSON.parse(readFileSync(fd, 'utf8')) as unknown) : undefined;
+  } catch {
+    return undefined;
   } finally {
     closeSync(fd);
   }
 }
 
-/** The supervisor's `--json` envelope, when it wrote a whole one. */
-type Envelope = { ok?: boolean; error?: { code: string; message: string; hint?: string } };
-export function readEnvelope(path: string): Envelope | undefined {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8')) as Envelope;
-  } catch {
-    return undefined;
+/** A record or ready file is a few hundred bytes; anything larger is not one sow wrote. */
+const RECORD_MAX = 64 * 1024;
+
+type Kind = 'string' | 'int' | 'strings';
+const KINDS: Record<Kind, (v: unknown) => boolean> = {
+  string: (v) => typeof v === 'string',
+  int: (v) => Number.isSafeInteger(v),
+  strings: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'),
+};
+
+/** The keys named of a record read from a file, if the required ones (and the optional ones there) have their kinds. */
+export function pickShape<T>(
+  v: unknown,
+  required: Record<string, Kind>,
+  optional: Record<string, Kind> = {},
+): T | undefined {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
+  const r = v as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, kind] of Object.entries({ ...optional, ...required })) {
+    if (r[key] === undefined && required[key] === undefined) continue;
+    if (!KINDS[kind](r[key])) return undefined;
+    out[key] = r[key];
   }
+  return out as T;
 }
+
+/** The supervisor's `--json` envelope, when it wrote a whole one. */
+export type Envelope = {
+  ok?: boolean;
+  data?: unknown;
+  error?: { code: string; message: string; hint?: string; details?: unknown };
+};
+export const readEnvelope = (path: string): Envelope | undefined => {
+  const v = readOwnJson(path, ENVELOPE_MAX);
+  return v && typeof v === 'object' && !Array.isArray(v) ? (v as Envelope) : undefined;
+};
+/** An envelope is some tens of KB. */
+const ENVELOPE_MAX = 8 * 1024 * 1024;
 
 /** A detached worker this repository started: what its ready file says, and whether a wait has reported it. */
 export interface SupervisedRun {
@@ -130,35 +173,34 @@ export interface SupervisedRun {
   waited: boolean;
 }
 
-/** The detached workers of this repository, oldest first (their folders are named by start time). */
-export function supervisedRuns(root: string): SupervisedRun[] {
-  const base = runtimeFolder(root, 'supervisors');
+/** The real folders of the runtime folder's `folder`, oldest first (named by start time); a link leads elsewhere. */
+export function runFolders(root: string, folder: string): { name: string; dir: string }[] {
+  const base = runtimeFolder(root, folder);
   if (!base) return [];
+  return readdirSync(base, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => ({ name: entry.name, dir: join(base, entry.name) }))
+    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** Removes a run folder, rechecked right before: still a real folder, in the runtime folder sow looked at. */
+export function removeRunFolder(root: string, folder: string, dir: string): boolean {
+  if (runtimeFolder(root, folder) !== dirname(dir) || !lstatSync(dir, { throwIfNoEntry: false })?.isDirectory())
+    return false;
+  rmSync(dir, { recursive: true, force: true });
+  return true;
+}
+
+/** The detached workers of this repository, oldest first. */
+export function supervisedRuns(root: string): SupervisedRun[] {
   const out: SupervisedRun[] = [];
-  const entries = readdirSync(base, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1));
-  for (const entry of entries) {
-    // Only real folders: a link here (committed with the repository) leads somewhere sow did not make.
-    if (!entry.isDirectory()) continue;
-    const dir = join(base, entry.name);
-    let ready: unknown;
-    try {
-      ready = readReady(join(dir, 'ready.json'));
-    } catch {
-      continue;
-    }
-    if (!ready || typeof ready !== 'object') continue;
-    const r = ready as Record<string, unknown>;
-    if (typeof r['agent_id'] !== 'string' || typeof r['pid'] !== 'number') continue;
-    out.push({
-      dir,
-      ready: {
-        agent_id: r['agent_id'],
-        pid: r['pid'],
-        ...(typeof r['task'] === 'string' ? { task: r['task'] } : {}),
-        ...(typeof r['events_file'] === 'string' ? { events_file: r['events_file'] } : {}),
-      },
-      waited: lexists(join(dir, 'waited')),
-    });
+  for (const { dir } of runFolders(root, 'supervisors')) {
+    const ready = pickShape<SupervisedRun['ready']>(
+      readOwnJson(join(dir, 'ready.json')),
+      { agent_id: 'string', pid: 'int' },
+      { task: 'string', events_file: 'string' },
+    );
+    if (ready) out.push({ dir, ready, waited: lexists(join(dir, 'waited')) });
   }
   return out;
 }
@@ -170,32 +212,16 @@ const KEEP_REPORTED = 100;
 
 /**
  * Removes the folders of runs a wait reported over a week ago, and all but the last hundred reported, since every
- * `agent ps` reads each folder. Only real folders, rechecked right before; returns how many it removed.
+ * `agent ps` reads each folder; returns how many it removed.
  */
 export function pruneSupervisedRuns(root: string, now: number): number {
-  const base = runtimeFolder(root, 'supervisors');
-  if (!base) return 0;
-  const reported: { dir: string; at: number }[] = [];
-  for (const entry of readdirSync(base, { withFileTypes: true })) {
-    if (!entry.isDirectory()) continue;
-    const dir = join(base, entry.name);
-    try {
-      const waited = lstatSync(join(dir, 'waited'));
-      if (waited.isFile()) reported.push({ dir, at: waited.mtimeMs });
-    } catch {
-      // not reported yet
-    }
-  }
+  const reported = runFolders(root, 'supervisors').flatMap(({ dir }) => {
+    const waited = lstatSync(join(dir, 'waited'), { throwIfNoEntry: false });
+    return waited?.isFile() ? [{ dir, at: waited.mtimeMs }] : [];
+  });
   reported.sort((a, b) => b.at - a.at);
-  let removed = 0;
-  for (const [i, run] of reported.entries()) {
-    if (i < KEEP_REPORTED && now - run.at <= KEEP_REPORTED_MS) continue;
-    if (runtimeFolder(root, 'supervisors') !== base || !lstatSync(run.dir, { throwIfNoEntry: false })?.isDirectory())
-      continue;
-    rmSync(run.dir, { recursive: true, force: true });
-    removed++;
-  }
-  return removed;
+  const old = reported.filter((run, i) => i >= KEEP_REPORTED || now - run.at > KEEP_REPORTED_MS);
+  return old.filter((run) => removeRunFolder(root, 'supervisors', run.dir)).length;
 }
 
 /** Marks a detached worker as reported by a wait, so the next wait without names does not report it again. */

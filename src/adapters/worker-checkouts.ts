@@ -4,8 +4,19 @@
  */
 import { relative, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
-import { git, gitRun, isValidBranchName, opt, val } from './git.js';
-import { branchExists, linkedCheckoutProblem } from './repo.js';
+import { existingRealFolder, sowPath } from './confine.js';
+import { git, gitRun, opt, val } from './git.js';
+import { linkedCheckoutProblem } from './repo.js';
+
+/**
+ * `rel` (a folder under `.sow/`) of the checkout `root`, every folder on the way a real one: a link (a clone can carry
+ * one) is refused, never followed to put or remove a checkout elsewhere.
+ */
+export function realPlace(root: string, rel: string): string {
+  const path = sowPath(root, rel);
+  existingRealFolder({ base: root, name: 'the repository' }, rel);
+  return path;
+}
 
 /** Where the workers' checkouts go: no branch name has a part starting with '.', so no project worktree lands here. */
 export const WORKER_CHECKOUTS_DIR = '.sow/worktrees/.workers';
@@ -25,13 +36,6 @@ export function workerBranch(projectBranch: string, taskId: string): string {
 /** The worker's checkout, relative to the main checkout. */
 export const workerCheckoutRel = (branch: string): string => `${WORKER_CHECKOUTS_DIR}/${branch}`;
 
-/** Whether `branch` is a name git takes for a new branch and sow may hand to it. */
-export function isUsableBranch(root: string, branch: string): boolean {
-  return isValidBranchName(root, branch);
-}
-
-export { branchExists };
-
 /**
  * Refuses (exit 4) a linked checkout whose `.git` is not what git wrote for it, before sow runs git there: whatever
  * edits its files could point it at a git dir whose configuration git obeys (core.fsmonitor, hooks).
@@ -50,12 +54,6 @@ export function requireGenuineCheckout(root: string, path: string): void {
     { path: `${shown}/.git`, problem },
   );
 }
-
-/** The files of a checkout with changes git has not committed outside `.sow/` (untracked ones included). */
-export const changesOutsideSow = (path: string): string[] => uncommittedPaths(path, 'outside');
-
-/** The same under `.sow/` (files sow keeps in the project checkout instead). */
-export const changesInSow = (path: string): string[] => uncommittedPaths(path, 'sow');
 
 /** Commits every change outside `.sow/` of the checkout at `path`; false when there was none. */
 export function commitAllOutsideSow(path: string, message: string): boolean {

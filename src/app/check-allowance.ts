@@ -5,7 +5,7 @@
  * or forget, and SOW_ALLOW_CHECKS=1 counts inside one only when the worker was started with it.
  */
 import { isAbsolute, relative, sep } from 'node:path';
-import { AbortedError, ConfirmationRequiredError, SowError, UsageError } from '../domain/errors.js';
+import { AbortedError, ConfirmationRequiredError, errorClass, UsageError } from '../domain/errors.js';
 import { printable } from '../domain/display.js';
 import type { Check } from '../domain/config-schemas.js';
 import {
@@ -71,16 +71,16 @@ const listing = (checks: readonly UnallowedCheck[]) =>
     })
     .join('\n');
 
-export class ChecksNotAllowedError extends SowError {
-  constructor(
+export class ChecksNotAllowedError extends errorClass(
+  'CHECKS_NOT_ALLOWED',
+  'failed',
+  (
     what: string,
     checks: readonly UnallowedCheck[],
     ctx: { repository: string; record: string; worker?: WorkerTrace; envIgnored?: boolean },
-  ) {
+  ) => {
     const these = checks.length === 1 ? 'this command has' : `these ${checks.length} commands have`;
-    super(
-      'CHECKS_NOT_ALLOWED',
-      'failed',
+    return [
       `${what}; ${these} not been allowed to run on this machine:\n${listing(checks)}` +
         (ctx.envIgnored
           ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was ` +
@@ -88,10 +88,10 @@ export class ChecksNotAllowedError extends SowError {
           : ''),
       ctx.worker
         ? `a worker cannot allow checks (this sow runs under one: ${whereWorker(ctx.worker)}); ask the person to ` +
-            `review ${REPO_CONFIG} and run 'sow check allow'`
+          `review ${REPO_CONFIG} and run 'sow check allow'`
         : `read what ${checks.length === 1 ? 'it' : 'they'} would run; if you ` +
-            `trust ${checks.length === 1 ? 'it' : 'them'}, run 'sow check allow' (an agent shows this to the person ` +
-            `and lets them decide; CI can set ${ALLOW_VARIABLE}=1 instead)`,
+          `trust ${checks.length === 1 ? 'it' : 'them'}, run 'sow check allow' (an agent shows this to the person ` +
+          `and lets them decide; CI can set ${ALLOW_VARIABLE}=1 instead)`,
       {
         checks: checks.map((c) => ({ ...c })),
         repository: ctx.repository,
@@ -99,51 +99,45 @@ export class ChecksNotAllowedError extends SowError {
         ...(ctx.worker ? { worker: workerDetails(ctx.worker) } : {}),
         ...(ctx.envIgnored ? { environment_ignored: true } : {}),
       },
-    );
-  }
-}
+    ];
+  },
+) {}
 
-export class WorkerCannotAllowError extends SowError {
-  constructor(action: string, worker: WorkerTrace) {
-    super(
-      'WORKER_CANNOT_ALLOW',
-      'failed',
-      `${action} is for the person, and this sow runs under a worker sow spawned (${whereWorker(worker)}): a ` +
-        `worker cannot widen its own rights`,
-      `ask the person to review ${REPO_CONFIG} and run 'sow check allow' in a terminal of their own`,
-      { worker: workerDetails(worker) },
-    );
-  }
-}
+export class WorkerCannotAllowError extends errorClass(
+  'WORKER_CANNOT_ALLOW',
+  'failed',
+  (action: string, worker: WorkerTrace) => [
+    `${action} is for the person, and this sow runs under a worker sow spawned (${whereWorker(worker)}): a ` +
+      `worker cannot widen its own rights`,
+    `ask the person to review ${REPO_CONFIG} and run 'sow check allow' in a terminal of their own`,
+    { worker: workerDetails(worker) },
+  ],
+) {}
 
-export class NothingAllowedError extends SowError {
-  constructor(names: readonly string[], known: readonly string[]) {
-    super(
-      'CHECK_NOT_ALLOWED_HERE',
-      'failed',
-      `nothing is allowed under the name${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')} ` +
-        `in this repository`,
-      known.length
-        ? `allowed here: ${known.join(', ')} ('sow check list' shows them)`
-        : "nothing is allowed here; 'sow check list' shows the declared checks",
-      { names: [...names], allowed: [...known] },
-    );
-  }
-}
+export class NothingAllowedError extends errorClass(
+  'CHECK_NOT_ALLOWED_HERE',
+  'failed',
+  (names: readonly string[], known: readonly string[]) => [
+    `nothing is allowed under the name${names.length === 1 ? '' : 's'} ${names.map((n) => `'${n}'`).join(', ')} ` +
+      `in this repository`,
+    known.length
+      ? `allowed here: ${known.join(', ')} ('sow check list' shows them)`
+      : "nothing is allowed here; 'sow check list' shows the declared checks",
+    { names: [...names], allowed: [...known] },
+  ],
+) {}
 
-export class RecordInsideRepositoryError extends SowError {
-  constructor(dir: string, repository: string) {
-    super(
-      'CHECKS_RECORD_IN_REPOSITORY',
-      'failed',
-      `sow keeps which checks you allowed in ${dir}, which lies inside this repository (${repository}), where a ` +
-        `commit or a worker's edit could change it`,
-      `set XDG_STATE_HOME to a folder outside every repository; or, where the repository is trusted, ` +
-        `set ${ALLOW_VARIABLE}=1`,
-      { record: dir, repository },
-    );
-  }
-}
+export class RecordInsideRepositoryError extends errorClass(
+  'CHECKS_RECORD_IN_REPOSITORY',
+  'failed',
+  (dir: string, repository: string) => [
+    `sow keeps which checks you allowed in ${dir}, which lies inside this repository (${repository}), where a ` +
+      `commit or a worker's edit could change it`,
+    `set XDG_STATE_HOME to a folder outside every repository; or, where the repository is trusted, ` +
+      `set ${ALLOW_VARIABLE}=1`,
+    { record: dir, repository },
+  ],
+) {}
 
 const isInside = (path: string, dir: string) => {
   const rel = relative(dir, path);

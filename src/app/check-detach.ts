@@ -3,17 +3,15 @@
  * would, then starts `sow check run … --json` under a runner (adapters/check-runs.ts) and returns once it has recorded
  * itself. `check wait` waits for the run and reports it as the foreground run would have.
  */
-import { randomUUID } from 'node:crypto';
-import { SowError } from '../domain/errors.js';
+import { errorClass, SowError } from '../domain/errors.js';
 import { selectChecks } from '../domain/checks.js';
 import { shown } from '../domain/display.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
-import { startDetached } from '../adapters/supervisor.js';
+import { readEnvelope, READY_WITHIN_MS, runId, startDetached } from '../adapters/supervisor.js';
 import {
   checkRunFiles,
   checkRuns,
   pruneCheckRuns,
-  readRunResult,
   readRunnerRecord,
   RUNNER_VARIABLE,
   runnerRunning,
@@ -24,62 +22,45 @@ import type { AppContext } from './context.js';
 import { evidenceTarget, type CheckRun, type EvidenceRecord } from './checks.js';
 import { ChecksFailedError } from './check-errors.js';
 
-/** How long a runner may take to record itself: it reads the state like any command, then some. */
-const READY_WITHIN_MS = 120_000;
+export class ChecksRunningError extends errorClass(
+  'CHECKS_RUNNING',
+  'failed',
+  (running: readonly RunningChecks[], names: readonly string[]) => [
+    `${names.length === 1 ? `the check ${names[0]} runs` : `the checks ${names.join(', ')} run`} in the ` +
+      `background already (pid ${running.map((r) => r.pid).join(', ')}); nothing was started`,
+    `wait for ${names.length === 1 ? 'it' : 'them'}: sow check wait ${names.join(' ')}`,
+    { running: running.map((r) => ({ ...r })) },
+  ],
+) {}
 
-export class ChecksRunningError extends SowError {
-  constructor(running: readonly { run: string; checks: string[]; pid: number }[], names: readonly string[]) {
-    super(
-      'CHECKS_RUNNING',
-      'failed',
-      `${names.length === 1 ? `the check ${names[0]} runs` : `the checks ${names.join(', ')} run`} in the ` +
-        `background already (pid ${running.map((r) => r.pid).join(', ')}); nothing was started`,
-      `wait for ${names.length === 1 ? 'it' : 'them'}: sow check wait ${names.join(' ')}`,
-      { running: running.map((r) => ({ ...r })) },
-    );
-  }
-}
+export class NoCheckRunError extends errorClass('NO_CHECK_RUN', 'failed', (names: readonly string[]) => [
+  names.length
+    ? `no check run in the background here has run ${names.map((n) => `'${shown(n)}'`).join(', ')}`
+    : 'no check run in the background here to wait for',
+  `start one: sow check run${names.length ? ` ${names.join(' ')}` : ''} --detach`,
+]) {}
 
-export class NoCheckRunError extends SowError {
-  constructor(names: readonly string[]) {
-    super(
-      'NO_CHECK_RUN',
-      'failed',
-      names.length
-        ? `no check run in the background here has run ${names.map((n) => `'${shown(n)}'`).join(', ')}`
-        : 'no check run in the background here to wait for',
-      `start one: sow check run${names.length ? ` ${names.join(' ')}` : ''} --detach`,
-    );
-  }
-}
-
-export class CheckWaitTimeoutError extends SowError {
-  constructor(seconds: number, running: readonly RunningChecks[], names: readonly string[]) {
+export class CheckWaitTimeoutError extends errorClass(
+  'WAIT_TIMEOUT',
+  'timeout',
+  (seconds: number, running: readonly RunningChecks[], names: readonly string[]) => {
     const all = running.flatMap((r) => r.checks);
     const still = all.length === 1 ? `the check ${all[0]} still runs` : `the checks ${all.join(', ')} still run`;
-    super(
-      'WAIT_TIMEOUT',
-      'timeout',
+    return [
       `after ${seconds} s ${still} (pid ${running.map((r) => r.pid).join(', ')})`,
       `wait again: sow check wait${names.length ? ` ${names.join(' ')}` : ''} --timeout ${seconds}s`,
       { running: running.map((r) => ({ ...r })) },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 /** A runner that ended without a result: killed, or the machine went down. */
-export class CheckRunLostError extends SowError {
-  constructor(run: CheckRunFolder, log: string) {
-    super(
-      'CHECK_RUN_LOST',
-      'failed',
-      `the background run of ${run.record.checks.join(', ')} (pid ${run.record.pid}) ended without a result: it ` +
-        `was stopped before the checks ended`,
-      `see ${log}; run them again: sow check run ${run.record.checks.join(' ')} --detach`,
-      { run: run.id },
-    );
-  }
-}
+export class CheckRunLostError extends errorClass('CHECK_RUN_LOST', 'failed', (run: CheckRunFolder, log: string) => [
+  `the background run of ${run.record.checks.join(', ')} (pid ${run.record.pid}) ended without a result: it ` +
+    `was stopped before the checks ended`,
+  `see ${log}; run them again: sow check run ${run.record.checks.join(' ')} --detach`,
+  { run: run.id },
+]) {}
 
 /**
  * `check run --detach`: refuses as a run would, starts the runner, and returns once it has recorded itself: the run's
@@ -112,35 +93,31 @@ export async function startChecksDetached(
   } catch {
     // best effort: the folders are only history
   }
-  const id = `${ctx.now().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`;
+  const id = runId(ctx.now());
   const files = checkRunFiles(root, id);
   const args = ['check', 'run', ...checks, ...(target.task !== undefined ? ['--task', target.task] : []), '--json'];
-  const started = startDetached(opts.script ?? process.argv[1] ?? 'sow', args, root, ctx.env, files, RUNNER_VARIABLE);
-  let exit: number | null | undefined;
-  void started.exited.then((code) => (exit = code));
-  const deadline = performance.now() + READY_WITHIN_MS;
+  const run = { script: opts.script ?? process.argv[1] ?? 'sow', args, cwd: root, env: ctx.env, files };
+  const started = await startDetached({ ...run, variable: RUNNER_VARIABLE }, () => readRunnerRecord(files.ready));
   const log = shownRuntime(root, 'check-runs', id, 'runner.log');
-  for (;;) {
-    const record = readRunnerRecord(files.ready);
-    const task = record?.task !== undefined ? { task: record.task } : {};
-    if (record) return { detached: true as const, run: id, checks: record.checks, ...task, pid: record.pid, log };
-    if (exit !== undefined) {
-      // It refused after all (the state changed meanwhile): its own refusal, as a foreground run would give it.
-      const envelope = readRunResult(files.result);
-      if (envelope?.error)
-        throw new SowError(envelope.error.code, 'failed', envelope.error.message, envelope.error.hint ?? `see ${log}`);
-      throw new SowError(
-        'CHECK_RUNNER_FAILED',
-        'external',
-        `the checks' runner exited (${exit === null ? 'killed by a signal' : `code ${exit}`}) before it ran them`,
-        `see what it says in ${log}`,
-      );
-    }
-    const silent = `the checks' runner (pid ${started.pid}) has not started them after ${READY_WITHIN_MS / 1000} s`;
-    if (performance.now() > deadline)
-      throw new SowError('CHECK_RUNNER_SILENT', 'external', silent, `see what it says in ${log}`);
-    await new Promise((r) => setTimeout(r, 25));
+  if ('ready' in started) {
+    const { checks: ran, task, pid } = started.ready;
+    return { detached: true as const, run: id, checks: ran, ...(task !== undefined ? { task } : {}), pid, log };
   }
+  if ('exited' in started) {
+    // It refused after all (the state changed meanwhile): its own refusal, as a foreground run would give it.
+    const envelope = readEnvelope(files.result);
+    if (envelope?.error)
+      throw new SowError(envelope.error.code, 'failed', envelope.error.message, envelope.error.hint ?? `see ${log}`);
+    throw new SowError(
+      'CHECK_RUNNER_FAILED',
+      'external',
+      `the checks' runner exited (${started.exited === null ? 'killed by a signal' : `code ${started.exited}`}) ` +
+        `before it ran them`,
+      `see what it says in ${log}`,
+    );
+  }
+  const silent = `the checks' runner (pid ${started.silent}) has not started them after ${READY_WITHIN_MS / 1000} s`;
+  throw new SowError('CHECK_RUNNER_SILENT', 'external', silent, `see what it says in ${log}`);
 }
 
 type RunningChecks = { run: string; checks: string[]; pid: number };
@@ -188,7 +165,7 @@ export async function waitForChecks(
   if (chosen.length === 0) throw new NoCheckRunError(names);
   const started = performance.now();
   for (;;) {
-    const going = chosen.filter((r) => runnerRunning(r.record) && readRunResult(r.files.result) === undefined);
+    const going = chosen.filter((r) => runnerRunning(r.record) && readEnvelope(r.files.result) === undefined);
     if (going.length === 0) break;
     if ((opts.timeoutMs !== undefined && performance.now() - started >= opts.timeoutMs) || opts.signal?.aborted)
       return { runs: [], recorded: [], running: going.map(runningOf), timedOut: true };
@@ -198,7 +175,7 @@ export async function waitForChecks(
   const runs: CheckRun[] = [];
   const recorded: EvidenceRecord[] = [];
   for (const r of chosen) {
-    const envelope = readRunResult(r.files.result);
+    const envelope = readEnvelope(r.files.result);
     const log = shownRuntime(root, 'check-runs', r.id, 'runner.log');
     // Killed, or stopped by a signal it answered (it stops its check and records nothing): lost either way.
     if (!envelope || envelope.error?.code === 'INTERRUPTED') throw new CheckRunLostError(r, log);

@@ -4,22 +4,9 @@
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { SowError } from '../domain/errors.js';
+import { errorClass } from '../domain/errors.js';
 import { logTail } from '../adapters/shell.js';
-
-/** What these messages read of a check's run (a CheckRun of app/checks.ts, which imports this file). */
-interface Run {
-  name: string;
-  passed: boolean;
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
-  timeout: number;
-  log: string;
-  commit: string | null;
-  dirty: boolean;
-  checkout?: string;
-}
+import type { CheckRun as Run } from './checks.js';
 
 /** `exit 2`, `timed out after 5 s`, `killed by SIGKILL`. */
 export function verdictOf(r: Pick<Run, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {
@@ -28,21 +15,21 @@ export function verdictOf(r: Pick<Run, 'passed' | 'exit_code' | 'signal' | 'time
   return `exit ${r.exit_code}`;
 }
 
-export class ChecksFailedError extends SowError {
-  constructor(runs: readonly Run[], recorded: object | null) {
+export class ChecksFailedError extends errorClass(
+  'CHECKS_FAILED',
+  'failed',
+  (runs: readonly Run[], recorded: object | null) => {
     const failed = runs.filter((r) => !r.passed);
     const logs = failed.map((r) => `${PROJECT_DIR}/${r.log}`);
     const verdicts = failed.map((r) => `${r.name} (${verdictOf(r)})`).join(', ');
-    super(
-      'CHECKS_FAILED',
-      'failed',
+    return [
       `${failed.length} of ${runs.length} check${runs.length === 1 ? '' : 's'} failed: ${verdicts}`,
       `read the log${logs.length === 1 ? '' : 's'} (${logs.join(', ')}), fix the cause, ` +
         `then run 'sow check run ${failed.map((r) => r.name).join(' ')}'`,
       { runs: [...runs], recorded },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 /** The check a run was interrupted in: its name, how long it had run, and the last lines it printed. */
 export interface StoppedCheck {
@@ -56,8 +43,10 @@ export interface StoppedCheck {
  * removed, so no evidence is ever half-written; the message says which check was stopped, what had finished before it,
  * and what it printed last.
  */
-export class ChecksInterruptedError extends SowError {
-  constructor(runs: readonly Run[], stopped?: StoppedCheck) {
+export class ChecksInterruptedError extends errorClass(
+  'INTERRUPTED',
+  'interrupted',
+  (runs: readonly Run[], stopped?: StoppedCheck) => {
     const before = runs.length
       ? ` (${runs.map((r) => `${r.name} had ${r.passed ? 'passed' : 'failed'}`).join(', ')})`
       : '';
@@ -69,21 +58,21 @@ export class ChecksInterruptedError extends SowError {
         ? `; its last lines:\n${stopped.tail.map((l) => `  | ${l}`).join('\n')}`
         : '; it had printed nothing'
       : '';
-    super(
-      'INTERRUPTED',
-      'interrupted',
+    return [
       `interrupted: ${what}; nothing was recorded, and this run's logs were removed${tail}`,
       'run the command again when you are ready: the checks start over',
       { runs: [...runs], ...(stopped ? { stopped } : {}) },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 /** How many lines of a failed check's output a refused completion shows. */
 const TAIL_LINES = 15;
 
-export class CompletionChecksFailedError extends SowError {
-  constructor(root: string, task: string, runs: readonly Run[]) {
+export class CompletionChecksFailedError extends errorClass(
+  'TASK_CHECKS_FAILED',
+  'blocked',
+  (root: string, task: string, runs: readonly Run[]) => {
     const failed = runs.filter((r) => !r.passed);
     const checkout = runs.find((r) => r.checkout !== undefined);
     const where = checkout
@@ -99,9 +88,7 @@ export class CompletionChecksFailedError extends SowError {
       ].join('\n');
     });
     const which = runs.length === 1 ? 'the check' : `${failed.length} of ${runs.length} checks`;
-    super(
-      'TASK_CHECKS_FAILED',
-      'blocked',
+    return [
       `task ${task} was not completed: ${which} declared for task_complete failed${where}: ${shown.join('\n')}`,
       `fix the cause${checkout ? ` in ${checkout.checkout}` : ''} and complete it again (the checks run again); ` +
         `'sow task set --id ${task} status completed --force' completes it without them, ` +
@@ -112,6 +99,6 @@ export class CompletionChecksFailedError extends SowError {
         failed: failed.map((r) => r.name),
         ...(checkout ? { checkout: checkout.checkout } : {}),
       },
-    );
-  }
-}
+    ];
+  },
+) {}

@@ -5,7 +5,7 @@
 import type { AppContext } from './context.js';
 import { EVIDENCE, checkStatuses } from '../domain/project-types/evidence.js';
 import type { CheckStatus } from '../domain/project-type.js';
-import type { Check, CheckMoment } from '../domain/config-schemas.js';
+import type { Check } from '../domain/config-schemas.js';
 import { worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import type { CheckStanding } from './check-allowance.js';
@@ -13,30 +13,14 @@ import { DEFAULT_TIMEOUT_S, SOW_DIR } from './checks.js';
 import { hasProject } from './project-files.js';
 import { openRoot, Reader } from './workspace.js';
 
-/** A declared check as `check list` shows it: the defaults filled in, and whether it may run here. */
-export interface DeclaredCheckInfo {
-  name: string;
-  run: string;
-  when: CheckMoment[];
-  timeout: number;
-  /** Allowed to run on this machine ('sow check allow', or SOW_ALLOW_CHECKS=1). */
-  allowed: boolean;
-  /** Not allowed, but another command was allowed under its name: that command. */
-  previously?: string;
-  /**
-   * Its newest run recorded in each phase of the project on this branch (only the phases that have one; absent when
-   * none has), judged against the code as it is now: fresh-pass, stale (the code or its command changed since it
-   * passed) or failed.
-   */
-  evidence?: PhaseEvidence[];
-}
-
 /** A check's newest evidence in one phase, judged now. */
 export type PhaseEvidence = CheckStatus & { phase: string };
 
-export async function listChecks(
-  ctx: AppContext,
-): Promise<{ file: string; exists: boolean; checks: DeclaredCheckInfo[]; allowed_by: 'record' | 'environment' }> {
+/**
+ * Each check as `check list` shows it: the defaults filled in, whether it may run here (else the command allowed under
+ * its name before), and its newest run in each phase that has one, judged against the code as it is now.
+ */
+export async function listChecks(ctx: AppContext) {
   const root = await openRoot(ctx);
   const { exists, config } = await readRepoConfig(root);
   const { standingsOf } = await import('./check-allowance.js');
@@ -81,7 +65,7 @@ async function evidenceByPhase(ctx: AppContext, root: string, declared: readonly
   );
 }
 
-const info = ({ check: c, allowed, previously }: CheckStanding): DeclaredCheckInfo => ({
+const info = ({ check: c, allowed, previously }: CheckStanding) => ({
   name: c.name,
   run: c.run,
   when: [...(c.when ?? [])],

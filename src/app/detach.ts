@@ -2,7 +2,6 @@
  * Workers in the background: `agent spawn --detach` starts a supervisor (adapters/supervisor.ts) and returns once it
  * has recorded the session; `agent wait` waits for workers to stop. Waits use the monotonic clock.
  */
-import { randomUUID } from 'node:crypto';
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
 import {
@@ -12,7 +11,10 @@ import {
   pruneSupervisedRuns,
   readEvents,
   readEnvelope,
-  readReady,
+  READY_VARIABLE,
+  READY_WITHIN_MS,
+  readOwnJson,
+  runId,
   startDetached,
   supervisedRuns,
   supervisorFiles,
@@ -45,9 +47,6 @@ export interface DetachedStart {
 }
 
 const KIND_OF_EXIT = new Map(Object.entries(EXIT_CODES).map(([kind, code]) => [code, kind as ErrorKind]));
-
-/** How long a supervisor may take to record its session: it waits for the lock like any command, then some. */
-const READY_WITHIN_MS = 120_000;
 
 export async function spawnDetached(
   ctx: AppContext,
@@ -95,25 +94,20 @@ async function supervise(ctx: AppContext, root: string, script: string | undefin
   } catch {
     // best effort: the folders are only history
   }
-  const files = supervisorFiles(root, `${ctx.now().replace(/[:.]/g, '-')}-${randomUUID().slice(0, 8)}`);
-  const started = startDetached(script ?? process.argv[1] ?? 'sow', args, root, ctx.env, files);
-  let exit: number | null | undefined;
-  void started.exited.then((code) => (exit = code));
-  const deadline = performance.now() + READY_WITHIN_MS;
-  for (;;) {
-    const ready = readReady(files.ready) as Omit<DetachedStart, 'detached' | 'log'> | undefined;
-    if (ready) return { detached: true, ...ready, log: files.log } as DetachedStart;
-    if (exit !== undefined) throw supervisorRefusal(files.result, files.log, exit);
-    if (performance.now() > deadline) {
-      throw new SowError(
-        'SUPERVISOR_SILENT',
-        'external',
-        `the worker's supervisor (pid ${started.pid}) has not recorded a session after ${READY_WITHIN_MS / 1000} s`,
-        `see what it says in ${files.log}; 'sow task list' shows whether it started after all`,
-      );
-    }
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  const files = supervisorFiles(root, runId(ctx.now()));
+  const run = { script: script ?? process.argv[1] ?? 'sow', args, cwd: root, env: ctx.env, files };
+  const started = await startDetached(
+    { ...run, variable: READY_VARIABLE },
+    () => readOwnJson(files.ready) as Omit<DetachedStart, 'detached' | 'log'> | undefined,
+  );
+  if ('ready' in started) return { detached: true, ...started.ready, log: files.log } as DetachedStart;
+  if ('exited' in started) throw supervisorRefusal(files.result, files.log, started.exited);
+  throw new SowError(
+    'SUPERVISOR_SILENT',
+    'external',
+    `the worker's supervisor (pid ${started.silent}) has not recorded a session after ${READY_WITHIN_MS / 1000} s`,
+    `see what it says in ${files.log}; 'sow task list' shows whether it started after all`,
+  );
 }
 
 /** Why the supervisor stopped before the worker started: its own refusal (its --json envelope), with its exit code. */
@@ -230,39 +224,13 @@ export async function stopWorker(ctx: AppContext, taskId: string, opts: { graceM
   return { task: task.id, stopped: { by: owner.by, pid, how, killed }, status };
 }
 
-export interface LiveWorker {
-  /** running; gone: the task is still in progress, but its worker (or its supervisor) is no more. */
-  state: 'running' | 'gone';
-  /** For a worker that is gone: what happened and how to go on. */
-  advice?: string;
-  /** The checkout, relative to the main one ('.' for the main checkout itself). */
-  checkout: string;
-  /** Where the worker works: its own checkout (--worktree) relative to the project checkout, or '.'. */
-  worktree: string;
-  task: string;
-  name: string;
-  agent_id: string;
-  role: string;
-  executor: string;
-  pid: number;
-  detached: boolean;
-  started_at: string;
-  running_seconds: number;
-  /** When its events last changed, and what the last one that says something was. */
-  last_activity_at: string | null;
-  last_activity: string | null;
-  input_tokens?: number;
-  output_tokens?: number;
-  cost_usd?: number;
-}
-
 /**
  * Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone from
  * a task still in progress, oldest first.
  */
-export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {}): Promise<LiveWorker[]> {
+export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {}) {
   const checkouts = opts.all ? checkoutsWithProject(ctx.cwd) : [{ path: ctx.cwd, rel: '.' }];
-  const out: LiveWorker[] = [];
+  const out = [];
   for (const checkout of checkouts) {
     const found = await Reader.read({ ...ctx, cwd: checkout.path }, async (reader) => {
       const now = reader.ctx.now();
@@ -291,8 +259,10 @@ export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {})
       const type = task.session?.type ?? '';
       const seen = !events ? { usage: {} } : acp ? activityOfEvents(events.lines) : activityOf(type, events.lines);
       out.push({
-        state: advice === undefined ? 'running' : 'gone',
+        // gone: the task is still in progress, but its worker (or its supervisor) is no more; advice says how to go on.
+        state: advice === undefined ? ('running' as const) : ('gone' as const),
         ...(advice !== undefined ? { advice } : {}),
+        // The checkout relative to the main one, and where the worker works (its own checkout, --worktree) in it.
         checkout: checkout.rel,
         worktree: task.worktree?.path ?? '.',
         task: task.id,
@@ -312,6 +282,8 @@ export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {})
   }
   return out.sort((a, b) => a.started_at.localeCompare(b.started_at));
 }
+
+export type LiveWorker = Awaited<ReturnType<typeof liveWorkers>>[number];
 
 /**
  * The events of the newest run on a task, in sow's kinds (message, tool call, usage, error, exit…); `raw` names the

@@ -4,13 +4,13 @@
  * checkout (app/context.ts). `sow task merge` brings the branch back; a conflict stops it, never resolved.
  */
 import { join, relative, resolve } from 'node:path';
-import { ExternalToolError, InvalidValueError, SowError } from '../domain/errors.js';
+import { errorClass, ExternalToolError, InvalidValueError, SowError } from '../domain/errors.js';
 import type { CheckState } from '../domain/project-type.js';
 import { checkStatuses, describeCheckStatus, newestEvidence } from '../domain/project-types/evidence.js';
 import type { TaskState } from '../domain/schemas.js';
-import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
-import { headCommit, headTreeWithout, worktreeTree } from '../adapters/git.js';
+import { headCommit, headTreeWithout, isValidBranchName, worktreeTree } from '../adapters/git.js';
+import { branchExists } from '../adapters/repo.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
 import {
   addWorktree,
@@ -20,14 +20,11 @@ import {
   type Worktree,
 } from '../adapters/worktrees.js';
 import {
-  branchExists,
-  changesInSow,
-  changesOutsideSow,
   commitAllOutsideSow,
   filesChangedBeside,
   filesMergeTouches,
   isMergedInto,
-  isUsableBranch,
+  realPlace,
   mergeBranch,
   GitRefused,
   removeWorkerCheckout,
@@ -69,7 +66,7 @@ export function openWorkerCheckout(
 ): { checkout: WorkerCheckout; path: string; created: boolean } {
   const branch = recorded?.branch ?? workerBranch(projectBranch, taskId);
   if (recorded) checkRecorded(root, taskId, recorded);
-  else if (!isUsableBranch(root, branch))
+  else if (!isValidBranchName(root, branch))
     throw new InvalidValueError(
       'branch',
       branch,
@@ -77,7 +74,7 @@ export function openWorkerCheckout(
       'rename the project branch to a plain name (letters, digits, /, -)',
     );
   const rel = recorded?.path ?? workerCheckoutRel(branch);
-  const path = placeOf(root, rel);
+  const path = realPlace(root, rel);
   let trees = listWorktrees(root);
   // A checkout whose folder went (deleted by hand): git's record of it is dropped before it is made again.
   if (trees.some((t) => t.prunable && (t.path === path || t.branch === branch))) {
@@ -125,20 +122,14 @@ export function openWorkerCheckout(
   return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: true };
 }
 
-/** `.sow/worktrees/.workers/…` of the project checkout, every folder on the way a real one (never a link). */
-function placeOf(root: string, rel: string): string {
-  const path = sowPath(root, rel);
-  existingRealFolder({ base: root, name: 'the repository' }, rel);
-  return path;
-}
-
 /** What the task's state says of its checkout must be what sow writes: a file's value never reaches git unchecked. */
 export function checkRecorded(root: string, taskId: string, recorded: WorkerCheckout): void {
-  if (!recorded.branch.endsWith(`--task-${taskId}`) || !isUsableBranch(root, recorded.branch))
+  if (!recorded.branch.endsWith(`--task-${taskId}`) || !isValidBranchName(root, recorded.branch))
     throw recordedProblem(taskId, `has the branch '${recorded.branch}'`);
   if (recorded.path !== workerCheckoutRel(recorded.branch))
     throw recordedProblem(taskId, `has the path '${recorded.path}'`);
-  if (!isUsableBranch(root, recorded.from)) throw recordedProblem(taskId, `has the project branch '${recorded.from}'`);
+  if (!isValidBranchName(root, recorded.from))
+    throw recordedProblem(taskId, `has the project branch '${recorded.from}'`);
 }
 
 /** Where a task's worker works: its checkout's folder, when it has one (remade if it is gone). */
@@ -176,55 +167,51 @@ export interface MergeChecks {
   beside: string[];
 }
 
-export class TaskMergeUncheckedError extends SowError {
-  constructor(
+export class TaskMergeUncheckedError extends errorClass(
+  'TASK_MERGE_UNCHECKED',
+  'blocked',
+  (
     taskId: string,
     branch: string,
     checkout: string,
     code: Pick<MergeChecks, 'commit' | 'dirty'>,
     open: readonly MergeCheck[],
-  ) {
-    super(
-      'TASK_MERGE_UNCHECKED',
-      'blocked',
-      `task ${taskId}'s branch '${branch}' was not merged: the code it would merge ` +
-        `(${code.commit?.slice(0, 12) ?? 'no commit'} ` +
-        `in ${checkout}${code.dirty ? ', with uncommitted changes' : ''}) has no fresh passing evidence ` +
-        `of ${open.length === 1 ? 'a check' : `${open.length} checks`} declared for ` +
-        `task_complete: ${open.map((c) => c.said).join('; ')}`,
-      `run 'sow check run ${open.map((c) => c.name).join(' ')} --task ${taskId}' (it runs there), then 'sow task ` +
-        `merge ${taskId}' again; --force merges without it, noted in the task's log`,
-      { task: taskId, branch, checkout, commit: code.commit, dirty: code.dirty, checks: open.map((c) => ({ ...c })) },
-    );
-  }
-}
+  ) => [
+    `task ${taskId}'s branch '${branch}' was not merged: the code it would merge ` +
+      `(${code.commit?.slice(0, 12) ?? 'no commit'} ` +
+      `in ${checkout}${code.dirty ? ', with uncommitted changes' : ''}) has no fresh passing evidence ` +
+      `of ${open.length === 1 ? 'a check' : `${open.length} checks`} declared for ` +
+      `task_complete: ${open.map((c) => c.said).join('; ')}`,
+    `run 'sow check run ${open.map((c) => c.name).join(' ')} --task ${taskId}' (it runs there), then 'sow task ` +
+      `merge ${taskId}' again; --force merges without it, noted in the task's log`,
+    { task: taskId, branch, checkout, commit: code.commit, dirty: code.dirty, checks: open.map((c) => ({ ...c })) },
+  ],
+) {}
 
-export class TaskMergeConflictError extends SowError {
-  constructor(taskId: string, branch: string, into: string, checkout: string, files: readonly string[]) {
+export class TaskMergeConflictError extends errorClass(
+  'TASK_MERGE_CONFLICT',
+  'failed',
+  (taskId: string, branch: string, into: string, checkout: string, files: readonly string[]) => {
     const shown = files.slice(0, 8).join(', ') + (files.length > 8 ? `, … (${files.length} files)` : '');
-    super(
-      'TASK_MERGE_CONFLICT',
-      'failed',
+    return [
       `task ${taskId}'s branch '${branch}' conflicts with '${into}' in ${shown}; nothing was merged`,
       `resolve it in the worker's checkout: cd ${checkout} && git merge ${into}, fix those files and commit; then ` +
         `run 'sow task merge --id ${taskId}' again`,
       { task: taskId, branch, into, checkout, files: [...files] },
-    );
-  }
-}
+    ];
+  },
+) {}
 
-export class TaskMergeDirtyError extends SowError {
-  constructor(taskId: string, files: readonly string[]) {
-    super(
-      'TASK_MERGE_DIRTY',
-      'failed',
-      `the project checkout has uncommitted changes to files task ${taskId}'s merge ` +
-        `changes: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`,
-      `commit or stash them ('git stash'), then run 'sow task merge --id ${taskId}' again`,
-      { task: taskId, files: [...files] },
-    );
-  }
-}
+export class TaskMergeDirtyError extends errorClass(
+  'TASK_MERGE_DIRTY',
+  'failed',
+  (taskId: string, files: readonly string[]) => [
+    `the project checkout has uncommitted changes to files task ${taskId}'s merge ` +
+      `changes: ${files.slice(0, 8).join(', ')}${files.length > 8 ? ', …' : ''}`,
+    `commit or stash them ('git stash'), then run 'sow task merge --id ${taskId}' again`,
+    { task: taskId, files: [...files] },
+  ],
+) {}
 
 /**
  * Judges the code a merge would bring in (HEAD plus what the worker left outside .sow/) by its tree against the task's
@@ -308,7 +295,7 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
         task.id,
         `was made from '${checkout.from}', but the project's branch is '${project.branch}'`,
       );
-    const path = placeOf(root, checkout.path);
+    const path = realPlace(root, checkout.path);
     const tree: Worktree | undefined = listWorktrees(root).find((t) => t.path === resolve(path) && !t.prunable);
     if (!tree || tree.branch !== checkout.branch)
       throw recordedProblem(
@@ -324,26 +311,20 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
       throw new TaskMergeUncheckedError(task.id, checkout.branch, checkout.path, judged, open);
     const checked: MergeChecks = { ...judged, forced: open.length > 0, beside: [] };
     // What the worker left: committed on its branch, honestly labelled, before anything is compared.
-    const left = changesOutsideSow(path);
-    let committed = false;
-    try {
-      if (left.length)
-        committed = commitAllOutsideSow(
-          path,
-          `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its ` +
-            `checkout when the task was completed, committed by 'sow task merge'.`,
-        );
-    } catch (err) {
-      if (err instanceof GitRefused)
-        throw new ExternalToolError(
-          'git',
-          `did not commit what task ${task.id}'s worker left in ${checkout.path}: ${err.said}`,
-          `commit it there yourself (cd ${checkout.path} && git commit), then run 'sow task merge ` +
-            `--id ${task.id}' again`,
-        );
-      throw err;
-    }
-    const dropped = changesInSow(path);
+    const left = uncommittedPaths(path, 'outside');
+    const committed =
+      left.length > 0 &&
+      gitSaid(
+        () =>
+          commitAllOutsideSow(
+            path,
+            `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its ` +
+              `checkout when the task was completed, committed by 'sow task merge'.`,
+          ),
+        `did not commit what task ${task.id}'s worker left in ${checkout.path}`,
+        `commit it there yourself (cd ${checkout.path} && git commit), then run 'sow task merge --id ${task.id}' again`,
+      );
+    const dropped = uncommittedPaths(path, 'sow');
 
     let merge: string | null = null;
     let files: string[] = [];
@@ -353,23 +334,17 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
       const dirty = new Set(uncommittedPaths(root));
       const clash = files.filter((f) => dirty.has(f));
       if (clash.length) throw new TaskMergeDirtyError(task.id, clash);
-      let outcome;
-      try {
-        outcome = mergeBranch(
-          root,
-          checkout.branch,
-          `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on ` +
-            `'${checkout.branch}'.`,
-        );
-      } catch (err) {
-        if (err instanceof GitRefused)
-          throw new ExternalToolError(
-            'git',
-            `did not merge '${checkout.branch}': ${err.said}`,
-            `see 'git status' in ${root}`,
-          );
-        throw err;
-      }
+      const outcome = gitSaid(
+        () =>
+          mergeBranch(
+            root,
+            checkout.branch,
+            `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on ` +
+              `'${checkout.branch}'.`,
+          ),
+        `did not merge '${checkout.branch}'`,
+        `see 'git status' in ${root}`,
+      );
       if (!outcome.merged)
         throw new TaskMergeConflictError(
           task.id,
@@ -397,6 +372,16 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
     );
     return { task: task.id, branch: checkout.branch, into: project.branch, checked, committed, merge, files, dropped };
   });
+}
+
+/** `work`, with git's refusal of it (no identity, a hook) said as what git did not do, and the hint. */
+function gitSaid<T>(work: () => T, what: string, hint: string): T {
+  try {
+    return work();
+  } catch (err) {
+    if (err instanceof GitRefused) throw new ExternalToolError('git', `${what}: ${err.said}`, hint);
+    throw err;
+  }
 }
 
 /** What a merge relied on, in a sentence (its log entry and the command's message). */

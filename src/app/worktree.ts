@@ -3,13 +3,12 @@
  * in a git worktree under `.sow/worktrees/<branch>` of the main checkout, with its own state, lock and workers.
  */
 import { join, relative, sep } from 'node:path';
-import { InvalidNameError, InvalidValueError, SowError } from '../domain/errors.js';
+import { errorClass, InvalidNameError, InvalidValueError, SowError } from '../domain/errors.js';
 import { isFinished } from '../domain/tasks.js';
 import { gitSucceeds, isValidBranchName, val } from '../adapters/git.js';
 import { branchExists, currentBranch, findRepoRoot, findWorkspaceRoot, head } from '../adapters/repo.js';
-import { existingRealFolder, sowPath } from '../adapters/confine.js';
 import { fileExists } from '../adapters/files.js';
-import { isWorkerCheckoutPath, requireGenuineCheckout } from '../adapters/worker-checkouts.js';
+import { isWorkerCheckoutPath, realPlace, requireGenuineCheckout } from '../adapters/worker-checkouts.js';
 import {
   addWorktree,
   defaultBranch,
@@ -27,24 +26,24 @@ import type { AppContext } from './context.js';
 
 const WORKTREES_DIR = '.sow/worktrees';
 
-export class WorktreeBusyError extends SowError {
-  constructor(branch: string, path: string, uncommitted: readonly string[], sessions: readonly LiveSession[]) {
+export class WorktreeBusyError extends errorClass(
+  'WORKTREE_BUSY',
+  'failed',
+  (branch: string, path: string, uncommitted: readonly string[], sessions: readonly LiveSession[]) => {
     const files = [...uncommitted.slice(0, 3).map((l) => l.slice(3)), ...(uncommitted.length > 3 ? ['…'] : [])];
     const who = sessions.map((s) => `${s.by} on task ${s.task}`);
     const why = [
       ...(uncommitted.length ? [`${uncommitted.length} uncommitted change(s) (${files.join(', ')})`] : []),
       ...(sessions.length ? [`a live agent session (${who.join(', ')})`] : []),
     ];
-    super(
-      'WORKTREE_BUSY',
-      'failed',
+    return [
       `the worktree of '${branch}' has ${why.join(' and ')}`,
       `${uncommitted.length ? `commit them (cd ${path} && git commit …)` : 'wait for the worker to finish'}, or ` +
         `pass --force to remove it anyway`,
       { branch, path, uncommitted: [...uncommitted], sessions: [...sessions] },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 export interface LiveSession {
   task: string;
@@ -55,9 +54,7 @@ export interface LiveSession {
 
 export interface WorktreeInfo {
   branch: string | null;
-  /** Absolute path. */
   path: string;
-  /** Relative to the main checkout ('.' for it). */
   rel: string;
   main: boolean;
   /** Made by sow (under .sow/worktrees/). */
@@ -176,16 +173,8 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
   };
 }
 
-/**
- * Where the worktree of `branch` goes: `.sow/worktrees/<branch>` of the main checkout, every folder on the way a real
- * one — a link (a clone can carry one) is refused, never followed to put or remove a checkout elsewhere.
- */
-function worktreePlace(main: string, branch: string): string {
-  const rel = `${WORKTREES_DIR}/${branch}`;
-  const path = sowPath(main, rel);
-  existingRealFolder({ base: main, name: 'the repository' }, rel);
-  return path;
-}
+/** Where the worktree of `branch` goes: `.sow/worktrees/<branch>` of the main checkout, never through a link. */
+const worktreePlace = (main: string, branch: string) => realPlace(main, `${WORKTREES_DIR}/${branch}`);
 
 // A worker's own checkout holds a copy of .sow/ from its branch's start: its project is the project checkout's.
 export const holdsProject = (path: string): boolean =>

@@ -1,14 +1,14 @@
 /** The checks a repository declares, picked by name. */
-import { SowError } from './errors.js';
+import { errorClass } from './errors.js';
 import { REPO_CONFIG, type Check } from './config-schemas.js';
 import { nearMiss } from './suggest.js';
 
-export class UnknownCheckError extends SowError {
-  constructor(name: string, known: readonly string[]) {
+export class UnknownCheckError extends errorClass(
+  'CHECK_NOT_FOUND',
+  'failed',
+  (name: string, known: readonly string[]) => {
     const suggestion = nearMiss(name, known);
-    super(
-      'CHECK_NOT_FOUND',
-      'failed',
+    return [
       known.length === 0
         ? `no check named '${name}': ${REPO_CONFIG} declares no checks`
         : `no check named '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
@@ -16,9 +16,9 @@ export class UnknownCheckError extends SowError {
         ? `declare it in ${REPO_CONFIG} ('sow check list' shows an example)`
         : `the declared checks: ${known.join(', ')}`,
       { check: name, known: [...known], ...(suggestion ? { suggestion } : {}) },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 /** The declared checks named (each once, in the order given), or all of them when none is named. */
 export function selectChecks(declared: readonly Check[], names: readonly string[]): Check[] {

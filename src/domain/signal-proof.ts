@@ -3,7 +3,7 @@
  * host, so it is only a claim; the proof is the record the owning sow wrote into this checkout's runtime folder,
  * checked against what the kernel says of that pid now. Pure: the caller reads the record and /proc.
  */
-import { SowError } from './errors.js';
+import { errorClass } from './errors.js';
 import { shown } from './display.js';
 import type { Owner } from './schemas.js';
 
@@ -107,47 +107,36 @@ export function proveOwner(input: {
 
 /** Why, in words, after "sow will not signal it: ". */
 export function notMineText(why: NotMine, owner: Owner | undefined, here: Here): string {
-  switch (why) {
-    case 'not_a_worker':
-      return 'it is not a worker sow started';
-    case 'bad_pid':
-      return (
-        (owner?.pid === undefined ? 'it names no pid' : `pid ${owner.pid} is no process sow could have started`) +
-        ' (sow never signals pid 1, 0 or a negative pid)'
-      );
-    case 'other_host':
-      return (
-        `it runs on another host (${shown(owner?.host ?? 'unknown')}; this is ${shown(here.host)}), where sow ` +
-        `cannot look`
-      );
-    case 'other_boot':
-      return 'it was recorded before this machine last started (another boot), so its pid now means another process';
-    case 'other_pidns':
-      return 'it runs in another pid namespace (a sandbox or container), where its pid means another process';
-    case 'no_start_time':
-      return 'its record has no start time, so sow cannot tell that process from another with the same pid';
-    case 'no_record':
-      return (
-        'no sow process in this checkout recorded that it runs this worker (a record in a state file alone is a ' +
-        'claim, not a proof)'
-      );
-    case 'record_mismatch':
-      return "what this checkout recorded of that process does not match the task's owner";
-    case 'other_task':
-      return 'the sow process with that pid recorded that it runs another task or worker';
-  }
+  const text: Record<NotMine, string> = {
+    not_a_worker: 'it is not a worker sow started',
+    bad_pid:
+      (owner?.pid === undefined ? 'it names no pid' : `pid ${owner.pid} is no process sow could have started`) +
+      ' (sow never signals pid 1, 0 or a negative pid)',
+    other_host:
+      `it runs on another host (${shown(owner?.host ?? 'unknown')}; this is ${shown(here.host)}), where sow ` +
+      `cannot look`,
+    other_boot: 'it was recorded before this machine last started (another boot), so its pid now means another process',
+    other_pidns: 'it runs in another pid namespace (a sandbox or container), where its pid means another process',
+    no_start_time: 'its record has no start time, so sow cannot tell that process from another with the same pid',
+    no_record:
+      'no sow process in this checkout recorded that it runs this worker (a record in a state file alone is a ' +
+      'claim, not a proof)',
+    record_mismatch: "what this checkout recorded of that process does not match the task's owner",
+    other_task: 'the sow process with that pid recorded that it runs another task or worker',
+  };
+  return text[why];
 }
 
 /** `sow agent stop` on a task whose owner sow cannot prove it started: nothing is signalled, nothing changes. */
-export class NotSowsProcessError extends SowError {
-  constructor(task: string, owner: Owner | undefined, why: NotMine, here: Here) {
+export class NotSowsProcessError extends errorClass(
+  'NOT_SOWS_PROCESS',
+  'failed',
+  (task: string, owner: Owner | undefined, why: NotMine, here: Here) => {
     const who = owner
       ? `${shown(owner.by)} ` +
         `(pid ${String(owner.pid ?? '?')}${owner.host !== undefined ? ` on ${shown(owner.host)}` : ''})`
       : 'nobody';
-    super(
-      'NOT_SOWS_PROCESS',
-      'failed',
+    return [
       `task ${task} names ${who} as its worker, but sow will not signal it: ${notMineText(why, owner, here)}. sow ` +
         `signals only processes it can prove it started`,
       `nothing was signalled. To take the task over without signalling anything, run 'sow task set --id ${task} ` +
@@ -158,6 +147,6 @@ export class NotSowsProcessError extends SowError {
         ...(owner?.pid !== undefined ? { pid: owner.pid } : {}),
         ...(owner?.host !== undefined ? { host: owner.host } : {}),
       },
-    );
-  }
-}
+    ];
+  },
+) {}

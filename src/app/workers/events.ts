@@ -39,14 +39,7 @@ export function workerEvents(spec: ExecutorModule, event: unknown, at: string): 
 
 /** What a run's events say so far: the last thing it did (as its progress line), and what it used. */
 export function activityOf(type: string, lines: readonly string[]): { last?: string; usage: Usage } {
-  let last: string | undefined;
-  for (let i = lines.length - 1; i >= 0 && last === undefined; i--) {
-    try {
-      last = describeEvent(JSON.parse(lines[i]!)).at(-1);
-    } catch {
-      // not an event: a line the CLI printed as text
-    }
-  }
+  const last = lastOf(lines, (event) => describeEvent(event).at(-1));
   return { ...(last !== undefined ? { last } : {}), usage: usageOfEvents(type, lines) };
 }
 
@@ -73,12 +66,7 @@ export function activityOfEvents(lines: readonly string[]): { last?: string; usa
     if (!e || typeof e !== 'object') continue;
     const mark = MARK[e.kind];
     if (mark && typeof e.text === 'string') last = `${mark} ${e.text}`;
-    if (e.kind === 'usage')
-      usage = addUsage(usage, {
-        ...(e.input_tokens !== undefined ? { input_tokens: e.input_tokens } : {}),
-        ...(e.output_tokens !== undefined ? { output_tokens: e.output_tokens } : {}),
-        ...(e.cost_usd !== undefined ? { cost_usd: e.cost_usd } : {}),
-      });
+    if (e.kind === 'usage') usage = addUsage(usage, e);
   }
   return { ...(last !== undefined ? { last } : {}), usage };
 }
@@ -90,13 +78,21 @@ export function usageOfEvents(type: string, lines: readonly string[]): Usage {
 }
 
 /** The last thing the worker said, from its events. */
-export function lastMessageOf(lines: readonly string[]): string | undefined {
+export const lastMessageOf = (lines: readonly string[]): string | undefined =>
+  lastOf(lines, (event) =>
+    describeEvent(event)
+      .find((l) => l.startsWith('› '))
+      ?.slice(2),
+  );
+
+/** The first thing `pick` finds in the events, read from the last. */
+function lastOf(lines: readonly string[], pick: (event: unknown) => string | undefined): string | undefined {
   for (let i = lines.length - 1; i >= 0; i--) {
     try {
-      const said = describeEvent(JSON.parse(lines[i]!)).find((l) => l.startsWith('› '));
-      if (said) return said.slice(2);
+      const found = pick(JSON.parse(lines[i]!));
+      if (found !== undefined) return found;
     } catch {
-      // not an event
+      // not an event: a line the CLI printed as text
     }
   }
   return undefined;

@@ -8,6 +8,7 @@ import type { Usage } from '../../adapters/executors/types.js';
 import { READY_VARIABLE } from '../../adapters/supervisor.js';
 import { workerEnv } from './plan.js';
 import type { Recorded } from './record.js';
+import type { Rights } from './resolve.js';
 import { invocationOf, runFiles, runWorker } from './run.js';
 import { announceStart, finish, settled, type Settlement } from './settle.js';
 import type { AgentRunResult, Resolution, Speaker, Target } from './types.js';
@@ -22,11 +23,8 @@ export interface Launch {
   agent: string;
   agentId: string;
   resolution: Resolution;
-  /** What the worker may do unasked, and the declared checks withheld from it (workers/resolve.ts). */
-  rights: { permissions: Parameters<typeof invocationOf>[1]['permissions']; checks: string[]; withheld: string[] };
-  /** Refuses a folder whose CLI settings would widen a safe worker (its own checkout is checked here). */
-  widening: (folders: readonly string[]) => void;
-  /** Where the worker runs: the project's root, or its own checkout. */
+  /** What the worker may do unasked, and the declared checks withheld from it. */
+  rights: Rights;
   cwd: string;
   /** The session known before the run: a resume's always, a spawn's when sow or the CLI made it first. */
   sessionId: string | undefined;
@@ -78,7 +76,7 @@ export async function launch(
       // The worker does not inherit where its supervisor reports (it is the supervisor's own business).
       const { [READY_VARIABLE]: _ready, ...base } = ctx.env;
       // Its own checkout, which an earlier worker may have changed (the repository was checked before).
-      if (cwd !== root) l.widening([root, cwd]);
+      if (cwd !== root) rights.widening([root, cwd]);
       const { withheld } = rights;
       const onSession = l.onSession ? { onSession: l.onSession } : {};
       try {

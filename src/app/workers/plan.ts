@@ -4,7 +4,6 @@
  * run stage starts the worker from it.
  */
 import type { AgentDef } from '../../domain/agents.js';
-import type { ProjectView, ProjectType } from '../../domain/project-type.js';
 import type { Owner, ProjectState, Session, TaskState, TaskSummary } from '../../domain/schemas.js';
 import { TaskBlockedError } from '../../domain/errors.js';
 import { TaskOwnedError } from '../../domain/ownership.js';
@@ -12,6 +11,7 @@ import { checkStatusChange, isFinished, withStatus } from '../../domain/tasks.js
 import { liveOwner, requireExecuting, takeOver } from '../ownership.js';
 import { taskDir } from '../project-files.js';
 import { SessionExistsError } from '../agent-errors.js';
+import type { Reader } from '../workspace.js';
 import type { Handoff, Resolution } from './types.js';
 
 /** The executor as a session records it. */
@@ -22,7 +22,6 @@ export interface SpawnPlan {
   agentId: string;
   /** The project as the record writes it: the spawn counts, and a worker without a task's session. */
   project: ProjectState;
-  /** The project's spawn counts with this worker counted. */
   counts: Record<string, number>;
   session: Session;
   /** A worker on a task: the task as it starts, owned by the worker. */
@@ -40,7 +39,6 @@ export interface SpawnInput {
   now: string;
   /** The session id sow chose or the CLI made before the run, if any (else the CLI reports it). */
   sessionId?: string | undefined;
-  /** The task the worker takes, as read under the lock. */
   task?: TaskState;
   handoff?: Handoff | undefined;
   /** The worker's own checkout, opened by the record stage when `wantsCheckout` said so. */
@@ -168,21 +166,13 @@ export const workerEnv = (
   ...(sessionId ? { SOW_SESSION_ID: sessionId } : {}),
 });
 
-/** What a spawn checks against: the reader before anything starts, the unit of work under the lock. */
-export interface SpawnCheck {
-  type: ProjectType;
-  view(): Promise<ProjectView>;
-  dependenciesOf(task: TaskState): Promise<TaskSummary[]>;
-  now: string;
-}
-
 /**
  * Whether a worker may start on the task now: the project is in a state where tasks are worked on, the task is not
  * finished, nobody else works on it, it has no session to resume, and its dependencies are finished. --force overrides
  * each. Checked before anything starts, and again under the lock when the session is recorded.
  */
 export async function checkSpawnable(
-  at: SpawnCheck,
+  at: Pick<Reader, 'type' | 'view' | 'dependenciesOf' | 'ctx'>,
   task: TaskState,
   force: boolean | undefined,
   handoff?: boolean,
@@ -196,7 +186,7 @@ export async function checkSpawnable(
       { task: task.id, status: task.status },
     );
   }
-  const owner = liveOwner(task, at.now);
+  const owner = liveOwner(task, at.ctx.now());
   if (owner) throw new TaskOwnedError(task.id, owner, 'a second worker would clobber its work');
   await requireExecuting(at.type, () => at.view(), task.id);
   if (task.session_id && !handoff)

@@ -50,17 +50,7 @@ export async function spawnPreconditions(
   const found = await readForWorker(ctx, async (reader): Promise<{ root: string; target?: Target }> => {
     if (taskId !== undefined) {
       const task = await reader.task(taskId);
-      await checkSpawnable(
-        {
-          type: reader.type,
-          view: () => reader.view(),
-          dependenciesOf: (t) => reader.dependenciesOf(t),
-          now: reader.ctx.now(),
-        },
-        task,
-        opts.force,
-        opts.handoff !== undefined,
-      );
+      await checkSpawnable(reader, task, opts.force, opts.handoff !== undefined);
       return { root: reader.root, target: { kind: 'task', id: task.id } };
     }
     if (opts.next) {

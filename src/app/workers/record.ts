@@ -42,9 +42,7 @@ export interface Recorded {
   target: Target;
   agentId: string;
   assignment: string;
-  /** Where the worker works: the project's root, or its own checkout. */
   workdir: string;
-  /** Its own checkout, relative to the project checkout. */
   checkoutRel?: string;
   owned: ProjectIdentity;
   ownerRecord?: OwnerRecord;
@@ -121,8 +119,7 @@ async function readSpawn(reader: Reader, rec: SpawnRecord, every: boolean): Prom
   const deps = (task: TaskState) => reader.dependenciesOf(task);
   if (rec.named?.kind === 'task') {
     const task = await reader.task(rec.named.id);
-    const check = { type: reader.type, view: () => reader.view(), dependenciesOf: deps, now };
-    await checkSpawnable(check, task, rec.force, rec.handoff !== undefined);
+    await checkSpawnable(reader, task, rec.force, rec.handoff !== undefined);
     if (!rec.force) seen.deps.set(task.id, await deps(task));
     return { ...seen, candidates: [task] };
   }

@@ -5,7 +5,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { permissionProfile, resolveConfig, type ResolvedExecutor } from '../../domain/config.js';
-import type { PermissionProfile } from '../../domain/config-schemas.js';
 import type { Session } from '../../domain/schemas.js';
 import { ExternalToolError } from '../../domain/errors.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS } from '../../adapters/executors/registry.js';
@@ -17,6 +16,8 @@ import { refuseWideningSettings } from '../agent-settings.js';
 import { ExecutorBinaryNotFoundError, UnknownExecutorError } from '../agent-errors.js';
 import type { Resolution, Speaker } from './types.js';
 
+type Env = AppContext['env'];
+
 function sourceText(source: string, variable?: string): string {
   return source === 'environment' ? `from environment: ${variable}` : source === 'file' ? 'from config file' : source;
 }
@@ -25,7 +26,7 @@ export async function resolveFor(
   agentName: string,
   recordedExecutor: Pick<Session, 'executor' | 'type' | 'transport'> | undefined,
   opts: Pick<Speaker, 'verbose' | 'say'>,
-  env: AppContext['env'],
+  env: Env,
 ): Promise<Resolution> {
   // (Loaded already by this module; imported here so that only this function's lines change.)
   const { checkConfig, executorChoices, executorIssues, issueText } = await import('../../domain/config.js');
@@ -109,14 +110,10 @@ export async function resolveFor(
 
 /**
  * What the worker may do unasked: the executor's profile, and the repository's declared checks that the person allowed
- * to run here — a check committed or edited since is not handed to it.
+ * to run here — a check committed or edited since is not handed to it. `widening` refuses a folder whose CLI settings
+ * would widen a safe worker (AGENT_SETTINGS_WIDEN): the repository here, a worker's own checkout once opened.
  */
-export async function workerRights(
-  root: string,
-  resolution: Resolution,
-  say: (line: string) => void,
-  env: AppContext['env'],
-): Promise<{ permissions: PermissionProfile; checks: string[]; withheld: string[] }> {
+export async function workerRights(root: string, resolution: Resolution, say: (line: string) => void, env: Env) {
   const { config } = await readRepoConfig(root);
   const permissions = permissionProfile(resolution.executor.config);
   const { standingsOf } = await import('../check-allowance.js');
@@ -130,18 +127,25 @@ export async function workerRights(
         `review ${refused.length === 1 ? 'it' : 'them'} ('sow check list') and run 'sow check allow'`,
     );
   }
+  const { transport, spec, executor, loaded } = resolution;
+  const run = { transport, permissions, executor: executor.name, configPath: loaded.path };
+  const widening = (folders: readonly string[]) => refuseWideningSettings(spec, run, folders);
+  widening([root]);
   return {
     permissions,
     checks: standings.checks.filter((s) => s.allowed).map((s) => s.check.run),
     withheld: standings.checks.filter((s) => !s.allowed).map((s) => s.check.run),
+    widening,
   };
 }
+
+export type Rights = Awaited<ReturnType<typeof workerRights>>;
 
 export async function createSessionId(
   spec: ExecutorModule,
   resolution: Resolution,
   cwd: string,
-  env: AppContext['env'],
+  env: Env,
 ): Promise<string | undefined> {
   if (spec.sessionIds === 'caller') return randomUUID();
   if (spec.sessionIds !== 'precreated' || !spec.createSession) return undefined;
@@ -162,25 +166,4 @@ export async function createSessionId(
       outcome.stderrTail.trim().split('\n').at(-1),
     );
   return id;
-}
-
-/**
- * A check of the folders a worker runs in: its CLI's own settings there must not widen a safe worker
- * (AGENT_SETTINGS_WIDEN).
- */
-export function settingsGuard(
-  resolution: Resolution,
-  permissions: PermissionProfile,
-): (folders: readonly string[]) => void {
-  return (folders) =>
-    refuseWideningSettings(
-      resolution.spec,
-      {
-        transport: resolution.transport,
-        permissions,
-        executor: resolution.executor.name,
-        configPath: resolution.loaded.path,
-      },
-      folders,
-    );
 }

@@ -17,7 +17,7 @@ import {
 import { lastMessageOf } from './events.js';
 import { resumePreconditions } from './preconditions.js';
 import { recordResume } from './record.js';
-import { resolveFor, settingsGuard, workerRights } from './resolve.js';
+import { resolveFor, workerRights } from './resolve.js';
 import { launch } from './launch.js';
 import { spawnAgent } from './spawn.js';
 import { label, type AgentRunOptions, type AgentRunResult, type Handoff, type Target } from './types.js';
@@ -61,8 +61,6 @@ export async function resumeAgent(
         : `sow agent spawn ${agentName} --force`,
     );
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
-  const widening = settingsGuard(resolution, rights.permissions);
-  widening([root]);
   const now = ctx.now();
   const { force } = opts;
   const recorded = await recordResume(inRoot, { target: running, session, sessionId, agentName, force, now });
@@ -82,7 +80,6 @@ export async function resumeAgent(
       agentId: session.agent_id,
       resolution,
       rights,
-      widening,
       cwd,
       sessionId,
       recorded,

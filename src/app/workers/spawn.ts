@@ -10,7 +10,7 @@ import { refsForPrompt } from '../refs-index.js';
 import { launch } from './launch.js';
 import { spawnPreconditions } from './preconditions.js';
 import { recordReportedSession, recordSpawn } from './record.js';
-import { createSessionId, resolveFor, settingsGuard, workerRights } from './resolve.js';
+import { createSessionId, resolveFor, workerRights } from './resolve.js';
 import { agentPrompt } from './run.js';
 import type { AgentRunOptions, AgentRunResult, Handoff } from './types.js';
 
@@ -35,9 +35,6 @@ export async function spawnAgent(
   const resolution = await resolveFor(agent.name, undefined, opts, ctx.env);
   // Read (and validate) .sow/config.yaml before anything is started or written.
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
-  // Nor may the CLI's own settings in the repository widen a safe worker (its checkout is checked again once opened).
-  const widening = settingsGuard(resolution, rights.permissions);
-  widening([root]);
   const checkout =
     opts.worktree ?? ((await readRepoConfig(root)).config.workers?.worktree === true ? 'parallel' : false);
   // Over ACP the agent opens the session and says its id (session/new).
@@ -70,7 +67,6 @@ export async function spawnAgent(
       agentId,
       resolution,
       rights,
-      widening,
       sessionId,
       cwd: recorded.workdir,
       recorded,

@@ -18,7 +18,6 @@ export interface AgentRunOptions {
    * spawn on a task: the worker works in a checkout of its own (app/worker-checkout.ts); else as .sow/config.yaml says.
    */
   worktree?: boolean;
-  /** Where progress and --verbose lines go (stderr). */
   say: (line: string) => void;
 }
 
