@@ -6,6 +6,7 @@
  * outlive a closed stdin.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import type {
   AnyMessage,
   LoadSessionResponse,
@@ -102,12 +103,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     child.once('close', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });
-  const started = new Promise<Error | undefined>((resolve) => {
-    child.once('spawn', () => resolve(undefined));
-    child.once('error', (err) => resolve(err));
-  });
-  const startError = await started;
-  if (startError) throw startError;
+  // Rejects with the error when the program cannot be started.
+  await once(child, 'spawn');
   let ended = false;
   void exited.then(() => (ended = true));
   const signalGroup = (signal: NodeJS.Signals) => {
@@ -237,11 +234,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       const option = (opened.configOptions ?? []).find(
         (o) => o.type === 'select' && (o.category === 'model' || o.id === 'model'),
       );
-      if (!option || option.type !== 'select') return;
-      if (option.currentValue === model) return;
-      const flat = (
-        option.options as ({ value: string; name: string } | { options: { value: string; name: string }[] })[]
-      ).flatMap((o) => ('options' in o ? o.options : [o]));
+      if (!option || option.type !== 'select' || option.currentValue === model) return;
+      const flat = choicesOf(option);
       const match = flat.find((o) => o.value === model || o.name === model || o.value.split('/').at(-1) === model);
       if (!match) {
         req.onNote?.(
@@ -275,7 +269,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         opened.modes?.currentModeId ??
         (modeOption && typeof modeOption.currentValue === 'string' ? modeOption.currentValue : undefined);
       if (current !== undefined && !want.asks.includes(current)) {
-        const offered = opened.modes ? opened.modes.availableModes.map((m) => m.id) : valuesOf(modeOption);
+        const offered = opened.modes
+          ? opened.modes.availableModes.map((m) => m.id)
+          : choicesOf(modeOption).map((o) => o.value);
         const target = want.asks.find((m) => offered.includes(m));
         if (target === undefined)
           return refuse(
@@ -424,12 +420,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   return { code, signal, stderrTail: stderr.tail(), ...outcome, ...(interrupted ? { interrupted } : {}) };
 }
 
-/** The values a select config option offers (grouped or not). */
-function valuesOf(option: { type: string; options?: unknown } | undefined): string[] {
+type Choice = { value: string; name: string };
+/** The choices a select config option offers, its groups flattened. */
+function choicesOf(option: { type: string; options?: unknown } | undefined): Choice[] {
   if (!option || option.type !== 'select' || !Array.isArray(option.options)) return [];
-  return (option.options as ({ value: string } | { options: { value: string }[] })[])
-    .flatMap((o) => ('options' in o ? o.options : [o]))
-    .map((o) => o.value);
+  return (option.options as (Choice | { options: Choice[] })[]).flatMap((o) => ('options' in o ? o.options : [o]));
 }
 
 /** Whether an update shows the session left the modes (or option values) that ask: what it went to. */
