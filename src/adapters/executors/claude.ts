@@ -1,14 +1,13 @@
 /** Claude Code (`claude`): stream-json from `system/init` to `result`, whose `permission_denials` it refused. */
 import {
   checksOf,
-  cliRuns,
+  agentCli,
   custom,
   denial,
   isObj,
   listed,
   none,
   oneLine,
-  OWN_ARGV,
   SOW_PROTECTED,
   str,
   text,
@@ -171,7 +170,6 @@ export const claude: ExecutorModule = {
   title: 'Claude Code',
   install: 'npm install -g @anthropic-ai/claude-code',
   sessionIds: 'caller',
-  binary: () => 'claude',
   // Zed's adapter runs Claude Code's SDK; as root it needs IS_SANDBOX=1 (sow still answers every permission).
   acp: {
     binary: () => 'claude-agent-acp',
@@ -191,8 +189,7 @@ export const claude: ExecutorModule = {
     },
     install: 'npm install -g @zed-industries/claude-agent-acp',
   },
-  supportsResumption: () => true,
-  ...cliRuns(
+  ...agentCli(
     'claude',
     '--model',
     (ctx, resume) => [
@@ -253,7 +250,6 @@ export const claude: ExecutorModule = {
     },
     stderr: none,
   }),
-  ignores: OWN_ARGV,
   widening: {
     files: ['.claude/**', '.mcp.json'],
     settings: [
@@ -269,6 +265,5 @@ export const claude: ExecutorModule = {
       "(--strict-mcp-config), and sow's deny rules (--settings); over ACP the adapter is told settingSources: user " +
       'and the session is switched to the mode that asks',
   },
-  doctor: 'flags',
   integration,
 };

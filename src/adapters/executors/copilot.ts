@@ -5,14 +5,13 @@
  */
 import {
   checksOf,
-  cliRuns,
+  agentCli,
   custom,
   denial,
   isObj,
   listed,
   model,
   none,
-  OWN_ARGV,
   str,
   words,
   type Grant,
@@ -63,7 +62,6 @@ export const copilot: ExecutorModule = {
   title: 'GitHub Copilot CLI',
   install: 'npm install -g @github/copilot',
   sessionIds: 'caller',
-  binary: () => 'copilot',
   acp: {
     binary: () => 'copilot',
     args: (c) => ['--acp', ...model(c, '--model'), ...custom(c)],
@@ -84,10 +82,9 @@ export const copilot: ExecutorModule = {
     },
     install: 'npm install -g @github/copilot',
   },
-  supportsResumption: () => true,
   // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin). --resume takes an optional
   // value, so it must be attached with '='.
-  ...cliRuns(
+  ...agentCli(
     'copilot',
     '--model',
     (ctx, resume) => [
@@ -131,7 +128,6 @@ export const copilot: ExecutorModule = {
     'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not ' +
     'by the whole line, so it may not see this command as the one granted; declare the check as a package script ' +
     'and run it by that name (`npm run <script>`)',
-  ignores: OWN_ARGV,
   widening: {
     // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but GitHub Copilot's in
     // the person's own VS Code: no worker may widen that either.
@@ -169,6 +165,5 @@ export const copilot: ExecutorModule = {
             : jsonWidening(text, ['mcpServers', 'servers']),
     }),
   },
-  doctor: 'flags',
   integration: SKILL_AND_AGENTS_MD,
 };

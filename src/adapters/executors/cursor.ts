@@ -2,7 +2,7 @@
  * Cursor CLI (`cursor-agent`), from Cursor's docs (not on npm: test/fakes/fake-agent.mjs plays it). It grants single
  * commands only in its config files, never per run, so safe runs commands in its sandbox, like Codex.
  */
-import { cliRuns, denial, isObj, NO_ACP, none, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
+import { agentCli, denial, isObj, NO_ACP, none, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { jsonWidening } from './settings-files.js';
 import { agentsMd, frontmatter, SKILL_DESCRIPTION, yamlString, type Integration } from '../../domain/integrations.js';
@@ -37,11 +37,9 @@ export const cursor: ExecutorModule = {
   title: 'Cursor CLI',
   install: 'curl https://cursor.com/install -fsS | bash   (cursor-agent is not on npm)',
   sessionIds: 'precreated',
-  binary: () => 'cursor-agent',
-  supportsResumption: () => true,
   createSession: () => ({ binary: 'cursor-agent', args: ['create-chat'] }),
   // The chat is created first (create-chat), so a new run resumes it too.
-  ...cliRuns(
+  ...agentCli(
     'cursor-agent',
     '--model',
     (ctx) => ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!],
@@ -89,6 +87,5 @@ export const cursor: ExecutorModule = {
         ),
     }),
   },
-  doctor: 'flags',
   integration,
 };

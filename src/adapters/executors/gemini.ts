@@ -5,14 +5,13 @@
 import { dirname, join } from 'node:path';
 import {
   checksOf,
-  cliRuns,
+  agentCli,
   custom,
   denial,
   isObj,
   listed,
   model,
   none,
-  OWN_ARGV,
   str,
   usageOf,
   words,
@@ -106,7 +105,6 @@ export const gemini: ExecutorModule = {
   title: 'Gemini CLI',
   install: 'npm install -g @google/gemini-cli',
   sessionIds: 'caller',
-  binary: () => 'gemini',
   acp: {
     binary: () => 'gemini',
     args: (c) => ['--acp', ...model(c, '-m'), ...custom(c)],
@@ -117,9 +115,8 @@ export const gemini: ExecutorModule = {
     },
     install: 'npm install -g @google/gemini-cli',
   },
-  supportsResumption: () => true,
   // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
-  ...cliRuns(
+  ...agentCli(
     'gemini',
     '-m',
     (ctx, resume) => ['--output-format', 'stream-json', resume ? '--resume' : '--session-id', ctx.sessionId!],
@@ -157,7 +154,6 @@ export const gemini: ExecutorModule = {
   },
   checkRefusedBecause:
     'Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too',
-  ignores: OWN_ARGV,
   widening: {
     files: ['.gemini/**'],
     settings: [...GEMINI_WIDENING, 'variables GEMINI_CLI_* (and the sandbox ones) in .env or .gemini/.env'],
@@ -172,6 +168,5 @@ export const gemini: ExecutorModule = {
           : envWidening(text, (name) => path === '.gemini/.env' || geminiVariable(name)),
     }),
   },
-  doctor: 'flags',
   integration,
 };

@@ -8,13 +8,12 @@
 import { dirname, join } from 'node:path';
 import {
   checksOf,
-  cliRuns,
+  agentCli,
   custom,
   denial,
   isObj,
   listed,
   none,
-  OWN_ARGV,
   reportedSession,
   str,
   usageOf,
@@ -68,7 +67,6 @@ export const opencode: ExecutorModule = {
   title: 'opencode',
   install: 'npm install -g opencode-ai',
   sessionIds: 'reported',
-  binary: () => 'opencode',
   // Over ACP opencode asks its client only where its permission config says "ask"; otherwise it just acts.
   acp: {
     binary: () => 'opencode',
@@ -79,9 +77,8 @@ export const opencode: ExecutorModule = {
     }),
     install: 'npm install -g opencode-ai',
   },
-  supportsResumption: () => true,
   sessionFromEvent: (e) => reportedSession(e['sessionID'] ?? (isObj(e['part']) ? e['part']['sessionID'] : undefined)),
-  ...cliRuns(
+  ...agentCli(
     'opencode',
     '-m',
     (ctx, resume) => ['run', '--format', 'json', '--dir', ctx.cwd, ...(resume ? ['--session', ctx.sessionId!] : [])],
@@ -110,7 +107,6 @@ export const opencode: ExecutorModule = {
     },
     stderr: none,
   }),
-  ignores: OWN_ARGV,
   widening: {
     files: ['opencode.json', 'opencode.jsonc', '.opencode/**'],
     settings: ['permission', 'agent.*.permission', 'mcp', 'plugin', 'formatter', 'lsp', 'experimental.hook', 'tools'],
@@ -118,6 +114,5 @@ export const opencode: ExecutorModule = {
       'a safe worker runs with OPENCODE_DISABLE_PROJECT_CONFIG=true: opencode loads no configuration of the ' +
       'repository',
   },
-  doctor: 'flags',
   integration: SKILL_AND_AGENTS_MD,
 };

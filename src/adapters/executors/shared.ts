@@ -24,14 +24,18 @@ export const viaStdin = (binary: string, ctx: InvocationContext, grant: Grant): 
   granted: { permissions: ctx.permissions, checks: ctx.checks },
 });
 
-/** A CLI's spawn and resume, the prompt on stdin: `head`, the model, the profile's flags, custom_args, `tail`. */
-export function cliRuns(
+/**
+ * What the agent CLIs sow passes flags to share: a binary that resumes, whose --help doctor checks, that takes no argv
+ * of the user's own; its runs take the prompt on stdin, their argv `head`, the model, the profile's flags, custom_args,
+ * `tail`.
+ */
+export function agentCli(
   binary: string,
   modelFlag: string,
   head: (ctx: InvocationContext, resume: boolean) => string[],
   grant: (ctx: InvocationContext) => Grant,
   tail: (ctx: InvocationContext, resume: boolean) => string[] = () => [],
-): Pick<ExecutorModule, 'spawn' | 'resume'> {
+): Pick<ExecutorModule, 'binary' | 'supportsResumption' | 'spawn' | 'resume' | 'ignores' | 'doctor'> {
   const invoke = (ctx: InvocationContext, resume: boolean) => {
     const g = grant(ctx);
     const c = ctx.config;
@@ -40,7 +44,14 @@ export function cliRuns(
       args: [...head(ctx, resume), ...model(c, modelFlag), ...g.args, ...custom(c), ...tail(ctx, resume)],
     });
   };
-  return { spawn: (ctx) => invoke(ctx, false), resume: (ctx) => invoke(ctx, true) };
+  return {
+    binary: () => binary,
+    supportsResumption: () => true,
+    spawn: (ctx) => invoke(ctx, false),
+    resume: (ctx) => invoke(ctx, true),
+    ignores: OWN_ARGV,
+    doctor: 'flags',
+  };
 }
 
 /*
