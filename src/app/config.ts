@@ -247,32 +247,20 @@ export async function validateRepoConfig(
     if (err instanceof SowError && err.kind === 'failed') return undefined;
     throw err;
   }
-  const report = (exists: boolean, valid: boolean): RepositoryValidation => ({
-    root,
-    path: REPO_CONFIG,
-    exists,
-    valid,
+  const said = (exists: boolean, line: ValidationLine) => ({
+    report: { root, path: REPO_CONFIG, exists, valid: line.level !== 'error' },
+    lines: [line],
   });
   try {
     const { exists, config } = await readRepoConfig(root);
     if (!exists)
-      return {
-        report: report(false, true),
-        lines: [{ level: 'ok', text: `${REPO_CONFIG}: none in this repository (it declares no checks)` }],
-      };
+      return said(false, { level: 'ok', text: `${REPO_CONFIG}: none in this repository (it declares no checks)` });
     const checks = (config.checks ?? []).map((c) => c.name);
-    return {
-      report: report(true, true),
-      lines: [
-        {
-          level: 'ok',
-          text: `${REPO_CONFIG} valid (${checks.length ? `checks: ${checks.join(', ')}` : 'no checks declared'})`,
-        },
-      ],
-    };
+    const declared = checks.length ? `checks: ${checks.join(', ')}` : 'no checks declared';
+    return said(true, { level: 'ok', text: `${REPO_CONFIG} valid (${declared})` });
   } catch (err) {
     if (!(err instanceof SowError) || err.code !== 'CONFIG_INVALID') throw err;
-    return { report: report(true, false), lines: [{ level: 'error', text: err.message, source: 'repository' }] };
+    return said(true, { level: 'error', text: err.message, source: 'repository' });
   }
 }
 
@@ -300,14 +288,13 @@ export class ConfigInvalidError extends SowError {
   }
 }
 
+const NOTES: Readonly<Record<string, string>> = {
+  file: '(from config file)',
+  implicit: '(implied by a binding)',
+  default: '(default)',
+};
 const note = (source: string, variable?: string) =>
-  source === 'environment'
-    ? `(from environment: ${variable})`
-    : source === 'file'
-      ? '(from config file)'
-      : source === 'implicit'
-        ? '(implied by a binding)'
-        : '(default)';
+  source === 'environment' ? `(from environment: ${variable})` : NOTES[source]!;
 
 /** The settings lines of `config show`: the permission profile first, each with its source. */
 function settingsLines(e: ResolvedExecutor): string[] {
