@@ -13,8 +13,8 @@ import type { ExecutorModule } from '../../adapters/executors/types.js';
 import { findOnPath, runProcess } from '../../adapters/process-runner.js';
 import { readUserConfig, userConfigPath } from '../../adapters/user-config.js';
 import { readRepoConfig, REPO_CONFIG } from '../../adapters/repo-config.js';
-import { refuseWideningSettings } from '../agent-settings.js';
-import { ExecutorBinaryNotFoundError, UnknownExecutorError } from '../agent-errors.js';
+import { wideningSettings } from '../../adapters/agent-settings.js';
+import { AgentSettingsWidenError, ExecutorBinaryNotFoundError, UnknownExecutorError } from '../agent-errors.js';
 import type { Resolution, Speaker } from './types.js';
 
 function sourceText(source: string, variable?: string): string {
@@ -164,23 +164,16 @@ export async function createSessionId(
   return id;
 }
 
-/**
- * A check of the folders a worker runs in: its CLI's own settings there must not widen a safe worker
- * (AGENT_SETTINGS_WIDEN).
- */
+/** A check of the folders a worker runs in: a safe worker does not start while its CLI's own settings widen it. */
 export function settingsGuard(
   resolution: Resolution,
   permissions: PermissionProfile,
 ): (folders: readonly string[]) => void {
-  return (folders) =>
-    refuseWideningSettings(
-      resolution.spec,
-      {
-        transport: resolution.transport,
-        permissions,
-        executor: resolution.executor.name,
-        configPath: resolution.loaded.path,
-      },
-      folders,
-    );
+  return (folders) => {
+    const found = permissions === 'safe' ? wideningSettings(resolution.spec, resolution.transport, folders) : [];
+    if (found.length) {
+      const { spec, executor, loaded } = resolution;
+      throw new AgentSettingsWidenError(spec.title, executor.name, loaded.path, found);
+    }
+  };
 }
