@@ -6,7 +6,6 @@ import {
   denial,
   isObj,
   listed,
-  none,
   oneLine,
   SOW_PROTECTED,
   str,
@@ -248,7 +247,6 @@ export const claude: ExecutorModule = {
         .filter(isObj)
         .map((d) => denial(str(d['tool_name']) ?? 'unknown', d['tool_input'], TOOLS));
     },
-    stderr: none,
   }),
   widening: {
     files: ['.claude/**', '.mcp.json'],

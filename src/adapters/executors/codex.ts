@@ -100,7 +100,6 @@ export const codex: ExecutorModule = {
       : undefined,
   // Nothing in `--json` (a command its sandbox refuses leaves no event at all); only its stderr says.
   denials: () => ({
-    event: () => [],
     stderr(line) {
       const m = REFUSED.exec(line.trim());
       if (!m) return [];

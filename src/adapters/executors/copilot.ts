@@ -11,7 +11,6 @@ import {
   isObj,
   listed,
   model,
-  none,
   str,
   words,
   type Grant,
@@ -121,7 +120,6 @@ export const copilot: ExecutorModule = {
           denial(str(call?.['toolName']) ?? 'unknown', call?.['arguments'], TOOLS, str(data['error']['message'])),
         ];
       },
-      stderr: none,
     };
   },
   checkRefusedBecause:
@@ -155,14 +153,11 @@ export const copilot: ExecutorModule = {
         '.mcp.json',
         '.github/mcp.json',
       ],
-      found: (path, text) =>
-        path.startsWith('.github/copilot/')
-          ? jsonWidening(text, COPILOT_SETTINGS)
-          : path.startsWith('.github/hooks/')
-            ? text.trim()
-              ? ['hooks (commands it runs)']
-              : []
-            : jsonWidening(text, ['mcpServers', 'servers']),
+      found(path, text) {
+        if (path.startsWith('.github/copilot/')) return jsonWidening(text, COPILOT_SETTINGS);
+        if (path.startsWith('.github/hooks/')) return text.trim() ? ['hooks (commands it runs)'] : [];
+        return jsonWidening(text, ['mcpServers', 'servers']);
+      },
     }),
   },
   integration: SKILL_AND_AGENTS_MD,

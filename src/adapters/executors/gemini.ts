@@ -11,7 +11,6 @@ import {
   isObj,
   listed,
   model,
-  none,
   str,
   usageOf,
   words,
@@ -149,7 +148,6 @@ export const gemini: ExecutorModule = {
         const call = calls.get(id);
         return [denial(str(call?.['tool_name']) ?? 'unknown', call?.['parameters'], TOOLS, str(e['error']['message']))];
       },
-      stderr: none,
     };
   },
   checkRefusedBecause:

@@ -13,7 +13,6 @@ import {
   denial,
   isObj,
   listed,
-  none,
   reportedSession,
   str,
   usageOf,
@@ -105,7 +104,6 @@ export const opencode: ExecutorModule = {
       if (state['status'] !== 'error' || !error || !REFUSED.test(error)) return [];
       return [denial(str(part['tool']) ?? 'unknown', state['input'], TOOLS, error)];
     },
-    stderr: none,
   }),
   widening: {
     files: ['opencode.json', 'opencode.jsonc', '.opencode/**'],

@@ -175,7 +175,6 @@ export function denial(
   const kind = kinds.command.includes(tool) ? 'command' : kinds.edit.includes(tool) ? 'edit' : 'other';
   return { tool, input: inputText(input), kind, ...(reason ? { reason } : {}) };
 }
-export const none = (): Denial[] => [];
 
 /** The first line of `stderr` (colours taken out) that matches `pattern`: why a session could not be resumed. */
 export function saidLine(stderr: string, pattern: RegExp): string | undefined {

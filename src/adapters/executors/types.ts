@@ -118,7 +118,7 @@ export interface ExecutorModule {
   /** For a CLI that tells its totals only at the end: what an event says was used so far, keyed by answer. */
   usageSoFar?(event: Record<string, unknown>): { key: string; usage: Usage } | undefined;
   /** A new reader of the calls it refused, for one run: what each parsed event (or stderr line) adds. */
-  denials?(): { event(event: Record<string, unknown>): Denial[]; stderr(line: string): Denial[] };
+  denials?(): { event?(event: Record<string, unknown>): Denial[]; stderr?(line: string): Denial[] };
   /** When its safe profile is a sandbox: what the sandbox does (a declared check gets no more). */
   readonly sandbox?: string;
   /** Why a declared, granted check can still be refused by this CLI. */
