@@ -5,13 +5,12 @@
 import { relative, sep } from 'node:path';
 import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
-import type { RunFiles } from '../adapters/agent-outputs.js';
+import { EVENT_MARKS, type RunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
 import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
 import { usageOf } from '../adapters/executors/shared.js';
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import type { PermissionPolicy } from '../domain/acp-permissions.js';
-import type { WorkerEvent } from '../adapters/agent-outputs.js';
 
 export interface AcpWorkerRun {
   binaryPath: string;
@@ -84,14 +83,6 @@ export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'usage'> {
   usage: Usage;
 }
 
-/** How a worker's event is marked on the terminal (any other: ◦). */
-const MARKS: Partial<Record<WorkerEvent['kind'], string>> = {
-  message: '›',
-  tool_call: '●',
-  error: '✗',
-  agent_plan: '☐',
-};
-
 export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> {
   const denials: Denial[] = [];
   let message = '';
@@ -104,7 +95,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   const emit = (e: WorkerEvent) => {
     run.files.appendWorkerEvents([e]);
     if (run.quiet) return;
-    run.say(`  ${MARKS[e.kind] ?? '◦'} ${e.text}`);
+    run.say(`  ${EVENT_MARKS[e.kind] ?? '◦'} ${e.text}`);
   };
   let persisting: Promise<void> = Promise.resolve();
   let cost: number | undefined;

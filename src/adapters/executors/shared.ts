@@ -129,10 +129,10 @@ export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>,
     } catch {
       continue;
     }
-    if (typeof event !== 'object' || !event) continue;
-    const used = spec.usage(event as Record<string, unknown>);
+    if (!isObj(event)) continue;
+    const used = spec.usage(event);
     if (used) total = addUsage(total, used);
-    const partial = spec.usageSoFar?.(event as Record<string, unknown>);
+    const partial = spec.usageSoFar?.(event);
     if (partial) soFar.set(partial.key, partial.usage);
   }
   if (Object.keys(total).length || !soFar.size) return total;
