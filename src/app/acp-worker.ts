@@ -3,7 +3,7 @@
  * each permission by the executor's profile, hands the agent `sow mcp`, and keeps the raw messages and its events.
  */
 import { relative, sep } from 'node:path';
-import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
+import { runAcp, type AcpRunOutcome, type AcpRunRequest } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import { EVENT_MARKS, type RunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
 import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
@@ -12,10 +12,9 @@ import { usageOf } from '../adapters/executors/shared.js';
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import type { PermissionPolicy } from '../domain/acp-permissions.js';
 
-export interface AcpWorkerRun {
+export interface AcpWorkerRun extends Pick<AcpRunRequest, 'prompt' | 'model' | 'load' | 'sessionMeta'> {
   binaryPath: string;
   args: string[];
-  title: string;
   files: RunFiles;
   /** The repository (a worker's own checkout, when it has one): paths the agent names are judged against it. */
   root: string;
@@ -25,18 +24,11 @@ export interface AcpWorkerRun {
   /** What sow adds for the worker (its id, task, the sow to run); the MCP server gets it too. */
   workerEnv: Record<string, string>;
   /** The MCP servers handed over in session/new (sow's own). */
-  mcpServers?: { name: string; command: string; args: string[]; env: { name: string; value: string }[] }[];
-  prompt: string;
-  /** The executor's model, chosen in a new session where the agent offers the choice. */
-  model?: string;
-  /** Continue this session instead of opening one. */
-  load?: string;
+  mcpServers?: AcpRunRequest['mcpServers'];
   permissions: PermissionProfile;
   checks: readonly string[];
   /** Under safe: the modes in which the agent asks sow (a session in another is switched, or not prompted). */
   modes?: AskingModes;
-  /** The agent's own options for session/new and session/load (`_meta`). */
-  sessionMeta?: Record<string, unknown>;
   now: () => string;
   say: (line: string) => void;
   quiet: boolean;

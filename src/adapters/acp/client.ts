@@ -17,7 +17,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 // The build turns this into a require of dist/acp-sdk.cjs, loaded only over ACP.
 import { client, methods, PROTOCOL_VERSION } from './sdk.js';
-import { followStderr, lineSplitter } from '../process-runner.js';
+import { followStderr, lineSplitter, type RunOutcome, type RunRequest } from '../process-runner.js';
 import { usageOf } from '../executors/shared.js';
 import type { Usage } from '../executors/types.js';
 import {
@@ -28,22 +28,11 @@ import {
   type PermissionPolicy,
 } from '../../domain/acp-permissions.js';
 
-export interface McpServerStdio {
-  name: string;
-  command: string;
-  args: string[];
-  env: { name: string; value: string }[];
-}
-
-export interface AcpRunRequest {
-  binary: string;
-  args: readonly string[];
-  cwd: string;
-  env: Readonly<Record<string, string | undefined>>;
+export interface AcpRunRequest extends Pick<RunRequest, 'binary' | 'args' | 'cwd' | 'env' | 'onStderrLine'> {
   prompt: string;
   /** Continue this session (`session/load`) instead of opening a new one. */
   load?: string;
-  mcpServers: McpServerStdio[];
+  mcpServers: { name: string; command: string; args: string[]; env: { name: string; value: string }[] }[];
   /** The model to choose in a new session, where the agent offers a model option (opencode, the adapters). */
   model?: string;
   /** Something the person should know (a model the agent does not offer). */
@@ -62,14 +51,9 @@ export interface AcpRunRequest {
   onSession(id: string): void;
   /** Each permission request and what sow answered. */
   onPermission(call: AskedToolCall, decision: PermissionDecision): void;
-  onStderrLine?(line: string): void;
 }
 
-export interface AcpRunOutcome {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderrTail: string;
-  interrupted?: 'SIGINT' | 'SIGTERM';
+export interface AcpRunOutcome extends Omit<RunOutcome, 'leftRunning'> {
   sessionId?: string;
   /** The prompt turn's `stopReason` (end_turn, cancelled, refusal, max_tokens, …). */
   stopReason?: string;
