@@ -26,7 +26,7 @@ import type { ExecutorType as Target } from '../domain/config-schemas.js';
 import { EXECUTORS, installTargets } from '../adapters/executors/registry.js';
 import { printable } from '../domain/display.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';
-import { notOneOf, SowError, UsageError } from '../domain/errors.js';
+import { errorClass, notOneOf, UsageError } from '../domain/errors.js';
 import type { Area } from '../adapters/confine.js';
 import {
   checkWritable,
@@ -53,19 +53,13 @@ const result = (path: string, outcome: Outcome, note?: string): FileResult => ({
 });
 
 /** A JSON file nested deeper than any settings file: refused before parsing (which would recurse that deep). */
-export class JsonTooDeepError extends SowError {
-  constructor(file: string) {
-    super(
-      'JSON_TOO_DEEP',
-      'state',
-      `${file} nests maps and lists more than ${MAX_JSON_DEPTH} levels deep; settings files nest a few, so sow ` +
-        `does not read it`,
-      `sow changed nothing; look at ${file}: if it came with the repository, restore it ('git checkout ` +
-        `-- ${file}') or remove it, then retry`,
-      { path: file },
-    );
-  }
-}
+export class JsonTooDeepError extends errorClass('JSON_TOO_DEEP', 'state', (file: string) => [
+  `${file} nests maps and lists more than ${MAX_JSON_DEPTH} levels deep; settings files nest a few, so sow ` +
+    `does not read it`,
+  `sow changed nothing; look at ${file}: if it came with the repository, restore it ('git checkout ` +
+    `-- ${file}') or remove it, then retry`,
+  { path: file },
+]) {}
 
 function sources(version: string): IntegrationSources {
   const commands = Object.fromEntries(

@@ -85,7 +85,7 @@ export interface ExecutorModule {
   readonly type: ExecutorType;
   readonly title: string;
   readonly install: string;
-  /** How sow learns a session id: it picks one, the CLI makes one before the run, reports one in its events, or none. */
+  /** How sow learns a session id: it picks one, the CLI makes one before the run, reports one in events, or none. */
   readonly sessionIds: 'caller' | 'precreated' | 'reported' | 'none';
   binary(config: ExecutorConfig): string;
   /** How the agent is started to speak ACP on stdio, for `transport: acp`; sow decides its permissions (no flags). */
