@@ -46,11 +46,10 @@ export interface FileResult {
   note?: string;
 }
 
-const result = (path: string, outcome: Outcome, note?: string): FileResult => ({
-  path,
-  outcome,
-  ...(note ? { note } : {}),
-});
+/** The result for one path, said by outcome and why. */
+const saying =
+  (path: string) =>
+  (outcome: Outcome, note?: string): FileResult => ({ path, outcome, ...(note ? { note } : {}) });
 
 /** A JSON file nested deeper than any settings file: refused before parsing (which would recurse that deep). */
 export class JsonTooDeepError extends errorClass('JSON_TOO_DEEP', 'state', (file: string) => [
@@ -101,7 +100,7 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
   // A record of another kind for this path is no claim of sow's on it.
   const rec = found?.kind === p.kind ? found : undefined;
   const shown = `${area.shown ?? ''}${p.path}`;
-  const said = (outcome: Outcome, note?: string) => result(p.path, outcome, note);
+  const said = saying(p.path);
   const withTarget = (targets: string[]) => (targets.includes(target) ? targets : [...targets, target]);
   const remember = (fields: Partial<RecordEntry>) => {
     if (found) {
@@ -180,7 +179,7 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
 /** Plans taking out one recorded change whose path and kind sow's plan confirms (`planned`). */
 function planUninstall(area: Area, rec: RecordEntry, planned: Planned, steps: Step[]): FileResult {
   const shown = `${area.shown ?? ''}${rec.path}`;
-  const said = (outcome: Outcome, note?: string) => result(rec.path, outcome, note);
+  const said = saying(rec.path);
   const { text: current, link } = inspect(area, rec.path);
   if (current === undefined && !link) return said('removed', 'it was already gone');
   const write = (text: string) => steps.push({ op: 'write', rel: rec.path, text, follow: true });

@@ -160,10 +160,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   let sessionId: string | undefined;
   let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
   let cancel: (() => void) | undefined;
+  /** Stops the turn: cancelled once the session is prompted, else the agent is ended. */
+  const stop = () => (cancel ?? end)();
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
     interrupted ??= signal;
-    if (cancel) cancel();
-    else end();
+    stop();
   };
   const onInt = onSignal('SIGINT');
   const onTerm = onSignal('SIGTERM');
@@ -176,12 +177,6 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   const outcome: Omit<AcpRunOutcome, 'code' | 'signal' | 'stderrTail'> = {};
   /** Once the session is set to ask, a change away from that ends the turn. */
   let watching = false;
-  const leftAsking = (mode: string, why: string) => {
-    if (!watching || outcome.notAsking) return;
-    outcome.notAsking = { mode, why };
-    if (cancel) cancel();
-    else end();
-  };
   const app = client({ name: 'sow' })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       const call = (params.toolCall ?? {}) as AskedToolCall;
@@ -196,13 +191,16 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       // Only the session sow opened: updates about another are not this worker's.
       if (sessionId !== undefined && params.sessionId !== sessionId) return;
       const update = params.update as unknown as Record<string, unknown>;
-      if (req.modes && watching) {
+      if (req.modes && watching && !outcome.notAsking) {
         const away = notAsking(
           req.modes,
           update['sessionUpdate'] === 'current_mode_update' ? update['currentModeId'] : undefined,
           update['sessionUpdate'] === 'config_option_update' ? update['configOptions'] : undefined,
         );
-        if (away) leftAsking(away.mode, `the agent went to ${away.what} during the turn`);
+        if (away) {
+          outcome.notAsking = { mode: away.mode, why: `the agent went to ${away.what} during the turn` };
+          stop();
+        }
       }
       req.onUpdate(update);
     });
