@@ -120,15 +120,6 @@ export function executorChoices(
   return { defined, types, ...(suggestion ? { suggestion } : {}) };
 }
 
-/** "… is not defined (defined: a, b; built-in types …); did you mean 'x'?" */
-export function undefinedExecutorProblem(name: string, effective: EffectiveConfig): string {
-  const { defined, types, suggestion } = executorChoices(effective, name);
-  return (
-    `executor '${name}' is not defined (defined: ${defined.join(', ')}; built-in types, usable by ` +
-    `name: ${types.join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`
-  );
-}
-
 /** A binding's role that is a near miss of a real one (`implementr`): its binding would never apply. */
 function mistypedRole(role: string): string | undefined {
   return ROLES.includes(role) ? undefined : nearMiss(role, ROLES);
@@ -203,7 +194,13 @@ export function checkConfig(effective: EffectiveConfig, ignored: IgnoredSettings
   for (const b of Object.values(effective.bindings)) {
     if (!effective.executors[b.executor]) {
       const field = b.source === 'environment' ? `${b.variable} (environment variable)` : `agents.bindings.${b.role}`;
-      errors.push({ field, problem: undefinedExecutorProblem(b.executor, effective) });
+      const { defined, types, suggestion } = executorChoices(effective, b.executor);
+      errors.push({
+        field,
+        problem:
+          `executor '${b.executor}' is not defined (defined: ${defined.join(', ')}; built-in types, usable by ` +
+          `name: ${types.join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+      });
     }
     // A near miss of a role is a typo, reported (and refused) with the other typos of the file.
     if (!ROLES.includes(b.role) && !mistypedRole(b.role)) {

@@ -90,8 +90,7 @@ export const codex: ExecutorModule = {
       return [`✗ ${oneLine(text(event['message']) ?? JSON.stringify(event['error'] ?? event))}`];
     return undefined;
   },
-  // What it says when it has no such session to resume (captured:
-  // test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt).
+  // Captured in test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /no rollout found for thread id/),
   // Each `turn.completed` has that turn's tokens; Codex reports no cost.
   usage: (e) =>

@@ -121,8 +121,7 @@ export const gemini: ExecutorModule = {
     (ctx, resume) => ['--output-format', 'stream-json', resume ? '--resume' : '--session-id', ctx.sessionId!],
     grant,
   ),
-  // What it says when it has no such session to resume (captured:
-  // test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt).
+  // Captured in test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),
   // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
   usage: (e) =>

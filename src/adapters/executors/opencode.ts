@@ -83,8 +83,7 @@ export const opencode: ExecutorModule = {
     (ctx, resume) => ['run', '--format', 'json', '--dir', ctx.cwd, ...(resume ? ['--session', ctx.sessionId!] : [])],
     grant,
   ),
-  // What it says when it has no such session to resume (captured:
-  // test/fixtures/agent-help/opencode@*__resume-session-gone.stderr.txt).
+  // Captured in test/fixtures/agent-help/opencode@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /Error: Session not found/),
   // Each `step_finish` has that step's tokens and cost.
   usage: (e) => {
