@@ -10,7 +10,7 @@ import {
   type EffectiveConfig,
   type ResolvedExecutor,
 } from '../domain/config.js';
-import { AbortedError, ConfirmationRequiredError, SowError } from '../domain/errors.js';
+import { AbortedError, ConfirmationRequiredError, errorClass, SowError } from '../domain/errors.js';
 import { EXECUTOR_TYPES, type ExecutorConfig } from '../domain/config-schemas.js';
 import type { ExecutorModule } from '../adapters/executors/types.js';
 import { runEditor } from '../adapters/editor.js';
@@ -265,8 +265,10 @@ export async function validateRepoConfig(
 }
 
 /** The refusal after a report with errors (exit 4): each error with its file or variable, and each place's fix. */
-export class ConfigInvalidError extends SowError {
-  constructor(report: ValidationReport, again: string) {
+export class ConfigInvalidError extends errorClass(
+  'CONFIG_INVALID',
+  'state',
+  (report: ValidationReport, again: string) => {
     const errors = report.lines.filter((l) => l.level === 'error');
     const where = new Set(errors.map((l) => l.source ?? 'file'));
     const fixes = [
@@ -274,19 +276,13 @@ export class ConfigInvalidError extends SowError {
       ...(where.has('environment') ? ['change or unset the environment variable named'] : []),
       ...(where.has('repository') ? [`fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`] : []),
     ];
-    super(
-      'CONFIG_INVALID',
-      'state',
+    return [
       errors.map((l) => ((l.source ?? 'file') === 'file' ? `${report.path}: ${l.text}` : l.text)).join('; '),
       `${fixes.join('; ')}; then run '${again}' again`,
-      {
-        file: report.path,
-        lines: report.lines,
-        ...(report.repository ? { repository: report.repository } : {}),
-      },
-    );
-  }
-}
+      { file: report.path, lines: report.lines, ...(report.repository ? { repository: report.repository } : {}) },
+    ];
+  },
+) {}
 
 const NOTES: Readonly<Record<string, string>> = {
   file: '(from config file)',

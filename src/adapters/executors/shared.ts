@@ -74,11 +74,9 @@ export const listed = (ctx: InvocationContext) => ['sow', ...checksOf(ctx)].map(
 
 /** For a CLI without the Agent Client Protocol (or with one sow cannot start): transport stays cli. */
 export const NO_ACP = 'sow has no way to start it over the Agent Client Protocol; leave transport out (cli)';
+const OWN = "only type 'command' runs an argv of your own";
 /** The settings only a command of the user's own takes. */
-export const OWN_ARGV = {
-  spawn: "only type 'command' runs an argv of your own",
-  resume: "only type 'command' runs an argv of your own",
-} as const;
+export const OWN_ARGV = { spawn: OWN, resume: OWN } as const;
 
 /** A session id a CLI reported, if sow may pass it back as an argv word (never one that reads as an option). */
 export const reportedSession = (x: unknown): string | undefined =>
