@@ -76,12 +76,7 @@ export async function inspectUserConfig(path: string): Promise<InspectedConfig> 
   return { path, exists: true, text, typos, config: valid.value };
 }
 
-export interface LoadedConfig {
-  path: string;
-  exists: boolean;
-  text?: string;
-  config?: UserConfig;
-}
+export type LoadedConfig = Pick<InspectedConfig, 'path' | 'exists' | 'text' | 'config'>;
 
 /** Reads the file strictly (CONFIG_INVALID, exit 4), a typo first: "did you mean 'type'" beats a missing `type`. */
 export async function readUserConfig(path = userConfigPath()): Promise<LoadedConfig> {

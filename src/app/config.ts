@@ -98,12 +98,11 @@ export async function initConfig(
   return { path, overwritten: exists };
 }
 
-/** Where an error line comes from, so the refusal can name the file (or variable) and its fix. */
-export type LineSource = 'file' | 'environment' | 'repository';
 export interface ValidationLine {
   level: 'ok' | 'warning' | 'error';
   text: string;
-  source?: LineSource;
+  /** Where an error line comes from, so the refusal can name the file (or variable) and its fix. */
+  source?: 'file' | 'environment' | 'repository';
 }
 export interface RepositoryValidation {
   root: string;
