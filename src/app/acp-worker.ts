@@ -8,7 +8,7 @@ import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import { EVENT_MARKS, type RunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
 import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
-import { usageOf } from '../adapters/executors/shared.js';
+import { str, usageOf } from '../adapters/executors/shared.js';
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import type { PermissionPolicy } from '../domain/acp-permissions.js';
 
@@ -132,16 +132,10 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
       }
       flush();
       if (kind === 'tool_call') {
-        const title = typeof update['title'] === 'string' ? update['title'] : 'a tool';
-        emit({
-          at: run.now(),
-          kind: 'tool_call',
-          text: title.slice(0, 500),
-          tool: typeof update['kind'] === 'string' ? update['kind'] : 'other',
-        });
+        const text = (str(update['title']) ?? 'a tool').slice(0, 500);
+        emit({ at: run.now(), kind: 'tool_call', text, tool: str(update['kind']) ?? 'other' });
       } else if (kind === 'tool_call_update' && update['status'] === 'failed') {
-        const tool =
-          typeof update['title'] === 'string' ? update['title'] : String(update['toolCallId'] ?? 'a tool call');
+        const tool = str(update['title']) ?? String(update['toolCallId'] ?? 'a tool call');
         emit({ at: run.now(), kind: 'error', text: `${tool} failed`.slice(0, 500) });
       } else if (kind === 'plan' && Array.isArray(update['entries'])) {
         const entries = (update['entries'] as { content?: unknown; status?: unknown }[]).filter(
