@@ -225,12 +225,6 @@ export interface InstallResult {
   warnings: string[];
 }
 
-export interface InstallOptions {
-  plugin?: string;
-  withMcp?: boolean;
-  version: string;
-}
-
 /** The agent CLIs a word names: one with an install target, or all of them. */
 export function parseTarget(raw: string): Target[] {
   const targets = installTargets();
@@ -254,7 +248,11 @@ function planOf(target: Target, src: IntegrationSources, plugin: boolean, withMc
   return plugin ? integration.plugin!(src, { withMcp }) : integration.repository(src, { withMcp });
 }
 
-export async function install(cwd: string, rawTarget: string, opts: InstallOptions): Promise<InstallResult> {
+export async function install(
+  cwd: string,
+  rawTarget: string,
+  opts: { plugin?: string; withMcp?: boolean; version: string },
+): Promise<InstallResult> {
   const targets = targetsFor(rawTarget, opts.plugin, 'install');
   const src = sources(opts.version);
   const place = await placeOf(cwd, opts.plugin);

@@ -102,11 +102,6 @@ export interface ConfigIssue {
 
 export const issueText = (i: ConfigIssue): string => `${i.field}: ${i.problem}`;
 
-export interface ConfigReport {
-  errors: ConfigIssue[];
-  warnings: ConfigIssue[];
-}
-
 /** What a binding may name (executors defined or defaulted, then types by name), and `name`'s near miss. */
 export function executorChoices(
   effective: EffectiveConfig,
@@ -188,7 +183,10 @@ export function executorIssues(e: ResolvedExecutor, ignored: IgnoredSettings): C
 }
 
 /** Checks beyond the schema: bindings name defined executors, roles exist, settings fit the type. */
-export function checkConfig(effective: EffectiveConfig, ignored: IgnoredSettings): ConfigReport {
+export function checkConfig(
+  effective: EffectiveConfig,
+  ignored: IgnoredSettings,
+): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   for (const b of Object.values(effective.bindings)) {
