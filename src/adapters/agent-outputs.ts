@@ -19,6 +19,14 @@ export interface WorkerEvent {
   code?: number | null;
 }
 
+/** How a worker's event is marked on the terminal. */
+export const EVENT_MARKS: Partial<Record<WorkerEvent['kind'], string>> = {
+  message: '›',
+  tool_call: '●',
+  error: '✗',
+  agent_plan: '☐',
+};
+
 export class RunFiles {
   readonly dir: string;
   readonly prefix: string;

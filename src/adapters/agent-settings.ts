@@ -1,7 +1,6 @@
 /**
  * Before a safe worker starts, the agent CLI's own settings files in its folder must not widen it. Each executor
- * module names the files and what in them widens; they are read here, confined to the folder. The refusal is
- * app/agent-settings.ts's.
+ * module names the files and what in them widens; they are read here, confined to the folder.
  */
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';

@@ -23,10 +23,10 @@ export function denialCollector(type: string): DenialCollector {
   const denials: Denial[] = [];
   return {
     event(event) {
-      if (reader && isObj(event)) denials.push(...reader.event(event));
+      if (reader?.event && isObj(event)) denials.push(...reader.event(event));
     },
     stderr(line) {
-      if (reader) denials.push(...reader.stderr(line));
+      if (reader?.stderr) denials.push(...reader.stderr(line));
     },
     denials,
   };

@@ -19,11 +19,6 @@ export class RepoConfigError extends errorClass('CONFIG_INVALID', 'state', (prob
   { file: REPO_CONFIG, ...(field ? { field } : {}) },
 ]) {}
 
-export interface LoadedRepoConfig {
-  exists: boolean;
-  config: RepoConfig;
-}
-
 /** 1 MiB: a configuration of a hundred checks takes a few KB; a larger file is not one a person keeps. */
 const CONFIG_LIMITS = {
   max: 1024 * 1024,
@@ -31,7 +26,7 @@ const CONFIG_LIMITS = {
   why: 'a repository configuration takes a few KB',
 };
 
-export async function readRepoConfig(root: string): Promise<LoadedRepoConfig> {
+export async function readRepoConfig(root: string): Promise<{ exists: boolean; config: RepoConfig }> {
   const text = readFileIfExists(root, REPO_CONFIG, CONFIG_LIMITS);
   if (text === undefined) return { exists: false, config: {} };
   let data: unknown;

@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, unlinkSync } from 'n
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, win32 } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
-import { SowError } from '../domain/errors.js';
+import { errorClass } from '../domain/errors.js';
 import type { ConfigIssue } from '../domain/config.js';
 import type { UserConfig } from '../domain/config-schemas.js';
 
@@ -21,20 +21,15 @@ export function userConfigPath(
   return join(base, 'sow', 'config.yaml');
 }
 
-export class ConfigFileError extends SowError {
-  constructor(path: string, problem: string, field?: string) {
-    super(
-      'CONFIG_INVALID',
-      'state',
-      `${path}: ${field ? `${field}: ` : ''}${problem}`,
-      "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'",
-      {
-        file: path,
-        ...(field ? { field } : {}),
-      },
-    );
-  }
-}
+export class ConfigFileError extends errorClass(
+  'CONFIG_INVALID',
+  'state',
+  (path: string, problem: string, field?: string) => [
+    `${path}: ${field ? `${field}: ` : ''}${problem}`,
+    "fix it with 'sow config edit', check it with 'sow config validate', or start over with 'sow config reset'",
+    { file: path, ...(field ? { field } : {}) },
+  ],
+) {}
 
 /** The file as `sow config validate` sees it: every stage, and the first problem of each. */
 export interface InspectedConfig {
@@ -81,12 +76,7 @@ export async function inspectUserConfig(path: string): Promise<InspectedConfig> 
   return { path, exists: true, text, typos, config: valid.value };
 }
 
-export interface LoadedConfig {
-  path: string;
-  exists: boolean;
-  text?: string;
-  config?: UserConfig;
-}
+export type LoadedConfig = Pick<InspectedConfig, 'path' | 'exists' | 'text' | 'config'>;
 
 /** Reads the file strictly (CONFIG_INVALID, exit 4), a typo first: "did you mean 'type'" beats a missing `type`. */
 export async function readUserConfig(path = userConfigPath()): Promise<LoadedConfig> {

@@ -3,20 +3,18 @@
  * each permission by the executor's profile, hands the agent `sow mcp`, and keeps the raw messages and its events.
  */
 import { relative, sep } from 'node:path';
-import { runAcp, type AcpRunOutcome } from '../adapters/acp/client.js';
+import { runAcp, type AcpRunOutcome, type AcpRunRequest } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
-import type { RunFiles } from '../adapters/agent-outputs.js';
+import { EVENT_MARKS, type RunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
 import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
-import { usageOf } from '../adapters/executors/shared.js';
+import { str, usageOf } from '../adapters/executors/shared.js';
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import type { PermissionPolicy } from '../domain/acp-permissions.js';
-import type { WorkerEvent } from '../adapters/agent-outputs.js';
 
-export interface AcpWorkerRun {
+export interface AcpWorkerRun extends Pick<AcpRunRequest, 'prompt' | 'model' | 'load' | 'sessionMeta'> {
   binaryPath: string;
   args: string[];
-  title: string;
   files: RunFiles;
   /** The repository (a worker's own checkout, when it has one): paths the agent names are judged against it. */
   root: string;
@@ -26,18 +24,11 @@ export interface AcpWorkerRun {
   /** What sow adds for the worker (its id, task, the sow to run); the MCP server gets it too. */
   workerEnv: Record<string, string>;
   /** The MCP servers handed over in session/new (sow's own). */
-  mcpServers?: { name: string; command: string; args: string[]; env: { name: string; value: string }[] }[];
-  prompt: string;
-  /** The executor's model, chosen in a new session where the agent offers the choice. */
-  model?: string;
-  /** Continue this session instead of opening one. */
-  load?: string;
+  mcpServers?: AcpRunRequest['mcpServers'];
   permissions: PermissionProfile;
   checks: readonly string[];
   /** Under safe: the modes in which the agent asks sow (a session in another is switched, or not prompted). */
   modes?: AskingModes;
-  /** The agent's own options for session/new and session/load (`_meta`). */
-  sessionMeta?: Record<string, unknown>;
   now: () => string;
   say: (line: string) => void;
   quiet: boolean;
@@ -84,14 +75,6 @@ export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'usage'> {
   usage: Usage;
 }
 
-/** How a worker's event is marked on the terminal (any other: ◦). */
-const MARKS: Partial<Record<WorkerEvent['kind'], string>> = {
-  message: '›',
-  tool_call: '●',
-  error: '✗',
-  agent_plan: '☐',
-};
-
 export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> {
   const denials: Denial[] = [];
   let message = '';
@@ -104,7 +87,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
   const emit = (e: WorkerEvent) => {
     run.files.appendWorkerEvents([e]);
     if (run.quiet) return;
-    run.say(`  ${MARKS[e.kind] ?? '◦'} ${e.text}`);
+    run.say(`  ${EVENT_MARKS[e.kind] ?? '◦'} ${e.text}`);
   };
   let persisting: Promise<void> = Promise.resolve();
   let cost: number | undefined;
@@ -149,16 +132,10 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
       }
       flush();
       if (kind === 'tool_call') {
-        const title = typeof update['title'] === 'string' ? update['title'] : 'a tool';
-        emit({
-          at: run.now(),
-          kind: 'tool_call',
-          text: title.slice(0, 500),
-          tool: typeof update['kind'] === 'string' ? update['kind'] : 'other',
-        });
+        const text = (str(update['title']) ?? 'a tool').slice(0, 500);
+        emit({ at: run.now(), kind: 'tool_call', text, tool: str(update['kind']) ?? 'other' });
       } else if (kind === 'tool_call_update' && update['status'] === 'failed') {
-        const tool =
-          typeof update['title'] === 'string' ? update['title'] : String(update['toolCallId'] ?? 'a tool call');
+        const tool = str(update['title']) ?? String(update['toolCallId'] ?? 'a tool call');
         emit({ at: run.now(), kind: 'error', text: `${tool} failed`.slice(0, 500) });
       } else if (kind === 'plan' && Array.isArray(update['entries'])) {
         const entries = (update['entries'] as { content?: unknown; status?: unknown }[]).filter(

@@ -1,5 +1,5 @@
 /** The agent errors with the texts of spec 003, "Error Handling". */
-import { SowError } from '../domain/errors.js';
+import { errorClass, SowError } from '../domain/errors.js';
 
 /** Where the name of an unknown executor came from: the file, the environment, or a recorded session. */
 export type ExecutorNameSource =
@@ -48,52 +48,36 @@ export class UnknownExecutorError extends SowError {
   }
 }
 
-export class ExecutorBinaryNotFoundError extends SowError {
-  constructor(binary: string, executor: string, install: string) {
-    super(
-      'EXECUTOR_NOT_FOUND',
-      'external',
-      `executor binary not found: ${binary}`,
-      `Executor "${executor}" requires the ${binary} CLI to be installed and available on ` +
-        `PATH.\nInstall ${binary}: ${install}`,
-    );
-  }
-}
+export class ExecutorBinaryNotFoundError extends errorClass(
+  'EXECUTOR_NOT_FOUND',
+  'external',
+  (binary: string, executor: string, install: string) => [
+    `executor binary not found: ${binary}`,
+    `Executor "${executor}" requires the ${binary} CLI to be installed and available on ` +
+      `PATH.\nInstall ${binary}: ${install}`,
+  ],
+) {}
 
-export class ResumeNotSupportedError extends SowError {
-  constructor(executor: string, target: string, resumable: readonly string[]) {
-    super(
-      'RESUME_NOT_SUPPORTED',
-      'failed',
-      `executor "${executor}" does not support session resumption`,
-      `Cannot resume ${target}. Consider:\n  - Spawning a new worker instance\n  - Switching to an executor with ` +
-        `session support (${resumable.join(', ')})`,
-    );
-  }
-}
+export class ResumeNotSupportedError extends errorClass(
+  'RESUME_NOT_SUPPORTED',
+  'failed',
+  (executor: string, target: string, resumable: readonly string[]) => [
+    `executor "${executor}" does not support session resumption`,
+    `Cannot resume ${target}. Consider:\n  - Spawning a new worker instance\n  - Switching to an executor with ` +
+      `session support (${resumable.join(', ')})`,
+  ],
+) {}
 
-export class NoSessionError extends SowError {
-  constructor(target: string, spawnCommand: string) {
-    super(
-      'NO_SESSION',
-      'failed',
-      `no session found for ${target}`,
-      `${target.startsWith('task') ? 'Task' : 'The agent'} has not been started or its session has ended.\nUse ` +
-        `\`${spawnCommand}\` to start a new session.`,
-    );
-  }
-}
+export class NoSessionError extends errorClass('NO_SESSION', 'failed', (target: string, spawnCommand: string) => [
+  `no session found for ${target}`,
+  `${target.startsWith('task') ? 'Task' : 'The agent'} has not been started or its session has ended.\nUse ` +
+    `\`${spawnCommand}\` to start a new session.`,
+]) {}
 
-export class SessionExistsError extends SowError {
-  constructor(target: string, resumeCommand: string) {
-    super(
-      'SESSION_EXISTS',
-      'failed',
-      `${target} already has a session`,
-      `continue it with \`${resumeCommand}\`, or pass --force to start a new session (the old one is forgotten)`,
-    );
-  }
-}
+export class SessionExistsError extends errorClass('SESSION_EXISTS', 'failed', (target: string, resume: string) => [
+  `${target} already has a session`,
+  `continue it with \`${resume}\`, or pass --force to start a new session (the old one is forgotten)`,
+]) {}
 
 /** Over ACP, the agent could not continue the session (`session/load`): a fresh session takes over. */
 export class AcpSessionNotLoadedError extends SowError {
@@ -155,59 +139,51 @@ export class WorkerFailedError extends SowError {
 }
 
 /** The CLI's own settings in the repository widen a safe worker and cannot be left out: it is not started. */
-export class AgentSettingsWidenError extends SowError {
-  constructor(
+export class AgentSettingsWidenError extends errorClass(
+  'AGENT_SETTINGS_WIDEN',
+  'failed',
+  (
     title: string,
     executor: string,
     configPath: string,
     findings: readonly { file: string; settings: readonly string[] }[],
-  ) {
-    const said = findings.map((f) => `${f.file} (${f.settings.join('; ')})`).join(', ');
-    const files = findings.map((f) => f.file).join(' ');
-    super(
-      'AGENT_SETTINGS_WIDEN',
-      'failed',
-      `${title}'s own settings in this repository would let a safe worker do more than sow allows: ${said}; the ` +
-        `worker was not started`,
-      `read what they declare ('git log -p -- ${files}'); remove those settings (or the files) and retry, or, if ` +
-        `you trust them, give executor '${executor}' permissions: yolo in ${configPath} to let it do ` +
-        `anything unasked`,
-      { executor, files: findings.map((f) => ({ file: f.file, settings: [...f.settings] })) },
-    );
-  }
-}
+  ) => [
+    `${title}'s own settings in this repository would let a safe worker do more than sow allows: ` +
+      `${findings.map((f) => `${f.file} (${f.settings.join('; ')})`).join(', ')}; the worker was not started`,
+    `read what they declare ('git log -p -- ${findings.map((f) => f.file).join(' ')}'); remove those settings (or ` +
+      `the files) and retry, or, if you trust them, give executor '${executor}' permissions: yolo in ${configPath} ` +
+      `to let it do anything unasked`,
+    { executor, files: findings.map((f) => ({ file: f.file, settings: [...f.settings] })) },
+  ],
+) {}
 
 /**
  * A safe worker's ACP session was in a mode that does not ask sow (set by the repository's settings) and could not be
  * switched, or left the asking modes during the turn: it was not prompted, or was cancelled.
  */
-export class AcpModeNotAskingError extends SowError {
-  constructor(title: string, found: { mode: string; why: string }, setBy: string | undefined, eventsFile: string) {
-    super(
-      'AGENT_MODE_NOT_ASKING',
-      'failed',
-      `${title} would not ask sow before it acts: ${found.why}; sow stopped the worker`,
-      `${setBy ? `the mode most likely comes from ${setBy}: ` : ''}remove that setting and retry, or, if you mean ` +
-        `the worker to do anything unasked, give its executor permissions: yolo; its messages are in ${eventsFile}`,
-      { mode: found.mode },
-    );
-  }
-}
+export class AcpModeNotAskingError extends errorClass(
+  'AGENT_MODE_NOT_ASKING',
+  'failed',
+  (title: string, found: { mode: string; why: string }, setBy: string | undefined, eventsFile: string) => [
+    `${title} would not ask sow before it acts: ${found.why}; sow stopped the worker`,
+    `${setBy ? `the mode most likely comes from ${setBy}: ` : ''}remove that setting and retry, or, if you mean ` +
+      `the worker to do anything unasked, give its executor permissions: yolo; its messages are in ${eventsFile}`,
+    { mode: found.mode },
+  ],
+) {}
 
 /**
  * A worker ended while the checkout was on another branch than its project's: its end is kept in the runtime folder
  * and recorded by the first command on the project's branch.
  */
-export class RunNotRecordedError extends SowError {
-  constructor(agentId: string, target: string, checkedOut: string | undefined, branch: string) {
-    super(
-      'RUN_NOT_RECORDED',
-      'failed',
-      `the worker ${agentId} on ${target} ended ` +
-        `while ${checkedOut === undefined ? 'a detached HEAD' : `'${checkedOut}'`} was checked out, not the ` +
-        `project's branch '${branch}'; its run is kept, and recorded when '${branch}' is checked out again`,
-      `run 'git checkout ${branch}'`,
-      { agent_id: agentId, branch, ...(checkedOut !== undefined ? { checked_out: checkedOut } : {}) },
-    );
-  }
-}
+export class RunNotRecordedError extends errorClass(
+  'RUN_NOT_RECORDED',
+  'failed',
+  (agentId: string, target: string, checkedOut: string | undefined, branch: string) => [
+    `the worker ${agentId} on ${target} ended ` +
+      `while ${checkedOut === undefined ? 'a detached HEAD' : `'${checkedOut}'`} was checked out, not the ` +
+      `project's branch '${branch}'; its run is kept, and recorded when '${branch}' is checked out again`,
+    `run 'git checkout ${branch}'`,
+    { agent_id: agentId, branch, ...(checkedOut !== undefined ? { checked_out: checkedOut } : {}) },
+  ],
+) {}

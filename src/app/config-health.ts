@@ -7,7 +7,7 @@
 import { join } from 'node:path';
 import type { AppContext } from './context.js';
 import { SowError } from '../domain/errors.js';
-import { fileStamp, stampMs, type FileStamp } from '../adapters/file-stamp.js';
+import { fileStamp, sameStamp, stampMs, type FileStamp } from '../adapters/file-stamp.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { REPO_CONFIG } from '../domain/config-schemas.js';
@@ -24,15 +24,6 @@ export interface ConfigProblem {
 declare const SOW_VERSION: string;
 /** A verdict holds for the sow that gave it: another may read the file differently. */
 const VERSION = typeof SOW_VERSION === 'string' ? SOW_VERSION : 'dev';
-
-const sameStamp = (a: FileStamp, b: FileStamp) =>
-  a.isFile === b.isFile &&
-  a.ino === b.ino &&
-  a.size === b.size &&
-  a.mtimeS === b.mtimeS &&
-  a.mtimeNs === b.mtimeNs &&
-  a.ctimeS === b.ctimeS &&
-  a.ctimeNs === b.ctimeNs;
 
 /** Whether a stamp may be believed: its timestamps had settled when it was taken (the task index's rule). */
 const SETTLE_MS = 2000;
@@ -77,6 +68,7 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
     return [];
   }
   try {
+    const userPath = userConfigPath(ctx.env);
     const files = [
       {
         key: 'repo',
@@ -91,11 +83,11 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
       },
       {
         key: 'user',
-        abs: userConfigPath(ctx.env),
-        file: userConfigPath(ctx.env),
+        abs: userPath,
+        file: userPath,
         judge: () =>
           judge(
-            async () => (await import('../adapters/user-config.js')).readUserConfig(userConfigPath(ctx.env)),
+            async () => (await import('../adapters/user-config.js')).readUserConfig(userPath),
             () => false,
           ),
         warning: userWarning,
@@ -112,13 +104,7 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
       const id = `${f.key}:${f.abs}`;
       const verdict = kept.get(id);
       let problem: Verdict['problem'];
-      if (
-        verdict &&
-        typeof verdict === 'object' &&
-        verdict.version === VERSION &&
-        verdict.stamp &&
-        sameStamp(verdict.stamp, f.stamp!)
-      ) {
+      if (verdict?.version === VERSION && verdict.stamp && sameStamp(verdict.stamp, f.stamp!)) {
         problem = verdict.problem;
         cache.set(id, verdict);
       } else {

@@ -10,7 +10,7 @@ import {
   type EffectiveConfig,
   type ResolvedExecutor,
 } from '../domain/config.js';
-import { AbortedError, ConfirmationRequiredError, SowError } from '../domain/errors.js';
+import { AbortedError, ConfirmationRequiredError, errorClass, SowError } from '../domain/errors.js';
 import { EXECUTOR_TYPES, type ExecutorConfig } from '../domain/config-schemas.js';
 import type { ExecutorModule } from '../adapters/executors/types.js';
 import { runEditor } from '../adapters/editor.js';
@@ -98,12 +98,11 @@ export async function initConfig(
   return { path, overwritten: exists };
 }
 
-/** Where an error line comes from, so the refusal can name the file (or variable) and its fix. */
-export type LineSource = 'file' | 'environment' | 'repository';
 export interface ValidationLine {
   level: 'ok' | 'warning' | 'error';
   text: string;
-  source?: LineSource;
+  /** Where an error line comes from, so the refusal can name the file (or variable) and its fix. */
+  source?: 'file' | 'environment' | 'repository';
 }
 export interface RepositoryValidation {
   root: string;
@@ -247,38 +246,28 @@ export async function validateRepoConfig(
     if (err instanceof SowError && err.kind === 'failed') return undefined;
     throw err;
   }
-  const report = (exists: boolean, valid: boolean): RepositoryValidation => ({
-    root,
-    path: REPO_CONFIG,
-    exists,
-    valid,
+  const said = (exists: boolean, line: ValidationLine) => ({
+    report: { root, path: REPO_CONFIG, exists, valid: line.level !== 'error' },
+    lines: [line],
   });
   try {
     const { exists, config } = await readRepoConfig(root);
     if (!exists)
-      return {
-        report: report(false, true),
-        lines: [{ level: 'ok', text: `${REPO_CONFIG}: none in this repository (it declares no checks)` }],
-      };
+      return said(false, { level: 'ok', text: `${REPO_CONFIG}: none in this repository (it declares no checks)` });
     const checks = (config.checks ?? []).map((c) => c.name);
-    return {
-      report: report(true, true),
-      lines: [
-        {
-          level: 'ok',
-          text: `${REPO_CONFIG} valid (${checks.length ? `checks: ${checks.join(', ')}` : 'no checks declared'})`,
-        },
-      ],
-    };
+    const declared = checks.length ? `checks: ${checks.join(', ')}` : 'no checks declared';
+    return said(true, { level: 'ok', text: `${REPO_CONFIG} valid (${declared})` });
   } catch (err) {
     if (!(err instanceof SowError) || err.code !== 'CONFIG_INVALID') throw err;
-    return { report: report(true, false), lines: [{ level: 'error', text: err.message, source: 'repository' }] };
+    return said(true, { level: 'error', text: err.message, source: 'repository' });
   }
 }
 
 /** The refusal after a report with errors (exit 4): each error with its file or variable, and each place's fix. */
-export class ConfigInvalidError extends SowError {
-  constructor(report: ValidationReport, again: string) {
+export class ConfigInvalidError extends errorClass(
+  'CONFIG_INVALID',
+  'state',
+  (report: ValidationReport, again: string) => {
     const errors = report.lines.filter((l) => l.level === 'error');
     const where = new Set(errors.map((l) => l.source ?? 'file'));
     const fixes = [
@@ -286,28 +275,21 @@ export class ConfigInvalidError extends SowError {
       ...(where.has('environment') ? ['change or unset the environment variable named'] : []),
       ...(where.has('repository') ? [`fix ${REPO_CONFIG} (its fields: 'sow schema repo-config')`] : []),
     ];
-    super(
-      'CONFIG_INVALID',
-      'state',
+    return [
       errors.map((l) => ((l.source ?? 'file') === 'file' ? `${report.path}: ${l.text}` : l.text)).join('; '),
       `${fixes.join('; ')}; then run '${again}' again`,
-      {
-        file: report.path,
-        lines: report.lines,
-        ...(report.repository ? { repository: report.repository } : {}),
-      },
-    );
-  }
-}
+      { file: report.path, lines: report.lines, ...(report.repository ? { repository: report.repository } : {}) },
+    ];
+  },
+) {}
 
+const NOTES: Readonly<Record<string, string>> = {
+  file: '(from config file)',
+  implicit: '(implied by a binding)',
+  default: '(default)',
+};
 const note = (source: string, variable?: string) =>
-  source === 'environment'
-    ? `(from environment: ${variable})`
-    : source === 'file'
-      ? '(from config file)'
-      : source === 'implicit'
-        ? '(implied by a binding)'
-        : '(default)';
+  source === 'environment' ? `(from environment: ${variable})` : NOTES[source]!;
 
 /** The settings lines of `config show`: the permission profile first, each with its source. */
 function settingsLines(e: ResolvedExecutor): string[] {

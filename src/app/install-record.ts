@@ -4,7 +4,7 @@
  */
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { JsonAddition, Planned } from '../domain/integrations.js';
-import { NotAGitRepositoryError, SowError } from '../domain/errors.js';
+import { errorClass, NotAGitRepositoryError } from '../domain/errors.js';
 import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
 import { realPath } from '../adapters/files.js';
 import { removeWithEmptyFolders, writeWhole } from '../adapters/integration-files.js';
@@ -37,17 +37,15 @@ export interface RecordEntry {
   targets: string[];
 }
 
-export class RecordUnreadableError extends SowError {
-  constructor(file: string, problem: string) {
-    super(
-      'INSTALL_RECORD_INVALID',
-      'state',
-      `${file}: ${problem}`,
-      `fix or remove ${file} (sow then treats every file as not its own, and writes new versions beside edited ones)`,
-      { file },
-    );
-  }
-}
+export class RecordUnreadableError extends errorClass(
+  'INSTALL_RECORD_INVALID',
+  'state',
+  (file: string, problem: string) => [
+    `${file}: ${problem}`,
+    `fix or remove ${file} (sow then treats every file as not its own, and writes new versions beside edited ones)`,
+    { file },
+  ],
+) {}
 
 /** Where an install writes (the repository, or a plugin folder) and where its record lives. */
 export interface Place {

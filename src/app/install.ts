@@ -26,7 +26,7 @@ import type { ExecutorType as Target } from '../domain/config-schemas.js';
 import { EXECUTORS, installTargets } from '../adapters/executors/registry.js';
 import { printable } from '../domain/display.js';
 import { jsonDepth, MAX_JSON_DEPTH } from '../domain/json-text.js';
-import { notOneOf, SowError, UsageError } from '../domain/errors.js';
+import { errorClass, notOneOf, UsageError } from '../domain/errors.js';
 import type { Area } from '../adapters/confine.js';
 import {
   checkWritable,
@@ -46,26 +46,19 @@ export interface FileResult {
   note?: string;
 }
 
-const result = (path: string, outcome: Outcome, note?: string): FileResult => ({
-  path,
-  outcome,
-  ...(note ? { note } : {}),
-});
+/** The result for one path, said by outcome and why. */
+const saying =
+  (path: string) =>
+  (outcome: Outcome, note?: string): FileResult => ({ path, outcome, ...(note ? { note } : {}) });
 
 /** A JSON file nested deeper than any settings file: refused before parsing (which would recurse that deep). */
-export class JsonTooDeepError extends SowError {
-  constructor(file: string) {
-    super(
-      'JSON_TOO_DEEP',
-      'state',
-      `${file} nests maps and lists more than ${MAX_JSON_DEPTH} levels deep; settings files nest a few, so sow ` +
-        `does not read it`,
-      `sow changed nothing; look at ${file}: if it came with the repository, restore it ('git checkout ` +
-        `-- ${file}') or remove it, then retry`,
-      { path: file },
-    );
-  }
-}
+export class JsonTooDeepError extends errorClass('JSON_TOO_DEEP', 'state', (file: string) => [
+  `${file} nests maps and lists more than ${MAX_JSON_DEPTH} levels deep; settings files nest a few, so sow ` +
+    `does not read it`,
+  `sow changed nothing; look at ${file}: if it came with the repository, restore it ('git checkout ` +
+    `-- ${file}') or remove it, then retry`,
+  { path: file },
+]) {}
 
 function sources(version: string): IntegrationSources {
   const commands = Object.fromEntries(
@@ -107,7 +100,7 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
   // A record of another kind for this path is no claim of sow's on it.
   const rec = found?.kind === p.kind ? found : undefined;
   const shown = `${area.shown ?? ''}${p.path}`;
-  const said = (outcome: Outcome, note?: string) => result(p.path, outcome, note);
+  const said = saying(p.path);
   const withTarget = (targets: string[]) => (targets.includes(target) ? targets : [...targets, target]);
   const remember = (fields: Partial<RecordEntry>) => {
     if (found) {
@@ -186,7 +179,7 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
 /** Plans taking out one recorded change whose path and kind sow's plan confirms (`planned`). */
 function planUninstall(area: Area, rec: RecordEntry, planned: Planned, steps: Step[]): FileResult {
   const shown = `${area.shown ?? ''}${rec.path}`;
-  const said = (outcome: Outcome, note?: string) => result(rec.path, outcome, note);
+  const said = saying(rec.path);
   const { text: current, link } = inspect(area, rec.path);
   if (current === undefined && !link) return said('removed', 'it was already gone');
   const write = (text: string) => steps.push({ op: 'write', rel: rec.path, text, follow: true });
@@ -232,12 +225,6 @@ export interface InstallResult {
   warnings: string[];
 }
 
-export interface InstallOptions {
-  plugin?: string;
-  withMcp?: boolean;
-  version: string;
-}
-
 /** The agent CLIs a word names: one with an install target, or all of them. */
 export function parseTarget(raw: string): Target[] {
   const targets = installTargets();
@@ -261,7 +248,11 @@ function planOf(target: Target, src: IntegrationSources, plugin: boolean, withMc
   return plugin ? integration.plugin!(src, { withMcp }) : integration.repository(src, { withMcp });
 }
 
-export async function install(cwd: string, rawTarget: string, opts: InstallOptions): Promise<InstallResult> {
+export async function install(
+  cwd: string,
+  rawTarget: string,
+  opts: { plugin?: string; withMcp?: boolean; version: string },
+): Promise<InstallResult> {
   const targets = targetsFor(rawTarget, opts.plugin, 'install');
   const src = sources(opts.version);
   const place = await placeOf(cwd, opts.plugin);

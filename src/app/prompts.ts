@@ -1,19 +1,19 @@
 /** `sow prompt`: the embedded guidance for agents, and the orchestrator prompts of each state. */
-import { didYouMean, NoProjectError, NotAGitRepositoryError, NotInitializedError, SowError } from '../domain/errors.js';
+import {
+  didYouMean,
+  errorClass,
+  NoProjectError,
+  NotAGitRepositoryError,
+  NotInitializedError,
+} from '../domain/errors.js';
 import { fillTemplate, listTemplates, readTemplate, templateVariables } from '../adapters/templates.js';
 import type { AppContext } from './context.js';
 
-export class PromptNotFoundError extends SowError {
-  constructor(path: string) {
-    // The prompts are sow's own, the same everywhere: a name outside them is a command line mistake.
-    super(
-      'PROMPT_NOT_FOUND',
-      'usage',
-      `no prompt '${path}'${didYouMean(path, listPrompts())}`,
-      "run 'sow prompt --list' to see them",
-    );
-  }
-}
+/** The prompts are sow's own, the same everywhere: a name outside them is a command line mistake. */
+export class PromptNotFoundError extends errorClass('PROMPT_NOT_FOUND', 'usage', (path: string) => [
+  `no prompt '${path}'${didYouMean(path, listPrompts())}`,
+  "run 'sow prompt --list' to see them",
+]) {}
 
 /** Prompt names → template paths: guidance/<role>/<name> and orchestrator/<type>/<State>. */
 function catalogue(): Map<string, string> {

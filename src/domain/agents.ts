@@ -1,5 +1,5 @@
 /** The agent registry: roles as data (what each does, what its CLI must do, its prompt and guidance). */
-import { SowError } from './errors.js';
+import { errorClass } from './errors.js';
 import { nearMiss } from './suggest.js';
 
 export interface AgentDef {
@@ -75,17 +75,13 @@ export const ORCHESTRATOR: AgentDef = {
 /** Roles that can be bound to an executor: every agent, plus the orchestrator. */
 export const ROLES: readonly string[] = [ORCHESTRATOR.name, ...AGENTS.map((a) => a.name)];
 
-export class UnknownAgentError extends SowError {
-  constructor(name: string) {
-    const suggestion = nearMiss(name, ROLES);
-    super(
-      'UNKNOWN_AGENT',
-      'failed',
-      `unknown agent '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
-      `agents: ${ROLES.join(', ')} (run 'sow agent list')`,
-    );
-  }
-}
+export class UnknownAgentError extends errorClass('UNKNOWN_AGENT', 'failed', (name: string) => {
+  const suggestion = nearMiss(name, ROLES);
+  return [
+    `unknown agent '${name}'${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+    `agents: ${ROLES.join(', ')} (run 'sow agent list')`,
+  ];
+}) {}
 
 export function findAgent(name: string): AgentDef {
   const found = name === ORCHESTRATOR.name ? ORCHESTRATOR : AGENTS.find((a) => a.name === name);

@@ -102,11 +102,6 @@ export interface ConfigIssue {
 
 export const issueText = (i: ConfigIssue): string => `${i.field}: ${i.problem}`;
 
-export interface ConfigReport {
-  errors: ConfigIssue[];
-  warnings: ConfigIssue[];
-}
-
 /** What a binding may name (executors defined or defaulted, then types by name), and `name`'s near miss. */
 export function executorChoices(
   effective: EffectiveConfig,
@@ -118,15 +113,6 @@ export function executorChoices(
   const types = TYPES_BY_NAME.filter((t) => !defined.includes(t));
   const suggestion = nearMiss(name, [...defined, ...types]);
   return { defined, types, ...(suggestion ? { suggestion } : {}) };
-}
-
-/** "… is not defined (defined: a, b; built-in types …); did you mean 'x'?" */
-export function undefinedExecutorProblem(name: string, effective: EffectiveConfig): string {
-  const { defined, types, suggestion } = executorChoices(effective, name);
-  return (
-    `executor '${name}' is not defined (defined: ${defined.join(', ')}; built-in types, usable by ` +
-    `name: ${types.join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`
-  );
 }
 
 /** A binding's role that is a near miss of a real one (`implementr`): its binding would never apply. */
@@ -197,13 +183,22 @@ export function executorIssues(e: ResolvedExecutor, ignored: IgnoredSettings): C
 }
 
 /** Checks beyond the schema: bindings name defined executors, roles exist, settings fit the type. */
-export function checkConfig(effective: EffectiveConfig, ignored: IgnoredSettings): ConfigReport {
+export function checkConfig(
+  effective: EffectiveConfig,
+  ignored: IgnoredSettings,
+): { errors: ConfigIssue[]; warnings: ConfigIssue[] } {
   const errors: ConfigIssue[] = [];
   const warnings: ConfigIssue[] = [];
   for (const b of Object.values(effective.bindings)) {
     if (!effective.executors[b.executor]) {
       const field = b.source === 'environment' ? `${b.variable} (environment variable)` : `agents.bindings.${b.role}`;
-      errors.push({ field, problem: undefinedExecutorProblem(b.executor, effective) });
+      const { defined, types, suggestion } = executorChoices(effective, b.executor);
+      errors.push({
+        field,
+        problem:
+          `executor '${b.executor}' is not defined (defined: ${defined.join(', ')}; built-in types, usable by ` +
+          `name: ${types.join(', ')})${suggestion ? `; did you mean '${suggestion}'?` : ''}`,
+      });
     }
     // A near miss of a role is a typo, reported (and refused) with the other typos of the file.
     if (!ROLES.includes(b.role) && !mistypedRole(b.role)) {

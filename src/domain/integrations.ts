@@ -34,19 +34,12 @@ export interface OwnedFile {
   path: string;
   content: string;
 }
-/** Keys sow adds to a JSON file the user may also use (.claude/settings.json, .mcp.json). */
-export interface JsonMerge {
-  kind: 'json';
-  path: string;
-  add: JsonAddition;
-}
-/** A section between markers in a file the user owns (AGENTS.md). */
-export interface ManagedSection {
-  kind: 'section';
-  path: string;
-  content: string;
-}
-export type Planned = OwnedFile | JsonMerge | ManagedSection;
+/**
+ * A change sow plans: a file it owns, keys it adds to a JSON file the user may also use (.claude/settings.json,
+ * .mcp.json), or a section between markers in a file the user owns (AGENTS.md).
+ */
+export type Planned =
+  OwnedFile | { kind: 'json'; path: string; add: JsonAddition } | { kind: 'section'; path: string; content: string };
 
 /** What sow adds to a JSON file: hook commands by event, and MCP servers by name. */
 export interface JsonAddition {
@@ -79,7 +72,7 @@ export const skillFile = (s: IntegrationSources) =>
 export const commandBody = (s: IntegrationSources, name: CommandName, run: (cmd: string) => string) =>
   s.commands[name].replace(/\{\{run:([^}]+)\}\}/g, (_m, cmd: string) => run(cmd.trim()));
 
-export const agentsMd = (s: IntegrationSources, path = 'AGENTS.md'): ManagedSection => ({
+export const agentsMd = (s: IntegrationSources, path = 'AGENTS.md'): Planned => ({
   kind: 'section',
   path,
   content: s.agentsSection.trim(),

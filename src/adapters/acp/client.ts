@@ -6,6 +6,7 @@
  * outlive a closed stdin.
  */
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import type {
   AnyMessage,
   LoadSessionResponse,
@@ -16,7 +17,7 @@ import type {
 } from '@agentclientprotocol/sdk';
 // The build turns this into a require of dist/acp-sdk.cjs, loaded only over ACP.
 import { client, methods, PROTOCOL_VERSION } from './sdk.js';
-import { followStderr, lineSplitter } from '../process-runner.js';
+import { followStderr, lineSplitter, type RunOutcome, type RunRequest } from '../process-runner.js';
 import { usageOf } from '../executors/shared.js';
 import type { Usage } from '../executors/types.js';
 import {
@@ -27,22 +28,11 @@ import {
   type PermissionPolicy,
 } from '../../domain/acp-permissions.js';
 
-export interface McpServerStdio {
-  name: string;
-  command: string;
-  args: string[];
-  env: { name: string; value: string }[];
-}
-
-export interface AcpRunRequest {
-  binary: string;
-  args: readonly string[];
-  cwd: string;
-  env: Readonly<Record<string, string | undefined>>;
+export interface AcpRunRequest extends Pick<RunRequest, 'binary' | 'args' | 'cwd' | 'env' | 'onStderrLine'> {
   prompt: string;
   /** Continue this session (`session/load`) instead of opening a new one. */
   load?: string;
-  mcpServers: McpServerStdio[];
+  mcpServers: { name: string; command: string; args: string[]; env: { name: string; value: string }[] }[];
   /** The model to choose in a new session, where the agent offers a model option (opencode, the adapters). */
   model?: string;
   /** Something the person should know (a model the agent does not offer). */
@@ -61,14 +51,9 @@ export interface AcpRunRequest {
   onSession(id: string): void;
   /** Each permission request and what sow answered. */
   onPermission(call: AskedToolCall, decision: PermissionDecision): void;
-  onStderrLine?(line: string): void;
 }
 
-export interface AcpRunOutcome {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stderrTail: string;
-  interrupted?: 'SIGINT' | 'SIGTERM';
+export interface AcpRunOutcome extends Omit<RunOutcome, 'leftRunning'> {
   sessionId?: string;
   /** The prompt turn's `stopReason` (end_turn, cancelled, refusal, max_tokens, …). */
   stopReason?: string;
@@ -102,12 +87,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     child.once('close', (code, signal) => resolve({ code, signal }));
     child.once('error', () => resolve({ code: null, signal: null }));
   });
-  const started = new Promise<Error | undefined>((resolve) => {
-    child.once('spawn', () => resolve(undefined));
-    child.once('error', (err) => resolve(err));
-  });
-  const startError = await started;
-  if (startError) throw startError;
+  // Rejects with the error when the program cannot be started.
+  await once(child, 'spawn');
   let ended = false;
   void exited.then(() => (ended = true));
   const signalGroup = (signal: NodeJS.Signals) => {
@@ -179,10 +160,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   let sessionId: string | undefined;
   let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
   let cancel: (() => void) | undefined;
+  /** Stops the turn: cancelled once the session is prompted, else the agent is ended. */
+  const stop = () => (cancel ?? end)();
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => () => {
     interrupted ??= signal;
-    if (cancel) cancel();
-    else end();
+    stop();
   };
   const onInt = onSignal('SIGINT');
   const onTerm = onSignal('SIGTERM');
@@ -195,12 +177,6 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   const outcome: Omit<AcpRunOutcome, 'code' | 'signal' | 'stderrTail'> = {};
   /** Once the session is set to ask, a change away from that ends the turn. */
   let watching = false;
-  const leftAsking = (mode: string, why: string) => {
-    if (!watching || outcome.notAsking) return;
-    outcome.notAsking = { mode, why };
-    if (cancel) cancel();
-    else end();
-  };
   const app = client({ name: 'sow' })
     .onRequest(methods.client.session.requestPermission, ({ params }) => {
       const call = (params.toolCall ?? {}) as AskedToolCall;
@@ -215,13 +191,16 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       // Only the session sow opened: updates about another are not this worker's.
       if (sessionId !== undefined && params.sessionId !== sessionId) return;
       const update = params.update as unknown as Record<string, unknown>;
-      if (req.modes && watching) {
+      if (req.modes && watching && !outcome.notAsking) {
         const away = notAsking(
           req.modes,
           update['sessionUpdate'] === 'current_mode_update' ? update['currentModeId'] : undefined,
           update['sessionUpdate'] === 'config_option_update' ? update['configOptions'] : undefined,
         );
-        if (away) leftAsking(away.mode, `the agent went to ${away.what} during the turn`);
+        if (away) {
+          outcome.notAsking = { mode: away.mode, why: `the agent went to ${away.what} during the turn` };
+          stop();
+        }
       }
       req.onUpdate(update);
     });
@@ -237,11 +216,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       const option = (opened.configOptions ?? []).find(
         (o) => o.type === 'select' && (o.category === 'model' || o.id === 'model'),
       );
-      if (!option || option.type !== 'select') return;
-      if (option.currentValue === model) return;
-      const flat = (
-        option.options as ({ value: string; name: string } | { options: { value: string; name: string }[] })[]
-      ).flatMap((o) => ('options' in o ? o.options : [o]));
+      if (!option || option.type !== 'select' || option.currentValue === model) return;
+      const flat = choicesOf(option);
       const match = flat.find((o) => o.value === model || o.name === model || o.value.split('/').at(-1) === model);
       if (!match) {
         req.onNote?.(
@@ -275,7 +251,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         opened.modes?.currentModeId ??
         (modeOption && typeof modeOption.currentValue === 'string' ? modeOption.currentValue : undefined);
       if (current !== undefined && !want.asks.includes(current)) {
-        const offered = opened.modes ? opened.modes.availableModes.map((m) => m.id) : valuesOf(modeOption);
+        const offered = opened.modes
+          ? opened.modes.availableModes.map((m) => m.id)
+          : choicesOf(modeOption).map((o) => o.value);
         const target = want.asks.find((m) => offered.includes(m));
         if (target === undefined)
           return refuse(
@@ -424,12 +402,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   return { code, signal, stderrTail: stderr.tail(), ...outcome, ...(interrupted ? { interrupted } : {}) };
 }
 
-/** The values a select config option offers (grouped or not). */
-function valuesOf(option: { type: string; options?: unknown } | undefined): string[] {
+type Choice = { value: string; name: string };
+/** The choices a select config option offers, its groups flattened. */
+function choicesOf(option: { type: string; options?: unknown } | undefined): Choice[] {
   if (!option || option.type !== 'select' || !Array.isArray(option.options)) return [];
-  return (option.options as ({ value: string } | { options: { value: string }[] })[])
-    .flatMap((o) => ('options' in o ? o.options : [o]))
-    .map((o) => o.value);
+  return (option.options as (Choice | { options: Choice[] })[]).flatMap((o) => ('options' in o ? o.options : [o]));
 }
 
 /** Whether an update shows the session left the modes (or option values) that ask: what it went to. */

@@ -1,14 +1,12 @@
 /** Claude Code (`claude`): stream-json from `system/init` to `result`, whose `permission_denials` it refused. */
 import {
   checksOf,
-  cliRuns,
+  agentCli,
   custom,
   denial,
   isObj,
   listed,
-  none,
   oneLine,
-  OWN_ARGV,
   SOW_PROTECTED,
   str,
   text,
@@ -171,7 +169,6 @@ export const claude: ExecutorModule = {
   title: 'Claude Code',
   install: 'npm install -g @anthropic-ai/claude-code',
   sessionIds: 'caller',
-  binary: () => 'claude',
   // Zed's adapter runs Claude Code's SDK; as root it needs IS_SANDBOX=1 (sow still answers every permission).
   acp: {
     binary: () => 'claude-agent-acp',
@@ -191,8 +188,7 @@ export const claude: ExecutorModule = {
     },
     install: 'npm install -g @zed-industries/claude-agent-acp',
   },
-  supportsResumption: () => true,
-  ...cliRuns(
+  ...agentCli(
     'claude',
     '--model',
     (ctx, resume) => [
@@ -251,9 +247,7 @@ export const claude: ExecutorModule = {
         .filter(isObj)
         .map((d) => denial(str(d['tool_name']) ?? 'unknown', d['tool_input'], TOOLS));
     },
-    stderr: none,
   }),
-  ignores: OWN_ARGV,
   widening: {
     files: ['.claude/**', '.mcp.json'],
     settings: [
@@ -269,6 +263,5 @@ export const claude: ExecutorModule = {
       "(--strict-mcp-config), and sow's deny rules (--settings); over ACP the adapter is told settingSources: user " +
       'and the session is switched to the mode that asks',
   },
-  doctor: 'flags',
   integration,
 };

@@ -4,11 +4,10 @@
  * `thread.started`.
  */
 import {
-  cliRuns,
+  agentCli,
   custom,
   isObj,
   oneLine,
-  OWN_ARGV,
   reportedSession,
   text,
   usageOf,
@@ -52,7 +51,6 @@ export const codex: ExecutorModule = {
   title: 'Codex CLI',
   install: 'npm install -g @openai/codex',
   sessionIds: 'reported',
-  binary: () => 'codex',
   // Codex speaks ACP through Zed's adapter. It asks its client nothing by default (read-only sandbox, commands run
   // unasked): under safe it is told to ask before anything it does not know to be harmless, inside its workspace-write
   // sandbox; under yolo, never to ask, with no sandbox — as its command line is run.
@@ -67,10 +65,9 @@ export const codex: ExecutorModule = {
     ],
     install: 'npm install -g @zed-industries/codex-acp',
   },
-  supportsResumption: () => true,
   sessionFromEvent: (e) => (e['type'] === 'thread.started' ? reportedSession(e['thread_id']) : undefined),
   // `codex exec resume` takes no -C: the resume runs in the recorded cwd instead.
-  ...cliRuns(
+  ...agentCli(
     'codex',
     '-m',
     (ctx, resume) => (resume ? ['exec', 'resume', '--json'] : ['exec', '--json', '-C', ctx.cwd]),
@@ -93,8 +90,7 @@ export const codex: ExecutorModule = {
       return [`✗ ${oneLine(text(event['message']) ?? JSON.stringify(event['error'] ?? event))}`];
     return undefined;
   },
-  // What it says when it has no such session to resume (captured:
-  // test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt).
+  // Captured in test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /no rollout found for thread id/),
   // Each `turn.completed` has that turn's tokens; Codex reports no cost.
   usage: (e) =>
@@ -103,7 +99,6 @@ export const codex: ExecutorModule = {
       : undefined,
   // Nothing in `--json` (a command its sandbox refuses leaves no event at all); only its stderr says.
   denials: () => ({
-    event: () => [],
     stderr(line) {
       const m = REFUSED.exec(line.trim());
       if (!m) return [];
@@ -115,7 +110,6 @@ export const codex: ExecutorModule = {
   sandbox:
     'Codex runs every command in its workspace-write sandbox (writes only in the repository and /tmp, no network), ' +
     'checks too',
-  ignores: OWN_ARGV,
   widening: {
     files: ['.codex/**'],
     settings: [...CODEX_WIDENING, 'execpolicy rules (.codex/rules/*.rules)'],
@@ -129,6 +123,5 @@ export const codex: ExecutorModule = {
         path === '.codex/config.toml' ? tomlWidening(text, CODEX_WIDENING) : text.trim() ? ['execpolicy rules'] : [],
     }),
   },
-  doctor: 'flags',
   integration: SKILL_AND_AGENTS_MD,
 };

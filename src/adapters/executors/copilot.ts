@@ -5,14 +5,12 @@
  */
 import {
   checksOf,
-  cliRuns,
+  agentCli,
   custom,
   denial,
   isObj,
   listed,
   model,
-  none,
-  OWN_ARGV,
   str,
   words,
   type Grant,
@@ -63,7 +61,6 @@ export const copilot: ExecutorModule = {
   title: 'GitHub Copilot CLI',
   install: 'npm install -g @github/copilot',
   sessionIds: 'caller',
-  binary: () => 'copilot',
   acp: {
     binary: () => 'copilot',
     args: (c) => ['--acp', ...model(c, '--model'), ...custom(c)],
@@ -84,10 +81,9 @@ export const copilot: ExecutorModule = {
     },
     install: 'npm install -g @github/copilot',
   },
-  supportsResumption: () => true,
   // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin). --resume takes an optional
   // value, so it must be attached with '='.
-  ...cliRuns(
+  ...agentCli(
     'copilot',
     '--model',
     (ctx, resume) => [
@@ -124,14 +120,12 @@ export const copilot: ExecutorModule = {
           denial(str(call?.['toolName']) ?? 'unknown', call?.['arguments'], TOOLS, str(data['error']['message'])),
         ];
       },
-      stderr: none,
     };
   },
   checkRefusedBecause:
     'Copilot CLI matches a shell command by its name (plus the first subcommand for tools such as npm or git), not ' +
     'by the whole line, so it may not see this command as the one granted; declare the check as a package script ' +
     'and run it by that name (`npm run <script>`)',
-  ignores: OWN_ARGV,
   widening: {
     // .vscode/mcp.json and .vscode/settings.json (chat.tools.autoApprove) are not Copilot CLI's but GitHub Copilot's in
     // the person's own VS Code: no worker may widen that either.
@@ -159,16 +153,12 @@ export const copilot: ExecutorModule = {
         '.mcp.json',
         '.github/mcp.json',
       ],
-      found: (path, text) =>
-        path.startsWith('.github/copilot/')
-          ? jsonWidening(text, COPILOT_SETTINGS)
-          : path.startsWith('.github/hooks/')
-            ? text.trim()
-              ? ['hooks (commands it runs)']
-              : []
-            : jsonWidening(text, ['mcpServers', 'servers']),
+      found(path, text) {
+        if (path.startsWith('.github/copilot/')) return jsonWidening(text, COPILOT_SETTINGS);
+        if (path.startsWith('.github/hooks/')) return text.trim() ? ['hooks (commands it runs)'] : [];
+        return jsonWidening(text, ['mcpServers', 'servers']);
+      },
     }),
   },
-  doctor: 'flags',
   integration: SKILL_AND_AGENTS_MD,
 };

@@ -2,7 +2,7 @@
  * Cursor CLI (`cursor-agent`), from Cursor's docs (not on npm: test/fakes/fake-agent.mjs plays it). It grants single
  * commands only in its config files, never per run, so safe runs commands in its sandbox, like Codex.
  */
-import { cliRuns, denial, isObj, NO_ACP, none, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
+import { agentCli, denial, isObj, NO_ACP, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { jsonWidening } from './settings-files.js';
 import { agentsMd, frontmatter, SKILL_DESCRIPTION, yamlString, type Integration } from '../../domain/integrations.js';
@@ -19,6 +19,12 @@ const grant = (ctx: InvocationContext): Grant =>
       };
 
 const TOOLS = { command: ['shell'], edit: ['edit', 'write', 'delete'] };
+/** Its project files that grant, start or hook something, and the setting of each. */
+const SETTINGS: Readonly<Record<string, string>> = {
+  '.cursor/cli.json': 'permissions.allow',
+  '.cursor/mcp.json': 'mcpServers',
+  '.cursor/hooks.json': 'hooks',
+};
 
 /** `sow install cursor`: the skill as a rule it always applies, and the AGENTS.md section. */
 const integration: Integration = {
@@ -37,11 +43,9 @@ export const cursor: ExecutorModule = {
   title: 'Cursor CLI',
   install: 'curl https://cursor.com/install -fsS | bash   (cursor-agent is not on npm)',
   sessionIds: 'precreated',
-  binary: () => 'cursor-agent',
-  supportsResumption: () => true,
   createSession: () => ({ binary: 'cursor-agent', args: ['create-chat'] }),
   // The chat is created first (create-chat), so a new run resumes it too.
-  ...cliRuns(
+  ...agentCli(
     'cursor-agent',
     '--model',
     (ctx) => ['-p', '--output-format', 'stream-json', '--resume', ctx.sessionId!],
@@ -65,30 +69,17 @@ export const cursor: ExecutorModule = {
         const input = str(rejected['command']) ? rejected : args;
         return [denial(tool, input, TOOLS, str(rejected['reason']) || undefined)];
       },
-      stderr: none,
     };
   },
   sandbox: 'Cursor runs shell commands in its sandbox (--sandbox enabled), checks too',
   ignores: { ...OWN_ARGV, transport: NO_ACP },
   widening: {
     files: ['.cursor/**'],
-    settings: ['permissions.allow (.cursor/cli.json)', 'mcpServers (.cursor/mcp.json)', 'hooks (.cursor/hooks.json)'],
+    settings: Object.entries(SETTINGS).map(([path, key]) => `${key} (${path})`),
     how:
       'Cursor CLI has no flag that leaves the project configuration out: sow refuses to start a safe worker while ' +
       '.cursor/ grants, starts or hooks something',
-    check: () => ({
-      paths: ['.cursor/cli.json', '.cursor/mcp.json', '.cursor/hooks.json'],
-      found: (path, text) =>
-        jsonWidening(
-          text,
-          path === '.cursor/cli.json'
-            ? ['permissions.allow']
-            : path === '.cursor/mcp.json'
-              ? ['mcpServers']
-              : ['hooks'],
-        ),
-    }),
+    check: () => ({ paths: Object.keys(SETTINGS), found: (path, text) => jsonWidening(text, [SETTINGS[path]!]) }),
   },
-  doctor: 'flags',
   integration,
 };

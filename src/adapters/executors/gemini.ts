@@ -5,14 +5,12 @@
 import { dirname, join } from 'node:path';
 import {
   checksOf,
-  cliRuns,
+  agentCli,
   custom,
   denial,
   isObj,
   listed,
   model,
-  none,
-  OWN_ARGV,
   str,
   usageOf,
   words,
@@ -106,7 +104,6 @@ export const gemini: ExecutorModule = {
   title: 'Gemini CLI',
   install: 'npm install -g @google/gemini-cli',
   sessionIds: 'caller',
-  binary: () => 'gemini',
   acp: {
     binary: () => 'gemini',
     args: (c) => ['--acp', ...model(c, '-m'), ...custom(c)],
@@ -117,16 +114,14 @@ export const gemini: ExecutorModule = {
     },
     install: 'npm install -g @google/gemini-cli',
   },
-  supportsResumption: () => true,
   // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
-  ...cliRuns(
+  ...agentCli(
     'gemini',
     '-m',
     (ctx, resume) => ['--output-format', 'stream-json', resume ? '--resume' : '--session-id', ctx.sessionId!],
     grant,
   ),
-  // What it says when it has no such session to resume (captured:
-  // test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt).
+  // Captured in test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),
   // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
   usage: (e) =>
@@ -152,12 +147,10 @@ export const gemini: ExecutorModule = {
         const call = calls.get(id);
         return [denial(str(call?.['tool_name']) ?? 'unknown', call?.['parameters'], TOOLS, str(e['error']['message']))];
       },
-      stderr: none,
     };
   },
   checkRefusedBecause:
     'Gemini CLI checks each part of a chained command (&&, ;, |) on its own; declare each part as a check too',
-  ignores: OWN_ARGV,
   widening: {
     files: ['.gemini/**'],
     settings: [...GEMINI_WIDENING, 'variables GEMINI_CLI_* (and the sandbox ones) in .env or .gemini/.env'],
@@ -172,6 +165,5 @@ export const gemini: ExecutorModule = {
           : envWidening(text, (name) => path === '.gemini/.env' || geminiVariable(name)),
     }),
   },
-  doctor: 'flags',
   integration,
 };

@@ -8,13 +8,11 @@
 import { dirname, join } from 'node:path';
 import {
   checksOf,
-  cliRuns,
+  agentCli,
   custom,
   denial,
   isObj,
   listed,
-  none,
-  OWN_ARGV,
   reportedSession,
   str,
   usageOf,
@@ -68,7 +66,6 @@ export const opencode: ExecutorModule = {
   title: 'opencode',
   install: 'npm install -g opencode-ai',
   sessionIds: 'reported',
-  binary: () => 'opencode',
   // Over ACP opencode asks its client only where its permission config says "ask"; otherwise it just acts.
   acp: {
     binary: () => 'opencode',
@@ -79,16 +76,14 @@ export const opencode: ExecutorModule = {
     }),
     install: 'npm install -g opencode-ai',
   },
-  supportsResumption: () => true,
   sessionFromEvent: (e) => reportedSession(e['sessionID'] ?? (isObj(e['part']) ? e['part']['sessionID'] : undefined)),
-  ...cliRuns(
+  ...agentCli(
     'opencode',
     '-m',
     (ctx, resume) => ['run', '--format', 'json', '--dir', ctx.cwd, ...(resume ? ['--session', ctx.sessionId!] : [])],
     grant,
   ),
-  // What it says when it has no such session to resume (captured:
-  // test/fixtures/agent-help/opencode@*__resume-session-gone.stderr.txt).
+  // Captured in test/fixtures/agent-help/opencode@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /Error: Session not found/),
   // Each `step_finish` has that step's tokens and cost.
   usage: (e) => {
@@ -108,9 +103,7 @@ export const opencode: ExecutorModule = {
       if (state['status'] !== 'error' || !error || !REFUSED.test(error)) return [];
       return [denial(str(part['tool']) ?? 'unknown', state['input'], TOOLS, error)];
     },
-    stderr: none,
   }),
-  ignores: OWN_ARGV,
   widening: {
     files: ['opencode.json', 'opencode.jsonc', '.opencode/**'],
     settings: ['permission', 'agent.*.permission', 'mcp', 'plugin', 'formatter', 'lsp', 'experimental.hook', 'tools'],
@@ -118,6 +111,5 @@ export const opencode: ExecutorModule = {
       'a safe worker runs with OPENCODE_DISABLE_PROJECT_CONFIG=true: opencode loads no configuration of the ' +
       'repository',
   },
-  doctor: 'flags',
   integration: SKILL_AND_AGENTS_MD,
 };

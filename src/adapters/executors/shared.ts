@@ -24,14 +24,18 @@ export const viaStdin = (binary: string, ctx: InvocationContext, grant: Grant): 
   granted: { permissions: ctx.permissions, checks: ctx.checks },
 });
 
-/** A CLI's spawn and resume, the prompt on stdin: `head`, the model, the profile's flags, custom_args, `tail`. */
-export function cliRuns(
+/**
+ * What the agent CLIs sow passes flags to share: a binary that resumes, whose --help doctor checks, that takes no argv
+ * of the user's own; its runs take the prompt on stdin, their argv `head`, the model, the profile's flags, custom_args,
+ * `tail`.
+ */
+export function agentCli(
   binary: string,
   modelFlag: string,
   head: (ctx: InvocationContext, resume: boolean) => string[],
   grant: (ctx: InvocationContext) => Grant,
   tail: (ctx: InvocationContext, resume: boolean) => string[] = () => [],
-): Pick<ExecutorModule, 'spawn' | 'resume'> {
+): Pick<ExecutorModule, 'binary' | 'supportsResumption' | 'spawn' | 'resume' | 'ignores' | 'doctor'> {
   const invoke = (ctx: InvocationContext, resume: boolean) => {
     const g = grant(ctx);
     const c = ctx.config;
@@ -40,7 +44,14 @@ export function cliRuns(
       args: [...head(ctx, resume), ...model(c, modelFlag), ...g.args, ...custom(c), ...tail(ctx, resume)],
     });
   };
-  return { spawn: (ctx) => invoke(ctx, false), resume: (ctx) => invoke(ctx, true) };
+  return {
+    binary: () => binary,
+    supportsResumption: () => true,
+    spawn: (ctx) => invoke(ctx, false),
+    resume: (ctx) => invoke(ctx, true),
+    ignores: OWN_ARGV,
+    doctor: 'flags',
+  };
 }
 
 /*
@@ -63,11 +74,9 @@ export const listed = (ctx: InvocationContext) => ['sow', ...checksOf(ctx)].map(
 
 /** For a CLI without the Agent Client Protocol (or with one sow cannot start): transport stays cli. */
 export const NO_ACP = 'sow has no way to start it over the Agent Client Protocol; leave transport out (cli)';
+const OWN = "only type 'command' runs an argv of your own";
 /** The settings only a command of the user's own takes. */
-export const OWN_ARGV = {
-  spawn: "only type 'command' runs an argv of your own",
-  resume: "only type 'command' runs an argv of your own",
-} as const;
+export const OWN_ARGV = { spawn: OWN, resume: OWN } as const;
 
 /** A session id a CLI reported, if sow may pass it back as an argv word (never one that reads as an option). */
 export const reportedSession = (x: unknown): string | undefined =>
@@ -118,10 +127,10 @@ export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>,
     } catch {
       continue;
     }
-    if (typeof event !== 'object' || !event) continue;
-    const used = spec.usage(event as Record<string, unknown>);
+    if (!isObj(event)) continue;
+    const used = spec.usage(event);
     if (used) total = addUsage(total, used);
-    const partial = spec.usageSoFar?.(event as Record<string, unknown>);
+    const partial = spec.usageSoFar?.(event);
     if (partial) soFar.set(partial.key, partial.usage);
   }
   if (Object.keys(total).length || !soFar.size) return total;
@@ -164,7 +173,6 @@ export function denial(
   const kind = kinds.command.includes(tool) ? 'command' : kinds.edit.includes(tool) ? 'edit' : 'other';
   return { tool, input: inputText(input), kind, ...(reason ? { reason } : {}) };
 }
-export const none = (): Denial[] => [];
 
 /** The first line of `stderr` (colours taken out) that matches `pattern`: why a session could not be resumed. */
 export function saidLine(stderr: string, pattern: RegExp): string | undefined {

@@ -62,9 +62,6 @@ export interface AskingModes {
   readonly setBy: string;
 }
 
-/** How sow learns a session id: it picks one, the CLI makes one before the run, reports one in its events, or none. */
-export type SessionIdMode = 'caller' | 'precreated' | 'reported' | 'none';
-
 /** A refused tool call ("denial") in an agent CLI's output. */
 export interface Denial {
   /** The CLI's own name for the tool: Bash, run_shell_command, bash, shell, Write, apply_patch, … */
@@ -83,18 +80,13 @@ export interface Usage {
   cost_usd?: number;
 }
 
-/** One run's reader of refused calls: what each parsed event (or stderr line) adds. */
-export interface DenialReader {
-  event(event: Record<string, unknown>): Denial[];
-  stderr(line: string): Denial[];
-}
-
 /** Everything sow knows about one agent CLI (docs/decisions/0042-one-module-per-agent-cli.md). */
 export interface ExecutorModule {
   readonly type: ExecutorType;
   readonly title: string;
   readonly install: string;
-  readonly sessionIds: SessionIdMode;
+  /** How sow learns a session id: it picks one, the CLI makes one before the run, reports one in events, or none. */
+  readonly sessionIds: 'caller' | 'precreated' | 'reported' | 'none';
   binary(config: ExecutorConfig): string;
   /** How the agent is started to speak ACP on stdio, for `transport: acp`; sow decides its permissions (no flags). */
   readonly acp?: {
@@ -125,8 +117,8 @@ export interface ExecutorModule {
   usage?(event: Record<string, unknown>): Usage | undefined;
   /** For a CLI that tells its totals only at the end: what an event says was used so far, keyed by answer. */
   usageSoFar?(event: Record<string, unknown>): { key: string; usage: Usage } | undefined;
-  /** A new reader of the calls it refused, for one run; absent when its output says nothing sow can read. */
-  denials?(): DenialReader;
+  /** A new reader of the calls it refused, for one run: what each parsed event (or stderr line) adds. */
+  denials?(): { event?(event: Record<string, unknown>): Denial[]; stderr?(line: string): Denial[] };
   /** When its safe profile is a sandbox: what the sandbox does (a declared check gets no more). */
   readonly sandbox?: string;
   /** Why a declared, granted check can still be refused by this CLI. */

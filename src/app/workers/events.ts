@@ -2,7 +2,7 @@
  * A worker's events read back: sow's own kinds from a CLI's stream, what a run did last and what it used, and the last
  * thing it said (for a handoff brief).
  */
-import type { WorkerEvent } from '../../adapters/agent-outputs.js';
+import { EVENT_MARKS, type WorkerEvent } from '../../adapters/agent-outputs.js';
 import { executorOf } from '../../adapters/executors/registry.js';
 import type { ExecutorModule, Usage } from '../../adapters/executors/types.js';
 import { addUsage, usageOfLines } from '../../adapters/executors/shared.js';
@@ -50,12 +50,6 @@ export function activityOf(type: string, lines: readonly string[]): { last?: str
 export function activityOfEvents(lines: readonly string[]): { last?: string; usage: Usage } {
   let last: string | undefined;
   let usage: Usage = {};
-  const MARK: Partial<Record<WorkerEvent['kind'], string>> = {
-    message: '›',
-    tool_call: '●',
-    error: '✗',
-    agent_plan: '☐',
-  };
   for (const line of lines) {
     let e: WorkerEvent;
     try {
@@ -64,7 +58,7 @@ export function activityOfEvents(lines: readonly string[]): { last?: string; usa
       continue;
     }
     if (!e || typeof e !== 'object') continue;
-    const mark = MARK[e.kind];
+    const mark = EVENT_MARKS[e.kind];
     if (mark && typeof e.text === 'string') last = `${mark} ${e.text}`;
     if (e.kind === 'usage') usage = addUsage(usage, e);
   }

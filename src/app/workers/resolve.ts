@@ -12,8 +12,8 @@ import type { ExecutorModule } from '../../adapters/executors/types.js';
 import { findOnPath, runProcess } from '../../adapters/process-runner.js';
 import { readUserConfig, userConfigPath } from '../../adapters/user-config.js';
 import { readRepoConfig, REPO_CONFIG } from '../../adapters/repo-config.js';
-import { refuseWideningSettings } from '../agent-settings.js';
-import { ExecutorBinaryNotFoundError, UnknownExecutorError } from '../agent-errors.js';
+import { wideningSettings } from '../../adapters/agent-settings.js';
+import { AgentSettingsWidenError, ExecutorBinaryNotFoundError, UnknownExecutorError } from '../agent-errors.js';
 import type { Resolution, Speaker } from './types.js';
 
 type Env = AppContext['env'];
@@ -128,8 +128,11 @@ export async function workerRights(root: string, resolution: Resolution, say: (l
     );
   }
   const { transport, spec, executor, loaded } = resolution;
-  const run = { transport, permissions, executor: executor.name, configPath: loaded.path };
-  const widening = (folders: readonly string[]) => refuseWideningSettings(spec, run, folders);
+  // A safe worker does not start while its CLI's own settings in its folders widen it (AGENT_SETTINGS_WIDEN).
+  const widening = (folders: readonly string[]) => {
+    const found = permissions === 'safe' ? wideningSettings(spec, transport, folders) : [];
+    if (found.length) throw new AgentSettingsWidenError(spec.title, executor.name, loaded.path, found);
+  };
   widening([root]);
   return {
     permissions,

@@ -243,7 +243,6 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
     ...(server
       ? { mcpServers: [{ ...server, env: Object.entries(env).map(([name, value]) => ({ name, value })) }] }
       : {}),
-    title: resolution.spec.title,
     files,
     // Where a safe worker may change files: its own checkout, when it has one.
     root: isWorkerCheckoutPath(cwd) ? cwd : (env['SOW_PROJECT_ROOT'] ?? cwd),
