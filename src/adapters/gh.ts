@@ -34,6 +34,10 @@ export const ISSUE_FIELDS = ['number', 'title', 'state', 'labels', 'url'] as con
 export const ISSUE_VIEW_FIELDS = [...ISSUE_FIELDS, 'body'] as const;
 export const PR_FIELDS = ['number', 'url', 'isDraft', 'state', 'headRefName'] as const;
 
+const json = (fields: readonly string[]) => opt('--json', fields.join(','));
+/** A positional number for gh: a negative one, which gh would read as a flag, is refused by argvOf. */
+const issueNo = (n: number): ArgValue => val(String(n), 'the issue number');
+
 /** The argv of every gh call: each value joined to its flag (`--head=<branch>`); a negative number is refused. */
 export const GH_ARGS = {
   issueList: (repo: string, o: IssueListOptions) => [
@@ -43,26 +47,14 @@ export const GH_ARGS = {
     opt('--state', o.state),
     ...(o.label ? [opt('--label', o.label)] : []),
     opt('--limit', String(o.limit)),
-    opt('--json', ISSUE_FIELDS.join(',')),
+    json(ISSUE_FIELDS),
   ],
-  issueView: (repo: string, n: number) => [
-    'issue',
-    'view',
-    num(n, 'the issue number'),
-    opt('--repo', repo),
-    opt('--json', ISSUE_VIEW_FIELDS.join(',')),
-  ],
-  issueLinkedBranches: (repo: string, n: number) => [
-    'issue',
-    'develop',
-    '--list',
-    num(n, 'the issue number'),
-    opt('--repo', repo),
-  ],
+  issueView: (repo: string, n: number) => ['issue', 'view', issueNo(n), opt('--repo', repo), json(ISSUE_VIEW_FIELDS)],
+  issueLinkedBranches: (repo: string, n: number) => ['issue', 'develop', '--list', issueNo(n), opt('--repo', repo)],
   issueLinkBranch: (repo: string, n: number, branch: string, base: string) => [
     'issue',
     'develop',
-    num(n, 'the issue number'),
+    issueNo(n),
     opt('--repo', repo),
     opt('--name', branch),
     opt('--base', base),
@@ -73,7 +65,7 @@ export const GH_ARGS = {
     opt('--repo', repo),
     opt('--head', branch),
     '--state=open',
-    opt('--json', PR_FIELDS.join(',')),
+    json(PR_FIELDS),
   ],
   prCreate: (repo: string, o: { head: string; base: string; title: string; bodyFile: string; draft: boolean }) => [
     'pr',
@@ -85,7 +77,7 @@ export const GH_ARGS = {
     opt('--body-file', o.bodyFile),
     ...(o.draft ? ['--draft'] : []),
   ],
-  prReady: (repo: string, n: number) => ['pr', 'ready', num(n, 'the pull request number'), opt('--repo', repo)],
+  prReady: (repo: string, n: number) => ['pr', 'ready', val(String(n), 'the pull request number'), opt('--repo', repo)],
   /** The body comes on stdin (`--body-file -`). */
   issueCreate: (repo: string, o: { title: string }) => [
     'issue',
@@ -95,9 +87,6 @@ export const GH_ARGS = {
     '--body-file=-',
   ],
 } as const satisfies Record<string, (...a: never[]) => readonly Arg[]>;
-
-/** A positional number for gh: a negative one, which gh would read as a flag, is refused by argvOf. */
-const num = (n: number, what: string): ArgValue => val(String(n), what);
 
 /** Where gh runs: a folder, and the environment of the caller's context (its PATH finds gh; its GH_TOKEN logs in). */
 export interface GhRun {
