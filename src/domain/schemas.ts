@@ -18,9 +18,10 @@ export const TASK_STATUSES = [
 ] as const;
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
-export type PhaseStatus = (typeof PHASE_STATUSES)[number];
 
 const d = v.description;
+const text = (description: string) => v.pipe(v.string(), d(description));
+const nonEmpty = (description: string) => v.pipe(v.string(), v.minLength(1), d(description));
 // valibot's isoTimestamp action (so the JSON Schema still says `format: date-time`), checking with isIsoTimestamp.
 const isoTimestamp = {
   ...v.isoTimestamp('must be an ISO 8601 timestamp'),
@@ -43,10 +44,8 @@ const notAnOption = v.check(
 );
 
 export const ArtifactSchema = v.looseObject({
-  type: v.pipe(
-    v.string(),
-    v.minLength(1),
-    d('Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)'),
+  type: nonEmpty(
+    'Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)',
   ),
   path: v.pipe(
     v.string(),
@@ -72,18 +71,12 @@ export const ArtifactSchema = v.looseObject({
 export type Artifact = v.InferOutput<typeof ArtifactSchema>;
 
 /** What lists and guards need of a task; derived from its state file, never stored by itself. */
-export interface TaskSummary {
-  id: string;
-  name: string;
-  status: TaskStatus;
-  parallel: boolean;
-  dependencies: string[];
-  assigned_agent?: string;
+export type TaskSummary = Pick<TaskState, 'id' | 'name' | 'status' | 'parallel' | 'dependencies' | 'assigned_agent'> & {
   /** Who works on it, as its file records it (whether they still do is judged when shown). */
   owner?: Owner;
   /** The agent id of its worker's recorded session, if one is. */
   session_agent?: string;
-}
+};
 
 /** What a worker without a task (a planner, an orchestrator) reports with `sow agent report`. */
 export const PROJECT_REPORT_STATUSES = ['working', 'done', 'blocked', 'failed'] as const;
@@ -91,11 +84,11 @@ export type ProjectReportStatus = (typeof PROJECT_REPORT_STATUSES)[number];
 
 /** A worker session (spec 003, "Session Management Protocol"), written before the worker starts. */
 export const SessionSchema = v.looseObject({
-  executor: v.pipe(v.string(), d('Executor name from the user configuration, e.g. claude-code')),
-  type: v.pipe(v.string(), d('Executor type: claude, cursor, codex, …')),
+  executor: text('Executor name from the user configuration, e.g. claude-code'),
+  type: text('Executor type: claude, cursor, codex, …'),
   agent: v.string(),
-  agent_id: v.pipe(v.string(), d('e.g. implementer-2; workers see it as SOW_AGENT_ID')),
-  cwd: v.pipe(v.string(), d('Where the session runs; resumes run there too')),
+  agent_id: text('e.g. implementer-2; workers see it as SOW_AGENT_ID'),
+  cwd: text('Where the session runs; resumes run there too'),
   transport: v.optional(
     v.pipe(v.literal('acp'), d('The session was opened over the Agent Client Protocol: it is continued over it too')),
   ),
@@ -123,21 +116,14 @@ export const OwnerSchema = builtWhenUsed(() =>
       v.picklist(['worker', 'claim']),
       d('worker: a spawned worker, owned while its sow agent process runs; claim: owned until the lease runs out'),
     ),
-    by: v.pipe(
-      v.string(),
-      v.minLength(1),
-      d('The agent id (implementer-2) or the owner name (--owner) that works on the task'),
-    ),
-    session: v.optional(v.pipe(v.string(), d('The owning session (SOW_SESSION_ID)'))),
+    by: nonEmpty('The agent id (implementer-2) or the owner name (--owner) that works on the task'),
+    session: v.optional(text('The owning session (SOW_SESSION_ID)')),
     pid: v.optional(v.pipe(v.number(), v.integer(), d('worker: the sow agent process that waits for it'))),
     host: v.optional(v.string()),
     boot: v.optional(v.string()),
     pstart: v.optional(v.number()),
     pidns: v.optional(
-      v.pipe(
-        v.string(),
-        d("worker: the pid namespace of pid (Linux); in another one than the reader's, the pid is never looked up"),
-      ),
+      text("worker: the pid namespace of pid (Linux); in another one than the reader's, the pid is never looked up"),
     ),
     since: timestamp,
     lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
@@ -174,9 +160,7 @@ export type Owner = v.InferOutput<typeof OwnerSchema>;
 
 export const PhaseSchema = v.looseObject({
   // Optional: projects started before sow wrote it have none, and the key under phases says it.
-  name: v.optional(
-    v.pipe(v.string(), d('The phase name, the same as its key under phases (planning, implementation, …)')),
-  ),
+  name: v.optional(text('The phase name, the same as its key under phases (planning, implementation, …)')),
   status: v.picklist(PHASE_STATUSES),
   enabled: v.boolean(),
   iteration: v.pipe(v.number(), v.integer(), v.minValue(1)),
@@ -192,13 +176,13 @@ export type Phase = v.InferOutput<typeof PhaseSchema>;
 /** What one worker run used, as its agent CLI reported it (a figure it did not report is absent). */
 export const UsageEntrySchema = v.looseObject({
   at: v.pipe(timestamp, d('When the run ended')),
-  agent_id: v.pipe(v.string(), d('The worker, e.g. implementer-2')),
-  agent: v.pipe(v.string(), d('Its role, e.g. implementer')),
-  executor: v.pipe(v.string(), d('The executor from the user configuration that ran it')),
+  agent_id: text('The worker, e.g. implementer-2'),
+  agent: text('Its role, e.g. implementer'),
+  executor: text('The executor from the user configuration that ran it'),
   task: v.optional(
     v.pipe(taskId, d('The task it worked on; absent for a worker of the project (planner, orchestrator)')),
   ),
-  session: v.optional(v.pipe(v.string(), d("The agent CLI's session"))),
+  session: v.optional(text("The agent CLI's session")),
   run: v.picklist(['spawn', 'resume']),
   input_tokens: v.optional(v.pipe(v.number(), v.minValue(0))),
   output_tokens: v.optional(v.pipe(v.number(), v.minValue(0))),
@@ -212,28 +196,23 @@ export const HistoryEntrySchema = v.looseObject({
   to: v.string(),
   event: v.string(),
   at: timestamp,
-  by: v.pipe(v.string(), d("Who fired it: a worker's agent id (SOW_AGENT_ID), else 'user'")),
-  session: v.optional(v.pipe(v.string(), d("The worker's session (SOW_SESSION_ID)"))),
+  by: text("Who fired it: a worker's agent id (SOW_AGENT_ID), else 'user'"),
+  session: v.optional(text("The worker's session (SOW_SESSION_ID)")),
 });
 export type HistoryEntry = v.InferOutput<typeof HistoryEntrySchema>;
 
 export const ProjectStateSchema = v.pipe(
   v.looseObject({
     name: v.pipe(v.string(), v.minLength(1)),
-    type: v.pipe(v.string(), d("Project type: one of 'sow project types'")),
+    type: text("Project type: one of 'sow project types'"),
     description: v.string(),
-    branch: v.pipe(v.string(), v.minLength(1), d('The git branch this project lives on (one project per branch)')),
-    base_branch: v.optional(
-      v.pipe(v.string(), v.minLength(1), d('The branch the project was started from; reviews diff against it')),
-    ),
+    branch: nonEmpty('The git branch this project lives on (one project per branch)'),
+    base_branch: v.optional(nonEmpty('The branch the project was started from; reviews diff against it')),
     created_at: timestamp,
     updated_at: timestamp,
     metadata: v.optional(metadata),
     statechart: v.looseObject({
-      current_state: v.pipe(
-        v.string(),
-        d('Current state of the lifecycle state machine; only `sow advance` changes it'),
-      ),
+      current_state: text('Current state of the lifecycle state machine; only `sow advance` changes it'),
       updated_at: timestamp,
       history: v.optional(v.pipe(v.array(HistoryEntrySchema), d('Every transition, oldest first'))),
     }),
@@ -303,17 +282,9 @@ export const TaskStateSchema = builtWhenUsed(() =>
       worktree: v.optional(
         v.pipe(
           v.looseObject({
-            branch: v.pipe(
-              v.string(),
-              v.minLength(1),
-              d("The worker's branch, made from the project branch: <project branch>--task-<id>"),
-            ),
-            path: v.pipe(
-              v.string(),
-              v.minLength(1),
-              d("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)"),
-            ),
-            from: v.pipe(v.string(), v.minLength(1), d('The project branch it was made from, and is merged back into')),
+            branch: nonEmpty("The worker's branch, made from the project branch: <project branch>--task-<id>"),
+            path: nonEmpty("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)"),
+            from: nonEmpty('The project branch it was made from, and is merged back into'),
             created_at: timestamp,
           }),
           d(
@@ -334,7 +305,7 @@ export const TaskStateSchema = builtWhenUsed(() =>
                 v.picklist(['asked', 'session_gone']),
                 d("asked: 'sow agent resume --fresh'; session_gone: the agent CLI could not resume the session"),
               ),
-              cli_said: v.optional(v.pipe(v.string(), d('What the agent CLI said when it could not resume'))),
+              cli_said: v.optional(text('What the agent CLI said when it could not resume')),
             }),
           ),
           d(
