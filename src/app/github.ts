@@ -19,6 +19,7 @@ import { newProject, type NewProjectResult } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
 import type { AppContext } from './context.js';
 import { quoted } from '../domain/display.js';
+import { isRecord } from '../domain/json.js';
 
 class NoGithubRepoError extends errorClass('NO_GITHUB_REPO', 'failed', (origin: string | undefined) => [
   origin === undefined
@@ -56,9 +57,6 @@ export interface Issue {
   body?: string;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
-
 /** gh answered, but not with what its --json fields promise (another gh version, a proxy, a fake): exit 5. */
 class GhReplyError extends errorClass('GH_UNEXPECTED_REPLY', 'external', (what: string, got: unknown) => [
   `gh answered with something that is not ${what}: ${JSON.stringify(got)?.slice(0, 120) ?? String(got)}`,
@@ -70,10 +68,10 @@ class GhReplyError extends errorClass('GH_UNEXPECTED_REPLY', 'external', (what: 
 const isNumber = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) > 0;
 
 function issueOf(raw: unknown): Issue {
-  if (!isObj(raw) || !isNumber(raw['number']) || typeof raw['title'] !== 'string')
+  if (!isRecord(raw) || !isNumber(raw['number']) || typeof raw['title'] !== 'string')
     throw new GhReplyError('an issue (a number and a title)', raw);
   const labels = Array.isArray(raw['labels'])
-    ? raw['labels'].map((l) => (isObj(l) && typeof l['name'] === 'string' ? l['name'] : String(l)))
+    ? raw['labels'].map((l) => (isRecord(l) && typeof l['name'] === 'string' ? l['name'] : String(l)))
     : [];
   return {
     number: raw['number'],
@@ -312,7 +310,7 @@ const PR_BODY = 'finalize/pull-request.md';
 function openPrOf(run: GhRun, repo: string, branch: string) {
   const raw = ghJson(run, GH_ARGS.prForBranch(repo, branch), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of pull requests', raw);
-  const pr = raw.find((p) => isObj(p) && isNumber(p['number']));
+  const pr = raw.find((p) => isRecord(p) && isNumber(p['number']));
   return pr && { number: pr['number'] as number, url: String(pr['url'] ?? ''), draft: pr['isDraft'] === true };
 }
 

@@ -3,6 +3,7 @@
  * file's own layout and takes out exactly what it added, so an install and uninstall give back the person's bytes.
  * Only text JSON.parse accepted, nesting at most MAX_JSON_DEPTH, is scanned (the scanner recurses).
  */
+import { isDeepStrictEqual } from 'node:util';
 
 /** Settings and MCP files nest 4–6 levels; 64 is far beyond any real one, and safe to recurse. */
 export const MAX_JSON_DEPTH = 64;
@@ -181,18 +182,4 @@ export function removeEntry(text: string, container: JsonNode, index: number): s
 }
 
 /** Whether two parsed JSON values are the same (key order aside). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a))
-    return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return (
-    ka.length === kb.length &&
-    ka.every(
-      (k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-    )
-  );
-}
+export const sameJson = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a, b);
