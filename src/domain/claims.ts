@@ -34,14 +34,7 @@ export interface ClaimRecord {
 }
 
 /** A claim on the remote: its task, its commit, and what that commit records (when sow could read it). */
-export interface RemoteClaim {
-  task: string;
-  sha: string;
-  owner?: string;
-  machine?: string;
-  since?: string;
-  lease_until?: string;
-}
+export type RemoteClaim = { task: string; sha: string } & Partial<Omit<ClaimRecord, 'task'>>;
 
 /** The claim's commit message; `nonce` makes each claim commit its own, so no compare-and-swap mistakes one. */
 export function claimMessage(r: ClaimRecord, nonce: string): string {

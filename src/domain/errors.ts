@@ -24,19 +24,8 @@ export const EXIT_CODES: Record<ErrorKind | 'ok', number> = {
 export const exitCodeFor = (kind: ErrorKind): number => EXIT_CODES[kind];
 
 /** The error half of the `--json` envelope (also what an MCP tool returns for a refusal). */
-export function errorEnvelope(err: SowError): {
-  ok: false;
-  error: { code: string; message: string; hint?: string; details?: Record<string, unknown> };
-} {
-  return {
-    ok: false,
-    error: {
-      code: err.code,
-      message: err.message,
-      ...(err.hint ? { hint: err.hint } : {}),
-      ...(err.details ? { details: err.details } : {}),
-    },
-  };
+export function errorEnvelope({ code, message, hint, details }: SowError) {
+  return { ok: false as const, error: { code, message, ...(hint ? { hint } : {}), ...(details ? { details } : {}) } };
 }
 
 export class SowError extends Error {

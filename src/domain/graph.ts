@@ -7,12 +7,6 @@ import type { ProjectType } from './project-type.js';
 import type { HistoryEntry, TaskSummary } from './schemas.js';
 import { compareIds } from './tasks.js';
 
-export interface LifecycleState {
-  name: string;
-  phase: string | null;
-  final: boolean;
-}
-
 export interface LifecycleTransition {
   from: string;
   event: string;
@@ -29,7 +23,7 @@ export interface LifecycleGraph {
   initial: string;
   /** The project's state, or null for a type's machine drawn without a project. */
   current: string | null;
-  states: LifecycleState[];
+  states: { name: string; phase: string | null; final: boolean }[];
   transitions: LifecycleTransition[];
 }
 
