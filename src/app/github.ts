@@ -1,6 +1,6 @@
 /**
- * GitHub, through the user's `gh`: issues to start projects from, and the pull request that ends one. Every call names
- * the repository: `github.repo` in .sow/config.yaml, else origin's (never a fork's upstream, never gh's own guess).
+ * GitHub through the user's `gh`: issues to start projects from, the pull request that ends one. Every call names the
+ * repository: `github.repo` in .sow/config.yaml, else origin's (never a fork's upstream, never gh's own guess).
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
@@ -36,7 +36,6 @@ class IssueLinkedError extends errorClass('ISSUE_LINKED', 'failed', (n: number, 
   { issue: n, branches: [...branches] },
 ]) {}
 
-/** The repository every gh call names. */
 export async function githubRepo(root: string): Promise<string> {
   const { config } = await readRepoConfig(root);
   if (config.github?.repo) return config.github.repo;
@@ -150,7 +149,6 @@ export function slugOf(title: string): string {
 }
 
 const issueFile = (n: number) => `context/issue-${n}.md`;
-/** A phase (of a type) that takes the issue as an input. */
 const takesIssue = (p: PhaseDef) => p.inputs.some((t) => t.name === 'github_issue');
 const issueInputOf = (project: ProjectState): Artifact | undefined =>
   Object.values(project.phases)
@@ -166,9 +164,8 @@ export interface IssueProjectResult extends NewProjectResult {
 }
 
 /**
- * `sow project new --issue <n>`: name, branch (`feat/<n>-<slug>`) and description from the issue, its text recorded as
- * the `github_issue` input, the branch linked to it on GitHub where gh allows. Refused when the issue is linked to
- * another branch, on GitHub or by a project here.
+ * `sow project new --issue <n>`: the issue names the project and its branch (`feat/<n>-<slug>`) and is recorded as the
+ * `github_issue` input; refused when the issue is linked to another branch, on GitHub or by a project here.
  */
 export async function newProjectFromIssue(
   ctx: AppContext,
@@ -306,7 +303,6 @@ export async function pullRequestBody(project: ProjectState, tasks: readonly Tas
 
 const PR_BODY = 'finalize/pull-request.md';
 
-/** The open pull request of `branch`, if any. */
 function openPrOf(run: GhRun, repo: string, branch: string) {
   const raw = ghJson(run, GH_ARGS.prForBranch(repo, branch), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of pull requests', raw);
@@ -314,7 +310,6 @@ function openPrOf(run: GhRun, repo: string, branch: string) {
   return pr && { number: pr['number'] as number, url: String(pr['url'] ?? ''), draft: pr['isDraft'] === true };
 }
 
-/** Records (or updates) the project's pull_request output. */
 async function recordPullRequest(ctx: AppContext, pr: { number: number; url: string; draft: boolean }): Promise<void> {
   await update(ctx, async (uow) => {
     const project = await uow.project();
@@ -336,9 +331,8 @@ async function recordPullRequest(ctx: AppContext, pr: { number: number; url: str
 }
 
 /**
- * `sow pr create [--draft]`: the pull request of the project's branch into its base branch, its body built from the
- * project, recorded as the finalize phase's `pull_request` output (an open one is recorded instead of a second). A
- * branch without an upstream is pushed to origin first.
+ * `sow pr create [--draft]`: the branch's pull request into its base, recorded as the `pull_request` output (an open
+ * one is recorded instead of a second); a branch without an upstream is pushed to origin first.
  */
 export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: boolean }) {
   const root = await openRoot(ctx);

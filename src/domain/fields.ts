@@ -81,6 +81,9 @@ export type FieldSpec =
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'readonly'; why: string; hint?: string };
 
+/** A field sow keeps itself: `why` it cannot be set, and `hint` when there is a better way than the default. */
+export const readOnly = (why: string, hint?: string): FieldSpec => ({ kind: 'readonly', why, hint });
+
 export type ResolvedField = { where: 'field'; name: string; spec: FieldSpec } | { where: 'metadata'; path: string[] };
 
 /**

@@ -14,7 +14,7 @@ import {
   type TaskStatus,
   type TaskSummary,
 } from './schemas.js';
-import type { FieldSpec } from './fields.js';
+import { readOnly, type FieldSpec } from './fields.js';
 import { retireOwner } from './ownership.js';
 
 export const ID_GAP = 10;
@@ -244,8 +244,8 @@ export function summaryOf(task: TaskState): TaskSummary {
 }
 
 export const TASK_FIELDS: Record<string, FieldSpec> = {
-  id: { kind: 'readonly', why: 'a task keeps its id' },
-  phase: { kind: 'readonly', why: 'a task belongs to its phase' },
+  id: readOnly('a task keeps its id'),
+  phase: readOnly('a task belongs to its phase'),
   name: { kind: 'string', nonEmpty: true },
   status: { kind: 'enum', values: TASK_STATUSES },
   iteration: { kind: 'integer', min: 1 },
@@ -253,23 +253,16 @@ export const TASK_FIELDS: Record<string, FieldSpec> = {
   parallel: { kind: 'boolean' },
   dependencies: { kind: 'string' },
   description: { kind: 'string' },
-  created_at: { kind: 'readonly', why: 'it records when the task was added' },
-  updated_at: { kind: 'readonly', why: 'sow keeps it current' },
-  started_at: { kind: 'readonly', why: "it follows the status (set 'status')" },
-  completed_at: { kind: 'readonly', why: "it follows the status (set 'status')" },
-  session_id: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
-  session: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
-  worktree: {
-    kind: 'readonly',
-    why: "a worker's checkout is made by 'sow agent spawn --worktree' and removed by 'sow task merge'",
-  },
-  inputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task input add|set|remove --id <id>'" },
-  outputs: {
-    kind: 'readonly',
-    why: 'it is a list of artifacts',
-    hint: "use 'sow task output add|set|remove --id <id>'",
-  },
-  metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
+  created_at: readOnly('it records when the task was added'),
+  updated_at: readOnly('sow keeps it current'),
+  started_at: readOnly("it follows the status (set 'status')"),
+  completed_at: readOnly("it follows the status (set 'status')"),
+  session_id: readOnly("sessions are managed by 'sow agent spawn' and 'sow agent resume'"),
+  session: readOnly("sessions are managed by 'sow agent spawn' and 'sow agent resume'"),
+  worktree: readOnly("a worker's checkout is made by 'sow agent spawn --worktree' and removed by 'sow task merge'"),
+  inputs: readOnly('it is a list of artifacts', "use 'sow task input add|set|remove --id <id>'"),
+  outputs: readOnly('it is a list of artifacts', "use 'sow task output add|set|remove --id <id>'"),
+  metadata: readOnly('it is a map', "set one key of it, e.g. 'metadata.owner'"),
 };
 
 export const TASK_FIELD_ALIASES: Readonly<Record<string, string>> = { agent: 'assigned_agent' };
