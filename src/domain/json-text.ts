@@ -62,36 +62,27 @@ export function scanJson(text: string): JsonNode {
     skip();
     const start = i;
     const c = text[i];
-    if (c === '{') {
-      i++;
+    if (c === '{' || c === '[') {
+      const object = c === '{';
       const members: JsonMember[] = [];
-      skip();
-      while (text[i] !== '}') {
-        const keyStart = string();
-        const key = JSON.parse(text.slice(keyStart, i)) as string;
-        skip();
-        i++; // ':'
-        const v = value();
-        members.push({ key, start: keyStart, end: v.end, value: v });
-        skip();
-        if (text[i] === ',') i++;
-        skip();
-      }
-      i++;
-      return { type: 'object', start, end: i, members };
-    }
-    if (c === '[') {
-      i++;
       const items: JsonNode[] = [];
+      i++;
       skip();
-      while (text[i] !== ']') {
-        items.push(value());
+      while (text[i] !== (object ? '}' : ']')) {
+        if (object) {
+          const keyStart = string();
+          const key = JSON.parse(text.slice(keyStart, i)) as string;
+          skip();
+          i++; // ':'
+          const v = value();
+          members.push({ key, start: keyStart, end: v.end, value: v });
+        } else items.push(value());
         skip();
         if (text[i] === ',') i++;
         skip();
       }
       i++;
-      return { type: 'array', start, end: i, items };
+      return object ? { type: 'object', start, end: i, members } : { type: 'array', start, end: i, items };
     }
     if (c === '"') {
       string();
