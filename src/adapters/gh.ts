@@ -135,7 +135,6 @@ export function ghInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
   return false;
 }
 
-/** Runs gh with --json and parses what it printed. */
 export function ghJson(run: GhRun, args: readonly Arg[], repo: string): unknown {
   const out = gh(run, args, repo);
   try {

@@ -102,22 +102,20 @@ export class SowTooOldError extends errorClass(
 
 export class WrongBranchError extends errorClass('WRONG_BRANCH', 'failed', given) {}
 
-export class NoProjectError extends SowError {
-  /** `elsewhere`: the local branches that have a project committed (to check one out). */
-  constructor(readonly elsewhere: readonly string[] = []) {
-    const start = 'run \'sow project new <name> --description "..."\' to start one';
-    const one = elsewhere.length === 1;
-    super(
-      'NO_PROJECT',
-      'failed',
-      'there is no project on this branch',
-      elsewhere.length === 0
-        ? start
-        : `${one ? 'branch' : 'branches'} ${someBranches(elsewhere)} ${one ? 'has a project' : 'have projects'}: ` +
-            `check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
-      elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined,
-    );
-  }
+export class NoProjectError extends errorClass('NO_PROJECT', 'failed', (elsewhere: readonly string[] = []) => {
+  const start = 'run \'sow project new <name> --description "..."\' to start one';
+  const one = elsewhere.length === 1;
+  return [
+    'there is no project on this branch',
+    elsewhere.length === 0
+      ? start
+      : `${one ? 'branch' : 'branches'} ${someBranches(elsewhere)} ${one ? 'has a project' : 'have projects'}: ` +
+        `check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
+    elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined,
+  ];
+}) {
+  /** The local branches that have a project committed (to check one out). */
+  readonly elsewhere = (this.details?.['branches_with_project'] as readonly string[] | undefined) ?? [];
 }
 
 export class ProjectExistsError extends errorClass(

@@ -101,10 +101,8 @@ export function memberOf(node: JsonNode, key: string): JsonMember | undefined {
   return undefined;
 }
 
-/** The node's value, as JSON.parse gives it. */
 export const valueOf = (text: string, node: JsonNode): unknown => JSON.parse(text.slice(node.start, node.end));
 
-/** The line break the file uses. */
 const lineBreak = (text: string) => (text.includes('\r\n') ? '\r\n' : '\n');
 
 /** One level of indentation in the file: that of its first indented line; two spaces if none is. */
