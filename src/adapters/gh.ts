@@ -3,8 +3,7 @@
  * from one function of GH_ARGS, checked against the pinned `gh --help` (test/fixtures/gh-help/).
  */
 import { spawnBlocking } from './heartbeat.js';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { findOnPath } from './process-runner.js';
 import { errorClass, ExternalToolError } from '../domain/errors.js';
 import { argvOf, opt, val, type Arg, type ArgValue } from './argv.js';
 
@@ -118,22 +117,9 @@ export function gh(run: GhRun, args: readonly Arg[], repo: string, input?: strin
   return r.stdout;
 }
 
-/** Whether gh is on PATH (an executable file named gh in one of its folders). */
-export function ghInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const names = process.platform === 'win32' ? ['gh.exe', 'gh.cmd'] : ['gh'];
-  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
-    if (!dir) continue;
-    for (const name of names) {
-      try {
-        accessSync(join(dir, name), constants.X_OK);
-        return true;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return false;
-}
+/** Whether gh is on PATH. */
+export const ghInstalled = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  (process.platform === 'win32' ? ['gh.exe', 'gh.cmd'] : ['gh']).some((name) => findOnPath(name, env) !== undefined);
 
 export function ghJson(run: GhRun, args: readonly Arg[], repo: string): unknown {
   const out = gh(run, args, repo);
