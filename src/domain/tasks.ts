@@ -95,10 +95,8 @@ export function findCycle(graph: ReadonlyMap<string, readonly string[]>): string
 /** Parses `010,20` into ids of other existing tasks that `self` may depend on without a cycle. */
 export function parseDependencies(raw: string, tasks: readonly TaskSummary[], self: string): string[] {
   const ids: string[] = [];
-  for (const word of raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  // normalizeTaskId trims each word.
+  for (const word of raw.split(',').filter((w) => w.trim())) {
     let id: string;
     try {
       id = normalizeTaskId(word);
@@ -216,17 +214,16 @@ export function withStatus(task: TaskState, status: TaskStatus, now: string): Ta
   const next: TaskState = { ...task, status, updated_at: now };
   // Abandoning a task nobody started does not make it started.
   if (status !== 'pending' && status !== 'abandoned' && !next.started_at) next.started_at = now;
-  if (isFinished(status)) {
-    next.completed_at = now;
-    // A finished task has no worker to resume, and whoever owned it no longer does.
-    const retired = retireOwner(next);
-    delete retired.session_id;
-    delete retired.session;
-    return retired;
-  } else {
+  if (!isFinished(status)) {
     delete next.completed_at;
+    return next;
   }
-  return next;
+  next.completed_at = now;
+  // A finished task has no worker to resume, and whoever owned it no longer does.
+  const retired = retireOwner(next);
+  delete retired.session_id;
+  delete retired.session;
+  return retired;
 }
 
 export function summaryOf(task: TaskState): TaskSummary {
