@@ -23,19 +23,14 @@ export class GhFailedError extends errorClass('GH_FAILED', 'external', (args: re
   "see what gh said above; 'gh auth status' shows the login it uses",
 ]) {}
 
-export interface IssueListOptions {
-  state: 'open' | 'closed' | 'all';
-  label?: string;
-  limit: number;
-}
+export type IssueListOptions = { state: 'open' | 'closed' | 'all'; label?: string; limit: number };
 
 export const ISSUE_FIELDS = ['number', 'title', 'state', 'labels', 'url'] as const;
 export const ISSUE_VIEW_FIELDS = [...ISSUE_FIELDS, 'body'] as const;
 export const PR_FIELDS = ['number', 'url', 'isDraft', 'state', 'headRefName'] as const;
 
-const json = (fields: readonly string[]) => opt('--json', fields.join(','));
 /** A positional number for gh: a negative one, which gh would read as a flag, is refused by argvOf. */
-const issueNo = (n: number): ArgValue => val(String(n), 'the issue number');
+const num = (n: number, what: string): ArgValue => val(String(n), what);
 
 /** The argv of every gh call: each value joined to its flag (`--head=<branch>`); a negative number is refused. */
 export const GH_ARGS = {
@@ -46,14 +41,26 @@ export const GH_ARGS = {
     opt('--state', o.state),
     ...(o.label ? [opt('--label', o.label)] : []),
     opt('--limit', String(o.limit)),
-    json(ISSUE_FIELDS),
+    opt('--json', ISSUE_FIELDS.join(',')),
   ],
-  issueView: (repo: string, n: number) => ['issue', 'view', issueNo(n), opt('--repo', repo), json(ISSUE_VIEW_FIELDS)],
-  issueLinkedBranches: (repo: string, n: number) => ['issue', 'develop', '--list', issueNo(n), opt('--repo', repo)],
+  issueView: (repo: string, n: number) => [
+    'issue',
+    'view',
+    num(n, 'the issue number'),
+    opt('--repo', repo),
+    opt('--json', ISSUE_VIEW_FIELDS.join(',')),
+  ],
+  issueLinkedBranches: (repo: string, n: number) => [
+    'issue',
+    'develop',
+    '--list',
+    num(n, 'the issue number'),
+    opt('--repo', repo),
+  ],
   issueLinkBranch: (repo: string, n: number, branch: string, base: string) => [
     'issue',
     'develop',
-    issueNo(n),
+    num(n, 'the issue number'),
     opt('--repo', repo),
     opt('--name', branch),
     opt('--base', base),
@@ -64,7 +71,7 @@ export const GH_ARGS = {
     opt('--repo', repo),
     opt('--head', branch),
     '--state=open',
-    json(PR_FIELDS),
+    opt('--json', PR_FIELDS.join(',')),
   ],
   prCreate: (repo: string, o: { head: string; base: string; title: string; bodyFile: string; draft: boolean }) => [
     'pr',
@@ -76,7 +83,7 @@ export const GH_ARGS = {
     opt('--body-file', o.bodyFile),
     ...(o.draft ? ['--draft'] : []),
   ],
-  prReady: (repo: string, n: number) => ['pr', 'ready', val(String(n), 'the pull request number'), opt('--repo', repo)],
+  prReady: (repo: string, n: number) => ['pr', 'ready', num(n, 'the pull request number'), opt('--repo', repo)],
   /** The body comes on stdin (`--body-file -`). */
   issueCreate: (repo: string, o: { title: string }) => [
     'issue',
@@ -88,10 +95,7 @@ export const GH_ARGS = {
 } as const satisfies Record<string, (...a: never[]) => readonly Arg[]>;
 
 /** Where gh runs: a folder, and the environment of the caller's context (its PATH finds gh; its GH_TOKEN logs in). */
-export interface GhRun {
-  cwd: string;
-  env: Readonly<Record<string, string | undefined>>;
-}
+export type GhRun = { cwd: string; env: Readonly<Record<string, string | undefined>> };
 
 /** Runs gh; its stdout, or the error that says what to do. `repo` is for the messages. */
 export function gh(run: GhRun, args: readonly Arg[], repo: string, input?: string): string {

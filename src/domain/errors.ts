@@ -1,7 +1,4 @@
-/**
- * Every failure a user can cause or meet has a class here with a stable code. The exit code is
- * derived from the kind in exactly one place (exitCodeFor), so commands never pick numbers.
- */
+/** Every failure a user can meet has a class here with a stable code; its kind alone decides the exit code. */
 import type { TaskSummary } from './schemas.js';
 // A value in quotes, on one line: a value from a file may hold line breaks and escape sequences.
 import { quoted as q } from './display.js';

@@ -1,7 +1,4 @@
-/**
- * Pictures of a project as data (its lifecycle, where it stands on the main path, its task graph), read from the
- * tables `advance` runs on so they cannot drift. cli/graph.ts draws them.
- */
+/** Pictures of a project as data, read from the tables `advance` runs on so they cannot drift (cli/graph.ts draws). */
 import type { TransitionOption } from './lifecycle.js';
 import type { ProjectType } from './project-type.js';
 import type { HistoryEntry, TaskSummary } from './schemas.js';

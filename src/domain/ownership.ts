@@ -1,7 +1,6 @@
 /**
- * One owner per task: a spawned worker (alive while its `sow agent` process runs) or a claim with a lease. While it
- * lives nobody else finishes the task without --force; identities that owned a finished or taken-over task are
- * retired, and their late writes refused.
+ * One owner per task (a spawned worker or a claim with a lease): while it lives nobody else finishes the task without
+ * --force; identities that owned a finished or taken-over task are retired, and their late writes refused.
  */
 import { errorClass, UsageError } from './errors.js';
 import { shown } from './display.js';

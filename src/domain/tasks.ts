@@ -118,7 +118,6 @@ export function parseDependencies(raw: string, tasks: readonly TaskSummary[], se
 const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'abandoned'];
 export const isFinished = (status: TaskStatus) => TERMINAL_STATUSES.includes(status);
 
-/** The feedback inputs of a task that are still pending, with their indexes. */
 export function pendingFeedback(task: TaskState): { index: number; artifact: Artifact }[] {
   return task.inputs.flatMap((artifact, index) =>
     artifact.type === 'feedback' && artifact.metadata?.['status'] === 'pending' ? [{ index, artifact }] : [],
