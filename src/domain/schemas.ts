@@ -22,6 +22,8 @@ export type TaskStatus = (typeof TASK_STATUSES)[number];
 const d = v.description;
 const text = (description: string) => v.pipe(v.string(), d(description));
 const nonEmpty = (description: string) => v.pipe(v.string(), v.minLength(1), d(description));
+const optional = <T extends v.GenericSchema>(schema: T, description: string) =>
+  v.optional(v.pipe(schema, d(description)));
 // valibot's isoTimestamp action (so the JSON Schema still says `format: date-time`), checking with isIsoTimestamp.
 const isoTimestamp = {
   ...v.isoTimestamp('must be an ISO 8601 timestamp'),
@@ -54,7 +56,7 @@ export const ArtifactSchema = v.looseObject({
     v.check(storedPathInside, "must be a path inside the repository (relative, no '..' leading out of it)"),
     d('Documents: relative to .sow/project/; files of the code base (modified): relative to the repository root'),
   ),
-  approved: v.optional(v.pipe(v.boolean(), d('Approval flag (task lists and reviews)'))),
+  approved: optional(v.boolean(), 'Approval flag (task lists and reviews)'),
   approved_sha256: v.optional(
     v.pipe(
       v.string(),
@@ -89,22 +91,21 @@ export const SessionSchema = v.looseObject({
   agent: v.string(),
   agent_id: text('e.g. implementer-2; workers see it as SOW_AGENT_ID'),
   cwd: text('Where the session runs; resumes run there too'),
-  transport: v.optional(
-    v.pipe(v.literal('acp'), d('The session was opened over the Agent Client Protocol: it is continued over it too')),
+  transport: optional(
+    v.literal('acp'),
+    'The session was opened over the Agent Client Protocol: it is continued over it too',
   ),
   branch: v.optional(v.string()),
   started_at: timestamp,
   resumed_at: v.optional(timestamp),
   resumes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-  report: v.optional(
-    v.pipe(
-      v.looseObject({
-        status: v.picklist(PROJECT_REPORT_STATUSES),
-        message: v.optional(v.string()),
-        at: timestamp,
-      }),
-      d('What a worker without a task last reported (sow agent report)'),
-    ),
+  report: optional(
+    v.looseObject({
+      status: v.picklist(PROJECT_REPORT_STATUSES),
+      message: v.optional(v.string()),
+      at: timestamp,
+    }),
+    'What a worker without a task last reported (sow agent report)',
   ),
 });
 export type Session = v.InferOutput<typeof SessionSchema>;
@@ -126,7 +127,7 @@ export const OwnerSchema = builtWhenUsed(() =>
       text("worker: the pid namespace of pid (Linux); in another one than the reader's, the pid is never looked up"),
     ),
     since: timestamp,
-    lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
+    lease_until: optional(timestamp, 'claim: owned until then; each write from the owner renews it'),
     lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
     remote: v.optional(
       v.pipe(
@@ -145,14 +146,10 @@ export const OwnerSchema = builtWhenUsed(() =>
         ),
       ),
     ),
-    remote_lease_until: v.optional(
-      v.pipe(
-        timestamp,
-        d(
-          'The lease the claim on the remote records; a write of the owner (for a worker, also the process that ' +
-            'waits for it) renews it there once half of it has passed',
-        ),
-      ),
+    remote_lease_until: optional(
+      timestamp,
+      'The lease the claim on the remote records; a write of the owner (for a worker, also the process that ' +
+        'waits for it) renews it there once half of it has passed',
     ),
   }),
 );
@@ -179,9 +176,7 @@ export const UsageEntrySchema = v.looseObject({
   agent_id: text('The worker, e.g. implementer-2'),
   agent: text('Its role, e.g. implementer'),
   executor: text('The executor from the user configuration that ran it'),
-  task: v.optional(
-    v.pipe(taskId, d('The task it worked on; absent for a worker of the project (planner, orchestrator)')),
-  ),
+  task: optional(taskId, 'The task it worked on; absent for a worker of the project (planner, orchestrator)'),
   session: v.optional(text("The agent CLI's session")),
   run: v.picklist(['spawn', 'resume']),
   input_tokens: v.optional(v.pipe(v.number(), v.minValue(0))),
@@ -214,29 +209,23 @@ export const ProjectStateSchema = v.pipe(
     statechart: v.looseObject({
       current_state: text('Current state of the lifecycle state machine; only `sow advance` changes it'),
       updated_at: timestamp,
-      history: v.optional(v.pipe(v.array(HistoryEntrySchema), d('Every transition, oldest first'))),
+      history: optional(v.array(HistoryEntrySchema), 'Every transition, oldest first'),
     }),
     phases: v.record(v.string(), PhaseSchema),
-    sessions: v.optional(
-      v.pipe(
-        v.record(
-          v.string(),
-          v.looseObject({ session_id: v.optional(v.pipe(v.string(), notAnOption)), ...SessionSchema.entries }),
-        ),
-        d('Sessions of agents spawned without a task (planner, architect, orchestrator), by agent'),
+    sessions: optional(
+      v.record(
+        v.string(),
+        v.looseObject({ session_id: v.optional(v.pipe(v.string(), notAnOption)), ...SessionSchema.entries }),
       ),
+      'Sessions of agents spawned without a task (planner, architect, orchestrator), by agent',
     ),
-    spawn_counts: v.optional(
-      v.pipe(
-        v.record(v.string(), v.pipe(v.number(), v.integer())),
-        d('Workers spawned per agent; numbers the agent ids'),
-      ),
+    spawn_counts: optional(
+      v.record(v.string(), v.pipe(v.number(), v.integer())),
+      'Workers spawned per agent; numbers the agent ids',
     ),
-    usage: v.optional(
-      v.pipe(
-        v.array(UsageEntrySchema),
-        d('What each worker run used (tokens, cost), one entry per spawn or resume, oldest first: sow cost sums them'),
-      ),
+    usage: optional(
+      v.array(UsageEntrySchema),
+      'What each worker run used (tokens, cost), one entry per spawn or resume, oldest first: sow cost sums them',
     ),
   }),
   d('.sow/project/state.yaml'),
@@ -270,49 +259,37 @@ export const TaskStateSchema = builtWhenUsed(() =>
       ),
       session: v.optional(SessionSchema),
       owner: v.optional(OwnerSchema),
-      retired_owners: v.optional(
-        v.pipe(
-          v.array(v.string()),
-          d(
-            'Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to ' +
-              'it are refused',
-          ),
-        ),
+      retired_owners: optional(
+        v.array(v.string()),
+        'Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to ' +
+          'it are refused',
       ),
-      worktree: v.optional(
-        v.pipe(
+      worktree: optional(
+        v.looseObject({
+          branch: nonEmpty("The worker's branch, made from the project branch: <project branch>--task-<id>"),
+          path: nonEmpty("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)"),
+          from: nonEmpty('The project branch it was made from, and is merged back into'),
+          created_at: timestamp,
+        }),
+        "The worker's own checkout (sow agent spawn --worktree), until 'sow task merge' merges it back and " +
+          'removes it',
+      ),
+      handoffs: optional(
+        v.array(
           v.looseObject({
-            branch: nonEmpty("The worker's branch, made from the project branch: <project branch>--task-<id>"),
-            path: nonEmpty("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)"),
-            from: nonEmpty('The project branch it was made from, and is merged back into'),
-            created_at: timestamp,
+            at: timestamp,
+            from_agent_id: v.string(),
+            from_session: v.optional(v.string()),
+            to_agent_id: v.string(),
+            reason: v.pipe(
+              v.picklist(['asked', 'session_gone']),
+              d("asked: 'sow agent resume --fresh'; session_gone: the agent CLI could not resume the session"),
+            ),
+            cli_said: v.optional(text('What the agent CLI said when it could not resume')),
           }),
-          d(
-            "The worker's own checkout (sow agent spawn --worktree), until 'sow task merge' merges it back and " +
-              'removes it',
-          ),
         ),
-      ),
-      handoffs: v.optional(
-        v.pipe(
-          v.array(
-            v.looseObject({
-              at: timestamp,
-              from_agent_id: v.string(),
-              from_session: v.optional(v.string()),
-              to_agent_id: v.string(),
-              reason: v.pipe(
-                v.picklist(['asked', 'session_gone']),
-                d("asked: 'sow agent resume --fresh'; session_gone: the agent CLI could not resume the session"),
-              ),
-              cli_said: v.optional(text('What the agent CLI said when it could not resume')),
-            }),
-          ),
-          d(
-            'Sessions that could not (or were not to) be continued, and the fresh session that took over with a ' +
-              'handoff brief',
-          ),
-        ),
+        'Sessions that could not (or were not to) be continued, and the fresh session that took over with a ' +
+          'handoff brief',
       ),
     }),
     d('.sow/project/phases/implementation/tasks/<id>/state.yaml'),
