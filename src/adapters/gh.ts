@@ -3,8 +3,7 @@
  * from one function of GH_ARGS, checked against the pinned `gh --help` (test/fixtures/gh-help/).
  */
 import { spawnBlocking } from './heartbeat.js';
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { findOnPath } from './process-runner.js';
 import { errorClass, ExternalToolError } from '../domain/errors.js';
 import { argvOf, opt, val, type Arg, type ArgValue } from './argv.js';
 
@@ -24,15 +23,14 @@ export class GhFailedError extends errorClass('GH_FAILED', 'external', (args: re
   "see what gh said above; 'gh auth status' shows the login it uses",
 ]) {}
 
-export interface IssueListOptions {
-  state: 'open' | 'closed' | 'all';
-  label?: string;
-  limit: number;
-}
+export type IssueListOptions = { state: 'open' | 'closed' | 'all'; label?: string; limit: number };
 
 export const ISSUE_FIELDS = ['number', 'title', 'state', 'labels', 'url'] as const;
 export const ISSUE_VIEW_FIELDS = [...ISSUE_FIELDS, 'body'] as const;
 export const PR_FIELDS = ['number', 'url', 'isDraft', 'state', 'headRefName'] as const;
+
+/** A positional number for gh: a negative one, which gh would read as a flag, is refused by argvOf. */
+const num = (n: number, what: string): ArgValue => val(String(n), what);
 
 /** The argv of every gh call: each value joined to its flag (`--head=<branch>`); a negative number is refused. */
 export const GH_ARGS = {
@@ -96,14 +94,8 @@ export const GH_ARGS = {
   ],
 } as const satisfies Record<string, (...a: never[]) => readonly Arg[]>;
 
-/** A positional number for gh: a negative one, which gh would read as a flag, is refused by argvOf. */
-const num = (n: number, what: string): ArgValue => val(String(n), what);
-
 /** Where gh runs: a folder, and the environment of the caller's context (its PATH finds gh; its GH_TOKEN logs in). */
-export interface GhRun {
-  cwd: string;
-  env: Readonly<Record<string, string | undefined>>;
-}
+export type GhRun = { cwd: string; env: Readonly<Record<string, string | undefined>> };
 
 /** Runs gh; its stdout, or the error that says what to do. `repo` is for the messages. */
 export function gh(run: GhRun, args: readonly Arg[], repo: string, input?: string): string {
@@ -129,24 +121,10 @@ export function gh(run: GhRun, args: readonly Arg[], repo: string, input?: strin
   return r.stdout;
 }
 
-/** Whether gh is on PATH (an executable file named gh in one of its folders). */
-export function ghInstalled(env: NodeJS.ProcessEnv = process.env): boolean {
-  const names = process.platform === 'win32' ? ['gh.exe', 'gh.cmd'] : ['gh'];
-  for (const dir of (env['PATH'] ?? '').split(delimiter)) {
-    if (!dir) continue;
-    for (const name of names) {
-      try {
-        accessSync(join(dir, name), constants.X_OK);
-        return true;
-      } catch {
-        // not here
-      }
-    }
-  }
-  return false;
-}
+/** Whether gh is on PATH. */
+export const ghInstalled = (env: NodeJS.ProcessEnv = process.env): boolean =>
+  (process.platform === 'win32' ? ['gh.exe', 'gh.cmd'] : ['gh']).some((name) => findOnPath(name, env) !== undefined);
 
-/** Runs gh with --json and parses what it printed. */
 export function ghJson(run: GhRun, args: readonly Arg[], repo: string): unknown {
   const out = gh(run, args, repo);
   try {

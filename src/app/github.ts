@@ -1,16 +1,16 @@
 /**
- * GitHub, through the user's `gh`: issues to start projects from, and the pull request that ends one. Every call names
- * the repository: `github.repo` in .sow/config.yaml, else origin's (never a fork's upstream, never gh's own guess).
+ * GitHub through the user's `gh`: issues to start projects from, the pull request that ends one. Every call names the
+ * repository: `github.repo` in .sow/config.yaml, else origin's (never a fork's upstream, never gh's own guess).
  */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { allProjectTypes, DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
-import { NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
+import { errorClass, NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
 import type { PhaseDef, PullRequestCapability } from '../domain/project-type.js';
 import { newestEvidence, placeArtifact } from '../domain/project-types/evidence.js';
-import { gh, GH_ARGS, ghJson, repoOfUrl, type GhRun } from '../adapters/gh.js';
+import { gh, GH_ARGS, ghJson, repoOfUrl, type GhRun, type IssueListOptions } from '../adapters/gh.js';
 import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { findRepoRoot } from '../adapters/repo.js';
@@ -19,35 +19,23 @@ import { newProject, type NewProjectResult } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
 import type { AppContext } from './context.js';
 import { quoted } from '../domain/display.js';
+import { isRecord } from '../domain/json.js';
 
-export class NoGithubRepoError extends SowError {
-  constructor(origin: string | undefined) {
-    super(
-      'NO_GITHUB_REPO',
-      'failed',
-      origin === undefined
-        ? 'sow cannot tell which GitHub repository this is: there is no origin remote'
-        : `sow cannot tell which GitHub repository this is: origin (${origin}) is not a GitHub URL`,
-      `name it in ${REPO_CONFIG}:\n  github:\n    repo: owner/name`,
-    );
-  }
-}
+class NoGithubRepoError extends errorClass('NO_GITHUB_REPO', 'failed', (origin: string | undefined) => [
+  origin === undefined
+    ? 'sow cannot tell which GitHub repository this is: there is no origin remote'
+    : `sow cannot tell which GitHub repository this is: origin (${origin}) is not a GitHub URL`,
+  `name it in ${REPO_CONFIG}:\n  github:\n    repo: owner/name`,
+]) {}
 
-export class IssueLinkedError extends SowError {
-  constructor(n: number, branches: readonly string[]) {
-    super(
-      'ISSUE_LINKED',
-      'failed',
-      `issue #${n} is already linked ` +
-        `to ${branches.length === 1 ? 'branch' : 'branches'} ${branches.map((b) => `'${b}'`).join(', ')}`,
-      `continue it there ('git checkout ${branches[0]}' or 'sow worktree add ${branches[0]}'), or pass ` +
-        `--branch ${branches[0]} to start the project on it`,
-      { issue: n, branches: [...branches] },
-    );
-  }
-}
+class IssueLinkedError extends errorClass('ISSUE_LINKED', 'failed', (n: number, branches: readonly string[]) => [
+  `issue #${n} is already linked ` +
+    `to ${branches.length === 1 ? 'branch' : 'branches'} ${branches.map((b) => `'${b}'`).join(', ')}`,
+  `continue it there ('git checkout ${branches[0]}' or 'sow worktree add ${branches[0]}'), or pass ` +
+    `--branch ${branches[0]} to start the project on it`,
+  { issue: n, branches: [...branches] },
+]) {}
 
-/** The repository every gh call names. */
 export async function githubRepo(root: string): Promise<string> {
   const { config } = await readRepoConfig(root);
   if (config.github?.repo) return config.github.repo;
@@ -68,30 +56,21 @@ export interface Issue {
   body?: string;
 }
 
-type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
-
 /** gh answered, but not with what its --json fields promise (another gh version, a proxy, a fake): exit 5. */
-export class GhReplyError extends SowError {
-  constructor(what: string, got: unknown) {
-    super(
-      'GH_UNEXPECTED_REPLY',
-      'external',
-      `gh answered with something that is not ${what}: ${JSON.stringify(got)?.slice(0, 120) ?? String(got)}`,
-      "run the gh command by hand to see what it says ('gh --version' too: sow is tested with gh 2.23 and later); " +
-        'nothing was changed',
-      { expected: what },
-    );
-  }
-}
+class GhReplyError extends errorClass('GH_UNEXPECTED_REPLY', 'external', (what: string, got: unknown) => [
+  `gh answered with something that is not ${what}: ${JSON.stringify(got)?.slice(0, 120) ?? String(got)}`,
+  "run the gh command by hand to see what it says ('gh --version' too: sow is tested with gh 2.23 and later); " +
+    'nothing was changed',
+  { expected: what },
+]) {}
 
 const isNumber = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) > 0;
 
 function issueOf(raw: unknown): Issue {
-  if (!isObj(raw) || !isNumber(raw['number']) || typeof raw['title'] !== 'string')
+  if (!isRecord(raw) || !isNumber(raw['number']) || typeof raw['title'] !== 'string')
     throw new GhReplyError('an issue (a number and a title)', raw);
   const labels = Array.isArray(raw['labels'])
-    ? raw['labels'].map((l) => (isObj(l) && typeof l['name'] === 'string' ? l['name'] : String(l)))
+    ? raw['labels'].map((l) => (isRecord(l) && typeof l['name'] === 'string' ? l['name'] : String(l)))
     : [];
   return {
     number: raw['number'],
@@ -110,18 +89,13 @@ export function parseIssueNumber(raw: string): number {
   return Number(m[1]);
 }
 
-const ghAt = (ctx: AppContext, root: string): GhRun => ({ cwd: root, env: ctx.env });
-
-/** The context, the repository's root, its GitHub repository and how gh runs there. */
-async function onGithub(ctx: AppContext) {
-  const root = await openRoot(ctx);
-  return { ctx, repo: await githubRepo(root), run: ghAt(ctx, root) };
+/** The GitHub repository of the checkout at `root` (found from ctx), and how gh runs there. */
+async function onGithub(ctx: AppContext, root?: string): Promise<{ repo: string; run: GhRun }> {
+  root ??= await openRoot(ctx);
+  return { repo: await githubRepo(root), run: { cwd: root, env: ctx.env } };
 }
 
-export async function issueList(
-  ctx: AppContext,
-  opts: { state: 'open' | 'closed' | 'all'; label?: string; limit: number },
-): Promise<{ repo: string; issues: Issue[] }> {
+export async function issueList(ctx: AppContext, opts: IssueListOptions): Promise<{ repo: string; issues: Issue[] }> {
   const { repo, run } = await onGithub(ctx);
   const raw = ghJson(run, GH_ARGS.issueList(repo, opts), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of issues', raw);
@@ -158,16 +132,8 @@ async function localProjectsOf(ctx: AppContext, n: number): Promise<LocalProject
   return found;
 }
 
-export interface IssueCheck {
-  repo: string;
-  issue: number;
-  /** Branches GitHub links to it. */
-  branches: string[];
-  /** Projects here (the main checkout and its worktrees) that started from it. */
-  projects: LocalProject[];
-}
-
-export async function issueCheck(ctx: AppContext, n: number): Promise<IssueCheck> {
+/** The branches GitHub links to issue `n`, and the projects here (this checkout and its worktrees) started from it. */
+export async function issueCheck(ctx: AppContext, n: number) {
   const { repo, run } = await onGithub(ctx);
   return { repo, issue: n, branches: linkedBranches(run, repo, n), projects: await localProjectsOf(ctx, n) };
 }
@@ -183,7 +149,6 @@ export function slugOf(title: string): string {
 }
 
 const issueFile = (n: number) => `context/issue-${n}.md`;
-/** A phase (of a type) that takes the issue as an input. */
 const takesIssue = (p: PhaseDef) => p.inputs.some((t) => t.name === 'github_issue');
 const issueInputOf = (project: ProjectState): Artifact | undefined =>
   Object.values(project.phases)
@@ -199,9 +164,8 @@ export interface IssueProjectResult extends NewProjectResult {
 }
 
 /**
- * `sow project new --issue <n>`: name, branch (`feat/<n>-<slug>`) and description from the issue, its text recorded as
- * the `github_issue` input, the branch linked to it on GitHub where gh allows. Refused when the issue is linked to
- * another branch, on GitHub or by a project here.
+ * `sow project new --issue <n>`: the issue names the project and its branch (`feat/<n>-<slug>`) and is recorded as the
+ * `github_issue` input; refused when the issue is linked to another branch, on GitHub or by a project here.
  */
 export async function newProjectFromIssue(
   ctx: AppContext,
@@ -215,8 +179,7 @@ export async function newProjectFromIssue(
     initialised = false;
     return findRepoRoot(ctx.cwd);
   });
-  const repo = await githubRepo(root);
-  const run = ghAt(ctx, root);
+  const { repo, run } = await onGithub(ctx, root);
   const issue = await viewIssue(run, repo, n);
   const slug = slugOf(issue.title) || `issue-${n}`;
   const branch = opts.branch ?? `feat/${n}-${slug}`;
@@ -340,36 +303,18 @@ export async function pullRequestBody(project: ProjectState, tasks: readonly Tas
 
 const PR_BODY = 'finalize/pull-request.md';
 
-export interface PullRequestResult {
-  repo: string;
-  number: number;
-  url: string;
-  draft: boolean;
-  /** False when an open pull request of the branch was found instead of opening one. */
-  created: boolean;
-  /** The branch was pushed (with an upstream) first. */
-  pushed: boolean;
-}
-
-/** The open pull request of `branch`, if any. */
 function openPrOf(run: GhRun, repo: string, branch: string) {
   const raw = ghJson(run, GH_ARGS.prForBranch(repo, branch), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of pull requests', raw);
-  const pr = raw.find((p) => isObj(p) && isNumber(p['number']));
+  const pr = raw.find((p) => isRecord(p) && isNumber(p['number']));
   return pr && { number: pr['number'] as number, url: String(pr['url'] ?? ''), draft: pr['isDraft'] === true };
 }
 
-/** Records (or updates) the project's pull_request output. */
-async function recordPullRequest(
-  ctx: AppContext,
-  pr: { number: number; url: string; draft: boolean },
-  body?: string,
-): Promise<void> {
+async function recordPullRequest(ctx: AppContext, pr: { number: number; url: string; draft: boolean }): Promise<void> {
   await update(ctx, async (uow) => {
     const project = await uow.project();
     const { recordPhase } = await pullRequestOf(project);
     const finalize = phaseOf(project, recordPhase);
-    if (body !== undefined) uow.tx.write(`${PROJECT_DIR}/${PR_BODY}`, body);
     const at = finalize.outputs.findIndex((a) => a.type === 'pull_request' && a.metadata?.['number'] === pr.number);
     const artifact: Artifact = {
       type: 'pull_request',
@@ -386,11 +331,10 @@ async function recordPullRequest(
 }
 
 /**
- * `sow pr create [--draft]`: the pull request of the project's branch into its base branch, its body built from the
- * project, recorded as the finalize phase's `pull_request` output (an open one is recorded instead of a second). A
- * branch without an upstream is pushed to origin first.
+ * `sow pr create [--draft]`: the branch's pull request into its base, recorded as the `pull_request` output (an open
+ * one is recorded instead of a second); a branch without an upstream is pushed to origin first.
  */
-export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: boolean }): Promise<PullRequestResult> {
+export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: boolean }) {
   const root = await openRoot(ctx);
   const { project, tasks } = await Reader.read(
     ctx,
@@ -400,8 +344,7 @@ export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: b
     },
     { otherBranch: 'refuse' },
   );
-  const repo = await githubRepo(root);
-  const run = ghAt(ctx, root);
+  const { repo, run } = await onGithub(ctx, root);
   const found = openPrOf(run, repo, project.branch);
   if (found) {
     await recordPullRequest(ctx, found);
@@ -454,8 +397,7 @@ export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: b
 export async function prReady(ctx: AppContext): Promise<{ repo: string; number: number; url: string }> {
   const root = await openRoot(ctx);
   const project = await Reader.read(ctx, (r) => r.project, { otherBranch: 'refuse' });
-  const repo = await githubRepo(root);
-  const run = ghAt(ctx, root);
+  const { repo, run } = await onGithub(ctx, root);
   const recorded = [...phaseOf(project, (await pullRequestOf(project)).recordPhase).outputs]
     .reverse()
     .find((a) => a.type === 'pull_request');

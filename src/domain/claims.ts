@@ -21,7 +21,6 @@ export function remoteArg(name: string): string {
   return name;
 }
 
-/** The ref of a task's claim on the remote. */
 export const claimRef = (branch: string, task: string): string => `${CLAIMS_PREFIX}/${branch}/${task}`;
 
 /** What a claim's commit records. */
@@ -34,14 +33,7 @@ export interface ClaimRecord {
 }
 
 /** A claim on the remote: its task, its commit, and what that commit records (when sow could read it). */
-export interface RemoteClaim {
-  task: string;
-  sha: string;
-  owner?: string;
-  machine?: string;
-  since?: string;
-  lease_until?: string;
-}
+export type RemoteClaim = { task: string; sha: string } & Partial<Omit<ClaimRecord, 'task'>>;
 
 /** The claim's commit message; `nonce` makes each claim commit its own, so no compare-and-swap mistakes one. */
 export function claimMessage(r: ClaimRecord, nonce: string): string {
@@ -90,7 +82,6 @@ export type RemoteClaims =
 /** A task's claim on the remote, as a list shows it: who, where, until when, and whether it holds now. */
 export type RemoteClaimRow = RemoteClaim & { remote: string; live: boolean };
 
-/** The remote's claims by task. */
 export function remoteClaimRows(read: RemoteClaims | undefined, now: string): Map<string, RemoteClaimRow> {
   const rows = new Map<string, RemoteClaimRow>();
   if (!read?.reached) return rows;

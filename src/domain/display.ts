@@ -22,8 +22,7 @@ function escape(c: string): string {
 
 /** A value from a file as one line of human output, every control character escaped. */
 export function shown(value: string): string {
-  CONTROL.lastIndex = 0;
-  return CONTROL.test(value) ? value.replace(CONTROL, escape) : value;
+  return needsEscaping(value) ? value.replace(CONTROL, escape) : value;
 }
 
 /** Whether `text` would reach a terminal as something other than the characters it holds. */

@@ -1,7 +1,4 @@
-/**
- * Every failure a user can cause or meet has a class here with a stable code. The exit code is
- * derived from the kind in exactly one place (exitCodeFor), so commands never pick numbers.
- */
+/** Every failure a user can meet has a class here with a stable code; its kind alone decides the exit code. */
 import type { TaskSummary } from './schemas.js';
 // A value in quotes, on one line: a value from a file may hold line breaks and escape sequences.
 import { quoted as q } from './display.js';
@@ -24,19 +21,8 @@ export const EXIT_CODES: Record<ErrorKind | 'ok', number> = {
 export const exitCodeFor = (kind: ErrorKind): number => EXIT_CODES[kind];
 
 /** The error half of the `--json` envelope (also what an MCP tool returns for a refusal). */
-export function errorEnvelope(err: SowError): {
-  ok: false;
-  error: { code: string; message: string; hint?: string; details?: Record<string, unknown> };
-} {
-  return {
-    ok: false,
-    error: {
-      code: err.code,
-      message: err.message,
-      ...(err.hint ? { hint: err.hint } : {}),
-      ...(err.details ? { details: err.details } : {}),
-    },
-  };
+export function errorEnvelope({ code, message, hint, details }: SowError) {
+  return { ok: false as const, error: { code, message, ...(hint ? { hint } : {}), ...(details ? { details } : {}) } };
 }
 
 export class SowError extends Error {
@@ -113,22 +99,20 @@ export class SowTooOldError extends errorClass(
 
 export class WrongBranchError extends errorClass('WRONG_BRANCH', 'failed', given) {}
 
-export class NoProjectError extends SowError {
-  /** `elsewhere`: the local branches that have a project committed (to check one out). */
-  constructor(readonly elsewhere: readonly string[] = []) {
-    const start = 'run \'sow project new <name> --description "..."\' to start one';
-    const one = elsewhere.length === 1;
-    super(
-      'NO_PROJECT',
-      'failed',
-      'there is no project on this branch',
-      elsewhere.length === 0
-        ? start
-        : `${one ? 'branch' : 'branches'} ${someBranches(elsewhere)} ${one ? 'has a project' : 'have projects'}: ` +
-            `check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
-      elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined,
-    );
-  }
+export class NoProjectError extends errorClass('NO_PROJECT', 'failed', (elsewhere: readonly string[] = []) => {
+  const start = 'run \'sow project new <name> --description "..."\' to start one';
+  const one = elsewhere.length === 1;
+  return [
+    'there is no project on this branch',
+    elsewhere.length === 0
+      ? start
+      : `${one ? 'branch' : 'branches'} ${someBranches(elsewhere)} ${one ? 'has a project' : 'have projects'}: ` +
+        `check one out ('git checkout ${elsewhere[0]}'); or ${start} here`,
+    elsewhere.length ? { branches_with_project: [...elsewhere] } : undefined,
+  ];
+}) {
+  /** The local branches that have a project committed (to check one out). */
+  readonly elsewhere = (this.details?.['branches_with_project'] as readonly string[] | undefined) ?? [];
 }
 
 export class ProjectExistsError extends errorClass(

@@ -7,7 +7,7 @@ import {
   UnknownFieldError,
 } from './errors.js';
 import { nearMiss } from './suggest.js';
-import { nonFiniteText, toJson } from './json.js';
+import { isRecord, toJson } from './json.js';
 
 export type Scalar = string | number | boolean;
 
@@ -52,14 +52,11 @@ export function own<T>(record: Readonly<Record<string, T>> | undefined, key: str
   return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
-const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === 'object' && x !== null && !Array.isArray(x);
-
 export function getAtPath(target: unknown, path: readonly string[]): unknown {
   let cur: unknown = target;
   for (const key of path) {
     if (Array.isArray(cur) && /^\d+$/.test(key)) cur = cur[Number(key)];
-    else if (isPlainObject(cur) && Object.hasOwn(cur, key)) cur = cur[key];
+    else if (isRecord(cur) && Object.hasOwn(cur, key)) cur = cur[key];
     else return undefined;
   }
   return cur;
@@ -71,7 +68,7 @@ export function setAtPath<T extends Record<string, unknown>>(target: T, path: re
   if (head === undefined) throw new InvalidFieldError('empty field path', "name a field, e.g. 'metadata.owner'");
   if (rest.length === 0) return { ...target, [head]: value };
   const child = target[head];
-  if (child !== undefined && !isPlainObject(child)) {
+  if (child !== undefined && !isRecord(child)) {
     throw new InvalidValueError(path.join('.'), String(value), `a map at '${head}', but it holds ${toJson(child)}`);
   }
   return { ...target, [head]: setAtPath((child ?? {}) as Record<string, unknown>, rest, value) };
@@ -83,6 +80,9 @@ export type FieldSpec =
   | { kind: 'integer'; min?: number }
   | { kind: 'enum'; values: readonly string[] }
   | { kind: 'readonly'; why: string; hint?: string };
+
+/** A field sow keeps itself: `why` it cannot be set, and `hint` when there is a better way than the default. */
+export const readOnly = (why: string, hint?: string): FieldSpec => ({ kind: 'readonly', why, hint });
 
 export type ResolvedField = { where: 'field'; name: string; spec: FieldSpec } | { where: 'metadata'; path: string[] };
 

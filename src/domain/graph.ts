@@ -1,17 +1,8 @@
-/**
- * Pictures of a project as data (its lifecycle, where it stands on the main path, its task graph), read from the
- * tables `advance` runs on so they cannot drift. cli/graph.ts draws them.
- */
+/** Pictures of a project as data, read from the tables `advance` runs on so they cannot drift (cli/graph.ts draws). */
 import type { TransitionOption } from './lifecycle.js';
 import type { ProjectType } from './project-type.js';
 import type { HistoryEntry, TaskSummary } from './schemas.js';
 import { compareIds } from './tasks.js';
-
-export interface LifecycleState {
-  name: string;
-  phase: string | null;
-  final: boolean;
-}
 
 export interface LifecycleTransition {
   from: string;
@@ -29,7 +20,7 @@ export interface LifecycleGraph {
   initial: string;
   /** The project's state, or null for a type's machine drawn without a project. */
   current: string | null;
-  states: LifecycleState[];
+  states: { name: string; phase: string | null; final: boolean }[];
   transitions: LifecycleTransition[];
 }
 

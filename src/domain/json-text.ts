@@ -3,6 +3,7 @@
  * file's own layout and takes out exactly what it added, so an install and uninstall give back the person's bytes.
  * Only text JSON.parse accepted, nesting at most MAX_JSON_DEPTH, is scanned (the scanner recurses).
  */
+import { isDeepStrictEqual } from 'node:util';
 
 /** Settings and MCP files nest 4–6 levels; 64 is far beyond any real one, and safe to recurse. */
 export const MAX_JSON_DEPTH = 64;
@@ -61,36 +62,27 @@ export function scanJson(text: string): JsonNode {
     skip();
     const start = i;
     const c = text[i];
-    if (c === '{') {
-      i++;
+    if (c === '{' || c === '[') {
+      const object = c === '{';
       const members: JsonMember[] = [];
-      skip();
-      while (text[i] !== '}') {
-        const keyStart = string();
-        const key = JSON.parse(text.slice(keyStart, i)) as string;
-        skip();
-        i++; // ':'
-        const v = value();
-        members.push({ key, start: keyStart, end: v.end, value: v });
-        skip();
-        if (text[i] === ',') i++;
-        skip();
-      }
-      i++;
-      return { type: 'object', start, end: i, members };
-    }
-    if (c === '[') {
-      i++;
       const items: JsonNode[] = [];
+      i++;
       skip();
-      while (text[i] !== ']') {
-        items.push(value());
+      while (text[i] !== (object ? '}' : ']')) {
+        if (object) {
+          const keyStart = string();
+          const key = JSON.parse(text.slice(keyStart, i)) as string;
+          skip();
+          i++; // ':'
+          const v = value();
+          members.push({ key, start: keyStart, end: v.end, value: v });
+        } else items.push(value());
         skip();
         if (text[i] === ',') i++;
         skip();
       }
       i++;
-      return { type: 'array', start, end: i, items };
+      return object ? { type: 'object', start, end: i, members } : { type: 'array', start, end: i, items };
     }
     if (c === '"') {
       string();
@@ -109,10 +101,8 @@ export function memberOf(node: JsonNode, key: string): JsonMember | undefined {
   return undefined;
 }
 
-/** The node's value, as JSON.parse gives it. */
 export const valueOf = (text: string, node: JsonNode): unknown => JSON.parse(text.slice(node.start, node.end));
 
-/** The line break the file uses. */
 const lineBreak = (text: string) => (text.includes('\r\n') ? '\r\n' : '\n');
 
 /** One level of indentation in the file: that of its first indented line; two spaces if none is. */
@@ -181,18 +171,4 @@ export function removeEntry(text: string, container: JsonNode, index: number): s
 }
 
 /** Whether two parsed JSON values are the same (key order aside). */
-export function sameJson(a: unknown, b: unknown): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  if (Array.isArray(a) !== Array.isArray(b)) return false;
-  if (Array.isArray(a))
-    return a.length === (b as unknown[]).length && a.every((x, i) => sameJson(x, (b as unknown[])[i]));
-  const ka = Object.keys(a);
-  const kb = Object.keys(b);
-  return (
-    ka.length === kb.length &&
-    ka.every(
-      (k) => Object.hasOwn(b, k) && sameJson((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]),
-    )
-  );
-}
+export const sameJson = (a: unknown, b: unknown): boolean => isDeepStrictEqual(a, b);

@@ -3,6 +3,10 @@
  * a number with its exact digits, where JSON.stringify writes null or throws (decision 0028).
  */
 
+/** A map (a JSON object): not null, not a list. */
+export const isRecord = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
+
 /** The strings that stand for the numbers JSON lacks, as YAML spells them. */
 export function nonFiniteText(n: number): string {
   return Number.isNaN(n) ? '.nan' : n > 0 ? '.inf' : '-.inf';

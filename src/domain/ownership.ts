@@ -1,9 +1,8 @@
 /**
- * One owner per task: a spawned worker (alive while its `sow agent` process runs) or a claim with a lease. While it
- * lives nobody else finishes the task without --force; identities that owned a finished or taken-over task are
- * retired, and their late writes refused.
+ * One owner per task (a spawned worker or a claim with a lease): while it lives nobody else finishes the task without
+ * --force; identities that owned a finished or taken-over task are retired, and their late writes refused.
  */
-import { SowError, UsageError } from './errors.js';
+import { errorClass, UsageError } from './errors.js';
 import { shown } from './display.js';
 import type { RemoteClaim } from './claims.js';
 import type { Owner, TaskState } from './schemas.js';
@@ -71,8 +70,7 @@ export function retireOwner(task: TaskState, opts: { keepSession?: boolean } = {
 export function renewLease(task: TaskState, actor: Actor, now: string): TaskState {
   const owner = task.owner;
   if (!owner || owner.kind !== 'claim' || !isOwnedBy(owner, actor)) return task;
-  const seconds = owner.lease_seconds ?? DEFAULT_LEASE_SECONDS;
-  return { ...task, owner: { ...owner, lease_until: new Date(Date.parse(now) + seconds * 1000).toISOString() } };
+  return { ...task, owner: { ...owner, lease_until: remoteLeaseFrom(now, owner.lease_seconds) } };
 }
 
 /** Whether a claim's lease on the remote has less than half of its length left at `now` (or is not known). */
@@ -176,31 +174,18 @@ export function parseLease(raw: string): number {
   return seconds;
 }
 
-export class TaskOwnedError extends SowError {
-  constructor(task: string, owner: Owner, what: string) {
-    super(
-      'TASK_OWNED',
-      'failed',
-      `task ${task} is being worked on by ${describeOwner(owner)}; ${what}`,
-      `wait until it is done, or pass --force to take it over (the owner's later writes to task ${task} are ` +
-        `then refused)`,
-      { task, owner: owner.by },
-    );
-  }
-}
+export class TaskOwnedError extends errorClass('TASK_OWNED', 'failed', (task: string, owner: Owner, what: string) => [
+  `task ${task} is being worked on by ${describeOwner(owner)}; ${what}`,
+  `wait until it is done, or pass --force to take it over (the owner's later writes to task ${task} are then refused)`,
+  { task, owner: owner.by },
+]) {}
 
-export class NotOwnerError extends SowError {
-  constructor(task: TaskState, identity: string) {
-    super(
-      'NOT_OWNER',
-      'failed',
-      `session ${identity} no longer owns task ${task.id} (its status ` +
-        `is ${task.status}${task.owner ? `, now worked on by ${task.owner.by}` : ''})`,
-      `nothing was changed; the task was finished or taken over. Stop working on it and report to whoever runs you`,
-      { task: task.id, identity, status: task.status },
-    );
-  }
-}
+export class NotOwnerError extends errorClass('NOT_OWNER', 'failed', (task: TaskState, identity: string) => [
+  `session ${identity} no longer owns task ${task.id} (its status ` +
+    `is ${task.status}${task.owner ? `, now worked on by ${task.owner.by}` : ''})`,
+  `nothing was changed; the task was finished or taken over. Stop working on it and report to whoever runs you`,
+  { task: task.id, identity, status: task.status },
+]) {}
 
 /** Who holds a task, when not the one acting: a live owner here, or a live claim on the claims remote. */
 export type Holder = { where: 'here'; owner: Owner } | { where: 'remote'; remote: string; claim: RemoteClaim };
@@ -251,8 +236,10 @@ function holderDetails(h: Holder): Record<string, unknown> {
 }
 
 /** A change of a task someone else holds (exit 3); a `worker` asking has no --force, so it is told to stop. */
-export class TaskHeldError extends SowError {
-  constructor(task: string, holder: Holder, worker = false) {
+export class TaskHeldError extends errorClass(
+  'TASK_HELD',
+  'blocked',
+  (task: string, holder: Holder, worker: boolean = false) => {
     const name = shown(holderName(holder));
     const wait =
       holder.where === 'remote' || holder.owner.kind === 'claim'
@@ -262,15 +249,13 @@ export class TaskHeldError extends SowError {
       holder.where === 'remote'
         ? `the claim on '${shown(holder.remote)}' is deleted`
         : `${name}'s later writes to it are refused`;
-    super(
-      'TASK_HELD',
-      'blocked',
+    return [
       `task ${task} is held by ${describeHolder(holder)}; only its holder changes it`,
       worker
         ? `nothing was changed; task ${task} is not yours to change: stop working on it and tell whoever runs you`
         : `nothing was changed; ask ${name} to let it go, wait ${wait} ('sow task list' shows who holds what), or ` +
-            `pass --force to take it over (noted in the task's log, and ${then})`,
+          `pass --force to take it over (noted in the task's log, and ${then})`,
       { task, ...holderDetails(holder) },
-    );
-  }
-}
+    ];
+  },
+) {}

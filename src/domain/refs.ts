@@ -77,12 +77,7 @@ export function unsharedReason(source: string): string | undefined {
 }
 
 /** Names sow keeps in `.sow/refs/` for itself. */
-export const RESERVED_LINKS: ReadonlySet<string> = new Set([
-  'index.json',
-  'index.local.json',
-  '.gitignore',
-  '.gitkeep',
-]);
+const RESERVED_LINKS: ReadonlySet<string> = new Set(['index.json', 'index.local.json', '.gitignore', '.gitkeep']);
 
 /** Why `link` is not a plain name for `.sow/refs/<link>` (lower-case letters, digits, `._-`, at most 64). */
 export function linkProblem(link: string): string | undefined {

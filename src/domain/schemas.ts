@@ -18,9 +18,12 @@ export const TASK_STATUSES = [
 ] as const;
 export const PHASE_STATUSES = ['pending', 'in_progress', 'completed', 'failed'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
-export type PhaseStatus = (typeof PHASE_STATUSES)[number];
 
 const d = v.description;
+const text = (description: string) => v.pipe(v.string(), d(description));
+const nonEmpty = (description: string) => v.pipe(v.string(), v.minLength(1), d(description));
+const optional = <T extends v.GenericSchema>(schema: T, description: string) =>
+  v.optional(v.pipe(schema, d(description)));
 // valibot's isoTimestamp action (so the JSON Schema still says `format: date-time`), checking with isIsoTimestamp.
 const isoTimestamp = {
   ...v.isoTimestamp('must be an ISO 8601 timestamp'),
@@ -43,10 +46,8 @@ const notAnOption = v.check(
 );
 
 export const ArtifactSchema = v.looseObject({
-  type: v.pipe(
-    v.string(),
-    v.minLength(1),
-    d('Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)'),
+  type: nonEmpty(
+    'Artifact type, defined by the project type (context, task_list, review, reference, feedback, modified, …)',
   ),
   path: v.pipe(
     v.string(),
@@ -55,7 +56,7 @@ export const ArtifactSchema = v.looseObject({
     v.check(storedPathInside, "must be a path inside the repository (relative, no '..' leading out of it)"),
     d('Documents: relative to .sow/project/; files of the code base (modified): relative to the repository root'),
   ),
-  approved: v.optional(v.pipe(v.boolean(), d('Approval flag (task lists and reviews)'))),
+  approved: optional(v.boolean(), 'Approval flag (task lists and reviews)'),
   approved_sha256: v.optional(
     v.pipe(
       v.string(),
@@ -72,18 +73,12 @@ export const ArtifactSchema = v.looseObject({
 export type Artifact = v.InferOutput<typeof ArtifactSchema>;
 
 /** What lists and guards need of a task; derived from its state file, never stored by itself. */
-export interface TaskSummary {
-  id: string;
-  name: string;
-  status: TaskStatus;
-  parallel: boolean;
-  dependencies: string[];
-  assigned_agent?: string;
+export type TaskSummary = Pick<TaskState, 'id' | 'name' | 'status' | 'parallel' | 'dependencies' | 'assigned_agent'> & {
   /** Who works on it, as its file records it (whether they still do is judged when shown). */
   owner?: Owner;
   /** The agent id of its worker's recorded session, if one is. */
   session_agent?: string;
-}
+};
 
 /** What a worker without a task (a planner, an orchestrator) reports with `sow agent report`. */
 export const PROJECT_REPORT_STATUSES = ['working', 'done', 'blocked', 'failed'] as const;
@@ -91,27 +86,26 @@ export type ProjectReportStatus = (typeof PROJECT_REPORT_STATUSES)[number];
 
 /** A worker session (spec 003, "Session Management Protocol"), written before the worker starts. */
 export const SessionSchema = v.looseObject({
-  executor: v.pipe(v.string(), d('Executor name from the user configuration, e.g. claude-code')),
-  type: v.pipe(v.string(), d('Executor type: claude, cursor, codex, …')),
+  executor: text('Executor name from the user configuration, e.g. claude-code'),
+  type: text('Executor type: claude, cursor, codex, …'),
   agent: v.string(),
-  agent_id: v.pipe(v.string(), d('e.g. implementer-2; workers see it as SOW_AGENT_ID')),
-  cwd: v.pipe(v.string(), d('Where the session runs; resumes run there too')),
-  transport: v.optional(
-    v.pipe(v.literal('acp'), d('The session was opened over the Agent Client Protocol: it is continued over it too')),
+  agent_id: text('e.g. implementer-2; workers see it as SOW_AGENT_ID'),
+  cwd: text('Where the session runs; resumes run there too'),
+  transport: optional(
+    v.literal('acp'),
+    'The session was opened over the Agent Client Protocol: it is continued over it too',
   ),
   branch: v.optional(v.string()),
   started_at: timestamp,
   resumed_at: v.optional(timestamp),
   resumes: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
-  report: v.optional(
-    v.pipe(
-      v.looseObject({
-        status: v.picklist(PROJECT_REPORT_STATUSES),
-        message: v.optional(v.string()),
-        at: timestamp,
-      }),
-      d('What a worker without a task last reported (sow agent report)'),
-    ),
+  report: optional(
+    v.looseObject({
+      status: v.picklist(PROJECT_REPORT_STATUSES),
+      message: v.optional(v.string()),
+      at: timestamp,
+    }),
+    'What a worker without a task last reported (sow agent report)',
   ),
 });
 export type Session = v.InferOutput<typeof SessionSchema>;
@@ -123,24 +117,17 @@ export const OwnerSchema = builtWhenUsed(() =>
       v.picklist(['worker', 'claim']),
       d('worker: a spawned worker, owned while its sow agent process runs; claim: owned until the lease runs out'),
     ),
-    by: v.pipe(
-      v.string(),
-      v.minLength(1),
-      d('The agent id (implementer-2) or the owner name (--owner) that works on the task'),
-    ),
-    session: v.optional(v.pipe(v.string(), d('The owning session (SOW_SESSION_ID)'))),
+    by: nonEmpty('The agent id (implementer-2) or the owner name (--owner) that works on the task'),
+    session: v.optional(text('The owning session (SOW_SESSION_ID)')),
     pid: v.optional(v.pipe(v.number(), v.integer(), d('worker: the sow agent process that waits for it'))),
     host: v.optional(v.string()),
     boot: v.optional(v.string()),
     pstart: v.optional(v.number()),
     pidns: v.optional(
-      v.pipe(
-        v.string(),
-        d("worker: the pid namespace of pid (Linux); in another one than the reader's, the pid is never looked up"),
-      ),
+      text("worker: the pid namespace of pid (Linux); in another one than the reader's, the pid is never looked up"),
     ),
     since: timestamp,
-    lease_until: v.optional(v.pipe(timestamp, d('claim: owned until then; each write from the owner renews it'))),
+    lease_until: optional(timestamp, 'claim: owned until then; each write from the owner renews it'),
     lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
     remote: v.optional(
       v.pipe(
@@ -159,14 +146,10 @@ export const OwnerSchema = builtWhenUsed(() =>
         ),
       ),
     ),
-    remote_lease_until: v.optional(
-      v.pipe(
-        timestamp,
-        d(
-          'The lease the claim on the remote records; a write of the owner (for a worker, also the process that ' +
-            'waits for it) renews it there once half of it has passed',
-        ),
-      ),
+    remote_lease_until: optional(
+      timestamp,
+      'The lease the claim on the remote records; a write of the owner (for a worker, also the process that ' +
+        'waits for it) renews it there once half of it has passed',
     ),
   }),
 );
@@ -174,9 +157,7 @@ export type Owner = v.InferOutput<typeof OwnerSchema>;
 
 export const PhaseSchema = v.looseObject({
   // Optional: projects started before sow wrote it have none, and the key under phases says it.
-  name: v.optional(
-    v.pipe(v.string(), d('The phase name, the same as its key under phases (planning, implementation, …)')),
-  ),
+  name: v.optional(text('The phase name, the same as its key under phases (planning, implementation, …)')),
   status: v.picklist(PHASE_STATUSES),
   enabled: v.boolean(),
   iteration: v.pipe(v.number(), v.integer(), v.minValue(1)),
@@ -192,13 +173,11 @@ export type Phase = v.InferOutput<typeof PhaseSchema>;
 /** What one worker run used, as its agent CLI reported it (a figure it did not report is absent). */
 export const UsageEntrySchema = v.looseObject({
   at: v.pipe(timestamp, d('When the run ended')),
-  agent_id: v.pipe(v.string(), d('The worker, e.g. implementer-2')),
-  agent: v.pipe(v.string(), d('Its role, e.g. implementer')),
-  executor: v.pipe(v.string(), d('The executor from the user configuration that ran it')),
-  task: v.optional(
-    v.pipe(taskId, d('The task it worked on; absent for a worker of the project (planner, orchestrator)')),
-  ),
-  session: v.optional(v.pipe(v.string(), d("The agent CLI's session"))),
+  agent_id: text('The worker, e.g. implementer-2'),
+  agent: text('Its role, e.g. implementer'),
+  executor: text('The executor from the user configuration that ran it'),
+  task: optional(taskId, 'The task it worked on; absent for a worker of the project (planner, orchestrator)'),
+  session: v.optional(text("The agent CLI's session")),
   run: v.picklist(['spawn', 'resume']),
   input_tokens: v.optional(v.pipe(v.number(), v.minValue(0))),
   output_tokens: v.optional(v.pipe(v.number(), v.minValue(0))),
@@ -212,52 +191,41 @@ export const HistoryEntrySchema = v.looseObject({
   to: v.string(),
   event: v.string(),
   at: timestamp,
-  by: v.pipe(v.string(), d("Who fired it: a worker's agent id (SOW_AGENT_ID), else 'user'")),
-  session: v.optional(v.pipe(v.string(), d("The worker's session (SOW_SESSION_ID)"))),
+  by: text("Who fired it: a worker's agent id (SOW_AGENT_ID), else 'user'"),
+  session: v.optional(text("The worker's session (SOW_SESSION_ID)")),
 });
 export type HistoryEntry = v.InferOutput<typeof HistoryEntrySchema>;
 
 export const ProjectStateSchema = v.pipe(
   v.looseObject({
     name: v.pipe(v.string(), v.minLength(1)),
-    type: v.pipe(v.string(), d("Project type: one of 'sow project types'")),
+    type: text("Project type: one of 'sow project types'"),
     description: v.string(),
-    branch: v.pipe(v.string(), v.minLength(1), d('The git branch this project lives on (one project per branch)')),
-    base_branch: v.optional(
-      v.pipe(v.string(), v.minLength(1), d('The branch the project was started from; reviews diff against it')),
-    ),
+    branch: nonEmpty('The git branch this project lives on (one project per branch)'),
+    base_branch: v.optional(nonEmpty('The branch the project was started from; reviews diff against it')),
     created_at: timestamp,
     updated_at: timestamp,
     metadata: v.optional(metadata),
     statechart: v.looseObject({
-      current_state: v.pipe(
-        v.string(),
-        d('Current state of the lifecycle state machine; only `sow advance` changes it'),
-      ),
+      current_state: text('Current state of the lifecycle state machine; only `sow advance` changes it'),
       updated_at: timestamp,
-      history: v.optional(v.pipe(v.array(HistoryEntrySchema), d('Every transition, oldest first'))),
+      history: optional(v.array(HistoryEntrySchema), 'Every transition, oldest first'),
     }),
     phases: v.record(v.string(), PhaseSchema),
-    sessions: v.optional(
-      v.pipe(
-        v.record(
-          v.string(),
-          v.looseObject({ session_id: v.optional(v.pipe(v.string(), notAnOption)), ...SessionSchema.entries }),
-        ),
-        d('Sessions of agents spawned without a task (planner, architect, orchestrator), by agent'),
+    sessions: optional(
+      v.record(
+        v.string(),
+        v.looseObject({ session_id: v.optional(v.pipe(v.string(), notAnOption)), ...SessionSchema.entries }),
       ),
+      'Sessions of agents spawned without a task (planner, architect, orchestrator), by agent',
     ),
-    spawn_counts: v.optional(
-      v.pipe(
-        v.record(v.string(), v.pipe(v.number(), v.integer())),
-        d('Workers spawned per agent; numbers the agent ids'),
-      ),
+    spawn_counts: optional(
+      v.record(v.string(), v.pipe(v.number(), v.integer())),
+      'Workers spawned per agent; numbers the agent ids',
     ),
-    usage: v.optional(
-      v.pipe(
-        v.array(UsageEntrySchema),
-        d('What each worker run used (tokens, cost), one entry per spawn or resume, oldest first: sow cost sums them'),
-      ),
+    usage: optional(
+      v.array(UsageEntrySchema),
+      'What each worker run used (tokens, cost), one entry per spawn or resume, oldest first: sow cost sums them',
     ),
   }),
   d('.sow/project/state.yaml'),
@@ -291,57 +259,37 @@ export const TaskStateSchema = builtWhenUsed(() =>
       ),
       session: v.optional(SessionSchema),
       owner: v.optional(OwnerSchema),
-      retired_owners: v.optional(
-        v.pipe(
-          v.array(v.string()),
-          d(
-            'Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to ' +
-              'it are refused',
-          ),
-        ),
+      retired_owners: optional(
+        v.array(v.string()),
+        'Sessions and agent ids that no longer own this task (it was completed or taken over): their writes to ' +
+          'it are refused',
       ),
-      worktree: v.optional(
-        v.pipe(
+      worktree: optional(
+        v.looseObject({
+          branch: nonEmpty("The worker's branch, made from the project branch: <project branch>--task-<id>"),
+          path: nonEmpty("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)"),
+          from: nonEmpty('The project branch it was made from, and is merged back into'),
+          created_at: timestamp,
+        }),
+        "The worker's own checkout (sow agent spawn --worktree), until 'sow task merge' merges it back and " +
+          'removes it',
+      ),
+      handoffs: optional(
+        v.array(
           v.looseObject({
-            branch: v.pipe(
-              v.string(),
-              v.minLength(1),
-              d("The worker's branch, made from the project branch: <project branch>--task-<id>"),
+            at: timestamp,
+            from_agent_id: v.string(),
+            from_session: v.optional(v.string()),
+            to_agent_id: v.string(),
+            reason: v.pipe(
+              v.picklist(['asked', 'session_gone']),
+              d("asked: 'sow agent resume --fresh'; session_gone: the agent CLI could not resume the session"),
             ),
-            path: v.pipe(
-              v.string(),
-              v.minLength(1),
-              d("The worker's checkout, relative to the project checkout (under .sow/worktrees/.workers/)"),
-            ),
-            from: v.pipe(v.string(), v.minLength(1), d('The project branch it was made from, and is merged back into')),
-            created_at: timestamp,
+            cli_said: v.optional(text('What the agent CLI said when it could not resume')),
           }),
-          d(
-            "The worker's own checkout (sow agent spawn --worktree), until 'sow task merge' merges it back and " +
-              'removes it',
-          ),
         ),
-      ),
-      handoffs: v.optional(
-        v.pipe(
-          v.array(
-            v.looseObject({
-              at: timestamp,
-              from_agent_id: v.string(),
-              from_session: v.optional(v.string()),
-              to_agent_id: v.string(),
-              reason: v.pipe(
-                v.picklist(['asked', 'session_gone']),
-                d("asked: 'sow agent resume --fresh'; session_gone: the agent CLI could not resume the session"),
-              ),
-              cli_said: v.optional(v.pipe(v.string(), d('What the agent CLI said when it could not resume'))),
-            }),
-          ),
-          d(
-            'Sessions that could not (or were not to) be continued, and the fresh session that took over with a ' +
-              'handoff brief',
-          ),
-        ),
+        'Sessions that could not (or were not to) be continued, and the fresh session that took over with a ' +
+          'handoff brief',
       ),
     }),
     d('.sow/project/phases/implementation/tasks/<id>/state.yaml'),

@@ -15,66 +15,17 @@ export interface ShellWord {
 export type ShellParse = { simple: true; words: ShellWord[] } | { simple: false; found: string };
 
 /** Words of the shell's own grammar when they begin a command (bash's too, and `[[`). */
-const RESERVED = new Set([
-  '!',
-  '{',
-  '}',
-  '[[',
-  ']]',
-  'case',
-  'coproc',
-  'do',
-  'done',
-  'elif',
-  'else',
-  'esac',
-  'fi',
-  'for',
-  'function',
-  'if',
-  'in',
-  'select',
-  'then',
-  'time',
-  'until',
-  'while',
-]);
+const RESERVED = new Set(
+  '! { } [[ ]] case coproc do done elif else esac fi for function if in select then time until while'.split(' '),
+);
 
 /** Builtins and programs whose arguments are another command: the first word of such a line is not what runs. */
-const RUNNERS = new Set([
-  '.',
-  'builtin',
-  'busybox',
-  'chroot',
-  'command',
-  'doas',
-  'env',
-  'eval',
-  'exec',
-  'flock',
-  'ionice',
-  'nice',
-  'nohup',
-  'runuser',
-  'setsid',
-  'source',
-  'stdbuf',
-  'strace',
-  'su',
-  'sudo',
-  'time',
-  'timeout',
-  'trap',
-  'unbuffer',
-  'watch',
-  'xargs',
-  'sh',
-  'bash',
-  'dash',
-  'zsh',
-  'ksh',
-  'fish',
-]);
+const RUNNERS = new Set(
+  (
+    '. builtin busybox chroot command doas env eval exec flock ionice nice nohup runuser setsid source stdbuf strace ' +
+    'su sudo time timeout trap unbuffer watch xargs sh bash dash zsh ksh fish'
+  ).split(' '),
+);
 
 const hex = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -108,33 +59,21 @@ function dollar(s: string, i: number): string {
   return 'a $, which the shell may expand';
 }
 
-const OPERATORS = [
-  '<<-',
-  '&&',
-  '||',
-  ';;',
-  '>>',
-  '<<',
-  '<&',
-  '>&',
-  '<>',
-  '>|',
-  '&>',
-  '|&',
-  '<(',
-  '>(',
-  ';',
-  '&',
-  '|',
-  '<',
-  '>',
-  '(',
-  ')',
-];
+const OPERATORS = '<<- && || ;; >> << <& >& <> >| &> |& <( >( ; & | < > ( )'.split(' ');
 
-function operator(s: string, i: number): string {
-  const op = OPERATORS.find((o) => s.startsWith(o, i))!;
-  return op.includes('<') || op.includes('>') ? `a redirection (${op})` : `the operator ${op}`;
+/** What the shell does with the unquoted character at `i` besides taking it as is, or undefined. */
+function unquoted(s: string, i: number): string | undefined {
+  const ch = s[i]!;
+  if (ch === '$') return dollar(s, i);
+  if (ch === '`') return 'a command substitution (`…`)';
+  if (';&|<>()'.includes(ch)) {
+    const op = OPERATORS.find((o) => s.startsWith(o, i))!;
+    return op.includes('<') || op.includes('>') ? `a redirection (${op})` : `the operator ${op}`;
+  }
+  if ('*?['.includes(ch)) return `a glob (${ch}), which the shell expands to file names`;
+  if ('{}'.includes(ch)) return `a brace (${ch}), which bash expands or reads as a group`;
+  if (ch === '~') return 'a tilde (~), which the shell expands to a home folder';
+  return undefined;
 }
 
 /** The words of `command`, and whether it is one simple command of literal words only (else what made it not). */
@@ -209,30 +148,12 @@ export function shellWords(command: string): ShellParse {
         i += 2;
         break;
       }
-      case '$':
-        return bad(dollar(command, i));
-      case '`':
-        return bad('a command substitution (`…`)');
-      case ';':
-      case '&':
-      case '|':
-      case '<':
-      case '>':
-      case '(':
-      case ')':
-        return bad(operator(command, i));
-      case '*':
-      case '?':
-      case '[':
-        return bad(`a glob (${ch}), which the shell expands to file names`);
-      case '{':
-      case '}':
-        return bad(`a brace (${ch}), which bash expands or reads as a group`);
-      case '~':
-        return bad('a tilde (~), which the shell expands to a home folder');
-      default:
+      default: {
+        const found = unquoted(command, i);
+        if (found) return bad(found);
         value += ch;
         i++;
+      }
     }
   }
   end(command.length);

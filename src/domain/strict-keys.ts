@@ -1,6 +1,7 @@
 /** Configuration files are read strictly: an unknown key is a typo, named with its nearest known key. */
 import type { GenericSchema } from 'valibot';
 import { nearMiss } from './suggest.js';
+import { isRecord } from './json.js';
 
 export interface UnknownKey {
   /** Dotted path of the unknown key, e.g. agents.bindngs. */
@@ -13,8 +14,6 @@ export interface UnknownKey {
 }
 
 type Node = { type?: string; entries?: Record<string, Node>; wrapped?: Node; item?: Node; value?: Node };
-
-const isPlain = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** The first key of `data` (depth first, in file order) that `schema` does not know. */
 export function findUnknownKey(schema: GenericSchema, data: unknown): UnknownKey | undefined {
@@ -32,7 +31,7 @@ function walk(node: Node | undefined, data: unknown, path: string[]): UnknownKey
     case 'object':
     case 'loose_object':
     case 'strict_object': {
-      if (!isPlain(data)) return undefined;
+      if (!isRecord(data)) return undefined;
       const entries = node.entries ?? {};
       const known = Object.keys(entries);
       for (const key of Object.keys(data)) {
@@ -46,7 +45,7 @@ function walk(node: Node | undefined, data: unknown, path: string[]): UnknownKey
       return undefined;
     }
     case 'record':
-      if (!isPlain(data)) return undefined;
+      if (!isRecord(data)) return undefined;
       for (const key of Object.keys(data)) {
         const found = walk(node.value, data[key], [...path, key]);
         if (found) return found;

@@ -14,7 +14,7 @@ import {
   type TaskStatus,
   type TaskSummary,
 } from './schemas.js';
-import type { FieldSpec } from './fields.js';
+import { readOnly, type FieldSpec } from './fields.js';
 import { retireOwner } from './ownership.js';
 
 export const ID_GAP = 10;
@@ -95,10 +95,8 @@ export function findCycle(graph: ReadonlyMap<string, readonly string[]>): string
 /** Parses `010,20` into ids of other existing tasks that `self` may depend on without a cycle. */
 export function parseDependencies(raw: string, tasks: readonly TaskSummary[], self: string): string[] {
   const ids: string[] = [];
-  for (const word of raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
+  // normalizeTaskId trims each word.
+  for (const word of raw.split(',').filter((w) => w.trim())) {
     let id: string;
     try {
       id = normalizeTaskId(word);
@@ -120,7 +118,6 @@ export function parseDependencies(raw: string, tasks: readonly TaskSummary[], se
 const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'abandoned'];
 export const isFinished = (status: TaskStatus) => TERMINAL_STATUSES.includes(status);
 
-/** The feedback inputs of a task that are still pending, with their indexes. */
 export function pendingFeedback(task: TaskState): { index: number; artifact: Artifact }[] {
   return task.inputs.flatMap((artifact, index) =>
     artifact.type === 'feedback' && artifact.metadata?.['status'] === 'pending' ? [{ index, artifact }] : [],
@@ -216,17 +213,16 @@ export function withStatus(task: TaskState, status: TaskStatus, now: string): Ta
   const next: TaskState = { ...task, status, updated_at: now };
   // Abandoning a task nobody started does not make it started.
   if (status !== 'pending' && status !== 'abandoned' && !next.started_at) next.started_at = now;
-  if (isFinished(status)) {
-    next.completed_at = now;
-    // A finished task has no worker to resume, and whoever owned it no longer does.
-    const retired = retireOwner(next);
-    delete retired.session_id;
-    delete retired.session;
-    return retired;
-  } else {
+  if (!isFinished(status)) {
     delete next.completed_at;
+    return next;
   }
-  return next;
+  next.completed_at = now;
+  // A finished task has no worker to resume, and whoever owned it no longer does.
+  const retired = retireOwner(next);
+  delete retired.session_id;
+  delete retired.session;
+  return retired;
 }
 
 export function summaryOf(task: TaskState): TaskSummary {
@@ -244,8 +240,8 @@ export function summaryOf(task: TaskState): TaskSummary {
 }
 
 export const TASK_FIELDS: Record<string, FieldSpec> = {
-  id: { kind: 'readonly', why: 'a task keeps its id' },
-  phase: { kind: 'readonly', why: 'a task belongs to its phase' },
+  id: readOnly('a task keeps its id'),
+  phase: readOnly('a task belongs to its phase'),
   name: { kind: 'string', nonEmpty: true },
   status: { kind: 'enum', values: TASK_STATUSES },
   iteration: { kind: 'integer', min: 1 },
@@ -253,23 +249,16 @@ export const TASK_FIELDS: Record<string, FieldSpec> = {
   parallel: { kind: 'boolean' },
   dependencies: { kind: 'string' },
   description: { kind: 'string' },
-  created_at: { kind: 'readonly', why: 'it records when the task was added' },
-  updated_at: { kind: 'readonly', why: 'sow keeps it current' },
-  started_at: { kind: 'readonly', why: "it follows the status (set 'status')" },
-  completed_at: { kind: 'readonly', why: "it follows the status (set 'status')" },
-  session_id: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
-  session: { kind: 'readonly', why: "sessions are managed by 'sow agent spawn' and 'sow agent resume'" },
-  worktree: {
-    kind: 'readonly',
-    why: "a worker's checkout is made by 'sow agent spawn --worktree' and removed by 'sow task merge'",
-  },
-  inputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow task input add|set|remove --id <id>'" },
-  outputs: {
-    kind: 'readonly',
-    why: 'it is a list of artifacts',
-    hint: "use 'sow task output add|set|remove --id <id>'",
-  },
-  metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
+  created_at: readOnly('it records when the task was added'),
+  updated_at: readOnly('sow keeps it current'),
+  started_at: readOnly("it follows the status (set 'status')"),
+  completed_at: readOnly("it follows the status (set 'status')"),
+  session_id: readOnly("sessions are managed by 'sow agent spawn' and 'sow agent resume'"),
+  session: readOnly("sessions are managed by 'sow agent spawn' and 'sow agent resume'"),
+  worktree: readOnly("a worker's checkout is made by 'sow agent spawn --worktree' and removed by 'sow task merge'"),
+  inputs: readOnly('it is a list of artifacts', "use 'sow task input add|set|remove --id <id>'"),
+  outputs: readOnly('it is a list of artifacts', "use 'sow task output add|set|remove --id <id>'"),
+  metadata: readOnly('it is a map', "set one key of it, e.g. 'metadata.owner'"),
 };
 
 export const TASK_FIELD_ALIASES: Readonly<Record<string, string>> = { agent: 'assigned_agent' };
