@@ -1,5 +1,5 @@
 /** `sow agent …`: spawn and resume agent workers, and what workers tell sow. */
-import { agentArg, durationArg, taskIdArg } from '../model/args.js';
+import { agentArg, collect, taskIdArg, TIMEOUT_OPTION } from '../model/args.js';
 import { writeText } from '../cli/output.js';
 import { UsageError } from '../domain/errors.js';
 // Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
@@ -228,14 +228,7 @@ export const commands: readonly CommandDef[] = [
         complete: 'task-id',
       },
     ],
-    options: [
-      { flags: '--any', description: 'return when one of them stops' },
-      {
-        flags: '--timeout <duration>',
-        description: 'give up after this long (90s, 5m): exit 124',
-        parse: (raw) => durationArg(raw, '--timeout'),
-      },
-    ],
+    options: [{ flags: '--any', description: 'return when one of them stops' }, TIMEOUT_OPTION],
     help:
       'A task no worker runs on counts as stopped at once. With a timeout an orchestrator whose tool calls are ' +
       'limited waits in slices: exit 0 when they stopped, 124 when the time ran out (like timeout(1)).',
@@ -359,7 +352,7 @@ export const commands: readonly CommandDef[] = [
       {
         flags: '--file <path>',
         description: 'a file the note is about (repeatable; becomes a task output)',
-        parse: (v, prev) => [...(prev as string[]), v],
+        parse: collect,
         default: [],
       },
     ],

@@ -1,5 +1,5 @@
 /** `sow check …`: the repository's declared checks, allowed per machine, run and recorded as evidence. */
-import { durationArg } from '../model/args.js';
+import { TIMEOUT_OPTION } from '../model/args.js';
 import type { CommandDef } from '../model/def.js';
 
 export const commands: readonly CommandDef[] = [
@@ -169,13 +169,7 @@ export const commands: readonly CommandDef[] = [
     args: [
       { name: 'names', description: 'the checks (default: all)', optional: true, variadic: true, complete: 'check' },
     ],
-    options: [
-      {
-        flags: '--timeout <duration>',
-        description: 'give up after this long (90s, 5m): exit 124',
-        parse: (raw) => durationArg(raw, '--timeout'),
-      },
-    ],
+    options: [TIMEOUT_OPTION],
     help:
       'Exit 0 when every check passed, 1 when one failed; with a timeout an agent whose commands are limited ' +
       'waits in slices: 124 when the time ran out (like timeout(1)) — wait again. Waiting again after the run ' +

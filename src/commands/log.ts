@@ -1,9 +1,7 @@
 /** `sow log`: an entry in a task's log (or the project's). */
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
-import { taskIdArg } from '../model/args.js';
+import { collect, taskIdArg } from '../model/args.js';
 import type { CommandDef } from '../model/def.js';
-
-const collect = (value: string, previous: unknown) => [...(previous as string[]), value];
 
 export const log: CommandDef = {
   name: 'log',

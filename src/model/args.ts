@@ -77,6 +77,9 @@ export function durationArg(raw: string, flag: string): number {
   return seconds;
 }
 
+/** A repeatable option's parser (`--file a --file b`): the values in order; give it `default: []`. */
+export const collect = (value: string, previous: unknown): string[] => [...(previous as string[]), value];
+
 /** Turns `--key value` / `--key=value` words commander did not know into a map (artifact metadata). */
 export function extraFlags(words: readonly string[]): Record<string, string> {
   // No prototype: `--__proto__ x` must arrive as a name (and be refused), not vanish into Object.
@@ -125,4 +128,10 @@ export const TASK_ID_OPTION: OptionDef = {
   flags: '--id <id>',
   description: 'task id (default: $SOW_TASK_ID)',
   complete: 'task-id',
+};
+/** `--timeout` of the waits: an orchestrator whose tool calls are limited waits in slices. */
+export const TIMEOUT_OPTION: OptionDef = {
+  flags: '--timeout <duration>',
+  description: 'give up after this long (90s, 5m): exit 124',
+  parse: (raw) => durationArg(raw, '--timeout'),
 };
