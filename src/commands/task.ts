@@ -9,6 +9,7 @@ import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
 import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick } from './task-list-args.js';
 import type { CommandContext, CommandDef } from '../model/def.js';
+import type { AddTaskOptions } from '../app/task.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
@@ -16,16 +17,8 @@ function unchangedText(t: { id: string; status: string; completed_at?: string; u
   return `Task ${t.id} is already ${t.status}${since ? ` (since ${since})` : ''}; nothing changed`;
 }
 
-interface AddOpts {
-  agent?: string;
-  description?: string;
-  id?: string;
-  parallel?: boolean;
-  dependsOn?: string;
-}
-
 /** `task add` as the command line and the task tool check it: the name, the id, the dependencies, the agent. */
-async function checkedAdd(ctx: CommandContext, name: string, opts: AddOpts) {
+async function checkedAdd(ctx: CommandContext, name: string, opts: Omit<AddTaskOptions, 'name'>) {
   textArg(name, 'the task name', 'say what the task does: sow task add "Add the login form"');
   const { TASK_NAME_MAX } = await import('../domain/tasks.js');
   if (name.trim().length > TASK_NAME_MAX)
@@ -39,9 +32,6 @@ async function checkedAdd(ctx: CommandContext, name: string, opts: AddOpts) {
   const { addTask } = await import('../app/task.js');
   return addTask(ctx.app, { name, ...opts });
 }
-
-const inputs = artifactCommands('inputs', 'task');
-const outputs = artifactCommands('outputs', 'task');
 
 export const commands: readonly CommandDef[] = [
   {
@@ -58,7 +48,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     mcp: { tool: 'task', action: 'add', omit: ['id'] },
     async run(ctx, { args, opts: o }) {
-      const t = await checkedAdd(ctx, args[0] as string, o as AddOpts);
+      const t = await checkedAdd(ctx, args[0] as string, o);
       return { data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` };
     },
   },
@@ -409,6 +399,6 @@ export const commands: readonly CommandDef[] = [
       };
     },
   },
-  ...inputs.commands,
-  ...outputs.commands,
+  ...artifactCommands('inputs', 'task'),
+  ...artifactCommands('outputs', 'task'),
 ];
