@@ -306,15 +306,13 @@ export function renderCost(report: CostReport & { budget?: BudgetStanding }): st
     tokens(r.input_tokens),
     tokens(r.output_tokens),
     dollars(r.cost_usd),
-    r.unreported ? `${r.unreported} unreported` : '',
+    ...(r.unreported ? [`${r.unreported} unreported`] : []),
   ];
-  const table = columns(
-    [
-      [report.by, 'runs', 'input', 'output', 'cost', ''],
-      ...report.rows.map((r) => row(shown(r.key), r)),
-      ['total', ...row('', report.total).slice(1)],
-    ].map((cells) => trimTail(cells)),
-  );
+  const table = columns([
+    [report.by, 'runs', 'input', 'output', 'cost'],
+    ...report.rows.map((r) => row(shown(r.key), r)),
+    ['total', ...row('', report.total).slice(1)],
+  ]);
   return `${table}${budget}`;
 }
 
@@ -336,12 +334,6 @@ function budgetLine(b: BudgetStanding): string {
   ];
   return `Budget   ${parts.join(' · ')}`;
 }
-
-const trimTail = (cells: string[]) => {
-  const out = [...cells];
-  while (out.length > 1 && out.at(-1) === '') out.pop();
-  return out;
-};
 
 /** `3 runs · 2,050 in / 405 out tokens · $0.054`, leaving out what no run reported. */
 function usageLine(u: Omit<CostRow, 'key'>): string {
@@ -381,16 +373,8 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
       : '-';
     const doing = shown(w.last_activity ?? '').slice(0, 60);
     const row = [...(all ? [shown(w.checkout)] : []), w.task, shown(w.agent_id), ...(own ? [shown(w.worktree)] : [])];
-    return [
-      ...row,
-      shown(w.executor),
-      String(w.pid),
-      ago(w.running_seconds),
-      last,
-      tokensUsed,
-      dollars(w.cost_usd),
-      doing,
-    ];
+    const running = ago(w.running_seconds);
+    return [...row, shown(w.executor), String(w.pid), running, last, tokensUsed, dollars(w.cost_usd), doing];
   });
   return [columns([header, ...body]), ...notes].join('\n');
 }
