@@ -1,6 +1,6 @@
 /** The commander tree, built from command definitions (model/def.ts); actions hand their result to main to render. */
 import { Argument, Option, type Command } from 'commander';
-import type { ArgDef, CommandDef, CommandResult, GroupDef, OptionDef } from '../model/def.js';
+import type { ArgDef, CommandDef, CommandResult, GroupDef, OptionDef, Registry } from '../model/def.js';
 import { cwd } from './output.js';
 import type { AppContext } from '../app/context.js';
 import { SowError } from '../domain/errors.js';
@@ -127,4 +127,20 @@ export async function addGroup(program: Command, group: GroupDef, front: Front =
     }
     addCommand(parent, def, words.at(-1)!, front);
   }
+}
+
+/** Adds the groups the first word names (sow's own, else the project types'), else all of them: then true. */
+export async function addGroupsFor(
+  program: Command,
+  registry: Registry,
+  first: string | undefined,
+  front: Front = {},
+  only?: string,
+): Promise<boolean> {
+  const own = registry.groups.find((g) => g.name === first);
+  const named = own ? [own] : first === undefined ? [] : await registry.typeGroups(first);
+  for (const group of named) await addGroup(program, group, front, only);
+  if (named.length > 0) return false;
+  for (const group of [...registry.groups, ...(await registry.typeGroups())]) await addGroup(program, group, front);
+  return true;
 }

@@ -13,15 +13,7 @@ async function commandTree(first: string | undefined, root: Command, registry: R
   const program = new Command('sow');
   // The program's own options (--json, --version, …), as main declares them.
   for (const option of root.options) program.addOption(option);
-  const { addGroup } = await import('./build.js');
-  const own = registry.groups.find((g) => g.name === first);
-  if (own) {
-    await addGroup(program, own);
-    return program;
-  }
-  const typed = first === undefined ? [] : await registry.typeGroups(first);
-  for (const group of typed.length ? typed : [...registry.groups, ...(await registry.typeGroups())])
-    await addGroup(program, group);
+  await (await import('./build.js')).addGroupsFor(program, registry, first);
   return program;
 }
 
