@@ -362,8 +362,8 @@ export const commands: readonly CommandDef[] = [
       const r = await agentLog(ctx.app, {
         message: (args[0] as string[]).join(' '),
         files: opts['file'] as string[],
-        ...(opts['action'] !== undefined ? { action: opts['action'] as string } : {}),
-        ...(opts['result'] !== undefined ? { result: opts['result'] as string } : {}),
+        action: opts['action'] as string | undefined,
+        result: opts['result'] as string | undefined,
       });
       return { data: r, message: `Logged to ${r.file}` };
     },

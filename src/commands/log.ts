@@ -42,11 +42,11 @@ export const log: CommandDef = {
     if (o.task !== undefined) taskIdArg(o.task, '--task');
     const { appendLog } = await import('../app/log.js');
     const r = await appendLog(ctx.app, {
-      ...(o.agent !== undefined ? { agent: o.agent } : {}),
+      agent: o.agent,
       action: o.action,
       result: o.result,
       files: [...o.file, ...(o.files ? [o.files] : [])],
-      ...(o.task !== undefined ? { task: o.task } : {}),
+      task: o.task,
       project: o.project === true,
       notes: notes.join(' '),
     });

@@ -90,10 +90,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts: o }) {
       const name = args[0] as string | undefined;
       const opts = o as { description: string; branch?: string; planning: boolean; issue?: string; type?: string };
-      const branchOpt = {
-        ...(opts.branch !== undefined ? { branch: opts.branch } : {}),
-        ...(opts.type !== undefined ? { type: opts.type } : {}),
-      };
+      const branchOpt = { branch: opts.branch, type: opts.type };
       let issueNote = '';
       let fromIssue: { issue: unknown; linked: boolean } | undefined;
       let r: import('../app/project.js').NewProjectResult;
@@ -102,7 +99,7 @@ export const commands: readonly CommandDef[] = [
         const got = await gh.newProjectFromIssue(ctx.app, gh.parseIssueNumber(opts.issue), {
           planning: opts.planning,
           ...branchOpt,
-          ...(name !== undefined ? { name } : {}),
+          name,
         });
         r = got;
         fromIssue = { issue: got.issue, linked: got.linked };

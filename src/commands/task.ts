@@ -87,7 +87,7 @@ export const commands: readonly CommandDef[] = [
       };
       const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, {
         force: opts.force === true,
-        ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+        owner: opts.owner,
         checking,
       }).finally(() => watch?.release());
       const ran = (r.checks ?? []).filter((c) => !c.skipped);
@@ -145,7 +145,7 @@ export const commands: readonly CommandDef[] = [
       const { abandonTask } = await import('../app/task-change.js');
       const r = await abandonTask(ctx.app, taskIdOf(opts), {
         force: opts['force'] === true,
-        ...(opts['owner'] !== undefined ? { owner: opts['owner'] as string } : {}),
+        owner: opts['owner'] as string | undefined,
       });
       return {
         data: r.task,
@@ -287,12 +287,8 @@ export const commands: readonly CommandDef[] = [
       if (opts.agent !== undefined) await agentArg(opts.agent.trim());
       const remote =
         opts.remote !== undefined ? (await import('../domain/claims.js')).remoteArg(opts.remote) : undefined;
-      const r = await app.claimNext(ctx.app, {
-        leaseSeconds: parseLease(opts.lease),
-        ...(remote !== undefined ? { remote } : {}),
-        ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
-        ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
-      });
+      const claim = { leaseSeconds: parseLease(opts.lease), remote, agent: opts.agent, owner: opts.owner };
+      const r = await app.claimNext(ctx.app, claim);
       const where = typeof r.owner.remote === 'string' ? ` on ${shown(r.owner.remote)} and here` : '';
       const data = claimData(r, {
         ...(await app.getTask(ctx.app, r.task.id)),
