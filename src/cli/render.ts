@@ -15,7 +15,8 @@ import { isFinished } from '../domain/tasks.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
 import { renderLifecycleMap } from './graph.js';
-import { plain, type Paint } from './colour.js';
+import { paintFor, plain, type Paint } from './colour.js';
+import { stdout } from './stdio.js';
 import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { remoteClaimRows, remoteClaimText, type RemoteClaimRow } from '../domain/claims.js';
@@ -62,14 +63,20 @@ function workerNote(t: TaskRowShown, paint: Paint, sep: string): string {
     : '';
 }
 
+type GroupOptions = { paint?: Paint; statusOf?: ReadonlyMap<string, TaskStatus>; finishedAsIds?: boolean };
+
+/** A line per task on a terminal; off one, grouped by status (formatTaskGroups). */
+export function formatTaskList(tasks: readonly TaskRowShown[], opts: GroupOptions = {}): string {
+  const paint = opts.paint ?? paintFor();
+  if (stdout.isTTY) return tasks.map((t) => formatTaskLine(t, paint)).join('\n');
+  return formatTaskGroups(tasks, { ...opts, paint });
+}
+
 /**
  * A task list off a terminal, where an agent pays for every token: a heading per status, `010 Name (after 005)`
  * without the default role, `blocked` on an open dependency; with `finishedAsIds` finished tasks are bare ids.
  */
-export function formatTaskGroups(
-  tasks: readonly TaskRowShown[],
-  opts: { paint?: Paint; statusOf?: ReadonlyMap<string, TaskStatus>; finishedAsIds?: boolean } = {},
-): string {
+export function formatTaskGroups(tasks: readonly TaskRowShown[], opts: GroupOptions = {}): string {
   const paint = opts.paint ?? plain;
   const groups = new Map<TaskStatus, TaskRowShown[]>(TASK_STATUSES.map((s) => [s, []]));
   for (const t of tasks) groups.get(t.status)?.push(t);

@@ -184,10 +184,8 @@ export const commands: readonly CommandDef[] = [
         );
       const view = async () => {
         const { listTasks, nextTasks } = await import('../app/task.js');
-        const { formatTaskFields, formatTaskGroups, formatTaskLine, unattendedLines } =
-          await import('../cli/render.js');
+        const { formatTaskFields, formatTaskList, unattendedLines } = await import('../cli/render.js');
         const paint = (await import('../cli/colour.js')).paintFor();
-        const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
         // Every task, also under --status: whether a dependency is finished says what is blocked.
         const every = ready ? await nextTasks(ctx.app, { withoutPendingFeedback: true }) : await listTasks(ctx.app);
         const all = status !== undefined ? every.filter((t) => t.status === status) : every;
@@ -197,13 +195,11 @@ export const commands: readonly CommandDef[] = [
         const notes = [...(more > 0 ? [`${more} more not shown (--limit ${limit})`] : []), ...unattended];
         const text = fields
           ? tasks.map((t) => formatTaskFields(t, fields, paint)).join('\n')
-          : compact
-            ? formatTaskGroups(tasks, {
-                paint,
-                ...(ready ? {} : { statusOf: new Map(every.map((t) => [t.id, t.status])) }),
-                finishedAsIds: status === undefined,
-              })
-            : tasks.map((t) => formatTaskLine(t, paint)).join('\n');
+          : formatTaskList(tasks, {
+              paint,
+              ...(ready ? {} : { statusOf: new Map(every.map((t) => [t.id, t.status])) }),
+              finishedAsIds: status === undefined,
+            });
         return {
           data: fields ? tasks.map((t) => pick(t, fields)) : tasks,
           text,
@@ -267,15 +263,13 @@ export const commands: readonly CommandDef[] = [
               `--claim: without it, 'sow task next' only lists the ready tasks`,
             "run 'sow task next --claim --owner <name>' to claim one",
           );
-        const { formatTaskGroups, formatTaskLine } = await import('../cli/render.js');
-        const paint = (await import('../cli/colour.js')).paintFor();
+        const { formatTaskList } = await import('../cli/render.js');
         const ready = await app.nextTasks(ctx.app);
         const tasks = opts.limit !== undefined ? ready.slice(0, opts.limit) : ready;
         const more = ready.length - tasks.length;
-        const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
         return {
           data: tasks,
-          text: compact ? formatTaskGroups(tasks, { paint }) : tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
+          text: formatTaskList(tasks),
           ...(ready.length === 0
             ? { message: 'No task is ready to start' }
             : more > 0
