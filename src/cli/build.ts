@@ -5,9 +5,14 @@ import { cwd } from './output.js';
 import type { AppContext } from '../app/context.js';
 import { SowError } from '../domain/errors.js';
 
-function argumentOf(a: ArgDef): Argument {
+/** `<name>`, `[name]`, `[names...]`: an argument as the usage line writes it. */
+export function argUsage(a: ArgDef): string {
   const name = `${a.name}${a.variadic ? '...' : ''}`;
-  const arg = new Argument(a.optional ? `[${name}]` : `<${name}>`, a.description);
+  return a.optional ? `[${name}]` : `<${name}>`;
+}
+
+function argumentOf(a: ArgDef): Argument {
+  const arg = new Argument(argUsage(a), a.description);
   if (a.default !== undefined) arg.default(a.default);
   if (a.choices) arg.choices(a.choices);
   // After choices(): sow's parser refuses as sow does; the choices stay for help and completion.
