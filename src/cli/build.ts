@@ -1,7 +1,6 @@
 /** The commander tree, built from command definitions (model/def.ts); actions hand their result to main to render. */
 import { Argument, Option, type Command } from 'commander';
 import type { ArgDef, CommandDef, CommandResult, GroupDef, OptionDef, Registry } from '../model/def.js';
-import { cwd } from './output.js';
 import type { AppContext } from '../app/context.js';
 import { SowError } from '../domain/errors.js';
 
@@ -84,7 +83,7 @@ export function addCommand(parent: Command, def: CommandDef, word: string, front
       opts: self.opts(),
       ...(def.passThrough ? { rest: self.args } : {}),
     };
-    const app = processContext(cwd());
+    const app = processContext();
     // An invalid configuration is said by every command; a server says it as it starts, the rest when done.
     const serves = SERVERS.has(def.name);
     if (serves) await warnOfConfig(def, app);
