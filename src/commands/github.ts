@@ -21,11 +21,7 @@ export const issue: readonly CommandDef[] = [
       if (!/^\d+$/.test(opts.limit) || !Number.isSafeInteger(limit) || limit < 1)
         throw new UsageError(`invalid --limit '${opts.limit}': expected a whole number ≥ 1`, 'for example --limit 100');
       const gh = await import('../app/github.js');
-      const r = await gh.issueList(ctx.app, {
-        state,
-        limit,
-        ...(opts.label ? { label: opts.label } : {}),
-      });
+      const r = await gh.issueList(ctx.app, { state, limit, ...(opts.label ? { label: opts.label } : {}) });
       return {
         data: r.issues,
         text: r.issues

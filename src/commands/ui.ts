@@ -35,10 +35,7 @@ export const ui: CommandDef = {
     const { stdout } = await import('../cli/stdio.js');
     const { writeText } = await import('../cli/output.js');
     const { toJson } = await import('../domain/json.js');
-    const server = await startUi(ctx, {
-      port: (opts['port'] as number | undefined) ?? 0,
-      commands: ctx.commands,
-    });
+    const server = await startUi(ctx, { port: (opts['port'] as number | undefined) ?? 0, commands: ctx.commands });
     if (ctx.json)
       stdout.write(`${toJson({ ok: true, data: { url: server.url, token: server.token, port: server.port } })}\n`);
     else
