@@ -54,14 +54,12 @@ export const commands: readonly CommandDef[] = [
       'outside the repository',
     args: [{ name: 'names', description: 'the checks to allow (see sow check list)', optional: true, variadic: true }],
     options: [{ flags: '-y, --yes', description: 'allow without asking (the commands are still shown)' }],
-    help: [
-      "A repository's checks are shell commands from whoever committed them, so sow runs them (sow check run,",
-      "completing a task, a worker's permissions) only once you allowed exactly those commands here. A changed",
-      'command must be allowed again. The record is kept per repository in your state folder',
-      '($XDG_STATE_HOME/sow/allowed-checks, else ~/.local/state/sow/allowed-checks), where a worker cannot reach.',
-      'A worker sow spawned cannot allow checks. In CI, SOW_ALLOW_CHECKS=1 allows every declared check without a',
-      'record. sow check forget withdraws what you allowed.',
-    ].join('\n'),
+    help: `A repository's checks are shell commands from whoever committed them, so sow runs them (sow check run,
+completing a task, a worker's permissions) only once you allowed exactly those commands here. A changed
+command must be allowed again. The record is kept per repository in your state folder
+($XDG_STATE_HOME/sow/allowed-checks, else ~/.local/state/sow/allowed-checks), where a worker cannot reach.
+A worker sow spawned cannot allow checks. In CI, SOW_ALLOW_CHECKS=1 allows every declared check without a
+record. sow check forget withdraws what you allowed.`,
     writes: true,
     async run(ctx, { args, opts }) {
       const { allowChecks } = await import('../app/check-allowance.js');

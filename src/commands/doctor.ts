@@ -29,12 +29,10 @@ export const doctor: CommandDef = {
         'unfinished write, ref links, worktrees to prune) and say what was done',
     },
   ],
-  help: [
-    'Each check prints one line: ok, warn or FAIL, what it found and, when it is not ok, how to fix it.',
-    'Exit 0 when no check failed (warnings alone are exit 0), 1 when one failed. With --json the checks',
-    "({id, status, message, fix, fixed}) are the data, or the error's details when one failed.",
-    'Without --fix nothing is written.',
-  ].join('\n'),
+  help: `Each check prints one line: ok, warn or FAIL, what it found and, when it is not ok, how to fix it.
+Exit 0 when no check failed (warnings alone are exit 0), 1 when one failed. With --json the checks
+({id, status, message, fix, fixed}) are the data, or the error's details when one failed.
+Without --fix nothing is written.`,
   writes: true,
   async run(ctx, { opts }) {
     const { doctor, DoctorFoundProblemsError } = await import('../app/doctor.js');
