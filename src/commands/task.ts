@@ -367,14 +367,10 @@ export const commands: readonly CommandDef[] = [
       "files are named, and the worker's checkout is kept to resolve it there.",
     writes: true,
     async run(ctx, { args, opts }) {
-      const given = args[0] as string | undefined;
-      if (
-        given !== undefined &&
-        opts['id'] !== undefined &&
-        taskIdArg(given, 'task id') !== taskIdArg(opts['id'] as string, '--id')
-      )
+      const given = args[0] === undefined ? undefined : taskIdArg(args[0] as string, 'task id');
+      if (given !== undefined && opts['id'] !== undefined && given !== taskIdArg(opts['id'] as string, '--id'))
         throw new UsageError('give the task id once: as an argument or with --id', `sow task merge ${given}`);
-      const id = given !== undefined ? taskIdArg(given, 'task id') : taskIdOf(opts);
+      const id = given ?? taskIdOf(opts);
       const { mergeTask, mergeChecksSentence } = await import('../app/worker-checkout.js');
       const r = await mergeTask(ctx.app, id, { force: opts['force'] === true });
       const what = r.merge
