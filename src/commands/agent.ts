@@ -1,7 +1,7 @@
 /** `sow agent …`: spawn and resume agent workers, and what workers tell sow. */
 import { agentArg, collect, taskIdArg, TIMEOUT_OPTION } from '../model/args.js';
 import { writeText } from '../cli/output.js';
-import { UsageError } from '../domain/errors.js';
+import { UsageError, WaitTimeoutError } from '../domain/errors.js';
 // Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
 import { userConfigExists, userConfigPath } from '../adapters/user-config.js';
 import type { CommandDef } from '../model/def.js';
@@ -252,7 +252,6 @@ export const commands: readonly CommandDef[] = [
         (t) => `${t.task}  ${t.unreported ? 'in_progress: its worker exited without reporting' : t.status}`,
       );
       if (r.timedOut) {
-        const { WaitTimeoutError } = await import('../domain/errors.js');
         throw new WaitTimeoutError(timeout ?? 0, r.running, r.stopped);
       }
       const running = r.running.map(

@@ -1,6 +1,8 @@
 /** `sow check …`: the repository's declared checks, allowed per machine, run and recorded as evidence. */
 import { TIMEOUT_OPTION } from '../model/args.js';
 import type { CommandDef } from '../model/def.js';
+import { printable } from '../domain/display.js';
+import { writeText } from '../cli/output.js';
 
 export const commands: readonly CommandDef[] = [
   {
@@ -12,7 +14,6 @@ export const commands: readonly CommandDef[] = [
     async run(ctx) {
       const { NO_CHECKS_HELP } = await import('../app/checks.js');
       const { listChecks } = await import('../app/check-list.js');
-      const { printable } = await import('../domain/display.js');
       const r = await listChecks(ctx.app);
       const width = Math.max(0, ...r.checks.map((c) => c.name.length));
       const standing = (c: (typeof r.checks)[number]) =>
@@ -64,7 +65,6 @@ record. sow check forget withdraws what you allowed.`,
     async run(ctx, { args, opts }) {
       const { allowChecks } = await import('../app/check-allowance.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
-      const { writeText } = await import('../cli/output.js');
       const r = await allowChecks(ctx.app, args[0] as string[], {
         yes: opts['yes'] === true,
         interactive: interactive(),

@@ -1,5 +1,6 @@
 /** `sow doctor`: whether this machine and repository are fit for sow, and what to fix. */
 import type { CommandDef } from '../model/def.js';
+import { writeText } from '../cli/output.js';
 
 type Check = import('../app/doctor.js').DoctorCheck;
 
@@ -43,7 +44,6 @@ Without --fix nothing is written.`,
     if (r.checks.some((c) => c.status === 'fail')) {
       // The whole report first (stdout, as when all is well), then the refusal: exit 1.
       if (!ctx.json) {
-        const { writeText } = await import('../cli/output.js');
         writeText(process.stdout, text);
         if (didFix) writeText(process.stderr, didFix.trim());
       }

@@ -4,6 +4,7 @@ import { TASK_ID_OPTION, WATCH_OPTION } from '../model/args.js';
 import { shown } from '../domain/display.js';
 import { UsageError } from '../domain/errors.js';
 import { renderValue } from '../cli/value.js';
+import { paintFor } from '../cli/colour.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
@@ -185,7 +186,7 @@ export const commands: readonly CommandDef[] = [
       const view = async () => {
         const { listTasks, nextTasks } = await import('../app/task.js');
         const { formatTaskFields, formatTaskList, unattendedLines } = await import('../cli/render.js');
-        const paint = (await import('../cli/colour.js')).paintFor();
+        const paint = paintFor();
         // Every task, also under --status: whether a dependency is finished says what is blocked.
         const every = ready ? await nextTasks(ctx.app, { withoutPendingFeedback: true }) : await listTasks(ctx.app);
         const all = status !== undefined ? every.filter((t) => t.status === status) : every;
