@@ -2,9 +2,7 @@
 import { shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
 import { WATCH_OPTION } from '../model/args.js';
-import { stdout } from '../cli/stdio.js';
 import type { CommandContext, CommandDef, CommandResult } from '../model/def.js';
-import { paintFor } from '../cli/colour.js';
 import { UsageError } from '../domain/errors.js';
 
 async function showStatus(
@@ -28,8 +26,9 @@ async function showStatus(
   }
   const { projectStatus } = await import('../app/status.js');
   const { renderStatus } = await import('../cli/render.js');
+  const { paintFor } = await import('../cli/colour.js');
   // The lifecycle map is for a person at a terminal: piped output and --json stay as they were.
-  const r = await projectStatus(ctx.app, { map: stdout.isTTY && !ctx.json });
+  const r = await projectStatus(ctx.app, { map: (await import('../cli/stdio.js')).stdout.isTTY && !ctx.json });
   // A state whose guard does not hold is said on stderr, one line, with --json too (the data has it as state_problem).
   const warnings = r.state_problem ? [`${r.state_problem.message}; ${r.state_problem.hint}`] : [];
   return { data: r, text: renderStatus(r, paintFor()), ...(warnings.length ? { warnings } : {}) };
