@@ -8,7 +8,7 @@ import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
 import { allCommands, GROUPS, TOPICS } from './commands/index.js';
 import { registerComplete } from './cli/completion.js';
-import { addGroup } from './cli/build.js';
+import { addGroupsFor } from './cli/build.js';
 import { versionOnly } from './cli/version-only.js';
 import type { CommandResult, Registry } from './model/def.js';
 
@@ -75,25 +75,16 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
   const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const first = words[0];
   const next = wantsHelp ? undefined : words[1];
-  const named = GROUPS.find((g) => g.name === first);
-  if (named) await addGroup(program, named, front, next);
-  else if (versionOnly(process.argv.slice(2))) return program;
-  else if (first === '__complete') registerComplete(program, registry);
-  else {
-    // An unknown word may be a project type's group (`sow iter …`).
-    const typed = first === undefined ? [] : await registry.typeGroups(first);
-    for (const group of typed) await addGroup(program, group, front, next);
-    if (typed.length === 0) {
-      for (const group of GROUPS) await addGroup(program, group, front);
-      registerComplete(program, registry);
-      for (const group of await registry.typeGroups()) await addGroup(program, group, front);
-      const { columns } = await import('./cli/render.js');
-      program.addHelpText(
-        'after',
-        `\nHelp topics (sow help <topic>):\n${columns(TOPICS.map((t) => [`  ${t.name}`, t.description]))}\n\nsow ` +
-          `help <command> shows a command's help; sow help reference, all of them.`,
-      );
-    }
+  if (versionOnly(process.argv.slice(2))) return program;
+  if (first === '__complete') registerComplete(program, registry);
+  else if (await addGroupsFor(program, registry, first, front, next)) {
+    registerComplete(program, registry);
+    const { columns } = await import('./cli/render.js');
+    program.addHelpText(
+      'after',
+      `\nHelp topics (sow help <topic>):\n${columns(TOPICS.map((t) => [`  ${t.name}`, t.description]))}\n\nsow ` +
+        `help <command> shows a command's help; sow help reference, all of them.`,
+    );
   }
   // Errors of every subcommand come back to us, not to process.exit.
   const configure = (cmd: Command) => {

@@ -1,13 +1,17 @@
 /** The commander tree, built from command definitions (model/def.ts); actions hand their result to main to render. */
 import { Argument, Option, type Command } from 'commander';
-import type { ArgDef, CommandDef, CommandResult, GroupDef, OptionDef } from '../model/def.js';
-import { cwd } from './output.js';
+import type { ArgDef, CommandDef, CommandResult, GroupDef, OptionDef, Registry } from '../model/def.js';
 import type { AppContext } from '../app/context.js';
 import { SowError } from '../domain/errors.js';
 
-function argumentOf(a: ArgDef): Argument {
+/** `<name>`, `[name]`, `[names...]`: an argument as the usage line writes it. */
+export function argUsage(a: ArgDef): string {
   const name = `${a.name}${a.variadic ? '...' : ''}`;
-  const arg = new Argument(a.optional ? `[${name}]` : `<${name}>`, a.description);
+  return a.optional ? `[${name}]` : `<${name}>`;
+}
+
+function argumentOf(a: ArgDef): Argument {
+  const arg = new Argument(argUsage(a), a.description);
   if (a.default !== undefined) arg.default(a.default);
   if (a.choices) arg.choices(a.choices);
   // After choices(): sow's parser refuses as sow does; the choices stay for help and completion.
@@ -79,7 +83,7 @@ export function addCommand(parent: Command, def: CommandDef, word: string, front
       opts: self.opts(),
       ...(def.passThrough ? { rest: self.args } : {}),
     };
-    const app = processContext(cwd());
+    const app = processContext();
     // An invalid configuration is said by every command; a server says it as it starts, the rest when done.
     const serves = SERVERS.has(def.name);
     if (serves) await warnOfConfig(def, app);
@@ -127,4 +131,20 @@ export async function addGroup(program: Command, group: GroupDef, front: Front =
     }
     addCommand(parent, def, words.at(-1)!, front);
   }
+}
+
+/** Adds the groups the first word names (sow's own, else the project types'), else all of them: then true. */
+export async function addGroupsFor(
+  program: Command,
+  registry: Registry,
+  first: string | undefined,
+  front: Front = {},
+  only?: string,
+): Promise<boolean> {
+  const own = registry.groups.find((g) => g.name === first);
+  const named = own ? [own] : first === undefined ? [] : await registry.typeGroups(first);
+  for (const group of named) await addGroup(program, group, front, only);
+  if (named.length > 0) return false;
+  for (const group of [...registry.groups, ...(await registry.typeGroups())]) await addGroup(program, group, front);
+  return true;
 }

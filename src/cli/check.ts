@@ -5,7 +5,7 @@ type Run = import('../app/checks.js').CheckRun;
 type Progress = (event: import('../app/checks.js').CheckProgress) => void;
 
 /** A spinner while each check runs (on a terminal), then its result line on `lines` (none with null). */
-export async function checkProgress(lines: NodeJS.WritableStream | null, interrupted?: AbortSignal): Promise<Progress> {
+async function checkProgress(lines: NodeJS.WritableStream | null, interrupted?: AbortSignal): Promise<Progress> {
   const { formatDuration, startSpinner } = await import('./spinner.js');
   let spinner: { stop(): void } | undefined;
   // Interrupted: the line is cleared before the message that says what was stopped.
@@ -32,24 +32,6 @@ function runLine(run: Run, width: number, duration: (ms: number) => string): str
   return `✗ ${name}  ${what} — .sow/project/${run.log}`;
 }
 
-/**
- * Ctrl-C or SIGTERM while checks run aborts them, so the run is told as interrupted (nothing recorded) instead of
- * sow dying mid-write; a second Ctrl-C ends sow at once.
- */
-export function abortOnSignal(): { signal: AbortSignal; release(): void } {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  process.on('SIGINT', abort);
-  process.on('SIGTERM', abort);
-  return {
-    signal: controller.signal,
-    release() {
-      process.off('SIGINT', abort);
-      process.off('SIGTERM', abort);
-    },
-  };
-}
-
 /** A run of checks reports to the MCP client that called (progress, cancel), else to the terminal (`lines`, Ctrl-C). */
 export async function checkWatch(
   ctx: CommandContext,
@@ -65,6 +47,15 @@ export async function checkWatch(
       signal,
       release: () => undefined,
     };
-  const interrupt = abortOnSignal();
-  return { onProgress: await checkProgress(lines, interrupt.signal), ...interrupt };
+  // Ctrl-C or SIGTERM aborts the checks, so the run is told as interrupted (nothing recorded) instead of sow dying
+  // mid-write; a second Ctrl-C ends sow at once.
+  const controller = new AbortController();
+  const abort = () => controller.abort();
+  process.on('SIGINT', abort);
+  process.on('SIGTERM', abort);
+  const release = () => {
+    process.off('SIGINT', abort);
+    process.off('SIGTERM', abort);
+  };
+  return { onProgress: await checkProgress(lines, controller.signal), signal: controller.signal, release };
 }

@@ -13,15 +13,7 @@ async function commandTree(first: string | undefined, root: Command, registry: R
   const program = new Command('sow');
   // The program's own options (--json, --version, …), as main declares them.
   for (const option of root.options) program.addOption(option);
-  const { addGroup } = await import('./build.js');
-  const own = registry.groups.find((g) => g.name === first);
-  if (own) {
-    await addGroup(program, own);
-    return program;
-  }
-  const typed = first === undefined ? [] : await registry.typeGroups(first);
-  for (const group of typed.length ? typed : [...registry.groups, ...(await registry.typeGroups())])
-    await addGroup(program, group);
+  await (await import('./build.js')).addGroupsFor(program, registry, first);
   return program;
 }
 
@@ -110,15 +102,11 @@ async function live(
   }
 }
 
-const roles = async () => fromList((await import('../domain/agents.js')).ROLES);
-
 /** The values a source names, for the command `at` stands on. */
 async function fromSource(source: CandidateSource | undefined, at: Position, cwd: string): Promise<Candidate[]> {
   switch (source) {
     case 'task-id':
       return live((app) => app.taskIdCandidates(cwd));
-    case 'agent':
-      return roles();
     case 'phase':
       return live((app) => app.phaseCandidates(cwd));
     case 'event':
@@ -127,6 +115,8 @@ async function fromSource(source: CandidateSource | undefined, at: Position, cwd
       return live((app) => app.refCandidates(cwd));
     case 'check':
       return live((app) => app.checkCandidates(cwd));
+    case 'agent':
+      return fromList((await import('../domain/agents.js')).ROLES);
     case 'task-status':
       return fromList((await import('../domain/schemas.js')).TASK_STATUSES);
     case 'project-type': {
@@ -150,16 +140,15 @@ async function fromSource(source: CandidateSource | undefined, at: Position, cwd
 /** The long flag of commander's form: '-a, --agent <agent>' → '--agent'. */
 const longFlag = (flags: string): string | undefined => /--[\w-]+/.exec(flags)?.[0];
 
-async function optionValues(at: Position, option: Option, cwd: string): Promise<Candidate[]> {
-  if (option.argChoices) return fromList(option.argChoices);
-  const def = definitionOf(at.cmd)?.options?.find((o) => longFlag(o.flags) === option.long);
-  return fromSource(def?.complete, at, cwd);
-}
-
-async function argumentValues(at: Position, arg: Argument, cwd: string): Promise<Candidate[]> {
-  if (arg.argChoices) return fromList(arg.argChoices);
-  const def = definitionOf(at.cmd)?.args?.find((a) => a.name === arg.name());
-  return fromSource(def?.complete, at, cwd);
+/** The values an option or argument takes: its fixed choices, else those of its definition's source. */
+async function valuesOf(at: Position, item: Option | Argument, cwd: string): Promise<Candidate[]> {
+  if (item.argChoices) return fromList(item.argChoices);
+  const def = definitionOf(at.cmd);
+  const source =
+    'long' in item
+      ? def?.options?.find((o) => longFlag(o.flags) === item.long)?.complete
+      : def?.args?.find((a) => a.name === item.name())?.complete;
+  return fromSource(source, at, cwd);
 }
 
 function flagsOf(at: Position): Candidate[] {
@@ -180,12 +169,12 @@ function flagsOf(at: Position): Candidate[] {
 }
 
 async function candidatesAt(at: Position, current: string, cwd: string, registry: Registry): Promise<Candidate[]> {
-  if (at.pending) return optionValues(at, at.pending, cwd);
+  if (at.pending) return valuesOf(at, at.pending, cwd);
   const inline = /^(--[^=]+)=(.*)$/s.exec(current);
   if (inline && !at.dashes) {
     const option = findOption(at.cmd, inline[1]!);
     if (!option || !takesValue(option)) return [];
-    return (await optionValues(at, option, cwd)).map((c) => ({ ...c, value: `${inline[1]}=${c.value}` }));
+    return (await valuesOf(at, option, cwd)).map((c) => ({ ...c, value: `${inline[1]}=${c.value}` }));
   }
   if (current.startsWith('-') && !at.dashes) return flagsOf(at);
   const subs = subcommandsOf(at.cmd);
@@ -201,7 +190,7 @@ async function candidatesAt(at: Position, current: string, cwd: string, registry
   const args = at.cmd.registeredArguments;
   const last = args.at(-1);
   const arg = args[at.positionals.length] ?? (last?.variadic ? last : undefined);
-  return arg ? argumentValues(at, arg, cwd) : [];
+  return arg ? valuesOf(at, arg, cwd) : [];
 }
 
 /** The candidates that start with the last of `words` (the word under the cursor); `sow` is the first word. */
@@ -233,11 +222,10 @@ export function formatCandidates(candidates: readonly Candidate[], shell: string
   }));
   const describe = (c: Candidate) => (c.description ?? '').replace(/\s+/g, ' ').trim();
   if (shell === 'zsh')
-    return candidates.map((c) =>
-      describe(c)
-        ? `${c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:')}:${describe(c)}`
-        : c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:'),
-    );
+    return candidates.map((c) => {
+      const value = c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:');
+      return describe(c) ? `${value}:${describe(c)}` : value;
+    });
   if (shell === 'fish') return candidates.map((c) => (describe(c) ? `${c.value}\t${describe(c)}` : c.value));
   return candidates.map((c) => c.value);
 }

@@ -1,7 +1,6 @@
 /** The hidden `sow __complete`, which the scripts `sow completion <shell>` prints call. */
 import type { Command } from 'commander';
 import type { Registry } from '../model/def.js';
-import { cwd } from './output.js';
 
 /** Not a command of the registry: it reads the words of any command line, and answers in the shell's own form. */
 export function registerComplete(program: Command, registry: Registry): void {
@@ -18,7 +17,7 @@ export function registerComplete(program: Command, registry: Registry): void {
       let lines: string[] = [];
       try {
         const { complete, formatCandidates } = await import('./complete.js');
-        lines = formatCandidates(await complete(words, cwd(), self.parent ?? self, registry), opts.shell);
+        lines = formatCandidates(await complete(words, process.cwd(), self.parent ?? self, registry), opts.shell);
       } catch {
         lines = [];
       }

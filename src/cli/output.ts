@@ -1,8 +1,6 @@
 import { forTerminal } from '../domain/display.js';
 import { colourEnabled, OWN_SEQUENCES } from './colour.js';
 
-export const cwd = (): string => process.cwd();
-
 /**
  * Writes human output to stdout or stderr, the one way text reaches a person: control characters from files shown
  * escaped, sow's own line breaks and colours kept. `--json` output is written as it is (JSON escapes them).

@@ -15,7 +15,8 @@ import { isFinished } from '../domain/tasks.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
 import { renderLifecycleMap } from './graph.js';
-import { plain, type Paint } from './colour.js';
+import { paintFor, plain, type Paint } from './colour.js';
+import { stdout } from './stdio.js';
 import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { remoteClaimRows, remoteClaimText, type RemoteClaimRow } from '../domain/claims.js';
@@ -62,14 +63,20 @@ function workerNote(t: TaskRowShown, paint: Paint, sep: string): string {
     : '';
 }
 
+type GroupOptions = { paint?: Paint; statusOf?: ReadonlyMap<string, TaskStatus>; finishedAsIds?: boolean };
+
+/** A line per task on a terminal; off one, grouped by status (formatTaskGroups). */
+export function formatTaskList(tasks: readonly TaskRowShown[], opts: GroupOptions = {}): string {
+  const paint = opts.paint ?? paintFor();
+  if (stdout.isTTY) return tasks.map((t) => formatTaskLine(t, paint)).join('\n');
+  return formatTaskGroups(tasks, { ...opts, paint });
+}
+
 /**
  * A task list off a terminal, where an agent pays for every token: a heading per status, `010 Name (after 005)`
  * without the default role, `blocked` on an open dependency; with `finishedAsIds` finished tasks are bare ids.
  */
-export function formatTaskGroups(
-  tasks: readonly TaskRowShown[],
-  opts: { paint?: Paint; statusOf?: ReadonlyMap<string, TaskStatus>; finishedAsIds?: boolean } = {},
-): string {
+export function formatTaskGroups(tasks: readonly TaskRowShown[], opts: GroupOptions = {}): string {
   const paint = opts.paint ?? plain;
   const groups = new Map<TaskStatus, TaskRowShown[]>(TASK_STATUSES.map((s) => [s, []]));
   for (const t of tasks) groups.get(t.status)?.push(t);
@@ -306,15 +313,13 @@ export function renderCost(report: CostReport & { budget?: BudgetStanding }): st
     tokens(r.input_tokens),
     tokens(r.output_tokens),
     dollars(r.cost_usd),
-    r.unreported ? `${r.unreported} unreported` : '',
+    ...(r.unreported ? [`${r.unreported} unreported`] : []),
   ];
-  const table = columns(
-    [
-      [report.by, 'runs', 'input', 'output', 'cost', ''],
-      ...report.rows.map((r) => row(shown(r.key), r)),
-      ['total', ...row('', report.total).slice(1)],
-    ].map((cells) => trimTail(cells)),
-  );
+  const table = columns([
+    [report.by, 'runs', 'input', 'output', 'cost'],
+    ...report.rows.map((r) => row(shown(r.key), r)),
+    ['total', ...row('', report.total).slice(1)],
+  ]);
   return `${table}${budget}`;
 }
 
@@ -336,12 +341,6 @@ function budgetLine(b: BudgetStanding): string {
   ];
   return `Budget   ${parts.join(' · ')}`;
 }
-
-const trimTail = (cells: string[]) => {
-  const out = [...cells];
-  while (out.length > 1 && out.at(-1) === '') out.pop();
-  return out;
-};
 
 /** `3 runs · 2,050 in / 405 out tokens · $0.054`, leaving out what no run reported. */
 function usageLine(u: Omit<CostRow, 'key'>): string {
@@ -381,16 +380,8 @@ export function renderWorkers(workers: readonly LiveWorker[], now: string, all: 
       : '-';
     const doing = shown(w.last_activity ?? '').slice(0, 60);
     const row = [...(all ? [shown(w.checkout)] : []), w.task, shown(w.agent_id), ...(own ? [shown(w.worktree)] : [])];
-    return [
-      ...row,
-      shown(w.executor),
-      String(w.pid),
-      ago(w.running_seconds),
-      last,
-      tokensUsed,
-      dollars(w.cost_usd),
-      doing,
-    ];
+    const running = ago(w.running_seconds);
+    return [...row, shown(w.executor), String(w.pid), running, last, tokensUsed, dollars(w.cost_usd), doing];
   });
   return [columns([header, ...body]), ...notes].join('\n');
 }

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { colourAllowed, formatDuration, progressAllowed, startSpinner, type SpinnerStream } from './spinner.js';
+import { colourEnabled } from './colour.js';
+import { formatDuration, progressAllowed, startSpinner, type SpinnerStream } from './spinner.js';
 
 function stream(isTTY: boolean, columns = 80): SpinnerStream & { out: string } {
   const s = { isTTY, columns, out: '', write: (text: string) => (s.out += text) };
@@ -98,9 +99,9 @@ describe('the rules', () => {
     expect(progressAllowed({ isTTY: true, write: () => 0 }, { CI: '' })).toBe(true);
     expect(progressAllowed({ isTTY: true, write: () => 0 }, { CI: 'false' })).toBe(true);
     expect(progressAllowed({ write: () => 0 }, {})).toBe(false);
-    expect(colourAllowed({ isTTY: true, write: () => 0 }, { NO_COLOR: '' })).toBe(true);
-    expect(colourAllowed({ isTTY: true, write: () => 0 }, { NO_COLOR: '1' })).toBe(false);
-    expect(colourAllowed({ isTTY: false, write: () => 0 }, {})).toBe(false);
+    expect(colourEnabled({ isTTY: true }, { NO_COLOR: '' })).toBe(true);
+    expect(colourEnabled({ isTTY: true }, { NO_COLOR: '1' })).toBe(false);
+    expect(colourEnabled({ isTTY: false }, {})).toBe(false);
   });
   it('formats durations', () => {
     expect(formatDuration(400)).toBe('0.4 s');

@@ -4,6 +4,7 @@
  */
 
 import { shown as escaped } from '../domain/display.js';
+import { colourEnabled } from './colour.js';
 
 /** What the spinner writes to: process.stderr, or a stand-in in tests. */
 export interface SpinnerStream {
@@ -14,7 +15,7 @@ export interface SpinnerStream {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-export interface SpinnerOptions {
+interface SpinnerOptions {
   stream?: SpinnerStream;
   env?: Env;
   /** Nothing shows for work shorter than this (default 1 s). */
@@ -33,11 +34,6 @@ export function progressAllowed(stream: SpinnerStream, env: Env = process.env): 
   return stream.isTTY === true && !set(env['CI']) && env['TERM'] !== 'dumb';
 }
 
-/** Whether `stream` may get colour, as colour.ts decides, without loading it at start-up. */
-export function colourAllowed(stream: SpinnerStream, env: Env = process.env): boolean {
-  return stream.isTTY === true && !env['NO_COLOR'] && env['TERM'] !== 'dumb' && !process.argv.includes('--no-color');
-}
-
 /** `0.4 s`, `12.3 s`, `2 min 05 s`. */
 export function formatDuration(ms: number): string {
   if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
@@ -48,20 +44,14 @@ export function formatDuration(ms: number): string {
 /** Whole seconds for a running clock: `3 s`, `2 min 05 s`. */
 const elapsed = (ms: number) => (ms < 60_000 ? `${Math.floor(ms / 1000)} s` : formatDuration(ms));
 
-export interface Spinner {
-  /** Clears the line (if anything was drawn) and stops; call it before printing anything else. */
-  stop(): void;
-}
-
-const NONE: Spinner = { stop: () => undefined };
-
-export function startSpinner(raw: string, opts: SpinnerOptions = {}): Spinner {
+/** `stop()` clears the line (if anything was drawn): call it before printing anything else. */
+export function startSpinner(raw: string, opts: SpinnerOptions = {}): { stop(): void } {
   const label = escaped(raw); // a ref's name comes from a committed index
   const stream = opts.stream ?? process.stderr;
   const env = opts.env ?? process.env;
-  if (!progressAllowed(stream, env)) return NONE;
+  if (!progressAllowed(stream, env)) return { stop: () => undefined };
   const now = opts.now ?? (() => performance.now());
-  const colour = colourAllowed(stream, env);
+  const colour = colourEnabled(stream, env);
   const started = now();
   let frame = 0;
   let shown = false;

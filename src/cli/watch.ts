@@ -36,23 +36,16 @@ export async function watchView(
     } else if (!first) stdout.write('\n');
     writeText(stdout, out || '(nothing)');
   };
-  // One view at a time; a change during one shows again after it.
+  // One view at a time; changes while one waits to start are one view.
   let running: Promise<void> = Promise.resolve();
-  let again = false;
-  let busy = false;
+  let queued = false;
   const queue = () => {
-    if (busy) {
-      again = true;
-      return;
-    }
-    busy = true;
-    running = (async () => {
-      do {
-        again = false;
-        await show();
-      } while (again);
-      busy = false;
-    })();
+    if (queued) return;
+    queued = true;
+    running = running.then(() => {
+      queued = false;
+      return show();
+    });
   };
   await show();
   await new Promise<void>((resolve, reject) => {

@@ -1,5 +1,6 @@
 /** `sow advance`: the one command that moves the state machine. */
 import type { CommandDef } from '../model/def.js';
+import { paintFor } from '../cli/colour.js';
 
 export const advance: CommandDef = {
   name: 'advance',
@@ -27,7 +28,6 @@ export const advance: CommandDef = {
     if (opts['list']) {
       const r = await app.listAdvanceOptions(ctx.app);
       const { renderTransitions } = await import('../cli/render.js');
-      const { paintFor } = await import('../cli/colour.js');
       return { data: r, text: renderTransitions(r.state, r.transitions, paintFor()) };
     }
     const r = await app.advanceProject(ctx.app, event, opts['dryRun'] === true);

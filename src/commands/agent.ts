@@ -1,7 +1,7 @@
 /** `sow agent …`: spawn and resume agent workers, and what workers tell sow. */
-import { agentArg, durationArg, taskIdArg } from '../model/args.js';
+import { agentArg, collect, taskIdArg, TIMEOUT_OPTION } from '../model/args.js';
 import { writeText } from '../cli/output.js';
-import { UsageError } from '../domain/errors.js';
+import { UsageError, WaitTimeoutError } from '../domain/errors.js';
 // Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
 import { userConfigExists, userConfigPath } from '../adapters/user-config.js';
 import type { CommandDef } from '../model/def.js';
@@ -228,14 +228,7 @@ export const commands: readonly CommandDef[] = [
         complete: 'task-id',
       },
     ],
-    options: [
-      { flags: '--any', description: 'return when one of them stops' },
-      {
-        flags: '--timeout <duration>',
-        description: 'give up after this long (90s, 5m): exit 124',
-        parse: (raw) => durationArg(raw, '--timeout'),
-      },
-    ],
+    options: [{ flags: '--any', description: 'return when one of them stops' }, TIMEOUT_OPTION],
     help:
       'A task no worker runs on counts as stopped at once. With a timeout an orchestrator whose tool calls are ' +
       'limited waits in slices: exit 0 when they stopped, 124 when the time ran out (like timeout(1)).',
@@ -259,7 +252,6 @@ export const commands: readonly CommandDef[] = [
         (t) => `${t.task}  ${t.unreported ? 'in_progress: its worker exited without reporting' : t.status}`,
       );
       if (r.timedOut) {
-        const { WaitTimeoutError } = await import('../domain/errors.js');
         throw new WaitTimeoutError(timeout ?? 0, r.running, r.stopped);
       }
       const running = r.running.map(
@@ -359,7 +351,7 @@ export const commands: readonly CommandDef[] = [
       {
         flags: '--file <path>',
         description: 'a file the note is about (repeatable; becomes a task output)',
-        parse: (v, prev) => [...(prev as string[]), v],
+        parse: collect,
         default: [],
       },
     ],
@@ -369,8 +361,8 @@ export const commands: readonly CommandDef[] = [
       const r = await agentLog(ctx.app, {
         message: (args[0] as string[]).join(' '),
         files: opts['file'] as string[],
-        ...(opts['action'] !== undefined ? { action: opts['action'] as string } : {}),
-        ...(opts['result'] !== undefined ? { result: opts['result'] as string } : {}),
+        action: opts['action'] as string | undefined,
+        result: opts['result'] as string | undefined,
       });
       return { data: r, message: `Logged to ${r.file}` };
     },

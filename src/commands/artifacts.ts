@@ -10,10 +10,7 @@ interface OwnerOpts {
 }
 
 /** The commands of `<prefix> input|output`: `input` for a phase's, `task input` for a task's. */
-export function artifactCommands(
-  direction: Direction,
-  kind: OwnerKind,
-): { name: string; description: string; commands: CommandDef[] } {
+export function artifactCommands(direction: Direction, kind: OwnerKind): CommandDef[] {
   const word = direction === 'inputs' ? 'input' : 'output';
   const prefix = kind === 'phase' ? word : `task ${word}`;
   const what = kind === 'phase' ? `phase ${direction}` : `task ${direction}`;
@@ -30,7 +27,7 @@ export function artifactCommands(
     action: `${word} ${verb}`,
     ...more,
   });
-  const commands: CommandDef[] = [
+  return [
     {
       name: `${prefix} add`,
       description: `Add an artifact to the ${what}; extra --name value flags go to its metadata`,
@@ -147,5 +144,4 @@ export function artifactCommands(
       },
     },
   ];
-  return { name: prefix, description: `Manage ${what} (artifacts: type, path, approved, metadata)`, commands };
 }

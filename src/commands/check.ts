@@ -1,6 +1,8 @@
 /** `sow check …`: the repository's declared checks, allowed per machine, run and recorded as evidence. */
-import { durationArg } from '../model/args.js';
+import { TIMEOUT_OPTION } from '../model/args.js';
 import type { CommandDef } from '../model/def.js';
+import { printable } from '../domain/display.js';
+import { writeText } from '../cli/output.js';
 
 export const commands: readonly CommandDef[] = [
   {
@@ -12,7 +14,6 @@ export const commands: readonly CommandDef[] = [
     async run(ctx) {
       const { NO_CHECKS_HELP } = await import('../app/checks.js');
       const { listChecks } = await import('../app/check-list.js');
-      const { printable } = await import('../domain/display.js');
       const r = await listChecks(ctx.app);
       const width = Math.max(0, ...r.checks.map((c) => c.name.length));
       const standing = (c: (typeof r.checks)[number]) =>
@@ -54,19 +55,16 @@ export const commands: readonly CommandDef[] = [
       'outside the repository',
     args: [{ name: 'names', description: 'the checks to allow (see sow check list)', optional: true, variadic: true }],
     options: [{ flags: '-y, --yes', description: 'allow without asking (the commands are still shown)' }],
-    help: [
-      "A repository's checks are shell commands from whoever committed them, so sow runs them (sow check run,",
-      "completing a task, a worker's permissions) only once you allowed exactly those commands here. A changed",
-      'command must be allowed again. The record is kept per repository in your state folder',
-      '($XDG_STATE_HOME/sow/allowed-checks, else ~/.local/state/sow/allowed-checks), where a worker cannot reach.',
-      'A worker sow spawned cannot allow checks. In CI, SOW_ALLOW_CHECKS=1 allows every declared check without a',
-      'record. sow check forget withdraws what you allowed.',
-    ].join('\n'),
+    help: `A repository's checks are shell commands from whoever committed them, so sow runs them (sow check run,
+completing a task, a worker's permissions) only once you allowed exactly those commands here. A changed
+command must be allowed again. The record is kept per repository in your state folder
+($XDG_STATE_HOME/sow/allowed-checks, else ~/.local/state/sow/allowed-checks), where a worker cannot reach.
+A worker sow spawned cannot allow checks. In CI, SOW_ALLOW_CHECKS=1 allows every declared check without a
+record. sow check forget withdraws what you allowed.`,
     writes: true,
     async run(ctx, { args, opts }) {
       const { allowChecks } = await import('../app/check-allowance.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
-      const { writeText } = await import('../cli/output.js');
       const r = await allowChecks(ctx.app, args[0] as string[], {
         yes: opts['yes'] === true,
         interactive: interactive(),
@@ -169,13 +167,7 @@ export const commands: readonly CommandDef[] = [
     args: [
       { name: 'names', description: 'the checks (default: all)', optional: true, variadic: true, complete: 'check' },
     ],
-    options: [
-      {
-        flags: '--timeout <duration>',
-        description: 'give up after this long (90s, 5m): exit 124',
-        parse: (raw) => durationArg(raw, '--timeout'),
-      },
-    ],
+    options: [TIMEOUT_OPTION],
     help:
       'Exit 0 when every check passed, 1 when one failed; with a timeout an agent whose commands are limited ' +
       'waits in slices: 124 when the time ran out (like timeout(1)) — wait again. Waiting again after the run ' +

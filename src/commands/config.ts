@@ -1,5 +1,6 @@
 /** `sow config …`: your agent configuration (which agent CLI runs which role). */
 import type { CommandDef } from '../model/def.js';
+import { writeText } from '../cli/output.js';
 
 export const commands: readonly CommandDef[] = [
   {
@@ -41,7 +42,7 @@ export const commands: readonly CommandDef[] = [
       const r = await validateConfig(ctx.app);
       if (!r.valid) {
         // The whole report first (stdout, as when valid), then the refusal: exit 4.
-        if (!ctx.json) (await import('../cli/output.js')).writeText(process.stdout, renderValidation(r));
+        if (!ctx.json) writeText(process.stdout, renderValidation(r));
         throw new ConfigInvalidError(r, 'sow config validate');
       }
       return { data: r, text: renderValidation(r) };
@@ -75,7 +76,7 @@ export const commands: readonly CommandDef[] = [
       const { renderValidation } = await import('../cli/render.js');
       const r = await editConfig(ctx.app);
       if (!r.report.valid) {
-        if (!ctx.json) (await import('../cli/output.js')).writeText(process.stderr, renderValidation(r.report));
+        if (!ctx.json) writeText(process.stderr, renderValidation(r.report));
         throw new ConfigInvalidError(r.report, 'sow config edit');
       }
       return { data: r, message: renderValidation(r.report) };

@@ -1,5 +1,6 @@
 /** `sow doctor`: whether this machine and repository are fit for sow, and what to fix. */
 import type { CommandDef } from '../model/def.js';
+import { writeText } from '../cli/output.js';
 
 type Check = import('../app/doctor.js').DoctorCheck;
 
@@ -29,12 +30,10 @@ export const doctor: CommandDef = {
         'unfinished write, ref links, worktrees to prune) and say what was done',
     },
   ],
-  help: [
-    'Each check prints one line: ok, warn or FAIL, what it found and, when it is not ok, how to fix it.',
-    'Exit 0 when no check failed (warnings alone are exit 0), 1 when one failed. With --json the checks',
-    "({id, status, message, fix, fixed}) are the data, or the error's details when one failed.",
-    'Without --fix nothing is written.',
-  ].join('\n'),
+  help: `Each check prints one line: ok, warn or FAIL, what it found and, when it is not ok, how to fix it.
+Exit 0 when no check failed (warnings alone are exit 0), 1 when one failed. With --json the checks
+({id, status, message, fix, fixed}) are the data, or the error's details when one failed.
+Without --fix nothing is written.`,
   writes: true,
   async run(ctx, { opts }) {
     const { doctor, DoctorFoundProblemsError } = await import('../app/doctor.js');
@@ -45,7 +44,6 @@ export const doctor: CommandDef = {
     if (r.checks.some((c) => c.status === 'fail')) {
       // The whole report first (stdout, as when all is well), then the refusal: exit 1.
       if (!ctx.json) {
-        const { writeText } = await import('../cli/output.js');
         writeText(process.stdout, text);
         if (didFix) writeText(process.stderr, didFix.trim());
       }

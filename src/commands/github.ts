@@ -2,6 +2,7 @@
 import { shown } from '../domain/display.js';
 import { oneOf } from '../model/args.js';
 import type { CommandDef } from '../model/def.js';
+import { UsageError } from '../domain/errors.js';
 
 export const issue: readonly CommandDef[] = [
   {
@@ -15,17 +16,12 @@ export const issue: readonly CommandDef[] = [
     writes: false,
     async run(ctx, { opts: o }) {
       const opts = o as { state: string; label?: string; limit: string };
-      const { UsageError } = await import('../domain/errors.js');
       const state = oneOf('issue state', opts.state, ['open', 'closed', 'all'] as const, 'states');
       const limit = Number(opts.limit);
       if (!/^\d+$/.test(opts.limit) || !Number.isSafeInteger(limit) || limit < 1)
         throw new UsageError(`invalid --limit '${opts.limit}': expected a whole number ≥ 1`, 'for example --limit 100');
       const gh = await import('../app/github.js');
-      const r = await gh.issueList(ctx.app, {
-        state,
-        limit,
-        ...(opts.label ? { label: opts.label } : {}),
-      });
+      const r = await gh.issueList(ctx.app, { state, limit, ...(opts.label ? { label: opts.label } : {}) });
       return {
         data: r.issues,
         text: r.issues

@@ -1,7 +1,8 @@
 /** `sow graph …`: the lifecycle and the task dependencies, drawn. */
 import { choiceOf } from '../model/args.js';
 import type { CommandDef, OptionDef } from '../model/def.js';
-import { GRAPH_FORMATS, type GraphFormat } from '../cli/graph.js';
+import { GRAPH_FORMATS, renderLifecycle, renderTasks, type GraphFormat } from '../cli/graph.js';
+import { paintFor } from '../cli/colour.js';
 
 /** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */
 const FORMAT_HELP = 'text, mermaid or dot (graphviz); default: text on a terminal, mermaid when piped or redirected';
@@ -35,8 +36,6 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const type = opts['type'] as string | undefined;
       const { lifecycleOf } = await import('../app/graph.js');
-      const { renderLifecycle } = await import('../cli/graph.js');
-      const { paintFor } = await import('../cli/colour.js');
       const g = await lifecycleOf(ctx.app, type);
       const note =
         g.current === null && type === undefined
@@ -52,8 +51,6 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     async run(ctx, { opts }) {
       const { tasksGraphOf } = await import('../app/graph.js');
-      const { renderTasks } = await import('../cli/graph.js');
-      const { paintFor } = await import('../cli/colour.js');
       const g = await tasksGraphOf(ctx.app);
       if (g.nodes.length === 0)
         return {

@@ -18,7 +18,7 @@ const artifacts = (direction: 'inputs' | 'outputs'): GroupDef => {
   return {
     name: word,
     description: `Manage phase ${direction} (artifacts: type, path, approved, metadata)`,
-    load: async () => (await import('./artifacts.js')).artifactCommands(direction, 'phase').commands,
+    load: async () => (await import('./artifacts.js')).artifactCommands(direction, 'phase'),
   };
 };
 const single = (name: string, load: () => Promise<CommandDef>): GroupDef => ({

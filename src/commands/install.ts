@@ -45,7 +45,7 @@ export const install: CommandDef = {
     const { install } = await import('../app/install.js');
     const plugin = opts['plugin'] as string | undefined;
     const r = await install(ctx.app.cwd, args[0] as string, {
-      ...(plugin !== undefined ? { plugin } : {}),
+      plugin,
       withMcp: opts['withMcp'] === true,
       version: version(),
     });
@@ -70,10 +70,7 @@ export const uninstall: CommandDef = {
   async run(ctx, { args, opts }) {
     const { uninstall } = await import('../app/install.js');
     const plugin = opts['plugin'] as string | undefined;
-    const r = await uninstall(ctx.app.cwd, args[0] as string, {
-      ...(plugin !== undefined ? { plugin } : {}),
-      version: version(),
-    });
+    const r = await uninstall(ctx.app.cwd, args[0] as string, { plugin, version: version() });
     const summary = r.files.length
       ? `Uninstalled sow for ${r.targets.join(', ')}`
       : `Nothing of sow was installed for ${r.targets.join(', ')}`;

@@ -1,9 +1,7 @@
 /** `sow log`: an entry in a task's log (or the project's). */
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
-import { taskIdArg } from '../model/args.js';
+import { collect, taskIdArg } from '../model/args.js';
 import type { CommandDef } from '../model/def.js';
-
-const collect = (value: string, previous: unknown) => [...(previous as string[]), value];
 
 export const log: CommandDef = {
   name: 'log',
@@ -44,11 +42,11 @@ export const log: CommandDef = {
     if (o.task !== undefined) taskIdArg(o.task, '--task');
     const { appendLog } = await import('../app/log.js');
     const r = await appendLog(ctx.app, {
-      ...(o.agent !== undefined ? { agent: o.agent } : {}),
+      agent: o.agent,
       action: o.action,
       result: o.result,
       files: [...o.file, ...(o.files ? [o.files] : [])],
-      ...(o.task !== undefined ? { task: o.task } : {}),
+      task: o.task,
       project: o.project === true,
       notes: notes.join(' '),
     });

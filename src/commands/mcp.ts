@@ -19,9 +19,8 @@ export const mcp: CommandDef = {
     if (!ctx.commands) throw new Error('sow mcp needs the registry of commands to serve');
     // The SDK loads here, and only here: no other command pays for it.
     const { serveMcp } = await import('../mcp/server.js');
-    const cwd = opts['cwd'] as string | undefined;
     await serveMcp({
-      ...(cwd !== undefined ? { cwd } : {}),
+      cwd: opts['cwd'] as string | undefined,
       version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
       commands: ctx.commands,
     });

@@ -12,16 +12,14 @@ export const mergeDriver: CommandDef = {
     { name: 'theirs', description: "%B: the other branch's version" },
     { name: 'path', description: "%P: the file's path in the repository, e.g. .sow/project/state.yaml" },
   ],
-  help: [
-    'git calls it for every file under .sow/ both branches changed, as registered by sow init:',
-    "  .sow/.gitattributes: '* merge=sow'; git config merge.sow.driver runs 'sow merge-driver %O %A %B %P'",
-    "  when sow is on PATH (else git's own text merge, 'git merge-file').",
-    'State files merge field by field (a field only one side changed takes that side; artifacts both',
-    'sides added are kept, in time order); logs and the knowledge index keep what either side added.',
-    'A field both branches changed to different values stops the merge (exit 1): the file keeps this',
-    "branch's value, and 'sow doctor' names the field and both values. Other files under .sow/ get",
-    "git's own text merge.",
-  ].join('\n'),
+  help: `git calls it for every file under .sow/ both branches changed, as registered by sow init:
+  .sow/.gitattributes: '* merge=sow'; git config merge.sow.driver runs 'sow merge-driver %O %A %B %P'
+  when sow is on PATH (else git's own text merge, 'git merge-file').
+State files merge field by field (a field only one side changed takes that side; artifacts both
+sides added are kept, in time order); logs and the knowledge index keep what either side added.
+A field both branches changed to different values stops the merge (exit 1): the file keeps this
+branch's value, and 'sow doctor' names the field and both values. Other files under .sow/ get
+git's own text merge.`,
   writes: true,
   async run(ctx, { args }) {
     const { runMergeDriver } = await import('../app/merge-driver.js');

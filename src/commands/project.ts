@@ -3,6 +3,7 @@ import { shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
 import { WATCH_OPTION } from '../model/args.js';
 import type { CommandContext, CommandDef, CommandResult } from '../model/def.js';
+import { UsageError } from '../domain/errors.js';
 
 async function showStatus(
   ctx: CommandContext,
@@ -90,10 +91,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts: o }) {
       const name = args[0] as string | undefined;
       const opts = o as { description: string; branch?: string; planning: boolean; issue?: string; type?: string };
-      const branchOpt = {
-        ...(opts.branch !== undefined ? { branch: opts.branch } : {}),
-        ...(opts.type !== undefined ? { type: opts.type } : {}),
-      };
+      const branchOpt = { branch: opts.branch, type: opts.type };
       let issueNote = '';
       let fromIssue: { issue: unknown; linked: boolean } | undefined;
       let r: import('../app/project.js').NewProjectResult;
@@ -102,7 +100,7 @@ export const commands: readonly CommandDef[] = [
         const got = await gh.newProjectFromIssue(ctx.app, gh.parseIssueNumber(opts.issue), {
           planning: opts.planning,
           ...branchOpt,
-          ...(name !== undefined ? { name } : {}),
+          name,
         });
         r = got;
         fromIssue = { issue: got.issue, linked: got.linked };
@@ -114,7 +112,6 @@ export const commands: readonly CommandDef[] = [
             : `Warning: the branch is not linked to the issue on GitHub: ${got.link_problem}`);
       } else {
         if (name === undefined) {
-          const { UsageError } = await import('../domain/errors.js');
           throw new UsageError(
             'a project needs a name',
             "pass one ('sow project new add-auth'), or start from an issue with --issue <n>",

@@ -3,6 +3,7 @@ import { writeText } from '../cli/output.js';
 import { progressAllowed } from '../cli/spinner.js';
 import { shown } from '../domain/display.js';
 import type { CommandDef } from '../model/def.js';
+import { SowError } from '../domain/errors.js';
 
 /** Git's own progress (clones) where a spinner would show: a terminal, not CI, not TERM=dumb. */
 const progress = () => progressAllowed(process.stderr);
@@ -133,7 +134,6 @@ export const commands: readonly CommandDef[] = [
       const line = (u: Update) => `${u.link}  ${says[u.result](u)}`;
       const refused = list.filter((u) => u.result === 'refused');
       if (refused.length) {
-        const { SowError } = await import('../domain/errors.js');
         writeText(process.stdout, list.map(line).join('\n'));
         throw new SowError(
           'REF_NOT_UPDATED',

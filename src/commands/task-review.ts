@@ -1,6 +1,7 @@
 /** `sow task changes`: what a task's work changed, file by file (the read a task is reviewed with, here and in ui). */
 import { taskIdOf, TASK_ID_OPTION } from '../model/args.js';
 import type { CommandDef } from '../model/def.js';
+import { shown } from '../domain/display.js';
 
 const SOURCE: Readonly<Record<string, string>> = {
   'worker-checkout': "in its own checkout: its branch's commits and what is left uncommitted",
@@ -12,7 +13,6 @@ const SOURCE: Readonly<Record<string, string>> = {
 
 /** A card's line: "010 needs_review · iteration 2 · 1 pending feedback · $0.12". */
 async function cardLine(c: import('../app/task-board.js').BoardCard): Promise<string> {
-  const { shown } = await import('../domain/display.js');
   const parts = [`${c.id} ${c.status}`, shown(c.name)];
   if (c.status === 'pending' || c.status === 'in_progress')
     parts.push(
@@ -65,7 +65,6 @@ export const commands: CommandDef[] = [
       "are shown whole; .sow/ is left out. With --json: each file's status and git's patch.",
     async run(ctx, { opts }) {
       const { taskChanges } = await import('../app/task-changes.js');
-      const { shown } = await import('../domain/display.js');
       const r = await taskChanges(ctx.app, taskIdOf(opts));
       const against = r.base
         ? `against ${r.base.branch ? `'${shown(r.base.branch)}' at ` : ''}${r.base.commit.slice(0, 12)}`

@@ -4,11 +4,13 @@ import { TASK_ID_OPTION, WATCH_OPTION } from '../model/args.js';
 import { shown } from '../domain/display.js';
 import { UsageError } from '../domain/errors.js';
 import { renderValue } from '../cli/value.js';
+import { paintFor } from '../cli/colour.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
 import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick } from './task-list-args.js';
 import type { CommandContext, CommandDef } from '../model/def.js';
+import type { AddTaskOptions } from '../app/task.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
@@ -16,16 +18,8 @@ function unchangedText(t: { id: string; status: string; completed_at?: string; u
   return `Task ${t.id} is already ${t.status}${since ? ` (since ${since})` : ''}; nothing changed`;
 }
 
-interface AddOpts {
-  agent?: string;
-  description?: string;
-  id?: string;
-  parallel?: boolean;
-  dependsOn?: string;
-}
-
 /** `task add` as the command line and the task tool check it: the name, the id, the dependencies, the agent. */
-async function checkedAdd(ctx: CommandContext, name: string, opts: AddOpts) {
+async function checkedAdd(ctx: CommandContext, name: string, opts: Omit<AddTaskOptions, 'name'>) {
   textArg(name, 'the task name', 'say what the task does: sow task add "Add the login form"');
   const { TASK_NAME_MAX } = await import('../domain/tasks.js');
   if (name.trim().length > TASK_NAME_MAX)
@@ -39,9 +33,6 @@ async function checkedAdd(ctx: CommandContext, name: string, opts: AddOpts) {
   const { addTask } = await import('../app/task.js');
   return addTask(ctx.app, { name, ...opts });
 }
-
-const inputs = artifactCommands('inputs', 'task');
-const outputs = artifactCommands('outputs', 'task');
 
 export const commands: readonly CommandDef[] = [
   {
@@ -58,7 +49,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     mcp: { tool: 'task', action: 'add', omit: ['id'] },
     async run(ctx, { args, opts: o }) {
-      const t = await checkedAdd(ctx, args[0] as string, o as AddOpts);
+      const t = await checkedAdd(ctx, args[0] as string, o);
       return { data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` };
     },
   },
@@ -97,7 +88,7 @@ export const commands: readonly CommandDef[] = [
       };
       const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, {
         force: opts.force === true,
-        ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
+        owner: opts.owner,
         checking,
       }).finally(() => watch?.release());
       const ran = (r.checks ?? []).filter((c) => !c.skipped);
@@ -155,7 +146,7 @@ export const commands: readonly CommandDef[] = [
       const { abandonTask } = await import('../app/task-change.js');
       const r = await abandonTask(ctx.app, taskIdOf(opts), {
         force: opts['force'] === true,
-        ...(opts['owner'] !== undefined ? { owner: opts['owner'] as string } : {}),
+        owner: opts['owner'] as string | undefined,
       });
       return {
         data: r.task,
@@ -194,10 +185,8 @@ export const commands: readonly CommandDef[] = [
         );
       const view = async () => {
         const { listTasks, nextTasks } = await import('../app/task.js');
-        const { formatTaskFields, formatTaskGroups, formatTaskLine, unattendedLines } =
-          await import('../cli/render.js');
-        const paint = (await import('../cli/colour.js')).paintFor();
-        const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
+        const { formatTaskFields, formatTaskList, unattendedLines } = await import('../cli/render.js');
+        const paint = paintFor();
         // Every task, also under --status: whether a dependency is finished says what is blocked.
         const every = ready ? await nextTasks(ctx.app, { withoutPendingFeedback: true }) : await listTasks(ctx.app);
         const all = status !== undefined ? every.filter((t) => t.status === status) : every;
@@ -207,13 +196,11 @@ export const commands: readonly CommandDef[] = [
         const notes = [...(more > 0 ? [`${more} more not shown (--limit ${limit})`] : []), ...unattended];
         const text = fields
           ? tasks.map((t) => formatTaskFields(t, fields, paint)).join('\n')
-          : compact
-            ? formatTaskGroups(tasks, {
-                paint,
-                ...(ready ? {} : { statusOf: new Map(every.map((t) => [t.id, t.status])) }),
-                finishedAsIds: status === undefined,
-              })
-            : tasks.map((t) => formatTaskLine(t, paint)).join('\n');
+          : formatTaskList(tasks, {
+              paint,
+              ...(ready ? {} : { statusOf: new Map(every.map((t) => [t.id, t.status])) }),
+              finishedAsIds: status === undefined,
+            });
         return {
           data: fields ? tasks.map((t) => pick(t, fields)) : tasks,
           text,
@@ -277,15 +264,13 @@ export const commands: readonly CommandDef[] = [
               `--claim: without it, 'sow task next' only lists the ready tasks`,
             "run 'sow task next --claim --owner <name>' to claim one",
           );
-        const { formatTaskGroups, formatTaskLine } = await import('../cli/render.js');
-        const paint = (await import('../cli/colour.js')).paintFor();
+        const { formatTaskList } = await import('../cli/render.js');
         const ready = await app.nextTasks(ctx.app);
         const tasks = opts.limit !== undefined ? ready.slice(0, opts.limit) : ready;
         const more = ready.length - tasks.length;
-        const compact = !(await import('../cli/stdio.js')).stdout.isTTY;
         return {
           data: tasks,
-          text: compact ? formatTaskGroups(tasks, { paint }) : tasks.map((t) => formatTaskLine(t, paint)).join('\n'),
+          text: formatTaskList(tasks),
           ...(ready.length === 0
             ? { message: 'No task is ready to start' }
             : more > 0
@@ -297,12 +282,8 @@ export const commands: readonly CommandDef[] = [
       if (opts.agent !== undefined) await agentArg(opts.agent.trim());
       const remote =
         opts.remote !== undefined ? (await import('../domain/claims.js')).remoteArg(opts.remote) : undefined;
-      const r = await app.claimNext(ctx.app, {
-        leaseSeconds: parseLease(opts.lease),
-        ...(remote !== undefined ? { remote } : {}),
-        ...(opts.agent !== undefined ? { agent: opts.agent } : {}),
-        ...(opts.owner !== undefined ? { owner: opts.owner } : {}),
-      });
+      const claim = { leaseSeconds: parseLease(opts.lease), remote, agent: opts.agent, owner: opts.owner };
+      const r = await app.claimNext(ctx.app, claim);
       const where = typeof r.owner.remote === 'string' ? ` on ${shown(r.owner.remote)} and here` : '';
       const data = claimData(r, {
         ...(await app.getTask(ctx.app, r.task.id)),
@@ -387,14 +368,10 @@ export const commands: readonly CommandDef[] = [
       "files are named, and the worker's checkout is kept to resolve it there.",
     writes: true,
     async run(ctx, { args, opts }) {
-      const given = args[0] as string | undefined;
-      if (
-        given !== undefined &&
-        opts['id'] !== undefined &&
-        taskIdArg(given, 'task id') !== taskIdArg(opts['id'] as string, '--id')
-      )
+      const given = args[0] === undefined ? undefined : taskIdArg(args[0] as string, 'task id');
+      if (given !== undefined && opts['id'] !== undefined && given !== taskIdArg(opts['id'] as string, '--id'))
         throw new UsageError('give the task id once: as an argument or with --id', `sow task merge ${given}`);
-      const id = given !== undefined ? taskIdArg(given, 'task id') : taskIdOf(opts);
+      const id = given ?? taskIdOf(opts);
       const { mergeTask, mergeChecksSentence } = await import('../app/worker-checkout.js');
       const r = await mergeTask(ctx.app, id, { force: opts['force'] === true });
       const what = r.merge
@@ -409,6 +386,6 @@ export const commands: readonly CommandDef[] = [
       };
     },
   },
-  ...inputs.commands,
-  ...outputs.commands,
+  ...artifactCommands('inputs', 'task'),
+  ...artifactCommands('outputs', 'task'),
 ];

@@ -1,15 +1,11 @@
 /** The help topics that are not commands: reference, environment, json (exit-codes is a command's page). */
-import type { ArgDef, CommandDef, OptionDef } from '../model/def.js';
+import type { CommandDef, OptionDef } from '../model/def.js';
 import { columns } from '../cli/render.js';
-
-const usageOfArg = (a: ArgDef) => {
-  const name = `${a.name}${a.variadic ? '...' : ''}`;
-  return a.optional ? `[${name}]` : `<${name}>`;
-};
+import { argUsage } from '../cli/build.js';
 
 /** `sow task add [options] <name>`, as `--help` writes the usage line (every command takes -h, so [options] always). */
 export const usageOf = (def: CommandDef): string =>
-  ['sow', def.name, '[options]', ...(def.args ?? []).map(usageOfArg)].join(' ');
+  ['sow', def.name, '[options]', ...(def.args ?? []).map(argUsage)].join(' ');
 
 const optionRow = (o: OptionDef) => ({
   flags: o.flags,
@@ -50,7 +46,7 @@ export const reference: CommandDef = {
     const text = entries.map((e) => {
       const lines = [e.usage, `  ${e.description}`];
       const rows = [
-        ...e.arguments.filter((a) => a.description).map((a) => [usageOfArg(a), a.description!]),
+        ...e.arguments.filter((a) => a.description).map((a) => [argUsage(a), a.description!]),
         ...e.options.map((o) => [o.flags, o.description + (o.required ? ' (required)' : '')]),
       ];
       if (rows.length)

@@ -1,6 +1,9 @@
 /** `sow ui`: the work, live, in a browser (src/ui/server.ts). */
 import { UsageError } from '../domain/errors.js';
 import type { CommandDef } from '../model/def.js';
+import { stdout } from '../cli/stdio.js';
+import { writeText } from '../cli/output.js';
+import { toJson } from '../domain/json.js';
 
 export const ui: CommandDef = {
   name: 'ui',
@@ -32,13 +35,7 @@ export const ui: CommandDef = {
   async run(ctx, { opts }) {
     if (!ctx.commands) throw new Error('sow ui needs the registry of commands');
     const { startUi } = await import('../ui/server.js');
-    const { stdout } = await import('../cli/stdio.js');
-    const { writeText } = await import('../cli/output.js');
-    const { toJson } = await import('../domain/json.js');
-    const server = await startUi(ctx, {
-      port: (opts['port'] as number | undefined) ?? 0,
-      commands: ctx.commands,
-    });
+    const server = await startUi(ctx, { port: (opts['port'] as number | undefined) ?? 0, commands: ctx.commands });
     if (ctx.json)
       stdout.write(`${toJson({ ok: true, data: { url: server.url, token: server.token, port: server.port } })}\n`);
     else

@@ -30,7 +30,7 @@ export function taskIdArg(raw: string, flag = '--id'): string {
 }
 
 /** Digits, and not all zeros (ids start at 001). */
-export const isTaskId = (raw: string): boolean => /^\s*\d{1,9}\s*$/.test(raw) && Number(raw) > 0;
+const isTaskId = (raw: string): boolean => /^\s*\d{1,9}\s*$/.test(raw) && Number(raw) > 0;
 
 /** Task ids separated by commas (`010,020`). */
 export function taskIdsArg(raw: string, flag: string): string {
@@ -77,30 +77,29 @@ export function durationArg(raw: string, flag: string): number {
   return seconds;
 }
 
+/** A repeatable option's parser (`--file a --file b`): the values in order; give it `default: []`. */
+export const collect = (value: string, previous: unknown): string[] => [...(previous as string[]), value];
+
 /** Turns `--key value` / `--key=value` words commander did not know into a map (artifact metadata). */
 export function extraFlags(words: readonly string[]): Record<string, string> {
   // No prototype: `--__proto__ x` must arrive as a name (and be refused), not vanish into Object.
   const out = Object.create(null) as Record<string, string>;
+  const refuse = (word: string, why = `unexpected argument '${word}'`) =>
+    new UsageError(why, "extra fields are passed as '--name value' (e.g. --assessment pass)");
   for (let i = 0; i < words.length; i++) {
     const word = words[i]!;
     const match = /^--([A-Za-z0-9_.-]+)(?:=(.*))?$/s.exec(word);
-    if (!match) throw new ExtraArgumentError(word);
+    if (!match) throw refuse(word);
     const key = match[1]!;
     if (match[2] !== undefined) out[key] = match[2];
     else {
       const value = words[i + 1];
-      if (value === undefined || value.startsWith('--')) throw new ExtraArgumentError(word, `--${key} needs a value`);
+      if (value === undefined || value.startsWith('--')) throw refuse(word, `--${key} needs a value`);
       out[key] = value;
       i++;
     }
   }
   return out;
-}
-
-export class ExtraArgumentError extends UsageError {
-  constructor(word: string, why?: string) {
-    super(why ?? `unexpected argument '${word}'`, "extra fields are passed as '--name value' (e.g. --assessment pass)");
-  }
 }
 
 /** `--id`, or inside a spawned worker the task it was spawned for (SOW_TASK_ID). */
@@ -129,4 +128,10 @@ export const TASK_ID_OPTION: OptionDef = {
   flags: '--id <id>',
   description: 'task id (default: $SOW_TASK_ID)',
   complete: 'task-id',
+};
+/** `--timeout` of the waits: an orchestrator whose tool calls are limited waits in slices. */
+export const TIMEOUT_OPTION: OptionDef = {
+  flags: '--timeout <duration>',
+  description: 'give up after this long (90s, 5m): exit 124',
+  parse: (raw) => durationArg(raw, '--timeout'),
 };
