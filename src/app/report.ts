@@ -65,6 +65,16 @@ export interface ReportResult {
 export async function agentReport(ctx: AppContext, status: string, message: string | undefined): Promise<ReportResult> {
   const w = worker(ctx.env, 'report');
   const text = message?.trim() || undefined;
+  const logReport = (task: string | undefined) =>
+    appendLog(ctx, {
+      agent: w.agentId,
+      action: 'reported_status',
+      result: resultOf(status),
+      files: [],
+      ...(task ? { task } : {}),
+      project: !task,
+      notes: `Status ${status}${text ? `: ${text}` : ''}`,
+    });
   if (w.task) {
     if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status))
       throw notOneOf('status', status, TASK_REPORT_STATUSES, `a worker on a task reports one of`);
@@ -73,16 +83,7 @@ export async function agentReport(ctx: AppContext, status: string, message: stri
       override: "report 'paused' with the reason until then",
       worker: true,
     });
-    if (text)
-      await appendLog(ctx, {
-        agent: w.agentId,
-        action: 'reported_status',
-        result: resultOf(status),
-        files: [],
-        task: w.task,
-        project: false,
-        notes: `Status ${status}: ${text}`,
-      });
+    if (text) await logReport(w.task);
     return { agent_id: w.agentId, task: w.task, status, ...(text ? { message: text } : {}) };
   }
   if (!(PROJECT_REPORT_STATUSES as readonly string[]).includes(status))
@@ -110,13 +111,6 @@ export async function agentReport(ctx: AppContext, status: string, message: stri
       },
     });
   });
-  await appendLog(ctx, {
-    agent: w.agentId,
-    action: 'reported_status',
-    result: resultOf(status),
-    files: [],
-    project: true,
-    notes: `Status ${status}${text ? `: ${text}` : ''}`,
-  });
+  await logReport(undefined);
   return { agent_id: w.agentId, status, ...(text ? { message: text } : {}) };
 }

@@ -225,25 +225,17 @@ export function stateProblem(type: ProjectType, view: ProjectView): StateProblem
   const state = view.project.statechart.current_state;
   const unmet = unmetEntries(type, view, state);
   if (!unmet) return undefined;
-  const seen = new Set([state]);
-  let back: string | undefined;
-  for (const entry of [...(view.project.statechart.history ?? [])].reverse()) {
-    for (const candidate of [entry.to, entry.from]) {
-      if (
-        seen.has(candidate) ||
-        !type.states[candidate] ||
-        candidate === type.initialState ||
-        type.states[candidate]!.final
-      )
-        continue;
-      seen.add(candidate);
-      if (unmetEntries(type, view, candidate) === undefined) {
-        back = candidate;
-        break;
-      }
-    }
-    if (back) break;
-  }
+  const back = [...(view.project.statechart.history ?? [])]
+    .reverse()
+    .flatMap((entry) => [entry.to, entry.from])
+    .find(
+      (candidate) =>
+        candidate !== state &&
+        Object.hasOwn(type.states, candidate) &&
+        candidate !== type.initialState &&
+        !type.states[candidate]!.final &&
+        unmetEntries(type, view, candidate) === undefined,
+    );
   return { state, unmet, ...(back ? { back } : {}) };
 }
 
