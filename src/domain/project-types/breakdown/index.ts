@@ -4,6 +4,7 @@
  */
 import {
   ai,
+  approvedOutput,
   archiveEntry,
   baseName,
   doc,
@@ -42,8 +43,7 @@ const reference = doc('reference', 'A document the unit should start from');
 const guards = {
   discoveryApproved: {
     description: 'a discovery output is approved',
-    check: ({ project }) =>
-      phaseOf(project, 'discovery').outputs.some((a) => a.type === 'discovery' && a.approved === true),
+    check: ({ project }) => approvedOutput(project, 'discovery', 'discovery'),
     hint: ({ project }) => {
       const outputs = phaseOf(project, 'discovery').outputs;
       const open = outputs.flatMap((a, i) => (a.type === 'discovery' ? [i] : []));
