@@ -28,6 +28,10 @@ export function phaseOf(project: ProjectState, name: string): Phase {
   return phase;
 }
 
+/** Whether the phase has an approved output of that type. */
+export const approvedOutput = (project: ProjectState, phase: string, type: string) =>
+  phaseOf(project, phase).outputs.some((a) => a.type === type && a.approved === true);
+
 export function phaseDef(type: ProjectType, name: string): PhaseDef {
   const def = type.phases.find((p) => p.name === name);
   if (!def)

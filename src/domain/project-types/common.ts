@@ -71,9 +71,6 @@ export const finished = (status: string) => status === 'completed' || status ===
 /** Every task is completed or abandoned, and at least one is completed. */
 export const tasksDone = (tasks: readonly { status: string }[]) =>
   tasks.length > 0 && tasks.every((t) => finished(t.status)) && tasks.some((t) => t.status === 'completed');
-/** Whether the phase has an approved output of that type. */
-export const approvedOutput = (project: ProjectState, phase: string, type: string) =>
-  phaseOf(project, phase).outputs.some((a) => a.type === type && a.approved === true);
 export const baseName = (path: string) => path.split('/').at(-1)!;
 
 /** The fields every type's entry in .sow/knowledge/index.yaml begins with. */

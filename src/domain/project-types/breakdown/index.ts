@@ -4,7 +4,6 @@
  */
 import {
   ai,
-  approvedOutput,
   archiveEntry,
   baseName,
   doc,
@@ -16,7 +15,7 @@ import {
   phaseActions,
   step,
 } from '../common.js';
-import { phaseOf } from '../../phases.js';
+import { approvedOutput, phaseOf } from '../../phases.js';
 import { byId } from '../../tasks.js';
 import type { GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';

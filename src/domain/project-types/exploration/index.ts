@@ -3,7 +3,6 @@
  * `.sow/knowledge/explorations/<name>/`.
  */
 import {
-  approvedOutput,
   archiveEntry,
   baseName,
   doc,
@@ -18,7 +17,7 @@ import {
   tagsOf,
   tasksDone,
 } from '../common.js';
-import { phaseOf } from '../../phases.js';
+import { approvedOutput, phaseOf } from '../../phases.js';
 import type { GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 

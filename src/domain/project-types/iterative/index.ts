@@ -2,21 +2,9 @@
  * iterative: spec 002's format. Discover (a brief) → plan (work phases R1…Rn) → execute (fresh workers iterate each
  * phase until confirmed and verified) → verify (a review that may reopen phases) → deliver → archive.
  */
-import {
-  ai,
-  approvedOutput,
-  archiveEntry,
-  doc,
-  ended,
-  human,
-  init,
-  leave,
-  NO_PROJECT,
-  phaseActions,
-  step,
-} from '../common.js';
+import { ai, archiveEntry, doc, ended, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
-import { phaseOf, withPhase } from '../../phases.js';
+import { approvedOutput, phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview, reopenForRework, reviewHint, reviewSays, reviewType } from '../reviews.js';

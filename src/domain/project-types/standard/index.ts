@@ -1,20 +1,8 @@
 /** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
-import {
-  ai,
-  approvedOutput,
-  doc,
-  finished,
-  human,
-  init,
-  leave,
-  NO_PROJECT,
-  phaseActions,
-  step,
-  tasksDone,
-} from '../common.js';
+import { ai, doc, finished, human, init, leave, NO_PROJECT, phaseActions, step, tasksDone } from '../common.js';
 import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
 import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
-import { phaseOf } from '../../phases.js';
+import { approvedOutput, phaseOf } from '../../phases.js';
 import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
 import { reopenForRework, reviewSays, reviewType } from '../reviews.js';
 
