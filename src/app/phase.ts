@@ -77,13 +77,7 @@ async function approveTasks(
   // A mistake of the command line (wrong phase, not a boolean) before one of the moment.
   checkMetadataOwner(type, phase, def.key);
   const value = coerceField(def.key, raw, { kind: 'boolean' }) as boolean;
-  const state = project.statechart.current_state;
-  if (state !== def.state)
-    throw approvalNotHere(
-      def,
-      state,
-      (project.statechart.history ?? []).some((h) => h.from === def.state),
-    );
+  if (project.statechart.current_state !== def.state) throw approvalNotHere(def, project);
   const { [def.record]: _covered, ...metadata } = phaseOf(project, def.phase).metadata;
   if (!value) return { value, metadata: { ...metadata, [def.key]: false } };
   const tasks = await uow.tasks();

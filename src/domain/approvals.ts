@@ -209,7 +209,9 @@ function shortList(changes: readonly string[]): string[] {
 }
 
 /** `phase set tasks_approved` outside the state that asks for it (exit 3, as a guard). */
-export function approvalNotHere(def: TaskApprovalDef, state: string, passed: boolean): SowError {
+export function approvalNotHere(def: TaskApprovalDef, project: ProjectState): SowError {
+  const state = project.statechart.current_state;
+  const passed = (project.statechart.history ?? []).some((h) => h.from === def.state);
   return new SowError(
     'APPROVAL_NOT_HERE',
     'blocked',
