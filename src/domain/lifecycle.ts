@@ -80,13 +80,6 @@ export function routeTo(
   return undefined;
 }
 
-export interface AdvanceResult {
-  from: string;
-  to: string;
-  event: string;
-  project: ProjectState;
-}
-
 /**
  * Fires `event`, or the first automatic event whose guard holds: runs its actions and appends to the history.
  * Throws TransitionBlockedError when no guard holds, InvalidEventError for an event the state does not have.
@@ -97,7 +90,7 @@ export function advance(
   now: string,
   actor: Actor,
   event?: string,
-): AdvanceResult {
+): { from: string; to: string; event: string; project: ProjectState } {
   const from = view.project.statechart.current_state;
   const options = type.transitions.filter((t) => t.from === from);
   let candidates: readonly TransitionDef[];
