@@ -49,21 +49,11 @@ async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | un
   tx.write(KNOWLEDGE_INDEX, emitYaml({ ...data, entries: [...entries, { ...plan.entry, files: [...placed] }] }));
 }
 
-export interface AdvanceOutcome {
-  from: string;
-  to: string;
-  event: string;
-  dryRun: boolean;
-  projectRemoved: boolean;
-  /** What the type says about where the move left the work (only when it has something to say). */
-  notes?: string[];
-}
-
 export async function advanceProject(
   ctx: AppContext,
   event: string | undefined,
   dryRun: boolean,
-): Promise<AdvanceOutcome> {
+): Promise<{ from: string; to: string; event: string; dryRun: boolean; projectRemoved: boolean; notes?: string[] }> {
   if (dryRun) {
     return Reader.read(ctx, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
