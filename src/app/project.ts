@@ -195,8 +195,8 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
     const createdBranch = switchedBranch && !branchExists(root, target);
     if (switchedBranch) {
       // `target` passed isValidBranchName, so it cannot begin with '-' (git takes no `--` before a branch).
-      const name = val(target, 'the branch', 'user');
-      git(root, createdBranch ? ['checkout', '--quiet', '-b', name] : ['checkout', '--quiet', name, '--']);
+      if (createdBranch) git(root, ['checkout', '--quiet', '-b', val(target, 'the branch', 'user')]);
+      else git(root, ['checkout', '--quiet', val(target, 'the branch', 'user'), '--']);
     }
     const branch = switchedBranch ? target : here!;
     const base = switchedBranch ? here : baseOf(root, branch);
