@@ -14,7 +14,17 @@ import { AGENT_OUTPUTS, PROJECT_DIR } from './project-files.js';
 import { Reader, update } from './workspace.js';
 
 /** Where the entries of completed projects' archives are listed (repository-relative). */
-export const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
+const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
+
+/** The knowledge index as parsed (null when there is none), and its list of entries. */
+export async function readKnowledgeIndex(
+  root: string,
+): Promise<{ data: { entries?: unknown } | null; entries: unknown[] }> {
+  const text = readFileIfExists(root, KNOWLEDGE_INDEX);
+  const data =
+    text === undefined ? null : ((await parseStateText(KNOWLEDGE_INDEX, text)).data as { entries?: unknown });
+  return { data, entries: Array.isArray(data?.entries) ? data.entries : [] };
+}
 
 /** The files under .sow/project/ (relative to it), but the state files, the log and the evidence. */
 function projectDocuments(root: string): string[] {
@@ -35,30 +45,15 @@ async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | un
     placed.add(to);
     tx.write(to, f.text);
   }
-  const current = readFileIfExists(root, KNOWLEDGE_INDEX);
-  const data =
-    current === undefined
-      ? { entries: [] }
-      : (((await parseStateText(KNOWLEDGE_INDEX, current)).data as { entries?: unknown[] } | null) ?? { entries: [] });
-  const entries = Array.isArray(data.entries) ? data.entries : [];
+  const { data, entries } = await readKnowledgeIndex(root);
   tx.write(KNOWLEDGE_INDEX, emitYaml({ ...data, entries: [...entries, { ...plan.entry, files: [...placed] }] }));
-}
-
-export interface AdvanceOutcome {
-  from: string;
-  to: string;
-  event: string;
-  dryRun: boolean;
-  projectRemoved: boolean;
-  /** What the type says about where the move left the work (only when it has something to say). */
-  notes?: string[];
 }
 
 export async function advanceProject(
   ctx: AppContext,
   event: string | undefined,
   dryRun: boolean,
-): Promise<AdvanceOutcome> {
+): Promise<{ from: string; to: string; event: string; dryRun: boolean; projectRemoved: boolean; notes?: string[] }> {
   if (dryRun) {
     return Reader.read(ctx, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());

@@ -19,7 +19,7 @@ import { PhaseNotActiveError } from '../domain/errors.js';
 import { phaseDef, phaseOf, selectPhase, withPhase } from '../domain/phases.js';
 import { placeArtifact } from '../domain/project-types/evidence.js';
 import type { ProjectType } from '../domain/project-type.js';
-import type { Artifact, ProjectState } from '../domain/schemas.js';
+import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
 import { stampApproval } from '../domain/approvals.js';
 import { realPath } from '../adapters/files.js';
 import { warn } from '../adapters/notices.js';
@@ -32,22 +32,32 @@ export type ArtifactHolder = { kind: 'phase'; phase?: string } | { kind: 'task';
 
 const singular = (d: Direction) => (d === 'inputs' ? 'input' : 'output');
 
-function phaseSlot(type: ProjectType, phase: string, direction: Direction): ArtifactSlot {
-  return {
-    label: `the ${phase} phase ${direction}`,
-    types: phaseDef(type, phase)[direction],
-    command: `sow ${singular(direction)}`,
-    owner: `--phase ${phase}`,
-  };
-}
-
-function taskSlot(type: ProjectType, id: string, direction: Direction): ArtifactSlot {
-  return {
-    label: `task ${id} ${direction}`,
+/** The owner's artifact list as read, with its slot, and how lists name it (the phase, `task <id>`). */
+async function resolveOwner(
+  type: ProjectType,
+  project: ProjectState,
+  readTask: (id: string) => Promise<TaskState>,
+  owner: ArtifactHolder,
+  direction: Direction,
+): Promise<{ name: string; list: Artifact[]; slot: ArtifactSlot; phase?: string; task?: TaskState }> {
+  if (owner.kind === 'phase') {
+    const phase = selectPhase(type, project, owner.phase);
+    const slot = {
+      label: `the ${phase} phase ${direction}`,
+      types: phaseDef(type, phase)[direction],
+      command: `sow ${singular(direction)}`,
+      owner: `--phase ${phase}`,
+    };
+    return { name: phase, list: phaseOf(project, phase)[direction], slot, phase };
+  }
+  const task = await readTask(owner.id);
+  const slot = {
+    label: `task ${task.id} ${direction}`,
     types: direction === 'inputs' ? type.taskInputs : type.taskOutputs,
     command: `sow task ${singular(direction)}`,
-    owner: `--id ${id}`,
+    owner: `--id ${task.id}`,
   };
+  return { name: `task ${task.id}`, list: task[direction], slot, task };
 }
 
 function checkPhaseEnabled(project: ProjectState, phase: string): void {
@@ -60,7 +70,7 @@ const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undef
   slot.types.find((t) => t.name === artifact.type);
 
 /** Where the artifact's file is, relative to the repository root. */
-export const fileOf = (slot: ArtifactSlot, artifact: Artifact) =>
+const fileOf = (slot: ArtifactSlot, artifact: Artifact) =>
   repositoryPathOf(artifact.path, typeOf(slot, artifact)?.root ?? 'project');
 
 /**
@@ -111,32 +121,25 @@ function stamped(
 }
 
 type Stamp = (artifact: Artifact) => Artifact;
+type Change<R> = (
+  list: Artifact[],
+  slot: ArtifactSlot,
+  uow: UnitOfWork,
+  stamp: Stamp,
+) => { list: Artifact[]; result: R } | Promise<{ list: Artifact[]; result: R }>;
 
 /** Runs `change` on the artifact list of the owner inside a write transaction. */
-async function modify<R>(
-  ctx: AppContext,
-  owner: ArtifactHolder,
-  direction: Direction,
-  change: (list: Artifact[], slot: ArtifactSlot, uow: UnitOfWork, stamp: Stamp) => { list: Artifact[]; result: R },
-): Promise<R> {
+async function modify<R>(ctx: AppContext, owner: ArtifactHolder, direction: Direction, change: Change<R>): Promise<R> {
   return update(ctx, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
-    if (owner.kind === 'phase') {
-      const phase = selectPhase(type, project, owner.phase);
-      checkPhaseEnabled(project, phase);
-      const current = phaseOf(project, phase);
-      const slot = phaseSlot(type, phase, direction);
-      const { list, result } = change([...current[direction]], slot, uow, (a) => stamped(uow, type, project, slot, a));
-      checkChanged(project, slot, current[direction], list);
-      uow.setProject(withPhase(project, phase, { ...current, [direction]: list }));
-      return result;
-    }
-    const task = await uow.task(owner.id);
-    const slot = taskSlot(type, task.id, direction);
-    const { list, result } = change([...task[direction]], slot, uow, (a) => stamped(uow, type, project, slot, a));
-    checkChanged(project, slot, task[direction], list);
-    uow.setTask({ ...task, [direction]: list });
+    const found = await resolveOwner(type, project, (id) => uow.task(id), owner, direction);
+    if (found.phase) checkPhaseEnabled(project, found.phase);
+    const { slot } = found;
+    const { list, result } = await change([...found.list], slot, uow, (a) => stamped(uow, type, project, slot, a));
+    checkChanged(project, slot, found.list, list);
+    if (found.task) uow.setTask({ ...found.task, [direction]: list });
+    else uow.setProject(withPhase(project, found.phase!, { ...phaseOf(project, found.phase!), [direction]: list }));
     return result;
   });
 }
@@ -164,22 +167,17 @@ export async function addFeedback(
   taskId: string,
   text: string,
 ): Promise<{ index: number; artifact: Artifact }> {
-  return update(ctx, async (uow) => {
-    const type = await uow.type();
-    const task = await uow.task(taskId);
-    const slot = taskSlot(type, task.id, 'inputs');
+  return modify(ctx, { kind: 'task', id: taskId }, 'inputs', async (list, slot, uow) => {
     // Paths of documents are relative to the project folder: phases/<phase>/tasks/<id>/feedback/<nnn>.md.
-    const folder = `${taskDir(await uow.taskPhase(), task.id).slice(PROJECT_DIR.length + 1)}/feedback`;
-    const list = [...task.inputs];
+    const { id } = await uow.task(taskId);
+    const folder = `${taskDir(await uow.taskPhase(), id).slice(PROJECT_DIR.length + 1)}/feedback`;
     const name = (n: number) => `${folder}/${String(n).padStart(3, '0')}.md`;
     let n = 1;
     while (list.some((a) => a.path === name(n)) || uow.docExists(`${PROJECT_DIR}/${name(n)}`)) n++;
     uow.writeDoc(`${PROJECT_DIR}/${name(n)}`, `${text.trim()}\n`);
     const { artifact } = createArtifact(slot, { type: 'feedback', path: name(n), extra: {} }, uow.now, uow.root);
     const placed = placeArtifact(list, artifact);
-    checkChanged(await uow.project(), slot, task.inputs, placed.list);
-    uow.setTask({ ...task, inputs: placed.list });
-    return { index: placed.index, artifact };
+    return { list: placed.list, result: { index: placed.index, artifact } };
   });
 }
 
@@ -219,31 +217,39 @@ export async function removeArtifact(
   });
 }
 
-/** The owner's artifact list as read, with its slot, and how lists name it (the phase, `task <id>`). */
-export async function readOwner(
-  reader: Reader,
-  owner: ArtifactHolder,
-  direction: Direction,
-): Promise<{ name: string; list: Artifact[]; slot: ArtifactSlot }> {
-  if (owner.kind === 'phase') {
-    const phase = selectPhase(reader.type, reader.project, owner.phase);
-    return {
-      name: phase,
-      list: phaseOf(reader.project, phase)[direction],
-      slot: phaseSlot(reader.type, phase, direction),
-    };
-  }
-  const task = await reader.task(owner.id);
-  return { name: `task ${task.id}`, list: task[direction], slot: taskSlot(reader.type, task.id, direction) };
-}
-
 export async function listArtifacts(
   ctx: AppContext,
   owner: ArtifactHolder,
   direction: Direction,
 ): Promise<{ owner: string; artifacts: Artifact[] }> {
   return Reader.read(ctx, async (reader) => {
-    const { name, list } = await readOwner(reader, owner, direction);
+    const { name, list } = await readerOwner(reader, owner, direction);
     return { owner: name, artifacts: list };
   });
+}
+
+const readerOwner = (reader: Reader, owner: ArtifactHolder, direction: Direction) =>
+  resolveOwner(reader.type, reader.project, (id) => reader.task(id), owner, direction);
+
+/**
+ * `input|output show`: the text of an artifact's file, named by its owner and index, never by a path from outside, and
+ * read through the confined read every document goes through (inside the repository, no link out, at most 8 MB).
+ */
+export async function showArtifact(
+  ctx: AppContext,
+  owner: ArtifactHolder,
+  direction: Direction,
+  index: number,
+): Promise<{ index: number; artifact: Artifact; file: string; text: string | null }> {
+  return Reader.read(
+    ctx,
+    async (reader) => {
+      const { list, slot } = await readerOwner(reader, owner, direction);
+      const artifact = artifactAt(list, index, slot);
+      const file = fileOf(slot, artifact);
+      // null: the file does not exist (yet).
+      return { index, artifact, file, text: reader.readDoc(file) ?? null };
+    },
+    { otherBranch: 'quiet' },
+  );
 }

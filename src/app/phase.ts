@@ -11,7 +11,6 @@ import {
   selectPhase,
   withPhase,
 } from '../domain/phases.js';
-import type { Phase } from '../domain/schemas.js';
 import { Reader, update } from './workspace.js';
 import { type UnitOfWork } from './unit-of-work.js';
 import { approvalNotHere, nothingToApprove, taskApprovalRecord } from '../domain/approvals.js';
@@ -32,33 +31,29 @@ export async function setPhaseField(
     const def = phaseDef(type, name);
     const phase = phaseOf(project, name);
     const resolved = resolveField(field, PHASE_FIELDS, `the ${name} phase`, phaseMetadataOwners(type).keys());
-    let next: Phase;
-    let label: string;
-    let value: unknown;
     if (resolved.where === 'field') {
-      value = coerceField(resolved.name, raw, resolved.spec);
+      const value = coerceField(resolved.name, raw, resolved.spec);
       if (resolved.name === 'enabled') checkEnabledChange(type, project, name, value === true);
-      next = { ...phase, [resolved.name]: value };
-      label = resolved.name;
-    } else {
-      const key = resolved.path.join('.');
-      const approval = type.taskApproval;
-      // The tasks' approval is a person's word on the tasks as they are, recorded with what it covered.
-      if (approval && key === approval.key) {
-        const { value: approved, metadata } = await approveTasks(uow, type, project, name, raw);
-        uow.setProject(withPhase(project, approval.phase, { ...phaseOf(project, approval.phase), metadata }));
-        return { phase: approval.phase, field: `metadata.${key}`, value: approved };
-      }
-      checkMetadataOwner(type, name, key);
-      // A key sow keeps itself (readonly) cannot be reached through one of its parts either.
-      const top = own(def.metadata, resolved.path[0]!);
-      const spec = top?.kind === 'readonly' ? top : own(def.metadata, key);
-      value = spec ? coerceField(key, raw, spec) : parseValue(raw);
-      next = { ...phase, metadata: setAtPath({ ...phase.metadata }, resolved.path, value) };
-      label = `metadata.${key}`;
+      uow.setProject(withPhase(project, name, { ...phase, [resolved.name]: value }));
+      return { phase: name, field: resolved.name, value };
     }
-    uow.setProject(withPhase(project, name, next));
-    return { phase: name, field: label, value };
+    const key = resolved.path.join('.');
+    const approval = type.taskApproval;
+    // The tasks' approval is a person's word on the tasks as they are, recorded with what it covered.
+    if (approval && key === approval.key) {
+      const { value: approved, metadata } = await approveTasks(uow, type, project, name, raw);
+      uow.setProject(withPhase(project, approval.phase, { ...phaseOf(project, approval.phase), metadata }));
+      return { phase: approval.phase, field: `metadata.${key}`, value: approved };
+    }
+    checkMetadataOwner(type, name, key);
+    // A key sow keeps itself (readonly) cannot be reached through one of its parts either.
+    const top = own(def.metadata, resolved.path[0]!);
+    const spec = top?.kind === 'readonly' ? top : own(def.metadata, key);
+    const value = spec ? coerceField(key, raw, spec) : parseValue(raw);
+    uow.setProject(
+      withPhase(project, name, { ...phase, metadata: setAtPath({ ...phase.metadata }, resolved.path, value) }),
+    );
+    return { phase: name, field: `metadata.${key}`, value };
   });
 }
 
@@ -77,13 +72,7 @@ async function approveTasks(
   // A mistake of the command line (wrong phase, not a boolean) before one of the moment.
   checkMetadataOwner(type, phase, def.key);
   const value = coerceField(def.key, raw, { kind: 'boolean' }) as boolean;
-  const state = project.statechart.current_state;
-  if (state !== def.state)
-    throw approvalNotHere(
-      def,
-      state,
-      (project.statechart.history ?? []).some((h) => h.from === def.state),
-    );
+  if (project.statechart.current_state !== def.state) throw approvalNotHere(def, project);
   const { [def.record]: _covered, ...metadata } = phaseOf(project, def.phase).metadata;
   if (!value) return { value, metadata: { ...metadata, [def.key]: false } };
   const tasks = await uow.tasks();

@@ -191,24 +191,15 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
     if (leftovers.length) throw new ProjectFileMissingError(leftovers);
     // Refuse before switching: a failed `project new` leaves the user where they were.
     const { type, here, target } = await planNewProject(root, opts);
-    let branch = here!;
-    let base: string | undefined;
-    let createdBranch = false;
-    let switchedBranch = false;
-    if (target !== undefined && target !== here) {
+    const switchedBranch = target !== undefined && target !== here;
+    const createdBranch = switchedBranch && !branchExists(root, target);
+    if (switchedBranch) {
       // `target` passed isValidBranchName, so it cannot begin with '-' (git takes no `--` before a branch).
-      if (branchExists(root, target)) {
-        git(root, ['checkout', '--quiet', val(target, 'the branch', 'user'), '--']);
-      } else {
-        git(root, ['checkout', '--quiet', '-b', val(target, 'the branch', 'user')]);
-        createdBranch = true;
-      }
-      switchedBranch = true;
-      base = here;
-      branch = target;
-    } else {
-      base = baseOf(root, branch);
+      if (createdBranch) git(root, ['checkout', '--quiet', '-b', val(target, 'the branch', 'user')]);
+      else git(root, ['checkout', '--quiet', val(target, 'the branch', 'user'), '--']);
     }
+    const branch = switchedBranch ? target : here!;
+    const base = switchedBranch ? here : baseOf(root, branch);
     const at = ctx.now();
     const initial = initialProject(
       type,

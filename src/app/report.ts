@@ -26,15 +26,11 @@ function worker(env: Env, command: string): { agentId: string; agent: string; ta
   return { agentId, agent, ...(task ? { task } : {}) };
 }
 
-export interface AgentLogRequest {
-  message: string;
-  action?: string;
-  result?: string;
-  files: string[];
-}
-
 /** `sow agent log "<message>"`: a note in the worker's task log (or the project log, without a task). */
-export async function agentLog(ctx: AppContext, req: AgentLogRequest): Promise<LogResult> {
+export async function agentLog(
+  ctx: AppContext,
+  req: { message: string; action?: string; result?: string; files: string[] },
+): Promise<LogResult> {
   const w = worker(ctx.env, 'log');
   if (!req.message.trim()) throw new UsageError('the message is empty', 'sow agent log "what you did"');
   return appendLog(ctx, {
@@ -55,16 +51,23 @@ const resultOf = (status: string) =>
 /** Statuses a task worker may report: what the worker protocol ends with, or that it works on. */
 const TASK_REPORT_STATUSES: readonly TaskStatus[] = ['in_progress', 'needs_review', 'paused', 'failed'];
 
-export interface ReportResult {
-  agent_id: string;
-  task?: string;
-  status: string;
-  message?: string;
-}
-
-export async function agentReport(ctx: AppContext, status: string, message: string | undefined): Promise<ReportResult> {
+export async function agentReport(
+  ctx: AppContext,
+  status: string,
+  message: string | undefined,
+): Promise<{ agent_id: string; task?: string; status: string; message?: string }> {
   const w = worker(ctx.env, 'report');
   const text = message?.trim() || undefined;
+  const logReport = (task: string | undefined) =>
+    appendLog(ctx, {
+      agent: w.agentId,
+      action: 'reported_status',
+      result: resultOf(status),
+      files: [],
+      ...(task ? { task } : {}),
+      project: !task,
+      notes: `Status ${status}${text ? `: ${text}` : ''}`,
+    });
   if (w.task) {
     if (!(TASK_REPORT_STATUSES as readonly string[]).includes(status))
       throw notOneOf('status', status, TASK_REPORT_STATUSES, `a worker on a task reports one of`);
@@ -73,16 +76,7 @@ export async function agentReport(ctx: AppContext, status: string, message: stri
       override: "report 'paused' with the reason until then",
       worker: true,
     });
-    if (text)
-      await appendLog(ctx, {
-        agent: w.agentId,
-        action: 'reported_status',
-        result: resultOf(status),
-        files: [],
-        task: w.task,
-        project: false,
-        notes: `Status ${status}: ${text}`,
-      });
+    if (text) await logReport(w.task);
     return { agent_id: w.agentId, task: w.task, status, ...(text ? { message: text } : {}) };
   }
   if (!(PROJECT_REPORT_STATUSES as readonly string[]).includes(status))
@@ -110,13 +104,6 @@ export async function agentReport(ctx: AppContext, status: string, message: stri
       },
     });
   });
-  await appendLog(ctx, {
-    agent: w.agentId,
-    action: 'reported_status',
-    result: resultOf(status),
-    files: [],
-    project: true,
-    notes: `Status ${status}${text ? `: ${text}` : ''}`,
-  });
+  await logReport(undefined);
   return { agent_id: w.agentId, status, ...(text ? { message: text } : {}) };
 }

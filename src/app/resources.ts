@@ -10,12 +10,6 @@ import { openRoot } from './workspace.js';
 
 export const RESOURCE_SCHEME = 'sow://project/';
 
-export interface ProjectResource {
-  uri: string;
-  name: string;
-  mimeType: string;
-}
-
 const MIME = new Map([
   ['yaml', 'application/yaml'],
   ['yml', 'application/yaml'],
@@ -36,7 +30,7 @@ export class ResourceNotFoundError extends SowError {
 }
 
 /** Every regular file under `.sow/project/`, as a resource (none without a project). */
-export async function listResources(ctx: AppContext): Promise<{ resources: ProjectResource[]; truncated: boolean }> {
+export async function listResources(ctx: AppContext) {
   const root = await openRoot(ctx);
   const files = listProjectFiles(root);
   return {

@@ -14,9 +14,8 @@ import type {
 } from '../domain/type-commands.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { currentBranch } from '../adapters/repo.js';
-import { parseStateText } from '../adapters/state-files.js';
 import type { ProjectType } from '../domain/project-type.js';
-import { KNOWLEDGE_INDEX } from './advance.js';
+import { readKnowledgeIndex } from './advance.js';
 import { SowError } from '../domain/errors.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
 import { warn } from '../adapters/notices.js';
@@ -73,13 +72,7 @@ function writerSession(uow: UnitOfWork): TypeSession {
 async function readKnowledge(ctx: AppContext): Promise<Knowledge> {
   const root = await openRoot(ctx);
   return withRootLock(root, async () => {
-    const text = readFileIfExists(root, KNOWLEDGE_INDEX);
-    const data = text === undefined ? undefined : (await parseStateText(KNOWLEDGE_INDEX, text)).data;
-    const listed =
-      typeof data === 'object' && data !== null && Array.isArray((data as { entries?: unknown }).entries)
-        ? (data as { entries: unknown[] }).entries
-        : [];
-    const entries = listed.filter(
+    const entries = (await readKnowledgeIndex(root)).entries.filter(
       (e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e),
     );
     return { branch: currentBranch(root), entries, readFile: (rel) => readFileIfExists(root, rel) };

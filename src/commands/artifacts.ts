@@ -118,7 +118,7 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
         'Named by its index (see list), never by a path; read as every document is (inside the repository, at ' +
         'most 8 MB). With --json: the artifact, its file and its text (null when the file does not exist yet).',
       async run(ctx, { opts }) {
-        const { showArtifact } = await import('../app/documents.js');
+        const { showArtifact } = await import('../app/artifacts.js');
         const r = await showArtifact(ctx.app, ownerOf(opts), direction, await index(opts['index'] as string));
         return { data: r, text: r.text ?? '', ...(r.text === null ? { message: `${r.file} does not exist yet` } : {}) };
       },

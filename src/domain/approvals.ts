@@ -35,11 +35,6 @@ export function withdrawalSentence(w: Withdrawal): string {
   );
 }
 
-/** Where an artifact sits, for the command that approves it again. */
-interface Place {
-  readonly command: string;
-}
-
 /**
  * A view in which a stamped approval counts only while its file has the content it was approved with, checked
  * lazily when a guard reads `approved`; `watch` tells which withdrawn approvals a guard read.
@@ -75,7 +70,7 @@ function judge(view: ProjectView, read: (a: Artifact, w: Withdrawal) => void): P
   const anyPhase = Object.values(view.project.phases).some((p) => p.inputs.some(stamped) || p.outputs.some(stamped));
   const anyTask = view.taskStates?.some((t) => t.inputs.some(stamped) || t.outputs.some(stamped)) ?? false;
   if (!anyPhase && !anyTask) return view;
-  const lazy = (a: Artifact, place: Place): Artifact => {
+  const lazy = (a: Artifact, again: string): Artifact => {
     if (!stamped(a)) return a;
     let verdict: Withdrawal | null | undefined;
     const copy = { ...a };
@@ -90,7 +85,7 @@ function judge(view: ProjectView, read: (a: Artifact, w: Withdrawal) => void): P
               : {
                   what: a.path,
                   changed: [text === undefined ? 'the file is gone' : 'its content changed'],
-                  again: place.command,
+                  again,
                 };
         }
         if (verdict) read(copy, verdict);
@@ -100,7 +95,7 @@ function judge(view: ProjectView, read: (a: Artifact, w: Withdrawal) => void): P
     return copy;
   };
   const list = (items: Artifact[], command: (i: number) => string): Artifact[] =>
-    items.some(stamped) ? items.map((a, i) => lazy(a, { command: command(i) })) : items;
+    items.some(stamped) ? items.map((a, i) => lazy(a, command(i))) : items;
   let project: ProjectState = view.project;
   if (anyPhase) {
     const phases: Record<string, Phase> = {};
@@ -209,7 +204,9 @@ function shortList(changes: readonly string[]): string[] {
 }
 
 /** `phase set tasks_approved` outside the state that asks for it (exit 3, as a guard). */
-export function approvalNotHere(def: TaskApprovalDef, state: string, passed: boolean): SowError {
+export function approvalNotHere(def: TaskApprovalDef, project: ProjectState): SowError {
+  const state = project.statechart.current_state;
+  const passed = (project.statechart.history ?? []).some((h) => h.from === def.state);
   return new SowError(
     'APPROVAL_NOT_HERE',
     'blocked',

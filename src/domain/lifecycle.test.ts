@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { advance, guardSentence, listTransitions, stateProblem, StateGuardUnmetError } from './lifecycle.js';
 import type { Actor } from './ownership.js';
 import { taskApprovalRecord } from './approvals.js';
-import { standard, latestApprovedReview } from './project-types/standard/index.js';
+import { standard } from './project-types/standard/index.js';
+import { latestApprovedReview } from './project-types/reviews.js';
 import { allProjectTypes } from './project-types/index.js';
 
 const PROJECT_TYPES = Object.fromEntries((await allProjectTypes()).map((t) => [t.name, t]));
@@ -134,7 +135,7 @@ describe('standard guards (each passes and fails)', () => {
     expect(g.reviewPassed!.check(reviews(fail, draftPass))).toBe(false);
     expect(g.reviewPassed!.check(reviews())).toBe(false);
     expect(g.reviewFailed!.check(reviews())).toBe(false);
-    expect(latestApprovedReview(reviews(pass, fail, draftPass).project)).toBe(fail);
+    expect(latestApprovedReview(reviews(pass, fail, draftPass).project, 'review')).toBe(fail);
     // A review of an earlier round (added before the review phase last started) cannot decide again.
     const earlier = view(
       project(

@@ -80,13 +80,6 @@ export function routeTo(
   return undefined;
 }
 
-export interface AdvanceResult {
-  from: string;
-  to: string;
-  event: string;
-  project: ProjectState;
-}
-
 /**
  * Fires `event`, or the first automatic event whose guard holds: runs its actions and appends to the history.
  * Throws TransitionBlockedError when no guard holds, InvalidEventError for an event the state does not have.
@@ -97,7 +90,7 @@ export function advance(
   now: string,
   actor: Actor,
   event?: string,
-): AdvanceResult {
+): { from: string; to: string; event: string; project: ProjectState } {
   const from = view.project.statechart.current_state;
   const options = type.transitions.filter((t) => t.from === from);
   let candidates: readonly TransitionDef[];
@@ -225,25 +218,17 @@ export function stateProblem(type: ProjectType, view: ProjectView): StateProblem
   const state = view.project.statechart.current_state;
   const unmet = unmetEntries(type, view, state);
   if (!unmet) return undefined;
-  const seen = new Set([state]);
-  let back: string | undefined;
-  for (const entry of [...(view.project.statechart.history ?? [])].reverse()) {
-    for (const candidate of [entry.to, entry.from]) {
-      if (
-        seen.has(candidate) ||
-        !type.states[candidate] ||
-        candidate === type.initialState ||
-        type.states[candidate]!.final
-      )
-        continue;
-      seen.add(candidate);
-      if (unmetEntries(type, view, candidate) === undefined) {
-        back = candidate;
-        break;
-      }
-    }
-    if (back) break;
-  }
+  const back = [...(view.project.statechart.history ?? [])]
+    .reverse()
+    .flatMap((entry) => [entry.to, entry.from])
+    .find(
+      (candidate) =>
+        candidate !== state &&
+        Object.hasOwn(type.states, candidate) &&
+        candidate !== type.initialState &&
+        !type.states[candidate]!.final &&
+        unmetEntries(type, view, candidate) === undefined,
+    );
   return { state, unmet, ...(back ? { back } : {}) };
 }
 

@@ -28,15 +28,17 @@ export function phaseOf(project: ProjectState, name: string): Phase {
   return phase;
 }
 
+/** Whether the phase has an approved output of that type. */
+export const approvedOutput = (project: ProjectState, phase: string, type: string) =>
+  phaseOf(project, phase).outputs.some((a) => a.type === type && a.approved === true);
+
 export function phaseDef(type: ProjectType, name: string): PhaseDef {
   const def = type.phases.find((p) => p.name === name);
-  if (!def)
-    throw new PhaseNotFoundError(
-      name,
-      type.phases.map((p) => p.name),
-    );
+  if (!def) throw new PhaseNotFoundError(name, phaseNames(type));
   return def;
 }
+
+const phaseNames = (type: ProjectType) => type.phases.map((p) => p.name);
 
 export function withPhase(project: ProjectState, name: string, phase: Phase): ProjectState {
   return { ...project, phases: { ...project.phases, [name]: phase } };
@@ -79,7 +81,7 @@ export function requirePhaseActive(project: ProjectState, phase: string, action:
 
 /** `--phase` if given (and known), else the phase in progress. */
 export function selectPhase(type: ProjectType, project: ProjectState, requested?: string): string {
-  const names = type.phases.map((p) => p.name);
+  const names = phaseNames(type);
   if (requested !== undefined) {
     if (!names.includes(requested)) throw new PhaseNotFoundError(requested, names);
     return requested;
@@ -117,7 +119,7 @@ export function checkEnabledChange(type: ProjectType, project: ProjectState, nam
   // Planning is the one phase a project may skip (initialProject), and only from the start.
   const skip = type.phases.some((p) => p.canDisable)
     ? "only planning can be skipped, and only when the project starts: 'sow project new <name> --no-planning'"
-    : `every ${type.name} project runs all of its phases (${type.phases.map((p) => p.name).join(', ')})`;
+    : `every ${type.name} project runs all of its phases (${phaseNames(type).join(', ')})`;
   if (!value && !def.canDisable) {
     throw new ReadOnlyFieldError(
       'enabled',

@@ -68,6 +68,9 @@ export const NO_PROJECT = ended('No project is active on this branch.');
 
 /** Completed or abandoned. */
 export const finished = (status: string) => status === 'completed' || status === 'abandoned';
+/** Every task is completed or abandoned, and at least one is completed. */
+export const tasksDone = (tasks: readonly { status: string }[]) =>
+  tasks.length > 0 && tasks.every((t) => finished(t.status)) && tasks.some((t) => t.status === 'completed');
 export const baseName = (path: string) => path.split('/').at(-1)!;
 
 /** The fields every type's entry in .sow/knowledge/index.yaml begins with. */

@@ -29,12 +29,6 @@ export function placeArtifact(list: readonly Artifact[], artifact: Artifact): { 
   return { list: [...list.slice(0, index), artifact, ...list.slice(index)], index };
 }
 
-/** What a guard knows of a declared check. */
-export interface DeclaredCheck {
-  readonly name: string;
-  readonly run: string;
-}
-
 const metaOf = (a: Artifact) => a.metadata ?? {};
 
 /** The worker checkout a run was recorded in (relative to the project checkout); undefined: the project checkout. */
@@ -60,7 +54,7 @@ export function newestEvidence(artifacts: readonly Artifact[], checkout?: string
  * command, stale when either changed, failed, or missing.
  */
 export function checkStatuses(
-  declared: readonly DeclaredCheck[],
+  declared: readonly { readonly name: string; readonly run: string }[],
   artifacts: readonly Artifact[],
   tree: string,
   checkout?: string,

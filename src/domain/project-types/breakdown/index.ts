@@ -15,7 +15,7 @@ import {
   phaseActions,
   step,
 } from '../common.js';
-import { phaseOf } from '../../phases.js';
+import { approvedOutput, phaseOf } from '../../phases.js';
 import { byId } from '../../tasks.js';
 import type { GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
@@ -42,8 +42,7 @@ const reference = doc('reference', 'A document the unit should start from');
 const guards = {
   discoveryApproved: {
     description: 'a discovery output is approved',
-    check: ({ project }) =>
-      phaseOf(project, 'discovery').outputs.some((a) => a.type === 'discovery' && a.approved === true),
+    check: ({ project }) => approvedOutput(project, 'discovery', 'discovery'),
     hint: ({ project }) => {
       const outputs = phaseOf(project, 'discovery').outputs;
       const open = outputs.flatMap((a, i) => (a.type === 'discovery' ? [i] : []));

@@ -116,11 +116,11 @@ async function publishOne(
   dependsOn: readonly string[],
   target: Target,
   dir: string,
-): Promise<{ row: UnitRow; fresh: boolean }> {
+): Promise<UnitRow> {
   return ctx.update(async (s) => {
     const task = await s.task(id);
     const already = publicationOf(task);
-    if (already) return { row: rowOf(task, [...dependsOn], 'already_published', already), fresh: false };
+    if (already) return rowOf(task, [...dependsOn], 'already_published', already);
     const deps: PublishedDependency[] = [];
     for (const depId of dependsOn) {
       const dep = await s.task(depId);
@@ -146,7 +146,7 @@ async function publishOne(
       publication = { file, at: s.now };
     }
     s.setTask({ ...task, metadata: { ...task.metadata, published: publication }, updated_at: s.now });
-    return { row: rowOf(task, [...dependsOn], 'published', publication), fresh: true };
+    return rowOf(task, [...dependsOn], 'published', publication);
   });
 }
 
@@ -259,7 +259,7 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
       continue;
     }
     try {
-      rows.push((await publishOne(ctx, unit.id, unit.depends_on, target, plan.dir)).row);
+      rows.push(await publishOne(ctx, unit.id, unit.depends_on, target, plan.dir));
     } catch (err) {
       const published = rows.filter((r) => r.status === 'published');
       if (!(err instanceof SowError) || published.length === 0) throw err;

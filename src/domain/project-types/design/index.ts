@@ -15,6 +15,7 @@ import {
   phaseActions,
   step,
   tagsOf,
+  tasksDone,
 } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState, TaskState } from '../../schemas.js';
@@ -90,14 +91,7 @@ const guards = {
     readsTasks: true,
     check: (view) => {
       const m = missingDocuments(view);
-      return (
-        m !== undefined &&
-        view.tasks.length > 0 &&
-        openTasks(view).length === 0 &&
-        view.tasks.some((t) => t.status === 'completed') &&
-        m.undocumented.length === 0 &&
-        m.unapproved.length === 0
-      );
+      return m !== undefined && tasksDone(view.tasks) && m.undocumented.length === 0 && m.unapproved.length === 0;
     },
     hint: (view) => {
       if (view.tasks.length === 0) return "add the documents to write, a task each: 'sow task add <document>'";

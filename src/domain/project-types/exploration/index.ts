@@ -15,8 +15,9 @@ import {
   phaseActions,
   step,
   tagsOf,
+  tasksDone,
 } from '../common.js';
-import { phaseOf } from '../../phases.js';
+import { approvedOutput, phaseOf } from '../../phases.js';
 import type { GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 
@@ -30,8 +31,7 @@ const reference = doc('reference', 'A document the topic should start from');
 const guards = {
   topicsDone: {
     description: 'every topic is completed or abandoned, and at least one is completed',
-    check: ({ tasks }) =>
-      tasks.length > 0 && tasks.every((t) => finished(t.status)) && tasks.some((t) => t.status === 'completed'),
+    check: ({ tasks }) => tasksDone(tasks),
     // A topic may still be added while summarizing (the phase is the same): what stays is that one was completed.
     standing: ({ tasks }) => tasks.some((t) => t.status === 'completed'),
     hint: ({ tasks }) => {
@@ -49,8 +49,7 @@ const guards = {
       return s.length > 0 && s.every((a) => a.approved === true);
     },
     // A draft may still be added while finalizing (it is not kept unless approved): what stays is an approved summary.
-    standing: ({ project }) =>
-      phaseOf(project, 'exploration').outputs.some((a) => a.type === 'summary' && a.approved === true),
+    standing: ({ project }) => approvedOutput(project, 'exploration', 'summary'),
     hint: ({ project }) => {
       const outputs = phaseOf(project, 'exploration').outputs;
       const s = outputs.filter((a) => a.type === 'summary');

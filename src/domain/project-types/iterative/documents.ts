@@ -95,15 +95,8 @@ export function briefDomain(text: string | undefined): string | undefined {
   return (DOMAINS as readonly string[]).includes(d ?? '') ? d : undefined;
 }
 
-export interface Guardrail {
-  pattern: string;
-  context: string;
-  problem: string;
-  solution: string;
-}
-
 /** A guardrails.md entry (spec 002's format), with where it was learned. */
-export function guardrailEntry(g: Guardrail, learned: string): string {
+export function guardrailEntry(g: Record<'pattern' | 'context' | 'problem' | 'solution', string>, learned: string) {
   const line = (s: string) => s.trim().replace(/\s*\n\s*/g, ' ');
   return [
     `## ${line(g.pattern)}`,

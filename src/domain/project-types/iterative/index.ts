@@ -4,7 +4,7 @@
  */
 import { ai, archiveEntry, doc, ended, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
-import { phaseOf, withPhase } from '../../phases.js';
+import { approvedOutput, phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview, reopenForRework, reviewHint, reviewSays, reviewType } from '../reviews.js';
@@ -66,9 +66,6 @@ const review: ArtifactTypeDef = {
 };
 const reference = doc('reference', 'A document the task should follow');
 const modified = doc('modified', 'A file of the code base the task changed', { root: 'repository' });
-
-const approvedOutput = (project: ProjectState, phase: string, type: string) =>
-  phaseOf(project, phase).outputs.some((a) => a.type === type && a.approved === true);
 
 function approveHint(project: ProjectState, phase: string, type: string, file: string): string {
   const i = phaseOf(project, phase).outputs.findIndex((a) => a.type === type);

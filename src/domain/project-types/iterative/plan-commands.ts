@@ -241,11 +241,8 @@ export const phaseRemove: TypeCommandDef = {
           `change that first: 'sow iter phase set ${dependents[0]} after <ids>'`,
           { phase: p.id, dependents },
         );
-      const note = storePlan(
-        s,
-        project,
-        list.filter((x) => x.id !== p.id),
-      );
+      const rest = list.filter((x) => x.id !== p.id);
+      const note = storePlan(s, project, rest);
       return { data: p, message: `Removed ${p.id} from plan.md.${note}` };
     });
   },

@@ -1,11 +1,10 @@
 /** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
-import { ai, doc, finished, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
-import type { Artifact, ProjectState } from '../../schemas.js';
+import { ai, doc, finished, human, init, leave, NO_PROJECT, phaseActions, step, tasksDone } from '../common.js';
 import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
 import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
-import { phaseOf } from '../../phases.js';
+import { approvedOutput, phaseOf } from '../../phases.js';
 import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
-import { latestApprovedReview as latestOf, reopenForRework, reviewSays, reviewType } from '../reviews.js';
+import { reopenForRework, reviewSays, reviewType } from '../reviews.js';
 
 const context = doc('context', 'A document that gives context (research, notes, decisions)');
 const taskList = doc('task_list', 'The planned task list; approving it completes planning', { approvable: true });
@@ -30,9 +29,6 @@ const modified = doc('modified', 'A file of the code base the task changed (rela
   root: 'repository',
 });
 
-/** The latest approved review of this round decides. */
-export const latestApprovedReview = (project: ProjectState): Artifact | undefined => latestOf(project, 'review');
-
 /** `sow phase set tasks_approved true`, given in ImplementationPlanning for the tasks as they are then. */
 const TASK_APPROVAL: TaskApprovalDef = {
   phase: 'implementation',
@@ -46,8 +42,7 @@ const approvedFlag = ({ project }: ProjectView) =>
 const guards = {
   planningComplete: {
     description: 'a task_list output of planning is approved',
-    check: ({ project: p }) =>
-      phaseOf(p, 'planning').outputs.some((a) => a.type === 'task_list' && a.approved === true),
+    check: ({ project: p }) => approvedOutput(p, 'planning', 'task_list'),
     hint: ({ project: p }) => {
       const index = phaseOf(p, 'planning').outputs.findIndex((a) => a.type === 'task_list');
       return index < 0
@@ -80,8 +75,7 @@ const guards = {
   },
   allTasksComplete: {
     description: 'every task is completed or abandoned, with at least one completed',
-    check: ({ tasks }) =>
-      tasks.length > 0 && tasks.every((t) => finished(t.status)) && tasks.some((t) => t.status === 'completed'),
+    check: ({ tasks }) => tasksDone(tasks),
     hint: ({ tasks }) => {
       const open = tasks.filter((t) => !finished(t.status));
       if (open.length === 0) return "at least one task must be completed: 'sow task set --id <id> status completed'";
