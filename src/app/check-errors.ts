@@ -6,7 +6,34 @@ import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { errorClass } from '../domain/errors.js';
 import { logTail } from '../adapters/shell.js';
-import type { CheckRun as Run } from './checks.js';
+
+/** One run of a check: what `check run --json` prints, and what its evidence records. */
+export interface CheckRun {
+  name: string;
+  run: string;
+  passed: boolean;
+  /** The shell's exit code; null when it timed out or was ended by a signal. */
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  /** The timeout it ran with, in seconds. */
+  timeout: number;
+  duration_ms: number;
+  started_at: string;
+  /** The log (stdout and stderr), relative to .sow/project/. */
+  log: string;
+  /** HEAD when it started; null in a repository without commits. */
+  commit: string | null;
+  /** Whether the code differed from HEAD when it started (untracked files count, ignored ones not; .sow/ never). */
+  dirty: boolean;
+  /** The tree hash of the working tree outside .sow/ when it started: what freshness is judged by. */
+  tree: string;
+  /** Not run: a completion with --force skipped it (who skipped it is in the log). */
+  skipped?: true;
+  /** Run in a task's own checkout (relative to the project checkout); `commit`, `dirty`, `tree` are then its. */
+  checkout?: string;
+}
+type Run = CheckRun;
 
 /** `exit 2`, `timed out after 5 s`, `killed by SIGKILL`. */
 export function verdictOf(r: Pick<Run, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {

@@ -17,7 +17,9 @@ import { closeLog, createLog, logTail, noteInLog, removeLog, runShell, type Shel
 import { actor, type UnitOfWork } from './unit-of-work.js';
 import { openRoot, Reader, update } from './workspace.js';
 import { selectChecks } from '../domain/checks.js';
-import { ChecksFailedError, ChecksInterruptedError } from './check-errors.js';
+import { ChecksFailedError, ChecksInterruptedError, type CheckRun } from './check-errors.js';
+
+export type { CheckRun } from './check-errors.js';
 
 /** The folder whose changes never make evidence stale: sow's own state. */
 export const SOW_DIR = '.sow';
@@ -36,33 +38,6 @@ checks:
 
 'when' says when a check is needed: task_complete (before a task is completed) and finalize (its
 passing evidence is needed to leave FinalizeChecks); 'timeout' is in seconds (default ${DEFAULT_TIMEOUT_S}).`;
-
-/** One run of a check: what `check run --json` prints, and what its evidence records. */
-export interface CheckRun {
-  name: string;
-  run: string;
-  passed: boolean;
-  /** The shell's exit code; null when it timed out or was ended by a signal. */
-  exit_code: number | null;
-  signal: string | null;
-  timed_out: boolean;
-  /** The timeout it ran with, in seconds. */
-  timeout: number;
-  duration_ms: number;
-  started_at: string;
-  /** The log (stdout and stderr), relative to .sow/project/. */
-  log: string;
-  /** HEAD when it started; null in a repository without commits. */
-  commit: string | null;
-  /** Whether the code differed from HEAD when it started (untracked files count, ignored ones not; .sow/ never). */
-  dirty: boolean;
-  /** The tree hash of the working tree outside .sow/ when it started: what freshness is judged by. */
-  tree: string;
-  /** Not run: a completion with --force skipped it (who skipped it is in the log). */
-  skipped?: true;
-  /** Run in a task's own checkout (relative to the project checkout); `commit`, `dirty`, `tree` are then its. */
-  checkout?: string;
-}
 
 /** Where checks run (the folder whose code is recorded): the project checkout, or the task's worker checkout. */
 export interface CheckPlace {
