@@ -160,7 +160,7 @@ function linkTarget(abs: string): string {
 }
 
 /** An absolute path with the part that exists resolved (links followed) and the rest appended. */
-function resolveExisting(abs: string): string {
+export function resolveExisting(abs: string): string {
   try {
     return realpathSync.native(abs);
   } catch {
