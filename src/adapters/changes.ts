@@ -10,12 +10,6 @@ export function mergeBaseOf(cwd: string, a: string, b: string): string {
   return git(cwd, ['merge-base', val(a, 'a branch'), val(b, 'a branch')]);
 }
 
-/** The checkout's HEAD commit, or null before its first commit. */
-export function headOf(cwd: string): string | null {
-  const r = gitRun(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD']);
-  return r.ok ? r.out : null;
-}
-
 /** The changes outside `.sow/` against `base` (null: HEAD) of the tree or of `tip`, or of `file`: list and patch. */
 export function diffAgainst(
   cwd: string,

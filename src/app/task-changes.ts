@@ -3,7 +3,8 @@
  * checkout against where its branch left the project branch, else in the project checkout against the base branch.
  */
 import { sowPath } from '../adapters/confine.js';
-import { diffAgainst, headOf, isFolder, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
+import { diffAgainst, isFolder, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
+import { headCommit } from '../adapters/git.js';
 import { requireGenuineCheckout } from '../adapters/worker-checkouts.js';
 import { normalRelative } from '../domain/paths.js';
 import type { TaskState } from '../domain/schemas.js';
@@ -76,7 +77,7 @@ export async function taskChanges(ctx: AppContext, rawId: string): Promise<TaskC
     found = changesIn(root, commit, [], false, `refs/heads/${own.branch}`);
   } else {
     const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
-    const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headOf(root);
+    const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headCommit(root);
     // Only plain paths inside the repository reach git (a state file may name anything).
     const files = recorded.map(normalRelative).filter((f): f is string => f !== undefined);
     const base = commit ? { branch: baseBranch ?? null, commit } : null;
