@@ -6,7 +6,7 @@
  */
 import type { Alias, CST, Document, Node, Pair, Scalar } from 'yaml';
 import { plainData, sameData } from './data.js';
-import { emitScalar, emitString, emitYaml, quoteString } from './emit.js';
+import { emitScalar, emitString, emitYaml, hasEntries, isRecord, quoteString } from './emit.js';
 import { Layout, Unspliceable, type Place } from './layout.js';
 
 type YamlModule = typeof import('yaml');
@@ -17,10 +17,6 @@ interface Edit {
   text: string;
 }
 
-const isRecord = (x: unknown): x is Record<string, unknown> =>
-  typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
-const hasEntries = (x: unknown): boolean =>
-  Array.isArray(x) ? x.length > 0 : isRecord(x) && Object.values(x).some((v) => v !== undefined);
 const YAML_TAG = 'tag:yaml.org,2002:';
 const SINGLE_QUOTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]*$/;
 
