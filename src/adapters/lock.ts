@@ -119,13 +119,8 @@ interface LockInfo {
 }
 
 function readLock(path: string): LockInfo | undefined {
-  let stat;
-  try {
-    stat = lstatSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (!stat) return undefined;
   if (stat.isDirectory()) throw new LockFileError(path, 'is a folder');
   if (!stat.isFile()) throw new LockFileError(path, 'is not a regular file');
   let raw: string;
@@ -138,15 +133,9 @@ function readLock(path: string): LockInfo | undefined {
   let holder: Holder | undefined;
   try {
     const p = JSON.parse(raw) as Partial<Holder>;
-    if (
-      typeof p.pid === 'number' &&
-      Number.isInteger(p.pid) &&
-      p.pid > 0 &&
-      typeof p.host === 'string' &&
-      typeof p.started === 'number'
-    ) {
+    if (Number.isInteger(p.pid) && p.pid! > 0 && typeof p.host === 'string' && typeof p.started === 'number') {
       holder = {
-        pid: p.pid,
+        pid: p.pid!,
         host: p.host,
         started: p.started,
         ...(typeof p.command === 'string' ? { command: p.command } : {}),
