@@ -113,28 +113,24 @@ function watchTree(
     for (const e of entries) if (e.isDirectory()) add(rel ? `${rel}/${e.name}` : e.name);
     return true;
   };
-  if (!opts.poll && add('')) {
-    return {
-      close() {
-        closed = true;
-        for (const w of watchers.values()) w.close();
-        watchers.clear();
-      },
-    };
+  let poll: NodeJS.Timeout | undefined;
+  if (opts.poll || !add('')) {
+    // No watching here: compare the stats of what a view shows, now and then.
+    let last = signature(dir, shown, unwatched);
+    poll = setInterval(() => {
+      const now = signature(dir, shown, unwatched);
+      if (now !== last) {
+        last = now;
+        changed();
+      }
+    }, opts.pollMs ?? 1_000);
   }
-  // No watching here: compare the stats of what a view shows, now and then.
-  let last = signature(dir, shown, unwatched);
-  const poll = setInterval(() => {
-    const now = signature(dir, shown, unwatched);
-    if (now !== last) {
-      last = now;
-      changed();
-    }
-  }, opts.pollMs ?? 1_000);
   return {
     close() {
       closed = true;
       clearInterval(poll);
+      for (const w of watchers.values()) w.close();
+      watchers.clear();
     },
   };
 }
