@@ -2,7 +2,6 @@
  * The git side of `sow task changes`: git's own patch only (no external diff or text conversion, whatever the
  * attributes ask); every value from a state file reaches git as a value.
  */
-import { lstatSync } from 'node:fs';
 import { git, gitRun, val } from './git.js';
 
 /** Where the histories of `a` and `b` meet (both refs or commits). */
@@ -70,13 +69,4 @@ export function newFilePatch(cwd: string, path: string): string {
     '/dev/null',
     val(path, 'a new file'),
   ]).out;
-}
-
-/** Whether `abs` is a folder (not a link to one). */
-export function isFolder(abs: string): boolean {
-  try {
-    return lstatSync(abs).isDirectory();
-  } catch {
-    return false;
-  }
 }

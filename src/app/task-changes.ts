@@ -2,8 +2,8 @@
  * What a task's work changed, file by file, from git (whether or not its worker recorded the files): in its own
  * checkout against where its branch left the project branch, else in the project checkout against the base branch.
  */
-import { sowPath } from '../adapters/confine.js';
-import { diffAgainst, isFolder, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
+import { isRealFolder, sowPath } from '../adapters/confine.js';
+import { diffAgainst, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
 import { headCommit } from '../adapters/git.js';
 import { requireGenuineCheckout } from '../adapters/worker-checkouts.js';
 import { normalRelative } from '../domain/paths.js';
@@ -93,7 +93,7 @@ function workerPlace(root: string, task: TaskState): { rel: string; branch: stri
   const wt = task.worktree!;
   checkRecorded(root, task.id, wt);
   const folder = sowPath(root, wt.path);
-  return { rel: wt.path, branch: wt.branch, from: wt.from, ...(isFolder(folder) ? { folder } : {}) };
+  return { rel: wt.path, branch: wt.branch, from: wt.from, ...(isRealFolder(folder) ? { folder } : {}) };
 }
 
 /**
