@@ -2,18 +2,11 @@
  * The git side of `sow task changes`: git's own patch only (no external diff or text conversion, whatever the
  * attributes ask); every value from a state file reaches git as a value.
  */
-import { lstatSync } from 'node:fs';
 import { git, gitRun, val } from './git.js';
 
 /** Where the histories of `a` and `b` meet (both refs or commits). */
 export function mergeBaseOf(cwd: string, a: string, b: string): string {
   return git(cwd, ['merge-base', val(a, 'a branch'), val(b, 'a branch')]);
-}
-
-/** The checkout's HEAD commit, or null before its first commit. */
-export function headOf(cwd: string): string | null {
-  const r = gitRun(cwd, ['rev-parse', '--verify', '--quiet', 'HEAD']);
-  return r.ok ? r.out : null;
 }
 
 /** The changes outside `.sow/` against `base` (null: HEAD) of the tree or of `tip`, or of `file`: list and patch. */
@@ -76,13 +69,4 @@ export function newFilePatch(cwd: string, path: string): string {
     '/dev/null',
     val(path, 'a new file'),
   ]).out;
-}
-
-/** Whether `abs` is a folder (not a link to one). */
-export function isFolder(abs: string): boolean {
-  try {
-    return lstatSync(abs).isDirectory();
-  } catch {
-    return false;
-  }
 }

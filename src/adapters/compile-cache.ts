@@ -1,8 +1,7 @@
 /**
- * A V8 code cache for sow's bundles in the user's cache folder: compiling is most of a command's start-up (Node 20
- * caches nothing). V8 does not verify a code cache and a damaged one crashes the process, so each file carries a
- * CRC-32 of its data and the identity of its source; anything else is ignored and rewritten (decision 0008).
- * Used only by src/bin.ts, so it imports nothing of sow's.
+ * A V8 code cache for sow's bundles in the user's cache folder (decision 0008): a damaged one would crash the
+ * process, so each file carries a CRC-32 of its data and the identity of its source. Used only by src/bin.ts, so it
+ * imports nothing of sow's.
  */
 import { isAscii } from 'node:buffer';
 import {
@@ -70,10 +69,7 @@ function quietly<T>(f: () => T): T | undefined {
   }
 }
 
-/**
- * Which bytes a file holds, from its stat (FNV-1a): a write changes its ctime, a new build is a new inode. Hashing
- * the bundle cost 3 M instructions at every start.
- */
+/** Which bytes a file holds, from its stat (FNV-1a): cheaper than hashing the bundle at every start. */
 export function sourceIdentity(stat: Pick<Stats, 'dev' | 'ino' | 'size' | 'mtimeMs' | 'ctimeMs'>): number {
   const text = `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeMs}:${stat.ctimeMs}`;
   let hash = 0x811c9dc5;
@@ -145,9 +141,8 @@ export function staleCaches(files: readonly { name: string; mtimeMs: number }[],
 }
 
 /**
- * Compiles a CommonJS file with its cache (one per command group, and per `sdk`; 7 M instructions less than one for
- * all) and writes the cache at exit when it was missing, stale or has not seen this command. `build` (the
- * executable's identity) names the set the caches are pruned as. Throws before any of the file's code has run.
+ * Compiles a CommonJS file with its cache (one per command group, and per `sdk`) and writes the cache at exit when it
+ * was missing, stale or has not seen this command; `build` names the set the caches are pruned as.
  */
 export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, build: number, sdk?: string) {
   // The stat of the descriptor the bytes are read from, so the identity is of these bytes.

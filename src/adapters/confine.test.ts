@@ -7,7 +7,6 @@ import {
   confineReal,
   existingRealFolder,
   FileTooLargeError,
-  namesWithin,
   normalRelative,
   NotARealFolderError,
   PathEscapeError,
@@ -18,7 +17,13 @@ import {
   sowArea,
   sowPath,
   wherePathLands,
+  withinArea,
+  type Area,
 } from './confine.js';
+
+/** Whether every place a path another program names may land lies in the area (as acp-worker.ts judges it). */
+const namesWithin = (area: Area, cwd: string, path: string): boolean =>
+  wherePathLands(cwd, path)?.every((real) => withinArea(area, real)) ?? false;
 
 let top: string;
 let root: string;

@@ -1,11 +1,9 @@
 /**
- * One rule for every path sow touches: its real location (every link followed) lies inside the folder it belongs to,
- * its "area" (`.sow/`, the repository without `.git/`, sow's cache); anything else is refused (exit 4) before
- * anything is read, written or removed, naming the link that leads out.
- *
- * A repository is untrusted input (a clone may carry links, state files may name any path), so the rule is applied
- * where a path is used, destructive steps check again right before they act, and files are opened with O_NOFOLLOW.
- * Folders sow owns outright (`.sow/`, the runtime folder) must be real directories, never links (decision 0031).
+ * One rule for every path sow touches: its real location (every link followed) lies inside its "area" (`.sow/`, the
+ * repository without `.git/`, sow's cache), else it is refused (exit 4) before anything is read, written or removed.
+ * A repository is untrusted (a clone may carry links, state files may name any path): the rule is applied where a
+ * path is used, destructive steps check again right before they act, files are opened with O_NOFOLLOW, and folders
+ * sow owns outright must be real directories, never links (decision 0031).
  */
 import {
   closeSync,
@@ -91,11 +89,6 @@ export function withinArea(area: Area, real: string): boolean {
   return !area.excluded?.includes(firstComponent(area.base, real));
 }
 
-/** Whether every place a path another program names may land (wherePathLands) lies in the area. */
-export function namesWithin(area: Area, cwd: string, path: string): boolean {
-  return wherePathLands(cwd, path)?.every((real) => withinArea(area, real)) ?? false;
-}
-
 /**
  * Every place a path another program names (absolute, or relative to `cwd`) may land: as the system resolves it
  * (`link/..` is above the link's target) and, with `..` in it, as a program that tidies the text first does
@@ -124,12 +117,8 @@ function resolveAsSystem(abs: string): string | undefined {
     }
     const next = join(at, part);
     if (!missing) {
-      let st;
-      try {
-        st = lstatSync(next);
-      } catch {
-        missing = true;
-      }
+      const st = quietly(() => lstatSync(next));
+      missing = st === undefined;
       if (st?.isSymbolicLink()) {
         // As the system gives up (ELOOP): a loop is nowhere sow can judge.
         if (++links > 40) return undefined;
@@ -149,18 +138,21 @@ function linkTarget(abs: string): string {
   try {
     return realpathSync.native(abs);
   } catch {
-    let text: string;
-    try {
-      text = readlinkSync(abs);
-    } catch {
-      return abs;
-    }
-    return resolveExisting(isAbsolute(text) ? text : resolve(dirname(abs), text));
+    const text = quietly(() => readlinkSync(abs));
+    return text === undefined ? abs : resolveExisting(isAbsolute(text) ? text : resolve(dirname(abs), text));
+  }
+}
+
+function quietly<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
   }
 }
 
 /** An absolute path with the part that exists resolved (links followed) and the rest appended. */
-function resolveExisting(abs: string): string {
+export function resolveExisting(abs: string): string {
   try {
     return realpathSync.native(abs);
   } catch {
@@ -170,7 +162,7 @@ function resolveExisting(abs: string): string {
 }
 
 /** `source`: where the path came from, for the message ("task 010's outputs in .sow/project/…/state.yaml"). */
-export type ConfineOptions = { source?: string };
+type ConfineOptions = { source?: string };
 
 /**
  * The absolute path of `rel` (relative to `area.base`) once it and every link on the way are checked to lead inside
@@ -281,14 +273,7 @@ function walkFolders(area: Area, rel: string, create: boolean, code?: string): s
 }
 
 /** Checks, without creating anything, that `abs` is a real directory right now (before emptying it). */
-export function isRealFolder(abs: string): boolean {
-  try {
-    const st = lstatSync(abs);
-    return st.isDirectory() && !st.isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
+export const isRealFolder = (abs: string): boolean => quietly(() => lstatSync(abs))?.isDirectory() === true;
 
 /** The most bytes sow reads of a file; what such files are and why that much, for the message. */
 export interface ReadLimits {
@@ -384,14 +369,7 @@ export function tailConfined(area: Area, rel: string, n: number): { size: number
 
 const realRoots = new Map<string, string>();
 /** The repository's folder with its links resolved (once per process: the user chose it, so it is trusted). */
-function realRoot(root: string): string {
-  let real = realRoots.get(root);
-  if (real === undefined) {
-    real = resolveExisting(root);
-    realRoots.set(root, real);
-  }
-  return real;
-}
+const realRoot = (root: string): string => realRoots.get(root) ?? realRoots.set(root, resolveExisting(root)).get(root)!;
 
 /** The repository whose root is `root`: everything in it but `.git/` (git's own files: config, hooks). */
 export function repoArea(root: string): Area {

@@ -57,31 +57,21 @@ const isText = (x: unknown): x is string => typeof x === 'string' && x.length > 
 export function deferredRuns(root: string): { file: string; run: DeferredRun }[] {
   const dir = runtimeFolder(root, FOLDER);
   if (!dir) return [];
+  const area = { base: runtimeBase(root), name: "sow's runtime folder" };
   const out: { file: string; run: DeferredRun }[] = [];
-  for (const name of readdirSync(dir)
-    .filter((n) => n.endsWith('.json'))
-    .sort()) {
-    let data: unknown;
+  const names = readdirSync(dir).filter((n) => n.endsWith('.json'));
+  for (const name of names.sort()) {
+    let r: Partial<DeferredRun> | null;
     try {
-      data = JSON.parse(
-        readConfined({ base: runtimeBase(root), name: "sow's runtime folder" }, `${FOLDER}/${name}`, LIMITS) ?? '',
-      );
+      r = JSON.parse(readConfined(area, `${FOLDER}/${name}`, LIMITS) ?? '') as Partial<DeferredRun> | null;
     } catch {
       continue;
     }
-    const r = data as Partial<DeferredRun> | null;
-    if (!r || r.version !== 1 || typeof r.project !== 'object' || r.project === null) continue;
-    if (
-      !isText(r.project.name) ||
-      !isText(r.project.created_at) ||
-      !isText(r.project.branch) ||
-      !isText(r.agent_id) ||
-      !Number.isInteger(r.pid)
-    )
-      continue;
+    const { project, entry } = r ?? {};
+    if (r?.version !== 1 || !isText(r.agent_id) || !Number.isInteger(r.pid)) continue;
+    if (!isText(project?.name) || !isText(project.created_at) || !isText(project.branch)) continue;
     if (r.task !== undefined && !isText(r.task)) continue;
-    if (typeof r.entry !== 'object' || r.entry === null || !isText(r.entry.at) || r.entry.agent_id !== r.agent_id)
-      continue;
+    if (!isText(entry?.at) || entry.agent_id !== r.agent_id) continue;
     out.push({ file: join(dir, name), run: r as DeferredRun });
   }
   return out;

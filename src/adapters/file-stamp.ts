@@ -1,8 +1,7 @@
 /**
- * A file's stamp (regular file?, inode, size, mtime, ctime) for the task index's check, the times in whole seconds
- * and nanoseconds as lstat(2) gives them (decision 0070). Building an fs.Stats was half the check's cost, so Node's
- * fs binding is read instead, except under the permission model (it would go round it), and only once its first
- * answer equals fs.lstatSync's field for field; otherwise, and on any surprise, fs.lstatSync.
+ * A file's stamp for the task index's check, the times as lstat(2) gives them (decision 0070). Node's fs binding
+ * answers without building an fs.Stats, once its first answer equals fs.lstatSync's field for field, and never under
+ * the permission model (it would go round it); otherwise, and on any surprise, fs.lstatSync.
  */
 import { fstatSync, lstatSync, type BigIntStats } from 'node:fs';
 import { nodeBinding } from './node-binding.js';
@@ -40,18 +39,8 @@ function split(ns: bigint): [number, number] {
 function fromStats(st: BigIntStats): FileStamp {
   const [mtimeS, mtimeNs] = split(st.mtimeNs);
   const [ctimeS, ctimeNs] = split(st.ctimeNs);
-  const [dev, nlink] = [Number(st.dev), Number(st.nlink)];
-  return {
-    isFile: st.isFile(),
-    ino: Number(st.ino),
-    size: Number(st.size),
-    mtimeS,
-    mtimeNs,
-    ctimeS,
-    ctimeNs,
-    dev,
-    nlink,
-  };
+  const [ino, size, dev, nlink] = [Number(st.ino), Number(st.size), Number(st.dev), Number(st.nlink)];
+  return { isFile: st.isFile(), ino, size, mtimeS, mtimeNs, ctimeS, ctimeNs, dev, nlink };
 }
 
 /** The binding's answer, read by the offsets of Node's FsStatsOffset (src/node_file.h). */

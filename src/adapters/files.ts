@@ -2,20 +2,12 @@
  * Plain files of the repository that are not state (documents, logs): the one place app/ reads them. Every path is
  * confined to the repository when it is read (confine.ts), whenever it was recorded.
  */
-import { existsSync, readdirSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join } from 'node:path';
-import { confine, readConfined, repoArea, tailConfined, type ReadLimits } from './confine.js';
+import { existsSync, readdirSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import { confine, readConfined, repoArea, resolveExisting, tailConfined, type ReadLimits } from './confine.js';
 
 /** An absolute path with its symlinks resolved, also for a file not there yet (its nearest folder resolved). */
-export function realPath(path: string): string {
-  if (!isAbsolute(path)) return path;
-  try {
-    return realpathSync.native(path);
-  } catch {
-    const parent = dirname(path);
-    return parent === path ? path : join(realPath(parent), basename(path));
-  }
-}
+export const realPath = (path: string): string => (isAbsolute(path) ? resolveExisting(path) : path);
 
 /** Whether anything is at the absolute path `abs` (a link counts by what it points to). */
 export function pathExists(abs: string): boolean {
@@ -53,7 +45,8 @@ export function listFiles(root: string, dir: string): string[] {
     try {
       entries = readdirSync(rel ? join(base, rel) : base, { withFileTypes: true });
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return;
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' || code === 'ENOTDIR') return;
       throw err;
     }
     for (const e of entries) {

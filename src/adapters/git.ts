@@ -2,7 +2,7 @@
  * The git CLI. Every git sow runs goes through `run` here (or gitRunAsync) with an argv of literal words and values
  * (argv.ts), so a value never lands where git would read it as an option.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type SpawnSyncOptions } from 'node:child_process';
 import { spawnBlocking } from './heartbeat.js';
 import {
   closeSync,
@@ -44,12 +44,15 @@ const HOOKED = new Set('am checkout cherry-pick commit merge pull push rebase re
 
 function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
   const argv = argvOf('git', args);
-  if (argv.some((w) => HOOKED.has(w))) return runThroughFiles(root, argv, opts);
-  const result = spawnBlocking('git', argv, {
+  const common = {
     cwd: root,
-    encoding: 'utf8',
     ...(opts.input !== undefined ? { input: opts.input } : {}),
     ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
+  };
+  if (argv.some((w) => HOOKED.has(w))) return runThroughFiles(argv, common, opts.inheritStderr);
+  const result = spawnBlocking('git', argv, {
+    ...common,
+    encoding: 'utf8',
     ...(opts.inheritStderr ? { stdio: ['ignore', 'pipe', 'inherit'] as const } : {}),
     maxBuffer: 256 * 1024 * 1024,
   });
@@ -58,20 +61,16 @@ function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
 }
 
 /** `run` for a command that may run a hook: its output goes to files of a private temp folder, read after it. */
-function runThroughFiles(root: string, argv: string[], opts: RunOptions) {
+function runThroughFiles(argv: string[], common: SpawnSyncOptions, inheritStderr?: boolean) {
   const dir = mkdtempSync(join(tmpdir(), 'sow-git-'));
   const fds: number[] = [];
   try {
     const out = openSync(join(dir, 'out'), 'w+', 0o600);
     fds.push(out);
-    const err = opts.inheritStderr ? 'inherit' : openSync(join(dir, 'err'), 'w+', 0o600);
+    const err = inheritStderr ? 'inherit' : openSync(join(dir, 'err'), 'w+', 0o600);
     if (typeof err === 'number') fds.push(err);
-    const result = spawnBlocking('git', argv, {
-      cwd: root,
-      ...(opts.input !== undefined ? { input: opts.input } : {}),
-      ...(opts.env ? { env: { ...process.env, ...opts.env } } : {}),
-      stdio: [opts.input !== undefined ? 'pipe' : 'ignore', out, err],
-    });
+    const stdin = common.input !== undefined ? 'pipe' : 'ignore';
+    const result = spawnBlocking('git', argv, { ...common, stdio: [stdin, out, err] });
     if (result.error) throw notFound(result.error);
     const text = (name: string) => (existsSync(join(dir, name)) ? readFileSync(join(dir, name), 'utf8') : '');
     return { argv, status: result.status, stdout: text('out'), stderr: text('err') };
@@ -206,8 +205,8 @@ export function upstreamOf(root: string, branch: string): string | undefined {
 
 /** The commit HEAD points at, or null in a repository without commits. */
 export function headCommit(root: string): string | null {
-  const result = run(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
-  return result.status === 0 ? result.stdout.trim() : null;
+  const result = gitRun(root, ['rev-parse', '--verify', '--quiet', 'HEAD^{commit}']);
+  return result.ok ? result.out : null;
 }
 
 /**

@@ -1,14 +1,7 @@
 /**
- * A long-lived process's task files, held open between calls so that each call's check of a file (0009: every read
- * stats every task file) is an fstat(2) of the descriptor, about a quarter of an lstat(2) by path. Linux only.
- *
- * Sound because whatever makes the path name another file changes something checked here: an edit, a truncation or a
- * chmod changes the held inode's ctime; an unlink, or a file renamed over it, drops its link count (and changes its
- * ctime); a rename of the file itself changes its ctime (every Linux file system does so); and replacing a task folder
- * changes the tasks folder's stamp, which is checked at every call: if it differs, or had not settled (an entry
- * changed within the same tick would not show), every descriptor is let go and the files are statted by path. A file
- * is held only once its stamp has settled, and its descriptor answers only "unchanged since": on any change the path
- * is statted again.
+ * A long-lived process's task files, held open between calls so that each call's check of a file is an fstat(2) of
+ * the descriptor, about a quarter of an lstat(2) by path. Linux only. Sound because whatever makes the path name
+ * another file changes the held inode's ctime or link count, or the tasks folder's stamp (decision 0085).
  */
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { fdStamp, fdUnchanged, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
@@ -16,10 +9,7 @@ import { fdStamp, fdUnchanged, fileStamp, sameStamp, stampMs, type FileStamp } f
 /** At most this many files are held (a few thousand descriptors; beyond, files are statted by path). */
 const MAX_HELD = 4_096;
 
-/**
- * How many files may be held under this process's limit of open files (`limits`: /proc/self/limits): a quarter of
- * it, so the descriptors the server needs for its own work are never taken; none when the limit cannot be read.
- */
+/** How many files may be held: a quarter of the limit of open files in `limits` (/proc/self/limits), or none. */
 export function heldLimit(limits: string | undefined): number {
   const soft = limits?.match(/^Max open files\s+(\d+|unlimited)\s/m)?.[1];
   if (soft === undefined) return 0;
@@ -85,11 +75,7 @@ export class HeldFiles {
     this.folder = st && { abs: folderAbs, stamp: st, settled: settledAt(st, now) };
   }
 
-  /**
-   * The stamp of the file of task `id` (at `absOf(id)`, in the folder of `begin`): the stamp it was held with while its
-   * descriptor says nothing changed since, else by path (and held again once that stamp has settled). Held by id: a
-   * short key, the same string from call to call.
-   */
+  /** The stamp of task `id`'s file (at `absOf(id)`): the held one while its descriptor says unchanged, else by path. */
   stamp(id: string, absOf: (id: string) => string): FileStamp | undefined {
     const held = this.fds.get(id);
     // Its link count and ctime are in the stamp: an unlink or a rename shows.

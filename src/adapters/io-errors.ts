@@ -1,39 +1,21 @@
 /** Errors of the machine (no permission, a full disk): the user's to fix (exit 1, naming the path), not exit 70. */
 import { SowError } from '../domain/errors.js';
 
-const KINDS: Readonly<Record<string, { code: string; what: string; fix: string }>> = {
-  EACCES: {
-    code: 'PERMISSION_DENIED',
-    what: 'permission denied',
-    fix: 'give your user access to it (see its owner and mode with `ls -l`)',
-  },
-  EPERM: {
-    code: 'PERMISSION_DENIED',
-    what: 'operation not permitted',
-    fix: 'give your user access to it (see its owner and mode with `ls -l`)',
-  },
-  ENOSPC: { code: 'DISK_FULL', what: 'the disk is full', fix: 'free some space (`df -h` shows how much is left)' },
-  EDQUOT: { code: 'DISK_FULL', what: 'the disk quota is used up', fix: 'free some space within your quota' },
-  EROFS: {
-    code: 'READ_ONLY_FILE_SYSTEM',
-    what: 'the file system is read-only',
-    fix: 'work in a checkout on a writable file system',
-  },
-  EMFILE: {
-    code: 'TOO_MANY_OPEN_FILES',
-    what: 'too many open files',
-    fix: 'raise the limit (`ulimit -n`) or close other programs',
-  },
-  ENFILE: {
-    code: 'TOO_MANY_OPEN_FILES',
-    what: 'too many open files on this system',
-    fix: 'close other programs, then retry',
-  },
-  EFBIG: {
-    code: 'FILE_SIZE_LIMIT',
-    what: 'the file would exceed the largest file this system or your limits allow',
-    fix: 'raise the file size limit (`ulimit -f`) or free the file system of what made the file so large',
-  },
+const ACCESS = 'give your user access to it (see its owner and mode with `ls -l`)';
+/** errno → [code, what happened, how to fix it]. */
+const KINDS: Readonly<Record<string, readonly [code: string, what: string, fix: string]>> = {
+  EACCES: ['PERMISSION_DENIED', 'permission denied', ACCESS],
+  EPERM: ['PERMISSION_DENIED', 'operation not permitted', ACCESS],
+  ENOSPC: ['DISK_FULL', 'the disk is full', 'free some space (`df -h` shows how much is left)'],
+  EDQUOT: ['DISK_FULL', 'the disk quota is used up', 'free some space within your quota'],
+  EROFS: ['READ_ONLY_FILE_SYSTEM', 'the file system is read-only', 'work in a checkout on a writable file system'],
+  EMFILE: ['TOO_MANY_OPEN_FILES', 'too many open files', 'raise the limit (`ulimit -n`) or close other programs'],
+  ENFILE: ['TOO_MANY_OPEN_FILES', 'too many open files on this system', 'close other programs, then retry'],
+  EFBIG: [
+    'FILE_SIZE_LIMIT',
+    'the file would exceed the largest file this system or your limits allow',
+    'raise the file size limit (`ulimit -f`) or free the file system of what made the file so large',
+  ],
 };
 
 /** A repository file that is not what sow expects (a link loop, a file for a folder): exit 4, never internal. */
@@ -86,14 +68,14 @@ export function environmentError(err: unknown, committed = false): SowError | un
       { ...(e.path ? { path: e.path } : {}), errno: e.code },
     );
   }
-  const kind = KINDS[e.code];
-  if (!kind) return undefined;
+  if (!KINDS[e.code]) return undefined;
+  const [code, what, fix] = KINDS[e.code]!;
   const verb = verbOf(e);
   const where = e.path ? ` '${e.path}'` : '';
   const outcome = committed
     ? 'the change is recorded and the next sow command finishes it once this is fixed'
     : 'nothing was changed; retry once this is fixed';
-  return new EnvironmentError(kind.code, 'failed', `cannot ${verb}${where}: ${kind.what}`, `${kind.fix}; ${outcome}`, {
+  return new EnvironmentError(code, 'failed', `cannot ${verb}${where}: ${what}`, `${fix}; ${outcome}`, {
     ...(e.path ? { path: e.path } : {}),
     errno: e.code,
   });

@@ -1,10 +1,10 @@
 /**
  * The journal of a change of several files (transaction.ts): its format, applying it, replaying one a killed process
- * left. It lives in git's folder, where no clone can put one, yet is checked as if hostile before a replay: whole (its
+ * left. It lives in git's folder, where no clone can put one, yet a replay checks it as if hostile: whole (its
  * checksum), every write from sow's temp folder to a place transactions write (links resolved), every state file
- * valid, removals only of the project folder and workers' outputs (a replayed removal of the project is kept in
- * `backup/removed/`). Otherwise nothing is applied and the command stops (exit 4).
- */ import { createHash } from 'node:crypto';
+ * valid, removals only of the project folder and workers' outputs; else nothing is applied (exit 4).
+ */
+import { createHash } from 'node:crypto';
 import {
   closeSync,
   constants,

@@ -1,10 +1,9 @@
 /**
- * A cross-process lock around every read-modify-write of project state: a file created with O_EXCL naming its
- * holder (decision 0004). It changes hands only when the holder is gone, never because it is old: on this host when
- * its pid is not running or is another process now; a holder this host cannot look at (another host, another pid
- * namespace) touches the lock every second (heartbeat.ts) and is gone when that stops for HEARTBEAT_STALE_MS. A
- * stale lock is removed under a second lock (`<lock>.takeover`), only if still byte for byte the one judged stale.
- * Every wait sleeps, has a deadline (LOCK_TIMEOUT naming the holder) and lets Ctrl-C through.
+ * A cross-process lock around every read-modify-write of project state: a file created with O_EXCL naming its holder
+ * (decisions 0004, 0016). It changes hands only when the holder is gone: on this host when its pid is not running; a
+ * holder this host cannot look at touches the lock every second (heartbeat.ts). A stale lock is removed under a
+ * second lock (`<lock>.takeover`), only if still byte for byte the one judged stale. Every wait sleeps and has a
+ * deadline.
  */
 import { closeSync, constants, lstatSync, openSync, readFileSync } from 'node:fs';
 import { startHeartbeat } from './heartbeat.js';
@@ -119,13 +118,8 @@ interface LockInfo {
 }
 
 function readLock(path: string): LockInfo | undefined {
-  let stat;
-  try {
-    stat = lstatSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const stat = lstatSync(path, { throwIfNoEntry: false });
+  if (!stat) return undefined;
   if (stat.isDirectory()) throw new LockFileError(path, 'is a folder');
   if (!stat.isFile()) throw new LockFileError(path, 'is not a regular file');
   let raw: string;
@@ -138,15 +132,9 @@ function readLock(path: string): LockInfo | undefined {
   let holder: Holder | undefined;
   try {
     const p = JSON.parse(raw) as Partial<Holder>;
-    if (
-      typeof p.pid === 'number' &&
-      Number.isInteger(p.pid) &&
-      p.pid > 0 &&
-      typeof p.host === 'string' &&
-      typeof p.started === 'number'
-    ) {
+    if (Number.isInteger(p.pid) && p.pid! > 0 && typeof p.host === 'string' && typeof p.started === 'number') {
       holder = {
-        pid: p.pid,
+        pid: p.pid!,
         host: p.host,
         started: p.started,
         ...(typeof p.command === 'string' ? { command: p.command } : {}),

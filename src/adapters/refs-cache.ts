@@ -19,7 +19,7 @@ import {
 import { basename, join, resolve, sep } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
 import { cacheDir } from './compile-cache.js';
-import { confine, readRegular, type Area, type ReadLimits } from './confine.js';
+import { confine, readRegular, resolveExisting, type Area, type ReadLimits } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { gitRun, gitRunAsync, opt, val, type Arg } from './git.js';
 
@@ -118,13 +118,8 @@ export const checkoutDir = (key: string, env: CacheEnv) => confine(cacheArea(env
 
 /** A checkout as an area: a ref's `--path` stays inside it, whatever links the source carries. */
 export function checkoutArea(dir: string): Area {
-  let base = dir;
-  try {
-    base = realpathSync.native(dir);
-  } catch {
-    // not there yet (before the clone): nothing in it to follow
-  }
-  return { base, name: `its checkout in sow's cache (${dir})`, shown: `${dir}${sep}` };
+  // Before the clone nothing in it can be followed, and its parent is the cache's real folder.
+  return { base: resolveExisting(dir), name: `its checkout in sow's cache (${dir})`, shown: `${dir}${sep}` };
 }
 
 const NO_PROMPT = { GIT_TERMINAL_PROMPT: '0' };
@@ -210,15 +205,10 @@ export async function fetchAndCompare(dir: string, branch: string | null): Promi
     ['fetch', '--quiet', '--', 'origin', val(name, "the ref's branch", 'remote')],
     { env: NO_PROMPT },
   );
-  if (!fetched.ok)
-    return {
-      state: 'offline',
-      reason:
-        (fetched.err.split('\n').find((l) => l.startsWith('fatal:')) ?? lastLine(fetched.err)).replace(
-          /^fatal:\s*/,
-          '',
-        ) || 'git fetch failed',
-    };
+  if (!fetched.ok) {
+    const fatal = fetched.err.split('\n').find((l) => l.startsWith('fatal:')) ?? lastLine(fetched.err);
+    return { state: 'offline', reason: fatal.replace(/^fatal:\s*/, '') || 'git fetch failed' };
+  }
   const counts = gitIn(dir, ['rev-list', '--left-right', '--count', 'HEAD...FETCH_HEAD']);
   const remote = gitIn(dir, ['rev-parse', 'FETCH_HEAD']).out;
   const [ahead, behind] = counts.out.split(/\s+/).map(Number) as [number, number];

@@ -45,6 +45,16 @@ export function hasRemote(root: string, remote: string): boolean {
   return gitRun(root, ['config', '--get', val(`remote.${remote}.url`, 'the remote')]).ok;
 }
 
+/** `ls-remote` of the claims refs matching `pattern`, or why the remote was not reached. */
+async function lsRemote(root: string, remote: string, pattern: string, what: string) {
+  const r = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(pattern, what)], {
+    env: REMOTE_ENV,
+  });
+  return r.ok
+    ? { ok: true as const, out: r.out }
+    : { ok: false as const, why: `was not reached (${gitReason(r.err)})` };
+}
+
 /** What git said about a failure, in a line: its first `fatal:` or `error:` line, else its last line. */
 function gitReason(text: string): string {
   const lines = text
@@ -62,12 +72,8 @@ export async function listClaimRefs(
   branch: string,
 ): Promise<{ ok: true; refs: Map<string, string> } | { ok: false; why: string }> {
   const prefix = `${CLAIMS_PREFIX}/${branch}/`;
-  const r = await gitRunAsync(
-    root,
-    ['ls-remote', '--refs', val(remote, 'the claims remote'), val(`${prefix}*`, 'the claims refs')],
-    { env: REMOTE_ENV },
-  );
-  if (!r.ok) return { ok: false, why: `was not reached (${gitReason(r.err)})` };
+  const r = await lsRemote(root, remote, `${prefix}*`, 'the claims refs');
+  if (!r.ok) return r;
   const refs = new Map<string, string>();
   for (const line of r.out.split('\n')) {
     const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line);
@@ -91,10 +97,8 @@ export async function claimsOf(
   if (refs.size === 0) return [];
   const entries = [...refs.entries()];
   // One `cat-file --batch` for every claim commit; a fetch of those the checkout lacks, then one more.
-  let present = gitObjects(
-    root,
-    entries.map(([, sha]) => sha),
-  );
+  const shas = (list: [string, string][]) => list.map(([, sha]) => sha);
+  let present = gitObjects(root, shas(entries));
   const missing = entries.filter(([, sha]) => present.get(sha)?.type !== 'commit');
   if (missing.length) {
     // The refs on stdin: nothing there can be read as an option.
@@ -114,19 +118,12 @@ export async function claimsOf(
         env: REMOTE_ENV,
       },
     );
-    present = new Map([
-      ...present,
-      ...gitObjects(
-        root,
-        missing.map(([, sha]) => sha),
-      ),
-    ]);
+    present = new Map([...present, ...gitObjects(root, shas(missing))]);
   }
-  const out: RemoteClaim[] = [];
-  for (const [task, sha] of entries) {
+  const out = entries.map(([task, sha]): RemoteClaim => {
     const commit = present.get(sha);
-    out.push(commit?.type === 'commit' ? parseClaimCommit(task, sha, commit.content) : { task, sha });
-  }
+    return commit?.type === 'commit' ? parseClaimCommit(task, sha, commit.content) : { task, sha };
+  });
   return out.sort((a, b) => a.task.localeCompare(b.task));
 }
 
@@ -139,12 +136,8 @@ export async function readTaskClaim(
 ): Promise<{ reached: true; claim?: RemoteClaim } | { reached: false; why: string }> {
   if (!hasRemote(root, remote)) return { reached: false, why: NOT_A_REMOTE };
   const ref = `${CLAIMS_PREFIX}/${branch}/${task}`;
-  const r = await gitRunAsync(
-    root,
-    ['ls-remote', '--refs', val(remote, 'the claims remote'), val(ref, 'the claim ref')],
-    { env: REMOTE_ENV },
-  );
-  if (!r.ok) return { reached: false, why: `was not reached (${gitReason(r.err)})` };
+  const r = await lsRemote(root, remote, ref, 'the claim ref');
+  if (!r.ok) return { reached: false, why: r.why };
   const sha = r.out
     .split('\n')
     .map((line) => /^([0-9a-f]{40,64})\t(.+)$/.exec(line))
@@ -196,25 +189,12 @@ export async function pushClaim(
   if (status.includes('[rejected]')) return { kind: 'lost' };
   // Refused by the remote: its ref moved under the push (a racer's landed first), or it refuses
   // pushes there (a hook, rules, rights). Only its ref's value now tells them apart.
-  const now = await gitRunAsync(
-    root,
-    ['ls-remote', '--refs', val(remote, 'the claims remote'), val(ref, 'the claim ref')],
-    { env: REMOTE_ENV },
-  );
-  if (!now.ok) return { kind: 'failed', why: `was not reached (${gitReason(now.err)})` };
+  const now = await lsRemote(root, remote, ref, 'the claim ref');
+  if (!now.ok) return { kind: 'failed', why: now.why };
   const current = /^([0-9a-f]{40,64})\t/.exec(now.out)?.[1] ?? null;
   if (current !== expected) return { kind: 'lost' };
-  return {
-    kind: 'failed',
-    why: `refused the push (${gitReason(
-      r.err.includes('remote:')
-        ? r.err
-            .split('\n')
-            .filter((l) => l.startsWith('remote:'))
-            .join('\n')
-        : status,
-    )})`,
-  };
+  const said = r.err.includes('remote:') ? r.err.split('\n').filter((l) => l.startsWith('remote:')) : [status];
+  return { kind: 'failed', why: `refused the push (${gitReason(said.join('\n'))})` };
 }
 
 // The reads' cache: a few seconds, so a list after a list asks the remote once.

@@ -1,5 +1,5 @@
 /** The repository and its branch read from the filesystem, as git does: every command asks, and a subprocess costs. */
-import { lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import {
   errorClass,
@@ -14,14 +14,6 @@ import { branchesWithFile } from './git.js';
 const isDir = (p: string) => {
   try {
     return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
-const exists = (p: string) => {
-  try {
-    statSync(p);
-    return true;
   } catch {
     return false;
   }
@@ -44,7 +36,7 @@ export function findRepoRoot(cwd: string): string {
     // a folder that does not exist: reported below as not in a repository
   }
   for (;;) {
-    if (exists(join(dir, '.git'))) return dir;
+    if (existsSync(join(dir, '.git'))) return dir;
     const parent = dirname(dir);
     if (parent === dir) throw new NotAGitRepositoryError(cwd);
     dir = parent;
@@ -62,12 +54,12 @@ export function findWorkspaceRoot(cwd: string): string {
     try {
       used = isDir(join(ownGitDir(root), 'sow'));
     } catch {
-      used = false;
+      // a `.git` sow cannot use: it never ran here
     }
     throw new NotInitializedError(root, false, used ? branchesWithFile(root, '.sow/project/state.yaml') : []);
   }
   // Left behind by sow on another branch: say which branches have a project (looked up only now).
-  if (!exists(join(root, '.sow', '.version')))
+  if (!existsSync(join(root, '.sow', '.version')))
     throw new NotInitializedError(root, true, branchesWithFile(root, '.sow/project/state.yaml'));
   return root;
 }
@@ -125,7 +117,7 @@ export function ownGitDir(root: string): string {
     if (back !== undefined && realOrSelf(isAbsolute(back) ? back : resolve(real, back)) !== realOrSelf(dotGit)) {
       throw new GitDirInvalidError(root, `leads to '${real}', whose record names another checkout`);
     }
-    if (!exists(join(real, 'HEAD')))
+    if (!existsSync(join(real, 'HEAD')))
       throw new GitDirInvalidError(root, `leads to '${real}', which is not a git folder`);
   }
   resolvedGitDirs.set(root, real);
@@ -159,7 +151,7 @@ function commonDir(root: string): string {
 /** Whether `refs/heads/<branch>` exists, loose or packed, read without running git. */
 export function branchExists(root: string, branch: string): boolean {
   const common = commonDir(root);
-  if (exists(join(common, 'refs', 'heads', ...branch.split('/')))) return true;
+  if (existsSync(join(common, 'refs', 'heads', ...branch.split('/')))) return true;
   try {
     const packed = readFileSync(join(common, 'packed-refs'), 'utf8');
     return packed.split('\n').some((line) => line.endsWith(` refs/heads/${branch}`));
@@ -195,7 +187,7 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
   try {
     const here = findRepoRoot(cwd);
     const project = realpathSync.native(projectRoot);
-    if (here === project || !isDir(join(project, '.sow')) || !exists(join(project, '.sow', '.version')))
+    if (here === project || !isDir(join(project, '.sow')) || !existsSync(join(project, '.sow', '.version')))
       return undefined;
     const own = gitDir(here);
     const common = realOrSelf(commonDir(project));

@@ -5,8 +5,8 @@
  * data moves here (events, backups); what gives orders (journal, lock, pids) is never adopted: `sow doctor` names it.
  */
 import { lstatSync, renameSync } from 'node:fs';
-import { isAbsolute, join, relative, sep } from 'node:path';
-import { existingRealFolder, realFolder, type Area } from './confine.js';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
+import { existingRealFolder, isRealFolder, realFolder, type Area } from './confine.js';
 import { ownGitDir } from './repo.js';
 
 const NAME = 'sow';
@@ -59,24 +59,15 @@ export function runtimeFolder(root: string, sub: string): string | undefined {
   return existingRealFolder(gitArea(root), `${NAME}/${sub}`, CODE);
 }
 
-const isRealDir = (abs: string): boolean => {
-  try {
-    const st = lstatSync(abs);
-    return st.isDirectory() && !st.isSymbolicLink();
-  } catch {
-    return false;
-  }
-};
-
 /** Moves an older sow's workers' events and backups from the work tree here, each only if a real folder. */
 function adoptLegacy(root: string, dir: string): void {
   const moves: [string, string][] = [
     [join(root, '.sow', '.runtime', 'agent-outputs'), join(dir, 'agent-outputs')],
     [join(root, '.sow', '.backup'), join(dir, 'backup')],
   ];
-  if (!isRealDir(join(root, '.sow'))) return;
+  if (!isRealFolder(join(root, '.sow'))) return;
   for (const [from, to] of moves) {
-    if (!isRealDir(dirnameOf(from)) || !isRealDir(from)) continue;
+    if (!isRealFolder(dirname(from)) || !isRealFolder(from)) continue;
     try {
       renameSync(from, to);
     } catch {
@@ -84,5 +75,3 @@ function adoptLegacy(root: string, dir: string): void {
     }
   }
 }
-
-const dirnameOf = (p: string) => p.slice(0, p.lastIndexOf(sep));

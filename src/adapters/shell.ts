@@ -82,10 +82,8 @@ const killGroup = (pid: number, signal: NodeJS.Signals) => {
 
 export function runShell(req: ShellRequest): Promise<ShellOutcome> {
   return new Promise((resolve, reject) => {
-    if (req.signal?.aborted) {
-      resolve({ code: null, signal: null, timedOut: false, aborted: true, durationMs: 0 });
-      return;
-    }
+    if (req.signal?.aborted)
+      return resolve({ code: null, signal: null, timedOut: false, aborted: true, durationMs: 0 });
     const started = performance.now();
     const child = spawn(SHELL, ['-c', req.command], {
       cwd: req.cwd,
@@ -130,13 +128,8 @@ export function runShell(req: ShellRequest): Promise<ShellOutcome> {
 
     child.on('error', (err) => {
       cleanup();
-      reject(
-        new ExternalToolError(
-          SHELL,
-          `cannot run a check: ${err.message}`,
-          `checks run through ${SHELL}; make sure it exists`,
-        ),
-      );
+      const hint = `checks run through ${SHELL}; make sure it exists`;
+      reject(new ExternalToolError(SHELL, `cannot run a check: ${err.message}`, hint));
     });
     child.on('exit', (code, signal) => {
       cleanup();

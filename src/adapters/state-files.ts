@@ -119,10 +119,7 @@ export async function readStateFile<S extends GenericSchema>(
  * 0009). Validated again on every use. A one-shot command keeps nothing.
  */
 interface Remembered {
-  ino: number;
-  size: number;
-  mtimeMs: number;
-  ctimeMs: number;
+  stat: Stats;
   text: string;
   /** What the canonical reader returned (kept only for the form sow writes). */
   data: unknown;
@@ -148,10 +145,10 @@ export function forgetParsedStateFiles(): void {
 }
 
 /** The task index's settling time: a file younger than this may still change without its stat showing it. */
-export const STATE_SETTLE_MS = 2_000;
+const STATE_SETTLE_MS = 2_000;
 
-const sameStat = (r: Remembered, st: Stats) =>
-  r.ino === st.ino && r.size === st.size && r.mtimeMs === st.mtimeMs && r.ctimeMs === st.ctimeMs;
+const sameStat = ({ stat }: Remembered, st: Stats) =>
+  stat.ino === st.ino && stat.size === st.size && stat.mtimeMs === st.mtimeMs && stat.ctimeMs === st.ctimeMs;
 
 /** The state file as last parsed, when unchanged since (validated again); else undefined: read it. */
 export function rememberedStateFile<S extends GenericSchema>(
@@ -199,16 +196,7 @@ async function readRemembered<S extends GenericSchema>(
       ? plainCopy(parsed.data)
       : undefined;
   const data = validateState(rel, schema, parsed.data);
-  if (kept !== undefined)
-    mem.files.set(abs, {
-      ino: before!.ino,
-      size: before!.size,
-      mtimeMs: before!.mtimeMs,
-      ctimeMs: before!.ctimeMs,
-      text,
-      data: kept,
-      validatedBy: schema,
-    });
+  if (kept !== undefined) mem.files.set(abs, { stat: before!, text, data: kept, validatedBy: schema });
   return { rel, text, data, handWritten: parsed.handWritten };
 }
 

@@ -1,9 +1,7 @@
 /**
  * The task index, `tasks.json` of the runtime folder: each task's summary beside the stat of the file it was read
- * from, taken only while inode, size, mtime and ctime all still match (statting 10,000 files costs ~40 ms, reading
- * them ~0.6 s). As in git's index, only settled files get an entry (an edit within the file system's timestamp
- * granularity cannot hide), keyed by the stat taken before the read (decision 0009). Its form is chosen for
- * parsing: flat arrays in id order, the times as lstat(2) gives them.
+ * from, taken only while inode, size, mtime and ctime all still match; only settled files get an entry (decision
+ * 0009). Flat arrays in id order, the times as lstat(2) gives them: the form is chosen for parsing.
  */
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -133,11 +131,7 @@ export function isFolder(root: string, rel: string): boolean {
 
 /** The entries a long-lived process (`sow mcp`) last had, by root: checked like the file's, not parsed again. */
 let kept: Map<string, Entry[]> | undefined;
-/**
- * A long-lived process's summaries: each decoded once from its entry (entries are kept as they are
- * while their file's stat matches), and the last whole list by workspace root, handed out again,
- * the very array, while every summary in it is. Frozen: many calls share them.
- */
+/** A long-lived process's summaries, each decoded once from its entry and frozen: many calls share them. */
 let decoded: WeakMap<Entry, TaskSummary> | undefined;
 /** The task files a long-lived process holds open, to check each with fstat(2) (Linux; adapters/held-files.ts). */
 let held: HeldFiles | undefined;
@@ -182,10 +176,7 @@ function summaryFrom(id: string, e: Entry): TaskSummary | undefined {
   return s;
 }
 
-/**
- * The list a long-lived process handed out last for `root`, when `list` holds the same summaries; else `list`. The
- * type stays mutable for the callers' sake; a kept list is frozen, so a change to it throws.
- */
+/** The list handed out last for `root` when `list` holds the same summaries (frozen: a change throws), else `list`. */
 function sameAsLast(root: string, list: TaskSummary[]): TaskSummary[] {
   if (!lastLists) return list;
   const last = lastLists.get(root);

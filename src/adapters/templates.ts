@@ -37,16 +37,16 @@ export function listTemplates(folder: string): string[] {
   return out;
 }
 
+const VARIABLE = /\{\{\s*([a-z_]+)\s*\}\}/g;
+
 /** `{{name}}` placeholders; an unknown placeholder is a template bug and fails loudly. */
 export function renderTemplate(template: string, vars: Readonly<Record<string, string>>): string {
-  return template.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (_m, key: string) => {
+  return template.replace(VARIABLE, (_m, key: string) => {
     const value = vars[key];
     if (value === undefined) throw new Error(`template placeholder {{${key}}} has no value`);
     return value;
   });
 }
-
-const VARIABLE = /\{\{\s*([a-z_]+)\s*\}\}/g;
 
 /** The names of the `{{name}}` placeholders a template uses, each once, in order. */
 export function templateVariables(template: string): string[] {

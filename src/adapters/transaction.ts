@@ -1,11 +1,11 @@
 /**
  * Writes that happen completely or not at all, whatever fails and whenever a process dies (decision 0016):
- * 1. Prepare: texts go to fsynced temp files, target folders are made and checked writable; anything that fails
- *    for lack of space or permission fails here, leaving nothing.
- * 2. Commit: one file is one rename; several are recorded in the runtime folder's `journal.json` (renames and
- *    removals only, with a checksum), whose rename is the commit point.
- * 3. Apply: renames need no space, so a committed change is finished by this command or, after a kill, by the
- *    next one replaying the journal under the lock (journal.ts).
+ * 1. Prepare: texts go to fsynced temp files, target folders are made and checked writable (no space, no permission
+ *    fails here, leaving nothing).
+ * 2. Commit: one file is one rename; several are recorded in the runtime folder's `journal.json`, whose rename is
+ *    the commit point.
+ * 3. Apply: renames need no space, so a committed change is finished by this command or, after a kill, by the next
+ *    one replaying the journal under the lock (journal.ts).
  * Logs are only appended to. Every path is confined to `.sow/` when prepared and again right before it is applied.
  */
 import {
@@ -106,8 +106,7 @@ export class Transaction {
 
   /** Removes a folder of the runtime folder (`agent-outputs`). */
   removeRuntimeTree(sub: string): this {
-    this.removals.push(`${RUNTIME_PREFIX}${sub}`);
-    return this;
+    return this.removeTree(`${RUNTIME_PREFIX}${sub}`);
   }
 
   commit(): void {
@@ -126,20 +125,14 @@ export class Transaction {
       return;
     }
     const body = this.prepare();
-    if (stepsOf(body) === 1 && body.removals.length === 0) {
-      try {
-        apply(this.root, body);
-      } catch (err) {
-        discard(this.root, body);
-        throw environmentError(err) ?? err;
-      }
-      return;
-    }
+    // One rename is its own commit; more are committed by the journal.
+    const journaled = stepsOf(body) > 1 || body.removals.length > 0;
     const path = journalPath(this.root);
     try {
-      writeFileAtomic(path, JSON.stringify({ ...body, checksum: checksum(body) }), {
-        tmpDir: ensureRuntimeDir(this.root, 'tmp'),
-      });
+      if (journaled) {
+        const tmpDir = ensureRuntimeDir(this.root, 'tmp');
+        writeFileAtomic(path, JSON.stringify({ ...body, checksum: checksum(body) }), { tmpDir });
+      }
     } catch (err) {
       discard(this.root, body);
       throw environmentError(err) ?? err;
@@ -148,8 +141,10 @@ export class Transaction {
     try {
       apply(this.root, body);
     } catch (err) {
-      throw environmentError(err, true) ?? err;
+      if (!journaled) discard(this.root, body);
+      throw environmentError(err, journaled) ?? err;
     }
+    if (!journaled) return;
     unlinkIfExists(path);
     fsyncDir(dirname(path));
   }
@@ -235,6 +230,14 @@ export class StaleChangeError extends Error {
   }
 }
 
+function textNow(root: string, rel: string): string | undefined {
+  try {
+    return readText(root, rel);
+  } catch {
+    return undefined;
+  }
+}
+
 export async function commitChange(root: string, change: ChangeSet): Promise<void> {
   if (Object.keys(change.write).length === 0 && change.log.length === 0) return;
   ensureRuntimeDir(root);
@@ -248,14 +251,6 @@ export async function commitChange(root: string, change: ChangeSet): Promise<voi
     for (const entry of change.log) tx.appendEntry(entry);
     tx.commit();
   });
-}
-
-function textNow(root: string, rel: string): string | undefined {
-  try {
-    return readText(root, rel);
-  } catch {
-    return undefined;
-  }
 }
 
 /** Temp files go to the runtime folder's `tmp/`, or `.sow/.tmp/` when that is on another file system (no rename). */
@@ -352,10 +347,8 @@ export function clearLeftovers(root: string): void {
   }
   // Staged beside `.sow/` (another file system): its own files only, never the .gitignore, nor the kept removals.
   const area = sowArea(root);
-  for (const sub of ['.tmp/trash']) {
-    const dir = existingRealFolder(area, sub);
-    if (dir !== undefined) clearDir(dir, () => existingRealFolder(area, sub) === dir);
-  }
+  const trash = existingRealFolder(area, '.tmp/trash');
+  if (trash !== undefined) clearDir(trash, () => existingRealFolder(area, '.tmp/trash') === trash);
   const near = existingRealFolder(area, '.tmp');
   if (near !== undefined)
     for (const name of readdirSync(near))

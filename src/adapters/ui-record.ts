@@ -26,14 +26,10 @@ export function readUiRecord(root: string): UiRecord | undefined {
   try {
     const r = JSON.parse(text) as UiRecord;
     const portOk = Number.isInteger(r.port) && r.port > 0 && r.port <= 65535;
-    const tokensOk =
-      Array.isArray(r.tokens) &&
-      r.tokens.every(
-        (t) => t && typeof t.sha256 === 'string' && /^[0-9a-f]{64}$/.test(t.sha256) && typeof t.at === 'string',
-      );
-    return portOk && tokensOk
-      ? { port: r.port, tokens: r.tokens.map((t) => ({ sha256: t.sha256, at: t.at })) }
-      : undefined;
+    const tokenOk = (t: UiRecord['tokens'][number]) =>
+      t && typeof t.sha256 === 'string' && /^[0-9a-f]{64}$/.test(t.sha256) && typeof t.at === 'string';
+    if (!portOk || !Array.isArray(r.tokens) || !r.tokens.every(tokenOk)) return undefined;
+    return { port: r.port, tokens: r.tokens.map((t) => ({ sha256: t.sha256, at: t.at })) };
   } catch {
     return undefined;
   }

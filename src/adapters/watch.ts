@@ -29,30 +29,39 @@ const UNWATCHED = /^(worktrees|refs|\.tmp|\.runtime|\.backup)(\/|$)/;
 /** In the runtime folder, only the workers' folders are watched. */
 const RUNTIME_UNWATCHED = /^(?!agent-outputs(\/|$)|supervisors(\/|$))[^/]+/;
 
+/** `onChange` once per burst of calls, `ms` after the first; `stop` cancels what is pending for good. */
+function settled(onChange: () => void, ms: number): { changed: () => void; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  let closed = false;
+  return {
+    changed: () => {
+      if (timer || closed) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        if (!closed) onChange();
+      }, ms);
+    },
+    stop: () => {
+      closed = true;
+      if (timer) clearTimeout(timer);
+    },
+  };
+}
+
 /** Calls `onChange` after each burst of changes under `.sow/` and the runtime's workers' folders, until `close()`. */
 export function watchSow(
   root: string,
   onChange: () => void,
   opts: { settleMs?: number; pollMs?: number; poll?: boolean; runtime?: string } = {},
 ): Feed {
-  const settle = opts.settleMs ?? 100;
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  const changed = () => {
-    if (timer || closed) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (!closed) onChange();
-    }, settle);
-  };
+  const { changed, stop } = settled(onChange, opts.settleMs ?? 100);
   const trees = [watchTree(join(root, '.sow'), isShownChange, UNWATCHED, changed, opts)];
   if (opts.runtime !== undefined)
     trees.push(watchTree(opts.runtime, isShownRuntimeChange, RUNTIME_UNWATCHED, changed, opts));
   return {
     close() {
-      closed = true;
+      stop();
       for (const t of trees) t.close();
-      if (timer) clearTimeout(timer);
     },
   };
 }
@@ -104,28 +113,24 @@ function watchTree(
     for (const e of entries) if (e.isDirectory()) add(rel ? `${rel}/${e.name}` : e.name);
     return true;
   };
-  if (!opts.poll && add('')) {
-    return {
-      close() {
-        closed = true;
-        for (const w of watchers.values()) w.close();
-        watchers.clear();
-      },
-    };
+  let poll: NodeJS.Timeout | undefined;
+  if (opts.poll || !add('')) {
+    // No watching here: compare the stats of what a view shows, now and then.
+    let last = signature(dir, shown, unwatched);
+    poll = setInterval(() => {
+      const now = signature(dir, shown, unwatched);
+      if (now !== last) {
+        last = now;
+        changed();
+      }
+    }, opts.pollMs ?? 1_000);
   }
-  // No watching here: compare the stats of what a view shows, now and then.
-  let last = signature(dir, shown, unwatched);
-  const poll = setInterval(() => {
-    const now = signature(dir, shown, unwatched);
-    if (now !== last) {
-      last = now;
-      changed();
-    }
-  }, opts.pollMs ?? 1_000);
   return {
     close() {
       closed = true;
       clearInterval(poll);
+      for (const w of watchers.values()) w.close();
+      watchers.clear();
     },
   };
 }
@@ -135,7 +140,7 @@ function signature(dir: string, shown: (rel: string) => boolean, unwatched: RegE
   const parts: string[] = [];
   const walk = (abs: string, rel: string, depth: number) => {
     if (depth > 8) return;
-    let entries: import('node:fs').Dirent[];
+    let entries: Dirent[];
     try {
       entries = readdirSync(abs, { withFileTypes: true });
     } catch {
@@ -161,15 +166,7 @@ function signature(dir: string, shown: (rel: string) => boolean, unwatched: RegE
 
 /** Calls `onChange` after each burst of entries added, removed or renamed in these folders (missing ones skipped). */
 export function watchFolders(dirs: readonly string[], onChange: () => void, settleMs = 300): Feed {
-  let timer: NodeJS.Timeout | undefined;
-  let closed = false;
-  const changed = () => {
-    if (timer || closed) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      if (!closed) onChange();
-    }, settleMs);
-  };
+  const { changed, stop } = settled(onChange, settleMs);
   const watchers: FSWatcher[] = [];
   for (const dir of dirs) {
     try {
@@ -184,9 +181,8 @@ export function watchFolders(dirs: readonly string[], onChange: () => void, sett
   }
   return {
     close() {
-      closed = true;
+      stop();
       for (const w of watchers) w.close();
-      if (timer) clearTimeout(timer);
     },
   };
 }

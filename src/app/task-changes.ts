@@ -2,8 +2,9 @@
  * What a task's work changed, file by file, from git (whether or not its worker recorded the files): in its own
  * checkout against where its branch left the project branch, else in the project checkout against the base branch.
  */
-import { sowPath } from '../adapters/confine.js';
-import { diffAgainst, headOf, isFolder, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
+import { isRealFolder, sowPath } from '../adapters/confine.js';
+import { diffAgainst, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
+import { headCommit } from '../adapters/git.js';
 import { requireGenuineCheckout } from '../adapters/worker-checkouts.js';
 import { normalRelative } from '../domain/paths.js';
 import type { TaskState } from '../domain/schemas.js';
@@ -76,7 +77,7 @@ export async function taskChanges(ctx: AppContext, rawId: string): Promise<TaskC
     found = changesIn(root, commit, [], false, `refs/heads/${own.branch}`);
   } else {
     const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
-    const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headOf(root);
+    const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headCommit(root);
     // Only plain paths inside the repository reach git (a state file may name anything).
     const files = recorded.map(normalRelative).filter((f): f is string => f !== undefined);
     const base = commit ? { branch: baseBranch ?? null, commit } : null;
@@ -92,7 +93,7 @@ function workerPlace(root: string, task: TaskState): { rel: string; branch: stri
   const wt = task.worktree!;
   checkRecorded(root, task.id, wt);
   const folder = sowPath(root, wt.path);
-  return { rel: wt.path, branch: wt.branch, from: wt.from, ...(isFolder(folder) ? { folder } : {}) };
+  return { rel: wt.path, branch: wt.branch, from: wt.from, ...(isRealFolder(folder) ? { folder } : {}) };
 }
 
 /**

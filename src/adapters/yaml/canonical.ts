@@ -1,9 +1,8 @@
 /**
- * A fast reader for the YAML sow writes itself (emit.ts), so a state file changed by a pull is read without the
- * `yaml` package (≈350 ms for 1,000 tasks; DESIGN §7 allows 100 ms). It reads only what the emitter writes, spelt
- * as it spells it, and answers undefined for anything else (comments, other quoting or indentation, anchors, flow
- * collections, duplicate keys, deep nesting), so it returns exactly what `yaml` would or nothing, and what it reads
- * the emitter writes back byte for byte. canonical.test.ts checks both against `yaml`.
+ * A fast reader for the YAML sow writes itself (emit.ts), so a state file is read without the `yaml` package
+ * (decisions 0003, 0044). It reads only what the emitter writes, spelt as it spells it, and answers undefined for
+ * anything else, so it returns exactly what `yaml` would or nothing, and what it reads the emitter writes back byte
+ * for byte. canonical.test.ts checks both against `yaml`.
  */
 import { RESERVED_NAMES } from '../../domain/fields.js';
 import { isPlainString, quoteString } from './emit.js';
@@ -17,9 +16,7 @@ const NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:e[+-]?\d+)?$/;
 const NO = Symbol('not canonical');
 type Maybe<T> = T | typeof NO;
 
-function plainString(s: string): Maybe<string> {
-  return isPlainString(s) ? s : NO; // exactly the words the emitter writes bare
-}
+const plainString = (s: string): Maybe<string> => (isPlainString(s) ? s : NO);
 
 /** The end of the double-quoted string token that starts at `from` in `s`, or -1 when it is not closed. */
 function quotedEnd(s: string, from: number): number {

@@ -2,6 +2,7 @@
  * What sow holds of a YAML value, and when two are the same: both readers give plain data, with a bigint for an
  * integer beyond ±2^53, so `9999999999999999` reads and writes back as written.
  */
+import { isRecord } from './emit.js';
 
 /**
  * The plain data of what the `yaml` package made: exact bigints become numbers, `!!set` a list, `!!omap` a map,
@@ -42,9 +43,6 @@ function keyText(key: unknown): string {
 function defineKey(record: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
 }
-
-const isRecord = (x: unknown): x is Record<string, unknown> =>
-  typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
 
 /** Whether two values are the same data: NaN is NaN, a bigint its nearest number, key order and undefined aside. */
 export function sameData(a: unknown, b: unknown): boolean {

@@ -219,12 +219,11 @@ function refuseDuplicateKeys(yaml: YamlModule, doc: YamlDocument, lines: import(
       const seen = new Set<string>();
       for (const pair of map.items) {
         const key = yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-        if (!seen.has(key)) {
-          seen.add(key);
-          continue;
+        if (seen.has(key)) {
+          const at = yaml.isNode(pair.key) && pair.key.range ? lines.linePos(pair.key.range[0]) : undefined;
+          throw new YamlSyntaxError(`Map keys must be unique ('${key.slice(0, 40)}' appears twice)`, at?.line, at?.col);
         }
-        const at = yaml.isNode(pair.key) && pair.key.range ? lines.linePos(pair.key.range[0]) : undefined;
-        throw new YamlSyntaxError(`Map keys must be unique ('${key.slice(0, 40)}' appears twice)`, at?.line, at?.col);
+        seen.add(key);
       }
     },
   });
@@ -274,7 +273,7 @@ function holds(yaml: YamlModule, text: string, value: unknown): boolean {
 }
 
 function editThroughDocument(yaml: YamlModule, previous: string, value: unknown): string {
-  const doc = yaml.parseDocument(previous, { intAsBigInt: true, uniqueKeys: false, logLevel: 'error' });
+  const doc = yaml.parseDocument(previous, OPTIONS);
   syncNode(yaml, doc, doc.contents, value, (node) => (doc.contents = node as never));
   return doc.toString();
 }

@@ -58,11 +58,15 @@ export function emitScalar(value: unknown): string {
   }
 }
 
-const isMap = (x: unknown): x is Record<string, unknown> =>
+export const isRecord = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
 
+/** A list or map with something to write in it (a map's undefined values are not written). */
+export const hasEntries = (x: unknown): boolean =>
+  Array.isArray(x) ? x.length > 0 : isRecord(x) && Object.values(x).some((v) => v !== undefined);
+
 function emitNode(value: unknown, indent: string, out: string[]): void {
-  if (isMap(value)) {
+  if (isRecord(value)) {
     for (const [key, child] of Object.entries(value)) {
       if (child === undefined) continue;
       emitEntry(`${indent}${emitString(key)}:`, child, indent, out);
@@ -73,20 +77,15 @@ function emitNode(value: unknown, indent: string, out: string[]): void {
 }
 
 function emitEntry(head: string, child: unknown, indent: string, out: string[], inSeq = false): void {
-  if (isMap(child) && Object.values(child).some((v) => v !== undefined)) {
-    if (inSeq) {
-      // "- key: value" with the rest of the map aligned under the first key.
-      const sub: string[] = [];
-      emitNode(child, `${indent}  `, sub);
-      out.push(`${head} ${sub[0]!.slice(indent.length + 2)}`, ...sub.slice(1));
-    } else {
-      out.push(head);
-      emitNode(child, `${indent}  `, out);
-    }
-  } else if (Array.isArray(child) && child.length > 0) {
+  if (inSeq && isRecord(child) && hasEntries(child)) {
+    // "- key: value" with the rest of the map aligned under the first key.
+    const sub: string[] = [];
+    emitNode(child, `${indent}  `, sub);
+    out.push(`${head} ${sub[0]!.slice(indent.length + 2)}`, ...sub.slice(1));
+  } else if (hasEntries(child)) {
     out.push(head);
     emitNode(child, `${indent}  `, out);
-  } else if (isMap(child)) {
+  } else if (isRecord(child)) {
     out.push(`${head} {}`);
   } else if (Array.isArray(child)) {
     out.push(`${head} []`);

@@ -6,7 +6,7 @@
  */
 import type { Alias, CST, Document, Node, Pair, Scalar } from 'yaml';
 import { plainData, sameData } from './data.js';
-import { emitScalar, emitString, emitYaml, quoteString } from './emit.js';
+import { emitScalar, emitString, emitYaml, hasEntries, isRecord, quoteString } from './emit.js';
 import { Layout, Unspliceable, type Place } from './layout.js';
 
 type YamlModule = typeof import('yaml');
@@ -17,10 +17,6 @@ interface Edit {
   text: string;
 }
 
-const isRecord = (x: unknown): x is Record<string, unknown> =>
-  typeof x === 'object' && x !== null && !Array.isArray(x) && !(x instanceof Date);
-const hasEntries = (x: unknown): boolean =>
-  Array.isArray(x) ? x.length > 0 : isRecord(x) && Object.values(x).some((v) => v !== undefined);
 const YAML_TAG = 'tag:yaml.org,2002:';
 const SINGLE_QUOTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]*$/;
 
@@ -116,30 +112,21 @@ class Splicer {
       const value = pair.value as Node | null;
       if (value === null) {
         // `{x, y}`: a key without a value (null); a value now comes after it.
-        if (next[key] !== null)
-          this.edit(this.at.itemEnd(pair), this.at.itemEnd(pair), `: ${this.inline(next[key], undefined)}`);
+        if (next[key] !== null) this.insert(this.at.itemEnd(pair), `: ${this.inline(next[key])}`);
         return;
       }
       this.sync(value, old[key], next[key], this.at.placeOf(value, pair));
     });
     this.removeRuns(node.items, kept, flow);
     if (added.length) {
-      const entries = Object.fromEntries(added.map((k) => [k, next[k]]));
-      const last = node.items.length - 1;
+      const lastEnd = this.at.itemEnd(node.items[node.items.length - 1]!);
       if (flow) {
-        this.edit(
-          this.at.itemEnd(node.items[last]!),
-          this.at.itemEnd(node.items[last]!),
-          added.map((k) => `, ${emitString(k)}: ${this.inline(next[k], undefined)}`).join(''),
-        );
+        this.insert(lastEnd, added.map((k) => `, ${emitString(k)}: ${this.inline(next[k])}`).join(''));
       } else {
-        this.insertLines(
-          this.at.restOfLine(this.at.itemEnd(node.items[last]!)),
-          emitYaml(
-            entries,
-            ' '.repeat(this.at.column(this.at.keyStart(this.at.slotOf(node.items[0]!)!.item, node.items[0]))),
-          ),
-        );
+        const first = node.items[0]!;
+        const column = this.at.column(this.at.keyStart(this.at.slotOf(first)!.item, first));
+        const entries = Object.fromEntries(added.map((k) => [k, next[k]]));
+        this.insertLines(this.at.restOfLine(lastEnd), emitYaml(entries, ' '.repeat(column)));
       }
     }
   }
@@ -173,32 +160,19 @@ class Splicer {
     if (insert.length === 0) return;
     const after = front + paired - 1; // the item the new ones follow (-1: they come first)
     if (flow) {
-      if (after >= 0)
-        this.edit(
-          this.at.itemEnd(items[after]!),
-          this.at.itemEnd(items[after]!),
-          insert.map((v) => `, ${this.inline(v, undefined)}`).join(''),
-        );
-      else
-        this.edit(
-          this.at.itemStart(items[0]!),
-          this.at.itemStart(items[0]!),
-          insert.map((v) => `${this.inline(v, undefined)}, `).join(''),
-        );
+      const texts = insert.map((v) => this.inline(v));
+      if (after >= 0) this.insert(this.at.itemEnd(items[after]!), texts.map((t) => `, ${t}`).join(''));
+      else this.insert(this.at.itemStart(items[0]!), texts.map((t) => `${t}, `).join(''));
       return;
     }
     // New items line up under the first `-` (which may stand after another one: `- - a`).
     const dash = this.at.itemStart(items[0]!);
-    const text = emitYaml(insert, ' '.repeat(this.at.column(dash)));
+    const column = this.at.column(dash);
+    const text = emitYaml(insert, ' '.repeat(column));
     if (after >= 0) this.insertLines(this.at.restOfLine(this.at.itemEnd(items[after]!)), text);
-    else if (this.at.firstOnLine(dash))
-      this.edit(this.at.lineStart(dash), this.at.lineStart(dash), text.replaceAll('\n', this.at.nl));
-    else
-      this.edit(
-        dash,
-        dash,
-        text.slice(this.at.column(dash)).replaceAll('\n', this.at.nl) + ' '.repeat(this.at.column(dash)),
-      ); // `- - a`: `- - new` then `  - a`
+    else if (this.at.firstOnLine(dash)) this.insert(this.at.lineStart(dash), text.replaceAll('\n', this.at.nl));
+    // `- - a`: `- - new` then `  - a`
+    else this.insert(dash, text.slice(column).replaceAll('\n', this.at.nl) + ' '.repeat(column));
   }
 
   /** Whether an item keeps its text as it is (an alias: only if its anchor keeps its value too). */
@@ -238,7 +212,7 @@ class Splicer {
       if (at !== this.src.length) throw new Unspliceable();
       lines = this.at.nl + lines.slice(0, -this.at.nl.length); // the file ends without a newline; so does the new text
     }
-    this.edit(at, at, lines);
+    this.insert(at, lines);
   }
 
   private replace(node: Node, next: unknown, place: Place, flowLike = false): void {
@@ -297,7 +271,7 @@ class Splicer {
   }
 
   /** `value` on one line: a scalar (in the quoting `was` used, where it can), `{}`/`[]`, or a flow collection. */
-  private inline(value: unknown, was: Node | undefined, place?: Place): string {
+  private inline(value: unknown, was?: Node, place?: Place): string {
     if (typeof value === 'string') {
       const type = was && this.yaml.isScalar(was) ? (was as Scalar).type : undefined;
       if (type === 'QUOTE_DOUBLE') return quoteString(value);
@@ -306,13 +280,10 @@ class Splicer {
         return this.blockScalar(was as Scalar, value, place);
       return emitString(value);
     }
-    if (Array.isArray(value))
-      return value.length ? `[${value.map((v) => this.inline(v, undefined)).join(', ')}]` : '[]';
+    if (Array.isArray(value)) return value.length ? `[${value.map((v) => this.inline(v)).join(', ')}]` : '[]';
     if (isRecord(value)) {
       const entries = Object.entries(value).filter(([, v]) => v !== undefined);
-      return entries.length
-        ? `{${entries.map(([k, v]) => `${emitString(k)}: ${this.inline(v, undefined)}`).join(', ')}}`
-        : '{}';
+      return entries.length ? `{${entries.map(([k, v]) => `${emitString(k)}: ${this.inline(v)}`).join(', ')}}` : '{}';
     }
     return emitScalar(value);
   }
@@ -406,6 +377,10 @@ class Splicer {
 
   private edit(from: number, to: number, text: string): void {
     this.edits.push({ from, to, text });
+  }
+
+  private insert(at: number, text: string): void {
+    this.edit(at, at, text);
   }
 
   private apply(): string {
