@@ -1,8 +1,5 @@
-/**
- * `sow doctor [--fix]`: is this machine and this repository fit for sow? One finding per check, each saying how to fix
- * what it found. Without --fix nothing is written (no lock taken over, no journal finished). With --fix, what is safe
- * to fix is fixed and every check runs again, so the report shows the state after the fixes.
- */
+// `sow doctor [--fix]`: one finding per check, each saying how to fix it. Without --fix nothing is written; with it,
+// what is safe to fix is fixed and every check runs again, so the report shows the state after the fixes.
 import { SowError } from '../domain/errors.js';
 import { fileExists } from '../adapters/files.js';
 import type { AppContext } from './context.js';
