@@ -1,8 +1,5 @@
-/**
- * The `sow` executable: runs the command group's pack (else core.cjs) and the SDKs bundled apart through the code
- * cache (adapters/compile-cache.ts). It never fails a command: on any trouble with the cache, with source maps on
- * (only core.cjs has a map) or SOW_NO_COMPILE_CACHE, files load the ordinary way; without its pack, core.cjs runs.
- */
+// The `sow` executable: runs the group's pack (else core.cjs) and the bundled SDKs through the code cache. It never
+// fails a command: on cache trouble, source maps or SOW_NO_COMPILE_CACHE files load the ordinary way.
 import { existsSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { compileWithCache, sourceIdentity, type Crc32, type ModuleWrapper } from './adapters/compile-cache.js';
@@ -17,10 +14,8 @@ const words = process.argv.slice(2);
 // core.cjs lies beside this file, so its require resolves the same (createRequire would load the ESM loader).
 const requireCore = require;
 
-/**
- * Node's native CRC-32 (checks the cache's data), from the zlib binding: loading node:zlib costs some twenty modules
- * (8 M instructions). node:zlib's when the binding may not be asked or gets a known text wrong.
- */
+// Node's native CRC-32 from the zlib binding, since loading node:zlib costs some twenty modules; node:zlib's when the
+// binding may not be asked or gets a known text wrong.
 function nativeCrc32(): Crc32 | undefined {
   const crc32 = nodeBinding<{ crc32: (data: Uint8Array, value: number) => number }>('zlib')?.crc32;
   if (typeof crc32 === 'function' && crc32(Buffer.from('sow'), 0) === 0x85f29cec) return (data) => crc32(data, 0);
@@ -79,10 +74,8 @@ function runCli(): void {
   }
 }
 
-/**
- * `sow --version` (`-V`, with `--json` or `--no-color` beside it) is answered without loading the CLI, which cost
- * five times the printing; words and output are the CLI's (main.ts).
- */
+// `sow --version` (with `--json` or `--no-color`) is answered without loading the CLI, which cost five times the
+// printing; words and output are the CLI's (main.ts).
 if (
   words.some((w) => w === '--version' || w === '-V') &&
   words.every((w) => ['--version', '-V', '--json', '--no-color'].includes(w))

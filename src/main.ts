@@ -116,10 +116,8 @@ function commandNamed(program: Command, argv: readonly string[]): { cmd: Command
 const visible = (cmd: Command) =>
   cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
 
-/**
- * Commander's refusals, said as sow says its own: the word it stumbled on (with its near miss),
- * and a hint that names what the command does take.
- */
+// Commander's refusals, said as sow says its own: the word it stumbled on (with its near miss), and a hint that names
+// what the command does take.
 function fromCommander(err: CommanderError, program: Command, argv: readonly string[]): SowError | undefined {
   if (err.code === 'commander.helpDisplayed' || err.code === 'commander.version') return undefined;
   // `sow help <command>` asked for the help it got.

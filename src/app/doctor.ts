@@ -1,9 +1,6 @@
-/**
- * `sow doctor [--fix]`: is this machine and this repository fit for sow? One finding per check, each saying how to fix
- * what it found. Without --fix nothing is written (no lock taken over, no journal finished). With --fix, what is safe
- * to fix is fixed and every check runs again, so the report shows the state after the fixes.
- */
-import { SowError } from '../domain/errors.js';
+// `sow doctor [--fix]`: one finding per check, each saying how to fix it. Without --fix nothing is written; with it,
+// what is safe to fix is fixed and every check runs again, so the report shows the state after the fixes.
+import { errorClass, SowError } from '../domain/errors.js';
 import { fileExists } from '../adapters/files.js';
 import type { AppContext } from './context.js';
 import { VERSION_FILE } from './project-files.js';
@@ -109,18 +106,13 @@ export async function doctor(app: AppContext, opts: { fix: boolean }): Promise<D
 }
 
 /** Some check failed: exit 1, every check in the details (and, without --json, on stdout first). */
-export class DoctorFoundProblemsError extends SowError {
-  constructor(report: DoctorReport) {
-    const fixable = report.fixable;
-    const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
-    super(
-      'DOCTOR_FOUND_PROBLEMS',
-      'failed',
-      `${failed.length} check(s) failed: ${failed.join(', ')}`,
-      fixable.length && !report.fix
-        ? `run 'sow doctor --fix' to fix ${fixable.join(', ')}; each other FAIL line says how to fix it`
-        : 'each FAIL line says how to fix it',
-      { checks: report.checks },
-    );
-  }
-}
+export class DoctorFoundProblemsError extends errorClass('DOCTOR_FOUND_PROBLEMS', 'failed', (report: DoctorReport) => {
+  const failed = report.checks.filter((c) => c.status === 'fail').map((c) => c.id);
+  return [
+    `${failed.length} check(s) failed: ${failed.join(', ')}`,
+    report.fixable.length && !report.fix
+      ? `run 'sow doctor --fix' to fix ${report.fixable.join(', ')}; each other FAIL line says how to fix it`
+      : 'each FAIL line says how to fix it',
+    { checks: report.checks },
+  ];
+}) {}

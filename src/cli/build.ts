@@ -36,10 +36,8 @@ export const definitionOf = (cmd: Command): CommandDef | undefined => DEFINITION
 /** Commands that run until they are stopped: what they must say, they say first. */
 const SERVERS = new Set(['mcp', 'ui']);
 
-/**
- * Warns of an invalid configuration file, so no command runs without the settings (a budget) people think hold;
- * not from the config commands, nor when the command's own error is that file's.
- */
+// Warns of an invalid configuration file, so no command runs without the settings people think hold; not from the
+// config commands, nor when the command's own error is that file's.
 async function warnOfConfig(def: CommandDef, app: AppContext, err?: unknown): Promise<void> {
   if (def.name.startsWith('config ') || def.name === 'doctor') return;
   const { configProblems } = await import('../app/config-health.js');
@@ -105,10 +103,8 @@ export function addCommand(parent: Command, def: CommandDef, word: string, front
   return cmd;
 }
 
-/**
- * Adds a group and its commands (a command named as the group is the group: `sow advance`). With `only`, just the
- * commands that begin with that word: commander's tree for a large group costs a read ~4 M instructions.
- */
+// Adds a group and its commands (a command named as the group is the group). With `only`, just the commands that begin
+// with that word: commander's tree for a large group costs a read ~4 M instructions.
 export async function addGroup(program: Command, group: GroupDef, front: Front = {}, only?: string): Promise<void> {
   const defs = await group.load();
   if (defs.length === 1 && defs[0]!.name === group.name) {

@@ -1,7 +1,5 @@
-/**
- * Colour on a terminal only (not piped, not with NO_COLOR, TERM=dumb or --no-color), chosen by the word it paints;
- * the word is always printed, so output reads the same in monochrome.
- */
+// Colour on a terminal only (not piped, NO_COLOR, TERM=dumb or --no-color), chosen by the word it paints; the word is
+// always printed, so output reads the same in monochrome.
 
 import { stdout } from './stdio.js';
 

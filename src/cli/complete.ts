@@ -1,7 +1,5 @@
-/**
- * Shell completion, read from the command tree itself so it never goes stale; live values come from the project.
- * The shell scripts only pass the line's words to `sow __complete` and offer what it prints.
- */
+// Shell completion, read from the command tree itself so it never goes stale; live values come from the project. The
+// shell scripts only pass the line's words to `sow __complete` and offer what it prints.
 import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
 import { shown } from '../domain/display.js';

@@ -1,7 +1,5 @@
-/**
- * The lifecycle, where a project stands on it, and the task graph, as text, mermaid or graphviz dot. Every format
- * reads without colour (states and statuses are words or symbols); `paint` may add colour on top.
- */
+// The lifecycle, a project's place on it and the task graph, as text, mermaid or dot. Every format reads without colour
+// (states and statuses are words or symbols); `paint` may add colour on top.
 import {
   topologicalOrder,
   type LifecycleGraph,

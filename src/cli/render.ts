@@ -1,7 +1,5 @@
-/**
- * How results look on a terminal. Every value from a file goes through shown(), so a line break or an escape
- * sequence in it is shown escaped and cannot forge a line.
- */
+// How results look on a terminal. Every value from a file goes through shown(), so a line break or an escape sequence
+// in it is shown escaped and cannot forge a line.
 import { guardSentence, type TransitionOption } from '../domain/lifecycle.js';
 import { withdrawalSentence } from '../domain/approvals.js';
 import {
@@ -72,10 +70,8 @@ export function formatTaskList(tasks: readonly TaskRowShown[], opts: GroupOption
   return formatTaskGroups(tasks, { ...opts, paint });
 }
 
-/**
- * A task list off a terminal, where an agent pays for every token: a heading per status, `010 Name (after 005)`
- * without the default role, `blocked` on an open dependency; with `finishedAsIds` finished tasks are bare ids.
- */
+// A task list off a terminal, where an agent pays for every token: a heading per status, no default role, `blocked` on
+// an open dependency; with `finishedAsIds` finished tasks are bare ids.
 export function formatTaskGroups(tasks: readonly TaskRowShown[], opts: GroupOptions = {}): string {
   const paint = opts.paint ?? plain;
   const groups = new Map<TaskStatus, TaskRowShown[]>(TASK_STATUSES.map((s) => [s, []]));

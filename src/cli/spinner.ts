@@ -1,7 +1,5 @@
-/**
- * A one-line spinner on stderr for work over a second, cleared when it ends; only on a terminal (not under CI or
- * TERM=dumb), so logs and pipes never see it.
- */
+// A one-line spinner on stderr for work over a second, cleared when it ends; only on a terminal (not CI or TERM=dumb),
+// so logs and pipes never see it.
 
 import { shown as escaped } from '../domain/display.js';
 import { colourEnabled } from './colour.js';

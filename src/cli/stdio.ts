@@ -1,8 +1,5 @@
-/**
- * stdout and stderr without making process.stdout/stderr where not needed (on a pipe the stream costs ~15 M
- * instructions): a pipe, a file or /dev/null gets write(2); a terminal, a refused write and every write after the
- * stream was made go through the stream, so errors read as before and output keeps its order.
- */
+// write(2) to a pipe or file without making process.stdout/stderr (~15 M instructions); a terminal, a refused write and
+// every write after the stream exists go through the stream, so errors read as before and output keeps its order.
 import { fstatSync, statSync, writeSync } from 'node:fs';
 
 type Name = 'stdout' | 'stderr';

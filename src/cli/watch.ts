@@ -1,7 +1,5 @@
-/**
- * `--watch`: a view again on each change of the workspace until Ctrl-C; redrawn at a terminal, appended when piped,
- * a JSON document per line with `--json`. A view that fails shows its error and the watch goes on.
- */
+// `--watch`: the view again on each change until Ctrl-C; redrawn at a terminal, appended when piped, a JSON document
+// per line with `--json`. A view that fails shows its error and the watch goes on.
 import { errorEnvelope, SowError } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
 import type { CommandContext, CommandResult } from '../model/def.js';

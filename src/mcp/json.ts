@@ -1,8 +1,5 @@
-/**
- * What a JSON-RPC line says about itself, read from its bytes: each message's `id` as written (JSON.parse turns
- * `1e308` or a 64-bit id into another number, and JSON-RPC wants it back unchanged), and which of `method`, `result`,
- * `error` it has. A line too long to keep is scanned as it streams by, so its refusal still names its id.
- */
+// A JSON-RPC line's `id` as written (JSON.parse changes `1e308` or a 64-bit id, and JSON-RPC wants it back unchanged)
+// and which of `method`, `result`, `error` it has; a line too long to keep is scanned as it streams, to name its id.
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -44,10 +41,8 @@ function keyOf(text: string): Key {
   }
 }
 
-/**
- * Reads one line's bytes, in pieces, keeping only member names it looks for and ids' text. On bytes that are not
- * JSON it learns less, never more (an id it reports is a whole string or number token).
- */
+// Reads one line's bytes in pieces, keeping only the member names it looks for and ids' text. On bytes that are not
+// JSON it learns less, never more (an id it reports is a whole string or number token).
 export class MessageScanner {
   /** By index: the line's object at 0, or the objects of a batch; other values have no entry. */
   readonly messages = new Map<number, Scanned>();

@@ -1,7 +1,5 @@
-/**
- * `sow mcp`: the tools of tools.ts over stdio (stdout carries the protocol only). The SDK's low-level Server, not
- * McpServer, so every refusal is the CLI's --json error envelope; stdin is read by transport.ts.
- */
+// `sow mcp`: the tools of tools.ts over stdio (stdout carries the protocol only). The SDK's low-level Server, so every
+// refusal is the CLI's --json error envelope; stdin is read by transport.ts.
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -42,10 +40,8 @@ export function asSowError(err: unknown): SowError {
   );
 }
 
-/**
- * The data as JSON text (the CLI's --json `data`) and as `structuredContent`, which must be an object (a list goes
- * under the tool's `listKey`); read back from the text so both hold the same values.
- */
+// The data as JSON text and as `structuredContent`, which must be an object (a list goes under `listKey`); read back
+// from the text so both hold the same values.
 function resultOf(data: unknown, listKey?: string): CallToolResult {
   const text = toJson(data ?? null);
   const value: unknown = JSON.parse(text);
@@ -93,10 +89,8 @@ const shownPath = (path: readonly (string | number | symbol)[]): string => {
   return text.length > 80 ? `…${text.slice(-80)}` : text;
 };
 
-/**
- * Params the SDK would refuse, refused first as invalid params (the SDK answers -32603 with zod's dump), and any
- * `__proto__` member, which the SDK's schemas drop silently (in a tool's arguments the tool refuses it).
- */
+// Params the SDK would refuse are refused first as invalid params (the SDK answers -32603 with zod's dump), and any
+// `__proto__` member, which the SDK's schemas drop silently.
 export const checkMessage: MessageCheck = (message) => {
   const params = message.params;
   const args = message.method === 'tools/call' && isObject(params) ? params['arguments'] : undefined;
@@ -117,10 +111,8 @@ export const checkMessage: MessageCheck = (message) => {
   return `invalid params for ${message.method}: ${said.join('; ')}${more}`;
 };
 
-/**
- * Serves the workspace `cwd` (default: the current folder) the tools of the commands that declare an MCP exposure,
- * until the client closes stdin (or the connection); then resolves once every call has been answered.
- */
+// Serves the tools of the commands that declare an MCP exposure until the client closes stdin (or the connection);
+// then resolves once every call has been answered.
 export async function serveMcp(opts: {
   cwd?: string;
   version: string;

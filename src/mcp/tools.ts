@@ -1,7 +1,5 @@
-/**
- * The tools of `sow mcp`, derived from the commands that declare an MCP exposure: a call checks each value with the
- * command line's own parser, runs the command and answers its --json `data`. `action` picks among several commands.
- */
+// The tools of `sow mcp`, from the commands that declare an MCP exposure: a call checks each value with the command
+// line's own parser, runs the command and answers its --json `data`. `action` picks among several commands.
 import { processContext } from '../app/context.js';
 import type { CommandContext, CommandDef, CommandInput } from '../model/def.js';
 import { UsageError } from '../domain/errors.js';

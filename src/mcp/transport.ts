@@ -1,9 +1,5 @@
-/**
- * The stdio transport of `sow mcp`, one JSON-RPC 2.0 message a line. It replaces the SDK's, which drops what its
- * schema refuses without a word (the client waits for ever) and exits on a long line: here every request with an id
- * is answered, with the specification's error code, and the next line is read as if nothing had happened.
- * Each request reaches the SDK under an id of our own (1, 2, 3, …); its answer leaves with the client's id text.
- */
+// Our own stdio transport: the SDK's drops what its schema refuses without a word and exits on a long line; here every
+// request with an id is answered with the spec's error code. Requests reach the SDK under our own ids (1, 2, 3, …).
 import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -346,10 +342,8 @@ export class LineTransport implements Transport {
     this.deliver(m);
   }
 
-  /**
-   * A batch: MCP dropped them and the SDK reads none, so none of it is run. Each request with an id gets an error
-   * with that id, the elements that are not messages one error with id null, notifications nothing.
-   */
+  // A batch: MCP dropped them and the SDK reads none, so none is run. Each request with an id gets an error with that
+  // id, the elements that are not messages one error with id null, notifications nothing.
   private batch(items: unknown[], scanner: MessageScanner): void {
     if (items.length === 0) {
       this.reply('null', INVALID_REQUEST, 'invalid request: an empty batch');

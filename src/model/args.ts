@@ -1,7 +1,5 @@
-/**
- * Flag and argument values, checked before a command reads anything: a mistake is a line that cannot be parsed
- * (exit 2), said before any other refusal.
- */
+// Flag and argument values, checked before a command reads anything: a mistake is a line that cannot be parsed
+// (exit 2), said before any other refusal.
 import { notOneOf, UsageError } from '../domain/errors.js';
 import { quoted } from '../domain/display.js';
 import { durationSeconds } from '../domain/ownership.js';

@@ -1,7 +1,5 @@
-/**
- * One command, described once: the commander tree, the MCP tools and completion are built from it. Types only: a
- * definition costs nothing to load until its group is asked for.
- */
+// One command, described once: the commander tree, the MCP tools and completion are built from it. Types only, so a
+// definition costs nothing to load until its group is asked for.
 import type { AppContext } from '../app/context.js';
 import type { CandidateSource, CommandResult } from '../domain/type-commands.js';
 

@@ -1,7 +1,5 @@
-/**
- * The actions of `sow ui`: a closed list, each a fixed sequence of sow commands whose values come from the page's
- * body, checked here and by the command. Nothing the page sends becomes a command line (decisions 0055, 0064).
- */
+// The actions of `sow ui`: a closed list of fixed sow command sequences whose values come from the page's body, checked
+// here and by the command. Nothing the page sends becomes a command line (decisions 0055, 0064).
 import { ROLES } from '../domain/agents.js';
 import { TASK_STATUSES } from '../domain/schemas.js';
 

@@ -1,7 +1,5 @@
-/**
- * The one page `sow ui` serves: HTML, CSS and script, no file loaded. Views by fragment (`#/`, `#/p/<checkout>`,
- * `#/t/<checkout>/<id>`), drawn from `/api/view` and patched on each change. Text goes in only as text nodes.
- */
+// The one page `sow ui` serves: HTML, CSS and script, no file loaded; views by fragment, drawn from `/api/view` and
+// patched on each change. Text goes in only as text nodes.
 import { BOARD } from './page/board.js';
 import { DIFF } from './page/diff.js';
 import { DOM } from './page/dom.js';

@@ -1,9 +1,6 @@
-/**
- * `sow ui`: a local HTTP server (127.0.0.1) whose views and actions are sow commands, so the page cannot disagree
- * with the CLI. Safe by default: a random token on every request (else 403), `Host` and `Origin` must be this
- * server's (no DNS rebinding, no cross-site request), actions only by POST with the token in a header, no file
- * served: documents come only through sow's confined reads.
- */
+// `sow ui`: a local HTTP server whose views and actions are sow commands. Trust: a random token on every request (else
+// 403), `Host` and `Origin` must be this server's (no DNS rebinding or cross-site request), actions only by POST with
+// the token in a header, no file served: documents come only through sow's confined reads.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { CommandContext, CommandDef } from '../model/def.js';

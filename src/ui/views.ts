@@ -1,7 +1,5 @@
-/**
- * The views of `sow ui`: fixed lists of read-only sow commands whose `--json` data the page draws; parameters reach
- * them as typed values, and a bad one comes back as that command's error. `then` reads more after the first answers.
- */
+// The views of `sow ui`: fixed lists of read-only sow commands whose `--json` data the page draws; a bad parameter
+// comes back as that command's error. `then` reads more after the first answers.
 import { call, type Call } from './actions.js';
 
 export interface View {

@@ -76,10 +76,8 @@ export function invocationShape(args: readonly string[]): { path: string[]; flag
   return { path, flags: [...new Set(flags)] };
 }
 
-/**
- * What to look up in a CLI's help: for each subcommand path sow runs (spawn, resume), the flags it passes there with
- * this configuration (the user's custom_args left out: they are the user's).
- */
+// For each subcommand path sow runs (spawn, resume), the flags it passes with this configuration, to look up in the
+// CLI's help (the user's custom_args left out: they are the user's).
 export function helpChecks(
   executor: ExecutorModule,
   config: ExecutorConfig,

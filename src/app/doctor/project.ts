@@ -91,10 +91,8 @@ async function tasksCheck(ctx: Context): Promise<Verdict | undefined> {
   );
 }
 
-/**
- * Whether the guard of the project's current state holds: a state set by hand fails, naming the guard and the state to
- * go back to.
- */
+// Whether the guard of the project's current state holds: a state set by hand fails, naming the guard and the state to
+// go back to.
 function stateCheck(ctx: Context): Verdict | undefined {
   // Judged only on files sow could read: an unreadable project or task is its own check's finding.
   if (!ctx.project || !ctx.taskStates) return undefined;
@@ -117,10 +115,8 @@ async function repoConfigCheck(app: AppContext): Promise<Verdict | undefined> {
   return ok(r.lines.map((l) => l.text).join('; '));
 }
 
-/**
- * Whether the declared checks may run on this machine (a clone's checks are not, until the person allowed them). No
- * checks, or a configuration repo-config already reports as invalid: no finding.
- */
+// Whether the declared checks may run here (a clone's are not, until the person allowed them). No checks, or a
+// configuration repo-config already reports as invalid: no finding.
 async function checksAllowedCheck(root: string, env: AppContext['env']): Promise<Verdict | undefined> {
   let declared;
   try {

@@ -70,10 +70,8 @@ function gitignoreCheck(root: string): Verdict {
   return ok("git ignores sow's runtime files, backups and worktrees");
 }
 
-/**
- * Whether git merges `.sow/` with sow's driver: the attribute (committed) names it, the repository's git config says
- * what it runs, and that command is found.
- */
+// Whether git merges `.sow/` with sow's driver: the committed attribute names it, git config says what it runs, and
+// that command is found.
 function mergeDriverCheck(app: AppContext, root: string): Verdict {
   const attribute = git(root, ['check-attr', 'merge', '--', '.sow/project/state.yaml']).split(': ').at(-1)?.trim();
   const command = configuredDriver(root);
@@ -156,10 +154,8 @@ function lockCheck(root: string): Verdict {
   );
 }
 
-/**
- * Runtime folders in the work tree (`.sow/.runtime/`, `.sow/.backup/`): left by an older sow, or brought by the
- * repository. sow reads nothing there; what was worth keeping moved to git's folder.
- */
+// `.sow/.runtime/`, `.sow/.backup/` in the work tree: left by an older sow or brought by the repository. sow reads
+// nothing there; what was worth keeping moved to git's folder.
 function legacyRuntimeCheck(root: string): Verdict {
   const found = legacyRuntimeFolders(root);
   if (!found.length) return ok(`sow's runtime files are in ${shownRuntime(root)}, where no commit can put any`);

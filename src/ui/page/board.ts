@@ -1,7 +1,5 @@
-/**
- * The board: a column per status, a card per task. Dragging a card (or its Move button) is `task set … status`,
- * starting a worker is `agent spawn --detach`; a refusal is shown on the card.
- */
+// The board: a column per status, a card per task. Dragging a card (or Move) is `task set … status`, starting a worker
+// is `agent spawn --detach`; a refusal is shown on the card.
 export const BOARD = String.raw`
 const STATUSES = ['pending', 'in_progress', 'needs_review', 'paused', 'failed', 'completed', 'abandoned'];
 const words = (st) => st.replace('_', ' ');

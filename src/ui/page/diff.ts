@@ -1,7 +1,5 @@
-/**
- * A task's diffs, a table per file with light highlighting (as text nodes) and a comment button per line that adds
- * to the review's feedback. `parsePatch` and `tokens` are pure, checked in Node by diff.test.ts.
- */
+// A task's diffs, a table per file with light highlighting and a comment button per line that adds to the review's
+// feedback. `parsePatch` and `tokens` are pure, checked in Node by diff.test.ts.
 export const DIFF = String.raw`
 /** A file's patch \u2192 its hunks, each line with its kind (add, del, ctx) and its numbers on the old and new side. */
 function parsePatch(patch) {
@@ -70,10 +68,8 @@ const STATUS_WORD = {
   added: 'added', modified: 'changed', deleted: 'deleted', renamed: 'renamed', copied: 'copied',
   'type changed': 'type changed' };
 
-/**
- * What the task changed, per file. comments: the review's line comments (a Map of key \u2192 { file,
- * line, side, code, text }); editing: the key of the line whose comment box is open.
- */
+// What the task changed, per file. comments: the review's line comments by key; editing: the key of the line whose
+// comment box is open.
 function drawChanges(ch, review) {
   if (!ch.files.length) return el('p', { class: 'muted', id: 'changes-none' }, 'No change to a file yet.');
   return el('div', { id: 'changes' }, ch.files.map((f) => drawFile(f, review)));

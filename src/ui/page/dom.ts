@@ -1,8 +1,5 @@
-/**
- * The page's script, part one. A redraw builds the view with `el` and patches the page to it (`morph`), keeping
- * elements matched by key, id or place, so scroll, focus, typed text and open details survive. Handlers live on the
- * elements' `__on`, called by one listener per event type. Text goes in only as text nodes, never as markup.
- */
+// A redraw builds the view with `el` and patches the page to it (`morph`), keeping elements matched by key, id or place
+// so scroll, focus and typed text survive. Handlers live on `__on`; text goes in only as text nodes, never as markup.
 export const DOM = String.raw`
 "use strict";
 const token = new URLSearchParams(location.search).get('token') || '';
@@ -12,10 +9,8 @@ const S = {
   btn: new Map(), ui: new Map(), docs: new Map(), cardRefusals: new Map() };
 const uiState = (key, init) => { if (!S.ui.has(key)) S.ui.set(key, init()); return S.ui.get(key); };
 
-/**
- * An element: attrs are attributes, except class, key (data-key), value (the first value of a field) and
- * on<event> (a handler).
- */
+// An element: attrs are attributes, except class, key (data-key), value (the first value of a field) and on<event>
+// (a handler).
 function el(tag, attrs, ...kids) {
   const e = tag === 'svg' || tag === 'path' || tag === 'defs' || tag === 'marker'
     ? document.createElementNS('http://www.w3.org/2000/svg', tag) : document.createElement(tag);

@@ -1,8 +1,5 @@
-/**
- * The page's own small markdown, safe by construction: `mdParse` makes a tree of a closed set of tags and `mdNodes`
- * builds it with createElement and text nodes (never innerHTML; raw HTML stays text). Links open http(s) only;
- * images are never loaded. Pure, so markdown.test.ts checks it in Node.
- */
+// The page's own small markdown, safe by construction: a closed set of tags built with createElement and text nodes
+// (never innerHTML; raw HTML stays text). Links open http(s) only; images are never loaded.
 export const MARKDOWN = String.raw`
 /** Text \u2192 blocks. Headings move down two levels: a document sits under the page's own headings. */
 function mdParse(text) {

@@ -168,10 +168,8 @@ function evidenceIn(d, checks, phase, co) {
   });
 }
 
-/**
- * The lifecycle as a graph: a row per state in the order a project lives them, the transitions under it (met or
- * blocked out of the current state), arrows in a left gutter, one lane each, drawn once the rows are laid out.
- */
+// The lifecycle as a graph: a row per state in the order a project lives them, the transitions under it, arrows in a
+// left gutter, one lane each, drawn once the rows are laid out.
 function drawLifecycle(g, s, history) {
   const out = new Map(g.states.map((st) => [st.name, []]));
   for (const t of g.transitions) if (out.has(t.from)) out.get(t.from).push(t.to);

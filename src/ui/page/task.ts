@@ -1,7 +1,5 @@
-/**
- * A task's page, where it is reviewed: its diff with line comments, description, log, workers' runs; on a task that
- * needs review, Accept (completed through its checks) and Request changes (feedback, worker resumed).
- */
+// A task's page, where it is reviewed: diff with line comments, description, log, workers' runs; on a task that needs
+// review, Accept (completed through its checks) and Request changes (feedback, worker resumed).
 export const TASK = String.raw`
 const MARKS = { session: '\u25e6', message: '\u203a', tool_call: '\u25cf', finished: '\u2713', error: '\u2717',
   usage: '$', text: ' ', exit: '\u25a0', agent_plan: '\u2610' };
