@@ -22,10 +22,7 @@ export const complete = (phase: string): ActionRef<'completePhase'> => ({ type: 
 /** Leaves a phase, for the next one if there is one. */
 export const leave = (phase: string, next?: string) => [complete(phase), ...(next ? [start(next)] : [])];
 
-/**
- * project_init, fired by `project new` only. A state, guard or action misspelt in a type's transitions does not
- * compile.
- */
+/** project_init, fired by `project new` only; a misspelt state, guard or action in a transition fails to compile. */
 export const init = <S extends string, G extends string = never>(
   to: S,
   phase: string,

@@ -1,7 +1,5 @@
-/**
- * breakdown: split a large feature into work units (a task each, with an approved spec and its dependencies) after an
- * approved discovery document; `sow breakdown publish` makes each an issue or a file.
- */
+// breakdown: split a large feature into work units (a task each, with an approved spec and its dependencies) after an
+// approved discovery document; `sow breakdown publish` makes each an issue or a file.
 import {
   ai,
   archiveEntry,

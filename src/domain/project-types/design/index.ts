@@ -1,7 +1,5 @@
-/**
- * design: write design documents (a task each) with the human; completing keeps the approved ones in the repository's
- * knowledge (`.sow/knowledge/adrs/`, `designs/`, or the folders `knowledge.places` names).
- */
+// design: write design documents (a task each) with the human; completing keeps the approved ones in the repository's
+// knowledge (`.sow/knowledge/adrs/`, `designs/`, or the folders `knowledge.places` names).
 import {
   archiveEntry,
   baseName,
@@ -51,10 +49,8 @@ const DEFAULT_PLACE = 'designs';
 const placeOf = (config: RepoConfig, type: string) =>
   config.knowledge?.places?.[type] ?? DEFAULT_PLACES[type] ?? DEFAULT_PLACE;
 
-/**
- * What keeps the documents from being approved: completed tasks without a document, documents not approved. Undefined
- * when the tasks' states were not read.
- */
+// What keeps the documents from being approved: completed tasks without a document, documents not approved. Undefined
+// when the tasks' states were not read.
 function missingDocuments(
   view: ProjectView,
 ): { undocumented: string[]; unapproved: { label: string; command: string }[] } | undefined {

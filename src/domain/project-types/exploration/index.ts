@@ -1,7 +1,5 @@
-/**
- * exploration: research a topic with the human, a task per topic; completing keeps the approved summaries in
- * `.sow/knowledge/explorations/<name>/`.
- */
+// exploration: research a topic with the human, a task per topic; completing keeps the approved summaries in
+// `.sow/knowledge/explorations/<name>/`.
 import {
   archiveEntry,
   baseName,

@@ -1,7 +1,5 @@
-/**
- * iterative: spec 002's format. Discover (a brief) → plan (work phases R1…Rn) → execute (fresh workers iterate each
- * phase until confirmed and verified) → verify (a review that may reopen phases) → deliver → archive.
- */
+// iterative: spec 002's format. Discover (a brief) → plan (work phases R1…Rn) → execute (fresh workers iterate each
+// phase until confirmed and verified) → verify (a review that may reopen phases) → deliver → archive.
 import { ai, archiveEntry, doc, ended, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import { approvedOutput, phaseOf, withPhase } from '../../phases.js';
