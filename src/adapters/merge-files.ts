@@ -1,7 +1,5 @@
-/**
- * The files of `sow merge-driver`: git's temp files (%O %A %B), in the folder it runs the driver in (a name leading
- * elsewhere or to a link is refused; %A opened without following a link), and its conflict records for `sow doctor`.
- */
+// The files of `sow merge-driver`: git's temp files (%O %A %B), in the folder it runs the driver in (a name leading
+// elsewhere or to a link is refused; %A opened without following a link), and its conflict records for `sow doctor`.
 import { createHash } from 'node:crypto';
 import { closeSync, constants, lstatSync, openSync, readdirSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';

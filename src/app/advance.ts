@@ -31,10 +31,7 @@ function projectDocuments(root: string): string[] {
   return listFiles(root, PROJECT_DIR).filter((rel) => !/^(state\.yaml|log\.md|phases\/|evidence\/)/.test(rel));
 }
 
-/**
- * Copies the plan's documents (never over a file there) and adds its entry to the knowledge index, in the same
- * transaction.
- */
+/** Copies the plan's documents (never over a file there) and adds its knowledge-index entry, in one transaction. */
 async function archiveInto(root: string, tx: Transaction, plan: ArchivePlan | undefined): Promise<void> {
   if (!plan) return;
   const placed = new Set<string>();

@@ -1,7 +1,4 @@
-/**
- * input/output add|set|remove|list for phases and tasks. A path may name a file not written yet; approving needs the
- * file.
- */
+// input/output add|set|remove|list for phases and tasks: a path may name a file not written yet, but not to approve.
 import type { AppContext } from './context.js';
 import {
   artifactAt,
@@ -73,10 +70,8 @@ const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undef
 const fileOf = (slot: ArtifactSlot, artifact: Artifact) =>
   repositoryPathOf(artifact.path, typeOf(slot, artifact)?.root ?? 'project');
 
-/**
- * Warns about a file not written yet; refuses to approve one, or one still holding its template's placeholders: an
- * approval vouches for what is in it.
- */
+// Warns about a file not written yet; refuses to approve one, or one still holding its template's placeholders: an
+// approval vouches for what is in it.
 function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): void {
   const file = fileOf(slot, artifact);
   if (uow.docExists(file)) {
@@ -100,10 +95,8 @@ function checkChanged(
   for (const artifact of after) if (!before.includes(artifact)) typeOf(slot, artifact)?.check?.(artifact, project);
 }
 
-/**
- * The artifact stamped with its file's content as this command leaves it (a rendered document as rendered); unstamped
- * when not approved. An approval counts only while the file keeps that content.
- */
+// The artifact stamped with its file's content as this command leaves it (a rendered document as rendered); unstamped
+// when not approved. An approval counts only while the file keeps that content.
 function stamped(
   uow: UnitOfWork,
   type: ProjectType,
@@ -159,9 +152,7 @@ export async function addArtifact(
   });
 }
 
-/**
- * Feedback on a task in one transaction: the next `feedback/<nnn>.md` written with `text`, recorded as a pending input.
- */
+/** Feedback on a task: the next `feedback/<nnn>.md` written with `text`, recorded as a pending input. */
 export async function addFeedback(
   ctx: AppContext,
   taskId: string,
@@ -231,10 +222,8 @@ export async function listArtifacts(
 const readerOwner = (reader: Reader, owner: ArtifactHolder, direction: Direction) =>
   resolveOwner(reader.type, reader.project, (id) => reader.task(id), owner, direction);
 
-/**
- * `input|output show`: the text of an artifact's file, named by its owner and index, never by a path from outside, and
- * read through the confined read every document goes through (inside the repository, no link out, at most 8 MB).
- */
+// `input|output show`: the text of an artifact's file, named by its owner and index, never by a path from outside, and
+// read through the confined read every document goes through (inside the repository, no link out, at most 8 MB).
 export async function showArtifact(
   ctx: AppContext,
   owner: ArtifactHolder,

@@ -1,7 +1,5 @@
-/**
- * Renewing a claim on the claims remote, never under the lock: pushed after the write that found the lease half run
- * out, then recorded by a second write only if the state still records the renewed commit, else given back (0079).
- */
+// Renewing a claim on the claims remote, never under the lock: pushed after the write that found the lease half run
+// out, then recorded by a second write only if the state still records the renewed commit, else given back (0079).
 import type { Owner } from '../domain/schemas.js';
 import { shown } from '../domain/display.js';
 import { remoteLeaseFrom } from '../domain/ownership.js';

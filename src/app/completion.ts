@@ -1,7 +1,4 @@
-/**
- * The live values shell completion offers (`sow __complete`); each reads only what it needs, and never warns about the
- * branch.
- */
+// The live values `sow __complete` offers; each reads only what it needs and never warns about the branch.
 import { guardSentence, listTransitions } from '../domain/lifecycle.js';
 import { selectPhase } from '../domain/phases.js';
 import type { ProjectType } from '../domain/project-type.js';

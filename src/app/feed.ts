@@ -1,7 +1,5 @@
-/**
- * The change feed a watching view follows: one callback per burst of changes in this checkout, or with `all` in every
- * checkout with a project, those that come later included.
- */
+// The change feed a watching view follows: one callback per burst of changes in this checkout, or with `all` in every
+// checkout with a project, those that come later included.
 import { join } from 'node:path';
 import { findRepoRoot, findWorkspaceRoot, ownGitDir } from '../adapters/repo.js';
 import { ensureRuntimeDir } from '../adapters/runtime.js';

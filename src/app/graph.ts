@@ -7,10 +7,7 @@ import { withCheckStatuses } from './checks.js';
 import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 
-/**
- * The lifecycle of `typeName`, or the project's own with its current state and guards judged now; the default type's
- * where there is no project.
- */
+/** `typeName`'s lifecycle, else the project's with its state and guards judged now, else the default type's. */
 export async function lifecycleOf(ctx: AppContext, typeName?: string): Promise<LifecycleGraph> {
   if (typeName !== undefined) return lifecycleGraph(await projectType(typeName));
   try {

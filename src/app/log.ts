@@ -1,7 +1,5 @@
-/**
- * `sow log`: an entry (front matter and a markdown body) appended to the task's or the project's log.md. With a task,
- * every file becomes a `modified` output of it, once, named from the repository root: outputs are tracked by logging.
- */
+// `sow log`: an entry (front matter and a markdown body) appended to the task's or the project's log.md. With a task,
+// every file becomes a `modified` output of it, once, named from the repository root: outputs are tracked by logging.
 import type { AppContext } from './context.js';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';

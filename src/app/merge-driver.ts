@@ -1,9 +1,6 @@
-/**
- * `sow merge-driver`: git calls it for every file under `.sow/` two branches both changed, with the three versions in
- * temp files (%O base, %A ours, %B theirs) and the path (%P); the merge goes into %A (docs/decisions/0058). The files
- * may be hostile: each is read as a regular file inside the folder git runs in, with state files' size limits and
- * guarded parser, and nothing in them is run. What the driver does not understand goes to `git merge-file`.
- */
+// `sow merge-driver` (decision 0058): git hands it the three versions of a `.sow/` file both branches changed (%O %A
+// %B, path %P) and takes the merge from %A. The files may be hostile: read as regular files inside git's folder, with
+// state-file size limits and the guarded parser, never run; what it does not understand goes to `git merge-file`.
 import { SowError } from '../domain/errors.js';
 import { quoted, shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';

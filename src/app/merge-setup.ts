@@ -1,7 +1,5 @@
-/**
- * Registering `sow merge-driver` with git (decision 0058): `.sow/.gitattributes` names the driver, the repository's
- * git config its command (git never takes one from a committed file).
- */
+// Registering `sow merge-driver` with git (decision 0058): `.sow/.gitattributes` names the driver, the repository's git
+// config its command (git never takes one from a committed file).
 import { readFileIfExists } from '../adapters/files.js';
 import { gitRun, val } from '../adapters/git.js';
 import type { Transaction } from '../adapters/transaction.js';

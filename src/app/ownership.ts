@@ -10,10 +10,8 @@ import { isFinished, summaryOf } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';
 import { ourClaim } from './remote-claims.js';
 
-/**
- * Whether the owner still works on the task. A worker on another host or pid namespace cannot be looked at: it counts
- * as alive (--force takes over), its pid never looked up. A claim lives until its lease runs out at `now`.
- */
+// Whether the owner still works on the task. A worker on another host or pid namespace cannot be looked at: it counts
+// as alive (--force takes over), its pid never looked up. A claim lives until its lease runs out at `now`.
 export function ownerLive(owner: Owner, now: string): boolean {
   if (owner.kind === 'claim') return owner.lease_until !== undefined && Date.parse(owner.lease_until) > Date.parse(now);
   if (owner.pid === undefined || owner.host === undefined) return false;
@@ -81,10 +79,8 @@ export async function requireExecuting(
   );
 }
 
-/**
- * Who holds the task, if not the actor: a live owner here, else a live claim on the remote (`seen`, read before the
- * change) that this checkout's state does not record as its own. The one rule for every change of a task.
- */
+// Who holds the task, if not the actor: a live owner here, else a live claim on the remote (`seen`, read before the
+// change) that this checkout's state does not record as its own. The one rule for every change of a task.
 export function heldBy(
   task: TaskState,
   actor: Actor,

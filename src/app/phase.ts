@@ -57,10 +57,8 @@ export async function setPhaseField(
   });
 }
 
-/**
- * `phase set tasks_approved <value>`: only in the state that asks for it, and true only with tasks; true records what
- * it covers, false drops that record.
- */
+// `phase set tasks_approved <value>`: only in the state that asks for it, and true only with tasks; true records what
+// it covers, false drops that record.
 async function approveTasks(
   uow: UnitOfWork,
   type: ProjectType,

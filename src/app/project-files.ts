@@ -1,8 +1,5 @@
-/**
- * The project's state files as the workspace reads them: paths, the layout version, the project and task files
- * validated as they load, summaries (through the stat-checked index), doctor's problems. A task's fields live only in
- * its own file, never in a copy.
- */
+// The project's state files as the workspace reads them (paths, layout version, validated project and task files,
+// summaries through the stat-checked index, doctor's problems); a task's fields live only in its own file.
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
@@ -272,10 +269,8 @@ function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
     );
 }
 
-/**
- * For `sow doctor`: every problem of the task files, read without the lock, journal or index write; `read` receives
- * each task read, in id order.
- */
+// For `sow doctor`: every problem of the task files, read without the lock, journal or index write; `read` receives
+// each task read, in id order.
 export async function taskFileProblems(
   root: string,
   type: ProjectType,

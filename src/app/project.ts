@@ -163,10 +163,8 @@ async function planNewProject(
   return { type, here, target };
 }
 
-/**
- * Without .sow/, `project new` initialises it first, once every refusal that needs none has had its say: a refused
- * `project new` leaves nothing behind. Returns the root it initialised, if it did.
- */
+// Without .sow/, `project new` initialises it first, once every refusal that needs none has had its say: a refused
+// `project new` leaves nothing behind. Returns the root it initialised, if it did.
 async function initialiseFor(cwd: string, opts: NewProjectOptions): Promise<string | undefined> {
   try {
     findWorkspaceRoot(cwd);

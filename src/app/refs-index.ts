@@ -1,9 +1,6 @@
-/**
- * The refs' indexes, read strictly, written, and told to agents: `.sow/refs/index.json` (committed: what the team uses)
- * and `index.local.json` (ignored: this machine's own). The committed one comes with the repository, so it is a claim:
- * it may name only https:// and ssh:// sources, never a folder here; a committed local index is refused; link names
- * are plain names; `.sow/refs/` is a real folder.
- */
+// The refs' indexes: `.sow/refs/index.json` (committed, the team's) and `index.local.json` (ignored, this machine's).
+// The committed one comes with the repository, so it is only a claim: https:// and ssh:// sources only, no committed
+// local index, plain link names, and `.sow/refs/` a real folder.
 import { existingRealFolder, normalRelative, repoArea } from '../adapters/confine.js';
 import { readFileIfExists } from '../adapters/files.js';
 import { isTracked } from '../adapters/git.js';

@@ -1,9 +1,5 @@
-/**
- * Shared references: what agents should read, from git repositories or folders, cloned once into the user's cache and
- * linked as `.sow/refs/<link>` (links ignored by git, rebuilt by `sow refs init`). This module adds, lists, links,
- * removes, checks and updates refs, each ref's path confined to its checkout inside the cache on every use; the
- * indexes are app/refs-index.ts.
- */
+// Shared references agents should read: git repositories or folders cloned once into the user's cache and linked as
+// `.sow/refs/<link>` (git-ignored, rebuilt by `refs init`); each ref's path is confined to its checkout on every use.
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { quoted } from '../domain/display.js';
 import { InvalidValueError, notOneOf, SowError, UsageError } from '../domain/errors.js';
@@ -111,10 +107,8 @@ const isInside = (base: string, target: string) => {
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 };
 
-/**
- * Where a ref's files are in the cache (`target`: the checkout, or the folder `path` inside it), confined each time:
- * the checkout to the cache, the path to the checkout, so a link that appeared since is refused (RefPathEscapeError).
- */
+// Where a ref's files are in the cache (`target`: the checkout, or the folder `path` inside it), confined each time:
+// the checkout to the cache, the path to the checkout, so a link that appeared since is refused (RefPathEscapeError).
 function placeOf(ref: RefEntry, env: CacheEnv) {
   const folder = sourceKind(ref.source) === 'folder';
   const kind: 'git' | 'copy' = folder && !isGitFolder(ref.source) ? 'copy' : 'git';

@@ -39,10 +39,8 @@ export async function claimsRemote(root: string, option?: string): Promise<Claim
   return name ? { name, from: 'config' } : undefined;
 }
 
-/**
- * Gives a task's claim back (deletes its ref if it still points at the claim's commit). A remote that refuses stops
- * the change (exit 5), unless `force`: then it is warned of, and the lease runs out.
- */
+// Gives a task's claim back (deletes its ref if it still points at the claim's commit). A remote that refuses stops the
+// change (exit 5), unless `force`: then it is warned of, and the lease runs out.
 export async function releaseRemoteClaim(
   root: string,
   task: string,
@@ -96,10 +94,8 @@ export async function remoteClaimsForReads(
 export const ourClaim = (task: { owner?: Owner | undefined }, remote: string): string | undefined =>
   task.owner?.remote === remote ? task.owner.remote_claim : undefined;
 
-/**
- * Claiming on the remote for one command: its claims read once (not reached: exit 5); `claim` returns the commit, or
- * undefined when held there or lost to a racer. A live claim is pushed over only when `ours`, or with `force`.
- */
+// Claiming on the remote for one command: its claims read once (not reached: exit 5); `claim` returns the commit, or
+// undefined when held there or lost to a racer. A live claim is pushed over only when `ours`, or with `force`.
 export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: string) {
   const name = remote.name;
   // A name that is no remote of the repository would reach git as a path or URL.

@@ -1,7 +1,5 @@
-/**
- * What a spawned worker says about itself (`sow agent log`, `sow agent report`), who it is read from the environment
- * sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
- */
+// What a spawned worker says about itself (`sow agent log`, `sow agent report`), who it is read from the environment
+// sow gave it (SOW_AGENT_ID, SOW_TASK_ID, SOW_AGENT).
 import type { AppContext } from './context.js';
 import { notOneOf, SowError, UsageError } from '../domain/errors.js';
 import { PROJECT_REPORT_STATUSES, type ProjectReportStatus, type TaskStatus } from '../domain/schemas.js';

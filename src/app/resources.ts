@@ -1,7 +1,4 @@
-/**
- * The project's files as `sow mcp` resources (`sow://project/<path>`): a file under .sow/project/ only, no `..`, no
- * link.
- */
+// The project's files as `sow mcp` resources (`sow://project/<path>`): under .sow/project/ only, no `..`, no link.
 import { SowError } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';
 import { listProjectFiles, MAX_LISTED, readProjectFile } from '../adapters/project-files.js';

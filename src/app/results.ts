@@ -36,10 +36,8 @@ export function artifactListData(artifacts: readonly Artifact[]): (Artifact & { 
   return artifacts.map((a, i) => ({ index: i, ...a }));
 }
 
-/**
- * A result without keys that say nothing (null, undefined, empty lists and objects), at every depth but inside lists
- * (an artifact's `exit_code: null` is said on purpose). An agent pays for every token it reads.
- */
+// A result without keys that say nothing (null, undefined, empty lists and objects), at every depth but inside lists
+// (an artifact's `exit_code: null` is said on purpose). An agent pays for every token it reads.
 export function withoutEmpty<T>(value: T): T {
   if (Array.isArray(value)) return value.map((v) => compactObject(v)) as T;
   return compactObject(value);

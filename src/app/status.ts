@@ -131,10 +131,8 @@ export function taskCounts(report: Pick<StatusReport, 'tasks'>, paint: (status: 
   return `${report.tasks.total} (${parts.join(', ')})`;
 }
 
-/**
- * The values of the prompt templates' variables ({{name}}, …) that this project knows; one line each, so a line
- * break in the project file cannot forge a line of the prompt.
- */
+// The values of the prompt templates' variables ({{name}}, …) that this project knows; one line each, so a line break
+// in the project file cannot forge a line of the prompt.
 export function promptVariables(type: ProjectType, view: ProjectView): Record<string, string> {
   const { project } = view;
   const vars: Record<string, string> = {
@@ -264,10 +262,8 @@ function taskStep(r: StatusReport, view: ProjectView): string | undefined {
   return undefined;
 }
 
-/**
- * The state card for the start of every session: where the project stands and the one next command, a few lines
- * whatever the files hold (the state's how-to is `renderContinue`).
- */
+// The state card for the start of every session: where the project stands and the one next command, a few lines
+// whatever the files hold (the state's how-to is `renderContinue`).
 export function renderCard(type: ProjectType, view: ProjectView, now: string, refs = 0): string {
   const r = statusOf(type, view, now);
   const def = type.states[r.state];

@@ -1,8 +1,5 @@
-/**
- * `task set` and `task abandon` for every caller (decision 0086): read → plan (domain/task-change.ts) → run a
- * completion's checks outside the lock → write with `commitChange`, which refuses when a file the plan read changed
- * (then read and plan again). Steps on the remote run outside the lock.
- */
+// `task set` and `task abandon` for every caller (decision 0086): read → plan (domain/task-change.ts) → checks outside
+// the lock → `commitChange`, which refuses when a file the plan read changed; steps on the remote run outside the lock.
 import type { AppContext } from './context.js';
 import { SowError } from '../domain/errors.js';
 import type { Actor } from '../domain/ownership.js';
@@ -43,10 +40,8 @@ export type SetTaskResult = Pick<TaskChangePlan, 'id' | 'field' | 'value' | 'tas
   checks?: CheckRun[];
 };
 
-/**
- * Sets a field of a task. A completion runs the task_complete checks first: a failure records its evidence, keeps the
- * status and throws CompletionChecksFailedError (exit 3); --force skips them, with evidence saying so.
- */
+// Sets a field of a task. A completion runs the task_complete checks first: a failure records its evidence, keeps the
+// status and throws CompletionChecksFailedError (exit 3); --force skips them, with evidence saying so.
 export function setTaskField(ctx: AppContext, rawId: string, field: string, raw: string, opts: SetTaskOptions = {}) {
   return changeTask(ctx, rawId, { field, raw }, opts);
 }
@@ -193,11 +188,8 @@ async function planAfterChecks(
   }
 }
 
-/**
- * The finished change: the plan with the checks' evidence, and the steps on the remote that wait for it. A completion
- * refused after its checks, or completed already, writes the evidence alone (a failed check also refuses a writer
- * that no longer owns the task).
- */
+// The plan with the checks' evidence and the remote steps waiting on it. A completion refused after its checks, or
+// already completed, writes the evidence alone (a failed check also refuses a writer that no longer owns the task).
 async function changeOf(
   view: TaskView,
   plan: TaskChangePlan | Error,
@@ -271,10 +263,8 @@ async function takeoverEntry(
   );
 }
 
-/**
- * The task's claim on the remote, asked before the lock (`claim` absent: none there). Undefined without a claims
- * remote, when a live owner here holds it (its writes wait for no network), or when the remote was not reached (said).
- */
+// The task's claim on the remote, asked before the lock (`claim` absent: none there). Undefined without a claims
+// remote, when a live owner here holds it (its writes wait for no network), or when the remote was not reached (said).
 async function claimSeen({ root, branch, file, now }: TaskView): Promise<ClaimSeen | undefined> {
   const remote = await claimsRemote(root);
   if (!remote) return undefined;

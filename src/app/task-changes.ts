@@ -1,7 +1,5 @@
-/**
- * What a task's work changed, file by file, from git (whether or not its worker recorded the files): in its own
- * checkout against where its branch left the project branch, else in the project checkout against the base branch.
- */
+// What a task's work changed, file by file, from git (whether or not its worker recorded the files): in its own
+// checkout against where its branch left the project branch, else in the project checkout against the base branch.
 import { isRealFolder, sowPath } from '../adapters/confine.js';
 import { diffAgainst, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapters/changes.js';
 import { headCommit } from '../adapters/git.js';
@@ -96,10 +94,8 @@ function workerPlace(root: string, task: TaskState): { rel: string; branch: stri
   return { rel: wt.path, branch: wt.branch, from: wt.from, ...(isRealFolder(folder) ? { folder } : {}) };
 }
 
-/**
- * The changes at `cwd` against `base` (of the working tree, or `tip`), outside .sow/, of the files `only` names if any;
- * with `untracked`, new files too, each whole.
- */
+// The changes at `cwd` against `base` (of the working tree, or `tip`), outside .sow/, of the files `only` names if any;
+// with `untracked`, new files too, each whole.
 function changesIn(
   cwd: string,
   base: string | undefined,

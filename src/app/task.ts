@@ -103,10 +103,8 @@ export interface ClaimOptions {
   remote?: string;
 }
 
-/**
- * Claims the first ready task under the lock, with a lease: two claimers never get the same task. With a claims
- * remote it is claimed there first (one push only the first claimer wins); a lost race moves on to the next task.
- */
+// Claims the first ready task under the lock, with a lease: two claimers never get the same task. With a claims remote
+// it is claimed there first (one push only the first claimer wins); a lost race moves on to the next task.
 export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
   let pushed: { root: string; remote: string; ref: string; sha: string } | undefined;
   try {
@@ -225,10 +223,8 @@ export async function listTasks(ctx: AppContext, status?: string): Promise<TaskR
   return rows.map((r) => (onRemote.has(r.id) ? { ...r, remote_claim: onRemote.get(r.id)! } : r));
 }
 
-/**
- * What a task changed: its tracked modified files as a diff against the base branch, the others whole (as git diff
- * shows a file added); undefined when there is nothing to show.
- */
+// What a task changed: its tracked modified files as a diff against the base branch, the others whole (as git diff
+// shows a file added); undefined when there is nothing to show.
 export function diffOfTask(reader: Reader, task: TaskState): string | undefined {
   const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
   const base = reader.project.base_branch;
@@ -274,10 +270,8 @@ const FEEDBACK_INLINE = 2000;
 /** The outputs of a dependency a brief names at most. */
 const OUTPUTS_SHOWN = 20;
 
-/**
- * What a worker starting on `id` needs besides its description: each dependency with where its outputs are (not
- * its evidence), and its pending feedback with the text. Read after a claim, so `task next --claim` is one call.
- */
+// What a worker starting on `id` needs besides its description: each dependency with where its outputs are (not its
+// evidence), and its pending feedback with the text. Read after a claim, so `task next --claim` is one call.
 export async function taskNeeds(ctx: AppContext, id: string): Promise<TaskNeeds> {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(id);

@@ -1,7 +1,5 @@
-/**
- * A project type's own commands, run through the workspace as every other command is (lock, one transaction, branch
- * check); a command of one type refuses a project of another first.
- */
+// A project type's own commands, run through the workspace as every other command is (lock, one transaction, branch
+// check); a command of one type refuses a project of another first.
 import type { AppContext } from './context.js';
 import type {
   GitHubPort,

@@ -1,7 +1,5 @@
-/**
- * An approval holds for what the person saw and nothing else: a document's records its content hash, the tasks' a
- * digest per task. Both are judged when read, never written back, so an edit by hand withdraws an approval too.
- */
+// An approval holds for what the person saw and nothing else: a document's records its content hash, the tasks' a
+// digest per task. Both are judged when read, never written back, so an edit by hand withdraws an approval too.
 import { createHash } from 'node:crypto';
 import { PROJECT_DIR, repositoryPathOf } from './artifacts.js';
 import { SowError } from './errors.js';
@@ -35,10 +33,8 @@ export function withdrawalSentence(w: Withdrawal): string {
   );
 }
 
-/**
- * A view in which a stamped approval counts only while its file has the content it was approved with, checked
- * lazily when a guard reads `approved`; `watch` tells which withdrawn approvals a guard read.
- */
+// A view in which a stamped approval counts only while its file has the content it was approved with, checked lazily
+// when a guard reads `approved`; `watch` tells which withdrawn approvals a guard read.
 export class JudgedView {
   readonly view: ProjectView;
   private reading?: Map<Artifact, Withdrawal>;

@@ -80,10 +80,8 @@ export function routeTo(
   return undefined;
 }
 
-/**
- * Fires `event`, or the first automatic event whose guard holds: runs its actions and appends to the history.
- * Throws TransitionBlockedError when no guard holds, InvalidEventError for an event the state does not have.
- */
+// Fires `event`, or the first automatic event whose guard holds: runs its actions and appends to the history. Throws
+// TransitionBlockedError when no guard holds, InvalidEventError for an event the state does not have.
 export function advance(
   type: ProjectType,
   view: ProjectView,
@@ -210,10 +208,8 @@ function unmetEntries(type: ProjectType, view: ProjectView, state: string): Unme
   return unmet;
 }
 
-/**
- * Whether a guard into the current state holds on the data now: sow enters a state only through one, so a state none
- * holds for was set by hand or its data changed since. Cheap: reads no file.
- */
+// Whether a guard into the current state holds on the data now: sow enters a state only through one, so a state none
+// holds for was set by hand or its data changed since. Cheap: reads no file.
 export function stateProblem(type: ProjectType, view: ProjectView): StateProblem | undefined {
   const state = view.project.statechart.current_state;
   const unmet = unmetEntries(type, view, state);

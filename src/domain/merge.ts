@@ -1,10 +1,5 @@
-/**
- * Three-way merges of sow's files by what they mean, for `sow merge-driver`. Pure: data and text in and out.
- * A state file merges field by field; a field both sides changed differently is a conflict (ours kept, reported),
- * unless its meaning decides: the later `updated_at`, the earlier `created_at`, the larger spawn count. Artifact
- * lists merge item by item (known by type and path); lists that only grow, logs and sets of names take what either
- * side added, once, in time order, and lose what one side removed and the other left alone.
- */
+// Pure three-way merges of sow's files by meaning, for `sow merge-driver`: a field both sides changed differently
+// is a conflict (ours kept) unless its meaning decides; artifacts merge by type and path, growing lists take both adds.
 
 /** A field both sides changed to different values. `undefined` stands for "not there" (removed, or never set). */
 export interface FieldConflict {

@@ -19,10 +19,8 @@ export interface GuardDef {
   readonly evidence?: { readonly moment: CheckMoment; readonly phase: string };
   /** The guard reads `view.taskStates` (the tasks' outputs or metadata), which the app then loads. */
   readonly readsTasks?: boolean;
-  /**
-   * What of the guard must still hold in the state it led to (default: the guard): a state whose every way in fails
-   * it was set by hand. For guards whose condition may rightly lapse afterwards.
-   */
+  // What of the guard must still hold in the state it led to (default: the guard): a state whose every way in fails it
+  // was set by hand. For guards whose condition may rightly lapse afterwards.
   readonly standing?: (view: ProjectView) => boolean;
   /** Approvals the guard reads that no longer count (the tasks changed since), to name what changed. */
   readonly withdrawals?: (view: ProjectView) => readonly Withdrawal[];

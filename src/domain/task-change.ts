@@ -1,7 +1,5 @@
-/**
- * A change of a task, decided once for every way in (`task set`, `task abandon`, MCP, the page, a worker's report):
- * the plan of what is written and which checks run first, or the refusal. Pure: the app writes exactly what it says.
- */
+// A change of a task, decided once for every way in (`task set`, `task abandon`, MCP, the page, a worker's report): the
+// plan of what is written and which checks run first, or the refusal. Pure: the app writes exactly what it says.
 import { findAgent } from './agents.js';
 import { coerceField, own, parseValue, resolveField, setAtPath } from './fields.js';
 import { isOwnedBy, NotOwnerError, renewLease, retiredIdentity, retireOwner, TaskHeldError } from './ownership.js';

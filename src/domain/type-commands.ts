@@ -1,7 +1,5 @@
-/**
- * A project type's own commands (`sow <group> …`), as data and a `run` function that the app runs through the same
- * lock, validation and transaction as every other command.
- */
+// A project type's own commands (`sow <group> …`), as data and a `run` function that the app runs through the same
+// lock, validation and transaction as every other command.
 import type { ProjectState, TaskState } from './schemas.js';
 
 /** Where completion finds the values of an argument or option that has no fixed list. */

@@ -2,7 +2,7 @@
 import { completePhase, phaseOf, startPhase } from '../phases.js';
 import type { ArtifactTypeDef } from '../artifacts.js';
 import type { ProjectState } from '../schemas.js';
-import type { ActionImpl, ActionRef, StateDef, TransitionDef } from '../project-type.js';
+import type { ActionImpl, ActionRef, ProjectType, StateDef, TransitionDef } from '../project-type.js';
 
 /** An artifact type whose files live under .sow/project/ (all but a task's `modified` files). */
 export const doc = (name: string, description: string, more: Partial<ArtifactTypeDef> = {}): ArtifactTypeDef => ({
@@ -22,10 +22,7 @@ export const complete = (phase: string): ActionRef<'completePhase'> => ({ type: 
 /** Leaves a phase, for the next one if there is one. */
 export const leave = (phase: string, next?: string) => [complete(phase), ...(next ? [start(next)] : [])];
 
-/**
- * project_init, fired by `project new` only. A state, guard or action misspelt in a type's transitions does not
- * compile.
- */
+/** project_init, fired by `project new` only; a misspelt state, guard or action in a transition fails to compile. */
 export const init = <S extends string, G extends string = never>(
   to: S,
   phase: string,
@@ -63,8 +60,23 @@ export const human = led('human');
 export const ai = led('ai');
 /** A state where the project ends: its folder is removed. */
 export const ended = (purpose: string): StateDef => ({ phase: null, lead: null, purpose, final: true });
-/** The state of a branch without a project: where every type starts, and where some end. */
-export const NO_PROJECT = ended('No project is active on this branch.');
+
+/** A type's transitions: between its states and NoProject, with its guards and actions or the phase actions. */
+export type Transitions<S, G, A = object> = TransitionDef<
+  (keyof S & string) | 'NoProject',
+  keyof G & string,
+  (keyof A & string) | keyof typeof phaseActions
+>[];
+
+/** Every type starts in NoProject (where some end) and has the phase actions besides its own. */
+export const defineType = (
+  def: Omit<ProjectType, 'initialState' | 'actions'> & { actions?: ProjectType['actions'] },
+): ProjectType => ({
+  ...def,
+  initialState: 'NoProject',
+  states: { NoProject: ended('No project is active on this branch.'), ...def.states },
+  actions: { ...phaseActions, ...def.actions },
+});
 
 /** Completed or abandoned. */
 export const finished = (status: string) => status === 'completed' || status === 'abandoned';

@@ -1,7 +1,5 @@
-/**
- * Evidence: what `sow check run` observed, as an output artifact. Whether a check holds now is judged from it and the
- * tree hash of the code outside .sow/: sow's own state changes nothing, changed code (committed or not) makes it stale.
- */
+// Evidence: what `sow check run` observed, as an output artifact. Whether a check holds now is judged from it and the
+// tree hash of the code outside .sow/: sow's own state changes nothing, changed code (committed or not) makes it stale.
 import type { ArtifactTypeDef } from '../artifacts.js';
 import type { Artifact } from '../schemas.js';
 import type { CheckStatus, GuardDef, ProjectType, ProjectView } from '../project-type.js';
@@ -19,10 +17,8 @@ export const evidenceType: ArtifactTypeDef = {
   recordedBy: 'sow check run',
 };
 
-/**
- * Adds `artifact` to a list, documents first and evidence last (newest last), so a check run never moves a document
- * people approve by its index. Returns the new list and where the artifact is.
- */
+// Adds `artifact` to a list, documents first and evidence last (newest last), so a check run never moves a document
+// people approve by its index. Returns the new list and where the artifact is.
 export function placeArtifact(list: readonly Artifact[], artifact: Artifact): { list: Artifact[]; index: number } {
   let index = list.length;
   if (artifact.type !== EVIDENCE) while (index > 0 && list[index - 1]!.type === EVIDENCE) index -= 1;
@@ -37,9 +33,7 @@ export const checkoutOf = (a: Artifact): string | undefined => {
   return typeof checkout === 'string' ? checkout : undefined;
 };
 
-/**
- * The newest evidence of each check (later runs are appended) recorded in `checkout` (undefined: the project checkout).
- */
+/** The newest evidence of each check recorded in `checkout` (undefined: the project checkout). */
 export function newestEvidence(artifacts: readonly Artifact[], checkout?: string): Map<string, Artifact> {
   const newest = new Map<string, Artifact>();
   for (const a of artifacts) {
@@ -49,10 +43,8 @@ export function newestEvidence(artifacts: readonly Artifact[], checkout?: string
   return newest;
 }
 
-/**
- * How each declared check stands in `checkout` (evidence of another checkout never counts): fresh-pass on this tree and
- * command, stale when either changed, failed, or missing.
- */
+// How each declared check stands in `checkout` (evidence of another checkout never counts): fresh-pass on this tree and
+// command, stale when either changed, failed, or missing.
 export function checkStatuses(
   declared: readonly { readonly name: string; readonly run: string }[],
   artifacts: readonly Artifact[],

@@ -1,10 +1,8 @@
 import { notOneOf } from '../errors.js';
 import type { ProjectType } from '../project-type.js';
 
-/**
- * The registry: adding a project type is one line here and one folder beside this file. Types load when first asked
- * for: evaluating all five cost every command several million instructions.
- */
+// The registry: adding a project type is one line here and one folder beside this file. Types load when first asked
+// for: evaluating all five cost every command several million instructions.
 const LOADERS: Readonly<Record<string, () => Promise<ProjectType>>> = {
   standard: async () => (await import('./standard/index.js')).standard,
   exploration: async () => (await import('./exploration/index.js')).exploration,

@@ -1,7 +1,5 @@
-/**
- * Review rounds: the reviews of the current round are those added since the reviewing phase last started; earlier
- * rounds stay as history, but cannot decide again.
- */
+// Review rounds: the reviews of the current round are those added since the reviewing phase last started; earlier
+// rounds stay as history, but cannot decide again.
 import type { ArtifactTypeDef } from '../artifacts.js';
 import { phaseOf, withPhase } from '../phases.js';
 import type { Artifact, ProjectState } from '../schemas.js';
@@ -60,10 +58,8 @@ export const reviewSays = (phase: string, assessment: 'pass' | 'fail'): GuardDef
   hint: ({ project }) => reviewHint(project, phase, assessment),
 });
 
-/**
- * A failed review sends the work back: the reviewing phase failed, `work` in progress for a new round, with this
- * round's reviews copied into its inputs.
- */
+// A failed review sends the work back: the reviewing phase failed, `work` in progress for a new round, with this
+// round's reviews copied into its inputs.
 export function reopenForRework(
   project: ProjectState,
   review: string,

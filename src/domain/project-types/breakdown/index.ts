@@ -1,23 +1,21 @@
-/**
- * breakdown: split a large feature into work units (a task each, with an approved spec and its dependencies) after an
- * approved discovery document; `sow breakdown publish` makes each an issue or a file.
- */
+// breakdown: split a large feature into work units (a task each, with an approved spec and its dependencies) after an
+// approved discovery document; `sow breakdown publish` makes each an issue or a file.
 import {
   ai,
   archiveEntry,
   baseName,
+  defineType,
   doc,
   ended,
   human,
   init,
   leave,
-  NO_PROJECT,
-  phaseActions,
   step,
+  type Transitions,
 } from '../common.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
 import { byId } from '../../tasks.js';
-import type { GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
+import type { GuardDef, ProjectType, StateDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 import { PUBLISHING, publishCommands, unitsDir } from './publish.js';
 import { list, placeOf, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
@@ -96,7 +94,6 @@ const guards = {
 } satisfies Record<string, GuardDef>;
 
 const states = {
-  NoProject: NO_PROJECT,
   Discovery: human(
     'discovery',
     'Understand the feature with the human and write it down; the human approves the discovery document.',
@@ -114,14 +111,14 @@ const states = {
   Completed: ended('The breakdown is complete; its discovery document and specs are in .sow/knowledge/breakdowns/.'),
 } satisfies Record<string, StateDef>;
 
-const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof phaseActions>[] = [
+const transitions: Transitions<typeof states, typeof guards> = [
   init('Discovery', 'discovery'),
   step('Discovery', 'discovery_approved', 'Active', 'discoveryApproved', leave('discovery', NAME)),
   step('Active', 'units_ready', PUBLISHING, 'unitsReady', leave(NAME, 'publishing')),
   step(PUBLISHING, 'units_published', 'Completed', 'unitsPublished', leave('publishing')),
 ];
 
-export const breakdown: ProjectType = {
+export const breakdown: ProjectType = defineType({
   name: NAME,
   description:
     'Split a large feature into work units with specs and dependencies, then publish them as GitHub issues or files',
@@ -133,11 +130,9 @@ export const breakdown: ProjectType = {
   ],
   taskInputs: [reference],
   taskOutputs: [workUnitSpec, evidence],
-  initialState: 'NoProject',
   states,
   transitions,
   guards,
-  actions: phaseActions,
   commands: publishCommands(NAME, () => breakdown),
   archive({ project, tasks }, now) {
     const dir = unitsDir(project.name);
@@ -162,4 +157,4 @@ export const breakdown: ProjectType = {
       },
     };
   },
-};
+});

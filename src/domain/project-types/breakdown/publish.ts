@@ -1,7 +1,5 @@
-/**
- * `sow breakdown publish`: each completed unit, in dependency order, becomes an issue or a file, recorded on its task
- * in a write of its own: a failure midway keeps what was published, and running it again publishes the rest.
- */
+// `sow breakdown publish`: each completed unit, in dependency order, becomes an issue or a file, recorded on its task
+// in a write of its own: a failure midway keeps what was published, and running it again publishes the rest.
 import { firstFreePath, PROJECT_DIR } from '../../artifacts.js';
 import { notOneOf, SowError } from '../../errors.js';
 import { routeTo } from '../../lifecycle.js';

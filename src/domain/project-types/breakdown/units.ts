@@ -1,7 +1,4 @@
-/**
- * The work units of a breakdown, purely: readiness, publishing order, where each went, and the text it is published
- * with.
- */
+// The work units of a breakdown, purely: readiness, publishing order, where each went, and its published text.
 import * as posix from 'node:path/posix';
 import type { Artifact, TaskState } from '../../schemas.js';
 import { compareIds, findCycle } from '../../tasks.js';
@@ -103,10 +100,8 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
   return problems;
 }
 
-/**
- * The completed units in publishing order: each after the units it depends on, ties by id. A cycle leaves its units
- * out, so call this on units without problems.
- */
+// The completed units in publishing order: each after the units it depends on, ties by id. A cycle leaves its units
+// out, so call this on units without problems.
 export function publishOrder(tasks: readonly TaskState[]): TaskState[] {
   const units = tasks.filter(done);
   const ids = new Set(units.map((t) => t.id));

@@ -1,27 +1,25 @@
-/**
- * design: write design documents (a task each) with the human; completing keeps the approved ones in the repository's
- * knowledge (`.sow/knowledge/adrs/`, `designs/`, or the folders `knowledge.places` names).
- */
+// design: write design documents (a task each) with the human; completing keeps the approved ones in the repository's
+// knowledge (`.sow/knowledge/adrs/`, `designs/`, or the folders `knowledge.places` names).
 import {
   archiveEntry,
   baseName,
+  defineType,
   doc,
   ended,
   finished,
   human,
   init,
   leave,
-  NO_PROJECT,
-  phaseActions,
   step,
   tagsOf,
   tasksDone,
+  type Transitions,
 } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact, ProjectState, TaskState } from '../../schemas.js';
 import type { RepoConfig } from '../../config-schemas.js';
 import { phaseOf } from '../../phases.js';
-import type { ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
+import type { ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 
 const PHASE = 'design';
@@ -51,10 +49,8 @@ const DEFAULT_PLACE = 'designs';
 const placeOf = (config: RepoConfig, type: string) =>
   config.knowledge?.places?.[type] ?? DEFAULT_PLACES[type] ?? DEFAULT_PLACE;
 
-/**
- * What keeps the documents from being approved: completed tasks without a document, documents not approved. Undefined
- * when the tasks' states were not read.
- */
+// What keeps the documents from being approved: completed tasks without a document, documents not approved. Undefined
+// when the tasks' states were not read.
 function missingDocuments(
   view: ProjectView,
 ): { undocumented: string[]; unapproved: { label: string; command: string }[] } | undefined {
@@ -123,7 +119,6 @@ const guards = {
 } satisfies Record<string, GuardDef>;
 
 const states = {
-  NoProject: NO_PROJECT,
   Active: human(PHASE, 'Write each document (a task each) with the human; the human approves each one.', {
     executesTasks: true,
   }),
@@ -134,7 +129,7 @@ const states = {
   Completed: ended('The design project is complete; its documents are in .sow/knowledge/.'),
 } satisfies Record<string, StateDef>;
 
-const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof phaseActions>[] = [
+const transitions: Transitions<typeof states, typeof guards> = [
   init('Active', PHASE),
   step('Active', 'documents_approved', 'Finalizing', 'documentsApproved', leave(PHASE, 'finalization')),
   // Checked again: a document changed since its approval is not kept unseen.
@@ -160,7 +155,7 @@ function archivePlan(project: ProjectState, tasks: readonly TaskState[], config:
   return { files, entry: { ...archiveEntry(PHASE, project, now), tags: tagsOf(project, PHASE), documents } };
 }
 
-export const design: ProjectType = {
+export const design: ProjectType = defineType({
   name: 'design',
   description:
     "Write design documents (ADRs, designs, specs) with the human; the approved ones become the repository's knowledge",
@@ -171,10 +166,8 @@ export const design: ProjectType = {
   ],
   taskInputs: [reference],
   taskOutputs: [...documentTypes, evidence],
-  initialState: 'NoProject',
   states,
   transitions,
   guards,
-  actions: phaseActions,
   archive: ({ project, tasks, config }, now) => archivePlan(project, tasks, config, now),
-};
+});

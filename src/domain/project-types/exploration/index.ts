@@ -1,24 +1,22 @@
-/**
- * exploration: research a topic with the human, a task per topic; completing keeps the approved summaries in
- * `.sow/knowledge/explorations/<name>/`.
- */
+// exploration: research a topic with the human, a task per topic; completing keeps the approved summaries in
+// `.sow/knowledge/explorations/<name>/`.
 import {
   archiveEntry,
   baseName,
+  defineType,
   doc,
   ended,
   finished,
-  leave,
   human,
   init,
-  NO_PROJECT,
-  phaseActions,
+  leave,
   step,
   tagsOf,
   tasksDone,
+  type Transitions,
 } from '../common.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
-import type { GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
+import type { GuardDef, ProjectType, StateDef } from '../../project-type.js';
 import { evidenceType as evidence } from '../evidence.js';
 
 const context = doc('context', 'A document that gives context (the question, earlier notes)');
@@ -67,7 +65,6 @@ const guards = {
 } satisfies Record<string, GuardDef>;
 
 const states = {
-  NoProject: NO_PROJECT,
   Active: human('exploration', 'Investigate each topic (a task each) with the human, writing the findings down.', {
     executesTasks: true,
   }),
@@ -79,7 +76,7 @@ const states = {
   Completed: ended('The exploration is complete; its summaries are in .sow/knowledge/explorations/.'),
 } satisfies Record<string, StateDef>;
 
-const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof phaseActions>[] = [
+const transitions: Transitions<typeof states, typeof guards> = [
   init('Active', 'exploration'),
   step('Active', 'topics_done', 'Summarizing', 'topicsDone'),
   step('Summarizing', 'summaries_approved', 'Finalizing', 'summariesApproved', leave('exploration', 'finalization')),
@@ -87,7 +84,7 @@ const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof
   step('Finalizing', 'exploration_complete', 'Completed', 'summariesApproved', leave('finalization')),
 ];
 
-export const exploration: ProjectType = {
+export const exploration: ProjectType = defineType({
   name: 'exploration',
   description: "Research a topic with the human; the approved summaries become the repository's knowledge",
   branchPrefix: 'explore/',
@@ -103,11 +100,9 @@ export const exploration: ProjectType = {
   ],
   taskInputs: [reference],
   taskOutputs: [findings, evidence],
-  initialState: 'NoProject',
   states,
   transitions,
   guards,
-  actions: phaseActions,
   archive({ project }, now) {
     const dir = `.sow/knowledge/explorations/${project.name}`;
     const summaries = phaseOf(project, 'exploration').outputs.filter((a) => a.type === 'summary' && a.approved);
@@ -116,4 +111,4 @@ export const exploration: ProjectType = {
       entry: { ...archiveEntry('exploration', project, now), tags: tagsOf(project, 'exploration'), path: dir },
     };
   },
-};
+});

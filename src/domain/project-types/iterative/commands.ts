@@ -1,7 +1,4 @@
-/**
- * `sow iter …`: the work phases change through these commands only; plan.md and progress.md are written, never read
- * back.
- */
+// `sow iter …`: the only way work phases change; plan.md and progress.md are written, never read back.
 import { UsageError } from '../../errors.js';
 import type { TypeCommandContext, TypeCommandDef, TypeCommandGroup, TypeSession } from '../../type-commands.js';
 import {

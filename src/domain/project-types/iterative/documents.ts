@@ -17,10 +17,7 @@ export const GUARDRAILS_HEADER = '# Guardrails\n\nRead before starting any itera
 
 const title = (p: ProjectState) => p.description || p.name;
 
-/**
- * The templates' placeholders: a document is unfinished while it holds one verbatim, so braces a person writes never
- * count.
- */
+/** A document is unfinished while it holds one of these verbatim, so braces a person writes never count. */
 export const BRIEF_PLACEHOLDERS = {
   domain: '{research|writing|analysis|planning|software}',
   outcome: '{What the user wants to achieve}',

@@ -1,7 +1,5 @@
-/**
- * The project as the iterative-work format's `state.json` (`sow iter export`), kept by the archive too so the export
- * still answers once the project's folder is gone.
- */
+// The project as the iterative-work format's `state.json` (`sow iter export`), kept by the archive too so the export
+// still answers once the project's folder is gone.
 import { quoted } from '../../display.js';
 import { SowError } from '../../errors.js';
 import type { ProjectState } from '../../schemas.js';
@@ -92,10 +90,8 @@ export const exportState: TypeCommandDef = {
   },
 };
 
-/**
- * The state.json archived for a project named `name`, else the newest this branch completed. The committed index is
- * only a claim: only a file it lists in its own folder of the archive is read, and it must be a JSON object.
- */
+// The state.json archived for a project named `name`, else the newest this branch completed. The committed index is
+// only a claim: only a file it lists in its own folder of the archive is read, and it must be a JSON object.
 async function archivedState(ctx: TypeCommandContext, name: string | undefined): Promise<Record<string, unknown>> {
   const k = await ctx.knowledge();
   const archived = k.entries.filter(

@@ -1,14 +1,12 @@
-/**
- * iterative: spec 002's format. Discover (a brief) → plan (work phases R1…Rn) → execute (fresh workers iterate each
- * phase until confirmed and verified) → verify (a review that may reopen phases) → deliver → archive.
- */
-import { ai, archiveEntry, doc, ended, human, init, leave, NO_PROJECT, phaseActions, step } from '../common.js';
+// iterative: spec 002's format. Discover (a brief) → plan (work phases R1…Rn) → execute (fresh workers iterate each
+// phase until confirmed and verified) → verify (a review that may reopen phases) → deliver → archive.
+import { ai, archiveEntry, defineType, doc, ended, human, init, leave, step, type Transitions } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import { approvedOutput, phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview, reopenForRework, reviewHint, reviewSays, reviewType } from '../reviews.js';
-import type { ActionImpl, GuardDef, ProjectType, StateDef, TransitionDef } from '../../project-type.js';
+import type { ActionImpl, GuardDef, ProjectType, StateDef } from '../../project-type.js';
 import { iterCommands } from './commands.js';
 import { ARCHIVE_ROOT, ARCHIVED_STATE, exportedState } from './export.js';
 import {
@@ -140,7 +138,6 @@ const guards = {
 } satisfies Record<string, GuardDef>;
 
 const states = {
-  NoProject: NO_PROJECT,
   DiscoverActive: human(
     'discover',
     'Gather the requirements with the human into brief.md: the outcome needed, when it is done, the constraints.',
@@ -169,7 +166,6 @@ const states = {
 } satisfies Record<string, StateDef>;
 
 const actions = {
-  ...phaseActions,
   /** verify_fail: the named phases go back to work; the execute phase starts a new round. */
   reopenPhases: (project, _params, now) => {
     const next = reopenForRework(project, 'verify', EXECUTE, now);
@@ -177,7 +173,7 @@ const actions = {
   },
 } satisfies Record<string, ActionImpl>;
 
-const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
+const transitions: Transitions<typeof states, typeof guards, typeof actions> = [
   init('DiscoverActive', 'discover'),
   step('DiscoverActive', 'brief_approved', 'PlanActive', 'briefApproved', leave('discover', 'plan')),
   step('PlanActive', 'plan_approved', 'ExecuteActive', 'planReady', leave('plan', EXECUTE)),
@@ -187,7 +183,7 @@ const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof
   step('DeliverActive', 'delivered', 'Complete', 'outputsWritten', leave('deliver')),
 ];
 
-export const iterative: ProjectType = {
+export const iterative: ProjectType = defineType({
   name: 'iterative',
   description:
     'Iterative work: a brief, a plan of phases R1…Rn, fresh-context iterations with confirm and verify gates, delivery',
@@ -220,7 +216,6 @@ export const iterative: ProjectType = {
   ],
   taskInputs: [reference],
   taskOutputs: [modified, evidence],
-  initialState: 'NoProject',
   states,
   transitions,
   guards,
@@ -300,4 +295,4 @@ export const iterative: ProjectType = {
       },
     };
   },
-};
+});

@@ -1,7 +1,5 @@
-/**
- * The moves of a work phase: each takes the list and gives the changed list, the phase and its progress.md entry; a
- * move the phase's status does not allow is refused with the way forward.
- */
+// The moves of a work phase: each takes the list and gives the changed list, the phase and its progress.md entry; a
+// move the phase's status does not allow is refused with the way forward.
 import { PROJECT_DIR } from '../../artifacts.js';
 import { SowError, UsageError } from '../../errors.js';
 import {

@@ -62,10 +62,8 @@ function checkAcyclic(list: readonly WorkPhase[]): void {
     );
 }
 
-/**
- * Stores the work phases; in PlanActive records the plan output (once) and withdraws its approval, since the plan the
- * human approved changed: the note that says so, if it did.
- */
+// Stores the work phases; in PlanActive records the plan output (once) and withdraws its approval, since the plan the
+// human approved changed: the note that says so, if it did.
 function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): string {
   const next = storePhases(s, project, list);
   if (next.statechart.current_state !== 'PlanActive') return '';

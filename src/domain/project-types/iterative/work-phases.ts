@@ -1,11 +1,5 @@
-/**
- * Work phases of an iterative project (R1…Rn), kept in the execute phase's metadata; only `sow iter` changes them:
- *
- *   pending → in_progress → confirming → verifying → done
- *                  ↑            │            │
- *                  └────────────┴────────────┘  (issues found)
- *   plus blocked (with a note) and timeout (the maximum used without finishing).
- */
+// Work phases (R1…Rn) in the execute phase's metadata, changed only by `sow iter`: pending → in_progress → confirming
+// → verifying → done (issues found: back to in_progress), plus blocked (with a note) and timeout (maximum used up).
 import { PROJECT_DIR } from '../../artifacts.js';
 import { SowError } from '../../errors.js';
 import { relativeInside } from '../../paths.js';
@@ -194,10 +188,7 @@ export function currentPhase(list: readonly WorkPhase[]): WorkPhase | undefined 
   );
 }
 
-/**
- * Where the phase stands in its work iterations (confirmations never take a number), so every view of the project gives
- * the same number.
- */
+/** Where the phase stands in its work iterations (confirmations take no number), the same in every view. */
 export function nextStep(p: WorkPhase): string {
   if (p.status === 'confirming') return `its confirmation after iteration ${p.iterations}`;
   if (p.status === 'verifying') return `its verification after iteration ${p.iterations}`;

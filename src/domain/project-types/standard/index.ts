@@ -1,6 +1,6 @@
 /** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
-import { ai, doc, finished, human, init, leave, NO_PROJECT, phaseActions, step, tasksDone } from '../common.js';
-import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef, TransitionDef } from '../../project-type.js';
+import { ai, defineType, doc, finished, human, init, leave, step, tasksDone, type Transitions } from '../common.js';
+import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
 import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
 import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
@@ -107,7 +107,6 @@ const guards = {
 
 /** review_fail: implementation reopens for rework, and a person approves the rework's tasks again. */
 const actions = {
-  ...phaseActions,
   reopenImplementation: (project, _params, now) =>
     reopenForRework(project, 'review', 'implementation', now, (m) => {
       const { [TASK_APPROVAL.record]: _covered, ...metadata } = m;
@@ -116,7 +115,6 @@ const actions = {
 } satisfies Record<string, ActionImpl>;
 
 const states = {
-  NoProject: NO_PROJECT,
   PlanningActive: human('planning', 'Scope the work with the human and write an approved task list.'),
   ImplementationPlanning: ai('implementation', 'Turn the approved plan into concrete tasks; the human approves them.'),
   ImplementationExecuting: ai(
@@ -130,7 +128,7 @@ const states = {
   FinalizeDelete: ai('finalize', 'Clean up the project folder and mark the project deleted.'),
 } satisfies Record<string, StateDef>;
 
-const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof typeof actions>[] = [
+const transitions: Transitions<typeof states, typeof guards, typeof actions> = [
   init('ImplementationPlanning', 'implementation', 'planningDisabled'),
   init('PlanningActive', 'planning'),
   step(
@@ -155,7 +153,7 @@ const transitions: TransitionDef<keyof typeof states, keyof typeof guards, keyof
   step('FinalizeDelete', 'project_delete', 'NoProject', 'projectDeleted', leave('finalize')),
 ];
 
-export const standard: ProjectType = {
+export const standard: ProjectType = defineType({
   name: 'standard',
   description: 'Plan with the human, implement the tasks, review the change, finalize',
   branchPrefix: 'feat/',
@@ -206,9 +204,8 @@ export const standard: ProjectType = {
   taskApproval: TASK_APPROVAL,
   taskInputs: [reference, feedback],
   taskOutputs: [modified, evidence],
-  initialState: 'NoProject',
   states,
   transitions,
   guards,
   actions,
-};
+});
