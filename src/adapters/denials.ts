@@ -1,7 +1,5 @@
-/**
- * Refused tool calls ("denials") in an agent CLI's output, and the advice sow prints about them. Pure; each CLI's
- * shapes are its module's `denials` reader, captured from the pinned CLIs (test/fixtures/denials/README.md).
- */
+// Refused tool calls (denials) in an agent CLI's output and sow's advice on them. Pure; each CLI's shapes are its
+// module's `denials` reader (test/fixtures/denials/).
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import { executorOf } from './executors/registry.js';
 import { isObj } from './executors/shared.js';

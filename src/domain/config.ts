@@ -1,7 +1,5 @@
-/**
- * User configuration: which executor runs which agent role, from SOW_AGENTS_<ROLE> over the config file over the
- * defaults; each resolved value remembers where it came from, for `config show`.
- */
+// User configuration: each agent role's executor from SOW_AGENTS_<ROLE>, the config file, then defaults; each value
+// remembers its source for `config show`.
 import { ROLES } from './agents.js';
 import {
   EXECUTOR_TYPES,

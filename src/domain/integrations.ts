@@ -1,7 +1,5 @@
-/**
- * The parts of what `sow install <target>` writes (each executor module composes its target from them): files, JSON
- * keys to merge, managed sections, all from the same templates. Pure: the app reads the templates and the disk.
- */
+// The parts of what `sow install` writes (files, JSON keys to merge, managed sections), composed by each executor
+// module. Pure: the app reads templates and disk.
 import { createHash } from 'node:crypto';
 import { SowError } from './errors.js';
 import { appendEntry, memberOf, removeEntry, sameJson, scanJson, valueOf } from './json-text.js';
@@ -34,10 +32,8 @@ export interface OwnedFile {
   path: string;
   content: string;
 }
-/**
- * A change sow plans: a file it owns, keys it adds to a JSON file the user may also use (.claude/settings.json,
- * .mcp.json), or a section between markers in a file the user owns (AGENTS.md).
- */
+// A planned change: a file sow owns, keys added to a user's JSON file (.claude/settings.json, .mcp.json), or a marked
+// section in a user's file (AGENTS.md).
 export type Planned =
   OwnedFile | { kind: 'json'; path: string; add: JsonAddition } | { kind: 'section'; path: string; content: string };
 
@@ -149,10 +145,8 @@ export interface JsonEdit {
   made: string[];
 }
 
-/**
- * `text` (a JSON object jsonDepth and JSON.parse accepted, or undefined: no file) with sow's missing hooks and servers
- * added; a server of sow's name set up differently is the person's and stays. Throws when a key sow needs is taken.
- */
+// `text` (JSON already accepted, or undefined: no file) with sow's missing hooks and servers added; a server of sow's
+// name set up otherwise stays. Throws when a needed key is taken.
 export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
   if (text === undefined) {
     const data: Json = {};
@@ -216,10 +210,8 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
   return { text: t, added: addition(hooksAdded, serversAdded), made };
 }
 
-/**
- * `text` without sow's hook groups and servers (only exactly as sow writes them) and the keys it made once empty, each
- * taken out as text so the rest keeps its bytes.
- */
+// `text` without sow's hook groups and servers (only exactly as written) and the keys it made once empty, each cut out
+// as text so the rest keeps its bytes.
 export function removeFromJson(text: string, added: JsonAddition, made: readonly string[]): string {
   let t = text;
   const hooksMap = () => {
@@ -305,10 +297,8 @@ export function sectionOf(text: string): string | undefined {
   return text.slice(b.index + b[0].length, e).trim();
 }
 
-/**
- * `text` with the section set to `content`: replaced, or appended with a line break either side — exactly what
- * withoutSection takes out, so the text before it comes back byte for byte.
- */
+// `text` with the section set to `content`, replaced or appended with a line break either side: exactly what
+// withoutSection takes out, so the rest comes back byte for byte.
 export function withSection(text: string, content: string): string {
   const block = `${SECTION_BEGIN}\n${content}\n${SECTION_END}`;
   const b = BEGIN_RE.exec(text);

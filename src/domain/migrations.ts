@@ -1,8 +1,5 @@
-/**
- * Layout 1 (sow 0.1.0) → layout 2, as pure functions on parsed state files, each with one line per change for
- * `sow migrate --dry-run`: code paths from the repository root, a failed review kept as history, the transitions
- * recorded, `base_branch`, and no task list in the project file.
- */
+// Layout 1 (sow 0.1.0) → 2 as pure functions on parsed state files, each with one line per change for `sow migrate
+// --dry-run`.
 import * as posix from 'node:path/posix';
 import { PROJECT_DIR } from './artifacts.js';
 import type { HistoryEntry } from './schemas.js';

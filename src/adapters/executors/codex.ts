@@ -1,8 +1,5 @@
-/**
- * Codex CLI (`codex exec`). It cannot grant single commands: safe is its workspace-write sandbox, where every command
- * runs (writes in the workspace and /tmp, no network); `codex exec` never asks. It reports its session id in
- * `thread.started`.
- */
+// Codex CLI (`codex exec`) cannot grant single commands, so safe is its workspace-write sandbox, where every command
+// runs (writes in the workspace and /tmp, no network); it never asks.
 import {
   agentCli,
   custom,
@@ -19,10 +16,8 @@ import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { tomlWidening } from './settings-files.js';
 
-/**
- * What in a project's .codex/config.toml (loaded where Codex trusts the project) widens a safe worker, at any depth:
- * sow's `-c` wins for sandbox_mode only, not for writable roots, network, commands it runs, profiles or providers.
- */
+// What in a project's .codex/config.toml widens a safe worker, at any depth: sow's `-c` wins for sandbox_mode only, not
+// for writable roots, network, commands, profiles or providers.
 export const CODEX_WIDENING = words(
   'sandbox_mode approval_policy sandbox_workspace_write writable_roots network_access mcp_servers ' +
     'notify hooks profile profiles permissions default_permissions projects trust_level model_providers ' +
@@ -51,9 +46,8 @@ export const codex: ExecutorModule = {
   title: 'Codex CLI',
   install: 'npm install -g @openai/codex',
   sessionIds: 'reported',
-  // Codex speaks ACP through Zed's adapter. It asks its client nothing by default (read-only sandbox, commands run
-  // unasked): under safe it is told to ask before anything it does not know to be harmless, inside its workspace-write
-  // sandbox; under yolo, never to ask, with no sandbox — as its command line is run.
+  // Zed's ACP adapter for Codex asks nothing by default: safe tells it to ask before anything not known harmless,
+  // inside its workspace-write sandbox; yolo, never, with no sandbox.
   acp: {
     binary: () => 'codex-acp',
     args: (c, permissions) => [

@@ -1,8 +1,5 @@
-/**
- * GitHub Copilot CLI (`copilot`): safe grants `write` (edits inside the working directory, not the temp dir),
- * `shell(sow)` and `shell(<check>)`. Copilot matches a command by its name plus, for tools such as npm and git, the
- * first subcommand, so a check like `node check.mjs` may be refused (granting `node` would allow any program).
- */
+// GitHub Copilot CLI: safe grants `write`, `shell(sow)` and `shell(<check>)`. Copilot matches a command by name (plus
+// npm's or git's subcommand), so `node check.mjs` may be refused: granting `node` would allow any program.
 import {
   checksOf,
   agentCli,
@@ -25,9 +22,7 @@ const COPILOT_SETTINGS = words('hooks allowedUrls trustedFolders defaultPermissi
 /** Copilot's ACP mode ids. */
 const MODE = (name: string) => `https://agentclientprotocol.com/protocol/session-modes#${name}`;
 
-/**
- * Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run lint`).
- */
+/** Checks Copilot CLI can match as granted: a package manager or git with its subcommands (`npm run lint`). */
 const matchable = (check: string) => /^(npm|pnpm|yarn|git)( [\w:.-]+)*$/.test(check);
 const grant = (ctx: InvocationContext): Grant => {
   if (ctx.permissions === 'yolo') return { args: ['--allow-all-tools'] };
@@ -95,10 +90,8 @@ export const copilot: ExecutorModule = {
     ],
     grant,
   ),
-  /**
-   * A `tool.execution_complete` with `success: false` and `error.code: "denied"`; the call is the earlier
-   * `tool.execution_start` with the same `toolCallId`.
-   */
+  // A `tool.execution_complete` with `success: false` and `error.code: "denied"`; its call is the earlier
+  // `tool.execution_start` with the same `toolCallId`.
   denials() {
     const calls = new Map<string, Obj>();
     return {

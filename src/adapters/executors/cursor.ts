@@ -1,7 +1,5 @@
-/**
- * Cursor CLI (`cursor-agent`), from Cursor's docs (not on npm: test/fakes/fake-agent.mjs plays it). It grants single
- * commands only in its config files, never per run, so safe runs commands in its sandbox, like Codex.
- */
+// Cursor CLI (`cursor-agent`), from Cursor's docs (not on npm: test/fakes/fake-agent.mjs plays it). It grants single
+// commands only in config files, so safe runs commands in its sandbox.
 import { agentCli, denial, isObj, NO_ACP, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { jsonWidening } from './settings-files.js';

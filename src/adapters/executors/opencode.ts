@@ -1,10 +1,6 @@
-/**
- * opencode (`opencode run`). Safe is OPENCODE_PERMISSION (merged over every config layer): edits, `sow`, `sow …` and
- * each check allowed (the last matching pattern wins, so the catch-all comes first), anything else asked, which
- * `opencode run` refuses. `experimental.continue_loop_on_deny`, which no variable carries, goes in a config file
- * beside the prompt (OPENCODE_CONFIG) so a refusal does not end the run. A project's own config would widen a safe
- * worker (an agent's own `permission` beats OPENCODE_PERMISSION): OPENCODE_DISABLE_PROJECT_CONFIG skips it.
- */
+// opencode: safe is OPENCODE_PERMISSION, merged over every config layer (last matching pattern wins: catch-all first);
+// anything else is asked, which `opencode run` refuses. continue_loop_on_deny goes in OPENCODE_CONFIG;
+// OPENCODE_DISABLE_PROJECT_CONFIG skips a project's config (an agent's own `permission` would beat ours).
 import { dirname, join } from 'node:path';
 import {
   checksOf,
@@ -54,10 +50,7 @@ const grant = (ctx: InvocationContext): Grant => {
 };
 
 const TOOLS = { command: ['bash'], edit: ['write', 'edit', 'patch', 'multiedit'] };
-/**
- * opencode's permission errors (PermissionRejectedError, PermissionCorrectedError, PermissionDeniedError): it has no
- * error code, only these fixed texts.
- */
+/** opencode's permission errors carry no code, only these fixed texts. */
 const REFUSED =
   /^The user (rejected permission to use|has specified a rule which prevents you from using) this specific tool call/;
 

@@ -24,11 +24,8 @@ export const viaStdin = (binary: string, ctx: InvocationContext, grant: Grant): 
   granted: { permissions: ctx.permissions, checks: ctx.checks },
 });
 
-/**
- * What the agent CLIs sow passes flags to share: a binary that resumes, whose --help doctor checks, that takes no argv
- * of the user's own; its runs take the prompt on stdin, their argv `head`, the model, the profile's flags, custom_args,
- * `tail`.
- */
+// What the agent CLIs share: a resuming binary whose --help doctor checks, no user argv; runs take the prompt on stdin,
+// argv `head`, model, profile flags, custom_args, `tail`.
 export function agentCli(
   binary: string,
   modelFlag: string,
@@ -54,16 +51,11 @@ export function agentCli(
   };
 }
 
-/*
- * Permissions (docs/decisions/0017-permission-profiles.md): `yolo` is each CLI's skip-all flag; `safe` lets the worker
- * edit the repository, run `sow` and each allowed check, and refuses the rest (a headless worker cannot ask). A CLI
- * that cannot grant single commands (Codex, Cursor) runs every command in its sandbox instead.
- */
+// Permissions (decision 0017): `yolo` is each CLI's skip-all flag; `safe` allows edits, `sow` and each allowed check
+// and refuses the rest (a headless worker cannot ask), or sandboxes every command where a CLI cannot grant single ones.
 
-/**
- * What no safe worker may edit, beside every CLI's settings: any `.git` (a git dir of its choosing runs its hooks in
- * sow's next git command) and the repository's configuration (its checks).
- */
+// What no safe worker may edit beside CLI settings: any `.git` (a git dir of its choosing runs its hooks in sow's next
+// git command) and `.sow/config.yaml` (its checks).
 export const SOW_PROTECTED = ['**/.git', '**/.git/**', '.sow/config.yaml'] as const;
 
 /** The declared checks a safe worker may run, each once. */
