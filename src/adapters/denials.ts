@@ -2,7 +2,7 @@
 // module's `denials` reader (test/fixtures/denials/).
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import { executorOf } from './executors/registry.js';
-import { isObj } from './executors/shared.js';
+import { isRecord } from '../domain/json.js';
 import type { Denial } from './executors/types.js';
 
 export type { Denial } from './executors/types.js';
@@ -21,7 +21,7 @@ export function denialCollector(type: string): DenialCollector {
   const denials: Denial[] = [];
   return {
     event(event) {
-      if (reader?.event && isObj(event)) denials.push(...reader.event(event));
+      if (reader?.event && isRecord(event)) denials.push(...reader.event(event));
     },
     stderr(line) {
       if (reader?.stderr) denials.push(...reader.stderr(line));

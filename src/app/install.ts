@@ -31,6 +31,7 @@ import {
   writeWhole,
 } from '../adapters/integration-files.js';
 import { readTemplate } from '../adapters/templates.js';
+import { isRecord } from '../domain/json.js';
 import { isHash, placeOf, readRecord, saveRecord, type RecordEntry } from './install-record.js';
 
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'kept' | 'removed' | 'left' | 'skipped';
@@ -83,7 +84,7 @@ function isJsonObject(shown: string, text: string): boolean {
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeepError(shown);
   try {
     const data: unknown = JSON.parse(text);
-    return typeof data === 'object' && data !== null && !Array.isArray(data);
+    return isRecord(data);
   } catch {
     return false;
   }

@@ -2,6 +2,7 @@
 // editing it but for files that give rights or run commands (`.git`, `.sow/config.yaml`, CLI settings); running `sow`
 // or an allowed check as one simple command (shell-words.ts); sow's MCP tools; thinking. Nothing else.
 import type { PermissionProfile } from './config-schemas.js';
+import { isRecord } from './json.js';
 import { invisibleIn, shellWords } from './shell-words.js';
 
 /** The part of an ACP tool call a decision reads (from `session/request_permission`'s `toolCall`). */
@@ -28,8 +29,7 @@ export interface PermissionPolicy {
 export type PermissionDecision =
   { allow: true; what: string } | { allow: false; what: string; kind: 'command' | 'edit' | 'other'; reason: string };
 
-const record = (x: unknown): Record<string, unknown> | undefined =>
-  x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
+const record = (x: unknown) => (isRecord(x) ? x : undefined);
 
 /** Trimmed as the shell trims a line: never `\v` or a no-break space, which are part of a word to it. */
 const trimBlanks = (s: string) => s.replace(/^[ \t\n]+|[ \t\n]+$/g, '');

@@ -10,6 +10,7 @@ import {
   type UserConfig,
 } from './config-schemas.js';
 import { describeUnknownKey, findUnknownKey } from './strict-keys.js';
+import { isRecord } from './json.js';
 import { nearMiss } from './suggest.js';
 
 export const DEFAULT_EXECUTOR = 'claude-code';
@@ -124,7 +125,7 @@ export function typosIn(data: unknown): ConfigIssue[] {
   const unknown = findUnknownKey(UserConfigSchema, data);
   if (unknown) found.push({ field: unknown.path, problem: describeUnknownKey(unknown) });
   const bindings = (data as { agents?: { bindings?: unknown } } | null | undefined)?.agents?.bindings;
-  if (bindings && typeof bindings === 'object' && !Array.isArray(bindings)) {
+  if (isRecord(bindings)) {
     for (const role of Object.keys(bindings)) {
       const suggestion = mistypedRole(role);
       if (suggestion)

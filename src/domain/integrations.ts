@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { SowError } from './errors.js';
 import { appendEntry, memberOf, removeEntry, sameJson, scanJson, valueOf } from './json-text.js';
+import { isRecord } from './json.js';
 
 /** The texts every target is generated from (templates/integrations/). */
 export interface IntegrationSources {
@@ -94,7 +95,6 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 // ---- JSON merging: sow's entries in, exactly those out, every other byte as the person wrote it ----
 
 type Json = Record<string, unknown>;
-const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 interface HookGroup {
   matcher?: string;
   hooks?: { type?: string; command?: string }[];
@@ -113,10 +113,11 @@ export const hookMap = (hooks: NonNullable<JsonAddition['hooks']>) =>
 
 /** A group sow wrote: only `hooks`, each a command hook running one of `commands`. */
 function isSowGroup(g: unknown, commands: readonly string[]): boolean {
-  if (!isObj(g) || Object.keys(g).length !== 1 || !Array.isArray(g['hooks']) || g['hooks'].length === 0) return false;
+  if (!isRecord(g) || Object.keys(g).length !== 1 || !Array.isArray(g['hooks']) || g['hooks'].length === 0)
+    return false;
   return g['hooks'].every(
     (h: unknown) =>
-      isObj(h) &&
+      isRecord(h) &&
       typeof h['command'] === 'string' &&
       commands.includes(h['command']) &&
       sameJson(h, { type: 'command', command: h['command'] }),
@@ -251,15 +252,15 @@ export function removeFromJson(text: string, added: JsonAddition, made: readonly
 
 /** What a record claims sow added, cut to what sow's plan adds: a record is a claim, never an order. */
 export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAddition {
-  const c = isObj(claim) ? claim : {};
+  const c = isRecord(claim) ? claim : {};
   const hooks: Record<string, string[]> = {};
-  const claimedHooks = isObj(c['hooks']) ? c['hooks'] : {};
+  const claimedHooks = isRecord(c['hooks']) ? c['hooks'] : {};
   for (const [event, commands] of Object.entries(plan.hooks ?? {})) {
     const claimed = Object.hasOwn(claimedHooks, event) ? claimedHooks[event] : undefined;
     const ours = Array.isArray(claimed) ? commands.filter((cmd) => claimed.includes(cmd)) : [];
     if (ours.length) hooks[event] = ours;
   }
-  const claimedServers = isObj(c['mcpServers']) ? c['mcpServers'] : {};
+  const claimedServers = isRecord(c['mcpServers']) ? c['mcpServers'] : {};
   const servers = Object.fromEntries(
     Object.entries(plan.mcpServers ?? {}).filter(([name]) => Object.hasOwn(claimedServers, name)),
   );

@@ -2,11 +2,11 @@
 // --dry-run`.
 import * as posix from 'node:path/posix';
 import { PROJECT_DIR } from './artifacts.js';
+import { isRecord } from './json.js';
 import type { HistoryEntry } from './schemas.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
-const list = (x: unknown): Obj[] => (Array.isArray(x) ? x.filter(isObj) : []);
+const list = (x: unknown): Obj[] => (Array.isArray(x) ? x.filter(isRecord) : []);
 
 export interface Migrated {
   data: Obj;
@@ -28,9 +28,9 @@ const time = (a: Obj) => Date.parse(String(a['created_at'] ?? '')) || 0;
 export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
   const data: Obj = structuredClone(input);
   const changes: string[] = [];
-  const phases = isObj(data['phases']) ? data['phases'] : {};
-  const implementation = isObj(phases['implementation']) ? phases['implementation'] : undefined;
-  const review = isObj(phases['review']) ? phases['review'] : undefined;
+  const phases = isRecord(data['phases']) ? data['phases'] : {};
+  const implementation = isRecord(phases['implementation']) ? phases['implementation'] : undefined;
+  const review = isRecord(phases['review']) ? phases['review'] : undefined;
 
   if (data['base_branch'] === undefined && ctx.baseBranch) {
     data['base_branch'] = ctx.baseBranch.name;
@@ -65,9 +65,9 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     }
   }
 
-  const statechart = isObj(data['statechart']) ? data['statechart'] : undefined;
+  const statechart = isRecord(data['statechart']) ? data['statechart'] : undefined;
   if (statechart && !Array.isArray(statechart['history'])) {
-    const planning = isObj(phases['planning']) ? phases['planning'] : undefined;
+    const planning = isRecord(phases['planning']) ? phases['planning'] : undefined;
     const first = planning?.['enabled'] === false ? 'ImplementationPlanning' : 'PlanningActive';
     const current = String(statechart['current_state']);
     const history: (HistoryEntry & { note?: string })[] = [

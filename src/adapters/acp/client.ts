@@ -22,6 +22,7 @@ import {
   type PermissionDecision,
   type PermissionPolicy,
 } from '../../domain/acp-permissions.js';
+import { isRecord } from '../../domain/json.js';
 
 export interface AcpRunRequest extends Pick<RunRequest, 'binary' | 'args' | 'cwd' | 'env' | 'onStderrLine'> {
   prompt: string;
@@ -118,8 +119,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         } catch {
           return;
         }
-        if (message && typeof message === 'object' && !Array.isArray(message))
-          controller.enqueue(message as AnyMessage);
+        if (isRecord(message)) controller.enqueue(message as AnyMessage);
       };
       const lines = lineSplitter(take);
       child.stdout.on('data', (chunk: string) => {

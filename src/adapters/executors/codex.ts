@@ -1,17 +1,7 @@
 // Codex CLI (`codex exec`) cannot grant single commands, so safe is its workspace-write sandbox, where every command
 // runs (writes in the workspace and /tmp, no network); it never asks.
-import {
-  agentCli,
-  custom,
-  isObj,
-  oneLine,
-  reportedSession,
-  text,
-  usageOf,
-  saidLine,
-  words,
-  type Grant,
-} from './shared.js';
+import { agentCli, custom, oneLine, reportedSession, text, usageOf, saidLine, words, type Grant } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { tomlWidening } from './settings-files.js';
@@ -71,7 +61,7 @@ export const codex: ExecutorModule = {
   progress(event) {
     const type = event['type'];
     if (type === 'thread.started') return [`session ${String(event['thread_id'] ?? '?')} started`];
-    if ((type === 'item.completed' || type === 'item.started') && isObj(event['item'])) {
+    if ((type === 'item.completed' || type === 'item.started') && isRecord(event['item'])) {
       const item = event['item'];
       if (item['type'] === 'agent_message' && text(item['text']))
         return type === 'item.completed' ? [`› ${oneLine(String(item['text']))}`] : [];
@@ -88,7 +78,7 @@ export const codex: ExecutorModule = {
   sessionGone: (stderr) => saidLine(stderr, /no rollout found for thread id/),
   // Each `turn.completed` has that turn's tokens; Codex reports no cost.
   usage: (e) =>
-    e['type'] === 'turn.completed' && isObj(e['usage'])
+    e['type'] === 'turn.completed' && isRecord(e['usage'])
       ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'])
       : undefined,
   // Nothing in `--json` (a command its sandbox refuses leaves no event at all); only its stderr says.

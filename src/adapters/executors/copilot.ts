@@ -1,18 +1,7 @@
 // GitHub Copilot CLI: safe grants `write`, `shell(sow)` and `shell(<check>)`. Copilot matches a command by name (plus
 // npm's or git's subcommand), so `node check.mjs` may be refused: granting `node` would allow any program.
-import {
-  checksOf,
-  agentCli,
-  custom,
-  denial,
-  isObj,
-  listed,
-  model,
-  str,
-  words,
-  type Grant,
-  type Obj,
-} from './shared.js';
+import { checksOf, agentCli, custom, denial, listed, model, str, words, type Grant, type Obj } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { jsonWidening } from './settings-files.js';
@@ -97,14 +86,14 @@ export const copilot: ExecutorModule = {
     return {
       event(e) {
         const data = e['data'];
-        if (!isObj(data)) return [];
+        if (!isRecord(data)) return [];
         const id = str(data['toolCallId']);
         if (!id) return [];
         if (e['type'] === 'tool.execution_start') calls.set(id, data);
         if (
           e['type'] !== 'tool.execution_complete' ||
           data['success'] !== false ||
-          !isObj(data['error']) ||
+          !isRecord(data['error']) ||
           data['error']['code'] !== 'denied'
         )
           return [];

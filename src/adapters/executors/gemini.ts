@@ -6,7 +6,6 @@ import {
   agentCli,
   custom,
   denial,
-  isObj,
   listed,
   model,
   str,
@@ -16,6 +15,7 @@ import {
   type Grant,
   type Obj,
 } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { envWidening, jsonWidening } from './settings-files.js';
 import {
@@ -119,7 +119,7 @@ export const gemini: ExecutorModule = {
   sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),
   // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
   usage: (e) =>
-    e['type'] === 'result' && isObj(e['stats'])
+    e['type'] === 'result' && isRecord(e['stats'])
       ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens'])
       : undefined,
   // Progress reads through the generic fields and Claude Code's `result`. A refusal is a `tool_result` with
@@ -134,7 +134,7 @@ export const gemini: ExecutorModule = {
         if (
           e['type'] !== 'tool_result' ||
           e['status'] !== 'error' ||
-          !isObj(e['error']) ||
+          !isRecord(e['error']) ||
           e['error']['type'] !== 'policy_violation'
         )
           return [];

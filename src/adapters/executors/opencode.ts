@@ -7,7 +7,6 @@ import {
   agentCli,
   custom,
   denial,
-  isObj,
   listed,
   reportedSession,
   str,
@@ -15,6 +14,7 @@ import {
   saidLine,
   type Grant,
 } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 
@@ -69,7 +69,8 @@ export const opencode: ExecutorModule = {
     }),
     install: 'npm install -g opencode-ai',
   },
-  sessionFromEvent: (e) => reportedSession(e['sessionID'] ?? (isObj(e['part']) ? e['part']['sessionID'] : undefined)),
+  sessionFromEvent: (e) =>
+    reportedSession(e['sessionID'] ?? (isRecord(e['part']) ? e['part']['sessionID'] : undefined)),
   ...agentCli(
     'opencode',
     '-m',
@@ -81,7 +82,7 @@ export const opencode: ExecutorModule = {
   // Each `step_finish` has that step's tokens and cost.
   usage: (e) => {
     const part = e['part'];
-    return e['type'] === 'step_finish' && isObj(part) && isObj(part['tokens'])
+    return e['type'] === 'step_finish' && isRecord(part) && isRecord(part['tokens'])
       ? usageOf(part['tokens']['input'], part['tokens']['output'], part['cost'])
       : undefined;
   },
@@ -90,7 +91,7 @@ export const opencode: ExecutorModule = {
   denials: () => ({
     event(e) {
       const part = e['part'];
-      if (e['type'] !== 'tool_use' || !isObj(part) || !isObj(part['state'])) return [];
+      if (e['type'] !== 'tool_use' || !isRecord(part) || !isRecord(part['state'])) return [];
       const state = part['state'];
       const error = str(state['error']);
       if (state['status'] !== 'error' || !error || !REFUSED.test(error)) return [];

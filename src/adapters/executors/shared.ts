@@ -1,6 +1,7 @@
 /** What the executor modules share: argv pieces, the safe profile's grants, and reading JSON events. */
 import type { ExecutorConfig } from '../../domain/config-schemas.js';
 import { addFigure } from '../../domain/usage.js';
+import { isRecord } from '../../domain/json.js';
 import type { Denial, ExecutorModule, Invocation, InvocationContext, Usage } from './types.js';
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
@@ -75,7 +76,6 @@ export const reportedSession = (x: unknown): string | undefined =>
   typeof x === 'string' && x !== '' && !x.startsWith('-') ? x : undefined;
 
 export type Obj = Record<string, unknown>;
-export const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 export const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
 /** A string with something in it (progress skips blank texts). */
 export const text = (x: unknown): string | undefined => (typeof x === 'string' && x.trim() ? x : undefined);
@@ -119,7 +119,7 @@ export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>,
     } catch {
       continue;
     }
-    if (!isObj(event)) continue;
+    if (!isRecord(event)) continue;
     const used = spec.usage(event);
     if (used) total = addUsage(total, used);
     const partial = spec.usageSoFar?.(event);
@@ -131,7 +131,7 @@ export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>,
 
 /** What a tool call is about, for a progress line. */
 export function toolDetail(input: unknown): string {
-  if (!isObj(input)) return '';
+  if (!isRecord(input)) return '';
   const detail =
     text(input['command']) ??
     text(input['file_path']) ??
@@ -145,7 +145,7 @@ export function toolDetail(input: unknown): string {
 /** The command, or the file, a tool call's input is about; else its JSON, shortened. */
 function inputText(input: unknown): string | null {
   if (typeof input === 'string') return input;
-  if (!isObj(input)) return null;
+  if (!isRecord(input)) return null;
   const command = input['command'] ?? input['cmd'];
   if (typeof command === 'string') return command;
   if (Array.isArray(command) && command.every((c) => typeof c === 'string')) return command.join(' ');
