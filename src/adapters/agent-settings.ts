@@ -1,7 +1,5 @@
-/**
- * Before a safe worker starts, the agent CLI's own settings files in its folder must not widen it. Each executor
- * module names the files and what in them widens; they are read here, confined to the folder.
- */
+// A safe worker's agent CLI settings files must not widen it: each executor module names the files and what widens,
+// read here confined to the folder.
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { confine, readConfined, repoArea, type ReadLimits } from './confine.js';

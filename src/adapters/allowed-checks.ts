@@ -8,6 +8,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, win32 } from 'node:path';
 import { errorClass } from '../domain/errors.js';
+import { isRecord } from '../domain/json.js';
 import { writeFileAtomic, unlinkIfExists } from './fs-atomic.js';
 
 /** One allowed check: its name and exact command, their hash, and when the person allowed it. */
@@ -64,7 +65,6 @@ export class AllowRecordError extends errorClass('CHECKS_RECORD_INVALID', 'state
   { file },
 ]) {}
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const onlyKeys = (o: Record<string, unknown>, keys: readonly string[]) => Object.keys(o).every((k) => keys.includes(k));
 
 function readLimited(file: string): string | undefined {
@@ -101,7 +101,7 @@ export function readAllowRecord(file: string, repository: string): AllowRecord {
   } catch (err) {
     throw new AllowRecordError(file, `it is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
   }
-  if (!isObject(data) || !onlyKeys(data, ['version', 'repository', 'checks']))
+  if (!isRecord(data) || !onlyKeys(data, ['version', 'repository', 'checks']))
     throw new AllowRecordError(file, 'it is not a record sow wrote (expected version, repository and checks)');
   if (data['version'] !== VERSION)
     throw new AllowRecordError(
@@ -120,7 +120,7 @@ export function readAllowRecord(file: string, repository: string): AllowRecord {
     repository,
     checks: checks.map((c: unknown, i): AllowedCheck => {
       const fields = ['name', 'run', 'sha256', 'allowed_at'] as const;
-      if (!isObject(c) || !onlyKeys(c, fields) || !fields.every((k) => typeof c[k] === 'string'))
+      if (!isRecord(c) || !onlyKeys(c, fields) || !fields.every((k) => typeof c[k] === 'string'))
         throw new AllowRecordError(file, `checks[${i}] is not {name, run, sha256, allowed_at}`);
       const entry = c as unknown as AllowedCheck;
       if (entry.sha256 !== checkHash(entry))

@@ -1,10 +1,8 @@
-/**
- * Refused tool calls ("denials") in an agent CLI's output, and the advice sow prints about them. Pure; each CLI's
- * shapes are its module's `denials` reader, captured from the pinned CLIs (test/fixtures/denials/README.md).
- */
+// Refused tool calls (denials) in an agent CLI's output and sow's advice on them. Pure; each CLI's shapes are its
+// module's `denials` reader (test/fixtures/denials/).
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import { executorOf } from './executors/registry.js';
-import { isObj } from './executors/shared.js';
+import { isRecord } from '../domain/json.js';
 import type { Denial } from './executors/types.js';
 
 export type { Denial } from './executors/types.js';
@@ -23,7 +21,7 @@ export function denialCollector(type: string): DenialCollector {
   const denials: Denial[] = [];
   return {
     event(event) {
-      if (reader?.event && isObj(event)) denials.push(...reader.event(event));
+      if (reader?.event && isRecord(event)) denials.push(...reader.event(event));
     },
     stderr(line) {
       if (reader?.stderr) denials.push(...reader.stderr(line));

@@ -1,7 +1,5 @@
-/**
- * GitHub through the user's `gh` CLI: argv arrays, every call naming `--repo`, JSON output. Each call's argv comes
- * from one function of GH_ARGS, checked against the pinned `gh --help` (test/fixtures/gh-help/).
- */
+// GitHub through the user's `gh`: argv arrays each naming `--repo`, JSON output; every argv comes from GH_ARGS, checked
+// against the pinned `gh --help` (test/fixtures/gh-help/).
 import { spawnBlocking } from './heartbeat.js';
 import { findOnPath } from './process-runner.js';
 import { errorClass, ExternalToolError } from '../domain/errors.js';

@@ -1,7 +1,5 @@
-/**
- * How the running sow was installed (a built git checkout, an npm package, or neither), so the upgrade hint names
- * a way that works: sow is on no registry, so `npm install -g <name>@latest` would name nobody's package.
- */
+// How the running sow was installed (built git checkout, npm package, or neither), so the upgrade hint works: sow is on
+// no registry, so `npm install -g` would name nobody's package.
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import { SowTooOldError } from '../domain/errors.js';

@@ -1,8 +1,5 @@
-/**
- * Files `sow install` writes outside `.sow/`, named relative to an area (confine.ts: the repository without `.git/`, or
- * the plugin folder) and checked against it every time: a link on the way out of the area is refused (exit 4) before
- * anything is read or written. Reads are size-limited with O_NOFOLLOW; writes whole (temp file renamed).
- */
+// Files `sow install` writes outside `.sow/`, relative to an area (confine.ts) and checked every time: a link out of
+// the area is refused (exit 4) before any read or write. Reads size-limited, O_NOFOLLOW; writes whole.
 import { lstatSync, readdirSync, rmdirSync, statSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
@@ -39,10 +36,8 @@ export function inspect(area: Area, rel: string, limits: ReadLimits = INSTALL_FI
   return { text: readConfined(area, rel, limits, { display: where(area, rel) }), link };
 }
 
-/**
- * Checks that a file can be renamed onto `rel`: inside the area, every folder on the way a folder or absent, `rel` not
- * a folder (a clone can carry a file `.claude` where sow expects the folder). Exit 4 otherwise.
- */
+// Exit 4 unless a file can be renamed onto `rel`: inside the area, each folder on the way a folder or absent, `rel` not
+// a folder (a clone can carry a file `.claude`).
 export function checkWritable(area: Area, rel: string): void {
   const abs = confine(area, rel);
   const refuse = (at: string, what: string, hint: string) => {
@@ -85,10 +80,8 @@ export function checkWritable(area: Area, rel: string): void {
     );
 }
 
-/**
- * Writes `text` at `rel` whole, the path checked again first. `follow`: onto the file a link there leads to (inside the
- * area; the link stays a link); else onto `rel` itself (a link there is replaced, never written through).
- */
+// Writes `text` whole at `rel`, checked again first. `follow`: onto the file a link there leads to (inside the area);
+// else a link at `rel` is replaced, never written through.
 export function writeWhole(area: Area, rel: string, text: string, follow: boolean): void {
   writeFileAtomic(follow ? confineReal(area, rel) : confine(area, rel), text);
 }

@@ -1,8 +1,5 @@
-/**
- * The repository configuration, `.sow/config.yaml`: settings that belong to the repository and are
- * committed with it (the checks it declares). Read strictly: an unknown key is an error with "did
- * you mean", and so is a check name used twice.
- */
+// `.sow/config.yaml`: settings committed with the repository (its checks). Read strictly: an unknown key ("did you
+// mean") or a check name used twice is an error.
 import { errorClass } from '../domain/errors.js';
 import { check } from '../domain/schema-check.js';
 import { REPO_CONFIG, RepoConfigSchema, type RepoConfig } from '../domain/config-schemas.js';

@@ -1,8 +1,5 @@
-/**
- * Whether this sow runs under a worker `sow agent spawn` started: some rights (allowing checks) are the person's only.
- * A worker can unset SOW_AGENT_ID for its own `sow` call, but on Linux each ancestor's initial environment stays
- * readable in /proc/<pid>/environ, so the chain up to pid 1 still shows the agent CLI as sow started it.
- */
+// Whether this sow runs under a worker (some rights are the person's only). A worker can unset SOW_AGENT_ID, but
+// /proc/<pid>/environ keeps each ancestor's initial environment, so the chain up to pid 1 still shows the agent CLI.
 import { readFileSync } from 'node:fs';
 
 /** The variables `sow agent spawn` gives every worker, and nothing else sets. */

@@ -1,7 +1,5 @@
-/**
- * A worker on the ACP transport: what `runWorker` does for a command line, over the Agent Client Protocol. sow answers
- * each permission by the executor's profile, hands the agent `sow mcp`, and keeps the raw messages and its events.
- */
+// `runWorker` over ACP: sow answers each permission by the executor's profile, hands the agent `sow mcp`, and keeps the
+// raw messages and its events.
 import { relative, sep } from 'node:path';
 import { runAcp, type AcpRunOutcome, type AcpRunRequest } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
@@ -44,10 +42,8 @@ export function sowMcpServer(
   return sow ? { name: 'sow', command: process.execPath, args: [sow, 'mcp'] } : undefined;
 }
 
-/**
- * How a worker's permissions are decided: paths land where the system takes them (links followed) in `root` — `.git/`
- * included, so changing it is refused as protected rather than as outside — relative ones from `cwd`.
- */
+// Worker permissions: paths land where the system takes them (links followed) in `root`, `.git/` included so changing
+// it is refused as protected; relative ones from `cwd`.
 export function workerPolicy(
   profile: PermissionProfile,
   checks: readonly string[],

@@ -157,10 +157,8 @@ export class AgentSettingsWidenError extends errorClass(
   ],
 ) {}
 
-/**
- * A safe worker's ACP session was in a mode that does not ask sow (set by the repository's settings) and could not be
- * switched, or left the asking modes during the turn: it was not prompted, or was cancelled.
- */
+// A safe worker's ACP session was in a mode that does not ask sow (set by the repository's settings) and could not be
+// switched, or left the asking modes mid-turn.
 export class AcpModeNotAskingError extends errorClass(
   'AGENT_MODE_NOT_ASKING',
   'failed',
@@ -172,10 +170,8 @@ export class AcpModeNotAskingError extends errorClass(
   ],
 ) {}
 
-/**
- * A worker ended while the checkout was on another branch than its project's: its end is kept in the runtime folder
- * and recorded by the first command on the project's branch.
- */
+// A worker ended while another branch was checked out: its end waits in the runtime folder for the first command on the
+// project's branch.
 export class RunNotRecordedError extends errorClass(
   'RUN_NOT_RECORDED',
   'failed',

@@ -1,9 +1,5 @@
-/**
- * Whether the repository's `.sow/config.yaml` and the user's configuration are valid: every command warns (naming the
- * file, the key and the fix), not only those that read a setting strictly — a misspelt `bugdet:` would otherwise leave
- * a project without the budget its people think it has. Cheap for a read: a verdict is kept in the runtime folder
- * beside the stamp of the file it judged, the task index's rule (docs/decisions/0009, 0069).
- */
+// Every command warns of an invalid .sow/config.yaml or user config (a misspelt `bugdet:` would leave a project without
+// its budget). Cheap: the verdict is kept beside the stamp of the file it judged (decisions 0009, 0069).
 import { join } from 'node:path';
 import type { AppContext } from './context.js';
 import { SowError } from '../domain/errors.js';

@@ -1,7 +1,5 @@
-/**
- * GitHub through the user's `gh`: issues to start projects from, the pull request that ends one. Every call names the
- * repository: `github.repo` in .sow/config.yaml, else origin's (never a fork's upstream, never gh's own guess).
- */
+// Issues to start projects from and the pull request that ends one, through `gh`. Every call names the repository:
+// `github.repo`, else origin's (never a fork's upstream, never gh's guess).
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { allProjectTypes, DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
@@ -163,10 +161,8 @@ export interface IssueProjectResult extends NewProjectResult {
   link_problem?: string;
 }
 
-/**
- * `sow project new --issue <n>`: the issue names the project and its branch (`feat/<n>-<slug>`) and is recorded as the
- * `github_issue` input; refused when the issue is linked to another branch, on GitHub or by a project here.
- */
+// `sow project new --issue <n>`: the issue names the project and branch (`feat/<n>-<slug>`); refused when it is linked
+// to another branch, on GitHub or by a project here.
 export async function newProjectFromIssue(
   ctx: AppContext,
   n: number,
@@ -330,10 +326,8 @@ async function recordPullRequest(ctx: AppContext, pr: { number: number; url: str
   });
 }
 
-/**
- * `sow pr create [--draft]`: the branch's pull request into its base, recorded as the `pull_request` output (an open
- * one is recorded instead of a second); a branch without an upstream is pushed to origin first.
- */
+// `sow pr create [--draft]`: the branch's pull request, recorded as the `pull_request` output (an open one is recorded,
+// not a second); an unpushed branch goes to origin first.
 export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: boolean }) {
   const root = await openRoot(ctx);
   const { project, tasks } = await Reader.read(

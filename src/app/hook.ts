@@ -1,7 +1,5 @@
-/**
- * `sow hook stop`, the Stop hook `sow install claude` installs: a worker sow spawned that is about to stop without
- * reporting back is told to report first. Never twice in a row (`stop_hook_active`); a problem reading lets it stop.
- */
+// `sow hook stop` (the Stop hook of `sow install claude`): a spawned worker stopping without reporting is told to
+// report first. Never twice in a row; a read problem lets it stop.
 import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 

@@ -1,7 +1,5 @@
-/**
- * The record of `sow install` (`.sow/integrations.yaml`, or `.sow-install.yaml` in a plugin folder): what sow wrote,
- * where. A record is a claim, never an order (docs/decisions/0025-integrations.md).
- */
+// The record of `sow install` (`.sow/integrations.yaml`, or `.sow-install.yaml` in a plugin folder): a claim, never an
+// order (decision 0025).
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import type { JsonAddition, Planned } from '../domain/integrations.js';
 import { errorClass, NotAGitRepositoryError } from '../domain/errors.js';
@@ -57,10 +55,8 @@ export interface Place {
   recordShown: string;
 }
 
-/**
- * The plugin folder the person named: inside the repository, every link on the way must stay inside it; outside, it is
- * taken as named. Either way all sow does there stays inside that folder.
- */
+// The plugin folder named: inside the repository every link on the way must stay inside it; outside, taken as named.
+// Either way sow stays inside that folder.
 function pluginArea(cwd: string, dir: string): Area {
   const lexical = resolve(cwd, dir);
   const shown = `${dir.replace(/[\\/]+$/, '') || dir}/`;

@@ -1,10 +1,5 @@
-/**
- * `sow install <target>` and `sow uninstall <target>`: the agent CLIs' view of sow, written from sow's templates and
- * recorded (path, kind, content hash, targets) so that installing again upgrades exactly what sow wrote (an edited file
- * gets the new version beside it) and uninstalling removes exactly that. The record is a claim, never an order:
- * uninstall touches only paths sow's own plan names, a file only with the hash sow wrote; every path is confined and
- * checked, and every file read, before the first change (docs/decisions/0025-integrations.md).
- */
+// `sow install|uninstall <target>`: written from templates and recorded by hash, so reinstalling upgrades exactly what
+// sow wrote and uninstalling removes only that; every path is checked before any change (decision 0025).
 import {
   besides,
   besideText,
@@ -36,6 +31,7 @@ import {
   writeWhole,
 } from '../adapters/integration-files.js';
 import { readTemplate } from '../adapters/templates.js';
+import { isRecord } from '../domain/json.js';
 import { isHash, placeOf, readRecord, saveRecord, type RecordEntry } from './install-record.js';
 
 export type Outcome = 'created' | 'updated' | 'unchanged' | 'kept' | 'removed' | 'left' | 'skipped';
@@ -88,7 +84,7 @@ function isJsonObject(shown: string, text: string): boolean {
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeepError(shown);
   try {
     const data: unknown = JSON.parse(text);
-    return typeof data === 'object' && data !== null && !Array.isArray(data);
+    return isRecord(data);
   } catch {
     return false;
   }

@@ -1,9 +1,5 @@
-/**
- * `sow migrate`: brings `.sow/` from an older layout to this sow's. It finishes any write the old sow left half done,
- * keeps a copy of `.sow/` in git's folder (`.git/sow/backup/<old version>/`), converts every state file, validates the
- * result as this sow would read it, and writes it all — the new `.sow/.version` last — in one transaction. `--dry-run`
- * lists each change and writes nothing.
- */
+// `sow migrate`: finishes a half-done old write, keeps a copy of `.sow/` in `.git/sow/backup/<old version>/`, converts
+// and validates every state file, and writes all in one transaction, `.sow/.version` last.
 import { MigrationNeededError, StateFileError } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
 import { migrateProjectV1, migrateTaskV1 } from '../domain/migrations.js';
@@ -46,9 +42,7 @@ export interface MigrationReport {
   backup?: string;
 }
 
-/**
- * A text 0.1.0's journal would write: layout 1 files parse as YAML (they are converted next), `.version` is a number.
- */
+/** A text 0.1.0's journal would write: layout 1 files parse as YAML (converted next), `.version` is a number. */
 async function checkLegacyText(rel: string, text: string): Promise<void> {
   if (rel.endsWith('.yaml')) await parseStateText(rel, text);
   else await checkJournalText(rel, text);

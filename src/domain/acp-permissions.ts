@@ -1,13 +1,8 @@
-/**
- * What a worker on the ACP transport may do: every `session/request_permission` is answered here, by one rule for every
- * CLI. yolo: everything. safe: reading and searching inside the repository; editing, deleting and moving files inside
- * it except those that give rights or run commands (`.git` at any depth, `.sow/config.yaml`, the agent CLIs' own
- * settings); running `sow` and the allowed checks — judged as the shell parses the command (shell-words.ts): one
- * simple command of literal words whose first word is exactly `sow`, or exactly an allowed check's text; sow's own MCP
- * tools; thinking. Nothing else. Every value of a call that may name a file is judged; where a path lands is the
- * caller's `locate`, this module only decides.
- */
+// Answers every ACP `session/request_permission`, one rule for every CLI. yolo: all. safe: reading in the repository;
+// editing it but for files that give rights or run commands (`.git`, `.sow/config.yaml`, CLI settings); running `sow`
+// or an allowed check as one simple command (shell-words.ts); sow's MCP tools; thinking. Nothing else.
 import type { PermissionProfile } from './config-schemas.js';
+import { isRecord } from './json.js';
 import { invisibleIn, shellWords } from './shell-words.js';
 
 /** The part of an ACP tool call a decision reads (from `session/request_permission`'s `toolCall`). */
@@ -24,10 +19,8 @@ export interface PermissionPolicy {
   profile: PermissionProfile;
   /** The commands of the declared checks the person allowed here. */
   checks: readonly string[];
-  /**
-   * Every place a path the agent names may land, repository-relative ('' for the repository), links followed (a link
-   * before `..` reads differently to the system than to a tool that tidies the text); undefined when one is outside.
-   */
+  // Every place a path may land, repository-relative ('' for the root), links followed (a link before `..` reads unlike
+  // tidied text); undefined when one is outside.
   locate(path: string): readonly string[] | undefined;
   /** Patterns (`*`, `**`) of files a safe worker may not change beside `.git` and `.sow/config.yaml`: CLI settings. */
   protected: readonly string[];
@@ -36,8 +29,7 @@ export interface PermissionPolicy {
 export type PermissionDecision =
   { allow: true; what: string } | { allow: false; what: string; kind: 'command' | 'edit' | 'other'; reason: string };
 
-const record = (x: unknown): Record<string, unknown> | undefined =>
-  x && typeof x === 'object' && !Array.isArray(x) ? (x as Record<string, unknown>) : undefined;
+const record = (x: unknown) => (isRecord(x) ? x : undefined);
 
 /** Trimmed as the shell trims a line: never `\v` or a no-break space, which are part of a word to it. */
 const trimBlanks = (s: string) => s.replace(/^[ \t\n]+|[ \t\n]+$/g, '');
@@ -48,10 +40,8 @@ const SCRIPT_SHELL = /^(?:\/bin\/|\/usr\/bin\/|\/usr\/local\/bin\/|\/opt\/homebr
 /** A command as the agent asked to run it: a shell script, or an argv run as it is. */
 export type AskedCommand = { shown: string; script: string } | { shown: string; argv: readonly string[] };
 
-/**
- * The command a tool call is about: `rawInput.command` as a string, or as argv run by a shell (Codex: bash -lc
- * <script>); Gemini CLI sends no rawInput, and its title is the command.
- */
+// A tool call's command: `rawInput.command` as a string or shell argv (Codex: bash -lc <script>); Gemini CLI sends no
+// rawInput, its title is the command.
 export function askedCommand(call: AskedToolCall): AskedCommand | undefined {
   const raw = record(call.rawInput);
   if (raw) {
@@ -116,12 +106,8 @@ const looksLikePath = (s: string) => s.startsWith('/') || s.startsWith('~') || s
 const MAX_DEPTH = 32;
 const MAX_VALUES = 10_000;
 
-/**
- * Every value a tool call names a file, folder or glob with: its `locations`, the files of the diffs it shows, every
- * string (in arrays and nested objects too) under a key that names a path, file, folder, glob or pattern, every other
- * string that reads as a path (but in text to write), and the keys of Codex's `changes` map. Undefined when the input
- * is too large or deep to read.
- */
+// Every value a tool call names a file, folder or glob with (locations, diff files, path-like keys at any depth,
+// path-looking strings, Codex's `changes` keys); undefined when too large or deep.
 export function pathsOf(call: AskedToolCall): string[] | undefined {
   const paths = new Set<string>();
   let seen = 0;
@@ -148,12 +134,9 @@ export function pathsOf(call: AskedToolCall): string[] | undefined {
   return walk(call.rawInput, 0, false, false) ? [...paths] : undefined;
 }
 
-/**
- * Where a path, folder or glob the agent names lands (policy.locate), or undefined when it may reach outside the
- * repository. A glob is judged by its literal folder (up to the first `* ? [ {`) and refused if what follows climbs
- * (`..`) or has an alternative that starts anew (`{/etc,x}`); it is judged as a plain path too (`app/[id]/.git/config`
- * may be a file of that name). `~` is a home folder, outside; a `file:///` URI is its path; any other URI is outside.
- */
+// Where a path or glob lands (policy.locate), undefined when it may reach outside. A glob is judged by its literal
+// folder, refused if the rest climbs or starts anew (`{/etc,x}`), and as a plain path too; `~` and non-file URIs are
+// outside.
 export function placesOf(path: string, locate: PermissionPolicy['locate']): readonly string[] | undefined {
   if (path.includes('\0')) return undefined;
   let p = path;
@@ -206,10 +189,8 @@ const literalFolder = (pattern: string) => {
 
 const isGitName = (name: string) => name.toLowerCase().replace(/[. ]+$/, '') === '.git';
 
-/**
- * Why a safe worker may not change the file at `rel` (repository-relative), or undefined when it may. With `whole` (a
- * delete or a move, which take a folder with everything in it) also a folder that holds such a file.
- */
+// Why a safe worker may not change `rel`, or undefined. With `whole` (a delete or move takes a folder whole) also a
+// folder holding such a file.
 export function protectedWhy(rel: string, patterns: readonly string[], whole: boolean): string | undefined {
   const shown = rel || '.';
   if (rel.split('/').some(isGitName))
@@ -230,10 +211,8 @@ export function protectedWhy(rel: string, patterns: readonly string[], whole: bo
   return undefined;
 }
 
-/**
- * Whether a tool call is one of sow's own MCP tools, by its title: Claude Code's adapter says `mcp__sow__<tool>`,
- * Gemini CLI `<tool> (sow MCP Server)`.
- */
+// Whether a call is one of sow's MCP tools, by title: `mcp__sow__<tool>` (Claude Code's adapter) or `<tool> (sow MCP
+// Server)` (Gemini CLI).
 export function isSowTool(call: AskedToolCall): boolean {
   const title = typeof call.title === 'string' ? call.title : '';
   return /^mcp__sow__[a-z][a-z0-9_]*$/.test(title) || /^[a-z][a-z0-9_]* \(sow MCP Server\)$/.test(title);
@@ -302,10 +281,8 @@ export interface PermissionOption {
   kind: string;
 }
 
-/**
- * The option that says the decision for this one call: never an "always" allowance, which would let the agent skip
- * asking sow next time (undefined: the caller cancels the request).
- */
+// The option deciding this one call, never an "always" one, which would let the agent skip asking sow next time
+// (undefined: the caller cancels).
 export function optionFor(options: readonly PermissionOption[], allow: boolean): string | undefined {
   const order = allow ? ['allow_once'] : ['reject_once', 'reject_always'];
   for (const kind of order) {

@@ -6,6 +6,7 @@ import { SowError } from './errors.js';
 import type { ProjectView } from './project-view.js';
 import type { Artifact, Phase, ProjectState, TaskState, TaskSummary } from './schemas.js';
 import { compareIds } from './tasks.js';
+import { isRecord } from './json.js';
 
 export const contentDigest = (text: string): string => createHash('sha256').update(text).digest('hex');
 
@@ -164,8 +165,8 @@ export function taskApprovalRecord(
 export function taskApprovalChanges(def: TaskApprovalDef, view: ProjectView): string[] {
   const metadata = view.project.phases[def.phase]?.metadata ?? {};
   const raw = Object.hasOwn(metadata, def.record) ? metadata[def.record] : undefined;
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return [`no record of which tasks it covered`];
-  const record = new Map(Object.entries(raw as Record<string, unknown>));
+  if (!isRecord(raw)) return [`no record of which tasks it covered`];
+  const record = new Map(Object.entries(raw));
   const changes: string[] = [];
   const readDoc = view.readDoc ?? (() => undefined);
   for (const t of view.tasks) {

@@ -1,8 +1,5 @@
-/**
- * Claims through the git remote, which arbitrates across machines: a claim is the ref
- * `refs/sow/claims/<branch>/<task>` on a commit recording who, where and until when. The remote updates a ref only
- * from the value the pusher names, so of two claimers exactly one lands. Pure: pushing is in adapters/remote-claims.ts.
- */
+// A claim is the remote ref `refs/sow/claims/<branch>/<task>`; the remote updates a ref only from the value the pusher
+// names, so of two claimers exactly one lands. Pure (pushing: adapters/remote-claims.ts).
 import { errorClass, UsageError } from './errors.js';
 import { shown } from './display.js';
 import { isRefBranch, isRemoteName } from './git-names.js';

@@ -1,7 +1,5 @@
-/**
- * User configuration: which executor runs which agent role, from SOW_AGENTS_<ROLE> over the config file over the
- * defaults; each resolved value remembers where it came from, for `config show`.
- */
+// User configuration: each agent role's executor from SOW_AGENTS_<ROLE>, the config file, then defaults; each value
+// remembers its source for `config show`.
 import { ROLES } from './agents.js';
 import {
   EXECUTOR_TYPES,
@@ -12,6 +10,7 @@ import {
   type UserConfig,
 } from './config-schemas.js';
 import { describeUnknownKey, findUnknownKey } from './strict-keys.js';
+import { isRecord } from './json.js';
 import { nearMiss } from './suggest.js';
 
 export const DEFAULT_EXECUTOR = 'claude-code';
@@ -126,7 +125,7 @@ export function typosIn(data: unknown): ConfigIssue[] {
   const unknown = findUnknownKey(UserConfigSchema, data);
   if (unknown) found.push({ field: unknown.path, problem: describeUnknownKey(unknown) });
   const bindings = (data as { agents?: { bindings?: unknown } } | null | undefined)?.agents?.bindings;
-  if (bindings && typeof bindings === 'object' && !Array.isArray(bindings)) {
+  if (isRecord(bindings)) {
     for (const role of Object.keys(bindings)) {
       const suggestion = mistypedRole(role);
       if (suggestion)

@@ -1,8 +1,5 @@
-/**
- * Text from files shown to a person: a repository is untrusted, and a value may carry control characters that forge
- * a line, recolour the terminal, write the clipboard (OSC 52) or reverse text (bidi). Human output shows each as a
- * visible escape (`\n`, `\xHH`, `\uHHHH`); `--json` keeps the exact value (decision 0028).
- */
+// Text from files shown to a person: an untrusted value may forge a line, recolour the terminal, write the clipboard
+// (OSC 52) or reverse text, so human output escapes control characters; `--json` keeps the value (decision 0028).
 
 /** Characters shown escaped: C0, DEL, C1, zero-width and bidi formatting, line and paragraph separators, the BOM. */
 const CONTROL =

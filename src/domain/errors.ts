@@ -42,10 +42,8 @@ export class SowError extends Error {
 type Details = Record<string, unknown>;
 type Said = [message: string, hint?: string, details?: Details];
 
-/**
- * A SowError class with a fixed code and kind, its arguments turned into message, hint and details by `say`:
- * `export class XError extends errorClass('X', 'failed', (id: string) => [...]) {}` keeps `instanceof` and `err.name`.
- */
+// A SowError class of fixed code and kind whose arguments `say` turns into message, hint and details; `class XError
+// extends errorClass(…) {}` keeps `instanceof` and `name`.
 export function errorClass<A extends unknown[]>(code: string, kind: ErrorKind, say: (...args: A) => Said) {
   return class extends SowError {
     constructor(...args: A) {
@@ -148,10 +146,8 @@ export function notOneOf(what: string, word: string, values: readonly string[], 
   return new UsageError(`unknown ${what} ${q(word)}${didYouMean(word, values)}`, `${listed}: ${values.join(', ')}`);
 }
 
-/**
- * A value a field does not take (exit 1). The hint says what the field takes, unless the caller has a better next
- * step — then the message says what was expected.
- */
+// A value a field does not take (exit 1): the hint says what the field takes, unless the caller has a better next step;
+// then the message says what was expected.
 export class InvalidValueError extends errorClass(
   'INVALID_VALUE',
   'failed',
@@ -315,10 +311,8 @@ export class StateFileError extends errorClass(
   ],
 ) {}
 
-/**
- * A worker spawned on a task, or a task claimed, in a state where tasks are not worked on. `task`: the task a worker
- * was to start on; undefined for a claim (which has no --force).
- */
+// A worker spawned on, or a claim of, a task in a state where tasks are not worked on; `task` is undefined for a claim
+// (which has no --force).
 export class NotExecutingError extends errorClass(
   'NOT_EXECUTING',
   'blocked',

@@ -86,10 +86,8 @@ export const readOnly = (why: string, hint?: string): FieldSpec => ({ kind: 'rea
 
 export type ResolvedField = { where: 'field'; name: string; spec: FieldSpec } | { where: 'metadata'; path: string[] };
 
-/**
- * Whether `field` names a known field or a metadata path; a bare name a typo away from a known one is refused with
- * "did you mean", so `stauts` never lands silently in metadata.
- */
+// Whether `field` is a known field or metadata path; a bare name a typo from a known one is refused with "did you
+// mean", so `stauts` never lands in metadata.
 export function resolveField(
   field: string,
   known: Readonly<Record<string, FieldSpec>>,

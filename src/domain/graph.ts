@@ -52,10 +52,8 @@ export function lifecycleGraph(
   };
 }
 
-/**
- * The main path of a type's lifecycle: from the state `project_init` enters along each state's first automatic
- * transition to a state not yet on it, until a final state (not included).
- */
+// A type's main path: from the state project_init enters along each state's first automatic transition to a new state,
+// until a final state (excluded).
 export function mainPath(type: ProjectType): string[] {
   const inits = type.transitions.filter((t) => t.from === type.initialState);
   const entry = (inits.find((t) => !t.guard) ?? inits[0])?.to;

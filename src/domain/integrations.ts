@@ -1,10 +1,9 @@
-/**
- * The parts of what `sow install <target>` writes (each executor module composes its target from them): files, JSON
- * keys to merge, managed sections, all from the same templates. Pure: the app reads the templates and the disk.
- */
+// The parts of what `sow install` writes (files, JSON keys to merge, managed sections), composed by each executor
+// module. Pure: the app reads templates and disk.
 import { createHash } from 'node:crypto';
 import { SowError } from './errors.js';
 import { appendEntry, memberOf, removeEntry, sameJson, scanJson, valueOf } from './json-text.js';
+import { isRecord } from './json.js';
 
 /** The texts every target is generated from (templates/integrations/). */
 export interface IntegrationSources {
@@ -34,10 +33,8 @@ export interface OwnedFile {
   path: string;
   content: string;
 }
-/**
- * A change sow plans: a file it owns, keys it adds to a JSON file the user may also use (.claude/settings.json,
- * .mcp.json), or a section between markers in a file the user owns (AGENTS.md).
- */
+// A planned change: a file sow owns, keys added to a user's JSON file (.claude/settings.json, .mcp.json), or a marked
+// section in a user's file (AGENTS.md).
 export type Planned =
   OwnedFile | { kind: 'json'; path: string; add: JsonAddition } | { kind: 'section'; path: string; content: string };
 
@@ -98,7 +95,6 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 // ---- JSON merging: sow's entries in, exactly those out, every other byte as the person wrote it ----
 
 type Json = Record<string, unknown>;
-const isObj = (x: unknown): x is Json => typeof x === 'object' && x !== null && !Array.isArray(x);
 interface HookGroup {
   matcher?: string;
   hooks?: { type?: string; command?: string }[];
@@ -117,10 +113,11 @@ export const hookMap = (hooks: NonNullable<JsonAddition['hooks']>) =>
 
 /** A group sow wrote: only `hooks`, each a command hook running one of `commands`. */
 function isSowGroup(g: unknown, commands: readonly string[]): boolean {
-  if (!isObj(g) || Object.keys(g).length !== 1 || !Array.isArray(g['hooks']) || g['hooks'].length === 0) return false;
+  if (!isRecord(g) || Object.keys(g).length !== 1 || !Array.isArray(g['hooks']) || g['hooks'].length === 0)
+    return false;
   return g['hooks'].every(
     (h: unknown) =>
-      isObj(h) &&
+      isRecord(h) &&
       typeof h['command'] === 'string' &&
       commands.includes(h['command']) &&
       sameJson(h, { type: 'command', command: h['command'] }),
@@ -149,10 +146,8 @@ export interface JsonEdit {
   made: string[];
 }
 
-/**
- * `text` (a JSON object jsonDepth and JSON.parse accepted, or undefined: no file) with sow's missing hooks and servers
- * added; a server of sow's name set up differently is the person's and stays. Throws when a key sow needs is taken.
- */
+// `text` (JSON already accepted, or undefined: no file) with sow's missing hooks and servers added; a server of sow's
+// name set up otherwise stays. Throws when a needed key is taken.
 export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
   if (text === undefined) {
     const data: Json = {};
@@ -216,10 +211,8 @@ export function addToJson(text: string | undefined, add: JsonAddition, path: str
   return { text: t, added: addition(hooksAdded, serversAdded), made };
 }
 
-/**
- * `text` without sow's hook groups and servers (only exactly as sow writes them) and the keys it made once empty, each
- * taken out as text so the rest keeps its bytes.
- */
+// `text` without sow's hook groups and servers (only exactly as written) and the keys it made once empty, each cut out
+// as text so the rest keeps its bytes.
 export function removeFromJson(text: string, added: JsonAddition, made: readonly string[]): string {
   let t = text;
   const hooksMap = () => {
@@ -259,15 +252,15 @@ export function removeFromJson(text: string, added: JsonAddition, made: readonly
 
 /** What a record claims sow added, cut to what sow's plan adds: a record is a claim, never an order. */
 export function claimedAddition(claim: unknown, plan: JsonAddition): JsonAddition {
-  const c = isObj(claim) ? claim : {};
+  const c = isRecord(claim) ? claim : {};
   const hooks: Record<string, string[]> = {};
-  const claimedHooks = isObj(c['hooks']) ? c['hooks'] : {};
+  const claimedHooks = isRecord(c['hooks']) ? c['hooks'] : {};
   for (const [event, commands] of Object.entries(plan.hooks ?? {})) {
     const claimed = Object.hasOwn(claimedHooks, event) ? claimedHooks[event] : undefined;
     const ours = Array.isArray(claimed) ? commands.filter((cmd) => claimed.includes(cmd)) : [];
     if (ours.length) hooks[event] = ours;
   }
-  const claimedServers = isObj(c['mcpServers']) ? c['mcpServers'] : {};
+  const claimedServers = isRecord(c['mcpServers']) ? c['mcpServers'] : {};
   const servers = Object.fromEntries(
     Object.entries(plan.mcpServers ?? {}).filter(([name]) => Object.hasOwn(claimedServers, name)),
   );
@@ -305,10 +298,8 @@ export function sectionOf(text: string): string | undefined {
   return text.slice(b.index + b[0].length, e).trim();
 }
 
-/**
- * `text` with the section set to `content`: replaced, or appended with a line break either side — exactly what
- * withoutSection takes out, so the text before it comes back byte for byte.
- */
+// `text` with the section set to `content`, replaced or appended with a line break either side: exactly what
+// withoutSection takes out, so the rest comes back byte for byte.
 export function withSection(text: string, content: string): string {
   const block = `${SECTION_BEGIN}\n${content}\n${SECTION_END}`;
   const b = BEGIN_RE.exec(text);

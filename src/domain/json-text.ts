@@ -1,8 +1,5 @@
-/**
- * JSON files a person owns (`.claude/settings.json`, `.mcp.json`), edited as text: sow appends its entries in the
- * file's own layout and takes out exactly what it added, so an install and uninstall give back the person's bytes.
- * Only text JSON.parse accepted, nesting at most MAX_JSON_DEPTH, is scanned (the scanner recurses).
- */
+// JSON files a person owns, edited as text: sow appends in the file's layout and removes exactly what it added, giving
+// back the bytes. Only JSON.parse-accepted text at most MAX_JSON_DEPTH deep is scanned (it recurses).
 import { isDeepStrictEqual } from 'node:util';
 
 /** Settings and MCP files nest 4–6 levels; 64 is far beyond any real one, and safe to recurse. */

@@ -1,7 +1,5 @@
-/**
- * JSON text of sow's data (`--json`, MCP): `.inf`, `-.inf` and `.nan` as those strings, and an integer beyond 2^53 as
- * a number with its exact digits, where JSON.stringify writes null or throws (decision 0028).
- */
+// JSON of sow's data (`--json`, MCP): `.inf`, `-.inf`, `.nan` as strings and integers beyond 2^53 with exact digits,
+// where JSON.stringify writes null or throws (decision 0028).
 
 /** A map (a JSON object): not null, not a list. */
 export const isRecord = (x: unknown): x is Record<string, unknown> =>

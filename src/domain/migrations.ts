@@ -1,15 +1,12 @@
-/**
- * Layout 1 (sow 0.1.0) → layout 2, as pure functions on parsed state files, each with one line per change for
- * `sow migrate --dry-run`: code paths from the repository root, a failed review kept as history, the transitions
- * recorded, `base_branch`, and no task list in the project file.
- */
+// Layout 1 (sow 0.1.0) → 2 as pure functions on parsed state files, each with one line per change for `sow migrate
+// --dry-run`.
 import * as posix from 'node:path/posix';
 import { PROJECT_DIR } from './artifacts.js';
+import { isRecord } from './json.js';
 import type { HistoryEntry } from './schemas.js';
 
 type Obj = Record<string, unknown>;
-const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
-const list = (x: unknown): Obj[] => (Array.isArray(x) ? x.filter(isObj) : []);
+const list = (x: unknown): Obj[] => (Array.isArray(x) ? x.filter(isRecord) : []);
 
 export interface Migrated {
   data: Obj;
@@ -31,9 +28,9 @@ const time = (a: Obj) => Date.parse(String(a['created_at'] ?? '')) || 0;
 export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
   const data: Obj = structuredClone(input);
   const changes: string[] = [];
-  const phases = isObj(data['phases']) ? data['phases'] : {};
-  const implementation = isObj(phases['implementation']) ? phases['implementation'] : undefined;
-  const review = isObj(phases['review']) ? phases['review'] : undefined;
+  const phases = isRecord(data['phases']) ? data['phases'] : {};
+  const implementation = isRecord(phases['implementation']) ? phases['implementation'] : undefined;
+  const review = isRecord(phases['review']) ? phases['review'] : undefined;
 
   if (data['base_branch'] === undefined && ctx.baseBranch) {
     data['base_branch'] = ctx.baseBranch.name;
@@ -68,9 +65,9 @@ export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
     }
   }
 
-  const statechart = isObj(data['statechart']) ? data['statechart'] : undefined;
+  const statechart = isRecord(data['statechart']) ? data['statechart'] : undefined;
   if (statechart && !Array.isArray(statechart['history'])) {
-    const planning = isObj(phases['planning']) ? phases['planning'] : undefined;
+    const planning = isRecord(phases['planning']) ? phases['planning'] : undefined;
     const first = planning?.['enabled'] === false ? 'ImplementationPlanning' : 'PlanningActive';
     const current = String(statechart['current_state']);
     const history: (HistoryEntry & { note?: string })[] = [

@@ -1,7 +1,5 @@
-/**
- * One owner per task (a spawned worker or a claim with a lease): while it lives nobody else finishes the task without
- * --force; identities that owned a finished or taken-over task are retired, and their late writes refused.
- */
+// One owner per task (a spawned worker or a leased claim): while it lives nobody else finishes the task without
+// --force; retired owners' late writes are refused.
 import { errorClass, UsageError } from './errors.js';
 import { shown } from './display.js';
 import type { RemoteClaim } from './claims.js';
@@ -80,10 +78,8 @@ export function remoteLeaseDue(owner: Owner, now: string): boolean {
   return typeof until !== 'string' || Date.parse(until) - Date.parse(now) < (seconds * 1000) / 2;
 }
 
-/**
- * Whether a write of `actor` that keeps `owner` on its task must renew the claim on the remote too:
- * its own claim there (a worker's too), with the lease there half run out.
- */
+// Whether a write of `actor` keeping `owner` must renew the remote claim too: its own claim there (a worker's too), its
+// lease half run out.
 export const remoteRenewalDue = (owner: Owner | undefined, actor: Actor, now: string): owner is Owner =>
   owner?.remote !== undefined && isOwnedBy(owner, actor) && remoteLeaseDue(owner, now);
 

@@ -1,7 +1,7 @@
 /** The project container: its name rule, its fields, and a new project's first state. */
 import { quoted } from './display.js';
 import { InvalidNameError, UsageError } from './errors.js';
-import type { FieldSpec } from './fields.js';
+import { readOnly, type FieldSpec } from './fields.js';
 import type { ProjectType } from './project-type.js';
 import type { ProjectState } from './schemas.js';
 
@@ -20,19 +20,15 @@ export function checkProjectName(name: string): string {
 export const PROJECT_FIELDS: Record<string, FieldSpec> = {
   name: { kind: 'string', nonEmpty: true },
   description: { kind: 'string' },
-  type: { kind: 'readonly', why: 'a project keeps its type' },
+  type: readOnly('a project keeps its type'),
   // Moving a project to the branch that is checked out is allowed (a renamed branch); the app checks it.
   branch: { kind: 'string', nonEmpty: true },
   base_branch: { kind: 'string', nonEmpty: true },
-  created_at: { kind: 'readonly', why: 'it records when the project was created' },
-  updated_at: { kind: 'readonly', why: 'sow keeps it current' },
-  statechart: { kind: 'readonly', why: "only 'sow advance' moves the state machine", hint: "run 'sow advance'" },
-  phases: {
-    kind: 'readonly',
-    why: 'phases are set one field at a time',
-    hint: "use 'sow phase set <field> <value> --phase <name>'",
-  },
-  metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
+  created_at: readOnly('it records when the project was created'),
+  updated_at: readOnly('sow keeps it current'),
+  statechart: readOnly("only 'sow advance' moves the state machine", "run 'sow advance'"),
+  phases: readOnly('phases are set one field at a time', "use 'sow phase set <field> <value> --phase <name>'"),
+  metadata: readOnly('it is a map', "set one key of it, e.g. 'metadata.owner'"),
 };
 
 export interface NewProjectSpec {

@@ -1,8 +1,5 @@
-/**
- * What a ref may be. The committed index (`.sow/refs/index.json`) comes with the repository, so it may name only
- * remote sources over an authenticated, encrypted transport, never a folder of this machine that `sow refs init`
- * would put before every agent. A person's own sources live in the local index.
- */
+// The committed ref index comes with the repository, so it may name only remote sources over an authenticated,
+// encrypted transport, never a folder here that `sow refs init` would put before every agent.
 import { quoted } from './display.js';
 
 /** A git URL (https, ssh, scp-like `user@host:path`, http, git, file), or a local folder. */
@@ -16,11 +13,9 @@ const SCP_LIKE = /^([^@/\s]+)@([^:/\s]+):/;
 /** Control characters (C0, DEL, C1): never part of a URL sow hands to git, nor of one it prints. */
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-/**
- * Why git must not be given the URL `source`, judged as git and ssh see it: git percent-decodes a `scheme://` URL and
- * hands user@host and port to ssh as words, so `ssh://%2doProxyCommand=…` becomes an ssh option. Refused: a bad
- * escape, a control character, a user or host beginning with '-', a port not a number.
- */
+// Why git must not get URL `source`, judged as git and ssh see it: git percent-decodes and hands user@host and port to
+// ssh as words (`ssh://%2doProxyCommand=…`). Refused: a bad escape, a control character, a user or host starting with
+// '-', a port not a number.
 export function urlProblem(source: string): string | undefined {
   const scheme = /^([a-z][a-z0-9+.-]*):\/\//i.exec(source);
   if (!scheme) {

@@ -3,10 +3,7 @@ import * as v from 'valibot';
 import { quoted, shown } from './display.js';
 import { nearMiss } from './suggest.js';
 
-/**
- * A schema made when first used, through a proxy: making every schema when this module loads cost each command
- * millions of instructions, mostly for schemas it never uses.
- */
+// A schema made on first use, through a proxy: making every schema at load cost each command millions of instructions.
 export function builtWhenUsed<T extends object>(make: () => T): T {
   let made: T | undefined;
   const real = (): T => (made ??= make());
@@ -33,10 +30,8 @@ const twoDigits = (s: string, i: number, min: number, max: number): boolean => {
   return n >= min && n <= max;
 };
 
-/**
- * Exactly what valibot's isoTimestamp() accepts (schemas.test.ts checks), without its regular expression, which V8
- * compiles afresh in every process (~2 M instructions).
- */
+// Exactly valibot's isoTimestamp() (schemas.test.ts checks) without its regular expression, which V8 compiles afresh in
+// every process (~2 M instructions).
 export function isIsoTimestamp(s: string): boolean {
   const n = s.length;
   if (
@@ -110,10 +105,8 @@ function picklistMessage(issue: v.BaseIssue<unknown>): string | undefined {
   return `${quoted(issue.input)} is not one of ${values.join(', ')}${hint}`;
 }
 
-/**
- * Where a schema wants a number, an integer read as a bigint (beyond 2^53) becomes the nearest number in place; the
- * file keeps its text. Says whether it changed anything.
- */
+// Where a schema wants a number, a bigint (beyond 2^53) becomes the nearest number in place (the file keeps its text);
+// says whether it changed anything.
 function bigintsToNumbers(issues: readonly v.BaseIssue<unknown>[]): boolean {
   let changed = false;
   for (const issue of issues) {

@@ -1,7 +1,5 @@
-/**
- * The shape of every state file as valibot schemas: the types, the validation and `sow schema`'s JSON Schema. Objects
- * are loose: keys a newer sow or a person added are kept.
- */
+// Every state file's shape as valibot schemas (types, validation, `sow schema`'s JSON Schema); objects are loose, so
+// keys a newer sow or a person added are kept.
 import * as v from 'valibot';
 import { builtWhenUsed, isIsoTimestamp } from './schema-check.js';
 import { storedPathInside } from './paths.js';

@@ -1,9 +1,5 @@
-/**
- * A command line as a POSIX shell parses it: its words, unquoted, and whether it is one simple command of literal
- * words. What a worker may run is judged on this, never on a regular expression (a shell splits only on space, tab
- * and newline, and reads quotes, operators and expansions first). Strict: any operator, expansion, glob, assignment
- * or character a person cannot see for what it is makes the command "not simple", with what was found.
- */
+// A command line as a POSIX shell parses it, so what a worker may run is never judged by a regular expression. Strict:
+// any operator, expansion, glob, assignment or invisible character makes it "not simple", saying what was found.
 
 export interface ShellWord {
   /** The word as the command receives it: quotes and escapes removed. */

@@ -1,7 +1,5 @@
-/**
- * "Did you mean": the nearest known name by optimal string alignment (`stauts` is one step from `status`), `-` read as
- * `_`, ignoring case; a short name may be one step off, a longer two (so `note` is never taken for `name`).
- */
+// "Did you mean": the nearest name by optimal string alignment, `-` as `_`, any case; a short name may be one step off,
+// a longer two (so `note` is never taken for `name`).
 function distance(a: string, b: string): number {
   const rows = a.length + 1;
   const cols = b.length + 1;

@@ -33,10 +33,8 @@ export function compareIds(a: string, b: string): number {
 
 export const byId = (a: { id: string }, b: { id: string }) => compareIds(a.id, b.id);
 
-/**
- * `ids` sorted in place in compareIds' order, fast: the engine's own string order (a comparator cost ~5 M
- * instructions for a thousand ids), then a stable pass by length.
- */
+// `ids` sorted in place in compareIds' order: the engine's string sort (a comparator cost ~5 M instructions per
+// thousand ids), then a stable pass by length.
 export function sortIds(ids: string[]): string[] {
   ids.sort();
   const first = ids[0]?.length;
@@ -153,10 +151,8 @@ export interface StatusChangeOptions {
   override?: string;
 }
 
-/**
- * Why `task` may not take `status` now (a completed task stays so; dependencies finished; no pending feedback):
- * throws TaskBlockedError (exit 3); `--force` skips the call.
- */
+// Why `task` may not take `status` now (completed stays; dependencies finished; no pending feedback): throws
+// TaskBlockedError (exit 3); `--force` skips the call.
 export function checkStatusChange(
   task: TaskState,
   status: TaskStatus,

@@ -1,10 +1,5 @@
-/**
- * A worker over the Agent Client Protocol, sow the client: start the agent (argv), open or load a session, prompt it,
- * answer its permission requests by the domain's rule (domain/acp-permissions.ts) and refuse anything else (sow
- * advertises no file or terminal capability). Every stdout line is kept raw. The agent runs in its own process group
- * and is ended as a group (TERM, then KILL): wrappers (Codex's adapter, Gemini CLI's relauncher) pass no signal on and
- * outlive a closed stdin.
- */
+// An ACP worker with sow as the client: permission requests answered by domain/acp-permissions.ts, anything else
+// refused. The agent's process group is ended whole: wrappers (Codex's adapter, Gemini's relauncher) pass no signal on.
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type {
@@ -27,6 +22,7 @@ import {
   type PermissionDecision,
   type PermissionPolicy,
 } from '../../domain/acp-permissions.js';
+import { isRecord } from '../../domain/json.js';
 
 export interface AcpRunRequest extends Pick<RunRequest, 'binary' | 'args' | 'cwd' | 'env' | 'onStderrLine'> {
   prompt: string;
@@ -123,8 +119,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         } catch {
           return;
         }
-        if (message && typeof message === 'object' && !Array.isArray(message))
-          controller.enqueue(message as AnyMessage);
+        if (isRecord(message)) controller.enqueue(message as AnyMessage);
       };
       const lines = lineSplitter(take);
       child.stdout.on('data', (chunk: string) => {

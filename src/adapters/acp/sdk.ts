@@ -1,5 +1,3 @@
-/**
- * The parts of the ACP SDK sow uses, bundled on their own (dist/acp-sdk.cjs) and required only over ACP: import the
- * SDK through this module only (types may come from the SDK directly).
- */
+// The ACP SDK parts sow uses, bundled apart (dist/acp-sdk.cjs) and loaded only over ACP: import the SDK only through
+// here (types may come from it directly).
 export { client, methods, PROTOCOL_VERSION } from '@agentclientprotocol/sdk';

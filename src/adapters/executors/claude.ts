@@ -4,7 +4,6 @@ import {
   agentCli,
   custom,
   denial,
-  isObj,
   listed,
   oneLine,
   SOW_PROTECTED,
@@ -16,6 +15,7 @@ import {
   saidLine,
   type Grant,
 } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { AGENTS, ORCHESTRATOR, type AgentDef } from '../../domain/agents.js';
 import {
@@ -208,9 +208,9 @@ export const claude: ExecutorModule = {
         `session ${String(event['session_id'] ?? '?')} ` +
           `started${text(event['model']) ? ` (${String(event['model'])})` : ''}`,
       ];
-    if (type === 'assistant' && isObj(event['message']) && Array.isArray(event['message']['content'])) {
+    if (type === 'assistant' && isRecord(event['message']) && Array.isArray(event['message']['content'])) {
       return (event['message']['content'] as unknown[]).flatMap((part) => {
-        if (!isObj(part)) return [];
+        if (!isRecord(part)) return [];
         if (part['type'] === 'text' && text(part['text'])) return [`› ${oneLine(String(part['text']))}`];
         if (part['type'] === 'tool_use') return [`● ${String(part['name'] ?? 'tool')}${toolDetail(part['input'])}`];
         return [];
@@ -229,14 +229,14 @@ export const claude: ExecutorModule = {
   sessionGone: (stderr) => saidLine(stderr, /No conversation found with session ID/),
   // The closing `result` has the run's totals; each assistant message's own usage would count twice.
   usage: (e) =>
-    e['type'] === 'result' && isObj(e['usage'])
+    e['type'] === 'result' && isRecord(e['usage'])
       ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'], e['total_cost_usd'])
       : undefined,
   // Each answer's `assistant` events (one per block, one message id) carry its input tokens; their output count is
   // the stream's first (1), so only input is told until the `result`.
   usageSoFar: (e) => {
-    const m = e['type'] === 'assistant' && isObj(e['message']) ? e['message'] : undefined;
-    if (!m || !isObj(m['usage']) || typeof m['id'] !== 'string') return undefined;
+    const m = e['type'] === 'assistant' && isRecord(e['message']) ? e['message'] : undefined;
+    if (!m || !isRecord(m['usage']) || typeof m['id'] !== 'string') return undefined;
     const used = usageOf(m['usage']['input_tokens'], undefined);
     return Object.keys(used).length ? { key: m['id'], usage: used } : undefined;
   },
@@ -244,7 +244,7 @@ export const claude: ExecutorModule = {
     event(e) {
       if (e['type'] !== 'result' || !Array.isArray(e['permission_denials'])) return [];
       return e['permission_denials']
-        .filter(isObj)
+        .filter(isRecord)
         .map((d) => denial(str(d['tool_name']) ?? 'unknown', d['tool_input'], TOOLS));
     },
   }),

@@ -1,28 +1,13 @@
-/**
- * Codex CLI (`codex exec`). It cannot grant single commands: safe is its workspace-write sandbox, where every command
- * runs (writes in the workspace and /tmp, no network); `codex exec` never asks. It reports its session id in
- * `thread.started`.
- */
-import {
-  agentCli,
-  custom,
-  isObj,
-  oneLine,
-  reportedSession,
-  text,
-  usageOf,
-  saidLine,
-  words,
-  type Grant,
-} from './shared.js';
+// Codex CLI (`codex exec`) cannot grant single commands, so safe is its workspace-write sandbox, where every command
+// runs (writes in the workspace and /tmp, no network); it never asks.
+import { agentCli, custom, oneLine, reportedSession, text, usageOf, saidLine, words, type Grant } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { tomlWidening } from './settings-files.js';
 
-/**
- * What in a project's .codex/config.toml (loaded where Codex trusts the project) widens a safe worker, at any depth:
- * sow's `-c` wins for sandbox_mode only, not for writable roots, network, commands it runs, profiles or providers.
- */
+// What in a project's .codex/config.toml widens a safe worker, at any depth: sow's `-c` wins for sandbox_mode only, not
+// for writable roots, network, commands, profiles or providers.
 export const CODEX_WIDENING = words(
   'sandbox_mode approval_policy sandbox_workspace_write writable_roots network_access mcp_servers ' +
     'notify hooks profile profiles permissions default_permissions projects trust_level model_providers ' +
@@ -51,9 +36,8 @@ export const codex: ExecutorModule = {
   title: 'Codex CLI',
   install: 'npm install -g @openai/codex',
   sessionIds: 'reported',
-  // Codex speaks ACP through Zed's adapter. It asks its client nothing by default (read-only sandbox, commands run
-  // unasked): under safe it is told to ask before anything it does not know to be harmless, inside its workspace-write
-  // sandbox; under yolo, never to ask, with no sandbox — as its command line is run.
+  // Zed's ACP adapter for Codex asks nothing by default: safe tells it to ask before anything not known harmless,
+  // inside its workspace-write sandbox; yolo, never, with no sandbox.
   acp: {
     binary: () => 'codex-acp',
     args: (c, permissions) => [
@@ -77,7 +61,7 @@ export const codex: ExecutorModule = {
   progress(event) {
     const type = event['type'];
     if (type === 'thread.started') return [`session ${String(event['thread_id'] ?? '?')} started`];
-    if ((type === 'item.completed' || type === 'item.started') && isObj(event['item'])) {
+    if ((type === 'item.completed' || type === 'item.started') && isRecord(event['item'])) {
       const item = event['item'];
       if (item['type'] === 'agent_message' && text(item['text']))
         return type === 'item.completed' ? [`› ${oneLine(String(item['text']))}`] : [];
@@ -94,7 +78,7 @@ export const codex: ExecutorModule = {
   sessionGone: (stderr) => saidLine(stderr, /no rollout found for thread id/),
   // Each `turn.completed` has that turn's tokens; Codex reports no cost.
   usage: (e) =>
-    e['type'] === 'turn.completed' && isObj(e['usage'])
+    e['type'] === 'turn.completed' && isRecord(e['usage'])
       ? usageOf(e['usage']['input_tokens'], e['usage']['output_tokens'])
       : undefined,
   // Nothing in `--json` (a command its sandbox refuses leaves no event at all); only its stderr says.

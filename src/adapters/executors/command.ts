@@ -1,7 +1,5 @@
-/**
- * A command of the user's own (type `command`): its spawn and resume argv, with {placeholders} filled in each word,
- * never through a shell. Its permissions are whatever that argv grants.
- */
+// A command of the user's own (type `command`): spawn and resume argv with {placeholders} filled in each word, never
+// through a shell; it grants whatever that argv grants.
 import { custom, NO_ACP, viaStdin } from './shared.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 

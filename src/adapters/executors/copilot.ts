@@ -1,21 +1,7 @@
-/**
- * GitHub Copilot CLI (`copilot`): safe grants `write` (edits inside the working directory, not the temp dir),
- * `shell(sow)` and `shell(<check>)`. Copilot matches a command by its name plus, for tools such as npm and git, the
- * first subcommand, so a check like `node check.mjs` may be refused (granting `node` would allow any program).
- */
-import {
-  checksOf,
-  agentCli,
-  custom,
-  denial,
-  isObj,
-  listed,
-  model,
-  str,
-  words,
-  type Grant,
-  type Obj,
-} from './shared.js';
+// GitHub Copilot CLI: safe grants `write`, `shell(sow)` and `shell(<check>)`. Copilot matches a command by name (plus
+// npm's or git's subcommand), so `node check.mjs` may be refused: granting `node` would allow any program.
+import { checksOf, agentCli, custom, denial, listed, model, str, words, type Grant, type Obj } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { jsonWidening } from './settings-files.js';
@@ -25,9 +11,7 @@ const COPILOT_SETTINGS = words('hooks allowedUrls trustedFolders defaultPermissi
 /** Copilot's ACP mode ids. */
 const MODE = (name: string) => `https://agentclientprotocol.com/protocol/session-modes#${name}`;
 
-/**
- * Checks Copilot CLI can match as granted: a package manager or git with its subcommand (`npm test`, `npm run lint`).
- */
+/** Checks Copilot CLI can match as granted: a package manager or git with its subcommands (`npm run lint`). */
 const matchable = (check: string) => /^(npm|pnpm|yarn|git)( [\w:.-]+)*$/.test(check);
 const grant = (ctx: InvocationContext): Grant => {
   if (ctx.permissions === 'yolo') return { args: ['--allow-all-tools'] };
@@ -95,23 +79,21 @@ export const copilot: ExecutorModule = {
     ],
     grant,
   ),
-  /**
-   * A `tool.execution_complete` with `success: false` and `error.code: "denied"`; the call is the earlier
-   * `tool.execution_start` with the same `toolCallId`.
-   */
+  // A `tool.execution_complete` with `success: false` and `error.code: "denied"`; its call is the earlier
+  // `tool.execution_start` with the same `toolCallId`.
   denials() {
     const calls = new Map<string, Obj>();
     return {
       event(e) {
         const data = e['data'];
-        if (!isObj(data)) return [];
+        if (!isRecord(data)) return [];
         const id = str(data['toolCallId']);
         if (!id) return [];
         if (e['type'] === 'tool.execution_start') calls.set(id, data);
         if (
           e['type'] !== 'tool.execution_complete' ||
           data['success'] !== false ||
-          !isObj(data['error']) ||
+          !isRecord(data['error']) ||
           data['error']['code'] !== 'denied'
         )
           return [];

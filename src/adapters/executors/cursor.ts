@@ -1,8 +1,7 @@
-/**
- * Cursor CLI (`cursor-agent`), from Cursor's docs (not on npm: test/fakes/fake-agent.mjs plays it). It grants single
- * commands only in its config files, never per run, so safe runs commands in its sandbox, like Codex.
- */
-import { agentCli, denial, isObj, NO_ACP, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
+// Cursor CLI (`cursor-agent`), from Cursor's docs (not on npm: test/fakes/fake-agent.mjs plays it). It grants single
+// commands only in config files, so safe runs commands in its sandbox.
+import { agentCli, denial, NO_ACP, OWN_ARGV, str, type Grant, type Obj } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { jsonWidening } from './settings-files.js';
 import { agentsMd, frontmatter, SKILL_DESCRIPTION, yamlString, type Integration } from '../../domain/integrations.js';
@@ -56,13 +55,13 @@ export const cursor: ExecutorModule = {
     const started = new Map<string, Obj>();
     return {
       event(e) {
-        if (e['type'] !== 'tool_call' || !isObj(e['tool_call'])) return [];
+        if (e['type'] !== 'tool_call' || !isRecord(e['tool_call'])) return [];
         const [key, call] = Object.entries(e['tool_call'])[0] ?? [];
-        if (!key || !isObj(call)) return [];
+        if (!key || !isRecord(call)) return [];
         const id = str(e['call_id']) ?? '';
         if (e['subtype'] === 'started') started.set(id, call);
         const result = call['result'];
-        if (e['subtype'] !== 'completed' || !isObj(result) || !isObj(result['rejected'])) return [];
+        if (e['subtype'] !== 'completed' || !isRecord(result) || !isRecord(result['rejected'])) return [];
         const rejected = result['rejected'];
         const args = call['args'] ?? started.get(id)?.['args'];
         const tool = key.replace(/ToolCall$/, '');

@@ -1,14 +1,11 @@
-/**
- * Gemini CLI (`gemini`). Safe is the auto_edit approval mode plus a policy file beside the prompt (its --allowed-tools
- * is deprecated): `sow` by prefix (not `sowx`), each check exactly. It checks each part of a chained command apart.
- */
+// Gemini CLI: safe is the auto_edit approval mode plus a policy file beside the prompt (--allowed-tools is deprecated):
+// `sow` by prefix (not `sowx`), each check exactly, each part of a chained command apart.
 import { dirname, join } from 'node:path';
 import {
   checksOf,
   agentCli,
   custom,
   denial,
-  isObj,
   listed,
   model,
   str,
@@ -18,6 +15,7 @@ import {
   type Grant,
   type Obj,
 } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { envWidening, jsonWidening } from './settings-files.js';
 import {
@@ -32,10 +30,8 @@ import {
   type OwnedFile,
 } from '../../domain/integrations.js';
 
-/**
- * What a project's .gemini/settings.json may set that widens a safe worker (Gemini CLI 0.61.0): tools run unasked,
- * commands it runs itself, policy files, folders its edits may reach. No flag leaves these settings out.
- */
+// What a project's .gemini/settings.json may set that widens a safe worker (Gemini CLI 0.61.0); no flag leaves these
+// settings out.
 export const GEMINI_WIDENING = words(
   'tools.allowed tools.discoveryCommand tools.callCommand tools.sandbox mcpServers mcp.serverCommand ' +
     'hooks policyPaths adminPolicyPaths context.includeDirectories security.folderTrust',
@@ -76,10 +72,8 @@ const grant = (ctx: InvocationContext): Grant => {
 
 const TOOLS = { command: ['run_shell_command'], edit: ['write_file', 'replace'] };
 
-/**
- * `sow install gemini`: its skill, the slash commands as TOML (`!{…}` runs a command, `{{args}}` are the arguments) and
- * GEMINI.md.
- */
+// `sow install gemini`: its skill, GEMINI.md and the slash commands as TOML (`!{…}` runs a command, `{{args}}` are the
+// arguments).
 const command = (s: IntegrationSources, name: CommandName) => {
   const body = commandBody(s, name, (cmd) => `!{${cmd}}`)
     .replace(/\$ARGUMENTS/g, '{{args}}')
@@ -125,7 +119,7 @@ export const gemini: ExecutorModule = {
   sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),
   // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
   usage: (e) =>
-    e['type'] === 'result' && isObj(e['stats'])
+    e['type'] === 'result' && isRecord(e['stats'])
       ? usageOf(e['stats']['input_tokens'], e['stats']['output_tokens'])
       : undefined,
   // Progress reads through the generic fields and Claude Code's `result`. A refusal is a `tool_result` with
@@ -140,7 +134,7 @@ export const gemini: ExecutorModule = {
         if (
           e['type'] !== 'tool_result' ||
           e['status'] !== 'error' ||
-          !isObj(e['error']) ||
+          !isRecord(e['error']) ||
           e['error']['type'] !== 'policy_violation'
         )
           return [];

@@ -1,17 +1,12 @@
-/**
- * opencode (`opencode run`). Safe is OPENCODE_PERMISSION (merged over every config layer): edits, `sow`, `sow …` and
- * each check allowed (the last matching pattern wins, so the catch-all comes first), anything else asked, which
- * `opencode run` refuses. `experimental.continue_loop_on_deny`, which no variable carries, goes in a config file
- * beside the prompt (OPENCODE_CONFIG) so a refusal does not end the run. A project's own config would widen a safe
- * worker (an agent's own `permission` beats OPENCODE_PERMISSION): OPENCODE_DISABLE_PROJECT_CONFIG skips it.
- */
+// opencode: safe is OPENCODE_PERMISSION, merged over every config layer (last matching pattern wins: catch-all first);
+// anything else is asked, which `opencode run` refuses. continue_loop_on_deny goes in OPENCODE_CONFIG;
+// OPENCODE_DISABLE_PROJECT_CONFIG skips a project's config (an agent's own `permission` would beat ours).
 import { dirname, join } from 'node:path';
 import {
   checksOf,
   agentCli,
   custom,
   denial,
-  isObj,
   listed,
   reportedSession,
   str,
@@ -19,6 +14,7 @@ import {
   saidLine,
   type Grant,
 } from './shared.js';
+import { isRecord } from '../../domain/json.js';
 import { SKILL_AND_AGENTS_MD } from '../../domain/integrations.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 
@@ -54,10 +50,7 @@ const grant = (ctx: InvocationContext): Grant => {
 };
 
 const TOOLS = { command: ['bash'], edit: ['write', 'edit', 'patch', 'multiedit'] };
-/**
- * opencode's permission errors (PermissionRejectedError, PermissionCorrectedError, PermissionDeniedError): it has no
- * error code, only these fixed texts.
- */
+/** opencode's permission errors carry no code, only these fixed texts. */
 const REFUSED =
   /^The user (rejected permission to use|has specified a rule which prevents you from using) this specific tool call/;
 
@@ -76,7 +69,8 @@ export const opencode: ExecutorModule = {
     }),
     install: 'npm install -g opencode-ai',
   },
-  sessionFromEvent: (e) => reportedSession(e['sessionID'] ?? (isObj(e['part']) ? e['part']['sessionID'] : undefined)),
+  sessionFromEvent: (e) =>
+    reportedSession(e['sessionID'] ?? (isRecord(e['part']) ? e['part']['sessionID'] : undefined)),
   ...agentCli(
     'opencode',
     '-m',
@@ -88,7 +82,7 @@ export const opencode: ExecutorModule = {
   // Each `step_finish` has that step's tokens and cost.
   usage: (e) => {
     const part = e['part'];
-    return e['type'] === 'step_finish' && isObj(part) && isObj(part['tokens'])
+    return e['type'] === 'step_finish' && isRecord(part) && isRecord(part['tokens'])
       ? usageOf(part['tokens']['input'], part['tokens']['output'], part['cost'])
       : undefined;
   },
@@ -97,7 +91,7 @@ export const opencode: ExecutorModule = {
   denials: () => ({
     event(e) {
       const part = e['part'];
-      if (e['type'] !== 'tool_use' || !isObj(part) || !isObj(part['state'])) return [];
+      if (e['type'] !== 'tool_use' || !isRecord(part) || !isRecord(part['state'])) return [];
       const state = part['state'];
       const error = str(state['error']);
       if (state['status'] !== 'error' || !error || !REFUSED.test(error)) return [];

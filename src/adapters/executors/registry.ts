@@ -1,7 +1,5 @@
-/**
- * The agent CLIs sow drives, one module each (docs/decisions/0077-one-list-of-agent-clis.md): tsc wants a line here
- * for every name of EXECUTOR_TYPES, the contract test wants them in that order.
- */
+// The agent CLIs sow drives, one module each (decision 0077): tsc wants a line for every EXECUTOR_TYPES name, the
+// contract test wants them in that order.
 import type { ExecutorSetting, IgnoredSettings } from '../../domain/config.js';
 import type { ExecutorType } from '../../domain/config-schemas.js';
 import { claude } from './claude.js';

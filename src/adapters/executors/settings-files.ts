@@ -1,7 +1,5 @@
-/**
- * Reading an agent CLI's settings files for what widens a safe worker: pure functions over text the caller read. A
- * repository may have written the file to mislead sow, so what a reader cannot read is a finding, never harmless.
- */
+// Reading agent CLI settings files for what widens a safe worker, pure over text. A repository may write one to mislead
+// sow, so what cannot be read is a finding.
 
 /** A JSON value at a dotted path of own keys (never the prototype chain); undefined when absent. */
 function at(value: unknown, path: readonly string[]): unknown {
@@ -63,11 +61,8 @@ export function jsonWidening(text: string, keys: readonly string[]): string[] {
   });
 }
 
-/**
- * Every key path a TOML document names — table headers (`[a.b]`, `[[a.b]]`), assignments (`a.b = …`, under the current
- * table) and the keys of inline tables — without evaluating it. `unreadable` says where the scan met something it does
- * not understand (a quoted key with an escape, which could spell any name, counts as such).
- */
+// Every key path a TOML document names (headers, dotted assignments, inline tables), unevaluated; `unreadable` says
+// where the scan gave up (an escaped quoted key could spell any name).
 export function tomlKeyPaths(text: string): { paths: string[][]; unreadable?: string } {
   const paths: string[][] = [];
   let table: string[] = [];

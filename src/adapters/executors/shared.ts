@@ -1,6 +1,7 @@
 /** What the executor modules share: argv pieces, the safe profile's grants, and reading JSON events. */
 import type { ExecutorConfig } from '../../domain/config-schemas.js';
 import { addFigure } from '../../domain/usage.js';
+import { isRecord } from '../../domain/json.js';
 import type { Denial, ExecutorModule, Invocation, InvocationContext, Usage } from './types.js';
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
@@ -24,11 +25,8 @@ export const viaStdin = (binary: string, ctx: InvocationContext, grant: Grant): 
   granted: { permissions: ctx.permissions, checks: ctx.checks },
 });
 
-/**
- * What the agent CLIs sow passes flags to share: a binary that resumes, whose --help doctor checks, that takes no argv
- * of the user's own; its runs take the prompt on stdin, their argv `head`, the model, the profile's flags, custom_args,
- * `tail`.
- */
+// What the agent CLIs share: a resuming binary whose --help doctor checks, no user argv; runs take the prompt on stdin,
+// argv `head`, model, profile flags, custom_args, `tail`.
 export function agentCli(
   binary: string,
   modelFlag: string,
@@ -54,16 +52,11 @@ export function agentCli(
   };
 }
 
-/*
- * Permissions (docs/decisions/0017-permission-profiles.md): `yolo` is each CLI's skip-all flag; `safe` lets the worker
- * edit the repository, run `sow` and each allowed check, and refuses the rest (a headless worker cannot ask). A CLI
- * that cannot grant single commands (Codex, Cursor) runs every command in its sandbox instead.
- */
+// Permissions (decision 0017): `yolo` is each CLI's skip-all flag; `safe` allows edits, `sow` and each allowed check
+// and refuses the rest (a headless worker cannot ask), or sandboxes every command where a CLI cannot grant single ones.
 
-/**
- * What no safe worker may edit, beside every CLI's settings: any `.git` (a git dir of its choosing runs its hooks in
- * sow's next git command) and the repository's configuration (its checks).
- */
+// What no safe worker may edit beside CLI settings: any `.git` (a git dir of its choosing runs its hooks in sow's next
+// git command) and `.sow/config.yaml` (its checks).
 export const SOW_PROTECTED = ['**/.git', '**/.git/**', '.sow/config.yaml'] as const;
 
 /** The declared checks a safe worker may run, each once. */
@@ -83,7 +76,6 @@ export const reportedSession = (x: unknown): string | undefined =>
   typeof x === 'string' && x !== '' && !x.startsWith('-') ? x : undefined;
 
 export type Obj = Record<string, unknown>;
-export const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 export const str = (x: unknown): string | undefined => (typeof x === 'string' ? x : undefined);
 /** A string with something in it (progress skips blank texts). */
 export const text = (x: unknown): string | undefined => (typeof x === 'string' && x.trim() ? x : undefined);
@@ -127,7 +119,7 @@ export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>,
     } catch {
       continue;
     }
-    if (!isObj(event)) continue;
+    if (!isRecord(event)) continue;
     const used = spec.usage(event);
     if (used) total = addUsage(total, used);
     const partial = spec.usageSoFar?.(event);
@@ -139,7 +131,7 @@ export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>,
 
 /** What a tool call is about, for a progress line. */
 export function toolDetail(input: unknown): string {
-  if (!isObj(input)) return '';
+  if (!isRecord(input)) return '';
   const detail =
     text(input['command']) ??
     text(input['file_path']) ??
@@ -153,7 +145,7 @@ export function toolDetail(input: unknown): string {
 /** The command, or the file, a tool call's input is about; else its JSON, shortened. */
 function inputText(input: unknown): string | null {
   if (typeof input === 'string') return input;
-  if (!isObj(input)) return null;
+  if (!isRecord(input)) return null;
   const command = input['command'] ?? input['cmd'];
   if (typeof command === 'string') return command;
   if (Array.isArray(command) && command.every((c) => typeof c === 'string')) return command.join(' ');

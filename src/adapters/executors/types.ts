@@ -32,10 +32,8 @@ export interface InvocationContext {
   protect: readonly string[];
 }
 
-/**
- * The files through which a repository, or a worker that edits them, could widen what this CLI may do
- * (docs/decisions/0063-agent-cli-settings.md): sow tells the CLI to ignore them, or refuses to start it.
- */
+// The files through which a repository or a worker could widen what this CLI may do (decision 0063): sow tells the CLI
+// to ignore them, or refuses to start it.
 export interface Widening {
   /** Globs (`**` any folders, `*` within a name) of the files it reads its own rights from. */
   readonly files: readonly string[];
@@ -43,10 +41,8 @@ export interface Widening {
   readonly settings: readonly string[];
   /** How sow keeps them from widening a safe worker. */
   readonly how: string;
-  /**
-   * For the files sow cannot tell the CLI to ignore (on this transport): which to read (`*` in the last component: any
-   * name), and each widening setting a text holds, as `key: value`.
-   */
+  // For files sow cannot tell the CLI to ignore: which to read (`*` in the last component: any name), and each widening
+  // setting a text holds, as `key: value`.
   check?(
     transport: 'cli' | 'acp',
   ): { paths: readonly string[]; found(path: string, text: string): string[] } | undefined;
