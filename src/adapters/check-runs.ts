@@ -1,8 +1,5 @@
-/**
- * Checks run in the background (`sow check run --detach`): this sow started again in its own session, each run in
- * the runtime folder's `check-runs/<id>/` (runner.json, result.json, runner.log). The record names the pid with its
- * start time, boot and pid namespace, so `sow check wait` can tell it still runs without trusting a pid.
- */
+/** Checks run in the background (`check run --detach`), each in `check-runs/<id>/`. The record names the pid with its
+ * start time, boot and pid namespace, so `check wait` can tell it still runs without trusting a pid. */
 import { lstatSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';

@@ -1,7 +1,5 @@
-/**
- * A worker's run end that sow could not record (another branch was checked out): it waits in the runtime folder (in
- * git's own folder: no commit can put one there) for the next command on the project's branch (app/deferred-runs.ts).
- */
+/** A worker's run end sow could not record (another branch was checked out), kept in the runtime folder, where no
+ * commit can put one, for the next command on the project's branch (app/deferred-runs.ts). */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfined } from './confine.js';

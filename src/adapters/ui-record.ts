@@ -1,7 +1,5 @@
-/**
- * What a restarted `sow ui` needs to keep an open page working: its port and the SHA-256 of each token (never a token:
- * a worker can read git's folder), in `.git/sow/ui.json`. A record that is not what sow writes is ignored.
- */
+/** What a restarted `sow ui` needs to keep a page working: its port and each token's SHA-256 (never a token: a worker
+ * can read git's folder), in `.git/sow/ui.json`. A record not of sow's shape is ignored. */
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from './fs-atomic.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';

@@ -1,8 +1,5 @@
-/**
- * The record stage: a spawn's or resume's plan is made from the project as read, and one update writes it only if the
- * state is still what the plan was made from (else it is planned again). A remote claim is pushed between the two,
- * never under the lock, and given back if the write fails; the worker's own checkout is opened before the write too.
- */
+/** The record stage: one update writes the plan only if the state is still what it was made from (else it is planned
+ * again). A remote claim is pushed before, never under the lock, and given back if the write fails. */
 import { isDeepStrictEqual } from 'node:util';
 import type { AppContext } from '../context.js';
 import type { AgentDef } from '../../domain/agents.js';
@@ -137,10 +134,8 @@ async function readSpawn(reader: Reader, rec: SpawnRecord, every: boolean): Prom
 
 type Claimer = Awaited<ReturnType<typeof remoteClaimer>>;
 
-/**
- * Pushes `owner`'s claim of task `id` until `leaseUntil`: the claim when it landed; when another holds the task, a
- * ClaimedElsewhereError for `refuseAs` (an agent's name), else undefined.
- */
+/** Pushes `owner`'s claim of task `id` until `leaseUntil`: the claim when it landed; when another holds the task, a
+ * ClaimedElsewhereError for `refuseAs`, else undefined. */
 async function claimOn(
   onRemote: Claimer,
   at: { id: string; branch: string; owner: string; now: string; leaseUntil: string },
@@ -157,11 +152,8 @@ async function claimOn(
   return undefined;
 }
 
-/**
- * With a claims remote: the claim of the task the worker takes — the one already claimed if still a candidate (made
- * again on its commit if the worker's id changed), else the first candidate whose claim lands; a task held there is
- * passed over (--next) or refused (named).
- */
+/** With a claims remote, the claim of the task the worker takes: the one already claimed if still a candidate, else
+ * the first candidate whose claim lands; a task held there is passed over (--next) or refused (named). */
 async function claimFor(
   root: string,
   claims: ClaimsRemote,
@@ -297,10 +289,8 @@ export interface ResumeRecord {
   now: string;
 }
 
-/**
- * Plans a resume and writes it: the session resumed once more, the task owned by its worker again (with --force, a live
- * owner of another session retired; claimed on the remote first, as a spawn).
- */
+/** Plans a resume and writes it: the session resumed, the task owned by its worker again (with --force, a live owner
+ * of another session retired), claimed on the remote first as a spawn. */
 export async function recordResume(
   ctx: AppContext,
   rec: ResumeRecord,
