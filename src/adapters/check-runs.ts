@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
 import { processGone, processStat, thisProcess, type ProcessRef } from './liveness.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
-import { pickShape, readOwnJson, removeRunFolder, runFolders, type SupervisorFiles } from './supervisor.js';
+import { pickShape } from './record-shape.js';
+import { readOwnJson, removeRunFolder, runFolders, type SupervisorFiles } from './supervisor.js';
 
 const FOLDER = 'check-runs';
 /** The variable that tells a detached `sow check run` where to write its record. */

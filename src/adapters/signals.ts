@@ -9,7 +9,8 @@ import type { Owner } from '../domain/schemas.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { answers, BOOT, PIDNS, processAlive, processStat, thisProcess } from './liveness.js';
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
-import { pickShape, readOwnJson } from './supervisor.js';
+import { pickShape } from './record-shape.js';
+import { readOwnJson } from './supervisor.js';
 
 const FOLDER = 'owners';
 /** A record is a few hundred bytes; anything larger is not one sow wrote. */

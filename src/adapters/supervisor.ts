@@ -17,6 +17,7 @@ import {
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { readConfined } from './confine.js';
+import { pickShape } from './record-shape.js';
 import { ensureRuntimeDir, runtimeBase, runtimeFolder, runtimePath } from './runtime.js';
 
 /** A worker's events: a long run writes tens of MB. */
@@ -120,30 +121,6 @@ export function readOwnJson(path: string, max: number = RECORD_MAX): unknown {
 
 /** A record or ready file is a few hundred bytes; anything larger is not one sow wrote. */
 const RECORD_MAX = 64 * 1024;
-
-type Kind = 'string' | 'int' | 'strings';
-const KINDS: Record<Kind, (v: unknown) => boolean> = {
-  string: (v) => typeof v === 'string',
-  int: (v) => Number.isSafeInteger(v),
-  strings: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'),
-};
-
-/** The keys named of a record read from a file, if the required ones (and the optional ones there) have their kinds. */
-export function pickShape<T>(
-  v: unknown,
-  required: Record<string, Kind>,
-  optional: Record<string, Kind> = {},
-): T | undefined {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
-  const r = v as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [key, kind] of Object.entries({ ...optional, ...required })) {
-    if (r[key] === undefined && required[key] === undefined) continue;
-    if (!KINDS[kind](r[key])) return undefined;
-    out[key] = r[key];
-  }
-  return out as T;
-}
 
 /** The supervisor's `--json` envelope, when it wrote a whole one. */
 export type Envelope = {
