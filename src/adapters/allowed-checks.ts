@@ -1,8 +1,5 @@
-/**
- * Which checks the person allowed to run, per repository, in their own state folder (outside every repository,
- * where no commit or worker reaches): `$XDG_STATE_HOME/sow/allowed-checks/<sha256 of the path>.json`, one per
- * repository. A file sow cannot read as one it wrote is refused, never read as "allowed".
- */
+/** The checks a person allowed, per repository, in their own state folder where no commit or worker reaches
+ * (`$XDG_STATE_HOME/sow/allowed-checks/<sha256 of path>.json`); a file sow cannot read as its own is refused. */
 import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';

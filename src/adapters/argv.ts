@@ -1,9 +1,5 @@
-/**
- * Values never become options: a value from a file, a remote or the user handed to git or gh could be read as one
- * (a default branch named `--upload-pack=<command>` makes `git fetch origin <branch>` run it). So every argv is
- * sow's literal words plus values, and `argvOf` sees each value land after `--`, joined as `--name=value` (`opt`),
- * or elsewhere only when it does not start with `-`. argv.test.ts checks every call of git and gh in src/.
- */
+/** Values never become options (a branch named `--upload-pack=<cmd>` would run it): `argvOf` lets a value land only
+ * after `--`, as `--name=value`, or not starting with `-`; argv.test.ts checks every git and gh call in src/. */
 import { SowError, type ErrorKind } from '../domain/errors.js';
 
 /** Where a value came from: a state or index file (exit 4), the user (exit 1), a remote (exit 5). */

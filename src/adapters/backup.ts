@@ -1,7 +1,5 @@
-/**
- * The copies of `.sow/` that `sow migrate` keeps in the runtime folder's `backup/<version>/`, and moving an older
- * layout's leftovers. Every path is confined; links are never followed, only real files and folders copied.
- */
+/** The copies of `.sow/` that `sow migrate` keeps in `backup/<version>/`, and moving an older layout's leftovers.
+ * Every path is confined; links are never followed, only real files and folders copied. */
 import { lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegular, sowArea, sowPath } from './confine.js';

@@ -1,7 +1,4 @@
-/**
- * The git side of `sow task changes`: git's own patch only (no external diff or text conversion, whatever the
- * attributes ask); every value from a state file reaches git as a value.
- */
+/** The git side of `sow task changes`: git's own patch only (no external diff or textconv, whatever attributes ask). */
 import { git, gitRun, val } from './git.js';
 
 /** Where the histories of `a` and `b` meet (both refs or commits). */

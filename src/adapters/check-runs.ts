@@ -1,15 +1,13 @@
-/**
- * Checks run in the background (`sow check run --detach`): this sow started again in its own session, each run in
- * the runtime folder's `check-runs/<id>/` (runner.json, result.json, runner.log). The record names the pid with its
- * start time, boot and pid namespace, so `sow check wait` can tell it still runs without trusting a pid.
- */
+/** Checks run in the background (`check run --detach`), each in `check-runs/<id>/`. The record names the pid with its
+ * start time, boot and pid namespace, so `check wait` can tell it still runs without trusting a pid. */
 import { lstatSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
 import { processGone, processStat, thisProcess, type ProcessRef } from './liveness.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
-import { pickShape, readOwnJson, removeRunFolder, runFolders, type SupervisorFiles } from './supervisor.js';
+import { pickShape } from './record-shape.js';
+import { readOwnJson, removeRunFolder, runFolders, type SupervisorFiles } from './supervisor.js';
 
 const FOLDER = 'check-runs';
 /** The variable that tells a detached `sow check run` where to write its record. */

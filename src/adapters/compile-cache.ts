@@ -1,8 +1,5 @@
-/**
- * A V8 code cache for sow's bundles in the user's cache folder (decision 0008): a damaged one would crash the
- * process, so each file carries a CRC-32 of its data and the identity of its source. Used only by src/bin.ts, so it
- * imports nothing of sow's.
- */
+/** A V8 code cache for sow's bundles (decision 0008): a damaged one would crash the process, so each file carries a
+ * CRC-32 and its source's identity. Used only by src/bin.ts, so it imports nothing of sow's. */
 import { isAscii } from 'node:buffer';
 import {
   closeSync,
@@ -118,10 +115,8 @@ function writeCache(dir: string, path: string, sourceId: number, seen: readonly 
 const buildOf = (name: string): string | undefined =>
   /^([0-9a-f]{8}-v[0-9.]+-[a-z0-9_]+)-[a-z][a-z-]*(?:\.[a-z][a-z-]*)?\.bin$/.exec(name)?.[1];
 
-/**
- * The files to remove once `current` is written: those of any build but the KEEP_BUILDS written most recently (a
- * rebuild makes ~5 MB of caches), and anything else older than PRUNE_AFTER_MS; the running build's always stay.
- */
+/** The files to remove once `current` is written: builds beyond the KEEP_BUILDS newest (a rebuild makes ~5 MB), and
+ * anything else older than PRUNE_AFTER_MS; the running build's always stay. */
 export function staleCaches(files: readonly { name: string; mtimeMs: number }[], current: string, now: number) {
   const newest = new Map<string, number>();
   for (const f of files) {
@@ -140,10 +135,7 @@ export function staleCaches(files: readonly { name: string; mtimeMs: number }[],
     .map((f) => f.name);
 }
 
-/**
- * Compiles a CommonJS file with its cache (one per command group, and per `sdk`) and writes the cache at exit when it
- * was missing, stale or has not seen this command; `build` names the set the caches are pruned as.
- */
+/** Compiles a CommonJS file with its cache, written at exit when missing, stale or new to this command. */
 export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, build: number, sdk?: string) {
   // The stat of the descriptor the bytes are read from, so the identity is of these bytes.
   const fd = openSync(file, 'r');

@@ -1,10 +1,5 @@
-/**
- * One rule for every path sow touches: its real location (every link followed) lies inside its "area" (`.sow/`, the
- * repository without `.git/`, sow's cache), else it is refused (exit 4) before anything is read, written or removed.
- * A repository is untrusted (a clone may carry links, state files may name any path): the rule is applied where a
- * path is used, destructive steps check again right before they act, files are opened with O_NOFOLLOW, and folders
- * sow owns outright must be real directories, never links (decision 0031).
- */
+/** Every path sow touches must really (links followed) lie inside its area, else exit 4 before any read or write: a
+ * repository is untrusted, so checks happen at use and again before destructive steps (decision 0031). */
 import {
   closeSync,
   constants,
@@ -89,11 +84,8 @@ export function withinArea(area: Area, real: string): boolean {
   return !area.excluded?.includes(firstComponent(area.base, real));
 }
 
-/**
- * Every place a path another program names (absolute, or relative to `cwd`) may land: as the system resolves it
- * (`link/..` is above the link's target) and, with `..` in it, as a program that tidies the text first does
- * (`link/..` is where the link is). Missing parts are taken as written; undefined for a link loop.
- */
+/** Every place a path another program names may land: as the system resolves `link/..` and as a program that tidies
+ * the text first does; missing parts taken as written; undefined for a link loop. */
 export function wherePathLands(cwd: string, path: string): string[] | undefined {
   const system = resolveAsSystem(isAbsolute(path) ? path : `${cwd}${sep}${path}`);
   if (!path.split(sep).includes('..')) return system === undefined ? undefined : [system];
@@ -164,10 +156,8 @@ export function resolveExisting(abs: string): string {
 /** `source`: where the path came from, for the message ("task 010's outputs in .sow/project/…/state.yaml"). */
 type ConfineOptions = { source?: string };
 
-/**
- * The absolute path of `rel` (relative to `area.base`) once it and every link on the way are checked to lead inside
- * the area (missing components are fine: sow creates them as real folders). Throws PathEscapeError.
- */
+/** The absolute path of `rel` once every link on the way is checked to lead inside the area (missing parts are fine:
+ * sow creates them as real folders). Throws PathEscapeError. */
 export function confine(area: Area, rel: string, opts: ConfineOptions = {}): string {
   const from = opts.source ? ` (named in ${opts.source})` : '';
   const shownRel = `${area.shown ?? ''}${rel}`;
@@ -221,10 +211,7 @@ export function confineReal(area: Area, rel: string, opts: ConfineOptions = {}):
   return resolveExisting(confine(area, rel, opts));
 }
 
-/**
- * The absolute path of `rel`, made a real directory (created if missing, no component a link): for folders sow owns
- * outright. Throws NotARealFolderError.
- */
+/** The absolute path of `rel` made a real directory (no component a link), for folders sow owns outright. */
 export function realFolder(area: Area, rel: string, code?: string): string {
   return walkFolders(area, rel, true, code)!;
 }

@@ -1,10 +1,9 @@
-/**
- * A worker's run end that sow could not record (another branch was checked out): it waits in the runtime folder (in
- * git's own folder: no commit can put one there) for the next command on the project's branch (app/deferred-runs.ts).
- */
+/** A worker's run end sow could not record (another branch was checked out), kept in the runtime folder, where no
+ * commit can put one, for the next command on the project's branch (app/deferred-runs.ts). */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfined } from './confine.js';
+import { pickShape } from './record-shape.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { ensureRuntimeDir, runtimeBase, runtimeFolder } from './runtime.js';
 import type { UsageEntry } from '../domain/schemas.js';
@@ -52,6 +51,14 @@ export function hasDeferredRuns(root: string): boolean {
 }
 
 const isText = (x: unknown): x is string => typeof x === 'string' && x.length > 0 && x.length <= 400;
+const SHAPE = {
+  version: (v: unknown) => v === 1,
+  agent_id: isText,
+  pid: 'int',
+  project: (p: unknown) => pickShape(p, { name: isText, created_at: isText, branch: isText }) !== undefined,
+  entry: (e: unknown) => isText((e as Partial<UsageEntry> | null)?.at),
+} as const;
+const OPTIONAL = { task: isText, checked_out: 'string' } as const;
 
 /** The records waiting, oldest first, each with its file; a file that is not one sow wrote is left alone. */
 export function deferredRuns(root: string): { file: string; run: DeferredRun }[] {
@@ -61,18 +68,13 @@ export function deferredRuns(root: string): { file: string; run: DeferredRun }[]
   const out: { file: string; run: DeferredRun }[] = [];
   const names = readdirSync(dir).filter((n) => n.endsWith('.json'));
   for (const name of names.sort()) {
-    let r: Partial<DeferredRun> | null;
+    let run: DeferredRun | undefined;
     try {
-      r = JSON.parse(readConfined(area, `${FOLDER}/${name}`, LIMITS) ?? '') as Partial<DeferredRun> | null;
+      run = pickShape<DeferredRun>(JSON.parse(readConfined(area, `${FOLDER}/${name}`, LIMITS) ?? ''), SHAPE, OPTIONAL);
     } catch {
       continue;
     }
-    const { project, entry } = r ?? {};
-    if (r?.version !== 1 || !isText(r.agent_id) || !Number.isInteger(r.pid)) continue;
-    if (!isText(project?.name) || !isText(project.created_at) || !isText(project.branch)) continue;
-    if (r.task !== undefined && !isText(r.task)) continue;
-    if (!isText(entry?.at) || entry.agent_id !== r.agent_id) continue;
-    out.push({ file: join(dir, name), run: r as DeferredRun });
+    if (run && run.entry.agent_id === run.agent_id) out.push({ file: join(dir, name), run });
   }
   return out;
 }

@@ -1,8 +1,5 @@
-/**
- * A file's stamp for the task index's check, the times as lstat(2) gives them (decision 0070). Node's fs binding
- * answers without building an fs.Stats, once its first answer equals fs.lstatSync's field for field, and never under
- * the permission model (it would go round it); otherwise, and on any surprise, fs.lstatSync.
- */
+/** A file's stamp for the task index, times as lstat(2) gives them (decision 0070): from Node's fs binding once it
+ * matches fs.lstatSync, never under the permission model (it would go round it); else fs.lstatSync. */
 import { fstatSync, lstatSync, type BigIntStats } from 'node:fs';
 import { nodeBinding } from './node-binding.js';
 
@@ -131,10 +128,7 @@ type RawFstat = (fd: number, bigint: false, req: undefined, throwIfNoEntry: bool
 /** undefined: not decided yet; false: fs.fstatSync for good; a function: proved, as the lstat above. */
 let rawFstat: RawFstat | false | undefined;
 
-/**
- * Whether what descriptor `fd` holds still has stamp `st` (fstat(2)), without making a stamp when the binding's answer
- * can be read in place (a long-lived process asks this of every task file at every call); throws as fs.fstatSync does.
- */
+/** Whether descriptor `fd` still has stamp `st`, read in place when it can (`sow mcp` asks this of every task file). */
 export function fdUnchanged(fd: number, st: FileStamp): boolean {
   const a = rawFstat ? rawFstat(fd, false, undefined, true) : undefined;
   if (!a) return sameStamp(fdStamp(fd), st);

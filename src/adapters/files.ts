@@ -1,7 +1,5 @@
-/**
- * Plain files of the repository that are not state (documents, logs): the one place app/ reads them. Every path is
- * confined to the repository when it is read (confine.ts), whenever it was recorded.
- */
+/** Plain files of the repository that are not state (documents, logs): the one place app/ reads them, each path
+ * confined when read, whenever it was recorded. */
 import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { confine, readConfined, repoArea, resolveExisting, tailConfined, type ReadLimits } from './confine.js';

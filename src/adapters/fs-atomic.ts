@@ -86,10 +86,8 @@ export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOpt
   if (durable) fsyncDir(dir);
 }
 
-/**
- * Removes a tree atomically for readers: renamed into `trashDir`, then deleted there if `trashStillReal` right
- * before (a link is moved, never followed). `path` must be confined by the caller.
- */
+/** Removes a tree atomically for readers: renamed into `trashDir`, deleted there if `trashStillReal` (a link is moved,
+ * never followed). `path` must be confined by the caller. */
 export function removeTreeAtomic(path: string, trashDir: string, trashStillReal: () => boolean): void {
   const trash = join(trashDir, uniqueName('trash'));
   try {

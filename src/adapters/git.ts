@@ -1,7 +1,4 @@
-/**
- * The git CLI. Every git sow runs goes through `run` here (or gitRunAsync) with an argv of literal words and values
- * (argv.ts), so a value never lands where git would read it as an option.
- */
+/** The git CLI: every git sow runs goes through `run` (or gitRunAsync) with an argv of literal words and values. */
 import { spawn, type SpawnSyncOptions } from 'node:child_process';
 import { spawnBlocking } from './heartbeat.js';
 import {
@@ -36,10 +33,8 @@ const notFound = (err: Error) =>
     'install git and make sure it is on PATH',
   );
 
-/**
- * Commands that may run a hook, which may leave a background process holding git's stdout open: their output goes
- * to files, which nobody waits for, not pipes (as decision 0059 for workers).
- */
+/** Commands that may run a hook, which may keep git's stdout open from the background: output goes to files nobody
+ * waits for, not pipes (as decision 0059). */
 const HOOKED = new Set('am checkout cherry-pick commit merge pull push rebase revert switch worktree'.split(' '));
 
 function run(root: string, args: readonly Arg[], opts: RunOptions = {}) {
@@ -189,10 +184,7 @@ export function isTracked(root: string, rel: string): boolean {
   return gitSucceeds(root, ['ls-files', '--error-unmatch', '--', val(rel, 'the file')]);
 }
 
-/**
- * The upstream (`refs/remotes/origin/x`) of the local branch, if any: asked with the full ref name, which unlike
- * `rev-parse <branch>@{upstream}` never reads as an option.
- */
+/** The upstream of the local branch, asked by full ref name (unlike `<branch>@{upstream}`, never an option). */
 export function upstreamOf(root: string, branch: string): string | undefined {
   const full = `refs/heads/${branch}`;
   const out = git(root, ['for-each-ref', '--format=%(refname)%00%(upstream)', val(full, 'the branch')]);
@@ -209,11 +201,8 @@ export function headCommit(root: string): string | null {
   return result.ok ? result.out : null;
 }
 
-/**
- * The tree `git add -A && git write-tree` would give without the top-level folder `exclude`, built in a temporary
- * index so the user's is never written. It starts as a copy of the real one (stat cache, tracked ignored files) with
- * the real one's mtime, so git's same-second check still applies.
- */
+/** The tree `git add -A && git write-tree` would give without top-level `exclude`, in a temporary index copied from
+ * the real one (stat cache and mtime, so git's same-second check holds); the user's index is never written. */
 export function worktreeTree(root: string, exclude: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'sow-tree-'));
   const index = join(dir, 'index');

@@ -1,9 +1,5 @@
-/**
- * The heartbeat of the locks this process holds, and the one way sow calls another program synchronously. A holder
- * a waiter cannot look up by pid (another host or pid namespace) touches its lock every second (lock.ts); while a
- * synchronous call blocks the event loop, a worker thread takes up the beat, touching only the lock file it opened
- * and found to hold our lock. It starts only then, and never keeps the process alive (decision 0064).
- */
+/** The heartbeat of held locks (decision 0064), and the one way sow calls a program synchronously: while a call blocks,
+ * a worker thread touches the lock file this process opened, so another host's waiter sees it alive. */
 import { spawnSync } from 'node:child_process';
 import { utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -42,10 +38,8 @@ parentPort.on('message', (m) => {
 });
 `;
 
-/**
- * Beats for the lock at `path` until the returned function is called; the timer is set only when the event loop
- * first turns with the lock held, so commands that never wait never pay for it (~2 M instructions).
- */
+/** Beats for the lock at `path` until the returned function is called; the timer starts when the event loop first
+ * turns with the lock held, so commands that never wait never pay for it. */
 export function startHeartbeat(path: string, content: string): () => void {
   beating.set(path, content);
   let timer: NodeJS.Timeout | undefined;

@@ -1,8 +1,5 @@
-/**
- * A long-lived process's task files, held open between calls so that each call's check of a file is an fstat(2) of
- * the descriptor, about a quarter of an lstat(2) by path. Linux only. Sound because whatever makes the path name
- * another file changes the held inode's ctime or link count, or the tasks folder's stamp (decision 0085).
- */
+/** A long-lived process's task files held open, so each check is an fstat(2) (a quarter of an lstat(2)); Linux only.
+ * Sound: renaming over the path changes the held inode's ctime or links, or the folder's stamp (decision 0085). */
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
 import { fdStamp, fdUnchanged, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
 

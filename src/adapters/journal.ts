@@ -1,9 +1,5 @@
-/**
- * The journal of a change of several files (transaction.ts): its format, applying it, replaying one a killed process
- * left. It lives in git's folder, where no clone can put one, yet a replay checks it as if hostile: whole (its
- * checksum), every write from sow's temp folder to a place transactions write (links resolved), every state file
- * valid, removals only of the project folder and workers' outputs; else nothing is applied (exit 4).
- */
+/** The journal of a change of several files (transaction.ts). It lives in git's folder, yet a replay checks it as if
+ * hostile (checksum, sources, targets, state files, removals); else nothing is applied (exit 4). */
 import { createHash } from 'node:crypto';
 import {
   closeSync,
@@ -114,10 +110,8 @@ function trashFor(root: string, target: string): { dir: string; real: () => bool
 export const sowPathOf = (root: string, rel: string, source?: string) =>
   confine(sowArea(root), inSow(rel), source ? { source } : {});
 
-/**
- * Step 3: renames, folders, removals, each folder fsynced; idempotent, every target confined again right before use.
- * A replayed removal of the project keeps it in `backup/removed/`: a replay destroys nothing.
- */
+/** Step 3: renames, folders, removals, each folder fsynced; idempotent, every target confined again right before use.
+ * A replayed removal of the project keeps it in `backup/removed/`. */
 export function apply(root: string, body: JournalBody, replaying = false): void {
   const touched = new Set<string>();
   for (const { from, to } of body.folders) {
@@ -160,10 +154,8 @@ export function sizeOf(abs: string): number {
   return info.size;
 }
 
-/**
- * Writes `data` at the end of the log that was `at` bytes long. A replay writes only the part the interrupted command
- * did not; anything else found there (an edit meanwhile) stays, and the entry goes after it: nothing is ever cut.
- */
+/** Writes `data` at the end of the log that was `at` bytes long; a replay writes only what was not written, after
+ * anything found there meanwhile: nothing is ever cut. */
 export function appendAt(abs: string, at: number, data: Buffer, replaying: boolean): void {
   const fd = openSync(abs, constants.O_RDWR | (constants.O_NOFOLLOW ?? 0));
   try {

@@ -1,8 +1,5 @@
-/**
- * Whether a process is still there, named by pid, host, boot id, start time and pid namespace, so a reused pid, a
- * zombie or an earlier boot's process count as gone. A pid of another pid namespace (a sandbox) means another process
- * out here, so it is never looked up: processGone cannot tell, and the lock judges it by its heartbeat.
- */
+/** Whether a process is still there, by pid, host, boot id, start time and pid namespace, so a reused pid, zombie or
+ * earlier boot count as gone. Another namespace's pid is never looked up: the lock judges it by its heartbeat. */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 

@@ -1,10 +1,5 @@
-/**
- * A cross-process lock around every read-modify-write of project state: a file created with O_EXCL naming its holder
- * (decisions 0004, 0016). It changes hands only when the holder is gone: on this host when its pid is not running; a
- * holder this host cannot look at touches the lock every second (heartbeat.ts). A stale lock is removed under a
- * second lock (`<lock>.takeover`), only if still byte for byte the one judged stale. Every wait sleeps and has a
- * deadline.
- */
+/** A cross-process lock around every read-modify-write of state: an O_EXCL file naming its holder (decisions 0004,
+ * 0016). A stale lock is removed under `<lock>.takeover`, only if still byte for byte the one judged stale. */
 import { closeSync, constants, lstatSync, openSync, readFileSync } from 'node:fs';
 import { startHeartbeat } from './heartbeat.js';
 import { hostName, processGone, samePidNamespace, thisProcess } from './liveness.js';

@@ -1,8 +1,5 @@
-/**
- * One of Node's internal bindings (zlib's CRC-32, fs's lstat cost a fraction of their public wrappers), or
- * undefined where process.binding would warn (--pending-deprecation, DEP0111) or lacks it. Callers prove an answer
- * against the public function before relying on it.
- */
+/** One of Node's internal bindings (cheaper than the public wrappers), or undefined where process.binding would warn
+ * or lacks it; callers check an answer against the public function before relying on it. */
 export function nodeBinding<T extends object>(
   name: string,
   env: Readonly<Record<string, string | undefined>> = process.env,

@@ -1,7 +1,5 @@
-/**
- * The person at the terminal, for claims without `--owner`: git's `user.name`, else $USER. Only at a terminal: a
- * script or MCP client says who it is, so two jobs never claim under one login.
- */
+/** The person at the terminal, for claims without `--owner`: git's `user.name`, else $USER. Only at a terminal, so
+ * two scripts never claim under one login. */
 
 /** Whether a person sits at this process's terminal (input and messages both on one). */
 export const atTerminal = (): boolean => Boolean(process.stdin.isTTY && process.stderr.isTTY);

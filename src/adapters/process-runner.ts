@@ -1,8 +1,5 @@
-/**
- * Runs an agent CLI: an argv, never a shell; prompt on stdin; stdout read line by line. A SIGINT or SIGTERM is
- * passed on to the child and sow waits for it, so no worker outlives its command and the outcome can be told. What
- * the child leaves running in the background is not waited for (OUTPUT_GRACE_MS).
- */
+/** Runs an agent CLI: an argv, never a shell; prompt on stdin; stdout by line. SIGINT and SIGTERM are passed to the
+ * child and awaited, so no worker outlives its command; its background leftovers are not (OUTPUT_GRACE_MS). */
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';

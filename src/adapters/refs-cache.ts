@@ -1,7 +1,5 @@
-/**
- * The user's reference cache (`$XDG_CACHE_HOME/sow/refs/`): one clone per source and branch (or a copy of a local
- * folder), shared by the machine's repositories, whose `.sow/refs/` links point here, and its index.
- */
+/** The user's reference cache (`$XDG_CACHE_HOME/sow/refs/`): one clone per source and branch, shared by the machine's
+ * repositories through their `.sow/refs/` links, and its index. */
 import { createHash } from 'node:crypto';
 import {
   cpSync,
@@ -64,10 +62,8 @@ function entryOf(raw: unknown): CacheEntry | undefined {
   return { source, branch, kind, sha, fetched_at, users: Array.isArray(users) ? users.filter(isStr) : [] };
 }
 
-/**
- * The cache index, read as untrusted: never through a link, at most 16 MiB, only entries of sow's shape under sow's
- * keys. Anything else reads as empty and is replaced by the next write: the checkouts are the truth.
- */
+/** The cache index, read as untrusted (no link, at most 16 MiB, only sow's shape); anything else reads as empty and
+ * the next write replaces it: the checkouts are the truth. */
 export function readCacheIndex(env: CacheEnv): CacheIndex {
   const entries: Record<string, CacheEntry> = {};
   try {

@@ -1,9 +1,5 @@
-/**
- * Claims on the git remote, with git alone: `ls-remote` lists them, a fetch brings their commits, `commit-tree` makes
- * one on the empty tree (nothing checked out), and `push --force-with-lease` changes one only if the remote still has
- * the value expected (checked under its lock on the ref: of racing pushers exactly one lands). A short cache keeps
- * reads from asking the remote on every command.
- */
+/** Claims on the git remote, with git alone: `ls-remote` lists them, `commit-tree` makes one on the empty tree, and
+ * `push --force-with-lease` changes one only if the remote still has the value expected (one racing pusher lands). */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import {
@@ -84,10 +80,8 @@ export async function listClaimRefs(
   return { ok: true, refs };
 }
 
-/**
- * The claims of those refs, as their commits record them; missing commits are fetched by ref name into the object
- * store only. One that did not come (its ref moved) is a claim sow cannot read, which counts as holding.
- */
+/** The claims of those refs as their commits record them, missing commits fetched by ref name; one that did not come
+ * (its ref moved) is a claim sow cannot read, which counts as holding. */
 export async function claimsOf(
   root: string,
   remote: string,

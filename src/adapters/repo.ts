@@ -85,10 +85,8 @@ export class GitDirInvalidError extends errorClass('GIT_DIR_INVALID', 'state', (
 
 const resolvedGitDirs = new Map<string, string>();
 
-/**
- * The git folder of the checkout at `root`, checked to be git's own (`.git`, or a linked worktree's record outside
- * the checkout that names it back): no commit can put anything there, so this checkout's own files live in it.
- */
+/** The git folder of the checkout at `root`, checked to be git's own (`.git`, or a linked worktree's record naming it
+ * back): no commit can put anything there. */
 export function ownGitDir(root: string): string {
   const known = resolvedGitDirs.get(root);
   if (known !== undefined) return known;
@@ -179,10 +177,8 @@ export function branchCreatedFrom(root: string, branch: string): string | undefi
   return undefined;
 }
 
-/**
- * One truth for a worker in a checkout of its own: the project checkout's folder `cwd` stands for, when `cwd` is in
- * a linked worktree of the repository of `projectRoot` (a sow workspace); undefined otherwise.
- */
+/** The project checkout's folder that `cwd` stands for when `cwd` is in a linked worktree of `projectRoot`'s
+ * repository (a sow workspace); undefined otherwise. */
 export function projectFolderFor(cwd: string, projectRoot: string): string | undefined {
   try {
     const here = findRepoRoot(cwd);
@@ -203,11 +199,8 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
   }
 }
 
-/**
- * What is wrong with the `.git` of the linked worktree `checkout`, or undefined when it is what git writes: one line
- * `gitdir: <common git dir>/worktrees/<name>` whose record names it back. Whatever edits its files could point it at
- * a git dir whose configuration git obeys (core.fsmonitor runs commands), so git runs there only once this holds.
- */
+/** What is wrong with the linked worktree's `.git`, or undefined when it is what git writes: an edited one could point
+ * git at a git dir whose configuration it obeys (core.fsmonitor runs commands), so git runs there only if it holds. */
 export function linkedCheckoutProblem(root: string, checkout: string): string | undefined {
   const dotGit = join(checkout, '.git');
   let st;

@@ -1,9 +1,5 @@
-/**
- * sow's runtime folder, what only this checkout may hold (lock, journal, temp files, task index, workers' records,
- * backups), in git's own folder (`.git/sow/`; decision 0065): no commit or link of the repository can put anything
- * there. sow empties parts of it, so every part must be a real folder. From an older sow's work-tree folders only
- * data moves here (events, backups); what gives orders (journal, lock, pids) is never adopted: `sow doctor` names it.
- */
+/** sow's runtime folder in `.git/sow/` (decision 0065), where no commit or link can put anything; every part is a real
+ * folder. From older work-tree folders only data moves here, never what gives orders (lock, journal, pids). */
 import { lstatSync, renameSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { existingRealFolder, isRealFolder, realFolder, type Area } from './confine.js';

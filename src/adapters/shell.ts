@@ -1,8 +1,5 @@
-/**
- * Runs a check the user declared in `.sow/config.yaml` through `/bin/sh -c`: the one place sow runs a shell string.
- * Output goes straight to a log file. The command runs in a process group of its own, stopped whole on timeout,
- * abort or sow's exit, so no check outlives its run or writes to its log after it was recorded.
- */
+/** Runs a check declared in `.sow/config.yaml` through `/bin/sh -c`, the one place sow runs a shell string, in its own
+ * process group stopped whole on timeout, abort or exit, so it never writes to its log after it was recorded. */
 import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';

@@ -1,9 +1,5 @@
-/**
- * The one place sow signals a process it did not just start: a task's owner, named by a committed state file, so
- * its pid is only a claim (`pid: 1` from another host; `kill(-1)` reaches all the user's processes). sow signals it
- * only with proof (domain/signal-proof.ts): the record the owner wrote into this checkout's runtime folder, and what
- * /proc says of the pid now. Children sow still holds are signalled where they are spawned.
- */
+/** The one place sow signals a process it did not just start: a task's owner, whose pid a committed file only claims
+ * (`kill(-1)` reaches all the user's processes): only with proof from the runtime folder, /proc (signal-proof.ts). */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
@@ -13,7 +9,8 @@ import type { Owner } from '../domain/schemas.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { answers, BOOT, PIDNS, processAlive, processStat, thisProcess } from './liveness.js';
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
-import { pickShape, readOwnJson } from './supervisor.js';
+import { pickShape } from './record-shape.js';
+import { readOwnJson } from './supervisor.js';
 
 const FOLDER = 'owners';
 /** A record is a few hundred bytes; anything larger is not one sow wrote. */
@@ -114,12 +111,8 @@ export function proveOwnerNow(root: string, task: string, owner: Owner | undefin
   return proof;
 }
 
-/**
- * Sends `signal` to a proven owner: its process group when it leads one (a detached supervisor and what it started),
- * else the process alone; the pid's start time is looked at again right before. A group outlives its leader, so a
- * later KILL still reaches it. `leaderFirst`: only the leader (over ACP it asks its agent to stop). 'gone' when
- * nothing of it was there.
- */
+/** Signals a proven owner: its process group when it leads one (a group outlives its leader), else the process, its
+ * start time looked at again right before; `leaderFirst` only the leader. 'gone' when nothing of it was there. */
 export function signalOwner(
   proof: OwnerProof,
   signal: NodeJS.Signals,

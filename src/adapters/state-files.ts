@@ -1,9 +1,5 @@
-/**
- * Reading and rendering YAML state files, validated both ways (decisions 0003, 0028). sow's own form is written by
- * its emitter; in a file a person edited only what changed is rewritten (yaml/splice.ts), so comments and spellings
- * survive. A state file is a regular file inside `.sow/` of at most MAX_STATE_BYTES: a link out of `.sow/` anywhere
- * on the way is refused (confine.ts).
- */
+/** Reading and rendering YAML state files, validated both ways (decisions 0003, 0028); an edited file is spliced so
+ * comments survive. A state file is a regular file in `.sow/` of at most MAX_STATE_BYTES, no link out on the way. */
 import { SowError, StateFileError } from '../domain/errors.js';
 import { existsSync, lstatSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -113,11 +109,8 @@ export async function readStateFile<S extends GenericSchema>(
   return { rel, text, data: validateState(rel, schema, parsed.data), handWritten: parsed.handWritten };
 }
 
-/**
- * What a long-lived process (`sow mcp`) parsed, beside the stat taken before the read: believed only while inode,
- * size, mtime and ctime match, and kept only for a file whose timestamps had settled (the task index's rule, decision
- * 0009). Validated again on every use. A one-shot command keeps nothing.
- */
+/** What `sow mcp` parsed beside the stat taken before the read: believed while inode, size, mtime and ctime match,
+ * kept only for settled files (decision 0009), validated again on use. */
 interface Remembered {
   stat: Stats;
   text: string;

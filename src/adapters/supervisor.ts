@@ -1,8 +1,5 @@
-/**
- * A detached worker's supervisor: this sow started again as `sow agent spawn …` in its own session (setsid), output
- * to files under the runtime folder's `supervisors/<id>/`, so it outlives its starter. It does what a blocking spawn
- * does and tells the starter through a ready file once the session is recorded.
- */
+/** A detached worker's supervisor: this sow started again as `sow agent spawn …` in its own session, output under
+ * `supervisors/<id>/`, so it outlives its starter, which it tells through a ready file once the session is recorded. */
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import {
@@ -20,6 +17,7 @@ import {
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { readConfined } from './confine.js';
+import { pickShape } from './record-shape.js';
 import { ensureRuntimeDir, runtimeBase, runtimeFolder, runtimePath } from './runtime.js';
 
 /** A worker's events: a long run writes tens of MB. */
@@ -68,11 +66,8 @@ export const runId = (now: string) => `${now.replace(/[:.]/g, '-')}-${randomUUID
 /** How long a started sow may take to record itself: it waits for the lock like any command, then some. */
 export const READY_WITHIN_MS = 120_000;
 
-/**
- * Starts `node <script> <args>` detached (own session, output to the files; `variable` names files.ready to it) and
- * waits until `ready()` reads what it recorded: that; else its exit code (null after a signal); else, after
- * READY_WITHIN_MS without either, its pid. Waits use the monotonic clock.
- */
+/** Starts `node <script> <args>` detached and waits for what `ready()` reads; else its exit code (null after a
+ * signal); else, after READY_WITHIN_MS, its pid. Waits use the monotonic clock. */
 export async function startDetached<T>(
   run: { script: string; args: readonly string[]; cwd: string; env: Env; files: SupervisorFiles; variable: string },
   ready: () => T | undefined,
@@ -105,10 +100,8 @@ export async function startDetached<T>(
   }
 }
 
-/**
- * A JSON file of a run folder, read as sow wrote it: no link followed (the runtime folder may have come with the
- * repository), no FIFO waited on, a file of at most `max` bytes; else (or while it is still written) undefined.
- */
+/** A JSON file of a run folder as sow wrote it: no link followed (the runtime folder may have come with the repo),
+ * no FIFO waited on, at most `max` bytes; else (or while still written) undefined. */
 export function readOwnJson(path: string, max: number = RECORD_MAX): unknown {
   let fd: number;
   try {
@@ -128,30 +121,6 @@ export function readOwnJson(path: string, max: number = RECORD_MAX): unknown {
 
 /** A record or ready file is a few hundred bytes; anything larger is not one sow wrote. */
 const RECORD_MAX = 64 * 1024;
-
-type Kind = 'string' | 'int' | 'strings';
-const KINDS: Record<Kind, (v: unknown) => boolean> = {
-  string: (v) => typeof v === 'string',
-  int: (v) => Number.isSafeInteger(v),
-  strings: (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'),
-};
-
-/** The keys named of a record read from a file, if the required ones (and the optional ones there) have their kinds. */
-export function pickShape<T>(
-  v: unknown,
-  required: Record<string, Kind>,
-  optional: Record<string, Kind> = {},
-): T | undefined {
-  if (!v || typeof v !== 'object' || Array.isArray(v)) return undefined;
-  const r = v as Record<string, unknown>;
-  const out: Record<string, unknown> = {};
-  for (const [key, kind] of Object.entries({ ...optional, ...required })) {
-    if (r[key] === undefined && required[key] === undefined) continue;
-    if (!KINDS[kind](r[key])) return undefined;
-    out[key] = r[key];
-  }
-  return out as T;
-}
 
 /** The supervisor's `--json` envelope, when it wrote a whole one. */
 export type Envelope = {
@@ -210,10 +179,8 @@ const KEEP_REPORTED_MS = 7 * 24 * 60 * 60 * 1000;
 /** And at most this many reported runs keep theirs, however recent. */
 const KEEP_REPORTED = 100;
 
-/**
- * Removes the folders of runs a wait reported over a week ago, and all but the last hundred reported, since every
- * `agent ps` reads each folder; returns how many it removed.
- */
+/** Removes the folders of runs reported over a week ago, and all but the last hundred reported (`agent ps` reads each);
+ * returns how many. */
 export function pruneSupervisedRuns(root: string, now: number): number {
   const reported = runFolders(root, 'supervisors').flatMap(({ dir }) => {
     const waited = lstatSync(join(dir, 'waited'), { throwIfNoEntry: false });

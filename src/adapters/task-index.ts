@@ -1,8 +1,5 @@
-/**
- * The task index, `tasks.json` of the runtime folder: each task's summary beside the stat of the file it was read
- * from, taken only while inode, size, mtime and ctime all still match; only settled files get an entry (decision
- * 0009). Flat arrays in id order, the times as lstat(2) gives them: the form is chosen for parsing.
- */
+/** The task index, `tasks.json` of the runtime folder: each task's summary beside its file's stat, used only while
+ * inode, size, mtime and ctime match; only settled files get an entry (decision 0009). */
 import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import * as v from 'valibot';
@@ -94,10 +91,8 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
   return summary;
 }
 
-/**
- * The names in a folder of `.sow/` (`rel`), dotfiles left out; none when it does not exist. A link out of `.sow/` is
- * refused (PathEscapeError), so what is listed can be read by name. `now` decides which folders have settled.
- */
+/** The names in a folder of `.sow/`, dotfiles left out, none when missing; a link out of `.sow/` is refused, so what
+ * is listed can be read by name. `now` decides which folders have settled. */
 export function listNames(root: string, rel: string, now = Date.now()): string[] {
   const abs = sowPath(root, rel);
   // A long-lived process lists a folder again only when its stat changed (any change to its entries does that).
@@ -214,10 +209,7 @@ export class TaskIndex {
     return new TaskIndex(root, entries);
   }
 
-  /**
-   * The summary of each task of `dir` (`ids` in id order), from the index where the file is unchanged, else from
-   * `load` (which validates the text, and throws when it is invalid). `now` decides which files have settled.
-   */
+  /** The summary of each task of `dir`: from the index where the file is unchanged, else from `load` (validating). */
   async summaries(
     dir: string,
     ids: readonly string[],

@@ -1,13 +1,5 @@
-/**
- * Writes that happen completely or not at all, whatever fails and whenever a process dies (decision 0016):
- * 1. Prepare: texts go to fsynced temp files, target folders are made and checked writable (no space, no permission
- *    fails here, leaving nothing).
- * 2. Commit: one file is one rename; several are recorded in the runtime folder's `journal.json`, whose rename is
- *    the commit point.
- * 3. Apply: renames need no space, so a committed change is finished by this command or, after a kill, by the next
- *    one replaying the journal under the lock (journal.ts).
- * Logs are only appended to. Every path is confined to `.sow/` when prepared and again right before it is applied.
- */
+/** Writes that happen completely or not at all, whenever a process dies (decision 0016): fsynced temp files, committed
+ * by one rename (or `journal.json`'s), applied by renames, replayed after a kill (journal.ts); paths confined twice. */
 import {
   accessSync,
   constants,
@@ -210,10 +202,8 @@ export interface LogEntry {
   entry: string;
 }
 
-/**
- * A change planned from the files it read: written under the lock only if its branch is checked out, no journal
- * waits and every file read is unchanged; else StaleChangeError, and the caller reads and plans again.
- */
+/** A change planned from the files it read: written under the lock only if its branch is checked out, no journal
+ * waits and every file read is unchanged; else StaleChangeError, and the caller plans again. */
 export interface ChangeSet {
   branch: string;
   /** The state files the change was planned from, as they were read. */

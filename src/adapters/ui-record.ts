@@ -1,9 +1,8 @@
-/**
- * What a restarted `sow ui` needs to keep an open page working: its port and the SHA-256 of each token (never a token:
- * a worker can read git's folder), in `.git/sow/ui.json`. A record that is not what sow writes is ignored.
- */
+/** What a restarted `sow ui` needs to keep a page working: its port and each token's SHA-256 (never a token: a worker
+ * can read git's folder), in `.git/sow/ui.json`. A record not of sow's shape is ignored. */
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from './fs-atomic.js';
+import { pickShape } from './record-shape.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
 export interface UiRecord {
@@ -14,6 +13,8 @@ export interface UiRecord {
 
 const FILE = 'ui.json';
 const MAX_BYTES = 64 * 1024;
+const isPort = (v: unknown) => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 65535;
+const isHash = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
 
 export function readUiRecord(root: string): UiRecord | undefined {
   let text: string;
@@ -24,12 +25,11 @@ export function readUiRecord(root: string): UiRecord | undefined {
   }
   if (text.length > MAX_BYTES) return undefined;
   try {
-    const r = JSON.parse(text) as UiRecord;
-    const portOk = Number.isInteger(r.port) && r.port > 0 && r.port <= 65535;
-    const tokenOk = (t: UiRecord['tokens'][number]) =>
-      t && typeof t.sha256 === 'string' && /^[0-9a-f]{64}$/.test(t.sha256) && typeof t.at === 'string';
-    if (!portOk || !Array.isArray(r.tokens) || !r.tokens.every(tokenOk)) return undefined;
-    return { port: r.port, tokens: r.tokens.map((t) => ({ sha256: t.sha256, at: t.at })) };
+    const r = pickShape<UiRecord>(JSON.parse(text), {
+      port: isPort,
+      tokens: (v) => Array.isArray(v) && v.every((t) => pickShape(t, { sha256: isHash, at: 'string' })),
+    });
+    return r && { port: r.port, tokens: r.tokens.map((t) => ({ sha256: t.sha256, at: t.at })) };
   } catch {
     return undefined;
   }

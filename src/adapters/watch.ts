@@ -1,8 +1,5 @@
-/**
- * The change feed: tells when what sow shows may have changed, by watching each folder of `.sow/` (or polling stats
- * where the platform cannot watch). What sow writes to read (lock, index, journals, temp files) is not a change, or
- * a view that reads on each change would wake itself for ever. A burst is told once, after `settleMs`.
- */
+/** The change feed: watches each folder of `.sow/` (or polls). What sow writes to read (lock, index, journals, temp
+ * files) is not a change, or a view would wake itself for ever. A burst is told once, after `settleMs`. */
 import { lstatSync, readdirSync, statSync, watch, type Dirent, type FSWatcher } from 'node:fs';
 import { join, sep } from 'node:path';
 
@@ -66,10 +63,8 @@ export function watchSow(
   };
 }
 
-/**
- * Calls `changed` on each change of a shown file under `dir`, watching each folder on its own: a state file is
- * replaced by a rename, which a watch of the file (or Node 20's recursive watch on Linux) would miss.
- */
+/** Calls `changed` on each change under `dir`, watching each folder on its own: a state file is replaced by a rename,
+ * which a watch of the file (or Node 20's recursive watch on Linux) would miss. */
 function watchTree(
   dir: string,
   shown: (rel: string) => boolean,

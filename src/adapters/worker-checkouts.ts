@@ -1,17 +1,13 @@
-/**
- * The git side of a worker's own checkout (--worktree), merged back by `sow task merge`. Every name that reaches git
- * comes from a state file, so each is checked and handed over as a value (`val`, full refs, after `--`).
- */
+/** The git side of a worker's own checkout (--worktree). Every name reaching git comes from a state file, so each is
+ * checked and handed over as a value (`val`, full refs, after `--`). */
 import { relative, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
 import { existingRealFolder, sowPath } from './confine.js';
 import { git, gitRun, opt, val } from './git.js';
 import { linkedCheckoutProblem } from './repo.js';
 
-/**
- * `rel` (a folder under `.sow/`) of the checkout `root`, every folder on the way a real one: a link (a clone can carry
- * one) is refused, never followed to put or remove a checkout elsewhere.
- */
+/** `rel` under `.sow/` of the checkout `root`, every folder on the way a real one: a link (a clone can carry one) is
+ * refused, never followed. */
 export function realPlace(root: string, rel: string): string {
   const path = sowPath(root, rel);
   existingRealFolder({ base: root, name: 'the repository' }, rel);
@@ -36,10 +32,8 @@ export function workerBranch(projectBranch: string, taskId: string): string {
 /** The worker's checkout, relative to the main checkout. */
 export const workerCheckoutRel = (branch: string): string => `${WORKER_CHECKOUTS_DIR}/${branch}`;
 
-/**
- * Refuses (exit 4) a linked checkout whose `.git` is not what git wrote for it, before sow runs git there: whatever
- * edits its files could point it at a git dir whose configuration git obeys (core.fsmonitor, hooks).
- */
+/** Refuses (exit 4) a linked checkout whose `.git` is not what git wrote, before git runs there: an edited one could
+ * point git at a config it obeys (core.fsmonitor, hooks). */
 export function requireGenuineCheckout(root: string, path: string): void {
   const problem = linkedCheckoutProblem(root, path);
   if (problem === undefined) return;
@@ -117,10 +111,8 @@ export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' 
 
 export type MergeOutcome = { merged: true; commit: string } | { merged: false; conflicts: string[] };
 
-/**
- * Merges `branch` into the checkout at `root` with a merge commit; a conflict stops it, found by merge-tree without
- * touching the checkout (or, before git 2.38, by a merge run and aborted).
- */
+/** Merges `branch` into `root` with a merge commit; a conflict is found by merge-tree without touching the checkout
+ * (before git 2.38, by a merge run and aborted). */
 export function mergeBranch(root: string, branch: string, message: string): MergeOutcome {
   const probe = gitRun(root, [
     'merge-tree',

@@ -39,10 +39,8 @@ export function listWorktrees(root: string): Worktree[] {
   return trees;
 }
 
-/**
- * The repository's default branch: what `origin/HEAD` points at (here, else the remote one), else `main` or `master`;
- * `ref` is the full ref, so a name from the repository never reaches git as a bare word.
- */
+/** The default branch: `origin/HEAD`'s target (here, else the remote's), else `main` or `master`; `ref` is the full
+ * ref, so a name from the repository never reaches git as a bare word. */
 export function defaultBranch(root: string): { name: string; ref: string } | undefined {
   const origin = gitRun(root, ['symbolic-ref', '--quiet', 'refs/remotes/origin/HEAD']);
   const prefix = 'refs/remotes/origin/';

@@ -1,9 +1,5 @@
-/**
- * Checks are commands whoever committed them wrote, so they run only once the person allowed exactly those commands
- * here (like direnv's `allow`): recorded by hash, per real repository path, in the person's own state folder; a changed
- * command is not allowed. `SOW_ALLOW_CHECKS=1` allows all (CI). A worker never widens its own rights: it cannot allow
- * or forget, and SOW_ALLOW_CHECKS=1 counts inside one only when the worker was started with it.
- */
+/** Checks are commands whoever committed them wrote: they run only once the person allowed exactly those here, by
+ * hash (SOW_ALLOW_CHECKS=1: all). A worker cannot allow or forget; that variable counts only if set at its start. */
 import { isAbsolute, relative, sep } from 'node:path';
 import { AbortedError, ConfirmationRequiredError, errorClass, UsageError } from '../domain/errors.js';
 import { printable } from '../domain/display.js';
@@ -237,10 +233,8 @@ export function allowListing(root: string, checks: readonly UnallowedCheck[]): s
   );
 }
 
-/**
- * `sow check allow [names…]`: shows the declared checks (all, or those named) not yet allowed, asks (or --yes), and
- * records exactly what it showed. Refused inside a worker.
- */
+/** `sow check allow [names…]`: shows the declared checks not yet allowed, asks (or --yes), and records exactly what
+ * it showed. Refused inside a worker. */
 export async function allowChecks(ctx: AppContext, names: readonly string[], opts: AllowOptions) {
   const env = ctx.env;
   const root = await openRoot(ctx);
@@ -283,10 +277,8 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   return result;
 }
 
-/**
- * `sow check forget [names…]`: withdraws what was allowed in this repository (all of it, or the checks named), whatever
- * .sow/config.yaml says now. Refused inside a worker.
- */
+/** `sow check forget [names…]`: withdraws what was allowed here (all, or the checks named), whatever the config says
+ * now. Refused inside a worker. */
 export async function forgetChecks(ctx: AppContext, names: readonly string[]) {
   const env = ctx.env;
   const root = await openRoot(ctx);

@@ -1,8 +1,5 @@
-/**
- * Checks in the background, for an agent whose commands have a time limit: `check run --detach` refuses what a run
- * would, then starts `sow check run … --json` under a runner (adapters/check-runs.ts) and returns once it has recorded
- * itself. `check wait` waits for the run and reports it as the foreground run would have.
- */
+/** Checks in the background, for an agent whose commands have a time limit: `check run --detach` starts a runner
+ * (adapters/check-runs.ts); `check wait` reports the run as the foreground run would have. */
 import { errorClass, SowError } from '../domain/errors.js';
 import { selectChecks } from '../domain/checks.js';
 import { shown } from '../domain/display.js';
@@ -62,10 +59,7 @@ export class CheckRunLostError extends errorClass('CHECK_RUN_LOST', 'failed', (r
   { run: run.id },
 ]) {}
 
-/**
- * `check run --detach`: refuses as a run would, starts the runner, and returns once it has recorded itself: the run's
- * id (its folder under check-runs/), the runner's pid (it ends when the checks end) and its own output.
- */
+/** `check run --detach`: refuses as a run would, starts the runner, and returns once it has recorded itself. */
 export async function startChecksDetached(
   ctx: AppContext,
   names: readonly string[],
@@ -144,11 +138,8 @@ function targets(runs: readonly CheckRunFolder[], names: readonly string[]): Che
   return [...out];
 }
 
-/**
- * `check wait`: waits until the background runs of `names` (default: every one going on now, or else the last one)
- * have ended, then reports them as `check run` would have (runs with names: only those; throws ChecksFailedError when
- * one failed). With `timeoutMs` it returns early (timedOut) naming what still runs.
- */
+/** `check wait`: waits until the background runs of `names` (default: those going on, else the last) have ended and
+ * reports them as `check run` would; with `timeoutMs` it returns early (timedOut) naming what still runs. */
 export async function waitForChecks(
   ctx: AppContext,
   names: readonly string[],

@@ -1,7 +1,5 @@
-/**
- * How a run of checks that did not pass is said: failed (`check run`), interrupted (nothing of it recorded), or a
- * completion refused by its task_complete checks, with the end of each failed log.
- */
+/** How a run of checks that did not pass is said: failed, interrupted, or a completion refused by its task_complete
+ * checks, with the end of each failed log. */
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
 import { errorClass } from '../domain/errors.js';
@@ -65,11 +63,8 @@ export interface StoppedCheck {
   tail: string[];
 }
 
-/**
- * A run of checks interrupted (Ctrl-C, or an MCP client's cancellation): nothing of it is recorded and its logs are
- * removed, so no evidence is ever half-written; the message says which check was stopped, what had finished before it,
- * and what it printed last.
- */
+/** A run of checks interrupted (Ctrl-C, an MCP cancellation): nothing of it is recorded and its logs are removed, so
+ * no evidence is ever half-written. */
 export class ChecksInterruptedError extends errorClass(
   'INTERRUPTED',
   'interrupted',

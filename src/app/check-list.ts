@@ -1,7 +1,5 @@
-/**
- * `sow check list`: the checks `.sow/config.yaml` declares, with the defaults filled in, whether each may run on this
- * machine, and its newest evidence in each phase judged against the code now.
- */
+/** `sow check list`: the declared checks with defaults filled in, whether each may run here, and its newest evidence
+ * in each phase judged against the code now. */
 import type { AppContext } from './context.js';
 import { EVIDENCE, checkStatuses } from '../domain/project-types/evidence.js';
 import type { CheckStatus } from '../domain/project-type.js';
@@ -16,10 +14,6 @@ import { openRoot, Reader } from './workspace.js';
 /** A check's newest evidence in one phase, judged now. */
 export type PhaseEvidence = CheckStatus & { phase: string };
 
-/**
- * Each check as `check list` shows it: the defaults filled in, whether it may run here (else the command allowed under
- * its name before), and its newest run in each phase that has one, judged against the code as it is now.
- */
 export async function listChecks(ctx: AppContext) {
   const root = await openRoot(ctx);
   const { exists, config } = await readRepoConfig(root);
@@ -37,11 +31,8 @@ export async function listChecks(ctx: AppContext) {
   };
 }
 
-/**
- * The newest evidence of each declared check in each phase of the project, judged against the code as it is now. The
- * code's tree is computed (git) only when some phase holds evidence of a declared check; without a project on this
- * branch there is none.
- */
+/** The newest evidence of each declared check in each phase, judged against the code now; the tree is computed only
+ * when some phase holds evidence of a declared check. */
 async function evidenceByPhase(ctx: AppContext, root: string, declared: readonly Check[]): Promise<PhaseEvidence[]> {
   if (declared.length === 0 || !hasProject(root)) return [];
   const names = new Set(declared.map((c) => c.name));

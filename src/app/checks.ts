@@ -1,8 +1,5 @@
-/**
- * Checked, not trusted: sow runs the declared checks itself and records each run as `evidence` (log, exit code, tree
- * hash), so a guard asks whether they passed on the code as it is now. Runs hold no lock (a check takes minutes);
- * the evidence is recorded afterwards in one update.
- */
+/** Checked, not trusted: sow runs the declared checks itself and records each run as evidence (log, exit code, tree),
+ * so a guard asks whether they passed on the code now. Runs hold no lock (a check takes minutes). */
 import type { AppContext } from './context.js';
 import { basename, join } from 'node:path';
 import { PROJECT_DIR, type ArtifactTypeDef, UnknownArtifactTypeError } from '../domain/artifacts.js';
@@ -69,10 +66,8 @@ function codeSnapshot(place: CheckPlace): Code {
   };
 }
 
-/**
- * Where a task's checks run: its worker checkout when it has one (remade if its folder went; refused when the record
- * or its .git is not what sow and git wrote), else the project checkout `root`.
- */
+/** Where a task's checks run: its worker checkout when it has one (remade if its folder went; refused when not what
+ * sow and git wrote), else the project checkout `root`. */
 export async function placeForTask(root: string, task: TaskState, now: string): Promise<CheckPlace> {
   if (!task.worktree) return { path: root };
   const { workerCheckoutOf } = await import('./worker-checkout.js');
@@ -82,10 +77,7 @@ export async function placeForTask(root: string, task: TaskState, now: string): 
 /** `20261126T091124.123Z`: a UTC timestamp that sorts and is a valid file name everywhere. */
 const stamp = (iso: string) => iso.replace(/[-:]/g, '');
 
-/**
- * Runs every one of `checks` in turn in `place`, each with its timeout and a new log under .sow/project/evidence/ of
- * `root`. Writes no state.
- */
+/** Runs `checks` in turn in `place`, each with its timeout and a new log under `root`'s evidence; writes no state. */
 export async function runChecks(
   root: string,
   checks: readonly Check[],
@@ -189,10 +181,7 @@ export interface EvidenceRecord {
   outputs: { index: number; artifact: Artifact }[];
 }
 
-/**
- * Resolves where evidence will go, before any check runs: the task exists, or a phase is in progress, and the project
- * belongs to the branch checked out. A run of minutes is not spent on a result that cannot be recorded.
- */
+/** Where evidence will go, resolved before any check runs: no minutes spent on a result that cannot be recorded. */
 export async function evidenceTarget(ctx: AppContext, target: EvidenceTarget) {
   return Reader.read(
     ctx,
@@ -257,10 +246,8 @@ export interface CheckRunOptions extends RunChecksOptions {
   announce?: string;
 }
 
-/**
- * `sow check run`: the named checks (default: all declared), run without the lock, then recorded as evidence in one
- * update. Throws ChecksFailedError, after recording, when any failed.
- */
+/** `sow check run`: the named checks (default: all), run without the lock, then recorded in one update; throws
+ * ChecksFailedError, after recording, when any failed. */
 export async function checkRun(
   ctx: AppContext,
   names: readonly string[],
@@ -287,10 +274,8 @@ export async function checkRun(
   return { runs, recorded };
 }
 
-/**
- * The view for guards: with `checks` when a guard of the current state reads evidence (FinalizeChecks in the standard
- * type), else as it is. Only then are the repository configuration and git read.
- */
+/** The view for guards: with `checks` only when a guard of the current state reads evidence, since only then are the
+ * repository configuration and git read. */
 export async function withCheckStatuses(root: string, type: ProjectType, view: ProjectView): Promise<ProjectView> {
   const needs = evidenceNeeded(type, view);
   if (!needs) return view;
@@ -301,11 +286,8 @@ export async function withCheckStatuses(root: string, type: ProjectType, view: P
   return { ...view, checks: checkStatuses(declared, phaseOf(view.project, needs.phase).outputs, tree) };
 }
 
-/**
- * The run stage of a completion the plan said needs its task_complete checks: allowed for the project checkout (whose
- * .sow/config.yaml they were read from) wherever they run, and run where the task's code is — or, with --force,
- * recorded as skipped. Writes no state.
- */
+/** The run stage of a completion that needs its task_complete checks: allowed for the project checkout (whose config
+ * they come from), run where the task's code is, or with --force recorded as skipped. Writes no state. */
 export async function runCompletionChecks(
   ctx: AppContext,
   plan: { id: string; task: TaskState },

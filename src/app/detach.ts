@@ -1,7 +1,5 @@
-/**
- * Workers in the background: `agent spawn --detach` starts a supervisor (adapters/supervisor.ts) and returns once it
- * has recorded the session; `agent wait` waits for workers to stop. Waits use the monotonic clock.
- */
+/** Workers in the background: `agent spawn --detach` starts a supervisor (adapters/supervisor.ts) and returns once it
+ * has recorded the session; `agent wait` waits for workers to stop. Waits use the monotonic clock. */
 import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
 import {
@@ -125,12 +123,8 @@ function supervisorRefusal(resultFile: string, logFile: string, code: number | n
   );
 }
 
-/**
- * Waits until the workers on `tasks` have stopped — or the first of them, with `any` — polling the state; `timeoutMs`
- * ends the wait early, saying who still runs. Without names: the detached workers no wait has reported yet (as a
- * shell's `wait` reaps each child once), so a worker that finished before the wait began is still reported, once. A
- * task no worker runs on counts as stopped at once.
- */
+/** Waits until the workers on `tasks` (or the first, with `any`) have stopped, or `timeoutMs`. Without names: the
+ * detached workers no wait has reported yet (as a shell's `wait` reaps each child once). */
 export async function waitForWorkers(
   ctx: AppContext,
   tasks: readonly string[],
@@ -169,13 +163,8 @@ export async function waitForWorkers(
   }
 }
 
-/**
- * Ends the worker on `taskId` and everything it started (TERM to its process group, KILL after a grace period), then
- * sets the task `paused` with a note in its log, lets it go, and counts what the run used as far as its events say. A
- * claim is no process of sow's: it is refused. So is an owner sow cannot prove it started here (another host, another
- * pid namespace, no record of this checkout's, a pid reused): the state names it, and a state file may come from
- * anyone.
- */
+/** Ends the worker on `taskId` and its process group (TERM, then KILL), pauses, lets go and counts the task. A claim or
+ * an owner sow cannot prove it started here is refused: a state file may come from anyone. */
 export async function stopWorker(ctx: AppContext, taskId: string, opts: { graceMs?: number } = {}) {
   const { root, task } = await Reader.read(ctx, async (r) => ({ root: r.root, task: await r.task(taskId) }));
   const owner = task.owner;
@@ -224,10 +213,8 @@ export async function stopWorker(ctx: AppContext, taskId: string, opts: { graceM
   return { task: task.id, stopped: { by: owner.by, pid, how, killed }, status };
 }
 
-/**
- * Every worker running now on this checkout's tasks (with `all`, on every checkout's), and every one that is gone from
- * a task still in progress, oldest first.
- */
+/** Every worker running now on this checkout's tasks (with `all`, every checkout's), and every one gone from a task
+ * still in progress, oldest first. */
 export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {}) {
   const checkouts = opts.all ? checkoutsWithProject(ctx.cwd) : [{ path: ctx.cwd, rel: '.' }];
   const out = [];
@@ -285,10 +272,8 @@ export async function liveWorkers(ctx: AppContext, opts: { all?: boolean } = {})
 
 export type LiveWorker = Awaited<ReturnType<typeof liveWorkers>>[number];
 
-/**
- * The events of the newest run on a task, in sow's kinds (message, tool call, usage, error, exit…); `raw` names the
- * CLI's own stream (null before any run), `live` whether a worker still runs on it.
- */
+/** The events of the newest run on a task, in sow's kinds; `raw` names the CLI's own stream (null before any run),
+ * `live` whether a worker still runs on it. */
 export async function taskEvents(ctx: AppContext, taskId: string) {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(taskId);
@@ -311,10 +296,8 @@ export async function taskEvents(ctx: AppContext, taskId: string) {
   });
 }
 
-/**
- * `--follow`: hands each event of the newest run to `onEvent` as it arrives, until the worker has stopped and nothing
- * new came (or `signal` aborts), polling the events file.
- */
+/** `--follow`: hands each event of the newest run to `onEvent` until the worker stopped and nothing new came (or
+ * `signal` aborts), polling the events file. */
 export async function followEvents(
   ctx: AppContext,
   taskId: string,
@@ -341,10 +324,8 @@ export async function rawEvents(ctx: AppContext, taskId: string) {
   });
 }
 
-/**
- * The remote's claims of the project here, for a command that does not read the project otherwise (agent ps): undefined
- * without a claims remote, found before the project is read.
- */
+/** The remote's claims of the project here, for `agent ps` (which does not read the project otherwise); undefined
+ * without a claims remote. */
 export async function projectRemoteClaims(ctx: AppContext): Promise<RemoteClaims | undefined> {
   const { claimsRemote, remoteClaimsForReads } = await import('./remote-claims.js');
   if (!(await claimsRemote(findWorkspaceRoot(ctx.cwd)))) return undefined;

@@ -1,8 +1,5 @@
-/**
- * A checkout per parallel worker (`--worktree`): a linked worktree under `.sow/worktrees/.workers/` on a branch made
- * from the project branch, so parallel workers never edit the same folder; its task state stays in the project
- * checkout (app/context.ts). `sow task merge` brings the branch back; a conflict stops it, never resolved.
- */
+/** A checkout per parallel worker (`--worktree`): a linked worktree under `.sow/worktrees/.workers/` on a branch made
+ * from the project branch; task state stays in the project checkout. `sow task merge` brings it back. */
 import { join, relative, resolve } from 'node:path';
 import { errorClass, ExternalToolError, InvalidValueError, SowError } from '../domain/errors.js';
 import type { CheckState } from '../domain/project-type.js';
@@ -53,10 +50,8 @@ function recordedProblem(taskId: string, problem: string): SowError {
   );
 }
 
-/**
- * The checkout of task `taskId`'s worker, made if missing: `.sow/worktrees/.workers/<project branch>--task-<id>`, on
- * the branch of that name made from the project branch (a resume carries on in an earlier one).
- */
+/** The checkout of task `taskId`'s worker, made if missing: `.sow/worktrees/.workers/<project branch>--task-<id>`, on
+ * the branch of that name (a resume carries on in an earlier one). */
 export function openWorkerCheckout(
   root: string,
   projectBranch: string,
@@ -138,9 +133,7 @@ export function workerCheckoutOf(root: string, task: TaskState, now: string): st
   return openWorkerCheckout(root, task.worktree.from, task.id, task.worktree, now).path;
 }
 
-// ---------------------------------------------------------------------------------------------
 // sow task merge
-// ---------------------------------------------------------------------------------------------
 
 /** A task_complete check as the merge judged it, on the code it merges. */
 export interface MergeCheck {
@@ -213,11 +206,8 @@ export class TaskMergeDirtyError extends errorClass(
   ],
 ) {}
 
-/**
- * Judges the code a merge would bring in (HEAD plus what the worker left outside .sow/) by its tree against the task's
- * newest evidence of each task_complete check in that checkout. The checks are the project checkout's, never the
- * worker's copy.
- */
+/** Judges the code a merge would bring in (HEAD plus what the worker left outside .sow/) against the task's newest
+ * evidence of each task_complete check; the checks are the project checkout's, never the worker's copy. */
 async function judgeForMerge(
   root: string,
   task: TaskState,
@@ -251,12 +241,8 @@ async function judgeForMerge(
   return { ...code, checks, open: checks.filter((c) => c.state !== 'fresh-pass') };
 }
 
-/**
- * `sow task merge`: what the worker left outside `.sow/` is committed on its branch, which is merged (a merge commit)
- * into the project branch; then its checkout and branch go. A conflict, or uncommitted changes of the project checkout
- * to the files it would change, stop it before the project checkout is touched. `dropped`: changes under .sow/ of the
- * worker's checkout, which go with it; `merge`: null when the branch had nothing the project branch lacks.
- */
+/** `sow task merge`: the worker's changes outside `.sow/` committed on its branch and merged into the project branch,
+ * then its checkout and branch go; a conflict or clashing local changes stop it before the project checkout changes. */
 export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?: boolean } = {}) {
   return update(ctx, async (uow) => {
     const task = await uow.task(taskId);

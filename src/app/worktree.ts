@@ -1,7 +1,5 @@
-/**
- * Many branches at once (`sow worktree …`, `sow status --all`): one project per branch, a second one beside the first
- * in a git worktree under `.sow/worktrees/<branch>` of the main checkout, with its own state, lock and workers.
- */
+/** Many branches at once (`sow worktree …`, `sow status --all`): one project per branch, each beside the first in a git
+ * worktree under `.sow/worktrees/<branch>`, with its own state, lock and workers. */
 import { join, relative, sep } from 'node:path';
 import { errorClass, InvalidNameError, InvalidValueError, SowError } from '../domain/errors.js';
 import { isFinished } from '../domain/tasks.js';

@@ -1,8 +1,5 @@
-/**
- * Whether sow may signal a task's owner. The owner comes from a committed state file, which can name any pid on any
- * host, so it is only a claim; the proof is the record the owning sow wrote into this checkout's runtime folder,
- * checked against what the kernel says of that pid now. Pure: the caller reads the record and /proc.
- */
+/** Whether sow may signal a task's owner: a committed state file can name any pid on any host, so the proof is the
+ * record the owning sow wrote into this runtime folder, checked against the kernel. Pure: the caller reads both. */
 import { errorClass } from './errors.js';
 import { shown } from './display.js';
 import type { Owner } from './schemas.js';
@@ -64,11 +61,9 @@ export const signallablePid = (pid: unknown): pid is number =>
 
 const refuse = (why: NotMine): Proof => ({ ok: false, gone: false, why });
 
-/**
- * The proof: a worker on this host, a pid above 1, (Linux) this boot and pid namespace, a record here naming the same
- * pid, start time, task and agent; then the kernel: alive, not a zombie, the same start time, and its group signalled
- * only when it leads it now and did then. Off Linux nothing tells a reused pid: only the process itself is signalled.
- */
+/** The proof: a worker on this host (Linux: boot and pid namespace), pid above 1, a record naming the same pid, start
+ * time, task and agent, alive now with that start time; the group only when it leads it now and did then.
+ * Off Linux nothing tells a reused pid, so only the process itself is signalled. */
 export function proveOwner(input: {
   task: string;
   owner: Owner | undefined;

@@ -1,9 +1,5 @@
-/**
- * A fast reader for the YAML sow writes itself (emit.ts), so a state file is read without the `yaml` package
- * (decisions 0003, 0044). It reads only what the emitter writes, spelt as it spells it, and answers undefined for
- * anything else, so it returns exactly what `yaml` would or nothing, and what it reads the emitter writes back byte
- * for byte. canonical.test.ts checks both against `yaml`.
- */
+/** A fast reader for the YAML sow's emitter writes (decisions 0003, 0044): it returns exactly what `yaml` would or
+ * undefined, and what it reads writes back byte for byte (canonical.test.ts checks both). */
 import { RESERVED_NAMES } from '../../domain/fields.js';
 import { isPlainString, quoteString } from './emit.js';
 

@@ -1,13 +1,7 @@
-/**
- * What sow holds of a YAML value, and when two are the same: both readers give plain data, with a bigint for an
- * integer beyond ±2^53, so `9999999999999999` reads and writes back as written.
- */
+/** What sow holds of a YAML value, and when two are the same: plain data, with a bigint for an integer beyond ±2^53. */
 import { isRecord } from './emit.js';
 
-/**
- * The plain data of what the `yaml` package made: exact bigints become numbers, `!!set` a list, `!!omap` a map,
- * `!!binary` its base64 text. Converts in place where it can; returns the value to use.
- */
+/** The plain data of what `yaml` made: exact bigints to numbers, `!!set` a list, `!!omap` a map, `!!binary` base64. */
 export function plainData(value: unknown): unknown {
   if (typeof value === 'bigint') {
     const n = Number(value);

@@ -1,8 +1,5 @@
-/**
- * YAML a person may have written: parsed with the `yaml` package, and edited so that everything unchanged (comments,
- * key order, spellings, anchors, flow style) stays byte for byte (splice.ts). A repository's file is untrusted: alias
- * bombs, self-containing aliases, deep nesting and huge files are refused (YamlRefusedError) before they cost much.
- */
+/** YAML a person may have written, edited so everything unchanged stays byte for byte (splice.ts). A repository's file
+ * is untrusted: alias bombs, self-aliases, deep nesting and huge files are refused (YamlRefusedError) early. */
 import { RESERVED_NAMES } from '../../domain/fields.js';
 import { MAX_DEPTH, parseCanonicalYaml } from './canonical.js';
 import { plainData, sameData } from './data.js';
@@ -85,10 +82,7 @@ export interface ParsedYaml {
   handWritten: boolean;
 }
 
-/**
- * Parses YAML text: what sow wrote itself with the canonical reader (≈20× faster), the rest with the yaml package.
- * Throws YamlSyntaxError, YamlRefusedError and ReservedKeyError.
- */
+/** Parses YAML: what sow wrote with the canonical reader (≈20× faster), the rest with the yaml package. */
 export async function parseYaml(text: string): Promise<ParsedYaml> {
   const fast = parseCanonicalYaml(text);
   if (fast !== undefined) return { data: fast, handWritten: false };
@@ -102,10 +96,7 @@ export async function parseYaml(text: string): Promise<ParsedYaml> {
 /** The last hand-written document parsed, so that the write after a read does not parse it again. */
 let parsed: { text: string; doc: YamlDocument } | undefined;
 
-/**
- * Exact integers; yaml's duplicate-key check is quadratic (ours keeps a set per map); no warnings printed; the syntax
- * tree kept for splice.ts.
- */
+/** Exact integers; our duplicate-key check (yaml's is quadratic); no warnings; the syntax tree kept for splice.ts. */
 const OPTIONS = { intAsBigInt: true, uniqueKeys: false, keepSourceTokens: true, logLevel: 'error' } as const;
 
 /** Parses `text` into a document, refusing what is not a state file; throws YamlSyntaxError and YamlRefusedError. */
@@ -156,10 +147,8 @@ const nestsTooDeep = (pos: { line: number; col: number } | undefined) =>
       `so sow does not read it`,
   );
 
-/**
- * The parser's tokens, refused as soon as the collections still open nest deeper than MAX_DEPTH: the parser hands
- * a document over only when whole, too late for a hostile file. `tooDeep` still checks each whole document.
- */
+/** The parser's tokens, refused once open collections nest deeper than MAX_DEPTH: a whole document would come too
+ * late for a hostile file. `tooDeep` still checks each whole document. */
 function* parseShallow(yaml: YamlModule, text: string, lines: import('yaml').LineCounter): Generator<CstToken> {
   const parser = new yaml.Parser(lines.addNewLine);
   lines.addNewLine(0);
@@ -248,10 +237,8 @@ function refuseCircularAliases(yaml: YamlModule, doc: YamlDocument, lines: impor
   });
 }
 
-/**
- * `previous` changed to hold `value`, touching only what changed (splice.ts); the result must read back as `value`,
- * else yaml's Document API writes it (comments and key order kept), and failing that sow's own emitter.
- */
+/** `previous` changed to hold `value`, touching only what changed (splice.ts), else through yaml's Document API, and
+ * failing that sow's own emitter; the result must read back as `value`. */
 export async function editYaml(previous: string, value: unknown): Promise<string> {
   const yaml = await loadYaml();
   const doc = parsed?.text === previous ? parsed.doc : composeDocument(yaml, previous);

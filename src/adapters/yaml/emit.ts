@@ -1,7 +1,5 @@
-/**
- * A small block-style YAML emitter for sow's plain data, for speed (the `yaml` package needs ≈140 ms for a 1,000-task
- * project). Files a person commented go through yaml's Document API instead. emit.test.ts checks it against `yaml`.
- */
+/** A small block-style YAML emitter for sow's plain data (the `yaml` package needs ≈140 ms for 1,000 tasks); commented
+ * files go through yaml's Document API. emit.test.ts checks it against `yaml`. */
 
 const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;
 // Characters YAML does not allow unescaped inside a double-quoted scalar (JSON leaves them).

@@ -1,9 +1,5 @@
-/**
- * Writes a new value into YAML a person wrote by changing only the text of what changed: every other byte (number
- * spellings, quoting, tags, anchors, flow style, comments) stays. It edits the source text, guided by the parsed
- * document and its syntax tree (layout.ts), since yaml's `Document.toString()` reformats every node. An alias stays
- * while its anchor holds what it stands for. Undefined for shapes it does not handle: the caller falls back.
- */
+/** Writes a new value into YAML a person wrote by changing only the text of what changed, guided by the syntax tree
+ * (layout.ts), since `Document.toString()` reformats every node. Undefined for shapes it does not handle. */
 import type { Alias, CST, Document, Node, Pair, Scalar } from 'yaml';
 import { plainData, sameData } from './data.js';
 import { emitScalar, emitString, emitYaml, hasEntries, isRecord, quoteString } from './emit.js';

@@ -1,16 +1,12 @@
-/**
- * A worker's events read back: sow's own kinds from a CLI's stream, what a run did last and what it used, and the last
- * thing it said (for a handoff brief).
- */
+/** A worker's events read back: sow's own kinds from a CLI's stream, what a run did last and used, and the last thing
+ * it said (for a handoff brief). */
 import { EVENT_MARKS, type WorkerEvent } from '../../adapters/agent-outputs.js';
 import { executorOf } from '../../adapters/executors/registry.js';
 import type { ExecutorModule, Usage } from '../../adapters/executors/types.js';
 import { addUsage, usageOfLines } from '../../adapters/executors/shared.js';
 import { describeEvent } from '../../adapters/progress.js';
 
-/**
- * One event of a worker, as `sow agent events` shows it (its shape is the events file's: adapters/agent-outputs.ts).
- */
+/** One event of a worker, as `sow agent events` shows it (the events file's shape: adapters/agent-outputs.ts). */
 export type { WorkerEvent } from '../../adapters/agent-outputs.js';
 
 /** An event of the CLI's stream as sow's own kinds, read by its module (progress lines and usage). */
@@ -43,10 +39,7 @@ export function activityOf(type: string, lines: readonly string[]): { last?: str
   return { ...(last !== undefined ? { last } : {}), usage: usageOfEvents(type, lines) };
 }
 
-/**
- * The same from sow's own events of a run (an ACP run's raw stream is JSON-RPC): the last thing it did, and what it
- * used.
- */
+/** The same from sow's own events of a run (an ACP run's raw stream is JSON-RPC). */
 export function activityOfEvents(lines: readonly string[]): { last?: string; usage: Usage } {
   let last: string | undefined;
   let usage: Usage = {};

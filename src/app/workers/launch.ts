@@ -1,8 +1,4 @@
-/**
- * The run and settle stages composed, as a spawn and a resume share them once their record is written: the worker's
- * files and command, its start told to a supervisor, its run metered and settled however it ends, and what the caller
- * hears.
- */
+/** The run and settle stages composed, shared by a spawn and a resume once their record is written. */
 import type { AppContext } from '../context.js';
 import type { Usage } from '../../adapters/executors/types.js';
 import { READY_VARIABLE } from '../../adapters/supervisor.js';
@@ -33,10 +29,8 @@ export interface Launch {
   onSession?: (id: string) => Promise<void>;
 }
 
-/**
- * Runs the worker on `prompt` and settles its run; what the caller hears (told as `speaker` says). `recover`: a failure
- * the caller takes over (a session its CLI could not resume), settled as any end and answered undefined.
- */
+/** Runs the worker on `prompt` and settles its run however it ends. `recover`: a failure the caller takes over (a
+ * session its CLI could not resume), answered undefined. */
 export async function launch(
   l: Launch,
   prompt: string,

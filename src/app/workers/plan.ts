@@ -1,8 +1,5 @@
-/**
- * The plan stage: what a spawn or a resume will write and hand the worker, decided from the project as read, the
- * resolved executor and the clock alone — no git, no disk, no process. The record stage writes it under the lock; the
- * run stage starts the worker from it.
- */
+/** The plan stage: what a spawn or resume will write and hand the worker, decided from the project as read, the
+ * executor and the clock alone (no git, disk or process); the record stage writes it under the lock. */
 import type { AgentDef } from '../../domain/agents.js';
 import type { Owner, ProjectState, Session, TaskState, TaskSummary } from '../../domain/schemas.js';
 import { TaskBlockedError } from '../../domain/errors.js';
@@ -47,10 +44,8 @@ export interface SpawnInput {
   ownerOf: (agentId: string) => Owner;
 }
 
-/**
- * Whether the worker works in a checkout of its own: a task with one keeps working there;
- * --worktree (`checkout` true), or .sow/config.yaml's `workers.worktree` for a parallel task, makes one.
- */
+/** Whether the worker works in a checkout of its own: a task with one keeps it; --worktree, or `workers.worktree` for
+ * a parallel task, makes one. */
 export const wantsCheckout = (task: TaskState, checkout: boolean | 'parallel') =>
   Boolean(task.worktree) || checkout === true || (checkout === 'parallel' && task.parallel === true);
 
@@ -105,10 +100,7 @@ export function planSpawn(input: SpawnInput): SpawnPlan {
   return { agentId: id, project, counts, session, task: started, ...(reopened ? { reopened } : {}) };
 }
 
-/**
- * A resumed task: in progress again (unless finished), a correction round after needs_review, its session resumed once
- * more, owned by `owner`.
- */
+/** A resumed task: in progress again (unless finished), a correction round after needs_review, owned by `owner`. */
 export function resumedTask(task: TaskState, now: string, owner: Owner): TaskState {
   return {
     ...task,
@@ -138,10 +130,7 @@ export function taskAssignment(task: TaskState): string {
   ].join('\n');
 }
 
-/**
- * What a worker without a task is told: the iteration's prompt (everything it knows), or the project and where it
- * stands.
- */
+/** What a worker without a task is told: the iteration's prompt, or the project and where it stands. */
 export function projectAssignment(project: ProjectState, iteration: string | undefined): string {
   const where = `If \`sow\` is not found on PATH, run it as \`${sowCommand()}\` instead.`;
   return iteration !== undefined
@@ -166,11 +155,8 @@ export const workerEnv = (
   ...(sessionId ? { SOW_SESSION_ID: sessionId } : {}),
 });
 
-/**
- * Whether a worker may start on the task now: the project is in a state where tasks are worked on, the task is not
- * finished, nobody else works on it, it has no session to resume, and its dependencies are finished. --force overrides
- * each. Checked before anything starts, and again under the lock when the session is recorded.
- */
+/** Whether a worker may start on the task now (--force overrides each reason); checked before anything starts and
+ * again under the lock when the session is recorded. */
 export async function checkSpawnable(
   at: Pick<Reader, 'type' | 'view' | 'dependenciesOf' | 'ctx'>,
   task: TaskState,
@@ -194,10 +180,7 @@ export async function checkSpawnable(
   if (!isFinished(task.status) || !handoff) checkStatusChange(task, 'in_progress', await at.dependenciesOf(task));
 }
 
-/**
- * Whether a resume may go on: nobody else's worker is live on the task, and it may go back in progress (--force
- * overrides both).
- */
+/** Whether a resume may go on: nobody else's worker is live on the task, and it may go back in progress (--force). */
 export async function checkResumable(
   task: TaskState,
   now: string,

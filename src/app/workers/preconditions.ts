@@ -1,7 +1,5 @@
-/**
- * What must hold before a worker starts, checked where nothing has started yet (the record stage checks again under the
- * lock): the task or the project's session can take a worker now, and the project's budget is not spent.
- */
+/** What must hold before a worker starts, checked before anything starts (the record stage checks again under the
+ * lock): the task or session can take a worker now, and the budget is not spent. */
 import type { AppContext } from '../context.js';
 import { findAgent } from '../../domain/agents.js';
 import { BudgetSpentError, SowError, UsageError } from '../../domain/errors.js';
@@ -36,10 +34,7 @@ async function requireBudget(reader: Reader): Promise<void> {
     biggest ? (biggest.key === '(project)' ? 'the project’s own workers' : `task ${biggest.key}`) : undefined,
   );
 }
-/**
- * What must hold before a worker starts, checked where nothing has started yet: the task (or the project's session) can
- * take a worker now, then the budget. The root, and the task when one was named.
- */
+/** The task (or the project's session) can take a worker now, then the budget; the root, and the task when named. */
 export async function spawnPreconditions(
   ctx: AppContext,
   agentName: string,
@@ -80,10 +75,8 @@ export async function spawnPreconditions(
   return found;
 }
 
-/**
- * What a resume needs before anything starts: the session to continue, not owned by a live worker (unless forced), a
- * status that may go back in progress; and, unless it is handed to a fresh session, the budget.
- */
+/** What a resume needs before anything starts: the session, not owned by a live worker (unless forced), a status that
+ * may go back in progress; and, unless handed to a fresh session, the budget. */
 export async function resumePreconditions(ctx: AppContext, target: Target, opts: { force?: boolean; fresh?: boolean }) {
   const found = await readForWorker(ctx, async (reader) => {
     if (target.kind === 'task') {

@@ -1,8 +1,5 @@
-/**
- * The record stage: a spawn's or resume's plan is made from the project as read, and one update writes it only if the
- * state is still what the plan was made from (else it is planned again). A remote claim is pushed between the two,
- * never under the lock, and given back if the write fails; the worker's own checkout is opened before the write too.
- */
+/** The record stage: one update writes the plan only if the state is still what it was made from (else it is planned
+ * again). A remote claim is pushed before, never under the lock, and given back if the write fails. */
 import { isDeepStrictEqual } from 'node:util';
 import type { AppContext } from '../context.js';
 import type { AgentDef } from '../../domain/agents.js';
@@ -137,10 +134,8 @@ async function readSpawn(reader: Reader, rec: SpawnRecord, every: boolean): Prom
 
 type Claimer = Awaited<ReturnType<typeof remoteClaimer>>;
 
-/**
- * Pushes `owner`'s claim of task `id` until `leaseUntil`: the claim when it landed; when another holds the task, a
- * ClaimedElsewhereError for `refuseAs` (an agent's name), else undefined.
- */
+/** Pushes `owner`'s claim of task `id` until `leaseUntil`: the claim when it landed; when another holds the task, a
+ * ClaimedElsewhereError for `refuseAs`, else undefined. */
 async function claimOn(
   onRemote: Claimer,
   at: { id: string; branch: string; owner: string; now: string; leaseUntil: string },
@@ -157,11 +152,8 @@ async function claimOn(
   return undefined;
 }
 
-/**
- * With a claims remote: the claim of the task the worker takes — the one already claimed if still a candidate (made
- * again on its commit if the worker's id changed), else the first candidate whose claim lands; a task held there is
- * passed over (--next) or refused (named).
- */
+/** With a claims remote, the claim of the task the worker takes: the one already claimed if still a candidate, else
+ * the first candidate whose claim lands; a task held there is passed over (--next) or refused (named). */
 async function claimFor(
   root: string,
   claims: ClaimsRemote,
@@ -211,81 +203,94 @@ async function writeSpawn(
   return writeOwnerRecord(uow.root, { task: plan.task.id, agent_id: plan.agentId });
 }
 
+type Held = { claimed: Claimed | undefined };
+type Write = (uow: UnitOfWork) => Promise<OwnerRecord | undefined>;
+
+/** Plans and writes until the write finds the state its plan read (Stale: planned again); the owner record of a
+ * failed write is removed, and a claim that landed is given back when no write does (as 'task next --claim' does). */
+async function recordUntilWritten<T extends { write: Write }>(ctx: AppContext, attempt: (held: Held) => Promise<T>) {
+  const held: Held = { claimed: undefined };
+  try {
+    for (;;) {
+      const tried = await attempt(held);
+      let ownerRecord: OwnerRecord | undefined;
+      try {
+        await update(ctx, async (uow) => void (ownerRecord = await tried.write(uow)));
+      } catch (err) {
+        if (ownerRecord) removeOwnerRecord(ctx.cwd, ownerRecord);
+        if (err instanceof Stale) continue;
+        throw err;
+      }
+      return { ...tried, ownerRecord, claimed: held.claimed };
+    }
+  } catch (err) {
+    if (held.claimed) await giveBack(ctx.cwd, held.claimed);
+    throw err;
+  }
+}
+
 /** Plans a spawn and writes its plan (see the module's comment); with a claims remote, the claim is pushed first. */
 export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Recorded> {
   const root = ctx.cwd;
   const claims = rec.named?.kind === 'project' ? undefined : await claimsRemote(root);
-  let claimed: Claimed | undefined;
-  try {
-    for (;;) {
-      const seen = await readForWorker(ctx, (reader) => readSpawn(reader, rec, claims !== undefined));
-      const agentId = nextAgentId(seen.project, rec.agent.name).id;
-      // A claim whose task is no longer one the worker may take (taken here meanwhile) is given back.
-      if (claimed && !seen.candidates.some((t) => t.id === claimed!.task)) {
-        const left = claimed;
-        claimed = undefined;
-        await giveBack(root, left);
-      }
-      if (claims && (!claimed || claimed.owner !== agentId))
-        claimed = await claimFor(root, claims, rec, seen, agentId, claimed);
-      const task = claimed ? seen.candidates.find((t) => t.id === claimed!.task) : seen.candidates[0];
-      const opened =
-        task && wantsCheckout(task, rec.checkout)
-          ? (await import('../worker-checkout.js')).openWorkerCheckout(
-              root,
-              seen.project.branch,
-              task.id,
-              task.worktree,
-              rec.now,
-            )
-          : undefined;
-      const plan = planSpawn({
-        project: seen.project,
-        agent: rec.agent,
-        executor: rec.executor,
-        root,
-        branch: rec.branch,
-        now: rec.now,
-        sessionId: rec.sessionId,
-        task,
-        opened,
-        handoff: rec.handoff,
-        ownerOf: (id) => ownerWith(claimed, id, rec.sessionId, rec.now),
-      });
-      const owned = { name: seen.project.name, created_at: seen.project.created_at, branch: seen.project.branch };
-      const basis = { project: seen.project, task, deps: task && seen.deps.get(task.id) };
-      let ownerRecord: OwnerRecord | undefined;
-      try {
-        await update(ctx, async (uow) => void (ownerRecord = await writeSpawn(uow, basis, plan, rec)));
-      } catch (err) {
-        if (ownerRecord) removeOwnerRecord(root, ownerRecord);
-        if (err instanceof Stale) continue;
-        throw err;
-      }
-      if (!plan.task)
-        return {
-          target: rec.named!,
-          agentId: plan.agentId,
-          assignment: projectAssignment(seen.project, seen.iteration),
-          workdir: root,
-          owned,
-        };
-      return {
-        target: { kind: 'task', id: plan.task.id },
-        agentId: plan.agentId,
-        assignment: taskAssignment(plan.task),
-        workdir: opened?.path ?? root,
-        ...(opened ? { checkoutRel: opened.checkout.path } : {}),
-        owned,
-        ...(ownerRecord ? { ownerRecord } : {}),
-        ...(claimed ? { pushed: claimed } : {}),
-      };
+  const { seen, plan, opened, ownerRecord, claimed } = await recordUntilWritten(ctx, async (held) => {
+    const seen = await readForWorker(ctx, (reader) => readSpawn(reader, rec, claims !== undefined));
+    const agentId = nextAgentId(seen.project, rec.agent.name).id;
+    // A claim whose task is no longer one the worker may take (taken here meanwhile) is given back.
+    const left = held.claimed;
+    if (left && !seen.candidates.some((t) => t.id === left.task)) {
+      held.claimed = undefined;
+      await giveBack(root, left);
     }
-  } catch (err) {
-    // The claim landed on the remote but the worker was not recorded here: give it back (as 'task next --claim' does).
-    if (claimed) await giveBack(root, claimed);
-    throw err;
-  }
+    if (claims && (!held.claimed || held.claimed.owner !== agentId))
+      held.claimed = await claimFor(root, claims, rec, seen, agentId, held.claimed);
+    const claimed = held.claimed;
+    const task = claimed ? seen.candidates.find((t) => t.id === claimed.task) : seen.candidates[0];
+    const opened =
+      task && wantsCheckout(task, rec.checkout)
+        ? (await import('../worker-checkout.js')).openWorkerCheckout(
+            root,
+            seen.project.branch,
+            task.id,
+            task.worktree,
+            rec.now,
+          )
+        : undefined;
+    const plan = planSpawn({
+      project: seen.project,
+      agent: rec.agent,
+      executor: rec.executor,
+      root,
+      branch: rec.branch,
+      now: rec.now,
+      sessionId: rec.sessionId,
+      task,
+      opened,
+      handoff: rec.handoff,
+      ownerOf: (id) => ownerWith(claimed, id, rec.sessionId, rec.now),
+    });
+    const basis = { project: seen.project, task, deps: task && seen.deps.get(task.id) };
+    return { write: (uow: UnitOfWork) => writeSpawn(uow, basis, plan, rec), seen, plan, opened };
+  });
+  const owned = { name: seen.project.name, created_at: seen.project.created_at, branch: seen.project.branch };
+  if (!plan.task)
+    return {
+      target: rec.named!,
+      agentId: plan.agentId,
+      assignment: projectAssignment(seen.project, seen.iteration),
+      workdir: root,
+      owned,
+    };
+  return {
+    target: { kind: 'task', id: plan.task.id },
+    agentId: plan.agentId,
+    assignment: taskAssignment(plan.task),
+    workdir: opened?.path ?? root,
+    ...(opened ? { checkoutRel: opened.checkout.path } : {}),
+    owned,
+    ...(ownerRecord ? { ownerRecord } : {}),
+    ...(claimed ? { pushed: claimed } : {}),
+  };
 }
 
 export interface ResumeRecord {
@@ -297,10 +302,8 @@ export interface ResumeRecord {
   now: string;
 }
 
-/**
- * Plans a resume and writes it: the session resumed once more, the task owned by its worker again (with --force, a live
- * owner of another session retired; claimed on the remote first, as a spawn).
- */
+/** Plans a resume and writes it: the session resumed, the task owned by its worker again (with --force, a live owner
+ * of another session retired), claimed on the remote first as a spawn. */
 export async function recordResume(
   ctx: AppContext,
   rec: ResumeRecord,
@@ -308,50 +311,36 @@ export async function recordResume(
   const root = ctx.cwd;
   const { target, session, now } = rec;
   const claims = target.kind === 'task' ? await claimsRemote(root) : undefined;
-  let claimed: Claimed | undefined;
-  try {
-    for (;;) {
-      const basis = await readForWorker(ctx, async (reader): Promise<Basis> => {
-        if (target.kind !== 'task') return { project: reader.project };
-        const task = await reader.task(target.id);
-        const deps = rec.force ? undefined : await reader.dependenciesOf(task);
-        await checkResumable(task, reader.ctx.now(), rec.force, async () => deps!);
-        return { project: reader.project, task, deps };
-      });
-      const { project } = basis;
-      if (claims && basis.task && !claimed) claimed = await claimResumed(root, claims, rec, project.branch, basis.task);
-      const owned = { name: project.name, created_at: project.created_at, branch: project.branch };
-      let ownerRecord: OwnerRecord | undefined;
-      try {
-        await update(ctx, async (uow) => {
-          await unchanged(uow, basis);
-          if (target.kind !== 'task') {
-            const sessions = {
-              ...project.sessions,
-              [target.agent]: resumedSession(project.sessions![target.agent]!, now),
-            };
-            return uow.setProject({ ...project, sessions });
-          }
-          const task = basis.task!;
-          // With --force, a live owner of another session is retired (this session stays).
-          const own =
-            task.owner && task.owner.by !== session.agent_id ? retireOwner(task, { keepSession: true }) : task;
-          // The proof that this process is the owner, before the owner is committed: 'agent stop' signals nothing else.
-          ownerRecord = writeOwnerRecord(uow.root, { task: task.id, agent_id: session.agent_id });
-          uow.setTask(resumedTask(own, now, ownerWith(claimed, session.agent_id, rec.sessionId, now)));
-        });
-      } catch (err) {
-        if (ownerRecord) removeOwnerRecord(root, ownerRecord);
-        if (err instanceof Stale) continue;
-        throw err;
+  const { project, ownerRecord, claimed } = await recordUntilWritten(ctx, async (held) => {
+    const basis = await readForWorker(ctx, async (reader): Promise<Basis> => {
+      if (target.kind !== 'task') return { project: reader.project };
+      const task = await reader.task(target.id);
+      const deps = rec.force ? undefined : await reader.dependenciesOf(task);
+      await checkResumable(task, reader.ctx.now(), rec.force, async () => deps!);
+      return { project: reader.project, task, deps };
+    });
+    const { project } = basis;
+    if (claims && basis.task && !held.claimed)
+      held.claimed = await claimResumed(root, claims, rec, project.branch, basis.task);
+    const claimed = held.claimed;
+    const write: Write = async (uow) => {
+      await unchanged(uow, basis);
+      if (target.kind !== 'task') {
+        const sessions = { ...project.sessions, [target.agent]: resumedSession(project.sessions![target.agent]!, now) };
+        uow.setProject({ ...project, sessions });
+        return undefined;
       }
-      return { owned, ...(ownerRecord ? { ownerRecord } : {}), ...(claimed ? { pushed: claimed } : {}) };
-    }
-  } catch (err) {
-    // The claim landed on the remote but the resume was not recorded here: give it back.
-    if (claimed) await giveBack(root, claimed);
-    throw err;
-  }
+      const task = basis.task!;
+      // With --force, a live owner of another session is retired (this session stays).
+      const own = task.owner && task.owner.by !== session.agent_id ? retireOwner(task, { keepSession: true }) : task;
+      uow.setTask(resumedTask(own, now, ownerWith(claimed, session.agent_id, rec.sessionId, now)));
+      // The proof that this process is the owner, before the owner is committed: 'agent stop' signals nothing else.
+      return writeOwnerRecord(uow.root, { task: task.id, agent_id: session.agent_id });
+    };
+    return { write, project };
+  });
+  const owned = { name: project.name, created_at: project.created_at, branch: project.branch };
+  return { owned, ...(ownerRecord ? { ownerRecord } : {}), ...(claimed ? { pushed: claimed } : {}) };
 }
 
 /** The resumed worker claims the task on the remote again, as a spawned one does. */

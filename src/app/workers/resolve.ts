@@ -1,7 +1,4 @@
-/**
- * Which executor a worker runs with, and what it may do: resolved from the user's configuration, the repository's
- * declared checks and the person's allowances, before anything is written.
- */
+/** Which executor a worker runs with, and what it may do, resolved before anything is written. */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
 import { permissionProfile, resolveConfig, type ResolvedExecutor } from '../../domain/config.js';
@@ -108,11 +105,8 @@ export async function resolveFor(
   return { loaded, effective, executor, spec, binaryPath, transport };
 }
 
-/**
- * What the worker may do unasked: the executor's profile, and the repository's declared checks that the person allowed
- * to run here — a check committed or edited since is not handed to it. `widening` refuses a folder whose CLI settings
- * would widen a safe worker (AGENT_SETTINGS_WIDEN): the repository here, a worker's own checkout once opened.
- */
+/** What the worker may do unasked: the executor's profile and the declared checks the person allowed here. `widening`
+ * refuses a folder whose CLI settings would widen a safe worker (AGENT_SETTINGS_WIDEN). */
 export async function workerRights(root: string, resolution: Resolution, say: (line: string) => void, env: Env) {
   const { config } = await readRepoConfig(root);
   const permissions = permissionProfile(resolution.executor.config);

@@ -1,7 +1,5 @@
-/**
- * `sow agent resume` and the handoff: the worker pipeline composed to continue a recorded session, or — asked with
- * --fresh, or when the CLI cannot continue it — to hand the task to a fresh session with a brief of where it stands.
- */
+/** `sow agent resume` and the handoff: continue a recorded session, or (with --fresh, or when the CLI cannot) hand the
+ * task to a fresh session with a brief of where it stands. */
 import type { AppContext } from '../context.js';
 import { executorOf, resumableTypes } from '../../adapters/executors/registry.js';
 import { latestEventsFile, readEvents } from '../../adapters/supervisor.js';
@@ -113,11 +111,8 @@ export async function resumeAgent(
   });
 }
 
-/**
- * A fresh session of the same role takes the task over: its prompt is a brief of where the task stands — what it asks,
- * the feedback on it, its log, the files changed and how, the earlier worker's last message — and what it is asked now.
- * The handoff is recorded in the task.
- */
+/** A fresh session of the same role takes the task over, its prompt a brief of where the task stands and what it is
+ * asked now; the handoff is recorded in the task. */
 async function handOff(
   ctx: AppContext,
   taskId: string,

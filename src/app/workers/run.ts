@@ -1,8 +1,5 @@
-/**
- * The run stage: a worker's CLI started as its executor module says (its own command line, or the Agent Client
- * Protocol), its events streamed to a file and a progress view, and what it was refused told with advice. Nothing here
- * writes the project's state.
- */
+/** The run stage: a worker's CLI started as its executor module says (command line or ACP), its events streamed to a
+ * file and a progress view. Nothing here writes the project's state. */
 import type { AppContext } from '../context.js';
 import type { AgentDef } from '../../domain/agents.js';
 import type { PermissionProfile } from '../../domain/config-schemas.js';
@@ -48,10 +45,8 @@ export const runningAsRoot = () => process.getuid?.() === 0;
 /** What the worker is granted: its profile, and the declared checks it may run unasked. */
 export type Granted = { permissions: PermissionProfile; checks: string[] };
 
-/**
- * How the worker's CLI is started: over ACP its own argv and the prompt sent once the session is open (`load`: the
- * session a resume continues), else the executor module's spawn or resume line.
- */
+/** How the worker's CLI is started: over ACP its argv and the prompt sent once the session is open (`load`: the
+ * session a resume continues), else the executor module's spawn or resume line. */
 export function invocationOf(
   resolution: Resolution,
   granted: Granted,

@@ -1,7 +1,5 @@
-/**
- * The settle stage, however a run ended: its usage into the ledger (or deferred until the project's branch is back),
- * the task let go (paused when a signal stopped it), its remote claim given back after the write, the status told.
- */
+/** The settle stage, however a run ended: usage into the ledger (or deferred until the project's branch is back), the
+ * task let go (paused after a signal), its remote claim given back after the write. */
 import type { AppContext } from '../context.js';
 import type { Owner, UsageEntry } from '../../domain/schemas.js';
 import { withStatus } from '../../domain/tasks.js';
@@ -28,10 +26,8 @@ const giveBackAfter = async (released: LetGo | undefined) => {
   if (released) await releaseRemoteClaim(released.root, released.task, released.branch, released.owner, true);
 };
 
-/**
- * While a worker runs (for hours, maybe, writing nothing), its remote claim is looked at every quarter of the lease and
- * renewed once half of it passed. Stopping waits for a look under way, so the settle after it sees the last commit.
- */
+/** While a worker runs, its remote claim is looked at every quarter of the lease and renewed past half; stopping waits
+ * for a look under way, so the settle after it sees the last commit. */
 function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): () => Promise<unknown> {
   let looking: Promise<unknown> = Promise.resolve();
   const look = () => void (looking = looking.then(() => renewWorkerClaim(ctx, taskId, agentId)).catch(() => undefined));
@@ -43,10 +39,8 @@ function renewWhileRunning(ctx: AppContext, taskId: string, agentId: string): ()
   };
 }
 
-/**
- * Renews the remote claim of the worker this process waits for once half its lease passed (app/claim-renewal.ts, never
- * under the lock); whether it did. A failure is warned of and tried again at the next look.
- */
+/** Renews the claim once half its lease passed (never under the lock); whether it did. A failure is warned of and
+ * tried again at the next look. */
 export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId: string): Promise<boolean> {
   const seen = await Reader.read(
     ctx,
@@ -63,10 +57,8 @@ export async function renewWorkerClaim(ctx: AppContext, taskId: string, agentId:
   return renewClaims(seen.root, ctx, due, now, 'it is tried again in a few minutes');
 }
 
-/**
- * After the run, however it ended: its usage goes into the ledger (every run is counted), and the task is no longer
- * owned by this process's worker (unless someone took it over).
- */
+/** After the run, however it ended: its usage into the ledger (every run is counted), and the task no longer owned by
+ * this process's worker (unless someone took it over). */
 async function settleRun(
   ctx: AppContext,
   target: Target,
@@ -125,10 +117,8 @@ async function settleRun(
   }
 }
 
-/**
- * After `agent stop` ended a worker: the task paused with a note, let go, and the run counted as far as its events say
- * (unless its supervisor counted it, having seen the worker end).
- */
+/** After `agent stop` ended a worker: the task paused with a note, let go, and the run counted from its events (unless
+ * its supervisor counted it, having seen the worker end). */
 export async function settleStopped(
   ctx: AppContext,
   taskId: string,
@@ -258,11 +248,8 @@ export interface Settlement {
   ownerRecord?: OwnerRecord | undefined;
 }
 
-/**
- * Runs `work` (the run stage) and settles it however it ends: what it used (the meter) goes into the ledger, the task
- * is let go, the owner record removed. A run the project could not record (its branch is not checked out) is kept and
- * refused with RUN_NOT_RECORDED.
- */
+/** Runs `work` and settles it however it ends: usage into the ledger, the task let go, the owner record removed. A run
+ * the project could not record (its branch not checked out) is kept and refused with RUN_NOT_RECORDED. */
 export async function settled<R extends { reportedSession?: string } | undefined>(
   s: Settlement,
   meter: { usage: Usage },

@@ -1,7 +1,5 @@
-/**
- * `sow agent spawn`: the worker pipeline composed — check, resolve the executor, plan and record the worker's start,
- * run it and settle its run (workers/launch.ts). The worker reports back by calling sow itself.
- */
+/** `sow agent spawn`: check, resolve the executor, plan and record the start, run and settle (workers/launch.ts). The
+ * worker reports back by calling sow itself. */
 import type { AppContext } from '../context.js';
 import { findAgent } from '../../domain/agents.js';
 import { currentBranch } from '../../adapters/repo.js';

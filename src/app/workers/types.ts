@@ -1,7 +1,4 @@
-/**
- * The words of a worker's lifecycle, shared by its stages (plan, record, run, settle) and the commands that compose
- * them.
- */
+/** The words of a worker's lifecycle, shared by its stages (plan, record, run, settle) and the commands using them. */
 import type { Denial } from '../../adapters/denials.js';
 import type { ResolvedExecutor, EffectiveConfig } from '../../domain/config.js';
 import type { ExecutorModule } from '../../adapters/executors/types.js';
@@ -14,9 +11,7 @@ export interface AgentRunOptions {
   force?: boolean;
   /** resume: start a fresh session with a handoff brief instead of continuing the recorded one. */
   fresh?: boolean;
-  /**
-   * spawn on a task: the worker works in a checkout of its own (app/worker-checkout.ts); else as .sow/config.yaml says.
-   */
+  /** spawn on a task: the worker works in a checkout of its own (app/worker-checkout.ts); else as the config says. */
   worktree?: boolean;
   say: (line: string) => void;
 }
