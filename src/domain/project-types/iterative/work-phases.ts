@@ -2,6 +2,7 @@
 // → verifying → done (issues found: back to in_progress), plus blocked (with a note) and timeout (maximum used up).
 import { PROJECT_DIR } from '../../artifacts.js';
 import { errorClass } from '../../errors.js';
+import { isRecord } from '../../json.js';
 import { relativeInside } from '../../paths.js';
 import { nearMiss } from '../../suggest.js';
 import { findCycle } from '../../tasks.js';
@@ -70,7 +71,6 @@ export class WorkPhaseBlockedError extends errorClass(
   (message: string, hint: string, details: Record<string, unknown> = {}) => [message, hint, details],
 ) {}
 
-const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const STATUSES: ReadonlySet<string> = new Set(WORK_STATUSES);
 
 const isStatus = (v: unknown) => typeof v === 'string' && STATUSES.has(v);
@@ -104,7 +104,8 @@ export function workPhasesProblem(raw: unknown): { path: string; message: string
   const ids = new Set<string>();
   for (const [i, p] of raw.entries()) {
     const at = `${base}.${i}`;
-    if (!isObj(p)) return { path: at, message: 'must be a map (id, title, criteria, output, max, after, status, …)' };
+    if (!isRecord(p))
+      return { path: at, message: 'must be a map (id, title, criteria, output, max, after, status, …)' };
     if (typeof p['id'] !== 'string' || !WORK_PHASE_ID.test(p['id']))
       return { path: `${at}.id`, message: 'must be an id such as R1' };
     if (ids.has(p['id'])) return { path: `${at}.id`, message: `'${p['id']}' is used twice` };
