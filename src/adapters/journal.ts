@@ -17,7 +17,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join, posix, relative, sep } from 'node:path';
-import { SowError } from '../domain/errors.js';
+import { errorClass, SowError } from '../domain/errors.js';
 import { confine, existingRealFolder, inSow, realFolder, sowArea } from './confine.js';
 import { fsyncDir, removeTreeAtomic, unlinkIfExists } from './fs-atomic.js';
 import { inform } from './notices.js';
@@ -56,18 +56,12 @@ export const REMOVABLE: ReadonlySet<string> = new Set(['.sow/project', `${RUNTIM
 const REMOVED_BACKUP = 'backup/removed';
 
 /** A journal sow will not replay: the command stops, and nothing of the journal is applied. */
-export class JournalRefusedError extends SowError {
-  constructor(file: string, problem: string) {
-    super(
-      'JOURNAL_REFUSED',
-      'state',
-      `${file}: ${problem}; nothing of it was applied`,
-      `sow did not write this journal as it stands; look at it, then remove it ('rm ${file}') and check that the ` +
-        `state is what you expect`,
-      { file },
-    );
-  }
-}
+export class JournalRefusedError extends errorClass('JOURNAL_REFUSED', 'state', (file: string, problem: string) => [
+  `${file}: ${problem}; nothing of it was applied`,
+  `sow did not write this journal as it stands; look at it, then remove it ('rm ${file}') and check that the ` +
+    `state is what you expect`,
+  { file },
+]) {}
 
 /** Checks one text the journal would write (a state file must validate); throws to refuse. */
 export type JournalCheck = (rel: string, text: string) => Promise<void>;

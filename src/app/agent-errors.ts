@@ -8,12 +8,14 @@ export type ExecutorNameSource =
   | { kind: 'session' };
 
 /** A binding names an executor neither defined nor built in, or a session a type this sow lacks (exit 4). */
-export class UnknownExecutorError extends SowError {
-  constructor(
+export class UnknownExecutorError extends errorClass(
+  'UNKNOWN_EXECUTOR',
+  'state',
+  (
     name: string,
     choices: { defined: readonly string[]; types: readonly string[]; suggestion?: string },
     source: ExecutorNameSource,
-  ) {
+  ) => {
     const list = [
       ...choices.defined.map((e) => `  - ${e}`),
       ...choices.types.map((t) => `  - ${t} (built-in type)`),
@@ -34,9 +36,7 @@ export class UnknownExecutorError extends SowError {
           ? "This sow cannot run that executor type; start a new session with --force on 'sow agent spawn'."
           : `${source.field} names it.\nCheck your configuration at ${source.configPath}\nRun 'sow config path' to ` +
             `see the full path.\nRun 'sow config init' to create a default configuration.`;
-    super(
-      'UNKNOWN_EXECUTOR',
-      'state',
+    return [
       message,
       `${source.kind === 'session' ? 'Executor types' : 'Available executors'}:\n${list}\n\n${next}`,
       {
@@ -44,9 +44,9 @@ export class UnknownExecutorError extends SowError {
         ...(source.kind === 'environment' ? { variable: source.variable } : {}),
         ...(source.kind === 'file' ? { file: source.configPath, field: source.field } : {}),
       },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 export class ExecutorBinaryNotFoundError extends errorClass(
   'EXECUTOR_NOT_FOUND',

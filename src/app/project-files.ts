@@ -1,7 +1,14 @@
 // The project's state files as the workspace reads them (paths, layout version, validated project and task files,
 // summaries through the stat-checked index, doctor's problems); a task's fields live only in its own file.
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { NoProjectError, MigrationNeededError, SowError, StateFileError, TaskNotFoundError } from '../domain/errors.js';
+import {
+  errorClass,
+  NoProjectError,
+  MigrationNeededError,
+  SowError,
+  StateFileError,
+  TaskNotFoundError,
+} from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
 import { loadProjectType, PROJECT_TYPE_NAMES } from '../domain/project-types/index.js';
 import type { ProjectType } from '../domain/project-type.js';
@@ -86,20 +93,16 @@ export function projectLeftovers(root: string): string[] {
 }
 
 /** `.sow/project/` holds files but no project file: never read as "no project", never adopted by a new one. */
-export class ProjectFileMissingError extends SowError {
-  constructor(files: readonly string[]) {
-    const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? `, … (${files.length} files)` : '');
-    super(
-      'PROJECT_FILE_MISSING',
-      'state',
-      `${PROJECT_FILE} is missing, but ${PROJECT_DIR}/ still holds ${shown}`,
-      `if the project file was deleted, restore it ('git checkout -- ${PROJECT_FILE}'); if these files belong to a ` +
-        `project of another branch, commit them there or move them away; 'sow project delete --yes --force' ` +
-        `removes them`,
-      { file: PROJECT_FILE, files: files.slice(0, 20) },
-    );
-  }
-}
+export class ProjectFileMissingError extends errorClass('PROJECT_FILE_MISSING', 'state', (files: readonly string[]) => {
+  const shown = files.slice(0, 3).join(', ') + (files.length > 3 ? `, … (${files.length} files)` : '');
+  return [
+    `${PROJECT_FILE} is missing, but ${PROJECT_DIR}/ still holds ${shown}`,
+    `if the project file was deleted, restore it ('git checkout -- ${PROJECT_FILE}'); if these files belong to a ` +
+      `project of another branch, commit them there or move them away; 'sow project delete --yes --force' ` +
+      `removes them`,
+    { file: PROJECT_FILE, files: files.slice(0, 20) },
+  ];
+}) {}
 
 /** NoProjectError naming the other local branches that have a project (looked up only now, on the way out). */
 export function noProjectHere(root: string): NoProjectError {
@@ -226,20 +229,20 @@ export async function loadSummaries(
 const checked = new WeakSet<readonly TaskSummary[]>();
 
 /** A dependency with no folder: deleted (git restores it) or never there (the dependent's file is wrong). */
-export class TaskFolderMissingError extends SowError {
-  constructor(phase: string, missing: string, dependent: string, index: number) {
+export class TaskFolderMissingError extends errorClass(
+  'TASK_FOLDER_MISSING',
+  'state',
+  (phase: string, missing: string, dependent: string, index: number) => {
     const folder = taskDir(phase, missing);
     const file = taskFile(phase, dependent);
-    super(
-      'TASK_FOLDER_MISSING',
-      'state',
+    return [
       `task ${missing} is missing: its folder ${folder} does not exist, and task ${dependent} depends on it`,
       `if the folder was deleted, restore it with 'git checkout -- ${folder}'; if there never was a ` +
         `task ${missing}, remove ${missing} from the dependencies in ${file}`,
       { folder, task: missing, needed_by: dependent, file, field: `dependencies.${index}` },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 /** Dependencies name existing tasks (TaskFolderMissingError) and form no cycle (StateFileError). */
 function checkDependencies(phase: string, all: readonly TaskSummary[]): void {

@@ -6,7 +6,7 @@ import { readFileIfExists } from '../adapters/files.js';
 import { isTracked } from '../adapters/git.js';
 import type { Transaction } from '../adapters/transaction.js';
 import { quoted } from '../domain/display.js';
-import { SowError, StateFileError } from '../domain/errors.js';
+import { errorClass, StateFileError } from '../domain/errors.js';
 import { linkProblem, sourceKind, unsharedReason, urlProblem } from '../domain/refs.js';
 
 export const REFS_DIR = '.sow/refs';
@@ -34,34 +34,26 @@ export interface RefEntry {
 }
 
 /** A committed entry whose source is not a shared remote (a folder here): refused, never copied or linked. */
-export class RefSourceNotSharedError extends SowError {
-  constructor(index: number, link: string, source: string, why: string) {
-    super(
-      'REF_SOURCE_NOT_SHARED',
-      'state',
-      `${COMMITTED}: refs.${index} ('${link}', source '${source}'): ${why}; the committed index names only ` +
-        `https:// and ssh:// sources`,
-      `sow copied and linked nothing. To use it on this machine, remove the entry from ${COMMITTED} and run 'sow ` +
-        `refs add ${source} --link ${link} --local'; if it came with the repository, it was committed to make sow ` +
-        `put it in front of your agents`,
-      { file: COMMITTED, field: `refs.${index}.source`, link, source },
-    );
-  }
-}
+export class RefSourceNotSharedError extends errorClass(
+  'REF_SOURCE_NOT_SHARED',
+  'state',
+  (index: number, link: string, source: string, why: string) => [
+    `${COMMITTED}: refs.${index} ('${link}', source '${source}'): ${why}; the committed index names only ` +
+      `https:// and ssh:// sources`,
+    `sow copied and linked nothing. To use it on this machine, remove the entry from ${COMMITTED} and run 'sow ` +
+      `refs add ${source} --link ${link} --local'; if it came with the repository, it was committed to make sow ` +
+      `put it in front of your agents`,
+    { file: COMMITTED, field: `refs.${index}.source`, link, source },
+  ],
+) {}
 
 /** The local index committed: it is this machine's own, so one that came with a repository is a claim. */
-export class LocalIndexCommittedError extends SowError {
-  constructor() {
-    super(
-      'REF_LOCAL_INDEX_COMMITTED',
-      'state',
-      `${LOCAL} is committed to this repository, but it is this machine's own index and never shared`,
-      `sow copied and linked nothing. If it came with the repository, remove it ('git rm ${LOCAL}') and look at ` +
-        `what it names; if it is yours, stop tracking it ('git rm --cached ${LOCAL}')`,
-      { file: LOCAL },
-    );
-  }
-}
+export class LocalIndexCommittedError extends errorClass('REF_LOCAL_INDEX_COMMITTED', 'state', () => [
+  `${LOCAL} is committed to this repository, but it is this machine's own index and never shared`,
+  `sow copied and linked nothing. If it came with the repository, remove it ('git rm ${LOCAL}') and look at ` +
+    `what it names; if it is yours, stop tracking it ('git rm --cached ${LOCAL}')`,
+  { file: LOCAL },
+]) {}
 
 /** Reads one index strictly: a file sow cannot read is refused, not overwritten. */
 function readIndex(root: string, rel: string): RefEntry[] {

@@ -2,7 +2,7 @@
 // `.sow/refs/<link>` (git-ignored, rebuilt by `refs init`); each ref's path is confined to its checkout on every use.
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { quoted } from '../domain/display.js';
-import { InvalidValueError, notOneOf, SowError, UsageError } from '../domain/errors.js';
+import { errorClass, InvalidValueError, notOneOf, SowError, UsageError } from '../domain/errors.js';
 import { defaultLink, linkProblem, sourceKind, unsharedReason, urlProblem } from '../domain/refs.js';
 import { nearMiss } from '../domain/suggest.js';
 import { confine, normalRelative, PathEscapeError, realFolder, repoArea } from '../adapters/confine.js';
@@ -44,62 +44,50 @@ import {
 } from './refs-index.js';
 import { openRoot, withWorkspaceLock } from './workspace.js';
 
-export class RefExistsError extends SowError {
-  constructor(link: string, local: boolean) {
-    super(
-      'REF_EXISTS',
-      'failed',
-      `a ref named '${link}' exists already${local ? ' (a local one)' : ''}`,
-      `pick another --link, or 'sow refs remove ${link}' first`,
-      { link },
-    );
-  }
-}
+export class RefExistsError extends errorClass('REF_EXISTS', 'failed', (link: string, local: boolean) => [
+  `a ref named '${link}' exists already${local ? ' (a local one)' : ''}`,
+  `pick another --link, or 'sow refs remove ${link}' first`,
+  { link },
+]) {}
 
-export class RefNotFoundError extends SowError {
-  constructor(link: string, refs: readonly RefEntry[]) {
+export class RefNotFoundError extends errorClass(
+  'REF_NOT_FOUND',
+  'failed',
+  (link: string, refs: readonly RefEntry[]) => {
     const known = refs.map((r) => r.link);
     const s = nearMiss(link, known);
-    super(
-      'REF_NOT_FOUND',
-      'failed',
+    return [
       `no ref named '${link}'${s ? `; did you mean '${s}'?` : ''}`,
       known.length ? `the refs: ${known.join(', ')}` : "there are none; 'sow refs add <source>' adds one",
       { link },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 /** A git URL whose parts, as git and ssh read them, could be an option or hold a control character: never given git. */
-export class RefSourceUnsafeError extends SowError {
-  constructor(source: string, why: string) {
-    super(
-      'REF_SOURCE_UNSAFE',
-      'failed',
-      `sow will not hand ${quoted(source)} to git: ${why}`,
-      "write the URL as your git host shows it for cloning (e.g. 'https://github.com/owner/repo.git' or " +
-        "'git@github.com:owner/repo.git')",
-      { source },
-    );
-  }
-}
+export class RefSourceUnsafeError extends errorClass('REF_SOURCE_UNSAFE', 'failed', (source: string, why: string) => [
+  `sow will not hand ${quoted(source)} to git: ${why}`,
+  "write the URL as your git host shows it for cloning (e.g. 'https://github.com/owner/repo.git' or " +
+    "'git@github.com:owner/repo.git')",
+  { source },
+]) {}
 
 /** A ref whose --path leads out of its checkout in the cache, through a link the source carries. */
-export class RefPathEscapeError extends SowError {
-  constructor(link: string, path: string, cause: PathEscapeError) {
+export class RefPathEscapeError extends errorClass(
+  'REF_PATH_ESCAPES',
+  'state',
+  (link: string, path: string, cause: PathEscapeError) => {
     const d = cause.details ?? {};
     const via = typeof d['link'] === 'string' ? ` ('${d['link']}' is a link to '${String(d['target'])}')` : '';
-    super(
-      'REF_PATH_ESCAPES',
-      'state',
+    return [
       `ref '${link}': its path '${path}' leads out of the source's checkout${via}; ` +
         `sow will not link .sow/refs/${link} there`,
       `the source carries that link; use a path that is a real folder of it ('sow refs remove ${link}', then add ` +
         `it again with another --path), or the whole source`,
       { link, path, ...d },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 /** Whether the absolute path `target` is `base` or inside it. */
 const isInside = (base: string, target: string) => {

@@ -1,5 +1,5 @@
 // The project's files as `sow mcp` resources (`sow://project/<path>`): under .sow/project/ only, no `..`, no link.
-import { SowError } from '../domain/errors.js';
+import { errorClass } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';
 import { listProjectFiles, MAX_LISTED, readProjectFile } from '../adapters/project-files.js';
 import type { AppContext } from './context.js';
@@ -15,16 +15,10 @@ const MIME = new Map([
 ]);
 const mimeOf = (path: string): string => MIME.get(/\.([^./]*)$/.exec(path)?.[1] ?? '') ?? 'text/plain';
 
-export class ResourceNotFoundError extends SowError {
-  constructor(uri: string, why: string) {
-    super(
-      'RESOURCE_NOT_FOUND',
-      'failed',
-      `no resource '${uri}': ${why}`,
-      `resources are the files under .sow/project/, named ${RESOURCE_SCHEME}<path> (resources/list names them)`,
-    );
-  }
-}
+export class ResourceNotFoundError extends errorClass('RESOURCE_NOT_FOUND', 'failed', (uri: string, why: string) => [
+  `no resource '${uri}': ${why}`,
+  `resources are the files under .sow/project/, named ${RESOURCE_SCHEME}<path> (resources/list names them)`,
+]) {}
 
 /** Every regular file under `.sow/project/`, as a resource (none without a project). */
 export async function listResources(ctx: AppContext) {

@@ -14,24 +14,22 @@ import { readFileIfExists } from '../adapters/files.js';
 import { currentBranch } from '../adapters/repo.js';
 import type { ProjectType } from '../domain/project-type.js';
 import { readKnowledgeIndex } from './advance.js';
-import { SowError } from '../domain/errors.js';
+import { errorClass, SowError } from '../domain/errors.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
 import { warn } from '../adapters/notices.js';
 import { githubRepo } from './github.js';
 import { actor, withRootLock, type UnitOfWork } from './unit-of-work.js';
 import { openRoot, Reader, update } from './workspace.js';
 
-export class WrongProjectTypeError extends SowError {
-  constructor(command: string, owner: string, actual: string) {
-    super(
-      'WRONG_PROJECT_TYPE',
-      'failed',
-      `'sow ${command}' belongs to ${owner} projects, and this project is ${actual}`,
-      `run 'sow project types' to see what each type does; 'sow project status' shows this project's next step`,
-      { owner, type: actual },
-    );
-  }
-}
+export class WrongProjectTypeError extends errorClass(
+  'WRONG_PROJECT_TYPE',
+  'failed',
+  (command: string, owner: string, actual: string) => [
+    `'sow ${command}' belongs to ${owner} projects, and this project is ${actual}`,
+    `run 'sow project types' to see what each type does; 'sow project status' shows this project's next step`,
+    { owner, type: actual },
+  ],
+) {}
 
 function readerSession(r: Reader): TypeSession {
   const refuse = () => {

@@ -1,5 +1,6 @@
 // Pure three-way merges of sow's files by meaning, for `sow merge-driver`: a field both sides changed differently
 // is a conflict (ours kept) unless its meaning decides; artifacts merge by type and path, growing lists take both adds.
+import { isRecord } from './json.js';
 
 /** A field both sides changed to different values. `undefined` stands for "not there" (removed, or never set). */
 export interface FieldConflict {
@@ -67,14 +68,12 @@ function ruleAt(kind: MergeKind, path: readonly string[]): Rule | undefined {
   return last !== undefined && Object.hasOwn(STAMPS, last) ? STAMPS[last] : undefined;
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** A text that two equal values share and two different ones do not (keys sorted; bigints kept apart from numbers). */
 export function dataKey(value: unknown): string {
   if (typeof value === 'bigint') return `${value}n`;
   if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return `[${value.map(dataKey).join(',')}]`;
-  if (isObject(value))
+  if (isRecord(value))
     return `{${Object.keys(value)
       .sort()
       .map((k) => `${JSON.stringify(k)}:${dataKey(value[k])}`)
@@ -126,7 +125,7 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
         break;
       case 'owner':
         // Who works on a task, never a mix of two: the same owner takes the later lease, two different ones conflict.
-        if (isObject(ours) && isObject(theirs) && ['kind', 'by', 'session'].every((k) => ours[k] === theirs[k]))
+        if (isRecord(ours) && isRecord(theirs) && ['kind', 'by', 'session'].every((k) => ours[k] === theirs[k]))
           return leaseEnd(theirs) > leaseEnd(ours) ? theirs : ours;
         break;
       case 'set':
@@ -135,7 +134,7 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
       case 'grows':
         if (lists)
           return mergeGrowing(base ?? [], ours, theirs, (item) =>
-            isObject(item) ? timeOf(item[rule.time]) : undefined,
+            isRecord(item) ? timeOf(item[rule.time]) : undefined,
           );
         break;
       case 'artifacts':
@@ -144,7 +143,7 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
       case 'atomic':
         break;
       case undefined:
-        if (isObject(ours) && isObject(theirs) && (base === undefined || isObject(base)))
+        if (isRecord(ours) && isRecord(theirs) && (base === undefined || isRecord(base)))
           return mergeObject(path, base ?? {}, ours, theirs);
     }
     return conflict(path, base, ours, theirs);
@@ -204,7 +203,7 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
     }
     const createdAt = (s: Slot) => {
       const item = (s.at === 'theirs' ? t : o).get(s.id);
-      return isObject(item) ? timeOf(item['created_at']) : undefined;
+      return isRecord(item) ? timeOf(item['created_at']) : undefined;
     };
     const order = [...shared, ...interleave(addedOurs, addedTheirs, createdAt)];
     return order.map((s, i) => {
@@ -282,7 +281,7 @@ function mergeGrowing(
 function identities(list: readonly unknown[]): string[] {
   const seen = new Map<string, number>();
   return list.map((a) => {
-    const base = isObject(a) ? `${String(a['type'])}\u0000${String(a['path'])}` : `\u0001${dataKey(a)}`;
+    const base = isRecord(a) ? `${String(a['type'])}\u0000${String(a['path'])}` : `\u0001${dataKey(a)}`;
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     return `${base}\u0000${n}`;
@@ -290,7 +289,7 @@ function identities(list: readonly unknown[]): string[] {
 }
 
 function describeArtifact(a: unknown): string {
-  return isObject(a) ? `${String(a['type'])} ${String(a['path'])}` : dataKey(a);
+  return isRecord(a) ? `${String(a['type'])} ${String(a['path'])}` : dataKey(a);
 }
 
 const ENTRY_START = /^---\n(?=timestamp:)/gm;

@@ -206,9 +206,6 @@ export function idText(scanned: Scanned | undefined): string | undefined {
   }
 }
 
-export const isObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === 'object' && x !== null && !Array.isArray(x);
-
 /** The path to the first own member `name` anywhere in `value`, not inside `skip`; no recursion (deep nesting). */
 export function findKey(value: unknown, name: string, skip?: unknown): string[] | undefined {
   interface Node {

@@ -10,11 +10,11 @@ import { environmentError } from '../adapters/io-errors.js';
 import { keepParsedStateFiles } from '../adapters/state-files.js';
 import { keepTaskIndex } from '../adapters/task-index.js';
 import { processContext } from '../app/context.js';
-import { findKey, isObject } from './json.js';
+import { findKey } from './json.js';
 import { LineTransport, type MessageCheck } from './transport.js';
 import { loadTools, type Tool, type ToolContext } from './tools.js';
 import type { CommandDef } from '../model/def.js';
-import { toJson } from '../domain/json.js';
+import { isRecord, toJson } from '../domain/json.js';
 
 const INSTRUCTIONS =
   "sow keeps this repository's project (plan → implement → review → finalize) in .sow/. " +
@@ -45,7 +45,7 @@ export function asSowError(err: unknown): SowError {
 function resultOf(data: unknown, listKey?: string): CallToolResult {
   const text = toJson(data ?? null);
   const value: unknown = JSON.parse(text);
-  const structured = isObject(value) ? value : { [Array.isArray(value) ? (listKey ?? 'items') : 'value']: value };
+  const structured = isRecord(value) ? value : { [Array.isArray(value) ? (listKey ?? 'items') : 'value']: value };
   return { content: [{ type: 'text', text }], structuredContent: structured };
 }
 
@@ -62,7 +62,7 @@ export async function callTool(
   const reserved = findKey(args, '__proto__');
   if (reserved && reserved.length > 1) return errorResult(reservedNameError(reserved.slice(1).join('.'), '__proto__'));
   const given = args ?? {};
-  if (!isObject(given))
+  if (!isRecord(given))
     return errorResult(
       new UsageError(`invalid arguments for ${name}: expected an object`, 'pass the arguments by name'),
     );
@@ -93,8 +93,8 @@ const shownPath = (path: readonly (string | number | symbol)[]): string => {
 // `__proto__` member, which the SDK's schemas drop silently.
 export const checkMessage: MessageCheck = (message) => {
   const params = message.params;
-  const args = message.method === 'tools/call' && isObject(params) ? params['arguments'] : undefined;
-  const reserved = findKey(params, '__proto__', isObject(args) ? args : undefined);
+  const args = message.method === 'tools/call' && isRecord(params) ? params['arguments'] : undefined;
+  const reserved = findKey(params, '__proto__', isRecord(args) ? args : undefined);
   if (reserved)
     return (
       `invalid params: '${shownPath(['params', ...reserved])}': a member may not be called '__proto__' (it ` +
@@ -143,7 +143,7 @@ export async function serveMcp(opts: {
     const token = request.params._meta?.progressToken;
     // The arguments as the client sent them: the SDK's copy has lost any member called __proto__.
     const sent = transport.sentParams(extra.requestId);
-    const args = isObject(sent) && Object.hasOwn(sent, 'arguments') ? sent['arguments'] : request.params.arguments;
+    const args = isRecord(sent) && Object.hasOwn(sent, 'arguments') ? sent['arguments'] : request.params.arguments;
     return callTool(tools, request.params.name, args, {
       cwd,
       signal: extra.signal,

@@ -4,7 +4,7 @@ import { processContext } from '../app/context.js';
 import type { CommandContext, CommandDef, CommandInput } from '../model/def.js';
 import { UsageError } from '../domain/errors.js';
 import { nearMiss } from '../domain/suggest.js';
-import { isObject } from './json.js';
+import { isRecord } from '../domain/json.js';
 
 /** What a call runs with: the workspace, the client's cancellation, and progress for long calls. */
 export interface ToolContext {
@@ -159,7 +159,7 @@ function shaped(p: Param, v: unknown): unknown {
     case 'list':
       return scalar(v) ? [word(v)] : Array.isArray(v) && v.every(scalar) ? v.map(word) : undefined;
     case 'map':
-      return isObject(v) && Object.values(v).every(scalar) ? v : undefined;
+      return isRecord(v) && Object.values(v).every(scalar) ? v : undefined;
   }
 }
 

@@ -4,7 +4,8 @@ import type { Readable, Writable } from 'node:stream';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { nearMiss } from '../domain/suggest.js';
-import { idText, isObject, MessageScanner, type Scanned } from './json.js';
+import { isRecord } from '../domain/json.js';
+import { idText, MessageScanner, type Scanned } from './json.js';
 
 /** The longest line read, in bytes (the SDK's own limit): a longer one is refused, read past keeping only its id. */
 const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -223,7 +224,7 @@ export class LineTransport implements Transport {
   }
 
   private message(value: unknown, scanned: Scanned | undefined): void {
-    if (!isObject(value)) {
+    if (!isRecord(value)) {
       this.reply('null', INVALID_REQUEST, `invalid request: a message is a JSON object, not ${describe(value)}`);
       return;
     }
@@ -256,7 +257,7 @@ export class LineTransport implements Transport {
       const params = m['params'];
       if (Array.isArray(params))
         return [INVALID_PARAMS, "invalid params: MCP's params are an object of named members, not an array"];
-      if (!isObject(params))
+      if (!isRecord(params))
         return [INVALID_REQUEST, `invalid request: 'params' must be an object, not ${describe(params)}`];
     }
     return undefined;
@@ -310,7 +311,7 @@ export class LineTransport implements Transport {
     if (
       !problem &&
       m['method'] === 'notifications/cancelled' &&
-      isObject(m['params']) &&
+      isRecord(m['params']) &&
       Object.hasOwn(m['params'], 'requestId')
     ) {
       const requestId = m['params']['requestId'];
@@ -353,7 +354,7 @@ export class LineTransport implements Transport {
     const replies: string[] = [];
     let invalid = false;
     items.forEach((item, i) => {
-      if (!isObject(item)) {
+      if (!isRecord(item)) {
         invalid = true;
         return;
       }

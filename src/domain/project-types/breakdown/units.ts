@@ -2,6 +2,7 @@
 import * as posix from 'node:path/posix';
 import type { Artifact, TaskState } from '../../schemas.js';
 import { compareIds, findCycle } from '../../tasks.js';
+import { isRecord } from '../../json.js';
 
 export const SPEC = 'work_unit_spec';
 
@@ -9,8 +10,6 @@ export const SPEC = 'work_unit_spec';
 export type Publication =
   | { readonly issue: number; readonly url?: string; readonly at?: string }
   | { readonly file: string; readonly at?: string };
-
-const isRecord = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 
 /** The publication recorded on a task (`metadata.published`), if there is a readable one. */
 export function publicationOf(task: TaskState): Publication | undefined {

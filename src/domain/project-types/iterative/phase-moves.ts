@@ -1,7 +1,7 @@
 // The moves of a work phase: each takes the list and gives the changed list, the phase and its progress.md entry; a
 // move the phase's status does not allow is refused with the way forward.
 import { PROJECT_DIR } from '../../artifacts.js';
-import { SowError, UsageError } from '../../errors.js';
+import { errorClass, SowError, UsageError } from '../../errors.js';
 import {
   findPhase,
   replace,
@@ -13,22 +13,18 @@ import {
 } from './work-phases.js';
 
 /** A verification that would pass a phase whose output file was never written (exit 3). */
-export class WorkPhaseOutputMissingError extends SowError {
-  constructor(p: WorkPhase) {
-    const file = `${PROJECT_DIR}/${p.output}`;
-    super(
-      'WORK_PHASE_OUTPUT_MISSING',
-      'blocked',
-      p.output ? `cannot pass ${p.id}: its output ${file} does not exist` : `cannot pass ${p.id}: it names no output`,
-      p.output
-        ? `write ${file} (what the criteria are checked against), then 'sow iter verify ${p.id} --pass'; if the ` +
-            `output is another file, 'sow iter phase set ${p.id} output <path>'`
-        : `name it: 'sow iter phase set ${p.id} output outputs/<file>.md', write it, then 'sow iter ` +
-            `verify ${p.id} --pass'`,
-      { phase: p.id, output: p.output ? file : null },
-    );
-  }
-}
+export class WorkPhaseOutputMissingError extends errorClass('WORK_PHASE_OUTPUT_MISSING', 'blocked', (p: WorkPhase) => {
+  const file = `${PROJECT_DIR}/${p.output}`;
+  return [
+    p.output ? `cannot pass ${p.id}: its output ${file} does not exist` : `cannot pass ${p.id}: it names no output`,
+    p.output
+      ? `write ${file} (what the criteria are checked against), then 'sow iter verify ${p.id} --pass'; if the ` +
+        `output is another file, 'sow iter phase set ${p.id} output <path>'`
+      : `name it: 'sow iter phase set ${p.id} output outputs/<file>.md', write it, then 'sow iter ` +
+        `verify ${p.id} --pass'`,
+    { phase: p.id, output: p.output ? file : null },
+  ];
+}) {}
 
 const NONE = /^(none|nothing|n\/a|-)\.?$/i;
 export const saysNothingLeft = (remaining: string) => NONE.test(remaining.trim());

@@ -1,7 +1,8 @@
 // Work phases (R1…Rn) in the execute phase's metadata, changed only by `sow iter`: pending → in_progress → confirming
 // → verifying → done (issues found: back to in_progress), plus blocked (with a note) and timeout (maximum used up).
 import { PROJECT_DIR } from '../../artifacts.js';
-import { SowError } from '../../errors.js';
+import { errorClass } from '../../errors.js';
+import { isRecord } from '../../json.js';
 import { relativeInside } from '../../paths.js';
 import { nearMiss } from '../../suggest.js';
 import { findCycle } from '../../tasks.js';
@@ -46,31 +47,30 @@ export const WORK_PHASES_KEY = 'work_phases';
 export const EXECUTE = 'execute';
 export const WORK_PHASE_ID = /^[A-Z][A-Za-z0-9_-]{0,15}$/;
 
-export class WorkPhaseNotFoundError extends SowError {
-  /** `named`: who names it, when not the command line ("the review names"). */
-  constructor(id: string, known: readonly string[], named?: string) {
+/** `named`: who names it, when not the command line ("the review names"). */
+export class WorkPhaseNotFoundError extends errorClass(
+  'WORK_PHASE_NOT_FOUND',
+  'failed',
+  (id: string, known: readonly string[], named?: string) => {
     const near = nearMiss(id, known);
-    super(
-      'WORK_PHASE_NOT_FOUND',
-      'failed',
+    return [
       (named ? `${named} '${id}', which is not a work phase` : `no work phase '${id}'`) +
         (near ? `; did you mean '${near}'?` : ''),
       known.length
         ? `the work phases are ${known.join(', ')} ('sow iter status')`
         : "define one with 'sow iter phase add R1 --title … --criteria … --output outputs/r1.md --max 5'",
       { id, known: [...known], ...(near ? { suggestion: near } : {}) },
-    );
-  }
-}
+    ];
+  },
+) {}
 
 /** A move the phase's lifecycle does not allow now (exit 3), with the way forward. */
-export class WorkPhaseBlockedError extends SowError {
-  constructor(message: string, hint: string, details: Record<string, unknown> = {}) {
-    super('WORK_PHASE_BLOCKED', 'blocked', message, hint, details);
-  }
-}
+export class WorkPhaseBlockedError extends errorClass(
+  'WORK_PHASE_BLOCKED',
+  'blocked',
+  (message: string, hint: string, details: Record<string, unknown> = {}) => [message, hint, details],
+) {}
 
-const isObj = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const STATUSES: ReadonlySet<string> = new Set(WORK_STATUSES);
 
 const isStatus = (v: unknown) => typeof v === 'string' && STATUSES.has(v);
@@ -104,7 +104,8 @@ export function workPhasesProblem(raw: unknown): { path: string; message: string
   const ids = new Set<string>();
   for (const [i, p] of raw.entries()) {
     const at = `${base}.${i}`;
-    if (!isObj(p)) return { path: at, message: 'must be a map (id, title, criteria, output, max, after, status, …)' };
+    if (!isRecord(p))
+      return { path: at, message: 'must be a map (id, title, criteria, output, max, after, status, …)' };
     if (typeof p['id'] !== 'string' || !WORK_PHASE_ID.test(p['id']))
       return { path: `${at}.id`, message: 'must be an id such as R1' };
     if (ids.has(p['id'])) return { path: `${at}.id`, message: `'${p['id']}' is used twice` };
