@@ -1,7 +1,7 @@
 /** A long-lived process's task files held open, so each check is an fstat(2) (a quarter of an lstat(2)); Linux only.
  * Sound: renaming over the path changes the held inode's ctime or links, or the folder's stamp (decision 0085). */
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
-import { fdStamp, fdUnchanged, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
+import { fdUnchanged, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
 
 /** At most this many files are held (a few thousand descriptors; beyond, files are statted by path). */
 const MAX_HELD = 4_096;
@@ -21,15 +21,6 @@ function readLimits(): string | undefined {
   }
 }
 const SETTLE_MS = 2_000;
-
-/** fstat(2) of a descriptor, or undefined when that fails (the file is then statted by path). */
-function heldStamp(fd: number): FileStamp | undefined {
-  try {
-    return fdStamp(fd);
-  } catch {
-    return undefined;
-  }
-}
 
 /** Whether the descriptor still holds the file as stamped; false when fstat(2) fails (the path is statted then). */
 function unchanged(fd: number, st: FileStamp): boolean {
@@ -94,8 +85,7 @@ export class HeldFiles {
     } catch {
       return;
     }
-    const got = heldStamp(fd);
-    if (got && sameStamp(got, st)) this.fds.set(id, { fd, stamp: st });
+    if (unchanged(fd, st)) this.fds.set(id, { fd, stamp: st });
     else closeSync(fd);
   }
 
