@@ -117,8 +117,7 @@ export class Transaction {
       return;
     }
     const body = this.prepare();
-    // One rename is its own commit; more are committed by the journal.
-    const journaled = stepsOf(body) > 1 || body.removals.length > 0;
+    const journaled = isJournaled(body);
     const path = journalPath(this.root);
     try {
       if (journaled) {
@@ -179,7 +178,8 @@ export class Transaction {
         body.removals.push(removal);
         if (target !== undefined) ensureWritableDir(dirname(target));
       }
-      fsyncDir(staged.dir);
+      // Only a journal names staged files before they are renamed; a lone rename is its own commit.
+      if (isJournaled(body)) fsyncDir(staged.dir);
     } catch (err) {
       discard(this.root, body);
       throw environmentError(err) ?? err;
@@ -187,6 +187,9 @@ export class Transaction {
     return body;
   }
 }
+
+/** One rename is its own commit; more are committed by the journal. */
+const isJournaled = (body: JournalBody) => stepsOf(body) > 1 || body.removals.length > 0;
 
 /** `entry` after `before`, with one blank line between them (a log's entries are separated so). */
 function joinEntry(before: string, entry: string): string {
