@@ -5,7 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { nearMiss } from '../domain/suggest.js';
 import { isRecord } from '../domain/json.js';
-import { idText, MessageScanner, type Scanned } from './json.js';
+import { MessageScanner, type Scanned } from './json.js';
 
 /** The longest line read, in bytes (the SDK's own limit): a longer one is refused, read past keeping only its id. */
 const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -33,7 +33,7 @@ const keyOf = (id: string | number): string => (typeof id === 'string' ? `s${id}
 function answerId(message: Record<string, unknown>, scanned: Scanned | undefined): string {
   const id = message['id'];
   if (typeof id !== 'string' && typeof id !== 'number') return 'null';
-  return idText(scanned) ?? JSON.stringify(id);
+  return scanned?.id ?? JSON.stringify(id);
 }
 
 function errorLine(id: string, code: number, message: string): string {
@@ -57,10 +57,10 @@ export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private readonly max: number;
-  /** The line read so far (at most `max` bytes), or, once it is too long, what is read past. */
+  /** The line read so far, dropped once it is longer than `max` bytes; the scanner reads it as it streams. */
   private pieces: Buffer[] = [];
   private bytes = 0;
-  private overflow: MessageScanner | undefined;
+  private scanner: MessageScanner;
   private lastId = 0;
   /** By our id: `text`, the client's id as written; `key`, its value as a cancellation names it; the params sent. */
   private readonly inFlight = new Map<number, { text: string; key: string; params: unknown }>();
@@ -79,6 +79,7 @@ export class LineTransport implements Transport {
     private readonly opts: LineTransportOptions = {},
   ) {
     this.max = opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.scanner = new MessageScanner(this.max);
   }
 
   private listeners(): [string, Parameters<Readable['on']>[1]][] {
@@ -102,7 +103,6 @@ export class LineTransport implements Transport {
     for (const [event, listener] of this.listeners()) this.input.off(event, listener);
     this.input.pause();
     this.pieces = [];
-    this.overflow = undefined;
     this.inFlight.clear();
     this.byKey.clear();
     this.settle();
@@ -150,40 +150,29 @@ export class LineTransport implements Transport {
 
   private readonly onEnd = (): void => {
     // A last line without its newline is still a message.
-    if (!this.closed && (this.bytes > 0 || this.overflow)) this.endOfLine();
+    if (!this.closed && this.bytes > 0) this.endOfLine();
     this.endOfInput();
   };
 
   private readonly onInputError = (err: Error): void => this.onerror?.(err);
 
   private take(buf: Buffer, from: number, end: number): void {
-    if (end === from) return;
-    if (this.overflow) {
-      this.overflow.feed(buf, from, end);
-      return;
-    }
-    if (this.bytes + (end - from) <= this.max) {
-      this.pieces.push(buf.subarray(from, end));
-      this.bytes += end - from;
-      return;
-    }
-    // Too long: from here on, read past it, keeping only what names the request.
-    this.overflow = new MessageScanner(this.max, false);
-    for (const piece of this.pieces) this.overflow.feed(piece);
-    this.overflow.feed(buf, from, end);
-    this.pieces = [];
-    this.bytes = 0;
+    this.scanner.feed(buf, from, end);
+    this.bytes += end - from;
+    // Too long: from here on, read past it, keeping only what the scanner learns of the request.
+    if (this.bytes > this.max) this.pieces = [];
+    else if (end > from) this.pieces.push(buf.subarray(from, end));
   }
 
   private endOfLine(): void {
-    const overflow = this.overflow;
+    const { scanner, bytes } = this;
     const line = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces);
     this.pieces = [];
     this.bytes = 0;
-    this.overflow = undefined;
+    this.scanner = new MessageScanner(this.max);
     try {
-      if (overflow) this.tooLong(overflow);
-      else this.line(line);
+      if (bytes > this.max) this.tooLong(scanner);
+      else this.line(line, scanner);
     } catch (err) {
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
     }
@@ -199,10 +188,10 @@ export class LineTransport implements Transport {
       this.onerror?.(new Error(`ignored a ${notification ? 'notification' : 'response'}: ${why}`));
       return;
     }
-    this.reply(idText(scanned) ?? 'null', INVALID_REQUEST, why);
+    this.reply(scanned?.id ?? 'null', INVALID_REQUEST, why);
   }
 
-  private line(buf: Buffer): void {
+  private line(buf: Buffer, scanner: MessageScanner): void {
     const text = buf.toString('utf8');
     if (/^[ \t\r]*$/.test(text)) return;
     let value: unknown;
@@ -217,8 +206,6 @@ export class LineTransport implements Transport {
       );
       return;
     }
-    const scanner = new MessageScanner(this.max);
-    scanner.feed(buf);
     if (Array.isArray(value)) this.batch(value, scanner);
     else this.message(value, scanner.messages.get(0));
   }
