@@ -130,7 +130,7 @@ function clearReview(x, field, review) {
 function commentList(review) {
   if (!review.comments.size) return null;
   return el('ul', { id: 'review-comments' }, [...review.comments.entries()].map(([k, c]) => el('li', { key: 'rc:' + k },
-    el('span', { class: 'mono' }, c.file + (c.side === 'old' ? ', removed line ' : ', line ') + c.line),
+    el('span', { class: 'mono' }, lineName(c)),
     ': ' + c.text, ' ',
     el('button', { type: 'button', 'aria-label': 'Remove the comment on ' + c.file + ' line ' + c.line,
       onclick: () => { review.comments.delete(k); render(); } }, 'Remove'))));
