@@ -147,6 +147,17 @@ function actionButton(key, label, body, opts) {
     st && !pending ? el('span', { id: 'res-' + key, class: 'result ' + st.state }, st.message) : null);
 }
 
+/** A table that stacks on a narrow screen: a row of headings, then rows of [attributes, ...cells]; a cell is
+ * labelled by its column, and is a td of its own when it needs a class. */
+function stackTable(id, heads, rows) {
+  return el('table', { id, class: 'stack' }, el('tr', {}, heads.map((h) => el('th', { scope: 'col' }, h))),
+    rows.map(([attrs, ...cells]) => el('tr', attrs, cells.map((c, k) => {
+      const td = c instanceof Node && c.nodeName === 'TD' ? c : el('td', {}, c);
+      if (heads[k]) td.setAttribute('data-label', heads[k]);
+      return td;
+    }))));
+}
+
 /** The data of one command of the view, or null when it failed (its error: failed()). */
 const part = (d, name) => (d && d[name] && d[name].ok ? d[name].data : null);
 const failed = (d, name) => (d && d[name] && !d[name].ok ? errorText(d[name]) : null);

@@ -147,17 +147,12 @@ function acceptedText(id, data) {
 /** Each run of its workers (every spawn and resume) with what it used. */
 function drawRuns(runs) {
   if (!runs.length) return el('p', { class: 'muted', id: 'runs-none' }, 'No run of a worker has ended yet.');
-  return el('table', { id: 'runs', class: 'stack' },
-    el('tr', {}, ['Ended', 'Worker', 'Run', 'Tokens in / out', 'Cost'].map((h) => el('th', { scope: 'col' }, h))),
-    runs.map((u, i) => el('tr', { key: 'run:' + i },
-      el('td', { 'data-label': 'Ended' }, u.at),
-      el('td', { 'data-label': 'Worker' }, u.agent_id + ' (' + u.executor + ')'),
-      el('td', { 'data-label': 'Run' }, u.run),
-      el('td', { 'data-label': 'Tokens in / out' },
-        u.input_tokens === undefined && u.output_tokens === undefined
-          ? 'not reported'
-          : (u.input_tokens || 0).toLocaleString('en') + ' / ' + (u.output_tokens || 0).toLocaleString('en')),
-      el('td', { 'data-label': 'Cost' }, u.cost_usd === undefined ? 'not reported' : '$' + u.cost_usd.toFixed(4)))));
+  return stackTable('runs', ['Ended', 'Worker', 'Run', 'Tokens in / out', 'Cost'], runs.map((u, i) => [
+    { key: 'run:' + i }, u.at, u.agent_id + ' (' + u.executor + ')', u.run,
+    u.input_tokens === undefined && u.output_tokens === undefined
+      ? 'not reported'
+      : (u.input_tokens || 0).toLocaleString('en') + ' / ' + (u.output_tokens || 0).toLocaleString('en'),
+    u.cost_usd === undefined ? 'not reported' : '$' + u.cost_usd.toFixed(4)]));
 }
 
 /** The task's log: each entry's fields in a line, its words as markdown. */
