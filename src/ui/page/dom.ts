@@ -143,7 +143,7 @@ function actionButton(key, label, body, opts) {
         const b = typeof body === 'function' ? body() : body;
         if (b) act(key, b, o.done).then((r) => r && o.after && o.after(r));
       } },
-      pending ? (o.pending || label + '\u2026') : label),
+      pending ? label + '\u2026' : label),
     st && !pending ? el('span', { id: 'res-' + key, class: 'result ' + st.state }, st.message) : null);
 }
 

@@ -197,8 +197,8 @@ function logEntries(text) {
   const lines = String(text).replace(/\r\n?/g, '\n').split('\n');
   const entries = [];
   let i = 0;
-  const before = [];
-  while (i < lines.length && lines[i] !== '---') before.push(lines[i++]);
+  // Its title, before the first entry, is not shown: the page has its own.
+  while (i < lines.length && lines[i] !== '---') i++;
   while (i < lines.length) {
     i++;
     const fields = {}; let list = null;
@@ -214,7 +214,7 @@ function logEntries(text) {
     while (i < lines.length && lines[i] !== '---') body.push(lines[i++]);
     entries.push({ fields, body: body.join('\n').trim() });
   }
-  return { title: before.join('\n').trim(), entries };
+  return entries;
 }
 function unquote(v) {
   if (/^".*"$/.test(v)) { try { return JSON.parse(v); } catch (err) { return v; } }

@@ -157,10 +157,10 @@ function drawRuns(runs) {
 
 /** The task's log: each entry's fields in a line, its words as markdown. */
 function drawLog(text) {
-  const log = logEntries(text);
-  if (!log.entries.length) return el('p', { class: 'muted', id: 'log' }, 'Nothing logged yet.');
+  const entries = logEntries(text);
+  if (!entries.length) return el('p', { class: 'muted', id: 'log' }, 'Nothing logged yet.');
   return el('div', { id: 'log', class: 'doc', tabindex: '0', 'aria-label': 'Its log' },
-    log.entries.map((e, i) => el('div', { class: 'log-entry', key: 'log:' + i },
+    entries.map((e, i) => el('div', { class: 'log-entry', key: 'log:' + i },
       el('div', { class: 'meta muted' },
         [e.fields.timestamp, e.fields.agent, e.fields.action, e.fields.result]
           .filter((x) => typeof x === 'string' && x).join(' \u00b7 '),
