@@ -3,6 +3,7 @@
 // the token in a header, no file served: documents come only through sow's confined reads.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
 import type { CommandContext, CommandDef } from '../model/def.js';
 import { errorEnvelope, SowError } from '../domain/errors.js';
 import { ActionRefused, call, parseAction, parseJson, type Call } from './actions.js';
@@ -220,14 +221,8 @@ export async function startUi(
     return json(res, 404, { ok: false, error: { code: 'NOT_FOUND', message: 'no such page' } });
   });
 
-  const listen = (at: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(at, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+  // Rejects on an 'error' before it listens (a port taken).
+  const listen = (at: number) => once(server.listen(at, '127.0.0.1'), 'listening');
   const wanted = opts.port || record?.port || 0;
   try {
     await listen(wanted);
