@@ -29,7 +29,7 @@ export interface Tool {
 }
 
 /** One argument of a tool: an argument or option of its command, under the name MCP gives it. */
-export interface Param {
+interface Param {
   readonly name: string;
   readonly kind: 'string' | 'boolean' | 'list' | 'map';
   readonly description: string;

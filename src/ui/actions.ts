@@ -12,7 +12,7 @@ export interface Call {
 }
 
 /** The longest text an action takes (feedback, a prompt for a worker), in characters. */
-export const MAX_TEXT = 16 * 1024;
+const MAX_TEXT = 16 * 1024;
 /** The longest checkout name (a path relative to the main checkout) an action takes. */
 const MAX_CHECKOUT = 4096;
 
