@@ -40,6 +40,13 @@ function errorLine(id: string, code: number, message: string): string {
   return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code, message })}}`;
 }
 
+/** What a message is by its members: one with a method and an id is a request, one with neither a response. */
+function kindOf(m: Record<string, unknown>): 'request' | 'notification' | 'response' | 'invalid' {
+  const has = (member: string) => Object.hasOwn(m, member);
+  if (has('method')) return has('id') ? 'request' : 'notification';
+  return has('result') || has('error') ? 'response' : 'invalid';
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -215,15 +222,11 @@ export class LineTransport implements Transport {
       this.reply('null', INVALID_REQUEST, `invalid request: a message is a JSON object, not ${describe(value)}`);
       return;
     }
-    const has = (member: string) => Object.hasOwn(value, member);
-    if (has('method')) {
-      if (has('id')) this.request(value, scanned);
-      else this.notification(value);
-    } else if (has('result') || has('error')) {
-      this.response(value);
-    } else {
-      this.reply(answerId(value, scanned), INVALID_REQUEST, "invalid request: it has no 'method'");
-    }
+    const kind = kindOf(value);
+    if (kind === 'request') this.request(value, scanned);
+    else if (kind === 'notification') this.notification(value);
+    else if (kind === 'response') this.response(value);
+    else this.reply(answerId(value, scanned), INVALID_REQUEST, "invalid request: it has no 'method'");
   }
 
   /** What is wrong with a request or notification's members, if anything: [code, message]. */
@@ -341,14 +344,9 @@ export class LineTransport implements Transport {
     const replies: string[] = [];
     let invalid = false;
     items.forEach((item, i) => {
-      if (!isRecord(item)) {
-        invalid = true;
-        return;
-      }
-      const has = (member: string) => Object.hasOwn(item, member);
-      if (!has('id') && (has('method') || has('result') || has('error'))) return;
-      if (has('id') && !has('method') && (has('result') || has('error'))) return;
-      const id = answerId(item, scanner.messages.get(i));
+      const kind = isRecord(item) ? kindOf(item) : 'invalid';
+      if (kind === 'notification' || kind === 'response') return;
+      const id = isRecord(item) ? answerId(item, scanner.messages.get(i)) : 'null';
       if (id === 'null') invalid = true;
       else replies.push(errorLine(id, INVALID_REQUEST, why));
     });
