@@ -164,11 +164,12 @@ export class LineTransport implements Transport {
   private readonly onInputError = (err: Error): void => this.onerror?.(err);
 
   private take(buf: Buffer, from: number, end: number): void {
-    this.scanner.feed(buf, from, end);
     this.bytes += end - from;
-    // Too long: from here on, read past it, keeping only what the scanner learns of the request.
+    // Too long: from here on, read past it, keeping only what the scanner learns of the request. A batch is refused
+    // whole, naming none of its elements: the scanner stops there, so a long one costs no memory.
     if (this.bytes > this.max) this.pieces = [];
     else if (end > from) this.pieces.push(buf.subarray(from, end));
+    if (this.bytes <= this.max || this.scanner.top !== 'array') this.scanner.feed(buf, from, end);
   }
 
   private endOfLine(): void {
