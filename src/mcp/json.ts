@@ -14,7 +14,7 @@ const isSpace = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a |
 
 /** What the scanner learnt of one message: the line's object, or one object of a batch. */
 export interface Scanned {
-  /** The text of its `id` as written, unless it is an object, an array, or longer than the scanner keeps. */
+  /** The text of its `id` as written, when that is a string or a number no longer than the scanner keeps. */
   id?: string;
   hasId: boolean;
   hasMethod: boolean;
@@ -62,11 +62,7 @@ export class MessageScanner {
   private key: Key = 'other';
   private capture: { what: 'key' | 'id'; pieces: Buffer[]; bytes: number; from: number } | undefined;
 
-  /** `batches`: whether to read the objects of a top-level array (not for a line refused whole). */
-  constructor(
-    private readonly maxIdBytes: number,
-    private readonly batches = true,
-  ) {}
+  constructor(private readonly maxIdBytes: number) {}
 
   feed(buf: Buffer, start = 0, end = buf.length): void {
     if (this.capture) this.capture.from = start;
@@ -107,12 +103,12 @@ export class MessageScanner {
         this.top = 'object';
         this.depth = 1;
         this.open(0);
-      } else if (c === OPEN_BRACKET && this.batches) {
+      } else if (c === OPEN_BRACKET) {
         this.top = 'array';
         this.depth = 1;
         this.level = 2;
       } else {
-        this.top = c === OPEN_BRACKET ? 'array' : 'other';
+        this.top = 'other';
         this.done = true;
       }
       return;
@@ -191,18 +187,17 @@ export class MessageScanner {
     if (bytes > (capture.what === 'key' ? KEY_BYTES : this.maxIdBytes)) return;
     const text = Buffer.concat([...capture.pieces, buf.subarray(capture.from, end)]).toString('utf8');
     if (capture.what === 'key') this.key = keyOf(text);
-    else if (this.current !== undefined) this.entry().id = text;
+    else if (this.current !== undefined && isId(text)) this.entry().id = text;
   }
 }
 
-/** The text of `id` that the scanner found, if it is a string or a number, as an id must be. */
-export function idText(scanned: Scanned | undefined): string | undefined {
-  if (scanned?.id === undefined) return undefined;
+/** Whether a token is a string or a number, as an id must be (`true` or `12x` is not). */
+function isId(text: string): boolean {
   try {
-    const value: unknown = JSON.parse(scanned.id);
-    return typeof value === 'string' || typeof value === 'number' ? scanned.id : undefined;
+    const value: unknown = JSON.parse(text);
+    return typeof value === 'string' || typeof value === 'number';
   } catch {
-    return undefined;
+    return false;
   }
 }
 

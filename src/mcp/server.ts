@@ -22,12 +22,12 @@ const INSTRUCTIONS =
   'next step.';
 
 /** The envelope the CLI prints for an error with --json (main.ts, renderError). */
-export function errorResult(err: SowError): CallToolResult {
+function errorResult(err: SowError): CallToolResult {
   return { content: [{ type: 'text', text: toJson(errorEnvelope(err)) }], isError: true };
 }
 
 /** Any failure as the CLI reports it: sow's own, the machine's (no permission, a full disk), else a bug. */
-export function asSowError(err: unknown): SowError {
+function asSowError(err: unknown): SowError {
   if (err instanceof SowError) return err;
   const environment = environmentError(err);
   if (environment) return environment;
@@ -91,7 +91,7 @@ const shownPath = (path: readonly (string | number | symbol)[]): string => {
 
 // Params the SDK would refuse are refused first as invalid params (the SDK answers -32603 with zod's dump), and any
 // `__proto__` member, which the SDK's schemas drop silently.
-export const checkMessage: MessageCheck = (message) => {
+const checkMessage: MessageCheck = (message) => {
   const params = message.params;
   const args = message.method === 'tools/call' && isRecord(params) ? params['arguments'] : undefined;
   const reserved = findKey(params, '__proto__', isRecord(args) ? args : undefined);

@@ -29,7 +29,7 @@ export interface Tool {
 }
 
 /** One argument of a tool: an argument or option of its command, under the name MCP gives it. */
-export interface Param {
+interface Param {
   readonly name: string;
   readonly kind: 'string' | 'boolean' | 'list' | 'map';
   readonly description: string;
@@ -50,12 +50,12 @@ interface Draft {
 
 const snake = (name: string) => name.replace(/-/g, '_');
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-const word = (v: unknown) => String(v);
 
-/** The command line's refusal of a word not among fixed choices, as commander says it. */
-function checkChoice(choices: readonly string[] | undefined, what: string, raw: string): void {
+/** The word, or the command line's refusal of one not among fixed choices, as commander says it. */
+function checkChoice(choices: readonly string[] | undefined, what: string, raw: string): string {
   if (choices && !choices.includes(raw))
     throw new UsageError(`${what} Allowed choices are ${choices.join(', ')}.`, 'give one of them');
+  return raw;
 }
 
 /** The arguments of a tool that runs `def`: its arguments, then its options, then its `--name value` words. */
@@ -65,11 +65,10 @@ export function paramsOf(def: CommandDef): Param[] {
   const params: Param[] = [];
   (def.args ?? []).forEach((a, i) => {
     if (omitted(a.name)) return;
-    const one = (raw: string) => {
-      if (a.parse) return a.parse(raw);
-      checkChoice(a.choices, `command-argument value '${raw}' is invalid for argument '${a.name}'.`, raw);
-      return raw;
-    };
+    const one = (raw: string) =>
+      a.parse
+        ? a.parse(raw)
+        : checkChoice(a.choices, `command-argument value '${raw}' is invalid for argument '${a.name}'.`, raw);
     params.push({
       name: snake(a.name),
       kind: a.variadic ? 'list' : 'string',
@@ -78,8 +77,8 @@ export function paramsOf(def: CommandDef): Param[] {
       ...(a.choices ? { choices: a.choices } : {}),
       ...(a.default !== undefined ? { default: a.default } : {}),
       put(input, value) {
-        if (a.variadic) input.args[i] = ((value as unknown[] | undefined) ?? []).map((v) => one(word(v)));
-        else input.args[i] = value === undefined ? a.default : one(word(value));
+        if (a.variadic) input.args[i] = ((value as unknown[] | undefined) ?? []).map((v) => one(String(v)));
+        else input.args[i] = value === undefined ? a.default : one(String(value));
       },
     });
   });
@@ -92,11 +91,10 @@ export function paramsOf(def: CommandDef): Param[] {
     const negated = long!.startsWith('no-');
     const key = camel(negated ? long!.slice(3) : long!);
     const repeats = Array.isArray(o.default);
-    const parse = (raw: string, previous: unknown) => {
-      if (o.parse) return o.parse(raw, previous);
-      checkChoice(o.choices, `option '${o.flags}' argument '${raw}' is invalid.`, raw);
-      return raw;
-    };
+    const parse = (raw: string, previous: unknown) =>
+      o.parse
+        ? o.parse(raw, previous)
+        : checkChoice(o.choices, `option '${o.flags}' argument '${raw}' is invalid.`, raw);
     params.push({
       name,
       kind: value === undefined ? 'boolean' : repeats ? 'list' : 'string',
@@ -113,8 +111,8 @@ export function paramsOf(def: CommandDef): Param[] {
         } else if (v === undefined) {
           if (o.default !== undefined) input.opts[key] = o.default;
         } else if (repeats) {
-          input.opts[key] = (v as unknown[]).reduce((previous: unknown, w) => parse(word(w), previous), o.default);
-        } else input.opts[key] = parse(word(v), undefined);
+          input.opts[key] = (v as unknown[]).reduce((previous: unknown, w) => parse(String(w), previous), o.default);
+        } else input.opts[key] = parse(String(v), undefined);
       },
     });
   }
@@ -126,7 +124,7 @@ export function paramsOf(def: CommandDef): Param[] {
       required: false,
       put(input, value) {
         const given = Object.entries((value as Record<string, unknown> | undefined) ?? {});
-        input.rest = given.flatMap(([k, v]) => [`--${k}`, word(v)]);
+        input.rest = given.flatMap(([k, v]) => [`--${k}`, String(v)]);
       },
     });
   return params;
@@ -134,17 +132,9 @@ export function paramsOf(def: CommandDef): Param[] {
 
 function schemaOf(p: Param): object {
   const item = p.choices ? { enum: p.choices } : { type: 'string' };
-  return {
-    ...(p.kind === 'boolean'
-      ? { type: 'boolean' }
-      : p.kind === 'list'
-        ? { type: 'array', items: item }
-        : p.kind === 'map'
-          ? { type: 'object', additionalProperties: { type: 'string' } }
-          : item),
-    ...(p.default !== undefined ? { default: p.default } : {}),
-    description: p.description,
-  };
+  const map = { type: 'object', additionalProperties: { type: 'string' } };
+  const type = { boolean: { type: 'boolean' }, string: item, list: { type: 'array', items: item }, map }[p.kind];
+  return { ...type, ...(p.default !== undefined ? { default: p.default } : {}), description: p.description };
 }
 
 const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
@@ -155,9 +145,9 @@ function shaped(p: Param, v: unknown): unknown {
     case 'boolean':
       return typeof v === 'boolean' ? v : undefined;
     case 'string':
-      return scalar(v) ? word(v) : undefined;
+      return scalar(v) ? String(v) : undefined;
     case 'list':
-      return scalar(v) ? [word(v)] : Array.isArray(v) && v.every(scalar) ? v.map(word) : undefined;
+      return scalar(v) ? [String(v)] : Array.isArray(v) && v.every(scalar) ? v.map(String) : undefined;
     case 'map':
       return isRecord(v) && Object.values(v).every(scalar) ? v : undefined;
   }

@@ -5,7 +5,7 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { nearMiss } from '../domain/suggest.js';
 import { isRecord } from '../domain/json.js';
-import { idText, MessageScanner, type Scanned } from './json.js';
+import { MessageScanner, type Scanned } from './json.js';
 
 /** The longest line read, in bytes (the SDK's own limit): a longer one is refused, read past keeping only its id. */
 const MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
@@ -33,11 +33,18 @@ const keyOf = (id: string | number): string => (typeof id === 'string' ? `s${id}
 function answerId(message: Record<string, unknown>, scanned: Scanned | undefined): string {
   const id = message['id'];
   if (typeof id !== 'string' && typeof id !== 'number') return 'null';
-  return idText(scanned) ?? JSON.stringify(id);
+  return scanned?.id ?? JSON.stringify(id);
 }
 
 function errorLine(id: string, code: number, message: string): string {
   return `{"jsonrpc":"2.0","id":${id},"error":${JSON.stringify({ code, message })}}`;
+}
+
+/** What a message is by its members: one with a method and an id is a request, one with neither a response. */
+function kindOf(m: Record<string, unknown>): 'request' | 'notification' | 'response' | 'invalid' {
+  const has = (member: string) => Object.hasOwn(m, member);
+  if (has('method')) return has('id') ? 'request' : 'notification';
+  return has('result') || has('error') ? 'response' : 'invalid';
 }
 
 function describe(value: unknown): string {
@@ -57,10 +64,10 @@ export class LineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
 
   private readonly max: number;
-  /** The line read so far (at most `max` bytes), or, once it is too long, what is read past. */
+  /** The line read so far, dropped once it is longer than `max` bytes; the scanner reads it as it streams. */
   private pieces: Buffer[] = [];
   private bytes = 0;
-  private overflow: MessageScanner | undefined;
+  private scanner: MessageScanner;
   private lastId = 0;
   /** By our id: `text`, the client's id as written; `key`, its value as a cancellation names it; the params sent. */
   private readonly inFlight = new Map<number, { text: string; key: string; params: unknown }>();
@@ -79,6 +86,7 @@ export class LineTransport implements Transport {
     private readonly opts: LineTransportOptions = {},
   ) {
     this.max = opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
+    this.scanner = new MessageScanner(this.max);
   }
 
   private listeners(): [string, Parameters<Readable['on']>[1]][] {
@@ -102,7 +110,6 @@ export class LineTransport implements Transport {
     for (const [event, listener] of this.listeners()) this.input.off(event, listener);
     this.input.pause();
     this.pieces = [];
-    this.overflow = undefined;
     this.inFlight.clear();
     this.byKey.clear();
     this.settle();
@@ -150,40 +157,30 @@ export class LineTransport implements Transport {
 
   private readonly onEnd = (): void => {
     // A last line without its newline is still a message.
-    if (!this.closed && (this.bytes > 0 || this.overflow)) this.endOfLine();
+    if (!this.closed && this.bytes > 0) this.endOfLine();
     this.endOfInput();
   };
 
   private readonly onInputError = (err: Error): void => this.onerror?.(err);
 
   private take(buf: Buffer, from: number, end: number): void {
-    if (end === from) return;
-    if (this.overflow) {
-      this.overflow.feed(buf, from, end);
-      return;
-    }
-    if (this.bytes + (end - from) <= this.max) {
-      this.pieces.push(buf.subarray(from, end));
-      this.bytes += end - from;
-      return;
-    }
-    // Too long: from here on, read past it, keeping only what names the request.
-    this.overflow = new MessageScanner(this.max, false);
-    for (const piece of this.pieces) this.overflow.feed(piece);
-    this.overflow.feed(buf, from, end);
-    this.pieces = [];
-    this.bytes = 0;
+    this.bytes += end - from;
+    // Too long: from here on, read past it, keeping only what the scanner learns of the request. A batch is refused
+    // whole, naming none of its elements: the scanner stops there, so a long one costs no memory.
+    if (this.bytes > this.max) this.pieces = [];
+    else if (end > from) this.pieces.push(buf.subarray(from, end));
+    if (this.bytes <= this.max || this.scanner.top !== 'array') this.scanner.feed(buf, from, end);
   }
 
   private endOfLine(): void {
-    const overflow = this.overflow;
+    const { scanner, bytes } = this;
     const line = this.pieces.length === 1 ? this.pieces[0]! : Buffer.concat(this.pieces);
     this.pieces = [];
     this.bytes = 0;
-    this.overflow = undefined;
+    this.scanner = new MessageScanner(this.max);
     try {
-      if (overflow) this.tooLong(overflow);
-      else this.line(line);
+      if (bytes > this.max) this.tooLong(scanner);
+      else this.line(line, scanner);
     } catch (err) {
       this.onerror?.(err instanceof Error ? err : new Error(String(err)));
     }
@@ -199,10 +196,10 @@ export class LineTransport implements Transport {
       this.onerror?.(new Error(`ignored a ${notification ? 'notification' : 'response'}: ${why}`));
       return;
     }
-    this.reply(idText(scanned) ?? 'null', INVALID_REQUEST, why);
+    this.reply(scanned?.id ?? 'null', INVALID_REQUEST, why);
   }
 
-  private line(buf: Buffer): void {
+  private line(buf: Buffer, scanner: MessageScanner): void {
     const text = buf.toString('utf8');
     if (/^[ \t\r]*$/.test(text)) return;
     let value: unknown;
@@ -217,8 +214,6 @@ export class LineTransport implements Transport {
       );
       return;
     }
-    const scanner = new MessageScanner(this.max);
-    scanner.feed(buf);
     if (Array.isArray(value)) this.batch(value, scanner);
     else this.message(value, scanner.messages.get(0));
   }
@@ -228,15 +223,11 @@ export class LineTransport implements Transport {
       this.reply('null', INVALID_REQUEST, `invalid request: a message is a JSON object, not ${describe(value)}`);
       return;
     }
-    const has = (member: string) => Object.hasOwn(value, member);
-    if (has('method')) {
-      if (has('id')) this.request(value, scanned);
-      else this.notification(value);
-    } else if (has('result') || has('error')) {
-      this.response(value);
-    } else {
-      this.reply(answerId(value, scanned), INVALID_REQUEST, "invalid request: it has no 'method'");
-    }
+    const kind = kindOf(value);
+    if (kind === 'request') this.request(value, scanned);
+    else if (kind === 'notification') this.notification(value);
+    else if (kind === 'response') this.response(value);
+    else this.reply(answerId(value, scanned), INVALID_REQUEST, "invalid request: it has no 'method'");
   }
 
   /** What is wrong with a request or notification's members, if anything: [code, message]. */
@@ -354,14 +345,9 @@ export class LineTransport implements Transport {
     const replies: string[] = [];
     let invalid = false;
     items.forEach((item, i) => {
-      if (!isRecord(item)) {
-        invalid = true;
-        return;
-      }
-      const has = (member: string) => Object.hasOwn(item, member);
-      if (!has('id') && (has('method') || has('result') || has('error'))) return;
-      if (has('id') && !has('method') && (has('result') || has('error'))) return;
-      const id = answerId(item, scanner.messages.get(i));
+      const kind = isRecord(item) ? kindOf(item) : 'invalid';
+      if (kind === 'notification' || kind === 'response') return;
+      const id = isRecord(item) ? answerId(item, scanner.messages.get(i)) : 'null';
       if (id === 'null') invalid = true;
       else replies.push(errorLine(id, INVALID_REQUEST, why));
     });

@@ -2,6 +2,7 @@
 // here and by the command. Nothing the page sends becomes a command line (decisions 0055, 0064).
 import { ROLES } from '../domain/agents.js';
 import { TASK_STATUSES } from '../domain/schemas.js';
+import { isRecord } from '../domain/json.js';
 
 /** One sow command with the page's values as its arguments (never a free command line). */
 export interface Call {
@@ -12,7 +13,7 @@ export interface Call {
 }
 
 /** The longest text an action takes (feedback, a prompt for a worker), in characters. */
-export const MAX_TEXT = 16 * 1024;
+const MAX_TEXT = 16 * 1024;
 /** The longest checkout name (a path relative to the main checkout) an action takes. */
 const MAX_CHECKOUT = 4096;
 
@@ -102,10 +103,8 @@ export function parseJson(raw: string | undefined): unknown {
 }
 
 /** The page's body read as one action: its commands and the checkout it is for; ActionRefused for anything else. */
-export function parseAction(body: unknown): { name: string; calls: Call[]; checkout: string | null } {
-  if (body === null || typeof body !== 'object' || Array.isArray(body))
-    throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
-  const given = body as Record<string, unknown>;
+export function parseAction(given: unknown): { name: string; calls: Call[]; checkout: string | null } {
+  if (!isRecord(given)) throw new ActionRefused('UI_BAD_ACTION', 'the body is not a JSON object');
   const own = (key: string): unknown => (Object.hasOwn(given, key) ? given[key] : undefined);
   const name = own('action');
   const action = typeof name === 'string' ? ACTIONS.get(name) : undefined;
@@ -114,12 +113,9 @@ export function parseAction(body: unknown): { name: string; calls: Call[]; check
       'UI_NO_SUCH_ACTION',
       `no action '${shown(name)}' (actions: ${[...ACTIONS.keys()].join(', ')})`,
     );
+  const extra = Object.keys(given).find((k) => k !== 'action' && k !== 'checkout' && !Object.hasOwn(action.fields, k));
+  if (extra !== undefined) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' takes no '${shown(extra)}'`);
   const values: Record<string, string> = {};
-  for (const key of Object.keys(given)) {
-    if (key === 'action' || key === 'checkout') continue;
-    if (!Object.hasOwn(action.fields, key))
-      throw new ActionRefused('UI_BAD_ACTION', `action '${name}' takes no '${shown(key)}'`);
-  }
   for (const [key, field] of Object.entries(action.fields)) {
     const value = field(own(key));
     if (value === undefined)

@@ -3,6 +3,7 @@
 // the token in a header, no file served: documents come only through sow's confined reads.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { once } from 'node:events';
 import type { CommandContext, CommandDef } from '../model/def.js';
 import { errorEnvelope, SowError } from '../domain/errors.js';
 import { ActionRefused, call, parseAction, parseJson, type Call } from './actions.js';
@@ -91,8 +92,9 @@ export async function startUi(
     return earlier.some((e) => timingSafeEqual(e, h));
   };
 
-  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
-  const allowedOrigins = () => new Set([`http://127.0.0.1:${port}`, `http://localhost:${port}`]);
+  /** Whether a Host (or, with its scheme, an Origin) names this server. */
+  const ours = (value: string | undefined, scheme = '') =>
+    value === `${scheme}127.0.0.1:${port}` || value === `${scheme}localhost:${port}`;
 
   const send = (res: ServerResponse, status: number, type: string, body: string) => {
     res.writeHead(status, {
@@ -139,7 +141,7 @@ export async function startUi(
     // The gate: this server's Host, a same-origin Origin when one is sent, and the token.
     const host = req.headers.host ?? '';
     const origin = req.headers.origin;
-    if (!allowedHosts().has(host) || (origin !== undefined && !allowedOrigins().has(origin))) return refuse(res);
+    if (!ours(host) || (origin !== undefined && !ours(origin, 'http://'))) return refuse(res);
     let url: URL;
     try {
       url = new URL(req.url ?? '/', `http://${host}`);
@@ -195,19 +197,15 @@ export async function startUi(
     if (method === 'POST' && url.pathname === '/api/action') {
       if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return refuse(res);
       const raw = await readBody(req);
-      const refused = (r: ActionRefused) =>
-        json(res, r.status, { ok: false, error: { code: r.code, message: r.message } });
-      // Said at once; the rest of the body is read and dropped, never kept.
-      if (raw === 'too large')
-        return refused(
-          new ActionRefused('UI_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES / 1024} KiB`, 413),
-        );
       let action: ReturnType<typeof parseAction>;
       try {
+        // Said at once; the rest of the body is read and dropped, never kept.
+        if (raw === 'too large')
+          throw new ActionRefused('UI_BODY_TOO_LARGE', `the body is larger than ${MAX_BODY_BYTES / 1024} KiB`, 413);
         action = parseAction(parseJson(raw));
       } catch (err) {
-        if (err instanceof ActionRefused) return refused(err);
-        throw err;
+        if (!(err instanceof ActionRefused)) throw err;
+        return json(res, err.status, { ok: false, error: { code: err.code, message: err.message } });
       }
       // The action's commands, in order; the first that fails ends it, and the answer says what ran before.
       const steps: { command: string; data: unknown }[] = [];
@@ -223,14 +221,8 @@ export async function startUi(
     return json(res, 404, { ok: false, error: { code: 'NOT_FOUND', message: 'no such page' } });
   });
 
-  const listen = (at: number) =>
-    new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(at, '127.0.0.1', () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
+  // Rejects on an 'error' before it listens (a port taken).
+  const listen = (at: number) => once(server.listen(at, '127.0.0.1'), 'listening');
   const wanted = opts.port || record?.port || 0;
   try {
     await listen(wanted);

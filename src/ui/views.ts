@@ -2,7 +2,7 @@
 // comes back as that command's error. `then` reads more after the first answers.
 import { call, type Call } from './actions.js';
 
-export interface View {
+interface View {
   /** The checkout it reads: the one the address names ('checkout'), or the main one ('main'). */
   where: 'checkout' | 'main';
   calls: (q: URLSearchParams) => Call[];

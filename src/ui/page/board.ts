@@ -23,21 +23,17 @@ function drawBoard(tasks, cards, r) {
   const full = STATUSES.filter((st) => by.get(st).length);
   const empty = STATUSES.filter((st) => !by.get(st).length);
   const set = (k) => (ev, n) => { f[k] = n.type === 'checkbox' ? n.checked : n.value; render(); };
+  // A filter by one field: all, or one of its values.
+  const pick = (label, k, values, shown) => el('label', {}, label,
+    el('select', { id: 'board-' + k, onchange: set(k) }, el('option', { value: '', selected: !f[k] }, 'all'),
+      values.map((v) => el('option', { value: v, selected: f[k] === v }, shown(v)))));
   return el('div', { id: 'tasks' },
     el('div', { class: 'toolbar', role: 'search', 'aria-label': 'Find tasks' },
       el('label', {}, 'Search',
         el('input', { type: 'search', id: 'board-search', placeholder: 'words or an id', value: f.q,
           oninput: set('q') })),
-      el('label', {}, 'Status',
-        el('select', { id: 'board-status', onchange: set('status') },
-          el('option', { value: '', selected: !f.status }, 'all'),
-          STATUSES.map((st) => el('option', { value: st, selected: f.status === st }, words(st))))),
-      agents.length
-        ? el('label', {}, 'Agent',
-          el('select', { id: 'board-agent', onchange: set('agent') },
-            el('option', { value: '', selected: !f.agent }, 'all'),
-            agents.map((a) => el('option', { value: a, selected: f.agent === a }, a))))
-        : null,
+      pick('Status', 'status', STATUSES, words),
+      agents.length ? pick('Agent', 'agent', agents, (a) => a) : null,
       el('label', {}, el('input', { type: 'checkbox', id: 'board-ready', checked: f.ready, onchange: set('ready') }),
         'ready to start'),
       el('span', { class: 'muted', id: 'board-count', role: 'status' },

@@ -81,13 +81,13 @@ function drawFile(f, review) {
   const adds = hunks.reduce((n, h) => n + h.lines.filter((l) => l.kind === 'add').length, 0);
   const dels = hunks.reduce((n, h) => n + h.lines.filter((l) => l.kind === 'del').length, 0);
   const rows = [];
+  const note = (text) => el('tr', { class: 'hunk' }, el('td', { class: 'n' }), el('td', { class: 'n' }),
+    el('td', { class: 't' }, text));
   for (const h of hunks) {
-    rows.push(el('tr', { class: 'hunk' }, el('td', { class: 'n' }), el('td', { class: 'n' }),
-      el('td', { class: 't' }, h.header)));
+    rows.push(note(h.header));
     h.lines.forEach((l, k) => {
       if (l.kind === 'note') {
-        rows.push(el('tr', { class: 'hunk' }, el('td', { class: 'n' }), el('td', { class: 'n' }),
-          el('td', { class: 't' }, l.text)));
+        rows.push(note(l.text));
         return;
       }
       const side = l.kind === 'del' ? 'old' : 'new';
@@ -116,7 +116,7 @@ function drawFile(f, review) {
           el('button', { type: 'button', onclick: () => { review.comments.delete(ckey); render(); } }, 'Remove'))));
       if (open) rows.push(el('tr', { class: 'comment', key: 'e' + ckey }, el('td', { colspan: '3' },
         el('label', { for: 'line-comment-text' },
-          'Comment on ' + f.path + (side === 'old' ? ', removed line ' : ', line ') + line),
+          'Comment on ' + lineName({ file: f.path, side, line })),
         el('textarea', { id: 'line-comment-text', rows: '3', value: comment ? comment.text : '' }),
         el('button', { type: 'button', id: 'line-comment-add', class: 'primary', onclick: () => {
           const t = document.getElementById('line-comment-text').value.trim();
@@ -139,13 +139,15 @@ function drawFile(f, review) {
     f.truncated && hunks.length ? el('p', { class: 'muted' }, 'Cut short: the rest is in sow task changes.') : null);
 }
 
+/** A commented line in words: "a.ts, line 3" or "a.ts, removed line 3". */
+const lineName = (c) => c.file + (c.side === 'old' ? ', removed line ' : ', line ') + c.line;
+
 /** The review's comments as feedback text: the general words, then each line's comment with its file, line and code. */
 function reviewText(general, comments) {
   const parts = [];
   if (general.trim()) parts.push(general.trim());
   for (const c of comments.values())
-    parts.push(c.file + (c.side === 'old' ? ', removed line ' : ', line ') + c.line + ':\n> ' + c.code.trim() + '\n' +
-      c.text);
+    parts.push(lineName(c) + ':\n> ' + c.code.trim() + '\n' + c.text);
   return parts.join('\n\n');
 }
 `;

@@ -143,8 +143,19 @@ function actionButton(key, label, body, opts) {
         const b = typeof body === 'function' ? body() : body;
         if (b) act(key, b, o.done).then((r) => r && o.after && o.after(r));
       } },
-      pending ? (o.pending || label + '\u2026') : label),
+      pending ? label + '\u2026' : label),
     st && !pending ? el('span', { id: 'res-' + key, class: 'result ' + st.state }, st.message) : null);
+}
+
+/** A table that stacks on a narrow screen: a row of headings, then rows of [attributes, ...cells]; a cell is
+ * labelled by its column, and is a td of its own when it needs a class. */
+function stackTable(id, heads, rows) {
+  return el('table', { id, class: 'stack' }, el('tr', {}, heads.map((h) => el('th', { scope: 'col' }, h))),
+    rows.map(([attrs, ...cells]) => el('tr', attrs, cells.map((c, k) => {
+      const td = c instanceof Node && c.nodeName === 'TD' ? c : el('td', {}, c);
+      if (heads[k]) td.setAttribute('data-label', heads[k]);
+      return td;
+    }))));
 }
 
 /** The data of one command of the view, or null when it failed (its error: failed()). */

@@ -5,7 +5,7 @@ type Node = string | [string, Record<string, string>, ...Node[]];
 // The page's script, run in Node: mdParse and logEntries read no DOM.
 const { mdParse, logEntries } = new Function(`${MARKDOWN}\nreturn { mdParse, logEntries };`)() as {
   mdParse: (text: string) => Node[];
-  logEntries: (text: string) => { title: string; entries: { fields: Record<string, unknown>; body: string }[] };
+  logEntries: (text: string) => { fields: Record<string, unknown>; body: string }[];
 };
 
 /** The tags a tree holds, depth first. */
@@ -65,8 +65,7 @@ describe("the page's markdown: a closed set of tags, text as text, links only to
         'started_task\nresult: success\nfiles:\n  - a.txt\n  - "b c.txt"\n---\n\nStarted\n\n---\ntimestamp: ' +
         '"2026-12-07T11:05:00.000Z"\nagent: implementer-1\naction: note\nresult: success\n---\n\nMore *words*\n',
     );
-    expect(log.title).toBe('# Task log: 010 First');
-    expect(log.entries).toEqual([
+    expect(log).toEqual([
       {
         fields: {
           timestamp: '2026-12-07T11:04:17.734Z',
@@ -82,7 +81,7 @@ describe("the page's markdown: a closed set of tags, text as text, links only to
         body: 'More *words*',
       },
     ]);
-    expect(logEntries('# Task log: 010 First\n').entries).toEqual([]);
+    expect(logEntries('# Task log: 010 First\n')).toEqual([]);
   });
 
   it('a large document parses whole', () => {

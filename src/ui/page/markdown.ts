@@ -124,67 +124,47 @@ function mdLink(label, url) {
     ...(plain ? [] : [['span', { class: 'muted' }, ' (' + host + ')']])];
 }
 
-/** Inline text: code, links, emphasis, strike-through; anything else is text. */
+// Inline text, by rules tried in order at each character: a sticky pattern, what it makes (a string is text), and a
+// condition on where it starts. Anything else is text.
+const mdAfterWord = (s, i) => /\w/.test(s[i - 1] || '');
+const mdNotMidWord = (s, i) => !(s[i] === '_' && mdAfterWord(s, i));
+const MD_INLINE = [
+  [/[^\\\x60\[!<h*_~\n]+/y, (m) => m[0]],
+  [/\\([\\\x60*_{}\[\]()#+\-.!~|>])/y, (m) => m[1]],
+  [/(\x60+)(?!\x60)([\s\S]*?)\1/y, (m) => ['code', {}, m[2].replace(/^ (.*) $/, '$1')]],
+  [/\x60+/y, (m) => m[0]],
+  [/(!?)\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/y, mdLinkOf],
+  [/<(https?:\/\/[^>\s]+)>/y, (m) => mdLink([m[1]], m[1])],
+  [/https?:\/\/[^\s<>"]*[^\s<>".,;:!?')\]]/y, (m) => mdLink([m[0]], m[0]), (s, i) => !mdAfterWord(s, i)],
+  [/(\*\*|__)(?=\S)([\s\S]*?\S)\1/y, (m) => ['strong', {}, ...mdInline(m[2])], mdNotMidWord],
+  [/([*_])(?=\S)([\s\S]*?\S)\1(?![\w*])/y, (m) => ['em', {}, ...mdInline(m[2])], mdNotMidWord],
+  [/~~(?=\S)([\s\S]*?\S)~~/y, (m) => ['del', {}, ...mdInline(m[1])]],
+  [/\n/y, () => ['br', {}]],
+];
+
+/** A link or an image written [label](url) or ![alt](url): an image is never loaded, only linked to. */
+function mdLinkOf(m) {
+  const label = mdInline(m[2]);
+  if (!m[1]) return mdLink(label.length ? label : [m[3]], m[3]);
+  const alt = 'image: ' + (m[2] || m[3]);
+  return mdSafeUrl(m[3]) ? mdLink([alt], m[3]) : ['span', {}, '[' + alt + ']'];
+}
+
 function mdInline(s) {
   const out = [];
   let buf = '';
-  const flush = () => { if (buf) { out.push(buf); buf = ''; } };
-  const at = (re, i) => { re.lastIndex = i; return re.exec(s); };
-  const LINK = /(!?)\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+"[^"]*")?\s*\)/y;
-  const AUTO = /<(https?:\/\/[^>\s]+)>/y;
-  const BARE = /https?:\/\/[^\s<>"]*[^\s<>".,;:!?')\]]/y;
-  const STRONG = /(\*\*|__)(?=\S)([\s\S]*?\S)\1/y;
-  const EM = /([*_])(?=\S)([\s\S]*?\S)\1(?![\w*])/y;
-  const DEL = /~~(?=\S)([\s\S]*?\S)~~/y;
   for (let i = 0; i < s.length; ) {
-    const c = s[i];
-    let m;
-    if (c === '\\' && i + 1 < s.length && /[\\\x60*_{}\[\]()#+\-.!~|>]/.test(s[i + 1])) {
-      buf += s[i + 1];
-      i += 2;
-      continue;
+    let made = s[i], length = 1;
+    for (const [re, make, where] of MD_INLINE) {
+      re.lastIndex = i;
+      const m = re.exec(s);
+      if (m && (!where || where(s, i))) { made = make(m); length = m[0].length; break; }
     }
-    if (c === '\x60') {
-      const run = /\x60+/y; run.lastIndex = i;
-      const ticks = run.exec(s)[0];
-      const end = s.indexOf(ticks, i + ticks.length);
-      if (end > 0) {
-        flush();
-        out.push(['code', {}, s.slice(i + ticks.length, end).replace(/^ (.*) $/, '$1')]);
-        i = end + ticks.length;
-        continue;
-      }
-      buf += ticks; i += ticks.length; continue;
-    }
-    if ((c === '[' || c === '!') && (m = at(LINK, i))) {
-      flush();
-      const label = mdInline(m[2]);
-      out.push(m[1]
-        ? (mdSafeUrl(m[3])
-          ? mdLink(['image: ' + (m[2] || m[3])], m[3])
-          : ['span', {}, '[image: ' + (m[2] || m[3]) + ']'])
-        : mdLink(label.length ? label : [m[3]], m[3]));
-      i += m[0].length;
-      continue;
-    }
-    if (c === '<' && (m = at(AUTO, i))) { flush(); out.push(mdLink([m[1]], m[1])); i += m[0].length; continue; }
-    if (c === 'h' && !/\w/.test(s[i - 1] || '') && (m = at(BARE, i))) {
-      flush(); out.push(mdLink([m[0]], m[0])); i += m[0].length; continue;
-    }
-    if ((c === '*' || c === '_') && (m = at(STRONG, i)) && !(c === '_' && /\w/.test(s[i - 1] || ''))) {
-      flush(); out.push(['strong', {}, ...mdInline(m[2])]); i += m[0].length; continue;
-    }
-    if ((c === '*' || c === '_') && (m = at(EM, i)) && !(c === '_' && /\w/.test(s[i - 1] || ''))) {
-      flush(); out.push(['em', {}, ...mdInline(m[2])]); i += m[0].length; continue;
-    }
-    if (c === '~' && (m = at(DEL, i))) {
-      flush(); out.push(['del', {}, ...mdInline(m[1])]); i += m[0].length; continue;
-    }
-    if (c === '\n') { flush(); out.push(['br', {}]); i++; continue; }
-    buf += c;
-    i++;
+    if (typeof made === 'string') buf += made;
+    else { if (buf) out.push(buf); buf = ''; out.push(made); }
+    i += length;
   }
-  flush();
+  if (buf) out.push(buf);
   return out;
 }
 
@@ -217,8 +197,8 @@ function logEntries(text) {
   const lines = String(text).replace(/\r\n?/g, '\n').split('\n');
   const entries = [];
   let i = 0;
-  const before = [];
-  while (i < lines.length && lines[i] !== '---') before.push(lines[i++]);
+  // Its title, before the first entry, is not shown: the page has its own.
+  while (i < lines.length && lines[i] !== '---') i++;
   while (i < lines.length) {
     i++;
     const fields = {}; let list = null;
@@ -234,7 +214,7 @@ function logEntries(text) {
     while (i < lines.length && lines[i] !== '---') body.push(lines[i++]);
     entries.push({ fields, body: body.join('\n').trim() });
   }
-  return { title: before.join('\n').trim(), entries };
+  return entries;
 }
 function unquote(v) {
   if (/^".*"$/.test(v)) { try { return JSON.parse(v); } catch (err) { return v; } }

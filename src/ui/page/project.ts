@@ -5,20 +5,14 @@ function drawProjects(d) {
   const details = part(d, 'details') || {};
   return [el('h1', { tabindex: '-1' }, 'All projects'),
     rows.length === 0 ? el('p', { class: 'muted' }, 'No project in this repository or its worktrees.') :
-    el('table', { id: 'projects', class: 'stack' },
-      el('tr', {}, ['Checkout', 'Project', 'Type', 'State', 'Branch', 'Tasks done', 'Live workers', 'Cost']
-        .map((h) => el('th', { scope: 'col' }, h))),
+    stackTable('projects', ['Checkout', 'Project', 'Type', 'State', 'Branch', 'Tasks done', 'Live workers', 'Cost'],
       rows.filter((w) => w.project).map((w) => {
         const more = details[w.rel] || {};
-        return el('tr', { 'data-checkout': w.rel, key: 'co:' + w.rel },
-          el('td', { 'data-label': 'Checkout' }, w.rel),
-          el('td', { 'data-label': 'Project' }, el('a', { href: '#/p/' + encodeURIComponent(w.rel) }, w.project.name)),
-          el('td', { 'data-label': 'Type' }, more.type || ''),
-          el('td', { class: 'project-state', 'data-label': 'State' }, w.project.state),
-          el('td', { 'data-label': 'Branch' }, w.project.branch || w.branch || ''),
-          el('td', { 'data-label': 'Tasks done' }, w.project.tasks.done + '/' + w.project.tasks.total),
-          el('td', { 'data-label': 'Live workers' }, String((w.project.sessions || []).length)),
-          el('td', { class: 'cost', 'data-label': 'Cost' }, usageText(more.usage) || '\u2014'));
+        return [{ 'data-checkout': w.rel, key: 'co:' + w.rel },
+          w.rel, el('a', { href: '#/p/' + encodeURIComponent(w.rel) }, w.project.name), more.type || '',
+          el('td', { class: 'project-state' }, w.project.state), w.project.branch || w.branch || '',
+          w.project.tasks.done + '/' + w.project.tasks.total, String((w.project.sessions || []).length),
+          el('td', { class: 'cost' }, usageText(more.usage) || '\u2014')];
       }))];
 }
 
@@ -55,33 +49,23 @@ function drawProject(d, r) {
     el('h2', {}, 'Tasks'),
     drawBoard(tasks, cards, r),
     el('h2', {}, 'Workers'),
-    workers.length ? el('table', { id: 'workers', class: 'stack' },
-      el('tr', {}, ['Task', 'Worker', 'Where', 'State', 'Last activity', ''].map((h) => el('th', { scope: 'col' }, h))),
-      workers.map((w) => el('tr', { key: 'w:' + w.task + ':' + w.agent_id },
-        el('td', { 'data-label': 'Task' }, el('a', { href: '#/t/' + encodeURIComponent(co) + '/' + w.task }, w.task)),
-        el('td', { 'data-label': 'Worker' }, w.agent_id),
-        el('td', { class: 'worktree', 'data-label': 'Where' },
-          w.worktree && w.worktree !== '.' ? w.worktree : 'project checkout'),
-        el('td', { 'data-label': 'State' }, w.state),
-        el('td', { 'data-label': 'Last activity' }, w.last_activity || ''),
-        el('td', {}, w.state === 'running'
+    workers.length ? stackTable('workers', ['Task', 'Worker', 'Where', 'State', 'Last activity', ''],
+      workers.map((w) => [{ key: 'w:' + w.task + ':' + w.agent_id },
+        el('a', { href: '#/t/' + encodeURIComponent(co) + '/' + w.task }, w.task), w.agent_id,
+        el('td', { class: 'worktree' }, w.worktree && w.worktree !== '.' ? w.worktree : 'project checkout'),
+        w.state, w.last_activity || '',
+        w.state === 'running'
           ? actionButton('stop-' + w.task, 'Stop', { action: 'stop', task: w.task, checkout: co },
             { class: 'danger', done: () => 'Its worker was stopped.' })
-          : ''))))
+          : '']))
       : el('p', { class: 'muted' }, 'No worker is running.'),
     el('h2', {}, 'Lifecycle'),
     g ? drawLifecycle(g, s, history) : el('p', { class: 'muted' }, failed(d, 'graph lifecycle') || ''),
     el('h2', {}, 'Phases'),
-    el('table', { id: 'phases', class: 'stack' },
-      el('tr', {}, ['Phase', 'Status', 'Iteration', 'Inputs', 'Outputs', 'Check evidence']
-        .map((h) => el('th', { scope: 'col' }, h))),
-      s.phases.map((p) => el('tr', { 'data-phase': p.name, key: 'ph:' + p.name },
-        el('td', { 'data-label': 'Phase' }, p.name),
-        el('td', { 'data-label': 'Status' }, p.enabled ? p.status : 'disabled'),
-        el('td', { 'data-label': 'Iteration' }, p.iteration),
-        el('td', { 'data-label': 'Inputs' }, p.inputs),
-        el('td', { 'data-label': 'Outputs' }, p.outputs),
-        el('td', { class: 'evidence', 'data-label': 'Check evidence' }, evidenceIn(d, checks, p.name, co))))),
+    stackTable('phases', ['Phase', 'Status', 'Iteration', 'Inputs', 'Outputs', 'Check evidence'],
+      s.phases.map((p) => [{ 'data-phase': p.name, key: 'ph:' + p.name },
+        p.name, p.enabled ? p.status : 'disabled', p.iteration, p.inputs, p.outputs,
+        el('td', { class: 'evidence' }, evidenceIn(d, checks, p.name, co))])),
     el('h2', {}, 'History'),
     el('ol', { id: 'history' }, history.map((h, i) =>
       el('li', { key: 'h:' + i }, h.at + ' ' + h.from + ' \u2192 ' + h.to + ' (' + h.event + ', ' + h.by + ')'))),

@@ -130,7 +130,7 @@ function clearReview(x, field, review) {
 function commentList(review) {
   if (!review.comments.size) return null;
   return el('ul', { id: 'review-comments' }, [...review.comments.entries()].map(([k, c]) => el('li', { key: 'rc:' + k },
-    el('span', { class: 'mono' }, c.file + (c.side === 'old' ? ', removed line ' : ', line ') + c.line),
+    el('span', { class: 'mono' }, lineName(c)),
     ': ' + c.text, ' ',
     el('button', { type: 'button', 'aria-label': 'Remove the comment on ' + c.file + ' line ' + c.line,
       onclick: () => { review.comments.delete(k); render(); } }, 'Remove'))));
@@ -147,25 +147,20 @@ function acceptedText(id, data) {
 /** Each run of its workers (every spawn and resume) with what it used. */
 function drawRuns(runs) {
   if (!runs.length) return el('p', { class: 'muted', id: 'runs-none' }, 'No run of a worker has ended yet.');
-  return el('table', { id: 'runs', class: 'stack' },
-    el('tr', {}, ['Ended', 'Worker', 'Run', 'Tokens in / out', 'Cost'].map((h) => el('th', { scope: 'col' }, h))),
-    runs.map((u, i) => el('tr', { key: 'run:' + i },
-      el('td', { 'data-label': 'Ended' }, u.at),
-      el('td', { 'data-label': 'Worker' }, u.agent_id + ' (' + u.executor + ')'),
-      el('td', { 'data-label': 'Run' }, u.run),
-      el('td', { 'data-label': 'Tokens in / out' },
-        u.input_tokens === undefined && u.output_tokens === undefined
-          ? 'not reported'
-          : (u.input_tokens || 0).toLocaleString('en') + ' / ' + (u.output_tokens || 0).toLocaleString('en')),
-      el('td', { 'data-label': 'Cost' }, u.cost_usd === undefined ? 'not reported' : '$' + u.cost_usd.toFixed(4)))));
+  return stackTable('runs', ['Ended', 'Worker', 'Run', 'Tokens in / out', 'Cost'], runs.map((u, i) => [
+    { key: 'run:' + i }, u.at, u.agent_id + ' (' + u.executor + ')', u.run,
+    u.input_tokens === undefined && u.output_tokens === undefined
+      ? 'not reported'
+      : (u.input_tokens || 0).toLocaleString('en') + ' / ' + (u.output_tokens || 0).toLocaleString('en'),
+    u.cost_usd === undefined ? 'not reported' : '$' + u.cost_usd.toFixed(4)]));
 }
 
 /** The task's log: each entry's fields in a line, its words as markdown. */
 function drawLog(text) {
-  const log = logEntries(text);
-  if (!log.entries.length) return el('p', { class: 'muted', id: 'log' }, 'Nothing logged yet.');
+  const entries = logEntries(text);
+  if (!entries.length) return el('p', { class: 'muted', id: 'log' }, 'Nothing logged yet.');
   return el('div', { id: 'log', class: 'doc', tabindex: '0', 'aria-label': 'Its log' },
-    log.entries.map((e, i) => el('div', { class: 'log-entry', key: 'log:' + i },
+    entries.map((e, i) => el('div', { class: 'log-entry', key: 'log:' + i },
       el('div', { class: 'meta muted' },
         [e.fields.timestamp, e.fields.agent, e.fields.action, e.fields.result]
           .filter((x) => typeof x === 'string' && x).join(' \u00b7 '),
