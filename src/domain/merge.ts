@@ -1,15 +1,10 @@
 // Pure three-way merges of sow's files by meaning, for `sow merge-driver`: a field both sides changed differently
 // is a conflict (ours kept) unless its meaning decides; artifacts merge by type and path, growing lists take both adds.
-import { isRecord } from './json.js';
+import { defined, isRecord } from './json.js';
 
-/** A field both sides changed to different values. `undefined` stands for "not there" (removed, or never set). */
-export interface FieldConflict {
-  /** Dotted path in the file, as sow's messages name fields: `phases.review.outputs.0.approved`. */
-  field: string;
-  base?: unknown;
-  ours?: unknown;
-  theirs?: unknown;
-}
+// A field both sides changed to different values: `field` is its dotted path (`phases.review.outputs.0.approved`); a
+// side that is absent had it removed, or never set.
+export type FieldConflict = { field: string; base?: unknown; ours?: unknown; theirs?: unknown };
 
 /** The files merged by meaning; anything else is merged as text. */
 export type MergeKind = 'project' | 'task' | 'knowledge' | 'log';
@@ -97,12 +92,7 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
 
   /** Records that both sides changed `path` differently; this side's value stays. */
   function conflict(path: readonly string[], base: unknown, ours: unknown, theirs: unknown): unknown {
-    conflicts.push({
-      field: path.join('.') || '(the whole file)',
-      ...(base !== undefined ? { base } : {}),
-      ...(ours !== undefined ? { ours } : {}),
-      ...(theirs !== undefined ? { theirs } : {}),
-    });
+    conflicts.push({ field: path.join('.') || '(the whole file)', ...defined({ base, ours, theirs }) });
     return ours;
   }
 
@@ -111,7 +101,7 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
     if (same(base, ours)) return theirs;
     if (same(base, theirs)) return ours;
     const rule = ruleAt(kind, path);
-    const lists = listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs);
+    const lists = (base === undefined || Array.isArray(base)) && Array.isArray(ours) && Array.isArray(theirs);
     switch (rule?.kind) {
       case 'latest':
       case 'earliest': {
@@ -133,7 +123,7 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
         break;
       case 'grows':
         if (lists)
-          return mergeGrowing(base ?? [], ours, theirs, (item) =>
+          return interleave(...keptAndAdded(base ?? [], ours, theirs), (item) =>
             isRecord(item) ? timeOf(item[rule.time]) : undefined,
           );
         break;
@@ -172,10 +162,7 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
     ours: readonly unknown[],
     theirs: readonly unknown[],
   ): unknown[] {
-    const index = (list: readonly unknown[]) => {
-      const ids = identities(list);
-      return new Map(ids.map((id, i) => [id, list[i]]));
-    };
+    const index = (list: readonly unknown[]) => new Map(identities(list).map((id, i) => [id, list[i]]));
     const b = index(base);
     const o = index(ours);
     const t = index(theirs);
@@ -220,22 +207,16 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
   return { value: merge([], base, ours, theirs), conflicts };
 }
 
-const listOrNone = (v: unknown): v is unknown[] | undefined => v === undefined || Array.isArray(v);
-
 /** When an owner's hold ends (else began): of two records of the same owner, the later one stands. */
 const leaseEnd = (owner: Record<string, unknown>) => timeOf(owner['lease_until']) ?? timeOf(owner['since']) ?? 0;
 
 /** This side's items but those the other side removed, and what the other side added: each once. */
-function keptAndAdded(
-  base: readonly unknown[],
-  ours: readonly unknown[],
-  theirs: readonly unknown[],
-): [unknown[], unknown[]] {
+function keptAndAdded<T>(base: readonly T[], ours: readonly T[], theirs: readonly T[]): [T[], T[]] {
   const b = new Set(base.map(dataKey));
   const t = new Set(theirs.map(dataKey));
   const kept = ours.filter((x) => !(b.has(dataKey(x)) && !t.has(dataKey(x))));
   const have = new Set(kept.map(dataKey));
-  const added: unknown[] = [];
+  const added: T[] = [];
   for (const x of theirs) {
     const k = dataKey(x);
     if (b.has(k) || have.has(k)) continue;
@@ -264,17 +245,6 @@ export function interleave<T>(ours: readonly T[], theirs: readonly T[], time: (i
     else out.push(b[j++]!.item);
   }
   return out;
-}
-
-/** A list that only grows: keptAndAdded, the additions woven in by time. */
-function mergeGrowing(
-  base: readonly unknown[],
-  ours: readonly unknown[],
-  theirs: readonly unknown[],
-  time: (item: unknown) => number | undefined,
-): unknown[] {
-  const [kept, added] = keptAndAdded(base, ours, theirs);
-  return interleave(kept, added, time);
 }
 
 /** An artifact's identity: its type and path, and which of the artifacts with both it is (the first, …). */
@@ -321,10 +291,9 @@ export function mergeLog(base: string, ours: string, theirs: string): string | u
   if (o.head === t.head || t.head === b.head) head = o.head;
   else if (o.head === b.head) head = t.head;
   else return undefined;
-  const merged = mergeGrowing(b.entries.map(entryText), o.entries.map(entryText), t.entries.map(entryText), (e) =>
-    entryTime(e as string),
-  ) as string[];
-  const body = merged.join('');
+  // A log only grows: the entries both keep, and the other side's additions woven in by time.
+  const [kept, added] = keptAndAdded(b.entries.map(entryText), o.entries.map(entryText), t.entries.map(entryText));
+  const body = interleave(kept, added, entryTime).join('');
   if (head !== '' && body !== '' && !head.endsWith('\n\n')) head = head.endsWith('\n') ? `${head}\n` : `${head}\n\n`;
   return `${head}${body}`;
 }
