@@ -2,6 +2,7 @@
 // --force; retired owners' late writes are refused.
 import { errorClass, UsageError } from './errors.js';
 import { shown } from './display.js';
+import { defined } from './json.js';
 import type { RemoteClaim } from './claims.js';
 import type { Owner, TaskState } from './schemas.js';
 
@@ -210,25 +211,18 @@ export function describeHolder(h: Holder): string {
 /** What the details of a refusal say of the holder: who, where, since when. */
 function holderDetails(h: Holder): Record<string, unknown> {
   if (h.where === 'remote') {
-    const c = h.claim;
-    return {
-      holder: holderName(h),
-      where: 'remote',
-      remote: h.remote,
-      ...(c.machine !== undefined ? { machine: c.machine } : {}),
-      ...(c.since !== undefined ? { since: c.since } : {}),
-      ...(c.lease_until !== undefined ? { lease_until: c.lease_until } : {}),
-    };
+    const { machine, since, lease_until } = h.claim;
+    return { holder: holderName(h), where: 'remote', remote: h.remote, ...defined({ machine, since, lease_until }) };
   }
   const o = h.owner;
-  return {
+  return defined({
     holder: o.by,
     where: 'here',
     kind: o.kind,
-    ...(o.host !== undefined ? { machine: o.host } : {}),
+    machine: o.host,
     since: o.since,
-    ...(o.lease_until !== undefined ? { lease_until: o.lease_until } : {}),
-  };
+    lease_until: o.lease_until,
+  });
 }
 
 /** A change of a task someone else holds (exit 3); a `worker` asking has no --force, so it is told to stop. */
