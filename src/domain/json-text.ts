@@ -108,16 +108,14 @@ function indentUnit(text: string): string {
   return m ? m[1]! : '  ';
 }
 
-/** A value on one line: `{"a":1}`, or with the spacing of `{"a": 1, "b": 2}`. */
+// A value on one line: `{"a":1}`, or with the spacing of `{"a": 1, "b": 2}` (JSON.stringify's indented form joined:
+// a string in JSON holds no raw line break, so every one of them is layout).
 function inline(value: unknown, spaced: boolean): string {
-  const comma = spaced ? ', ' : ',';
-  if (Array.isArray(value)) return `[${value.map((v) => inline(v, spaced)).join(comma)}]`;
-  if (typeof value === 'object' && value !== null) {
-    return `{${Object.entries(value)
-      .map(([k, v]) => `${JSON.stringify(k)}:${spaced ? ' ' : ''}${inline(v, spaced)}`)
-      .join(comma)}}`;
-  }
-  return JSON.stringify(value);
+  if (!spaced) return JSON.stringify(value);
+  return JSON.stringify(value, null, 1)
+    .replace(/([[{])\n */g, '$1')
+    .replace(/\n *(?=[\]}])/g, '')
+    .replace(/\n */g, ' ');
 }
 
 /** A value over several lines, its first line placed at `indent` and the rest indented from there. */
