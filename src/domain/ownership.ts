@@ -127,17 +127,12 @@ export function workerOf(
   return undefined;
 }
 
-/** Why nobody works on the task, in words: "its worker implementer-1 stopped (…)". */
-export function goneText(w: Extract<Worker, { state: 'gone' }>): string {
-  switch (w.why) {
-    case 'process_gone':
-      return `its worker ${shown(w.by)} is gone (the sow process that ran it ended)`;
-    case 'lease_expired':
-      return `the claim of ${shown(w.by)} ran out`;
-    case 'run_ended':
-      return `its worker ${shown(w.by)} ended without saying how the work stands`;
-  }
-}
+/** Why nobody works on the task, in words: "its worker implementer-1 is gone (…)". */
+const GONE: Record<WorkerGone, (by: string) => string> = {
+  process_gone: (by) => `its worker ${by} is gone (the sow process that ran it ended)`,
+  lease_expired: (by) => `the claim of ${by} ran out`,
+  run_ended: (by) => `its worker ${by} ended without saying how the work stands`,
+};
 
 /** A task in progress that nobody works on any more, in a sentence: why, and what to do. */
 export function unattendedText(
@@ -150,7 +145,7 @@ export function unattendedText(
         `next --claim')`
       : `let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent ` +
         `spawn ${shown(task.assigned_agent ?? 'implementer')} ${task.id}')`;
-  return `Nobody works on task ${task.id} any more: ${goneText(w)}. To go on, ${next}.`;
+  return `Nobody works on task ${task.id} any more: ${GONE[w.why](shown(w.by))}. To go on, ${next}.`;
 }
 
 /** `90s`, `5m`, `2h`, or a bare number in `bare` units: seconds, or NaN for what is no duration. */
