@@ -166,41 +166,30 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
     const b = index(base);
     const o = index(ours);
     const t = index(theirs);
-    // Conflicts inside an artifact are named by where it ends up in the merged list.
-    type Slot = { id: string; at: 'shared' | 'ours' | 'theirs' };
-    const shared: Slot[] = [];
-    const addedOurs: Slot[] = [];
-    const addedTheirs: Slot[] = [];
+    const shared: string[] = [];
+    const addedOurs: string[] = [];
     for (const id of o.keys()) {
-      if (b.has(id)) {
-        // Removed by the other side: gone, unless this side changed it meanwhile (a conflict).
-        if (!t.has(id) && same(o.get(id), b.get(id))) continue;
-        shared.push({ id, at: 'shared' });
-      } else addedOurs.push({ id, at: 'ours' });
+      if (!b.has(id)) addedOurs.push(id);
+      // Removed by the other side: gone, unless this side changed it meanwhile (a conflict).
+      else if (t.has(id) || !same(o.get(id), b.get(id))) shared.push(id);
     }
-    for (const id of t.keys()) {
-      if (o.has(id)) continue;
-      if (b.has(id)) {
-        // Removed by this side: gone, unless the other side changed it meanwhile (a conflict, kept removed).
-        if (!same(t.get(id), b.get(id)))
-          conflict([...path, `(${describeArtifact(t.get(id))})`], b.get(id), undefined, t.get(id));
-        continue;
-      }
-      addedTheirs.push({ id, at: 'theirs' });
+    const addedTheirs = [...t.keys()].filter((id) => !o.has(id) && !b.has(id));
+    for (const [id, item] of t) {
+      // Removed by this side: gone, unless the other side changed it meanwhile (a conflict, kept removed).
+      if (!o.has(id) && b.has(id) && !same(item, b.get(id)))
+        conflict([...path, `(${describeArtifact(item)})`], b.get(id), undefined, item);
     }
-    const createdAt = (s: Slot) => {
-      const item = (s.at === 'theirs' ? t : o).get(s.id);
+    const createdAt = (id: string) => {
+      const item = o.get(id) ?? t.get(id);
       return isRecord(item) ? timeOf(item['created_at']) : undefined;
     };
-    const order = [...shared, ...interleave(addedOurs, addedTheirs, createdAt)];
-    return order.map((s, i) => {
+    // Conflicts inside an artifact are named by where it ends up in the merged list.
+    return [...shared, ...interleave(addedOurs, addedTheirs, createdAt)].map((id, i) => {
       const here = [...path, String(i)];
-      if (s.at === 'theirs') return t.get(s.id);
-      if (s.at === 'ours' && !t.has(s.id)) return o.get(s.id);
+      if (!o.has(id)) return t.get(id);
+      if (!t.has(id)) return b.has(id) ? conflict(here, b.get(id), o.get(id), undefined) : o.get(id);
       // Shared, or added on both sides (base undefined: every field that differs is the pair's to settle).
-      const theirsItem = t.get(s.id);
-      if (theirsItem === undefined) return conflict(here, b.get(s.id), o.get(s.id), undefined);
-      return merge(here, b.get(s.id), o.get(s.id), theirsItem);
+      return merge(here, b.get(id), o.get(id), t.get(id));
     });
   }
 
