@@ -148,9 +148,8 @@ export class InvalidValueError extends errorClass(
   'INVALID_VALUE',
   'failed',
   (field: string, value: string, expected: string, hint?: string, suggestion?: string) => [
-    hint === undefined
-      ? `invalid value ${q(value)} for ${q(field)}${meant(suggestion)}`
-      : `invalid value ${q(value)} for ${q(field)}: expected ${expected}${meant(suggestion)}`,
+    `invalid value ${q(value)} for ${q(field)}` +
+      `${hint === undefined ? '' : `: expected ${expected}`}${meant(suggestion)}`,
     hint ?? `${q(field)} takes ${expected}`,
   ],
 ) {}
