@@ -21,14 +21,12 @@ export const DEFAULT_LEASE_SECONDS = 30 * 60;
 /** How many retired identities a task remembers (the latest). */
 const RETIRED_KEPT = 20;
 
-/** The names an actor goes by: its session, its agent id (a worker), its owner name. */
-export function identities(actor: Actor): string[] {
-  return [actor.session, actor.by === 'user' ? undefined : actor.by, actor.owner].filter((x): x is string =>
-    Boolean(x),
-  );
-}
+const named = (...names: (string | undefined)[]): string[] => names.filter((x): x is string => Boolean(x));
 
-const ownerIdentities = (owner: Owner): string[] => [owner.session, owner.by].filter((x): x is string => Boolean(x));
+/** The names an actor goes by: its session, its agent id (a worker), its owner name. */
+const identities = (actor: Actor) => named(actor.session, actor.by === 'user' ? undefined : actor.by, actor.owner);
+
+const ownerIdentities = (owner: Owner) => named(owner.session, owner.by);
 
 /** Whether the actor is the owner: by a name it goes by, or as the person at the terminal. */
 export function isOwnedBy(owner: Owner, actor: Actor): boolean {
@@ -54,9 +52,8 @@ export function retiredIdentity(task: TaskState, actor: Actor): string | undefin
 /** The task without its owner, whose identities (and the session's, unless `keepSession`: a resume) are retired. */
 export function retireOwner(task: TaskState, opts: { keepSession?: boolean } = {}): TaskState {
   const session = opts.keepSession ? [] : [task.session_id, task.session?.agent_id];
-  const ids = [...(task.owner ? ownerIdentities(task.owner) : []), ...session].filter(
-    (x): x is string => Boolean(x) && !(opts.keepSession && (x === task.session_id || x === task.session?.agent_id)),
-  );
+  const resumed = (x: string) => opts.keepSession && (x === task.session_id || x === task.session?.agent_id);
+  const ids = named(...(task.owner ? ownerIdentities(task.owner) : []), ...session).filter((x) => !resumed(x));
   const next = { ...task };
   delete next.owner;
   if (ids.length === 0) return next;
