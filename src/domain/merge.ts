@@ -54,7 +54,11 @@ const STAMPS: Readonly<Record<string, Rule>> = {
   started_at: { kind: 'earliest' },
 };
 
-function ruleAt(kind: MergeKind, path: readonly string[]): Rule | undefined {
+type Path = readonly string[];
+type Data = Record<string, unknown>;
+type List = readonly unknown[];
+
+function ruleAt(kind: MergeKind, path: Path): Rule | undefined {
   for (const [pattern, rule] of RULES[kind]) {
     const parts = pattern.split('.');
     if (parts.length === path.length && parts.every((p, i) => p === '*' || p === path[i])) return rule;
@@ -91,12 +95,12 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
   const conflicts: FieldConflict[] = [];
 
   /** Records that both sides changed `path` differently; this side's value stays. */
-  function conflict(path: readonly string[], base: unknown, ours: unknown, theirs: unknown): unknown {
+  function conflict(path: Path, base: unknown, ours: unknown, theirs: unknown): unknown {
     conflicts.push({ field: path.join('.') || '(the whole file)', ...defined({ base, ours, theirs }) });
     return ours;
   }
 
-  function merge(path: readonly string[], base: unknown, ours: unknown, theirs: unknown): unknown {
+  function merge(path: Path, base: unknown, ours: unknown, theirs: unknown): unknown {
     if (same(ours, theirs)) return ours;
     if (same(base, ours)) return theirs;
     if (same(base, theirs)) return ours;
@@ -139,30 +143,20 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
     return conflict(path, base, ours, theirs);
   }
 
-  function mergeObject(
-    path: readonly string[],
-    base: Record<string, unknown>,
-    ours: Record<string, unknown>,
-    theirs: Record<string, unknown>,
-  ) {
-    const out: Record<string, unknown> = {};
+  function mergeObject(path: Path, base: Data, ours: Data, theirs: Data) {
+    const out: Data = {};
     // This side's key order, then the keys only the other side has.
     const keys = [...Object.keys(ours), ...Object.keys(theirs).filter((k) => !Object.hasOwn(ours, k))];
     for (const key of keys) {
-      const pick = (o: Record<string, unknown>) => (Object.hasOwn(o, key) ? o[key] : undefined);
+      const pick = (o: Data) => (Object.hasOwn(o, key) ? o[key] : undefined);
       const merged = merge([...path, key], pick(base), pick(ours), pick(theirs));
       if (merged !== undefined) out[key] = merged;
     }
     return out;
   }
 
-  function mergeArtifacts(
-    path: readonly string[],
-    base: readonly unknown[],
-    ours: readonly unknown[],
-    theirs: readonly unknown[],
-  ): unknown[] {
-    const index = (list: readonly unknown[]) => new Map(identities(list).map((id, i) => [id, list[i]]));
+  function mergeArtifacts(path: Path, base: List, ours: List, theirs: List): unknown[] {
+    const index = (list: List) => new Map(identities(list).map((id, i) => [id, list[i]]));
     const b = index(base);
     const o = index(ours);
     const t = index(theirs);
@@ -197,7 +191,7 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
 }
 
 /** When an owner's hold ends (else began): of two records of the same owner, the later one stands. */
-const leaseEnd = (owner: Record<string, unknown>) => timeOf(owner['lease_until']) ?? timeOf(owner['since']) ?? 0;
+const leaseEnd = (owner: Data) => timeOf(owner['lease_until']) ?? timeOf(owner['since']) ?? 0;
 
 /** This side's items but those the other side removed, and what the other side added: each once. */
 function keptAndAdded<T>(base: readonly T[], ours: readonly T[], theirs: readonly T[]): [T[], T[]] {
@@ -237,7 +231,7 @@ export function interleave<T>(ours: readonly T[], theirs: readonly T[], time: (i
 }
 
 /** An artifact's identity: its type and path, and which of the artifacts with both it is (the first, …). */
-function identities(list: readonly unknown[]): string[] {
+function identities(list: List): string[] {
   const seen = new Map<string, number>();
   return list.map((a) => {
     const base = isRecord(a) ? `${String(a['type'])}\u0000${String(a['path'])}` : `\u0001${dataKey(a)}`;
