@@ -108,20 +108,13 @@ export function workerOf(
   live: (owner: Owner) => boolean,
 ): Worker | undefined {
   const owner = task.owner;
-  if (owner) {
-    if (live(owner)) return { state: 'live', kind: owner.kind, by: owner.by };
-    // A stale owner of a task nobody works on any more (pending, finished) says nothing.
-    if (task.status !== 'in_progress') return undefined;
-    return {
-      state: 'gone',
-      kind: owner.kind,
-      by: owner.by,
-      why: owner.kind === 'claim' ? 'lease_expired' : 'process_gone',
-    };
-  }
-  if (task.status === 'in_progress' && task.session_agent !== undefined)
-    return { state: 'gone', kind: 'worker', by: task.session_agent, why: 'run_ended' };
-  return undefined;
+  if (owner && live(owner)) return { state: 'live', kind: owner.kind, by: owner.by };
+  // A stale owner of a task nobody works on any more (pending, finished) says nothing.
+  if (task.status !== 'in_progress') return undefined;
+  const why = owner?.kind === 'claim' ? 'lease_expired' : 'process_gone';
+  if (owner) return { state: 'gone', kind: owner.kind, by: owner.by, why };
+  if (task.session_agent === undefined) return undefined;
+  return { state: 'gone', kind: 'worker', by: task.session_agent, why: 'run_ended' };
 }
 
 /** Why nobody works on the task, in words: "its worker implementer-1 is gone (…)". */
