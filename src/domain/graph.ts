@@ -56,16 +56,12 @@ export function lifecycleMap(type: ProjectType, current: string, history: readon
   const left = new Set(history.map((h) => h.from));
   const entered = new Set(history.map((h) => h.to));
   const at = path.indexOf(current);
-  const steps = path.map((state, i) => ({
-    state,
-    mark: (state === current
-      ? 'current'
-      : left.has(state)
-        ? 'done'
-        : at >= 0 && i < at && !entered.has(state)
-          ? 'skipped'
-          : 'ahead') as MapMark,
-  }));
+  const markOf = (state: string, i: number): MapMark => {
+    if (state === current) return 'current';
+    if (left.has(state)) return 'done';
+    return at >= 0 && i < at && !entered.has(state) ? 'skipped' : 'ahead';
+  };
+  const steps = path.map((state, i) => ({ state, mark: markOf(state, i) }));
   return at >= 0 ? { steps } : { steps, offPath: current };
 }
 
