@@ -147,13 +147,11 @@ export function durationSeconds(raw: string, bare: 's' | 'm'): number {
 
 export function parseLease(raw: string): number {
   const seconds = Math.round(durationSeconds(raw, 'm'));
-  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 7 * 86_400) {
-    throw new UsageError(
-      `invalid --lease '${raw}': expected a duration such as 30m, 2h or 90s (at most 7 days)`,
-      'for example --lease 45m',
-    );
-  }
-  return seconds;
+  if (Number.isFinite(seconds) && seconds >= 1 && seconds <= 7 * 86_400) return seconds;
+  throw new UsageError(
+    `invalid --lease '${raw}': expected a duration such as 30m, 2h or 90s (at most 7 days)`,
+    'for example --lease 45m',
+  );
 }
 
 export class TaskOwnedError extends errorClass('TASK_OWNED', 'failed', (task: string, owner: Owner, what: string) => [
@@ -185,11 +183,8 @@ export function describeHolder(h: Holder): string {
     return `${shown(holderName(h))}: claimed on the remote '${shown(h.remote)}'${from}${since}${lease}`;
   }
   const o = h.owner;
-  if (o.kind === 'claim')
-    return (
-      `${shown(o.by)}: claimed in this checkout ` +
-      `since ${o.since}${o.lease_until ? `, lease until ${o.lease_until}` : ''}`
-    );
+  const lease = o.lease_until ? `, lease until ${o.lease_until}` : '';
+  if (o.kind === 'claim') return `${shown(o.by)}: claimed in this checkout since ${o.since}${lease}`;
   return `${shown(o.by)}: a worker run by pid ${o.pid ?? '?'}${o.host ? ` on ${shown(o.host)}` : ''} since ${o.since}`;
 }
 
