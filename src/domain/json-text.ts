@@ -146,13 +146,9 @@ export function appendEntry(text: string, container: JsonNode, value: unknown, k
     return `${text.slice(0, last.end)},${ws}${render(ws)}${text.slice(last.end)}`;
   }
   const inner = text.slice(container.start + 1, container.end - 1);
-  if (inner.includes('\n')) {
-    // `{⏎}`: the entry on a line of its own, one level in from the closing bracket's line.
-    const indent = `${inner.slice(inner.lastIndexOf('\n') + 1)}${indentUnit(text)}`;
-    const ws = `${nl}${indent}`;
-    return `${text.slice(0, container.start + 1)}${ws}${render(ws)}${text.slice(container.start + 1)}`;
-  }
-  return `${text.slice(0, container.start + 1)}${render('')}${text.slice(container.start + 1)}`;
+  // `{⏎}`: the entry on a line of its own, one level in from the closing bracket's line; `{}`: inside the brackets.
+  const ws = inner.includes('\n') ? `${nl}${inner.slice(inner.lastIndexOf('\n') + 1)}${indentUnit(text)}` : '';
+  return `${text.slice(0, container.start + 1)}${ws}${render(ws)}${text.slice(container.start + 1)}`;
 }
 
 /** `text` without entry `index` of `container`, with the comma and whitespace appendEntry added. */
