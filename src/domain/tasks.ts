@@ -114,8 +114,7 @@ export function parseDependencies(raw: string, tasks: readonly TaskSummary[], se
   return ids;
 }
 
-const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'abandoned'];
-export const isFinished = (status: TaskStatus) => TERMINAL_STATUSES.includes(status);
+export const isFinished = (status: TaskStatus) => status === 'completed' || status === 'abandoned';
 
 export function pendingFeedback(task: TaskState): { index: number; artifact: Artifact }[] {
   return task.inputs.flatMap((artifact, index) =>
