@@ -19,7 +19,8 @@ export function mergeKindOf(path: string): MergeKind | undefined {
   return undefined;
 }
 
-/** `time`: the member holding a growing list's item's time, for the order. */
+// `time`: the member holding a growing list's item's time, for the order; `atomic`: a value taken whole, so two
+// different changes to it conflict.
 type Rule =
   { kind: 'latest' | 'earliest' | 'max' | 'atomic' | 'owner' | 'set' | 'artifacts' } | { kind: 'grows'; time: string };
 
@@ -133,8 +134,6 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
         break;
       case 'artifacts':
         if (lists) return mergeArtifacts(path, base ?? [], ours, theirs);
-        break;
-      case 'atomic':
         break;
       case undefined:
         if (isRecord(ours) && isRecord(theirs) && (base === undefined || isRecord(base)))
