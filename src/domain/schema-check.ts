@@ -74,15 +74,10 @@ export function check<T extends v.GenericSchema>(
   if (result.success) return { ok: true, value: value as v.InferOutput<T> };
   const issue = result.issues[0];
   // valibot says "Invalid key: Expected "run" but received undefined" for a key that is missing.
-  const missing = issue?.message.startsWith('Invalid key') && issue.received === 'undefined';
+  const missing = issue.message.startsWith('Invalid key') && issue.received === 'undefined';
   // valibot's messages quote the value they received, which comes from a file: on one line, escaped.
-  return {
-    ok: false,
-    issue: {
-      path: shown((issue && v.getDotPath(issue)) || '(root)'),
-      message: missing ? 'required, but missing' : shown(issue ? (picklistMessage(issue) ?? issue.message) : 'invalid'),
-    },
-  };
+  const message = missing ? 'required, but missing' : shown(picklistMessage(issue) ?? issue.message);
+  return { ok: false, issue: { path: shown(v.getDotPath(issue) || '(root)'), message } };
 }
 
 /** A value outside a fixed list, said with its near miss (valibot states the list as `("a" | "b")`). */
