@@ -211,10 +211,8 @@ export class TaskHeldError extends errorClass(
   'blocked',
   (task: string, holder: Holder, worker: boolean = false) => {
     const name = shown(holderName(holder));
-    const wait =
-      holder.where === 'remote' || holder.owner.kind === 'claim'
-        ? `until its lease runs out`
-        : 'until its worker is done';
+    const leased = holder.where === 'remote' || holder.owner.kind === 'claim';
+    const wait = leased ? 'until its lease runs out' : 'until its worker is done';
     const then =
       holder.where === 'remote'
         ? `the claim on '${shown(holder.remote)}' is deleted`
