@@ -2,7 +2,7 @@
 import type { TransitionOption } from './lifecycle.js';
 import type { ProjectType } from './project-type.js';
 import type { HistoryEntry, TaskSummary } from './schemas.js';
-import { compareIds } from './tasks.js';
+import { byId, compareIds, sortIds } from './tasks.js';
 
 /** The machine of `type` as data; with a project, its current state and the transitions out of it, judged. */
 export function lifecycleGraph(type: ProjectType, project?: { current: string; options: readonly TransitionOption[] }) {
@@ -86,10 +86,7 @@ export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] 
   }
   const waiting = new Map([...deps].map(([id, d]) => [id, d.length]));
   const depth = new Map<string, number>();
-  const ready = g.nodes
-    .filter((n) => waiting.get(n.id) === 0)
-    .map((n) => n.id)
-    .sort(compareIds);
+  const ready = sortIds(g.nodes.filter((n) => waiting.get(n.id) === 0).map((n) => n.id));
   const out: { id: string; depth: number }[] = [];
   for (let head = 0; head < ready.length;) {
     const id = ready[head++]!;
@@ -108,7 +105,6 @@ export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] 
     if (added) ready.push(...ready.splice(head).sort(compareIds));
   }
   const placed = new Set(out.map((o) => o.id));
-  for (const n of [...g.nodes].sort((a, b) => compareIds(a.id, b.id)))
-    if (!placed.has(n.id)) out.push({ id: n.id, depth: 0 });
+  for (const n of [...g.nodes].sort(byId)) if (!placed.has(n.id)) out.push({ id: n.id, depth: 0 });
   return out;
 }
