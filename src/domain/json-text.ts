@@ -118,9 +118,11 @@ function inline(value: unknown, spaced: boolean): string {
     .replace(/\n */g, ' ');
 }
 
-/** A value over several lines, its first line placed at `indent` and the rest indented from there. */
-function block(value: unknown, indent: string, unit: string, nl: string): string {
-  return JSON.stringify(value, null, unit).split('\n').join(`${nl}${indent}`);
+/** A value over several lines, its first line placed after `ws` and the rest indented from that line's indent. */
+function block(value: unknown, ws: string, unit: string, nl: string): string {
+  return JSON.stringify(value, null, unit)
+    .split('\n')
+    .join(`${nl}${ws.slice(ws.lastIndexOf('\n') + 1)}`);
 }
 
 const entriesOf = (node: JsonNode): { start: number; end: number }[] =>
@@ -133,9 +135,7 @@ export function appendEntry(text: string, container: JsonNode, value: unknown, k
   const render = (ws: string) => {
     const multiline = ws.includes('\n');
     const spaced = multiline || ws !== '' || /": /.test(text);
-    const body = multiline
-      ? block(value, ws.slice(ws.lastIndexOf('\n') + 1), indentUnit(text), nl)
-      : inline(value, spaced);
+    const body = multiline ? block(value, ws, indentUnit(text), nl) : inline(value, spaced);
     return key === undefined ? body : `${JSON.stringify(key)}:${spaced ? ' ' : ''}${body}`;
   };
   const last = entries[entries.length - 1];
