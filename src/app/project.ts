@@ -74,6 +74,7 @@ async function existingProjectError(root: string, here: string | undefined): Pro
     return new ProjectExistsError(
       `.sow/project/ holds a project sow cannot read (${err.message})`,
       "fix the file, or remove the project with 'sow project delete --yes --force'",
+      {},
     );
   }
   const name = quoted(project.name);

@@ -3,6 +3,7 @@
 import { errorClass, UsageError } from './errors.js';
 import { shown } from './display.js';
 import { isRefBranch, isRemoteName } from './git-names.js';
+import { defined } from './json.js';
 
 export { isRefBranch, isRemoteName };
 
@@ -129,12 +130,6 @@ export class ClaimedElsewhereError extends errorClass(
     `nothing was changed; start one on the next task nobody holds ('sow agent spawn ${shown(agent)} --next'), ` +
       `wait until that claim is given back or its lease runs out ('sow task list' shows it), or pass --force to ` +
       `take it over`,
-    {
-      task,
-      remote,
-      ...(claim?.owner !== undefined ? { owner: claim.owner } : {}),
-      ...(claim?.machine !== undefined ? { machine: claim.machine } : {}),
-      ...(claim?.lease_until !== undefined ? { lease_until: claim.lease_until } : {}),
-    },
+    { task, remote, ...defined({ owner: claim?.owner, machine: claim?.machine, lease_until: claim?.lease_until }) },
   ],
 ) {}

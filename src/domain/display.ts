@@ -18,9 +18,7 @@ function escape(c: string): string {
 }
 
 /** A value from a file as one line of human output, every control character escaped. */
-export function shown(value: string): string {
-  return needsEscaping(value) ? value.replace(CONTROL, escape) : value;
-}
+export const shown = (value: string): string => value.replace(CONTROL, escape);
 
 /** Whether `text` would reach a terminal as something other than the characters it holds. */
 export function needsEscaping(text: string): boolean {

@@ -52,7 +52,7 @@ describe('error codes and exit codes', () => {
       expect(exitCodeFor(new UsageError('x').kind)).toBe(2);
       expect(exitCodeFor(new InvalidValueError('status', 'done', 'one of pending, completed').kind)).toBe(1);
       expect(
-        exitCodeFor(new PhaseNotActiveError('adding a task needs the implementation phase in progress').kind),
+        exitCodeFor(new PhaseNotActiveError('adding a task needs the implementation phase in progress', 'x').kind),
       ).toBe(3);
     },
   );

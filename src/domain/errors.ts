@@ -68,7 +68,7 @@ const someBranches = (branches: readonly string[]) =>
 export class NotInitializedError extends errorClass(
   'NOT_INITIALIZED',
   'failed',
-  (root: string, leftover: boolean = false, elsewhere: readonly string[] = []) => [
+  (root: string, leftover: boolean, elsewhere: readonly string[]) => [
     leftover
       ? `sow is not initialised in ${q(root)}: .sow/ holds no .sow/.version (only files sow leaves behind while it ` +
         `runs, e.g. after a checkout of a branch without sow)`
@@ -89,7 +89,7 @@ export class MigrationNeededError extends errorClass('MIGRATION_NEEDED', 'state'
 export class SowTooOldError extends errorClass(
   'SOW_TOO_OLD',
   'state',
-  (found: number, current: number, upgrade: string = 'upgrade sow') => [
+  (found: number, current: number, upgrade: string) => [
     `.sow/ has layout version ${found}, made by a newer sow; this sow reads up to version ${current}`,
     `${upgrade}; nothing was changed`,
   ],
@@ -97,7 +97,7 @@ export class SowTooOldError extends errorClass(
 
 export class WrongBranchError extends errorClass('WRONG_BRANCH', 'failed', given) {}
 
-export class NoProjectError extends errorClass('NO_PROJECT', 'failed', (elsewhere: readonly string[] = []) => {
+export class NoProjectError extends errorClass('NO_PROJECT', 'failed', (elsewhere: readonly string[]) => {
   const start = 'run \'sow project new <name> --description "..."\' to start one';
   const one = elsewhere.length === 1;
   return [
@@ -113,11 +113,7 @@ export class NoProjectError extends errorClass('NO_PROJECT', 'failed', (elsewher
   readonly elsewhere = (this.details?.['branches_with_project'] as readonly string[] | undefined) ?? [];
 }
 
-export class ProjectExistsError extends errorClass(
-  'PROJECT_EXISTS',
-  'failed',
-  (message: string, hint: string, details: Details = {}): Said => [message, hint, details],
-) {}
+export class ProjectExistsError extends errorClass('PROJECT_EXISTS', 'failed', given) {}
 
 /** A name given on the command line (a project, a branch) that breaks the rule for such names. */
 export class InvalidNameError extends errorClass(
@@ -152,9 +148,8 @@ export class InvalidValueError extends errorClass(
   'INVALID_VALUE',
   'failed',
   (field: string, value: string, expected: string, hint?: string, suggestion?: string) => [
-    hint === undefined
-      ? `invalid value ${q(value)} for ${q(field)}${meant(suggestion)}`
-      : `invalid value ${q(value)} for ${q(field)}: expected ${expected}${meant(suggestion)}`,
+    `invalid value ${q(value)} for ${q(field)}` +
+      `${hint === undefined ? '' : `: expected ${expected}`}${meant(suggestion)}`,
     hint ?? `${q(field)} takes ${expected}`,
   ],
 ) {}
@@ -184,10 +179,7 @@ export class DidYouMeanError extends errorClass(
 export class UnknownFieldError extends errorClass(
   'UNKNOWN_FIELD',
   'failed',
-  (field: string, where: string, hint?: string) => [
-    `${where} has no field ${q(field)}`,
-    hint ?? "run 'sow schema project' or 'sow schema task' to see the fields",
-  ],
+  (field: string, where: string, hint: string) => [`${where} has no field ${q(field)}`, hint],
 ) {}
 
 export class TaskNotFoundError extends errorClass('TASK_NOT_FOUND', 'failed', (id: string) => [
@@ -259,10 +251,7 @@ export class WrongPhaseError extends errorClass(
 ) {}
 
 /** The lifecycle is not in the phase a command works in (exit 3, like a guard). */
-export class PhaseNotActiveError extends errorClass('PHASE_NOT_ACTIVE', 'blocked', (message: string, hint?: string) => [
-  message,
-  hint ?? "run 'sow project status' to see which phase is in progress",
-]) {}
+export class PhaseNotActiveError extends errorClass('PHASE_NOT_ACTIVE', 'blocked', given) {}
 
 export class PathOutsideRepositoryError extends errorClass(
   'PATH_OUTSIDE_REPOSITORY',

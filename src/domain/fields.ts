@@ -123,34 +123,22 @@ export function resolveField(
 
 /** Converts a raw command-line value to the type a known field needs, or explains the mismatch. */
 export function coerceField(name: string, raw: string, spec: FieldSpec): Scalar {
+  const value = parseValue(raw);
   switch (spec.kind) {
     case 'readonly':
       throw new ReadOnlyFieldError(name, spec.why, spec.hint);
     case 'string':
       if (spec.nonEmpty && raw.trim() === '') throw new InvalidValueError(name, raw, 'a non-empty text');
       return raw;
-    case 'boolean': {
-      const value = parseValue(raw);
+    case 'boolean':
       if (typeof value !== 'boolean') throw new InvalidValueError(name, raw, 'true or false');
       return value;
-    }
-    case 'integer': {
-      const value = parseValue(raw);
-      if (typeof value !== 'number' || (spec.min !== undefined && value < spec.min)) {
-        throw new InvalidValueError(name, raw, `an integer${spec.min !== undefined ? ` ≥ ${spec.min}` : ''}`);
-      }
-      return value;
-    }
+    case 'integer':
+      if (typeof value === 'number' && (spec.min === undefined || value >= spec.min)) return value;
+      throw new InvalidValueError(name, raw, `an integer${spec.min !== undefined ? ` ≥ ${spec.min}` : ''}`);
     case 'enum':
-      if (!spec.values.includes(raw))
-        throw new InvalidValueError(
-          name,
-          raw,
-          `one of ${spec.values.join(', ')}`,
-          undefined,
-          nearMiss(raw, spec.values),
-        );
-      return raw;
+      if (spec.values.includes(raw)) return raw;
+      throw new InvalidValueError(name, raw, `one of ${spec.values.join(', ')}`, undefined, nearMiss(raw, spec.values));
   }
 }
 
@@ -167,17 +155,11 @@ export function lookupField(
   const path = splitPath(field);
   const metadataKeys = Object.keys((container['metadata'] as object | undefined) ?? {});
   const missing = () => {
-    const suggestion =
-      path.length === 1
-        ? nearMiss(field, [...Object.keys(known), ...metadataKeys, ...Object.keys(declaredMetadata), ...nearTo])
-        : undefined;
-    return suggestion
-      ? new DidYouMeanError(field, where, suggestion)
-      : new UnknownFieldError(
-          field,
-          where,
-          `fields: ${Object.keys(known).join(', ')}; metadata keys: ${metadataKeys.join(', ') || '(none set)'}`,
-        );
+    const names = [...Object.keys(known), ...metadataKeys, ...Object.keys(declaredMetadata), ...nearTo];
+    const suggestion = path.length === 1 ? nearMiss(field, names) : undefined;
+    if (suggestion) return new DidYouMeanError(field, where, suggestion);
+    const keys = metadataKeys.join(', ') || '(none set)';
+    return new UnknownFieldError(field, where, `fields: ${Object.keys(known).join(', ')}; metadata keys: ${keys}`);
   };
   if (path[0] === 'metadata') {
     if (path.length === 1) return { field, value: container['metadata'] };

@@ -2,33 +2,10 @@
 import type { TransitionOption } from './lifecycle.js';
 import type { ProjectType } from './project-type.js';
 import type { HistoryEntry, TaskSummary } from './schemas.js';
-import { compareIds } from './tasks.js';
-
-export interface LifecycleTransition {
-  from: string;
-  event: string;
-  to: string;
-  guard?: string;
-  guardDescription?: string;
-  automatic: boolean;
-  /** Whether the guard holds now: only on the transitions out of the current state. */
-  blocked?: boolean;
-}
-
-export interface LifecycleGraph {
-  type: string;
-  initial: string;
-  /** The project's state, or null for a type's machine drawn without a project. */
-  current: string | null;
-  states: { name: string; phase: string | null; final: boolean }[];
-  transitions: LifecycleTransition[];
-}
+import { byId, compareIds, sortIds } from './tasks.js';
 
 /** The machine of `type` as data; with a project, its current state and the transitions out of it, judged. */
-export function lifecycleGraph(
-  type: ProjectType,
-  project?: { current: string; options: readonly TransitionOption[] },
-): LifecycleGraph {
+export function lifecycleGraph(type: ProjectType, project?: { current: string; options: readonly TransitionOption[] }) {
   const current = project?.current ?? null;
   return {
     type: type.name,
@@ -52,6 +29,9 @@ export function lifecycleGraph(
   };
 }
 
+export type LifecycleGraph = ReturnType<typeof lifecycleGraph>;
+export type LifecycleTransition = LifecycleGraph['transitions'][number];
+
 // A type's main path: from the state project_init enters along each state's first automatic transition to a new state,
 // until a final state (excluded).
 export function mainPath(type: ProjectType): string[] {
@@ -66,12 +46,9 @@ export function mainPath(type: ProjectType): string[] {
   return path;
 }
 
-export type MapMark = 'done' | 'current' | 'skipped' | 'ahead';
-export interface LifecycleMap {
-  steps: { state: string; mark: MapMark }[];
-  /** The current state when it is not on the main path (a side state). */
-  offPath?: string;
-}
+type MapMark = 'done' | 'current' | 'skipped' | 'ahead';
+/** `offPath`: the current state when it is not on the main path (a side state). */
+export type LifecycleMap = { steps: { state: string; mark: MapMark }[]; offPath?: string };
 
 /** Where a project is on its type's main path: each state done, current, skipped (never entered) or ahead. */
 export function lifecycleMap(type: ProjectType, current: string, history: readonly HistoryEntry[] = []): LifecycleMap {
@@ -79,31 +56,24 @@ export function lifecycleMap(type: ProjectType, current: string, history: readon
   const left = new Set(history.map((h) => h.from));
   const entered = new Set(history.map((h) => h.to));
   const at = path.indexOf(current);
-  const steps = path.map((state, i) => ({
-    state,
-    mark: (state === current
-      ? 'current'
-      : left.has(state)
-        ? 'done'
-        : at >= 0 && i < at && !entered.has(state)
-          ? 'skipped'
-          : 'ahead') as MapMark,
-  }));
+  const markOf = (state: string, i: number): MapMark => {
+    if (state === current) return 'current';
+    if (left.has(state)) return 'done';
+    return at >= 0 && i < at && !entered.has(state) ? 'skipped' : 'ahead';
+  };
+  const steps = path.map((state, i) => ({ state, mark: markOf(state, i) }));
   return at >= 0 ? { steps } : { steps, offPath: current };
 }
 
-export interface TaskGraph {
-  nodes: { id: string; name: string; status: string }[];
-  /** `from` must finish before `to` starts (`to` depends on `from`). */
-  edges: { from: string; to: string }[];
-}
-
-export function taskGraph(tasks: readonly TaskSummary[]): TaskGraph {
+/** `edges`: `from` must finish before `to` starts (`to` depends on `from`). */
+export function taskGraph(tasks: readonly TaskSummary[]) {
   return {
     nodes: tasks.map((t) => ({ id: t.id, name: t.name, status: t.status })),
     edges: tasks.flatMap((t) => t.dependencies.map((dep) => ({ from: dep, to: t.id }))),
   };
 }
+
+export type TaskGraph = ReturnType<typeof taskGraph>;
 
 /** The tasks in dependency order (else by id), each with its depth; tasks of a cycle would come last. */
 export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] {
@@ -116,10 +86,7 @@ export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] 
   }
   const waiting = new Map([...deps].map(([id, d]) => [id, d.length]));
   const depth = new Map<string, number>();
-  const ready = g.nodes
-    .filter((n) => waiting.get(n.id) === 0)
-    .map((n) => n.id)
-    .sort(compareIds);
+  const ready = sortIds(g.nodes.filter((n) => waiting.get(n.id) === 0).map((n) => n.id));
   const out: { id: string; depth: number }[] = [];
   for (let head = 0; head < ready.length;) {
     const id = ready[head++]!;
@@ -138,7 +105,6 @@ export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] 
     if (added) ready.push(...ready.splice(head).sort(compareIds));
   }
   const placed = new Set(out.map((o) => o.id));
-  for (const n of [...g.nodes].sort((a, b) => compareIds(a.id, b.id)))
-    if (!placed.has(n.id)) out.push({ id: n.id, depth: 0 });
+  for (const n of [...g.nodes].sort(byId)) if (!placed.has(n.id)) out.push({ id: n.id, depth: 0 });
   return out;
 }

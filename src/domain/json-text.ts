@@ -108,21 +108,21 @@ function indentUnit(text: string): string {
   return m ? m[1]! : '  ';
 }
 
-/** A value on one line: `{"a":1}`, or with the spacing of `{"a": 1, "b": 2}`. */
+// A value on one line: `{"a":1}`, or with the spacing of `{"a": 1, "b": 2}` (JSON.stringify's indented form joined:
+// a string in JSON holds no raw line break, so every one of them is layout).
 function inline(value: unknown, spaced: boolean): string {
-  const comma = spaced ? ', ' : ',';
-  if (Array.isArray(value)) return `[${value.map((v) => inline(v, spaced)).join(comma)}]`;
-  if (typeof value === 'object' && value !== null) {
-    return `{${Object.entries(value)
-      .map(([k, v]) => `${JSON.stringify(k)}:${spaced ? ' ' : ''}${inline(v, spaced)}`)
-      .join(comma)}}`;
-  }
-  return JSON.stringify(value);
+  if (!spaced) return JSON.stringify(value);
+  return JSON.stringify(value, null, 1)
+    .replace(/([[{])\n */g, '$1')
+    .replace(/\n *(?=[\]}])/g, '')
+    .replace(/\n */g, ' ');
 }
 
-/** A value over several lines, its first line placed at `indent` and the rest indented from there. */
-function block(value: unknown, indent: string, unit: string, nl: string): string {
-  return JSON.stringify(value, null, unit).split('\n').join(`${nl}${indent}`);
+/** A value over several lines, its first line placed after `ws` and the rest indented from that line's indent. */
+function block(value: unknown, ws: string, unit: string, nl: string): string {
+  return JSON.stringify(value, null, unit)
+    .split('\n')
+    .join(`${nl}${ws.slice(ws.lastIndexOf('\n') + 1)}`);
 }
 
 const entriesOf = (node: JsonNode): { start: number; end: number }[] =>
@@ -135,9 +135,7 @@ export function appendEntry(text: string, container: JsonNode, value: unknown, k
   const render = (ws: string) => {
     const multiline = ws.includes('\n');
     const spaced = multiline || ws !== '' || /": /.test(text);
-    const body = multiline
-      ? block(value, ws.slice(ws.lastIndexOf('\n') + 1), indentUnit(text), nl)
-      : inline(value, spaced);
+    const body = multiline ? block(value, ws, indentUnit(text), nl) : inline(value, spaced);
     return key === undefined ? body : `${JSON.stringify(key)}:${spaced ? ' ' : ''}${body}`;
   };
   const last = entries[entries.length - 1];
@@ -148,13 +146,9 @@ export function appendEntry(text: string, container: JsonNode, value: unknown, k
     return `${text.slice(0, last.end)},${ws}${render(ws)}${text.slice(last.end)}`;
   }
   const inner = text.slice(container.start + 1, container.end - 1);
-  if (inner.includes('\n')) {
-    // `{⏎}`: the entry on a line of its own, one level in from the closing bracket's line.
-    const indent = `${inner.slice(inner.lastIndexOf('\n') + 1)}${indentUnit(text)}`;
-    const ws = `${nl}${indent}`;
-    return `${text.slice(0, container.start + 1)}${ws}${render(ws)}${text.slice(container.start + 1)}`;
-  }
-  return `${text.slice(0, container.start + 1)}${render('')}${text.slice(container.start + 1)}`;
+  // `{⏎}`: the entry on a line of its own, one level in from the closing bracket's line; `{}`: inside the brackets.
+  const ws = inner.includes('\n') ? `${nl}${inner.slice(inner.lastIndexOf('\n') + 1)}${indentUnit(text)}` : '';
+  return `${text.slice(0, container.start + 1)}${ws}${render(ws)}${text.slice(container.start + 1)}`;
 }
 
 /** `text` without entry `index` of `container`, with the comma and whitespace appendEntry added. */

@@ -5,6 +5,12 @@
 export const isRecord = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null && !Array.isArray(x);
 
+/** `record` without its undefined members, in its order: a JSON shape names only what is there. */
+export const defined = <T extends Record<string, unknown>>(record: T) =>
+  Object.fromEntries(Object.entries(record).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+
 /** The strings that stand for the numbers JSON lacks, as YAML spells them. */
 export function nonFiniteText(n: number): string {
   return Number.isNaN(n) ? '.nan' : n > 0 ? '.inf' : '-.inf';

@@ -1,15 +1,10 @@
 // Pure three-way merges of sow's files by meaning, for `sow merge-driver`: a field both sides changed differently
 // is a conflict (ours kept) unless its meaning decides; artifacts merge by type and path, growing lists take both adds.
-import { isRecord } from './json.js';
+import { defined, isRecord } from './json.js';
 
-/** A field both sides changed to different values. `undefined` stands for "not there" (removed, or never set). */
-export interface FieldConflict {
-  /** Dotted path in the file, as sow's messages name fields: `phases.review.outputs.0.approved`. */
-  field: string;
-  base?: unknown;
-  ours?: unknown;
-  theirs?: unknown;
-}
+// A field both sides changed to different values: `field` is its dotted path (`phases.review.outputs.0.approved`); a
+// side that is absent had it removed, or never set.
+export type FieldConflict = { field: string; base?: unknown; ours?: unknown; theirs?: unknown };
 
 /** The files merged by meaning; anything else is merged as text. */
 export type MergeKind = 'project' | 'task' | 'knowledge' | 'log';
@@ -24,7 +19,8 @@ export function mergeKindOf(path: string): MergeKind | undefined {
   return undefined;
 }
 
-/** `time`: the member holding a growing list's item's time, for the order. */
+// `time`: the member holding a growing list's item's time, for the order; `atomic`: a value taken whole, so two
+// different changes to it conflict.
 type Rule =
   { kind: 'latest' | 'earliest' | 'max' | 'atomic' | 'owner' | 'set' | 'artifacts' } | { kind: 'grows'; time: string };
 
@@ -59,7 +55,11 @@ const STAMPS: Readonly<Record<string, Rule>> = {
   started_at: { kind: 'earliest' },
 };
 
-function ruleAt(kind: MergeKind, path: readonly string[]): Rule | undefined {
+type Path = readonly string[];
+type Data = Record<string, unknown>;
+type List = readonly unknown[];
+
+function ruleAt(kind: MergeKind, path: Path): Rule | undefined {
   for (const [pattern, rule] of RULES[kind]) {
     const parts = pattern.split('.');
     if (parts.length === path.length && parts.every((p, i) => p === '*' || p === path[i])) return rule;
@@ -96,22 +96,17 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
   const conflicts: FieldConflict[] = [];
 
   /** Records that both sides changed `path` differently; this side's value stays. */
-  function conflict(path: readonly string[], base: unknown, ours: unknown, theirs: unknown): unknown {
-    conflicts.push({
-      field: path.join('.') || '(the whole file)',
-      ...(base !== undefined ? { base } : {}),
-      ...(ours !== undefined ? { ours } : {}),
-      ...(theirs !== undefined ? { theirs } : {}),
-    });
+  function conflict(path: Path, base: unknown, ours: unknown, theirs: unknown): unknown {
+    conflicts.push({ field: path.join('.') || '(the whole file)', ...defined({ base, ours, theirs }) });
     return ours;
   }
 
-  function merge(path: readonly string[], base: unknown, ours: unknown, theirs: unknown): unknown {
+  function merge(path: Path, base: unknown, ours: unknown, theirs: unknown): unknown {
     if (same(ours, theirs)) return ours;
     if (same(base, ours)) return theirs;
     if (same(base, theirs)) return ours;
     const rule = ruleAt(kind, path);
-    const lists = listOrNone(base) && Array.isArray(ours) && Array.isArray(theirs);
+    const lists = (base === undefined || Array.isArray(base)) && Array.isArray(ours) && Array.isArray(theirs);
     switch (rule?.kind) {
       case 'latest':
       case 'earliest': {
@@ -133,14 +128,12 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
         break;
       case 'grows':
         if (lists)
-          return mergeGrowing(base ?? [], ours, theirs, (item) =>
+          return interleave(...keptAndAdded(base ?? [], ours, theirs), (item) =>
             isRecord(item) ? timeOf(item[rule.time]) : undefined,
           );
         break;
       case 'artifacts':
         if (lists) return mergeArtifacts(path, base ?? [], ours, theirs);
-        break;
-      case 'atomic':
         break;
       case undefined:
         if (isRecord(ours) && isRecord(theirs) && (base === undefined || isRecord(base)))
@@ -149,93 +142,63 @@ export function mergeData(kind: MergeKind, base: unknown, ours: unknown, theirs:
     return conflict(path, base, ours, theirs);
   }
 
-  function mergeObject(
-    path: readonly string[],
-    base: Record<string, unknown>,
-    ours: Record<string, unknown>,
-    theirs: Record<string, unknown>,
-  ) {
-    const out: Record<string, unknown> = {};
+  function mergeObject(path: Path, base: Data, ours: Data, theirs: Data) {
+    const out: Data = {};
     // This side's key order, then the keys only the other side has.
     const keys = [...Object.keys(ours), ...Object.keys(theirs).filter((k) => !Object.hasOwn(ours, k))];
     for (const key of keys) {
-      const pick = (o: Record<string, unknown>) => (Object.hasOwn(o, key) ? o[key] : undefined);
+      const pick = (o: Data) => (Object.hasOwn(o, key) ? o[key] : undefined);
       const merged = merge([...path, key], pick(base), pick(ours), pick(theirs));
       if (merged !== undefined) out[key] = merged;
     }
     return out;
   }
 
-  function mergeArtifacts(
-    path: readonly string[],
-    base: readonly unknown[],
-    ours: readonly unknown[],
-    theirs: readonly unknown[],
-  ): unknown[] {
-    const index = (list: readonly unknown[]) => {
-      const ids = identities(list);
-      return new Map(ids.map((id, i) => [id, list[i]]));
-    };
+  function mergeArtifacts(path: Path, base: List, ours: List, theirs: List): unknown[] {
+    const index = (list: List) => new Map(identities(list).map((id, i) => [id, list[i]]));
     const b = index(base);
     const o = index(ours);
     const t = index(theirs);
-    // Conflicts inside an artifact are named by where it ends up in the merged list.
-    type Slot = { id: string; at: 'shared' | 'ours' | 'theirs' };
-    const shared: Slot[] = [];
-    const addedOurs: Slot[] = [];
-    const addedTheirs: Slot[] = [];
+    const shared: string[] = [];
+    const addedOurs: string[] = [];
     for (const id of o.keys()) {
-      if (b.has(id)) {
-        // Removed by the other side: gone, unless this side changed it meanwhile (a conflict).
-        if (!t.has(id) && same(o.get(id), b.get(id))) continue;
-        shared.push({ id, at: 'shared' });
-      } else addedOurs.push({ id, at: 'ours' });
+      if (!b.has(id)) addedOurs.push(id);
+      // Removed by the other side: gone, unless this side changed it meanwhile (a conflict).
+      else if (t.has(id) || !same(o.get(id), b.get(id))) shared.push(id);
     }
-    for (const id of t.keys()) {
-      if (o.has(id)) continue;
-      if (b.has(id)) {
-        // Removed by this side: gone, unless the other side changed it meanwhile (a conflict, kept removed).
-        if (!same(t.get(id), b.get(id)))
-          conflict([...path, `(${describeArtifact(t.get(id))})`], b.get(id), undefined, t.get(id));
-        continue;
-      }
-      addedTheirs.push({ id, at: 'theirs' });
+    const addedTheirs = [...t.keys()].filter((id) => !o.has(id) && !b.has(id));
+    for (const [id, item] of t) {
+      // Removed by this side: gone, unless the other side changed it meanwhile (a conflict, kept removed).
+      if (!o.has(id) && b.has(id) && !same(item, b.get(id)))
+        conflict([...path, `(${describeArtifact(item)})`], b.get(id), undefined, item);
     }
-    const createdAt = (s: Slot) => {
-      const item = (s.at === 'theirs' ? t : o).get(s.id);
+    const createdAt = (id: string) => {
+      const item = o.get(id) ?? t.get(id);
       return isRecord(item) ? timeOf(item['created_at']) : undefined;
     };
-    const order = [...shared, ...interleave(addedOurs, addedTheirs, createdAt)];
-    return order.map((s, i) => {
+    // Conflicts inside an artifact are named by where it ends up in the merged list.
+    return [...shared, ...interleave(addedOurs, addedTheirs, createdAt)].map((id, i) => {
       const here = [...path, String(i)];
-      if (s.at === 'theirs') return t.get(s.id);
-      if (s.at === 'ours' && !t.has(s.id)) return o.get(s.id);
+      if (!o.has(id)) return t.get(id);
+      if (!t.has(id)) return b.has(id) ? conflict(here, b.get(id), o.get(id), undefined) : o.get(id);
       // Shared, or added on both sides (base undefined: every field that differs is the pair's to settle).
-      const theirsItem = t.get(s.id);
-      if (theirsItem === undefined) return conflict(here, b.get(s.id), o.get(s.id), undefined);
-      return merge(here, b.get(s.id), o.get(s.id), theirsItem);
+      return merge(here, b.get(id), o.get(id), t.get(id));
     });
   }
 
   return { value: merge([], base, ours, theirs), conflicts };
 }
 
-const listOrNone = (v: unknown): v is unknown[] | undefined => v === undefined || Array.isArray(v);
-
 /** When an owner's hold ends (else began): of two records of the same owner, the later one stands. */
-const leaseEnd = (owner: Record<string, unknown>) => timeOf(owner['lease_until']) ?? timeOf(owner['since']) ?? 0;
+const leaseEnd = (owner: Data) => timeOf(owner['lease_until']) ?? timeOf(owner['since']) ?? 0;
 
 /** This side's items but those the other side removed, and what the other side added: each once. */
-function keptAndAdded(
-  base: readonly unknown[],
-  ours: readonly unknown[],
-  theirs: readonly unknown[],
-): [unknown[], unknown[]] {
+function keptAndAdded<T>(base: readonly T[], ours: readonly T[], theirs: readonly T[]): [T[], T[]] {
   const b = new Set(base.map(dataKey));
   const t = new Set(theirs.map(dataKey));
   const kept = ours.filter((x) => !(b.has(dataKey(x)) && !t.has(dataKey(x))));
   const have = new Set(kept.map(dataKey));
-  const added: unknown[] = [];
+  const added: T[] = [];
   for (const x of theirs) {
     const k = dataKey(x);
     if (b.has(k) || have.has(k)) continue;
@@ -266,19 +229,8 @@ export function interleave<T>(ours: readonly T[], theirs: readonly T[], time: (i
   return out;
 }
 
-/** A list that only grows: keptAndAdded, the additions woven in by time. */
-function mergeGrowing(
-  base: readonly unknown[],
-  ours: readonly unknown[],
-  theirs: readonly unknown[],
-  time: (item: unknown) => number | undefined,
-): unknown[] {
-  const [kept, added] = keptAndAdded(base, ours, theirs);
-  return interleave(kept, added, time);
-}
-
 /** An artifact's identity: its type and path, and which of the artifacts with both it is (the first, …). */
-function identities(list: readonly unknown[]): string[] {
+function identities(list: List): string[] {
   const seen = new Map<string, number>();
   return list.map((a) => {
     const base = isRecord(a) ? `${String(a['type'])}\u0000${String(a['path'])}` : `\u0001${dataKey(a)}`;
@@ -321,10 +273,9 @@ export function mergeLog(base: string, ours: string, theirs: string): string | u
   if (o.head === t.head || t.head === b.head) head = o.head;
   else if (o.head === b.head) head = t.head;
   else return undefined;
-  const merged = mergeGrowing(b.entries.map(entryText), o.entries.map(entryText), t.entries.map(entryText), (e) =>
-    entryTime(e as string),
-  ) as string[];
-  const body = merged.join('');
+  // A log only grows: the entries both keep, and the other side's additions woven in by time.
+  const [kept, added] = keptAndAdded(b.entries.map(entryText), o.entries.map(entryText), t.entries.map(entryText));
+  const body = interleave(kept, added, entryTime).join('');
   if (head !== '' && body !== '' && !head.endsWith('\n\n')) head = head.endsWith('\n') ? `${head}\n` : `${head}\n\n`;
   return `${head}${body}`;
 }

@@ -2,6 +2,7 @@
 // --force; retired owners' late writes are refused.
 import { errorClass, UsageError } from './errors.js';
 import { shown } from './display.js';
+import { defined } from './json.js';
 import type { RemoteClaim } from './claims.js';
 import type { Owner, TaskState } from './schemas.js';
 
@@ -20,14 +21,12 @@ export const DEFAULT_LEASE_SECONDS = 30 * 60;
 /** How many retired identities a task remembers (the latest). */
 const RETIRED_KEPT = 20;
 
-/** The names an actor goes by: its session, its agent id (a worker), its owner name. */
-export function identities(actor: Actor): string[] {
-  return [actor.session, actor.by === 'user' ? undefined : actor.by, actor.owner].filter((x): x is string =>
-    Boolean(x),
-  );
-}
+const named = (...names: (string | undefined)[]): string[] => names.filter((x): x is string => Boolean(x));
 
-const ownerIdentities = (owner: Owner): string[] => [owner.session, owner.by].filter((x): x is string => Boolean(x));
+/** The names an actor goes by: its session, its agent id (a worker), its owner name. */
+const identities = (actor: Actor) => named(actor.session, actor.by === 'user' ? undefined : actor.by, actor.owner);
+
+const ownerIdentities = (owner: Owner) => named(owner.session, owner.by);
 
 /** Whether the actor is the owner: by a name it goes by, or as the person at the terminal. */
 export function isOwnedBy(owner: Owner, actor: Actor): boolean {
@@ -53,9 +52,8 @@ export function retiredIdentity(task: TaskState, actor: Actor): string | undefin
 /** The task without its owner, whose identities (and the session's, unless `keepSession`: a resume) are retired. */
 export function retireOwner(task: TaskState, opts: { keepSession?: boolean } = {}): TaskState {
   const session = opts.keepSession ? [] : [task.session_id, task.session?.agent_id];
-  const ids = [...(task.owner ? ownerIdentities(task.owner) : []), ...session].filter(
-    (x): x is string => Boolean(x) && !(opts.keepSession && (x === task.session_id || x === task.session?.agent_id)),
-  );
+  const resumed = (x: string) => opts.keepSession && (x === task.session_id || x === task.session?.agent_id);
+  const ids = named(...(task.owner ? ownerIdentities(task.owner) : []), ...session).filter((x) => !resumed(x));
   const next = { ...task };
   delete next.owner;
   if (ids.length === 0) return next;
@@ -110,33 +108,21 @@ export function workerOf(
   live: (owner: Owner) => boolean,
 ): Worker | undefined {
   const owner = task.owner;
-  if (owner) {
-    if (live(owner)) return { state: 'live', kind: owner.kind, by: owner.by };
-    // A stale owner of a task nobody works on any more (pending, finished) says nothing.
-    if (task.status !== 'in_progress') return undefined;
-    return {
-      state: 'gone',
-      kind: owner.kind,
-      by: owner.by,
-      why: owner.kind === 'claim' ? 'lease_expired' : 'process_gone',
-    };
-  }
-  if (task.status === 'in_progress' && task.session_agent !== undefined)
-    return { state: 'gone', kind: 'worker', by: task.session_agent, why: 'run_ended' };
-  return undefined;
+  if (owner && live(owner)) return { state: 'live', kind: owner.kind, by: owner.by };
+  // A stale owner of a task nobody works on any more (pending, finished) says nothing.
+  if (task.status !== 'in_progress') return undefined;
+  const why = owner?.kind === 'claim' ? 'lease_expired' : 'process_gone';
+  if (owner) return { state: 'gone', kind: owner.kind, by: owner.by, why };
+  if (task.session_agent === undefined) return undefined;
+  return { state: 'gone', kind: 'worker', by: task.session_agent, why: 'run_ended' };
 }
 
-/** Why nobody works on the task, in words: "its worker implementer-1 stopped (…)". */
-export function goneText(w: Extract<Worker, { state: 'gone' }>): string {
-  switch (w.why) {
-    case 'process_gone':
-      return `its worker ${shown(w.by)} is gone (the sow process that ran it ended)`;
-    case 'lease_expired':
-      return `the claim of ${shown(w.by)} ran out`;
-    case 'run_ended':
-      return `its worker ${shown(w.by)} ended without saying how the work stands`;
-  }
-}
+/** Why nobody works on the task, in words: "its worker implementer-1 is gone (…)". */
+const GONE: Record<WorkerGone, (by: string) => string> = {
+  process_gone: (by) => `its worker ${by} is gone (the sow process that ran it ended)`,
+  lease_expired: (by) => `the claim of ${by} ran out`,
+  run_ended: (by) => `its worker ${by} ended without saying how the work stands`,
+};
 
 /** A task in progress that nobody works on any more, in a sentence: why, and what to do. */
 export function unattendedText(
@@ -149,7 +135,7 @@ export function unattendedText(
         `next --claim')`
       : `let the next claim take it ('sow task next --claim'), or start a worker on it ('sow agent ` +
         `spawn ${shown(task.assigned_agent ?? 'implementer')} ${task.id}')`;
-  return `Nobody works on task ${task.id} any more: ${goneText(w)}. To go on, ${next}.`;
+  return `Nobody works on task ${task.id} any more: ${GONE[w.why](shown(w.by))}. To go on, ${next}.`;
 }
 
 /** `90s`, `5m`, `2h`, or a bare number in `bare` units: seconds, or NaN for what is no duration. */
@@ -161,13 +147,11 @@ export function durationSeconds(raw: string, bare: 's' | 'm'): number {
 
 export function parseLease(raw: string): number {
   const seconds = Math.round(durationSeconds(raw, 'm'));
-  if (!Number.isFinite(seconds) || seconds < 1 || seconds > 7 * 86_400) {
-    throw new UsageError(
-      `invalid --lease '${raw}': expected a duration such as 30m, 2h or 90s (at most 7 days)`,
-      'for example --lease 45m',
-    );
-  }
-  return seconds;
+  if (Number.isFinite(seconds) && seconds >= 1 && seconds <= 7 * 86_400) return seconds;
+  throw new UsageError(
+    `invalid --lease '${raw}': expected a duration such as 30m, 2h or 90s (at most 7 days)`,
+    'for example --lease 45m',
+  );
 }
 
 export class TaskOwnedError extends errorClass('TASK_OWNED', 'failed', (task: string, owner: Owner, what: string) => [
@@ -199,36 +183,26 @@ export function describeHolder(h: Holder): string {
     return `${shown(holderName(h))}: claimed on the remote '${shown(h.remote)}'${from}${since}${lease}`;
   }
   const o = h.owner;
-  if (o.kind === 'claim')
-    return (
-      `${shown(o.by)}: claimed in this checkout ` +
-      `since ${o.since}${o.lease_until ? `, lease until ${o.lease_until}` : ''}`
-    );
+  const lease = o.lease_until ? `, lease until ${o.lease_until}` : '';
+  if (o.kind === 'claim') return `${shown(o.by)}: claimed in this checkout since ${o.since}${lease}`;
   return `${shown(o.by)}: a worker run by pid ${o.pid ?? '?'}${o.host ? ` on ${shown(o.host)}` : ''} since ${o.since}`;
 }
 
 /** What the details of a refusal say of the holder: who, where, since when. */
 function holderDetails(h: Holder): Record<string, unknown> {
   if (h.where === 'remote') {
-    const c = h.claim;
-    return {
-      holder: holderName(h),
-      where: 'remote',
-      remote: h.remote,
-      ...(c.machine !== undefined ? { machine: c.machine } : {}),
-      ...(c.since !== undefined ? { since: c.since } : {}),
-      ...(c.lease_until !== undefined ? { lease_until: c.lease_until } : {}),
-    };
+    const { machine, since, lease_until } = h.claim;
+    return { holder: holderName(h), where: 'remote', remote: h.remote, ...defined({ machine, since, lease_until }) };
   }
   const o = h.owner;
-  return {
+  return defined({
     holder: o.by,
     where: 'here',
     kind: o.kind,
-    ...(o.host !== undefined ? { machine: o.host } : {}),
+    machine: o.host,
     since: o.since,
-    ...(o.lease_until !== undefined ? { lease_until: o.lease_until } : {}),
-  };
+    lease_until: o.lease_until,
+  });
 }
 
 /** A change of a task someone else holds (exit 3); a `worker` asking has no --force, so it is told to stop. */
@@ -237,10 +211,8 @@ export class TaskHeldError extends errorClass(
   'blocked',
   (task: string, holder: Holder, worker: boolean = false) => {
     const name = shown(holderName(holder));
-    const wait =
-      holder.where === 'remote' || holder.owner.kind === 'claim'
-        ? `until its lease runs out`
-        : 'until its worker is done';
+    const leased = holder.where === 'remote' || holder.owner.kind === 'claim';
+    const wait = leased ? 'until its lease runs out' : 'until its worker is done';
     const then =
       holder.where === 'remote'
         ? `the claim on '${shown(holder.remote)}' is deleted`

@@ -88,13 +88,9 @@ export function linkProblem(link: string): string | undefined {
 /** The link name a source gives without `--link`: its last path part, lower-cased, made a plain name. */
 export function defaultLink(source: string): string | undefined {
   const path = source.replace(/[?#].*$/, '').replace(/[\\/]+$/, '');
-  const last = path.slice(
-    Math.max(
-      path.lastIndexOf('/'),
-      path.lastIndexOf('\\'),
-      SCP_LIKE.test(path) && !path.includes('/') ? path.indexOf(':') : -1,
-    ) + 1,
-  );
+  // `host:name` (scp-like, no slash): the name follows the colon.
+  const scpColon = SCP_LIKE.test(path) && !path.includes('/') ? path.indexOf(':') : -1;
+  const last = path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\'), scpColon) + 1);
   const name = last
     .replace(/\.git$/i, '')
     .toLowerCase()

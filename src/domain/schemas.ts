@@ -55,15 +55,10 @@ export const ArtifactSchema = v.looseObject({
     d('Documents: relative to .sow/project/; files of the code base (modified): relative to the repository root'),
   ),
   approved: optional(v.boolean(), 'Approval flag (task lists and reviews)'),
-  approved_sha256: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^[0-9a-f]{64}$/, 'a sha256 hash in hex'),
-      d(
-        "The hash of the file's content when it was approved: the approval counts only while the file still has " +
-          'that content',
-      ),
-    ),
+  approved_sha256: optional(
+    v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, 'a sha256 hash in hex')),
+    "The hash of the file's content when it was approved: the approval counts only while the file still has " +
+      'that content',
   ),
   created_at: timestamp,
   metadata: v.optional(metadata),
@@ -127,22 +122,14 @@ export const OwnerSchema = builtWhenUsed(() =>
     since: timestamp,
     lease_until: optional(timestamp, 'claim: owned until then; each write from the owner renews it'),
     lease_seconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(1))),
-    remote: v.optional(
-      v.pipe(
-        v.string(),
-        v.check(isRemoteName, 'must be the name of a git remote, e.g. origin'),
-        d('The git remote the task is claimed on too (claims.remote, --remote), by a claim or a spawned worker'),
-      ),
+    remote: optional(
+      v.pipe(v.string(), v.check(isRemoteName, 'must be the name of a git remote, e.g. origin')),
+      'The git remote the task is claimed on too (claims.remote, --remote), by a claim or a spawned worker',
     ),
-    remote_claim: v.optional(
-      v.pipe(
-        v.string(),
-        v.regex(/^[0-9a-f]{40,64}$/, 'a commit id'),
-        d(
-          "The commit the claim's ref on the remote points at; finishing or letting go of the task deletes the ref " +
-            'if it still does',
-        ),
-      ),
+    remote_claim: optional(
+      v.pipe(v.string(), v.regex(/^[0-9a-f]{40,64}$/, 'a commit id')),
+      "The commit the claim's ref on the remote points at; finishing or letting go of the task deletes the ref " +
+        'if it still does',
     ),
     remote_lease_until: optional(
       timestamp,
@@ -248,12 +235,9 @@ export const TaskStateSchema = builtWhenUsed(() =>
       inputs: v.array(ArtifactSchema),
       outputs: v.array(ArtifactSchema),
       metadata: metadata,
-      session_id: v.optional(
-        v.pipe(
-          v.string(),
-          notAnOption,
-          d('Resumable session of the worker; cleared when the task is completed or abandoned'),
-        ),
+      session_id: optional(
+        v.pipe(v.string(), notAnOption),
+        'Resumable session of the worker; cleared when the task is completed or abandoned',
       ),
       session: v.optional(SessionSchema),
       owner: v.optional(OwnerSchema),

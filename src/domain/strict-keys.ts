@@ -20,47 +20,32 @@ export function findUnknownKey(schema: GenericSchema, data: unknown): UnknownKey
   return walk(schema as unknown as Node, data, []);
 }
 
+const WRAPPERS = new Set(['optional', 'nullish', 'nullable', 'exact_optional']);
+const OBJECTS = new Set(['object', 'loose_object', 'strict_object']);
+
 function walk(node: Node | undefined, data: unknown, path: string[]): UnknownKey | undefined {
   if (!node || data === null || data === undefined) return undefined;
-  switch (node.type) {
-    case 'optional':
-    case 'nullish':
-    case 'nullable':
-    case 'exact_optional':
-      return walk(node.wrapped, data, path);
-    case 'object':
-    case 'loose_object':
-    case 'strict_object': {
-      if (!isRecord(data)) return undefined;
-      const entries = node.entries ?? {};
+  const type = node.type ?? '';
+  if (WRAPPERS.has(type)) return walk(node.wrapped, data, path);
+  const object = OBJECTS.has(type);
+  const entries = node.entries ?? {};
+  // Each member or item with the schema it must meet, in file order.
+  const children: [string, unknown, Node | undefined][] =
+    (object || type === 'record') && isRecord(data)
+      ? Object.entries(data).map(([key, value]) => [key, value, object ? entries[key] : node.value])
+      : type === 'array' && Array.isArray(data)
+        ? data.map((item, i) => [String(i), item, node.item])
+        : [];
+  for (const [key, value, schema] of children) {
+    if (object && !Object.hasOwn(entries, key)) {
       const known = Object.keys(entries);
-      for (const key of Object.keys(data)) {
-        if (!Object.hasOwn(entries, key)) {
-          const suggestion = nearMiss(key, known);
-          return { path: [...path, key].join('.'), key, known, ...(suggestion ? { suggestion } : {}) };
-        }
-        const found = walk(entries[key], data[key], [...path, key]);
-        if (found) return found;
-      }
-      return undefined;
+      const suggestion = nearMiss(key, known);
+      return { path: [...path, key].join('.'), key, known, ...(suggestion ? { suggestion } : {}) };
     }
-    case 'record':
-      if (!isRecord(data)) return undefined;
-      for (const key of Object.keys(data)) {
-        const found = walk(node.value, data[key], [...path, key]);
-        if (found) return found;
-      }
-      return undefined;
-    case 'array':
-      if (!Array.isArray(data)) return undefined;
-      for (const [i, item] of data.entries()) {
-        const found = walk(node.item, item, [...path, String(i)]);
-        if (found) return found;
-      }
-      return undefined;
-    default:
-      return undefined;
+    const found = walk(schema, value, [...path, key]);
+    if (found) return found;
   }
+  return undefined;
 }
 
 /** "unknown key 'bindngs'; did you mean 'bindings'?" or "… (known: a, b)". */

@@ -16,6 +16,7 @@ import {
 } from './schemas.js';
 import { readOnly, type FieldSpec } from './fields.js';
 import { retireOwner } from './ownership.js';
+import { defined } from './json.js';
 
 export const ID_GAP = 10;
 
@@ -113,8 +114,7 @@ export function parseDependencies(raw: string, tasks: readonly TaskSummary[], se
   return ids;
 }
 
-const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'abandoned'];
-export const isFinished = (status: TaskStatus) => TERMINAL_STATUSES.includes(status);
+export const isFinished = (status: TaskStatus) => status === 'completed' || status === 'abandoned';
 
 export function pendingFeedback(task: TaskState): { index: number; artifact: Artifact }[] {
   return task.inputs.flatMap((artifact, index) =>
@@ -166,12 +166,7 @@ export function checkStatusChange(
         `stays completed`,
       `add a task for the further work ('sow task add'), or pass --force to set it ${status} anyway (recorded in ` +
         `the task's log)`,
-      {
-        task: task.id,
-        status: task.status,
-        to: status,
-        ...(task.completed_at ? { completed_at: task.completed_at } : {}),
-      },
+      { task: task.id, status: task.status, to: status, ...defined({ completed_at: task.completed_at }) },
     );
   }
   if (needsDependenciesFinished(task.status, status)) {
