@@ -1,25 +1,21 @@
 /** Pure operations on a project's phases, shared by every project type, and the phase's fields. */
 import { PhaseNotActiveError, PhaseNotFoundError, ReadOnlyFieldError, WrongPhaseError } from './errors.js';
-import type { FieldSpec } from './fields.js';
+import { readOnly, type FieldSpec } from './fields.js';
 import type { PhaseDef, ProjectType } from './project-type.js';
 import type { Phase, ProjectState } from './schemas.js';
 
 export const PHASE_FIELDS: Record<string, FieldSpec> = {
-  name: { kind: 'readonly', why: 'a phase keeps its name (its key under phases)' },
-  status: {
-    kind: 'readonly',
-    why: "phase statuses follow the lifecycle; only 'sow advance' changes them",
-    hint: "run 'sow advance'",
-  },
+  name: readOnly('a phase keeps its name (its key under phases)'),
+  status: readOnly("phase statuses follow the lifecycle; only 'sow advance' changes them", "run 'sow advance'"),
   enabled: { kind: 'boolean' },
   iteration: { kind: 'integer', min: 1 },
-  created_at: { kind: 'readonly', why: 'it records when the phase was created' },
-  started_at: { kind: 'readonly', why: 'it follows the lifecycle' },
-  completed_at: { kind: 'readonly', why: 'it follows the lifecycle' },
-  inputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow input add|set|remove'" },
-  outputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow output add|set|remove'" },
-  tasks: { kind: 'readonly', why: 'tasks live in their own files', hint: "use 'sow task add|set|list'" },
-  metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
+  created_at: readOnly('it records when the phase was created'),
+  started_at: readOnly('it follows the lifecycle'),
+  completed_at: readOnly('it follows the lifecycle'),
+  inputs: readOnly('it is a list of artifacts', "use 'sow input add|set|remove'"),
+  outputs: readOnly('it is a list of artifacts', "use 'sow output add|set|remove'"),
+  tasks: readOnly('tasks live in their own files', "use 'sow task add|set|list'"),
+  metadata: readOnly('it is a map', "set one key of it, e.g. 'metadata.owner'"),
 };
 
 export function phaseOf(project: ProjectState, name: string): Phase {
