@@ -20,7 +20,6 @@ import type { Artifact, ProjectState, TaskState } from '../../schemas.js';
 import type { RepoConfig } from '../../config-schemas.js';
 import { phaseOf } from '../../phases.js';
 import type { ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
-import { evidenceType as evidence } from '../evidence.js';
 
 const PHASE = 'design';
 
@@ -161,11 +160,11 @@ export const design: ProjectType = defineType({
     "Write design documents (ADRs, designs, specs) with the human; the approved ones become the repository's knowledge",
   branchPrefix: 'design/',
   phases: [
-    { name: PHASE, canDisable: false, inputs: [context], outputs: [...documentTypes, evidence], hasTasks: true },
-    { name: 'finalization', canDisable: false, inputs: [context], outputs: [evidence] },
+    { name: PHASE, inputs: [context], outputs: documentTypes, hasTasks: true },
+    { name: 'finalization', inputs: [context] },
   ],
   taskInputs: [reference],
-  taskOutputs: [...documentTypes, evidence],
+  taskOutputs: documentTypes,
   states,
   transitions,
   guards,
