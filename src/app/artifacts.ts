@@ -57,12 +57,6 @@ async function resolveOwner(
   return { name: `task ${task.id}`, list: task[direction], slot, task };
 }
 
-function checkPhaseEnabled(project: ProjectState, phase: string): void {
-  if (phaseOf(project, phase).enabled === false) {
-    throw new PhaseNotActiveError(`the ${phase} phase is disabled in this project`, 'pick another phase with --phase');
-  }
-}
-
 const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undefined =>
   slot.types.find((t) => t.name === artifact.type);
 
@@ -83,16 +77,6 @@ function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): voi
   }
   if (artifact.approved === true) throw new ArtifactFileMissingError(artifact.path, file);
   warn(`${file} does not exist yet; write it before you approve it`);
-}
-
-/** The type's own checks (ArtifactTypeDef.check) of the artifacts `change` added or changed. */
-function checkChanged(
-  project: ProjectState,
-  slot: ArtifactSlot,
-  before: readonly Artifact[],
-  after: readonly Artifact[],
-): void {
-  for (const artifact of after) if (!before.includes(artifact)) typeOf(slot, artifact)?.check?.(artifact, project);
 }
 
 // The artifact stamped with its file's content as this command leaves it (a rendered document as rendered); unstamped
@@ -127,10 +111,15 @@ async function modify<R>(ctx: AppContext, owner: ArtifactHolder, direction: Dire
     const project = await uow.project();
     const type = await uow.type();
     const found = await resolveOwner(type, project, (id) => uow.task(id), owner, direction);
-    if (found.phase) checkPhaseEnabled(project, found.phase);
+    if (found.phase && phaseOf(project, found.phase).enabled === false)
+      throw new PhaseNotActiveError(
+        `the ${found.phase} phase is disabled in this project`,
+        'pick another phase with --phase',
+      );
     const { slot } = found;
     const { list, result } = await change([...found.list], slot, uow, (a) => stamped(uow, type, project, slot, a));
-    checkChanged(project, slot, found.list, list);
+    // The type's own checks (ArtifactTypeDef.check) of the artifacts added or changed.
+    for (const a of list) if (!found.list.includes(a)) typeOf(slot, a)?.check?.(a, project);
     if (found.task) uow.setTask({ ...found.task, [direction]: list });
     else uow.setProject(withPhase(project, found.phase!, { ...phaseOf(project, found.phase!), [direction]: list }));
     return result;
@@ -144,7 +133,7 @@ export async function addArtifact(
   input: NewArtifact,
 ): Promise<{ index: number; artifact: Artifact }> {
   return modify(ctx, owner, direction, (list, slot, uow, stamp) => {
-    const created = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root).artifact;
+    const created = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root);
     checkFile(uow, slot, created);
     const artifact = created.approved === true ? stamp(created) : created;
     const placed = placeArtifact(list, artifact);
@@ -166,7 +155,7 @@ export async function addFeedback(
     let n = 1;
     while (list.some((a) => a.path === name(n)) || uow.docExists(`${PROJECT_DIR}/${name(n)}`)) n++;
     uow.writeDoc(`${PROJECT_DIR}/${name(n)}`, `${text.trim()}\n`);
-    const { artifact } = createArtifact(slot, { type: 'feedback', path: name(n), extra: {} }, uow.now, uow.root);
+    const artifact = createArtifact(slot, { type: 'feedback', path: name(n), extra: {} }, uow.now, uow.root);
     const placed = placeArtifact(list, artifact);
     return { list: placed.list, result: { index: placed.index, artifact } };
   });
