@@ -170,17 +170,14 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
   if (to !== undefined && to !== 'github' && to !== 'files')
     throw notOneOf('destination', String(to), ['github', 'files'], 'destinations (--to)');
   const dryRun = opts['dryRun'] === true;
-  const notes: string[] = [];
-  let target: Target;
-  if (to === 'github' || to === 'files') target = to;
-  else if (ctx.hasGh()) target = 'github';
-  else {
-    target = 'files';
-    notes.push(
-      'gh (the GitHub CLI) is not on PATH, so the units become markdown files; install gh to publish them as ' +
-        'issues, or pass --to files to choose files yourself',
-    );
-  }
+  const target: Target = to ?? (ctx.hasGh() ? 'github' : 'files');
+  const notes =
+    to === undefined && target === 'files'
+      ? [
+          'gh (the GitHub CLI) is not on PATH, so the units become markdown files; install gh to publish them as ' +
+            'issues, or pass --to files to choose files yourself',
+        ]
+      : [];
 
   // What there is to publish, in order, read once.
   const plan = await ctx.read(async (s) => {
