@@ -278,17 +278,11 @@ export const iterative: ProjectType = defineType({
         ...archiveEntry('iterative', project, now),
         path: dir,
         phase: 'complete',
-        phases: list.map((p) => ({
-          id: p.id,
-          title: p.title,
-          status: p.status,
-          iterations: p.iterations,
-          confirmations: p.confirmations,
-          ...(p.verification ? { verification: p.verification } : {}),
-          max: p.max,
-          output: p.output,
-          ...(p.completed_at ? { completed_at: p.completed_at } : {}),
-        })),
+        // The index's writer leaves out what is undefined (a verification or completion not had).
+        phases: list.map((p) => {
+          const { id, title, status, iterations, confirmations, verification, max, output, completed_at } = p;
+          return { id, title, status, iterations, confirmations, verification, max, output, completed_at };
+        }),
       },
     };
   },
