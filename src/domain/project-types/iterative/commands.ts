@@ -14,7 +14,7 @@ import {
 import { exportState } from './export.js';
 import { extend, phaseAdd, phaseRemove, phaseSet } from './plan-commands.js';
 import { iterationPrompt } from './prompt.js';
-import { contextWarning, requireState, storePhases, str } from './session.js';
+import { contextWarning, requireState, str } from './session.js';
 import {
   blockPhase,
   checkBlockNote,
@@ -24,7 +24,7 @@ import {
   unblockPhase,
   verifyPhase,
 } from './phase-moves.js';
-import { currentPhase, findPhase, wordCount, workPhasesOf, type WorkPhase } from './work-phases.js';
+import { currentPhase, findPhase, withWorkPhases, wordCount, workPhasesOf, type WorkPhase } from './work-phases.js';
 
 /** A move of a work phase, in ExecuteActive only: the phases stored, the move's entry appended to progress.md. */
 function move<R extends { list: WorkPhase[]; entry: string }>(
@@ -35,7 +35,8 @@ function move<R extends { list: WorkPhase[]; entry: string }>(
   return ctx.update(async (s) => {
     const project = await requireState(s, ['ExecuteActive'], doing);
     const r = fn(workPhasesOf(project), s);
-    storePhases(s, project, r.list);
+    // plan.md follows the phases as the project is written (its checkboxes follow the statuses).
+    s.setProject(withWorkPhases(project, r.list));
     appendTo(s, PROGRESS, PROGRESS_HEADER, r.entry);
     return r;
   });

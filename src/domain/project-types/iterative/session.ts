@@ -2,7 +2,7 @@
 import type { ProjectState } from '../../schemas.js';
 import type { TypeOptions, TypeSession } from '../../type-commands.js';
 import { CONTEXT, DIR } from './documents.js';
-import { CONTEXT_WORDS, wordCount, withWorkPhases, WorkPhaseBlockedError, type WorkPhase } from './work-phases.js';
+import { CONTEXT_WORDS, wordCount, WorkPhaseBlockedError } from './work-phases.js';
 
 export const str = (opts: TypeOptions, key: string): string | undefined =>
   typeof opts[key] === 'string' ? (opts[key] as string) : undefined;
@@ -31,13 +31,6 @@ export async function requireState(s: TypeSession, allowed: readonly string[], d
     );
   }
   return project;
-}
-
-/** Stores the work phases; plan.md follows them as the project is written (its checkboxes follow the statuses). */
-export function storePhases(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): ProjectState {
-  const next = withWorkPhases(project, list);
-  s.setProject(next);
-  return next;
 }
 
 export function contextWarning(s: TypeSession): string[] {
