@@ -183,7 +183,6 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
   if (opts.branch !== undefined) checkBranchName(ctx.cwd, opts.branch, opts.name);
   const initialised = await initialiseFor(ctx.cwd, opts);
   return withWorkspaceLock(ctx, async (root) => {
-    await typeFor(opts, head(root).branch);
     if (hasProject(root)) throw await existingProjectError(root, head(root).branch);
     const leftovers = projectLeftovers(root);
     if (leftovers.length) throw new ProjectFileMissingError(leftovers);
