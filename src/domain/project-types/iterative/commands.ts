@@ -8,6 +8,7 @@ import {
   GUARDRAILS,
   GUARDRAILS_HEADER,
   guardrailEntry,
+  type Guardrail,
   PROGRESS,
   PROGRESS_HEADER,
 } from './documents.js';
@@ -182,15 +183,8 @@ const guardrailAdd: TypeCommandDef = {
       const p = named !== undefined ? findPhase(list, named) : currentPhase(list);
       // The phase's latest work iteration (its first, before any): the spec's "R{N} iteration {I}".
       const learned = p ? `${p.id} iteration ${Math.max(1, p.iterations)}` : project.statechart.current_state;
-      const entry = guardrailEntry(
-        {
-          pattern: str(opts, 'pattern')!,
-          context: str(opts, 'context')!,
-          problem: str(opts, 'problem')!,
-          solution: str(opts, 'solution')!,
-        },
-        learned,
-      );
+      // The four are required options: commander gives each its text.
+      const entry = guardrailEntry(opts as Guardrail, learned);
       appendTo(s, GUARDRAILS, GUARDRAILS_HEADER, entry);
       return {
         data: { pattern: str(opts, 'pattern'), learned },
