@@ -105,10 +105,5 @@ export const archiveEntry = (type: string, project: ProjectState, now: string) =
 export function tagsOf(project: ProjectState, phase: string): string[] {
   const raw = phaseOf(project, phase).metadata['tags'];
   if (Array.isArray(raw)) return raw.map(String);
-  return typeof raw === 'string'
-    ? raw
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean)
-    : [];
+  return typeof raw === 'string' ? raw.trim().split(/\s*,\s*/).filter(Boolean) : [];
 }
