@@ -80,14 +80,13 @@ export async function runTypeCommand(
       const out = gh({ cwd: dir, env: ctx.env }, GH_ARGS.issueCreate(repo, { title }), repo, body);
       const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
       const number = Number(/\/issues\/(\d+)/.exec(url)?.[1]);
-      if (!Number.isInteger(number) || number < 1) {
+      if (!Number.isInteger(number) || number < 1)
         throw new SowError(
           'GH_FAILED',
           'external',
           `gh created an issue but sow could not read its number from '${url}'`,
           "look for it with 'gh issue list', then record it on the task",
         );
-      }
       return { number, url };
     },
   };

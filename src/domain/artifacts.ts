@@ -128,7 +128,7 @@ function metadataKeys(slot: ArtifactSlot): string[] {
 
 function checkMetadataValue(def: ArtifactTypeDef, key: string, value: Scalar): void {
   const allowed = own(def.metadataValues, key);
-  if (allowed && !allowed.includes(String(value))) {
+  if (allowed && !allowed.includes(String(value)))
     throw new InvalidValueError(
       key,
       String(value),
@@ -136,7 +136,6 @@ function checkMetadataValue(def: ArtifactTypeDef, key: string, value: Scalar): v
       undefined,
       nearMiss(String(value), allowed),
     );
-  }
 }
 
 /** Refuses an artifact without metadata its type requires; `say` words it, given the key and an example value. */

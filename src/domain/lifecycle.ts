@@ -68,9 +68,8 @@ export function routeTo(
   while (queue.length > 0) {
     const state = queue.shift()!;
     const path = seen.get(state)!;
-    if (state !== start && wanted(state)) {
+    if (state !== start && wanted(state))
       return { steps: [start, ...path.map((t) => t.to)], first: describe(type, path[0]!, judged) };
-    }
     for (const t of type.transitions) {
       if (t.from !== state || !t.automatic || seen.has(t.to)) continue;
       seen.set(t.to, [...path, t]);

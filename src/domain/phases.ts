@@ -67,12 +67,11 @@ export function completePhase(project: ProjectState, name: string, now: string):
 
 export function requirePhaseActive(project: ProjectState, phase: string, action: string): void {
   const p = project.phases[phase];
-  if (!p || p.status !== 'in_progress') {
+  if (!p || p.status !== 'in_progress')
     throw new PhaseNotActiveError(
       `${action} needs the ${phase} phase in progress, but the project is in ${project.statechart.current_state}`,
       "run 'sow project continue' to see what this state expects, or 'sow advance' to move on",
     );
-  }
 }
 
 /** `--phase` if given (and known), else the phase in progress. */
@@ -83,12 +82,11 @@ export function selectPhase(type: ProjectType, project: ProjectState, requested?
     return requested;
   }
   const current = names.find((n) => project.phases[n]?.status === 'in_progress');
-  if (!current) {
+  if (!current)
     throw new PhaseNotActiveError(
       `no phase is in progress (state ${project.statechart.current_state})`,
       `name one with --phase (${names.join(', ')})`,
     );
-  }
   return current;
 }
 
@@ -102,9 +100,7 @@ export function phaseMetadataOwners(type: ProjectType): Map<string, string> {
 /** A metadata key of one phase is refused on others, so a flag nothing reads is never quietly written. */
 export function checkMetadataOwner(type: ProjectType, phase: string, key: string): void {
   const owner = phaseMetadataOwners(type).get(key);
-  if (owner !== undefined && owner !== phase) {
-    throw new WrongPhaseError(key, owner, phase);
-  }
+  if (owner !== undefined && owner !== phase) throw new WrongPhaseError(key, owner, phase);
 }
 
 /** Which phases run is settled at `project new`: a later `enabled` change (but to its own value) is refused. */
@@ -116,13 +112,12 @@ export function checkEnabledChange(type: ProjectType, project: ProjectState, nam
   const skip = type.phases.some((p) => p.canDisable)
     ? "only planning can be skipped, and only when the project starts: 'sow project new <name> --no-planning'"
     : `every ${type.name} project runs all of its phases (${phaseNames(type).join(', ')})`;
-  if (!value && !def.canDisable) {
+  if (!value && !def.canDisable)
     throw new ReadOnlyFieldError(
       'enabled',
       `the ${name} phase always runs: ${def.whyRequired ?? `a ${type.name} project runs every one of its phases`}`,
       skip,
     );
-  }
   const where = value
     ? `the lifecycle has already passed the ${name} phase, which was skipped`
     : `the ${name} phase has already started`;

@@ -129,7 +129,7 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
       ? files.find((f) => f.startsWith(`${dir}/`) && /^state(-\d+)?\.json$/.test(f.slice(dir.length + 1)))
       : undefined;
   const text = rel === undefined ? undefined : k.readFile(rel);
-  if (text === undefined) {
+  if (text === undefined)
     throw new SowError(
       'ARCHIVED_STATE_MISSING',
       'failed',
@@ -138,7 +138,6 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
       `its documents are there; the index entry in .sow/knowledge/index.yaml lists its phases`,
       { path: dir },
     );
-  }
   let state: unknown;
   try {
     state = JSON.parse(text);

@@ -112,14 +112,13 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
   checkSignal(id, input);
   if (p.status === 'pending') {
     const waiting = waitingFor(list, p);
-    if (waiting.length) {
+    if (waiting.length)
       throw new WorkPhaseBlockedError(
         `cannot start ${id}: it comes after ${waiting.join(', ')}, ` +
           `which ${waiting.length === 1 ? 'is' : 'are'} not done`,
         `work on ${waiting[0]} first ('sow iter next' names the phase to work on)`,
         { phase: id, waiting },
       );
-    }
     p = { ...p, status: 'in_progress', started_at: p.started_at ?? now };
   }
   if (p.status !== 'in_progress' && p.status !== 'confirming') refuseFor(p, `log an iteration of ${id}`);

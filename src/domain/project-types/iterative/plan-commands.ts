@@ -160,14 +160,13 @@ export const phaseSet: TypeCommandDef = {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'change a work phase');
       const list = workPhasesOf(project);
       let p = findPhase(list, id!);
-      if (!(EDITABLE as readonly string[]).includes(field!)) {
+      if (!(EDITABLE as readonly string[]).includes(field!))
         throw new InvalidValueError(
           'field',
           field!,
           EDITABLE.join(', '),
           "the status and counts follow the phase's lifecycle ('sow iter log|verify|extend|block|unblock')",
         );
-      }
       if (p.status === 'done')
         throw new WorkPhaseBlockedError(
           `${p.id} is done; its definition is kept as it was`,

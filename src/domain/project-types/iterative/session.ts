@@ -23,13 +23,12 @@ const STATE_HINTS: Record<string, string> = {
 export async function requireState(s: TypeSession, allowed: readonly string[], doing: string): Promise<ProjectState> {
   const project = await s.project();
   const state = project.statechart.current_state;
-  if (!allowed.includes(state)) {
+  if (!allowed.includes(state))
     throw new WorkPhaseBlockedError(
       `cannot ${doing} in ${state}: it belongs to ${allowed.join(' or ')}`,
       STATE_HINTS[state] ?? "run 'sow project continue' to see the next step",
       { state, allowed: [...allowed] },
     );
-  }
   return project;
 }
 
