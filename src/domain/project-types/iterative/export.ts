@@ -74,18 +74,15 @@ export const exportState: TypeCommandDef = {
     '.sow/knowledge/).',
   async run(ctx, _args, opts) {
     const name = str(opts, 'name');
-    if (name === undefined) {
-      try {
-        return await ctx.read(async (s) => {
-          const state = exportedState(await s.project(), (rel) => s.readFile(rel));
-          return { data: state, text: JSON.stringify(state, null, 2) };
-        });
-      } catch (err) {
-        // Completed here: the archive answers for it.
-        if (!(err instanceof SowError) || err.code !== 'NO_PROJECT') throw err;
-      }
+    let state: Record<string, unknown> | undefined;
+    try {
+      if (name === undefined)
+        state = await ctx.read(async (s) => exportedState(await s.project(), (rel) => s.readFile(rel)));
+    } catch (err) {
+      // Completed here: the archive answers for it.
+      if (!(err instanceof SowError) || err.code !== 'NO_PROJECT') throw err;
     }
-    const state = await archivedState(ctx, name);
+    state ??= await archivedState(ctx, name);
     return { data: state, text: JSON.stringify(state, null, 2) };
   },
 };
