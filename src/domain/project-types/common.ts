@@ -105,5 +105,5 @@ export const archiveEntry = (type: string, project: ProjectState, now: string) =
 export function tagsOf(project: ProjectState, phase: string): string[] {
   const raw = phaseOf(project, phase).metadata['tags'];
   if (Array.isArray(raw)) return raw.map(String);
-  return typeof raw === 'string' ? raw.trim().split(/\s*,\s*/).filter(Boolean) : [];
+  return typeof raw === 'string' ? raw.split(',').flatMap((tag) => tag.trim() || []) : [];
 }
