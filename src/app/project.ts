@@ -194,17 +194,7 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
     const branch = switchedBranch ? target : here!;
     const base = switchedBranch ? here : baseOf(root, branch);
     const at = ctx.now();
-    const initial = initialProject(
-      type,
-      {
-        name: opts.name,
-        description: opts.description,
-        branch,
-        ...(base !== undefined ? { baseBranch: base } : {}),
-        planning: opts.planning,
-      },
-      at,
-    );
+    const initial = initialProject(type, { ...opts, branch, baseBranch: base }, at);
     const started = advance(type, { project: initial, tasks: [] }, at, actor(ctx.env), 'project_init').project;
     const { project, files } = type.scaffold?.(started, at) ?? { project: started, files: {} };
     const tx = new Transaction(root);

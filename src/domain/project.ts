@@ -35,7 +35,7 @@ export interface NewProjectSpec {
   name: string;
   description: string;
   branch: string;
-  baseBranch?: string;
+  baseBranch?: string | undefined;
   planning: boolean;
 }
 
