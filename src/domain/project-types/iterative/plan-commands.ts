@@ -108,7 +108,7 @@ export const phaseAdd: TypeCommandDef = {
         `invalid work phase id '${id}': expected an id such as R1 (a capital letter, then letters, digits, - or _)`,
         'for example: sow iter phase add R1 --title "…"',
       );
-    if (str(opts, 'max') !== undefined) parseMax(str(opts, 'max')!);
+    const max = str(opts, 'max') === undefined ? 0 : parseMax(str(opts, 'max')!);
     return ctx.update(async (s) => {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'add a work phase');
       const list = workPhasesOf(project);
@@ -125,7 +125,7 @@ export const phaseAdd: TypeCommandDef = {
         title: str(opts, 'title')!.trim(),
         criteria: str(opts, 'criteria')?.trim() ?? '',
         output: outputPath(str(opts, 'output')?.trim() ?? ''),
-        max: str(opts, 'max') !== undefined ? parseMax(str(opts, 'max')!) : 0,
+        max,
         after: str(opts, 'after') !== undefined ? parseAfter(str(opts, 'after')!, list, id!) : [],
         status: 'pending',
         iterations: 0,
