@@ -57,12 +57,6 @@ async function resolveOwner(
   return { name: `task ${task.id}`, list: task[direction], slot, task };
 }
 
-function checkPhaseEnabled(project: ProjectState, phase: string): void {
-  if (phaseOf(project, phase).enabled === false) {
-    throw new PhaseNotActiveError(`the ${phase} phase is disabled in this project`, 'pick another phase with --phase');
-  }
-}
-
 const typeOf = (slot: ArtifactSlot, artifact: Artifact): ArtifactTypeDef | undefined =>
   slot.types.find((t) => t.name === artifact.type);
 
@@ -85,16 +79,6 @@ function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): voi
   warn(`${file} does not exist yet; write it before you approve it`);
 }
 
-/** The type's own checks (ArtifactTypeDef.check) of the artifacts `change` added or changed. */
-function checkChanged(
-  project: ProjectState,
-  slot: ArtifactSlot,
-  before: readonly Artifact[],
-  after: readonly Artifact[],
-): void {
-  for (const artifact of after) if (!before.includes(artifact)) typeOf(slot, artifact)?.check?.(artifact, project);
-}
-
 // The artifact stamped with its file's content as this command leaves it (a rendered document as rendered); unstamped
 // when not approved. An approval counts only while the file keeps that content.
 function stamped(
@@ -113,27 +97,35 @@ function stamped(
   return stampApproval(artifact, Object.hasOwn(rendered, under) ? rendered[under] : uow.readDoc(file));
 }
 
-type Stamp = (artifact: Artifact) => Artifact;
-type Change<R> = (
+/** An artifact added, changed or removed, and where it is (was) in its list. */
+type Placed = { index: number; artifact: Artifact };
+type Change = (
   list: Artifact[],
   slot: ArtifactSlot,
   uow: UnitOfWork,
-  stamp: Stamp,
-) => { list: Artifact[]; result: R } | Promise<{ list: Artifact[]; result: R }>;
+  stamp: (artifact: Artifact) => Artifact,
+) => Promise<Placed & { list: Artifact[] }> | (Placed & { list: Artifact[] });
 
 /** Runs `change` on the artifact list of the owner inside a write transaction. */
-async function modify<R>(ctx: AppContext, owner: ArtifactHolder, direction: Direction, change: Change<R>): Promise<R> {
+async function modify(ctx: AppContext, owner: ArtifactHolder, direction: Direction, change: Change): Promise<Placed> {
   return update(ctx, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
     const found = await resolveOwner(type, project, (id) => uow.task(id), owner, direction);
-    if (found.phase) checkPhaseEnabled(project, found.phase);
+    if (found.phase && phaseOf(project, found.phase).enabled === false)
+      throw new PhaseNotActiveError(
+        `the ${found.phase} phase is disabled in this project`,
+        'pick another phase with --phase',
+      );
     const { slot } = found;
-    const { list, result } = await change([...found.list], slot, uow, (a) => stamped(uow, type, project, slot, a));
-    checkChanged(project, slot, found.list, list);
+    const { list, index, artifact } = await change([...found.list], slot, uow, (a) =>
+      stamped(uow, type, project, slot, a),
+    );
+    // The type's own checks (ArtifactTypeDef.check) of the artifacts added or changed.
+    for (const a of list) if (!found.list.includes(a)) typeOf(slot, a)?.check?.(a, project);
     if (found.task) uow.setTask({ ...found.task, [direction]: list });
     else uow.setProject(withPhase(project, found.phase!, { ...phaseOf(project, found.phase!), [direction]: list }));
-    return result;
+    return { index, artifact };
   });
 }
 
@@ -142,22 +134,17 @@ export async function addArtifact(
   owner: ArtifactHolder,
   direction: Direction,
   input: NewArtifact,
-): Promise<{ index: number; artifact: Artifact }> {
+): Promise<Placed> {
   return modify(ctx, owner, direction, (list, slot, uow, stamp) => {
-    const created = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root).artifact;
+    const created = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root);
     checkFile(uow, slot, created);
     const artifact = created.approved === true ? stamp(created) : created;
-    const placed = placeArtifact(list, artifact);
-    return { list: placed.list, result: { index: placed.index, artifact } };
+    return { ...placeArtifact(list, artifact), artifact };
   });
 }
 
 /** Feedback on a task: the next `feedback/<nnn>.md` written with `text`, recorded as a pending input. */
-export async function addFeedback(
-  ctx: AppContext,
-  taskId: string,
-  text: string,
-): Promise<{ index: number; artifact: Artifact }> {
+export async function addFeedback(ctx: AppContext, taskId: string, text: string): Promise<Placed> {
   return modify(ctx, { kind: 'task', id: taskId }, 'inputs', async (list, slot, uow) => {
     // Paths of documents are relative to the project folder: phases/<phase>/tasks/<id>/feedback/<nnn>.md.
     const { id } = await uow.task(taskId);
@@ -166,9 +153,8 @@ export async function addFeedback(
     let n = 1;
     while (list.some((a) => a.path === name(n)) || uow.docExists(`${PROJECT_DIR}/${name(n)}`)) n++;
     uow.writeDoc(`${PROJECT_DIR}/${name(n)}`, `${text.trim()}\n`);
-    const { artifact } = createArtifact(slot, { type: 'feedback', path: name(n), extra: {} }, uow.now, uow.root);
-    const placed = placeArtifact(list, artifact);
-    return { list: placed.list, result: { index: placed.index, artifact } };
+    const artifact = createArtifact(slot, { type: 'feedback', path: name(n), extra: {} }, uow.now, uow.root);
+    return { ...placeArtifact(list, artifact), artifact };
   });
 }
 
@@ -179,7 +165,7 @@ export async function setArtifact(
   index: number,
   field: string,
   raw: string,
-): Promise<{ index: number; artifact: Artifact }> {
+): Promise<Placed> {
   return modify(ctx, owner, direction, (list, slot, uow, stamp) => {
     const changed = setArtifactField(
       artifactAt(list, index, slot),
@@ -192,7 +178,7 @@ export async function setArtifact(
     if (field === 'approved' || field === 'path') checkFile(uow, slot, changed);
     // Approving (again) approves the content as it is now; withdrawing drops the stamp.
     const artifact = field === 'approved' ? stamp(changed) : changed;
-    return { list: list.map((a, i) => (i === index ? artifact : a)), result: { index, artifact } };
+    return { list: list.map((a, i) => (i === index ? artifact : a)), index, artifact };
   });
 }
 
@@ -201,10 +187,10 @@ export async function removeArtifact(
   owner: ArtifactHolder,
   direction: Direction,
   index: number,
-): Promise<{ index: number; artifact: Artifact }> {
+): Promise<Placed> {
   return modify(ctx, owner, direction, (list, slot) => {
     const artifact = artifactAt(list, index, slot);
-    return { list: list.filter((_, i) => i !== index), result: { index, artifact } };
+    return { list: list.filter((_, i) => i !== index), index, artifact };
   });
 }
 

@@ -100,14 +100,7 @@ export async function getPhaseField(
     if (field === 'name') return { phase: name, field: 'name', value: name };
     const key = field.startsWith('metadata.') ? field.slice('metadata.'.length) : field;
     if (!Object.hasOwn(PHASE_FIELDS, key)) checkMetadataOwner(reader.type, name, key);
-    const { field: label, value } = lookupField(
-      phase,
-      field,
-      PHASE_FIELDS,
-      def.metadata ?? {},
-      `the ${name} phase`,
-      phaseMetadataOwners(reader.type).keys(),
-    );
-    return { phase: name, field: label, value };
+    const owners = phaseMetadataOwners(reader.type).keys();
+    return { phase: name, ...lookupField(phase, field, PHASE_FIELDS, def.metadata ?? {}, `the ${name} phase`, owners) };
   });
 }

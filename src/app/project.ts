@@ -86,7 +86,7 @@ async function existingProjectError(root: string, here: string | undefined): Pro
     state: project.statechart.current_state,
     uncommitted,
   };
-  if (here !== undefined && project.branch === here) {
+  if (here !== undefined && project.branch === here)
     return new ProjectExistsError(
       `branch '${here}' already has project ${name} (in ${shown(project.statechart.current_state)}); a branch ` +
         `holds one project`,
@@ -95,9 +95,8 @@ async function existingProjectError(root: string, here: string | undefined): Pro
         `branch to start from ('git checkout ${project.base_branch ?? 'main'}') and run 'sow project new' there`,
       details,
     );
-  }
   const where = here === undefined ? 'HEAD is detached' : `'${here}' is checked out`;
-  if (uncommitted) {
+  if (uncommitted)
     return new ProjectExistsError(
       `.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, and ${where}: it came along ` +
         `uncommitted when the branch changed`,
@@ -105,7 +104,6 @@ async function existingProjectError(root: string, here: string | undefined): Pro
         `branch to start from and run 'sow project new' again`,
       details,
     );
-  }
   return new ProjectExistsError(
     `.sow/project/ holds project ${name} of branch ${quoted(project.branch)}, committed here too, and ${where}`,
     `if it does not belong here, remove it from this branch with 'sow project delete --yes --force' and commit ` +
@@ -139,27 +137,25 @@ async function planNewProject(
 ): Promise<{ type: ProjectType; here: string | undefined; target: string | undefined }> {
   const here = head(root).branch;
   const type = await typeFor(opts, here);
-  if (here === undefined && opts.branch === undefined) {
+  if (here === undefined && opts.branch === undefined)
     throw new SowError(
       'DETACHED_HEAD',
       'failed',
       'HEAD is detached, so there is no branch to hold the project',
       "check out a branch ('git checkout <branch>'), or pass --branch <name> to create one here",
     );
-  }
   const target =
     opts.branch ??
     (here !== undefined && DEFAULT_BRANCHES.includes(here) ? `${type.branchPrefix}${opts.name}` : undefined);
   if (target !== undefined && target !== here) {
     checkBranchName(root, target, opts.name);
-    if (branchHasFile(root, target, PROJECT_FILE)) {
+    if (branchHasFile(root, target, PROJECT_FILE))
       throw new ProjectExistsError(
         `branch '${target}' already has a project, committed there`,
         `resume it with 'git checkout ${target}' and 'sow project continue', or pick another branch with ` +
           `--branch <name>`,
         { project_branch: target },
       );
-    }
   }
   return { type, here, target };
 }
@@ -184,7 +180,6 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
   if (opts.branch !== undefined) checkBranchName(ctx.cwd, opts.branch, opts.name);
   const initialised = await initialiseFor(ctx.cwd, opts);
   return withWorkspaceLock(ctx, async (root) => {
-    await typeFor(opts, head(root).branch);
     if (hasProject(root)) throw await existingProjectError(root, head(root).branch);
     const leftovers = projectLeftovers(root);
     if (leftovers.length) throw new ProjectFileMissingError(leftovers);
@@ -200,17 +195,7 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
     const branch = switchedBranch ? target : here!;
     const base = switchedBranch ? here : baseOf(root, branch);
     const at = ctx.now();
-    const initial = initialProject(
-      type,
-      {
-        name: opts.name,
-        description: opts.description,
-        branch,
-        ...(base !== undefined ? { baseBranch: base } : {}),
-        planning: opts.planning,
-      },
-      at,
-    );
+    const initial = initialProject(type, { ...opts, branch, baseBranch: base }, at);
     const started = advance(type, { project: initial, tasks: [] }, at, actor(ctx.env), 'project_init').project;
     const { project, files } = type.scaffold?.(started, at) ?? { project: started, files: {} };
     const tx = new Transaction(root);
@@ -245,14 +230,13 @@ export async function setProjectField(
           );
         if (resolved.name === 'branch') {
           const here = head(uow.root).branch;
-          if (value !== here) {
+          if (value !== here)
             throw new InvalidValueError(
               'branch',
               String(value),
               here ? `'${here}', the branch that is checked out` : 'the branch that is checked out (HEAD is detached)',
               "a project moves only to the branch it is on: run 'git checkout <branch>' first",
             );
-          }
         }
         if (resolved.name === 'base_branch' && !isValidBranchName(uow.root, String(value)))
           throw new InvalidValueError(

@@ -11,14 +11,13 @@ type Env = AppContext['env'];
 
 function worker(env: Env, command: string): { agentId: string; agent: string; task?: string } {
   const agentId = env['SOW_AGENT_ID'];
-  if (!agentId) {
+  if (!agentId)
     throw new UsageError(
       `'sow agent ${command}' is for spawned workers: it reads who they are from SOW_AGENT_ID`,
       command === 'log'
         ? 'to log as yourself, run \'sow log --action <a> --result <r> [--task <id>] "<notes>"\''
         : "to change a task, run 'sow task set --id <id> status <status>'",
     );
-  }
   const agent = env['SOW_AGENT'] || agentId.replace(/-\d+$/, '');
   const task = env['SOW_TASK_ID'] || undefined;
   return { agentId, agent, ...(task ? { task } : {}) };
@@ -82,7 +81,7 @@ export async function agentReport(
   await update(ctx, async (uow) => {
     const project = await uow.project();
     const session = project.sessions?.[w.agent];
-    if (!session || session.agent_id !== w.agentId) {
+    if (!session || session.agent_id !== w.agentId)
       throw new SowError(
         'NO_SESSION',
         'failed',
@@ -90,7 +89,6 @@ export async function agentReport(
           `is ${session?.agent_id ?? 'not recorded'})`,
         'a worker reports on the session sow spawned it with',
       );
-    }
     uow.setProject({
       ...project,
       sessions: {

@@ -15,6 +15,7 @@ import { currentBranch } from '../adapters/repo.js';
 import type { ProjectType } from '../domain/project-type.js';
 import { readKnowledgeIndex } from './advance.js';
 import { errorClass, SowError } from '../domain/errors.js';
+import { isRecord } from '../domain/json.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
 import { warn } from '../adapters/notices.js';
 import { githubRepo } from './github.js';
@@ -31,36 +32,22 @@ export class WrongProjectTypeError extends errorClass(
   ],
 ) {}
 
-function readerSession(r: Reader): TypeSession {
+// A read's session refuses to write; a write's writes through its unit of work.
+function sessionOf(r: Reader | UnitOfWork): TypeSession {
   const refuse = () => {
     throw new Error('a read cannot write');
   };
+  const uow = r instanceof Reader ? undefined : r;
   return {
-    now: r.ctx.now(),
-    by: actor(r.ctx.env).by,
-    project: async () => r.project,
-    setProject: refuse,
+    now: uow ? uow.now : r.ctx.now(),
+    by: uow ? uow.actor.by : actor(r.ctx.env).by,
+    project: async () => (uow ? uow.project() : (r as Reader).project),
+    setProject: uow ? (p) => uow.setProject(p) : refuse,
     task: (id) => r.task(id),
     tasks: () => r.taskStates(),
-    setTask: refuse,
+    setTask: uow ? (t) => uow.setTask(t) : refuse,
     readFile: (rel) => r.readDoc(rel),
-    writeFile: refuse,
-  };
-}
-
-function writerSession(uow: UnitOfWork): TypeSession {
-  return {
-    now: uow.now,
-    by: uow.actor.by,
-    project: () => uow.project(),
-    setProject: (p) => uow.setProject(p),
-    task: (id) => uow.task(id),
-    tasks: () => uow.taskStates(),
-    setTask: (t) => uow.setTask(t),
-    readFile: (rel) => uow.readDoc(rel),
-    writeFile: (rel, text) => {
-      uow.tx.write(rel, text);
-    },
+    writeFile: uow ? (rel, text) => uow.tx.write(rel, text) : refuse,
   };
 }
 
@@ -68,9 +55,7 @@ function writerSession(uow: UnitOfWork): TypeSession {
 async function readKnowledge(ctx: AppContext): Promise<Knowledge> {
   const root = await openRoot(ctx);
   return withRootLock(root, async () => {
-    const entries = (await readKnowledgeIndex(root)).entries.filter(
-      (e): e is Record<string, unknown> => typeof e === 'object' && e !== null && !Array.isArray(e),
-    );
+    const entries = (await readKnowledgeIndex(root)).entries.filter(isRecord);
     return { branch: currentBranch(root), entries, readFile: (rel) => readFileIfExists(root, rel) };
   });
 }
@@ -95,14 +80,13 @@ export async function runTypeCommand(
       const out = gh({ cwd: dir, env: ctx.env }, GH_ARGS.issueCreate(repo, { title }), repo, body);
       const url = out.trim().split('\n').filter(Boolean).at(-1) ?? '';
       const number = Number(/\/issues\/(\d+)/.exec(url)?.[1]);
-      if (!Number.isInteger(number) || number < 1) {
+      if (!Number.isInteger(number) || number < 1)
         throw new SowError(
           'GH_FAILED',
           'external',
           `gh created an issue but sow could not read its number from '${url}'`,
           "look for it with 'gh issue list', then record it on the task",
         );
-      }
       return { number, url };
     },
   };
@@ -110,13 +94,13 @@ export async function runTypeCommand(
     read: (fn) =>
       Reader.read(ctx, (r) => {
         checkType(r.project.type);
-        return fn(readerSession(r));
+        return fn(sessionOf(r));
       }),
     update: (fn) => {
       if (!command.writes) throw new Error(`bug: ${group} ${command.name} is declared read-only but writes`);
       return update(ctx, async (uow) => {
         checkType((await uow.project()).type);
-        return fn(writerSession(uow));
+        return fn(sessionOf(uow));
       });
     },
     knowledge: () => readKnowledge(ctx),

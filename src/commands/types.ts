@@ -6,12 +6,10 @@ import type { CommandDef, GroupDef } from '../model/def.js';
 function commandOf(type: ProjectType, command: TypeCommandDef): CommandDef {
   const group = type.commands!.name;
   return {
+    ...command,
     name: `${group} ${command.name}`,
-    description: command.description,
     args: command.args ?? [],
     options: command.options ?? [],
-    ...(command.help !== undefined ? { help: command.help } : {}),
-    writes: command.writes,
     async run(ctx, input) {
       // Optional arguments not given are left out, as the type's run expects them.
       const args = input.args.filter((a): a is string => typeof a === 'string');

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import {
-  approvalStands,
   contentDigest,
   JudgedView,
   stampApproval,
@@ -54,19 +53,6 @@ describe('a document approval holds for the content approved', () => {
       taskList({ approved: false }),
     );
     expect(stampApproval(taskList(), undefined)).toEqual(taskList());
-  });
-
-  it('approvalStands: approved and unchanged; an approval without a stamp (an older sow) still counts', () => {
-    const files = new Map([[DOC, '# T\n']]);
-    const read = (rel: string) => files.get(rel);
-    const stamped = stampApproval(taskList(), '# T\n');
-    expect(approvalStands(stamped, read)).toBe(true);
-    expect(approvalStands(taskList(), read)).toBe(true);
-    expect(approvalStands(taskList({ approved: false }), read)).toBe(false);
-    files.set(DOC, '# T, edited\n');
-    expect(approvalStands(stamped, read)).toBe(false);
-    files.delete(DOC);
-    expect(approvalStands(stamped, read)).toBe(false);
   });
 
   it(

@@ -115,14 +115,6 @@ function judge(view: ProjectView, read: (a: Artifact, w: Withdrawal) => void): P
   return { ...view, project, ...(taskStates ? { taskStates } : {}) };
 }
 
-/** Whether an artifact's approval still counts: approved, and (when stamped) its file unchanged. */
-export function approvalStands(a: Artifact, readDoc: (rel: string) => string | undefined): boolean {
-  if (a.approved !== true) return false;
-  if (typeof a.approved_sha256 !== 'string') return true;
-  const text = readDoc(repositoryPathOf(a.path, 'project'));
-  return text !== undefined && contentDigest(text) === a.approved_sha256;
-}
-
 // The tasks' approval
 
 /** The tasks' approval of a project type: `sow phase set <key> true`, given only in `state`. */

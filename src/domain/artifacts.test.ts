@@ -42,7 +42,7 @@ const taskOutputs: ArtifactSlot = {
   owner: '--id 010',
 };
 const add = (slot: ArtifactSlot, type: string, path: string, extra: Record<string, string> = {}, approved?: string) =>
-  createArtifact(slot, { type, path, extra, ...(approved !== undefined ? { approved } : {}) }, NOW, REPO).artifact;
+  createArtifact(slot, { type, path, extra, ...(approved !== undefined ? { approved } : {}) }, NOW, REPO);
 
 describe('createArtifact', () => {
   it('starts approvable types unapproved and puts extra flags in typed metadata', () => {

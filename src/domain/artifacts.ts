@@ -128,7 +128,7 @@ function metadataKeys(slot: ArtifactSlot): string[] {
 
 function checkMetadataValue(def: ArtifactTypeDef, key: string, value: Scalar): void {
   const allowed = own(def.metadataValues, key);
-  if (allowed && !allowed.includes(String(value))) {
+  if (allowed && !allowed.includes(String(value)))
     throw new InvalidValueError(
       key,
       String(value),
@@ -136,14 +136,17 @@ function checkMetadataValue(def: ArtifactTypeDef, key: string, value: Scalar): v
       undefined,
       nearMiss(String(value), allowed),
     );
-  }
 }
 
-function missingMetadata(def: ArtifactTypeDef, artifact: Artifact): string | undefined {
-  return def.requiredMetadata?.find((key) => artifact.metadata?.[key] === undefined);
+/** Refuses an artifact without metadata its type requires; `say` words it, given the key and an example value. */
+function checkRequired(
+  def: ArtifactTypeDef,
+  artifact: Artifact,
+  say: (key: string, example: string) => [string, string],
+) {
+  const missing = def.requiredMetadata?.find((key) => artifact.metadata?.[key] === undefined);
+  if (missing) throw new MissingMetadataError(...say(missing, def.metadataValues?.[missing]?.[0] ?? '<value>'));
 }
-
-const choices = (def: ArtifactTypeDef, key: string) => def.metadataValues?.[key]?.join('|') ?? '<value>';
 
 export interface NewArtifact {
   type: string;
@@ -153,12 +156,7 @@ export interface NewArtifact {
   extra: Readonly<Record<string, string>>;
 }
 
-export function createArtifact(
-  slot: ArtifactSlot,
-  input: NewArtifact,
-  now: string,
-  repoRoot: string,
-): { artifact: Artifact; def: ArtifactTypeDef } {
+export function createArtifact(slot: ArtifactSlot, input: NewArtifact, now: string, repoRoot: string): Artifact {
   const def = findArtifactType(slot, input.type);
   if (def.recordedBy) throw new RecordedArtifactError(def.name, def.recordedBy, 'added');
   const artifact: Artifact = { type: def.name, path: artifactPath(input.path, def.root, repoRoot), created_at: now };
@@ -178,16 +176,12 @@ export function createArtifact(
     meta = setAtPath(meta, field.path, value);
   }
   if (Object.keys(meta).length > 0) artifact.metadata = meta;
-  const missing = missingMetadata(def, artifact);
-  if (missing) {
-    const example = def.metadataValues?.[missing]?.[0] ?? '<value>';
-    const command = slotCommand(slot, 'add', `--type ${def.name} --path ${artifact.path} --${missing} ${example}`);
-    throw new MissingMetadataError(
-      `a ${def.name} needs --${missing} ${choices(def, missing)}`,
-      `add it with the artifact: '${command}'`,
-    );
-  }
-  return { artifact, def };
+  checkRequired(def, artifact, (key, example) => [
+    `a ${def.name} needs --${key} ${def.metadataValues?.[key]?.join('|') ?? '<value>'}`,
+    `add it with the artifact: '${slotCommand(slot, 'add', `--type ${def.name} --path ${artifact.path}`)} ` +
+      `--${key} ${example}'`,
+  ]);
+  return artifact;
 }
 
 export function artifactAt(list: readonly Artifact[], index: number, slot: ArtifactSlot): Artifact {
@@ -211,16 +205,11 @@ export function setArtifactField(
     let value = coerceField(resolved.name, raw, resolved.spec);
     if (resolved.name === 'path') value = artifactPath(String(value), def?.root ?? 'project', repoRoot);
     const next = { ...artifact, [resolved.name]: value };
-    if (resolved.name === 'approved' && value === true && def) {
-      const missing = missingMetadata(def, next);
-      if (missing) {
-        const example = def.metadataValues?.[missing]?.[0] ?? '<value>';
-        throw new MissingMetadataError(
-          `cannot approve this ${def.name}: it has no ${missing}`,
-          `set it first: '${slotCommand(slot, 'set', `--index ${index} ${missing} ${example}`)}'`,
-        );
-      }
-    }
+    if (resolved.name === 'approved' && value === true && def)
+      checkRequired(def, next, (key, example) => [
+        `cannot approve this ${def.name}: it has no ${key}`,
+        `set it first: '${slotCommand(slot, 'set', `--index ${index} ${key} ${example}`)}'`,
+      ]);
     return next;
   }
   const value = parseValue(raw);

@@ -68,9 +68,8 @@ export function routeTo(
   while (queue.length > 0) {
     const state = queue.shift()!;
     const path = seen.get(state)!;
-    if (state !== start && wanted(state)) {
+    if (state !== start && wanted(state))
       return { steps: [start, ...path.map((t) => t.to)], first: describe(type, path[0]!, judged) };
-    }
     for (const t of type.transitions) {
       if (t.from !== state || !t.automatic || seen.has(t.to)) continue;
       seen.set(t.to, [...path, t]);
@@ -91,22 +90,18 @@ export function advance(
 ): { from: string; to: string; event: string; project: ProjectState } {
   const from = view.project.statechart.current_state;
   const options = type.transitions.filter((t) => t.from === from);
-  let candidates: readonly TransitionDef[];
-  if (event !== undefined) {
-    candidates = options.filter((t) => t.event === event);
-    if (candidates.length === 0) {
-      const elsewhere = type.transitions.find((t) => t.event === event);
-      throw new InvalidEventError(
-        event,
-        from,
-        [...new Set(options.map((o) => o.event))],
-        elsewhere?.from,
-        type.transitions.map((t) => t.event),
-      );
-    }
-  } else {
-    candidates = options.filter((t) => t.automatic);
-    if (candidates.length === 0) throw new NoAutomaticEventError(from, [...new Set(options.map((o) => o.event))]);
+  const candidates = options.filter((t) => (event === undefined ? t.automatic : t.event === event));
+  const events = [...new Set(options.map((o) => o.event))];
+  if (candidates.length === 0 && event === undefined) throw new NoAutomaticEventError(from, events);
+  if (candidates.length === 0) {
+    const elsewhere = type.transitions.find((t) => t.event === event);
+    throw new InvalidEventError(
+      event!,
+      from,
+      events,
+      elsewhere?.from,
+      type.transitions.map((t) => t.event),
+    );
   }
   // A state whose own guard does not hold (set by hand) is no place to go on from.
   const problem = stateProblem(type, view);

@@ -1,25 +1,21 @@
 /** Pure operations on a project's phases, shared by every project type, and the phase's fields. */
 import { PhaseNotActiveError, PhaseNotFoundError, ReadOnlyFieldError, WrongPhaseError } from './errors.js';
-import type { FieldSpec } from './fields.js';
+import { readOnly, type FieldSpec } from './fields.js';
 import type { PhaseDef, ProjectType } from './project-type.js';
 import type { Phase, ProjectState } from './schemas.js';
 
 export const PHASE_FIELDS: Record<string, FieldSpec> = {
-  name: { kind: 'readonly', why: 'a phase keeps its name (its key under phases)' },
-  status: {
-    kind: 'readonly',
-    why: "phase statuses follow the lifecycle; only 'sow advance' changes them",
-    hint: "run 'sow advance'",
-  },
+  name: readOnly('a phase keeps its name (its key under phases)'),
+  status: readOnly("phase statuses follow the lifecycle; only 'sow advance' changes them", "run 'sow advance'"),
   enabled: { kind: 'boolean' },
   iteration: { kind: 'integer', min: 1 },
-  created_at: { kind: 'readonly', why: 'it records when the phase was created' },
-  started_at: { kind: 'readonly', why: 'it follows the lifecycle' },
-  completed_at: { kind: 'readonly', why: 'it follows the lifecycle' },
-  inputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow input add|set|remove'" },
-  outputs: { kind: 'readonly', why: 'it is a list of artifacts', hint: "use 'sow output add|set|remove'" },
-  tasks: { kind: 'readonly', why: 'tasks live in their own files', hint: "use 'sow task add|set|list'" },
-  metadata: { kind: 'readonly', why: 'it is a map', hint: "set one key of it, e.g. 'metadata.owner'" },
+  created_at: readOnly('it records when the phase was created'),
+  started_at: readOnly('it follows the lifecycle'),
+  completed_at: readOnly('it follows the lifecycle'),
+  inputs: readOnly('it is a list of artifacts', "use 'sow input add|set|remove'"),
+  outputs: readOnly('it is a list of artifacts', "use 'sow output add|set|remove'"),
+  tasks: readOnly('tasks live in their own files', "use 'sow task add|set|list'"),
+  metadata: readOnly('it is a map', "set one key of it, e.g. 'metadata.owner'"),
 };
 
 export function phaseOf(project: ProjectState, name: string): Phase {
@@ -71,12 +67,11 @@ export function completePhase(project: ProjectState, name: string, now: string):
 
 export function requirePhaseActive(project: ProjectState, phase: string, action: string): void {
   const p = project.phases[phase];
-  if (!p || p.status !== 'in_progress') {
+  if (!p || p.status !== 'in_progress')
     throw new PhaseNotActiveError(
       `${action} needs the ${phase} phase in progress, but the project is in ${project.statechart.current_state}`,
       "run 'sow project continue' to see what this state expects, or 'sow advance' to move on",
     );
-  }
 }
 
 /** `--phase` if given (and known), else the phase in progress. */
@@ -87,12 +82,11 @@ export function selectPhase(type: ProjectType, project: ProjectState, requested?
     return requested;
   }
   const current = names.find((n) => project.phases[n]?.status === 'in_progress');
-  if (!current) {
+  if (!current)
     throw new PhaseNotActiveError(
       `no phase is in progress (state ${project.statechart.current_state})`,
       `name one with --phase (${names.join(', ')})`,
     );
-  }
   return current;
 }
 
@@ -106,9 +100,7 @@ export function phaseMetadataOwners(type: ProjectType): Map<string, string> {
 /** A metadata key of one phase is refused on others, so a flag nothing reads is never quietly written. */
 export function checkMetadataOwner(type: ProjectType, phase: string, key: string): void {
   const owner = phaseMetadataOwners(type).get(key);
-  if (owner !== undefined && owner !== phase) {
-    throw new WrongPhaseError(key, owner, phase);
-  }
+  if (owner !== undefined && owner !== phase) throw new WrongPhaseError(key, owner, phase);
 }
 
 /** Which phases run is settled at `project new`: a later `enabled` change (but to its own value) is refused. */
@@ -120,13 +112,12 @@ export function checkEnabledChange(type: ProjectType, project: ProjectState, nam
   const skip = type.phases.some((p) => p.canDisable)
     ? "only planning can be skipped, and only when the project starts: 'sow project new <name> --no-planning'"
     : `every ${type.name} project runs all of its phases (${phaseNames(type).join(', ')})`;
-  if (!value && !def.canDisable) {
+  if (!value && !def.canDisable)
     throw new ReadOnlyFieldError(
       'enabled',
       `the ${name} phase always runs: ${def.whyRequired ?? `a ${type.name} project runs every one of its phases`}`,
       skip,
     );
-  }
   const where = value
     ? `the lifecycle has already passed the ${name} phase, which was skipped`
     : `the ${name} phase has already started`;

@@ -35,15 +35,14 @@ export interface NewProjectSpec {
   name: string;
   description: string;
   branch: string;
-  baseBranch?: string;
+  baseBranch?: string | undefined;
   planning: boolean;
 }
 
 /** `--no-planning` for a type whose planning cannot be skipped: a flag that does not go with the type (exit 2). */
 export function checkPlanning(type: ProjectType, planning: boolean): void {
-  if (!planning && !type.phases.some((p) => p.name === 'planning' && p.canDisable)) {
+  if (!planning && !type.phases.some((p) => p.name === 'planning' && p.canDisable))
     throw new UsageError(`the ${type.name} project type cannot skip planning`, 'leave out --no-planning');
-  }
 }
 
 /** A project in the type's initial state, before `project_init` fires. */

@@ -2,7 +2,8 @@
 import { completePhase, phaseOf, startPhase } from '../phases.js';
 import type { ArtifactTypeDef } from '../artifacts.js';
 import type { ProjectState } from '../schemas.js';
-import type { ActionImpl, ActionRef, ProjectType, StateDef, TransitionDef } from '../project-type.js';
+import type { ActionImpl, ActionRef, PhaseDef, ProjectType, StateDef, TransitionDef } from '../project-type.js';
+import { evidenceType } from './evidence.js';
 
 /** An artifact type whose files live under .sow/project/ (all but a task's `modified` files). */
 export const doc = (name: string, description: string, more: Partial<ArtifactTypeDef> = {}): ArtifactTypeDef => ({
@@ -68,14 +69,20 @@ export type Transitions<S, G, A = object> = TransitionDef<
   (keyof A & string) | keyof typeof phaseActions
 >[];
 
-/** Every type starts in NoProject (where some end) and has the phase actions besides its own. */
+// Every type starts in NoProject (where some end) and has the phase actions besides its own; every phase and task
+// records the checks' evidence, and a phase always runs unless it says it can be disabled.
 export const defineType = (
-  def: Omit<ProjectType, 'initialState' | 'actions'> & { actions?: ProjectType['actions'] },
+  def: Omit<ProjectType, 'initialState' | 'actions' | 'phases'> & {
+    actions?: ProjectType['actions'];
+    phases: readonly (Omit<PhaseDef, 'canDisable' | 'outputs'> & Partial<Pick<PhaseDef, 'canDisable' | 'outputs'>>)[];
+  },
 ): ProjectType => ({
   ...def,
   initialState: 'NoProject',
   states: { NoProject: ended('No project is active on this branch.'), ...def.states },
   actions: { ...phaseActions, ...def.actions },
+  phases: def.phases.map((p) => ({ canDisable: false, ...p, outputs: [...(p.outputs ?? []), evidenceType] })),
+  taskOutputs: [...def.taskOutputs, evidenceType],
 });
 
 /** Completed or abandoned. */
@@ -98,10 +105,5 @@ export const archiveEntry = (type: string, project: ProjectState, now: string) =
 export function tagsOf(project: ProjectState, phase: string): string[] {
   const raw = phaseOf(project, phase).metadata['tags'];
   if (Array.isArray(raw)) return raw.map(String);
-  return typeof raw === 'string'
-    ? raw
-        .split(',')
-        .map((t) => t.trim())
-        .filter(Boolean)
-    : [];
+  return typeof raw === 'string' ? raw.split(',').flatMap((tag) => tag.trim() || []) : [];
 }

@@ -109,10 +109,6 @@ export function evidenceNeeded(
   view: Pick<ProjectView, 'project'>,
 ): NonNullable<GuardDef['evidence']> | undefined {
   const state = view.project.statechart.current_state;
-  for (const t of type.transitions) {
-    if (t.from !== state || t.guard === undefined) continue;
-    const needs = type.guards[t.guard]?.evidence;
-    if (needs) return needs;
-  }
-  return undefined;
+  const ways = type.transitions.filter((t) => t.from === state && t.guard !== undefined);
+  return ways.map((t) => type.guards[t.guard!]?.evidence).find((needs) => needs !== undefined);
 }

@@ -16,7 +16,6 @@ import {
 import { approvedOutput, phaseOf } from '../../phases.js';
 import { byId } from '../../tasks.js';
 import type { GuardDef, ProjectType, StateDef } from '../../project-type.js';
-import { evidenceType as evidence } from '../evidence.js';
 import { PUBLISHING, publishCommands, unitsDir } from './publish.js';
 import { list, placeOf, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
 
@@ -124,12 +123,12 @@ export const breakdown: ProjectType = defineType({
     'Split a large feature into work units with specs and dependencies, then publish them as GitHub issues or files',
   branchPrefix: 'breakdown/',
   phases: [
-    { name: 'discovery', canDisable: false, inputs: [context], outputs: [discovery, evidence] },
-    { name: NAME, canDisable: false, inputs: [context], outputs: [evidence], hasTasks: true },
-    { name: 'publishing', canDisable: false, inputs: [], outputs: [evidence] },
+    { name: 'discovery', inputs: [context], outputs: [discovery] },
+    { name: NAME, inputs: [context], hasTasks: true },
+    { name: 'publishing', inputs: [] },
   ],
   taskInputs: [reference],
-  taskOutputs: [workUnitSpec, evidence],
+  taskOutputs: [workUnitSpec],
   states,
   transitions,
   guards,

@@ -76,7 +76,7 @@ function specText(s: TypeSession, task: TaskState): string {
   return specsOf(task)
     .map(({ index, artifact }) => {
       const text = s.readFile(`${PROJECT_DIR}/${artifact.path}`);
-      if (text === undefined) {
+      if (text === undefined)
         throw new SowError(
           'SPEC_MISSING',
           'failed',
@@ -85,9 +85,8 @@ function specText(s: TypeSession, task: TaskState): string {
             `--index ${index} approved true'), then publish`,
           { task: task.id, path: artifact.path },
         );
-      }
       // What is published is what the human approved: a spec changed since its approval is not.
-      if (typeof artifact.approved_sha256 === 'string' && contentDigest(text) !== artifact.approved_sha256) {
+      if (typeof artifact.approved_sha256 === 'string' && contentDigest(text) !== artifact.approved_sha256)
         throw new SowError(
           'SPEC_CHANGED',
           'blocked',
@@ -96,7 +95,6 @@ function specText(s: TypeSession, task: TaskState): string {
             `--index ${index} approved true'), then publish`,
           { task: task.id, path: artifact.path },
         );
-      }
       return text.replace(/\s+$/, '');
     })
     .join('\n\n');
@@ -123,14 +121,13 @@ async function publishOne(
     for (const depId of dependsOn) {
       const dep = await s.task(depId);
       const publication = publicationOf(dep);
-      if (!publication) {
+      if (!publication)
         throw new SowError(
           'DEPENDENCY_NOT_PUBLISHED',
           'failed',
           `unit ${id} depends on ${depId}, which is not published`,
           "run 'sow breakdown publish' again: it publishes every unit after the units it depends on",
         );
-      }
       deps.push({ id: depId, title: dep.name, publication });
     }
     const spec = specText(s, task);
@@ -170,17 +167,14 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
   if (to !== undefined && to !== 'github' && to !== 'files')
     throw notOneOf('destination', String(to), ['github', 'files'], 'destinations (--to)');
   const dryRun = opts['dryRun'] === true;
-  const notes: string[] = [];
-  let target: Target;
-  if (to === 'github' || to === 'files') target = to;
-  else if (ctx.hasGh()) target = 'github';
-  else {
-    target = 'files';
-    notes.push(
-      'gh (the GitHub CLI) is not on PATH, so the units become markdown files; install gh to publish them as ' +
-        'issues, or pass --to files to choose files yourself',
-    );
-  }
+  const target: Target = to ?? (ctx.hasGh() ? 'github' : 'files');
+  const notes =
+    to === undefined && target === 'files'
+      ? [
+          'gh (the GitHub CLI) is not on PATH, so the units become markdown files; install gh to publish them as ' +
+            'issues, or pass --to files to choose files yourself',
+        ]
+      : [];
 
   // What there is to publish, in order, read once.
   const plan = await ctx.read(async (s) => {
@@ -188,7 +182,7 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     if (project.statechart.current_state !== PUBLISHING) throw await notPublishing(s, type());
     const tasks = await s.tasks();
     const problems = unitProblems(tasks);
-    if (problems.length) {
+    if (problems.length)
       throw new SowError(
         'UNITS_NOT_READY',
         'blocked',
@@ -196,7 +190,6 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
         problems.join('; '),
         { problems },
       );
-    }
     const order = publishOrder(tasks);
     const ids = new Set(order.map((t) => t.id));
     const dir = unitsDir(project.name);
@@ -241,14 +234,13 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     message: [...notes, message].join('\n'),
   });
 
-  if (dryRun || todo.length === 0) {
+  if (dryRun || todo.length === 0)
     return result(
       plan.units,
       todo.length === 0
         ? `nothing to publish: every completed unit is already published; run 'sow advance' to complete the breakdown`
         : `dry run: would publish ${count(todo.length)} as ${where}${also}; nothing was changed`,
     );
-  }
 
   const rows: UnitRow[] = [];
   for (const unit of plan.units) {

@@ -16,9 +16,8 @@ export function publicationOf(task: TaskState): Publication | undefined {
   const p = task.metadata['published'];
   if (!isRecord(p)) return undefined;
   const at = typeof p['at'] === 'string' ? { at: p['at'] } : {};
-  if (typeof p['issue'] === 'number' && Number.isInteger(p['issue']) && p['issue'] > 0) {
+  if (typeof p['issue'] === 'number' && Number.isInteger(p['issue']) && p['issue'] > 0)
     return { issue: p['issue'], ...(typeof p['url'] === 'string' ? { url: p['url'] } : {}), ...at };
-  }
   if (typeof p['file'] === 'string' && p['file'] !== '') return { file: p['file'], ...at };
   return undefined;
 }

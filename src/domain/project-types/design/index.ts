@@ -16,11 +16,10 @@ import {
   type Transitions,
 } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
-import type { Artifact, ProjectState, TaskState } from '../../schemas.js';
+import type { Artifact } from '../../schemas.js';
 import type { RepoConfig } from '../../config-schemas.js';
 import { phaseOf } from '../../phases.js';
-import type { ArchivePlan, GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
-import { evidenceType as evidence } from '../evidence.js';
+import type { GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
 
 const PHASE = 'design';
 
@@ -77,8 +76,6 @@ function missingDocuments(
   return { undocumented, unapproved };
 }
 
-const openTasks = (view: ProjectView) => view.tasks.filter((t) => !finished(t.status)).map((t) => t.id);
-
 const guards = {
   documentsApproved: {
     description:
@@ -91,7 +88,7 @@ const guards = {
     },
     hint: (view) => {
       if (view.tasks.length === 0) return "add the documents to write, a task each: 'sow task add <document>'";
-      const open = openTasks(view);
+      const open = view.tasks.filter((t) => !finished(t.status)).map((t) => t.id);
       if (open.length)
         return (
           `finish or abandon ${open.join(', ')} ('sow task set --id <id> status completed', or 'sow task ` +
@@ -136,38 +133,36 @@ const transitions: Transitions<typeof states, typeof guards> = [
   step('Finalizing', 'design_complete', 'Completed', 'documentsApproved', leave('finalization')),
 ];
 
-/** The approved documents of the completed tasks, then of the design phase; a file recorded twice is kept once. */
-function archivePlan(project: ProjectState, tasks: readonly TaskState[], config: RepoConfig, now: string): ArchivePlan {
-  const files: { from: string; to: string }[] = [];
-  const documents: Record<string, string>[] = [];
-  const seen = new Set<string>();
-  const keep = (a: Artifact, document: Record<string, string>) => {
-    if (!isDocument(a) || a.approved !== true || seen.has(a.path)) return;
-    seen.add(a.path);
-    files.push({ from: a.path, to: `.sow/knowledge/${placeOf(config, a.type)}/${baseName(a.path)}` });
-    documents.push(document);
-  };
-  for (const task of [...tasks].sort((a, b) => Number(a.id) - Number(b.id))) {
-    if (task.status !== 'completed') continue;
-    for (const a of task.outputs) keep(a, { task: task.id, type: a.type, title: task.name });
-  }
-  for (const a of phaseOf(project, PHASE).outputs) keep(a, { type: a.type, title: baseName(a.path) });
-  return { files, entry: { ...archiveEntry(PHASE, project, now), tags: tagsOf(project, PHASE), documents } };
-}
-
 export const design: ProjectType = defineType({
   name: 'design',
   description:
     "Write design documents (ADRs, designs, specs) with the human; the approved ones become the repository's knowledge",
   branchPrefix: 'design/',
   phases: [
-    { name: PHASE, canDisable: false, inputs: [context], outputs: [...documentTypes, evidence], hasTasks: true },
-    { name: 'finalization', canDisable: false, inputs: [context], outputs: [evidence] },
+    { name: PHASE, inputs: [context], outputs: documentTypes, hasTasks: true },
+    { name: 'finalization', inputs: [context] },
   ],
   taskInputs: [reference],
-  taskOutputs: [...documentTypes, evidence],
+  taskOutputs: documentTypes,
   states,
   transitions,
   guards,
-  archive: ({ project, tasks, config }, now) => archivePlan(project, tasks, config, now),
+  /** The approved documents of the completed tasks, then of the design phase; a file recorded twice is kept once. */
+  archive({ project, tasks, config }, now) {
+    const files: { from: string; to: string }[] = [];
+    const documents: Record<string, string>[] = [];
+    const seen = new Set<string>();
+    const keep = (a: Artifact, document: Record<string, string>) => {
+      if (!isDocument(a) || a.approved !== true || seen.has(a.path)) return;
+      seen.add(a.path);
+      files.push({ from: a.path, to: `.sow/knowledge/${placeOf(config, a.type)}/${baseName(a.path)}` });
+      documents.push(document);
+    };
+    for (const task of [...tasks].sort((a, b) => Number(a.id) - Number(b.id))) {
+      if (task.status !== 'completed') continue;
+      for (const a of task.outputs) keep(a, { task: task.id, type: a.type, title: task.name });
+    }
+    for (const a of phaseOf(project, PHASE).outputs) keep(a, { type: a.type, title: baseName(a.path) });
+    return { files, entry: { ...archiveEntry(PHASE, project, now), tags: tagsOf(project, PHASE), documents } };
+  },
 });

@@ -17,7 +17,6 @@ import {
 } from '../common.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
 import type { GuardDef, ProjectType, StateDef } from '../../project-type.js';
-import { evidenceType as evidence } from '../evidence.js';
 
 const context = doc('context', 'A document that gives context (the question, earlier notes)');
 const summary = doc('summary', 'A summary of what the exploration found; approving every summary lets it finalize', {
@@ -89,17 +88,11 @@ export const exploration: ProjectType = defineType({
   description: "Research a topic with the human; the approved summaries become the repository's knowledge",
   branchPrefix: 'explore/',
   phases: [
-    {
-      name: 'exploration',
-      canDisable: false,
-      inputs: [context],
-      outputs: [summary, findings, evidence],
-      hasTasks: true,
-    },
-    { name: 'finalization', canDisable: false, inputs: [context], outputs: [evidence] },
+    { name: 'exploration', inputs: [context], outputs: [summary, findings], hasTasks: true },
+    { name: 'finalization', inputs: [context] },
   ],
   taskInputs: [reference],
-  taskOutputs: [findings, evidence],
+  taskOutputs: [findings],
   states,
   transitions,
   guards,

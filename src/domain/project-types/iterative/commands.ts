@@ -8,13 +8,14 @@ import {
   GUARDRAILS,
   GUARDRAILS_HEADER,
   guardrailEntry,
+  type Guardrail,
   PROGRESS,
   PROGRESS_HEADER,
 } from './documents.js';
 import { exportState } from './export.js';
 import { extend, phaseAdd, phaseRemove, phaseSet } from './plan-commands.js';
 import { iterationPrompt } from './prompt.js';
-import { contextWarning, requireState, storePhases, str } from './session.js';
+import { contextWarning, requireState, str } from './session.js';
 import {
   blockPhase,
   checkBlockNote,
@@ -24,7 +25,7 @@ import {
   unblockPhase,
   verifyPhase,
 } from './phase-moves.js';
-import { currentPhase, findPhase, wordCount, workPhasesOf, type WorkPhase } from './work-phases.js';
+import { currentPhase, findPhase, withWorkPhases, wordCount, workPhasesOf, type WorkPhase } from './work-phases.js';
 
 /** A move of a work phase, in ExecuteActive only: the phases stored, the move's entry appended to progress.md. */
 function move<R extends { list: WorkPhase[]; entry: string }>(
@@ -35,7 +36,8 @@ function move<R extends { list: WorkPhase[]; entry: string }>(
   return ctx.update(async (s) => {
     const project = await requireState(s, ['ExecuteActive'], doing);
     const r = fn(workPhasesOf(project), s);
-    storePhases(s, project, r.list);
+    // plan.md follows the phases as the project is written (its checkboxes follow the statuses).
+    s.setProject(withWorkPhases(project, r.list));
     appendTo(s, PROGRESS, PROGRESS_HEADER, r.entry);
     return r;
   });
@@ -181,15 +183,8 @@ const guardrailAdd: TypeCommandDef = {
       const p = named !== undefined ? findPhase(list, named) : currentPhase(list);
       // The phase's latest work iteration (its first, before any): the spec's "R{N} iteration {I}".
       const learned = p ? `${p.id} iteration ${Math.max(1, p.iterations)}` : project.statechart.current_state;
-      const entry = guardrailEntry(
-        {
-          pattern: str(opts, 'pattern')!,
-          context: str(opts, 'context')!,
-          problem: str(opts, 'problem')!,
-          solution: str(opts, 'solution')!,
-        },
-        learned,
-      );
+      // The four are required options: commander gives each its text.
+      const entry = guardrailEntry(opts as Guardrail, learned);
       appendTo(s, GUARDRAILS, GUARDRAILS_HEADER, entry);
       return {
         data: { pattern: str(opts, 'pattern'), learned },

@@ -92,8 +92,10 @@ export function briefDomain(text: string | undefined): string | undefined {
   return (DOMAINS as readonly string[]).includes(d ?? '') ? d : undefined;
 }
 
+export type Guardrail = Readonly<Record<'pattern' | 'context' | 'problem' | 'solution', string>>;
+
 /** A guardrails.md entry (spec 002's format), with where it was learned. */
-export function guardrailEntry(g: Record<'pattern' | 'context' | 'problem' | 'solution', string>, learned: string) {
+export function guardrailEntry(g: Guardrail, learned: string) {
   const line = (s: string) => s.trim().replace(/\s*\n\s*/g, ' ');
   return [
     `## ${line(g.pattern)}`,

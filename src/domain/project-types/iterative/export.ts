@@ -74,18 +74,15 @@ export const exportState: TypeCommandDef = {
     '.sow/knowledge/).',
   async run(ctx, _args, opts) {
     const name = str(opts, 'name');
-    if (name === undefined) {
-      try {
-        return await ctx.read(async (s) => {
-          const state = exportedState(await s.project(), (rel) => s.readFile(rel));
-          return { data: state, text: JSON.stringify(state, null, 2) };
-        });
-      } catch (err) {
-        // Completed here: the archive answers for it.
-        if (!(err instanceof SowError) || err.code !== 'NO_PROJECT') throw err;
-      }
+    let state: Record<string, unknown> | undefined;
+    try {
+      if (name === undefined)
+        state = await ctx.read(async (s) => exportedState(await s.project(), (rel) => s.readFile(rel)));
+    } catch (err) {
+      // Completed here: the archive answers for it.
+      if (!(err instanceof SowError) || err.code !== 'NO_PROJECT') throw err;
     }
-    const state = await archivedState(ctx, name);
+    state ??= await archivedState(ctx, name);
     return { data: state, text: JSON.stringify(state, null, 2) };
   },
 };
@@ -129,7 +126,7 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
       ? files.find((f) => f.startsWith(`${dir}/`) && /^state(-\d+)?\.json$/.test(f.slice(dir.length + 1)))
       : undefined;
   const text = rel === undefined ? undefined : k.readFile(rel);
-  if (text === undefined) {
+  if (text === undefined)
     throw new SowError(
       'ARCHIVED_STATE_MISSING',
       'failed',
@@ -138,7 +135,6 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
       `its documents are there; the index entry in .sow/knowledge/index.yaml lists its phases`,
       { path: dir },
     );
-  }
   let state: unknown;
   try {
     state = JSON.parse(text);

@@ -4,7 +4,6 @@ import { ai, archiveEntry, defineType, doc, ended, human, init, leave, step, typ
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import { approvedOutput, phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
-import { evidenceType as evidence } from '../evidence.js';
 import { assessmentOf, latestApprovedReview, reopenForRework, reviewHint, reviewSays, reviewType } from '../reviews.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef } from '../../project-type.js';
 import { iterCommands } from './commands.js';
@@ -191,17 +190,15 @@ export const iterative: ProjectType = defineType({
   phases: [
     {
       name: 'discover',
-      canDisable: false,
       inputs: [context, source],
-      outputs: [brief, evidence],
+      outputs: [brief],
       metadata: { domain: { kind: 'enum', values: [...DOMAINS] } },
     },
-    { name: 'plan', canDisable: false, inputs: [context], outputs: [plan, evidence] },
+    { name: 'plan', inputs: [context], outputs: [plan] },
     {
       name: EXECUTE,
-      canDisable: false,
       inputs: [context, source, review],
-      outputs: [deliverable, evidence],
+      outputs: [deliverable],
       metadata: {
         [WORK_PHASES_KEY]: {
           kind: 'readonly',
@@ -211,11 +208,11 @@ export const iterative: ProjectType = defineType({
       },
       hasTasks: true,
     },
-    { name: 'verify', canDisable: false, inputs: [context], outputs: [review, evidence] },
-    { name: 'deliver', canDisable: false, inputs: [context], outputs: [deliverable, evidence] },
+    { name: 'verify', inputs: [context], outputs: [review] },
+    { name: 'deliver', inputs: [context], outputs: [deliverable] },
   ],
   taskInputs: [reference],
-  taskOutputs: [modified, evidence],
+  taskOutputs: [modified],
   states,
   transitions,
   guards,
@@ -281,17 +278,11 @@ export const iterative: ProjectType = defineType({
         ...archiveEntry('iterative', project, now),
         path: dir,
         phase: 'complete',
-        phases: list.map((p) => ({
-          id: p.id,
-          title: p.title,
-          status: p.status,
-          iterations: p.iterations,
-          confirmations: p.confirmations,
-          ...(p.verification ? { verification: p.verification } : {}),
-          max: p.max,
-          output: p.output,
-          ...(p.completed_at ? { completed_at: p.completed_at } : {}),
-        })),
+        // The index's writer leaves out what is undefined (a verification or completion not had).
+        phases: list.map((p) => {
+          const { id, title, status, iterations, confirmations, verification, max, output, completed_at } = p;
+          return { id, title, status, iterations, confirmations, verification, max, output, completed_at };
+        }),
       },
     };
   },

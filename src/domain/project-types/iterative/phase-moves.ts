@@ -112,14 +112,13 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
   checkSignal(id, input);
   if (p.status === 'pending') {
     const waiting = waitingFor(list, p);
-    if (waiting.length) {
+    if (waiting.length)
       throw new WorkPhaseBlockedError(
         `cannot start ${id}: it comes after ${waiting.join(', ')}, ` +
           `which ${waiting.length === 1 ? 'is' : 'are'} not done`,
         `work on ${waiting[0]} first ('sow iter next' names the phase to work on)`,
         { phase: id, waiting },
       );
-    }
     p = { ...p, status: 'in_progress', started_at: p.started_at ?? now };
   }
   if (p.status !== 'in_progress' && p.status !== 'confirming') refuseFor(p, `log an iteration of ${id}`);
@@ -140,7 +139,6 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
       outcome =
         `${id} used its ${p.max} iterations without finishing: it timed out. Raise the maximum ('sow iter ` +
         `extend ${id} --max ${p.max + 3}'), simplify its criteria, or step in.`;
-      lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
     } else if (saysNothingLeft(input.remaining)) {
       outcome =
         `${id}: iteration ${p.iterations} of ${p.max} logged; nothing remains, but without --signal the ` +
@@ -162,16 +160,16 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
     } else {
       p = { ...p, status: 'in_progress' };
       lines.push('**Confirmation:** found more work');
-      outcome = `${id}'s confirmation found more to do: it is in progress again.`;
-      if (p.iterations >= p.max) {
-        lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
-        outcome +=
-          ` It has used its ${p.max} iterations: ` + `it has timed out ('sow iter extend ${id} --max ${p.max + 3}').`;
-      } else {
-        outcome += ` Next: iteration ${p.iterations + 1} of ${p.max}.`;
-      }
+      outcome =
+        `${id}'s confirmation found more to do: it is in progress again.` +
+        (p.iterations >= p.max
+          ? ` It has used its ${p.max} iterations: it has timed out ('sow iter extend ${id} --max ${p.max + 3}').`
+          : ` Next: iteration ${p.iterations + 1} of ${p.max}.`);
     }
   }
+  // Back at work with its maximum used up: settle() makes it timeout.
+  if (p.status === 'in_progress' && p.iterations >= p.max)
+    lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
   const entry = [
     `## ${id} - ${heading} - ${now}`,
     `**Did:** ${oneLine(input.did)}`,

@@ -6,7 +6,7 @@ import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import type { TypeCommandDef, TypeSession } from '../../type-commands.js';
 import { PLAN } from './documents.js';
-import { requireState, storePhases, str } from './session.js';
+import { requireState, str } from './session.js';
 import { extendPhase } from './phase-moves.js';
 import {
   cycleOf,
@@ -14,6 +14,7 @@ import {
   replace,
   WORK_PHASE_ID,
   WorkPhaseBlockedError,
+  withWorkPhases,
   workPhasesOf,
   type WorkPhase,
 } from './work-phases.js';
@@ -26,15 +27,6 @@ function parseMax(raw: string, as: 'flag' | 'field' = 'flag'): number {
     throw new UsageError(`invalid --max '${raw}': expected a whole number ≥ 1`, 'for example --max 5');
   }
   return n;
-}
-
-/** A work phase id as typed (R1): its form is the command line's business, checked first. */
-function checkPhaseId(id: string): void {
-  if (!WORK_PHASE_ID.test(id))
-    throw new UsageError(
-      `invalid work phase id '${id}': expected an id such as R1 (a capital letter, then letters, digits, - or _)`,
-      'for example: sow iter phase add R1 --title "…"',
-    );
 }
 
 function parseAfter(raw: string, list: readonly WorkPhase[], self: string): string[] {
@@ -51,8 +43,9 @@ function parseAfter(raw: string, list: readonly WorkPhase[], self: string): stri
   return [...new Set(ids)];
 }
 
-/** The work phases with `after` for `id` must not form a cycle. */
-function checkAcyclic(list: readonly WorkPhase[]): void {
+// Stores the work phases (refused when they come after each other in a cycle); in PlanActive records the plan output
+// (once) and withdraws its approval, since the plan the human approved changed: the note that says so, if it did.
+function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): string {
   const cycle = cycleOf(list);
   if (cycle)
     throw new DependencyCycleError(
@@ -60,12 +53,8 @@ function checkAcyclic(list: readonly WorkPhase[]): void {
       `a work phase cannot come after itself; change what one of them comes after ('sow iter phase set ${cycle[0]} ` +
         `after <ids>')`,
     );
-}
-
-// Stores the work phases; in PlanActive records the plan output (once) and withdraws its approval, since the plan the
-// human approved changed: the note that says so, if it did.
-function storePlan(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): string {
-  const next = storePhases(s, project, list);
+  const next = withWorkPhases(project, list);
+  s.setProject(next);
   if (next.statechart.current_state !== 'PlanActive') return '';
   const plan = phaseOf(next, 'plan');
   const at = plan.outputs.findIndex((a) => a.type === 'plan' && a.path === PLAN);
@@ -113,8 +102,13 @@ export const phaseAdd: TypeCommandDef = {
     'Example:\n  sow iter phase add R1 --title "Find the sources" --criteria "10 sources, each summarised" ' +
     '--output outputs/sources.md --max 5',
   async run(ctx, [id], opts) {
-    checkPhaseId(id!);
-    if (str(opts, 'max') !== undefined) parseMax(str(opts, 'max')!);
+    // The id's form is the command line's business, checked first.
+    if (!WORK_PHASE_ID.test(id!))
+      throw new UsageError(
+        `invalid work phase id '${id}': expected an id such as R1 (a capital letter, then letters, digits, - or _)`,
+        'for example: sow iter phase add R1 --title "…"',
+      );
+    const max = str(opts, 'max') === undefined ? 0 : parseMax(str(opts, 'max')!);
     return ctx.update(async (s) => {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'add a work phase');
       const list = workPhasesOf(project);
@@ -131,15 +125,13 @@ export const phaseAdd: TypeCommandDef = {
         title: str(opts, 'title')!.trim(),
         criteria: str(opts, 'criteria')?.trim() ?? '',
         output: outputPath(str(opts, 'output')?.trim() ?? ''),
-        max: str(opts, 'max') !== undefined ? parseMax(str(opts, 'max')!) : 0,
+        max,
         after: str(opts, 'after') !== undefined ? parseAfter(str(opts, 'after')!, list, id!) : [],
         status: 'pending',
         iterations: 0,
         confirmations: 0,
       };
-      const next = [...list, phase];
-      checkAcyclic(next);
-      const note = storePlan(s, project, next);
+      const note = storePlan(s, project, [...list, phase]);
       const missing = [!phase.criteria && 'criteria', !phase.output && 'output', !phase.max && 'max'].filter(Boolean);
       const toSet = missing.length
         ? ` Still to set before the plan can be approved: ${missing.join(', ')} ` +
@@ -168,14 +160,13 @@ export const phaseSet: TypeCommandDef = {
       const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'change a work phase');
       const list = workPhasesOf(project);
       let p = findPhase(list, id!);
-      if (!(EDITABLE as readonly string[]).includes(field!)) {
+      if (!(EDITABLE as readonly string[]).includes(field!))
         throw new InvalidValueError(
           'field',
           field!,
           EDITABLE.join(', '),
           "the status and counts follow the phase's lifecycle ('sow iter log|verify|extend|block|unblock')",
         );
-      }
       if (p.status === 'done')
         throw new WorkPhaseBlockedError(
           `${p.id} is done; its definition is kept as it was`,
@@ -208,9 +199,7 @@ export const phaseSet: TypeCommandDef = {
           if (!value!.trim()) throw new InvalidValueError(field!, value!, 'text that is not empty');
           p = { ...p, [field!]: field === 'output' ? outputPath(value!.trim()) : value!.trim() };
       }
-      const next = replace(list, p);
-      checkAcyclic(next);
-      const note = storePlan(s, project, next);
+      const note = storePlan(s, project, replace(list, p));
       return {
         data: p,
         text: `${p.id}.${field} = ${String(p[field as keyof WorkPhase])}`,

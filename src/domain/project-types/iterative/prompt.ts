@@ -74,13 +74,12 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
 export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => string | undefined): string {
   const list = workPhasesOf(view.project);
   const state = view.project.statechart.current_state;
-  if (state !== 'ExecuteActive') {
+  if (state !== 'ExecuteActive')
     throw new WorkPhaseBlockedError(
       `iterations run in ExecuteActive, and the project is in ${state}`,
       "run 'sow advance' (its hint says what is missing) until ExecuteActive",
       { state },
     );
-  }
   const cur = currentPhase(list);
   if (!cur) {
     const stuck = list.filter((p) => p.status === 'blocked' || p.status === 'timeout');

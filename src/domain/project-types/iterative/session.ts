@@ -2,7 +2,7 @@
 import type { ProjectState } from '../../schemas.js';
 import type { TypeOptions, TypeSession } from '../../type-commands.js';
 import { CONTEXT, DIR } from './documents.js';
-import { CONTEXT_WORDS, wordCount, withWorkPhases, WorkPhaseBlockedError, type WorkPhase } from './work-phases.js';
+import { CONTEXT_WORDS, wordCount, WorkPhaseBlockedError } from './work-phases.js';
 
 export const str = (opts: TypeOptions, key: string): string | undefined =>
   typeof opts[key] === 'string' ? (opts[key] as string) : undefined;
@@ -23,21 +23,13 @@ const STATE_HINTS: Record<string, string> = {
 export async function requireState(s: TypeSession, allowed: readonly string[], doing: string): Promise<ProjectState> {
   const project = await s.project();
   const state = project.statechart.current_state;
-  if (!allowed.includes(state)) {
+  if (!allowed.includes(state))
     throw new WorkPhaseBlockedError(
       `cannot ${doing} in ${state}: it belongs to ${allowed.join(' or ')}`,
       STATE_HINTS[state] ?? "run 'sow project continue' to see the next step",
       { state, allowed: [...allowed] },
     );
-  }
   return project;
-}
-
-/** Stores the work phases; plan.md follows them as the project is written (its checkboxes follow the statuses). */
-export function storePhases(s: TypeSession, project: ProjectState, list: readonly WorkPhase[]): ProjectState {
-  const next = withWorkPhases(project, list);
-  s.setProject(next);
-  return next;
 }
 
 export function contextWarning(s: TypeSession): string[] {

@@ -3,7 +3,7 @@ import { ai, defineType, doc, finished, human, init, leave, step, tasksDone, typ
 import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
 import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
-import { evidenceGuard, evidenceType as evidence } from '../evidence.js';
+import { evidenceGuard } from '../evidence.js';
 import { reopenForRework, reviewSays, reviewType } from '../reviews.js';
 
 const context = doc('context', 'A document that gives context (research, notes, decisions)');
@@ -158,13 +158,11 @@ export const standard: ProjectType = defineType({
   description: 'Plan with the human, implement the tasks, review the change, finalize',
   branchPrefix: 'feat/',
   phases: [
-    { name: 'planning', canDisable: true, inputs: [context, githubIssue], outputs: [taskList, evidence] },
+    { name: 'planning', canDisable: true, inputs: [context, githubIssue], outputs: [taskList] },
     {
       name: 'implementation',
-      canDisable: false,
       whyRequired: 'its tasks are the change the project makes',
       inputs: [context, reviewType, githubIssue],
-      outputs: [evidence],
       metadata: {
         tasks_approved: { kind: 'boolean' },
         approved_tasks: {
@@ -177,18 +175,16 @@ export const standard: ProjectType = defineType({
     },
     {
       name: 'review',
-      canDisable: false,
       whyRequired: 'every change is reviewed before it is finalized',
       inputs: [context],
-      outputs: [reviewType, evidence],
+      outputs: [reviewType],
     },
     {
       name: 'finalize',
-      canDisable: false,
       whyRequired:
         'the project ends there (its checks must pass on the finished code, and its last step closes the project)',
       inputs: [context],
-      outputs: [documentation, evidence, pullRequest],
+      outputs: [documentation, pullRequest],
       metadata: { project_deleted: { kind: 'boolean' } },
     },
   ],
@@ -203,7 +199,7 @@ export const standard: ProjectType = defineType({
   },
   taskApproval: TASK_APPROVAL,
   taskInputs: [reference, feedback],
-  taskOutputs: [modified, evidence],
+  taskOutputs: [modified],
   states,
   transitions,
   guards,
