@@ -2,17 +2,7 @@
  * earlier boot count as gone. Another namespace's pid is never looked up: the lock judges it by its heartbeat. */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
-
-export interface ProcessRef {
-  pid: number;
-  host: string;
-  /** Linux: /proc/sys/kernel/random/boot_id. */
-  boot?: string;
-  /** Linux: the process's start time, in clock ticks since boot. */
-  pstart?: number;
-  /** Linux: the pid namespace its pid belongs to (`pid:[4026531836]`), `unknown` when /proc did not say. */
-  pidns?: string;
-}
+import type { ProcessRef, ProcNow } from '../domain/signal-proof.js';
 
 function readOr(path: string): string | undefined {
   try {
@@ -45,7 +35,7 @@ export const PIDNS =
     : undefined;
 
 /** A process's start time (ticks since boot), process group and zombie state, from /proc (Linux). */
-function procStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
+function procStat(pid: number): ProcNow | undefined {
   const text = readOr(`/proc/${pid}/stat`);
   if (text === undefined) return undefined;
   // After the command name in parentheses: state is field 3, pgrp field 5, starttime field 22.
@@ -54,7 +44,7 @@ function procStat(pid: number): { start: number; pgrp: number; zombie: boolean }
 }
 
 /** What /proc says about a pid above 1 now (Linux; undefined elsewhere, and for no such process). */
-export function processStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
+export function processStat(pid: number): ProcNow | undefined {
   if (process.platform !== 'linux' || !Number.isSafeInteger(pid) || pid <= 1) return undefined;
   return procStat(pid);
 }
