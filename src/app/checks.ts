@@ -216,28 +216,20 @@ export async function evidenceInto(
 ): Promise<EvidenceRecord> {
   const type = await uow.type();
   const artifacts = evidenceOutputs(runs, uow.now);
+  const after = (before: readonly Artifact[]) =>
+    artifacts.map((artifact, i) => ({ index: before.length + i, artifact }));
   if (target.task !== undefined) {
     const task = await uow.task(target.task);
     requireEvidenceSlot(type.taskOutputs, `task ${task.id} outputs`);
     uow.setTask({ ...task, outputs: [...task.outputs, ...artifacts] });
-    return {
-      owner: `task ${task.id}`,
-      task: task.id,
-      phase: null,
-      outputs: artifacts.map((artifact, i) => ({ index: task.outputs.length + i, artifact })),
-    };
+    return { owner: `task ${task.id}`, task: task.id, phase: null, outputs: after(task.outputs) };
   }
   const project = await uow.project();
   const phase = selectPhase(type, project, target.phase);
   requireEvidenceSlot(phaseDef(type, phase).outputs, `the ${phase} phase outputs`);
   const current = phaseOf(project, phase);
   uow.setProject(withPhase(project, phase, { ...current, outputs: [...current.outputs, ...artifacts] }));
-  return {
-    owner: `the ${phase} phase`,
-    task: null,
-    phase,
-    outputs: artifacts.map((artifact, i) => ({ index: current.outputs.length + i, artifact })),
-  };
+  return { owner: `the ${phase} phase`, task: null, phase, outputs: after(current.outputs) };
 }
 
 export interface CheckRunOptions extends RunChecksOptions {
