@@ -16,7 +16,7 @@ import {
 } from '../adapters/check-runs.js';
 import { shownRuntime } from '../adapters/runtime.js';
 import type { AppContext } from './context.js';
-import { evidenceTarget, type CheckRun, type EvidenceRecord } from './checks.js';
+import { checksToRun, type CheckRun, type EvidenceRecord } from './checks.js';
 import { ChecksFailedError } from './check-errors.js';
 
 export class ChecksRunningError extends errorClass(
@@ -65,17 +65,10 @@ export async function startChecksDetached(
   names: readonly string[],
   opts: { task?: string; script?: string } = {},
 ) {
-  const { root, target } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
-  const { config } = await readRepoConfig(root);
-  const declared = config.checks ?? [];
-  if (declared.length === 0 && names.length === 0) return null;
-  const checks = selectChecks(declared, names).map((c) => c.name);
-  (await import('./check-allowance.js')).requireAllowed(
-    root,
-    selectChecks(declared, checks),
-    'no check was run',
-    ctx.env,
-  );
+  const chosen = await checksToRun(ctx, names, opts.task);
+  if (!chosen) return null;
+  const { root, target } = chosen;
+  const checks = chosen.checks.map((c) => c.name);
   // The same checks on the same code at once would only race each other (and their evidence).
   const busy = checkRuns(root).filter(
     (r) => runnerRunning(r.record) && r.record.task === target.task && r.record.checks.some((c) => checks.includes(c)),

@@ -232,6 +232,17 @@ export async function evidenceInto(
   return { owner: `the ${phase} phase`, task: null, phase, outputs: after(current.outputs) };
 }
 
+/** The checks `names` picks (default: all) and where their evidence goes, refused unless allowed for the project
+ * checkout (whose .sow/config.yaml they were read from, never by a task checkout's own copy); null without checks. */
+export async function checksToRun(ctx: AppContext, names: readonly string[], task: string | undefined) {
+  const found = await evidenceTarget(ctx, task !== undefined ? { task } : {});
+  const declared = (await readRepoConfig(found.root)).config.checks ?? [];
+  if (declared.length === 0 && names.length === 0) return null;
+  const checks = selectChecks(declared, names);
+  (await import('./check-allowance.js')).requireAllowed(found.root, checks, 'no check was run', ctx.env);
+  return { ...found, checks };
+}
+
 export interface CheckRunOptions extends RunChecksOptions {
   task?: string;
   /** This run is a detached runner's (`check run --detach`): where it records itself once past every refusal. */
@@ -245,13 +256,9 @@ export async function checkRun(
   names: readonly string[],
   opts: CheckRunOptions = {},
 ): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
-  const { root, target, task } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
-  const { config } = await readRepoConfig(root);
-  const declared = config.checks ?? [];
-  if (declared.length === 0 && names.length === 0) return { runs: [], recorded: null };
-  const checks = selectChecks(declared, names);
-  // Allowed for the project checkout, whose .sow/config.yaml they were read from, never by a task checkout's own copy.
-  (await import('./check-allowance.js')).requireAllowed(root, checks, 'no check was run', ctx.env);
+  const chosen = await checksToRun(ctx, names, opts.task);
+  if (!chosen) return { runs: [], recorded: null };
+  const { root, target, task, checks } = chosen;
   const place = task ? await placeForTask(root, task, ctx.now()) : { path: root };
   if (opts.announce !== undefined) {
     (await import('../adapters/check-runs.js')).announceRunner(root, opts.announce, {
