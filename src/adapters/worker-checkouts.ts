@@ -49,14 +49,11 @@ export function requireGenuineCheckout(root: string, path: string): void {
   );
 }
 
-/** The worker's branch, as git is handed it: its full ref, as a value. */
-const branchRef = (branch: string) => val(`refs/heads/${branch}`, "the worker's branch");
-const OUTSIDE_SOW = ['--', '.', ':(exclude).sow'];
 const names = (out: string) => out.split('\0').filter(Boolean);
 
 /** Commits every change outside `.sow/` of the checkout at `path`; false when there was none. */
 export function commitAllOutsideSow(path: string, message: string): boolean {
-  git(path, ['add', '--all', ...OUTSIDE_SOW]);
+  git(path, ['add', '--all', '--', '.', ':(exclude).sow']);
   if (gitRun(path, ['diff', '--cached', '--quiet']).ok) return false;
   const commit = gitRun(path, ['commit', '--quiet', opt('--message', message)]);
   if (!commit.ok) throw new GitRefused((commit.err || commit.out).trim().split('\n').at(-1) ?? '');
@@ -66,23 +63,51 @@ export function commitAllOutsideSow(path: string, message: string): boolean {
 /** Since `branch` left HEAD's history: the files merging it changes (`touches`), and those outside `.sow/` HEAD changed
  * meanwhile (`beside`, what a merge combines its code with). */
 export function filesOfMerge(root: string, branch: string): { touches: string[]; beside: string[] } {
-  const base = val(git(root, ['merge-base', 'HEAD', branchRef(branch)]), 'the merge base');
-  return {
-    touches: names(git(root, ['diff', '--name-only', '-z', base, branchRef(branch)])),
-    beside: names(git(root, ['diff', '--name-only', '--no-renames', '-z', base, 'HEAD', ...OUTSIDE_SOW])),
-  };
+  const ref = `refs/heads/${branch}`;
+  const base = git(root, ['merge-base', 'HEAD', val(ref, "the worker's branch")]);
+  const touches = git(root, [
+    'diff',
+    '--name-only',
+    '-z',
+    val(base, 'the merge base'),
+    val(ref, "the worker's branch"),
+  ]);
+  const beside = git(root, [
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '-z',
+    val(base, 'the merge base'),
+    'HEAD',
+    '--',
+    '.',
+    ':(exclude).sow',
+  ]);
+  return { touches: names(touches), beside: names(beside) };
 }
 
 /** Whether HEAD already contains every commit of `branch` (nothing to merge). */
 export function isMergedInto(root: string, branch: string): boolean {
-  return gitRun(root, ['merge-base', '--is-ancestor', branchRef(branch), 'HEAD']).ok;
+  return gitRun(root, ['merge-base', '--is-ancestor', val(`refs/heads/${branch}`, "the worker's branch"), 'HEAD']).ok;
 }
 
 /** The paths changed against HEAD (staged or not) or untracked in the checkout at `root`: all, outside or in .sow/. */
 export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' = 'all'): string[] {
-  const paths = scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? OUTSIDE_SOW : [];
-  const changed = git(root, ['diff', '--name-only', '--no-renames', '-z', 'HEAD', ...paths]);
-  const untracked = git(root, ['ls-files', '--others', '--exclude-standard', '-z', ...paths]);
+  const changed = git(root, [
+    'diff',
+    '--name-only',
+    '--no-renames',
+    '-z',
+    'HEAD',
+    ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
+  ]);
+  const untracked = git(root, [
+    'ls-files',
+    '--others',
+    '--exclude-standard',
+    '-z',
+    ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
+  ]);
   return names(`${changed}\0${untracked}`);
 }
 
@@ -91,7 +116,14 @@ export type MergeOutcome = { merged: true; commit: string } | { merged: false; c
 /** Merges `branch` into `root` with a merge commit; a conflict is found by merge-tree without touching the checkout
  * (before git 2.38, by a merge run and aborted). */
 export function mergeBranch(root: string, branch: string, message: string): MergeOutcome {
-  const probe = gitRun(root, ['merge-tree', '--write-tree', '--name-only', '--no-messages', 'HEAD', branchRef(branch)]);
+  const probe = gitRun(root, [
+    'merge-tree',
+    '--write-tree',
+    '--name-only',
+    '--no-messages',
+    'HEAD',
+    val(`refs/heads/${branch}`, "the worker's branch"),
+  ]);
   // Exit 1 with a tree on the first line: conflicts, the files on the lines after it.
   if (!probe.ok && /^[0-9a-f]{40,64}\n/.test(`${probe.out}\n`) && probe.out.includes('\n')) {
     return { merged: false, conflicts: unique(probe.out.split('\n').slice(1)) };
@@ -102,7 +134,7 @@ export function mergeBranch(root: string, branch: string, message: string): Merg
     '--no-edit',
     '--quiet',
     opt('--message', message),
-    branchRef(branch),
+    val(`refs/heads/${branch}`, "the worker's branch"),
   ]);
   if (merge.ok) return { merged: true, commit: git(root, ['rev-parse', 'HEAD']) };
   const conflicts = names(git(root, ['diff', '--name-only', '-z', '--diff-filter=U']));
