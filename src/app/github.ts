@@ -229,19 +229,6 @@ async function pullRequestOf(project: ProjectState): Promise<PullRequestCapabili
   return capability;
 }
 
-/** The project's state must be one the type opens its pull request in (finalizing), unless forced. */
-async function requireFinalize(project: ProjectState, force: boolean): Promise<void> {
-  const { states } = await pullRequestOf(project);
-  const state = project.statechart.current_state;
-  if (!force && !states.includes(state)) {
-    throw new TaskBlockedError(
-      `the pull request is opened while finalizing; the project is in ${state}`,
-      `run 'sow advance' until ${states[0]}, or pass --force to open it now`,
-      { state },
-    );
-  }
-}
-
 /** The body of the pull request: what was planned and done, the review, the checks, the issue it closes. */
 export async function pullRequestBody(project: ProjectState, tasks: readonly TaskState[]): Promise<string> {
   const issue = issueInputOf(project);
@@ -317,7 +304,15 @@ export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: b
   const { project, tasks } = await Reader.read(
     ctx,
     async (r) => {
-      await requireFinalize(r.project, opts.force);
+      // The project's state must be one the type opens its pull request in (finalizing), unless forced.
+      const { states } = await pullRequestOf(r.project);
+      const state = r.project.statechart.current_state;
+      if (!opts.force && !states.includes(state))
+        throw new TaskBlockedError(
+          `the pull request is opened while finalizing; the project is in ${state}`,
+          `run 'sow advance' until ${states[0]}, or pass --force to open it now`,
+          { state },
+        );
       return { project: r.project, tasks: await r.taskStates() };
     },
     { otherBranch: 'refuse' },
