@@ -4,9 +4,10 @@ import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { ProcessRef, ProcNow } from '../domain/signal-proof.js';
 
-function readOr(path: string): string | undefined {
+/** What `read` reads at `path` (a file's text by default); undefined when it cannot. */
+function readOr(path: string, read = (at: string) => readFileSync(at, 'utf8').trim()): string | undefined {
   try {
-    return readFileSync(path, 'utf8').trim();
+    return read(path);
   } catch {
     return undefined;
   }
@@ -24,15 +25,7 @@ export function hostName(): string {
 
 /** Linux: this process's pid namespace; `unknown` when /proc does not say, and then nobody looks our pid up. */
 export const PIDNS =
-  process.platform === 'linux'
-    ? (() => {
-        try {
-          return readlinkSync('/proc/self/ns/pid');
-        } catch {
-          return 'unknown';
-        }
-      })()
-    : undefined;
+  process.platform === 'linux' ? (readOr('/proc/self/ns/pid', (at) => readlinkSync(at)) ?? 'unknown') : undefined;
 
 /** A process's start time (ticks since boot), process group and zombie state, from /proc (Linux). */
 function procStat(pid: number): ProcNow | undefined {
