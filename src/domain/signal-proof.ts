@@ -26,14 +26,8 @@ export interface OwnerRecord extends ProcessRef {
   nonce: string;
 }
 
-/** The machine and process that would send the signal. */
-export interface Here {
-  host: string;
-  boot?: string;
-  pidns?: string;
-  /** Linux: processes are looked at through /proc (start time, group). */
-  linux: boolean;
-}
+/** The machine and process that would send the signal; on Linux, processes are looked at through /proc. */
+export type Here = Pick<ProcessRef, 'host' | 'boot' | 'pidns'> & { linux: boolean };
 
 /** What /proc says about the pid now (Linux); undefined when there is no such process. */
 export interface ProcNow {
