@@ -1,10 +1,11 @@
 /** Checks run in the background (`check run --detach`), each in `check-runs/<id>/`. The record names the pid with its
  * start time, boot and pid namespace, so `check wait` can tell it still runs without trusting a pid. */
 import { lstatSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
-import { processGone, processStat, thisProcess, type ProcessRef } from './liveness.js';
+import type { ProcessRef } from '../domain/signal-proof.js';
+import { processGone } from './liveness.js';
+import { processRecord } from './signals.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 import { pickShape } from './record-shape.js';
 import { readOwnJson, removeRunFolder, runFolders, type SupervisorFiles } from './supervisor.js';
@@ -43,30 +44,15 @@ export function isRunnerFile(root: string, path: string): boolean {
   return /^[A-Za-z0-9_-]+\/runner\.json$/.test(rest);
 }
 
-/** Written by the runner, whole (a rename, which replaces a link rather than writing through it). */
-export function writeRunnerRecord(
-  path: string,
-  what: { checks: string[]; task?: string; phase?: string; started_at: string },
-): RunnerRecord {
-  const me = thisProcess();
-  const pgrp = processStat(me.pid)?.pgrp;
-  const record: RunnerRecord = {
-    ...me,
-    ...(pgrp !== undefined ? { pgrp } : {}),
-    ...what,
-    nonce: randomBytes(16).toString('hex'),
-  };
-  writeFileAtomic(path, `${JSON.stringify(record)}\n`, { durable: false });
-  return record;
-}
-
-/** In the runner: its record, once past every refusal, at the path the starter named (a run folder of ours only). */
+/** In the runner: its record, once past every refusal, at the path the starter named (a run folder of ours only),
+ * written whole (a rename, which replaces a link rather than writing through it). */
 export function announceRunner(
   root: string,
   path: string | undefined,
   what: { checks: string[]; task?: string; phase?: string; started_at: string },
 ): void {
-  if (path !== undefined && isRunnerFile(root, path)) writeRunnerRecord(path, what);
+  if (path !== undefined && isRunnerFile(root, path))
+    writeFileAtomic(path, `${JSON.stringify(processRecord(what))}\n`, { durable: false });
 }
 
 /** The record, if it has exactly the form sow writes. */

@@ -2,21 +2,12 @@
  * earlier boot count as gone. Another namespace's pid is never looked up: the lock judges it by its heartbeat. */
 import { readFileSync, readlinkSync } from 'node:fs';
 import { hostname } from 'node:os';
+import type { ProcessRef, ProcNow } from '../domain/signal-proof.js';
 
-export interface ProcessRef {
-  pid: number;
-  host: string;
-  /** Linux: /proc/sys/kernel/random/boot_id. */
-  boot?: string;
-  /** Linux: the process's start time, in clock ticks since boot. */
-  pstart?: number;
-  /** Linux: the pid namespace its pid belongs to (`pid:[4026531836]`), `unknown` when /proc did not say. */
-  pidns?: string;
-}
-
-function readOr(path: string): string | undefined {
+/** What `read` reads at `path` (a file's text by default); undefined when it cannot. */
+function readOr(path: string, read = (at: string) => readFileSync(at, 'utf8').trim()): string | undefined {
   try {
-    return readFileSync(path, 'utf8').trim();
+    return read(path);
   } catch {
     return undefined;
   }
@@ -34,18 +25,10 @@ export function hostName(): string {
 
 /** Linux: this process's pid namespace; `unknown` when /proc does not say, and then nobody looks our pid up. */
 export const PIDNS =
-  process.platform === 'linux'
-    ? (() => {
-        try {
-          return readlinkSync('/proc/self/ns/pid');
-        } catch {
-          return 'unknown';
-        }
-      })()
-    : undefined;
+  process.platform === 'linux' ? (readOr('/proc/self/ns/pid', (at) => readlinkSync(at)) ?? 'unknown') : undefined;
 
 /** A process's start time (ticks since boot), process group and zombie state, from /proc (Linux). */
-function procStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
+function procStat(pid: number): ProcNow | undefined {
   const text = readOr(`/proc/${pid}/stat`);
   if (text === undefined) return undefined;
   // After the command name in parentheses: state is field 3, pgrp field 5, starttime field 22.
@@ -54,7 +37,7 @@ function procStat(pid: number): { start: number; pgrp: number; zombie: boolean }
 }
 
 /** What /proc says about a pid above 1 now (Linux; undefined elsewhere, and for no such process). */
-export function processStat(pid: number): { start: number; pgrp: number; zombie: boolean } | undefined {
+export function processStat(pid: number): ProcNow | undefined {
   if (process.platform !== 'linux' || !Number.isSafeInteger(pid) || pid <= 1) return undefined;
   return procStat(pid);
 }

@@ -19,25 +19,20 @@ const RECORD_MAX = 4096;
 /** One record per owning process: its pid and start time (two sandboxes sharing the folder may both have pid 7). */
 const recordName = (pid: number, pstart: number | undefined): string => `${pid}-${pstart ?? 0}.json`;
 
-/** Written by the sow process that becomes a task's owner, before the owner is committed: the proof to find. */
-export function writeOwnerRecord(root: string, run: { task: string; agent_id: string }): OwnerRecord {
+/** This process as its record names it (pid, start time, boot, pid namespace, process group), then `what`, and a
+ * nonce of the record alone: its writer removes it only while it is still its own. */
+export function processRecord<T extends object>(what: T) {
   const me = thisProcess();
   const pgrp = processStat(me.pid)?.pgrp;
-  const record: OwnerRecord = {
-    pid: me.pid,
-    ...(me.pstart !== undefined ? { pstart: me.pstart } : {}),
-    ...(me.boot !== undefined ? { boot: me.boot } : {}),
-    ...(me.pidns !== undefined ? { pidns: me.pidns } : {}),
-    host: me.host,
-    ...(pgrp !== undefined ? { pgrp } : {}),
-    task: run.task,
-    agent_id: run.agent_id,
-    nonce: randomBytes(16).toString('hex'),
-  };
+  return { ...me, ...(pgrp !== undefined ? { pgrp } : {}), ...what, nonce: randomBytes(16).toString('hex') };
+}
+
+/** Written by the sow process that becomes a task's owner, before the owner is committed: the proof to find. */
+export function writeOwnerRecord(root: string, run: { task: string; agent_id: string }): OwnerRecord {
+  const record: OwnerRecord = processRecord(run);
   // A rename replaces a link planted at that name; it never writes through it.
-  writeFileAtomic(join(ensureRuntimeDir(root, FOLDER), recordName(me.pid, me.pstart)), `${JSON.stringify(record)}\n`, {
-    durable: false,
-  });
+  const path = join(ensureRuntimeDir(root, FOLDER), recordName(record.pid, record.pstart));
+  writeFileAtomic(path, `${JSON.stringify(record)}\n`, { durable: false });
   return record;
 }
 

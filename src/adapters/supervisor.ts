@@ -16,6 +16,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
+import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
 import { readConfined } from './confine.js';
 import { pickShape } from './record-shape.js';
 import { ensureRuntimeDir, runtimeBase, runtimeFolder, runtimePath } from './runtime.js';
@@ -66,12 +67,32 @@ export const runId = (now: string) => `${now.replace(/[:.]/g, '-')}-${randomUUID
 /** How long a started sow may take to record itself: it waits for the lock like any command, then some. */
 export const READY_WITHIN_MS = 120_000;
 
-/** Starts `node <script> <args>` detached and waits for what `ready()` reads; else its exit code (null after a
- * signal); else, after READY_WITHIN_MS, its pid. Waits use the monotonic clock. */
+/** How a detached run's failures are said: `who` it is, its codes' prefix (`SUPERVISOR`), what it does `before` it is
+ * ready, what it had `notYet` done, where its `log` is; its own refusal has the kind of its exit code, or `kindOf`. */
+export interface RunWords {
+  who: string;
+  code: string;
+  before: string;
+  notYet: string;
+  log: string;
+  hint?: string;
+  kindOf?: (code: number | null) => ErrorKind;
+}
+
+/** Starts `node <script> <args>` detached (older run folders pruned first, best effort) and waits for what `ready()`
+ * reads. One that exits first is refused as it said it (its --json envelope), else as having failed; one that says
+ * nothing for READY_WITHIN_MS, as silent. Waits use the monotonic clock. */
 export async function startDetached<T>(
   run: { script: string; args: readonly string[]; cwd: string; env: Env; files: SupervisorFiles; variable: string },
   ready: () => T | undefined,
-): Promise<{ ready: T } | { exited: number | null } | { silent: number }> {
+  words: RunWords,
+  prune: () => unknown,
+): Promise<T> {
+  try {
+    prune();
+  } catch {
+    // best effort: the folders are only history
+  }
   const out = openSync(run.files.result, 'w');
   const err = openSync(run.files.log, 'w');
   let child;
@@ -93,11 +114,32 @@ export async function startDetached<T>(
   const deadline = performance.now() + READY_WITHIN_MS;
   for (;;) {
     const got = ready();
-    if (got !== undefined) return { ready: got };
-    if (exit !== undefined) return { exited: exit };
-    if (performance.now() > deadline) return { silent: child.pid ?? -1 };
+    if (got !== undefined) return got;
+    if (exit !== undefined) throw refusal(run.files.result, words, exit);
+    if (performance.now() > deadline)
+      throw new SowError(
+        `${words.code}_SILENT`,
+        'external',
+        `${words.who} (pid ${child.pid ?? -1}) has not ${words.notYet} after ${READY_WITHIN_MS / 1000} s`,
+        `see what it says in ${words.log}${words.hint ?? ''}`,
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+const KIND_OF_EXIT = new Map(Object.entries(EXIT_CODES).map(([kind, code]) => [code, kind as ErrorKind]));
+
+/** Why a detached run stopped before it was ready: its own refusal (its --json envelope), else its exit. */
+function refusal(resultFile: string, words: RunWords, code: number | null): SowError {
+  const said = readEnvelope(resultFile)?.error;
+  const kind = words.kindOf?.(code) ?? ((code !== null && KIND_OF_EXIT.get(code)) || 'external');
+  if (said) return new SowError(said.code, kind, said.message, said.hint ?? `see ${words.log}`);
+  return new SowError(
+    `${words.code}_FAILED`,
+    'external',
+    `${words.who} exited (${code === null ? 'killed by a signal' : `code ${code}`}) before ${words.before}`,
+    `see what it says in ${words.log}`,
+  );
 }
 
 /** A JSON file of a run folder as sow wrote it: no link followed (the runtime folder may have come with the repo),

@@ -49,6 +49,8 @@ export function requireGenuineCheckout(root: string, path: string): void {
   );
 }
 
+const names = (out: string) => out.split('\0').filter(Boolean);
+
 /** Commits every change outside `.sow/` of the checkout at `path`; false when there was none. */
 export function commitAllOutsideSow(path: string, message: string): boolean {
   git(path, ['add', '--all', '--', '.', ':(exclude).sow']);
@@ -58,19 +60,19 @@ export function commitAllOutsideSow(path: string, message: string): boolean {
   return true;
 }
 
-/** The files that differ between where `branch` started from HEAD's history and its tip: what merging it changes. */
-export function filesMergeTouches(root: string, branch: string): string[] {
+/** Since `branch` left HEAD's history: the files merging it changes (`touches`), and those outside `.sow/` HEAD changed
+ * meanwhile (`beside`, what a merge combines its code with). */
+export function filesOfMerge(root: string, branch: string): { touches: string[]; beside: string[] } {
   const ref = `refs/heads/${branch}`;
   const base = git(root, ['merge-base', 'HEAD', val(ref, "the worker's branch")]);
-  return git(root, ['diff', '--name-only', '-z', val(base, 'the merge base'), val(ref, "the worker's branch")])
-    .split('\0')
-    .filter(Boolean);
-}
-
-/** The files outside `.sow/` HEAD changed since `branch` left its history: what a merge combines its code with. */
-export function filesChangedBeside(root: string, branch: string): string[] {
-  const base = git(root, ['merge-base', 'HEAD', val(`refs/heads/${branch}`, "the worker's branch")]);
-  const diff = git(root, [
+  const touches = git(root, [
+    'diff',
+    '--name-only',
+    '-z',
+    val(base, 'the merge base'),
+    val(ref, "the worker's branch"),
+  ]);
+  const beside = git(root, [
     'diff',
     '--name-only',
     '--no-renames',
@@ -81,7 +83,7 @@ export function filesChangedBeside(root: string, branch: string): string[] {
     '.',
     ':(exclude).sow',
   ]);
-  return diff.split('\0').filter(Boolean);
+  return { touches: names(touches), beside: names(beside) };
 }
 
 /** Whether HEAD already contains every commit of `branch` (nothing to merge). */
@@ -106,7 +108,7 @@ export function uncommittedPaths(root: string, scope: 'all' | 'outside' | 'sow' 
     '-z',
     ...(scope === 'sow' ? ['--', '.sow'] : scope === 'outside' ? ['--', '.', ':(exclude).sow'] : []),
   ]);
-  return `${changed}\0${untracked}`.split('\0').filter(Boolean);
+  return names(`${changed}\0${untracked}`);
 }
 
 export type MergeOutcome = { merged: true; commit: string } | { merged: false; conflicts: string[] };
@@ -135,7 +137,7 @@ export function mergeBranch(root: string, branch: string, message: string): Merg
     val(`refs/heads/${branch}`, "the worker's branch"),
   ]);
   if (merge.ok) return { merged: true, commit: git(root, ['rev-parse', 'HEAD']) };
-  const conflicts = git(root, ['diff', '--name-only', '-z', '--diff-filter=U']).split('\0').filter(Boolean);
+  const conflicts = names(git(root, ['diff', '--name-only', '-z', '--diff-filter=U']));
   if (gitRun(root, ['rev-parse', '--verify', '--quiet', 'MERGE_HEAD']).ok) git(root, ['merge', '--abort']);
   if (conflicts.length) return { merged: false, conflicts: unique(conflicts) };
   // Not a conflict: git refused the merge for another reason (a hook, files it would overwrite).
@@ -152,7 +154,7 @@ export class GitRefused extends Error {
 }
 
 /** Removes the worker's checkout (forced: what is left is `.sow/`, the project checkout's) and its merged branch. */
-export function removeWorkerCheckout(root: string, path: string, branch: string, deleteBranch: boolean): void {
+export function removeWorkerCheckout(root: string, path: string, branch: string): void {
   git(root, ['worktree', 'remove', '--force', '--', val(path, "the worker's checkout")]);
-  if (deleteBranch) git(root, ['branch', '--delete', '--force', '--', val(branch, "the worker's branch")]);
+  git(root, ['branch', '--delete', '--force', '--', val(branch, "the worker's branch")]);
 }

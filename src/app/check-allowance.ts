@@ -148,12 +148,6 @@ function recordFor(root: string, env: Env): { repository: string; file: string }
   return { repository, file: allowRecordPath(repository, env) };
 }
 
-/** A check not allowed, with the latest command allowed under its name before. */
-function unallowedOf(recorded: readonly AllowedCheck[], c: Check): UnallowedCheck {
-  const before = [...recorded].reverse().find((r) => r.name === c.name);
-  return { name: c.name, run: c.run, ...(before ? { previously: before.run } : {}) };
-}
-
 export interface CheckStanding {
   check: Check;
   allowed: boolean;
@@ -170,6 +164,21 @@ export interface Standings {
   env: EnvAllowance;
 }
 
+/** Each check against the record: allowed by its hash, else with the latest command allowed under its name before. */
+function judged(recorded: readonly AllowedCheck[], checks: readonly Check[]): CheckStanding[] {
+  const hashes = new Set(recorded.map((c) => c.sha256));
+  return checks.map((check) => {
+    if (hashes.has(checkHash(check))) return { check, allowed: true };
+    const before = [...recorded].reverse().find((r) => r.name === check.name);
+    return { check, allowed: false, ...(before ? { previously: before.run } : {}) };
+  });
+}
+
+const unallowed = (checks: readonly CheckStanding[]): UnallowedCheck[] =>
+  checks
+    .filter((c) => !c.allowed)
+    .map(({ check: { name, run }, previously: p }) => ({ name, run, ...(p !== undefined && { previously: p }) }));
+
 /** Whether each check may run here. Reads the record only when SOW_ALLOW_CHECKS does not allow. */
 export function standingsOf(root: string, checks: readonly Check[], env: Env): Standings {
   const fromEnv: EnvAllowance = checks.length === 0 ? { kind: 'unset' } : envAllowance(env);
@@ -181,25 +190,14 @@ export function standingsOf(root: string, checks: readonly Check[], env: Env): S
   }
   const { repository, file } = recordFor(root, env);
   const recorded = readAllowRecord(file, repository).checks;
-  const hashes = new Set(recorded.map((c) => c.sha256));
-  const standing = (check: Check): CheckStanding => {
-    if (hashes.has(checkHash(check))) return { check, allowed: true };
-    const { previously } = unallowedOf(recorded, check);
-    return { check, allowed: false, ...(previously !== undefined ? { previously } : {}) };
-  };
-  return { checks: checks.map(standing), via: 'record', repository, record: file, env: fromEnv };
+  return { checks: judged(recorded, checks), via: 'record', repository, record: file, env: fromEnv };
 }
-
-const unallowed = (s: Standings): UnallowedCheck[] =>
-  s.checks
-    .filter((c) => !c.allowed)
-    .map(({ check: { name, run }, previously: p }) => ({ name, run, ...(p !== undefined && { previously: p }) }));
 
 /** Refuses (CHECKS_NOT_ALLOWED) unless every one of `checks` may run here; `what` starts the message. */
 export function requireAllowed(root: string, checks: readonly Check[], what: string, env: Env): void {
   if (checks.length === 0) return;
   const standings = standingsOf(root, checks, env);
-  const missing = unallowed(standings);
+  const missing = unallowed(standings.checks);
   if (missing.length === 0) return;
   const worker = standings.env.kind === 'ignored' ? standings.env.worker : traceWorker(env);
   throw new ChecksNotAllowedError(what, missing, {
@@ -242,23 +240,17 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   const { repository, file } = recordFor(root, env);
   const { config } = await readRepoConfig(root);
   const chosen = selectChecks(config.checks ?? [], names);
-  const record = readAllowRecord(file, repository);
-  const hashes = new Set(record.checks.map((c) => c.sha256));
-  const toAllow = chosen.filter((c) => !hashes.has(checkHash(c)));
+  const standings = judged(readAllowRecord(file, repository).checks, chosen);
+  const toAllow = standings.filter((s) => !s.allowed).map((s) => s.check);
   // allowed: the checks allowed now; already: those asked for that were allowed before.
   const result = {
     repository,
     record: file,
     allowed: [] as { name: string; run: string }[],
-    already: chosen.filter((c) => hashes.has(checkHash(c))).map((c) => c.name),
+    already: standings.filter((s) => s.allowed).map((s) => s.check.name),
   };
   if (toAllow.length === 0) return result;
-  opts.show(
-    allowListing(
-      root,
-      toAllow.map((c) => unallowedOf(record.checks, c)),
-    ),
-  );
+  opts.show(allowListing(root, unallowed(standings)));
   if (!opts.yes) {
     const these = toAllow.length === 1 ? 'this check' : 'these checks';
     if (!opts.interactive) throw new ConfirmationRequiredError(`allowing ${these} to run`, '--yes');

@@ -4,7 +4,7 @@ import { errorClass, SowError } from '../domain/errors.js';
 import { selectChecks } from '../domain/checks.js';
 import { shown } from '../domain/display.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
-import { readEnvelope, READY_WITHIN_MS, runId, startDetached } from '../adapters/supervisor.js';
+import { readEnvelope, runId, startDetached } from '../adapters/supervisor.js';
 import {
   checkRunFiles,
   checkRuns,
@@ -16,7 +16,7 @@ import {
 } from '../adapters/check-runs.js';
 import { shownRuntime } from '../adapters/runtime.js';
 import type { AppContext } from './context.js';
-import { evidenceTarget, type CheckRun, type EvidenceRecord } from './checks.js';
+import { checksToRun, type CheckRun, type EvidenceRecord } from './checks.js';
 import { ChecksFailedError } from './check-errors.js';
 
 export class ChecksRunningError extends errorClass(
@@ -65,53 +65,31 @@ export async function startChecksDetached(
   names: readonly string[],
   opts: { task?: string; script?: string } = {},
 ) {
-  const { root, target } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
-  const { config } = await readRepoConfig(root);
-  const declared = config.checks ?? [];
-  if (declared.length === 0 && names.length === 0) return null;
-  const checks = selectChecks(declared, names).map((c) => c.name);
-  (await import('./check-allowance.js')).requireAllowed(
-    root,
-    selectChecks(declared, checks),
-    'no check was run',
-    ctx.env,
-  );
+  const chosen = await checksToRun(ctx, names, opts.task);
+  if (!chosen) return null;
+  const { root, target } = chosen;
+  const checks = chosen.checks.map((c) => c.name);
   // The same checks on the same code at once would only race each other (and their evidence).
   const busy = checkRuns(root).filter(
     (r) => runnerRunning(r.record) && r.record.task === target.task && r.record.checks.some((c) => checks.includes(c)),
   );
   const clash = [...new Set(busy.flatMap((r) => r.record.checks.filter((c) => checks.includes(c))))];
   if (busy.length) throw new ChecksRunningError(busy.map(runningOf), clash);
-  try {
-    pruneCheckRuns(root, Date.parse(ctx.now()));
-  } catch {
-    // best effort: the folders are only history
-  }
   const id = runId(ctx.now());
   const files = checkRunFiles(root, id);
   const args = ['check', 'run', ...checks, ...(target.task !== undefined ? ['--task', target.task] : []), '--json'];
   const run = { script: opts.script ?? process.argv[1] ?? 'sow', args, cwd: root, env: ctx.env, files };
-  const started = await startDetached({ ...run, variable: RUNNER_VARIABLE }, () => readRunnerRecord(files.ready));
   const log = shownRuntime(root, 'check-runs', id, 'runner.log');
-  if ('ready' in started) {
-    const { checks: ran, task, pid } = started.ready;
-    return { detached: true as const, run: id, checks: ran, ...(task !== undefined ? { task } : {}), pid, log };
-  }
-  if ('exited' in started) {
-    // It refused after all (the state changed meanwhile): its own refusal, as a foreground run would give it.
-    const envelope = readEnvelope(files.result);
-    if (envelope?.error)
-      throw new SowError(envelope.error.code, 'failed', envelope.error.message, envelope.error.hint ?? `see ${log}`);
-    throw new SowError(
-      'CHECK_RUNNER_FAILED',
-      'external',
-      `the checks' runner exited (${started.exited === null ? 'killed by a signal' : `code ${started.exited}`}) ` +
-        `before it ran them`,
-      `see what it says in ${log}`,
-    );
-  }
-  const silent = `the checks' runner (pid ${started.silent}) has not started them after ${READY_WITHIN_MS / 1000} s`;
-  throw new SowError('CHECK_RUNNER_SILENT', 'external', silent, `see what it says in ${log}`);
+  // A refusal after all (the state changed meanwhile) is its own, as a foreground run would give it.
+  const words = { who: "the checks' runner", code: 'CHECK_RUNNER', before: 'it ran them', notYet: 'started them', log };
+  const ready = await startDetached(
+    { ...run, variable: RUNNER_VARIABLE },
+    () => readRunnerRecord(files.ready),
+    { ...words, kindOf: () => 'failed' },
+    () => pruneCheckRuns(root, Date.parse(ctx.now())),
+  );
+  const { checks: ran, task, pid } = ready;
+  return { detached: true as const, run: id, checks: ran, ...(task !== undefined ? { task } : {}), pid, log };
 }
 
 type RunningChecks = { run: string; checks: string[]; pid: number };

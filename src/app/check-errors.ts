@@ -31,10 +31,9 @@ export interface CheckRun {
   /** Run in a task's own checkout (relative to the project checkout); `commit`, `dirty`, `tree` are then its. */
   checkout?: string;
 }
-type Run = CheckRun;
 
 /** `exit 2`, `timed out after 5 s`, `killed by SIGKILL`. */
-export function verdictOf(r: Pick<Run, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {
+export function verdictOf(r: Pick<CheckRun, 'passed' | 'exit_code' | 'signal' | 'timed_out' | 'timeout'>): string {
   if (r.timed_out) return `timed out after ${r.timeout} s`;
   if (r.exit_code === null) return `killed by ${r.signal ?? 'a signal'}`;
   return `exit ${r.exit_code}`;
@@ -43,7 +42,7 @@ export function verdictOf(r: Pick<Run, 'passed' | 'exit_code' | 'signal' | 'time
 export class ChecksFailedError extends errorClass(
   'CHECKS_FAILED',
   'failed',
-  (runs: readonly Run[], recorded: object | null) => {
+  (runs: readonly CheckRun[], recorded: object | null) => {
     const failed = runs.filter((r) => !r.passed);
     const logs = failed.map((r) => `${PROJECT_DIR}/${r.log}`);
     const verdicts = failed.map((r) => `${r.name} (${verdictOf(r)})`).join(', ');
@@ -68,7 +67,7 @@ export interface StoppedCheck {
 export class ChecksInterruptedError extends errorClass(
   'INTERRUPTED',
   'interrupted',
-  (runs: readonly Run[], stopped?: StoppedCheck) => {
+  (runs: readonly CheckRun[], stopped?: StoppedCheck) => {
     const before = runs.length
       ? ` (${runs.map((r) => `${r.name} had ${r.passed ? 'passed' : 'failed'}`).join(', ')})`
       : '';
@@ -94,7 +93,7 @@ const TAIL_LINES = 15;
 export class CompletionChecksFailedError extends errorClass(
   'TASK_CHECKS_FAILED',
   'blocked',
-  (root: string, task: string, runs: readonly Run[]) => {
+  (root: string, task: string, runs: readonly CheckRun[]) => {
     const failed = runs.filter((r) => !r.passed);
     const checkout = runs.find((r) => r.checkout !== undefined);
     const where = checkout

@@ -216,28 +216,31 @@ export async function evidenceInto(
 ): Promise<EvidenceRecord> {
   const type = await uow.type();
   const artifacts = evidenceOutputs(runs, uow.now);
+  const after = (before: readonly Artifact[]) =>
+    artifacts.map((artifact, i) => ({ index: before.length + i, artifact }));
   if (target.task !== undefined) {
     const task = await uow.task(target.task);
     requireEvidenceSlot(type.taskOutputs, `task ${task.id} outputs`);
     uow.setTask({ ...task, outputs: [...task.outputs, ...artifacts] });
-    return {
-      owner: `task ${task.id}`,
-      task: task.id,
-      phase: null,
-      outputs: artifacts.map((artifact, i) => ({ index: task.outputs.length + i, artifact })),
-    };
+    return { owner: `task ${task.id}`, task: task.id, phase: null, outputs: after(task.outputs) };
   }
   const project = await uow.project();
   const phase = selectPhase(type, project, target.phase);
   requireEvidenceSlot(phaseDef(type, phase).outputs, `the ${phase} phase outputs`);
   const current = phaseOf(project, phase);
   uow.setProject(withPhase(project, phase, { ...current, outputs: [...current.outputs, ...artifacts] }));
-  return {
-    owner: `the ${phase} phase`,
-    task: null,
-    phase,
-    outputs: artifacts.map((artifact, i) => ({ index: current.outputs.length + i, artifact })),
-  };
+  return { owner: `the ${phase} phase`, task: null, phase, outputs: after(current.outputs) };
+}
+
+/** The checks `names` picks (default: all) and where their evidence goes, refused unless allowed for the project
+ * checkout (whose .sow/config.yaml they were read from, never by a task checkout's own copy); null without checks. */
+export async function checksToRun(ctx: AppContext, names: readonly string[], task: string | undefined) {
+  const found = await evidenceTarget(ctx, task !== undefined ? { task } : {});
+  const declared = (await readRepoConfig(found.root)).config.checks ?? [];
+  if (declared.length === 0 && names.length === 0) return null;
+  const checks = selectChecks(declared, names);
+  (await import('./check-allowance.js')).requireAllowed(found.root, checks, 'no check was run', ctx.env);
+  return { ...found, checks };
 }
 
 export interface CheckRunOptions extends RunChecksOptions {
@@ -253,13 +256,9 @@ export async function checkRun(
   names: readonly string[],
   opts: CheckRunOptions = {},
 ): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
-  const { root, target, task } = await evidenceTarget(ctx, opts.task !== undefined ? { task: opts.task } : {});
-  const { config } = await readRepoConfig(root);
-  const declared = config.checks ?? [];
-  if (declared.length === 0 && names.length === 0) return { runs: [], recorded: null };
-  const checks = selectChecks(declared, names);
-  // Allowed for the project checkout, whose .sow/config.yaml they were read from, never by a task checkout's own copy.
-  (await import('./check-allowance.js')).requireAllowed(root, checks, 'no check was run', ctx.env);
+  const chosen = await checksToRun(ctx, names, opts.task);
+  if (!chosen) return { runs: [], recorded: null };
+  const { root, target, task, checks } = chosen;
   const place = task ? await placeForTask(root, task, ctx.now()) : { path: root };
   if (opts.announce !== undefined) {
     (await import('../adapters/check-runs.js')).announceRunner(root, opts.announce, {

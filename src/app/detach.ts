@@ -1,6 +1,6 @@
 /** Workers in the background: `agent spawn --detach` starts a supervisor (adapters/supervisor.ts) and returns once it
  * has recorded the session; `agent wait` waits for workers to stop. Waits use the monotonic clock. */
-import { EXIT_CODES, SowError, type ErrorKind } from '../domain/errors.js';
+import { SowError } from '../domain/errors.js';
 import type { TaskState } from '../domain/schemas.js';
 import {
   latestEventsFile,
@@ -8,9 +8,7 @@ import {
   markWaited,
   pruneSupervisedRuns,
   readEvents,
-  readEnvelope,
   READY_VARIABLE,
-  READY_WITHIN_MS,
   readOwnJson,
   runId,
   startDetached,
@@ -43,8 +41,6 @@ export interface DetachedStart {
   /** The supervisor's own output (the progress view of the worker). */
   log: string;
 }
-
-const KIND_OF_EXIT = new Map(Object.entries(EXIT_CODES).map(([kind, code]) => [code, kind as ErrorKind]));
 
 export async function spawnDetached(
   ctx: AppContext,
@@ -87,40 +83,22 @@ export async function resumeDetached(
 
 /** Starts `sow <args>` under a supervisor of its own and returns once it has recorded the session (or refused). */
 async function supervise(ctx: AppContext, root: string, script: string | undefined, args: string[]) {
-  try {
-    pruneSupervisedRuns(root, Date.parse(ctx.now()));
-  } catch {
-    // best effort: the folders are only history
-  }
   const files = supervisorFiles(root, runId(ctx.now()));
   const run = { script: script ?? process.argv[1] ?? 'sow', args, cwd: root, env: ctx.env, files };
-  const started = await startDetached(
+  const ready = await startDetached(
     { ...run, variable: READY_VARIABLE },
     () => readOwnJson(files.ready) as Omit<DetachedStart, 'detached' | 'log'> | undefined,
+    {
+      who: "the worker's supervisor",
+      code: 'SUPERVISOR',
+      before: 'it started the worker',
+      notYet: 'recorded a session',
+      log: files.log,
+      hint: "; 'sow task list' shows whether it started after all",
+    },
+    () => pruneSupervisedRuns(root, Date.parse(ctx.now())),
   );
-  if ('ready' in started) return { detached: true, ...started.ready, log: files.log } as DetachedStart;
-  if ('exited' in started) throw supervisorRefusal(files.result, files.log, started.exited);
-  throw new SowError(
-    'SUPERVISOR_SILENT',
-    'external',
-    `the worker's supervisor (pid ${started.silent}) has not recorded a session after ${READY_WITHIN_MS / 1000} s`,
-    `see what it says in ${files.log}; 'sow task list' shows whether it started after all`,
-  );
-}
-
-/** Why the supervisor stopped before the worker started: its own refusal (its --json envelope), with its exit code. */
-function supervisorRefusal(resultFile: string, logFile: string, code: number | null): SowError {
-  const envelope = readEnvelope(resultFile);
-  const kind = (code !== null && KIND_OF_EXIT.get(code)) || 'external';
-  if (envelope?.error)
-    return new SowError(envelope.error.code, kind, envelope.error.message, envelope.error.hint ?? `see ${logFile}`);
-  return new SowError(
-    'SUPERVISOR_FAILED',
-    'external',
-    `the worker's supervisor exited (${code === null ? 'killed by a signal' : `code ${code}`}) before it started ` +
-      `the worker`,
-    `see what it says in ${logFile}`,
-  );
+  return { detached: true, ...ready, log: files.log } as DetachedStart;
 }
 
 /** Waits until the workers on `tasks` (or the first, with `any`) have stopped, or `timeoutMs`. Without names: the

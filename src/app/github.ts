@@ -13,7 +13,7 @@ import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { checkoutsWithProject } from './worktree.js';
-import { newProject, type NewProjectResult } from './project.js';
+import { newProject } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
 import type { AppContext } from './context.js';
 import { quoted } from '../domain/display.js';
@@ -45,15 +45,6 @@ export async function githubRepo(root: string): Promise<string> {
   return repo;
 }
 
-export interface Issue {
-  number: number;
-  title: string;
-  state: string;
-  labels: string[];
-  url: string;
-  body?: string;
-}
-
 /** gh answered, but not with what its --json fields promise (another gh version, a proxy, a fake): exit 5. */
 class GhReplyError extends errorClass('GH_UNEXPECTED_REPLY', 'external', (what: string, got: unknown) => [
   `gh answered with something that is not ${what}: ${JSON.stringify(got)?.slice(0, 120) ?? String(got)}`,
@@ -64,7 +55,7 @@ class GhReplyError extends errorClass('GH_UNEXPECTED_REPLY', 'external', (what: 
 
 const isNumber = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) > 0;
 
-function issueOf(raw: unknown): Issue {
+function issueOf(raw: unknown) {
   if (!isRecord(raw) || !isNumber(raw['number']) || typeof raw['title'] !== 'string')
     throw new GhReplyError('an issue (a number and a title)', raw);
   const labels = Array.isArray(raw['labels'])
@@ -93,7 +84,7 @@ async function onGithub(ctx: AppContext, root?: string): Promise<{ repo: string;
   return { repo: await githubRepo(root), run: { cwd: root, env: ctx.env } };
 }
 
-export async function issueList(ctx: AppContext, opts: IssueListOptions): Promise<{ repo: string; issues: Issue[] }> {
+export async function issueList(ctx: AppContext, opts: IssueListOptions) {
   const { repo, run } = await onGithub(ctx);
   const raw = ghJson(run, GH_ARGS.issueList(repo, opts), repo);
   if (!Array.isArray(raw)) throw new GhReplyError('a list of issues', raw);
@@ -102,7 +93,7 @@ export async function issueList(ctx: AppContext, opts: IssueListOptions): Promis
 
 const viewIssue = async (run: GhRun, repo: string, n: number) => issueOf(ghJson(run, GH_ARGS.issueView(repo, n), repo));
 
-export async function issueShow(ctx: AppContext, n: number): Promise<{ repo: string; issue: Issue }> {
+export async function issueShow(ctx: AppContext, n: number) {
   const { repo, run } = await onGithub(ctx);
   return { repo, issue: await viewIssue(run, repo, n) };
 }
@@ -153,21 +144,13 @@ const issueInputOf = (project: ProjectState): Artifact | undefined =>
     .flatMap((p) => p.inputs)
     .find((a) => a.type === 'github_issue');
 
-export interface IssueProjectResult extends NewProjectResult {
-  issue: Issue;
-  repo: string;
-  /** Whether GitHub links the branch to the issue now; why not when it does not. */
-  linked: boolean;
-  link_problem?: string;
-}
-
 // `sow project new --issue <n>`: the issue names the project and branch (`feat/<n>-<slug>`); refused when it is linked
 // to another branch, on GitHub or by a project here.
 export async function newProjectFromIssue(
   ctx: AppContext,
   n: number,
   opts: { name?: string; branch?: string; planning: boolean; type?: string },
-): Promise<IssueProjectResult> {
+) {
   // Without .sow/ yet, newProject initialises it once GitHub has answered.
   let initialised = true;
   const root = await openRoot(ctx).catch((err: unknown) => {
@@ -227,6 +210,7 @@ export async function newProjectFromIssue(
   } catch (err) {
     problem = err instanceof Error ? err.message : String(err);
   }
+  // linked: whether GitHub links the branch to the issue now; link_problem: why not, when it does not.
   return { ...created, issue, repo, linked: problem === undefined, ...(problem ? { link_problem: problem } : {}) };
 }
 
@@ -243,19 +227,6 @@ async function pullRequestOf(project: ProjectState): Promise<PullRequestCapabili
     );
   }
   return capability;
-}
-
-/** The project's state must be one the type opens its pull request in (finalizing), unless forced. */
-async function requireFinalize(project: ProjectState, force: boolean): Promise<void> {
-  const { states } = await pullRequestOf(project);
-  const state = project.statechart.current_state;
-  if (!force && !states.includes(state)) {
-    throw new TaskBlockedError(
-      `the pull request is opened while finalizing; the project is in ${state}`,
-      `run 'sow advance' until ${states[0]}, or pass --force to open it now`,
-      { state },
-    );
-  }
 }
 
 /** The body of the pull request: what was planned and done, the review, the checks, the issue it closes. */
@@ -333,7 +304,15 @@ export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: b
   const { project, tasks } = await Reader.read(
     ctx,
     async (r) => {
-      await requireFinalize(r.project, opts.force);
+      // The project's state must be one the type opens its pull request in (finalizing), unless forced.
+      const { states } = await pullRequestOf(r.project);
+      const state = r.project.statechart.current_state;
+      if (!opts.force && !states.includes(state))
+        throw new TaskBlockedError(
+          `the pull request is opened while finalizing; the project is in ${state}`,
+          `run 'sow advance' until ${states[0]}, or pass --force to open it now`,
+          { state },
+        );
       return { project: r.project, tasks: await r.taskStates() };
     },
     { otherBranch: 'refuse' },

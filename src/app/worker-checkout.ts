@@ -18,8 +18,7 @@ import {
 } from '../adapters/worktrees.js';
 import {
   commitAllOutsideSow,
-  filesChangedBeside,
-  filesMergeTouches,
+  filesOfMerge,
   isMergedInto,
   realPlace,
   mergeBranch,
@@ -315,8 +314,7 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
     let merge: string | null = null;
     let files: string[] = [];
     if (!isMergedInto(root, checkout.branch)) {
-      files = filesMergeTouches(root, checkout.branch);
-      checked.beside = filesChangedBeside(root, checkout.branch);
+      ({ touches: files, beside: checked.beside } = filesOfMerge(root, checkout.branch));
       const dirty = new Set(uncommittedPaths(root));
       const clash = files.filter((f) => dirty.has(f));
       if (clash.length) throw new TaskMergeDirtyError(task.id, clash);
@@ -342,7 +340,7 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
       merge = outcome.commit;
     }
     requireGenuineCheckout(root, path);
-    removeWorkerCheckout(root, path, checkout.branch, true);
+    removeWorkerCheckout(root, path, checkout.branch);
     removeEmptyFolders(path, join(root, WORKER_CHECKOUTS_DIR));
     const next = { ...task };
     delete next.worktree;

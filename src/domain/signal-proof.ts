@@ -4,14 +4,20 @@ import { errorClass } from './errors.js';
 import { shown } from './display.js';
 import type { Owner } from './schemas.js';
 
-/** What the owning sow process wrote about itself when it became a task's owner. */
-export interface OwnerRecord {
+/** A process as others look for it: pid, host, and on Linux boot id, start time and pid namespace. */
+export interface ProcessRef {
   pid: number;
-  /** Linux: its start time, in clock ticks since boot (/proc/<pid>/stat). */
-  pstart?: number;
-  boot?: string;
-  pidns?: string;
   host: string;
+  /** Linux: /proc/sys/kernel/random/boot_id. */
+  boot?: string;
+  /** Linux: the process's start time, in clock ticks since boot (/proc/<pid>/stat). */
+  pstart?: number;
+  /** Linux: the pid namespace its pid belongs to (`pid:[4026531836]`), `unknown` when /proc did not say. */
+  pidns?: string;
+}
+
+/** What the owning sow process wrote about itself when it became a task's owner. */
+export interface OwnerRecord extends ProcessRef {
   /** Its process group when it wrote the record (Linux): its own pid when it leads the group. */
   pgrp?: number;
   task: string;
@@ -20,14 +26,8 @@ export interface OwnerRecord {
   nonce: string;
 }
 
-/** The machine and process that would send the signal. */
-export interface Here {
-  host: string;
-  boot?: string;
-  pidns?: string;
-  /** Linux: processes are looked at through /proc (start time, group). */
-  linux: boolean;
-}
+/** The machine and process that would send the signal; on Linux, processes are looked at through /proc. */
+export type Here = Pick<ProcessRef, 'host' | 'boot' | 'pidns'> & { linux: boolean };
 
 /** What /proc says about the pid now (Linux); undefined when there is no such process. */
 export interface ProcNow {

@@ -273,18 +273,12 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
     return { write: (uow: UnitOfWork) => writeSpawn(uow, basis, plan, rec), seen, plan, opened };
   });
   const owned = { name: seen.project.name, created_at: seen.project.created_at, branch: seen.project.branch };
-  if (!plan.task)
-    return {
-      target: rec.named!,
-      agentId: plan.agentId,
-      assignment: projectAssignment(seen.project, seen.iteration),
-      workdir: root,
-      owned,
-    };
+  // A worker without a task has no checkout, owner record or claim of its own.
+  const task = plan.task;
   return {
-    target: { kind: 'task', id: plan.task.id },
+    target: task ? { kind: 'task', id: task.id } : rec.named!,
     agentId: plan.agentId,
-    assignment: taskAssignment(plan.task),
+    assignment: task ? taskAssignment(task) : projectAssignment(seen.project, seen.iteration),
     workdir: opened?.path ?? root,
     ...(opened ? { checkoutRel: opened.checkout.path } : {}),
     owned,

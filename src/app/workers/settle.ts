@@ -1,7 +1,7 @@
 /** The settle stage, however a run ended: usage into the ledger (or deferred until the project's branch is back), the
  * task let go (paused after a signal), its remote claim given back after the write. */
 import type { AppContext } from '../context.js';
-import type { Owner, UsageEntry } from '../../domain/schemas.js';
+import type { Owner, TaskState, UsageEntry } from '../../domain/schemas.js';
 import { withStatus } from '../../domain/tasks.js';
 import { DEFAULT_LEASE_SECONDS, remoteLeaseDue } from '../../domain/ownership.js';
 import type { Usage } from '../../adapters/executors/types.js';
@@ -14,6 +14,7 @@ import { isProject } from '../deferred-runs.js';
 import { writeLogEntry } from '../log-entry.js';
 import { branchProblem, taskDir } from '../project-files.js';
 import { Reader, update } from '../workspace.js';
+import type { UnitOfWork } from '../unit-of-work.js';
 import { releaseRemoteClaim } from '../remote-claims.js';
 import { RunNotRecordedError, WorkerStoppedError } from '../agent-errors.js';
 import { usageOfEvents } from './events.js';
@@ -25,6 +26,19 @@ type LetGo = { root: string; task: string; branch: string; owner: Owner };
 const giveBackAfter = async (released: LetGo | undefined) => {
   if (released) await releaseRemoteClaim(released.root, released.task, released.branch, released.owner, true);
 };
+
+/** The task no longer owned by its worker (paused, with `stopped` in its log, when it was stopped); its claim to give
+ * back after the write. */
+async function letGo(uow: UnitOfWork, task: TaskState, branch: string, stopped: string | undefined): Promise<LetGo> {
+  let next = { ...task };
+  delete next.owner;
+  if (stopped !== undefined) {
+    if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
+    await writeLogEntry(uow, task.id, { agent: uow.actor.by, action: 'paused_task', result: 'partial' }, stopped);
+  }
+  uow.setTask(next);
+  return { root: uow.root, task: task.id, branch, owner: task.owner! };
+}
 
 /** While a worker runs, its remote claim is looked at every quarter of the lease and renewed past half; stopping waits
  * for a look under way, so the settle after it sees the last commit. */
@@ -78,21 +92,13 @@ async function settleRun(
         if (target.kind !== 'task') return;
         const task = await uow.task(target.id);
         if (task.owner?.kind !== 'worker' || task.owner.by !== entry.agent_id || task.owner.pid !== process.pid) return;
-        released = { root: uow.root, task: task.id, branch: project.branch, owner: task.owner };
-        let next = { ...task };
-        delete next.owner;
         // Stopped by a signal to this process (agent stop, a shutdown, Ctrl-C): paused with a note, as agent stop does.
-        if (stopped instanceof WorkerStoppedError) {
-          if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
-          await writeLogEntry(
-            uow,
-            task.id,
-            { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
-            `Stopped: ${stopped.signal} reached sow (pid ${process.pid}) while its worker ${entry.agent_id} ran, and ` +
-              `ended the worker. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`,
-          );
-        }
-        uow.setTask(next);
+        const note =
+          stopped instanceof WorkerStoppedError
+            ? `Stopped: ${stopped.signal} reached sow (pid ${process.pid}) while its worker ${entry.agent_id} ran, ` +
+              `and ended the worker. Resume it with 'sow agent resume ${task.id} "<prompt>"'.`
+            : undefined;
+        released = await letGo(uow, task, project.branch, note);
       },
       { branchCheck: false },
     );
@@ -128,24 +134,16 @@ export async function settleStopped(
 ): Promise<string> {
   let released: LetGo | undefined;
   const status = await update(ctx, async (uow) => {
-    let task = await uow.task(taskId);
+    const task = await uow.task(taskId);
     const session = task.session;
     const since = task.owner?.since ?? task.started_at ?? uow.now;
     // A sow process that was running the worker passes the signal on and settles the task itself (settleRun).
     if (task.owner?.kind !== 'worker' || task.owner.by !== agentId || task.owner.pid !== pid) return task.status;
-    released = { root: uow.root, task: task.id, branch: (await uow.project()).branch, owner: task.owner };
-    task = { ...task };
-    delete task.owner;
-    if (task.status === 'in_progress') task = withStatus(task, 'paused', uow.now);
-    uow.setTask(task);
-    await writeLogEntry(
-      uow,
-      task.id,
-      { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
-      `Stopped with sow agent stop: its worker ${agentId} (pid ${pid}) was ended. Resume it with 'sow agent ` +
-        `resume ${task.id} "<prompt>"'.`,
-    );
     const project = await uow.project();
+    const note =
+      `Stopped with sow agent stop: its worker ${agentId} (pid ${pid}) was ended. Resume it with 'sow agent ` +
+      `resume ${task.id} "<prompt>"'.`;
+    released = await letGo(uow, task, project.branch, note);
     const counted = (project.usage ?? []).some((e) => e.agent_id === agentId && e.task === task.id && e.at >= since);
     if (!counted && session) {
       const events = eventsFile ? readEvents(uow.root, eventsFile)?.lines : undefined;
@@ -155,7 +153,7 @@ export async function settleStopped(
       const entry = usageEntry(uow.now, { ...who, executor: session.executor }, task.session_id, usage);
       uow.setProject({ ...project, usage: [...(project.usage ?? []), entry] });
     }
-    return task.status;
+    return (await uow.task(taskId)).status;
   });
   await giveBackAfter(released);
   return status;

@@ -21,13 +21,8 @@ export async function spawnAgent(
   opts: SpawnOptions,
 ): Promise<AgentRunResult> {
   const agent = findAgent(agentName);
-  const { force, next, iteration, handoff } = opts;
-  const { root, target: named } = await spawnPreconditions(ctx, agent.name, taskId, {
-    force,
-    next,
-    iteration,
-    handoff,
-  });
+  const { force, iteration, handoff } = opts;
+  const { root, target: named } = await spawnPreconditions(ctx, agent.name, taskId, opts);
   // Once the worker starts, the folder it was asked from may go: what follows is done from the root.
   const inRoot: AppContext = { ...ctx, cwd: root };
   const resolution = await resolveFor(agent.name, undefined, opts, ctx.env);
