@@ -24,10 +24,8 @@ import {
   removeCheckout,
   removeLink,
   writeCacheIndex,
-  type CacheEntry,
   type CacheEnv,
   type Freshness,
-  type LinkState,
 } from '../adapters/refs-cache.js';
 import { Transaction } from '../adapters/transaction.js';
 import type { AppContext } from './context.js';
@@ -213,18 +211,12 @@ export async function addRef(ctx: AppContext, rawSource: string, o: AddRefOption
   });
 }
 
-export interface RefInfo extends RefEntry {
-  local: boolean;
-  link_state: LinkState;
-  cache: Pick<CacheEntry, 'sha' | 'fetched_at' | 'kind'> | null;
-}
-
-export async function listRefs(ctx: AppContext): Promise<RefInfo[]> {
+export async function listRefs(ctx: AppContext) {
   return refInfos({ ...ctx, cwd: await openRoot(ctx) });
 }
 
 /** Each ref of the repository at `ctx.cwd`, whether its link works, and what the cache holds of it; reads only. */
-export function refInfos(ctx: AppContext): RefInfo[] {
+export function refInfos(ctx: AppContext) {
   const { cwd: root, env } = ctx;
   const refs = allRefs(readIndexes(root));
   if (refs.length === 0) return [];
@@ -235,7 +227,7 @@ export function refInfos(ctx: AppContext): RefInfo[] {
     const c = cache.entries[place.key];
     return {
       ...r,
-      link_state: folder === undefined ? 'missing' : linkState(join(folder, r.link), place.target),
+      link_state: folder === undefined ? ('missing' as const) : linkState(join(folder, r.link), place.target),
       cache: c ? { sha: c.sha, fetched_at: c.fetched_at, kind: c.kind } : null,
     };
   });

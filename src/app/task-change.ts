@@ -2,10 +2,8 @@
 // the lock → `commitChange`, which refuses when a file the plan read changed; steps on the remote run outside the lock.
 import type { AppContext } from './context.js';
 import { SowError } from '../domain/errors.js';
-import type { Actor } from '../domain/ownership.js';
 import { claimantOf, describeHolder, remoteRenewalDue } from '../domain/ownership.js';
 import type { Check } from '../domain/config-schemas.js';
-import type { ProjectType } from '../domain/project-type.js';
 import { TaskStateSchema, type TaskState } from '../domain/schemas.js';
 import { planTaskChange, stampedTask, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
 import { isRefBranch } from '../domain/claims.js';
@@ -15,7 +13,7 @@ import { shown } from '../domain/display.js';
 import { warn } from '../adapters/notices.js';
 import { personName } from '../adapters/person.js';
 import { notRefBranch, readTaskClaim, thisMachine } from '../adapters/remote-claims.js';
-import { renderStateFile, type StateFile } from '../adapters/state-files.js';
+import { renderStateFile } from '../adapters/state-files.js';
 import { commitChange, StaleChangeError, type ChangeSet, type LogEntry } from '../adapters/transaction.js';
 import { heldBy, liveOwner } from './ownership.js';
 import { claimsRemote, dropOverriddenClaim, releaseRemoteClaim } from './remote-claims.js';
@@ -51,16 +49,7 @@ export function abandonTask(ctx: AppContext, rawId: string, opts: SetTaskOptions
 }
 
 /** What a change of one task is planned from, and every state file read for it (the write checks them). */
-interface TaskView {
-  root: string;
-  branch: string;
-  type: ProjectType;
-  phase: string;
-  file: StateFile<TaskState>;
-  actor: Actor;
-  now: string;
-  read: StateFile<unknown>[];
-}
+type TaskView = Awaited<ReturnType<typeof readTask>>;
 
 async function changeTask(
   ctx: AppContext,
@@ -125,7 +114,7 @@ const result = (plan: TaskChangePlan, checks: CheckRun[] | undefined): SetTaskRe
 });
 
 /** The task as it is, with what the change needs to know of the project (refused on another branch). */
-async function readTask(ctx: AppContext, rawId: string, owner: string | undefined): Promise<TaskView> {
+async function readTask(ctx: AppContext, rawId: string, owner: string | undefined) {
   const { root, file: project, type } = await openProject(ctx);
   const file = await loadTaskFile(root, type, normalizeTaskId(rawId), rawId);
   const who = actor(ctx.env, owner);

@@ -5,7 +5,7 @@ import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/error
 import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
 import { lookupField, own } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
-import { TASK_STATUSES, type Owner, type TaskState, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
+import { TASK_STATUSES, type Owner, type TaskState, type TaskSummary } from '../domain/schemas.js';
 import {
   checkNewTaskId,
   checkTaskName,
@@ -260,10 +260,7 @@ export function descriptionBody(text: string | undefined, name: string): string 
 }
 
 /** A finished dependency's outcome, and where its outputs are; a pending feedback with its text. */
-export interface TaskNeeds {
-  dependencies?: { id: string; name: string; status: TaskStatus; folder: string; outputs?: string[] }[];
-  feedback?: { index: number; path: string; text?: string }[];
-}
+export type TaskNeeds = Awaited<ReturnType<typeof taskNeeds>>;
 
 /** A feedback longer than this is named by its path only. */
 const FEEDBACK_INLINE = 2000;
@@ -272,11 +269,11 @@ const OUTPUTS_SHOWN = 20;
 
 // What a worker starting on `id` needs besides its description: each dependency with where its outputs are (not its
 // evidence), and its pending feedback with the text. Read after a claim, so `task next --claim` is one call.
-export async function taskNeeds(ctx: AppContext, id: string): Promise<TaskNeeds> {
+export async function taskNeeds(ctx: AppContext, id: string) {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(id);
     const rootOf = (type: string) => reader.type.taskOutputs.find((t) => t.name === type)?.root ?? 'project';
-    const dependencies: NonNullable<TaskNeeds['dependencies']> = [];
+    const dependencies = [];
     for (const d of await reader.dependenciesOf(task)) {
       const dep = await reader.task(d.id);
       const outputs = dep.outputs
