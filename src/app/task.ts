@@ -229,24 +229,23 @@ export function diffOfTask(reader: Reader, task: TaskState): string | undefined 
   const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
   const base = reader.project.base_branch;
   const tracked = files.filter((f) => isTracked(reader.root, f));
+  const diffs = (base ? tracked : []).flatMap((f) => {
+    const r = gitRun(reader.root, [
+      'diff',
+      '--no-color',
+      val(base!, "the project's base branch"),
+      '--',
+      val(f, 'a modified file'),
+    ]);
+    return r.ok && r.out ? [r.out] : [];
+  });
   const added = files
     .filter((f) => !tracked.includes(f))
     .flatMap((f) => {
       const text = reader.readDoc(f);
       return text === undefined ? [] : [`new file ${f}\n+${text.replaceAll('\n', '\n+')}`];
     });
-  const diff = [base && tracked.length ? diffOf(reader.root, base, tracked) : undefined, ...added];
-  return diff.filter(Boolean).join('\n') || undefined;
-}
-
-/** The working tree's changes to `files` against the base branch. */
-function diffOf(root: string, base: string, files: readonly string[]): string | undefined {
-  const diffs = files
-    .map((f) =>
-      gitRun(root, ['diff', '--no-color', val(base, "the project's base branch"), '--', val(f, 'a modified file')]),
-    )
-    .filter((r) => r.ok && r.out);
-  return diffs.length ? diffs.map((r) => r.out).join('\n') : undefined;
+  return [...diffs, ...added].join('\n') || undefined;
 }
 
 /** A task's description.md without the title line (its name) or sow's placeholder; undefined when nothing is left. */

@@ -1,5 +1,4 @@
 /** How use cases read and write state: under the lock, one transaction per write; remote pushes after the lock. */
-import { WrongBranchError } from '../domain/errors.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { taskPhase } from '../domain/phases.js';
 import type { ProjectState, TaskState, TaskSummary } from '../domain/schemas.js';
@@ -83,7 +82,7 @@ export async function openProject(ctx: AppContext): Promise<{ root: string } & L
   if (hasDeferredRuns(root)) await afterDeferred(await withRootLock(root, () => recordDeferred(root, ctx)));
   const loaded = await loadProject(root);
   const problem = branchProblem(root, loaded.file.data);
-  if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
+  if (problem) throw problem;
   return { root, ...loaded };
 }
 
@@ -113,8 +112,7 @@ export class Reader {
         if (locked) deferred = await recordDeferred(root, ctx);
         const { file, type } = await loadProject(root);
         const problem = branchProblem(root, file.data);
-        if (problem && opts.otherBranch === 'refuse')
-          throw new WrongBranchError(problem.message, problem.hint, problem.details);
+        if (problem && opts.otherBranch === 'refuse') throw problem;
         if (problem && opts.otherBranch !== 'quiet')
           warn(`${problem.message}; changes are refused until then (${problem.hint})`);
         return fn(new Reader(root, file, type, ctx));
@@ -189,7 +187,7 @@ export async function update<R>(
       : undefined;
     if (opts.branchCheck !== false && !opts.force) {
       const problem = branchProblem(root, await uow.project());
-      if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
+      if (problem) throw problem;
     }
     const result = await fn(uow);
     const due = await uow.claimsDue();
