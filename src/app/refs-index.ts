@@ -139,16 +139,13 @@ export function ensureGitignore(tx: Transaction, root: string): void {
 }
 
 /** Every ref, or none when the indexes cannot be read: the state card and the prompts go on without them. */
-function refsOrNone(root: string) {
+export function refsOrNone(root: string) {
   try {
     return allRefs(readIndexes(root));
   } catch {
     return [];
   }
 }
-
-/** How many refs there are, for the state card. */
-export const refsCount = (root: string): number => refsOrNone(root).length;
 
 /** The refs, as the prompts list them for agents (empty without any). */
 export function refsForPrompt(root: string): string {

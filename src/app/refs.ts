@@ -291,15 +291,6 @@ export async function refsInit(ctx: AppContext, progress: boolean) {
 export type FetchProgress = { start(link: string): void; end(): void };
 const noProgress: FetchProgress = { start: () => undefined, end: () => undefined };
 
-async function fetching<T>(progress: FetchProgress, link: string, fn: () => Promise<T>): Promise<T> {
-  progress.start(link);
-  try {
-    return await fn();
-  } finally {
-    progress.end();
-  }
-}
-
 /** `sow refs status [<link>]`: fetches each git ref and says how its checkout stands; offline when it cannot. */
 export async function refsStatus(ctx: AppContext, link?: string, progress: FetchProgress = noProgress) {
   const root = await openRoot(ctx);
@@ -320,7 +311,8 @@ export async function refsStatus(ctx: AppContext, link?: string, progress: Fetch
       out.push({ ...base, state: 'not-cloned' });
       continue;
     }
-    const f = await fetching(progress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
+    progress.start(r.link);
+    const f = await fetchAndCompare(place.dir, r.branch ?? null).finally(() => progress.end());
     if (f.state !== 'offline' && c) {
       index.entries[place.key] = { ...c, fetched_at: ctx.now() };
       writeCacheIndex(index, ctx.env);
@@ -371,7 +363,8 @@ export async function refsUpdate(
         );
         continue;
       }
-      const f = await fetching(fetchProgress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
+      fetchProgress.start(r.link);
+      const f = await fetchAndCompare(place.dir, r.branch ?? null).finally(() => fetchProgress.end());
       if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
       else if (f.state === 'current') out.push({ link: r.link, result: 'current', from, to: from });
       else if (f.state === 'ahead') {

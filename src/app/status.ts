@@ -16,7 +16,7 @@ import { withCheckStatuses } from './checks.js';
 import { workerNow } from './ownership.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { openRoot, Reader } from './workspace.js';
-import { refsCount, refsForPrompt, withRefs } from './refs-index.js';
+import { refsForPrompt, refsOrNone, withRefs } from './refs-index.js';
 
 /** The report; a terminal's status view adds the lifecycle map, a claims remote what it holds (or why not read). */
 export type StatusReport = ReturnType<typeof statusOf> & {
@@ -303,7 +303,7 @@ export async function continueProject(
       return {
         state: reader.project.statechart.current_state,
         prompt: opts.card
-          ? renderCard(reader.type, view, reader.ctx.now(), refsCount(reader.root))
+          ? renderCard(reader.type, view, reader.ctx.now(), refsOrNone(reader.root).length)
           : withRefs(
               renderContinue(reader.type, view, reader.ctx.now(), (rel) => reader.readDoc(rel)),
               refsForPrompt(reader.root),

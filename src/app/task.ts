@@ -120,7 +120,7 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
               'terminal under theirs; a script passes --owner <name> or sets SOW_OWNER',
           );
         const agent = opts.agent !== undefined ? findAgent(opts.agent.trim()).name : undefined;
-        await requireExecuting(await uow.type(), () => uow.view(), undefined);
+        requireExecuting(await uow.type(), await uow.view(), undefined);
         const tasks = await uow.tasks();
         const seconds = opts.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
         const leaseUntil = new Date(Date.parse(uow.now) + seconds * 1000).toISOString();

@@ -163,8 +163,6 @@ export class Reader {
 }
 
 export interface UpdateOptions {
-  /** Change a project of another branch anyway (`project delete --force`). */
-  force?: boolean;
   /** Whether the project must belong to the checked-out branch (default true). */
   branchCheck?: boolean;
   /** The name this command claims tasks under (`--owner`); else SOW_OWNER. */
@@ -185,7 +183,7 @@ export async function update<R>(
     const deferred = hasDeferredRuns(root)
       ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow)
       : undefined;
-    if (opts.branchCheck !== false && !opts.force) {
+    if (opts.branchCheck !== false) {
       const problem = branchProblem(root, await uow.project());
       if (problem) throw problem;
     }
