@@ -144,9 +144,10 @@ type AddRefOptions = Partial<Record<'link' | 'path' | 'branch' | 'description' |
 
 /** `sow refs add`: `link` defaults to the source's name. */
 export async function addRef(ctx: AppContext, rawSource: string, o: AddRefOptions) {
-  const cwd = ctx.cwd;
+  const folder = sourceKind(rawSource) === 'folder';
+  const source = folder ? resolve(ctx.cwd, rawSource) : rawSource;
   // A folder is named by where it is (`.` too), a URL by its last part.
-  const link = o.link ?? defaultLink(sourceKind(rawSource) === 'folder' ? resolve(cwd, rawSource) : rawSource);
+  const link = o.link ?? defaultLink(source);
   if (link === undefined)
     throw new UsageError(
       `sow cannot make a link name from ${quoted(rawSource)}`,
@@ -165,14 +166,12 @@ export async function addRef(ctx: AppContext, rawSource: string, o: AddRefOption
       `invalid --path '${o.path}': expected a path inside the source, relative to its top`,
       'for example --path docs/api',
     );
-  const unsafe = sourceKind(rawSource) === 'git' ? urlProblem(rawSource) : undefined;
+  const unsafe = folder ? undefined : urlProblem(rawSource);
   if (unsafe !== undefined) throw new RefSourceUnsafeError(rawSource, unsafe);
   return withWorkspaceLock(ctx, async (root) => {
     const ix = readIndexes(root);
     const existing = allRefs(ix).find((r) => r.link === link);
     if (existing) throw new RefExistsError(link, existing.local);
-    const folder = sourceKind(rawSource) === 'folder';
-    const source = folder ? resolve(cwd, rawSource) : rawSource;
     const expected = 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder';
     if (folder && !pathExists(source)) throw new InvalidValueError('source', rawSource, expected);
     if (folder && isInside(root, source))
