@@ -208,9 +208,8 @@ export async function taskDiff(
 }
 
 export async function listTasks(ctx: AppContext, status?: string): Promise<TaskRow[]> {
-  if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status)) {
+  if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status))
     throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
-  }
   const { tasks, root, branch } = await Reader.read(ctx, async (reader) => ({
     tasks: await reader.tasks(),
     root: reader.root,
