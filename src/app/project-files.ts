@@ -298,15 +298,10 @@ export async function taskFileProblems(
   }
   // Other phases hold no tasks: a tasks folder there is not read by sow.
   for (const other of type.phases.filter((p) => p.name !== phase)) {
-    const stray = listNames(root, tasksDir(other.name)).filter((n) => isFolder(root, `${tasksDir(other.name)}/${n}`));
-    if (stray.length)
-      problems.push(
-        new StateFileError(
-          tasksDir(other.name),
-          `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} ` +
-            `project live in ${dir}`,
-        ),
-      );
+    const at = tasksDir(other.name);
+    const stray = listNames(root, at).filter((n) => isFolder(root, `${at}/${n}`));
+    const why = `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} `;
+    if (stray.length) problems.push(new StateFileError(at, `${why}project live in ${dir}`));
   }
   if (problems.length === 0) {
     try {
