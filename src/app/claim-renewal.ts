@@ -11,11 +11,10 @@ import { underLock, UnitOfWork, type DueRenewal } from './unit-of-work.js';
 /** Pushes a new claim commit over the old one (compare-and-swap); on failure, said, and the owner comes back as is. */
 async function pushRenewal(root: string, due: DueRenewal, now: string, retry: string): Promise<Owner> {
   const { task, branch, owner } = due;
-  const remote = owner['remote'];
-  const sha = owner['remote_claim'];
+  const { remote, remote_claim: sha } = owner;
   // A claim's lease here was just renewed by the write; a worker has none here: its lease there runs from now.
   const leaseUntil = owner.kind === 'claim' ? owner.lease_until : remoteLeaseFrom(now, owner.lease_seconds);
-  if (typeof remote !== 'string' || typeof sha !== 'string' || leaseUntil === undefined) return owner;
+  if (remote === undefined || sha === undefined || leaseUntil === undefined) return owner;
   const commit = makeClaimCommit(root, {
     task,
     owner: owner.by,

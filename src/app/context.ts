@@ -15,14 +15,10 @@ export function processContext(cwd: string = process.cwd()): AppContext {
   return { cwd: workerFolder(cwd, process.env), env: process.env, now: () => new Date().toISOString() };
 }
 
-/** Where a command runs, for state: in a worker's own checkout, the same folder of the project checkout. */
+// Where a command runs, for state: in a worker's own checkout, the same folder of the project checkout. Without
+// SOW_PROJECT_ROOT, a worker's checkout is named by its place (projectFolderFor checks it with git).
 export function workerFolder(cwd: string, env: AppContext['env']): string {
-  const project = env['SOW_PROJECT_ROOT'] ?? checkoutHolding(cwd);
-  return (project && projectFolderFor(cwd, project)) || cwd;
-}
-
-/** Without SOW_PROJECT_ROOT, a worker's checkout is named by its place (projectFolderFor checks it with git). */
-function checkoutHolding(cwd: string): string | undefined {
   const at = cwd.lastIndexOf(`${sep}.sow${sep}worktrees${sep}.workers${sep}`);
-  return at > 0 ? cwd.slice(0, at) : undefined;
+  const project = env['SOW_PROJECT_ROOT'] ?? (at > 0 ? cwd.slice(0, at) : undefined);
+  return (project && projectFolderFor(cwd, project)) || cwd;
 }

@@ -2,7 +2,7 @@
 import { check } from '../domain/schema-check.js';
 import { UsageEntrySchema, type UsageEntry } from '../domain/schemas.js';
 import { withStatus } from '../domain/tasks.js';
-import { deferredRuns, removeDeferredRun, type DeferredRun, type ProjectIdentity } from '../adapters/deferred-runs.js';
+import { deferredRuns, type DeferredRun, type ProjectIdentity } from '../adapters/deferred-runs.js';
 import { writeLogEntry } from './log-entry.js';
 import { releaseRemoteClaim } from './remote-claims.js';
 import { branchProblem } from './project-files.js';

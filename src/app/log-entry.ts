@@ -59,13 +59,3 @@ export function leftCompletedEntry(
       `since ${before.completed_at ?? 'an unknown time'}; its status is now ${status}.`,
   );
 }
-
-export async function logLeftCompleted(
-  uow: UnitOfWork,
-  before: { id: string; completed_at?: string },
-  status: string,
-  who: string,
-  how?: string,
-): Promise<void> {
-  uow.tx.appendEntry(leftCompletedEntry(await uow.taskPhase(), uow.now, before, status, who, how));
-}

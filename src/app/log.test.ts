@@ -10,7 +10,7 @@ import { statSync } from 'node:fs';
 import { PROJECT, refused, said, T0, taskFile, toExecuting, worlds } from '../../test/inproc.js';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { appendLog, repositoryPath, type LogRequest } from './log.js';
-import { logLeftCompleted } from './log-entry.js';
+import { leftCompletedEntry } from './log-entry.js';
 import { update } from './workspace.js';
 
 const world = worlds({ executing: (w) => toExecuting(w, ['First task', 'Second task']) });
@@ -193,10 +193,14 @@ describe('log', () => {
     async () => {
       const w = await world('executing');
       w.clock.advance(9);
-      await update(w.ctx(), (uow) =>
-        logLeftCompleted(uow, { id: '010', completed_at: '2026-11-25T08:00:00.000Z' }, 'in_progress', 'implementer-2'),
+      const completed = { id: '010', completed_at: '2026-11-25T08:00:00.000Z' };
+      const phase = 'implementation';
+      await update(w.ctx(), async (uow) =>
+        uow.tx.appendEntry(leftCompletedEntry(phase, uow.now, completed, 'in_progress', 'implementer-2')),
       );
-      await update(w.ctx(), (uow) => logLeftCompleted(uow, { id: '010' }, 'pending', 'user', 'task next --claim'));
+      await update(w.ctx(), async (uow) =>
+        uow.tx.appendEntry(leftCompletedEntry(phase, uow.now, { id: '010' }, 'pending', 'user', 'task next --claim')),
+      );
       expect(entries(w.read(TASK_LOG))).toEqual([
         {
           front: { timestamp: '2026-11-26T10:00:09.000Z', agent: 'implementer-2', action: 'note', result: 'success' },

@@ -21,13 +21,7 @@ export interface LogRequest {
   notes: string;
 }
 
-export interface LogResult {
-  file: string;
-  task?: string;
-  agent: string;
-  files: string[];
-  tracked: string[];
-}
+export type LogResult = Awaited<ReturnType<typeof appendLog>>;
 
 /** A file named on the command line (relative to where the user stands) as a repository path. */
 export function repositoryPath(root: string, cwd: string, file: string): string {
@@ -39,7 +33,7 @@ export function repositoryPath(root: string, cwd: string, file: string): string 
   return rel.split(sep).join('/');
 }
 
-export async function appendLog(ctx: AppContext, req: LogRequest): Promise<LogResult> {
+export async function appendLog(ctx: AppContext, req: LogRequest) {
   const env = ctx.env;
   if (!(LOG_ACTIONS as readonly string[]).includes(req.action))
     throw notOneOf('log action', req.action, LOG_ACTIONS, 'actions');

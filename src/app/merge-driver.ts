@@ -98,8 +98,7 @@ async function parsed(
   if (isBase && text.trim() === '') return { data: undefined, handWritten: false };
   try {
     const p = await parseStateText(path, text);
-    if (!validFor(kind, p.data)) return 'unreadable';
-    return p;
+    return validFor(kind, p.data) ? p : 'unreadable';
   } catch (err) {
     if (err instanceof SowError) return 'unreadable';
     throw err;

@@ -55,12 +55,7 @@ export function taskRow(t: TaskSummary, now: string): TaskRow {
 }
 
 /** Work on tasks starts only in a state that executes them; else NotExecutingError (exit 3) with the route there. */
-export async function requireExecuting(
-  type: ProjectType,
-  view: () => Promise<ProjectView>,
-  task: string | undefined,
-): Promise<void> {
-  const v = await view();
+export function requireExecuting(type: ProjectType, v: ProjectView, task: string | undefined): void {
   const state = v.project.statechart.current_state;
   if (type.states[state]?.executesTasks) return;
   const executing = Object.entries(type.states)

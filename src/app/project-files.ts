@@ -8,6 +8,7 @@ import {
   SowError,
   StateFileError,
   TaskNotFoundError,
+  WrongBranchError,
 } from '../domain/errors.js';
 import { sowTooOld } from '../adapters/installation.js';
 import { loadProjectType, PROJECT_TYPE_NAMES } from '../domain/project-types/index.js';
@@ -70,11 +71,7 @@ const TASK_STATE = /^\.sow\/project\/phases\/([^/]+)\/tasks\/([^/]+)\/state\.yam
 /** What a journal may write: a state file this sow would write, a number in `.sow/.version`; throws to refuse. */
 export async function checkJournalText(rel: string, text: string): Promise<void> {
   if (rel === PROJECT_FILE) {
-    const data = validateState(rel, ProjectStateSchema, (await parseStateText(rel, text)).data);
-    const type = await loadProjectType(data.type);
-    if (!type) throw new StateFileError(rel, `unknown project type ${quoted(data.type)}`, 'type');
-    const problem = projectProblem(type, data);
-    if (problem) throw new StateFileError(rel, problem.message, problem.path);
+    await projectTypeOf(rel, validateState(rel, ProjectStateSchema, (await parseStateText(rel, text)).data));
     return;
   }
   const task = TASK_STATE.exec(rel);
@@ -119,16 +116,17 @@ export async function loadProject(root: string): Promise<LoadedProject> {
     throw left.length ? new ProjectFileMissingError(left) : noProjectHere(root);
   }
   const file = await readStateFile(root, PROJECT_FILE, ProjectStateSchema);
-  const type = await loadProjectType(file.data.type);
-  if (!type)
-    throw new StateFileError(
-      PROJECT_FILE,
-      `unknown project type ${quoted(file.data.type)} (types: ${PROJECT_TYPE_NAMES.join(', ')})`,
-      'type',
-    );
-  const problem = projectProblem(type, file.data);
-  if (problem) throw new StateFileError(PROJECT_FILE, problem.message, problem.path);
-  return { file, type };
+  return { file, type: await projectTypeOf(PROJECT_FILE, file.data) };
+}
+
+/** The project's type, once the project is checked against it. */
+async function projectTypeOf(rel: string, data: ProjectState): Promise<ProjectType> {
+  const type = await loadProjectType(data.type);
+  const types = PROJECT_TYPE_NAMES.join(', ');
+  if (!type) throw new StateFileError(rel, `unknown project type ${quoted(data.type)} (types: ${types})`, 'type');
+  const problem = projectProblem(type, data);
+  if (problem) throw new StateFileError(rel, problem.message, problem.path);
+  return type;
 }
 
 /** A task file's text, parsed and validated: the schema, and that it is the task its folder says it is. */
@@ -154,10 +152,9 @@ export async function loadTaskFile(
   const phase = taskPhase(type);
   const rel = taskFile(phase, id);
   // A long-lived process (sow mcp) may still have the file as it last read it.
-  const known = rememberedStateFile(root, rel, TaskStateSchema);
-  if (known) return { ...known, data: checkTaskIdentity(rel, known.data, id, phase) };
-  if (!stateFileExists(root, rel)) throw new TaskNotFoundError(raw);
-  const file = await readStateFile(root, rel, TaskStateSchema);
+  let file = rememberedStateFile(root, rel, TaskStateSchema);
+  if (!file && !stateFileExists(root, rel)) throw new TaskNotFoundError(raw);
+  file ??= await readStateFile(root, rel, TaskStateSchema);
   return { ...file, data: checkTaskIdentity(rel, file.data, id, phase) };
 }
 
@@ -301,15 +298,10 @@ export async function taskFileProblems(
   }
   // Other phases hold no tasks: a tasks folder there is not read by sow.
   for (const other of type.phases.filter((p) => p.name !== phase)) {
-    const stray = listNames(root, tasksDir(other.name)).filter((n) => isFolder(root, `${tasksDir(other.name)}/${n}`));
-    if (stray.length)
-      problems.push(
-        new StateFileError(
-          tasksDir(other.name),
-          `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} ` +
-            `project live in ${dir}`,
-        ),
-      );
+    const at = tasksDir(other.name);
+    const stray = listNames(root, at).filter((n) => isFolder(root, `${at}/${n}`));
+    const why = `holds ${stray.length} folder(s) (${stray.slice(0, 3).join(', ')}), but the tasks of a ${type.name} `;
+    if (stray.length) problems.push(new StateFileError(at, `${why}project live in ${dir}`));
   }
   if (problems.length === 0) {
     try {
@@ -340,36 +332,29 @@ export async function dependenciesOf(
   return out;
 }
 
-/** Why the checked-out branch may not change this project, or undefined when it may. */
-export function branchProblem(
-  root: string,
-  project: ProjectState,
-): { message: string; hint: string; details: Record<string, unknown> } | undefined {
+/** Why the checked-out branch may not change this project (WRONG_BRANCH), or undefined when it may. */
+export function branchProblem(root: string, project: ProjectState): WrongBranchError | undefined {
   const here = head(root);
   if (here.branch === project.branch) return undefined;
   const details = { project_branch: project.branch, current_branch: here.branch ?? null };
   if (here.branch === undefined)
-    return {
-      message:
-        `HEAD is detached${here.commit ? ` at ${here.commit.slice(0, 7)}` : ''}, and this project belongs to ` +
+    return new WrongBranchError(
+      `HEAD is detached${here.commit ? ` at ${here.commit.slice(0, 7)}` : ''}, and this project belongs to ` +
         `'${project.branch}'`,
-      hint: `run 'git checkout ${project.branch}'`,
+      `run 'git checkout ${project.branch}'`,
       details,
-    };
+    );
   if (!branchExists(root, project.branch))
-    return {
-      message:
-        `this project belongs to '${project.branch}', which no longer exists, ` + `and '${here.branch}' is checked out`,
-      hint:
-        `if you renamed '${project.branch}' to '${here.branch}', run 'sow project set branch ${here.branch}' to ` +
+    return new WrongBranchError(
+      `this project belongs to '${project.branch}', which no longer exists, and '${here.branch}' is checked out`,
+      `if you renamed '${project.branch}' to '${here.branch}', run 'sow project set branch ${here.branch}' to ` +
         `move the project with it; otherwise run 'git checkout' with the project's branch`,
       details,
-    };
-  return {
-    message: `this project belongs to '${project.branch}', but '${here.branch}' is checked out`,
-    hint:
-      `run 'git checkout ${project.branch}'; or, to carry the project on in '${here.branch}', run 'sow project ` +
+    );
+  return new WrongBranchError(
+    `this project belongs to '${project.branch}', but '${here.branch}' is checked out`,
+    `run 'git checkout ${project.branch}'; or, to carry the project on in '${here.branch}', run 'sow project ` +
       `set branch ${here.branch}'`,
     details,
-  };
+  );
 }

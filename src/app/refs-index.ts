@@ -5,8 +5,10 @@ import { existingRealFolder, normalRelative, repoArea } from '../adapters/confin
 import { readFileIfExists } from '../adapters/files.js';
 import { isTracked } from '../adapters/git.js';
 import type { Transaction } from '../adapters/transaction.js';
+import * as v from 'valibot';
 import { quoted } from '../domain/display.js';
 import { errorClass, StateFileError } from '../domain/errors.js';
+import { builtWhenUsed } from '../domain/schema-check.js';
 import { linkProblem, sourceKind, unsharedReason, urlProblem } from '../domain/refs.js';
 
 export const REFS_DIR = '.sow/refs';
@@ -23,15 +25,29 @@ machine's own.
 export const SEMANTICS = ['knowledge', 'code'] as const;
 export type Semantic = (typeof SEMANTICS)[number];
 
-export interface RefEntry {
-  link: string;
-  source: string;
-  branch?: string;
-  path?: string;
-  description?: string;
-  semantic: Semantic;
-  tags: string[];
-}
+const NON_EMPTY = 'expected a non-empty string';
+const SHAPE = 'expected {"version": 1, "refs": [...]}';
+const LIST = 'expected a list of strings';
+
+// An index as sow writes it; the first issue is said with its field (refs.<n>.<field>), the shape without one.
+const IndexSchema = builtWhenUsed(() => {
+  const text = v.pipe(v.string(NON_EMPTY), v.minLength(1, NON_EMPTY));
+  const entry = v.object(
+    {
+      link: text,
+      source: text,
+      semantic: v.nullish(v.picklist(SEMANTICS, `expected ${SEMANTICS.join(' or ')}`), 'knowledge'),
+      tags: v.nullish(v.array(v.string(LIST), LIST), []),
+      branch: v.optional(text),
+      path: v.optional(text),
+      description: v.optional(text),
+    },
+    NON_EMPTY,
+  );
+  return v.object({ version: v.literal(1, SHAPE), refs: v.array(entry, SHAPE) }, SHAPE);
+});
+
+export type RefEntry = v.InferOutput<typeof IndexSchema>['refs'][number];
 
 /** A committed entry whose source is not a shared remote (a folder here): refused, never copied or linked. */
 export class RefSourceNotSharedError extends errorClass(
@@ -66,37 +82,21 @@ function readIndex(root: string, rel: string): RefEntry[] {
   } catch (err) {
     throw new StateFileError(rel, `not valid JSON: ${(err as Error).message}`);
   }
-  const refs = (data as { refs?: unknown })?.refs;
-  if ((data as { version?: unknown } | null)?.version !== 1 || !Array.isArray(refs))
-    throw new StateFileError(rel, 'expected {"version": 1, "refs": [...]}');
-  return refs.map((r, i) => {
-    const e = r as Record<string, unknown>;
-    const str = (k: string, required = false) => {
-      if (e[k] === undefined && !required) return undefined;
-      if (typeof e[k] !== 'string' || e[k] === '')
-        throw new StateFileError(rel, 'expected a non-empty string', `refs.${i}.${k}`);
-      return e[k] as string;
-    };
-    const link = str('link', true)!;
+  const read = v.safeParse(IndexSchema, data);
+  if (!read.success) {
+    const issue = read.issues[0];
+    const field = v.getDotPath(issue)?.split('.').slice(0, 3);
+    throw new StateFileError(
+      rel,
+      issue.message,
+      field?.[0] === 'refs' && field.length > 1 ? field.join('.') : undefined,
+    );
+  }
+  return read.output.refs.map((entry, i) => {
+    const link = entry.link;
     const badLink = linkProblem(link);
     if (badLink)
       throw new StateFileError(rel, `${quoted(link)} is not a link name: expected ${badLink}`, `refs.${i}.link`);
-    const semantic = e['semantic'] ?? 'knowledge';
-    if (!SEMANTICS.includes(semantic as Semantic))
-      throw new StateFileError(rel, `expected ${SEMANTICS.join(' or ')}`, `refs.${i}.semantic`);
-    const tags = e['tags'] ?? [];
-    if (!Array.isArray(tags) || tags.some((t) => typeof t !== 'string'))
-      throw new StateFileError(rel, 'expected a list of strings', `refs.${i}.tags`);
-    const entry: RefEntry = {
-      link,
-      source: str('source', true)!,
-      semantic: semantic as Semantic,
-      tags: tags as string[],
-    };
-    for (const k of ['branch', 'path', 'description'] as const) {
-      const v = str(k);
-      if (v !== undefined) entry[k] = v;
-    }
     if (rel === COMMITTED) {
       const why = unsharedReason(entry.source);
       if (why !== undefined) throw new RefSourceNotSharedError(i, link, entry.source, why);
@@ -139,16 +139,13 @@ export function ensureGitignore(tx: Transaction, root: string): void {
 }
 
 /** Every ref, or none when the indexes cannot be read: the state card and the prompts go on without them. */
-function refsOrNone(root: string) {
+export function refsOrNone(root: string) {
   try {
     return allRefs(readIndexes(root));
   } catch {
     return [];
   }
 }
-
-/** How many refs there are, for the state card. */
-export const refsCount = (root: string): number => refsOrNone(root).length;
 
 /** The refs, as the prompts list them for agents (empty without any). */
 export function refsForPrompt(root: string): string {

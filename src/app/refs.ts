@@ -24,10 +24,8 @@ import {
   removeCheckout,
   removeLink,
   writeCacheIndex,
-  type CacheEntry,
   type CacheEnv,
   type Freshness,
-  type LinkState,
 } from '../adapters/refs-cache.js';
 import { Transaction } from '../adapters/transaction.js';
 import type { AppContext } from './context.js';
@@ -146,9 +144,10 @@ type AddRefOptions = Partial<Record<'link' | 'path' | 'branch' | 'description' |
 
 /** `sow refs add`: `link` defaults to the source's name. */
 export async function addRef(ctx: AppContext, rawSource: string, o: AddRefOptions) {
-  const cwd = ctx.cwd;
+  const folder = sourceKind(rawSource) === 'folder';
+  const source = folder ? resolve(ctx.cwd, rawSource) : rawSource;
   // A folder is named by where it is (`.` too), a URL by its last part.
-  const link = o.link ?? defaultLink(sourceKind(rawSource) === 'folder' ? resolve(cwd, rawSource) : rawSource);
+  const link = o.link ?? defaultLink(source);
   if (link === undefined)
     throw new UsageError(
       `sow cannot make a link name from ${quoted(rawSource)}`,
@@ -167,14 +166,12 @@ export async function addRef(ctx: AppContext, rawSource: string, o: AddRefOption
       `invalid --path '${o.path}': expected a path inside the source, relative to its top`,
       'for example --path docs/api',
     );
-  const unsafe = sourceKind(rawSource) === 'git' ? urlProblem(rawSource) : undefined;
+  const unsafe = folder ? undefined : urlProblem(rawSource);
   if (unsafe !== undefined) throw new RefSourceUnsafeError(rawSource, unsafe);
   return withWorkspaceLock(ctx, async (root) => {
     const ix = readIndexes(root);
     const existing = allRefs(ix).find((r) => r.link === link);
     if (existing) throw new RefExistsError(link, existing.local);
-    const folder = sourceKind(rawSource) === 'folder';
-    const source = folder ? resolve(cwd, rawSource) : rawSource;
     const expected = 'a git URL (https://, ssh://, git@host:…, file://) or an existing folder';
     if (folder && !pathExists(source)) throw new InvalidValueError('source', rawSource, expected);
     if (folder && isInside(root, source))
@@ -213,18 +210,12 @@ export async function addRef(ctx: AppContext, rawSource: string, o: AddRefOption
   });
 }
 
-export interface RefInfo extends RefEntry {
-  local: boolean;
-  link_state: LinkState;
-  cache: Pick<CacheEntry, 'sha' | 'fetched_at' | 'kind'> | null;
-}
-
-export async function listRefs(ctx: AppContext): Promise<RefInfo[]> {
+export async function listRefs(ctx: AppContext) {
   return refInfos({ ...ctx, cwd: await openRoot(ctx) });
 }
 
 /** Each ref of the repository at `ctx.cwd`, whether its link works, and what the cache holds of it; reads only. */
-export function refInfos(ctx: AppContext): RefInfo[] {
+export function refInfos(ctx: AppContext) {
   const { cwd: root, env } = ctx;
   const refs = allRefs(readIndexes(root));
   if (refs.length === 0) return [];
@@ -235,7 +226,7 @@ export function refInfos(ctx: AppContext): RefInfo[] {
     const c = cache.entries[place.key];
     return {
       ...r,
-      link_state: folder === undefined ? 'missing' : linkState(join(folder, r.link), place.target),
+      link_state: folder === undefined ? ('missing' as const) : linkState(join(folder, r.link), place.target),
       cache: c ? { sha: c.sha, fetched_at: c.fetched_at, kind: c.kind } : null,
     };
   });
@@ -299,15 +290,6 @@ export async function refsInit(ctx: AppContext, progress: boolean) {
 export type FetchProgress = { start(link: string): void; end(): void };
 const noProgress: FetchProgress = { start: () => undefined, end: () => undefined };
 
-async function fetching<T>(progress: FetchProgress, link: string, fn: () => Promise<T>): Promise<T> {
-  progress.start(link);
-  try {
-    return await fn();
-  } finally {
-    progress.end();
-  }
-}
-
 /** `sow refs status [<link>]`: fetches each git ref and says how its checkout stands; offline when it cannot. */
 export async function refsStatus(ctx: AppContext, link?: string, progress: FetchProgress = noProgress) {
   const root = await openRoot(ctx);
@@ -328,7 +310,8 @@ export async function refsStatus(ctx: AppContext, link?: string, progress: Fetch
       out.push({ ...base, state: 'not-cloned' });
       continue;
     }
-    const f = await fetching(progress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
+    progress.start(r.link);
+    const f = await fetchAndCompare(place.dir, r.branch ?? null).finally(() => progress.end());
     if (f.state !== 'offline' && c) {
       index.entries[place.key] = { ...c, fetched_at: ctx.now() };
       writeCacheIndex(index, ctx.env);
@@ -379,7 +362,8 @@ export async function refsUpdate(
         );
         continue;
       }
-      const f = await fetching(fetchProgress, r.link, () => fetchAndCompare(place.dir, r.branch ?? null));
+      fetchProgress.start(r.link);
+      const f = await fetchAndCompare(place.dir, r.branch ?? null).finally(() => fetchProgress.end());
       if (f.state === 'offline') out.push({ link: r.link, result: 'offline', from, why: f.reason });
       else if (f.state === 'current') out.push({ link: r.link, result: 'current', from, to: from });
       else if (f.state === 'ahead') {

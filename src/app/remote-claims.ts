@@ -48,9 +48,8 @@ export async function releaseRemoteClaim(
   owner: Owner,
   force: boolean | undefined,
 ): Promise<void> {
-  const remote = owner['remote'];
-  const sha = owner['remote_claim'];
-  if (typeof remote !== 'string' || typeof sha !== 'string') return;
+  const { remote, remote_claim: sha } = owner;
+  if (remote === undefined || sha === undefined) return;
   const outcome = await pushTaskClaim(root, remote, branch, task, null, sha);
   if (outcome.kind === 'failed') {
     if (force) {

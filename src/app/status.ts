@@ -1,71 +1,36 @@
 /** `sow project status` and `sow project continue`: what the project is, and what to do next. */
-import { costOf, type CostRow } from '../domain/usage.js';
+import { costOf } from '../domain/usage.js';
 import type { AppContext } from './context.js';
 import { remoteClaimRows, type RemoteClaimRow } from '../domain/claims.js';
 import { remoteClaimsForReads } from './remote-claims.js';
 import { shown } from '../domain/display.js';
 import { NoProjectError } from '../domain/errors.js';
 import { withdrawalSentence } from '../domain/approvals.js';
-import {
-  listTransitions,
-  stateProblem,
-  stateProblemHint,
-  stateProblemText,
-  type TransitionOption,
-  type UnmetEntry,
-} from '../domain/lifecycle.js';
+import { listTransitions, stateProblem, stateProblemHint, stateProblemText } from '../domain/lifecycle.js';
 import { lifecycleMap, type LifecycleMap } from '../domain/graph.js';
 import { taskPhase } from '../domain/phases.js';
-import type { CheckStatus, ProjectType, ProjectView } from '../domain/project-type.js';
+import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import { readTemplate, renderTemplate } from '../adapters/templates.js';
 import { head } from '../adapters/repo.js';
 import { withCheckStatuses } from './checks.js';
 import { workerNow } from './ownership.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
 import { openRoot, Reader } from './workspace.js';
-import { refsCount, refsForPrompt, withRefs } from './refs-index.js';
+import { refsForPrompt, refsOrNone, withRefs } from './refs-index.js';
 
-export interface StatusReport {
-  name: string;
-  type: string;
-  description: string;
-  branch: string;
-  base_branch: string | null;
-  state: string;
-  purpose: string;
-  lead: 'human' | 'ai' | null;
-  phases: { name: string; status: string; enabled: boolean; iteration: number; inputs: number; outputs: number }[];
-  /** `unattended`: the tasks in progress that nobody works on any more (only when there are some). */
-  tasks: { total: number; by_status: Record<string, number>; unattended?: UnattendedTask[] };
-  next: TransitionOption[];
-  /** The current state's guard does not hold (a state set by hand): what fails, and the state to go back to. */
-  state_problem?: { message: string; hint: string; unmet: Omit<UnmetEntry, 'hint'>[]; back?: string };
-  /** The declared checks the current state's guard reads, judged against the code as it is now (FinalizeChecks). */
-  checks?: CheckStatus[];
-  /** Where the project is on its type's main path (asked for by a terminal's status view only). */
+/** The report; a terminal's status view adds the lifecycle map, a claims remote what it holds (or why not read). */
+export type StatusReport = ReturnType<typeof statusOf> & {
   map?: LifecycleMap;
-  /** What its workers used, summed over every run (only once a worker has run). */
-  usage?: Omit<CostRow, 'key'>;
-  /** With a claims remote: its claims of the project's tasks, or that it was not reached. */
   remote_claims?:
     { remote: string; reached: true; claims: RemoteClaimRow[] } | { remote: string; reached: false; why: string };
-}
+};
 
-/** A task in progress whose worker or claimant is gone, and what to do about it. */
-export interface UnattendedTask {
-  id: string;
-  name: string;
-  worker: Extract<Worker, { state: 'gone' }>;
-  /** What to do, in a sentence. */
-  advice: string;
-}
-
-export function statusOf(type: ProjectType, view: ProjectView, now: string): StatusReport {
+export function statusOf(type: ProjectType, view: ProjectView, now: string) {
   const { project, tasks } = view;
   const state = project.statechart.current_state;
   const def = type.states[state];
   const byStatus: Record<string, number> = {};
-  const unattended: UnattendedTask[] = [];
+  const unattended: { id: string; name: string; worker: Extract<Worker, { state: 'gone' }>; advice: string }[] = [];
   for (const t of tasks) {
     byStatus[t.status] = (byStatus[t.status] ?? 0) + 1;
     // Only tasks in progress can have been left: their owners are judged, the rest are not looked at.
@@ -338,7 +303,7 @@ export async function continueProject(
       return {
         state: reader.project.statechart.current_state,
         prompt: opts.card
-          ? renderCard(reader.type, view, reader.ctx.now(), refsCount(reader.root))
+          ? renderCard(reader.type, view, reader.ctx.now(), refsOrNone(reader.root).length)
           : withRefs(
               renderContinue(reader.type, view, reader.ctx.now(), (rel) => reader.readDoc(rel)),
               refsForPrompt(reader.root),

@@ -1,40 +1,14 @@
 /** `sow task board`: what `task list` leaves out (can it start, who works on it, feedback, usage); one task's runs. */
-import { costOf, type CostRow } from '../domain/usage.js';
+import { costOf } from '../domain/usage.js';
 import { isFinished, normalizeTaskId, pendingFeedback } from '../domain/tasks.js';
-import type { TaskStatus, UsageEntry } from '../domain/schemas.js';
 import { readyNow, workerNow } from './ownership.js';
 import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 
-export interface BoardCard {
-  id: string;
-  name: string;
-  status: TaskStatus;
-  /** Nobody works on it and it can start now (what `sow task next` would offer). */
-  ready: boolean;
-  /** The tasks it depends on that are not finished yet: what it waits for. */
-  blocked_by: { id: string; status: TaskStatus }[];
-  /** Who works on it: live, or gone (then nobody does any more); absent when sow knows of nobody. */
-  worker?: ReturnType<typeof workerNow>;
-  iteration: number;
-  /** Feedback inputs still pending. */
-  feedback_pending: number;
-  /** When its state last changed (its file's updated_at); a finished task's completed_at is when it finished. */
-  changed_at: string;
-  completed_at?: string;
-  /** What its workers used, summed; absent when none ran. */
-  usage?: Omit<CostRow, 'key'>;
-  /** It is worked in a checkout of its own (relative to the project checkout). */
-  worktree?: string;
-}
+/** One task on the board: what `task list` leaves out. */
+export type BoardCard = Awaited<ReturnType<typeof taskBoard>>['cards'][number];
 
-export interface TaskBoard {
-  cards: BoardCard[];
-  /** With a task id: each run of its workers, oldest first. */
-  runs?: UsageEntry[];
-}
-
-export async function taskBoard(ctx: AppContext, id?: string): Promise<TaskBoard> {
+export async function taskBoard(ctx: AppContext, id?: string) {
   return Reader.read(
     ctx,
     async (reader) => {
@@ -45,7 +19,7 @@ export async function taskBoard(ctx: AppContext, id?: string): Promise<TaskBoard
       const chosen = id === undefined ? summaries : summaries.filter((t) => t.id === normalizeTaskId(id));
       // A task the list does not hold is refused as every command refuses it.
       if (id !== undefined && chosen.length === 0) await reader.task(id);
-      const cards: BoardCard[] = [];
+      const cards = [];
       for (const summary of chosen) {
         const task = await reader.task(summary.id);
         const blocked = task.dependencies.flatMap((d) => {
@@ -69,7 +43,7 @@ export async function taskBoard(ctx: AppContext, id?: string): Promise<TaskBoard
           ...(task.worktree ? { worktree: task.worktree.path } : {}),
         });
       }
-      return id === undefined ? { cards } : { cards, runs: usage.filter((u) => u.task === cards[0]?.id) };
+      return id === undefined ? { cards } : { cards, runs: usage.filter((u) => u.task === chosen[0]?.id) };
     },
     { otherBranch: 'quiet' },
   );

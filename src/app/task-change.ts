@@ -2,10 +2,8 @@
 // the lock → `commitChange`, which refuses when a file the plan read changed; steps on the remote run outside the lock.
 import type { AppContext } from './context.js';
 import { SowError } from '../domain/errors.js';
-import type { Actor } from '../domain/ownership.js';
 import { claimantOf, describeHolder, remoteRenewalDue } from '../domain/ownership.js';
 import type { Check } from '../domain/config-schemas.js';
-import type { ProjectType } from '../domain/project-type.js';
 import { TaskStateSchema, type TaskState } from '../domain/schemas.js';
 import { planTaskChange, stampedTask, type ChangeRequest, type TaskChangePlan } from '../domain/task-change.js';
 import { isRefBranch } from '../domain/claims.js';
@@ -15,7 +13,7 @@ import { shown } from '../domain/display.js';
 import { warn } from '../adapters/notices.js';
 import { personName } from '../adapters/person.js';
 import { notRefBranch, readTaskClaim, thisMachine } from '../adapters/remote-claims.js';
-import { renderStateFile, type StateFile } from '../adapters/state-files.js';
+import { renderStateFile } from '../adapters/state-files.js';
 import { commitChange, StaleChangeError, type ChangeSet, type LogEntry } from '../adapters/transaction.js';
 import { heldBy, liveOwner } from './ownership.js';
 import { claimsRemote, dropOverriddenClaim, releaseRemoteClaim } from './remote-claims.js';
@@ -35,39 +33,25 @@ export type SetTaskOptions = Pick<ChangeRequest, 'force' | 'worker' | 'override'
     checking?: () => Promise<RunChecksOptions>;
   };
 
-/** What was set (the task as it is now); a completion says which checks it ran, or skipped with --force. */
-export type SetTaskResult = Pick<TaskChangePlan, 'id' | 'field' | 'value' | 'task' | 'unchanged'> & {
-  checks?: CheckRun[];
-};
-
 // Sets a field of a task. A completion runs the task_complete checks first: a failure records its evidence, keeps the
 // status and throws CompletionChecksFailedError (exit 3); --force skips them, with evidence saying so.
 export function setTaskField(ctx: AppContext, rawId: string, field: string, raw: string, opts: SetTaskOptions = {}) {
   return changeTask(ctx, rawId, { field, raw }, opts);
 }
 
-export function abandonTask(ctx: AppContext, rawId: string, opts: SetTaskOptions = {}): Promise<SetTaskResult> {
+export function abandonTask(ctx: AppContext, rawId: string, opts: SetTaskOptions = {}) {
   return changeTask(ctx, rawId, { field: 'status', raw: 'abandoned', what: 'abandoned' }, opts);
 }
 
 /** What a change of one task is planned from, and every state file read for it (the write checks them). */
-interface TaskView {
-  root: string;
-  branch: string;
-  type: ProjectType;
-  phase: string;
-  file: StateFile<TaskState>;
-  actor: Actor;
-  now: string;
-  read: StateFile<unknown>[];
-}
+type TaskView = Awaited<ReturnType<typeof readTask>>;
 
 async function changeTask(
   ctx: AppContext,
   rawId: string,
   asked: Pick<ChangeRequest, 'field' | 'raw' | 'what'>,
   opts: SetTaskOptions,
-): Promise<SetTaskResult> {
+) {
   const { force, worker, override } = opts;
   const request: ChangeRequest = { ...asked, force, worker, ...(override !== undefined ? { override } : {}) };
   let view = await readTask(ctx, rawId, opts.owner);
@@ -90,7 +74,14 @@ async function changeTask(
       await commitChange(view.root, change);
     } catch (err) {
       if (!(err instanceof StaleChangeError)) throw err;
-      if (tries >= MAX_RACES) throw keptChanging(view.file.data.id, tries, err);
+      if (tries >= MAX_RACES)
+        throw new SowError(
+          'STATE_KEEPS_CHANGING',
+          'failed',
+          `task ${view.file.data.id} was not changed: its state changed under each of ${tries} attempts (last: ` +
+            `${err.why})`,
+          'another process keeps writing this project: retry when it is done',
+        );
       continue;
     }
     for (const step of after) await step();
@@ -100,32 +91,18 @@ async function changeTask(
       await (await import('./claim-renewal.js')).renewClaims(view.root, ctx, due, view.now);
     }
     if (plan instanceof Error) throw plan;
-    return result(plan, runs);
+    // What was set (the task as it is now); a completion says which checks it ran, or skipped with --force.
+    const { id, field, value, task, unchanged } = plan;
+    const checked = plan.completes ? { checks: runs ?? [] } : {};
+    return { id, field, value, task, ...checked, ...(unchanged ? { unchanged } : {}) };
   }
 }
 
 /** Races lost before giving up: each is another writer's change written, so only a writer that never stops wins. */
 const MAX_RACES = 200;
 
-const keptChanging = (id: string, tries: number, err: StaleChangeError) =>
-  new SowError(
-    'STATE_KEEPS_CHANGING',
-    'failed',
-    `task ${id} was not changed: its state changed under each of ${tries} attempts (last: ${err.why})`,
-    'another process keeps writing this project: retry when it is done',
-  );
-
-const result = (plan: TaskChangePlan, checks: CheckRun[] | undefined): SetTaskResult => ({
-  id: plan.id,
-  field: plan.field,
-  value: plan.value,
-  task: plan.task,
-  ...(plan.completes ? { checks: checks ?? [] } : {}),
-  ...(plan.unchanged ? { unchanged: true } : {}),
-});
-
 /** The task as it is, with what the change needs to know of the project (refused on another branch). */
-async function readTask(ctx: AppContext, rawId: string, owner: string | undefined): Promise<TaskView> {
+async function readTask(ctx: AppContext, rawId: string, owner: string | undefined) {
   const { root, file: project, type } = await openProject(ctx);
   const file = await loadTaskFile(root, type, normalizeTaskId(rawId), rawId);
   const who = actor(ctx.env, owner);

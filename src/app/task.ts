@@ -5,7 +5,7 @@ import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/error
 import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
 import { lookupField, own } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
-import { TASK_STATUSES, type Owner, type TaskState, type TaskStatus, type TaskSummary } from '../domain/schemas.js';
+import { TASK_STATUSES, type Owner, type TaskState, type TaskSummary } from '../domain/schemas.js';
 import {
   checkNewTaskId,
   checkTaskName,
@@ -120,7 +120,7 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
               'terminal under theirs; a script passes --owner <name> or sets SOW_OWNER',
           );
         const agent = opts.agent !== undefined ? findAgent(opts.agent.trim()).name : undefined;
-        await requireExecuting(await uow.type(), () => uow.view(), undefined);
+        requireExecuting(await uow.type(), await uow.view(), undefined);
         const tasks = await uow.tasks();
         const seconds = opts.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
         const leaseUntil = new Date(Date.parse(uow.now) + seconds * 1000).toISOString();
@@ -208,9 +208,8 @@ export async function taskDiff(
 }
 
 export async function listTasks(ctx: AppContext, status?: string): Promise<TaskRow[]> {
-  if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status)) {
+  if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status))
     throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
-  }
   const { tasks, root, branch } = await Reader.read(ctx, async (reader) => ({
     tasks: await reader.tasks(),
     root: reader.root,
@@ -229,24 +228,23 @@ export function diffOfTask(reader: Reader, task: TaskState): string | undefined 
   const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
   const base = reader.project.base_branch;
   const tracked = files.filter((f) => isTracked(reader.root, f));
+  const diffs = (base ? tracked : []).flatMap((f) => {
+    const r = gitRun(reader.root, [
+      'diff',
+      '--no-color',
+      val(base!, "the project's base branch"),
+      '--',
+      val(f, 'a modified file'),
+    ]);
+    return r.ok && r.out ? [r.out] : [];
+  });
   const added = files
     .filter((f) => !tracked.includes(f))
     .flatMap((f) => {
       const text = reader.readDoc(f);
       return text === undefined ? [] : [`new file ${f}\n+${text.replaceAll('\n', '\n+')}`];
     });
-  const diff = [base && tracked.length ? diffOf(reader.root, base, tracked) : undefined, ...added];
-  return diff.filter(Boolean).join('\n') || undefined;
-}
-
-/** The working tree's changes to `files` against the base branch. */
-function diffOf(root: string, base: string, files: readonly string[]): string | undefined {
-  const diffs = files
-    .map((f) =>
-      gitRun(root, ['diff', '--no-color', val(base, "the project's base branch"), '--', val(f, 'a modified file')]),
-    )
-    .filter((r) => r.ok && r.out);
-  return diffs.length ? diffs.map((r) => r.out).join('\n') : undefined;
+  return [...diffs, ...added].join('\n') || undefined;
 }
 
 /** A task's description.md without the title line (its name) or sow's placeholder; undefined when nothing is left. */
@@ -260,10 +258,7 @@ export function descriptionBody(text: string | undefined, name: string): string 
 }
 
 /** A finished dependency's outcome, and where its outputs are; a pending feedback with its text. */
-export interface TaskNeeds {
-  dependencies?: { id: string; name: string; status: TaskStatus; folder: string; outputs?: string[] }[];
-  feedback?: { index: number; path: string; text?: string }[];
-}
+export type TaskNeeds = Awaited<ReturnType<typeof taskNeeds>>;
 
 /** A feedback longer than this is named by its path only. */
 const FEEDBACK_INLINE = 2000;
@@ -272,11 +267,11 @@ const OUTPUTS_SHOWN = 20;
 
 // What a worker starting on `id` needs besides its description: each dependency with where its outputs are (not its
 // evidence), and its pending feedback with the text. Read after a claim, so `task next --claim` is one call.
-export async function taskNeeds(ctx: AppContext, id: string): Promise<TaskNeeds> {
+export async function taskNeeds(ctx: AppContext, id: string) {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(id);
     const rootOf = (type: string) => reader.type.taskOutputs.find((t) => t.name === type)?.root ?? 'project';
-    const dependencies: NonNullable<TaskNeeds['dependencies']> = [];
+    const dependencies = [];
     for (const d of await reader.dependenciesOf(task)) {
       const dep = await reader.task(d.id);
       const outputs = dep.outputs

@@ -69,34 +69,45 @@ export function underLock<T>(root: string, fn: () => Promise<T>): Promise<T> {
   });
 }
 
-/** What a reader and a unit of work both read through. */
-type Source = Pick<UnitOfWork, 'tasks' | 'task' | 'readDoc' | 'docExists'>;
+/** What a reader and a unit of work both read through, and what they build on it the same way. */
+export abstract class ProjectReads {
+  abstract task(raw: string): Promise<TaskState>;
+  abstract tasks(): Promise<TaskSummary[]>;
+  abstract readDoc(rel: string): string | undefined;
+  abstract docExists(rel: string): boolean;
+  protected abstract basis(): Promise<{ project: ProjectState; type: ProjectType }>;
 
-/** Every task's whole state, in id order. */
-export async function taskStatesOf(src: Source): Promise<TaskState[]> {
-  const out: TaskState[] = [];
-  for (const t of await src.tasks()) out.push(await src.task(t.id));
-  return out;
-}
+  /** Every task's whole state, in id order. */
+  async taskStates(): Promise<TaskState[]> {
+    const out: TaskState[] = [];
+    for (const t of await this.tasks()) out.push(await this.task(t.id));
+    return out;
+  }
 
-/** The project view; every task's state only where the current state reads them. */
-export async function viewOf(src: Source, project: ProjectState, type: ProjectType): Promise<ProjectView> {
-  const view = {
-    project,
-    tasks: await src.tasks(),
-    docExists: (rel: string) => src.docExists(rel),
-    readDoc: (rel: string) => src.readDoc(rel),
-  };
-  return readsTaskStates(type, project.statechart.current_state)
-    ? { ...view, taskStates: await taskStatesOf(src) }
-    : view;
+  /** The project view; every task's state only where the current state reads them. */
+  async view(): Promise<ProjectView> {
+    const { project, type } = await this.basis();
+    const view = {
+      project,
+      tasks: await this.tasks(),
+      docExists: (rel: string) => this.docExists(rel),
+      readDoc: (rel: string) => this.readDoc(rel),
+    };
+    const all = readsTaskStates(type, project.statechart.current_state);
+    return all ? { ...view, taskStates: await this.taskStates() } : view;
+  }
+
+  /** The summaries of the task's dependencies (TaskFolderMissingError for one that has no task). */
+  async dependenciesOf(task: TaskState): Promise<TaskSummary[]> {
+    return dependenciesOf(task, taskPhase((await this.basis()).type), (id) => this.task(id));
+  }
 }
 
 /** A claim whose lease on the remote a write of its owner found half run out: renewed there after the write. */
 export type DueRenewal = { task: string; branch: string; owner: Owner };
 
 /** Read-modify-write access, used inside `update`. */
-export class UnitOfWork {
+export class UnitOfWork extends ProjectReads {
   private loaded?: LoadedProject;
   private projectNext?: ProjectState;
   private readonly taskFiles = new Map<string, StateFile<TaskState>>();
@@ -115,6 +126,7 @@ export class UnitOfWork {
     readonly ctx: AppContext,
     owner?: string,
   ) {
+    super();
     this.tx = new Transaction(root);
     this.now = ctx.now();
     this.actor = actor(ctx.env, owner);
@@ -163,13 +175,8 @@ export class UnitOfWork {
     return loadSummaries(this.root, await this.type(), this.tasksNext);
   }
 
-  /** Every task's whole state, in id order, this command's changes included. */
-  taskStates(): Promise<TaskState[]> {
-    return taskStatesOf(this);
-  }
-
-  async view(): Promise<ProjectView> {
-    return viewOf(this, await this.project(), await this.type());
+  protected async basis() {
+    return { project: await this.project(), type: await this.type() };
   }
 
   /** Stores a changed task, stamped; refused from an identity that no longer owns it; a claimant's renews its lease. */
@@ -195,11 +202,6 @@ export class UnitOfWork {
   createTask(task: TaskState, files: Readonly<Record<string, string>>): void {
     this.setTask(task);
     this.newTasks.set(task.id, { ...files });
-  }
-
-  /** The summaries of the task's dependencies, without reading every task. */
-  async dependenciesOf(task: TaskState): Promise<TaskSummary[]> {
-    return dependenciesOf(task, await this.taskPhase(), (id) => this.task(id));
   }
 
   readDoc(rel: string): string | undefined {

@@ -245,7 +245,9 @@ describe('the branch of a project', () => {
       const p = await project(w);
       expect(branchProblem(w.dir, p)).toBeUndefined();
       w.git(['checkout', '-q', '-b', 'other']);
-      expect(branchProblem(w.dir, p)).toEqual({
+      const other = branchProblem(w.dir, p)!;
+      expect({ code: other.code, message: other.message, hint: other.hint, details: other.details }).toEqual({
+        code: 'WRONG_BRANCH',
         message: "this project belongs to 'feat/demo', but 'other' is checked out",
         hint:
           "run 'git checkout feat/demo'; or, to carry the project on in 'other', run 'sow project set " +

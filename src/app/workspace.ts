@@ -1,6 +1,5 @@
 /** How use cases read and write state: under the lock, one transaction per write; remote pushes after the lock. */
-import { WrongBranchError } from '../domain/errors.js';
-import type { ProjectType, ProjectView } from '../domain/project-type.js';
+import type { ProjectType } from '../domain/project-type.js';
 import { taskPhase } from '../domain/phases.js';
 import type { ProjectState, TaskState, TaskSummary } from '../domain/schemas.js';
 import { normalizeTaskId } from '../domain/tasks.js';
@@ -18,13 +17,12 @@ import type { Recorded } from './deferred-runs.js';
 import {
   branchProblem,
   checkLayout,
-  dependenciesOf,
   loadProject,
   loadSummaries,
   loadTaskFile,
   type LoadedProject,
 } from './project-files.js';
-import { lockPath, replay, taskStatesOf, underLock, UnitOfWork, viewOf, withRootLock } from './unit-of-work.js';
+import { lockPath, ProjectReads, replay, underLock, UnitOfWork, withRootLock } from './unit-of-work.js';
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
 export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?: boolean } = {}): Promise<string> {
@@ -83,7 +81,7 @@ export async function openProject(ctx: AppContext): Promise<{ root: string } & L
   if (hasDeferredRuns(root)) await afterDeferred(await withRootLock(root, () => recordDeferred(root, ctx)));
   const loaded = await loadProject(root);
   const problem = branchProblem(root, loaded.file.data);
-  if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
+  if (problem) throw problem;
   return { root, ...loaded };
 }
 
@@ -93,7 +91,7 @@ export interface ReadOptions {
 }
 
 /** Read-only access, files validated as they load; only inside `read`, which holds the lock: one consistent state. */
-export class Reader {
+export class Reader extends ProjectReads {
   private summaries?: TaskSummary[];
 
   private constructor(
@@ -101,7 +99,9 @@ export class Reader {
     readonly projectFile: StateFile<ProjectState>,
     readonly type: ProjectType,
     readonly ctx: AppContext,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Runs `fn` with a reader of the project; the lock is released when it returns. */
   static async read<T>(ctx: AppContext, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
@@ -113,8 +113,7 @@ export class Reader {
         if (locked) deferred = await recordDeferred(root, ctx);
         const { file, type } = await loadProject(root);
         const problem = branchProblem(root, file.data);
-        if (problem && opts.otherBranch === 'refuse')
-          throw new WrongBranchError(problem.message, problem.hint, problem.details);
+        if (problem && opts.otherBranch === 'refuse') throw problem;
         if (problem && opts.otherBranch !== 'quiet')
           warn(`${problem.message}; changes are refused until then (${problem.hint})`);
         return fn(new Reader(root, file, type, ctx));
@@ -140,18 +139,8 @@ export class Reader {
     return (this.summaries ??= await loadSummaries(this.root, this.type, new Map()));
   }
 
-  /** Every task's whole state, in id order. */
-  taskStates(): Promise<TaskState[]> {
-    return taskStatesOf(this);
-  }
-
-  view(): Promise<ProjectView> {
-    return viewOf(this, this.project, this.type);
-  }
-
-  /** The summaries of the task's dependencies (TaskFolderMissingError for one that has no task). */
-  dependenciesOf(task: TaskState): Promise<TaskSummary[]> {
-    return dependenciesOf(task, this.taskPhase, (id) => this.task(id));
+  protected async basis() {
+    return { project: this.project, type: this.type };
   }
 
   /** A document of the repository (relative to its root), or undefined when it does not exist. */
@@ -165,8 +154,6 @@ export class Reader {
 }
 
 export interface UpdateOptions {
-  /** Change a project of another branch anyway (`project delete --force`). */
-  force?: boolean;
   /** Whether the project must belong to the checked-out branch (default true). */
   branchCheck?: boolean;
   /** The name this command claims tasks under (`--owner`); else SOW_OWNER. */
@@ -187,9 +174,9 @@ export async function update<R>(
     const deferred = hasDeferredRuns(root)
       ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow)
       : undefined;
-    if (opts.branchCheck !== false && !opts.force) {
+    if (opts.branchCheck !== false) {
       const problem = branchProblem(root, await uow.project());
-      if (problem) throw new WrongBranchError(problem.message, problem.hint, problem.details);
+      if (problem) throw problem;
     }
     const result = await fn(uow);
     const due = await uow.claimsDue();

@@ -150,11 +150,7 @@ export function refuseRetired(task: TaskState, actor: Actor): void {
 }
 
 /** Refused (TASK_HELD, exit 3) while someone else holds `before`; --force takes it over, retiring a holder here. */
-function guard(
-  view: ChangeView,
-  request: ChangeRequest,
-  what: string,
-): { takeover?: TaskChangePlan['takeover']; before: TaskState } {
+function guard(view: ChangeView, request: ChangeRequest, what: string) {
   refuseRetired(view.task, view.actor);
   const holder = view.holder();
   if (!holder) return { before: view.task };

@@ -174,7 +174,7 @@ export async function checkSpawnable(
   }
   const owner = liveOwner(task, at.ctx.now());
   if (owner) throw new TaskOwnedError(task.id, owner, 'a second worker would clobber its work');
-  await requireExecuting(at.type, () => at.view(), task.id);
+  requireExecuting(at.type, await at.view(), task.id);
   if (task.session_id && !handoff)
     throw new SessionExistsError(`task ${task.id}`, `sow agent resume ${task.id} "<prompt>"`);
   if (!isFinished(task.status) || !handoff) checkStatusChange(task, 'in_progress', await at.dependenciesOf(task));

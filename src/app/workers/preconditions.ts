@@ -49,7 +49,7 @@ export async function spawnPreconditions(
       return { root: reader.root, target: { kind: 'task', id: task.id } };
     }
     if (opts.next) {
-      if (!opts.force) await requireExecuting(reader.type, () => reader.view(), '(the next ready one)');
+      if (!opts.force) requireExecuting(reader.type, await reader.view(), '(the next ready one)');
       return { root: reader.root };
     }
     if (opts.iteration) {

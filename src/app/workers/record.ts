@@ -10,7 +10,7 @@ import { ClaimedElsewhereError } from '../../domain/claims.js';
 import type { OwnerRecord } from '../../domain/signal-proof.js';
 import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
 import { removeOwnerRecord, writeOwnerRecord } from '../../adapters/signals.js';
-import { logLeftCompleted } from '../log-entry.js';
+import { leftCompletedEntry } from '../log-entry.js';
 import { candidateIds, isReady, workerOwner } from '../ownership.js';
 import { update, type Reader } from '../workspace.js';
 import { type UnitOfWork } from '../unit-of-work.js';
@@ -188,14 +188,11 @@ async function writeSpawn(
 ): Promise<OwnerRecord | undefined> {
   await unchanged(uow, basis);
   // Forced onto a completed task, the worker reopens it, and its log says so.
-  if (plan.reopened === 'completed')
-    await logLeftCompleted(
-      uow,
-      basis.task!,
-      'in_progress',
-      uow.actor.by,
-      `a worker was spawned on it: sow agent spawn ${rec.agent.name} ${basis.task!.id} --force`,
-    );
+  if (plan.reopened === 'completed') {
+    const how = `a worker was spawned on it: sow agent spawn ${rec.agent.name} ${basis.task!.id} --force`;
+    const phase = await uow.taskPhase();
+    uow.tx.appendEntry(leftCompletedEntry(phase, uow.now, basis.task!, 'in_progress', uow.actor.by, how));
+  }
   uow.setProject(plan.project);
   if (!plan.task) return undefined;
   uow.setTask(plan.task);
