@@ -1,7 +1,7 @@
 /** A long-lived process's task files held open, so each check is an fstat(2) (a quarter of an lstat(2)); Linux only.
  * Sound: renaming over the path changes the held inode's ctime or links, or the folder's stamp (decision 0085). */
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
-import { fdUnchanged, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
+import { fdUnchanged, fileStamp, sameStamp, stampSettled, type FileStamp } from './file-stamp.js';
 
 /** At most this many files are held (a few thousand descriptors; beyond, files are statted by path). */
 const MAX_HELD = 4_096;
@@ -20,7 +20,6 @@ function readLimits(): string | undefined {
     return undefined;
   }
 }
-const SETTLE_MS = 2_000;
 
 /** Whether the descriptor still holds the file as stamped; false when fstat(2) fails (the path is statted then). */
 function unchanged(fd: number, st: FileStamp): boolean {
@@ -30,10 +29,6 @@ function unchanged(fd: number, st: FileStamp): boolean {
     return false;
   }
 }
-
-/** Older than SETTLE_MS at `now`: a later change of the inode cannot leave its stamp as it was. */
-const settledAt = (st: FileStamp, now: number) =>
-  now - Math.max(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs)) > SETTLE_MS;
 
 interface Folder {
   readonly abs: string;
@@ -60,7 +55,7 @@ export class HeldFiles {
       was !== undefined && was.settled && st !== undefined && was.abs === folderAbs && sameStamp(st, was.stamp);
     if (this.trusted) return;
     this.release();
-    this.folder = st && { abs: folderAbs, stamp: st, settled: settledAt(st, now) };
+    this.folder = st && { abs: folderAbs, stamp: st, settled: stampSettled(st, now) };
   }
 
   /** The stamp of task `id`'s file (at `absOf(id)`): the held one while its descriptor says unchanged, else by path. */
@@ -72,7 +67,7 @@ export class HeldFiles {
     if (held) this.drop(id, held.fd);
     const abs = absOf(id);
     const st = fileStamp(abs);
-    if (st?.isFile && this.folder?.settled && settledAt(st, this.now) && this.fds.size < this.max)
+    if (st?.isFile && this.folder?.settled && stampSettled(st, this.now) && this.fds.size < this.max)
       this.hold(id, abs, st);
     return st;
   }

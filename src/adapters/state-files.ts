@@ -4,6 +4,7 @@ import { SowError, StateFileError } from '../domain/errors.js';
 import { existsSync, lstatSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { inSow, readConfined, sowArea, sowPath } from './confine.js';
+import { SETTLE_MS } from './file-stamp.js';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { check } from '../domain/schema-check.js';
 import { emitYaml } from './yaml/emit.js';
@@ -124,7 +125,7 @@ let memory: { settleMs: number; now: () => number; files: Map<string, Remembered
 
 /** From now on this process keeps what it parsed (see Remembered); `settleMs` and `now` are for tests. */
 export function keepParsedStateFiles(opts: { settleMs?: number; now?: () => number } = {}): void {
-  memory = { settleMs: opts.settleMs ?? STATE_SETTLE_MS, now: opts.now ?? Date.now, files: new Map() };
+  memory = { settleMs: opts.settleMs ?? SETTLE_MS, now: opts.now ?? Date.now, files: new Map() };
 }
 
 /** How many parses are kept (for tests). */
@@ -136,9 +137,6 @@ export function parsedStateFilesKept(): number {
 export function forgetParsedStateFiles(): void {
   memory = undefined;
 }
-
-/** The task index's settling time: a file younger than this may still change without its stat showing it. */
-const STATE_SETTLE_MS = 2_000;
 
 const sameStat = ({ stat }: Remembered, st: Stats) =>
   stat.ino === st.ino && stat.size === st.size && stat.mtimeMs === st.mtimeMs && stat.ctimeMs === st.ctimeMs;

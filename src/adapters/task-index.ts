@@ -13,14 +13,13 @@ import {
 } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
-import { fileStamp, stampMs, type FileStamp } from './file-stamp.js';
+import { fileStamp, settled, stampSettled, type FileStamp } from './file-stamp.js';
 import { HeldFiles } from './held-files.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
 const FORMAT = 6;
-const SETTLE_MS = 2_000;
 /** An index of 10,000 tasks takes about 1 MB. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
@@ -34,9 +33,6 @@ const same = (e: Entry, st: FileStamp) =>
   e[4] === st.mtimeNs &&
   e[5] === st.ctimeS &&
   e[6] === st.ctimeNs;
-const settled = (mtimeMs: number, ctimeMs: number, now: number) => now - Math.max(mtimeMs, ctimeMs) > SETTLE_MS;
-const stampSettled = (st: FileStamp, now: number) =>
-  settled(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs), now);
 const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
 /** Where an entry's summary begins. */
 const NAME = 7;
