@@ -185,13 +185,8 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
     const project = realpathSync.native(projectRoot);
     if (here === project || !isDir(join(project, '.sow')) || !existsSync(join(project, '.sow', '.version')))
       return undefined;
-    const own = gitDir(here);
-    const common = realOrSelf(commonDir(project));
-    // Its record is <common>/worktrees/<name>, and that record's gitdir names this checkout's .git.
-    if (realOrSelf(dirname(own)) !== join(common, 'worktrees') || realOrSelf(commonDir(here)) !== common)
-      return undefined;
-    const back = readFileSync(join(own, 'gitdir'), 'utf8').trim();
-    if (realOrSelf(dirname(isAbsolute(back) ? back : resolve(own, back))) !== here) return undefined;
+    // Its `.git` names a record of <common>/worktrees/ whose gitdir names this checkout's `.git` back.
+    if (linkedCheckoutProblem(project, here) !== undefined) return undefined;
     const rel = relative(here, realOrSelf(cwd));
     return rel.startsWith('..') || isAbsolute(rel) ? project : join(project, rel);
   } catch {
