@@ -12,7 +12,6 @@ import {
   rmSync,
   statSync,
   symlinkSync,
-  unlinkSync,
 } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
@@ -255,16 +254,8 @@ export function makeLink(path: string, target: string): 'link' | 'copy' {
   }
 }
 
-export function removeLink(path: string): void {
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return;
-  }
-  if (st.isSymbolicLink() || st.isFile()) unlinkSync(path);
-  else rmSync(path, { recursive: true, force: true });
-}
+/** Removes the link (never what it leads to), or the copy made in its place. */
+export const removeLink = (path: string): void => rmSync(path, { recursive: true, force: true });
 
 export function removeCheckout(key: string, env: CacheEnv): void {
   // checkoutDir confines it to the cache: no link on the way leads the removal out.
