@@ -108,21 +108,16 @@ export const sowPathOf = (root: string, rel: string, source?: string) =>
  * A replayed removal of the project keeps it in `backup/removed/`. */
 export function apply(root: string, body: JournalBody, replaying = false): void {
   const touched = new Set<string>();
-  for (const { from, to } of body.folders) {
+  // Folders first, then files.
+  [...body.folders, ...body.renames].forEach(({ from, to }, i) => {
     const source = stagedPath(root, from);
+    if (!existsSync(source)) return; // renamed before the crash
     const target = sowPathOf(root, to);
     // Replayed after a crash: a folder that is there was renamed into place whole.
-    if (!existsSync(source) || existsSync(target)) continue;
+    if (i < body.folders.length && existsSync(target)) return;
     renameSync(source, target);
     touched.add(dirname(target));
-  }
-  for (const { from, to } of body.renames) {
-    const source = stagedPath(root, from);
-    if (!existsSync(source)) continue; // renamed before the crash
-    const target = sowPathOf(root, to);
-    renameSync(source, target);
-    touched.add(dirname(target));
-  }
+  });
   for (const { from, to, at } of body.appends ?? []) {
     const source = stagedPath(root, from);
     if (!existsSync(source)) continue; // appended before the crash
