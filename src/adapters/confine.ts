@@ -14,6 +14,7 @@ import {
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { errorClass, given, SowError } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';
+import { quietly } from './io-errors.js';
 
 export { normalRelative };
 
@@ -132,14 +133,6 @@ function linkTarget(abs: string): string {
   } catch {
     const text = quietly(() => readlinkSync(abs));
     return text === undefined ? abs : resolveExisting(isAbsolute(text) ? text : resolve(dirname(abs), text));
-  }
-}
-
-function quietly<T>(f: () => T): T | undefined {
-  try {
-    return f();
-  } catch {
-    return undefined;
   }
 }
 

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { Buffer } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
-import { asWriteError } from './io-errors.js';
+import { asWriteError, quietly } from './io-errors.js';
 
 let counter = 0;
 
@@ -47,12 +47,8 @@ export function writeNewFile(path: string, text: string, durable = true): void {
 
 /** Makes a rename or removal in `dir` durable (skipped where a directory cannot be opened for fsync). */
 export function fsyncDir(dir: string): void {
-  let fd: number;
-  try {
-    fd = openSync(dir, 'r');
-  } catch {
-    return;
-  }
+  const fd = quietly(() => openSync(dir, 'r'));
+  if (fd === undefined) return;
   try {
     fsyncSync(fd);
   } catch (err) {
@@ -102,13 +98,7 @@ export function removeTreeAtomic(path: string, trashDir: string, trashStillReal:
 
 /** Empties a folder of killed writers' leftovers, under the lock; a folder that became a link is left alone. */
 export function clearDir(dir: string, stillReal: () => boolean): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of quietly(() => readdirSync(dir)) ?? []) {
     if (!stillReal()) return;
     rmSync(join(dir, name), { recursive: true, force: true });
   }

@@ -1,6 +1,7 @@
 /** A long-lived process's task files held open, so each check is an fstat(2) (a quarter of an lstat(2)); Linux only.
  * Sound: renaming over the path changes the held inode's ctime or links, or the folder's stamp (decision 0085). */
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
+import { quietly } from './io-errors.js';
 import { fdUnchanged, fileStamp, sameStamp, stampSettled, type FileStamp } from './file-stamp.js';
 
 /** At most this many files are held (a few thousand descriptors; beyond, files are statted by path). */
@@ -13,22 +14,8 @@ export function heldLimit(limits: string | undefined): number {
   return soft === 'unlimited' ? MAX_HELD : Math.min(MAX_HELD, Math.floor(Number(soft) / 4));
 }
 
-function readLimits(): string | undefined {
-  try {
-    return readFileSync('/proc/self/limits', 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 /** Whether the descriptor still holds the file as stamped; false when fstat(2) fails (the path is statted then). */
-function unchanged(fd: number, st: FileStamp): boolean {
-  try {
-    return fdUnchanged(fd, st);
-  } catch {
-    return false;
-  }
-}
+const unchanged = (fd: number, st: FileStamp): boolean => quietly(() => fdUnchanged(fd, st)) === true;
 
 interface Folder {
   readonly abs: string;
@@ -38,7 +25,7 @@ interface Folder {
 }
 
 export class HeldFiles {
-  constructor(private readonly max = heldLimit(readLimits())) {}
+  constructor(private readonly max = heldLimit(quietly(() => readFileSync('/proc/self/limits', 'utf8')))) {}
 
   private readonly fds = new Map<string, { fd: number; stamp: FileStamp }>();
   private now = 0;
@@ -74,12 +61,8 @@ export class HeldFiles {
 
   /** Holds the file the path named when it was statted, if it still is that file, unchanged. */
   private hold(id: string, abs: string, st: FileStamp): void {
-    let fd: number;
-    try {
-      fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    } catch {
-      return;
-    }
+    const fd = quietly(() => openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+    if (fd === undefined) return;
     if (unchanged(fd, st)) this.fds.set(id, { fd, stamp: st });
     else closeSync(fd);
   }

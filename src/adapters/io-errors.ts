@@ -31,6 +31,15 @@ const WRITES =
 
 export class EnvironmentError extends SowError {}
 
+/** `f()`, or undefined when it throws: for a look whose failure only means there is nothing to see. */
+export function quietly<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
 const WRITING = Symbol('sow: failed while writing');
 
 /** Marks an error met while writing `path` (an open, a write(2) or an fsync, whose errors name no path). */

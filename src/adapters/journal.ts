@@ -20,6 +20,7 @@ import { dirname, join, posix, relative, sep } from 'node:path';
 import { errorClass, SowError } from '../domain/errors.js';
 import { confine, existingRealFolder, inSow, realFolder, sowArea } from './confine.js';
 import { fsyncDir, removeTreeAtomic, unlinkIfExists } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { inform } from './notices.js';
 import { ensureRuntimeDir, runtimeFolder, runtimePath, shownRuntime } from './runtime.js';
 
@@ -72,13 +73,7 @@ export const checksum = (body: JournalBody) => createHash('sha256').update(JSON.
 export const stepsOf = (body: JournalBody): number =>
   body.renames.length + body.folders.length + body.removals.length + (body.appends?.length ?? 0);
 
-export const deviceOf = (abs: string): number | undefined => {
-  try {
-    return statSync(abs).dev;
-  } catch {
-    return undefined;
-  }
-};
+export const deviceOf = (abs: string): number | undefined => quietly(() => statSync(abs).dev);
 
 /** The absolute path of a temp file a journal names (`tmp/<name>` of the runtime folder, or `.sow/.tmp/<name>`). */
 export const stagedPath = (root: string, from: string): string =>

@@ -18,6 +18,7 @@ import { ExternalToolError } from '../domain/errors.js';
 import { cacheDir } from './compile-cache.js';
 import { confine, readRegular, resolveExisting, type Area, type ReadLimits } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { gitRun, gitRunAsync, opt, val, type Arg } from './git.js';
 
 /** The caller's environment (XDG_CACHE_HOME, HOME), never the process's. */
@@ -225,12 +226,8 @@ export type LinkState = 'ok' | 'missing' | 'broken' | 'elsewhere';
 
 /** How `.sow/refs/<link>` stands against where it should point. */
 export function linkState(path: string, target: string): LinkState {
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return 'missing';
-  }
+  const st = quietly(() => lstatSync(path));
+  if (!st) return 'missing';
   if (st.isSymbolicLink()) {
     const to = resolve(join(path, '..'), readlinkSync(path));
     if (to !== resolve(target)) return 'elsewhere';

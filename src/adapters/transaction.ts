@@ -14,7 +14,7 @@ import {
 import { dirname, join, relative, sep } from 'node:path';
 import { confineReal, existingRealFolder, inSow, PathEscapeError, realFolder, sowArea } from './confine.js';
 import { clearDir, fsyncDir, uniqueName, unlinkIfExists, writeFileAtomic, writeNewFile } from './fs-atomic.js';
-import { asWriteError, environmentError } from './io-errors.js';
+import { asWriteError, environmentError, quietly } from './io-errors.js';
 import {
   APPENDABLE,
   appendAt,
@@ -220,21 +220,14 @@ export class StaleChangeError extends Error {
   }
 }
 
-function textNow(root: string, rel: string): string | undefined {
-  try {
-    return readText(root, rel);
-  } catch {
-    return undefined;
-  }
-}
-
 export async function commitChange(root: string, change: ChangeSet): Promise<void> {
   if (Object.keys(change.write).length === 0 && change.log.length === 0) return;
   ensureRuntimeDir(root);
   await withLock(runtimePath(root, 'lock'), () => {
     if (hasJournal(root)) throw new StaleChangeError('an interrupted write waits to be finished');
     if (head(root).branch !== change.branch) throw new StaleChangeError(`'${change.branch}' is not checked out`);
-    for (const { rel, text } of change.read) if (textNow(root, rel) !== text) throw new StaleChangeError(rel);
+    for (const { rel, text } of change.read)
+      if (quietly(() => readText(root, rel)) !== text) throw new StaleChangeError(rel);
     clearLeftovers(root);
     const tx = new Transaction(root);
     for (const [rel, text] of Object.entries(change.write)) tx.write(rel, text);

@@ -1,6 +1,7 @@
 /** YAML a person may have written, edited so everything unchanged stays byte for byte (splice.ts). A repository's file
  * is untrusted: alias bombs, self-aliases, deep nesting and huge files are refused (YamlRefusedError) early. */
 import { RESERVED_NAMES } from '../../domain/fields.js';
+import { quietly } from '../io-errors.js';
 import { MAX_DEPTH, parseCanonicalYaml } from './canonical.js';
 import { plainData, sameData } from './data.js';
 import { emitYaml } from './emit.js';
@@ -247,13 +248,8 @@ export async function editYaml(previous: string, value: unknown): Promise<string
 }
 
 /** Whether `text` reads back as exactly `value`. */
-function holds(yaml: YamlModule, text: string, value: unknown): boolean {
-  try {
-    return sameData(documentData(composeDocument(yaml, text)), value);
-  } catch {
-    return false;
-  }
-}
+const holds = (yaml: YamlModule, text: string, value: unknown): boolean =>
+  quietly(() => sameData(documentData(composeDocument(yaml, text)), value)) === true;
 
 function editThroughDocument(yaml: YamlModule, previous: string, value: unknown): string {
   const doc = yaml.parseDocument(previous, OPTIONS);

@@ -1,6 +1,7 @@
 /** Writes a new value into YAML a person wrote by changing only the text of what changed, guided by the syntax tree
  * (layout.ts), since `Document.toString()` reformats every node. Undefined for shapes it does not handle. */
 import type { Alias, CST, Document, Node, Pair, Scalar } from 'yaml';
+import { quietly } from '../io-errors.js';
 import { plainData, sameData } from './data.js';
 import { emitScalar, emitString, emitYaml, hasEntries, isRecord, quoteString } from './emit.js';
 import { Layout, Unspliceable, type Place } from './layout.js';
@@ -24,12 +25,8 @@ export function spliceYaml(
   old: unknown,
   next: unknown,
 ): string | undefined {
-  try {
-    return new Splicer(yaml, doc, src).run(old, next);
-  } catch {
-    // Unspliceable, or a shape this module gets wrong: the caller writes the file another way.
-    return undefined;
-  }
+  // Unspliceable, or a shape this module gets wrong: undefined, and the caller writes the file another way.
+  return quietly(() => new Splicer(yaml, doc, src).run(old, next));
 }
 
 class Splicer extends Layout {
