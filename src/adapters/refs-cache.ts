@@ -66,19 +66,12 @@ function entryOf(raw: unknown): CacheEntry | undefined {
  * the next write replaces it: the checkouts are the truth. */
 export function readCacheIndex(env: CacheEnv): CacheIndex {
   const entries: Record<string, CacheEntry> = {};
-  try {
-    const data = JSON.parse(readRegular(indexFile(env), indexFile(env), CACHE_INDEX_LIMITS) ?? '') as {
-      format?: unknown;
-      entries?: unknown;
-    };
-    if (data.format === 1 && typeof data.entries === 'object' && data.entries !== null) {
-      for (const [key, raw] of Object.entries(data.entries)) {
-        const entry = KEY.test(key) ? entryOf(raw) : undefined;
-        if (entry) entries[key] = entry;
-      }
-    }
-  } catch {
-    // none yet, or unreadable: it is rebuilt from what the checkouts say
+  // None yet, or unreadable: it is rebuilt from what the checkouts say.
+  const data = quietly(() => JSON.parse(readRegular(indexFile(env), indexFile(env), CACHE_INDEX_LIMITS) ?? ''));
+  const listed: unknown = data?.format === 1 ? data.entries : undefined;
+  for (const [key, raw] of typeof listed === 'object' && listed !== null ? Object.entries(listed) : []) {
+    const entry = KEY.test(key) ? entryOf(raw) : undefined;
+    if (entry) entries[key] = entry;
   }
   return { format: 1, entries };
 }

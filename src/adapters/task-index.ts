@@ -16,6 +16,7 @@ import { sowPath } from './confine.js';
 import { fileStamp, settled, stampSettled, type FileStamp } from './file-stamp.js';
 import { HeldFiles } from './held-files.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
@@ -191,18 +192,13 @@ export class TaskIndex {
   static open(root: string): TaskIndex {
     const known = kept?.get(root);
     if (known) return new TaskIndex(root, known);
-    let entries: Entry[] = [];
-    try {
-      // Runtime data, but it may have come with a clone: a regular file of a sane size, or nothing.
+    // Runtime data, but it may have come with a clone: a regular file of a sane size, or every task file is read.
+    const data = quietly(() => {
       const path = runtimePath(root, 'tasks.json');
       const st = lstatSync(path);
-      if (!st.isFile() || st.size > MAX_INDEX_BYTES) throw new Error('not an index sow wrote');
-      const data = JSON.parse(readFileSync(path, 'utf8')) as { format?: unknown; entries?: unknown };
-      if (data.format === FORMAT && Array.isArray(data.entries)) entries = data.entries as Entry[];
-    } catch {
-      // No index, or one that cannot be read: every task file is read.
-    }
-    return new TaskIndex(root, entries);
+      return st.isFile() && st.size <= MAX_INDEX_BYTES ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
+    });
+    return new TaskIndex(root, data?.format === FORMAT && Array.isArray(data.entries) ? data.entries : []);
   }
 
   /** The summary of each task of `dir`: from the index where the file is unchanged, else from `load` (validating). */
