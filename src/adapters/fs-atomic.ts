@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { Buffer } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
-import { asWriteError, quietly } from './io-errors.js';
+import { asWriteError, ignoring, quietly } from './io-errors.js';
 
 let counter = 0;
 
@@ -104,10 +104,4 @@ export function clearDir(dir: string, stillReal: () => boolean): void {
   }
 }
 
-export function unlinkIfExists(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-}
+export const unlinkIfExists = (path: string): void => void ignoring(['ENOENT'], () => unlinkSync(path));

@@ -5,7 +5,7 @@ import { startHeartbeat } from './heartbeat.js';
 import { hostName, processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { errorClass, LockTimeoutError, UsageError } from '../domain/errors.js';
 import { unlinkIfExists, writeAll } from './fs-atomic.js';
-import { asWriteError } from './io-errors.js';
+import { asWriteError, ignoring } from './io-errors.js';
 import { inform } from './notices.js';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -117,13 +117,8 @@ function readLock(path: string): LockInfo | undefined {
   if (!stat) return undefined;
   if (stat.isDirectory()) throw new LockFileError(path, 'is a folder');
   if (!stat.isFile()) throw new LockFileError(path, 'is not a regular file');
-  let raw: string;
-  try {
-    raw = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const raw = ignoring(['ENOENT'], () => readFileSync(path, 'utf8'));
+  if (raw === undefined) return undefined;
   let holder: Holder | undefined;
   try {
     const p = JSON.parse(raw) as Partial<Holder>;

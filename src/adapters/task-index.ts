@@ -16,7 +16,7 @@ import { sowPath } from './confine.js';
 import { fileStamp, settled, stampSettled, type FileStamp } from './file-stamp.js';
 import { HeldFiles } from './held-files.js';
 import { writeFileAtomic } from './fs-atomic.js';
-import { quietly } from './io-errors.js';
+import { ignoring, MISSING, quietly } from './io-errors.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
@@ -97,14 +97,8 @@ export function listNames(root: string, rel: string, now = Date.now()): string[]
   const kept = st?.isDirectory() ? listings!.get(abs) : undefined;
   if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs)
     return [...kept.names];
-  let entries;
-  try {
-    entries = readdirSync(abs, { withFileTypes: true });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw err;
-  }
+  const entries = ignoring(MISSING, () => readdirSync(abs, { withFileTypes: true }));
+  if (!entries) return [];
   const names: string[] = [];
   for (const e of entries) {
     if (e.name.startsWith('.')) continue;
