@@ -112,8 +112,8 @@ export function checkoutArea(dir: string): Area {
 }
 
 const NO_PROMPT = { GIT_TERMINAL_PROMPT: '0' };
-const gitIn = (cwd: string, args: readonly Arg[], opts: { progress?: boolean } = {}) =>
-  gitRun(cwd, args, { env: NO_PROMPT, ...(opts.progress ? { inheritStderr: true } : {}) });
+const gitIn = (cwd: string, args: readonly Arg[], progress = false) =>
+  gitRun(cwd, args, { env: NO_PROMPT, inheritStderr: progress });
 
 const lastLine = (t: string) => t.split('\n').filter(Boolean).at(-1) ?? '';
 
@@ -149,7 +149,7 @@ export function ensureClone(
       val(source, "the ref's source"),
       val(tmp, 'the folder'),
     ],
-    { progress },
+    progress,
   );
   if (!r.ok) {
     rmSync(tmp, { recursive: true, force: true });

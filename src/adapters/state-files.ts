@@ -1,6 +1,7 @@
 /** Reading and rendering YAML state files, validated both ways (decisions 0003, 0028); an edited file is spliced so
  * comments survive. A state file is a regular file in `.sow/` of at most MAX_STATE_BYTES, no link out on the way. */
 import { SowError, StateFileError } from '../domain/errors.js';
+import { isRecord } from '../domain/json.js';
 import { existsSync, lstatSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { inSow, readConfined, sowArea, sowPath } from './confine.js';
@@ -90,12 +91,10 @@ export function validateState<S extends GenericSchema>(rel: string, schema: S, d
 
 /** `task` or `project` when that is the only key, holding a map: a wrapped layout, told as such (sow's is flat). */
 function wrapperOf(data: unknown): string | undefined {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
-  const keys = Object.keys(data);
-  const only = keys.length === 1 ? keys[0]! : undefined;
-  if (only !== 'task' && only !== 'project') return undefined;
-  const inner = (data as Record<string, unknown>)[only];
-  return typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? only : undefined;
+  const only = isRecord(data) && Object.keys(data).length === 1 ? Object.keys(data)[0] : undefined;
+  return (only === 'task' || only === 'project') && isRecord((data as Record<string, unknown>)[only])
+    ? only
+    : undefined;
 }
 
 export async function readStateFile<S extends GenericSchema>(
