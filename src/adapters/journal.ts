@@ -241,25 +241,18 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
       'is not valid JSON (sow writes its journal whole, so this one was not written by sow)',
     );
   }
-  const j = data as Partial<JournalBody> & { checksum?: unknown };
+  // The checksum is of everything else, as sow wrote it: a key added or moved makes it differ.
+  const { checksum: sum, ...body } = (data ?? {}) as JournalBody & { checksum?: unknown };
   if (
-    typeof j !== 'object' ||
-    j === null ||
-    j.version !== JOURNAL_FORMAT ||
-    !Array.isArray(j.renames) ||
-    !Array.isArray(j.folders) ||
-    !Array.isArray(j.removals) ||
-    (j.appends !== undefined && !Array.isArray(j.appends))
+    typeof data !== 'object' ||
+    body.version !== JOURNAL_FORMAT ||
+    !Array.isArray(body.renames) ||
+    !Array.isArray(body.folders) ||
+    !Array.isArray(body.removals) ||
+    (body.appends !== undefined && !Array.isArray(body.appends))
   )
     throw new JournalRefusedError(rel, `is not a journal of this sow (format ${JOURNAL_FORMAT})`);
-  const body: JournalBody = {
-    version: JOURNAL_FORMAT,
-    renames: j.renames,
-    folders: j.folders,
-    removals: j.removals,
-    ...(j.appends ? { appends: j.appends } : {}),
-  };
-  if (j.checksum !== checksum(body))
+  if (sum !== checksum(body))
     throw new JournalRefusedError(rel, 'its checksum does not match its content (it is not whole)');
   for (const step of [...body.renames, ...body.folders]) {
     const { from, to } = (step ?? {}) as { from?: unknown; to?: unknown };
