@@ -59,15 +59,9 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-export interface AtomicWriteOptions {
-  /** Where the temp file goes (same file system as `path`); default: beside it. */
-  tmpDir?: string;
-  /** fsync the file and its folder (default true); false for files that may be lost (caches). */
-  durable?: boolean;
-}
-
-/** Temp file, fsync, rename, fsync of the folder: a crash leaves the old file or the new, never half. */
-export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOptions = {}): void {
+/** Temp file, fsync, rename, fsync of the folder: a crash leaves the old file or the new, never half. The temp file
+ * goes to `tmpDir` (on the file system of `path`) or beside it; `durable: false` skips the fsyncs (caches). */
+export function writeFileAtomic(path: string, text: string, opts: { tmpDir?: string; durable?: boolean } = {}): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const durable = opts.durable !== false;

@@ -17,19 +17,13 @@ export function heldLimit(limits: string | undefined): number {
 /** Whether the descriptor still holds the file as stamped; false when fstat(2) fails (the path is statted then). */
 const unchanged = (fd: number, st: FileStamp): boolean => quietly(() => fdUnchanged(fd, st)) === true;
 
-interface Folder {
-  readonly abs: string;
-  readonly stamp: FileStamp;
-  /** Whether the stamp had settled when it was taken: only then does any later change of the folder change it. */
-  readonly settled: boolean;
-}
-
 export class HeldFiles {
   constructor(private readonly max = heldLimit(quietly(() => readFileSync('/proc/self/limits', 'utf8')))) {}
 
   private readonly fds = new Map<string, { fd: number; stamp: FileStamp }>();
   private now = 0;
-  private folder: Folder | undefined;
+  /** The tasks folder and its stamp; `settled`: only then does any later change of the folder change the stamp. */
+  private folder: { abs: string; stamp: FileStamp; settled: boolean } | undefined;
   /** Whether this call may answer from the descriptors (the tasks folder is as it was when they were opened). */
   private trusted = false;
 

@@ -252,15 +252,9 @@ export async function withLock<T>(path: string, fn: () => Promise<T> | T): Promi
   }
 }
 
-/** A lock file as `sow doctor` reports it: who holds it since when (ISO), and whether that holder is gone. */
-export interface LockState {
-  holder: string;
-  since?: string;
-  stale: boolean;
-}
-
-/** Who holds the lock at `path` and whether the holder is gone; undefined when there is no lock. Reads only. */
-export function inspectLock(path: string): LockState | undefined {
+/** Who holds the lock at `path`, since when (ISO), and whether the holder is gone (`sow doctor`); undefined when there
+ * is no lock. Reads only. */
+export function inspectLock(path: string): { holder: string; since?: string; stale: boolean } | undefined {
   const info = readLock(path);
   if (!info) return undefined;
   const since = info.holder ? new Date(info.holder.started).toISOString() : undefined;

@@ -77,14 +77,9 @@ function refuseReservedKeys(value: unknown, path: string[] = []): void {
   }
 }
 
-/** `handWritten`: not in the form sow writes, so writes splice the change into the text to keep that form. */
-export interface ParsedYaml {
-  data: unknown;
-  handWritten: boolean;
-}
-
-/** Parses YAML: what sow wrote with the canonical reader (≈20× faster), the rest with the yaml package. */
-export async function parseYaml(text: string): Promise<ParsedYaml> {
+/** Parses YAML: what sow wrote with the canonical reader (≈20× faster), the rest with the yaml package (`handWritten`:
+ * not in the form sow writes, so writes splice the change into the text to keep that form). */
+export async function parseYaml(text: string): Promise<{ data: unknown; handWritten: boolean }> {
   const fast = parseCanonicalYaml(text);
   if (fast !== undefined) return { data: fast, handWritten: false };
   const yaml = await loadYaml();
