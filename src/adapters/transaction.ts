@@ -14,7 +14,7 @@ import {
 import { dirname, join, relative, sep } from 'node:path';
 import { confineReal, existingRealFolder, inSow, PathEscapeError, realFolder, sowArea } from './confine.js';
 import { clearDir, fsyncDir, uniqueName, unlinkIfExists, writeFileAtomic, writeNewFile } from './fs-atomic.js';
-import { asWriteError, environmentError, quietly } from './io-errors.js';
+import { asWriteError, environmentError, ignoring, quietly } from './io-errors.js';
 import {
   APPENDABLE,
   appendAt,
@@ -241,12 +241,9 @@ function staging(root: string): { dir: string; prefix: string } {
   const tmp = ensureRuntimeDir(root, 'tmp');
   if (deviceOf(tmp) === deviceOf(root)) return { dir: tmp, prefix: TMP };
   const dir = realFolder(sowArea(root), '.tmp');
-  try {
-    // O_EXCL: never follows a link planted as the .gitignore.
-    writeFileSync(join(dir, '.gitignore'), '# sow temp files: never part of the history\n*\n', { flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
+  // O_EXCL: never follows a link planted as the .gitignore.
+  const ignore = '# sow temp files: never part of the history\n*\n';
+  ignoring(['EEXIST'], () => writeFileSync(join(dir, '.gitignore'), ignore, { flag: 'wx' }));
   return { dir, prefix: WORKTREE_TMP };
 }
 
