@@ -3,6 +3,7 @@
 import { lstatSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readRegular, sowArea, sowPath } from './confine.js';
+import { quietly } from './io-errors.js';
 import { ensureRuntimeDir, runtimePath, shownRuntime } from './runtime.js';
 
 /** A copy reads documents as sow reads them: up to 8 MB a file. */
@@ -73,10 +74,4 @@ export function removePath(root: string, rel: string): void {
 }
 
 /** The names directly under `.sow/` (dotfiles too), or none when it does not exist. */
-export function namesInSow(root: string): string[] {
-  try {
-    return readdirSync(sowArea(root).base);
-  } catch {
-    return [];
-  }
-}
+export const namesInSow = (root: string): string[] => quietly(() => readdirSync(sowArea(root).base)) ?? [];

@@ -14,6 +14,7 @@ import {
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { errorClass, given, SowError } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';
+import { ignoring, MISSING, quietly } from './io-errors.js';
 
 export { normalRelative };
 
@@ -135,14 +136,6 @@ function linkTarget(abs: string): string {
   }
 }
 
-function quietly<T>(f: () => T): T | undefined {
-  try {
-    return f();
-  } catch {
-    return undefined;
-  }
-}
-
 /** An absolute path with the part that exists resolved (links followed) and the rest appended. */
 export function resolveExisting(abs: string): string {
   try {
@@ -182,14 +175,8 @@ export function confine(area: Area, rel: string, opts: ConfineOptions = {}): str
   let abs = area.base;
   for (let i = 0; i < parts.length; i++) {
     abs = `${abs}${sep}${parts[i]}`;
-    let st;
-    try {
-      st = lstatSync(abs);
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') break; // the rest does not exist yet
-      throw err;
-    }
+    const st = ignoring(MISSING, () => lstatSync(abs));
+    if (!st) break; // the rest does not exist yet
     if (!st.isSymbolicLink()) continue;
     const target = linkTarget(abs);
     if (!withinArea(area, target)) {

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { readConfined } from './confine.js';
 import { pickShape } from './record-shape.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { ensureRuntimeDir, runtimeBase, runtimeFolder } from './runtime.js';
 import type { UsageEntry } from '../domain/schemas.js';
 
@@ -42,12 +43,8 @@ export function deferRun(root: string, run: DeferredRun): string {
 
 /** Whether any run waits to be recorded: a stat, on every command. */
 export function hasDeferredRuns(root: string): boolean {
-  try {
-    const dir = runtimeFolder(root, FOLDER);
-    return dir !== undefined && readdirSync(dir).some((n) => n.endsWith('.json'));
-  } catch {
-    return false;
-  }
+  const dir = quietly(() => runtimeFolder(root, FOLDER));
+  return dir !== undefined && (quietly(() => readdirSync(dir)) ?? []).some((n) => n.endsWith('.json'));
 }
 
 const isText = (x: unknown): x is string => typeof x === 'string' && x.length > 0 && x.length <= 400;

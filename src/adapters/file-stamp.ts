@@ -20,6 +20,12 @@ export interface FileStamp {
 /** A stamp's time in milliseconds (as fs.Stats has it), for comparisons with the clock. */
 export const stampMs = (s: number, ns: number): number => s * 1e3 + ns / 1e6;
 
+/** A file untouched this long has settled: a later change of it cannot leave its stamp as it was (decision 0009). */
+export const SETTLE_MS = 2_000;
+export const settled = (mtimeMs: number, ctimeMs: number, now: number) => now - Math.max(mtimeMs, ctimeMs) > SETTLE_MS;
+export const stampSettled = (st: FileStamp, now: number) =>
+  settled(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs), now);
+
 export type RawLstat = (
   path: string,
   bigint: false,

@@ -3,6 +3,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { confine, readConfined, repoArea, resolveExisting, tailConfined, type ReadLimits } from './confine.js';
+import { ignoring, MISSING } from './io-errors.js';
 
 /** An absolute path with its symlinks resolved, also for a file not there yet (its nearest folder resolved). */
 export const realPath = (path: string): string => (isAbsolute(path) ? resolveExisting(path) : path);
@@ -39,15 +40,8 @@ export function listFiles(root: string, dir: string): string[] {
   const base = confine(repoArea(root), dir);
   const out: string[] = [];
   const walk = (rel: string) => {
-    let entries;
-    try {
-      entries = readdirSync(rel ? join(base, rel) : base, { withFileTypes: true });
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'ENOTDIR') return;
-      throw err;
-    }
-    for (const e of entries) {
+    const entries = ignoring(MISSING, () => readdirSync(rel ? join(base, rel) : base, { withFileTypes: true }));
+    for (const e of entries ?? []) {
       const child = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) walk(child);
       else if (e.isFile()) out.push(child);

@@ -11,7 +11,7 @@ import {
 } from 'node:fs';
 import { Buffer } from 'node:buffer';
 import { basename, dirname, join } from 'node:path';
-import { asWriteError } from './io-errors.js';
+import { asWriteError, ignoring, quietly } from './io-errors.js';
 
 let counter = 0;
 
@@ -47,12 +47,8 @@ export function writeNewFile(path: string, text: string, durable = true): void {
 
 /** Makes a rename or removal in `dir` durable (skipped where a directory cannot be opened for fsync). */
 export function fsyncDir(dir: string): void {
-  let fd: number;
-  try {
-    fd = openSync(dir, 'r');
-  } catch {
-    return;
-  }
+  const fd = quietly(() => openSync(dir, 'r'));
+  if (fd === undefined) return;
   try {
     fsyncSync(fd);
   } catch (err) {
@@ -63,15 +59,9 @@ export function fsyncDir(dir: string): void {
   }
 }
 
-export interface AtomicWriteOptions {
-  /** Where the temp file goes (same file system as `path`); default: beside it. */
-  tmpDir?: string;
-  /** fsync the file and its folder (default true); false for files that may be lost (caches). */
-  durable?: boolean;
-}
-
-/** Temp file, fsync, rename, fsync of the folder: a crash leaves the old file or the new, never half. */
-export function writeFileAtomic(path: string, text: string, opts: AtomicWriteOptions = {}): void {
+/** Temp file, fsync, rename, fsync of the folder: a crash leaves the old file or the new, never half. The temp file
+ * goes to `tmpDir` (on the file system of `path`) or beside it; `durable: false` skips the fsyncs (caches). */
+export function writeFileAtomic(path: string, text: string, opts: { tmpDir?: string; durable?: boolean } = {}): void {
   const dir = dirname(path);
   mkdirSync(dir, { recursive: true });
   const durable = opts.durable !== false;
@@ -102,22 +92,10 @@ export function removeTreeAtomic(path: string, trashDir: string, trashStillReal:
 
 /** Empties a folder of killed writers' leftovers, under the lock; a folder that became a link is left alone. */
 export function clearDir(dir: string, stillReal: () => boolean): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
+  for (const name of quietly(() => readdirSync(dir)) ?? []) {
     if (!stillReal()) return;
     rmSync(join(dir, name), { recursive: true, force: true });
   }
 }
 
-export function unlinkIfExists(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-  }
-}
+export const unlinkIfExists = (path: string): void => void ignoring(['ENOENT'], () => unlinkSync(path));

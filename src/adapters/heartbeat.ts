@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { utimesSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Worker } from 'node:worker_threads';
+import { quietly } from './io-errors.js';
 
 export const HEARTBEAT_MS = 1_000;
 
@@ -46,11 +47,7 @@ export function startHeartbeat(path: string, content: string): () => void {
   const soon = setImmediate(() => {
     timer = setInterval(() => {
       const now = new Date();
-      try {
-        utimesSync(path, now, now);
-      } catch {
-        // gone already (released on exit)
-      }
+      quietly(() => utimesSync(path, now, now)); // gone already (released on exit)
     }, HEARTBEAT_MS);
     timer.unref();
   });

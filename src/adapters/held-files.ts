@@ -1,7 +1,8 @@
 /** A long-lived process's task files held open, so each check is an fstat(2) (a quarter of an lstat(2)); Linux only.
  * Sound: renaming over the path changes the held inode's ctime or links, or the folder's stamp (decision 0085). */
 import { closeSync, constants, openSync, readFileSync } from 'node:fs';
-import { fdUnchanged, fileStamp, sameStamp, stampMs, type FileStamp } from './file-stamp.js';
+import { quietly } from './io-errors.js';
+import { fdUnchanged, fileStamp, sameStamp, stampSettled, type FileStamp } from './file-stamp.js';
 
 /** At most this many files are held (a few thousand descriptors; beyond, files are statted by path). */
 const MAX_HELD = 4_096;
@@ -13,41 +14,16 @@ export function heldLimit(limits: string | undefined): number {
   return soft === 'unlimited' ? MAX_HELD : Math.min(MAX_HELD, Math.floor(Number(soft) / 4));
 }
 
-function readLimits(): string | undefined {
-  try {
-    return readFileSync('/proc/self/limits', 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-const SETTLE_MS = 2_000;
-
 /** Whether the descriptor still holds the file as stamped; false when fstat(2) fails (the path is statted then). */
-function unchanged(fd: number, st: FileStamp): boolean {
-  try {
-    return fdUnchanged(fd, st);
-  } catch {
-    return false;
-  }
-}
-
-/** Older than SETTLE_MS at `now`: a later change of the inode cannot leave its stamp as it was. */
-const settledAt = (st: FileStamp, now: number) =>
-  now - Math.max(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs)) > SETTLE_MS;
-
-interface Folder {
-  readonly abs: string;
-  readonly stamp: FileStamp;
-  /** Whether the stamp had settled when it was taken: only then does any later change of the folder change it. */
-  readonly settled: boolean;
-}
+const unchanged = (fd: number, st: FileStamp): boolean => quietly(() => fdUnchanged(fd, st)) === true;
 
 export class HeldFiles {
-  constructor(private readonly max = heldLimit(readLimits())) {}
+  constructor(private readonly max = heldLimit(quietly(() => readFileSync('/proc/self/limits', 'utf8')))) {}
 
   private readonly fds = new Map<string, { fd: number; stamp: FileStamp }>();
   private now = 0;
-  private folder: Folder | undefined;
+  /** The tasks folder and its stamp; `settled`: only then does any later change of the folder change the stamp. */
+  private folder: { abs: string; stamp: FileStamp; settled: boolean } | undefined;
   /** Whether this call may answer from the descriptors (the tasks folder is as it was when they were opened). */
   private trusted = false;
 
@@ -60,7 +36,7 @@ export class HeldFiles {
       was !== undefined && was.settled && st !== undefined && was.abs === folderAbs && sameStamp(st, was.stamp);
     if (this.trusted) return;
     this.release();
-    this.folder = st && { abs: folderAbs, stamp: st, settled: settledAt(st, now) };
+    this.folder = st && { abs: folderAbs, stamp: st, settled: stampSettled(st, now) };
   }
 
   /** The stamp of task `id`'s file (at `absOf(id)`): the held one while its descriptor says unchanged, else by path. */
@@ -72,19 +48,15 @@ export class HeldFiles {
     if (held) this.drop(id, held.fd);
     const abs = absOf(id);
     const st = fileStamp(abs);
-    if (st?.isFile && this.folder?.settled && settledAt(st, this.now) && this.fds.size < this.max)
+    if (st?.isFile && this.folder?.settled && stampSettled(st, this.now) && this.fds.size < this.max)
       this.hold(id, abs, st);
     return st;
   }
 
   /** Holds the file the path named when it was statted, if it still is that file, unchanged. */
   private hold(id: string, abs: string, st: FileStamp): void {
-    let fd: number;
-    try {
-      fd = openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    } catch {
-      return;
-    }
+    const fd = quietly(() => openSync(abs, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+    if (fd === undefined) return;
     if (unchanged(fd, st)) this.fds.set(id, { fd, stamp: st });
     else closeSync(fd);
   }

@@ -31,6 +31,28 @@ const WRITES =
 
 export class EnvironmentError extends SowError {}
 
+/** `f()`, or undefined when it fails with one of `codes` (errno); any other error is thrown. */
+export function ignoring<T>(codes: readonly string[], f: () => T): T | undefined {
+  try {
+    return f();
+  } catch (err) {
+    if (codes.includes((err as NodeJS.ErrnoException).code ?? '')) return undefined;
+    throw err;
+  }
+}
+
+/** Nothing there: the path, or a folder on its way, does not exist (or is a file). */
+export const MISSING = ['ENOENT', 'ENOTDIR'] as const;
+
+/** `f()`, or undefined when it throws: for a look whose failure only means there is nothing to see. */
+export function quietly<T>(f: () => T): T | undefined {
+  try {
+    return f();
+  } catch {
+    return undefined;
+  }
+}
+
 const WRITING = Symbol('sow: failed while writing');
 
 /** Marks an error met while writing `path` (an open, a write(2) or an fsync, whose errors name no path). */

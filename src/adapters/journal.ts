@@ -20,6 +20,7 @@ import { dirname, join, posix, relative, sep } from 'node:path';
 import { errorClass, SowError } from '../domain/errors.js';
 import { confine, existingRealFolder, inSow, realFolder, sowArea } from './confine.js';
 import { fsyncDir, removeTreeAtomic, unlinkIfExists } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { inform } from './notices.js';
 import { ensureRuntimeDir, runtimeFolder, runtimePath, shownRuntime } from './runtime.js';
 
@@ -72,13 +73,7 @@ export const checksum = (body: JournalBody) => createHash('sha256').update(JSON.
 export const stepsOf = (body: JournalBody): number =>
   body.renames.length + body.folders.length + body.removals.length + (body.appends?.length ?? 0);
 
-export const deviceOf = (abs: string): number | undefined => {
-  try {
-    return statSync(abs).dev;
-  } catch {
-    return undefined;
-  }
-};
+export const deviceOf = (abs: string): number | undefined => quietly(() => statSync(abs).dev);
 
 /** The absolute path of a temp file a journal names (`tmp/<name>` of the runtime folder, or `.sow/.tmp/<name>`). */
 export const stagedPath = (root: string, from: string): string =>
@@ -108,21 +103,16 @@ export const sowPathOf = (root: string, rel: string, source?: string) =>
  * A replayed removal of the project keeps it in `backup/removed/`. */
 export function apply(root: string, body: JournalBody, replaying = false): void {
   const touched = new Set<string>();
-  for (const { from, to } of body.folders) {
+  // Folders first, then files.
+  [...body.folders, ...body.renames].forEach(({ from, to }, i) => {
     const source = stagedPath(root, from);
+    if (!existsSync(source)) return; // renamed before the crash
     const target = sowPathOf(root, to);
     // Replayed after a crash: a folder that is there was renamed into place whole.
-    if (!existsSync(source) || existsSync(target)) continue;
+    if (i < body.folders.length && existsSync(target)) return;
     renameSync(source, target);
     touched.add(dirname(target));
-  }
-  for (const { from, to } of body.renames) {
-    const source = stagedPath(root, from);
-    if (!existsSync(source)) continue; // renamed before the crash
-    const target = sowPathOf(root, to);
-    renameSync(source, target);
-    touched.add(dirname(target));
-  }
+  });
   for (const { from, to, at } of body.appends ?? []) {
     const source = stagedPath(root, from);
     if (!existsSync(source)) continue; // appended before the crash
@@ -251,25 +241,18 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
       'is not valid JSON (sow writes its journal whole, so this one was not written by sow)',
     );
   }
-  const j = data as Partial<JournalBody> & { checksum?: unknown };
+  // The checksum is of everything else, as sow wrote it: a key added or moved makes it differ.
+  const { checksum: sum, ...body } = (data ?? {}) as JournalBody & { checksum?: unknown };
   if (
-    typeof j !== 'object' ||
-    j === null ||
-    j.version !== JOURNAL_FORMAT ||
-    !Array.isArray(j.renames) ||
-    !Array.isArray(j.folders) ||
-    !Array.isArray(j.removals) ||
-    (j.appends !== undefined && !Array.isArray(j.appends))
+    typeof data !== 'object' ||
+    body.version !== JOURNAL_FORMAT ||
+    !Array.isArray(body.renames) ||
+    !Array.isArray(body.folders) ||
+    !Array.isArray(body.removals) ||
+    (body.appends !== undefined && !Array.isArray(body.appends))
   )
     throw new JournalRefusedError(rel, `is not a journal of this sow (format ${JOURNAL_FORMAT})`);
-  const body: JournalBody = {
-    version: JOURNAL_FORMAT,
-    renames: j.renames,
-    folders: j.folders,
-    removals: j.removals,
-    ...(j.appends ? { appends: j.appends } : {}),
-  };
-  if (j.checksum !== checksum(body))
+  if (sum !== checksum(body))
     throw new JournalRefusedError(rel, 'its checksum does not match its content (it is not whole)');
   for (const step of [...body.renames, ...body.folders]) {
     const { from, to } = (step ?? {}) as { from?: unknown; to?: unknown };

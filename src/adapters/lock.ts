@@ -1,11 +1,12 @@
 /** A cross-process lock around every read-modify-write of state: an O_EXCL file naming its holder (decisions 0004,
  * 0016). A stale lock is removed under `<lock>.takeover`, only if still byte for byte the one judged stale. */
-import { closeSync, constants, lstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, lstatSync, openSync, readFileSync } from 'node:fs';
 import { startHeartbeat } from './heartbeat.js';
 import { hostName, processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { errorClass, LockTimeoutError, UsageError } from '../domain/errors.js';
 import { unlinkIfExists, writeAll } from './fs-atomic.js';
-import { asWriteError } from './io-errors.js';
+import { asWriteError, ignoring, quietly } from './io-errors.js';
+import { readRegular } from './confine.js';
 import { inform } from './notices.js';
 
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -64,19 +65,11 @@ function releaseAllOnExit(): void {
 
 /** Removes the lock only while it holds what this process wrote: one taken over meanwhile is the new holder's. */
 function removeIfOurs(path: string, content: string): void {
-  let raw: string;
-  try {
-    const fd = openSync(path, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
-    try {
-      raw = readFileSync(fd, 'utf8');
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    return; // gone, or not a file we wrote
-  }
-  if (raw === content) unlinkIfExists(path);
+  // Gone, or not a file this process wrote (never read through a link).
+  if (quietly(() => readRegular(path, path, LOCK_LIMITS)) === content) unlinkIfExists(path);
 }
+
+const LOCK_LIMITS = { max: 64 * 1024, what: 'lock files', why: 'a lock names its holder' };
 
 /** Whether the holder is certainly gone, as far as this host can tell; undefined when it cannot tell. */
 function holderGone(holder: Holder, path: string): boolean | undefined {
@@ -117,13 +110,8 @@ function readLock(path: string): LockInfo | undefined {
   if (!stat) return undefined;
   if (stat.isDirectory()) throw new LockFileError(path, 'is a folder');
   if (!stat.isFile()) throw new LockFileError(path, 'is not a regular file');
-  let raw: string;
-  try {
-    raw = readFileSync(path, 'utf8');
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw err;
-  }
+  const raw = ignoring(['ENOENT'], () => readFileSync(path, 'utf8'));
+  if (raw === undefined) return undefined;
   let holder: Holder | undefined;
   try {
     const p = JSON.parse(raw) as Partial<Holder>;
@@ -257,15 +245,9 @@ export async function withLock<T>(path: string, fn: () => Promise<T> | T): Promi
   }
 }
 
-/** A lock file as `sow doctor` reports it: who holds it since when (ISO), and whether that holder is gone. */
-export interface LockState {
-  holder: string;
-  since?: string;
-  stale: boolean;
-}
-
-/** Who holds the lock at `path` and whether the holder is gone; undefined when there is no lock. Reads only. */
-export function inspectLock(path: string): LockState | undefined {
+/** Who holds the lock at `path`, since when (ISO), and whether the holder is gone (`sow doctor`); undefined when there
+ * is no lock. Reads only. */
+export function inspectLock(path: string): { holder: string; since?: string; stale: boolean } | undefined {
   const info = readLock(path);
   if (!info) return undefined;
   const since = info.holder ? new Date(info.holder.started).toISOString() : undefined;

@@ -7,6 +7,7 @@ import { SowError, UsageError } from '../domain/errors.js';
 import { quoted } from '../domain/display.js';
 import { PathEscapeError, readRegular, type ReadLimits } from './confine.js';
 import { unlinkIfExists, writeAll, writeFileAtomic } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { findRepoRoot } from './repo.js';
 import { ensureRuntimeDir, runtimeFolder, shownRuntime } from './runtime.js';
 
@@ -65,13 +66,7 @@ const MAX_RECORD_BYTES = 1024 * 1024;
 const MAX_RECORDS = 1000;
 
 /** The work tree git merges in (it runs the driver at its top), or undefined outside one. */
-function workTree(cwd: string): string | undefined {
-  try {
-    return findRepoRoot(cwd);
-  } catch {
-    return undefined;
-  }
-}
+const workTree = (cwd: string): string | undefined => quietly(() => findRepoRoot(cwd));
 
 /** A record that cannot be written must not stop the merge (the message names the fields too). */
 function bestEffort(fn: () => void): void {

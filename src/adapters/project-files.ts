@@ -2,6 +2,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { readConfined, sowArea } from './confine.js';
+import { quietly } from './io-errors.js';
 
 /** A project holds a few hundred files; a listing stops well past any real one. */
 export const MAX_LISTED = 20_000;
@@ -13,13 +14,7 @@ export function listProjectFiles(root: string): string[] {
   const top = join(sowArea(root).base, 'project');
   const out: string[] = [];
   const walk = (abs: string, rel: string): void => {
-    let names: string[];
-    try {
-      names = readdirSync(abs).sort();
-    } catch {
-      return;
-    }
-    for (const name of names) {
+    for (const name of quietly(() => readdirSync(abs).sort()) ?? []) {
       if (out.length >= MAX_LISTED) return;
       const st = lstatSync(join(abs, name), { throwIfNoEntry: false });
       if (!st) continue;

@@ -12,13 +12,13 @@ import {
   rmSync,
   statSync,
   symlinkSync,
-  unlinkSync,
 } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
 import { cacheDir } from './compile-cache.js';
 import { confine, readRegular, resolveExisting, type Area, type ReadLimits } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { gitRun, gitRunAsync, opt, val, type Arg } from './git.js';
 
 /** The caller's environment (XDG_CACHE_HOME, HOME), never the process's. */
@@ -66,19 +66,12 @@ function entryOf(raw: unknown): CacheEntry | undefined {
  * the next write replaces it: the checkouts are the truth. */
 export function readCacheIndex(env: CacheEnv): CacheIndex {
   const entries: Record<string, CacheEntry> = {};
-  try {
-    const data = JSON.parse(readRegular(indexFile(env), indexFile(env), CACHE_INDEX_LIMITS) ?? '') as {
-      format?: unknown;
-      entries?: unknown;
-    };
-    if (data.format === 1 && typeof data.entries === 'object' && data.entries !== null) {
-      for (const [key, raw] of Object.entries(data.entries)) {
-        const entry = KEY.test(key) ? entryOf(raw) : undefined;
-        if (entry) entries[key] = entry;
-      }
-    }
-  } catch {
-    // none yet, or unreadable: it is rebuilt from what the checkouts say
+  // None yet, or unreadable: it is rebuilt from what the checkouts say.
+  const data = quietly(() => JSON.parse(readRegular(indexFile(env), indexFile(env), CACHE_INDEX_LIMITS) ?? ''));
+  const listed: unknown = data?.format === 1 ? data.entries : undefined;
+  for (const [key, raw] of typeof listed === 'object' && listed !== null ? Object.entries(listed) : []) {
+    const entry = KEY.test(key) ? entryOf(raw) : undefined;
+    if (entry) entries[key] = entry;
   }
   return { format: 1, entries };
 }
@@ -119,8 +112,8 @@ export function checkoutArea(dir: string): Area {
 }
 
 const NO_PROMPT = { GIT_TERMINAL_PROMPT: '0' };
-const gitIn = (cwd: string, args: readonly Arg[], opts: { progress?: boolean } = {}) =>
-  gitRun(cwd, args, { env: NO_PROMPT, ...(opts.progress ? { inheritStderr: true } : {}) });
+const gitIn = (cwd: string, args: readonly Arg[], progress = false) =>
+  gitRun(cwd, args, { env: NO_PROMPT, inheritStderr: progress });
 
 const lastLine = (t: string) => t.split('\n').filter(Boolean).at(-1) ?? '';
 
@@ -156,7 +149,7 @@ export function ensureClone(
       val(source, "the ref's source"),
       val(tmp, 'the folder'),
     ],
-    { progress },
+    progress,
   );
   if (!r.ok) {
     rmSync(tmp, { recursive: true, force: true });
@@ -226,12 +219,8 @@ export type LinkState = 'ok' | 'missing' | 'broken' | 'elsewhere';
 
 /** How `.sow/refs/<link>` stands against where it should point. */
 export function linkState(path: string, target: string): LinkState {
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return 'missing';
-  }
+  const st = quietly(() => lstatSync(path));
+  if (!st) return 'missing';
   if (st.isSymbolicLink()) {
     const to = resolve(join(path, '..'), readlinkSync(path));
     if (to !== resolve(target)) return 'elsewhere';
@@ -255,16 +244,8 @@ export function makeLink(path: string, target: string): 'link' | 'copy' {
   }
 }
 
-export function removeLink(path: string): void {
-  let st;
-  try {
-    st = lstatSync(path);
-  } catch {
-    return;
-  }
-  if (st.isSymbolicLink() || st.isFile()) unlinkSync(path);
-  else rmSync(path, { recursive: true, force: true });
-}
+/** Removes the link (never what it leads to), or the copy made in its place. */
+export const removeLink = (path: string): void => rmSync(path, { recursive: true, force: true });
 
 export function removeCheckout(key: string, env: CacheEnv): void {
   // checkoutDir confines it to the cache: no link on the way leads the removal out.

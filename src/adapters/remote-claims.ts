@@ -41,14 +41,18 @@ export function hasRemote(root: string, remote: string): boolean {
   return gitRun(root, ['config', '--get', val(`remote.${remote}.url`, 'the remote')]).ok;
 }
 
-/** `ls-remote` of the claims refs matching `pattern`, or why the remote was not reached. */
+/** `ls-remote` of the claims refs matching `pattern` (ref → commit), or why the remote was not reached. */
 async function lsRemote(root: string, remote: string, pattern: string, what: string) {
   const r = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(pattern, what)], {
     env: REMOTE_ENV,
   });
-  return r.ok
-    ? { ok: true as const, out: r.out }
-    : { ok: false as const, why: `was not reached (${gitReason(r.err)})` };
+  if (!r.ok) return { ok: false as const, why: `was not reached (${gitReason(r.err)})` };
+  const refs = new Map<string, string>();
+  for (const line of r.out.split('\n')) {
+    const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line);
+    if (m) refs.set(m[2]!, m[1]!);
+  }
+  return { ok: true as const, refs };
 }
 
 /** What git said about a failure, in a line: its first `fatal:` or `error:` line, else its last line. */
@@ -71,11 +75,9 @@ export async function listClaimRefs(
   const r = await lsRemote(root, remote, `${prefix}*`, 'the claims refs');
   if (!r.ok) return r;
   const refs = new Map<string, string>();
-  for (const line of r.out.split('\n')) {
-    const m = /^([0-9a-f]{40,64})\t(.+)$/.exec(line);
-    if (!m || !m[2]!.startsWith(prefix)) continue;
-    const task = m[2]!.slice(prefix.length);
-    if (/^\d{3,}$/.test(task)) refs.set(task, m[1]!);
+  for (const [ref, sha] of r.refs) {
+    const task = ref.slice(prefix.length);
+    if (ref.startsWith(prefix) && /^\d{3,}$/.test(task)) refs.set(task, sha);
   }
   return { ok: true, refs };
 }
@@ -132,10 +134,7 @@ export async function readTaskClaim(
   const ref = `${CLAIMS_PREFIX}/${branch}/${task}`;
   const r = await lsRemote(root, remote, ref, 'the claim ref');
   if (!r.ok) return { reached: false, why: r.why };
-  const sha = r.out
-    .split('\n')
-    .map((line) => /^([0-9a-f]{40,64})\t(.+)$/.exec(line))
-    .find((m) => m?.[2] === ref)?.[1];
+  const sha = r.refs.get(ref);
   if (sha === undefined) return { reached: true };
   const [claim] = await claimsOf(root, remote, branch, new Map([[task, sha]]));
   return claim ? { reached: true, claim } : { reached: true };
@@ -185,7 +184,7 @@ export async function pushClaim(
   // pushes there (a hook, rules, rights). Only its ref's value now tells them apart.
   const now = await lsRemote(root, remote, ref, 'the claim ref');
   if (!now.ok) return { kind: 'failed', why: now.why };
-  const current = /^([0-9a-f]{40,64})\t/.exec(now.out)?.[1] ?? null;
+  const current = now.refs.get(ref) ?? null;
   if (current !== expected) return { kind: 'lost' };
   const said = r.err.includes('remote:') ? r.err.split('\n').filter((l) => l.startsWith('remote:')) : [status];
   return { kind: 'failed', why: `refused the push (${gitReason(said.join('\n'))})` };
@@ -197,26 +196,19 @@ const CACHE_FILE = 'remote-claims.json';
 export const CLAIMS_CACHE_SECONDS = 5;
 const CACHE_LIMITS = { max: 4 * 1024 * 1024, what: 'the claims cache', why: 'it holds a line per claimed task' };
 
-interface CacheShape {
-  remote: string;
-  branch: string;
-  at: string;
-  claims: RemoteClaim[];
-}
-
 const str = (x: unknown): x is string => typeof x === 'string';
 
 /** The cached claims of that remote and branch, if read a few seconds before `now`; anything odd is no cache. */
 export function cachedClaims(root: string, remote: string, branch: string, now: string): RemoteClaim[] | undefined {
   try {
     const path = runtimePath(root, CACHE_FILE);
-    const data = JSON.parse(readRegular(path, path, CACHE_LIMITS) ?? '') as Partial<CacheShape>;
-    if (data.remote !== remote || data.branch !== branch || !str(data.at) || !Array.isArray(data.claims))
-      return undefined;
-    const age = Date.parse(now) - Date.parse(data.at);
+    const data = JSON.parse(readRegular(path, path, CACHE_LIMITS) ?? '') as Record<string, unknown>;
+    const { at, claims: listed } = data;
+    if (data['remote'] !== remote || data['branch'] !== branch || !str(at) || !Array.isArray(listed)) return undefined;
+    const age = Date.parse(now) - Date.parse(at);
     if (!(age >= 0 && age < CLAIMS_CACHE_SECONDS * 1000)) return undefined;
     const claims: RemoteClaim[] = [];
-    for (const c of data.claims as unknown[]) {
+    for (const c of listed as unknown[]) {
       const o = c as Record<string, unknown>;
       if (typeof o !== 'object' || o === null || !str(o['task']) || !str(o['sha'])) return undefined;
       const claim: RemoteClaim = { task: o['task'], sha: o['sha'] };

@@ -9,32 +9,17 @@ import {
   SowError,
 } from '../domain/errors.js';
 import { existingRealFolder } from './confine.js';
+import { quietly } from './io-errors.js';
 import { branchesWithFile } from './git.js';
 
-const isDir = (p: string) => {
-  try {
-    return statSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-};
+const isDir = (p: string) => quietly(() => statSync(p).isDirectory()) === true;
 
-const realOrSelf = (p: string) => {
-  try {
-    return realpathSync.native(p);
-  } catch {
-    return resolve(p);
-  }
-};
+const realOrSelf = (p: string) => quietly(() => realpathSync.native(p)) ?? resolve(p);
 
 /** The nearest directory at or above `cwd` that holds `.git` (a folder, or a file for worktrees). */
 export function findRepoRoot(cwd: string): string {
-  let dir = resolve(cwd);
-  try {
-    dir = realpathSync.native(dir);
-  } catch {
-    // a folder that does not exist: reported below as not in a repository
-  }
+  // A folder that does not exist is reported below as not in a repository.
+  let dir = realOrSelf(cwd);
   for (;;) {
     if (existsSync(join(dir, '.git'))) return dir;
     const parent = dirname(dir);
@@ -50,12 +35,8 @@ export function findWorkspaceRoot(cwd: string): string {
   existingRealFolder({ base: root, name: 'the repository' }, '.sow');
   if (!isDir(join(root, '.sow'))) {
     // sow ran in this checkout before (its runtime folder is there): on another branch, so say which have a project.
-    let used = false;
-    try {
-      used = isDir(join(ownGitDir(root), 'sow'));
-    } catch {
-      // a `.git` sow cannot use: it never ran here
-    }
+    // A `.git` sow cannot use: it never ran here.
+    const used = quietly(() => isDir(join(ownGitDir(root), 'sow'))) === true;
     throw new NotInitializedError(root, false, used ? branchesWithFile(root, '.sow/project/state.yaml') : []);
   }
   // Left behind by sow on another branch: say which branches have a project (looked up only now).
@@ -106,12 +87,7 @@ export function ownGitDir(root: string): string {
     throw new GitDirInvalidError(root, `leads to '${real}', a folder of the checkout itself rather than git's own`);
   if (!inTree) {
     // A linked worktree's record names the checkout it belongs to.
-    let back: string | undefined;
-    try {
-      back = readFileSync(join(real, 'gitdir'), 'utf8').trim();
-    } catch {
-      back = undefined;
-    }
+    const back = quietly(() => readFileSync(join(real, 'gitdir'), 'utf8').trim());
     if (back !== undefined && realOrSelf(isAbsolute(back) ? back : resolve(real, back)) !== realOrSelf(dotGit)) {
       throw new GitDirInvalidError(root, `leads to '${real}', whose record names another checkout`);
     }
@@ -138,39 +114,25 @@ export function head(root: string): { branch?: string; commit?: string } {
 /** The folder that holds refs: for a linked worktree, the main repository's (its `commondir`). */
 function commonDir(root: string): string {
   const dir = gitDir(root);
-  try {
-    const common = readFileSync(join(dir, 'commondir'), 'utf8').trim();
-    return isAbsolute(common) ? common : resolve(dir, common);
-  } catch {
-    return dir;
-  }
+  const common = quietly(() => readFileSync(join(dir, 'commondir'), 'utf8').trim());
+  return common === undefined ? dir : resolve(dir, common);
 }
 
 /** Whether `refs/heads/<branch>` exists, loose or packed, read without running git. */
 export function branchExists(root: string, branch: string): boolean {
   const common = commonDir(root);
   if (existsSync(join(common, 'refs', 'heads', ...branch.split('/')))) return true;
-  try {
-    const packed = readFileSync(join(common, 'packed-refs'), 'utf8');
-    return packed.split('\n').some((line) => line.endsWith(` refs/heads/${branch}`));
-  } catch {
-    return false;
-  }
+  const packed = quietly(() => readFileSync(join(common, 'packed-refs'), 'utf8'));
+  return packed?.split('\n').some((line) => line.endsWith(` refs/heads/${branch}`)) === true;
 }
 
 /** The branch `branch` was started from, as git's reflogs recorded it (its creation, else the first checkout). */
 export function branchCreatedFrom(root: string, branch: string): string | undefined {
-  const firstLine = (path: string) => {
-    try {
-      return readFileSync(path, 'utf8').split('\n');
-    } catch {
-      return [];
-    }
-  };
-  const own = firstLine(join(commonDir(root), 'logs', 'refs', 'heads', ...branch.split('/')))[0] ?? '';
+  const lines = (path: string) => quietly(() => readFileSync(path, 'utf8').split('\n')) ?? [];
+  const own = lines(join(commonDir(root), 'logs', 'refs', 'heads', ...branch.split('/')))[0] ?? '';
   const created = /\tbranch: Created from (?:refs\/heads\/)?(\S+)$/.exec(own)?.[1];
   if (created && created !== 'HEAD') return created;
-  for (const line of firstLine(join(gitDir(root), 'logs', 'HEAD'))) {
+  for (const line of lines(join(gitDir(root), 'logs', 'HEAD'))) {
     const moved = /\tcheckout: moving from (\S+) to (\S+)$/.exec(line);
     if (moved && moved[2] === branch && moved[1] !== branch && !/^[0-9a-f]{40}$/.test(moved[1]!)) return moved[1];
   }
@@ -185,13 +147,8 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
     const project = realpathSync.native(projectRoot);
     if (here === project || !isDir(join(project, '.sow')) || !existsSync(join(project, '.sow', '.version')))
       return undefined;
-    const own = gitDir(here);
-    const common = realOrSelf(commonDir(project));
-    // Its record is <common>/worktrees/<name>, and that record's gitdir names this checkout's .git.
-    if (realOrSelf(dirname(own)) !== join(common, 'worktrees') || realOrSelf(commonDir(here)) !== common)
-      return undefined;
-    const back = readFileSync(join(own, 'gitdir'), 'utf8').trim();
-    if (realOrSelf(dirname(isAbsolute(back) ? back : resolve(own, back))) !== here) return undefined;
+    // Its `.git` names a record of <common>/worktrees/ whose gitdir names this checkout's `.git` back.
+    if (linkedCheckoutProblem(project, here) !== undefined) return undefined;
     const rel = relative(here, realOrSelf(cwd));
     return rel.startsWith('..') || isAbsolute(rel) ? project : join(project, rel);
   } catch {
@@ -203,12 +160,8 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
  * git at a git dir whose configuration it obeys (core.fsmonitor runs commands), so git runs there only if it holds. */
 export function linkedCheckoutProblem(root: string, checkout: string): string | undefined {
   const dotGit = join(checkout, '.git');
-  let st;
-  try {
-    st = lstatSync(dotGit);
-  } catch {
-    return 'is missing';
-  }
+  const st = quietly(() => lstatSync(dotGit));
+  if (!st) return 'is missing';
   if (st.isSymbolicLink()) return 'is a link';
   if (!st.isFile()) return 'is not a file';
   if (st.size > 4096) return 'is larger than the one line git writes there';

@@ -3,6 +3,7 @@
 import { lstatSync, renameSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { existingRealFolder, isRealFolder, realFolder, type Area } from './confine.js';
+import { quietly } from './io-errors.js';
 import { ownGitDir } from './repo.js';
 
 const NAME = 'sow';
@@ -64,10 +65,7 @@ function adoptLegacy(root: string, dir: string): void {
   if (!isRealFolder(join(root, '.sow'))) return;
   for (const [from, to] of moves) {
     if (!isRealFolder(dirname(from)) || !isRealFolder(from)) continue;
-    try {
-      renameSync(from, to);
-    } catch {
-      // another file system, or made meanwhile: left where it is (doctor names it)
-    }
+    // On another file system, or made meanwhile: left where it is (doctor names it).
+    quietly(() => renameSync(from, to));
   }
 }

@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, fstatSync, mkdirSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ExternalToolError } from '../domain/errors.js';
+import { quietly } from './io-errors.js';
 
 const SHELL = '/bin/sh';
 /** How long a timed-out or aborted check has, after SIGTERM, before SIGKILL. */
@@ -69,13 +70,8 @@ export interface ShellOutcome {
   durationMs: number;
 }
 
-const killGroup = (pid: number, signal: NodeJS.Signals) => {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // the group is gone already
-  }
-};
+/** Signals the group, if it is not gone already. */
+const killGroup = (pid: number, signal: NodeJS.Signals) => quietly(() => process.kill(-pid, signal));
 
 export function runShell(req: ShellRequest): Promise<ShellOutcome> {
   return new Promise((resolve, reject) => {
@@ -145,12 +141,8 @@ export function runShell(req: ShellRequest): Promise<ShellOutcome> {
 
 /** The last `lines` lines of a log (at most its last 64 KiB), without sow's own `# sow` notes. */
 export function logTail(path: string, lines: number): string[] {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return [];
-  }
+  const fd = quietly(() => openSync(path, 'r'));
+  if (fd === undefined) return [];
   try {
     const size = fstatSync(fd).size;
     const length = Math.min(size, 64 * 1024);

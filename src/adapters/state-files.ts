@@ -1,9 +1,11 @@
 /** Reading and rendering YAML state files, validated both ways (decisions 0003, 0028); an edited file is spliced so
  * comments survive. A state file is a regular file in `.sow/` of at most MAX_STATE_BYTES, no link out on the way. */
 import { SowError, StateFileError } from '../domain/errors.js';
+import { isRecord } from '../domain/json.js';
 import { existsSync, lstatSync, type Stats } from 'node:fs';
 import { join, sep } from 'node:path';
 import { inSow, readConfined, sowArea, sowPath } from './confine.js';
+import { SETTLE_MS } from './file-stamp.js';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { check } from '../domain/schema-check.js';
 import { emitYaml } from './yaml/emit.js';
@@ -89,12 +91,10 @@ export function validateState<S extends GenericSchema>(rel: string, schema: S, d
 
 /** `task` or `project` when that is the only key, holding a map: a wrapped layout, told as such (sow's is flat). */
 function wrapperOf(data: unknown): string | undefined {
-  if (typeof data !== 'object' || data === null || Array.isArray(data)) return undefined;
-  const keys = Object.keys(data);
-  const only = keys.length === 1 ? keys[0]! : undefined;
-  if (only !== 'task' && only !== 'project') return undefined;
-  const inner = (data as Record<string, unknown>)[only];
-  return typeof inner === 'object' && inner !== null && !Array.isArray(inner) ? only : undefined;
+  const only = isRecord(data) && Object.keys(data).length === 1 ? Object.keys(data)[0] : undefined;
+  return (only === 'task' || only === 'project') && isRecord((data as Record<string, unknown>)[only])
+    ? only
+    : undefined;
 }
 
 export async function readStateFile<S extends GenericSchema>(
@@ -124,7 +124,7 @@ let memory: { settleMs: number; now: () => number; files: Map<string, Remembered
 
 /** From now on this process keeps what it parsed (see Remembered); `settleMs` and `now` are for tests. */
 export function keepParsedStateFiles(opts: { settleMs?: number; now?: () => number } = {}): void {
-  memory = { settleMs: opts.settleMs ?? STATE_SETTLE_MS, now: opts.now ?? Date.now, files: new Map() };
+  memory = { settleMs: opts.settleMs ?? SETTLE_MS, now: opts.now ?? Date.now, files: new Map() };
 }
 
 /** How many parses are kept (for tests). */
@@ -136,9 +136,6 @@ export function parsedStateFilesKept(): number {
 export function forgetParsedStateFiles(): void {
   memory = undefined;
 }
-
-/** The task index's settling time: a file younger than this may still change without its stat showing it. */
-const STATE_SETTLE_MS = 2_000;
 
 const sameStat = ({ stat }: Remembered, st: Stats) =>
   stat.ino === st.ino && stat.size === st.size && stat.mtimeMs === st.mtimeMs && stat.ctimeMs === st.ctimeMs;

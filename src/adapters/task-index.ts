@@ -13,14 +13,14 @@ import {
 } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
-import { fileStamp, stampMs, type FileStamp } from './file-stamp.js';
+import { fileStamp, settled, stampSettled, type FileStamp } from './file-stamp.js';
 import { HeldFiles } from './held-files.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { ignoring, MISSING, quietly } from './io-errors.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
 const FORMAT = 6;
-const SETTLE_MS = 2_000;
 /** An index of 10,000 tasks takes about 1 MB. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
@@ -34,9 +34,6 @@ const same = (e: Entry, st: FileStamp) =>
   e[4] === st.mtimeNs &&
   e[5] === st.ctimeS &&
   e[6] === st.ctimeNs;
-const settled = (mtimeMs: number, ctimeMs: number, now: number) => now - Math.max(mtimeMs, ctimeMs) > SETTLE_MS;
-const stampSettled = (st: FileStamp, now: number) =>
-  settled(stampMs(st.mtimeS, st.mtimeNs), stampMs(st.ctimeS, st.ctimeNs), now);
 const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
 /** Where an entry's summary begins. */
 const NAME = 7;
@@ -100,14 +97,8 @@ export function listNames(root: string, rel: string, now = Date.now()): string[]
   const kept = st?.isDirectory() ? listings!.get(abs) : undefined;
   if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs)
     return [...kept.names];
-  let entries;
-  try {
-    entries = readdirSync(abs, { withFileTypes: true });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' || code === 'ENOTDIR') return [];
-    throw err;
-  }
+  const entries = ignoring(MISSING, () => readdirSync(abs, { withFileTypes: true }));
+  if (!entries) return [];
   const names: string[] = [];
   for (const e of entries) {
     if (e.name.startsWith('.')) continue;
@@ -195,18 +186,13 @@ export class TaskIndex {
   static open(root: string): TaskIndex {
     const known = kept?.get(root);
     if (known) return new TaskIndex(root, known);
-    let entries: Entry[] = [];
-    try {
-      // Runtime data, but it may have come with a clone: a regular file of a sane size, or nothing.
+    // Runtime data, but it may have come with a clone: a regular file of a sane size, or every task file is read.
+    const data = quietly(() => {
       const path = runtimePath(root, 'tasks.json');
       const st = lstatSync(path);
-      if (!st.isFile() || st.size > MAX_INDEX_BYTES) throw new Error('not an index sow wrote');
-      const data = JSON.parse(readFileSync(path, 'utf8')) as { format?: unknown; entries?: unknown };
-      if (data.format === FORMAT && Array.isArray(data.entries)) entries = data.entries as Entry[];
-    } catch {
-      // No index, or one that cannot be read: every task file is read.
-    }
-    return new TaskIndex(root, entries);
+      return st.isFile() && st.size <= MAX_INDEX_BYTES ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
+    });
+    return new TaskIndex(root, data?.format === FORMAT && Array.isArray(data.entries) ? data.entries : []);
   }
 
   /** The summary of each task of `dir`: from the index where the file is unchanged, else from `load` (validating). */

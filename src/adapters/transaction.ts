@@ -14,7 +14,7 @@ import {
 import { dirname, join, relative, sep } from 'node:path';
 import { confineReal, existingRealFolder, inSow, PathEscapeError, realFolder, sowArea } from './confine.js';
 import { clearDir, fsyncDir, uniqueName, unlinkIfExists, writeFileAtomic, writeNewFile } from './fs-atomic.js';
-import { asWriteError, environmentError } from './io-errors.js';
+import { asWriteError, environmentError, ignoring, quietly } from './io-errors.js';
 import {
   APPENDABLE,
   appendAt,
@@ -223,21 +223,14 @@ export class StaleChangeError extends Error {
   }
 }
 
-function textNow(root: string, rel: string): string | undefined {
-  try {
-    return readText(root, rel);
-  } catch {
-    return undefined;
-  }
-}
-
 export async function commitChange(root: string, change: ChangeSet): Promise<void> {
   if (Object.keys(change.write).length === 0 && change.log.length === 0) return;
   ensureRuntimeDir(root);
   await withLock(runtimePath(root, 'lock'), () => {
     if (hasJournal(root)) throw new StaleChangeError('an interrupted write waits to be finished');
     if (head(root).branch !== change.branch) throw new StaleChangeError(`'${change.branch}' is not checked out`);
-    for (const { rel, text } of change.read) if (textNow(root, rel) !== text) throw new StaleChangeError(rel);
+    for (const { rel, text } of change.read)
+      if (quietly(() => readText(root, rel)) !== text) throw new StaleChangeError(rel);
     clearLeftovers(root);
     const tx = new Transaction(root);
     for (const [rel, text] of Object.entries(change.write)) tx.write(rel, text);
@@ -251,12 +244,9 @@ function staging(root: string): { dir: string; prefix: string } {
   const tmp = ensureRuntimeDir(root, 'tmp');
   if (deviceOf(tmp) === deviceOf(root)) return { dir: tmp, prefix: TMP };
   const dir = realFolder(sowArea(root), '.tmp');
-  try {
-    // O_EXCL: never follows a link planted as the .gitignore.
-    writeFileSync(join(dir, '.gitignore'), '# sow temp files: never part of the history\n*\n', { flag: 'wx' });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-  }
+  // O_EXCL: never follows a link planted as the .gitignore.
+  const ignore = '# sow temp files: never part of the history\n*\n';
+  ignoring(['EEXIST'], () => writeFileSync(join(dir, '.gitignore'), ignore, { flag: 'wx' }));
   return { dir, prefix: WORKTREE_TMP };
 }
 

@@ -2,6 +2,7 @@
  * can read git's folder), in `.git/sow/ui.json`. A record not of sow's shape is ignored. */
 import { readFileSync } from 'node:fs';
 import { writeFileAtomic } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { pickShape } from './record-shape.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
@@ -17,13 +18,8 @@ const isPort = (v: unknown) => Number.isInteger(v) && (v as number) > 0 && (v as
 const isHash = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
 
 export function readUiRecord(root: string): UiRecord | undefined {
-  let text: string;
-  try {
-    text = readFileSync(runtimePath(root, FILE), 'utf8');
-  } catch {
-    return undefined;
-  }
-  if (text.length > MAX_BYTES) return undefined;
+  const text = quietly(() => readFileSync(runtimePath(root, FILE), 'utf8'));
+  if (text === undefined || text.length > MAX_BYTES) return undefined;
   try {
     const r = pickShape<UiRecord>(JSON.parse(text), {
       port: isPort,

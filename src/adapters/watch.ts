@@ -1,7 +1,8 @@
 /** The change feed: watches each folder of `.sow/` (or polls). What sow writes to read (lock, index, journals, temp
  * files) is not a change, or a view would wake itself for ever. A burst is told once, after `settleMs`. */
-import { lstatSync, readdirSync, statSync, watch, type Dirent, type FSWatcher } from 'node:fs';
+import { lstatSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { join, sep } from 'node:path';
+import { quietly } from './io-errors.js';
 
 export interface Feed {
   close(): void;
@@ -84,11 +85,7 @@ function watchTree(
         if (name === null) return changed();
         const path = rel ? `${rel}/${String(name)}` : String(name);
         // A folder that came: watch it (and what it holds) too.
-        try {
-          if (lstatSync(join(dir, path)).isDirectory()) add(path);
-        } catch {
-          // gone again, or never a folder
-        }
+        if (quietly(() => lstatSync(join(dir, path)).isDirectory())) add(path);
         if (shown(path)) changed();
       });
     } catch {
@@ -99,13 +96,8 @@ function watchTree(
       watchers.delete(rel);
     });
     watchers.set(rel, w);
-    let entries: Dirent[] = [];
-    try {
-      entries = readdirSync(abs, { withFileTypes: true });
-    } catch {
-      // removed meanwhile
-    }
-    for (const e of entries) if (e.isDirectory()) add(rel ? `${rel}/${e.name}` : e.name);
+    for (const e of quietly(() => readdirSync(abs, { withFileTypes: true })) ?? [])
+      if (e.isDirectory()) add(rel ? `${rel}/${e.name}` : e.name);
     return true;
   };
   let poll: NodeJS.Timeout | undefined;
@@ -135,23 +127,13 @@ function signature(dir: string, shown: (rel: string) => boolean, unwatched: RegE
   const parts: string[] = [];
   const walk = (abs: string, rel: string, depth: number) => {
     if (depth > 8) return;
-    let entries: Dirent[];
-    try {
-      entries = readdirSync(abs, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
+    for (const e of quietly(() => readdirSync(abs, { withFileTypes: true })) ?? []) {
       const r = rel ? `${rel}/${e.name}` : e.name;
       if (e.isDirectory()) {
         if (!unwatched.test(r)) walk(join(abs, e.name), r, depth + 1);
       } else if (e.isFile() && shown(r)) {
-        try {
-          const st = statSync(join(abs, e.name));
-          parts.push(`${r}:${st.size}:${st.mtimeMs}`);
-        } catch {
-          // gone meanwhile
-        }
+        const st = quietly(() => statSync(join(abs, e.name)));
+        if (st) parts.push(`${r}:${st.size}:${st.mtimeMs}`);
       }
     }
   };

@@ -1,6 +1,7 @@
 /** YAML a person may have written, edited so everything unchanged stays byte for byte (splice.ts). A repository's file
  * is untrusted: alias bombs, self-aliases, deep nesting and huge files are refused (YamlRefusedError) early. */
 import { RESERVED_NAMES } from '../../domain/fields.js';
+import { quietly } from '../io-errors.js';
 import { MAX_DEPTH, parseCanonicalYaml } from './canonical.js';
 import { plainData, sameData } from './data.js';
 import { emitYaml } from './emit.js';
@@ -76,14 +77,9 @@ function refuseReservedKeys(value: unknown, path: string[] = []): void {
   }
 }
 
-/** `handWritten`: not in the form sow writes, so writes splice the change into the text to keep that form. */
-export interface ParsedYaml {
-  data: unknown;
-  handWritten: boolean;
-}
-
-/** Parses YAML: what sow wrote with the canonical reader (≈20× faster), the rest with the yaml package. */
-export async function parseYaml(text: string): Promise<ParsedYaml> {
+/** Parses YAML: what sow wrote with the canonical reader (≈20× faster), the rest with the yaml package (`handWritten`:
+ * not in the form sow writes, so writes splice the change into the text to keep that form). */
+export async function parseYaml(text: string): Promise<{ data: unknown; handWritten: boolean }> {
   const fast = parseCanonicalYaml(text);
   if (fast !== undefined) return { data: fast, handWritten: false };
   const yaml = await loadYaml();
@@ -136,8 +132,7 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
     const pos = at(error.pos[0]);
     throw new YamlSyntaxError(error.message.split('\n')[0] ?? 'invalid YAML', pos?.line, pos?.col);
   }
-  refuseDuplicateKeys(yaml, doc, lines);
-  refuseCircularAliases(yaml, doc, lines);
+  refuseDuplicatesAndCycles(yaml, doc, lines);
   return doc;
 }
 
@@ -202,36 +197,33 @@ function documentData(doc: YamlDocument): unknown {
   return data;
 }
 
-function refuseDuplicateKeys(yaml: YamlModule, doc: YamlDocument, lines: import('yaml').LineCounter): void {
-  yaml.visit(doc, {
-    Map(_key, map) {
-      const seen = new Set<string>();
-      for (const pair of map.items) {
-        const key = yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-        if (seen.has(key)) {
-          const at = yaml.isNode(pair.key) && pair.key.range ? lines.linePos(pair.key.range[0]) : undefined;
-          throw new YamlSyntaxError(`Map keys must be unique ('${key.slice(0, 40)}' appears twice)`, at?.line, at?.col);
-        }
-        seen.add(key);
-      }
-    },
-  });
-}
-
-/** `&a [*a]`: a value that contains itself, which no data (and no JSON) can hold. */
-function refuseCircularAliases(yaml: YamlModule, doc: YamlDocument, lines: import('yaml').LineCounter): void {
+/** Keys twice in a map, and `&a [*a]`: a value that contains itself, which no data (and no JSON) can hold. */
+function refuseDuplicatesAndCycles(yaml: YamlModule, doc: YamlDocument, lines: import('yaml').LineCounter): void {
   const anchors = new Map<string, unknown>();
+  const pos = (node: unknown) => (yaml.isNode(node) && node.range ? lines.linePos(node.range[0]) : undefined);
   yaml.visit(doc, {
     Node(_key, node, path) {
       if (yaml.isAlias(node)) {
         const target = anchors.get(node.source);
         if (target !== undefined && path.includes(target as never)) {
           throw new YamlRefusedError(
-            `has the alias *${node.source}${where(node.range ? lines.linePos(node.range[0]) : undefined)} inside ` +
-              `the value its anchor names: a value that contains itself, which sow cannot hold`,
+            `has the alias *${node.source}${where(pos(node))} inside the value its anchor names: a value that ` +
+              `contains itself, which sow cannot hold`,
           );
         }
-      } else if (node.anchor) anchors.set(node.anchor, node);
+        return undefined;
+      }
+      if (node.anchor) anchors.set(node.anchor, node);
+      if (!yaml.isMap(node)) return undefined;
+      const seen = new Set<string>();
+      for (const pair of node.items) {
+        const key = yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
+        if (seen.has(key)) {
+          const at = pos(pair.key);
+          throw new YamlSyntaxError(`Map keys must be unique ('${key.slice(0, 40)}' appears twice)`, at?.line, at?.col);
+        }
+        seen.add(key);
+      }
       return undefined;
     },
   });
@@ -251,13 +243,8 @@ export async function editYaml(previous: string, value: unknown): Promise<string
 }
 
 /** Whether `text` reads back as exactly `value`. */
-function holds(yaml: YamlModule, text: string, value: unknown): boolean {
-  try {
-    return sameData(documentData(composeDocument(yaml, text)), value);
-  } catch {
-    return false;
-  }
-}
+const holds = (yaml: YamlModule, text: string, value: unknown): boolean =>
+  quietly(() => sameData(documentData(composeDocument(yaml, text)), value)) === true;
 
 function editThroughDocument(yaml: YamlModule, previous: string, value: unknown): string {
   const doc = yaml.parseDocument(previous, OPTIONS);

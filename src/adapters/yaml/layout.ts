@@ -21,15 +21,16 @@ export interface Place {
   column: number;
 }
 
+/** What splice.ts builds on: the syntax tree's items by token, and the source text around them. */
 export class Layout {
   private readonly slots = new Map<CST.Token, Slot>();
   /** The file's line break. */
   readonly nl: string;
 
   constructor(
-    private readonly yaml: YamlModule,
-    doc: Document,
-    private readonly src: string,
+    protected readonly yaml: YamlModule,
+    protected readonly doc: Document,
+    protected readonly src: string,
   ) {
     this.nl = src.includes('\r\n') ? '\r\n' : '\n';
     const root = doc.contents as Node | null;

@@ -1,6 +1,7 @@
 /** Writes a new value into YAML a person wrote by changing only the text of what changed, guided by the syntax tree
  * (layout.ts), since `Document.toString()` reformats every node. Undefined for shapes it does not handle. */
 import type { Alias, CST, Document, Node, Pair, Scalar } from 'yaml';
+import { quietly } from '../io-errors.js';
 import { plainData, sameData } from './data.js';
 import { emitScalar, emitString, emitYaml, hasEntries, isRecord, quoteString } from './emit.js';
 import { Layout, Unspliceable, type Place } from './layout.js';
@@ -24,31 +25,18 @@ export function spliceYaml(
   old: unknown,
   next: unknown,
 ): string | undefined {
-  try {
-    return new Splicer(yaml, doc, src).run(old, next);
-  } catch {
-    // Unspliceable, or a shape this module gets wrong: the caller writes the file another way.
-    return undefined;
-  }
+  // Unspliceable, or a shape this module gets wrong: undefined, and the caller writes the file another way.
+  return quietly(() => new Splicer(yaml, doc, src).run(old, next));
 }
 
-class Splicer {
+class Splicer extends Layout {
   private readonly edits: Edit[] = [];
-  private readonly at: Layout;
   /** Anchored nodes whose value changed (what they hold now) or that are gone (undefined). */
   private readonly anchorFate = new Map<Node, { value: unknown } | undefined>();
   /** Aliases the walk reached, with the value their place holds now. */
   private readonly aliasesReached = new Map<Alias, unknown>();
   /** Text removed or rewritten whole: aliases and anchors inside it are gone. */
   private readonly cleared: [number, number][] = [];
-
-  constructor(
-    private readonly yaml: YamlModule,
-    private readonly doc: Document,
-    private readonly src: string,
-  ) {
-    this.at = new Layout(yaml, doc, src);
-  }
 
   run(old: unknown, next: unknown): string {
     const root = this.doc.contents as Node;
@@ -101,28 +89,28 @@ class Splicer {
     const added = Object.keys(next).filter((k) => next[k] !== undefined && !keys.includes(k));
     if (!kept.includes(true)) return this.replace(node, next, place);
     this.record(node, next);
-    const flow = this.at.isFlow(node);
+    const flow = this.isFlow(node);
     node.items.forEach((pair, i) => {
       if (!kept[i]) return;
       const key = keys[i]!;
       const value = pair.value as Node | null;
       if (value === null) {
         // `{x, y}`: a key without a value (null); a value now comes after it.
-        if (next[key] !== null) this.insert(this.at.itemEnd(pair), `: ${this.inline(next[key])}`);
+        if (next[key] !== null) this.insert(this.itemEnd(pair), `: ${this.inline(next[key])}`);
         return;
       }
-      this.sync(value, old[key], next[key], this.at.placeOf(value, pair));
+      this.sync(value, old[key], next[key], this.placeOf(value, pair));
     });
     this.removeRuns(node.items, kept, flow);
     if (added.length) {
-      const lastEnd = this.at.itemEnd(node.items[node.items.length - 1]!);
+      const lastEnd = this.itemEnd(node.items[node.items.length - 1]!);
       if (flow) {
         this.insert(lastEnd, added.map((k) => `, ${emitString(k)}: ${this.inline(next[k])}`).join(''));
       } else {
         const first = node.items[0]!;
-        const column = this.at.column(this.at.keyStart(this.at.slotOf(first)!.item, first));
+        const column = this.column(this.keyStart(this.slotOf(first)!.item, first));
         const entries = Object.fromEntries(added.map((k) => [k, next[k]]));
-        this.insertLines(this.at.restOfLine(lastEnd), emitYaml(entries, ' '.repeat(column)));
+        this.insertLines(this.restOfLine(lastEnd), emitYaml(entries, ' '.repeat(column)));
       }
     }
   }
@@ -146,10 +134,10 @@ class Splicer {
     const kept = items.map((_, i) => i < front + paired || i >= n - back);
     if (!kept.includes(true)) return this.replace(node, next, place);
     this.record(node, next);
-    const flow = this.at.isFlow(node);
+    const flow = this.isFlow(node);
     for (let k = 0; k < paired; k++) {
       const i = front + k;
-      this.sync(items[i]!, old[i], next[i], this.at.placeOf(items[i]!));
+      this.sync(items[i]!, old[i], next[i], this.placeOf(items[i]!));
     }
     this.removeRuns(items, kept, flow);
     const insert = next.slice(front + paired, m - back);
@@ -157,18 +145,18 @@ class Splicer {
     const after = front + paired - 1; // the item the new ones follow (-1: they come first)
     if (flow) {
       const texts = insert.map((v) => this.inline(v));
-      if (after >= 0) this.insert(this.at.itemEnd(items[after]!), texts.map((t) => `, ${t}`).join(''));
-      else this.insert(this.at.itemStart(items[0]!), texts.map((t) => `${t}, `).join(''));
+      if (after >= 0) this.insert(this.itemEnd(items[after]!), texts.map((t) => `, ${t}`).join(''));
+      else this.insert(this.itemStart(items[0]!), texts.map((t) => `${t}, `).join(''));
       return;
     }
     // New items line up under the first `-` (which may stand after another one: `- - a`).
-    const dash = this.at.itemStart(items[0]!);
-    const column = this.at.column(dash);
+    const dash = this.itemStart(items[0]!);
+    const column = this.column(dash);
     const text = emitYaml(insert, ' '.repeat(column));
-    if (after >= 0) this.insertLines(this.at.restOfLine(this.at.itemEnd(items[after]!)), text);
-    else if (this.at.firstOnLine(dash)) this.insert(this.at.lineStart(dash), text.replaceAll('\n', this.at.nl));
+    if (after >= 0) this.insertLines(this.restOfLine(this.itemEnd(items[after]!)), text);
+    else if (this.firstOnLine(dash)) this.insert(this.lineStart(dash), text.replaceAll('\n', this.nl));
     // `- - a`: `- - new` then `  - a`
-    else this.insert(dash, text.slice(column).replaceAll('\n', this.at.nl) + ' '.repeat(column));
+    else this.insert(dash, text.slice(column).replaceAll('\n', this.nl) + ' '.repeat(column));
   }
 
   /** Whether an item keeps its text as it is (an alias: only if its anchor keeps its value too). */
@@ -186,14 +174,13 @@ class Splicer {
       let to: number;
       if (flow) {
         // `, item` after a neighbour, or `item, ` before the next one.
-        if (a > 0) [from, to] = [this.at.itemEnd(items[a - 1]!), this.at.itemEnd(items[b]!)];
-        else [from, to] = [this.at.itemStart(items[a]!), this.at.itemStart(items[b + 1]!)];
+        if (a > 0) [from, to] = [this.itemEnd(items[a - 1]!), this.itemEnd(items[b]!)];
+        else [from, to] = [this.itemStart(items[a]!), this.itemStart(items[b + 1]!)];
       } else {
-        const start = this.at.itemStart(items[a]!);
-        if (this.at.firstOnLine(start))
-          [from, to] = [this.at.lineStart(start), this.at.restOfLine(this.at.itemEnd(items[b]!))];
+        const start = this.itemStart(items[a]!);
+        if (this.firstOnLine(start)) [from, to] = [this.lineStart(start), this.restOfLine(this.itemEnd(items[b]!))];
         else if (b + 1 < items.length)
-          [from, to] = [start, this.at.itemStart(items[b + 1]!)]; // `- a: 1` with a gone: `- b: 2`
+          [from, to] = [start, this.itemStart(items[b + 1]!)]; // `- a: 1` with a gone: `- b: 2`
         else throw new Unspliceable();
       }
       for (let i = a; i <= b; i++) this.forget(items[i]!);
@@ -203,10 +190,10 @@ class Splicer {
   }
 
   private insertLines(at: number, text: string): void {
-    let lines = text.replaceAll('\n', this.at.nl);
-    if (at > 0 && !this.at.atLineStart(at)) {
+    let lines = text.replaceAll('\n', this.nl);
+    if (at > 0 && !this.atLineStart(at)) {
       if (at !== this.src.length) throw new Unspliceable();
-      lines = this.at.nl + lines.slice(0, -this.at.nl.length); // the file ends without a newline; so does the new text
+      lines = this.nl + lines.slice(0, -this.nl.length); // the file ends without a newline; so does the new text
     }
     this.insert(at, lines);
   }
@@ -218,50 +205,50 @@ class Splicer {
     // The anchor and a custom tag stay; a YAML tag (!!set, !!str …) goes: the new value is plain data.
     const props: string[] = [];
     if (node.anchor) props.push(`&${node.anchor}`);
-    const tag = this.at.tagToken(place);
+    const tag = this.tagToken(place);
     if (tag && node.tag && !node.tag.startsWith(YAML_TAG)) props.push(tag.source);
     if (node.anchor) this.anchorFate.set(node, { value: next });
     const lead = props.length ? `${props.join(' ')} ` : '';
 
     // In or for a flow collection with entries a new collection is flow too; `{}` and `[]` that fill up become blocks.
-    const wasFlow = flowLike || (this.at.isFlow(node) && (node as Node & { items: unknown[] }).items.length > 0);
+    const wasFlow = flowLike || (this.isFlow(node) && (node as Node & { items: unknown[] }).items.length > 0);
     if (place.kind === 'flow' || wasFlow) {
-      this.edit(this.at.propsStart(place, r0), r1, lead + this.inline(next, node));
+      this.edit(this.propsStart(place, r0), r1, lead + this.inline(next, node));
       return;
     }
-    const indicator = this.at.indicatorEnd(place);
+    const indicator = this.indicatorEnd(place);
     if (!hasEntries(next) && !this.src.slice(indicator, r0).includes('\n')) {
       // One line for one line: only the value's text changes (spacing and comment after it stay).
       const space = r0 === indicator ? ' ' : ''; // `key:` with no value yet
       // A block scalar took its line break with it.
-      const lineEnd = r1 > r0 && this.at.atLineStart(r1) ? this.at.nl : '';
-      this.edit(this.at.propsStart(place, r0), r1, space + lead + this.inline(next, node, place) + lineEnd);
+      const lineEnd = r1 > r0 && this.atLineStart(r1) ? this.nl : '';
+      this.edit(this.propsStart(place, r0), r1, space + lead + this.inline(next, node, place) + lineEnd);
       return;
     }
     // Props and comments between the indicator and the value, and a comment after it, are written again.
-    const comments = this.at.commentsBetween(place, indicator, r0);
+    const comments = this.commentsBetween(place, indicator, r0);
     let end = r1;
-    const after = this.at.commentAfter(r1);
+    const after = this.commentAfter(r1);
     if (after) {
       comments.push(after.text);
       end = after.end;
     }
-    const endsLine = this.at.atLineStart(end) && end > indicator; // the old value took its lines whole
+    const endsLine = this.atLineStart(end) && end > indicator; // the old value took its lines whole
     const note = comments.join(' ');
     let text: string;
     if (!hasEntries(next)) {
       text = ` ${[lead + this.inline(next, node, place), note].filter(Boolean).join(' ')}`;
-      if (endsLine && !text.endsWith('\n')) text += this.at.nl;
+      if (endsLine && !text.endsWith('\n')) text += this.nl;
     } else {
       const indent = ' '.repeat(place.column + 2);
-      const block = emitYaml(next as Record<string, unknown>, indent).replaceAll('\n', this.at.nl);
+      const block = emitYaml(next as Record<string, unknown>, indent).replaceAll('\n', this.nl);
       const head = [lead.trimEnd(), note].filter(Boolean).join(' ');
       if (place.kind === 'seq-item' && isRecord(next) && !head) {
         text = ` ${block.slice(indent.length)}`; // `- key: value`, the rest of the map beneath
       } else {
-        text = (head ? ` ${head}` : '') + this.at.nl + block;
+        text = (head ? ` ${head}` : '') + this.nl + block;
       }
-      if (!endsLine) text = text.slice(0, -this.at.nl.length);
+      if (!endsLine) text = text.slice(0, -this.nl.length);
     }
     this.edit(indicator, end, text);
   }
@@ -301,7 +288,7 @@ class Splicer {
   private forget(node: Node | Pair): void {
     const yaml = this.yaml;
     const range = yaml.isPair(node)
-      ? [(node.key as Node | null)?.range?.[0], this.at.itemEnd(node)]
+      ? [(node.key as Node | null)?.range?.[0], this.itemEnd(node)]
       : [node.range?.[0], node.range?.[1]];
     if (range[0] !== undefined && range[1] !== undefined) this.cleared.push([range[0], range[1]]);
     const gone = (n: unknown) => {
@@ -320,8 +307,8 @@ class Splicer {
   }
 
   private insideCleared(node: Node): boolean {
-    const at = node.range?.[0];
-    return at !== undefined && this.cleared.some(([a, b]) => at >= a && at < b);
+    const start = node.range?.[0];
+    return start !== undefined && this.cleared.some(([a, b]) => start >= a && start < b);
   }
 
   /** An alias still in the text whose anchor or place changed is written out as the value its place now holds. */
@@ -349,7 +336,7 @@ class Splicer {
       const wanted = reached ? this.aliasesReached.get(alias) : this.oldValue(anchor);
       if (fate && sameData(fate.value, wanted)) continue;
       // Written out in the style of the value it stood for.
-      this.replace(alias, wanted, this.at.placeOf(alias, this.pairHolding(alias)), this.at.isFlow(anchor));
+      this.replace(alias, wanted, this.placeOf(alias, this.pairHolding(alias)), this.isFlow(anchor));
     }
   }
 
