@@ -1,9 +1,9 @@
 /** `sow exit-codes` (also `sow help exit-codes`): the exit code table and the rule for 1, 2 and 3. */
 import { EXIT_MEANINGS, EXIT_RULE } from '../cli/help-topics.js';
 import { EXIT_CODES } from '../domain/errors.js';
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 
-export const exitCodes: CommandDef = {
+export const exitCodes = command({
   name: 'exit-codes',
   description: 'Explain the exit codes (also: sow help exit-codes)',
   writes: false,
@@ -18,4 +18,4 @@ export const exitCodes: CommandDef = {
       text: `${rows.map((r) => `${String(r.code).padStart(3)}  ${r.meaning}`).join('\n')}\n${EXIT_RULE}`,
     };
   },
-};
+});

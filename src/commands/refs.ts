@@ -2,7 +2,7 @@
 import { writeText } from '../cli/output.js';
 import { progressAllowed } from '../cli/spinner.js';
 import { shown } from '../domain/display.js';
-import type { CommandDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 import { SowError } from '../domain/errors.js';
 
 /** Git's own progress (clones) where a spinner would show: a terminal, not CI, not TERM=dumb. */
@@ -24,7 +24,7 @@ const age = (iso: string | null | undefined) => {
 const none = (list: readonly unknown[], message: string) => (list.length ? {} : { message });
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'refs add',
     description:
       'Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https ' +
@@ -53,7 +53,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { addRef } = await import('../app/refs.js');
-      const r = await addRef(ctx.app, args[0] as string, { ...(opts as { semantic: string }), progress: progress() });
+      const r = await addRef(ctx.app, args[0] as string, { ...opts, progress: progress() });
       const from = `${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}`;
       return {
         data: r,
@@ -66,8 +66,8 @@ export const commands: readonly CommandDef[] = [
             : "Recorded in .sow/refs/index.json: commit it, and teammates run 'sow refs init'"),
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs list',
     description: 'The references: link, kind, source, whether the link works',
     writes: false,
@@ -90,8 +90,8 @@ export const commands: readonly CommandDef[] = [
         ...none(list, "No refs yet; 'sow refs add <source>' adds one"),
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs status',
     description: 'Fetch and compare: current, behind, ahead or diverged (offline: the cached commit and its age)',
     args: [{ name: 'link', optional: true, complete: 'ref' }],
@@ -112,8 +112,8 @@ export const commands: readonly CommandDef[] = [
       const line = (s: Status) => `${s.link}  ${says[s.state](s)}`;
       return { data: list, text: list.map(line).join('\n'), ...none(list, 'No refs yet') };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs update',
     description: 'Fast-forward the cached checkouts (never discarding changes made in the cache)',
     args: [{ name: 'link', optional: true, complete: 'ref' }],
@@ -145,8 +145,8 @@ export const commands: readonly CommandDef[] = [
       }
       return { data: list, text: list.map(line).join('\n'), ...none(list, 'No refs yet') };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs remove',
     description: 'Remove a reference and its link',
     args: [{ name: 'link', complete: 'ref' }],
@@ -159,7 +159,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { removeRef } = await import('../app/refs.js');
-      const pruneCache = opts['pruneCache'] === true;
+      const pruneCache = opts.pruneCache === true;
       const r = await removeRef(ctx.app, args[0] as string, pruneCache);
       const users = `${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'}`;
       const cache = r.pruned
@@ -171,8 +171,8 @@ export const commands: readonly CommandDef[] = [
             : "; its checkout stays in the cache ('--prune-cache' deletes it)";
       return { data: r, message: `Removed ref '${r.link}'${cache}` };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs init',
     description: 'Make every link again from the indexes (clone what the cache lacks): run it on a fresh clone',
     writes: true,
@@ -187,5 +187,5 @@ export const commands: readonly CommandDef[] = [
         ...none(list, 'No refs in the indexes'),
       };
     },
-  },
+  }),
 ];

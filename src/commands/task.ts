@@ -9,7 +9,7 @@ import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
 import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick } from './task-list-args.js';
-import type { CommandContext, CommandDef } from '../model/def.js';
+import { command, type CommandContext, type CommandDef } from '../model/def.js';
 import type { AddTaskOptions } from '../app/task.js';
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
@@ -35,7 +35,7 @@ async function checkedAdd(ctx: CommandContext, name: string, opts: Omit<AddTaskO
 }
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'task add',
     description: 'Add a task (ids are gap-numbered: 010, 020, …)',
     args: [{ name: 'name', description: 'what the task does' }],
@@ -48,12 +48,12 @@ export const commands: readonly CommandDef[] = [
     ],
     writes: true,
     mcp: { tool: 'task', action: 'add', omit: ['id'] },
-    async run(ctx, { args, opts: o }) {
-      const t = await checkedAdd(ctx, args[0] as string, o);
+    async run(ctx, { args, opts }) {
+      const t = await checkedAdd(ctx, args[0] as string, opts);
       return { data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` };
     },
-  },
-  {
+  }),
+  command({
     name: 'task set',
     description:
       'Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata',
@@ -75,9 +75,8 @@ export const commands: readonly CommandDef[] = [
       'Either way their runs are recorded as evidence on the task.',
     writes: true,
     mcp: { tool: 'task_update', description: "Set a task's field or metadata; completing runs its checks." },
-    async run(ctx, { args, opts: o }) {
+    async run(ctx, { args, opts }) {
       const [field, value] = args as [string, string];
-      const opts = o as { id?: string; force?: boolean; owner?: string };
       const { setTaskField } = await import('../app/task-change.js');
       // Only a completion runs checks: then their progress goes out, and Ctrl-C or a cancel stops them.
       let watch: { release(): void } | undefined;
@@ -108,8 +107,8 @@ export const commands: readonly CommandDef[] = [
         message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task get',
     description: 'Print a task, or one field of it (bare, for scripts)',
     args: [{ name: 'field', description: 'only this field', optional: true }],
@@ -127,8 +126,8 @@ export const commands: readonly CommandDef[] = [
       }
       return { data: { id: r.task.id, field: r.field, value: r.value ?? null }, text: renderValue(r.value) };
     },
-  },
-  {
+  }),
+  command({
     name: 'task abandon',
     description: 'Abandon a task (it no longer blocks review)',
     options: [
@@ -145,16 +144,16 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const { abandonTask } = await import('../app/task-change.js');
       const r = await abandonTask(ctx.app, taskIdOf(opts), {
-        force: opts['force'] === true,
-        owner: opts['owner'] as string | undefined,
+        force: opts.force === true,
+        owner: opts.owner,
       });
       return {
         data: r.task,
         message: r.unchanged ? unchangedText(r.task) : `Abandoned task ${r.task.id} '${shown(r.task.name)}'`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task list',
     description: 'List the tasks',
     options: [
@@ -172,10 +171,10 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     mcp: { tool: 'task', action: 'list', listKey: 'tasks', omit: ['limit', 'fields'] },
     async run(ctx, { opts }) {
-      const status = opts['status'] as string | undefined;
-      const ready = opts['ready'] === true;
-      const limit = opts['limit'] as number | undefined;
-      const fields = opts['fields'] as string[] | undefined;
+      const status = opts.status;
+      const ready = opts.ready === true;
+      const limit = opts.limit;
+      const fields = opts.fields;
       if (status !== undefined)
         oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
       if (ready && status !== undefined)
@@ -211,7 +210,7 @@ export const commands: readonly CommandDef[] = [
               : {}),
         };
       };
-      if (!opts['watch']) return view();
+      if (!opts.watch) return view();
       const { watchView } = await import('../cli/watch.js');
       return watchView(
         ctx,
@@ -219,8 +218,8 @@ export const commands: readonly CommandDef[] = [
         view,
       );
     },
-  },
-  {
+  }),
+  command({
     name: 'task next',
     description:
       'List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first',
@@ -247,15 +246,7 @@ export const commands: readonly CommandDef[] = [
       omit: ['limit'],
       defaults: { limit: '10' },
     },
-    async run(ctx, { opts: o }) {
-      const opts = o as {
-        claim?: boolean;
-        agent?: string;
-        owner?: string;
-        lease: string;
-        remote?: string;
-        limit?: number;
-      };
+    async run(ctx, { opts }) {
       const app = await import('../app/task.js');
       if (!opts.claim) {
         if (opts.agent !== undefined || opts.owner !== undefined || opts.remote !== undefined)
@@ -298,8 +289,8 @@ export const commands: readonly CommandDef[] = [
           `until ${r.owner.lease_until})`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task feedback',
     description:
       'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending ' +
@@ -322,8 +313,8 @@ export const commands: readonly CommandDef[] = [
         message: `Added feedback ${r.artifact.path} (input ${r.index}, pending)`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task diff',
     description:
       "What a task changed: its modified files as a diff against the project's base branch (new files whole)",
@@ -344,8 +335,8 @@ export const commands: readonly CommandDef[] = [
             }),
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task merge',
     description:
       "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the " +
@@ -369,11 +360,11 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const given = args[0] === undefined ? undefined : taskIdArg(args[0] as string, 'task id');
-      if (given !== undefined && opts['id'] !== undefined && given !== taskIdArg(opts['id'] as string, '--id'))
+      if (given !== undefined && opts.id !== undefined && given !== taskIdArg(opts.id, '--id'))
         throw new UsageError('give the task id once: as an argument or with --id', `sow task merge ${given}`);
       const id = given ?? taskIdOf(opts);
       const { mergeTask, mergeChecksSentence } = await import('../app/worker-checkout.js');
-      const r = await mergeTask(ctx.app, id, { force: opts['force'] === true });
+      const r = await mergeTask(ctx.app, id, { force: opts.force === true });
       const what = r.merge
         ? `Merged task ${r.task}'s branch '${r.branch}' into '${r.into}' (${r.files.length} ` +
           `file${r.files.length === 1 ? '' : 's'})`
@@ -385,7 +376,7 @@ export const commands: readonly CommandDef[] = [
           `its checkout and branch were removed\n${mergeChecksSentence(r.checked)}`,
       };
     },
-  },
+  }),
   ...artifactCommands('inputs', 'task'),
   ...artifactCommands('outputs', 'task'),
 ];

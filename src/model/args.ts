@@ -112,24 +112,24 @@ export function taskIdOf(opts: { id?: string }): string {
 }
 
 /** `--watch` of a view (`sow status`, `sow task list`): for a person at a terminal, so no MCP client gets it. */
-export const WATCH_OPTION: OptionDef = {
+export const WATCH_OPTION = {
   flags: '-w, --watch',
   description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
   terminal: true,
-};
-export const PHASE_OPTION: OptionDef = {
+} as const satisfies OptionDef;
+export const PHASE_OPTION = {
   flags: '-p, --phase <name>',
   description: 'the phase (default: the one in progress)',
   complete: 'phase',
-};
-export const TASK_ID_OPTION: OptionDef = {
+} as const satisfies OptionDef;
+export const TASK_ID_OPTION = {
   flags: '--id <id>',
   description: 'task id (default: $SOW_TASK_ID)',
   complete: 'task-id',
-};
+} as const satisfies OptionDef;
 /** `--timeout` of the waits: an orchestrator whose tool calls are limited waits in slices. */
-export const TIMEOUT_OPTION: OptionDef = {
+export const TIMEOUT_OPTION = {
   flags: '--timeout <duration>',
   description: 'give up after this long (90s, 5m): exit 124',
   parse: (raw) => durationArg(raw, '--timeout'),
-};
+} as const satisfies OptionDef;
