@@ -115,7 +115,7 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
       async run(ctx, { opts }) {
         const { showArtifact } = await import('../app/artifacts.js');
         const r = await showArtifact(ctx.app, ownerOf(opts), direction, await index(opts.index));
-        return { data: r, text: r.text ?? '', ...(r.text === null ? { message: `${r.file} does not exist yet` } : {}) };
+        return { data: r, text: r.text ?? '', message: r.text === null ? `${r.file} does not exist yet` : undefined };
       },
     }),
     command({
@@ -134,7 +134,7 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
           data: artifactListData(r.artifacts),
           // A task's inputs under a heading, as the command surface shows them.
           text: (kind === 'task' && direction === 'inputs' && lines.length ? ['Inputs:', ...lines] : lines).join('\n'),
-          ...(r.artifacts.length ? {} : { message: `No ${direction} on ${r.owner}` }),
+          message: r.artifacts.length ? undefined : `No ${direction} on ${r.owner}`,
         };
       },
     }),

@@ -35,16 +35,14 @@ export const commands: readonly CommandDef[] = [
               `s; ${standing(c)})`,
           )
           .join('\n'),
-        ...(r.checks.length === 0
-          ? { message: NO_CHECKS_HELP }
-          : refused.length
-            ? {
-                message:
-                  `${refused.length === 1 ? 'A check is' : `${refused.length} checks are`} not allowed to run ` +
-                  `on this machine: read what ${refused.length === 1 ? 'it runs' : 'they run'}, then 'sow check ` +
-                  `allow' if you trust ${refused.length === 1 ? 'it' : 'them'}`,
-              }
-            : {}),
+        message:
+          r.checks.length === 0
+            ? NO_CHECKS_HELP
+            : refused.length
+              ? `${refused.length === 1 ? 'A check is' : `${refused.length} checks are`} not allowed to run ` +
+                `on this machine: read what ${refused.length === 1 ? 'it runs' : 'they run'}, then 'sow check ` +
+                `allow' if you trust ${refused.length === 1 ? 'it' : 'them'}`
+              : undefined,
       };
     },
   }),

@@ -29,9 +29,7 @@ export const issue: readonly CommandDef[] = [
             return `#${i.number}  ${i.title}${labels}${opts.state === 'all' ? `  (${i.state.toLowerCase()})` : ''}`;
           })
           .join('\n'),
-        ...(r.issues.length
-          ? {}
-          : { message: `No ${opts.state === 'all' ? '' : `${opts.state} `}issues in ${r.repo}` }),
+        message: r.issues.length ? undefined : `No ${opts.state === 'all' ? '' : `${opts.state} `}issues in ${r.repo}`,
       };
     },
   }),

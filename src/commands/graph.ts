@@ -37,11 +37,12 @@ export const commands: readonly CommandDef[] = [
       const type = opts.type;
       const { lifecycleOf } = await import('../app/graph.js');
       const g = await lifecycleOf(ctx.app, type);
-      const note =
-        g.current === null && type === undefined
-          ? `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)`
-          : undefined;
-      return { data: g, text: renderLifecycle(g, formatOf(opts), paintFor()), ...(note ? { message: note } : {}) };
+      const note = `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)`;
+      return {
+        data: g,
+        text: renderLifecycle(g, formatOf(opts), paintFor()),
+        message: g.current === null && type === undefined ? note : undefined,
+      };
     },
   }),
   command({

@@ -190,7 +190,7 @@ export const commands: readonly CommandDef[] = [
       return {
         data: entries,
         text: renderHistory(entries),
-        ...(entries.length ? {} : { message: 'No transitions recorded' }),
+        message: entries.length ? undefined : 'No transitions recorded',
       };
     },
   }),

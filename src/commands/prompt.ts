@@ -21,14 +21,11 @@ export const prompt = command({
     return {
       data: r,
       text: r.text,
-      ...(r.unfilled.length
-        ? {
-            message:
-              r.filled_from === null
-                ? `Left unfilled: ${left} (there is no project here; inside one, sow fills them from it)`
-                : `Left unfilled: ${left} (this project has no value for ${r.unfilled.length === 1 ? 'it' : 'them'})`,
-          }
-        : {}),
+      message: !r.unfilled.length
+        ? undefined
+        : r.filled_from === null
+          ? `Left unfilled: ${left} (there is no project here; inside one, sow fills them from it)`
+          : `Left unfilled: ${left} (this project has no value for ${r.unfilled.length === 1 ? 'it' : 'them'})`,
     };
   },
 });

@@ -21,7 +21,6 @@ const age = (iso: string | null | undefined) => {
   if (s < 5400) return `${Math.round(s / 60)} min ago`;
   return s < 172800 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} days ago`;
 };
-const none = (list: readonly unknown[], message: string) => (list.length ? {} : { message });
 
 export const commands: readonly CommandDef[] = [
   command({
@@ -87,7 +86,7 @@ export const commands: readonly CommandDef[] = [
               (r.description ? `\n    ${shown(r.description)}` : ''),
           )
           .join('\n'),
-        ...none(list, "No refs yet; 'sow refs add <source>' adds one"),
+        message: list.length ? undefined : "No refs yet; 'sow refs add <source>' adds one",
       };
     },
   }),
@@ -110,7 +109,7 @@ export const commands: readonly CommandDef[] = [
         current: (s) => `current (${short(s.sha)})`,
       };
       const line = (s: Status) => `${s.link}  ${says[s.state](s)}`;
-      return { data: list, text: list.map(line).join('\n'), ...none(list, 'No refs yet') };
+      return { data: list, text: list.map(line).join('\n'), message: list.length ? undefined : 'No refs yet' };
     },
   }),
   command({
@@ -143,7 +142,7 @@ export const commands: readonly CommandDef[] = [
             'update again',
         );
       }
-      return { data: list, text: list.map(line).join('\n'), ...none(list, 'No refs yet') };
+      return { data: list, text: list.map(line).join('\n'), message: list.length ? undefined : 'No refs yet' };
     },
   }),
   command({
@@ -184,7 +183,7 @@ export const commands: readonly CommandDef[] = [
         text: list
           .map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`)
           .join('\n'),
-        ...none(list, 'No refs in the indexes'),
+        message: list.length ? undefined : 'No refs in the indexes',
       };
     },
   }),

@@ -50,7 +50,7 @@ export const commands: CommandDef[] = [
       const { taskBoard } = await import('../app/task-board.js');
       const r = await taskBoard(ctx.app, opts.id === undefined ? undefined : taskIdOf(opts));
       const lines = await Promise.all(r.cards.map(cardLine));
-      return { data: r, text: lines.join('\n'), ...(r.cards.length ? {} : { message: 'No tasks yet' }) };
+      return { data: r, text: lines.join('\n'), message: r.cards.length ? undefined : 'No tasks yet' };
     },
   }),
   command({

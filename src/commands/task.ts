@@ -262,11 +262,12 @@ export const commands: readonly CommandDef[] = [
         return {
           data: tasks,
           text: formatTaskList(tasks),
-          ...(ready.length === 0
-            ? { message: 'No task is ready to start' }
-            : more > 0
-              ? { message: `${more} more not shown (--limit ${opts.limit})` }
-              : {}),
+          message:
+            ready.length === 0
+              ? 'No task is ready to start'
+              : more > 0
+                ? `${more} more not shown (--limit ${opts.limit})`
+                : undefined,
         };
       }
       const { parseLease } = await import('../domain/ownership.js');
@@ -326,13 +327,11 @@ export const commands: readonly CommandDef[] = [
       return {
         data: r,
         text: r.diff,
-        ...(r.diff
-          ? {}
-          : {
-              message: r.files.length
-                ? `Task ${r.task}'s files show no change against the base branch`
-                : `Task ${r.task} records no modified file yet`,
-            }),
+        message: r.diff
+          ? undefined
+          : r.files.length
+            ? `Task ${r.task}'s files show no change against the base branch`
+            : `Task ${r.task} records no modified file yet`,
       };
     },
   }),
