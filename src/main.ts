@@ -7,8 +7,7 @@ import { stderr, stdout, watchStream } from './cli/stdio.js';
 import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
 import { allCommands, GROUPS, TOPICS } from './commands/index.js';
-import { registerComplete } from './cli/completion.js';
-import { addGroupsFor } from './cli/build.js';
+import { addGroupsFor, registerComplete, subcommandsOf } from './cli/build.js';
 import { versionOnly } from './cli/version-only.js';
 import type { CommandResult, Registry } from './model/def.js';
 
@@ -113,9 +112,6 @@ function commandNamed(program: Command, argv: readonly string[]): { cmd: Command
   return { cmd };
 }
 
-const visible = (cmd: Command) =>
-  cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
-
 // Commander's refusals, said as sow says its own: the word it stumbled on (with its near miss), and a hint that names
 // what the command does take.
 function fromCommander(err: CommanderError, program: Command, argv: readonly string[]): SowError | undefined {
@@ -128,7 +124,7 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
   for (let c: Command | null = cmd; c; c = c.parent) chain.unshift(c);
   const path = chain.map((c) => c.name()).join(' ');
   const usage = `usage: ${path} ${cmd.usage()}`;
-  const names = visible(cmd).map((c) => c.name());
+  const names = subcommandsOf(cmd).map((c) => c.name());
   // A command group named without one of its commands, e.g. `sow task`.
   if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync')
     return new UsageError(

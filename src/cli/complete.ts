@@ -4,7 +4,7 @@ import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
 import { shown } from '../domain/display.js';
 import type { CandidateSource, Registry } from '../model/def.js';
-import { definitionOf } from './build.js';
+import { definitionOf, subcommandsOf } from './build.js';
 
 /** The command tree; only the group `first` names, when it names one (`sow task get --id ` needs no other). */
 async function commandTree(first: string | undefined, root: Command, registry: Registry): Promise<Command> {
@@ -27,11 +27,6 @@ interface Position {
   dashes: boolean;
 }
 
-const subcommandsOf = (cmd: Command): Command[] =>
-  cmd
-    .createHelp()
-    .visibleCommands(cmd)
-    .filter((c) => c.name() !== 'help');
 const takesValue = (o: Option) => o.required || o.optional;
 
 function findOption(cmd: Command, flag: string): Option | undefined {
