@@ -92,13 +92,10 @@ export function addCommand(parent: Command, def: CommandDef, word: string, front
     // An invalid configuration is said by every command; a server says it as it starts, the rest when done.
     const serves = SERVERS.has(def.name);
     if (serves) await warnOfConfig(def, app);
-    let r;
-    try {
-      r = await def.run({ app, json: process.argv.includes('--json'), ...(commands ? { commands } : {}) }, input);
-    } catch (err) {
+    const r = await def.run({ app, json: process.argv.includes('--json'), commands }, input).catch(async (err) => {
       if (!serves) await warnOfConfig(def, app, err);
       throw err;
-    }
+    });
     if (!serves) await warnOfConfig(def, app);
     if (!r) return;
     if (r.warnings?.length) {
