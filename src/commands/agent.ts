@@ -239,13 +239,10 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts }) {
       const ids = ((args[0] as string[] | undefined) ?? []).map((id) => taskIdArg(id, 'task id'));
       const { waitForWorkers } = await import('../app/detach.js');
-      const timeout = opts.timeout;
+      const { any, timeout } = opts;
       // An MCP client's cancel ends the wait.
-      const r = await waitForWorkers(ctx.app, ids, {
-        any: opts.any === true,
-        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      });
+      const timeoutMs = timeout === undefined ? undefined : timeout * 1000;
+      const r = await waitForWorkers(ctx.app, ids, { any, timeoutMs, signal: ctx.signal });
       const lines = r.stopped.map(
         (t) => `${t.task}  ${t.unreported ? 'in_progress: its worker exited without reporting' : t.status}`,
       );

@@ -176,10 +176,8 @@ record. sow check forget withdraws what you allowed.`,
       const names = args[0] as string[];
       const { waitForChecks, CheckWaitTimeoutError } = await import('../app/check-detach.js');
       const timeout = opts.timeout;
-      const r = await waitForChecks(ctx.app, names, {
-        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      });
+      const timeoutMs = timeout === undefined ? undefined : timeout * 1000;
+      const r = await waitForChecks(ctx.app, names, { timeoutMs, signal: ctx.signal });
       if (r.timedOut) throw new CheckWaitTimeoutError(timeout ?? 0, r.running, names);
       const { verdictOf } = await import('../app/check-errors.js');
       return {
