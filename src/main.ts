@@ -62,6 +62,8 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
     )
     .option('--no-color', 'no colour, even on a terminal (as NO_COLOR=1 does); there is none when output is piped')
     .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
+    // Errors of every subcommand come back to us, not to process.exit (commands made under it copy these settings).
     .exitOverride()
     .configureOutput({
       writeErr: () => undefined,
@@ -85,18 +87,6 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
         `help <command> shows a command's help; sow help reference, all of them.`,
     );
   }
-  // Errors of every subcommand come back to us, not to process.exit.
-  const configure = (cmd: Command) => {
-    for (const sub of cmd.commands) {
-      sub
-        .exitOverride()
-        .configureOutput({ writeErr: () => undefined, outputError: () => undefined })
-        .showSuggestionAfterError(true)
-        .configureHelp({ showGlobalOptions: true });
-      configure(sub);
-    }
-  };
-  configure(program);
   return program;
 }
 
