@@ -8,9 +8,53 @@ import { paintFor } from '../cli/colour.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
-import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick } from './task-list-args.js';
+import { nearMiss } from '../domain/suggest.js';
 import { command, type CommandContext, type CommandDef } from '../model/def.js';
 import type { AddTaskOptions } from '../app/task.js';
+
+/** The fields `task list --fields` takes: its JSON's names, and `agent` for assigned_agent. */
+const LIST_FIELDS = 'id name status agent assigned_agent parallel dependencies worker remote_claim'.split(' ');
+const LIST_FIELDS_HELP = LIST_FIELDS.filter((f) => f !== 'assigned_agent').join(', ');
+
+function fieldsArg(raw: string): string[] {
+  const names = raw
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (names.length === 0)
+    throw new UsageError('--fields names no field', `for example --fields id,name,status (${LIST_FIELDS_HELP})`);
+  return [
+    ...new Set(
+      names.map((n) => {
+        if (!LIST_FIELDS.includes(n)) {
+          const guess = nearMiss(n, LIST_FIELDS);
+          throw new UsageError(
+            `--fields: no field '${shown(n)}'${guess ? `; did you mean '${guess}'?` : ''}`,
+            `the fields: ${LIST_FIELDS_HELP}`,
+          );
+        }
+        return n === 'agent' ? 'assigned_agent' : n;
+      }),
+    ),
+  ];
+}
+
+function limitArg(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`invalid --limit '${shown(raw)}': expected a whole number from 1`, 'for example --limit 10');
+  return n;
+}
+
+/** A row of only `fields`, in their order (a field it does not have, or an empty one, is left out). */
+function pick(row: object, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = (row as Record<string, unknown>)[f];
+    if (v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0)) out[f] = v;
+  }
+  return out;
+}
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
