@@ -246,9 +246,7 @@ export const commands: readonly CommandDef[] = [
       const lines = r.stopped.map(
         (t) => `${t.task}  ${t.unreported ? 'in_progress: its worker exited without reporting' : t.status}`,
       );
-      if (r.timedOut) {
-        throw new WaitTimeoutError(timeout ?? 0, r.running, r.stopped);
-      }
+      if (r.timedOut) throw new WaitTimeoutError(timeout ?? 0, r.running, r.stopped);
       const running = r.running.map(
         (w) => `${w.task}  still running (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`,
       );

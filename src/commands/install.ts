@@ -43,9 +43,8 @@ export const install = command({
   writes: true,
   async run(ctx, { args, opts }) {
     const { install } = await import('../app/install.js');
-    const plugin = opts.plugin;
     const r = await install(ctx.app.cwd, args[0] as string, {
-      plugin,
+      plugin: opts.plugin,
       withMcp: opts.withMcp === true,
       version: version(),
     });
@@ -69,8 +68,7 @@ export const uninstall = command({
   writes: true,
   async run(ctx, { args, opts }) {
     const { uninstall } = await import('../app/install.js');
-    const plugin = opts.plugin;
-    const r = await uninstall(ctx.app.cwd, args[0] as string, { plugin, version: version() });
+    const r = await uninstall(ctx.app.cwd, args[0] as string, { plugin: opts.plugin, version: version() });
     const summary = r.files.length
       ? `Uninstalled sow for ${r.targets.join(', ')}`
       : `Nothing of sow was installed for ${r.targets.join(', ')}`;

@@ -172,13 +172,8 @@ export const commands: readonly CommandDef[] = [
       return { data: types, text: columns(types.map((t) => [t.name, t.branch_prefix, t.description])) };
     },
   }),
-  command({
-    name: 'project status',
-    description: STATUS_DESCRIPTION,
-    options: [ALL_OPTION, WATCH_OPTION],
-    writes: false,
-    run: (ctx, { opts }) => showStatus(ctx, opts),
-  }),
+  // `sow status` under its long name, not an MCP tool a second time.
+  { ...status, name: 'project status', description: STATUS_DESCRIPTION, mcp: undefined },
   command({
     name: 'project history',
     description: 'List every transition of the lifecycle: when, which event, and who fired it',
