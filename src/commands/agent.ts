@@ -32,14 +32,9 @@ export const commands: readonly CommandDef[] = [
       const { AGENTS, ORCHESTRATOR } = await import('../domain/agents.js');
       const all = [...AGENTS, ORCHESTRATOR];
       return {
-        data: all.map((a) => ({
-          name: a.name,
-          description: a.description,
-          capabilities: a.capabilities,
-          prompt: a.template,
-          guidance: a.guidance,
-          scope: a.scope,
-        })),
+        data: all.map(({ name, description, capabilities, template: prompt, guidance, scope }) => {
+          return { name, description, capabilities, prompt, guidance, scope };
+        }),
         text: all
           .map(
             (a) =>

@@ -54,17 +54,9 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     async run(ctx) {
       const { showConfig } = await import('../app/config.js');
-      const r = await showConfig(ctx.app);
-      return {
-        data: {
-          path: r.path,
-          exists: r.exists,
-          executors: r.effective.executors,
-          bindings: r.effective.bindings,
-          overrides: r.effective.overrides,
-        },
-        text: r.text,
-      };
+      const { path, exists, effective, text } = await showConfig(ctx.app);
+      const { executors, bindings, overrides } = effective;
+      return { data: { path, exists, executors, bindings, overrides }, text };
     },
   }),
   command({
