@@ -7,8 +7,7 @@ import { stderr, stdout, watchStream } from './cli/stdio.js';
 import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
 import { allCommands, GROUPS, TOPICS } from './commands/index.js';
-import { registerComplete } from './cli/completion.js';
-import { addGroupsFor } from './cli/build.js';
+import { addGroupsFor, registerComplete, subcommandsOf } from './cli/build.js';
 import { versionOnly } from './cli/version-only.js';
 import type { CommandResult, Registry } from './model/def.js';
 
@@ -63,6 +62,8 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
     )
     .option('--no-color', 'no colour, even on a terminal (as NO_COLOR=1 does); there is none when output is piped')
     .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true })
+    // Errors of every subcommand come back to us, not to process.exit (commands made under it copy these settings).
     .exitOverride()
     .configureOutput({
       writeErr: () => undefined,
@@ -86,18 +87,6 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
         `help <command> shows a command's help; sow help reference, all of them.`,
     );
   }
-  // Errors of every subcommand come back to us, not to process.exit.
-  const configure = (cmd: Command) => {
-    for (const sub of cmd.commands) {
-      sub
-        .exitOverride()
-        .configureOutput({ writeErr: () => undefined, outputError: () => undefined })
-        .showSuggestionAfterError(true)
-        .configureHelp({ showGlobalOptions: true });
-      configure(sub);
-    }
-  };
-  configure(program);
   return program;
 }
 
@@ -113,9 +102,6 @@ function commandNamed(program: Command, argv: readonly string[]): { cmd: Command
   return { cmd };
 }
 
-const visible = (cmd: Command) =>
-  cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden && c.name() !== 'help');
-
 // Commander's refusals, said as sow says its own: the word it stumbled on (with its near miss), and a hint that names
 // what the command does take.
 function fromCommander(err: CommanderError, program: Command, argv: readonly string[]): SowError | undefined {
@@ -128,7 +114,7 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
   for (let c: Command | null = cmd; c; c = c.parent) chain.unshift(c);
   const path = chain.map((c) => c.name()).join(' ');
   const usage = `usage: ${path} ${cmd.usage()}`;
-  const names = visible(cmd).map((c) => c.name());
+  const names = subcommandsOf(cmd).map((c) => c.name());
   // A command group named without one of its commands, e.g. `sow task`.
   if (err.code === 'commander.help' || err.code === 'commander.executeSubCommandAsync')
     return new UsageError(

@@ -33,6 +33,13 @@ const DEFINITIONS = new WeakMap<Command, CommandDef>();
 /** The definition a command of the tree was built from (completion reads its candidate sources). */
 export const definitionOf = (cmd: Command): CommandDef | undefined => DEFINITIONS.get(cmd);
 
+/** The subcommands help lists, without commander's own `help`. */
+export const subcommandsOf = (cmd: Command): Command[] =>
+  cmd
+    .createHelp()
+    .visibleCommands(cmd)
+    .filter((c) => c.name() !== 'help');
+
 /** Commands that run until they are stopped: what they must say, they say first. */
 const SERVERS = new Set(['mcp', 'ui']);
 
@@ -85,13 +92,10 @@ export function addCommand(parent: Command, def: CommandDef, word: string, front
     // An invalid configuration is said by every command; a server says it as it starts, the rest when done.
     const serves = SERVERS.has(def.name);
     if (serves) await warnOfConfig(def, app);
-    let r;
-    try {
-      r = await def.run({ app, json: process.argv.includes('--json'), ...(commands ? { commands } : {}) }, input);
-    } catch (err) {
+    const r = await def.run({ app, json: process.argv.includes('--json'), commands }, input).catch(async (err) => {
       if (!serves) await warnOfConfig(def, app, err);
       throw err;
-    }
+    });
     if (!serves) await warnOfConfig(def, app);
     if (!r) return;
     if (r.warnings?.length) {
@@ -143,4 +147,29 @@ export async function addGroupsFor(
   if (named.length > 0) return false;
   for (const group of [...registry.groups, ...(await registry.typeGroups())]) await addGroup(program, group, front);
   return true;
+}
+
+// The hidden `sow __complete`, which the scripts `sow completion <shell>` prints call: not a command of the registry,
+// it reads the words of any command line and answers in the shell's own form.
+export function registerComplete(program: Command, registry: Registry): void {
+  program
+    .command('__complete', { hidden: true })
+    .description('The candidates for the word under the cursor, one per line (called by the completion scripts)')
+    .option('--shell <shell>', 'print them as this shell reads them')
+    .argument('[words...]', 'the words of the line up to the cursor, sow first, the word under the cursor last')
+    .allowUnknownOption()
+    .action(async (words: string[], opts: { shell?: string }, self: Command) => {
+      // The shell waits on every Tab: nothing may reach the terminal, and no lock is worth waiting for.
+      process.stderr.write = (() => true) as typeof process.stderr.write;
+      process.env['SOW_LOCK_TIMEOUT'] = '0.3';
+      let lines: string[] = [];
+      try {
+        const { complete, formatCandidates } = await import('./complete.js');
+        lines = formatCandidates(await complete(words, process.cwd(), self.parent ?? self, registry), opts.shell);
+      } catch {
+        lines = [];
+      }
+      // Written here, not as a result: a `--json` among the words must not wrap the list.
+      if (lines.length) process.stdout.write(`${lines.join('\n')}\n`);
+    });
 }

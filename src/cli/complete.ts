@@ -4,7 +4,7 @@ import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
 import { shown } from '../domain/display.js';
 import type { CandidateSource, Registry } from '../model/def.js';
-import { definitionOf } from './build.js';
+import { definitionOf, subcommandsOf } from './build.js';
 
 /** The command tree; only the group `first` names, when it names one (`sow task get --id ` needs no other). */
 async function commandTree(first: string | undefined, root: Command, registry: Registry): Promise<Command> {
@@ -27,11 +27,6 @@ interface Position {
   dashes: boolean;
 }
 
-const subcommandsOf = (cmd: Command): Command[] =>
-  cmd
-    .createHelp()
-    .visibleCommands(cmd)
-    .filter((c) => c.name() !== 'help');
 const takesValue = (o: Option) => o.required || o.optional;
 
 function findOption(cmd: Command, flag: string): Option | undefined {
@@ -175,16 +170,11 @@ async function candidatesAt(at: Position, current: string, cwd: string, registry
     return (await valuesOf(at, option, cwd)).map((c) => ({ ...c, value: `${inline[1]}=${c.value}` }));
   }
   if (current.startsWith('-') && !at.dashes) return flagsOf(at);
-  const subs = subcommandsOf(at.cmd);
-  if (subs.length > 0 && at.positionals.length === 0) {
-    const out = subs.map((c) => ({ value: c.name(), description: short(c.description()) }));
-    return at.path.length === 0 ? [...out, { value: 'help', description: 'the help of a command' }] : out;
-  }
+  const subs = subcommandsOf(at.cmd).map((c) => ({ value: c.name(), description: short(c.description()) }));
+  if (subs.length > 0 && at.positionals.length === 0)
+    return at.path.length === 0 ? [...subs, { value: 'help', description: 'the help of a command' }] : subs;
   if (at.path.length === 0 && at.positionals.length === 1 && at.positionals[0] === 'help')
-    return [
-      ...subs.map((c) => ({ value: c.name(), description: short(c.description()) })),
-      ...registry.topics.map((t) => ({ value: t.name, description: t.description })),
-    ];
+    return [...subs, ...registry.topics.map((t) => ({ value: t.name, description: t.description }))];
   const args = at.cmd.registeredArguments;
   const last = args.at(-1);
   const arg = args[at.positionals.length] ?? (last?.variadic ? last : undefined);

@@ -1,8 +1,8 @@
 /** `sow advance`: the one command that moves the state machine. */
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 import { paintFor } from '../cli/colour.js';
 
-export const advance: CommandDef = {
+export const advance = command({
   name: 'advance',
   examples: [
     'sow advance --dry-run   # what the next transition needs, nothing written',
@@ -25,12 +25,12 @@ export const advance: CommandDef = {
   async run(ctx, { args, opts }) {
     const event = args[0] as string | undefined;
     const app = await import('../app/advance.js');
-    if (opts['list']) {
+    if (opts.list) {
       const r = await app.listAdvanceOptions(ctx.app);
       const { renderTransitions } = await import('../cli/render.js');
       return { data: r, text: renderTransitions(r.state, r.transitions, paintFor()) };
     }
-    const r = await app.advanceProject(ctx.app, event, opts['dryRun'] === true);
+    const r = await app.advanceProject(ctx.app, event, opts.dryRun === true);
     const arrow = `${r.from} → ${r.to} (${r.event})`;
     return {
       data: r,
@@ -43,4 +43,4 @@ export const advance: CommandDef = {
           : [`Advanced: ${arrow}`, ...(r.notes ?? []), 'Next: sow project continue'].join('\n'),
     };
   },
-};
+});

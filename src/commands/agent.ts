@@ -4,7 +4,7 @@ import { writeText } from '../cli/output.js';
 import { UsageError, WaitTimeoutError } from '../domain/errors.js';
 // Only the path: user-config.ts loads its schema and YAML reader on first read, so help stays cheap.
 import { userConfigExists, userConfigPath } from '../adapters/user-config.js';
-import type { CommandDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 
 /** Computed when the help is shown: the path in use (the file is never read for --help). */
 const configHelp = (): string => {
@@ -17,11 +17,14 @@ Run 'sow config validate' to check it.`;
 
 const say = (line: string) => writeText(process.stderr, line);
 
-const VERBOSE = { flags: '-v, --verbose', description: 'show how the executor was chosen and the command run' };
-const QUIET = { flags: '-q, --quiet', description: 'no progress view' };
+const VERBOSE = {
+  flags: '-v, --verbose',
+  description: 'show how the executor was chosen and the command run',
+} as const;
+const QUIET = { flags: '-q, --quiet', description: 'no progress view' } as const;
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'agent list',
     description: 'List the agents: what each does, what its CLI must be able to do, its prompt',
     writes: false,
@@ -29,14 +32,9 @@ export const commands: readonly CommandDef[] = [
       const { AGENTS, ORCHESTRATOR } = await import('../domain/agents.js');
       const all = [...AGENTS, ORCHESTRATOR];
       return {
-        data: all.map((a) => ({
-          name: a.name,
-          description: a.description,
-          capabilities: a.capabilities,
-          prompt: a.template,
-          guidance: a.guidance,
-          scope: a.scope,
-        })),
+        data: all.map(({ name, description, capabilities, template: prompt, guidance, scope }) => {
+          return { name, description, capabilities, prompt, guidance, scope };
+        }),
         text: all
           .map(
             (a) =>
@@ -49,8 +47,8 @@ export const commands: readonly CommandDef[] = [
           .join('\n'),
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'agent spawn',
     description: 'Start a worker: with a task id it works on that task, without one on the project',
     examples: [
@@ -105,10 +103,8 @@ export const commands: readonly CommandDef[] = [
       `a waiting spawn does when the worker stops (the task's status, letting it go, counting what it used). ` +
       `'sow agent wait' waits for detached workers.`,
     writes: true,
-    async run(ctx, { args, opts: o }) {
+    async run(ctx, { args, opts }) {
       const [agentName, taskId] = args as [string, string | undefined];
-      type Flag = 'next' | 'iteration' | 'verbose' | 'quiet' | 'force' | 'detach' | 'worktree';
-      const opts = o as Partial<Record<Flag, boolean>> & { prompt?: string };
       if (opts.next && taskId !== undefined)
         throw new UsageError('give a task id or --next, not both', `sow agent spawn ${agentName} --next`);
       if (opts.iteration && (taskId !== undefined || opts.next))
@@ -141,8 +137,8 @@ export const commands: readonly CommandDef[] = [
       const r = await spawnAgent(ctx.app, agentName, taskId, { ...run, quiet: opts.quiet === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
-  },
-  {
+  }),
+  command({
     name: 'agent resume',
     description: 'Continue a worker session with a new prompt (feedback, an answer, corrections)',
     args: [
@@ -178,11 +174,8 @@ export const commands: readonly CommandDef[] = [
     ],
     help: configHelp,
     writes: true,
-    async run(ctx, { args, opts: o }) {
+    async run(ctx, { args, opts }) {
       const [first, second] = args as [string | undefined, string | undefined];
-      const opts = o as Partial<Record<'verbose' | 'quiet' | 'force' | 'fresh' | 'detach', boolean>> & {
-        agent?: string;
-      };
       const { resumeAgent } = await import('../app/workers/resume.js');
       // `resume <task-id> <prompt>` or `resume --agent <agent> <prompt>`.
       let target: { kind: 'task'; id: string } | { kind: 'project'; agent: string };
@@ -215,8 +208,8 @@ export const commands: readonly CommandDef[] = [
       const r = await resumeAgent(ctx.app, target, prompt, { ...how, quiet: opts.quiet === true, say });
       return { data: r, ...(r.status ? { text: r.status } : {}) };
     },
-  },
-  {
+  }),
+  command({
     name: 'agent wait',
     description: 'Wait until workers have stopped (default: every worker running now) and say how each task stands',
     args: [
@@ -241,26 +234,21 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { args, opts }) {
       const ids = ((args[0] as string[] | undefined) ?? []).map((id) => taskIdArg(id, 'task id'));
       const { waitForWorkers } = await import('../app/detach.js');
-      const timeout = opts['timeout'] as number | undefined;
+      const { any, timeout } = opts;
       // An MCP client's cancel ends the wait.
-      const r = await waitForWorkers(ctx.app, ids, {
-        any: opts['any'] === true,
-        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      });
+      const timeoutMs = timeout === undefined ? undefined : timeout * 1000;
+      const r = await waitForWorkers(ctx.app, ids, { any, timeoutMs, signal: ctx.signal });
       const lines = r.stopped.map(
         (t) => `${t.task}  ${t.unreported ? 'in_progress: its worker exited without reporting' : t.status}`,
       );
-      if (r.timedOut) {
-        throw new WaitTimeoutError(timeout ?? 0, r.running, r.stopped);
-      }
+      if (r.timedOut) throw new WaitTimeoutError(timeout ?? 0, r.running, r.stopped);
       const running = r.running.map(
         (w) => `${w.task}  still running (${w.by}${w.pid !== undefined ? `, pid ${w.pid}` : ''})`,
       );
       return { data: r, text: [...lines, ...running].join('\n') || 'No worker is running.' };
     },
-  },
-  {
+  }),
+  command({
     name: 'agent ps',
     description:
       'The workers running now: task, worker, CLI, pid, running for, what it did last, tokens and cost so far',
@@ -273,14 +261,14 @@ export const commands: readonly CommandDef[] = [
     },
     async run(ctx, { opts }) {
       const { liveWorkers, projectRemoteClaims } = await import('../app/detach.js');
-      const rows = await liveWorkers(ctx.app, { all: opts['all'] === true });
+      const rows = await liveWorkers(ctx.app, { all: opts.all === true });
       const { remoteClaimNotes, renderWorkers } = await import('../cli/render.js');
       // Claims on the remote: workers of other machines, which this one cannot see otherwise.
       const claims = remoteClaimNotes(await projectRemoteClaims(ctx.app), ctx.app.now());
-      return { data: rows, text: [renderWorkers(rows, ctx.app.now(), opts['all'] === true), ...claims].join('\n') };
+      return { data: rows, text: [renderWorkers(rows, ctx.app.now(), opts.all === true), ...claims].join('\n') };
     },
-  },
-  {
+  }),
+  command({
     name: 'agent events',
     description:
       'What the worker on a task did, as it happens: its messages, tool calls, usage, errors and exit, the same ' +
@@ -297,18 +285,18 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     async run(ctx, { args, opts }) {
       const id = taskIdArg(args[0] as string, 'task id');
-      if (opts['follow'] && ctx.json)
+      if (opts.follow && ctx.json)
         throw new UsageError(
           '--follow prints events as they come, and --json one document at the end: give one of them',
           `sow agent events ${id} --follow, or sow agent events ${id} --json`,
         );
       const { taskEvents, followEvents, rawEvents } = await import('../app/detach.js');
       const { eventLine } = await import('../cli/render.js');
-      if (opts['raw']) {
+      if (opts.raw) {
         const r = await rawEvents(ctx.app, id);
         return { data: r, text: r.raw ? r.lines.join('\n') : `No worker has run on task ${r.task} yet.` };
       }
-      if (opts['follow']) {
+      if (opts.follow) {
         await followEvents(ctx.app, id, (e) => writeText(process.stdout, eventLine(e)));
         return undefined;
       }
@@ -318,8 +306,8 @@ export const commands: readonly CommandDef[] = [
         text: r.events.length ? r.events.map(eventLine).join('\n') : `No events of a worker on task ${r.task} yet.`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'agent stop',
     description:
       'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a ' +
@@ -339,8 +327,8 @@ export const commands: readonly CommandDef[] = [
           `task ${r.task} is ${r.status}.\nResume it with: sow agent resume ${r.task} "<prompt>"`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'agent log',
     description:
       "For workers: add a note to your task's log (your task and agent id come from the environment sow gave you)",
@@ -360,14 +348,14 @@ export const commands: readonly CommandDef[] = [
       const { agentLog } = await import('../app/report.js');
       const r = await agentLog(ctx.app, {
         message: (args[0] as string[]).join(' '),
-        files: opts['file'] as string[],
-        action: opts['action'] as string | undefined,
-        result: opts['result'] as string | undefined,
+        files: opts.file,
+        action: opts.action,
+        result: opts.result,
       });
       return { data: r, message: `Logged to ${r.file}` };
     },
-  },
-  {
+  }),
+  command({
     name: 'agent report',
     description:
       'For workers: say how your work stands. On a task: in_progress, needs_review, paused or failed (sets its ' +
@@ -377,10 +365,10 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { agentReport } = await import('../app/report.js');
-      const r = await agentReport(ctx.app, opts['status'] as string, (args[0] as string[]).join(' '));
+      const r = await agentReport(ctx.app, opts.status, (args[0] as string[]).join(' '));
       return { data: r, message: `${r.agent_id} reported ${r.status}${r.task ? ` on task ${r.task}` : ''}` };
     },
-  },
+  }),
 ];
 
 /** What a detached start prints: who runs on what, where to watch it, how to wait for it. */

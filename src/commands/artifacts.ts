@@ -1,34 +1,30 @@
 /** input|output add|set|remove|show|list of a phase or a task: one definition for all twenty commands. */
 import type { ArtifactHolder, Direction } from '../app/artifacts.js';
 import { booleanArg, extraFlags, PHASE_OPTION, taskIdOf, textArg, TASK_ID_OPTION } from '../model/args.js';
-import type { CommandContext, CommandDef, McpExposure, OptionDef } from '../model/def.js';
+import { command, type CommandDef, type McpExposure } from '../model/def.js';
 
 type OwnerKind = 'phase' | 'task';
-interface OwnerOpts {
-  phase?: string;
-  id?: string;
-}
 
 /** The commands of `<prefix> input|output`: `input` for a phase's, `task input` for a task's. */
 export function artifactCommands(direction: Direction, kind: OwnerKind): CommandDef[] {
   const word = direction === 'inputs' ? 'input' : 'output';
   const prefix = kind === 'phase' ? word : `task ${word}`;
   const what = kind === 'phase' ? `phase ${direction}` : `task ${direction}`;
-  const owner: OptionDef = kind === 'phase' ? PHASE_OPTION : TASK_ID_OPTION;
-  const ownerOf = (opts: OwnerOpts): ArtifactHolder =>
+  const owner = kind === 'phase' ? PHASE_OPTION : TASK_ID_OPTION;
+  const ownerOf = (opts: { phase?: string; id?: string }): ArtifactHolder =>
     kind === 'phase'
       ? { kind: 'phase', ...(opts.phase !== undefined ? { phase: opts.phase } : {}) }
       : { kind: 'task', id: taskIdOf(opts) };
   const index = async (raw: string) => (await import('../domain/artifacts.js')).parseIndex(raw);
   const formatArtifact = async () => (await import('../cli/render.js')).formatArtifact;
-  const INDEX: OptionDef = { flags: '-i, --index <n>', description: 'artifact index (see list)', required: true };
+  const INDEX = { flags: '-i, --index <n>', description: 'artifact index (see list)', required: true } as const;
   const tool = (verb: string, more: Partial<McpExposure> = {}): McpExposure => ({
     tool: 'artifact',
     action: `${word} ${verb}`,
     ...more,
   });
   return [
-    {
+    command({
       name: `${prefix} add`,
       description: `Add an artifact to the ${what}; extra --name value flags go to its metadata`,
       options: [
@@ -49,8 +45,7 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
         'An absolute --path inside the repository is converted.',
       writes: true,
       mcp: tool('add', { description: "Add, set or list a phase's inputs or outputs, or a task's (id)." }),
-      async run(ctx: CommandContext, { opts: o, rest }) {
-        const opts = o as unknown as OwnerOpts & { type: string; path: string; approved?: string };
+      async run(ctx, { opts, rest }) {
         if (opts.approved !== undefined) booleanArg(opts.approved, '--approved');
         textArg(
           opts.path,
@@ -70,8 +65,8 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
         });
         return { data: r, text: format(r.index, r.artifact) };
       },
-    },
-    {
+    }),
+    command({
       name: `${prefix} set`,
       description: 'Set a field of an artifact: approved, path, or metadata (any other name, or metadata.a.b)',
       args: [
@@ -88,14 +83,14 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
           ctx.app,
           ownerOf(opts),
           direction,
-          await index(opts['index'] as string),
+          await index(opts.index),
           args[0] as string,
           args[1] as string,
         );
         return { data: r, text: format(r.index, r.artifact) };
       },
-    },
-    {
+    }),
+    command({
       name: `${prefix} remove`,
       description: 'Remove an artifact (later indexes move down by one)',
       options: [owner, INDEX],
@@ -103,11 +98,11 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
       async run(ctx, { opts }) {
         const { removeArtifact } = await import('../app/artifacts.js');
         const format = await formatArtifact();
-        const r = await removeArtifact(ctx.app, ownerOf(opts), direction, await index(opts['index'] as string));
+        const r = await removeArtifact(ctx.app, ownerOf(opts), direction, await index(opts.index));
         return { data: r, message: `Removed ${format(r.index, r.artifact)}` };
       },
-    },
-    {
+    }),
+    command({
       name: `${prefix} show`,
       description:
         `Print the file of an artifact of the ${what}: the document to read before approving it, a log ` +
@@ -119,11 +114,11 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
         'most 8 MB). With --json: the artifact, its file and its text (null when the file does not exist yet).',
       async run(ctx, { opts }) {
         const { showArtifact } = await import('../app/artifacts.js');
-        const r = await showArtifact(ctx.app, ownerOf(opts), direction, await index(opts['index'] as string));
-        return { data: r, text: r.text ?? '', ...(r.text === null ? { message: `${r.file} does not exist yet` } : {}) };
+        const r = await showArtifact(ctx.app, ownerOf(opts), direction, await index(opts.index));
+        return { data: r, text: r.text ?? '', message: r.text === null ? `${r.file} does not exist yet` : undefined };
       },
-    },
-    {
+    }),
+    command({
       name: `${prefix} list`,
       description: `List the ${what}`,
       options: [owner],
@@ -139,9 +134,9 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
           data: artifactListData(r.artifacts),
           // A task's inputs under a heading, as the command surface shows them.
           text: (kind === 'task' && direction === 'inputs' && lines.length ? ['Inputs:', ...lines] : lines).join('\n'),
-          ...(r.artifacts.length ? {} : { message: `No ${direction} on ${r.owner}` }),
+          message: r.artifacts.length ? undefined : `No ${direction} on ${r.owner}`,
         };
       },
-    },
+    }),
   ];
 }

@@ -1,11 +1,11 @@
 /** `sow check …`: the repository's declared checks, allowed per machine, run and recorded as evidence. */
 import { TIMEOUT_OPTION } from '../model/args.js';
-import type { CommandDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 import { printable } from '../domain/display.js';
 import { writeText } from '../cli/output.js';
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'check list',
     description:
       'List the checks .sow/config.yaml declares: name, command, when they are needed, timeout, whether you ' +
@@ -35,20 +35,18 @@ export const commands: readonly CommandDef[] = [
               `s; ${standing(c)})`,
           )
           .join('\n'),
-        ...(r.checks.length === 0
-          ? { message: NO_CHECKS_HELP }
-          : refused.length
-            ? {
-                message:
-                  `${refused.length === 1 ? 'A check is' : `${refused.length} checks are`} not allowed to run ` +
-                  `on this machine: read what ${refused.length === 1 ? 'it runs' : 'they run'}, then 'sow check ` +
-                  `allow' if you trust ${refused.length === 1 ? 'it' : 'them'}`,
-              }
-            : {}),
+        message:
+          r.checks.length === 0
+            ? NO_CHECKS_HELP
+            : refused.length
+              ? `${refused.length === 1 ? 'A check is' : `${refused.length} checks are`} not allowed to run ` +
+                `on this machine: read what ${refused.length === 1 ? 'it runs' : 'they run'}, then 'sow check ` +
+                `allow' if you trust ${refused.length === 1 ? 'it' : 'them'}`
+              : undefined,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'check allow',
     description:
       'Allow the declared checks (default: all) to run on this machine: shows each command and asks; recorded ' +
@@ -66,7 +64,7 @@ record. sow check forget withdraws what you allowed.`,
       const { allowChecks } = await import('../app/check-allowance.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
       const r = await allowChecks(ctx.app, args[0] as string[], {
-        yes: opts['yes'] === true,
+        yes: opts.yes === true,
         interactive: interactive(),
         confirm: askYesNo,
         // The commands come from .sow/config.yaml: escape sequences in them are shown, not obeyed.
@@ -83,8 +81,8 @@ record. sow check forget withdraws what you allowed.`,
           : NO_CHECKS_HELP;
       return { data: r, message };
     },
-  },
-  {
+  }),
+  command({
     name: 'check forget',
     description: 'Withdraw what you allowed to run in this repository (default: every check)',
     args: [{ name: 'names', description: 'the checks to withdraw', optional: true, variadic: true }],
@@ -101,8 +99,8 @@ record. sow check forget withdraws what you allowed.`,
           : 'Nothing was allowed in this repository',
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'check run',
     description:
       "Run checks (default: all declared) in the repository root (with --task, in the task's own checkout if it " +
@@ -127,13 +125,13 @@ record. sow check forget withdraws what you allowed.`,
     },
     async run(ctx, { args, opts }) {
       const names = args[0] as string[];
-      const task = opts['task'] !== undefined ? { task: opts['task'] as string } : {};
+      const task = opts.task !== undefined ? { task: opts.task } : {};
       const { RUNNER_VARIABLE } = await import('../adapters/check-runs.js');
       // Set only for the runner a `--detach` started; the checks themselves never see it.
       const announce = process.env[RUNNER_VARIABLE];
       delete process.env[RUNNER_VARIABLE];
       const app = await import('../app/checks.js');
-      if (opts['detach']) {
+      if (opts.detach) {
         const { startChecksDetached } = await import('../app/check-detach.js');
         const r = await startChecksDetached(ctx.app, names, task);
         if (!r) return { data: { runs: [], recorded: null }, message: app.NO_CHECKS_HELP };
@@ -158,8 +156,8 @@ record. sow check forget withdraws what you allowed.`,
       if (r.runs.length === 0) return { data: r, message: app.NO_CHECKS_HELP };
       return { data: r, message: passedMessage(r) };
     },
-  },
-  {
+  }),
+  command({
     name: 'check wait',
     description:
       'Wait for the checks running in the background (sow check run --detach; default: every run going on, else ' +
@@ -177,11 +175,9 @@ record. sow check forget withdraws what you allowed.`,
     async run(ctx, { args, opts }) {
       const names = args[0] as string[];
       const { waitForChecks, CheckWaitTimeoutError } = await import('../app/check-detach.js');
-      const timeout = opts['timeout'] as number | undefined;
-      const r = await waitForChecks(ctx.app, names, {
-        ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
-        ...(ctx.signal ? { signal: ctx.signal } : {}),
-      });
+      const timeout = opts.timeout;
+      const timeoutMs = timeout === undefined ? undefined : timeout * 1000;
+      const r = await waitForChecks(ctx.app, names, { timeoutMs, signal: ctx.signal });
       if (r.timedOut) throw new CheckWaitTimeoutError(timeout ?? 0, r.running, names);
       const { verdictOf } = await import('../app/check-errors.js');
       return {
@@ -190,7 +186,7 @@ record. sow check forget withdraws what you allowed.`,
         message: passedMessage({ runs: r.runs, recorded: r.recorded[0] ?? null }),
       };
     },
-  },
+  }),
 ];
 
 /** What a run whose checks all passed says: how many, where, and where the evidence went. */

@@ -1,6 +1,6 @@
 /** `sow completion bash|zsh|fish`: the script that completes sow's words in a shell. */
 import { choiceOf } from '../model/args.js';
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 
 const SHELLS = ['bash', 'zsh', 'fish'] as const;
 
@@ -11,7 +11,7 @@ const INSTALL = `Install (each new shell then completes commands, flags, task id
         or write it to a folder of $fpath:  sow completion zsh > "\${fpath[1]}/_sow"
   fish  sow completion fish > ~/.config/fish/completions/sow.fish`;
 
-export const completion: CommandDef = {
+export const completion = command({
   name: 'completion',
   description: 'Print the shell completion script for bash, zsh or fish',
   args: [{ name: 'shell', description: 'the shell to complete in', choices: SHELLS, parse: choiceOf('shell', SHELLS) }],
@@ -23,4 +23,4 @@ export const completion: CommandDef = {
     const script = completionScript(shell);
     return { data: { shell, script }, text: script };
   },
-};
+});

@@ -1,9 +1,9 @@
 /** `sow config …`: your agent configuration (which agent CLI runs which role). */
-import type { CommandDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 import { writeText } from '../cli/output.js';
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'config init',
     description: 'Create the configuration file from a commented template (never overwrites without asking)',
     options: [{ flags: '-y, --yes', description: 'replace an existing file without asking' }],
@@ -11,15 +11,15 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const { initConfig } = await import('../app/config.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
-      const r = await initConfig(ctx.app, opts['yes'] === true, interactive(), askYesNo);
+      const r = await initConfig(ctx.app, opts.yes === true, interactive(), askYesNo);
       return {
         data: r,
         text: r.path,
         message: `${r.overwritten ? 'Replaced' : 'Created'} ${r.path}\nNext: sow config edit, then sow config validate`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'config path',
     description: 'Print where the configuration file is (or would be)',
     options: [{ flags: '--exists', description: 'print true or false: whether the file exists' }],
@@ -27,10 +27,10 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const { configPath } = await import('../app/config.js');
       const r = configPath(ctx.app);
-      return { data: r, text: opts['exists'] ? String(r.exists) : r.path };
+      return { data: r, text: opts.exists ? String(r.exists) : r.path };
     },
-  },
-  {
+  }),
+  command({
     name: 'config validate',
     description:
       'Check YAML, unknown keys, schema, executor types, bindings and settings (and .sow/config.yaml inside a sow ' +
@@ -47,27 +47,19 @@ export const commands: readonly CommandDef[] = [
       }
       return { data: r, text: renderValidation(r) };
     },
-  },
-  {
+  }),
+  command({
     name: 'config show',
     description: 'Print the effective configuration with the source of every value',
     writes: false,
     async run(ctx) {
       const { showConfig } = await import('../app/config.js');
-      const r = await showConfig(ctx.app);
-      return {
-        data: {
-          path: r.path,
-          exists: r.exists,
-          executors: r.effective.executors,
-          bindings: r.effective.bindings,
-          overrides: r.effective.overrides,
-        },
-        text: r.text,
-      };
+      const { path, exists, effective, text } = await showConfig(ctx.app);
+      const { executors, bindings, overrides } = effective;
+      return { data: { path, exists, executors, bindings, overrides }, text };
     },
-  },
-  {
+  }),
+  command({
     name: 'config edit',
     description: 'Open the configuration in $VISUAL or $EDITOR (creating it from the template), then validate it',
     writes: true,
@@ -81,8 +73,8 @@ export const commands: readonly CommandDef[] = [
       }
       return { data: r, message: renderValidation(r.report) };
     },
-  },
-  {
+  }),
+  command({
     name: 'config reset',
     description: 'Remove the configuration file (a .backup copy is kept) and go back to the defaults',
     options: [{ flags: '-y, --yes', description: 'do not ask' }],
@@ -90,7 +82,7 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const { resetConfig } = await import('../app/config.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
-      const r = await resetConfig(ctx.app, opts['yes'] === true, interactive(), askYesNo);
+      const r = await resetConfig(ctx.app, opts.yes === true, interactive(), askYesNo);
       return {
         data: r,
         message: r.removed
@@ -98,5 +90,5 @@ export const commands: readonly CommandDef[] = [
           : `No configuration file at ${r.path}; the defaults are in use`,
       };
     },
-  },
+  }),
 ];

@@ -1,9 +1,9 @@
 /** `sow cost`: tokens and cost of the project's workers. */
 import { choiceOf } from '../model/args.js';
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 import { COST_GROUPS as GROUPS, type CostGroup } from '../domain/usage.js';
 
-export const cost: CommandDef = {
+export const cost = command({
   name: 'cost',
   description:
     "What the project's workers used: tokens and cost (as each agent CLI reports them), summed by task, role, " +
@@ -13,7 +13,7 @@ export const cost: CommandDef = {
       flags: '--by <group>',
       description: 'what to sum by (default: task)',
       choices: GROUPS,
-      parse: choiceOf('grouping', GROUPS),
+      parse: choiceOf<CostGroup>('grouping', GROUPS),
     },
   ],
   help:
@@ -23,8 +23,8 @@ export const cost: CommandDef = {
   mcp: { tool: 'cost', description: "The tokens and cost the project's workers used." },
   async run(ctx, { opts }) {
     const { projectCost } = await import('../app/cost.js');
-    const report = await projectCost(ctx.app, (opts['by'] as CostGroup | undefined) ?? 'task');
+    const report = await projectCost(ctx.app, opts.by ?? 'task');
     const { renderCost } = await import('../cli/render.js');
     return { data: report, text: renderCost(report) };
   },
-};
+});

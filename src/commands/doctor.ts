@@ -1,5 +1,5 @@
 /** `sow doctor`: whether this machine and repository are fit for sow, and what to fix. */
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 import { writeText } from '../cli/output.js';
 
 type Check = import('../app/doctor.js').DoctorCheck;
@@ -17,7 +17,7 @@ function renderChecks(checks: readonly Check[]): string {
     .join('\n');
 }
 
-export const doctor: CommandDef = {
+export const doctor = command({
   name: 'doctor',
   description:
     'Check that this machine and repository are fit for sow: Node.js, git, .sow/, branch, ignore lines, the merge ' +
@@ -37,7 +37,7 @@ Without --fix nothing is written.`,
   writes: true,
   async run(ctx, { opts }) {
     const { doctor, DoctorFoundProblemsError } = await import('../app/doctor.js');
-    const r = await doctor(ctx.app, { fix: opts['fix'] === true });
+    const r = await doctor(ctx.app, { fix: opts.fix === true });
     const text = renderChecks(r.checks);
     const fixed = r.checks.filter((c) => c.fixed).map((c) => c.id);
     const didFix = fixed.length ? `Fixed: ${fixed.join(', ')}. ` : '';
@@ -53,4 +53,4 @@ Without --fix nothing is written.`,
     const said = warnings ? `${warnings} warning(s), no check failed` : `All ${r.checks.length} checks passed`;
     return { data: { checks: r.checks }, text, message: `${didFix}${said}` };
   },
-};
+});

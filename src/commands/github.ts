@@ -1,11 +1,11 @@
 /** `sow issue …` and `sow pr …`: GitHub through the user's gh. */
 import { shown } from '../domain/display.js';
 import { oneOf } from '../model/args.js';
-import type { CommandDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 import { UsageError } from '../domain/errors.js';
 
 export const issue: readonly CommandDef[] = [
-  {
+  command({
     name: 'issue list',
     description: 'List issues: number, title, labels',
     options: [
@@ -14,8 +14,7 @@ export const issue: readonly CommandDef[] = [
       { flags: '--limit <n>', description: 'at most this many', default: '30' },
     ],
     writes: false,
-    async run(ctx, { opts: o }) {
-      const opts = o as { state: string; label?: string; limit: string };
+    async run(ctx, { opts }) {
       const state = oneOf('issue state', opts.state, ['open', 'closed', 'all'] as const, 'states');
       const limit = Number(opts.limit);
       if (!/^\d+$/.test(opts.limit) || !Number.isSafeInteger(limit) || limit < 1)
@@ -30,13 +29,11 @@ export const issue: readonly CommandDef[] = [
             return `#${i.number}  ${i.title}${labels}${opts.state === 'all' ? `  (${i.state.toLowerCase()})` : ''}`;
           })
           .join('\n'),
-        ...(r.issues.length
-          ? {}
-          : { message: `No ${opts.state === 'all' ? '' : `${opts.state} `}issues in ${r.repo}` }),
+        message: r.issues.length ? undefined : `No ${opts.state === 'all' ? '' : `${opts.state} `}issues in ${r.repo}`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'issue show',
     description: 'Show an issue: title, state, labels, link and text',
     args: [{ name: 'n', description: 'the issue number' }],
@@ -56,8 +53,8 @@ export const issue: readonly CommandDef[] = [
           .trimEnd(),
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'issue check',
     description: 'Is a branch or a project already linked to the issue?',
     args: [{ name: 'n', description: 'the issue number' }],
@@ -77,11 +74,11 @@ export const issue: readonly CommandDef[] = [
           : `Issue #${r.issue} is free: 'sow project new --issue ${r.issue}' starts a project from it`,
       };
     },
-  },
+  }),
 ];
 
 export const pr: readonly CommandDef[] = [
-  {
+  command({
     name: 'pr create',
     description:
       "Open the pull request of the project's branch into its base branch, with a body built from the project " +
@@ -93,7 +90,7 @@ export const pr: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { opts }) {
       const gh = await import('../app/github.js');
-      const r = await gh.prCreate(ctx.app, { draft: opts['draft'] === true, force: opts['force'] === true });
+      const r = await gh.prCreate(ctx.app, { draft: opts.draft === true, force: opts.force === true });
       const pr = r.created
         ? `Opened pull request #${r.number}${r.draft ? ' (draft)' : ''}`
         : `Pull request #${r.number} was open already`;
@@ -105,8 +102,8 @@ export const pr: readonly CommandDef[] = [
           `pull_request output`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'pr ready',
     description: "Mark the project's pull request ready for review",
     writes: true,
@@ -115,5 +112,5 @@ export const pr: readonly CommandDef[] = [
       const r = await gh.prReady(ctx.app);
       return { data: r, text: r.url, message: `Pull request #${r.number} is ready for review` };
     },
-  },
+  }),
 ];

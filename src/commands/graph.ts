@@ -1,24 +1,24 @@
 /** `sow graph …`: the lifecycle and the task dependencies, drawn. */
 import { choiceOf } from '../model/args.js';
-import type { CommandDef, OptionDef } from '../model/def.js';
+import { command, type CommandDef, type OptionDef } from '../model/def.js';
 import { GRAPH_FORMATS, renderLifecycle, renderTasks, type GraphFormat } from '../cli/graph.js';
 import { paintFor } from '../cli/colour.js';
 
 /** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */
 const FORMAT_HELP = 'text, mermaid or dot (graphviz); default: text on a terminal, mermaid when piped or redirected';
 
-const FORMAT: OptionDef = {
+const FORMAT = {
   flags: '-f, --format <format>',
   description: FORMAT_HELP,
   choices: GRAPH_FORMATS,
   parse: choiceOf('graph format', GRAPH_FORMATS),
-};
+} as const satisfies OptionDef;
 
 const formatOf = (opts: { format?: unknown }): GraphFormat =>
   (opts.format as GraphFormat | undefined) ?? (process.stdout.isTTY ? 'text' : 'mermaid');
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'graph lifecycle',
     description:
       "The project type's states and transitions, each labelled with its event and guard; in a project, its " +
@@ -34,17 +34,18 @@ export const commands: readonly CommandDef[] = [
     ],
     writes: false,
     async run(ctx, { opts }) {
-      const type = opts['type'] as string | undefined;
+      const type = opts.type;
       const { lifecycleOf } = await import('../app/graph.js');
       const g = await lifecycleOf(ctx.app, type);
-      const note =
-        g.current === null && type === undefined
-          ? `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)`
-          : undefined;
-      return { data: g, text: renderLifecycle(g, formatOf(opts), paintFor()), ...(note ? { message: note } : {}) };
+      const note = `No project here: the ${g.type} lifecycle, nothing marked (pass --type for another type)`;
+      return {
+        data: g,
+        text: renderLifecycle(g, formatOf(opts), paintFor()),
+        message: g.current === null && type === undefined ? note : undefined,
+      };
     },
-  },
-  {
+  }),
+  command({
     name: 'graph tasks',
     description: "The project's tasks, each with its status, and their dependencies",
     options: [FORMAT],
@@ -59,5 +60,5 @@ export const commands: readonly CommandDef[] = [
         };
       return { data: g, text: renderTasks(g, formatOf(opts), paintFor()) };
     },
-  },
+  }),
 ];

@@ -13,19 +13,11 @@ const group = (
   load: () => load().then((m) => ('commands' in m ? m.commands : m)),
   ...(subgroups ? { subgroups } : {}),
 });
-const artifacts = (direction: 'inputs' | 'outputs'): GroupDef => {
-  const word = direction === 'inputs' ? 'input' : 'output';
-  return {
-    name: word,
-    description: `Manage phase ${direction} (artifacts: type, path, approved, metadata)`,
-    load: async () => (await import('./artifacts.js')).artifactCommands(direction, 'phase'),
-  };
-};
-const single = (name: string, load: () => Promise<CommandDef>): GroupDef => ({
-  name,
-  description: '',
-  load: async () => [await load()],
-});
+const artifacts = (direction: 'inputs' | 'outputs'): GroupDef =>
+  group(direction.slice(0, -1), `Manage phase ${direction} (artifacts: type, path, approved, metadata)`, async () =>
+    (await import('./artifacts.js')).artifactCommands(direction, 'phase'),
+  );
+const single = (name: string, load: () => Promise<CommandDef>): GroupDef => group(name, '', async () => [await load()]);
 
 const topic = (name: string, description: string, load: () => Promise<CommandDef>): TopicDef => ({
   name,

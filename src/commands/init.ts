@@ -1,7 +1,7 @@
 /** `sow init`: .sow/ at the root of the repository. */
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 
-export const init: CommandDef = {
+export const init = command({
   name: 'init',
   examples: ['sow init', 'sow init --json'],
   description: 'Create .sow/ at the root of this git repository',
@@ -25,4 +25,4 @@ export const init: CommandDef = {
         : `Initialised .sow/ in ${result.root}\nNext: sow project new <name> --description "..."`,
     };
   },
-};
+});

@@ -1,7 +1,7 @@
 /** `sow install|uninstall <target>` and `sow hook stop`: sow inside the agent CLIs. */
 import { installTargets } from '../adapters/executors/registry.js';
 import { shown } from '../domain/display.js';
-import type { CommandDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 
 declare const SOW_VERSION: string;
 const version = () => (typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev');
@@ -15,7 +15,7 @@ function render(r: { base: string; files: { path: string; outcome: string; note?
     .join('\n');
 }
 
-export const install: CommandDef = {
+export const install = command({
   name: 'install',
   description:
     'Teach an agent CLI about sow: sub-agents, slash commands and hooks (claude), an Agent Skill, AGENTS.md, ' +
@@ -43,10 +43,9 @@ export const install: CommandDef = {
   writes: true,
   async run(ctx, { args, opts }) {
     const { install } = await import('../app/install.js');
-    const plugin = opts['plugin'] as string | undefined;
     const r = await install(ctx.app.cwd, args[0] as string, {
-      plugin,
-      withMcp: opts['withMcp'] === true,
+      plugin: opts.plugin,
+      withMcp: opts.withMcp === true,
       version: version(),
     });
     const kept = r.files.filter((f) => f.outcome === 'kept' || f.outcome === 'skipped').length;
@@ -59,9 +58,9 @@ export const install: CommandDef = {
     const left = kept ? ` (${kept} file${kept === 1 ? '' : 's'} left as you had ${kept === 1 ? 'it' : 'them'})` : '';
     return { data: r, text: render(r), message: `${did}${left}. Next: ${next}` };
   },
-};
+});
 
-export const uninstall: CommandDef = {
+export const uninstall = command({
   name: 'uninstall',
   description: 'Remove exactly what sow install wrote for a target (files you edited are left, and named)',
   args: [{ name: 'target', description: TARGET_HELP }],
@@ -69,17 +68,16 @@ export const uninstall: CommandDef = {
   writes: true,
   async run(ctx, { args, opts }) {
     const { uninstall } = await import('../app/install.js');
-    const plugin = opts['plugin'] as string | undefined;
-    const r = await uninstall(ctx.app.cwd, args[0] as string, { plugin, version: version() });
+    const r = await uninstall(ctx.app.cwd, args[0] as string, { plugin: opts.plugin, version: version() });
     const summary = r.files.length
       ? `Uninstalled sow for ${r.targets.join(', ')}`
       : `Nothing of sow was installed for ${r.targets.join(', ')}`;
     return { data: r, text: render(r), message: [...r.warnings.map((w) => `warning: ${w}`), summary].join('\n') };
   },
-};
+});
 
 export const hook: readonly CommandDef[] = [
-  {
+  command({
     name: 'hook stop',
     description:
       "Claude Code's Stop hook: reminds a worker sow spawned to report back before it stops (reads the hook's " +
@@ -98,5 +96,5 @@ export const hook: readonly CommandDef[] = [
       const decision = await stopHook(ctx.app, input);
       return { data: decision, ...(decision.decision ? { text: JSON.stringify(decision) } : {}) };
     },
-  },
+  }),
 ];

@@ -1,9 +1,9 @@
 /** `sow log`: an entry in a task's log (or the project's). */
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { collect, taskIdArg } from '../model/args.js';
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 
-export const log: CommandDef = {
+export const log = command({
   name: 'log',
   examples: [
     "sow log --action modified_file --result success --file src/auth.ts 'Added the login route'",
@@ -28,17 +28,8 @@ export const log: CommandDef = {
     defaults: { action: 'note', result: 'success' },
     omit: ['files'],
   },
-  async run(ctx, { args, opts }) {
+  async run(ctx, { args, opts: o }) {
     const notes = (args[0] as string[] | undefined) ?? [];
-    const o = opts as {
-      agent?: string;
-      action: string;
-      result: string;
-      file: string[];
-      files?: string;
-      task?: string;
-      project?: boolean;
-    };
     if (o.task !== undefined) taskIdArg(o.task, '--task');
     const { appendLog } = await import('../app/log.js');
     const r = await appendLog(ctx.app, {
@@ -57,4 +48,4 @@ export const log: CommandDef = {
         `to ${r.file}${r.tracked.length ? `; new outputs: ${r.tracked.join(', ')}` : ''}`,
     };
   },
-};
+});

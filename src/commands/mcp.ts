@@ -1,9 +1,9 @@
 /** `sow mcp`: sow served to an agent over stdio; its tools are the commands that declare an MCP exposure. */
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 
 declare const SOW_VERSION: string;
 
-export const mcp: CommandDef = {
+export const mcp = command({
   name: 'mcp',
   description:
     'Serve sow to an agent as an MCP server over stdio: its state, tasks, artifacts, advance, log, checks, workers ' +
@@ -20,10 +20,10 @@ export const mcp: CommandDef = {
     // The SDK loads here, and only here: no other command pays for it.
     const { serveMcp } = await import('../mcp/server.js');
     await serveMcp({
-      cwd: opts['cwd'] as string | undefined,
+      cwd: opts.cwd,
       version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
       commands: ctx.commands,
     });
     return undefined;
   },
-};
+});

@@ -1,7 +1,7 @@
 /** `sow merge-driver`: the git merge driver for `.sow/` (git runs it; `sow init` registers it). */
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 
-export const mergeDriver: CommandDef = {
+export const mergeDriver = command({
   name: 'merge-driver',
   description:
     "Merge two branches' versions of a file under .sow/ by what it means (git runs it during merges; sow init " +
@@ -29,4 +29,4 @@ git's own text merge.`,
     );
     return { data: r };
   },
-};
+});

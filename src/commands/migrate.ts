@@ -1,14 +1,14 @@
 /** `sow migrate`: .sow/ from an older layout to this one. */
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 
-export const migrate: CommandDef = {
+export const migrate = command({
   name: 'migrate',
   description: 'Upgrade .sow/ from the layout an older sow wrote (a backup is kept in .git/sow/backup/)',
   options: [{ flags: '-n, --dry-run', description: 'list every change and write nothing' }],
   writes: true,
   async run(ctx, { opts }) {
     const { migrate } = await import('../app/migrate.js');
-    const r = await migrate(ctx.app, opts['dryRun'] === true);
+    const r = await migrate(ctx.app, opts.dryRun === true);
     const lines = r.changes.map((c) => `${c.file}: ${c.change}`);
     return {
       data: r,
@@ -22,4 +22,4 @@ export const migrate: CommandDef = {
             : `Migrated .sow/ from layout ${r.from} to ${r.to}; the old files are in ${r.backup}/`,
     };
   },
-};
+});

@@ -2,7 +2,7 @@
 import { shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
 import { WATCH_OPTION } from '../model/args.js';
-import type { CommandContext, CommandDef, CommandResult } from '../model/def.js';
+import { command, type CommandContext, type CommandDef, type CommandResult } from '../model/def.js';
 import { UsageError } from '../domain/errors.js';
 
 async function showStatus(
@@ -34,22 +34,22 @@ async function showStatus(
   return { data: r, text: renderStatus(r, paintFor()), ...(warnings.length ? { warnings } : {}) };
 }
 
-const ALL_OPTION = { flags: '--all', description: "every project: the main checkout's and each worktree's" };
+const ALL_OPTION = { flags: '--all', description: "every project: the main checkout's and each worktree's" } as const;
 
 const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
 
 /** `sow status`, the short spelling of `sow project status`. */
-export const status: CommandDef = {
+export const status = command({
   name: 'status',
   description: `${STATUS_DESCRIPTION} (same as 'sow project status')`,
   options: [ALL_OPTION, WATCH_OPTION],
   writes: false,
   mcp: { tool: 'status', description: "The project's state, phases, tasks and what advancing needs.", omit: ['all'] },
   run: (ctx, { opts }) => showStatus(ctx, opts),
-};
+});
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'project new',
     description:
       'Start a project on this branch (on main/master, on a new feat/<name> branch); --issue <n> starts it from a ' +
@@ -88,9 +88,8 @@ export const commands: readonly CommandDef[] = [
       { flags: '--no-planning', description: 'skip the planning phase and start at ImplementationPlanning' },
     ],
     writes: true,
-    async run(ctx, { args, opts: o }) {
+    async run(ctx, { args, opts }) {
       const name = args[0] as string | undefined;
-      const opts = o as { description: string; branch?: string; planning: boolean; issue?: string; type?: string };
       const branchOpt = { branch: opts.branch, type: opts.type };
       let issueNote = '';
       let fromIssue: { issue: unknown; linked: boolean } | undefined;
@@ -143,8 +142,8 @@ export const commands: readonly CommandDef[] = [
           `project continue`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'project continue',
     description:
       "Where the project stands and the next command (the state card); --full prints the state's whole " +
@@ -154,11 +153,11 @@ export const commands: readonly CommandDef[] = [
     mcp: { tool: 'continue', description: 'The state card: where the project stands and the next command.' },
     async run(ctx, { opts }) {
       const { continueProject } = await import('../app/status.js');
-      const r = await continueProject(ctx.app, { card: opts['full'] !== true });
+      const r = await continueProject(ctx.app, { card: opts.full !== true });
       return { data: r, text: r.prompt };
     },
-  },
-  {
+  }),
+  command({
     name: 'project types',
     description: 'The project types: name, branch prefix, what each is for',
     writes: false,
@@ -172,15 +171,10 @@ export const commands: readonly CommandDef[] = [
       const { columns } = await import('../cli/render.js');
       return { data: types, text: columns(types.map((t) => [t.name, t.branch_prefix, t.description])) };
     },
-  },
-  {
-    name: 'project status',
-    description: STATUS_DESCRIPTION,
-    options: [ALL_OPTION, WATCH_OPTION],
-    writes: false,
-    run: (ctx, { opts }) => showStatus(ctx, opts),
-  },
-  {
+  }),
+  // `sow status` under its long name, not an MCP tool a second time.
+  { ...status, name: 'project status', description: STATUS_DESCRIPTION, mcp: undefined },
+  command({
     name: 'project history',
     description: 'List every transition of the lifecycle: when, which event, and who fired it',
     writes: false,
@@ -191,11 +185,11 @@ export const commands: readonly CommandDef[] = [
       return {
         data: entries,
         text: renderHistory(entries),
-        ...(entries.length ? {} : { message: 'No transitions recorded' }),
+        message: entries.length ? undefined : 'No transitions recorded',
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'project set',
     description:
       'Set a project field (name, description, base_branch; branch moves the project to the branch checked out) ' +
@@ -207,8 +201,8 @@ export const commands: readonly CommandDef[] = [
       const r = await setProjectField(ctx.app, args[0] as string, args[1] as string);
       return { data: r, message: `Set project ${r.field} = ${toJson(r.value)}` };
     },
-  },
-  {
+  }),
+  command({
     name: 'project delete',
     description: 'Remove .sow/project/ (asks first; --yes without a terminal)',
     options: [
@@ -223,10 +217,10 @@ export const commands: readonly CommandDef[] = [
         ctx.app,
         (name) => askYesNo(`Delete project '${shown(name)}' and everything in .sow/project/?`),
         interactive(),
-        opts['yes'] === true,
-        opts['force'] === true,
+        opts.yes === true,
+        opts.force === true,
       );
       return { data: r, message: `Deleted project '${shown(r.name)}'` };
     },
-  },
+  }),
 ];

@@ -1,8 +1,8 @@
 /** `sow prompt`: embedded guidance for agents, and the orchestrator prompts. */
 import { UsageError } from '../domain/errors.js';
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 
-export const prompt: CommandDef = {
+export const prompt = command({
   name: 'prompt',
   description: 'Print embedded guidance for agents (e.g. guidance/implementer/base) or an orchestrator prompt',
   args: [{ name: 'path', description: 'the prompt to print (see --list)', optional: true }],
@@ -11,7 +11,7 @@ export const prompt: CommandDef = {
   async run(ctx, { args, opts }) {
     const path = args[0] as string | undefined;
     const { listPrompts, readPrompt } = await import('../app/prompts.js');
-    if (opts['list']) {
+    if (opts.list) {
       const all = listPrompts();
       return { data: all, text: all.join('\n') };
     }
@@ -21,14 +21,11 @@ export const prompt: CommandDef = {
     return {
       data: r,
       text: r.text,
-      ...(r.unfilled.length
-        ? {
-            message:
-              r.filled_from === null
-                ? `Left unfilled: ${left} (there is no project here; inside one, sow fills them from it)`
-                : `Left unfilled: ${left} (this project has no value for ${r.unfilled.length === 1 ? 'it' : 'them'})`,
-          }
-        : {}),
+      message: !r.unfilled.length
+        ? undefined
+        : r.filled_from === null
+          ? `Left unfilled: ${left} (there is no project here; inside one, sow fills them from it)`
+          : `Left unfilled: ${left} (this project has no value for ${r.unfilled.length === 1 ? 'it' : 'them'})`,
     };
   },
-};
+});

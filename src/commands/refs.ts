@@ -2,7 +2,7 @@
 import { writeText } from '../cli/output.js';
 import { progressAllowed } from '../cli/spinner.js';
 import { shown } from '../domain/display.js';
-import type { CommandDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 import { SowError } from '../domain/errors.js';
 
 /** Git's own progress (clones) where a spinner would show: a terminal, not CI, not TERM=dumb. */
@@ -21,10 +21,9 @@ const age = (iso: string | null | undefined) => {
   if (s < 5400) return `${Math.round(s / 60)} min ago`;
   return s < 172800 ? `${Math.round(s / 3600)} h ago` : `${Math.round(s / 86400)} days ago`;
 };
-const none = (list: readonly unknown[], message: string) => (list.length ? {} : { message });
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'refs add',
     description:
       'Add a reference: a git URL (https, ssh, file://) or a local folder, linked as .sow/refs/<link>; only https ' +
@@ -53,7 +52,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { addRef } = await import('../app/refs.js');
-      const r = await addRef(ctx.app, args[0] as string, { ...(opts as { semantic: string }), progress: progress() });
+      const r = await addRef(ctx.app, args[0] as string, { ...opts, progress: progress() });
       const from = `${r.ref.source}${r.ref.branch ? ` (${r.ref.branch})` : ''}${r.sha ? ` at ${short(r.sha)}` : ''}`;
       return {
         data: r,
@@ -66,8 +65,8 @@ export const commands: readonly CommandDef[] = [
             : "Recorded in .sow/refs/index.json: commit it, and teammates run 'sow refs init'"),
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs list',
     description: 'The references: link, kind, source, whether the link works',
     writes: false,
@@ -87,11 +86,11 @@ export const commands: readonly CommandDef[] = [
               (r.description ? `\n    ${shown(r.description)}` : ''),
           )
           .join('\n'),
-        ...none(list, "No refs yet; 'sow refs add <source>' adds one"),
+        message: list.length ? undefined : "No refs yet; 'sow refs add <source>' adds one",
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs status',
     description: 'Fetch and compare: current, behind, ahead or diverged (offline: the cached commit and its age)',
     args: [{ name: 'link', optional: true, complete: 'ref' }],
@@ -110,10 +109,10 @@ export const commands: readonly CommandDef[] = [
         current: (s) => `current (${short(s.sha)})`,
       };
       const line = (s: Status) => `${s.link}  ${says[s.state](s)}`;
-      return { data: list, text: list.map(line).join('\n'), ...none(list, 'No refs yet') };
+      return { data: list, text: list.map(line).join('\n'), message: list.length ? undefined : 'No refs yet' };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs update',
     description: 'Fast-forward the cached checkouts (never discarding changes made in the cache)',
     args: [{ name: 'link', optional: true, complete: 'ref' }],
@@ -143,10 +142,10 @@ export const commands: readonly CommandDef[] = [
             'update again',
         );
       }
-      return { data: list, text: list.map(line).join('\n'), ...none(list, 'No refs yet') };
+      return { data: list, text: list.map(line).join('\n'), message: list.length ? undefined : 'No refs yet' };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs remove',
     description: 'Remove a reference and its link',
     args: [{ name: 'link', complete: 'ref' }],
@@ -159,7 +158,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { removeRef } = await import('../app/refs.js');
-      const pruneCache = opts['pruneCache'] === true;
+      const pruneCache = opts.pruneCache === true;
       const r = await removeRef(ctx.app, args[0] as string, pruneCache);
       const users = `${r.still_used_by} other repositor${r.still_used_by === 1 ? 'y' : 'ies'}`;
       const cache = r.pruned
@@ -171,8 +170,8 @@ export const commands: readonly CommandDef[] = [
             : "; its checkout stays in the cache ('--prune-cache' deletes it)";
       return { data: r, message: `Removed ref '${r.link}'${cache}` };
     },
-  },
-  {
+  }),
+  command({
     name: 'refs init',
     description: 'Make every link again from the indexes (clone what the cache lacks): run it on a fresh clone',
     writes: true,
@@ -184,8 +183,8 @@ export const commands: readonly CommandDef[] = [
         text: list
           .map((r) => `${r.link}  ${r.cloned ? 'cloned and linked' : 'linked'}${r.via === 'copy' ? ' (a copy)' : ''}`)
           .join('\n'),
-        ...none(list, 'No refs in the indexes'),
+        message: list.length ? undefined : 'No refs in the indexes',
       };
     },
-  },
+  }),
 ];

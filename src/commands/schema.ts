@@ -1,10 +1,10 @@
 /** `sow schema`: the JSON Schema of a state or configuration file. */
 import { oneOf } from '../model/args.js';
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 
 const FILES = ['project', 'task', 'config', 'repo-config'] as const;
 
-export const schema: CommandDef = {
+export const schema = command({
   name: 'schema',
   description:
     'Print the JSON Schema of a state or configuration file, for editors (project, task, config: your agent ' +
@@ -17,4 +17,4 @@ export const schema: CommandDef = {
     const schema = jsonSchemaOf(file);
     return { data: schema, text: JSON.stringify(schema, null, 2) };
   },
-};
+});

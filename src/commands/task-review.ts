@@ -1,6 +1,6 @@
 /** `sow task changes`: what a task's work changed, file by file (the read a task is reviewed with, here and in ui). */
 import { taskIdOf, TASK_ID_OPTION } from '../model/args.js';
-import type { CommandDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 import { shown } from '../domain/display.js';
 
 const SOURCE: Readonly<Record<string, string>> = {
@@ -31,7 +31,7 @@ async function cardLine(c: import('../app/task-board.js').BoardCard): Promise<st
 }
 
 export const commands: CommandDef[] = [
-  {
+  command({
     name: 'task board',
     description:
       'The tasks as cards of a board: ready or waiting (for which tasks), who works on them, pending feedback, ' +
@@ -48,12 +48,12 @@ export const commands: CommandDef[] = [
       "task's file.",
     async run(ctx, { opts }) {
       const { taskBoard } = await import('../app/task-board.js');
-      const r = await taskBoard(ctx.app, opts['id'] === undefined ? undefined : taskIdOf(opts));
+      const r = await taskBoard(ctx.app, opts.id === undefined ? undefined : taskIdOf(opts));
       const lines = await Promise.all(r.cards.map(cardLine));
-      return { data: r, text: lines.join('\n'), ...(r.cards.length ? {} : { message: 'No tasks yet' }) };
+      return { data: r, text: lines.join('\n'), message: r.cards.length ? undefined : 'No tasks yet' };
     },
-  },
-  {
+  }),
+  command({
     name: 'task changes',
     description:
       "What a task's work changed, file by file, from git: its own checkout against where its branch began, else " +
@@ -77,5 +77,5 @@ export const commands: CommandDef[] = [
           `changed ${SOURCE[r.source]}; ${against}${r.truncated ? '; some patches were cut (too large)' : ''}`,
       };
     },
-  },
+  }),
 ];

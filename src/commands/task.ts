@@ -8,9 +8,53 @@ import { paintFor } from '../cli/colour.js';
 import { toJson } from '../domain/json.js';
 import { claimData, taskData, taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
-import { fieldsArg, limitArg, LIST_FIELDS_HELP, pick } from './task-list-args.js';
-import type { CommandContext, CommandDef } from '../model/def.js';
+import { nearMiss } from '../domain/suggest.js';
+import { command, type CommandContext, type CommandDef } from '../model/def.js';
 import type { AddTaskOptions } from '../app/task.js';
+
+/** The fields `task list --fields` takes: its JSON's names, and `agent` for assigned_agent. */
+const LIST_FIELDS = 'id name status agent assigned_agent parallel dependencies worker remote_claim'.split(' ');
+const LIST_FIELDS_HELP = LIST_FIELDS.filter((f) => f !== 'assigned_agent').join(', ');
+
+function fieldsArg(raw: string): string[] {
+  const names = raw
+    .split(',')
+    .map((n) => n.trim())
+    .filter(Boolean);
+  if (names.length === 0)
+    throw new UsageError('--fields names no field', `for example --fields id,name,status (${LIST_FIELDS_HELP})`);
+  return [
+    ...new Set(
+      names.map((n) => {
+        if (!LIST_FIELDS.includes(n)) {
+          const guess = nearMiss(n, LIST_FIELDS);
+          throw new UsageError(
+            `--fields: no field '${shown(n)}'${guess ? `; did you mean '${guess}'?` : ''}`,
+            `the fields: ${LIST_FIELDS_HELP}`,
+          );
+        }
+        return n === 'agent' ? 'assigned_agent' : n;
+      }),
+    ),
+  ];
+}
+
+function limitArg(raw: string): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`invalid --limit '${shown(raw)}': expected a whole number from 1`, 'for example --limit 10');
+  return n;
+}
+
+/** A row of only `fields`, in their order (a field it does not have, or an empty one, is left out). */
+function pick(row: object, fields: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const f of fields) {
+    const v = (row as Record<string, unknown>)[f];
+    if (v !== undefined && v !== null && !(Array.isArray(v) && v.length === 0)) out[f] = v;
+  }
+  return out;
+}
 
 /** A status write that found the task so already: what it is, since when, and that nothing changed. */
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
@@ -35,7 +79,7 @@ async function checkedAdd(ctx: CommandContext, name: string, opts: Omit<AddTaskO
 }
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'task add',
     description: 'Add a task (ids are gap-numbered: 010, 020, …)',
     args: [{ name: 'name', description: 'what the task does' }],
@@ -48,12 +92,12 @@ export const commands: readonly CommandDef[] = [
     ],
     writes: true,
     mcp: { tool: 'task', action: 'add', omit: ['id'] },
-    async run(ctx, { args, opts: o }) {
-      const t = await checkedAdd(ctx, args[0] as string, o);
+    async run(ctx, { args, opts }) {
+      const t = await checkedAdd(ctx, args[0] as string, opts);
       return { data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` };
     },
-  },
-  {
+  }),
+  command({
     name: 'task set',
     description:
       'Set a task field (status, name, iteration, assigned_agent, parallel, dependencies, description) or metadata',
@@ -75,9 +119,8 @@ export const commands: readonly CommandDef[] = [
       'Either way their runs are recorded as evidence on the task.',
     writes: true,
     mcp: { tool: 'task_update', description: "Set a task's field or metadata; completing runs its checks." },
-    async run(ctx, { args, opts: o }) {
+    async run(ctx, { args, opts }) {
       const [field, value] = args as [string, string];
-      const opts = o as { id?: string; force?: boolean; owner?: string };
       const { setTaskField } = await import('../app/task-change.js');
       // Only a completion runs checks: then their progress goes out, and Ctrl-C or a cancel stops them.
       let watch: { release(): void } | undefined;
@@ -108,8 +151,8 @@ export const commands: readonly CommandDef[] = [
         message: r.unchanged ? unchangedText(r.task) : `Set task ${r.id} ${r.field} = ${toJson(r.value)}${checks}`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task get',
     description: 'Print a task, or one field of it (bare, for scripts)',
     args: [{ name: 'field', description: 'only this field', optional: true }],
@@ -127,8 +170,8 @@ export const commands: readonly CommandDef[] = [
       }
       return { data: { id: r.task.id, field: r.field, value: r.value ?? null }, text: renderValue(r.value) };
     },
-  },
-  {
+  }),
+  command({
     name: 'task abandon',
     description: 'Abandon a task (it no longer blocks review)',
     options: [
@@ -145,16 +188,16 @@ export const commands: readonly CommandDef[] = [
     async run(ctx, { opts }) {
       const { abandonTask } = await import('../app/task-change.js');
       const r = await abandonTask(ctx.app, taskIdOf(opts), {
-        force: opts['force'] === true,
-        owner: opts['owner'] as string | undefined,
+        force: opts.force === true,
+        owner: opts.owner,
       });
       return {
         data: r.task,
         message: r.unchanged ? unchangedText(r.task) : `Abandoned task ${r.task.id} '${shown(r.task.name)}'`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task list',
     description: 'List the tasks',
     options: [
@@ -172,10 +215,10 @@ export const commands: readonly CommandDef[] = [
     writes: false,
     mcp: { tool: 'task', action: 'list', listKey: 'tasks', omit: ['limit', 'fields'] },
     async run(ctx, { opts }) {
-      const status = opts['status'] as string | undefined;
-      const ready = opts['ready'] === true;
-      const limit = opts['limit'] as number | undefined;
-      const fields = opts['fields'] as string[] | undefined;
+      const status = opts.status;
+      const ready = opts.ready === true;
+      const limit = opts.limit;
+      const fields = opts.fields;
       if (status !== undefined)
         oneOf('task status', status, (await import('../domain/schemas.js')).TASK_STATUSES, 'statuses');
       if (ready && status !== undefined)
@@ -211,7 +254,7 @@ export const commands: readonly CommandDef[] = [
               : {}),
         };
       };
-      if (!opts['watch']) return view();
+      if (!opts.watch) return view();
       const { watchView } = await import('../cli/watch.js');
       return watchView(
         ctx,
@@ -219,8 +262,8 @@ export const commands: readonly CommandDef[] = [
         view,
       );
     },
-  },
-  {
+  }),
+  command({
     name: 'task next',
     description:
       'List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first',
@@ -247,15 +290,7 @@ export const commands: readonly CommandDef[] = [
       omit: ['limit'],
       defaults: { limit: '10' },
     },
-    async run(ctx, { opts: o }) {
-      const opts = o as {
-        claim?: boolean;
-        agent?: string;
-        owner?: string;
-        lease: string;
-        remote?: string;
-        limit?: number;
-      };
+    async run(ctx, { opts }) {
       const app = await import('../app/task.js');
       if (!opts.claim) {
         if (opts.agent !== undefined || opts.owner !== undefined || opts.remote !== undefined)
@@ -271,11 +306,12 @@ export const commands: readonly CommandDef[] = [
         return {
           data: tasks,
           text: formatTaskList(tasks),
-          ...(ready.length === 0
-            ? { message: 'No task is ready to start' }
-            : more > 0
-              ? { message: `${more} more not shown (--limit ${opts.limit})` }
-              : {}),
+          message:
+            ready.length === 0
+              ? 'No task is ready to start'
+              : more > 0
+                ? `${more} more not shown (--limit ${opts.limit})`
+                : undefined,
         };
       }
       const { parseLease } = await import('../domain/ownership.js');
@@ -298,8 +334,8 @@ export const commands: readonly CommandDef[] = [
           `until ${r.owner.lease_until})`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task feedback',
     description:
       'Send a task back with feedback: the next feedback/<nnn>.md of its folder, registered as a pending ' +
@@ -322,8 +358,8 @@ export const commands: readonly CommandDef[] = [
         message: `Added feedback ${r.artifact.path} (input ${r.index}, pending)`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task diff',
     description:
       "What a task changed: its modified files as a diff against the project's base branch (new files whole)",
@@ -335,17 +371,15 @@ export const commands: readonly CommandDef[] = [
       return {
         data: r,
         text: r.diff,
-        ...(r.diff
-          ? {}
-          : {
-              message: r.files.length
-                ? `Task ${r.task}'s files show no change against the base branch`
-                : `Task ${r.task} records no modified file yet`,
-            }),
+        message: r.diff
+          ? undefined
+          : r.files.length
+            ? `Task ${r.task}'s files show no change against the base branch`
+            : `Task ${r.task} records no modified file yet`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'task merge',
     description:
       "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the " +
@@ -369,11 +403,11 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const given = args[0] === undefined ? undefined : taskIdArg(args[0] as string, 'task id');
-      if (given !== undefined && opts['id'] !== undefined && given !== taskIdArg(opts['id'] as string, '--id'))
+      if (given !== undefined && opts.id !== undefined && given !== taskIdArg(opts.id, '--id'))
         throw new UsageError('give the task id once: as an argument or with --id', `sow task merge ${given}`);
       const id = given ?? taskIdOf(opts);
       const { mergeTask, mergeChecksSentence } = await import('../app/worker-checkout.js');
-      const r = await mergeTask(ctx.app, id, { force: opts['force'] === true });
+      const r = await mergeTask(ctx.app, id, { force: opts.force === true });
       const what = r.merge
         ? `Merged task ${r.task}'s branch '${r.branch}' into '${r.into}' (${r.files.length} ` +
           `file${r.files.length === 1 ? '' : 's'})`
@@ -385,7 +419,7 @@ export const commands: readonly CommandDef[] = [
           `its checkout and branch were removed\n${mergeChecksSentence(r.checked)}`,
       };
     },
-  },
+  }),
   ...artifactCommands('inputs', 'task'),
   ...artifactCommands('outputs', 'task'),
 ];

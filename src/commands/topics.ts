@@ -1,5 +1,5 @@
 /** The help topics that are not commands: reference, environment, json (exit-codes is a command's page). */
-import type { CommandDef, OptionDef } from '../model/def.js';
+import { command, type CommandDef, type OptionDef } from '../model/def.js';
 import { columns } from '../cli/render.js';
 import { argUsage } from '../cli/build.js';
 
@@ -36,7 +36,7 @@ function referenceOf(def: CommandDef) {
   };
 }
 
-export const reference: CommandDef = {
+export const reference = command({
   name: 'help reference',
   description: 'Every command, with its arguments and options',
   writes: false,
@@ -65,7 +65,7 @@ export const reference: CommandDef = {
         `-h, --help.\nsow help <command> shows one command's help with its notes and examples.`,
     };
   },
-};
+});
 
 /** The variables sow reads, and what each does. */
 const VARIABLES: readonly (readonly [string, string])[] = [
@@ -103,7 +103,7 @@ const VARIABLES: readonly (readonly [string, string])[] = [
 ];
 export const ENVIRONMENT = VARIABLES.map(([name, meaning]) => ({ name, meaning }));
 
-export const environment: CommandDef = {
+export const environment = command({
   name: 'help environment',
   description: 'The environment variables sow reads',
   writes: false,
@@ -115,9 +115,9 @@ export const environment: CommandDef = {
         `variables (GH_TOKEN, GH_HOST, ANTHROPIC_API_KEY, …); sow passes them on.`,
     };
   },
-};
+});
 
-export const json: CommandDef = {
+export const json = command({
   name: 'help json',
   description: 'What --json prints',
   writes: false,
@@ -136,4 +136,4 @@ exact characters (human output escapes control characters).
 'sow help reference --json' describes every command; 'sow schema' gives the JSON Schema of each state file.`;
     return { data: { topic: 'json', text }, text };
   },
-};
+});

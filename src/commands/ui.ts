@@ -1,11 +1,11 @@
 /** `sow ui`: the work, live, in a browser (src/ui/server.ts). */
 import { UsageError } from '../domain/errors.js';
-import type { CommandDef } from '../model/def.js';
+import { command } from '../model/def.js';
 import { stdout } from '../cli/stdio.js';
 import { writeText } from '../cli/output.js';
 import { toJson } from '../domain/json.js';
 
-export const ui: CommandDef = {
+export const ui = command({
   name: 'ui',
   description:
     'Show the projects, their tasks and workers live in a browser (a local server on 127.0.0.1, with a token)',
@@ -13,7 +13,7 @@ export const ui: CommandDef = {
     {
       flags: '--port <n>',
       description: 'the port to listen on (default: a free one)',
-      parse: (raw) => {
+      parse: (raw: string) => {
         const n = Number(raw);
         if (!/^\d+$/.test(raw) || n > 65535)
           throw new UsageError(
@@ -35,7 +35,7 @@ export const ui: CommandDef = {
   async run(ctx, { opts }) {
     if (!ctx.commands) throw new Error('sow ui needs the registry of commands');
     const { startUi } = await import('../ui/server.js');
-    const server = await startUi(ctx, { port: (opts['port'] as number | undefined) ?? 0, commands: ctx.commands });
+    const server = await startUi(ctx, { port: opts.port ?? 0, commands: ctx.commands });
     if (ctx.json)
       stdout.write(`${toJson({ ok: true, data: { url: server.url, token: server.token, port: server.port } })}\n`);
     else
@@ -44,7 +44,7 @@ export const ui: CommandDef = {
         `sow ui is serving ${server.url}\n(keep the link to yourself: its token lets anyone with it act on this ` +
           `repository; Ctrl-C stops the server)`,
       );
-    if (opts['open'] !== false && !ctx.json && stdout.isTTY) {
+    if (opts.open !== false && !ctx.json && stdout.isTTY) {
       const { openBrowser } = await import('../ui/open.js');
       openBrowser(server.url, ctx.app.env);
     }
@@ -60,4 +60,4 @@ export const ui: CommandDef = {
     await server.close();
     return undefined;
   },
-};
+});

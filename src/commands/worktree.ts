@@ -1,8 +1,8 @@
 /** `sow worktree …`: another project beside this one, in a git worktree under .sow/worktrees/. */
-import type { CommandDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 
 export const commands: readonly CommandDef[] = [
-  {
+  command({
     name: 'worktree add',
     description:
       'Check out <branch> in .sow/worktrees/<branch> (created when it does not exist, from --from, else the ' +
@@ -12,7 +12,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { addWorktreeFor } = await import('../app/worktree.js');
-      const r = await addWorktreeFor(ctx.app, args[0] as string, opts['from'] as string | undefined);
+      const r = await addWorktreeFor(ctx.app, args[0] as string, opts.from);
       const why = {
         from: '',
         default: ", the repository's default branch; --from picks another",
@@ -31,8 +31,8 @@ export const commands: readonly CommandDef[] = [
           `cd ${r.rel} && sow project new <name> --description "…"`,
       };
     },
-  },
-  {
+  }),
+  command({
     name: 'worktree list',
     description: 'The main checkout and every worktree: branch, path, project, state, tasks done, live agent sessions',
     writes: false,
@@ -42,8 +42,8 @@ export const commands: readonly CommandDef[] = [
       const trees = await listWorktreesFor(ctx.app);
       return { data: trees, text: renderWorktrees(trees) };
     },
-  },
-  {
+  }),
+  command({
     name: 'worktree remove',
     description:
       'Remove the worktree of <branch> (the branch itself stays); refused with uncommitted work or a live ' +
@@ -53,11 +53,11 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const { removeWorktreeFor } = await import('../app/worktree.js');
-      const r = await removeWorktreeFor(ctx.app, args[0] as string, opts['force'] === true);
+      const r = await removeWorktreeFor(ctx.app, args[0] as string, opts.force === true);
       return { data: r, message: `Removed the worktree of '${r.branch}' (${r.rel}); the branch '${r.branch}' is kept` };
     },
-  },
-  {
+  }),
+  command({
     name: 'worktree prune',
     description: 'Forget the worktrees whose folders were deleted by hand',
     writes: true,
@@ -72,5 +72,5 @@ export const commands: readonly CommandDef[] = [
           : 'Nothing to prune: every worktree folder is there',
       };
     },
-  },
+  }),
 ];

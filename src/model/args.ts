@@ -64,17 +64,6 @@ export async function agentArg(raw: string, what = 'agent'): Promise<string> {
   return oneOf(what, raw, ROLES, "agents ('sow agent list' says what each does)");
 }
 
-/** A duration as typed: 90s, 5m, 1h, or a bare number of seconds; returns seconds. */
-export function durationArg(raw: string, flag: string): number {
-  const seconds = durationSeconds(raw, 's');
-  if (!Number.isFinite(seconds) || seconds <= 0)
-    throw new UsageError(
-      `invalid ${flag} ${quoted(raw)}: expected a duration such as 90s, 5m or 1h`,
-      `for example ${flag} 5m`,
-    );
-  return seconds;
-}
-
 /** A repeatable option's parser (`--file a --file b`): the values in order; give it `default: []`. */
 export const collect = (value: string, previous: unknown): string[] => [...(previous as string[]), value];
 
@@ -112,24 +101,33 @@ export function taskIdOf(opts: { id?: string }): string {
 }
 
 /** `--watch` of a view (`sow status`, `sow task list`): for a person at a terminal, so no MCP client gets it. */
-export const WATCH_OPTION: OptionDef = {
+export const WATCH_OPTION = {
   flags: '-w, --watch',
   description: 'show it again each time it changes, until Ctrl-C (with --json: one document per line)',
   terminal: true,
-};
-export const PHASE_OPTION: OptionDef = {
+} as const satisfies OptionDef;
+export const PHASE_OPTION = {
   flags: '-p, --phase <name>',
   description: 'the phase (default: the one in progress)',
   complete: 'phase',
-};
-export const TASK_ID_OPTION: OptionDef = {
+} as const satisfies OptionDef;
+export const TASK_ID_OPTION = {
   flags: '--id <id>',
   description: 'task id (default: $SOW_TASK_ID)',
   complete: 'task-id',
-};
+} as const satisfies OptionDef;
 /** `--timeout` of the waits: an orchestrator whose tool calls are limited waits in slices. */
-export const TIMEOUT_OPTION: OptionDef = {
+export const TIMEOUT_OPTION = {
   flags: '--timeout <duration>',
   description: 'give up after this long (90s, 5m): exit 124',
-  parse: (raw) => durationArg(raw, '--timeout'),
-};
+  /** A duration as typed: 90s, 5m, 1h, or a bare number of seconds; returns seconds. */
+  parse: (raw) => {
+    const seconds = durationSeconds(raw, 's');
+    if (!Number.isFinite(seconds) || seconds <= 0)
+      throw new UsageError(
+        `invalid --timeout ${quoted(raw)}: expected a duration such as 90s, 5m or 1h`,
+        'for example --timeout 5m',
+      );
+    return seconds;
+  },
+} as const satisfies OptionDef;

@@ -1,5 +1,5 @@
-// One command, described once: the commander tree, the MCP tools and completion are built from it. Types only, so a
-// definition costs nothing to load until its group is asked for.
+// One command, described once: the commander tree, the MCP tools and completion are built from it. Types (and
+// `command`, which only types `run`'s options), so a definition costs nothing to load until its group is asked for.
 import type { AppContext } from '../app/context.js';
 import type { CandidateSource, CommandResult } from '../domain/type-commands.js';
 
@@ -33,10 +33,31 @@ export interface OptionDef {
   readonly terminal?: boolean;
 }
 
+/** The name commander gives an option's value: '-n, --dry-run' → 'dryRun', '--no-open' → 'open'. */
+type Camel<S extends string> = S extends `${infer H}-${infer T}` ? `${H}${Capitalize<Camel<T>>}` : S;
+type Long<F extends string> = F extends `${string}--${infer R}` ? (R extends `${infer N} ${string}` ? N : R) : never;
+type KeyOf<F extends string> = Camel<Long<F> extends `no-${infer N}` ? N : Long<F>>;
+/** What its parser returns, else a string for an option that takes a value, else a switch. */
+type ValueOf<O> = O extends { parse: (...a: never[]) => infer R }
+  ? R
+  : O extends { flags: `${string}<${string}` }
+    ? string
+    : boolean;
+
+/** Always has a value: required, defaulted, or a negated switch (true unless given). */
+type Given = { required: true } | { default: unknown } | { flags: `${string}--no-${string}` };
+
+/** A command's options, typed from its definitions' flags (untyped where a flag is only known as a string). */
+export type OptionsOf<Os extends readonly OptionDef[]> = string extends Os[number]['flags']
+  ? Readonly<Record<string, unknown>>
+  : { readonly [O in Os[number] as O extends Given ? KeyOf<O['flags']> : never]: ValueOf<O> } & {
+      readonly [O in Os[number] as O extends Given ? never : KeyOf<O['flags']>]?: ValueOf<O>;
+    };
+
 /** What a command receives: its arguments in order, its options by camel-cased name. */
-export interface CommandInput {
+export interface CommandInput<Opts = Readonly<Record<string, unknown>>> {
   readonly args: readonly unknown[];
-  readonly opts: Readonly<Record<string, unknown>>;
+  readonly opts: Opts;
   /** With `passThrough`: the words the command did not know (`--name value` metadata flags). */
   readonly rest?: readonly string[];
 }
@@ -68,12 +89,12 @@ export interface McpExposure {
   readonly omit?: readonly string[];
 }
 
-export interface CommandDef {
+export interface CommandDef<Os extends readonly OptionDef[] = readonly OptionDef[]> {
   /** The words after `sow`: 'advance', 'task add', 'iter log'. */
   readonly name: string;
   readonly description: string;
   readonly args?: readonly ArgDef[];
-  readonly options?: readonly OptionDef[];
+  readonly options?: Os;
   /** Shown after the options in --help (notes); a function when it says something only known then (a path in use). */
   readonly help?: string | (() => string);
   readonly examples?: readonly string[];
@@ -84,8 +105,11 @@ export interface CommandDef {
   readonly passThrough?: { readonly name: string; readonly description: string };
   readonly mcp?: McpExposure;
   /** Undefined: nothing to show (`sow mcp`, whose stdout is the protocol's). */
-  run(ctx: CommandContext, input: CommandInput): Promise<CommandResult | undefined>;
+  run(ctx: CommandContext, input: CommandInput<OptionsOf<Os>>): Promise<CommandResult | undefined>;
 }
+
+/** A definition whose `run` reads its options by their names and types (see OptionsOf). */
+export const command = <const Os extends readonly OptionDef[]>(def: CommandDef<Os>): CommandDef => def;
 
 /** A command group (`sow task …`), its commands loaded only when argv, help or completion needs them. */
 export interface GroupDef {
