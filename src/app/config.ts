@@ -8,6 +8,7 @@ import {
   resolveConfig,
   type ConfigIssue,
   type EffectiveConfig,
+  type ExecutorSetting,
   type ResolvedExecutor,
 } from '../domain/config.js';
 import { AbortedError, ConfirmationRequiredError, errorClass, SowError } from '../domain/errors.js';
@@ -291,16 +292,17 @@ const NOTES: Readonly<Record<string, string>> = {
 const note = (source: string, variable?: string) =>
   source === 'environment' ? `(from environment: ${variable})` : NOTES[source]!;
 
-/** The settings lines of `config show`: the permission profile first, each with its source. */
-function settingsLines(e: ResolvedExecutor): string[] {
+/** One executor's lines in `config show`: each setting with its source, the permission profile first. */
+function executorLines(e: ResolvedExecutor): string[] {
   const src = note(e.source);
-  const s = e.config.settings;
-  const type = e.config.type;
-  const out: string[] = [];
-  const ignored = `the ${type} executor type does not take it: run 'sow config validate'`;
+  const { type, settings: s, custom_args: custom, spawn, resume } = e.config;
+  const said = (setting: ExecutorSetting, value: unknown) =>
+    `${setting}: ${String(value)}  # ${src}` +
+    (typeRefuses(type, setting) ? `, the ${type} executor type does not take it: run 'sow config validate'` : '');
+  const out = [`    ${emitString(e.name)}:  # ${src}`, `      type: ${type}`, '      settings:'];
   if (typeRefuses(type, 'permissions')) {
-    if (s?.permissions !== undefined) out.push(`        permissions: ${s.permissions}  # ${src}, ${ignored}`);
-    if (s?.yolo_mode !== undefined) out.push(`        yolo_mode: ${s.yolo_mode}  # ${src}, ${ignored}`);
+    if (s?.permissions !== undefined) out.push(`        ${said('permissions', s.permissions)}`);
+    if (s?.yolo_mode !== undefined) out.push(`        ${said('yolo_mode', s.yolo_mode)}`);
     out.push(
       `        # permissions do not ` +
         `apply: ${type === 'command' ? 'your own spawn/resume argv decides' : 'its custom_args decide'} what the ` +
@@ -321,8 +323,10 @@ function settingsLines(e: ResolvedExecutor): string[] {
       : '';
     out.push(`        permissions: ${permissionProfile(e.config)}  # ${how}${disagrees}`);
   }
-  if (s?.model)
-    out.push(`        model: ${emitString(s.model)}  # ${src}${typeRefuses(type, 'model') ? `, ${ignored}` : ''}`);
+  if (s?.model) out.push(`        ${said('model', emitString(s.model))}`);
+  if (custom?.length) out.push(`      custom_args: ${JSON.stringify(custom)}  # ${src}`);
+  if (spawn) out.push(`      ${said('spawn', JSON.stringify(spawn))}`);
+  if (resume) out.push(`      ${said('resume', JSON.stringify(resume))}`);
   return out;
 }
 
@@ -342,22 +346,7 @@ export async function showConfig(
     'agents:',
     '  executors:',
   ];
-  for (const e of Object.values(effective.executors)) {
-    const src = note(e.source);
-    out.push(
-      `    ${emitString(e.name)}:  # ${src}`,
-      `      type: ${e.config.type}`,
-      '      settings:',
-      ...settingsLines(e),
-    );
-    if (e.config.custom_args?.length) out.push(`      custom_args: ${JSON.stringify(e.config.custom_args)}  # ${src}`);
-    const argvIgnored =
-      e.config.type === 'command'
-        ? ''
-        : `, the ${e.config.type} executor type does not take it: run 'sow config validate'`;
-    if (e.config.spawn) out.push(`      spawn: ${JSON.stringify(e.config.spawn)}  # ${src}${argvIgnored}`);
-    if (e.config.resume) out.push(`      resume: ${JSON.stringify(e.config.resume)}  # ${src}${argvIgnored}`);
-  }
+  for (const e of Object.values(effective.executors)) out.push(...executorLines(e));
   out.push('  bindings:');
   for (const b of Object.values(effective.bindings))
     out.push(`    ${emitString(b.role)}: ${emitString(b.executor)}  # ${note(b.source, b.variable)}`);
