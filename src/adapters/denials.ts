@@ -7,23 +7,15 @@ import type { Denial } from './executors/types.js';
 
 export type { Denial } from './executors/types.js';
 
-export interface DenialCollector {
-  /** One parsed JSON event of the worker's stdout. */
-  event(event: unknown): void;
-  /** One line of the worker's stderr. */
-  stderr(line: string): void;
-  readonly denials: readonly Denial[];
-}
-
 /** Collects the denials of one run of a CLI of this type (none for types sow cannot read). */
-export function denialCollector(type: string): DenialCollector {
+export function denialCollector(type: string) {
   const reader = executorOf(type)?.denials?.();
   const denials: Denial[] = [];
   return {
-    event(event) {
+    event(event: unknown) {
       if (reader?.event && isRecord(event)) denials.push(...reader.event(event));
     },
-    stderr(line) {
+    stderr(line: string) {
       if (reader?.stderr) denials.push(...reader.stderr(line));
     },
     denials,

@@ -1,10 +1,10 @@
 // `runWorker` over ACP: sow answers each permission by the executor's profile, hands the agent `sow mcp`, and keeps the
 // raw messages and its events.
 import { relative, sep } from 'node:path';
-import { runAcp, type AcpRunOutcome, type AcpRunRequest } from '../adapters/acp/client.js';
+import { runAcp, type AcpRunRequest } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import { EVENT_MARKS, type RunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
-import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
+import type { AskingModes, Denial } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
 import { str, usageOf } from '../adapters/executors/shared.js';
 import type { PermissionProfile } from '../domain/config-schemas.js';
@@ -65,13 +65,8 @@ export function workerPolicy(
   };
 }
 
-export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'usage'> {
-  denials: Denial[];
-  /** What the run used, as far as the agent said (tokens of the turn; the session's cost so far). */
-  usage: Usage;
-}
-
-export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> {
+/** The run's outcome, its denials, and what it used as far as the agent said (the turn's tokens, the cost so far). */
+export async function runAcpWorker(run: AcpWorkerRun) {
   const denials: Denial[] = [];
   let message = '';
   const flush = () => {

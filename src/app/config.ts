@@ -12,8 +12,7 @@ import {
   type ResolvedExecutor,
 } from '../domain/config.js';
 import { AbortedError, ConfirmationRequiredError, errorClass, SowError } from '../domain/errors.js';
-import { EXECUTOR_TYPES, type ExecutorConfig } from '../domain/config-schemas.js';
-import type { ExecutorModule } from '../adapters/executors/types.js';
+import { EXECUTOR_TYPES } from '../domain/config-schemas.js';
 import { runEditor } from '../adapters/editor.js';
 import { executorOf, IGNORED_SETTINGS, typeRefuses } from '../adapters/executors/registry.js';
 import { findOnPath } from '../adapters/process-runner.js';
@@ -194,42 +193,19 @@ export async function validateUserConfig(
   return done();
 }
 
-/** An agent CLI the bindings need: which executor, for which roles, and where it is on PATH. */
-export interface AgentCli {
-  executor: string;
-  roles: string[];
-  config: ExecutorConfig;
-  spec: ExecutorModule;
-  binary: string;
-  install: string;
-  /** Where it is on PATH; undefined when it is not there. */
-  found?: string;
-}
-
-/** The CLI of each defined executor a binding names, looked up on `env`'s PATH. */
-export function agentClis(effective: EffectiveConfig, env: AppContext['env']): AgentCli[] {
-  const roles = new Map<string, string[]>();
-  for (const b of Object.values(effective.bindings)) roles.set(b.executor, [...(roles.get(b.executor) ?? []), b.role]);
-  const out: AgentCli[] = [];
-  for (const [name, bound] of roles) {
+/** The CLI of each defined executor a binding names, and where it is on `env`'s PATH (`found`, when it is). */
+export function agentClis(effective: EffectiveConfig, env: AppContext['env']) {
+  const named = new Set(Object.values(effective.bindings).map((b) => b.executor));
+  return [...named].flatMap((name) => {
     const executor = effective.executors[name];
-    const spec = executor ? executorOf(executor.config.type) : undefined;
-    if (!executor || !spec) continue;
+    const spec = executor && executorOf(executor.config.type);
+    if (!executor || !spec) return [];
     // Over ACP the program started is the agent's ACP server (an adapter for Claude Code and Codex).
-    const acp = executor.config.transport === 'acp' ? spec.acp : undefined;
-    const binary = acp ? acp.binary(executor.config) : spec.binary(executor.config);
+    const started = (executor.config.transport === 'acp' && spec.acp) || spec;
+    const binary = started.binary(executor.config);
     const found = binary ? findOnPath(binary, env) : undefined;
-    out.push({
-      executor: name,
-      roles: bound,
-      config: executor.config,
-      spec,
-      binary,
-      install: acp ? acp.install : spec.install,
-      ...(found ? { found } : {}),
-    });
-  }
-  return out;
+    return [{ executor: name, config: executor.config, spec, binary, install: started.install, found }];
+  });
 }
 
 /** A bound CLI missing from PATH is a warning: the configuration is right, and spawn says how to install it. */

@@ -139,16 +139,13 @@ const addition = (
   ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
 });
 
-/** What sow changed in a JSON file: its new text, the entries it added, and the keys it made. */
-export interface JsonEdit {
-  text: string;
-  added: JsonAddition;
-  made: string[];
-}
-
-// `text` (JSON already accepted, or undefined: no file) with sow's missing hooks and servers added; a server of sow's
-// name set up otherwise stays. Throws when a needed key is taken.
-export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
+// `text` (JSON already accepted, or undefined: no file) with sow's missing hooks and servers added (and which, and the
+// keys it made); a server of sow's name set up otherwise stays. Throws when a needed key is taken.
+export function addToJson(
+  text: string | undefined,
+  add: JsonAddition,
+  path: string,
+): { text: string; added: JsonAddition; made: string[] } {
   if (text === undefined) {
     const data: Json = {};
     if (add.hooks) data['hooks'] = hookMap(add.hooks);
