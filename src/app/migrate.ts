@@ -13,7 +13,7 @@ import { parseStateText, readText, renderStateFile, validateState } from '../ada
 import { isFolder, listNames } from '../adapters/task-index.js';
 import { legacyJournal, Transaction } from '../adapters/transaction.js';
 import { shownRuntime } from '../adapters/runtime.js';
-import { missingIgnoreLines } from './init.js';
+import { repairIgnoreFile } from './init.js';
 import {
   AGENT_OUTPUTS,
   checkJournalText,
@@ -53,16 +53,10 @@ const LEGACY_RUNTIME = ['.cache', '.lock', '.lock.takeover', '.journal.json'];
 const LEGACY_AGENT_OUTPUTS = `${PROJECT_DIR}/agent-outputs`;
 
 /** What the backup keeps: the state, not runtime files. */
+const NOT_KEPT = new Set(['.runtime', '.backup', '.tmp', ...LEGACY_RUNTIME]);
 const keepInBackup = (rel: string) => {
   const first = rel.split('/')[0]!;
-  return (
-    first !== '.runtime' &&
-    first !== '.backup' &&
-    first !== '.tmp' &&
-    !LEGACY_RUNTIME.includes(first) &&
-    !first.startsWith('.trash-') &&
-    !rel.startsWith('project/agent-outputs')
-  );
+  return !NOT_KEPT.has(first) && !first.startsWith('.trash-') && !rel.startsWith('project/agent-outputs');
 };
 
 function baseBranchOf(root: string, branch: string): { name: string; source: string } | undefined {
@@ -89,16 +83,11 @@ async function planV1(root: string, at: string): Promise<Plan> {
   const tx = new Transaction(root);
   const after: (() => void)[] = [];
 
-  const gitignore = readFileIfExists(root, '.sow/.gitignore') ?? '';
-  const missing = missingIgnoreLines(root);
-  if (missing.length) {
-    tx.write(
-      '.sow/.gitignore',
-      `${gitignore}${gitignore === '' || gitignore.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`,
-    );
+  const { added } = repairIgnoreFile(root, tx);
+  if (added.length) {
     changes.push({
       file: '.sow/.gitignore',
-      change: `added ${missing.join(', ')} (runtime files, backups and worktrees stay out of git)`,
+      change: `added ${added.join(', ')} (runtime files, backups and worktrees stay out of git)`,
     });
   }
 
