@@ -64,22 +64,16 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
         key: 'repo',
         abs: join(root, REPO_CONFIG),
         file: REPO_CONFIG,
-        judge: () =>
-          judge(
-            async () => (await import('../adapters/repo-config.js')).readRepoConfig(root),
-            (m) => /\bbudget\b/.test(m) || mentionsBudget(root),
-          ),
+        read: async () => (await import('../adapters/repo-config.js')).readRepoConfig(root),
+        budget: (m: string) => /\bbudget\b/.test(m) || mentionsBudget(root),
         warning: repoWarning,
       },
       {
         key: 'user',
         abs: userPath,
         file: userPath,
-        judge: () =>
-          judge(
-            async () => (await import('../adapters/user-config.js')).readUserConfig(userPath),
-            () => false,
-          ),
+        read: async () => (await import('../adapters/user-config.js')).readUserConfig(userPath),
+        budget: () => false,
         warning: userWarning,
       },
     ];
@@ -98,7 +92,7 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
         problem = verdict.problem;
         cache.set(id, verdict);
       } else {
-        problem = await f.judge();
+        problem = await judge(f.read, f.budget);
         // Kept only when the file had settled: an edit within the timestamps' granularity would hide.
         if (settled(f.stamp!, now)) {
           cache.set(id, { version: VERSION, stamp: f.stamp!, ...(problem ? { problem } : {}) });
