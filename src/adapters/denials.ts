@@ -44,12 +44,10 @@ const quoted = (s: string) => JSON.stringify(s);
 /** What to tell the user about refused calls (lines for stderr): which, and how to allow them (a check, or yolo). */
 export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): string[] {
   if (!denials.length) return [];
-  const seen = new Set<string>();
   // The same command refused twice is said once; refusals that name no command (Codex) are each their own.
-  const unique = denials.filter((d, i) => {
-    const key = d.input === null ? `#${i}` : `${d.tool}\0${d.input}`;
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
+  const unique = denials.filter(
+    (d, i) => d.input === null || denials.findIndex((e) => e.tool === d.tool && e.input === d.input) === i,
+  );
   const refused = ctx.decidedBySow ? `sow refused ${ctx.title}` : `${ctx.title} refused`;
   const calls = unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`;
   const lines = [`${refused} ${calls} (permissions: ${ctx.profile}):`];
