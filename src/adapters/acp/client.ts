@@ -236,20 +236,15 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       };
       const options = opened.configOptions ?? [];
       const modeOption = options.find((o) => o.type === 'select' && (o.category === 'mode' || o.id === 'mode'));
-      const current =
-        opened.modes?.currentModeId ??
-        (modeOption && typeof modeOption.currentValue === 'string' ? modeOption.currentValue : undefined);
-      if (current !== undefined && !want.asks.includes(current)) {
+      const current = opened.modes?.currentModeId ?? modeOption?.currentValue;
+      if (typeof current === 'string' && !want.asks.includes(current)) {
+        const opening = `it opened the session in mode '${current}', which does not ask sow`;
         const offered = opened.modes
           ? opened.modes.availableModes.map((m) => m.id)
           : choicesOf(modeOption).map((o) => o.value);
         const target = want.asks.find((m) => offered.includes(m));
         if (target === undefined)
-          return refuse(
-            current,
-            `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does ` +
-              `(${offered.join(', ') || 'none'})`,
-          );
+          return refuse(current, `${opening}, and offers no mode that does (${offered.join(', ') || 'none'})`);
         try {
           if (opened.modes) await agent.request(methods.agent.session.setMode, { sessionId: id, modeId: target });
           else
@@ -259,11 +254,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
               value: target,
             });
         } catch (err) {
-          return refuse(
-            current,
-            `it opened the session in mode '${current}', which does not ask sow, and refused to switch to ` +
-              `'${target}': ${errorText(err)}`,
-          );
+          return refuse(current, `${opening}, and refused to switch to '${target}': ${errorText(err)}`);
         }
         req.onNote?.(
           `the agent opened the session in mode '${current}', which does not ask sow before it acts; sow switched ` +
