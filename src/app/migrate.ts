@@ -80,16 +80,13 @@ interface Plan {
 
 async function planV1(root: string, at: string): Promise<Plan> {
   const changes: MigrationChange[] = [];
+  const changed = (file: string, change: string) => changes.push({ file, change });
   const tx = new Transaction(root);
   const after: (() => void)[] = [];
 
   const { added } = repairIgnoreFile(root, tx);
-  if (added.length) {
-    changes.push({
-      file: '.sow/.gitignore',
-      change: `added ${added.join(', ')} (runtime files, backups and worktrees stay out of git)`,
-    });
-  }
+  if (added.length)
+    changed('.sow/.gitignore', `added ${added.join(', ')} (runtime files, backups and worktrees stay out of git)`);
 
   if (readFileIfExists(root, PROJECT_FILE) !== undefined) {
     const phase = 'implementation';
@@ -109,7 +106,7 @@ async function planV1(root: string, at: string): Promise<Plan> {
       PROJECT_FILE,
       await renderStateFile({ text, handWritten: parsed.handWritten }, PROJECT_FILE, ProjectStateSchema, valid),
     );
-    for (const change of project.changes) changes.push({ file: PROJECT_FILE, change });
+    for (const change of project.changes) changed(PROJECT_FILE, change);
 
     for (const id of folders) {
       const rel = taskFile(phase, id);
@@ -125,29 +122,23 @@ async function planV1(root: string, at: string): Promise<Plan> {
         );
       const source = { text: taskText, handWritten: taskParsed.handWritten };
       if (task.changes.length) tx.write(rel, await renderStateFile(source, rel, TaskStateSchema, validTask));
-      for (const change of task.changes) changes.push({ file: rel, change });
+      for (const change of task.changes) changed(rel, change);
     }
   }
 
   for (const name of namesInSow(root)) {
     if (LEGACY_RUNTIME.includes(name) || name.startsWith('.trash-')) {
-      changes.push({
-        file: `.sow/${name}`,
-        change: "removed (a runtime file of sow 0.1.0; runtime files now live in git's folder)",
-      });
+      changed(`.sow/${name}`, "removed (a runtime file of sow 0.1.0; runtime files now live in git's folder)");
       after.push(() => removePath(root, `.sow/${name}`));
     }
   }
   if (pathExists(root, LEGACY_AGENT_OUTPUTS)) {
-    changes.push({
-      file: LEGACY_AGENT_OUTPUTS,
-      change: `moved to ${shownRuntime(root, AGENT_OUTPUTS)} (worker events are runtime files)`,
-    });
+    changed(LEGACY_AGENT_OUTPUTS, `moved to ${shownRuntime(root, AGENT_OUTPUTS)} (worker events are runtime files)`);
     after.push(() => moveToRuntime(root, LEGACY_AGENT_OUTPUTS, AGENT_OUTPUTS));
   }
   // Last, so that a crash before it leaves a layout the next `sow migrate` converts again.
   tx.write(VERSION_FILE, `${LAYOUT_VERSION}\n`);
-  changes.push({ file: VERSION_FILE, change: `layout 1 → ${LAYOUT_VERSION}` });
+  changed(VERSION_FILE, `layout 1 → ${LAYOUT_VERSION}`);
   return { changes, tx, after };
 }
 
