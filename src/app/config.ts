@@ -148,12 +148,10 @@ export async function validateUserConfig(
   const inspected = await inspectUserConfig(pathOf(ctx));
   const path = inspected.path;
   const lines: ValidationLine[] = [];
+  const ok = (text: string) => lines.push({ level: 'ok', text });
   const done = () => ({ path, exists: inspected.exists, valid: !lines.some((l) => l.level === 'error'), lines });
   if (!inspected.exists) {
-    lines.push({
-      level: 'ok',
-      text: `no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})`,
-    });
+    ok(`no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})`);
     // Environment overrides still apply, and can still be wrong.
     const report = checkConfig(resolveConfig(undefined, ctx.env), IGNORED_SETTINGS);
     lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
@@ -161,23 +159,23 @@ export async function validateUserConfig(
   }
   if (inspected.syntax !== undefined) {
     const syntax = /not valid YAML/.test(inspected.syntax);
-    if (!syntax) lines.push({ level: 'ok', text: 'YAML syntax valid' });
+    if (!syntax) ok('YAML syntax valid');
     lines.push({ level: 'error', text: `${syntax ? 'YAML syntax' : 'schema'}: ${inspected.syntax}`, source: 'file' });
     return done();
   }
-  lines.push({ level: 'ok', text: 'YAML syntax valid' });
+  ok('YAML syntax valid');
   // Every typo, then the schema: a typo is often why the schema fails (`typ:` leaves `type` missing).
   lines.push(...issueLines('error', inspected.typos));
   if (inspected.schema) {
     lines.push({ level: 'error', text: `schema: ${issueText(inspected.schema)}`, source: 'file' });
     return done();
   }
-  if (inspected.typos.length === 0) lines.push({ level: 'ok', text: 'schema valid' });
+  if (inspected.typos.length === 0) ok('schema valid');
   const effective = resolveConfig(inspected.config, ctx.env);
   const types = [...new Set(Object.values(effective.executors).map((e) => e.config.type))];
-  lines.push({ level: 'ok', text: `executor types valid (${types.join(', ')})` });
+  ok(`executor types valid (${types.join(', ')})`);
   const report = checkConfig(effective, IGNORED_SETTINGS);
-  if (report.errors.length === 0) lines.push({ level: 'ok', text: 'all bindings reference defined executors' });
+  if (report.errors.length === 0) ok('all bindings reference defined executors');
   lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
   if (opts.binaries !== false) {
     for (const cli of agentClis(effective, ctx.env)) {
