@@ -94,15 +94,11 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 
 // ---- JSON merging: sow's entries in, exactly those out, every other byte as the person wrote it ----
 
-type Json = Record<string, unknown>;
-interface HookGroup {
-  matcher?: string;
-  hooks?: { type?: string; command?: string }[];
-}
-
 const hasHook = (groups: unknown, command: string) =>
   Array.isArray(groups) &&
-  groups.some((g: HookGroup) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.command === command));
+  groups.some(
+    (g: { hooks?: { command?: string }[] }) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.command === command),
+  );
 const hookGroup = (commands: readonly string[]) => ({
   hooks: commands.map((command) => ({ type: 'command', command })),
 });
@@ -147,7 +143,7 @@ export function addToJson(
   path: string,
 ): { text: string; added: JsonAddition; made: string[] } {
   if (text === undefined) {
-    const data: Json = {};
+    const data: Record<string, unknown> = {};
     if (add.hooks) data['hooks'] = hookMap(add.hooks);
     if (add.mcpServers) data['mcpServers'] = { ...add.mcpServers };
     return { text: `${JSON.stringify(data, null, 2)}\n`, added: add, made: makeableKeys(add) };
