@@ -70,19 +70,16 @@ export function initWorkspace(cwd: string) {
   // After the files: git config is not part of the transaction, and a failure there leaves a workspace that works (git
   // then merges .sow/ as text) and that doctor --fix completes.
   const driver = configureDriver(root);
+  const warning =
+    driver.failed &&
+    `git merges .sow/ files as text until the merge driver is set in git config, which failed: ${driver.failed}; ` +
+      `'sow doctor --fix' sets it`;
   return {
     root,
     created,
     repaired,
     alreadyInitialised,
     configured: driver.set,
-    ...(driver.failed
-      ? {
-          warnings: [
-            `git merges .sow/ files as text until the merge driver is set in git config, which ` +
-              `failed: ${driver.failed}; 'sow doctor --fix' sets it`,
-          ],
-        }
-      : {}),
+    ...(warning ? { warnings: [warning] } : {}),
   };
 }
