@@ -30,6 +30,10 @@ export const EVENT_MARKS: Partial<Record<WorkerEvent['kind'], string>> = {
 export class RunFiles {
   readonly dir: string;
   readonly prefix: string;
+  readonly eventsFile: string;
+  /** The run's events as sow reads them, one JSON object a line, each with the time it arrived. */
+  readonly workerEventsFile: string;
+  readonly promptFile: string;
 
   constructor(
     root: string,
@@ -38,19 +42,9 @@ export class RunFiles {
   ) {
     this.dir = ensureRuntimeDir(root, join('agent-outputs', owner));
     this.prefix = join(this.dir, `${stamp()}-${kind}`);
-  }
-
-  get eventsFile(): string {
-    return `${this.prefix}.jsonl`;
-  }
-
-  /** The run's events as sow reads them, one JSON object a line, each with the time it arrived. */
-  get workerEventsFile(): string {
-    return `${this.prefix}.events.jsonl`;
-  }
-
-  get promptFile(): string {
-    return `${this.prefix}.prompt.md`;
+    this.eventsFile = `${this.prefix}.jsonl`;
+    this.workerEventsFile = `${this.prefix}.events.jsonl`;
+    this.promptFile = `${this.prefix}.prompt.md`;
   }
 
   writePrompt(text: string): string {

@@ -18,8 +18,7 @@ function filesOf(folder: string, pattern: string): string[] {
     // The folder is confined first: a link out of the repository is refused, never listed.
     names = readdirSync(dir ? confine(repoArea(folder), dir) : folder);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR')
-      return [];
+    if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return [];
     throw err;
   }
   const re = new RegExp(`^${name.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);

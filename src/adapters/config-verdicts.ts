@@ -2,6 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { FileStamp } from './file-stamp.js';
+import { isRecord } from '../domain/json.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
@@ -17,10 +18,8 @@ export interface Verdict {
 export function readVerdicts(root: string): Map<string, Verdict> {
   try {
     const data = JSON.parse(readFileSync(runtimePath(root, FILE), 'utf8')) as unknown;
-    if (typeof data !== 'object' || data === null || Array.isArray(data)) return new Map();
-    return new Map(
-      Object.entries(data as Record<string, Verdict>).filter(([, v]) => typeof v === 'object' && v !== null),
-    );
+    if (!isRecord(data)) return new Map();
+    return new Map(Object.entries(data).filter((e): e is [string, Verdict] => isRecord(e[1])));
   } catch {
     return new Map();
   }

@@ -7,23 +7,15 @@ import type { Denial } from './executors/types.js';
 
 export type { Denial } from './executors/types.js';
 
-export interface DenialCollector {
-  /** One parsed JSON event of the worker's stdout. */
-  event(event: unknown): void;
-  /** One line of the worker's stderr. */
-  stderr(line: string): void;
-  readonly denials: readonly Denial[];
-}
-
 /** Collects the denials of one run of a CLI of this type (none for types sow cannot read). */
-export function denialCollector(type: string): DenialCollector {
+export function denialCollector(type: string) {
   const reader = executorOf(type)?.denials?.();
   const denials: Denial[] = [];
   return {
-    event(event) {
+    event(event: unknown) {
       if (reader?.event && isRecord(event)) denials.push(...reader.event(event));
     },
-    stderr(line) {
+    stderr(line: string) {
       if (reader?.stderr) denials.push(...reader.stderr(line));
     },
     denials,
@@ -52,12 +44,10 @@ const quoted = (s: string) => JSON.stringify(s);
 /** What to tell the user about refused calls (lines for stderr): which, and how to allow them (a check, or yolo). */
 export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): string[] {
   if (!denials.length) return [];
-  const seen = new Set<string>();
   // The same command refused twice is said once; refusals that name no command (Codex) are each their own.
-  const unique = denials.filter((d, i) => {
-    const key = d.input === null ? `#${i}` : `${d.tool}\0${d.input}`;
-    return seen.has(key) ? false : (seen.add(key), true);
-  });
+  const unique = denials.filter(
+    (d, i) => d.input === null || denials.findIndex((e) => e.tool === d.tool && e.input === d.input) === i,
+  );
   const refused = ctx.decidedBySow ? `sow refused ${ctx.title}` : `${ctx.title} refused`;
   const calls = unique.length === 1 ? 'a tool call' : `${unique.length} tool calls`;
   const lines = [`${refused} ${calls} (permissions: ${ctx.profile}):`];

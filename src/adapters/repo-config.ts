@@ -38,11 +38,9 @@ export async function readRepoConfig(root: string): Promise<{ exists: boolean; c
   if (unknown) throw new RepoConfigError(describeUnknownKey(unknown), unknown.path);
   const valid = check(RepoConfigSchema, data);
   if (!valid.ok) throw new RepoConfigError(valid.issue.message, valid.issue.path);
-  const seen = new Set<string>();
-  for (const [i, c] of (valid.value.checks ?? []).entries()) {
-    if (seen.has(c.name))
-      throw new RepoConfigError(`the check name ${quoted(c.name)} is used twice`, `checks.${i}.name`);
-    seen.add(c.name);
-  }
+  const names = (valid.value.checks ?? []).map((c) => c.name);
+  const twice = names.findIndex((name, i) => names.indexOf(name) !== i);
+  if (twice >= 0)
+    throw new RepoConfigError(`the check name ${quoted(names[twice]!)} is used twice`, `checks.${twice}.name`);
   return { exists: true, config: valid.value };
 }

@@ -35,7 +35,6 @@ export class ConfigFileError extends errorClass(
 export interface InspectedConfig {
   path: string;
   exists: boolean;
-  text?: string;
   /** The YAML does not parse: nothing else was checked. */
   syntax?: string;
   /** Unknown keys and mistyped roles (see typosIn). */
@@ -59,24 +58,19 @@ export async function inspectUserConfig(path: string): Promise<InspectedConfig> 
   try {
     data = (await parseStateText(path, text)).data;
   } catch (err) {
-    return {
-      path,
-      exists: true,
-      text,
-      syntax: err instanceof Error ? err.message.replace(`${path}: `, '') : String(err),
-      typos: [],
-    };
+    const syntax = err instanceof Error ? err.message.replace(`${path}: `, '') : String(err);
+    return { path, exists: true, syntax, typos: [] };
   }
   // A section whose entries are all commented out, or an empty file, is "no configuration".
-  if (data === null || data === undefined) return { path, exists: true, text, typos: [], config: {} };
+  if (data === null || data === undefined) return { path, exists: true, typos: [], config: {} };
   const typos = typosIn(data);
   const valid = check(UserConfigSchema, data);
   if (!valid.ok)
-    return { path, exists: true, text, typos, schema: { field: valid.issue.path, problem: valid.issue.message } };
-  return { path, exists: true, text, typos, config: valid.value };
+    return { path, exists: true, typos, schema: { field: valid.issue.path, problem: valid.issue.message } };
+  return { path, exists: true, typos, config: valid.value };
 }
 
-export type LoadedConfig = Pick<InspectedConfig, 'path' | 'exists' | 'text' | 'config'>;
+export type LoadedConfig = Pick<InspectedConfig, 'path' | 'exists' | 'config'>;
 
 /** Reads the file strictly (CONFIG_INVALID, exit 4), a typo first: "did you mean 'type'" beats a missing `type`. */
 export async function readUserConfig(path = userConfigPath()): Promise<LoadedConfig> {
@@ -85,12 +79,7 @@ export async function readUserConfig(path = userConfigPath()): Promise<LoadedCon
   if (inspected.syntax !== undefined) throw new ConfigFileError(path, inspected.syntax);
   const problem = inspected.typos[0] ?? inspected.schema;
   if (problem) throw new ConfigFileError(path, problem.problem, problem.field);
-  return {
-    path,
-    exists: true,
-    ...(inspected.text !== undefined ? { text: inspected.text } : {}),
-    config: inspected.config ?? {},
-  };
+  return { path, exists: true, config: inspected.config ?? {} };
 }
 
 export const userConfigExists = (path: string): boolean => existsSync(path);

@@ -1,10 +1,10 @@
 // `runWorker` over ACP: sow answers each permission by the executor's profile, hands the agent `sow mcp`, and keeps the
 // raw messages and its events.
 import { relative, sep } from 'node:path';
-import { runAcp, type AcpRunOutcome, type AcpRunRequest } from '../adapters/acp/client.js';
+import { runAcp, type AcpRunRequest } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import { EVENT_MARKS, type RunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
-import type { AskingModes, Denial, Usage } from '../adapters/executors/types.js';
+import type { AskingModes, Denial } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
 import { str, usageOf } from '../adapters/executors/shared.js';
 import type { PermissionProfile } from '../domain/config-schemas.js';
@@ -65,51 +65,40 @@ export function workerPolicy(
   };
 }
 
-export interface AcpWorkerResult extends Omit<AcpRunOutcome, 'usage'> {
-  denials: Denial[];
-  /** What the run used, as far as the agent said (tokens of the turn; the session's cost so far). */
-  usage: Usage;
-}
-
-export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> {
+/** The run's outcome, its denials, and what it used as far as the agent said (the turn's tokens, the cost so far). */
+export async function runAcpWorker(run: AcpWorkerRun) {
+  const { binaryPath, files, root, env, workerEnv, mcpServers, permissions, checks, version, ...passed } = run;
+  const { now, say, quiet, onSession, ...request } = passed;
   const denials: Denial[] = [];
   let message = '';
   const flush = () => {
     const text = message.trim();
     message = '';
     if (!text) return;
-    emit({ at: run.now(), kind: 'message', text: text.replace(/\s+/g, ' ').slice(0, 2_000) });
+    emit({ kind: 'message', text: text.replace(/\s+/g, ' ').slice(0, 2_000) });
   };
-  const emit = (e: WorkerEvent) => {
-    run.files.appendWorkerEvents([e]);
-    if (run.quiet) return;
-    run.say(`  ${EVENT_MARKS[e.kind] ?? '◦'} ${e.text}`);
+  const emit = (event: Omit<WorkerEvent, 'at'>) => {
+    const e = { at: now(), ...event };
+    files.appendWorkerEvents([e]);
+    if (quiet) return;
+    say(`  ${EVENT_MARKS[e.kind] ?? '◦'} ${e.text}`);
   };
   let persisting: Promise<void> = Promise.resolve();
   let cost: number | undefined;
   const outcome = await runAcp({
-    binary: run.binaryPath,
-    args: run.args,
-    cwd: run.cwd,
-    env: { ...run.env, ...run.workerEnv },
-    prompt: run.prompt,
-    ...(run.load !== undefined ? { load: run.load } : {}),
-    ...(run.model !== undefined ? { model: run.model } : {}),
-    onNote: (text) => run.say(`warning: ${text}`),
+    ...request,
+    binary: binaryPath,
+    env: { ...env, ...workerEnv },
+    onNote: (text) => say(`warning: ${text}`),
     // sow's own tools, as the worker itself: the same environment a command it runs would have.
-    mcpServers: run.mcpServers ?? [],
-    policy: workerPolicy(run.permissions, run.checks, run.root, run.cwd),
-    ...(run.modes ? { modes: run.modes } : {}),
-    ...(run.sessionMeta ? { sessionMeta: run.sessionMeta } : {}),
-    clientVersion: run.version,
-    onRaw: (line) => run.files.appendEvent(line),
+    mcpServers: mcpServers ?? [],
+    policy: workerPolicy(permissions, checks, root, run.cwd),
+    clientVersion: version,
+    onRaw: (line) => files.appendEvent(line),
     onSession: (id) => {
-      emit({
-        at: run.now(),
-        kind: 'session',
-        text: `session ${id} ${run.load !== undefined ? 'continued' : 'started'} (Agent Client Protocol)`,
-      });
-      persisting = persisting.then(() => run.onSession(id));
+      const how = run.load !== undefined ? 'continued' : 'started';
+      emit({ kind: 'session', text: `session ${id} ${how} (Agent Client Protocol)` });
+      persisting = persisting.then(() => onSession(id));
     },
     onUpdate: (update) => {
       const kind = update['sessionUpdate'];
@@ -129,16 +118,15 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
       flush();
       if (kind === 'tool_call') {
         const text = (str(update['title']) ?? 'a tool').slice(0, 500);
-        emit({ at: run.now(), kind: 'tool_call', text, tool: str(update['kind']) ?? 'other' });
+        emit({ kind: 'tool_call', text, tool: str(update['kind']) ?? 'other' });
       } else if (kind === 'tool_call_update' && update['status'] === 'failed') {
         const tool = str(update['title']) ?? String(update['toolCallId'] ?? 'a tool call');
-        emit({ at: run.now(), kind: 'error', text: `${tool} failed`.slice(0, 500) });
+        emit({ kind: 'error', text: `${tool} failed`.slice(0, 500) });
       } else if (kind === 'plan' && Array.isArray(update['entries'])) {
         const entries = (update['entries'] as { content?: unknown; status?: unknown }[]).filter(
           (e) => typeof e?.content === 'string',
         );
         emit({
-          at: run.now(),
           kind: 'agent_plan',
           text: entries
             .map((e) => `${e.status === 'completed' ? '[x]' : '[ ]'} ${String(e.content)}`)
@@ -152,7 +140,7 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
       if (decision.allow) return;
       const tool = typeof call.title === 'string' && call.title ? call.title.slice(0, 200) : (call.kind ?? 'tool');
       denials.push({ tool, input: decision.what, kind: decision.kind, reason: decision.reason });
-      emit({ at: run.now(), kind: 'error', text: `refused ${decision.what}: ${decision.reason}` });
+      emit({ kind: 'error', text: `refused ${decision.what}: ${decision.reason}` });
     },
   });
   flush();
@@ -164,12 +152,12 @@ export async function runAcpWorker(run: AcpWorkerRun): Promise<AcpWorkerResult> 
       usage.output_tokens !== undefined ? `${usage.output_tokens} out` : '',
       usage.cost_usd !== undefined ? `$${usage.cost_usd}` : '',
     ];
-    emit({ at: run.now(), kind: 'usage', text: parts.filter(Boolean).join(', '), ...usage });
+    emit({ kind: 'usage', text: parts.filter(Boolean).join(', '), ...usage });
   }
   const end = outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`;
-  run.files.appendWorkerEvents([
+  files.appendWorkerEvents([
     {
-      at: run.now(),
+      at: now(),
       kind: 'exit',
       text: outcome.stopReason ? `${end} (the turn ended: ${outcome.stopReason})` : end,
       code: outcome.code,

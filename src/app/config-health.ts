@@ -10,13 +10,6 @@ import { REPO_CONFIG } from '../domain/config-schemas.js';
 import { readVerdicts, writeVerdicts, type Verdict } from '../adapters/config-verdicts.js';
 import { userConfigPath } from '../adapters/user-config.js';
 
-/** A configuration file that is not in force, and the warning that says so. */
-export interface ConfigProblem {
-  /** The file, as the strict reader's error names it (`.sow/config.yaml`, or the user file's path). */
-  readonly file: string;
-  readonly warning: string;
-}
-
 declare const SOW_VERSION: string;
 /** A verdict holds for the sow that gave it: another may read the file differently. */
 const VERSION = typeof SOW_VERSION === 'string' ? SOW_VERSION : 'dev';
@@ -55,6 +48,7 @@ const userWarning = (p: NonNullable<Verdict['problem']>) =>
   `${p.message}; until it is fixed workers refuse to start; fix it with 'sow config edit', check it with 'sow ` +
   `config validate'`;
 
+type ConfigProblem = { file: string; warning: string };
 /** The configuration files that are not valid, each with its warning. Never throws: no command fails for it. */
 export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now())): Promise<ConfigProblem[]> {
   let root: string;
@@ -70,22 +64,16 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
         key: 'repo',
         abs: join(root, REPO_CONFIG),
         file: REPO_CONFIG,
-        judge: () =>
-          judge(
-            async () => (await import('../adapters/repo-config.js')).readRepoConfig(root),
-            (m) => /\bbudget\b/.test(m) || mentionsBudget(root),
-          ),
+        read: async () => (await import('../adapters/repo-config.js')).readRepoConfig(root),
+        budget: (m: string) => /\bbudget\b/.test(m) || mentionsBudget(root),
         warning: repoWarning,
       },
       {
         key: 'user',
         abs: userPath,
         file: userPath,
-        judge: () =>
-          judge(
-            async () => (await import('../adapters/user-config.js')).readUserConfig(userPath),
-            () => false,
-          ),
+        read: async () => (await import('../adapters/user-config.js')).readUserConfig(userPath),
+        budget: () => false,
         warning: userWarning,
       },
     ];
@@ -104,7 +92,7 @@ export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now()
         problem = verdict.problem;
         cache.set(id, verdict);
       } else {
-        problem = await f.judge();
+        problem = await judge(f.read, f.budget);
         // Kept only when the file had settled: an edit within the timestamps' granularity would hide.
         if (settled(f.stamp!, now)) {
           cache.set(id, { version: VERSION, stamp: f.stamp!, ...(problem ? { problem } : {}) });

@@ -8,11 +8,11 @@ import {
   resolveConfig,
   type ConfigIssue,
   type EffectiveConfig,
+  type ExecutorSetting,
   type ResolvedExecutor,
 } from '../domain/config.js';
 import { AbortedError, ConfirmationRequiredError, errorClass, SowError } from '../domain/errors.js';
-import { EXECUTOR_TYPES, type ExecutorConfig } from '../domain/config-schemas.js';
-import type { ExecutorModule } from '../adapters/executors/types.js';
+import { EXECUTOR_TYPES } from '../domain/config-schemas.js';
 import { runEditor } from '../adapters/editor.js';
 import { executorOf, IGNORED_SETTINGS, typeRefuses } from '../adapters/executors/registry.js';
 import { findOnPath } from '../adapters/process-runner.js';
@@ -148,12 +148,10 @@ export async function validateUserConfig(
   const inspected = await inspectUserConfig(pathOf(ctx));
   const path = inspected.path;
   const lines: ValidationLine[] = [];
+  const ok = (text: string) => lines.push({ level: 'ok', text });
   const done = () => ({ path, exists: inspected.exists, valid: !lines.some((l) => l.level === 'error'), lines });
   if (!inspected.exists) {
-    lines.push({
-      level: 'ok',
-      text: `no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})`,
-    });
+    ok(`no configuration file; the built-in defaults are used (every role: ${DEFAULT_EXECUTOR})`);
     // Environment overrides still apply, and can still be wrong.
     const report = checkConfig(resolveConfig(undefined, ctx.env), IGNORED_SETTINGS);
     lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
@@ -161,23 +159,23 @@ export async function validateUserConfig(
   }
   if (inspected.syntax !== undefined) {
     const syntax = /not valid YAML/.test(inspected.syntax);
-    if (!syntax) lines.push({ level: 'ok', text: 'YAML syntax valid' });
+    if (!syntax) ok('YAML syntax valid');
     lines.push({ level: 'error', text: `${syntax ? 'YAML syntax' : 'schema'}: ${inspected.syntax}`, source: 'file' });
     return done();
   }
-  lines.push({ level: 'ok', text: 'YAML syntax valid' });
+  ok('YAML syntax valid');
   // Every typo, then the schema: a typo is often why the schema fails (`typ:` leaves `type` missing).
   lines.push(...issueLines('error', inspected.typos));
   if (inspected.schema) {
     lines.push({ level: 'error', text: `schema: ${issueText(inspected.schema)}`, source: 'file' });
     return done();
   }
-  if (inspected.typos.length === 0) lines.push({ level: 'ok', text: 'schema valid' });
+  if (inspected.typos.length === 0) ok('schema valid');
   const effective = resolveConfig(inspected.config, ctx.env);
   const types = [...new Set(Object.values(effective.executors).map((e) => e.config.type))];
-  lines.push({ level: 'ok', text: `executor types valid (${types.join(', ')})` });
+  ok(`executor types valid (${types.join(', ')})`);
   const report = checkConfig(effective, IGNORED_SETTINGS);
-  if (report.errors.length === 0) lines.push({ level: 'ok', text: 'all bindings reference defined executors' });
+  if (report.errors.length === 0) ok('all bindings reference defined executors');
   lines.push(...issueLines('error', report.errors), ...issueLines('warning', report.warnings));
   if (opts.binaries !== false) {
     for (const cli of agentClis(effective, ctx.env)) {
@@ -193,42 +191,19 @@ export async function validateUserConfig(
   return done();
 }
 
-/** An agent CLI the bindings need: which executor, for which roles, and where it is on PATH. */
-export interface AgentCli {
-  executor: string;
-  roles: string[];
-  config: ExecutorConfig;
-  spec: ExecutorModule;
-  binary: string;
-  install: string;
-  /** Where it is on PATH; undefined when it is not there. */
-  found?: string;
-}
-
-/** The CLI of each defined executor a binding names, looked up on `env`'s PATH. */
-export function agentClis(effective: EffectiveConfig, env: AppContext['env']): AgentCli[] {
-  const roles = new Map<string, string[]>();
-  for (const b of Object.values(effective.bindings)) roles.set(b.executor, [...(roles.get(b.executor) ?? []), b.role]);
-  const out: AgentCli[] = [];
-  for (const [name, bound] of roles) {
+/** The CLI of each defined executor a binding names, and where it is on `env`'s PATH (`found`, when it is). */
+export function agentClis(effective: EffectiveConfig, env: AppContext['env']) {
+  const named = new Set(Object.values(effective.bindings).map((b) => b.executor));
+  return [...named].flatMap((name) => {
     const executor = effective.executors[name];
-    const spec = executor ? executorOf(executor.config.type) : undefined;
-    if (!executor || !spec) continue;
+    const spec = executor && executorOf(executor.config.type);
+    if (!executor || !spec) return [];
     // Over ACP the program started is the agent's ACP server (an adapter for Claude Code and Codex).
-    const acp = executor.config.transport === 'acp' ? spec.acp : undefined;
-    const binary = acp ? acp.binary(executor.config) : spec.binary(executor.config);
+    const started = (executor.config.transport === 'acp' && spec.acp) || spec;
+    const binary = started.binary(executor.config);
     const found = binary ? findOnPath(binary, env) : undefined;
-    out.push({
-      executor: name,
-      roles: bound,
-      config: executor.config,
-      spec,
-      binary,
-      install: acp ? acp.install : spec.install,
-      ...(found ? { found } : {}),
-    });
-  }
-  return out;
+    return [{ executor: name, config: executor.config, spec, binary, install: started.install, found }];
+  });
 }
 
 /** A bound CLI missing from PATH is a warning: the configuration is right, and spawn says how to install it. */
@@ -291,16 +266,17 @@ const NOTES: Readonly<Record<string, string>> = {
 const note = (source: string, variable?: string) =>
   source === 'environment' ? `(from environment: ${variable})` : NOTES[source]!;
 
-/** The settings lines of `config show`: the permission profile first, each with its source. */
-function settingsLines(e: ResolvedExecutor): string[] {
+/** One executor's lines in `config show`: each setting with its source, the permission profile first. */
+function executorLines(e: ResolvedExecutor): string[] {
   const src = note(e.source);
-  const s = e.config.settings;
-  const type = e.config.type;
-  const out: string[] = [];
-  const ignored = `the ${type} executor type does not take it: run 'sow config validate'`;
+  const { type, settings: s, custom_args: custom, spawn, resume } = e.config;
+  const said = (setting: ExecutorSetting, value: unknown) =>
+    `${setting}: ${String(value)}  # ${src}` +
+    (typeRefuses(type, setting) ? `, the ${type} executor type does not take it: run 'sow config validate'` : '');
+  const out = [`    ${emitString(e.name)}:  # ${src}`, `      type: ${type}`, '      settings:'];
   if (typeRefuses(type, 'permissions')) {
-    if (s?.permissions !== undefined) out.push(`        permissions: ${s.permissions}  # ${src}, ${ignored}`);
-    if (s?.yolo_mode !== undefined) out.push(`        yolo_mode: ${s.yolo_mode}  # ${src}, ${ignored}`);
+    if (s?.permissions !== undefined) out.push(`        ${said('permissions', s.permissions)}`);
+    if (s?.yolo_mode !== undefined) out.push(`        ${said('yolo_mode', s.yolo_mode)}`);
     out.push(
       `        # permissions do not ` +
         `apply: ${type === 'command' ? 'your own spawn/resume argv decides' : 'its custom_args decide'} what the ` +
@@ -321,8 +297,10 @@ function settingsLines(e: ResolvedExecutor): string[] {
       : '';
     out.push(`        permissions: ${permissionProfile(e.config)}  # ${how}${disagrees}`);
   }
-  if (s?.model)
-    out.push(`        model: ${emitString(s.model)}  # ${src}${typeRefuses(type, 'model') ? `, ${ignored}` : ''}`);
+  if (s?.model) out.push(`        ${said('model', emitString(s.model))}`);
+  if (custom?.length) out.push(`      custom_args: ${JSON.stringify(custom)}  # ${src}`);
+  if (spawn) out.push(`      ${said('spawn', JSON.stringify(spawn))}`);
+  if (resume) out.push(`      ${said('resume', JSON.stringify(resume))}`);
   return out;
 }
 
@@ -342,22 +320,7 @@ export async function showConfig(
     'agents:',
     '  executors:',
   ];
-  for (const e of Object.values(effective.executors)) {
-    const src = note(e.source);
-    out.push(
-      `    ${emitString(e.name)}:  # ${src}`,
-      `      type: ${e.config.type}`,
-      '      settings:',
-      ...settingsLines(e),
-    );
-    if (e.config.custom_args?.length) out.push(`      custom_args: ${JSON.stringify(e.config.custom_args)}  # ${src}`);
-    const argvIgnored =
-      e.config.type === 'command'
-        ? ''
-        : `, the ${e.config.type} executor type does not take it: run 'sow config validate'`;
-    if (e.config.spawn) out.push(`      spawn: ${JSON.stringify(e.config.spawn)}  # ${src}${argvIgnored}`);
-    if (e.config.resume) out.push(`      resume: ${JSON.stringify(e.config.resume)}  # ${src}${argvIgnored}`);
-  }
+  for (const e of Object.values(effective.executors)) out.push(...executorLines(e));
   out.push('  bindings:');
   for (const b of Object.values(effective.bindings))
     out.push(`    ${emitString(b.role)}: ${emitString(b.executor)}  # ${note(b.source, b.variable)}`);

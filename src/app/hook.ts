@@ -3,12 +3,7 @@
 import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
 
-export interface StopDecision {
-  decision?: 'block';
-  reason?: string;
-}
-
-export async function stopHook(ctx: AppContext, input: string): Promise<StopDecision> {
+export async function stopHook(ctx: AppContext, input: string): Promise<{ decision?: 'block'; reason?: string }> {
   const { env } = ctx;
   const agentId = env['SOW_AGENT_ID'];
   if (!agentId) return {};

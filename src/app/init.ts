@@ -39,18 +39,8 @@ export function repairIgnoreFile(root: string, tx: Transaction): { created: bool
   return { created: false, added: missing };
 }
 
-export interface InitResult {
-  root: string;
-  created: string[];
-  repaired: string[];
-  alreadyInitialised: boolean;
-  /** What was set in the repository's git config (the merge driver, docs/decisions/0058). */
-  configured: string[];
-  /** Why the git config could not be set (sow doctor says it again, with the fix). */
-  warnings?: string[];
-}
-
-export function initWorkspace(cwd: string): InitResult {
+/** What was made and repaired; `configured`: what was set in git config (the merge driver, decision 0058). */
+export function initWorkspace(cwd: string) {
   const root = findRepoRoot(cwd);
   const alreadyInitialised = readFileIfExists(root, VERSION_FILE) !== undefined;
   if (alreadyInitialised) {
@@ -80,19 +70,16 @@ export function initWorkspace(cwd: string): InitResult {
   // After the files: git config is not part of the transaction, and a failure there leaves a workspace that works (git
   // then merges .sow/ as text) and that doctor --fix completes.
   const driver = configureDriver(root);
+  const warning =
+    driver.failed &&
+    `git merges .sow/ files as text until the merge driver is set in git config, which failed: ${driver.failed}; ` +
+      `'sow doctor --fix' sets it`;
   return {
     root,
     created,
     repaired,
     alreadyInitialised,
     configured: driver.set,
-    ...(driver.failed
-      ? {
-          warnings: [
-            `git merges .sow/ files as text until the merge driver is set in git config, which ` +
-              `failed: ${driver.failed}; 'sow doctor --fix' sets it`,
-          ],
-        }
-      : {}),
+    ...(warning ? { warnings: [warning] } : {}),
   };
 }

@@ -1,6 +1,7 @@
 // The record of `sow install` (`.sow/integrations.yaml`, or `.sow-install.yaml` in a plugin folder): a claim, never an
 // order (decision 0025).
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import * as v from 'valibot';
 import type { JsonAddition, Planned } from '../domain/integrations.js';
 import { errorClass, NotAGitRepositoryError } from '../domain/errors.js';
 import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
@@ -95,7 +96,10 @@ export async function placeOf(cwd: string, plugin: string | undefined): Promise<
   };
 }
 
-const KINDS: readonly string[] = ['file', 'json', 'section'];
+/** What every entry must have; the rest is a claim, checked against sow's plan where it is used. */
+const ENTRIES = v.array(
+  v.looseObject({ path: v.string(), kind: v.picklist(['file', 'json', 'section']), targets: v.array(v.string()) }),
+);
 export const isHash = (x: unknown): x is string => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);
 
 export async function readRecord(place: Place): Promise<{ text: string | undefined; entries: RecordEntry[] }> {
@@ -103,20 +107,9 @@ export async function readRecord(place: Place): Promise<{ text: string | undefin
   if (text === undefined) return { text, entries: [] };
   const data = (await parseStateText(place.recordShown, text)).data as { files?: unknown } | null;
   const files = data?.files ?? [];
-  const valid = (f: unknown): f is RecordEntry => {
-    const e = f as Partial<RecordEntry> | null;
-    return (
-      typeof e === 'object' &&
-      e !== null &&
-      typeof e.path === 'string' &&
-      KINDS.includes(e.kind as string) &&
-      Array.isArray(e.targets) &&
-      e.targets.every((t) => typeof t === 'string')
-    );
-  };
-  if (!Array.isArray(files) || !files.every(valid))
+  if (!v.is(ENTRIES, files))
     throw new RecordUnreadableError(place.recordShown, "'files' must be a list of {path, kind, targets, …}");
-  return { text, entries: files };
+  return { text, entries: files as RecordEntry[] };
 }
 
 function recordText(entries: readonly RecordEntry[]): string {

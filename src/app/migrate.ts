@@ -13,7 +13,7 @@ import { parseStateText, readText, renderStateFile, validateState } from '../ada
 import { isFolder, listNames } from '../adapters/task-index.js';
 import { legacyJournal, Transaction } from '../adapters/transaction.js';
 import { shownRuntime } from '../adapters/runtime.js';
-import { missingIgnoreLines } from './init.js';
+import { repairIgnoreFile } from './init.js';
 import {
   AGENT_OUTPUTS,
   checkJournalText,
@@ -53,16 +53,10 @@ const LEGACY_RUNTIME = ['.cache', '.lock', '.lock.takeover', '.journal.json'];
 const LEGACY_AGENT_OUTPUTS = `${PROJECT_DIR}/agent-outputs`;
 
 /** What the backup keeps: the state, not runtime files. */
+const NOT_KEPT = new Set(['.runtime', '.backup', '.tmp', ...LEGACY_RUNTIME]);
 const keepInBackup = (rel: string) => {
   const first = rel.split('/')[0]!;
-  return (
-    first !== '.runtime' &&
-    first !== '.backup' &&
-    first !== '.tmp' &&
-    !LEGACY_RUNTIME.includes(first) &&
-    !first.startsWith('.trash-') &&
-    !rel.startsWith('project/agent-outputs')
-  );
+  return !NOT_KEPT.has(first) && !first.startsWith('.trash-') && !rel.startsWith('project/agent-outputs');
 };
 
 function baseBranchOf(root: string, branch: string): { name: string; source: string } | undefined {
@@ -86,21 +80,13 @@ interface Plan {
 
 async function planV1(root: string, at: string): Promise<Plan> {
   const changes: MigrationChange[] = [];
+  const changed = (file: string, change: string) => changes.push({ file, change });
   const tx = new Transaction(root);
   const after: (() => void)[] = [];
 
-  const gitignore = readFileIfExists(root, '.sow/.gitignore') ?? '';
-  const missing = missingIgnoreLines(root);
-  if (missing.length) {
-    tx.write(
-      '.sow/.gitignore',
-      `${gitignore}${gitignore === '' || gitignore.endsWith('\n') ? '' : '\n'}${missing.join('\n')}\n`,
-    );
-    changes.push({
-      file: '.sow/.gitignore',
-      change: `added ${missing.join(', ')} (runtime files, backups and worktrees stay out of git)`,
-    });
-  }
+  const { added } = repairIgnoreFile(root, tx);
+  if (added.length)
+    changed('.sow/.gitignore', `added ${added.join(', ')} (runtime files, backups and worktrees stay out of git)`);
 
   if (readFileIfExists(root, PROJECT_FILE) !== undefined) {
     const phase = 'implementation';
@@ -120,7 +106,7 @@ async function planV1(root: string, at: string): Promise<Plan> {
       PROJECT_FILE,
       await renderStateFile({ text, handWritten: parsed.handWritten }, PROJECT_FILE, ProjectStateSchema, valid),
     );
-    for (const change of project.changes) changes.push({ file: PROJECT_FILE, change });
+    for (const change of project.changes) changed(PROJECT_FILE, change);
 
     for (const id of folders) {
       const rel = taskFile(phase, id);
@@ -136,29 +122,23 @@ async function planV1(root: string, at: string): Promise<Plan> {
         );
       const source = { text: taskText, handWritten: taskParsed.handWritten };
       if (task.changes.length) tx.write(rel, await renderStateFile(source, rel, TaskStateSchema, validTask));
-      for (const change of task.changes) changes.push({ file: rel, change });
+      for (const change of task.changes) changed(rel, change);
     }
   }
 
   for (const name of namesInSow(root)) {
     if (LEGACY_RUNTIME.includes(name) || name.startsWith('.trash-')) {
-      changes.push({
-        file: `.sow/${name}`,
-        change: "removed (a runtime file of sow 0.1.0; runtime files now live in git's folder)",
-      });
+      changed(`.sow/${name}`, "removed (a runtime file of sow 0.1.0; runtime files now live in git's folder)");
       after.push(() => removePath(root, `.sow/${name}`));
     }
   }
   if (pathExists(root, LEGACY_AGENT_OUTPUTS)) {
-    changes.push({
-      file: LEGACY_AGENT_OUTPUTS,
-      change: `moved to ${shownRuntime(root, AGENT_OUTPUTS)} (worker events are runtime files)`,
-    });
+    changed(LEGACY_AGENT_OUTPUTS, `moved to ${shownRuntime(root, AGENT_OUTPUTS)} (worker events are runtime files)`);
     after.push(() => moveToRuntime(root, LEGACY_AGENT_OUTPUTS, AGENT_OUTPUTS));
   }
   // Last, so that a crash before it leaves a layout the next `sow migrate` converts again.
   tx.write(VERSION_FILE, `${LAYOUT_VERSION}\n`);
-  changes.push({ file: VERSION_FILE, change: `layout 1 → ${LAYOUT_VERSION}` });
+  changed(VERSION_FILE, `layout 1 → ${LAYOUT_VERSION}`);
   return { changes, tx, after };
 }
 

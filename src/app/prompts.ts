@@ -23,9 +23,7 @@ function catalogue(): Map<string, string> {
   return out;
 }
 
-export function listPrompts(): string[] {
-  return [...catalogue().keys()];
-}
+export const listPrompts = (): string[] => [...catalogue().keys()];
 
 export interface PromptText {
   path: string;

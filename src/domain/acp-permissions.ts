@@ -275,15 +275,9 @@ export function decidePermission(call: AskedToolCall, policy: PermissionPolicy):
   }
 }
 
-/** An ACP permission option (`session/request_permission`'s `options`). */
-export interface PermissionOption {
-  optionId: string;
-  kind: string;
-}
-
 // The option deciding this one call, never an "always" one, which would let the agent skip asking sow next time
 // (undefined: the caller cancels).
-export function optionFor(options: readonly PermissionOption[], allow: boolean): string | undefined {
+export function optionFor(options: readonly { optionId: string; kind: string }[], allow: boolean): string | undefined {
   const order = allow ? ['allow_once'] : ['reject_once', 'reject_always'];
   for (const kind of order) {
     const o = options.find((x) => x.kind === kind);

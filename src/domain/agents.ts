@@ -90,21 +90,8 @@ export function findAgent(name: string): AgentDef {
 }
 
 /** Actions and results a log entry may carry (ADR-011). */
-export const LOG_ACTIONS = [
-  'started_task',
-  'created_file',
-  'modified_file',
-  'deleted_file',
-  'implementation_attempt',
-  'test_run',
-  'refactor',
-  'debugging',
-  'research',
-  'completed_task',
-  'paused_task',
-  'started_phase',
-  'completed_phase',
-  'note',
-  'reported_status',
-] as const;
+export const LOG_ACTIONS: readonly string[] = (
+  'started_task created_file modified_file deleted_file implementation_attempt test_run refactor debugging research ' +
+  'completed_task paused_task started_phase completed_phase note reported_status'
+).split(' ');
 export const LOG_RESULTS = ['success', 'error', 'partial'] as const;

@@ -94,15 +94,11 @@ export const sha256 = (text: string): string => createHash('sha256').update(text
 
 // ---- JSON merging: sow's entries in, exactly those out, every other byte as the person wrote it ----
 
-type Json = Record<string, unknown>;
-interface HookGroup {
-  matcher?: string;
-  hooks?: { type?: string; command?: string }[];
-}
-
 const hasHook = (groups: unknown, command: string) =>
   Array.isArray(groups) &&
-  groups.some((g: HookGroup) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.command === command));
+  groups.some(
+    (g: { hooks?: { command?: string }[] }) => Array.isArray(g?.hooks) && g.hooks.some((h) => h?.command === command),
+  );
 const hookGroup = (commands: readonly string[]) => ({
   hooks: commands.map((command) => ({ type: 'command', command })),
 });
@@ -139,18 +135,15 @@ const addition = (
   ...(Object.keys(servers).length ? { mcpServers: servers } : {}),
 });
 
-/** What sow changed in a JSON file: its new text, the entries it added, and the keys it made. */
-export interface JsonEdit {
-  text: string;
-  added: JsonAddition;
-  made: string[];
-}
-
-// `text` (JSON already accepted, or undefined: no file) with sow's missing hooks and servers added; a server of sow's
-// name set up otherwise stays. Throws when a needed key is taken.
-export function addToJson(text: string | undefined, add: JsonAddition, path: string): JsonEdit {
+// `text` (JSON already accepted, or undefined: no file) with sow's missing hooks and servers added (and which, and the
+// keys it made); a server of sow's name set up otherwise stays. Throws when a needed key is taken.
+export function addToJson(
+  text: string | undefined,
+  add: JsonAddition,
+  path: string,
+): { text: string; added: JsonAddition; made: string[] } {
   if (text === undefined) {
-    const data: Json = {};
+    const data: Record<string, unknown> = {};
     if (add.hooks) data['hooks'] = hookMap(add.hooks);
     if (add.mcpServers) data['mcpServers'] = { ...add.mcpServers };
     return { text: `${JSON.stringify(data, null, 2)}\n`, added: add, made: makeableKeys(add) };

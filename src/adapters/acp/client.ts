@@ -161,13 +161,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     interrupted ??= signal;
     stop();
   };
-  const onInt = onSignal('SIGINT');
-  const onTerm = onSignal('SIGTERM');
   // sow going away cannot wait for the agent to end: it ends at once.
-  const onExit = () => signalGroup('SIGKILL');
-  process.on('SIGINT', onInt);
-  process.on('SIGTERM', onTerm);
-  process.on('exit', onExit);
+  const handlers = { SIGINT: onSignal('SIGINT'), SIGTERM: onSignal('SIGTERM'), exit: () => signalGroup('SIGKILL') };
+  for (const [event, handler] of Object.entries(handlers)) process.on(event, handler);
 
   const outcome: Omit<AcpRunOutcome, 'code' | 'signal' | 'stderrTail'> = {};
   /** Once the session is set to ask, a change away from that ends the turn. */
@@ -215,11 +211,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       const flat = choicesOf(option);
       const match = flat.find((o) => o.value === model || o.name === model || o.value.split('/').at(-1) === model);
       if (!match) {
+        const offered = flat.map((o) => o.value).slice(0, 12);
         req.onNote?.(
-          `the agent offers no model '${model}' (it offers ${flat
-            .map((o) => o.value)
-            .slice(0, 12)
-            .join(', ')}); it keeps ${option.currentValue}`,
+          `the agent offers no model '${model}' (it offers ${offered.join(', ')}); it keeps ${option.currentValue}`,
         );
         return;
       }
@@ -242,20 +236,15 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       };
       const options = opened.configOptions ?? [];
       const modeOption = options.find((o) => o.type === 'select' && (o.category === 'mode' || o.id === 'mode'));
-      const current =
-        opened.modes?.currentModeId ??
-        (modeOption && typeof modeOption.currentValue === 'string' ? modeOption.currentValue : undefined);
-      if (current !== undefined && !want.asks.includes(current)) {
+      const current = opened.modes?.currentModeId ?? modeOption?.currentValue;
+      if (typeof current === 'string' && !want.asks.includes(current)) {
+        const opening = `it opened the session in mode '${current}', which does not ask sow`;
         const offered = opened.modes
           ? opened.modes.availableModes.map((m) => m.id)
           : choicesOf(modeOption).map((o) => o.value);
         const target = want.asks.find((m) => offered.includes(m));
         if (target === undefined)
-          return refuse(
-            current,
-            `it opened the session in mode '${current}', which does not ask sow, and offers no mode that does ` +
-              `(${offered.join(', ') || 'none'})`,
-          );
+          return refuse(current, `${opening}, and offers no mode that does (${offered.join(', ') || 'none'})`);
         try {
           if (opened.modes) await agent.request(methods.agent.session.setMode, { sessionId: id, modeId: target });
           else
@@ -265,11 +254,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
               value: target,
             });
         } catch (err) {
-          return refuse(
-            current,
-            `it opened the session in mode '${current}', which does not ask sow, and refused to switch to ` +
-              `'${target}': ${errorText(err)}`,
-          );
+          return refuse(current, `${opening}, and refused to switch to '${target}': ${errorText(err)}`);
         }
         req.onNote?.(
           `the agent opened the session in mode '${current}', which does not ask sow before it acts; sow switched ` +
@@ -295,7 +280,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       watching = true;
       return true;
     };
-    const meta = req.sessionMeta ? { _meta: req.sessionMeta } : {};
+    const params = { cwd: req.cwd, mcpServers: req.mcpServers, ...(req.sessionMeta ? { _meta: req.sessionMeta } : {}) };
     let opened: Pick<NewSessionResponse, 'modes' | 'configOptions'>;
     if (req.load !== undefined) {
       if (!init.agentCapabilities?.loadSession) {
@@ -303,25 +288,15 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         return;
       }
       try {
-        opened =
-          (await agent.request<LoadSessionResponse>(methods.agent.session.load, {
-            sessionId: req.load,
-            cwd: req.cwd,
-            mcpServers: req.mcpServers,
-            ...meta,
-          })) ?? {};
+        const load = { sessionId: req.load, ...params };
+        opened = (await agent.request<LoadSessionResponse>(methods.agent.session.load, load)) ?? {};
       } catch (err) {
         outcome.loadFailed = errorText(err);
         return;
       }
       sessionId = req.load;
     } else {
-      const open = () =>
-        agent.request<NewSessionResponse, NewSessionRequest>(methods.agent.session.new, {
-          cwd: req.cwd,
-          mcpServers: req.mcpServers,
-          ...meta,
-        });
+      const open = () => agent.request<NewSessionResponse, NewSessionRequest>(methods.agent.session.new, params);
       let created: NewSessionResponse;
       try {
         created = await open();
@@ -390,9 +365,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   const { code, signal } = await exited;
   clearTimeout(timer);
   clearTimeout(killTimer);
-  process.off('SIGINT', onInt);
-  process.off('SIGTERM', onTerm);
-  process.off('exit', onExit);
+  for (const [event, handler] of Object.entries(handlers)) process.off(event, handler);
   stderr.end();
   return { code, signal, stderrTail: stderr.tail(), ...outcome, ...(interrupted ? { interrupted } : {}) };
 }

@@ -18,6 +18,7 @@ import {
 import { isRecord } from '../../domain/json.js';
 import type { ExecutorModule, InvocationContext } from './types.js';
 import { AGENTS, ORCHESTRATOR, type AgentDef } from '../../domain/agents.js';
+import { fillTemplate } from '../templates.js';
 import {
   COMMAND_META,
   commandBody,
@@ -93,12 +94,8 @@ const ROLE_USE: Readonly<Record<string, string>> = {
 function agentFile(s: IntegrationSources, a: AgentDef): string {
   // The orchestrator's guidance is the prompt of the project's current state.
   const first = a.name === ORCHESTRATOR.name ? 'sow project continue --full' : `sow prompt ${a.guidance}`;
-  const vars: Record<string, string> = {
-    role: a.name,
-    description: a.description.charAt(0).toLowerCase() + a.description.slice(1),
-    first,
-  };
-  const body = s.agent.replace(/\{\{\s*([a-z_]+)\s*\}\}/g, (_m, key: string) => vars[key] ?? `{{${key}}}`);
+  const description = a.description.charAt(0).toLowerCase() + a.description.slice(1);
+  const body = fillTemplate(s.agent, { role: a.name, description, first });
   const use = ROLE_USE[a.name] ?? `Use for sow ${a.name} work.`;
   return `${frontmatter({ name: `sow-${a.name}`, description: yamlString(use) })}${body.trim()}\n`;
 }

@@ -41,14 +41,9 @@ export const agentSettingsFiles = (): string[] => [
   ...new Set(Object.values(EXECUTORS).flatMap((e) => e.widening?.files ?? [])),
 ];
 
+const typesWhere = (test: (e: ExecutorModule) => boolean): ExecutorType[] =>
+  Object.values(EXECUTORS).flatMap((e) => (test(e) ? [e.type] : []));
 /** The types that resume a session as they are, in the registry's order. */
-export const resumableTypes = (): ExecutorType[] =>
-  Object.values(EXECUTORS)
-    .filter((e) => e.supportsResumption({ type: e.type }))
-    .map((e) => e.type);
-
+export const resumableTypes = () => typesWhere((e) => e.supportsResumption({ type: e.type }));
 /** The agent CLIs `sow install` has a target for, in the registry's order. */
-export const installTargets = (): ExecutorType[] =>
-  Object.values(EXECUTORS)
-    .filter((e) => e.integration !== null)
-    .map((e) => e.type);
+export const installTargets = () => typesWhere((e) => e.integration !== null);

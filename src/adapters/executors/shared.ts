@@ -129,16 +129,11 @@ export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>,
   return [...soFar.values()].reduce(addUsage, {});
 }
 
-/** What a tool call is about, for a progress line. */
+const DETAIL_KEYS = words('command file_path path pattern description url');
+/** What a tool call is about, for a progress line: the first of these its input has. */
 export function toolDetail(input: unknown): string {
   if (!isRecord(input)) return '';
-  const detail =
-    text(input['command']) ??
-    text(input['file_path']) ??
-    text(input['path']) ??
-    text(input['pattern']) ??
-    text(input['description']) ??
-    text(input['url']);
+  const detail = DETAIL_KEYS.map((k) => text(input[k])).find(Boolean);
   return detail ? `: ${oneLine(detail, 90)}` : '';
 }
 
