@@ -130,6 +130,8 @@ const PACKS = [
  */
 function onlyGroup(pack) {
   let kept = false;
+  let leftTypes = false;
+  let leftComplete = false;
   return {
     name: `only-${pack.name}`,
     setup(b) {
@@ -142,10 +144,14 @@ function onlyGroup(pack) {
           if (pack.also?.includes(args.path)) return undefined;
           return leftOut(args.path);
         }
-        if (/[\\/]src[\\/]main\.ts$/.test(args.importer) && args.path === './commands/types.js')
+        if (/[\\/]src[\\/]main\.ts$/.test(args.importer) && args.path === './commands/types.js') {
+          leftTypes = true;
           return leftOut(args.path);
-        if (/[\\/]src[\\/]cli[\\/]completion\.ts$/.test(args.importer) && args.path === './complete.js')
+        }
+        if (/[\\/]src[\\/]cli[\\/]completion\.ts$/.test(args.importer) && args.path === './complete.js') {
+          leftComplete = true;
           return leftOut(args.path);
+        }
         return undefined;
       });
       b.onLoad({ filter: /.*/, namespace: 'sow-left-out' }, (args) => ({
@@ -154,6 +160,9 @@ function onlyGroup(pack) {
       }));
       b.onEnd(() => {
         if (!kept) throw new Error(`pack ${pack.name}: src/commands/index.ts imports no ${pack.module}`);
+        // A moved import would put the project types' groups or completion back into every pack, unseen.
+        if (!leftTypes || !leftComplete)
+          throw new Error(`pack ${pack.name}: main.ts or cli/completion.ts no longer imports what a pack leaves out`);
       });
     },
   };

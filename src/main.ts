@@ -7,7 +7,8 @@ import { stderr, stdout, watchStream } from './cli/stdio.js';
 import { environmentError } from './adapters/io-errors.js';
 import { toJson } from './domain/json.js';
 import { allCommands, GROUPS, TOPICS } from './commands/index.js';
-import { addGroupsFor, registerComplete, subcommandsOf } from './cli/build.js';
+import { addGroupsFor, subcommandsOf } from './cli/build.js';
+import { registerComplete } from './cli/completion.js';
 import { versionOnly } from './cli/version-only.js';
 import type { CommandResult, Registry } from './model/def.js';
 
