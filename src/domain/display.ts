@@ -17,8 +17,11 @@ function escape(c: string): string {
   return code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-/** A value from a file as one line of human output, every control character escaped. */
-export const shown = (value: string): string => value.replace(CONTROL, escape);
+/** A value from a file as one line of human output, every control character escaped (tested first: most values need
+ * nothing, and the regular expression costs its compile in every process). */
+export function shown(value: string): string {
+  return needsEscaping(value) ? value.replace(CONTROL, escape) : value;
+}
 
 /** Whether `text` would reach a terminal as something other than the characters it holds. */
 export function needsEscaping(text: string): boolean {
