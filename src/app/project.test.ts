@@ -69,6 +69,19 @@ describe('project new', () => {
     );
   });
 
+  it('--no-planning for a type the branch implies that cannot skip it: refused on the branch it ran on', async () => {
+    const w = await world('init');
+    const e = await refused(
+      w,
+      () => newProject(w.ctx(), { name: 'x', description: 'd', planning: false, branch: 'explore/x' }),
+      'USAGE',
+      2,
+    );
+    expect(e.message).toContain('exploration project type cannot skip planning');
+    expect(w.git(['branch', '--show-current'])).toBe('main');
+    expect(w.git(['branch', '--list', 'explore/x'])).toBe('');
+  });
+
   it('without a planning phase: starts at ImplementationPlanning', async () => {
     const w = await world('init');
     await newProject(w.ctx(), { name: 'quick', description: 'd', planning: false });

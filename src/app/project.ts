@@ -137,6 +137,8 @@ async function planNewProject(
 ): Promise<{ type: ProjectType; here: string | undefined; target: string | undefined }> {
   const here = head(root).branch;
   const type = await typeFor(opts, here);
+  // A type the branch's prefix implies (explore/…) is known only here, before any switch.
+  checkPlanning(type, opts.planning);
   if (here === undefined && opts.branch === undefined)
     throw new SowError(
       'DETACHED_HEAD',
