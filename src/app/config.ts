@@ -14,7 +14,7 @@ import {
 import { AbortedError, ConfirmationRequiredError, errorClass, SowError } from '../domain/errors.js';
 import { EXECUTOR_TYPES } from '../domain/config-schemas.js';
 import { runEditor } from '../adapters/editor.js';
-import { executorOf, IGNORED_SETTINGS, typeRefuses } from '../adapters/executors/registry.js';
+import { executorOf, IGNORED_SETTINGS, startedFor, typeRefuses } from '../adapters/executors/registry.js';
 import { findOnPath } from '../adapters/process-runner.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import type { AppContext } from './context.js';
@@ -198,11 +198,9 @@ export function agentClis(effective: EffectiveConfig, env: AppContext['env']) {
     const executor = effective.executors[name];
     const spec = executor && executorOf(executor.config.type);
     if (!executor || !spec) return [];
-    // Over ACP the program started is the agent's ACP server (an adapter for Claude Code and Codex).
-    const started = (executor.config.transport === 'acp' && spec.acp) || spec;
-    const binary = started.binary(executor.config);
+    const { binary, install } = startedFor(spec, executor.config, executor.config.transport);
     const found = binary ? findOnPath(binary, env) : undefined;
-    return [{ executor: name, config: executor.config, spec, binary, install: started.install, found }];
+    return [{ executor: name, config: executor.config, spec, binary, install, found }];
   });
 }
 
