@@ -25,6 +25,16 @@ export const EVENT_MARKS: Partial<Record<WorkerEvent['kind'], string>> = {
   agent_plan: '☐',
 };
 
+/** The event of what a run used, said as `1200 in, 300 out, $0.01`. */
+export function usageEvent(at: string, used: Usage): WorkerEvent {
+  const parts = [
+    used.input_tokens !== undefined ? `${used.input_tokens} in` : '',
+    used.output_tokens !== undefined ? `${used.output_tokens} out` : '',
+    used.cost_usd !== undefined ? `$${used.cost_usd}` : '',
+  ];
+  return { at, kind: 'usage', text: parts.filter(Boolean).join(', '), ...used };
+}
+
 export class RunFiles {
   readonly dir: string;
   readonly prefix: string;
