@@ -41,7 +41,7 @@ export const agentSettingsFiles = (): string[] => [
   ...new Set(Object.values(EXECUTORS).flatMap((e) => e.widening?.files ?? [])),
 ];
 
-/** The program a transport starts, and how to install it: the ACP server (an adapter, or the CLI itself), or the CLI. */
+/** The program a transport starts, and its install: the ACP server (an adapter, or the CLI itself), or the CLI. */
 export function startedFor(spec: ExecutorModule, config: ExecutorConfig, transport: 'cli' | 'acp' | undefined) {
   const acp = transport === 'acp' ? spec.acp : undefined;
   return { binary: (acp?.binary ?? spec.binary)(config), install: acp?.install ?? spec.install };
