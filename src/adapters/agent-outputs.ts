@@ -2,19 +2,17 @@
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ensureRuntimeDir } from './runtime.js';
+import type { Usage } from './executors/types.js';
 
 const stamp = () => new Date().toISOString().replace(/[:.]/g, '-');
 
 /** One event of a worker, as `sow agent events` shows it, whatever CLI (or protocol) it came from. */
-export interface WorkerEvent {
+export interface WorkerEvent extends Usage {
   at: string;
   kind: 'session' | 'message' | 'tool_call' | 'finished' | 'error' | 'usage' | 'text' | 'exit' | 'agent_plan';
   text: string;
   /** tool_call: the CLI's name for the tool (Bash, shell, Write, …). */
   tool?: string;
-  input_tokens?: number;
-  output_tokens?: number;
-  cost_usd?: number;
   /** exit: the CLI's exit code. */
   code?: number | null;
 }
@@ -26,6 +24,16 @@ export const EVENT_MARKS: Partial<Record<WorkerEvent['kind'], string>> = {
   error: '✗',
   agent_plan: '☐',
 };
+
+/** The event of what a run used, said as `1200 in, 300 out, $0.01`. */
+export function usageEvent(at: string, used: Usage): WorkerEvent {
+  const parts = [
+    used.input_tokens !== undefined ? `${used.input_tokens} in` : '',
+    used.output_tokens !== undefined ? `${used.output_tokens} out` : '',
+    used.cost_usd !== undefined ? `$${used.cost_usd}` : '',
+  ];
+  return { at, kind: 'usage', text: parts.filter(Boolean).join(', '), ...used };
+}
 
 export class RunFiles {
   readonly dir: string;

@@ -3,7 +3,7 @@
 import { relative, sep } from 'node:path';
 import { runAcp, type AcpRunRequest } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
-import { EVENT_MARKS, type RunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
+import { EVENT_MARKS, usageEvent, type RunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
 import type { AskingModes, Denial } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
 import { str, usageOf } from '../adapters/executors/shared.js';
@@ -146,14 +146,7 @@ export async function runAcpWorker(run: AcpWorkerRun) {
   flush();
   await persisting;
   const usage = usageOf(outcome.usage?.input_tokens, outcome.usage?.output_tokens, cost);
-  if (Object.keys(usage).length) {
-    const parts = [
-      usage.input_tokens !== undefined ? `${usage.input_tokens} in` : '',
-      usage.output_tokens !== undefined ? `${usage.output_tokens} out` : '',
-      usage.cost_usd !== undefined ? `$${usage.cost_usd}` : '',
-    ];
-    emit({ kind: 'usage', text: parts.filter(Boolean).join(', '), ...usage });
-  }
+  if (Object.keys(usage).length) emit(usageEvent(now(), usage));
   const end = outcome.signal ? `ended by ${outcome.signal}` : `exited with code ${outcome.code}`;
   files.appendWorkerEvents([
     {

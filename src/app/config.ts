@@ -14,7 +14,8 @@ import {
 import { AbortedError, ConfirmationRequiredError, errorClass, SowError } from '../domain/errors.js';
 import { EXECUTOR_TYPES } from '../domain/config-schemas.js';
 import { runEditor } from '../adapters/editor.js';
-import { executorOf, IGNORED_SETTINGS, typeRefuses } from '../adapters/executors/registry.js';
+import { readTemplate, renderTemplate } from '../adapters/templates.js';
+import { executorOf, IGNORED_SETTINGS, startedFor, typeRefuses } from '../adapters/executors/registry.js';
 import { findOnPath } from '../adapters/process-runner.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import type { AppContext } from './context.js';
@@ -29,48 +30,13 @@ import {
   writeUserConfig,
 } from '../adapters/user-config.js';
 
+/** The commented user configuration `config init` and `config edit` write (templates/config/user-config.yaml). */
 export function configTemplate(path: string): string {
-  return `# sow agent configuration
-# Location: ${path}
-#
-# Which agent CLI (executor) runs which agent role. Without this file every role uses Claude Code.
-# Priority: 1. environment (SOW_AGENTS_IMPLEMENTER=cursor)  2. this file  3. built-in defaults.
-# Check it with 'sow config validate'; see the merged result with 'sow config show'.
-# Unknown keys are errors ('sow schema config' lists every field).
-
-agents:
-  executors:
-    # Claude Code (the default). Uncomment to change its settings.
-    # claude-code:
-    #   type: claude
-    #   settings:
-    #     permissions: safe   # what a worker may do without asking:
-    #                         #   safe (the default): read and edit files in the repository, run sow
-    #                         #     and the checks of .sow/config.yaml you allowed ('sow check allow')
-    #                         #   yolo: anything (the CLI's skip-permissions flag)
-    #     model: sonnet       # or opus, haiku
-    #   custom_args: []       # extra flags, added last
-
-    # Cursor (cursor-agent):
-    # cursor:
-    #   type: cursor
-    #   settings:
-    #     permissions: yolo   # (yolo_mode: true, the older spelling, means the same)
-
-    # Other built-in \
-types: ${EXECUTOR_TYPES.filter((t) => t !== 'claude' && t !== 'cursor' && t !== 'command').join(', ')}.
-    # A binding may also name one of these types directly (implementer: codex).
-    # Any other agent CLI, with argv templates ({prompt_file} {prompt} {session_id} {model} {cwd});
-    # its argv decides what it may do, so 'permissions' does not apply to it:
-    # my-agent:
-    #   type: command
-    #   spawn: [my-agent, --session, "{session_id}", --prompt-file, "{prompt_file}"]
-    #   resume: [my-agent, --resume, "{session_id}", --prompt-file, "{prompt_file}"]
-
-  # Which executor handles which role.
-  bindings:
-${ROLES.map((r) => `    ${r}: ${DEFAULT_EXECUTOR}`).join('\n')}
-`;
+  return renderTemplate(readTemplate('config/user-config.yaml'), {
+    path,
+    types: EXECUTOR_TYPES.filter((t) => t !== 'claude' && t !== 'cursor' && t !== 'command').join(', '),
+    bindings: ROLES.map((r) => `    ${r}: ${DEFAULT_EXECUTOR}`).join('\n'),
+  });
 }
 
 /** The user configuration file of whoever runs the command: where their environment (XDG_CONFIG_HOME, HOME) puts it. */
@@ -198,11 +164,9 @@ export function agentClis(effective: EffectiveConfig, env: AppContext['env']) {
     const executor = effective.executors[name];
     const spec = executor && executorOf(executor.config.type);
     if (!executor || !spec) return [];
-    // Over ACP the program started is the agent's ACP server (an adapter for Claude Code and Codex).
-    const started = (executor.config.transport === 'acp' && spec.acp) || spec;
-    const binary = started.binary(executor.config);
+    const { binary, install } = startedFor(spec, executor.config, executor.config.transport);
     const found = binary ? findOnPath(binary, env) : undefined;
-    return [{ executor: name, config: executor.config, spec, binary, install: started.install, found }];
+    return [{ executor: name, config: executor.config, spec, binary, install, found }];
   });
 }
 

@@ -83,8 +83,7 @@ function apply(area: Area, steps: readonly Step[]): void {
 function isJsonObject(shown: string, text: string): boolean {
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeepError(shown);
   try {
-    const data: unknown = JSON.parse(text);
-    return isRecord(data);
+    return isRecord(JSON.parse(text));
   } catch {
     return false;
   }
@@ -98,14 +97,15 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
   const shown = `${area.shown ?? ''}${p.path}`;
   const said = saying(p.path);
   const withTarget = (targets: string[]) => (targets.includes(target) ? targets : [...targets, target]);
-  const remember = (fields: Partial<RecordEntry>) => {
-    if (found) {
-      const targets = withTarget(found.targets);
-      if (found !== rec)
-        for (const key of Object.keys(found)) delete (found as unknown as Record<string, unknown>)[key];
-      Object.assign(found, { path: p.path, kind: p.kind }, fields, { targets });
-    } else entries.push({ path: p.path, kind: p.kind, ...fields, targets: [target] });
+  /** The record's entry for `path` says `fields` now, with this target; one of another kind is replaced whole. */
+  const upsert = (path: string, kind: Planned['kind'], fields: Partial<RecordEntry>) => {
+    const prior = entries.find((e) => e.path === path);
+    const entry = { path, kind, ...fields, targets: withTarget(prior?.targets ?? []) };
+    if (!prior) entries.push(entry);
+    else if (prior.kind === kind) Object.assign(prior, entry);
+    else entries.splice(entries.indexOf(prior), 1, entry);
   };
+  const remember = (fields: Partial<RecordEntry>) => upsert(p.path, p.kind, fields);
   const write = (text: string, follow: boolean) => {
     checkWritable(area, p.path);
     steps.push({ op: 'write', rel: p.path, text, follow });
@@ -116,16 +116,7 @@ function planInstall(area: Area, p: Planned, target: Target, entries: RecordEntr
     checkWritable(area, rel);
     const text = besideText(p)!;
     steps.push({ op: 'write', rel, text, follow: false });
-    const prior = entries.find((e) => e.path === rel);
-    const entry: RecordEntry = {
-      path: rel,
-      kind: 'file',
-      sha256: sha256(text),
-      created: true,
-      targets: withTarget(prior?.targets ?? []),
-    };
-    if (prior) Object.assign(prior, entry);
-    else entries.push(entry);
+    upsert(rel, 'file', { sha256: sha256(text), created: true });
     if (found) found.targets = withTarget(found.targets);
     return said(
       'kept',

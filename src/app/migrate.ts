@@ -26,6 +26,7 @@ import {
 } from './project-files.js';
 import { withRootLock } from './unit-of-work.js';
 import { quoted } from '../domain/display.js';
+import { isRecord } from '../domain/json.js';
 import type { AppContext } from './context.js';
 
 export interface MigrationChange {
@@ -67,9 +68,8 @@ function baseBranchOf(root: string, branch: string): { name: string; source: str
 }
 
 const asObject = (rel: string, data: unknown): Record<string, unknown> => {
-  if (typeof data !== 'object' || data === null || Array.isArray(data))
-    throw new StateFileError(rel, 'is not a map of fields');
-  return data as Record<string, unknown>;
+  if (!isRecord(data)) throw new StateFileError(rel, 'is not a map of fields');
+  return data;
 };
 
 interface Plan {

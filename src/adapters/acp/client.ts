@@ -202,11 +202,11 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false },
       clientInfo: { name: 'sow', version: req.clientVersion },
     });
+    const setOption = (configId: string, value: string) =>
+      agent.request(methods.agent.session.setConfigOption, { sessionId: sessionId!, configId, value });
     /** The configured model, through the session's model option; said when the agent offers no such choice. */
     const chooseModel = async (opened: NewSessionResponse, model: string) => {
-      const option = (opened.configOptions ?? []).find(
-        (o) => o.type === 'select' && (o.category === 'model' || o.id === 'model'),
-      );
+      const option = (opened.configOptions ?? []).find((o) => isSelect(o, 'model'));
       if (!option || option.type !== 'select' || option.currentValue === model) return;
       const flat = choicesOf(option);
       const match = flat.find((o) => o.value === model || o.name === model || o.value.split('/').at(-1) === model);
@@ -217,11 +217,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         );
         return;
       }
-      await agent.request(methods.agent.session.setConfigOption, {
-        sessionId: opened.sessionId,
-        configId: option.id,
-        value: match.value,
-      });
+      await setOption(option.id, match.value);
     };
     /** A mode that does not ask (set by the repository's settings) is switched to one that does, or not prompted. */
     const keepAsking = async (
@@ -235,7 +231,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         return false;
       };
       const options = opened.configOptions ?? [];
-      const modeOption = options.find((o) => o.type === 'select' && (o.category === 'mode' || o.id === 'mode'));
+      const modeOption = options.find((o) => isSelect(o, 'mode'));
       const current = opened.modes?.currentModeId ?? modeOption?.currentValue;
       if (typeof current === 'string' && !want.asks.includes(current)) {
         const opening = `it opened the session in mode '${current}', which does not ask sow`;
@@ -247,12 +243,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
           return refuse(current, `${opening}, and offers no mode that does (${offered.join(', ') || 'none'})`);
         try {
           if (opened.modes) await agent.request(methods.agent.session.setMode, { sessionId: id, modeId: target });
-          else
-            await agent.request(methods.agent.session.setConfigOption, {
-              sessionId: id,
-              configId: modeOption!.id,
-              value: target,
-            });
+          else await setOption(modeOption!.id, target);
         } catch (err) {
           return refuse(current, `${opening}, and refused to switch to '${target}': ${errorText(err)}`);
         }
@@ -265,7 +256,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         const option = options.find((o) => o.id === configId);
         if (!option || option.type !== 'select' || option.currentValue === value) continue;
         try {
-          await agent.request(methods.agent.session.setConfigOption, { sessionId: id, configId, value });
+          await setOption(configId, value);
         } catch (err) {
           return refuse(
             `${configId}: ${String(option.currentValue)}`,
@@ -370,6 +361,10 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   return { code, signal, stderrTail: stderr.tail(), ...outcome, ...(interrupted ? { interrupted } : {}) };
 }
 
+/** A select config option of this category (or, from an agent that gives none, this id). */
+const isSelect = (o: { type?: unknown; category?: unknown; id?: unknown }, name: string) =>
+  o.type === 'select' && (o.category === name || o.id === name);
+
 type Choice = { value: string; name: string };
 /** The choices a select config option offers, its groups flattened. */
 function choicesOf(option: { type: string; options?: unknown } | undefined): Choice[] {
@@ -387,7 +382,7 @@ function notAsking(
   if (!Array.isArray(configOptions)) return undefined;
   for (const o of configOptions as { id?: unknown; category?: unknown; type?: unknown; currentValue?: unknown }[]) {
     if (typeof o?.currentValue !== 'string' || o.type !== 'select') continue;
-    if ((o.category === 'mode' || o.id === 'mode') && !want.asks.includes(o.currentValue))
+    if (isSelect(o, 'mode') && !want.asks.includes(o.currentValue))
       return { mode: o.currentValue, what: `mode '${o.currentValue}'` };
     const must =
       typeof o.id === 'string' && want.options && Object.hasOwn(want.options, o.id) ? want.options[o.id] : undefined;

@@ -46,7 +46,6 @@ export const copilot: ExecutorModule = {
   install: 'npm install -g @github/copilot',
   sessionIds: 'caller',
   acp: {
-    binary: () => 'copilot',
     args: (c) => ['--acp', ...model(c, '--model'), ...custom(c)],
     // Over ACP it refuses a stdio MCP server handed over in session/new; on its command line it takes one.
     mcpArgs: (server) => [
@@ -63,7 +62,6 @@ export const copilot: ExecutorModule = {
       options: { allow_all: 'off' },
       setBy: 'your own Copilot configuration (defaultMode, defaultPermissionMode)',
     },
-    install: 'npm install -g @github/copilot',
   },
   // Without -p, Copilot CLI reads the prompt from a piped stdin (with -p it ignores stdin). --resume takes an optional
   // value, so it must be attached with '='.

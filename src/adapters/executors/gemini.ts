@@ -99,14 +99,12 @@ export const gemini: ExecutorModule = {
   install: 'npm install -g @google/gemini-cli',
   sessionIds: 'caller',
   acp: {
-    binary: () => 'gemini',
     args: (c) => ['--acp', ...model(c, '-m'), ...custom(c)],
     // A project's general.defaultApprovalMode (auto_edit) opens the session in autoEdit, where edits are not asked.
     modes: {
       asks: ['default', 'plan'],
       setBy: 'general.defaultApprovalMode in .gemini/settings.json (or your own ~/.gemini/settings.json)',
     },
-    install: 'npm install -g @google/gemini-cli',
   },
   // Without -p, Gemini CLI reads the prompt from a piped stdin and runs headless.
   ...agentCli(

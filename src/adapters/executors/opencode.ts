@@ -61,13 +61,11 @@ export const opencode: ExecutorModule = {
   sessionIds: 'reported',
   // Over ACP opencode asks its client only where its permission config says "ask"; otherwise it just acts.
   acp: {
-    binary: () => 'opencode',
     args: (c) => ['acp', ...custom(c)],
     env: ({ permissions }) => ({
       OPENCODE_PERMISSION: JSON.stringify({ edit: 'ask', bash: 'ask', webfetch: 'ask', external_directory: 'ask' }),
       ...(permissions === 'safe' ? NO_PROJECT_CONFIG : {}),
     }),
-    install: 'npm install -g opencode-ai',
   },
   sessionFromEvent: (e) =>
     reportedSession(e['sessionID'] ?? (isRecord(e['part']) ? e['part']['sessionID'] : undefined)),

@@ -1,7 +1,7 @@
 // The agent CLIs sow drives, one module each (decision 0077): tsc wants a line for every EXECUTOR_TYPES name, the
 // contract test wants them in that order.
 import type { ExecutorSetting, IgnoredSettings } from '../../domain/config.js';
-import type { ExecutorType } from '../../domain/config-schemas.js';
+import type { ExecutorConfig, ExecutorType } from '../../domain/config-schemas.js';
 import { claude } from './claude.js';
 import { codex } from './codex.js';
 import { command } from './command.js';
@@ -40,6 +40,12 @@ export const typeRefuses = (type: ExecutorType, setting: ExecutorSetting): boole
 export const agentSettingsFiles = (): string[] => [
   ...new Set(Object.values(EXECUTORS).flatMap((e) => e.widening?.files ?? [])),
 ];
+
+/** The program a transport starts, and its install: the ACP server (an adapter, or the CLI itself), or the CLI. */
+export function startedFor(spec: ExecutorModule, config: ExecutorConfig, transport: 'cli' | 'acp' | undefined) {
+  const acp = transport === 'acp' ? spec.acp : undefined;
+  return { binary: (acp?.binary ?? spec.binary)(config), install: acp?.install ?? spec.install };
+}
 
 const typesWhere = (test: (e: ExecutorModule) => boolean): ExecutorType[] =>
   Object.values(EXECUTORS).flatMap((e) => (test(e) ? [e.type] : []));

@@ -1,12 +1,13 @@
 // Reading agent CLI settings files for what widens a safe worker, pure over text. A repository may write one to mislead
 // sow, so what cannot be read is a finding.
+import { isRecord } from '../../domain/json.js';
 
 /** A JSON value at a dotted path of own keys (never the prototype chain); undefined when absent. */
 function at(value: unknown, path: readonly string[]): unknown {
   let here = value;
   for (const key of path) {
-    if (typeof here !== 'object' || here === null || Array.isArray(here) || !Object.hasOwn(here, key)) return undefined;
-    here = (here as Record<string, unknown>)[key];
+    if (!isRecord(here) || !Object.hasOwn(here, key)) return undefined;
+    here = here[key];
   }
   return here;
 }

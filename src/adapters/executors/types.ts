@@ -84,9 +84,10 @@ export interface ExecutorModule {
   /** How sow learns a session id: it picks one, the CLI makes one before the run, reports one in events, or none. */
   readonly sessionIds: 'caller' | 'precreated' | 'reported' | 'none';
   binary(config: ExecutorConfig): string;
-  /** How the agent is started to speak ACP on stdio, for `transport: acp`; sow decides its permissions (no flags). */
+  // How the agent is started to speak ACP on stdio, for `transport: acp`; sow decides its permissions (no flags). Its
+  // binary and install are the CLI's own unless an adapter's.
   readonly acp?: {
-    binary(config: ExecutorConfig): string;
+    binary?(config: ExecutorConfig): string;
     args(config: ExecutorConfig, permissions: PermissionProfile): string[];
     /** The arguments that give `sow mcp` to an agent that takes a stdio MCP server only on its command line. */
     mcpArgs?(server: { name: string; command: string; args: string[]; env: Record<string, string> }): string[];
@@ -96,7 +97,7 @@ export interface ExecutorModule {
     sessionMeta?(permissions: PermissionProfile): Record<string, unknown> | undefined;
     /** Under safe: the modes in which it asks sow; any other is switched away from before the prompt. */
     modes?: AskingModes;
-    install: string;
+    install?: string;
   };
   supportsResumption(config: ExecutorConfig): boolean;
   spawn(ctx: InvocationContext): Invocation;

@@ -1,6 +1,6 @@
 /** A worker's events read back: sow's own kinds from a CLI's stream, what a run did last and used, and the last thing
  * it said (for a handoff brief). */
-import { EVENT_MARKS, type WorkerEvent } from '../../adapters/agent-outputs.js';
+import { EVENT_MARKS, usageEvent, type WorkerEvent } from '../../adapters/agent-outputs.js';
 import { executorOf } from '../../adapters/executors/registry.js';
 import type { ExecutorModule, Usage } from '../../adapters/executors/types.js';
 import { addUsage, usageOfLines } from '../../adapters/executors/shared.js';
@@ -22,14 +22,7 @@ export function workerEvents(spec: ExecutorModule, event: unknown, at: string): 
     else out.push({ at, kind: 'text', text: line });
   }
   const used = typeof event === 'object' && event ? spec.usage?.(event as Record<string, unknown>) : undefined;
-  if (used && Object.keys(used).length) {
-    const parts = [
-      used.input_tokens !== undefined ? `${used.input_tokens} in` : '',
-      used.output_tokens !== undefined ? `${used.output_tokens} out` : '',
-      used.cost_usd !== undefined ? `$${used.cost_usd}` : '',
-    ].filter(Boolean);
-    out.push({ at, kind: 'usage', text: parts.join(', '), ...used });
-  }
+  if (used && Object.keys(used).length) out.push(usageEvent(at, used));
   return out;
 }
 

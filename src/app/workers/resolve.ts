@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { permissionProfile, resolveConfig, type ResolvedExecutor } from '../../domain/config.js';
 import type { Session } from '../../domain/schemas.js';
 import { ExternalToolError } from '../../domain/errors.js';
-import { EXECUTORS, executorOf, IGNORED_SETTINGS } from '../../adapters/executors/registry.js';
+import { EXECUTORS, executorOf, IGNORED_SETTINGS, startedFor } from '../../adapters/executors/registry.js';
 import type { ExecutorModule } from '../../adapters/executors/types.js';
 import { findOnPath, runProcess } from '../../adapters/process-runner.js';
 import { readUserConfig, userConfigPath } from '../../adapters/user-config.js';
@@ -92,15 +92,10 @@ export async function resolveFor(
       `sow has no way to start ${spec.title} over the Agent Client Protocol`,
       `agents.executors.${executor.name}.transport`,
     );
-  const binary = transport === 'acp' ? spec.acp!.binary(executor.config) : spec.binary(executor.config);
+  const { binary, install } = startedFor(spec, executor.config, transport);
   // Looked up on the context's PATH: the worker runs in the context's environment.
   const binaryPath = findOnPath(binary, env);
-  if (!binaryPath)
-    throw new ExecutorBinaryNotFoundError(
-      binary || '(none configured)',
-      executor.name,
-      transport === 'acp' ? spec.acp!.install : spec.install,
-    );
+  if (!binaryPath) throw new ExecutorBinaryNotFoundError(binary || '(none configured)', executor.name, install);
   verbose(`  Binary: ${binaryPath}${transport === 'acp' ? ' (Agent Client Protocol)' : ''}`);
   return { loaded, effective, executor, spec, binaryPath, transport };
 }

@@ -6,7 +6,7 @@ import type { PermissionProfile } from '../../domain/config-schemas.js';
 import { ExternalToolError } from '../../domain/errors.js';
 import { RunFiles, writeRunFiles } from '../../adapters/agent-outputs.js';
 import type { Denial } from '../../adapters/denials.js';
-import { agentSettingsFiles } from '../../adapters/executors/registry.js';
+import { agentSettingsFiles, startedFor } from '../../adapters/executors/registry.js';
 import type { Invocation, Usage } from '../../adapters/executors/types.js';
 import { addUsage } from '../../adapters/executors/shared.js';
 import { runProcess } from '../../adapters/process-runner.js';
@@ -205,7 +205,7 @@ type AcpInvocation = Invocation & { [ACP_LOAD]?: string };
 function acpInvocation(resolution: Resolution, prompt: string, granted: Granted, load?: string): AcpInvocation {
   const acp = resolution.spec.acp!;
   return {
-    binary: acp.binary(resolution.executor.config),
+    binary: startedFor(resolution.spec, resolution.executor.config, 'acp').binary,
     args: acp.args(resolution.executor.config, granted.permissions),
     env: acp.env?.({ runningAsRoot: runningAsRoot(), permissions: granted.permissions }) ?? {},
     stdin: prompt,
