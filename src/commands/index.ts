@@ -29,12 +29,12 @@ const topic = (name: string, description: string, load: () => Promise<CommandDef
 export const GROUPS: readonly GroupDef[] = [
   single('init', async () => (await import('./init.js')).init),
   group('project', 'Create, inspect and remove the project on this branch', () => import('./project.js')),
-  single('status', async () => (await import('./project.js')).status),
+  single('status', async () => (await import('./status.js')).status),
   group('phase', 'Read and set fields of a phase (default: the phase in progress)', () => import('./phase.js')),
   group(
     'task',
     "Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)",
-    async () => [...(await import('./task.js')).commands, ...(await import('./task-review.js')).commands],
+    () => import('./task.js'),
     {
       input: 'Manage task inputs (artifacts: type, path, approved, metadata)',
       output: 'Manage task outputs (artifacts: type, path, approved, metadata)',
