@@ -114,7 +114,7 @@ const acpSdkApart = {
 const PACKS = [
   { name: 'phase', words: ['phase'], module: './phase.js' },
   { name: 'task', words: ['task'], module: './task.js' },
-  { name: 'project', words: ['project'], module: './project.js' },
+  { name: 'project', words: ['project', 'status'], module: './project.js' },
   { name: 'artifacts', words: ['input', 'output'], module: './artifacts.js' },
   { name: 'advance', words: ['advance'], module: './advance.js' },
   { name: 'log', words: ['log'], module: './log.js' },
@@ -122,10 +122,9 @@ const PACKS = [
   { name: 'check', words: ['check'], module: './check.js' },
   { name: 'prompt', words: ['prompt'], module: './prompt.js' },
   { name: 'hook', words: ['hook', 'install', 'uninstall'], module: './install.js' },
-  // Read packs: the hottest reads apart from their group's writes, which would otherwise be parsed and cached at
-  // every read. The group's module (`for`) is the read module there; any other word of the group runs its full pack.
+  // A read pack: the hottest reads apart from their group's writes, which every read would otherwise parse and cache.
+  // The group's module (`for`) is the read module there; any other word of the group runs the group's pack.
   { name: 'task-read', words: ['task get', 'task list', 'task next'], module: './task-read.js', for: './task.js' },
-  { name: 'status', words: ['status', 'project status'], module: './status.js', for: './project.js' },
 ];
 
 /**

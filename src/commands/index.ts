@@ -29,7 +29,7 @@ const topic = (name: string, description: string, load: () => Promise<CommandDef
 export const GROUPS: readonly GroupDef[] = [
   single('init', async () => (await import('./init.js')).init),
   group('project', 'Create, inspect and remove the project on this branch', () => import('./project.js')),
-  single('status', async () => (await import('./status.js')).status),
+  single('status', async () => (await import('./project.js')).status),
   group('phase', 'Read and set fields of a phase (default: the phase in progress)', () => import('./phase.js')),
   group(
     'task',
