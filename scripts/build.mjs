@@ -11,7 +11,7 @@
 // NODE_OPTIONS=--enable-source-maps.
 import { build } from 'esbuild';
 import { rm, chmod, readFile, rename } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8'));
@@ -108,11 +108,12 @@ const acpSdkApart = {
  * holds costs start-up something, used or not (its place in the code cache, its closure when the
  * bundle runs), so a pack holding only what its group can reach starts faster: `phase get` at 100
  * tasks +66 M → +44 M instructions over `node -e 0` (docs/decisions/0070). `module` is the file of
- * src/commands/ whose commands the pack holds, as src/commands/index.ts imports it.
+ * src/commands/ whose commands the pack holds, as src/commands/index.ts imports it; `words` are the first word of a
+ * command line, or its first two (docs/decisions/0088).
  */
 const PACKS = [
   { name: 'phase', words: ['phase'], module: './phase.js' },
-  { name: 'task', words: ['task'], module: './task.js', also: ['./task-review.js'] },
+  { name: 'task', words: ['task'], module: './task.js' },
   { name: 'project', words: ['project', 'status'], module: './project.js' },
   { name: 'artifacts', words: ['input', 'output'], module: './artifacts.js' },
   { name: 'advance', words: ['advance'], module: './advance.js' },
@@ -121,6 +122,9 @@ const PACKS = [
   { name: 'check', words: ['check'], module: './check.js' },
   { name: 'prompt', words: ['prompt'], module: './prompt.js' },
   { name: 'hook', words: ['hook', 'install', 'uninstall'], module: './install.js' },
+  // A read pack: the hottest reads apart from their group's writes, which every read would otherwise parse and cache.
+  // The group's module (`for`) is the read module there; any other word of the group runs the group's pack.
+  { name: 'task-read', words: ['task get', 'task list', 'task next'], module: './task-read.js', for: './task.js' },
 ];
 
 /**
@@ -130,6 +134,7 @@ const PACKS = [
  */
 function onlyGroup(pack) {
   let kept = false;
+  let swapped = false;
   let leftTypes = false;
   let leftComplete = false;
   return {
@@ -140,8 +145,10 @@ function onlyGroup(pack) {
         if (args.kind !== 'dynamic-import') return undefined;
         if (/[\\/]src[\\/]commands[\\/]index\.ts$/.test(args.importer)) {
           if (args.path === pack.module) return void (kept = true);
-          // A group whose loader imports more than one module (task: the review commands) keeps them all.
-          if (pack.also?.includes(args.path)) return undefined;
+          if (args.path === pack.for) {
+            swapped = true;
+            return { path: resolve(dirname(args.importer), pack.module.replace(/\.js$/, '.ts')) };
+          }
           return leftOut(args.path);
         }
         if (/[\\/]src[\\/]main\.ts$/.test(args.importer) && args.path === './commands/types.js') {
@@ -158,8 +165,15 @@ function onlyGroup(pack) {
         contents: `throw new Error(${JSON.stringify(`sow: ${args.path} is not in the ${pack.name} pack`)});`,
         loader: 'js',
       }));
-      b.onEnd(() => {
-        if (!kept) throw new Error(`pack ${pack.name}: src/commands/index.ts imports no ${pack.module}`);
+      b.onEnd((result) => {
+        if (!kept && !swapped) throw new Error(`pack ${pack.name}: src/commands/index.ts imports no ${pack.module}`);
+        if (pack.for !== undefined) {
+          if (!swapped) throw new Error(`pack ${pack.name}: src/commands/index.ts imports no ${pack.for}`);
+          // A read module that imported its group's module would bring every write back, unseen.
+          const group = `src/commands/${pack.for.slice(2, -'.js'.length)}.ts`;
+          if (result.metafile && group in result.metafile.inputs)
+            throw new Error(`pack ${pack.name}: ${pack.module} imports ${group}, the writes it is kept apart from`);
+        }
         // A moved import would put the project types' groups or completion back into every pack, unseen.
         if (!leftTypes || !leftComplete)
           throw new Error(`pack ${pack.name}: main.ts or cli/completion.ts no longer imports what a pack leaves out`);
@@ -210,6 +224,7 @@ await Promise.all([
     build({
       ...cli,
       outfile: fileURLToPath(new URL(`pack-${pack.name}.cjs`, `${next.href}/`)),
+      metafile: pack.for !== undefined,
       plugins: [onlyGroup(pack), ...cliPlugins],
     }),
   ),

@@ -6,7 +6,7 @@ import { compileWithCache, sourceIdentity, type Crc32, type ModuleWrapper } from
 import { nodeBinding } from './adapters/node-binding.js';
 
 declare const SOW_VERSION: string;
-/** The first word of a command line → the pack that holds its group (scripts/build.mjs). */
+/** The first word of a command line, or its first two for a read pack → the pack that holds it (scripts/build.mjs). */
 declare const SOW_PACKS: Readonly<Record<string, string>>;
 
 const CORE = join(__dirname, 'core.cjs');
@@ -25,14 +25,15 @@ function nativeCrc32(): Crc32 | undefined {
 // Worked out by the first file compiled: the CRC-32, and the build (this executable's stat) the caches belong to.
 let crc32Found: { crc32: Crc32 | undefined; build: number } | undefined;
 
-/** `file` compiled through its cache; undefined when the cache cannot be used, 'absent' when there is no file. */
-function compiled(file: string, sdk?: string): ModuleWrapper | undefined | 'absent' {
+/** `file` compiled through its cache (`part` names it within the group's); undefined when the cache cannot be used,
+ * 'absent' when there is no file. */
+function compiled(file: string, part?: string): ModuleWrapper | undefined | 'absent' {
   if (process.sourceMapsEnabled || process.env['SOW_NO_COMPILE_CACHE']) return undefined;
   try {
     crc32Found ??= { crc32: nativeCrc32(), build: sourceIdentity(statSync(__filename)) };
     const { crc32, build } = crc32Found;
     if (!crc32) return undefined;
-    return compileWithCache(file, words, crc32, build, sdk);
+    return compileWithCache(file, words, crc32, build, part);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' && file !== CORE) return 'absent';
     if (process.env['SOW_DEBUG'])
@@ -62,11 +63,15 @@ const requireForCore = ((id: string) => {
 }) as NodeJS.Require;
 
 function runCli(): void {
-  // The pack of the group the first word names, as in main.ts (sow's own options take no values).
-  const word = words.find((w) => !w.startsWith('-'));
-  const pack = !process.sourceMapsEnabled && word !== undefined && Object.hasOwn(SOW_PACKS, word);
-  for (const file of pack ? [join(__dirname, SOW_PACKS[word]!), CORE] : [CORE]) {
-    const run = compiled(file);
+  // The pack of the group the first word names, as in main.ts (sow's own options take no values), or of the read the
+  // first two name; help lists the whole group, so it is the group's.
+  const [word, sub] = words.filter((w) => !w.startsWith('-'));
+  const read = `${word} ${sub}`;
+  const key = Object.hasOwn(SOW_PACKS, read) && !words.includes('--help') && !words.includes('-h') ? read : word;
+  const pack = !process.sourceMapsEnabled && key !== undefined && Object.hasOwn(SOW_PACKS, key);
+  for (const file of pack ? [join(__dirname, SOW_PACKS[key]!), CORE] : [CORE]) {
+    // A read pack's cache is its own: the group's pack has another, under the group's name.
+    const run = compiled(file, key === read ? 'read' : undefined);
     if (run === 'absent' || (run === undefined && file !== CORE && !existsSync(file))) continue;
     if (run) runModule(run, file, requireForCore);
     else requireCore(file);

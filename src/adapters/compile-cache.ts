@@ -111,7 +111,7 @@ function writeCache(dir: string, path: string, sourceId: number, seen: readonly 
   for (const name of staleCaches(files, basename(path), Date.now())) quietly(() => rmSync(join(dir, name)));
 }
 
-/** A build's caches share a name up to the group: `<build>-<node version>-<arch>-<group>[.<sdk>].bin`. */
+/** A build's caches share a name up to the group: `<build>-<node version>-<arch>-<group>[.<part>].bin`. */
 const buildOf = (name: string): string | undefined =>
   /^([0-9a-f]{8}-v[0-9.]+-[a-z0-9_]+)-[a-z][a-z-]*(?:\.[a-z][a-z-]*)?\.bin$/.exec(name)?.[1];
 
@@ -135,8 +135,9 @@ export function staleCaches(files: readonly { name: string; mtimeMs: number }[],
     .map((f) => f.name);
 }
 
-/** Compiles a CommonJS file with its cache, written at exit when missing, stale or new to this command. */
-export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, build: number, sdk?: string) {
+/** Compiles a CommonJS file with its cache, written at exit when missing, stale or new to this command; `part` (an SDK,
+ * a read pack) is a file of the group's other than its own. */
+export function compileWithCache(file: string, argv: readonly string[], crc32: Crc32, build: number, part?: string) {
   // The stat of the descriptor the bytes are read from, so the identity is of these bytes.
   const fd = openSync(file, 'r');
   let bytes: Buffer;
@@ -153,7 +154,10 @@ export function compileWithCache(file: string, argv: readonly string[], crc32: C
   const dir = join(cacheDir(), 'code-cache');
   const group = key.split(' ')[0] || 'sow';
   const hex = build.toString(16).padStart(8, '0');
-  const path = join(dir, `${hex}-${process.version}-${process.arch}-${group}${sdk === undefined ? '' : `.${sdk}`}.bin`);
+  const path = join(
+    dir,
+    `${hex}-${process.version}-${process.arch}-${group}${part === undefined ? '' : `.${part}`}.bin`,
+  );
   const debug = (message: string) => {
     if (process.env['SOW_DEBUG']) process.stderr.write(`sow: compile cache: ${message} ${path} (${basename(file)})\n`);
   };

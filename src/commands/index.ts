@@ -34,7 +34,7 @@ export const GROUPS: readonly GroupDef[] = [
   group(
     'task',
     "Add, change and inspect the project's tasks (implementation tasks, exploration topics, …)",
-    async () => [...(await import('./task.js')).commands, ...(await import('./task-review.js')).commands],
+    () => import('./task.js'),
     {
       input: 'Manage task inputs (artifacts: type, path, approved, metadata)',
       output: 'Manage task outputs (artifacts: type, path, approved, metadata)',

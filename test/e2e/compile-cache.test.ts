@@ -85,8 +85,9 @@ describe('compile cache', () => {
     expect(first.code).toBe(0);
     expect(events(first)).toEqual(['missing', 'wrote']);
     const file = onlyCacheFile(home);
+    // The task reads' pack has a cache apart from the task group's.
     expect(file).toMatch(
-      new RegExp(`[0-9a-f]{8}-${process.version.replaceAll('.', '\\.')}-${process.arch}-task\\.bin$`),
+      new RegExp(`[0-9a-f]{8}-${process.version.replaceAll('.', '\\.')}-${process.arch}-task\\.read\\.bin$`),
     );
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(join(home, 'sow')).mode & 0o777).toBe(0o700);
@@ -111,7 +112,7 @@ describe('compile cache', () => {
       cacheFiles(home)
         .map((f) => f.replace(/^.*-/, ''))
         .sort(),
-    ).toEqual(['phase.bin', 'task.bin']);
+    ).toEqual(['phase.bin', 'task.read.bin']);
 
     // Options and values are not command words: `--json task list` is still `task list`.
     expect(events(sowIn(repo, home, ['--json', 'task', 'list', '--status', 'pending']))).toEqual(['hit']);
@@ -140,8 +141,27 @@ describe('compile cache', () => {
         ...new Set([...r.stderr.matchAll(/^sow: compile cache: .* \((\S+)\)$/gm)].map((m) => m[1])),
       ];
       const list = sowIn(repo, home, ['task', 'list']);
-      expect(source(list)).toEqual(['pack-task.cjs']);
+      expect(source(list)).toEqual(['pack-task-read.cjs']);
+      // The hottest reads run from a pack without their group's writes, chosen by the first two words.
+      for (const args of [
+        ['task', 'get', '--id', '010'],
+        ['--json', 'task', 'next'],
+        ['task', 'list', '--ready'],
+      ])
+        expect(source(sowIn(repo, home, args)), args.join(' ')).toEqual(['pack-task-read.cjs']);
       expect(source(sowIn(repo, home, ['--json', 'status']))).toEqual(['pack-project.cjs']);
+      // Any other command of the group (a write), and a group's help wherever --help stands: the group's pack.
+      const set = sowIn(repo, home, ['task', 'set', '--id', '010', 'iteration', '2']);
+      expect({ code: set.code, source: source(set) }).toEqual({ code: 0, source: ['pack-task.cjs'] });
+      for (const args of [
+        ['task', '--help', 'list'],
+        ['task', 'list', '-h'],
+        ['task', 'diff', '--id', '010'],
+      ])
+        expect(source(sowIn(repo, home, args)), args.join(' ')).toEqual(['pack-task.cjs']);
+      expect(source(sowIn(repo, home, ['project', 'history']))).toEqual(['pack-project.cjs']);
+      // The read pack's cache is apart from the group pack's: after a write, a read still finds its own.
+      expect(events(sowIn(repo, home, ['task', 'list']))).toEqual(['hit']);
       expect(source(sowIn(repo, home, ['input', 'list']))).toEqual(['pack-artifacts.cjs']);
       // Help of all commands, a mistyped group, completion: the whole CLI.
       for (const args of [['--help'], ['tsk', 'list'], ['help', 'task'], ['__complete', 'sow', 'ta']])
@@ -151,6 +171,20 @@ describe('compile cache', () => {
       const typo = sowIn(repo, home, ['task', 'lst']);
       expect(typo.code).toBe(2);
       expect(typo.stderr).toContain("did you mean 'list'?");
+      // Whichever pack answers, the answer is the whole CLI's (core.cjs runs when source maps are on).
+      for (const args of [
+        ['task', '--help'],
+        ['task', 'lst'],
+        ['task'],
+        ['task', 'list', '--help'],
+        ['task', 'get', '--id', '999'],
+        ['task', 'next', '--bogus'],
+        ['task', 'next', '--claim', '--agent', 'nobody'],
+      ]) {
+        const pack = sowIn(repo, home, args, { SOW_DEBUG: '' });
+        const core = sowIn(repo, home, args, { SOW_DEBUG: '', NODE_OPTIONS: '--enable-source-maps' });
+        expect(pack, args.join(' ')).toEqual(core);
+      }
 
       // The executable and core.cjs alone (no packs): the same answers, from core.cjs.
       const bin = join(cacheHome(), 'dist');
