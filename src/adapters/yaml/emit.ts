@@ -1,7 +1,9 @@
 /** A small block-style YAML emitter for sow's plain data (the `yaml` package needs ≈140 ms for 1,000 tasks); commented
  * files go through yaml's Document API. emit.test.ts checks it against `yaml`. */
 
-const RESERVED = /^(?:true|false|null|yes|no|on|off|y|n|~)$/i;
+// Words YAML reads as something else in any case (`/^(?:true|…|~)$/i`); a set, not a regular expression that V8 would
+// compile in every process that reads a file.
+const RESERVED = new Set(['true', 'false', 'null', 'yes', 'no', 'on', 'off', 'y', 'n', '~']);
 // Characters YAML does not allow unescaped inside a double-quoted scalar (JSON leaves them).
 const NON_PRINTABLE = /[\u007f-\u0084\u0086-\u009f\ufeff\ufffe\uffff]/g;
 
@@ -22,7 +24,7 @@ export function isPlainString(s: string): boolean {
     const c = s.charCodeAt(i);
     if (c >= 128 || WORD[c] === 0) return false;
   }
-  return s.charCodeAt(n - 1) !== 32 && (n > 5 || !RESERVED.test(s));
+  return s.charCodeAt(n - 1) !== 32 && (n > 5 || !RESERVED.has(s.toLowerCase()));
 }
 
 export function emitString(s: string): string {
