@@ -36,15 +36,16 @@ type Maybe<T> = T | typeof NO;
 
 const plainString = (s: string): Maybe<string> => (isPlainString(s) ? s : NO);
 
-/** The end of the double-quoted string token that starts at `from` in `s`, or -1 when it is not closed. */
+/** The end of the double-quoted string token that starts at `from` in `s`, or -1 when it is not closed. Found with
+ * indexOf (a backslash skips the character after it): a loop over each character costs a cold read more. */
 function quotedEnd(s: string, from: number): number {
-  for (let i = from + 1; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 92)
-      i++; // backslash
-    else if (c === 34) return i + 1; // quote
+  for (let i = from + 1; ;) {
+    const quote = s.indexOf('"', i);
+    if (quote < 0) return -1;
+    const backslash = s.indexOf('\\', i);
+    if (backslash < 0 || backslash > quote) return quote + 1;
+    i = backslash + 2;
   }
-  return -1;
 }
 
 /** Characters the emitter escapes inside quotes (NON_PRINTABLE, lone surrogates): raw, a person wrote them. */
