@@ -96,6 +96,8 @@ describe('confine', () => {
     symlinkSync('../docs', join(root, 'src/docs'));
     expect(confine(repoArea(root), 'src/docs/a.md')).toBe(join(root, 'src/docs/a.md'));
     expect(confineReal(repoArea(root), 'src/docs/a.md')).toBe(join(root, 'docs/a.md'));
+    // Without a link on the way the path is already real, missing parts and all.
+    expect(confineReal(repoArea(root), 'src/new/a.md')).toBe(join(repoArea(root).base, 'src/new/a.md'));
   });
 
   it('refuses a .sow that is a link, even to a harmless place', () => {
@@ -116,6 +118,10 @@ describe('realFolder', () => {
     expect(readdirSync(outside)).toEqual(['secret']);
     writeFileSync(join(root, '.git/sow/trash'), '');
     expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/trash')).toThrow(/is a file/);
+    // Under a file is not missing: said as such, by both.
+    const underFile = { base: join(root, '.git/sow/trash'), name: 'r' };
+    expect(() => existingRealFolder(underFile, 'x')).toThrow(/lies under a file/);
+    expect(() => realFolder(underFile, 'x')).toThrow(/lies under a file/);
     expect(existingRealFolder({ base: root, name: 'r' }, '.git/sow/none')).toBeUndefined();
     // A name from a file or an environment variable (an agent id) never climbs out.
     expect(() => realFolder({ base: root, name: 'r' }, '.git/sow/agent-outputs/../../../x')).toThrow(PathEscapeError);

@@ -152,32 +152,41 @@ type ConfineOptions = { source?: string };
 /** The absolute path of `rel` once every link on the way is checked to lead inside the area (missing parts are fine:
  * sow creates them as real folders). Throws PathEscapeError. */
 export function confine(area: Area, rel: string, opts: ConfineOptions = {}): string {
+  return confined(area, rel, opts).abs;
+}
+
+/** `confine`, and whether a link was met on the way (without one, the path is already real: the base is). */
+function confined(area: Area, rel: string, opts: ConfineOptions): { abs: string; linked: boolean } {
   const from = opts.source ? ` (named in ${opts.source})` : '';
-  const shownRel = `${area.shown ?? ''}${rel}`;
+  // How messages name it, made only for one (an area may work out its `shown` when asked).
+  const shownRel = () => `${area.shown ?? ''}${rel}`;
   const clean = normalRelative(rel);
   if (clean === undefined) {
     throw new PathEscapeError(
-      `'${shownRel}'${from} is not a plain path inside ${area.name}`,
+      `'${shownRel()}'${from} is not a plain path inside ${area.name}`,
       `paths sow keeps are relative to ${area.name} without '..'; correct ` +
         `it${opts.source ? ` in ${opts.source}` : ''} (if it came with the repository, restore it with 'git ` +
         `checkout')`,
-      { path: shownRel, area: area.name, ...(opts.source ? { source: opts.source } : {}) },
+      { path: shownRel(), area: area.name, ...(opts.source ? { source: opts.source } : {}) },
     );
   }
   const parts = clean.split('/');
   if (area.excluded?.includes(parts[0]!)) {
     throw new PathEscapeError(
-      `'${shownRel}'${from} lies in ${parts[0]}/, which sow never reads or writes`,
+      `'${shownRel()}'${from} lies in ${parts[0]}/, which sow never reads or writes`,
       `name a file of ${area.name} outside ${parts[0]}/`,
-      { path: shownRel, area: area.name },
+      { path: shownRel(), area: area.name },
     );
   }
   let abs = area.base;
+  let linked = false;
   for (let i = 0; i < parts.length; i++) {
     abs = `${abs}${sep}${parts[i]}`;
-    const st = ignoring(MISSING, () => lstatSync(abs));
+    // Missing (no exception made for it: that costs more than the look), or under a file.
+    const st = ignoring(MISSING, () => lstatSync(abs, { throwIfNoEntry: false }));
     if (!st) break; // the rest does not exist yet
     if (!st.isSymbolicLink()) continue;
+    linked = true;
     const target = linkTarget(abs);
     if (!withinArea(area, target)) {
       const link = `${area.shown ?? ''}${parts.slice(0, i + 1).join('/')}`;
@@ -186,16 +195,17 @@ export function confine(area: Area, rel: string, opts: ConfineOptions = {}): str
           `through it`,
         `sow changed nothing; if you did not make this link, it came with the repository: look at it ('ls ` +
           `-l ${link}'), remove it ('rm ${link}') and retry`,
-        { path: shownRel, link, target, area: area.name },
+        { path: shownRel(), link, target, area: area.name },
       );
     }
   }
-  return join(area.base, ...parts);
+  return { abs: join(area.base, ...parts), linked };
 }
 
 /** `confine`, then links inside the area followed: the path to open or rename onto, so an allowed link is kept. */
 export function confineReal(area: Area, rel: string, opts: ConfineOptions = {}): string {
-  return resolveExisting(confine(area, rel, opts));
+  const { abs, linked } = confined(area, rel, opts);
+  return linked ? resolveExisting(abs) : abs;
 }
 
 /** The absolute path of `rel` made a real directory (no component a link), for folders sow owns outright. */
@@ -220,14 +230,18 @@ function walkFolders(area: Area, rel: string, create: boolean, code?: string): s
   let abs = area.base;
   for (let i = 0; i < parts.length; i++) {
     const here = `${abs}${sep}${parts[i]}`;
-    const shown = `${area.shown ?? ''}${parts.slice(0, i + 1).join('/')}`;
+    // How messages name it, made only for one.
+    const shown = () => `${area.shown ?? ''}${parts.slice(0, i + 1).join('/')}`;
     let st;
     try {
-      st = lstatSync(here);
+      // A missing folder is no exception: making one costs more than the look.
+      st = lstatSync(here, { throwIfNoEntry: false });
     } catch (err) {
-      const errno = (err as NodeJS.ErrnoException).code;
-      if (errno === 'ENOTDIR') throw new NotARealFolderError(shown, 'lies under a file, not a folder', undefined, code);
-      if (errno !== 'ENOENT') throw err;
+      if ((err as NodeJS.ErrnoException).code === 'ENOTDIR')
+        throw new NotARealFolderError(shown(), 'lies under a file, not a folder', undefined, code);
+      throw err;
+    }
+    if (st === undefined) {
       if (!create) return undefined;
       try {
         mkdirSync(here);
@@ -239,8 +253,8 @@ function walkFolders(area: Area, rel: string, create: boolean, code?: string): s
       abs = here;
       continue;
     }
-    if (st.isSymbolicLink()) throw new NotARealFolderError(shown, 'is a link', linkTarget(here), code);
-    if (!st.isDirectory()) throw new NotARealFolderError(shown, 'is a file, not a folder', undefined, code);
+    if (st.isSymbolicLink()) throw new NotARealFolderError(shown(), 'is a link', linkTarget(here), code);
+    if (!st.isDirectory()) throw new NotARealFolderError(shown(), 'is a file, not a folder', undefined, code);
     abs = here;
   }
   return abs;

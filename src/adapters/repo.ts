@@ -81,6 +81,11 @@ export function ownGitDir(root: string): string {
   }
   if (!isDir(real)) throw new GitDirInvalidError(root, 'does not lead to a folder');
   const realRoot = realOrSelf(root);
+  // The checkout's own `.git` folder, as most are: nothing more to check.
+  if (real === join(realRoot, '.git')) {
+    resolvedGitDirs.set(root, real);
+    return real;
+  }
   const rel = relative(realRoot, real);
   const inTree = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
   if (inTree && rel !== '.git')

@@ -19,11 +19,14 @@ export function legacyRuntimeFolders(root: string): string[] {
 
 function gitArea(root: string): Area {
   const base = ownGitDir(root);
-  const rel = relative(root, base);
   return {
     base,
     name: "git's folder",
-    shown: `${rel.startsWith('..') || isAbsolute(rel) ? base : rel.split(sep).join('/')}/`,
+    // Worked out only for a message.
+    get shown() {
+      const rel = relative(root, base);
+      return `${rel.startsWith('..') || isAbsolute(rel) ? base : rel.split(sep).join('/')}/`;
+    },
   };
 }
 

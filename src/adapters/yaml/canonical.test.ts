@@ -279,6 +279,18 @@ describe('parseCanonicalYaml', () => {
     for (const text of declined) expect(parseCanonicalYaml(text), JSON.stringify(text)).toBeUndefined();
   });
 
+  it('reads every short spelling of digits, signs, points and exponents as yaml does, or declines it', () => {
+    const r = rng(35);
+    const alphabet = '0159-+.eE x';
+    let read = 0;
+    for (let k = 0; k < 20_000; k++) {
+      let s = '';
+      for (let n = Math.floor(r() * 8); n > 0; n--) s += alphabet[Math.floor(r() * alphabet.length)];
+      if (!agrees(`a: ${s}\n`)) read++;
+    }
+    expect(read, 'numbers and words read, not only declined').toBeGreaterThan(5_000);
+  });
+
   it('leaves integers beyond 2^53 to yaml, which reads them exactly', () => {
     expect(parseCanonicalYaml('a: 9007199254740991\n')).toEqual({ a: 9007199254740991 });
     for (const n of ['9007199254740992', '12345678901234567890', '-99999999999999999999']) {
