@@ -374,6 +374,16 @@ describe('editYaml: a write changes only what changed', () => {
     });
   });
 
+  it('splices a map whose keys are collections, aliases, or carry props', async () => {
+    const text = '? [a, b]\n: 1 # c\nstatus: pending\n';
+    expect(await edit(text, set('status', 'done'))).toBe('? [a, b]\n: 1 # c\nstatus: done\n');
+    expect(await edit(text, without('[ a, b ]'))).toBe('status: pending\n');
+    // An alias as a key keeps the key it named when its anchor changes.
+    expect(await edit('k: &a x\n*a : 1\n', set('k', 'z'))).toBe('k: &a z\nx : 1\n');
+    expect(await edit('&k first: 1\nb: 2\n', set('c', 3))).toBe('&k first: 1\nb: 2\nc: 3\n');
+    expect(await edit('!!str first: 1\nb: 2\n', set('c', { d: 1 }))).toBe('!!str first: 1\nb: 2\nc:\n  d: 1\n');
+  });
+
   it('keeps the line endings and the missing final newline of the file', async () => {
     const crlf = 'a: 1 # one\r\nb:\r\n  - x\r\n';
     expect(await edit(crlf, (d) => ({ ...set('a', 2)(d), c: { d: 1 } }))).toBe(

@@ -75,7 +75,10 @@ export class Layout {
     }
   }
 
+  /** Where a map item starts: its `?`, the key's props, or the key. */
   keyStart(item: CST.CollectionItem, pair?: Pair): number {
+    const lead = item.start.find((t) => t.type !== 'space' && t.type !== 'newline' && t.type !== 'comment');
+    if (lead) return lead.offset;
     const key = pair?.key as Node | undefined;
     if (key?.range) return key.range[0];
     if (item.key) return item.key.offset;

@@ -69,9 +69,14 @@ class Splicer extends Layout {
     this.replace(node, next, place);
   }
 
+  /** The key as the data spells it: yaml's own text for a key that is a collection or an alias (`[ a, b ]`). */
   private keyOf(pair: Pair): string | undefined {
     const key = pair.key;
-    if (!this.yaml.isScalar(key)) return undefined;
+    if (!this.yaml.isScalar(key)) {
+      const alone = new this.yaml.YAMLMap();
+      alone.items.push(pair);
+      return Object.keys(alone.toJS(this.doc, { maxAliasCount: 100 }))[0];
+    }
     const value = plainData(key.value);
     if (value === null || value === undefined) return '';
     return typeof value === 'object' ? undefined : String(value);
@@ -335,18 +340,19 @@ class Splicer extends Layout {
       if (!reached && !this.anchorFate.has(anchor)) continue; // nothing about it changed
       const wanted = reached ? this.aliasesReached.get(alias) : this.oldValue(anchor);
       if (fate && sameData(fate.value, wanted)) continue;
-      // Written out in the style of the value it stood for.
-      this.replace(alias, wanted, this.placeOf(alias, this.pairHolding(alias)), this.isFlow(anchor));
+      const holder = this.pairHolding(alias);
+      // A key keeps its text: the one the data names it by. A value is written out in the style it stood for.
+      if (holder?.key === alias) this.edit(alias.range![0], alias.range![1], emitString(this.keyOf(holder)!));
+      else this.replace(alias, wanted, this.placeOf(alias, holder), this.isFlow(anchor));
     }
   }
 
-  /** The pair whose value `node` is, if any; a key is not a value this module rewrites. */
+  /** The pair whose key or value `node` is, if any. */
   private pairHolding(node: Node): Pair | undefined {
     let found: Pair | undefined;
     this.yaml.visit(this.doc, {
       Pair: (_k, p) => {
-        if (p.key === node) throw new Unspliceable();
-        if (p.value !== node) return undefined;
+        if (p.key !== node && p.value !== node) return undefined;
         found = p;
         return this.yaml.visit.BREAK;
       },
