@@ -69,17 +69,11 @@ class Splicer extends Layout {
     this.replace(node, next, place);
   }
 
-  /** The key as the data spells it: yaml's own text for a key that is a collection or an alias (`[ a, b ]`). */
-  private keyOf(pair: Pair): string | undefined {
-    const key = pair.key;
-    if (!this.yaml.isScalar(key)) {
-      const alone = new this.yaml.YAMLMap();
-      alone.items.push(pair);
-      return Object.keys(alone.toJS(this.doc, { maxAliasCount: 100 }))[0];
-    }
-    const value = plainData(key.value);
-    if (value === null || value === undefined) return '';
-    return typeof value === 'object' ? undefined : String(value);
+  /** The key as the data spells it (yaml's own text for a key that is a collection: `[ a, b ]`). */
+  private keyOf(pair: Pair): string {
+    const alone = new this.yaml.YAMLMap();
+    alone.items.push(pair);
+    return Object.keys(alone.toJS(this.doc, { maxAliasCount: 100 }))[0]!;
   }
 
   private syncMap(
@@ -89,8 +83,7 @@ class Splicer extends Layout {
     place: Place,
   ): void {
     const keys = node.items.map((p) => this.keyOf(p));
-    if (keys.includes(undefined)) return this.replace(node, next, place);
-    const kept: boolean[] = keys.map((k) => Object.hasOwn(next, k!) && next[k!] !== undefined);
+    const kept = keys.map((k) => Object.hasOwn(next, k) && next[k] !== undefined);
     const added = Object.keys(next).filter((k) => next[k] !== undefined && !keys.includes(k));
     if (!kept.includes(true)) return this.replace(node, next, place);
     this.record(node, next);
@@ -342,7 +335,7 @@ class Splicer extends Layout {
       if (fate && sameData(fate.value, wanted)) continue;
       const holder = this.pairHolding(alias);
       // A key keeps its text: the one the data names it by. A value is written out in the style it stood for.
-      if (holder?.key === alias) this.edit(alias.range![0], alias.range![1], emitString(this.keyOf(holder)!));
+      if (holder?.key === alias) this.edit(alias.range![0], alias.range![1], emitString(this.keyOf(holder)));
       else this.replace(alias, wanted, this.placeOf(alias, holder), this.isFlow(anchor));
     }
   }
