@@ -62,7 +62,7 @@ export class Layout {
     const { item, parent } = slot;
     switch (parent.type) {
       case 'block-map':
-        return { kind: 'map-value', item, column: this.column(this.keyStart(item, pair)) };
+        return { kind: 'map-value', item, column: this.column(this.itemStart(pair ?? node!)) };
       case 'block-seq': {
         const dash = item.start.find((t) => t.type === 'seq-item-ind');
         if (!dash) throw new Unspliceable();
@@ -75,17 +75,7 @@ export class Layout {
     }
   }
 
-  /** Where a map item starts: its `?`, the key's props, or the key. */
-  keyStart(item: CST.CollectionItem, pair?: Pair): number {
-    const lead = item.start.find((t) => t.type !== 'space' && t.type !== 'newline' && t.type !== 'comment');
-    if (lead) return lead.offset;
-    const key = pair?.key as Node | undefined;
-    if (key?.range) return key.range[0];
-    if (item.key) return item.key.offset;
-    throw new Unspliceable();
-  }
-
-  /** Where an item starts: its `-`, its props or its key (not the comments and commas before it). */
+  /** Where an item starts: its `-` or `?`, its props or its key (not the comments and commas before it). */
   itemStart(node: Node | Pair): number {
     const slot = this.slotOf(node);
     const first = slot?.item.start.find(

@@ -106,7 +106,7 @@ class Splicer extends Layout {
         this.insert(lastEnd, added.map((k) => `, ${emitString(k)}: ${this.inline(next[k])}`).join(''));
       } else {
         const first = node.items[0]!;
-        const column = this.column(this.keyStart(this.slotOf(first)!.item, first));
+        const column = this.column(this.itemStart(first));
         const entries = Object.fromEntries(added.map((k) => [k, next[k]]));
         this.insertLines(this.restOfLine(lastEnd), emitYaml(entries, ' '.repeat(column)));
       }
