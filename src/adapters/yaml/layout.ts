@@ -150,19 +150,4 @@ export class Layout {
     if (!item) return [];
     return (item.key !== undefined || item.sep ? item.sep : item.start) ?? [];
   }
-
-  tagToken(place: Place): CST.SourceToken | undefined {
-    return this.propTokens(place).find((t) => t.type === 'tag');
-  }
-
-  propsStart(place: Place, r0: number): number {
-    const first = this.propTokens(place).find((t) => t.type === 'anchor' || t.type === 'tag');
-    return first && first.offset < r0 ? first.offset : r0;
-  }
-
-  commentsBetween(place: Place, from: number, to: number): string[] {
-    return this.propTokens(place)
-      .filter((t) => t.type === 'comment' && t.offset >= from && t.offset < to)
-      .map((t) => t.source);
-  }
 }

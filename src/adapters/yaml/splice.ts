@@ -201,17 +201,20 @@ class Splicer extends Layout {
     const [r0, r1] = node.range;
     this.forget(node);
     // The anchor and a custom tag stay; a YAML tag (!!set, !!str …) goes: the new value is plain data.
+    const tokens = this.propTokens(place);
     const props: string[] = [];
     if (node.anchor) props.push(`&${node.anchor}`);
-    const tag = this.tagToken(place);
+    const tag = tokens.find((t) => t.type === 'tag');
     if (tag && node.tag && !node.tag.startsWith(YAML_TAG)) props.push(tag.source);
+    const first = tokens.find((t) => t.type === 'anchor' || t.type === 'tag');
+    const propsStart = first && first.offset < r0 ? first.offset : r0;
     if (node.anchor) this.anchorFate.set(node, { value: next });
     const lead = props.length ? `${props.join(' ')} ` : '';
 
     // In or for a flow collection with entries a new collection is flow too; `{}` and `[]` that fill up become blocks.
     const wasFlow = flowLike || (this.isFlow(node) && (node as Node & { items: unknown[] }).items.length > 0);
     if (place.kind === 'flow' || wasFlow) {
-      this.edit(this.propsStart(place, r0), r1, lead + this.inline(next, node));
+      this.edit(propsStart, r1, lead + this.inline(next, node));
       return;
     }
     const indicator = this.indicatorEnd(place);
@@ -220,11 +223,13 @@ class Splicer extends Layout {
       const space = r0 === indicator ? ' ' : ''; // `key:` with no value yet
       // A block scalar took its line break with it.
       const lineEnd = r1 > r0 && this.atLineStart(r1) ? this.nl : '';
-      this.edit(this.propsStart(place, r0), r1, space + lead + this.inline(next, node, place) + lineEnd);
+      this.edit(propsStart, r1, space + lead + this.inline(next, node, place) + lineEnd);
       return;
     }
     // Props and comments between the indicator and the value, and a comment after it, are written again.
-    const comments = this.commentsBetween(place, indicator, r0);
+    const comments = tokens
+      .filter((t) => t.type === 'comment' && t.offset >= indicator && t.offset < r0)
+      .map((t) => t.source);
     let end = r1;
     const after = this.commentAfter(r1);
     if (after) {
