@@ -8,12 +8,6 @@ import { Layout, Unspliceable, type Place } from './layout.js';
 
 type YamlModule = typeof import('yaml');
 
-interface Edit {
-  from: number;
-  to: number;
-  text: string;
-}
-
 const YAML_TAG = 'tag:yaml.org,2002:';
 const SINGLE_QUOTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]*$/;
 
@@ -30,7 +24,7 @@ export function spliceYaml(
 }
 
 class Splicer extends Layout {
-  private readonly edits: Edit[] = [];
+  private readonly edits: { from: number; to: number; text: string }[] = [];
   /** Anchored nodes whose value changed (what they hold now) or that are gone (undefined). */
   private readonly anchorFate = new Map<Node, { value: unknown } | undefined>();
   /** Aliases the walk reached, with the value their place holds now. */
