@@ -176,6 +176,12 @@ describe('parseYaml: what a person wrote, read exactly', () => {
     await expect(parseYaml(block)).rejects.toThrow(/more than 100 levels deep/);
   });
 
+  it('refuses a file of more than 100,000 values (lines and commas) before parsing it', async () => {
+    await expect(parseYaml(`a: [${'1,'.repeat(100_000)}1]\n`)).rejects.toThrow(
+      /holds more than 100,000 values \(lines and commas\)/,
+    );
+  });
+
   it('refuses too deep a nesting as soon as the parser reaches it, not after parsing the whole file', async () => {
     // Each lexical token goes through Parser.next: refused at the 101st level, a few hundred of
     // them; read to the end, 200,000 (and half a second).

@@ -44,14 +44,7 @@ const MAX_VALUES = 100_000;
 const MAX_ALIAS_COUNT = 100;
 
 /** An upper bound on the values in `text`: each takes a line, or a comma in a flow collection. */
-function roughValueCount(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || c === 44) n++;
-  }
-  return n;
-}
+const roughValueCount = (text: string): number => text.match(/[\n,]/g)?.length ?? 0;
 
 /** A key that names a part of every JavaScript object (`constructor`): data would not hold it faithfully. */
 export class ReservedKeyError extends Error {
