@@ -288,19 +288,12 @@ class Splicer extends Layout {
       ? [(node.key as Node | null)?.range?.[0], this.itemEnd(node)]
       : [node.range?.[0], node.range?.[1]];
     if (range[0] !== undefined && range[1] !== undefined) this.cleared.push([range[0], range[1]]);
-    const gone = (n: unknown) => {
-      if (!yaml.isNode(n)) return;
-      if (n.anchor) this.anchorFate.set(n, undefined);
-      yaml.visit(n, {
-        Node: (_k, inner) => {
-          if (inner.anchor) this.anchorFate.set(inner, undefined);
-        },
-      });
-    };
-    if (yaml.isPair(node)) {
-      gone(node.key);
-      gone(node.value);
-    } else gone(node);
+    // The visit takes in the node (or the pair's key and value) itself.
+    yaml.visit(node as Node, {
+      Node: (_k, inner) => {
+        if (inner.anchor) this.anchorFate.set(inner, undefined);
+      },
+    });
   }
 
   private insideCleared(node: Node): boolean {
