@@ -304,45 +304,28 @@ class Splicer extends Layout {
   /** An alias still in the text whose anchor or place changed is written out as the value its place now holds. */
   private settleAliases(): void {
     const yaml = this.yaml;
-    const order: Node[] = [];
-    yaml.visit(this.doc, {
-      Node: (_k, n) => {
-        if (yaml.isAlias(n) || n.anchor) order.push(n);
-      },
-    });
     const defined = new Map<string, Node>();
-    for (const node of order) {
-      if (!yaml.isAlias(node)) {
-        defined.set(node.anchor!, node);
-        continue;
-      }
-      const alias = node;
-      if (this.insideCleared(alias)) continue;
-      const anchor = defined.get(alias.source);
-      if (!anchor) throw new Unspliceable();
-      const reached = this.aliasesReached.has(alias);
-      const fate = this.anchorFate.has(anchor) ? this.anchorFate.get(anchor) : { value: this.oldValue(anchor) };
-      if (!reached && !this.anchorFate.has(anchor)) continue; // nothing about it changed
-      const wanted = reached ? this.aliasesReached.get(alias) : this.oldValue(anchor);
-      if (fate && sameData(fate.value, wanted)) continue;
-      const holder = this.pairHolding(alias);
-      // A key keeps its text: the one the data names it by. A value is written out in the style it stood for.
-      if (holder?.key === alias) this.edit(alias.range![0], alias.range![1], emitString(this.keyOf(holder)));
-      else this.replace(alias, wanted, this.placeOf(alias, holder), this.isFlow(anchor));
-    }
-  }
-
-  /** The pair whose key or value `node` is, if any. */
-  private pairHolding(node: Node): Pair | undefined {
-    let found: Pair | undefined;
-    this.yaml.visit(this.doc, {
-      Pair: (_k, p) => {
-        if (p.key !== node && p.value !== node) return undefined;
-        found = p;
-        return this.yaml.visit.BREAK;
+    yaml.visit(this.doc, {
+      Node: (_k, alias, path) => {
+        if (!yaml.isAlias(alias)) {
+          if (alias.anchor) defined.set(alias.anchor, alias);
+          return;
+        }
+        if (this.insideCleared(alias)) return;
+        const anchor = defined.get(alias.source);
+        if (!anchor) throw new Unspliceable();
+        const reached = this.aliasesReached.has(alias);
+        if (!reached && !this.anchorFate.has(anchor)) return; // nothing about it changed
+        const fate = this.anchorFate.has(anchor) ? this.anchorFate.get(anchor) : { value: this.oldValue(anchor) };
+        const wanted = reached ? this.aliasesReached.get(alias) : this.oldValue(anchor);
+        if (fate && sameData(fate.value, wanted)) return;
+        const parent = path.at(-1);
+        const holder = yaml.isPair(parent) ? parent : undefined;
+        // A key keeps its text: the one the data names it by. A value is written out in the style it stood for.
+        if (holder?.key === alias) this.edit(alias.range![0], alias.range![1], emitString(this.keyOf(holder)));
+        else this.replace(alias, wanted, this.placeOf(alias, holder), this.isFlow(anchor));
       },
     });
-    return found;
   }
 
   private oldValue(node: Node): unknown {
