@@ -51,15 +51,10 @@ class Splicer extends Layout {
     const plainTag =
       tag === undefined || tag === `${YAML_TAG}map` || tag === `${YAML_TAG}seq` || !tag.startsWith(YAML_TAG);
     if (yaml.isMap(node) && plainTag && isRecord(old) && isRecord(next)) return this.syncMap(node, old, next, place);
-    if (
-      yaml.isSeq(node) &&
-      plainTag &&
-      Array.isArray(old) &&
-      Array.isArray(next) &&
-      node.items.every((i) => yaml.isNode(i))
-    ) {
-      return this.syncSeq(node as Node & { items: Node[]; flow?: boolean }, old, next, place);
-    }
+    // A flow list may hold pairs (`[a: 1]`): not items this module splices.
+    const seq = yaml.isSeq(node) && node.items.every((i) => yaml.isNode(i));
+    if (seq && plainTag && Array.isArray(old) && Array.isArray(next))
+      return this.syncSeq(node as Node & { items: Node[] }, old, next, place);
     this.replace(node, next, place);
   }
 
@@ -71,7 +66,7 @@ class Splicer extends Layout {
   }
 
   private syncMap(
-    node: Node & { items: Pair[]; flow?: boolean },
+    node: Node & { items: Pair[] },
     old: Record<string, unknown>,
     next: Record<string, unknown>,
     place: Place,
@@ -80,7 +75,7 @@ class Splicer extends Layout {
     const kept = keys.map((k) => Object.hasOwn(next, k) && next[k] !== undefined);
     const added = Object.keys(next).filter((k) => next[k] !== undefined && !keys.includes(k));
     if (!kept.includes(true)) return this.replace(node, next, place);
-    this.record(node, next);
+    if (node.anchor) this.anchorFate.set(node, { value: next });
     const flow = this.isFlow(node);
     node.items.forEach((pair, i) => {
       if (!kept[i]) return;
@@ -107,7 +102,7 @@ class Splicer extends Layout {
     }
   }
 
-  private syncSeq(node: Node & { items: Node[]; flow?: boolean }, old: unknown[], next: unknown[], place: Place): void {
+  private syncSeq(node: Node & { items: Node[] }, old: unknown[], next: unknown[], place: Place): void {
     const items = node.items;
     const n = items.length;
     const m = next.length;
@@ -125,7 +120,7 @@ class Splicer extends Layout {
     const paired = Math.min(n - front - back, m - front - back);
     const kept = items.map((_, i) => i < front + paired || i >= n - back);
     if (!kept.includes(true)) return this.replace(node, next, place);
-    this.record(node, next);
+    if (node.anchor) this.anchorFate.set(node, { value: next });
     const flow = this.isFlow(node);
     for (let k = 0; k < paired; k++) {
       const i = front + k;
@@ -275,10 +270,6 @@ class Splicer extends Layout {
     const copy = structuredClone(token) as CST.BlockScalar;
     this.yaml.CST.setScalarValue(copy, value, { afterKey: place.kind === 'map-value', type: 'BLOCK_LITERAL' });
     return this.yaml.CST.stringify(copy).replace(/\r?\n$/, '');
-  }
-
-  private record(node: Node, next: unknown): void {
-    if (node.anchor) this.anchorFate.set(node, { value: next });
   }
 
   /** `node` (a value, or a whole pair) is removed or rewritten: anchors in it are gone, aliases in it with it. */
