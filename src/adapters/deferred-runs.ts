@@ -2,8 +2,8 @@
  * commit can put one, for the next command on the project's branch (app/deferred-runs.ts). */
 import { readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import * as v from 'valibot';
 import { readConfined } from './confine.js';
-import { pickShape } from './record-shape.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { quietly } from './io-errors.js';
 import { ensureRuntimeDir, runtimeBase, runtimeFolder } from './runtime.js';
@@ -12,26 +12,25 @@ import type { UsageEntry } from '../domain/schemas.js';
 const FOLDER = 'deferred-runs';
 const LIMITS = { max: 64 * 1024, what: 'deferred run records', why: 'a record of a run takes a few hundred bytes' };
 
-/** Which project a run belonged to: its name and creation time say which, its branch where it lives. */
-export interface ProjectIdentity {
-  name: string;
-  created_at: string;
-  branch: string;
-}
+const TEXT = v.pipe(v.string(), v.minLength(1), v.maxLength(400));
 
-export interface DeferredRun {
-  version: 1;
-  project: ProjectIdentity;
+/** A run's end as sow wrote it; a file of another shape is left alone. */
+const RUN = v.object({
+  version: v.literal(1),
+  /** Which project a run belonged to: its name and creation time say which, its branch where it lives. */
+  project: v.object({ name: TEXT, created_at: TEXT, branch: TEXT }),
   /** The task the worker ran on; absent for a worker of the project. */
-  task?: string;
-  agent_id: string;
+  task: v.optional(TEXT),
+  agent_id: TEXT,
   /** The sow process that owned the task while the worker ran. */
-  pid: number;
+  pid: v.pipe(v.number(), v.safeInteger()),
   /** What was checked out when the run ended (absent: a detached HEAD). */
-  checked_out?: string;
+  checked_out: v.optional(v.string()),
   /** The ledger entry, as it would have been written then. */
-  entry: UsageEntry;
-}
+  entry: v.custom<UsageEntry>((e) => v.is(TEXT, (e as Partial<UsageEntry> | null)?.at)),
+});
+export type DeferredRun = v.InferOutput<typeof RUN>;
+export type ProjectIdentity = DeferredRun['project'];
 
 /** Keeps a run's end until it can be recorded; returns the record's file. */
 export function deferRun(root: string, run: DeferredRun): string {
@@ -47,16 +46,6 @@ export function hasDeferredRuns(root: string): boolean {
   return dir !== undefined && (quietly(() => readdirSync(dir)) ?? []).some((n) => n.endsWith('.json'));
 }
 
-const isText = (x: unknown): x is string => typeof x === 'string' && x.length > 0 && x.length <= 400;
-const SHAPE = {
-  version: (v: unknown) => v === 1,
-  agent_id: isText,
-  pid: 'int',
-  project: (p: unknown) => pickShape(p, { name: isText, created_at: isText, branch: isText }) !== undefined,
-  entry: (e: unknown) => isText((e as Partial<UsageEntry> | null)?.at),
-} as const;
-const OPTIONAL = { task: isText, checked_out: 'string' } as const;
-
 /** The records waiting, oldest first, each with its file; a file that is not one sow wrote is left alone. */
 export function deferredRuns(root: string): { file: string; run: DeferredRun }[] {
   const dir = runtimeFolder(root, FOLDER);
@@ -65,13 +54,9 @@ export function deferredRuns(root: string): { file: string; run: DeferredRun }[]
   const out: { file: string; run: DeferredRun }[] = [];
   const names = readdirSync(dir).filter((n) => n.endsWith('.json'));
   for (const name of names.sort()) {
-    let run: DeferredRun | undefined;
-    try {
-      run = pickShape<DeferredRun>(JSON.parse(readConfined(area, `${FOLDER}/${name}`, LIMITS) ?? ''), SHAPE, OPTIONAL);
-    } catch {
-      continue;
-    }
-    if (run && run.entry.agent_id === run.agent_id) out.push({ file: join(dir, name), run });
+    const read = quietly(() => v.safeParse(RUN, JSON.parse(readConfined(area, `${FOLDER}/${name}`, LIMITS) ?? '')));
+    if (read?.success && read.output.entry.agent_id === read.output.agent_id)
+      out.push({ file: join(dir, name), run: read.output });
   }
   return out;
 }

@@ -91,11 +91,7 @@ export function gitSucceeds(root: string, args: readonly Arg[]): boolean {
   return run(root, args).status === 0;
 }
 
-export interface GitRun {
-  ok: boolean;
-  out: string;
-  err: string;
-}
+type GitRun = { ok: boolean; out: string; err: string };
 
 /** Runs git and says how it went, without throwing for a failure (the caller words it). */
 export function gitRun(cwd: string, args: readonly Arg[], opts: RunOptions = {}): GitRun {

@@ -14,6 +14,7 @@ import {
   symlinkSync,
 } from 'node:fs';
 import { basename, join, resolve, sep } from 'node:path';
+import * as v from 'valibot';
 import { ExternalToolError } from '../domain/errors.js';
 import { cacheDir } from './compile-cache.js';
 import { confine, readRegular, resolveExisting, type Area, type ReadLimits } from './confine.js';
@@ -26,15 +27,17 @@ export type CacheEnv = Readonly<Record<string, string | undefined>>;
 
 export const refsCacheDir = (env: CacheEnv) => join(cacheDir(env as NodeJS.ProcessEnv), 'refs');
 
-export interface CacheEntry {
-  source: string;
-  branch: string | null;
-  kind: 'git' | 'copy';
-  sha: string | null;
-  fetched_at: string;
+/** One entry as sow writes it; another is dropped (the index is a cache, rebuilt as refs are used). */
+const ENTRY = v.object({
+  source: v.string(),
+  branch: v.nullable(v.string()),
+  kind: v.picklist(['git', 'copy']),
+  sha: v.nullable(v.string()),
+  fetched_at: v.string(),
   /** The repositories (their roots) whose links use it. */
-  users: string[];
-}
+  users: v.fallback(v.array(v.string()), []),
+});
+export type CacheEntry = v.InferOutput<typeof ENTRY>;
 
 interface CacheIndex {
   format: 1;
@@ -50,17 +53,6 @@ const CACHE_INDEX_LIMITS: ReadLimits = {
   why: 'it holds a few hundred bytes per checkout',
 };
 const KEY = /^[A-Za-z0-9._-]{1,64}-[0-9a-f]{10}$/;
-const isStr = (x: unknown): x is string => typeof x === 'string';
-
-/** One entry as sow writes it, or undefined (dropped: the index is a cache, rebuilt as refs are used). */
-function entryOf(raw: unknown): CacheEntry | undefined {
-  if (typeof raw !== 'object' || raw === null) return undefined;
-  const { source, branch, kind, sha, fetched_at, users } = raw as Record<string, unknown>;
-  const strOrNull = (x: unknown): x is string | null => x === null || isStr(x);
-  if (!isStr(source) || !strOrNull(branch) || (kind !== 'git' && kind !== 'copy') || !strOrNull(sha)) return undefined;
-  if (!isStr(fetched_at)) return undefined;
-  return { source, branch, kind, sha, fetched_at, users: Array.isArray(users) ? users.filter(isStr) : [] };
-}
 
 /** The cache index, read as untrusted (no link, at most 16 MiB, only sow's shape); anything else reads as empty and
  * the next write replaces it: the checkouts are the truth. */
@@ -70,8 +62,8 @@ export function readCacheIndex(env: CacheEnv): CacheIndex {
   const data = quietly(() => JSON.parse(readRegular(indexFile(env), indexFile(env), CACHE_INDEX_LIMITS) ?? ''));
   const listed: unknown = data?.format === 1 ? data.entries : undefined;
   for (const [key, raw] of typeof listed === 'object' && listed !== null ? Object.entries(listed) : []) {
-    const entry = KEY.test(key) ? entryOf(raw) : undefined;
-    if (entry) entries[key] = entry;
+    const entry = v.safeParse(ENTRY, raw);
+    if (KEY.test(key) && entry.success) entries[key] = entry.output;
   }
   return { format: 1, entries };
 }

@@ -1,7 +1,9 @@
 /** Claims on the git remote, with git alone: `ls-remote` lists them, `commit-tree` makes one on the empty tree, and
  * `push --force-with-lease` changes one only if the remote still has the value expected (one racing pusher lands). */
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { hostname } from 'node:os';
+import * as v from 'valibot';
 import {
   CLAIMS_PREFIX,
   claimMessage,
@@ -15,9 +17,9 @@ import {
 import { shown } from '../domain/display.js';
 import { readRegular } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { gitObjects, gitRun, gitRunAsync, opt, val } from './git.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
-import { rmSync } from 'node:fs';
 
 /** Never a prompt for a password: sow captures git's terminal, so a prompt would wait unseen. */
 const REMOTE_ENV = { GIT_TERMINAL_PROMPT: '0' };
@@ -196,29 +198,29 @@ const CACHE_FILE = 'remote-claims.json';
 export const CLAIMS_CACHE_SECONDS = 5;
 const CACHE_LIMITS = { max: 4 * 1024 * 1024, what: 'the claims cache', why: 'it holds a line per claimed task' };
 
-const str = (x: unknown): x is string => typeof x === 'string';
+const CACHE = v.object({
+  remote: v.string(),
+  branch: v.string(),
+  at: v.string(),
+  claims: v.array(
+    v.object({
+      task: v.string(),
+      sha: v.string(),
+      owner: v.optional(v.string()),
+      machine: v.optional(v.string()),
+      since: v.optional(v.string()),
+      lease_until: v.optional(v.string()),
+    }),
+  ),
+});
 
 /** The cached claims of that remote and branch, if read a few seconds before `now`; anything odd is no cache. */
 export function cachedClaims(root: string, remote: string, branch: string, now: string): RemoteClaim[] | undefined {
-  try {
-    const path = runtimePath(root, CACHE_FILE);
-    const data = JSON.parse(readRegular(path, path, CACHE_LIMITS) ?? '') as Record<string, unknown>;
-    const { at, claims: listed } = data;
-    if (data['remote'] !== remote || data['branch'] !== branch || !str(at) || !Array.isArray(listed)) return undefined;
-    const age = Date.parse(now) - Date.parse(at);
-    if (!(age >= 0 && age < CLAIMS_CACHE_SECONDS * 1000)) return undefined;
-    const claims: RemoteClaim[] = [];
-    for (const c of listed as unknown[]) {
-      const o = c as Record<string, unknown>;
-      if (typeof o !== 'object' || o === null || !str(o['task']) || !str(o['sha'])) return undefined;
-      const claim: RemoteClaim = { task: o['task'], sha: o['sha'] };
-      for (const k of ['owner', 'machine', 'since', 'lease_until'] as const) if (str(o[k])) claim[k] = o[k];
-      claims.push(claim);
-    }
-    return claims;
-  } catch {
-    return undefined;
-  }
+  const path = runtimePath(root, CACHE_FILE);
+  const read = quietly(() => v.safeParse(CACHE, JSON.parse(readRegular(path, path, CACHE_LIMITS) ?? '')));
+  if (!read?.success || read.output.remote !== remote || read.output.branch !== branch) return undefined;
+  const age = Date.parse(now) - Date.parse(read.output.at);
+  return age >= 0 && age < CLAIMS_CACHE_SECONDS * 1000 ? read.output.claims : undefined;
 }
 
 export function cacheClaims(
@@ -228,14 +230,12 @@ export function cacheClaims(
   now: string,
   claims: readonly RemoteClaim[],
 ): void {
-  try {
+  // A cache: one not written means the next read asks the remote again.
+  quietly(() => {
     ensureRuntimeDir(root);
-    writeFileAtomic(runtimePath(root, CACHE_FILE), `${JSON.stringify({ remote, branch, at: now, claims })}\n`, {
-      durable: false,
-    });
-  } catch {
-    // a cache: the next read asks the remote again
-  }
+    const text = `${JSON.stringify({ remote, branch, at: now, claims })}\n`;
+    writeFileAtomic(runtimePath(root, CACHE_FILE), text, { durable: false });
+  });
 }
 
 /** After a claim changed on the remote, the next read asks it again. */

@@ -72,13 +72,8 @@ export class Transaction {
 
   /** Appends `entry` to the log `rel` after one blank line (a new log begins with `header`); reads only its end. */
   appendEntry({ rel, header, entry }: LogEntry): this {
-    const written = this.writes.get(rel);
-    if (written !== undefined) return this.write(rel, joinEntry(written, entry));
-    const appended = this.appends.get(rel);
-    if (appended !== undefined) {
-      this.appends.set(rel, joinEntry(appended, entry));
-      return this;
-    }
+    const before = this.writes.get(rel) ?? this.appends.get(rel);
+    if (before !== undefined) return this.append(rel, joinEntry(before, entry).slice(before.length));
     const end = fileTail(this.root, rel, 2);
     if (end === undefined || end.size === 0) return this.write(rel, joinEntry(header, entry));
     return this.append(rel, joinEntry(end.tail, entry).slice(end.tail.length));

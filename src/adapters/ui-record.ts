@@ -1,34 +1,26 @@
 /** What a restarted `sow ui` needs to keep a page working: its port and each token's SHA-256 (never a token: a worker
  * can read git's folder), in `.git/sow/ui.json`. A record not of sow's shape is ignored. */
 import { readFileSync } from 'node:fs';
+import * as v from 'valibot';
 import { writeFileAtomic } from './fs-atomic.js';
 import { quietly } from './io-errors.js';
-import { pickShape } from './record-shape.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
-export interface UiRecord {
-  port: number;
+const RECORD = v.object({
+  port: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(65535)),
   /** SHA-256 (hex) of the tokens of earlier runs on this port, newest first, with when each was made. */
-  tokens: { sha256: string; at: string }[];
-}
+  tokens: v.array(v.object({ sha256: v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/)), at: v.string() })),
+});
+type UiRecord = v.InferOutput<typeof RECORD>;
 
 const FILE = 'ui.json';
 const MAX_BYTES = 64 * 1024;
-const isPort = (v: unknown) => Number.isInteger(v) && (v as number) > 0 && (v as number) <= 65535;
-const isHash = (v: unknown) => typeof v === 'string' && /^[0-9a-f]{64}$/.test(v);
 
 export function readUiRecord(root: string): UiRecord | undefined {
   const text = quietly(() => readFileSync(runtimePath(root, FILE), 'utf8'));
   if (text === undefined || text.length > MAX_BYTES) return undefined;
-  try {
-    const r = pickShape<UiRecord>(JSON.parse(text), {
-      port: isPort,
-      tokens: (v) => Array.isArray(v) && v.every((t) => pickShape(t, { sha256: isHash, at: 'string' })),
-    });
-    return r && { port: r.port, tokens: r.tokens.map((t) => ({ sha256: t.sha256, at: t.at })) };
-  } catch {
-    return undefined;
-  }
+  const read = quietly(() => v.safeParse(RECORD, JSON.parse(text)));
+  return read?.success ? read.output : undefined;
 }
 
 export function writeUiRecord(root: string, record: UiRecord): void {

@@ -4,9 +4,7 @@ import { lstatSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs
 import { join, sep } from 'node:path';
 import { quietly } from './io-errors.js';
 
-export interface Feed {
-  close(): void;
-}
+export type Feed = { close(): void };
 
 /** Whether a path under `.sow/` (relative, with `/`) is something a view shows. */
 export function isShownChange(rel: string): boolean {

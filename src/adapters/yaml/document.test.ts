@@ -176,6 +176,12 @@ describe('parseYaml: what a person wrote, read exactly', () => {
     await expect(parseYaml(block)).rejects.toThrow(/more than 100 levels deep/);
   });
 
+  it('refuses a file of more than 100,000 values (lines and commas) before parsing it', async () => {
+    await expect(parseYaml(`a: [${'1,'.repeat(100_000)}1]\n`)).rejects.toThrow(
+      /holds more than 100,000 values \(lines and commas\)/,
+    );
+  });
+
   it('refuses too deep a nesting as soon as the parser reaches it, not after parsing the whole file', async () => {
     // Each lexical token goes through Parser.next: refused at the 101st level, a few hundred of
     // them; read to the end, 200,000 (and half a second).
@@ -372,6 +378,16 @@ describe('editYaml: a write changes only what changed', () => {
         'a: &who alice\nlist:\n  - *who\n  - bob\n  - dan\n',
       );
     });
+  });
+
+  it('splices a map whose keys are collections, aliases, or carry props', async () => {
+    const text = '? [a, b]\n: 1 # c\nstatus: pending\n';
+    expect(await edit(text, set('status', 'done'))).toBe('? [a, b]\n: 1 # c\nstatus: done\n');
+    expect(await edit(text, without('[ a, b ]'))).toBe('status: pending\n');
+    // An alias as a key keeps the key it named when its anchor changes.
+    expect(await edit('k: &a x\n*a : 1\n', set('k', 'z'))).toBe('k: &a z\nx : 1\n');
+    expect(await edit('&k first: 1\nb: 2\n', set('c', 3))).toBe('&k first: 1\nb: 2\nc: 3\n');
+    expect(await edit('!!str first: 1\nb: 2\n', set('c', { d: 1 }))).toBe('!!str first: 1\nb: 2\nc:\n  d: 1\n');
   });
 
   it('keeps the line endings and the missing final newline of the file', async () => {

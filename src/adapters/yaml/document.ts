@@ -8,7 +8,6 @@ import { emitYaml } from './emit.js';
 import { spliceYaml } from './splice.js';
 
 type YamlModule = typeof import('yaml');
-type YamlNode = import('yaml').Node | null;
 type YamlDocument = import('yaml').Document;
 type CstToken = import('yaml').CST.Token;
 
@@ -45,14 +44,7 @@ const MAX_VALUES = 100_000;
 const MAX_ALIAS_COUNT = 100;
 
 /** An upper bound on the values in `text`: each takes a line, or a comma in a flow collection. */
-function roughValueCount(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 10 || c === 44) n++;
-  }
-  return n;
-}
+const roughValueCount = (text: string): number => text.match(/[\n,]/g)?.length ?? 0;
 
 /** A key that names a part of every JavaScript object (`constructor`): data would not hold it faithfully. */
 export class ReservedKeyError extends Error {
@@ -229,71 +221,17 @@ function refuseDuplicatesAndCycles(yaml: YamlModule, doc: YamlDocument, lines: i
   });
 }
 
-/** `previous` changed to hold `value`, touching only what changed (splice.ts), else through yaml's Document API, and
- * failing that sow's own emitter; the result must read back as `value`. */
+/** `previous` changed to hold `value`, touching only what changed (splice.ts); a shape the splice does not handle is
+ * written in sow's own form, which holds the same data but not the file's comments. */
 export async function editYaml(previous: string, value: unknown): Promise<string> {
   const yaml = await loadYaml();
   const doc = parsed?.text === previous ? parsed.doc : composeDocument(yaml, previous);
   parsed = undefined;
   const spliced = spliceYaml(yaml, doc, previous, documentData(doc), value);
   if (spliced !== undefined && holds(yaml, spliced, value)) return spliced;
-  const edited = editThroughDocument(yaml, previous, value);
-  if (holds(yaml, edited, value)) return edited;
   return emitYaml(value as Record<string, unknown>);
 }
 
 /** Whether `text` reads back as exactly `value`. */
 const holds = (yaml: YamlModule, text: string, value: unknown): boolean =>
   quietly(() => sameData(documentData(composeDocument(yaml, text)), value)) === true;
-
-function editThroughDocument(yaml: YamlModule, previous: string, value: unknown): string {
-  const doc = yaml.parseDocument(previous, OPTIONS);
-  syncNode(yaml, doc, doc.contents, value, (node) => (doc.contents = node as never));
-  return doc.toString();
-}
-
-/** Brings the document in line with `value`, touching only what changed, so unchanged nodes keep their styles. */
-function syncNode(
-  yaml: YamlModule,
-  doc: YamlDocument,
-  node: YamlNode | unknown,
-  value: unknown,
-  replace: (n: unknown) => void,
-): void {
-  const isObj = typeof value === 'object' && value !== null && !Array.isArray(value);
-  if (yaml.isMap(node) && isObj) {
-    const record = value as Record<string, unknown>;
-    const seen = new Set<string>();
-    for (const pair of [...node.items]) {
-      const key = yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-      if (!Object.hasOwn(record, key) || record[key] === undefined) {
-        node.delete(pair.key);
-        continue;
-      }
-      seen.add(key);
-      syncNode(yaml, doc, pair.value, record[key], (n) => (pair.value = n as never));
-    }
-    for (const [key, child] of Object.entries(record)) {
-      if (!seen.has(key) && child !== undefined) node.set(key, doc.createNode(child));
-    }
-    return;
-  }
-  if (yaml.isSeq(node) && Array.isArray(value)) {
-    value.forEach((item, i) => {
-      if (i < node.items.length) syncNode(yaml, doc, node.items[i], item, (n) => (node.items[i] = n as never));
-      else node.items.push(doc.createNode(item) as never);
-    });
-    node.items.length = value.length;
-    return;
-  }
-  if (yaml.isScalar(node) && (value === null || typeof value !== 'object')) {
-    if (!sameData(plainData(node.value), value)) node.value = value;
-    return;
-  }
-  const fresh = doc.createNode(value);
-  if (node && yaml.isNode(node) && yaml.isNode(fresh)) {
-    fresh.commentBefore = node.commentBefore;
-    fresh.comment = node.comment;
-  }
-  replace(fresh);
-}

@@ -62,7 +62,7 @@ export class Layout {
     const { item, parent } = slot;
     switch (parent.type) {
       case 'block-map':
-        return { kind: 'map-value', item, column: this.column(this.keyStart(item, pair)) };
+        return { kind: 'map-value', item, column: this.column(this.itemStart(pair ?? node!)) };
       case 'block-seq': {
         const dash = item.start.find((t) => t.type === 'seq-item-ind');
         if (!dash) throw new Unspliceable();
@@ -75,14 +75,7 @@ export class Layout {
     }
   }
 
-  keyStart(item: CST.CollectionItem, pair?: Pair): number {
-    const key = pair?.key as Node | undefined;
-    if (key?.range) return key.range[0];
-    if (item.key) return item.key.offset;
-    throw new Unspliceable();
-  }
-
-  /** Where an item starts: its `-`, its props or its key (not the comments and commas before it). */
+  /** Where an item starts: its `-` or `?`, its props or its key (not the comments and commas before it). */
   itemStart(node: Node | Pair): number {
     const slot = this.slotOf(node);
     const first = slot?.item.start.find(
@@ -156,20 +149,5 @@ export class Layout {
     const item = place.item;
     if (!item) return [];
     return (item.key !== undefined || item.sep ? item.sep : item.start) ?? [];
-  }
-
-  tagToken(place: Place): CST.SourceToken | undefined {
-    return this.propTokens(place).find((t) => t.type === 'tag');
-  }
-
-  propsStart(place: Place, r0: number): number {
-    const first = this.propTokens(place).find((t) => t.type === 'anchor' || t.type === 'tag');
-    return first && first.offset < r0 ? first.offset : r0;
-  }
-
-  commentsBetween(place: Place, from: number, to: number): string[] {
-    return this.propTokens(place)
-      .filter((t) => t.type === 'comment' && t.offset >= from && t.offset < to)
-      .map((t) => t.source);
   }
 }

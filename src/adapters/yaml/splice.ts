@@ -8,12 +8,6 @@ import { Layout, Unspliceable, type Place } from './layout.js';
 
 type YamlModule = typeof import('yaml');
 
-interface Edit {
-  from: number;
-  to: number;
-  text: string;
-}
-
 const YAML_TAG = 'tag:yaml.org,2002:';
 const SINGLE_QUOTABLE = /^[^\u0000-\u001f\u007f-\u009f\u2028\u2029\ufeff]*$/;
 
@@ -30,7 +24,7 @@ export function spliceYaml(
 }
 
 class Splicer extends Layout {
-  private readonly edits: Edit[] = [];
+  private readonly edits: { from: number; to: number; text: string }[] = [];
   /** Anchored nodes whose value changed (what they hold now) or that are gone (undefined). */
   private readonly anchorFate = new Map<Node, { value: unknown } | undefined>();
   /** Aliases the walk reached, with the value their place holds now. */
@@ -57,38 +51,31 @@ class Splicer extends Layout {
     const plainTag =
       tag === undefined || tag === `${YAML_TAG}map` || tag === `${YAML_TAG}seq` || !tag.startsWith(YAML_TAG);
     if (yaml.isMap(node) && plainTag && isRecord(old) && isRecord(next)) return this.syncMap(node, old, next, place);
-    if (
-      yaml.isSeq(node) &&
-      plainTag &&
-      Array.isArray(old) &&
-      Array.isArray(next) &&
-      node.items.every((i) => yaml.isNode(i))
-    ) {
-      return this.syncSeq(node as Node & { items: Node[]; flow?: boolean }, old, next, place);
-    }
+    // A flow list may hold pairs (`[a: 1]`): not items this module splices.
+    const seq = yaml.isSeq(node) && node.items.every((i) => yaml.isNode(i));
+    if (seq && plainTag && Array.isArray(old) && Array.isArray(next))
+      return this.syncSeq(node as Node & { items: Node[] }, old, next, place);
     this.replace(node, next, place);
   }
 
-  private keyOf(pair: Pair): string | undefined {
-    const key = pair.key;
-    if (!this.yaml.isScalar(key)) return undefined;
-    const value = plainData(key.value);
-    if (value === null || value === undefined) return '';
-    return typeof value === 'object' ? undefined : String(value);
+  /** The key as the data spells it (yaml's own text for a key that is a collection: `[ a, b ]`). */
+  private keyOf(pair: Pair): string {
+    const alone = new this.yaml.YAMLMap();
+    alone.items.push(pair);
+    return Object.keys(alone.toJS(this.doc, { maxAliasCount: 100 }))[0]!;
   }
 
   private syncMap(
-    node: Node & { items: Pair[]; flow?: boolean },
+    node: Node & { items: Pair[] },
     old: Record<string, unknown>,
     next: Record<string, unknown>,
     place: Place,
   ): void {
     const keys = node.items.map((p) => this.keyOf(p));
-    if (keys.includes(undefined)) return this.replace(node, next, place);
-    const kept: boolean[] = keys.map((k) => Object.hasOwn(next, k!) && next[k!] !== undefined);
+    const kept = keys.map((k) => Object.hasOwn(next, k) && next[k] !== undefined);
     const added = Object.keys(next).filter((k) => next[k] !== undefined && !keys.includes(k));
     if (!kept.includes(true)) return this.replace(node, next, place);
-    this.record(node, next);
+    if (node.anchor) this.anchorFate.set(node, { value: next });
     const flow = this.isFlow(node);
     node.items.forEach((pair, i) => {
       if (!kept[i]) return;
@@ -108,14 +95,14 @@ class Splicer extends Layout {
         this.insert(lastEnd, added.map((k) => `, ${emitString(k)}: ${this.inline(next[k])}`).join(''));
       } else {
         const first = node.items[0]!;
-        const column = this.column(this.keyStart(this.slotOf(first)!.item, first));
+        const column = this.column(this.itemStart(first));
         const entries = Object.fromEntries(added.map((k) => [k, next[k]]));
         this.insertLines(this.restOfLine(lastEnd), emitYaml(entries, ' '.repeat(column)));
       }
     }
   }
 
-  private syncSeq(node: Node & { items: Node[]; flow?: boolean }, old: unknown[], next: unknown[], place: Place): void {
+  private syncSeq(node: Node & { items: Node[] }, old: unknown[], next: unknown[], place: Place): void {
     const items = node.items;
     const n = items.length;
     const m = next.length;
@@ -133,7 +120,7 @@ class Splicer extends Layout {
     const paired = Math.min(n - front - back, m - front - back);
     const kept = items.map((_, i) => i < front + paired || i >= n - back);
     if (!kept.includes(true)) return this.replace(node, next, place);
-    this.record(node, next);
+    if (node.anchor) this.anchorFate.set(node, { value: next });
     const flow = this.isFlow(node);
     for (let k = 0; k < paired; k++) {
       const i = front + k;
@@ -203,17 +190,20 @@ class Splicer extends Layout {
     const [r0, r1] = node.range;
     this.forget(node);
     // The anchor and a custom tag stay; a YAML tag (!!set, !!str …) goes: the new value is plain data.
+    const tokens = this.propTokens(place);
     const props: string[] = [];
     if (node.anchor) props.push(`&${node.anchor}`);
-    const tag = this.tagToken(place);
+    const tag = tokens.find((t) => t.type === 'tag');
     if (tag && node.tag && !node.tag.startsWith(YAML_TAG)) props.push(tag.source);
+    const first = tokens.find((t) => t.type === 'anchor' || t.type === 'tag');
+    const propsStart = first && first.offset < r0 ? first.offset : r0;
     if (node.anchor) this.anchorFate.set(node, { value: next });
     const lead = props.length ? `${props.join(' ')} ` : '';
 
     // In or for a flow collection with entries a new collection is flow too; `{}` and `[]` that fill up become blocks.
     const wasFlow = flowLike || (this.isFlow(node) && (node as Node & { items: unknown[] }).items.length > 0);
     if (place.kind === 'flow' || wasFlow) {
-      this.edit(this.propsStart(place, r0), r1, lead + this.inline(next, node));
+      this.edit(propsStart, r1, lead + this.inline(next, node));
       return;
     }
     const indicator = this.indicatorEnd(place);
@@ -222,11 +212,13 @@ class Splicer extends Layout {
       const space = r0 === indicator ? ' ' : ''; // `key:` with no value yet
       // A block scalar took its line break with it.
       const lineEnd = r1 > r0 && this.atLineStart(r1) ? this.nl : '';
-      this.edit(this.propsStart(place, r0), r1, space + lead + this.inline(next, node, place) + lineEnd);
+      this.edit(propsStart, r1, space + lead + this.inline(next, node, place) + lineEnd);
       return;
     }
     // Props and comments between the indicator and the value, and a comment after it, are written again.
-    const comments = this.commentsBetween(place, indicator, r0);
+    const comments = tokens
+      .filter((t) => t.type === 'comment' && t.offset >= indicator && t.offset < r0)
+      .map((t) => t.source);
     let end = r1;
     const after = this.commentAfter(r1);
     if (after) {
@@ -280,10 +272,6 @@ class Splicer extends Layout {
     return this.yaml.CST.stringify(copy).replace(/\r?\n$/, '');
   }
 
-  private record(node: Node, next: unknown): void {
-    if (node.anchor) this.anchorFate.set(node, { value: next });
-  }
-
   /** `node` (a value, or a whole pair) is removed or rewritten: anchors in it are gone, aliases in it with it. */
   private forget(node: Node | Pair): void {
     const yaml = this.yaml;
@@ -291,19 +279,12 @@ class Splicer extends Layout {
       ? [(node.key as Node | null)?.range?.[0], this.itemEnd(node)]
       : [node.range?.[0], node.range?.[1]];
     if (range[0] !== undefined && range[1] !== undefined) this.cleared.push([range[0], range[1]]);
-    const gone = (n: unknown) => {
-      if (!yaml.isNode(n)) return;
-      if (n.anchor) this.anchorFate.set(n, undefined);
-      yaml.visit(n, {
-        Node: (_k, inner) => {
-          if (inner.anchor) this.anchorFate.set(inner, undefined);
-        },
-      });
-    };
-    if (yaml.isPair(node)) {
-      gone(node.key);
-      gone(node.value);
-    } else gone(node);
+    // The visit takes in the node (or the pair's key and value) itself.
+    yaml.visit(node as Node, {
+      Node: (_k, inner) => {
+        if (inner.anchor) this.anchorFate.set(inner, undefined);
+      },
+    });
   }
 
   private insideCleared(node: Node): boolean {
@@ -314,44 +295,28 @@ class Splicer extends Layout {
   /** An alias still in the text whose anchor or place changed is written out as the value its place now holds. */
   private settleAliases(): void {
     const yaml = this.yaml;
-    const order: Node[] = [];
-    yaml.visit(this.doc, {
-      Node: (_k, n) => {
-        if (yaml.isAlias(n) || n.anchor) order.push(n);
-      },
-    });
     const defined = new Map<string, Node>();
-    for (const node of order) {
-      if (!yaml.isAlias(node)) {
-        defined.set(node.anchor!, node);
-        continue;
-      }
-      const alias = node;
-      if (this.insideCleared(alias)) continue;
-      const anchor = defined.get(alias.source);
-      if (!anchor) throw new Unspliceable();
-      const reached = this.aliasesReached.has(alias);
-      const fate = this.anchorFate.has(anchor) ? this.anchorFate.get(anchor) : { value: this.oldValue(anchor) };
-      if (!reached && !this.anchorFate.has(anchor)) continue; // nothing about it changed
-      const wanted = reached ? this.aliasesReached.get(alias) : this.oldValue(anchor);
-      if (fate && sameData(fate.value, wanted)) continue;
-      // Written out in the style of the value it stood for.
-      this.replace(alias, wanted, this.placeOf(alias, this.pairHolding(alias)), this.isFlow(anchor));
-    }
-  }
-
-  /** The pair whose value `node` is, if any; a key is not a value this module rewrites. */
-  private pairHolding(node: Node): Pair | undefined {
-    let found: Pair | undefined;
-    this.yaml.visit(this.doc, {
-      Pair: (_k, p) => {
-        if (p.key === node) throw new Unspliceable();
-        if (p.value !== node) return undefined;
-        found = p;
-        return this.yaml.visit.BREAK;
+    yaml.visit(this.doc, {
+      Node: (_k, alias, path) => {
+        if (!yaml.isAlias(alias)) {
+          if (alias.anchor) defined.set(alias.anchor, alias);
+          return;
+        }
+        if (this.insideCleared(alias)) return;
+        const anchor = defined.get(alias.source);
+        if (!anchor) throw new Unspliceable();
+        const reached = this.aliasesReached.has(alias);
+        if (!reached && !this.anchorFate.has(anchor)) return; // nothing about it changed
+        const fate = this.anchorFate.has(anchor) ? this.anchorFate.get(anchor) : { value: this.oldValue(anchor) };
+        const wanted = reached ? this.aliasesReached.get(alias) : this.oldValue(anchor);
+        if (fate && sameData(fate.value, wanted)) return;
+        const parent = path.at(-1);
+        const holder = yaml.isPair(parent) ? parent : undefined;
+        // A key keeps its text: the one the data names it by. A value is written out in the style it stood for.
+        if (holder?.key === alias) this.edit(alias.range![0], alias.range![1], emitString(this.keyOf(holder)));
+        else this.replace(alias, wanted, this.placeOf(alias, holder), this.isFlow(anchor));
       },
     });
-    return found;
   }
 
   private oldValue(node: Node): unknown {
