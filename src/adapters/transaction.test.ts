@@ -206,6 +206,19 @@ describe('appending to a log', () => {
     expect(() => new Transaction(root).append('.sow/project/t/010/state.yaml', 'x')).toThrow(/only to logs/);
   });
 
+  it('a log that is a link to a state file is refused, alone or with other files, and nothing changes', () => {
+    const state = join(root, '.sow/project/t/010/state.yaml');
+    writeFileSync(state, 'id: "010"\n');
+    rmSync(join(root, LOG));
+    symlinkSync('state.yaml', join(root, LOG));
+    expect(() => new Transaction(root).append(LOG, 'x\n\n').commit()).toThrow(/sow appends only to logs/);
+    const other = '.sow/project/t/010/description.md';
+    expect(() => new Transaction(root).write(other, 'd').append(LOG, 'x\n\n').commit()).toThrow(/appends only to logs/);
+    expect(readFileSync(state, 'utf8')).toBe('id: "010"\n');
+    expect(existsSync(join(root, other))).toBe(false);
+    expect(existsSync(journalPath(root))).toBe(false);
+  });
+
   it(
     'a replay writes only what the interrupted command had not written, ' + 'and never cuts what a person added',
     async () => {

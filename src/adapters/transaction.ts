@@ -103,8 +103,7 @@ export class Transaction {
       // One append alone is its own commit, in place: a crash can leave part of the entry, never touch what is before.
       const [rel, text] = [...this.appends][0] as [string, string];
       try {
-        const to = writeTarget(this.root, rel);
-        const abs = sowPathOf(this.root, to);
+        const abs = sowPathOf(this.root, appendTarget(this.root, rel));
         appendAt(abs, sizeOf(abs), Buffer.from(text, 'utf8'), false);
       } catch (err) {
         throw environmentError(err) ?? err;
@@ -159,8 +158,7 @@ export class Transaction {
         ensureWritableDir(join(this.root, dirname(to)));
       }
       for (const [rel, text] of this.appends) {
-        const to = writeTarget(this.root, rel);
-        if (!APPENDABLE.test(to)) throw new Error(`bug: transactions append only to logs, not ${to}`);
+        const to = appendTarget(this.root, rel);
         const at = sizeOf(sowPathOf(this.root, to));
         const name = uniqueName('append');
         stage(join(staged.dir, name), text, join(this.root, to));
@@ -260,6 +258,17 @@ function writeTarget(root: string, rel: string): string {
     );
   }
   return to;
+}
+
+/** Where an append to the log `rel` lands: a link inside `.sow/` to anything but a log is refused (exit 4). */
+function appendTarget(root: string, rel: string): string {
+  const to = writeTarget(root, rel);
+  if (APPENDABLE.test(to)) return to;
+  throw new PathEscapeError(
+    `'${rel}' leads to '${to}' through a link; sow appends only to logs`,
+    `sow changed nothing; remove the link ('ls -l ${rel}') and retry`,
+    { path: rel, target: to },
+  );
 }
 
 /** Writes a temp file for `target`; a failure names the target, the file the user knows. */
