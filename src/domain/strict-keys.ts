@@ -3,15 +3,8 @@ import type { GenericSchema } from 'valibot';
 import { nearMiss } from './suggest.js';
 import { isRecord } from './json.js';
 
-export interface UnknownKey {
-  /** Dotted path of the unknown key, e.g. agents.bindngs. */
-  path: string;
-  key: string;
-  /** The known key it is a near miss of. */
-  suggestion?: string;
-  /** The keys that are known there. */
-  known: string[];
-}
+/** `path`: dotted, e.g. agents.bindngs; `suggestion`: the known key it is a near miss of; `known`: the keys there. */
+export type UnknownKey = { path: string; key: string; suggestion?: string; known: string[] };
 
 type Node = { type?: string; entries?: Record<string, Node>; wrapped?: Node; item?: Node; value?: Node };
 
