@@ -1,7 +1,7 @@
 /** Configuration files are read strictly: an unknown key is a typo, named with its nearest known key. */
 import type { GenericSchema } from 'valibot';
 import { nearMiss } from './suggest.js';
-import { isRecord } from './json.js';
+import { defined, isRecord } from './json.js';
 
 /** `path`: dotted, e.g. agents.bindngs; `suggestion`: the known key it is a near miss of; `known`: the keys there. */
 export type UnknownKey = { path: string; key: string; suggestion?: string; known: string[] };
@@ -33,7 +33,7 @@ function walk(node: Node | undefined, data: unknown, path: string[]): UnknownKey
     if (object && !Object.hasOwn(entries, key)) {
       const known = Object.keys(entries);
       const suggestion = nearMiss(key, known);
-      return { path: [...path, key].join('.'), key, known, ...(suggestion ? { suggestion } : {}) };
+      return { path: [...path, key].join('.'), key, known, ...defined({ suggestion }) };
     }
     const found = walk(schema, value, [...path, key]);
     if (found) return found;
