@@ -17,7 +17,7 @@ import { newProject } from './project.js';
 import { openRoot, Reader, update } from './workspace.js';
 import type { AppContext } from './context.js';
 import { quoted } from '../domain/display.js';
-import { isRecord } from '../domain/json.js';
+import { defined, isRecord } from '../domain/json.js';
 
 class NoGithubRepoError extends errorClass('NO_GITHUB_REPO', 'failed', (origin: string | undefined) => [
   origin === undefined
@@ -183,7 +183,7 @@ export async function newProjectFromIssue(
     description: issue.title,
     branch,
     planning: opts.planning,
-    ...(opts.type !== undefined ? { type: opts.type } : {}),
+    ...defined({ type: opts.type }),
   });
   const input: Artifact = {
     type: 'github_issue',

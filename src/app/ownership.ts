@@ -62,16 +62,7 @@ export function requireExecuting(type: ProjectType, v: ProjectView, task: string
     .filter(([, s]) => s.executesTasks)
     .map(([name]) => name);
   const route = routeTo(type, v, (s) => type.states[s]?.executesTasks === true);
-  throw new NotExecutingError(
-    task,
-    state,
-    executing,
-    route && {
-      steps: route.steps,
-      next: route.first.event,
-      ...(route.first.blocked && route.first.hint ? { blockedBy: route.first.hint } : {}),
-    },
-  );
+  throw new NotExecutingError(task, state, executing, route);
 }
 
 // Who holds the task, if not the actor: a live owner here, else a live claim on the remote (`seen`, read before the

@@ -195,12 +195,10 @@ export function protectedWhy(rel: string, patterns: readonly string[], whole: bo
   const shown = rel || '.';
   if (rel.split('/').some(isGitName))
     return `${shown} is git's own: a setting, a hook or a gitdir pointer there makes git run commands as you`;
+  const settings = "it is an agent CLI's own settings, which can give an agent rights or run commands";
   const rules: [pattern: string, why: string][] = [
     ['.sow/config.yaml', 'it holds the checks sow runs and the settings of the repository'],
-    ...patterns.map((p): [string, string] => [
-      p,
-      "it is an agent CLI's own settings, which can give an agent rights or run commands",
-    ]),
+    ...patterns.map((p): [string, string] => [p, settings]),
   ];
   for (const [pattern, why] of rules) {
     if (patternTest(pattern).test(rel)) return `${shown} is protected: ${why}`;
@@ -279,9 +277,5 @@ export function decidePermission(call: AskedToolCall, policy: PermissionPolicy):
 // (undefined: the caller cancels).
 export function optionFor(options: readonly { optionId: string; kind: string }[], allow: boolean): string | undefined {
   const order = allow ? ['allow_once'] : ['reject_once', 'reject_always'];
-  for (const kind of order) {
-    const o = options.find((x) => x.kind === kind);
-    if (o) return o.optionId;
-  }
-  return undefined;
+  return order.map((kind) => options.find((o) => o.kind === kind)).find((o) => o !== undefined)?.optionId;
 }

@@ -45,15 +45,9 @@ export class RecordedArtifactError extends errorClass(
   ],
 ) {}
 
-/** A place that holds artifacts: "phase planning outputs", "task 010 inputs". */
-export interface ArtifactSlot {
-  readonly label: string;
-  readonly types: readonly ArtifactTypeDef[];
-  /** The command group, for hints: `sow output` or `sow task input`. */
-  readonly command: string;
-  /** The flag that names the owner: `--phase review` or `--id 010`. */
-  readonly owner: string;
-}
+// A place that holds artifacts: "phase planning outputs", "task 010 inputs"; `command`: its command group, for hints
+// (`sow output`, `sow task input`); `owner`: the flag that names its owner (`--phase review`, `--id 010`).
+export type ArtifactSlot = { label: string; types: readonly ArtifactTypeDef[]; command: string; owner: string };
 
 export const slotCommand = (slot: ArtifactSlot, verb: 'add' | 'set' | 'list' | 'remove', extra = '') =>
   `${slot.command} ${verb} ${slot.owner}${extra ? ` ${extra}` : ''}`;
@@ -148,13 +142,8 @@ function checkRequired(
   if (missing) throw new MissingMetadataError(...say(missing, def.metadataValues?.[missing]?.[0] ?? '<value>'));
 }
 
-export interface NewArtifact {
-  type: string;
-  path: string;
-  approved?: string;
-  /** Extra `--key value` flags: they go to metadata. */
-  extra: Readonly<Record<string, string>>;
-}
+/** `extra`: the other `--key value` flags, which go to metadata. */
+export type NewArtifact = { type: string; path: string; approved?: string; extra: Readonly<Record<string, string>> };
 
 export function createArtifact(slot: ArtifactSlot, input: NewArtifact, now: string, repoRoot: string): Artifact {
   const def = findArtifactType(slot, input.type);

@@ -22,13 +22,7 @@ export function remoteArg(name: string): string {
 export const claimRef = (branch: string, task: string): string => `${CLAIMS_PREFIX}/${branch}/${task}`;
 
 /** What a claim's commit records. */
-export interface ClaimRecord {
-  task: string;
-  owner: string;
-  machine: string;
-  since: string;
-  lease_until: string;
-}
+export type ClaimRecord = Record<'task' | 'owner' | 'machine' | 'since' | 'lease_until', string>;
 
 /** A claim on the remote: its task, its commit, and what that commit records (when sow could read it). */
 export type RemoteClaim = { task: string; sha: string } & Partial<Omit<ClaimRecord, 'task'>>;

@@ -309,12 +309,12 @@ export class NotExecutingError extends errorClass(
     task: string | undefined,
     state: string,
     executing: readonly string[],
-    route?: { steps: readonly string[]; next: string; blockedBy?: string },
+    route?: { steps: readonly string[]; first: { blocked: boolean; hint?: string } },
   ) => {
     const force = task === undefined ? '' : ' to spawn anyway';
+    const first = route?.first.blocked && route.first.hint ? `; first: ${route.first.hint}` : '';
     const how = route
-      ? `run 'sow advance' (${route.steps.join(' → ')})` +
-        `${route.blockedBy ? `; first: ${route.blockedBy}` : ''}${force && `; or pass --force${force}`}`
+      ? `run 'sow advance' (${route.steps.join(' → ')})${first}${force && `; or pass --force${force}`}`
       : `no transition leads from ${state} to ${executing.join(' or ')}; ` +
         (force ? `pass --force${force}` : "run 'sow project continue' to see what this state expects");
     return [

@@ -62,10 +62,9 @@ export function getAtPath(target: unknown, path: readonly string[]): unknown {
   return cur;
 }
 
-/** Returns a copy of `target` with `value` at `path`, creating maps on the way. */
+/** A copy of `target` with `value` at `path` (never empty: splitPath made it), creating maps on the way. */
 export function setAtPath<T extends Record<string, unknown>>(target: T, path: readonly string[], value: unknown): T {
-  const [head, ...rest] = path;
-  if (head === undefined) throw new InvalidFieldError('empty field path', "name a field, e.g. 'metadata.owner'");
+  const [head, ...rest] = path as readonly [string, ...string[]];
   if (rest.length === 0) return { ...target, [head]: value };
   const child = target[head];
   if (child !== undefined && !isRecord(child)) {
@@ -84,8 +83,6 @@ export type FieldSpec =
 /** A field sow keeps itself: `why` it cannot be set, and `hint` when there is a better way than the default. */
 export const readOnly = (why: string, hint?: string): FieldSpec => ({ kind: 'readonly', why, hint });
 
-export type ResolvedField = { where: 'field'; name: string; spec: FieldSpec } | { where: 'metadata'; path: string[] };
-
 // Whether `field` is a known field or metadata path; a bare name a typo from a known one is refused with "did you
 // mean", so `stauts` never lands in metadata.
 export function resolveField(
@@ -93,7 +90,7 @@ export function resolveField(
   known: Readonly<Record<string, FieldSpec>>,
   where = 'this container',
   metadataKeys: Iterable<string> = [],
-): ResolvedField {
+): { where: 'field'; name: string; spec: FieldSpec } | { where: 'metadata'; path: string[] } {
   const path = splitPath(field);
   if (path[0] === 'metadata') {
     if (path.length === 1)

@@ -34,12 +34,7 @@ export type JsonNode =
   | { type: 'array'; start: number; end: number; items: JsonNode[] }
   | { type: 'scalar'; start: number; end: number };
 /** A member of a map: from its key's opening quote to the end of its value. */
-export interface JsonMember {
-  key: string;
-  start: number;
-  end: number;
-  value: JsonNode;
-}
+export type JsonMember = { key: string; start: number; end: number; value: JsonNode };
 
 const isSpace = (c: string | undefined) => c === ' ' || c === '\t' || c === '\n' || c === '\r';
 

@@ -1,22 +1,12 @@
 /** The lifecycle engine: one pure transition function over a project type's table, the only reader of it. */
 import type { Actor } from './ownership.js';
-import { JudgedView, withdrawalSentence, type Withdrawal } from './approvals.js';
+import { JudgedView, withdrawalSentence } from './approvals.js';
 import { PROJECT_DIR } from './artifacts.js';
 import { errorClass, InvalidEventError, NoAutomaticEventError, TransitionBlockedError } from './errors.js';
 import type { GuardDef, ProjectType, ProjectView, TransitionDef } from './project-type.js';
 import type { HistoryEntry, ProjectState } from './schemas.js';
 
-export interface TransitionOption {
-  event: string;
-  to: string;
-  guard?: string;
-  guardDescription?: string;
-  blocked: boolean;
-  hint?: string;
-  /** Approvals the blocked guard read that were given and no longer count (what changed since). */
-  withdrawn?: Withdrawal[];
-  automatic: boolean;
-}
+export type TransitionOption = ReturnType<typeof describe>;
 
 /** Every sentence a guard's description (a clause) is put in, so each reads for every guard (lifecycle.test.ts). */
 export const guardSentence = {
@@ -24,8 +14,9 @@ export const guardSentence = {
   when: (clause: string): string => `when ${clause}`,
 };
 
-/** A transition out of the current state, judged with approvals as they stand (a changed document's lapsed). */
-function describe(type: ProjectType, t: TransitionDef, judged: JudgedView): TransitionOption {
+// A transition out of the current state, judged with approvals as they stand (a changed document's lapsed);
+// `withdrawn`: approvals the blocked guard read that were given and no longer count (what changed since).
+function describe(type: ProjectType, t: TransitionDef, judged: JudgedView) {
   const guard = t.guard ? type.guards[t.guard] : undefined;
   const { value: blocked, withdrawn } = guard ? judged.watch((v) => !guard.check(v)) : { value: false, withdrawn: [] };
   const all = guard && blocked ? [...withdrawn, ...(guard.withdrawals?.(judged.view) ?? [])] : [];
@@ -95,13 +86,8 @@ export function advance(
   if (candidates.length === 0 && event === undefined) throw new NoAutomaticEventError(from, events);
   if (candidates.length === 0) {
     const elsewhere = type.transitions.find((t) => t.event === event);
-    throw new InvalidEventError(
-      event!,
-      from,
-      events,
-      elsewhere?.from,
-      type.transitions.map((t) => t.event),
-    );
+    const all = type.transitions.map((t) => t.event);
+    throw new InvalidEventError(event!, from, events, elsewhere?.from, all);
   }
   // A state whose own guard does not hold (set by hand) is no place to go on from.
   const problem = stateProblem(type, view);
@@ -109,11 +95,8 @@ export function advance(
   // Guards judge approvals as they stand; the actions change the project as it was read.
   const judged = new JudgedView(view);
   const chosen = candidates.find((t) => !t.guard || type.guards[t.guard]!.check(judged.view));
-  if (!chosen)
-    throw blockedError(
-      from,
-      candidates.map((t) => describe(type, t, judged)),
-    );
+  const judge = (t: TransitionDef) => describe(type, t, judged);
+  if (!chosen) throw blockedError(from, candidates.map(judge));
 
   let project = view.project;
   for (const action of chosen.actions ?? []) {
@@ -160,21 +143,11 @@ function blockedError(from: string, options: TransitionOption[]): TransitionBloc
 }
 
 /** A way into a state whose guard does not hold on the data as it is now. */
-export interface UnmetEntry {
-  from: string;
-  event: string;
-  guard: string;
-  description: string;
-  hint: string;
-}
+type UnmetEntry = { from: string; event: string; guard: string; description: string; hint: string };
 
-/** The current state, which no way into it holds for (a state set by hand in the project file). */
-export interface StateProblem {
-  state: string;
-  unmet: UnmetEntry[];
-  /** The state to go back to: the latest of its history whose way in holds. */
-  back?: string;
-}
+// The current state, which no way into it holds for (a state set by hand in the project file); `back`: the state to go
+// back to, the latest of its history whose way in holds.
+export type StateProblem = { state: string; unmet: UnmetEntry[]; back?: string };
 
 /** A guard's `standing` (default: its check), or undefined when it reads evidence or unread task files. */
 function stands(guard: GuardDef, view: ProjectView): boolean | undefined {

@@ -6,16 +6,9 @@ import { defined } from './json.js';
 import type { RemoteClaim } from './claims.js';
 import type { Owner, TaskState } from './schemas.js';
 
-/** Who fires a transition: a worker (its agent id and session), else the user. */
-export interface Actor {
-  by: string;
-  /** The session it runs in (SOW_SESSION_ID): an identity of its own. */
-  session?: string;
-  /** A name that claims tasks (`--owner`, SOW_OWNER). */
-  owner?: string;
-  /** The person at the terminal, by name, when there is one (looked up only when a claim needs it). */
-  person?: string;
-}
+// Who fires a transition: a worker (its agent id, its session SOW_SESSION_ID), else the user; `owner` names who claims
+// tasks (`--owner`, SOW_OWNER), `person` who sits at the terminal (looked up only when a claim needs it).
+export type Actor = { by: string; session?: string; owner?: string; person?: string };
 
 export const DEFAULT_LEASE_SECONDS = 30 * 60;
 /** How many retired identities a task remembers (the latest). */

@@ -1,12 +1,8 @@
 // A command line as a POSIX shell parses it, so what a worker may run is never judged by a regular expression. Strict:
 // any operator, expansion, glob, assignment or invisible character makes it "not simple", saying what was found.
 
-export interface ShellWord {
-  /** The word as the command receives it: quotes and escapes removed. */
-  value: string;
-  /** The word as written. */
-  raw: string;
-}
+/** `value`: the word as the command receives it (quotes and escapes removed); `raw`: as written. */
+export type ShellWord = { value: string; raw: string };
 
 export type ShellParse = { simple: true; words: ShellWord[] } | { simple: false; found: string };
 

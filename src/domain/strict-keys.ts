@@ -1,17 +1,10 @@
 /** Configuration files are read strictly: an unknown key is a typo, named with its nearest known key. */
 import type { GenericSchema } from 'valibot';
 import { nearMiss } from './suggest.js';
-import { isRecord } from './json.js';
+import { defined, isRecord } from './json.js';
 
-export interface UnknownKey {
-  /** Dotted path of the unknown key, e.g. agents.bindngs. */
-  path: string;
-  key: string;
-  /** The known key it is a near miss of. */
-  suggestion?: string;
-  /** The keys that are known there. */
-  known: string[];
-}
+/** `path`: dotted, e.g. agents.bindngs; `suggestion`: the known key it is a near miss of; `known`: the keys there. */
+export type UnknownKey = { path: string; key: string; suggestion?: string; known: string[] };
 
 type Node = { type?: string; entries?: Record<string, Node>; wrapped?: Node; item?: Node; value?: Node };
 
@@ -40,7 +33,7 @@ function walk(node: Node | undefined, data: unknown, path: string[]): UnknownKey
     if (object && !Object.hasOwn(entries, key)) {
       const known = Object.keys(entries);
       const suggestion = nearMiss(key, known);
-      return { path: [...path, key].join('.'), key, known, ...(suggestion ? { suggestion } : {}) };
+      return { path: [...path, key].join('.'), key, known, ...defined({ suggestion }) };
     }
     const found = walk(schema, value, [...path, key]);
     if (found) return found;

@@ -4,7 +4,7 @@ import { processContext } from '../app/context.js';
 import type { CommandContext, CommandDef, CommandInput } from '../model/def.js';
 import { UsageError } from '../domain/errors.js';
 import { nearMiss } from '../domain/suggest.js';
-import { isRecord } from '../domain/json.js';
+import { defined, isRecord } from '../domain/json.js';
 
 /** What a call runs with: the workspace, the client's cancellation, and progress for long calls. */
 export interface ToolContext {
@@ -74,8 +74,7 @@ export function paramsOf(def: CommandDef): Param[] {
       kind: a.variadic ? 'list' : 'string',
       description: a.description ?? a.name,
       required: !a.optional && a.default === undefined,
-      ...(a.choices ? { choices: a.choices } : {}),
-      ...(a.default !== undefined ? { default: a.default } : {}),
+      ...defined({ choices: a.choices, default: a.default }),
       put(input, value) {
         if (a.variadic) input.args[i] = ((value as unknown[] | undefined) ?? []).map((v) => one(String(v)));
         else input.args[i] = value === undefined ? a.default : one(String(value));
@@ -101,8 +100,7 @@ export function paramsOf(def: CommandDef): Param[] {
       description: o.description,
       required: o.required === true && given === undefined,
       ...(omitted(long!) ? { hidden: true } : {}),
-      ...(o.choices ? { choices: o.choices } : {}),
-      ...(given !== undefined ? { default: given } : o.default !== undefined && !repeats ? { default: o.default } : {}),
+      ...defined({ choices: o.choices, default: given !== undefined ? given : repeats ? undefined : o.default }),
       put(input, v) {
         if (v === undefined) v = given;
         if (value === undefined) {
@@ -134,7 +132,7 @@ function schemaOf(p: Param): object {
   const item = p.choices ? { enum: p.choices } : { type: 'string' };
   const map = { type: 'object', additionalProperties: { type: 'string' } };
   const type = { boolean: { type: 'boolean' }, string: item, list: { type: 'array', items: item }, map }[p.kind];
-  return { ...type, ...(p.default !== undefined ? { default: p.default } : {}), description: p.description };
+  return { ...type, ...defined({ default: p.default }), description: p.description };
 }
 
 const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
