@@ -221,20 +221,18 @@ export const outOfIterations = (p: WorkPhase) =>
 /** Refuses `phases` metadata (of a review) that names an id that is not a work phase. */
 export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void {
   const known = idsOf(list);
-  const named =
-    Array.isArray(raw) || typeof raw === 'string'
-      ? phasesNamed(raw)
-      : raw === undefined || raw === null
-        ? []
-        : [String(raw)];
-  const unknown = named.find((id) => !known.includes(id));
+  const unknown = phasesNamed(raw).find((id) => !known.includes(id));
   if (unknown !== undefined) throw new WorkPhaseNotFoundError(unknown, known, 'the review names');
 }
 
-/** The ids a review's `phases` metadata names (R2,R3 or a list). */
-export function phasesNamed(raw: unknown): string[] {
+/** The ids a review's `phases` metadata names (R2,R3, a list, or one value). */
+function phasesNamed(raw: unknown): string[] {
   if (Array.isArray(raw)) return raw.map((s) => String(s).trim()).filter(Boolean);
-  return typeof raw === 'string' ? raw.split(/[\s,]+/).filter(Boolean) : [];
+  return raw === undefined || raw === null
+    ? []
+    : String(raw)
+        .split(/[\s,]+/)
+        .filter(Boolean);
 }
 
 /** plan.md (spec 002's template), rendered from the work phases. */
