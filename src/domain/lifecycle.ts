@@ -159,23 +159,6 @@ function blockedError(from: string, options: TransitionOption[]): TransitionBloc
   );
 }
 
-/** A way into a state whose guard does not hold on the data as it is now. */
-export interface UnmetEntry {
-  from: string;
-  event: string;
-  guard: string;
-  description: string;
-  hint: string;
-}
-
-/** The current state, which no way into it holds for (a state set by hand in the project file). */
-export interface StateProblem {
-  state: string;
-  unmet: UnmetEntry[];
-  /** The state to go back to: the latest of its history whose way in holds. */
-  back?: string;
-}
-
 /** A guard's `standing` (default: its check), or undefined when it reads evidence or unread task files. */
 function stands(guard: GuardDef, view: ProjectView): boolean | undefined {
   if (guard.evidence) return undefined;
@@ -184,28 +167,20 @@ function stands(guard: GuardDef, view: ProjectView): boolean | undefined {
 }
 
 /** The ways into `state` that do not hold, or undefined when one of them holds (or cannot be judged). */
-function unmetEntries(type: ProjectType, view: ProjectView, state: string): UnmetEntry[] | undefined {
+function unmetEntries(type: ProjectType, view: ProjectView, state: string) {
   if (state === type.initialState || type.states[state]?.final) return undefined;
   const ways = type.transitions.filter((t) => t.to === state);
-  if (ways.length === 0) return undefined;
-  const unmet: UnmetEntry[] = [];
-  for (const t of ways) {
-    const guard = t.guard ? type.guards[t.guard] : undefined;
-    if (!guard || stands(guard, view) !== false) return undefined;
-    unmet.push({
-      from: t.from,
-      event: t.event,
-      guard: t.guard!,
-      description: guard.description,
-      hint: guard.hint(view),
-    });
-  }
-  return unmet;
+  const guards = ways.map((t) => (t.guard ? type.guards[t.guard] : undefined));
+  if (ways.length === 0 || guards.some((guard) => !guard || stands(guard, view) !== false)) return undefined;
+  return ways.map((t, i) => {
+    const guard = guards[i]!;
+    return { from: t.from, event: t.event, guard: t.guard!, description: guard.description, hint: guard.hint(view) };
+  });
 }
 
 // Whether a guard into the current state holds on the data now: sow enters a state only through one, so a state none
 // holds for was set by hand or its data changed since. Cheap: reads no file.
-export function stateProblem(type: ProjectType, view: ProjectView): StateProblem | undefined {
+export function stateProblem(type: ProjectType, view: ProjectView) {
   const state = view.project.statechart.current_state;
   const unmet = unmetEntries(type, view, state);
   if (!unmet) return undefined;
@@ -222,6 +197,9 @@ export function stateProblem(type: ProjectType, view: ProjectView): StateProblem
     );
   return { state, unmet, ...(back ? { back } : {}) };
 }
+
+/** The current state, which no way into it holds for (a state set by hand), and the latest state to go back to. */
+export type StateProblem = NonNullable<ReturnType<typeof stateProblem>>;
 
 const STATE_FILE = `${PROJECT_DIR}/state.yaml`;
 
