@@ -9,8 +9,6 @@ export type CandidateSource =
 export interface TypeArgDef {
   readonly name: string;
   readonly description: string;
-  readonly optional?: boolean;
-  readonly complete?: CandidateSource;
 }
 
 export interface TypeOptionDef {
@@ -18,7 +16,6 @@ export interface TypeOptionDef {
   readonly flags: string;
   readonly description: string;
   readonly required?: boolean;
-  readonly complete?: CandidateSource;
 }
 
 /** Option values as commander gives them: a string, true for a switch, undefined when absent. */
@@ -38,8 +35,6 @@ export interface CommandResult {
 /** One session inside a read or a write: the project and its tasks, and the documents under .sow/. */
 export interface TypeSession {
   readonly now: string;
-  /** Who acts: a worker's agent id, else 'user'. */
-  readonly by: string;
   project(): Promise<ProjectState>;
   /** Writes only: the changed project, validated and written when the command succeeds. */
   setProject(project: ProjectState): void;
