@@ -59,13 +59,7 @@ export async function setPhaseField(
 
 // `phase set tasks_approved <value>`: only in the state that asks for it, and true only with tasks; true records what
 // it covers, false drops that record.
-async function approveTasks(
-  uow: UnitOfWork,
-  type: ProjectType,
-  project: ProjectState,
-  phase: string,
-  raw: string,
-): Promise<{ value: boolean; metadata: Record<string, unknown> }> {
+async function approveTasks(uow: UnitOfWork, type: ProjectType, project: ProjectState, phase: string, raw: string) {
   const def = type.taskApproval!;
   // A mistake of the command line (wrong phase, not a boolean) before one of the moment.
   checkMetadataOwner(type, phase, def.key);

@@ -34,23 +34,17 @@ export const unitsDir = (name: string) => `.sow/knowledge/breakdowns/${name}`;
 
 type Target = 'github' | 'files';
 
-interface UnitRow {
-  id: string;
-  title: string;
-  depends_on: string[];
-  status: 'published' | 'already_published' | 'would_publish';
-  issue?: number;
-  url?: string;
-  file?: string;
-}
+type Status = 'published' | 'already_published' | 'would_publish';
 
-const rowOf = (task: TaskState, dependsOn: string[], status: UnitRow['status'], p?: Publication): UnitRow => ({
+/** A unit as `publish` reports it: where it went (or goes), and what it depends on. */
+const rowOf = (task: TaskState, dependsOn: string[], status: Status, p?: Publication) => ({
   id: task.id,
   title: task.name,
   depends_on: dependsOn,
   status,
   ...placeOf(p),
 });
+type UnitRow = ReturnType<typeof rowOf>;
 
 /** The project is not in Publishing: the way there, with what blocks its first step. */
 async function notPublishing(s: TypeSession, type: ProjectType): Promise<SowError> {
