@@ -17,65 +17,45 @@ export const GUARDRAILS_HEADER = '# Guardrails\n\nRead before starting any itera
 
 const title = (p: ProjectState) => p.description || p.name;
 
-/** A document is unfinished while it holds one of these verbatim, so braces a person writes never count. */
-export const BRIEF_PLACEHOLDERS = {
-  domain: '{research|writing|analysis|planning|software}',
-  outcome: '{What the user wants to achieve}',
-  criterion1: '{Criterion 1}',
-  criterion2: '{Criterion 2}',
-  constraints: '{Time, format, scope constraints}',
-  notes: '{Additional context}',
-} as const;
-
-export const CONTEXT_PLACEHOLDERS = {
-  goal: '{One sentence}',
-  output: '{what it is}',
-  patterns: '{Any conventions or style notes}',
-  signals: '{R1: what shows it is complete}',
-} as const;
-
-export function briefTemplate(project: ProjectState, now: string): string {
-  const b = BRIEF_PLACEHOLDERS;
-  return `# ${title(project)}
-
-**Created:** ${now}
-**Domain:** ${b.domain}
+// The brief after its heading and date. A brief is unfinished while it holds one of the template's {placeholders}
+// verbatim, so braces a person writes never count.
+const BRIEF_BODY = `**Domain:** {research|writing|analysis|planning|software}
 
 ## Outcome Needed
-${b.outcome}
+{What the user wants to achieve}
 
 ## Done When
-- ${b.criterion1}
-- ${b.criterion2}
+- {Criterion 1}
+- {Criterion 2}
 
 ## Constraints
-- ${b.constraints}
+- {Time, format, scope constraints}
 
 ## Notes
-${b.notes}
+{Additional context}
 `;
-}
+export const BRIEF_PLACEHOLDERS: readonly string[] = BRIEF_BODY.match(/\{[^}\n]+\}/g)!;
 
-export function contextTemplate(project: ProjectState): string {
-  const c = CONTEXT_PLACEHOLDERS;
-  return `# ${title(project)} Context
+export const briefTemplate = (project: ProjectState, now: string) =>
+  `# ${title(project)}\n\n**Created:** ${now}\n${BRIEF_BODY}`;
+
+export const contextTemplate = (project: ProjectState) => `# ${title(project)} Context
 
 <!-- Keep it under 200 words: every iteration reads it. -->
 
-**Goal:** ${c.goal}
+**Goal:** {One sentence}
 
-**Approach:** ${c.goal}
+**Approach:** {One sentence}
 
 **Key outputs:**
-- \`outputs/…\` — ${c.output}
+- \`outputs/…\` — {what it is}
 
 **Patterns to follow:**
-- ${c.patterns}
+- {Any conventions or style notes}
 
 **Phase signals:**
-- ${c.signals}
+- {R1: what shows it is complete}
 `;
-}
 
 export const DOMAINS = ['research', 'writing', 'analysis', 'planning', 'software'] as const;
 

@@ -45,7 +45,7 @@ import {
 const brief = doc(
   'brief',
   'The brief (brief.md): the outcome needed, done-when criteria, constraints; approving it ends discovery',
-  { approvable: true, placeholders: Object.values(BRIEF_PLACEHOLDERS) },
+  { approvable: true, placeholders: BRIEF_PLACEHOLDERS },
 );
 const plan = doc('plan', 'The plan (plan.md), rendered by sow from the work phases; approving it starts the work', {
   approvable: true,
