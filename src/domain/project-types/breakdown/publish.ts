@@ -15,7 +15,6 @@ import type {
 } from '../../type-commands.js';
 import type { ProjectType } from '../../project-type.js';
 import {
-  describePublication,
   placeOf,
   publicationOf,
   publishOrder,
@@ -247,9 +246,7 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     } catch (err) {
       const published = rows.filter((r) => r.status === 'published');
       if (!(err instanceof SowError) || published.length === 0) throw err;
-      const so = published
-        .map((r) => `${r.id} (${describePublication(r.issue !== undefined ? { issue: r.issue } : { file: r.file! })})`)
-        .join(', ');
+      const so = published.map((r) => `${r.id} (${r.issue !== undefined ? `#${r.issue}` : r.file})`).join(', ');
       throw alsoSay(
         err,
         `published and recorded before it failed: ${so}; run 'sow breakdown publish' again to publish the rest`,

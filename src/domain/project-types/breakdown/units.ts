@@ -29,11 +29,6 @@ export const placeOf = (p: Publication | undefined) => ({
   ...(p && 'file' in p ? { file: p.file } : {}),
 });
 
-/** `#12 https://…` or the file's path. */
-export function describePublication(p: Publication): string {
-  return 'issue' in p ? `#${p.issue}${p.url ? ` ${p.url}` : ''}` : p.file;
-}
-
 /** A unit's spec outputs, with their indexes among the task's outputs. */
 export function specsOf(task: TaskState): { index: number; artifact: Artifact }[] {
   return task.outputs.flatMap((artifact, index) => (artifact.type === SPEC ? [{ index, artifact }] : []));
