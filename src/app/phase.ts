@@ -18,12 +18,7 @@ import type { ProjectType } from '../domain/project-type.js';
 import type { ProjectState } from '../domain/schemas.js';
 import { taskRow } from './ownership.js';
 
-export async function setPhaseField(
-  ctx: AppContext,
-  field: string,
-  raw: string,
-  requested?: string,
-): Promise<{ phase: string; field: string; value: unknown }> {
+export async function setPhaseField(ctx: AppContext, field: string, raw: string, requested?: string) {
   return update(ctx, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
@@ -79,11 +74,7 @@ async function approveTasks(uow: UnitOfWork, type: ProjectType, project: Project
   };
 }
 
-export async function getPhaseField(
-  ctx: AppContext,
-  field: string,
-  requested?: string,
-): Promise<{ phase: string; field: string; value: unknown }> {
+export async function getPhaseField(ctx: AppContext, field: string, requested?: string) {
   return Reader.read(ctx, async (reader) => {
     const name = selectPhase(reader.type, reader.project, requested);
     const phase = phaseOf(reader.project, name);

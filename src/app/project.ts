@@ -195,11 +195,7 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions) {
   });
 }
 
-export async function setProjectField(
-  ctx: AppContext,
-  field: string,
-  raw: string,
-): Promise<{ field: string; value: unknown }> {
+export async function setProjectField(ctx: AppContext, field: string, raw: string) {
   // Moving the project to the checked-out branch is the one write allowed from another branch.
   const moving = field === 'branch';
   return update(

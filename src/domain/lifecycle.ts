@@ -4,7 +4,7 @@ import { JudgedView, withdrawalSentence, type Withdrawal } from './approvals.js'
 import { PROJECT_DIR } from './artifacts.js';
 import { errorClass, InvalidEventError, NoAutomaticEventError, TransitionBlockedError } from './errors.js';
 import type { GuardDef, ProjectType, ProjectView, TransitionDef } from './project-type.js';
-import type { HistoryEntry, ProjectState } from './schemas.js';
+import type { HistoryEntry } from './schemas.js';
 
 export interface TransitionOption {
   event: string;
@@ -56,11 +56,7 @@ export function listTransitions(type: ProjectType, view: ProjectView): Transitio
 }
 
 /** The shortest way by automatic transitions to a state where `wanted` holds, with its first step judged. */
-export function routeTo(
-  type: ProjectType,
-  view: ProjectView,
-  wanted: (state: string) => boolean,
-): { steps: string[]; first: TransitionOption } | undefined {
+export function routeTo(type: ProjectType, view: ProjectView, wanted: (state: string) => boolean) {
   const judged = new JudgedView(view);
   const start = view.project.statechart.current_state;
   const seen = new Map<string, TransitionDef[]>([[start, []]]);
@@ -81,13 +77,7 @@ export function routeTo(
 
 // Fires `event`, or the first automatic event whose guard holds: runs its actions and appends to the history. Throws
 // TransitionBlockedError when no guard holds, InvalidEventError for an event the state does not have.
-export function advance(
-  type: ProjectType,
-  view: ProjectView,
-  now: string,
-  actor: Actor,
-  event?: string,
-): { from: string; to: string; event: string; project: ProjectState } {
+export function advance(type: ProjectType, view: ProjectView, now: string, actor: Actor, event?: string) {
   const from = view.project.statechart.current_state;
   const options = type.transitions.filter((t) => t.from === from);
   const candidates = options.filter((t) => (event === undefined ? t.automatic : t.event === event));
