@@ -6,17 +6,8 @@ import { errorClass, InvalidEventError, NoAutomaticEventError, TransitionBlocked
 import type { GuardDef, ProjectType, ProjectView, TransitionDef } from './project-type.js';
 import type { HistoryEntry } from './schemas.js';
 
-export interface TransitionOption {
-  event: string;
-  to: string;
-  guard?: string;
-  guardDescription?: string;
-  blocked: boolean;
-  hint?: string;
-  /** Approvals the blocked guard read that were given and no longer count (what changed since). */
-  withdrawn?: Withdrawal[];
-  automatic: boolean;
-}
+/** A transition out of the current state: its guard, and whether it blocks now (with the approvals it read lapsed). */
+export type TransitionOption = ReturnType<typeof describe>;
 
 /** Every sentence a guard's description (a clause) is put in, so each reads for every guard (lifecycle.test.ts). */
 export const guardSentence = {
@@ -25,7 +16,7 @@ export const guardSentence = {
 };
 
 /** A transition out of the current state, judged with approvals as they stand (a changed document's lapsed). */
-function describe(type: ProjectType, t: TransitionDef, judged: JudgedView): TransitionOption {
+function describe(type: ProjectType, t: TransitionDef, judged: JudgedView) {
   const guard = t.guard ? type.guards[t.guard] : undefined;
   const { value: blocked, withdrawn } = guard ? judged.watch((v) => !guard.check(v)) : { value: false, withdrawn: [] };
   const all = guard && blocked ? [...withdrawn, ...(guard.withdrawals?.(judged.view) ?? [])] : [];
