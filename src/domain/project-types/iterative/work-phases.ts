@@ -1,7 +1,7 @@
 // Work phases (R1…Rn) in the execute phase's metadata, changed only by `sow iter`: pending → in_progress → confirming
 // → verifying → done (issues found: back to in_progress), plus blocked (with a note) and timeout (maximum used up).
 import { PROJECT_DIR } from '../../artifacts.js';
-import { errorClass } from '../../errors.js';
+import { errorClass, given } from '../../errors.js';
 import { isRecord } from '../../json.js';
 import { relativeInside } from '../../paths.js';
 import { nearMiss } from '../../suggest.js';
@@ -65,11 +65,7 @@ export class WorkPhaseNotFoundError extends errorClass(
 ) {}
 
 /** A move the phase's lifecycle does not allow now (exit 3), with the way forward. */
-export class WorkPhaseBlockedError extends errorClass(
-  'WORK_PHASE_BLOCKED',
-  'blocked',
-  (message: string, hint: string, details: Record<string, unknown> = {}) => [message, hint, details],
-) {}
+export class WorkPhaseBlockedError extends errorClass('WORK_PHASE_BLOCKED', 'blocked', given) {}
 
 const STATUSES: ReadonlySet<string> = new Set(WORK_STATUSES);
 
