@@ -6,10 +6,7 @@ import type { ProjectState, TaskState } from './schemas.js';
 export type CandidateSource =
   'task-id' | 'agent' | 'phase' | 'event' | 'ref' | 'check' | 'task-status' | 'project-type' | 'artifact-type';
 
-export interface TypeArgDef {
-  readonly name: string;
-  readonly description: string;
-}
+export type TypeArgDef = { readonly name: string; readonly description: string };
 
 export interface TypeOptionDef {
   /** commander's form: '--did <text>', '--signal', '--max <n>'. */
