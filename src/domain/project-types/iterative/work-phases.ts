@@ -2,7 +2,7 @@
 // → verifying → done (issues found: back to in_progress), plus blocked (with a note) and timeout (maximum used up).
 import { PROJECT_DIR } from '../../artifacts.js';
 import { errorClass, given } from '../../errors.js';
-import { isRecord } from '../../json.js';
+import { defined, isRecord } from '../../json.js';
 import { relativeInside } from '../../paths.js';
 import { nearMiss } from '../../suggest.js';
 import { findCycle } from '../../tasks.js';
@@ -123,11 +123,7 @@ export const settle = (p: WorkPhase): WorkPhase =>
 /** Stores the list (settled, without empty fields). */
 export function withWorkPhases(project: ProjectState, list: readonly WorkPhase[]): ProjectState {
   const execute = phaseOf(project, EXECUTE);
-  const stored = list.map((p) => {
-    const q: WorkPhase = { ...settle(p) };
-    for (const key of Object.keys(q) as (keyof WorkPhase)[]) if (q[key] === undefined) delete q[key];
-    return q;
-  });
+  const stored = list.map((p) => defined({ ...settle(p) }));
   return withPhase(project, EXECUTE, { ...execute, metadata: { ...execute.metadata, [WORK_PHASES_KEY]: stored } });
 }
 
