@@ -52,11 +52,10 @@ const log: TypeCommandDef = {
     'Lifecycle: pending → in_progress → (--remaining None --signal) confirming → (one more iteration finding ' +
     'nothing) verifying → (sow iter verify --pass) done.',
   async run(ctx, [id], opts) {
-    const blockers = str(opts, 'blockers');
     const input = {
       did: str(opts, 'did')!,
       remaining: str(opts, 'remaining')!,
-      ...(blockers !== undefined ? { blockers } : {}),
+      blockers: str(opts, 'blockers'),
       signal: opts['signal'] === true,
     };
     checkSignal(id!, input);
