@@ -1,12 +1,11 @@
 /** The lifecycle engine: one pure transition function over a project type's table, the only reader of it. */
 import type { Actor } from './ownership.js';
-import { JudgedView, withdrawalSentence, type Withdrawal } from './approvals.js';
+import { JudgedView, withdrawalSentence } from './approvals.js';
 import { PROJECT_DIR } from './artifacts.js';
 import { errorClass, InvalidEventError, NoAutomaticEventError, TransitionBlockedError } from './errors.js';
 import type { GuardDef, ProjectType, ProjectView, TransitionDef } from './project-type.js';
-import type { HistoryEntry } from './schemas.js';
+import type { HistoryEntry, ProjectState } from './schemas.js';
 
-/** A transition out of the current state: its guard, and whether it blocks now (with the approvals it read lapsed). */
 export type TransitionOption = ReturnType<typeof describe>;
 
 /** Every sentence a guard's description (a clause) is put in, so each reads for every guard (lifecycle.test.ts). */
@@ -15,7 +14,8 @@ export const guardSentence = {
   when: (clause: string): string => `when ${clause}`,
 };
 
-/** A transition out of the current state, judged with approvals as they stand (a changed document's lapsed). */
+// A transition out of the current state, judged with approvals as they stand (a changed document's lapsed);
+// `withdrawn`: approvals the blocked guard read that were given and no longer count (what changed since).
 function describe(type: ProjectType, t: TransitionDef, judged: JudgedView) {
   const guard = t.guard ? type.guards[t.guard] : undefined;
   const { value: blocked, withdrawn } = guard ? judged.watch((v) => !guard.check(v)) : { value: false, withdrawn: [] };
@@ -68,7 +68,13 @@ export function routeTo(type: ProjectType, view: ProjectView, wanted: (state: st
 
 // Fires `event`, or the first automatic event whose guard holds: runs its actions and appends to the history. Throws
 // TransitionBlockedError when no guard holds, InvalidEventError for an event the state does not have.
-export function advance(type: ProjectType, view: ProjectView, now: string, actor: Actor, event?: string) {
+export function advance(
+  type: ProjectType,
+  view: ProjectView,
+  now: string,
+  actor: Actor,
+  event?: string,
+): { from: string; to: string; event: string; project: ProjectState } {
   const from = view.project.statechart.current_state;
   const options = type.transitions.filter((t) => t.from === from);
   const candidates = options.filter((t) => (event === undefined ? t.automatic : t.event === event));
@@ -76,13 +82,8 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
   if (candidates.length === 0 && event === undefined) throw new NoAutomaticEventError(from, events);
   if (candidates.length === 0) {
     const elsewhere = type.transitions.find((t) => t.event === event);
-    throw new InvalidEventError(
-      event!,
-      from,
-      events,
-      elsewhere?.from,
-      type.transitions.map((t) => t.event),
-    );
+    const all = type.transitions.map((t) => t.event);
+    throw new InvalidEventError(event!, from, events, elsewhere?.from, all);
   }
   // A state whose own guard does not hold (set by hand) is no place to go on from.
   const problem = stateProblem(type, view);
@@ -90,11 +91,8 @@ export function advance(type: ProjectType, view: ProjectView, now: string, actor
   // Guards judge approvals as they stand; the actions change the project as it was read.
   const judged = new JudgedView(view);
   const chosen = candidates.find((t) => !t.guard || type.guards[t.guard]!.check(judged.view));
-  if (!chosen)
-    throw blockedError(
-      from,
-      candidates.map((t) => describe(type, t, judged)),
-    );
+  const judge = (t: TransitionDef) => describe(type, t, judged);
+  if (!chosen) throw blockedError(from, candidates.map(judge));
 
   let project = view.project;
   for (const action of chosen.actions ?? []) {
@@ -140,6 +138,13 @@ function blockedError(from: string, options: TransitionOption[]): TransitionBloc
   );
 }
 
+/** A way into a state whose guard does not hold on the data as it is now. */
+type UnmetEntry = { from: string; event: string; guard: string; description: string; hint: string };
+
+// The current state, which no way into it holds for (a state set by hand in the project file); `back`: the state to go
+// back to, the latest of its history whose way in holds.
+export type StateProblem = { state: string; unmet: UnmetEntry[]; back?: string };
+
 /** A guard's `standing` (default: its check), or undefined when it reads evidence or unread task files. */
 function stands(guard: GuardDef, view: ProjectView): boolean | undefined {
   if (guard.evidence) return undefined;
@@ -148,7 +153,7 @@ function stands(guard: GuardDef, view: ProjectView): boolean | undefined {
 }
 
 /** The ways into `state` that do not hold, or undefined when one of them holds (or cannot be judged). */
-function unmetEntries(type: ProjectType, view: ProjectView, state: string) {
+function unmetEntries(type: ProjectType, view: ProjectView, state: string): UnmetEntry[] | undefined {
   if (state === type.initialState || type.states[state]?.final) return undefined;
   const ways = type.transitions.filter((t) => t.to === state);
   const guards = ways.map((t) => (t.guard ? type.guards[t.guard] : undefined));
@@ -161,7 +166,7 @@ function unmetEntries(type: ProjectType, view: ProjectView, state: string) {
 
 // Whether a guard into the current state holds on the data now: sow enters a state only through one, so a state none
 // holds for was set by hand or its data changed since. Cheap: reads no file.
-export function stateProblem(type: ProjectType, view: ProjectView) {
+export function stateProblem(type: ProjectType, view: ProjectView): StateProblem | undefined {
   const state = view.project.statechart.current_state;
   const unmet = unmetEntries(type, view, state);
   if (!unmet) return undefined;
@@ -178,9 +183,6 @@ export function stateProblem(type: ProjectType, view: ProjectView) {
     );
   return { state, unmet, ...(back ? { back } : {}) };
 }
-
-/** The current state, which no way into it holds for (a state set by hand), and the latest state to go back to. */
-export type StateProblem = NonNullable<ReturnType<typeof stateProblem>>;
 
 const STATE_FILE = `${PROJECT_DIR}/state.yaml`;
 
