@@ -81,13 +81,7 @@ function checkFile(uow: UnitOfWork, slot: ArtifactSlot, artifact: Artifact): voi
 
 // The artifact stamped with its file's content as this command leaves it (a rendered document as rendered); unstamped
 // when not approved. An approval counts only while the file keeps that content.
-function stamped(
-  uow: UnitOfWork,
-  type: ProjectType,
-  project: ProjectState,
-  slot: ArtifactSlot,
-  artifact: Artifact,
-): Artifact {
+function stamped(uow: UnitOfWork, type: ProjectType, project: ProjectState, slot: ArtifactSlot, artifact: Artifact) {
   // Only documents are approved: a file of the code base has no approval to hold.
   if (artifact.approved !== true || (typeOf(slot, artifact)?.root ?? 'project') !== 'project')
     return stampApproval(artifact, undefined);
@@ -129,12 +123,7 @@ async function modify(ctx: AppContext, owner: ArtifactHolder, direction: Directi
   });
 }
 
-export async function addArtifact(
-  ctx: AppContext,
-  owner: ArtifactHolder,
-  direction: Direction,
-  input: NewArtifact,
-): Promise<Placed> {
+export async function addArtifact(ctx: AppContext, owner: ArtifactHolder, direction: Direction, input: NewArtifact) {
   return modify(ctx, owner, direction, (list, slot, uow, stamp) => {
     const created = createArtifact(slot, { ...input, path: realPath(input.path) }, uow.now, uow.root);
     checkFile(uow, slot, created);
@@ -182,23 +171,14 @@ export async function setArtifact(
   });
 }
 
-export async function removeArtifact(
-  ctx: AppContext,
-  owner: ArtifactHolder,
-  direction: Direction,
-  index: number,
-): Promise<Placed> {
+export async function removeArtifact(ctx: AppContext, owner: ArtifactHolder, direction: Direction, index: number) {
   return modify(ctx, owner, direction, (list, slot) => {
     const artifact = artifactAt(list, index, slot);
     return { list: list.filter((_, i) => i !== index), index, artifact };
   });
 }
 
-export async function listArtifacts(
-  ctx: AppContext,
-  owner: ArtifactHolder,
-  direction: Direction,
-): Promise<{ owner: string; artifacts: Artifact[] }> {
+export async function listArtifacts(ctx: AppContext, owner: ArtifactHolder, direction: Direction) {
   return Reader.read(ctx, async (reader) => {
     const { name, list } = await readerOwner(reader, owner, direction);
     return { owner: name, artifacts: list };
@@ -210,12 +190,7 @@ const readerOwner = (reader: Reader, owner: ArtifactHolder, direction: Direction
 
 // `input|output show`: the text of an artifact's file, named by its owner and index, never by a path from outside, and
 // read through the confined read every document goes through (inside the repository, no link out, at most 8 MB).
-export async function showArtifact(
-  ctx: AppContext,
-  owner: ArtifactHolder,
-  direction: Direction,
-  index: number,
-): Promise<{ index: number; artifact: Artifact; file: string; text: string | null }> {
+export async function showArtifact(ctx: AppContext, owner: ArtifactHolder, direction: Direction, index: number) {
   return Reader.read(
     ctx,
     async (reader) => {

@@ -9,10 +9,7 @@ import { processContext } from './context.js';
 import { refInfos } from './refs.js';
 import { Reader } from './workspace.js';
 
-export interface Candidate {
-  value: string;
-  description?: string;
-}
+export type Candidate = { value: string; description?: string };
 
 const quietly = <T>(cwd: string, fn: (reader: Reader) => Promise<T> | T): Promise<T> =>
   Reader.read(processContext(cwd), fn, { otherBranch: 'quiet' });

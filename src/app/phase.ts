@@ -18,12 +18,7 @@ import type { ProjectType } from '../domain/project-type.js';
 import type { ProjectState } from '../domain/schemas.js';
 import { taskRow } from './ownership.js';
 
-export async function setPhaseField(
-  ctx: AppContext,
-  field: string,
-  raw: string,
-  requested?: string,
-): Promise<{ phase: string; field: string; value: unknown }> {
+export async function setPhaseField(ctx: AppContext, field: string, raw: string, requested?: string) {
   return update(ctx, async (uow) => {
     const project = await uow.project();
     const type = await uow.type();
@@ -59,13 +54,7 @@ export async function setPhaseField(
 
 // `phase set tasks_approved <value>`: only in the state that asks for it, and true only with tasks; true records what
 // it covers, false drops that record.
-async function approveTasks(
-  uow: UnitOfWork,
-  type: ProjectType,
-  project: ProjectState,
-  phase: string,
-  raw: string,
-): Promise<{ value: boolean; metadata: Record<string, unknown> }> {
+async function approveTasks(uow: UnitOfWork, type: ProjectType, project: ProjectState, phase: string, raw: string) {
   const def = type.taskApproval!;
   // A mistake of the command line (wrong phase, not a boolean) before one of the moment.
   checkMetadataOwner(type, phase, def.key);
@@ -85,11 +74,7 @@ async function approveTasks(
   };
 }
 
-export async function getPhaseField(
-  ctx: AppContext,
-  field: string,
-  requested?: string,
-): Promise<{ phase: string; field: string; value: unknown }> {
+export async function getPhaseField(ctx: AppContext, field: string, requested?: string) {
   return Reader.read(ctx, async (reader) => {
     const name = selectPhase(reader.type, reader.project, requested);
     const phase = phaseOf(reader.project, name);

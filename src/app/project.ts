@@ -20,6 +20,7 @@ import {
   isProjectName,
   PROJECT_FIELDS,
   PROJECT_NAME_RULE,
+  type NewProjectSpec,
 } from '../domain/project.js';
 import { DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
 import type { ProjectType } from '../domain/project-type.js';
@@ -47,22 +48,10 @@ import { quoted, shown } from '../domain/display.js';
 
 const DEFAULT_BRANCHES = ['main', 'master'];
 
-export interface NewProjectOptions {
-  name: string;
-  description: string;
-  branch?: string;
-  planning: boolean;
-  type?: string;
-}
+/** What `project new` is given: the project's spec, with the branch to hold it and its type if named. */
+export type NewProjectOptions = Omit<NewProjectSpec, 'branch' | 'baseBranch'> & { branch?: string; type?: string };
 
-export interface NewProjectResult {
-  project: ProjectState;
-  branch: string;
-  createdBranch: boolean;
-  switchedBranch: boolean;
-  /** The repository root whose .sow/ this command initialised (there was none). */
-  initialised?: string;
-}
+export type NewProjectResult = Awaited<ReturnType<typeof newProject>>;
 
 /** Says what `project new` found in .sow/project/, and the way out that works from here. */
 async function existingProjectError(root: string, here: string | undefined): Promise<SowError> {
@@ -131,10 +120,7 @@ const typeFor = async (opts: NewProjectOptions, here: string | undefined): Promi
     : ((await typeOfBranch(opts.branch ?? here)) ?? projectType(DEFAULT_TYPE));
 
 /** What `project new` decides before it changes anything, and the refusals that need no .sow/. */
-async function planNewProject(
-  root: string,
-  opts: NewProjectOptions,
-): Promise<{ type: ProjectType; here: string | undefined; target: string | undefined }> {
+async function planNewProject(root: string, opts: NewProjectOptions) {
   const here = head(root).branch;
   const type = await typeFor(opts, here);
   // A type the branch's prefix implies (explore/…) is known only here, before any switch.
@@ -175,7 +161,7 @@ async function initialiseFor(cwd: string, opts: NewProjectOptions): Promise<stri
   return initWorkspace(cwd).root;
 }
 
-export async function newProject(ctx: AppContext, opts: NewProjectOptions): Promise<NewProjectResult> {
+export async function newProject(ctx: AppContext, opts: NewProjectOptions) {
   // The command line first: its mistakes come before anything the repository could refuse.
   checkProjectName(opts.name);
   if (opts.type !== undefined) checkPlanning(await projectType(opts.type), opts.planning);
@@ -209,11 +195,7 @@ export async function newProject(ctx: AppContext, opts: NewProjectOptions): Prom
   });
 }
 
-export async function setProjectField(
-  ctx: AppContext,
-  field: string,
-  raw: string,
-): Promise<{ field: string; value: unknown }> {
+export async function setProjectField(ctx: AppContext, field: string, raw: string) {
   // Moving the project to the checked-out branch is the one write allowed from another branch.
   const moving = field === 'branch';
   return update(

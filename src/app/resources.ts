@@ -35,10 +35,7 @@ export async function listResources(ctx: AppContext) {
 }
 
 /** The text of the file a `sow://project/<path>` URI names. */
-export async function readResource(
-  ctx: AppContext,
-  uri: string,
-): Promise<{ uri: string; mimeType: string; text: string }> {
+export async function readResource(ctx: AppContext, uri: string) {
   if (!uri.startsWith(RESOURCE_SCHEME))
     throw new ResourceNotFoundError(uri, `sow's resources start with ${RESOURCE_SCHEME}`);
   let path: string;

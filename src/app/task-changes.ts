@@ -96,13 +96,7 @@ function workerPlace(root: string, task: TaskState): { rel: string; branch: stri
 
 // The changes at `cwd` against `base` (of the working tree, or `tip`), outside .sow/, of the files `only` names if any;
 // with `untracked`, new files too, each whole.
-function changesIn(
-  cwd: string,
-  base: string | undefined,
-  only: readonly string[],
-  untracked: boolean,
-  tip?: string,
-): { files: FileChange[]; truncated: boolean } {
+function changesIn(cwd: string, base: string | undefined, only: readonly string[], untracked: boolean, tip?: string) {
   const files: FileChange[] = [];
   let more = false;
   for (const file of only.length ? only : [null]) {

@@ -19,7 +19,7 @@ import { isRecord } from '../domain/json.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
 import { warn } from '../adapters/notices.js';
 import { githubRepo } from './github.js';
-import { actor, withRootLock, type UnitOfWork } from './unit-of-work.js';
+import { withRootLock, type UnitOfWork } from './unit-of-work.js';
 import { openRoot, Reader, update } from './workspace.js';
 
 export class WrongProjectTypeError extends errorClass(
@@ -40,7 +40,6 @@ function sessionOf(r: Reader | UnitOfWork): TypeSession {
   const uow = r instanceof Reader ? undefined : r;
   return {
     now: uow ? uow.now : r.ctx.now(),
-    by: uow ? uow.actor.by : actor(r.ctx.env).by,
     project: async () => (uow ? uow.project() : (r as Reader).project),
     setProject: uow ? (p) => uow.setProject(p) : refuse,
     task: (id) => r.task(id),

@@ -182,14 +182,10 @@ export function taskApprovalChanges(def: TaskApprovalDef, view: ProjectView): st
 export function taskApprovalWithdrawal(def: TaskApprovalDef, view: ProjectView): Withdrawal | undefined {
   if (view.project.phases[def.phase]?.metadata[def.key] !== true) return undefined;
   const changed = taskApprovalChanges(def, view);
-  return changed.length
-    ? { what: 'the tasks', changed: shortList(changed), again: `sow phase set ${def.key} true` }
-    : undefined;
-}
-
-/** At most eight changes are named; the rest are counted. */
-function shortList(changes: readonly string[]): string[] {
-  return changes.length <= 8 ? [...changes] : [...changes.slice(0, 8), `${changes.length - 8} more`];
+  if (changed.length === 0) return undefined;
+  // At most eight changes are named; the rest are counted.
+  const named = changed.length <= 8 ? changed : [...changed.slice(0, 8), `${changed.length - 8} more`];
+  return { what: 'the tasks', changed: named, again: `sow phase set ${def.key} true` };
 }
 
 /** `phase set tasks_approved` outside the state that asks for it (exit 3, as a guard). */

@@ -47,11 +47,7 @@ export function listTransitions(type: ProjectType, view: ProjectView): Transitio
 }
 
 /** The shortest way by automatic transitions to a state where `wanted` holds, with its first step judged. */
-export function routeTo(
-  type: ProjectType,
-  view: ProjectView,
-  wanted: (state: string) => boolean,
-): { steps: string[]; first: TransitionOption } | undefined {
+export function routeTo(type: ProjectType, view: ProjectView, wanted: (state: string) => boolean) {
   const judged = new JudgedView(view);
   const start = view.project.statechart.current_state;
   const seen = new Map<string, TransitionDef[]>([[start, []]]);
@@ -160,20 +156,12 @@ function stands(guard: GuardDef, view: ProjectView): boolean | undefined {
 function unmetEntries(type: ProjectType, view: ProjectView, state: string): UnmetEntry[] | undefined {
   if (state === type.initialState || type.states[state]?.final) return undefined;
   const ways = type.transitions.filter((t) => t.to === state);
-  if (ways.length === 0) return undefined;
-  const unmet: UnmetEntry[] = [];
-  for (const t of ways) {
-    const guard = t.guard ? type.guards[t.guard] : undefined;
-    if (!guard || stands(guard, view) !== false) return undefined;
-    unmet.push({
-      from: t.from,
-      event: t.event,
-      guard: t.guard!,
-      description: guard.description,
-      hint: guard.hint(view),
-    });
-  }
-  return unmet;
+  const guards = ways.map((t) => (t.guard ? type.guards[t.guard] : undefined));
+  if (ways.length === 0 || guards.some((guard) => !guard || stands(guard, view) !== false)) return undefined;
+  return ways.map((t, i) => {
+    const guard = guards[i]!;
+    return { from: t.from, event: t.event, guard: t.guard!, description: guard.description, hint: guard.hint(view) };
+  });
 }
 
 // Whether a guard into the current state holds on the data now: sow enters a state only through one, so a state none

@@ -75,10 +75,7 @@ export function initialProject(type: ProjectType, spec: NewProjectSpec, now: str
 }
 
 /** What the schema cannot see (a state or phase the type lacks): the first problem, with its field path. */
-export function projectProblem(
-  type: ProjectType,
-  project: ProjectState,
-): { path: string; message: string } | undefined {
+export function projectProblem(type: ProjectType, project: ProjectState) {
   const state = project.statechart.current_state;
   if (!Object.hasOwn(type.states, state) || type.states[state]!.final) {
     const valid = Object.keys(type.states).filter((s) => !type.states[s]!.final);

@@ -6,19 +6,13 @@ import type { ProjectState, TaskState } from './schemas.js';
 export type CandidateSource =
   'task-id' | 'agent' | 'phase' | 'event' | 'ref' | 'check' | 'task-status' | 'project-type' | 'artifact-type';
 
-export interface TypeArgDef {
-  readonly name: string;
-  readonly description: string;
-  readonly optional?: boolean;
-  readonly complete?: CandidateSource;
-}
+export type TypeArgDef = { readonly name: string; readonly description: string };
 
 export interface TypeOptionDef {
   /** commander's form: '--did <text>', '--signal', '--max <n>'. */
   readonly flags: string;
   readonly description: string;
   readonly required?: boolean;
-  readonly complete?: CandidateSource;
 }
 
 /** Option values as commander gives them: a string, true for a switch, undefined when absent. */
@@ -38,8 +32,6 @@ export interface CommandResult {
 /** One session inside a read or a write: the project and its tasks, and the documents under .sow/. */
 export interface TypeSession {
   readonly now: string;
-  /** Who acts: a worker's agent id, else 'user'. */
-  readonly by: string;
   project(): Promise<ProjectState>;
   /** Writes only: the changed project, validated and written when the command succeeds. */
   setProject(project: ProjectState): void;

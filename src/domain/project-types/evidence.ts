@@ -104,10 +104,7 @@ export function evidenceGuard(moment: 'finalize' | 'task_complete', phase: strin
 }
 
 /** The evidence a guard of the current state reads (see GuardDef.evidence), if one does. */
-export function evidenceNeeded(
-  type: ProjectType,
-  view: Pick<ProjectView, 'project'>,
-): NonNullable<GuardDef['evidence']> | undefined {
+export function evidenceNeeded(type: ProjectType, view: Pick<ProjectView, 'project'>) {
   const state = view.project.statechart.current_state;
   const ways = type.transitions.filter((t) => t.from === state && t.guard !== undefined);
   return ways.map((t) => type.guards[t.guard!]?.evidence).find((needs) => needs !== undefined);

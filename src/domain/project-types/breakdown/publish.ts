@@ -15,7 +15,6 @@ import type {
 } from '../../type-commands.js';
 import type { ProjectType } from '../../project-type.js';
 import {
-  describePublication,
   placeOf,
   publicationOf,
   publishOrder,
@@ -34,23 +33,17 @@ export const unitsDir = (name: string) => `.sow/knowledge/breakdowns/${name}`;
 
 type Target = 'github' | 'files';
 
-interface UnitRow {
-  id: string;
-  title: string;
-  depends_on: string[];
-  status: 'published' | 'already_published' | 'would_publish';
-  issue?: number;
-  url?: string;
-  file?: string;
-}
+type Status = 'published' | 'already_published' | 'would_publish';
 
-const rowOf = (task: TaskState, dependsOn: string[], status: UnitRow['status'], p?: Publication): UnitRow => ({
+/** A unit as `publish` reports it: where it went (or goes), and what it depends on. */
+const rowOf = (task: TaskState, dependsOn: string[], status: Status, p?: Publication) => ({
   id: task.id,
   title: task.name,
   depends_on: dependsOn,
   status,
   ...placeOf(p),
 });
+type UnitRow = ReturnType<typeof rowOf>;
 
 /** The project is not in Publishing: the way there, with what blocks its first step. */
 async function notPublishing(s: TypeSession, type: ProjectType): Promise<SowError> {
@@ -253,9 +246,7 @@ async function publish(type: () => ProjectType, ctx: TypeCommandContext, opts: T
     } catch (err) {
       const published = rows.filter((r) => r.status === 'published');
       if (!(err instanceof SowError) || published.length === 0) throw err;
-      const so = published
-        .map((r) => `${r.id} (${describePublication(r.issue !== undefined ? { issue: r.issue } : { file: r.file! })})`)
-        .join(', ');
+      const so = published.map((r) => `${r.id} (${r.issue !== undefined ? `#${r.issue}` : r.file})`).join(', ');
       throw alsoSay(
         err,
         `published and recorded before it failed: ${so}; run 'sow breakdown publish' again to publish the rest`,

@@ -2,6 +2,7 @@
 import * as posix from 'node:path/posix';
 import type { Artifact, TaskState } from '../../schemas.js';
 import { compareIds, findCycle } from '../../tasks.js';
+import { taskGraph, topologicalOrder } from '../../graph.js';
 import { isRecord } from '../../json.js';
 
 export const SPEC = 'work_unit_spec';
@@ -27,11 +28,6 @@ export const placeOf = (p: Publication | undefined) => ({
   ...(p && 'issue' in p ? { issue: p.issue, ...(p.url ? { url: p.url } : {}) } : {}),
   ...(p && 'file' in p ? { file: p.file } : {}),
 });
-
-/** `#12 https://…` or the file's path. */
-export function describePublication(p: Publication): string {
-  return 'issue' in p ? `#${p.issue}${p.url ? ` ${p.url}` : ''}` : p.file;
-}
 
 /** A unit's spec outputs, with their indexes among the task's outputs. */
 export function specsOf(task: TaskState): { index: number; artifact: Artifact }[] {
@@ -98,21 +94,10 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
   return problems;
 }
 
-// The completed units in publishing order: each after the units it depends on, ties by id. A cycle leaves its units
-// out, so call this on units without problems.
+/** The completed units in publishing order: each after the units it depends on, ties by id. */
 export function publishOrder(tasks: readonly TaskState[]): TaskState[] {
-  const units = tasks.filter(done);
-  const ids = new Set(units.map((t) => t.id));
-  const deps = new Map(units.map((t) => [t.id, t.dependencies.filter((d) => ids.has(d))]));
-  const placed = new Set<string>();
-  const order: TaskState[] = [];
-  const remaining = [...units].sort((a, b) => compareIds(a.id, b.id));
-  for (;;) {
-    const next = remaining.find((t) => !placed.has(t.id) && deps.get(t.id)!.every((d) => placed.has(d)));
-    if (!next) return order;
-    placed.add(next.id);
-    order.push(next);
-  }
+  const units = new Map(tasks.filter(done).map((t) => [t.id, t]));
+  return topologicalOrder(taskGraph([...units.values()])).map(({ id }) => units.get(id)!);
 }
 
 /** `010-verify-tokens.md`: the id, then the title in lower-case words joined by dashes. */

@@ -50,9 +50,7 @@ const placeOf = (config: RepoConfig, type: string) =>
 
 // What keeps the documents from being approved: completed tasks without a document, documents not approved. Undefined
 // when the tasks' states were not read.
-function missingDocuments(
-  view: ProjectView,
-): { undocumented: string[]; unapproved: { label: string; command: string }[] } | undefined {
+function missingDocuments(view: ProjectView) {
   if (!view.taskStates) return undefined;
   const undocumented: string[] = [];
   const unapproved: { label: string; command: string }[] = [];

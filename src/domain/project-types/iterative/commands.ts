@@ -1,17 +1,7 @@
 // `sow iter …`: the only way work phases change; plan.md and progress.md are written, never read back.
 import { UsageError } from '../../errors.js';
 import type { TypeCommandContext, TypeCommandDef, TypeCommandGroup, TypeSession } from '../../type-commands.js';
-import {
-  appendEntry,
-  CONTEXT,
-  DIR,
-  GUARDRAILS,
-  GUARDRAILS_HEADER,
-  guardrailEntry,
-  type Guardrail,
-  PROGRESS,
-  PROGRESS_HEADER,
-} from './documents.js';
+import { appendEntry, CONTEXT, DIR, GUARDRAILS, guardrailEntry, PROGRESS, type Guardrail } from './documents.js';
 import { exportState } from './export.js';
 import { extend, phaseAdd, phaseRemove, phaseSet } from './plan-commands.js';
 import { iterationPrompt } from './prompt.js';
@@ -38,14 +28,14 @@ function move<R extends { list: WorkPhase[]; entry: string }>(
     const r = fn(workPhasesOf(project), s);
     // plan.md follows the phases as the project is written (its checkboxes follow the statuses).
     s.setProject(withWorkPhases(project, r.list));
-    appendTo(s, PROGRESS, PROGRESS_HEADER, r.entry);
+    appendTo(s, PROGRESS, r.entry);
     return r;
   });
 }
 
 /** Appends an entry to a log of the project (progress.md, guardrails.md): earlier entries are never rewritten. */
-const appendTo = (s: TypeSession, file: string, header: string, entry: string) =>
-  s.writeFile(`${DIR}/${file}`, appendEntry(s.readFile(`${DIR}/${file}`), header, entry));
+const appendTo = (s: TypeSession, file: string, entry: string) =>
+  s.writeFile(`${DIR}/${file}`, appendEntry(s.readFile(`${DIR}/${file}`), file, entry));
 
 const log: TypeCommandDef = {
   name: 'log',
@@ -62,11 +52,10 @@ const log: TypeCommandDef = {
     'Lifecycle: pending → in_progress → (--remaining None --signal) confirming → (one more iteration finding ' +
     'nothing) verifying → (sow iter verify --pass) done.',
   async run(ctx, [id], opts) {
-    const blockers = str(opts, 'blockers');
     const input = {
       did: str(opts, 'did')!,
       remaining: str(opts, 'remaining')!,
-      ...(blockers !== undefined ? { blockers } : {}),
+      blockers: str(opts, 'blockers'),
       signal: opts['signal'] === true,
     };
     checkSignal(id!, input);
@@ -185,7 +174,7 @@ const guardrailAdd: TypeCommandDef = {
       const learned = p ? `${p.id} iteration ${Math.max(1, p.iterations)}` : project.statechart.current_state;
       // The four are required options: commander gives each its text.
       const entry = guardrailEntry(opts as Guardrail, learned);
-      appendTo(s, GUARDRAILS, GUARDRAILS_HEADER, entry);
+      appendTo(s, GUARDRAILS, entry);
       return {
         data: { pattern: str(opts, 'pattern'), learned },
         message: `Added to ${DIR}/${GUARDRAILS} (learned: ${learned})`,

@@ -1,5 +1,5 @@
 /** The documents of an iterative project (spec 002), under .sow/project/, and their templates. */
-import { phaseOf } from '../../phases.js';
+import { phaseOf, withPhase } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 
 export const DIR = '.sow/project';
@@ -12,70 +12,53 @@ export const GUARDRAILS = 'guardrails.md';
 export const SOURCES = 'sources';
 export const OUTPUTS = 'outputs';
 
-export const PROGRESS_HEADER = '# Progress Log\n';
-export const GUARDRAILS_HEADER = '# Guardrails\n\nRead before starting any iteration. Append when issues discovered.\n';
+/** The logs, each with the header it starts with: entries are appended to them, never rewritten. */
+const LOG_HEADERS: Readonly<Record<string, string>> = {
+  [PROGRESS]: '# Progress Log\n',
+  [GUARDRAILS]: '# Guardrails\n\nRead before starting any iteration. Append when issues discovered.\n',
+};
 
 const title = (p: ProjectState) => p.description || p.name;
 
-/** A document is unfinished while it holds one of these verbatim, so braces a person writes never count. */
-export const BRIEF_PLACEHOLDERS = {
-  domain: '{research|writing|analysis|planning|software}',
-  outcome: '{What the user wants to achieve}',
-  criterion1: '{Criterion 1}',
-  criterion2: '{Criterion 2}',
-  constraints: '{Time, format, scope constraints}',
-  notes: '{Additional context}',
-} as const;
-
-export const CONTEXT_PLACEHOLDERS = {
-  goal: '{One sentence}',
-  output: '{what it is}',
-  patterns: '{Any conventions or style notes}',
-  signals: '{R1: what shows it is complete}',
-} as const;
-
-export function briefTemplate(project: ProjectState, now: string): string {
-  const b = BRIEF_PLACEHOLDERS;
-  return `# ${title(project)}
-
-**Created:** ${now}
-**Domain:** ${b.domain}
+// The brief after its heading and date. A brief is unfinished while it holds one of the template's {placeholders}
+// verbatim, so braces a person writes never count.
+const BRIEF_BODY = `**Domain:** {research|writing|analysis|planning|software}
 
 ## Outcome Needed
-${b.outcome}
+{What the user wants to achieve}
 
 ## Done When
-- ${b.criterion1}
-- ${b.criterion2}
+- {Criterion 1}
+- {Criterion 2}
 
 ## Constraints
-- ${b.constraints}
+- {Time, format, scope constraints}
 
 ## Notes
-${b.notes}
+{Additional context}
 `;
-}
+export const BRIEF_PLACEHOLDERS: readonly string[] = BRIEF_BODY.match(/\{[^}\n]+\}/g)!;
 
-export function contextTemplate(project: ProjectState): string {
-  const c = CONTEXT_PLACEHOLDERS;
-  return `# ${title(project)} Context
+const briefTemplate = (project: ProjectState, now: string) =>
+  `# ${title(project)}\n\n**Created:** ${now}\n${BRIEF_BODY}`;
+
+const contextTemplate = (project: ProjectState) => `# ${title(project)} Context
 
 <!-- Keep it under 200 words: every iteration reads it. -->
 
-**Goal:** ${c.goal}
+**Goal:** {One sentence}
 
-**Approach:** ${c.goal}
+**Approach:** {One sentence}
 
 **Key outputs:**
-- \`outputs/…\` — ${c.output}
+- \`outputs/…\` — {what it is}
 
 **Patterns to follow:**
-- ${c.patterns}
+- {Any conventions or style notes}
 
 **Phase signals:**
-- ${c.signals}
+- {R1: what shows it is complete}
 `;
-}
 
 export const DOMAINS = ['research', 'writing', 'analysis', 'planning', 'software'] as const;
 
@@ -106,8 +89,31 @@ export function guardrailEntry(g: Guardrail, learned: string) {
   ].join('\n');
 }
 
-/** `text` with `entry` appended after a blank line: earlier entries are never rewritten. */
-export function appendEntry(text: string | undefined, header: string, entry: string): string {
-  const base = text === undefined || text.trim() === '' ? header : text;
+/** A log's `text` with `entry` appended after a blank line: earlier entries are never rewritten. */
+export function appendEntry(text: string | undefined, log: string, entry: string): string {
+  const base = text === undefined || text.trim() === '' ? LOG_HEADERS[log]! : text;
   return `${base.replace(/\n*$/, '\n')}\n${entry}\n`;
 }
+
+/** A new project: its brief recorded as the discover phase's output, and the documents it starts with. */
+export function scaffold(project: ProjectState, now: string) {
+  const discover = phaseOf(project, 'discover');
+  const brief = { type: 'brief', path: BRIEF, approved: false, created_at: now };
+  return {
+    project: withPhase(project, 'discover', { ...discover, outputs: [...discover.outputs, brief] }),
+    files: {
+      [BRIEF]: briefTemplate(project, now),
+      [CONTEXT]: contextTemplate(project),
+      [PROGRESS]: LOG_HEADERS[PROGRESS]!,
+      [GUARDRAILS]: LOG_HEADERS[GUARDRAILS]!,
+      // The research inputs and the deliverables have their folders from the start (kept in git).
+      [`${SOURCES}/.gitkeep`]: '',
+      [`${OUTPUTS}/.gitkeep`]: '',
+    },
+  };
+}
+
+/** Whether the archive keeps a document: the project's own, the research inputs, the deliverables, the outputs. */
+export const archived = (rel: string, outputs: readonly string[]) =>
+  !/(^|\/)\.gitkeep$/.test(rel) &&
+  ([BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS, ...outputs].includes(rel) || /^(sources|outputs)\//.test(rel));

@@ -8,14 +8,9 @@ import { domainOf } from './documents.js';
 import { str } from './session.js';
 import { currentPhase, workPhasesOf } from './work-phases.js';
 
-/** spec 002's state.json phase names, by state; a completed project is `complete`. */
-const SPEC_PHASE: Record<string, string> = {
-  DiscoverActive: 'discover',
-  PlanActive: 'plan',
-  ExecuteActive: 'execute',
-  VerifyActive: 'verify',
-  DeliverActive: 'deliver',
-};
+/** spec 002's state.json phase: the state's name without Active (discover … deliver), else complete. */
+const specPhase = (state: string) =>
+  /^(Discover|Plan|Execute|Verify|Deliver)Active$/.exec(state)?.[1]?.toLowerCase() ?? 'complete';
 
 /** Where completed projects are archived, each in a folder of its name. */
 export const ARCHIVE_ROOT = '.sow/knowledge/iterative';
@@ -37,7 +32,7 @@ export function exportedState(
     created: project.created_at,
     updated: completedAt ?? project.updated_at,
     domain: domainOf(project, readDoc) ?? null,
-    phase: completedAt === undefined ? (SPEC_PHASE[project.statechart.current_state] ?? 'complete') : 'complete',
+    phase: completedAt === undefined ? specPhase(project.statechart.current_state) : 'complete',
     current_phase: cur?.id ?? null,
     // The current phase's work iterations: the one count (confirmations are counted apart).
     current_iteration: cur ? cur.iterations : null,

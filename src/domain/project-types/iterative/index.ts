@@ -2,29 +2,13 @@
 // phase until confirmed and verified) → verify (a review that may reopen phases) → deliver → archive.
 import { ai, archiveEntry, defineType, doc, ended, human, init, leave, step, type Transitions } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
-import { approvedOutput, phaseOf, withPhase } from '../../phases.js';
+import { approvedOutput, phaseOf } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
 import { assessmentOf, latestApprovedReview, reopenForRework, reviewHint, reviewSays, reviewType } from '../reviews.js';
 import type { ActionImpl, GuardDef, ProjectType, StateDef } from '../../project-type.js';
 import { iterCommands } from './commands.js';
 import { ARCHIVE_ROOT, ARCHIVED_STATE, exportedState } from './export.js';
-import {
-  BRIEF,
-  BRIEF_PLACEHOLDERS,
-  briefTemplate,
-  CONTEXT,
-  contextTemplate,
-  DIR,
-  DOMAINS,
-  domainOf,
-  GUARDRAILS,
-  GUARDRAILS_HEADER,
-  OUTPUTS,
-  PLAN,
-  PROGRESS,
-  PROGRESS_HEADER,
-  SOURCES,
-} from './documents.js';
+import { archived, BRIEF, BRIEF_PLACEHOLDERS, DIR, DOMAINS, domainOf, PLAN, scaffold } from './documents.js';
 import { iterationPrompt, recovery } from './prompt.js';
 import {
   checkPhasesNamed,
@@ -39,13 +23,12 @@ import {
   workPhasesOf,
   workPhasesProblem,
   WORK_PHASES_KEY,
-  type WorkPhase,
 } from './work-phases.js';
 
 const brief = doc(
   'brief',
   'The brief (brief.md): the outcome needed, done-when criteria, constraints; approving it ends discovery',
-  { approvable: true, placeholders: Object.values(BRIEF_PLACEHOLDERS) },
+  { approvable: true, placeholders: BRIEF_PLACEHOLDERS },
 );
 const plan = doc('plan', 'The plan (plan.md), rendered by sow from the work phases; approving it starts the work', {
   approvable: true,
@@ -238,35 +221,15 @@ export const iterative: ProjectType = defineType({
       );
   },
   validate: (project) => workPhasesProblem(phaseOf(project, EXECUTE).metadata[WORK_PHASES_KEY]),
-  scaffold(project, now) {
-    const discover = phaseOf(project, 'discover');
-    const recorded = withPhase(project, 'discover', {
-      ...discover,
-      outputs: [...discover.outputs, { type: 'brief', path: BRIEF, approved: false, created_at: now }],
-    });
-    return {
-      project: recorded,
-      files: {
-        [BRIEF]: briefTemplate(project, now),
-        [CONTEXT]: contextTemplate(project),
-        [PROGRESS]: PROGRESS_HEADER,
-        [GUARDRAILS]: GUARDRAILS_HEADER,
-        // The research inputs and the deliverables have their folders from the start (kept in git).
-        [`${SOURCES}/.gitkeep`]: '',
-        [`${OUTPUTS}/.gitkeep`]: '',
-      },
-    };
-  },
+  scaffold,
   archive({ project, documents, readDoc }, now) {
     const dir = `${ARCHIVE_ROOT}/${project.name}`;
-    const list: WorkPhase[] = workPhasesOf(project);
-    const keep = (rel: string) =>
-      !/(^|\/)\.gitkeep$/.test(rel) &&
-      ([BRIEF, PLAN, CONTEXT, PROGRESS, GUARDRAILS].includes(rel) ||
-        /^(sources|outputs)\//.test(rel) ||
-        list.some((p) => p.output === rel));
+    const list = workPhasesOf(project);
+    const outputs = list.map((p) => p.output);
     return {
-      files: (documents ?? []).filter(keep).map((rel) => ({ from: rel, to: `${dir}/${rel}` })),
+      files: (documents ?? [])
+        .filter((rel) => archived(rel, outputs))
+        .map((rel) => ({ from: rel, to: `${dir}/${rel}` })),
       // The project's state as the format keeps it (phase: complete), so `sow iter export` still answers.
       written: [
         {

@@ -51,27 +51,12 @@ export function checkBlockNote(id: string, note: string | undefined): void {
     throw new UsageError('say what blocks the phase', `sow iter block ${id} --note "<what is in the way>"`);
 }
 
-export interface LogInput {
-  did: string;
-  remaining: string;
-  blockers?: string;
-  signal: boolean;
-}
+type LogInput = { did: string; remaining: string; blockers?: string; signal: boolean };
 
-/** A move's result: the changed list, the phase as moved, and the entry progress.md gets. */
-export interface Moved {
-  list: WorkPhase[];
-  phase: WorkPhase;
-  entry: string;
-}
-
-export interface LogResult extends Moved {
-  /** The work iteration the entry belongs to (for a confirmation, the one it confirms). */
-  iteration: number;
-  /** The confirmation's number, when the entry was one. */
-  confirmation?: number;
-  /** What happened to the phase, in a sentence. */
-  outcome: string;
+/** A move's result: the changed list with the phase settled in it, the phase as moved, and what else it says. */
+function moved<T extends object>(list: readonly WorkPhase[], p: WorkPhase, more: T) {
+  const phase = settle(p);
+  return { list: replace(list, phase), phase, ...more };
 }
 
 /** Refuses a move on a phase whose status does not allow it, saying what does. */
@@ -107,7 +92,7 @@ function refuseFor(p: WorkPhase, doing: string): never {
 }
 
 /** Appends an iteration to the phase: the lifecycle move it makes, and the progress.md entry. */
-export function logIteration(list: readonly WorkPhase[], id: string, input: LogInput, now: string): LogResult {
+export function logIteration(list: readonly WorkPhase[], id: string, input: LogInput, now: string) {
   let p = findPhase(list, id);
   checkSignal(id, input);
   if (p.status === 'pending') {
@@ -178,15 +163,12 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
     ...(input.signal ? [`**Signal:** ${id}_DONE`] : []),
     ...lines,
   ].join('\n');
-  p = settle(p);
-  return {
-    list: replace(list, p),
-    phase: p,
+  return moved(list, p, {
     iteration: p.iterations,
     ...(confirmation !== undefined ? { confirmation } : {}),
     entry,
     outcome,
-  };
+  });
 }
 
 /** Entries keep to one paragraph each, so the log stays parseable line by line. */
@@ -200,7 +182,7 @@ export function verifyPhase(
   note: string | undefined,
   now: string,
   written: (output: string) => boolean,
-): Moved & { outcome: string } {
+) {
   let p = findPhase(list, id);
   if (p.status !== 'verifying') refuseFor(p, `verify ${id}`);
   checkFailNote(id, pass, note);
@@ -223,12 +205,11 @@ export function verifyPhase(
     : `${id} failed verification: it is in progress again` +
       (timedOut ? `, and has used its ${p.max} iterations (timeout: 'sow iter extend ${id} --max ${p.max + 3}')` : '') +
       '.';
-  p = settle(p);
-  return { list: replace(list, p), phase: p, entry, outcome };
+  return moved(list, p, { entry, outcome });
 }
 
-export function extendPhase(list: readonly WorkPhase[], id: string, max: number): Omit<Moved, 'entry'> {
-  let p = findPhase(list, id);
+export function extendPhase(list: readonly WorkPhase[], id: string, max: number) {
+  const p = findPhase(list, id);
   if (max <= p.iterations)
     throw new SowError(
       'MAX_TOO_LOW',
@@ -237,23 +218,23 @@ export function extendPhase(list: readonly WorkPhase[], id: string, max: number)
       `sow iter extend ${id} --max ${p.iterations + 3}`,
       { phase: id, iterations: p.iterations },
     );
-  p = settle({ ...p, max, ...(p.status === 'timeout' ? { status: 'in_progress' as const } : {}) });
-  return { list: replace(list, p), phase: p };
+  return moved(list, { ...p, max, ...(p.status === 'timeout' ? { status: 'in_progress' as const } : {}) }, {});
 }
 
-export function blockPhase(list: readonly WorkPhase[], id: string, note: string, now: string): Moved {
-  let p = findPhase(list, id);
+export function blockPhase(list: readonly WorkPhase[], id: string, note: string, now: string) {
+  const p = findPhase(list, id);
   if (p.status === 'done' || p.status === 'blocked') refuseFor(p, `block ${id}`);
   checkBlockNote(id, note);
-  p = { ...p, status: 'blocked', blocked_from: p.status, note: oneLine(note) };
-  return {
-    list: replace(list, p),
-    phase: p,
-    entry: [`## ${id} - Blocked - ${now}`, `**Blockers:** ${oneLine(note)}`].join('\n'),
-  };
+  return moved(
+    list,
+    { ...p, status: 'blocked', blocked_from: p.status, note: oneLine(note) },
+    {
+      entry: [`## ${id} - Blocked - ${now}`, `**Blockers:** ${oneLine(note)}`].join('\n'),
+    },
+  );
 }
 
-export function unblockPhase(list: readonly WorkPhase[], id: string, now: string): Moved {
+export function unblockPhase(list: readonly WorkPhase[], id: string, now: string) {
   let p = findPhase(list, id);
   if (p.status !== 'blocked')
     throw new WorkPhaseBlockedError(
@@ -265,10 +246,7 @@ export function unblockPhase(list: readonly WorkPhase[], id: string, now: string
   p = { ...p, status: p.blocked_from ?? 'pending' };
   delete p.blocked_from;
   delete p.note;
-  p = settle(p);
-  return {
-    list: replace(list, p),
-    phase: p,
+  return moved(list, p, {
     entry: [`## ${id} - Unblocked - ${now}`, `**Was blocked by:** ${note ?? '(no note)'}`].join('\n'),
-  };
+  });
 }

@@ -1,8 +1,8 @@
 // Work phases (R1…Rn) in the execute phase's metadata, changed only by `sow iter`: pending → in_progress → confirming
 // → verifying → done (issues found: back to in_progress), plus blocked (with a note) and timeout (maximum used up).
 import { PROJECT_DIR } from '../../artifacts.js';
-import { errorClass } from '../../errors.js';
-import { isRecord } from '../../json.js';
+import { errorClass, given } from '../../errors.js';
+import { defined, isRecord } from '../../json.js';
 import { relativeInside } from '../../paths.js';
 import { nearMiss } from '../../suggest.js';
 import { findCycle } from '../../tasks.js';
@@ -65,11 +65,7 @@ export class WorkPhaseNotFoundError extends errorClass(
 ) {}
 
 /** A move the phase's lifecycle does not allow now (exit 3), with the way forward. */
-export class WorkPhaseBlockedError extends errorClass(
-  'WORK_PHASE_BLOCKED',
-  'blocked',
-  (message: string, hint: string, details: Record<string, unknown> = {}) => [message, hint, details],
-) {}
+export class WorkPhaseBlockedError extends errorClass('WORK_PHASE_BLOCKED', 'blocked', given) {}
 
 const STATUSES: ReadonlySet<string> = new Set(WORK_STATUSES);
 
@@ -127,11 +123,7 @@ export const settle = (p: WorkPhase): WorkPhase =>
 /** Stores the list (settled, without empty fields). */
 export function withWorkPhases(project: ProjectState, list: readonly WorkPhase[]): ProjectState {
   const execute = phaseOf(project, EXECUTE);
-  const stored = list.map((p) => {
-    const q: WorkPhase = { ...settle(p) };
-    for (const key of Object.keys(q) as (keyof WorkPhase)[]) if (q[key] === undefined) delete q[key];
-    return q;
-  });
+  const stored = list.map((p) => defined({ ...settle(p) }));
   return withPhase(project, EXECUTE, { ...execute, metadata: { ...execute.metadata, [WORK_PHASES_KEY]: stored } });
 }
 
@@ -221,20 +213,18 @@ export const outOfIterations = (p: WorkPhase) =>
 /** Refuses `phases` metadata (of a review) that names an id that is not a work phase. */
 export function checkPhasesNamed(list: readonly WorkPhase[], raw: unknown): void {
   const known = idsOf(list);
-  const named =
-    Array.isArray(raw) || typeof raw === 'string'
-      ? phasesNamed(raw)
-      : raw === undefined || raw === null
-        ? []
-        : [String(raw)];
-  const unknown = named.find((id) => !known.includes(id));
+  const unknown = phasesNamed(raw).find((id) => !known.includes(id));
   if (unknown !== undefined) throw new WorkPhaseNotFoundError(unknown, known, 'the review names');
 }
 
-/** The ids a review's `phases` metadata names (R2,R3 or a list). */
-export function phasesNamed(raw: unknown): string[] {
+/** The ids a review's `phases` metadata names (R2,R3, a list, or one value). */
+function phasesNamed(raw: unknown): string[] {
   if (Array.isArray(raw)) return raw.map((s) => String(s).trim()).filter(Boolean);
-  return typeof raw === 'string' ? raw.split(/[\s,]+/).filter(Boolean) : [];
+  return raw === undefined || raw === null
+    ? []
+    : String(raw)
+        .split(/[\s,]+/)
+        .filter(Boolean);
 }
 
 /** plan.md (spec 002's template), rendered from the work phases. */
