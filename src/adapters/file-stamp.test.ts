@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeSync, linkSync, openSync } from 'node:fs';
-import { fdStamp, fileStamp, rawStampInUse, resetFileStamp, type RawLstat } from './file-stamp.js';
+import { fdStamp, fileStamp, rawStampInUse, resetFileStamp, stampUnlessSame, type RawLstat } from './file-stamp.js';
 
 let dir: string;
 beforeEach(() => {
@@ -80,6 +80,40 @@ describe('fdStamp', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+describe('stampUnlessSame', () => {
+  /** A task index entry's fields: id, inode, size, mtime s, ns, ctime s, ns. */
+  const entryOf = (path: string) => {
+    const e = expected(path);
+    return ['010', e.ino, e.size, e.mtimeS, e.mtimeNs, e.ctimeS, e.ctimeNs];
+  };
+
+  it('says true only of a regular file with every field of the entry, else the stamp fileStamp gives', () => {
+    const file = join(dir, 'state.yaml');
+    writeFileSync(file, 'name: one\n');
+    mkdirSync(join(dir, 'folder'));
+    fileStamp(file);
+    expect(rawStampInUse()).toBe(process.platform !== 'win32');
+    if (rawStampInUse()) expect(stampUnlessSame(file, entryOf(file))).toBe(true);
+    for (let i = 1; i <= 6; i++) {
+      const known = entryOf(file);
+      known[i] = Number(known[i]) + 1;
+      expect(stampUnlessSame(file, known), `field ${i}`).toEqual(expected(file));
+    }
+    // A folder with the very fields of the entry is no task file.
+    expect(stampUnlessSame(join(dir, 'folder'), entryOf(join(dir, 'folder')))).toEqual(expected(join(dir, 'folder')));
+    expect(stampUnlessSame(join(dir, 'missing'), entryOf(file))).toBeUndefined();
+    expect(stampUnlessSame(file, undefined)).toEqual(expected(file));
+  });
+
+  it('gives the stamp, never true, when the binding is not in use', () => {
+    resetFileStamp(() => undefined);
+    const file = join(dir, 'state.yaml');
+    writeFileSync(file, 'name: one\n');
+    fileStamp(file);
+    expect(stampUnlessSame(file, entryOf(file))).toEqual(expected(file));
   });
 });
 

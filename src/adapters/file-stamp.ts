@@ -88,6 +88,12 @@ let tried: (() => RawLstat | undefined) | undefined;
 
 /** The stamp of `abs` (lstat), or undefined when nothing is there; other errors throw as fs.lstatSync's. */
 export function fileStamp(abs: string): FileStamp | undefined {
+  return stampUnlessSame(abs, undefined) as FileStamp | undefined;
+}
+
+// fileStamp(abs), or `true` when `abs` is a regular file whose inode, size, mtime and ctime are `known[1..6]` (a task
+// index entry's): the task index asks this of every task file, and an unchanged one needs no stamp built.
+export function stampUnlessSame(abs: string, known: ArrayLike<unknown> | undefined): FileStamp | undefined | true {
   // fs.lstatSync refuses a NUL in a path; the binding would cut the path short there.
   if (raw && !abs.includes('\0')) {
     let a: ArrayLike<number> | undefined;
@@ -97,7 +103,19 @@ export function fileStamp(abs: string): FileStamp | undefined {
       // Whatever it was, fs.lstatSync says it the way the rest of sow expects.
       return stampByStats(abs);
     }
-    return a === undefined ? undefined : fromRaw(a);
+    if (a === undefined) return undefined;
+    if (
+      known !== undefined &&
+      a[7] === known[1] &&
+      a[8] === known[2] &&
+      a[12] === known[3] &&
+      a[13] === known[4] &&
+      a[14] === known[5] &&
+      a[15] === known[6] &&
+      (a[1]! & 0o170000) === 0o100000
+    )
+      return true;
+    return fromRaw(a);
   }
   const expected = stampByStats(abs);
   // Decided already, or nothing there to prove the binding on (the next file decides).

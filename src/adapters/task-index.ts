@@ -13,7 +13,7 @@ import {
 } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
-import { fileStamp, settled, stampSettled, type FileStamp } from './file-stamp.js';
+import { fileStamp, settled, stampSettled, stampUnlessSame, type FileStamp } from './file-stamp.js';
 import { HeldFiles } from './held-files.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { ignoring, MISSING, quietly } from './io-errors.js';
@@ -215,14 +215,17 @@ export class TaskIndex {
         k++;
       const candidate = Array.isArray(old[k]) && old[k]![0] === id ? old[k++] : undefined;
       // lstat: a link is never taken from the index (reading it checks where it leads).
-      const before = held ? held.stamp(id, absOf) : fileStamp(absOf(id));
-      const isFile = before?.isFile === true;
-      const known = isFile && candidate && same(candidate, before!) ? summaryFrom(id, candidate) : undefined;
+      const seen = held ? held.stamp(id, absOf) : stampUnlessSame(absOf(id), candidate);
+      const unchanged = seen === true || (seen?.isFile === true && candidate !== undefined && same(candidate, seen));
+      const known = unchanged ? summaryFrom(id, candidate!) : undefined;
       if (known) {
         out.push(known);
         next.push(candidate!);
         continue;
       }
+      // A known file whose entry was of the wrong shape: stamped again, to be read and entered afresh.
+      const before = seen === true ? fileStamp(absOf(id)) : seen;
+      const isFile = before?.isFile === true;
       const rel = `${dir}/${id}/state.yaml`;
       const abs = absOf(id);
       const text = isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined;
