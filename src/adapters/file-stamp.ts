@@ -1,6 +1,6 @@
 /** A file's stamp for the task index, times as lstat(2) gives them (decision 0070): from Node's fs binding once it
  * matches fs.lstatSync, never under the permission model (it would go round it); else fs.lstatSync. */
-import { fstatSync, lstatSync, type BigIntStats } from 'node:fs';
+import { fstatSync, lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { nodeBinding } from './node-binding.js';
 
 export interface FileStamp {
@@ -61,12 +61,50 @@ function fromRaw(a: ArrayLike<number>): FileStamp {
   };
 }
 
-/** The binding's lstat, when it may be used at all (see above); whether it answers right is proved on first use. */
-function candidate(): RawLstat | undefined {
+/** Node's fs binding, when it may be used at all (see above). */
+function rawFs(): Partial<{ lstat: unknown; readdir: unknown }> | undefined {
   const permission = (process as { permission?: unknown }).permission;
   if (process.platform === 'win32' || permission !== undefined || process.env['SOW_NO_RAW_STAT']) return undefined;
-  const lstat = nodeBinding<{ lstat: unknown }>('fs')?.lstat;
+  return nodeBinding<{ lstat: unknown; readdir: unknown }>('fs');
+}
+
+/** The binding's lstat, when it may be used at all; whether it answers right is proved on first use. */
+function candidate(): RawLstat | undefined {
+  const lstat = rawFs()?.lstat;
   return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
+}
+
+/** libuv's entry types (uv_dirent_type_t) that sow asks about, as fs.constants.UV_DIRENT_* has them. */
+export const DIRENT_UNKNOWN = 0;
+export const DIRENT_DIR = 2;
+export const DIRENT_LINK = 3;
+
+type RawReaddir = (path: string, encoding: 'utf8', withTypes: true) => unknown;
+/** undefined: not looked up yet; false: fs.readdirSync for good. */
+let rawReaddir: RawReaddir | false | undefined;
+
+// The names in folder `abs` with their types (DIRENT_*, UNKNOWN where the file system gives none), as
+// fs.readdirSync lists them, without a Dirent per name (a task folder holds 1,000 names); throws as it does. The
+// binding's answer is taken only in the shape readdirSync takes it in: two lists of the same length.
+export function folderEntries(abs: string): { names: string[]; types: number[] } {
+  if (rawReaddir === undefined) {
+    const readdir = rawFs()?.readdir;
+    rawReaddir = typeof readdir === 'function' ? (readdir as RawReaddir) : false;
+  }
+  if (rawReaddir && !abs.includes('\0')) {
+    const r = rawReaddir(abs, 'utf8', true);
+    if (Array.isArray(r) && r.length === 2 && Array.isArray(r[0]) && Array.isArray(r[1]) && r[0].length === r[1].length)
+      return { names: r[0] as string[], types: r[1] as number[] };
+    rawReaddir = false;
+  }
+  const dirents = readdirSync(abs, { withFileTypes: true });
+  const names: string[] = [];
+  const types: number[] = [];
+  for (const d of dirents) {
+    names.push(d.name);
+    types.push(d.isSymbolicLink() ? DIRENT_LINK : d.isDirectory() ? DIRENT_DIR : DIRENT_UNKNOWN);
+  }
+  return { names, types };
 }
 
 /** Whether two stamps are of the same file, unchanged: every field equal. */
@@ -142,10 +180,11 @@ export function rawStampInUse(): boolean {
   return typeof raw === 'function';
 }
 
-/** Forgets the decision; the next call tries `lstat` instead of the binding when given (for tests). */
+/** Forgets the decisions; the next call tries `lstat` instead of the binding when given (for tests). */
 export function resetFileStamp(lstat?: () => RawLstat | undefined): void {
   raw = undefined;
   tried = lstat;
+  rawReaddir = lstat && false;
 }
 
 type RawFstat = (fd: number, bigint: false, req: undefined, throwIfNoEntry: boolean) => ArrayLike<number> | undefined;

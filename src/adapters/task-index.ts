@@ -1,6 +1,6 @@
 /** The task index, `tasks.json` of the runtime folder: each task's summary beside its file's stat, used only while
  * inode, size, mtime and ctime match; only settled files get an entry (decision 0009). */
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import * as v from 'valibot';
 import {
@@ -13,7 +13,16 @@ import {
 } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
-import { fileStamp, settled, stampSettled, stampUnlessSame, type FileStamp } from './file-stamp.js';
+import {
+  DIRENT_LINK,
+  DIRENT_UNKNOWN,
+  fileStamp,
+  folderEntries,
+  settled,
+  stampSettled,
+  stampUnlessSame,
+  type FileStamp,
+} from './file-stamp.js';
 import { HeldFiles } from './held-files.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { ignoring, MISSING, quietly } from './io-errors.js';
@@ -97,18 +106,23 @@ export function listNames(root: string, rel: string, now = Date.now()): string[]
   const kept = st?.isDirectory() ? listings!.get(abs) : undefined;
   if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs)
     return [...kept.names];
-  const entries = ignoring(MISSING, () => readdirSync(abs, { withFileTypes: true }));
+  const entries = ignoring(MISSING, () => folderEntries(abs));
   if (!entries) return [];
   const names: string[] = [];
-  for (const e of entries) {
-    if (e.name.startsWith('.')) continue;
-    if (e.isSymbolicLink()) sowPath(root, `${rel}/${e.name}`);
-    names.push(e.name);
+  const { names: all, types } = entries;
+  for (let i = 0; i < all.length; i++) {
+    const name = all[i]!;
+    if (name.charCodeAt(0) === 46 /* . */) continue;
+    const type = types[i];
+    if (type === DIRENT_LINK || (type === DIRENT_UNKNOWN && isLink(`${abs}/${name}`))) sowPath(root, `${rel}/${name}`);
+    names.push(name);
   }
   if (st?.isDirectory() && settled(st.mtimeMs, st.ctimeMs, now))
     listings!.set(abs, { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, names: [...names] });
   return names;
 }
+
+const isLink = (abs: string) => lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 
 /** Whether `rel` (repository-relative, inside `.sow/`) is a folder; confined like listNames. */
 export function isFolder(root: string, rel: string): boolean {
