@@ -67,6 +67,8 @@ function encode(st: FileStamp, s: TaskSummary): Entry {
   ];
 }
 
+const NO_DEPENDENCIES = Object.freeze([]) as unknown as string[];
+
 /** The summary an entry holds, or undefined when the entry is not one this sow wrote. */
 function decode(id: string, e: Entry): TaskSummary | undefined {
   const name = e[NAME];
@@ -84,11 +86,15 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
     (sessionAgent !== 0 && typeof sessionAgent !== 'string')
   )
     return undefined;
-  const dependencies: string[] = [];
-  for (let i = DEPENDENCIES; i < e.length; i++) {
-    const d = e[i];
-    if (typeof d !== 'string' || !TASK_ID_PATTERN.test(d)) return undefined;
-    dependencies.push(d);
+  // Most tasks depend on none: they share one empty list (frozen, as a long-lived process freezes every summary's).
+  let dependencies = NO_DEPENDENCIES;
+  if (e.length > DEPENDENCIES) {
+    dependencies = [];
+    for (let i = DEPENDENCIES; i < e.length; i++) {
+      const d = e[i];
+      if (typeof d !== 'string' || !TASK_ID_PATTERN.test(d)) return undefined;
+      dependencies.push(d);
+    }
   }
   const summary: TaskSummary = { id, name, status: status as TaskStatus, parallel: parallel === 1, dependencies };
   if (agent !== 0) summary.assigned_agent = agent;
@@ -224,14 +230,17 @@ export class TaskIndex {
     held?.begin(folder, now);
     // Made only for a file not known unchanged (path.join costs a noticeable part of the stat at 10,000 tasks).
     const absOf = (id: string) => (sep === '/' ? `${folder}/${id}/state.yaml` : join(folder, id, 'state.yaml'));
-    for (const id of ids) {
-      while (k < old.length && Array.isArray(old[k]) && old[k]![0] !== id && compareIds(String(old[k]![0]), id) < 0)
-        k++;
-      const candidate = Array.isArray(old[k]) && old[k]![0] === id ? old[k++] : undefined;
+    // Plain loops and few loads: this runs once per task in code that never gets hot in a one-shot process.
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      let e = old[k];
+      while (Array.isArray(e) && e[0] !== id && compareIds(String(e[0]), id) < 0) e = old[++k];
+      const candidate = Array.isArray(e) && e[0] === id ? e : undefined;
+      if (candidate) k++;
       // lstat: a link is never taken from the index (reading it checks where it leads).
       const seen = held ? held.stamp(id, absOf) : stampUnlessSame(absOf(id), candidate);
       const unchanged = seen === true || (seen?.isFile === true && candidate !== undefined && same(candidate, seen));
-      const known = unchanged ? summaryFrom(id, candidate!) : undefined;
+      const known = unchanged ? (decoded ? summaryFrom(id, candidate!) : decode(id, candidate!)) : undefined;
       if (known) {
         out.push(known);
         next.push(candidate!);
