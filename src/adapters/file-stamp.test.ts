@@ -13,6 +13,7 @@ import {
   folderEntries,
   rawStampInUse,
   resetFileStamp,
+  SECONDS_BASE,
   stampUnlessSame,
   type RawLstat,
 } from './file-stamp.js';
@@ -140,7 +141,7 @@ describe('stampUnlessSame', () => {
   /** A task index entry's fields: id, inode, size, mtime s, ns, ctime s, ns. */
   const entryOf = (path: string) => {
     const e = expected(path);
-    return ['010', e.ino, e.size, e.mtimeS, e.mtimeNs, e.ctimeS, e.ctimeNs];
+    return ['010', e.ino, e.size, e.mtimeS - SECONDS_BASE, e.mtimeNs, e.ctimeS - SECONDS_BASE, e.ctimeNs];
   };
 
   it('says true only of a regular file with every field of the entry, else the stamp fileStamp gives', () => {

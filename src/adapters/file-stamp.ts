@@ -129,8 +129,13 @@ export function fileStamp(abs: string): FileStamp | undefined {
   return stampUnlessSame(abs, undefined) as FileStamp | undefined;
 }
 
+/** What the task index keeps of a time's whole seconds: less 2^30, so they stay small integers for V8 until 2038 (not
+ * boxed numbers to parse, allocate and copy). */
+export const SECONDS_BASE = 2 ** 30;
+
 // fileStamp(abs), or `true` when `abs` is a regular file whose inode, size, mtime and ctime are `known[1..6]` (a task
-// index entry's): the task index asks this of every task file, and an unchanged one needs no stamp built.
+// index entry's, its seconds less SECONDS_BASE): the task index asks this of every task file, and an unchanged one
+// needs no stamp built.
 export function stampUnlessSame(abs: string, known: ArrayLike<unknown> | undefined): FileStamp | undefined | true {
   // fs.lstatSync refuses a NUL in a path; the binding would cut the path short there.
   if (raw && !abs.includes('\0')) {
@@ -146,9 +151,9 @@ export function stampUnlessSame(abs: string, known: ArrayLike<unknown> | undefin
       known !== undefined &&
       a[7] === known[1] &&
       a[8] === known[2] &&
-      a[12] === known[3] &&
+      a[12]! - SECONDS_BASE === known[3] &&
       a[13] === known[4] &&
-      a[14] === known[5] &&
+      a[14]! - SECONDS_BASE === known[5] &&
       a[15] === known[6] &&
       (a[1]! & 0o170000) === 0o100000
     )

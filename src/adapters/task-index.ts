@@ -18,6 +18,7 @@ import {
   DIRENT_UNKNOWN,
   fileStamp,
   folderEntries,
+  SECONDS_BASE,
   settled,
   stampSettled,
   stampUnlessSame,
@@ -29,19 +30,20 @@ import { ignoring, MISSING, quietly } from './io-errors.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
-const FORMAT = 6;
+const FORMAT = 7;
 /** An index of 10,000 tasks takes about 1 MB. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
-/** id, ino, size, mtime s, ns, ctime s, ns; name, status, parallel (0/1), agent, owner, session agent (or 0), deps… */
+/** id, ino, size, mtime s (less SECONDS_BASE), ns, ctime s (less SECONDS_BASE), ns; name, status, parallel (0/1),
+ * agent, owner, session agent (or 0), deps… */
 type Entry = (string | number | Owner)[];
 
 const same = (e: Entry, st: FileStamp) =>
   e[1] === st.ino &&
   e[2] === st.size &&
-  e[3] === st.mtimeS &&
+  e[3] === st.mtimeS - SECONDS_BASE &&
   e[4] === st.mtimeNs &&
-  e[5] === st.ctimeS &&
+  e[5] === st.ctimeS - SECONDS_BASE &&
   e[6] === st.ctimeNs;
 const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
 /** Where an entry's summary begins. */
@@ -53,9 +55,9 @@ function encode(st: FileStamp, s: TaskSummary): Entry {
     s.id,
     st.ino,
     st.size,
-    st.mtimeS,
+    st.mtimeS - SECONDS_BASE,
     st.mtimeNs,
-    st.ctimeS,
+    st.ctimeS - SECONDS_BASE,
     st.ctimeNs,
     s.name,
     s.status,
