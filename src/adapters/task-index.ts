@@ -225,7 +225,9 @@ export class TaskIndex {
     now = Date.now(),
   ): Promise<TaskSummary[]> {
     const out: TaskSummary[] = [];
-    const next: Entry[] = [];
+    // The entries to keep: until a first difference, the first `taken` of the old ones (no copy of an unchanged index).
+    let next: Entry[] | undefined;
+    let taken = 0;
     const old = this.entries;
     let k = 0;
     const folder = sep === '/' ? `${this.root}/${dir}` : join(this.root, dir);
@@ -245,9 +247,12 @@ export class TaskIndex {
       const known = unchanged ? (decoded ? summaryFrom(id, candidate!) : decode(id, candidate!)) : undefined;
       if (known) {
         out.push(known);
-        next.push(candidate!);
+        if (next) next.push(candidate!);
+        else if (old[taken] === candidate) taken++;
+        else (next = old.slice(0, taken)).push(candidate!);
         continue;
       }
+      next ??= old.slice(0, taken);
       // A known file whose entry was of the wrong shape: stamped again, to be read and entered afresh.
       const before = seen === true ? fileStamp(absOf(id)) : seen;
       const isFile = before?.isFile === true;
@@ -260,6 +265,7 @@ export class TaskIndex {
       if (entered) next.push(encode(before!, summary));
       if (entered || candidate) this.dirty = true;
     }
+    next ??= taken === old.length ? old : old.slice(0, taken);
     if (next.length !== old.length) this.dirty = true;
     this.entries = next;
     return sameAsLast(this.root, out);
