@@ -89,7 +89,10 @@ let rawReaddir: RawReaddir | false | undefined;
 export function folderEntries(abs: string): { names: string[]; types: number[] } {
   if (rawReaddir === undefined) {
     const readdir = rawFs()?.readdir;
-    rawReaddir = typeof readdir === 'function' ? (readdir as RawReaddir) : false;
+    // A binding older than Node's throwing sync calls (20.x before them) aborts the process when called without the
+    // context object readdirSync then passed: used only when readdirSync itself calls it without one.
+    const plain = !String(readdirSync).includes('ctx');
+    rawReaddir = typeof readdir === 'function' && plain ? (readdir as RawReaddir) : false;
   }
   if (rawReaddir && !abs.includes('\0')) {
     const r = rawReaddir(abs, 'utf8', true);
