@@ -61,10 +61,13 @@ function fromRaw(a: ArrayLike<number>): FileStamp {
   };
 }
 
-/** Node's fs binding, when it may be used at all (see above). */
+// Node's fs binding, when it may be used at all (see above). A binding from before Node's throwing sync calls (20.x
+// before them) aborts the process when called without the context object lstatSync and readdirSync then passed: used
+// only when both call it without one.
 function rawFs(): Partial<{ lstat: unknown; readdir: unknown }> | undefined {
   const permission = (process as { permission?: unknown }).permission;
   if (process.platform === 'win32' || permission !== undefined || process.env['SOW_NO_RAW_STAT']) return undefined;
+  if (String(lstatSync).includes('ctx') || String(readdirSync).includes('ctx')) return undefined;
   return nodeBinding<{ lstat: unknown; readdir: unknown }>('fs');
 }
 
@@ -89,10 +92,7 @@ let rawReaddir: RawReaddir | false | undefined;
 export function folderEntries(abs: string): { names: string[]; types: number[] } {
   if (rawReaddir === undefined) {
     const readdir = rawFs()?.readdir;
-    // A binding older than Node's throwing sync calls (20.x before them) aborts the process when called without the
-    // context object readdirSync then passed: used only when readdirSync itself calls it without one.
-    const plain = !String(readdirSync).includes('ctx');
-    rawReaddir = typeof readdir === 'function' && plain ? (readdir as RawReaddir) : false;
+    rawReaddir = typeof readdir === 'function' ? (readdir as RawReaddir) : false;
   }
   if (rawReaddir && !abs.includes('\0')) {
     const r = rawReaddir(abs, 'utf8', true);
