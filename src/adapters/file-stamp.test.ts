@@ -3,7 +3,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { closeSync, linkSync, openSync } from 'node:fs';
-import { fdStamp, fileStamp, rawStampInUse, resetFileStamp, type RawLstat } from './file-stamp.js';
+import { constants, readdirSync } from 'node:fs';
+import {
+  DIRENT_DIR,
+  DIRENT_LINK,
+  DIRENT_UNKNOWN,
+  fdStamp,
+  fileStamp,
+  folderEntries,
+  rawStampInUse,
+  resetFileStamp,
+  SECONDS_BASE,
+  stampUnlessSame,
+  type RawLstat,
+} from './file-stamp.js';
 
 let dir: string;
 beforeEach(() => {
@@ -80,6 +93,81 @@ describe('fdStamp', () => {
     } finally {
       closeSync(fd);
     }
+  });
+});
+
+describe('folderEntries', () => {
+  /** What fs.readdirSync with types says, as names and whether each is a link or a folder. */
+  const listed = (abs: string) =>
+    readdirSync(abs, { withFileTypes: true }).map((d) => [d.name, d.isSymbolicLink(), d.isDirectory()]);
+  const entries = (abs: string) => {
+    const { names, types } = folderEntries(abs);
+    return names.map((n, i) => [n, types[i] === DIRENT_LINK, types[i] === DIRENT_DIR]);
+  };
+  const aFolder = () => {
+    writeFileSync(join(dir, 'state.yaml'), '');
+    writeFileSync(join(dir, '.hidden'), '');
+    mkdirSync(join(dir, '010'));
+    symlinkSync(join(dir, '010'), join(dir, '020'));
+    symlinkSync(join(dir, 'nowhere'), join(dir, 'dangling'));
+  };
+
+  it('lists what fs.readdirSync lists, links and folders told apart, and throws as it does', () => {
+    aFolder();
+    expect(entries(dir)).toEqual(listed(dir));
+    expect(entries(dir)).toHaveLength(5);
+    expect(() => folderEntries(join(dir, 'missing'))).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+    expect(() => folderEntries(join(dir, 'state.yaml'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+  });
+
+  it('says the same through fs.readdirSync when the binding is not used', () => {
+    resetFileStamp(() => undefined);
+    aFolder();
+    expect(entries(dir)).toEqual(listed(dir));
+    expect(() => folderEntries(join(dir, 'missing'))).toThrow(expect.objectContaining({ code: 'ENOENT' }));
+  });
+
+  it("knows libuv's entry types by Node's numbers", () => {
+    const uv = constants as unknown as Record<string, number>;
+    expect([uv['UV_DIRENT_UNKNOWN'], uv['UV_DIRENT_DIR'], uv['UV_DIRENT_LINK']]).toEqual([
+      DIRENT_UNKNOWN,
+      DIRENT_DIR,
+      DIRENT_LINK,
+    ]);
+  });
+});
+
+describe('stampUnlessSame', () => {
+  /** A task index entry's fields: id, inode, size, mtime s, ns, ctime s, ns. */
+  const entryOf = (path: string) => {
+    const e = expected(path);
+    return ['010', e.ino, e.size, e.mtimeS - SECONDS_BASE, e.mtimeNs, e.ctimeS - SECONDS_BASE, e.ctimeNs];
+  };
+
+  it('says true only of a regular file with every field of the entry, else the stamp fileStamp gives', () => {
+    const file = join(dir, 'state.yaml');
+    writeFileSync(file, 'name: one\n');
+    mkdirSync(join(dir, 'folder'));
+    fileStamp(file);
+    expect(rawStampInUse()).toBe(process.platform !== 'win32');
+    if (rawStampInUse()) expect(stampUnlessSame(file, entryOf(file))).toBe(true);
+    for (let i = 1; i <= 6; i++) {
+      const known = entryOf(file);
+      known[i] = Number(known[i]) + 1;
+      expect(stampUnlessSame(file, known), `field ${i}`).toEqual(expected(file));
+    }
+    // A folder with the very fields of the entry is no task file.
+    expect(stampUnlessSame(join(dir, 'folder'), entryOf(join(dir, 'folder')))).toEqual(expected(join(dir, 'folder')));
+    expect(stampUnlessSame(join(dir, 'missing'), entryOf(file))).toBeUndefined();
+    expect(stampUnlessSame(file, undefined)).toEqual(expected(file));
+  });
+
+  it('gives the stamp, never true, when the binding is not in use', () => {
+    resetFileStamp(() => undefined);
+    const file = join(dir, 'state.yaml');
+    writeFileSync(file, 'name: one\n');
+    fileStamp(file);
+    expect(stampUnlessSame(file, entryOf(file))).toEqual(expected(file));
   });
 });
 

@@ -1,6 +1,6 @@
 /** A file's stamp for the task index, times as lstat(2) gives them (decision 0070): from Node's fs binding once it
  * matches fs.lstatSync, never under the permission model (it would go round it); else fs.lstatSync. */
-import { fstatSync, lstatSync, type BigIntStats } from 'node:fs';
+import { fstatSync, lstatSync, readdirSync, type BigIntStats } from 'node:fs';
 import { nodeBinding } from './node-binding.js';
 
 export interface FileStamp {
@@ -61,12 +61,53 @@ function fromRaw(a: ArrayLike<number>): FileStamp {
   };
 }
 
-/** The binding's lstat, when it may be used at all (see above); whether it answers right is proved on first use. */
-function candidate(): RawLstat | undefined {
+// Node's fs binding, when it may be used at all (see above). A binding from before Node's throwing sync calls (20.x
+// before them) aborts the process when called without the context object lstatSync and readdirSync then passed: used
+// only when both call it without one.
+function rawFs(): Partial<{ lstat: unknown; readdir: unknown }> | undefined {
   const permission = (process as { permission?: unknown }).permission;
   if (process.platform === 'win32' || permission !== undefined || process.env['SOW_NO_RAW_STAT']) return undefined;
-  const lstat = nodeBinding<{ lstat: unknown }>('fs')?.lstat;
+  if (String(lstatSync).includes('ctx') || String(readdirSync).includes('ctx')) return undefined;
+  return nodeBinding<{ lstat: unknown; readdir: unknown }>('fs');
+}
+
+/** The binding's lstat, when it may be used at all; whether it answers right is proved on first use. */
+function candidate(): RawLstat | undefined {
+  const lstat = rawFs()?.lstat;
   return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
+}
+
+/** libuv's entry types (uv_dirent_type_t) that sow asks about, as fs.constants.UV_DIRENT_* has them. */
+export const DIRENT_UNKNOWN = 0;
+export const DIRENT_DIR = 2;
+export const DIRENT_LINK = 3;
+
+type RawReaddir = (path: string, encoding: 'utf8', withTypes: true) => unknown;
+/** undefined: not looked up yet; false: fs.readdirSync for good. */
+let rawReaddir: RawReaddir | false | undefined;
+
+// The names in folder `abs` with their types (DIRENT_*, UNKNOWN where the file system gives none), as
+// fs.readdirSync lists them, without a Dirent per name (a task folder holds 1,000 names); throws as it does. The
+// binding's answer is taken only in the shape readdirSync takes it in: two lists of the same length.
+export function folderEntries(abs: string): { names: string[]; types: number[] } {
+  if (rawReaddir === undefined) {
+    const readdir = rawFs()?.readdir;
+    rawReaddir = typeof readdir === 'function' ? (readdir as RawReaddir) : false;
+  }
+  if (rawReaddir && !abs.includes('\0')) {
+    const r = rawReaddir(abs, 'utf8', true);
+    if (Array.isArray(r) && r.length === 2 && Array.isArray(r[0]) && Array.isArray(r[1]) && r[0].length === r[1].length)
+      return { names: r[0] as string[], types: r[1] as number[] };
+    rawReaddir = false;
+  }
+  const dirents = readdirSync(abs, { withFileTypes: true });
+  const names: string[] = [];
+  const types: number[] = [];
+  for (const d of dirents) {
+    names.push(d.name);
+    types.push(d.isSymbolicLink() ? DIRENT_LINK : d.isDirectory() ? DIRENT_DIR : DIRENT_UNKNOWN);
+  }
+  return { names, types };
 }
 
 /** Whether two stamps are of the same file, unchanged: every field equal. */
@@ -88,6 +129,17 @@ let tried: (() => RawLstat | undefined) | undefined;
 
 /** The stamp of `abs` (lstat), or undefined when nothing is there; other errors throw as fs.lstatSync's. */
 export function fileStamp(abs: string): FileStamp | undefined {
+  return stampUnlessSame(abs, undefined) as FileStamp | undefined;
+}
+
+/** What the task index keeps of a time's whole seconds: less 2^30, so they stay small integers for V8 until 2038 (not
+ * boxed numbers to parse, allocate and copy). */
+export const SECONDS_BASE = 2 ** 30;
+
+// fileStamp(abs), or `true` when `abs` is a regular file whose inode, size, mtime and ctime are `known[1..6]` (a task
+// index entry's, its seconds less SECONDS_BASE): the task index asks this of every task file, and an unchanged one
+// needs no stamp built.
+export function stampUnlessSame(abs: string, known: ArrayLike<unknown> | undefined): FileStamp | undefined | true {
   // fs.lstatSync refuses a NUL in a path; the binding would cut the path short there.
   if (raw && !abs.includes('\0')) {
     let a: ArrayLike<number> | undefined;
@@ -97,7 +149,19 @@ export function fileStamp(abs: string): FileStamp | undefined {
       // Whatever it was, fs.lstatSync says it the way the rest of sow expects.
       return stampByStats(abs);
     }
-    return a === undefined ? undefined : fromRaw(a);
+    if (a === undefined) return undefined;
+    if (
+      known !== undefined &&
+      a[7] === known[1] &&
+      a[8] === known[2] &&
+      a[12]! - SECONDS_BASE === known[3] &&
+      a[13] === known[4] &&
+      a[14]! - SECONDS_BASE === known[5] &&
+      a[15] === known[6] &&
+      (a[1]! & 0o170000) === 0o100000
+    )
+      return true;
+    return fromRaw(a);
   }
   const expected = stampByStats(abs);
   // Decided already, or nothing there to prove the binding on (the next file decides).
@@ -124,10 +188,11 @@ export function rawStampInUse(): boolean {
   return typeof raw === 'function';
 }
 
-/** Forgets the decision; the next call tries `lstat` instead of the binding when given (for tests). */
+/** Forgets the decisions; the next call tries `lstat` instead of the binding when given (for tests). */
 export function resetFileStamp(lstat?: () => RawLstat | undefined): void {
   raw = undefined;
   tried = lstat;
+  rawReaddir = lstat && false;
 }
 
 type RawFstat = (fd: number, bigint: false, req: undefined, throwIfNoEntry: boolean) => ArrayLike<number> | undefined;

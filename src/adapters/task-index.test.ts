@@ -98,6 +98,34 @@ describe('the task index kept in memory by a long-lived process', () => {
     expect((await list(LATER())).read).toEqual(['010']);
   });
 
+  it('the index file is written again only when the set of tasks or a task changed', async () => {
+    const ids = ['010', '020', '030'];
+    for (const id of ids) {
+      mkdirSync(join(root, DIR, id), { recursive: true });
+      writeFileSync(join(root, DIR, id, 'state.yaml'), `${id}\n`);
+    }
+    const read = async (these: string[]) => {
+      const index = TaskIndex.open(root);
+      const names = (await index.summaries(DIR, these, async (id) => ({ ...summary, id }), LATER())).map((s) => s.id);
+      index.save();
+      return names;
+    };
+    const summary: TaskSummary = { id: '', name: 'A', status: 'pending', parallel: false, dependencies: [] };
+    const file = join(root, '.git/sow/tasks.json');
+    const entries = () => (JSON.parse(readFileSync(file, 'utf8')) as { entries: unknown[][] }).entries.map((e) => e[0]);
+    expect(await read(ids)).toEqual(ids);
+    expect(entries()).toEqual(ids);
+    // Unchanged: not written (a marker put in the file stays).
+    writeFileSync(file, readFileSync(file, 'utf8').replace('{', '{"marker":1,'));
+    expect(await read(ids)).toEqual(ids);
+    expect(readFileSync(file, 'utf8')).toContain('"marker"');
+    // A task gone from the middle, then from the end: written without it.
+    expect(await read(['010', '030'])).toEqual(['010', '030']);
+    expect(entries()).toEqual(['010', '030']);
+    expect(await read(['010'])).toEqual(['010']);
+    expect(entries()).toEqual(['010']);
+  });
+
   it('a file that has not settled is not kept, in memory or on disk', async () => {
     keepTaskIndex();
     writeFileSync(join(root, DIR, '010', 'state.yaml'), 'first\n');

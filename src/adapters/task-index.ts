@@ -1,6 +1,6 @@
 /** The task index, `tasks.json` of the runtime folder: each task's summary beside its file's stat, used only while
  * inode, size, mtime and ctime match; only settled files get an entry (decision 0009). */
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readFileSync, statSync } from 'node:fs';
 import { join, sep } from 'node:path';
 import * as v from 'valibot';
 import {
@@ -13,26 +13,37 @@ import {
 } from '../domain/schemas.js';
 import { compareIds } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
-import { fileStamp, settled, stampSettled, type FileStamp } from './file-stamp.js';
+import {
+  DIRENT_LINK,
+  DIRENT_UNKNOWN,
+  fileStamp,
+  folderEntries,
+  SECONDS_BASE,
+  settled,
+  stampSettled,
+  stampUnlessSame,
+  type FileStamp,
+} from './file-stamp.js';
 import { HeldFiles } from './held-files.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { ignoring, MISSING, quietly } from './io-errors.js';
 import { MAX_STATE_BYTES } from './state-files.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
-const FORMAT = 6;
+const FORMAT = 7;
 /** An index of 10,000 tasks takes about 1 MB. */
 const MAX_INDEX_BYTES = 64 * 1024 * 1024;
 
-/** id, ino, size, mtime s, ns, ctime s, ns; name, status, parallel (0/1), agent, owner, session agent (or 0), deps… */
+/** id, ino, size, mtime s (less SECONDS_BASE), ns, ctime s (less SECONDS_BASE), ns; name, status, parallel (0/1),
+ * agent, owner, session agent (or 0), deps… */
 type Entry = (string | number | Owner)[];
 
 const same = (e: Entry, st: FileStamp) =>
   e[1] === st.ino &&
   e[2] === st.size &&
-  e[3] === st.mtimeS &&
+  e[3] === st.mtimeS - SECONDS_BASE &&
   e[4] === st.mtimeNs &&
-  e[5] === st.ctimeS &&
+  e[5] === st.ctimeS - SECONDS_BASE &&
   e[6] === st.ctimeNs;
 const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
 /** Where an entry's summary begins. */
@@ -44,9 +55,9 @@ function encode(st: FileStamp, s: TaskSummary): Entry {
     s.id,
     st.ino,
     st.size,
-    st.mtimeS,
+    st.mtimeS - SECONDS_BASE,
     st.mtimeNs,
-    st.ctimeS,
+    st.ctimeS - SECONDS_BASE,
     st.ctimeNs,
     s.name,
     s.status,
@@ -57,6 +68,8 @@ function encode(st: FileStamp, s: TaskSummary): Entry {
     ...s.dependencies,
   ];
 }
+
+const NO_DEPENDENCIES = Object.freeze([]) as unknown as string[];
 
 /** The summary an entry holds, or undefined when the entry is not one this sow wrote. */
 function decode(id: string, e: Entry): TaskSummary | undefined {
@@ -75,11 +88,15 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
     (sessionAgent !== 0 && typeof sessionAgent !== 'string')
   )
     return undefined;
-  const dependencies: string[] = [];
-  for (let i = DEPENDENCIES; i < e.length; i++) {
-    const d = e[i];
-    if (typeof d !== 'string' || !TASK_ID_PATTERN.test(d)) return undefined;
-    dependencies.push(d);
+  // Most tasks depend on none: they share one empty list (frozen, as a long-lived process freezes every summary's).
+  let dependencies = NO_DEPENDENCIES;
+  if (e.length > DEPENDENCIES) {
+    dependencies = [];
+    for (let i = DEPENDENCIES; i < e.length; i++) {
+      const d = e[i];
+      if (typeof d !== 'string' || !TASK_ID_PATTERN.test(d)) return undefined;
+      dependencies.push(d);
+    }
   }
   const summary: TaskSummary = { id, name, status: status as TaskStatus, parallel: parallel === 1, dependencies };
   if (agent !== 0) summary.assigned_agent = agent;
@@ -97,18 +114,23 @@ export function listNames(root: string, rel: string, now = Date.now()): string[]
   const kept = st?.isDirectory() ? listings!.get(abs) : undefined;
   if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs)
     return [...kept.names];
-  const entries = ignoring(MISSING, () => readdirSync(abs, { withFileTypes: true }));
+  const entries = ignoring(MISSING, () => folderEntries(abs));
   if (!entries) return [];
   const names: string[] = [];
-  for (const e of entries) {
-    if (e.name.startsWith('.')) continue;
-    if (e.isSymbolicLink()) sowPath(root, `${rel}/${e.name}`);
-    names.push(e.name);
+  const { names: all, types } = entries;
+  for (let i = 0; i < all.length; i++) {
+    const name = all[i]!;
+    if (name.charCodeAt(0) === 46 /* . */) continue;
+    const type = types[i];
+    if (type === DIRENT_LINK || (type === DIRENT_UNKNOWN && isLink(`${abs}/${name}`))) sowPath(root, `${rel}/${name}`);
+    names.push(name);
   }
   if (st?.isDirectory() && settled(st.mtimeMs, st.ctimeMs, now))
     listings!.set(abs, { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, names: [...names] });
   return names;
 }
+
+const isLink = (abs: string) => lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() === true;
 
 /** Whether `rel` (repository-relative, inside `.sow/`) is a folder; confined like listNames. */
 export function isFolder(root: string, rel: string): boolean {
@@ -203,26 +225,37 @@ export class TaskIndex {
     now = Date.now(),
   ): Promise<TaskSummary[]> {
     const out: TaskSummary[] = [];
-    const next: Entry[] = [];
+    // The entries to keep: until a first difference, the first `taken` of the old ones (no copy of an unchanged index).
+    let next: Entry[] | undefined;
+    let taken = 0;
     const old = this.entries;
     let k = 0;
     const folder = sep === '/' ? `${this.root}/${dir}` : join(this.root, dir);
     held?.begin(folder, now);
     // Made only for a file not known unchanged (path.join costs a noticeable part of the stat at 10,000 tasks).
     const absOf = (id: string) => (sep === '/' ? `${folder}/${id}/state.yaml` : join(folder, id, 'state.yaml'));
-    for (const id of ids) {
-      while (k < old.length && Array.isArray(old[k]) && old[k]![0] !== id && compareIds(String(old[k]![0]), id) < 0)
-        k++;
-      const candidate = Array.isArray(old[k]) && old[k]![0] === id ? old[k++] : undefined;
+    // Plain loops and few loads: this runs once per task in code that never gets hot in a one-shot process.
+    for (let i = 0; i < ids.length; i++) {
+      const id = ids[i]!;
+      let e = old[k];
+      while (Array.isArray(e) && e[0] !== id && compareIds(String(e[0]), id) < 0) e = old[++k];
+      const candidate = Array.isArray(e) && e[0] === id ? e : undefined;
+      if (candidate) k++;
       // lstat: a link is never taken from the index (reading it checks where it leads).
-      const before = held ? held.stamp(id, absOf) : fileStamp(absOf(id));
-      const isFile = before?.isFile === true;
-      const known = isFile && candidate && same(candidate, before!) ? summaryFrom(id, candidate) : undefined;
+      const seen = held ? held.stamp(id, absOf) : stampUnlessSame(absOf(id), candidate);
+      const unchanged = seen === true || (seen?.isFile === true && candidate !== undefined && same(candidate, seen));
+      const known = unchanged ? (decoded ? summaryFrom(id, candidate!) : decode(id, candidate!)) : undefined;
       if (known) {
         out.push(known);
-        next.push(candidate!);
+        if (next) next.push(candidate!);
+        else if (old[taken] === candidate) taken++;
+        else (next = old.slice(0, taken)).push(candidate!);
         continue;
       }
+      next ??= old.slice(0, taken);
+      // A known file whose entry was of the wrong shape: stamped again, to be read and entered afresh.
+      const before = seen === true ? fileStamp(absOf(id)) : seen;
+      const isFile = before?.isFile === true;
       const rel = `${dir}/${id}/state.yaml`;
       const abs = absOf(id);
       const text = isFile && before!.size <= MAX_STATE_BYTES ? readFileSync(abs, 'utf8') : undefined;
@@ -232,6 +265,7 @@ export class TaskIndex {
       if (entered) next.push(encode(before!, summary));
       if (entered || candidate) this.dirty = true;
     }
+    next ??= taken === old.length ? old : old.slice(0, taken);
     if (next.length !== old.length) this.dirty = true;
     this.entries = next;
     return sameAsLast(this.root, out);

@@ -245,10 +245,11 @@ export class TaskFolderMissingError extends errorClass(
 function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
   // Plain loops: at 10,000 tasks this runs once per task in cold code.
   const known = new Set<string>();
-  for (const t of all) known.add(t.id);
+  for (let i = 0; i < all.length; i++) known.add(all[i]!.id);
   // A cycle needs a dependency on a larger id: without one, no search.
   let upward = false;
-  for (const t of all) {
+  for (let j = 0; j < all.length; j++) {
+    const t = all[j]!;
     const deps = t.dependencies;
     for (let i = 0; i < deps.length; i++) {
       const dep = deps[i]!;

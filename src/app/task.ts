@@ -217,8 +217,9 @@ export async function listTasks(ctx: AppContext, status?: string): Promise<TaskR
   }));
   const now = ctx.now();
   const rows = (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map((t) => taskRow(t, now));
-  // Each task claimed on the remote with its claim there.
+  // Each task claimed on the remote with its claim there (a list copied only when there is one).
   const onRemote = remoteClaimRows(await remoteClaimsForReads(root, branch, now), now);
+  if (onRemote.size === 0) return rows;
   return rows.map((r) => (onRemote.has(r.id) ? { ...r, remote_claim: onRemote.get(r.id)! } : r));
 }
 

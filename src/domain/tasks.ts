@@ -35,14 +35,15 @@ export function compareIds(a: string, b: string): number {
 export const byId = (a: { id: string }, b: { id: string }) => compareIds(a.id, b.id);
 
 // `ids` sorted in place in compareIds' order: the engine's string sort (a comparator cost ~5 M instructions per
-// thousand ids), then a stable pass by length.
+// thousand ids) of each length apart, shortest first. Plain loops: ids run from 3 to 5 digits at 1,000 tasks.
 export function sortIds(ids: string[]): string[] {
-  ids.sort();
-  const first = ids[0]?.length;
-  if (ids.every((id) => id.length === first)) return ids;
-  const lengths = [...new Set(ids.map((id) => id.length))].sort((a, b) => a - b);
-  const sorted = lengths.flatMap((length) => ids.filter((id) => id.length === length));
-  for (let i = 0; i < sorted.length; i++) ids[i] = sorted[i]!;
+  const byLength: (string[] | undefined)[] = [];
+  for (let i = 0; i < ids.length; i++) (byLength[ids[i]!.length] ??= []).push(ids[i]!);
+  let at = 0;
+  for (let n = 0; n < byLength.length; n++) {
+    const group = byLength[n]?.sort();
+    if (group) for (let i = 0; i < group.length; i++) ids[at++] = group[i]!;
+  }
   return ids;
 }
 
