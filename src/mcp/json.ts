@@ -33,11 +33,12 @@ const KEYS = new Map<unknown, Key>([
   ['error', 'reply'],
 ]);
 
-function keyOf(text: string): Key {
+/** A token's value, or undefined when it is not JSON. */
+function valueOf(text: string): unknown {
   try {
-    return KEYS.get(text.includes('\\') ? JSON.parse(text) : text.slice(1, -1)) ?? 'other';
+    return JSON.parse(text);
   } catch {
-    return 'other';
+    return undefined;
   }
 }
 
@@ -186,20 +187,13 @@ export class MessageScanner {
     const bytes = capture.bytes + end - capture.from;
     if (bytes > (capture.what === 'key' ? KEY_BYTES : this.maxIdBytes)) return;
     const text = Buffer.concat([...capture.pieces, buf.subarray(capture.from, end)]).toString('utf8');
-    if (capture.what === 'key') this.key = keyOf(text);
-    else if (this.current !== undefined && isId(text)) this.entry().id = text;
+    if (capture.what === 'key') this.key = KEYS.get(text.includes('\\') ? valueOf(text) : text.slice(1, -1)) ?? 'other';
+    else if (this.current !== undefined && isId(valueOf(text))) this.entry().id = text;
   }
 }
 
-/** Whether a token is a string or a number, as an id must be (`true` or `12x` is not). */
-function isId(text: string): boolean {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'string' || typeof value === 'number';
-  } catch {
-    return false;
-  }
-}
+/** Whether a token's value is a string or a number, as an id must be (`true` or `12x` is not). */
+const isId = (value: unknown): boolean => typeof value === 'string' || typeof value === 'number';
 
 /** The path to the first own member `name` anywhere in `value`, not inside `skip`; no recursion (deep nesting). */
 export function findKey(value: unknown, name: string, skip?: unknown): string[] | undefined {

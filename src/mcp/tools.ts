@@ -128,30 +128,27 @@ export function paramsOf(def: CommandDef): Param[] {
   return params;
 }
 
+const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+const words = (v: unknown) => (Array.isArray(v) && v.every(scalar) ? v.map(String) : undefined);
+
+/** Each kind of argument: its JSON Schema (of its items for a list), what it expects in words, and a value of the
+ * schema's type as the command line's words (`index: 0` is '0'; one word is a list of one), else undefined. */
+const KINDS = {
+  boolean: { expected: 'true or false', shaped: (v: unknown) => (typeof v === 'boolean' ? v : undefined) },
+  string: { expected: 'a string', shaped: (v: unknown) => (scalar(v) ? String(v) : undefined) },
+  list: { expected: 'a list of strings', shaped: (v: unknown) => (scalar(v) ? [String(v)] : words(v)) },
+  map: {
+    expected: 'an object',
+    shaped: (v: unknown) => (isRecord(v) && Object.values(v).every(scalar) ? v : undefined),
+  },
+};
+
 function schemaOf(p: Param): object {
   const item = p.choices ? { enum: p.choices } : { type: 'string' };
   const map = { type: 'object', additionalProperties: { type: 'string' } };
   const type = { boolean: { type: 'boolean' }, string: item, list: { type: 'array', items: item }, map }[p.kind];
   return { ...type, ...defined({ default: p.default }), description: p.description };
 }
-
-const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
-
-/** A value of the schema's type as the command line's words (`index: 0` is '0'; one word is a list of one). */
-function shaped(p: Param, v: unknown): unknown {
-  switch (p.kind) {
-    case 'boolean':
-      return typeof v === 'boolean' ? v : undefined;
-    case 'string':
-      return scalar(v) ? String(v) : undefined;
-    case 'list':
-      return scalar(v) ? [String(v)] : Array.isArray(v) && v.every(scalar) ? v.map(String) : undefined;
-    case 'map':
-      return isRecord(v) && Object.values(v).every(scalar) ? v : undefined;
-  }
-}
-
-const EXPECTED = { boolean: 'true or false', string: 'a string', list: 'a list of strings', map: 'an object' };
 
 /** A tool built from its commands (one, or several told apart by `action`). */
 function toolOf(name: string, defs: readonly CommandDef[]): Tool {
@@ -222,8 +219,8 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
           problems.push(`unknown argument '${key}'${guess ? `; did you mean '${guess}'?` : ''}`);
           continue;
         }
-        const value = shaped(param, v);
-        if (value === undefined) problems.push(`'${key}': expected ${EXPECTED[param.kind]}`);
+        const value = KINDS[param.kind].shaped(v);
+        if (value === undefined) problems.push(`'${key}': expected ${KINDS[param.kind].expected}`);
         else args.set(key, value);
       }
       for (const p of required) if (given[p] === undefined || given[p] === null) problems.push(`'${p}' is required`);

@@ -74,7 +74,6 @@ export class LineTransport implements Transport {
   private readonly byKey = new Map<string, number>();
   private drain: Promise<void> | undefined;
   private idle: (() => void)[] = [];
-  private started = false;
   private closed = false;
   private endOfInput!: () => void;
   /** Resolves when the input ends (its last line read) or closes. */
@@ -89,25 +88,14 @@ export class LineTransport implements Transport {
     this.scanner = new MessageScanner(this.max);
   }
 
-  private listeners(): [string, Parameters<Readable['on']>[1]][] {
-    return [
-      ['data', this.onData],
-      ['end', this.onEnd],
-      ['close', this.onEnd],
-      ['error', this.onInputError],
-    ];
-  }
-
   async start(): Promise<void> {
-    if (this.started) throw new Error('the transport is already started');
-    this.started = true;
-    for (const [event, listener] of this.listeners()) this.input.on(event, listener);
+    for (const [event, listener] of this.listeners) this.input.on(event, listener);
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const [event, listener] of this.listeners()) this.input.off(event, listener);
+    for (const [event, listener] of this.listeners) this.input.off(event, listener);
     this.input.pause();
     this.pieces = [];
     this.inFlight.clear();
@@ -162,6 +150,13 @@ export class LineTransport implements Transport {
   };
 
   private readonly onInputError = (err: Error): void => this.onerror?.(err);
+
+  private readonly listeners: readonly [string, Parameters<Readable['on']>[1]][] = [
+    ['data', this.onData],
+    ['end', this.onEnd],
+    ['close', this.onEnd],
+    ['error', this.onInputError],
+  ];
 
   private take(buf: Buffer, from: number, end: number): void {
     this.bytes += end - from;

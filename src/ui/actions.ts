@@ -18,28 +18,27 @@ const MAX_TEXT = 16 * 1024;
 const MAX_CHECKOUT = 4096;
 
 /** A value of the page's body read as one kind of argument: its text, or undefined when it is not of that shape. */
-type Field = (v: unknown) => string | undefined;
-const taskId: Field = (v) => (typeof v === 'string' && /^\d{1,9}$/.test(v) ? v : undefined);
-const index: Field = (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : undefined);
-const text: Field = (v) => (typeof v === 'string' && v.length <= MAX_TEXT ? v : undefined);
-const STATUSES: ReadonlySet<unknown> = new Set(TASK_STATUSES);
-const status: Field = (v) => (STATUSES.has(v) ? (v as string) : undefined);
-const AGENTS: ReadonlySet<unknown> = new Set(ROLES);
-const agent: Field = (v) => (AGENTS.has(v) ? (v as string) : undefined);
-const FIELD_RULES = new Map<Field, string>([
-  [taskId, 'a task id (digits, e.g. "010")'],
-  [index, 'an output index (a whole number from 0)'],
-  [text, `a text of at most ${MAX_TEXT} characters`],
-  [status, `a task status (${TASK_STATUSES.join(', ')})`],
-  [agent, `an agent (${ROLES.join(', ')})`],
-]);
+type Check = (v: unknown) => string | undefined;
+const text: Check = (v) => (typeof v === 'string' && v.length <= MAX_TEXT ? v : undefined);
+const TEXT_RULE = `a text of at most ${MAX_TEXT} characters`;
 
-/** The values an action's fields give, by name. */
-type Values = Readonly<Record<'task' | 'prompt' | 'text' | 'index' | 'status' | 'agent', string>>;
+/** The fields an action may take, each read one way and named in words when it is not of its shape. */
+const FIELDS = {
+  task: [(v) => (typeof v === 'string' && /^\d{1,9}$/.test(v) ? v : undefined), 'a task id (digits, e.g. "010")'],
+  index: [
+    (v) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? String(v) : undefined),
+    'an output index (a whole number from 0)',
+  ],
+  text: [text, TEXT_RULE],
+  prompt: [text, TEXT_RULE],
+  status: [(v) => TASK_STATUSES.find((s) => s === v), `a task status (${TASK_STATUSES.join(', ')})`],
+  agent: [(v) => ROLES.find((r) => r === v), `an agent (${ROLES.join(', ')})`],
+} satisfies Record<string, [Check, string]>;
+type Values = Readonly<Record<keyof typeof FIELDS, string>>;
 
-/** An action: the fields it takes (each required, of one shape) and the sow commands they make, run in order. */
+/** An action: the fields it takes (each required) and the sow commands they make, run in order. */
 interface Action {
-  fields: Readonly<Record<string, Field>>;
+  fields: readonly (keyof typeof FIELDS)[];
   calls: (v: Values) => Call[];
 }
 
@@ -53,28 +52,25 @@ const action = (fields: Action['fields'], calls: Action['calls']): Action => ({ 
 
 /** A `Map`, looked up by own key only: a plain object would answer `constructor` or `__proto__`. */
 const ACTIONS: ReadonlyMap<string, Action> = new Map<string, Action>([
-  ['advance', action({}, () => [call('advance', [])])],
-  ['approve_output', action({ index }, (v) => [call('output set', ['approved', 'true'], { index: v.index })])],
-  ['approve_tasks', action({}, () => [call('phase set', ['metadata.tasks_approved', 'true'])])],
-  [
-    'resume',
-    action({ task: taskId, prompt: text }, (v) => [call('agent resume', [v.task, v.prompt], { detach: true })]),
-  ],
-  ['stop', action({ task: taskId }, (v) => [call('agent stop', [v.task])])],
-  ['feedback', action({ task: taskId, text }, (v) => [call('task feedback', [v.text], { id: v.task })])],
+  ['advance', action([], () => [call('advance', [])])],
+  ['approve_output', action(['index'], (v) => [call('output set', ['approved', 'true'], { index: v.index })])],
+  ['approve_tasks', action([], () => [call('phase set', ['metadata.tasks_approved', 'true'])])],
+  ['resume', action(['task', 'prompt'], (v) => [call('agent resume', [v.task, v.prompt], { detach: true })])],
+  ['stop', action(['task'], (v) => [call('agent stop', [v.task])])],
+  ['feedback', action(['task', 'text'], (v) => [call('task feedback', [v.text], { id: v.task })])],
   // Review: accept completes the task through the same checks as `sow task set … status completed`.
-  ['accept', action({ task: taskId }, (v) => [call('task set', ['status', 'completed'], { id: v.task })])],
+  ['accept', action(['task'], (v) => [call('task set', ['status', 'completed'], { id: v.task })])],
   // Request changes: the feedback written, then the worker resumed with it, as the orchestrator does in two commands.
   [
     'request_changes',
-    action({ task: taskId, text }, (v) => [
+    action(['task', 'text'], (v) => [
       call('task feedback', [v.text], { id: v.task }),
       call('agent resume', [v.task, changesPrompt(v.task, v.text)], { detach: true }),
     ]),
   ],
   // The board: a card dragged to another column, a worker started on a ready card.
-  ['set_status', action({ task: taskId, status }, (v) => [call('task set', ['status', v.status], { id: v.task })])],
-  ['spawn', action({ agent, task: taskId }, (v) => [call('agent spawn', [v.agent, v.task], { detach: true })])],
+  ['set_status', action(['task', 'status'], (v) => [call('task set', ['status', v.status], { id: v.task })])],
+  ['spawn', action(['agent', 'task'], (v) => [call('agent spawn', [v.agent, v.task], { detach: true })])],
 ]);
 
 /** A name from the page, shown in an error: short (the answer is JSON, which escapes the rest). */
@@ -113,13 +109,14 @@ export function parseAction(given: unknown): { name: string; calls: Call[]; chec
       'UI_NO_SUCH_ACTION',
       `no action '${shown(name)}' (actions: ${[...ACTIONS.keys()].join(', ')})`,
     );
-  const extra = Object.keys(given).find((k) => k !== 'action' && k !== 'checkout' && !Object.hasOwn(action.fields, k));
+  const takes = new Set<string>(['action', 'checkout', ...action.fields]);
+  const extra = Object.keys(given).find((k) => !takes.has(k));
   if (extra !== undefined) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' takes no '${shown(extra)}'`);
   const values: Record<string, string> = {};
-  for (const [key, field] of Object.entries(action.fields)) {
-    const value = field(own(key));
-    if (value === undefined)
-      throw new ActionRefused('UI_BAD_ACTION', `action '${name}' needs '${key}': ${FIELD_RULES.get(field)}`);
+  for (const key of action.fields) {
+    const [check, rule] = FIELDS[key];
+    const value = check(own(key));
+    if (value === undefined) throw new ActionRefused('UI_BAD_ACTION', `action '${name}' needs '${key}': ${rule}`);
     values[key] = value;
   }
   const checkout = own('checkout');

@@ -6,9 +6,9 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { once } from 'node:events';
 import type { CommandContext, CommandDef } from '../model/def.js';
 import { errorEnvelope, SowError } from '../domain/errors.js';
-import { ActionRefused, call, parseAction, parseJson, type Call } from './actions.js';
+import { ActionRefused, parseAction, parseJson, type Call } from './actions.js';
 import { PAGE } from './page.js';
-import { VIEWS, type Part } from './views.js';
+import { VIEWS } from './views.js';
 
 /** The longest request body read (an action's JSON: a task id, an index, a feedback text), in bytes. */
 const MAX_BODY_BYTES = 64 * 1024;
@@ -160,23 +160,17 @@ export async function startUi(
       try {
         const cwd = view.where === 'main' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));
         // One after the other: each takes the workspace's lock, as the command would.
-        const parts = new Map<string, Part>();
-        const runPart = async (c: Call) =>
-          parts.set(c.label ?? c.name, await runCommand(c, cwd).then((data) => ({ ok: true, data }), envelope));
-        for (const c of view.calls(url.searchParams)) await runPart(c);
-        for (const c of view.then?.(parts, url.searchParams) ?? []) await runPart(c);
-        // The list of projects: each project's type and what its workers used, from its own status.
-        if (name === 'projects') {
-          const rows = (
-            (parts.get('status') as { data?: { path: string; rel: string; project?: unknown }[] }).data ?? []
-          ).filter((r) => r.project);
-          const details: Record<string, unknown> = {};
-          for (const row of rows) {
-            const status = runCommand(call('status', []), row.path) as Promise<{ type?: string; usage?: unknown }>;
-            details[row.rel] = await status.then((st) => ({ type: st.type, usage: st.usage ?? null }), envelope);
+        const parts = new Map<string, unknown>();
+        const read = async (c: Call, at = cwd) => {
+          try {
+            const data = await runCommand(c, at);
+            parts.set(c.label ?? c.name, { ok: true, data });
+            return data;
+          } catch (err) {
+            parts.set(c.label ?? c.name, envelope(err));
           }
-          parts.set('details', { ok: true, data: details });
-        }
+        };
+        await view.read(url.searchParams, read);
         return json(res, 200, { ok: true, data: Object.fromEntries(parts) });
       } catch (err) {
         return json(res, 200, envelope(err));

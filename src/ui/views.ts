@@ -1,19 +1,22 @@
 // The views of `sow ui`: fixed lists of read-only sow commands whose `--json` data the page draws; a bad parameter
-// comes back as that command's error. `then` reads more after the first answers.
+// comes back as that command's error. A view reads more once the first answers say what.
 import { call, type Call } from './actions.js';
+
+/** Runs a call (in the view's checkout unless given another) and keeps its answer by label: its data, if it ran. */
+type Read = (c: Call, cwd?: string) => Promise<unknown>;
 
 interface View {
   /** The checkout it reads: the one the address names ('checkout'), or the main one ('main'). */
   where: 'checkout' | 'main';
-  calls: (q: URLSearchParams) => Call[];
-  /** More calls once `calls` answered: given their answers by label. */
-  then?: (parts: ReadonlyMap<string, Part>, q: URLSearchParams) => Call[];
+  read: (q: URLSearchParams, read: Read) => Promise<void>;
 }
 
-/** A call's answer: its data, or its error envelope. */
-export type Part = { ok: boolean; data?: unknown };
+/** A checkout as `status --all` lists it. */
+type Checkout = { path: string; rel: string; project?: unknown };
 
-const dataOf = (part: Part | undefined): unknown => (part?.ok ? part.data : undefined);
+const readAll = async (calls: Call[], read: Read) => {
+  for (const c of calls) await read(c);
+};
 
 /** The task view's reads: the task, its documents, what it changed, its worker's events, its artifacts. */
 const taskCalls = (q: URLSearchParams): Call[] => {
@@ -41,35 +44,41 @@ const documentCalls = (q: URLSearchParams): Call[] => {
 };
 
 export const VIEWS: ReadonlyMap<string, View> = new Map<string, View>([
-  ['projects', { where: 'main', calls: () => [call('status', [], { all: true })] }],
+  [
+    'projects',
+    {
+      where: 'main',
+      async read(_q, read) {
+        const rows = (await read(call('status', [], { all: true }))) as Checkout[] | undefined;
+        // Each project's type and what its workers used, from its own status.
+        for (const row of rows ?? [])
+          if (row.project) await read({ ...call('status', []), label: `status of ${row.rel}` }, row.path);
+      },
+    },
+  ],
   [
     'project',
     {
       where: 'checkout',
-      calls: () => [
-        call('status', []),
-        call('graph lifecycle', [], { format: 'text' }),
-        ...['task list', 'task board', 'project history', 'output list', 'agent ps', 'check list'].map((n) =>
-          call(n, []),
-        ),
-      ],
-      then: (parts) => {
-        const calls: Call[] = [];
+      async read(_q, read) {
+        const status = (await read(call('status', []))) as
+          { phases?: { name: string; enabled?: boolean }[] } | undefined;
+        await read(call('graph lifecycle', [], { format: 'text' }));
+        for (const name of ['task list', 'task board', 'project history']) await read(call(name, []));
+        const outputs = await read(call('output list', []));
+        for (const name of ['agent ps', 'check list']) await read(call(name, []));
         // Each document of the phase in progress that a person approves, to be read beside its button.
-        const outputs = dataOf(parts.get('output list'));
         if (Array.isArray(outputs))
           for (const o of outputs as { index: number; type: string }[])
             if (o.type !== 'evidence' && Number.isSafeInteger(o.index))
-              calls.push({ ...call('output show', [], { index: String(o.index) }), label: `document ${o.index}` });
+              await read({ ...call('output show', [], { index: String(o.index) }), label: `document ${o.index}` });
         // The outputs of every phase: where the evidence of each check's runs is, to open its log.
-        const status = dataOf(parts.get('status')) as { phases?: { name: string; enabled?: boolean }[] } | undefined;
         for (const p of status?.phases ?? [])
           if (p.enabled !== false && typeof p.name === 'string')
-            calls.push({ name: 'output list', label: `outputs of ${p.name}`, args: [], opts: { phase: p.name } });
-        return calls;
+            await read({ ...call('output list', [], { phase: p.name }), label: `outputs of ${p.name}` });
       },
     },
   ],
-  ['task', { where: 'checkout', calls: taskCalls }],
-  ['document', { where: 'checkout', calls: documentCalls }],
+  ['task', { where: 'checkout', read: (q, read) => readAll(taskCalls(q), read) }],
+  ['document', { where: 'checkout', read: (q, read) => readAll(documentCalls(q), read) }],
 ]);

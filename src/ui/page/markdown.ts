@@ -58,26 +58,16 @@ function mdList(lines, i, out) {
   const indent = first[1].length;
   const ordered = /\d/.test(first[2]);
   const items = [];
+  const deeper = (l) => l !== undefined && l.search(/\S/) > indent;
   while (i < lines.length) {
-    const m = MD_LIST.exec(lines[i]);
-    if (m && m[1].length === indent && /\d/.test(m[2]) === ordered) {
-      items.push([m[3]]);
-      i++;
-      continue;
-    }
+    const l = lines[i];
+    const m = MD_LIST.exec(l);
+    if (m && m[1].length === indent && /\d/.test(m[2]) === ordered) items.push([m[3]]);
     // A line indented under the item, or a blank line followed by one, belongs to it.
-    if (items.length && /^\s*$/.test(lines[i]) && i + 1 < lines.length && /^\s+\S/.test(lines[i + 1]) &&
-      lines[i + 1].search(/\S/) > indent) {
-      items[items.length - 1].push('');
-      i++;
-      continue;
-    }
-    if (items.length && !/^\s*$/.test(lines[i]) && lines[i].search(/\S/) > indent) {
-      items[items.length - 1].push(lines[i].slice(Math.min(lines[i].search(/\S/), indent + 2)));
-      i++;
-      continue;
-    }
-    break;
+    else if (items.length && (deeper(l) || (/^\s*$/.test(l) && deeper(lines[i + 1]))))
+      items[items.length - 1].push(deeper(l) ? l.slice(Math.min(l.search(/\S/), indent + 2)) : '');
+    else break;
+    i++;
   }
   const start = ordered ? parseInt(first[2], 10) : 1;
   out.push([ordered ? 'ol' : 'ul', ordered && start !== 1 ? { start: String(start) } : {}, ...items.map(mdItem)]);

@@ -2,12 +2,11 @@
 export const PROJECT = String.raw`
 function drawProjects(d) {
   const rows = part(d, 'status') || [];
-  const details = part(d, 'details') || {};
   return [el('h1', { tabindex: '-1' }, 'All projects'),
     rows.length === 0 ? el('p', { class: 'muted' }, 'No project in this repository or its worktrees.') :
     stackTable('projects', ['Checkout', 'Project', 'Type', 'State', 'Branch', 'Tasks done', 'Live workers', 'Cost'],
       rows.filter((w) => w.project).map((w) => {
-        const more = details[w.rel] || {};
+        const more = part(d, 'status of ' + w.rel) || {};
         return [{ 'data-checkout': w.rel, key: 'co:' + w.rel },
           w.rel, el('a', { href: '#/p/' + encodeURIComponent(w.rel) }, w.project.name), more.type || '',
           el('td', { class: 'project-state' }, w.project.state), w.project.branch || w.branch || '',
