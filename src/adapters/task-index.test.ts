@@ -1,9 +1,18 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { TaskSummary } from '../domain/schemas.js';
-import { forgetTaskIndex, keepTaskIndex, listingsKept, listNames, TaskIndex } from './task-index.js';
+import { forgetTaskIndex, keepTaskIndex, listFolder, listingsKept, listNames, TaskIndex } from './task-index.js';
 
 const DIR = '.sow/project/phases/implementation/tasks';
 let root: string;
@@ -216,4 +225,84 @@ describe('the index is only a shortcut, never believed over the task file', () =
       expect(await list(LATER())).toEqual({ names: ['Tw0'], read: ['010'] });
     },
   );
+});
+
+describe('the ids of the task folders, listed again only when the folder changed', () => {
+  const folder = () => join(root, DIR);
+  /** The folder's mtime a minute back, so that any later change of its entries changes it. */
+  const settle = () => {
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(folder(), past, past);
+  };
+  /** What `ids` answers, and whether it listed the folder to answer. */
+  function ids(now = LATER()): { ids: readonly string[]; listed: boolean } {
+    let listed = false;
+    const index = TaskIndex.open(root);
+    const out = index.ids(
+      DIR,
+      () => {
+        listed = true;
+        const { names, folders } = listFolder(root, DIR);
+        return { ids: names.sort(), folders };
+      },
+      now,
+    );
+    index.save();
+    return { ids: out, listed };
+  }
+
+  it('a fresh process takes them from the index until a folder is added, renamed or removed', () => {
+    mkdirSync(join(folder(), '020'));
+    settle();
+    expect(ids()).toEqual({ ids: ['010', '020'], listed: true });
+    expect(ids()).toEqual({ ids: ['010', '020'], listed: false });
+    mkdirSync(join(folder(), '030'));
+    expect(ids()).toEqual({ ids: ['010', '020', '030'], listed: true });
+    settle();
+    expect(ids().listed).toBe(true);
+    expect(ids().listed).toBe(false);
+    renameSync(join(folder(), '030'), join(folder(), '040'));
+    expect(ids()).toEqual({ ids: ['010', '020', '040'], listed: true });
+    settle();
+    ids();
+    rmSync(join(folder(), '010'), { recursive: true });
+    expect(ids()).toEqual({ ids: ['020', '040'], listed: true });
+  });
+
+  it('a folder that has not settled, or holds a link or a file, is listed every time', () => {
+    expect(ids(Date.now()).listed).toBe(true);
+    expect(ids(Date.now()).listed).toBe(true);
+    symlinkSync('010', join(folder(), '020'));
+    settle();
+    expect(ids()).toEqual({ ids: ['010', '020'], listed: true });
+    expect(ids().listed).toBe(true);
+    rmSync(join(folder(), '020'));
+    writeFileSync(join(folder(), 'README'), 'notes\n');
+    settle();
+    expect(ids().listed).toBe(true);
+    expect(ids().listed).toBe(true);
+  });
+
+  it('a listing that is not task ids is not believed: paths are made of them', () => {
+    settle();
+    ids();
+    const path = join(root, '.git/sow/tasks.json');
+    const data = JSON.parse(readFileSync(path, 'utf8')) as { listing: unknown[] };
+    expect(data.listing[4]).toBe('010');
+    for (const forged of ['010/../../../outside', '010/', 'x']) {
+      data.listing[4] = forged;
+      writeFileSync(path, JSON.stringify(data));
+      expect(ids()).toEqual({ ids: ['010'], listed: true });
+    }
+  });
+
+  it('a long-lived process hands out the same frozen ids while the folder is unchanged', () => {
+    keepTaskIndex();
+    settle();
+    const first = ids();
+    const second = ids();
+    expect(second).toEqual({ ids: ['010'], listed: false });
+    expect(second.ids).toBe(first.ids);
+    expect(Object.isFrozen(second.ids)).toBe(true);
+  });
 });

@@ -11,9 +11,10 @@ import {
   type TaskStatus,
   type TaskSummary,
 } from '../domain/schemas.js';
-import { compareIds } from '../domain/tasks.js';
+import { compareIds, TASK_ID_LIST } from '../domain/tasks.js';
 import { sowPath } from './confine.js';
 import {
+  DIRENT_DIR,
   DIRENT_LINK,
   DIRENT_UNKNOWN,
   fileStamp,
@@ -108,26 +109,33 @@ function decode(id: string, e: Entry): TaskSummary | undefined {
 /** The names in a folder of `.sow/`, dotfiles left out, none when missing; a link out of `.sow/` is refused, so what
  * is listed can be read by name. `now` decides which folders have settled. */
 export function listNames(root: string, rel: string, now = Date.now()): string[] {
+  return listFolder(root, rel, now).names;
+}
+
+/** listNames, and whether every name is a folder's (no link or unknown entry a later read would have to look at). */
+export function listFolder(root: string, rel: string, now = Date.now()): { names: string[]; folders: boolean } {
   const abs = sowPath(root, rel);
   // A long-lived process lists a folder again only when its stat changed (any change to its entries does that).
   const st = listings ? lstatSync(abs, { throwIfNoEntry: false }) : undefined;
   const kept = st?.isDirectory() ? listings!.get(abs) : undefined;
   if (kept && kept.ino === st!.ino && kept.mtimeMs === st!.mtimeMs && kept.ctimeMs === st!.ctimeMs)
-    return [...kept.names];
+    return { names: [...kept.names], folders: false };
   const entries = ignoring(MISSING, () => folderEntries(abs));
-  if (!entries) return [];
+  if (!entries) return { names: [], folders: false };
   const names: string[] = [];
+  let folders = true;
   const { names: all, types } = entries;
   for (let i = 0; i < all.length; i++) {
     const name = all[i]!;
     if (name.charCodeAt(0) === 46 /* . */) continue;
     const type = types[i];
+    if (type !== DIRENT_DIR) folders = false;
     if (type === DIRENT_LINK || (type === DIRENT_UNKNOWN && isLink(`${abs}/${name}`))) sowPath(root, `${rel}/${name}`);
     names.push(name);
   }
   if (st?.isDirectory() && settled(st.mtimeMs, st.ctimeMs, now))
     listings!.set(abs, { ino: st.ino, mtimeMs: st.mtimeMs, ctimeMs: st.ctimeMs, names: [...names] });
-  return names;
+  return { names, folders };
 }
 
 const isLink = (abs: string) => lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() === true;
@@ -138,7 +146,7 @@ export function isFolder(root: string, rel: string): boolean {
 }
 
 /** The entries a long-lived process (`sow mcp`) last had, by root: checked like the file's, not parsed again. */
-let kept: Map<string, Entry[]> | undefined;
+let kept: Map<string, { entries: Entry[]; listing: Listing | undefined }> | undefined;
 /** A long-lived process's summaries, each decoded once from its entry and frozen: many calls share them. */
 let decoded: WeakMap<Entry, TaskSummary> | undefined;
 /** The task files a long-lived process holds open, to check each with fstat(2) (Linux; adapters/held-files.ts). */
@@ -197,24 +205,65 @@ function sameAsLast(root: string, list: TaskSummary[]): TaskSummary[] {
   return list;
 }
 
+/** A folder of task folders as last listed: its path, ino, mtime and ctime (ms, as fs.Stats has them), and the ids. */
+interface Listing {
+  readonly rel: string;
+  readonly ino: number;
+  readonly mtimeMs: number;
+  readonly ctimeMs: number;
+  /** In id order; frozen, as many reads of a long-lived process share them. */
+  readonly ids: readonly string[];
+}
+
+/** The listing a file holds ([rel, ino, mtimeMs, ctimeMs, ids joined by '/']), or undefined when it is not one this
+ * sow wrote. The ids must be task ids: paths are made of them. */
+function listingOf(raw: unknown): Listing | undefined {
+  if (!Array.isArray(raw) || raw.length !== 5) return undefined;
+  const [rel, ino, mtimeMs, ctimeMs, ids] = raw as unknown[];
+  if (typeof rel !== 'string' || typeof ino !== 'number' || typeof mtimeMs !== 'number' || typeof ctimeMs !== 'number')
+    return undefined;
+  if (typeof ids !== 'string' || (ids !== '' && !TASK_ID_LIST.test(ids))) return undefined;
+  return { rel, ino, mtimeMs, ctimeMs, ids: Object.freeze(ids === '' ? [] : ids.split('/')) };
+}
+
 export class TaskIndex {
   private dirty = false;
 
   private constructor(
     private readonly root: string,
     private entries: Entry[],
+    private listing: Listing | undefined,
   ) {}
 
   static open(root: string): TaskIndex {
     const known = kept?.get(root);
-    if (known) return new TaskIndex(root, known);
+    if (known) return new TaskIndex(root, known.entries, known.listing);
     // Runtime data, but it may have come with a clone: a regular file of a sane size, or every task file is read.
     const data = quietly(() => {
       const path = runtimePath(root, 'tasks.json');
       const st = lstatSync(path);
       return st.isFile() && st.size <= MAX_INDEX_BYTES ? JSON.parse(readFileSync(path, 'utf8')) : undefined;
     });
-    return new TaskIndex(root, data?.format === FORMAT && Array.isArray(data.entries) ? data.entries : []);
+    if (data?.format !== FORMAT) return new TaskIndex(root, [], undefined);
+    return new TaskIndex(root, Array.isArray(data.entries) ? data.entries : [], listingOf(data.listing));
+  }
+
+  /** The ids of the task folders in `rel` (a folder of `.sow/`): the index's while the folder's stat is the one they
+   * were listed at (adding, removing or renaming an entry of it changes that), else `list`'s. Kept only when `list`
+   * found nothing but task folders and the folder has settled, as a task file's entry. */
+  ids(rel: string, list: () => { ids: string[]; folders: boolean }, now = Date.now()): readonly string[] {
+    const st = lstatSync(sowPath(this.root, rel), { throwIfNoEntry: false });
+    const l = this.listing;
+    const folder = st?.isDirectory() === true;
+    if (folder && l?.rel === rel && l.ino === st!.ino && l.mtimeMs === st!.mtimeMs && l.ctimeMs === st!.ctimeMs)
+      return l.ids;
+    const { ids, folders } = list();
+    const keep = folder && folders && settled(st!.mtimeMs, st!.ctimeMs, now);
+    this.listing = keep
+      ? { rel, ino: st!.ino, mtimeMs: st!.mtimeMs, ctimeMs: st!.ctimeMs, ids: Object.freeze(ids) }
+      : undefined;
+    if (keep || l) this.dirty = true;
+    return ids;
   }
 
   /** The summary of each task of `dir`: from the index where the file is unchanged, else from `load` (validating). */
@@ -273,11 +322,14 @@ export class TaskIndex {
 
   /** Writes the index if it learnt something. Best effort: a failure costs the next read a parse. */
   save(): void {
-    kept?.set(this.root, this.entries);
+    kept?.set(this.root, { entries: this.entries, listing: this.listing });
     if (!this.dirty) return;
     try {
       const dir = ensureRuntimeDir(this.root);
-      writeFileAtomic(join(dir, 'tasks.json'), JSON.stringify({ format: FORMAT, entries: this.entries }), {
+      const l = this.listing;
+      const listing = l ? [l.rel, l.ino, l.mtimeMs, l.ctimeMs, l.ids.join('/')] : undefined;
+      const data = { format: FORMAT, entries: this.entries, ...(listing ? { listing } : {}) };
+      writeFileAtomic(join(dir, 'tasks.json'), JSON.stringify(data), {
         durable: false,
       });
       this.dirty = false;

@@ -1,6 +1,7 @@
 /** What a use case needs from the world (folder, environment, clock), given by its caller so tests run in-process. */
 import { sep } from 'node:path';
 import { projectFolderFor } from '../adapters/repo.js';
+import { isoTime } from '../domain/time.js';
 
 export interface AppContext {
   /** The folder the command runs in (the repository is found from it). */
@@ -12,7 +13,7 @@ export interface AppContext {
 
 /** The context of this process: its environment, the real clock, and its folder as workerFolder says. */
 export function processContext(cwd: string = process.cwd()): AppContext {
-  return { cwd: workerFolder(cwd, process.env), env: process.env, now: () => new Date().toISOString() };
+  return { cwd: workerFolder(cwd, process.env), env: process.env, now: () => isoTime(Date.now()) };
 }
 
 // Where a command runs, for state: in a worker's own checkout, the same folder of the project checkout. Without

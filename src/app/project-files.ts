@@ -24,7 +24,7 @@ import {
   type TaskState,
   type TaskSummary,
 } from '../domain/schemas.js';
-import { byId, compareIds, findCycle, sortIds, summaryOf } from '../domain/tasks.js';
+import { byId, compareIds, findCycle, sortIds, summaryOf, TASK_ID_LIST } from '../domain/tasks.js';
 import { listFiles, readFileIfExists } from '../adapters/files.js';
 import { branchExists, head } from '../adapters/repo.js';
 import { branchesWithFile } from '../adapters/git.js';
@@ -37,7 +37,7 @@ import {
   validateState,
   type StateFile,
 } from '../adapters/state-files.js';
-import { isFolder, listNames, TaskIndex } from '../adapters/task-index.js';
+import { isFolder, listFolder, listNames, TaskIndex } from '../adapters/task-index.js';
 import { quoted } from '../domain/display.js';
 
 export { PROJECT_DIR };
@@ -158,30 +158,17 @@ export async function loadTaskFile(
   return { ...file, data: checkTaskIdentity(rel, file.data, id, phase) };
 }
 
-/** Every name a task id, joined by '/' (which no file name holds): one test for a folder of them. */
-const ALL_IDS = new RegExp(
-  `^(?:${TASK_ID_PATTERN.source.slice(1, -1)})(?:/(?:${TASK_ID_PATTERN.source.slice(1, -1)}))*$`,
-);
-
-/** The ids of the task folders, in id order; a folder that is not named by an id is an error. */
-function taskIds(root: string, phase: string): string[] {
+/** The ids of the task folders, in id order (from the index while the folder is unchanged); a folder that is not
+ * named by an id is an error. */
+function taskIds(root: string, phase: string, index: TaskIndex): readonly string[] {
   const dir = tasksDir(phase);
-  const names = listNames(root, dir);
-  // The same names as last time (a long-lived process, between calls): the same ids, not tested and sorted again.
-  const last = lastIds;
-  if (last?.root === root && last.dir === dir && sameNames(last.names, names)) return last.ids;
-  // One test for the whole folder: a test per name cost a whole-set read ~1 M instructions at 1,000 tasks.
-  if (names.length > 0 && !ALL_IDS.test(names.join('/'))) return idsBesideOthers(root, dir, names);
-  const ids = Object.freeze(sortIds([...names])) as string[];
-  lastIds = { root, dir, names, ids };
-  return ids;
+  return index.ids(dir, () => {
+    const { names, folders } = listFolder(root, dir);
+    // One test for the whole folder: a test per name cost a whole-set read ~1 M instructions at 1,000 tasks.
+    if (names.length === 0 || TASK_ID_LIST.test(names.join('/'))) return { ids: sortIds(names), folders };
+    return { ids: idsBesideOthers(root, dir, names), folders: false };
+  });
 }
-
-/** The last folder `taskIds` found holding only task folders, and their ids (frozen: shared). */
-let lastIds: { root: string; dir: string; names: readonly string[]; ids: string[] } | undefined;
-
-const sameNames = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && a.every((n, i) => n === b[i]);
 
 /** The ids among names that are not all ids: a file beside them is left alone, any other folder refused. */
 function idsBesideOthers(root: string, dir: string, names: readonly string[]): string[] {
@@ -204,8 +191,8 @@ export async function loadSummaries(
   pending: ReadonlyMap<string, TaskState>,
 ): Promise<TaskSummary[]> {
   const phase = taskPhase(type);
-  const ids = taskIds(root, phase);
   const index = TaskIndex.open(root);
+  const ids = taskIds(root, phase, index);
   const summaries = await index.summaries(tasksDir(phase), ids, async (id, rel, text) =>
     summaryOf(await parseTask(rel, text ?? readText(root, rel), id, phase)),
   );

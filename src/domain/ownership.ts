@@ -1,5 +1,6 @@
 // One owner per task (a spawned worker or a leased claim): while it lives nobody else finishes the task without
 // --force; retired owners' late writes are refused.
+import { isoTime } from './time.js';
 import { errorClass, UsageError } from './errors.js';
 import { shown } from './display.js';
 import { defined } from './json.js';
@@ -76,7 +77,7 @@ export const remoteRenewalDue = (owner: Owner | undefined, actor: Actor, now: st
 
 /** The end of a lease of `seconds` (default 30 minutes) that starts at `now`. */
 export const remoteLeaseFrom = (now: string, seconds = DEFAULT_LEASE_SECONDS): string =>
-  new Date(Date.parse(now) + seconds * 1000).toISOString();
+  isoTime(Date.parse(now) + seconds * 1000);
 
 export function describeOwner(owner: Owner): string {
   if (owner.kind === 'claim')

@@ -34,6 +34,10 @@ export function compareIds(a: string, b: string): number {
 
 export const byId = (a: { id: string }, b: { id: string }) => compareIds(a.id, b.id);
 
+const ONE_ID = TASK_ID_PATTERN.source.slice(1, -1);
+/** Task ids joined by '/' (which no file name holds): one test for a whole folder of them. */
+export const TASK_ID_LIST = new RegExp(`^(?:${ONE_ID})(?:/(?:${ONE_ID}))*$`);
+
 // `ids` sorted in place in compareIds' order: the engine's string sort (a comparator cost ~5 M instructions per
 // thousand ids) of each length apart, shortest first. Plain loops: ids run from 3 to 5 digits at 1,000 tasks.
 export function sortIds(ids: string[]): string[] {
