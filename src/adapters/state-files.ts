@@ -9,7 +9,7 @@ import { SETTLE_MS } from './file-stamp.js';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { check } from '../domain/schema-check.js';
 import { emitYaml } from './yaml/emit.js';
-import { editYaml, parseYaml, ReservedKeyError, YamlRefusedError, YamlSyntaxError } from './yaml/document.js';
+import { editYaml, parseYaml, YamlRefusedError } from './yaml/document.js';
 
 export interface StateFile<T> {
   /** Path relative to the repository root, for messages. */
@@ -22,18 +22,13 @@ export interface StateFile<T> {
 /** 1 MiB: a state file is a few KB even after hundreds of outputs; a thousand times that is not sow's. */
 export const MAX_STATE_BYTES = 1024 * 1024;
 
-/** Parses YAML text; a syntax error becomes a StateFileError naming the file, line and column. */
+/** Parses YAML text; YAML sow refuses becomes a StateFileError naming the file (and the line and column). */
 export async function parseStateText(rel: string, text: string): Promise<{ data: unknown; handWritten: boolean }> {
   try {
     return await parseYaml(text);
   } catch (err) {
-    if (err instanceof ReservedKeyError)
-      throw new StateFileError(rel, `${err.message}; rename it (e.g. '${err.key}_')`, err.path);
-    if (err instanceof YamlRefusedError) throw new StateFileError(rel, err.message);
-    if (!(err instanceof YamlSyntaxError)) throw err;
-    const where =
-      err.line !== undefined ? ` at line ${err.line}${err.column !== undefined ? `, column ${err.column}` : ''}` : '';
-    throw new StateFileError(rel, `not valid YAML${where}: ${err.message}`);
+    if (err instanceof YamlRefusedError) throw new StateFileError(rel, err.message, err.path);
+    throw err;
   }
 }
 
