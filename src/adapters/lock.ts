@@ -1,6 +1,7 @@
 /** A cross-process lock around every read-modify-write of state: an O_EXCL file naming its holder (decisions 0004,
  * 0016). A stale lock is removed under `<lock>.takeover`, only if still byte for byte the one judged stale. */
 import { closeSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import * as v from 'valibot';
 import { startHeartbeat } from './heartbeat.js';
 import { hostName, processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { errorClass, LockTimeoutError, UsageError } from '../domain/errors.js';
@@ -33,16 +34,18 @@ const TAKEOVER_STALE_MS = 5_000;
 /** After this long, a waiting command says whom it waits for. */
 const SAY_WAITING_AFTER_MS = 1_000;
 
-/** `boot`, `pstart`, `pidns` (Linux): the boot id, the start time since boot and the pid namespace of `pid`. */
-interface Holder {
-  pid: number;
-  host: string;
-  started: number;
-  command?: string;
-  boot?: string;
-  pstart?: number;
-  pidns?: string;
-}
+/** What a lock names: its holder, as liveness.ts looks for it, and since when; a field of another kind is left out. */
+const loose = <T extends v.GenericSchema>(schema: T) => v.fallback(v.optional(schema), undefined);
+const HOLDER = v.object({
+  pid: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  host: v.string(),
+  started: v.number(),
+  command: loose(v.string()),
+  boot: loose(v.string()),
+  pstart: loose(v.number()),
+  pidns: loose(v.string()),
+});
+type Holder = v.InferOutput<typeof HOLDER>;
 
 /** A lock or takeover file that is not what sow writes (a folder, a link): exit 4, never a crash. */
 export class LockFileError extends errorClass('LOCK_FILE_INVALID', 'state', (path: string, what: string) => [
@@ -112,23 +115,8 @@ function readLock(path: string): LockInfo | undefined {
   if (!stat.isFile()) throw new LockFileError(path, 'is not a regular file');
   const raw = ignoring(['ENOENT'], () => readFileSync(path, 'utf8'));
   if (raw === undefined) return undefined;
-  let holder: Holder | undefined;
-  try {
-    const p = JSON.parse(raw) as Partial<Holder>;
-    if (Number.isInteger(p.pid) && p.pid! > 0 && typeof p.host === 'string' && typeof p.started === 'number') {
-      holder = {
-        pid: p.pid!,
-        host: p.host,
-        started: p.started,
-        ...(typeof p.command === 'string' ? { command: p.command } : {}),
-        ...(typeof p.boot === 'string' ? { boot: p.boot } : {}),
-        ...(typeof p.pstart === 'number' ? { pstart: p.pstart } : {}),
-        ...(typeof p.pidns === 'string' ? { pidns: p.pidns } : {}),
-      };
-    }
-  } catch {
-    holder = undefined;
-  }
+  const parsed = quietly(() => v.safeParse(HOLDER, JSON.parse(raw)));
+  const holder = parsed?.success ? parsed.output : undefined;
   return { raw, holder, mtimeMs: stat.mtimeMs };
 }
 
