@@ -67,19 +67,20 @@ function gitReason(text: string): string {
   return first?.replace(/^(fatal|error|remote): */, '').slice(0, 300) || 'git gave no reason';
 }
 
-/** The claim refs of `branch` on the remote (task id → commit), or why not ("was not reached (…)"). */
+/** The claim refs of `branch` on the remote (task id → commit), or of `task` alone, or why not ("was not reached (…)"). */
 export async function listClaimRefs(
   root: string,
   remote: string,
   branch: string,
+  task = '*',
 ): Promise<{ ok: true; refs: Map<string, string> } | { ok: false; why: string }> {
   const prefix = `${CLAIMS_PREFIX}/${branch}/`;
-  const r = await lsRemote(root, remote, `${prefix}*`, 'the claims refs');
+  const r = await lsRemote(root, remote, `${prefix}${task}`, 'the claims refs');
   if (!r.ok) return r;
   const refs = new Map<string, string>();
   for (const [ref, sha] of r.refs) {
-    const task = ref.slice(prefix.length);
-    if (ref.startsWith(prefix) && /^\d{3,}$/.test(task)) refs.set(task, sha);
+    const id = ref.slice(prefix.length);
+    if (ref.startsWith(prefix) && /^\d{3,}$/.test(id)) refs.set(id, sha);
   }
   return { ok: true, refs };
 }
@@ -133,12 +134,9 @@ export async function readTaskClaim(
   task: string,
 ): Promise<{ reached: true; claim?: RemoteClaim } | { reached: false; why: string }> {
   if (!hasRemote(root, remote)) return { reached: false, why: NOT_A_REMOTE };
-  const ref = `${CLAIMS_PREFIX}/${branch}/${task}`;
-  const r = await lsRemote(root, remote, ref, 'the claim ref');
-  if (!r.ok) return { reached: false, why: r.why };
-  const sha = r.refs.get(ref);
-  if (sha === undefined) return { reached: true };
-  const [claim] = await claimsOf(root, remote, branch, new Map([[task, sha]]));
+  const listed = await listClaimRefs(root, remote, branch, task);
+  if (!listed.ok) return { reached: false, why: listed.why };
+  const [claim] = await claimsOf(root, remote, branch, listed.refs);
   return claim ? { reached: true, claim } : { reached: true };
 }
 
