@@ -259,11 +259,7 @@ function walkFolders(area: Area, rel: string, create: boolean, code?: string): s
 export const isRealFolder = (abs: string): boolean => quietly(() => lstatSync(abs))?.isDirectory() === true;
 
 /** The most bytes sow reads of a file; what such files are and why that much, for the message. */
-export interface ReadLimits {
-  max: number;
-  what: string;
-  why: string;
-}
+export type ReadLimits = { max: number; what: string; why: string };
 
 /** Reads a file of the area, confined, with readRegular's checks. `display` names it in messages. */
 export function readConfined(

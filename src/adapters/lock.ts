@@ -102,13 +102,7 @@ function tryCreate(path: string, content: string): boolean {
   return true;
 }
 
-interface LockInfo {
-  raw: string;
-  holder: Holder | undefined;
-  mtimeMs: number;
-}
-
-function readLock(path: string): LockInfo | undefined {
+function readLock(path: string) {
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (!stat) return undefined;
   if (stat.isDirectory()) throw new LockFileError(path, 'is a folder');
@@ -119,6 +113,8 @@ function readLock(path: string): LockInfo | undefined {
   const holder = parsed?.success ? parsed.output : undefined;
   return { raw, holder, mtimeMs: stat.mtimeMs };
 }
+
+type LockInfo = NonNullable<ReturnType<typeof readLock>>;
 
 /** A heartbeat that stopped: not touched for HEARTBEAT_STALE_MS (a time far in the future is no heartbeat either). */
 const heartbeatStopped = (mtimeMs: number, now: number, limit: number) => Math.abs(now - mtimeMs) > limit;

@@ -39,10 +39,7 @@ const ENTRY = v.object({
 });
 export type CacheEntry = v.InferOutput<typeof ENTRY>;
 
-interface CacheIndex {
-  format: 1;
-  entries: Record<string, CacheEntry>;
-}
+type CacheIndex = { format: 1; entries: Record<string, CacheEntry> };
 
 const indexFile = (env: CacheEnv) => join(refsCacheDir(env), 'index.json');
 
