@@ -218,19 +218,15 @@ function stagedOk(root: string, from: unknown): from is string {
 async function readJournal(root: string, check: JournalCheck): Promise<JournalBody> {
   const rel = shownRuntime(root, 'journal.json');
   const path = journalPath(root);
+  const refuse = (problem: string) => new JournalRefusedError(rel, problem);
   const info = lstatSync(path);
-  if (!info.isFile())
-    throw new JournalRefusedError(rel, info.isDirectory() ? 'is a folder, not a journal' : 'is not a regular file');
-  if (info.size > MAX_JOURNAL_BYTES)
-    throw new JournalRefusedError(rel, `is ${info.size} bytes; a journal sow writes names a few paths`);
+  if (!info.isFile()) throw refuse(info.isDirectory() ? 'is a folder, not a journal' : 'is not a regular file');
+  if (info.size > MAX_JOURNAL_BYTES) throw refuse(`is ${info.size} bytes; a journal sow writes names a few paths`);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
-    throw new JournalRefusedError(
-      rel,
-      'is not valid JSON (sow writes its journal whole, so this one was not written by sow)',
-    );
+    throw refuse('is not valid JSON (sow writes its journal whole, so this one was not written by sow)');
   }
   // The checksum is of everything else, as sow wrote it: a key added or moved makes it differ.
   const { checksum: sum, ...body } = (data ?? {}) as JournalBody & { checksum?: unknown };
@@ -242,32 +238,28 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
     !Array.isArray(body.removals) ||
     (body.appends !== undefined && !Array.isArray(body.appends))
   )
-    throw new JournalRefusedError(rel, `is not a journal of this sow (format ${JOURNAL_FORMAT})`);
-  if (sum !== checksum(body))
-    throw new JournalRefusedError(rel, 'its checksum does not match its content (it is not whole)');
+    throw refuse(`is not a journal of this sow (format ${JOURNAL_FORMAT})`);
+  if (sum !== checksum(body)) throw refuse('its checksum does not match its content (it is not whole)');
   for (const step of [...body.renames, ...body.folders]) {
     const { from, to } = (step ?? {}) as { from?: unknown; to?: unknown };
-    if (!stagedOk(root, from))
-      throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
+    if (!stagedOk(root, from)) throw refuse(`names a source outside sow's temp folder: ${JSON.stringify(from)}`);
     if (!journalPathOk(root, to) || !WRITABLE.test(to))
-      throw new JournalRefusedError(rel, `names a target sow does not write through a journal: ${JSON.stringify(to)}`);
+      throw refuse(`names a target sow does not write through a journal: ${JSON.stringify(to)}`);
   }
   for (const removal of body.removals) {
     if (!removalOk(root, removal))
-      throw new JournalRefusedError(
-        rel,
+      throw refuse(
         `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes ` +
           `only ${[...REMOVABLE].join(' and ')})`,
       );
   }
   for (const step of body.appends ?? []) {
     const { from, to, at } = (step ?? {}) as { from?: unknown; to?: unknown; at?: unknown };
-    if (!stagedOk(root, from))
-      throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
+    if (!stagedOk(root, from)) throw refuse(`names a source outside sow's temp folder: ${JSON.stringify(from)}`);
     if (!journalPathOk(root, to) || !APPENDABLE.test(to))
-      throw new JournalRefusedError(rel, `names an append to something that is not a log: ${JSON.stringify(to)}`);
+      throw refuse(`names an append to something that is not a log: ${JSON.stringify(to)}`);
     if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0)
-      throw new JournalRefusedError(rel, `names an append at ${JSON.stringify(at)}, not a size`);
+      throw refuse(`names an append at ${JSON.stringify(at)}, not a size`);
   }
   // The texts it would write must be what sow writes: state files validate.
   for (const { from, to } of body.renames) {
