@@ -56,14 +56,9 @@ export class LockFileError extends errorClass('LOCK_FILE_INVALID', 'state', (pat
 
 /** The locks this process holds → what it wrote in each. */
 const held = new Map<string, string>();
-let exitHookInstalled = false;
 
-function releaseAllOnExit(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const [path, content] of held) removeIfOurs(path, content);
-  });
+function releaseAll(): void {
+  for (const [path, content] of held) removeIfOurs(path, content);
 }
 
 /** Removes the lock only while it holds what this process wrote: one taken over meanwhile is the new holder's. */
@@ -187,7 +182,7 @@ function takeOver(path: string, staleRaw: string): void {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Promise<() => void> {
-  releaseAllOnExit();
+  if (!process.listeners('exit').includes(releaseAll)) process.on('exit', releaseAll);
   const me = thisProcess();
   // JSON leaves out what is undefined.
   const { pid, host, boot, pstart, pidns } = me;
