@@ -98,10 +98,22 @@ export async function readStateFile<S extends GenericSchema>(
   schema: S,
   given?: string,
 ): Promise<StateFile<InferOutput<S>>> {
-  if (given === undefined && memory) return readRemembered(memory, root, rel, schema);
+  // A long-lived process may have parsed the file as it is now (see Remembered).
+  const mem = given === undefined ? memory : undefined;
+  const seen = mem && recall(mem, root, rel, schema);
+  if (seen?.file) return seen.file;
+  if (seen) mem!.files.delete(seen.abs);
   const text = given ?? readText(root, rel);
   const parsed = await parseStateText(rel, text);
-  return { rel, text, data: validateState(rel, schema, parsed.data), handWritten: parsed.handWritten };
+  // Only sow's own form (cheap to copy); a hand-written file's parse carries what a write needs to keep its spelling.
+  const before = seen?.before;
+  const kept =
+    !parsed.handWritten && before?.isFile() && mem!.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem!.settleMs
+      ? plainCopy(parsed.data)
+      : undefined;
+  const data = validateState(rel, schema, parsed.data);
+  if (kept !== undefined) mem!.files.set(seen!.abs, { stat: before!, text, data: kept, validatedBy: schema });
+  return { rel, text, data, handWritten: parsed.handWritten };
 }
 
 /** What `sow mcp` parsed beside the stat taken before the read: believed while inode, size, mtime and ctime match,
@@ -162,27 +174,6 @@ function recall<S extends GenericSchema>(
     return { abs, before, file: { rel, text: known.text, data, handWritten: false } };
   }
   return { abs, before };
-}
-
-async function readRemembered<S extends GenericSchema>(
-  mem: NonNullable<typeof memory>,
-  root: string,
-  rel: string,
-  schema: S,
-): Promise<StateFile<InferOutput<S>>> {
-  const { abs, before, file } = recall(mem, root, rel, schema);
-  if (file) return file;
-  mem.files.delete(abs);
-  const text = readText(root, rel);
-  const parsed = await parseStateText(rel, text);
-  // Only sow's own form (cheap to copy); a hand-written file's parse carries what a write needs to keep its spelling.
-  const kept =
-    !parsed.handWritten && before?.isFile() && mem.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem.settleMs
-      ? plainCopy(parsed.data)
-      : undefined;
-  const data = validateState(rel, schema, parsed.data);
-  if (kept !== undefined) mem.files.set(abs, { stat: before!, text, data: kept, validatedBy: schema });
-  return { rel, text, data, handWritten: parsed.handWritten };
 }
 
 /** A deep copy of the canonical reader's output: validation hands the input back, and callers may change it. */
