@@ -67,7 +67,8 @@ function gitReason(text: string): string {
   return first?.replace(/^(fatal|error|remote): */, '').slice(0, 300) || 'git gave no reason';
 }
 
-/** The claim refs of `branch` on the remote (task id → commit), or of `task` alone, or why not ("was not reached (…)"). */
+/** The claim refs of `branch` (or of its `task` alone) on the remote, task id → commit; or why not ("was not reached
+ * (…)"). */
 export async function listClaimRefs(
   root: string,
   remote: string,

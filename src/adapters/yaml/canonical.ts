@@ -55,9 +55,9 @@ function quotedString(token: string): Maybe<string> {
   return isPlainString(value) ? NO : value; // the emitter would write it bare
 }
 
-/** A number spelt as the emitter (and JavaScript) spells it, which YAML reads as that number; NO for any other text
- * that begins like a number (`1e3`, `010`, `-x`: YAML may read a number the emitter would write otherwise, and no
- * string the emitter writes bare begins so). An integer beyond 2^53 goes to the yaml package, which reads it exactly. */
+/** A number spelt as the emitter (and JavaScript) spells it, which YAML reads as that number; NO for other text that
+ * begins like a number (`1e3`, `010`, `-x`: YAML may read a number the emitter writes otherwise, and no string the
+ * emitter writes bare begins so). An integer beyond 2^53 goes to the yaml package, which reads it exactly. */
 function number(s: string): Maybe<number> {
   const n = Number(s);
   if (String(n) !== s || !Number.isFinite(n)) return NO;
