@@ -18,11 +18,9 @@ import { shown } from '../domain/display.js';
 import { readRegular } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { quietly } from './io-errors.js';
-import { gitObjects, gitRun, gitRunAsync, opt, val } from './git.js';
+import { gitObjects, gitRun, gitRunAsync, NO_PROMPT, opt, val } from './git.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
-/** Never a prompt for a password: sow captures git's terminal, so a prompt would wait unseen. */
-const REMOTE_ENV = { GIT_TERMINAL_PROMPT: '0' };
 /** The claim commits' author: sow, not the person (who may have no git identity on this machine). */
 const COMMIT_ENV = {
   GIT_AUTHOR_NAME: 'sow',
@@ -46,7 +44,7 @@ export function hasRemote(root: string, remote: string): boolean {
 /** `ls-remote` of the claims refs matching `pattern` (ref → commit), or why the remote was not reached. */
 async function lsRemote(root: string, remote: string, pattern: string, what: string) {
   const r = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(pattern, what)], {
-    env: REMOTE_ENV,
+    env: NO_PROMPT,
   });
   if (!r.ok) return { ok: false as const, why: `was not reached (${gitReason(r.err)})` };
   const refs = new Map<string, string>();
@@ -115,7 +113,7 @@ export async function claimsOf(
       ],
       {
         input: missing.map(([task]) => `${CLAIMS_PREFIX}/${branch}/${task}\n`).join(''),
-        env: REMOTE_ENV,
+        env: NO_PROMPT,
       },
     );
     present = new Map([...present, ...gitObjects(root, shas(missing))]);
@@ -174,7 +172,7 @@ export async function pushClaim(
       val(remote, 'the claims remote'),
       val(`${sha ?? ''}:${ref}`, 'the claim refspec'),
     ],
-    { env: REMOTE_ENV },
+    { env: NO_PROMPT },
   );
   if (r.ok) return { kind: 'done' };
   const status = r.out.split('\n').find((l) => l.startsWith('!\t'));
