@@ -7,22 +7,13 @@ export type ValueOrigin = 'file' | 'user' | 'remote';
 
 const KIND: Record<ValueOrigin, ErrorKind> = { file: 'state', user: 'failed', remote: 'external' };
 
-/** A value in an argv: never an option. Made by `val`. */
-export class ArgValue {
-  constructor(
-    readonly text: string,
-    /** How a refusal names it: "the project's branch". */
-    readonly what: string,
-    readonly origin: ValueOrigin,
-  ) {}
-}
+/** A value in an argv, never an option (made by `val`); `what` names it in a refusal: "the project's branch". */
+export type ArgValue = { readonly text: string; readonly what: string; readonly origin: ValueOrigin };
 
 /** One element of an argv: sow's own literal word, or a value. */
 export type Arg = string | ArgValue;
 
-/** A value for an argv; `what` names it in a refusal. */
-export const val = (text: string, what: string, origin: ValueOrigin = 'file'): ArgValue =>
-  new ArgValue(text, what, origin);
+export const val = (text: string, what: string, origin: ValueOrigin = 'file'): ArgValue => ({ text, what, origin });
 
 /** `--name=value`: the value joined to its option, so it is that option's value whatever it starts with. */
 export const opt = (name: `--${string}`, value: string): string => `${name}=${value}`;

@@ -11,7 +11,7 @@ import {
   readSync,
   realpathSync,
 } from 'node:fs';
-import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { errorClass, given, SowError } from '../domain/errors.js';
 import { normalRelative } from '../domain/paths.js';
 import { ignoring, MISSING, quietly } from './io-errors.js';
@@ -68,21 +68,16 @@ function formatBytes(n: number): string {
   return `${n} bytes`;
 }
 
-const inside = (base: string, real: string) =>
-  real === base || real.startsWith(base.endsWith(sep) ? base : `${base}${sep}`);
-
-/** The first component of `real` below `base`, or '' for `base` itself. */
-function firstComponent(base: string, real: string): string {
-  if (real === base) return '';
-  const rest = real.slice(base.length + (base.endsWith(sep) ? 0 : 1));
-  const i = rest.indexOf(sep);
-  return i < 0 ? rest : rest.slice(0, i);
+/** `abs` relative to `base` when it lies inside it ('' for `base` itself), else undefined. */
+export function pathWithin(base: string, abs: string): string | undefined {
+  const rel = relative(base, abs);
+  return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel) ? undefined : rel;
 }
 
 /** Whether the real absolute path `real` lies in the area (and not in an excluded part of it). */
 export function withinArea(area: Area, real: string): boolean {
-  if (!inside(area.base, real)) return false;
-  return !area.excluded?.includes(firstComponent(area.base, real));
+  const rel = pathWithin(area.base, real);
+  return rel !== undefined && !area.excluded?.includes(rel.split(sep)[0]!);
 }
 
 /** Every place a path another program names may land: as the system resolves `link/..` and as a program that tidies
@@ -264,11 +259,7 @@ function walkFolders(area: Area, rel: string, create: boolean, code?: string): s
 export const isRealFolder = (abs: string): boolean => quietly(() => lstatSync(abs))?.isDirectory() === true;
 
 /** The most bytes sow reads of a file; what such files are and why that much, for the message. */
-export interface ReadLimits {
-  max: number;
-  what: string;
-  why: string;
-}
+export type ReadLimits = { max: number; what: string; why: string };
 
 /** Reads a file of the area, confined, with readRegular's checks. `display` names it in messages. */
 export function readConfined(

@@ -64,17 +64,23 @@ function fromRaw(a: ArrayLike<number>): FileStamp {
 // Node's fs binding, when it may be used at all (see above). A binding from before Node's throwing sync calls (20.x
 // before them) aborts the process when called without the context object lstatSync and readdirSync then passed: used
 // only when both call it without one.
-function rawFs(): Partial<{ lstat: unknown; readdir: unknown }> | undefined {
+type FsBinding = { lstat: RawLstat; fstat: RawFstat; readdir: unknown };
+function rawFs(): Partial<FsBinding> | undefined {
   const permission = (process as { permission?: unknown }).permission;
   if (process.platform === 'win32' || permission !== undefined || process.env['SOW_NO_RAW_STAT']) return undefined;
   if (String(lstatSync).includes('ctx') || String(readdirSync).includes('ctx')) return undefined;
-  return nodeBinding<{ lstat: unknown; readdir: unknown }>('fs');
+  return nodeBinding<FsBinding>('fs');
 }
 
-/** The binding's lstat, when it may be used at all; whether it answers right is proved on first use. */
-function candidate(): RawLstat | undefined {
-  const lstat = rawFs()?.lstat;
-  return typeof lstat === 'function' ? (lstat as RawLstat) : undefined;
+/** `fn` once `ask(fn)` answered as the public call did (`expected`), else false for good: an older or newer binding
+ * (not a function, another answer, a throw). */
+function proved<F>(fn: F | undefined, ask: (fn: F) => ArrayLike<number> | undefined, expected: FileStamp): F | false {
+  try {
+    const a = fn === undefined ? undefined : ask(fn);
+    return a !== undefined && a.length > 15 && sameStamp(fromRaw(a), expected) ? fn! : false;
+  } catch {
+    return false;
+  }
 }
 
 /** libuv's entry types (uv_dirent_type_t) that sow asks about, as fs.constants.UV_DIRENT_* has them. */
@@ -166,14 +172,7 @@ export function stampUnlessSame(abs: string, known: ArrayLike<unknown> | undefin
   const expected = stampByStats(abs);
   // Decided already, or nothing there to prove the binding on (the next file decides).
   if (raw !== undefined || !expected) return expected;
-  raw = false;
-  const lstat = (tried ?? candidate)();
-  try {
-    const a = lstat?.(abs, false, undefined, false);
-    if (a && a.length > 15 && sameStamp(fromRaw(a), expected)) raw = lstat!;
-  } catch {
-    // an older or newer binding: fs.lstatSync from now on
-  }
+  raw = proved(tried ? tried() : rawFs()?.lstat, (lstat) => lstat(abs, false, undefined, false), expected);
   return expected;
 }
 
@@ -222,17 +221,7 @@ export function fdStamp(fd: number): FileStamp {
     const a = rawFstat(fd, false, undefined, true);
     if (a) return fromRaw(a);
   }
-  const st = fstatSync(fd, { bigint: true });
-  const expected = fromStats(st);
-  if (rawFstat === undefined) {
-    rawFstat = false;
-    const fstat = raw ? nodeBinding<{ fstat: unknown }>('fs')?.fstat : undefined;
-    try {
-      const a = typeof fstat === 'function' ? (fstat as RawFstat)(fd, false, undefined, true) : undefined;
-      if (a && a.length > 15 && sameStamp(fromRaw(a), expected)) rawFstat = fstat as RawFstat;
-    } catch {
-      // an older or newer binding: fs.fstatSync from now on
-    }
-  }
+  const expected = fromStats(fstatSync(fd, { bigint: true }));
+  rawFstat ??= proved(raw ? rawFs()?.fstat : undefined, (fstat) => fstat(fd, false, undefined, true), expected);
   return expected;
 }

@@ -19,6 +19,9 @@ import { argvOf, val, type Arg } from './argv.js';
 
 export { opt, val, type Arg } from './argv.js';
 
+/** Never a prompt for a password: sow captures git's terminal, so a prompt would wait unseen. */
+export const NO_PROMPT = { GIT_TERMINAL_PROMPT: '0' };
+
 interface RunOptions {
   input?: string;
   env?: Readonly<Record<string, string>>;

@@ -16,9 +16,9 @@ import {
   statSync,
   writeSync,
 } from 'node:fs';
-import { dirname, join, posix, relative, sep } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import { errorClass, SowError } from '../domain/errors.js';
-import { confine, existingRealFolder, inSow, realFolder, sowArea } from './confine.js';
+import { existingRealFolder, normalRelative, realFolder, sowArea, sowPath } from './confine.js';
 import { fsyncDir, removeTreeAtomic, unlinkIfExists } from './fs-atomic.js';
 import { quietly } from './io-errors.js';
 import { inform } from './notices.js';
@@ -77,12 +77,12 @@ export const deviceOf = (abs: string): number | undefined => quietly(() => statS
 
 /** The absolute path of a temp file a journal names (`tmp/<name>` of the runtime folder, or `.sow/.tmp/<name>`). */
 export const stagedPath = (root: string, from: string): string =>
-  from.startsWith(`${TMP}/`) ? runtimePath(root, from) : sowPathOf(root, from);
+  from.startsWith(`${TMP}/`) ? runtimePath(root, from) : sowPath(root, from);
 
 /** The absolute path of a removal (undefined when a runtime folder is not there, or not a real folder). */
 export function removalPath(root: string, removal: string): string | undefined {
   if (removal.startsWith(RUNTIME_PREFIX)) return runtimeFolder(root, removal.slice(RUNTIME_PREFIX.length));
-  return sowPathOf(root, removal);
+  return sowPath(root, removal);
 }
 
 /** The trash a removed tree is renamed into before it is deleted: on the tree's own file system. */
@@ -95,10 +95,6 @@ function trashFor(root: string, target: string): { dir: string; real: () => bool
   return { dir, real: () => existingRealFolder(area, '.tmp/trash') === dir };
 }
 
-/** The confined absolute path of `rel` (repository-relative, inside `.sow/`). */
-export const sowPathOf = (root: string, rel: string, source?: string) =>
-  confine(sowArea(root), inSow(rel), source ? { source } : {});
-
 /** Step 3: renames, folders, removals, each folder fsynced; idempotent, every target confined again right before use.
  * A replayed removal of the project keeps it in `backup/removed/`. */
 export function apply(root: string, body: JournalBody, replaying = false): void {
@@ -107,7 +103,7 @@ export function apply(root: string, body: JournalBody, replaying = false): void 
   [...body.folders, ...body.renames].forEach(({ from, to }, i) => {
     const source = stagedPath(root, from);
     if (!existsSync(source)) return; // renamed before the crash
-    const target = sowPathOf(root, to);
+    const target = sowPath(root, to);
     // Replayed after a crash: a folder that is there was renamed into place whole.
     if (i < body.folders.length && existsSync(target)) return;
     renameSync(source, target);
@@ -116,7 +112,7 @@ export function apply(root: string, body: JournalBody, replaying = false): void 
   for (const { from, to, at } of body.appends ?? []) {
     const source = stagedPath(root, from);
     if (!existsSync(source)) continue; // appended before the crash
-    appendAt(sowPathOf(root, to), at, readFileSync(source), replaying);
+    appendAt(sowPath(root, to), at, readFileSync(source), replaying);
     unlinkIfExists(source);
   }
   for (const removal of body.removals) {
@@ -188,20 +184,15 @@ export function hasJournal(root: string): boolean {
   return existsSync(journalPath(root));
 }
 
+/** No `..`, `.`, empty parts, final `/`, backslash or NUL: exactly as sow writes a path. */
 const plainPath = (rel: unknown): rel is string =>
-  typeof rel === 'string' &&
-  rel !== '' &&
-  !rel.includes('\\') &&
-  !rel.includes('\0') &&
-  posix.normalize(rel) === rel &&
-  !rel.endsWith('/') &&
-  !rel.startsWith('/');
+  typeof rel === 'string' && !rel.includes('\\') && normalRelative(rel) === rel;
 
 /** A path a journal names: a plain repository-relative path (no `..`, `.`, empty parts), confined to `.sow/`. */
 export function journalPathOk(root: string, rel: unknown): rel is string {
   if (!plainPath(rel)) return false;
   try {
-    sowPathOf(root, rel);
+    sowPath(root, rel);
     return true;
   } catch (err) {
     if (err instanceof SowError) return false;
@@ -227,19 +218,15 @@ function stagedOk(root: string, from: unknown): from is string {
 async function readJournal(root: string, check: JournalCheck): Promise<JournalBody> {
   const rel = shownRuntime(root, 'journal.json');
   const path = journalPath(root);
+  const refuse = (problem: string) => new JournalRefusedError(rel, problem);
   const info = lstatSync(path);
-  if (!info.isFile())
-    throw new JournalRefusedError(rel, info.isDirectory() ? 'is a folder, not a journal' : 'is not a regular file');
-  if (info.size > MAX_JOURNAL_BYTES)
-    throw new JournalRefusedError(rel, `is ${info.size} bytes; a journal sow writes names a few paths`);
+  if (!info.isFile()) throw refuse(info.isDirectory() ? 'is a folder, not a journal' : 'is not a regular file');
+  if (info.size > MAX_JOURNAL_BYTES) throw refuse(`is ${info.size} bytes; a journal sow writes names a few paths`);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(path, 'utf8'));
   } catch {
-    throw new JournalRefusedError(
-      rel,
-      'is not valid JSON (sow writes its journal whole, so this one was not written by sow)',
-    );
+    throw refuse('is not valid JSON (sow writes its journal whole, so this one was not written by sow)');
   }
   // The checksum is of everything else, as sow wrote it: a key added or moved makes it differ.
   const { checksum: sum, ...body } = (data ?? {}) as JournalBody & { checksum?: unknown };
@@ -251,32 +238,28 @@ async function readJournal(root: string, check: JournalCheck): Promise<JournalBo
     !Array.isArray(body.removals) ||
     (body.appends !== undefined && !Array.isArray(body.appends))
   )
-    throw new JournalRefusedError(rel, `is not a journal of this sow (format ${JOURNAL_FORMAT})`);
-  if (sum !== checksum(body))
-    throw new JournalRefusedError(rel, 'its checksum does not match its content (it is not whole)');
+    throw refuse(`is not a journal of this sow (format ${JOURNAL_FORMAT})`);
+  if (sum !== checksum(body)) throw refuse('its checksum does not match its content (it is not whole)');
   for (const step of [...body.renames, ...body.folders]) {
     const { from, to } = (step ?? {}) as { from?: unknown; to?: unknown };
-    if (!stagedOk(root, from))
-      throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
+    if (!stagedOk(root, from)) throw refuse(`names a source outside sow's temp folder: ${JSON.stringify(from)}`);
     if (!journalPathOk(root, to) || !WRITABLE.test(to))
-      throw new JournalRefusedError(rel, `names a target sow does not write through a journal: ${JSON.stringify(to)}`);
+      throw refuse(`names a target sow does not write through a journal: ${JSON.stringify(to)}`);
   }
   for (const removal of body.removals) {
     if (!removalOk(root, removal))
-      throw new JournalRefusedError(
-        rel,
+      throw refuse(
         `names a removal sow never journals: ${JSON.stringify(removal)} (sow removes ` +
           `only ${[...REMOVABLE].join(' and ')})`,
       );
   }
   for (const step of body.appends ?? []) {
     const { from, to, at } = (step ?? {}) as { from?: unknown; to?: unknown; at?: unknown };
-    if (!stagedOk(root, from))
-      throw new JournalRefusedError(rel, `names a source outside sow's temp folder: ${JSON.stringify(from)}`);
+    if (!stagedOk(root, from)) throw refuse(`names a source outside sow's temp folder: ${JSON.stringify(from)}`);
     if (!journalPathOk(root, to) || !APPENDABLE.test(to))
-      throw new JournalRefusedError(rel, `names an append to something that is not a log: ${JSON.stringify(to)}`);
+      throw refuse(`names an append to something that is not a log: ${JSON.stringify(to)}`);
     if (typeof at !== 'number' || !Number.isSafeInteger(at) || at < 0)
-      throw new JournalRefusedError(rel, `names an append at ${JSON.stringify(at)}, not a size`);
+      throw refuse(`names an append at ${JSON.stringify(at)}, not a size`);
   }
   // The texts it would write must be what sow writes: state files validate.
   for (const { from, to } of body.renames) {

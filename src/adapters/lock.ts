@@ -1,6 +1,7 @@
 /** A cross-process lock around every read-modify-write of state: an O_EXCL file naming its holder (decisions 0004,
  * 0016). A stale lock is removed under `<lock>.takeover`, only if still byte for byte the one judged stale. */
 import { closeSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import * as v from 'valibot';
 import { startHeartbeat } from './heartbeat.js';
 import { hostName, processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { errorClass, LockTimeoutError, UsageError } from '../domain/errors.js';
@@ -33,16 +34,18 @@ const TAKEOVER_STALE_MS = 5_000;
 /** After this long, a waiting command says whom it waits for. */
 const SAY_WAITING_AFTER_MS = 1_000;
 
-/** `boot`, `pstart`, `pidns` (Linux): the boot id, the start time since boot and the pid namespace of `pid`. */
-interface Holder {
-  pid: number;
-  host: string;
-  started: number;
-  command?: string;
-  boot?: string;
-  pstart?: number;
-  pidns?: string;
-}
+/** What a lock names: its holder, as liveness.ts looks for it, and since when; a field of another kind is left out. */
+const loose = <T extends v.GenericSchema>(schema: T) => v.fallback(v.optional(schema), undefined);
+const HOLDER = v.object({
+  pid: v.pipe(v.number(), v.integer(), v.minValue(1)),
+  host: v.string(),
+  started: v.number(),
+  command: loose(v.string()),
+  boot: loose(v.string()),
+  pstart: loose(v.number()),
+  pidns: loose(v.string()),
+});
+type Holder = v.InferOutput<typeof HOLDER>;
 
 /** A lock or takeover file that is not what sow writes (a folder, a link): exit 4, never a crash. */
 export class LockFileError extends errorClass('LOCK_FILE_INVALID', 'state', (path: string, what: string) => [
@@ -53,14 +56,9 @@ export class LockFileError extends errorClass('LOCK_FILE_INVALID', 'state', (pat
 
 /** The locks this process holds → what it wrote in each. */
 const held = new Map<string, string>();
-let exitHookInstalled = false;
 
-function releaseAllOnExit(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on('exit', () => {
-    for (const [path, content] of held) removeIfOurs(path, content);
-  });
+function releaseAll(): void {
+  for (const [path, content] of held) removeIfOurs(path, content);
 }
 
 /** Removes the lock only while it holds what this process wrote: one taken over meanwhile is the new holder's. */
@@ -99,38 +97,19 @@ function tryCreate(path: string, content: string): boolean {
   return true;
 }
 
-interface LockInfo {
-  raw: string;
-  holder: Holder | undefined;
-  mtimeMs: number;
-}
-
-function readLock(path: string): LockInfo | undefined {
+function readLock(path: string) {
   const stat = lstatSync(path, { throwIfNoEntry: false });
   if (!stat) return undefined;
   if (stat.isDirectory()) throw new LockFileError(path, 'is a folder');
   if (!stat.isFile()) throw new LockFileError(path, 'is not a regular file');
   const raw = ignoring(['ENOENT'], () => readFileSync(path, 'utf8'));
   if (raw === undefined) return undefined;
-  let holder: Holder | undefined;
-  try {
-    const p = JSON.parse(raw) as Partial<Holder>;
-    if (Number.isInteger(p.pid) && p.pid! > 0 && typeof p.host === 'string' && typeof p.started === 'number') {
-      holder = {
-        pid: p.pid!,
-        host: p.host,
-        started: p.started,
-        ...(typeof p.command === 'string' ? { command: p.command } : {}),
-        ...(typeof p.boot === 'string' ? { boot: p.boot } : {}),
-        ...(typeof p.pstart === 'number' ? { pstart: p.pstart } : {}),
-        ...(typeof p.pidns === 'string' ? { pidns: p.pidns } : {}),
-      };
-    }
-  } catch {
-    holder = undefined;
-  }
+  const parsed = quietly(() => v.safeParse(HOLDER, JSON.parse(raw)));
+  const holder = parsed?.success ? parsed.output : undefined;
   return { raw, holder, mtimeMs: stat.mtimeMs };
 }
+
+type LockInfo = NonNullable<ReturnType<typeof readLock>>;
 
 /** A heartbeat that stopped: not touched for HEARTBEAT_STALE_MS (a time far in the future is no heartbeat either). */
 const heartbeatStopped = (mtimeMs: number, now: number, limit: number) => Math.abs(now - mtimeMs) > limit;
@@ -203,7 +182,7 @@ function takeOver(path: string, staleRaw: string): void {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Promise<() => void> {
-  releaseAllOnExit();
+  if (!process.listeners('exit').includes(releaseAll)) process.on('exit', releaseAll);
   const me = thisProcess();
   // JSON leaves out what is undefined.
   const { pid, host, boot, pstart, pidns } = me;

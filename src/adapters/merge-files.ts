@@ -2,10 +2,10 @@
 // elsewhere or to a link is refused; %A opened without following a link), and its conflict records for `sow doctor`.
 import { createHash } from 'node:crypto';
 import { closeSync, constants, lstatSync, openSync, readdirSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import { SowError, UsageError } from '../domain/errors.js';
 import { quoted } from '../domain/display.js';
-import { PathEscapeError, readRegular, type ReadLimits } from './confine.js';
+import { PathEscapeError, pathWithin, readRegular, type ReadLimits } from './confine.js';
 import { unlinkIfExists, writeAll, writeFileAtomic } from './fs-atomic.js';
 import { quietly } from './io-errors.js';
 import { findRepoRoot } from './repo.js';
@@ -28,8 +28,7 @@ export function gitTempFile(cwd: string, given: string, what: string): string {
     );
   const top = realpathSync.native(cwd);
   const real = join(realpathSync.native(dirname(abs)), basename(abs));
-  const rel = relative(top, real);
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
+  if (!pathWithin(top, real))
     throw new PathEscapeError(
       `${what} ${quoted(given)} is not inside the folder git merges in (${quoted(top)})`,
       'sow changed nothing; git writes its temp files there: run the merge again',

@@ -20,7 +20,7 @@ import { cacheDir } from './compile-cache.js';
 import { confine, readRegular, resolveExisting, type Area, type ReadLimits } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { quietly } from './io-errors.js';
-import { gitRun, gitRunAsync, opt, val, type Arg } from './git.js';
+import { gitRun, gitRunAsync, NO_PROMPT, opt, val, type Arg } from './git.js';
 
 /** The caller's environment (XDG_CACHE_HOME, HOME), never the process's. */
 export type CacheEnv = Readonly<Record<string, string | undefined>>;
@@ -39,10 +39,7 @@ const ENTRY = v.object({
 });
 export type CacheEntry = v.InferOutput<typeof ENTRY>;
 
-interface CacheIndex {
-  format: 1;
-  entries: Record<string, CacheEntry>;
-}
+type CacheIndex = { format: 1; entries: Record<string, CacheEntry> };
 
 const indexFile = (env: CacheEnv) => join(refsCacheDir(env), 'index.json');
 
@@ -103,7 +100,6 @@ export function checkoutArea(dir: string): Area {
   return { base: resolveExisting(dir), name: `its checkout in sow's cache (${dir})`, shown: `${dir}${sep}` };
 }
 
-const NO_PROMPT = { GIT_TERMINAL_PROMPT: '0' };
 const gitIn = (cwd: string, args: readonly Arg[], progress = false) =>
   gitRun(cwd, args, { env: NO_PROMPT, inheritStderr: progress });
 

@@ -18,11 +18,9 @@ import { shown } from '../domain/display.js';
 import { readRegular } from './confine.js';
 import { writeFileAtomic } from './fs-atomic.js';
 import { quietly } from './io-errors.js';
-import { gitObjects, gitRun, gitRunAsync, opt, val } from './git.js';
+import { gitObjects, gitRun, gitRunAsync, NO_PROMPT, opt, val } from './git.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
-/** Never a prompt for a password: sow captures git's terminal, so a prompt would wait unseen. */
-const REMOTE_ENV = { GIT_TERMINAL_PROMPT: '0' };
 /** The claim commits' author: sow, not the person (who may have no git identity on this machine). */
 const COMMIT_ENV = {
   GIT_AUTHOR_NAME: 'sow',
@@ -46,7 +44,7 @@ export function hasRemote(root: string, remote: string): boolean {
 /** `ls-remote` of the claims refs matching `pattern` (ref → commit), or why the remote was not reached. */
 async function lsRemote(root: string, remote: string, pattern: string, what: string) {
   const r = await gitRunAsync(root, ['ls-remote', '--refs', val(remote, 'the claims remote'), val(pattern, what)], {
-    env: REMOTE_ENV,
+    env: NO_PROMPT,
   });
   if (!r.ok) return { ok: false as const, why: `was not reached (${gitReason(r.err)})` };
   const refs = new Map<string, string>();
@@ -67,19 +65,21 @@ function gitReason(text: string): string {
   return first?.replace(/^(fatal|error|remote): */, '').slice(0, 300) || 'git gave no reason';
 }
 
-/** The claim refs of `branch` on the remote (task id → commit), or why not ("was not reached (…)"). */
+/** The claim refs of `branch` (or of its `task` alone) on the remote, task id → commit; or why not ("was not reached
+ * (…)"). */
 export async function listClaimRefs(
   root: string,
   remote: string,
   branch: string,
+  task = '*',
 ): Promise<{ ok: true; refs: Map<string, string> } | { ok: false; why: string }> {
   const prefix = `${CLAIMS_PREFIX}/${branch}/`;
-  const r = await lsRemote(root, remote, `${prefix}*`, 'the claims refs');
+  const r = await lsRemote(root, remote, `${prefix}${task}`, 'the claims refs');
   if (!r.ok) return r;
   const refs = new Map<string, string>();
   for (const [ref, sha] of r.refs) {
-    const task = ref.slice(prefix.length);
-    if (ref.startsWith(prefix) && /^\d{3,}$/.test(task)) refs.set(task, sha);
+    const id = ref.slice(prefix.length);
+    if (ref.startsWith(prefix) && /^\d{3,}$/.test(id)) refs.set(id, sha);
   }
   return { ok: true, refs };
 }
@@ -113,7 +113,7 @@ export async function claimsOf(
       ],
       {
         input: missing.map(([task]) => `${CLAIMS_PREFIX}/${branch}/${task}\n`).join(''),
-        env: REMOTE_ENV,
+        env: NO_PROMPT,
       },
     );
     present = new Map([...present, ...gitObjects(root, shas(missing))]);
@@ -133,12 +133,9 @@ export async function readTaskClaim(
   task: string,
 ): Promise<{ reached: true; claim?: RemoteClaim } | { reached: false; why: string }> {
   if (!hasRemote(root, remote)) return { reached: false, why: NOT_A_REMOTE };
-  const ref = `${CLAIMS_PREFIX}/${branch}/${task}`;
-  const r = await lsRemote(root, remote, ref, 'the claim ref');
-  if (!r.ok) return { reached: false, why: r.why };
-  const sha = r.refs.get(ref);
-  if (sha === undefined) return { reached: true };
-  const [claim] = await claimsOf(root, remote, branch, new Map([[task, sha]]));
+  const listed = await listClaimRefs(root, remote, branch, task);
+  if (!listed.ok) return { reached: false, why: listed.why };
+  const [claim] = await claimsOf(root, remote, branch, listed.refs);
   return claim ? { reached: true, claim } : { reached: true };
 }
 
@@ -175,7 +172,7 @@ export async function pushClaim(
       val(remote, 'the claims remote'),
       val(`${sha ?? ''}:${ref}`, 'the claim refspec'),
     ],
-    { env: REMOTE_ENV },
+    { env: NO_PROMPT },
   );
   if (r.ok) return { kind: 'done' };
   const status = r.out.split('\n').find((l) => l.startsWith('!\t'));

@@ -1,6 +1,6 @@
 /** The repository and its branch read from the filesystem, as git does: every command asks, and a subprocess costs. */
 import { existsSync, lstatSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import {
   errorClass,
   ExternalToolError,
@@ -8,7 +8,7 @@ import {
   NotInitializedError,
   SowError,
 } from '../domain/errors.js';
-import { existingRealFolder } from './confine.js';
+import { existingRealFolder, pathWithin } from './confine.js';
 import { quietly } from './io-errors.js';
 import { branchesWithFile } from './git.js';
 
@@ -86,8 +86,8 @@ export function ownGitDir(root: string): string {
     resolvedGitDirs.set(root, real);
     return real;
   }
-  const rel = relative(realRoot, real);
-  const inTree = rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+  const rel = pathWithin(realRoot, real);
+  const inTree = rel !== undefined;
   if (inTree && rel !== '.git')
     throw new GitDirInvalidError(root, `leads to '${real}', a folder of the checkout itself rather than git's own`);
   if (!inTree) {
@@ -154,8 +154,8 @@ export function projectFolderFor(cwd: string, projectRoot: string): string | und
       return undefined;
     // Its `.git` names a record of <common>/worktrees/ whose gitdir names this checkout's `.git` back.
     if (linkedCheckoutProblem(project, here) !== undefined) return undefined;
-    const rel = relative(here, realOrSelf(cwd));
-    return rel.startsWith('..') || isAbsolute(rel) ? project : join(project, rel);
+    const rel = pathWithin(here, realOrSelf(cwd));
+    return rel === undefined ? project : join(project, rel);
   } catch {
     return undefined;
   }

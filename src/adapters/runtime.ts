@@ -1,8 +1,8 @@
 /** sow's runtime folder in `.git/sow/` (decision 0065), where no commit or link can put anything; every part is a real
  * folder. From older work-tree folders only data moves here, never what gives orders (lock, journal, pids). */
 import { lstatSync, renameSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { existingRealFolder, isRealFolder, realFolder, type Area } from './confine.js';
+import { dirname, join, sep } from 'node:path';
+import { existingRealFolder, isRealFolder, pathWithin, realFolder, type Area } from './confine.js';
 import { quietly } from './io-errors.js';
 import { ownGitDir } from './repo.js';
 
@@ -24,8 +24,8 @@ function gitArea(root: string): Area {
     name: "git's folder",
     // Worked out only for a message.
     get shown() {
-      const rel = relative(root, base);
-      return `${rel.startsWith('..') || isAbsolute(rel) ? base : rel.split(sep).join('/')}/`;
+      const rel = pathWithin(root, base);
+      return `${rel === undefined ? base : rel.split(sep).join('/')}/`;
     },
   };
 }
@@ -38,8 +38,7 @@ export const runtimePath = (root: string, ...parts: string[]): string => join(ru
 /** A runtime path as messages show it: from the checkout's root where it lies inside, else whole. */
 export function shownRuntime(root: string, ...parts: string[]): string {
   const abs = runtimePath(root, ...parts);
-  const rel = relative(root, abs);
-  return rel.startsWith('..') || rel === '' ? abs : rel.split(sep).join('/');
+  return pathWithin(root, abs)?.split(sep).join('/') || abs;
 }
 
 /** Creates the runtime folder (and `sub`) as real folders and returns its path; NotARealFolderError for a link. */

@@ -10,12 +10,8 @@ const SHELL = '/bin/sh';
 /** How long a timed-out or aborted check has, after SIGTERM, before SIGKILL. */
 const GRACE_MS = 2_000;
 
-/** A log file this run created (never one that existed). */
-export interface LogFile {
-  /** Absolute path. */
-  readonly path: string;
-  readonly fd: number;
-}
+/** A log file this run created (never one that existed), by its absolute path. */
+export type LogFile = { readonly path: string; readonly fd: number };
 
 /** Creates `<dir>/<stem>.log`, or `<stem>.2.log`, … when another run got there first. */
 export function createLog(dir: string, stem: string): LogFile {

@@ -9,7 +9,7 @@ import { SETTLE_MS } from './file-stamp.js';
 import type { GenericSchema, InferOutput } from 'valibot';
 import { check } from '../domain/schema-check.js';
 import { emitYaml } from './yaml/emit.js';
-import { editYaml, parseYaml, ReservedKeyError, YamlRefusedError, YamlSyntaxError } from './yaml/document.js';
+import { editYaml, parseYaml, YamlRefusedError } from './yaml/document.js';
 
 export interface StateFile<T> {
   /** Path relative to the repository root, for messages. */
@@ -22,18 +22,13 @@ export interface StateFile<T> {
 /** 1 MiB: a state file is a few KB even after hundreds of outputs; a thousand times that is not sow's. */
 export const MAX_STATE_BYTES = 1024 * 1024;
 
-/** Parses YAML text; a syntax error becomes a StateFileError naming the file, line and column. */
+/** Parses YAML text; YAML sow refuses becomes a StateFileError naming the file (and the line and column). */
 export async function parseStateText(rel: string, text: string): Promise<{ data: unknown; handWritten: boolean }> {
   try {
     return await parseYaml(text);
   } catch (err) {
-    if (err instanceof ReservedKeyError)
-      throw new StateFileError(rel, `${err.message}; rename it (e.g. '${err.key}_')`, err.path);
-    if (err instanceof YamlRefusedError) throw new StateFileError(rel, err.message);
-    if (!(err instanceof YamlSyntaxError)) throw err;
-    const where =
-      err.line !== undefined ? ` at line ${err.line}${err.column !== undefined ? `, column ${err.column}` : ''}` : '';
-    throw new StateFileError(rel, `not valid YAML${where}: ${err.message}`);
+    if (err instanceof YamlRefusedError) throw new StateFileError(rel, err.message, err.path);
+    throw err;
   }
 }
 
@@ -103,10 +98,22 @@ export async function readStateFile<S extends GenericSchema>(
   schema: S,
   given?: string,
 ): Promise<StateFile<InferOutput<S>>> {
-  if (given === undefined && memory) return readRemembered(memory, root, rel, schema);
+  // A long-lived process may have parsed the file as it is now (see Remembered).
+  const mem = given === undefined ? memory : undefined;
+  const seen = mem && recall(mem, root, rel, schema);
+  if (seen?.file) return seen.file;
+  if (seen) mem!.files.delete(seen.abs);
   const text = given ?? readText(root, rel);
   const parsed = await parseStateText(rel, text);
-  return { rel, text, data: validateState(rel, schema, parsed.data), handWritten: parsed.handWritten };
+  // Only sow's own form (cheap to copy); a hand-written file's parse carries what a write needs to keep its spelling.
+  const before = seen?.before;
+  const kept =
+    !parsed.handWritten && before?.isFile() && mem!.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem!.settleMs
+      ? plainCopy(parsed.data)
+      : undefined;
+  const data = validateState(rel, schema, parsed.data);
+  if (kept !== undefined) mem!.files.set(seen!.abs, { stat: before!, text, data: kept, validatedBy: schema });
+  return { rel, text, data, handWritten: parsed.handWritten };
 }
 
 /** What `sow mcp` parsed beside the stat taken before the read: believed while inode, size, mtime and ctime match,
@@ -167,27 +174,6 @@ function recall<S extends GenericSchema>(
     return { abs, before, file: { rel, text: known.text, data, handWritten: false } };
   }
   return { abs, before };
-}
-
-async function readRemembered<S extends GenericSchema>(
-  mem: NonNullable<typeof memory>,
-  root: string,
-  rel: string,
-  schema: S,
-): Promise<StateFile<InferOutput<S>>> {
-  const { abs, before, file } = recall(mem, root, rel, schema);
-  if (file) return file;
-  mem.files.delete(abs);
-  const text = readText(root, rel);
-  const parsed = await parseStateText(rel, text);
-  // Only sow's own form (cheap to copy); a hand-written file's parse carries what a write needs to keep its spelling.
-  const kept =
-    !parsed.handWritten && before?.isFile() && mem.now() - Math.max(before.mtimeMs, before.ctimeMs) > mem.settleMs
-      ? plainCopy(parsed.data)
-      : undefined;
-  const data = validateState(rel, schema, parsed.data);
-  if (kept !== undefined) mem.files.set(abs, { stat: before!, text, data: kept, validatedBy: schema });
-  return { rel, text, data, handWritten: parsed.handWritten };
 }
 
 /** A deep copy of the canonical reader's output: validation hands the input back, and callers may change it. */

@@ -12,7 +12,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
-import { confineReal, existingRealFolder, inSow, PathEscapeError, realFolder, sowArea } from './confine.js';
+import { confineReal, existingRealFolder, inSow, PathEscapeError, realFolder, sowArea, sowPath } from './confine.js';
 import { clearDir, fsyncDir, uniqueName, unlinkIfExists, writeFileAtomic, writeNewFile } from './fs-atomic.js';
 import { asWriteError, environmentError, ignoring, quietly } from './io-errors.js';
 import {
@@ -32,7 +32,6 @@ import {
   RUNTIME_PREFIX,
   sizeOf,
   stagedPath,
-  sowPathOf,
   stepsOf,
   hasJournal,
   TMP,
@@ -103,7 +102,7 @@ export class Transaction {
       // One append alone is its own commit, in place: a crash can leave part of the entry, never touch what is before.
       const [rel, text] = [...this.appends][0] as [string, string];
       try {
-        const abs = sowPathOf(this.root, appendTarget(this.root, rel));
+        const abs = sowPath(this.root, appendTarget(this.root, rel));
         appendAt(abs, sizeOf(abs), Buffer.from(text, 'utf8'), false);
       } catch (err) {
         throw environmentError(err) ?? err;
@@ -159,7 +158,7 @@ export class Transaction {
       }
       for (const [rel, text] of this.appends) {
         const to = appendTarget(this.root, rel);
-        const at = sizeOf(sowPathOf(this.root, to));
+        const at = sizeOf(sowPath(this.root, to));
         const name = uniqueName('append');
         stage(join(staged.dir, name), text, join(this.root, to));
         (body.appends ??= []).push({ from: `${staged.prefix}/${name}`, to, at });

@@ -1,22 +1,20 @@
 /** The change feed: watches each folder of `.sow/` (or polls). What sow writes to read (lock, index, journals, temp
  * files) is not a change, or a view would wake itself for ever. A burst is told once, after `settleMs`. */
 import { lstatSync, readdirSync, statSync, watch, type FSWatcher } from 'node:fs';
-import { join, sep } from 'node:path';
+import { join } from 'node:path';
 import { quietly } from './io-errors.js';
 
 export type Feed = { close(): void };
 
 /** Whether a path under `.sow/` (relative, with `/`) is something a view shows. */
 export function isShownChange(rel: string): boolean {
-  const path = rel.split(sep).join('/');
-  return !/(^|\/)[^/]*\.tmp[^/]*$|\.lock$/.test(path);
+  return !/(^|\/)[^/]*\.tmp[^/]*$|\.lock$/.test(rel);
 }
 
 /** Whether a runtime path (relative, with `/`) is news: only a worker's events and its supervisor's record. */
 export function isShownRuntimeChange(rel: string): boolean {
-  const path = rel.split(sep).join('/');
   return (
-    /^agent-outputs\/[^/]+\/[^/]+\.events\.jsonl$/.test(path) || /^supervisors\/[^/]+\/(ready|result)\.json$/.test(path)
+    /^agent-outputs\/[^/]+\/[^/]+\.events\.jsonl$/.test(rel) || /^supervisors\/[^/]+\/(ready|result)\.json$/.test(rel)
   );
 }
 

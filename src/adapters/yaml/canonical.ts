@@ -6,30 +6,6 @@ import { isPlainString, quoteString } from './emit.js';
 /** Deeper than this is not a state file; both readers refuse it (document.ts says so). */
 export const MAX_DEPTH = 100;
 
-/** Whether `s` is spelt `-?(0|[1-9][0-9]*)(\.[0-9]+)?(e[+-]?[0-9]+)?`: as loops, because V8 compiles a regular
- * expression afresh in every process. */
-function numberSpelling(s: string): boolean {
-  const n = s.length;
-  let i = s.charCodeAt(0) === 45 ? 1 : 0;
-  let c = s.charCodeAt(i);
-  if (c === 48) i++;
-  else if (c >= 49 && c <= 57) while (++i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57);
-  else return false;
-  if (s.charCodeAt(i) === 46) {
-    const from = i + 1;
-    while (++i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57);
-    if (i === from) return false;
-  }
-  if (s.charCodeAt(i) === 101) {
-    c = s.charCodeAt(++i);
-    if (c === 43 || c === 45) i++;
-    const from = i;
-    while (i < n && (c = s.charCodeAt(i)) >= 48 && c <= 57) i++;
-    if (i === from) return false;
-  }
-  return i === n;
-}
-
 /** Sentinel for "not in the subset". */
 const NO = Symbol('not canonical');
 type Maybe<T> = T | typeof NO;
@@ -79,10 +55,12 @@ function quotedString(token: string): Maybe<string> {
   return isPlainString(value) ? NO : value; // the emitter would write it bare
 }
 
-/** A number spelt as the emitter spells it; an integer beyond 2^53 goes to the yaml package, which reads it exactly. */
+/** A number spelt as the emitter (and JavaScript) spells it, which YAML reads as that number; NO for other text that
+ * begins like a number (`1e3`, `010`, `-x`: YAML may read a number the emitter writes otherwise, and no string the
+ * emitter writes bare begins so). An integer beyond 2^53 goes to the yaml package, which reads it exactly. */
 function number(s: string): Maybe<number> {
   const n = Number(s);
-  if (String(n) !== s) return NO;
+  if (String(n) !== s || !Number.isFinite(n)) return NO;
   // An integer (no exponent: `1e+21` is a float to YAML) that a number cannot hold exactly.
   return Number.isSafeInteger(n) || !Number.isInteger(n) || s.includes('e') ? n : NO;
 }
@@ -107,7 +85,8 @@ function scalar(s: string): Maybe<unknown> {
       return -Infinity;
   }
   if (s[0] === '"') return quotedEnd(s, 0) === s.length ? quotedString(s) : NO;
-  if (numberSpelling(s)) return number(s);
+  const first = s.charCodeAt(0);
+  if (first === 45 || (first >= 48 && first <= 57)) return number(s); // '-' or a digit
   return plainString(s);
 }
 

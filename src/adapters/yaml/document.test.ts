@@ -1,7 +1,7 @@
 import { Parser } from 'yaml';
 import { describe, expect, it, vi } from 'vitest';
 import { setAtPath } from '../../domain/fields.js';
-import { editYaml, parseYaml, YamlRefusedError, YamlSyntaxError } from './document.js';
+import { editYaml, parseYaml, YamlRefusedError } from './document.js';
 
 type Data = Record<string, any>;
 
@@ -206,8 +206,8 @@ describe('parseYaml: what a person wrote, read exactly', () => {
   });
 
   it('says where a syntax error is', async () => {
-    await expect(parseYaml('a: 1\nb: [1\n')).rejects.toThrow(YamlSyntaxError);
-    await expect(parseYaml('a: 1\nb: [1\n')).rejects.toMatchObject({ line: 3 });
+    await expect(parseYaml('a: 1\nb: [1\n')).rejects.toThrow(YamlRefusedError);
+    await expect(parseYaml('a: 1\nb: [1\n')).rejects.toThrow(/^not valid YAML at line 3, column \d+: /);
   });
 });
 

@@ -21,21 +21,24 @@ async function loadYaml(): Promise<YamlModule> {
   return yamlModule;
 }
 
-/** A YAML syntax error, with where it is (1-based line and column). */
-export class YamlSyntaxError extends Error {
+/** YAML sow will not read (invalid, too many values, too deep, aliases that expand without end, a reserved key), said
+ * as a state file's problem; `path` is where a reserved key stands. */
+export class YamlRefusedError extends Error {
   constructor(
     message: string,
-    readonly line?: number,
-    readonly column?: number,
+    readonly path?: string,
   ) {
     super(message);
   }
 }
 
-/** YAML sow will not read: too many values, too deep, or aliases that expand without end. */
-export class YamlRefusedError extends Error {}
+type Pos = { line: number; col: number } | undefined;
 
-const where = (pos: { line: number; col: number } | undefined) => (pos ? ` (line ${pos.line}, column ${pos.col})` : '');
+/** Invalid YAML, with where it is (1-based line and column). */
+const invalid = (message: string, pos: Pos) =>
+  new YamlRefusedError(`not valid YAML${pos ? ` at line ${pos.line}, column ${pos.col}` : ''}: ${message}`);
+
+const where = (pos: Pos) => (pos ? ` (line ${pos.line}, column ${pos.col})` : '');
 
 /** More values than this (counted roughly: lines and commas) is not a state file. */
 const MAX_VALUES = 100_000;
@@ -46,17 +49,8 @@ const MAX_ALIAS_COUNT = 100;
 /** An upper bound on the values in `text`: each takes a line, or a comma in a flow collection. */
 const roughValueCount = (text: string): number => text.match(/[\n,]/g)?.length ?? 0;
 
-/** A key that names a part of every JavaScript object (`constructor`): data would not hold it faithfully. */
-export class ReservedKeyError extends Error {
-  constructor(
-    readonly key: string,
-    readonly path: string,
-  ) {
-    super(`'${key}' names a part of every JavaScript object, so sow cannot keep it as a key`);
-  }
-}
-
-/** Throws ReservedKeyError for the first reserved key anywhere in `value`. */
+/** Refuses the first key anywhere in `value` that names a part of every JavaScript object (`constructor`): data would
+ * not hold it faithfully. */
 function refuseReservedKeys(value: unknown, path: string[] = []): void {
   if (typeof value !== 'object' || value === null) return;
   if (Array.isArray(value)) {
@@ -64,7 +58,11 @@ function refuseReservedKeys(value: unknown, path: string[] = []): void {
     return;
   }
   for (const key of Object.keys(value)) {
-    if (RESERVED_NAMES.has(key)) throw new ReservedKeyError(key, [...path, key].join('.'));
+    if (RESERVED_NAMES.has(key))
+      throw new YamlRefusedError(
+        `'${key}' names a part of every JavaScript object, so sow cannot keep it as a key; rename it (e.g. '${key}_')`,
+        [...path, key].join('.'),
+      );
     refuseReservedKeys((value as Record<string, unknown>)[key], [...path, key]);
   }
 }
@@ -87,7 +85,7 @@ let parsed: { text: string; doc: YamlDocument } | undefined;
 /** Exact integers; our duplicate-key check (yaml's is quadratic); no warnings; the syntax tree kept for splice.ts. */
 const OPTIONS = { intAsBigInt: true, uniqueKeys: false, keepSourceTokens: true, logLevel: 'error' } as const;
 
-/** Parses `text` into a document, refusing what is not a state file; throws YamlSyntaxError and YamlRefusedError. */
+/** Parses `text` into a document, refusing what is not a state file; throws YamlRefusedError. */
 function composeDocument(yaml: YamlModule, text: string): YamlDocument {
   if (roughValueCount(text) > MAX_VALUES) {
     throw new YamlRefusedError(
@@ -109,26 +107,21 @@ function composeDocument(yaml: YamlModule, text: string): YamlDocument {
   let doc: YamlDocument | undefined;
   for (const d of composer.compose(checked(parseShallow(yaml, text, lines)), true, text.length)) {
     if (doc) {
-      const pos = at(d.range[0]);
-      throw new YamlSyntaxError(
+      throw invalid(
         'holds more than one document (a second one starts after ---); a state file is one',
-        pos?.line,
-        pos?.col,
+        at(d.range[0]),
       );
     }
     doc = d as YamlDocument;
   }
-  if (!doc) throw new YamlSyntaxError('is empty');
+  if (!doc) throw invalid('is empty', undefined);
   const error = doc.errors[0];
-  if (error) {
-    const pos = at(error.pos[0]);
-    throw new YamlSyntaxError(error.message.split('\n')[0] ?? 'invalid YAML', pos?.line, pos?.col);
-  }
+  if (error) throw invalid(error.message.split('\n')[0] ?? 'invalid YAML', at(error.pos[0]));
   refuseDuplicatesAndCycles(yaml, doc, lines);
   return doc;
 }
 
-const nestsTooDeep = (pos: { line: number; col: number } | undefined) =>
+const nestsTooDeep = (pos: Pos) =>
   new YamlRefusedError(
     `nests collections more than ${MAX_DEPTH} levels deep${where(pos)}; sow's files nest a few levels, ` +
       `so sow does not read it`,
@@ -210,10 +203,8 @@ function refuseDuplicatesAndCycles(yaml: YamlModule, doc: YamlDocument, lines: i
       const seen = new Set<string>();
       for (const pair of node.items) {
         const key = yaml.isScalar(pair.key) ? String(pair.key.value) : String(pair.key);
-        if (seen.has(key)) {
-          const at = pos(pair.key);
-          throw new YamlSyntaxError(`Map keys must be unique ('${key.slice(0, 40)}' appears twice)`, at?.line, at?.col);
-        }
+        if (seen.has(key))
+          throw invalid(`Map keys must be unique ('${key.slice(0, 40)}' appears twice)`, pos(pair.key));
         seen.add(key);
       }
       return undefined;

@@ -7,10 +7,7 @@ type YamlModule = typeof import('yaml');
 export class Unspliceable extends Error {}
 
 /** Where a CST token stands: the collection item that holds it and the collection (or document). */
-interface Slot {
-  item: CST.CollectionItem;
-  parent: CST.Token;
-}
+type Slot = { item: CST.CollectionItem; parent: CST.Token };
 
 /** How a value sits in its parent, which decides how it is written. */
 export interface Place {
