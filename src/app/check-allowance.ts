@@ -189,7 +189,7 @@ export function standingsOf(root: string, checks: readonly Check[], env: Env): S
     return { checks: checks.map((check) => ({ check, allowed: true })), via, repository, record, env: fromEnv };
   }
   const { repository, file } = recordFor(root, env);
-  const recorded = readAllowRecord(file, repository).checks;
+  const recorded = readAllowRecord(file, repository);
   return { checks: judged(recorded, checks), via: 'record', repository, record: file, env: fromEnv };
 }
 
@@ -240,7 +240,7 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   const { repository, file } = recordFor(root, env);
   const { config } = await readRepoConfig(root);
   const chosen = selectChecks(config.checks ?? [], names);
-  const standings = judged(readAllowRecord(file, repository).checks, chosen);
+  const standings = judged(readAllowRecord(file, repository), chosen);
   const toAllow = standings.filter((s) => !s.allowed).map((s) => s.check);
   // allowed: the checks allowed now; already: those asked for that were allowed before.
   const result = {
@@ -260,11 +260,11 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   // Exactly what was shown is recorded, read again so that a record written meanwhile is kept.
   const at = ctx.now();
   const current = readAllowRecord(file, repository);
-  const have = new Set(current.checks.map((c) => c.sha256));
+  const have = new Set(current.map((c) => c.sha256));
   const added: AllowedCheck[] = toAllow
     .filter((c) => !have.has(checkHash(c)))
     .map((c) => ({ name: c.name, run: c.run, sha256: checkHash(c), allowed_at: at }));
-  writeAllowRecord(file, { repository, checks: [...current.checks, ...added] });
+  writeAllowRecord(file, repository, [...current, ...added]);
   result.allowed = toAllow.map((c) => ({ name: c.name, run: c.run }));
   return result;
 }
@@ -276,13 +276,14 @@ export async function forgetChecks(ctx: AppContext, names: readonly string[]) {
   const root = await openRoot(ctx);
   refuseWorker("'sow check forget'", env);
   const { repository, file } = recordFor(root, env);
-  const record = readAllowRecord(file, repository);
-  const unknown = names.filter((n) => !record.checks.some((c) => c.name === n));
+  const allowed = readAllowRecord(file, repository);
+  const unknown = names.filter((n) => !allowed.some((c) => c.name === n));
   if (unknown.length) {
-    const known = [...new Set(record.checks.map((c) => c.name))];
+    const known = [...new Set(allowed.map((c) => c.name))];
     throw new NothingAllowedError(unknown, known);
   }
-  const drop = (c: AllowedCheck) => names.length === 0 || names.includes(c.name);
-  writeAllowRecord(file, { repository, checks: record.checks.filter((c) => !drop(c)) });
-  return { repository, record: file, forgotten: record.checks.filter(drop).map((c) => ({ name: c.name, run: c.run })) };
+  const kept = (c: AllowedCheck) => names.length > 0 && !names.includes(c.name);
+  writeAllowRecord(file, repository, allowed.filter(kept));
+  const forgotten = allowed.filter((c) => !kept(c)).map((c) => ({ name: c.name, run: c.run }));
+  return { repository, record: file, forgotten };
 }
