@@ -155,15 +155,6 @@ export interface CheckStanding {
   previously?: string;
 }
 
-export interface Standings {
-  checks: CheckStanding[];
-  /** What allowed them: the person's record, or SOW_ALLOW_CHECKS. */
-  via: 'record' | 'environment';
-  repository: string;
-  record: string;
-  env: EnvAllowance;
-}
-
 /** Each check against the record: allowed by its hash, else with the latest command allowed under its name before. */
 function judged(recorded: readonly AllowedCheck[], checks: readonly Check[]): CheckStanding[] {
   const hashes = new Set(recorded.map((c) => c.sha256));
@@ -179,18 +170,18 @@ const unallowed = (checks: readonly CheckStanding[]): UnallowedCheck[] =>
     .filter((c) => !c.allowed)
     .map(({ check: { name, run }, previously: p }) => ({ name, run, ...(p !== undefined && { previously: p }) }));
 
-/** Whether each check may run here. Reads the record only when SOW_ALLOW_CHECKS does not allow. */
-export function standingsOf(root: string, checks: readonly Check[], env: Env): Standings {
+/** Whether each check may run here, and what allowed them (`via`: the person's record, or SOW_ALLOW_CHECKS). Reads
+ * the record only when SOW_ALLOW_CHECKS does not allow. */
+export function standingsOf(root: string, checks: readonly Check[], env: Env) {
   const fromEnv: EnvAllowance = checks.length === 0 ? { kind: 'unset' } : envAllowance(env);
-  if (checks.length === 0 || fromEnv.kind === 'allowed') {
+  const via = fromEnv.kind === 'allowed' ? ('environment' as const) : ('record' as const);
+  if (checks.length === 0 || via === 'environment') {
     const repository = realPath(root);
-    const record = allowRecordPath(repository, env);
-    const via = checks.length === 0 ? 'record' : 'environment';
-    return { checks: checks.map((check) => ({ check, allowed: true })), via, repository, record, env: fromEnv };
+    const all: CheckStanding[] = checks.map((check) => ({ check, allowed: true }));
+    return { checks: all, via, repository, record: allowRecordPath(repository, env), env: fromEnv };
   }
   const { repository, file } = recordFor(root, env);
-  const recorded = readAllowRecord(file, repository);
-  return { checks: judged(recorded, checks), via: 'record', repository, record: file, env: fromEnv };
+  return { checks: judged(readAllowRecord(file, repository), checks), via, repository, record: file, env: fromEnv };
 }
 
 /** Refuses (CHECKS_NOT_ALLOWED) unless every one of `checks` may run here; `what` starts the message. */
