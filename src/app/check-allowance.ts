@@ -73,12 +73,12 @@ export class ChecksNotAllowedError extends errorClass(
   (
     what: string,
     checks: readonly UnallowedCheck[],
-    ctx: { repository: string; record: string; worker?: WorkerTrace; envIgnored?: boolean },
+    ctx: { repository: string; record: string; env: EnvAllowance; worker: WorkerTrace | undefined },
   ) => {
     const these = checks.length === 1 ? 'this command has' : `these ${checks.length} commands have`;
     return [
       `${what}; ${these} not been allowed to run on this machine:\n${listing(checks)}` +
-        (ctx.envIgnored
+        (ctx.env.kind === 'ignored'
           ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was ` +
             `started with it)`
           : ''),
@@ -93,7 +93,7 @@ export class ChecksNotAllowedError extends errorClass(
         repository: ctx.repository,
         record: ctx.record,
         ...(ctx.worker ? { worker: workerDetails(ctx.worker) } : {}),
-        ...(ctx.envIgnored ? { environment_ignored: true } : {}),
+        ...(ctx.env.kind === 'ignored' ? { environment_ignored: true } : {}),
       },
     ];
   },
@@ -191,12 +191,7 @@ export function requireAllowed(root: string, checks: readonly Check[], what: str
   const missing = unallowed(standings.checks);
   if (missing.length === 0) return;
   const worker = standings.env.kind === 'ignored' ? standings.env.worker : traceWorker(env);
-  throw new ChecksNotAllowedError(what, missing, {
-    repository: standings.repository,
-    record: standings.record,
-    ...(worker ? { worker } : {}),
-    ...(standings.env.kind === 'ignored' ? { envIgnored: true } : {}),
-  });
+  throw new ChecksNotAllowedError(what, missing, { ...standings, worker });
 }
 
 /** Refuses when a worker asks to change what the person allowed. */
