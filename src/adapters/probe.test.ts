@@ -4,7 +4,7 @@ import { firstLine, probe } from './probe.js';
 const env = process.env;
 
 describe('probe', () => {
-  it('a tool not on PATH is missing, with why on stderr; an argv Node refuses is not missing and never ran', async () => {
+  it('a tool not on PATH is missing, with why on stderr; an argv Node refuses is not missing, never ran', async () => {
     const gone = await probe('sow-no-such-tool', ['--version'], { env });
     expect(gone).toMatchObject({ missing: true, timedOut: false, code: null, stdout: '' });
     expect(gone.stderr).toContain('ENOENT');
