@@ -46,17 +46,17 @@ describe('the hash of a check', () => {
 describe('reading and writing a record', () => {
   it('none yet: an empty record; written, read back; emptied: the file is removed', () => {
     const file = join(temp(), 'sow', 'allowed-checks', 'r.json');
-    expect(readAllowRecord(file, '/r')).toEqual({ repository: '/r', checks: [] });
+    expect(readAllowRecord(file, '/r')).toEqual([]);
     const entry = {
       name: 'unit',
       run: 'npm test',
       sha256: checkHash({ name: 'unit', run: 'npm test' }),
       allowed_at: '2026-11-26T00:00:00.000Z',
     };
-    writeAllowRecord(file, { repository: '/r', checks: [entry] });
-    expect(readAllowRecord(file, '/r')).toEqual({ repository: '/r', checks: [entry] });
-    writeAllowRecord(file, { repository: '/r', checks: [] });
-    expect(readAllowRecord(file, '/r').checks).toEqual([]);
+    writeAllowRecord(file, '/r', [entry]);
+    expect(readAllowRecord(file, '/r')).toEqual([entry]);
+    writeAllowRecord(file, '/r', []);
+    expect(readAllowRecord(file, '/r')).toEqual([]);
   });
 
   it.each([
@@ -65,6 +65,16 @@ describe('reading and writing a record', () => {
     [
       'an entry of another shape',
       { version: 1, repository: '/r', checks: [{ name: 'unit', run: 'x' }] },
+      'checks[0] is not {name, run, sha256, allowed_at}',
+    ],
+    [
+      'an entry with a key more',
+      { version: 1, repository: '/r', checks: [{ name: 'u', run: 'x', sha256: 'h', allowed_at: 't', all: true }] },
+      'checks[0] is not {name, run, sha256, allowed_at}',
+    ],
+    [
+      'an entry with a field not a string',
+      { version: 1, repository: '/r', checks: [{ name: 'u', run: ['x'], sha256: 'h', allowed_at: 't' }] },
       'checks[0] is not {name, run, sha256, allowed_at}',
     ],
     ['checks not a list', { version: 1, repository: '/r', checks: {} }, "'checks' is not a list"],

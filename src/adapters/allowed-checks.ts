@@ -4,22 +4,19 @@ import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join, win32 } from 'node:path';
+import * as v from 'valibot';
 import { errorClass } from '../domain/errors.js';
 import { isRecord } from '../domain/json.js';
 import { writeFileAtomic, unlinkIfExists } from './fs-atomic.js';
 
 /** One allowed check: its name and exact command, their hash, and when the person allowed it. */
-export interface AllowedCheck {
-  name: string;
-  run: string;
-  sha256: string;
-  allowed_at: string;
-}
-
-export interface AllowRecord {
-  repository: string;
-  checks: AllowedCheck[];
-}
+const AllowedCheckSchema = v.strictObject({
+  name: v.string(),
+  run: v.string(),
+  sha256: v.string(),
+  allowed_at: v.string(),
+});
+export type AllowedCheck = v.InferOutput<typeof AllowedCheckSchema>;
 
 const VERSION = 1;
 /** A file of a few dozen checks is a few KB. */
@@ -62,8 +59,6 @@ export class AllowRecordError extends errorClass('CHECKS_RECORD_INVALID', 'state
   { file },
 ]) {}
 
-const onlyKeys = (o: Record<string, unknown>, keys: readonly string[]) => Object.keys(o).every((k) => keys.includes(k));
-
 function readLimited(file: string): string | undefined {
   let fd: number;
   try {
@@ -88,17 +83,17 @@ function readLimited(file: string): string | undefined {
   }
 }
 
-/** The record of `repository` (its real path); an empty one when there is none yet. */
-export function readAllowRecord(file: string, repository: string): AllowRecord {
+/** The checks allowed in `repository` (its real path); none when it has no record yet. */
+export function readAllowRecord(file: string, repository: string): AllowedCheck[] {
   const text = readLimited(file);
-  if (text === undefined) return { repository, checks: [] };
+  if (text === undefined) return [];
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
     throw new AllowRecordError(file, `it is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
   }
-  if (!isRecord(data) || !onlyKeys(data, ['version', 'repository', 'checks']))
+  if (!isRecord(data) || !Object.keys(data).every((k) => ['version', 'repository', 'checks'].includes(k)))
     throw new AllowRecordError(file, 'it is not a record sow wrote (expected version, repository and checks)');
   if (data['version'] !== VERSION)
     throw new AllowRecordError(
@@ -113,31 +108,20 @@ export function readAllowRecord(file: string, repository: string): AllowRecord {
   const checks = data['checks'];
   if (!Array.isArray(checks) || checks.length > MAX_ENTRIES)
     throw new AllowRecordError(file, `'checks' is not a list of at most ${MAX_ENTRIES} entries`);
-  return {
-    repository,
-    checks: checks.map((c: unknown, i): AllowedCheck => {
-      const fields = ['name', 'run', 'sha256', 'allowed_at'] as const;
-      if (!isRecord(c) || !onlyKeys(c, fields) || !fields.every((k) => typeof c[k] === 'string'))
-        throw new AllowRecordError(file, `checks[${i}] is not {name, run, sha256, allowed_at}`);
-      const entry = c as unknown as AllowedCheck;
-      if (entry.sha256 !== checkHash(entry))
-        throw new AllowRecordError(
-          file,
-          `checks[${i}] ('${entry.name}'): its sha256 is not the hash of its name and command`,
-        );
-      return { name: entry.name, run: entry.run, sha256: entry.sha256, allowed_at: entry.allowed_at };
-    }),
-  };
+  return checks.map((c: unknown, i) => {
+    if (!v.is(AllowedCheckSchema, c))
+      throw new AllowRecordError(file, `checks[${i}] is not {name, run, sha256, allowed_at}`);
+    if (c.sha256 !== checkHash(c))
+      throw new AllowRecordError(
+        file,
+        `checks[${i}] ('${c.name}'): its sha256 is not the hash of its name and command`,
+      );
+    return c;
+  });
 }
 
 /** Writes the record atomically; a record with no checks left is removed. */
-export function writeAllowRecord(file: string, record: AllowRecord): void {
-  if (record.checks.length === 0) {
-    unlinkIfExists(file);
-    return;
-  }
-  writeFileAtomic(
-    file,
-    `${JSON.stringify({ version: VERSION, repository: record.repository, checks: record.checks }, null, 2)}\n`,
-  );
+export function writeAllowRecord(file: string, repository: string, checks: readonly AllowedCheck[]): void {
+  if (checks.length === 0) unlinkIfExists(file);
+  else writeFileAtomic(file, `${JSON.stringify({ version: VERSION, repository, checks }, null, 2)}\n`);
 }

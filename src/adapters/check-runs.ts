@@ -37,21 +37,15 @@ const filesIn = (dir: string): SupervisorFiles => ({
 
 export const checkRunFiles = (root: string, id: string) => filesIn(ensureRuntimeDir(root, join(FOLDER, id)));
 
-/** Whether `path` is the record file of a run folder of this checkout (a variable is checked, never trusted). */
-export function isRunnerFile(root: string, path: string): boolean {
-  const base = runtimePath(root, FOLDER);
-  const rest = path.startsWith(`${base}/`) ? path.slice(base.length + 1) : '';
-  return /^[A-Za-z0-9_-]+\/runner\.json$/.test(rest);
-}
-
-/** In the runner: its record, once past every refusal, at the path the starter named (a run folder of ours only),
- * written whole (a rename, which replaces a link rather than writing through it). */
+/** In the runner: its record, once past every refusal, at the path the starter named, written whole (a rename, which
+ * replaces a link rather than writing through it). The path is a variable's: checked to be a run folder of ours. */
 export function announceRunner(
   root: string,
   path: string | undefined,
   what: { checks: string[]; task?: string; phase?: string; started_at: string },
 ): void {
-  if (path !== undefined && isRunnerFile(root, path))
+  const base = `${runtimePath(root, FOLDER)}/`;
+  if (path?.startsWith(base) && /^[A-Za-z0-9_-]+\/runner\.json$/.test(path.slice(base.length)))
     writeFileAtomic(path, `${JSON.stringify(processRecord(what))}\n`, { durable: false });
 }
 

@@ -27,8 +27,9 @@ export const ISSUE_FIELDS = ['number', 'title', 'state', 'labels', 'url'] as con
 export const ISSUE_VIEW_FIELDS = [...ISSUE_FIELDS, 'body'] as const;
 export const PR_FIELDS = ['number', 'url', 'isDraft', 'state', 'headRefName'] as const;
 
-/** A positional number for gh: a negative one, which gh would read as a flag, is refused by argvOf. */
-const num = (n: number, what: string): ArgValue => val(String(n), what);
+/** A positional number for gh (an issue's, unless `what` says): a negative one, which gh would read as a flag, is
+ * refused by argvOf. */
+const num = (n: number, what = 'the issue number'): ArgValue => val(String(n), what);
 
 /** The argv of every gh call: each value joined to its flag (`--head=<branch>`); a negative number is refused. */
 export const GH_ARGS = {
@@ -44,21 +45,15 @@ export const GH_ARGS = {
   issueView: (repo: string, n: number) => [
     'issue',
     'view',
-    num(n, 'the issue number'),
+    num(n),
     opt('--repo', repo),
     opt('--json', ISSUE_VIEW_FIELDS.join(',')),
   ],
-  issueLinkedBranches: (repo: string, n: number) => [
-    'issue',
-    'develop',
-    '--list',
-    num(n, 'the issue number'),
-    opt('--repo', repo),
-  ],
+  issueLinkedBranches: (repo: string, n: number) => ['issue', 'develop', '--list', num(n), opt('--repo', repo)],
   issueLinkBranch: (repo: string, n: number, branch: string, base: string) => [
     'issue',
     'develop',
-    num(n, 'the issue number'),
+    num(n),
     opt('--repo', repo),
     opt('--name', branch),
     opt('--base', base),

@@ -1,5 +1,5 @@
 /** Asking an installed tool about itself: an argv, nothing on stdin and a deadline, so none stalls `sow doctor`. */
-import { spawn } from 'node:child_process';
+import { execFile, type ExecFileException } from 'node:child_process';
 
 export interface ProbeResult {
   /** The binary is not on PATH (or not executable). */
@@ -13,6 +13,16 @@ export interface ProbeResult {
 
 const MAX_OUTPUT = 1024 * 1024;
 
+/** A tool that never ran (a string code: ENOENT, EACCES, an argv Node refuses) says why on stderr. */
+const outcome = (err: ExecFileException | null, stdout = '', stderr = ''): ProbeResult => ({
+  missing: err?.code === 'ENOENT' || err?.code === 'EACCES',
+  // execFile's own kill at the deadline; a tool killed by anything else did not time out.
+  timedOut: err?.killed === true,
+  code: err ? (typeof err.code === 'number' ? err.code : null) : 0,
+  stdout,
+  stderr: typeof err?.code === 'string' ? stderr || err.message : stderr,
+});
+
 /** `env` is the environment the tool runs in (its PATH finds it); `extraEnv` is added to it. */
 export function probe(
   binary: string,
@@ -25,44 +35,19 @@ export function probe(
   },
 ): Promise<ProbeResult> {
   return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    const failed = (err: NodeJS.ErrnoException, said: string) =>
-      resolve({
-        missing: err.code === 'ENOENT' || err.code === 'EACCES',
-        timedOut: false,
-        code: null,
-        stdout,
-        stderr: said,
-      });
-    let child;
+    const options = {
+      ...(opts.cwd ? { cwd: opts.cwd } : {}),
+      env: { ...opts.env, NO_COLOR: '1', ...opts.extraEnv },
+      timeout: opts.timeoutMs ?? 5_000,
+      killSignal: 'SIGKILL' as const,
+      maxBuffer: MAX_OUTPUT,
+      encoding: 'utf8' as const,
+    };
     try {
-      child = spawn(binary, [...args], {
-        ...(opts.cwd ? { cwd: opts.cwd } : {}),
-        env: { ...opts.env, NO_COLOR: '1', ...opts.extraEnv },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
+      execFile(binary, [...args], options, (err, stdout, stderr) => resolve(outcome(err, stdout, stderr))).stdin?.end();
     } catch (err) {
-      failed(err as NodeJS.ErrnoException, String(err));
-      return;
+      resolve(outcome(err as ExecFileException));
     }
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, opts.timeoutMs ?? 5_000);
-    child.stdout.setEncoding('utf8');
-    child.stderr.setEncoding('utf8');
-    child.stdout.on('data', (d: string) => (stdout = (stdout + d).slice(0, MAX_OUTPUT)));
-    child.stderr.on('data', (d: string) => (stderr = (stderr + d).slice(0, MAX_OUTPUT)));
-    child.on('error', (err: NodeJS.ErrnoException) => {
-      clearTimeout(timer);
-      failed(err, stderr || err.message);
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ missing: false, timedOut, code: timedOut ? null : code, stdout, stderr });
-    });
   });
 }
 

@@ -73,12 +73,12 @@ export class ChecksNotAllowedError extends errorClass(
   (
     what: string,
     checks: readonly UnallowedCheck[],
-    ctx: { repository: string; record: string; worker?: WorkerTrace; envIgnored?: boolean },
+    ctx: { repository: string; record: string; env: EnvAllowance; worker: WorkerTrace | undefined },
   ) => {
     const these = checks.length === 1 ? 'this command has' : `these ${checks.length} commands have`;
     return [
       `${what}; ${these} not been allowed to run on this machine:\n${listing(checks)}` +
-        (ctx.envIgnored
+        (ctx.env.kind === 'ignored'
           ? `\n(${ALLOW_VARIABLE}=1 was not honoured: inside a worker it counts only when the worker was ` +
             `started with it)`
           : ''),
@@ -93,7 +93,7 @@ export class ChecksNotAllowedError extends errorClass(
         repository: ctx.repository,
         record: ctx.record,
         ...(ctx.worker ? { worker: workerDetails(ctx.worker) } : {}),
-        ...(ctx.envIgnored ? { environment_ignored: true } : {}),
+        ...(ctx.env.kind === 'ignored' ? { environment_ignored: true } : {}),
       },
     ];
   },
@@ -155,15 +155,6 @@ export interface CheckStanding {
   previously?: string;
 }
 
-export interface Standings {
-  checks: CheckStanding[];
-  /** What allowed them: the person's record, or SOW_ALLOW_CHECKS. */
-  via: 'record' | 'environment';
-  repository: string;
-  record: string;
-  env: EnvAllowance;
-}
-
 /** Each check against the record: allowed by its hash, else with the latest command allowed under its name before. */
 function judged(recorded: readonly AllowedCheck[], checks: readonly Check[]): CheckStanding[] {
   const hashes = new Set(recorded.map((c) => c.sha256));
@@ -179,18 +170,18 @@ const unallowed = (checks: readonly CheckStanding[]): UnallowedCheck[] =>
     .filter((c) => !c.allowed)
     .map(({ check: { name, run }, previously: p }) => ({ name, run, ...(p !== undefined && { previously: p }) }));
 
-/** Whether each check may run here. Reads the record only when SOW_ALLOW_CHECKS does not allow. */
-export function standingsOf(root: string, checks: readonly Check[], env: Env): Standings {
+/** Whether each check may run here, and what allowed them (`via`: the person's record, or SOW_ALLOW_CHECKS). Reads
+ * the record only when SOW_ALLOW_CHECKS does not allow. */
+export function standingsOf(root: string, checks: readonly Check[], env: Env) {
   const fromEnv: EnvAllowance = checks.length === 0 ? { kind: 'unset' } : envAllowance(env);
-  if (checks.length === 0 || fromEnv.kind === 'allowed') {
+  const via = fromEnv.kind === 'allowed' ? ('environment' as const) : ('record' as const);
+  if (checks.length === 0 || via === 'environment') {
     const repository = realPath(root);
-    const record = allowRecordPath(repository, env);
-    const via = checks.length === 0 ? 'record' : 'environment';
-    return { checks: checks.map((check) => ({ check, allowed: true })), via, repository, record, env: fromEnv };
+    const all: CheckStanding[] = checks.map((check) => ({ check, allowed: true }));
+    return { checks: all, via, repository, record: allowRecordPath(repository, env), env: fromEnv };
   }
   const { repository, file } = recordFor(root, env);
-  const recorded = readAllowRecord(file, repository).checks;
-  return { checks: judged(recorded, checks), via: 'record', repository, record: file, env: fromEnv };
+  return { checks: judged(readAllowRecord(file, repository), checks), via, repository, record: file, env: fromEnv };
 }
 
 /** Refuses (CHECKS_NOT_ALLOWED) unless every one of `checks` may run here; `what` starts the message. */
@@ -200,12 +191,7 @@ export function requireAllowed(root: string, checks: readonly Check[], what: str
   const missing = unallowed(standings.checks);
   if (missing.length === 0) return;
   const worker = standings.env.kind === 'ignored' ? standings.env.worker : traceWorker(env);
-  throw new ChecksNotAllowedError(what, missing, {
-    repository: standings.repository,
-    record: standings.record,
-    ...(worker ? { worker } : {}),
-    ...(standings.env.kind === 'ignored' ? { envIgnored: true } : {}),
-  });
+  throw new ChecksNotAllowedError(what, missing, { ...standings, worker });
 }
 
 /** Refuses when a worker asks to change what the person allowed. */
@@ -240,7 +226,7 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   const { repository, file } = recordFor(root, env);
   const { config } = await readRepoConfig(root);
   const chosen = selectChecks(config.checks ?? [], names);
-  const standings = judged(readAllowRecord(file, repository).checks, chosen);
+  const standings = judged(readAllowRecord(file, repository), chosen);
   const toAllow = standings.filter((s) => !s.allowed).map((s) => s.check);
   // allowed: the checks allowed now; already: those asked for that were allowed before.
   const result = {
@@ -260,11 +246,11 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   // Exactly what was shown is recorded, read again so that a record written meanwhile is kept.
   const at = ctx.now();
   const current = readAllowRecord(file, repository);
-  const have = new Set(current.checks.map((c) => c.sha256));
+  const have = new Set(current.map((c) => c.sha256));
   const added: AllowedCheck[] = toAllow
     .filter((c) => !have.has(checkHash(c)))
     .map((c) => ({ name: c.name, run: c.run, sha256: checkHash(c), allowed_at: at }));
-  writeAllowRecord(file, { repository, checks: [...current.checks, ...added] });
+  writeAllowRecord(file, repository, [...current, ...added]);
   result.allowed = toAllow.map((c) => ({ name: c.name, run: c.run }));
   return result;
 }
@@ -276,13 +262,14 @@ export async function forgetChecks(ctx: AppContext, names: readonly string[]) {
   const root = await openRoot(ctx);
   refuseWorker("'sow check forget'", env);
   const { repository, file } = recordFor(root, env);
-  const record = readAllowRecord(file, repository);
-  const unknown = names.filter((n) => !record.checks.some((c) => c.name === n));
+  const allowed = readAllowRecord(file, repository);
+  const unknown = names.filter((n) => !allowed.some((c) => c.name === n));
   if (unknown.length) {
-    const known = [...new Set(record.checks.map((c) => c.name))];
+    const known = [...new Set(allowed.map((c) => c.name))];
     throw new NothingAllowedError(unknown, known);
   }
-  const drop = (c: AllowedCheck) => names.length === 0 || names.includes(c.name);
-  writeAllowRecord(file, { repository, checks: record.checks.filter((c) => !drop(c)) });
-  return { repository, record: file, forgotten: record.checks.filter(drop).map((c) => ({ name: c.name, run: c.run })) };
+  const kept = (c: AllowedCheck) => names.length > 0 && !names.includes(c.name);
+  writeAllowRecord(file, repository, allowed.filter(kept));
+  const forgotten = allowed.filter((c) => !kept(c)).map((c) => ({ name: c.name, run: c.run }));
+  return { repository, record: file, forgotten };
 }

@@ -55,19 +55,13 @@ export class ChecksFailedError extends errorClass(
   },
 ) {}
 
-/** The check a run was interrupted in: its name, how long it had run, and the last lines it printed. */
-export interface StoppedCheck {
-  name: string;
-  duration_ms: number;
-  tail: string[];
-}
-
 /** A run of checks interrupted (Ctrl-C, an MCP cancellation): nothing of it is recorded and its logs are removed, so
  * no evidence is ever half-written. */
 export class ChecksInterruptedError extends errorClass(
   'INTERRUPTED',
   'interrupted',
-  (runs: readonly CheckRun[], stopped?: StoppedCheck) => {
+  // stopped: the check it was interrupted in, how long it had run, and the last lines it printed.
+  (runs: readonly CheckRun[], stopped?: { name: string; duration_ms: number; tail: string[] }) => {
     const before = runs.length
       ? ` (${runs.map((r) => `${r.name} had ${r.passed ? 'passed' : 'failed'}`).join(', ')})`
       : '';

@@ -2,7 +2,6 @@
  * in each phase judged against the code now. */
 import type { AppContext } from './context.js';
 import { EVIDENCE, checkStatuses } from '../domain/project-types/evidence.js';
-import type { CheckStatus } from '../domain/project-type.js';
 import type { Check } from '../domain/config-schemas.js';
 import { worktreeTree } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
@@ -10,9 +9,6 @@ import type { CheckStanding } from './check-allowance.js';
 import { DEFAULT_TIMEOUT_S, SOW_DIR } from './checks.js';
 import { hasProject } from './project-files.js';
 import { openRoot, Reader } from './workspace.js';
-
-/** A check's newest evidence in one phase, judged now. */
-export type PhaseEvidence = CheckStatus & { phase: string };
 
 export async function listChecks(ctx: AppContext) {
   const root = await openRoot(ctx);
@@ -33,7 +29,7 @@ export async function listChecks(ctx: AppContext) {
 
 /** The newest evidence of each declared check in each phase, judged against the code now; the tree is computed only
  * when some phase holds evidence of a declared check. */
-async function evidenceByPhase(ctx: AppContext, root: string, declared: readonly Check[]): Promise<PhaseEvidence[]> {
+async function evidenceByPhase(ctx: AppContext, root: string, declared: readonly Check[]) {
   if (declared.length === 0 || !hasProject(root)) return [];
   const names = new Set(declared.map((c) => c.name));
   const phases = await Reader.read(

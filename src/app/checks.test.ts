@@ -13,13 +13,14 @@ import { PROJECT, refused, taskFile, toExecuting, worlds, type World } from '../
 import { advanceProject, listAdvanceOptions } from './advance.js';
 import { addArtifact, setArtifact } from './artifacts.js';
 import { allowChecks } from './check-allowance.js';
-import { checkRun, evidenceOutputs, evidenceTarget, recordEvidence, type CheckRun } from './checks.js';
+import { checkRun, evidenceInto, evidenceOutputs, evidenceTarget, type CheckRun } from './checks.js';
 import { listChecks } from './check-list.js';
 import { setTaskField } from './task-change.js';
 import { setPhaseField } from './phase.js';
 import { newProject } from './project.js';
 import { continueProject, projectStatus } from './status.js';
 import { claimNext } from './task.js';
+import { update } from './workspace.js';
 
 interface CheckDecl {
   name: string;
@@ -259,14 +260,14 @@ describe('where evidence goes', () => {
     expect(evidenceOutputs([{ ...run, checkout: '.sow/worktrees/.workers/b--task-010' }], at)).toEqual([
       { ...artifact, metadata: { ...artifact.metadata, checkout: '.sow/worktrees/.workers/b--task-010' } },
     ]);
-    expect(await recordEvidence(w.ctx(), [run], { task: '010' })).toEqual({
+    expect(await update(w.ctx(), (uow) => evidenceInto(uow, [run], { task: '010' }))).toEqual({
       owner: 'task 010',
       task: '010',
       phase: null,
       outputs: [{ index: 0, artifact }],
     });
     expect(w.yaml(taskFile('010')).outputs).toEqual([artifact]);
-    const onPhase = await recordEvidence(w.ctx(), [run, { ...run, skipped: true } as CheckRun], {});
+    const onPhase = await update(w.ctx(), (uow) => evidenceInto(uow, [run, { ...run, skipped: true } as CheckRun], {}));
     expect(onPhase).toMatchObject({
       owner: 'the implementation phase',
       task: null,

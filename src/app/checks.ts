@@ -95,10 +95,7 @@ export async function runChecks(
   process.on('exit', removeLogs);
   try {
     for (const [index, check] of checks.entries()) {
-      if (opts.signal?.aborted) {
-        removeLogs();
-        throw new ChecksInterruptedError(runs);
-      }
+      if (opts.signal?.aborted) throw new ChecksInterruptedError(runs);
       opts.onProgress?.({ kind: 'start', check, index, all: checks });
       const code = codeSnapshot(place);
       const startedAt = now();
@@ -131,7 +128,6 @@ export async function runChecks(
       }
       if (outcome.aborted) {
         const stopped = { name: check.name, duration_ms: outcome.durationMs, tail: logTail(log.path, 5) };
-        removeLogs();
         throw new ChecksInterruptedError(runs, stopped);
       }
       const run = runOf(check, startedAt, log.path, code, outcome);
@@ -204,10 +200,6 @@ export function requireEvidenceSlot(types: readonly ArtifactTypeDef[], where: st
   if (!types.some((t) => t.name === EVIDENCE)) throw new UnknownArtifactTypeError(EVIDENCE, where, names);
 }
 
-/** Appends the runs' evidence to the target's outputs, in one locked update. */
-export const recordEvidence = (ctx: AppContext, runs: readonly CheckRun[], target: EvidenceTarget) =>
-  update(ctx, (uow) => evidenceInto(uow, runs, target));
-
 /** Appends the runs' evidence to the target's outputs, in the update `uow`. */
 export async function evidenceInto(
   uow: UnitOfWork,
@@ -243,18 +235,13 @@ export async function checksToRun(ctx: AppContext, names: readonly string[], tas
   return { ...found, checks };
 }
 
-export interface CheckRunOptions extends RunChecksOptions {
-  task?: string;
-  /** This run is a detached runner's (`check run --detach`): where it records itself once past every refusal. */
-  announce?: string;
-}
-
 /** `sow check run`: the named checks (default: all), run without the lock, then recorded in one update; throws
- * ChecksFailedError, after recording, when any failed. */
+ * ChecksFailedError, after recording, when any failed. `announce`: a detached runner's record, written once past every
+ * refusal. */
 export async function checkRun(
   ctx: AppContext,
   names: readonly string[],
-  opts: CheckRunOptions = {},
+  opts: RunChecksOptions & { task?: string; announce?: string } = {},
 ): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord | null }> {
   const chosen = await checksToRun(ctx, names, opts.task);
   if (!chosen) return { runs: [], recorded: null };
@@ -268,7 +255,7 @@ export async function checkRun(
     });
   }
   const runs = await runChecks(root, checks, ctx.now, opts, place);
-  const recorded = await recordEvidence(ctx, runs, target);
+  const recorded = await update(ctx, (uow) => evidenceInto(uow, runs, target));
   if (runs.some((r) => !r.passed)) throw new ChecksFailedError(runs, recorded);
   return { runs, recorded };
 }

@@ -67,24 +67,21 @@ const strip = ({ repair: _repair, ...check }: Finding): DoctorCheck => check;
 
 export async function doctor(app: AppContext, opts: { fix: boolean }): Promise<DoctorReport> {
   const first = await runChecks(app);
-  if (!opts.fix)
-    return {
-      checks: first.map(strip),
-      fix: false,
-      fixable: first.filter((f) => f.status === 'fail' && f.repair).map((f) => f.id),
-    };
+  const repairable = opts.fix ? first.filter((f) => f.status !== 'ok' && f.repair) : [];
+  if (repairable.length === 0) {
+    const fixable = opts.fix ? [] : first.filter((f) => f.status === 'fail' && f.repair).map((f) => f.id);
+    return { checks: first.map(strip), fix: opts.fix, fixable };
+  }
   const done = new Map<string, string>();
   const failed = new Map<string, string>();
-  for (const f of first) {
-    if (f.status === 'ok' || !f.repair) continue;
+  for (const f of repairable) {
     try {
-      done.set(f.id, await f.repair());
+      done.set(f.id, await f.repair!());
     } catch (err) {
       if (!(err instanceof SowError)) throw err;
       failed.set(f.id, err.message);
     }
   }
-  if (done.size === 0 && failed.size === 0) return { checks: first.map(strip), fix: true, fixable: [] };
   // Again, all of them: a fix can change what another check sees (a finished write, a freed lock).
   const after = await runChecks(app);
   return {

@@ -9,7 +9,7 @@ import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
 import type { PhaseDef, PullRequestCapability } from '../domain/project-type.js';
 import { newestEvidence, placeArtifact } from '../domain/project-types/evidence.js';
 import { gh, GH_ARGS, ghJson, repoOfUrl, type GhRun, type IssueListOptions } from '../adapters/gh.js';
-import { git, gitSucceeds, upstreamOf, val } from '../adapters/git.js';
+import { git, gitRun, upstreamOf, val } from '../adapters/git.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { checkoutsWithProject } from './worktree.js';
@@ -37,11 +37,9 @@ class IssueLinkedError extends errorClass('ISSUE_LINKED', 'failed', (n: number, 
 export async function githubRepo(root: string): Promise<string> {
   const { config } = await readRepoConfig(root);
   if (config.github?.repo) return config.github.repo;
-  const origin = gitSucceeds(root, ['remote', 'get-url', 'origin'])
-    ? git(root, ['remote', 'get-url', 'origin'])
-    : undefined;
-  const repo = origin === undefined ? undefined : repoOfUrl(origin);
-  if (!repo) throw new NoGithubRepoError(origin);
+  const origin = gitRun(root, ['remote', 'get-url', 'origin']);
+  const repo = origin.ok ? repoOfUrl(origin.out) : undefined;
+  if (!repo) throw new NoGithubRepoError(origin.ok ? origin.out : undefined);
   return repo;
 }
 
@@ -300,8 +298,7 @@ async function recordPullRequest(ctx: AppContext, pr: { number: number; url: str
 // `sow pr create [--draft]`: the branch's pull request, recorded as the `pull_request` output (an open one is recorded,
 // not a second); an unpushed branch goes to origin first.
 export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: boolean }) {
-  const root = await openRoot(ctx);
-  const { project, tasks } = await Reader.read(
+  const { root, project, tasks } = await Reader.read(
     ctx,
     async (r) => {
       // The project's state must be one the type opens its pull request in (finalizing), unless forced.
@@ -313,7 +310,7 @@ export async function prCreate(ctx: AppContext, opts: { draft: boolean; force: b
           `run 'sow advance' until ${states[0]}, or pass --force to open it now`,
           { state },
         );
-      return { project: r.project, tasks: await r.taskStates() };
+      return { root: r.root, project: r.project, tasks: await r.taskStates() };
     },
     { otherBranch: 'refuse' },
   );

@@ -1,5 +1,6 @@
 /** What the workers used, summed from the project ledger (`usage` in state.yaml), by task, role, session, executor. */
 import type { UsageEntry } from './schemas.js';
+import type { RepoConfig } from './config-schemas.js';
 
 export const COST_GROUPS = ['task', 'role', 'session', 'executor'] as const;
 export type CostGroup = (typeof COST_GROUPS)[number];
@@ -21,14 +22,12 @@ export interface CostReport {
   total: Omit<CostRow, 'key'>;
 }
 
-const keyOf = (e: UsageEntry, by: CostGroup): string =>
-  by === 'task'
-    ? (e.task ?? '(project)')
-    : by === 'role'
-      ? e.agent
-      : by === 'session'
-        ? (e.session ?? `(${e.agent_id}, no session id)`)
-        : e.executor;
+const KEY_OF: Record<CostGroup, (e: UsageEntry) => string> = {
+  task: (e) => e.task ?? '(project)',
+  role: (e) => e.agent,
+  session: (e) => e.session ?? `(${e.agent_id}, no session id)`,
+  executor: (e) => e.executor,
+};
 
 const FIGURES = ['input_tokens', 'output_tokens', 'cost_usd'] as const;
 
@@ -57,7 +56,7 @@ export function costOf(entries: readonly UsageEntry[], by: CostGroup): CostRepor
   const rows = new Map<string, CostRow>();
   const total: Omit<CostRow, 'key'> = { runs: 0, unreported: 0 };
   for (const e of entries) {
-    const key = keyOf(e, by);
+    const key = KEY_OF[by](e);
     let row = rows.get(key);
     if (!row) rows.set(key, (row = { key, runs: 0, unreported: 0 }));
     add(row, e);
@@ -67,25 +66,22 @@ export function costOf(entries: readonly UsageEntry[], by: CostGroup): CostRepor
 }
 
 /** The limits of `.sow/config.yaml` `budget`. */
-export interface Budget {
-  usd?: number | null;
-  tokens?: number | null;
-}
+type Budget = RepoConfig['budget'];
 
 /** What is spent against the budget, when a limit is reached: the figure, the limit, and its unit. */
 export function budgetReached(
-  budget: Budget | null | undefined,
+  budget: Budget,
   total: Omit<CostRow, 'key'>,
 ): { spent: string; limit: string; field: string } | undefined {
-  if (!budget) return undefined;
-  const usd = total.cost_usd ?? 0;
-  if (budget.usd !== undefined && budget.usd !== null && usd >= budget.usd)
-    return { spent: `$${usd.toFixed(2)}`, limit: `$${budget.usd.toFixed(2)}`, field: 'budget.usd' };
-  const tokens = (total.input_tokens ?? 0) + (total.output_tokens ?? 0);
-  if (budget.tokens !== undefined && budget.tokens !== null && tokens >= budget.tokens)
+  const standing = budgetLeft(budget, total);
+  if (!standing.in_force) return undefined;
+  const { usd, tokens } = standing;
+  if (usd && usd.used >= usd.limit)
+    return { spent: `$${usd.used.toFixed(2)}`, limit: `$${usd.limit.toFixed(2)}`, field: 'budget.usd' };
+  if (tokens && tokens.used >= tokens.limit)
     return {
-      spent: `${tokens.toLocaleString('en-US')} tokens`,
-      limit: `${budget.tokens.toLocaleString('en-US')} tokens`,
+      spent: `${tokens.used.toLocaleString('en-US')} tokens`,
+      limit: `${tokens.limit.toLocaleString('en-US')} tokens`,
       field: 'budget.tokens',
     };
   return undefined;
@@ -100,7 +96,7 @@ export type BudgetStanding =
     }
   | { in_force: false; problem?: string };
 
-export function budgetLeft(budget: Budget | null | undefined, total: Omit<CostRow, 'key'>): BudgetStanding {
+export function budgetLeft(budget: Budget, total: Omit<CostRow, 'key'>): BudgetStanding {
   const usdLimit = budget?.usd ?? undefined;
   const tokenLimit = budget?.tokens ?? undefined;
   if (usdLimit === undefined && tokenLimit === undefined) return { in_force: false };

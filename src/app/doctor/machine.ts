@@ -95,16 +95,12 @@ export function helpChecks(
     checks: [],
     protect: [],
   };
-  const out = [invocationShape(executor.spawn(ctx).args)];
-  if (executor.supportsResumption(plain)) out.push(invocationShape(executor.resume(ctx).args));
+  const spawn = invocationShape(executor.spawn(ctx).args);
+  if (!executor.supportsResumption(plain)) return [spawn];
+  const resume = invocationShape(executor.resume(ctx).args);
   // One help text per subcommand path: spawn and resume of most CLIs share it.
-  const byPath = new Map<string, { path: string[]; flags: string[] }>();
-  for (const s of out) {
-    const key = s.path.join(' ');
-    const have = byPath.get(key);
-    byPath.set(key, { path: s.path, flags: [...new Set([...(have?.flags ?? []), ...s.flags])] });
-  }
-  return [...byPath.values()];
+  if (resume.path.join(' ') !== spawn.path.join(' ')) return [spawn, resume];
+  return [{ path: spawn.path, flags: [...new Set([...spawn.flags, ...resume.flags])] }];
 }
 
 export async function agentChecks(app: AppContext, root: string | undefined): Promise<Finding[]> {

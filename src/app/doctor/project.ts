@@ -154,16 +154,13 @@ function refsCheck(ctx: Context): Verdict {
   const broken = refs.filter((r) => r.link_state !== 'ok');
   // Judged at the command's time, as everything else it reads.
   const now = Date.parse(ctx.app.now());
+  const days = (fetched: string) => (now - Date.parse(fetched)) / 86_400_000;
   const stale = refs.filter(
-    (r) =>
-      r.link_state === 'ok' &&
-      r.cache?.fetched_at &&
-      now - Date.parse(r.cache.fetched_at) > REFS_STALE_DAYS * 86_400_000,
+    (r) => r.link_state === 'ok' && r.cache?.fetched_at && days(r.cache.fetched_at) > REFS_STALE_DAYS,
   );
-  const age = (fetched: string) => Math.floor((now - Date.parse(fetched)) / 86_400_000);
   const staleText = stale.length
     ? `not fetched for over ${REFS_STALE_DAYS} ` +
-      `days: ${stale.map((r) => `${r.link} (${age(r.cache!.fetched_at)} days)`).join(', ')}`
+      `days: ${stale.map((r) => `${r.link} (${Math.floor(days(r.cache!.fetched_at))} days)`).join(', ')}`
     : '';
   if (broken.length) {
     const links = broken.map((r) => `.sow/refs/${r.link} (${r.link_state})`).join(', ');
