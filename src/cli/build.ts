@@ -67,7 +67,7 @@ export interface Front {
 /** Adds `def` under `parent`, as the last of its words. */
 export function addCommand(parent: Command, def: CommandDef, word: string, front: Front = {}): Command {
   const { commands } = front;
-  const cmd = parent.command(word, def.hidden ? { hidden: true } : {}).description(def.description);
+  const cmd = parent.command(word).description(def.description);
   DEFINITIONS.set(cmd, def);
   for (const a of def.args ?? []) cmd.addArgument(argumentOf(a));
   for (const o of def.options ?? []) cmd.addOption(optionOf(o));
