@@ -136,18 +136,15 @@ async function valuesOf(at: Position, item: Option | Argument, cwd: string): Pro
 }
 
 function flagsOf(at: Position): Candidate[] {
-  const out: Candidate[] = [];
-  const help = at.cmd.createHelp();
-  const own = help.visibleOptions(at.cmd);
-  const inherited: Option[] = [];
+  const options = at.cmd.createHelp().visibleOptions(at.cmd);
   for (let c = at.cmd.parent; c; c = c.parent)
-    inherited.push(...c.options.filter((o) => !o.hidden && o.long !== '--version'));
-  for (const o of [...own, ...inherited]) {
+    options.push(...c.options.filter((o) => !o.hidden && o.long !== '--version'));
+  const out: Candidate[] = [];
+  for (const o of options) {
     const flag = o.long ?? o.short;
-    if (!flag) continue;
     // An option given already is not offered again, unless it may be given more than once.
-    if (at.given.has(flag) && !o.variadic && !o.parseArg) continue;
-    out.push({ value: flag, description: short(o.description) });
+    if (flag && (!at.given.has(flag) || o.variadic || o.parseArg))
+      out.push({ value: flag, description: short(o.description) });
   }
   return out;
 }

@@ -35,19 +35,11 @@ export const reference = command({
     const all = ctx.commands ? await ctx.commands() : [];
     const entries = all.map(referenceOf);
     const text = entries.map((e) => {
-      const lines = [e.usage, `  ${e.description}`];
       const rows = [
-        ...e.arguments.filter((a) => a.description).map((a) => [argUsage(a), a.description!]),
-        ...e.options.map((o) => [o.flags, o.description + (o.required ? ' (required)' : '')]),
+        ...e.arguments.filter((a) => a.description).map((a) => [`    ${argUsage(a)}`, a.description!]),
+        ...e.options.map((o) => [`    ${o.flags}`, o.description + (o.required ? ' (required)' : '')]),
       ];
-      if (rows.length)
-        lines.push(
-          columns(rows)
-            .split('\n')
-            .map((l) => `    ${l}`.trimEnd())
-            .join('\n'),
-        );
-      return lines.join('\n');
+      return [e.usage, `  ${e.description}`, ...(rows.length ? [columns(rows)] : [])].join('\n');
     });
     return {
       data: entries,
