@@ -79,15 +79,11 @@ export function addCommand(parent: Command, def: CommandDef, word: string, front
       () => `\n${[typeof help === 'function' ? help() : help, examples].filter(Boolean).join('\n\n')}`,
     );
   if (def.passThrough) cmd.allowUnknownOption().allowExcessArguments();
-  const count = (def.args ?? []).length;
   cmd.action(async (...received: unknown[]) => {
+    // Commander hands over the arguments, then the options and the command.
     const self = received.at(-1) as Command;
     const { processContext } = await import('../app/context.js');
-    const input = {
-      args: received.slice(0, count),
-      opts: self.opts(),
-      ...(def.passThrough ? { rest: self.args } : {}),
-    };
+    const input = { args: received.slice(0, -2), opts: self.opts(), rest: def.passThrough ? self.args : undefined };
     const app = processContext();
     // An invalid configuration is said by every command; a server says it as it starts, the rest when done.
     const serves = SERVERS.has(def.name);
