@@ -9,7 +9,6 @@ import { toJson } from './domain/json.js';
 import { allCommands, GROUPS, TOPICS } from './commands/index.js';
 import { addGroupsFor, subcommandsOf } from './cli/build.js';
 import { registerComplete } from './cli/completion.js';
-import { versionOnly } from './cli/version-only.js';
 import type { CommandResult, Registry } from './model/def.js';
 
 declare const SOW_VERSION: string;
@@ -77,7 +76,6 @@ async function build(done: (result: CommandResult) => void): Promise<Command> {
   const words = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const first = words[0];
   const next = wantsHelp ? undefined : words[1];
-  if (versionOnly(process.argv.slice(2))) return program;
   if (first === '__complete') registerComplete(program, registry);
   else if (await addGroupsFor(program, registry, first, front, next)) {
     registerComplete(program, registry);
@@ -129,34 +127,25 @@ function fromCommander(err: CommanderError, program: Command, argv: readonly str
     );
   }
   const options = chain.reverse().flatMap((c) => c.options.filter((o) => !o.hidden));
-  const known = (flag: string) =>
-    options.some((o) => o.long === flag || o.short === flag) || flag === '--help' || flag === '-h';
+  // Commander's message quotes the word it stumbled on, or the flags of the option that lacks its value.
+  const quotedWord = /'([^']+)'/.exec(err.message)?.[1] ?? '';
   if (err.code === 'commander.unknownOption') {
-    const flag = argv
-      .slice(2)
-      .map((w) => w.split('=')[0]!)
-      .find((w) => w.startsWith('-') && w !== '--' && !known(w));
-    if (flag !== undefined) {
-      const own = cmd.options.filter((o) => !o.hidden).map((o) => o.long ?? o.short ?? o.flags);
-      return new UsageError(
-        `unknown option ${quoted(flag)}${didYouMean(flag, options.map((o) => o.long ?? '').filter(Boolean))}`,
-        own.length ? `'${path}' takes ${own.join(', ')} (and --json)` : `'${path}' takes no options besides --json`,
-      );
-    }
+    const flag = quotedWord.split('=')[0]!;
+    const own = cmd.options.filter((o) => !o.hidden).map((o) => o.long ?? o.short ?? o.flags);
+    return new UsageError(
+      `unknown option ${quoted(flag)}${didYouMean(flag, options.map((o) => o.long ?? '').filter(Boolean))}`,
+      own.length ? `'${path}' takes ${own.join(', ')} (and --json)` : `'${path}' takes no options besides --json`,
+    );
   }
   const message = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
-  if (err.code === 'commander.missingMandatoryOptionValue' || err.code === 'commander.optionMissingArgument') {
-    // The option: the required one without a value, or the one last on the line without its value.
-    const missing =
-      err.code === 'commander.missingMandatoryOptionValue'
-        ? cmd.options.find((o) => o.mandatory && cmd.getOptionValue(o.attributeName()) === undefined)
-        : options.find((o) => {
-            const i = argv.lastIndexOf(o.long ?? '');
-            return i >= 0 && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-'));
-          });
+  const missing = options.find((o) => o.flags === quotedWord);
+  if (
+    missing &&
+    (err.code === 'commander.missingMandatoryOptionValue' || err.code === 'commander.optionMissingArgument')
+  ) {
     // A task id is the one value a person has to look up: say where.
-    const where = missing?.long === '--id' ? "; 'sow task list' shows the ids" : '';
-    if (missing) return new UsageError(message, `${missing.flags}: ${missing.description}${where}`);
+    const where = missing.long === '--id' ? "; 'sow task list' shows the ids" : '';
+    return new UsageError(message, `${missing.flags}: ${missing.description}${where}`);
   }
   if (err.code === 'commander.excessArguments') {
     const extra = cmd.args.slice(cmd.registeredArguments.length);

@@ -67,7 +67,7 @@ export interface Front {
 /** Adds `def` under `parent`, as the last of its words. */
 export function addCommand(parent: Command, def: CommandDef, word: string, front: Front = {}): Command {
   const { commands } = front;
-  const cmd = parent.command(word, def.hidden ? { hidden: true } : {}).description(def.description);
+  const cmd = parent.command(word).description(def.description);
   DEFINITIONS.set(cmd, def);
   for (const a of def.args ?? []) cmd.addArgument(argumentOf(a));
   for (const o of def.options ?? []) cmd.addOption(optionOf(o));
@@ -79,15 +79,11 @@ export function addCommand(parent: Command, def: CommandDef, word: string, front
       () => `\n${[typeof help === 'function' ? help() : help, examples].filter(Boolean).join('\n\n')}`,
     );
   if (def.passThrough) cmd.allowUnknownOption().allowExcessArguments();
-  const count = (def.args ?? []).length;
   cmd.action(async (...received: unknown[]) => {
+    // Commander hands over the arguments, then the options and the command.
     const self = received.at(-1) as Command;
     const { processContext } = await import('../app/context.js');
-    const input = {
-      args: received.slice(0, count),
-      opts: self.opts(),
-      ...(def.passThrough ? { rest: self.args } : {}),
-    };
+    const input = { args: received.slice(0, -2), opts: self.opts(), rest: def.passThrough ? self.args : undefined };
     const app = processContext();
     // An invalid configuration is said by every command; a server says it as it starts, the rest when done.
     const serves = SERVERS.has(def.name);

@@ -1,12 +1,12 @@
 /** The lines `sow check run` and a checked completion print while checks run. */
 import type { CommandContext } from '../model/def.js';
+import { formatDuration, startSpinner } from './spinner.js';
 
 type Run = import('../app/checks.js').CheckRun;
 type Progress = (event: import('../app/checks.js').CheckProgress) => void;
 
 /** A spinner while each check runs (on a terminal), then its result line on `lines` (none with null). */
-async function checkProgress(lines: NodeJS.WritableStream | null, interrupted?: AbortSignal): Promise<Progress> {
-  const { formatDuration, startSpinner } = await import('./spinner.js');
+function checkProgress(lines: NodeJS.WritableStream | null, interrupted?: AbortSignal): Progress {
   let spinner: { stop(): void } | undefined;
   // Interrupted: the line is cleared before the message that says what was stopped.
   interrupted?.addEventListener('abort', () => spinner?.stop(), { once: true });
@@ -16,19 +16,19 @@ async function checkProgress(lines: NodeJS.WritableStream | null, interrupted?: 
       return;
     }
     spinner?.stop();
-    lines?.write(`${runLine(event.run, Math.max(...event.all.map((c) => c.name.length)), formatDuration)}\n`);
+    lines?.write(`${runLine(event.run, Math.max(...event.all.map((c) => c.name.length)))}\n`);
   };
 }
 
 /** `✓ unit  passed in 2.3 s`, `✗ lint  failed (exit 2) in 0.4 s — .sow/project/evidence/….log`. */
-function runLine(run: Run, width: number, duration: (ms: number) => string): string {
+function runLine(run: Run, width: number): string {
   const name = run.name.padEnd(width);
-  if (run.passed) return `✓ ${name}  passed in ${duration(run.duration_ms)}`;
+  if (run.passed) return `✓ ${name}  passed in ${formatDuration(run.duration_ms)}`;
   const what = run.timed_out
     ? `timed out after ${run.timeout} s`
     : run.exit_code === null
-      ? `killed by ${run.signal ?? 'a signal'} after ${duration(run.duration_ms)}`
-      : `failed (exit ${run.exit_code}) in ${duration(run.duration_ms)}`;
+      ? `killed by ${run.signal ?? 'a signal'} after ${formatDuration(run.duration_ms)}`
+      : `failed (exit ${run.exit_code}) in ${formatDuration(run.duration_ms)}`;
   return `✗ ${name}  ${what} — .sow/project/${run.log}`;
 }
 
@@ -57,5 +57,5 @@ export async function checkWatch(
     process.off('SIGINT', abort);
     process.off('SIGTERM', abort);
   };
-  return { onProgress: await checkProgress(lines, controller.signal), signal: controller.signal, release };
+  return { onProgress: checkProgress(lines, controller.signal), signal: controller.signal, release };
 }

@@ -4,16 +4,7 @@ import { Command, type Argument, type Option } from 'commander';
 import type { Candidate } from '../app/completion.js';
 import { shown } from '../domain/display.js';
 import type { CandidateSource, Registry } from '../model/def.js';
-import { definitionOf, subcommandsOf } from './build.js';
-
-/** The command tree; only the group `first` names, when it names one (`sow task get --id ` needs no other). */
-async function commandTree(first: string | undefined, root: Command, registry: Registry): Promise<Command> {
-  const program = new Command('sow');
-  // The program's own options (--json, --version, …), as main declares them.
-  for (const option of root.options) program.addOption(option);
-  await (await import('./build.js')).addGroupsFor(program, registry, first);
-  return program;
-}
+import { addGroupsFor, definitionOf, subcommandsOf } from './build.js';
 
 /** Where the words before the cursor lead: the command, its arguments so far, the options given. */
 interface Position {
@@ -145,18 +136,15 @@ async function valuesOf(at: Position, item: Option | Argument, cwd: string): Pro
 }
 
 function flagsOf(at: Position): Candidate[] {
-  const out: Candidate[] = [];
-  const help = at.cmd.createHelp();
-  const own = help.visibleOptions(at.cmd);
-  const inherited: Option[] = [];
+  const options = at.cmd.createHelp().visibleOptions(at.cmd);
   for (let c = at.cmd.parent; c; c = c.parent)
-    inherited.push(...c.options.filter((o) => !o.hidden && o.long !== '--version'));
-  for (const o of [...own, ...inherited]) {
+    options.push(...c.options.filter((o) => !o.hidden && o.long !== '--version'));
+  const out: Candidate[] = [];
+  for (const o of options) {
     const flag = o.long ?? o.short;
-    if (!flag) continue;
     // An option given already is not offered again, unless it may be given more than once.
-    if (at.given.has(flag) && !o.variadic && !o.parseArg) continue;
-    out.push({ value: flag, description: short(o.description) });
+    if (flag && (!at.given.has(flag) || o.variadic || o.parseArg))
+      out.push({ value: flag, description: short(o.description) });
   }
   return out;
 }
@@ -191,7 +179,11 @@ export async function complete(
   const previous = words.slice(1, -1);
   const current = words.at(-1) === '=' ? '' : (words.at(-1) ?? '');
   const first = previous.find((w) => !w.startsWith('-') && w !== '=');
-  const at = walk(await commandTree(first, root, registry), previous);
+  // The command tree; only the group `first` names, when it names one (`sow task get --id ` needs no other).
+  const program = new Command('sow');
+  for (const option of root.options) program.addOption(option);
+  await addGroupsFor(program, registry, first);
+  const at = walk(program, previous);
   const seen = new Set<string>();
   return (await candidatesAt(at, current, cwd, registry)).filter((c) => {
     if (!c.value.startsWith(current) || seen.has(c.value)) return false;

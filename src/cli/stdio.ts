@@ -30,25 +30,11 @@ export function watchStream(name: Name, onMade?: (stream: NodeJS.WriteStream) =>
   });
 }
 
-/** /dev/null's device number, where there is one: a character device, and never a terminal. */
-let devNull: number | null | undefined;
-function isDevNull(rdev: number): boolean {
-  if (devNull === undefined) {
-    try {
-      const st = statSync('/dev/null');
-      devNull = st.isCharacterDevice() ? st.rdev : null;
-    } catch {
-      devNull = null;
-    }
-  }
-  return devNull !== null && rdev === devNull;
-}
-
 /** A terminal is a character device other than /dev/null (`sow advance --dry-run >/dev/null && …`). */
-export function mayBeTerminal(fd: number): boolean {
+function mayBeTerminal(fd: number): boolean {
   try {
     const st = fstatSync(fd);
-    return st.isCharacterDevice() && !isDevNull(st.rdev);
+    return st.isCharacterDevice() && st.rdev !== statSync('/dev/null').rdev;
   } catch {
     return true;
   }

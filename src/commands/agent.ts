@@ -178,26 +178,23 @@ export const commands: readonly CommandDef[] = [
       const [first, second] = args as [string | undefined, string | undefined];
       const { resumeAgent } = await import('../app/workers/resume.js');
       // `resume <task-id> <prompt>` or `resume --agent <agent> <prompt>`.
-      let target: { kind: 'task'; id: string } | { kind: 'project'; agent: string };
-      let prompt: string | undefined;
-      if (opts.agent !== undefined) {
-        if (second !== undefined)
-          throw new UsageError(
-            'give either a task id or --agent, not both',
-            'sow agent resume --agent planner "<prompt>"',
-          );
-        await agentArg(opts.agent);
-        target = { kind: 'project', agent: opts.agent };
-        prompt = first;
-      } else {
-        if (first === undefined || second === undefined)
-          throw new UsageError(
-            'missing task id or prompt',
-            'sow agent resume <task-id> "<prompt>", or sow agent resume --agent <agent> "<prompt>"',
-          );
-        target = { kind: 'task', id: taskIdArg(first, 'task id') };
-        prompt = second;
-      }
+      const agent = opts.agent;
+      if (agent !== undefined && second !== undefined)
+        throw new UsageError(
+          'give either a task id or --agent, not both',
+          'sow agent resume --agent planner "<prompt>"',
+        );
+      if (agent === undefined && (first === undefined || second === undefined))
+        throw new UsageError(
+          'missing task id or prompt',
+          'sow agent resume <task-id> "<prompt>", or sow agent resume --agent <agent> "<prompt>"',
+        );
+      if (agent !== undefined) await agentArg(agent);
+      const target =
+        agent !== undefined
+          ? ({ kind: 'project', agent } as const)
+          : ({ kind: 'task', id: taskIdArg(first!, 'task id') } as const);
+      const prompt = agent !== undefined ? first : second;
       if (!prompt?.trim()) throw new UsageError('the prompt is empty', 'say what the worker should do next');
       const how = { verbose: opts.verbose === true, force: opts.force === true, fresh: opts.fresh === true };
       if (opts.detach) {

@@ -90,35 +90,23 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { args, opts }) {
       const name = args[0] as string | undefined;
-      const branchOpt = { branch: opts.branch, type: opts.type };
-      let issueNote = '';
-      let fromIssue: { issue: unknown; linked: boolean } | undefined;
-      let r: import('../app/project.js').NewProjectResult;
-      if (opts.issue !== undefined) {
-        const gh = await import('../app/github.js');
-        const got = await gh.newProjectFromIssue(ctx.app, gh.parseIssueNumber(opts.issue), {
-          planning: opts.planning,
-          ...branchOpt,
-          name,
-        });
-        r = got;
-        fromIssue = { issue: got.issue, linked: got.linked };
-        issueNote =
-          `\nFrom issue #${got.issue.number} (${got.repo}): '${got.issue.title}'; its text is the input ` +
+      const how = { planning: opts.planning, branch: opts.branch, type: opts.type };
+      if (opts.issue === undefined && name === undefined)
+        throw new UsageError(
+          'a project needs a name',
+          "pass one ('sow project new add-auth'), or start from an issue with --issue <n>",
+        );
+      const gh = opts.issue === undefined ? undefined : await import('../app/github.js');
+      const got = gh && (await gh.newProjectFromIssue(ctx.app, gh.parseIssueNumber(opts.issue!), { ...how, name }));
+      const { newProject } = await import('../app/project.js');
+      const r = got ?? (await newProject(ctx.app, { name: name!, description: opts.description, ...how }));
+      const issueNote = !got
+        ? ''
+        : `\nFrom issue #${got.issue.number} (${got.repo}): '${got.issue.title}'; its text is the input ` +
           `context/issue-${got.issue.number}.md\n` +
           (got.linked
             ? `The branch is linked to the issue on GitHub`
             : `Warning: the branch is not linked to the issue on GitHub: ${got.link_problem}`);
-      } else {
-        if (name === undefined) {
-          throw new UsageError(
-            'a project needs a name',
-            "pass one ('sow project new add-auth'), or start from an issue with --issue <n>",
-          );
-        }
-        const { newProject } = await import('../app/project.js');
-        r = await newProject(ctx.app, { name, description: opts.description, planning: opts.planning, ...branchOpt });
-      }
       const moved = r.createdBranch
         ? `created and checked out branch '${r.branch}'`
         : r.switchedBranch
@@ -134,7 +122,7 @@ export const commands: readonly CommandDef[] = [
           created_branch: r.createdBranch,
           initialised: r.initialised !== undefined,
           state: r.project.statechart.current_state,
-          ...(fromIssue ?? {}),
+          ...(got ? { issue: got.issue, linked: got.linked } : {}),
         },
         text: r.project.statechart.current_state,
         message:

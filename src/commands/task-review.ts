@@ -12,7 +12,7 @@ const SOURCE: Readonly<Record<string, string>> = {
 };
 
 /** A card's line: "010 needs_review · iteration 2 · 1 pending feedback · $0.12". */
-async function cardLine(c: import('../app/task-board.js').BoardCard): Promise<string> {
+function cardLine(c: import('../app/task-board.js').BoardCard): string {
   const parts = [`${c.id} ${c.status}`, shown(c.name)];
   if (c.status === 'pending' || c.status === 'in_progress')
     parts.push(
@@ -49,8 +49,7 @@ export const commands: CommandDef[] = [
     async run(ctx, { opts }) {
       const { taskBoard } = await import('../app/task-board.js');
       const r = await taskBoard(ctx.app, opts.id === undefined ? undefined : taskIdOf(opts));
-      const lines = await Promise.all(r.cards.map(cardLine));
-      return { data: r, text: lines.join('\n'), message: r.cards.length ? undefined : 'No tasks yet' };
+      return { data: r, text: r.cards.map(cardLine).join('\n'), message: r.cards.length ? undefined : 'No tasks yet' };
     },
   }),
   command({

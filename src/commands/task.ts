@@ -1,13 +1,11 @@
 /** `sow task …`: add, change and inspect the project's tasks, and their inputs and outputs. */
-import { agentArg, taskIdArg, taskIdOf, taskIdsArg, textArg } from '../model/args.js';
-import { TASK_ID_OPTION } from '../model/args.js';
+import { agentArg, taskIdArg, taskIdOf, taskIdsArg, textArg, TASK_ID_OPTION } from '../model/args.js';
 import { shown } from '../domain/display.js';
 import { UsageError } from '../domain/errors.js';
 import { toJson } from '../domain/json.js';
 import { taskSetData } from '../app/results.js';
 import { artifactCommands } from './artifacts.js';
-import { command, type CommandContext, type CommandDef } from '../model/def.js';
-import type { AddTaskOptions } from '../app/task.js';
+import { command, type CommandDef } from '../model/def.js';
 import { taskGet, taskList, taskNext } from './task-read.js';
 import { commands as review } from './task-review.js';
 
@@ -15,22 +13,6 @@ import { commands as review } from './task-review.js';
 function unchangedText(t: { id: string; status: string; completed_at?: string; updated_at: string }): string {
   const since = t.status === 'completed' || t.status === 'abandoned' ? t.completed_at : undefined;
   return `Task ${t.id} is already ${t.status}${since ? ` (since ${since})` : ''}; nothing changed`;
-}
-
-/** `task add` as the command line and the task tool check it: the name, the id, the dependencies, the agent. */
-async function checkedAdd(ctx: CommandContext, name: string, opts: Omit<AddTaskOptions, 'name'>) {
-  textArg(name, 'the task name', 'say what the task does: sow task add "Add the login form"');
-  const { TASK_NAME_MAX } = await import('../domain/tasks.js');
-  if (name.trim().length > TASK_NAME_MAX)
-    throw new UsageError(
-      `the task name has ${name.trim().length} characters, and a name has at most ${TASK_NAME_MAX}`,
-      'put the details in --description',
-    );
-  if (opts.id !== undefined) taskIdArg(opts.id);
-  if (opts.dependsOn !== undefined) taskIdsArg(opts.dependsOn, '--depends-on');
-  if (opts.agent !== undefined) await agentArg(opts.agent.trim());
-  const { addTask } = await import('../app/task.js');
-  return addTask(ctx.app, { name, ...opts });
 }
 
 export const commands: readonly CommandDef[] = [
@@ -48,7 +30,19 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     mcp: { tool: 'task', action: 'add', omit: ['id'] },
     async run(ctx, { args, opts }) {
-      const t = await checkedAdd(ctx, args[0] as string, opts);
+      const name = args[0] as string;
+      textArg(name, 'the task name', 'say what the task does: sow task add "Add the login form"');
+      const { TASK_NAME_MAX } = await import('../domain/tasks.js');
+      if (name.trim().length > TASK_NAME_MAX)
+        throw new UsageError(
+          `the task name has ${name.trim().length} characters, and a name has at most ${TASK_NAME_MAX}`,
+          'put the details in --description',
+        );
+      if (opts.id !== undefined) taskIdArg(opts.id);
+      if (opts.dependsOn !== undefined) taskIdsArg(opts.dependsOn, '--depends-on');
+      if (opts.agent !== undefined) await agentArg(opts.agent.trim());
+      const { addTask } = await import('../app/task.js');
+      const t = await addTask(ctx.app, { name, ...opts });
       return { data: t, text: t.id, message: `Added task ${t.id} '${shown(t.name)}'` };
     },
   }),
@@ -124,10 +118,7 @@ export const commands: readonly CommandDef[] = [
     writes: true,
     async run(ctx, { opts }) {
       const { abandonTask } = await import('../app/task-change.js');
-      const r = await abandonTask(ctx.app, taskIdOf(opts), {
-        force: opts.force === true,
-        owner: opts.owner,
-      });
+      const r = await abandonTask(ctx.app, taskIdOf(opts), { force: opts.force === true, owner: opts.owner });
       return {
         data: r.task,
         message: r.unchanged ? unchangedText(r.task) : `Abandoned task ${r.task.id} '${shown(r.task.name)}'`,

@@ -1,5 +1,5 @@
 /** The help topics that are not commands: reference, environment, json (exit-codes is a command's page). */
-import { command, type CommandDef, type OptionDef } from '../model/def.js';
+import { command, type CommandDef } from '../model/def.js';
 import { columns } from '../cli/render.js';
 import { argUsage } from '../cli/build.js';
 
@@ -7,32 +7,23 @@ import { argUsage } from '../cli/build.js';
 export const usageOf = (def: CommandDef): string =>
   ['sow', def.name, '[options]', ...(def.args ?? []).map(argUsage)].join(' ');
 
-const optionRow = (o: OptionDef) => ({
-  flags: o.flags,
-  description: o.description,
-  ...(o.required ? { required: true } : {}),
-  ...(o.choices ? { choices: [...o.choices] } : {}),
-  ...(o.default !== undefined && typeof o.default !== 'function' ? { default: o.default } : {}),
-});
-
-/** The reference entry of one command: what `--json` prints, and what the text is made of. */
+/** The reference entry of one command: what `--json` prints (an undefined member is left out), and what the text is
+ * made of. */
 function referenceOf(def: CommandDef) {
   return {
     command: `sow ${def.name}`,
     usage: usageOf(def),
     description: def.description,
     writes: def.writes,
-    arguments: (def.args ?? []).map((a) => ({
-      name: a.name,
-      ...(a.description ? { description: a.description } : {}),
-      ...(a.optional ? { optional: true } : {}),
-      ...(a.variadic ? { variadic: true } : {}),
-      ...(a.choices ? { choices: [...a.choices] } : {}),
-    })),
-    options: (def.options ?? []).map(optionRow),
-    ...(def.mcp ? { mcp_tool: def.mcp.tool } : {}),
-    ...(typeof def.help === 'string' ? { notes: def.help } : {}),
-    ...(def.examples?.length ? { examples: [...def.examples] } : {}),
+    arguments: (def.args ?? []).map(({ name, description, optional, variadic, choices }) => {
+      return { name, description, optional, variadic, choices };
+    }),
+    options: (def.options ?? []).map(({ flags, description, required, choices, default: value }) => {
+      return { flags, description, required, choices, default: value };
+    }),
+    mcp_tool: def.mcp?.tool,
+    notes: typeof def.help === 'string' ? def.help : undefined,
+    examples: def.examples?.length ? def.examples : undefined,
   };
 }
 
@@ -42,21 +33,13 @@ export const reference = command({
   writes: false,
   async run(ctx) {
     const all = ctx.commands ? await ctx.commands() : [];
-    const entries = all.filter((d) => !d.hidden).map(referenceOf);
+    const entries = all.map(referenceOf);
     const text = entries.map((e) => {
-      const lines = [e.usage, `  ${e.description}`];
       const rows = [
-        ...e.arguments.filter((a) => a.description).map((a) => [argUsage(a), a.description!]),
-        ...e.options.map((o) => [o.flags, o.description + (o.required ? ' (required)' : '')]),
+        ...e.arguments.filter((a) => a.description).map((a) => [`    ${argUsage(a)}`, a.description!]),
+        ...e.options.map((o) => [`    ${o.flags}`, o.description + (o.required ? ' (required)' : '')]),
       ];
-      if (rows.length)
-        lines.push(
-          columns(rows)
-            .split('\n')
-            .map((l) => `    ${l}`.trimEnd())
-            .join('\n'),
-        );
-      return lines.join('\n');
+      return [e.usage, `  ${e.description}`, ...(rows.length ? [columns(rows)] : [])].join('\n');
     });
     return {
       data: entries,

@@ -32,16 +32,12 @@ const isTaskId = (raw: string): boolean => /^\s*\d{1,9}\s*$/.test(raw) && Number
 
 /** Task ids separated by commas (`010,020`). */
 export function taskIdsArg(raw: string, flag: string): string {
-  for (const word of raw
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)) {
-    if (!isTaskId(word))
-      throw new UsageError(
-        `invalid ${flag} ${quoted(raw)}: ${quoted(word)} is not a task id`,
-        `give task ids separated by commas, e.g. ${flag} 010,020`,
-      );
-  }
+  const word = raw.split(',').find((w) => w.trim() !== '' && !isTaskId(w));
+  if (word !== undefined)
+    throw new UsageError(
+      `invalid ${flag} ${quoted(raw)}: ${quoted(word.trim())} is not a task id`,
+      `give task ids separated by commas, e.g. ${flag} 010,020`,
+    );
   return raw;
 }
 

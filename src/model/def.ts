@@ -100,7 +100,6 @@ export interface CommandDef<Os extends readonly OptionDef[] = readonly OptionDef
   readonly examples?: readonly string[];
   /** Whether it changes state under .sow/ (or the repository). */
   readonly writes: boolean;
-  readonly hidden?: boolean;
   /** Takes `--name value` words it does not declare (they arrive as `rest`): what they are, and what MCP calls them. */
   readonly passThrough?: { readonly name: string; readonly description: string };
   readonly mcp?: McpExposure;
