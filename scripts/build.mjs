@@ -47,7 +47,7 @@ const lazyChildProcessForCommander = {
  * other name fails the build instead of failing at run time.
  */
 const LAZY_BUILTINS = {
-  child_process: ['spawn', 'spawnSync'],
+  child_process: ['execFile', 'spawn', 'spawnSync'],
   crypto: ['createHash', 'randomBytes', 'randomUUID', 'timingSafeEqual'],
   os: ['homedir', 'hostname', 'tmpdir'],
   // Loading node:module loads Node's ES module loader and source map modules behind it; only the
