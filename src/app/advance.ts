@@ -54,8 +54,8 @@ export async function advanceProject(
   if (dryRun) {
     return Reader.read(ctx, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());
-      const result = advance(reader.type, view, reader.ctx.now(), actor(reader.ctx.env), event);
-      return { from: result.from, to: result.to, event: result.event, dryRun: true, projectRemoved: false };
+      const { project: _, ...moved } = advance(reader.type, view, reader.ctx.now(), actor(reader.ctx.env), event);
+      return { ...moved, dryRun: true, projectRemoved: false };
     });
   }
   return update(ctx, async (uow) => {
@@ -76,14 +76,8 @@ export async function advanceProject(
     if (removed) uow.tx.removeTree(PROJECT_DIR).removeRuntimeTree(AGENT_OUTPUTS);
     else uow.setProject(result.project);
     const notes = removed ? [] : [...(type.advanceNotes?.(result.event, result.project) ?? [])];
-    return {
-      from: result.from,
-      to: result.to,
-      event: result.event,
-      dryRun: false,
-      projectRemoved: removed,
-      ...(notes.length ? { notes } : {}),
-    };
+    const { project: _, ...moved } = result;
+    return { ...moved, dryRun: false, projectRemoved: removed, ...(notes.length ? { notes } : {}) };
   });
 }
 

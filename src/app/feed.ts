@@ -9,17 +9,9 @@ import { listWorktrees } from '../adapters/worktrees.js';
 import type { AppContext } from './context.js';
 import { checkoutsWithProject } from './worktree.js';
 
-export function followWorkspace(
-  ctx: AppContext,
-  onChange: () => void,
-  opts: { all?: boolean; settleMs?: number } = {},
-): Feed {
+export function followWorkspace(ctx: AppContext, onChange: () => void, opts: { all?: boolean } = {}): Feed {
   // A fresh clone has no runtime folder yet, and a folder that is not there cannot be watched.
-  const follow = (root: string) =>
-    watchSow(root, onChange, {
-      runtime: ensureRuntimeDir(root),
-      ...(opts.settleMs !== undefined ? { settleMs: opts.settleMs } : {}),
-    });
+  const follow = (root: string) => watchSow(root, onChange, { runtime: ensureRuntimeDir(root) });
   if (!opts.all) return follow(findWorkspaceRoot(ctx.cwd));
   const feeds = new Map<string, Feed>();
   let shape: Feed | undefined;

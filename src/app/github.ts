@@ -2,7 +2,7 @@
 // `github.repo`, else origin's (never a fork's upstream, never gh's guess).
 import { join } from 'node:path';
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import { allProjectTypes, DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
+import { allProjectTypes, projectType, typeFor } from '../domain/project-types/index.js';
 import { errorClass, NotInitializedError, SowError, TaskBlockedError, UsageError } from '../domain/errors.js';
 import { phaseOf, withPhase } from '../domain/phases.js';
 import type { Artifact, ProjectState, TaskState } from '../domain/schemas.js';
@@ -160,10 +160,7 @@ export async function newProjectFromIssue(
   const issue = await viewIssue(run, repo, n);
   const slug = slugOf(issue.title) || `issue-${n}`;
   const branch = opts.branch ?? `feat/${n}-${slug}`;
-  const type =
-    opts.type !== undefined
-      ? await projectType(opts.type)
-      : ((await typeOfBranch(branch)) ?? (await projectType(DEFAULT_TYPE)));
+  const type = await typeFor(opts.type, branch);
   if (!type.phases.some(takesIssue)) {
     const types = (await allProjectTypes()).filter((t) => t.phases.some(takesIssue)).map((t) => t.name);
     throw new UsageError(

@@ -22,8 +22,7 @@ import {
   PROJECT_NAME_RULE,
   type NewProjectSpec,
 } from '../domain/project.js';
-import { DEFAULT_TYPE, projectType, typeOfBranch } from '../domain/project-types/index.js';
-import type { ProjectType } from '../domain/project-type.js';
+import { projectType, typeFor } from '../domain/project-types/index.js';
 import { initWorkspace } from './init.js';
 import type { HistoryEntry, ProjectState } from '../domain/schemas.js';
 import { branchHasFile, git, hasUncommitted, isValidBranchName, val } from '../adapters/git.js';
@@ -113,16 +112,10 @@ const checkBranchName = (cwd: string, branch: string, project: string) => {
     throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', `feat/${project}`);
 };
 
-/** --type, else what the branch's prefix says (explore/…), else standard. */
-const typeFor = async (opts: NewProjectOptions, here: string | undefined): Promise<ProjectType> =>
-  opts.type !== undefined
-    ? projectType(opts.type)
-    : ((await typeOfBranch(opts.branch ?? here)) ?? projectType(DEFAULT_TYPE));
-
 /** What `project new` decides before it changes anything, and the refusals that need no .sow/. */
 async function planNewProject(root: string, opts: NewProjectOptions) {
   const here = head(root).branch;
-  const type = await typeFor(opts, here);
+  const type = await typeFor(opts.type, opts.branch ?? here);
   // A type the branch's prefix implies (explore/…) is known only here, before any switch.
   checkPlanning(type, opts.planning);
   if (here === undefined && opts.branch === undefined)

@@ -4,18 +4,16 @@ import type { CheckRun } from './checks.js';
 import type { TaskNeeds } from './task.js';
 
 /** A task as `task get` and a claim give it: its description after its name, and nothing empty. */
-export function taskData(task: TaskState, description: string | undefined): TaskState & { description?: string } {
+export function taskData(task: TaskState, description: string | undefined) {
   const { id, name, ...rest } = task;
-  return withoutEmpty({ id, name, ...(description !== undefined ? { description } : {}), ...rest }) as TaskState & {
-    description?: string;
-  };
+  return withoutEmpty({ id, name, ...(description !== undefined ? { description } : {}), ...rest });
 }
 
 /** `task next --claim`: the claimed task's id first, for scripts; the task with its description; what it needs. */
 export function claimData(
   r: { task: TaskState; owner: Owner },
   brief: { description?: string; needs?: TaskNeeds } = {},
-): { id: string; task: TaskState & { description?: string }; owner: Owner; needs?: TaskNeeds } {
+) {
   const needs = brief.needs && Object.keys(brief.needs).length ? brief.needs : undefined;
   return {
     id: r.task.id,

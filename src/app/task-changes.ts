@@ -5,7 +5,7 @@ import { diffAgainst, mergeBaseOf, newFilePatch, untrackedFiles } from '../adapt
 import { headCommit } from '../adapters/git.js';
 import { requireGenuineCheckout } from '../adapters/worker-checkouts.js';
 import { normalRelative } from '../domain/paths.js';
-import type { TaskState } from '../domain/schemas.js';
+import type { ProjectState, TaskState } from '../domain/schemas.js';
 import { checkRecorded } from './worker-checkout.js';
 import { Reader } from './workspace.js';
 import type { AppContext } from './context.js';
@@ -23,22 +23,6 @@ export interface FileChange {
   truncated?: true;
 }
 
-export interface TaskChanges {
-  task: string;
-  /** Where it was read: the task's own checkout or branch, its recorded files, or all of the project checkout. */
-  source: 'worker-checkout' | 'worker-branch' | 'recorded' | 'project-checkout';
-  /** The checkout read, relative to the project checkout ('.' for itself). */
-  checkout: string;
-  branch: string | null;
-  /** A branch and the commit where the work left it; null: only uncommitted changes against HEAD. */
-  base: { branch: string | null; commit: string } | null;
-  /** The files the task records as modified (its `modified` outputs). */
-  recorded: string[];
-  files: FileChange[];
-  /** Some patches were cut or left out (see each file's `truncated`), or more new files than are listed. */
-  truncated?: true;
-}
-
 /** The most of one file's patch kept, in characters; the most of all patches together. */
 const MAX_FILE_PATCH = 256 * 1024;
 const MAX_PATCHES = 4 * 1024 * 1024;
@@ -53,37 +37,43 @@ const STATUS: Readonly<Record<string, FileChange['status']>> = {
   T: 'type changed',
 };
 
-export async function taskChanges(ctx: AppContext, rawId: string): Promise<TaskChanges> {
+export async function taskChanges(ctx: AppContext, rawId: string) {
   const { task, root, project } = await Reader.read(
     ctx,
     async (reader) => ({ task: await reader.task(rawId), root: reader.root, project: reader.project }),
     { otherBranch: 'quiet' },
   );
+  // The files the task records as modified (its `modified` outputs).
   const recorded = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
+  const { files, truncated, ...where } = changesOfTask(root, task, project, recorded);
+  return { task: task.id, ...where, recorded, files, ...(truncated ? { truncated: true as const } : {}) };
+}
+
+// Where the work is read (the task's own checkout, its branch, its recorded files, or all of the project checkout),
+// which checkout (relative to the project's, '.' for itself), and the branch and commit it left (null: only
+// uncommitted changes against HEAD); `truncated`: some patches were cut or left out, or more new files than listed.
+function changesOfTask(root: string, task: TaskState, project: ProjectState, recorded: readonly string[]) {
   const own = task.worktree ? workerPlace(root, task) : undefined;
-  let where: Pick<TaskChanges, 'source' | 'checkout' | 'branch' | 'base'>;
-  let found: { files: FileChange[]; truncated: boolean };
   if (own?.folder) {
     requireGenuineCheckout(root, own.folder);
     const commit = mergeBaseOf(own.folder, `refs/heads/${own.from}`, 'HEAD');
-    where = { source: 'worker-checkout', checkout: own.rel, branch: own.branch, base: { branch: own.from, commit } };
-    found = changesIn(own.folder, commit, [], true);
-  } else if (own) {
+    const found = changesIn(own.folder, commit, [], true);
+    const base = { branch: own.from, commit };
+    return { source: 'worker-checkout', checkout: own.rel, branch: own.branch, base, ...found };
+  }
+  if (own) {
     // The checkout's folder went (removed by hand): its branch still holds what it committed.
     const commit = mergeBaseOf(root, `refs/heads/${own.from}`, `refs/heads/${own.branch}`);
-    where = { source: 'worker-branch', checkout: '.', branch: own.branch, base: { branch: own.from, commit } };
-    found = changesIn(root, commit, [], false, `refs/heads/${own.branch}`);
-  } else {
-    const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
-    const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headCommit(root);
-    // Only plain paths inside the repository reach git (a state file may name anything).
-    const files = recorded.map(normalRelative).filter((f): f is string => f !== undefined);
-    const base = commit ? { branch: baseBranch ?? null, commit } : null;
-    where = { source: files.length ? 'recorded' : 'project-checkout', checkout: '.', branch: project.branch, base };
-    found = changesIn(root, commit ?? undefined, files, true);
+    const found = changesIn(root, commit, [], false, `refs/heads/${own.branch}`);
+    return { source: 'worker-branch', checkout: '.', branch: own.branch, base: { branch: own.from, commit }, ...found };
   }
-  const truncated = found.truncated ? { truncated: true as const } : {};
-  return { task: task.id, ...where, recorded, files: found.files, ...truncated };
+  const baseBranch = project.base_branch && project.base_branch !== project.branch ? project.base_branch : undefined;
+  const commit = baseBranch ? mergeBaseOf(root, `refs/heads/${baseBranch}`, 'HEAD') : headCommit(root);
+  // Only plain paths inside the repository reach git (a state file may name anything).
+  const files = recorded.map(normalRelative).filter((f): f is string => f !== undefined);
+  const base = commit ? { branch: baseBranch ?? null, commit } : null;
+  const source = files.length ? 'recorded' : 'project-checkout';
+  return { source, checkout: '.', branch: project.branch, base, ...changesIn(root, commit ?? undefined, files, true) };
 }
 
 /** The task's checkout as recorded (checked as sow writes it before git hears of it); `folder` when it is there. */

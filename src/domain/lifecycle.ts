@@ -95,11 +95,8 @@ export function advance(
   if (!chosen) throw blockedError(from, candidates.map(judge));
 
   let project = view.project;
-  for (const action of chosen.actions ?? []) {
-    const impl = type.actions[action.type];
-    if (!impl) throw new Error(`project type ${type.name} has no action '${action.type}'`);
-    project = impl(project, action.params ?? {}, now);
-  }
+  // Every action a transition names exists: its type's Transitions make a misspelt one a compile error.
+  for (const action of chosen.actions ?? []) project = type.actions[action.type]!(project, action.params ?? {}, now);
   const entry: HistoryEntry = {
     from,
     to: chosen.to,

@@ -40,12 +40,8 @@ export function withPhase(project: ProjectState, name: string, phase: Phase): Pr
   return { ...project, phases: { ...project.phases, [name]: phase } };
 }
 
-/** The phase whose folder holds the project's tasks (implementation, for the standard type). */
-export function taskPhase(type: ProjectType): string {
-  const def = type.phases.find((p) => p.hasTasks);
-  if (!def) throw new Error(`project type ${type.name} has no phase with tasks`);
-  return def.name;
-}
+/** The phase whose folder holds the project's tasks (implementation, for the standard type): every type has one. */
+export const taskPhase = (type: ProjectType): string => type.phases.find((p) => p.hasTasks)!.name;
 
 /** Entering a phase: in_progress, started now; a phase entered again counts an iteration. */
 export function startPhase(project: ProjectState, name: string, now: string): ProjectState {

@@ -45,9 +45,8 @@ export function checkPlanning(type: ProjectType, planning: boolean): void {
     throw new UsageError(`the ${type.name} project type cannot skip planning`, 'leave out --no-planning');
 }
 
-/** A project in the type's initial state, before `project_init` fires. */
+/** A project in the type's initial state, before `project_init` fires (its name and planning checked by the caller). */
 export function initialProject(type: ProjectType, spec: NewProjectSpec, now: string): ProjectState {
-  checkPlanning(type, spec.planning);
   const phases: ProjectState['phases'] = {};
   for (const phase of type.phases) {
     phases[phase.name] = {
@@ -62,7 +61,7 @@ export function initialProject(type: ProjectType, spec: NewProjectSpec, now: str
     };
   }
   return {
-    name: checkProjectName(spec.name),
+    name: spec.name,
     type: type.name,
     description: spec.description,
     branch: spec.branch,

@@ -6,15 +6,6 @@ import type { ProjectState, TaskState } from './schemas.js';
 export type CandidateSource =
   'task-id' | 'agent' | 'phase' | 'event' | 'ref' | 'check' | 'task-status' | 'project-type' | 'artifact-type';
 
-export type TypeArgDef = { readonly name: string; readonly description: string };
-
-export interface TypeOptionDef {
-  /** commander's form: '--did <text>', '--signal', '--max <n>'. */
-  readonly flags: string;
-  readonly description: string;
-  readonly required?: boolean;
-}
-
 /** Option values as commander gives them: a string, true for a switch, undefined when absent. */
 export type TypeOptions = Readonly<Record<string, string | boolean | undefined>>;
 
@@ -78,8 +69,9 @@ export interface TypeCommandDef {
   /** The words after the group: 'publish', 'phase add'. */
   readonly name: string;
   readonly description: string;
-  readonly args?: readonly TypeArgDef[];
-  readonly options?: readonly TypeOptionDef[];
+  readonly args?: readonly { readonly name: string; readonly description: string }[];
+  /** `flags` in commander's form: '--did <text>', '--signal', '--max <n>'. */
+  readonly options?: readonly { readonly flags: string; readonly description: string; readonly required?: boolean }[];
   /** Shown after the options in --help (examples). */
   readonly help?: string;
   /** Whether it changes the project: a command that does not is given a context whose `update` refuses. */

@@ -33,9 +33,11 @@ export async function projectType(name: string): Promise<ProjectType> {
 export const allProjectTypes = (): Promise<ProjectType[]> =>
   Promise.all(PROJECT_TYPE_NAMES.map((name) => LOADERS[name]!()));
 
-/** The type a branch's prefix implies (`explore/x` → exploration), if one does. */
-export async function typeOfBranch(branch: string | undefined): Promise<ProjectType | undefined> {
-  return branch === undefined ? undefined : (await allProjectTypes()).find((t) => branch.startsWith(t.branchPrefix));
+/** The type named (--type), else the one a branch's prefix implies (`explore/x` → exploration), else the default. */
+export async function typeFor(name: string | undefined, branch: string | undefined): Promise<ProjectType> {
+  if (name !== undefined) return projectType(name);
+  const types = branch === undefined ? [] : await allProjectTypes();
+  return types.find((t) => branch?.startsWith(t.branchPrefix)) ?? projectType(DEFAULT_TYPE);
 }
 
 export type { ProjectType } from '../project-type.js';

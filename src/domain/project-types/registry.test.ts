@@ -23,6 +23,11 @@ describe('the registry', () => {
       expect(await loadProjectType(name), name).toBeUndefined();
   });
 
+  it('every type has one phase that holds its tasks', () => {
+    for (const type of Object.values(PROJECT_TYPES))
+      expect(type.phases.filter((p) => p.hasTasks).length, type.name).toBe(1);
+  });
+
   it('the registry imports no type: each is loaded when asked for, so reading a project loads only its own', () => {
     expect(readFileSync(join(SRC, 'domain', 'project-types', 'index.ts'), 'utf8')).not.toMatch(
       /^import (?!type ).*from '\.\/\w+\/index\.js'/m,
