@@ -27,12 +27,13 @@ import {
   wantsCheckout,
   type PlannedExecutor,
   type SpawnPlan,
+  type SpawnRecord,
 } from './plan.js';
 import { readForWorker } from './preconditions.js';
 import type { Handoff, PushedClaim, Target } from './types.js';
 
 /** A claim that landed on the remote before the lock was taken: for which task, and until when. */
-type Claimed = PushedClaim & { task: string; leaseUntil: string; owner: string; branch: string };
+type Claimed = PushedClaim & { task: string; leaseUntil: string; owner: string };
 
 /** What the record stage wrote, and what the later stages need of it. */
 export interface Recorded {
@@ -44,21 +45,6 @@ export interface Recorded {
   owned: ProjectIdentity;
   ownerRecord?: OwnerRecord;
   pushed?: PushedClaim;
-}
-
-export interface SpawnRecord {
-  agent: AgentDef;
-  /** The target the command named (checked already); undefined: --next picks the first ready task. */
-  named: Target | undefined;
-  executor: PlannedExecutor;
-  sessionId?: string | undefined;
-  branch: string | undefined;
-  /** --worktree, or .sow/config.yaml's `workers.worktree` ('parallel': for a parallel task). */
-  checkout: boolean | 'parallel';
-  force?: boolean | undefined;
-  handoff?: Handoff | undefined;
-  iteration?: boolean | undefined;
-  now: string;
 }
 
 /** The owner a worker is: this process, and its claim on the remote when one landed. */
@@ -132,51 +118,27 @@ async function readSpawn(reader: Reader, rec: SpawnRecord, every: boolean): Prom
   return seen;
 }
 
-type Claimer = Awaited<ReturnType<typeof remoteClaimer>>;
-
-/** Pushes `owner`'s claim of task `id` until `leaseUntil`: the claim when it landed; when another holds the task, a
- * ClaimedElsewhereError for `refuseAs`, else undefined. */
-async function claimOn(
-  onRemote: Claimer,
-  at: { id: string; branch: string; owner: string; now: string; leaseUntil: string },
-  opts: { ours?: string | undefined; force?: boolean | undefined },
-  refuseAs?: string,
-): Promise<Claimed | undefined> {
-  const { id: task, branch, owner, now, leaseUntil } = at;
-  const record = { task, owner, machine: onRemote.machine, since: now, lease_until: leaseUntil };
-  const sha = await onRemote.claim(task, record, now, opts);
-  if (sha !== undefined)
-    return { remote: onRemote.remote, ref: onRemote.ref(task), sha, task, leaseUntil, owner, branch };
-  if (refuseAs !== undefined)
-    throw new ClaimedElsewhereError(task, onRemote.remote, await onRemote.holder(task), refuseAs);
-  return undefined;
-}
-
-/** With a claims remote, the claim of the task the worker takes: the one already claimed if still a candidate, else
- * the first candidate whose claim lands; a task held there is passed over (--next) or refused (named). */
-async function claimFor(
+/** Pushes `by.owner`'s claim of the first of `tasks` whose claim lands, over `by.ours` (else the claim the task
+ * records); a task held there is passed over, or refused with ClaimedElsewhereError for `by.refuseAs`. */
+async function claimFirst(
   root: string,
   claims: ClaimsRemote,
-  rec: SpawnRecord,
-  seen: SpawnSeen,
-  agentId: string,
-  claimed: Claimed | undefined,
-): Promise<Claimed> {
-  const branch = seen.project.branch;
+  branch: string,
+  tasks: readonly TaskState[],
+  by: { owner: string; now: string; leaseUntil: string; ours?: string; force?: boolean; refuseAs?: string | undefined },
+): Promise<Claimed | undefined> {
   const onRemote = await remoteClaimer(root, claims, branch);
-  const at = (id: string, leaseUntil: string) => ({ id, branch, owner: agentId, now: rec.now, leaseUntil });
-  if (claimed) {
-    const again = await claimOn(onRemote, at(claimed.task, claimed.leaseUntil), { ours: claimed.sha }, rec.agent.name);
-    return { ...claimed, sha: again!.sha, owner: agentId };
+  const { owner, now, leaseUntil } = by;
+  for (const candidate of tasks) {
+    const task = candidate.id;
+    const record = { task, owner, machine: onRemote.machine, since: now, lease_until: leaseUntil };
+    const opts = { ours: by.ours ?? ourClaim(candidate, onRemote.remote), force: by.force };
+    const sha = await onRemote.claim(task, record, now, opts);
+    if (sha !== undefined) return { remote: onRemote.remote, ref: onRemote.ref(task), sha, task, leaseUntil, owner };
+    if (by.refuseAs !== undefined)
+      throw new ClaimedElsewhereError(task, onRemote.remote, await onRemote.holder(task), by.refuseAs);
   }
-  const leaseUntil = remoteLeaseFrom(rec.now);
-  for (const task of seen.candidates) {
-    // --force takes over a claim on a task it names; --next never takes what another holds.
-    const opts = { ours: ourClaim(task, onRemote.remote), force: rec.named !== undefined && rec.force };
-    const got = await claimOn(onRemote, at(task.id, leaseUntil), opts, rec.named && rec.agent.name);
-    if (got) return got;
-  }
-  throw new NoReadyTaskError(seen.tasks);
+  return undefined;
 }
 
 /** The one write of a spawn: its plan, on the state it was made from; the owner record, when it has a task. */
@@ -239,8 +201,25 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
       held.claimed = undefined;
       await giveBack(root, left);
     }
-    if (claims && (!held.claimed || held.claimed.owner !== agentId))
-      held.claimed = await claimFor(root, claims, rec, seen, agentId, held.claimed);
+    if (claims && (!held.claimed || held.claimed.owner !== agentId)) {
+      // The claim that landed is claimed again for the new id; else the first candidate whose claim lands: --force
+      // takes over a claim on a task it names, --next never takes what another holds.
+      const again = held.claimed;
+      const by = again
+        ? { ours: again.sha, leaseUntil: again.leaseUntil, refuseAs: rec.agent.name }
+        : {
+            leaseUntil: remoteLeaseFrom(rec.now),
+            force: Boolean(rec.named && rec.force),
+            refuseAs: rec.named && rec.agent.name,
+          };
+      const tasks = again ? seen.candidates.filter((t) => t.id === again.task) : seen.candidates;
+      held.claimed = await claimFirst(root, claims, seen.project.branch, tasks, {
+        owner: agentId,
+        now: rec.now,
+        ...by,
+      });
+      if (!held.claimed) throw new NoReadyTaskError(seen.tasks);
+    }
     const claimed = held.claimed;
     const task = claimed ? seen.candidates.find((t) => t.id === claimed.task) : seen.candidates[0];
     const opened =
@@ -253,19 +232,8 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
             rec.now,
           )
         : undefined;
-    const plan = planSpawn({
-      project: seen.project,
-      agent: rec.agent,
-      executor: rec.executor,
-      root,
-      branch: rec.branch,
-      now: rec.now,
-      sessionId: rec.sessionId,
-      task,
-      opened,
-      handoff: rec.handoff,
-      ownerOf: (id) => ownerWith(claimed, id, rec.sessionId, rec.now),
-    });
+    const ownerOf = (id: string) => ownerWith(claimed, id, rec.sessionId, rec.now);
+    const plan = planSpawn({ ...rec, project: seen.project, root, task, opened, ownerOf });
     const basis = { project: seen.project, task, deps: task && seen.deps.get(task.id) };
     return { write: (uow: UnitOfWork) => writeSpawn(uow, basis, plan, rec), seen, plan, opened };
   });
@@ -312,7 +280,13 @@ export async function recordResume(
     });
     const { project } = basis;
     if (claims && basis.task && !held.claimed)
-      held.claimed = await claimResumed(root, claims, rec, project.branch, basis.task);
+      held.claimed = await claimFirst(root, claims, project.branch, [basis.task], {
+        owner: session.agent_id,
+        now,
+        leaseUntil: remoteLeaseFrom(now),
+        force: rec.force === true,
+        refuseAs: rec.agentName,
+      });
     const claimed = held.claimed;
     const write: Write = async (uow) => {
       await unchanged(uow, basis);
@@ -332,13 +306,6 @@ export async function recordResume(
   });
   const owned = { name: project.name, created_at: project.created_at, branch: project.branch };
   return { owned, ...(ownerRecord ? { ownerRecord } : {}), ...(claimed ? { pushed: claimed } : {}) };
-}
-
-/** The resumed worker claims the task on the remote again, as a spawned one does. */
-async function claimResumed(root: string, claims: ClaimsRemote, rec: ResumeRecord, branch: string, task: TaskState) {
-  const onRemote = await remoteClaimer(root, claims, branch);
-  const at = { id: task.id, branch, owner: rec.session.agent_id, now: rec.now, leaseUntil: remoteLeaseFrom(rec.now) };
-  return (await claimOn(onRemote, at, { ours: ourClaim(task, onRemote.remote), force: rec.force }, rec.agentName))!;
 }
 
 /** The session id the CLI reported during the run, written where the worker's session is recorded. */
