@@ -2,7 +2,6 @@
  * again). A remote claim is pushed before, never under the lock, and given back if the write fails. */
 import { isDeepStrictEqual } from 'node:util';
 import type { AppContext } from '../context.js';
-import type { AgentDef } from '../../domain/agents.js';
 import type { Owner, ProjectState, Session, TaskState, TaskSummary } from '../../domain/schemas.js';
 import { NoReadyTaskError } from '../../domain/errors.js';
 import { remoteLeaseFrom, retireOwner } from '../../domain/ownership.js';
@@ -25,12 +24,11 @@ import {
   resumedTask,
   taskAssignment,
   wantsCheckout,
-  type PlannedExecutor,
   type SpawnPlan,
   type SpawnRecord,
 } from './plan.js';
 import { readForWorker } from './preconditions.js';
-import type { Handoff, PushedClaim, Target } from './types.js';
+import type { PushedClaim, Target } from './types.js';
 
 /** A claim that landed on the remote before the lock was taken: for which task, and until when. */
 type Claimed = PushedClaim & { task: string; leaseUntil: string; owner: string };

@@ -52,7 +52,7 @@ export async function spawnAgent(
   const { target, agentId } = recorded;
   const result = await launch(
     {
-      ctx,
+      ctx: inRoot,
       root,
       target,
       kind: 'spawn',
