@@ -177,13 +177,6 @@ export const readEnvelope = (path: string): Envelope | undefined => {
 /** An envelope is some tens of KB. */
 const ENVELOPE_MAX = 8 * 1024 * 1024;
 
-/** A detached worker this repository started: what its ready file says, and whether a wait has reported it. */
-export interface SupervisedRun {
-  dir: string;
-  ready: { task?: string; agent_id: string; pid: number; events_file?: string };
-  waited: boolean;
-}
-
 /** The real folders of the runtime folder's `folder`, oldest first (named by start time); a link leads elsewhere. */
 export function runFolders(root: string, folder: string): { name: string; dir: string }[] {
   const base = runtimeFolder(root, folder);
@@ -202,16 +195,17 @@ export function removeRunFolder(root: string, folder: string, dir: string): bool
   return true;
 }
 
-/** The detached workers of this repository, oldest first. */
-export function supervisedRuns(root: string): SupervisedRun[] {
-  const out: SupervisedRun[] = [];
+/** The detached workers of this repository, oldest first: what each ready file says, and whether a wait reported it. */
+export function supervisedRuns(root: string) {
+  const out = [];
   for (const { dir } of runFolders(root, 'supervisors')) {
-    const ready = pickShape<SupervisedRun['ready']>(
+    const ready = pickShape<{ task?: string; agent_id: string; pid: number; events_file?: string }>(
       readOwnJson(join(dir, 'ready.json')),
       { agent_id: 'string', pid: 'int' },
       { task: 'string', events_file: 'string' },
     );
-    if (ready) out.push({ dir, ready, waited: lexists(join(dir, 'waited')) });
+    if (ready)
+      out.push({ dir, ready, waited: lstatSync(join(dir, 'waited'), { throwIfNoEntry: false }) !== undefined });
   }
   return out;
 }
@@ -242,15 +236,6 @@ export function markWaited(dir: string): void {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
 }
-
-const lexists = (path: string): boolean => {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The newest run file of a task's (or agent's) outputs folder: the events of its latest spawn or resume. */
 export function latestEventsFile(root: string, owner: string): string | undefined {
