@@ -33,18 +33,6 @@ import type { PushedClaim, Target } from './types.js';
 /** A claim that landed on the remote before the lock was taken: for which task, and until when. */
 type Claimed = PushedClaim & { task: string; leaseUntil: string; owner: string };
 
-/** What the record stage wrote, and what the later stages need of it. */
-export interface Recorded {
-  target: Target;
-  agentId: string;
-  assignment: string;
-  workdir: string;
-  checkoutRel?: string;
-  owned: ProjectIdentity;
-  ownerRecord?: OwnerRecord;
-  pushed?: PushedClaim;
-}
-
 /** The owner a worker is: this process, and its claim on the remote when one landed. */
 const ownerWith = (claimed: Claimed | undefined, agentId: string, session: string | undefined, now: string): Owner => ({
   ...workerOwner(agentId, session, now),
@@ -186,8 +174,11 @@ async function recordUntilWritten<T extends { write: Write }>(ctx: AppContext, a
   }
 }
 
+/** What the record stage wrote, and what the later stages need of it. */
+export type Recorded = Awaited<ReturnType<typeof recordSpawn>>;
+
 /** Plans a spawn and writes its plan (see the module's comment); with a claims remote, the claim is pushed first. */
-export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Recorded> {
+export async function recordSpawn(ctx: AppContext, rec: SpawnRecord) {
   const root = ctx.cwd;
   const claims = rec.named?.kind === 'project' ? undefined : await claimsRemote(root);
   const { seen, plan, opened, ownerRecord, claimed } = await recordUntilWritten(ctx, async (held) => {
@@ -239,7 +230,7 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
   // A worker without a task has no checkout, owner record or claim of its own.
   const task = plan.task;
   return {
-    target: task ? { kind: 'task', id: task.id } : rec.named!,
+    target: task ? ({ kind: 'task', id: task.id } as const) : rec.named!,
     agentId: plan.agentId,
     assignment: task ? taskAssignment(task) : projectAssignment(seen.project, seen.iteration),
     workdir: opened?.path ?? root,
@@ -261,10 +252,7 @@ export interface ResumeRecord {
 
 /** Plans a resume and writes it: the session resumed, the task owned by its worker again (with --force, a live owner
  * of another session retired), claimed on the remote first as a spawn. */
-export async function recordResume(
-  ctx: AppContext,
-  rec: ResumeRecord,
-): Promise<Pick<Recorded, 'owned' | 'ownerRecord' | 'pushed'>> {
+export async function recordResume(ctx: AppContext, rec: ResumeRecord) {
   const root = ctx.cwd;
   const { target, session, now } = rec;
   const claims = target.kind === 'task' ? await claimsRemote(root) : undefined;
