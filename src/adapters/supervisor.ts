@@ -33,20 +33,14 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The variable that tells a supervised `sow agent spawn` where to say it has started. */
 export const READY_VARIABLE = 'SOW_SUPERVISOR_READY';
 
-export interface SupervisorFiles {
-  dir: string;
-  /** Written by the supervisor once the session is recorded: who, on what, its pid. */
-  ready: string;
-  /** The supervisor's stdout: its `--json` result (or refusal) when it ends. */
-  result: string;
-  /** The supervisor's stderr: its progress view of the worker, warnings. */
-  log: string;
-}
-
-export function supervisorFiles(root: string, id: string): SupervisorFiles {
+/** A supervisor's folder: `ready`, written once the session is recorded (who, on what, its pid); `result`, its stdout
+ * (its `--json` result or refusal when it ends); `log`, its stderr (its progress view of the worker, warnings). */
+export function supervisorFiles(root: string, id: string) {
   const dir = ensureRuntimeDir(root, join('supervisors', id));
   return { dir, ready: join(dir, 'ready.json'), result: join(dir, 'result.json'), log: join(dir, 'supervisor.log') };
 }
+
+export type SupervisorFiles = ReturnType<typeof supervisorFiles>;
 
 /** Whether `path` is a ready file of this repository's supervisors (a variable is checked, never trusted). */
 export function isReadyFile(root: string, path: string): boolean {
