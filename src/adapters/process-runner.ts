@@ -104,16 +104,10 @@ export function runProcess(req: RunRequest): Promise<RunOutcome> {
       interrupted ??= signal;
       child.kill(signal);
     };
-    const onInt = forward('SIGINT');
-    const onTerm = forward('SIGTERM');
-    const onExit = () => child.kill('SIGTERM');
-    process.on('SIGINT', onInt);
-    process.on('SIGTERM', onTerm);
-    process.on('exit', onExit);
+    const handlers = { SIGINT: forward('SIGINT'), SIGTERM: forward('SIGTERM'), exit: () => child.kill('SIGTERM') };
+    for (const [event, handler] of Object.entries(handlers)) process.on(event as 'exit', handler);
     const cleanup = () => {
-      process.off('SIGINT', onInt);
-      process.off('SIGTERM', onTerm);
-      process.off('exit', onExit);
+      for (const [event, handler] of Object.entries(handlers)) process.off(event as 'exit', handler);
     };
 
     const out = lineSplitter((line) => req.onLine?.(line));

@@ -2,12 +2,11 @@
  * (`kill(-1)` reaches all the user's processes): only with proof from the runtime folder, /proc (signal-proof.ts). */
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { proveOwner, signallablePid, type Here, type OwnerRecord, type Proof } from '../domain/signal-proof.js';
 import type { Owner } from '../domain/schemas.js';
 import { writeFileAtomic } from './fs-atomic.js';
-import { answers, BOOT, PIDNS, processAlive, processStat, thisProcess } from './liveness.js';
+import { answers, BOOT, hostName, PIDNS, processAlive, processStat, thisProcess } from './liveness.js';
 import { ensureRuntimeDir, runtimeFolder } from './runtime.js';
 import { pickShape } from './record-shape.js';
 import { readOwnJson } from './supervisor.js';
@@ -73,7 +72,7 @@ function readOwnerRecordIn(dir: string, pid: number, pstart: number | undefined)
 /** This machine and process, as a proof compares them. */
 export function here(): Here {
   return {
-    host: hostname(),
+    host: hostName(),
     ...(BOOT !== undefined ? { boot: BOOT } : {}),
     ...(PIDNS !== undefined ? { pidns: PIDNS } : {}),
     linux: process.platform === 'linux',

@@ -33,20 +33,14 @@ type Env = Readonly<Record<string, string | undefined>>;
 /** The variable that tells a supervised `sow agent spawn` where to say it has started. */
 export const READY_VARIABLE = 'SOW_SUPERVISOR_READY';
 
-export interface SupervisorFiles {
-  dir: string;
-  /** Written by the supervisor once the session is recorded: who, on what, its pid. */
-  ready: string;
-  /** The supervisor's stdout: its `--json` result (or refusal) when it ends. */
-  result: string;
-  /** The supervisor's stderr: its progress view of the worker, warnings. */
-  log: string;
-}
-
-export function supervisorFiles(root: string, id: string): SupervisorFiles {
+/** A supervisor's folder: `ready`, written once the session is recorded (who, on what, its pid); `result`, its stdout
+ * (its `--json` result or refusal when it ends); `log`, its stderr (its progress view of the worker, warnings). */
+export function supervisorFiles(root: string, id: string) {
   const dir = ensureRuntimeDir(root, join('supervisors', id));
   return { dir, ready: join(dir, 'ready.json'), result: join(dir, 'result.json'), log: join(dir, 'supervisor.log') };
 }
+
+export type SupervisorFiles = ReturnType<typeof supervisorFiles>;
 
 /** Whether `path` is a ready file of this repository's supervisors (a variable is checked, never trusted). */
 export function isReadyFile(root: string, path: string): boolean {
@@ -177,13 +171,6 @@ export const readEnvelope = (path: string): Envelope | undefined => {
 /** An envelope is some tens of KB. */
 const ENVELOPE_MAX = 8 * 1024 * 1024;
 
-/** A detached worker this repository started: what its ready file says, and whether a wait has reported it. */
-export interface SupervisedRun {
-  dir: string;
-  ready: { task?: string; agent_id: string; pid: number; events_file?: string };
-  waited: boolean;
-}
-
 /** The real folders of the runtime folder's `folder`, oldest first (named by start time); a link leads elsewhere. */
 export function runFolders(root: string, folder: string): { name: string; dir: string }[] {
   const base = runtimeFolder(root, folder);
@@ -202,16 +189,17 @@ export function removeRunFolder(root: string, folder: string, dir: string): bool
   return true;
 }
 
-/** The detached workers of this repository, oldest first. */
-export function supervisedRuns(root: string): SupervisedRun[] {
-  const out: SupervisedRun[] = [];
+/** The detached workers of this repository, oldest first: what each ready file says, and whether a wait reported it. */
+export function supervisedRuns(root: string) {
+  const out = [];
   for (const { dir } of runFolders(root, 'supervisors')) {
-    const ready = pickShape<SupervisedRun['ready']>(
+    const ready = pickShape<{ task?: string; agent_id: string; pid: number; events_file?: string }>(
       readOwnJson(join(dir, 'ready.json')),
       { agent_id: 'string', pid: 'int' },
       { task: 'string', events_file: 'string' },
     );
-    if (ready) out.push({ dir, ready, waited: lexists(join(dir, 'waited')) });
+    if (ready)
+      out.push({ dir, ready, waited: lstatSync(join(dir, 'waited'), { throwIfNoEntry: false }) !== undefined });
   }
   return out;
 }
@@ -242,15 +230,6 @@ export function markWaited(dir: string): void {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
   }
 }
-
-const lexists = (path: string): boolean => {
-  try {
-    lstatSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-};
 
 /** The newest run file of a task's (or agent's) outputs folder: the events of its latest spawn or resume. */
 export function latestEventsFile(root: string, owner: string): string | undefined {

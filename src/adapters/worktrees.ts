@@ -9,10 +9,8 @@ export interface Worktree {
   path: string;
   /** The branch checked out (without refs/heads/); undefined when detached or bare. */
   branch?: string;
-  head?: string;
   /** The main checkout: the first worktree git lists. */
   main: boolean;
-  locked: boolean;
   /** Its folder is gone: `git worktree prune` would remove the record. */
   prunable: boolean;
 }
@@ -26,13 +24,10 @@ export function listWorktrees(root: string): Worktree[] {
     const path = lines.find((l) => l.startsWith('worktree '))?.slice('worktree '.length);
     if (!path) continue;
     const branchRef = lines.find((l) => l.startsWith('branch '))?.slice('branch '.length);
-    const head = lines.find((l) => l.startsWith('HEAD '))?.slice('HEAD '.length);
     trees.push({
       path,
       ...(branchRef ? { branch: branchRef.replace(/^refs\/heads\//, '') } : {}),
-      ...(head ? { head } : {}),
       main: trees.length === 0,
-      locked: lines.some((l) => l === 'locked' || l.startsWith('locked ')),
       prunable: lines.some((l) => l === 'prunable' || l.startsWith('prunable ')),
     });
   }

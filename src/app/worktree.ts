@@ -84,20 +84,8 @@ function mainCheckout(cwd: string): { main: string; here: string; trees: Worktre
 
 const relPath = (main: string, path: string) => relative(main, path) || '.';
 
-export interface AddedWorktree {
-  branch: string;
-  path: string;
-  rel: string;
-  /** The branch was created, from this base; absent when it existed. */
-  created_from?: string;
-  /** Why that base: --from, the repository's default branch, else the branch (or commit) checked out. */
-  base_kind?: 'from' | 'default' | 'checked-out' | 'commit';
-  /** sow was not committed on the branch, so .sow/ was initialised in the worktree. */
-  initialised: boolean;
-}
-
 /** `sow worktree add <branch> [--from <base>]`. */
-export async function addWorktreeFor(ctx: AppContext, branch: string, from?: string): Promise<AddedWorktree> {
+export async function addWorktreeFor(ctx: AppContext, branch: string, from?: string) {
   const { main, here, trees } = mainCheckout(ctx.cwd);
   if (!isValidBranchName(main, branch))
     throw new InvalidNameError('branch name', branch, 'git does not accept it as a branch name', 'feat/add-auth');
@@ -124,7 +112,8 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
   const fallback = from === undefined && !exists ? defaultBranch(main) : undefined;
   const current = currentBranch(here);
   const base = from ?? fallback?.name ?? current ?? head(here).commit;
-  const baseKind: AddedWorktree['base_kind'] =
+  // Why that base: --from, the repository's default branch, else the branch (or commit) checked out.
+  const baseKind =
     from !== undefined ? 'from' : fallback ? 'default' : current !== undefined ? 'checked-out' : 'commit';
   // A branch is named to git by its full ref: a clone may bring one named '-…', which as it is would be an option. What
   // --from names may be any commit, so it is refused then.
@@ -166,7 +155,7 @@ export async function addWorktreeFor(ctx: AppContext, branch: string, from?: str
     branch,
     path,
     rel: relPath(main, path),
-    ...(exists ? {} : { created_from: base!, base_kind: baseKind }),
+    ...(exists ? {} : ({ created_from: base!, base_kind: baseKind } as const)),
     initialised,
   };
 }

@@ -37,16 +37,7 @@ export interface ProcNow {
 }
 
 /** Why sow will not signal a task's owner (stable: tests and the error's details use it). */
-export type NotMine =
-  | 'not_a_worker'
-  | 'bad_pid'
-  | 'other_host'
-  | 'other_boot'
-  | 'other_pidns'
-  | 'no_start_time'
-  | 'no_record'
-  | 'record_mismatch'
-  | 'other_task';
+export type NotMine = keyof typeof NOT_MINE;
 
 export type Proof =
   /** sow started this process and it is still that one: signal its group (it leads one) or it alone. */
@@ -101,26 +92,26 @@ export function proveOwner(input: {
 }
 
 /** Why, in words, after "sow will not signal it: ". */
-export function notMineText(why: NotMine, owner: Owner | undefined, here: Here): string {
-  const text: Record<NotMine, string> = {
-    not_a_worker: 'it is not a worker sow started',
-    bad_pid:
-      (owner?.pid === undefined ? 'it names no pid' : `pid ${owner.pid} is no process sow could have started`) +
-      ' (sow never signals pid 1, 0 or a negative pid)',
-    other_host:
-      `it runs on another host (${shown(owner?.host ?? 'unknown')}; this is ${shown(here.host)}), where sow ` +
-      `cannot look`,
-    other_boot: 'it was recorded before this machine last started (another boot), so its pid now means another process',
-    other_pidns: 'it runs in another pid namespace (a sandbox or container), where its pid means another process',
-    no_start_time: 'its record has no start time, so sow cannot tell that process from another with the same pid',
-    no_record:
-      'no sow process in this checkout recorded that it runs this worker (a record in a state file alone is a ' +
-      'claim, not a proof)',
-    record_mismatch: "what this checkout recorded of that process does not match the task's owner",
-    other_task: 'the sow process with that pid recorded that it runs another task or worker',
-  };
-  return text[why];
-}
+const NOT_MINE = {
+  not_a_worker: () => 'it is not a worker sow started',
+  bad_pid: (owner: Owner | undefined) =>
+    (owner?.pid === undefined ? 'it names no pid' : `pid ${owner.pid} is no process sow could have started`) +
+    ' (sow never signals pid 1, 0 or a negative pid)',
+  other_host: (owner: Owner | undefined, here: Here) =>
+    `it runs on another host (${shown(owner?.host ?? 'unknown')}; this is ${shown(here.host)}), where sow ` +
+    `cannot look`,
+  other_boot: () =>
+    'it was recorded before this machine last started (another boot), so its pid now means another process',
+  other_pidns: () => 'it runs in another pid namespace (a sandbox or container), where its pid means another process',
+  no_start_time: () => 'its record has no start time, so sow cannot tell that process from another with the same pid',
+  no_record: () =>
+    'no sow process in this checkout recorded that it runs this worker (a record in a state file alone is a ' +
+    'claim, not a proof)',
+  record_mismatch: () => "what this checkout recorded of that process does not match the task's owner",
+  other_task: () => 'the sow process with that pid recorded that it runs another task or worker',
+};
+
+export const notMineText = (why: NotMine, owner: Owner | undefined, here: Here): string => NOT_MINE[why](owner, here);
 
 /** `sow agent stop` on a task whose owner sow cannot prove it started: nothing is signalled, nothing changes. */
 export class NotSowsProcessError extends errorClass(

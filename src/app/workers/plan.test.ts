@@ -34,7 +34,7 @@ describe('planning a spawn', () => {
   it('a pending task starts: in progress, owned by the worker, its session and the role recorded', () => {
     const plan = planSpawn(input({ task: task(), sessionId: 'abc' }));
     expect(plan.agentId).toBe('implementer-1');
-    expect(plan.session).toEqual({
+    expect(plan.task!.session).toEqual({
       executor: 'claude-code',
       type: 'claude',
       agent: 'implementer',
@@ -58,7 +58,7 @@ describe('planning a spawn', () => {
       input({ task: task({ session_id: 'old' }), executor: { name: 'gem', type: 'gemini', transport: 'acp' } }),
     );
     expect(plan.task).not.toHaveProperty('session_id');
-    expect(plan.session.transport).toBe('acp');
+    expect(plan.task!.session!.transport).toBe('acp');
   });
 
   it(
@@ -98,7 +98,7 @@ describe('planning a spawn', () => {
       expect(wantsCheckout(task({ worktree: { path: 'w/010', branch: 'sow/010' } }), false)).toBe(true);
       const opened = { path: '/repo/w/010', checkout: { path: 'w/010', branch: 'sow/010' } } as never;
       const plan = planSpawn(input({ task: task(), opened }));
-      expect(plan.session.cwd).toBe('/repo/w/010');
+      expect(plan.task!.session!.cwd).toBe('/repo/w/010');
       expect(plan.task).toMatchObject({ worktree: { path: 'w/010' }, session: { cwd: '/repo/w/010' } });
     },
   );
@@ -109,7 +109,7 @@ describe('planning a spawn', () => {
     () => {
       const plan = planSpawn(input({ agent: findAgent('planner') }));
       expect(plan.task).toBeUndefined();
-      expect(plan.counts).toEqual({ planner: 1 });
+      expect(plan.project.spawn_counts).toEqual({ planner: 1 });
       expect(projectAssignment(project(), undefined)).toMatch(/^Project: demo — d\nState: ImplementationExecuting\./);
       expect(projectAssignment(project(), 'Do iteration 3.')).toMatch(/^Do iteration 3\.\n\n/);
     },

@@ -9,7 +9,7 @@ import { liveOwner, requireExecuting, takeOver } from '../ownership.js';
 import { taskDir } from '../project-files.js';
 import { SessionExistsError } from '../agent-errors.js';
 import type { Reader } from '../workspace.js';
-import type { Handoff, Resolution } from './types.js';
+import type { Handoff, Resolution, Target } from './types.js';
 
 /** The executor as a session records it. */
 export type PlannedExecutor = Pick<Resolution, 'transport'> & { name: string; type: string };
@@ -19,30 +19,38 @@ export interface SpawnPlan {
   agentId: string;
   /** The project as the record writes it: the spawn counts, and a worker without a task's session. */
   project: ProjectState;
-  counts: Record<string, number>;
-  session: Session;
   /** A worker on a task: the task as it starts, owned by the worker. */
   task?: TaskState;
   /** The task was finished and the worker reopens it. */
   reopened?: TaskState['status'];
 }
 
-export interface SpawnInput {
-  project: ProjectState;
+/** What a spawn is asked, checked already. */
+export interface SpawnRecord {
   agent: AgentDef;
+  /** The target the command named; undefined: --next picks the first ready task. */
+  named: Target | undefined;
   executor: PlannedExecutor;
-  root: string;
-  branch: string | undefined;
-  now: string;
   /** The session id sow chose or the CLI made before the run, if any (else the CLI reports it). */
   sessionId?: string | undefined;
-  task?: TaskState;
+  branch: string | undefined;
+  /** --worktree, or .sow/config.yaml's `workers.worktree` ('parallel': for a parallel task). */
+  checkout: boolean | 'parallel';
+  force?: boolean | undefined;
   handoff?: Handoff | undefined;
+  iteration?: boolean | undefined;
+  now: string;
+}
+
+export type SpawnInput = Omit<SpawnRecord, 'named' | 'checkout' | 'force' | 'iteration'> & {
+  project: ProjectState;
+  root: string;
+  task?: TaskState | undefined;
   /** The worker's own checkout, opened by the record stage when `wantsCheckout` said so. */
   opened?: { path: string; checkout: NonNullable<TaskState['worktree']> } | undefined;
   /** The owner a worker of this id is (this process, and its claim on the remote if one landed). */
   ownerOf: (agentId: string) => Owner;
-}
+};
 
 /** Whether the worker works in a checkout of its own: a task with one keeps it; --worktree, or `workers.worktree` for
  * a parallel task, makes one. */
@@ -71,7 +79,7 @@ export function planSpawn(input: SpawnInput): SpawnPlan {
   if (!input.task) {
     const recorded: Session = { ...(sessionId ? { session_id: sessionId } : {}), ...session };
     const sessions = { ...input.project.sessions, [agent.name]: recorded };
-    return { agentId: id, project: { ...input.project, spawn_counts: counts, sessions }, counts, session };
+    return { agentId: id, project: { ...input.project, spawn_counts: counts, sessions } };
   }
   // A stale owner, or (with --force) a live one or an earlier session, no longer owns the task.
   let task = input.task.owner || input.task.session_id ? takeOver(input.task) : input.task;
@@ -97,7 +105,7 @@ export function planSpawn(input: SpawnInput): SpawnPlan {
   };
   if (!sessionId) delete started.session_id;
   const project = { ...input.project, spawn_counts: counts };
-  return { agentId: id, project, counts, session, task: started, ...(reopened ? { reopened } : {}) };
+  return { agentId: id, project, task: started, ...(reopened ? { reopened } : {}) };
 }
 
 /** A resumed task: in progress again (unless finished), a correction round after needs_review, owned by `owner`. */

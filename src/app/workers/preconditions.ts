@@ -19,10 +19,10 @@ export const readForWorker = <T>(ctx: AppContext, fn: (reader: Reader) => Promis
 async function requireBudget(reader: Reader): Promise<void> {
   const { config } = await readRepoConfig(reader.root);
   if (!config.budget) return;
-  const entries = reader.project.usage ?? [];
-  const reached = budgetReached(config.budget, costOf(entries, 'task').total);
+  const cost = costOf(reader.project.usage ?? [], 'task');
+  const reached = budgetReached(config.budget, cost.total);
   if (!reached) return;
-  const biggest = [...costOf(entries, 'task').rows].sort(
+  const biggest = [...cost.rows].sort(
     (a, b) =>
       (b.cost_usd ?? 0) - (a.cost_usd ?? 0) ||
       (b.input_tokens ?? 0) + (b.output_tokens ?? 0) - ((a.input_tokens ?? 0) + (a.output_tokens ?? 0)),

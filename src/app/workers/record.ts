@@ -2,7 +2,6 @@
  * again). A remote claim is pushed before, never under the lock, and given back if the write fails. */
 import { isDeepStrictEqual } from 'node:util';
 import type { AppContext } from '../context.js';
-import type { AgentDef } from '../../domain/agents.js';
 import type { Owner, ProjectState, Session, TaskState, TaskSummary } from '../../domain/schemas.js';
 import { NoReadyTaskError } from '../../domain/errors.js';
 import { remoteLeaseFrom, retireOwner } from '../../domain/ownership.js';
@@ -25,41 +24,14 @@ import {
   resumedTask,
   taskAssignment,
   wantsCheckout,
-  type PlannedExecutor,
   type SpawnPlan,
+  type SpawnRecord,
 } from './plan.js';
 import { readForWorker } from './preconditions.js';
-import type { Handoff, PushedClaim, Target } from './types.js';
+import type { PushedClaim, Target } from './types.js';
 
 /** A claim that landed on the remote before the lock was taken: for which task, and until when. */
-type Claimed = PushedClaim & { task: string; leaseUntil: string; owner: string; branch: string };
-
-/** What the record stage wrote, and what the later stages need of it. */
-export interface Recorded {
-  target: Target;
-  agentId: string;
-  assignment: string;
-  workdir: string;
-  checkoutRel?: string;
-  owned: ProjectIdentity;
-  ownerRecord?: OwnerRecord;
-  pushed?: PushedClaim;
-}
-
-export interface SpawnRecord {
-  agent: AgentDef;
-  /** The target the command named (checked already); undefined: --next picks the first ready task. */
-  named: Target | undefined;
-  executor: PlannedExecutor;
-  sessionId?: string | undefined;
-  branch: string | undefined;
-  /** --worktree, or .sow/config.yaml's `workers.worktree` ('parallel': for a parallel task). */
-  checkout: boolean | 'parallel';
-  force?: boolean | undefined;
-  handoff?: Handoff | undefined;
-  iteration?: boolean | undefined;
-  now: string;
-}
+type Claimed = PushedClaim & { task: string; leaseUntil: string; owner: string };
 
 /** The owner a worker is: this process, and its claim on the remote when one landed. */
 const ownerWith = (claimed: Claimed | undefined, agentId: string, session: string | undefined, now: string): Owner => ({
@@ -132,51 +104,27 @@ async function readSpawn(reader: Reader, rec: SpawnRecord, every: boolean): Prom
   return seen;
 }
 
-type Claimer = Awaited<ReturnType<typeof remoteClaimer>>;
-
-/** Pushes `owner`'s claim of task `id` until `leaseUntil`: the claim when it landed; when another holds the task, a
- * ClaimedElsewhereError for `refuseAs`, else undefined. */
-async function claimOn(
-  onRemote: Claimer,
-  at: { id: string; branch: string; owner: string; now: string; leaseUntil: string },
-  opts: { ours?: string | undefined; force?: boolean | undefined },
-  refuseAs?: string,
-): Promise<Claimed | undefined> {
-  const { id: task, branch, owner, now, leaseUntil } = at;
-  const record = { task, owner, machine: onRemote.machine, since: now, lease_until: leaseUntil };
-  const sha = await onRemote.claim(task, record, now, opts);
-  if (sha !== undefined)
-    return { remote: onRemote.remote, ref: onRemote.ref(task), sha, task, leaseUntil, owner, branch };
-  if (refuseAs !== undefined)
-    throw new ClaimedElsewhereError(task, onRemote.remote, await onRemote.holder(task), refuseAs);
-  return undefined;
-}
-
-/** With a claims remote, the claim of the task the worker takes: the one already claimed if still a candidate, else
- * the first candidate whose claim lands; a task held there is passed over (--next) or refused (named). */
-async function claimFor(
+/** Pushes `by.owner`'s claim of the first of `tasks` whose claim lands, over `by.ours` (else the claim the task
+ * records); a task held there is passed over, or refused with ClaimedElsewhereError for `by.refuseAs`. */
+async function claimFirst(
   root: string,
   claims: ClaimsRemote,
-  rec: SpawnRecord,
-  seen: SpawnSeen,
-  agentId: string,
-  claimed: Claimed | undefined,
-): Promise<Claimed> {
-  const branch = seen.project.branch;
+  branch: string,
+  tasks: readonly TaskState[],
+  by: { owner: string; now: string; leaseUntil: string; ours?: string; force?: boolean; refuseAs?: string | undefined },
+): Promise<Claimed | undefined> {
   const onRemote = await remoteClaimer(root, claims, branch);
-  const at = (id: string, leaseUntil: string) => ({ id, branch, owner: agentId, now: rec.now, leaseUntil });
-  if (claimed) {
-    const again = await claimOn(onRemote, at(claimed.task, claimed.leaseUntil), { ours: claimed.sha }, rec.agent.name);
-    return { ...claimed, sha: again!.sha, owner: agentId };
+  const { owner, now, leaseUntil } = by;
+  for (const candidate of tasks) {
+    const task = candidate.id;
+    const record = { task, owner, machine: onRemote.machine, since: now, lease_until: leaseUntil };
+    const opts = { ours: by.ours ?? ourClaim(candidate, onRemote.remote), force: by.force };
+    const sha = await onRemote.claim(task, record, now, opts);
+    if (sha !== undefined) return { remote: onRemote.remote, ref: onRemote.ref(task), sha, task, leaseUntil, owner };
+    if (by.refuseAs !== undefined)
+      throw new ClaimedElsewhereError(task, onRemote.remote, await onRemote.holder(task), by.refuseAs);
   }
-  const leaseUntil = remoteLeaseFrom(rec.now);
-  for (const task of seen.candidates) {
-    // --force takes over a claim on a task it names; --next never takes what another holds.
-    const opts = { ours: ourClaim(task, onRemote.remote), force: rec.named !== undefined && rec.force };
-    const got = await claimOn(onRemote, at(task.id, leaseUntil), opts, rec.named && rec.agent.name);
-    if (got) return got;
-  }
-  throw new NoReadyTaskError(seen.tasks);
+  return undefined;
 }
 
 /** The one write of a spawn: its plan, on the state it was made from; the owner record, when it has a task. */
@@ -226,8 +174,11 @@ async function recordUntilWritten<T extends { write: Write }>(ctx: AppContext, a
   }
 }
 
+/** What the record stage wrote, and what the later stages need of it. */
+export type Recorded = Awaited<ReturnType<typeof recordSpawn>>;
+
 /** Plans a spawn and writes its plan (see the module's comment); with a claims remote, the claim is pushed first. */
-export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Recorded> {
+export async function recordSpawn(ctx: AppContext, rec: SpawnRecord) {
   const root = ctx.cwd;
   const claims = rec.named?.kind === 'project' ? undefined : await claimsRemote(root);
   const { seen, plan, opened, ownerRecord, claimed } = await recordUntilWritten(ctx, async (held) => {
@@ -239,8 +190,25 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
       held.claimed = undefined;
       await giveBack(root, left);
     }
-    if (claims && (!held.claimed || held.claimed.owner !== agentId))
-      held.claimed = await claimFor(root, claims, rec, seen, agentId, held.claimed);
+    if (claims && (!held.claimed || held.claimed.owner !== agentId)) {
+      // The claim that landed is claimed again for the new id; else the first candidate whose claim lands: --force
+      // takes over a claim on a task it names, --next never takes what another holds.
+      const again = held.claimed;
+      const by = again
+        ? { ours: again.sha, leaseUntil: again.leaseUntil, refuseAs: rec.agent.name }
+        : {
+            leaseUntil: remoteLeaseFrom(rec.now),
+            force: Boolean(rec.named && rec.force),
+            refuseAs: rec.named && rec.agent.name,
+          };
+      const tasks = again ? seen.candidates.filter((t) => t.id === again.task) : seen.candidates;
+      held.claimed = await claimFirst(root, claims, seen.project.branch, tasks, {
+        owner: agentId,
+        now: rec.now,
+        ...by,
+      });
+      if (!held.claimed) throw new NoReadyTaskError(seen.tasks);
+    }
     const claimed = held.claimed;
     const task = claimed ? seen.candidates.find((t) => t.id === claimed.task) : seen.candidates[0];
     const opened =
@@ -253,19 +221,8 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
             rec.now,
           )
         : undefined;
-    const plan = planSpawn({
-      project: seen.project,
-      agent: rec.agent,
-      executor: rec.executor,
-      root,
-      branch: rec.branch,
-      now: rec.now,
-      sessionId: rec.sessionId,
-      task,
-      opened,
-      handoff: rec.handoff,
-      ownerOf: (id) => ownerWith(claimed, id, rec.sessionId, rec.now),
-    });
+    const ownerOf = (id: string) => ownerWith(claimed, id, rec.sessionId, rec.now);
+    const plan = planSpawn({ ...rec, project: seen.project, root, task, opened, ownerOf });
     const basis = { project: seen.project, task, deps: task && seen.deps.get(task.id) };
     return { write: (uow: UnitOfWork) => writeSpawn(uow, basis, plan, rec), seen, plan, opened };
   });
@@ -273,7 +230,7 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord): Promise<Re
   // A worker without a task has no checkout, owner record or claim of its own.
   const task = plan.task;
   return {
-    target: task ? { kind: 'task', id: task.id } : rec.named!,
+    target: task ? ({ kind: 'task', id: task.id } as const) : rec.named!,
     agentId: plan.agentId,
     assignment: task ? taskAssignment(task) : projectAssignment(seen.project, seen.iteration),
     workdir: opened?.path ?? root,
@@ -295,10 +252,7 @@ export interface ResumeRecord {
 
 /** Plans a resume and writes it: the session resumed, the task owned by its worker again (with --force, a live owner
  * of another session retired), claimed on the remote first as a spawn. */
-export async function recordResume(
-  ctx: AppContext,
-  rec: ResumeRecord,
-): Promise<Pick<Recorded, 'owned' | 'ownerRecord' | 'pushed'>> {
+export async function recordResume(ctx: AppContext, rec: ResumeRecord) {
   const root = ctx.cwd;
   const { target, session, now } = rec;
   const claims = target.kind === 'task' ? await claimsRemote(root) : undefined;
@@ -312,7 +266,13 @@ export async function recordResume(
     });
     const { project } = basis;
     if (claims && basis.task && !held.claimed)
-      held.claimed = await claimResumed(root, claims, rec, project.branch, basis.task);
+      held.claimed = await claimFirst(root, claims, project.branch, [basis.task], {
+        owner: session.agent_id,
+        now,
+        leaseUntil: remoteLeaseFrom(now),
+        force: rec.force === true,
+        refuseAs: rec.agentName,
+      });
     const claimed = held.claimed;
     const write: Write = async (uow) => {
       await unchanged(uow, basis);
@@ -332,13 +292,6 @@ export async function recordResume(
   });
   const owned = { name: project.name, created_at: project.created_at, branch: project.branch };
   return { owned, ...(ownerRecord ? { ownerRecord } : {}), ...(claimed ? { pushed: claimed } : {}) };
-}
-
-/** The resumed worker claims the task on the remote again, as a spawned one does. */
-async function claimResumed(root: string, claims: ClaimsRemote, rec: ResumeRecord, branch: string, task: TaskState) {
-  const onRemote = await remoteClaimer(root, claims, branch);
-  const at = { id: task.id, branch, owner: rec.session.agent_id, now: rec.now, leaseUntil: remoteLeaseFrom(rec.now) };
-  return (await claimOn(onRemote, at, { ours: ourClaim(task, onRemote.remote), force: rec.force }, rec.agentName))!;
 }
 
 /** The session id the CLI reported during the run, written where the worker's session is recorded. */

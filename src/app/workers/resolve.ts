@@ -1,13 +1,20 @@
 /** Which executor a worker runs with, and what it may do, resolved before anything is written. */
 import { randomUUID } from 'node:crypto';
 import type { AppContext } from '../context.js';
-import { permissionProfile, resolveConfig, type ResolvedExecutor } from '../../domain/config.js';
+import {
+  checkConfig,
+  executorChoices,
+  executorIssues,
+  issueText,
+  permissionProfile,
+  resolveConfig,
+  type ResolvedExecutor,
+} from '../../domain/config.js';
 import type { Session } from '../../domain/schemas.js';
 import { ExternalToolError } from '../../domain/errors.js';
 import { EXECUTORS, executorOf, IGNORED_SETTINGS, startedFor } from '../../adapters/executors/registry.js';
-import type { ExecutorModule } from '../../adapters/executors/types.js';
 import { findOnPath, runProcess } from '../../adapters/process-runner.js';
-import { readUserConfig, userConfigPath } from '../../adapters/user-config.js';
+import { ConfigFileError, readUserConfig, userConfigPath } from '../../adapters/user-config.js';
 import { readRepoConfig, REPO_CONFIG } from '../../adapters/repo-config.js';
 import { wideningSettings } from '../../adapters/agent-settings.js';
 import { AgentSettingsWidenError, ExecutorBinaryNotFoundError, UnknownExecutorError } from '../agent-errors.js';
@@ -15,19 +22,12 @@ import type { Resolution, Speaker } from './types.js';
 
 type Env = AppContext['env'];
 
-function sourceText(source: string, variable?: string): string {
-  return source === 'environment' ? `from environment: ${variable}` : source === 'file' ? 'from config file' : source;
-}
-
 export async function resolveFor(
   agentName: string,
   recordedExecutor: Pick<Session, 'executor' | 'type' | 'transport'> | undefined,
   opts: Pick<Speaker, 'verbose' | 'say'>,
   env: Env,
 ): Promise<Resolution> {
-  // (Loaded already by this module; imported here so that only this function's lines change.)
-  const { checkConfig, executorChoices, executorIssues, issueText } = await import('../../domain/config.js');
-  const { ConfigFileError } = await import('../../adapters/user-config.js');
   // Strict: an unknown key or a mistyped role in the file is CONFIG_INVALID (exit 4) before anything runs.
   const loaded = await readUserConfig(userConfigPath(env));
   const effective = resolveConfig(loaded.config, env);
@@ -60,9 +60,10 @@ export async function resolveFor(
           : { kind: 'file', field: `agents.bindings.${binding.role}`, configPath: loaded.path },
       );
     }
-    verbose(
-      `  Executor: ${executor.name} (type ${executor.config.type}; ${sourceText(binding.source, binding.variable)})`,
-    );
+    const { source, variable } = binding;
+    const from =
+      source === 'environment' ? `from environment: ${variable}` : source === 'file' ? 'from config file' : source;
+    verbose(`  Executor: ${executor.name} (type ${executor.config.type}; ${from})`);
   }
   const spec = executorOf(executor.config.type);
   if (!spec)
@@ -133,12 +134,8 @@ export async function workerRights(root: string, resolution: Resolution, say: (l
 
 export type Rights = Awaited<ReturnType<typeof workerRights>>;
 
-export async function createSessionId(
-  spec: ExecutorModule,
-  resolution: Resolution,
-  cwd: string,
-  env: Env,
-): Promise<string | undefined> {
+export async function createSessionId(resolution: Resolution, cwd: string, env: Env): Promise<string | undefined> {
+  const { spec } = resolution;
   if (spec.sessionIds === 'caller') return randomUUID();
   if (spec.sessionIds !== 'precreated' || !spec.createSession) return undefined;
   const cmd = spec.createSession(resolution.executor.config);

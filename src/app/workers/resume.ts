@@ -70,7 +70,7 @@ export async function resumeAgent(
   let gone: string | undefined;
   const result = await launch(
     {
-      ctx,
+      ctx: inRoot,
       root,
       target: running,
       kind: 'resume',

@@ -6,7 +6,6 @@ import { withStatus } from '../../domain/tasks.js';
 import { DEFAULT_LEASE_SECONDS, remoteLeaseDue } from '../../domain/ownership.js';
 import type { Usage } from '../../adapters/executors/types.js';
 import { removeOwnerRecord } from '../../adapters/signals.js';
-import type { OwnerRecord } from '../../domain/signal-proof.js';
 import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
 import { isReadyFile, readEvents, READY_VARIABLE, writeReady } from '../../adapters/supervisor.js';
 import { currentBranch } from '../../adapters/repo.js';
@@ -18,7 +17,9 @@ import type { UnitOfWork } from '../unit-of-work.js';
 import { releaseRemoteClaim } from '../remote-claims.js';
 import { RunNotRecordedError, WorkerStoppedError } from '../agent-errors.js';
 import { usageOfEvents } from './events.js';
-import { label, type AgentRunResult, type Speaker, type Target } from './types.js';
+import type { Recorded } from './record.js';
+import type { Rights } from './resolve.js';
+import { label, type AgentRunResult, type Resolution, type Speaker, type Target } from './types.js';
 
 /** A task let go under the lock, whose claim on the remote is given back after the write (never under the lock). */
 type LetGo = { root: string; task: string; branch: string; owner: Owner };
@@ -162,7 +163,13 @@ export async function settleStopped(
 /** The ledger entry of a run that ended now. */
 function usageEntry(
   at: string,
-  { target, agent, agentId, executor, run }: Pick<Settlement, 'target' | 'agent' | 'agentId' | 'executor' | 'run'>,
+  {
+    target,
+    agent,
+    agentId,
+    executor,
+    run,
+  }: Pick<UsageEntry, 'agent' | 'executor' | 'run'> & { target: Target; agentId: string },
   session: string | undefined,
   usage: Usage,
 ): UsageEntry {
@@ -184,15 +191,16 @@ export function announceStart(
 
 /** What the run's caller hears: the worker, its session, and its task's new status (or what it reported). */
 export async function finish(
-  s: Settlement,
+  l: Launch,
   sessionId: string | null,
   run: { eventsFile: string; denials: AgentRunResult['denials'] },
   startedAt: string,
   speaker: Speaker,
 ): Promise<AgentRunResult> {
-  const { ctx, target, agentId, executor } = s;
+  const { ctx, target, agentId } = l;
+  const executor = l.resolution.executor.name;
   const result: AgentRunResult = {
-    agent: s.agent,
+    agent: l.agent,
     agent_id: agentId,
     executor,
     session_id: sessionId,
@@ -228,34 +236,41 @@ export async function finish(
   return result;
 }
 
-/** What settling a run needs, known once the record stage wrote the worker's start. */
-export interface Settlement {
-  /** The context in the project's root (the folder the run was asked from may be gone). */
+/** A worker whose start is recorded, ready to run and then settle. */
+export interface Launch {
+  /** The context in the project's root (the folder the run was asked from may be gone): the worker starts from its
+   * environment. */
   ctx: AppContext;
+  root: string;
   target: Target;
-  /** The project the worker works for: its end is recorded there, and nowhere else. */
-  owned: ProjectIdentity;
+  kind: 'spawn' | 'resume';
   agent: string;
   agentId: string;
-  executor: string;
-  run: UsageEntry['run'];
-  /** The session known before the run (else the one the CLI reported during it). */
-  sessionId?: string | undefined;
-  /** The worker's claim on the remote is renewed while it runs. */
-  renew: boolean;
-  ownerRecord?: OwnerRecord | undefined;
+  resolution: Resolution;
+  /** What the worker may do unasked, and the declared checks withheld from it. */
+  rights: Rights;
+  cwd: string;
+  /** The session known before the run: a resume's always, a spawn's when sow or the CLI made it first. */
+  sessionId: string | undefined;
+  /** The project the worker works for (its end is recorded there, and nowhere else), its owner record and claim. */
+  recorded: Pick<Recorded, 'owned' | 'ownerRecord' | 'pushed'>;
+  /** A spawn records the session id its CLI reports during the run at once. */
+  onSession?: (id: string) => Promise<void>;
 }
 
 /** Runs `work` and settles it however it ends: usage into the ledger, the task let go, the owner record removed. A run
  * the project could not record (its branch not checked out) is kept and refused with RUN_NOT_RECORDED. */
 export async function settled<R extends { reportedSession?: string } | undefined>(
-  s: Settlement,
+  l: Launch,
   meter: { usage: Usage },
   work: () => Promise<R>,
   say: (line: string) => void,
 ): Promise<R> {
+  const { ctx } = l;
   // A worker may run longer than its claim's lease on the remote, and say nothing meanwhile: this process renews it.
-  const renewing = s.renew && s.target.kind === 'task' ? renewWhileRunning(s.ctx, s.target.id, s.agentId) : undefined;
+  const { target } = l;
+  const renewing =
+    l.recorded.pushed && target.kind === 'task' ? renewWhileRunning(ctx, target.id, l.agentId) : undefined;
   let result: R | undefined;
   let failure: unknown;
   let unrecorded: RunNotRecordedError | undefined;
@@ -267,10 +282,11 @@ export async function settled<R extends { reportedSession?: string } | undefined
   } finally {
     await renewing?.();
     // Whatever happened to the worker, what it used is counted (should this fail, the owner is stale once we exit).
-    const entry = usageEntry(s.ctx.now(), s, s.sessionId ?? result?.reportedSession, meter.usage);
-    unrecorded = await settleRun(s.ctx, s.target, entry, s.owned, failure).catch(() => undefined);
+    const who = { ...l, executor: l.resolution.executor.name, run: l.kind };
+    const entry = usageEntry(ctx.now(), who, l.sessionId ?? result?.reportedSession, meter.usage);
+    unrecorded = await settleRun(ctx, l.target, entry, l.recorded.owned, failure).catch(() => undefined);
     if (unrecorded) say(`Warning: ${unrecorded.message}`);
-    if (s.ownerRecord) removeOwnerRecord(s.ctx.cwd, s.ownerRecord);
+    if (l.recorded.ownerRecord) removeOwnerRecord(l.root, l.recorded.ownerRecord);
   }
   if (unrecorded) throw unrecorded;
   return result as R;

@@ -31,8 +31,7 @@ export async function spawnAgent(
   const checkout =
     opts.worktree ?? ((await readRepoConfig(root)).config.workers?.worktree === true ? 'parallel' : false);
   // Over ACP the agent opens the session and says its id (session/new).
-  const sessionId =
-    resolution.transport === 'acp' ? undefined : await createSessionId(resolution.spec, resolution, root, ctx.env);
+  const sessionId = resolution.transport === 'acp' ? undefined : await createSessionId(resolution, root, ctx.env);
   const { executor: chosen, transport } = resolution;
   const executor = { name: chosen.name, type: chosen.config.type, transport };
   const branch = currentBranch(root);
@@ -52,7 +51,7 @@ export async function spawnAgent(
   const { target, agentId } = recorded;
   const result = await launch(
     {
-      ctx,
+      ctx: inRoot,
       root,
       target,
       kind: 'spawn',
