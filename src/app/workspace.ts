@@ -26,9 +26,15 @@ import { lockPath, ProjectReads, replay, underLock, UnitOfWork, withRootLock } f
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
 export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?: boolean } = {}): Promise<string> {
-  const root = findWorkspaceRoot(ctx.cwd);
-  if (!opts.anyLayout) checkLayout(root);
+  const root = opts.anyLayout ? findWorkspaceRoot(ctx.cwd) : layoutRoot(ctx);
   if (hasJournal(root)) await withRootLock(root, () => replay(root));
+  return root;
+}
+
+/** The workspace, its layout checked. */
+function layoutRoot(ctx: Pick<AppContext, 'cwd'>): string {
+  const root = findWorkspaceRoot(ctx.cwd);
+  checkLayout(root);
   return root;
 }
 
@@ -105,8 +111,7 @@ export class Reader extends ProjectReads {
 
   /** Runs `fn` with a reader of the project; the lock is released when it returns. */
   static async read<T>(ctx: AppContext, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
-    const root = findWorkspaceRoot(ctx.cwd);
-    checkLayout(root);
+    const root = layoutRoot(ctx);
     let deferred: Recorded | undefined;
     try {
       return await readConsistently(root, async (locked) => {
@@ -161,19 +166,12 @@ export interface UpdateOptions {
 }
 
 /** A write: under the lock, refuse a project of another branch, run `fn`, commit what it changed. */
-export async function update<R>(
-  ctx: AppContext,
-  fn: (uow: UnitOfWork) => Promise<R>,
-  opts: UpdateOptions = {},
-): Promise<R> {
-  const root = findWorkspaceRoot(ctx.cwd);
-  checkLayout(root);
+export async function update<R>(ctx: AppContext, fn: (uow: UnitOfWork) => Promise<R>, opts: UpdateOptions = {}) {
+  const root = layoutRoot(ctx);
   const { result, due, now, deferred } = await underLock(root, async () => {
+    // Runs that ended while another branch was checked out, recorded first.
+    const deferred = await recordDeferred(root, ctx);
     const uow = new UnitOfWork(root, ctx, opts.owner);
-    // Runs that ended while another branch was checked out, written with this change.
-    const deferred = hasDeferredRuns(root)
-      ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow)
-      : undefined;
     if (opts.branchCheck !== false) {
       const problem = branchProblem(root, await uow.project());
       if (problem) throw problem;
@@ -181,7 +179,6 @@ export async function update<R>(
     const result = await fn(uow);
     const due = await uow.claimsDue();
     await uow.commit();
-    deferred?.files.forEach(removeDeferredRun);
     return { result, due, now: uow.now, deferred };
   });
   await afterDeferred(deferred);
@@ -191,7 +188,6 @@ export async function update<R>(
 
 /** Under the lock, for the commands that create or remove the project itself. */
 export async function withWorkspaceLock<R>(ctx: AppContext, fn: (root: string) => Promise<R>): Promise<R> {
-  const root = findWorkspaceRoot(ctx.cwd);
-  checkLayout(root);
+  const root = layoutRoot(ctx);
   return underLock(root, () => fn(root));
 }
