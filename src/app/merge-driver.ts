@@ -51,19 +51,8 @@ export function describeConflicts(fields: readonly FieldConflict[], max = 3): st
 
 /** git's own text merge, in place in %A (what git would have done without the driver). */
 function textMerge(cwd: string, files: Record<Side, string>, path: string): MergeDriverResult {
-  const r = gitRun(cwd, [
-    'merge-file',
-    '-L',
-    'ours',
-    '-L',
-    'base',
-    '-L',
-    'theirs',
-    '--',
-    val(files.ours, 'a temp file'),
-    val(files.base, 'a temp file'),
-    val(files.theirs, 'a temp file'),
-  ]);
+  const versions = [files.ours, files.base, files.theirs].map((file) => val(file, 'a temp file'));
+  const r = gitRun(cwd, ['merge-file', '-L', 'ours', '-L', 'base', '-L', 'theirs', '--', ...versions]);
   forgetConflictRecord(cwd, CONFLICTS_FOLDER, path);
   if (!r.ok) {
     // A count of conflicts (markers written) says nothing; a failure (a binary file) says why, and wrote nothing.
@@ -89,12 +78,7 @@ function textMerge(cwd: string, files: Record<Side, string>, path: string): Merg
 const SCHEMAS = { project: ProjectStateSchema, task: TaskStateSchema } as const;
 
 /** Parsed data of one version (undefined for an empty base: both branches added the file), or 'unreadable'. */
-async function parsed(
-  kind: MergeKind,
-  path: string,
-  text: string,
-  isBase: boolean,
-): Promise<{ data: unknown; handWritten: boolean } | 'unreadable'> {
+async function parsed(kind: MergeKind, path: string, text: string, isBase: boolean) {
   if (isBase && text.trim() === '') return { data: undefined, handWritten: false };
   try {
     const p = await parseStateText(path, text);
@@ -111,11 +95,7 @@ function validFor(kind: MergeKind, data: unknown): boolean {
 }
 
 /** Runs the driver: the merge in %A, a conflict error (git stops), or git's text merge for what sow does not read. */
-export async function runMergeDriver(
-  cwd: string,
-  req: MergeDriverRequest,
-  now: () => string,
-): Promise<MergeDriverResult> {
+export async function runMergeDriver(cwd: string, req: MergeDriverRequest, now: () => string) {
   const files = {
     base: gitTempFile(cwd, req.base, 'the base version'),
     ours: gitTempFile(cwd, req.ours, 'this branch’s version'),

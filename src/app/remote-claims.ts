@@ -41,13 +41,7 @@ export async function claimsRemote(root: string, option?: string): Promise<Claim
 
 // Gives a task's claim back (deletes its ref if it still points at the claim's commit). A remote that refuses stops the
 // change (exit 5), unless `force`: then it is warned of, and the lease runs out.
-export async function releaseRemoteClaim(
-  root: string,
-  task: string,
-  branch: string,
-  owner: Owner,
-  force: boolean | undefined,
-): Promise<void> {
+export async function releaseRemoteClaim(root: string, task: string, branch: string, owner: Owner, force?: boolean) {
   const { remote, remote_claim: sha } = owner;
   if (remote === undefined || sha === undefined) return;
   const outcome = await pushTaskClaim(root, remote, branch, task, null, sha);
@@ -71,11 +65,7 @@ export async function releaseRemoteClaim(
 }
 
 /** What the lists know of the remote's claims (undefined without a claims remote); one not reached is said. */
-export async function remoteClaimsForReads(
-  root: string,
-  branch: string,
-  now: string,
-): Promise<RemoteClaims | undefined> {
+export async function remoteClaimsForReads(root: string, branch: string, now: string) {
   const remote = await claimsRemote(root);
   if (!remote) return undefined;
   const read: RemoteClaims = isRefBranch(branch)

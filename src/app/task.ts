@@ -169,11 +169,9 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
   }
 }
 
-export async function getTask(
-  ctx: AppContext,
-  rawId: string,
-  field?: string,
-): Promise<{ task: TaskState; field?: string; value?: unknown; description?: string }> {
+type TaskRead = { task: TaskState; field?: string; value?: unknown; description?: string };
+
+export async function getTask(ctx: AppContext, rawId: string, field?: string): Promise<TaskRead> {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(rawId);
     // A dependency whose folder is gone is said here too, not first when the task is changed.
@@ -193,10 +191,7 @@ export async function getTask(
 }
 
 /** What a task changed, as a diff (its modified files against the project's base branch; new files whole). */
-export async function taskDiff(
-  ctx: AppContext,
-  rawId: string,
-): Promise<{ task: string; files: string[]; diff: string }> {
+export async function taskDiff(ctx: AppContext, rawId: string) {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(rawId);
     return {
@@ -230,13 +225,8 @@ export function diffOfTask(reader: Reader, task: TaskState): string | undefined 
   const base = reader.project.base_branch;
   const tracked = files.filter((f) => isTracked(reader.root, f));
   const diffs = (base ? tracked : []).flatMap((f) => {
-    const r = gitRun(reader.root, [
-      'diff',
-      '--no-color',
-      val(base!, "the project's base branch"),
-      '--',
-      val(f, 'a modified file'),
-    ]);
+    const args = ['diff', '--no-color', val(base!, "the project's base branch"), '--', val(f, 'a modified file')];
+    const r = gitRun(reader.root, args);
     return r.ok && r.out ? [r.out] : [];
   });
   const added = files
