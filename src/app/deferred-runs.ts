@@ -22,12 +22,8 @@ export async function recordDeferredRuns(uow: UnitOfWork): Promise<Recorded> {
   const done: Recorded = { files: [], giveBack: [] };
   const waiting = deferredRuns(uow.root);
   if (waiting.length === 0) return done;
-  let project;
-  try {
-    project = await uow.project();
-  } catch {
-    return done;
-  }
+  // A project that cannot be read throws: its caller leaves the records waiting.
+  const project = await uow.project();
   if (branchProblem(uow.root, project)) return done;
   for (const { file, run } of waiting) {
     if (!isProject(project, run.project)) continue;
