@@ -38,12 +38,8 @@ export async function recordDeferredRuns(uow: UnitOfWork): Promise<Recorded> {
   return done;
 }
 
-async function letGo(
-  uow: UnitOfWork,
-  { task: id, agent_id: agentId, pid, checked_out: checkedOut }: DeferredRun,
-  branch: string,
-  giveBack: (() => Promise<void>)[],
-): Promise<void> {
+async function letGo(uow: UnitOfWork, run: DeferredRun, branch: string, giveBack: (() => Promise<void>)[]) {
+  const { task: id, agent_id: agentId, pid, checked_out: checkedOut } = run;
   let task;
   try {
     task = await uow.task(id!);

@@ -23,10 +23,10 @@ export const liveOwner = (task: TaskState, now: string): Owner | undefined =>
   task.owner && ownerLive(task.owner, now) ? task.owner : undefined;
 
 /** Who works on the task now: a live owner, one that is gone, or nobody known (undefined). */
-export const workerNow = (
-  task: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>,
-  now: string,
-): Worker | undefined => workerOf(task, (owner) => ownerLive(owner, now));
+export const workerNow = (task: Attended, now: string) => workerOf(task, (owner) => ownerLive(owner, now));
+
+/** What says whether anyone works on a task. */
+type Attended = Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>;
 
 /** A task as lists show it: its summary, and who works on it when sow knows of someone. */
 export interface TaskRow {
@@ -103,7 +103,7 @@ export function isReady(task: TaskState, now: string): boolean {
 }
 
 /** `isReady` from a task's summary, which holds all it needs: a list of ready tasks reads no task file. */
-export function readyNow(t: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>, now: string): boolean {
+export function readyNow(t: Attended, now: string): boolean {
   if (t.status === 'pending') return !(t.owner && ownerLive(t.owner, now));
   return t.status === 'in_progress' && workerNow(t, now)?.state === 'gone';
 }

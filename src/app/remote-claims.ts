@@ -99,12 +99,7 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
     remote: name,
     machine: thisMachine(),
     ref: (task: string) => claimRef(branch, task),
-    async claim(
-      task: string,
-      record: ClaimRecord,
-      now: string,
-      opts: { ours?: string | undefined; force?: boolean | undefined } = {},
-    ): Promise<string | undefined> {
+    async claim(task: string, record: ClaimRecord, now: string, opts: { ours?: string; force?: boolean } = {}) {
       const current = held.get(task);
       if (current && remoteClaimLive(current, now) && current.sha !== opts.ours && !opts.force) return undefined;
       const sha = makeClaimCommit(root, record);
