@@ -41,25 +41,6 @@ function layoutRoot(ctx: Pick<AppContext, 'cwd'>): string {
 /** The lock cannot be made here (no permission, read-only, full disk): no writer can either, so a read goes on. */
 const CANNOT_LOCK = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
 
-/** Runs `fn` holding the lock, so it never sees half of a multi-file write (without it where it cannot be made). */
-async function readConsistently<T>(root: string, fn: (locked: boolean) => Promise<T>): Promise<T> {
-  let release: (() => void) | undefined;
-  try {
-    ensureRuntimeDir(root);
-    release = await acquireLock(lockPath(root));
-  } catch (err) {
-    if (!CANNOT_LOCK.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
-  }
-  try {
-    // A read finishes what a killed writer committed (without the lock that fails, saying why), clears its leftovers.
-    if (hasJournal(root)) await replay(root);
-    if (release) clearLeftovers(root);
-    return await fn(release !== undefined);
-  } finally {
-    release?.();
-  }
-}
-
 /** Under the lock, records the deferred runs without ever failing the read; returns what to do after the lock. */
 async function recordDeferred(root: string, ctx: AppContext): Promise<Recorded | undefined> {
   if (!hasDeferredRuns(root)) return undefined;
@@ -109,21 +90,33 @@ export class Reader extends ProjectReads {
     super();
   }
 
-  /** Runs `fn` with a reader of the project; the lock is released when it returns. */
+  // Runs `fn` with a reader of the project, holding the lock so it never sees half of a multi-file write (without it
+  // where it cannot be made); the lock is released when it returns.
   static async read<T>(ctx: AppContext, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
     const root = layoutRoot(ctx);
+    let release: (() => void) | undefined;
     let deferred: Recorded | undefined;
     try {
-      return await readConsistently(root, async (locked) => {
-        if (locked) deferred = await recordDeferred(root, ctx);
-        const { file, type } = await loadProject(root);
-        const problem = branchProblem(root, file.data);
-        if (problem && opts.otherBranch === 'refuse') throw problem;
-        if (problem && opts.otherBranch !== 'quiet')
-          warn(`${problem.message}; changes are refused until then (${problem.hint})`);
-        return fn(new Reader(root, file, type, ctx));
-      });
+      ensureRuntimeDir(root);
+      release = await acquireLock(lockPath(root));
+    } catch (err) {
+      if (!CANNOT_LOCK.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
+    try {
+      // A read finishes what a killed writer committed (without the lock that fails, saying why), clears its leftovers.
+      if (hasJournal(root)) await replay(root);
+      if (release) {
+        clearLeftovers(root);
+        deferred = await recordDeferred(root, ctx);
+      }
+      const { file, type } = await loadProject(root);
+      const problem = branchProblem(root, file.data);
+      if (problem && opts.otherBranch === 'refuse') throw problem;
+      if (problem && opts.otherBranch !== 'quiet')
+        warn(`${problem.message}; changes are refused until then (${problem.hint})`);
+      return await fn(new Reader(root, file, type, ctx));
     } finally {
+      release?.();
       await afterDeferred(deferred);
     }
   }
