@@ -154,9 +154,8 @@ export async function loadTaskFile(root: string, type: ProjectType, id: string, 
 }
 
 /** Every name a task id, joined by '/' (which no file name holds): one test for a folder of them. */
-const ALL_IDS = new RegExp(
-  `^(?:${TASK_ID_PATTERN.source.slice(1, -1)})(?:/(?:${TASK_ID_PATTERN.source.slice(1, -1)}))*$`,
-);
+const ID = TASK_ID_PATTERN.source.slice(1, -1);
+const ALL_IDS = new RegExp(`^(?:${ID})(?:/(?:${ID}))*$`);
 
 /** The ids of the task folders, in id order; a folder that is not named by an id is an error. */
 function taskIds(root: string, phase: string): string[] {
