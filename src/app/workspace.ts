@@ -26,7 +26,8 @@ import { lockPath, ProjectReads, replay, underLock, UnitOfWork, withRootLock } f
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
 export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?: boolean } = {}): Promise<string> {
-  const root = opts.anyLayout ? findWorkspaceRoot(ctx.cwd) : layoutRoot(ctx);
+  const root = findWorkspaceRoot(ctx.cwd);
+  if (!opts.anyLayout) checkLayout(root);
   if (hasJournal(root)) await withRootLock(root, () => replay(root));
   return root;
 }
