@@ -52,8 +52,19 @@ export function describeConflicts(fields: readonly FieldConflict[], max = 3): st
 
 /** git's own text merge, in place in %A (what git would have done without the driver). */
 function textMerge(cwd: string, files: Record<Side, string>, path: string): MergeDriverResult {
-  const versions = [files.ours, files.base, files.theirs].map((file) => val(file, 'a temp file'));
-  const r = gitRun(cwd, ['merge-file', '-L', 'ours', '-L', 'base', '-L', 'theirs', '--', ...versions]);
+  const r = gitRun(cwd, [
+    'merge-file',
+    '-L',
+    'ours',
+    '-L',
+    'base',
+    '-L',
+    'theirs',
+    '--',
+    val(files.ours, 'a temp file'),
+    val(files.base, 'a temp file'),
+    val(files.theirs, 'a temp file'),
+  ]);
   forgetConflictRecord(cwd, CONFLICTS_FOLDER, path);
   if (!r.ok) {
     // A count of conflicts (markers written) says nothing; a failure (a binary file) says why, and wrote nothing.

@@ -225,8 +225,13 @@ export function diffOfTask(reader: Reader, task: TaskState): string | undefined 
   const base = reader.project.base_branch;
   const tracked = files.filter((f) => isTracked(reader.root, f));
   const diffs = (base ? tracked : []).flatMap((f) => {
-    const args = ['diff', '--no-color', val(base!, "the project's base branch"), '--', val(f, 'a modified file')];
-    const r = gitRun(reader.root, args);
+    const r = gitRun(reader.root, [
+      'diff',
+      '--no-color',
+      val(base!, "the project's base branch"),
+      '--',
+      val(f, 'a modified file'),
+    ]);
     return r.ok && r.out ? [r.out] : [];
   });
   const added = files
