@@ -9,7 +9,6 @@ import {
   type RemoteClaim,
   type RemoteClaims,
 } from '../domain/claims.js';
-export { remoteClaimRows } from '../domain/claims.js';
 import { shown } from '../domain/display.js';
 import type { Owner } from '../domain/schemas.js';
 import { readFileIfExists } from '../adapters/files.js';

@@ -21,7 +21,8 @@ import { candidateIds, isReady, readyNow, requireExecuting, takeOver, taskRow, t
 import { Reader, update } from './workspace.js';
 import { taskDir } from './project-files.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
-import { claimsRemote, ourClaim, remoteClaimer, remoteClaimRows, remoteClaimsForReads } from './remote-claims.js';
+import { remoteClaimRows } from '../domain/claims.js';
+import { claimsRemote, ourClaim, remoteClaimer, remoteClaimsForReads } from './remote-claims.js';
 
 export interface AddTaskOptions {
   name: string;
