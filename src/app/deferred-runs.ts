@@ -22,12 +22,8 @@ export async function recordDeferredRuns(uow: UnitOfWork): Promise<Recorded> {
   const done: Recorded = { files: [], giveBack: [] };
   const waiting = deferredRuns(uow.root);
   if (waiting.length === 0) return done;
-  let project;
-  try {
-    project = await uow.project();
-  } catch {
-    return done;
-  }
+  // A project that cannot be read throws: its caller leaves the records waiting.
+  const project = await uow.project();
   if (branchProblem(uow.root, project)) return done;
   for (const { file, run } of waiting) {
     if (!isProject(project, run.project)) continue;
@@ -42,12 +38,8 @@ export async function recordDeferredRuns(uow: UnitOfWork): Promise<Recorded> {
   return done;
 }
 
-async function letGo(
-  uow: UnitOfWork,
-  { task: id, agent_id: agentId, pid, checked_out: checkedOut }: DeferredRun,
-  branch: string,
-  giveBack: (() => Promise<void>)[],
-): Promise<void> {
+async function letGo(uow: UnitOfWork, run: DeferredRun, branch: string, giveBack: (() => Promise<void>)[]) {
+  const { task: id, agent_id: agentId, pid, checked_out: checkedOut } = run;
   let task;
   try {
     task = await uow.task(id!);

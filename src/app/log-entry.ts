@@ -24,12 +24,7 @@ export function taskLogEntry(phase: string, id: string, now: string, front: Fron
 }
 
 /** Appends an entry to the log of task `id` (or the project's) in the command's transaction; returns its path. */
-export async function writeLogEntry(
-  uow: UnitOfWork,
-  id: string | undefined,
-  front: Front,
-  notes: string,
-): Promise<string> {
+export async function writeLogEntry(uow: UnitOfWork, id: string | undefined, front: Front, notes: string) {
   const log = id
     ? taskLogEntry(await uow.taskPhase(), id, uow.now, front, notes)
     : {

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { refused, worlds, type World } from '../../test/inproc.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
+import { writeConflictRecord } from '../adapters/merge-files.js';
 import { conflictRecords, runMergeDriver } from './merge-driver.js';
 import { T, task as taskState } from '../../test/merge-fixtures.js';
 
@@ -81,6 +82,15 @@ describe('sow merge-driver', () => {
       expect(conflictRecords(w.dir)).toEqual([]);
     },
   );
+
+  it('a conflict record that does not read as one (changed by hand) is skipped, the others are read', async () => {
+    const w = await world('init');
+    const good = { path: 'a', at: NOW(), fields: [{ field: 'status', ours: 1 }] };
+    const bad = [{ path: 'b', at: NOW() }, { path: 'c', at: NOW(), fields: [{ name: 'x' }] }, [good], null];
+    writeConflictRecord(w.dir, 'merge-conflicts', 'a', JSON.stringify(good));
+    bad.forEach((r, i) => writeConflictRecord(w.dir, 'merge-conflicts', `bad${i}`, JSON.stringify(r)));
+    expect(conflictRecords(w.dir)).toEqual([good]);
+  });
 
   it('logs keep what both sides appended', async () => {
     const w = await world('init');

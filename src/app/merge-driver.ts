@@ -5,7 +5,8 @@ import { SowError } from '../domain/errors.js';
 import { quoted, shown } from '../domain/display.js';
 import { toJson } from '../domain/json.js';
 import { mergeData, mergeKindOf, mergeLog, type FieldConflict, type MergeKind } from '../domain/merge.js';
-import { check } from '../domain/schema-check.js';
+import * as v from 'valibot';
+import { builtWhenUsed, check } from '../domain/schema-check.js';
 import { ProjectStateSchema, TaskStateSchema } from '../domain/schemas.js';
 import type { ReadLimits } from '../adapters/confine.js';
 import { DOCUMENT_LIMITS } from '../adapters/files.js';
@@ -89,12 +90,7 @@ function textMerge(cwd: string, files: Record<Side, string>, path: string): Merg
 const SCHEMAS = { project: ProjectStateSchema, task: TaskStateSchema } as const;
 
 /** Parsed data of one version (undefined for an empty base: both branches added the file), or 'unreadable'. */
-async function parsed(
-  kind: MergeKind,
-  path: string,
-  text: string,
-  isBase: boolean,
-): Promise<{ data: unknown; handWritten: boolean } | 'unreadable'> {
+async function parsed(kind: MergeKind, path: string, text: string, isBase: boolean) {
   if (isBase && text.trim() === '') return { data: undefined, handWritten: false };
   try {
     const p = await parseStateText(path, text);
@@ -111,11 +107,7 @@ function validFor(kind: MergeKind, data: unknown): boolean {
 }
 
 /** Runs the driver: the merge in %A, a conflict error (git stops), or git's text merge for what sow does not read. */
-export async function runMergeDriver(
-  cwd: string,
-  req: MergeDriverRequest,
-  now: () => string,
-): Promise<MergeDriverResult> {
+export async function runMergeDriver(cwd: string, req: MergeDriverRequest, now: () => string) {
   const files = {
     base: gitTempFile(cwd, req.base, 'the base version'),
     ours: gitTempFile(cwd, req.ours, 'this branch’s version'),
@@ -178,14 +170,11 @@ export async function runMergeDriver(
   return { path, how: 'by-meaning' };
 }
 
-/** The conflicts the driver recorded in this checkout (a record that does not read as one is skipped). */
-export function conflictRecords(root: string): ConflictRecord[] {
-  return readConflictRecords(root, CONFLICTS_FOLDER).filter((r): r is ConflictRecord => isRecord(r));
-}
+// The conflicts the driver recorded in this checkout; one that does not read as a record (changed by hand) is skipped.
+const RecordSchema = builtWhenUsed(() =>
+  v.looseObject({ path: v.string(), at: v.string(), fields: v.array(v.looseObject({ field: v.string() })) }),
+);
 
-function isRecord(data: unknown): data is ConflictRecord {
-  if (typeof data !== 'object' || data === null) return false;
-  const r = data as Partial<ConflictRecord>;
-  if (typeof r.path !== 'string' || typeof r.at !== 'string' || !Array.isArray(r.fields)) return false;
-  return r.fields.every((f) => typeof f === 'object' && f !== null && typeof (f as FieldConflict).field === 'string');
+export function conflictRecords(root: string): ConflictRecord[] {
+  return readConflictRecords(root, CONFLICTS_FOLDER).filter((r): r is ConflictRecord => v.is(RecordSchema, r));
 }

@@ -23,10 +23,10 @@ export const liveOwner = (task: TaskState, now: string): Owner | undefined =>
   task.owner && ownerLive(task.owner, now) ? task.owner : undefined;
 
 /** Who works on the task now: a live owner, one that is gone, or nobody known (undefined). */
-export const workerNow = (
-  task: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>,
-  now: string,
-): Worker | undefined => workerOf(task, (owner) => ownerLive(owner, now));
+export const workerNow = (task: Attended, now: string) => workerOf(task, (owner) => ownerLive(owner, now));
+
+/** What says whether anyone works on a task. */
+type Attended = Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>;
 
 /** A task as lists show it: its summary, and who works on it when sow knows of someone. */
 export interface TaskRow {
@@ -58,9 +58,7 @@ export function taskRow(t: TaskSummary, now: string): TaskRow {
 export function requireExecuting(type: ProjectType, v: ProjectView, task: string | undefined): void {
   const state = v.project.statechart.current_state;
   if (type.states[state]?.executesTasks) return;
-  const executing = Object.entries(type.states)
-    .filter(([, s]) => s.executesTasks)
-    .map(([name]) => name);
+  const executing = Object.keys(type.states).filter((name) => type.states[name]!.executesTasks);
   const route = routeTo(type, v, (s) => type.states[s]?.executesTasks === true);
   throw new NotExecutingError(task, state, executing, route);
 }
@@ -94,13 +92,9 @@ export function workerOwner(agentId: string, session: string | undefined, now: s
 /** The tasks that may be ready, in id order: pending or in progress, every dependency done (`isReady` decides). */
 export function candidateIds(tasks: readonly TaskSummary[]): string[] {
   const status = new Map(tasks.map((t) => [t.id, t.status]));
-  return tasks
-    .filter(
-      (t) =>
-        (t.status === 'pending' || t.status === 'in_progress') &&
-        t.dependencies.every((d) => isFinished(status.get(d) ?? 'pending')),
-    )
-    .map((t) => t.id);
+  const startable = (t: TaskSummary) => t.status === 'pending' || t.status === 'in_progress';
+  const unblocked = (t: TaskSummary) => t.dependencies.every((d) => isFinished(status.get(d) ?? 'pending'));
+  return tasks.filter((t) => startable(t) && unblocked(t)).map((t) => t.id);
 }
 
 /** Ready to start: pending or in progress, and nobody works on it (any more): the next claim takes it over. */
@@ -109,7 +103,7 @@ export function isReady(task: TaskState, now: string): boolean {
 }
 
 /** `isReady` from a task's summary, which holds all it needs: a list of ready tasks reads no task file. */
-export function readyNow(t: Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>, now: string): boolean {
+export function readyNow(t: Attended, now: string): boolean {
   if (t.status === 'pending') return !(t.owner && ownerLive(t.owner, now));
   return t.status === 'in_progress' && workerNow(t, now)?.state === 'gone';
 }

@@ -143,12 +143,7 @@ function checkTaskIdentity(rel: string, task: TaskState, id: string, phase: stri
   return task;
 }
 
-export async function loadTaskFile(
-  root: string,
-  type: ProjectType,
-  id: string,
-  raw = id,
-): Promise<StateFile<TaskState>> {
+export async function loadTaskFile(root: string, type: ProjectType, id: string, raw = id) {
   const phase = taskPhase(type);
   const rel = taskFile(phase, id);
   // A long-lived process (sow mcp) may still have the file as it last read it.
@@ -185,11 +180,7 @@ const notTaskFolder = (dir: string, name: string) =>
   new StateFileError(`${dir}/${name}`, 'is not a task folder: task folders are named by task id (010, 020, …, 1000)');
 
 /** Every task's summary (through the stat-checked index), this command's unsaved changes on top. */
-export async function loadSummaries(
-  root: string,
-  type: ProjectType,
-  pending: ReadonlyMap<string, TaskState>,
-): Promise<TaskSummary[]> {
+export async function loadSummaries(root: string, type: ProjectType, pending: ReadonlyMap<string, TaskState>) {
   const phase = taskPhase(type);
   const index = TaskIndex.open(root);
   const ids = taskIds(root, phase, index);
@@ -259,11 +250,7 @@ function checkDependencies(phase: string, all: readonly TaskSummary[]): void {
 
 // For `sow doctor`: every problem of the task files, read without the lock, journal or index write; `read` receives
 // each task read, in id order.
-export async function taskFileProblems(
-  root: string,
-  type: ProjectType,
-  read?: (task: TaskState) => void,
-): Promise<SowError[]> {
+export async function taskFileProblems(root: string, type: ProjectType, read?: (task: TaskState) => void) {
   const phase = taskPhase(type);
   const dir = tasksDir(phase);
   const problems: SowError[] = [];
@@ -303,11 +290,7 @@ export async function taskFileProblems(
 }
 
 /** The summaries of a task's dependencies; one without a task is an error: left out, it would stop blocking. */
-export async function dependenciesOf(
-  task: TaskState,
-  phase: string,
-  load: (id: string) => Promise<TaskState>,
-): Promise<TaskSummary[]> {
+export async function dependenciesOf(task: TaskState, phase: string, load: (id: string) => Promise<TaskState>) {
   const out: TaskSummary[] = [];
   for (const [i, id] of task.dependencies.entries()) {
     try {

@@ -9,7 +9,6 @@ import {
   type RemoteClaim,
   type RemoteClaims,
 } from '../domain/claims.js';
-export { remoteClaimRows } from '../domain/claims.js';
 import { shown } from '../domain/display.js';
 import type { Owner } from '../domain/schemas.js';
 import { readFileIfExists } from '../adapters/files.js';
@@ -41,13 +40,7 @@ export async function claimsRemote(root: string, option?: string): Promise<Claim
 
 // Gives a task's claim back (deletes its ref if it still points at the claim's commit). A remote that refuses stops the
 // change (exit 5), unless `force`: then it is warned of, and the lease runs out.
-export async function releaseRemoteClaim(
-  root: string,
-  task: string,
-  branch: string,
-  owner: Owner,
-  force: boolean | undefined,
-): Promise<void> {
+export async function releaseRemoteClaim(root: string, task: string, branch: string, owner: Owner, force?: boolean) {
   const { remote, remote_claim: sha } = owner;
   if (remote === undefined || sha === undefined) return;
   const outcome = await pushTaskClaim(root, remote, branch, task, null, sha);
@@ -71,11 +64,7 @@ export async function releaseRemoteClaim(
 }
 
 /** What the lists know of the remote's claims (undefined without a claims remote); one not reached is said. */
-export async function remoteClaimsForReads(
-  root: string,
-  branch: string,
-  now: string,
-): Promise<RemoteClaims | undefined> {
+export async function remoteClaimsForReads(root: string, branch: string, now: string) {
   const remote = await claimsRemote(root);
   if (!remote) return undefined;
   const read: RemoteClaims = isRefBranch(branch)
@@ -109,12 +98,7 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
     remote: name,
     machine: thisMachine(),
     ref: (task: string) => claimRef(branch, task),
-    async claim(
-      task: string,
-      record: ClaimRecord,
-      now: string,
-      opts: { ours?: string | undefined; force?: boolean | undefined } = {},
-    ): Promise<string | undefined> {
+    async claim(task: string, record: ClaimRecord, now: string, opts: { ours?: string; force?: boolean } = {}) {
       const current = held.get(task);
       if (current && remoteClaimLive(current, now) && current.sha !== opts.ours && !opts.force) return undefined;
       const sha = makeClaimCommit(root, record);

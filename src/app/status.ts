@@ -293,10 +293,7 @@ function noProjectCard(root: string, elsewhere: readonly string[]): string {
 }
 
 /** What to do now: the state card (`card`), or the state's whole prompt (`sow project continue --full`). */
-export async function continueProject(
-  ctx: AppContext,
-  opts: { card?: boolean } = {},
-): Promise<{ state: string; prompt: string }> {
+export async function continueProject(ctx: AppContext, opts: { card?: boolean } = {}) {
   try {
     return await Reader.read(ctx, async (reader) => {
       const view = await withCheckStatuses(reader.root, reader.type, await reader.view());

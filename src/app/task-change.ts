@@ -67,7 +67,11 @@ async function changeTask(
     // After the checks, or a race lost, planned again on the state as it is now: nothing is written over.
     if (runs || tries > 1) {
       view = await readTask(ctx, rawId, opts.owner);
-      plan = runs ? await planAfterChecks(view, request, seen, runs) : await planOn(view, request, seen);
+      // A completion whose checks ran: the failure, the plan, or the refusal it meets now (its evidence is written).
+      if (!runs) plan = await planOn(view, request, seen);
+      else if (runs.some((r) => !r.passed && !r.skipped))
+        plan = new CompletionChecksFailedError(view.root, view.file.data.id, runs);
+      else plan = await planOn(view, request, seen).catch((err: Error) => err);
     }
     const { change, after, written } = await changeOf(view, plan, seen, runs, released);
     try {
@@ -147,22 +151,6 @@ async function planOn(view: TaskView, request: ChangeRequest, seen: ClaimSeen | 
 async function completionChecks(root: string): Promise<Check[]> {
   const { readRepoConfig } = await import('../adapters/repo-config.js');
   return ((await readRepoConfig(root)).config.checks ?? []).filter((c) => c.when?.includes('task_complete'));
-}
-
-/** A completion whose checks ran, planned again: the failure, the plan, or the refusal it meets now. */
-async function planAfterChecks(
-  view: TaskView,
-  request: ChangeRequest,
-  seen: ClaimSeen | undefined,
-  runs: readonly CheckRun[],
-): Promise<TaskChangePlan | Error> {
-  if (!runs.every((r) => r.passed || r.skipped))
-    return new CompletionChecksFailedError(view.root, view.file.data.id, runs);
-  try {
-    return await planOn(view, request, seen);
-  } catch (err) {
-    return err as Error;
-  }
 }
 
 // The plan with the checks' evidence and the remote steps waiting on it. A completion refused after its checks, or

@@ -21,7 +21,8 @@ import { candidateIds, isReady, readyNow, requireExecuting, takeOver, taskRow, t
 import { Reader, update } from './workspace.js';
 import { taskDir } from './project-files.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
-import { claimsRemote, ourClaim, remoteClaimer, remoteClaimRows, remoteClaimsForReads } from './remote-claims.js';
+import { remoteClaimRows } from '../domain/claims.js';
+import { claimsRemote, ourClaim, remoteClaimer, remoteClaimsForReads } from './remote-claims.js';
 
 export interface AddTaskOptions {
   name: string;
@@ -169,11 +170,9 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
   }
 }
 
-export async function getTask(
-  ctx: AppContext,
-  rawId: string,
-  field?: string,
-): Promise<{ task: TaskState; field?: string; value?: unknown; description?: string }> {
+type TaskRead = { task: TaskState; field?: string; value?: unknown; description?: string };
+
+export async function getTask(ctx: AppContext, rawId: string, field?: string): Promise<TaskRead> {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(rawId);
     // A dependency whose folder is gone is said here too, not first when the task is changed.
@@ -193,10 +192,7 @@ export async function getTask(
 }
 
 /** What a task changed, as a diff (its modified files against the project's base branch; new files whole). */
-export async function taskDiff(
-  ctx: AppContext,
-  rawId: string,
-): Promise<{ task: string; files: string[]; diff: string }> {
+export async function taskDiff(ctx: AppContext, rawId: string) {
   return Reader.read(ctx, async (reader) => {
     const task = await reader.task(rawId);
     return {

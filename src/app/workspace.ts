@@ -32,27 +32,15 @@ export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?:
   return root;
 }
 
+/** The workspace, its layout checked. */
+function layoutRoot(ctx: Pick<AppContext, 'cwd'>): string {
+  const root = findWorkspaceRoot(ctx.cwd);
+  checkLayout(root);
+  return root;
+}
+
 /** The lock cannot be made here (no permission, read-only, full disk): no writer can either, so a read goes on. */
 const CANNOT_LOCK = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOSPC', 'EDQUOT']);
-
-/** Runs `fn` holding the lock, so it never sees half of a multi-file write (without it where it cannot be made). */
-async function readConsistently<T>(root: string, fn: (locked: boolean) => Promise<T>): Promise<T> {
-  let release: (() => void) | undefined;
-  try {
-    ensureRuntimeDir(root);
-    release = await acquireLock(lockPath(root));
-  } catch (err) {
-    if (!CANNOT_LOCK.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
-  }
-  try {
-    // A read finishes what a killed writer committed (without the lock that fails, saying why), clears its leftovers.
-    if (hasJournal(root)) await replay(root);
-    if (release) clearLeftovers(root);
-    return await fn(release !== undefined);
-  } finally {
-    release?.();
-  }
-}
 
 /** Under the lock, records the deferred runs without ever failing the read; returns what to do after the lock. */
 async function recordDeferred(root: string, ctx: AppContext): Promise<Recorded | undefined> {
@@ -103,22 +91,33 @@ export class Reader extends ProjectReads {
     super();
   }
 
-  /** Runs `fn` with a reader of the project; the lock is released when it returns. */
+  // Runs `fn` with a reader of the project, holding the lock so it never sees half of a multi-file write (without it
+  // where it cannot be made); the lock is released when it returns.
   static async read<T>(ctx: AppContext, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
-    const root = findWorkspaceRoot(ctx.cwd);
-    checkLayout(root);
+    const root = layoutRoot(ctx);
+    let release: (() => void) | undefined;
     let deferred: Recorded | undefined;
     try {
-      return await readConsistently(root, async (locked) => {
-        if (locked) deferred = await recordDeferred(root, ctx);
-        const { file, type } = await loadProject(root);
-        const problem = branchProblem(root, file.data);
-        if (problem && opts.otherBranch === 'refuse') throw problem;
-        if (problem && opts.otherBranch !== 'quiet')
-          warn(`${problem.message}; changes are refused until then (${problem.hint})`);
-        return fn(new Reader(root, file, type, ctx));
-      });
+      ensureRuntimeDir(root);
+      release = await acquireLock(lockPath(root));
+    } catch (err) {
+      if (!CANNOT_LOCK.has((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    }
+    try {
+      // A read finishes what a killed writer committed (without the lock that fails, saying why), clears its leftovers.
+      if (hasJournal(root)) await replay(root);
+      if (release) {
+        clearLeftovers(root);
+        deferred = await recordDeferred(root, ctx);
+      }
+      const { file, type } = await loadProject(root);
+      const problem = branchProblem(root, file.data);
+      if (problem && opts.otherBranch === 'refuse') throw problem;
+      if (problem && opts.otherBranch !== 'quiet')
+        warn(`${problem.message}; changes are refused until then (${problem.hint})`);
+      return await fn(new Reader(root, file, type, ctx));
     } finally {
+      release?.();
       await afterDeferred(deferred);
     }
   }
@@ -161,19 +160,12 @@ export interface UpdateOptions {
 }
 
 /** A write: under the lock, refuse a project of another branch, run `fn`, commit what it changed. */
-export async function update<R>(
-  ctx: AppContext,
-  fn: (uow: UnitOfWork) => Promise<R>,
-  opts: UpdateOptions = {},
-): Promise<R> {
-  const root = findWorkspaceRoot(ctx.cwd);
-  checkLayout(root);
+export async function update<R>(ctx: AppContext, fn: (uow: UnitOfWork) => Promise<R>, opts: UpdateOptions = {}) {
+  const root = layoutRoot(ctx);
   const { result, due, now, deferred } = await underLock(root, async () => {
+    // Runs that ended while another branch was checked out, recorded first.
+    const deferred = await recordDeferred(root, ctx);
     const uow = new UnitOfWork(root, ctx, opts.owner);
-    // Runs that ended while another branch was checked out, written with this change.
-    const deferred = hasDeferredRuns(root)
-      ? await (await import('./deferred-runs.js')).recordDeferredRuns(uow)
-      : undefined;
     if (opts.branchCheck !== false) {
       const problem = branchProblem(root, await uow.project());
       if (problem) throw problem;
@@ -181,7 +173,6 @@ export async function update<R>(
     const result = await fn(uow);
     const due = await uow.claimsDue();
     await uow.commit();
-    deferred?.files.forEach(removeDeferredRun);
     return { result, due, now: uow.now, deferred };
   });
   await afterDeferred(deferred);
@@ -191,7 +182,6 @@ export async function update<R>(
 
 /** Under the lock, for the commands that create or remove the project itself. */
 export async function withWorkspaceLock<R>(ctx: AppContext, fn: (root: string) => Promise<R>): Promise<R> {
-  const root = findWorkspaceRoot(ctx.cwd);
-  checkLayout(root);
+  const root = layoutRoot(ctx);
   return underLock(root, () => fn(root));
 }

@@ -115,14 +115,12 @@ async function planStatus(view: ChangeView, request: ChangeRequest, status: Task
   if (task.status === status) return { ...plan, task, unchanged: true, write: false };
   const { takeover, before } = guard(view, request, request.what ?? `set status ${status}`);
   if (!request.force) checkStatusChange(before, status, await view.dependenciesOf(before), request);
-  let next = withStatus(before, status, view.now);
+  const next = withStatus(before, status, view.now);
   // Its claimant setting it back to pending or paused lets it go: here, and on the remote.
   const lets =
     (status === 'pending' || status === 'paused') && before.owner?.kind === 'claim' && isOwnedBy(before.owner, actor);
-  if (lets) {
-    next = { ...next };
-    delete next.owner;
-  }
+  // A new object: withStatus never returns the task it is given.
+  if (lets) delete next.owner;
   const declared = status === 'completed' ? await view.checks() : [];
   return {
     ...plan,
