@@ -288,9 +288,9 @@ describe('the ids of the task folders, listed again only when the folder changed
     ids();
     const path = join(root, '.git/sow/tasks.json');
     const data = JSON.parse(readFileSync(path, 'utf8')) as { listing: unknown[] };
-    expect(data.listing[4]).toBe('010');
+    expect(data.listing[5]).toBe('010');
     for (const forged of ['010/../../../outside', '010/', 'x']) {
-      data.listing[4] = forged;
+      data.listing[5] = forged;
       writeFileSync(path, JSON.stringify(data));
       expect(ids()).toEqual({ ids: ['010'], listed: true });
     }

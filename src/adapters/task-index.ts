@@ -211,19 +211,21 @@ interface Listing {
   readonly ino: number;
   readonly mtimeMs: number;
   readonly ctimeMs: number;
+  /** Its link count: a folder added or removed in it changes that too, where a file system keeps the folder's mtime. */
+  readonly nlink: number;
   /** In id order; frozen, as many reads of a long-lived process share them. */
   readonly ids: readonly string[];
 }
 
-/** The listing a file holds ([rel, ino, mtimeMs, ctimeMs, ids joined by '/']), or undefined when it is not one this
- * sow wrote. The ids must be task ids: paths are made of them. */
+/** The listing a file holds ([rel, ino, mtimeMs, ctimeMs, nlink, ids joined by '/']), or undefined when it is not
+ * one this sow wrote. The ids must be task ids: paths are made of them. */
 function listingOf(raw: unknown): Listing | undefined {
-  if (!Array.isArray(raw) || raw.length !== 5) return undefined;
-  const [rel, ino, mtimeMs, ctimeMs, ids] = raw as unknown[];
-  if (typeof rel !== 'string' || typeof ino !== 'number' || typeof mtimeMs !== 'number' || typeof ctimeMs !== 'number')
-    return undefined;
+  if (!Array.isArray(raw) || raw.length !== 6) return undefined;
+  const [rel, ino, mtimeMs, ctimeMs, nlink, ids] = raw as unknown[];
+  if (typeof rel !== 'string' || typeof ino !== 'number' || typeof mtimeMs !== 'number') return undefined;
+  if (typeof ctimeMs !== 'number' || typeof nlink !== 'number') return undefined;
   if (typeof ids !== 'string' || (ids !== '' && !TASK_ID_LIST.test(ids))) return undefined;
-  return { rel, ino, mtimeMs, ctimeMs, ids: Object.freeze(ids === '' ? [] : ids.split('/')) };
+  return { rel, ino, mtimeMs, ctimeMs, nlink, ids: Object.freeze(ids === '' ? [] : ids.split('/')) };
 }
 
 export class TaskIndex {
@@ -252,15 +254,21 @@ export class TaskIndex {
    * were listed at (adding, removing or renaming an entry of it changes that), else `list`'s. Kept only when `list`
    * found nothing but task folders and the folder has settled, as a task file's entry. */
   ids(rel: string, list: () => { ids: string[]; folders: boolean }, now = Date.now()): readonly string[] {
-    const st = lstatSync(sowPath(this.root, rel), { throwIfNoEntry: false });
+    let st = lstatSync(sowPath(this.root, rel), { throwIfNoEntry: false });
     const l = this.listing;
-    const folder = st?.isDirectory() === true;
-    if (folder && l?.rel === rel && l.ino === st!.ino && l.mtimeMs === st!.mtimeMs && l.ctimeMs === st!.ctimeMs)
-      return l.ids;
+    if (!st?.isDirectory()) st = undefined;
+    const unchanged =
+      st !== undefined &&
+      l?.rel === rel &&
+      l.ino === st.ino &&
+      l.mtimeMs === st.mtimeMs &&
+      l.ctimeMs === st.ctimeMs &&
+      l.nlink === st.nlink;
+    if (unchanged) return l.ids;
     const { ids, folders } = list();
-    const keep = folder && folders && settled(st!.mtimeMs, st!.ctimeMs, now);
+    const keep = st !== undefined && folders && settled(st.mtimeMs, st.ctimeMs, now);
     this.listing = keep
-      ? { rel, ino: st!.ino, mtimeMs: st!.mtimeMs, ctimeMs: st!.ctimeMs, ids: Object.freeze(ids) }
+      ? { rel, ino: st!.ino, mtimeMs: st!.mtimeMs, ctimeMs: st!.ctimeMs, nlink: st!.nlink, ids: Object.freeze(ids) }
       : undefined;
     if (keep || l) this.dirty = true;
     return ids;
@@ -327,7 +335,7 @@ export class TaskIndex {
     try {
       const dir = ensureRuntimeDir(this.root);
       const l = this.listing;
-      const listing = l ? [l.rel, l.ino, l.mtimeMs, l.ctimeMs, l.ids.join('/')] : undefined;
+      const listing = l ? [l.rel, l.ino, l.mtimeMs, l.ctimeMs, l.nlink, l.ids.join('/')] : undefined;
       const data = { format: FORMAT, entries: this.entries, ...(listing ? { listing } : {}) };
       writeFileAtomic(join(dir, 'tasks.json'), JSON.stringify(data), {
         durable: false,
