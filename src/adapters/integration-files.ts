@@ -13,12 +13,6 @@ export const INSTALL_FILE_LIMITS: ReadLimits = {
   why: 'they are a few KB',
 };
 
-/** What is at a path of the area: its text (undefined: nothing there), and whether the path itself is a link. */
-export interface Found {
-  text: string | undefined;
-  link: boolean;
-}
-
 const where = (area: Area, rel: string) => `${area.shown ?? ''}${rel}`;
 
 /** Whether the path itself (its last component) is a link; the rest of the way is checked by confine. */
@@ -30,8 +24,9 @@ function isLink(abs: string): boolean {
   }
 }
 
-/** Checks `rel` against the area and reads it (a link out, a folder or a device there: exit 4). */
-export function inspect(area: Area, rel: string, limits: ReadLimits = INSTALL_FILE_LIMITS): Found {
+// Checks `rel` against the area and reads it (a link out, a folder or a device there: exit 4): its text (undefined:
+// nothing there), and whether the path itself is a link.
+export function inspect(area: Area, rel: string, limits: ReadLimits = INSTALL_FILE_LIMITS) {
   const link = isLink(confine(area, rel));
   return { text: readConfined(area, rel, limits, { display: where(area, rel) }), link };
 }

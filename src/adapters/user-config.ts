@@ -4,7 +4,6 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, win32 } from 'node:path';
 import { writeFileAtomic } from './fs-atomic.js';
 import { errorClass } from '../domain/errors.js';
-import type { ConfigIssue } from '../domain/config.js';
 import type { UserConfig } from '../domain/config-schemas.js';
 
 /** $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml (macOS too), %APPDATA%\sow on Windows. */
@@ -31,21 +30,9 @@ export class ConfigFileError extends errorClass(
   ],
 ) {}
 
-/** The file as `sow config validate` sees it: every stage, and the first problem of each. */
-export interface InspectedConfig {
-  path: string;
-  exists: boolean;
-  /** The YAML does not parse: nothing else was checked. */
-  syntax?: string;
-  /** Unknown keys and mistyped roles (see typosIn). */
-  typos: ConfigIssue[];
-  /** The first schema violation. */
-  schema?: ConfigIssue;
-  /** The configuration, when the schema passed (typos or not). */
-  config?: UserConfig;
-}
-
-export async function inspectUserConfig(path: string): Promise<InspectedConfig> {
+// The file as `sow config validate` sees it: every stage, and the first problem of each (`syntax`: the YAML does not
+// parse; `typos`: unknown keys and mistyped roles; `schema`: its first violation; `config` once the schema passed).
+export async function inspectUserConfig(path: string) {
   if (!existsSync(path)) return { path, exists: false, typos: [] };
   const text = readFileSync(path, 'utf8');
   const [{ parseStateText }, { check }, { UserConfigSchema }, { typosIn }] = await Promise.all([
@@ -70,7 +57,7 @@ export async function inspectUserConfig(path: string): Promise<InspectedConfig> 
   return { path, exists: true, typos, config: valid.value };
 }
 
-export type LoadedConfig = Pick<InspectedConfig, 'path' | 'exists' | 'config'>;
+export type LoadedConfig = { path: string; exists: boolean; config?: UserConfig };
 
 /** Reads the file strictly (CONFIG_INVALID, exit 4), a typo first: "did you mean 'type'" beats a missing `type`. */
 export async function readUserConfig(path = userConfigPath()): Promise<LoadedConfig> {

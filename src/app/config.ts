@@ -70,19 +70,13 @@ export interface ValidationLine {
   /** Where an error line comes from, so the refusal can name the file (or variable) and its fix. */
   source?: 'file' | 'environment' | 'repository';
 }
-export interface RepositoryValidation {
-  root: string;
-  path: string;
-  exists: boolean;
-  valid: boolean;
-}
 export interface ValidationReport {
   path: string;
   exists: boolean;
   valid: boolean;
   lines: ValidationLine[];
   /** The repository's .sow/config.yaml, when run inside a sow workspace. */
-  repository?: RepositoryValidation;
+  repository?: { root: string; path: string; exists: boolean; valid: boolean };
 }
 
 const isEnvironmentIssue = (i: ConfigIssue) => i.field.startsWith('SOW_');
@@ -174,9 +168,7 @@ export function agentClis(effective: EffectiveConfig, env: AppContext['env']) {
 export const MISSING_CLI_LEVEL = 'warning' as const;
 
 /** The repository configuration, when the folder is inside a sow workspace; undefined outside one. */
-export async function validateRepoConfig(
-  ctx: AppContext,
-): Promise<{ report: RepositoryValidation; lines: ValidationLine[] } | undefined> {
+export async function validateRepoConfig(ctx: AppContext) {
   let root: string;
   try {
     root = findWorkspaceRoot(ctx.cwd);

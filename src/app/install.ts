@@ -202,16 +202,6 @@ function planUninstall(area: Area, rec: RecordEntry, planned: Planned, steps: St
   return said('removed', "sow's section");
 }
 
-export interface InstallResult {
-  targets: Target[];
-  /** The folder written into: the repository root, or the plugin folder. */
-  base: string;
-  plugin: boolean;
-  files: FileResult[];
-  /** Record entries sow did not act on, and why. */
-  warnings: string[];
-}
-
 /** The agent CLIs a word names: one with an install target, or all of them. */
 export function parseTarget(raw: string): Target[] {
   const targets = installTargets();
@@ -239,7 +229,7 @@ export async function install(
   cwd: string,
   rawTarget: string,
   opts: { plugin?: string; withMcp?: boolean; version: string },
-): Promise<InstallResult> {
+) {
   const targets = targetsFor(rawTarget, opts.plugin, 'install');
   const src = sources(opts.version);
   const place = await placeOf(cwd, opts.plugin);
@@ -277,11 +267,7 @@ function installable(
   return out;
 }
 
-export async function uninstall(
-  cwd: string,
-  rawTarget: string,
-  opts: { plugin?: string; version?: string },
-): Promise<InstallResult> {
+export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?: string; version?: string }) {
   const targets = targetsFor(rawTarget, opts.plugin, 'uninstall');
   const src = sources(opts.version ?? '0.0.0');
   const place = await placeOf(cwd, opts.plugin);

@@ -29,16 +29,11 @@ import { quoted } from '../domain/display.js';
 import { isRecord } from '../domain/json.js';
 import type { AppContext } from './context.js';
 
-export interface MigrationChange {
-  file: string;
-  change: string;
-}
-
 export interface MigrationReport {
   from: number;
   to: number;
   dryRun: boolean;
-  changes: MigrationChange[];
+  changes: { file: string; change: string }[];
   /** Where the copy of the old `.sow/` is (written only by a real run). */
   backup?: string;
 }
@@ -72,14 +67,8 @@ const asObject = (rel: string, data: unknown): Record<string, unknown> => {
   return data;
 };
 
-interface Plan {
-  changes: MigrationChange[];
-  tx: Transaction;
-  after: (() => void)[];
-}
-
-async function planV1(root: string, at: string): Promise<Plan> {
-  const changes: MigrationChange[] = [];
+async function planV1(root: string, at: string) {
+  const changes: MigrationReport['changes'] = [];
   const changed = (file: string, change: string) => changes.push({ file, change });
   const tx = new Transaction(root);
   const after: (() => void)[] = [];
@@ -149,7 +138,7 @@ export async function migrate(ctx: AppContext, dryRun: boolean): Promise<Migrati
   if (from === LAYOUT_VERSION) return { from, to: LAYOUT_VERSION, dryRun, changes: [] };
   if (from !== 1) throw new MigrationNeededError(from, LAYOUT_VERSION);
   return withRootLock(root, async () => {
-    const changes: MigrationChange[] = [];
+    const changes: MigrationReport['changes'] = [];
     // A write sow 0.1.0 left half done is finished first (checked like any journal).
     const unfinished = await legacyJournal(root, checkLegacyText);
     if (unfinished) {

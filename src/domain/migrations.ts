@@ -8,11 +8,6 @@ import type { HistoryEntry } from './schemas.js';
 type Obj = Record<string, unknown>;
 const list = (x: unknown): Obj[] => (Array.isArray(x) ? x.filter(isRecord) : []);
 
-export interface Migrated {
-  data: Obj;
-  changes: string[];
-}
-
 export interface ProjectContext {
   /** The branch the project's branch was started from, and how that was learnt. */
   baseBranch?: { name: string; source: string };
@@ -25,7 +20,7 @@ const sameArtifact = (a: Obj, b: Obj) =>
   a['path'] === b['path'] && a['created_at'] === b['created_at'] && a['type'] === b['type'];
 const time = (a: Obj) => Date.parse(String(a['created_at'] ?? '')) || 0;
 
-export function migrateProjectV1(input: Obj, ctx: ProjectContext): Migrated {
+export function migrateProjectV1(input: Obj, ctx: ProjectContext) {
   const data: Obj = structuredClone(input);
   const changes: string[] = [];
   const phases = isRecord(data['phases']) ? data['phases'] : {};
@@ -95,7 +90,7 @@ export function repositoryPathFromProject(path: string): string {
   return posix.normalize(posix.join(PROJECT_DIR, path.replaceAll('\\', '/')));
 }
 
-export function migrateTaskV1(input: Obj): Migrated {
+export function migrateTaskV1(input: Obj) {
   const data: Obj = structuredClone(input);
   const changes: string[] = [];
   for (const artifact of list(data['outputs'])) {
