@@ -147,12 +147,8 @@ const BLOCKED_VERB: Record<TaskStatus, string> = {
   abandoned: 'cannot be abandoned',
 };
 
-export interface StatusChangeOptions {
-  /** What the refusal calls the one acting (default: `task <id>`). */
-  action?: string;
-  /** How the one asking can go on while a dependency blocks it (default: pass --force). */
-  override?: string;
-}
+/** `action`: what a refusal calls the one acting (`task <id>`); `override`: how to go on past a dependency (--force). */
+export type StatusChangeOptions = { action?: string; override?: string };
 
 // Why `task` may not take `status` now (completed stays; dependencies finished; no pending feedback): throws
 // TaskBlockedError (exit 3); `--force` skips the call.
