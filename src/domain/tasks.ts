@@ -147,7 +147,7 @@ const BLOCKED_VERB: Record<TaskStatus, string> = {
   abandoned: 'cannot be abandoned',
 };
 
-/** `action`: what a refusal calls the one acting (`task <id>`); `override`: how to go on past a dependency (--force). */
+/** `action`: what a refusal calls the one acting (`task <id>`); `override`: how to get past a dependency (--force). */
 export type StatusChangeOptions = { action?: string; override?: string };
 
 // Why `task` may not take `status` now (completed stays; dependencies finished; no pending feedback): throws
