@@ -169,9 +169,7 @@ export function checkStatusChange(
     );
   }
   if (needsDependenciesFinished(task.status, status)) {
-    const open = task.dependencies
-      .map((id) => dependencies.find((t) => t.id === id))
-      .filter((t): t is TaskSummary => t !== undefined && !isFinished(t.status));
+    const open = dependencies.filter((t) => task.dependencies.includes(t.id) && !isFinished(t.status));
     if (open.length > 0) {
       const ids = open.map((t) => t.id).join(', ');
       throw new TaskBlockedError(
