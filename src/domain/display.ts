@@ -43,12 +43,10 @@ export function forTerminal(text: string, keep?: RegExp): string {
   CONTROL_BUT_NEWLINE.lastIndex = 0;
   if (!CONTROL_BUT_NEWLINE.test(text)) return text;
   if (!keep) return text.replace(CONTROL_BUT_NEWLINE, escape);
-  // Escape what lies between the sequences sow keeps.
-  let out = '';
-  let at = 0;
-  for (const m of text.matchAll(keep)) {
-    out += text.slice(at, m.index).replace(CONTROL_BUT_NEWLINE, escape) + m[0];
-    at = m.index + m[0].length;
-  }
-  return out + text.slice(at).replace(CONTROL_BUT_NEWLINE, escape);
+  // Escape what lies between the sequences sow keeps (`keep` has no group, so split leaves them out).
+  const kept = text.match(keep) ?? [];
+  return text
+    .split(keep)
+    .map((part, i) => part.replace(CONTROL_BUT_NEWLINE, escape) + (kept[i] ?? ''))
+    .join('');
 }

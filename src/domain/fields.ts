@@ -158,16 +158,12 @@ export function lookupField(
     const keys = metadataKeys.join(', ') || '(none set)';
     return new UnknownFieldError(field, where, `fields: ${Object.keys(known).join(', ')}; metadata keys: ${keys}`);
   };
-  if (path[0] === 'metadata') {
-    if (path.length === 1) return { field, value: container['metadata'] };
-    const key = path.slice(1).join('.');
-    const value = getAtPath(container['metadata'], path.slice(1));
-    if (value === undefined && !Object.hasOwn(declaredMetadata, key)) throw missing();
-    return { field, value };
-  }
   const direct = getAtPath(container, path);
-  if (direct !== undefined || (path.length === 1 && Object.hasOwn(known, path[0]!))) return { field, value: direct };
-  const meta = getAtPath(container['metadata'], path);
-  if (meta !== undefined || Object.hasOwn(declaredMetadata, field)) return { field: `metadata.${field}`, value: meta };
+  if (direct !== undefined || (path.length === 1 && Object.hasOwn(known, field))) return { field, value: direct };
+  // Else a key of metadata: named so (`metadata.x`, then read above), or by itself (`x`).
+  const named = path[0] === 'metadata';
+  const value = named ? undefined : getAtPath(container['metadata'], path);
+  if (value !== undefined || Object.hasOwn(declaredMetadata, named ? path.slice(1).join('.') : field))
+    return { field: named ? field : `metadata.${field}`, value };
   throw missing();
 }

@@ -188,15 +188,8 @@ function holderDetails(h: Holder): Record<string, unknown> {
     const { machine, since, lease_until } = h.claim;
     return { holder: holderName(h), where: 'remote', remote: h.remote, ...defined({ machine, since, lease_until }) };
   }
-  const o = h.owner;
-  return defined({
-    holder: o.by,
-    where: 'here',
-    kind: o.kind,
-    machine: o.host,
-    since: o.since,
-    lease_until: o.lease_until,
-  });
+  const { by, kind, host, since, lease_until } = h.owner;
+  return defined({ holder: by, where: 'here', kind, machine: host, since, lease_until });
 }
 
 /** A change of a task someone else holds (exit 3); a `worker` asking has no --force, so it is told to stop. */

@@ -105,12 +105,10 @@ function picklistMessage(issue: v.BaseIssue<unknown>): string | undefined {
 function bigintsToNumbers(issues: readonly v.BaseIssue<unknown>[]): boolean {
   let changed = false;
   for (const issue of issues) {
-    const at = issue.path?.at(-1) as { input?: unknown; key?: unknown } | undefined;
-    if (issue.kind !== 'schema' || issue.type !== 'number' || typeof issue.input !== 'bigint' || !at) continue;
-    const parent = at.input;
-    if (typeof parent !== 'object' || parent === null || (typeof at.key !== 'string' && typeof at.key !== 'number'))
-      continue;
-    (parent as Record<string | number, unknown>)[at.key] = Number(issue.input);
+    // A `number` issue is the number() schema's own; its last path item is the map or list that holds the value.
+    const at = issue.path?.at(-1) as { input: Record<string, unknown>; key: string } | undefined;
+    if (issue.type !== 'number' || typeof issue.input !== 'bigint' || !at) continue;
+    at.input[at.key] = Number(issue.input);
     changed = true;
   }
   return changed;

@@ -21,24 +21,20 @@ const RUNNERS = new Set(
 
 const hex = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
-/** What a character no plain command needs is, or undefined (tab and newline are judged by the parser). */
-function unseen(ch: string): string | undefined {
-  if (ch === '\t' || ch === '\n' || ch === ' ') return undefined;
-  if (/\p{Cc}/u.test(ch)) return `a control character (${hex(ch)})`;
-  if (/[\p{Z}\p{Cf}\p{Cs}]/u.test(ch))
-    return `an invisible or Unicode space character (${hex(ch)}), which the shell does not split words on`;
+// The first character of `text` a person cannot see for what it is; a parsed command line leaves tab and newline to
+// the parser.
+function firstUnseen(text: string, parsed: boolean): string | undefined {
+  for (const ch of text) {
+    if (ch === ' ' || (parsed && (ch === '\t' || ch === '\n'))) continue;
+    if (/\p{Cc}/u.test(ch)) return `a control character (${hex(ch)})`;
+    if (/[\p{Z}\p{Cf}\p{Cs}]/u.test(ch))
+      return `an invisible or Unicode space character (${hex(ch)}), which the shell does not split words on`;
+  }
   return undefined;
 }
 
 /** The first character of `text` a person cannot see for what it is (tab and newline too), said. */
-export function invisibleIn(text: string): string | undefined {
-  for (const ch of text) {
-    if (ch === '\t' || ch === '\n') return `a control character (${hex(ch)})`;
-    const what = unseen(ch);
-    if (what) return what;
-  }
-  return undefined;
-}
+export const invisibleIn = (text: string): string | undefined => firstUnseen(text, false);
 
 function dollar(s: string, i: number): string {
   const next = s[i + 1] ?? '';
@@ -71,10 +67,8 @@ function unquoted(s: string, i: number): string | undefined {
 /** The words of `command`, and whether it is one simple command of literal words only (else what made it not). */
 export function shellWords(command: string): ShellParse {
   const bad = (found: string): ShellParse => ({ simple: false, found });
-  for (const ch of command) {
-    const what = unseen(ch);
-    if (what) return bad(what);
-  }
+  const unseen = firstUnseen(command, true);
+  if (unseen) return bad(unseen);
   const words: ShellWord[] = [];
   let value = '';
   let start = -1;
@@ -113,22 +107,12 @@ export function shellWords(command: string): ShellParse {
             i++;
             break;
           }
-          if (c === '\\') {
-            const next = command[i + 1];
-            if (next === '\n') return bad('a line continuation (\\ and a newline)');
-            if (next !== undefined && '$`"\\'.includes(next)) {
-              value += next;
-              i += 2;
-            } else {
-              value += c;
-              i++;
-            }
-            continue;
-          }
+          if (c === '\\' && command[i + 1] === '\n') return bad('a line continuation (\\ and a newline)');
           if (c === '$') return bad(dollar(command, i));
           if (c === '`') return bad('a command substitution (`…`)');
-          value += c;
-          i++;
+          const escaped = c === '\\' && '$`"\\'.includes(command[i + 1] || '-');
+          value += escaped ? command[i + 1]! : c;
+          i += escaped ? 2 : 1;
         }
         break;
       }

@@ -58,8 +58,8 @@ export function nextTaskId(tasks: readonly { id: string }[]): string {
 
 export function checkNewTaskId(raw: string, tasks: readonly { id: string }[]): string {
   const id = normalizeTaskId(raw);
-  if (!TASK_ID_PATTERN.test(id) || id === '000')
-    throw new InvalidValueError('id', raw, 'a task id from 001 on, e.g. 010');
+  // normalizeTaskId's ids all match TASK_ID_PATTERN but this one.
+  if (id === '000') throw new InvalidValueError('id', raw, 'a task id from 001 on, e.g. 010');
   if (tasks.some((t) => t.id === id)) throw new TaskIdTakenError(id);
   return id;
 }
@@ -101,12 +101,10 @@ export function parseDependencies(raw: string, tasks: readonly TaskSummary[], se
   const ids: string[] = [];
   // normalizeTaskId trims each word.
   for (const word of raw.split(',').filter((w) => w.trim())) {
-    let id: string;
-    try {
-      id = normalizeTaskId(word);
-    } catch {
+    // What normalizeTaskId takes (trim and \s drop the same white space).
+    if (!/^\s*\d{1,9}\s*$/.test(word))
       throw new InvalidValueError('dependencies', raw, 'task ids separated by commas, e.g. 010,020');
-    }
+    const id = normalizeTaskId(word);
     if (id === self)
       throw new InvalidValueError('dependencies', raw, 'ids of other tasks (a task cannot depend on itself)');
     findTask(tasks, id);
@@ -149,12 +147,8 @@ const BLOCKED_VERB: Record<TaskStatus, string> = {
   abandoned: 'cannot be abandoned',
 };
 
-export interface StatusChangeOptions {
-  /** What the refusal calls the one acting (default: `task <id>`). */
-  action?: string;
-  /** How the one asking can go on while a dependency blocks it (default: pass --force). */
-  override?: string;
-}
+/** `action`: what a refusal calls the one acting (`task <id>`); `override`: how to get past a dependency (--force). */
+export type StatusChangeOptions = { action?: string; override?: string };
 
 // Why `task` may not take `status` now (completed stays; dependencies finished; no pending feedback): throws
 // TaskBlockedError (exit 3); `--force` skips the call.
@@ -175,9 +169,7 @@ export function checkStatusChange(
     );
   }
   if (needsDependenciesFinished(task.status, status)) {
-    const open = task.dependencies
-      .map((id) => dependencies.find((t) => t.id === id))
-      .filter((t): t is TaskSummary => t !== undefined && !isFinished(t.status));
+    const open = dependencies.filter((t) => task.dependencies.includes(t.id) && !isFinished(t.status));
     if (open.length > 0) {
       const ids = open.map((t) => t.id).join(', ');
       throw new TaskBlockedError(
