@@ -2,7 +2,7 @@
 import type { TransitionOption } from './lifecycle.js';
 import type { ProjectType } from './project-type.js';
 import type { HistoryEntry, TaskSummary } from './schemas.js';
-import { sortIds } from './tasks.js';
+import { byId, compareIds, sortIds } from './tasks.js';
 
 /** The machine of `type` as data; with a project, its current state and the transitions out of it, judged. */
 export function lifecycleGraph(type: ProjectType, project?: { current: string; options: readonly TransitionOption[] }) {
@@ -78,20 +78,33 @@ export type TaskGraph = ReturnType<typeof taskGraph>;
 /** The tasks in dependency order (else by id), each with its depth; tasks of a cycle would come last. */
 export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] {
   const deps = new Map<string, string[]>(g.nodes.map((n) => [n.id, []]));
-  for (const e of g.edges) if (deps.has(e.from)) deps.get(e.to)?.push(e.from);
+  const dependents = new Map<string, string[]>(g.nodes.map((n) => [n.id, []]));
+  for (const e of g.edges) {
+    if (!deps.has(e.to) || !deps.has(e.from)) continue;
+    deps.get(e.to)!.push(e.from);
+    dependents.get(e.from)!.push(e.to);
+  }
+  const waiting = new Map([...deps].map(([id, d]) => [id, d.length]));
   const depth = new Map<string, number>();
-  const placed = (id: string) => depth.has(id);
-  const ids = sortIds([...deps.keys()]);
+  const ready = sortIds(g.nodes.filter((n) => waiting.get(n.id) === 0).map((n) => n.id));
   const out: { id: string; depth: number }[] = [];
-  // Each time, the lowest id whose dependencies are all placed: a display's order, not a hot path.
-  for (let i = 0; i < ids.length; i++) {
-    const id = ids[i]!;
-    if (placed(id) || !deps.get(id)!.every(placed)) continue;
-    const d = Math.max(-1, ...deps.get(id)!.map((dep) => depth.get(dep)!)) + 1;
+  for (let head = 0; head < ready.length;) {
+    const id = ready[head++]!;
+    const d = Math.max(-1, ...deps.get(id)!.map((dep) => depth.get(dep) ?? 0)) + 1;
     depth.set(id, d);
     out.push({ id, depth: d });
-    i = -1;
+    let added = false;
+    for (const next of dependents.get(id)!) {
+      const left = waiting.get(next)! - 1;
+      waiting.set(next, left);
+      if (left === 0) {
+        ready.push(next);
+        added = true;
+      }
+    }
+    if (added) ready.push(...ready.splice(head).sort(compareIds));
   }
-  for (const id of ids) if (!placed(id)) out.push({ id, depth: 0 });
+  const placed = new Set(out.map((o) => o.id));
+  for (const n of [...g.nodes].sort(byId)) if (!placed.has(n.id)) out.push({ id: n.id, depth: 0 });
   return out;
 }
