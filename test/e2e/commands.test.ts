@@ -944,6 +944,18 @@ describe('sow schema', () => {
     expect(config.type).toBe('object');
 
     expect(expectEnvelope(ok(repo, ['schema', 'task', '--json'])).data).toEqual(task);
+    // Each says which file it describes, the configuration's too (its schemas are built on first use).
+    const files = {
+      project: '.sow/project/state.yaml',
+      task: '.sow/project/phases/implementation/tasks/<id>/state.yaml',
+      config: '~/.config/sow/config.yaml',
+      'repo-config': '.sow/config.yaml',
+    };
+    for (const [file, path] of Object.entries(files)) {
+      const schema = JSON.parse(out(repo, ['schema', file]));
+      expect(schema.description, file).toBe(path);
+      expect(schema.$schema, file).toMatch(/^http/);
+    }
     const bad = expectFails(repo, ['schema', 'state'], 2, 'USAGE');
     expect(bad).toContain('project, task, config');
   });
