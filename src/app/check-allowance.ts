@@ -1,6 +1,6 @@
 /** Checks are commands whoever committed them wrote: they run only once the person allowed exactly those here, by
  * hash (SOW_ALLOW_CHECKS=1: all). A worker cannot allow or forget; that variable counts only if set at its start. */
-import { isAbsolute, relative, sep } from 'node:path';
+import { pathWithin } from '../adapters/confine.js';
 import { AbortedError, ConfirmationRequiredError, errorClass, UsageError } from '../domain/errors.js';
 import { printable } from '../domain/display.js';
 import type { Check } from '../domain/config-schemas.js';
@@ -135,10 +135,7 @@ export class RecordInsideRepositoryError extends errorClass(
   ],
 ) {}
 
-const isInside = (path: string, dir: string) => {
-  const rel = relative(dir, path);
-  return rel === '' || (!isAbsolute(rel) && rel.split(sep)[0] !== '..');
-};
+const isInside = (path: string, dir: string) => pathWithin(dir, path) !== undefined;
 
 /** The record of the repository (named by its real path), refused when it would lie inside the repository. */
 function recordFor(root: string, env: Env): { repository: string; file: string } {

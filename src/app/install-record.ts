@@ -1,10 +1,18 @@
 // The record of `sow install` (`.sow/integrations.yaml`, or `.sow-install.yaml` in a plugin folder): a claim, never an
 // order (decision 0025).
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { resolve, sep } from 'node:path';
 import * as v from 'valibot';
 import type { JsonAddition, Planned } from '../domain/integrations.js';
 import { errorClass, NotAGitRepositoryError } from '../domain/errors.js';
-import { confineReal, readConfined, repoArea, sowArea, type Area, type ReadLimits } from '../adapters/confine.js';
+import {
+  confineReal,
+  pathWithin,
+  readConfined,
+  repoArea,
+  sowArea,
+  type Area,
+  type ReadLimits,
+} from '../adapters/confine.js';
 import { realPath } from '../adapters/files.js';
 import { removeWithEmptyFolders, writeWhole } from '../adapters/integration-files.js';
 import { findRepoRoot } from '../adapters/repo.js';
@@ -68,9 +76,8 @@ function pluginArea(cwd: string, dir: string): Area {
   } catch (err) {
     if (!(err instanceof NotAGitRepositoryError)) throw err;
   }
-  const rel = root === undefined ? undefined : relative(root, lexical);
-  if (rel === undefined || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
-    return { base: realPath(lexical), name, shown };
+  const rel = root === undefined ? undefined : pathWithin(root, lexical);
+  if (rel === undefined) return { base: realPath(lexical), name, shown };
   if (rel === '') return { ...repoArea(root!), name, shown };
   return { base: confineReal(repoArea(root!), rel.split(sep).join('/')), name, shown };
 }

@@ -5,7 +5,7 @@ import { quoted } from '../domain/display.js';
 import { errorClass, InvalidValueError, notOneOf, SowError, UsageError } from '../domain/errors.js';
 import { defaultLink, linkProblem, sourceKind, unsharedReason, urlProblem } from '../domain/refs.js';
 import { nearMiss } from '../domain/suggest.js';
-import { confine, normalRelative, PathEscapeError, realFolder, repoArea } from '../adapters/confine.js';
+import { confine, normalRelative, pathWithin, PathEscapeError, realFolder, repoArea } from '../adapters/confine.js';
 import { pathExists } from '../adapters/files.js';
 import {
   cacheKey,
@@ -88,10 +88,7 @@ export class RefPathEscapeError extends errorClass(
 ) {}
 
 /** Whether the absolute path `target` is `base` or inside it. */
-const isInside = (base: string, target: string) => {
-  const rel = relative(resolve(base), resolve(target));
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
-};
+const isInside = (base: string, target: string) => pathWithin(resolve(base), resolve(target)) !== undefined;
 
 // Where a ref's files are in the cache (`target`: the checkout, or the folder `path` inside it), confined each time:
 // the checkout to the cache, the path to the checkout, so a link that appeared since is refused (RefPathEscapeError).
