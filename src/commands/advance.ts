@@ -16,7 +16,6 @@ export const advance = command({
     { flags: '-l, --list', description: 'list the transitions out of this state, with their guards' },
     { flags: '-n, --dry-run', description: 'check the guard, write nothing' },
   ],
-  writes: true,
   mcp: {
     tool: 'advance',
     description: "Move to the next state if its guard holds; a refusal's hint says what is missing.",

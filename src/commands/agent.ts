@@ -102,7 +102,6 @@ export const commands: readonly CommandDef[] = [
       `returns at once with the task, the worker, its pid and where its events go, and the supervisor does what ` +
       `a waiting spawn does when the worker stops (the task's status, letting it go, counting what it used). ` +
       `'sow agent wait' waits for detached workers.`,
-    writes: true,
     async run(ctx, { args, opts }) {
       const [agentName, taskId] = args as [string, string | undefined];
       if (opts.next && taskId !== undefined)
@@ -173,7 +172,6 @@ export const commands: readonly CommandDef[] = [
       },
     ],
     help: configHelp,
-    writes: true,
     async run(ctx, { args, opts }) {
       const [first, second] = args as [string | undefined, string | undefined];
       const { resumeAgent } = await import('../app/workers/resume.js');
@@ -310,7 +308,6 @@ export const commands: readonly CommandDef[] = [
       'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a ' +
       'note in its log',
     args: [{ name: 'task-id', description: 'the task whose worker to stop', complete: 'task-id' }],
-    writes: true,
     async run(ctx, { args }) {
       const id = taskIdArg(args[0] as string, 'task id');
       const { stopWorker } = await import('../app/detach.js');
@@ -340,7 +337,6 @@ export const commands: readonly CommandDef[] = [
         default: [],
       },
     ],
-    writes: true,
     async run(ctx, { args, opts }) {
       const { agentLog } = await import('../app/report.js');
       const r = await agentLog(ctx.app, {
@@ -359,7 +355,6 @@ export const commands: readonly CommandDef[] = [
       'status); without a task: working, done, blocked or failed',
     args: [{ name: 'message', description: 'why, in a sentence (goes to the log)', optional: true, variadic: true }],
     options: [{ flags: '--status <status>', description: 'how the work stands', required: true }],
-    writes: true,
     async run(ctx, { args, opts }) {
       const { agentReport } = await import('../app/report.js');
       const r = await agentReport(ctx.app, opts.status, (args[0] as string[]).join(' '));

@@ -59,7 +59,6 @@ command must be allowed again. The record is kept per repository in your state f
 ($XDG_STATE_HOME/sow/allowed-checks, else ~/.local/state/sow/allowed-checks), where a worker cannot reach.
 A worker sow spawned cannot allow checks. In CI, SOW_ALLOW_CHECKS=1 allows every declared check without a
 record. sow check forget withdraws what you allowed.`,
-    writes: true,
     async run(ctx, { args, opts }) {
       const { allowChecks } = await import('../app/check-allowance.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
@@ -86,7 +85,6 @@ record. sow check forget withdraws what you allowed.`,
     name: 'check forget',
     description: 'Withdraw what you allowed to run in this repository (default: every check)',
     args: [{ name: 'names', description: 'the checks to withdraw', optional: true, variadic: true }],
-    writes: true,
     async run(ctx, { args }) {
       const { forgetChecks } = await import('../app/check-allowance.js');
       const r = await forgetChecks(ctx.app, args[0] as string[]);
@@ -117,7 +115,6 @@ record. sow check forget withdraws what you allowed.`,
       'which it was; nothing of that run is recorded and its logs are removed (exit 130).\nWith --detach the ' +
       "checks run under a sow of their own, which ends when they end: 'sow check wait --timeout 90s' waits for " +
       'them in slices (exit 124 while they still run) and then reports them as this command would.',
-    writes: true,
     mcp: {
       tool: 'check',
       action: 'run',

@@ -34,7 +34,6 @@ export const doctor = command({
 Exit 0 when no check failed (warnings alone are exit 0), 1 when one failed. With --json the checks
 ({id, status, message, fix, fixed}) are the data, or the error's details when one failed.
 Without --fix nothing is written.`,
-  writes: true,
   async run(ctx, { opts }) {
     const { doctor, DoctorFoundProblemsError } = await import('../app/doctor.js');
     const r = await doctor(ctx.app, { fix: opts.fix === true });

@@ -40,7 +40,6 @@ export const install = command({
     'Installing again upgrades what sow wrote and leaves files you edited alone (the new version goes',
     'beside them as <file>.sow-new). What sow wrote is recorded in .sow/integrations.yaml; commit it.',
   ].join('\n'),
-  writes: true,
   async run(ctx, { args, opts }) {
     const { install } = await import('../app/install.js');
     const r = await install(ctx.app.cwd, args[0] as string, {
@@ -65,7 +64,6 @@ export const uninstall = command({
   description: 'Remove exactly what sow install wrote for a target (files you edited are left, and named)',
   args: [{ name: 'target', description: TARGET_HELP }],
   options: [{ flags: '--plugin <dir>', description: 'claude: the plugin folder sow install wrote' }],
-  writes: true,
   async run(ctx, { args, opts }) {
     const { uninstall } = await import('../app/install.js');
     const r = await uninstall(ctx.app.cwd, args[0] as string, { plugin: opts.plugin, version: version() });

@@ -21,7 +21,6 @@ export const log = command({
     { flags: '--project', description: "log to the project's log" },
   ],
   help: `The actions: ${LOG_ACTIONS.join(', ')}.`,
-  writes: true,
   mcp: {
     tool: 'log',
     description: "Append to a task's log (or the project's); its files become task outputs.",

@@ -87,7 +87,6 @@ export const commands: readonly CommandDef[] = [
       },
       { flags: '--no-planning', description: 'skip the planning phase and start at ImplementationPlanning' },
     ],
-    writes: true,
     async run(ctx, { args, opts }) {
       const name = args[0] as string | undefined;
       const how = { planning: opts.planning, branch: opts.branch, type: opts.type };
@@ -183,7 +182,6 @@ export const commands: readonly CommandDef[] = [
       'Set a project field (name, description, base_branch; branch moves the project to the branch checked out) ' +
       'or metadata',
     args: [{ name: 'field' }, { name: 'value' }],
-    writes: true,
     async run(ctx, { args }) {
       const { setProjectField } = await import('../app/project.js');
       const r = await setProjectField(ctx.app, args[0] as string, args[1] as string);
@@ -197,7 +195,6 @@ export const commands: readonly CommandDef[] = [
       { flags: '-y, --yes', description: 'do not ask' },
       { flags: '--force', description: 'delete it even though it belongs to another branch' },
     ],
-    writes: true,
     async run(ctx, { opts }) {
       const { deleteProject } = await import('../app/project.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');

@@ -14,7 +14,7 @@ function referenceOf(def: CommandDef) {
     command: `sow ${def.name}`,
     usage: usageOf(def),
     description: def.description,
-    writes: def.writes,
+    writes: def.writes !== false,
     arguments: (def.args ?? []).map(({ name, description, optional, variadic, choices }) => {
       return { name, description, optional, variadic, choices };
     }),

@@ -98,8 +98,8 @@ export interface CommandDef<Os extends readonly OptionDef[] = readonly OptionDef
   /** Shown after the options in --help (notes); a function when it says something only known then (a path in use). */
   readonly help?: string | (() => string);
   readonly examples?: readonly string[];
-  /** Whether it changes state under .sow/ (or the repository). */
-  readonly writes: boolean;
+  /** Whether it changes state under .sow/ (or the repository): false for a command that only reads, else true. */
+  readonly writes?: boolean;
   /** Takes `--name value` words it does not declare (they arrive as `rest`): what they are, and what MCP calls them. */
   readonly passThrough?: { readonly name: string; readonly description: string };
   readonly mcp?: McpExposure;
