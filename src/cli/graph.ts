@@ -102,10 +102,8 @@ export function renderLifecycleDot(g: LifecycleGraph): string {
   return lines.join('\n');
 }
 
-export function renderLifecycle(g: LifecycleGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  if (format === 'text') return renderLifecycleText(g, paint);
-  return format === 'mermaid' ? renderLifecycleMermaid(g) : renderLifecycleDot(g);
-}
+export const renderLifecycle = (g: LifecycleGraph, format: GraphFormat, paint: Paint = PLAIN): string =>
+  ({ text: renderLifecycleText, mermaid: renderLifecycleMermaid, dot: renderLifecycleDot })[format](g, paint);
 
 /** `PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → …` */
 export function renderLifecycleMap(map: LifecycleMap, paint: Paint = PLAIN): string {
@@ -183,7 +181,5 @@ export function renderTasksDot(g: TaskGraph): string {
   return lines.join('\n');
 }
 
-export function renderTasks(g: TaskGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  if (format === 'text') return renderTasksText(g, paint);
-  return format === 'mermaid' ? renderTasksMermaid(g) : renderTasksDot(g);
-}
+export const renderTasks = (g: TaskGraph, format: GraphFormat, paint: Paint = PLAIN): string =>
+  ({ text: renderTasksText, mermaid: renderTasksMermaid, dot: renderTasksDot })[format](g, paint);

@@ -187,10 +187,7 @@ record. sow check forget withdraws what you allowed.`,
 ];
 
 /** What a run whose checks all passed says: how many, where, and where the evidence went. */
-function passedMessage(r: {
-  runs: import('../app/checks.js').CheckRun[];
-  recorded: import('../app/checks.js').EvidenceRecord | null;
-}): string {
+function passedMessage(r: Awaited<ReturnType<typeof import('../app/checks.js').checkRun>>): string {
   const passed = r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`;
   const where = r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : '';
   return (

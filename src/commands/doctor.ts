@@ -2,12 +2,10 @@
 import { command } from '../model/def.js';
 import { writeText } from '../cli/output.js';
 
-type Check = import('../app/doctor.js').DoctorCheck;
-
 const WORD = { ok: 'ok', warn: 'warn', fail: 'FAIL' } as const;
 
 /** One line per check: `FAIL  lock       a stale lock: … — fix: sow doctor --fix`. */
-function renderChecks(checks: readonly Check[]): string {
+function renderChecks(checks: readonly import('../app/doctor.js').DoctorCheck[]): string {
   const width = Math.max(...checks.map((c) => c.id.length));
   return checks
     .map((c) => {
