@@ -194,18 +194,17 @@ export async function complete(
 
 /** One line per candidate: bash the value; zsh `value:description`; fish `value<TAB>description`. */
 export function formatCandidates(candidates: readonly Candidate[], shell: string | undefined): string[] {
-  // Values and descriptions come from state files (task names): control characters escaped.
-  candidates = candidates.map((c) => ({
-    ...c,
-    value: shown(c.value),
-    ...(c.description !== undefined ? { description: shown(c.description) } : {}),
-  }));
-  const describe = (c: Candidate) => (c.description ?? '').replace(/\s+/g, ' ').trim();
-  if (shell === 'zsh')
-    return candidates.map((c) => {
-      const value = c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:');
-      return describe(c) ? `${value}:${describe(c)}` : value;
-    });
-  if (shell === 'fish') return candidates.map((c) => (describe(c) ? `${c.value}\t${describe(c)}` : c.value));
-  return candidates.map((c) => c.value);
+  return candidates.map((c) => {
+    // Values and descriptions come from state files (task names): control characters escaped.
+    const value = shown(c.value);
+    const description = shown(c.description ?? '')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (shell === 'zsh') {
+      const escaped = value.replace(/\\/g, '\\\\').replace(/:/g, '\\:');
+      return description ? `${escaped}:${description}` : escaped;
+    }
+    if (shell === 'fish') return description ? `${value}\t${description}` : value;
+    return value;
+  });
 }

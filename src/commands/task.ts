@@ -71,11 +71,7 @@ export const commands: readonly CommandDef[] = [
       const { setTaskField } = await import('../app/task-change.js');
       // Only a completion runs checks: then their progress goes out, and Ctrl-C or a cancel stops them.
       let watch: { release(): void } | undefined;
-      const checking = async () => {
-        const w = await (await import('../cli/check.js')).checkWatch(ctx, process.stderr);
-        watch = w;
-        return { onProgress: w.onProgress, signal: w.signal };
-      };
+      const checking = async () => (watch = await (await import('../cli/check.js')).checkWatch(ctx, process.stderr));
       const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, {
         force: opts.force === true,
         owner: opts.owner,
