@@ -122,7 +122,6 @@ record. sow check forget withdraws what you allowed.`,
     },
     async run(ctx, { args, opts }) {
       const names = args[0] as string[];
-      const task = opts.task !== undefined ? { task: opts.task } : {};
       const { RUNNER_VARIABLE } = await import('../adapters/check-runs.js');
       // Set only for the runner a `--detach` started; the checks themselves never see it.
       const announce = process.env[RUNNER_VARIABLE];
@@ -130,7 +129,7 @@ record. sow check forget withdraws what you allowed.`,
       const app = await import('../app/checks.js');
       if (opts.detach) {
         const { startChecksDetached } = await import('../app/check-detach.js');
-        const r = await startChecksDetached(ctx.app, names, task);
+        const r = await startChecksDetached(ctx.app, names, { task: opts.task });
         if (!r) return { data: { runs: [], recorded: null }, message: app.NO_CHECKS_HELP };
         const which = names.length ? ` ${r.checks.join(' ')}` : '';
         return {
@@ -142,13 +141,9 @@ record. sow check forget withdraws what you allowed.`,
         };
       }
       const watch = await (await import('../cli/check.js')).checkWatch(ctx, ctx.json ? null : process.stdout);
+      const { onProgress, signal } = watch;
       const r = await app
-        .checkRun(ctx.app, names, {
-          ...task,
-          ...(announce !== undefined ? { announce } : {}),
-          onProgress: watch.onProgress,
-          signal: watch.signal,
-        })
+        .checkRun(ctx.app, names, { task: opts.task, announce, onProgress, signal })
         .finally(() => watch.release());
       if (r.runs.length === 0) return { data: r, message: app.NO_CHECKS_HELP };
       return { data: r, message: passedMessage(r) };
