@@ -1,5 +1,5 @@
 /** The help topics that are not commands: reference, environment, json (exit-codes is a command's page). */
-import { command, type CommandDef } from '../model/def.js';
+import type { CommandDef } from '../model/def.js';
 import { columns } from '../cli/render.js';
 import { argUsage } from '../cli/build.js';
 
@@ -27,10 +27,7 @@ function referenceOf(def: CommandDef) {
   };
 }
 
-export const reference = command({
-  name: 'help reference',
-  description: 'Every command, with its arguments and options',
-  writes: false,
+export const reference: Pick<CommandDef, 'run'> = {
   async run(ctx) {
     const all = ctx.commands ? await ctx.commands() : [];
     const entries = all.map(referenceOf);
@@ -48,7 +45,7 @@ export const reference = command({
         `-h, --help.\nsow help <command> shows one command's help with its notes and examples.`,
     };
   },
-});
+};
 
 /** The variables sow reads, and what each does. */
 const VARIABLES: Readonly<Record<string, string>> = {
@@ -77,10 +74,7 @@ const VARIABLES: Readonly<Record<string, string>> = {
 };
 export const ENVIRONMENT = Object.entries(VARIABLES).map(([name, meaning]) => ({ name, meaning }));
 
-export const environment = command({
-  name: 'help environment',
-  description: 'The environment variables sow reads',
-  writes: false,
+export const environment: Pick<CommandDef, 'run'> = {
   async run() {
     return {
       data: ENVIRONMENT,
@@ -89,12 +83,9 @@ export const environment = command({
         `variables (GH_TOKEN, GH_HOST, ANTHROPIC_API_KEY, …); sow passes them on.`,
     };
   },
-});
+};
 
-export const json = command({
-  name: 'help json',
-  description: 'What --json prints',
-  writes: false,
+export const json: Pick<CommandDef, 'run'> = {
   async run() {
     const text = `With --json every command prints exactly one JSON document on stdout, and nothing else:
 
@@ -110,4 +101,4 @@ exact characters (human output escapes control characters).
 'sow help reference --json' describes every command; 'sow schema' gives the JSON Schema of each state file.`;
     return { data: { topic: 'json', text }, text };
   },
-});
+};

@@ -119,11 +119,11 @@ export interface GroupDef {
   load(): Promise<readonly CommandDef[]>;
 }
 
-/** A help topic: `sow help <name>` runs the page's command (its text, or its data with --json). */
+/** A help topic: `sow help <name>` runs its page in this process (its text, or its data with --json). */
 export interface TopicDef {
   readonly name: string;
   readonly description: string;
-  load(): Promise<CommandDef>;
+  load(): Promise<Pick<CommandDef, 'run'>>;
 }
 
 /** sow's own groups and the project types': main hands it down, so nothing below main imports the registry. */
