@@ -87,7 +87,7 @@ async function live(
 }
 
 /** The values a source names, for the command `at` stands on. */
-async function fromSource(source: CandidateSource | undefined, at: Position, cwd: string): Promise<Candidate[]> {
+async function fromSource(source: string | undefined, at: Position, cwd: string): Promise<Candidate[]> {
   switch (source) {
     case 'task-id':
       return live((app) => app.taskIdCandidates(cwd));
@@ -124,14 +124,15 @@ async function fromSource(source: CandidateSource | undefined, at: Position, cwd
 /** The long flag of commander's form: '-a, --agent <agent>' → '--agent'. */
 const longFlag = (flags: string): string | undefined => /--[\w-]+/.exec(flags)?.[0];
 
-/** The values an option or argument takes: its fixed choices, else those of its definition's source. */
+/** The values an option or argument takes: its fixed choices, else those of its definition's source (an argument
+ * named as a source, such as `task-id`, completes from it). */
 async function valuesOf(at: Position, item: Option | Argument, cwd: string): Promise<Candidate[]> {
   if (item.argChoices) return fromList(item.argChoices);
   const def = definitionOf(at.cmd);
   const source =
     'long' in item
       ? def?.options?.find((o) => longFlag(o.flags) === item.long)?.complete
-      : def?.args?.find((a) => a.name === item.name())?.complete;
+      : (def?.args?.find((a) => a.name === item.name())?.complete ?? item.name());
   return fromSource(source, at, cwd);
 }
 

@@ -60,9 +60,8 @@ export const commands: readonly CommandDef[] = [
       {
         name: 'agent',
         description: 'implementer, architect, reviewer, planner, researcher, decomposer or orchestrator',
-        complete: 'agent',
       },
-      { name: 'task-id', description: 'the task to work on', optional: true, complete: 'task-id' },
+      { name: 'task-id', description: 'the task to work on', optional: true },
     ],
     options: [
       {
@@ -141,12 +140,7 @@ export const commands: readonly CommandDef[] = [
     name: 'agent resume',
     description: 'Continue a worker session with a new prompt (feedback, an answer, corrections)',
     args: [
-      {
-        name: 'task-id',
-        description: 'the task whose session to resume (omit with --agent)',
-        optional: true,
-        complete: 'task-id',
-      },
+      { name: 'task-id', description: 'the task whose session to resume (omit with --agent)', optional: true },
       { name: 'prompt', description: 'what to tell the worker', optional: true },
     ],
     options: [
@@ -207,15 +201,7 @@ export const commands: readonly CommandDef[] = [
   command({
     name: 'agent wait',
     description: 'Wait until workers have stopped (default: every worker running now) and say how each task stands',
-    args: [
-      {
-        name: 'task-id',
-        description: 'the tasks whose workers to wait for',
-        optional: true,
-        variadic: true,
-        complete: 'task-id',
-      },
-    ],
+    args: [{ name: 'task-id', description: 'the tasks whose workers to wait for', optional: true, variadic: true }],
     options: [{ flags: '--any', description: 'return when one of them stops' }, TIMEOUT_OPTION],
     help:
       'A task no worker runs on counts as stopped at once. With a timeout an orchestrator whose tool calls are ' +
@@ -268,7 +254,7 @@ export const commands: readonly CommandDef[] = [
     description:
       'What the worker on a task did, as it happens: its messages, tool calls, usage, errors and exit, the same ' +
       'for every CLI (the newest run)',
-    args: [{ name: 'task-id', description: 'the task whose worker to show', complete: 'task-id' }],
+    args: [{ name: 'task-id', description: 'the task whose worker to show' }],
     options: [
       { flags: '-f, --follow', description: 'keep printing events as they come, until the worker stops' },
       { flags: '--raw', description: "print the CLI's own event stream instead (JSON lines, as it wrote them)" },
@@ -307,7 +293,7 @@ export const commands: readonly CommandDef[] = [
     description:
       'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a ' +
       'note in its log',
-    args: [{ name: 'task-id', description: 'the task whose worker to stop', complete: 'task-id' }],
+    args: [{ name: 'task-id', description: 'the task whose worker to stop' }],
     async run(ctx, { args }) {
       const id = taskIdArg(args[0] as string, 'task id');
       const { stopWorker } = await import('../app/detach.js');

@@ -168,7 +168,7 @@ export const commands: readonly CommandDef[] = [
     description:
       "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the " +
       'checkout and its branch',
-    args: [{ name: 'task-id', description: 'the task (or --id)', optional: true, complete: 'task-id' }],
+    args: [{ name: 'task-id', description: 'the task (or --id)', optional: true }],
     options: [
       TASK_ID_OPTION,
       {

@@ -16,6 +16,7 @@ export interface ArgDef {
   readonly choices?: readonly string[];
   /** Checks the word as typed (a usage error, exit 2, for a mistake) and returns the value. */
   readonly parse?: (raw: string) => unknown;
+  /** Where completion finds its values; default: the source the argument is named as (`task-id`, `agent`, `event`). */
   readonly complete?: CandidateSource;
 }
 
