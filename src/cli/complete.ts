@@ -124,14 +124,14 @@ async function fromSource(source: string | undefined, at: Position, cwd: string)
 /** The long flag of commander's form: '-a, --agent <agent>' → '--agent'. */
 const longFlag = (flags: string): string | undefined => /--[\w-]+/.exec(flags)?.[0];
 
-/** The values an option or argument takes: its fixed choices, else those of its definition's source (an argument
- * named as a source, such as `task-id`, completes from it). */
+/** The values an option or argument takes: its fixed choices, else those of its definition's source (one named as a
+ * source, such as `--agent` or `task-id`, completes from it). */
 async function valuesOf(at: Position, item: Option | Argument, cwd: string): Promise<Candidate[]> {
   if (item.argChoices) return fromList(item.argChoices);
   const def = definitionOf(at.cmd);
   const source =
     'long' in item
-      ? def?.options?.find((o) => longFlag(o.flags) === item.long)?.complete
+      ? (def?.options?.find((o) => longFlag(o.flags) === item.long)?.complete ?? item.long?.slice(2))
       : (def?.args?.find((a) => a.name === item.name())?.complete ?? item.name());
   return fromSource(source, at, cwd);
 }

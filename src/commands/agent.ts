@@ -144,11 +144,7 @@ export const commands: readonly CommandDef[] = [
       { name: 'prompt', description: 'what to tell the worker', optional: true },
     ],
     options: [
-      {
-        flags: '-a, --agent <agent>',
-        description: 'resume the project-level session of this agent instead of a task',
-        complete: 'agent',
-      },
+      { flags: '-a, --agent <agent>', description: 'resume the project-level session of this agent instead of a task' },
       VERBOSE,
       QUIET,
       { flags: '--force', description: 'resume even though another worker still owns the task (it loses the task)' },

@@ -21,7 +21,7 @@ export const commands: readonly CommandDef[] = [
     description: 'Add a task (ids are gap-numbered: 010, 020, …)',
     args: [{ name: 'name', description: 'what the task does' }],
     options: [
-      { flags: '-a, --agent <agent>', description: 'the agent role, e.g. implementer', complete: 'agent' },
+      { flags: '-a, --agent <agent>', description: 'the agent role, e.g. implementer' },
       { flags: '-d, --description <text>', description: 'requirements, acceptance criteria (description.md)' },
       { flags: '--id <id>', description: 'this id (10 means 010), not the next free one', complete: 'task-id' },
       { flags: '--parallel', description: 'may run beside others' },

@@ -105,7 +105,6 @@ export const WATCH_OPTION = {
 export const PHASE_OPTION = {
   flags: '-p, --phase <name>',
   description: 'the phase (default: the one in progress)',
-  complete: 'phase',
 } as const satisfies OptionDef;
 export const TASK_ID_OPTION = {
   flags: '--id <id>',

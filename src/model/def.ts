@@ -29,6 +29,7 @@ export interface OptionDef {
   readonly choices?: readonly string[];
   /** Checks the word as typed; `previous` is the value so far (a repeatable option collects). */
   readonly parse?: (raw: string, previous: unknown) => unknown;
+  /** Where completion finds its values; default: the source the long flag is named as (`--agent`, `--phase`). */
   readonly complete?: CandidateSource;
   /** For a person at a terminal (`--watch`): not offered to MCP clients. */
   readonly terminal?: boolean;
