@@ -68,7 +68,6 @@ export function renderLifecycleMermaid(g: LifecycleGraph): string {
   return lines.join('\n');
 }
 
-/** A graphviz string literal. */
 const dotString = (s: string): string => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
 
 /** A graphviz `digraph`: final states with a double border, the current state bold with "(current)" under its name. */

@@ -2,7 +2,7 @@
 // so logs and pipes never see it.
 
 import { shown as escaped } from '../domain/display.js';
-import { colourEnabled } from './colour.js';
+import { colourEnabled, type Env } from './colour.js';
 
 /** What the spinner writes to: process.stderr, or a stand-in in tests. */
 export interface SpinnerStream {
@@ -10,8 +10,6 @@ export interface SpinnerStream {
   columns?: number;
   write(text: string): unknown;
 }
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 

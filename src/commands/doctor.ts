@@ -2,15 +2,13 @@
 import { command } from '../model/def.js';
 import { writeText } from '../cli/output.js';
 
-const WORD = { ok: 'ok', warn: 'warn', fail: 'FAIL' } as const;
-
 /** One line per check: `FAIL  lock       a stale lock: … — fix: sow doctor --fix`. */
 function renderChecks(checks: readonly import('../app/doctor.js').DoctorCheck[]): string {
   const width = Math.max(...checks.map((c) => c.id.length));
   return checks
     .map((c) => {
       const fix = c.status !== 'ok' && c.fix ? ` — fix: ${c.fix}` : '';
-      return `${WORD[c.status].padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}${fix}`;
+      return `${(c.status === 'fail' ? 'FAIL' : c.status).padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}${fix}`;
     })
     .join('\n');
 }

@@ -34,15 +34,13 @@ async function showStatus(
   return { data: r, text: renderStatus(r, paintFor()), ...(warnings.length ? { warnings } : {}) };
 }
 
-const ALL_OPTION = { flags: '--all', description: "every project: the main checkout's and each worktree's" } as const;
-
 const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
 
 /** `sow status`, the short spelling of `sow project status`. */
 export const status = command({
   name: 'status',
   description: `${STATUS_DESCRIPTION} (same as 'sow project status')`,
-  options: [ALL_OPTION, WATCH_OPTION],
+  options: [{ flags: '--all', description: "every project: the main checkout's and each worktree's" }, WATCH_OPTION],
   writes: false,
   mcp: { tool: 'status', description: "The project's state, phases, tasks and what advancing needs.", omit: ['all'] },
   run: (ctx, { opts }) => showStatus(ctx, opts),

@@ -41,7 +41,6 @@ export function taskIdsArg(raw: string, flag: string): string {
   return raw;
 }
 
-/** `true` or `false`, as typed. */
 export function booleanArg(raw: string, flag: string): string {
   if (raw !== 'true' && raw !== 'false')
     throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected true or false`, `for example ${flag} true`);

@@ -10,7 +10,6 @@ export interface ArgDef {
   readonly description?: string;
   readonly optional?: boolean;
   readonly variadic?: boolean;
-  /** The value when it is not given. */
   readonly default?: string;
   /** A closed set: commander lists it in the help and completion offers it. */
   readonly choices?: readonly string[];
