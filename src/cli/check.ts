@@ -2,7 +2,6 @@
 import type { CommandContext } from '../model/def.js';
 import { formatDuration, startSpinner } from './spinner.js';
 
-type Run = import('../app/checks.js').CheckRun;
 type Progress = (event: import('../app/checks.js').CheckProgress) => void;
 
 /** A spinner while each check runs (on a terminal), then its result line on `lines` (none with null). */
@@ -21,7 +20,7 @@ function checkProgress(lines: NodeJS.WritableStream | null, interrupted?: AbortS
 }
 
 /** `✓ unit  passed in 2.3 s`, `✗ lint  failed (exit 2) in 0.4 s — .sow/project/evidence/….log`. */
-function runLine(run: Run, width: number): string {
+function runLine(run: import('../app/checks.js').CheckRun, width: number): string {
   const name = run.name.padEnd(width);
   if (run.passed) return `✓ ${name}  passed in ${formatDuration(run.duration_ms)}`;
   const what = run.timed_out

@@ -3,9 +3,8 @@
 
 import { stdout } from './stdio.js';
 
-type Env = Readonly<Record<string, string | undefined>>;
+export type Env = Readonly<Record<string, string | undefined>>;
 
-/** Whether output to `stream` may be coloured. */
 export function colourEnabled(
   stream: { isTTY?: boolean },
   env: Env = process.env,

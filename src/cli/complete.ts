@@ -87,7 +87,7 @@ async function live(
 }
 
 /** The values a source names, for the command `at` stands on. */
-async function fromSource(source: CandidateSource | undefined, at: Position, cwd: string): Promise<Candidate[]> {
+async function fromSource(source: string | undefined, at: Position, cwd: string): Promise<Candidate[]> {
   switch (source) {
     case 'task-id':
       return live((app) => app.taskIdCandidates(cwd));
@@ -124,14 +124,15 @@ async function fromSource(source: CandidateSource | undefined, at: Position, cwd
 /** The long flag of commander's form: '-a, --agent <agent>' → '--agent'. */
 const longFlag = (flags: string): string | undefined => /--[\w-]+/.exec(flags)?.[0];
 
-/** The values an option or argument takes: its fixed choices, else those of its definition's source. */
+/** The values an option or argument takes: its fixed choices, else those of its definition's source (one named as a
+ * source, such as `--agent` or `task-id`, completes from it). */
 async function valuesOf(at: Position, item: Option | Argument, cwd: string): Promise<Candidate[]> {
   if (item.argChoices) return fromList(item.argChoices);
   const def = definitionOf(at.cmd);
   const source =
     'long' in item
-      ? def?.options?.find((o) => longFlag(o.flags) === item.long)?.complete
-      : def?.args?.find((a) => a.name === item.name())?.complete;
+      ? (def?.options?.find((o) => longFlag(o.flags) === item.long)?.complete ?? item.long?.slice(2))
+      : (def?.args?.find((a) => a.name === item.name())?.complete ?? item.name());
   return fromSource(source, at, cwd);
 }
 
@@ -194,18 +195,17 @@ export async function complete(
 
 /** One line per candidate: bash the value; zsh `value:description`; fish `value<TAB>description`. */
 export function formatCandidates(candidates: readonly Candidate[], shell: string | undefined): string[] {
-  // Values and descriptions come from state files (task names): control characters escaped.
-  candidates = candidates.map((c) => ({
-    ...c,
-    value: shown(c.value),
-    ...(c.description !== undefined ? { description: shown(c.description) } : {}),
-  }));
-  const describe = (c: Candidate) => (c.description ?? '').replace(/\s+/g, ' ').trim();
-  if (shell === 'zsh')
-    return candidates.map((c) => {
-      const value = c.value.replace(/\\/g, '\\\\').replace(/:/g, '\\:');
-      return describe(c) ? `${value}:${describe(c)}` : value;
-    });
-  if (shell === 'fish') return candidates.map((c) => (describe(c) ? `${c.value}\t${describe(c)}` : c.value));
-  return candidates.map((c) => c.value);
+  return candidates.map((c) => {
+    // Values and descriptions come from state files (task names): control characters escaped.
+    const value = shown(c.value);
+    const description = shown(c.description ?? '')
+      .replace(/\s+/g, ' ')
+      .trim();
+    if (shell === 'zsh') {
+      const escaped = value.replace(/\\/g, '\\\\').replace(/:/g, '\\:');
+      return description ? `${escaped}:${description}` : escaped;
+    }
+    if (shell === 'fish') return description ? `${value}\t${description}` : value;
+    return value;
+  });
 }

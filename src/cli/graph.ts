@@ -68,7 +68,6 @@ export function renderLifecycleMermaid(g: LifecycleGraph): string {
   return lines.join('\n');
 }
 
-/** A graphviz string literal. */
 const dotString = (s: string): string => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`;
 
 /** A graphviz `digraph`: final states with a double border, the current state bold with "(current)" under its name. */
@@ -102,10 +101,8 @@ export function renderLifecycleDot(g: LifecycleGraph): string {
   return lines.join('\n');
 }
 
-export function renderLifecycle(g: LifecycleGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  if (format === 'text') return renderLifecycleText(g, paint);
-  return format === 'mermaid' ? renderLifecycleMermaid(g) : renderLifecycleDot(g);
-}
+export const renderLifecycle = (g: LifecycleGraph, format: GraphFormat, paint: Paint = PLAIN): string =>
+  ({ text: renderLifecycleText, mermaid: renderLifecycleMermaid, dot: renderLifecycleDot })[format](g, paint);
 
 /** `PlanningActive ✓ → ImplementationPlanning ✓ → [ImplementationExecuting] → ReviewActive → …` */
 export function renderLifecycleMap(map: LifecycleMap, paint: Paint = PLAIN): string {
@@ -183,7 +180,5 @@ export function renderTasksDot(g: TaskGraph): string {
   return lines.join('\n');
 }
 
-export function renderTasks(g: TaskGraph, format: GraphFormat, paint: Paint = PLAIN): string {
-  if (format === 'text') return renderTasksText(g, paint);
-  return format === 'mermaid' ? renderTasksMermaid(g) : renderTasksDot(g);
-}
+export const renderTasks = (g: TaskGraph, format: GraphFormat, paint: Paint = PLAIN): string =>
+  ({ text: renderTasksText, mermaid: renderTasksMermaid, dot: renderTasksDot })[format](g, paint);

@@ -2,24 +2,13 @@
 // so logs and pipes never see it.
 
 import { shown as escaped } from '../domain/display.js';
-import { colourEnabled } from './colour.js';
+import { colourEnabled, type Env } from './colour.js';
 
 /** What the spinner writes to: process.stderr, or a stand-in in tests. */
 export interface SpinnerStream {
   isTTY?: boolean;
   columns?: number;
   write(text: string): unknown;
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
-interface SpinnerOptions {
-  stream?: SpinnerStream;
-  env?: Env;
-  /** Nothing shows for work shorter than this (default 1 s). */
-  delayMs?: number;
-  intervalMs?: number;
-  now?: () => number;
 }
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -43,7 +32,10 @@ export function formatDuration(ms: number): string {
 const elapsed = (ms: number) => (ms < 60_000 ? `${Math.floor(ms / 1000)} s` : formatDuration(ms));
 
 /** `stop()` clears the line (if anything was drawn): call it before printing anything else. */
-export function startSpinner(raw: string, opts: SpinnerOptions = {}): { stop(): void } {
+export function startSpinner(
+  raw: string,
+  opts: { stream?: SpinnerStream; env?: Env; now?: () => number } = {},
+): { stop(): void } {
   const label = escaped(raw); // a ref's name comes from a committed index
   const stream = opts.stream ?? process.stderr;
   const env = opts.env ?? process.env;
@@ -78,9 +70,9 @@ export function startSpinner(raw: string, opts: SpinnerOptions = {}): { stop(): 
   process.on('exit', onExit);
   const delay = setTimeout(() => {
     draw();
-    interval = setInterval(draw, opts.intervalMs ?? 100);
+    interval = setInterval(draw, 100);
     interval.unref();
-  }, opts.delayMs ?? 1000);
+  }, 1000);
   delay.unref();
   return {
     stop() {

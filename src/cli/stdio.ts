@@ -47,12 +47,7 @@ function usesStream(name: Name): boolean {
 }
 
 /** What writeText and the painters need of an output: whether it is a terminal, and a way to write. */
-export interface Output {
-  readonly isTTY: boolean;
-  write(text: string): void;
-}
-
-function output(name: Name): Output {
+function output(name: Name) {
   return {
     get isTTY(): boolean {
       return usesStream(name) ? process[name].isTTY === true : false;

@@ -9,14 +9,11 @@ export const advance = command({
     'sow advance             # move on when the guard holds (exit 3 names what is missing)',
   ],
   description: 'Move the project to its next state, if the guard holds (the only command that does)',
-  args: [
-    { name: 'event', description: 'fire this event instead of the automatic one', optional: true, complete: 'event' },
-  ],
+  args: [{ name: 'event', description: 'fire this event instead of the automatic one', optional: true }],
   options: [
     { flags: '-l, --list', description: 'list the transitions out of this state, with their guards' },
     { flags: '-n, --dry-run', description: 'check the guard, write nothing' },
   ],
-  writes: true,
   mcp: {
     tool: 'advance',
     description: "Move to the next state if its guard holds; a refusal's hint says what is missing.",

@@ -60,9 +60,8 @@ export const commands: readonly CommandDef[] = [
       {
         name: 'agent',
         description: 'implementer, architect, reviewer, planner, researcher, decomposer or orchestrator',
-        complete: 'agent',
       },
-      { name: 'task-id', description: 'the task to work on', optional: true, complete: 'task-id' },
+      { name: 'task-id', description: 'the task to work on', optional: true },
     ],
     options: [
       {
@@ -102,7 +101,6 @@ export const commands: readonly CommandDef[] = [
       `returns at once with the task, the worker, its pid and where its events go, and the supervisor does what ` +
       `a waiting spawn does when the worker stops (the task's status, letting it go, counting what it used). ` +
       `'sow agent wait' waits for detached workers.`,
-    writes: true,
     async run(ctx, { args, opts }) {
       const [agentName, taskId] = args as [string, string | undefined];
       if (opts.next && taskId !== undefined)
@@ -142,20 +140,11 @@ export const commands: readonly CommandDef[] = [
     name: 'agent resume',
     description: 'Continue a worker session with a new prompt (feedback, an answer, corrections)',
     args: [
-      {
-        name: 'task-id',
-        description: 'the task whose session to resume (omit with --agent)',
-        optional: true,
-        complete: 'task-id',
-      },
+      { name: 'task-id', description: 'the task whose session to resume (omit with --agent)', optional: true },
       { name: 'prompt', description: 'what to tell the worker', optional: true },
     ],
     options: [
-      {
-        flags: '-a, --agent <agent>',
-        description: 'resume the project-level session of this agent instead of a task',
-        complete: 'agent',
-      },
+      { flags: '-a, --agent <agent>', description: 'resume the project-level session of this agent instead of a task' },
       VERBOSE,
       QUIET,
       { flags: '--force', description: 'resume even though another worker still owns the task (it loses the task)' },
@@ -173,7 +162,6 @@ export const commands: readonly CommandDef[] = [
       },
     ],
     help: configHelp,
-    writes: true,
     async run(ctx, { args, opts }) {
       const [first, second] = args as [string | undefined, string | undefined];
       const { resumeAgent } = await import('../app/workers/resume.js');
@@ -209,15 +197,7 @@ export const commands: readonly CommandDef[] = [
   command({
     name: 'agent wait',
     description: 'Wait until workers have stopped (default: every worker running now) and say how each task stands',
-    args: [
-      {
-        name: 'task-id',
-        description: 'the tasks whose workers to wait for',
-        optional: true,
-        variadic: true,
-        complete: 'task-id',
-      },
-    ],
+    args: [{ name: 'task-id', description: 'the tasks whose workers to wait for', optional: true, variadic: true }],
     options: [{ flags: '--any', description: 'return when one of them stops' }, TIMEOUT_OPTION],
     help:
       'A task no worker runs on counts as stopped at once. With a timeout an orchestrator whose tool calls are ' +
@@ -270,7 +250,7 @@ export const commands: readonly CommandDef[] = [
     description:
       'What the worker on a task did, as it happens: its messages, tool calls, usage, errors and exit, the same ' +
       'for every CLI (the newest run)',
-    args: [{ name: 'task-id', description: 'the task whose worker to show', complete: 'task-id' }],
+    args: [{ name: 'task-id', description: 'the task whose worker to show' }],
     options: [
       { flags: '-f, --follow', description: 'keep printing events as they come, until the worker stops' },
       { flags: '--raw', description: "print the CLI's own event stream instead (JSON lines, as it wrote them)" },
@@ -309,8 +289,7 @@ export const commands: readonly CommandDef[] = [
     description:
       'End the worker on a task and everything it started (TERM, then KILL after 10 s); the task is paused, with a ' +
       'note in its log',
-    args: [{ name: 'task-id', description: 'the task whose worker to stop', complete: 'task-id' }],
-    writes: true,
+    args: [{ name: 'task-id', description: 'the task whose worker to stop' }],
     async run(ctx, { args }) {
       const id = taskIdArg(args[0] as string, 'task id');
       const { stopWorker } = await import('../app/detach.js');
@@ -340,7 +319,6 @@ export const commands: readonly CommandDef[] = [
         default: [],
       },
     ],
-    writes: true,
     async run(ctx, { args, opts }) {
       const { agentLog } = await import('../app/report.js');
       const r = await agentLog(ctx.app, {
@@ -359,7 +337,6 @@ export const commands: readonly CommandDef[] = [
       'status); without a task: working, done, blocked or failed',
     args: [{ name: 'message', description: 'why, in a sentence (goes to the log)', optional: true, variadic: true }],
     options: [{ flags: '--status <status>', description: 'how the work stands', required: true }],
-    writes: true,
     async run(ctx, { args, opts }) {
       const { agentReport } = await import('../app/report.js');
       const r = await agentReport(ctx.app, opts.status, (args[0] as string[]).join(' '));

@@ -43,7 +43,6 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
         '  --assessment pass|fail   (review)\n  --status pending|addressed   (feedback)\n' +
         '  --source human           (any type; metadata.a.b reaches nested keys)\n' +
         'An absolute --path inside the repository is converted.',
-      writes: true,
       mcp: tool('add', { description: "Add, set or list a phase's inputs or outputs, or a task's (id)." }),
       async run(ctx, { opts, rest }) {
         if (opts.approved !== undefined) booleanArg(opts.approved, '--approved');
@@ -74,7 +73,6 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
         { name: 'value', description: 'its new value' },
       ],
       options: [owner, INDEX],
-      writes: true,
       mcp: tool('set'),
       async run(ctx, { args, opts }) {
         const { setArtifact } = await import('../app/artifacts.js');
@@ -94,7 +92,6 @@ export function artifactCommands(direction: Direction, kind: OwnerKind): Command
       name: `${prefix} remove`,
       description: 'Remove an artifact (later indexes move down by one)',
       options: [owner, INDEX],
-      writes: true,
       async run(ctx, { opts }) {
         const { removeArtifact } = await import('../app/artifacts.js');
         const format = await formatArtifact();

@@ -59,7 +59,6 @@ command must be allowed again. The record is kept per repository in your state f
 ($XDG_STATE_HOME/sow/allowed-checks, else ~/.local/state/sow/allowed-checks), where a worker cannot reach.
 A worker sow spawned cannot allow checks. In CI, SOW_ALLOW_CHECKS=1 allows every declared check without a
 record. sow check forget withdraws what you allowed.`,
-    writes: true,
     async run(ctx, { args, opts }) {
       const { allowChecks } = await import('../app/check-allowance.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
@@ -86,7 +85,6 @@ record. sow check forget withdraws what you allowed.`,
     name: 'check forget',
     description: 'Withdraw what you allowed to run in this repository (default: every check)',
     args: [{ name: 'names', description: 'the checks to withdraw', optional: true, variadic: true }],
-    writes: true,
     async run(ctx, { args }) {
       const { forgetChecks } = await import('../app/check-allowance.js');
       const r = await forgetChecks(ctx.app, args[0] as string[]);
@@ -117,7 +115,6 @@ record. sow check forget withdraws what you allowed.`,
       'which it was; nothing of that run is recorded and its logs are removed (exit 130).\nWith --detach the ' +
       "checks run under a sow of their own, which ends when they end: 'sow check wait --timeout 90s' waits for " +
       'them in slices (exit 124 while they still run) and then reports them as this command would.',
-    writes: true,
     mcp: {
       tool: 'check',
       action: 'run',
@@ -125,7 +122,6 @@ record. sow check forget withdraws what you allowed.`,
     },
     async run(ctx, { args, opts }) {
       const names = args[0] as string[];
-      const task = opts.task !== undefined ? { task: opts.task } : {};
       const { RUNNER_VARIABLE } = await import('../adapters/check-runs.js');
       // Set only for the runner a `--detach` started; the checks themselves never see it.
       const announce = process.env[RUNNER_VARIABLE];
@@ -133,7 +129,7 @@ record. sow check forget withdraws what you allowed.`,
       const app = await import('../app/checks.js');
       if (opts.detach) {
         const { startChecksDetached } = await import('../app/check-detach.js');
-        const r = await startChecksDetached(ctx.app, names, task);
+        const r = await startChecksDetached(ctx.app, names, { task: opts.task });
         if (!r) return { data: { runs: [], recorded: null }, message: app.NO_CHECKS_HELP };
         const which = names.length ? ` ${r.checks.join(' ')}` : '';
         return {
@@ -145,13 +141,9 @@ record. sow check forget withdraws what you allowed.`,
         };
       }
       const watch = await (await import('../cli/check.js')).checkWatch(ctx, ctx.json ? null : process.stdout);
+      const { onProgress, signal } = watch;
       const r = await app
-        .checkRun(ctx.app, names, {
-          ...task,
-          ...(announce !== undefined ? { announce } : {}),
-          onProgress: watch.onProgress,
-          signal: watch.signal,
-        })
+        .checkRun(ctx.app, names, { task: opts.task, announce, onProgress, signal })
         .finally(() => watch.release());
       if (r.runs.length === 0) return { data: r, message: app.NO_CHECKS_HELP };
       return { data: r, message: passedMessage(r) };
@@ -190,10 +182,7 @@ record. sow check forget withdraws what you allowed.`,
 ];
 
 /** What a run whose checks all passed says: how many, where, and where the evidence went. */
-function passedMessage(r: {
-  runs: import('../app/checks.js').CheckRun[];
-  recorded: import('../app/checks.js').EvidenceRecord | null;
-}): string {
+function passedMessage(r: Awaited<ReturnType<typeof import('../app/checks.js').checkRun>>): string {
   const passed = r.runs.length === 1 ? 'The check passed' : `All ${r.runs.length} checks passed`;
   const where = r.runs[0]?.checkout !== undefined ? ` in the task's checkout ${r.runs[0].checkout}` : '';
   return (

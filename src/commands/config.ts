@@ -7,7 +7,6 @@ export const commands: readonly CommandDef[] = [
     name: 'config init',
     description: 'Create the configuration file from a commented template (never overwrites without asking)',
     options: [{ flags: '-y, --yes', description: 'replace an existing file without asking' }],
-    writes: true,
     async run(ctx, { opts }) {
       const { initConfig } = await import('../app/config.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');
@@ -62,7 +61,6 @@ export const commands: readonly CommandDef[] = [
   command({
     name: 'config edit',
     description: 'Open the configuration in $VISUAL or $EDITOR (creating it from the template), then validate it',
-    writes: true,
     async run(ctx) {
       const { editConfig, ConfigInvalidError } = await import('../app/config.js');
       const { renderValidation } = await import('../cli/render.js');
@@ -78,7 +76,6 @@ export const commands: readonly CommandDef[] = [
     name: 'config reset',
     description: 'Remove the configuration file (a .backup copy is kept) and go back to the defaults',
     options: [{ flags: '-y, --yes', description: 'do not ask' }],
-    writes: true,
     async run(ctx, { opts }) {
       const { resetConfig } = await import('../app/config.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');

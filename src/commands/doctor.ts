@@ -2,17 +2,13 @@
 import { command } from '../model/def.js';
 import { writeText } from '../cli/output.js';
 
-type Check = import('../app/doctor.js').DoctorCheck;
-
-const WORD = { ok: 'ok', warn: 'warn', fail: 'FAIL' } as const;
-
 /** One line per check: `FAIL  lock       a stale lock: … — fix: sow doctor --fix`. */
-function renderChecks(checks: readonly Check[]): string {
+function renderChecks(checks: readonly import('../app/doctor.js').DoctorCheck[]): string {
   const width = Math.max(...checks.map((c) => c.id.length));
   return checks
     .map((c) => {
       const fix = c.status !== 'ok' && c.fix ? ` — fix: ${c.fix}` : '';
-      return `${WORD[c.status].padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}${fix}`;
+      return `${(c.status === 'fail' ? 'FAIL' : c.status).padEnd(4)}  ${c.id.padEnd(width)}  ${c.message}${fix}`;
     })
     .join('\n');
 }
@@ -34,7 +30,6 @@ export const doctor = command({
 Exit 0 when no check failed (warnings alone are exit 0), 1 when one failed. With --json the checks
 ({id, status, message, fix, fixed}) are the data, or the error's details when one failed.
 Without --fix nothing is written.`,
-  writes: true,
   async run(ctx, { opts }) {
     const { doctor, DoctorFoundProblemsError } = await import('../app/doctor.js');
     const r = await doctor(ctx.app, { fix: opts.fix === true });

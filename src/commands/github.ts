@@ -87,7 +87,6 @@ export const pr: readonly CommandDef[] = [
       { flags: '--draft', description: 'open it as a draft' },
       { flags: '--force', description: 'open it before the project is finalizing' },
     ],
-    writes: true,
     async run(ctx, { opts }) {
       const gh = await import('../app/github.js');
       const r = await gh.prCreate(ctx.app, { draft: opts.draft === true, force: opts.force === true });
@@ -106,7 +105,6 @@ export const pr: readonly CommandDef[] = [
   command({
     name: 'pr ready',
     description: "Mark the project's pull request ready for review",
-    writes: true,
     async run(ctx) {
       const gh = await import('../app/github.js');
       const r = await gh.prReady(ctx.app);

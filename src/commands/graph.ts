@@ -4,16 +4,14 @@ import { command, type CommandDef, type OptionDef } from '../model/def.js';
 import { GRAPH_FORMATS, renderLifecycle, renderTasks, type GraphFormat } from '../cli/graph.js';
 import { paintFor } from '../cli/colour.js';
 
-/** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */
-const FORMAT_HELP = 'text, mermaid or dot (graphviz); default: text on a terminal, mermaid when piped or redirected';
-
 const FORMAT = {
   flags: '-f, --format <format>',
-  description: FORMAT_HELP,
+  description: 'text, mermaid or dot (graphviz); default: text on a terminal, mermaid when piped or redirected',
   choices: GRAPH_FORMATS,
   parse: choiceOf('graph format', GRAPH_FORMATS),
 } as const satisfies OptionDef;
 
+/** Text for a person at a terminal; mermaid where output goes to a file or a pipe (a README, an issue). */
 const formatOf = (opts: { format?: unknown }): GraphFormat =>
   (opts.format as GraphFormat | undefined) ?? (process.stdout.isTTY ? 'text' : 'mermaid');
 

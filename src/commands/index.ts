@@ -19,7 +19,7 @@ const artifacts = (direction: 'inputs' | 'outputs'): GroupDef =>
   );
 const single = (name: string, load: () => Promise<CommandDef>): GroupDef => group(name, '', async () => [await load()]);
 
-const topic = (name: string, description: string, load: () => Promise<CommandDef>): TopicDef => ({
+const topic = (name: string, description: string, load: TopicDef['load']): TopicDef => ({
   name,
   description,
   load,

@@ -5,7 +5,6 @@ export const init = command({
   name: 'init',
   examples: ['sow init', 'sow init --json'],
   description: 'Create .sow/ at the root of this git repository',
-  writes: true,
   async run(ctx) {
     const { initWorkspace } = await import('../app/init.js');
     const result = initWorkspace(ctx.app.cwd);

@@ -28,19 +28,15 @@ export const install = command({
     },
     { flags: '--with-mcp', description: "claude: also register sow's MCP server (.mcp.json, or the plugin's)" },
   ],
-  help: [
-    'What each target gets (all from the same templates):',
-    '  claude    .claude/agents/sow-<role>.md, .claude/commands/sow/*.md (/sow:continue …), ' +
-      '.claude/skills/sow/SKILL.md,',
-    '            hooks in .claude/settings.json (SessionStart: sow project continue; Stop: a reminder to report back)',
-    '  codex, copilot, opencode   .agents/skills/sow/SKILL.md and a section in AGENTS.md',
-    '  gemini    .gemini/skills/sow/SKILL.md, .gemini/commands/sow/*.toml (/sow:status …), a section in GEMINI.md',
-    '  cursor    .cursor/rules/sow.mdc and a section in AGENTS.md',
-    '',
-    'Installing again upgrades what sow wrote and leaves files you edited alone (the new version goes',
-    'beside them as <file>.sow-new). What sow wrote is recorded in .sow/integrations.yaml; commit it.',
-  ].join('\n'),
-  writes: true,
+  help: `What each target gets (all from the same templates):
+  claude    .claude/agents/sow-<role>.md, .claude/commands/sow/*.md (/sow:continue …), .claude/skills/sow/SKILL.md,
+            hooks in .claude/settings.json (SessionStart: sow project continue; Stop: a reminder to report back)
+  codex, copilot, opencode   .agents/skills/sow/SKILL.md and a section in AGENTS.md
+  gemini    .gemini/skills/sow/SKILL.md, .gemini/commands/sow/*.toml (/sow:status …), a section in GEMINI.md
+  cursor    .cursor/rules/sow.mdc and a section in AGENTS.md
+
+Installing again upgrades what sow wrote and leaves files you edited alone (the new version goes
+beside them as <file>.sow-new). What sow wrote is recorded in .sow/integrations.yaml; commit it.`,
   async run(ctx, { args, opts }) {
     const { install } = await import('../app/install.js');
     const r = await install(ctx.app.cwd, args[0] as string, {
@@ -65,7 +61,6 @@ export const uninstall = command({
   description: 'Remove exactly what sow install wrote for a target (files you edited are left, and named)',
   args: [{ name: 'target', description: TARGET_HELP }],
   options: [{ flags: '--plugin <dir>', description: 'claude: the plugin folder sow install wrote' }],
-  writes: true,
   async run(ctx, { args, opts }) {
     const { uninstall } = await import('../app/install.js');
     const r = await uninstall(ctx.app.cwd, args[0] as string, { plugin: opts.plugin, version: version() });

@@ -12,7 +12,7 @@ export const log = command({
   description: "Append an entry to the task's log (or the project's): front matter + notes; files become task outputs",
   args: [{ name: 'notes', description: 'the entry, in markdown', optional: true, variadic: true }],
   options: [
-    { flags: '--agent <id>', description: 'who logs (default: $SOW_AGENT_ID)', complete: 'agent' },
+    { flags: '--agent <id>', description: 'who logs (default: $SOW_AGENT_ID)' },
     { flags: '--action <action>', description: 'what was done, e.g. modified_file, test_run', required: true },
     { flags: '--result <result>', description: LOG_RESULTS.join(', '), required: true },
     { flags: '--file <path>', description: 'a file of the entry (repeatable)', parse: collect, default: [] },
@@ -21,7 +21,6 @@ export const log = command({
     { flags: '--project', description: "log to the project's log" },
   ],
   help: `The actions: ${LOG_ACTIONS.join(', ')}.`,
-  writes: true,
   mcp: {
     tool: 'log',
     description: "Append to a task's log (or the project's); its files become task outputs.",

@@ -14,7 +14,6 @@ export const mcp = command({
   help:
     'For Claude Code: claude mcp add sow -- sow mcp\nEach tool returns what the matching command prints under ' +
     '"data" with --json; a refusal is that command\'s error envelope, with its code and hint.',
-  writes: true,
   async run(ctx, { opts }) {
     if (!ctx.commands) throw new Error('sow mcp needs the registry of commands to serve');
     // The SDK loads here, and only here: no other command pays for it.

@@ -20,7 +20,6 @@ sides added are kept, in time order); logs and the knowledge index keep what eit
 A field both branches changed to different values stops the merge (exit 1): the file keeps this
 branch's value, and 'sow doctor' names the field and both values. Other files under .sow/ get
 git's own text merge.`,
-  writes: true,
   async run(ctx, { args }) {
     const { runMergeDriver } = await import('../app/merge-driver.js');
     const [base, ours, theirs, path] = args as string[];

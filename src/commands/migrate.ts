@@ -5,7 +5,6 @@ export const migrate = command({
   name: 'migrate',
   description: 'Upgrade .sow/ from the layout an older sow wrote (a backup is kept in .git/sow/backup/)',
   options: [{ flags: '-n, --dry-run', description: 'list every change and write nothing' }],
-  writes: true,
   async run(ctx, { opts }) {
     const { migrate } = await import('../app/migrate.js');
     const r = await migrate(ctx.app, opts.dryRun === true);

@@ -10,7 +10,6 @@ export const commands: readonly CommandDef[] = [
     description: 'Set a phase field (enabled, iteration) or metadata (tasks_approved, project_deleted, metadata.a.b …)',
     args: [{ name: 'field' }, { name: 'value' }],
     options: [PHASE],
-    writes: true,
     async run(ctx, { args, opts }) {
       const { setPhaseField } = await import('../app/phase.js');
       const r = await setPhaseField(ctx.app, args[0] as string, args[1] as string, opts.phase);

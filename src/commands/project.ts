@@ -34,15 +34,13 @@ async function showStatus(
   return { data: r, text: renderStatus(r, paintFor()), ...(warnings.length ? { warnings } : {}) };
 }
 
-const ALL_OPTION = { flags: '--all', description: "every project: the main checkout's and each worktree's" } as const;
-
 const STATUS_DESCRIPTION = 'Show the project dashboard: state, phases, tasks and what advance needs';
 
 /** `sow status`, the short spelling of `sow project status`. */
 export const status = command({
   name: 'status',
   description: `${STATUS_DESCRIPTION} (same as 'sow project status')`,
-  options: [ALL_OPTION, WATCH_OPTION],
+  options: [{ flags: '--all', description: "every project: the main checkout's and each worktree's" }, WATCH_OPTION],
   writes: false,
   mcp: { tool: 'status', description: "The project's state, phases, tasks and what advancing needs.", omit: ['all'] },
   run: (ctx, { opts }) => showStatus(ctx, opts),
@@ -87,7 +85,6 @@ export const commands: readonly CommandDef[] = [
       },
       { flags: '--no-planning', description: 'skip the planning phase and start at ImplementationPlanning' },
     ],
-    writes: true,
     async run(ctx, { args, opts }) {
       const name = args[0] as string | undefined;
       const how = { planning: opts.planning, branch: opts.branch, type: opts.type };
@@ -183,7 +180,6 @@ export const commands: readonly CommandDef[] = [
       'Set a project field (name, description, base_branch; branch moves the project to the branch checked out) ' +
       'or metadata',
     args: [{ name: 'field' }, { name: 'value' }],
-    writes: true,
     async run(ctx, { args }) {
       const { setProjectField } = await import('../app/project.js');
       const r = await setProjectField(ctx.app, args[0] as string, args[1] as string);
@@ -197,7 +193,6 @@ export const commands: readonly CommandDef[] = [
       { flags: '-y, --yes', description: 'do not ask' },
       { flags: '--force', description: 'delete it even though it belongs to another branch' },
     ],
-    writes: true,
     async run(ctx, { opts }) {
       const { deleteProject } = await import('../app/project.js');
       const { askYesNo, interactive } = await import('../cli/confirm.js');

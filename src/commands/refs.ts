@@ -49,7 +49,6 @@ export const commands: readonly CommandDef[] = [
         description: "this machine's own: kept out of the committed index (always so for a local folder)",
       },
     ],
-    writes: true,
     async run(ctx, { args, opts }) {
       const { addRef } = await import('../app/refs.js');
       const r = await addRef(ctx.app, args[0] as string, { ...opts, progress: progress() });
@@ -116,7 +115,6 @@ export const commands: readonly CommandDef[] = [
     name: 'refs update',
     description: 'Fast-forward the cached checkouts (never discarding changes made in the cache)',
     args: [{ name: 'link', optional: true, complete: 'ref' }],
-    writes: true,
     async run(ctx, { args }) {
       const { refsUpdate } = await import('../app/refs.js');
       const list = await refsUpdate(ctx.app, args[0] as string | undefined, progress(), await fetchSpinner());
@@ -155,7 +153,6 @@ export const commands: readonly CommandDef[] = [
         description: 'also delete its checkout from the cache when no other repository uses it',
       },
     ],
-    writes: true,
     async run(ctx, { args, opts }) {
       const { removeRef } = await import('../app/refs.js');
       const pruneCache = opts.pruneCache === true;
@@ -174,7 +171,6 @@ export const commands: readonly CommandDef[] = [
   command({
     name: 'refs init',
     description: 'Make every link again from the indexes (clone what the cache lacks): run it on a fresh clone',
-    writes: true,
     async run(ctx) {
       const { refsInit } = await import('../app/refs.js');
       const list = await refsInit(ctx.app, progress());

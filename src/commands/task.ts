@@ -21,13 +21,12 @@ export const commands: readonly CommandDef[] = [
     description: 'Add a task (ids are gap-numbered: 010, 020, …)',
     args: [{ name: 'name', description: 'what the task does' }],
     options: [
-      { flags: '-a, --agent <agent>', description: 'the agent role, e.g. implementer', complete: 'agent' },
+      { flags: '-a, --agent <agent>', description: 'the agent role, e.g. implementer' },
       { flags: '-d, --description <text>', description: 'requirements, acceptance criteria (description.md)' },
       { flags: '--id <id>', description: 'this id (10 means 010), not the next free one', complete: 'task-id' },
       { flags: '--parallel', description: 'may run beside others' },
       { flags: '--depends-on <ids>', description: 'ids that must finish first, e.g. 010,020', complete: 'task-id' },
     ],
-    writes: true,
     mcp: { tool: 'task', action: 'add', omit: ['id'] },
     async run(ctx, { args, opts }) {
       const name = args[0] as string;
@@ -66,18 +65,13 @@ export const commands: readonly CommandDef[] = [
       'Setting status completed first runs the checks .sow/config.yaml declares for task_complete ' +
       "('sow check list');\nwhen one fails the task is not completed (exit 3). " +
       'Either way their runs are recorded as evidence on the task.',
-    writes: true,
     mcp: { tool: 'task_update', description: "Set a task's field or metadata; completing runs its checks." },
     async run(ctx, { args, opts }) {
       const [field, value] = args as [string, string];
       const { setTaskField } = await import('../app/task-change.js');
       // Only a completion runs checks: then their progress goes out, and Ctrl-C or a cancel stops them.
       let watch: { release(): void } | undefined;
-      const checking = async () => {
-        const w = await (await import('../cli/check.js')).checkWatch(ctx, process.stderr);
-        watch = w;
-        return { onProgress: w.onProgress, signal: w.signal };
-      };
+      const checking = async () => (watch = await (await import('../cli/check.js')).checkWatch(ctx, process.stderr));
       const r = await setTaskField(ctx.app, taskIdOf(opts), field, value, {
         force: opts.force === true,
         owner: opts.owner,
@@ -115,7 +109,6 @@ export const commands: readonly CommandDef[] = [
       },
       { flags: '--owner <name>', description: 'act as this owner; default: SOW_OWNER' },
     ],
-    writes: true,
     async run(ctx, { opts }) {
       const { abandonTask } = await import('../app/task-change.js');
       const r = await abandonTask(ctx.app, taskIdOf(opts), { force: opts.force === true, owner: opts.owner });
@@ -134,7 +127,6 @@ export const commands: readonly CommandDef[] = [
       'feedback input',
     args: [{ name: 'text', description: 'the findings: what to change, and why' }],
     options: [TASK_ID_OPTION],
-    writes: true,
     help:
       "What the orchestrator prompts describe in two steps (write the file, then 'sow task input add --type " +
       "feedback'), in one. Then set the task in_progress and resume its worker: sow agent resume <id> " +
@@ -176,7 +168,7 @@ export const commands: readonly CommandDef[] = [
     description:
       "Merge a completed task's own checkout (sow agent spawn --worktree) into the project branch, then remove the " +
       'checkout and its branch',
-    args: [{ name: 'task-id', description: 'the task (or --id)', optional: true, complete: 'task-id' }],
+    args: [{ name: 'task-id', description: 'the task (or --id)', optional: true }],
     options: [
       TASK_ID_OPTION,
       {
@@ -192,7 +184,6 @@ export const commands: readonly CommandDef[] = [
       'them there); the output names the evidence it relied on. What its worker left uncommitted (outside .sow/) ' +
       'is committed on its branch first. A conflict stops the merge before the project checkout is touched: the ' +
       "files are named, and the worker's checkout is kept to resolve it there.",
-    writes: true,
     async run(ctx, { args, opts }) {
       const given = args[0] === undefined ? undefined : taskIdArg(args[0] as string, 'task id');
       if (given !== undefined && opts.id !== undefined && given !== taskIdArg(opts.id, '--id'))

@@ -15,7 +15,7 @@ import { ENVIRONMENT, environment, reference, usageOf } from './topics.js';
 import { typeGroups } from './types.js';
 
 const SRC = fileURLToPath(new URL('..', import.meta.url));
-const run = (def: CommandDef) =>
+const run = (def: Pick<CommandDef, 'run'>) =>
   def.run(
     { app: { cwd: SRC, env: {}, now: () => '2026-11-26T10:00:00.000Z' }, commands: allCommands },
     { args: [], opts: {} },

@@ -1,5 +1,5 @@
 /** The help topics that are not commands: reference, environment, json (exit-codes is a command's page). */
-import { command, type CommandDef } from '../model/def.js';
+import type { CommandDef } from '../model/def.js';
 import { columns } from '../cli/render.js';
 import { argUsage } from '../cli/build.js';
 
@@ -14,7 +14,7 @@ function referenceOf(def: CommandDef) {
     command: `sow ${def.name}`,
     usage: usageOf(def),
     description: def.description,
-    writes: def.writes,
+    writes: def.writes !== false,
     arguments: (def.args ?? []).map(({ name, description, optional, variadic, choices }) => {
       return { name, description, optional, variadic, choices };
     }),
@@ -27,10 +27,7 @@ function referenceOf(def: CommandDef) {
   };
 }
 
-export const reference = command({
-  name: 'help reference',
-  description: 'Every command, with its arguments and options',
-  writes: false,
+export const reference: Pick<CommandDef, 'run'> = {
   async run(ctx) {
     const all = ctx.commands ? await ctx.commands() : [];
     const entries = all.map(referenceOf);
@@ -48,62 +45,47 @@ export const reference = command({
         `-h, --help.\nsow help <command> shows one command's help with its notes and examples.`,
     };
   },
-});
+};
 
 /** The variables sow reads, and what each does. */
-const VARIABLES: readonly (readonly [string, string])[] = [
-  ['SOW_AGENTS_<ROLE>', 'which agent CLI runs a role (SOW_AGENTS_IMPLEMENTER=codex), over your configuration file'],
-  [
-    'SOW_OWNER',
-    'the name a claim is recorded under (task next --claim); without it, on a terminal, git config user.name',
-  ],
-  [
-    'SOW_LOCK_TIMEOUT',
+const VARIABLES: Readonly<Record<string, string>> = {
+  'SOW_AGENTS_<ROLE>': 'which agent CLI runs a role (SOW_AGENTS_IMPLEMENTER=codex), over your configuration file',
+  SOW_OWNER: 'the name a claim is recorded under (task next --claim); without it, on a terminal, git config user.name',
+  SOW_LOCK_TIMEOUT:
     'seconds a command waits for another sow command to finish with the project (default 15, at most 86400)',
-  ],
-  [
-    'SOW_ALLOW_CHECKS',
+  SOW_ALLOW_CHECKS:
     "1: run the repository's declared checks without 'sow check allow' (for CI, where the repository is trusted)",
-  ],
-  ['SOW_DEBUG', '1: print the stack trace of an internal error'],
-  ['SOW_NO_COMPILE_CACHE', "1: do not keep sow's compiled code in the cache folder"],
-  ['SOW_NO_RAW_STAT', "1: check task files with Node's fs.lstatSync only, not its faster fs binding"],
-  ['SOW_AGENT_ID', 'set by sow for a worker it spawns: who acts (implementer-1); its claims and log lines carry it'],
-  ['SOW_AGENT', 'set with SOW_AGENT_ID: the agent role (implementer)'],
-  ['SOW_TASK_ID', 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)'],
-  ['SOW_SESSION_ID', 'an agent session; alone, it is an identity for claims (agent CLIs outside sow can set it)'],
-  [
-    'SOW_PROJECT_ROOT',
+  SOW_DEBUG: '1: print the stack trace of an internal error',
+  SOW_NO_COMPILE_CACHE: "1: do not keep sow's compiled code in the cache folder",
+  SOW_NO_RAW_STAT: "1: check task files with Node's fs.lstatSync only, not its faster fs binding",
+  SOW_AGENT_ID: 'set by sow for a worker it spawns: who acts (implementer-1); its claims and log lines carry it',
+  SOW_AGENT: 'set with SOW_AGENT_ID: the agent role (implementer)',
+  SOW_TASK_ID: 'set for a worker spawned on a task: the task it reports on (sow agent report, sow agent log)',
+  SOW_SESSION_ID: 'an agent session; alone, it is an identity for claims (agent CLIs outside sow can set it)',
+  SOW_PROJECT_ROOT:
     'set for a worker: the project checkout; a worker in a checkout of its own (agent spawn --worktree) acts on ' +
-      "the project's state there",
-  ],
-  ['CI', 'set (as CI services do): no progress spinner, even on a terminal'],
-  ['NO_COLOR', 'no colour, even on a terminal (as --no-color); TERM=dumb does the same'],
-  ['VISUAL, EDITOR', "the editor of 'sow config edit'"],
-  ['XDG_CONFIG_HOME', 'where your configuration is: $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml'],
-  ['XDG_CACHE_HOME', 'where the reference cache and compiled code are: $XDG_CACHE_HOME/sow, else ~/.cache/sow'],
-  ['XDG_STATE_HOME', 'where the checks you allowed are recorded: $XDG_STATE_HOME/sow, else ~/.local/state/sow'],
-];
-export const ENVIRONMENT = VARIABLES.map(([name, meaning]) => ({ name, meaning }));
+    "the project's state there",
+  CI: 'set (as CI services do): no progress spinner, even on a terminal',
+  NO_COLOR: 'no colour, even on a terminal (as --no-color); TERM=dumb does the same',
+  'VISUAL, EDITOR': "the editor of 'sow config edit'",
+  XDG_CONFIG_HOME: 'where your configuration is: $XDG_CONFIG_HOME/sow/config.yaml, else ~/.config/sow/config.yaml',
+  XDG_CACHE_HOME: 'where the reference cache and compiled code are: $XDG_CACHE_HOME/sow, else ~/.cache/sow',
+  XDG_STATE_HOME: 'where the checks you allowed are recorded: $XDG_STATE_HOME/sow, else ~/.local/state/sow',
+};
+export const ENVIRONMENT = Object.entries(VARIABLES).map(([name, meaning]) => ({ name, meaning }));
 
-export const environment = command({
-  name: 'help environment',
-  description: 'The environment variables sow reads',
-  writes: false,
+export const environment: Pick<CommandDef, 'run'> = {
   async run() {
     return {
       data: ENVIRONMENT,
       text:
-        `${columns(VARIABLES)}\n\ngh and the agent CLIs read their own ` +
+        `${columns(Object.entries(VARIABLES))}\n\ngh and the agent CLIs read their own ` +
         `variables (GH_TOKEN, GH_HOST, ANTHROPIC_API_KEY, …); sow passes them on.`,
     };
   },
-});
+};
 
-export const json = command({
-  name: 'help json',
-  description: 'What --json prints',
-  writes: false,
+export const json: Pick<CommandDef, 'run'> = {
   async run() {
     const text = `With --json every command prints exactly one JSON document on stdout, and nothing else:
 
@@ -119,4 +101,4 @@ exact characters (human output escapes control characters).
 'sow help reference --json' describes every command; 'sow schema' gives the JSON Schema of each state file.`;
     return { data: { topic: 'json', text }, text };
   },
-});
+};

@@ -31,7 +31,6 @@ export const ui = command({
     'them (advance, output set, phase set, task set, task feedback, agent spawn, agent resume, agent stop): the ' +
     'page cannot disagree with the terminal. Ctrl-C stops the server. With --json: one document with the url, ' +
     'token and port, then it serves until stopped.',
-  writes: true,
   async run(ctx, { opts }) {
     if (!ctx.commands) throw new Error('sow ui needs the registry of commands');
     const { startUi } = await import('../ui/server.js');

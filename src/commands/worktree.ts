@@ -9,7 +9,6 @@ export const commands: readonly CommandDef[] = [
       "repository's default branch: origin/HEAD, main or master)",
     args: [{ name: 'branch' }],
     options: [{ flags: '--from <base>', description: 'the branch or commit a new branch starts from' }],
-    writes: true,
     async run(ctx, { args, opts }) {
       const { addWorktreeFor } = await import('../app/worktree.js');
       const r = await addWorktreeFor(ctx.app, args[0] as string, opts.from);
@@ -50,7 +49,6 @@ export const commands: readonly CommandDef[] = [
       'agent session',
     args: [{ name: 'branch' }],
     options: [{ flags: '--force', description: 'remove it even with uncommitted work or a live agent session' }],
-    writes: true,
     async run(ctx, { args, opts }) {
       const { removeWorktreeFor } = await import('../app/worktree.js');
       const r = await removeWorktreeFor(ctx.app, args[0] as string, opts.force === true);
@@ -60,7 +58,6 @@ export const commands: readonly CommandDef[] = [
   command({
     name: 'worktree prune',
     description: 'Forget the worktrees whose folders were deleted by hand',
-    writes: true,
     async run(ctx) {
       const { pruneWorktreesFor } = await import('../app/worktree.js');
       const r = await pruneWorktreesFor(ctx.app);

@@ -242,7 +242,7 @@ describe('tools derived from their commands', () => {
       const left = (def.options ?? []).filter((o) => o.terminal).length + (def.mcp!.omit ?? []).length;
       expect(paramsOf(def).filter((q) => !q.hidden).length, def.name).toBe(offered - left);
       expect(tool.annotations?.readOnlyHint === true, def.name).toBe(
-        commands.filter((d) => d.mcp?.tool === tool.name).every((d) => !d.writes),
+        commands.filter((d) => d.mcp?.tool === tool.name).every((d) => d.writes === false),
       );
     }
   });

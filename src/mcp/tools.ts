@@ -202,7 +202,7 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
     name,
     description,
     inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}) },
-    ...(defs.every((d) => !d.writes) ? { annotations: { readOnlyHint: true } } : {}),
+    ...(defs.every((d) => d.writes === false) ? { annotations: { readOnlyHint: true } } : {}),
     async run(given, ctx) {
       const problems: string[] = [];
       const args = new Map<string, unknown>();

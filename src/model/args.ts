@@ -41,7 +41,6 @@ export function taskIdsArg(raw: string, flag: string): string {
   return raw;
 }
 
-/** `true` or `false`, as typed. */
 export function booleanArg(raw: string, flag: string): string {
   if (raw !== 'true' && raw !== 'false')
     throw new UsageError(`invalid ${flag} ${quoted(raw)}: expected true or false`, `for example ${flag} true`);
@@ -105,7 +104,6 @@ export const WATCH_OPTION = {
 export const PHASE_OPTION = {
   flags: '-p, --phase <name>',
   description: 'the phase (default: the one in progress)',
-  complete: 'phase',
 } as const satisfies OptionDef;
 export const TASK_ID_OPTION = {
   flags: '--id <id>',

@@ -10,12 +10,12 @@ export interface ArgDef {
   readonly description?: string;
   readonly optional?: boolean;
   readonly variadic?: boolean;
-  /** The value when it is not given. */
   readonly default?: string;
   /** A closed set: commander lists it in the help and completion offers it. */
   readonly choices?: readonly string[];
   /** Checks the word as typed (a usage error, exit 2, for a mistake) and returns the value. */
   readonly parse?: (raw: string) => unknown;
+  /** Where completion finds its values; default: the source the argument is named as (`task-id`, `agent`, `event`). */
   readonly complete?: CandidateSource;
 }
 
@@ -28,6 +28,7 @@ export interface OptionDef {
   readonly choices?: readonly string[];
   /** Checks the word as typed; `previous` is the value so far (a repeatable option collects). */
   readonly parse?: (raw: string, previous: unknown) => unknown;
+  /** Where completion finds its values; default: the source the long flag is named as (`--agent`, `--phase`). */
   readonly complete?: CandidateSource;
   /** For a person at a terminal (`--watch`): not offered to MCP clients. */
   readonly terminal?: boolean;
@@ -98,8 +99,8 @@ export interface CommandDef<Os extends readonly OptionDef[] = readonly OptionDef
   /** Shown after the options in --help (notes); a function when it says something only known then (a path in use). */
   readonly help?: string | (() => string);
   readonly examples?: readonly string[];
-  /** Whether it changes state under .sow/ (or the repository). */
-  readonly writes: boolean;
+  /** Whether it changes state under .sow/ (or the repository): false for a command that only reads, else true. */
+  readonly writes?: boolean;
   /** Takes `--name value` words it does not declare (they arrive as `rest`): what they are, and what MCP calls them. */
   readonly passThrough?: { readonly name: string; readonly description: string };
   readonly mcp?: McpExposure;
@@ -119,11 +120,11 @@ export interface GroupDef {
   load(): Promise<readonly CommandDef[]>;
 }
 
-/** A help topic: `sow help <name>` runs the page's command (its text, or its data with --json). */
+/** A help topic: `sow help <name>` runs its page in this process (its text, or its data with --json). */
 export interface TopicDef {
   readonly name: string;
   readonly description: string;
-  load(): Promise<CommandDef>;
+  load(): Promise<Pick<CommandDef, 'run'>>;
 }
 
 /** sow's own groups and the project types': main hands it down, so nothing below main imports the registry. */
