@@ -147,7 +147,7 @@ export const taskNext = command({
     'List the tasks ready to start (pending, dependencies finished, nobody on them); --claim takes the first',
   options: [
     { flags: '--claim', description: 'claim the first (in_progress, yours)' },
-    { flags: '-a, --agent <agent>', description: 'the agent role', complete: 'agent' },
+    { flags: '-a, --agent <agent>', description: 'the agent role' },
     { flags: '--owner <name>', description: 'who claims it (default: SOW_OWNER)' },
     { flags: '--lease <duration>', description: 'how long the claim holds (30m, 2h)', default: '30m' },
     { flags: '--remote <name>', description: 'also claim it on this git remote' },
@@ -159,7 +159,6 @@ export const taskNext = command({
     'else at a terminal your git user.name. ' +
     'A claim holds for its lease after your last write. A claim on a remote (default: claims.remote of ' +
     '.sow/config.yaml) keeps every other machine from taking the task.',
-  writes: true,
   mcp: {
     tool: 'task_next',
     description: 'Tasks ready to start (first 10); claim takes the first, with its description and needs.',
