@@ -1,6 +1,7 @@
 // Whether this sow runs under a worker (some rights are the person's only). A worker can unset SOW_AGENT_ID, but
 // /proc/<pid>/environ keeps each ancestor's initial environment, so the chain up to pid 1 still shows the agent CLI.
 import { readFileSync } from 'node:fs';
+import { quietly } from './io-errors.js';
 
 /** The variables `sow agent spawn` gives every worker, and nothing else sets. */
 export const WORKER_MARKERS = ['SOW_AGENT_ID', 'SOW_SESSION_ID'] as const;
@@ -35,13 +36,7 @@ export interface ProcessTable {
   name(pid: number): string | undefined;
 }
 
-function read(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch {
-    return undefined;
-  }
-}
+const read = (path: string) => quietly(() => readFileSync(path));
 
 /** Linux's /proc. */
 export const PROC: ProcessTable = {

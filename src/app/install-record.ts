@@ -3,7 +3,7 @@
 import { resolve, sep } from 'node:path';
 import * as v from 'valibot';
 import type { JsonAddition, Planned } from '../domain/integrations.js';
-import { errorClass, NotAGitRepositoryError } from '../domain/errors.js';
+import { errorClass } from '../domain/errors.js';
 import {
   confineReal,
   pathWithin,
@@ -14,6 +14,7 @@ import {
   type ReadLimits,
 } from '../adapters/confine.js';
 import { realPath } from '../adapters/files.js';
+import { ignoring } from '../adapters/io-errors.js';
 import { removeWithEmptyFolders, writeWhole } from '../adapters/integration-files.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { parseStateText } from '../adapters/state-files.js';
@@ -70,12 +71,7 @@ function pluginArea(cwd: string, dir: string): Area {
   const lexical = resolve(cwd, dir);
   const shown = `${dir.replace(/[\\/]+$/, '') || dir}/`;
   const name = `the plugin folder ${shown}`;
-  let root: string | undefined;
-  try {
-    root = findRepoRoot(cwd);
-  } catch (err) {
-    if (!(err instanceof NotAGitRepositoryError)) throw err;
-  }
+  const root = ignoring(['NOT_A_GIT_REPOSITORY'], () => findRepoRoot(cwd));
   const rel = root === undefined ? undefined : pathWithin(root, lexical);
   if (rel === undefined) return { base: realPath(lexical), name, shown };
   if (rel === '') return { ...repoArea(root!), name, shown };

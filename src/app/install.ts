@@ -31,6 +31,7 @@ import {
   writeWhole,
 } from '../adapters/integration-files.js';
 import { readTemplate } from '../adapters/templates.js';
+import { quietly } from '../adapters/io-errors.js';
 import { isRecord } from '../domain/json.js';
 import { isHash, placeOf, readRecord, saveRecord, type RecordEntry } from './install-record.js';
 
@@ -82,11 +83,7 @@ function apply(area: Area, steps: readonly Step[]): void {
 /** Whether JSON text is an object sow can read; one nested deeper than settings ever are is refused (exit 4). */
 function isJsonObject(shown: string, text: string): boolean {
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeepError(shown);
-  try {
-    return isRecord(JSON.parse(text));
-  } catch {
-    return false;
-  }
+  return isRecord(quietly(() => JSON.parse(text)));
 }
 
 /** Plans one change: reads what is there (checking its path), adds the writes to `steps`, updates `entries`. */
