@@ -33,12 +33,12 @@ export function wideningSettings(
   if (!check) return [];
   const found: { file: string; settings: string[] }[] = [];
   for (const folder of [...new Set(folders)]) {
-    for (const pattern of check.paths) {
+    for (const [pattern, widens] of Object.entries(check)) {
       for (const rel of filesOf(folder, pattern)) {
         // A folder where a file is expected, a device: not a settings file the CLI reads.
         const text = ignoring(['NOT_A_FILE'], () => readConfined(repoArea(folder), rel, LIMITS));
         if (text === undefined) continue;
-        const settings = check.found(rel, text);
+        const settings = widens(text);
         // A file in a worker's checkout is named from the repository (the first folder), so that it can be found.
         const shown = folder === folders[0] ? rel : relative(folders[0]!, join(folder, rel)).split(sep).join('/');
         if (settings.length) found.push({ file: shown, settings });
