@@ -283,14 +283,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         // that would open a browser, and try once more.
         const keyMethods = (init.authMethods ?? []).map((m) => m.id).filter((id) => /api[-_]?key$/i.test(id));
         if ((err as { code?: unknown }).code !== AUTH_REQUIRED || !keyMethods.length) throw err;
+        const signIn = (methodId: string) => agent.request(methods.agent.authenticate, { methodId }).then(() => true);
         let signedIn = false;
-        for (const methodId of keyMethods) {
-          signedIn = await agent.request(methods.agent.authenticate, { methodId }).then(
-            () => true,
-            () => false,
-          );
-          if (signedIn) break;
-        }
+        for (const methodId of keyMethods) signedIn ||= await signIn(methodId).catch(() => false);
         if (!signedIn) throw err;
         created = await open();
       }
