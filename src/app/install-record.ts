@@ -55,16 +55,6 @@ export class RecordUnreadableError extends errorClass(
   ],
 ) {}
 
-/** Where an install writes (the repository, or a plugin folder) and where its record lives. */
-export interface Place {
-  area: Area;
-  plugin: boolean;
-  recordArea: Area;
-  recordRel: string;
-  /** The record's name in messages. */
-  recordShown: string;
-}
-
 // The plugin folder named: inside the repository every link on the way must stay inside it; outside, taken as named.
 // Either way sow stays inside that folder.
 function pluginArea(cwd: string, dir: string): Area {
@@ -78,7 +68,8 @@ function pluginArea(cwd: string, dir: string): Area {
   return { base: confineReal(repoArea(root!), rel.split(sep).join('/')), name, shown };
 }
 
-export async function placeOf(cwd: string, plugin: string | undefined): Promise<Place> {
+/** Where an install writes (the repository, or a plugin folder), where its record lives, and its name in messages. */
+export async function placeOf(cwd: string, plugin: string | undefined) {
   if (plugin !== undefined) {
     const area = pluginArea(cwd, plugin);
     return {
@@ -104,6 +95,8 @@ const ENTRIES = v.array(
   v.looseObject({ path: v.string(), kind: v.picklist(['file', 'json', 'section']), targets: v.array(v.string()) }),
 );
 export const isHash = (x: unknown): x is string => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);
+
+type Place = Awaited<ReturnType<typeof placeOf>>;
 
 export async function readRecord(place: Place): Promise<{ text: string | undefined; entries: RecordEntry[] }> {
   const text = readConfined(place.recordArea, place.recordRel, RECORD_LIMITS, { display: place.recordShown });
