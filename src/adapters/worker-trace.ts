@@ -53,11 +53,8 @@ export function traceWorker(
   let nearestAncestor: ReturnType<typeof marked>;
   if (table) {
     const seen = new Set<number>([self.pid]);
-    for (
-      let pid: number | undefined = self.ppid, depth = 0;
-      pid !== undefined && pid > 0 && !seen.has(pid) && depth < MAX_DEPTH;
-      depth++
-    ) {
+    let pid: number | undefined = self.ppid;
+    for (let depth = 0; pid !== undefined && pid > 0 && !seen.has(pid) && depth < MAX_DEPTH; depth++) {
       seen.add(pid);
       const environ = table.environ(pid);
       const found = environ && marked(pid, table.name(pid) ?? '?', (k) => environ.get(k));

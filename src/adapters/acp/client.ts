@@ -329,8 +329,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
     outcome.failure = tooLong ? `the agent wrote a line of more than ${MAX_LINE} bytes` : done;
   // Finished (or failed): the agent's stdin is closed, and it has a moment to exit on its own.
   quietly(() => child.stdin.end());
-  const timer = setTimeout(end, GRACE_MS);
-  timer.unref();
+  const timer = setTimeout(end, GRACE_MS).unref();
   const { code, signal } = await exited;
   clearTimeout(timer);
   clearTimeout(killTimer);
