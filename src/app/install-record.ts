@@ -108,18 +108,15 @@ export async function readRecord(place: Place): Promise<{ text: string | undefin
   return { text, entries: files as RecordEntry[] };
 }
 
-function recordText(entries: readonly RecordEntry[]): string {
-  const header =
-    '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n' +
-    '# `sow uninstall` removes only that. Commit it with the files.\n';
-  return `${header}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`;
-}
+const RECORD_HEADER =
+  '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n' +
+  '# `sow uninstall` removes only that. Commit it with the files.\n';
 
 export function saveRecord(place: Place, before: string | undefined, entries: readonly RecordEntry[]): void {
   if (entries.length === 0) {
     if (before !== undefined) removeWithEmptyFolders(place.recordArea, place.recordRel);
     return;
   }
-  const text = recordText(entries);
+  const text = `${RECORD_HEADER}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`;
   if (text !== before) writeWhole(place.recordArea, place.recordRel, text, false);
 }
