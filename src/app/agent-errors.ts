@@ -1,8 +1,8 @@
 /** The agent errors with the texts of spec 003, "Error Handling". */
 import { errorClass, SowError } from '../domain/errors.js';
 
-// A binding names an executor neither defined nor built in, or a session a type this sow lacks (exit 4); `source`: where
-// the name came from, the file, the environment, or a recorded session.
+// A binding names an executor neither defined nor built in, or a session a type this sow lacks (exit 4); `source`:
+// where the name came from, the file, the environment, or a recorded session.
 export class UnknownExecutorError extends errorClass(
   'UNKNOWN_EXECUTOR',
   'state',
