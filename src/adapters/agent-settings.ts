@@ -3,6 +3,7 @@
 import { readdirSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { confine, readConfined, repoArea, type ReadLimits } from './confine.js';
+import { ignoring, MISSING } from './io-errors.js';
 import type { ExecutorModule } from './executors/types.js';
 
 const LIMITS: ReadLimits = { max: 1024 * 1024, what: "agent CLIs' settings files", why: 'a settings file is a few KB' };
@@ -13,14 +14,8 @@ function filesOf(folder: string, pattern: string): string[] {
   const dir = slash < 0 ? '' : pattern.slice(0, slash);
   const name = pattern.slice(slash + 1);
   if (!name.includes('*')) return [pattern];
-  let names: string[];
-  try {
-    // The folder is confined first: a link out of the repository is refused, never listed.
-    names = readdirSync(dir ? confine(repoArea(folder), dir) : folder);
-  } catch (err) {
-    if (['ENOENT', 'ENOTDIR'].includes((err as NodeJS.ErrnoException).code ?? '')) return [];
-    throw err;
-  }
+  // The folder is confined first: a link out of the repository is refused, never listed.
+  const names = ignoring(MISSING, () => readdirSync(dir ? confine(repoArea(folder), dir) : folder)) ?? [];
   const re = new RegExp(`^${name.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
   return names
     .filter((n) => re.test(n))
@@ -38,18 +33,12 @@ export function wideningSettings(
   if (!check) return [];
   const found: { file: string; settings: string[] }[] = [];
   for (const folder of [...new Set(folders)]) {
-    for (const pattern of check.paths) {
+    for (const [pattern, widens] of Object.entries(check)) {
       for (const rel of filesOf(folder, pattern)) {
-        let text: string | undefined;
-        try {
-          text = readConfined(repoArea(folder), rel, LIMITS);
-        } catch (err) {
-          // A folder where a file is expected, a device: not a settings file the CLI reads.
-          if ((err as { code?: unknown }).code === 'NOT_A_FILE') continue;
-          throw err;
-        }
+        // A folder where a file is expected, a device: not a settings file the CLI reads.
+        const text = ignoring(['NOT_A_FILE'], () => readConfined(repoArea(folder), rel, LIMITS));
         if (text === undefined) continue;
-        const settings = check.found(rel, text);
+        const settings = widens(text);
         // A file in a worker's checkout is named from the repository (the first folder), so that it can be found.
         const shown = folder === folders[0] ? rel : relative(folders[0]!, join(folder, rel)).split(sep).join('/');
         if (settings.length) found.push({ file: shown, settings });

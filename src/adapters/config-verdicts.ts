@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { FileStamp } from './file-stamp.js';
 import { isRecord } from '../domain/json.js';
 import { writeFileAtomic } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 import { ensureRuntimeDir, runtimePath } from './runtime.js';
 
 const FILE = 'config-check.json';
@@ -16,21 +17,13 @@ export interface Verdict {
 }
 
 export function readVerdicts(root: string): Map<string, Verdict> {
-  try {
-    const data = JSON.parse(readFileSync(runtimePath(root, FILE), 'utf8')) as unknown;
-    if (!isRecord(data)) return new Map();
-    return new Map(Object.entries(data).filter((e): e is [string, Verdict] => isRecord(e[1])));
-  } catch {
-    return new Map();
-  }
+  const data: unknown = quietly(() => JSON.parse(readFileSync(runtimePath(root, FILE), 'utf8')));
+  if (!isRecord(data)) return new Map();
+  return new Map(Object.entries(data).filter((e): e is [string, Verdict] => isRecord(e[1])));
 }
 
+/** Only a cache: when it cannot be written, the next command judges again. */
 export function writeVerdicts(root: string, verdicts: ReadonlyMap<string, Verdict>): void {
-  try {
-    writeFileAtomic(join(ensureRuntimeDir(root), FILE), JSON.stringify(Object.fromEntries(verdicts)), {
-      durable: false,
-    });
-  } catch {
-    // only a cache: the next command judges again
-  }
+  const text = JSON.stringify(Object.fromEntries(verdicts));
+  quietly(() => writeFileAtomic(join(ensureRuntimeDir(root), FILE), text, { durable: false }));
 }

@@ -39,8 +39,6 @@ export interface AdviceContext {
   decidedBySow?: boolean;
 }
 
-const quoted = (s: string) => JSON.stringify(s);
-
 /** What to tell the user about refused calls (lines for stderr): which, and how to allow them (a check, or yolo). */
 export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): string[] {
   if (!denials.length) return [];
@@ -74,7 +72,7 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
       undeclared.forEach((d, i) =>
         lines.push(
           `    - name: ${undeclared.length === 1 ? 'allowed' : `allowed-${i + 1}`}`,
-          `      run: ${quoted(d.input!.trim())}`,
+          `      run: ${JSON.stringify(d.input!.trim())}`,
         ),
       );
       lines.push(`then allow ${undeclared.length === 1 ? 'it' : 'them'} on this machine: 'sow check allow'.`);
@@ -98,7 +96,7 @@ export function denialAdvice(denials: readonly Denial[], ctx: AdviceContext): st
     return lines;
   }
   lines.push(
-    `To let executor ${quoted(ctx.executor)} do anything unasked, set permissions: yolo in ${ctx.configPath}:`,
+    `To let executor ${JSON.stringify(ctx.executor)} do anything unasked, set permissions: yolo in ${ctx.configPath}:`,
   );
   lines.push(
     '  agents:',

@@ -3,18 +3,15 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, sep } from 'node:path';
 import { SowTooOldError } from '../domain/errors.js';
+import { quietly } from './io-errors.js';
 
 export type Installation =
   { kind: 'checkout'; root: string } | { kind: 'npm'; root: string } | { kind: 'unknown'; root?: string };
 
 /** The folder holding sow's package.json (the parent of dist/), from the script that runs. */
 export function installationOf(script: string | undefined = process.argv[1]): Installation {
-  let real: string;
-  try {
-    real = realpathSync(script ?? '');
-  } catch {
-    return { kind: 'unknown' };
-  }
+  const real = quietly(() => realpathSync(script ?? ''));
+  if (real === undefined) return { kind: 'unknown' };
   const dist = dirname(real);
   if (basename(dist) !== 'dist') return { kind: 'unknown' };
   const root = dirname(dist);

@@ -5,6 +5,7 @@ import { dirname, join, sep } from 'node:path';
 import { SowError } from '../domain/errors.js';
 import { confine, confineReal, readConfined, type Area, type ReadLimits } from './confine.js';
 import { unlinkIfExists, writeFileAtomic } from './fs-atomic.js';
+import { quietly } from './io-errors.js';
 
 /** 1 MiB: the files sow installs or merges into are a few KB; a larger one came from neither a person nor sow. */
 export const INSTALL_FILE_LIMITS: ReadLimits = {
@@ -15,19 +16,11 @@ export const INSTALL_FILE_LIMITS: ReadLimits = {
 
 const where = (area: Area, rel: string) => `${area.shown ?? ''}${rel}`;
 
-/** Whether the path itself (its last component) is a link; the rest of the way is checked by confine. */
-function isLink(abs: string): boolean {
-  try {
-    return lstatSync(abs).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
 // Checks `rel` against the area and reads it (a link out, a folder or a device there: exit 4): its text (undefined:
 // nothing there), and whether the path itself is a link.
 export function inspect(area: Area, rel: string, limits: ReadLimits = INSTALL_FILE_LIMITS) {
-  const link = isLink(confine(area, rel));
+  const abs = confine(area, rel);
+  const link = quietly(() => lstatSync(abs).isSymbolicLink()) === true;
   return { text: readConfined(area, rel, limits, { display: where(area, rel) }), link };
 }
 
@@ -47,12 +40,9 @@ export function checkWritable(area: Area, rel: string): void {
   const parts = rel.split('/');
   for (let i = 1; i < parts.length; i++) {
     const at = parts.slice(0, i).join('/');
-    let st;
-    try {
-      st = statSync(join(area.base, at)); // links on the way are confined above: follow them
-    } catch {
-      break;
-    }
+    // Links on the way are confined above: follow them.
+    const st = quietly(() => statSync(join(area.base, at)));
+    if (!st) break;
     if (!st.isDirectory())
       refuse(
         where(area, at),
@@ -61,13 +51,7 @@ export function checkWritable(area: Area, rel: string): void {
           `('mv ${where(area, at)} ${where(area, at)}.bak') and retry`,
       );
   }
-  let st;
-  try {
-    st = lstatSync(abs);
-  } catch {
-    return;
-  }
-  if (st.isDirectory())
+  if (quietly(() => lstatSync(abs))?.isDirectory())
     refuse(
       where(area, rel),
       'a folder',
@@ -85,21 +69,18 @@ export function writeWhole(area: Area, rel: string, text: string, follow: boolea
 export function removeWithEmptyFolders(area: Area, rel: string): void {
   const abs = confine(area, rel);
   unlinkIfExists(abs);
-  for (let dir = dirname(abs); dir !== area.base && dir.startsWith(`${area.base}${sep}`); dir = dirname(dir)) {
-    try {
-      if (readdirSync(dir).length > 0) break;
-      rmdirSync(dir); // a link on the way is not a folder: ENOTDIR ends the walk
-    } catch {
-      break;
-    }
-  }
+  // A link on the way is not a folder: ENOTDIR ends the walk.
+  for (let dir = dirname(abs); dir !== area.base && dir.startsWith(`${area.base}${sep}`); dir = dirname(dir))
+    if (!removeFolderIfEmpty(dir)) break;
 }
 
-/** Removes the folder if nothing is left in it. */
-export function removeFolderIfEmpty(abs: string): void {
+/** Removes the folder if nothing is left in it; whether it did (not when it is gone already, or not empty). */
+export function removeFolderIfEmpty(abs: string): boolean {
   try {
-    if (readdirSync(abs).length === 0) rmdirSync(abs);
+    if (readdirSync(abs).length > 0) return false;
+    rmdirSync(abs);
+    return true;
   } catch {
-    // gone already, or not empty
+    return false;
   }
 }

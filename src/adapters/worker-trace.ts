@@ -1,6 +1,7 @@
 // Whether this sow runs under a worker (some rights are the person's only). A worker can unset SOW_AGENT_ID, but
 // /proc/<pid>/environ keeps each ancestor's initial environment, so the chain up to pid 1 still shows the agent CLI.
 import { readFileSync } from 'node:fs';
+import { quietly } from './io-errors.js';
 
 /** The variables `sow agent spawn` gives every worker, and nothing else sets. */
 export const WORKER_MARKERS = ['SOW_AGENT_ID', 'SOW_SESSION_ID'] as const;
@@ -8,51 +9,19 @@ export const WORKER_MARKERS = ['SOW_AGENT_ID', 'SOW_SESSION_ID'] as const;
 /** How far up the chain of parents to look; real chains are a few processes deep. */
 const MAX_DEPTH = 256;
 
-/** A process seen carrying a worker marker. */
-export interface MarkedProcess {
-  pid: number;
-  /** Its name (/proc/<pid>/comm), or `sow` for this process. */
-  command: string;
-  /** The marker it carries. */
-  variable: string;
-  /** SOW_ALLOW_CHECKS in its environment (its initial one, for an ancestor). */
-  allowChecks: string | undefined;
-}
+const read = (path: string) => quietly(() => readFileSync(path));
 
-export interface WorkerTrace {
-  /** The nearest process carrying a marker: this one, when its own environment does. */
-  nearest: MarkedProcess;
-  /** The farthest ancestor carrying one: the outermost worker's agent CLI; undefined when none is known. */
-  outermost?: MarkedProcess;
-}
-
-/** What is read of a process; replaceable for tests. */
-export interface ProcessTable {
-  /** Its parent's pid; undefined when it cannot be read. */
-  parent(pid: number): number | undefined;
-  /** Its initial environment; undefined when it cannot be read. */
-  environ(pid: number): ReadonlyMap<string, string> | undefined;
-  name(pid: number): string | undefined;
-}
-
-function read(path: string): Buffer | undefined {
-  try {
-    return readFileSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Linux's /proc. */
-export const PROC: ProcessTable = {
-  parent(pid) {
+/** What is read of a process (undefined where it cannot be), from Linux's /proc; tests pass their own. */
+const PROC = {
+  parent(pid: number): number | undefined {
     const stat = read(`/proc/${pid}/stat`)?.toString('utf8');
     if (stat === undefined) return undefined;
     // After the command name in parentheses (which may hold anything): state, then ppid.
     const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
     return Number.isInteger(ppid) && ppid >= 0 ? ppid : undefined;
   },
-  environ(pid) {
+  /** Its initial environment. */
+  environ(pid: number): ReadonlyMap<string, string> | undefined {
     const raw = read(`/proc/${pid}/environ`);
     if (raw === undefined) return undefined;
     const env = new Map<string, string>();
@@ -62,30 +31,30 @@ export const PROC: ProcessTable = {
     }
     return env;
   },
-  name: (pid) => read(`/proc/${pid}/comm`)?.toString('utf8').trim(),
+  name: (pid: number) => read(`/proc/${pid}/comm`)?.toString('utf8').trim(),
 };
+export type ProcessTable = typeof PROC;
 
-function marked(pid: number, command: string, get: (key: string) => string | undefined): MarkedProcess | undefined {
-  const variable = WORKER_MARKERS.find((k) => Boolean(get(k)));
+/** A process carrying a worker marker: its name (`sow` for this one), the marker, its SOW_ALLOW_CHECKS. */
+function marked(pid: number, command: string, get: (key: string) => string | undefined) {
+  const variable: string | undefined = WORKER_MARKERS.find((k) => Boolean(get(k)));
   return variable ? { pid, command, variable, allowChecks: get('SOW_ALLOW_CHECKS') } : undefined;
 }
 
-/** The worker this sow runs under: its own environment, then each readable parent's initial one up to pid 1. */
+// The worker this sow runs under: its own environment, then each readable parent's initial one up to pid 1. `nearest`
+// is this process or the nearest marked ancestor; `outermost`, the farthest (the outermost worker's agent CLI).
 export function traceWorker(
   env: Readonly<Record<string, string | undefined>> = process.env,
   table: ProcessTable | undefined = process.platform === 'linux' ? PROC : undefined,
   self: { pid: number; ppid: number } = process,
-): WorkerTrace | undefined {
+) {
   const own = marked(self.pid, 'sow', (k) => env[k]);
-  let outermost: MarkedProcess | undefined;
-  let nearestAncestor: MarkedProcess | undefined;
+  let outermost: ReturnType<typeof marked>;
+  let nearestAncestor: ReturnType<typeof marked>;
   if (table) {
     const seen = new Set<number>([self.pid]);
-    for (
-      let pid: number | undefined = self.ppid, depth = 0;
-      pid !== undefined && pid > 0 && !seen.has(pid) && depth < MAX_DEPTH;
-      depth++
-    ) {
+    let pid: number | undefined = self.ppid;
+    for (let depth = 0; pid !== undefined && pid > 0 && !seen.has(pid) && depth < MAX_DEPTH; depth++) {
       seen.add(pid);
       const environ = table.environ(pid);
       const found = environ && marked(pid, table.name(pid) ?? '?', (k) => environ.get(k));
@@ -100,3 +69,5 @@ export function traceWorker(
   if (!nearest) return undefined;
   return { nearest, ...(outermost ? { outermost } : {}) };
 }
+
+export type WorkerTrace = NonNullable<ReturnType<typeof traceWorker>>;

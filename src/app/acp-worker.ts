@@ -4,29 +4,26 @@ import { relative, sep } from 'node:path';
 import { runAcp, type AcpRunRequest } from '../adapters/acp/client.js';
 import { repoArea, wherePathLands, withinArea } from '../adapters/confine.js';
 import { EVENT_MARKS, usageEvent, type RunFiles, type WorkerEvent } from '../adapters/agent-outputs.js';
-import type { AskingModes, Denial } from '../adapters/executors/types.js';
+import type { Denial } from '../adapters/executors/types.js';
 import { agentSettingsFiles } from '../adapters/executors/registry.js';
 import { str, usageOf } from '../adapters/executors/shared.js';
 import type { PermissionProfile } from '../domain/config-schemas.js';
 import type { PermissionPolicy } from '../domain/acp-permissions.js';
 
-export interface AcpWorkerRun extends Pick<AcpRunRequest, 'prompt' | 'model' | 'load' | 'sessionMeta'> {
+// `root`: the repository (a worker's own checkout, when it has one), against which paths the agent names are judged;
+// `cwd`: where it works (a relative path it names is relative to it).
+export interface AcpWorkerRun
+  extends
+    Pick<AcpRunRequest, 'prompt' | 'model' | 'load' | 'sessionMeta' | 'cwd' | 'env' | 'modes'>,
+    Partial<Pick<AcpRunRequest, 'mcpServers'>> {
   binaryPath: string;
   args: string[];
   files: RunFiles;
-  /** The repository (a worker's own checkout, when it has one): paths the agent names are judged against it. */
   root: string;
-  /** Where the agent works; a relative path it names is relative to it. */
-  cwd: string;
-  env: Record<string, string | undefined>;
   /** What sow adds for the worker (its id, task, the sow to run); the MCP server gets it too. */
   workerEnv: Record<string, string>;
-  /** The MCP servers handed over in session/new (sow's own). */
-  mcpServers?: AcpRunRequest['mcpServers'];
   permissions: PermissionProfile;
   checks: readonly string[];
-  /** Under safe: the modes in which the agent asks sow (a session in another is switched, or not prompted). */
-  modes?: AskingModes;
   now: () => string;
   say: (line: string) => void;
   quiet: boolean;

@@ -1,20 +1,18 @@
 /** The agent errors with the texts of spec 003, "Error Handling". */
 import { errorClass, SowError } from '../domain/errors.js';
 
-/** Where the name of an unknown executor came from: the file, the environment, or a recorded session. */
-export type ExecutorNameSource =
-  | { kind: 'file'; field: string; configPath: string }
-  | { kind: 'environment'; variable: string; configPath: string }
-  | { kind: 'session' };
-
-/** A binding names an executor neither defined nor built in, or a session a type this sow lacks (exit 4). */
+// A binding names an executor neither defined nor built in, or a session a type this sow lacks (exit 4); `source`:
+// where the name came from, the file, the environment, or a recorded session.
 export class UnknownExecutorError extends errorClass(
   'UNKNOWN_EXECUTOR',
   'state',
   (
     name: string,
     choices: { defined: readonly string[]; types: readonly string[]; suggestion?: string },
-    source: ExecutorNameSource,
+    source:
+      | { kind: 'file'; field: string; configPath: string }
+      | { kind: 'environment'; variable: string; configPath: string }
+      | { kind: 'session' },
   ) => {
     const list = [
       ...choices.defined.map((e) => `  - ${e}`),

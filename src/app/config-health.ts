@@ -5,6 +5,7 @@ import type { AppContext } from './context.js';
 import { SowError } from '../domain/errors.js';
 import { fileStamp, sameStamp, stampMs, type FileStamp } from '../adapters/file-stamp.js';
 import { readFileIfExists } from '../adapters/files.js';
+import { quietly } from '../adapters/io-errors.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { REPO_CONFIG } from '../domain/config-schemas.js';
 import { readVerdicts, writeVerdicts, type Verdict } from '../adapters/config-verdicts.js';
@@ -31,13 +32,7 @@ async function judge(read: () => Promise<unknown>, budget: (message: string) => 
 }
 
 /** Whether the file sets a budget (a misspelt key is named in the message, with "did you mean 'budget'"). */
-function mentionsBudget(root: string): boolean {
-  try {
-    return /^budget\s*:/m.test(readFileIfExists(root, REPO_CONFIG) ?? '');
-  } catch {
-    return false;
-  }
-}
+const mentionsBudget = (root: string) => /^budget\s*:/m.test(quietly(() => readFileIfExists(root, REPO_CONFIG)) ?? '');
 
 const repoWarning = (p: NonNullable<Verdict['problem']>) =>
   `${p.message}; until it is fixed none of its settings is in ` +
@@ -51,12 +46,8 @@ const userWarning = (p: NonNullable<Verdict['problem']>) =>
 type ConfigProblem = { file: string; warning: string };
 /** The configuration files that are not valid, each with its warning. Never throws: no command fails for it. */
 export async function configProblems(ctx: AppContext, now = Date.parse(ctx.now())): Promise<ConfigProblem[]> {
-  let root: string;
-  try {
-    root = findWorkspaceRoot(ctx.cwd);
-  } catch {
-    return [];
-  }
+  const root = quietly(() => findWorkspaceRoot(ctx.cwd));
+  if (root === undefined) return [];
   try {
     const userPath = userConfigPath(ctx.env);
     const files = [

@@ -2,18 +2,15 @@
 // report first. Never twice in a row; a read problem lets it stop.
 import type { AppContext } from './context.js';
 import { Reader } from './workspace.js';
+import { quietly } from '../adapters/io-errors.js';
 
 export async function stopHook(ctx: AppContext, input: string): Promise<{ decision?: 'block'; reason?: string }> {
   const { env } = ctx;
   const agentId = env['SOW_AGENT_ID'];
   if (!agentId) return {};
-  let active = false;
-  try {
-    active = (JSON.parse(input || '{}') as { stop_hook_active?: unknown }).stop_hook_active === true;
-  } catch {
-    // Not the hook's JSON: decide as if it were the first stop.
-  }
-  if (active) return {};
+  // Input that is not the hook's JSON is decided as a first stop.
+  const hook = quietly(() => JSON.parse(input || '{}') as { stop_hook_active?: unknown } | null);
+  if (hook?.stop_hook_active === true) return {};
   const taskId = env['SOW_TASK_ID'];
   const agent = env['SOW_AGENT'] ?? agentId.replace(/-\d+$/, '');
   try {

@@ -3,7 +3,7 @@
 import { resolve, sep } from 'node:path';
 import * as v from 'valibot';
 import type { JsonAddition, Planned } from '../domain/integrations.js';
-import { errorClass, NotAGitRepositoryError } from '../domain/errors.js';
+import { errorClass } from '../domain/errors.js';
 import {
   confineReal,
   pathWithin,
@@ -14,6 +14,7 @@ import {
   type ReadLimits,
 } from '../adapters/confine.js';
 import { realPath } from '../adapters/files.js';
+import { ignoring } from '../adapters/io-errors.js';
 import { removeWithEmptyFolders, writeWhole } from '../adapters/integration-files.js';
 import { findRepoRoot } from '../adapters/repo.js';
 import { parseStateText } from '../adapters/state-files.js';
@@ -54,35 +55,21 @@ export class RecordUnreadableError extends errorClass(
   ],
 ) {}
 
-/** Where an install writes (the repository, or a plugin folder) and where its record lives. */
-export interface Place {
-  area: Area;
-  plugin: boolean;
-  recordArea: Area;
-  recordRel: string;
-  /** The record's name in messages. */
-  recordShown: string;
-}
-
 // The plugin folder named: inside the repository every link on the way must stay inside it; outside, taken as named.
 // Either way sow stays inside that folder.
 function pluginArea(cwd: string, dir: string): Area {
   const lexical = resolve(cwd, dir);
   const shown = `${dir.replace(/[\\/]+$/, '') || dir}/`;
   const name = `the plugin folder ${shown}`;
-  let root: string | undefined;
-  try {
-    root = findRepoRoot(cwd);
-  } catch (err) {
-    if (!(err instanceof NotAGitRepositoryError)) throw err;
-  }
+  const root = ignoring(['NOT_A_GIT_REPOSITORY'], () => findRepoRoot(cwd));
   const rel = root === undefined ? undefined : pathWithin(root, lexical);
   if (rel === undefined) return { base: realPath(lexical), name, shown };
   if (rel === '') return { ...repoArea(root!), name, shown };
   return { base: confineReal(repoArea(root!), rel.split(sep).join('/')), name, shown };
 }
 
-export async function placeOf(cwd: string, plugin: string | undefined): Promise<Place> {
+/** Where an install writes (the repository, or a plugin folder), where its record lives, and its name in messages. */
+export async function placeOf(cwd: string, plugin: string | undefined) {
   if (plugin !== undefined) {
     const area = pluginArea(cwd, plugin);
     return {
@@ -109,6 +96,8 @@ const ENTRIES = v.array(
 );
 export const isHash = (x: unknown): x is string => typeof x === 'string' && /^[0-9a-f]{64}$/.test(x);
 
+type Place = Awaited<ReturnType<typeof placeOf>>;
+
 export async function readRecord(place: Place): Promise<{ text: string | undefined; entries: RecordEntry[] }> {
   const text = readConfined(place.recordArea, place.recordRel, RECORD_LIMITS, { display: place.recordShown });
   if (text === undefined) return { text, entries: [] };
@@ -119,18 +108,15 @@ export async function readRecord(place: Place): Promise<{ text: string | undefin
   return { text, entries: files as RecordEntry[] };
 }
 
-function recordText(entries: readonly RecordEntry[]): string {
-  const header =
-    '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n' +
-    '# `sow uninstall` removes only that. Commit it with the files.\n';
-  return `${header}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`;
-}
+const RECORD_HEADER =
+  '# Written by `sow install`: what it wrote, so that installing again upgrades only that and\n' +
+  '# `sow uninstall` removes only that. Commit it with the files.\n';
 
 export function saveRecord(place: Place, before: string | undefined, entries: readonly RecordEntry[]): void {
   if (entries.length === 0) {
     if (before !== undefined) removeWithEmptyFolders(place.recordArea, place.recordRel);
     return;
   }
-  const text = recordText(entries);
+  const text = `${RECORD_HEADER}${emitYaml({ files: entries.map((e) => ({ ...e })) })}`;
   if (text !== before) writeWhole(place.recordArea, place.recordRel, text, false);
 }

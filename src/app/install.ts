@@ -31,6 +31,7 @@ import {
   writeWhole,
 } from '../adapters/integration-files.js';
 import { readTemplate } from '../adapters/templates.js';
+import { quietly } from '../adapters/io-errors.js';
 import { isRecord } from '../domain/json.js';
 import { isHash, placeOf, readRecord, saveRecord, type RecordEntry } from './install-record.js';
 
@@ -82,11 +83,7 @@ function apply(area: Area, steps: readonly Step[]): void {
 /** Whether JSON text is an object sow can read; one nested deeper than settings ever are is refused (exit 4). */
 function isJsonObject(shown: string, text: string): boolean {
   if (jsonDepth(text) > MAX_JSON_DEPTH) throw new JsonTooDeepError(shown);
-  try {
-    return isRecord(JSON.parse(text));
-  } catch {
-    return false;
-  }
+  return isRecord(quietly(() => JSON.parse(text)));
 }
 
 /** Plans one change: reads what is there (checking its path), adds the writes to `steps`, updates `entries`. */
@@ -253,16 +250,15 @@ export async function install(
   return { targets, base: place.area.base, plugin: place.plugin, files, warnings: [] };
 }
 
-/** Every change sow's install makes for `target`, with every option, by path; and the `.sow-new` file beside each. */
-function installable(
-  src: IntegrationSources,
-  target: Target,
-  plugin: boolean,
-): Map<string, { planned: Planned; beside: boolean }> {
-  const out = new Map<string, { planned: Planned; beside: boolean }>();
+// Every change sow's install makes for `target`, with every option, by path; and the `.sow-new` file beside each, with
+// the path it is beside (`of`).
+function installable(src: IntegrationSources, target: Target, plugin: boolean) {
+  const out = new Map<string, { planned: Planned; of?: string }>();
   for (const p of planOf(target, src, plugin, true)) {
-    out.set(p.path, { planned: p, beside: false });
-    if (besideText(p) !== undefined) out.set(besides(p.path), { planned: p, beside: true });
+    out.set(p.path, { planned: p });
+    const text = besideText(p);
+    if (text !== undefined)
+      out.set(besides(p.path), { planned: { kind: 'file', path: besides(p.path), content: text }, of: p.path });
   }
   return out;
 }
@@ -297,8 +293,7 @@ export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?:
     }
     // The record is a claim: sow acts only on what its own install for these targets writes.
     const planned = mine.map((t) => plans.get(t)!.get(rec.path)).find((x) => x !== undefined);
-    const kind = planned ? (planned.beside ? 'file' : planned.planned.kind) : undefined;
-    if (!planned || kind !== rec.kind) {
+    if (!planned || planned.planned.kind !== rec.kind) {
       const what = rec.kind === 'file' ? 'a file' : rec.kind === 'json' ? 'JSON settings' : 'a section';
       ignore(
         rec.path,
@@ -318,21 +313,14 @@ export async function uninstall(cwd: string, rawTarget: string, opts: { plugin?:
       );
       continue;
     }
-    files.push(
-      planUninstall(
-        place.area,
-        rec,
-        planned.beside ? { kind: 'file', path: rec.path, content: '' } : planned.planned,
-        steps,
-      ),
-    );
+    files.push(planUninstall(place.area, rec, planned.planned, steps));
   }
   // `.sow-new` files the record does not name (an older sow left them): sow's when they hold what sow writes there.
   const named = new Set(entries.map((e) => e.path));
   const stillUsed = new Set(kept.map((e) => e.path));
   for (const plan of plans.values()) {
-    for (const [path, { planned, beside }] of plan) {
-      if (!beside || named.has(path) || stillUsed.has(planned.path) || files.some((f) => f.path === path)) continue;
+    for (const [path, { planned, of }] of plan) {
+      if (of === undefined || named.has(path) || stillUsed.has(of) || files.some((f) => f.path === path)) continue;
       const { text, link } = inspect(place.area, path);
       if (text === undefined || link || text !== besideText(planned)) continue;
       steps.push({ op: 'remove', rel: path });

@@ -25,17 +25,9 @@ function catalogue(): Map<string, string> {
 
 export const listPrompts = (): string[] => [...catalogue().keys()];
 
-export interface PromptText {
-  path: string;
-  text: string;
-  /** The template's variables nothing here has a value for ({{name}} outside a project), left as they are. */
-  unfilled: string[];
-  /** Where the values came from: the project, the checked-out branch (NoProject), or nowhere. */
-  filled_from: 'project' | 'branch' | null;
-}
-
-/** The prompt, filled with what the project here knows; outside a project only NoProject's branch is known. */
-export async function readPrompt(ctx: AppContext, path: string): Promise<PromptText> {
+// The prompt, filled with what the project here knows (outside a project only NoProject's branch is known): `unfilled`,
+// the variables nothing here has a value for, left as they are; `filled_from`, where the values came from.
+export async function readPrompt(ctx: AppContext, path: string) {
   const name = path.replace(/\.md$/, '').replace(/^\/+/, '');
   const file = catalogue().get(name);
   if (!file) throw new PromptNotFoundError(path);
@@ -54,7 +46,7 @@ export async function readPrompt(ctx: AppContext, path: string): Promise<PromptT
 async function variablesHere(
   ctx: AppContext,
   noProjectPrompt: boolean,
-): Promise<{ vars: Record<string, string>; from: PromptText['filled_from'] }> {
+): Promise<{ vars: Record<string, string>; from: 'project' | 'branch' | null }> {
   const { openRoot, Reader } = await import('./workspace.js');
   const { noProjectVariables, promptVariables } = await import('./status.js');
   try {

@@ -60,9 +60,6 @@ export function askedCommand(call: AskedToolCall): AskedCommand | undefined {
     : undefined;
 }
 
-/** The command a tool call is about, as shown. */
-export const commandOf = (call: AskedToolCall): string | undefined => askedCommand(call)?.shown;
-
 /** Why the safe profile will not run `command`; undefined when it will. */
 function commandRefusal(command: AskedCommand, checks: readonly string[]): string | undefined {
   const onlySow = 'the safe profile runs only sow and the declared checks you allowed';

@@ -142,13 +142,8 @@ export function addToJson(
   add: JsonAddition,
   path: string,
 ): { text: string; added: JsonAddition; made: string[] } {
-  if (text === undefined) {
-    const data: Record<string, unknown> = {};
-    if (add.hooks) data['hooks'] = hookMap(add.hooks);
-    if (add.mcpServers) data['mcpServers'] = { ...add.mcpServers };
-    return { text: `${JSON.stringify(data, null, 2)}\n`, added: add, made: makeableKeys(add) };
-  }
-  let t = text;
+  // No file: an empty object, which the entries go into as into any other.
+  let t = text ?? '{\n}\n';
   const hooksAdded: Record<string, string[]> = {};
   const serversAdded: Record<string, { command: string; args: readonly string[] }> = {};
   const made: string[] = [];

@@ -8,19 +8,16 @@ import type { HistoryEntry } from './schemas.js';
 type Obj = Record<string, unknown>;
 const list = (x: unknown): Obj[] => (Array.isArray(x) ? x.filter(isRecord) : []);
 
-export interface ProjectContext {
-  /** The branch the project's branch was started from, and how that was learnt. */
-  baseBranch?: { name: string; source: string };
-  /** Task ids that have a folder (and so a state file) in layout 1. */
-  taskFolders: readonly string[];
-  now: string;
-}
-
 const sameArtifact = (a: Obj, b: Obj) =>
   a['path'] === b['path'] && a['created_at'] === b['created_at'] && a['type'] === b['type'];
 const time = (a: Obj) => Date.parse(String(a['created_at'] ?? '')) || 0;
 
-export function migrateProjectV1(input: Obj, ctx: ProjectContext) {
+// `baseBranch`: the branch the project's branch was started from, and how that was learnt; `taskFolders`: the task ids
+// that have a folder (and so a state file) in layout 1.
+export function migrateProjectV1(
+  input: Obj,
+  ctx: { baseBranch?: { name: string; source: string }; taskFolders: readonly string[]; now: string },
+) {
   const data: Obj = structuredClone(input);
   const changes: string[] = [];
   const phases = isRecord(data['phases']) ? data['phases'] : {};

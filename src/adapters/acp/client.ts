@@ -23,6 +23,7 @@ import {
   type PermissionPolicy,
 } from '../../domain/acp-permissions.js';
 import { isRecord } from '../../domain/json.js';
+import { quietly } from '../io-errors.js';
 
 export interface AcpRunRequest extends Pick<RunRequest, 'binary' | 'args' | 'cwd' | 'env' | 'onStderrLine'> {
   prompt: string;
@@ -89,12 +90,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   void exited.then(() => (ended = true));
   const signalGroup = (signal: NodeJS.Signals) => {
     // Once its pipes are closed the group may be gone, and its number another's.
-    if (ended) return;
-    try {
-      process.kill(-child.pid!, signal);
-    } catch {
-      // the group is gone
-    }
+    if (!ended) quietly(() => process.kill(-child.pid!, signal));
   };
   let killTimer: NodeJS.Timeout | undefined;
   /** Ends the agent and all it started: TERM to its group, KILL to what is left of it a moment later. */
@@ -113,12 +109,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       const take = (line: string) => {
         if (!line.trim()) return;
         req.onRaw(line);
-        let message: unknown;
-        try {
-          message = JSON.parse(line);
-        } catch {
-          return;
-        }
+        const message: unknown = quietly(() => JSON.parse(line));
         if (isRecord(message)) controller.enqueue(message as AnyMessage);
       };
       const lines = lineSplitter(take);
@@ -131,11 +122,7 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
       });
       child.stdout.on('end', () => {
         if (!tooLong) lines.end();
-        try {
-          controller.close();
-        } catch {
-          // already closed
-        }
+        quietly(() => controller.close());
       });
     },
   });
@@ -296,14 +283,9 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
         // that would open a browser, and try once more.
         const keyMethods = (init.authMethods ?? []).map((m) => m.id).filter((id) => /api[-_]?key$/i.test(id));
         if ((err as { code?: unknown }).code !== AUTH_REQUIRED || !keyMethods.length) throw err;
+        const signIn = (methodId: string) => agent.request(methods.agent.authenticate, { methodId }).then(() => true);
         let signedIn = false;
-        for (const methodId of keyMethods) {
-          signedIn = await agent.request(methods.agent.authenticate, { methodId }).then(
-            () => true,
-            () => false,
-          );
-          if (signedIn) break;
-        }
+        for (const methodId of keyMethods) signedIn ||= await signIn(methodId).catch(() => false);
         if (!signedIn) throw err;
         created = await open();
       }
@@ -346,13 +328,8 @@ export async function runAcp(req: AcpRunRequest): Promise<AcpRunOutcome> {
   )
     outcome.failure = tooLong ? `the agent wrote a line of more than ${MAX_LINE} bytes` : done;
   // Finished (or failed): the agent's stdin is closed, and it has a moment to exit on its own.
-  try {
-    child.stdin.end();
-  } catch {
-    // gone
-  }
-  const timer = setTimeout(end, GRACE_MS);
-  timer.unref();
+  quietly(() => child.stdin.end());
+  const timer = setTimeout(end, GRACE_MS).unref();
   const { code, signal } = await exited;
   clearTimeout(timer);
   clearTimeout(killTimer);

@@ -222,7 +222,6 @@ export const claude: ExecutorModule = {
     }
     return undefined;
   },
-  // Captured in test/fixtures/agent-help/claude@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /No conversation found with session ID/),
   // The closing `result` has the run's totals; each assistant message's own usage would count twice.
   usage: (e) =>

@@ -74,7 +74,6 @@ export const codex: ExecutorModule = {
       return [`✗ ${oneLine(text(event['message']) ?? JSON.stringify(event['error'] ?? event))}`];
     return undefined;
   },
-  // Captured in test/fixtures/agent-help/codex@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /no rollout found for thread id/),
   // Each `turn.completed` has that turn's tokens; Codex reports no cost.
   usage: (e) =>
@@ -102,9 +101,8 @@ export const codex: ExecutorModule = {
       'these (Codex has no flag that leaves the project config out); over ACP, the adapter takes no ' +
       '--ignore-rules, so a .rules file there refuses it too',
     check: (transport) => ({
-      paths: ['.codex/config.toml', ...(transport === 'acp' ? ['.codex/rules/*'] : [])],
-      found: (path, text) =>
-        path === '.codex/config.toml' ? tomlWidening(text, CODEX_WIDENING) : text.trim() ? ['execpolicy rules'] : [],
+      '.codex/config.toml': (text) => tomlWidening(text, CODEX_WIDENING),
+      ...(transport === 'acp' ? { '.codex/rules/*': (text: string) => (text.trim() ? ['execpolicy rules'] : []) } : {}),
     }),
   },
   integration: SKILL_AND_AGENTS_MD,

@@ -125,20 +125,17 @@ export const copilot: ExecutorModule = {
     how:
       "Copilot CLI loads a folder's hooks, MCP servers and settings once the folder is trusted, and has no flag " +
       'to leave them out: sow refuses to start a safe worker while the repository has one',
-    check: () => ({
-      paths: [
-        '.github/copilot/settings.json',
-        '.github/copilot/settings.local.json',
-        '.github/hooks/*',
-        '.mcp.json',
-        '.github/mcp.json',
-      ],
-      found(path, text) {
-        if (path.startsWith('.github/copilot/')) return jsonWidening(text, COPILOT_SETTINGS);
-        if (path.startsWith('.github/hooks/')) return text.trim() ? ['hooks (commands it runs)'] : [];
-        return jsonWidening(text, ['mcpServers', 'servers']);
-      },
-    }),
+    check: () => {
+      const settings = (text: string) => jsonWidening(text, COPILOT_SETTINGS);
+      const servers = (text: string) => jsonWidening(text, ['mcpServers', 'servers']);
+      return {
+        '.github/copilot/settings.json': settings,
+        '.github/copilot/settings.local.json': settings,
+        '.github/hooks/*': (text) => (text.trim() ? ['hooks (commands it runs)'] : []),
+        '.mcp.json': servers,
+        '.github/mcp.json': servers,
+      };
+    },
   },
   integration: SKILL_AND_AGENTS_MD,
 };

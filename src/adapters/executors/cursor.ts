@@ -78,7 +78,8 @@ export const cursor: ExecutorModule = {
     how:
       'Cursor CLI has no flag that leaves the project configuration out: sow refuses to start a safe worker while ' +
       '.cursor/ grants, starts or hooks something',
-    check: () => ({ paths: Object.keys(SETTINGS), found: (path, text) => jsonWidening(text, [SETTINGS[path]!]) }),
+    check: () =>
+      Object.fromEntries(Object.entries(SETTINGS).map(([path, key]) => [path, (text) => jsonWidening(text, [key])])),
   },
   integration,
 };

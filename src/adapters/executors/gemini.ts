@@ -113,7 +113,6 @@ export const gemini: ExecutorModule = {
     (ctx, resume) => ['--output-format', 'stream-json', resume ? '--resume' : '--session-id', ctx.sessionId!],
     grant,
   ),
-  // Captured in test/fixtures/agent-help/gemini@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /Error resuming session:/),
   // The closing `result` has the run's totals in `stats`; Gemini CLI reports no cost.
   usage: (e) =>
@@ -150,11 +149,9 @@ export const gemini: ExecutorModule = {
       'Gemini CLI cannot be told to leave the project settings out: sow refuses to start a safe worker while ' +
       '.gemini/settings.json sets one of them',
     check: () => ({
-      paths: ['.gemini/settings.json', '.gemini/.env', '.env'],
-      found: (path, text) =>
-        path === '.gemini/settings.json'
-          ? jsonWidening(text, GEMINI_WIDENING)
-          : envWidening(text, (name) => path === '.gemini/.env' || geminiVariable(name)),
+      '.gemini/settings.json': (text) => jsonWidening(text, GEMINI_WIDENING),
+      '.gemini/.env': (text) => envWidening(text, () => true),
+      '.env': (text) => envWidening(text, geminiVariable),
     }),
   },
   integration,

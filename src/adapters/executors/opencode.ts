@@ -75,7 +75,6 @@ export const opencode: ExecutorModule = {
     (ctx, resume) => ['run', '--format', 'json', '--dir', ctx.cwd, ...(resume ? ['--session', ctx.sessionId!] : [])],
     grant,
   ),
-  // Captured in test/fixtures/agent-help/opencode@*__resume-session-gone.stderr.txt.
   sessionGone: (stderr) => saidLine(stderr, /Error: Session not found/),
   // Each `step_finish` has that step's tokens and cost.
   usage: (e) => {

@@ -129,7 +129,7 @@ describe("every CLI's own settings files", () => {
       ).test(path);
     for (const m of Object.values(EXECUTORS)) {
       for (const transport of ['cli', 'acp'] as const) {
-        for (const path of m.widening?.check?.(transport)?.paths ?? []) {
+        for (const path of Object.keys(m.widening?.check?.(transport) ?? {})) {
           // The project's .env is Gemini's only file a worker may edit: it is the application's too.
           if (path === '.env') continue;
           expect(
@@ -149,8 +149,8 @@ describe("every CLI's own settings files", () => {
         .map((m) => m.type);
       expect(checked.sort()).toEqual(['codex', 'copilot', 'cursor', 'gemini']);
       // Codex's adapter takes no --ignore-rules: over ACP its rules files are checked too.
-      expect(EXECUTORS.codex.widening!.check!('acp')!.paths).toContain('.codex/rules/*');
-      expect(EXECUTORS.codex.widening!.check!('cli')!.paths).not.toContain('.codex/rules/*');
+      expect(Object.keys(EXECUTORS.codex.widening!.check!('acp')!)).toContain('.codex/rules/*');
+      expect(Object.keys(EXECUTORS.codex.widening!.check!('cli')!)).not.toContain('.codex/rules/*');
     },
   );
 });

@@ -2,6 +2,7 @@
 import type { ExecutorConfig } from '../../domain/config-schemas.js';
 import { addFigure } from '../../domain/usage.js';
 import { isRecord } from '../../domain/json.js';
+import { quietly } from '../io-errors.js';
 import type { Denial, ExecutorModule, Invocation, InvocationContext, Usage } from './types.js';
 
 export const model = (c: ExecutorConfig, flag: string) => (c.settings?.model ? [flag, c.settings.model] : []);
@@ -113,12 +114,7 @@ export function usageOfLines(spec: Pick<ExecutorModule, 'usage' | 'usageSoFar'>,
   if (!spec.usage) return total;
   const soFar = new Map<string, Usage>();
   for (const line of lines) {
-    let event: unknown;
-    try {
-      event = JSON.parse(line);
-    } catch {
-      continue;
-    }
+    const event: unknown = quietly(() => JSON.parse(line));
     if (!isRecord(event)) continue;
     const used = spec.usage(event);
     if (used) total = addUsage(total, used);

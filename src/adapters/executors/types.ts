@@ -41,11 +41,9 @@ export interface Widening {
   readonly settings: readonly string[];
   /** How sow keeps them from widening a safe worker. */
   readonly how: string;
-  // For files sow cannot tell the CLI to ignore: which to read (`*` in the last component: any name), and each widening
-  // setting a text holds, as `key: value`.
-  check?(
-    transport: 'cli' | 'acp',
-  ): { paths: readonly string[]; found(path: string, text: string): string[] } | undefined;
+  // For files sow cannot tell the CLI to ignore: by the path of each (`*` in the last component: any name), what in its
+  // text widens, as `key: value`.
+  check?(transport: 'cli' | 'acp'): Readonly<Record<string, (text: string) => string[]>> | undefined;
 }
 
 /** How sow keeps an ACP session asking: the modes that ask before acting, and config options' required values. */
@@ -108,7 +106,8 @@ export interface ExecutorModule {
   sessionFromEvent?(event: Record<string, unknown>): string | undefined;
   /** Progress lines for an event of its own dialect, else undefined; every dialect reads every stream (no overlap). */
   progress?(event: Record<string, unknown>): string[] | undefined;
-  /** What its stderr said when a resume failed because it has no such session; otherwise undefined. */
+  // What its stderr said when a resume failed because it has no such session, else undefined (as captured in
+  // test/fixtures/agent-help/<type>@*__resume-session-gone.stderr.txt).
   sessionGone?(stderr: string): string | undefined;
   /** What this event adds to the run's tokens and cost, when its events carry them (summed over a run). */
   usage?(event: Record<string, unknown>): Usage | undefined;
