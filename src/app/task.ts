@@ -24,14 +24,10 @@ import { gitRun, isTracked, val } from '../adapters/git.js';
 import { remoteClaimRows } from '../domain/claims.js';
 import { claimsRemote, ourClaim, remoteClaimer, remoteClaimsForReads } from './remote-claims.js';
 
-export interface AddTaskOptions {
+type AddTaskOptions = Partial<Record<'agent' | 'description' | 'id' | 'dependsOn', string>> & {
   name: string;
-  agent?: string;
-  description?: string;
-  id?: string;
   parallel?: boolean;
-  dependsOn?: string;
-}
+};
 
 export async function addTask(ctx: AppContext, opts: AddTaskOptions): Promise<TaskState> {
   return update(ctx, async (uow) => {
@@ -95,18 +91,13 @@ function candidatesOf(tasks: readonly TaskSummary[]): ReadonlySet<string> {
   return set;
 }
 
-export interface ClaimOptions {
-  agent?: string;
-  owner?: string;
-  /** The lease, in seconds (default 30 minutes). */
-  leaseSeconds?: number;
-  /** Claim on this git remote too (else the claims.remote of .sow/config.yaml, if any). */
-  remote?: string;
-}
-
-// Claims the first ready task under the lock, with a lease: two claimers never get the same task. With a claims remote
-// it is claimed there first (one push only the first claimer wins); a lost race moves on to the next task.
-export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
+// Claims the first ready task under the lock, with a lease (default 30 minutes): two claimers never get the same task.
+// With a claims remote (`remote`, else claims.remote of .sow/config.yaml) it is claimed there first (one push only the
+// first claimer wins); a lost race moves on to the next task.
+export async function claimNext(
+  ctx: AppContext,
+  opts: Partial<Record<'agent' | 'owner' | 'remote', string>> & { leaseSeconds?: number } = {},
+): Promise<{ task: TaskState; owner: Owner }> {
   let pushed: { root: string; remote: string; ref: string; sha: string } | undefined;
   try {
     return await update(
