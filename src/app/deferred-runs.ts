@@ -55,12 +55,9 @@ async function letGo(uow: UnitOfWork, run: DeferredRun, branch: string, giveBack
   if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
   uow.setTask(next);
   const where = checkedOut === undefined ? 'a detached HEAD was' : `'${checkedOut}' was`;
-  await writeLogEntry(
-    uow,
-    task.id,
-    { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
+  const notes =
     `Stopped unrecorded: its worker ${agentId} ended while ${where} checked out, not this project's branch ` +
-      `'${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent ` +
-      `resume ${task.id} "<prompt>"'.`,
-  );
+    `'${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent ` +
+    `resume ${task.id} "<prompt>"'.`;
+  await writeLogEntry(uow, task.id, { agent: uow.actor.by, action: 'paused_task', result: 'partial' }, notes);
 }

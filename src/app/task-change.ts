@@ -216,16 +216,12 @@ async function takeoverEntry(
     const owner = holder.owner;
     after.push(() => releaseRemoteClaim(root, id, branch, owner, true));
   }
-  return taskLogEntry(
-    view.phase,
-    id,
-    view.now,
-    { agent: who, action: 'note', result: 'success' },
+  const notes =
     `Taken over with --force (${what}) by ${who} on ${thisMachine()}, from ${describeHolder(holder)}. ` +
-      (holder.where === 'remote'
-        ? `Their claim on the remote is deleted once this change is written (a failure is said then).`
-        : `Their later writes to this task are refused.`),
-  );
+    (holder.where === 'remote'
+      ? `Their claim on the remote is deleted once this change is written (a failure is said then).`
+      : `Their later writes to this task are refused.`);
+  return taskLogEntry(view.phase, id, view.now, { agent: who, action: 'note', result: 'success' }, notes);
 }
 
 // The task's claim on the remote, asked before the lock (`claim` absent: none there). Undefined without a claims

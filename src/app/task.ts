@@ -123,12 +123,8 @@ export async function claimNext(
           if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
           let claimed: { remote: string; remote_claim: string; remote_lease_until: string } | undefined;
           if (onRemote) {
-            const sha = await onRemote.claim(
-              id,
-              { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil },
-              uow.now,
-              { ours: ourClaim(task, onRemote.remote) },
-            );
+            const record = { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil };
+            const sha = await onRemote.claim(id, record, uow.now, { ours: ourClaim(task, onRemote.remote) });
             if (sha === undefined) continue;
             pushed = { root: uow.root, remote: onRemote.remote, ref: onRemote.ref(id), sha };
             claimed = { remote: onRemote.remote, remote_claim: sha, remote_lease_until: leaseUntil };
