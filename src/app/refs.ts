@@ -299,12 +299,9 @@ export async function refsStatus(ctx: AppContext, link?: string, progress: Fetch
     const index = readCacheIndex(ctx.env);
     const c = index.entries[place.key];
     const base = { link: r.link, kind: place.kind, sha: c?.sha ?? null, fetched_at: c?.fetched_at ?? null };
-    if (place.kind === 'copy') {
-      out.push({ ...base, state: 'snapshot' });
-      continue;
-    }
-    if (!isGitFolder(place.dir)) {
-      out.push({ ...base, state: 'not-cloned' });
+    const idle = place.kind === 'copy' ? 'snapshot' : isGitFolder(place.dir) ? undefined : 'not-cloned';
+    if (idle) {
+      out.push({ ...base, state: idle });
       continue;
     }
     progress.start(r.link);
