@@ -12,15 +12,8 @@ import { refuseRetired } from '../domain/task-change.js';
 import { writeLogEntry } from './log-entry.js';
 import { update } from './workspace.js';
 
-export interface LogRequest {
-  agent?: string;
-  action: string;
-  result: string;
-  files: string[];
-  task?: string;
-  project: boolean;
-  notes: string;
-}
+export type LogRequest = Partial<Record<'agent' | 'task', string>> &
+  Record<'action' | 'result' | 'notes', string> & { files: string[]; project: boolean };
 
 export type LogResult = Awaited<ReturnType<typeof appendLog>>;
 

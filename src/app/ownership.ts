@@ -1,8 +1,7 @@
 /** Whether a task's owner still lives (a worker's process here, a claim's lease), and the rules that need it. */
 import { NotExecutingError } from '../domain/errors.js';
-import { isOwnedBy, retireOwner, workerOf, type Holder, type Worker } from '../domain/ownership.js';
+import { isOwnedBy, retireOwner, workerOf, type Actor, type Holder, type Worker } from '../domain/ownership.js';
 import { routeTo } from '../domain/lifecycle.js';
-import type { Actor } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
 import type { Owner, TaskState, TaskSummary } from '../domain/schemas.js';
 import { remoteClaimLive, type RemoteClaim, type RemoteClaimRow } from '../domain/claims.js';

@@ -16,8 +16,7 @@ import { notRefBranch, readTaskClaim, thisMachine } from '../adapters/remote-cla
 import { renderStateFile } from '../adapters/state-files.js';
 import { commitChange, StaleChangeError, type ChangeSet, type LogEntry } from '../adapters/transaction.js';
 import { heldBy, liveOwner } from './ownership.js';
-import { claimsRemote, dropOverriddenClaim, releaseRemoteClaim } from './remote-claims.js';
-import type { ClaimSeen } from './remote-claims.js';
+import { claimsRemote, dropOverriddenClaim, releaseRemoteClaim, type ClaimSeen } from './remote-claims.js';
 import { dependenciesOf, loadSummaries, loadTaskFile, taskDir, taskFile } from './project-files.js';
 import { leftCompletedEntry, taskLogEntry } from './log-entry.js';
 import { openProject } from './workspace.js';

@@ -1,9 +1,8 @@
 /** A write's glue: the lock, who acts, and the unit of work committed as one transaction (no network here). */
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import type { Actor } from '../domain/ownership.js';
 import { readsTaskStates } from '../domain/lifecycle.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
-import { remoteRenewalDue } from '../domain/ownership.js';
+import { remoteRenewalDue, type Actor } from '../domain/ownership.js';
 import { stampedTask } from '../domain/task-change.js';
 import { taskPhase } from '../domain/phases.js';
 import {
