@@ -21,6 +21,7 @@ import { candidateIds, isReady, readyNow, requireExecuting, takeOver, taskRow, t
 import { Reader, update } from './workspace.js';
 import { taskDir } from './project-files.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
+import { pushClaim } from '../adapters/remote-claims.js';
 import { remoteClaimRows } from '../domain/claims.js';
 import { claimsRemote, ourClaim, remoteClaimer, remoteClaimsForReads } from './remote-claims.js';
 
@@ -149,10 +150,7 @@ export async function claimNext(
     );
   } catch (err) {
     // The claim landed on the remote but not here: give it back rather than leave it held until the lease ends.
-    if (pushed) {
-      const { pushClaim } = await import('../adapters/remote-claims.js');
-      await pushClaim(pushed.root, pushed.remote, pushed.ref, null, pushed.sha);
-    }
+    if (pushed) await pushClaim(pushed.root, pushed.remote, pushed.ref, null, pushed.sha);
     throw err;
   }
 }
