@@ -1,11 +1,11 @@
 /** `sow task add|set|get|abandon|list`. */
 import type { AppContext } from './context.js';
 import { findAgent } from '../domain/agents.js';
-import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
+import { NoReadyTaskError, UsageError } from '../domain/errors.js';
 import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
 import { lookupField, own } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
-import { TASK_STATUSES, type Owner, type TaskState, type TaskSummary } from '../domain/schemas.js';
+import type { Owner, TaskState, TaskSummary } from '../domain/schemas.js';
 import {
   checkNewTaskId,
   checkTaskName,
@@ -188,16 +188,14 @@ export async function taskDiff(ctx: AppContext, rawId: string) {
   });
 }
 
-export async function listTasks(ctx: AppContext, status?: string): Promise<TaskRow[]> {
-  if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status))
-    throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
+export async function listTasks(ctx: AppContext): Promise<TaskRow[]> {
   const { tasks, root, branch } = await Reader.read(ctx, async (reader) => ({
     tasks: await reader.tasks(),
     root: reader.root,
     branch: reader.project.branch,
   }));
   const now = ctx.now();
-  const rows = (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map((t) => taskRow(t, now));
+  const rows = tasks.map((t) => taskRow(t, now));
   // Each task claimed on the remote with its claim there (a list copied only when there is one).
   const onRemote = remoteClaimRows(await remoteClaimsForReads(root, branch, now), now);
   if (onRemote.size === 0) return rows;
