@@ -25,9 +25,9 @@ import {
 import { lockPath, ProjectReads, replay, underLock, UnitOfWork, withRootLock } from './unit-of-work.js';
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
-export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?: boolean } = {}): Promise<string> {
+export async function openRoot(ctx: Pick<AppContext, 'cwd'>): Promise<string> {
   const root = findWorkspaceRoot(ctx.cwd);
-  if (!opts.anyLayout) checkLayout(root);
+  checkLayout(root);
   if (hasJournal(root)) await withRootLock(root, () => replay(root));
   return root;
 }
