@@ -2,7 +2,7 @@
 import type { AppContext } from './context.js';
 import { findAgent } from '../domain/agents.js';
 import { NoReadyTaskError, UsageError } from '../domain/errors.js';
-import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
+import { claimantOf, DEFAULT_LEASE_SECONDS, remoteLeaseFrom, retiredIdentity } from '../domain/ownership.js';
 import { lookupField, own } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
 import type { Owner, TaskState, TaskSummary } from '../domain/schemas.js';
@@ -116,7 +116,7 @@ export async function claimNext(
         requireExecuting(await uow.type(), await uow.view(), undefined);
         const tasks = await uow.tasks();
         const seconds = opts.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
-        const leaseUntil = new Date(Date.parse(uow.now) + seconds * 1000).toISOString();
+        const leaseUntil = remoteLeaseFrom(uow.now, seconds);
         const remote = await claimsRemote(uow.root, opts.remote);
         const onRemote = remote && (await remoteClaimer(uow.root, remote, (await uow.project()).branch));
         for (const id of candidateIds(tasks)) {
