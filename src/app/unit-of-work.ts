@@ -223,9 +223,8 @@ export class UnitOfWork extends ProjectReads {
       this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
       // Documents drawn from the project, in the same transaction, when they change.
       const rendered = (await this.type()).renders?.(data, (rel) => this.readDoc(rel)) ?? {};
-      for (const [rel, text] of Object.entries(rendered)) {
+      for (const [rel, text] of Object.entries(rendered))
         if (this.readDoc(`${PROJECT_DIR}/${rel}`) !== text) this.tx.write(`${PROJECT_DIR}/${rel}`, text);
-      }
     }
     const phase = this.tasksNext.size ? await this.taskPhase() : '';
     for (const [id, task] of this.tasksNext) {
