@@ -40,12 +40,9 @@ export async function recordDeferredRuns(uow: UnitOfWork): Promise<Recorded> {
 
 async function letGo(uow: UnitOfWork, run: DeferredRun, branch: string, giveBack: (() => Promise<void>)[]) {
   const { task: id, agent_id: agentId, pid, checked_out: checkedOut } = run;
-  let task;
-  try {
-    task = await uow.task(id!);
-  } catch {
-    return; // removed since: nothing to let go
-  }
+  // Removed since: nothing to let go.
+  const task = await uow.task(id!).catch(() => undefined);
+  if (!task) return;
   const owner = task.owner;
   // Someone took it over meanwhile: theirs now.
   if (owner?.kind !== 'worker' || owner.by !== agentId || owner.pid !== pid) return;

@@ -110,13 +110,11 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
     },
     /** Who holds the task's claim on the remote now (read again if a racer's push landed since). */
     async holder(task: string): Promise<RemoteClaim | undefined> {
-      if (moved.has(task)) {
-        const again = await listClaimRefs(root, name, branch);
-        const sha = again.ok ? again.refs.get(task) : undefined;
-        if (sha === undefined) return undefined;
-        return (await claimsOf(root, name, branch, new Map([[task, sha]])))[0];
-      }
-      return held.get(task);
+      if (!moved.has(task)) return held.get(task);
+      const again = await listClaimRefs(root, name, branch);
+      const sha = again.ok ? again.refs.get(task) : undefined;
+      if (sha === undefined) return undefined;
+      return (await claimsOf(root, name, branch, new Map([[task, sha]])))[0];
     },
   };
 }
