@@ -15,13 +15,8 @@ async function pushRenewal(root: string, due: DueRenewal, now: string, retry: st
   // A claim's lease here was just renewed by the write; a worker has none here: its lease there runs from now.
   const leaseUntil = owner.kind === 'claim' ? owner.lease_until : remoteLeaseFrom(now, owner.lease_seconds);
   if (remote === undefined || sha === undefined || leaseUntil === undefined) return owner;
-  const commit = makeClaimCommit(root, {
-    task,
-    owner: owner.by,
-    machine: thisMachine(),
-    since: owner.since,
-    lease_until: leaseUntil,
-  });
+  const record = { task, owner: owner.by, machine: thisMachine(), since: owner.since, lease_until: leaseUntil };
+  const commit = makeClaimCommit(root, record);
   const outcome = await pushTaskClaim(root, remote, branch, task, commit, sha);
   if (outcome.kind === 'done') {
     forgetCachedClaims(root);

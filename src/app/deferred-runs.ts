@@ -40,12 +40,9 @@ export async function recordDeferredRuns(uow: UnitOfWork): Promise<Recorded> {
 
 async function letGo(uow: UnitOfWork, run: DeferredRun, branch: string, giveBack: (() => Promise<void>)[]) {
   const { task: id, agent_id: agentId, pid, checked_out: checkedOut } = run;
-  let task;
-  try {
-    task = await uow.task(id!);
-  } catch {
-    return; // removed since: nothing to let go
-  }
+  // Removed since: nothing to let go.
+  const task = await uow.task(id!).catch(() => undefined);
+  if (!task) return;
   const owner = task.owner;
   // Someone took it over meanwhile: theirs now.
   if (owner?.kind !== 'worker' || owner.by !== agentId || owner.pid !== pid) return;
@@ -55,12 +52,9 @@ async function letGo(uow: UnitOfWork, run: DeferredRun, branch: string, giveBack
   if (next.status === 'in_progress') next = withStatus(next, 'paused', uow.now);
   uow.setTask(next);
   const where = checkedOut === undefined ? 'a detached HEAD was' : `'${checkedOut}' was`;
-  await writeLogEntry(
-    uow,
-    task.id,
-    { agent: uow.actor.by, action: 'paused_task', result: 'partial' },
+  const notes =
     `Stopped unrecorded: its worker ${agentId} ended while ${where} checked out, not this project's branch ` +
-      `'${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent ` +
-      `resume ${task.id} "<prompt>"'.`,
-  );
+    `'${branch}', so sow could not record its end then (it is counted now). Resume it with 'sow agent ` +
+    `resume ${task.id} "<prompt>"'.`;
+  await writeLogEntry(uow, task.id, { agent: uow.actor.by, action: 'paused_task', result: 'partial' }, notes);
 }

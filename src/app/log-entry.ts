@@ -45,12 +45,8 @@ export function leftCompletedEntry(
   who: string,
   how = `set ${status}`,
 ): LogEntry {
-  return taskLogEntry(
-    phase,
-    before.id,
-    now,
-    { agent: who, action: 'note', result: 'success' },
+  const notes =
     `Reopened with --force (${how}): the task had been completed ` +
-      `since ${before.completed_at ?? 'an unknown time'}; its status is now ${status}.`,
-  );
+    `since ${before.completed_at ?? 'an unknown time'}; its status is now ${status}.`;
+  return taskLogEntry(phase, before.id, now, { agent: who, action: 'note', result: 'success' }, notes);
 }

@@ -175,13 +175,16 @@ describe('log', () => {
   );
 
   it(
-    'a repository path: from where the user stands, or absolute; ' + 'the root itself and anything outside are refused',
+    'a repository path: from where the user stands, or absolute; the root itself and anything outside are refused, ' +
+      "a name beginning with '..' is inside",
     async () => {
       const w = await world('executing');
       expect(repositoryPath(w.dir, `${w.dir}/pkg`, 'index.ts')).toBe('pkg/index.ts');
       expect(repositoryPath(w.dir, `${w.dir}/pkg`, '../src/x.ts')).toBe('src/x.ts');
       expect(repositoryPath(w.dir, w.dir, `${w.dir}/src/y.ts`)).toBe('src/y.ts');
-      for (const file of ['.', '..', '/tmp'])
+      expect(repositoryPath(w.dir, w.dir, '..x')).toBe('..x');
+      expect(repositoryPath(w.dir, `${w.dir}/pkg`, '../..x/y.ts')).toBe('..x/y.ts');
+      for (const file of ['.', '..', '../x', '/tmp'])
         expect(() => repositoryPath(w.dir, w.dir, file), file).toThrow(
           expect.objectContaining({ code: 'PATH_OUTSIDE_REPOSITORY' }),
         );

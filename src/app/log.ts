@@ -1,9 +1,10 @@
 // `sow log`: an entry (front matter and a markdown body) appended to the task's or the project's log.md. With a task,
 // every file becomes a `modified` output of it, once, named from the repository root: outputs are tracked by logging.
 import type { AppContext } from './context.js';
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, resolve, sep } from 'node:path';
 import { LOG_ACTIONS, LOG_RESULTS } from '../domain/agents.js';
 import { notOneOf, PathOutsideRepositoryError, UsageError } from '../domain/errors.js';
+import { pathWithin } from '../adapters/confine.js';
 import { realPath } from '../adapters/files.js';
 import { findWorkspaceRoot } from '../adapters/repo.js';
 import { renewLease } from '../domain/ownership.js';
@@ -11,25 +12,17 @@ import { refuseRetired } from '../domain/task-change.js';
 import { writeLogEntry } from './log-entry.js';
 import { update } from './workspace.js';
 
-export interface LogRequest {
-  agent?: string;
-  action: string;
-  result: string;
-  files: string[];
-  task?: string;
-  project: boolean;
-  notes: string;
-}
+export type LogRequest = Partial<Record<'agent' | 'task', string>> &
+  Record<'action' | 'result' | 'notes', string> & { files: string[]; project: boolean };
 
 export type LogResult = Awaited<ReturnType<typeof appendLog>>;
 
 /** A file named on the command line (relative to where the user stands) as a repository path. */
 export function repositoryPath(root: string, cwd: string, file: string): string {
   const abs = realPath(isAbsolute(file) ? file : resolve(cwd, file));
-  const rel = relative(root, abs);
+  const rel = pathWithin(root, abs);
   const why = 'files are named relative to where you run sow (or absolute) and must be inside the repository';
-  if (rel === '' || rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel))
-    throw new PathOutsideRepositoryError(file, why);
+  if (!rel) throw new PathOutsideRepositoryError(file, why);
   return rel.split(sep).join('/');
 }
 

@@ -26,10 +26,6 @@ import { emitYaml } from '../adapters/yaml/emit.js';
 
 const SIDES = ['base', 'ours', 'theirs'] as const;
 type Side = (typeof SIDES)[number];
-/** %O, %A, %B: the temp files git wrote (relative to where it runs the driver, or absolute); %P: the file's path. */
-type MergeDriverRequest = Record<Side, string> & { path: string };
-/** by-meaning: sow merged it; text: git's text merge did. */
-type MergeDriverResult = { path: string; how: 'by-meaning' | 'text' };
 
 /** Where conflicts are recorded for `sow doctor`, in the runtime folder (git's own folder: never committed). */
 const CONFLICTS_FOLDER = 'merge-conflicts';
@@ -51,7 +47,7 @@ export function describeConflicts(fields: readonly FieldConflict[], max = 3): st
 }
 
 /** git's own text merge, in place in %A (what git would have done without the driver). */
-function textMerge(cwd: string, files: Record<Side, string>, path: string): MergeDriverResult {
+function textMerge(cwd: string, files: Record<Side, string>, path: string) {
   const r = gitRun(cwd, [
     'merge-file',
     '-L',
@@ -84,7 +80,7 @@ function textMerge(cwd: string, files: Record<Side, string>, path: string): Merg
       { path },
     );
   }
-  return { path, how: 'text' };
+  return { path, how: 'text' as const };
 }
 
 const SCHEMAS = { project: ProjectStateSchema, task: TaskStateSchema } as const;
@@ -106,8 +102,9 @@ function validFor(kind: MergeKind, data: unknown): boolean {
   return kind === 'knowledge' && !Array.isArray(data) && Array.isArray((data as { entries?: unknown } | null)?.entries);
 }
 
-/** Runs the driver: the merge in %A, a conflict error (git stops), or git's text merge for what sow does not read. */
-export async function runMergeDriver(cwd: string, req: MergeDriverRequest, now: () => string) {
+// Runs the driver on the temp files git wrote (relative to where it runs it, or absolute): the merge in %A (`how`:
+// by-meaning), a conflict error (git stops), or git's text merge (`how`: text) for what sow does not read.
+export async function runMergeDriver(cwd: string, req: Record<Side, string> & { path: string }, now: () => string) {
   const files = {
     base: gitTempFile(cwd, req.base, 'the base version'),
     ours: gitTempFile(cwd, req.ours, 'this branch’s version'),
@@ -167,7 +164,7 @@ export async function runMergeDriver(cwd: string, req: MergeDriverRequest, now: 
     );
   }
   forgetConflictRecord(cwd, CONFLICTS_FOLDER, path);
-  return { path, how: 'by-meaning' };
+  return { path, how: 'by-meaning' as const };
 }
 
 // The conflicts the driver recorded in this checkout; one that does not read as a record (changed by hand) is skipped.

@@ -26,12 +26,9 @@ export function attributesMissing(root: string): boolean {
 export function repairAttributesFile(root: string, tx: Transaction): 'created' | 'added' | undefined {
   if (!attributesMissing(root)) return undefined;
   const text = readFileIfExists(root, ATTRIBUTES_FILE);
-  if (text === undefined) {
-    tx.write(ATTRIBUTES_FILE, SOW_GITATTRIBUTES);
-    return 'created';
-  }
-  tx.write(ATTRIBUTES_FILE, `${text}${text.endsWith('\n') || text === '' ? '' : '\n'}${ATTRIBUTES_LINE}\n`);
-  return 'added';
+  if (text === undefined) tx.write(ATTRIBUTES_FILE, SOW_GITATTRIBUTES);
+  else tx.write(ATTRIBUTES_FILE, `${text}${text.endsWith('\n') || text === '' ? '' : '\n'}${ATTRIBUTES_LINE}\n`);
+  return text === undefined ? 'created' : 'added';
 }
 
 /** The command git config names for the driver, or undefined without one. */

@@ -1,10 +1,9 @@
 /** Whether a task's owner still lives (a worker's process here, a claim's lease), and the rules that need it. */
 import { NotExecutingError } from '../domain/errors.js';
-import { isOwnedBy, retireOwner, workerOf, type Holder, type Worker } from '../domain/ownership.js';
+import { isOwnedBy, retireOwner, workerOf, type Actor, type Holder, type Worker } from '../domain/ownership.js';
 import { routeTo } from '../domain/lifecycle.js';
-import type { Actor } from '../domain/ownership.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
-import type { Owner, TaskState, TaskStatus, TaskSummary } from '../domain/schemas.js';
+import type { Owner, TaskState, TaskSummary } from '../domain/schemas.js';
 import { remoteClaimLive, type RemoteClaim, type RemoteClaimRow } from '../domain/claims.js';
 import { isFinished, summaryOf } from '../domain/tasks.js';
 import { processGone, thisProcess } from '../adapters/liveness.js';
@@ -28,20 +27,13 @@ export const workerNow = (task: Attended, now: string) => workerOf(task, (owner)
 /** What says whether anyone works on a task. */
 type Attended = Pick<TaskSummary, 'status' | 'owner' | 'session_agent'>;
 
-/** A task as lists show it: its summary, and who works on it when sow knows of someone. */
-export interface TaskRow {
-  id: string;
-  name: string;
-  status: TaskStatus;
-  parallel: boolean;
+/** A task as lists show it: its summary, with who works on it (live or gone) and its claim on the claims remote. */
+export type TaskRow = Omit<TaskSummary, 'owner' | 'session_agent' | 'dependencies'> & {
   /** Absent when it has none: a list of 10,000 tasks says nothing empty (and builds nothing to leave out). */
   dependencies?: string[];
-  assigned_agent?: string;
-  /** A live owner, or one that is gone (nobody works on the task any more); absent when sow knows of nobody. */
   worker?: Worker;
-  /** Its claim on the claims remote (`claims.remote`), when it has one there. */
   remote_claim?: RemoteClaimRow;
-}
+};
 
 export function taskRow(t: TaskSummary, now: string): TaskRow {
   // Field by field in the summary's order (--json keeps it): rest and spread cost several times more, per task.

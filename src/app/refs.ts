@@ -252,18 +252,14 @@ export async function removeRef(ctx: AppContext, link: string, pruneCache: boole
     const stillHere = allRefs(readIndexes(root)).some((r) => cacheKey(r.source, r.branch ?? null) === key);
     const index = readCacheIndex(env);
     const c = index.entries[key];
-    let pruned = false;
-    let users = 0;
-    if (c) {
-      c.users = stillHere ? c.users : c.users.filter((u) => u !== root);
-      users = c.users.length;
-      if (pruneCache && users === 0) {
-        removeCheckout(key, env);
-        delete index.entries[key];
-        pruned = true;
-      }
-      writeCacheIndex(index, env);
+    if (c && !stillHere) c.users = c.users.filter((u) => u !== root);
+    const users = c?.users.length ?? 0;
+    const pruned = c !== undefined && pruneCache && users === 0;
+    if (pruned) {
+      removeCheckout(key, env);
+      delete index.entries[key];
     }
+    if (c) writeCacheIndex(index, env);
     return { link, local: ref.local, pruned, still_used_by: users };
   });
 }
@@ -299,12 +295,9 @@ export async function refsStatus(ctx: AppContext, link?: string, progress: Fetch
     const index = readCacheIndex(ctx.env);
     const c = index.entries[place.key];
     const base = { link: r.link, kind: place.kind, sha: c?.sha ?? null, fetched_at: c?.fetched_at ?? null };
-    if (place.kind === 'copy') {
-      out.push({ ...base, state: 'snapshot' });
-      continue;
-    }
-    if (!isGitFolder(place.dir)) {
-      out.push({ ...base, state: 'not-cloned' });
+    const idle = place.kind === 'copy' ? 'snapshot' : isGitFolder(place.dir) ? undefined : 'not-cloned';
+    if (idle) {
+      out.push({ ...base, state: idle });
       continue;
     }
     progress.start(r.link);

@@ -44,14 +44,13 @@ export async function releaseRemoteClaim(root: string, task: string, branch: str
   const { remote, remote_claim: sha } = owner;
   if (remote === undefined || sha === undefined) return;
   const outcome = await pushTaskClaim(root, remote, branch, task, null, sha);
-  if (outcome.kind === 'failed') {
-    if (force) {
-      warn(
-        `the claim of task ${task} was not given back: the remote '${shown(remote)}' ${outcome.why}; it runs out ` +
-          `with its lease`,
-      );
-      return;
-    }
+  if (outcome.kind !== 'failed') forgetCachedClaims(root);
+  else if (force)
+    warn(
+      `the claim of task ${task} was not given back: the remote '${shown(remote)}' ${outcome.why}; it runs out ` +
+        `with its lease`,
+    );
+  else
     throw new RemoteClaimError(
       remote,
       `could not give back the claim of task ${task}`,
@@ -59,8 +58,6 @@ export async function releaseRemoteClaim(root: string, task: string, branch: str
       `nothing was changed here; run the command again when the remote can be reached, or pass --force to finish ` +
         `the task here anyway (its claim on the remote then runs out with its lease)`,
     );
-  }
-  forgetCachedClaims(root);
 }
 
 /** What the lists know of the remote's claims (undefined without a claims remote); one not reached is said. */
@@ -113,13 +110,11 @@ export async function remoteClaimer(root: string, remote: ClaimsRemote, branch: 
     },
     /** Who holds the task's claim on the remote now (read again if a racer's push landed since). */
     async holder(task: string): Promise<RemoteClaim | undefined> {
-      if (moved.has(task)) {
-        const again = await listClaimRefs(root, name, branch);
-        const sha = again.ok ? again.refs.get(task) : undefined;
-        if (sha === undefined) return undefined;
-        return (await claimsOf(root, name, branch, new Map([[task, sha]])))[0];
-      }
-      return held.get(task);
+      if (!moved.has(task)) return held.get(task);
+      const again = await listClaimRefs(root, name, branch);
+      const sha = again.ok ? again.refs.get(task) : undefined;
+      if (sha === undefined) return undefined;
+      return (await claimsOf(root, name, branch, new Map([[task, sha]])))[0];
     },
   };
 }
@@ -131,21 +126,17 @@ export type ClaimSeen = { remote: string; branch: string; task: string; claim?: 
 export async function dropOverriddenClaim(root: string, seen: ClaimSeen & { claim: RemoteClaim }): Promise<void> {
   const { remote, branch, task, claim } = seen;
   const outcome = await pushTaskClaim(root, remote, branch, task, null, claim.sha);
-  if (outcome.kind === 'done') {
-    forgetCachedClaims(root);
-    return;
-  }
-  if (outcome.kind === 'lost') {
+  const ref = claimRef(branch, task);
+  if (outcome.kind === 'done') forgetCachedClaims(root);
+  else if (outcome.kind === 'lost')
     warn(
       `the claim of task ${task} on the remote '${shown(remote)}' changed since it was read (given back, or ` +
         `claimed again), so it was left as it is; 'sow task list' shows who holds the task now`,
     );
-    return;
-  }
-  const ref = claimRef(branch, task);
-  warn(
-    `the claim of task ${task} on the remote '${shown(remote)}' was not deleted: the remote ${outcome.why}; the ` +
-      `change here stands. To delete the claim, run: git push ` +
-      `--force-with-lease=${shown(ref)}:${claim.sha} ${shown(remote)} :${shown(ref)}`,
-  );
+  else
+    warn(
+      `the claim of task ${task} on the remote '${shown(remote)}' was not deleted: the remote ${outcome.why}; the ` +
+        `change here stands. To delete the claim, run: git push ` +
+        `--force-with-lease=${shown(ref)}:${claim.sha} ${shown(remote)} :${shown(ref)}`,
+    );
 }

@@ -16,8 +16,7 @@ import { notRefBranch, readTaskClaim, thisMachine } from '../adapters/remote-cla
 import { renderStateFile } from '../adapters/state-files.js';
 import { commitChange, StaleChangeError, type ChangeSet, type LogEntry } from '../adapters/transaction.js';
 import { heldBy, liveOwner } from './ownership.js';
-import { claimsRemote, dropOverriddenClaim, releaseRemoteClaim } from './remote-claims.js';
-import type { ClaimSeen } from './remote-claims.js';
+import { claimsRemote, dropOverriddenClaim, releaseRemoteClaim, type ClaimSeen } from './remote-claims.js';
 import { dependenciesOf, loadSummaries, loadTaskFile, taskDir, taskFile } from './project-files.js';
 import { leftCompletedEntry, taskLogEntry } from './log-entry.js';
 import { openProject } from './workspace.js';
@@ -25,7 +24,7 @@ import { actor, knowPerson } from './unit-of-work.js';
 import type { CheckRun, RunChecksOptions } from './checks.js';
 import { CompletionChecksFailedError } from './check-errors.js';
 
-export type SetTaskOptions = Pick<ChangeRequest, 'force' | 'worker' | 'override'> &
+export type SetTaskOptions = Pick<ChangeRequest, 'force' | 'worker' | 'override' | 'what'> &
   RunChecksOptions & {
     /** The name this command acts under (renews its claim's lease); else SOW_OWNER. */
     owner?: string;
@@ -35,25 +34,15 @@ export type SetTaskOptions = Pick<ChangeRequest, 'force' | 'worker' | 'override'
 
 // Sets a field of a task. A completion runs the task_complete checks first: a failure records its evidence, keeps the
 // status and throws CompletionChecksFailedError (exit 3); --force skips them, with evidence saying so.
-export function setTaskField(ctx: AppContext, rawId: string, field: string, raw: string, opts: SetTaskOptions = {}) {
-  return changeTask(ctx, rawId, { field, raw }, opts);
-}
-
-export function abandonTask(ctx: AppContext, rawId: string, opts: SetTaskOptions = {}) {
-  return changeTask(ctx, rawId, { field: 'status', raw: 'abandoned', what: 'abandoned' }, opts);
-}
-
-/** What a change of one task is planned from, and every state file read for it (the write checks them). */
-type TaskView = Awaited<ReturnType<typeof readTask>>;
-
-async function changeTask(
+export async function setTaskField(
   ctx: AppContext,
   rawId: string,
-  asked: Pick<ChangeRequest, 'field' | 'raw' | 'what'>,
-  opts: SetTaskOptions,
+  field: string,
+  raw: string,
+  opts: SetTaskOptions = {},
 ) {
-  const { force, worker, override } = opts;
-  const request: ChangeRequest = { ...asked, force, worker, ...(override !== undefined ? { override } : {}) };
+  const { force, worker, override, what } = opts;
+  const request: ChangeRequest = { field, raw, what, force, worker, ...(override !== undefined ? { override } : {}) };
   let view = await readTask(ctx, rawId, opts.owner);
   // The task's claim on the remote is read once, before any lock (never under it).
   const seen = await claimSeen(view);
@@ -101,6 +90,12 @@ async function changeTask(
     return { id, field, value, task, ...checked, ...(unchanged ? { unchanged } : {}) };
   }
 }
+
+export const abandonTask = (ctx: AppContext, rawId: string, opts: SetTaskOptions = {}) =>
+  setTaskField(ctx, rawId, 'status', 'abandoned', { ...opts, what: 'abandoned' });
+
+/** What a change of one task is planned from, and every state file read for it (the write checks them). */
+type TaskView = Awaited<ReturnType<typeof readTask>>;
 
 /** Races lost before giving up: each is another writer's change written, so only a writer that never stops wins. */
 const MAX_RACES = 200;
@@ -216,16 +211,12 @@ async function takeoverEntry(
     const owner = holder.owner;
     after.push(() => releaseRemoteClaim(root, id, branch, owner, true));
   }
-  return taskLogEntry(
-    view.phase,
-    id,
-    view.now,
-    { agent: who, action: 'note', result: 'success' },
+  const notes =
     `Taken over with --force (${what}) by ${who} on ${thisMachine()}, from ${describeHolder(holder)}. ` +
-      (holder.where === 'remote'
-        ? `Their claim on the remote is deleted once this change is written (a failure is said then).`
-        : `Their later writes to this task are refused.`),
-  );
+    (holder.where === 'remote'
+      ? `Their claim on the remote is deleted once this change is written (a failure is said then).`
+      : `Their later writes to this task are refused.`);
+  return taskLogEntry(view.phase, id, view.now, { agent: who, action: 'note', result: 'success' }, notes);
 }
 
 // The task's claim on the remote, asked before the lock (`claim` absent: none there). Undefined without a claims

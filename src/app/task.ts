@@ -1,11 +1,11 @@
 /** `sow task add|set|get|abandon|list`. */
 import type { AppContext } from './context.js';
 import { findAgent } from '../domain/agents.js';
-import { InvalidValueError, NoReadyTaskError, UsageError } from '../domain/errors.js';
-import { claimantOf, DEFAULT_LEASE_SECONDS, retiredIdentity } from '../domain/ownership.js';
+import { NoReadyTaskError, UsageError } from '../domain/errors.js';
+import { claimantOf, DEFAULT_LEASE_SECONDS, remoteLeaseFrom, retiredIdentity } from '../domain/ownership.js';
 import { lookupField, own } from '../domain/fields.js';
 import { requirePhaseActive } from '../domain/phases.js';
-import { TASK_STATUSES, type Owner, type TaskState, type TaskSummary } from '../domain/schemas.js';
+import type { Owner, TaskState, TaskSummary } from '../domain/schemas.js';
 import {
   checkNewTaskId,
   checkTaskName,
@@ -21,17 +21,14 @@ import { candidateIds, isReady, readyNow, requireExecuting, takeOver, taskRow, t
 import { Reader, update } from './workspace.js';
 import { taskDir } from './project-files.js';
 import { gitRun, isTracked, val } from '../adapters/git.js';
+import { pushClaim } from '../adapters/remote-claims.js';
 import { remoteClaimRows } from '../domain/claims.js';
 import { claimsRemote, ourClaim, remoteClaimer, remoteClaimsForReads } from './remote-claims.js';
 
-export interface AddTaskOptions {
+type AddTaskOptions = Partial<Record<'agent' | 'description' | 'id' | 'dependsOn', string>> & {
   name: string;
-  agent?: string;
-  description?: string;
-  id?: string;
   parallel?: boolean;
-  dependsOn?: string;
-}
+};
 
 export async function addTask(ctx: AppContext, opts: AddTaskOptions): Promise<TaskState> {
   return update(ctx, async (uow) => {
@@ -95,18 +92,13 @@ function candidatesOf(tasks: readonly TaskSummary[]): ReadonlySet<string> {
   return set;
 }
 
-export interface ClaimOptions {
-  agent?: string;
-  owner?: string;
-  /** The lease, in seconds (default 30 minutes). */
-  leaseSeconds?: number;
-  /** Claim on this git remote too (else the claims.remote of .sow/config.yaml, if any). */
-  remote?: string;
-}
-
-// Claims the first ready task under the lock, with a lease: two claimers never get the same task. With a claims remote
-// it is claimed there first (one push only the first claimer wins); a lost race moves on to the next task.
-export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promise<{ task: TaskState; owner: Owner }> {
+// Claims the first ready task under the lock, with a lease (default 30 minutes): two claimers never get the same task.
+// With a claims remote (`remote`, else claims.remote of .sow/config.yaml) it is claimed there first (one push only the
+// first claimer wins); a lost race moves on to the next task.
+export async function claimNext(
+  ctx: AppContext,
+  opts: Partial<Record<'agent' | 'owner' | 'remote', string>> & { leaseSeconds?: number } = {},
+): Promise<{ task: TaskState; owner: Owner }> {
   let pushed: { root: string; remote: string; ref: string; sha: string } | undefined;
   try {
     return await update(
@@ -124,7 +116,7 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
         requireExecuting(await uow.type(), await uow.view(), undefined);
         const tasks = await uow.tasks();
         const seconds = opts.leaseSeconds ?? DEFAULT_LEASE_SECONDS;
-        const leaseUntil = new Date(Date.parse(uow.now) + seconds * 1000).toISOString();
+        const leaseUntil = remoteLeaseFrom(uow.now, seconds);
         const remote = await claimsRemote(uow.root, opts.remote);
         const onRemote = remote && (await remoteClaimer(uow.root, remote, (await uow.project()).branch));
         for (const id of candidateIds(tasks)) {
@@ -132,12 +124,8 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
           if (!isReady(task, uow.now) || retiredIdentity(task, uow.actor) !== undefined) continue;
           let claimed: { remote: string; remote_claim: string; remote_lease_until: string } | undefined;
           if (onRemote) {
-            const sha = await onRemote.claim(
-              id,
-              { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil },
-              uow.now,
-              { ours: ourClaim(task, onRemote.remote) },
-            );
+            const record = { task: id, owner: who, machine: onRemote.machine, since: uow.now, lease_until: leaseUntil };
+            const sha = await onRemote.claim(id, record, uow.now, { ours: ourClaim(task, onRemote.remote) });
             if (sha === undefined) continue;
             pushed = { root: uow.root, remote: onRemote.remote, ref: onRemote.ref(id), sha };
             claimed = { remote: onRemote.remote, remote_claim: sha, remote_lease_until: leaseUntil };
@@ -162,10 +150,7 @@ export async function claimNext(ctx: AppContext, opts: ClaimOptions = {}): Promi
     );
   } catch (err) {
     // The claim landed on the remote but not here: give it back rather than leave it held until the lease ends.
-    if (pushed) {
-      const { pushClaim } = await import('../adapters/remote-claims.js');
-      await pushClaim(pushed.root, pushed.remote, pushed.ref, null, pushed.sha);
-    }
+    if (pushed) await pushClaim(pushed.root, pushed.remote, pushed.ref, null, pushed.sha);
     throw err;
   }
 }
@@ -203,16 +188,14 @@ export async function taskDiff(ctx: AppContext, rawId: string) {
   });
 }
 
-export async function listTasks(ctx: AppContext, status?: string): Promise<TaskRow[]> {
-  if (status !== undefined && !(TASK_STATUSES as readonly string[]).includes(status))
-    throw new InvalidValueError('status', status, `one of ${TASK_STATUSES.join(', ')}`);
+export async function listTasks(ctx: AppContext): Promise<TaskRow[]> {
   const { tasks, root, branch } = await Reader.read(ctx, async (reader) => ({
     tasks: await reader.tasks(),
     root: reader.root,
     branch: reader.project.branch,
   }));
   const now = ctx.now();
-  const rows = (status === undefined ? tasks : tasks.filter((t) => t.status === status)).map((t) => taskRow(t, now));
+  const rows = tasks.map((t) => taskRow(t, now));
   // Each task claimed on the remote with its claim there (a list copied only when there is one).
   const onRemote = remoteClaimRows(await remoteClaimsForReads(root, branch, now), now);
   if (onRemote.size === 0) return rows;

@@ -1,9 +1,8 @@
 /** A write's glue: the lock, who acts, and the unit of work committed as one transaction (no network here). */
 import { PROJECT_DIR } from '../domain/artifacts.js';
-import type { Actor } from '../domain/ownership.js';
 import { readsTaskStates } from '../domain/lifecycle.js';
 import type { ProjectType, ProjectView } from '../domain/project-type.js';
-import { remoteRenewalDue } from '../domain/ownership.js';
+import { remoteRenewalDue, type Actor } from '../domain/ownership.js';
 import { stampedTask } from '../domain/task-change.js';
 import { taskPhase } from '../domain/phases.js';
 import {
@@ -224,9 +223,8 @@ export class UnitOfWork extends ProjectReads {
       this.tx.write(PROJECT_FILE, await renderStateFile(this.loaded?.file, PROJECT_FILE, ProjectStateSchema, data));
       // Documents drawn from the project, in the same transaction, when they change.
       const rendered = (await this.type()).renders?.(data, (rel) => this.readDoc(rel)) ?? {};
-      for (const [rel, text] of Object.entries(rendered)) {
+      for (const [rel, text] of Object.entries(rendered))
         if (this.readDoc(`${PROJECT_DIR}/${rel}`) !== text) this.tx.write(`${PROJECT_DIR}/${rel}`, text);
-      }
     }
     const phase = this.tasksNext.size ? await this.taskPhase() : '';
     for (const [id, task] of this.tasksNext) {

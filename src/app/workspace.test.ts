@@ -62,10 +62,6 @@ describe('opening the workspace', () => {
         await refused(v, () => withWorkspaceLock(v.ctx(), async () => undefined), code, 4);
         await refused(v, () => update(v.ctx(), async () => undefined), code, 4);
       }
-      // `sow migrate` opens any layout.
-      const old = await world('init');
-      old.write('.sow/.version', '1\n');
-      expect(await openRoot(old.ctx(), { anyLayout: true })).toBe(old.dir);
     },
   );
 

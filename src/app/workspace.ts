@@ -25,9 +25,9 @@ import {
 import { lockPath, ProjectReads, replay, underLock, UnitOfWork, withRootLock } from './unit-of-work.js';
 
 /** Finds the workspace, checks its layout, and finishes a write a crashed command left half done. */
-export async function openRoot(ctx: Pick<AppContext, 'cwd'>, opts: { anyLayout?: boolean } = {}): Promise<string> {
+export async function openRoot(ctx: Pick<AppContext, 'cwd'>): Promise<string> {
   const root = findWorkspaceRoot(ctx.cwd);
-  if (!opts.anyLayout) checkLayout(root);
+  checkLayout(root);
   if (hasJournal(root)) await withRootLock(root, () => replay(root));
   return root;
 }
@@ -73,11 +73,6 @@ export async function openProject(ctx: AppContext): Promise<{ root: string } & L
   return { root, ...loaded };
 }
 
-export interface ReadOptions {
-  /** A project of another branch: read with a warning (default), refuse, or read quietly. */
-  otherBranch?: 'warn' | 'refuse' | 'quiet';
-}
-
 /** Read-only access, files validated as they load; only inside `read`, which holds the lock: one consistent state. */
 export class Reader extends ProjectReads {
   private summaries?: TaskSummary[];
@@ -92,8 +87,12 @@ export class Reader extends ProjectReads {
   }
 
   // Runs `fn` with a reader of the project, holding the lock so it never sees half of a multi-file write (without it
-  // where it cannot be made); the lock is released when it returns.
-  static async read<T>(ctx: AppContext, fn: (reader: Reader) => Promise<T> | T, opts: ReadOptions = {}): Promise<T> {
+  // where it cannot be made); a project of another branch is read with a warning (default), refused, or read quietly.
+  static async read<T>(
+    ctx: AppContext,
+    fn: (reader: Reader) => Promise<T> | T,
+    opts: { otherBranch?: 'warn' | 'refuse' | 'quiet' } = {},
+  ): Promise<T> {
     const root = layoutRoot(ctx);
     let release: (() => void) | undefined;
     let deferred: Recorded | undefined;
@@ -152,15 +151,13 @@ export class Reader extends ProjectReads {
   }
 }
 
-export interface UpdateOptions {
-  /** Whether the project must belong to the checked-out branch (default true). */
-  branchCheck?: boolean;
-  /** The name this command claims tasks under (`--owner`); else SOW_OWNER. */
-  owner?: string;
-}
-
-/** A write: under the lock, refuse a project of another branch, run `fn`, commit what it changed. */
-export async function update<R>(ctx: AppContext, fn: (uow: UnitOfWork) => Promise<R>, opts: UpdateOptions = {}) {
+// A write: under the lock, refuse a project of another branch (unless `branchCheck` is false), run `fn`, commit what it
+// changed. `owner`: the name this command claims tasks under (`--owner`), else SOW_OWNER.
+export async function update<R>(
+  ctx: AppContext,
+  fn: (uow: UnitOfWork) => Promise<R>,
+  opts: { branchCheck?: boolean; owner?: string } = {},
+) {
   const root = layoutRoot(ctx);
   const { result, due, now, deferred } = await underLock(root, async () => {
     // Runs that ended while another branch was checked out, recorded first.

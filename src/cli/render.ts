@@ -2,13 +2,7 @@
 // in it is shown escaped and cannot forge a line.
 import { guardSentence, type TransitionOption } from '../domain/lifecycle.js';
 import { withdrawalSentence } from '../domain/approvals.js';
-import {
-  TASK_STATUSES,
-  type Artifact,
-  type HistoryEntry,
-  type TaskStatus,
-  type TaskSummary,
-} from '../domain/schemas.js';
+import { TASK_STATUSES, type Artifact, type HistoryEntry, type TaskStatus } from '../domain/schemas.js';
 import { isFinished } from '../domain/tasks.js';
 import type { ValidationReport } from '../app/config.js';
 import { taskCounts, type StatusReport } from '../app/status.js';
@@ -17,7 +11,7 @@ import { paintFor, plain, type Paint } from './colour.js';
 import { stdout } from './stdio.js';
 import { shown } from '../domain/display.js';
 import { unattendedText, type Worker } from '../domain/ownership.js';
-import { remoteClaimRows, remoteClaimText, type RemoteClaimRow } from '../domain/claims.js';
+import { remoteClaimRows, remoteClaimText } from '../domain/claims.js';
 import { toJson } from '../domain/json.js';
 import type { BudgetStanding, CostReport, CostRow } from '../domain/usage.js';
 import type { LiveWorker } from '../app/detach.js';
@@ -25,6 +19,7 @@ import type { WorkerEvent } from '../adapters/agent-outputs.js';
 import { renderValue } from './value.js';
 import { emitYaml } from '../adapters/yaml/emit.js';
 import type { TaskNeeds } from '../app/task.js';
+import type { TaskRow } from '../app/ownership.js';
 
 /** `[0] review: review/report.md (assessment: pass, not approved)`, the list format of the specification. */
 export function formatArtifact(index: number, a: Artifact): string {
@@ -37,14 +32,14 @@ export function formatArtifact(index: number, a: Artifact): string {
 }
 
 /** `[010] pending      Name  (agent: implementer, parallel, after 005)`: a line on a terminal, for people. */
-export function formatTaskLine(t: TaskRowShown, paint: Paint = plain): string {
+export function formatTaskLine(t: TaskRow, paint: Paint = plain): string {
   const extras = extrasOf(t, true);
   const line = `[${t.id}] ${paint(t.status, t.status.padEnd(12))} ${shown(t.name)}${extras ? `  (${extras})` : ''}`;
   return `${line}${workerNote(t, paint, '  ')}`;
 }
 
 /** `agent: architect, parallel, after 005`: what a task's line says after its name. */
-function extrasOf(t: TaskRowShown, sayRole: boolean, blocked = false): string {
+function extrasOf(t: TaskRow, sayRole: boolean, blocked = false): string {
   // Plain concatenation: `task list` prints this 10,000 times in a large project.
   let extras = t.assigned_agent && sayRole ? `agent: ${shown(t.assigned_agent)}` : '';
   if (t.parallel) extras += extras ? ', parallel' : 'parallel';
@@ -54,7 +49,7 @@ function extrasOf(t: TaskRowShown, sayRole: boolean, blocked = false): string {
 }
 
 /** What a line says of who holds its task: a claim on the remote, or nobody any more. */
-function workerNote(t: TaskRowShown, paint: Paint, sep: string): string {
+function workerNote(t: TaskRow, paint: Paint, sep: string): string {
   if (t.remote_claim) return `${sep}— ${remoteClaimText(t.remote_claim)}`;
   return t.worker?.state === 'gone' && t.status === 'in_progress'
     ? `${sep}— ${paint('blocked', 'nobody works on it')}`
@@ -64,7 +59,7 @@ function workerNote(t: TaskRowShown, paint: Paint, sep: string): string {
 type GroupOptions = { paint?: Paint; statusOf?: ReadonlyMap<string, TaskStatus>; finishedAsIds?: boolean };
 
 /** A line per task on a terminal; off one, grouped by status (formatTaskGroups). */
-export function formatTaskList(tasks: readonly TaskRowShown[], opts: GroupOptions = {}): string {
+export function formatTaskList(tasks: readonly TaskRow[], opts: GroupOptions = {}): string {
   const paint = opts.paint ?? paintFor();
   if (stdout.isTTY) return tasks.map((t) => formatTaskLine(t, paint)).join('\n');
   return formatTaskGroups(tasks, { ...opts, paint });
@@ -72,11 +67,11 @@ export function formatTaskList(tasks: readonly TaskRowShown[], opts: GroupOption
 
 // A task list off a terminal, where an agent pays for every token: a heading per status, no default role, `blocked` on
 // an open dependency; with `finishedAsIds` finished tasks are bare ids.
-export function formatTaskGroups(tasks: readonly TaskRowShown[], opts: GroupOptions = {}): string {
+export function formatTaskGroups(tasks: readonly TaskRow[], opts: GroupOptions = {}): string {
   const paint = opts.paint ?? plain;
   const statusOf = opts.statusOf;
   // Plain loops, one string per line: this runs once per task (10,000 in a large project) in cold code.
-  const groups = new Map<TaskStatus, TaskRowShown[]>(TASK_STATUSES.map((s) => [s, []]));
+  const groups = new Map<TaskStatus, TaskRow[]>(TASK_STATUSES.map((s) => [s, []]));
   for (let i = 0; i < tasks.length; i++) groups.get(tasks[i]!.status)?.push(tasks[i]!);
   let out = '';
   for (const [status, group] of groups) {
@@ -110,7 +105,7 @@ function anyOpen(dependencies: readonly string[], statusOf: ReadonlyMap<string, 
 const DEFAULT_ROLE = 'implementer';
 
 /** A task's line of only the fields asked for, in their order; a field the task does not have is left out. */
-export function formatTaskFields(t: TaskRowShown, fields: readonly string[], paint: Paint = plain): string {
+export function formatTaskFields(t: TaskRow, fields: readonly string[], paint: Paint = plain): string {
   const parts: string[] = [];
   for (const f of fields) {
     if (f === 'id') parts.push(`[${t.id}]`);
@@ -125,12 +120,6 @@ export function formatTaskFields(t: TaskRowShown, fields: readonly string[], pai
   }
   return parts.join(' ');
 }
-
-type TaskRowShown = Omit<TaskSummary, 'owner' | 'session_agent' | 'dependencies'> & {
-  dependencies?: string[];
-  worker?: Worker;
-  remote_claim?: RemoteClaimRow;
-};
 
 /** `task get`: the fields as YAML without the timestamps (--json has them), then the description as a block. */
 export function renderTask(t: Record<string, unknown> & { description?: string }): string {

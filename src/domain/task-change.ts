@@ -77,8 +77,7 @@ const CHECKED: Record<string, (raw: string, view: ChangeView) => unknown> = {
 
 /** Plans `request` on the task the view holds; throws the refusal (nothing planned is then written). */
 export async function planTaskChange(view: ChangeView, request: ChangeRequest): Promise<TaskChangePlan> {
-  const { task } = view;
-  const id = task.id;
+  const id = view.task.id;
   const resolved = resolveField(
     own(TASK_FIELD_ALIASES, request.field) ?? request.field,
     TASK_FIELDS,
