@@ -138,7 +138,7 @@ export async function serveMcp(opts: {
   const listed = tools.map(({ run: _, ...listing }) => listing);
   server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: listed }));
 
-  const transport = new LineTransport(process.stdin, process.stdout, { check: checkMessage });
+  const transport = new LineTransport(process.stdin, process.stdout, checkMessage);
   server.setRequestHandler(sdk.CallToolRequestSchema, (request, extra) => {
     const token = request.params._meta?.progressToken;
     // The arguments as the client sent them: the SDK's copy has lost any member called __proto__.
