@@ -61,13 +61,9 @@ export async function callTool(
   // __proto__ inside a value is refused in the command line's words; at the top it is an unknown argument.
   const reserved = findKey(args, '__proto__');
   if (reserved && reserved.length > 1) return errorResult(reservedNameError(reserved.slice(1).join('.'), '__proto__'));
-  const given = args ?? {};
-  if (!isRecord(given))
-    return errorResult(
-      new UsageError(`invalid arguments for ${name}: expected an object`, 'pass the arguments by name'),
-    );
   try {
-    const r = await tool.run(given, ctx);
+    // An object or nothing: checkMessage refused any other `arguments` with the SDK's own schema.
+    const r = await tool.run((args ?? {}) as Record<string, unknown>, ctx);
     return resultOf(r.data, r.listKey);
   } catch (err) {
     return errorResult(asSowError(err));
