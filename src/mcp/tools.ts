@@ -14,19 +14,9 @@ export interface ToolContext {
   progress(done: number, total: number, message: string): void;
 }
 
-/** A tool as `tools/list` shows it (JSON Schema for its input), and how to call it. */
-export interface Tool {
-  readonly name: string;
-  readonly description: string;
-  readonly inputSchema: {
-    type: 'object';
-    properties: Record<string, object>;
-    required?: string[];
-  };
-  readonly annotations?: { readOnlyHint: true };
-  /** The data of the command called, and the member of `structuredContent` a list goes under. */
-  run(args: Record<string, unknown>, ctx: ToolContext): Promise<{ data: unknown; listKey?: string }>;
-}
+/** A tool as `tools/list` shows it (JSON Schema for its input), and `run`: the data of the command called, and the
+ * member of `structuredContent` a list goes under. */
+export type Tool = ReturnType<typeof toolOf>;
 
 /** One argument of a tool: an argument or option of its command, under the name MCP gives it. */
 interface Param {
@@ -151,7 +141,7 @@ function schemaOf(p: Param): object {
 }
 
 /** A tool built from its commands (one, or several told apart by `action`). */
-function toolOf(name: string, defs: readonly CommandDef[]): Tool {
+function toolOf(name: string, defs: readonly CommandDef[]) {
   const several = defs.length > 1;
   const byDef = new Map(defs.map((d) => [d, paramsOf(d)]));
   const own = (d: CommandDef) => byDef.get(d)!;
@@ -201,9 +191,9 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
   return {
     name,
     description,
-    inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}) },
-    ...(defs.every((d) => !d.writes) ? { annotations: { readOnlyHint: true } } : {}),
-    async run(given, ctx) {
+    inputSchema: { type: 'object' as const, properties, ...(required.length ? { required } : {}) },
+    ...(defs.every((d) => !d.writes) ? { annotations: { readOnlyHint: true as const } } : {}),
+    async run(given: Record<string, unknown>, ctx: ToolContext): Promise<{ data: unknown; listKey?: string }> {
       const problems: string[] = [];
       const args = new Map<string, unknown>();
       for (const [key, v] of Object.entries(given)) {
