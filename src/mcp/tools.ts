@@ -32,11 +32,8 @@ interface Param {
   put(input: Draft, value: unknown): void;
 }
 
-interface Draft {
-  args: unknown[];
-  opts: Record<string, unknown>;
-  rest?: string[];
-}
+/** A command's input as the call's values fill it. */
+type Draft = { args: unknown[]; opts: Record<string, unknown>; rest?: string[] };
 
 const snake = (name: string) => name.replace(/-/g, '_');
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
