@@ -106,15 +106,12 @@ function lazyDoc(key, params, label, plain) {
 async function loadDoc(key, params) {
   S.docs.set(key, { loading: true, params });
   render();
-  try {
-    const r = await view(Object.assign({ name: 'document' }, params));
-    const doc = r.ok && r.data.document;
-    S.docs.set(key, doc && doc.ok
-      ? { params, text: doc.data.text, file: doc.data.file }
-      : { params, error: doc ? errorText(doc) : errorText(r) });
-  } catch (err) {
-    S.docs.set(key, { params, error: 'sow ui does not answer (' + err.message + ')' });
-  }
+  const r = await view(Object.assign({ name: 'document' }, params))
+    .catch((err) => ({ ok: false, error: { message: 'sow ui does not answer (' + err.message + ')' } }));
+  const doc = r.ok && r.data.document;
+  S.docs.set(key, doc && doc.ok
+    ? { params, text: doc.data.text, file: doc.data.file }
+    : { params, error: doc ? errorText(doc) : errorText(r) });
   render();
 }
 /** After a change: the documents open on the page are read again, the others forgotten. */
