@@ -188,11 +188,7 @@ const isId = (value: unknown): boolean => typeof value === 'string' || typeof va
 
 /** The path to the first own member `name` anywhere in `value`, not inside `skip`; no recursion (deep nesting). */
 export function findKey(value: unknown, name: string, skip?: unknown): string[] | undefined {
-  interface Node {
-    value: unknown;
-    key: string;
-    parent: Node | undefined;
-  }
+  type Node = { value: unknown; key: string; parent: Node | undefined };
   const stack: Node[] = [{ value, key: '', parent: undefined }];
   for (let node = stack.pop(); node; node = stack.pop()) {
     const v = node.value;

@@ -177,14 +177,6 @@ function toolOf(name: string, defs: readonly CommandDef[]) {
   const known = Object.keys(properties);
   const description = defs.map((d) => d.mcp!.description).find(Boolean) ?? defs[0]!.description;
 
-  const refuse = (problems: string[]) =>
-    new UsageError(
-      `invalid arguments for ${name}: ${problems.join('; ')}`,
-      known.length
-        ? `${name} takes ${known.join(', ')} (its input schema says which and of what type)`
-        : `${name} takes no arguments`,
-    );
-
   return {
     name,
     description,
@@ -211,7 +203,13 @@ function toolOf(name: string, defs: readonly CommandDef[]) {
         else args.set(key, value);
       }
       for (const p of required) if (given[p] === undefined || given[p] === null) problems.push(`'${p}' is required`);
-      if (problems.length) throw refuse(problems);
+      if (problems.length)
+        throw new UsageError(
+          `invalid arguments for ${name}: ${problems.join('; ')}`,
+          known.length
+            ? `${name} takes ${known.join(', ')} (its input schema says which and of what type)`
+            : `${name} takes no arguments`,
+        );
       // Of the commands for the action, the first that takes every argument given.
       const label = several ? `${name} ${String(args.get('action'))}` : name;
       const candidates = defs.filter((d) => !several || d.mcp!.action === args.get('action'));
