@@ -111,16 +111,15 @@ function sendFeedback(key, label, action, field, t, co, review, done) {
     S.btn.set(key, { state: 'failed', message });
     render();
     return null;
-  }, { id: key, done, after: (x) => clearReview(x, field, review) })];
-}
-function clearReview(x, field, review) {
-  // Written is written (also when the resume after it failed): the words are not kept to be sent twice.
-  if (!x.ok && !(x.steps && x.steps.length)) return;
-  review.comments.clear();
-  // The box may be gone by now (the task left review when its worker resumed).
-  const box = document.getElementById(field);
-  if (box) box.value = '';
-  render();
+  }, { id: key, done, after: (x) => {
+    // Written is written (also when the resume after it failed): the words are not kept to be sent twice.
+    if (!x.ok && !(x.steps && x.steps.length)) return;
+    review.comments.clear();
+    // The box may be gone by now (the task left review when its worker resumed).
+    const box = document.getElementById(field);
+    if (box) box.value = '';
+    render();
+  } })];
 }
 
 function commentList(review) {
