@@ -31,10 +31,8 @@ function drawTask(d, r) {
     back,
     el('h1', { tabindex: '-1' }, t.id + ' ' + t.name),
     el('p', {}, 'Status: ', el('strong', { id: 'task-status' }, t.status), ' \u00b7 iteration ' + t.iteration,
-      card && card.worker
-        ? ' \u00b7 ' + (card.worker.kind === 'worker' ? 'worker ' : 'claimed by ') + card.worker.by +
-          (card.worker.state === 'live' ? '' : ' (gone)')
-        : '',
+      card && card.worker && ' \u00b7 ' + (card.worker.kind === 'worker' ? 'worker ' : 'claimed by ') +
+        card.worker.by + (card.worker.state === 'live' ? '' : ' (gone)'),
       ' ',
       card && card.feedback_pending > 0 &&
         el('span', { class: 'badge warn', id: 'pending-feedback' }, card.feedback_pending + ' pending feedback'),
