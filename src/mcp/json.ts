@@ -98,21 +98,14 @@ export class MessageScanner {
 
   private step(c: number, i: number): void {
     if (this.depth === 0) {
-      if (this.top !== undefined) {
+      // The line's first value says what it holds; anything after it is not read.
+      if (this.top !== undefined || (c !== OPEN_BRACE && c !== OPEN_BRACKET)) {
+        this.top ??= 'other';
         this.done = true;
-      } else if (c === OPEN_BRACE) {
-        this.top = 'object';
-        this.depth = 1;
-        this.open(0);
-      } else if (c === OPEN_BRACKET) {
-        this.top = 'array';
-        this.depth = 1;
-        this.level = 2;
-      } else {
-        this.top = 'other';
-        this.done = true;
+        return;
       }
-      return;
+      this.top = c === OPEN_BRACE ? 'object' : 'array';
+      this.level = c === OPEN_BRACE ? 1 : 2;
     }
     const members = this.current !== undefined && this.depth === this.level;
     switch (c) {
@@ -120,7 +113,10 @@ export class MessageScanner {
       case OPEN_BRACKET:
         this.value(i, false);
         this.depth++;
-        if (this.depth === this.level && this.top === 'array' && c === OPEN_BRACE) this.open(this.element);
+        if (this.depth === this.level && c === OPEN_BRACE) {
+          this.current = this.top === 'array' ? this.element : 0;
+          this.expect = 'key';
+        }
         return;
       case CLOSE_BRACE:
       case CLOSE_BRACKET:
@@ -149,11 +145,6 @@ export class MessageScanner {
         this.token = 'bare';
         this.value(i, true);
     }
-  }
-
-  private open(index: number): void {
-    this.current = index;
-    this.expect = 'key';
   }
 
   private entry(): Scanned {
@@ -197,11 +188,7 @@ const isId = (value: unknown): boolean => typeof value === 'string' || typeof va
 
 /** The path to the first own member `name` anywhere in `value`, not inside `skip`; no recursion (deep nesting). */
 export function findKey(value: unknown, name: string, skip?: unknown): string[] | undefined {
-  interface Node {
-    value: unknown;
-    key: string;
-    parent: Node | undefined;
-  }
+  type Node = { value: unknown; key: string; parent: Node | undefined };
   const stack: Node[] = [{ value, key: '', parent: undefined }];
   for (let node = stack.pop(); node; node = stack.pop()) {
     const v = node.value;

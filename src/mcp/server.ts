@@ -61,13 +61,9 @@ export async function callTool(
   // __proto__ inside a value is refused in the command line's words; at the top it is an unknown argument.
   const reserved = findKey(args, '__proto__');
   if (reserved && reserved.length > 1) return errorResult(reservedNameError(reserved.slice(1).join('.'), '__proto__'));
-  const given = args ?? {};
-  if (!isRecord(given))
-    return errorResult(
-      new UsageError(`invalid arguments for ${name}: expected an object`, 'pass the arguments by name'),
-    );
   try {
-    const r = await tool.run(given, ctx);
+    // An object or nothing: checkMessage refused any other `arguments` with the SDK's own schema.
+    const r = await tool.run((args ?? {}) as Record<string, unknown>, ctx);
     return resultOf(r.data, r.listKey);
   } catch (err) {
     return errorResult(asSowError(err));
@@ -138,7 +134,7 @@ export async function serveMcp(opts: {
   const listed = tools.map(({ run: _, ...listing }) => listing);
   server.setRequestHandler(sdk.ListToolsRequestSchema, () => ({ tools: listed }));
 
-  const transport = new LineTransport(process.stdin, process.stdout, { check: checkMessage });
+  const transport = new LineTransport(process.stdin, process.stdout, checkMessage);
   server.setRequestHandler(sdk.CallToolRequestSchema, (request, extra) => {
     const token = request.params._meta?.progressToken;
     // The arguments as the client sent them: the SDK's copy has lost any member called __proto__.

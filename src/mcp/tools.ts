@@ -14,19 +14,9 @@ export interface ToolContext {
   progress(done: number, total: number, message: string): void;
 }
 
-/** A tool as `tools/list` shows it (JSON Schema for its input), and how to call it. */
-export interface Tool {
-  readonly name: string;
-  readonly description: string;
-  readonly inputSchema: {
-    type: 'object';
-    properties: Record<string, object>;
-    required?: string[];
-  };
-  readonly annotations?: { readOnlyHint: true };
-  /** The data of the command called, and the member of `structuredContent` a list goes under. */
-  run(args: Record<string, unknown>, ctx: ToolContext): Promise<{ data: unknown; listKey?: string }>;
-}
+/** A tool as `tools/list` shows it (JSON Schema for its input), and `run`: the data of the command called, and the
+ * member of `structuredContent` a list goes under. */
+export type Tool = ReturnType<typeof toolOf>;
 
 /** One argument of a tool: an argument or option of its command, under the name MCP gives it. */
 interface Param {
@@ -42,11 +32,8 @@ interface Param {
   put(input: Draft, value: unknown): void;
 }
 
-interface Draft {
-  args: unknown[];
-  opts: Record<string, unknown>;
-  rest?: string[];
-}
+/** A command's input as the call's values fill it. */
+type Draft = { args: unknown[]; opts: Record<string, unknown>; rest?: string[] };
 
 const snake = (name: string) => name.replace(/-/g, '_');
 const camel = (name: string) => name.replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
@@ -151,7 +138,7 @@ function schemaOf(p: Param): object {
 }
 
 /** A tool built from its commands (one, or several told apart by `action`). */
-function toolOf(name: string, defs: readonly CommandDef[]): Tool {
+function toolOf(name: string, defs: readonly CommandDef[]) {
   const several = defs.length > 1;
   const byDef = new Map(defs.map((d) => [d, paramsOf(d)]));
   const own = (d: CommandDef) => byDef.get(d)!;
@@ -190,20 +177,12 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
   const known = Object.keys(properties);
   const description = defs.map((d) => d.mcp!.description).find(Boolean) ?? defs[0]!.description;
 
-  const refuse = (problems: string[]) =>
-    new UsageError(
-      `invalid arguments for ${name}: ${problems.join('; ')}`,
-      known.length
-        ? `${name} takes ${known.join(', ')} (its input schema says which and of what type)`
-        : `${name} takes no arguments`,
-    );
-
   return {
     name,
     description,
-    inputSchema: { type: 'object', properties, ...(required.length ? { required } : {}) },
-    ...(defs.every((d) => d.writes === false) ? { annotations: { readOnlyHint: true } } : {}),
-    async run(given, ctx) {
+    inputSchema: { type: 'object' as const, properties, ...(required.length ? { required } : {}) },
+    ...(defs.every((d) => d.writes === false) ? { annotations: { readOnlyHint: true as const } } : {}),
+    async run(given: Record<string, unknown>, ctx: ToolContext): Promise<{ data: unknown; listKey?: string }> {
       const problems: string[] = [];
       const args = new Map<string, unknown>();
       for (const [key, v] of Object.entries(given)) {
@@ -224,7 +203,13 @@ function toolOf(name: string, defs: readonly CommandDef[]): Tool {
         else args.set(key, value);
       }
       for (const p of required) if (given[p] === undefined || given[p] === null) problems.push(`'${p}' is required`);
-      if (problems.length) throw refuse(problems);
+      if (problems.length)
+        throw new UsageError(
+          `invalid arguments for ${name}: ${problems.join('; ')}`,
+          known.length
+            ? `${name} takes ${known.join(', ')} (its input schema says which and of what type)`
+            : `${name} takes no arguments`,
+        );
       // Of the commands for the action, the first that takes every argument given.
       const label = several ? `${name} ${String(args.get('action'))}` : name;
       const candidates = defs.filter((d) => !several || d.mcp!.action === args.get('action'));

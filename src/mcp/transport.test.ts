@@ -5,15 +5,15 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { LineTransport, type LineTransportOptions } from './transport.js';
+import { LineTransport, type MessageCheck } from './transport.js';
 
 /** One turn of the event loop: what the streams were given has been read and written. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function open(opts: LineTransportOptions & { answer?: boolean } = {}) {
+async function open(opts: { check?: MessageCheck; maxMessageBytes?: number; answer?: boolean } = {}) {
   const input = new PassThrough();
   const output = new PassThrough();
-  const transport = new LineTransport(input, output, opts);
+  const transport = new LineTransport(input, output, opts.check, opts.maxMessageBytes);
   const seen: any[] = [];
   const notes: string[] = [];
   let text = '';

@@ -53,17 +53,11 @@ function describe(value: unknown): string {
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
 
-export interface LineTransportOptions {
-  maxMessageBytes?: number;
-  check?: MessageCheck;
-}
-
 export class LineTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onmessage?: (message: JSONRPCMessage) => void;
 
-  private readonly max: number;
   /** The line read so far, dropped once it is longer than `max` bytes; the scanner reads it as it streams. */
   private pieces: Buffer[] = [];
   private bytes = 0;
@@ -79,13 +73,14 @@ export class LineTransport implements Transport {
   /** Resolves when the input ends (its last line read) or closes. */
   readonly inputEnded = new Promise<void>((ended) => (this.endOfInput = ended));
 
+  /** `check` refuses a request's or notification's params; `max` is the longest line read, in bytes. */
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
-    private readonly opts: LineTransportOptions = {},
+    private readonly check?: MessageCheck,
+    private readonly max = MAX_MESSAGE_BYTES,
   ) {
-    this.max = opts.maxMessageBytes ?? MAX_MESSAGE_BYTES;
-    this.scanner = new MessageScanner(this.max);
+    this.scanner = new MessageScanner(max);
   }
 
   async start(): Promise<void> {
@@ -149,13 +144,13 @@ export class LineTransport implements Transport {
     this.endOfInput();
   };
 
-  private readonly onInputError = (err: Error): void => this.onerror?.(err);
+  private readonly fail = (err: unknown): void => this.onerror?.(err instanceof Error ? err : new Error(String(err)));
 
   private readonly listeners: readonly [string, Parameters<Readable['on']>[1]][] = [
     ['data', this.onData],
     ['end', this.onEnd],
     ['close', this.onEnd],
-    ['error', this.onInputError],
+    ['error', this.fail],
   ];
 
   private take(buf: Buffer, from: number, end: number): void {
@@ -177,7 +172,7 @@ export class LineTransport implements Transport {
       if (bytes > this.max) this.tooLong(scanner);
       else this.line(line, scanner);
     } catch (err) {
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      this.fail(err);
     }
   }
 
@@ -187,10 +182,8 @@ export class LineTransport implements Transport {
     const why =
       `message too large: a message may have at most ${this.max} bytes${mib} on one line; ` + 'this one was not read';
     const notification = scanned?.hasMethod === true && !scanned.hasId;
-    if (notification || (scanned?.hasReply === true && !scanned.hasMethod)) {
-      this.onerror?.(new Error(`ignored a ${notification ? 'notification' : 'response'}: ${why}`));
-      return;
-    }
+    if (notification || (scanned?.hasReply === true && !scanned.hasMethod))
+      return this.onerror?.(new Error(`ignored a ${notification ? 'notification' : 'response'}: ${why}`));
     this.reply(scanned?.id ?? 'null', INVALID_REQUEST, why);
   }
 
@@ -201,23 +194,18 @@ export class LineTransport implements Transport {
     try {
       value = JSON.parse(text);
     } catch (err) {
-      this.reply(
-        'null',
-        PARSE_ERROR,
-        `parse error: the line is not JSON (${err instanceof Error ? err.message : String(err)}); send each ` +
-          `message as one JSON object on a line of its own`,
-      );
-      return;
+      const said = (err as SyntaxError).message;
+      const why =
+        `parse error: the line is not JSON (${said}); send each message as one JSON object on a line of ` + 'its own';
+      return this.reply('null', PARSE_ERROR, why);
     }
     if (Array.isArray(value)) this.batch(value, scanner);
     else this.message(value, scanner.messages.get(0));
   }
 
   private message(value: unknown, scanned: Scanned | undefined): void {
-    if (!isRecord(value)) {
-      this.reply('null', INVALID_REQUEST, `invalid request: a message is a JSON object, not ${describe(value)}`);
-      return;
-    }
+    if (!isRecord(value))
+      return this.reply('null', INVALID_REQUEST, `invalid request: a message is a JSON object, not ${describe(value)}`);
     const kind = kindOf(value);
     if (kind === 'request') this.request(value, scanned);
     else if (kind === 'notification') this.notification(value);
@@ -227,6 +215,9 @@ export class LineTransport implements Transport {
 
   /** What is wrong with a request or notification's members, if anything: [code, message]. */
   private problem(m: Record<string, unknown>, members: readonly string[]): [number, string] | undefined {
+    const id = m['id'];
+    if (members.includes('id') && typeof id !== 'string' && typeof id !== 'number')
+      return [INVALID_REQUEST, `invalid request: an id is a string or a number, not ${describe(id)}`];
     if (m['jsonrpc'] !== '2.0') return [INVALID_REQUEST, `invalid request: 'jsonrpc' must be "2.0"`];
     if (typeof m['method'] !== 'string')
       return [INVALID_REQUEST, `invalid request: 'method' must be a string, not ${describe(m['method'])}`];
@@ -239,27 +230,18 @@ export class LineTransport implements Transport {
         : 'a notification has jsonrpc, method and params';
       return [INVALID_REQUEST, `invalid request: unknown member '${shown(unknown)}'${meant}; ${shape}`];
     }
-    if (Object.hasOwn(m, 'params')) {
-      const params = m['params'];
-      if (Array.isArray(params))
-        return [INVALID_PARAMS, "invalid params: MCP's params are an object of named members, not an array"];
-      if (!isRecord(params))
-        return [INVALID_REQUEST, `invalid request: 'params' must be an object, not ${describe(params)}`];
-    }
+    const params = m['params'];
+    if (Array.isArray(params))
+      return [INVALID_PARAMS, "invalid params: MCP's params are an object of named members, not an array"];
+    if (Object.hasOwn(m, 'params') && !isRecord(params))
+      return [INVALID_REQUEST, `invalid request: 'params' must be an object, not ${describe(params)}`];
     return undefined;
   }
 
   private request(m: Record<string, unknown>, scanned: Scanned | undefined): void {
     const id = answerId(m, scanned);
-    if (id === 'null') {
-      this.reply('null', INVALID_REQUEST, `invalid request: an id is a string or a number, not ${describe(m['id'])}`);
-      return;
-    }
     const problem = this.problem(m, REQUEST_MEMBERS) ?? this.checked(m);
-    if (problem) {
-      this.reply(id, ...problem);
-      return;
-    }
+    if (problem) return this.reply(id, ...problem);
     const internal = ++this.lastId;
     const key = keyOf(m['id'] as string | number);
     this.inFlight.set(internal, { text: id, key, params: m['params'] });
@@ -280,13 +262,13 @@ export class LineTransport implements Transport {
       this.onmessage?.(message as JSONRPCMessage);
       return true;
     } catch (err) {
-      this.onerror?.(err instanceof Error ? err : new Error(String(err)));
+      this.fail(err);
       return false;
     }
   }
 
   private checked(m: Record<string, unknown>): [number, string] | undefined {
-    const problem = this.opts.check?.(m as { method: string; params?: unknown });
+    const problem = this.check?.(m as { method: string; params?: unknown });
     return problem === undefined ? undefined : [INVALID_PARAMS, problem];
   }
 
@@ -309,10 +291,7 @@ export class LineTransport implements Transport {
       message = { ...m, params: { ...m['params'], requestId: internal } };
     }
     problem ??= this.checked(message);
-    if (problem) {
-      this.onerror?.(new Error(`ignored a notification: ${problem[1]}`));
-      return;
-    }
+    if (problem) return this.onerror?.(new Error(`ignored a notification: ${problem[1]}`));
     this.deliver(message);
   }
 
@@ -322,20 +301,15 @@ export class LineTransport implements Transport {
       m['jsonrpc'] !== '2.0' ||
       !Number.isSafeInteger(m['id']) ||
       Object.keys(m).some((k) => !RESPONSE_MEMBERS.has(k))
-    ) {
-      this.onerror?.(new Error('ignored a response that is not one of JSON-RPC 2.0'));
-      return;
-    }
+    )
+      return this.onerror?.(new Error('ignored a response that is not one of JSON-RPC 2.0'));
     this.deliver(m);
   }
 
   // A batch: MCP dropped them and the SDK reads none, so none is run. Each request with an id gets an error with that
   // id, the elements that are not messages one error with id null, notifications nothing.
   private batch(items: unknown[], scanner: MessageScanner): void {
-    if (items.length === 0) {
-      this.reply('null', INVALID_REQUEST, 'invalid request: an empty batch');
-      return;
-    }
+    if (items.length === 0) return this.reply('null', INVALID_REQUEST, 'invalid request: an empty batch');
     const why = 'invalid request: batches are not supported; send each message on a line of its own';
     const replies: string[] = [];
     let invalid = false;

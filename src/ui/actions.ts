@@ -5,12 +5,7 @@ import { TASK_STATUSES } from '../domain/schemas.js';
 import { isRecord } from '../domain/json.js';
 
 /** One sow command with the page's values as its arguments (never a free command line). */
-export interface Call {
-  name: string;
-  label?: string;
-  args: string[];
-  opts: Record<string, unknown>;
-}
+export type Call = { name: string; label?: string; args: string[]; opts: Record<string, unknown> };
 
 /** The longest text an action takes (feedback, a prompt for a worker), in characters. */
 const MAX_TEXT = 16 * 1024;
@@ -37,10 +32,7 @@ const FIELDS = {
 type Values = Readonly<Record<keyof typeof FIELDS, string>>;
 
 /** An action: the fields it takes (each required) and the sow commands they make, run in order. */
-interface Action {
-  fields: readonly (keyof typeof FIELDS)[];
-  calls: (v: Values) => Call[];
-}
+type Action = { fields: readonly (keyof typeof FIELDS)[]; calls: (v: Values) => Call[] };
 
 /** What a worker is told when changes are requested from the page: the feedback itself. */
 export const changesPrompt = (task: string, feedback: string): string =>

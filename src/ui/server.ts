@@ -154,8 +154,7 @@ export async function startUi(
 
     if (method === 'GET' && url.pathname === '/') return send(res, 200, 'text/html; charset=utf-8', PAGE);
     if (method === 'GET' && url.pathname === '/api/view') {
-      const name = url.searchParams.get('name') ?? '';
-      const view = VIEWS.get(name);
+      const view = VIEWS.get(url.searchParams.get('name') ?? '');
       if (!view) return json(res, 404, { ok: false, error: { code: 'NO_SUCH_VIEW', message: 'no such view' } });
       try {
         const cwd = view.where === 'main' ? ctx.app.cwd : checkout(url.searchParams.get('checkout'));

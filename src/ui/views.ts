@@ -5,51 +5,17 @@ import { call, type Call } from './actions.js';
 /** Runs a call (in the view's checkout unless given another) and keeps its answer by label: its data, if it ran. */
 type Read = (c: Call, cwd?: string) => Promise<unknown>;
 
-interface View {
-  /** The checkout it reads: the one the address names ('checkout'), or the main one ('main'). */
-  where: 'checkout' | 'main';
-  read: (q: URLSearchParams, read: Read) => Promise<void>;
-}
+/** A view: the checkout it reads (the one the address names, or the main one) and its reads. */
+type View = { where: 'checkout' | 'main'; read: (q: URLSearchParams, read: Read) => Promise<void> };
 
-/** A checkout as `status --all` lists it. */
-type Checkout = { path: string; rel: string; project?: unknown };
-
-const readAll = async (calls: Call[], read: Read) => {
-  for (const c of calls) await read(c);
-};
-
-/** The task view's reads: the task, its documents, what it changed, its worker's events, its artifacts. */
-const taskCalls = (q: URLSearchParams): Call[] => {
-  const id = q.get('id') ?? '';
-  return [
-    { name: 'task get', args: [], opts: { id } },
-    { name: 'task get', label: 'description', args: ['description'], opts: { id } },
-    { name: 'task get', label: 'log', args: ['log'], opts: { id } },
-    { name: 'task changes', args: [], opts: { id } },
-    { name: 'task board', args: [], opts: { id } },
-    { name: 'agent events', args: [id], opts: {} },
-    { name: 'task input list', args: [], opts: { id } },
-    { name: 'task output list', args: [], opts: { id } },
-  ];
-};
-
-/** A document named by its owner (a phase, or a task) and its index, as `… show` reads it. */
-const documentCalls = (q: URLSearchParams): Call[] => {
-  const dir = q.get('dir') === 'inputs' ? 'input' : 'output';
-  const index = q.get('index') ?? '';
-  const task = q.get('task');
-  if (task !== null) return [{ name: `task ${dir} show`, label: 'document', args: [], opts: { id: task, index } }];
-  const phase = q.get('phase');
-  return [{ name: `${dir} show`, label: 'document', args: [], opts: { index, ...(phase ? { phase } : {}) } }];
-};
-
-export const VIEWS: ReadonlyMap<string, View> = new Map<string, View>([
+export const VIEWS = new Map<string, View>([
   [
     'projects',
     {
       where: 'main',
       async read(_q, read) {
-        const rows = (await read(call('status', [], { all: true }))) as Checkout[] | undefined;
+        const rows = (await read(call('status', [], { all: true }))) as
+          { path: string; rel: string; project?: unknown }[] | undefined;
         // Each project's type and what its workers used, from its own status.
         for (const row of rows ?? [])
           if (row.project) await read({ ...call('status', []), label: `status of ${row.rel}` }, row.path);
@@ -79,6 +45,32 @@ export const VIEWS: ReadonlyMap<string, View> = new Map<string, View>([
       },
     },
   ],
-  ['task', { where: 'checkout', read: (q, read) => readAll(taskCalls(q), read) }],
-  ['document', { where: 'checkout', read: (q, read) => readAll(documentCalls(q), read) }],
+  [
+    // The task, its documents, what it changed, its worker's events, its artifacts.
+    'task',
+    {
+      where: 'checkout',
+      async read(q, read) {
+        const id = q.get('id') ?? '';
+        await read(call('task get', [], { id }));
+        for (const field of ['description', 'log']) await read({ ...call('task get', [field], { id }), label: field });
+        for (const name of ['task changes', 'task board']) await read(call(name, [], { id }));
+        await read(call('agent events', [id]));
+        for (const name of ['task input list', 'task output list']) await read(call(name, [], { id }));
+      },
+    },
+  ],
+  [
+    // A document named by its owner (a phase, or a task) and its index, as `… show` reads it.
+    'document',
+    {
+      where: 'checkout',
+      async read(q, read) {
+        const dir = q.get('dir') === 'inputs' ? 'input' : 'output';
+        const [task, phase, index] = [q.get('task'), q.get('phase'), q.get('index') ?? ''];
+        const opts = task !== null ? { id: task, index } : { index, ...(phase ? { phase } : {}) };
+        await read({ ...call(task !== null ? `task ${dir} show` : `${dir} show`, [], opts), label: 'document' });
+      },
+    },
+  ],
 ]);

@@ -40,12 +40,10 @@ function drawBoard(tasks, cards, r) {
         shown.length === tasks.length
           ? tasks.length + ' task' + (tasks.length === 1 ? '' : 's')
           : shown.length + ' of ' + tasks.length + ' tasks')),
-    empty.length
-      ? el('p', { class: 'muted folded-cols', id: 'folded' },
-        'No task ' + (shown.length < tasks.length ? 'shown ' : '') + 'in: ',
-        empty.map((st, i) => el('span', { class: 'col folded', 'data-status': st, key: 'fold:' + st,
-          ondragover: over, ondragleave: leave, ondrop: dropOn(st, co) }, (i ? ' ' : '') + words(st))))
-      : null,
+    empty.length > 0 && el('p', { class: 'muted folded-cols', id: 'folded' },
+      'No task ' + (shown.length < tasks.length ? 'shown ' : '') + 'in: ',
+      empty.map((st, i) => el('span', { class: 'col folded', 'data-status': st, key: 'fold:' + st,
+        ondragover: over, ondragleave: leave, ondrop: dropOn(st, co) }, (i ? ' ' : '') + words(st)))),
     el('div', { class: 'board', id: 'board' }, full.map((st) =>
       el('section', {
         class: 'col', 'data-status': st, key: 'col:' + st, 'aria-label': words(st) + ': ' + by.get(st).length,
@@ -95,32 +93,22 @@ function drawCard(t, c, co, f) {
     ondragstart: (ev) => { ev.dataTransfer.setData('text/plain', t.id); ev.dataTransfer.effectAllowed = 'move'; } },
     el('a', { class: 'title', href: '#/t/' + encodeURIComponent(co) + '/' + t.id }, t.id + ' ' + t.name),
     el('div', { class: 'line' }, cardState(t, c),
-      c && c.iteration > 1
-        ? el('span', { class: 'badge', 'data-iteration': String(c.iteration) }, 'iteration ' + c.iteration)
-        : null,
-      c && c.feedback_pending
-        ? el('span', { class: 'badge warn', 'data-feedback': String(c.feedback_pending) },
-          c.feedback_pending + ' pending feedback')
-        : null,
-      c && c.usage ? el('span', { class: 'badge', 'data-usage': 'true' }, usageText(c.usage)) : null,
-      c
-        ? el('span', { class: 'muted', title: c.completed_at || c.changed_at },
-          ' ' + (c.completed_at ? words(t.status) + ' ' + ago(c.completed_at) : 'changed ' + ago(c.changed_at)))
-        : null),
-    t.worker
-      ? el('div', { class: 'muted owner line' },
-        (t.worker.kind === 'worker' ? 'worker: ' : 'claimed by ') + t.worker.by + ' (' + t.worker.state + ')')
-      : null,
-    t.remote_claim
-      ? el('div', { class: 'muted remote-claim line' },
-        (t.remote_claim.live ? 'claimed on ' : 'claim ran out on ') + t.remote_claim.remote + ' by ' +
-          (t.remote_claim.owner || '?') + (t.remote_claim.machine ? ' on ' + t.remote_claim.machine : ''))
-      : null,
+      c && c.iteration > 1 &&
+        el('span', { class: 'badge', 'data-iteration': String(c.iteration) }, 'iteration ' + c.iteration),
+      c && c.feedback_pending > 0 && el('span', { class: 'badge warn', 'data-feedback': String(c.feedback_pending) },
+        c.feedback_pending + ' pending feedback'),
+      c && c.usage && el('span', { class: 'badge', 'data-usage': 'true' }, usageText(c.usage)),
+      c && el('span', { class: 'muted', title: c.completed_at || c.changed_at },
+        ' ' + (c.completed_at ? words(t.status) + ' ' + ago(c.completed_at) : 'changed ' + ago(c.changed_at)))),
+    t.worker && el('div', { class: 'muted owner line' },
+      (t.worker.kind === 'worker' ? 'worker: ' : 'claimed by ') + t.worker.by + ' (' + t.worker.state + ')'),
+    t.remote_claim && el('div', { class: 'muted remote-claim line' },
+      (t.remote_claim.live ? 'claimed on ' : 'claim ran out on ') + t.remote_claim.remote + ' by ' +
+        (t.remote_claim.owner || '?') + (t.remote_claim.machine ? ' on ' + t.remote_claim.machine : '')),
     el('div', { class: 'line' },
-      c && c.ready
-        ? actionButton('spawn-' + t.id, 'Start ' + agent, { action: 'spawn', agent, task: t.id, checkout: co },
-          { class: 'start', done: () => 'A worker (' + agent + ') was started on task ' + t.id + '.' })
-        : null,
+      c && c.ready && actionButton('spawn-' + t.id, 'Start ' + agent,
+        { action: 'spawn', agent, task: t.id, checkout: co },
+        { class: 'start', done: () => 'A worker (' + agent + ') was started on task ' + t.id + '.' }),
       moving ? el('span', { class: 'act' },
         el('label', { class: 'sr-only', for: 'move-to-' + t.id }, 'Move task ' + t.id + ' to'),
         el('select', { id: 'move-to-' + t.id },

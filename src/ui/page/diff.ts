@@ -64,9 +64,6 @@ function tokens(text, lang) {
 
 const extOf = (path) =>
   (/\.([\w]+)$/.exec(path) || [])[1] || (/(^|\/)(Makefile|Dockerfile)$/.exec(path) || [])[2] || '';
-const STATUS_WORD = {
-  added: 'added', modified: 'changed', deleted: 'deleted', renamed: 'renamed', copied: 'copied',
-  'type changed': 'type changed' };
 
 // What the task changed, per file. comments: the review's line comments by key; editing: the key of the line whose
 // comment box is open.
@@ -94,9 +91,9 @@ function drawFile(f, review) {
       const line = side === 'old' ? l.old : l.new;
       const ckey = f.path + '\n' + side + '\n' + line;
       const label = (side === 'old' ? 'Comment on the removed line ' : 'Comment on line ') + line + ' of ' + f.path;
-      const comment = review && review.comments.get(ckey);
-      const open = review && review.editing === ckey;
-      const numButton = (n, mine) => (n === undefined ? '' : mine && review
+      const comment = review.comments.get(ckey);
+      const open = review.editing === ckey;
+      const numButton = (n, mine) => (n === undefined ? '' : mine
         ? el('button', { type: 'button', class: 'line-comment', 'aria-label': label, title: label,
           'data-file': f.path, 'data-line': String(line), 'data-side': side,
           onclick: () => {
@@ -127,7 +124,7 @@ function drawFile(f, review) {
         el('button', { type: 'button', onclick: () => { review.editing = null; render(); } }, 'Cancel'))));
     });
   }
-  const what = (STATUS_WORD[f.status] || f.status) + (f.old_path ? ' from ' + f.old_path : '') +
+  const what = (f.status === 'modified' ? 'changed' : f.status) + (f.old_path ? ' from ' + f.old_path : '') +
     (f.untracked ? ', not committed yet' : '');
   return el('details', { class: 'file', key: 'file:' + f.path, 'data-file': f.path, open: true },
     el('summary', {}, el('strong', { class: 'mono' }, f.path), ' ', el('span', { class: 'muted' }, what), ' ',

@@ -109,14 +109,11 @@ async function act(key, body, done) {
   if (S.btn.get(key) && S.btn.get(key).state === 'pending') return null;
   S.btn.set(key, { state: 'pending' });
   render();
-  let r;
-  try {
-    r = await ask('/api/action', { method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-sow-token': token }, body: JSON.stringify(body) });
-  } catch (err) {
-    r = { ok: false, error: { code: 'UI_UNREACHABLE', message: 'sow ui does not answer (' + err.message + ')',
-      hint: 'is it still running? start it again with sow ui' } };
-  }
+  const r = await ask('/api/action', { method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-sow-token': token }, body: JSON.stringify(body) })
+    .catch((err) => ({ ok: false, error: { code: 'UI_UNREACHABLE',
+      message: 'sow ui does not answer (' + err.message + ')',
+      hint: 'is it still running? start it again with sow ui' } }));
   // An action of several commands that failed part way says what was done before.
   const before = !r.ok && r.steps && r.steps.length
     ? 'Done: ' + r.steps.map((x) => 'sow ' + x.command).join(', ') + '. Then sow ' + r.failed + ' failed: '

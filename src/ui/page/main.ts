@@ -19,14 +19,9 @@ async function draw() {
       again = false;
       const r = route();
       const here = location.hash;
-      let res;
-      try {
-        res = await view(r);
-      } catch (err) {
-        res = { ok: false, error: { code: 'UI_UNREACHABLE',
-          message: 'sow ui does not answer: what you see may be out of date',
-          hint: 'it reconnects by itself; if it was stopped, start it again with sow ui' } };
-      }
+      const res = await view(r).catch(() => ({ ok: false, error: { code: 'UI_UNREACHABLE',
+        message: 'sow ui does not answer: what you see may be out of date',
+        hint: 'it reconnects by itself; if it was stopped, start it again with sow ui' } }));
       if (location.hash !== here) { again = true; continue; }
       if (res.ok) { S.data = res.data; S.stale = ''; }
       else if (S.drawnAt === here) S.stale = errorText(res);

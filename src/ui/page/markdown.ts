@@ -3,8 +3,7 @@
 export const MARKDOWN = String.raw`
 /** Text \u2192 blocks. Headings move down two levels: a document sits under the page's own headings. */
 function mdParse(text) {
-  const lines = String(text).replace(/\r\n?/g, '\n').replace(/<!--[\s\S]*?-->/g, '').split('\n');
-  return mdBlocks(lines);
+  return mdBlocks(String(text).replace(/\r\n?/g, '\n').replace(/<!--[\s\S]*?-->/g, '').split('\n'));
 }
 
 const MD_LIST = /^( {0,3})([-*+]|\d{1,9}[.)])[ \t]+(.*)$/;
@@ -75,19 +74,13 @@ function mdList(lines, i, out) {
 }
 
 function mdItem(body) {
-  let head = body[0];
-  const box = /^\[([ xX])\][ \t]+/.exec(head);
-  if (box) head = head.slice(box[0].length);
-  const rest = body.slice(1);
-  const nested = rest.length ? mdBlocks(rest) : [];
+  const box = /^\[([ xX])\][ \t]+/.exec(body[0]);
   // A tight item: its first line is text, not a paragraph.
-  const kids = [...mdInline(head), ...nested];
-  if (box)
-    return ['li', { class: 'task' },
-      ['span', { role: 'img', 'aria-label': box[1] === ' ' ? 'to do' : 'done' },
-        box[1] === ' ' ? '\u2610 ' : '\u2611 '],
-      ...kids];
-  return ['li', {}, ...kids];
+  const kids = [...mdInline(box ? body[0].slice(box[0].length) : body[0]), ...mdBlocks(body.slice(1))];
+  if (!box) return ['li', {}, ...kids];
+  const todo = box[1] === ' ';
+  return ['li', { class: 'task' },
+    ['span', { role: 'img', 'aria-label': todo ? 'to do' : 'done' }, todo ? '\u2610 ' : '\u2611 '], ...kids];
 }
 
 function mdTable(lines, i, out) {

@@ -34,10 +34,8 @@ function drawProject(d, r) {
     el('div', { class: 'toolbar' },
       actionButton('advance', 'Advance', { action: 'advance', checkout: co }, { id: 'advance', class: 'primary',
         done: (x) => 'Advanced to ' + ((x.data && (x.data.to || x.data.state)) || 'the next state') + '.' }),
-      /Planning$/.test(s.state) && tasks.length
-        ? actionButton('approve-tasks', 'Approve the tasks', { action: 'approve_tasks', checkout: co },
-          { id: 'approve-tasks', done: () => 'The tasks are approved.' })
-        : null),
+      /Planning$/.test(s.state) && tasks.length > 0 && actionButton('approve-tasks', 'Approve the tasks',
+        { action: 'approve_tasks', checkout: co }, { id: 'approve-tasks', done: () => 'The tasks are approved.' })),
     el('ul', { id: 'next', class: 'muted' }, (s.next || []).map((n) =>
       el('li', { class: n.blocked ? 'blocked' : 'met', key: 'n:' + n.event },
         n.event + ' \u2192 ' + n.to + (n.guardDescription ? ': ' + n.guardDescription : '') +
@@ -87,10 +85,9 @@ function drawOutput(d, o, co) {
   return el('article',
     { class: 'output panel', key: 'out:' + o.index + ':' + o.path, 'data-index': String(o.index), 'data-type': o.type },
     el('div', { class: 'head' }, el('strong', {}, o.type), el('span', { class: 'mono' }, o.path),
-      assessment
-        ? el('span', { class: 'badge ' + (assessment === 'pass' ? 'ok' : 'bad'), 'data-assessment': assessment },
-          'assessment: ' + assessment)
-        : null,
+      assessment && el('span',
+        { class: 'badge ' + (assessment === 'pass' ? 'ok' : 'bad'), 'data-assessment': assessment },
+        'assessment: ' + assessment),
       approve),
     body === null ? null : o.approved ? el('details', { key: 'doc' }, el('summary', {}, 'Read it'), body) : body);
 }
@@ -109,15 +106,12 @@ function lazyDoc(key, params, label, plain) {
 async function loadDoc(key, params) {
   S.docs.set(key, { loading: true, params });
   render();
-  try {
-    const r = await view(Object.assign({ name: 'document' }, params));
-    const doc = r.ok && r.data.document;
-    S.docs.set(key, doc && doc.ok
-      ? { params, text: doc.data.text, file: doc.data.file }
-      : { params, error: doc ? errorText(doc) : errorText(r) });
-  } catch (err) {
-    S.docs.set(key, { params, error: 'sow ui does not answer (' + err.message + ')' });
-  }
+  const r = await view(Object.assign({ name: 'document' }, params))
+    .catch((err) => ({ ok: false, error: { message: 'sow ui does not answer (' + err.message + ')' } }));
+  const doc = r.ok && r.data.document;
+  S.docs.set(key, doc && doc.ok
+    ? { params, text: doc.data.text, file: doc.data.file }
+    : { params, error: doc ? errorText(doc) : errorText(r) });
   render();
 }
 /** After a change: the documents open on the page are read again, the others forgotten. */
@@ -144,10 +138,8 @@ function evidenceIn(d, checks, phase, co) {
             ? 'stale (' + (e.changed === 'command' ? 'its command changed' : 'the code changed') + ' since it passed)'
           : 'failed (' +
             (e.exit_code === null || e.exit_code === undefined ? 'timed out or killed' : 'exit ' + e.exit_code) + ')')),
-      out
-        ? lazyDoc('ev:' + co + ':' + phase + ':' + out.index + ':' + out.path,
-          { checkout: co, phase, index: String(out.index) }, 'its log', true)
-        : null);
+      out && lazyDoc('ev:' + co + ':' + phase + ':' + out.index + ':' + out.path,
+        { checkout: co, phase, index: String(out.index) }, 'its log', true));
   });
 }
 

@@ -13,11 +13,11 @@ const SOURCES = {
 
 function drawTask(d, r) {
   const t = part(d, 'task get');
-  if (!t)
-    return [el('p', {}, el('a', { href: '#/p/' + encodeURIComponent(r.checkout) }, '\u2190 the project')),
-      el('h1', { tabindex: '-1' }, 'Task ' + r.id),
-      el('p', { class: 'banner', role: 'alert' }, failed(d, 'task get') || 'No such task.')];
   const co = r.checkout;
+  const back = el('p', {}, el('a', { href: '#/p/' + encodeURIComponent(co) }, '\u2190 the project'));
+  if (!t)
+    return [back, el('h1', { tabindex: '-1' }, 'Task ' + r.id),
+      el('p', { class: 'banner', role: 'alert' }, failed(d, 'task get') || 'No such task.')];
   const board = part(d, 'task board') || {};
   const card = (board.cards || [])[0];
   const events = (part(d, 'agent events') || { events: [] }).events || [];
@@ -28,33 +28,27 @@ function drawTask(d, r) {
   const live = card && card.worker && card.worker.state === 'live' && card.worker.kind === 'worker';
   const nobody = card && (t.status === 'in_progress') && !(card.worker && card.worker.state === 'live');
   return [
-    el('p', {}, el('a', { href: '#/p/' + encodeURIComponent(co) }, '\u2190 the project')),
+    back,
     el('h1', { tabindex: '-1' }, t.id + ' ' + t.name),
     el('p', {}, 'Status: ', el('strong', { id: 'task-status' }, t.status), ' \u00b7 iteration ' + t.iteration,
-      card && card.worker
-        ? ' \u00b7 ' + (card.worker.kind === 'worker' ? 'worker ' : 'claimed by ') + card.worker.by +
-          (card.worker.state === 'live' ? '' : ' (gone)')
-        : '',
+      card && card.worker && ' \u00b7 ' + (card.worker.kind === 'worker' ? 'worker ' : 'claimed by ') +
+        card.worker.by + (card.worker.state === 'live' ? '' : ' (gone)'),
       ' ',
-      card && card.feedback_pending
-        ? el('span', { class: 'badge warn', id: 'pending-feedback' }, card.feedback_pending + ' pending feedback')
-        : null,
-      card && card.usage ? el('span', { class: 'badge', id: 'task-cost' }, usageText(card.usage)) : null,
-      nobody ? el('span', { class: 'badge bad', id: 'nobody' }, 'nobody is working on it') : null),
+      card && card.feedback_pending > 0 &&
+        el('span', { class: 'badge warn', id: 'pending-feedback' }, card.feedback_pending + ' pending feedback'),
+      card && card.usage && el('span', { class: 'badge', id: 'task-cost' }, usageText(card.usage)),
+      nobody && el('span', { class: 'badge bad', id: 'nobody' }, 'nobody is working on it')),
     t.status === 'needs_review' ? drawReview(t, co, review) : null,
     el('div', { class: 'toolbar' },
-      live
-        ? actionButton('stop', 'Stop its worker', { action: 'stop', task: t.id, checkout: co },
-          { id: 'stop', class: 'danger', done: () => 'Its worker was stopped; the task is paused.' })
-        : null),
-    t.session && !live && t.status !== 'needs_review'
-      ? el('div', { class: 'panel' }, el('label', { for: 'prompt' }, 'Tell its worker, and resume it'),
-        el('input', { id: 'prompt', type: 'text', placeholder: 'What to tell the worker' }),
-        actionButton('resume', 'Resume',
-          () => ({ action: 'resume', task: t.id, prompt: document.getElementById('prompt').value, checkout: co }),
-          { id: 'resume', done: () => 'Its worker was resumed.',
-            after: (x) => { if (x.ok) document.getElementById('prompt').value = ''; } }))
-      : null,
+      live && actionButton('stop', 'Stop its worker', { action: 'stop', task: t.id, checkout: co },
+        { id: 'stop', class: 'danger', done: () => 'Its worker was stopped; the task is paused.' })),
+    t.session && !live && t.status !== 'needs_review' && el('div', { class: 'panel' },
+      el('label', { for: 'prompt' }, 'Tell its worker, and resume it'),
+      el('input', { id: 'prompt', type: 'text', placeholder: 'What to tell the worker' }),
+      actionButton('resume', 'Resume',
+        () => ({ action: 'resume', task: t.id, prompt: document.getElementById('prompt').value, checkout: co }),
+        { id: 'resume', done: () => 'Its worker was resumed.',
+          after: (x) => { if (x.ok) document.getElementById('prompt').value = ''; } })),
     el('h2', {}, 'What it changed'),
     ch
       ? el('p', { class: 'muted', id: 'changes-source' },
@@ -115,16 +109,15 @@ function sendFeedback(key, label, action, field, t, co, review, done) {
     S.btn.set(key, { state: 'failed', message });
     render();
     return null;
-  }, { id: key, done, after: (x) => clearReview(x, field, review) })];
-}
-function clearReview(x, field, review) {
-  // Written is written (also when the resume after it failed): the words are not kept to be sent twice.
-  if (!x.ok && !(x.steps && x.steps.length)) return;
-  review.comments.clear();
-  // The box may be gone by now (the task left review when its worker resumed).
-  const box = document.getElementById(field);
-  if (box) box.value = '';
-  render();
+  }, { id: key, done, after: (x) => {
+    // Written is written (also when the resume after it failed): the words are not kept to be sent twice.
+    if (!x.ok && !(x.steps && x.steps.length)) return;
+    review.comments.clear();
+    // The box may be gone by now (the task left review when its worker resumed).
+    const box = document.getElementById(field);
+    if (box) box.value = '';
+    render();
+  } })];
 }
 
 function commentList(review) {
