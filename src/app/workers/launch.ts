@@ -14,10 +14,11 @@ export async function launch(
   speaker: Speaker,
   recover?: (err: unknown) => boolean,
 ): Promise<AgentRunResult | undefined> {
-  const { ctx, root, target, resolution, rights, cwd, sessionId } = l;
+  const { ctx, target, resolution, rights, cwd, sessionId } = l;
+  const root = ctx.cwd;
   const files = runFiles(root, target, l.kind);
   const events_file = files.eventsFile;
-  announceStart(ctx, root, { agent: l.agent, agent_id: l.agentId, target, session_id: sessionId ?? null, events_file });
+  announceStart(ctx, { agent: l.agent, agent_id: l.agentId, target, session_id: sessionId ?? null, events_file });
   const run = { cwd, prompt, promptFile: files.writePrompt(prompt), kind: l.kind, sessionId };
   const granted = { permissions: rights.permissions, checks: rights.checks };
   const invocation = invocationOf(resolution, granted, run);

@@ -71,7 +71,6 @@ export async function resumeAgent(
   const result = await launch(
     {
       ctx: inRoot,
-      root,
       target: running,
       kind: 'resume',
       agent: agentName,

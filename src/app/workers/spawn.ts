@@ -52,7 +52,6 @@ export async function spawnAgent(
   const result = await launch(
     {
       ctx: inRoot,
-      root,
       target,
       kind: 'spawn',
       agent: agent.name,
