@@ -24,7 +24,6 @@ import {
   resumedTask,
   taskAssignment,
   wantsCheckout,
-  type SpawnPlan,
   type SpawnRecord,
 } from './plan.js';
 import { readForWorker } from './preconditions.js';
@@ -131,7 +130,7 @@ async function claimFirst(
 async function writeSpawn(
   uow: UnitOfWork,
   basis: Basis,
-  plan: SpawnPlan,
+  plan: ReturnType<typeof planSpawn>,
   rec: SpawnRecord,
 ): Promise<OwnerRecord | undefined> {
   await unchanged(uow, basis);
