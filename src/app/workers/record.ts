@@ -27,10 +27,11 @@ import {
   type SpawnRecord,
 } from './plan.js';
 import { readForWorker } from './preconditions.js';
-import type { PushedClaim, Target } from './types.js';
+import type { Target } from './types.js';
 
-/** A claim that landed on the remote before the lock was taken: for which task, and until when. */
-type Claimed = PushedClaim & { task: string; leaseUntil: string; owner: string };
+/** A claim that landed on the remote before the lock was taken (what giving it back needs): for which task, and until
+ * when. */
+type Claimed = { remote: string; ref: string; sha: string; task: string; leaseUntil: string; owner: string };
 
 /** The owner a worker is: this process, and its claim on the remote when one landed. */
 const ownerWith = (claimed: Claimed | undefined, agentId: string, session: string | undefined, now: string): Owner => ({
@@ -39,7 +40,7 @@ const ownerWith = (claimed: Claimed | undefined, agentId: string, session: strin
 });
 
 /** Gives back a claim that landed on the remote for a worker that was then not recorded here. */
-async function giveBack(root: string, pushed: PushedClaim): Promise<void> {
+async function giveBack(root: string, pushed: Claimed): Promise<void> {
   const { pushClaim } = await import('../../adapters/remote-claims.js');
   await pushClaim(root, pushed.remote, pushed.ref, null, pushed.sha);
 }
