@@ -211,16 +211,8 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord) {
     }
     const claimed = held.claimed;
     const task = claimed ? seen.candidates.find((t) => t.id === claimed.task) : seen.candidates[0];
-    const opened =
-      task && wantsCheckout(task, rec.checkout)
-        ? (await import('../worker-checkout.js')).openWorkerCheckout(
-            root,
-            seen.project.branch,
-            task.id,
-            task.worktree,
-            rec.now,
-          )
-        : undefined;
+    const opens = task && wantsCheckout(task, rec.checkout) ? await import('../worker-checkout.js') : undefined;
+    const opened = task && opens?.openWorkerCheckout(root, seen.project.branch, task.id, task.worktree, rec.now);
     const ownerOf = (id: string) => ownerWith(claimed, id, rec.sessionId, rec.now);
     const plan = planSpawn({ ...rec, project: seen.project, root, task, opened, ownerOf });
     const basis = { project: seen.project, task, deps: task && seen.deps.get(task.id) };
