@@ -10,7 +10,6 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -46,13 +45,6 @@ export type SupervisorFiles = ReturnType<typeof supervisorFiles>;
 export function isReadyFile(root: string, path: string): boolean {
   const base = runtimePath(root, 'supervisors');
   return path.startsWith(`${base}/`) && path.endsWith('/ready.json') && !path.slice(base.length).includes('..');
-}
-
-/** Writes the ready file whole (a rename), so the starter never reads half of it. */
-export function writeReady(path: string, data: unknown): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(data));
-  renameSync(tmp, path);
 }
 
 /** A run folder's name: when it started (so names sort by age), and a random tail. */

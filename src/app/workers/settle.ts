@@ -7,7 +7,8 @@ import { DEFAULT_LEASE_SECONDS, remoteLeaseDue } from '../../domain/ownership.js
 import type { Usage } from '../../adapters/executors/types.js';
 import { removeOwnerRecord } from '../../adapters/signals.js';
 import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
-import { isReadyFile, readEvents, READY_VARIABLE, writeReady } from '../../adapters/supervisor.js';
+import { isReadyFile, readEvents, READY_VARIABLE } from '../../adapters/supervisor.js';
+import { writeFileAtomic } from '../../adapters/fs-atomic.js';
 import { currentBranch } from '../../adapters/repo.js';
 import { isProject } from '../deferred-runs.js';
 import { writeLogEntry } from '../log-entry.js';
@@ -180,7 +181,9 @@ export function announceStart(
   const ready = ctx.env[READY_VARIABLE];
   if (!ready || !isReadyFile(ctx.cwd, ready)) return;
   const { target, ...rest } = run;
-  writeReady(ready, { ...rest, ...(target.kind === 'task' ? { task: target.id } : {}), pid: process.pid });
+  // Written whole (a rename), so the starter never reads half of it.
+  const said = { ...rest, ...(target.kind === 'task' ? { task: target.id } : {}), pid: process.pid };
+  writeFileAtomic(ready, JSON.stringify(said), { durable: false });
 }
 
 /** What the run's caller hears: the worker, its session, and its task's new status (or what it reported). */
