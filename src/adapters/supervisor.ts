@@ -240,12 +240,8 @@ export function readEvents(root: string, file: string): { lines: string[]; chang
   const area = { base: runtimeBase(root), name: "sow's runtime folder" };
   const text = readConfined(area, relative(area.base, file), EVENTS_LIMITS);
   if (text === undefined) return undefined;
-  let changed = 0;
-  try {
-    changed = statSync(file).mtimeMs;
-  } catch {
-    // gone since it was read: no time to say
-  }
+  // Gone since it was read: no time to say.
+  const changed = statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   return { lines: text.split('\n').filter(Boolean), changed };
 }
 
