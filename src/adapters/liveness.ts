@@ -70,13 +70,6 @@ export function answers(target: number): boolean {
   }
 }
 
-/** Whether a process runs: alive, and not a zombie waiting for its parent to reap it (Linux tells). */
-export function processRunning(pid: number): boolean {
-  const stat = process.platform === 'linux' ? procStat(pid) : undefined;
-  if (stat) return !stat.zombie;
-  return processAlive(pid);
-}
-
 /** Whether `ref`'s pid can be looked up here: the same pid namespace, both known (or neither recorded). */
 export function samePidNamespace(ref: ProcessRef): boolean {
   if (ref.pidns === undefined) return true;

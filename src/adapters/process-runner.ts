@@ -4,27 +4,19 @@ import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import { delimiter, isAbsolute, join } from 'node:path';
 
-export function findOnPath(
-  binary: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): string | undefined {
+/** Where `binary` runs from: itself when it names a path, else the first executable of that name on the PATH. */
+export function findOnPath(binary: string, env: Readonly<Record<string, string | undefined>>): string | undefined {
   if (!binary) return undefined;
-  const candidates =
-    isAbsolute(binary) || binary.includes('/')
-      ? [binary]
-      : (env['PATH'] ?? '')
-          .split(delimiter)
-          .filter(Boolean)
-          .map((dir) => join(dir, binary));
-  for (const candidate of candidates) {
+  const dirs = (env['PATH'] ?? '').split(delimiter).filter(Boolean);
+  const candidates = isAbsolute(binary) || binary.includes('/') ? [binary] : dirs.map((dir) => join(dir, binary));
+  return candidates.find((candidate) => {
     try {
       accessSync(candidate, constants.X_OK);
-      return candidate;
+      return true;
     } catch {
-      // keep looking
+      return false;
     }
-  }
-  return undefined;
+  });
 }
 
 export interface RunRequest {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { closeLog, createLog, noteInLog, runShell, type LogFile } from './shell.js';
-import { processRunning as running } from './liveness.js';
+import { hostName, processGone } from './liveness.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -14,6 +14,9 @@ const temp = () => {
   dirs.push(d);
   return d;
 };
+
+/** Alive, and not a zombie waiting for its parent to reap it. */
+const running = (pid: number) => processGone({ pid, host: hostName() }) !== true;
 
 async function waitGone(pid: number, ms = 3000): Promise<boolean> {
   const end = Date.now() + ms;

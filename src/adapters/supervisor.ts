@@ -10,7 +10,6 @@ import {
   openSync,
   readdirSync,
   readFileSync,
-  renameSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -46,13 +45,6 @@ export type SupervisorFiles = ReturnType<typeof supervisorFiles>;
 export function isReadyFile(root: string, path: string): boolean {
   const base = runtimePath(root, 'supervisors');
   return path.startsWith(`${base}/`) && path.endsWith('/ready.json') && !path.slice(base.length).includes('..');
-}
-
-/** Writes the ready file whole (a rename), so the starter never reads half of it. */
-export function writeReady(path: string, data: unknown): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(data));
-  renameSync(tmp, path);
 }
 
 /** A run folder's name: when it started (so names sort by age), and a random tail. */
@@ -248,12 +240,8 @@ export function readEvents(root: string, file: string): { lines: string[]; chang
   const area = { base: runtimeBase(root), name: "sow's runtime folder" };
   const text = readConfined(area, relative(area.base, file), EVENTS_LIMITS);
   if (text === undefined) return undefined;
-  let changed = 0;
-  try {
-    changed = statSync(file).mtimeMs;
-  } catch {
-    // gone since it was read: no time to say
-  }
+  // Gone since it was read: no time to say.
+  const changed = statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0;
   return { lines: text.split('\n').filter(Boolean), changed };
 }
 

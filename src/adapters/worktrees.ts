@@ -52,20 +52,14 @@ export function defaultBranch(root: string): { name: string; ref: string } | und
 /** `git worktree add`: a new checkout of `branch` at `path`, the branch created from `create.base` if asked. */
 export function addWorktree(root: string, path: string, branch: string, create: { base: string } | undefined): void {
   // Values after `--`, but the new branch's name follows -b (no `--` for it): refused when it begins with '-'.
-  git(
-    root,
-    create
-      ? [
-          'worktree',
-          'add',
-          '-b',
-          val(branch, 'the branch', 'user'),
-          '--',
-          val(path, 'the folder'),
-          val(create.base, 'the base', 'user'),
-        ]
-      : ['worktree', 'add', '--', val(path, 'the folder'), val(branch, 'the branch', 'user')],
-  );
+  git(root, [
+    'worktree',
+    'add',
+    ...(create ? ['-b', val(branch, 'the branch', 'user')] : []),
+    '--',
+    val(path, 'the folder'),
+    create ? val(create.base, 'the base', 'user') : val(branch, 'the branch', 'user'),
+  ]);
 }
 
 /** `git worktree remove [--force --force] <path>` (twice forced: also a locked one). */

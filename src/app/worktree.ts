@@ -27,7 +27,7 @@ const WORKTREES_DIR = '.sow/worktrees';
 export class WorktreeBusyError extends errorClass(
   'WORKTREE_BUSY',
   'failed',
-  (branch: string, path: string, uncommitted: readonly string[], sessions: readonly LiveSession[]) => {
+  (branch: string, path: string, uncommitted: readonly string[], sessions: readonly { by: string; task: string }[]) => {
     const files = [...uncommitted.slice(0, 3).map((l) => l.slice(3)), ...(uncommitted.length > 3 ? ['…'] : [])];
     const who = sessions.map((s) => `${s.by} on task ${s.task}`);
     const why = [
@@ -42,36 +42,6 @@ export class WorktreeBusyError extends errorClass(
     ];
   },
 ) {}
-
-export interface LiveSession {
-  task: string;
-  /** The worker's agent id, or the claim's owner. */
-  by: string;
-  kind: 'worker' | 'claim';
-}
-
-export interface WorktreeInfo {
-  branch: string | null;
-  path: string;
-  rel: string;
-  main: boolean;
-  /** Made by sow (under .sow/worktrees/). */
-  sow: boolean;
-  /** Its folder is gone ('sow worktree prune' drops the record). */
-  missing: boolean;
-  project: ProjectInfo | null;
-  /** Why its project could not be read, if it could not. */
-  problem?: string;
-}
-
-export interface ProjectInfo {
-  name: string;
-  state: string;
-  /** The branch the project belongs to (differs from the worktree's only after a rename). */
-  branch: string;
-  tasks: { done: number; total: number };
-  sessions: LiveSession[];
-}
 
 /** The main checkout of the repository `cwd` is in, with sow initialised there. */
 function mainCheckout(cwd: string): { main: string; here: string; trees: Worktree[] } {
@@ -174,42 +144,46 @@ export function checkoutsWithProject(cwd: string): { path: string; rel: string }
   return trees.filter(hasProjectIn).map((t) => ({ path: t.path, rel: relPath(main, t.path) }));
 }
 
-/** What the worktree's project is and who works on it; null without sow or a project there. */
-async function projectIn(ctx: AppContext, tree: Worktree): Promise<Pick<WorktreeInfo, 'project' | 'problem'>> {
+/** A checkout's project and who works on it (a worker's agent id, or a claim's owner); its branch differs from the
+ * checkout's only after a rename. */
+async function projectOf(reader: Reader) {
+  const tasks = await reader.tasks();
+  const sessions: { task: string; by: string; kind: 'worker' | 'claim' }[] = [];
+  for (const t of tasks) {
+    if (isFinished(t.status)) continue;
+    const owner = liveOwner(await reader.task(t.id), reader.ctx.now());
+    if (owner) sessions.push({ task: t.id, by: owner.by, kind: owner.kind });
+  }
+  const { name, branch } = reader.project;
+  const done = tasks.filter((t) => isFinished(t.status)).length;
+  return {
+    name,
+    state: reader.project.statechart.current_state,
+    branch,
+    tasks: { done, total: tasks.length },
+    sessions,
+  };
+}
+
+/** The worktree's project; null without sow or a project there, with the `problem` when it could not be read. */
+async function projectIn(
+  ctx: AppContext,
+  tree: Worktree,
+): Promise<{ project: Awaited<ReturnType<typeof projectOf>> | null; problem?: string }> {
   if (!hasProjectIn(tree)) return { project: null };
   try {
-    return await Reader.read(
-      { ...ctx, cwd: tree.path },
-      async (reader) => {
-        const tasks = await reader.tasks();
-        const sessions: LiveSession[] = [];
-        for (const t of tasks) {
-          if (isFinished(t.status)) continue;
-          const owner = liveOwner(await reader.task(t.id), reader.ctx.now());
-          if (owner) sessions.push({ task: t.id, by: owner.by, kind: owner.kind });
-        }
-        return {
-          project: {
-            name: reader.project.name,
-            state: reader.project.statechart.current_state,
-            branch: reader.project.branch,
-            tasks: { done: tasks.filter((t) => isFinished(t.status)).length, total: tasks.length },
-            sessions,
-          },
-        };
-      },
-      { otherBranch: 'quiet' },
-    );
+    return { project: await Reader.read({ ...ctx, cwd: tree.path }, projectOf, { otherBranch: 'quiet' }) };
   } catch (err) {
     return { project: null, problem: err instanceof Error ? err.message : String(err) };
   }
 }
 
-/** `sow worktree list` and `sow status --all`: the main checkout and every worktree, with their projects. */
-export async function listWorktreesFor(ctx: AppContext): Promise<WorktreeInfo[]> {
+/** `sow worktree list` and `sow status --all`: the main checkout and every worktree, with their projects; `sow`: made
+ * by sow (under .sow/worktrees/), `missing`: its folder is gone ('sow worktree prune' drops the record). */
+export async function listWorktreesFor(ctx: AppContext) {
   const { main, trees } = mainCheckout(ctx.cwd);
   const sowDir = join(main, WORKTREES_DIR) + sep;
-  const out: WorktreeInfo[] = [];
+  const out = [];
   for (const tree of trees) {
     const { path, main: isMain, prunable: missing } = tree;
     const where = { branch: tree.branch ?? null, path, rel: relPath(main, path), main: isMain };
@@ -217,6 +191,8 @@ export async function listWorktreesFor(ctx: AppContext): Promise<WorktreeInfo[]>
   }
   return out;
 }
+
+export type WorktreeInfo = Awaited<ReturnType<typeof listWorktreesFor>>[number];
 
 /** `sow worktree remove <branch> [--force]`: the checkout goes, the branch stays. */
 export async function removeWorktreeFor(ctx: AppContext, branch: string, force: boolean) {

@@ -11,8 +11,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { expectFails, ok, PROJECT, SOW, TEST_ENV, toExecuting, useRepos, type Repo } from './harness.js';
-import { processRunning as running } from '../../src/adapters/liveness.js';
+import { expectFails, ok, PROJECT, SOW, TEST_ENV, toExecuting, useRepos, type Repo, running } from './harness.js';
 
 const fresh = useRepos();
 const temps: string[] = [];

@@ -21,8 +21,8 @@ import {
   toExecuting,
   useRepos,
   type Repo,
+  running,
 } from './harness.js';
-import { processRunning as running } from '../../src/adapters/liveness.js';
 
 const fresh = useRepos();
 const temps: string[] = [];

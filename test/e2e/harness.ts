@@ -22,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { afterAll, afterEach, expect } from 'vitest';
 import { snapshotSow } from '../snapshot.js';
+import { hostName, processGone } from '../../src/adapters/liveness.js';
 
 /** The built sow; SOW_TEST_BIN points the tests at another build (`node scripts/build.mjs --out <dir>`). */
 /**
@@ -273,6 +274,9 @@ export function makeRepo(opts: RepoOptions = {}): Repo {
   };
   return repo;
 }
+
+/** Whether a process runs: alive, and not a zombie waiting for its parent to reap it. */
+export const running = (pid: number) => processGone({ pid, host: hostName() }) !== true;
 
 export const PROJECT = '.sow/project/state.yaml';
 export const taskFile = (id: string) => `.sow/project/phases/implementation/tasks/${id}/state.yaml`;

@@ -14,17 +14,14 @@ export async function launch(
   speaker: Speaker,
   recover?: (err: unknown) => boolean,
 ): Promise<AgentRunResult | undefined> {
-  const { ctx, root, target, resolution, rights, cwd, sessionId } = l;
+  const { ctx, target, resolution, rights, cwd, sessionId } = l;
+  const root = ctx.cwd;
   const files = runFiles(root, target, l.kind);
   const events_file = files.eventsFile;
-  announceStart(ctx, root, { agent: l.agent, agent_id: l.agentId, target, session_id: sessionId ?? null, events_file });
-  const run = { cwd, prompt, promptFile: files.writePrompt(prompt) };
+  announceStart(ctx, { agent: l.agent, agent_id: l.agentId, target, session_id: sessionId ?? null, events_file });
+  const run = { cwd, prompt, promptFile: files.writePrompt(prompt), kind: l.kind, sessionId };
   const granted = { permissions: rights.permissions, checks: rights.checks };
-  const invocation = invocationOf(
-    resolution,
-    granted,
-    l.kind === 'resume' ? { ...run, kind: 'resume', sessionId: sessionId! } : { ...run, kind: 'spawn', sessionId },
-  );
+  const invocation = invocationOf(resolution, granted, run);
   const env = workerEnv(l.agent, l.agentId, root, target.kind === 'task' ? target.id : undefined, sessionId);
   const startedAt = ctx.now();
   const meter = { usage: {} as Usage, now: ctx.now };
@@ -38,9 +35,10 @@ export async function launch(
       if (cwd !== root) rights.widening([root, cwd]);
       const { withheld } = rights;
       const onSession = l.onSession ? { onSession: l.onSession } : {};
+      const load = l.kind === 'resume' ? { load: sessionId } : {};
       try {
         return await runWorker(
-          { files, target, withheld, resolution, env, base, cwd, speaker, meter, ...onSession },
+          { files, target, withheld, resolution, env, base, cwd, speaker, meter, ...onSession, ...load },
           invocation,
         );
       } catch (err) {

@@ -11,26 +11,13 @@ import { SessionExistsError } from '../agent-errors.js';
 import type { Reader } from '../workspace.js';
 import type { Handoff, Resolution, Target } from './types.js';
 
-/** The executor as a session records it. */
-export type PlannedExecutor = Pick<Resolution, 'transport'> & { name: string; type: string };
-
-/** A new worker's identity and session, and what becomes of its task (or of the project's session). */
-export interface SpawnPlan {
-  agentId: string;
-  /** The project as the record writes it: the spawn counts, and a worker without a task's session. */
-  project: ProjectState;
-  /** A worker on a task: the task as it starts, owned by the worker. */
-  task?: TaskState;
-  /** The task was finished and the worker reopens it. */
-  reopened?: TaskState['status'];
-}
-
 /** What a spawn is asked, checked already. */
 export interface SpawnRecord {
   agent: AgentDef;
   /** The target the command named; undefined: --next picks the first ready task. */
   named: Target | undefined;
-  executor: PlannedExecutor;
+  /** The executor as a session records it. */
+  executor: Pick<Resolution, 'transport'> & { name: string; type: string };
   /** The session id sow chose or the CLI made before the run, if any (else the CLI reports it). */
   sessionId?: string | undefined;
   branch: string | undefined;
@@ -62,8 +49,14 @@ export function nextAgentId(project: ProjectState, agent: string): { id: string;
   return { id: `${agent}-${n}`, counts: { ...project.spawn_counts, [agent]: n } };
 }
 
-/** A spawn, planned: the next id of the role, its session, and the task as it starts. */
-export function planSpawn(input: SpawnInput): SpawnPlan {
+/** A spawn, planned: the next id of the role, the project as the record writes it (the spawn counted; a worker without
+ * a task's session), and the task as it starts, owned by the worker (`reopened`: it was finished). */
+export function planSpawn(input: SpawnInput): {
+  agentId: string;
+  project: ProjectState;
+  task?: TaskState;
+  reopened?: TaskState['status'];
+} {
   const { agent, executor, now, sessionId, handoff } = input;
   const { id, counts } = nextAgentId(input.project, agent.name);
   const session: Session = {

@@ -43,32 +43,28 @@ export async function spawnPreconditions(
 ): Promise<{ root: string; target?: Target }> {
   const agent = findAgent(agentName);
   const found = await readForWorker(ctx, async (reader): Promise<{ root: string; target?: Target }> => {
+    const { root } = reader;
     if (taskId !== undefined) {
       const task = await reader.task(taskId);
       await checkSpawnable(reader, task, opts.force, opts.handoff !== undefined);
-      return { root: reader.root, target: { kind: 'task', id: task.id } };
+      return { root, target: { kind: 'task', id: task.id } };
     }
     if (opts.next) {
       if (!opts.force) requireExecuting(reader.type, await reader.view(), '(the next ready one)');
-      return { root: reader.root };
+      return { root };
     }
-    if (opts.iteration) {
-      // A fresh worker for the next iteration: never a resume, so an earlier session does not matter.
-      if (!reader.type.iterationPrompt) {
-        throw new SowError(
-          'NOT_ITERATIVE',
-          'failed',
-          `--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`,
-          `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent ` +
-            `spawn ${agent.name}')`,
-        );
-      }
-      return { root: reader.root, target: { kind: 'project', agent: agent.name } };
-    }
-    if (reader.project.sessions?.[agent.name]?.session_id && !opts.force) {
+    // A fresh worker for the next iteration: never a resume, so an earlier session does not matter.
+    if (opts.iteration && !reader.type.iterationPrompt)
+      throw new SowError(
+        'NOT_ITERATIVE',
+        'failed',
+        `--iteration is for projects whose work runs in iterations, and this project is ${reader.project.type}`,
+        `spawn a worker on a task ('sow agent spawn ${agent.name} <task-id>') or for the project ('sow agent ` +
+          `spawn ${agent.name}')`,
+      );
+    if (!opts.iteration && !opts.force && reader.project.sessions?.[agent.name]?.session_id)
       throw new SessionExistsError(`agent ${agent.name}`, `sow agent resume --agent ${agent.name} "<prompt>"`);
-    }
-    return { root: reader.root, target: { kind: 'project', agent: agent.name } };
+    return { root, target: { kind: 'project', agent: agent.name } };
   });
   // After what the command names is found: a task that is not there is told as such, even over budget.
   await readForWorker(ctx, requireBudget);

@@ -24,14 +24,14 @@ import {
   resumedTask,
   taskAssignment,
   wantsCheckout,
-  type SpawnPlan,
   type SpawnRecord,
 } from './plan.js';
 import { readForWorker } from './preconditions.js';
-import type { PushedClaim, Target } from './types.js';
+import type { Target } from './types.js';
 
-/** A claim that landed on the remote before the lock was taken: for which task, and until when. */
-type Claimed = PushedClaim & { task: string; leaseUntil: string; owner: string };
+/** A claim that landed on the remote before the lock was taken (what giving it back needs): for which task, and until
+ * when. */
+type Claimed = { remote: string; ref: string; sha: string; task: string; leaseUntil: string; owner: string };
 
 /** The owner a worker is: this process, and its claim on the remote when one landed. */
 const ownerWith = (claimed: Claimed | undefined, agentId: string, session: string | undefined, now: string): Owner => ({
@@ -40,7 +40,7 @@ const ownerWith = (claimed: Claimed | undefined, agentId: string, session: strin
 });
 
 /** Gives back a claim that landed on the remote for a worker that was then not recorded here. */
-async function giveBack(root: string, pushed: PushedClaim): Promise<void> {
+async function giveBack(root: string, pushed: Claimed): Promise<void> {
   const { pushClaim } = await import('../../adapters/remote-claims.js');
   await pushClaim(root, pushed.remote, pushed.ref, null, pushed.sha);
 }
@@ -131,7 +131,7 @@ async function claimFirst(
 async function writeSpawn(
   uow: UnitOfWork,
   basis: Basis,
-  plan: SpawnPlan,
+  plan: ReturnType<typeof planSpawn>,
   rec: SpawnRecord,
 ): Promise<OwnerRecord | undefined> {
   await unchanged(uow, basis);
@@ -211,16 +211,8 @@ export async function recordSpawn(ctx: AppContext, rec: SpawnRecord) {
     }
     const claimed = held.claimed;
     const task = claimed ? seen.candidates.find((t) => t.id === claimed.task) : seen.candidates[0];
-    const opened =
-      task && wantsCheckout(task, rec.checkout)
-        ? (await import('../worker-checkout.js')).openWorkerCheckout(
-            root,
-            seen.project.branch,
-            task.id,
-            task.worktree,
-            rec.now,
-          )
-        : undefined;
+    const opens = task && wantsCheckout(task, rec.checkout) ? await import('../worker-checkout.js') : undefined;
+    const opened = task && opens?.openWorkerCheckout(root, seen.project.branch, task.id, task.worktree, rec.now);
     const ownerOf = (id: string) => ownerWith(claimed, id, rec.sessionId, rec.now);
     const plan = planSpawn({ ...rec, project: seen.project, root, task, opened, ownerOf });
     const basis = { project: seen.project, task, deps: task && seen.deps.get(task.id) };

@@ -71,7 +71,6 @@ export async function resumeAgent(
   const result = await launch(
     {
       ctx: inRoot,
-      root,
       target: running,
       kind: 'resume',
       agent: agentName,
@@ -87,14 +86,9 @@ export async function resumeAgent(
     (err: unknown) => {
       // The CLI could not resume the session (not found, another machine, an upgrade): not lost — a fresh session takes
       // the task over with a brief of where it stands.
-      gone =
-        running.kind !== 'task'
-          ? undefined
-          : err instanceof AcpSessionNotLoadedError
-            ? err.reason
-            : err instanceof WorkerFailedError
-              ? resolution.spec.sessionGone?.(err.stderrTail)
-              : undefined;
+      if (running.kind !== 'task') return false;
+      if (err instanceof AcpSessionNotLoadedError) gone = err.reason;
+      else if (err instanceof WorkerFailedError) gone = resolution.spec.sessionGone?.(err.stderrTail);
       return gone !== undefined;
     },
   );
@@ -127,7 +121,7 @@ async function handOff(
     const description = reader.readDoc(`${dir}/description.md`)?.trim();
     const feedback = task.inputs
       .filter((a) => a.type === 'feedback')
-      .map((a) => ({ path: a.path, text: reader.readDoc(`${PROJECT_DIR}/${a.path}`)?.trim() }));
+      .map((a) => `### ${a.path}\n\n${reader.readDoc(`${PROJECT_DIR}/${a.path}`)?.trim() ?? '(missing)'}`);
     const log = reader.readDoc(`${dir}/log.md`)?.trim();
     const files = task.outputs.filter((a) => a.type === 'modified').map((a) => a.path);
     const base = reader.project.base_branch;
@@ -142,12 +136,7 @@ async function handOff(
       `You take over task ${task.id} from ${handoff.from_agent_id}, whose session ${ended}. ` +
         `You start with no memory of its conversation: this is what it left.`,
       `## The task\n\n${description || task.name}`,
-      ...(feedback.length
-        ? [
-            `## Feedback on its ` +
-              `work\n\n${feedback.map((f) => `### ${f.path}\n\n${f.text ?? '(missing)'}`).join('\n\n')}`,
-          ]
-        : []),
+      ...(feedback.length ? [`## Feedback on its work\n\n${feedback.join('\n\n')}`] : []),
       ...(log ? [`## Its log\n\n${cap(log, 20_000)}`] : []),
       ...(files.length ? [`## Files it changed\n\n${files.map((f) => `- ${f}`).join('\n')}`] : []),
       ...(diff ? [`## How (against ${base ?? 'the last commit'})\n\n\`\`\`diff\n${cap(diff, 40_000)}\n\`\`\``] : []),

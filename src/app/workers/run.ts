@@ -45,17 +45,14 @@ export const runningAsRoot = () => process.getuid?.() === 0;
 /** What the worker is granted: its profile, and the declared checks it may run unasked. */
 export type Granted = { permissions: PermissionProfile; checks: string[] };
 
-/** How the worker's CLI is started: over ACP its argv and the prompt sent once the session is open (`load`: the
- * session a resume continues), else the executor module's spawn or resume line. */
+/** How the worker's CLI is started: over ACP its argv and the prompt sent once the session is open, else the executor
+ * module's spawn or resume line (a resume's `sessionId` is the session it continues). */
 export function invocationOf(
   resolution: Resolution,
   granted: Granted,
-  run: { cwd: string; prompt: string; promptFile: string } & (
-    { kind: 'spawn'; sessionId?: string | undefined } | { kind: 'resume'; sessionId: string }
-  ),
+  run: { cwd: string; prompt: string; promptFile: string; kind: 'spawn' | 'resume'; sessionId: string | undefined },
 ): Invocation {
-  if (resolution.transport === 'acp')
-    return acpInvocation(resolution, run.prompt, granted, run.kind === 'resume' ? run.sessionId : undefined);
+  if (resolution.transport === 'acp') return acpInvocation(resolution, run.prompt, granted);
   const common = {
     permissions: granted.permissions,
     checks: granted.checks,
@@ -67,7 +64,7 @@ export function invocationOf(
     protect: agentSettingsFiles(),
   };
   return run.kind === 'resume'
-    ? resolution.spec.resume({ ...common, sessionId: run.sessionId })
+    ? resolution.spec.resume({ ...common, sessionId: run.sessionId! })
     : resolution.spec.spawn({ ...common, ...(run.sessionId ? { sessionId: run.sessionId } : {}) });
 }
 
@@ -86,30 +83,18 @@ export interface WorkerRun {
   /** What the run used so far (the caller records it however the run ends), and the clock of its events. */
   meter: { usage: Usage; now: () => string };
   onSession?: (id: string) => Promise<void>;
+  /** The session a resume over ACP continues (`session/load`); a spawn opens one. */
+  load?: string | undefined;
 }
 
 export type WorkerRunResult = { eventsFile: string; reportedSession?: string; denials: Denial[] };
 
-/** Where the advice about what a worker was refused points: its CLI, its executor and the files that grant it more. */
-function adviceContext(run: WorkerRun, granted: Invocation['granted']) {
-  const { resolution } = run;
-  return {
-    type: resolution.executor.config.type,
-    title: resolution.spec.title,
-    executor: resolution.executor.name,
-    configPath: resolution.loaded.path,
-    repoConfig: REPO_CONFIG,
-    checks: granted.checks,
-    notAllowed: run.withheld,
-    profile: granted.permissions,
-  };
-}
-
-/** A worker stopped by a signal sow passed on, with the command that continues it. */
-function stoppedError(target: Target, signal: ConstructorParameters<typeof WorkerStoppedError>[0]): WorkerStoppedError {
-  const which = target.kind === 'task' ? target.id : `--agent ${target.agent}`;
-  return new WorkerStoppedError(signal, label(target), `'sow agent resume ${which} "<prompt>"'`);
-}
+/** How a transport's run ended: what was refused, the session it reported, and the error its failure is, if it failed
+ * (given the advice about what was refused). */
+type Ended = Pick<WorkerRunResult, 'reportedSession' | 'denials'> & {
+  interrupted?: ConstructorParameters<typeof WorkerStoppedError>[0] | undefined;
+  failure: (advice: string[]) => Error | undefined;
+};
 
 /** Tells, before the worker starts, its notes and command (verbose) and what starts. */
 function sayStart(run: WorkerRun, invocation: Invocation, command: string, over: string): void {
@@ -121,15 +106,43 @@ function sayStart(run: WorkerRun, invocation: Invocation, command: string, over:
     speaker.say(`${verb} ${env['SOW_AGENT_ID']} with ${resolution.executor.name}${over} (${label(run.target)})…`);
 }
 
-/** Runs the worker, streaming its events to a file and a progress view to stderr. */
+/** Runs the worker, streaming its events to a file and a progress view to stderr; a stop or failure is thrown with
+ * advice about what its CLI (or sow, over ACP) refused it. */
 export async function runWorker(run: WorkerRun, invocation: Invocation): Promise<WorkerRunResult> {
-  const { files, target, resolution, env, base, cwd, speaker, meter, onSession } = run;
-  const { denialAdvice, denialCollector } = await import('../../adapters/denials.js');
-  const eventsFile = files.eventsFile;
-  if (resolution.transport === 'acp') return runOverAcp(run, invocation);
-  // What the CLI refuses under its permissions, read from its events (and, for Codex, its stderr).
-  const refusals = denialCollector(resolution.executor.config.type);
+  const { files, target, resolution, speaker } = run;
+  const { denialAdvice } = await import('../../adapters/denials.js');
+  const acp = resolution.transport === 'acp';
   files.startEvents();
+  const ended = acp ? await runOverAcp(run, invocation) : await runCli(run, invocation);
+  const { denials, reportedSession } = ended;
+  const { granted } = invocation;
+  const advice = denialAdvice(denials, {
+    type: resolution.executor.config.type,
+    title: resolution.spec.title,
+    executor: resolution.executor.name,
+    configPath: resolution.loaded.path,
+    repoConfig: REPO_CONFIG,
+    checks: granted.checks,
+    notAllowed: run.withheld,
+    profile: granted.permissions,
+    decidedBySow: acp,
+  });
+  if (ended.interrupted) {
+    const which = target.kind === 'task' ? target.id : `--agent ${target.agent}`;
+    throw new WorkerStoppedError(ended.interrupted, label(target), `'sow agent resume ${which} "<prompt>"'`);
+  }
+  const failed = ended.failure(advice);
+  if (failed) throw failed;
+  // Said even with --quiet: the worker was stopped from doing something, and the user can allow it.
+  for (const line of advice) speaker.say(line);
+  return { eventsFile: files.eventsFile, ...(reportedSession ? { reportedSession } : {}), denials };
+}
+
+/** The worker's own CLI, its events read from its stdout (and what it refused, for Codex, from its stderr). */
+async function runCli(run: WorkerRun, invocation: Invocation): Promise<Ended> {
+  const { files, resolution, env, base, cwd, speaker, meter, onSession } = run;
+  const { denialCollector } = await import('../../adapters/denials.js');
+  const refusals = denialCollector(resolution.executor.config.type);
   writeRunFiles(invocation.files ?? []);
   const words = [invocation.binary, ...invocation.args].map((a) =>
     /^[\w@%+=:,./-]+$/.test(a) ? a : JSON.stringify(a),
@@ -183,26 +196,22 @@ export async function runWorker(run: WorkerRun, invocation: Invocation): Promise
         `background?); sow went on without them`,
     );
   const denials = [...refusals.denials];
-  const advice = denialAdvice(denials, adviceContext(run, invocation.granted));
-  if (outcome.interrupted) throw stoppedError(target, outcome.interrupted);
-  if (outcome.code !== 0)
-    throw new WorkerFailedError(invocation.binary, outcome.code, outcome.signal, outcome.stderrTail, eventsFile, {
-      denials,
-      advice,
-    });
-  // Said even with --quiet: the worker was stopped from doing something, and the user can allow it.
-  for (const line of advice) speaker.say(line);
-  return { eventsFile, ...(reportedSession ? { reportedSession } : {}), denials };
+  const { code, signal, stderrTail } = outcome;
+  return {
+    denials,
+    reportedSession,
+    interrupted: outcome.interrupted,
+    failure: (advice) =>
+      code === 0
+        ? undefined
+        : new WorkerFailedError(invocation.binary, code, signal, stderrTail, files.eventsFile, { denials, advice }),
+  };
 }
 
 declare const SOW_VERSION: string;
 
-/** The session a resume over ACP continues (`session/load`); a spawn opens one. */
-const ACP_LOAD = Symbol('acp-load');
-type AcpInvocation = Invocation & { [ACP_LOAD]?: string };
-
 /** What starts the agent over ACP: its own argv (no permission flags: sow answers each request), then the prompt. */
-function acpInvocation(resolution: Resolution, prompt: string, granted: Granted, load?: string): AcpInvocation {
+function acpInvocation(resolution: Resolution, prompt: string, granted: Granted): Invocation {
   const acp = resolution.spec.acp!;
   return {
     binary: startedFor(resolution.spec, resolution.executor.config, 'acp').binary,
@@ -214,18 +223,14 @@ function acpInvocation(resolution: Resolution, prompt: string, granted: Granted,
         `(${granted.permissions}), and hands it \`sow mcp\` as an MCP server`,
     ],
     granted,
-    ...(load !== undefined ? { [ACP_LOAD]: load } : {}),
   };
 }
 
-async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<WorkerRunResult> {
-  const { files, target, resolution, env, base, cwd, speaker, meter, onSession } = run;
+async function runOverAcp(run: WorkerRun, invocation: Invocation): Promise<Ended> {
+  const { files, resolution, env, base, cwd, speaker, meter, onSession, load } = run;
   const { runAcpWorker, sowMcpServer } = await import('../acp-worker.js');
-  const { denialAdvice } = await import('../../adapters/denials.js');
-  files.startEvents();
   const command = `${[invocation.binary, ...invocation.args].join(' ')} (Agent Client Protocol on stdio)`;
   sayStart(run, invocation, command, ' over ACP');
-  const load = invocation[ACP_LOAD];
   const server = sowMcpServer(env);
   const { permissions } = invocation.granted;
   const sessionMeta = resolution.spec.acp?.sessionMeta?.(permissions);
@@ -260,31 +265,21 @@ async function runOverAcp(run: WorkerRun, invocation: AcpInvocation): Promise<Wo
     version: typeof SOW_VERSION === 'string' ? SOW_VERSION : '0.0.0-dev',
   });
   meter.usage = addUsage(meter.usage, r.usage);
-  const advice = denialAdvice(r.denials, { ...adviceContext(run, invocation.granted), decidedBySow: true });
-  if (r.interrupted) throw stoppedError(target, r.interrupted);
-  if (r.loadFailed !== undefined)
-    throw new AcpSessionNotLoadedError(resolution.spec.title, load ?? '', r.loadFailed, files.eventsFile);
-  if (r.notAsking !== undefined)
-    throw new AcpModeNotAskingError(
-      resolution.spec.title,
-      r.notAsking,
-      resolution.spec.acp?.modes?.setBy,
-      files.eventsFile,
-    );
-  if (r.failure !== undefined)
-    throw new WorkerFailedError(
-      invocation.binary,
-      r.code,
-      r.signal,
-      r.stderrTail,
-      files.eventsFile,
-      { denials: r.denials, advice },
-      `${invocation.binary} (Agent Client Protocol) failed: ${r.failure}`,
-    );
-  for (const line of advice) speaker.say(line);
+  const { title } = resolution.spec;
+  const failure = (advice: string[]) => {
+    if (r.loadFailed !== undefined)
+      return new AcpSessionNotLoadedError(title, load ?? '', r.loadFailed, files.eventsFile);
+    if (r.notAsking !== undefined)
+      return new AcpModeNotAskingError(title, r.notAsking, resolution.spec.acp?.modes?.setBy, files.eventsFile);
+    if (r.failure === undefined) return undefined;
+    const what = `${invocation.binary} (Agent Client Protocol) failed: ${r.failure}`;
+    const refused = { denials: r.denials, advice };
+    return new WorkerFailedError(invocation.binary, r.code, r.signal, r.stderrTail, files.eventsFile, refused, what);
+  };
   return {
-    eventsFile: files.eventsFile,
-    ...(r.sessionId && load === undefined ? { reportedSession: r.sessionId } : {}),
     denials: r.denials,
+    ...(r.sessionId && load === undefined ? { reportedSession: r.sessionId } : {}),
+    interrupted: r.interrupted,
+    failure,
   };
 }

@@ -7,7 +7,8 @@ import { DEFAULT_LEASE_SECONDS, remoteLeaseDue } from '../../domain/ownership.js
 import type { Usage } from '../../adapters/executors/types.js';
 import { removeOwnerRecord } from '../../adapters/signals.js';
 import type { ProjectIdentity } from '../../adapters/deferred-runs.js';
-import { isReadyFile, readEvents, READY_VARIABLE, writeReady } from '../../adapters/supervisor.js';
+import { isReadyFile, readEvents, READY_VARIABLE } from '../../adapters/supervisor.js';
+import { writeFileAtomic } from '../../adapters/fs-atomic.js';
 import { currentBranch } from '../../adapters/repo.js';
 import { isProject } from '../deferred-runs.js';
 import { writeLogEntry } from '../log-entry.js';
@@ -163,16 +164,11 @@ export async function settleStopped(
 /** The ledger entry of a run that ended now. */
 function usageEntry(
   at: string,
-  {
-    target,
-    agent,
-    agentId,
-    executor,
-    run,
-  }: Pick<UsageEntry, 'agent' | 'executor' | 'run'> & { target: Target; agentId: string },
+  who: Pick<UsageEntry, 'agent' | 'executor' | 'run'> & { target: Target; agentId: string },
   session: string | undefined,
   usage: Usage,
 ): UsageEntry {
+  const { target, agent, agentId, executor, run } = who;
   const task = target.kind === 'task' ? { task: target.id } : {};
   return { at, agent_id: agentId, agent, executor, ...task, ...(session ? { session } : {}), run, ...usage };
 }
@@ -180,13 +176,14 @@ function usageEntry(
 /** A detached worker's supervisor tells whoever started it that the session (new or continued) is recorded. */
 export function announceStart(
   ctx: AppContext,
-  root: string,
   run: { agent: string; agent_id: string; target: Target; session_id: string | null; events_file: string },
 ): void {
   const ready = ctx.env[READY_VARIABLE];
-  if (!ready || !isReadyFile(root, ready)) return;
+  if (!ready || !isReadyFile(ctx.cwd, ready)) return;
   const { target, ...rest } = run;
-  writeReady(ready, { ...rest, ...(target.kind === 'task' ? { task: target.id } : {}), pid: process.pid });
+  // Written whole (a rename), so the starter never reads half of it.
+  const said = { ...rest, ...(target.kind === 'task' ? { task: target.id } : {}), pid: process.pid };
+  writeFileAtomic(ready, JSON.stringify(said), { durable: false });
 }
 
 /** What the run's caller hears: the worker, its session, and its task's new status (or what it reported). */
@@ -241,7 +238,6 @@ export interface Launch {
   /** The context in the project's root (the folder the run was asked from may be gone): the worker starts from its
    * environment. */
   ctx: AppContext;
-  root: string;
   target: Target;
   kind: 'spawn' | 'resume';
   agent: string;
@@ -286,7 +282,7 @@ export async function settled<R extends { reportedSession?: string } | undefined
     const entry = usageEntry(ctx.now(), who, l.sessionId ?? result?.reportedSession, meter.usage);
     unrecorded = await settleRun(ctx, l.target, entry, l.recorded.owned, failure).catch(() => undefined);
     if (unrecorded) say(`Warning: ${unrecorded.message}`);
-    if (l.recorded.ownerRecord) removeOwnerRecord(l.root, l.recorded.ownerRecord);
+    if (l.recorded.ownerRecord) removeOwnerRecord(ctx.cwd, l.recorded.ownerRecord);
   }
   if (unrecorded) throw unrecorded;
   return result as R;

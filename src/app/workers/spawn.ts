@@ -29,30 +29,17 @@ export async function spawnAgent(
   // Read (and validate) .sow/config.yaml before anything is started or written.
   const rights = await workerRights(root, resolution, opts.say, ctx.env);
   const checkout =
-    opts.worktree ?? ((await readRepoConfig(root)).config.workers?.worktree === true ? 'parallel' : false);
+    opts.worktree ?? ((await readRepoConfig(root)).config.workers?.worktree === true ? ('parallel' as const) : false);
   // Over ACP the agent opens the session and says its id (session/new).
   const sessionId = resolution.transport === 'acp' ? undefined : await createSessionId(resolution, root, ctx.env);
   const { executor: chosen, transport } = resolution;
   const executor = { name: chosen.name, type: chosen.config.type, transport };
-  const branch = currentBranch(root);
-  const now = ctx.now();
-  const recorded = await recordSpawn(inRoot, {
-    agent,
-    named,
-    executor,
-    sessionId,
-    branch,
-    checkout,
-    force,
-    handoff,
-    iteration,
-    now,
-  });
+  const asked = { agent, named, executor, sessionId, checkout, force, handoff, iteration };
+  const recorded = await recordSpawn(inRoot, { ...asked, branch: currentBranch(root), now: ctx.now() });
   const { target, agentId } = recorded;
   const result = await launch(
     {
       ctx: inRoot,
-      root,
       target,
       kind: 'spawn',
       agent: agent.name,

@@ -57,10 +57,3 @@ export interface Resolution {
   /** How sow talks to it: its command line, or the Agent Client Protocol (a session keeps the one it began with). */
   transport: 'cli' | 'acp';
 }
-
-/** A claim that landed on the claims remote: what giving it back needs. */
-export interface PushedClaim {
-  remote: string;
-  ref: string;
-  sha: string;
-}
