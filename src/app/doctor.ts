@@ -35,14 +35,13 @@ async function judge(id: string, check: Check, ctx: Context): Promise<Finding | 
 /** Every check, in the order they are shown. */
 async function runChecks(app: AppContext): Promise<Finding[]> {
   const ctx: Context = { app, layoutOk: false };
-  const workspace = await workspaceCheck(ctx);
-  const named = async (id: string, verdict: Promise<Verdict>): Promise<Finding> => ({ id, ...(await verdict) });
+  const workspace = await judge('workspace', workspaceCheck, ctx);
   // The slow ones (subprocesses) start at once and run side by side.
   const [git, gh, agents, userConfig] = await Promise.all([
-    named('git', gitCheck(app)),
-    named('gh', ghCheck(app, ctx.root)),
+    judge('git', () => gitCheck(app), ctx),
+    judge('gh', () => ghCheck(app, ctx.root), ctx),
     agentChecks(app, ctx.root),
-    named('config', userConfigCheck(app)),
+    judge('config', () => userConfigCheck(app), ctx),
   ]);
   const repo: (Finding | undefined)[] = [];
   const checks: Record<string, Check> = {
@@ -52,15 +51,8 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
   };
   // One after the other, in the order shown: a check may use what an earlier one read.
   for (const [id, check] of Object.entries(checks)) repo.push(await judge(id, check, ctx));
-  return [
-    { id: 'node', ...nodeCheck() },
-    git,
-    { id: 'workspace', ...workspace },
-    ...repo.filter((f): f is Finding => f !== undefined),
-    userConfig,
-    ...agents,
-    gh,
-  ];
+  const all = [{ id: 'node', ...nodeCheck() }, git, workspace, ...repo, userConfig, ...agents, gh];
+  return all.filter((f): f is Finding => f !== undefined);
 }
 
 const strip = ({ repair: _repair, ...check }: Finding): DoctorCheck => check;

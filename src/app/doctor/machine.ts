@@ -176,12 +176,10 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
 
 export async function ghCheck(app: AppContext, root: string | undefined): Promise<Verdict> {
   let repo: string | undefined;
-  if (root) {
-    try {
-      repo = await githubRepo(root);
-    } catch (err) {
-      if (!(err instanceof SowError)) throw err;
-    }
+  try {
+    repo = root && (await githubRepo(root));
+  } catch (err) {
+    if (!(err instanceof SowError)) throw err;
   }
   // gh matters when the repository is on GitHub (origin, or github.repo in .sow/config.yaml).
   const severity: DoctorStatus = repo ? 'fail' : 'warn';

@@ -35,13 +35,8 @@ export async function workspaceCheck(ctx: Context): Promise<Verdict> {
   ctx.root = root;
   if (!fileExists(root, VERSION_FILE))
     return fail(`sow is not initialised in ${root} (no ${VERSION_FILE})`, 'sow init');
-  let version: number;
-  try {
-    version = layoutVersion(root);
-  } catch (err) {
-    if (!(err instanceof SowError)) throw err;
-    return failure(err);
-  }
+  // A .version sow cannot read is a failure sow knows: the doctor makes it this check's verdict.
+  const version = layoutVersion(root);
   const reads = `this sow reads layout ${LAYOUT_VERSION}`;
   if (version < LAYOUT_VERSION)
     return fail(`.sow/ has layout ${version}, written by an older sow; ${reads}`, 'sow migrate');
