@@ -135,13 +135,11 @@ export class RecordInsideRepositoryError extends errorClass(
   ],
 ) {}
 
-const isInside = (path: string, dir: string) => pathWithin(dir, path) !== undefined;
-
 /** The record of the repository (named by its real path), refused when it would lie inside the repository. */
 function recordFor(root: string, env: Env): { repository: string; file: string } {
   const repository = realPath(root);
   const dir = allowedChecksDir(env);
-  if (isInside(realPath(dir), repository)) throw new RecordInsideRepositoryError(dir, repository);
+  if (pathWithin(repository, realPath(dir)) !== undefined) throw new RecordInsideRepositoryError(dir, repository);
   return { repository, file: allowRecordPath(repository, env) };
 }
 

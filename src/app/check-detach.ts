@@ -17,6 +17,7 @@ import {
 import { shownRuntime } from '../adapters/runtime.js';
 import type { AppContext } from './context.js';
 import { checksToRun, type CheckRun, type EvidenceRecord } from './checks.js';
+import { openRoot } from './workspace.js';
 import { ChecksFailedError } from './check-errors.js';
 
 export class ChecksRunningError extends errorClass(
@@ -123,7 +124,6 @@ export async function waitForChecks(
   names: readonly string[],
   opts: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {},
 ): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord[]; running: RunningChecks[]; timedOut: boolean }> {
-  const { openRoot } = await import('./workspace.js');
   const root = await openRoot(ctx);
   if (names.length) {
     const { config } = await readRepoConfig(root);
@@ -155,7 +155,7 @@ export async function waitForChecks(
       const e = envelope.error;
       throw new SowError(
         e?.code ?? 'CHECK_RUNNER_FAILED',
-        e?.code === 'INTERRUPTED' ? 'interrupted' : 'failed',
+        'failed',
         e?.message ?? `the background run of ${r.record.checks.join(', ')} ended without its runs`,
         e?.hint ?? `see ${log}`,
       );

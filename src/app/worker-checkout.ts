@@ -9,13 +9,7 @@ import { fileExists } from '../adapters/files.js';
 import { headCommit, headTreeWithout, isValidBranchName, worktreeTree } from '../adapters/git.js';
 import { branchExists } from '../adapters/repo.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
-import {
-  addWorktree,
-  listWorktrees,
-  pruneWorktrees,
-  removeEmptyFolders,
-  type Worktree,
-} from '../adapters/worktrees.js';
+import { addWorktree, listWorktrees, pruneWorktrees, removeEmptyFolders } from '../adapters/worktrees.js';
 import {
   commitAllOutsideSow,
   filesOfMerge,
@@ -75,6 +69,7 @@ export function openWorkerCheckout(
     pruneWorktrees(root);
     trees = listWorktrees(root);
   }
+  const checkout = recorded ?? { branch, path: rel, from: projectBranch, created_at: now };
   const there = trees.find((t) => t.path === path && !t.prunable);
   if (there) {
     if (there.branch !== branch)
@@ -84,7 +79,7 @@ export function openWorkerCheckout(
       );
     // A worker (and the git its agent runs) starts there: never in a checkout whose .git leads elsewhere.
     requireGenuineCheckout(root, path);
-    return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: false };
+    return { checkout, path, created: false };
   }
   const elsewhere = trees.find((t) => t.branch === branch);
   if (elsewhere)
@@ -113,7 +108,7 @@ export function openWorkerCheckout(
       { branch },
     );
   addWorktree(root, path, branch, exists ? undefined : { base: `refs/heads/${projectBranch}` });
-  return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: true };
+  return { checkout, path, created: true };
 }
 
 /** What the task's state says of its checkout must be what sow writes: a file's value never reaches git unchecked. */
@@ -281,7 +276,7 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
         `was made from '${checkout.from}', but the project's branch is '${project.branch}'`,
       );
     const path = realPlace(root, checkout.path);
-    const tree: Worktree | undefined = listWorktrees(root).find((t) => t.path === resolve(path) && !t.prunable);
+    const tree = listWorktrees(root).find((t) => t.path === resolve(path) && !t.prunable);
     if (!tree || tree.branch !== checkout.branch)
       throw recordedProblem(
         task.id,
