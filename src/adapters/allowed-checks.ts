@@ -29,11 +29,10 @@ export const checkHash = (check: { name: string; run: string }): string =>
     .update(JSON.stringify([check.name, check.run]))
     .digest('hex');
 
+export type Env = Readonly<Record<string, string | undefined>>;
+
 /** The folder of the records: the user's state folder. */
-export function allowedChecksDir(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-  platform: string = process.platform,
-): string {
+export function allowedChecksDir(env: Env = process.env, platform: string = process.platform): string {
   if (platform === 'win32') {
     const local = env['LOCALAPPDATA'] || win32.join(env['USERPROFILE'] || homedir(), 'AppData', 'Local');
     return win32.join(local, 'sow', 'allowed-checks');
@@ -44,11 +43,7 @@ export function allowedChecksDir(
 }
 
 /** The record of the repository whose real path is `repository`. */
-export function allowRecordPath(
-  repository: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-  platform: string = process.platform,
-): string {
+export function allowRecordPath(repository: string, env: Env = process.env, platform: string = process.platform) {
   const name = createHash('sha256').update(repository).digest('hex');
   return (platform === 'win32' ? win32.join : join)(allowedChecksDir(env, platform), `${name}.json`);
 }

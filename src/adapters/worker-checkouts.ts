@@ -17,7 +17,6 @@ export function realPlace(root: string, rel: string): string {
 /** Where the workers' checkouts go: no branch name has a part starting with '.', so no project worktree lands here. */
 export const WORKER_CHECKOUTS_DIR = '.sow/worktrees/.workers';
 
-/** Whether `path` is a worker's checkout. */
 export const isWorkerCheckoutPath = (path: string): boolean =>
   path.split(sep).join('/').includes(`/${WORKER_CHECKOUTS_DIR}/`);
 

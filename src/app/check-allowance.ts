@@ -11,6 +11,7 @@ import {
   readAllowRecord,
   writeAllowRecord,
   type AllowedCheck,
+  type Env,
 } from '../adapters/allowed-checks.js';
 import { realPath } from '../adapters/files.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
@@ -18,8 +19,6 @@ import { traceWorker, type WorkerTrace } from '../adapters/worker-trace.js';
 import { openRoot } from './workspace.js';
 import type { AppContext } from './context.js';
 import { selectChecks } from '../domain/checks.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export const ALLOW_VARIABLE = 'SOW_ALLOW_CHECKS';
 

@@ -13,7 +13,6 @@ export type { DoctorCheck } from './doctor/finding.js';
 
 export interface DoctorReport {
   checks: DoctorCheck[];
-  /** Whether --fix was asked for. */
   fix: boolean;
   /** The checks that failed which --fix would fix (without --fix). */
   fixable: string[];
@@ -64,34 +63,21 @@ export async function doctor(app: AppContext, opts: { fix: boolean }): Promise<D
     const fixable = opts.fix ? [] : first.filter((f) => f.status === 'fail' && f.repair).map((f) => f.id);
     return { checks: first.map(strip), fix: opts.fix, fixable };
   }
-  const done = new Map<string, string>();
-  const failed = new Map<string, string>();
+  // What each repair did, said on the check as it stands after the fixes.
+  const said = new Map<string, (check: DoctorCheck) => DoctorCheck>();
   for (const f of repairable) {
     try {
-      done.set(f.id, await f.repair!());
+      const did = await f.repair!();
+      const message = (c: DoctorCheck) => (c.status === 'ok' ? `fixed: ${did}` : `fixed in part: ${did}; ${c.message}`);
+      said.set(f.id, (c) => ({ ...c, fixed: true, message: message(c) }));
     } catch (err) {
       if (!(err instanceof SowError)) throw err;
-      failed.set(f.id, err.message);
+      said.set(f.id, (c) => ({ ...c, message: `${c.message} (--fix could not fix it: ${err.message})` }));
     }
   }
   // Again, all of them: a fix can change what another check sees (a finished write, a freed lock).
   const after = await runChecks(app);
-  return {
-    fix: true,
-    fixable: [],
-    checks: after.map((f) => {
-      const check = strip(f);
-      const did = done.get(f.id);
-      if (did !== undefined)
-        return {
-          ...check,
-          fixed: true,
-          message: check.status === 'ok' ? `fixed: ${did}` : `fixed in part: ${did}; ${check.message}`,
-        };
-      const why = failed.get(f.id);
-      return why !== undefined ? { ...check, message: `${check.message} (--fix could not fix it: ${why})` } : check;
-    }),
-  };
+  return { fix: true, fixable: [], checks: after.map((f) => said.get(f.id)?.(strip(f)) ?? strip(f)) };
 }
 
 /** Some check failed: exit 1, every check in the details (and, without --json, on stdout first). */

@@ -35,7 +35,6 @@ export async function workspaceCheck(ctx: Context): Promise<Verdict> {
   ctx.root = root;
   if (!fileExists(root, VERSION_FILE))
     return fail(`sow is not initialised in ${root} (no ${VERSION_FILE})`, 'sow init');
-  // A .version sow cannot read is a failure sow knows: the doctor makes it this check's verdict.
   const version = layoutVersion(root);
   const reads = `this sow reads layout ${LAYOUT_VERSION}`;
   if (version < LAYOUT_VERSION)
