@@ -93,12 +93,8 @@ export async function startChecksDetached(
   return { detached: true as const, run: id, checks: ran, ...(task !== undefined ? { task } : {}), pid, log };
 }
 
-type RunningChecks = { run: string; checks: string[]; pid: number };
-const runningOf = (r: CheckRunFolder): RunningChecks => ({
-  run: r.id,
-  checks: [...r.record.checks],
-  pid: r.record.pid,
-});
+const runningOf = (r: CheckRunFolder) => ({ run: r.id, checks: [...r.record.checks], pid: r.record.pid });
+type RunningChecks = ReturnType<typeof runningOf>;
 
 /** Which runs a wait is for: with names, the newest run of each; without, every run going on now, else the newest. */
 function targets(runs: readonly CheckRunFolder[], names: readonly string[]): CheckRunFolder[] {
