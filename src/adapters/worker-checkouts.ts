@@ -20,11 +20,9 @@ export const WORKER_CHECKOUTS_DIR = '.sow/worktrees/.workers';
 export const isWorkerCheckoutPath = (path: string): boolean =>
   path.split(sep).join('/').includes(`/${WORKER_CHECKOUTS_DIR}/`);
 
-const TASK_ID = /^[0-9]{1,9}$/;
-
 /** `<project branch>--task-<id>`: beside the project branch, as `feat/x/task-010` cannot exist beside `feat/x`. */
 export function workerBranch(projectBranch: string, taskId: string): string {
-  if (!TASK_ID.test(taskId)) throw new Error(`not a task id: ${taskId}`);
+  if (!/^[0-9]{1,9}$/.test(taskId)) throw new Error(`not a task id: ${taskId}`);
   return `${projectBranch}--task-${taskId}`;
 }
 

@@ -292,15 +292,13 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
     const checked: MergeChecks = { ...judged, forced: open.length > 0, beside: [] };
     // What the worker left: committed on its branch, honestly labelled, before anything is compared.
     const left = uncommittedPaths(path, 'outside');
+    const commitMessage =
+      `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its ` +
+      `checkout when the task was completed, committed by 'sow task merge'.`;
     const committed =
       left.length > 0 &&
       gitSaid(
-        () =>
-          commitAllOutsideSow(
-            path,
-            `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its ` +
-              `checkout when the task was completed, committed by 'sow task merge'.`,
-          ),
+        () => commitAllOutsideSow(path, commitMessage),
         `did not commit what task ${task.id}'s worker left in ${checkout.path}`,
         `commit it there yourself (cd ${checkout.path} && git commit), then run 'sow task merge --id ${task.id}' again`,
       );
@@ -313,14 +311,11 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
       const dirty = new Set(uncommittedPaths(root));
       const clash = files.filter((f) => dirty.has(f));
       if (clash.length) throw new TaskMergeDirtyError(task.id, clash);
+      const mergeMessage =
+        `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on ` +
+        `'${checkout.branch}'.`;
       const outcome = gitSaid(
-        () =>
-          mergeBranch(
-            root,
-            checkout.branch,
-            `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on ` +
-              `'${checkout.branch}'.`,
-          ),
+        () => mergeBranch(root, checkout.branch, mergeMessage),
         `did not merge '${checkout.branch}'`,
         `see 'git status' in ${root}`,
       );
