@@ -23,11 +23,9 @@ const VERSION = 1;
 export const RECORD_LIMIT = 256 * 1024;
 const MAX_ENTRIES = 1000;
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 /** The hash of a check as allowed: its name and its exact command (nothing else changes what runs). */
-export const checkHash = (check: { name: string; run: string }): string =>
-  createHash('sha256')
-    .update(JSON.stringify([check.name, check.run]))
-    .digest('hex');
+export const checkHash = (check: { name: string; run: string }) => sha256(JSON.stringify([check.name, check.run]));
 
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -44,7 +42,7 @@ export function allowedChecksDir(env: Env = process.env, platform: string = proc
 
 /** The record of the repository whose real path is `repository`. */
 export function allowRecordPath(repository: string, env: Env = process.env, platform: string = process.platform) {
-  const name = createHash('sha256').update(repository).digest('hex');
+  const name = sha256(repository);
   return (platform === 'win32' ? win32.join : join)(allowedChecksDir(env, platform), `${name}.json`);
 }
 
