@@ -223,12 +223,8 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   const standings = judged(readAllowRecord(file, repository), chosen);
   const toAllow = standings.filter((s) => !s.allowed).map((s) => s.check);
   // allowed: the checks allowed now; already: those asked for that were allowed before.
-  const result = {
-    repository,
-    record: file,
-    allowed: [] as { name: string; run: string }[],
-    already: standings.filter((s) => s.allowed).map((s) => s.check.name),
-  };
+  const already = standings.filter((s) => s.allowed).map((s) => s.check.name);
+  const result = { repository, record: file, allowed: toAllow.map(({ name, run }) => ({ name, run })), already };
   if (toAllow.length === 0) return result;
   opts.show(allowListing(root, unallowed(standings)));
   if (!opts.yes) {
@@ -245,7 +241,6 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
     .filter((c) => !have.has(checkHash(c)))
     .map((c) => ({ name: c.name, run: c.run, sha256: checkHash(c), allowed_at: at }));
   writeAllowRecord(file, repository, [...current, ...added]);
-  result.allowed = toAllow.map((c) => ({ name: c.name, run: c.run }));
   return result;
 }
 
