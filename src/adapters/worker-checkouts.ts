@@ -122,9 +122,8 @@ export function mergeBranch(root: string, branch: string, message: string): Merg
     val(`refs/heads/${branch}`, "the worker's branch"),
   ]);
   // Exit 1 with a tree on the first line: conflicts, the files on the lines after it.
-  if (!probe.ok && /^[0-9a-f]{40,64}\n/.test(`${probe.out}\n`) && probe.out.includes('\n')) {
+  if (!probe.ok && /^[0-9a-f]{40,64}\n/.test(`${probe.out}\n`) && probe.out.includes('\n'))
     return { merged: false, conflicts: unique(probe.out.split('\n').slice(1)) };
-  }
   const merge = gitRun(root, [
     'merge',
     '--no-ff',

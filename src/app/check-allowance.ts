@@ -28,12 +28,11 @@ export type EnvAllowance = { kind: 'unset' } | { kind: 'allowed' } | { kind: 'ig
 export function envAllowance(env: Env, trace: () => WorkerTrace | undefined = () => traceWorker(env)): EnvAllowance {
   const raw = env[ALLOW_VARIABLE];
   if (raw === undefined || raw === '' || raw === '0') return { kind: 'unset' };
-  if (raw !== '1') {
+  if (raw !== '1')
     throw new UsageError(
       `${ALLOW_VARIABLE}='${raw.slice(0, 20)}' is neither 1 nor 0`,
       `set ${ALLOW_VARIABLE}=1 to let every declared check run without 'sow check allow' (for CI), or unset it`,
     );
-  }
   const worker = trace();
   if (!worker) return { kind: 'allowed' };
   // Honoured only when the outermost worker process already carried it: given by whoever started it, not by the worker.

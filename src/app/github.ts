@@ -212,7 +212,7 @@ export async function newProjectFromIssue(
 /** How the project's type makes a pull request; a type without one refuses. */
 async function pullRequestOf(project: ProjectState): Promise<PullRequestCapability> {
   const capability = (await projectType(project.type)).pullRequest;
-  if (!capability) {
+  if (!capability)
     throw new SowError(
       'NO_PULL_REQUEST',
       'failed',
@@ -220,7 +220,6 @@ async function pullRequestOf(project: ProjectState): Promise<PullRequestCapabili
         `finalize a change`,
       "open one with gh yourself if you need it ('gh pr create')",
     );
-  }
   return capability;
 }
 

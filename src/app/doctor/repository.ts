@@ -50,23 +50,21 @@ function gitignoreCheck(root: string): Verdict {
   const tracked = git(root, ['ls-files', '--', '.sow/.runtime', '.sow/.backup', '.sow/worktrees'])
     .split('\n')
     .filter(Boolean);
-  if (tracked.length) {
+  if (tracked.length)
     return fail(
       `git tracks ${tracked.length} runtime file(s) of sow (${firstFew(tracked, ', ')}), which an ignore ` +
         `line does not untrack`,
       'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
     );
-  }
   const seen = RUNTIME_SAMPLES.filter(
     (p) => !gitSucceeds(root, ['check-ignore', '-q', '--no-index', '--', val(p, 'a runtime path')]),
   );
-  if (seen.length) {
+  if (seen.length)
     return fail(
       `git does not ignore ${seen.join(', ')} although .sow/.gitignore lists their folders: another ignore ` +
         `rule takes them back`,
       `find the rule with 'git check-ignore -v --no-index ${seen[0]}' and remove it`,
     );
-  }
   return ok("git ignores sow's runtime files, backups and worktrees");
 }
 
