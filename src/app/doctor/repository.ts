@@ -127,14 +127,12 @@ function mergeConflictsCheck(root: string): Verdict {
       : `${shown(path)}: git's text merge left conflict markers in it`;
   });
   const first = unmerged[0]!;
-  const firstShown = shown(first);
+  const how = records.has(first)
+    ? 'so each field named holds the value you want'
+    : 'to keep what both sides meant and remove the markers';
   return fail(
     `a merge stopped at ${unmerged.length} file(s) under .sow/: ${firstFew(said, '; ')}`,
-    records.has(first)
-      ? `edit ${firstShown} so each field named holds the value you want, then 'git add ${firstShown}' (and so on ` +
-          `for each file), then 'git commit'`
-      : `edit ${firstShown} to keep what both sides meant and remove the markers, then 'git add ${firstShown}' (and ` +
-          `so on for each file), then 'git commit'`,
+    `edit ${shown(first)} ${how}, then 'git add ${shown(first)}' (and so on for each file), then 'git commit'`,
   );
 }
 
