@@ -23,17 +23,14 @@ const VERSION = 1;
 export const RECORD_LIMIT = 256 * 1024;
 const MAX_ENTRIES = 1000;
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 /** The hash of a check as allowed: its name and its exact command (nothing else changes what runs). */
-export const checkHash = (check: { name: string; run: string }): string =>
-  createHash('sha256')
-    .update(JSON.stringify([check.name, check.run]))
-    .digest('hex');
+export const checkHash = (check: { name: string; run: string }) => sha256(JSON.stringify([check.name, check.run]));
+
+export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The folder of the records: the user's state folder. */
-export function allowedChecksDir(
-  env: Readonly<Record<string, string | undefined>> = process.env,
-  platform: string = process.platform,
-): string {
+export function allowedChecksDir(env: Env = process.env, platform: string = process.platform): string {
   if (platform === 'win32') {
     const local = env['LOCALAPPDATA'] || win32.join(env['USERPROFILE'] || homedir(), 'AppData', 'Local');
     return win32.join(local, 'sow', 'allowed-checks');
@@ -44,12 +41,8 @@ export function allowedChecksDir(
 }
 
 /** The record of the repository whose real path is `repository`. */
-export function allowRecordPath(
-  repository: string,
-  env: Readonly<Record<string, string | undefined>> = process.env,
-  platform: string = process.platform,
-): string {
-  const name = createHash('sha256').update(repository).digest('hex');
+export function allowRecordPath(repository: string, env: Env = process.env, platform: string = process.platform) {
+  const name = sha256(repository);
   return (platform === 'win32' ? win32.join : join)(allowedChecksDir(env, platform), `${name}.json`);
 }
 
@@ -87,35 +80,26 @@ function readLimited(file: string): string | undefined {
 export function readAllowRecord(file: string, repository: string): AllowedCheck[] {
   const text = readLimited(file);
   if (text === undefined) return [];
+  const invalid = (problem: string) => new AllowRecordError(file, problem);
   let data: unknown;
   try {
     data = JSON.parse(text);
   } catch (err) {
-    throw new AllowRecordError(file, `it is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    throw invalid(`it is not valid JSON (${err instanceof Error ? err.message : String(err)})`);
   }
   if (!isRecord(data) || !Object.keys(data).every((k) => ['version', 'repository', 'checks'].includes(k)))
-    throw new AllowRecordError(file, 'it is not a record sow wrote (expected version, repository and checks)');
+    throw invalid('it is not a record sow wrote (expected version, repository and checks)');
   if (data['version'] !== VERSION)
-    throw new AllowRecordError(
-      file,
-      `its version is ${JSON.stringify(data['version'])}, and this sow reads version ${VERSION}`,
-    );
+    throw invalid(`its version is ${JSON.stringify(data['version'])}, and this sow reads version ${VERSION}`);
   if (data['repository'] !== repository)
-    throw new AllowRecordError(
-      file,
-      `it names the repository ${JSON.stringify(data['repository'])}, not ${JSON.stringify(repository)}`,
-    );
+    throw invalid(`it names the repository ${JSON.stringify(data['repository'])}, not ${JSON.stringify(repository)}`);
   const checks = data['checks'];
   if (!Array.isArray(checks) || checks.length > MAX_ENTRIES)
-    throw new AllowRecordError(file, `'checks' is not a list of at most ${MAX_ENTRIES} entries`);
+    throw invalid(`'checks' is not a list of at most ${MAX_ENTRIES} entries`);
   return checks.map((c: unknown, i) => {
-    if (!v.is(AllowedCheckSchema, c))
-      throw new AllowRecordError(file, `checks[${i}] is not {name, run, sha256, allowed_at}`);
+    if (!v.is(AllowedCheckSchema, c)) throw invalid(`checks[${i}] is not {name, run, sha256, allowed_at}`);
     if (c.sha256 !== checkHash(c))
-      throw new AllowRecordError(
-        file,
-        `checks[${i}] ('${c.name}'): its sha256 is not the hash of its name and command`,
-      );
+      throw invalid(`checks[${i}] ('${c.name}'): its sha256 is not the hash of its name and command`);
     return c;
   });
 }

@@ -16,17 +16,10 @@ export const RUNNER_VARIABLE = 'SOW_CHECK_RUNNER';
 /** Finished runs kept (their logs, to look at); older ones go when a new run starts. */
 const KEEP_FINISHED = 20;
 
-/** What a detached check runner says of itself. */
-export interface RunnerRecord extends ProcessRef {
-  pgrp?: number;
-  /** The checks it runs, in order. */
-  checks: string[];
-  /** Where the evidence goes: a task, or the phase in progress. */
-  task?: string;
-  phase?: string;
-  started_at: string;
-  nonce: string;
-}
+/** What a detached check runner says of itself: the checks it runs, in order, and where their evidence goes (a task,
+ * or the phase in progress). */
+type Runner = { checks: string[]; task?: string; phase?: string; started_at: string };
+export type RunnerRecord = ProcessRef & Runner & { pgrp?: number; nonce: string };
 
 const filesIn = (dir: string): SupervisorFiles => ({
   dir,
@@ -39,11 +32,7 @@ export const checkRunFiles = (root: string, id: string) => filesIn(ensureRuntime
 
 /** In the runner: its record, once past every refusal, at the path the starter named, written whole (a rename, which
  * replaces a link rather than writing through it). The path is a variable's: checked to be a run folder of ours. */
-export function announceRunner(
-  root: string,
-  path: string | undefined,
-  what: { checks: string[]; task?: string; phase?: string; started_at: string },
-): void {
+export function announceRunner(root: string, path: string | undefined, what: Runner): void {
   const base = `${runtimePath(root, FOLDER)}/`;
   if (path?.startsWith(base) && /^[A-Za-z0-9_-]+\/runner\.json$/.test(path.slice(base.length)))
     writeFileAtomic(path, `${JSON.stringify(processRecord(what))}\n`, { durable: false });

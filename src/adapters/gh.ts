@@ -114,7 +114,6 @@ export function gh(run: GhRun, args: readonly Arg[], repo: string, input?: strin
   return r.stdout;
 }
 
-/** Whether gh is on PATH. */
 export const ghInstalled = (env: NodeJS.ProcessEnv = process.env): boolean =>
   (process.platform === 'win32' ? ['gh.exe', 'gh.cmd'] : ['gh']).some((name) => findOnPath(name, env) !== undefined);
 

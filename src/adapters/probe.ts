@@ -1,23 +1,15 @@
 /** Asking an installed tool about itself: an argv, nothing on stdin and a deadline, so none stalls `sow doctor`. */
 import { execFile, type ExecFileException } from 'node:child_process';
 
-export interface ProbeResult {
-  /** The binary is not on PATH (or not executable). */
-  missing: boolean;
-  timedOut: boolean;
-  /** Exit code; null when it was killed or never ran. */
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 const MAX_OUTPUT = 1024 * 1024;
 
 /** A tool that never ran (a string code: ENOENT, EACCES, an argv Node refuses) says why on stderr. */
-const outcome = (err: ExecFileException | null, stdout = '', stderr = ''): ProbeResult => ({
+const outcome = (err: ExecFileException | null, stdout = '', stderr = '') => ({
+  // The binary is not on PATH (or not executable).
   missing: err?.code === 'ENOENT' || err?.code === 'EACCES',
   // execFile's own kill at the deadline; a tool killed by anything else did not time out.
   timedOut: err?.killed === true,
+  // Exit code; null when it was killed or never ran.
   code: err ? (typeof err.code === 'number' ? err.code : null) : 0,
   stdout,
   stderr: typeof err?.code === 'string' ? stderr || err.message : stderr,
@@ -33,7 +25,7 @@ export function probe(
     cwd?: string;
     timeoutMs?: number;
   },
-): Promise<ProbeResult> {
+): Promise<ReturnType<typeof outcome>> {
   return new Promise((resolve) => {
     const options = {
       ...(opts.cwd ? { cwd: opts.cwd } : {}),

@@ -17,15 +17,12 @@ export function realPlace(root: string, rel: string): string {
 /** Where the workers' checkouts go: no branch name has a part starting with '.', so no project worktree lands here. */
 export const WORKER_CHECKOUTS_DIR = '.sow/worktrees/.workers';
 
-/** Whether `path` is a worker's checkout. */
 export const isWorkerCheckoutPath = (path: string): boolean =>
   path.split(sep).join('/').includes(`/${WORKER_CHECKOUTS_DIR}/`);
 
-const TASK_ID = /^[0-9]{1,9}$/;
-
 /** `<project branch>--task-<id>`: beside the project branch, as `feat/x/task-010` cannot exist beside `feat/x`. */
 export function workerBranch(projectBranch: string, taskId: string): string {
-  if (!TASK_ID.test(taskId)) throw new Error(`not a task id: ${taskId}`);
+  if (!/^[0-9]{1,9}$/.test(taskId)) throw new Error(`not a task id: ${taskId}`);
   return `${projectBranch}--task-${taskId}`;
 }
 
@@ -125,9 +122,8 @@ export function mergeBranch(root: string, branch: string, message: string): Merg
     val(`refs/heads/${branch}`, "the worker's branch"),
   ]);
   // Exit 1 with a tree on the first line: conflicts, the files on the lines after it.
-  if (!probe.ok && /^[0-9a-f]{40,64}\n/.test(`${probe.out}\n`) && probe.out.includes('\n')) {
+  if (!probe.ok && /^[0-9a-f]{40,64}\n/.test(`${probe.out}\n`) && probe.out.includes('\n'))
     return { merged: false, conflicts: unique(probe.out.split('\n').slice(1)) };
-  }
   const merge = gitRun(root, [
     'merge',
     '--no-ff',

@@ -11,6 +11,7 @@ import {
   readAllowRecord,
   writeAllowRecord,
   type AllowedCheck,
+  type Env,
 } from '../adapters/allowed-checks.js';
 import { realPath } from '../adapters/files.js';
 import { readRepoConfig, REPO_CONFIG } from '../adapters/repo-config.js';
@@ -18,8 +19,6 @@ import { traceWorker, type WorkerTrace } from '../adapters/worker-trace.js';
 import { openRoot } from './workspace.js';
 import type { AppContext } from './context.js';
 import { selectChecks } from '../domain/checks.js';
-
-type Env = Readonly<Record<string, string | undefined>>;
 
 export const ALLOW_VARIABLE = 'SOW_ALLOW_CHECKS';
 
@@ -29,12 +28,11 @@ export type EnvAllowance = { kind: 'unset' } | { kind: 'allowed' } | { kind: 'ig
 export function envAllowance(env: Env, trace: () => WorkerTrace | undefined = () => traceWorker(env)): EnvAllowance {
   const raw = env[ALLOW_VARIABLE];
   if (raw === undefined || raw === '' || raw === '0') return { kind: 'unset' };
-  if (raw !== '1') {
+  if (raw !== '1')
     throw new UsageError(
       `${ALLOW_VARIABLE}='${raw.slice(0, 20)}' is neither 1 nor 0`,
       `set ${ALLOW_VARIABLE}=1 to let every declared check run without 'sow check allow' (for CI), or unset it`,
     );
-  }
   const worker = trace();
   if (!worker) return { kind: 'allowed' };
   // Honoured only when the outermost worker process already carried it: given by whoever started it, not by the worker.
@@ -135,13 +133,11 @@ export class RecordInsideRepositoryError extends errorClass(
   ],
 ) {}
 
-const isInside = (path: string, dir: string) => pathWithin(dir, path) !== undefined;
-
 /** The record of the repository (named by its real path), refused when it would lie inside the repository. */
 function recordFor(root: string, env: Env): { repository: string; file: string } {
   const repository = realPath(root);
   const dir = allowedChecksDir(env);
-  if (isInside(realPath(dir), repository)) throw new RecordInsideRepositoryError(dir, repository);
+  if (pathWithin(repository, realPath(dir)) !== undefined) throw new RecordInsideRepositoryError(dir, repository);
   return { repository, file: allowRecordPath(repository, env) };
 }
 
@@ -226,12 +222,8 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
   const standings = judged(readAllowRecord(file, repository), chosen);
   const toAllow = standings.filter((s) => !s.allowed).map((s) => s.check);
   // allowed: the checks allowed now; already: those asked for that were allowed before.
-  const result = {
-    repository,
-    record: file,
-    allowed: [] as { name: string; run: string }[],
-    already: standings.filter((s) => s.allowed).map((s) => s.check.name),
-  };
+  const already = standings.filter((s) => s.allowed).map((s) => s.check.name);
+  const result = { repository, record: file, allowed: toAllow.map(({ name, run }) => ({ name, run })), already };
   if (toAllow.length === 0) return result;
   opts.show(allowListing(root, unallowed(standings)));
   if (!opts.yes) {
@@ -248,7 +240,6 @@ export async function allowChecks(ctx: AppContext, names: readonly string[], opt
     .filter((c) => !have.has(checkHash(c)))
     .map((c) => ({ name: c.name, run: c.run, sha256: checkHash(c), allowed_at: at }));
   writeAllowRecord(file, repository, [...current, ...added]);
-  result.allowed = toAllow.map((c) => ({ name: c.name, run: c.run }));
   return result;
 }
 

@@ -17,6 +17,7 @@ import {
 import { shownRuntime } from '../adapters/runtime.js';
 import type { AppContext } from './context.js';
 import { checksToRun, type CheckRun, type EvidenceRecord } from './checks.js';
+import { openRoot } from './workspace.js';
 import { ChecksFailedError } from './check-errors.js';
 
 export class ChecksRunningError extends errorClass(
@@ -92,12 +93,8 @@ export async function startChecksDetached(
   return { detached: true as const, run: id, checks: ran, ...(task !== undefined ? { task } : {}), pid, log };
 }
 
-type RunningChecks = { run: string; checks: string[]; pid: number };
-const runningOf = (r: CheckRunFolder): RunningChecks => ({
-  run: r.id,
-  checks: [...r.record.checks],
-  pid: r.record.pid,
-});
+const runningOf = (r: CheckRunFolder) => ({ run: r.id, checks: [...r.record.checks], pid: r.record.pid });
+type RunningChecks = ReturnType<typeof runningOf>;
 
 /** Which runs a wait is for: with names, the newest run of each; without, every run going on now, else the newest. */
 function targets(runs: readonly CheckRunFolder[], names: readonly string[]): CheckRunFolder[] {
@@ -123,7 +120,6 @@ export async function waitForChecks(
   names: readonly string[],
   opts: { timeoutMs?: number; pollMs?: number; signal?: AbortSignal } = {},
 ): Promise<{ runs: CheckRun[]; recorded: EvidenceRecord[]; running: RunningChecks[]; timedOut: boolean }> {
-  const { openRoot } = await import('./workspace.js');
   const root = await openRoot(ctx);
   if (names.length) {
     const { config } = await readRepoConfig(root);
@@ -155,7 +151,7 @@ export async function waitForChecks(
       const e = envelope.error;
       throw new SowError(
         e?.code ?? 'CHECK_RUNNER_FAILED',
-        e?.code === 'INTERRUPTED' ? 'interrupted' : 'failed',
+        'failed',
         e?.message ?? `the background run of ${r.record.checks.join(', ')} ended without its runs`,
         e?.hint ?? `see ${log}`,
       );

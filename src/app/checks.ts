@@ -36,12 +36,9 @@ checks:
 'when' says when a check is needed: task_complete (before a task is completed) and finalize (its
 passing evidence is needed to leave FinalizeChecks); 'timeout' is in seconds (default ${DEFAULT_TIMEOUT_S}).`;
 
-/** Where checks run (the folder whose code is recorded): the project checkout, or the task's worker checkout. */
-export interface CheckPlace {
-  path: string;
-  /** A worker checkout: its path relative to the project checkout, as the task records it. */
-  checkout?: string;
-}
+/** Where checks run (the folder whose code is recorded): the project checkout, or the task's worker checkout (then
+ * `checkout` is its path relative to the project checkout, as the task records it). */
+type CheckPlace = { path: string; checkout?: string };
 
 /** A check starts or ends; `all` is every check of this run, in order. */
 export type CheckProgress =
@@ -164,10 +161,7 @@ export function evidenceOutputs(runs: readonly CheckRun[], now: string): Artifac
 }
 
 /** Where evidence goes: a task's outputs, or a phase's (default: the phase in progress). */
-export interface EvidenceTarget {
-  task?: string;
-  phase?: string;
-}
+type EvidenceTarget = { task?: string; phase?: string };
 
 export interface EvidenceRecord {
   /** `task 010` or `the finalize phase`. */

@@ -13,7 +13,6 @@ export type { DoctorCheck } from './doctor/finding.js';
 
 export interface DoctorReport {
   checks: DoctorCheck[];
-  /** Whether --fix was asked for. */
   fix: boolean;
   /** The checks that failed which --fix would fix (without --fix). */
   fixable: string[];
@@ -35,14 +34,13 @@ async function judge(id: string, check: Check, ctx: Context): Promise<Finding | 
 /** Every check, in the order they are shown. */
 async function runChecks(app: AppContext): Promise<Finding[]> {
   const ctx: Context = { app, layoutOk: false };
-  const workspace = await workspaceCheck(ctx);
-  const named = async (id: string, verdict: Promise<Verdict>): Promise<Finding> => ({ id, ...(await verdict) });
+  const workspace = await judge('workspace', workspaceCheck, ctx);
   // The slow ones (subprocesses) start at once and run side by side.
   const [git, gh, agents, userConfig] = await Promise.all([
-    named('git', gitCheck(app)),
-    named('gh', ghCheck(app, ctx.root)),
+    judge('git', () => gitCheck(app), ctx),
+    judge('gh', () => ghCheck(app, ctx.root), ctx),
     agentChecks(app, ctx.root),
-    named('config', userConfigCheck(app)),
+    judge('config', () => userConfigCheck(app), ctx),
   ]);
   const repo: (Finding | undefined)[] = [];
   const checks: Record<string, Check> = {
@@ -52,15 +50,8 @@ async function runChecks(app: AppContext): Promise<Finding[]> {
   };
   // One after the other, in the order shown: a check may use what an earlier one read.
   for (const [id, check] of Object.entries(checks)) repo.push(await judge(id, check, ctx));
-  return [
-    { id: 'node', ...nodeCheck() },
-    git,
-    { id: 'workspace', ...workspace },
-    ...repo.filter((f): f is Finding => f !== undefined),
-    userConfig,
-    ...agents,
-    gh,
-  ];
+  const all = [{ id: 'node', ...nodeCheck() }, git, workspace, ...repo, userConfig, ...agents, gh];
+  return all.filter((f): f is Finding => f !== undefined);
 }
 
 const strip = ({ repair: _repair, ...check }: Finding): DoctorCheck => check;
@@ -72,34 +63,21 @@ export async function doctor(app: AppContext, opts: { fix: boolean }): Promise<D
     const fixable = opts.fix ? [] : first.filter((f) => f.status === 'fail' && f.repair).map((f) => f.id);
     return { checks: first.map(strip), fix: opts.fix, fixable };
   }
-  const done = new Map<string, string>();
-  const failed = new Map<string, string>();
+  // What each repair did, said on the check as it stands after the fixes.
+  const said = new Map<string, (check: DoctorCheck) => DoctorCheck>();
   for (const f of repairable) {
     try {
-      done.set(f.id, await f.repair!());
+      const did = await f.repair!();
+      const message = (c: DoctorCheck) => (c.status === 'ok' ? `fixed: ${did}` : `fixed in part: ${did}; ${c.message}`);
+      said.set(f.id, (c) => ({ ...c, fixed: true, message: message(c) }));
     } catch (err) {
       if (!(err instanceof SowError)) throw err;
-      failed.set(f.id, err.message);
+      said.set(f.id, (c) => ({ ...c, message: `${c.message} (--fix could not fix it: ${err.message})` }));
     }
   }
   // Again, all of them: a fix can change what another check sees (a finished write, a freed lock).
   const after = await runChecks(app);
-  return {
-    fix: true,
-    fixable: [],
-    checks: after.map((f) => {
-      const check = strip(f);
-      const did = done.get(f.id);
-      if (did !== undefined)
-        return {
-          ...check,
-          fixed: true,
-          message: check.status === 'ok' ? `fixed: ${did}` : `fixed in part: ${did}; ${check.message}`,
-        };
-      const why = failed.get(f.id);
-      return why !== undefined ? { ...check, message: `${check.message} (--fix could not fix it: ${why})` } : check;
-    }),
-  };
+  return { fix: true, fixable: [], checks: after.map((f) => said.get(f.id)?.(strip(f)) ?? strip(f)) };
 }
 
 /** Some check failed: exit 1, every check in the details (and, without --json, on stdout first). */

@@ -503,5 +503,24 @@ describe('pr create | ready', () => {
   );
 });
 
+describe('pullRequestBody', () => {
+  it('lists the newest run of each check: passed or failed with its exit code, on its commit', async () => {
+    const run = (check: string, exit_code: number, more: object) => ({
+      type: 'evidence',
+      path: `finalize/evidence/${check}.log`,
+      created_at: T0,
+      metadata: { check, run: `npm run ${check}`, exit_code, ...more },
+    });
+    const outputs = [run('unit', 0, { commit: 'abcdef123456', dirty: true }), run('lint', 2, {})];
+    const phases = { review: { inputs: [], outputs: [] }, finalize: { inputs: [], outputs } };
+    const project = { name: 'p', type: 'standard', branch: 'feat/p', phases };
+    const body = await pullRequestBody(project as never, []);
+    expect(body).toContain(
+      '## Checks\n\n- ✓ unit: `npm run unit` passed on abcdef1 (with uncommitted changes)\n' +
+        '- ✗ lint: `npm run lint` failed (exit 2)\n',
+    );
+  });
+});
+
 /** The environment of a context made by `ctx` (to use it from another folder). */
 const ctxEnv = (ctx: () => ReturnType<World['ctx']>): Record<string, string> => ctx().env as Record<string, string>;

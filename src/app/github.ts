@@ -212,7 +212,7 @@ export async function newProjectFromIssue(
 /** How the project's type makes a pull request; a type without one refuses. */
 async function pullRequestOf(project: ProjectState): Promise<PullRequestCapability> {
   const capability = (await projectType(project.type)).pullRequest;
-  if (!capability) {
+  if (!capability)
     throw new SowError(
       'NO_PULL_REQUEST',
       'failed',
@@ -220,7 +220,6 @@ async function pullRequestOf(project: ProjectState): Promise<PullRequestCapabili
         `finalize a change`,
       "open one with gh yourself if you need it ('gh pr create')",
     );
-  }
   return capability;
 }
 
@@ -250,14 +249,10 @@ export async function pullRequestBody(project: ProjectState, tasks: readonly Tas
   if (evidence.length === 0) lines.push('No checks were run while finalizing.');
   for (const e of evidence) {
     const m = e.metadata ?? {};
-    const commit =
-      typeof m['commit'] === 'string'
-        ? ` on ${m['commit'].slice(0, 7)}${m['dirty'] ? ' (with uncommitted changes)' : ''}`
-        : '';
-    const outcome = m['exit_code'] === 0 ? 'passed' : `failed (exit ${String(m['exit_code'])})`;
-    lines.push(
-      `- ${m['exit_code'] === 0 ? '✓' : '✗'} ${String(m['check'])}: \`${String(m['run'])}\` ${outcome}${commit}`,
-    );
+    const dirty = m['dirty'] ? ' (with uncommitted changes)' : '';
+    const commit = typeof m['commit'] === 'string' ? ` on ${m['commit'].slice(0, 7)}${dirty}` : '';
+    const [mark, outcome] = m['exit_code'] === 0 ? ['✓', 'passed'] : ['✗', `failed (exit ${String(m['exit_code'])})`];
+    lines.push(`- ${mark} ${String(m['check'])}: \`${String(m['run'])}\` ${outcome}${commit}`);
   }
   lines.push('', `_Opened by sow from the project '${project.name}' (branch \`${project.branch}\`)._`);
   return `${lines.join('\n')}\n`;

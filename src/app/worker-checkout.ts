@@ -9,13 +9,7 @@ import { fileExists } from '../adapters/files.js';
 import { headCommit, headTreeWithout, isValidBranchName, worktreeTree } from '../adapters/git.js';
 import { branchExists } from '../adapters/repo.js';
 import { readRepoConfig } from '../adapters/repo-config.js';
-import {
-  addWorktree,
-  listWorktrees,
-  pruneWorktrees,
-  removeEmptyFolders,
-  type Worktree,
-} from '../adapters/worktrees.js';
+import { addWorktree, listWorktrees, pruneWorktrees, removeEmptyFolders } from '../adapters/worktrees.js';
 import {
   commitAllOutsideSow,
   filesOfMerge,
@@ -75,6 +69,7 @@ export function openWorkerCheckout(
     pruneWorktrees(root);
     trees = listWorktrees(root);
   }
+  const checkout = recorded ?? { branch, path: rel, from: projectBranch, created_at: now };
   const there = trees.find((t) => t.path === path && !t.prunable);
   if (there) {
     if (there.branch !== branch)
@@ -84,7 +79,7 @@ export function openWorkerCheckout(
       );
     // A worker (and the git its agent runs) starts there: never in a checkout whose .git leads elsewhere.
     requireGenuineCheckout(root, path);
-    return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: false };
+    return { checkout, path, created: false };
   }
   const elsewhere = trees.find((t) => t.branch === branch);
   if (elsewhere)
@@ -113,7 +108,7 @@ export function openWorkerCheckout(
       { branch },
     );
   addWorktree(root, path, branch, exists ? undefined : { base: `refs/heads/${projectBranch}` });
-  return { checkout: recorded ?? { branch, path: rel, from: projectBranch, created_at: now }, path, created: true };
+  return { checkout, path, created: true };
 }
 
 /** What the task's state says of its checkout must be what sow writes: a file's value never reaches git unchecked. */
@@ -281,7 +276,7 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
         `was made from '${checkout.from}', but the project's branch is '${project.branch}'`,
       );
     const path = realPlace(root, checkout.path);
-    const tree: Worktree | undefined = listWorktrees(root).find((t) => t.path === resolve(path) && !t.prunable);
+    const tree = listWorktrees(root).find((t) => t.path === resolve(path) && !t.prunable);
     if (!tree || tree.branch !== checkout.branch)
       throw recordedProblem(
         task.id,
@@ -297,15 +292,13 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
     const checked: MergeChecks = { ...judged, forced: open.length > 0, beside: [] };
     // What the worker left: committed on its branch, honestly labelled, before anything is compared.
     const left = uncommittedPaths(path, 'outside');
+    const commitMessage =
+      `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its ` +
+      `checkout when the task was completed, committed by 'sow task merge'.`;
     const committed =
       left.length > 0 &&
       gitSaid(
-        () =>
-          commitAllOutsideSow(
-            path,
-            `Task ${task.id}: ${task.name}\n\nWhat ${task.session?.agent_id ?? 'its worker'} left uncommitted in its ` +
-              `checkout when the task was completed, committed by 'sow task merge'.`,
-          ),
+        () => commitAllOutsideSow(path, commitMessage),
         `did not commit what task ${task.id}'s worker left in ${checkout.path}`,
         `commit it there yourself (cd ${checkout.path} && git commit), then run 'sow task merge --id ${task.id}' again`,
       );
@@ -318,14 +311,11 @@ export async function mergeTask(ctx: AppContext, taskId: string, opts: { force?:
       const dirty = new Set(uncommittedPaths(root));
       const clash = files.filter((f) => dirty.has(f));
       if (clash.length) throw new TaskMergeDirtyError(task.id, clash);
+      const mergeMessage =
+        `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on ` +
+        `'${checkout.branch}'.`;
       const outcome = gitSaid(
-        () =>
-          mergeBranch(
-            root,
-            checkout.branch,
-            `Merge task ${task.id}: ${task.name}\n\nThe work of task ${task.id}, done in its own checkout on ` +
-              `'${checkout.branch}'.`,
-          ),
+        () => mergeBranch(root, checkout.branch, mergeMessage),
         `did not merge '${checkout.branch}'`,
         `see 'git status' in ${root}`,
       );

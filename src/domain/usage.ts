@@ -16,12 +16,6 @@ export interface CostRow {
   cost_usd?: number;
 }
 
-export interface CostReport {
-  by: CostGroup;
-  rows: CostRow[];
-  total: Omit<CostRow, 'key'>;
-}
-
 const KEY_OF: Record<CostGroup, (e: UsageEntry) => string> = {
   task: (e) => e.task ?? '(project)',
   role: (e) => e.agent,
@@ -52,7 +46,7 @@ function add(row: Omit<CostRow, 'key'>, e: UsageEntry): void {
 }
 
 /** The ledger summed by `by`, rows in the order their first run ended. */
-export function costOf(entries: readonly UsageEntry[], by: CostGroup): CostReport {
+export function costOf(entries: readonly UsageEntry[], by: CostGroup) {
   const rows = new Map<string, CostRow>();
   const total: Omit<CostRow, 'key'> = { runs: 0, unreported: 0 };
   for (const e of entries) {
@@ -64,13 +58,11 @@ export function costOf(entries: readonly UsageEntry[], by: CostGroup): CostRepor
   }
   return { by, rows: [...rows.values()], total };
 }
-
-/** The limits of `.sow/config.yaml` `budget`. */
-type Budget = RepoConfig['budget'];
+export type CostReport = ReturnType<typeof costOf>;
 
 /** What is spent against the budget, when a limit is reached: the figure, the limit, and its unit. */
 export function budgetReached(
-  budget: Budget,
+  budget: RepoConfig['budget'],
   total: Omit<CostRow, 'key'>,
 ): { spent: string; limit: string; field: string } | undefined {
   const standing = budgetLeft(budget, total);
@@ -88,15 +80,10 @@ export function budgetReached(
 }
 
 /** The budget as `sow cost` shows it: each limit, used and left; `in_force: false` without limits or with a problem. */
-export type BudgetStanding =
-  | {
-      in_force: true;
-      usd?: { limit: number; used: number; left: number };
-      tokens?: { limit: number; used: number; left: number };
-    }
-  | { in_force: false; problem?: string };
+type Left = { limit: number; used: number; left: number };
+export type BudgetStanding = { in_force: true; usd?: Left; tokens?: Left } | { in_force: false; problem?: string };
 
-export function budgetLeft(budget: Budget, total: Omit<CostRow, 'key'>): BudgetStanding {
+export function budgetLeft(budget: RepoConfig['budget'], total: Omit<CostRow, 'key'>): BudgetStanding {
   const usdLimit = budget?.usd ?? undefined;
   const tokenLimit = budget?.tokens ?? undefined;
   if (usdLimit === undefined && tokenLimit === undefined) return { in_force: false };

@@ -1,5 +1,6 @@
 /** What every check of `sow doctor` gives and shares: a verdict, and the context it judges. */
 import type { SowError } from '../../domain/errors.js';
+import { defined } from '../../domain/json.js';
 import type { TaskState } from '../../domain/schemas.js';
 import type { AppContext } from '../context.js';
 import type { LoadedProject } from '../project-files.js';
@@ -16,27 +17,23 @@ export interface DoctorCheck {
   fixed?: boolean;
 }
 
-/** A check's finding, with what `--fix` would do about it (returns what it did). */
-export interface Finding extends DoctorCheck {
-  repair?: () => Promise<string> | string;
-}
+/** What `--fix` would do about a finding (returns what it did). */
+type Repair = () => Promise<string> | string;
+export type Finding = DoctorCheck & { repair?: Repair };
 
 /** What a check found; the doctor names it with the check's id. */
 export type Verdict = Omit<Finding, 'id'>;
 
 export const FIX = 'sow doctor --fix';
 
-export const verdict = (status: DoctorStatus, message: string, fix?: string, repair?: Finding['repair']): Verdict => ({
+export const verdict = (status: DoctorStatus, message: string, fix?: string, repair?: Repair): Verdict => ({
   status,
   message,
-  ...(fix !== undefined ? { fix } : {}),
-  ...(repair ? { repair } : {}),
+  ...defined({ fix, repair }),
 });
 export const ok = (message: string): Verdict => verdict('ok', message);
-export const warn = (message: string, fix?: string, repair?: Finding['repair']) =>
-  verdict('warn', message, fix, repair);
-export const fail = (message: string, fix?: string, repair?: Finding['repair']) =>
-  verdict('fail', message, fix, repair);
+export const warn = (message: string, fix?: string, repair?: Repair) => verdict('warn', message, fix, repair);
+export const fail = (message: string, fix?: string, repair?: Repair) => verdict('fail', message, fix, repair);
 
 /** A failure sow knows (git missing, a file it cannot read) as a check's verdict. */
 export const failure = (err: SowError): Verdict => fail(err.message, err.hint || undefined);

@@ -126,13 +126,12 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
     const severity: DoctorStatus = chosen ? 'fail' : 'warn';
     const who = `the '${name}' executor (${bindings.map((b) => b.role).join(', ')})`;
     // Missing from PATH: the verdict 'sow config validate' gives too.
-    if (!cli.found) {
+    if (!cli.found)
       return verdict(
         STATUS_OF[MISSING_CLI_LEVEL],
         `${binary || '(no command)'} is not on PATH; ${who} needs it to spawn workers ('sow agent spawn')`,
         executor.install,
       );
-    }
     // A command of the user's own is not run: sow cannot know what --version would make it do.
     if (executor.doctor === 'on-path')
       return ok(`${binary} is on PATH for ${who}; its flags are your own spawn and resume argv`);
@@ -154,14 +153,13 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
       }
       for (const flag of shape.flags) if (!helpListsFlag(text, flag)) missing.push(`${flag} (${command})`);
     }
-    if (missing.length) {
+    if (missing.length)
       return verdict(
         severity,
         `${binary} (${versionText}) does not list ${missing.join(', ')} in its --help, and sow ` +
           `passes ${missing.length === 1 ? 'it' : 'them'}: workers of ${who} would not start`,
         `install a current version: ${executor.install}`,
       );
-    }
     if (unread.length)
       return warn(
         `${binary} (${versionText}) for ${who}: the flags sow passes were not checked: ${unread.join('; ')}`,
@@ -176,12 +174,10 @@ export async function agentChecks(app: AppContext, root: string | undefined): Pr
 
 export async function ghCheck(app: AppContext, root: string | undefined): Promise<Verdict> {
   let repo: string | undefined;
-  if (root) {
-    try {
-      repo = await githubRepo(root);
-    } catch (err) {
-      if (!(err instanceof SowError)) throw err;
-    }
+  try {
+    repo = root && (await githubRepo(root));
+  } catch (err) {
+    if (!(err instanceof SowError)) throw err;
   }
   // gh matters when the repository is on GitHub (origin, or github.repo in .sow/config.yaml).
   const severity: DoctorStatus = repo ? 'fail' : 'warn';

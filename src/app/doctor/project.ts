@@ -35,13 +35,7 @@ export async function workspaceCheck(ctx: Context): Promise<Verdict> {
   ctx.root = root;
   if (!fileExists(root, VERSION_FILE))
     return fail(`sow is not initialised in ${root} (no ${VERSION_FILE})`, 'sow init');
-  let version: number;
-  try {
-    version = layoutVersion(root);
-  } catch (err) {
-    if (!(err instanceof SowError)) throw err;
-    return failure(err);
-  }
+  const version = layoutVersion(root);
   const reads = `this sow reads layout ${LAYOUT_VERSION}`;
   if (version < LAYOUT_VERSION)
     return fail(`.sow/ has layout ${version}, written by an older sow; ${reads}`, 'sow migrate');
@@ -130,13 +124,12 @@ async function checksAllowedCheck(root: string, env: AppContext['env']): Promise
   const standings = standingsOf(root, declared, env);
   const refused = standings.checks.filter((c) => !c.allowed);
   const n = declared.length;
-  if (refused.length === 0) {
+  if (refused.length === 0)
     return ok(
       standings.via === 'environment'
         ? `SOW_ALLOW_CHECKS=1 lets the ${n === 1 ? 'declared check' : `${n} declared checks`} run`
         : `${n === 1 ? 'the declared check is' : `all ${n} declared checks are`} allowed to run here`,
     );
-  }
   const names = refused.map((c) => `${c.check.name}${c.previously !== undefined ? ' (changed)' : ''}`).join(', ');
   return warn(
     `${refused.length} of ${n} declared check${n === 1 ? '' : 's'} ${refused.length === 1 ? 'is' : 'are'} ` +

@@ -50,23 +50,21 @@ function gitignoreCheck(root: string): Verdict {
   const tracked = git(root, ['ls-files', '--', '.sow/.runtime', '.sow/.backup', '.sow/worktrees'])
     .split('\n')
     .filter(Boolean);
-  if (tracked.length) {
+  if (tracked.length)
     return fail(
       `git tracks ${tracked.length} runtime file(s) of sow (${firstFew(tracked, ', ')}), which an ignore ` +
         `line does not untrack`,
       'git rm -r --cached .sow/.runtime .sow/.backup .sow/worktrees, then commit',
     );
-  }
   const seen = RUNTIME_SAMPLES.filter(
     (p) => !gitSucceeds(root, ['check-ignore', '-q', '--no-index', '--', val(p, 'a runtime path')]),
   );
-  if (seen.length) {
+  if (seen.length)
     return fail(
       `git does not ignore ${seen.join(', ')} although .sow/.gitignore lists their folders: another ignore ` +
         `rule takes them back`,
       `find the rule with 'git check-ignore -v --no-index ${seen[0]}' and remove it`,
     );
-  }
   return ok("git ignores sow's runtime files, backups and worktrees");
 }
 
@@ -129,14 +127,12 @@ function mergeConflictsCheck(root: string): Verdict {
       : `${shown(path)}: git's text merge left conflict markers in it`;
   });
   const first = unmerged[0]!;
-  const firstShown = shown(first);
+  const how = records.has(first)
+    ? 'so each field named holds the value you want'
+    : 'to keep what both sides meant and remove the markers';
   return fail(
     `a merge stopped at ${unmerged.length} file(s) under .sow/: ${firstFew(said, '; ')}`,
-    records.has(first)
-      ? `edit ${firstShown} so each field named holds the value you want, then 'git add ${firstShown}' (and so on ` +
-          `for each file), then 'git commit'`
-      : `edit ${firstShown} to keep what both sides meant and remove the markers, then 'git add ${firstShown}' (and ` +
-          `so on for each file), then 'git commit'`,
+    `edit ${shown(first)} ${how}, then 'git add ${shown(first)}' (and so on for each file), then 'git commit'`,
   );
 }
 
