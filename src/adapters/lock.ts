@@ -96,9 +96,7 @@ function readLock(path: string) {
   if (!stat.isFile()) throw new LockFileError(path, 'is not a regular file');
   const raw = ignoring(['ENOENT'], () => readFileSync(path, 'utf8'));
   if (raw === undefined) return undefined;
-  const parsed = quietly(() => v.safeParse(HOLDER, JSON.parse(raw)));
-  const holder = parsed?.success ? parsed.output : undefined;
-  return { raw, holder, mtimeMs: stat.mtimeMs };
+  return { raw, holder: quietly(() => v.parse(HOLDER, JSON.parse(raw))), mtimeMs: stat.mtimeMs };
 }
 
 type LockInfo = NonNullable<ReturnType<typeof readLock>>;
