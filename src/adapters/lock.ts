@@ -173,10 +173,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Promise<() => void> {
   if (!process.listeners('exit').includes(releaseAll)) process.on('exit', releaseAll);
-  const me = thisProcess();
-  // JSON leaves out what is undefined.
-  const { pid, host, boot, pstart, pidns } = me;
-  const content = JSON.stringify({ pid, host, started: Date.now(), command: ownCommand(), boot, pstart, pidns });
+  const content = JSON.stringify({ ...thisProcess(), started: Date.now(), command: ownCommand() });
   const began = Date.now();
   const deadline = began + timeoutMs;
   let delay = 2;
