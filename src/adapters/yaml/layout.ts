@@ -121,13 +121,6 @@ export class Layout {
     return m ? pos + m[0].length : pos;
   }
 
-  /** The comment after `pos` on its line, and where it ends (before the newline), if only spaces come between. */
-  commentAfter(pos: number): { text: string; end: number } | undefined {
-    if (this.atLineStart(pos)) return undefined;
-    const m = /^[ \t]+(#[^\r\n]*)/.exec(this.src.slice(pos));
-    return m ? { text: m[1]!, end: pos + m[0].length } : undefined;
-  }
-
   isFlow(node: Node): boolean {
     return (node as { srcToken?: CST.Token }).srcToken?.type === 'flow-collection';
   }
@@ -139,12 +132,5 @@ export class Layout {
     const ind = tokens?.find((t) => t.type === type);
     if (!ind) throw new Unspliceable();
     return ind.offset + ind.source.length;
-  }
-
-  /** The value's props and comments: in `sep` after a key, in `start` for a list item. */
-  propTokens(place: Place): CST.SourceToken[] {
-    const item = place.item;
-    if (!item) return [];
-    return (item.key !== undefined || item.sep ? item.sep : item.start) ?? [];
   }
 }
