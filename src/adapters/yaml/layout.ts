@@ -124,13 +124,4 @@ export class Layout {
   isFlow(node: Node): boolean {
     return (node as { srcToken?: CST.Token }).srcToken?.type === 'flow-collection';
   }
-
-  /** The end of the `:` of a map value or the `-` of a list item. */
-  indicatorEnd(place: Place): number {
-    const tokens = place.kind === 'map-value' ? place.item?.sep : place.item?.start;
-    const type = place.kind === 'map-value' ? 'map-value-ind' : 'seq-item-ind';
-    const ind = tokens?.find((t) => t.type === type);
-    if (!ind) throw new Unspliceable();
-    return ind.offset + ind.source.length;
-  }
 }

@@ -208,7 +208,10 @@ class Splicer extends Layout {
       this.edit(propsStart, r1, lead + this.inline(next, node));
       return;
     }
-    const indicator = this.indicatorEnd(place);
+    // The end of the `:` of a map value (in `sep`) or the `-` of a list item (in `start`).
+    const ind = tokens.find((t) => t.type === (place.kind === 'map-value' ? 'map-value-ind' : 'seq-item-ind'));
+    if (!ind) throw new Unspliceable();
+    const indicator = ind.offset + ind.source.length;
     if (!hasEntries(next) && !this.src.slice(indicator, r0).includes('\n')) {
       // One line for one line: only the value's text changes (spacing and comment after it stay).
       const space = r0 === indicator ? ' ' : ''; // `key:` with no value yet
