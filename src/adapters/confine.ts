@@ -10,6 +10,7 @@ import {
   readlinkSync,
   readSync,
   realpathSync,
+  type Stats,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { errorClass, given, SowError } from '../domain/errors.js';
@@ -271,13 +272,15 @@ export function readConfined(
   return readRegular(confineReal(area, rel, opts), opts.display ?? `${area.shown ?? ''}${rel}`, limits);
 }
 
-/** `real` opened for reading without following a link (one swapped in is refused); undefined when missing. */
 const notAFile = (shown: string, message: string, hint: string) =>
   new SowError('NOT_A_FILE', 'state', message, hint, { path: shown });
 
-function openNoFollow(real: string, shown: string): number | undefined {
+/** `use` of `real` opened for reading without following a link (one swapped in is refused) and of its stat, the
+ * file closed after; undefined when missing. */
+function withOpened<T>(real: string, shown: string, use: (fd: number, st: Stats) => T): T | undefined {
+  let fd: number;
   try {
-    return openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+    fd = openSync(real, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
@@ -289,14 +292,16 @@ function openNoFollow(real: string, shown: string): number | undefined {
       );
     throw err;
   }
+  try {
+    return use(fd, fstatSync(fd));
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /** Reads the resolved path `real`: never through a link, a regular file, at most `limits.max` bytes. */
 export function readRegular(real: string, shown: string, limits: ReadLimits): string | undefined {
-  const fd = openNoFollow(real, shown);
-  if (fd === undefined) return undefined;
-  try {
-    const st = fstatSync(fd);
+  return withOpened(real, shown, (fd, st) => {
     if (st.isDirectory())
       throw notAFile(
         shown,
@@ -319,19 +324,13 @@ export function readRegular(real: string, shown: string, limits: ReadLimits): st
       len += n;
     }
     return buf.toString('utf8', 0, len);
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /** The size of the regular file `rel` and its last `n` bytes (Latin-1), undefined when missing: for an append. */
 export function tailConfined(area: Area, rel: string, n: number): { size: number; tail: string } | undefined {
-  const real = confineReal(area, rel);
   const shown = `${area.shown ?? ''}${rel}`;
-  const fd = openNoFollow(real, shown);
-  if (fd === undefined) return undefined;
-  try {
-    const st = fstatSync(fd);
+  return withOpened(confineReal(area, rel), shown, (fd, st) => {
     if (!st.isFile())
       throw notAFile(
         shown,
@@ -341,9 +340,7 @@ export function tailConfined(area: Area, rel: string, n: number): { size: number
     const buf = Buffer.alloc(Math.min(n, st.size));
     const got = buf.length ? readSync(fd, buf, 0, buf.length, st.size - buf.length) : 0;
     return { size: st.size, tail: buf.toString('latin1', 0, got) };
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 const realRoots = new Map<string, string>();

@@ -54,9 +54,8 @@ export function deferredRuns(root: string): { file: string; run: DeferredRun }[]
   const out: { file: string; run: DeferredRun }[] = [];
   const names = readdirSync(dir).filter((n) => n.endsWith('.json'));
   for (const name of names.sort()) {
-    const read = quietly(() => v.safeParse(RUN, JSON.parse(readConfined(area, `${FOLDER}/${name}`, LIMITS) ?? '')));
-    if (read?.success && read.output.entry.agent_id === read.output.agent_id)
-      out.push({ file: join(dir, name), run: read.output });
+    const run = quietly(() => v.parse(RUN, JSON.parse(readConfined(area, `${FOLDER}/${name}`, LIMITS) ?? '')));
+    if (run && run.entry.agent_id === run.agent_id) out.push({ file: join(dir, name), run });
   }
   return out;
 }

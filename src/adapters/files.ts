@@ -8,10 +8,8 @@ import { ignoring, MISSING } from './io-errors.js';
 /** An absolute path with its symlinks resolved, also for a file not there yet (its nearest folder resolved). */
 export const realPath = (path: string): string => (isAbsolute(path) ? resolveExisting(path) : path);
 
-/** Whether anything is at the absolute path `abs` (a link counts by what it points to). */
-export function pathExists(abs: string): boolean {
-  return existsSync(abs);
-}
+/** Whether anything is at an absolute path (a link counts by what it points to). */
+export { existsSync as pathExists };
 
 /** Whether the repository has a file (or folder) at `rel`; a path leading out of it is refused. */
 export function fileExists(root: string, rel: string): boolean {

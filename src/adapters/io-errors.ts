@@ -78,6 +78,7 @@ function verbOf(e: NodeJS.ErrnoException): string {
 export function environmentError(err: unknown, committed = false): SowError | undefined {
   const e = err as NodeJS.ErrnoException | undefined;
   if (!e || typeof e.code !== 'string') return undefined;
+  const details = { ...(e.path ? { path: e.path } : {}), errno: e.code };
   const shape = SHAPES[e.code];
   if (shape) {
     const where = e.path ? `'${e.path}'` : 'a path';
@@ -87,18 +88,14 @@ export function environmentError(err: unknown, committed = false): SowError | un
       `cannot use ${where}: ${shape.what}`,
       `look at it ('ls -l${e.path ? ` ${e.path}` : ''}'); if it came with the repository, restore it from git or ` +
         `remove it; nothing was changed`,
-      { ...(e.path ? { path: e.path } : {}), errno: e.code },
+      details,
     );
   }
   if (!KINDS[e.code]) return undefined;
   const [code, what, fix] = KINDS[e.code]!;
-  const verb = verbOf(e);
   const where = e.path ? ` '${e.path}'` : '';
   const outcome = committed
     ? 'the change is recorded and the next sow command finishes it once this is fixed'
     : 'nothing was changed; retry once this is fixed';
-  return new EnvironmentError(code, 'failed', `cannot ${verb}${where}: ${what}`, `${fix}; ${outcome}`, {
-    ...(e.path ? { path: e.path } : {}),
-    errno: e.code,
-  });
+  return new EnvironmentError(code, 'failed', `cannot ${verbOf(e)}${where}: ${what}`, `${fix}; ${outcome}`, details);
 }

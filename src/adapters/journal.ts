@@ -69,7 +69,6 @@ export type JournalCheck = (rel: string, text: string) => Promise<void>;
 
 export const checksum = (body: JournalBody) => createHash('sha256').update(JSON.stringify(body)).digest('hex');
 
-/** How many renames, folders, removals and appends a change holds. */
 export const stepsOf = (body: JournalBody): number =>
   body.renames.length + body.folders.length + body.removals.length + (body.appends?.length ?? 0);
 
@@ -99,7 +98,6 @@ function trashFor(root: string, target: string): { dir: string; real: () => bool
  * A replayed removal of the project keeps it in `backup/removed/`. */
 export function apply(root: string, body: JournalBody, replaying = false): void {
   const touched = new Set<string>();
-  // Folders first, then files.
   [...body.folders, ...body.renames].forEach(({ from, to }, i) => {
     const source = stagedPath(root, from);
     if (!existsSync(source)) return; // renamed before the crash

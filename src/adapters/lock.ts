@@ -1,12 +1,12 @@
 /** A cross-process lock around every read-modify-write of state: an O_EXCL file naming its holder (decisions 0004,
  * 0016). A stale lock is removed under `<lock>.takeover`, only if still byte for byte the one judged stale. */
-import { closeSync, lstatSync, openSync, readFileSync } from 'node:fs';
+import { lstatSync, readFileSync } from 'node:fs';
 import * as v from 'valibot';
 import { startHeartbeat } from './heartbeat.js';
 import { hostName, processGone, samePidNamespace, thisProcess } from './liveness.js';
 import { errorClass, LockTimeoutError, UsageError } from '../domain/errors.js';
-import { unlinkIfExists, writeAll } from './fs-atomic.js';
-import { asWriteError, ignoring, quietly } from './io-errors.js';
+import { unlinkIfExists, writeNewFile } from './fs-atomic.js';
+import { ignoring, quietly } from './io-errors.js';
 import { readRegular } from './confine.js';
 import { inform } from './notices.js';
 
@@ -77,24 +77,16 @@ function holderGone(holder: Holder, path: string): boolean | undefined {
   return processGone(holder);
 }
 
-/** Creates `path` exclusively with `content`; false when it exists. A failed write leaves no file. */
+/** Creates `path` exclusively with `content`; false when it exists. A failed write leaves no file (an empty lock
+ * would stop every command). */
 function tryCreate(path: string, content: string): boolean {
-  let fd: number;
   try {
-    fd = openSync(path, 'wx', 0o644);
+    writeNewFile(path, content, false);
+    return true;
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw asWriteError(err, path);
+    throw err;
   }
-  try {
-    writeAll(fd, content);
-  } catch (err) {
-    closeSync(fd);
-    unlinkIfExists(path); // a full disk must not leave an empty lock behind
-    throw asWriteError(err, path);
-  }
-  closeSync(fd);
-  return true;
 }
 
 function readLock(path: string) {
@@ -104,9 +96,7 @@ function readLock(path: string) {
   if (!stat.isFile()) throw new LockFileError(path, 'is not a regular file');
   const raw = ignoring(['ENOENT'], () => readFileSync(path, 'utf8'));
   if (raw === undefined) return undefined;
-  const parsed = quietly(() => v.safeParse(HOLDER, JSON.parse(raw)));
-  const holder = parsed?.success ? parsed.output : undefined;
-  return { raw, holder, mtimeMs: stat.mtimeMs };
+  return { raw, holder: quietly(() => v.parse(HOLDER, JSON.parse(raw))), mtimeMs: stat.mtimeMs };
 }
 
 type LockInfo = NonNullable<ReturnType<typeof readLock>>;
@@ -183,10 +173,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function acquireLock(path: string, timeoutMs = lockTimeoutMs()): Promise<() => void> {
   if (!process.listeners('exit').includes(releaseAll)) process.on('exit', releaseAll);
-  const me = thisProcess();
-  // JSON leaves out what is undefined.
-  const { pid, host, boot, pstart, pidns } = me;
-  const content = JSON.stringify({ pid, host, started: Date.now(), command: ownCommand(), boot, pstart, pidns });
+  const content = JSON.stringify({ ...thisProcess(), started: Date.now(), command: ownCommand() });
   const began = Date.now();
   const deadline = began + timeoutMs;
   let delay = 2;

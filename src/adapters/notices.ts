@@ -2,16 +2,12 @@
 import { forTerminal, shown } from '../domain/display.js';
 
 /** Control characters in a message (a value from a file in it) are shown escaped. */
-const sink = (line: string): void => void process.stderr.write(`${forTerminal(line)}\n`);
+export const inform = (line: string): void => void process.stderr.write(`${forTerminal(line)}\n`);
 const said = new Set<string>();
 
 export function warn(text: string): void {
   if (said.has(text)) return;
   said.add(text);
   // A warning is one line: a line break in it came from a value and must not forge another.
-  sink(`warning: ${shown(text)}`);
-}
-
-export function inform(text: string): void {
-  sink(text);
+  inform(`warning: ${shown(text)}`);
 }

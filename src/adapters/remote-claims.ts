@@ -214,10 +214,10 @@ const CACHE = v.object({
 /** The cached claims of that remote and branch, if read a few seconds before `now`; anything odd is no cache. */
 export function cachedClaims(root: string, remote: string, branch: string, now: string): RemoteClaim[] | undefined {
   const path = runtimePath(root, CACHE_FILE);
-  const read = quietly(() => v.safeParse(CACHE, JSON.parse(readRegular(path, path, CACHE_LIMITS) ?? '')));
-  if (!read?.success || read.output.remote !== remote || read.output.branch !== branch) return undefined;
-  const age = Date.parse(now) - Date.parse(read.output.at);
-  return age >= 0 && age < CLAIMS_CACHE_SECONDS * 1000 ? read.output.claims : undefined;
+  const cache = quietly(() => v.parse(CACHE, JSON.parse(readRegular(path, path, CACHE_LIMITS) ?? '')));
+  if (cache?.remote !== remote || cache.branch !== branch) return undefined;
+  const age = Date.parse(now) - Date.parse(cache.at);
+  return age >= 0 && age < CLAIMS_CACHE_SECONDS * 1000 ? cache.claims : undefined;
 }
 
 export function cacheClaims(

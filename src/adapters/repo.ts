@@ -32,8 +32,7 @@ export function findRepoRoot(cwd: string): string {
 export function findWorkspaceRoot(cwd: string): string {
   const root = findRepoRoot(cwd);
   // `.sow` must be a real folder of this repository: a link (which a clone can carry) is refused.
-  existingRealFolder({ base: root, name: 'the repository' }, '.sow');
-  if (!isDir(join(root, '.sow'))) {
+  if (existingRealFolder({ base: root, name: 'the repository' }, '.sow') === undefined) {
     // sow ran in this checkout before (its runtime folder is there): on another branch, so say which have a project.
     // A `.git` sow cannot use: it never ran here.
     const used = quietly(() => isDir(join(ownGitDir(root), 'sow'))) === true;

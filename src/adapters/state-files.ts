@@ -139,7 +139,6 @@ export function parsedStateFilesKept(): number {
   return memory?.files.size ?? 0;
 }
 
-/** Stops keeping parses and forgets them. */
 export function forgetParsedStateFiles(): void {
   memory = undefined;
 }

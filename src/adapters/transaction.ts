@@ -189,13 +189,8 @@ function joinEntry(before: string, entry: string): string {
   return `${before}${before.endsWith('\n') ? '\n' : '\n\n'}${entry}`;
 }
 
-/** A log entry, as a change writes it (log-entry.ts in app makes them). */
-export interface LogEntry {
-  rel: string;
-  /** How the log begins, when it does not exist yet. */
-  header: string;
-  entry: string;
-}
+/** A log entry, as a change writes it (log-entry.ts in app makes them); `header` begins a log not there yet. */
+export type LogEntry = { rel: string; header: string; entry: string };
 
 /** A change planned from the files it read: written under the lock only if its branch is checked out, no journal
  * waits and every file read is unchanged; else StaleChangeError, and the caller plans again. */

@@ -19,8 +19,7 @@ const MAX_BYTES = 64 * 1024;
 export function readUiRecord(root: string): UiRecord | undefined {
   const text = quietly(() => readFileSync(runtimePath(root, FILE), 'utf8'));
   if (text === undefined || text.length > MAX_BYTES) return undefined;
-  const read = quietly(() => v.safeParse(RECORD, JSON.parse(text)));
-  return read?.success ? read.output : undefined;
+  return quietly(() => v.parse(RECORD, JSON.parse(text)));
 }
 
 export function writeUiRecord(root: string, record: UiRecord): void {

@@ -40,14 +40,12 @@ const invalid = (message: string, pos: Pos) =>
 
 const where = (pos: Pos) => (pos ? ` (line ${pos.line}, column ${pos.col})` : '');
 
-/** More values than this (counted roughly: lines and commas) is not a state file. */
+/** More values than this (an upper bound, lines and commas: each value takes a line, or a comma in a flow
+ * collection) is not a state file. */
 const MAX_VALUES = 100_000;
 
 /** How many values aliases may add (yaml's measure): a state file needs a few, a "billion laughs" file billions. */
 const MAX_ALIAS_COUNT = 100;
-
-/** An upper bound on the values in `text`: each takes a line, or a comma in a flow collection. */
-const roughValueCount = (text: string): number => text.match(/[\n,]/g)?.length ?? 0;
 
 /** Refuses the first key anywhere in `value` that names a part of every JavaScript object (`constructor`): data would
  * not hold it faithfully. */
@@ -87,7 +85,7 @@ const OPTIONS = { intAsBigInt: true, uniqueKeys: false, keepSourceTokens: true, 
 
 /** Parses `text` into a document, refusing what is not a state file; throws YamlRefusedError. */
 function composeDocument(yaml: YamlModule, text: string): YamlDocument {
-  if (roughValueCount(text) > MAX_VALUES) {
+  if ((text.match(/[\n,]/g)?.length ?? 0) > MAX_VALUES) {
     throw new YamlRefusedError(
       `holds more than ${MAX_VALUES.toLocaleString('en')} values (lines and commas); a state file has a few ` +
         `hundred, so sow does not read it`,

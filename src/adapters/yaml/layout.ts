@@ -121,30 +121,7 @@ export class Layout {
     return m ? pos + m[0].length : pos;
   }
 
-  /** The comment after `pos` on its line, and where it ends (before the newline), if only spaces come between. */
-  commentAfter(pos: number): { text: string; end: number } | undefined {
-    if (this.atLineStart(pos)) return undefined;
-    const m = /^[ \t]+(#[^\r\n]*)/.exec(this.src.slice(pos));
-    return m ? { text: m[1]!, end: pos + m[0].length } : undefined;
-  }
-
   isFlow(node: Node): boolean {
     return (node as { srcToken?: CST.Token }).srcToken?.type === 'flow-collection';
-  }
-
-  /** The end of the `:` of a map value or the `-` of a list item. */
-  indicatorEnd(place: Place): number {
-    const tokens = place.kind === 'map-value' ? place.item?.sep : place.item?.start;
-    const type = place.kind === 'map-value' ? 'map-value-ind' : 'seq-item-ind';
-    const ind = tokens?.find((t) => t.type === type);
-    if (!ind) throw new Unspliceable();
-    return ind.offset + ind.source.length;
-  }
-
-  /** The value's props and comments: in `sep` after a key, in `start` for a list item. */
-  propTokens(place: Place): CST.SourceToken[] {
-    const item = place.item;
-    if (!item) return [];
-    return (item.key !== undefined || item.sep ? item.sep : item.start) ?? [];
   }
 }

@@ -189,8 +189,10 @@ class Splicer extends Layout {
     if (!node.range || place.kind === 'root') throw new Unspliceable();
     const [r0, r1] = node.range;
     this.forget(node);
+    // The value's props and comments: in `sep` after a key, in `start` for a list item.
+    const item = place.item;
+    const tokens = (item && (item.key !== undefined || item.sep ? item.sep : item.start)) ?? [];
     // The anchor and a custom tag stay; a YAML tag (!!set, !!str …) goes: the new value is plain data.
-    const tokens = this.propTokens(place);
     const props: string[] = [];
     if (node.anchor) props.push(`&${node.anchor}`);
     const tag = tokens.find((t) => t.type === 'tag');
@@ -206,7 +208,10 @@ class Splicer extends Layout {
       this.edit(propsStart, r1, lead + this.inline(next, node));
       return;
     }
-    const indicator = this.indicatorEnd(place);
+    // The end of the `:` of a map value (in `sep`) or the `-` of a list item (in `start`).
+    const ind = tokens.find((t) => t.type === (place.kind === 'map-value' ? 'map-value-ind' : 'seq-item-ind'));
+    if (!ind) throw new Unspliceable();
+    const indicator = ind.offset + ind.source.length;
     if (!hasEntries(next) && !this.src.slice(indicator, r0).includes('\n')) {
       // One line for one line: only the value's text changes (spacing and comment after it stay).
       const space = r0 === indicator ? ' ' : ''; // `key:` with no value yet
@@ -219,12 +224,9 @@ class Splicer extends Layout {
     const comments = tokens
       .filter((t) => t.type === 'comment' && t.offset >= indicator && t.offset < r0)
       .map((t) => t.source);
-    let end = r1;
-    const after = this.commentAfter(r1);
-    if (after) {
-      comments.push(after.text);
-      end = after.end;
-    }
+    const after = this.atLineStart(r1) ? null : /^[ \t]+(#[^\r\n]*)/.exec(this.src.slice(r1));
+    if (after) comments.push(after[1]!);
+    const end = r1 + (after?.[0].length ?? 0);
     const endsLine = this.atLineStart(end) && end > indicator; // the old value took its lines whole
     const note = comments.join(' ');
     let text: string;
@@ -287,11 +289,6 @@ class Splicer extends Layout {
     });
   }
 
-  private insideCleared(node: Node): boolean {
-    const start = node.range?.[0];
-    return start !== undefined && this.cleared.some(([a, b]) => start >= a && start < b);
-  }
-
   /** An alias still in the text whose anchor or place changed is written out as the value its place now holds. */
   private settleAliases(): void {
     const yaml = this.yaml;
@@ -302,7 +299,8 @@ class Splicer extends Layout {
           if (alias.anchor) defined.set(alias.anchor, alias);
           return;
         }
-        if (this.insideCleared(alias)) return;
+        const start = alias.range?.[0];
+        if (start !== undefined && this.cleared.some(([a, b]) => start >= a && start < b)) return;
         const anchor = defined.get(alias.source);
         if (!anchor) throw new Unspliceable();
         const reached = this.aliasesReached.has(alias);
