@@ -1,18 +1,6 @@
 // breakdown: split a large feature into work units (a task each, with an approved spec and its dependencies) after an
 // approved discovery document; `sow breakdown publish` makes each an issue or a file.
-import {
-  ai,
-  archiveEntry,
-  baseName,
-  defineType,
-  doc,
-  ended,
-  human,
-  init,
-  leave,
-  step,
-  type Transitions,
-} from '../common.js';
+import { ai, archiveEntry, baseName, defineType, doc, ended, human, init, step, type Transitions } from '../common.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
 import { byId } from '../../tasks.js';
 import type { GuardDef, ProjectType, StateDef } from '../../project-type.js';
@@ -111,10 +99,10 @@ const states = {
 } satisfies Record<string, StateDef>;
 
 const transitions: Transitions<typeof states, typeof guards> = [
-  init('Discovery', 'discovery'),
-  step('Discovery', 'discovery_approved', 'Active', 'discoveryApproved', leave('discovery', NAME)),
-  step('Active', 'units_ready', PUBLISHING, 'unitsReady', leave(NAME, 'publishing')),
-  step(PUBLISHING, 'units_published', 'Completed', 'unitsPublished', leave('publishing')),
+  init('Discovery'),
+  step('Discovery', 'discovery_approved', 'Active', 'discoveryApproved'),
+  step('Active', 'units_ready', PUBLISHING, 'unitsReady'),
+  step(PUBLISHING, 'units_published', 'Completed', 'unitsPublished'),
 ];
 
 export const breakdown: ProjectType = defineType({

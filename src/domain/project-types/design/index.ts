@@ -9,7 +9,6 @@ import {
   finished,
   human,
   init,
-  leave,
   step,
   tagsOf,
   tasksDone,
@@ -125,10 +124,10 @@ const states = {
 } satisfies Record<string, StateDef>;
 
 const transitions: Transitions<typeof states, typeof guards> = [
-  init('Active', PHASE),
-  step('Active', 'documents_approved', 'Finalizing', 'documentsApproved', leave(PHASE, 'finalization')),
+  init('Active'),
+  step('Active', 'documents_approved', 'Finalizing', 'documentsApproved'),
   // Checked again: a document changed since its approval is not kept unseen.
-  step('Finalizing', 'design_complete', 'Completed', 'documentsApproved', leave('finalization')),
+  step('Finalizing', 'design_complete', 'Completed', 'documentsApproved'),
 ];
 
 export const design: ProjectType = defineType({

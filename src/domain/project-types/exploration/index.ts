@@ -9,7 +9,6 @@ import {
   finished,
   human,
   init,
-  leave,
   step,
   tagsOf,
   tasksDone,
@@ -76,11 +75,11 @@ const states = {
 } satisfies Record<string, StateDef>;
 
 const transitions: Transitions<typeof states, typeof guards> = [
-  init('Active', 'exploration'),
+  init('Active'),
   step('Active', 'topics_done', 'Summarizing', 'topicsDone'),
-  step('Summarizing', 'summaries_approved', 'Finalizing', 'summariesApproved', leave('exploration', 'finalization')),
+  step('Summarizing', 'summaries_approved', 'Finalizing', 'summariesApproved'),
   // Checked again: a summary changed since its approval is not kept unseen.
-  step('Finalizing', 'exploration_complete', 'Completed', 'summariesApproved', leave('finalization')),
+  step('Finalizing', 'exploration_complete', 'Completed', 'summariesApproved'),
 ];
 
 export const exploration: ProjectType = defineType({

@@ -1,5 +1,5 @@
 /** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
-import { ai, defineType, doc, finished, human, init, leave, step, tasksDone, type Transitions } from '../common.js';
+import { ai, defineType, doc, finished, human, init, step, tasksDone, type Transitions } from '../common.js';
 import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
 import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
@@ -129,28 +129,16 @@ const states = {
 } satisfies Record<string, StateDef>;
 
 const transitions: Transitions<typeof states, typeof guards, typeof actions> = [
-  init('ImplementationPlanning', 'implementation', 'planningDisabled'),
-  init('PlanningActive', 'planning'),
-  step(
-    'PlanningActive',
-    'complete_planning',
-    'ImplementationPlanning',
-    'planningComplete',
-    leave('planning', 'implementation'),
-  ),
+  init('ImplementationPlanning', 'planningDisabled'),
+  init('PlanningActive'),
+  step('PlanningActive', 'complete_planning', 'ImplementationPlanning', 'planningComplete'),
   step('ImplementationPlanning', 'tasks_approved', 'ImplementationExecuting', 'tasksApproved'),
-  step(
-    'ImplementationExecuting',
-    'all_tasks_complete',
-    'ReviewActive',
-    'allTasksComplete',
-    leave('implementation', 'review'),
-  ),
-  step('ReviewActive', 'review_pass', 'FinalizeDocumentation', 'reviewPassed', leave('review', 'finalize')),
+  step('ImplementationExecuting', 'all_tasks_complete', 'ReviewActive', 'allTasksComplete'),
+  step('ReviewActive', 'review_pass', 'FinalizeDocumentation', 'reviewPassed'),
   step('ReviewActive', 'review_fail', 'ImplementationPlanning', 'reviewFailed', [{ type: 'reopenImplementation' }]),
   step('FinalizeDocumentation', 'documentation_done', 'FinalizeChecks'),
   step('FinalizeChecks', 'checks_done', 'FinalizeDelete', 'finalizeChecksPassed'),
-  step('FinalizeDelete', 'project_delete', 'NoProject', 'projectDeleted', leave('finalize')),
+  step('FinalizeDelete', 'project_delete', 'NoProject', 'projectDeleted'),
 ];
 
 export const standard: ProjectType = defineType({
