@@ -1,7 +1,8 @@
 /** What every project type's definition shares: artifact types, the phase actions, transitions, states, tags. */
 import { completePhase, phaseOf, startPhase } from '../phases.js';
 import type { ArtifactTypeDef } from '../artifacts.js';
-import type { ProjectState } from '../schemas.js';
+import type { ProjectState, TaskStatus } from '../schemas.js';
+import { isFinished } from '../tasks.js';
 import type { ActionImpl, ActionRef, PhaseDef, ProjectType, StateDef, TransitionDef } from '../project-type.js';
 import { evidenceType } from './evidence.js';
 
@@ -87,11 +88,9 @@ function withPhaseMoves(t: TransitionDef, from: StateDef, to: StateDef): Transit
   return { ...t, actions: [...complete, ...(to.phase ? [{ type: 'startPhase', params: { phase: to.phase } }] : [])] };
 }
 
-/** Completed or abandoned. */
-export const finished = (status: string) => status === 'completed' || status === 'abandoned';
 /** Every task is completed or abandoned, and at least one is completed. */
-export const tasksDone = (tasks: readonly { status: string }[]) =>
-  tasks.length > 0 && tasks.every((t) => finished(t.status)) && tasks.some((t) => t.status === 'completed');
+export const tasksDone = (tasks: readonly { status: TaskStatus }[]) =>
+  tasks.length > 0 && tasks.every((t) => isFinished(t.status)) && tasks.some((t) => t.status === 'completed');
 export const baseName = (path: string) => path.split('/').at(-1)!;
 
 /** The fields every type's entry in .sow/knowledge/index.yaml begins with. */

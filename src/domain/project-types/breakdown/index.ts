@@ -2,7 +2,7 @@
 // approved discovery document; `sow breakdown publish` makes each an issue or a file.
 import { ai, archiveEntry, baseName, defineType, doc, ended, human, init, step, type Transitions } from '../common.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
-import { byId } from '../../tasks.js';
+import { byId, isFinished } from '../../tasks.js';
 import type { GuardDef, ProjectType, StateDef } from '../../project-type.js';
 import { PUBLISHING, publishCommands, unitsDir } from './publish.js';
 import { list, placeOf, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
@@ -62,9 +62,7 @@ const guards = {
       taskStates !== undefined &&
       taskStates.every((t) => (t.status === 'completed' && publicationOf(t) !== undefined) || t.status === 'abandoned'),
     hint: ({ taskStates }) => {
-      const reopened = (taskStates ?? [])
-        .filter((t) => t.status !== 'completed' && t.status !== 'abandoned')
-        .map((t) => t.id);
+      const reopened = (taskStates ?? []).filter((t) => !isFinished(t.status)).map((t) => t.id);
       if (reopened.length)
         return (
           `${list(reopened)} ${reopened.length === 1 ? 'was' : 'were'} reopened after the breakdown was ready: ` +

@@ -6,7 +6,6 @@ import {
   defineType,
   doc,
   ended,
-  finished,
   human,
   init,
   step,
@@ -18,6 +17,7 @@ import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact } from '../../schemas.js';
 import type { RepoConfig } from '../../config-schemas.js';
 import { phaseOf } from '../../phases.js';
+import { isFinished } from '../../tasks.js';
 import type { GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
 
 const PHASE = 'design';
@@ -85,7 +85,7 @@ const guards = {
     },
     hint: (view) => {
       if (view.tasks.length === 0) return "add the documents to write, a task each: 'sow task add <document>'";
-      const open = view.tasks.filter((t) => !finished(t.status)).map((t) => t.id);
+      const open = view.tasks.filter((t) => !isFinished(t.status)).map((t) => t.id);
       if (open.length)
         return (
           `finish or abandon ${open.join(', ')} ('sow task set --id <id> status completed', or 'sow task ` +

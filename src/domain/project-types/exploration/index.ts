@@ -6,7 +6,6 @@ import {
   defineType,
   doc,
   ended,
-  finished,
   human,
   init,
   step,
@@ -15,6 +14,7 @@ import {
   type Transitions,
 } from '../common.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
+import { isFinished } from '../../tasks.js';
 import type { GuardDef, ProjectType, StateDef } from '../../project-type.js';
 
 const context = doc('context', 'A document that gives context (the question, earlier notes)');
@@ -32,7 +32,7 @@ const guards = {
     standing: ({ tasks }) => tasks.some((t) => t.status === 'completed'),
     hint: ({ tasks }) => {
       if (tasks.length === 0) return "add the topics to investigate with 'sow task add <topic>'";
-      const open = tasks.filter((t) => !finished(t.status));
+      const open = tasks.filter((t) => !isFinished(t.status));
       if (open.length)
         return `finish or abandon ${open.map((t) => t.id).join(', ')} ('sow task set --id <id> status completed')`;
       return 'complete at least one topic: an exploration where every topic was abandoned found nothing to summarise';

@@ -1,8 +1,9 @@
 /** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
-import { ai, defineType, doc, finished, human, init, step, tasksDone, type Transitions } from '../common.js';
+import { ai, defineType, doc, human, init, step, tasksDone, type Transitions } from '../common.js';
 import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
 import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
+import { isFinished } from '../../tasks.js';
 import { evidenceGuard } from '../evidence.js';
 import { reopenForRework, reviewSays, reviewType } from '../reviews.js';
 
@@ -77,7 +78,7 @@ const guards = {
     description: 'every task is completed or abandoned, with at least one completed',
     check: ({ tasks }) => tasksDone(tasks),
     hint: ({ tasks }) => {
-      const open = tasks.filter((t) => !finished(t.status));
+      const open = tasks.filter((t) => !isFinished(t.status));
       if (open.length === 0) return "at least one task must be completed: 'sow task set --id <id> status completed'";
       const shown = open
         .slice(0, 5)
