@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { PROJECT_DIR, repositoryPathOf } from './artifacts.js';
 import { SowError } from './errors.js';
+import type { ReadDoc } from './project-type.js';
 import type { ProjectView } from './project-view.js';
 import type { Artifact, Phase, ProjectState, TaskState, TaskSummary } from './schemas.js';
 import { compareIds } from './tasks.js';
@@ -143,14 +144,8 @@ function taskDigest(task: Pick<TaskSummary, 'name' | 'dependencies'>, descriptio
 }
 
 /** The record an approval of these tasks keeps (task id → digest), read with `readDoc`. */
-export function taskApprovalRecord(
-  tasks: readonly TaskSummary[],
-  phase: string,
-  readDoc: (rel: string) => string | undefined,
-): Record<string, string> {
-  const record: Record<string, string> = {};
-  for (const t of tasks) record[t.id] = taskDigest(t, readDoc(taskDescriptionFile(phase, t.id)));
-  return record;
+export function taskApprovalRecord(tasks: readonly TaskSummary[], phase: string, readDoc: ReadDoc) {
+  return Object.fromEntries(tasks.map((t) => [t.id, taskDigest(t, readDoc(taskDescriptionFile(phase, t.id)))]));
 }
 
 /** What changed since the tasks were approved ("task 030 added"); a flag without a record covers nothing. */

@@ -2,6 +2,7 @@
 // still answers once the project's folder is gone.
 import { quoted } from '../../display.js';
 import { SowError } from '../../errors.js';
+import type { ReadDoc } from '../../project-type.js';
 import type { ProjectState } from '../../schemas.js';
 import type { TypeCommandContext, TypeCommandDef } from '../../type-commands.js';
 import { domainOf } from './documents.js';
@@ -19,11 +20,7 @@ export const ARCHIVE_ROOT = '.sow/knowledge/iterative';
 export const ARCHIVED_STATE = 'state.json';
 
 /** `project` in the format's terms; `completedAt` for the project as it completes. */
-export function exportedState(
-  project: ProjectState,
-  readDoc: (rel: string) => string | undefined,
-  completedAt?: string,
-): Record<string, unknown> {
+export function exportedState(project: ProjectState, readDoc: ReadDoc, completedAt?: string): Record<string, unknown> {
   const list = workPhasesOf(project);
   const cur = completedAt === undefined ? currentPhase(list) : undefined;
   return {
