@@ -133,7 +133,7 @@ export function unitBody(
   spec: string,
   deps: readonly PublishedDependency[],
   target: { issue: true } | { file: string },
-): string {
+) {
   const text = spec.replace(/\s+$/, '');
   const lines = [...deps].sort((a, b) => compareIds(a.id, b.id)).map((d) => dependencyLine(d, target));
   return `${text}${lines.length ? `${text ? '\n\n' : ''}${lines.join('\n')}` : ''}\n`;
