@@ -256,6 +256,10 @@ function dependencyLines(list: readonly WorkPhase[]): string {
     .join('\n');
 }
 
+/** A progress.md entry: its heading, then a `**Field:** value` line each (what parseProgress reads back). */
+export const progressEntry = (phase: string, label: string, at: string, fields: Record<string, string>) =>
+  [`## ${phase} - ${label} - ${at}`, ...Object.entries(fields).map(([k, v]) => `**${k}:** ${v}`)].join('\n');
+
 /** The entries of progress.md, in order; `label`: the iteration (Iteration 2), or the kind (Verification, Blocked). */
 export function parseProgress(text: string) {
   const out: { phase: string; label: string; at: string; fields: Record<string, string> }[] = [];
