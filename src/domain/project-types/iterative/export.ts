@@ -2,6 +2,7 @@
 // still answers once the project's folder is gone.
 import { quoted } from '../../display.js';
 import { SowError } from '../../errors.js';
+import { isRecord } from '../../json.js';
 import type { ReadDoc } from '../../project-type.js';
 import type { ProjectState } from '../../schemas.js';
 import type { TypeCommandContext, TypeCommandDef } from '../../type-commands.js';
@@ -130,10 +131,8 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
   let state: unknown;
   try {
     state = JSON.parse(text);
-  } catch {
-    state = undefined;
-  }
-  if (typeof state !== 'object' || state === null || Array.isArray(state))
+  } catch {} // not JSON: refused as not an object
+  if (!isRecord(state))
     throw new SowError(
       'ARCHIVED_STATE_INVALID',
       'state',
@@ -141,5 +140,5 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
       `restore it ('git checkout -- ${rel}')`,
       { file: rel },
     );
-  return state as Record<string, unknown>;
+  return state;
 }
