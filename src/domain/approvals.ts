@@ -80,11 +80,7 @@ function judge(view: ProjectView, read: (a: Artifact, w: Withdrawal) => void): P
           verdict =
             text !== undefined && contentDigest(text) === a.approved_sha256
               ? null
-              : {
-                  what: a.path,
-                  changed: [text === undefined ? 'the file is gone' : 'its content changed'],
-                  again,
-                };
+              : { what: a.path, changed: [text === undefined ? 'the file is gone' : 'its content changed'], again };
         }
         if (verdict) read(copy, verdict);
         return verdict === null;

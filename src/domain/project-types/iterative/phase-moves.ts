@@ -243,7 +243,5 @@ export function unblockPhase(list: readonly WorkPhase[], id: string, now: string
   p = { ...p, status: p.blocked_from ?? 'pending' };
   delete p.blocked_from;
   delete p.note;
-  return moved(list, p, {
-    entry: progressEntry(id, 'Unblocked', now, { 'Was blocked by': note ?? '(no note)' }),
-  });
+  return moved(list, p, { entry: progressEntry(id, 'Unblocked', now, { 'Was blocked by': note ?? '(no note)' }) });
 }
