@@ -52,23 +52,20 @@ const placeOf = (config: RepoConfig, type: string) =>
 function missingDocuments(view: ProjectView) {
   if (!view.taskStates) return undefined;
   const undocumented: string[] = [];
-  const unapproved: { label: string; command: string }[] = [];
+  // Each with the command that approves it.
+  const unapproved: string[] = [];
   for (const task of view.taskStates.filter((t) => t.status === 'completed')) {
     if (!task.outputs.some(isDocument)) undocumented.push(task.id);
     task.outputs.forEach((a, i) => {
       if (isDocument(a) && a.approved !== true)
-        unapproved.push({
-          label: `task ${task.id}'s ${a.type}`,
-          command: `sow task output set --id ${task.id} --index ${i} approved true`,
-        });
+        unapproved.push(
+          `task ${task.id}'s ${a.type}: 'sow task output set --id ${task.id} --index ${i} approved true'`,
+        );
     });
   }
   phaseOf(view.project, PHASE).outputs.forEach((a, i) => {
     if (isDocument(a) && a.approved !== true)
-      unapproved.push({
-        label: `the ${PHASE} phase's ${a.type} ${a.path}`,
-        command: `sow output set --index ${i} approved true`,
-      });
+      unapproved.push(`the ${PHASE} phase's ${a.type} ${a.path}: 'sow output set --index ${i} approved true'`);
   });
   return { undocumented, unapproved };
 }
@@ -103,10 +100,7 @@ const guards = {
           `task ${id} has no document: 'sow task output add --id ${id} --type <type> --path <file>' ` +
             `(type: ${typeChoices})`,
         );
-      if (m.unapproved.length)
-        parts.push(
-          `approve ${m.unapproved.map((u) => `${u.label}: '${u.command}'`).join(', ')} (the human's decision)`,
-        );
+      if (m.unapproved.length) parts.push(`approve ${m.unapproved.join(', ')} (the human's decision)`);
       return parts.join('; ');
     },
   },
