@@ -158,11 +158,10 @@ export function taskApprovalChanges(def: TaskApprovalDef, view: ProjectView): st
       changes.push(`task ${t.id} added`);
       continue;
     }
-    const [name, description, dependencies] = before.split(' ');
+    const was = before.split(' ');
     const now = taskDigest(t, readDoc(taskDescriptionFile(def.phase, t.id))).split(' ');
-    if (name !== now[0]) changes.push(`${t.id}'s name changed`);
-    if (description !== now[1]) changes.push(`${t.id}'s description changed`);
-    if (dependencies !== now[2]) changes.push(`${t.id}'s dependencies changed`);
+    for (const [i, part] of ['name', 'description', 'dependencies'].entries())
+      if (was[i] !== now[i]) changes.push(`${t.id}'s ${part} changed`);
   }
   const ids = new Set(view.tasks.map((t) => t.id));
   for (const id of [...record.keys()].filter((id) => !ids.has(id)).sort(compareIds)) changes.push(`task ${id} removed`);

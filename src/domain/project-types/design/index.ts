@@ -42,10 +42,8 @@ const isDocument = (a: Artifact) => names.includes(a.type);
 const typeChoices = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 
 /** Where a document type goes under .sow/knowledge/ unless the repository's configuration says otherwise. */
-const DEFAULT_PLACES: Readonly<Record<string, string>> = { adr: 'adrs' };
-const DEFAULT_PLACE = 'designs';
 const placeOf = (config: RepoConfig, type: string) =>
-  config.knowledge?.places?.[type] ?? DEFAULT_PLACES[type] ?? DEFAULT_PLACE;
+  config.knowledge?.places?.[type] ?? (type === 'adr' ? 'adrs' : 'designs');
 
 // What keeps the documents from being approved: completed tasks without a document, documents not approved. Undefined
 // when the tasks' states were not read.
