@@ -1,6 +1,5 @@
 // Work phases (R1…Rn) in the execute phase's metadata, changed only by `sow iter`: pending → in_progress → confirming
 // → verifying → done (issues found: back to in_progress), plus blocked (with a note) and timeout (maximum used up).
-import * as v from 'valibot';
 import { PROJECT_DIR } from '../../artifacts.js';
 import { errorClass, given } from '../../errors.js';
 import { defined, isRecord } from '../../json.js';
@@ -8,50 +7,41 @@ import { relativeInside } from '../../paths.js';
 import { nearMiss } from '../../suggest.js';
 import { findCycle } from '../../tasks.js';
 import { phaseOf, withPhase } from '../../phases.js';
-import { builtWhenUsed } from '../../schema-check.js';
 import { latestApprovedReview } from '../reviews.js';
 import type { ProjectState } from '../../schemas.js';
 
-const WORK_STATUSES = ['pending', 'in_progress', 'confirming', 'verifying', 'done', 'blocked', 'timeout'] as const;
+export const WORK_STATUSES = [
+  'pending',
+  'in_progress',
+  'confirming',
+  'verifying',
+  'done',
+  'blocked',
+  'timeout',
+] as const;
 export type WorkStatus = (typeof WORK_STATUSES)[number];
 
-const WHOLE = 'must be a whole number ≥ 0';
-const INSIDE = `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out`;
-// A stored work phase's fields, checked in this order (made when first used, as sow's other schemas are).
-const WorkPhaseSchema = builtWhenUsed(() => {
-  const text = v.string('must be text');
-  const whole = v.pipe(v.number(WHOLE), v.safeInteger(WHOLE), v.minValue(0, WHOLE));
-  const status = v.picklist(WORK_STATUSES, `must be one of ${WORK_STATUSES.join(', ')}`);
-  return v.object({
-    id: v.string(),
-    title: text,
-    criteria: text,
-    /** The phase's deliverable, relative to .sow/project/ (outputs/x.md). */
-    output: v.pipe(
-      text,
-      v.check((o) => o === '' || relativeInside(PROJECT_DIR, o) !== undefined, INSIDE),
-    ),
-    max: whole,
-    /** Work iterations used (they count against max). */
-    iterations: whole,
-    /** Confirmation iterations run (the N+1 checks; they do not count against max). */
-    confirmations: whole,
-    after: v.custom<string[]>(
-      (a) => Array.isArray(a) && a.every((x) => typeof x === 'string'),
-      'must be a list of work phase ids',
-    ),
-    status,
-    /** The status a blocked phase returns to. */
-    blocked_from: v.optional(status),
-    verification: v.optional(v.picklist(['passed', 'failed'], 'must be passed or failed')),
-  });
-});
-/** `note`: why it is blocked, or what its verification found (not checked, as the times are not). */
-export type WorkPhase = v.InferOutput<typeof WorkPhaseSchema> & {
+export interface WorkPhase {
+  id: string;
+  title: string;
+  criteria: string;
+  /** The phase's deliverable, relative to .sow/project/ (outputs/x.md). */
+  output: string;
+  max: number;
+  after: string[];
+  status: WorkStatus;
+  /** Work iterations used (they count against max). */
+  iterations: number;
+  /** Confirmation iterations run (the N+1 checks; they do not count against max). */
+  confirmations: number;
+  verification?: 'passed' | 'failed';
+  /** Why it is blocked, or what its verification found. */
   note?: string;
+  /** The status a blocked phase returns to. */
+  blocked_from?: WorkStatus;
   started_at?: string;
   completed_at?: string;
-};
+}
 
 export const WORK_PHASES_KEY = 'work_phases';
 export const EXECUTE = 'execute';
@@ -77,6 +67,31 @@ export class WorkPhaseNotFoundError extends errorClass(
 /** A move the phase's lifecycle does not allow now (exit 3), with the way forward. */
 export class WorkPhaseBlockedError extends errorClass('WORK_PHASE_BLOCKED', 'blocked', given) {}
 
+const STATUSES: ReadonlySet<string> = new Set(WORK_STATUSES);
+
+const isStatus = (v: unknown) => typeof v === 'string' && STATUSES.has(v);
+const isText = (v: unknown) => typeof v === 'string';
+const isCount = (v: unknown) => Number.isSafeInteger(v) && (v as number) >= 0;
+const statusRule = `must be one of ${WORK_STATUSES.join(', ')}`;
+/** What each stored field must be, in the order they are checked. */
+const FIELD_RULES: [string, (v: unknown) => boolean, string][] = [
+  ['title', isText, 'must be text'],
+  ['criteria', isText, 'must be text'],
+  ['output', isText, 'must be text'],
+  [
+    'output',
+    (v) => v === '' || relativeInside(PROJECT_DIR, v as string) !== undefined,
+    `must be a path inside ${PROJECT_DIR}/, relative to it (outputs/r1.md), without '..' leading out`,
+  ],
+  ['max', isCount, 'must be a whole number ≥ 0'],
+  ['iterations', isCount, 'must be a whole number ≥ 0'],
+  ['confirmations', isCount, 'must be a whole number ≥ 0'],
+  ['after', (v) => Array.isArray(v) && v.every((x) => typeof x === 'string'), 'must be a list of work phase ids'],
+  ['status', isStatus, statusRule],
+  ['blocked_from', (v) => v === undefined || isStatus(v), statusRule],
+  ['verification', (v) => v === undefined || v === 'passed' || v === 'failed', 'must be passed or failed'],
+];
+
 /** What is wrong with the stored work phases (a hand edit), as a path and a message; undefined when fine. */
 export function workPhasesProblem(raw: unknown): { path: string; message: string } | undefined {
   const base = `phases.${EXECUTE}.metadata.${WORK_PHASES_KEY}`;
@@ -91,8 +106,7 @@ export function workPhasesProblem(raw: unknown): { path: string; message: string
       return { path: `${at}.id`, message: 'must be an id such as R1' };
     if (ids.has(p['id'])) return { path: `${at}.id`, message: `'${p['id']}' is used twice` };
     ids.add(p['id']);
-    const issue = v.safeParse(WorkPhaseSchema, p, { abortEarly: true }).issues?.[0];
-    if (issue) return { path: `${at}.${v.getDotPath(issue)}`, message: issue.message };
+    for (const [key, ok, message] of FIELD_RULES) if (!ok(p[key])) return { path: `${at}.${key}`, message };
   }
   return undefined;
 }
