@@ -2,7 +2,6 @@
 // check); a command of one type refuses a project of another first.
 import type { AppContext } from './context.js';
 import type {
-  GitHubPort,
   Knowledge,
   TypeCommandContext,
   TypeCommandDef,
@@ -68,7 +67,7 @@ export async function runTypeCommand(
       );
   };
   let root: string | undefined;
-  const github: GitHubPort = {
+  const github: TypeCommandContext['github'] = {
     repo: async () => githubRepo((root ??= await openRoot(ctx))),
     createIssue: async ({ title, body }) => {
       const dir = (root ??= await openRoot(ctx));
