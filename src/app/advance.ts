@@ -17,13 +17,11 @@ import { Reader, update } from './workspace.js';
 const KNOWLEDGE_INDEX = '.sow/knowledge/index.yaml';
 
 /** The knowledge index as parsed (null when there is none), and its list of entries. */
-export async function readKnowledgeIndex(
-  root: string,
-): Promise<{ data: { entries?: unknown } | null; entries: unknown[] }> {
+export async function readKnowledgeIndex(root: string) {
   const text = readFileIfExists(root, KNOWLEDGE_INDEX);
   const data =
     text === undefined ? null : ((await parseStateText(KNOWLEDGE_INDEX, text)).data as { entries?: unknown });
-  return { data, entries: Array.isArray(data?.entries) ? data.entries : [] };
+  return { data, entries: Array.isArray(data?.entries) ? (data.entries as unknown[]) : [] };
 }
 
 /** The files under .sow/project/ (relative to it), but the state files, the log and the evidence. */

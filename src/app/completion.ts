@@ -48,7 +48,7 @@ export function artifactTypeCandidates(
   owner: 'phase' | 'task',
   direction: 'inputs' | 'outputs',
   phase?: string,
-): Promise<Candidate[]> {
+) {
   return quietly(cwd, (r) => {
     let defs;
     if (owner === 'task') defs = direction === 'inputs' ? r.type.taskInputs : r.type.taskOutputs;

@@ -1,5 +1,6 @@
 // The project's files as `sow mcp` resources (`sow://project/<path>`): under .sow/project/ only, no `..`, no link.
 import { errorClass } from '../domain/errors.js';
+import { own } from '../domain/fields.js';
 import { normalRelative } from '../domain/paths.js';
 import { listProjectFiles, MAX_LISTED, readProjectFile } from '../adapters/project-files.js';
 import type { AppContext } from './context.js';
@@ -7,13 +8,8 @@ import { openRoot } from './workspace.js';
 
 export const RESOURCE_SCHEME = 'sow://project/';
 
-const MIME = new Map([
-  ['yaml', 'application/yaml'],
-  ['yml', 'application/yaml'],
-  ['md', 'text/markdown'],
-  ['json', 'application/json'],
-]);
-const mimeOf = (path: string): string => MIME.get(/\.([^./]*)$/.exec(path)?.[1] ?? '') ?? 'text/plain';
+const MIME = { yaml: 'application/yaml', yml: 'application/yaml', md: 'text/markdown', json: 'application/json' };
+const mimeOf = (path: string): string => own(MIME, /\.([^./]*)$/.exec(path)?.[1] ?? '') ?? 'text/plain';
 
 export class ResourceNotFoundError extends errorClass('RESOURCE_NOT_FOUND', 'failed', (uri: string, why: string) => [
   `no resource '${uri}': ${why}`,

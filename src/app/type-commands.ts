@@ -2,7 +2,6 @@
 // check); a command of one type refuses a project of another first.
 import type { AppContext } from './context.js';
 import type {
-  GitHubPort,
   Knowledge,
   TypeCommandContext,
   TypeCommandDef,
@@ -14,23 +13,13 @@ import { readFileIfExists } from '../adapters/files.js';
 import { currentBranch } from '../adapters/repo.js';
 import type { ProjectType } from '../domain/project-type.js';
 import { readKnowledgeIndex } from './advance.js';
-import { errorClass, SowError } from '../domain/errors.js';
+import { SowError } from '../domain/errors.js';
 import { isRecord } from '../domain/json.js';
 import { gh, GH_ARGS, ghInstalled } from '../adapters/gh.js';
 import { warn } from '../adapters/notices.js';
 import { githubRepo } from './github.js';
 import { withRootLock, type UnitOfWork } from './unit-of-work.js';
 import { openRoot, Reader, update } from './workspace.js';
-
-export class WrongProjectTypeError extends errorClass(
-  'WRONG_PROJECT_TYPE',
-  'failed',
-  (command: string, owner: string, actual: string) => [
-    `'sow ${command}' belongs to ${owner} projects, and this project is ${actual}`,
-    `run 'sow project types' to see what each type does; 'sow project status' shows this project's next step`,
-    { owner, type: actual },
-  ],
-) {}
 
 // A read's session refuses to write; a write's writes through its unit of work.
 function sessionOf(r: Reader | UnitOfWork): TypeSession {
@@ -68,10 +57,17 @@ export async function runTypeCommand(
 ): Promise<CommandResult> {
   const group = type.commands!.name;
   const checkType = (actual: string) => {
-    if (actual !== type.name) throw new WrongProjectTypeError(`${group} ${command.name}`, type.name, actual);
+    if (actual !== type.name)
+      throw new SowError(
+        'WRONG_PROJECT_TYPE',
+        'failed',
+        `'sow ${group} ${command.name}' belongs to ${type.name} projects, and this project is ${actual}`,
+        `run 'sow project types' to see what each type does; 'sow project status' shows this project's next step`,
+        { owner: type.name, type: actual },
+      );
   };
   let root: string | undefined;
-  const github: GitHubPort = {
+  const github: TypeCommandContext['github'] = {
     repo: async () => githubRepo((root ??= await openRoot(ctx))),
     createIssue: async ({ title, body }) => {
       const dir = (root ??= await openRoot(ctx));

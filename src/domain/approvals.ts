@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { PROJECT_DIR, repositoryPathOf } from './artifacts.js';
 import { SowError } from './errors.js';
+import type { ReadDoc } from './project-type.js';
 import type { ProjectView } from './project-view.js';
 import type { Artifact, Phase, ProjectState, TaskState, TaskSummary } from './schemas.js';
 import { compareIds } from './tasks.js';
@@ -79,11 +80,7 @@ function judge(view: ProjectView, read: (a: Artifact, w: Withdrawal) => void): P
           verdict =
             text !== undefined && contentDigest(text) === a.approved_sha256
               ? null
-              : {
-                  what: a.path,
-                  changed: [text === undefined ? 'the file is gone' : 'its content changed'],
-                  again,
-                };
+              : { what: a.path, changed: [text === undefined ? 'the file is gone' : 'its content changed'], again };
         }
         if (verdict) read(copy, verdict);
         return verdict === null;
@@ -143,14 +140,8 @@ function taskDigest(task: Pick<TaskSummary, 'name' | 'dependencies'>, descriptio
 }
 
 /** The record an approval of these tasks keeps (task id → digest), read with `readDoc`. */
-export function taskApprovalRecord(
-  tasks: readonly TaskSummary[],
-  phase: string,
-  readDoc: (rel: string) => string | undefined,
-): Record<string, string> {
-  const record: Record<string, string> = {};
-  for (const t of tasks) record[t.id] = taskDigest(t, readDoc(taskDescriptionFile(phase, t.id)));
-  return record;
+export function taskApprovalRecord(tasks: readonly TaskSummary[], phase: string, readDoc: ReadDoc) {
+  return Object.fromEntries(tasks.map((t) => [t.id, taskDigest(t, readDoc(taskDescriptionFile(phase, t.id)))]));
 }
 
 /** What changed since the tasks were approved ("task 030 added"); a flag without a record covers nothing. */
@@ -167,11 +158,10 @@ export function taskApprovalChanges(def: TaskApprovalDef, view: ProjectView): st
       changes.push(`task ${t.id} added`);
       continue;
     }
-    const [name, description, dependencies] = before.split(' ');
+    const was = before.split(' ');
     const now = taskDigest(t, readDoc(taskDescriptionFile(def.phase, t.id))).split(' ');
-    if (name !== now[0]) changes.push(`${t.id}'s name changed`);
-    if (description !== now[1]) changes.push(`${t.id}'s description changed`);
-    if (dependencies !== now[2]) changes.push(`${t.id}'s dependencies changed`);
+    for (const [i, part] of ['name', 'description', 'dependencies'].entries())
+      if (was[i] !== now[i]) changes.push(`${t.id}'s ${part} changed`);
   }
   const ids = new Set(view.tasks.map((t) => t.id));
   for (const id of [...record.keys()].filter((id) => !ids.has(id)).sort(compareIds)) changes.push(`task ${id} removed`);

@@ -68,13 +68,7 @@ export function routeTo(type: ProjectType, view: ProjectView, wanted: (state: st
 
 // Fires `event`, or the first automatic event whose guard holds: runs its actions and appends to the history. Throws
 // TransitionBlockedError when no guard holds, InvalidEventError for an event the state does not have.
-export function advance(
-  type: ProjectType,
-  view: ProjectView,
-  now: string,
-  actor: Actor,
-  event?: string,
-): { from: string; to: string; event: string; project: ProjectState } {
+export function advance(type: ProjectType, view: ProjectView, now: string, actor: Actor, event?: string) {
   const from = view.project.statechart.current_state;
   const options = type.transitions.filter((t) => t.from === from);
   const candidates = options.filter((t) => (event === undefined ? t.automatic : t.event === event));

@@ -70,6 +70,9 @@ export interface PhaseDef {
   readonly hasTasks?: boolean;
 }
 
+/** A file of the repository (relative to its root), or undefined when it does not exist. */
+export type ReadDoc = (rel: string) => string | undefined;
+
 /** What a completed project leaves in `.sow/knowledge/`: documents copied there and an entry for its index.yaml. */
 export interface ArchivePlan {
   /** Each document's path under .sow/project/ and where it goes (a place taken gets -2, -3 …: never overwritten). */
@@ -87,8 +90,7 @@ export interface ArchiveInput {
   readonly config: RepoConfig;
   /** The documents under .sow/project/ (relative to it; the state files and logs left out). */
   readonly documents?: readonly string[];
-  /** A file of the repository (relative to its root), or undefined when it does not exist. */
-  readonly readDoc?: (rel: string) => string | undefined;
+  readonly readDoc?: ReadDoc;
 }
 
 /** How a type's project becomes a pull request (`sow pr create`). */
@@ -114,10 +116,7 @@ export interface ProjectType {
     now: string,
   ) => { project: ProjectState; files: Readonly<Record<string, string>> };
   /** Documents rendered from the project (under .sow/project/), rewritten in every transaction that changes it. */
-  readonly renders?: (
-    project: ProjectState,
-    readDoc: (rel: string) => string | undefined,
-  ) => Readonly<Record<string, string>>;
+  readonly renders?: (project: ProjectState, readDoc: ReadDoc) => Readonly<Record<string, string>>;
   /** What `sow advance` adds after moving by `event` (a reopened phase that needs more iterations first). */
   readonly advanceNotes?: (event: string, project: ProjectState) => readonly string[];
   /** Checks of the project file the schema cannot make (the type's own metadata); a problem is exit 4. */
@@ -125,9 +124,9 @@ export interface ProjectType {
   /** The type's own command group (`sow <name> …`), run through the generic app layer. */
   readonly commands?: TypeCommandGroup;
   /** A section `project continue` adds after the state's prompt (recovery notes, the next step). */
-  readonly continueNotes?: (view: ProjectView, readDoc: (rel: string) => string | undefined) => string | undefined;
+  readonly continueNotes?: (view: ProjectView, readDoc: ReadDoc) => string | undefined;
   /** `sow agent spawn <agent> --iteration`: the prompt of a fresh worker for the next iteration. */
-  readonly iterationPrompt?: (view: ProjectView, readDoc: (rel: string) => string | undefined) => string;
+  readonly iterationPrompt?: (view: ProjectView, readDoc: ReadDoc) => string;
   /** Types that end in a change to merge: what `sow pr create` needs to know (none: it refuses). */
   readonly pullRequest?: PullRequestCapability;
   /** Variables the type adds to the state prompts (a review's round), beside the general ones. */

@@ -36,13 +36,6 @@ export interface TypeSession {
   writeFile(rel: string, text: string): void;
 }
 
-/** GitHub, through the user's gh. */
-export interface GitHubPort {
-  /** The repository the calls name (github.repo in .sow/config.yaml, else origin); throws when there is none. */
-  repo(): Promise<string>;
-  createIssue(input: { title: string; body: string }): Promise<{ number: number; url: string }>;
-}
-
 /** What completed projects left in the repository's knowledge: a committed file, so every value is a claim to check. */
 export interface Knowledge {
   /** The branch checked out (undefined on a detached HEAD). */
@@ -60,7 +53,11 @@ export interface TypeCommandContext {
   knowledge(): Promise<Knowledge>;
   /** Runs `fn` and commits what it changed, or nothing when it throws. */
   update<R>(fn: (s: TypeSession) => Promise<R> | R): Promise<R>;
-  readonly github: GitHubPort;
+  /** GitHub through the user's gh; `repo`: github.repo in .sow/config.yaml, else origin (else it throws). */
+  readonly github: {
+    repo(): Promise<string>;
+    createIssue(input: { title: string; body: string }): Promise<{ number: number; url: string }>;
+  };
   /** Whether gh is installed (on PATH). */
   hasGh(): boolean;
 }

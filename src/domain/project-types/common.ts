@@ -1,7 +1,8 @@
 /** What every project type's definition shares: artifact types, the phase actions, transitions, states, tags. */
 import { completePhase, phaseOf, startPhase } from '../phases.js';
 import type { ArtifactTypeDef } from '../artifacts.js';
-import type { ProjectState } from '../schemas.js';
+import type { ProjectState, TaskStatus } from '../schemas.js';
+import { isFinished } from '../tasks.js';
 import type { ActionImpl, ActionRef, PhaseDef, ProjectType, StateDef, TransitionDef } from '../project-type.js';
 import { evidenceType } from './evidence.js';
 
@@ -13,31 +14,22 @@ export const doc = (name: string, description: string, more: Partial<ArtifactTyp
   ...more,
 });
 
-/** The actions that enter and leave a phase (`start('review')`, `complete('review')`). */
+/** The actions that enter and leave a phase, which defineType gives the transitions between phases. */
 export const phaseActions = {
   startPhase: (p, params, now) => startPhase(p, params['phase']!, now),
   completePhase: (p, params, now) => completePhase(p, params['phase']!, now),
 } satisfies Record<string, ActionImpl>;
-export const start = (phase: string): ActionRef<'startPhase'> => ({ type: 'startPhase', params: { phase } });
-export const complete = (phase: string): ActionRef<'completePhase'> => ({ type: 'completePhase', params: { phase } });
-/** Leaves a phase, for the next one if there is one. */
-export const leave = (phase: string, next?: string) => [complete(phase), ...(next ? [start(next)] : [])];
 
 /** project_init, fired by `project new` only; a misspelt state, guard or action in a transition fails to compile. */
-export const init = <S extends string, G extends string = never>(
-  to: S,
-  phase: string,
-  guard?: G,
-): TransitionDef<S, G, 'startPhase'> => ({
+export const init = <S extends string, G extends string = never>(to: S, guard?: G): TransitionDef<S, G, never> => ({
   from: 'NoProject' as S,
   event: 'project_init',
   to,
   ...(guard ? { guard } : {}),
-  actions: [start(phase)],
   automatic: false,
 });
 
-/** A transition `sow advance` may take without being told the event. */
+/** A transition `sow advance` may take without being told the event; `actions` replace the phase moves. */
 export const step = <S extends string, G extends string = never, A extends string = never>(
   from: S,
   event: string,
@@ -76,20 +68,29 @@ export const defineType = (
     actions?: ProjectType['actions'];
     phases: readonly (Omit<PhaseDef, 'canDisable' | 'outputs'> & Partial<Pick<PhaseDef, 'canDisable' | 'outputs'>>)[];
   },
-): ProjectType => ({
-  ...def,
-  initialState: 'NoProject',
-  states: { NoProject: ended('No project is active on this branch.'), ...def.states },
-  actions: { ...phaseActions, ...def.actions },
-  phases: def.phases.map((p) => ({ canDisable: false, ...p, outputs: [...(p.outputs ?? []), evidenceType] })),
-  taskOutputs: [...def.taskOutputs, evidenceType],
-});
+): ProjectType => {
+  const states: ProjectType['states'] = { NoProject: ended('No project is active on this branch.'), ...def.states };
+  return {
+    ...def,
+    initialState: 'NoProject',
+    states,
+    actions: { ...phaseActions, ...def.actions },
+    transitions: def.transitions.map((t) => (t.actions ? t : withPhaseMoves(t, states[t.from]!, states[t.to]!))),
+    phases: def.phases.map((p) => ({ canDisable: false, ...p, outputs: [...(p.outputs ?? []), evidenceType] })),
+    taskOutputs: [...def.taskOutputs, evidenceType],
+  };
+};
 
-/** Completed or abandoned. */
-export const finished = (status: string) => status === 'completed' || status === 'abandoned';
+/** A transition between the states of two phases completes the one and starts the other. */
+function withPhaseMoves(t: TransitionDef, from: StateDef, to: StateDef): TransitionDef {
+  if (from.phase === to.phase) return t;
+  const complete = from.phase ? [{ type: 'completePhase', params: { phase: from.phase } }] : [];
+  return { ...t, actions: [...complete, ...(to.phase ? [{ type: 'startPhase', params: { phase: to.phase } }] : [])] };
+}
+
 /** Every task is completed or abandoned, and at least one is completed. */
-export const tasksDone = (tasks: readonly { status: string }[]) =>
-  tasks.length > 0 && tasks.every((t) => finished(t.status)) && tasks.some((t) => t.status === 'completed');
+export const tasksDone = (tasks: readonly { status: TaskStatus }[]) =>
+  tasks.length > 0 && tasks.every((t) => isFinished(t.status)) && tasks.some((t) => t.status === 'completed');
 export const baseName = (path: string) => path.split('/').at(-1)!;
 
 /** The fields every type's entry in .sow/knowledge/index.yaml begins with. */

@@ -1,20 +1,8 @@
 // breakdown: split a large feature into work units (a task each, with an approved spec and its dependencies) after an
 // approved discovery document; `sow breakdown publish` makes each an issue or a file.
-import {
-  ai,
-  archiveEntry,
-  baseName,
-  defineType,
-  doc,
-  ended,
-  human,
-  init,
-  leave,
-  step,
-  type Transitions,
-} from '../common.js';
+import { ai, archiveEntry, baseName, defineType, doc, ended, human, init, step, type Transitions } from '../common.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
-import { byId } from '../../tasks.js';
+import { byId, isFinished } from '../../tasks.js';
 import type { GuardDef, ProjectType, StateDef } from '../../project-type.js';
 import { PUBLISHING, publishCommands, unitsDir } from './publish.js';
 import { list, placeOf, publicationOf, SPEC, specsOf, unitProblems } from './units.js';
@@ -74,9 +62,7 @@ const guards = {
       taskStates !== undefined &&
       taskStates.every((t) => (t.status === 'completed' && publicationOf(t) !== undefined) || t.status === 'abandoned'),
     hint: ({ taskStates }) => {
-      const reopened = (taskStates ?? [])
-        .filter((t) => t.status !== 'completed' && t.status !== 'abandoned')
-        .map((t) => t.id);
+      const reopened = (taskStates ?? []).filter((t) => !isFinished(t.status)).map((t) => t.id);
       if (reopened.length)
         return (
           `${list(reopened)} ${reopened.length === 1 ? 'was' : 'were'} reopened after the breakdown was ready: ` +
@@ -111,10 +97,10 @@ const states = {
 } satisfies Record<string, StateDef>;
 
 const transitions: Transitions<typeof states, typeof guards> = [
-  init('Discovery', 'discovery'),
-  step('Discovery', 'discovery_approved', 'Active', 'discoveryApproved', leave('discovery', NAME)),
-  step('Active', 'units_ready', PUBLISHING, 'unitsReady', leave(NAME, 'publishing')),
-  step(PUBLISHING, 'units_published', 'Completed', 'unitsPublished', leave('publishing')),
+  init('Discovery'),
+  step('Discovery', 'discovery_approved', 'Active', 'discoveryApproved'),
+  step('Active', 'units_ready', PUBLISHING, 'unitsReady'),
+  step(PUBLISHING, 'units_published', 'Completed', 'unitsPublished'),
 ];
 
 export const breakdown: ProjectType = defineType({

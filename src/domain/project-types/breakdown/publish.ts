@@ -105,7 +105,7 @@ async function publishOne(
   dependsOn: readonly string[],
   target: Target,
   dir: string,
-): Promise<UnitRow> {
+) {
   return ctx.update(async (s) => {
     const task = await s.task(id);
     const already = publicationOf(task);

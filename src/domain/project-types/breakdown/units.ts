@@ -1,7 +1,7 @@
 // The work units of a breakdown, purely: readiness, publishing order, where each went, and its published text.
 import * as posix from 'node:path/posix';
 import type { Artifact, TaskState } from '../../schemas.js';
-import { compareIds, findCycle } from '../../tasks.js';
+import { compareIds, findCycle, isFinished } from '../../tasks.js';
 import { taskGraph, topologicalOrder } from '../../graph.js';
 import { isRecord } from '../../json.js';
 
@@ -35,7 +35,6 @@ export function specsOf(task: TaskState): { index: number; artifact: Artifact }[
 }
 
 const done = (t: TaskState) => t.status === 'completed';
-const finished = (t: TaskState) => t.status === 'completed' || t.status === 'abandoned';
 export const list = (ids: readonly string[]) =>
   ids.length <= 2 ? ids.join(' and ') : `${ids.slice(0, -1).join(', ')} and ${ids.at(-1)}`;
 
@@ -44,7 +43,7 @@ export function unitProblems(tasks: readonly TaskState[]): string[] {
   if (tasks.length === 0) return ['add the work units, a task each: \'sow task add "<unit>" --depends-on <ids>\''];
   const problems: string[] = [];
   const byId = new Map(tasks.map((t) => [t.id, t]));
-  const open = tasks.filter((t) => !finished(t)).map((t) => t.id);
+  const open = tasks.filter((t) => !isFinished(t.status)).map((t) => t.id);
   if (open.length)
     problems.push(
       `finish or abandon ${list(open)} ('sow task set --id <id> status completed', or 'sow task abandon --id <id>')`,
@@ -134,7 +133,7 @@ export function unitBody(
   spec: string,
   deps: readonly PublishedDependency[],
   target: { issue: true } | { file: string },
-): string {
+) {
   const text = spec.replace(/\s+$/, '');
   const lines = [...deps].sort((a, b) => compareIds(a.id, b.id)).map((d) => dependencyLine(d, target));
   return `${text}${lines.length ? `${text ? '\n\n' : ''}${lines.join('\n')}` : ''}\n`;

@@ -6,10 +6,8 @@ import {
   defineType,
   doc,
   ended,
-  finished,
   human,
   init,
-  leave,
   step,
   tagsOf,
   tasksDone,
@@ -19,6 +17,7 @@ import type { ArtifactTypeDef } from '../../artifacts.js';
 import type { Artifact } from '../../schemas.js';
 import type { RepoConfig } from '../../config-schemas.js';
 import { phaseOf } from '../../phases.js';
+import { isFinished } from '../../tasks.js';
 import type { GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
 
 const PHASE = 'design';
@@ -43,33 +42,28 @@ const isDocument = (a: Artifact) => names.includes(a.type);
 const typeChoices = `${names.slice(0, -1).join(', ')} or ${names.at(-1)}`;
 
 /** Where a document type goes under .sow/knowledge/ unless the repository's configuration says otherwise. */
-const DEFAULT_PLACES: Readonly<Record<string, string>> = { adr: 'adrs' };
-const DEFAULT_PLACE = 'designs';
 const placeOf = (config: RepoConfig, type: string) =>
-  config.knowledge?.places?.[type] ?? DEFAULT_PLACES[type] ?? DEFAULT_PLACE;
+  config.knowledge?.places?.[type] ?? (type === 'adr' ? 'adrs' : 'designs');
 
 // What keeps the documents from being approved: completed tasks without a document, documents not approved. Undefined
 // when the tasks' states were not read.
 function missingDocuments(view: ProjectView) {
   if (!view.taskStates) return undefined;
   const undocumented: string[] = [];
-  const unapproved: { label: string; command: string }[] = [];
+  // Each with the command that approves it.
+  const unapproved: string[] = [];
   for (const task of view.taskStates.filter((t) => t.status === 'completed')) {
     if (!task.outputs.some(isDocument)) undocumented.push(task.id);
     task.outputs.forEach((a, i) => {
       if (isDocument(a) && a.approved !== true)
-        unapproved.push({
-          label: `task ${task.id}'s ${a.type}`,
-          command: `sow task output set --id ${task.id} --index ${i} approved true`,
-        });
+        unapproved.push(
+          `task ${task.id}'s ${a.type}: 'sow task output set --id ${task.id} --index ${i} approved true'`,
+        );
     });
   }
   phaseOf(view.project, PHASE).outputs.forEach((a, i) => {
     if (isDocument(a) && a.approved !== true)
-      unapproved.push({
-        label: `the ${PHASE} phase's ${a.type} ${a.path}`,
-        command: `sow output set --index ${i} approved true`,
-      });
+      unapproved.push(`the ${PHASE} phase's ${a.type} ${a.path}: 'sow output set --index ${i} approved true'`);
   });
   return { undocumented, unapproved };
 }
@@ -86,7 +80,7 @@ const guards = {
     },
     hint: (view) => {
       if (view.tasks.length === 0) return "add the documents to write, a task each: 'sow task add <document>'";
-      const open = view.tasks.filter((t) => !finished(t.status)).map((t) => t.id);
+      const open = view.tasks.filter((t) => !isFinished(t.status)).map((t) => t.id);
       if (open.length)
         return (
           `finish or abandon ${open.join(', ')} ('sow task set --id <id> status completed', or 'sow task ` +
@@ -104,10 +98,7 @@ const guards = {
           `task ${id} has no document: 'sow task output add --id ${id} --type <type> --path <file>' ` +
             `(type: ${typeChoices})`,
         );
-      if (m.unapproved.length)
-        parts.push(
-          `approve ${m.unapproved.map((u) => `${u.label}: '${u.command}'`).join(', ')} (the human's decision)`,
-        );
+      if (m.unapproved.length) parts.push(`approve ${m.unapproved.join(', ')} (the human's decision)`);
       return parts.join('; ');
     },
   },
@@ -125,10 +116,10 @@ const states = {
 } satisfies Record<string, StateDef>;
 
 const transitions: Transitions<typeof states, typeof guards> = [
-  init('Active', PHASE),
-  step('Active', 'documents_approved', 'Finalizing', 'documentsApproved', leave(PHASE, 'finalization')),
+  init('Active'),
+  step('Active', 'documents_approved', 'Finalizing', 'documentsApproved'),
   // Checked again: a document changed since its approval is not kept unseen.
-  step('Finalizing', 'design_complete', 'Completed', 'documentsApproved', leave('finalization')),
+  step('Finalizing', 'design_complete', 'Completed', 'documentsApproved'),
 ];
 
 export const design: ProjectType = defineType({

@@ -6,16 +6,15 @@ import {
   defineType,
   doc,
   ended,
-  finished,
   human,
   init,
-  leave,
   step,
   tagsOf,
   tasksDone,
   type Transitions,
 } from '../common.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
+import { isFinished } from '../../tasks.js';
 import type { GuardDef, ProjectType, StateDef } from '../../project-type.js';
 
 const context = doc('context', 'A document that gives context (the question, earlier notes)');
@@ -33,7 +32,7 @@ const guards = {
     standing: ({ tasks }) => tasks.some((t) => t.status === 'completed'),
     hint: ({ tasks }) => {
       if (tasks.length === 0) return "add the topics to investigate with 'sow task add <topic>'";
-      const open = tasks.filter((t) => !finished(t.status));
+      const open = tasks.filter((t) => !isFinished(t.status));
       if (open.length)
         return `finish or abandon ${open.map((t) => t.id).join(', ')} ('sow task set --id <id> status completed')`;
       return 'complete at least one topic: an exploration where every topic was abandoned found nothing to summarise';
@@ -53,11 +52,8 @@ const guards = {
       if (s.length === 0) return "write the summary and add it: 'sow output add --type summary --path summary.md'";
       const open = s.filter((a) => a.approved !== true).map((a) => outputs.indexOf(a));
       // Checked again when finalizing, where the phase in progress is another one.
-      const finalizing = project.statechart.current_state === 'Finalizing';
-      const command = (i: number) =>
-        finalizing
-          ? `'sow output set --phase exploration --index ${i} approved true'`
-          : `'sow output set --index ${i} approved true'`;
+      const phase = project.statechart.current_state === 'Finalizing' ? ' --phase exploration' : '';
+      const command = (i: number) => `'sow output set${phase} --index ${i} approved true'`;
       return `approve ${open.length === 1 ? 'the summary' : 'the summaries'}: ${open.map(command).join(', ')}`;
     },
   },
@@ -76,11 +72,11 @@ const states = {
 } satisfies Record<string, StateDef>;
 
 const transitions: Transitions<typeof states, typeof guards> = [
-  init('Active', 'exploration'),
+  init('Active'),
   step('Active', 'topics_done', 'Summarizing', 'topicsDone'),
-  step('Summarizing', 'summaries_approved', 'Finalizing', 'summariesApproved', leave('exploration', 'finalization')),
+  step('Summarizing', 'summaries_approved', 'Finalizing', 'summariesApproved'),
   // Checked again: a summary changed since its approval is not kept unseen.
-  step('Finalizing', 'exploration_complete', 'Completed', 'summariesApproved', leave('finalization')),
+  step('Finalizing', 'exploration_complete', 'Completed', 'summariesApproved'),
 ];
 
 export const exploration: ProjectType = defineType({

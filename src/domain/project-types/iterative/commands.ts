@@ -24,8 +24,8 @@ function move<R extends { list: WorkPhase[]; entry: string }>(
   fn: (list: WorkPhase[], s: TypeSession) => R,
 ): Promise<R> {
   return ctx.update(async (s) => {
-    const project = await requireState(s, ['ExecuteActive'], doing);
-    const r = fn(workPhasesOf(project), s);
+    const { project, list } = await requireState(s, ['ExecuteActive'], doing);
+    const r = fn(list, s);
     // plan.md follows the phases as the project is written (its checkboxes follow the statuses).
     s.setProject(withWorkPhases(project, r.list));
     appendTo(s, PROGRESS, r.entry);

@@ -1,5 +1,6 @@
 /** The documents of an iterative project (spec 002), under .sow/project/, and their templates. */
 import { phaseOf, withPhase } from '../../phases.js';
+import type { ReadDoc } from '../../project-type.js';
 import type { ProjectState } from '../../schemas.js';
 
 export const DIR = '.sow/project';
@@ -63,7 +64,7 @@ const contextTemplate = (project: ProjectState) => `# ${title(project)} Context
 export const DOMAINS = ['research', 'writing', 'analysis', 'planning', 'software'] as const;
 
 /** The discover phase's `domain` when a command set it, else the brief's Domain line. */
-export function domainOf(project: ProjectState, readDoc: (rel: string) => string | undefined): string | undefined {
+export function domainOf(project: ProjectState, readDoc: ReadDoc): string | undefined {
   const set = phaseOf(project, 'discover').metadata['domain'];
   return typeof set === 'string' ? set : briefDomain(readDoc(`${DIR}/${BRIEF}`));
 }

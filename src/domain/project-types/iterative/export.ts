@@ -2,6 +2,8 @@
 // still answers once the project's folder is gone.
 import { quoted } from '../../display.js';
 import { SowError } from '../../errors.js';
+import { isRecord } from '../../json.js';
+import type { ReadDoc } from '../../project-type.js';
 import type { ProjectState } from '../../schemas.js';
 import type { TypeCommandContext, TypeCommandDef } from '../../type-commands.js';
 import { domainOf } from './documents.js';
@@ -19,11 +21,7 @@ export const ARCHIVE_ROOT = '.sow/knowledge/iterative';
 export const ARCHIVED_STATE = 'state.json';
 
 /** `project` in the format's terms; `completedAt` for the project as it completes. */
-export function exportedState(
-  project: ProjectState,
-  readDoc: (rel: string) => string | undefined,
-  completedAt?: string,
-): Record<string, unknown> {
+export function exportedState(project: ProjectState, readDoc: ReadDoc, completedAt?: string): Record<string, unknown> {
   const list = workPhasesOf(project);
   const cur = completedAt === undefined ? currentPhase(list) : undefined;
   return {
@@ -133,10 +131,8 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
   let state: unknown;
   try {
     state = JSON.parse(text);
-  } catch {
-    state = undefined;
-  }
-  if (typeof state !== 'object' || state === null || Array.isArray(state))
+  } catch {} // not JSON: refused as not an object
+  if (!isRecord(state))
     throw new SowError(
       'ARCHIVED_STATE_INVALID',
       'state',
@@ -144,5 +140,5 @@ async function archivedState(ctx: TypeCommandContext, name: string | undefined):
       `restore it ('git checkout -- ${rel}')`,
       { file: rel },
     );
-  return state as Record<string, unknown>;
+  return state;
 }

@@ -1,6 +1,6 @@
 // iterative: spec 002's format. Discover (a brief) → plan (work phases R1…Rn) → execute (fresh workers iterate each
 // phase until confirmed and verified) → verify (a review that may reopen phases) → deliver → archive.
-import { ai, archiveEntry, defineType, doc, ended, human, init, leave, step, type Transitions } from '../common.js';
+import { ai, archiveEntry, defineType, doc, ended, human, init, step, type Transitions } from '../common.js';
 import type { ArtifactTypeDef } from '../../artifacts.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
 import type { ProjectState } from '../../schemas.js';
@@ -156,13 +156,13 @@ const actions = {
 } satisfies Record<string, ActionImpl>;
 
 const transitions: Transitions<typeof states, typeof guards, typeof actions> = [
-  init('DiscoverActive', 'discover'),
-  step('DiscoverActive', 'brief_approved', 'PlanActive', 'briefApproved', leave('discover', 'plan')),
-  step('PlanActive', 'plan_approved', 'ExecuteActive', 'planReady', leave('plan', EXECUTE)),
-  step('ExecuteActive', 'phases_done', 'VerifyActive', 'allPhasesDone', leave(EXECUTE, 'verify')),
-  step('VerifyActive', 'verify_pass', 'DeliverActive', 'reviewPassed', leave('verify', 'deliver')),
+  init('DiscoverActive'),
+  step('DiscoverActive', 'brief_approved', 'PlanActive', 'briefApproved'),
+  step('PlanActive', 'plan_approved', 'ExecuteActive', 'planReady'),
+  step('ExecuteActive', 'phases_done', 'VerifyActive', 'allPhasesDone'),
+  step('VerifyActive', 'verify_pass', 'DeliverActive', 'reviewPassed'),
   step('VerifyActive', 'verify_fail', 'ExecuteActive', 'reviewFailed', [{ type: 'reopenPhases' }]),
-  step('DeliverActive', 'delivered', 'Complete', 'outputsWritten', leave('deliver')),
+  step('DeliverActive', 'delivered', 'Complete', 'outputsWritten'),
 ];
 
 export const iterative: ProjectType = defineType({

@@ -4,6 +4,7 @@ import { PROJECT_DIR } from '../../artifacts.js';
 import { errorClass, SowError, UsageError } from '../../errors.js';
 import {
   findPhase,
+  progressEntry,
   replace,
   settle,
   waitingFor,
@@ -110,7 +111,7 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
   let outcome: string;
   let heading: string;
   let confirmation: number | undefined;
-  const lines: string[] = [];
+  const more: Record<string, string> = {};
   if (p.status === 'in_progress') {
     p = { ...p, iterations: p.iterations + 1 };
     heading = `Iteration ${p.iterations}`;
@@ -138,13 +139,13 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
     heading = `Confirmation ${p.confirmations}`;
     if (saysNothingLeft(input.remaining)) {
       p = { ...p, status: 'verifying' };
-      lines.push('**Confirmation:** nothing left');
+      more['Confirmation'] = 'nothing left';
       outcome =
         `${id} is confirmed: it is verifying. Review its output against the criteria: 'sow iter verify ${id} ` +
         `--pass' or '--fail --note …'.`;
     } else {
       p = { ...p, status: 'in_progress' };
-      lines.push('**Confirmation:** found more work');
+      more['Confirmation'] = 'found more work';
       outcome =
         `${id}'s confirmation found more to do: it is in progress again.` +
         (p.iterations >= p.max
@@ -154,15 +155,14 @@ export function logIteration(list: readonly WorkPhase[], id: string, input: LogI
   }
   // Back at work with its maximum used up: settle() makes it timeout.
   if (p.status === 'in_progress' && p.iterations >= p.max)
-    lines.push(`**Status:** timeout (${p.iterations} of ${p.max} iterations used)`);
-  const entry = [
-    `## ${id} - ${heading} - ${now}`,
-    `**Did:** ${oneLine(input.did)}`,
-    `**Remaining:** ${oneLine(input.remaining)}`,
-    `**Blockers:** ${oneLine(input.blockers ?? 'None')}`,
-    ...(input.signal ? [`**Signal:** ${id}_DONE`] : []),
-    ...lines,
-  ].join('\n');
+    more['Status'] = `timeout (${p.iterations} of ${p.max} iterations used)`;
+  const entry = progressEntry(id, heading, now, {
+    Did: oneLine(input.did),
+    Remaining: oneLine(input.remaining),
+    Blockers: oneLine(input.blockers ?? 'None'),
+    ...(input.signal ? { Signal: `${id}_DONE` } : {}),
+    ...more,
+  });
   return moved(list, p, {
     iteration: p.iterations,
     ...(confirmation !== undefined ? { confirmation } : {}),
@@ -195,11 +195,10 @@ export function verifyPhase(
     delete p.completed_at;
   }
   const timedOut = p.status === 'in_progress' && p.iterations >= p.max;
-  const entry = [
-    `## ${id} - Verification - ${now}`,
-    `**Result:** ${pass ? 'pass' : 'fail'}`,
-    ...(note?.trim() ? [`**Note:** ${oneLine(note)}`] : []),
-  ].join('\n');
+  const entry = progressEntry(id, 'Verification', now, {
+    Result: pass ? 'pass' : 'fail',
+    ...(note?.trim() ? { Note: oneLine(note) } : {}),
+  });
   const outcome = pass
     ? `${id} passed verification: it is done.`
     : `${id} failed verification: it is in progress again` +
@@ -228,9 +227,7 @@ export function blockPhase(list: readonly WorkPhase[], id: string, note: string,
   return moved(
     list,
     { ...p, status: 'blocked', blocked_from: p.status, note: oneLine(note) },
-    {
-      entry: [`## ${id} - Blocked - ${now}`, `**Blockers:** ${oneLine(note)}`].join('\n'),
-    },
+    { entry: progressEntry(id, 'Blocked', now, { Blockers: oneLine(note) }) },
   );
 }
 
@@ -246,7 +243,5 @@ export function unblockPhase(list: readonly WorkPhase[], id: string, now: string
   p = { ...p, status: p.blocked_from ?? 'pending' };
   delete p.blocked_from;
   delete p.note;
-  return moved(list, p, {
-    entry: [`## ${id} - Unblocked - ${now}`, `**Was blocked by:** ${note ?? '(no note)'}`].join('\n'),
-  });
+  return moved(list, p, { entry: progressEntry(id, 'Unblocked', now, { 'Was blocked by': note ?? '(no note)' }) });
 }

@@ -15,7 +15,6 @@ import {
   WORK_PHASE_ID,
   WorkPhaseBlockedError,
   withWorkPhases,
-  workPhasesOf,
   type WorkPhase,
 } from './work-phases.js';
 
@@ -110,8 +109,7 @@ export const phaseAdd: TypeCommandDef = {
       );
     const max = str(opts, 'max') === undefined ? 0 : parseMax(str(opts, 'max')!);
     return ctx.update(async (s) => {
-      const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'add a work phase');
-      const list = workPhasesOf(project);
+      const { project, list } = await requireState(s, ['PlanActive', 'ExecuteActive'], 'add a work phase');
       if (list.some((p) => p.id === id))
         throw new SowError(
           'WORK_PHASE_EXISTS',
@@ -157,8 +155,7 @@ export const phaseSet: TypeCommandDef = {
   ],
   async run(ctx, [id, field, value], _opts) {
     return ctx.update(async (s) => {
-      const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'change a work phase');
-      const list = workPhasesOf(project);
+      const { project, list } = await requireState(s, ['PlanActive', 'ExecuteActive'], 'change a work phase');
       let p = findPhase(list, id!);
       if (!(EDITABLE as readonly string[]).includes(field!))
         throw new InvalidValueError(
@@ -216,8 +213,7 @@ export const phaseRemove: TypeCommandDef = {
   args: [{ name: 'id', description: 'the work phase' }],
   async run(ctx, [id]) {
     return ctx.update(async (s) => {
-      const project = await requireState(s, ['PlanActive'], 'remove a work phase');
-      const list = workPhasesOf(project);
+      const { project, list } = await requireState(s, ['PlanActive'], 'remove a work phase');
       const p = findPhase(list, id!);
       const dependents = list.filter((x) => x.after.includes(p.id)).map((x) => x.id);
       if (dependents.length)
@@ -244,9 +240,9 @@ export const extend: TypeCommandDef = {
   async run(ctx, [id], opts) {
     const max = parseMax(str(opts, 'max')!);
     return ctx.update(async (s) => {
-      const project = await requireState(s, ['PlanActive', 'ExecuteActive'], 'extend a work phase');
-      const before = findPhase(workPhasesOf(project), id!);
-      const r = extendPhase(workPhasesOf(project), id!, max);
+      const { project, list } = await requireState(s, ['PlanActive', 'ExecuteActive'], 'extend a work phase');
+      const before = findPhase(list, id!);
+      const r = extendPhase(list, id!, max);
       const note = storePlan(s, project, r.list);
       return {
         data: r.phase,

@@ -1,5 +1,5 @@
 /** What an iterative project tells whoever resumes it: `project continue`'s notes and the next iteration's prompt. */
-import type { ProjectView } from '../../project-type.js';
+import type { ProjectView, ReadDoc } from '../../project-type.js';
 import { CONTEXT, DIR, GUARDRAILS, PROGRESS } from './documents.js';
 import {
   CONTEXT_WORDS,
@@ -16,7 +16,7 @@ import {
 } from './work-phases.js';
 
 /** Where the project stands in its work phases, and what was left: for a worker or a person resuming. */
-export function recovery(view: ProjectView, readDoc: (rel: string) => string | undefined): string | undefined {
+export function recovery(view: ProjectView, readDoc: ReadDoc): string | undefined {
   const list = workPhasesOf(view.project);
   const state = view.project.statechart.current_state;
   const lines: string[] = [];
@@ -71,7 +71,7 @@ export function recovery(view: ProjectView, readDoc: (rel: string) => string | u
 }
 
 /** The prompt of the next iteration: everything a worker with no memory needs. */
-export function iterationPrompt(view: ProjectView, readDoc: (rel: string) => string | undefined): string {
+export function iterationPrompt(view: ProjectView, readDoc: ReadDoc): string {
   const list = workPhasesOf(view.project);
   const state = view.project.statechart.current_state;
   if (state !== 'ExecuteActive')

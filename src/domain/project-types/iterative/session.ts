@@ -1,8 +1,7 @@
 /** What every `sow iter` command does with its session: options, the state it belongs to, the phases. */
-import type { ProjectState } from '../../schemas.js';
 import type { TypeOptions, TypeSession } from '../../type-commands.js';
 import { CONTEXT, DIR } from './documents.js';
-import { CONTEXT_WORDS, wordCount, WorkPhaseBlockedError } from './work-phases.js';
+import { CONTEXT_WORDS, wordCount, WorkPhaseBlockedError, workPhasesOf } from './work-phases.js';
 
 export const str = (opts: TypeOptions, key: string): string | undefined =>
   typeof opts[key] === 'string' ? (opts[key] as string) : undefined;
@@ -20,7 +19,8 @@ const STATE_HINTS: Record<string, string> = {
   DeliverActive: "the work is verified; write the outputs and run 'sow advance' to complete it",
 };
 
-export async function requireState(s: TypeSession, allowed: readonly string[], doing: string): Promise<ProjectState> {
+/** The project, and its work phases, when it is in one of the `allowed` states. */
+export async function requireState(s: TypeSession, allowed: readonly string[], doing: string) {
   const project = await s.project();
   const state = project.statechart.current_state;
   if (!allowed.includes(state))
@@ -29,7 +29,7 @@ export async function requireState(s: TypeSession, allowed: readonly string[], d
       STATE_HINTS[state] ?? "run 'sow project continue' to see the next step",
       { state, allowed: [...allowed] },
     );
-  return project;
+  return { project, list: workPhasesOf(project) };
 }
 
 export function contextWarning(s: TypeSession): string[] {

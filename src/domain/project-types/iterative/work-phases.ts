@@ -270,33 +270,24 @@ function dependencyLines(list: readonly WorkPhase[]): string {
     .join('\n');
 }
 
-export interface ProgressEntry {
-  phase: string;
-  /** The iteration number, or the kind (Verification, Blocked, Unblocked). */
-  label: string;
-  at: string;
-  fields: Record<string, string>;
-}
+/** A progress.md entry: its heading, then a `**Field:** value` line each (what parseProgress reads back). */
+export const progressEntry = (phase: string, label: string, at: string, fields: Record<string, string>) =>
+  [`## ${phase} - ${label} - ${at}`, ...Object.entries(fields).map(([k, v]) => `**${k}:** ${v}`)].join('\n');
 
-/** The entries of progress.md, in order. */
-export function parseProgress(text: string): ProgressEntry[] {
-  const out: ProgressEntry[] = [];
-  let cur: ProgressEntry | undefined;
+/** The entries of progress.md, in order; `label`: the iteration (Iteration 2), or the kind (Verification, Blocked). */
+export function parseProgress(text: string) {
+  const out: { phase: string; label: string; at: string; fields: Record<string, string> }[] = [];
   for (const line of text.split('\n')) {
     const head = /^## (\S+) - (.+?) - (\S+)\s*$/.exec(line);
-    if (head) {
-      cur = { phase: head[1]!, label: head[2]!, at: head[3]!, fields: {} };
-      out.push(cur);
-      continue;
-    }
-    const field = /^\*\*([^*]+):\*\* ?(.*)$/.exec(line);
-    if (field && cur) cur.fields[field[1]!] = field[2]!;
+    const field = head ? null : /^\*\*([^*]+):\*\* ?(.*)$/.exec(line);
+    if (head) out.push({ phase: head[1]!, label: head[2]!, at: head[3]!, fields: {} });
+    else if (field && out.length) out.at(-1)!.fields[field[1]!] = field[2]!;
   }
   return out;
 }
 
 /** The latest entry a worker of the phase left: an iteration or a confirmation. */
-export const lastIteration = (entries: readonly ProgressEntry[], id: string) =>
+export const lastIteration = (entries: ReturnType<typeof parseProgress>, id: string) =>
   [...entries].reverse().find((e) => e.phase === id && /^(Iteration|Confirmation) \d+$/.test(e.label));
 
 export const wordCount = (text: string) => (text.match(/\S+/g) ?? []).length;

@@ -1,8 +1,9 @@
 /** The standard project type: planning → implementation → review → finalize, a failed review looping back. */
-import { ai, defineType, doc, finished, human, init, leave, step, tasksDone, type Transitions } from '../common.js';
+import { ai, defineType, doc, human, init, step, tasksDone, type Transitions } from '../common.js';
 import type { ActionImpl, GuardDef, ProjectType, ProjectView, StateDef } from '../../project-type.js';
 import { taskApprovalChanges, taskApprovalWithdrawal, type TaskApprovalDef } from '../../approvals.js';
 import { approvedOutput, phaseOf } from '../../phases.js';
+import { isFinished } from '../../tasks.js';
 import { evidenceGuard } from '../evidence.js';
 import { reopenForRework, reviewSays, reviewType } from '../reviews.js';
 
@@ -77,7 +78,7 @@ const guards = {
     description: 'every task is completed or abandoned, with at least one completed',
     check: ({ tasks }) => tasksDone(tasks),
     hint: ({ tasks }) => {
-      const open = tasks.filter((t) => !finished(t.status));
+      const open = tasks.filter((t) => !isFinished(t.status));
       if (open.length === 0) return "at least one task must be completed: 'sow task set --id <id> status completed'";
       const shown = open
         .slice(0, 5)
@@ -129,28 +130,16 @@ const states = {
 } satisfies Record<string, StateDef>;
 
 const transitions: Transitions<typeof states, typeof guards, typeof actions> = [
-  init('ImplementationPlanning', 'implementation', 'planningDisabled'),
-  init('PlanningActive', 'planning'),
-  step(
-    'PlanningActive',
-    'complete_planning',
-    'ImplementationPlanning',
-    'planningComplete',
-    leave('planning', 'implementation'),
-  ),
+  init('ImplementationPlanning', 'planningDisabled'),
+  init('PlanningActive'),
+  step('PlanningActive', 'complete_planning', 'ImplementationPlanning', 'planningComplete'),
   step('ImplementationPlanning', 'tasks_approved', 'ImplementationExecuting', 'tasksApproved'),
-  step(
-    'ImplementationExecuting',
-    'all_tasks_complete',
-    'ReviewActive',
-    'allTasksComplete',
-    leave('implementation', 'review'),
-  ),
-  step('ReviewActive', 'review_pass', 'FinalizeDocumentation', 'reviewPassed', leave('review', 'finalize')),
+  step('ImplementationExecuting', 'all_tasks_complete', 'ReviewActive', 'allTasksComplete'),
+  step('ReviewActive', 'review_pass', 'FinalizeDocumentation', 'reviewPassed'),
   step('ReviewActive', 'review_fail', 'ImplementationPlanning', 'reviewFailed', [{ type: 'reopenImplementation' }]),
   step('FinalizeDocumentation', 'documentation_done', 'FinalizeChecks'),
   step('FinalizeChecks', 'checks_done', 'FinalizeDelete', 'finalizeChecksPassed'),
-  step('FinalizeDelete', 'project_delete', 'NoProject', 'projectDeleted', leave('finalize')),
+  step('FinalizeDelete', 'project_delete', 'NoProject', 'projectDeleted'),
 ];
 
 export const standard: ProjectType = defineType({
