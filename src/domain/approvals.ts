@@ -3,8 +3,7 @@
 import { createHash } from 'node:crypto';
 import { PROJECT_DIR, repositoryPathOf } from './artifacts.js';
 import { SowError } from './errors.js';
-import type { ReadDoc } from './project-type.js';
-import type { ProjectView } from './project-view.js';
+import type { ProjectView, ReadDoc } from './project-view.js';
 import type { Artifact, Phase, ProjectState, TaskState, TaskSummary } from './schemas.js';
 import { compareIds } from './tasks.js';
 import { isRecord } from './json.js';

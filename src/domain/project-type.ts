@@ -6,8 +6,8 @@ import type { CheckMoment, RepoConfig } from './config-schemas.js';
 import type { ProjectState, TaskState } from './schemas.js';
 import type { TypeCommandGroup } from './type-commands.js';
 
-export type { CheckState, CheckStatus, ProjectView } from './project-view.js';
-import type { ProjectView } from './project-view.js';
+export type { CheckState, CheckStatus, ProjectView, ReadDoc } from './project-view.js';
+import type { ProjectView, ReadDoc } from './project-view.js';
 
 export interface GuardDef {
   /** Shown by `advance --list` and when the guard blocks. */
@@ -69,9 +69,6 @@ export interface PhaseDef {
   /** The phase whose folder holds the tasks (phases/<name>/tasks/<id>/). One per type. */
   readonly hasTasks?: boolean;
 }
-
-/** A file of the repository (relative to its root), or undefined when it does not exist. */
-export type ReadDoc = (rel: string) => string | undefined;
 
 /** What a completed project leaves in `.sow/knowledge/`: documents copied there and an entry for its index.yaml. */
 export interface ArchivePlan {

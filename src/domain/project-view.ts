@@ -14,6 +14,9 @@ export interface CheckStatus {
   readonly changed?: 'code' | 'command';
 }
 
+/** A file of the repository (relative to its root), or undefined when it does not exist. */
+export type ReadDoc = (rel: string) => string | undefined;
+
 /** What guards and status views read: the project file and the tasks, read from their own files. */
 export interface ProjectView {
   readonly project: ProjectState;
@@ -25,5 +28,5 @@ export interface ProjectView {
   /** Whether a file of the repository (relative to its root) exists, for guards that need a document written. */
   readonly docExists?: (rel: string) => boolean;
   /** A file of the repository, or undefined: what approvals are judged against, read only when a guard asks. */
-  readonly readDoc?: (rel: string) => string | undefined;
+  readonly readDoc?: ReadDoc;
 }
