@@ -52,8 +52,11 @@ const guards = {
       if (s.length === 0) return "write the summary and add it: 'sow output add --type summary --path summary.md'";
       const open = s.filter((a) => a.approved !== true).map((a) => outputs.indexOf(a));
       // Checked again when finalizing, where the phase in progress is another one.
-      const phase = project.statechart.current_state === 'Finalizing' ? ' --phase exploration' : '';
-      const command = (i: number) => `'sow output set${phase} --index ${i} approved true'`;
+      const finalizing = project.statechart.current_state === 'Finalizing';
+      const command = (i: number) =>
+        finalizing
+          ? `'sow output set --phase exploration --index ${i} approved true'`
+          : `'sow output set --index ${i} approved true'`;
       return `approve ${open.length === 1 ? 'the summary' : 'the summaries'}: ${open.map(command).join(', ')}`;
     },
   },
