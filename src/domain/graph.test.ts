@@ -33,4 +33,19 @@ describe('topologicalOrder', () => {
     // A heap takes about 35,000; re-sorting the waiting queue at each step took 999,000.
     expect(compared.count).toBeLessThan(60_000);
   });
+
+  it('gives a task that depends on 150,000 others its depth (no stack overflow)', () => {
+    const id = (i: number) => String(i * 10).padStart(3, '0');
+    const many = Array.from({ length: 150_000 }, (_, k) => ({
+      id: id(k + 1),
+      name: `task ${k + 1}`,
+      status: 'pending' as const,
+      parallel: false,
+      dependencies: [] as string[],
+    }));
+    const last = { ...many[0]!, id: id(150_001), dependencies: many.map((t) => t.id) };
+    const order = topologicalOrder(taskGraph([...many, last]));
+    expect(order.at(-1)).toEqual({ id: id(150_001), depth: 1 });
+    expect(order.filter((o) => o.depth === 0)).toHaveLength(150_000);
+  });
 });

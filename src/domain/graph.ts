@@ -113,7 +113,9 @@ export function topologicalOrder(g: TaskGraph): { id: string; depth: number }[] 
   const out: { id: string; depth: number }[] = [];
   while (ready.length > 0) {
     const id = pop();
-    const d = Math.max(-1, ...deps.get(id)!.map((dep) => depth.get(dep) ?? 0)) + 1;
+    // A loop, not Math.max(...): spread as arguments, some 125,000 dependencies overflow the stack.
+    let d = 0;
+    for (const dep of deps.get(id)!) d = Math.max(d, (depth.get(dep) ?? 0) + 1);
     depth.set(id, d);
     out.push({ id, depth: d });
     for (const next of dependents.get(id)!) {
